@@ -1,0 +1,83 @@
+import { Command, CommanderError } from 'commander';
+import { redactConfig } from '../config';
+import { createFileTransport, createSmtpTransport, loadRenderer, TemplateError } from '../mail';
+import { defaultTemplatesDir } from '../relay';
+import { sampleDeliveryView } from '../sample';
+import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
+import { serve } from './serve';
+
+export { type CliIo, EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE } from './io';
+
+/**
+ * Runs one command line and resolves with its exit code. Commands take their configuration from
+ * the environment (and .env), like the server, so `check-config` checks exactly what `serve` uses.
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let exitCode = 0;
+  const program = new Command()
+    .name('compliance-relay')
+    .description('Receives NetBox validity compliance-report webhooks and e-mails a summary.')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+
+  program
+    .command('serve', { isDefault: true })
+    .description('run the relay: webhook receiver and mail worker (the default)')
+    .action(async () => {
+      const config = loadConfigOrReport(io);
+      exitCode = config ? await serve(config, io) : EXIT_CONFIG;
+    });
+
+  program
+    .command('check-config')
+    .description('validate the environment and templates without starting; prints the configuration in force (secrets redacted)')
+    .action(() => {
+      const config = loadConfigOrReport(io);
+      if (!config) {
+        exitCode = EXIT_CONFIG;
+        return;
+      }
+      try {
+        const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
+        for (const set of renderer.sets) renderer.render(sampleDeliveryView(config), set);
+      } catch (error) {
+        if (error instanceof TemplateError) {
+          io.stderr.write(`compliance-relay: ${error.message}\n`);
+          exitCode = EXIT_CONFIG;
+          return;
+        }
+        throw error;
+      }
+      io.stdout.write(`${JSON.stringify(redactConfig(config), null, 2)}\nThe configuration is valid.\n`);
+    });
+
+  program
+    .command('verify-smtp')
+    .description('connect to SMTP_URL (TLS and login included) and report the answer; sends nothing')
+    .action(async () => {
+      const config = loadConfigOrReport(io);
+      if (!config) {
+        exitCode = EXIT_CONFIG;
+        return;
+      }
+      const transport = config.smtp ? createSmtpTransport(config.smtp, { readFile: io.readFile }) : createFileTransport(config.mail.outboxDir);
+      try {
+        await transport.verify();
+        io.stdout.write(config.smtp ? `SMTP server ${new URL(config.smtp.url).host} accepted the connection${config.smtp.user ? ' and the login' : ''}.\n` : `No SMTP_URL: mails are written to ${config.mail.outboxDir}, which is writable.\n`);
+      } catch (error) {
+        const err = error as { code?: string; message?: string };
+        io.stderr.write(`compliance-relay: SMTP check failed (${err.code ?? 'error'}): ${err.message ?? String(error)}\n`);
+        exitCode = EXIT_UNAVAILABLE;
+      } finally {
+        await transport.close();
+      }
+    });
+
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT_USAGE;
+    throw error;
+  }
+  return exitCode;
+}

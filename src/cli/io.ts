@@ -1,0 +1,34 @@
+import type { Writable } from 'node:stream';
+import { ConfigError, loadConfig, type Config } from '../config';
+
+/** What a command may touch, handed down from main.ts. */
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  stdout: Writable;
+  stderr: Writable;
+  readFile: (file: string) => Buffer;
+  cwd: string;
+  /** Registers a handler for SIGTERM/SIGINT (main.ts wires it to process signals). */
+  onSignal: (handler: (signal: string) => void) => void;
+}
+
+/** sysexits.h EX_CONFIG: the configuration is wrong; restarting will not help. */
+export const EXIT_CONFIG = 78;
+/** sysexits.h EX_UNAVAILABLE: a service (SMTP, NetBox) could not be reached. */
+export const EXIT_UNAVAILABLE = 69;
+/** sysexits.h EX_USAGE: the command line is wrong. */
+export const EXIT_USAGE = 64;
+
+/** Loads the config, or prints every problem by variable name and returns undefined. */
+export function loadConfigOrReport(io: CliIo): Config | undefined {
+  try {
+    return loadConfig(io.env, { readFile: (file) => io.readFile(file).toString('utf8'), cwd: io.cwd });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.stderr.write(`compliance-relay: the configuration is invalid (nothing was started):\n`);
+      for (const issue of error.issues) io.stderr.write(`  - ${issue.variable}: ${issue.message}\n`);
+      return undefined;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,72 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { redactConfig, type Config } from '../config';
+import { TemplateError } from '../mail';
+import { createRelay } from '../relay';
+import { createLogger, systemClock } from '../shared';
+import { EXIT_CONFIG, type CliIo } from './io';
+
+/**
+ * `compliance-relay serve`: builds the relay, listens, and on SIGTERM/SIGINT stops accepting,
+ * lets sends in flight finish within SHUTDOWN_TIMEOUT_MS, closes SMTP and the store. Resolves
+ * with the exit code once everything is closed.
+ */
+export async function serve(config: Config, io: CliIo): Promise<number> {
+  const logger = createLogger({ level: config.log.level, format: config.log.format, secrets: config.secretValues });
+  logger.info({ config: redactConfig(config) }, 'compliance-relay starting');
+  if (config.webhook.secrets.length === 0) {
+    logger.warn('WEBHOOK_SECRET is not set: deliveries are accepted WITHOUT a signature check. Set a secret on the NetBox webhook and here.');
+  }
+  if (!config.netbox.url) logger.warn('NETBOX_URL is not set: links in mails will be relative paths');
+  if (!config.smtp) logger.warn({ dir: config.mail.outboxDir }, `SMTP_URL is not set: mails are written as .eml files under ${config.mail.outboxDir}`);
+
+  let relay;
+  try {
+    relay = createRelay(config, { clock: systemClock, logger, readFile: io.readFile });
+  } catch (error) {
+    if (error instanceof TemplateError) {
+      logger.fatal({ file: error.file, line: error.line }, error.message);
+      return EXIT_CONFIG;
+    }
+    throw error;
+  }
+  await relay.start();
+
+  const server = http.createServer(relay.app);
+  // Slow clients are cut: headers and the whole request have bounds, so nobody pins a socket.
+  server.headersTimeout = config.http.headersTimeoutMs;
+  server.requestTimeout = config.http.requestTimeoutMs;
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.http.port, config.http.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  logger.info({ host: address.address, port: address.port, webhook: config.webhook.path }, `listening on ${address.address}:${address.port}, webhook at ${config.webhook.path}`);
+
+  return new Promise<number>((resolve) => {
+    let shuttingDown = false;
+    io.onSignal((signal) => {
+      if (shuttingDown) return;
+      shuttingDown = true;
+      logger.info({ signal }, 'shutting down: no new requests; finishing sends in flight');
+      const closed = new Promise<void>((done) => server.close(() => done()));
+      server.closeIdleConnections();
+      const force = setTimeout(() => server.closeAllConnections(), config.http.shutdownTimeoutMs);
+      force.unref();
+      void closed
+        .then(() => relay.stop())
+        .then(
+          () => {
+            clearTimeout(force);
+            logger.info('stopped');
+            resolve(0);
+          },
+          (error: unknown) => {
+            logger.error({ err: error }, 'error while stopping');
+            resolve(1);
+          },
+        );
+    });
+  });
+}

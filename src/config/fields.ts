@@ -1,0 +1,61 @@
+import { z } from 'zod';
+
+/** Reusable zod fields for environment variables (all arrive as strings; unset means default). */
+
+export const port = (def: number) => z.coerce.number().int().min(0).max(65535).default(def);
+
+export const positiveInt = (def: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number().int().min(1).max(max).default(def);
+
+export const nonNegativeInt = (def: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number().int().min(0).max(max).default(def);
+
+export const bool = (def: boolean) =>
+  z.stringbool({ truthy: ['true', '1', 'yes', 'on'], falsy: ['false', '0', 'no', 'off'] }).default(def);
+
+/** A comma-separated list of e-mail addresses (display names allowed: `Ops <ops@example.com>`). */
+export const addressList = z
+  .string()
+  .transform((value) => value.split(',').map((s) => s.trim()).filter(Boolean))
+  .pipe(z.array(z.string().refine(isMailbox, 'is not an e-mail address')));
+
+export const address = z.string().trim().refine(isMailbox, 'is not an e-mail address');
+
+/** `user@domain` or `Name <user@domain>`; no CR/LF (they would reach a header). */
+export function isMailbox(value: string): boolean {
+  if (/[\r\n]/.test(value)) return false;
+  const m = /^(?:[^<>]*<([^<>\s]+)>|([^<>\s]+))$/.exec(value.trim());
+  const addr = m?.[1] ?? m?.[2];
+  return !!addr && /^[^@\s]+@[^@\s]+$/.test(addr);
+}
+
+/** A duration such as `500ms`, `30s`, `15m`, `24h`, `7d`, or a plain number of milliseconds. */
+export const duration = z.string().trim().transform((value, ctx) => {
+  const ms = parseDurationMs(value);
+  if (ms === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'is not a duration (examples: 30s, 15m, 24h, 7d)' });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+export function parseDurationMs(value: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?$/.exec(value.trim());
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[(m[2] ?? 'ms') as 'ms'];
+  const ms = Math.round(n * unit);
+  return Number.isSafeInteger(ms) && ms > 0 ? ms : undefined;
+}
+
+export const httpUrl = z
+  .string()
+  .trim()
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'must be an http:// or https:// URL');

@@ -1,0 +1,231 @@
+import path from 'node:path';
+import { EnvSchema, SECRET_VARIABLES, type Env } from './schema';
+
+/** One problem with the configuration, named by its variable. */
+export interface ConfigIssue {
+  variable: string;
+  message: string;
+}
+
+/** Thrown by {@link loadConfig} with every problem found, not just the first. */
+export class ConfigError extends Error {
+  readonly issues: ConfigIssue[];
+  constructor(issues: ConfigIssue[]) {
+    super(`Invalid configuration:\n${issues.map((i) => `  - ${i.variable}: ${i.message}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.issues = issues;
+  }
+}
+
+export interface SmtpConfig {
+  url: string;
+  user?: string;
+  password?: string;
+  tlsRejectUnauthorized: boolean;
+  caFile?: string;
+  poolSize: number;
+  connectionTimeoutMs: number;
+  greetingTimeoutMs: number;
+  socketTimeoutMs: number;
+}
+
+export interface Config {
+  http: {
+    host: string;
+    port: number;
+    trustProxy: boolean | number | string;
+    shutdownTimeoutMs: number;
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+  };
+  webhook: {
+    path: string;
+    /** Current secret first, then the previous one during a rotation; empty when unsigned. */
+    secrets: string[];
+    maxBytes: number;
+  };
+  store: { dataDir: string; sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA' };
+  /** Absent: mails are written as .eml files under `<dataDir>/mail`. */
+  smtp?: SmtpConfig;
+  mail: {
+    from: string;
+    to: string[];
+    cc: string[];
+    bcc: string[];
+    replyTo?: string;
+    timezone: string;
+    templatesDir?: string;
+    /** Where .eml files go when no SMTP server is configured. */
+    outboxDir: string;
+  };
+  netbox: { url?: string };
+  retry: { maxAttempts: number; baseMs: number; maxDelayMs: number };
+  worker: { pollMs: number; leaseMs: number; concurrency: number };
+  log: { level: Env['LOG_LEVEL']; format: Env['LOG_FORMAT'] };
+  /** Every secret value, so the logger can mask them wherever they appear. */
+  secretValues: string[];
+}
+
+export interface LoadConfigOptions {
+  /** Reads a `<NAME>_FILE` secret; injected so only the entry point touches the file system. */
+  readFile: (file: string) => string;
+  /** Base for relative paths (DATA_DIR); default: the current directory. */
+  cwd?: string;
+}
+
+/** Default recipient when writing .eml files with no MAIL_TO: a newcomer can still open the mail. */
+const FILE_MODE_DEFAULT_TO = 'compliance-reports@localhost';
+
+/**
+ * Validates the environment once, at boot. Empty values count as unset (as `${VAR:-}` in compose
+ * produces them). Throws {@link ConfigError} listing every problem by variable name.
+ */
+export function loadConfig(rawEnv: Record<string, string | undefined>, options: LoadConfigOptions): Config {
+  const issues: ConfigIssue[] = [];
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(rawEnv)) {
+    if (value !== undefined && value !== '') env[key] = value;
+  }
+
+  for (const name of SECRET_VARIABLES) {
+    const fileVar = `${name}_FILE`;
+    if (env[name] !== undefined && env[fileVar] !== undefined) {
+      issues.push({ variable: name, message: `set either ${name} or ${fileVar}, not both` });
+      continue;
+    }
+    if (env[fileVar] !== undefined) {
+      try {
+        // A trailing newline is almost always an editor's, not part of the secret.
+        const value = options.readFile(env[fileVar]).replace(/\r?\n$/, '');
+        if (value === '') issues.push({ variable: fileVar, message: `file ${env[fileVar]} is empty` });
+        else env[name] = value;
+      } catch (error) {
+        issues.push({ variable: fileVar, message: `cannot read ${env[fileVar]}: ${(error as NodeJS.ErrnoException).code ?? 'error'}` });
+      }
+    }
+  }
+
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      issues.push({ variable: String(issue.path[0] ?? '(environment)'), message: describeIssue(issue, env) });
+    }
+    throw new ConfigError(issues);
+  }
+  const e = parsed.data;
+
+  let smtp: SmtpConfig | undefined;
+  if (e.SMTP_URL !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(e.SMTP_URL);
+    } catch {
+      issues.push({ variable: 'SMTP_URL', message: 'is not a URL (example: smtp://mail.example.com:587)' });
+    }
+    if (url && url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
+      issues.push({ variable: 'SMTP_URL', message: 'must start with smtp:// (STARTTLS when offered) or smtps:// (implicit TLS)' });
+    }
+    if (url && (url.username || url.password) && (e.SMTP_USER !== undefined || e.SMTP_PASSWORD !== undefined)) {
+      issues.push({ variable: 'SMTP_USER', message: 'credentials are already in SMTP_URL; give them in one place only' });
+    }
+    if (e.SMTP_PASSWORD !== undefined && e.SMTP_USER === undefined && !url?.username) {
+      issues.push({ variable: 'SMTP_PASSWORD', message: 'is set but SMTP_USER is not' });
+    }
+    if (!e.MAIL_TO || e.MAIL_TO.length === 0) {
+      issues.push({ variable: 'MAIL_TO', message: 'is required when SMTP_URL is set (comma-separated addresses)' });
+    }
+    smtp = {
+      url: e.SMTP_URL,
+      user: e.SMTP_USER ?? (url?.username ? decodeURIComponent(url.username) : undefined),
+      password: e.SMTP_PASSWORD ?? (url?.password ? decodeURIComponent(url.password) : undefined),
+      tlsRejectUnauthorized: e.SMTP_TLS_REJECT_UNAUTHORIZED,
+      caFile: e.SMTP_CA_FILE,
+      poolSize: e.SMTP_POOL_SIZE,
+      connectionTimeoutMs: e.SMTP_CONNECTION_TIMEOUT_MS,
+      greetingTimeoutMs: e.SMTP_GREETING_TIMEOUT_MS,
+      socketTimeoutMs: e.SMTP_SOCKET_TIMEOUT_MS,
+    };
+  } else {
+    for (const v of ['SMTP_USER', 'SMTP_PASSWORD', 'SMTP_CA_FILE'] as const) {
+      if (e[v] !== undefined) issues.push({ variable: v, message: 'has no effect without SMTP_URL' });
+    }
+  }
+  if (e.WEBHOOK_SECRET_PREVIOUS !== undefined && e.WEBHOOK_SECRET === undefined) {
+    issues.push({ variable: 'WEBHOOK_SECRET_PREVIOUS', message: 'is only accepted alongside WEBHOOK_SECRET (during a rotation)' });
+  }
+  if (e.RETRY_BASE_MS > e.RETRY_MAX_DELAY_MS) {
+    issues.push({ variable: 'RETRY_BASE_MS', message: `must not exceed RETRY_MAX_DELAY_MS (${e.RETRY_MAX_DELAY_MS})` });
+  }
+  if (issues.length > 0) throw new ConfigError(issues);
+
+  const dataDir = path.resolve(options.cwd ?? process.cwd(), e.DATA_DIR);
+  const secrets = [e.WEBHOOK_SECRET, e.WEBHOOK_SECRET_PREVIOUS].filter((s): s is string => s !== undefined);
+  return {
+    http: {
+      host: e.HOST,
+      port: e.PORT,
+      trustProxy: parseTrustProxy(e.TRUST_PROXY),
+      shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+    },
+    webhook: { path: e.WEBHOOK_PATH.replace(/\/+$/, '') || '/', secrets, maxBytes: e.WEBHOOK_MAX_BYTES },
+    store: { dataDir, sqliteSynchronous: e.SQLITE_SYNCHRONOUS },
+    smtp,
+    mail: {
+      from: e.MAIL_FROM,
+      to: e.MAIL_TO && e.MAIL_TO.length > 0 ? e.MAIL_TO : [FILE_MODE_DEFAULT_TO],
+      cc: e.MAIL_CC ?? [],
+      bcc: e.MAIL_BCC ?? [],
+      replyTo: e.MAIL_REPLY_TO,
+      timezone: e.MAIL_TIMEZONE,
+      templatesDir: e.TEMPLATES_DIR ? path.resolve(options.cwd ?? process.cwd(), e.TEMPLATES_DIR) : undefined,
+      outboxDir: path.join(dataDir, 'mail'),
+    },
+    netbox: { url: e.NETBOX_URL?.replace(/\/+$/, '') },
+    retry: { maxAttempts: e.RETRY_MAX_ATTEMPTS, baseMs: e.RETRY_BASE_MS, maxDelayMs: e.RETRY_MAX_DELAY_MS },
+    worker: { pollMs: e.WORKER_POLL_MS, leaseMs: e.LEASE_MS, concurrency: smtp ? smtp.poolSize : 1 },
+    log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
+    secretValues: [...secrets, ...(smtp?.password ? [smtp.password] : [])],
+  };
+}
+
+/** express's `trust proxy`: true/false, a hop count, or a list of addresses/CIDRs. */
+function parseTrustProxy(value: string): boolean | number | string {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}
+
+function describeIssue(issue: { code: string; message: string; path: PropertyKey[] }, env: Record<string, string>): string {
+  const name = String(issue.path[0] ?? '');
+  const shown = name in env && !/SECRET|PASSWORD|TOKEN/.test(name) ? ` (got "${env[name]}")` : '';
+  return `${issue.message}${shown}`;
+}
+
+/** The configuration as it may be logged: secrets replaced, so the boot log can show what is in force. */
+export function redactConfig(config: Config): Record<string, unknown> {
+  const smtpUrl = config.smtp ? redactUrl(config.smtp.url) : undefined;
+  return {
+    http: config.http,
+    webhook: { path: config.webhook.path, signed: config.webhook.secrets.length > 0, secrets: config.webhook.secrets.length, maxBytes: config.webhook.maxBytes },
+    store: config.store,
+    smtp: config.smtp ? { ...config.smtp, url: smtpUrl, password: config.smtp.password ? '[REDACTED]' : undefined } : 'none: mails are written as .eml files',
+    mail: config.mail,
+    netbox: config.netbox,
+    retry: config.retry,
+    worker: config.worker,
+    log: config.log,
+  };
+}
+
+function redactUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.password) url.password = 'REDACTED';
+    return url.toString();
+  } catch {
+    return '[unparseable]';
+  }
+}

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { address, addressList, bool, httpUrl, port, positiveInt } from './fields';
+
+/**
+ * Every environment variable the relay reads, with its default. The README and .env.example list
+ * the same variables; a test keeps the three in step.
+ */
+export const EnvSchema = z.object({
+  // HTTP listener
+  HOST: z.string().trim().min(1).default('0.0.0.0'),
+  PORT: port(8080),
+  TRUST_PROXY: z.string().trim().default('false'),
+  SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
+  HTTP_HEADERS_TIMEOUT_MS: positiveInt(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: positiveInt(30_000),
+
+  // Webhook
+  WEBHOOK_PATH: z.string().trim().regex(/^\/[A-Za-z0-9/_.~-]*$/, 'must be a path starting with /').default('/webhook'),
+  WEBHOOK_SECRET: z.string().max(255).optional(),
+  WEBHOOK_SECRET_PREVIOUS: z.string().max(255).optional(),
+  WEBHOOK_MAX_BYTES: positiveInt(1_048_576, 64 * 1_048_576),
+
+  // Storage
+  DATA_DIR: z.string().trim().min(1).default('./data'),
+  SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL', 'EXTRA']).default('FULL'),
+
+  // SMTP
+  SMTP_URL: z.string().trim().optional(),
+  SMTP_USER: z.string().optional(),
+  SMTP_PASSWORD: z.string().optional(),
+  SMTP_TLS_REJECT_UNAUTHORIZED: bool(true),
+  SMTP_CA_FILE: z.string().trim().optional(),
+  SMTP_POOL_SIZE: positiveInt(5, 100),
+  SMTP_CONNECTION_TIMEOUT_MS: positiveInt(10_000),
+  SMTP_GREETING_TIMEOUT_MS: positiveInt(10_000),
+  SMTP_SOCKET_TIMEOUT_MS: positiveInt(60_000),
+
+  // Mail
+  MAIL_FROM: address.default('Compliance Relay <compliance-relay@localhost>'),
+  MAIL_TO: addressList.optional(),
+  MAIL_CC: addressList.optional(),
+  MAIL_BCC: addressList.optional(),
+  MAIL_REPLY_TO: address.optional(),
+  MAIL_TIMEZONE: z
+    .string()
+    .trim()
+    .default('UTC')
+    .refine((tz) => {
+      try {
+        new Intl.DateTimeFormat('en-GB', { timeZone: tz });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'is not an IANA time zone (example: Europe/Berlin)'),
+  TEMPLATES_DIR: z.string().trim().optional(),
+
+  // NetBox
+  NETBOX_URL: httpUrl.optional(),
+
+  // Delivery worker
+  RETRY_MAX_ATTEMPTS: positiveInt(48, 1000),
+  RETRY_BASE_MS: positiveInt(60_000),
+  RETRY_MAX_DELAY_MS: positiveInt(3_600_000),
+  WORKER_POLL_MS: positiveInt(1_000),
+  LEASE_MS: positiveInt(300_000),
+
+  // Logs
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+/** Variables that hold secrets: each may instead be given as `<NAME>_FILE`, never both. */
+export const SECRET_VARIABLES = ['WEBHOOK_SECRET', 'WEBHOOK_SECRET_PREVIOUS', 'SMTP_PASSWORD'] as const;
+

@@ -1,0 +1,47 @@
+import type { SendMailOptions } from 'nodemailer';
+import type { Clock } from '../shared';
+import { buildMessage, buildMessageId, buildReportView, type Recipients, type Renderer } from '../mail';
+import type { ClaimedDelivery } from '../store';
+import { parseDelivery } from '../webhook';
+
+/** Turns a stored delivery into the mail to send. */
+export type MailComposer = (delivery: ClaimedDelivery) => Promise<SendMailOptions>;
+
+export interface MailComposerOptions {
+  renderer: Renderer;
+  clock: Clock;
+  from: string;
+  recipients: Recipients;
+  timezone: string;
+  netboxUrl?: string;
+}
+
+/** A delivery whose stored bytes no longer parse (they did at ingest): permanent. */
+export class UnreadableDeliveryError extends Error {
+  readonly code = 'EUNREADABLE';
+}
+
+/**
+ * Re-parses the stored bytes (the exact body NetBox sent), builds the view, renders the templates
+ * and assembles the message. Message-ID comes from the delivery, Date from the injected clock.
+ */
+export function createMailComposer(options: MailComposerOptions): MailComposer {
+  return async (delivery) => {
+    const parsed = parseDelivery(delivery.body);
+    if (parsed.kind !== 'report') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a report: ${parsed.reason}`);
+    const view = buildReportView(parsed, { netboxUrl: options.netboxUrl, timezone: options.timezone });
+    const rendered = options.renderer.render(view);
+    return buildMessage({
+      rendered,
+      from: options.from,
+      recipients: options.recipients,
+      messageId: buildMessageId({ deliveryId: delivery.id, reportId: delivery.reportId, dedupKey: delivery.dedupKey, from: options.from }),
+      date: new Date(options.clock.now()),
+      headers: {
+        'X-Compliance-Report-Id': String(parsed.report.id),
+        'X-Compliance-Pass-Percent': view.overall.percent === null ? 'none' : view.overall.percent.toFixed(1),
+        'X-Compliance-High-Failed': String(view.highFailed),
+      },
+    });
+  };
+}

@@ -1,0 +1,42 @@
+import type { NextFunction, Request, Response } from 'express';
+import { buildErrorBody, RelayError, type Logger } from '../shared';
+
+/** body-parser's error types, mapped onto the catalogue. */
+const BODY_PARSER_ERRORS: Record<string, RelayError['code']> = {
+  'entity.too.large': 'PAYLOAD_TOO_LARGE',
+  'encoding.unsupported': 'UNSUPPORTED_ENCODING',
+  'charset.unsupported': 'UNSUPPORTED_MEDIA_TYPE',
+  'request.aborted': 'REQUEST_ABORTED',
+  'request.size.invalid': 'REQUEST_ABORTED',
+  'stream.encoding.set': 'INTERNAL',
+};
+
+/**
+ * The last middleware: every error becomes `{"error": {"code", "message", "issues"?}}` with the
+ * catalogue's status. Unknown errors are logged and answered as INTERNAL without details.
+ */
+export function createErrorHandler(logger: Logger) {
+  return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    const relayError = toRelayError(error);
+    if (relayError.code === 'INTERNAL') logger.error({ err: error, method: req.method, path: req.path }, 'unhandled error');
+    else if (relayError.status !== 404) logger.warn({ code: relayError.code, method: req.method, path: req.path, ip: req.ip, issues: relayError.issues }, relayError.message);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    // Once we answer early (413, 415), the rest of the body is not read: close the connection.
+    if (relayError.status === 413 || relayError.status === 415) res.set('Connection', 'close');
+    res.status(relayError.status).json(buildErrorBody(relayError));
+  };
+}
+
+export function toRelayError(error: unknown): RelayError {
+  if (error instanceof RelayError) return error;
+  const type = (error as { type?: unknown })?.type;
+  if (typeof type === 'string' && BODY_PARSER_ERRORS[type]) return new RelayError(BODY_PARSER_ERRORS[type]!, { cause: error });
+  return new RelayError('INTERNAL', { cause: error });
+}
+
+export function notFound(req: Request, _res: Response, next: NextFunction): void {
+  next(new RelayError('NOT_FOUND', { message: `No route for ${req.method} ${req.path}.` }));
+}

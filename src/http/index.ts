@@ -1,0 +1,3 @@
+export { createApp, type AppDeps } from './create-app';
+export { createWebhookRouter, STORAGE_RETRY_AFTER_SECONDS, type WebhookOutcome, type WebhookRouteOptions } from './webhook-route';
+export { createErrorHandler, toRelayError, notFound } from './error-handler';

@@ -1,0 +1,85 @@
+import express, { type Request, type Response, type Router } from 'express';
+import type { Clock, Logger } from '../shared';
+import { RelayError } from '../shared';
+import { StorageUnavailableError, type Store } from '../store';
+import { parseDelivery, verifySignature } from '../webhook';
+
+/** What happened to one webhook request, for metrics and tests. */
+export type WebhookOutcome =
+  | { outcome: 'queued' | 'duplicate'; id: number; reportId: number }
+  | { outcome: 'ignored'; reason: string }
+  | { outcome: 'rejected'; code: string };
+
+export interface WebhookRouteOptions {
+  path: string;
+  secrets: readonly string[];
+  maxBytes: number;
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** Called once the delivery is durably stored (wakes the worker). */
+  onQueued?: (id: number) => void;
+  onOutcome?: (outcome: WebhookOutcome) => void;
+}
+
+/** Seconds a client should wait before retrying after a 503 (storage could not commit). */
+export const STORAGE_RETRY_AFTER_SECONDS = 30;
+
+/**
+ * POST <path> (a trailing slash is accepted): checks the content type, reads the raw body within
+ * the size limit, verifies X-Hook-Signature on those exact bytes, parses, stores, and only then
+ * answers 202. No SMTP or NetBox call happens here: NetBox ≤ 4.6 waits for us without a timeout.
+ */
+export function createWebhookRouter(options: WebhookRouteOptions): Router {
+  const router = express.Router({ strict: false });
+  const rawBody = express.raw({ type: () => true, limit: options.maxBytes, inflate: false });
+
+  router.post(options.path, requireJson, rawBody, async (req: Request, res: Response) => {
+    const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    if (options.secrets.length > 0) {
+      const verdict = verifySignature(body, req.get('x-hook-signature'), options.secrets);
+      if (verdict !== 'valid') throw new RelayError(verdict === 'missing' ? 'SIGNATURE_MISSING' : 'SIGNATURE_INVALID');
+    }
+    const delivery = parseDelivery(body);
+    if (delivery.kind === 'ignored') {
+      options.logger.info({ reason: delivery.reason }, 'webhook ignored');
+      options.onOutcome?.({ outcome: 'ignored', reason: delivery.reason });
+      res.status(200).json({ status: 'ignored', reason: delivery.reason });
+      return;
+    }
+    let result;
+    try {
+      result = await options.store.insertDelivery({
+        dedupKey: delivery.dedupKey,
+        reportId: delivery.report.id,
+        reportCreated: delivery.report.created,
+        completedAt: delivery.completedAt,
+        source: req.ip ?? req.socket.remoteAddress ?? 'unknown',
+        body,
+        receivedAt: options.clock.now(),
+      });
+    } catch (error) {
+      if (error instanceof StorageUnavailableError) {
+        options.logger.error({ code: error.code, err: error.message }, 'delivery NOT stored: answered 503 so the sender can retry');
+        res.set('Retry-After', String(STORAGE_RETRY_AFTER_SECONDS));
+        throw new RelayError('STORAGE_UNAVAILABLE', { cause: error });
+      }
+      throw error;
+    }
+    const outcome = result.duplicate ? 'duplicate' : 'queued';
+    options.logger.info({ deliveryId: result.id, reportId: delivery.report.id, dedupKey: delivery.dedupKey, outcome }, result.duplicate ? 'duplicate delivery: already stored, not mailed again' : 'delivery stored');
+    options.onOutcome?.({ outcome, id: result.id, reportId: delivery.report.id });
+    res.status(result.duplicate ? 200 : 202).json({ status: outcome, id: result.id });
+    if (!result.duplicate) options.onQueued?.(result.id);
+  });
+  return router;
+}
+
+/** 415 before reading the body: only JSON (`application/json` with any parameters, or `+json`). */
+function requireJson(req: Request, _res: Response, next: (error?: unknown) => void): void {
+  if (!req.is(['application/json', '+json'])) {
+    next(new RelayError('UNSUPPORTED_MEDIA_TYPE', { message: `The body must be application/json, not ${req.get('content-type') ?? 'untyped'}.` }));
+    return;
+  }
+  next();
+}

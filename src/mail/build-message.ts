@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import type { SendMailOptions } from 'nodemailer';
+import type { RenderedMail } from './renderer';
+
+export interface Recipients {
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  replyTo?: string;
+}
+
+export interface MessageInput {
+  rendered: RenderedMail;
+  from: string;
+  recipients: Recipients;
+  messageId: string;
+  /** From the injected clock, so a test (or a retry) is reproducible. */
+  date: Date;
+  /** Extra headers for client-side filters (X-Compliance-*). */
+  headers?: Record<string, string>;
+  attachments?: SendMailOptions['attachments'];
+}
+
+/**
+ * A stable Message-ID for a delivery: the same delivery always gets the same id, so a retried send
+ * is recognisably the same mail (RFC 5322 §3.6.4). The hash of the dedup key keeps ids distinct
+ * even if a data dir is recreated and delivery ids start again.
+ */
+export function buildMessageId(options: { deliveryId: number; reportId: number; dedupKey: string; from: string; route?: string }): string {
+  const hash = createHash('sha256').update(options.dedupKey).update('\0').update(options.route ?? '').digest('hex').slice(0, 16);
+  const domain = /@([^>\s]+)>?\s*$/.exec(options.from)?.[1] ?? 'compliance-relay.invalid';
+  const route = options.route ? `.${options.route.replace(/[^A-Za-z0-9-]/g, '-')}` : '';
+  return `<report-${options.reportId}.d${options.deliveryId}${route}.${hash}@${domain}>`;
+}
+
+/**
+ * The nodemailer message: multipart/alternative (text then HTML), marked as automatic so that
+ * auto-responders and Exchange stay quiet (RFC 3834 Auto-Submitted; X-Auto-Response-Suppress).
+ * bcc goes into the envelope only: nodemailer never writes a Bcc header.
+ */
+export function buildMessage(input: MessageInput): SendMailOptions {
+  return {
+    from: input.from,
+    to: input.recipients.to,
+    cc: input.recipients.cc.length ? input.recipients.cc : undefined,
+    bcc: input.recipients.bcc.length ? input.recipients.bcc : undefined,
+    replyTo: input.recipients.replyTo,
+    subject: input.rendered.subject,
+    text: input.rendered.text,
+    html: input.rendered.html,
+    messageId: input.messageId,
+    date: input.date,
+    headers: {
+      'Auto-Submitted': 'auto-generated',
+      'X-Auto-Response-Suppress': 'All',
+      ...sanitizeHeaders(input.headers ?? {}),
+    },
+    attachments: input.attachments,
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  };
+}
+
+/** Header values never carry CR/LF: a report field must not be able to add a header. */
+function sanitizeHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v).replace(/[\r\n]+/g, ' ')]));
+}

@@ -1,0 +1,43 @@
+/**
+ * Pass ratios exactly as validity's UI shows them: `round(100 * passed / count, 1)` in Python,
+ * printed with one decimal, and "—" when there is nothing to count.
+ */
+
+export const NO_RESULTS = '—';
+
+/** Colour bands of validity's UI: ≥ 75 green, ≥ 50 yellow, ≥ 25 orange, else red. */
+export type Band = 'green' | 'yellow' | 'orange' | 'red' | 'none';
+
+/**
+ * Python's `round(x, 1)` rounds the exact binary value half to even; JavaScript's `toFixed` rounds
+ * half up. They differ only on exact ties at the second decimal, which a double can hold only as
+ * n + 0.25 or n + 0.75: 6.25 is "6.2" in Python and "6.3" in toFixed (6.75 is "6.8" in both).
+ */
+export function roundHalfEven1(value: number): number {
+  const quarters = value * 4;
+  if (Number.isInteger(quarters) && !Number.isInteger(value * 2)) {
+    const floor = Math.floor(value);
+    return value - floor === 0.25 ? floor + 0.2 : floor + 0.8;
+  }
+  return Number(value.toFixed(1));
+}
+
+/** The percentage as a number (one decimal), or null when count is 0. */
+export function passPercent(passed: number, count: number): number | null {
+  if (count <= 0) return null;
+  return roundHalfEven1((100 * passed) / count);
+}
+
+/** "62.5%", "100.0%", "0.0%", or "—" when count is 0 (never NaN, Infinity or undefined). */
+export function formatPercent(passed: number, count: number): string {
+  const pct = passPercent(passed, count);
+  return pct === null ? NO_RESULTS : `${pct.toFixed(1)}%`;
+}
+
+export function bandOf(percent: number | null): Band {
+  if (percent === null) return 'none';
+  if (percent >= 75) return 'green';
+  if (percent >= 50) return 'yellow';
+  if (percent >= 25) return 'orange';
+  return 'red';
+}

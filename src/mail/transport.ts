@@ -1,0 +1,98 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import type { SendMailOptions } from 'nodemailer';
+import type { SmtpConfig } from '../config';
+
+export interface SendResult {
+  messageId: string;
+  /** The SMTP server's final answer, or where the .eml file was written. */
+  response: string;
+  accepted: string[];
+  rejected: string[];
+  /** Set for the file transport. */
+  path?: string;
+}
+
+/** Where mails go: an SMTP server, or .eml files when none is configured. */
+export interface MailTransport {
+  readonly kind: 'smtp' | 'file';
+  send(message: SendMailOptions): Promise<SendResult>;
+  /** Connects and authenticates (SMTP) or checks the directory is writable (file). */
+  verify(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * SMTP through a nodemailer pool. `smtp://` upgrades with STARTTLS when the server offers it,
+ * `smtps://` is implicit TLS; certificates are verified unless explicitly turned off.
+ */
+export function createSmtpTransport(config: SmtpConfig, options: { readFile: (file: string) => Buffer }): MailTransport {
+  const url = new URL(config.url);
+  const secure = url.protocol === 'smtps:';
+  const transporter = nodemailer.createTransport({
+    pool: true,
+    maxConnections: config.poolSize,
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: url.port ? Number(url.port) : secure ? 465 : 587,
+    secure,
+    auth: config.user ? { user: config.user, pass: config.password ?? '' } : undefined,
+    tls: {
+      rejectUnauthorized: config.tlsRejectUnauthorized,
+      ca: config.caFile ? options.readFile(config.caFile) : undefined,
+      servername: url.hostname.replace(/^\[|\]$/g, ''),
+    },
+    connectionTimeout: config.connectionTimeoutMs,
+    greetingTimeout: config.greetingTimeoutMs,
+    socketTimeout: config.socketTimeoutMs,
+    // nodemailer's own logger would print envelopes; the relay logs what matters itself.
+    logger: false,
+    debug: false,
+  });
+  return {
+    kind: 'smtp',
+    async send(message) {
+      const info = await transporter.sendMail(message);
+      return {
+        messageId: info.messageId,
+        response: info.response,
+        accepted: (info.accepted ?? []).map(String),
+        rejected: (info.rejected ?? []).map(String),
+      };
+    },
+    async verify() {
+      await transporter.verify();
+    },
+    async close() {
+      transporter.close();
+    },
+  };
+}
+
+/**
+ * Writes each mail as `<dir>/<name>.eml` (RFC 5322 bytes, as an SMTP server would receive them).
+ * The name comes from the Message-ID, so a retried send overwrites rather than duplicates, and the
+ * file appears whole (written aside, then renamed).
+ */
+export function createFileTransport(dir: string): MailTransport {
+  const transporter = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    kind: 'file',
+    async send(message) {
+      const info = await transporter.sendMail(message);
+      await fs.promises.mkdir(dir, { recursive: true });
+      const name = `${String(message.messageId ?? info.messageId).replace(/^<|>$/g, '').replace(/[^A-Za-z0-9._-]/g, '_')}.eml`;
+      const file = path.join(dir, name);
+      const tmp = `${file}.${process.pid}.tmp`;
+      await fs.promises.writeFile(tmp, info.message as Buffer);
+      await fs.promises.rename(tmp, file);
+      const envelope = info.envelope as { to?: string[] };
+      return { messageId: info.messageId, response: `written to ${file}`, accepted: envelope.to ?? [], rejected: [], path: file };
+    },
+    async verify() {
+      await fs.promises.mkdir(dir, { recursive: true });
+      await fs.promises.access(dir, fs.constants.W_OK);
+    },
+    async close() {},
+  };
+}

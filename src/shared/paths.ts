@@ -1,0 +1,20 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The package's own root (where package.json and templates/ live), found by walking up from this
+ * module, so the same code works from src/ under jest and from dist/src/ after a build.
+ */
+export function findPackageRoot(start: string = __dirname): string {
+  let dir = start;
+  for (;;) {
+    const candidate = path.join(dir, 'package.json');
+    if (fs.existsSync(candidate)) {
+      const pkg = JSON.parse(fs.readFileSync(candidate, 'utf8')) as { name?: string };
+      if (pkg.name === 'compliance-relay') return dir;
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error(`compliance-relay package root not found above ${start}`);
+    dir = parent;
+  }
+}

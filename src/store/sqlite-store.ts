@@ -1,0 +1,350 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { SQLITE_MIGRATIONS } from './migrations/sqlite';
+import {
+  DELIVERY_STATES,
+  StorageUnavailableError,
+  type ClaimedDelivery,
+  type DeliveryRecord,
+  type DeliveryState,
+  type InsertResult,
+  type ListOptions,
+  type NewDelivery,
+  type Store,
+} from './types';
+
+export interface SqliteStoreOptions {
+  /** Directory holding `relay.sqlite`; created when missing. */
+  dataDir: string;
+  /**
+   * FULL (default): each commit is fsynced before the 2xx, so an acknowledged delivery survives a
+   * process crash and a power loss. NORMAL survives a process crash only (WAL is synced at checkpoints).
+   */
+  synchronous?: 'FULL' | 'NORMAL' | 'EXTRA';
+  /** How long a writer waits on a lock held by another connection before giving up (503). */
+  busyTimeoutMs?: number;
+}
+
+export const SQLITE_FILE_NAME = 'relay.sqlite';
+
+interface Row {
+  id: number;
+  dedup_key: string;
+  report_id: number;
+  report_created: string;
+  completed_at: string;
+  source: string;
+  body?: Buffer;
+  received_at: number;
+  state: DeliveryState;
+  attempts: number;
+  next_attempt_at: number | null;
+  last_error: string | null;
+  last_error_code: string | null;
+  message_id: string | null;
+  sent_at: number | null;
+  updated_at: number;
+}
+
+const RECORD_COLUMNS = `id, dedup_key, report_id, report_created, completed_at, source, received_at, state, attempts,
+  next_attempt_at, last_error, last_error_code, message_id, sent_at, updated_at`;
+
+interface PendingInsert {
+  delivery: NewDelivery;
+  resolve: (result: InsertResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * The default store: one SQLite file in WAL mode, owned by one relay process.
+ * Inserts are group-committed: every delivery that arrives in the same event-loop turn is written in
+ * one transaction (one fsync), and each caller's promise resolves only after that commit.
+ */
+export class SqliteStore implements Store {
+  private db: Database.Database;
+  private readonly file: string;
+  private readonly options: Required<SqliteStoreOptions>;
+  private pending: PendingInsert[] = [];
+  private flushScheduled = false;
+  private closed = false;
+  /** Set after an I/O-level failure: the next call reopens the file before using it. */
+  private needsReopen = false;
+
+  private constructor(options: SqliteStoreOptions) {
+    this.options = { synchronous: 'FULL', busyTimeoutMs: 200, ...options };
+    this.file = path.join(options.dataDir, SQLITE_FILE_NAME);
+    this.db = this.openDatabase();
+  }
+
+  /** Opens (creating and migrating when needed) the store under `dataDir`. */
+  static open(options: SqliteStoreOptions): SqliteStore {
+    fs.mkdirSync(options.dataDir, { recursive: true });
+    return new SqliteStore(options);
+  }
+
+  private openDatabase(): Database.Database {
+    const db = new Database(this.file);
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${this.options.synchronous}`);
+    db.pragma(`busy_timeout = ${this.options.busyTimeoutMs}`);
+    migrate(db);
+    return db;
+  }
+
+  /**
+   * Runs `fn` on the connection, turning SQLite's I/O, lock and space errors into
+   * StorageUnavailableError. A failed connection is reopened on the next call, so the store recovers
+   * by itself once the disk is writable again.
+   */
+  private run<T>(fn: (db: Database.Database) => T): T {
+    if (this.closed) throw new StorageUnavailableError('the store is closed', 'STORE_CLOSED');
+    try {
+      if (this.needsReopen) {
+        this.db.close();
+        this.db = this.openDatabase();
+        this.needsReopen = false;
+      }
+      return fn(this.db);
+    } catch (error) {
+      const mapped = toStorageError(error);
+      // A read-only or vanished file can keep failing on the same handle; busy and full cannot.
+      if (mapped instanceof StorageUnavailableError && /^SQLITE_(READONLY|IOERR|CANTOPEN|CORRUPT|NOTADB)/.test(mapped.code)) {
+        this.needsReopen = true;
+      }
+      throw mapped;
+    }
+  }
+
+  insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
+    return new Promise((resolve, reject) => {
+      if (this.closed) {
+        reject(new StorageUnavailableError('the store is closed', 'STORE_CLOSED'));
+        return;
+      }
+      this.pending.push({ delivery, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits every pending insert in one transaction. */
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    try {
+      const results = this.run((db) => insertBatch(db, batch.map((p) => p.delivery)));
+      batch.forEach((p, i) => p.resolve(results[i]!));
+    } catch (error) {
+      for (const p of batch) p.reject(error);
+    }
+  }
+
+  async claimDue({ now, limit, owner, leaseMs }: { now: number; limit: number; owner: string; leaseMs: number }): Promise<ClaimedDelivery[]> {
+    if (limit <= 0) return [];
+    const rows = this.run((db) =>
+      db
+        .prepare(
+          `UPDATE deliveries SET state = 'sending', attempts = attempts + 1, lease_owner = ?, lease_until = ?, updated_at = ?
+           WHERE id IN (
+             SELECT id FROM deliveries
+             WHERE (state IN ('queued', 'retrying') AND next_attempt_at <= ?) OR (state = 'sending' AND lease_until <= ?)
+             ORDER BY id LIMIT ?)
+           RETURNING ${RECORD_COLUMNS}, body`,
+        )
+        .all(owner, now + leaseMs, now, now, now, limit) as Row[],
+    );
+    return rows.sort((a, b) => a.id - b.id).map((row) => ({ ...toRecord(row), body: row.body! }));
+  }
+
+  async markSent(id: number, { now, messageId }: { now: number; messageId: string }): Promise<void> {
+    this.run((db) =>
+      db
+        .prepare(
+          `UPDATE deliveries SET state = 'sent', sent_at = ?, message_id = ?, next_attempt_at = NULL, lease_owner = NULL,
+             lease_until = NULL, last_error = NULL, last_error_code = NULL, updated_at = ? WHERE id = ?`,
+        )
+        .run(now, messageId, now, id),
+    );
+  }
+
+  async markRetry(id: number, { now, nextAttemptAt, error, code }: { now: number; nextAttemptAt: number; error: string; code: string }): Promise<void> {
+    this.run((db) =>
+      db
+        .prepare(
+          `UPDATE deliveries SET state = 'retrying', next_attempt_at = ?, last_error = ?, last_error_code = ?, lease_owner = NULL,
+             lease_until = NULL, updated_at = ? WHERE id = ?`,
+        )
+        .run(nextAttemptAt, error, code, now, id),
+    );
+  }
+
+  async markDead(id: number, { now, error, code }: { now: number; error: string; code: string }): Promise<void> {
+    this.run((db) =>
+      db
+        .prepare(
+          `UPDATE deliveries SET state = 'dead', next_attempt_at = NULL, last_error = ?, last_error_code = ?, lease_owner = NULL,
+             lease_until = NULL, updated_at = ? WHERE id = ?`,
+        )
+        .run(error, code, now, id),
+    );
+  }
+
+  async releaseLeases(now: number): Promise<number> {
+    return this.run(
+      (db) =>
+        db
+          .prepare(
+            `UPDATE deliveries SET state = 'retrying', next_attempt_at = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?
+             WHERE state = 'sending'`,
+          )
+          .run(now, now).changes,
+    );
+  }
+
+  async getDelivery(id: number): Promise<DeliveryRecord | undefined> {
+    const row = this.run((db) => db.prepare(`SELECT ${RECORD_COLUMNS} FROM deliveries WHERE id = ?`).get(id) as Row | undefined);
+    return row ? toRecord(row) : undefined;
+  }
+
+  async listDeliveries(options: ListOptions = {}): Promise<DeliveryRecord[]> {
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (options.state) {
+      where.push('state = ?');
+      params.push(options.state);
+    }
+    if (options.beforeId !== undefined) {
+      where.push('id < ?');
+      params.push(options.beforeId);
+    }
+    const sql = `SELECT ${RECORD_COLUMNS} FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
+    const rows = this.run((db) => db.prepare(sql).all(...params, options.limit ?? 100) as Row[]);
+    return rows.map(toRecord);
+  }
+
+  async requeue(id: number, now: number): Promise<boolean> {
+    return this.run(
+      (db) =>
+        db
+          .prepare(
+            `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = ?, lease_owner = NULL, lease_until = NULL,
+               updated_at = ? WHERE id = ? AND state IN ('dead', 'sent')`,
+          )
+          .run(now, now, id).changes === 1,
+    );
+  }
+
+  async requeueAllDead(now: number): Promise<number> {
+    return this.run(
+      (db) =>
+        db
+          .prepare(
+            `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = ?, lease_owner = NULL, lease_until = NULL,
+               updated_at = ? WHERE state = 'dead'`,
+          )
+          .run(now, now).changes,
+    );
+  }
+
+  async countByState(): Promise<Record<DeliveryState, number>> {
+    const rows = this.run((db) => db.prepare('SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state').all() as { state: DeliveryState; n: number }[]);
+    const counts = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
+    for (const row of rows) counts[row.state] = row.n;
+    return counts;
+  }
+
+  async nextDueAt(): Promise<number | null> {
+    const row = this.run(
+      (db) =>
+        db
+          .prepare(
+            `SELECT MIN(t) AS t FROM (
+               SELECT MIN(next_attempt_at) AS t FROM deliveries WHERE state IN ('queued', 'retrying')
+               UNION ALL SELECT MIN(lease_until) FROM deliveries WHERE state = 'sending')`,
+          )
+          .get() as { t: number | null },
+    );
+    return row.t;
+  }
+
+  async checkWritable(now: number): Promise<void> {
+    this.run((db) => db.prepare('INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at').run(now));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.flush();
+    this.closed = true;
+    this.db.close();
+  }
+
+  /** The underlying connection, for modules that keep their own tables in the same file. */
+  get database(): Database.Database {
+    return this.db;
+  }
+}
+
+function insertBatch(db: Database.Database, deliveries: NewDelivery[]): InsertResult[] {
+  const insert = db.prepare(
+    `INSERT INTO deliveries (dedup_key, report_id, report_created, completed_at, source, body, received_at, state, attempts,
+       next_attempt_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?)
+     ON CONFLICT (dedup_key) DO NOTHING RETURNING id`,
+  );
+  const existing = db.prepare('SELECT id FROM deliveries WHERE dedup_key = ?');
+  return db.transaction(() =>
+    deliveries.map((d) => {
+      const row = insert.get(d.dedupKey, d.reportId, d.reportCreated, d.completedAt, d.source, d.body, d.receivedAt, d.receivedAt, d.receivedAt) as
+        | { id: number }
+        | undefined;
+      if (row) return { id: row.id, duplicate: false };
+      const found = existing.get(d.dedupKey) as { id: number };
+      return { id: found.id, duplicate: true };
+    }),
+  )();
+}
+
+function migrate(db: Database.Database): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  for (const migration of SQLITE_MIGRATIONS) {
+    if (migration.version <= current) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    })();
+  }
+}
+
+function toRecord(row: Row): DeliveryRecord {
+  return {
+    id: row.id,
+    dedupKey: row.dedup_key,
+    reportId: row.report_id,
+    reportCreated: row.report_created,
+    completedAt: row.completed_at,
+    source: row.source,
+    state: row.state,
+    attempts: row.attempts,
+    receivedAt: row.received_at,
+    nextAttemptAt: row.next_attempt_at,
+    lastError: row.last_error,
+    lastErrorCode: row.last_error_code,
+    messageId: row.message_id,
+    sentAt: row.sent_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** SQLite result codes that mean "cannot commit now": the caller answers 503 and may retry. */
+function toStorageError(error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && code.startsWith('SQLITE_') && !code.startsWith('SQLITE_CONSTRAINT')) {
+    return new StorageUnavailableError(`the outbox cannot commit: ${(error as Error).message}`, code, { cause: error });
+  }
+  return error;
+}

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const text = (max: number) => z.string().max(max);
+
+/**
+ * The compliance report as validity serializes it in `data` (no request, so links are relative).
+ * Unknown keys are kept: an event rule's action_data may be merged into `data`.
+ */
+export const ReportSchema = z
+  .looseObject({
+    id: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+    url: text(2048),
+    display: text(300).optional(),
+    device_count: count,
+    test_count: count,
+    total_passed: count,
+    total_count: count,
+    low_passed: count,
+    low_count: count,
+    middle_passed: count,
+    middle_count: count,
+    high_passed: count,
+    high_count: count,
+    results_url: text(2048),
+    custom_fields: z.record(z.string().max(200), z.unknown()).nullish(),
+    created: text(64).refine((v) => !Number.isNaN(Date.parse(v)), 'is not a date-time'),
+    last_updated: text(64).nullish(),
+  })
+  .superRefine((report, ctx) => {
+    for (const level of ['total', 'low', 'middle', 'high'] as const) {
+      const passed = report[`${level}_passed`];
+      const countValue = report[`${level}_count`];
+      if (passed > countValue) {
+        ctx.addIssue({ code: 'custom', path: [`${level}_passed`], message: `exceeds ${level}_count (${passed} > ${countValue})` });
+      }
+    }
+  });
+
+export type Report = z.infer<typeof ReportSchema>;
+
+/** The user in NetBox 4.6+'s `request` object: a username, or an object with one. */
+const RequestUser = z.union([z.string().max(300), z.looseObject({ username: z.string().max(300).optional() }), z.null()]);
+
+/**
+ * The envelope of every NetBox version from 3.4 to 4.7: `model` (≤ 4.4) and/or `object_type`
+ * (≥ 4.4), `username`/`request_id` (≤ 4.6) and/or `request` (≥ 4.6), space or ISO timestamps,
+ * and extra keys such as `context` (4.4+). Only `event` and `data` are needed by the relay.
+ */
+export const EnvelopeSchema = z.looseObject({
+  event: z.string().max(100),
+  timestamp: z.string().max(64).nullish(),
+  model: z.string().max(200).nullish(),
+  object_type: z.string().max(200).nullish(),
+  username: z.string().max(300).nullish(),
+  request_id: z.string().max(100).nullish(),
+  request: z.looseObject({ id: z.unknown().optional(), user: RequestUser.optional() }).nullish(),
+  data: z.unknown(),
+  snapshots: z.unknown().optional(),
+  context: z.unknown().optional(),
+});
+
+export type Envelope = z.infer<typeof EnvelopeSchema>;

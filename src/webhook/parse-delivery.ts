@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { RelayError, type ErrorIssue } from '../shared';
+import { EnvelopeSchema, ReportSchema, type Envelope, type Report } from './envelope-schema';
+
+/** A compliance report delivery the relay will mail. */
+export interface ReportDelivery {
+  kind: 'report';
+  envelope: Envelope;
+  report: Report;
+  /** Identity of the report: `data.id` with `data.created`, so two NetBox instances never collide. */
+  dedupKey: string;
+  /** Completion time (the envelope timestamp) as ISO 8601, or the report's creation time without one. */
+  completedAt: string;
+  /** Who ran the script: `username` (≤ 4.6) or `request.user` (≥ 4.6), when NetBox says. */
+  triggeredBy?: string;
+}
+
+/** A well-formed NetBox event the relay acknowledges but does not mail. */
+export interface IgnoredDelivery {
+  kind: 'ignored';
+  reason: string;
+}
+
+export type Delivery = ReportDelivery | IgnoredDelivery;
+
+const REPORT_MODEL = 'compliancereport';
+const REPORT_OBJECT_TYPE = 'validity.compliancereport';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Turns the raw body of a webhook into a typed delivery, or throws a {@link RelayError}
+ * (BODY_NOT_UTF8, BODY_NOT_JSON, ENVELOPE_INVALID, REPORT_INVALID) that lists every issue.
+ * Call only after the signature has been checked on these same bytes.
+ */
+export function parseDelivery(body: Uint8Array): Delivery {
+  let text: string;
+  try {
+    text = utf8.decode(body);
+  } catch (cause) {
+    throw new RelayError('BODY_NOT_UTF8', { cause });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (cause) {
+    throw new RelayError('BODY_NOT_JSON', { message: `The request body is not valid JSON: ${(cause as Error).message}` });
+  }
+
+  const envelope = EnvelopeSchema.safeParse(json);
+  if (!envelope.success) {
+    throw new RelayError('ENVELOPE_INVALID', { issues: toIssues(envelope.error) });
+  }
+  const env = envelope.data;
+  const isReport = env.model === REPORT_MODEL || env.object_type === REPORT_OBJECT_TYPE;
+  if (!isReport) {
+    const what = env.object_type ?? env.model ?? 'an unnamed object type';
+    return { kind: 'ignored', reason: `object type ${what} is not ${REPORT_OBJECT_TYPE}` };
+  }
+  if (env.event !== 'created') {
+    return { kind: 'ignored', reason: `event "${env.event}" is not "created": only new reports are mailed` };
+  }
+
+  const report = ReportSchema.safeParse(env.data);
+  if (!report.success) {
+    throw new RelayError('REPORT_INVALID', { issues: toIssues(report.error, 'data') });
+  }
+  const data = report.data;
+  return {
+    kind: 'report',
+    envelope: env,
+    report: data,
+    dedupKey: `${data.id}@${data.created}`,
+    completedAt: normalizeTimestamp(env.timestamp) ?? normalizeTimestamp(data.created) ?? data.created,
+    triggeredBy: triggeredBy(env),
+  };
+}
+
+/** NetBox ≤ 3.6.5 writes `2023-04-12 19:36:37.739906+00:00`; later versions use ISO's `T`. */
+export function normalizeTimestamp(value: string | null | undefined): string | undefined {
+  if (!value) return undefined;
+  const iso = value.replace(/^(\d{4}-\d{2}-\d{2}) /, '$1T');
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+function triggeredBy(env: Envelope): string | undefined {
+  const user = env.request?.user;
+  if (typeof user === 'string' && user) return user;
+  if (user && typeof user === 'object' && user.username) return user.username;
+  return env.username ?? undefined;
+}
+
+function toIssues(error: z.ZodError, prefix?: string): ErrorIssue[] {
+  return error.issues.slice(0, 50).map((issue) => ({
+    path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.') || '(root)',
+    message: issue.message,
+  }));
+}
