@@ -1,12 +1,12 @@
 import path from 'node:path';
 import type { Express } from 'express';
 import type { Config } from './config';
-import { createMailComposer, createWorker, type Worker, type WorkerOutcome } from './delivery';
+import { createMailComposer, createRoutePlanner, createWorker, type Worker, type WorkerOutcome } from './delivery';
 import { createApp, type WebhookOutcome } from './http';
 import { createFileTransport, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
 import { findPackageRoot, type Clock, type Logger } from './shared';
 import { SqliteStore, type Store } from './store';
-import { sampleDeliveryView } from './sample';
+import { verifyRouteTemplates } from './routing';
 
 /** The world as the relay sees it: injected so that tests run the real thing in-process. */
 export interface RelayIo {
@@ -43,7 +43,8 @@ export function defaultTemplatesDir(): string {
 export function createRelay(config: Config, io: RelayIo): Relay {
   const { logger, clock } = io;
   const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
-  renderer.render(sampleDeliveryView(config));
+  // Every route's template set and subject render the sample report now: a broken one stops the start.
+  verifyRouteTemplates(renderer, config);
 
   const store = SqliteStore.open({ dataDir: config.store.dataDir, synchronous: config.store.sqliteSynchronous });
   const transport = config.smtp ? createSmtpTransport(config.smtp, { readFile: io.readFile }) : createFileTransport(config.mail.outboxDir);
@@ -51,7 +52,9 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     renderer,
     clock,
     from: config.mail.from,
-    recipients: { to: config.mail.to, cc: config.mail.cc, bcc: config.mail.bcc, replyTo: config.mail.replyTo },
+    replyTo: config.mail.replyTo,
+    routes: config.routing.routes,
+    implicitRoute: config.routing.file === undefined,
     timezone: config.mail.timezone,
     netboxUrl: config.netbox.url,
   });
@@ -59,6 +62,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     store,
     transport,
     compose,
+    planRoutes: createRoutePlanner({ routes: config.routing.routes, store }),
     clock,
     logger,
     retry: config.retry,

@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { redactConfig } from '../config';
 import { createFileTransport, createSmtpTransport, loadRenderer, TemplateError } from '../mail';
 import { defaultTemplatesDir } from '../relay';
-import { sampleDeliveryView } from '../sample';
+import { verifyRouteTemplates } from '../routing';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
 import { serve } from './serve';
 
@@ -30,7 +30,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   program
     .command('check-config')
-    .description('validate the environment and templates without starting; prints the configuration in force (secrets redacted)')
+    .description('validate the environment, ROUTES_FILE and templates without starting; prints the configuration in force (secrets redacted)')
     .action(() => {
       const config = loadConfigOrReport(io);
       if (!config) {
@@ -39,7 +39,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       try {
         const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
-        for (const set of renderer.sets) renderer.render(sampleDeliveryView(config), set);
+        verifyRouteTemplates(renderer, config);
       } catch (error) {
         if (error instanceof TemplateError) {
           io.stderr.write(`compliance-relay: ${error.message}\n`);

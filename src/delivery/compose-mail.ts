@@ -1,17 +1,45 @@
 import type { SendMailOptions } from 'nodemailer';
 import type { Clock } from '../shared';
-import { buildMessage, buildMessageId, buildReportView, type Recipients, type Renderer } from '../mail';
+import { buildMessage, buildMessageId, buildReportView, buildThreadId, type Recipients, type Renderer, type ReportView } from '../mail';
+import type { Route, RoutingTrend } from '../routing';
 import type { ClaimedDelivery } from '../store';
 import { parseDelivery } from '../webhook';
 
-/** Turns a stored delivery into the mail to send. */
-export type MailComposer = (delivery: ClaimedDelivery) => Promise<SendMailOptions>;
+/** How the report reached a route, for the templates (`route.*`) and the headers. */
+export interface RouteContext {
+  name: string;
+  /** A `repeat_after` reminder of an unchanged failing state. */
+  reminder: boolean;
+  /** Why the route mailed, as recorded in the deliveries listing. */
+  reason: string;
+}
+
+/** One report, composed once; rendered per route. */
+export interface ComposedReport {
+  view: ReportView;
+  /**
+   * The report's history, when something richer than counts knows it (NetBox enrichment); routes
+   * otherwise compare with the previous stored delivery's counts.
+   */
+  trend?: RoutingTrend;
+  /** The mail for one route, or undefined when the route is no longer configured. */
+  messageFor(route: RouteContext): SendMailOptions | undefined;
+}
+
+/** Turns a stored delivery into its composed report. */
+export type MailComposer = (delivery: ClaimedDelivery) => Promise<ComposedReport>;
 
 export interface MailComposerOptions {
   renderer: Renderer;
   clock: Clock;
   from: string;
-  recipients: Recipients;
+  replyTo?: string;
+  routes: readonly Route[];
+  /**
+   * True for the implicit `default` route (no ROUTES_FILE): its Message-IDs keep the form they had
+   * before routes existed, so mails of deliveries queued across an upgrade keep their ids.
+   */
+  implicitRoute?: boolean;
   timezone: string;
   netboxUrl?: string;
 }
@@ -22,26 +50,49 @@ export class UnreadableDeliveryError extends Error {
 }
 
 /**
- * Re-parses the stored bytes (the exact body NetBox sent), builds the view, renders the templates
- * and assembles the message. Message-ID comes from the delivery, Date from the injected clock.
+ * Re-parses the stored bytes (the exact body NetBox sent), builds the view once, and renders each
+ * route's mail with its template set, subject and recipients. Message-ID comes from the delivery and
+ * the route, Date from the injected clock.
  */
 export function createMailComposer(options: MailComposerOptions): MailComposer {
+  const routes = new Map(options.routes.map((r) => [r.name, r]));
   return async (delivery) => {
     const parsed = parseDelivery(delivery.body);
     if (parsed.kind !== 'report') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a report: ${parsed.reason}`);
     const view = buildReportView(parsed, { netboxUrl: options.netboxUrl, timezone: options.timezone });
-    const rendered = options.renderer.render(view);
-    return buildMessage({
-      rendered,
-      from: options.from,
-      recipients: options.recipients,
-      messageId: buildMessageId({ deliveryId: delivery.id, reportId: delivery.reportId, dedupKey: delivery.dedupKey, from: options.from }),
-      date: new Date(options.clock.now()),
-      headers: {
-        'X-Compliance-Report-Id': String(parsed.report.id),
-        'X-Compliance-Pass-Percent': view.overall.percent === null ? 'none' : view.overall.percent.toFixed(1),
-        'X-Compliance-High-Failed': String(view.highFailed),
+    return {
+      view,
+      messageFor(context) {
+        const route = routes.get(context.name);
+        if (!route) return undefined;
+        const rendered = options.renderer.render({ ...view, route: context }, route.template, route.subject === undefined ? {} : { subject: route.subject });
+        const recipients: Recipients = { to: route.to, cc: route.cc, bcc: route.bcc, replyTo: options.replyTo };
+        return buildMessage({
+          rendered,
+          from: options.from,
+          recipients,
+          messageId: buildMessageId({
+            deliveryId: delivery.id,
+            reportId: delivery.reportId,
+            dedupKey: delivery.dedupKey,
+            from: options.from,
+            route: options.implicitRoute ? undefined : route.name,
+          }),
+          threadId: buildThreadId({ from: options.from, route: route.name }),
+          date: new Date(options.clock.now()),
+          headers: buildFilterHeaders(view, route.name),
+        });
       },
-    });
+    };
+  };
+}
+
+/** Headers for client-side filters (Sieve, Outlook rules): stable names, plain values. */
+export function buildFilterHeaders(view: ReportView, route: string): Record<string, string> {
+  return {
+    'X-Compliance-Report-Id': String(view.report.id),
+    'X-Compliance-Pass-Percent': view.overall.percent === null ? 'none' : view.overall.percent.toFixed(1),
+    'X-Compliance-High-Failed': String(view.highFailed),
+    'X-Compliance-Route': route,
   };
 }
