@@ -1,6 +1,7 @@
 import { createMailComposer, type MailComposer } from '../src/delivery';
 import { buildReportView, loadRenderer } from '../src/mail';
 import { defaultTemplatesDir } from '../src/relay';
+import { buildDefaultRoute, DEFAULT_ROUTE_NAME } from '../src/routing';
 import { systemClock } from '../src/shared';
 import type { ClaimedDelivery } from '../src/store';
 import { parseDelivery } from '../src/webhook';
@@ -43,7 +44,8 @@ export const renderBenchmark: Benchmark = {
       renderer,
       clock: systemClock,
       from: 'Compliance Relay <relay@example.com>',
-      recipients: { to: ['ops@example.com'], cc: [], bcc: [] },
+      routes: [buildDefaultRoute({ to: ['ops@example.com'], cc: [], bcc: [] })],
+      implicitRoute: true,
       timezone: 'Europe/Berlin',
       netboxUrl: 'https://netbox.example.com',
     });
@@ -55,7 +57,7 @@ export const renderBenchmark: Benchmark = {
     const composeStarted = process.hrtime.bigint();
     const composeEnd = composeStarted + BigInt(ms * 1e6);
     while (process.hrtime.bigint() < composeEnd) {
-      await compose(delivery);
+      (await compose(delivery)).messageFor({ name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'bench' });
       composed += 1;
     }
     const composeRate = composed / (Number(process.hrtime.bigint() - composeStarted) / 1e9);

@@ -62,7 +62,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     store,
     transport,
     compose,
-    planRoutes: createRoutePlanner({ routes: config.routing.routes, store }),
+    planRoutes: createRoutePlanner({ routes: config.routing.routes, store, netboxUrl: config.netbox.url }),
     clock,
     logger,
     retry: config.retry,

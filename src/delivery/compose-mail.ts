@@ -1,9 +1,10 @@
 import type { SendMailOptions } from 'nodemailer';
 import type { Clock } from '../shared';
 import { buildMessage, buildMessageId, buildReportView, buildThreadId, type Recipients, type Renderer, type ReportView } from '../mail';
-import type { Route, RoutingTrend } from '../routing';
+import type { Route } from '../routing';
 import type { ClaimedDelivery } from '../store';
-import { parseDelivery } from '../webhook';
+import type { Trend } from '../trend';
+import { parseDelivery, type ReportDelivery } from '../webhook';
 
 /** How the report reached a route, for the templates (`route.*`) and the headers. */
 export interface RouteContext {
@@ -16,12 +17,14 @@ export interface RouteContext {
 
 /** One report, composed once; rendered per route. */
 export interface ComposedReport {
+  /** The delivery as parsed from its stored bytes. */
+  delivery: ReportDelivery;
   view: ReportView;
   /**
-   * The report's history, when something richer than counts knows it (NetBox enrichment); routes
-   * otherwise compare with the previous stored delivery's counts.
+   * The report's trend, when composition recorded it (with NetBox enrichment it knows the failing
+   * pairs); otherwise the route planner records one from the counts.
    */
-  trend?: RoutingTrend;
+  trend?: Trend;
   /** The mail for one route, or undefined when the route is no longer configured. */
   messageFor(route: RouteContext): SendMailOptions | undefined;
 }
@@ -61,6 +64,7 @@ export function createMailComposer(options: MailComposerOptions): MailComposer {
     if (parsed.kind !== 'report') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a report: ${parsed.reason}`);
     const view = buildReportView(parsed, { netboxUrl: options.netboxUrl, timezone: options.timezone });
     return {
+      delivery: parsed,
       view,
       messageFor(context) {
         const route = routes.get(context.name);

@@ -1,10 +1,10 @@
 import type { ReportView } from '../mail';
+import type { Trend } from '../trend';
 import type { RouteSeverity } from './routes-schema';
 
 /** One severity's (or the overall) numbers as routes see them. */
 export interface RatioFacts {
   failed: number;
-  count: number;
   /** As NetBox shows it (one decimal), null when nothing was counted. */
   percent: number | null;
 }
@@ -35,9 +35,9 @@ export interface RoutingTrend {
 
 /** The facts of a report, from the view the templates get (so a mail and its route agree). */
 export function buildReportFacts(view: Pick<ReportView, 'report' | 'completedAt' | 'overall' | 'severities' | 'hasFailures'>): ReportFacts {
-  const ratio = (r: { failed: number; count: number; percent: number | null }): RatioFacts => ({ failed: r.failed, count: r.count, percent: r.percent });
+  const ratio = (r: { failed: number; percent: number | null }): RatioFacts => ({ failed: r.failed, percent: r.percent });
   const bySeverity = Object.fromEntries(view.severities.map((s) => [s.name, ratio(s)])) as Record<string, RatioFacts>;
-  const none: RatioFacts = { failed: 0, count: 0, percent: null };
+  const none: RatioFacts = { failed: 0, percent: null };
   return {
     reportId: view.report.id,
     completedAt: view.completedAt,
@@ -50,4 +50,34 @@ export function buildReportFacts(view: Pick<ReportView, 'report' | 'completedAt'
 /** A trend from counts alone (no failing pairs): what the relay knows without NetBox enrichment. */
 export function buildCountTrend(previous: ReportFacts | null): RoutingTrend {
   return { previous, newlyFailing: null, failingSetChanged: null };
+}
+
+/**
+ * The routing view of the report history's {@link Trend}: the previous report's figures from the
+ * deltas, and the failing-pair answers only when both failing sets are known (otherwise the
+ * policies compare failed counts, which the trend's deltas carry).
+ */
+export function buildRoutingTrend(trend: Trend, current: ReportFacts): RoutingTrend {
+  if (!trend.previous) return buildCountTrend(null);
+  const before = (name: string, fallback: RatioFacts): RatioFacts => {
+    const delta = name === 'overall' ? trend.overall : trend.severities.find((d) => d.name === name);
+    return delta ? { failed: delta.previousFailed, percent: delta.previousPercent } : fallback;
+  };
+  const previous: ReportFacts = {
+    reportId: trend.previous.reportId,
+    completedAt: trend.previous.created,
+    ratios: {
+      HIGH: before('HIGH', current.ratios.HIGH),
+      MIDDLE: before('MIDDLE', current.ratios.MIDDLE),
+      LOW: before('LOW', current.ratios.LOW),
+      overall: before('overall', current.ratios.overall),
+    },
+    hasFailures: (trend.overall?.previousFailed ?? 0) > 0,
+    customFields: {},
+  };
+  return {
+    previous,
+    newlyFailing: trend.failingSetKnown ? trend.newlyFailingCount : null,
+    failingSetChanged: trend.failingSetKnown ? trend.failingSetChanged : null,
+  };
 }

@@ -381,24 +381,6 @@ export class SqliteStore implements Store {
     return row?.t ?? null;
   }
 
-  async findPreviousDelivery(deliveryId: number): Promise<ClaimedDelivery | undefined> {
-    // Creation time is the launch time of the run (NETBOX.md): a report arriving late still compares
-    // with the one launched before it. Same creation time: the lower id first.
-    const row = this.run(
-      (db) =>
-        db
-          .prepare(
-            `SELECT ${RECORD_COLUMNS}, body FROM deliveries p
-             WHERE p.id <> ? AND p.report_id <> (SELECT report_id FROM deliveries WHERE id = ?)
-               AND (p.report_created < (SELECT report_created FROM deliveries WHERE id = ?)
-                    OR (p.report_created = (SELECT report_created FROM deliveries WHERE id = ?) AND p.id < ?))
-             ORDER BY p.report_created DESC, p.id DESC LIMIT 1`,
-          )
-          .get(deliveryId, deliveryId, deliveryId, deliveryId, deliveryId) as Row | undefined,
-    );
-    return row ? { ...toRecord(row), body: row.body! } : undefined;
-  }
-
   async checkWritable(now: number): Promise<void> {
     this.run((db) => db.prepare('INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at').run(now));
   }

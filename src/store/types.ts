@@ -125,8 +125,6 @@ export interface Store {
    * being mailed) on the route: what `repeat_after` measures from.
    */
   lastRouteMailCompletedAt(route: string, deliveryId: number): Promise<string | null>;
-  /** The delivery of the report created just before this one's (another report), with its bytes. */
-  findPreviousDelivery(deliveryId: number): Promise<ClaimedDelivery | undefined>;
   /** Proves the store can commit (for readiness checks). */
   checkWritable(now: number): Promise<void>;
   close(): Promise<void>;

@@ -16,7 +16,7 @@ function issuesOf(text: string): RoutesFileError['issues'] {
 }
 
 function facts(overrides: Partial<Record<'HIGH' | 'MIDDLE' | 'LOW', [passed: number, count: number]>> = {}, customFields: Record<string, unknown> = {}, id = 1): ReportFacts {
-  const ratio = ([passed, count]: [number, number]) => ({ failed: count - passed, count, percent: count === 0 ? null : Math.round((1000 * passed) / count) / 10 });
+  const ratio = ([passed, count]: [number, number]) => ({ failed: count - passed, percent: count === 0 ? null : Math.round((1000 * passed) / count) / 10 });
   const high = overrides.HIGH ?? [10, 10];
   const middle = overrides.MIDDLE ?? [10, 10];
   const low = overrides.LOW ?? [0, 0];

@@ -80,7 +80,6 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
         PRIMARY KEY (delivery_id, route)
       );
       CREATE INDEX route_mails_route ON route_mails (route, outcome);
-      CREATE INDEX deliveries_report_created ON deliveries (report_created, id);
     `,
   },
 ];
