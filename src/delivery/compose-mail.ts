@@ -1,5 +1,5 @@
 import type { SendMailOptions } from 'nodemailer';
-import type { Clock } from '../shared';
+import type { Clock, Logger } from '../shared';
 import { buildMessage, buildMessageId, buildReportView, buildThreadId, type Recipients, type Renderer, type ReportView } from '../mail';
 import type { Route } from '../routing';
 import type { ClaimedDelivery } from '../store';
@@ -29,8 +29,11 @@ export interface ComposedReport {
   messageFor(route: RouteContext): SendMailOptions | undefined;
 }
 
-/** Turns a stored delivery into its composed report. */
-export type MailComposer = (delivery: ClaimedDelivery) => Promise<ComposedReport>;
+/**
+ * Turns a stored delivery into its composed report. `log` is the worker's logger for this delivery
+ * (bound to its deliveryId and attempt), for anything composing wants to say (enrichment, say).
+ */
+export type MailComposer = (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedReport>;
 
 export interface MailComposerOptions {
   renderer: Renderer;

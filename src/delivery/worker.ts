@@ -124,7 +124,7 @@ export function createWorker(options: WorkerOptions): Worker {
     try {
       let composed: ComposedReport;
       try {
-        composed = await options.compose(delivery);
+        composed = await options.compose(delivery, dlog);
       } catch (error) {
         // Rendering is deterministic: the same input fails the same way, so no retry.
         await finishDead(delivery, renderFailure(error), started, dlog);
@@ -181,6 +181,7 @@ export function createWorker(options: WorkerOptions): Worker {
         permanent ??= { route: mail.route, failure };
         continue;
       }
+      rlog.debug({ subject: message.subject }, 'mail rendered');
       try {
         const result = await options.transport.send(message);
         await options.store.markRouteMailSent(delivery.id, mail.route, { now: options.clock.now(), messageId: String(message.messageId ?? result.messageId), response: result.response });
