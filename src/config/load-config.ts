@@ -59,7 +59,8 @@ export interface Config {
     /** Where .eml files go when no SMTP server is configured. */
     outboxDir: string;
   };
-  netbox: { url?: string };
+  /** `token`: a NetBox API token (read access for enrichment, write access for `netbox-setup`). */
+  netbox: { url?: string; token?: string };
   /** Ordered routes; without ROUTES_FILE one implicit `default` route to MAIL_TO/CC/BCC. */
   routing: { file?: string; routes: Route[] };
   retry: { maxAttempts: number; baseMs: number; maxDelayMs: number };
@@ -203,7 +204,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
       templatesDir: e.TEMPLATES_DIR ? path.resolve(options.cwd ?? process.cwd(), e.TEMPLATES_DIR) : undefined,
       outboxDir: path.join(dataDir, 'mail'),
     },
-    netbox: { url: e.NETBOX_URL?.replace(/\/+$/, '') },
+    netbox: { url: e.NETBOX_URL?.replace(/\/+$/, ''), token: e.NETBOX_TOKEN },
     routing: {
       file: routesFile,
       routes: routes ?? [buildDefaultRoute({ to: e.MAIL_TO && e.MAIL_TO.length > 0 ? e.MAIL_TO : [FILE_MODE_DEFAULT_TO], cc: e.MAIL_CC ?? [], bcc: e.MAIL_BCC ?? [] })],
@@ -212,7 +213,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
     worker: { pollMs: e.WORKER_POLL_MS, leaseMs: e.LEASE_MS, concurrency: smtp ? smtp.poolSize : 1 },
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
     observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL ?? DEFAULT_SMTP_CHECK_INTERVAL_MS },
-    secretValues: [...secrets, ...(smtp?.password ? [smtp.password] : []), ...(e.METRICS_TOKEN ? [e.METRICS_TOKEN] : [])],
+    secretValues: [...secrets, ...(smtp?.password ? [smtp.password] : []), ...(e.METRICS_TOKEN ? [e.METRICS_TOKEN] : []), ...(e.NETBOX_TOKEN ? [e.NETBOX_TOKEN] : [])],
   };
 }
 
@@ -239,7 +240,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
     store: config.store,
     smtp: config.smtp ? { ...config.smtp, url: smtpUrl, password: config.smtp.password ? '[REDACTED]' : undefined } : 'none: mails are written as .eml files',
     mail: config.mail,
-    netbox: config.netbox,
+    netbox: { url: config.netbox.url, token: config.netbox.token ? '[REDACTED]' : undefined },
     routing: config.routing,
     retry: config.retry,
     worker: config.worker,
