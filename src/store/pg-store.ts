@@ -1,7 +1,10 @@
 import pg from 'pg';
+import type { ReportSnapshot } from '../trend';
 import { PG_MIGRATIONS, type PgMigration } from './migrations/pg';
+import { decodeReportRow, encodeFailingPairs, type ReportRow } from './report-rows';
 import {
   DELIVERY_STATES,
+  REPORT_FAILING_SETS_KEPT,
   StorageUnavailableError,
   type ClaimedDelivery,
   type DeliveryRecord,
@@ -166,6 +169,32 @@ export class PgStore implements Store {
       return await this.pool.query<R>(sql, params);
     } catch (error) {
       throw toStorageError(error);
+    }
+  }
+
+  /** Runs `fn` in one transaction on one pooled connection; rolled back (and mapped to 503) on failure. */
+  private async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    if (this.closed) throw new StorageUnavailableError('the store is closed', 'STORE_CLOSED');
+    await this.migrate();
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw toStorageError(error);
+    }
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      throw toStorageError(error);
+    } finally {
+      client.release(broken);
     }
   }
 
@@ -352,6 +381,43 @@ export class PgStore implements Store {
     return rows[0]?.t ?? null;
   }
 
+  async saveReport(snapshot: ReportSnapshot): Promise<void> {
+    const c = snapshot.counts;
+    await this.transaction(async (client) => {
+      await client.query(
+        `INSERT INTO reports (dedup_key, series, report_id, report_created, created_ms, total_passed, total_count, high_passed, high_count,
+           middle_passed, middle_count, low_passed, low_count, failing, failing_count)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+         ON CONFLICT (dedup_key) DO UPDATE SET series = excluded.series, total_passed = excluded.total_passed,
+           total_count = excluded.total_count, high_passed = excluded.high_passed, high_count = excluded.high_count,
+           middle_passed = excluded.middle_passed, middle_count = excluded.middle_count, low_passed = excluded.low_passed,
+           low_count = excluded.low_count, failing = COALESCE(excluded.failing, reports.failing),
+           failing_count = COALESCE(excluded.failing_count, reports.failing_count)`,
+        [
+          snapshot.dedupKey, snapshot.series, snapshot.reportId, snapshot.created, snapshot.createdMs, c.totalPassed, c.totalCount,
+          c.highPassed, c.highCount, c.middlePassed, c.middleCount, c.lowPassed, c.lowCount,
+          encodeFailingPairs(snapshot.failing), snapshot.failing?.length ?? null,
+        ],
+      );
+      // Bounded history: the newest failing sets of the series stay, older ones become unknown.
+      await client.query(
+        `UPDATE reports SET failing = NULL, failing_count = NULL
+         WHERE series = $1 AND failing IS NOT NULL AND dedup_key NOT IN (
+           SELECT dedup_key FROM reports WHERE series = $1 ORDER BY created_ms DESC, report_id DESC LIMIT $2)`,
+        [snapshot.series, REPORT_FAILING_SETS_KEPT],
+      );
+    });
+  }
+
+  async findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined> {
+    const { rows } = await this.query<ReportRow>(
+      `SELECT * FROM reports WHERE series = $1 AND (created_ms < $2 OR (created_ms = $2 AND report_id < $3))
+       ORDER BY created_ms DESC, report_id DESC LIMIT 1`,
+      [series, before.createdMs, before.reportId],
+    );
+    return rows[0] ? decodeReportRow(rows[0]) : undefined;
+  }
+
   async checkWritable(now: number): Promise<void> {
     // A write, not a SELECT: a read-only standby or a full disk must fail the readiness check.
     await this.query('INSERT INTO health_probe (id, at) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET at = excluded.at', [now]);
@@ -371,6 +437,7 @@ export class PgStore implements Store {
     return this.pool;
   }
 }
+
 
 function prefixed(alias: string, columns: string): string {
   return columns

@@ -4,7 +4,8 @@
  * same for one relay or three lives here, so a method added to the Store interface gets its tests
  * here and runs against both engines.
  */
-import { StorageUnavailableError, type NewDelivery, type Store } from '../../src/store';
+import { REPORT_FAILING_SETS_KEPT, StorageUnavailableError, type NewDelivery, type Store } from '../../src/store';
+import type { ReportSnapshot } from '../../src/trend';
 
 /** A fresh, empty backing (a temp dir, a schema) from which several store instances can be opened. */
 export interface StoreBacking {
@@ -27,6 +28,20 @@ export function makeDelivery(n: number, overrides: Partial<NewDelivery> = {}): N
     body: Buffer.from(`{"id":${n},"bytes":"\\u00e9 exact"}`),
     receivedAt: T0 + n,
     ...overrides,
+  };
+}
+
+/** A report as the trend stores it. */
+export function makeReport(id: number, createdMs: number, failing: ReportSnapshot['failing'], series = 'https://netbox.example.com|'): ReportSnapshot {
+  const created = new Date(createdMs).toISOString();
+  return {
+    dedupKey: `${id}@${created}`,
+    series,
+    reportId: id,
+    created,
+    createdMs,
+    counts: { totalPassed: id, totalCount: 100, highPassed: 1, highCount: 2, middlePassed: 3, middleCount: 4, lowPassed: 5, lowCount: 6 },
+    failing,
   };
 }
 
@@ -251,6 +266,38 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(second.applied).toEqual([]);
       expect(second.version).toBe(first.version);
       expect(second.version).toBeGreaterThanOrEqual(1);
+    });
+
+    test('saveReport keeps one row per report; findReportBefore walks a series newest first', async () => {
+      const pair = { device: 'sw1', test: 'ntp-servers', severity: 'HIGH' as const };
+      await store.saveReport(makeReport(10, T0, [pair]));
+      await store.saveReport(makeReport(12, T0 + 1_000, null));
+      await store.saveReport(makeReport(11, T0 + 1_000, []));
+      await store.saveReport(makeReport(99, T0 + 500, [pair], 'https://other.example.com|'));
+
+      expect(await store.findReportBefore('https://netbox.example.com|', { createdMs: T0, reportId: 10 })).toBeUndefined();
+      // Same creation time: the lower report id comes first.
+      expect(await store.findReportBefore('https://netbox.example.com|', { createdMs: T0 + 1_000, reportId: 12 })).toEqual(makeReport(11, T0 + 1_000, []));
+      expect(await store.findReportBefore('https://netbox.example.com|', { createdMs: T0 + 1_000, reportId: 11 })).toEqual(makeReport(10, T0, [pair]));
+      expect(await store.findReportBefore('https://netbox.example.com|', { createdMs: T0 + 5_000, reportId: 1 })).toEqual(makeReport(12, T0 + 1_000, null));
+
+      // Saved again (a retry) with an unknown failing set: counts update, the known set stays.
+      await store.saveReport({ ...makeReport(10, T0, null), counts: { ...makeReport(10, T0, null).counts, totalPassed: 42 } });
+      expect(await store.findReportBefore('https://netbox.example.com|', { createdMs: T0 + 1, reportId: 1 })).toMatchObject({
+        reportId: 10,
+        counts: { totalPassed: 42 },
+        failing: [pair],
+      });
+    });
+
+    test('only the newest failing sets of a series are kept', async () => {
+      const pair = { device: 'sw1', test: 'ntp-servers', severity: 'HIGH' as const };
+      const n = REPORT_FAILING_SETS_KEPT + 2;
+      for (let i = 1; i <= n; i += 1) await store.saveReport(makeReport(i, T0 + i, [pair]));
+      const oldest = await store.findReportBefore('https://netbox.example.com|', { createdMs: T0 + 2, reportId: 2 });
+      expect(oldest).toMatchObject({ reportId: 1, failing: null });
+      const kept = await store.findReportBefore('https://netbox.example.com|', { createdMs: T0 + n + 1, reportId: 1 });
+      expect(kept).toMatchObject({ reportId: n, failing: [pair] });
     });
 
     test('close commits the inserts already accepted, then refuses new ones', async () => {
