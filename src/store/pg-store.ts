@@ -372,6 +372,11 @@ export class PgStore implements Store {
     return counts;
   }
 
+  async oldestPendingAt(): Promise<number | null> {
+    const { rows } = await this.query<{ t: number | null }>(`SELECT MIN(received_at) AS t FROM deliveries WHERE state IN ('queued', 'sending', 'retrying')`);
+    return rows[0]?.t ?? null;
+  }
+
   async nextDueAt(): Promise<number | null> {
     const { rows } = await this.query<{ t: number | null }>(
       `SELECT LEAST(

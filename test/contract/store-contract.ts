@@ -231,6 +231,20 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(await store.nextDueAt()).toBeNull();
     });
 
+    test('oldestPendingAt is when the oldest unfinished delivery arrived, null when none is left', async () => {
+      expect(await store.oldestPendingAt()).toBeNull();
+      const a = await store.insertDelivery(makeDelivery(1, { receivedAt: T0 + 100 }));
+      const b = await store.insertDelivery(makeDelivery(2, { receivedAt: T0 + 200 }));
+      expect(await store.oldestPendingAt()).toBe(T0 + 100);
+      await store.claimDue({ now: T0 + 300, limit: 1, owner: 'a', leaseMs: 60_000 });
+      expect(await store.oldestPendingAt()).toBe(T0 + 100); // sending still counts
+      await store.markSent(a.id, { now: T0 + 400, messageId: '<a@relay>' });
+      expect(await store.oldestPendingAt()).toBe(T0 + 200);
+      await store.claimDue({ now: T0 + 500, limit: 1, owner: 'a', leaseMs: 60_000 });
+      await store.markDead(b.id, { now: T0 + 600, error: 'x', code: 'SMTP_5XX' });
+      expect(await store.oldestPendingAt()).toBeNull();
+    });
+
     test('releaseLeases returns what is being sent to the queue, due now', async () => {
       await Promise.all([1, 2, 3].map((n) => store.insertDelivery(makeDelivery(n))));
       await store.claimDue({ now: T0 + 10, limit: 2, owner: 'a', leaseMs: 60_000 });
