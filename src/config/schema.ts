@@ -63,6 +63,7 @@ export const EnvSchema = z.object({
 
   // NetBox
   NETBOX_URL: httpUrl.optional(),
+  NETBOX_TOKEN: z.string().trim().min(1).max(512).optional(),
 
   // Delivery worker
   RETRY_MAX_ATTEMPTS: positiveInt(48, 1000),
@@ -83,5 +84,12 @@ export const EnvSchema = z.object({
 export type Env = z.infer<typeof EnvSchema>;
 
 /** Variables that hold secrets: each may instead be given as `<NAME>_FILE`, never both. */
-export const SECRET_VARIABLES = ['WEBHOOK_SECRET', 'WEBHOOK_SECRET_PREVIOUS', 'SMTP_PASSWORD', 'METRICS_TOKEN', 'DATABASE_URL'] as const;
+export const SECRET_VARIABLES = [
+  'WEBHOOK_SECRET',
+  'WEBHOOK_SECRET_PREVIOUS',
+  'SMTP_PASSWORD',
+  'METRICS_TOKEN',
+  'NETBOX_TOKEN',
+  'DATABASE_URL',
+] as const;
 
