@@ -17,6 +17,7 @@ export interface RouteContext {
 
 /** One report, composed once; rendered per route. */
 export interface ComposedReport {
+  kind: 'report';
   /** The delivery as parsed from its stored bytes. */
   delivery: ReportDelivery;
   view: ReportView;
@@ -33,7 +34,23 @@ export interface ComposedReport {
  * Turns a stored delivery into its composed report. `log` is the worker's logger for this delivery
  * (bound to its deliveryId and attempt), for anything composing wants to say (enrichment, say).
  */
-export type MailComposer = (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedReport>;
+export type MailComposer = (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedMail>;
+
+/**
+ * A relay notice that is not a report (the watchdog's "no report since …"): one ready message on one
+ * pseudo-route, recorded and sent once like a route mail, never routed.
+ */
+export interface ComposedNotice {
+  kind: 'notice';
+  /** The name it is recorded under (e.g. `watchdog`). */
+  route: string;
+  message: SendMailOptions;
+}
+
+export type ComposedMail = ComposedReport | ComposedNotice;
+
+/** The report composer: always a report, rendered per route. */
+export type ReportComposer = (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedReport>;
 
 export interface MailComposerOptions {
   renderer: Renderer;
@@ -60,13 +77,14 @@ export class UnreadableDeliveryError extends Error {
  * route's mail with its template set, subject and recipients. Message-ID comes from the delivery and
  * the route, Date from the injected clock.
  */
-export function createMailComposer(options: MailComposerOptions): MailComposer {
+export function createMailComposer(options: MailComposerOptions): ReportComposer {
   const routes = new Map(options.routes.map((r) => [r.name, r]));
-  return async (delivery) => {
+  return async (delivery): Promise<ComposedReport> => {
     const parsed = parseDelivery(delivery.body);
     if (parsed.kind !== 'report') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a report: ${parsed.reason}`);
     const view = buildReportView(parsed, { netboxUrl: options.netboxUrl, timezone: options.timezone });
     return {
+      kind: 'report',
       delivery: parsed,
       view,
       messageFor(context) {

@@ -5,7 +5,7 @@ import type { MailTransport } from '../mail';
 import type { ClaimedDelivery, RouteMailRecord, Store } from '../store';
 import { computeBackoffMs, type RetryPolicy } from './backoff';
 import { classifyFailure, type FailureClass } from './classify-failure';
-import type { ComposedReport, MailComposer } from './compose-mail';
+import type { ComposedMail, MailComposer } from './compose-mail';
 import type { RoutePlanner } from './route-planner';
 
 export interface WorkerOptions {
@@ -122,7 +122,7 @@ export function createWorker(options: WorkerOptions): Worker {
     const started = options.clock.now();
     const dlog = log.child({ deliveryId: delivery.id, reportId: delivery.reportId, attempt: delivery.attempts });
     try {
-      let composed: ComposedReport;
+      let composed: ComposedMail;
       try {
         composed = await options.compose(delivery, dlog);
       } catch (error) {
@@ -142,10 +142,13 @@ export function createWorker(options: WorkerOptions): Worker {
    * The routing decisions of the delivery: taken at its first attempt and recorded, so a retry, a
    * restart or another replica sends exactly the routes decided then and never one twice.
    */
-  async function loadPlan(delivery: ClaimedDelivery, composed: ComposedReport, dlog: Logger): Promise<RouteMailRecord[]> {
+  async function loadPlan(delivery: ClaimedDelivery, composed: ComposedMail, dlog: Logger): Promise<RouteMailRecord[]> {
     const recorded = await options.store.listRouteMails([delivery.id]);
     if (recorded.length > 0) return recorded;
-    const decisions = await options.planRoutes(delivery, composed);
+    const decisions =
+      composed.kind === 'notice'
+        ? [{ route: composed.route, position: 0, outcome: 'send' as const, reason: 'relay notice (not routed)', reminder: false }]
+        : await options.planRoutes(delivery, composed);
     const plan = await options.store.recordRouteDecisions(delivery.id, decisions, options.clock.now());
     for (const d of plan) {
       if (d.outcome === 'suppressed') dlog.info({ route: d.route, reason: d.reason }, `route ${d.route}: mail suppressed`);
@@ -155,7 +158,7 @@ export function createWorker(options: WorkerOptions): Worker {
   }
 
   /** Sends every route mail not sent yet; one route failing does not hold back the others. */
-  async function sendPending(delivery: ClaimedDelivery, composed: ComposedReport, plan: RouteMailRecord[], started: number, dlog: Logger): Promise<void> {
+  async function sendPending(delivery: ClaimedDelivery, composed: ComposedMail, plan: RouteMailRecord[], started: number, dlog: Logger): Promise<void> {
     let transient: { route: string; failure: FailureClass } | undefined;
     let permanent: { route: string; failure: FailureClass } | undefined;
     const sentNow: string[] = [];
@@ -168,7 +171,12 @@ export function createWorker(options: WorkerOptions): Worker {
       let message: SendMailOptions | undefined;
       let composeError: unknown;
       try {
-        message = composed.messageFor({ name: mail.route, reminder: mail.reminder, reason: mail.reason });
+        message =
+          composed.kind === 'notice'
+            ? mail.route === composed.route
+              ? composed.message
+              : undefined
+            : composed.messageFor({ name: mail.route, reminder: mail.reminder, reason: mail.reason });
       } catch (error) {
         composeError = error ?? new Error('rendering failed');
       }

@@ -110,3 +110,24 @@ function describePath(path: PropertyKey[], value: unknown): string {
     .join('');
   return rest ? `${label} ${rest}` : label;
 }
+
+/**
+ * Everyone the routes mail (to, cc, bcc each deduplicated, an address in a stronger field kept
+ * there only): who must hear about relay notices such as the watchdog's "no report since …".
+ */
+export function buildNoticeRecipients(routes: readonly Route[]): { to: string[]; cc: string[]; bcc: string[] } {
+  const key = (address: string) => (/<([^>]+)>/.exec(address)?.[1] ?? address).trim().toLowerCase();
+  const seen = new Set<string>();
+  const take = (addresses: string[]) =>
+    addresses.filter((a) => {
+      const k = key(a);
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
+  const to = take(routes.flatMap((r) => r.to));
+  const cc = take(routes.flatMap((r) => r.cc));
+  const bcc = take(routes.flatMap((r) => r.bcc));
+  // A message needs a visible recipient; a routes file with only bcc still gets its notices.
+  return to.length > 0 || cc.length > 0 ? { to, cc, bcc } : { to: bcc, cc: [], bcc: [] };
+}

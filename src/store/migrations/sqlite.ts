@@ -58,6 +58,21 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
   },
   {
     version: 3,
+    name: 'watchdog_state',
+    // One row: whether reports are overdue, with a version for compare-and-set between replicas.
+    sql: `
+      CREATE TABLE watchdog_state (
+        id          INTEGER PRIMARY KEY CHECK (id = 1),
+        state       TEXT    NOT NULL,
+        since       INTEGER,
+        created_at  INTEGER NOT NULL,
+        changed_at  INTEGER NOT NULL,
+        version     INTEGER NOT NULL
+      );
+    `,
+  },
+  {
+    version: 4,
     name: 'route_mails',
     // One row per (delivery, route): the routing decision, taken once, and the state of that route's mail,
     // so a retry or a restart sends only the routes not yet sent.
