@@ -12,7 +12,10 @@ import {
   type ListOptions,
   type NewDelivery,
   type Store,
+  REPORT_FAILING_SETS_KEPT,
 } from './types';
+import type { ReportSnapshot } from '../trend';
+import { encodeFailingPairs, decodeFailingPairs, type ReportRow } from './report-rows';
 
 export interface SqliteStoreOptions {
   /** Directory holding `relay.sqlite`; created when missing. */
@@ -272,6 +275,47 @@ export class SqliteStore implements Store {
     return row.t;
   }
 
+  async saveReport(snapshot: ReportSnapshot): Promise<void> {
+    const c = snapshot.counts;
+    this.run((db) =>
+      db.transaction(() => {
+        db.prepare(
+          `INSERT INTO reports (dedup_key, series, report_id, report_created, created_ms, total_passed, total_count, high_passed, high_count,
+             middle_passed, middle_count, low_passed, low_count, failing, failing_count)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (dedup_key) DO UPDATE SET series = excluded.series, total_passed = excluded.total_passed,
+             total_count = excluded.total_count, high_passed = excluded.high_passed, high_count = excluded.high_count,
+             middle_passed = excluded.middle_passed, middle_count = excluded.middle_count, low_passed = excluded.low_passed,
+             low_count = excluded.low_count, failing = COALESCE(excluded.failing, reports.failing),
+             failing_count = COALESCE(excluded.failing_count, reports.failing_count)`,
+        ).run(
+          snapshot.dedupKey, snapshot.series, snapshot.reportId, snapshot.created, snapshot.createdMs, c.totalPassed, c.totalCount,
+          c.highPassed, c.highCount, c.middlePassed, c.middleCount, c.lowPassed, c.lowCount,
+          encodeFailingPairs(snapshot.failing), snapshot.failing?.length ?? null,
+        );
+        // Bounded history: the newest failing sets of the series stay, older ones become unknown.
+        db.prepare(
+          `UPDATE reports SET failing = NULL, failing_count = NULL
+           WHERE series = ? AND failing IS NOT NULL AND dedup_key NOT IN (
+             SELECT dedup_key FROM reports WHERE series = ? ORDER BY created_ms DESC, report_id DESC LIMIT ?)`,
+        ).run(snapshot.series, snapshot.series, REPORT_FAILING_SETS_KEPT);
+      })(),
+    );
+  }
+
+  async findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined> {
+    const row = this.run(
+      (db) =>
+        db
+          .prepare(
+            `SELECT * FROM reports WHERE series = ? AND (created_ms < ? OR (created_ms = ? AND report_id < ?))
+             ORDER BY created_ms DESC, report_id DESC LIMIT 1`,
+          )
+          .get(series, before.createdMs, before.createdMs, before.reportId) as ReportRow | undefined,
+    );
+    return row ? toSnapshot(row) : undefined;
+  }
+
   async checkWritable(now: number): Promise<void> {
     this.run((db) => db.prepare('INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at').run(now));
   }
@@ -318,6 +362,27 @@ function migrate(db: Database.Database): void {
       db.pragma(`user_version = ${migration.version}`);
     })();
   }
+}
+
+function toSnapshot(row: ReportRow): ReportSnapshot {
+  return {
+    dedupKey: row.dedup_key,
+    series: row.series,
+    reportId: row.report_id,
+    created: row.report_created,
+    createdMs: row.created_ms,
+    counts: {
+      totalPassed: row.total_passed,
+      totalCount: row.total_count,
+      highPassed: row.high_passed,
+      highCount: row.high_count,
+      middlePassed: row.middle_passed,
+      middleCount: row.middle_count,
+      lowPassed: row.low_passed,
+      lowCount: row.low_count,
+    },
+    failing: decodeFailingPairs(row.failing),
+  };
 }
 
 function toRecord(row: Row): DeliveryRecord {

@@ -1,3 +1,5 @@
+import type { ReportSnapshot } from '../trend';
+
 /** States of a delivery: queued → sending → sent, or → retrying → sending …, or → dead. */
 export const DELIVERY_STATES = ['queued', 'sending', 'retrying', 'sent', 'dead'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
@@ -74,10 +76,21 @@ export interface Store {
   countByState(): Promise<Record<DeliveryState, number>>;
   /** When the next queued/retrying delivery is due, if any. */
   nextDueAt(): Promise<number | null>;
+  /**
+   * Stores a report's counts and failing pairs for the trend, replacing the one with the same
+   * dedup key (a retried mail records its report again). Failing sets older than the newest
+   * {@link REPORT_FAILING_SETS_KEPT} of a series are dropped (set to unknown); counts stay.
+   */
+  saveReport(snapshot: ReportSnapshot): Promise<void>;
+  /** The newest report of `series` strictly before (createdMs, reportId), ordered by creation time then id. */
+  findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined>;
   /** Proves the store can commit (for readiness checks). */
   checkWritable(now: number): Promise<void>;
   close(): Promise<void>;
 }
+
+/** Failing sets kept per series; the streak walk ("failing since") never looks further back. */
+export const REPORT_FAILING_SETS_KEPT = 100;
 
 /** The outbox could not commit (read-only, disk full, locked, connection lost): 503, retry later. */
 export class StorageUnavailableError extends Error {
