@@ -58,7 +58,8 @@ export interface Config {
     /** Where .eml files go when no SMTP server is configured. */
     outboxDir: string;
   };
-  netbox: { url?: string };
+  /** `token`: a NetBox API token (read access for enrichment, write access for `netbox-setup`). */
+  netbox: { url?: string; token?: string };
   retry: { maxAttempts: number; baseMs: number; maxDelayMs: number };
   worker: { pollMs: number; leaseMs: number; concurrency: number };
   log: { level: Env['LOG_LEVEL']; format: Env['LOG_FORMAT'] };
@@ -187,12 +188,12 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
       templatesDir: e.TEMPLATES_DIR ? path.resolve(options.cwd ?? process.cwd(), e.TEMPLATES_DIR) : undefined,
       outboxDir: path.join(dataDir, 'mail'),
     },
-    netbox: { url: e.NETBOX_URL?.replace(/\/+$/, '') },
+    netbox: { url: e.NETBOX_URL?.replace(/\/+$/, ''), token: e.NETBOX_TOKEN },
     retry: { maxAttempts: e.RETRY_MAX_ATTEMPTS, baseMs: e.RETRY_BASE_MS, maxDelayMs: e.RETRY_MAX_DELAY_MS },
     worker: { pollMs: e.WORKER_POLL_MS, leaseMs: e.LEASE_MS, concurrency: smtp ? smtp.poolSize : 1 },
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
     observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL ?? DEFAULT_SMTP_CHECK_INTERVAL_MS },
-    secretValues: [...secrets, ...(smtp?.password ? [smtp.password] : []), ...(e.METRICS_TOKEN ? [e.METRICS_TOKEN] : [])],
+    secretValues: [...secrets, ...(smtp?.password ? [smtp.password] : []), ...(e.METRICS_TOKEN ? [e.METRICS_TOKEN] : []), ...(e.NETBOX_TOKEN ? [e.NETBOX_TOKEN] : [])],
   };
 }
 
@@ -219,7 +220,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
     store: config.store,
     smtp: config.smtp ? { ...config.smtp, url: smtpUrl, password: config.smtp.password ? '[REDACTED]' : undefined } : 'none: mails are written as .eml files',
     mail: config.mail,
-    netbox: config.netbox,
+    netbox: { url: config.netbox.url, token: config.netbox.token ? '[REDACTED]' : undefined },
     retry: config.retry,
     worker: config.worker,
     log: config.log,

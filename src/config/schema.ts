@@ -57,6 +57,7 @@ export const EnvSchema = z.object({
 
   // NetBox
   NETBOX_URL: httpUrl.optional(),
+  NETBOX_TOKEN: z.string().trim().min(1).max(512).optional(),
 
   // Delivery worker
   RETRY_MAX_ATTEMPTS: positiveInt(48, 1000),
@@ -77,5 +78,5 @@ export const EnvSchema = z.object({
 export type Env = z.infer<typeof EnvSchema>;
 
 /** Variables that hold secrets: each may instead be given as `<NAME>_FILE`, never both. */
-export const SECRET_VARIABLES = ['WEBHOOK_SECRET', 'WEBHOOK_SECRET_PREVIOUS', 'SMTP_PASSWORD', 'METRICS_TOKEN'] as const;
+export const SECRET_VARIABLES = ['WEBHOOK_SECRET', 'WEBHOOK_SECRET_PREVIOUS', 'SMTP_PASSWORD', 'METRICS_TOKEN', 'NETBOX_TOKEN'] as const;
 
