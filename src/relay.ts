@@ -1,6 +1,8 @@
 import path from 'node:path';
 import type { Express } from 'express';
 import type { Config } from './config';
+import { createReportInsights } from './enrichment';
+import { createNetboxClient } from './netbox';
 import { createMailComposer, createWorker, type Worker, type WorkerOutcome } from './delivery';
 import { createApp, type WebhookOutcome } from './http';
 import { createFileTransport, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
@@ -47,6 +49,15 @@ export function createRelay(config: Config, io: RelayIo): Relay {
 
   const store = SqliteStore.open({ dataDir: config.store.dataDir, synchronous: config.store.sqliteSynchronous });
   const transport = config.smtp ? createSmtpTransport(config.smtp, { readFile: io.readFile }) : createFileTransport(config.mail.outboxDir);
+  const netbox = config.netbox.url
+    ? createNetboxClient({
+        url: config.netbox.url,
+        token: config.netbox.token,
+        ca: config.netbox.caFile ? io.readFile(config.netbox.caFile) : undefined,
+        rejectUnauthorized: config.netbox.tlsRejectUnauthorized,
+        timeoutMs: config.netbox.timeoutMs,
+      })
+    : undefined;
   const compose = createMailComposer({
     renderer,
     clock,
@@ -54,6 +65,18 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     recipients: { to: config.mail.to, cc: config.mail.cc, bcc: config.mail.bcc, replyTo: config.mail.replyTo },
     timezone: config.mail.timezone,
     netboxUrl: config.netbox.url,
+    insights: createReportInsights({
+      client: netbox,
+      hasToken: config.netbox.token !== undefined,
+      netboxUrl: config.netbox.url,
+      budgetMs: config.netbox.enrichBudgetMs,
+      history: store,
+      timezone: config.mail.timezone,
+      maxFailures: config.mail.maxFailures,
+      attachCsv: config.mail.attachCsv,
+      attachMaxBytes: config.mail.attachMaxBytes,
+      logger,
+    }),
   });
   const worker = createWorker({
     store,
@@ -96,6 +119,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       const drained = await worker.stop(config.http.shutdownTimeoutMs);
       if (!drained) logger.warn({ inFlight: worker.inFlight }, 'shutdown bound reached with sends in flight: they will be sent again at the next start');
       await transport.close();
+      netbox?.close();
       await store.close();
     },
   };
