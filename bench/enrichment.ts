@@ -14,7 +14,7 @@ import { createFailureSummarizer, enrichReport } from '../src/enrichment';
 import { createNetboxClient } from '../src/netbox';
 import { parseDelivery, type ReportDelivery } from '../src/webhook';
 import { buildBody, buildReportData } from '../test/helpers/netbox-json';
-import { buildResults, startNetboxDouble } from '../test/helpers/netbox-double';
+import { buildResults, startNetboxDouble } from '../test/helpers/validity-results-double';
 
 const RESULTS = 50_000;
 const FAILING_EVERY = 5; // 20%

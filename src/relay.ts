@@ -6,6 +6,8 @@ import { createNetboxClient } from './netbox';
 import { createMailComposer, createWorker, type Worker, type WorkerOutcome } from './delivery';
 import { createApp, type WebhookOutcome } from './http';
 import { createFileTransport, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
+import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
+import { createMetrics, type RelayMetrics } from './metrics';
 import { findPackageRoot, type Clock, type Logger } from './shared';
 import { SqliteStore, type Store } from './store';
 import { sampleDeliveryView } from './sample';
@@ -26,6 +28,9 @@ export interface Relay {
   worker: Worker;
   transport: MailTransport;
   renderer: Renderer;
+  /** Prometheus series; `recordNetboxFetchError` is for the NetBox client. */
+  metrics: RelayMetrics;
+  smtpHealth: SmtpHealth;
   /** Releases what a previous process left in flight and starts the worker. */
   start(): Promise<void>;
   /** Stops the worker (waiting for sends in flight up to the bound), closes SMTP and the store. */
@@ -58,6 +63,8 @@ export function createRelay(config: Config, io: RelayIo): Relay {
         timeoutMs: config.netbox.timeoutMs,
       })
     : undefined;
+  const metrics = createMetrics({ store, clock, logger });
+  const smtpHealth = createSmtpHealth({ transport, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
   const compose = createMailComposer({
     renderer,
     clock,
@@ -89,7 +96,11 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     pollMs: config.worker.pollMs,
     leaseMs: config.worker.leaseMs,
     random: io.random,
-    onOutcome: io.onWorkerOutcome,
+    onOutcome: (outcome) => {
+      metrics.recordWorker(outcome);
+      smtpHealth.record(outcome);
+      io.onWorkerOutcome?.(outcome);
+    },
   });
   const app = createApp({
     config,
@@ -97,7 +108,15 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     clock,
     logger,
     onQueued: () => worker.kick(),
-    onWebhookOutcome: io.onWebhookOutcome,
+    onWebhookOutcome: (outcome) => {
+      metrics.recordWebhook(outcome);
+      io.onWebhookOutcome?.(outcome);
+    },
+    observe: {
+      readiness: () => checkReadiness({ store, renderer, smtp: smtpHealth, clock }),
+      metrics,
+      metricsToken: config.observe.metricsToken,
+    },
   });
 
   let stopped = false;
@@ -107,15 +126,19 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     worker,
     transport,
     renderer,
+    metrics,
+    smtpHealth,
     async start() {
       // One relay process owns a SQLite data dir: whatever was "sending" when it last stopped was interrupted.
       const released = await store.releaseLeases(clock.now());
       if (released > 0) logger.warn({ released }, 'resuming deliveries that were being sent when the relay last stopped');
       worker.start();
+      smtpHealth.start();
     },
     async stop() {
       if (stopped) return;
       stopped = true;
+      smtpHealth.stop();
       const drained = await worker.stop(config.http.shutdownTimeoutMs);
       if (!drained) logger.warn({ inFlight: worker.inFlight }, 'shutdown bound reached with sends in flight: they will be sent again at the next start');
       await transport.close();

@@ -65,7 +65,7 @@ export interface Config {
   };
   netbox: {
     url?: string;
-    /** Read-only API token for the results (enrichment); a secret. */
+    /** A NetBox API token (read access for enrichment, write access for `netbox-setup`); a secret. */
     token?: string;
     caFile?: string;
     tlsRejectUnauthorized: boolean;
@@ -76,6 +76,8 @@ export interface Config {
   retry: { maxAttempts: number; baseMs: number; maxDelayMs: number };
   worker: { pollMs: number; leaseMs: number; concurrency: number };
   log: { level: Env['LOG_LEVEL']; format: Env['LOG_FORMAT'] };
+  /** /metrics (optionally behind a bearer token) and the periodic SMTP check behind /readyz. */
+  observe: { metricsToken?: string; smtpCheckIntervalMs: number };
   /** Every secret value, so the logger can mask them wherever they appear. */
   secretValues: string[];
 }
@@ -89,6 +91,9 @@ export interface LoadConfigOptions {
 
 /** Default recipient when writing .eml files with no MAIL_TO: a newcomer can still open the mail. */
 const FILE_MODE_DEFAULT_TO = 'compliance-reports@localhost';
+
+/** How often /readyz's SMTP check reconnects when no send has told us more recently. */
+const DEFAULT_SMTP_CHECK_INTERVAL_MS = 5 * 60_000;
 
 /**
  * Validates the environment once, at boot. Empty values count as unset (as `${VAR:-}` in compose
@@ -219,7 +224,8 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
     retry: { maxAttempts: e.RETRY_MAX_ATTEMPTS, baseMs: e.RETRY_BASE_MS, maxDelayMs: e.RETRY_MAX_DELAY_MS },
     worker: { pollMs: e.WORKER_POLL_MS, leaseMs: e.LEASE_MS, concurrency: smtp ? smtp.poolSize : 1 },
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
-    secretValues: [...secrets, ...(smtp?.password ? [smtp.password] : []), ...(e.NETBOX_TOKEN ? [e.NETBOX_TOKEN] : [])],
+    observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL ?? DEFAULT_SMTP_CHECK_INTERVAL_MS },
+    secretValues: [...secrets, ...(smtp?.password ? [smtp.password] : []), ...(e.METRICS_TOKEN ? [e.METRICS_TOKEN] : []), ...(e.NETBOX_TOKEN ? [e.NETBOX_TOKEN] : [])],
   };
 }
 
@@ -250,6 +256,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
     retry: config.retry,
     worker: config.worker,
     log: config.log,
+    observe: { metricsToken: config.observe.metricsToken ? '[REDACTED]' : undefined, smtpCheckIntervalMs: config.observe.smtpCheckIntervalMs },
   };
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { address, addressList, bool, httpUrl, port, positiveInt } from './fields';
+import { address, addressList, bool, duration, httpUrl, port, positiveInt } from './fields';
 
 /**
  * Every environment variable the relay reads, with its default. The README and .env.example list
@@ -77,10 +77,14 @@ export const EnvSchema = z.object({
   // Logs
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+
+  // Health and metrics
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
+  SMTP_CHECK_INTERVAL: duration.optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
 
 /** Variables that hold secrets: each may instead be given as `<NAME>_FILE`, never both. */
-export const SECRET_VARIABLES = ['WEBHOOK_SECRET', 'WEBHOOK_SECRET_PREVIOUS', 'SMTP_PASSWORD', 'NETBOX_TOKEN'] as const;
+export const SECRET_VARIABLES = ['WEBHOOK_SECRET', 'WEBHOOK_SECRET_PREVIOUS', 'SMTP_PASSWORD', 'METRICS_TOKEN', 'NETBOX_TOKEN'] as const;
 

@@ -261,6 +261,13 @@ export class SqliteStore implements Store {
     return counts;
   }
 
+  async oldestPendingAt(): Promise<number | null> {
+    const row = this.run(
+      (db) => db.prepare(`SELECT MIN(received_at) AS t FROM deliveries WHERE state IN ('queued', 'sending', 'retrying')`).get() as { t: number | null },
+    );
+    return row.t;
+  }
+
   async nextDueAt(): Promise<number | null> {
     const row = this.run(
       (db) =>

@@ -74,6 +74,8 @@ export interface Store {
   requeue(id: number, now: number): Promise<boolean>;
   requeueAllDead(now: number): Promise<number>;
   countByState(): Promise<Record<DeliveryState, number>>;
+  /** When the oldest delivery not yet sent nor dead was received (queue age, for /metrics), if any. */
+  oldestPendingAt(): Promise<number | null>;
   /** When the next queued/retrying delivery is due, if any. */
   nextDueAt(): Promise<number | null>;
   /**

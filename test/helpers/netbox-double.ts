@@ -1,157 +1,282 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** A test result exactly as validity's API serializes it (NETBOX.md). */
-export interface ResultSpec {
-  id: number;
-  test: { id: number; name: string; severity: 'LOW' | 'MIDDLE' | 'HIGH' };
-  device: { id: number; name: string };
-  passed: boolean;
-  /** Bytes of explanation to generate (NetBox < 4.5.2 ignores ?omit=explanation). */
-  explanationBytes?: number;
+/** NetBox versions the double knows, each with the request validation of its REST API. */
+export type DoubleVersion = '3.6' | '3.7' | '4.0' | '4.6';
+
+type FieldType = 'string' | 'bool' | 'int' | 'object-types' | 'event-types' | 'choice' | 'json';
+interface FieldSpec {
+  type: FieldType;
+  required?: boolean;
+  maxLength?: number;
+  choices?: string[];
+  default?: unknown;
+  /** Shown in answers as `{value, label}` (NetBox's ChoiceField). */
+  choiceObject?: boolean;
 }
 
-export interface DoubleReport {
-  id: number;
-  created: string;
-  results: ResultSpec[];
+const READ_ONLY = ['id', 'url', 'display', 'display_url', 'created', 'last_updated'];
+const EVENT_TYPES = ['object_created', 'object_updated', 'object_deleted', 'job_started', 'job_completed', 'job_failed', 'job_errored'];
+
+function webhookFields(version: DoubleVersion): Record<string, FieldSpec> {
+  const fields: Record<string, FieldSpec> = {
+    name: { type: 'string', required: true, maxLength: 150 },
+    payload_url: { type: 'string', required: true, maxLength: 500 },
+    http_method: { type: 'choice', choices: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], default: 'POST' },
+    http_content_type: { type: 'string', maxLength: 100, default: 'application/json' },
+    additional_headers: { type: 'string', default: '' },
+    body_template: { type: 'string', default: '' },
+    secret: { type: 'string', maxLength: 255, default: '' },
+    ssl_verification: { type: 'bool', default: true },
+    ca_file_path: { type: 'string', default: null },
+  };
+  if (version === '3.6') {
+    Object.assign(fields, {
+      content_types: { type: 'object-types', required: true },
+      type_create: { type: 'bool', default: false },
+      type_update: { type: 'bool', default: false },
+      type_delete: { type: 'bool', default: false },
+      type_job_start: { type: 'bool', default: false },
+      type_job_end: { type: 'bool', default: false },
+      enabled: { type: 'bool', default: true },
+      conditions: { type: 'json', default: null },
+    });
+  } else {
+    Object.assign(fields, { description: { type: 'string', default: '' }, custom_fields: { type: 'json', default: {} }, tags: { type: 'json', default: [] } });
+  }
+  return fields;
 }
 
-export interface NetboxDoubleOptions {
-  /** Accepted Authorization header value ("Token <hex>" or "Bearer nbt_..."). */
-  authorization: string;
-  /** NetBox's BASE_PATH ('' or '/netbox'). */
-  basePath?: string;
-  /** The host NetBox believes it has (as behind a proxy): `next` links are built on it. */
-  publicOrigin?: string;
-  /** Whether ?omit=explanation is honoured (NetBox ≥ 4.5.2). */
-  honoursOmit?: boolean;
+function eventRuleFields(version: DoubleVersion): Record<string, FieldSpec> | undefined {
+  if (version === '3.6') return undefined;
+  const fields: Record<string, FieldSpec> = {
+    name: { type: 'string', required: true, maxLength: 150 },
+    enabled: { type: 'bool', default: true },
+    conditions: { type: 'json', default: null },
+    action_type: { type: 'choice', required: true, choices: ['webhook', 'script'], choiceObject: true },
+    action_object_type: { type: 'string', required: true },
+    action_object_id: { type: 'int', required: true },
+    description: { type: 'string', default: '' },
+    custom_fields: { type: 'json', default: {} },
+    tags: { type: 'json', default: [] },
+  };
+  const typesKey = version === '3.7' ? 'content_types' : 'object_types';
+  fields[typesKey] = { type: 'object-types', required: true };
+  if (version === '4.6') {
+    fields.event_types = { type: 'event-types', required: true };
+  } else {
+    for (const t of ['type_create', 'type_update', 'type_delete', 'type_job_start', 'type_job_end']) fields[t] = { type: 'bool', default: false };
+  }
+  return fields;
+}
+
+export interface DoubleRequest {
+  method: string;
+  path: string;
+  authorization?: string;
+  body?: Record<string, unknown>;
 }
 
 export interface NetboxDouble {
-  /** http://127.0.0.1:<port>, plus the base path. */
   url: string;
-  reports: Map<number, DoubleReport>;
-  requests: { path: string; authorization?: string; accept?: string }[];
-  /** Statuses to answer the next requests with (then normal service). */
-  failNext: number[];
-  /** Delay, in ms, before answering a results page at this offset (headers included). */
-  slowOffsets: Map<number, number>;
+  version: DoubleVersion;
+  requests: DoubleRequest[];
+  webhooks: Map<number, Record<string, unknown>>;
+  eventRules: Map<number, Record<string, unknown>>;
+  /** Requests that change something (POST, PATCH, PUT, DELETE). */
+  writes(): DoubleRequest[];
   close(): Promise<void>;
 }
 
-/** Builds the API representation of a result, with a large explanation when asked. */
-export function renderResult(r: ResultSpec, reportId: number, origin: string, basePath: string): Record<string, unknown> {
-  const api = `${origin}${basePath}/api`;
-  const explanation: [string, string][] = [];
-  let size = 0;
-  for (let i = 0; size < (r.explanationBytes ?? 0); i += 1) {
-    const line: [string, string] = [`jq '.interfaces[${i}].mtu' == 9000`, `got ${'x'.repeat(200)}`];
-    explanation.push(line);
-    size += 230;
-  }
-  return {
-    id: r.id,
-    url: `${api}/plugins/validity/test-results/${r.id}/`,
-    display: `${r.test.name}::${r.device.name}::${r.passed ? 'passed' : 'failed'}`,
-    test: { id: r.test.id, url: `${api}/plugins/validity/tests/${r.test.id}/`, display: r.test.name, name: r.test.name, severity: r.test.severity },
-    device: { id: r.device.id, url: `${api}/dcim/devices/${r.device.id}/`, display: r.device.name, name: r.device.name, description: '' },
-    dynamic_pair: null,
-    report: { id: reportId, url: `${api}/plugins/validity/reports/${reportId}/`, display: `report-${reportId}` },
-    passed: r.passed,
-    explanation,
-    custom_fields: {},
-    created: '2026-03-06T15:11:20.000000Z',
-    last_updated: '2026-03-06T15:11:20.000000Z',
-  };
+export interface NetboxDoubleOptions {
+  version: DoubleVersion;
+  /** Full version string for /api/status/ (default `<version>.2`). */
+  versionText?: string;
+  /** Plugins in /api/status/ (default: validity 3.5.2). */
+  plugins?: Record<string, string>;
+  /** Accepted tokens; `write: false` is a read-only token. */
+  tokens?: { token: string; write: boolean }[];
 }
 
 /**
- * A NetBox + validity API double on a real listener (port 0): token check (403 {"detail"}), report
- * detail (404 when unknown), results list with NetBox's filters and limit/offset pagination whose
- * `next` is absolute on NetBox's own idea of its host, 400 for an unknown report_id.
+ * A NetBox REST API double on a real HTTP listener (port 0): /api/status/, webhooks and (3.7+)
+ * event rules, with the fields each version's serializers accept. It is stricter than DRF on
+ * purpose: where NetBox silently drops a field it does not know or cannot write (the read-only
+ * `action_object`, `event_types` sent to a 4.0), the double answers 400 naming the field, so a
+ * request in the wrong form cannot pass a test while leaving the real NetBox without a trigger.
+ * Required fields, choices, lengths, unique names, "at least one event type" and a webhook that
+ * must exist for `action_object_id` are checked as NetBox does.
  */
 export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<NetboxDouble> {
-  const basePath = options.basePath ?? '';
-  const publicOrigin = options.publicOrigin ?? 'http://netbox.internal:8000';
-  const reports = new Map<number, DoubleReport>();
-  const requests: NetboxDouble['requests'] = [];
-  const failNext: number[] = [];
-  const slowOffsets = new Map<number, number>();
-  const json = (res: http.ServerResponse, status: number, body: unknown) => {
-    const text = JSON.stringify(body);
-    res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
-    res.end(text);
+  const version = options.version;
+  const tokens = options.tokens ?? [{ token: '0123456789abcdef0123456789abcdef01234567', write: true }];
+  const webhooks = new Map<number, Record<string, unknown>>();
+  const eventRules = new Map<number, Record<string, unknown>>();
+  const requests: DoubleRequest[] = [];
+  let nextId = 1;
+  const objectTypes = new Set(['dcim.device', 'dcim.site', ...(options.plugins ?? { validity: '3.5.2' }).validity ? ['validity.compliancereport'] : []]);
+
+  const collections: Record<string, { store: Map<number, Record<string, unknown>>; fields: Record<string, FieldSpec>; kind: string } | undefined> = {
+    webhooks: { store: webhooks, fields: webhookFields(version), kind: 'webhook' },
+    'event-rules': eventRuleFields(version) ? { store: eventRules, fields: eventRuleFields(version)!, kind: 'event rule' } : undefined,
+  };
+
+  const validate = (collection: NonNullable<(typeof collections)[string]>, body: Record<string, unknown>, partial: boolean, selfId?: number): Record<string, string[]> => {
+    const errors: Record<string, string[]> = {};
+    const add = (field: string, message: string) => (errors[field] ??= []).push(message);
+    for (const [key, value] of Object.entries(body)) {
+      if (READ_ONLY.includes(key) || key === 'action_object') {
+        add(key, 'This field is read-only.');
+        continue;
+      }
+      const spec = collection.fields[key];
+      if (!spec) {
+        add(key, `Unknown field for a ${collection.kind} in NetBox ${version}.`);
+        continue;
+      }
+      switch (spec.type) {
+        case 'string':
+          if (value !== null && typeof value !== 'string') add(key, 'Not a valid string.');
+          else if (spec.required && (value === null || value === '')) add(key, 'This field may not be blank.');
+          else if (spec.maxLength && typeof value === 'string' && value.length > spec.maxLength) add(key, `Ensure this field has no more than ${spec.maxLength} characters.`);
+          break;
+        case 'bool':
+          if (typeof value !== 'boolean') add(key, 'Must be a valid boolean.');
+          break;
+        case 'int':
+          if (!Number.isInteger(value)) add(key, 'A valid integer is required.');
+          break;
+        case 'choice':
+          if (!spec.choices!.includes(value as string)) add(key, `"${String(value)}" is not a valid choice.`);
+          break;
+        case 'object-types':
+          if (!Array.isArray(value) || value.length === 0) add(key, 'This list may not be empty.');
+          else for (const t of value) if (!objectTypes.has(t as string)) add(key, `Invalid content type: ${String(t)}`);
+          break;
+        case 'event-types':
+          if (!Array.isArray(value) || value.length === 0) add(key, 'This list may not be empty.');
+          else for (const t of value) if (!EVENT_TYPES.includes(t as string)) add(key, `"${String(t)}" is not a valid choice.`);
+          break;
+        case 'json':
+          break;
+      }
+    }
+    if (!partial) {
+      for (const [key, spec] of Object.entries(collection.fields)) if (spec.required && !(key in body)) add(key, 'This field is required.');
+    }
+    if (typeof body.name === 'string') {
+      for (const [id, other] of collection.store) if (id !== selfId && other.name === body.name) add('name', `${collection.kind} with this name already exists.`);
+    }
+    if (Object.keys(errors).length === 0) {
+      const merged = { ...(selfId !== undefined ? collection.store.get(selfId) : {}), ...body };
+      const typeFlags = ['type_create', 'type_update', 'type_delete', 'type_job_start', 'type_job_end'];
+      if (typeFlags.some((t) => t in collection.fields) && !typeFlags.some((t) => merged[t] === true)) {
+        add('type_create', 'At least one event type must be selected: create, update, delete, job start, and/or job end.');
+      }
+      if ('action_object_type' in merged && merged.action_object_type === 'extras.webhook' && !webhooks.has(merged.action_object_id as number)) {
+        add('action_object_id', `Webhook with id ${String(merged.action_object_id)} does not exist.`);
+      }
+    }
+    return errors;
+  };
+
+  const represent = (collection: NonNullable<(typeof collections)[string]>, name: string, obj: Record<string, unknown>) => {
+    const out: Record<string, unknown> = { ...obj, url: `${double.url}/api/extras/${name}/${String(obj.id)}/`, display: obj.name };
+    for (const [key, spec] of Object.entries(collection.fields)) {
+      if (spec.choiceObject && typeof out[key] === 'string') out[key] = { value: out[key], label: String(out[key]).charAt(0).toUpperCase() + String(out[key]).slice(1) };
+    }
+    if (name === 'event-rules' && obj.action_object_type === 'extras.webhook') {
+      const target = webhooks.get(obj.action_object_id as number);
+      out.action_object = target ? { id: target.id, name: target.name } : null;
+    }
+    return out;
   };
 
   const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://double');
-    requests.push({ path: `${url.pathname}${url.search}`, authorization: req.headers.authorization, accept: req.headers.accept });
-    const failure = failNext.shift();
-    if (failure !== undefined) {
-      res.writeHead(failure, { 'Content-Type': 'text/html' });
-      res.end(`<html><body><h1>${failure} Bad Gateway</h1></body></html>`);
-      return;
-    }
-    if (!req.headers.authorization) return json(res, 403, { detail: 'Authentication credentials were not provided.' });
-    if (req.headers.authorization !== options.authorization) return json(res, 403, { detail: 'Invalid token' });
-    const api = `${basePath}/api/plugins/validity`;
-    const reportMatch = new RegExp(`^${api}/reports/(\\d+)/$`).exec(url.pathname);
-    if (reportMatch) {
-      const report = reports.get(Number(reportMatch[1]));
-      if (!report) return json(res, 404, { detail: 'No ComplianceReport matches the given query.' });
-      return json(res, 200, { id: report.id, url: `${publicOrigin}${api}/reports/${report.id}/`, display: `report-${report.id}`, created: report.created });
-    }
-    if (url.pathname === `${api}/test-results/`) {
-      const reportId = Number(url.searchParams.get('report_id'));
-      const report = reports.get(reportId);
-      if (!report) return json(res, 400, { report_id: [`Select a valid choice. ${url.searchParams.get('report_id')} is not one of the available choices.`] });
-      const passed = url.searchParams.get('passed');
-      const rows = report.results.filter((r) => passed === null || String(r.passed) === passed);
-      const limit = Math.min(Number(url.searchParams.get('limit') ?? 50), 1000);
-      const offset = Number(url.searchParams.get('offset') ?? 0);
-      const omit = options.honoursOmit !== false && url.searchParams.get('omit') === 'explanation';
-      const page = rows.slice(offset, offset + limit).map((r) => {
-        const rendered = renderResult(r, report.id, publicOrigin, basePath);
-        if (omit) delete rendered.explanation;
-        return rendered;
-      });
-      const next = offset + limit < rows.length ? new URL(`${publicOrigin}${url.pathname}${url.search}`) : null;
-      next?.searchParams.set('offset', String(offset + limit));
-      next?.searchParams.set('limit', String(limit));
-      const body = { count: rows.length, next: next?.href ?? null, previous: null, results: page };
-      const delay = slowOffsets.get(offset) ?? 0;
-      const timer = setTimeout(() => {
-        if (!res.destroyed) json(res, 200, body);
-      }, delay);
-      res.on('close', () => clearTimeout(timer));
-      return;
-    }
-    json(res, 404, { detail: 'Not found.' });
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://double');
+      const send = (status: number, body: unknown) => {
+        res.writeHead(status, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      let body: Record<string, unknown> | undefined;
+      if (chunks.length) {
+        try {
+          body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+        } catch {
+          send(400, { detail: 'JSON parse error' });
+          return;
+        }
+      }
+      const method = req.method ?? 'GET';
+      requests.push({ method, path: url.pathname + url.search, authorization: req.headers.authorization, body });
+
+      const auth = /^(?:Token (\S+)|Bearer (nbt_\S+))$/.exec(req.headers.authorization ?? '');
+      const token = tokens.find((t) => t.token === (auth?.[1] ?? auth?.[2]));
+      if (!token) return send(403, { detail: 'Invalid token' });
+      if (method !== 'GET' && !token.write) return send(403, { detail: 'You do not have permission to perform this action.' });
+      if (req.headers.accept !== 'application/json') return send(406, { detail: 'Could not satisfy the request Accept header.' });
+
+      if (url.pathname === '/api/status/' && method === 'GET') {
+        return send(200, {
+          'django-version': '5.0.9',
+          'installed-apps': {},
+          'netbox-version': options.versionText ?? `${version}.2`,
+          plugins: options.plugins ?? { validity: '3.5.2' },
+          'python-version': '3.12.3',
+          'rq-workers-running': 1,
+        });
+      }
+      const m = /^\/api\/extras\/(webhooks|event-rules)\/(?:(\d+)\/)?$/.exec(url.pathname);
+      const collection = m ? collections[m[1]!] : undefined;
+      if (!m || !collection) return send(404, { detail: 'Not found.' });
+      if (method !== 'GET' && req.headers['content-type'] !== 'application/json') return send(415, { detail: 'Unsupported media type' });
+      const id = m[2] ? Number(m[2]) : undefined;
+      if (method === 'GET' && id === undefined) {
+        let results = [...collection.store.values()];
+        const name = url.searchParams.get('name');
+        if (name !== null) results = results.filter((o) => o.name === name);
+        return send(200, { count: results.length, next: null, previous: null, results: results.map((o) => represent(collection, m[1]!, o)) });
+      }
+      if (method === 'GET') {
+        const obj = collection.store.get(id!);
+        return obj ? send(200, represent(collection, m[1]!, obj)) : send(404, { detail: 'Not found.' });
+      }
+      if (method === 'POST' && id === undefined) {
+        const errors = validate(collection, body ?? {}, false);
+        if (Object.keys(errors).length) return send(400, errors);
+        const defaults = Object.fromEntries(Object.entries(collection.fields).filter(([, s]) => 'default' in s).map(([k, s]) => [k, s.default]));
+        const obj = { id: nextId++, ...defaults, ...body, created: '2026-03-06T15:00:00Z', last_updated: '2026-03-06T15:00:00Z' };
+        collection.store.set(obj.id, obj);
+        return send(201, represent(collection, m[1]!, obj));
+      }
+      if (method === 'PATCH' && id !== undefined) {
+        const obj = collection.store.get(id);
+        if (!obj) return send(404, { detail: 'Not found.' });
+        const errors = validate(collection, body ?? {}, true, id);
+        if (Object.keys(errors).length) return send(400, errors);
+        Object.assign(obj, body, { last_updated: '2026-03-06T16:00:00Z' });
+        return send(200, represent(collection, m[1]!, obj));
+      }
+      return send(405, { detail: `Method "${method}" not allowed.` });
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}${basePath}`,
-    reports,
+  const double: NetboxDouble = {
+    url: `http://127.0.0.1:${port}`,
+    version,
     requests,
-    failNext,
-    slowOffsets,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    webhooks,
+    eventRules,
+    writes: () => requests.filter((r) => r.method !== 'GET'),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
-}
-
-/** `n` results of one report: test i % tests, device i, failing where `fails(i)`. */
-export function buildResults(n: number, options: { firstId?: number; fails: (i: number) => boolean; tests?: ResultSpec['test'][]; explanationBytes?: number }): ResultSpec[] {
-  const tests = options.tests ?? [{ id: 1, name: 'ntp-servers', severity: 'HIGH' as const }];
-  return Array.from({ length: n }, (_, i) => ({
-    id: (options.firstId ?? 1000) + i,
-    test: tests[i % tests.length]!,
-    device: { id: 100 + i, name: `sw-${String(i).padStart(3, '0')}` },
-    passed: !options.fails(i),
-    explanationBytes: options.explanationBytes,
-  }));
+  return double;
 }

@@ -2,7 +2,7 @@ import { createNetboxClient, NetboxError, type NetboxClient } from '../../src/ne
 import { enrichReport } from '../../src/enrichment';
 import { parseDelivery, type ReportDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
-import { buildResults, startNetboxDouble, type NetboxDouble } from '../helpers/netbox-double';
+import { buildResults, startNetboxDouble, type NetboxDouble } from '../helpers/validity-results-double';
 
 const LEGACY = '0123456789abcdef0123456789abcdef01234567';
 const V2 = 'nbt_abcDEF123456.0123456789abcdefghijklmnopqrstuvwxyz0123';
