@@ -9,7 +9,7 @@ import { createFileTransport, createSmtpTransport, loadRenderer, type MailTransp
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
 import { createMetrics, type RelayMetrics } from './metrics';
 import { findPackageRoot, type Clock, type Logger } from './shared';
-import { SqliteStore, type Store } from './store';
+import { openStore, type Store } from './store';
 import { sampleDeliveryView } from './sample';
 
 /** The world as the relay sees it: injected so that tests run the real thing in-process. */
@@ -52,7 +52,9 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
   renderer.render(sampleDeliveryView(config));
 
-  const store = SqliteStore.open({ dataDir: config.store.dataDir, synchronous: config.store.sqliteSynchronous });
+  const store = openStore(config.store, {
+    onIdleError: (error) => logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
+  });
   const transport = config.smtp ? createSmtpTransport(config.smtp, { readFile: io.readFile }) : createFileTransport(config.mail.outboxDir);
   const netbox = config.netbox.url
     ? createNetboxClient({
@@ -129,9 +131,15 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     metrics,
     smtpHealth,
     async start() {
-      // One relay process owns a SQLite data dir: whatever was "sending" when it last stopped was interrupted.
-      const released = await store.releaseLeases(clock.now());
-      if (released > 0) logger.warn({ released }, 'resuming deliveries that were being sent when the relay last stopped');
+      const migration = await store.migrate();
+      if (migration.applied.length > 0) logger.info(migration, 'store schema migrated');
+      // Only a single-owner store (SQLite) may release every lease: what was "sending" when it last
+      // stopped was interrupted. Replicas sharing PostgreSQL leave live leases alone; a dead replica's
+      // claims come back when their lease (LEASE_MS) expires.
+      if (store.singleOwner) {
+        const released = await store.releaseLeases(clock.now());
+        if (released > 0) logger.warn({ released }, 'resuming deliveries that were being sent when the relay last stopped');
+      }
       worker.start();
       smtpHealth.start();
     },

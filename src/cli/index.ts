@@ -4,6 +4,7 @@ import { createFileTransport, createSmtpTransport, loadRenderer, TemplateError }
 import { defaultTemplatesDir } from '../relay';
 import { sampleDeliveryView } from '../sample';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
+import { migrateStore } from './migrate';
 import { DEFAULT_WEBHOOK_NAME, netboxSetupCommand } from './netbox-setup-command';
 import { serve } from './serve';
 
@@ -50,6 +51,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         throw error;
       }
       io.stdout.write(`${JSON.stringify(redactConfig(config), null, 2)}\nThe configuration is valid.\n`);
+    });
+
+  program
+    .command('migrate')
+    .description('bring the store schema up to date (SQLite, or PostgreSQL when DATABASE_URL is set) and exit')
+    .action(async () => {
+      const config = loadConfigOrReport(io);
+      exitCode = config ? await migrateStore(config, io) : EXIT_CONFIG;
     });
 
   program

@@ -44,7 +44,13 @@ export interface Config {
     secrets: string[];
     maxBytes: number;
   };
-  store: { dataDir: string; sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA' };
+  store: {
+    dataDir: string;
+    sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA';
+    /** Set: PostgreSQL shared by replicas (DATABASE_URL). Unset: SQLite under dataDir. */
+    databaseUrl?: string;
+    databasePoolSize: number;
+  };
   /** Absent: mails are written as .eml files under `<dataDir>/mail`. */
   smtp?: SmtpConfig;
   mail: {
@@ -198,7 +204,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
     },
     webhook: { path: e.WEBHOOK_PATH.replace(/\/+$/, '') || '/', secrets, maxBytes: e.WEBHOOK_MAX_BYTES },
-    store: { dataDir, sqliteSynchronous: e.SQLITE_SYNCHRONOUS },
+    store: { dataDir, sqliteSynchronous: e.SQLITE_SYNCHRONOUS, databaseUrl: e.DATABASE_URL, databasePoolSize: e.DATABASE_POOL_SIZE },
     smtp,
     mail: {
       from: e.MAIL_FROM,
@@ -225,7 +231,13 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
     worker: { pollMs: e.WORKER_POLL_MS, leaseMs: e.LEASE_MS, concurrency: smtp ? smtp.poolSize : 1 },
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
     observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL ?? DEFAULT_SMTP_CHECK_INTERVAL_MS },
-    secretValues: [...secrets, ...(smtp?.password ? [smtp.password] : []), ...(e.METRICS_TOKEN ? [e.METRICS_TOKEN] : []), ...(e.NETBOX_TOKEN ? [e.NETBOX_TOKEN] : [])],
+    secretValues: [
+      ...secrets,
+      ...(smtp?.password ? [smtp.password] : []),
+      ...(e.METRICS_TOKEN ? [e.METRICS_TOKEN] : []),
+      ...(e.NETBOX_TOKEN ? [e.NETBOX_TOKEN] : []),
+      ...databaseSecrets(e.DATABASE_URL),
+    ],
   };
 }
 
@@ -239,7 +251,7 @@ function parseTrustProxy(value: string): boolean | number | string {
 
 function describeIssue(issue: { code: string; message: string; path: PropertyKey[] }, env: Record<string, string>): string {
   const name = String(issue.path[0] ?? '');
-  const shown = name in env && !/SECRET|PASSWORD|TOKEN/.test(name) ? ` (got "${env[name]}")` : '';
+  const shown = name in env && !/SECRET|PASSWORD|TOKEN|DATABASE_URL/.test(name) ? ` (got "${env[name]}")` : '';
   return `${issue.message}${shown}`;
 }
 
@@ -249,7 +261,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
   return {
     http: config.http,
     webhook: { path: config.webhook.path, signed: config.webhook.secrets.length > 0, secrets: config.webhook.secrets.length, maxBytes: config.webhook.maxBytes },
-    store: config.store,
+    store: { ...config.store, databaseUrl: config.store.databaseUrl ? redactUrl(config.store.databaseUrl) : undefined },
     smtp: config.smtp ? { ...config.smtp, url: smtpUrl, password: config.smtp.password ? '[REDACTED]' : undefined } : 'none: mails are written as .eml files',
     mail: config.mail,
     netbox: { ...config.netbox, token: config.netbox.token ? '[REDACTED]' : undefined },
@@ -258,6 +270,17 @@ export function redactConfig(config: Config): Record<string, unknown> {
     log: config.log,
     observe: { metricsToken: config.observe.metricsToken ? '[REDACTED]' : undefined, smtpCheckIntervalMs: config.observe.smtpCheckIntervalMs },
   };
+}
+
+/** The whole DATABASE_URL and its password, so neither reaches a log line. */
+function databaseSecrets(url: string | undefined): string[] {
+  if (!url) return [];
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    return password ? [url, password] : [url];
+  } catch {
+    return [url];
+  }
 }
 
 function redactUrl(value: string): string {

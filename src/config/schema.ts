@@ -23,6 +23,12 @@ export const EnvSchema = z.object({
   // Storage
   DATA_DIR: z.string().trim().min(1).default('./data'),
   SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL', 'EXTRA']).default('FULL'),
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a PostgreSQL URL (example: postgres://relay:secret@db:5432/compliance_relay)')
+    .optional(),
+  DATABASE_POOL_SIZE: positiveInt(10, 100),
 
   // SMTP
   SMTP_URL: z.string().trim().optional(),
@@ -86,5 +92,12 @@ export const EnvSchema = z.object({
 export type Env = z.infer<typeof EnvSchema>;
 
 /** Variables that hold secrets: each may instead be given as `<NAME>_FILE`, never both. */
-export const SECRET_VARIABLES = ['WEBHOOK_SECRET', 'WEBHOOK_SECRET_PREVIOUS', 'SMTP_PASSWORD', 'METRICS_TOKEN', 'NETBOX_TOKEN'] as const;
+export const SECRET_VARIABLES = [
+  'WEBHOOK_SECRET',
+  'WEBHOOK_SECRET_PREVIOUS',
+  'SMTP_PASSWORD',
+  'METRICS_TOKEN',
+  'NETBOX_TOKEN',
+  'DATABASE_URL',
+] as const;
 
