@@ -64,9 +64,22 @@ export interface Config {
     templatesDir?: string;
     /** Where .eml files go when no SMTP server is configured. */
     outboxDir: string;
+    /** Failing tests listed in a mail at most ("and N more" links to NetBox). */
+    maxFailures: number;
+    /** Attach every failing result as CSV, capped at attachMaxBytes. */
+    attachCsv: boolean;
+    attachMaxBytes: number;
   };
-  /** `token`: a NetBox API token (read access for enrichment, write access for `netbox-setup`). */
-  netbox: { url?: string; token?: string };
+  netbox: {
+    url?: string;
+    /** A NetBox API token (read access for enrichment, write access for `netbox-setup`); a secret. */
+    token?: string;
+    caFile?: string;
+    tlsRejectUnauthorized: boolean;
+    timeoutMs: number;
+    /** The whole enrichment of one mail (retries included) ends within this. */
+    enrichBudgetMs: number;
+  };
   /** Ordered routes; without ROUTES_FILE one implicit `default` route to MAIL_TO/CC/BCC. */
   routing: { file?: string; routes: Route[] };
   retry: { maxAttempts: number; baseMs: number; maxDelayMs: number };
@@ -170,6 +183,15 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   if (e.WEBHOOK_SECRET_PREVIOUS !== undefined && e.WEBHOOK_SECRET === undefined) {
     issues.push({ variable: 'WEBHOOK_SECRET_PREVIOUS', message: 'is only accepted alongside WEBHOOK_SECRET (during a rotation)' });
   }
+  if (e.NETBOX_URL === undefined) {
+    for (const v of ['NETBOX_TOKEN', 'NETBOX_CA_FILE'] as const) {
+      if (e[v] !== undefined) issues.push({ variable: v, message: 'has no effect without NETBOX_URL' });
+    }
+  }
+  if (e.NETBOX_ENRICH_BUDGET_MS >= e.LEASE_MS) {
+    // A mail still being composed when its lease ends would be claimed and sent twice.
+    issues.push({ variable: 'NETBOX_ENRICH_BUDGET_MS', message: `must be below LEASE_MS (${e.LEASE_MS})` });
+  }
   if (e.RETRY_BASE_MS > e.RETRY_MAX_DELAY_MS) {
     issues.push({ variable: 'RETRY_BASE_MS', message: `must not exceed RETRY_MAX_DELAY_MS (${e.RETRY_MAX_DELAY_MS})` });
   }
@@ -211,8 +233,18 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
       timezone: e.MAIL_TIMEZONE,
       templatesDir: e.TEMPLATES_DIR ? path.resolve(options.cwd ?? process.cwd(), e.TEMPLATES_DIR) : undefined,
       outboxDir: path.join(dataDir, 'mail'),
+      maxFailures: e.MAIL_MAX_FAILURES,
+      attachCsv: e.MAIL_ATTACH_CSV,
+      attachMaxBytes: e.MAIL_ATTACH_MAX_BYTES,
     },
-    netbox: { url: e.NETBOX_URL?.replace(/\/+$/, ''), token: e.NETBOX_TOKEN },
+    netbox: {
+      url: e.NETBOX_URL?.replace(/\/+$/, ''),
+      token: e.NETBOX_TOKEN,
+      caFile: e.NETBOX_CA_FILE ? path.resolve(options.cwd ?? process.cwd(), e.NETBOX_CA_FILE) : undefined,
+      tlsRejectUnauthorized: e.NETBOX_TLS_REJECT_UNAUTHORIZED,
+      timeoutMs: e.NETBOX_TIMEOUT_MS,
+      enrichBudgetMs: e.NETBOX_ENRICH_BUDGET_MS,
+    },
     routing: {
       file: routesFile,
       routes: routes ?? [buildDefaultRoute({ to: e.MAIL_TO && e.MAIL_TO.length > 0 ? e.MAIL_TO : [FILE_MODE_DEFAULT_TO], cc: e.MAIL_CC ?? [], bcc: e.MAIL_BCC ?? [] })],
@@ -255,7 +287,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
     store: { ...config.store, databaseUrl: config.store.databaseUrl ? redactUrl(config.store.databaseUrl) : undefined },
     smtp: config.smtp ? { ...config.smtp, url: smtpUrl, password: config.smtp.password ? '[REDACTED]' : undefined } : 'none: mails are written as .eml files',
     mail: config.mail,
-    netbox: { url: config.netbox.url, token: config.netbox.token ? '[REDACTED]' : undefined },
+    netbox: { ...config.netbox, token: config.netbox.token ? '[REDACTED]' : undefined },
     routing: config.routing,
     retry: config.retry,
     worker: config.worker,

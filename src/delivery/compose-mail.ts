@@ -3,7 +3,7 @@ import type { Clock, Logger } from '../shared';
 import { buildMessage, buildMessageId, buildReportView, buildThreadId, type Recipients, type Renderer, type ReportView } from '../mail';
 import type { Route } from '../routing';
 import type { ClaimedDelivery } from '../store';
-import type { Trend } from '../trend';
+import type { ReportInsights } from '../enrichment';
 import { parseDelivery, type ReportDelivery } from '../webhook';
 
 /** How the report reached a route, for the templates (`route.*`) and the headers. */
@@ -20,12 +20,8 @@ export interface ComposedReport {
   kind: 'report';
   /** The delivery as parsed from its stored bytes. */
   delivery: ReportDelivery;
+  /** With `trend` when composition recorded the report history (routes read it for on-change and regression). */
   view: ReportView;
-  /**
-   * The report's trend, when composition recorded it (with NetBox enrichment it knows the failing
-   * pairs); otherwise the route planner records one from the counts.
-   */
-  trend?: Trend;
   /** The mail for one route, or undefined when the route is no longer configured. */
   messageFor(route: RouteContext): SendMailOptions | undefined;
 }
@@ -65,6 +61,8 @@ export interface MailComposerOptions {
   implicitRoute?: boolean;
   timezone: string;
   netboxUrl?: string;
+  /** Failing results from NetBox, the trend and the CSV; never throws, bounded by its own budget. */
+  insights?: (delivery: ReportDelivery) => Promise<ReportInsights>;
 }
 
 /** A delivery whose stored bytes no longer parse (they did at ingest): permanent. */
@@ -82,7 +80,10 @@ export function createMailComposer(options: MailComposerOptions): ReportComposer
   return async (delivery): Promise<ComposedReport> => {
     const parsed = parseDelivery(delivery.body);
     if (parsed.kind !== 'report') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a report: ${parsed.reason}`);
-    const view = buildReportView(parsed, { netboxUrl: options.netboxUrl, timezone: options.timezone });
+    // Enrichment and trend once per delivery, shared by every route's mail.
+    const insights = options.insights ? await options.insights(parsed) : undefined;
+    const view = buildReportView(parsed, { netboxUrl: options.netboxUrl, timezone: options.timezone, enrichment: insights?.enrichment, trend: insights?.trend });
+    const attachments = insights?.attachments.length ? insights.attachments : undefined;
     return {
       kind: 'report',
       delivery: parsed,
@@ -106,6 +107,7 @@ export function createMailComposer(options: MailComposerOptions): ReportComposer
           threadId: buildThreadId({ from: options.from, route: route.name }),
           date: new Date(options.clock.now()),
           headers: buildFilterHeaders(view, route.name),
+          attachments,
         });
       },
     };

@@ -1,4 +1,4 @@
-import { buildReportFacts, buildRoutingTrend, planRoutes, type Route, type RouteDecision } from '../routing';
+import { buildReportFacts, buildRoutingTrend, planRoutes, type Route, type RouteDecision, type TrendLike } from '../routing';
 import type { ClaimedDelivery, Store } from '../store';
 import { buildReportSnapshot, buildSeriesKey, recordReportTrend } from '../trend';
 import type { ComposedReport } from './compose-mail';
@@ -7,16 +7,16 @@ import type { ComposedReport } from './compose-mail';
 export type RoutePlanner = (delivery: ClaimedDelivery, composed: ComposedReport) => Promise<RouteDecision[]>;
 
 /**
- * Evaluates the routes for a report against its trend: the composed report's trend when composition
- * computed one (NetBox enrichment knows the failing pairs), otherwise the report history's trend
- * from counts alone, recorded here. The last mail of each `repeat_after` route comes from the
- * recorded route mails, so every replica sees the same.
+ * Evaluates the routes for a report against its trend: the one composition recorded (in the view;
+ * with NetBox enrichment it knows the failing pairs), otherwise the report history's trend from the
+ * counts alone, recorded here. The last mail of each `repeat_after` route comes from the recorded
+ * route mails, so every replica sees the same.
  */
 export function createRoutePlanner(options: { routes: readonly Route[]; store: Store; netboxUrl?: string }): RoutePlanner {
   return async (delivery, composed) => {
     const facts = buildReportFacts(composed.view);
-    const trend =
-      composed.trend ??
+    const trend: TrendLike =
+      composed.view.trend ??
       (await recordReportTrend(options.store, buildReportSnapshot(composed.delivery, buildSeriesKey({ netboxUrl: options.netboxUrl, reportUrl: composed.delivery.report.url }), null)));
     const lastSent = new Map<string, string | null>();
     for (const route of options.routes) {

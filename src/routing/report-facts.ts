@@ -1,5 +1,4 @@
 import type { ReportView } from '../mail';
-import type { Trend } from '../trend';
 import type { RouteSeverity } from './routes-schema';
 
 /** One severity's (or the overall) numbers as routes see them. */
@@ -53,11 +52,28 @@ export function buildCountTrend(previous: ReportFacts | null): RoutingTrend {
 }
 
 /**
- * The routing view of the report history's {@link Trend}: the previous report's figures from the
- * deltas, and the failing-pair answers only when both failing sets are known (otherwise the
- * policies compare failed counts, which the trend's deltas carry).
+ * What routes read of the report history's trend: the trend itself (`Trend`) or its template view
+ * (`TrendView`), which carry the same fields.
  */
-export function buildRoutingTrend(trend: Trend, current: ReportFacts): RoutingTrend {
+export interface TrendLike {
+  previous: { reportId: number; created: string } | null;
+  overall: { previousFailed: number; previousPercent: number | null } | null;
+  severities: readonly { name: string; previousFailed: number; previousPercent: number | null }[];
+  failingSetKnown: boolean;
+  failingSetChanged: boolean | null;
+  /** Exact count (Trend) ... */
+  newlyFailingCount?: number;
+  /** ... or the capped list plus the rest (TrendView). */
+  newlyFailing: readonly unknown[];
+  moreNewlyFailing?: number;
+}
+
+/**
+ * The routing view of the report history's trend: the previous report's figures from the deltas,
+ * and the failing-pair answers only when both failing sets are known (otherwise the policies compare
+ * failed counts, which the deltas carry).
+ */
+export function buildRoutingTrend(trend: TrendLike, current: ReportFacts): RoutingTrend {
   if (!trend.previous) return buildCountTrend(null);
   const before = (name: string, fallback: RatioFacts): RatioFacts => {
     const delta = name === 'overall' ? trend.overall : trend.severities.find((d) => d.name === name);
@@ -75,9 +91,10 @@ export function buildRoutingTrend(trend: Trend, current: ReportFacts): RoutingTr
     hasFailures: (trend.overall?.previousFailed ?? 0) > 0,
     customFields: {},
   };
+  const newly = trend.newlyFailingCount ?? trend.newlyFailing.length + (trend.moreNewlyFailing ?? 0);
   return {
     previous,
-    newlyFailing: trend.failingSetKnown ? trend.newlyFailingCount : null,
+    newlyFailing: trend.failingSetKnown ? newly : null,
     failingSetChanged: trend.failingSetKnown ? trend.failingSetChanged : null,
   };
 }
