@@ -6,6 +6,7 @@ import { createApp, type WebhookOutcome } from './http';
 import { createFileTransport, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
 import { createMetrics, type RelayMetrics } from './metrics';
+import { createMailRecorder } from './sent-mail';
 import { createWatchdog, withWatchdogMail, type Watchdog } from './watchdog';
 import { findPackageRoot, type Clock, type Logger } from './shared';
 import { openStore, type Store } from './store';
@@ -68,7 +69,8 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     timezone: config.mail.timezone,
     netboxUrl: config.netbox.url,
   });
-  const compose = withWatchdogMail(reportComposer, { from: config.mail.from, recipients, timezone: config.mail.timezone, clock });
+  const recorder = createMailRecorder({ store, logger, clock });
+  const compose = recorder.wrap(withWatchdogMail(reportComposer, { from: config.mail.from, recipients, timezone: config.mail.timezone, clock }));
   const worker = createWorker({
     store,
     transport,
@@ -81,6 +83,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     leaseMs: config.worker.leaseMs,
     random: io.random,
     onOutcome: (outcome) => {
+      recorder.record(outcome);
       metrics.recordWorker(outcome);
       smtpHealth.record(outcome);
       io.onWorkerOutcome?.(outcome);
