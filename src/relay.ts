@@ -1,6 +1,8 @@
 import path from 'node:path';
 import type { Express } from 'express';
 import type { Config } from './config';
+import { createReportInsights } from './enrichment';
+import { createNetboxClient } from './netbox';
 import { createMailComposer, createWorker, type Worker, type WorkerOutcome } from './delivery';
 import { createApp, type WebhookOutcome } from './http';
 import { createFileTransport, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
@@ -58,6 +60,15 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     onIdleError: (error) => logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
   });
   const transport = config.smtp ? createSmtpTransport(config.smtp, { readFile: io.readFile }) : createFileTransport(config.mail.outboxDir);
+  const netbox = config.netbox.url
+    ? createNetboxClient({
+        url: config.netbox.url,
+        token: config.netbox.token,
+        ca: config.netbox.caFile ? io.readFile(config.netbox.caFile) : undefined,
+        rejectUnauthorized: config.netbox.tlsRejectUnauthorized,
+        timeoutMs: config.netbox.timeoutMs,
+      })
+    : undefined;
   const metrics = createMetrics({ store, clock, logger });
   const smtpHealth = createSmtpHealth({ transport, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
   const recipients = { to: config.mail.to, cc: config.mail.cc, bcc: config.mail.bcc, replyTo: config.mail.replyTo };
@@ -68,6 +79,18 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     recipients,
     timezone: config.mail.timezone,
     netboxUrl: config.netbox.url,
+    insights: createReportInsights({
+      client: netbox,
+      hasToken: config.netbox.token !== undefined,
+      netboxUrl: config.netbox.url,
+      budgetMs: config.netbox.enrichBudgetMs,
+      history: store,
+      timezone: config.mail.timezone,
+      maxFailures: config.mail.maxFailures,
+      attachCsv: config.mail.attachCsv,
+      attachMaxBytes: config.mail.attachMaxBytes,
+      logger,
+    }),
   });
   const recorder = createMailRecorder({ store, logger, clock });
   const compose = recorder.wrap(withWatchdogMail(reportComposer, { from: config.mail.from, recipients, timezone: config.mail.timezone, clock }));
@@ -146,6 +169,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       const drained = await worker.stop(config.http.shutdownTimeoutMs);
       if (!drained) logger.warn({ inFlight: worker.inFlight }, 'shutdown bound reached with sends in flight: they will be sent again at the next start');
       await transport.close();
+      netbox?.close();
       await store.close();
     },
   };
