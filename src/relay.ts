@@ -90,6 +90,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       attachCsv: config.mail.attachCsv,
       attachMaxBytes: config.mail.attachMaxBytes,
       logger,
+      onNetboxError: (code) => metrics.recordNetboxFetchError(code),
     }),
   });
   const recorder = createMailRecorder({ store, logger, clock });
