@@ -57,7 +57,7 @@ export const renderBenchmark: Benchmark = {
     const composeStarted = process.hrtime.bigint();
     const composeEnd = composeStarted + BigInt(ms * 1e6);
     while (process.hrtime.bigint() < composeEnd) {
-      (await compose(delivery)).messageFor({ name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'bench' });
+      await (await compose(delivery)).messageFor({ name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'bench' });
       composed += 1;
     }
     const composeRate = composed / (Number(process.hrtime.bigint() - composeStarted) / 1e9);

@@ -22,8 +22,11 @@ export interface ComposedReport {
   delivery: ReportDelivery;
   /** With `trend` when composition recorded the report history (routes read it for on-change and regression). */
   view: ReportView;
-  /** The mail for one route, or undefined when the route is no longer configured. */
-  messageFor(route: RouteContext): SendMailOptions | undefined;
+  /**
+   * The mail for one route, or undefined when the route is no longer configured. Async so that a
+   * wrapper can turn it into the exact bytes to send (the dashboard keeps them).
+   */
+  messageFor(route: RouteContext): Promise<SendMailOptions | undefined>;
 }
 
 /**
@@ -62,7 +65,7 @@ export interface MailComposerOptions {
   timezone: string;
   netboxUrl?: string;
   /** Failing results from NetBox, the trend and the CSV; never throws, bounded by its own budget. */
-  insights?: (delivery: ReportDelivery) => Promise<ReportInsights>;
+  insights?: (delivery: ReportDelivery, log?: Logger) => Promise<ReportInsights>;
 }
 
 /** A delivery whose stored bytes no longer parse (they did at ingest): permanent. */
@@ -77,18 +80,18 @@ export class UnreadableDeliveryError extends Error {
  */
 export function createMailComposer(options: MailComposerOptions): ReportComposer {
   const routes = new Map(options.routes.map((r) => [r.name, r]));
-  return async (delivery): Promise<ComposedReport> => {
+  return async (delivery, log): Promise<ComposedReport> => {
     const parsed = parseDelivery(delivery.body);
     if (parsed.kind !== 'report') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a report: ${parsed.reason}`);
     // Enrichment and trend once per delivery, shared by every route's mail.
-    const insights = options.insights ? await options.insights(parsed) : undefined;
+    const insights = options.insights ? await options.insights(parsed, log) : undefined;
     const view = buildReportView(parsed, { netboxUrl: options.netboxUrl, timezone: options.timezone, enrichment: insights?.enrichment, trend: insights?.trend });
     const attachments = insights?.attachments.length ? insights.attachments : undefined;
     return {
       kind: 'report',
       delivery: parsed,
       view,
-      messageFor(context) {
+      async messageFor(context) {
         const route = routes.get(context.name);
         if (!route) return undefined;
         const rendered = options.renderer.render({ ...view, route: context }, route.template, route.subject === undefined ? {} : { subject: route.subject });

@@ -31,7 +31,7 @@ export interface WorkerOptions {
 }
 
 export type WorkerOutcome =
-  /** Every route mail of the delivery is sent (`routes`: those sent in this attempt, in order). */
+  /** Every route mail of the delivery is sent (`routes`: those sent in this attempt, in order; `response`: the first one's SMTP answer). */
   | { type: 'sent'; delivery: ClaimedDelivery; messageId: string; response: string; durationMs: number; routes: string[] }
   /** No route mailed it: each matching route's notify policy held it back, or none matched. */
   | { type: 'suppressed'; delivery: ClaimedDelivery; reasons: Record<string, string>; durationMs: number }
@@ -162,7 +162,7 @@ export function createWorker(options: WorkerOptions): Worker {
     let transient: { route: string; failure: FailureClass } | undefined;
     let permanent: { route: string; failure: FailureClass } | undefined;
     const sentNow: string[] = [];
-    let lastResponse = '';
+    let firstResponse = '';
     // A route that failed permanently is tried again only when the delivery starts over (first attempt
     // or an operator's requeue), not on every retry of another route's transient failure.
     const due = plan.filter((m) => m.state === 'pending' || (m.state === 'failed' && delivery.attempts <= 1));
@@ -176,7 +176,7 @@ export function createWorker(options: WorkerOptions): Worker {
             ? mail.route === composed.route
               ? composed.message
               : undefined
-            : composed.messageFor({ name: mail.route, reminder: mail.reminder, reason: mail.reason });
+            : await composed.messageFor({ name: mail.route, reminder: mail.reminder, reason: mail.reason });
       } catch (error) {
         composeError = error ?? new Error('rendering failed');
       }
@@ -196,7 +196,7 @@ export function createWorker(options: WorkerOptions): Worker {
         mail.state = 'sent';
         mail.messageId = String(message.messageId ?? result.messageId);
         sentNow.push(mail.route);
-        lastResponse = result.response;
+        if (sentNow.length === 1) firstResponse = result.response;
         rlog.info({ messageId: message.messageId, response: result.response, ...(result.path ? { path: result.path } : {}) }, result.path ? `mail written to ${result.path}` : 'mail sent');
       } catch (error) {
         const failure = classifyFailure(error);
@@ -236,7 +236,7 @@ export function createWorker(options: WorkerOptions): Worker {
       return;
     }
     await options.store.markSent(delivery.id, { now, messageId: sent[0]!.messageId ?? '' });
-    options.onOutcome?.({ type: 'sent', delivery, messageId: sent[0]!.messageId ?? '', response: lastResponse, durationMs: now - started, routes: sentNow });
+    options.onOutcome?.({ type: 'sent', delivery, messageId: sent[0]!.messageId ?? '', response: firstResponse, durationMs: now - started, routes: sentNow });
   }
 
   async function finishDead(delivery: ClaimedDelivery, failure: FailureClass, started: number, dlog: Logger): Promise<void> {

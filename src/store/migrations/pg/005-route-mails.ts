@@ -1,10 +1,10 @@
 /**
- * PostgreSQL migration 004: one row per (delivery, route), the routing decision taken once and the
- * state of that route's mail (mirrors SQLite migration 4), so a retry, a restart or another replica
+ * PostgreSQL migration 005: one row per (delivery, route), the routing decision taken once and the
+ * state of that route's mail (mirrors SQLite migration 5), so a retry, a restart or another replica
  * sends only the routes not yet sent.
  */
-export const MIGRATION_004_ROUTE_MAILS = {
-  version: 4,
+export const MIGRATION_005_ROUTE_MAILS = {
+  version: 5,
   name: 'route_mails',
   sql: `
     CREATE TABLE route_mails (
