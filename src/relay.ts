@@ -4,8 +4,10 @@ import type { Config } from './config';
 import { createMailComposer, createWorker, type Worker, type WorkerOutcome } from './delivery';
 import { createApp, type WebhookOutcome } from './http';
 import { createFileTransport, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
+import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
+import { createMetrics, type RelayMetrics } from './metrics';
 import { findPackageRoot, type Clock, type Logger } from './shared';
-import { SqliteStore, type Store } from './store';
+import { openStore, type Store } from './store';
 import { sampleDeliveryView } from './sample';
 
 /** The world as the relay sees it: injected so that tests run the real thing in-process. */
@@ -24,6 +26,9 @@ export interface Relay {
   worker: Worker;
   transport: MailTransport;
   renderer: Renderer;
+  /** Prometheus series; `recordNetboxFetchError` is for the NetBox client. */
+  metrics: RelayMetrics;
+  smtpHealth: SmtpHealth;
   /** Releases what a previous process left in flight and starts the worker. */
   start(): Promise<void>;
   /** Stops the worker (waiting for sends in flight up to the bound), closes SMTP and the store. */
@@ -45,8 +50,12 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
   renderer.render(sampleDeliveryView(config));
 
-  const store = SqliteStore.open({ dataDir: config.store.dataDir, synchronous: config.store.sqliteSynchronous });
+  const store = openStore(config.store, {
+    onIdleError: (error) => logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
+  });
   const transport = config.smtp ? createSmtpTransport(config.smtp, { readFile: io.readFile }) : createFileTransport(config.mail.outboxDir);
+  const metrics = createMetrics({ store, clock, logger });
+  const smtpHealth = createSmtpHealth({ transport, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
   const compose = createMailComposer({
     renderer,
     clock,
@@ -66,7 +75,11 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     pollMs: config.worker.pollMs,
     leaseMs: config.worker.leaseMs,
     random: io.random,
-    onOutcome: io.onWorkerOutcome,
+    onOutcome: (outcome) => {
+      metrics.recordWorker(outcome);
+      smtpHealth.record(outcome);
+      io.onWorkerOutcome?.(outcome);
+    },
   });
   const app = createApp({
     config,
@@ -74,7 +87,15 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     clock,
     logger,
     onQueued: () => worker.kick(),
-    onWebhookOutcome: io.onWebhookOutcome,
+    onWebhookOutcome: (outcome) => {
+      metrics.recordWebhook(outcome);
+      io.onWebhookOutcome?.(outcome);
+    },
+    observe: {
+      readiness: () => checkReadiness({ store, renderer, smtp: smtpHealth, clock }),
+      metrics,
+      metricsToken: config.observe.metricsToken,
+    },
   });
 
   let stopped = false;
@@ -84,15 +105,25 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     worker,
     transport,
     renderer,
+    metrics,
+    smtpHealth,
     async start() {
-      // One relay process owns a SQLite data dir: whatever was "sending" when it last stopped was interrupted.
-      const released = await store.releaseLeases(clock.now());
-      if (released > 0) logger.warn({ released }, 'resuming deliveries that were being sent when the relay last stopped');
+      const migration = await store.migrate();
+      if (migration.applied.length > 0) logger.info(migration, 'store schema migrated');
+      // Only a single-owner store (SQLite) may release every lease: what was "sending" when it last
+      // stopped was interrupted. Replicas sharing PostgreSQL leave live leases alone; a dead replica's
+      // claims come back when their lease (LEASE_MS) expires.
+      if (store.singleOwner) {
+        const released = await store.releaseLeases(clock.now());
+        if (released > 0) logger.warn({ released }, 'resuming deliveries that were being sent when the relay last stopped');
+      }
       worker.start();
+      smtpHealth.start();
     },
     async stop() {
       if (stopped) return;
       stopped = true;
+      smtpHealth.stop();
       const drained = await worker.stop(config.http.shutdownTimeoutMs);
       if (!drained) logger.warn({ inFlight: worker.inFlight }, 'shutdown bound reached with sends in flight: they will be sent again at the next start');
       await transport.close();

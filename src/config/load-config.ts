@@ -44,7 +44,13 @@ export interface Config {
     secrets: string[];
     maxBytes: number;
   };
-  store: { dataDir: string; sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA' };
+  store: {
+    dataDir: string;
+    sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA';
+    /** Set: PostgreSQL shared by replicas (DATABASE_URL). Unset: SQLite under dataDir. */
+    databaseUrl?: string;
+    databasePoolSize: number;
+  };
   /** Absent: mails are written as .eml files under `<dataDir>/mail`. */
   smtp?: SmtpConfig;
   mail: {
@@ -58,10 +64,13 @@ export interface Config {
     /** Where .eml files go when no SMTP server is configured. */
     outboxDir: string;
   };
-  netbox: { url?: string };
+  /** `token`: a NetBox API token (read access for enrichment, write access for `netbox-setup`). */
+  netbox: { url?: string; token?: string };
   retry: { maxAttempts: number; baseMs: number; maxDelayMs: number };
   worker: { pollMs: number; leaseMs: number; concurrency: number };
   log: { level: Env['LOG_LEVEL']; format: Env['LOG_FORMAT'] };
+  /** /metrics (optionally behind a bearer token) and the periodic SMTP check behind /readyz. */
+  observe: { metricsToken?: string; smtpCheckIntervalMs: number };
   /** Every secret value, so the logger can mask them wherever they appear. */
   secretValues: string[];
 }
@@ -75,6 +84,9 @@ export interface LoadConfigOptions {
 
 /** Default recipient when writing .eml files with no MAIL_TO: a newcomer can still open the mail. */
 const FILE_MODE_DEFAULT_TO = 'compliance-reports@localhost';
+
+/** How often /readyz's SMTP check reconnects when no send has told us more recently. */
+const DEFAULT_SMTP_CHECK_INTERVAL_MS = 5 * 60_000;
 
 /**
  * Validates the environment once, at boot. Empty values count as unset (as `${VAR:-}` in compose
@@ -170,7 +182,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
     },
     webhook: { path: e.WEBHOOK_PATH.replace(/\/+$/, '') || '/', secrets, maxBytes: e.WEBHOOK_MAX_BYTES },
-    store: { dataDir, sqliteSynchronous: e.SQLITE_SYNCHRONOUS },
+    store: { dataDir, sqliteSynchronous: e.SQLITE_SYNCHRONOUS, databaseUrl: e.DATABASE_URL, databasePoolSize: e.DATABASE_POOL_SIZE },
     smtp,
     mail: {
       from: e.MAIL_FROM,
@@ -182,11 +194,18 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
       templatesDir: e.TEMPLATES_DIR ? path.resolve(options.cwd ?? process.cwd(), e.TEMPLATES_DIR) : undefined,
       outboxDir: path.join(dataDir, 'mail'),
     },
-    netbox: { url: e.NETBOX_URL?.replace(/\/+$/, '') },
+    netbox: { url: e.NETBOX_URL?.replace(/\/+$/, ''), token: e.NETBOX_TOKEN },
     retry: { maxAttempts: e.RETRY_MAX_ATTEMPTS, baseMs: e.RETRY_BASE_MS, maxDelayMs: e.RETRY_MAX_DELAY_MS },
     worker: { pollMs: e.WORKER_POLL_MS, leaseMs: e.LEASE_MS, concurrency: smtp ? smtp.poolSize : 1 },
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
-    secretValues: [...secrets, ...(smtp?.password ? [smtp.password] : [])],
+    observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL ?? DEFAULT_SMTP_CHECK_INTERVAL_MS },
+    secretValues: [
+      ...secrets,
+      ...(smtp?.password ? [smtp.password] : []),
+      ...(e.METRICS_TOKEN ? [e.METRICS_TOKEN] : []),
+      ...(e.NETBOX_TOKEN ? [e.NETBOX_TOKEN] : []),
+      ...databaseSecrets(e.DATABASE_URL),
+    ],
   };
 }
 
@@ -200,7 +219,7 @@ function parseTrustProxy(value: string): boolean | number | string {
 
 function describeIssue(issue: { code: string; message: string; path: PropertyKey[] }, env: Record<string, string>): string {
   const name = String(issue.path[0] ?? '');
-  const shown = name in env && !/SECRET|PASSWORD|TOKEN/.test(name) ? ` (got "${env[name]}")` : '';
+  const shown = name in env && !/SECRET|PASSWORD|TOKEN|DATABASE_URL/.test(name) ? ` (got "${env[name]}")` : '';
   return `${issue.message}${shown}`;
 }
 
@@ -210,14 +229,26 @@ export function redactConfig(config: Config): Record<string, unknown> {
   return {
     http: config.http,
     webhook: { path: config.webhook.path, signed: config.webhook.secrets.length > 0, secrets: config.webhook.secrets.length, maxBytes: config.webhook.maxBytes },
-    store: config.store,
+    store: { ...config.store, databaseUrl: config.store.databaseUrl ? redactUrl(config.store.databaseUrl) : undefined },
     smtp: config.smtp ? { ...config.smtp, url: smtpUrl, password: config.smtp.password ? '[REDACTED]' : undefined } : 'none: mails are written as .eml files',
     mail: config.mail,
-    netbox: config.netbox,
+    netbox: { url: config.netbox.url, token: config.netbox.token ? '[REDACTED]' : undefined },
     retry: config.retry,
     worker: config.worker,
     log: config.log,
+    observe: { metricsToken: config.observe.metricsToken ? '[REDACTED]' : undefined, smtpCheckIntervalMs: config.observe.smtpCheckIntervalMs },
   };
+}
+
+/** The whole DATABASE_URL and its password, so neither reaches a log line. */
+function databaseSecrets(url: string | undefined): string[] {
+  if (!url) return [];
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    return password ? [url, password] : [url];
+  } catch {
+    return [url];
+  }
 }
 
 function redactUrl(value: string): string {

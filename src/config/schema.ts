@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { address, addressList, bool, httpUrl, port, positiveInt } from './fields';
+import { address, addressList, bool, duration, httpUrl, port, positiveInt } from './fields';
 
 /**
  * Every environment variable the relay reads, with its default. The README and .env.example list
@@ -23,6 +23,12 @@ export const EnvSchema = z.object({
   // Storage
   DATA_DIR: z.string().trim().min(1).default('./data'),
   SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL', 'EXTRA']).default('FULL'),
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a PostgreSQL URL (example: postgres://relay:secret@db:5432/compliance_relay)')
+    .optional(),
+  DATABASE_POOL_SIZE: positiveInt(10, 100),
 
   // SMTP
   SMTP_URL: z.string().trim().optional(),
@@ -57,6 +63,7 @@ export const EnvSchema = z.object({
 
   // NetBox
   NETBOX_URL: httpUrl.optional(),
+  NETBOX_TOKEN: z.string().trim().min(1).max(512).optional(),
 
   // Delivery worker
   RETRY_MAX_ATTEMPTS: positiveInt(48, 1000),
@@ -68,10 +75,21 @@ export const EnvSchema = z.object({
   // Logs
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+
+  // Health and metrics
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
+  SMTP_CHECK_INTERVAL: duration.optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
 
 /** Variables that hold secrets: each may instead be given as `<NAME>_FILE`, never both. */
-export const SECRET_VARIABLES = ['WEBHOOK_SECRET', 'WEBHOOK_SECRET_PREVIOUS', 'SMTP_PASSWORD'] as const;
+export const SECRET_VARIABLES = [
+  'WEBHOOK_SECRET',
+  'WEBHOOK_SECRET_PREVIOUS',
+  'SMTP_PASSWORD',
+  'METRICS_TOKEN',
+  'NETBOX_TOKEN',
+  'DATABASE_URL',
+] as const;
 

@@ -1,11 +1,14 @@
 import type { SendMailOptions } from 'nodemailer';
-import type { Clock } from '../shared';
+import type { Clock, Logger } from '../shared';
 import { buildMessage, buildMessageId, buildReportView, type Recipients, type Renderer } from '../mail';
 import type { ClaimedDelivery } from '../store';
 import { parseDelivery } from '../webhook';
 
-/** Turns a stored delivery into the mail to send. */
-export type MailComposer = (delivery: ClaimedDelivery) => Promise<SendMailOptions>;
+/**
+ * Turns a stored delivery into the mail to send. `log` is the worker's logger for this delivery
+ * (bound to its deliveryId and attempt), for anything composing wants to say (enrichment, say).
+ */
+export type MailComposer = (delivery: ClaimedDelivery, log?: Logger) => Promise<SendMailOptions>;
 
 export interface MailComposerOptions {
   renderer: Renderer;

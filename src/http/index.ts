@@ -1,3 +1,6 @@
 export { createApp, type AppDeps } from './create-app';
 export { createWebhookRouter, STORAGE_RETRY_AFTER_SECONDS, type WebhookOutcome, type WebhookRouteOptions } from './webhook-route';
 export { createErrorHandler, toRelayError, notFound } from './error-handler';
+export { createObserveRouter, type ObserveRoutesOptions } from './observe-routes';
+export { createRequestLogger } from './request-log';
+export { verifyBearerToken } from './bearer-token';

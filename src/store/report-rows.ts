@@ -1,4 +1,4 @@
-import type { FailingPair } from '../trend';
+import type { FailingPair, ReportSnapshot } from '../trend';
 
 /** A `reports` row as both stores read it (PostgreSQL returns the same column names). */
 export interface ReportRow {
@@ -37,4 +37,26 @@ export function decodeFailingPairs(value: string | null): FailingPair[] | null {
   } catch {
     return null;
   }
+}
+
+/** A `reports` row (either store) as the trend's snapshot. */
+export function decodeReportRow(row: ReportRow): ReportSnapshot {
+  return {
+    dedupKey: row.dedup_key,
+    series: row.series,
+    reportId: row.report_id,
+    created: row.report_created,
+    createdMs: row.created_ms,
+    counts: {
+      totalPassed: row.total_passed,
+      totalCount: row.total_count,
+      highPassed: row.high_passed,
+      highCount: row.high_count,
+      middlePassed: row.middle_passed,
+      middleCount: row.middle_count,
+      lowPassed: row.low_passed,
+      lowCount: row.low_count,
+    },
+    failing: decodeFailingPairs(row.failing),
+  };
 }

@@ -10,12 +10,13 @@ import {
   type DeliveryState,
   type InsertResult,
   type ListOptions,
+  type MigrationReport,
   type NewDelivery,
   type Store,
   REPORT_FAILING_SETS_KEPT,
 } from './types';
 import type { ReportSnapshot } from '../trend';
-import { encodeFailingPairs, decodeFailingPairs, type ReportRow } from './report-rows';
+import { decodeReportRow, encodeFailingPairs, type ReportRow } from './report-rows';
 
 export interface SqliteStoreOptions {
   /** Directory holding `relay.sqlite`; created when missing. */
@@ -65,6 +66,8 @@ interface PendingInsert {
  * one transaction (one fsync), and each caller's promise resolves only after that commit.
  */
 export class SqliteStore implements Store {
+  /** One relay process owns the file: what is `sending` at its boot was interrupted. */
+  readonly singleOwner = true;
   private db: Database.Database;
   private readonly file: string;
   private readonly options: Required<SqliteStoreOptions>;
@@ -73,6 +76,8 @@ export class SqliteStore implements Store {
   private closed = false;
   /** Set after an I/O-level failure: the next call reopens the file before using it. */
   private needsReopen = false;
+  /** Migrations applied when this store opened the file. */
+  private readonly migrationsApplied: string[] = [];
 
   private constructor(options: SqliteStoreOptions) {
     this.options = { synchronous: 'FULL', busyTimeoutMs: 200, ...options };
@@ -91,7 +96,7 @@ export class SqliteStore implements Store {
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${this.options.synchronous}`);
     db.pragma(`busy_timeout = ${this.options.busyTimeoutMs}`);
-    migrate(db);
+    this.migrationsApplied.push(...migrate(db));
     return db;
   }
 
@@ -117,6 +122,11 @@ export class SqliteStore implements Store {
       }
       throw mapped;
     }
+  }
+
+  /** SQLite migrates when the file is opened; this reports what that did. */
+  async migrate(): Promise<MigrationReport> {
+    return { applied: [...this.migrationsApplied], version: Math.max(0, ...SQLITE_MIGRATIONS.map((m) => m.version)) };
   }
 
   insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
@@ -261,6 +271,13 @@ export class SqliteStore implements Store {
     return counts;
   }
 
+  async oldestPendingAt(): Promise<number | null> {
+    const row = this.run(
+      (db) => db.prepare(`SELECT MIN(received_at) AS t FROM deliveries WHERE state IN ('queued', 'sending', 'retrying')`).get() as { t: number | null },
+    );
+    return row.t;
+  }
+
   async nextDueAt(): Promise<number | null> {
     const row = this.run(
       (db) =>
@@ -313,7 +330,7 @@ export class SqliteStore implements Store {
           )
           .get(series, before.createdMs, before.createdMs, before.reportId) as ReportRow | undefined,
     );
-    return row ? toSnapshot(row) : undefined;
+    return row ? decodeReportRow(row) : undefined;
   }
 
   async checkWritable(now: number): Promise<void> {
@@ -353,37 +370,21 @@ function insertBatch(db: Database.Database, deliveries: NewDelivery[]): InsertRe
   )();
 }
 
-function migrate(db: Database.Database): void {
+/** Applies the pending migrations; returns their names. */
+function migrate(db: Database.Database): string[] {
   const current = db.pragma('user_version', { simple: true }) as number;
+  const applied: string[] = [];
   for (const migration of SQLITE_MIGRATIONS) {
     if (migration.version <= current) continue;
     db.transaction(() => {
       db.exec(migration.sql);
       db.pragma(`user_version = ${migration.version}`);
     })();
+    applied.push(`${String(migration.version).padStart(3, '0')}-${migration.name}`);
   }
+  return applied;
 }
 
-function toSnapshot(row: ReportRow): ReportSnapshot {
-  return {
-    dedupKey: row.dedup_key,
-    series: row.series,
-    reportId: row.report_id,
-    created: row.report_created,
-    createdMs: row.created_ms,
-    counts: {
-      totalPassed: row.total_passed,
-      totalCount: row.total_count,
-      highPassed: row.high_passed,
-      highCount: row.high_count,
-      middlePassed: row.middle_passed,
-      middleCount: row.middle_count,
-      lowPassed: row.low_passed,
-      lowCount: row.low_count,
-    },
-    failing: decodeFailingPairs(row.failing),
-  };
-}
 
 function toRecord(row: Row): DeliveryRecord {
   return {

@@ -56,6 +56,14 @@ export interface ListOptions {
  * Errors that mean "storage cannot commit now" are thrown as {@link StorageUnavailableError}.
  */
 export interface Store {
+  /**
+   * True when one process owns the store (SQLite): whatever is `sending` at boot was interrupted and is
+   * released at once. False when replicas share it (PostgreSQL): leases of live replicas must stand,
+   * and a dead replica's claims are taken over when their lease expires.
+   */
+  readonly singleOwner: boolean;
+  /** Brings the schema up to date (idempotent; safe from several processes at once). */
+  migrate(): Promise<MigrationReport>;
   /** Commits the delivery (or finds the one with the same key) before resolving. */
   insertDelivery(delivery: NewDelivery): Promise<InsertResult>;
   /**
@@ -74,6 +82,8 @@ export interface Store {
   requeue(id: number, now: number): Promise<boolean>;
   requeueAllDead(now: number): Promise<number>;
   countByState(): Promise<Record<DeliveryState, number>>;
+  /** When the oldest delivery not yet sent nor dead was received (queue age, for /metrics), if any. */
+  oldestPendingAt(): Promise<number | null>;
   /** When the next queued/retrying delivery is due, if any. */
   nextDueAt(): Promise<number | null>;
   /**
@@ -87,6 +97,12 @@ export interface Store {
   /** Proves the store can commit (for readiness checks). */
   checkWritable(now: number): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What {@link Store.migrate} did: the migrations applied now (empty when up to date) and the schema version. */
+export interface MigrationReport {
+  applied: string[];
+  version: number;
 }
 
 /** Failing sets kept per series; the streak walk ("failing since") never looks further back. */
