@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import type { Config } from './config';
 import { createMailComposer, createWorker, type Worker, type WorkerOutcome } from './delivery';
 import { createApp, type WebhookOutcome } from './http';
-import { createFileTransport, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
+import { createFileTransport, createRenderPool, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
 import { createMetrics, type RelayMetrics } from './metrics';
 import { findPackageRoot, type Clock, type Logger } from './shared';
@@ -18,6 +18,8 @@ export interface RelayIo {
   random?: () => number;
   onWorkerOutcome?: (event: WorkerOutcome) => void;
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
+  /** Worker threads that render mails off the event loop (`serve` uses them); 0 or absent: render in-line. */
+  renderThreads?: number;
 }
 
 export interface Relay {
@@ -56,8 +58,10 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const transport = config.smtp ? createSmtpTransport(config.smtp, { readFile: io.readFile }) : createFileTransport(config.mail.outboxDir);
   const metrics = createMetrics({ store, clock, logger });
   const smtpHealth = createSmtpHealth({ transport, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
+  const renderPool = io.renderThreads ? createRenderPool(renderer, { threads: io.renderThreads }) : undefined;
   const compose = createMailComposer({
     renderer,
+    renderPool,
     clock,
     from: config.mail.from,
     recipients: { to: config.mail.to, cc: config.mail.cc, bcc: config.mail.bcc, replyTo: config.mail.replyTo },
@@ -127,6 +131,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       const drained = await worker.stop(config.http.shutdownTimeoutMs);
       if (!drained) logger.warn({ inFlight: worker.inFlight }, 'shutdown bound reached with sends in flight: they will be sent again at the next start');
       await transport.close();
+      await renderPool?.close();
       await store.close();
     },
   };

@@ -1,6 +1,6 @@
 import type { SendMailOptions } from 'nodemailer';
 import type { Clock, Logger } from '../shared';
-import { buildMessage, buildMessageId, buildReportView, type Recipients, type Renderer } from '../mail';
+import { buildMessage, buildMessageId, buildReportView, type Recipients, type RenderPool, type Renderer } from '../mail';
 import type { ClaimedDelivery } from '../store';
 import { parseDelivery } from '../webhook';
 
@@ -12,6 +12,8 @@ export type MailComposer = (delivery: ClaimedDelivery, log?: Logger) => Promise<
 
 export interface MailComposerOptions {
   renderer: Renderer;
+  /** Renders off the event loop when given (`serve`); the result is the renderer's, errors included. */
+  renderPool?: RenderPool;
   clock: Clock;
   from: string;
   recipients: Recipients;
@@ -33,7 +35,7 @@ export function createMailComposer(options: MailComposerOptions): MailComposer {
     const parsed = parseDelivery(delivery.body);
     if (parsed.kind !== 'report') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a report: ${parsed.reason}`);
     const view = buildReportView(parsed, { netboxUrl: options.netboxUrl, timezone: options.timezone });
-    const rendered = options.renderer.render(view);
+    const rendered = options.renderPool ? await options.renderPool.render(view) : options.renderer.render(view);
     return buildMessage({
       rendered,
       from: options.from,
