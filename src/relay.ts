@@ -6,6 +6,7 @@ import { createApp, type WebhookOutcome } from './http';
 import { createFileTransport, createRenderPool, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
 import { createMetrics, type RelayMetrics } from './metrics';
+import { createWatchdog, withWatchdogMail, type Watchdog } from './watchdog';
 import { findPackageRoot, type Clock, type Logger } from './shared';
 import { openStore, type Store } from './store';
 import { sampleDeliveryView } from './sample';
@@ -31,6 +32,8 @@ export interface Relay {
   /** Prometheus series; `recordNetboxFetchError` is for the NetBox client. */
   metrics: RelayMetrics;
   smtpHealth: SmtpHealth;
+  /** Present when EXPECT_REPORT_EVERY is set. */
+  watchdog?: Watchdog;
   /** Releases what a previous process left in flight and starts the worker. */
   start(): Promise<void>;
   /** Stops the worker (waiting for sends in flight up to the bound), closes SMTP and the store. */
@@ -59,15 +62,17 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const metrics = createMetrics({ store, clock, logger });
   const smtpHealth = createSmtpHealth({ transport, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
   const renderPool = io.renderThreads ? createRenderPool(renderer, { threads: io.renderThreads }) : undefined;
-  const compose = createMailComposer({
+  const recipients = { to: config.mail.to, cc: config.mail.cc, bcc: config.mail.bcc, replyTo: config.mail.replyTo };
+  const reportComposer = createMailComposer({
     renderer,
     renderPool,
     clock,
     from: config.mail.from,
-    recipients: { to: config.mail.to, cc: config.mail.cc, bcc: config.mail.bcc, replyTo: config.mail.replyTo },
+    recipients,
     timezone: config.mail.timezone,
     netboxUrl: config.netbox.url,
   });
+  const compose = withWatchdogMail(reportComposer, { from: config.mail.from, recipients, timezone: config.mail.timezone, clock });
   const worker = createWorker({
     store,
     transport,
@@ -85,12 +90,20 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       io.onWorkerOutcome?.(outcome);
     },
   });
+  const watchdog =
+    config.watchdog.expectEveryMs === undefined
+      ? undefined
+      : createWatchdog({ store, clock, logger, expectEveryMs: config.watchdog.expectEveryMs, onQueued: () => worker.kick() });
   const app = createApp({
     config,
     store,
     clock,
     logger,
-    onQueued: () => worker.kick(),
+    onQueued: () => {
+      worker.kick();
+      // A report that ends a silence is announced at once, not at the next check.
+      if (watchdog) void watchdog.evaluate().catch((error: unknown) => logger.error({ err: error }, 'watchdog: evaluation failed'));
+    },
     onWebhookOutcome: (outcome) => {
       metrics.recordWebhook(outcome);
       io.onWebhookOutcome?.(outcome);
@@ -111,6 +124,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     renderer,
     metrics,
     smtpHealth,
+    watchdog,
     async start() {
       const migration = await store.migrate();
       if (migration.applied.length > 0) logger.info(migration, 'store schema migrated');
@@ -123,11 +137,13 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       }
       worker.start();
       smtpHealth.start();
+      watchdog?.start();
     },
     async stop() {
       if (stopped) return;
       stopped = true;
       smtpHealth.stop();
+      watchdog?.stop();
       const drained = await worker.stop(config.http.shutdownTimeoutMs);
       if (!drained) logger.warn({ inFlight: worker.inFlight }, 'shutdown bound reached with sends in flight: they will be sent again at the next start');
       await transport.close();

@@ -71,6 +71,8 @@ export interface Config {
   log: { level: Env['LOG_LEVEL']; format: Env['LOG_FORMAT'] };
   /** /metrics (optionally behind a bearer token) and the periodic SMTP check behind /readyz. */
   observe: { metricsToken?: string; smtpCheckIntervalMs: number };
+  /** EXPECT_REPORT_EVERY in ms; undefined: the watchdog is off. */
+  watchdog: { expectEveryMs?: number };
   /** Every secret value, so the logger can mask them wherever they appear. */
   secretValues: string[];
 }
@@ -198,6 +200,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
     retry: { maxAttempts: e.RETRY_MAX_ATTEMPTS, baseMs: e.RETRY_BASE_MS, maxDelayMs: e.RETRY_MAX_DELAY_MS },
     worker: { pollMs: e.WORKER_POLL_MS, leaseMs: e.LEASE_MS, concurrency: smtp ? smtp.poolSize : 1 },
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
+    watchdog: { expectEveryMs: e.EXPECT_REPORT_EVERY },
     observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL ?? DEFAULT_SMTP_CHECK_INTERVAL_MS },
     secretValues: [
       ...secrets,
@@ -236,6 +239,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
     retry: config.retry,
     worker: config.worker,
     log: config.log,
+    watchdog: config.watchdog,
     observe: { metricsToken: config.observe.metricsToken ? '[REDACTED]' : undefined, smtpCheckIntervalMs: config.observe.smtpCheckIntervalMs },
   };
 }

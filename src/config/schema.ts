@@ -76,6 +76,9 @@ export const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
 
+  // Watchdog: mail the recipients when no report arrived for this long (unset: off)
+  EXPECT_REPORT_EVERY: duration.optional(),
+
   // Health and metrics
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
   SMTP_CHECK_INTERVAL: duration.optional(),
