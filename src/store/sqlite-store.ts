@@ -398,8 +398,8 @@ export class SqliteStore implements Store {
           .prepare('UPDATE watchdog_state SET state = ?, since = ?, changed_at = ?, version = version + 1 WHERE id = 1 AND version = ?')
           .run(input.state, input.since, input.now, input.expectedVersion).changes;
         if (changed !== 1) return { won: false };
-        const [inserted] = insertBatch(db, [input.alert]);
-        return { won: true, alertId: inserted!.id };
+        const inserted = insertOne(db, input.alert);
+        return { won: true, alertId: inserted.id };
       })(),
     );
   }
