@@ -1,6 +1,8 @@
 import path from 'node:path';
 import type { Express } from 'express';
 import type { Config } from './config';
+import { createReportInsights } from './enrichment';
+import { createNetboxClient } from './netbox';
 import { createMailComposer, createWorker, type Worker, type WorkerOutcome } from './delivery';
 import { createApp, type WebhookOutcome } from './http';
 import { createFileTransport, createRenderPool, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
@@ -52,6 +54,7 @@ export function defaultTemplatesDir(): string {
  */
 export function createRelay(config: Config, io: RelayIo): Relay {
   const { logger, clock } = io;
+  logBootWarnings(config, logger);
   const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
   renderer.render(sampleDeliveryView(config));
 
@@ -59,6 +62,15 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     onIdleError: (error) => logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
   });
   const transport = config.smtp ? createSmtpTransport(config.smtp, { readFile: io.readFile }) : createFileTransport(config.mail.outboxDir);
+  const netbox = config.netbox.url
+    ? createNetboxClient({
+        url: config.netbox.url,
+        token: config.netbox.token,
+        ca: config.netbox.caFile ? io.readFile(config.netbox.caFile) : undefined,
+        rejectUnauthorized: config.netbox.tlsRejectUnauthorized,
+        timeoutMs: config.netbox.timeoutMs,
+      })
+    : undefined;
   const metrics = createMetrics({ store, clock, logger });
   const smtpHealth = createSmtpHealth({ transport, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
   const renderPool = io.renderThreads ? createRenderPool(renderer, { threads: io.renderThreads }) : undefined;
@@ -71,6 +83,18 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     recipients,
     timezone: config.mail.timezone,
     netboxUrl: config.netbox.url,
+    insights: createReportInsights({
+      client: netbox,
+      hasToken: config.netbox.token !== undefined,
+      netboxUrl: config.netbox.url,
+      budgetMs: config.netbox.enrichBudgetMs,
+      history: store,
+      timezone: config.mail.timezone,
+      maxFailures: config.mail.maxFailures,
+      attachCsv: config.mail.attachCsv,
+      attachMaxBytes: config.mail.attachMaxBytes,
+      logger,
+    }),
   });
   const compose = withWatchdogMail(reportComposer, { from: config.mail.from, recipients, timezone: config.mail.timezone, clock });
   const worker = createWorker({
@@ -147,8 +171,18 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       const drained = await worker.stop(config.http.shutdownTimeoutMs);
       if (!drained) logger.warn({ inFlight: worker.inFlight }, 'shutdown bound reached with sends in flight: they will be sent again at the next start');
       await transport.close();
+      netbox?.close();
       await renderPool?.close();
       await store.close();
     },
   };
+}
+
+/** What an operator should know at start: each said once. */
+function logBootWarnings(config: Config, logger: Logger): void {
+  if (config.webhook.secrets.length === 0) {
+    logger.warn('WEBHOOK_SECRET is not set: deliveries are accepted WITHOUT a signature check. Set a secret on the NetBox webhook and here.');
+  }
+  if (!config.netbox.url) logger.warn('NETBOX_URL is not set: links in mails will be relative paths');
+  if (!config.smtp) logger.warn({ dir: config.mail.outboxDir }, `SMTP_URL is not set: mails are written as .eml files under ${config.mail.outboxDir}`);
 }
