@@ -5,7 +5,7 @@ import { createReportInsights } from './enrichment';
 import { createNetboxClient } from './netbox';
 import { createMailComposer, createRoutePlanner, createWorker, type Worker, type WorkerOutcome } from './delivery';
 import { createApp, type WebhookOutcome } from './http';
-import { createFileTransport, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
+import { createFileTransport, createRenderPool, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
 import { createMetrics, type RelayMetrics } from './metrics';
 import { createMailRecorder } from './sent-mail';
@@ -22,6 +22,8 @@ export interface RelayIo {
   random?: () => number;
   onWorkerOutcome?: (event: WorkerOutcome) => void;
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
+  /** Worker threads that render mails off the event loop (`serve` uses them); 0 or absent: render in-line. */
+  renderThreads?: number;
 }
 
 export interface Relay {
@@ -73,10 +75,12 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     : undefined;
   const metrics = createMetrics({ store, clock, logger });
   const smtpHealth = createSmtpHealth({ transport, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
+  const renderPool = io.renderThreads ? createRenderPool(renderer, { threads: io.renderThreads }) : undefined;
   // The watchdog's notices go to everyone who expects reports: MAIL_TO/CC/BCC, or every route's recipients.
   const recipients = { ...buildNoticeRecipients(config.routing.routes), replyTo: config.mail.replyTo };
   const reportComposer = createMailComposer({
     renderer,
+    renderPool,
     clock,
     from: config.mail.from,
     replyTo: config.mail.replyTo,
@@ -177,6 +181,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       if (!drained) logger.warn({ inFlight: worker.inFlight }, 'shutdown bound reached with sends in flight: they will be sent again at the next start');
       await transport.close();
       netbox?.close();
+      await renderPool?.close();
       await store.close();
     },
   };

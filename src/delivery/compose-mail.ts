@@ -1,6 +1,6 @@
 import type { SendMailOptions } from 'nodemailer';
 import type { Clock, Logger } from '../shared';
-import { buildMessage, buildMessageId, buildReportView, buildThreadId, type Recipients, type Renderer, type ReportView } from '../mail';
+import { buildMessage, buildMessageId, buildReportView, buildThreadId, type Recipients, type RenderPool, type Renderer, type ReportView } from '../mail';
 import type { Route } from '../routing';
 import type { ClaimedDelivery } from '../store';
 import type { ReportInsights } from '../enrichment';
@@ -53,6 +53,8 @@ export type ReportComposer = (delivery: ClaimedDelivery, log?: Logger) => Promis
 
 export interface MailComposerOptions {
   renderer: Renderer;
+  /** Renders off the event loop when given (`serve`); the result is the renderer's, errors included. */
+  renderPool?: RenderPool;
   clock: Clock;
   from: string;
   replyTo?: string;
@@ -94,7 +96,9 @@ export function createMailComposer(options: MailComposerOptions): ReportComposer
       async messageFor(context) {
         const route = routes.get(context.name);
         if (!route) return undefined;
-        const rendered = options.renderer.render({ ...view, route: context }, route.template, route.subject === undefined ? {} : { subject: route.subject });
+        const routeView = { ...view, route: context };
+        const renderOptions = route.subject === undefined ? {} : { subject: route.subject };
+        const rendered = options.renderPool ? await options.renderPool.render(routeView, route.template, renderOptions) : options.renderer.render(routeView, route.template, renderOptions);
         const recipients: Recipients = { to: route.to, cc: route.cc, bcc: route.bcc, replyTo: options.replyTo };
         return buildMessage({
           rendered,
