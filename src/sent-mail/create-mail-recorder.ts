@@ -26,13 +26,18 @@ export interface MailRecorder {
  * recorded as done: a failure to keep the copy is logged, never turned into a second mail.
  */
 export function createMailRecorder(options: { store: Pick<Store, 'saveSentMessage'>; logger: Logger; clock: Clock }): MailRecorder {
-  // Bounded by the sends in flight: every claimed delivery ends in exactly one outcome.
+  // Normally bounded by the sends in flight (every claimed delivery ends in one outcome); the cap
+  // guards against a path that composes without reporting an outcome (a lost lease, say).
   // Per delivery, the mail of each route (ROUTES_FILE) built in this attempt.
   const pending = new Map<number, Map<string, Pending>>();
+  const MAX_PENDING = 1_000;
   const keep = async (deliveryId: number, route: string, message: SendMailOptions): Promise<SendMailOptions> => {
     const { raw, envelope } = await buildRawMessage(message);
     let routes = pending.get(deliveryId);
-    if (!routes) pending.set(deliveryId, (routes = new Map()));
+    if (!routes) {
+      if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
+      pending.set(deliveryId, (routes = new Map()));
+    }
     routes.set(route, {
       raw,
       envelope,
