@@ -52,6 +52,7 @@ export function defaultTemplatesDir(): string {
  */
 export function createRelay(config: Config, io: RelayIo): Relay {
   const { logger, clock } = io;
+  logBootWarnings(config, logger);
   const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
   renderer.render(sampleDeliveryView(config));
 
@@ -170,4 +171,13 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       await store.close();
     },
   };
+}
+
+/** What an operator should know at start: each said once. */
+function logBootWarnings(config: Config, logger: Logger): void {
+  if (config.webhook.secrets.length === 0) {
+    logger.warn('WEBHOOK_SECRET is not set: deliveries are accepted WITHOUT a signature check. Set a secret on the NetBox webhook and here.');
+  }
+  if (!config.netbox.url) logger.warn('NETBOX_URL is not set: links in mails will be relative paths');
+  if (!config.smtp) logger.warn({ dir: config.mail.outboxDir }, `SMTP_URL is not set: mails are written as .eml files under ${config.mail.outboxDir}`);
 }
