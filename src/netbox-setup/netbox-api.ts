@@ -1,3 +1,5 @@
+import { buildAuthorization } from '../netbox';
+
 /** The fetch the setup uses (global fetch in production; injected so tests and dry runs can watch). */
 export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<{
   status: number;
@@ -35,13 +37,8 @@ export interface NetboxApiOptions {
   timeoutMs?: number;
 }
 
-/**
- * `Authorization` for a NetBox token: v2 tokens (NetBox ≥ 4.5, `nbt_<key>.<token>`) are Bearer
- * tokens; legacy 40-hex keys use the `Token` scheme.
- */
-export function buildAuthorization(token: string): string {
-  return token.startsWith('nbt_') ? `Bearer ${token}` : `Token ${token}`;
-}
+// The token scheme (Bearer for nbt_ v2 tokens, Token otherwise) lives with the REST client.
+export { buildAuthorization };
 
 /** A minimal JSON client for NetBox's REST API: one request, one answer, errors with DRF's body. */
 export function createNetboxApi(options: NetboxApiOptions): NetboxApi {
