@@ -37,9 +37,6 @@ export interface NetboxApiOptions {
   timeoutMs?: number;
 }
 
-// The token scheme (Bearer for nbt_ v2 tokens, Token otherwise) lives with the REST client.
-export { buildAuthorization };
-
 /** A minimal JSON client for NetBox's REST API: one request, one answer, errors with DRF's body. */
 export function createNetboxApi(options: NetboxApiOptions): NetboxApi {
   const headers = { Authorization: buildAuthorization(options.token), Accept: 'application/json' };
