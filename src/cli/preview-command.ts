@@ -49,17 +49,7 @@ export async function previewCommand(file: string | undefined, options: PreviewO
     return error instanceof RelayError ? EXIT_USAGE : EXIT_UNAVAILABLE;
   }
   try {
-    const compose = createMailComposer({
-      renderer: loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir()),
-      clock: systemClock,
-      from: config.mail.from,
-      replyTo: config.mail.replyTo,
-      routes: [route],
-      implicitRoute: config.routing.file === undefined,
-      timezone: config.mail.timezone,
-      netboxUrl: config.netbox.url,
-    });
-    const message = await (await compose(delivery)).messageFor({ name: route.name, reminder: false, reason: 'preview' });
+    const message = await (await createRouteComposer(config, route)(delivery)).messageFor({ name: route.name, reminder: false, reason: 'preview' });
     const { raw, envelope } = await buildRawMessage(message!);
     const out = path.resolve(io.cwd, options.out);
     fs.mkdirSync(out, { recursive: true });
@@ -90,16 +80,7 @@ export async function sendTestCommand(options: { to?: string }, config: Config, 
   const parsed = parseDelivery(body);
   if (parsed.kind !== 'report') throw new Error('the built-in sample is not a report');
   const delivery = { id: 0, reportId: parsed.report.id, dedupKey: `send-test@${new Date().toISOString()}`, body, attempts: 1 } as ClaimedDelivery;
-  const compose = createMailComposer({
-    renderer: loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir()),
-    clock: systemClock,
-    from: config.mail.from,
-    replyTo: config.mail.replyTo,
-    routes: [route],
-    timezone: config.mail.timezone,
-    netboxUrl: config.netbox.url,
-  });
-  const message = (await (await compose(delivery)).messageFor({ name: route.name, reminder: false, reason: 'send-test' }))!;
+  const message = (await (await createRouteComposer(config, route, { implicitRoute: false })(delivery)).messageFor({ name: route.name, reminder: false, reason: 'send-test' }))!;
   message.subject = `[test] ${String(message.subject)}`;
   const transport = config.smtp ? createSmtpTransport(config.smtp, { readFile: io.readFile }) : createFileTransport(config.mail.outboxDir);
   try {
@@ -113,6 +94,20 @@ export async function sendTestCommand(options: { to?: string }, config: Config, 
   } finally {
     await transport.close();
   }
+}
+
+/** The composer the relay uses, for one route and without NetBox enrichment (nothing is fetched or stored). */
+function createRouteComposer(config: Config, route: Route, options: { implicitRoute?: boolean } = {}) {
+  return createMailComposer({
+    renderer: loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir()),
+    clock: systemClock,
+    from: config.mail.from,
+    replyTo: config.mail.replyTo,
+    routes: [route],
+    implicitRoute: options.implicitRoute ?? config.routing.file === undefined,
+    timezone: config.mail.timezone,
+    netboxUrl: config.netbox.url,
+  });
 }
 
 function pickRoute(routes: readonly Route[], name: string | undefined): Route | undefined {
