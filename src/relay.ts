@@ -1,11 +1,14 @@
 import path from 'node:path';
 import type { Express } from 'express';
 import type { Config } from './config';
+import { createReportInsights } from './enrichment';
+import { createNetboxClient } from './netbox';
 import { createMailComposer, createWorker, type Worker, type WorkerOutcome } from './delivery';
 import { createApp, type WebhookOutcome } from './http';
 import { createFileTransport, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
 import { createMetrics, type RelayMetrics } from './metrics';
+import { createWatchdog, withWatchdogMail, type Watchdog } from './watchdog';
 import { findPackageRoot, type Clock, type Logger } from './shared';
 import { openStore, type Store } from './store';
 import { sampleDeliveryView } from './sample';
@@ -29,6 +32,8 @@ export interface Relay {
   /** Prometheus series; `recordNetboxFetchError` is for the NetBox client. */
   metrics: RelayMetrics;
   smtpHealth: SmtpHealth;
+  /** Present when EXPECT_REPORT_EVERY is set. */
+  watchdog?: Watchdog;
   /** Releases what a previous process left in flight and starts the worker. */
   start(): Promise<void>;
   /** Stops the worker (waiting for sends in flight up to the bound), closes SMTP and the store. */
@@ -47,6 +52,7 @@ export function defaultTemplatesDir(): string {
  */
 export function createRelay(config: Config, io: RelayIo): Relay {
   const { logger, clock } = io;
+  logBootWarnings(config, logger);
   const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
   renderer.render(sampleDeliveryView(config));
 
@@ -54,16 +60,39 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     onIdleError: (error) => logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
   });
   const transport = config.smtp ? createSmtpTransport(config.smtp, { readFile: io.readFile }) : createFileTransport(config.mail.outboxDir);
+  const netbox = config.netbox.url
+    ? createNetboxClient({
+        url: config.netbox.url,
+        token: config.netbox.token,
+        ca: config.netbox.caFile ? io.readFile(config.netbox.caFile) : undefined,
+        rejectUnauthorized: config.netbox.tlsRejectUnauthorized,
+        timeoutMs: config.netbox.timeoutMs,
+      })
+    : undefined;
   const metrics = createMetrics({ store, clock, logger });
   const smtpHealth = createSmtpHealth({ transport, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
-  const compose = createMailComposer({
+  const recipients = { to: config.mail.to, cc: config.mail.cc, bcc: config.mail.bcc, replyTo: config.mail.replyTo };
+  const reportComposer = createMailComposer({
     renderer,
     clock,
     from: config.mail.from,
-    recipients: { to: config.mail.to, cc: config.mail.cc, bcc: config.mail.bcc, replyTo: config.mail.replyTo },
+    recipients,
     timezone: config.mail.timezone,
     netboxUrl: config.netbox.url,
+    insights: createReportInsights({
+      client: netbox,
+      hasToken: config.netbox.token !== undefined,
+      netboxUrl: config.netbox.url,
+      budgetMs: config.netbox.enrichBudgetMs,
+      history: store,
+      timezone: config.mail.timezone,
+      maxFailures: config.mail.maxFailures,
+      attachCsv: config.mail.attachCsv,
+      attachMaxBytes: config.mail.attachMaxBytes,
+      logger,
+    }),
   });
+  const compose = withWatchdogMail(reportComposer, { from: config.mail.from, recipients, timezone: config.mail.timezone, clock });
   const worker = createWorker({
     store,
     transport,
@@ -81,12 +110,20 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       io.onWorkerOutcome?.(outcome);
     },
   });
+  const watchdog =
+    config.watchdog.expectEveryMs === undefined
+      ? undefined
+      : createWatchdog({ store, clock, logger, expectEveryMs: config.watchdog.expectEveryMs, onQueued: () => worker.kick() });
   const app = createApp({
     config,
     store,
     clock,
     logger,
-    onQueued: () => worker.kick(),
+    onQueued: () => {
+      worker.kick();
+      // A report that ends a silence is announced at once, not at the next check.
+      if (watchdog) void watchdog.evaluate().catch((error: unknown) => logger.error({ err: error }, 'watchdog: evaluation failed'));
+    },
     onWebhookOutcome: (outcome) => {
       metrics.recordWebhook(outcome);
       io.onWebhookOutcome?.(outcome);
@@ -107,6 +144,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     renderer,
     metrics,
     smtpHealth,
+    watchdog,
     async start() {
       const migration = await store.migrate();
       if (migration.applied.length > 0) logger.info(migration, 'store schema migrated');
@@ -119,15 +157,27 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       }
       worker.start();
       smtpHealth.start();
+      watchdog?.start();
     },
     async stop() {
       if (stopped) return;
       stopped = true;
       smtpHealth.stop();
+      watchdog?.stop();
       const drained = await worker.stop(config.http.shutdownTimeoutMs);
       if (!drained) logger.warn({ inFlight: worker.inFlight }, 'shutdown bound reached with sends in flight: they will be sent again at the next start');
       await transport.close();
+      netbox?.close();
       await store.close();
     },
   };
+}
+
+/** What an operator should know at start: each said once. */
+function logBootWarnings(config: Config, logger: Logger): void {
+  if (config.webhook.secrets.length === 0) {
+    logger.warn('WEBHOOK_SECRET is not set: deliveries are accepted WITHOUT a signature check. Set a secret on the NetBox webhook and here.');
+  }
+  if (!config.netbox.url) logger.warn('NETBOX_URL is not set: links in mails will be relative paths');
+  if (!config.smtp) logger.warn({ dir: config.mail.outboxDir }, `SMTP_URL is not set: mails are written as .eml files under ${config.mail.outboxDir}`);
 }

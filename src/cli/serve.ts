@@ -14,11 +14,6 @@ import { EXIT_CONFIG, type CliIo } from './io';
 export async function serve(config: Config, io: CliIo): Promise<number> {
   const logger = createLogger({ level: config.log.level, format: config.log.format, secrets: config.secretValues });
   logger.info({ config: redactConfig(config) }, 'compliance-relay starting');
-  if (config.webhook.secrets.length === 0) {
-    logger.warn('WEBHOOK_SECRET is not set: deliveries are accepted WITHOUT a signature check. Set a secret on the NetBox webhook and here.');
-  }
-  if (!config.netbox.url) logger.warn('NETBOX_URL is not set: links in mails will be relative paths');
-  if (!config.smtp) logger.warn({ dir: config.mail.outboxDir }, `SMTP_URL is not set: mails are written as .eml files under ${config.mail.outboxDir}`);
 
   let relay;
   try {

@@ -63,14 +63,29 @@ export interface Config {
     templatesDir?: string;
     /** Where .eml files go when no SMTP server is configured. */
     outboxDir: string;
+    /** Failing tests listed in a mail at most ("and N more" links to NetBox). */
+    maxFailures: number;
+    /** Attach every failing result as CSV, capped at attachMaxBytes. */
+    attachCsv: boolean;
+    attachMaxBytes: number;
   };
-  /** `token`: a NetBox API token (read access for enrichment, write access for `netbox-setup`). */
-  netbox: { url?: string; token?: string };
+  netbox: {
+    url?: string;
+    /** A NetBox API token (read access for enrichment, write access for `netbox-setup`); a secret. */
+    token?: string;
+    caFile?: string;
+    tlsRejectUnauthorized: boolean;
+    timeoutMs: number;
+    /** The whole enrichment of one mail (retries included) ends within this. */
+    enrichBudgetMs: number;
+  };
   retry: { maxAttempts: number; baseMs: number; maxDelayMs: number };
   worker: { pollMs: number; leaseMs: number; concurrency: number };
   log: { level: Env['LOG_LEVEL']; format: Env['LOG_FORMAT'] };
   /** /metrics (optionally behind a bearer token) and the periodic SMTP check behind /readyz. */
   observe: { metricsToken?: string; smtpCheckIntervalMs: number };
+  /** EXPECT_REPORT_EVERY in ms; undefined: the watchdog is off. */
+  watchdog: { expectEveryMs?: number };
   /** Every secret value, so the logger can mask them wherever they appear. */
   secretValues: string[];
 }
@@ -165,6 +180,15 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   if (e.WEBHOOK_SECRET_PREVIOUS !== undefined && e.WEBHOOK_SECRET === undefined) {
     issues.push({ variable: 'WEBHOOK_SECRET_PREVIOUS', message: 'is only accepted alongside WEBHOOK_SECRET (during a rotation)' });
   }
+  if (e.NETBOX_URL === undefined) {
+    for (const v of ['NETBOX_TOKEN', 'NETBOX_CA_FILE'] as const) {
+      if (e[v] !== undefined) issues.push({ variable: v, message: 'has no effect without NETBOX_URL' });
+    }
+  }
+  if (e.NETBOX_ENRICH_BUDGET_MS >= e.LEASE_MS) {
+    // A mail still being composed when its lease ends would be claimed and sent twice.
+    issues.push({ variable: 'NETBOX_ENRICH_BUDGET_MS', message: `must be below LEASE_MS (${e.LEASE_MS})` });
+  }
   if (e.RETRY_BASE_MS > e.RETRY_MAX_DELAY_MS) {
     issues.push({ variable: 'RETRY_BASE_MS', message: `must not exceed RETRY_MAX_DELAY_MS (${e.RETRY_MAX_DELAY_MS})` });
   }
@@ -193,11 +217,22 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
       timezone: e.MAIL_TIMEZONE,
       templatesDir: e.TEMPLATES_DIR ? path.resolve(options.cwd ?? process.cwd(), e.TEMPLATES_DIR) : undefined,
       outboxDir: path.join(dataDir, 'mail'),
+      maxFailures: e.MAIL_MAX_FAILURES,
+      attachCsv: e.MAIL_ATTACH_CSV,
+      attachMaxBytes: e.MAIL_ATTACH_MAX_BYTES,
     },
-    netbox: { url: e.NETBOX_URL?.replace(/\/+$/, ''), token: e.NETBOX_TOKEN },
+    netbox: {
+      url: e.NETBOX_URL?.replace(/\/+$/, ''),
+      token: e.NETBOX_TOKEN,
+      caFile: e.NETBOX_CA_FILE ? path.resolve(options.cwd ?? process.cwd(), e.NETBOX_CA_FILE) : undefined,
+      tlsRejectUnauthorized: e.NETBOX_TLS_REJECT_UNAUTHORIZED,
+      timeoutMs: e.NETBOX_TIMEOUT_MS,
+      enrichBudgetMs: e.NETBOX_ENRICH_BUDGET_MS,
+    },
     retry: { maxAttempts: e.RETRY_MAX_ATTEMPTS, baseMs: e.RETRY_BASE_MS, maxDelayMs: e.RETRY_MAX_DELAY_MS },
     worker: { pollMs: e.WORKER_POLL_MS, leaseMs: e.LEASE_MS, concurrency: smtp ? smtp.poolSize : 1 },
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
+    watchdog: { expectEveryMs: e.EXPECT_REPORT_EVERY },
     observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL ?? DEFAULT_SMTP_CHECK_INTERVAL_MS },
     secretValues: [
       ...secrets,
@@ -232,10 +267,11 @@ export function redactConfig(config: Config): Record<string, unknown> {
     store: { ...config.store, databaseUrl: config.store.databaseUrl ? redactUrl(config.store.databaseUrl) : undefined },
     smtp: config.smtp ? { ...config.smtp, url: smtpUrl, password: config.smtp.password ? '[REDACTED]' : undefined } : 'none: mails are written as .eml files',
     mail: config.mail,
-    netbox: { url: config.netbox.url, token: config.netbox.token ? '[REDACTED]' : undefined },
+    netbox: { ...config.netbox, token: config.netbox.token ? '[REDACTED]' : undefined },
     retry: config.retry,
     worker: config.worker,
     log: config.log,
+    watchdog: config.watchdog,
     observe: { metricsToken: config.observe.metricsToken ? '[REDACTED]' : undefined, smtpCheckIntervalMs: config.observe.smtpCheckIntervalMs },
   };
 }

@@ -63,7 +63,15 @@ export const EnvSchema = z.object({
 
   // NetBox
   NETBOX_URL: httpUrl.optional(),
-  NETBOX_TOKEN: z.string().trim().min(1).max(512).optional(),
+  // A header value: printable ASCII only, so a stray newline cannot add a header.
+  NETBOX_TOKEN: z.string().trim().max(500).regex(/^[\x21-\x7e]+$/, 'must be one token without spaces (nbt_<key>.<token> or a 40-character key)').optional(),
+  NETBOX_CA_FILE: z.string().trim().optional(),
+  NETBOX_TLS_REJECT_UNAUTHORIZED: bool(true),
+  NETBOX_TIMEOUT_MS: positiveInt(10_000),
+  NETBOX_ENRICH_BUDGET_MS: positiveInt(30_000),
+  MAIL_MAX_FAILURES: positiveInt(50, 10_000),
+  MAIL_ATTACH_CSV: bool(false),
+  MAIL_ATTACH_MAX_BYTES: positiveInt(5_000_000, 50_000_000),
 
   // Delivery worker
   RETRY_MAX_ATTEMPTS: positiveInt(48, 1000),
@@ -75,6 +83,9 @@ export const EnvSchema = z.object({
   // Logs
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+
+  // Watchdog: mail the recipients when no report arrived for this long (unset: off)
+  EXPECT_REPORT_EVERY: duration.optional(),
 
   // Health and metrics
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),

@@ -14,6 +14,9 @@ import {
   type MigrationReport,
   type NewDelivery,
   type Store,
+  WATCHDOG_KEY_PREFIX,
+  type WatchdogState,
+  type WatchdogStateName,
 } from './types';
 
 export interface PgStoreOptions {
@@ -421,6 +424,41 @@ export class PgStore implements Store {
       [series, before.createdMs, before.reportId],
     );
     return rows[0] ? decodeReportRow(rows[0]) : undefined;
+  }
+
+  async lastReportReceivedAt(): Promise<number | null> {
+    const { rows } = await this.query<{ t: number | null }>('SELECT MAX(received_at) AS t FROM deliveries WHERE dedup_key NOT LIKE $1', [`${WATCHDOG_KEY_PREFIX}%`]);
+    return rows[0]?.t ?? null;
+  }
+
+  async getWatchdogState(now: number): Promise<WatchdogState> {
+    await this.query(`INSERT INTO watchdog_state (id, state, since, created_at, changed_at, version) VALUES (1, 'ok', NULL, $1, $1, 0) ON CONFLICT (id) DO NOTHING`, [now]);
+    const { rows } = await this.query<{ state: WatchdogStateName; since: number | null; created_at: number; changed_at: number; version: number }>(
+      'SELECT state, since, created_at, changed_at, version FROM watchdog_state WHERE id = 1',
+    );
+    const row = rows[0]!;
+    return { state: row.state, since: row.since, createdAt: row.created_at, changedAt: row.changed_at, version: row.version };
+  }
+
+  async transitionWatchdog(input: { expectedVersion: number; state: WatchdogStateName; since: number | null; now: number; alert: NewDelivery }): Promise<{ won: boolean; alertId?: number }> {
+    return this.transaction(async (client) => {
+      // Under READ COMMITTED a concurrent UPDATE waits for the winner's commit, then finds the version moved.
+      const updated = await client.query('UPDATE watchdog_state SET state = $1, since = $2, changed_at = $3, version = version + 1 WHERE id = 1 AND version = $4', [
+        input.state,
+        input.since,
+        input.now,
+        input.expectedVersion,
+      ]);
+      if (updated.rowCount !== 1) return { won: false };
+      const a = input.alert;
+      const inserted = await client.query<{ id: number }>(
+        `INSERT INTO deliveries (dedup_key, report_id, report_created, completed_at, source, body, received_at, state, attempts, next_attempt_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', 0, $7, $7) ON CONFLICT (dedup_key) DO NOTHING RETURNING id`,
+        [a.dedupKey, a.reportId, a.reportCreated, a.completedAt, a.source, a.body, a.receivedAt],
+      );
+      const id = inserted.rows[0]?.id ?? (await client.query<{ id: number }>('SELECT id FROM deliveries WHERE dedup_key = $1', [a.dedupKey])).rows[0]?.id;
+      return { won: true, alertId: id };
+    });
   }
 
   async checkWritable(now: number): Promise<void> {

@@ -14,6 +14,9 @@ import {
   type NewDelivery,
   type Store,
   REPORT_FAILING_SETS_KEPT,
+  WATCHDOG_KEY_PREFIX,
+  type WatchdogState,
+  type WatchdogStateName,
 } from './types';
 import type { ReportSnapshot } from '../trend';
 import { decodeReportRow, encodeFailingPairs, type ReportRow } from './report-rows';
@@ -331,6 +334,40 @@ export class SqliteStore implements Store {
           .get(series, before.createdMs, before.createdMs, before.reportId) as ReportRow | undefined,
     );
     return row ? decodeReportRow(row) : undefined;
+  }
+
+  async lastReportReceivedAt(): Promise<number | null> {
+    const row = this.run(
+      (db) => db.prepare(`SELECT MAX(received_at) AS t FROM deliveries WHERE dedup_key NOT LIKE ?`).get(`${WATCHDOG_KEY_PREFIX}%`) as { t: number | null },
+    );
+    return row.t;
+  }
+
+  async getWatchdogState(now: number): Promise<WatchdogState> {
+    return this.run((db) => {
+      db.prepare(`INSERT INTO watchdog_state (id, state, since, created_at, changed_at, version) VALUES (1, 'ok', NULL, ?, ?, 0) ON CONFLICT (id) DO NOTHING`).run(now, now);
+      const row = db.prepare('SELECT state, since, created_at, changed_at, version FROM watchdog_state WHERE id = 1').get() as {
+        state: WatchdogStateName;
+        since: number | null;
+        created_at: number;
+        changed_at: number;
+        version: number;
+      };
+      return { state: row.state, since: row.since, createdAt: row.created_at, changedAt: row.changed_at, version: row.version };
+    });
+  }
+
+  async transitionWatchdog(input: { expectedVersion: number; state: WatchdogStateName; since: number | null; now: number; alert: NewDelivery }): Promise<{ won: boolean; alertId?: number }> {
+    return this.run((db) =>
+      db.transaction(() => {
+        const changed = db
+          .prepare('UPDATE watchdog_state SET state = ?, since = ?, changed_at = ?, version = version + 1 WHERE id = 1 AND version = ?')
+          .run(input.state, input.since, input.now, input.expectedVersion).changes;
+        if (changed !== 1) return { won: false };
+        const [inserted] = insertBatch(db, [input.alert]);
+        return { won: true, alertId: inserted!.id };
+      })(),
+    );
   }
 
   async checkWritable(now: number): Promise<void> {

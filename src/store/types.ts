@@ -94,6 +94,16 @@ export interface Store {
   saveReport(snapshot: ReportSnapshot): Promise<void>;
   /** The newest report of `series` strictly before (createdMs, reportId), ordered by creation time then id. */
   findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined>;
+  /** When the newest compliance report delivery was received (watchdog records not counted), if any. */
+  lastReportReceivedAt(): Promise<number | null>;
+  /** The watchdog's shared state, created (`ok`, version 0, created at `now`) on first use. */
+  getWatchdogState(now: number): Promise<WatchdogState>;
+  /**
+   * Compare-and-set: moves the watchdog to `state` only if its version is still `expectedVersion`,
+   * and in the same transaction queues `alert` in the outbox. Of several replicas that saw the same
+   * state, exactly one wins; the others get `won: false` and send nothing.
+   */
+  transitionWatchdog(input: { expectedVersion: number; state: WatchdogStateName; since: number | null; now: number; alert: NewDelivery }): Promise<{ won: boolean; alertId?: number }>;
   /** Proves the store can commit (for readiness checks). */
   checkWritable(now: number): Promise<void>;
   close(): Promise<void>;
@@ -107,6 +117,23 @@ export interface MigrationReport {
 
 /** Failing sets kept per series; the streak walk ("failing since") never looks further back. */
 export const REPORT_FAILING_SETS_KEPT = 100;
+
+export type WatchdogStateName = 'ok' | 'overdue';
+
+/** Whether reports are overdue, shared by every replica through the store. */
+export interface WatchdogState {
+  state: WatchdogStateName;
+  /** While overdue: the time of the last report (or of the watchdog's start) the silence is measured from. */
+  since: number | null;
+  /** When the watchdog first ran against this store: the baseline before any report arrived. */
+  createdAt: number;
+  changedAt: number;
+  /** Grows by one with every transition (the compare-and-set token). */
+  version: number;
+}
+
+/** Dedup keys of the watchdog's own outbox records start with this (report keys are `<id>@<created>`). */
+export const WATCHDOG_KEY_PREFIX = 'watchdog:';
 
 /** The outbox could not commit (read-only, disk full, locked, connection lost): 503, retry later. */
 export class StorageUnavailableError extends Error {

@@ -1,3 +1,4 @@
+import { netboxBasePath } from '../mail';
 import type { ReportDelivery } from '../webhook';
 import type { FailingPair, ReportSnapshot } from './types';
 
@@ -9,15 +10,7 @@ import type { FailingPair, ReportSnapshot } from './types';
  * A second NetBox with another base path (or a relay without NETBOX_URL) gets its own series.
  */
 export function buildSeriesKey(options: { netboxUrl?: string; reportUrl: string }): string {
-  let apiPath = options.reportUrl;
-  try {
-    apiPath = new URL(options.reportUrl, 'http://relative.invalid').pathname;
-  } catch {
-    // Keep the raw value: it still separates series.
-  }
-  const apiIndex = apiPath.indexOf('/api/');
-  const basePath = apiIndex > 0 ? apiPath.slice(0, apiIndex) : '';
-  return `${options.netboxUrl ?? 'netbox'}|${basePath}`;
+  return `${options.netboxUrl ?? 'netbox'}|${netboxBasePath(options.reportUrl)}`;
 }
 
 /** What the trend remembers of a delivery; `failing` is null when the failing pairs are unknown. */

@@ -314,6 +314,30 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(kept).toMatchObject({ reportId: n, failing: [pair] });
     });
 
+    test('the watchdog moves by compare-and-set: of two instances that saw the same state, one wins and queues the mail', async () => {
+      const other = await open();
+      const seenHere = await store.getWatchdogState(T0);
+      const seenThere = await other.getWatchdogState(T0 + 5);
+      expect(seenHere).toEqual({ state: 'ok', since: null, createdAt: T0, changedAt: T0, version: 0 });
+      expect(seenThere).toEqual(seenHere);
+      const alert = (n: number): NewDelivery => makeDelivery(n, { dedupKey: `watchdog:overdue@${T0}`, reportId: 0, source: 'watchdog', receivedAt: T0 + 1000 + n });
+      const results = await Promise.all([
+        store.transitionWatchdog({ expectedVersion: 0, state: 'overdue', since: T0, now: T0 + 1000, alert: alert(1) }),
+        other.transitionWatchdog({ expectedVersion: 0, state: 'overdue', since: T0, now: T0 + 1001, alert: alert(2) }),
+      ]);
+      expect(results.map((r) => r.won).sort()).toEqual([false, true]);
+      expect(await other.getWatchdogState(T0 + 2000)).toMatchObject({ state: 'overdue', since: T0, version: 1 });
+      const queued = await store.listDeliveries();
+      expect(queued).toHaveLength(1);
+      expect(queued[0]).toMatchObject({ id: results.find((r) => r.won)!.alertId, source: 'watchdog', state: 'queued' });
+      // The watchdog's own records never count as a report arriving.
+      expect(await store.lastReportReceivedAt()).toBeNull();
+      await store.insertDelivery(makeDelivery(7));
+      expect(await other.lastReportReceivedAt()).toBe(T0 + 7);
+      // A stale version loses even alone.
+      expect((await store.transitionWatchdog({ expectedVersion: 0, state: 'ok', since: T0 + 7, now: T0 + 3000, alert: alert(3) })).won).toBe(false);
+    });
+
     test('close commits the inserts already accepted, then refuses new ones', async () => {
       const accepted = [1, 2, 3, 4, 5].map((n) => store.insertDelivery(makeDelivery(n)));
       await store.close();

@@ -9,7 +9,7 @@ export interface ReceivedMail {
 }
 
 /** How the peer answers DATA: accept, fail with an SMTP code, or drop the connection. */
-export type SmtpBehaviour = { type: 'accept' } | { type: 'reject'; code: number; message?: string } | { type: 'drop' };
+export type SmtpBehaviour = { type: 'accept'; delayMs?: number } | { type: 'reject'; code: number; message?: string } | { type: 'drop' };
 
 export interface SmtpPeer {
   port: number;
@@ -56,7 +56,8 @@ export async function startSmtpPeer(options: { behaviour?: SmtpBehaviour; server
           return;
         }
         const raw = Buffer.concat(chunks);
-        void simpleParser(raw).then((parsed) => {
+        const delay = new Promise((r) => setTimeout(r, behaviour.delayMs ?? 0));
+        void delay.then(() => simpleParser(raw)).then((parsed) => {
           received.push({
             envelope: {
               from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',

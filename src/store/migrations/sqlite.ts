@@ -56,4 +56,19 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
       CREATE INDEX reports_series_created ON reports (series, created_ms, report_id);
     `,
   },
+  {
+    version: 3,
+    name: 'watchdog_state',
+    // One row: whether reports are overdue, with a version for compare-and-set between replicas.
+    sql: `
+      CREATE TABLE watchdog_state (
+        id          INTEGER PRIMARY KEY CHECK (id = 1),
+        state       TEXT    NOT NULL,
+        since       INTEGER,
+        created_at  INTEGER NOT NULL,
+        changed_at  INTEGER NOT NULL,
+        version     INTEGER NOT NULL
+      );
+    `,
+  },
 ];
