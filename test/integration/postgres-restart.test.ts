@@ -37,6 +37,7 @@ describe('PostgreSQL restarts while the relay runs', () => {
       SMTP_POOL_SIZE: String(SMTP_POOL_SIZE),
       // A claim whose outcome could not be recorded (the database went away mid-send) comes back soon.
       LEASE_MS: '3000',
+      NETBOX_ENRICH_BUDGET_MS: '1000', // must stay below LEASE_MS
       WORKER_POLL_MS: '100',
       TEMPLATES_DIR: path.resolve(__dirname, '../fixtures/templates-light'),
     });
