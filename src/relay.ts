@@ -5,9 +5,10 @@ import { createReportInsights } from './enrichment';
 import { createNetboxClient } from './netbox';
 import { createMailComposer, createWorker, type Worker, type WorkerOutcome } from './delivery';
 import { createApp, type WebhookOutcome } from './http';
-import { createFileTransport, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
+import { createFileTransport, createRenderPool, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
 import { createMetrics, type RelayMetrics } from './metrics';
+import { createMailRecorder } from './sent-mail';
 import { createWatchdog, withWatchdogMail, type Watchdog } from './watchdog';
 import { findPackageRoot, type Clock, type Logger } from './shared';
 import { openStore, type Store } from './store';
@@ -21,6 +22,8 @@ export interface RelayIo {
   random?: () => number;
   onWorkerOutcome?: (event: WorkerOutcome) => void;
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
+  /** Worker threads that render mails off the event loop (`serve` uses them); 0 or absent: render in-line. */
+  renderThreads?: number;
 }
 
 export interface Relay {
@@ -71,9 +74,11 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     : undefined;
   const metrics = createMetrics({ store, clock, logger });
   const smtpHealth = createSmtpHealth({ transport, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
+  const renderPool = io.renderThreads ? createRenderPool(renderer, { threads: io.renderThreads }) : undefined;
   const recipients = { to: config.mail.to, cc: config.mail.cc, bcc: config.mail.bcc, replyTo: config.mail.replyTo };
   const reportComposer = createMailComposer({
     renderer,
+    renderPool,
     clock,
     from: config.mail.from,
     recipients,
@@ -90,9 +95,11 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       attachCsv: config.mail.attachCsv,
       attachMaxBytes: config.mail.attachMaxBytes,
       logger,
+      onNetboxError: (code) => metrics.recordNetboxFetchError(code),
     }),
   });
-  const compose = withWatchdogMail(reportComposer, { from: config.mail.from, recipients, timezone: config.mail.timezone, clock });
+  const recorder = createMailRecorder({ store, logger, clock });
+  const compose = recorder.wrap(withWatchdogMail(reportComposer, { from: config.mail.from, recipients, timezone: config.mail.timezone, clock }));
   const worker = createWorker({
     store,
     transport,
@@ -105,6 +112,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     leaseMs: config.worker.leaseMs,
     random: io.random,
     onOutcome: (outcome) => {
+      recorder.record(outcome);
       metrics.recordWorker(outcome);
       smtpHealth.record(outcome);
       io.onWorkerOutcome?.(outcome);
@@ -168,6 +176,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       if (!drained) logger.warn({ inFlight: worker.inFlight }, 'shutdown bound reached with sends in flight: they will be sent again at the next start');
       await transport.close();
       netbox?.close();
+      await renderPool?.close();
       await store.close();
     },
   };
