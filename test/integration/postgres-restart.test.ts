@@ -7,7 +7,7 @@ import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 const SECRET = 'restart-webhook-secret';
 const SMTP_POOL_SIZE = 3;
 
-jest.setTimeout(120_000);
+jest.setTimeout(300_000);
 
 describe('PostgreSQL restarts while the relay runs', () => {
   let db: PrivatePostgres;
@@ -35,8 +35,12 @@ describe('PostgreSQL restarts while the relay runs', () => {
       MAIL_TO: 'netops@example.com',
       WEBHOOK_SECRET: SECRET,
       SMTP_POOL_SIZE: String(SMTP_POOL_SIZE),
-      // A claim whose outcome could not be recorded (the database went away mid-send) comes back soon.
-      LEASE_MS: '3000',
+      // A claim whose outcome could not be recorded (the database went away mid-send) comes back after
+      // its lease; the lease stays above the SMTP timeouts so that a slow send is never taken over.
+      LEASE_MS: '20000',
+      SMTP_CONNECTION_TIMEOUT_MS: '8000',
+      SMTP_GREETING_TIMEOUT_MS: '8000',
+      SMTP_SOCKET_TIMEOUT_MS: '8000',
       NETBOX_ENRICH_BUDGET_MS: '1000', // must stay below LEASE_MS
       WORKER_POLL_MS: '100',
       TEMPLATES_DIR: path.resolve(__dirname, '../fixtures/templates-light'),
@@ -75,8 +79,8 @@ describe('PostgreSQL restarts while the relay runs', () => {
     }
     expect((await post(5)).status).toBe(200); // the earlier ones are still there: a duplicate
 
-    await waitUntil(() => (mailedIds().size === 30 ? true : undefined), 60_000, 'all 30 reports to be mailed');
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 30 ? true : undefined), 30_000, 'all 30 recorded as sent');
+    await waitUntil(() => (mailedIds().size === 30 ? true : undefined), 120_000, 'all 30 reports to be mailed');
+    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 30 ? true : undefined), 60_000, 'all 30 recorded as sent');
     const expected = new Set(Array.from({ length: 30 }, (_, i) => String(i + 1)));
     expect(mailedIds()).toEqual(expected);
     // A send that finished while the database was down is sent again after its lease: bounded by the sends in flight.

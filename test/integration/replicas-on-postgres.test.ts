@@ -14,7 +14,7 @@ const LEASE_MS = 45_000;
 const SMTP_TIMEOUT_MS = 20_000;
 const SECRET = 'replica-webhook-secret';
 
-jest.setTimeout(180_000);
+jest.setTimeout(420_000);
 
 /** What a NetBox retry loop sees for one delivery: every answer, in order. */
 interface Attempt {
@@ -136,7 +136,7 @@ describe('three relay processes on one PostgreSQL database', () => {
         const { rows } = await schema.query<{ state: string; n: number }>('SELECT state, COUNT(*)::int AS n FROM deliveries GROUP BY state');
         return rows.length === 1 && rows[0]!.state === 'sent' && rows[0]!.n === DELIVERIES ? true : undefined;
       },
-      120_000,
+      240_000,
       'every delivery to be sent',
     );
     const perReport = new Map<string, number>();
