@@ -7,6 +7,7 @@ import { createMailComposer, createWorker, type Worker, type WorkerOutcome } fro
 import { createApp, type WebhookOutcome } from './http';
 import { createFileTransport, createRenderPool, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
+import { createDashboardRouter } from './dashboard';
 import { createMetrics, type RelayMetrics } from './metrics';
 import { createMailRecorder } from './sent-mail';
 import { createWatchdog, withWatchdogMail, type Watchdog } from './watchdog';
@@ -136,6 +137,15 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       metrics.recordWebhook(outcome);
       io.onWebhookOutcome?.(outcome);
     },
+    dashboard: createDashboardRouter({
+      adminToken: config.admin.token,
+      store,
+      clock,
+      logger,
+      timezone: config.mail.timezone,
+      netboxUrl: config.netbox.url,
+      onRequeued: () => worker.kick(),
+    }),
     observe: {
       readiness: () => checkReadiness({ store, renderer, smtp: smtpHealth, clock }),
       metrics,

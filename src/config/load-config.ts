@@ -84,6 +84,8 @@ export interface Config {
   log: { level: Env['LOG_LEVEL']; format: Env['LOG_FORMAT'] };
   /** /metrics (optionally behind a bearer token) and the periodic SMTP check behind /readyz. */
   observe: { metricsToken?: string; smtpCheckIntervalMs: number };
+  /** ADMIN_TOKEN: the dashboard at /ui (and the admin API) are off without it. */
+  admin: { token?: string };
   /** EXPECT_REPORT_EVERY in ms; undefined: the watchdog is off. */
   watchdog: { expectEveryMs?: number };
   /** Every secret value, so the logger can mask them wherever they appear. */
@@ -232,6 +234,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
     retry: { maxAttempts: e.RETRY_MAX_ATTEMPTS, baseMs: e.RETRY_BASE_MS, maxDelayMs: e.RETRY_MAX_DELAY_MS },
     worker: { pollMs: e.WORKER_POLL_MS, leaseMs: e.LEASE_MS, concurrency: smtp ? smtp.poolSize : 1 },
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
+    admin: { token: e.ADMIN_TOKEN },
     watchdog: { expectEveryMs: e.EXPECT_REPORT_EVERY },
     observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL ?? DEFAULT_SMTP_CHECK_INTERVAL_MS },
     secretValues: [
@@ -239,6 +242,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
       ...(smtp?.password ? [smtp.password] : []),
       ...(e.METRICS_TOKEN ? [e.METRICS_TOKEN] : []),
       ...(e.NETBOX_TOKEN ? [e.NETBOX_TOKEN] : []),
+      ...(e.ADMIN_TOKEN ? [e.ADMIN_TOKEN] : []),
       ...databaseSecrets(e.DATABASE_URL),
     ],
   };
@@ -271,6 +275,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
     retry: config.retry,
     worker: config.worker,
     log: config.log,
+    admin: { token: config.admin.token ? '[REDACTED]' : undefined },
     watchdog: config.watchdog,
     observe: { metricsToken: config.observe.metricsToken ? '[REDACTED]' : undefined, smtpCheckIntervalMs: config.observe.smtpCheckIntervalMs },
   };

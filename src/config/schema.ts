@@ -87,6 +87,9 @@ export const EnvSchema = z.object({
   // Watchdog: mail the recipients when no report arrived for this long (unset: off)
   EXPECT_REPORT_EVERY: duration.optional(),
 
+  // Dashboard and admin
+  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
+
   // Health and metrics
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
   SMTP_CHECK_INTERVAL: duration.optional(),
@@ -101,6 +104,7 @@ export const SECRET_VARIABLES = [
   'SMTP_PASSWORD',
   'METRICS_TOKEN',
   'NETBOX_TOKEN',
+  'ADMIN_TOKEN',
   'DATABASE_URL',
 ] as const;
 
