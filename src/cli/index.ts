@@ -5,6 +5,7 @@ import { defaultTemplatesDir } from '../relay';
 import { sampleDeliveryView } from '../sample';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
 import { migrateStore } from './migrate';
+import { backupCommand } from './backup-command';
 import { DEFAULT_WEBHOOK_NAME, netboxSetupCommand } from './netbox-setup-command';
 import { serve } from './serve';
 
@@ -81,6 +82,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       } finally {
         await transport.close();
       }
+    });
+
+  program
+    .command('backup')
+    .description('copy the SQLite store (DATA_DIR) to a new file while the relay runs (VACUUM INTO); for PostgreSQL use pg_dump')
+    .argument('<file>', 'the backup file to create (must not exist)')
+    .action((file: string) => {
+      exitCode = backupCommand(file, io);
     });
 
   program
