@@ -41,6 +41,8 @@ describe('docker-compose.yml', () => {
     expect(config.services.mailcatcher.image).toBe('axllent/mailpit:latest');
     expect(config.services.relay.environment.MAIL_TO).toBe('ops@example.org');
     expect(config.services.relay.environment.WEBHOOK_SECRET).toBe('abc');
+    // Unset optional settings reach the relay as empty values, which it treats as unset.
+    expect(config.services.relay.environment.ADMIN_TOKEN).toBe('');
     expect(config.services.relay.ports[0].published).toBe(18080);
   });
 });
