@@ -3,6 +3,7 @@ import type { Clock, Logger } from '../shared';
 import type { MailTransport } from '../mail';
 import type { ClaimedDelivery, Store } from '../store';
 import { computeBackoffMs, type RetryPolicy } from './backoff';
+import { createCircuitBreaker, type BreakerState } from './circuit-breaker';
 import { classifyFailure, type FailureClass } from './classify-failure';
 import type { MailComposer } from './compose-mail';
 
@@ -38,6 +39,8 @@ export interface Worker {
   /** Stops claiming; waits up to `timeoutMs` for sends in flight. Resolves true when none is left. */
   stop(timeoutMs: number): Promise<boolean>;
   readonly inFlight: number;
+  /** The SMTP circuit breaker: `open` while the server is down and the queue is paused. */
+  readonly breaker: { state: BreakerState; openUntil: number; failures: number };
 }
 
 /**
@@ -56,6 +59,8 @@ export function createWorker(options: WorkerOptions): Worker {
   let ticking = false;
   let again = false;
   const idleWaiters: (() => void)[] = [];
+  const breaker = createCircuitBreaker(options.retry, random);
+  let probeId: number | undefined;
 
   const schedule = (delayMs: number) => {
     if (!running || stopping) return;
@@ -74,7 +79,7 @@ export function createWorker(options: WorkerOptions): Worker {
     try {
       do {
         again = false;
-        const capacity = options.concurrency - inFlight;
+        const capacity = breaker.capacity(options.clock.now(), options.concurrency - inFlight);
         if (capacity <= 0) break;
         let claimed: ClaimedDelivery[];
         try {
@@ -83,6 +88,8 @@ export function createWorker(options: WorkerOptions): Worker {
           log.error({ err: error }, 'cannot claim deliveries from the outbox; will try again');
           break;
         }
+        breaker.claimed(claimed.length);
+        if (breaker.state === 'probing' && claimed.length > 0) probeId = claimed[0]!.id;
         for (const delivery of claimed) {
           inFlight += 1;
           void processDelivery(delivery).finally(() => {
@@ -101,6 +108,13 @@ export function createWorker(options: WorkerOptions): Worker {
 
   async function scheduleNext(): Promise<void> {
     if (!running || stopping) return;
+    const now = options.clock.now();
+    // No free slot (or a probe in flight): the next finished send ticks; polling now would spin.
+    if (breaker.capacity(Math.max(now, breaker.openUntil), options.concurrency - inFlight) <= 0) return;
+    if (breaker.state === 'open' && breaker.openUntil > now) {
+      schedule(breaker.openUntil - now);
+      return;
+    }
     let delay = options.pollMs;
     try {
       const due = await options.store.nextDueAt();
@@ -125,17 +139,31 @@ export function createWorker(options: WorkerOptions): Worker {
         await finishDead(delivery, failure, started, dlog);
         return;
       }
+      const wasProbe = probeId === delivery.id;
+      if (wasProbe) probeId = undefined;
       try {
         const result = await options.transport.send(message);
+        breaker.serverReached();
+        if (wasProbe) log.info('the SMTP server answers again: resuming deliveries, oldest first');
         const now = options.clock.now();
         await options.store.markSent(delivery.id, { now, messageId: String(message.messageId ?? result.messageId) });
         dlog.info({ messageId: message.messageId, response: result.response, ...(result.path ? { path: result.path } : {}) }, result.path ? `mail written to ${result.path}` : 'mail sent');
         options.onOutcome?.({ type: 'sent', delivery, messageId: String(message.messageId), response: result.response, durationMs: now - started });
       } catch (error) {
         const failure = classifyFailure(error);
+        const now = options.clock.now();
+        let pausedUntil: number | undefined;
+        if (failure.scope === 'server') {
+          const wasOpen = breaker.state !== 'closed' && !wasProbe;
+          pausedUntil = breaker.serverFailed(now, wasProbe);
+          if (!wasOpen) log.warn({ code: failure.code, error: failure.message, pausedUntil: new Date(pausedUntil).toISOString(), failures: breaker.failures }, 'the SMTP server is unavailable: pausing all deliveries, then probing with the oldest');
+        } else {
+          breaker.serverReached();
+        }
         if (failure.kind === 'transient' && delivery.attempts < options.retry.maxAttempts) {
-          const now = options.clock.now();
-          const nextAttemptAt = now + computeBackoffMs(delivery.attempts, options.retry, random);
+          // A server-wide failure puts the delivery back at the pause's end, not at a jittered time of its
+          // own, so that the queue keeps its order: the claim takes due deliveries oldest first.
+          const nextAttemptAt = pausedUntil ?? now + computeBackoffMs(delivery.attempts, options.retry, random);
           await options.store.markRetry(delivery.id, { now, nextAttemptAt, error: failure.message, code: failure.code });
           const fields = { code: failure.code, error: failure.message, nextAttemptAt: new Date(nextAttemptAt).toISOString() };
           if (failure.configProblem) dlog.error(fields, 'send failed: configuration problem (will retry)');
@@ -164,6 +192,9 @@ export function createWorker(options: WorkerOptions): Worker {
   return {
     get inFlight() {
       return inFlight;
+    },
+    get breaker() {
+      return { state: breaker.state, openUntil: breaker.openUntil, failures: breaker.failures };
     },
     start() {
       if (running) return;
