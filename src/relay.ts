@@ -1,11 +1,11 @@
 import path from 'node:path';
 import type { Express } from 'express';
 import type { Config } from './config';
-import { createMailComposer, createWorker, type Worker, type WorkerOutcome } from './delivery';
+import { createMailComposer, createRetention, createWorker, type Retention, type Worker, type WorkerOutcome } from './delivery';
 import { createApp, type WebhookOutcome } from './http';
 import { createFileTransport, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
 import { findPackageRoot, type Clock, type Logger } from './shared';
-import { SqliteStore, type Store } from './store';
+import { SqliteStore, StorageUnavailableError, type Store } from './store';
 import { sampleDeliveryView } from './sample';
 
 /** The world as the relay sees it: injected so that tests run the real thing in-process. */
@@ -22,6 +22,7 @@ export interface Relay {
   app: Express;
   store: Store;
   worker: Worker;
+  retention: Retention;
   transport: MailTransport;
   renderer: Renderer;
   /** Releases what a previous process left in flight and starts the worker. */
@@ -74,25 +75,38 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     clock,
     logger,
     onQueued: () => worker.kick(),
+    onRequeued: () => worker.kick(),
     onWebhookOutcome: io.onWebhookOutcome,
   });
+
+  const retention = createRetention({ store, clock, logger, days: config.retention.days, intervalMs: config.retention.intervalMs });
 
   let stopped = false;
   return {
     app,
     store,
     worker,
+    retention,
     transport,
     renderer,
     async start() {
       // One relay process owns a SQLite data dir: whatever was "sending" when it last stopped was interrupted.
-      const released = await store.releaseLeases(clock.now());
-      if (released > 0) logger.warn({ released }, 'resuming deliveries that were being sent when the relay last stopped');
+      try {
+        const released = await store.releaseLeases(clock.now());
+        if (released > 0) logger.warn({ released }, 'resuming deliveries that were being sent when the relay last stopped');
+      } catch (error) {
+        // Storage is unusable right now: start anyway (the webhook answers 503 until it is back); the
+        // leases left behind expire after LEASE_MS and those deliveries are sent then.
+        if (!(error instanceof StorageUnavailableError)) throw error;
+        logger.error({ code: error.code, err: error.message }, 'the outbox is not usable at start; answering 503 until it is');
+      }
       worker.start();
+      retention.start();
     },
     async stop() {
       if (stopped) return;
       stopped = true;
+      retention.stop();
       const drained = await worker.stop(config.http.shutdownTimeoutMs);
       if (!drained) logger.warn({ inFlight: worker.inFlight }, 'shutdown bound reached with sends in flight: they will be sent again at the next start');
       await transport.close();
