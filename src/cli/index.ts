@@ -4,6 +4,7 @@ import { createFileTransport, createSmtpTransport, loadRenderer, TemplateError }
 import { defaultTemplatesDir } from '../relay';
 import { sampleDeliveryView } from '../sample';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
+import { registerDeliveryCommands } from './delivery-commands';
 import { serve } from './serve';
 
 export { type CliIo, EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE } from './io';
@@ -72,6 +73,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         await transport.close();
       }
     });
+
+  registerDeliveryCommands(program, io, (code) => {
+    exitCode = code;
+  });
 
   try {
     await program.parseAsync(argv);

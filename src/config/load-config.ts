@@ -43,7 +43,15 @@ export interface Config {
     /** Current secret first, then the previous one during a rotation; empty when unsigned. */
     secrets: string[];
     maxBytes: number;
+    /** CIDR ranges allowed to post; undefined: every address. */
+    allowedIps?: string[];
+    /** Requests per window per client address; 0: no limit. */
+    rateLimit: { max: number; windowMs: number };
   };
+  /** The admin API (`/api/deliveries`) is served only when a token is set. */
+  admin: { token?: string };
+  /** Sent deliveries (and their bodies) older than `days` are pruned every `intervalMs`; 0 days: kept. */
+  retention: { days: number; intervalMs: number };
   store: { dataDir: string; sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA' };
   /** Absent: mails are written as .eml files under `<dataDir>/mail`. */
   smtp?: SmtpConfig;
@@ -169,7 +177,15 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
     },
-    webhook: { path: e.WEBHOOK_PATH.replace(/\/+$/, '') || '/', secrets, maxBytes: e.WEBHOOK_MAX_BYTES },
+    webhook: {
+      path: e.WEBHOOK_PATH.replace(/\/+$/, '') || '/',
+      secrets,
+      maxBytes: e.WEBHOOK_MAX_BYTES,
+      allowedIps: e.WEBHOOK_ALLOWED_IPS,
+      rateLimit: { max: e.WEBHOOK_RATE_LIMIT, windowMs: e.WEBHOOK_RATE_LIMIT_WINDOW_MS },
+    },
+    admin: { token: e.ADMIN_TOKEN },
+    retention: { days: e.RETENTION_DAYS, intervalMs: e.RETENTION_INTERVAL_MS },
     store: { dataDir, sqliteSynchronous: e.SQLITE_SYNCHRONOUS },
     smtp,
     mail: {
@@ -186,7 +202,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
     retry: { maxAttempts: e.RETRY_MAX_ATTEMPTS, baseMs: e.RETRY_BASE_MS, maxDelayMs: e.RETRY_MAX_DELAY_MS },
     worker: { pollMs: e.WORKER_POLL_MS, leaseMs: e.LEASE_MS, concurrency: smtp ? smtp.poolSize : 1 },
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
-    secretValues: [...secrets, ...(smtp?.password ? [smtp.password] : [])],
+    secretValues: [...secrets, ...(smtp?.password ? [smtp.password] : []), ...(e.ADMIN_TOKEN ? [e.ADMIN_TOKEN] : [])],
   };
 }
 
@@ -209,7 +225,16 @@ export function redactConfig(config: Config): Record<string, unknown> {
   const smtpUrl = config.smtp ? redactUrl(config.smtp.url) : undefined;
   return {
     http: config.http,
-    webhook: { path: config.webhook.path, signed: config.webhook.secrets.length > 0, secrets: config.webhook.secrets.length, maxBytes: config.webhook.maxBytes },
+    webhook: {
+      path: config.webhook.path,
+      signed: config.webhook.secrets.length > 0,
+      secrets: config.webhook.secrets.length,
+      maxBytes: config.webhook.maxBytes,
+      allowedIps: config.webhook.allowedIps ?? 'any',
+      rateLimit: config.webhook.rateLimit.max > 0 ? config.webhook.rateLimit : 'off',
+    },
+    admin: { enabled: config.admin.token !== undefined },
+    retention: config.retention,
     store: config.store,
     smtp: config.smtp ? { ...config.smtp, url: smtpUrl, password: config.smtp.password ? '[REDACTED]' : undefined } : 'none: mails are written as .eml files',
     mail: config.mail,

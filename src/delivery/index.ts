@@ -1,4 +1,7 @@
-export { classifyFailure, type FailureClass, type FailureKind } from './classify-failure';
+export { classifyFailure, type FailureClass, type FailureKind, type FailureScope } from './classify-failure';
 export { computeBackoffMs, maxRetrySpanMs, type RetryPolicy } from './backoff';
 export { createMailComposer, UnreadableDeliveryError, type MailComposer, type MailComposerOptions } from './compose-mail';
 export { createWorker, type Worker, type WorkerOptions, type WorkerOutcome } from './worker';
+export { createRetention, DAY_MS, type Retention } from './retention';
+export { createCircuitBreaker, type BreakerState, type CircuitBreaker } from './circuit-breaker';
+export { buildDeliveryJson, createSecretMask, type DeliveryJson } from './build-delivery-json';

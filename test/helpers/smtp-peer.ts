@@ -9,7 +9,7 @@ export interface ReceivedMail {
 }
 
 /** How the peer answers DATA: accept, fail with an SMTP code, or drop the connection. */
-export type SmtpBehaviour = { type: 'accept' } | { type: 'reject'; code: number; message?: string } | { type: 'drop' };
+export type SmtpBehaviour = { type: 'accept'; delayMs?: number } | { type: 'reject'; code: number; message?: string } | { type: 'drop' };
 
 export interface SmtpPeer {
   port: number;
@@ -71,7 +71,9 @@ export async function startSmtpPeer(options: { behaviour?: SmtpBehaviour; server
               w.resolve(received.slice());
             }
           }
-          callback();
+          // A delayed "250 OK": the mail is here, the sender does not know yet (a send in flight).
+          if (behaviour.delayMs) setTimeout(() => callback(), behaviour.delayMs);
+          else callback();
         }, callback);
       });
     },
