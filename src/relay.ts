@@ -1,11 +1,16 @@
 import path from 'node:path';
 import type { Express } from 'express';
 import type { Config } from './config';
+import { createReportInsights } from './enrichment';
+import { createNetboxClient } from './netbox';
 import { createMailComposer, createRetention, createWorker, type Retention, type Worker, type WorkerOutcome } from './delivery';
 import { createApp, type WebhookOutcome } from './http';
 import { createFileTransport, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
+import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
+import { createMetrics, type RelayMetrics } from './metrics';
+import { createWatchdog, withWatchdogMail, type Watchdog } from './watchdog';
 import { findPackageRoot, type Clock, type Logger } from './shared';
-import { SqliteStore, StorageUnavailableError, type Store } from './store';
+import { openStore, StorageUnavailableError, type Store } from './store';
 import { sampleDeliveryView } from './sample';
 
 /** The world as the relay sees it: injected so that tests run the real thing in-process. */
@@ -25,6 +30,11 @@ export interface Relay {
   retention: Retention;
   transport: MailTransport;
   renderer: Renderer;
+  /** Prometheus series; `recordNetboxFetchError` is for the NetBox client. */
+  metrics: RelayMetrics;
+  smtpHealth: SmtpHealth;
+  /** Present when EXPECT_REPORT_EVERY is set. */
+  watchdog?: Watchdog;
   /** Releases what a previous process left in flight and starts the worker. */
   start(): Promise<void>;
   /** Stops the worker (waiting for sends in flight up to the bound), closes SMTP and the store. */
@@ -43,19 +53,47 @@ export function defaultTemplatesDir(): string {
  */
 export function createRelay(config: Config, io: RelayIo): Relay {
   const { logger, clock } = io;
+  logBootWarnings(config, logger);
   const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
   renderer.render(sampleDeliveryView(config));
 
-  const store = SqliteStore.open({ dataDir: config.store.dataDir, synchronous: config.store.sqliteSynchronous });
+  const store = openStore(config.store, {
+    onIdleError: (error) => logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
+  });
   const transport = config.smtp ? createSmtpTransport(config.smtp, { readFile: io.readFile }) : createFileTransport(config.mail.outboxDir);
-  const compose = createMailComposer({
+  const netbox = config.netbox.url
+    ? createNetboxClient({
+        url: config.netbox.url,
+        token: config.netbox.token,
+        ca: config.netbox.caFile ? io.readFile(config.netbox.caFile) : undefined,
+        rejectUnauthorized: config.netbox.tlsRejectUnauthorized,
+        timeoutMs: config.netbox.timeoutMs,
+      })
+    : undefined;
+  const metrics = createMetrics({ store, clock, logger });
+  const smtpHealth = createSmtpHealth({ transport, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
+  const recipients = { to: config.mail.to, cc: config.mail.cc, bcc: config.mail.bcc, replyTo: config.mail.replyTo };
+  const reportComposer = createMailComposer({
     renderer,
     clock,
     from: config.mail.from,
-    recipients: { to: config.mail.to, cc: config.mail.cc, bcc: config.mail.bcc, replyTo: config.mail.replyTo },
+    recipients,
     timezone: config.mail.timezone,
     netboxUrl: config.netbox.url,
+    insights: createReportInsights({
+      client: netbox,
+      hasToken: config.netbox.token !== undefined,
+      netboxUrl: config.netbox.url,
+      budgetMs: config.netbox.enrichBudgetMs,
+      history: store,
+      timezone: config.mail.timezone,
+      maxFailures: config.mail.maxFailures,
+      attachCsv: config.mail.attachCsv,
+      attachMaxBytes: config.mail.attachMaxBytes,
+      logger,
+    }),
   });
+  const compose = withWatchdogMail(reportComposer, { from: config.mail.from, recipients, timezone: config.mail.timezone, clock });
   const worker = createWorker({
     store,
     transport,
@@ -67,16 +105,36 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     pollMs: config.worker.pollMs,
     leaseMs: config.worker.leaseMs,
     random: io.random,
-    onOutcome: io.onWorkerOutcome,
+    onOutcome: (outcome) => {
+      metrics.recordWorker(outcome);
+      smtpHealth.record(outcome);
+      io.onWorkerOutcome?.(outcome);
+    },
   });
+  const watchdog =
+    config.watchdog.expectEveryMs === undefined
+      ? undefined
+      : createWatchdog({ store, clock, logger, expectEveryMs: config.watchdog.expectEveryMs, onQueued: () => worker.kick() });
   const app = createApp({
     config,
     store,
     clock,
     logger,
-    onQueued: () => worker.kick(),
+    onQueued: () => {
+      worker.kick();
+      // A report that ends a silence is announced at once, not at the next check.
+      if (watchdog) void watchdog.evaluate().catch((error: unknown) => logger.error({ err: error }, 'watchdog: evaluation failed'));
+    },
     onRequeued: () => worker.kick(),
-    onWebhookOutcome: io.onWebhookOutcome,
+    onWebhookOutcome: (outcome) => {
+      metrics.recordWebhook(outcome);
+      io.onWebhookOutcome?.(outcome);
+    },
+    observe: {
+      readiness: () => checkReadiness({ store, renderer, smtp: smtpHealth, clock }),
+      metrics,
+      metricsToken: config.observe.metricsToken,
+    },
   });
 
   const retention = createRetention({ store, clock, logger, days: config.retention.days, intervalMs: config.retention.intervalMs });
@@ -89,11 +147,20 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     retention,
     transport,
     renderer,
+    metrics,
+    smtpHealth,
+    watchdog,
     async start() {
-      // One relay process owns a SQLite data dir: whatever was "sending" when it last stopped was interrupted.
       try {
-        const released = await store.releaseLeases(clock.now());
-        if (released > 0) logger.warn({ released }, 'resuming deliveries that were being sent when the relay last stopped');
+        const migration = await store.migrate();
+        if (migration.applied.length > 0) logger.info(migration, 'store schema migrated');
+        // Only a single-owner store (SQLite) may release every lease: what was "sending" when it last
+        // stopped was interrupted. Replicas sharing PostgreSQL leave live leases alone; a dead replica's
+        // claims come back when their lease (LEASE_MS) expires.
+        if (store.singleOwner) {
+          const released = await store.releaseLeases(clock.now());
+          if (released > 0) logger.warn({ released }, 'resuming deliveries that were being sent when the relay last stopped');
+        }
       } catch (error) {
         // Storage is unusable right now: start anyway (the webhook answers 503 until it is back); the
         // leases left behind expire after LEASE_MS and those deliveries are sent then.
@@ -102,15 +169,29 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       }
       worker.start();
       retention.start();
+      smtpHealth.start();
+      watchdog?.start();
     },
     async stop() {
       if (stopped) return;
       stopped = true;
       retention.stop();
+      smtpHealth.stop();
+      watchdog?.stop();
       const drained = await worker.stop(config.http.shutdownTimeoutMs);
       if (!drained) logger.warn({ inFlight: worker.inFlight }, 'shutdown bound reached with sends in flight: they will be sent again at the next start');
       await transport.close();
+      netbox?.close();
       await store.close();
     },
   };
+}
+
+/** What an operator should know at start: each said once. */
+function logBootWarnings(config: Config, logger: Logger): void {
+  if (config.webhook.secrets.length === 0) {
+    logger.warn('WEBHOOK_SECRET is not set: deliveries are accepted WITHOUT a signature check. Set a secret on the NetBox webhook and here.');
+  }
+  if (!config.netbox.url) logger.warn('NETBOX_URL is not set: links in mails will be relative paths');
+  if (!config.smtp) logger.warn({ dir: config.mail.outboxDir }, `SMTP_URL is not set: mails are written as .eml files under ${config.mail.outboxDir}`);
 }

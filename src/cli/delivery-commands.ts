@@ -2,13 +2,13 @@ import type { Command } from 'commander';
 import { parseDurationMs, type Config } from '../config';
 import { buildDeliveryJson, createSecretMask, type DeliveryJson } from '../delivery';
 import { systemClock } from '../shared';
-import { DELIVERY_STATES, SqliteStore, StorageUnavailableError, type DeliveryState, type Store } from '../store';
+import { DELIVERY_STATES, openStore, StorageUnavailableError, type DeliveryState, type Store } from '../store';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
 
 /**
  * Operator commands on the outbox: `deliveries` (list), `retry <id>` / `retry --all-dead` (requeue),
- * `prune --dead --older-than 30d`. They open the same store as `serve` (safe while it runs: SQLite
- * WAL lets another process write) and never print a body or a secret.
+ * `prune --dead --older-than 30d`. They open the same store as `serve` (SQLite or PostgreSQL; safe
+ * while it runs: SQLite WAL lets another process write) and never print a body or a secret.
  */
 export function registerDeliveryCommands(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   program
@@ -99,7 +99,7 @@ async function withStore(io: CliIo, setExitCode: (code: number) => void, fn: (st
   if (!config) return setExitCode(EXIT_CONFIG);
   let store: Store | undefined;
   try {
-    store = SqliteStore.open({ dataDir: config.store.dataDir });
+    store = openStore(config.store);
     await fn(store, config);
   } catch (error) {
     if (!(error instanceof StorageUnavailableError)) throw error;

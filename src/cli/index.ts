@@ -5,6 +5,8 @@ import { defaultTemplatesDir } from '../relay';
 import { sampleDeliveryView } from '../sample';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
 import { registerDeliveryCommands } from './delivery-commands';
+import { migrateStore } from './migrate';
+import { DEFAULT_WEBHOOK_NAME, netboxSetupCommand } from './netbox-setup-command';
 import { serve } from './serve';
 
 export { type CliIo, EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE } from './io';
@@ -53,6 +55,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     });
 
   program
+    .command('migrate')
+    .description('bring the store schema up to date (SQLite, or PostgreSQL when DATABASE_URL is set) and exit')
+    .action(async () => {
+      const config = loadConfigOrReport(io);
+      exitCode = config ? await migrateStore(config, io) : EXIT_CONFIG;
+    });
+
+  program
     .command('verify-smtp')
     .description('connect to SMTP_URL (TLS and login included) and report the answer; sends nothing')
     .action(async () => {
@@ -77,6 +87,17 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerDeliveryCommands(program, io, (code) => {
     exitCode = code;
   });
+  program
+    .command('netbox-setup')
+    .description('create or update (by name) the NetBox webhook and its trigger for validity reports, in the form your NetBox version needs (uses NETBOX_URL and a write-enabled NETBOX_TOKEN)')
+    .requiredOption('--payload-url <url>', 'the relay\'s webhook URL as NetBox reaches it, e.g. https://relay.example.com/webhook')
+    .option('--secret-file <file>', 'where the webhook secret is kept: read when it exists, else written (mode 0600) for WEBHOOK_SECRET_FILE')
+    .option('--name <name>', 'name of the webhook and its event rule in NetBox', DEFAULT_WEBHOOK_NAME)
+    .option('--dry-run', 'read NetBox and print the requests that would be sent; change nothing')
+    .option('--show-secret', 'print the webhook secret (it is never printed otherwise)')
+    .action(async (flags: { payloadUrl: string; secretFile?: string; name: string; dryRun?: boolean; showSecret?: boolean }) => {
+      exitCode = await netboxSetupCommand(flags, io);
+    });
 
   try {
     await program.parseAsync(argv);

@@ -14,11 +14,6 @@ import { EXIT_CONFIG, type CliIo } from './io';
 export async function serve(config: Config, io: CliIo): Promise<number> {
   const logger = createLogger({ level: config.log.level, format: config.log.format, secrets: config.secretValues });
   logger.info({ config: redactConfig(config) }, 'compliance-relay starting');
-  if (config.webhook.secrets.length === 0) {
-    logger.warn('WEBHOOK_SECRET is not set: deliveries are accepted WITHOUT a signature check. Set a secret on the NetBox webhook and here.');
-  }
-  if (!config.netbox.url) logger.warn('NETBOX_URL is not set: links in mails will be relative paths');
-  if (!config.smtp) logger.warn({ dir: config.mail.outboxDir }, `SMTP_URL is not set: mails are written as .eml files under ${config.mail.outboxDir}`);
 
   let relay;
   try {
@@ -32,7 +27,9 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
   }
   await relay.start();
 
-  const server = http.createServer(relay.app);
+  // Node looks for expired header/request timeouts only every connectionsCheckingInterval (30 s by
+  // default): check often enough that HTTP_HEADERS_TIMEOUT_MS is what a slow client really gets.
+  const server = http.createServer({ connectionsCheckingInterval: Math.min(1_000, config.http.headersTimeoutMs) }, relay.app);
   // Slow clients are cut: headers and the whole request have bounds, so nobody pins a socket.
   server.headersTimeout = config.http.headersTimeoutMs;
   server.requestTimeout = config.http.requestTimeoutMs;

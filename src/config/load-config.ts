@@ -52,7 +52,13 @@ export interface Config {
   admin: { token?: string };
   /** Sent deliveries (and their bodies) older than `days` are pruned every `intervalMs`; 0 days: kept. */
   retention: { days: number; intervalMs: number };
-  store: { dataDir: string; sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA' };
+  store: {
+    dataDir: string;
+    sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA';
+    /** Set: PostgreSQL shared by replicas (DATABASE_URL). Unset: SQLite under dataDir. */
+    databaseUrl?: string;
+    databasePoolSize: number;
+  };
   /** Absent: mails are written as .eml files under `<dataDir>/mail`. */
   smtp?: SmtpConfig;
   mail: {
@@ -65,11 +71,29 @@ export interface Config {
     templatesDir?: string;
     /** Where .eml files go when no SMTP server is configured. */
     outboxDir: string;
+    /** Failing tests listed in a mail at most ("and N more" links to NetBox). */
+    maxFailures: number;
+    /** Attach every failing result as CSV, capped at attachMaxBytes. */
+    attachCsv: boolean;
+    attachMaxBytes: number;
   };
-  netbox: { url?: string };
+  netbox: {
+    url?: string;
+    /** A NetBox API token (read access for enrichment, write access for `netbox-setup`); a secret. */
+    token?: string;
+    caFile?: string;
+    tlsRejectUnauthorized: boolean;
+    timeoutMs: number;
+    /** The whole enrichment of one mail (retries included) ends within this. */
+    enrichBudgetMs: number;
+  };
   retry: { maxAttempts: number; baseMs: number; maxDelayMs: number };
   worker: { pollMs: number; leaseMs: number; concurrency: number };
   log: { level: Env['LOG_LEVEL']; format: Env['LOG_FORMAT'] };
+  /** /metrics (optionally behind a bearer token) and the periodic SMTP check behind /readyz. */
+  observe: { metricsToken?: string; smtpCheckIntervalMs: number };
+  /** EXPECT_REPORT_EVERY in ms; undefined: the watchdog is off. */
+  watchdog: { expectEveryMs?: number };
   /** Every secret value, so the logger can mask them wherever they appear. */
   secretValues: string[];
 }
@@ -83,6 +107,9 @@ export interface LoadConfigOptions {
 
 /** Default recipient when writing .eml files with no MAIL_TO: a newcomer can still open the mail. */
 const FILE_MODE_DEFAULT_TO = 'compliance-reports@localhost';
+
+/** How often /readyz's SMTP check reconnects when no send has told us more recently. */
+const DEFAULT_SMTP_CHECK_INTERVAL_MS = 5 * 60_000;
 
 /**
  * Validates the environment once, at boot. Empty values count as unset (as `${VAR:-}` in compose
@@ -161,6 +188,15 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   if (e.WEBHOOK_SECRET_PREVIOUS !== undefined && e.WEBHOOK_SECRET === undefined) {
     issues.push({ variable: 'WEBHOOK_SECRET_PREVIOUS', message: 'is only accepted alongside WEBHOOK_SECRET (during a rotation)' });
   }
+  if (e.NETBOX_URL === undefined) {
+    for (const v of ['NETBOX_TOKEN', 'NETBOX_CA_FILE'] as const) {
+      if (e[v] !== undefined) issues.push({ variable: v, message: 'has no effect without NETBOX_URL' });
+    }
+  }
+  if (e.NETBOX_ENRICH_BUDGET_MS >= e.LEASE_MS) {
+    // A mail still being composed when its lease ends would be claimed and sent twice.
+    issues.push({ variable: 'NETBOX_ENRICH_BUDGET_MS', message: `must be below LEASE_MS (${e.LEASE_MS})` });
+  }
   if (e.RETRY_BASE_MS > e.RETRY_MAX_DELAY_MS) {
     issues.push({ variable: 'RETRY_BASE_MS', message: `must not exceed RETRY_MAX_DELAY_MS (${e.RETRY_MAX_DELAY_MS})` });
   }
@@ -186,7 +222,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
     },
     admin: { token: e.ADMIN_TOKEN },
     retention: { days: e.RETENTION_DAYS, intervalMs: e.RETENTION_INTERVAL_MS },
-    store: { dataDir, sqliteSynchronous: e.SQLITE_SYNCHRONOUS },
+    store: { dataDir, sqliteSynchronous: e.SQLITE_SYNCHRONOUS, databaseUrl: e.DATABASE_URL, databasePoolSize: e.DATABASE_POOL_SIZE },
     smtp,
     mail: {
       from: e.MAIL_FROM,
@@ -197,12 +233,31 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
       timezone: e.MAIL_TIMEZONE,
       templatesDir: e.TEMPLATES_DIR ? path.resolve(options.cwd ?? process.cwd(), e.TEMPLATES_DIR) : undefined,
       outboxDir: path.join(dataDir, 'mail'),
+      maxFailures: e.MAIL_MAX_FAILURES,
+      attachCsv: e.MAIL_ATTACH_CSV,
+      attachMaxBytes: e.MAIL_ATTACH_MAX_BYTES,
     },
-    netbox: { url: e.NETBOX_URL?.replace(/\/+$/, '') },
+    netbox: {
+      url: e.NETBOX_URL?.replace(/\/+$/, ''),
+      token: e.NETBOX_TOKEN,
+      caFile: e.NETBOX_CA_FILE ? path.resolve(options.cwd ?? process.cwd(), e.NETBOX_CA_FILE) : undefined,
+      tlsRejectUnauthorized: e.NETBOX_TLS_REJECT_UNAUTHORIZED,
+      timeoutMs: e.NETBOX_TIMEOUT_MS,
+      enrichBudgetMs: e.NETBOX_ENRICH_BUDGET_MS,
+    },
     retry: { maxAttempts: e.RETRY_MAX_ATTEMPTS, baseMs: e.RETRY_BASE_MS, maxDelayMs: e.RETRY_MAX_DELAY_MS },
     worker: { pollMs: e.WORKER_POLL_MS, leaseMs: e.LEASE_MS, concurrency: smtp ? smtp.poolSize : 1 },
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
-    secretValues: [...secrets, ...(smtp?.password ? [smtp.password] : []), ...(e.ADMIN_TOKEN ? [e.ADMIN_TOKEN] : [])],
+    watchdog: { expectEveryMs: e.EXPECT_REPORT_EVERY },
+    observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL ?? DEFAULT_SMTP_CHECK_INTERVAL_MS },
+    secretValues: [
+      ...secrets,
+      ...(smtp?.password ? [smtp.password] : []),
+      ...(e.METRICS_TOKEN ? [e.METRICS_TOKEN] : []),
+      ...(e.NETBOX_TOKEN ? [e.NETBOX_TOKEN] : []),
+      ...databaseSecrets(e.DATABASE_URL),
+      ...(e.ADMIN_TOKEN ? [e.ADMIN_TOKEN] : []),
+    ],
   };
 }
 
@@ -216,7 +271,7 @@ function parseTrustProxy(value: string): boolean | number | string {
 
 function describeIssue(issue: { code: string; message: string; path: PropertyKey[] }, env: Record<string, string>): string {
   const name = String(issue.path[0] ?? '');
-  const shown = name in env && !/SECRET|PASSWORD|TOKEN/.test(name) ? ` (got "${env[name]}")` : '';
+  const shown = name in env && !/SECRET|PASSWORD|TOKEN|DATABASE_URL/.test(name) ? ` (got "${env[name]}")` : '';
   return `${issue.message}${shown}`;
 }
 
@@ -235,14 +290,27 @@ export function redactConfig(config: Config): Record<string, unknown> {
     },
     admin: { enabled: config.admin.token !== undefined },
     retention: config.retention,
-    store: config.store,
+    store: { ...config.store, databaseUrl: config.store.databaseUrl ? redactUrl(config.store.databaseUrl) : undefined },
     smtp: config.smtp ? { ...config.smtp, url: smtpUrl, password: config.smtp.password ? '[REDACTED]' : undefined } : 'none: mails are written as .eml files',
     mail: config.mail,
-    netbox: config.netbox,
+    netbox: { ...config.netbox, token: config.netbox.token ? '[REDACTED]' : undefined },
     retry: config.retry,
     worker: config.worker,
     log: config.log,
+    watchdog: config.watchdog,
+    observe: { metricsToken: config.observe.metricsToken ? '[REDACTED]' : undefined, smtpCheckIntervalMs: config.observe.smtpCheckIntervalMs },
   };
+}
+
+/** The whole DATABASE_URL and its password, so neither reaches a log line. */
+function databaseSecrets(url: string | undefined): string[] {
+  if (!url) return [];
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    return password ? [url, password] : [url];
+  } catch {
+    return [url];
+  }
 }
 
 function redactUrl(value: string): string {

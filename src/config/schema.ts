@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { address, addressList, bool, cidrList, httpUrl, nonNegativeInt, port, positiveInt } from './fields';
+import { address, addressList, bool, cidrList, duration, httpUrl, nonNegativeInt, port, positiveInt } from './fields';
 
 /**
  * Every environment variable the relay reads, with its default. The README and .env.example list
@@ -31,6 +31,12 @@ export const EnvSchema = z.object({
   // Storage
   DATA_DIR: z.string().trim().min(1).default('./data'),
   SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL', 'EXTRA']).default('FULL'),
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a PostgreSQL URL (example: postgres://relay:secret@db:5432/compliance_relay)')
+    .optional(),
+  DATABASE_POOL_SIZE: positiveInt(10, 100),
 
   // SMTP
   SMTP_URL: z.string().trim().optional(),
@@ -65,6 +71,15 @@ export const EnvSchema = z.object({
 
   // NetBox
   NETBOX_URL: httpUrl.optional(),
+  // A header value: printable ASCII only, so a stray newline cannot add a header.
+  NETBOX_TOKEN: z.string().trim().max(500).regex(/^[\x21-\x7e]+$/, 'must be one token without spaces (nbt_<key>.<token> or a 40-character key)').optional(),
+  NETBOX_CA_FILE: z.string().trim().optional(),
+  NETBOX_TLS_REJECT_UNAUTHORIZED: bool(true),
+  NETBOX_TIMEOUT_MS: positiveInt(10_000),
+  NETBOX_ENRICH_BUDGET_MS: positiveInt(30_000),
+  MAIL_MAX_FAILURES: positiveInt(50, 10_000),
+  MAIL_ATTACH_CSV: bool(false),
+  MAIL_ATTACH_MAX_BYTES: positiveInt(5_000_000, 50_000_000),
 
   // Delivery worker
   RETRY_MAX_ATTEMPTS: positiveInt(48, 1000),
@@ -76,10 +91,25 @@ export const EnvSchema = z.object({
   // Logs
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+
+  // Watchdog: mail the recipients when no report arrived for this long (unset: off)
+  EXPECT_REPORT_EVERY: duration.optional(),
+
+  // Health and metrics
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
+  SMTP_CHECK_INTERVAL: duration.optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
 
 /** Variables that hold secrets: each may instead be given as `<NAME>_FILE`, never both. */
-export const SECRET_VARIABLES = ['WEBHOOK_SECRET', 'WEBHOOK_SECRET_PREVIOUS', 'SMTP_PASSWORD', 'ADMIN_TOKEN'] as const;
+export const SECRET_VARIABLES = [
+  'WEBHOOK_SECRET',
+  'WEBHOOK_SECRET_PREVIOUS',
+  'SMTP_PASSWORD',
+  'METRICS_TOKEN',
+  'NETBOX_TOKEN',
+  'DATABASE_URL',
+  'ADMIN_TOKEN',
+] as const;
 

@@ -1,11 +1,15 @@
 import type { SendMailOptions } from 'nodemailer';
-import type { Clock } from '../shared';
+import type { Clock, Logger } from '../shared';
 import { buildMessage, buildMessageId, buildReportView, type Recipients, type Renderer } from '../mail';
+import type { ReportInsights } from '../enrichment';
 import type { ClaimedDelivery } from '../store';
-import { parseDelivery } from '../webhook';
+import { parseDelivery, type ReportDelivery } from '../webhook';
 
-/** Turns a stored delivery into the mail to send. */
-export type MailComposer = (delivery: ClaimedDelivery) => Promise<SendMailOptions>;
+/**
+ * Turns a stored delivery into the mail to send. `log` is the worker's logger for this delivery
+ * (bound to its deliveryId and attempt), for anything composing wants to say (enrichment, say).
+ */
+export type MailComposer = (delivery: ClaimedDelivery, log?: Logger) => Promise<SendMailOptions>;
 
 export interface MailComposerOptions {
   renderer: Renderer;
@@ -14,6 +18,8 @@ export interface MailComposerOptions {
   recipients: Recipients;
   timezone: string;
   netboxUrl?: string;
+  /** Failing results from NetBox, the trend and the CSV; never throws, bounded by its own budget. */
+  insights?: (delivery: ReportDelivery) => Promise<ReportInsights>;
 }
 
 /** A delivery whose stored bytes no longer parse (they did at ingest): permanent. */
@@ -29,7 +35,8 @@ export function createMailComposer(options: MailComposerOptions): MailComposer {
   return async (delivery) => {
     const parsed = parseDelivery(delivery.body);
     if (parsed.kind !== 'report') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a report: ${parsed.reason}`);
-    const view = buildReportView(parsed, { netboxUrl: options.netboxUrl, timezone: options.timezone });
+    const insights = options.insights ? await options.insights(parsed) : undefined;
+    const view = buildReportView(parsed, { netboxUrl: options.netboxUrl, timezone: options.timezone, enrichment: insights?.enrichment, trend: insights?.trend });
     const rendered = options.renderer.render(view);
     return buildMessage({
       rendered,
@@ -42,6 +49,7 @@ export function createMailComposer(options: MailComposerOptions): MailComposer {
         'X-Compliance-Pass-Percent': view.overall.percent === null ? 'none' : view.overall.percent.toFixed(1),
         'X-Compliance-High-Failed': String(view.highFailed),
       },
+      attachments: insights?.attachments.length ? insights.attachments : undefined,
     });
   };
 }

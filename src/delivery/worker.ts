@@ -131,7 +131,8 @@ export function createWorker(options: WorkerOptions): Worker {
     try {
       let message;
       try {
-        message = await options.compose(delivery);
+        message = await options.compose(delivery, dlog);
+        dlog.debug({ subject: message.subject }, 'mail rendered');
       } catch (error) {
         // Rendering is deterministic: the same input fails the same way, so no retry.
         const failure = { ...classifyFailure(error), kind: 'permanent' as const };

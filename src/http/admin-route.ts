@@ -1,6 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { buildDeliveryJson, createSecretMask } from '../delivery';
+import { verifyBearerToken } from './bearer-token';
 import { RelayError, type Clock, type Logger } from '../shared';
 import { DELIVERY_STATES, type DeliveryState, type Store } from '../store';
 
@@ -31,7 +31,7 @@ export function createAdminRouter(options: AdminRouteOptions): Router {
 
   router.use('/api/deliveries', (req: Request, res: Response, next: NextFunction) => {
     if (options.token === undefined) return next(new RelayError('ADMIN_DISABLED'));
-    if (!verifyBearer(req.get('authorization'), options.token)) {
+    if (!verifyBearerToken(req.get('authorization'), options.token)) {
       options.logger.warn({ ip: req.ip, method: req.method, path: req.path }, 'admin API: missing or wrong bearer token');
       res.set('WWW-Authenticate', 'Bearer realm="compliance-relay"');
       return next(new RelayError('UNAUTHORIZED'));
@@ -77,17 +77,6 @@ export function createAdminRouter(options: AdminRouteOptions): Router {
   });
 
   return router;
-}
-
-/**
- * Constant-time check of `Authorization: Bearer <token>`: both sides are hashed first, so neither
- * the content nor the length of the token leaks through timing.
- */
-export function verifyBearer(header: string | undefined, token: string): boolean {
-  const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header ?? '');
-  const given = createHash('sha256').update(m?.[1] ?? '').digest();
-  const expected = createHash('sha256').update(token).digest();
-  return timingSafeEqual(given, expected) && m !== null;
 }
 
 function parseState(value: unknown): DeliveryState | undefined {

@@ -1,9 +1,11 @@
-import express, { type Express } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Config } from '../config';
 import type { Clock, Logger } from '../shared';
 import type { Store } from '../store';
 import { createAdminRouter } from './admin-route';
-import { createErrorHandler, notFound } from './error-handler';
+import { createErrorHandler, notFound, toRelayError } from './error-handler';
+import { createObserveRouter, type ObserveRoutesOptions } from './observe-routes';
+import { createRequestLogger } from './request-log';
 import { createWebhookGuards } from './webhook-guards';
 import { createWebhookRouter, type WebhookOutcome } from './webhook-route';
 
@@ -16,6 +18,8 @@ export interface AppDeps {
   /** Called after an operator requeued deliveries through the admin API. */
   onRequeued?: () => void;
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
+  /** /readyz and /metrics; without it only /healthz is served. */
+  observe?: ObserveRoutesOptions;
 }
 
 /** Builds the express app. It never listens: the entry point (or a test) does. */
@@ -25,9 +29,15 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', deps.config.http.trustProxy);
   app.set('strict routing', false);
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
+  app.use(createRequestLogger(deps.logger));
+
+  if (deps.observe) {
+    app.use(createObserveRouter(deps.observe));
+  } else {
+    app.get('/healthz', (_req, res) => {
+      res.json({ status: 'ok' });
+    });
+  }
 
   const guards = createWebhookGuards({ allowedIps: deps.config.webhook.allowedIps, rateLimit: deps.config.webhook.rateLimit, logger: deps.logger });
   if (guards.length > 0) app.post(deps.config.webhook.path, ...guards);
@@ -47,6 +57,11 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
 
+  // Requests the webhook route refused (401, 413, 415, 422, 503 …) count as rejected deliveries.
+  app.use(deps.config.webhook.path, (error: unknown, req: Request, _res: Response, next: NextFunction) => {
+    if (req.method === 'POST') deps.onWebhookOutcome?.({ outcome: 'rejected', code: toRelayError(error).code });
+    next(error);
+  });
   app.use(
     createAdminRouter({
       token: deps.config.admin?.token,

@@ -36,13 +36,15 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
 
   router.post(options.path, requireJson, rawBody, async (req: Request, res: Response) => {
     const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    // The request logger's child carries the request id into these lines.
+    const log: Logger = (req as { log?: Logger }).log ?? options.logger;
     if (options.secrets.length > 0) {
       const verdict = verifySignature(body, req.get('x-hook-signature'), options.secrets);
       if (verdict !== 'valid') throw new RelayError(verdict === 'missing' ? 'SIGNATURE_MISSING' : 'SIGNATURE_INVALID');
     }
     const delivery = parseDelivery(body);
     if (delivery.kind === 'ignored') {
-      options.logger.info({ reason: delivery.reason }, 'webhook ignored');
+      log.info({ reason: delivery.reason }, 'webhook ignored');
       options.onOutcome?.({ outcome: 'ignored', reason: delivery.reason });
       res.status(200).json({ status: 'ignored', reason: delivery.reason });
       return;
@@ -60,14 +62,15 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
       });
     } catch (error) {
       if (error instanceof StorageUnavailableError) {
-        options.logger.error({ code: error.code, err: error.message }, 'delivery NOT stored: answered 503 so the sender can retry');
+        log.error({ code: error.code, err: error.message }, 'delivery NOT stored: answered 503 so the sender can retry');
         res.set('Retry-After', String(STORAGE_RETRY_AFTER_SECONDS));
         throw new RelayError('STORAGE_UNAVAILABLE', { cause: error });
       }
       throw error;
     }
     const outcome = result.duplicate ? 'duplicate' : 'queued';
-    options.logger.info({ deliveryId: result.id, reportId: delivery.report.id, dedupKey: delivery.dedupKey, outcome }, result.duplicate ? 'duplicate delivery: already stored, not mailed again' : 'delivery stored');
+    res.locals.deliveryId = result.id;
+    log.info({ deliveryId: result.id, reportId: delivery.report.id, dedupKey: delivery.dedupKey, outcome }, result.duplicate ? 'duplicate delivery: already stored, not mailed again' : 'delivery stored');
     options.onOutcome?.({ outcome, id: result.id, reportId: delivery.report.id });
     res.status(result.duplicate ? 200 : 202).json({ status: outcome, id: result.id });
     if (!result.duplicate) options.onQueued?.(result.id);

@@ -1,4 +1,5 @@
 import type { ReportDelivery } from '../webhook';
+import type { EnrichmentView, TrendView } from './insights-view';
 import { bandOf, formatPercent, passPercent, type Band } from './percent';
 
 export const SEVERITIES = ['HIGH', 'MIDDLE', 'LOW'] as const;
@@ -44,12 +45,21 @@ export interface ReportView {
   links: LinksView;
   /** The subject line the default template builds; templates may ignore it. */
   defaultSubject: string;
+  /**
+   * What failed, from NetBox's results API (see EnrichmentView); null when the relay did not try
+   * (a preview, or a caller without NetBox). Always present: templates run in strict mode.
+   */
+  enrichment: EnrichmentView | null;
+  /** The change since the previous report (see TrendView); null when no history is kept. Always present. */
+  trend: TrendView | null;
 }
 
 export interface ReportViewOptions {
   /** NetBox's base URL; links stay relative without it. */
   netboxUrl?: string;
   timezone: string;
+  enrichment?: EnrichmentView | null;
+  trend?: TrendView | null;
 }
 
 /** Builds the template data for one report delivery. Pure: same input, same view. */
@@ -93,6 +103,8 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
     hasFailures: r.total_passed < r.total_count,
     links: buildLinks(r.id, r.url, r.results_url, options.netboxUrl),
     defaultSubject: highFailed > 0 ? `[${highFailed} HIGH failed] ${subjectCore}` : subjectCore,
+    enrichment: options.enrichment ?? null,
+    trend: options.trend ?? null,
   };
 }
 
@@ -101,9 +113,7 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
  * NetBox's BASE_PATH (`/netbox/api/plugins/...`). The web pages share that base path.
  */
 export function buildLinks(reportId: number, apiUrl: string, resultsApiUrl: string, netboxUrl?: string): LinksView {
-  const apiPath = pathOf(apiUrl);
-  const apiIndex = apiPath.indexOf('/api/');
-  const basePath = apiIndex > 0 ? apiPath.slice(0, apiIndex) : '';
+  const basePath = netboxBasePath(apiUrl);
   const paths = {
     report: `${basePath}/plugins/validity/reports/${reportId}/`,
     devices: `${basePath}/plugins/validity/reports/${reportId}/devices/`,
@@ -130,6 +140,19 @@ export function absoluteUrl(pathOrUrl: string, netboxUrl: string): string {
   const prefix = base.pathname.replace(/\/+$/, '');
   const p = prefix && !pathOrUrl.startsWith(`${prefix}/`) ? `${prefix}${pathOrUrl}` : pathOrUrl;
   return `${base.origin}${p}`;
+}
+
+/** NetBox's BASE_PATH as the report's API `url` shows it: `/netbox/api/plugins/...` → `/netbox`, else ''. */
+export function netboxBasePath(apiUrl: string): string {
+  const apiPath = pathOf(apiUrl);
+  const apiIndex = apiPath.indexOf('/api/');
+  return apiIndex > 0 ? apiPath.slice(0, apiIndex) : '';
+}
+
+/** A NetBox web page: absolute on NETBOX_URL when it is set, else NetBox's relative path. */
+export function buildWebUrl(basePath: string, pagePath: string, netboxUrl?: string): string {
+  const p = `${basePath}${pagePath}`;
+  return netboxUrl ? absoluteUrl(p, netboxUrl) : p;
 }
 
 function pathOf(url: string): string {

@@ -10,9 +10,16 @@ import {
   type DeliveryState,
   type InsertResult,
   type ListOptions,
+  type MigrationReport,
   type NewDelivery,
   type Store,
+  REPORT_FAILING_SETS_KEPT,
+  WATCHDOG_KEY_PREFIX,
+  type WatchdogState,
+  type WatchdogStateName,
 } from './types';
+import type { ReportSnapshot } from '../trend';
+import { decodeReportRow, encodeFailingPairs, type ReportRow } from './report-rows';
 
 export interface SqliteStoreOptions {
   /** Directory holding `relay.sqlite`; created when missing. */
@@ -62,6 +69,8 @@ interface PendingInsert {
  * one transaction (one fsync), and each caller's promise resolves only after that commit.
  */
 export class SqliteStore implements Store {
+  /** One relay process owns the file: what is `sending` at its boot was interrupted. */
+  readonly singleOwner = true;
   private db: Database.Database;
   private readonly file: string;
   private readonly options: Required<SqliteStoreOptions>;
@@ -70,6 +79,8 @@ export class SqliteStore implements Store {
   private closed = false;
   /** Set after an I/O-level failure: the next call reopens the file before using it. */
   private needsReopen = false;
+  /** Migrations applied when this store opened the file. */
+  private readonly migrationsApplied: string[] = [];
 
   private constructor(options: SqliteStoreOptions) {
     this.options = { synchronous: 'FULL', busyTimeoutMs: 200, ...options };
@@ -97,7 +108,7 @@ export class SqliteStore implements Store {
       db.pragma('journal_mode = WAL');
       db.pragma(`synchronous = ${this.options.synchronous}`);
       db.pragma(`busy_timeout = ${this.options.busyTimeoutMs}`);
-      migrate(db);
+      this.migrationsApplied.push(...migrate(db));
       return db;
     } catch (error) {
       // A half-opened handle would keep the file (and its volume) busy after every failed attempt.
@@ -128,6 +139,11 @@ export class SqliteStore implements Store {
       }
       throw mapped;
     }
+  }
+
+  /** SQLite migrates when the file is opened; this reports what that did. */
+  async migrate(): Promise<MigrationReport> {
+    return { applied: [...this.migrationsApplied], version: Math.max(0, ...SQLITE_MIGRATIONS.map((m) => m.version)) };
   }
 
   insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
@@ -276,6 +292,13 @@ export class SqliteStore implements Store {
     return this.run((db) => db.prepare('DELETE FROM deliveries WHERE state = ? AND updated_at < ?').run(state, before).changes);
   }
 
+  async oldestPendingAt(): Promise<number | null> {
+    const row = this.run(
+      (db) => db.prepare(`SELECT MIN(received_at) AS t FROM deliveries WHERE state IN ('queued', 'sending', 'retrying')`).get() as { t: number | null },
+    );
+    return row.t;
+  }
+
   async nextDueAt(): Promise<number | null> {
     const row = this.run(
       (db) =>
@@ -288,6 +311,81 @@ export class SqliteStore implements Store {
           .get() as { t: number | null },
     );
     return row.t;
+  }
+
+  async saveReport(snapshot: ReportSnapshot): Promise<void> {
+    const c = snapshot.counts;
+    this.run((db) =>
+      db.transaction(() => {
+        db.prepare(
+          `INSERT INTO reports (dedup_key, series, report_id, report_created, created_ms, total_passed, total_count, high_passed, high_count,
+             middle_passed, middle_count, low_passed, low_count, failing, failing_count)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (dedup_key) DO UPDATE SET series = excluded.series, total_passed = excluded.total_passed,
+             total_count = excluded.total_count, high_passed = excluded.high_passed, high_count = excluded.high_count,
+             middle_passed = excluded.middle_passed, middle_count = excluded.middle_count, low_passed = excluded.low_passed,
+             low_count = excluded.low_count, failing = COALESCE(excluded.failing, reports.failing),
+             failing_count = COALESCE(excluded.failing_count, reports.failing_count)`,
+        ).run(
+          snapshot.dedupKey, snapshot.series, snapshot.reportId, snapshot.created, snapshot.createdMs, c.totalPassed, c.totalCount,
+          c.highPassed, c.highCount, c.middlePassed, c.middleCount, c.lowPassed, c.lowCount,
+          encodeFailingPairs(snapshot.failing), snapshot.failing?.length ?? null,
+        );
+        // Bounded history: the newest failing sets of the series stay, older ones become unknown.
+        db.prepare(
+          `UPDATE reports SET failing = NULL, failing_count = NULL
+           WHERE series = ? AND failing IS NOT NULL AND dedup_key NOT IN (
+             SELECT dedup_key FROM reports WHERE series = ? ORDER BY created_ms DESC, report_id DESC LIMIT ?)`,
+        ).run(snapshot.series, snapshot.series, REPORT_FAILING_SETS_KEPT);
+      })(),
+    );
+  }
+
+  async findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined> {
+    const row = this.run(
+      (db) =>
+        db
+          .prepare(
+            `SELECT * FROM reports WHERE series = ? AND (created_ms < ? OR (created_ms = ? AND report_id < ?))
+             ORDER BY created_ms DESC, report_id DESC LIMIT 1`,
+          )
+          .get(series, before.createdMs, before.createdMs, before.reportId) as ReportRow | undefined,
+    );
+    return row ? decodeReportRow(row) : undefined;
+  }
+
+  async lastReportReceivedAt(): Promise<number | null> {
+    const row = this.run(
+      (db) => db.prepare(`SELECT MAX(received_at) AS t FROM deliveries WHERE dedup_key NOT LIKE ?`).get(`${WATCHDOG_KEY_PREFIX}%`) as { t: number | null },
+    );
+    return row.t;
+  }
+
+  async getWatchdogState(now: number): Promise<WatchdogState> {
+    return this.run((db) => {
+      db.prepare(`INSERT INTO watchdog_state (id, state, since, created_at, changed_at, version) VALUES (1, 'ok', NULL, ?, ?, 0) ON CONFLICT (id) DO NOTHING`).run(now, now);
+      const row = db.prepare('SELECT state, since, created_at, changed_at, version FROM watchdog_state WHERE id = 1').get() as {
+        state: WatchdogStateName;
+        since: number | null;
+        created_at: number;
+        changed_at: number;
+        version: number;
+      };
+      return { state: row.state, since: row.since, createdAt: row.created_at, changedAt: row.changed_at, version: row.version };
+    });
+  }
+
+  async transitionWatchdog(input: { expectedVersion: number; state: WatchdogStateName; since: number | null; now: number; alert: NewDelivery }): Promise<{ won: boolean; alertId?: number }> {
+    return this.run((db) =>
+      db.transaction(() => {
+        const changed = db
+          .prepare('UPDATE watchdog_state SET state = ?, since = ?, changed_at = ?, version = version + 1 WHERE id = 1 AND version = ?')
+          .run(input.state, input.since, input.now, input.expectedVersion).changes;
+        if (changed !== 1) return { won: false };
+        const [inserted] = insertBatch(db, [input.alert]);
+        return { won: true, alertId: inserted!.id };
+      })(),
+    );
   }
 
   async checkWritable(now: number): Promise<void> {
@@ -327,16 +425,21 @@ function insertBatch(db: Database.Database, deliveries: NewDelivery[]): InsertRe
   )();
 }
 
-function migrate(db: Database.Database): void {
+/** Applies the pending migrations; returns their names. */
+function migrate(db: Database.Database): string[] {
   const current = db.pragma('user_version', { simple: true }) as number;
+  const applied: string[] = [];
   for (const migration of SQLITE_MIGRATIONS) {
     if (migration.version <= current) continue;
     db.transaction(() => {
       db.exec(migration.sql);
       db.pragma(`user_version = ${migration.version}`);
     })();
+    applied.push(`${String(migration.version).padStart(3, '0')}-${migration.name}`);
   }
+  return applied;
 }
+
 
 function toRecord(row: Row): DeliveryRecord {
   return {

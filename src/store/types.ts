@@ -1,3 +1,5 @@
+import type { ReportSnapshot } from '../trend';
+
 /** States of a delivery: queued → sending → sent, or → retrying → sending …, or → dead. */
 export const DELIVERY_STATES = ['queued', 'sending', 'retrying', 'sent', 'dead'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
@@ -54,6 +56,14 @@ export interface ListOptions {
  * Errors that mean "storage cannot commit now" are thrown as {@link StorageUnavailableError}.
  */
 export interface Store {
+  /**
+   * True when one process owns the store (SQLite): whatever is `sending` at boot was interrupted and is
+   * released at once. False when replicas share it (PostgreSQL): leases of live replicas must stand,
+   * and a dead replica's claims are taken over when their lease expires.
+   */
+  readonly singleOwner: boolean;
+  /** Brings the schema up to date (idempotent; safe from several processes at once). */
+  migrate(): Promise<MigrationReport>;
   /** Commits the delivery (or finds the one with the same key) before resolving. */
   insertDelivery(delivery: NewDelivery): Promise<InsertResult>;
   /**
@@ -77,12 +87,58 @@ export interface Store {
    * (epoch ms). Their idempotency keys go with them. Resolves with how many were deleted.
    */
   pruneDeliveries(options: { state: 'sent' | 'dead'; before: number }): Promise<number>;
+  /** When the oldest delivery not yet sent nor dead was received (queue age, for /metrics), if any. */
+  oldestPendingAt(): Promise<number | null>;
   /** When the next queued/retrying delivery is due, if any. */
   nextDueAt(): Promise<number | null>;
+  /**
+   * Stores a report's counts and failing pairs for the trend, replacing the one with the same
+   * dedup key (a retried mail records its report again). Failing sets older than the newest
+   * {@link REPORT_FAILING_SETS_KEPT} of a series are dropped (set to unknown); counts stay.
+   */
+  saveReport(snapshot: ReportSnapshot): Promise<void>;
+  /** The newest report of `series` strictly before (createdMs, reportId), ordered by creation time then id. */
+  findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined>;
+  /** When the newest compliance report delivery was received (watchdog records not counted), if any. */
+  lastReportReceivedAt(): Promise<number | null>;
+  /** The watchdog's shared state, created (`ok`, version 0, created at `now`) on first use. */
+  getWatchdogState(now: number): Promise<WatchdogState>;
+  /**
+   * Compare-and-set: moves the watchdog to `state` only if its version is still `expectedVersion`,
+   * and in the same transaction queues `alert` in the outbox. Of several replicas that saw the same
+   * state, exactly one wins; the others get `won: false` and send nothing.
+   */
+  transitionWatchdog(input: { expectedVersion: number; state: WatchdogStateName; since: number | null; now: number; alert: NewDelivery }): Promise<{ won: boolean; alertId?: number }>;
   /** Proves the store can commit (for readiness checks). */
   checkWritable(now: number): Promise<void>;
   close(): Promise<void>;
 }
+
+/** What {@link Store.migrate} did: the migrations applied now (empty when up to date) and the schema version. */
+export interface MigrationReport {
+  applied: string[];
+  version: number;
+}
+
+/** Failing sets kept per series; the streak walk ("failing since") never looks further back. */
+export const REPORT_FAILING_SETS_KEPT = 100;
+
+export type WatchdogStateName = 'ok' | 'overdue';
+
+/** Whether reports are overdue, shared by every replica through the store. */
+export interface WatchdogState {
+  state: WatchdogStateName;
+  /** While overdue: the time of the last report (or of the watchdog's start) the silence is measured from. */
+  since: number | null;
+  /** When the watchdog first ran against this store: the baseline before any report arrived. */
+  createdAt: number;
+  changedAt: number;
+  /** Grows by one with every transition (the compare-and-set token). */
+  version: number;
+}
+
+/** Dedup keys of the watchdog's own outbox records start with this (report keys are `<id>@<created>`). */
+export const WATCHDOG_KEY_PREFIX = 'watchdog:';
 
 /** The outbox could not commit (read-only, disk full, locked, connection lost): 503, retry later. */
 export class StorageUnavailableError extends Error {

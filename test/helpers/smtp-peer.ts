@@ -56,7 +56,8 @@ export async function startSmtpPeer(options: { behaviour?: SmtpBehaviour; server
           return;
         }
         const raw = Buffer.concat(chunks);
-        void simpleParser(raw).then((parsed) => {
+        const delay = new Promise((r) => setTimeout(r, behaviour.delayMs ?? 0));
+        void delay.then(() => simpleParser(raw)).then((parsed) => {
           received.push({
             envelope: {
               from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
@@ -78,6 +79,8 @@ export async function startSmtpPeer(options: { behaviour?: SmtpBehaviour; server
       });
     },
   });
+  // A client that gives up mid-handshake (a refused certificate) is an error of that connection only.
+  server.on('error', () => undefined);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());

@@ -1,0 +1,32 @@
+# syntax=docker/dockerfile:1
+# Build stage: compile TypeScript and the native SQLite module, then drop dev dependencies.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+# Scripts are skipped here (prepare needs the sources); better-sqlite3 is built explicitly below.
+RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev --ignore-scripts
+
+# Runtime stage: only what runs, as the unprivileged "node" user.
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production \
+    DATA_DIR=/data \
+    PORT=8080
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist/src ./dist/src
+COPY package.json ./
+COPY templates ./templates
+COPY examples ./examples
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "dist/src/main.js", "serve"]

@@ -1,0 +1,8 @@
+import { renderBenchmark } from './render';
+import type { Benchmark } from './lib/types';
+
+/**
+ * Every benchmark `npm run bench` runs, in this order. To add one: write `bench/<name>.ts`
+ * exporting a {@link Benchmark} and append it here (cheap, in-process ones first).
+ */
+export const BENCHMARKS: Benchmark[] = [renderBenchmark];

@@ -1,0 +1,55 @@
+import { askChild, forkBenchScript, stopChild, waitForMessage } from './processes';
+
+export interface LoadOptions {
+  url: string;
+  connections: number;
+  /** Bounded by time, by count, or both (whichever ends first). */
+  durationSeconds?: number;
+  amount?: number;
+  /** Requests per second over all connections (open-model pacing), instead of as fast as possible. */
+  overallRate?: number;
+  /** Signs every body with this secret (X-Hook-Signature). */
+  secret?: string;
+  /** First report id; each request takes the next one. */
+  firstId: number;
+}
+
+export interface LoadResult {
+  /** 2xx answers. */
+  ok: number;
+  sent: number;
+  durationSeconds: number;
+  okPerSecond: number;
+  /** autocannon's latency histogram (1 ms resolution), 2xx answers only. */
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  latencyMaxMs: number;
+  errors: number;
+  timeouts: number;
+  statusCodes: Record<string, number>;
+  bodyBytes: number;
+}
+
+/** Runs one bounded load from a separate process (bench/servers/load-generator) and returns its figures. */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const child = forkBenchScript('servers/load-generator.js');
+  try {
+    await waitForMessage(child, 'ready');
+    const timeoutMs = ((options.durationSeconds ?? 60) + 60) * 1000;
+    const reply = await askChild<{ result?: LoadResult; error?: string }>(child, { type: 'run', options }, 'result', timeoutMs);
+    if (!reply.result) throw new Error(`load generator failed: ${reply.error}`);
+    return reply.result;
+  } finally {
+    await stopChild(child);
+  }
+}
+
+/** "3 × 503, 2 errors" — what went wrong during a load, for the note column. */
+export function describeFailures(result: LoadResult): string {
+  const bad = Object.entries(result.statusCodes)
+    .filter(([code]) => !code.startsWith('2'))
+    .map(([code, n]) => `${n} × ${code}`);
+  if (result.errors) bad.push(`${result.errors} socket errors`);
+  if (result.timeouts) bad.push(`${result.timeouts} timeouts`);
+  return bad.join(', ');
+}

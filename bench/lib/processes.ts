@@ -1,0 +1,128 @@
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { findPackageRoot } from '../../src/shared';
+import { sleep } from './stats';
+
+/** The built package (benchmarks always run compiled code: `npm run bench` builds first). */
+export function distPath(...parts: string[]): string {
+  return path.join(findPackageRoot(), 'dist', ...parts);
+}
+
+/** A loopback port nobody listens on right now (for a peer that starts later, or never). */
+export async function findFreePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Resolves with the first IPC message of `type` from the child (rejects if it exits first). */
+export function waitForMessage<T = Record<string, unknown>>(child: ChildProcess, type: string, timeoutMs = 30_000): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: { type?: string }) => {
+      if (message?.type !== type) return;
+      cleanup();
+      resolve(message as T);
+    };
+    const onExit = (code: number | null) => {
+      cleanup();
+      reject(new Error(`child exited (${code}) before sending "${type}"`));
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`no "${type}" from the child within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const cleanup = () => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    };
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+  });
+}
+
+/** Sends `request` and waits for the reply of type `reply`. */
+export async function askChild<T>(child: ChildProcess, request: Record<string, unknown>, reply: string, timeoutMs = 60_000): Promise<T> {
+  const answer = waitForMessage<T>(child, reply, timeoutMs);
+  child.send(request);
+  return answer;
+}
+
+/** Forks a compiled script under dist/bench with an IPC channel. */
+export function forkBenchScript(relative: string, options: { env?: Record<string, string>; execArgv?: string[] } = {}): ChildProcess {
+  return fork(distPath('bench', relative), [], {
+    env: { ...process.env, ...options.env },
+    execArgv: options.execArgv ?? [],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+}
+
+/** Ends a child we started: SIGTERM, then SIGKILL if it has not exited within `graceMs`. */
+export async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  const code = await exited;
+  clearTimeout(timer);
+  return code;
+}
+
+/** Resident memory of a process in MiB from /proc: `VmRSS` now, `VmHWM` the peak so far. */
+export function readMemoryMb(pid: number): { rssMb: number; peakRssMb: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+  return { rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024 };
+}
+
+export interface RelayProcess {
+  pid: number;
+  url: string;
+  webhookUrl: string;
+  child: ChildProcess;
+  /** Everything the relay wrote to stderr/stdout (LOG_LEVEL=warn keeps it short). */
+  output(): string;
+  stop(): Promise<number | null>;
+}
+
+/**
+ * The real thing: `node dist/src/main.js serve` as a child process with its own environment
+ * (DATA_DIR in a temp dir, cwd there too so no developer .env is read). Resolves once /healthz answers.
+ */
+export async function startRelayProcess(options: { dataDir: string; env: Record<string, string>; execArgv?: string[] }): Promise<RelayProcess> {
+  const port = await findFreePort();
+  const webhookPath = options.env.WEBHOOK_PATH ?? '/webhook';
+  const child = spawn(process.execPath, [...(options.execArgv ?? []), distPath('src', 'main.js'), 'serve'], {
+    cwd: options.dataDir,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: options.dataDir, LOG_LEVEL: 'warn', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    // Bounded: a chatty relay must not grow the bench's own memory.
+    if (output.length < 1_000_000) output += chunk.toString('utf8');
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the relay exited with ${child.exitCode} at start:\n${output}`);
+    try {
+      const res = await fetch(`${url}/healthz`);
+      if (res.ok) break;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the relay did not answer /healthz within 30 s:\n${output}`);
+    }
+    await sleep(50);
+  }
+  return { pid: child.pid!, url, webhookUrl: `${url}${webhookPath}`, child, output: () => output, stop: () => stopChild(child) };
+}

@@ -1,0 +1,86 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { runNetboxSetup, NetboxSetupError, type FetchLike } from '../netbox-setup';
+import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
+
+export interface NetboxSetupFlags {
+  payloadUrl: string;
+  secretFile?: string;
+  dryRun?: boolean;
+  showSecret?: boolean;
+  name: string;
+}
+
+/** The webhook's name in NetBox when --name is not given. */
+export const DEFAULT_WEBHOOK_NAME = 'compliance-relay';
+
+/**
+ * `compliance-relay netbox-setup`: checks the flags and NETBOX_URL/NETBOX_TOKEN, then runs the
+ * setup with the real network and file system. Resolves with the exit code.
+ */
+export async function netboxSetupCommand(flags: NetboxSetupFlags, io: CliIo, fetchImpl: FetchLike = fetch as unknown as FetchLike): Promise<number> {
+  const config = loadConfigOrReport(io);
+  if (!config) return EXIT_CONFIG;
+  const problems: string[] = [];
+  if (!config.netbox.url) problems.push('NETBOX_URL is required (the NetBox address, with its base path if any)');
+  if (!config.netbox.token) problems.push('NETBOX_TOKEN (or NETBOX_TOKEN_FILE) is required: a NetBox API token allowed to write webhooks and event rules');
+  if (problems.length) {
+    io.stderr.write(`compliance-relay netbox-setup: ${problems.join('; ')}.\n`);
+    return EXIT_CONFIG;
+  }
+  let payload: URL | undefined;
+  try {
+    payload = new URL(flags.payloadUrl);
+  } catch {
+    payload = undefined;
+  }
+  if (!payload || (payload.protocol !== 'http:' && payload.protocol !== 'https:') || flags.payloadUrl.length > 500) {
+    io.stderr.write(`compliance-relay netbox-setup: --payload-url must be an http(s) URL of at most 500 characters (the relay's webhook address as NetBox reaches it, e.g. https://relay.example.com${config.webhook.path}).\n`);
+    return EXIT_USAGE;
+  }
+  if (flags.name.length === 0 || flags.name.length > 150) {
+    io.stderr.write('compliance-relay netbox-setup: --name must be 1 to 150 characters.\n');
+    return EXIT_USAGE;
+  }
+  const secretFile = flags.secretFile ? path.resolve(io.cwd, flags.secretFile) : undefined;
+  try {
+    await runNetboxSetup(
+      {
+        netboxUrl: config.netbox.url!,
+        token: config.netbox.token!,
+        payloadUrl: flags.payloadUrl,
+        name: flags.name,
+        secretFile,
+        configuredSecret: config.webhook.secrets[0],
+        dryRun: flags.dryRun === true,
+        showSecret: flags.showSecret === true,
+      },
+      {
+        fetch: fetchImpl,
+        print: (line) => io.stdout.write(`${line}\n`),
+        readSecretFile: (file) => {
+          try {
+            return io.readFile(file).toString('utf8');
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+            throw error;
+          }
+        },
+        writeSecretFile: (file, secret) => {
+          fs.mkdirSync(path.dirname(file), { recursive: true });
+          // 'wx': never overwrite a secret someone else wrote; mode 0600: readable by its owner only.
+          fs.writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+        },
+        generateSecret: () => randomBytes(32).toString('hex'),
+      },
+    );
+    return 0;
+  } catch (error) {
+    if (error instanceof NetboxSetupError) {
+      io.stderr.write(`compliance-relay netbox-setup: ${error.message}\n`);
+      return error.kind === 'unavailable' ? EXIT_UNAVAILABLE : EXIT_CONFIG;
+    }
+    throw error;
+  }
+}

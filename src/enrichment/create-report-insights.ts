@@ -1,0 +1,98 @@
+import type { SendMailOptions } from 'nodemailer';
+import { buildEnrichmentView, buildLinks, buildTrendView, buildWebUrl, netboxBasePath, type EnrichmentView, type TrendView } from '../mail';
+import type { NetboxClient } from '../netbox';
+import type { Logger } from '../shared';
+import { buildReportSnapshot, buildSeriesKey, recordReportTrend, type FailingPair, type ReportHistory } from '../trend';
+import type { ReportDelivery } from '../webhook';
+import { buildFailuresCsv } from './build-failures-csv';
+import { enrichReport } from './enrich-report';
+
+/** What the relay adds to a report's mail beyond the webhook's counts. */
+export interface ReportInsights {
+  enrichment: EnrichmentView;
+  trend: TrendView | null;
+  attachments: NonNullable<SendMailOptions['attachments']>;
+}
+
+export interface ReportInsightsOptions {
+  /** Absent without NETBOX_URL. */
+  client?: NetboxClient;
+  hasToken: boolean;
+  netboxUrl?: string;
+  /** NETBOX_ENRICH_BUDGET_MS. */
+  budgetMs: number;
+  /** Report history for the trend; absent: no trend. */
+  history?: ReportHistory;
+  timezone: string;
+  /** MAIL_MAX_FAILURES. */
+  maxFailures: number;
+  /** MAIL_ATTACH_CSV and MAIL_ATTACH_MAX_BYTES. */
+  attachCsv: boolean;
+  attachMaxBytes: number;
+  logger: Logger;
+}
+
+/**
+ * Binds enrichment (NetBox's failing results), the CSV attachment and the trend for the composer.
+ * Runs in the worker, never in the webhook request. Never throws and never takes longer than the
+ * budget plus a few local queries: whatever fails, the mail still goes with the webhook's counts.
+ */
+export function createReportInsights(options: ReportInsightsOptions): (delivery: ReportDelivery) => Promise<ReportInsights> {
+  return async (delivery) => {
+    const report = delivery.report;
+    const log = options.logger.child({ reportId: report.id });
+    const basePath = netboxBasePath(report.url);
+    const links = buildLinks(report.id, report.url, report.results_url, options.netboxUrl);
+    const enrichment = await enrichReport(delivery, { client: options.client, hasToken: options.hasToken, budgetMs: options.budgetMs });
+    if (enrichment.status === 'missing' && enrichment.code !== 'NO_NETBOX_URL' && enrichment.code !== 'NO_TOKEN') {
+      log.warn({ code: enrichment.code, error: enrichment.detail ?? enrichment.reason }, 'mail goes without the failing results: NetBox could not provide them');
+    }
+
+    const attachments: ReportInsights['attachments'] = [];
+    let attachment: EnrichmentView['attachment'] = null;
+    if (options.attachCsv && enrichment.status === 'ok' && enrichment.summary.results.length > 0) {
+      const csv = buildFailuresCsv(enrichment.summary.results, {
+        maxBytes: options.attachMaxBytes,
+        resultUrl: (id) => buildWebUrl(basePath, `/plugins/validity/test-results/${id}/`, options.netboxUrl),
+      });
+      const fileName = `report-${report.id}-failures.csv`;
+      attachments.push({ filename: fileName, content: csv.content, contentType: 'text/csv; charset=utf-8; header=present' });
+      attachment = {
+        fileName,
+        rows: csv.rows,
+        totalRows: csv.totalRows,
+        truncated: csv.truncated,
+        note: csv.truncated
+          ? `The attached ${fileName} lists the first ${csv.rows} of ${csv.totalRows} failing results: it is capped at ${options.attachMaxBytes} bytes (MAIL_ATTACH_MAX_BYTES). All of them: ${links.failedResults}`
+          : null,
+      };
+    }
+
+    let trend: TrendView | null = null;
+    if (options.history) {
+      const failing: FailingPair[] | null =
+        enrichment.status === 'ok' ? enrichment.summary.results.map((r) => ({ device: r.device, test: r.test, severity: r.severity })) : null;
+      const series = buildSeriesKey({ netboxUrl: options.netboxUrl, reportUrl: report.url });
+      try {
+        const computed = await recordReportTrend(options.history, buildReportSnapshot(delivery, series, failing));
+        trend = buildTrendView(computed, { timezone: options.timezone, basePath, netboxUrl: options.netboxUrl, currentFailingKnown: failing !== null });
+      } catch (error) {
+        // The history is a nicety: a storage problem here must not stop the mail.
+        log.warn({ err: error }, 'mail goes without the trend: the report history could not be read or written');
+      }
+    }
+
+    return {
+      enrichment: buildEnrichmentView(enrichment, {
+        reportId: report.id,
+        basePath,
+        netboxUrl: options.netboxUrl,
+        failedResultsUrl: links.failedResults,
+        maxFailures: options.maxFailures,
+        attachment,
+      }),
+      trend,
+      attachments,
+    };
+  };
+}

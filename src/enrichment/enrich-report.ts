@@ -1,0 +1,92 @@
+import { NetboxError, type NetboxClient, type NetboxErrorCode } from '../netbox';
+import type { ReportDelivery } from '../webhook';
+import { createFailureSummarizer, type FailureSummary } from './summarize-failures';
+
+/** Why the failing results are not in the mail. */
+export type EnrichmentMissingCode = 'NO_NETBOX_URL' | 'NO_TOKEN' | 'OTHER_NETBOX' | NetboxErrorCode;
+
+export type Enrichment =
+  | { status: 'ok'; summary: FailureSummary }
+  | {
+      status: 'missing';
+      code: EnrichmentMissingCode;
+      /** One line for the mail: what is missing and why. */
+      reason: string;
+      /** The technical cause, for the log. */
+      detail?: string;
+    };
+
+export interface EnrichReportOptions {
+  /** Absent when NETBOX_URL is unset. */
+  client?: NetboxClient;
+  hasToken: boolean;
+  /** NETBOX_ENRICH_BUDGET_MS: the whole fetch, retries included, ends within it. */
+  budgetMs: number;
+  now?: () => number;
+}
+
+/** NetBox's page size cap (MAX_PAGE_SIZE); larger values are silently clamped, `next` covers the rest. */
+export const RESULTS_PAGE_SIZE = 1000;
+
+/**
+ * Fetches the failing results of a report from NetBox and summarizes them while they stream in.
+ * Never throws: every failure becomes `{status: 'missing'}` with one line saying why, so the mail
+ * still goes out with the webhook's counts. A report where everything passed needs no request.
+ */
+export async function enrichReport(delivery: ReportDelivery, options: EnrichReportOptions): Promise<Enrichment> {
+  const report = delivery.report;
+  const summarizer = createFailureSummarizer();
+  if (report.total_passed === report.total_count) return { status: 'ok', summary: summarizer.finish() };
+  if (!options.client) {
+    return { status: 'missing', code: 'NO_NETBOX_URL', reason: 'Failing tests are not listed: set NETBOX_URL and NETBOX_TOKEN on the relay to see them here.' };
+  }
+  if (!options.hasToken) {
+    return { status: 'missing', code: 'NO_TOKEN', reason: 'Failing tests are not listed: set NETBOX_TOKEN (a read-only NetBox API token) on the relay to see them here.' };
+  }
+  const now = options.now ?? Date.now;
+  const budget = { deadline: now() + options.budgetMs };
+  try {
+    // The report itself first: a 404 says validity deleted it, and its creation time proves it is the
+    // report the webhook announced (and not one with the same id on another NetBox).
+    const found = (await options.client.getJson(report.url, budget)) as { created?: unknown } | null;
+    const foundCreated = typeof found?.created === 'string' ? Date.parse(found.created) : Number.NaN;
+    if (foundCreated !== Date.parse(report.created)) {
+      return {
+        status: 'missing',
+        code: 'OTHER_NETBOX',
+        reason: `Failing tests are not listed: report ${report.id} on ${options.client.url} is not this report (created ${String(found?.created)}, not ${report.created}); the webhook came from another NetBox.`,
+      };
+    }
+    await options.client.streamList(buildFailedResultsPath(report.results_url), (page) => summarizer.add(page), budget);
+    return { status: 'ok', summary: summarizer.finish() };
+  } catch (error) {
+    return describeFailure(error, delivery, options);
+  }
+}
+
+/** `results_url` plus the filters: failures only, biggest pages, no explanations (NetBox ≥ 4.5.2). */
+export function buildFailedResultsPath(resultsUrl: string): string {
+  const url = new URL(resultsUrl, 'http://relative.invalid');
+  url.searchParams.set('passed', 'false');
+  url.searchParams.set('limit', String(RESULTS_PAGE_SIZE));
+  url.searchParams.set('omit', 'explanation');
+  return /^https?:\/\//i.test(resultsUrl) ? url.href : `${url.pathname}${url.search}`;
+}
+
+function describeFailure(error: unknown, delivery: ReportDelivery, options: EnrichReportOptions): Enrichment {
+  const id = delivery.report.id;
+  if (!(error instanceof NetboxError)) {
+    const detail = (error as Error)?.message ?? String(error);
+    return { status: 'missing', code: 'PROTOCOL', reason: `Failing tests are not listed: reading them from NetBox failed (${detail}).`, detail };
+  }
+  const seconds = Math.round(options.budgetMs / 100) / 10;
+  const reasons: Record<NetboxErrorCode, string> = {
+    AUTH: `Failing tests are not listed: NetBox refused the relay's token (HTTP ${error.status ?? 403}); check NETBOX_TOKEN.`,
+    NOT_FOUND: `Failing tests are not listed: NetBox no longer has report ${id} (validity keeps only the newest reports, see its store_reports setting).`,
+    UNREACHABLE: `Failing tests are not listed: NetBox could not be reached (${error.message}).`,
+    TIMEOUT: `Failing tests are not listed: NetBox did not answer within the ${seconds} s allowed (NETBOX_ENRICH_BUDGET_MS).`,
+    SERVER: `Failing tests are not listed: NetBox answered HTTP ${error.status ?? 500} and kept failing.`,
+    PROTOCOL: `Failing tests are not listed: NetBox's answer was not what its API sends (${error.message}).`,
+  };
+  return { status: 'missing', code: error.code, reason: reasons[error.code], detail: error.message };
+}

@@ -1,0 +1,116 @@
+import type { Severity } from '../mail';
+
+/** One failing result, as the mail, the CSV and the trend need it. */
+export interface FailingResult {
+  resultId: number;
+  device: string;
+  deviceId: number | null;
+  test: string;
+  testId: number | null;
+  severity: Severity;
+}
+
+/** One failing test and the devices it fails on. */
+export interface FailingTest {
+  testId: number | null;
+  name: string;
+  severity: Severity;
+  /** Devices this test fails on (results, to be exact: a dynamic pair counts once). */
+  failingDevices: number;
+  /** The first few failing results, in the order NetBox listed them. */
+  firstResults: FailingResult[];
+}
+
+export interface DeviceFailures {
+  deviceId: number | null;
+  name: string;
+  failures: number;
+}
+
+/** What the failing results of one report say, computed in one pass as the pages stream in. */
+export interface FailureSummary {
+  /** Every failing result (lean: names and ids), in the order NetBox listed them. */
+  results: FailingResult[];
+  /** Failing tests, HIGH first, then most failing devices, then name. */
+  tests: FailingTest[];
+  /** Devices with most failures first, then name. */
+  devices: DeviceFailures[];
+}
+
+/** Results kept per test for the mail ("the first few device names"). */
+export const FIRST_RESULTS_PER_TEST = 5;
+
+const SEVERITY_ORDER: Record<Severity, number> = { HIGH: 0, MIDDLE: 1, LOW: 2 };
+
+/** Accumulates failing results page by page; `finish()` sorts. Passing results are ignored. */
+export interface FailureSummarizer {
+  add(results: readonly Record<string, unknown>[]): void;
+  finish(): FailureSummary;
+}
+
+/** Creates a summarizer; memory is one lean record per failing result, never the explanations. */
+export function createFailureSummarizer(): FailureSummarizer {
+  const results: FailingResult[] = [];
+  const tests = new Map<string, FailingTest>();
+  const devices = new Map<string, DeviceFailures>();
+  return {
+    add(page) {
+      for (const raw of page) {
+        const result = readFailingResult(raw);
+        if (!result) continue;
+        results.push(result);
+        const testKey = result.testId !== null ? `#${result.testId}` : `n:${result.test}`;
+        let test = tests.get(testKey);
+        if (!test) {
+          test = { testId: result.testId, name: result.test, severity: result.severity, failingDevices: 0, firstResults: [] };
+          tests.set(testKey, test);
+        }
+        test.failingDevices += 1;
+        if (test.firstResults.length < FIRST_RESULTS_PER_TEST) test.firstResults.push(result);
+        const deviceKey = result.deviceId !== null ? `#${result.deviceId}` : `n:${result.device}`;
+        let device = devices.get(deviceKey);
+        if (!device) {
+          device = { deviceId: result.deviceId, name: result.device, failures: 0 };
+          devices.set(deviceKey, device);
+        }
+        device.failures += 1;
+      }
+    },
+    finish() {
+      return {
+        results,
+        tests: [...tests.values()].sort(
+          (a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || b.failingDevices - a.failingDevices || a.name.localeCompare(b.name),
+        ),
+        devices: [...devices.values()].sort((a, b) => b.failures - a.failures || a.name.localeCompare(b.name)),
+      };
+    },
+  };
+}
+
+/** Reads a validity test result (NETBOX.md shape); null for a passing or unreadable one. */
+function readFailingResult(raw: Record<string, unknown>): FailingResult | null {
+  if (raw.passed !== false || typeof raw.id !== 'number') return null;
+  const test = (raw.test ?? {}) as Record<string, unknown>;
+  const device = (raw.device ?? {}) as Record<string, unknown>;
+  const severity = typeof test.severity === 'string' && test.severity.toUpperCase() in SEVERITY_ORDER ? (test.severity.toUpperCase() as Severity) : 'MIDDLE';
+  const deviceName = pickName(device) ?? `device ${typeof device.id === 'number' ? device.id : '?'}`;
+  // A dynamic pair is a second device the test compared against: name both, as validity's UI does.
+  const pair = raw.dynamic_pair && typeof raw.dynamic_pair === 'object' ? pickName(raw.dynamic_pair as Record<string, unknown>) : undefined;
+  return {
+    resultId: raw.id,
+    device: pair ? `${deviceName} ↔ ${pair}` : deviceName,
+    deviceId: typeof device.id === 'number' ? device.id : null,
+    test: pickName(test) ?? `test ${typeof test.id === 'number' ? test.id : '?'}`,
+    testId: typeof test.id === 'number' ? test.id : null,
+    severity,
+  };
+}
+
+function pickName(o: Record<string, unknown>): string | undefined {
+  for (const key of ['name', 'display']) {
+    const v = o[key];
+    if (typeof v === 'string' && v !== '') return v.slice(0, 300);
+  }
+  return undefined;
+}

@@ -1,0 +1,87 @@
+import type { WorkerOutcome } from '../delivery';
+import type { MailTransport } from '../mail';
+import type { Clock, Logger } from '../shared';
+
+/** The latest word on whether mail can leave: from a periodic check or from the last send. */
+export interface SmtpStatus {
+  ok: boolean;
+  /** `verify` (a connection check) or `send` (a real delivery's outcome); absent before any check. */
+  source?: 'verify' | 'send';
+  checkedAt?: number;
+  code?: string;
+  message?: string;
+}
+
+export interface SmtpHealth {
+  status(): SmtpStatus;
+  /** Takes a worker outcome into account (sent → ok; a connection, TLS or login failure → failing). */
+  record(outcome: WorkerOutcome): void;
+  /** Runs a check now (the transport's verify: connect, TLS, login; or the .eml directory is writable). */
+  check(): Promise<SmtpStatus>;
+  /** Checks now and then every `intervalMs` (the timer does not keep the process alive). */
+  start(): void;
+  stop(): void;
+}
+
+/**
+ * Failure codes that say nothing about reaching the server: the template or the stored body was at
+ * fault, or the server answered (4xx/5xx for this message), which proves it is reachable.
+ */
+const NOT_ABOUT_REACHING_SMTP = new Set(['TEMPLATE', 'RENDER', 'EUNREADABLE', 'EENVELOPE', 'EMESSAGE', 'SMTP_4XX', 'SMTP_5XX']);
+
+/**
+ * Tracks whether the mail server is reachable, for /readyz. A real send is the best evidence, so
+ * each outcome updates the status; between sends a periodic `verify()` keeps it fresh (a relay
+ * that sends one report a day would otherwise learn of a changed password only at the next report).
+ */
+export function createSmtpHealth(options: { transport: MailTransport; clock: Clock; logger: Logger; intervalMs: number }): SmtpHealth {
+  let current: SmtpStatus = { ok: true };
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<SmtpStatus> | undefined;
+
+  const set = (next: SmtpStatus) => {
+    if (current.ok && !next.ok) options.logger.warn({ code: next.code, error: next.message, source: next.source }, 'SMTP check failing: /readyz answers 503');
+    if (!current.ok && next.ok) options.logger.info({ source: next.source }, 'SMTP check passing again');
+    current = next;
+  };
+
+  const check = (): Promise<SmtpStatus> => {
+    running ??= options.transport
+      .verify()
+      .then(
+        () => set({ ok: true, source: 'verify', checkedAt: options.clock.now() }),
+        (error: unknown) => {
+          const err = error as { code?: unknown; message?: unknown };
+          set({ ok: false, source: 'verify', checkedAt: options.clock.now(), code: typeof err.code === 'string' ? err.code : 'ERROR', message: String(err.message ?? error).slice(0, 300) });
+        },
+      )
+      .then(() => current)
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  };
+
+  return {
+    status: () => current,
+    record(outcome) {
+      if (outcome.type === 'sent') {
+        set({ ok: true, source: 'send', checkedAt: options.clock.now() });
+        return;
+      }
+      if (NOT_ABOUT_REACHING_SMTP.has(outcome.failure.code)) return;
+      set({ ok: false, source: 'send', checkedAt: options.clock.now(), code: outcome.failure.code, message: outcome.failure.message.slice(0, 300) });
+    },
+    check,
+    start() {
+      if (timer) return;
+      void check();
+      timer = setInterval(() => void check(), options.intervalMs);
+      timer.unref();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+    },
+  };
+}

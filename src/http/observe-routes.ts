@@ -1,0 +1,48 @@
+import express, { type Request, type Response, type Router } from 'express';
+import type { Readiness } from '../health';
+import type { RelayMetrics } from '../metrics';
+import { RelayError } from '../shared';
+import { verifyBearerToken } from './bearer-token';
+
+export interface ObserveRoutesOptions {
+  readiness: () => Promise<Readiness>;
+  metrics: Pick<RelayMetrics, 'render' | 'contentType'>;
+  /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
+  metricsToken?: string;
+}
+
+/**
+ * GET /healthz (the process answers: for liveness), GET /readyz (store writable, templates loaded,
+ * SMTP check passing: 503 naming the failing part), GET /metrics (Prometheus text format).
+ * None of them caches: a probe must see the state now.
+ */
+export function createObserveRouter(options: ObserveRoutesOptions): Router {
+  const router = express.Router();
+  router.use(['/healthz', '/readyz', '/metrics'], (_req, res, next) => {
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
+
+  router.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  router.get('/readyz', async (_req: Request, res: Response) => {
+    const readiness = await options.readiness();
+    res.status(readiness.ready ? 200 : 503).json({
+      status: readiness.ready ? 'ready' : 'not ready',
+      ...(readiness.ready ? {} : { failing: readiness.failing }),
+      checks: readiness.checks,
+    });
+  });
+
+  router.get('/metrics', async (req: Request, res: Response) => {
+    if (options.metricsToken !== undefined && !verifyBearerToken(req.get('authorization'), options.metricsToken)) {
+      res.set('WWW-Authenticate', 'Bearer realm="metrics"');
+      throw new RelayError('UNAUTHORIZED', { message: 'GET /metrics requires Authorization: Bearer <METRICS_TOKEN>.' });
+    }
+    const text = await options.metrics.render();
+    res.set('Content-Type', options.metrics.contentType).send(text);
+  });
+  return router;
+}

@@ -1,0 +1,219 @@
+import type { Enrichment } from '../enrichment';
+import type { FailingPair, Trend, TrendDelta } from '../trend';
+import { buildWebUrl, formatDateTime, type Severity } from './report-view';
+
+/** A device name linked to its failing result in NetBox. */
+export interface ResultLinkView {
+  name: string;
+  url: string;
+}
+
+/** One failing test in the mail. */
+export interface FailingTestView {
+  name: string;
+  severity: Severity;
+  /** Failing results of this test (one per device, or per device pair). */
+  failingDevices: number;
+  /** The first few devices, each linked to its result page (`/plugins/validity/test-results/<id>/`). */
+  devices: ResultLinkView[];
+  /** Failing devices not named; 0 when all are. */
+  moreDevices: number;
+  /** NetBox's results page filtered to this test's failures. */
+  resultsUrl: string;
+}
+
+/** The failing tests of one severity. */
+export interface SeverityGroupView {
+  severity: Severity;
+  failingResults: number;
+  tests: FailingTestView[];
+}
+
+export interface DeviceFailuresView {
+  name: string;
+  failures: number;
+  /** NetBox's results page filtered to this device's failures in this report. */
+  url: string;
+}
+
+/** The CSV attachment of every failing result (MAIL_ATTACH_CSV). */
+export interface AttachmentView {
+  fileName: string;
+  rows: number;
+  totalRows: number;
+  truncated: boolean;
+  /** "The attached CSV lists the first 812 of 10000 failing results (MAIL_ATTACH_MAX_BYTES)." or null. */
+  note: string | null;
+}
+
+/**
+ * `enrichment` in the view: what failed, from NetBox's results. When NetBox could not tell,
+ * `available` is false, `missingReason` is one line saying why, and the lists are empty.
+ */
+export interface EnrichmentView {
+  available: boolean;
+  missingReason: string | null;
+  /** Machine code of the reason (NO_NETBOX_URL, NO_TOKEN, AUTH, NOT_FOUND, UNREACHABLE, TIMEOUT, SERVER, PROTOCOL, OTHER_NETBOX) or null. */
+  missingCode: string | null;
+  failingResults: number;
+  failingTests: number;
+  /** HIGH first; only severities with failures. At most MAIL_MAX_FAILURES tests in all. */
+  groups: SeverityGroupView[];
+  /** Failing tests left out by MAIL_MAX_FAILURES; 0 when all are listed. */
+  moreTests: number;
+  /** Where the left-out ones are: NetBox's failed results page of this report. */
+  moreTestsUrl: string;
+  /** Devices with most failures (at most 10). */
+  topDevices: DeviceFailuresView[];
+  /** The CSV attachment, or null when none is attached. */
+  attachment: AttachmentView | null;
+}
+
+/** A (device, test) pair in the trend. */
+export interface PairView extends FailingPair {}
+
+export interface StreakView extends FailingPair {
+  reports: number;
+  /** "failing since report 10 / 2026-03-01 10:00:00 UTC (3 reports in a row)". */
+  sinceText: string;
+}
+
+/**
+ * `trend` in the view: the change against the previous report of the same NetBox (by creation time).
+ * `first` is true (and `firstText` says so) when there is nothing to compare with.
+ */
+export interface TrendView {
+  first: boolean;
+  firstText: string | null;
+  previous: { reportId: number; created: string; createdText: string; url: string } | null;
+  /** Deltas: `deltaPointsText` "+2.5 pts", `deltaFailedText` "−1 failing", `direction` better|worse|same. */
+  overall: TrendDelta | null;
+  severities: TrendDelta[];
+  failingSetKnown: boolean;
+  /** Why newly failing / fixed pairs are not listed (a report whose failing results are unknown), or null. */
+  failingSetNote: string | null;
+  failingSetChanged: boolean | null;
+  regression: boolean;
+  newlyFailing: PairView[];
+  moreNewlyFailing: number;
+  fixed: PairView[];
+  moreFixed: number;
+  stillFailing: StreakView[];
+  moreStillFailing: number;
+}
+
+export interface EnrichmentViewOptions {
+  reportId: number;
+  basePath: string;
+  netboxUrl?: string;
+  failedResultsUrl: string;
+  /** MAIL_MAX_FAILURES: failing tests listed at most. */
+  maxFailures: number;
+  attachment: AttachmentView | null;
+}
+
+const TOP_DEVICES = 10;
+
+/** Builds `enrichment` for the templates from what NetBox answered. */
+export function buildEnrichmentView(enrichment: Enrichment, options: EnrichmentViewOptions): EnrichmentView {
+  if (enrichment.status === 'missing') {
+    return {
+      available: false,
+      missingReason: enrichment.reason,
+      missingCode: enrichment.code,
+      failingResults: 0,
+      failingTests: 0,
+      groups: [],
+      moreTests: 0,
+      moreTestsUrl: options.failedResultsUrl,
+      topDevices: [],
+      attachment: null,
+    };
+  }
+  const web = (pagePath: string) => buildWebUrl(options.basePath, pagePath, options.netboxUrl);
+  const filtered = (filter: string) => web(`/plugins/validity/test-results/?report_id=${options.reportId}&${filter}&passed=false`);
+  const { summary } = enrichment;
+  const listed = summary.tests.slice(0, options.maxFailures);
+  const groups: SeverityGroupView[] = [];
+  for (const test of listed) {
+    let group = groups.find((g) => g.severity === test.severity);
+    if (!group) {
+      group = { severity: test.severity, failingResults: summary.tests.filter((t) => t.severity === test.severity).reduce((n, t) => n + t.failingDevices, 0), tests: [] };
+      groups.push(group);
+    }
+    group.tests.push({
+      name: test.name,
+      severity: test.severity,
+      failingDevices: test.failingDevices,
+      devices: test.firstResults.map((r) => ({ name: r.device, url: web(`/plugins/validity/test-results/${r.resultId}/`) })),
+      moreDevices: test.failingDevices - test.firstResults.length,
+      resultsUrl: test.testId !== null ? filtered(`test_id=${test.testId}`) : options.failedResultsUrl,
+    });
+  }
+  return {
+    available: true,
+    missingReason: null,
+    missingCode: null,
+    failingResults: summary.results.length,
+    failingTests: summary.tests.length,
+    groups,
+    moreTests: summary.tests.length - listed.length,
+    moreTestsUrl: options.failedResultsUrl,
+    topDevices: summary.devices.slice(0, TOP_DEVICES).map((d) => ({
+      name: d.name,
+      failures: d.failures,
+      url: d.deviceId !== null ? filtered(`device_id=${d.deviceId}`) : options.failedResultsUrl,
+    })),
+    attachment: options.attachment,
+  };
+}
+
+export interface TrendViewOptions {
+  timezone: string;
+  basePath: string;
+  netboxUrl?: string;
+  /** Whether this report's failing results are known (else the note says why pairs are not compared). */
+  currentFailingKnown: boolean;
+}
+
+/** Builds `trend` for the templates. */
+export function buildTrendView(trend: Trend, options: TrendViewOptions): TrendView {
+  const previous = trend.previous;
+  const when = (iso: string) => formatDateTime(iso, options.timezone);
+  let failingSetNote: string | null = null;
+  if (previous && !trend.failingSetKnown) {
+    failingSetNote = options.currentFailingKnown
+      ? `Which devices and tests changed is unknown: the failing results of report ${previous.reportId} were not read from NetBox.`
+      : 'Which devices and tests changed is unknown: the failing results of this report could not be read from NetBox.';
+  }
+  return {
+    first: previous === null,
+    firstText: previous === null ? 'This is the first report the relay has seen from this NetBox: there is nothing to compare with yet.' : null,
+    previous: previous
+      ? {
+          reportId: previous.reportId,
+          created: previous.created,
+          createdText: when(previous.created),
+          url: buildWebUrl(options.basePath, `/plugins/validity/reports/${previous.reportId}/`, options.netboxUrl),
+        }
+      : null,
+    overall: trend.overall,
+    severities: trend.severities,
+    failingSetKnown: trend.failingSetKnown,
+    failingSetNote,
+    failingSetChanged: trend.failingSetChanged,
+    regression: trend.regression,
+    newlyFailing: trend.newlyFailing,
+    moreNewlyFailing: trend.newlyFailingCount - trend.newlyFailing.length,
+    fixed: trend.fixed,
+    moreFixed: trend.fixedCount - trend.fixed.length,
+    stillFailing: trend.stillFailing.map((s) => ({
+      device: s.device,
+      test: s.test,
+      severity: s.severity,
+      reports: s.reports,
+      sinceText: `failing since report ${s.sinceReportId} / ${when(s.sinceCreated)} (${s.atLeast ? 'at least ' : ''}${s.reports} reports in a row)`,
+    })),
+    moreStillFailing: trend.stillFailingCount - trend.stillFailing.length,
+  };
+}

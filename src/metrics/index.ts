@@ -1,0 +1,1 @@
+export { createMetrics, type MetricsOptions, type RelayMetrics } from './create-metrics';

@@ -1,0 +1,220 @@
+import { createNetboxApi, NetboxApiError, type FetchLike, type NetboxApi } from './netbox-api';
+import {
+  buildEventRuleFields,
+  buildWebhookFields,
+  describeSetupForm,
+  diffFields,
+  parseNetboxVersion,
+  selectSetupForm,
+  type SetupForm,
+} from './plan-setup';
+
+export interface NetboxSetupOptions {
+  netboxUrl: string;
+  token: string;
+  /** Where NetBox will POST: the relay's public webhook URL. */
+  payloadUrl: string;
+  /** Name of the webhook and of its event rule (found by it, so a second run updates instead of adding). */
+  name: string;
+  /** Where the secret is kept (read when it exists, written with mode 0600 when it does not). */
+  secretFile?: string;
+  /** WEBHOOK_SECRET from the relay's configuration, when it has one. */
+  configuredSecret?: string;
+  dryRun: boolean;
+  showSecret: boolean;
+}
+
+export interface NetboxSetupIo {
+  fetch: FetchLike;
+  /** One line of output for the operator. */
+  print: (line: string) => void;
+  /** The secret file's content, or undefined when it does not exist. */
+  readSecretFile: (file: string) => string | undefined;
+  /** Creates the file with mode 0600; fails if it exists. */
+  writeSecretFile: (file: string, secret: string) => void;
+  /** A new secret (256 bits, hex). */
+  generateSecret: () => string;
+}
+
+export type SetupAction = 'created' | 'updated' | 'unchanged';
+
+export interface NetboxSetupResult {
+  netboxVersion: string;
+  validityVersion: string;
+  form: SetupForm;
+  webhook: { id: number | null; action: SetupAction; changedFields: string[] };
+  eventRule?: { id: number | null; action: SetupAction; changedFields: string[] };
+  secretSource: 'file' | 'config' | 'netbox' | 'generated';
+  secretWritten?: string;
+  changed: boolean;
+}
+
+/** Why the setup stopped: `kind` picks the exit code (config: fix something; unavailable: try again). */
+export class NetboxSetupError extends Error {
+  readonly kind: 'config' | 'unavailable';
+  constructor(kind: 'config' | 'unavailable', message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'NetboxSetupError';
+    this.kind = kind;
+  }
+}
+
+interface NamedObject {
+  id: number;
+  [field: string]: unknown;
+}
+
+/**
+ * `compliance-relay netbox-setup`: reads NetBox's and validity's versions from /api/status/, then
+ * creates or updates (found by name) the webhook and what triggers it, in the form that version
+ * needs. A second run with the same inputs sends no write and says so. `--dry-run` still reads
+ * NetBox (to know what would change) but prints the writes instead of sending them.
+ */
+export async function runNetboxSetup(options: NetboxSetupOptions, io: NetboxSetupIo): Promise<NetboxSetupResult> {
+  const api = createNetboxApi({ url: options.netboxUrl, token: options.token, fetch: io.fetch });
+  const print = io.print;
+  try {
+    const status = await api.get<Record<string, unknown>>('/api/status/');
+    const version = parseNetboxVersion(status?.['netbox-version']);
+    if (!version) throw new NetboxSetupError('config', `${options.netboxUrl}/api/status/ does not name a NetBox version: is NETBOX_URL the NetBox address (with its base path)?`);
+    const plugins = (status['plugins'] ?? {}) as Record<string, unknown>;
+    const validity = plugins['validity'];
+    if (typeof validity !== 'string') {
+      const installed = Object.keys(plugins);
+      throw new NetboxSetupError(
+        'config',
+        `the validity plugin is not installed in NetBox ${version.text} (installed plugins: ${installed.length ? installed.join(', ') : 'none'}). Install and enable validity first: the relay mails its compliance reports.`,
+      );
+    }
+    const form = selectSetupForm(version);
+    print(`NetBox ${version.text} with validity ${validity}: ${describeSetupForm(form)}.`);
+
+    const existingWebhook = await findByName(api, '/api/extras/webhooks/', options.name);
+    const secret = resolveSecret(options, io, existingWebhook);
+
+    // The file first: if NetBox then fails, a rerun finds the same secret there and finishes the job.
+    let secretWritten: string | undefined;
+    if (secret.writeTo && !options.dryRun) {
+      io.writeSecretFile(secret.writeTo, secret.value);
+      secretWritten = secret.writeTo;
+      print(`Secret written to ${secret.writeTo} (mode 0600). Give it to the relay: WEBHOOK_SECRET_FILE=${secret.writeTo}`);
+    } else if (secret.writeTo) {
+      print(`Would write the secret to ${secret.writeTo} (mode 0600).`);
+    } else if (secret.source === 'config') {
+      print("The webhook uses the relay's configured WEBHOOK_SECRET.");
+    } else if (secret.source === 'file') {
+      print(`The webhook uses the secret in ${options.secretFile}.`);
+    }
+
+    const webhookFields = buildWebhookFields(form, { name: options.name, payloadUrl: options.payloadUrl, secret: secret.value });
+    const webhook = await applyObject(api, io, options, 'webhook', '/api/extras/webhooks/', existingWebhook, webhookFields);
+
+    let eventRule: NetboxSetupResult['eventRule'];
+    if (form !== 'webhook') {
+      const existingRule = await findByName(api, '/api/extras/event-rules/', options.name);
+      const ruleFields = buildEventRuleFields(form, { name: options.name, webhookId: webhook.id ?? -1 })!;
+      eventRule = await applyObject(api, io, options, 'event rule', '/api/extras/event-rules/', existingRule, ruleFields);
+    }
+
+    if (options.showSecret) print(`Secret: ${secret.value}`);
+
+    const changed = webhook.action !== 'unchanged' || (eventRule !== undefined && eventRule.action !== 'unchanged') || secretWritten !== undefined;
+    if (options.dryRun) print('Dry run: nothing was changed.');
+    else if (!changed) print('Nothing changed: NetBox is already set up.');
+    else print(`Done. Run "Run Compliance Tests" in NetBox: the relay at ${options.payloadUrl} will receive the report.`);
+    return { netboxVersion: version.text, validityVersion: validity, form, webhook, eventRule, secretSource: secret.source, secretWritten, changed };
+  } catch (error) {
+    if (error instanceof NetboxApiError) throw toSetupError(error);
+    throw error;
+  }
+}
+
+/** The object named `name` at `listPath`, if NetBox has one (names are unique). */
+async function findByName(api: NetboxApi, listPath: string, name: string): Promise<NamedObject | undefined> {
+  const page = await api.get<{ results?: NamedObject[] }>(`${listPath}?name=${encodeURIComponent(name)}&limit=10`);
+  // The filter is exact in every version; the comparison guards against a NetBox that ignores it.
+  return (page?.results ?? []).find((o) => o.name === name);
+}
+
+/**
+ * Which secret the webhook gets, in order: the --secret-file's content, the relay's WEBHOOK_SECRET,
+ * the secret the existing webhook already has (so a rerun keeps working deliveries working), or a
+ * new one. A secret that is not in a file yet is written to --secret-file (default: none, then it
+ * must come from the configuration, or be shown).
+ */
+function resolveSecret(
+  options: NetboxSetupOptions,
+  io: NetboxSetupIo,
+  existing: NamedObject | undefined,
+): { value: string; source: NetboxSetupResult['secretSource']; writeTo?: string } {
+  if (options.secretFile) {
+    const fromFile = io.readSecretFile(options.secretFile)?.replace(/\r?\n$/, '');
+    if (fromFile) return { value: fromFile, source: 'file' };
+  }
+  if (options.configuredSecret) return { value: options.configuredSecret, source: 'config', writeTo: options.secretFile };
+  const current = typeof existing?.secret === 'string' && existing.secret !== '' ? existing.secret : undefined;
+  const found = current ? { value: current, source: 'netbox' as const } : { value: io.generateSecret(), source: 'generated' as const };
+  if (!options.secretFile && !options.showSecret) {
+    throw new NetboxSetupError('config', 'the webhook needs a secret the relay also knows: give --secret-file FILE (it is written there, mode 0600, for WEBHOOK_SECRET_FILE), set WEBHOOK_SECRET, or pass --show-secret');
+  }
+  return { ...found, writeTo: options.secretFile };
+}
+
+async function applyObject(
+  api: NetboxApi,
+  io: NetboxSetupIo,
+  options: NetboxSetupOptions,
+  what: string,
+  listPath: string,
+  existing: NamedObject | undefined,
+  desired: Record<string, unknown>,
+): Promise<{ id: number | null; action: SetupAction; changedFields: string[] }> {
+  const shown = (body: Record<string, unknown>) => JSON.stringify(redactSecret(body, options.showSecret));
+  if (!existing) {
+    if (options.dryRun) {
+      io.print(`Would send: POST ${options.netboxUrl}${listPath} ${shown(desired)}`);
+      return { id: null, action: 'created', changedFields: Object.keys(desired) };
+    }
+    const created = await api.post<NamedObject>(listPath, desired);
+    io.print(`${capitalise(what)} "${options.name}": created (id ${created.id}).`);
+    return { id: created.id, action: 'created', changedFields: Object.keys(desired) };
+  }
+  const changes = diffFields(existing, desired);
+  const fields = Object.keys(changes);
+  if (fields.length === 0) {
+    io.print(`${capitalise(what)} "${options.name}": unchanged (id ${existing.id}).`);
+    return { id: existing.id, action: 'unchanged', changedFields: [] };
+  }
+  const path = `${listPath}${existing.id}/`;
+  if (options.dryRun) {
+    io.print(`Would send: PATCH ${options.netboxUrl}${path} ${shown(changes)}`);
+    return { id: existing.id, action: 'updated', changedFields: fields };
+  }
+  await api.patch(path, changes);
+  io.print(`${capitalise(what)} "${options.name}": updated ${fields.join(', ')} (id ${existing.id}).`);
+  return { id: existing.id, action: 'updated', changedFields: fields };
+}
+
+function redactSecret(body: Record<string, unknown>, show: boolean): Record<string, unknown> {
+  if (show || typeof body.secret !== 'string') return body;
+  return { ...body, secret: `[${body.secret.length} characters, not shown]` };
+}
+
+function capitalise(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** Turns an API failure into what the operator can do about it. */
+function toSetupError(error: NetboxApiError): NetboxSetupError {
+  if (error.status === 0) return new NetboxSetupError('unavailable', `${error.message}. Check NETBOX_URL and that this host can reach NetBox.`, { cause: error });
+  if (error.status === 401 || error.status === 403) {
+    return new NetboxSetupError(
+      'config',
+      `${error.message}. NETBOX_TOKEN must be valid and allowed to write: it needs add/change permission on extras.webhook and extras.eventrule (and the token's "write enabled" box).`,
+      { cause: error },
+    );
+  }
+  if (error.status === 404) return new NetboxSetupError('config', `${error.message}. Is NETBOX_URL the NetBox address, with its base path?`, { cause: error });
+  if (error.status >= 500 || error.status === 429) return new NetboxSetupError('unavailable', `${error.message}. Try again later.`, { cause: error });
+  return new NetboxSetupError('config', `${error.message}.`, { cause: error });
+}

@@ -1,0 +1,34 @@
+/**
+ * Why a NetBox API call failed, in the terms the mail and the logs need:
+ * - AUTH: 401/403, the token is missing, wrong or lacks permission (a retry cannot help);
+ * - NOT_FOUND: 404 for the report, or 400 for its `report_id` filter: validity deleted it (it keeps
+ *   only the newest `store_reports`), so a retry cannot help;
+ * - UNREACHABLE: connection refused/reset, DNS, TLS (retryable);
+ * - TIMEOUT: no answer within NETBOX_TIMEOUT_MS or the enrichment budget (retryable);
+ * - SERVER: 5xx (retryable);
+ * - PROTOCOL: an answer that is not the JSON NetBox sends (a proxy's login page, say).
+ */
+export type NetboxErrorCode = 'AUTH' | 'NOT_FOUND' | 'UNREACHABLE' | 'TIMEOUT' | 'SERVER' | 'PROTOCOL';
+
+export class NetboxError extends Error {
+  readonly code: NetboxErrorCode;
+  readonly status?: number;
+  /** Whether asking again (soon) can succeed. */
+  readonly retryable: boolean;
+  constructor(code: NetboxErrorCode, message: string, options: { status?: number; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'NetboxError';
+    this.code = code;
+    this.status = options.status;
+    this.retryable = code === 'UNREACHABLE' || code === 'TIMEOUT' || code === 'SERVER';
+  }
+}
+
+/** Maps an HTTP status of the NetBox API to an error, with NetBox's `{"detail": …}` when it sent one. */
+export function classifyNetboxStatus(status: number, url: string, detail?: string): NetboxError {
+  const said = detail ? `: ${detail}` : '';
+  if (status === 401 || status === 403) return new NetboxError('AUTH', `NetBox refused the token (HTTP ${status})${said}`, { status });
+  if (status === 404 || status === 400) return new NetboxError('NOT_FOUND', `NetBox has no such report any more (HTTP ${status} for ${url})${said}`, { status });
+  if (status >= 500) return new NetboxError('SERVER', `NetBox answered HTTP ${status}${said}`, { status });
+  return new NetboxError('PROTOCOL', `NetBox answered HTTP ${status} for ${url}${said}`, { status });
+}

@@ -1,0 +1,17 @@
+import { MIGRATION_001_DELIVERIES } from './001-deliveries';
+import { MIGRATION_002_REPORTS } from './002-reports';
+import { MIGRATION_003_WATCHDOG } from './003-watchdog';
+
+/** One versioned schema change; `sql` runs in one transaction. */
+export interface PgMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/**
+ * PostgreSQL schema migrations, one file per version (TypeScript modules rather than .sql files, so
+ * that dist/ and src/ find them the same way). Applied in order under an advisory lock and recorded
+ * in `schema_migrations`. Append new files; never edit one that has shipped.
+ */
+export const PG_MIGRATIONS: readonly PgMigration[] = [MIGRATION_001_DELIVERIES, MIGRATION_002_REPORTS, MIGRATION_003_WATCHDOG];

@@ -1,0 +1,23 @@
+import { PgStore } from './pg-store';
+import { SqliteStore } from './sqlite-store';
+import type { Store } from './types';
+
+export interface StoreSettings {
+  dataDir: string;
+  sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA';
+  /** Set: PostgreSQL, shared by replicas. Unset: SQLite under `dataDir`, one process. */
+  databaseUrl?: string;
+  databasePoolSize?: number;
+}
+
+/**
+ * Opens the store the configuration asks for: PostgreSQL when DATABASE_URL is set, else SQLite.
+ * SQLite migrates now; PostgreSQL migrates on `migrate()` (the relay's start) or its first statement,
+ * so that building the relay does no network I/O.
+ */
+export function openStore(settings: StoreSettings, hooks: { onIdleError?: (error: Error) => void } = {}): Store {
+  if (settings.databaseUrl) {
+    return new PgStore({ connectionString: settings.databaseUrl, poolSize: settings.databasePoolSize, onIdleError: hooks.onIdleError });
+  }
+  return SqliteStore.open({ dataDir: settings.dataDir, synchronous: settings.sqliteSynchronous });
+}

@@ -1,0 +1,37 @@
+import { netboxBasePath } from '../mail';
+import type { ReportDelivery } from '../webhook';
+import type { FailingPair, ReportSnapshot } from './types';
+
+/**
+ * The series a report belongs to: "previous report" means the previous one of the same NetBox.
+ * The relay talks to one NetBox (NETBOX_URL), so the series is that URL plus the base path the
+ * report's own `url` carries (`/netbox/api/...` → `/netbox`). The sender's IP address is NOT used:
+ * NetBox's RQ workers change address on every container or pod restart, which would cut every trend.
+ * A second NetBox with another base path (or a relay without NETBOX_URL) gets its own series.
+ */
+export function buildSeriesKey(options: { netboxUrl?: string; reportUrl: string }): string {
+  return `${options.netboxUrl ?? 'netbox'}|${netboxBasePath(options.reportUrl)}`;
+}
+
+/** What the trend remembers of a delivery; `failing` is null when the failing pairs are unknown. */
+export function buildReportSnapshot(delivery: ReportDelivery, series: string, failing: FailingPair[] | null): ReportSnapshot {
+  const r = delivery.report;
+  return {
+    dedupKey: delivery.dedupKey,
+    series,
+    reportId: r.id,
+    created: r.created,
+    createdMs: Date.parse(r.created),
+    counts: {
+      totalPassed: r.total_passed,
+      totalCount: r.total_count,
+      highPassed: r.high_passed,
+      highCount: r.high_count,
+      middlePassed: r.middle_passed,
+      middleCount: r.middle_count,
+      lowPassed: r.low_passed,
+      lowCount: r.low_count,
+    },
+    failing,
+  };
+}

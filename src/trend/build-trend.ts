@@ -1,0 +1,204 @@
+import { passPercent, type Severity } from '../mail';
+import type { FailingPair, ReportCounts, ReportSnapshot } from './types';
+
+/** U+2212, as in "−1 failing": a real minus sign reads better than a hyphen in a mail. */
+const MINUS = '\u2212';
+
+/** Newly failing / fixed / still failing pairs listed in a trend, at most (counts are always exact). */
+export const TREND_PAIR_CAP = 20;
+
+/** Change of one line (Overall or one severity) against the previous report. */
+export interface TrendDelta {
+  name: 'Overall' | Severity;
+  percent: number | null;
+  previousPercent: number | null;
+  /** Percentage points, one decimal; null when either side has no results. */
+  deltaPoints: number | null;
+  /** "+2.5 pts", "−3.0 pts", "±0.0 pts", or "—" when not comparable. */
+  deltaPointsText: string;
+  failed: number;
+  previousFailed: number;
+  deltaFailed: number;
+  /** "+2 failing", "−1 failing", "±0 failing". */
+  deltaFailedText: string;
+  /** "better" when the pass percentage rose, "worse" when it fell, "same" otherwise (also when not comparable). */
+  direction: 'better' | 'worse' | 'same';
+}
+
+/** A pair that has failed in several reports in a row. */
+export interface FailingStreak extends FailingPair {
+  /** Reports in a row this pair has failed, this one included (a lower bound when `atLeast`). */
+  reports: number;
+  /** The oldest report of the streak the relay knows. */
+  sinceReportId: number;
+  sinceCreated: string;
+  /** True when the walk back stopped (history cap or a report whose failing set is unknown) while the pair still failed. */
+  atLeast: boolean;
+}
+
+/**
+ * How a report compares with the previous one of its series (by creation time). Issue 5's notify
+ * policies (on-change, regression) read `failingSetChanged` and `regression`.
+ */
+export interface Trend {
+  /** The report compared with, or null for the first report of its series (nothing to compare with). */
+  previous: { reportId: number; created: string; dedupKey: string } | null;
+  overall: TrendDelta | null;
+  /** HIGH, MIDDLE, LOW; empty when there is no previous report. */
+  severities: TrendDelta[];
+  /** True when both this report's and the previous report's failing pairs are known. */
+  failingSetKnown: boolean;
+  /**
+   * True when the failing pairs differ (or the failed counts do, which implies it); false when both
+   * sets are known and equal; null when it cannot be told (sets unknown, counts equal) or no previous.
+   */
+  failingSetChanged: boolean | null;
+  /** True when any pass percentage fell or a pair newly fails. */
+  regression: boolean;
+  /** Pairs failing now that passed (or were absent) in the previous report; capped at TREND_PAIR_CAP. */
+  newlyFailing: FailingPair[];
+  newlyFailingCount: number;
+  /** Pairs that failed in the previous report and no longer fail; capped at TREND_PAIR_CAP. */
+  fixed: FailingPair[];
+  fixedCount: number;
+  /** Pairs failing now and in the previous report, longest streak first; capped at TREND_PAIR_CAP. */
+  stillFailing: FailingStreak[];
+  stillFailingCount: number;
+}
+
+const SEVERITY_ORDER: Record<Severity, number> = { HIGH: 0, MIDDLE: 1, LOW: 2 };
+
+/** The identity of a pair inside a set. */
+export function pairKey(pair: Pick<FailingPair, 'device' | 'test'>): string {
+  return `${pair.test}\u0000${pair.device}`;
+}
+
+/**
+ * Compares a report with the previous one of its series. `history` is the previous reports, newest
+ * first (history[0] is the previous report), used only to measure how long still-failing pairs have
+ * failed; `historyTruncated` says older reports exist beyond it. Pure: same input, same trend.
+ */
+export function buildTrend(current: ReportSnapshot, history: readonly ReportSnapshot[], options: { historyTruncated?: boolean } = {}): Trend {
+  const previous = history[0];
+  if (!previous) {
+    return {
+      previous: null,
+      overall: null,
+      severities: [],
+      failingSetKnown: false,
+      failingSetChanged: null,
+      regression: false,
+      newlyFailing: [],
+      newlyFailingCount: 0,
+      fixed: [],
+      fixedCount: 0,
+      stillFailing: [],
+      stillFailingCount: 0,
+    };
+  }
+  const c = current.counts;
+  const p = previous.counts;
+  const overall = buildDelta('Overall', c.totalPassed, c.totalCount, p.totalPassed, p.totalCount);
+  const severities = [
+    buildDelta('HIGH', c.highPassed, c.highCount, p.highPassed, p.highCount),
+    buildDelta('MIDDLE', c.middlePassed, c.middleCount, p.middlePassed, p.middleCount),
+    buildDelta('LOW', c.lowPassed, c.lowCount, p.lowPassed, p.lowCount),
+  ];
+  const countsDiffer = [overall, ...severities].some((d) => d.deltaFailed !== 0) || failedOf(c) !== failedOf(p);
+
+  let newlyFailing: FailingPair[] = [];
+  let fixed: FailingPair[] = [];
+  let still: FailingPair[] = [];
+  const failingSetKnown = current.failing !== null && previous.failing !== null;
+  if (current.failing !== null && previous.failing !== null) {
+    const before = new Set(previous.failing.map(pairKey));
+    const now = new Set(current.failing.map(pairKey));
+    newlyFailing = sortPairs(current.failing.filter((pair) => !before.has(pairKey(pair))));
+    fixed = sortPairs(previous.failing.filter((pair) => !now.has(pairKey(pair))));
+    still = current.failing.filter((pair) => before.has(pairKey(pair)));
+  }
+  const failingSetChanged = countsDiffer || newlyFailing.length > 0 || fixed.length > 0 ? true : failingSetKnown ? false : null;
+  const stillFailing = buildStreaks(current, still, history, options.historyTruncated ?? false);
+  return {
+    previous: { reportId: previous.reportId, created: previous.created, dedupKey: previous.dedupKey },
+    overall,
+    severities,
+    failingSetKnown,
+    failingSetChanged,
+    regression: [overall, ...severities].some((d) => d.direction === 'worse') || newlyFailing.length > 0,
+    newlyFailing: newlyFailing.slice(0, TREND_PAIR_CAP),
+    newlyFailingCount: newlyFailing.length,
+    fixed: fixed.slice(0, TREND_PAIR_CAP),
+    fixedCount: fixed.length,
+    stillFailing: stillFailing.slice(0, TREND_PAIR_CAP),
+    stillFailingCount: stillFailing.length,
+  };
+}
+
+function failedOf(counts: ReportCounts): number {
+  return counts.totalCount - counts.totalPassed;
+}
+
+function buildDelta(name: TrendDelta['name'], passed: number, count: number, previousPassed: number, previousCount: number): TrendDelta {
+  const percent = passPercent(passed, count);
+  const previousPercent = passPercent(previousPassed, previousCount);
+  // Tenths as integers, so 77.8 − 75.3 is 2.5 and not 2.499999.
+  const deltaPoints = percent === null || previousPercent === null ? null : Math.round(percent * 10 - previousPercent * 10) / 10;
+  const failed = count - passed;
+  const previousFailed = previousCount - previousPassed;
+  const deltaFailed = failed - previousFailed;
+  return {
+    name,
+    percent,
+    previousPercent,
+    deltaPoints,
+    deltaPointsText: deltaPoints === null ? '—' : `${signOf(deltaPoints)}${Math.abs(deltaPoints).toFixed(1)} pts`,
+    failed,
+    previousFailed,
+    deltaFailed,
+    deltaFailedText: `${signOf(deltaFailed)}${Math.abs(deltaFailed)} failing`,
+    direction: deltaPoints === null || deltaPoints === 0 ? 'same' : deltaPoints > 0 ? 'better' : 'worse',
+  };
+}
+
+function signOf(n: number): string {
+  return n > 0 ? '+' : n < 0 ? MINUS : '±';
+}
+
+function sortPairs<T extends FailingPair>(pairs: T[]): T[] {
+  return [...pairs].sort(
+    (a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || a.test.localeCompare(b.test) || a.device.localeCompare(b.device),
+  );
+}
+
+/** Walks back through the history while each pair keeps failing. */
+function buildStreaks(current: ReportSnapshot, still: FailingPair[], history: readonly ReportSnapshot[], historyTruncated: boolean): FailingStreak[] {
+  if (still.length === 0) return [];
+  const streaks = still.map((pair) => ({ ...pair, reports: 1, sinceReportId: current.reportId, sinceCreated: current.created, atLeast: false, open: true }));
+  for (let i = 0; i < history.length; i += 1) {
+    const report = history[i]!;
+    if (report.failing === null) {
+      // Unknown beyond here: what is still open is "at least" that long.
+      for (const s of streaks) if (s.open) s.atLeast = true;
+      break;
+    }
+    const failing = new Set(report.failing.map(pairKey));
+    let anyOpen = false;
+    for (const s of streaks) {
+      if (!s.open) continue;
+      if (failing.has(pairKey(s))) {
+        s.reports += 1;
+        s.sinceReportId = report.reportId;
+        s.sinceCreated = report.created;
+        anyOpen = true;
+      } else {
+        s.open = false;
+      }
+    }
+    if (!anyOpen) break;
+    if (i === history.length - 1 && historyTruncated) for (const s of streaks) if (s.open) s.atLeast = true;
+  }
+  return streaks
+    .map(({ open: _open, ...s }) => s)
+    .sort((a, b) => b.reports - a.reports || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || a.test.localeCompare(b.test) || a.device.localeCompare(b.device));
+}

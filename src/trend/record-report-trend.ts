@@ -1,0 +1,44 @@
+import { buildTrend, pairKey, type Trend } from './build-trend';
+import type { ReportSnapshot } from './types';
+
+/** The part of the Store the trend needs. */
+export interface ReportHistory {
+  /** The newest report of `series` created before (createdMs, reportId), in that order. */
+  findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined>;
+  /** Stores (or replaces, by dedup key) a report's snapshot. */
+  saveReport(snapshot: ReportSnapshot): Promise<void>;
+}
+
+/** How far back "failing since" looks; older streaks read "failing for at least N reports". */
+export const STREAK_HISTORY_MAX = 30;
+
+/**
+ * Compares `current` with the report created before it in its series (so a report that arrives
+ * late compares with the one before it, not with the newest), then stores `current`. Storing is
+ * idempotent: a retried mail records the same report again and computes the same trend.
+ */
+export async function recordReportTrend(store: ReportHistory, current: ReportSnapshot, options: { maxHistory?: number } = {}): Promise<Trend> {
+  const maxHistory = options.maxHistory ?? STREAK_HISTORY_MAX;
+  const history: ReportSnapshot[] = [];
+  let truncated = false;
+  let cursor = { createdMs: current.createdMs, reportId: current.reportId };
+  // Only as far back as some pair of this report is still failing in every report seen so far.
+  let open = current.failing ? new Set(current.failing.map(pairKey)) : new Set<string>();
+  for (;;) {
+    const report = await store.findReportBefore(current.series, cursor);
+    if (!report || report.dedupKey === current.dedupKey) break;
+    if (history.length === maxHistory) {
+      truncated = true;
+      break;
+    }
+    history.push(report);
+    cursor = { createdMs: report.createdMs, reportId: report.reportId };
+    if (!report.failing) break;
+    const failing = new Set(report.failing.map(pairKey));
+    open = new Set([...open].filter((key) => failing.has(key)));
+    if (open.size === 0) break;
+  }
+  const trend = buildTrend(current, history, { historyTruncated: truncated });
+  await store.saveReport(current);
+  return trend;
+}

@@ -1,0 +1,41 @@
+import type { Severity } from '../mail';
+
+/**
+ * One failing (device, test) pair of a report. Pairs are identified by names, as the mail shows
+ * them: validity's result ids change with every run, names do not.
+ */
+export interface FailingPair {
+  device: string;
+  test: string;
+  severity: Severity;
+}
+
+/** The counts a report carries in its webhook (validity's `*_passed` / `*_count`). */
+export interface ReportCounts {
+  totalPassed: number;
+  totalCount: number;
+  highPassed: number;
+  highCount: number;
+  middlePassed: number;
+  middleCount: number;
+  lowPassed: number;
+  lowCount: number;
+}
+
+/**
+ * What the relay remembers of one report, for the trend. `failing` is null when the failing set is
+ * unknown (enrichment failed or was off): counts are always known, pairs only when NetBox answered.
+ */
+export interface ReportSnapshot {
+  /** The delivery dedup key (`<id>@<created>`): unique across NetBox instances. */
+  dedupKey: string;
+  /** Which series of reports this one belongs to (one NetBox, one base path); see buildSeriesKey. */
+  series: string;
+  reportId: number;
+  /** `data.created` as NetBox sent it. */
+  created: string;
+  /** `data.created` in epoch milliseconds: reports are ordered by it, then by report id. */
+  createdMs: number;
+  counts: ReportCounts;
+  failing: FailingPair[] | null;
+}

@@ -1,0 +1,78 @@
+import type { SendMailOptions } from 'nodemailer';
+import { buildMessage, buildMessageId, formatDateTime, type Recipients } from '../mail';
+import type { WatchdogAlert } from './watchdog-alert';
+
+export interface WatchdogMailOptions {
+  from: string;
+  recipients: Recipients;
+  timezone: string;
+  deliveryId: number;
+  dedupKey: string;
+  date: Date;
+}
+
+/** "1 day 3 hours", "5 hours 12 minutes", "40 minutes": the two largest units. */
+export function formatDuration(ms: number): string {
+  const units: [string, number][] = [
+    ['day', 86_400_000],
+    ['hour', 3_600_000],
+    ['minute', 60_000],
+  ];
+  const parts: string[] = [];
+  let rest = Math.max(0, ms);
+  for (const [name, size] of units) {
+    const n = Math.floor(rest / size);
+    rest -= n * size;
+    if (n > 0 || (parts.length === 0 && name === 'minute')) parts.push(`${n} ${name}${n === 1 ? '' : 's'}`);
+    if (parts.length === 2) break;
+  }
+  return parts.join(' ');
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * The watchdog's mail: "no compliance report received since …" when reports stop, "reports are
+ * arriving again" when they resume. Plain wording, built in code (it has no report to show), and
+ * marked automatic like the report mails.
+ */
+export function buildWatchdogMail(alert: WatchdogAlert, options: WatchdogMailOptions): SendMailOptions {
+  const since = formatDateTime(new Date(alert.silentSince).toISOString(), options.timezone);
+  const every = formatDuration(alert.expectEveryMs);
+  let subject: string;
+  let lines: string[];
+  if (alert.kind === 'overdue') {
+    subject = `No compliance report received since ${since}`;
+    lines = [
+      `No compliance report has reached the relay since ${since} (${formatDuration(alert.detectedAt - alert.silentSince)} ago).`,
+      `One is expected at least every ${every} (EXPECT_REPORT_EVERY).`,
+      '',
+      'NetBox drops a webhook that fails without retrying it, so silence can mean a lost report. Check:',
+      '- that the scheduled "Run Compliance Tests" still runs and succeeds in NetBox;',
+      '- that the webhook and its event rule exist and are enabled (compliance-relay netbox-setup --dry-run shows what differs);',
+      '- NetBox\'s failed background jobs (Admin > Background Tasks > failed) for webhook errors;',
+      '- the relay\'s logs and /metrics for rejected deliveries (a signature or secret mismatch, say).',
+      '',
+      'You will get one more mail when reports arrive again.',
+    ];
+  } else {
+    const at = formatDateTime(new Date(alert.resumedAt ?? alert.detectedAt).toISOString(), options.timezone);
+    subject = 'Compliance reports are arriving again';
+    lines = [
+      `A compliance report arrived at ${at}, after ${formatDuration((alert.resumedAt ?? alert.detectedAt) - alert.silentSince)} without one (the previous arrived at ${since}).`,
+      'Its own mail follows separately. Reports that NetBox could not deliver during the silence are not recovered: run the tests again in NetBox if you need them.',
+    ];
+  }
+  const text = `${lines.join('\n')}\n`;
+  const html = `<!DOCTYPE html><html><body style="font-family: sans-serif; font-size: 14px; color: #222">${lines
+    .map((l) => (l === '' ? '<br>' : `<p style="margin: 0 0 6px">${escapeHtml(l)}</p>`))
+    .join('')}</body></html>`;
+  return buildMessage({
+    rendered: { subject, text, html },
+    from: options.from,
+    recipients: options.recipients,
+    messageId: buildMessageId({ deliveryId: options.deliveryId, reportId: 0, dedupKey: options.dedupKey, from: options.from, route: `watchdog-${alert.kind}` }),
+    date: options.date,
+    headers: { 'X-Compliance-Watchdog': alert.kind },
+  });
+}

@@ -1,0 +1,372 @@
+/**
+ * The one contract every Store implementation keeps (SQLite and PostgreSQL): each store's test file
+ * calls {@link describeStoreContract} with a way to open fresh instances. Behaviour that must be the
+ * same for one relay or three lives here, so a method added to the Store interface gets its tests
+ * here and runs against both engines.
+ */
+import { REPORT_FAILING_SETS_KEPT, StorageUnavailableError, type NewDelivery, type Store } from '../../src/store';
+import type { ReportSnapshot } from '../../src/trend';
+
+/** A fresh, empty backing (a temp dir, a schema) from which several store instances can be opened. */
+export interface StoreBacking {
+  /** Opens another instance on the same data: a second connection, or a second replica. */
+  open(): Promise<Store>;
+  /** Removes the backing (after every opened instance is closed). */
+  cleanup(): Promise<void>;
+}
+
+const T0 = 1_700_000_000_000;
+
+/** A delivery as the webhook stores it; `n` makes the key and report id distinct. */
+export function makeDelivery(n: number, overrides: Partial<NewDelivery> = {}): NewDelivery {
+  return {
+    dedupKey: `${n}@2026-11-21T10:00:00.000000+00:00`,
+    reportId: n,
+    reportCreated: '2026-11-21T10:00:00.000000+00:00',
+    completedAt: '2026-11-21T10:00:05.000000+00:00',
+    source: '127.0.0.1',
+    body: Buffer.from(`{"id":${n},"bytes":"\\u00e9 exact"}`),
+    receivedAt: T0 + n,
+    ...overrides,
+  };
+}
+
+/** A report as the trend stores it. */
+export function makeReport(id: number, createdMs: number, failing: ReportSnapshot['failing'], series = 'https://netbox.example.com|'): ReportSnapshot {
+  const created = new Date(createdMs).toISOString();
+  return {
+    dedupKey: `${id}@${created}`,
+    series,
+    reportId: id,
+    created,
+    createdMs,
+    counts: { totalPassed: id, totalCount: 100, highPassed: 1, highCount: 2, middlePassed: 3, middleCount: 4, lowPassed: 5, lowCount: 6 },
+    failing,
+  };
+}
+
+export function describeStoreContract(engine: string, createBacking: () => Promise<StoreBacking>): void {
+  describe(`Store contract: ${engine}`, () => {
+    let backing: StoreBacking;
+    let opened: Store[];
+    let store: Store;
+
+    async function open(): Promise<Store> {
+      const s = await backing.open();
+      opened.push(s);
+      return s;
+    }
+
+    beforeEach(async () => {
+      backing = await createBacking();
+      opened = [];
+      store = await open();
+    });
+
+    afterEach(async () => {
+      await Promise.allSettled(opened.map((s) => s.close()));
+      await backing.cleanup();
+    });
+
+    test('an insert is stored once: the same key again is a duplicate with the same id', async () => {
+      const first = await store.insertDelivery(makeDelivery(1));
+      expect(first.duplicate).toBe(false);
+      const again = await store.insertDelivery(makeDelivery(1, { receivedAt: T0 + 999 }));
+      expect(again).toEqual({ id: first.id, duplicate: true });
+
+      const record = await store.getDelivery(first.id);
+      expect(record).toMatchObject({
+        id: first.id,
+        dedupKey: makeDelivery(1).dedupKey,
+        reportId: 1,
+        reportCreated: '2026-11-21T10:00:00.000000+00:00',
+        completedAt: '2026-11-21T10:00:05.000000+00:00',
+        source: '127.0.0.1',
+        state: 'queued',
+        attempts: 0,
+        receivedAt: T0 + 1,
+        nextAttemptAt: T0 + 1,
+        lastError: null,
+        lastErrorCode: null,
+        messageId: null,
+        sentAt: null,
+      });
+      expect(await store.getDelivery(first.id + 1000)).toBeUndefined();
+    });
+
+    test('inserts arriving in the same turn each resolve, a key repeated in the batch counts once', async () => {
+      const results = await Promise.all([1, 2, 3, 2, 4, 1].map((n) => store.insertDelivery(makeDelivery(n))));
+      expect(results.map((r) => r.duplicate)).toEqual([false, false, false, true, false, true]);
+      expect(results[3]!.id).toBe(results[1]!.id);
+      expect(results[5]!.id).toBe(results[0]!.id);
+      expect(new Set(results.map((r) => r.id)).size).toBe(4);
+      expect((await store.countByState()).queued).toBe(4);
+    });
+
+    test('two instances receiving the same deliveries at the same moment store each once', async () => {
+      const other = await open();
+      const keys = Array.from({ length: 30 }, (_, i) => i + 1);
+      const [a, b] = await Promise.all([
+        Promise.all(keys.map((n) => store.insertDelivery(makeDelivery(n)))),
+        Promise.all(keys.map((n) => other.insertDelivery(makeDelivery(n)))),
+      ]);
+      keys.forEach((_, i) => {
+        expect(a[i]!.id).toBe(b[i]!.id);
+        // Exactly one of the two accepted it as new (202), the other saw a duplicate (200).
+        expect([a[i]!.duplicate, b[i]!.duplicate].sort()).toEqual([false, true]);
+      });
+      expect((await store.countByState()).queued).toBe(keys.length);
+    });
+
+    test('the stored body comes back byte for byte', async () => {
+      const body = Buffer.concat([Buffer.from('{"x":"'), Buffer.from([0xc3, 0xa9, 0x00, 0xff]), Buffer.from('"}')]);
+      await store.insertDelivery(makeDelivery(7, { body }));
+      const [claimed] = await store.claimDue({ now: T0 + 100, limit: 1, owner: 'a', leaseMs: 1000 });
+      expect(Buffer.compare(claimed!.body, body)).toBe(0);
+    });
+
+    test('claims take due deliveries oldest first, up to the limit, and lease them', async () => {
+      const ids: number[] = [];
+      for (const n of [1, 2, 3, 4, 5]) ids.push((await store.insertDelivery(makeDelivery(n))).id);
+      // Not yet due: received after `now`.
+      await store.insertDelivery(makeDelivery(50, { receivedAt: T0 + 10_000 }));
+
+      const first = await store.claimDue({ now: T0 + 100, limit: 3, owner: 'replica-a', leaseMs: 60_000 });
+      expect(first.map((d) => d.id)).toEqual(ids.slice(0, 3));
+      expect(first.every((d) => d.state === 'sending' && d.attempts === 1)).toBe(true);
+
+      const second = await store.claimDue({ now: T0 + 100, limit: 10, owner: 'replica-b', leaseMs: 60_000 });
+      expect(second.map((d) => d.id)).toEqual(ids.slice(3));
+      expect(await store.claimDue({ now: T0 + 100, limit: 10, owner: 'replica-b', leaseMs: 60_000 })).toEqual([]);
+      expect(await store.claimDue({ now: T0 + 100, limit: 0, owner: 'replica-b', leaseMs: 60_000 })).toEqual([]);
+      expect((await store.countByState()).sending).toBe(5);
+    });
+
+    test("an expired lease is taken over by another claimer; a live one is not", async () => {
+      const { id } = await store.insertDelivery(makeDelivery(1));
+      const [mine] = await store.claimDue({ now: T0 + 10, limit: 1, owner: 'dies', leaseMs: 1_000 });
+      expect(mine!.id).toBe(id);
+
+      const other = await open();
+      expect(await other.claimDue({ now: T0 + 500, limit: 1, owner: 'survivor', leaseMs: 1_000 })).toEqual([]);
+      const [taken] = await other.claimDue({ now: T0 + 1_010, limit: 1, owner: 'survivor', leaseMs: 1_000 });
+      expect(taken).toMatchObject({ id, state: 'sending', attempts: 2 });
+    });
+
+    test('instances claiming at the same time never get the same delivery', async () => {
+      const other = await open();
+      const third = await open();
+      await Promise.all(Array.from({ length: 60 }, (_, i) => store.insertDelivery(makeDelivery(i + 1))));
+      const seen: number[] = [];
+      for (let round = 0; round < 10; round += 1) {
+        const claims = await Promise.all(
+          [store, other, third].map((s, i) => s.claimDue({ now: T0 + 1_000, limit: 4, owner: `replica-${i}`, leaseMs: 60_000 })),
+        );
+        for (const claim of claims) seen.push(...claim.map((d) => d.id));
+      }
+      expect(seen.length).toBe(60);
+      expect(new Set(seen).size).toBe(60);
+    });
+
+    test('markSent, markRetry and markDead record the outcome and end the lease', async () => {
+      const ids = await Promise.all([1, 2, 3].map(async (n) => (await store.insertDelivery(makeDelivery(n))).id));
+      await store.claimDue({ now: T0 + 10, limit: 3, owner: 'a', leaseMs: 60_000 });
+
+      await store.markSent(ids[0]!, { now: T0 + 20, messageId: '<1@relay>' });
+      await store.markRetry(ids[1]!, { now: T0 + 20, nextAttemptAt: T0 + 5_000, error: 'greylisted', code: 'SMTP_4XX' });
+      await store.markDead(ids[2]!, { now: T0 + 20, error: 'no such user', code: 'SMTP_5XX' });
+
+      expect(await store.getDelivery(ids[0]!)).toMatchObject({ state: 'sent', messageId: '<1@relay>', sentAt: T0 + 20, nextAttemptAt: null, updatedAt: T0 + 20 });
+      expect(await store.getDelivery(ids[1]!)).toMatchObject({ state: 'retrying', nextAttemptAt: T0 + 5_000, lastError: 'greylisted', lastErrorCode: 'SMTP_4XX', attempts: 1 });
+      expect(await store.getDelivery(ids[2]!)).toMatchObject({ state: 'dead', nextAttemptAt: null, lastError: 'no such user', lastErrorCode: 'SMTP_5XX' });
+      expect(await store.countByState()).toEqual({ queued: 0, sending: 0, retrying: 1, sent: 1, dead: 1 });
+
+      // The retry is not due before its time, and is at it (the lease was cleared, so no expiry applies).
+      expect(await store.claimDue({ now: T0 + 4_999, limit: 5, owner: 'b', leaseMs: 60_000 })).toEqual([]);
+      const [retried] = await store.claimDue({ now: T0 + 5_000, limit: 5, owner: 'b', leaseMs: 60_000 });
+      expect(retried).toMatchObject({ id: ids[1], attempts: 2 });
+
+      await store.markSent(ids[1]!, { now: T0 + 5_010, messageId: '<2@relay>' });
+      expect(await store.getDelivery(ids[1]!)).toMatchObject({ state: 'sent', lastError: null, lastErrorCode: null });
+    });
+
+    test('requeue puts a dead or sent delivery back, due now, with attempts reset', async () => {
+      const ids = await Promise.all([1, 2, 3].map(async (n) => (await store.insertDelivery(makeDelivery(n))).id));
+      await store.claimDue({ now: T0 + 10, limit: 3, owner: 'a', leaseMs: 60_000 });
+      await store.markDead(ids[0]!, { now: T0 + 20, error: 'x', code: 'SMTP_5XX' });
+      await store.markDead(ids[1]!, { now: T0 + 20, error: 'x', code: 'SMTP_5XX' });
+
+      expect(await store.requeue(ids[2]!, T0 + 30)).toBe(false); // still sending
+      expect(await store.requeue(ids[0]!, T0 + 30)).toBe(true);
+      expect(await store.getDelivery(ids[0]!)).toMatchObject({ state: 'queued', attempts: 0, nextAttemptAt: T0 + 30 });
+      expect(await store.requeue(ids[0]!, T0 + 30)).toBe(false); // already queued
+      expect(await store.requeue(999_999, T0 + 30)).toBe(false);
+
+      expect(await store.requeueAllDead(T0 + 40)).toBe(1);
+      expect(await store.requeueAllDead(T0 + 40)).toBe(0);
+      expect((await store.countByState()).queued).toBe(2);
+
+      await store.markSent(ids[2]!, { now: T0 + 50, messageId: '<3@relay>' });
+      expect(await store.requeue(ids[2]!, T0 + 60)).toBe(true);
+    });
+
+    test('pruneDeliveries deletes only the given state, last changed before the cut-off, with its key', async () => {
+      const ids = await Promise.all([1, 2, 3, 4].map(async (n) => (await store.insertDelivery(makeDelivery(n))).id));
+      await store.claimDue({ now: T0 + 10, limit: 4, owner: 'a', leaseMs: 60_000 });
+      await store.markSent(ids[0]!, { now: T0 + 100, messageId: '<1@relay>' });
+      await store.markSent(ids[1]!, { now: T0 + 300, messageId: '<2@relay>' });
+      await store.markDead(ids[2]!, { now: T0 + 100, error: 'x', code: 'SMTP_5XX' });
+
+      expect(await store.pruneDeliveries({ state: 'sent', before: T0 + 200 })).toBe(1);
+      expect(await store.getDelivery(ids[0]!)).toBeUndefined();
+      expect(await store.getDelivery(ids[1]!)).toMatchObject({ state: 'sent' });
+      expect(await store.getDelivery(ids[2]!)).toMatchObject({ state: 'dead' });
+      expect(await store.getDelivery(ids[3]!)).toMatchObject({ state: 'sending' });
+      // The idempotency key went with the row: the same report is a new delivery now.
+      expect(await store.insertDelivery(makeDelivery(1))).toMatchObject({ duplicate: false });
+
+      expect(await store.pruneDeliveries({ state: 'dead', before: T0 + 100 })).toBe(0);
+      expect(await store.pruneDeliveries({ state: 'dead', before: T0 + 101 })).toBe(1);
+      expect(await store.getDelivery(ids[2]!)).toBeUndefined();
+    });
+
+    test('countByState names every state, zero included', async () => {
+      expect(await store.countByState()).toEqual({ queued: 0, sending: 0, retrying: 0, sent: 0, dead: 0 });
+      await store.insertDelivery(makeDelivery(1));
+      expect(await store.countByState()).toEqual({ queued: 1, sending: 0, retrying: 0, sent: 0, dead: 0 });
+    });
+
+    test('nextDueAt is the earliest queued/retrying time or lease expiry, null when idle', async () => {
+      expect(await store.nextDueAt()).toBeNull();
+      await store.insertDelivery(makeDelivery(1, { receivedAt: T0 + 300 }));
+      await store.insertDelivery(makeDelivery(2, { receivedAt: T0 + 200 }));
+      expect(await store.nextDueAt()).toBe(T0 + 200);
+
+      await store.claimDue({ now: T0 + 250, limit: 1, owner: 'a', leaseMs: 10 });
+      expect(await store.nextDueAt()).toBe(T0 + 260); // the lease ends before the other is due
+      const [claimed] = await store.claimDue({ now: T0 + 300, limit: 2, owner: 'a', leaseMs: 1_000 });
+      expect(claimed).toBeDefined();
+      const all = await store.listDeliveries();
+      for (const d of all) await store.markSent(d.id, { now: T0 + 400, messageId: `<${d.id}@relay>` });
+      expect(await store.nextDueAt()).toBeNull();
+    });
+
+    test('oldestPendingAt is when the oldest unfinished delivery arrived, null when none is left', async () => {
+      expect(await store.oldestPendingAt()).toBeNull();
+      const a = await store.insertDelivery(makeDelivery(1, { receivedAt: T0 + 100 }));
+      const b = await store.insertDelivery(makeDelivery(2, { receivedAt: T0 + 200 }));
+      expect(await store.oldestPendingAt()).toBe(T0 + 100);
+      await store.claimDue({ now: T0 + 300, limit: 1, owner: 'a', leaseMs: 60_000 });
+      expect(await store.oldestPendingAt()).toBe(T0 + 100); // sending still counts
+      await store.markSent(a.id, { now: T0 + 400, messageId: '<a@relay>' });
+      expect(await store.oldestPendingAt()).toBe(T0 + 200);
+      await store.claimDue({ now: T0 + 500, limit: 1, owner: 'a', leaseMs: 60_000 });
+      await store.markDead(b.id, { now: T0 + 600, error: 'x', code: 'SMTP_5XX' });
+      expect(await store.oldestPendingAt()).toBeNull();
+    });
+
+    test('releaseLeases returns what is being sent to the queue, due now', async () => {
+      await Promise.all([1, 2, 3].map((n) => store.insertDelivery(makeDelivery(n))));
+      await store.claimDue({ now: T0 + 10, limit: 2, owner: 'a', leaseMs: 60_000 });
+      expect(await store.releaseLeases(T0 + 20)).toBe(2);
+      expect(await store.countByState()).toMatchObject({ queued: 1, retrying: 2, sending: 0 });
+      expect(await store.nextDueAt()).toBe(T0 + 3);
+      expect(await store.releaseLeases(T0 + 30)).toBe(0);
+    });
+
+    test('listDeliveries pages newest first, filtered by state', async () => {
+      const ids: number[] = [];
+      for (const n of [1, 2, 3, 4, 5]) ids.push((await store.insertDelivery(makeDelivery(n))).id);
+      await store.claimDue({ now: T0 + 10, limit: 1, owner: 'a', leaseMs: 60_000 });
+      await store.markDead(ids[0]!, { now: T0 + 20, error: 'x', code: 'SMTP_5XX' });
+
+      expect((await store.listDeliveries()).map((d) => d.id)).toEqual([...ids].reverse());
+      expect((await store.listDeliveries({ limit: 2 })).map((d) => d.id)).toEqual([ids[4], ids[3]]);
+      expect((await store.listDeliveries({ limit: 2, beforeId: ids[3] })).map((d) => d.id)).toEqual([ids[2], ids[1]]);
+      expect((await store.listDeliveries({ state: 'dead' })).map((d) => d.id)).toEqual([ids[0]]);
+      expect((await store.listDeliveries({ state: 'queued', beforeId: ids[2] })).map((d) => d.id)).toEqual([ids[1]]);
+      expect((await store.listDeliveries())[0]).not.toHaveProperty('body');
+    });
+
+    test('checkWritable resolves on a healthy store', async () => {
+      await expect(store.checkWritable(T0)).resolves.toBeUndefined();
+      await expect(store.checkWritable(T0 + 1)).resolves.toBeUndefined();
+    });
+
+    test('migrate is idempotent: a second instance finds the schema up to date', async () => {
+      const first = await store.migrate();
+      const other = await open();
+      const second = await other.migrate();
+      expect(second.applied).toEqual([]);
+      expect(second.version).toBe(first.version);
+      expect(second.version).toBeGreaterThanOrEqual(1);
+    });
+
+    test('saveReport keeps one row per report; findReportBefore walks a series newest first', async () => {
+      const pair = { device: 'sw1', test: 'ntp-servers', severity: 'HIGH' as const };
+      await store.saveReport(makeReport(10, T0, [pair]));
+      await store.saveReport(makeReport(12, T0 + 1_000, null));
+      await store.saveReport(makeReport(11, T0 + 1_000, []));
+      await store.saveReport(makeReport(99, T0 + 500, [pair], 'https://other.example.com|'));
+
+      expect(await store.findReportBefore('https://netbox.example.com|', { createdMs: T0, reportId: 10 })).toBeUndefined();
+      // Same creation time: the lower report id comes first.
+      expect(await store.findReportBefore('https://netbox.example.com|', { createdMs: T0 + 1_000, reportId: 12 })).toEqual(makeReport(11, T0 + 1_000, []));
+      expect(await store.findReportBefore('https://netbox.example.com|', { createdMs: T0 + 1_000, reportId: 11 })).toEqual(makeReport(10, T0, [pair]));
+      expect(await store.findReportBefore('https://netbox.example.com|', { createdMs: T0 + 5_000, reportId: 1 })).toEqual(makeReport(12, T0 + 1_000, null));
+
+      // Saved again (a retry) with an unknown failing set: counts update, the known set stays.
+      await store.saveReport({ ...makeReport(10, T0, null), counts: { ...makeReport(10, T0, null).counts, totalPassed: 42 } });
+      expect(await store.findReportBefore('https://netbox.example.com|', { createdMs: T0 + 1, reportId: 1 })).toMatchObject({
+        reportId: 10,
+        counts: { totalPassed: 42 },
+        failing: [pair],
+      });
+    });
+
+    test('only the newest failing sets of a series are kept', async () => {
+      const pair = { device: 'sw1', test: 'ntp-servers', severity: 'HIGH' as const };
+      const n = REPORT_FAILING_SETS_KEPT + 2;
+      for (let i = 1; i <= n; i += 1) await store.saveReport(makeReport(i, T0 + i, [pair]));
+      const oldest = await store.findReportBefore('https://netbox.example.com|', { createdMs: T0 + 2, reportId: 2 });
+      expect(oldest).toMatchObject({ reportId: 1, failing: null });
+      const kept = await store.findReportBefore('https://netbox.example.com|', { createdMs: T0 + n + 1, reportId: 1 });
+      expect(kept).toMatchObject({ reportId: n, failing: [pair] });
+    });
+
+    test('the watchdog moves by compare-and-set: of two instances that saw the same state, one wins and queues the mail', async () => {
+      const other = await open();
+      const seenHere = await store.getWatchdogState(T0);
+      const seenThere = await other.getWatchdogState(T0 + 5);
+      expect(seenHere).toEqual({ state: 'ok', since: null, createdAt: T0, changedAt: T0, version: 0 });
+      expect(seenThere).toEqual(seenHere);
+      const alert = (n: number): NewDelivery => makeDelivery(n, { dedupKey: `watchdog:overdue@${T0}`, reportId: 0, source: 'watchdog', receivedAt: T0 + 1000 + n });
+      const results = await Promise.all([
+        store.transitionWatchdog({ expectedVersion: 0, state: 'overdue', since: T0, now: T0 + 1000, alert: alert(1) }),
+        other.transitionWatchdog({ expectedVersion: 0, state: 'overdue', since: T0, now: T0 + 1001, alert: alert(2) }),
+      ]);
+      expect(results.map((r) => r.won).sort()).toEqual([false, true]);
+      expect(await other.getWatchdogState(T0 + 2000)).toMatchObject({ state: 'overdue', since: T0, version: 1 });
+      const queued = await store.listDeliveries();
+      expect(queued).toHaveLength(1);
+      expect(queued[0]).toMatchObject({ id: results.find((r) => r.won)!.alertId, source: 'watchdog', state: 'queued' });
+      // The watchdog's own records never count as a report arriving.
+      expect(await store.lastReportReceivedAt()).toBeNull();
+      await store.insertDelivery(makeDelivery(7));
+      expect(await other.lastReportReceivedAt()).toBe(T0 + 7);
+      // A stale version loses even alone.
+      expect((await store.transitionWatchdog({ expectedVersion: 0, state: 'ok', since: T0 + 7, now: T0 + 3000, alert: alert(3) })).won).toBe(false);
+    });
+
+    test('close commits the inserts already accepted, then refuses new ones', async () => {
+      const accepted = [1, 2, 3, 4, 5].map((n) => store.insertDelivery(makeDelivery(n)));
+      await store.close();
+      const results = await Promise.all(accepted);
+      expect(results.every((r) => !r.duplicate)).toBe(true);
+      await expect(store.insertDelivery(makeDelivery(6))).rejects.toBeInstanceOf(StorageUnavailableError);
+
+      const reopened = await open();
+      expect((await reopened.countByState()).queued).toBe(5);
+    });
+  });
+}

@@ -1,0 +1,157 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A test result exactly as validity's API serializes it (NETBOX.md). */
+export interface ResultSpec {
+  id: number;
+  test: { id: number; name: string; severity: 'LOW' | 'MIDDLE' | 'HIGH' };
+  device: { id: number; name: string };
+  passed: boolean;
+  /** Bytes of explanation to generate (NetBox < 4.5.2 ignores ?omit=explanation). */
+  explanationBytes?: number;
+}
+
+export interface DoubleReport {
+  id: number;
+  created: string;
+  results: ResultSpec[];
+}
+
+export interface NetboxDoubleOptions {
+  /** Accepted Authorization header value ("Token <hex>" or "Bearer nbt_..."). */
+  authorization: string;
+  /** NetBox's BASE_PATH ('' or '/netbox'). */
+  basePath?: string;
+  /** The host NetBox believes it has (as behind a proxy): `next` links are built on it. */
+  publicOrigin?: string;
+  /** Whether ?omit=explanation is honoured (NetBox ≥ 4.5.2). */
+  honoursOmit?: boolean;
+}
+
+export interface NetboxDouble {
+  /** http://127.0.0.1:<port>, plus the base path. */
+  url: string;
+  reports: Map<number, DoubleReport>;
+  requests: { path: string; authorization?: string; accept?: string }[];
+  /** Statuses to answer the next requests with (then normal service). */
+  failNext: number[];
+  /** Delay, in ms, before answering a results page at this offset (headers included). */
+  slowOffsets: Map<number, number>;
+  close(): Promise<void>;
+}
+
+/** Builds the API representation of a result, with a large explanation when asked. */
+export function renderResult(r: ResultSpec, reportId: number, origin: string, basePath: string): Record<string, unknown> {
+  const api = `${origin}${basePath}/api`;
+  const explanation: [string, string][] = [];
+  let size = 0;
+  for (let i = 0; size < (r.explanationBytes ?? 0); i += 1) {
+    const line: [string, string] = [`jq '.interfaces[${i}].mtu' == 9000`, `got ${'x'.repeat(200)}`];
+    explanation.push(line);
+    size += 230;
+  }
+  return {
+    id: r.id,
+    url: `${api}/plugins/validity/test-results/${r.id}/`,
+    display: `${r.test.name}::${r.device.name}::${r.passed ? 'passed' : 'failed'}`,
+    test: { id: r.test.id, url: `${api}/plugins/validity/tests/${r.test.id}/`, display: r.test.name, name: r.test.name, severity: r.test.severity },
+    device: { id: r.device.id, url: `${api}/dcim/devices/${r.device.id}/`, display: r.device.name, name: r.device.name, description: '' },
+    dynamic_pair: null,
+    report: { id: reportId, url: `${api}/plugins/validity/reports/${reportId}/`, display: `report-${reportId}` },
+    passed: r.passed,
+    explanation,
+    custom_fields: {},
+    created: '2026-03-06T15:11:20.000000Z',
+    last_updated: '2026-03-06T15:11:20.000000Z',
+  };
+}
+
+/**
+ * A NetBox + validity API double on a real listener (port 0): token check (403 {"detail"}), report
+ * detail (404 when unknown), results list with NetBox's filters and limit/offset pagination whose
+ * `next` is absolute on NetBox's own idea of its host, 400 for an unknown report_id.
+ */
+export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<NetboxDouble> {
+  const basePath = options.basePath ?? '';
+  const publicOrigin = options.publicOrigin ?? 'http://netbox.internal:8000';
+  const reports = new Map<number, DoubleReport>();
+  const requests: NetboxDouble['requests'] = [];
+  const failNext: number[] = [];
+  const slowOffsets = new Map<number, number>();
+  const json = (res: http.ServerResponse, status: number, body: unknown) => {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+    res.end(text);
+  };
+
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://double');
+    requests.push({ path: `${url.pathname}${url.search}`, authorization: req.headers.authorization, accept: req.headers.accept });
+    const failure = failNext.shift();
+    if (failure !== undefined) {
+      res.writeHead(failure, { 'Content-Type': 'text/html' });
+      res.end(`<html><body><h1>${failure} Bad Gateway</h1></body></html>`);
+      return;
+    }
+    if (!req.headers.authorization) return json(res, 403, { detail: 'Authentication credentials were not provided.' });
+    if (req.headers.authorization !== options.authorization) return json(res, 403, { detail: 'Invalid token' });
+    const api = `${basePath}/api/plugins/validity`;
+    const reportMatch = new RegExp(`^${api}/reports/(\\d+)/$`).exec(url.pathname);
+    if (reportMatch) {
+      const report = reports.get(Number(reportMatch[1]));
+      if (!report) return json(res, 404, { detail: 'No ComplianceReport matches the given query.' });
+      return json(res, 200, { id: report.id, url: `${publicOrigin}${api}/reports/${report.id}/`, display: `report-${report.id}`, created: report.created });
+    }
+    if (url.pathname === `${api}/test-results/`) {
+      const reportId = Number(url.searchParams.get('report_id'));
+      const report = reports.get(reportId);
+      if (!report) return json(res, 400, { report_id: [`Select a valid choice. ${url.searchParams.get('report_id')} is not one of the available choices.`] });
+      const passed = url.searchParams.get('passed');
+      const rows = report.results.filter((r) => passed === null || String(r.passed) === passed);
+      const limit = Math.min(Number(url.searchParams.get('limit') ?? 50), 1000);
+      const offset = Number(url.searchParams.get('offset') ?? 0);
+      const omit = options.honoursOmit !== false && url.searchParams.get('omit') === 'explanation';
+      const page = rows.slice(offset, offset + limit).map((r) => {
+        const rendered = renderResult(r, report.id, publicOrigin, basePath);
+        if (omit) delete rendered.explanation;
+        return rendered;
+      });
+      const next = offset + limit < rows.length ? new URL(`${publicOrigin}${url.pathname}${url.search}`) : null;
+      next?.searchParams.set('offset', String(offset + limit));
+      next?.searchParams.set('limit', String(limit));
+      const body = { count: rows.length, next: next?.href ?? null, previous: null, results: page };
+      const delay = slowOffsets.get(offset) ?? 0;
+      const timer = setTimeout(() => {
+        if (!res.destroyed) json(res, 200, body);
+      }, delay);
+      res.on('close', () => clearTimeout(timer));
+      return;
+    }
+    json(res, 404, { detail: 'Not found.' });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}${basePath}`,
+    reports,
+    requests,
+    failNext,
+    slowOffsets,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** `n` results of one report: test i % tests, device i, failing where `fails(i)`. */
+export function buildResults(n: number, options: { firstId?: number; fails: (i: number) => boolean; tests?: ResultSpec['test'][]; explanationBytes?: number }): ResultSpec[] {
+  const tests = options.tests ?? [{ id: 1, name: 'ntp-servers', severity: 'HIGH' as const }];
+  return Array.from({ length: n }, (_, i) => ({
+    id: (options.firstId ?? 1000) + i,
+    test: tests[i % tests.length]!,
+    device: { id: 100 + i, name: `sw-${String(i).padStart(3, '0')}` },
+    passed: !options.fails(i),
+    explanationBytes: options.explanationBytes,
+  }));
+}

@@ -1,0 +1,63 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import YAML from 'yaml';
+
+const ROOT = path.join(__dirname, '../..');
+
+/**
+ * No Docker engine runs here, so the compose file is validated and resolved by Debian's
+ * docker-compose (`config`), which is what `docker compose up` would read.
+ */
+const emptyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'compose-'));
+afterAll(() => fs.rmSync(emptyDir, { recursive: true, force: true }));
+
+function composeConfig(env: Record<string, string> = {}, args: string[] = []): any {
+  const out = execFileSync('docker-compose', ['-f', path.join(ROOT, 'docker-compose.yml'), ...args, 'config'], {
+    cwd: emptyDir, // no stray .env
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return YAML.parse(out.toString('utf8'));
+}
+
+describe('docker-compose.yml', () => {
+  it('is valid and runs the relay against the mail catcher, with data on a named volume', () => {
+    const config = composeConfig();
+    const relay = config.services.relay;
+    expect(relay.build.context).toBe(ROOT);
+    expect(relay.environment.SMTP_URL).toBe('smtp://mailcatcher:1025');
+    expect(relay.environment.DATA_DIR).toBe('/data');
+    expect(relay.volumes).toEqual([expect.stringMatching(/^relay-data:\/data/)]);
+    expect(relay.ports[0]).toMatchObject({ target: 8080, published: 8080 });
+    expect(Object.keys(config.volumes)).toContain('relay-data');
+    expect(config.services.mailcatcher.image).toBe('mailhog/mailhog:v1.0.1');
+    expect(config.services.mailcatcher.ports[0]).toMatchObject({ target: 8025 });
+  });
+
+  it('lets Mailpit replace MailHog and the operator set the recipients and secret', () => {
+    const config = composeConfig({ MAIL_CATCHER_IMAGE: 'axllent/mailpit:latest', MAIL_TO: 'ops@example.org', WEBHOOK_SECRET: 'abc', RELAY_PORT: '18080' });
+    expect(config.services.mailcatcher.image).toBe('axllent/mailpit:latest');
+    expect(config.services.relay.environment.MAIL_TO).toBe('ops@example.org');
+    expect(config.services.relay.environment.WEBHOOK_SECRET).toBe('abc');
+    expect(config.services.relay.ports[0].published).toBe(18080);
+  });
+});
+
+describe('Dockerfile', () => {
+  const dockerfile = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  it('is multi-stage, runs as a non-root user, has a HEALTHCHECK on /healthz and starts the server', () => {
+    expect(dockerfile.match(/^FROM /gm)).toHaveLength(2);
+    expect(dockerfile).toMatch(/^USER node$/m);
+    expect(dockerfile).toMatch(/^HEALTHCHECK [\s\S]*\/healthz/m);
+    expect(dockerfile).toMatch(/^CMD \["node", "dist\/src\/main\.js", "serve"\]$/m);
+  });
+
+  it('copies everything the runtime reads (templates, compiled sources, package.json)', () => {
+    for (const needed of ['templates', 'dist/src', 'package.json', 'node_modules']) expect(dockerfile).toContain(needed);
+    // The build stage compiles exactly the sources the image ships.
+    const build = JSON.parse(fs.readFileSync(path.join(ROOT, 'tsconfig.build.json'), 'utf8'));
+    expect(build.include).toEqual(['src']);
+  });
+});

@@ -1,0 +1,106 @@
+import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
+import { sampleValue, scrape } from '../helpers/prometheus';
+import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
+
+const secret = 'metrics-test-webhook-secret';
+
+function signed(id: number, options: { event?: string } = {}) {
+  const body = buildBody({ version: '4.6', event: options.event, data: buildReportData({ id, created: `2026-03-06T15:11:${String(id % 60).padStart(2, '0')}.000000Z` }) });
+  return { body, headers: { 'X-Hook-Signature': netboxSignature(body, secret) } };
+}
+
+describe('GET /metrics', () => {
+  let smtp: SmtpPeer;
+  let relay: TestRelay;
+  let now: number;
+
+  beforeEach(async () => {
+    now = Date.parse('2026-03-06T16:00:00Z');
+    smtp = await startSmtpPeer();
+    relay = await startTestRelay(
+      { SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', WEBHOOK_SECRET: secret, RETRY_BASE_MS: '3600000', RETRY_MAX_DELAY_MS: '3600000' },
+      { clock: { now: () => now }, random: () => 0.99 },
+    );
+  });
+  afterEach(async () => {
+    await relay.stop();
+    await smtp.close();
+  });
+
+  it('counts deliveries by outcome, sends and failures by reason, and reads the queue from the store', async () => {
+    const before = await scrape(relay.url);
+    expect(before).toContain('# TYPE compliance_relay_deliveries_received_total counter');
+    expect(sampleValue(before, 'compliance_relay_deliveries_received_total', { outcome: 'queued' })).toBe(0);
+    expect(sampleValue(before, 'compliance_relay_mails_sent_total')).toBe(0);
+    expect(sampleValue(before, 'compliance_relay_queue_deliveries', { state: 'queued' })).toBe(0);
+    // Process defaults are there too.
+    expect(sampleValue(before, 'process_cpu_user_seconds_total')).toBeGreaterThanOrEqual(0);
+    expect(sampleValue(before, 'nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0);
+
+    const one = signed(1);
+    expect((await postWebhook(relay.webhookUrl, one.body, one.headers)).status).toBe(202);
+    expect((await postWebhook(relay.webhookUrl, one.body, one.headers)).status).toBe(200);
+    const updated = signed(2, { event: 'updated' });
+    expect((await postWebhook(relay.webhookUrl, updated.body, updated.headers)).status).toBe(200);
+    expect((await postWebhook(relay.webhookUrl, one.body, { 'X-Hook-Signature': 'ab'.repeat(64) })).status).toBe(401);
+    expect((await postWebhook(relay.webhookUrl, one.body, { 'Content-Type': 'text/plain', ...one.headers })).status).toBe(415);
+    await smtp.waitFor(1);
+    await waitUntil(() => relay.workerOutcomes.length === 1, 10_000, 'the send outcome');
+
+    let text = await scrape(relay.url);
+    expect(sampleValue(text, 'compliance_relay_deliveries_received_total', { outcome: 'queued' })).toBe(1);
+    expect(sampleValue(text, 'compliance_relay_deliveries_received_total', { outcome: 'duplicate' })).toBe(1);
+    expect(sampleValue(text, 'compliance_relay_deliveries_received_total', { outcome: 'ignored', code: 'OTHER_EVENT' })).toBe(1);
+    expect(sampleValue(text, 'compliance_relay_deliveries_received_total', { outcome: 'rejected', code: 'SIGNATURE_INVALID' })).toBe(1);
+    expect(sampleValue(text, 'compliance_relay_deliveries_received_total', { outcome: 'rejected', code: 'UNSUPPORTED_MEDIA_TYPE' })).toBe(1);
+    expect(sampleValue(text, 'compliance_relay_mails_sent_total')).toBe(1);
+    expect(sampleValue(text, 'compliance_relay_send_duration_seconds_count', { result: 'sent' })).toBe(1);
+    expect(sampleValue(text, 'compliance_relay_queue_deliveries', { state: 'sent' })).toBe(1);
+    expect(sampleValue(text, 'compliance_relay_oldest_pending_delivery_age_seconds')).toBe(0);
+
+    // A 4xx about this message (450; a 421/451 would pause the whole queue): the delivery waits for
+    // its retry (an hour away), and its age grows with the clock.
+    smtp.setBehaviour({ type: 'reject', code: 450, message: 'mailbox busy, try later' });
+    const two = signed(3);
+    expect((await postWebhook(relay.webhookUrl, two.body, two.headers)).status).toBe(202);
+    await waitUntil(() => relay.workerOutcomes.length === 2, 10_000, 'the 450');
+    now += 90_000;
+    // A 5xx: dead at once.
+    smtp.setBehaviour({ type: 'reject', code: 550, message: 'no such user' });
+    const three = signed(4);
+    expect((await postWebhook(relay.webhookUrl, three.body, three.headers)).status).toBe(202);
+    await waitUntil(() => relay.workerOutcomes.length === 3, 10_000, 'the 550');
+
+    text = await scrape(relay.url);
+    expect(sampleValue(text, 'compliance_relay_mail_failures_total', { reason: 'SMTP_4XX', then: 'retry' })).toBe(1);
+    expect(sampleValue(text, 'compliance_relay_mail_failures_total', { reason: 'SMTP_5XX', then: 'dead' })).toBe(1);
+    expect(sampleValue(text, 'compliance_relay_send_duration_seconds_count', { result: 'failed' })).toBe(2);
+    expect(sampleValue(text, 'compliance_relay_queue_deliveries', { state: 'retrying' })).toBe(1);
+    expect(sampleValue(text, 'compliance_relay_queue_deliveries', { state: 'dead' })).toBe(1);
+    expect(sampleValue(text, 'compliance_relay_oldest_pending_delivery_age_seconds')).toBe(90);
+
+    relay.relay.metrics.recordNetboxFetchError('404');
+    text = await scrape(relay.url);
+    expect(sampleValue(text, 'compliance_relay_netbox_fetch_errors_total', { reason: '404' })).toBe(1);
+  });
+});
+
+describe('GET /metrics with METRICS_TOKEN', () => {
+  let relay: TestRelay;
+  const token = 'scrape-token-0123456789';
+  beforeEach(async () => {
+    relay = await startTestRelay({ METRICS_TOKEN: token });
+  });
+  afterEach(() => relay.stop());
+
+  it('answers 401 without the bearer token and the series with it', async () => {
+    const anonymous = await fetch(`${relay.url}/metrics`);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toContain('Bearer');
+    expect(((await anonymous.json()) as { error: { code: string } }).error.code).toBe('UNAUTHORIZED');
+    expect((await fetch(`${relay.url}/metrics`, { headers: { Authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(401);
+    expect(await scrape(relay.url, token)).toContain('compliance_relay_mails_sent_total 0');
+    expect(relay.logs.join('')).not.toContain(token);
+  });
+});

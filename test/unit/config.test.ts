@@ -1,0 +1,81 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ConfigError, EnvSchema, loadConfig, redactConfig, SECRET_VARIABLES } from '../../src/config';
+
+const read = (files: Record<string, string>) => (file: string) => {
+  if (!(file in files)) throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+  return files[file]!;
+};
+
+function issuesOf(env: Record<string, string>, files: Record<string, string> = {}) {
+  try {
+    loadConfig(env, { readFile: read(files), cwd: '/srv' });
+  } catch (error) {
+    if (error instanceof ConfigError) return error.issues;
+    throw error;
+  }
+  return [];
+}
+
+describe('loadConfig', () => {
+  it('runs with no configuration at all: 0.0.0.0:8080, ./data, .eml files', () => {
+    const config = loadConfig({}, { readFile: read({}), cwd: '/srv' });
+    expect(config.http).toMatchObject({ host: '0.0.0.0', port: 8080 });
+    expect(config.store.dataDir).toBe('/srv/data');
+    expect(config.smtp).toBeUndefined();
+    expect(config.mail.outboxDir).toBe('/srv/data/mail');
+    expect(config.webhook).toMatchObject({ path: '/webhook', secrets: [], maxBytes: 1_048_576 });
+  });
+
+  it('lists every problem at once, by variable name', () => {
+    const issues = issuesOf({ PORT: 'eighty', SMTP_URL: 'http://mail', WEBHOOK_MAX_BYTES: '-1', LOG_LEVEL: 'loud', MAIL_TIMEZONE: 'Mars/Olympus' });
+    expect(issues.map((i) => i.variable).sort()).toEqual(['LOG_LEVEL', 'MAIL_TIMEZONE', 'PORT', 'WEBHOOK_MAX_BYTES']);
+    expect(issues.find((i) => i.variable === 'PORT')?.message).toContain('eighty');
+  });
+
+  it('reports contradictions: SMTP without MAIL_TO, a password without a user, credentials twice', () => {
+    const issues = issuesOf({ SMTP_URL: 'smtp://u:p@mail:25', SMTP_USER: 'x', SMTP_PASSWORD: 'y' });
+    expect(issues.map((i) => i.variable).sort()).toEqual(['MAIL_TO', 'SMTP_USER']);
+    expect(issuesOf({ SMTP_URL: 'smtp://mail', MAIL_TO: 'a@b.c', SMTP_PASSWORD: 'y' }).map((i) => i.variable)).toEqual(['SMTP_PASSWORD']);
+    expect(issuesOf({ SMTP_URL: 'ftp://mail', MAIL_TO: 'a@b.c' }).map((i) => i.variable)).toEqual(['SMTP_URL']);
+    expect(issuesOf({ MAIL_TO: 'not an address' }).map((i) => i.variable)).toEqual(['MAIL_TO']);
+  });
+
+  it('reads <NAME>_FILE secrets (trailing newline dropped), refuses both forms and unreadable files', () => {
+    const config = loadConfig({ WEBHOOK_SECRET_FILE: '/run/secrets/hook' }, { readFile: read({ '/run/secrets/hook': 's3cret\n' }) });
+    expect(config.webhook.secrets).toEqual(['s3cret']);
+    expect(issuesOf({ WEBHOOK_SECRET: 'a', WEBHOOK_SECRET_FILE: '/x' })[0]).toMatchObject({ variable: 'WEBHOOK_SECRET', message: expect.stringContaining('not both') });
+    expect(issuesOf({ SMTP_PASSWORD_FILE: '/missing' })[0]).toMatchObject({ variable: 'SMTP_PASSWORD_FILE', message: expect.stringContaining('ENOENT') });
+  });
+
+  it('treats empty values as unset (compose passes ${VAR:-} as "")', () => {
+    const config = loadConfig({ SMTP_URL: '', PORT: '', MAIL_TO: '' }, { readFile: read({}) });
+    expect(config.smtp).toBeUndefined();
+    expect(config.http.port).toBe(8080);
+  });
+
+  it('never shows a secret in issues or in the redacted configuration', () => {
+    const issues = issuesOf({ WEBHOOK_SECRET: 'x'.repeat(300) });
+    expect(JSON.stringify(issues)).not.toContain('x'.repeat(300));
+    const config = loadConfig(
+      { SMTP_URL: 'smtps://user:hunter2-pass@mail.example.com', MAIL_TO: 'a@b.c', WEBHOOK_SECRET: 'hook-secret-value' },
+      { readFile: read({}) },
+    );
+    const shown = JSON.stringify(redactConfig(config));
+    expect(shown).not.toContain('hunter2-pass');
+    expect(shown).not.toContain('hook-secret-value');
+    expect(config.secretValues).toEqual(expect.arrayContaining(['hunter2-pass', 'hook-secret-value']));
+  });
+});
+
+describe('documentation stays in step with the schema', () => {
+  const root = path.join(__dirname, '../..');
+  const variables = [...Object.keys(EnvSchema.shape), ...SECRET_VARIABLES.map((s) => `${s}_FILE`)];
+  const example = fs.readFileSync(path.join(root, '.env.example'), 'utf8');
+  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+
+  it.each(variables)('%s is in .env.example and README.md', (name) => {
+    expect(example).toMatch(new RegExp(`^#?\\s*${name}=`, 'm'));
+    expect(readme).toContain(`\`${name}\``);
+  });
+});

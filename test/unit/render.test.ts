@@ -1,0 +1,110 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { buildReportView, loadRenderer } from '../../src/mail';
+import { defaultTemplatesDir } from '../../src/relay';
+import { parseDelivery, type ReportDelivery } from '../../src/webhook';
+import { hrefsOf, textOf } from '../helpers/html';
+import { buildBody, buildReportData } from '../helpers/netbox-json';
+
+const GOLDEN_DIR = path.join(__dirname, '../fixtures/golden');
+const renderer = loadRenderer(defaultTemplatesDir());
+
+function delivery(body: Buffer): ReportDelivery {
+  const d = parseDelivery(body);
+  if (d.kind !== 'report') throw new Error('not a report');
+  return d;
+}
+
+/** Compares with test/fixtures/golden/<name>; UPDATE_GOLDEN=1 rewrites the file (review the diff). */
+function expectGolden(name: string, actual: string): void {
+  const file = path.join(GOLDEN_DIR, name);
+  if (process.env.UPDATE_GOLDEN === '1') {
+    fs.mkdirSync(GOLDEN_DIR, { recursive: true });
+    fs.writeFileSync(file, actual);
+  }
+  expect(actual).toBe(fs.readFileSync(file, 'utf8'));
+}
+
+const examples = path.join(__dirname, '../../examples');
+
+describe('the default templates', () => {
+  it('render the 4.6 example with absolute links in the configured time zone (golden)', () => {
+    const d = delivery(fs.readFileSync(path.join(examples, 'delivery-netbox-4.6.json')));
+    const out = renderer.render(buildReportView(d, { netboxUrl: 'https://netbox.example.com', timezone: 'Europe/Berlin' }));
+    expect(out.subject).toBe('[7 HIGH failed] Compliance report 142: 95/108 passed (88.0%)');
+    expectGolden('report-142.txt', out.text);
+    expectGolden('report-142.html', out.html);
+    expect(out.text).toContain('Completed 2026-03-06 16:11:23 CET, run by jdoe');
+  });
+
+  it('render the validity docs sample with relative links and say how to make them absolute (golden)', () => {
+    const d = delivery(fs.readFileSync(path.join(examples, 'delivery-netbox-3.6.json')));
+    const out = renderer.render(buildReportView(d, { timezone: 'UTC' }));
+    expect(out.subject).toBe('Compliance report 29: 5/8 passed (62.5%)');
+    expectGolden('report-29-relative.txt', out.text);
+    expectGolden('report-29-relative.html', out.html);
+    expect(out.text).toContain('set NETBOX_URL');
+    expect(hrefsOf(out.html)).toContain('/plugins/validity/reports/29/');
+  });
+
+  it('show "—" for severities without results and never NaN or undefined', () => {
+    const d = delivery(buildBody({ data: buildReportData({ total_passed: 0, total_count: 0, middle_passed: 0, middle_count: 0 }) }));
+    const out = renderer.render(buildReportView(d, { timezone: 'UTC' }));
+    for (const part of [out.subject, out.text, textOf(out.html)]) {
+      expect(part).not.toMatch(/NaN|Infinity|undefined|null/);
+    }
+    expect(out.subject).toBe('Compliance report 29: 0/0 passed (\u2014)');
+    expect(out.text).toMatch(/HIGH\s+\u2014\s+\u2014/);
+  });
+
+  it('keep NetBox\'s base path in every link', () => {
+    const d = delivery(buildBody({ data: buildReportData({ id: 5, basePath: '/netbox' }) }));
+    const out = renderer.render(buildReportView(d, { netboxUrl: 'https://nb.example.com/netbox/', timezone: 'UTC' }));
+    expect(hrefsOf(out.html)).toEqual(
+      expect.arrayContaining([
+        'https://nb.example.com/netbox/plugins/validity/reports/5/',
+        'https://nb.example.com/netbox/plugins/validity/test-results/?report_id=5',
+        'https://nb.example.com/netbox/api/plugins/validity/test-results/?report_id=5',
+      ]),
+    );
+    expect(hrefsOf(out.html).every((h) => !h.includes('/netbox/netbox/'))).toBe(true);
+  });
+
+  it('escape HTML from report fields in the HTML part but not in the text part', () => {
+    const data = { ...buildReportData(), display: '<script>alert(1)</script>' };
+    const d = delivery(buildBody({ data, username: '<b>mallory</b>' }));
+    const out = renderer.render(buildReportView(d, { timezone: 'UTC' }));
+    expect(out.html).not.toContain('<script>alert(1)</script>');
+    expect(out.html).not.toContain('<b>mallory</b>');
+    expect(textOf(out.html)).toContain('<script>alert(1)</script>');
+    expect(out.text).toContain('<script>alert(1)</script>');
+  });
+
+  it('inline the CSS (mail clients drop <style>) but keep the dark-mode media query', () => {
+    const d = delivery(fs.readFileSync(path.join(examples, 'delivery-netbox-4.6.json')));
+    const out = renderer.render(buildReportView(d, { timezone: 'UTC' }));
+    expect(out.html).toMatch(/<td class="bar-fill band-yellow"[^>]*style="[^"]*background: #ca8a04/);
+    expect(out.html).toContain('prefers-color-scheme: dark');
+    expect(out.html).not.toMatch(/(src|href)="https?:\/\/(?!netbox)/);
+  });
+});
+
+describe('a broken user template', () => {
+  it('fails at load with the file and line', () => {
+    const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'tpl-'));
+    fs.cpSync(defaultTemplatesDir(), dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'report/text.hbs'), 'line one\n{{#if overall}}\nunclosed\n');
+    expect(() => loadRenderer(dir)).toThrow(/text\.hbs.*line \d+/);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('that names a missing variable fails on the first render (strict mode), not silently', () => {
+    const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'tpl-'));
+    fs.cpSync(defaultTemplatesDir(), dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'report/subject.hbs'), 'Report {{report.nmae}}');
+    const r = loadRenderer(dir);
+    const d = delivery(buildBody());
+    expect(() => r.render(buildReportView(d, { timezone: 'UTC' }))).toThrow(/subject\.hbs.*nmae/);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});

@@ -1,0 +1,104 @@
+import fs from 'node:fs';
+import { SqliteStore } from '../../src/store';
+import { buildTrend, recordReportTrend, type FailingPair, type ReportSnapshot } from '../../src/trend';
+import { makeTempDir } from '../helpers/relay-harness';
+
+const SERIES = 'https://netbox.example.com|';
+
+function snapshot(id: number, created: string, counts: Partial<ReportSnapshot['counts']>, failing: FailingPair[] | null, series = SERIES): ReportSnapshot {
+  return {
+    dedupKey: `${id}@${created}`,
+    series,
+    reportId: id,
+    created,
+    createdMs: Date.parse(created),
+    counts: { totalPassed: 0, totalCount: 0, highPassed: 0, highCount: 0, middlePassed: 0, middleCount: 0, lowPassed: 0, lowCount: 0, ...counts },
+    failing,
+  };
+}
+
+const ntp = (device: string): FailingPair => ({ device, test: 'ntp-servers', severity: 'HIGH' });
+const snmp = (device: string): FailingPair => ({ device, test: 'snmp-community', severity: 'MIDDLE' });
+
+describe('report trend', () => {
+  let dir: string;
+  let store: SqliteStore;
+  beforeEach(() => {
+    dir = makeTempDir('trend-');
+    store = SqliteStore.open({ dataDir: dir });
+  });
+  afterEach(async () => {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('says there is nothing to compare with for the first report', async () => {
+    const trend = await recordReportTrend(store, snapshot(1, '2026-03-01T10:00:00Z', { totalPassed: 7, totalCount: 9 }, [ntp('sw1'), ntp('sw2')]));
+    expect(trend.previous).toBeNull();
+    expect(trend.overall).toBeNull();
+    expect(trend.failingSetChanged).toBeNull();
+    expect(trend.regression).toBe(false);
+  });
+
+  it('follows three successive reports: a fix, a new failure, deltas and streaks', async () => {
+    const r1 = snapshot(10, '2026-03-01T10:00:00Z', { totalPassed: 6, totalCount: 9, highPassed: 1, highCount: 3, middlePassed: 5, middleCount: 6 }, [ntp('sw1'), ntp('sw2'), snmp('sw3')]);
+    const r2 = snapshot(11, '2026-03-02T10:00:00Z', { totalPassed: 7, totalCount: 9, highPassed: 2, highCount: 3, middlePassed: 5, middleCount: 6 }, [ntp('sw1'), snmp('sw3')]);
+    const r3 = snapshot(12, '2026-03-03T10:00:00Z', { totalPassed: 6, totalCount: 9, highPassed: 1, highCount: 3, middlePassed: 5, middleCount: 6 }, [ntp('sw1'), snmp('sw3'), ntp('sw9')]);
+    await recordReportTrend(store, r1);
+    const t2 = await recordReportTrend(store, r2);
+    expect(t2.previous).toEqual({ reportId: 10, created: '2026-03-01T10:00:00Z', dedupKey: r1.dedupKey });
+    expect(t2.fixed).toEqual([ntp('sw2')]);
+    expect(t2.newlyFailing).toEqual([]);
+    expect(t2.overall).toMatchObject({ percent: 77.8, previousPercent: 66.7, deltaPointsText: '+11.1 pts', deltaFailedText: '\u22121 failing', direction: 'better' });
+    // Deltas of the percentages as shown (66.7% − 33.3%), so the mail's numbers add up.
+    expect(t2.severities.map((s) => [s.name, s.deltaPointsText])).toEqual([['HIGH', '+33.4 pts'], ['MIDDLE', '±0.0 pts'], ['LOW', '—']]);
+    expect(t2.regression).toBe(false);
+    expect(t2.failingSetChanged).toBe(true);
+
+    const t3 = await recordReportTrend(store, { ...r3, counts: { ...r3.counts, middlePassed: 4, totalPassed: 5 } });
+    expect(t3.newlyFailing).toEqual([ntp('sw9')]);
+    expect(t3.fixed).toEqual([]);
+    expect(t3.regression).toBe(true);
+    expect(t3.overall?.deltaFailedText).toBe('+2 failing');
+    expect(t3.stillFailing).toEqual([
+      { ...ntp('sw1'), reports: 3, sinceReportId: 10, sinceCreated: '2026-03-01T10:00:00Z', atLeast: false },
+      { ...snmp('sw3'), reports: 3, sinceReportId: 10, sinceCreated: '2026-03-01T10:00:00Z', atLeast: false },
+    ]);
+  });
+
+  it('compares a report that arrives late with the one created before it', async () => {
+    await recordReportTrend(store, snapshot(20, '2026-03-01T10:00:00Z', { totalPassed: 1, totalCount: 2 }, [ntp('a')]));
+    await recordReportTrend(store, snapshot(22, '2026-03-03T10:00:00Z', { totalPassed: 2, totalCount: 2 }, []));
+    const late = await recordReportTrend(store, snapshot(21, '2026-03-02T10:00:00Z', { totalPassed: 0, totalCount: 2 }, [ntp('a'), ntp('b')]));
+    expect(late.previous?.reportId).toBe(20);
+    expect(late.newlyFailing).toEqual([ntp('b')]);
+  });
+
+  it('keeps two series apart and records a retried report once', async () => {
+    await recordReportTrend(store, snapshot(5, '2026-03-01T10:00:00Z', { totalPassed: 1, totalCount: 2 }, [ntp('a')], 'https://other.example.com|'));
+    const first = snapshot(5, '2026-03-02T10:00:00Z', { totalPassed: 2, totalCount: 2 }, []);
+    expect((await recordReportTrend(store, first)).previous).toBeNull();
+    expect((await recordReportTrend(store, first)).previous).toBeNull();
+    const next = await recordReportTrend(store, snapshot(6, '2026-03-03T10:00:00Z', { totalPassed: 2, totalCount: 2 }, []));
+    expect(next.previous?.reportId).toBe(5);
+    expect(next.failingSetChanged).toBe(false);
+  });
+
+  it('says when the failing pairs are unknown, and still compares the counts', async () => {
+    await recordReportTrend(store, snapshot(1, '2026-03-01T10:00:00Z', { totalPassed: 1, totalCount: 2 }, null));
+    const same = await recordReportTrend(store, snapshot(2, '2026-03-02T10:00:00Z', { totalPassed: 1, totalCount: 2 }, [ntp('a')]));
+    expect(same.failingSetKnown).toBe(false);
+    expect(same.failingSetChanged).toBeNull();
+    expect(same.newlyFailing).toEqual([]);
+    const worse = await recordReportTrend(store, snapshot(3, '2026-03-03T10:00:00Z', { totalPassed: 0, totalCount: 2 }, null));
+    expect(worse.failingSetChanged).toBe(true);
+    expect(worse.regression).toBe(true);
+  });
+
+  it('marks a streak longer than the history it looked at as a lower bound', () => {
+    const history = [3, 2, 1].map((id) => snapshot(id, `2026-03-0${id}T10:00:00Z`, {}, [ntp('a')]));
+    const current = snapshot(4, '2026-03-04T10:00:00Z', {}, [ntp('a')]);
+    expect(buildTrend(current, history, { historyTruncated: true }).stillFailing[0]).toMatchObject({ reports: 4, sinceReportId: 1, atLeast: true });
+    expect(buildTrend(current, history).stillFailing[0]).toMatchObject({ reports: 4, atLeast: false });
+  });
+});
