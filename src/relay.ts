@@ -8,6 +8,7 @@ import { createApp, type WebhookOutcome } from './http';
 import { createFileTransport, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
 import { createMetrics, type RelayMetrics } from './metrics';
+import { createMailRecorder } from './sent-mail';
 import { createWatchdog, withWatchdogMail, type Watchdog } from './watchdog';
 import { findPackageRoot, type Clock, type Logger } from './shared';
 import { openStore, StorageUnavailableError, type Store } from './store';
@@ -91,9 +92,11 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       attachCsv: config.mail.attachCsv,
       attachMaxBytes: config.mail.attachMaxBytes,
       logger,
+      onNetboxError: (code) => metrics.recordNetboxFetchError(code),
     }),
   });
-  const compose = withWatchdogMail(reportComposer, { from: config.mail.from, recipients, timezone: config.mail.timezone, clock });
+  const recorder = createMailRecorder({ store, logger, clock });
+  const compose = recorder.wrap(withWatchdogMail(reportComposer, { from: config.mail.from, recipients, timezone: config.mail.timezone, clock }));
   const worker = createWorker({
     store,
     transport,
@@ -106,6 +109,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     leaseMs: config.worker.leaseMs,
     random: io.random,
     onOutcome: (outcome) => {
+      recorder.record(outcome);
       metrics.recordWorker(outcome);
       smtpHealth.record(outcome);
       io.onWorkerOutcome?.(outcome);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { runNetboxSetup, NetboxSetupError, type FetchLike } from '../netbox-setup';
+import { createNodeFetch, runNetboxSetup, NetboxSetupError, type FetchLike } from '../netbox-setup';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
 
 export interface NetboxSetupFlags {
@@ -19,7 +19,7 @@ export const DEFAULT_WEBHOOK_NAME = 'compliance-relay';
  * `compliance-relay netbox-setup`: checks the flags and NETBOX_URL/NETBOX_TOKEN, then runs the
  * setup with the real network and file system. Resolves with the exit code.
  */
-export async function netboxSetupCommand(flags: NetboxSetupFlags, io: CliIo, fetchImpl: FetchLike = fetch as unknown as FetchLike): Promise<number> {
+export async function netboxSetupCommand(flags: NetboxSetupFlags, io: CliIo, fetchImpl?: FetchLike): Promise<number> {
   const config = loadConfigOrReport(io);
   if (!config) return EXIT_CONFIG;
   const problems: string[] = [];
@@ -57,7 +57,9 @@ export async function netboxSetupCommand(flags: NetboxSetupFlags, io: CliIo, fet
         showSecret: flags.showSecret === true,
       },
       {
-        fetch: fetchImpl,
+        fetch:
+          fetchImpl ??
+          createNodeFetch({ ca: config.netbox.caFile ? io.readFile(config.netbox.caFile) : undefined, rejectUnauthorized: config.netbox.tlsRejectUnauthorized }),
         print: (line) => io.stdout.write(`${line}\n`),
         readSecretFile: (file) => {
           try {

@@ -19,7 +19,8 @@ export interface MailComposerOptions {
   timezone: string;
   netboxUrl?: string;
   /** Failing results from NetBox, the trend and the CSV; never throws, bounded by its own budget. */
-  insights?: (delivery: ReportDelivery) => Promise<ReportInsights>;
+  /** `log` is bound to the delivery (deliveryId, attempt), so enrichment lines carry it. */
+  insights?: (delivery: ReportDelivery, log?: Logger) => Promise<ReportInsights>;
 }
 
 /** A delivery whose stored bytes no longer parse (they did at ingest): permanent. */
@@ -32,10 +33,10 @@ export class UnreadableDeliveryError extends Error {
  * and assembles the message. Message-ID comes from the delivery, Date from the injected clock.
  */
 export function createMailComposer(options: MailComposerOptions): MailComposer {
-  return async (delivery) => {
+  return async (delivery, log) => {
     const parsed = parseDelivery(delivery.body);
     if (parsed.kind !== 'report') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a report: ${parsed.reason}`);
-    const insights = options.insights ? await options.insights(parsed) : undefined;
+    const insights = options.insights ? await options.insights(parsed, log) : undefined;
     const view = buildReportView(parsed, { netboxUrl: options.netboxUrl, timezone: options.timezone, enrichment: insights?.enrichment, trend: insights?.trend });
     const rendered = options.renderer.render(view);
     return buildMessage({

@@ -30,6 +30,8 @@ export interface ReportInsightsOptions {
   attachCsv: boolean;
   attachMaxBytes: number;
   logger: Logger;
+  /** Called with the error code when NetBox could not provide the results (for /metrics). */
+  onNetboxError?: (code: string) => void;
 }
 
 /**
@@ -37,15 +39,16 @@ export interface ReportInsightsOptions {
  * Runs in the worker, never in the webhook request. Never throws and never takes longer than the
  * budget plus a few local queries: whatever fails, the mail still goes with the webhook's counts.
  */
-export function createReportInsights(options: ReportInsightsOptions): (delivery: ReportDelivery) => Promise<ReportInsights> {
-  return async (delivery) => {
+export function createReportInsights(options: ReportInsightsOptions): (delivery: ReportDelivery, log?: Logger) => Promise<ReportInsights> {
+  return async (delivery, deliveryLog) => {
     const report = delivery.report;
-    const log = options.logger.child({ reportId: report.id });
+    const log = (deliveryLog ?? options.logger).child({ reportId: report.id });
     const basePath = netboxBasePath(report.url);
     const links = buildLinks(report.id, report.url, report.results_url, options.netboxUrl);
     const enrichment = await enrichReport(delivery, { client: options.client, hasToken: options.hasToken, budgetMs: options.budgetMs });
     if (enrichment.status === 'missing' && enrichment.code !== 'NO_NETBOX_URL' && enrichment.code !== 'NO_TOKEN') {
       log.warn({ code: enrichment.code, error: enrichment.detail ?? enrichment.reason }, 'mail goes without the failing results: NetBox could not provide them');
+      options.onNetboxError?.(enrichment.code);
     }
 
     const attachments: ReportInsights['attachments'] = [];

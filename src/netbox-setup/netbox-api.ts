@@ -1,3 +1,5 @@
+import { buildAuthorization } from '../netbox';
+
 /** The fetch the setup uses (global fetch in production; injected so tests and dry runs can watch). */
 export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<{
   status: number;
@@ -33,14 +35,6 @@ export interface NetboxApiOptions {
   token: string;
   fetch: FetchLike;
   timeoutMs?: number;
-}
-
-/**
- * `Authorization` for a NetBox token: v2 tokens (NetBox ≥ 4.5, `nbt_<key>.<token>`) are Bearer
- * tokens; legacy 40-hex keys use the `Token` scheme.
- */
-export function buildAuthorization(token: string): string {
-  return token.startsWith('nbt_') ? `Bearer ${token}` : `Token ${token}`;
 }
 
 /** A minimal JSON client for NetBox's REST API: one request, one answer, errors with DRF's body. */

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { ReportSnapshot } from '../trend';
 import { PG_MIGRATIONS, type PgMigration } from './migrations/pg';
+import { fromSentMessageRow, SENT_MESSAGE_COLUMNS, toSentMessageParams, type SentMessageRow } from './sent-message-rows';
 import { decodeReportRow, encodeFailingPairs, type ReportRow } from './report-rows';
 import {
   DELIVERY_STATES,
@@ -17,6 +18,7 @@ import {
   WATCHDOG_KEY_PREFIX,
   type WatchdogState,
   type WatchdogStateName,
+  type SentMessage,
 } from './types';
 
 export interface PgStoreOptions {
@@ -429,6 +431,25 @@ export class PgStore implements Store {
       [series, before.createdMs, before.reportId],
     );
     return rows[0] ? decodeReportRow(rows[0]) : undefined;
+  }
+
+  async getDeliveryBody(id: number): Promise<Buffer | undefined> {
+    const { rows } = await this.query<{ body: Buffer }>('SELECT body FROM deliveries WHERE id = $1', [id]);
+    return rows[0]?.body;
+  }
+
+  async saveSentMessage(deliveryId: number, message: SentMessage): Promise<void> {
+    await this.query(
+      `INSERT INTO sent_messages (delivery_id, ${SENT_MESSAGE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (delivery_id) DO UPDATE SET raw = excluded.raw, envelope_from = excluded.envelope_from, envelope_to = excluded.envelope_to,
+         subject = excluded.subject, text_part = excluded.text_part, html_part = excluded.html_part, response = excluded.response, sent_at = excluded.sent_at`,
+      toSentMessageParams(deliveryId, message),
+    );
+  }
+
+  async getSentMessage(deliveryId: number): Promise<SentMessage | undefined> {
+    const { rows } = await this.query<SentMessageRow>(`SELECT ${SENT_MESSAGE_COLUMNS} FROM sent_messages WHERE delivery_id = $1`, [deliveryId]);
+    return rows[0] ? fromSentMessageRow(rows[0]) : undefined;
   }
 
   async lastReportReceivedAt(): Promise<number | null> {

@@ -17,9 +17,11 @@ import {
   WATCHDOG_KEY_PREFIX,
   type WatchdogState,
   type WatchdogStateName,
+  type SentMessage,
 } from './types';
 import type { ReportSnapshot } from '../trend';
 import { decodeReportRow, encodeFailingPairs, type ReportRow } from './report-rows';
+import { fromSentMessageRow, SENT_MESSAGE_COLUMNS, toSentMessageParams, type SentMessageRow } from './sent-message-rows';
 
 export interface SqliteStoreOptions {
   /** Directory holding `relay.sqlite`; created when missing. */
@@ -352,6 +354,28 @@ export class SqliteStore implements Store {
           .get(series, before.createdMs, before.createdMs, before.reportId) as ReportRow | undefined,
     );
     return row ? decodeReportRow(row) : undefined;
+  }
+
+  async getDeliveryBody(id: number): Promise<Buffer | undefined> {
+    const row = this.run((db) => db.prepare('SELECT body FROM deliveries WHERE id = ?').get(id) as { body: Buffer } | undefined);
+    return row?.body;
+  }
+
+  async saveSentMessage(deliveryId: number, message: SentMessage): Promise<void> {
+    this.run((db) =>
+      db
+        .prepare(
+          `INSERT INTO sent_messages (delivery_id, ${SENT_MESSAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (delivery_id) DO UPDATE SET raw = excluded.raw, envelope_from = excluded.envelope_from, envelope_to = excluded.envelope_to,
+             subject = excluded.subject, text_part = excluded.text_part, html_part = excluded.html_part, response = excluded.response, sent_at = excluded.sent_at`,
+        )
+        .run(...toSentMessageParams(deliveryId, message)),
+    );
+  }
+
+  async getSentMessage(deliveryId: number): Promise<SentMessage | undefined> {
+    const row = this.run((db) => db.prepare(`SELECT ${SENT_MESSAGE_COLUMNS} FROM sent_messages WHERE delivery_id = ?`).get(deliveryId) as SentMessageRow | undefined);
+    return row ? fromSentMessageRow(row) : undefined;
   }
 
   async lastReportReceivedAt(): Promise<number | null> {

@@ -109,6 +109,11 @@ export interface Store {
    * state, exactly one wins; the others get `won: false` and send nothing.
    */
   transitionWatchdog(input: { expectedVersion: number; state: WatchdogStateName; since: number | null; now: number; alert: NewDelivery }): Promise<{ won: boolean; alertId?: number }>;
+  /** The exact bytes NetBox sent for a delivery (for the dashboard's report page and chart). */
+  getDeliveryBody(id: number): Promise<Buffer | undefined>;
+  /** Keeps the mail as it was sent for a delivery (the latest send replaces an earlier one). */
+  saveSentMessage(deliveryId: number, message: SentMessage): Promise<void>;
+  getSentMessage(deliveryId: number): Promise<SentMessage | undefined>;
   /** Proves the store can commit (for readiness checks). */
   checkWritable(now: number): Promise<void>;
   close(): Promise<void>;
@@ -122,6 +127,22 @@ export interface MigrationReport {
 
 /** Failing sets kept per series; the streak walk ("failing since") never looks further back. */
 export const REPORT_FAILING_SETS_KEPT = 100;
+
+/** The mail as it left for one delivery: the exact MIME bytes, where it went, and the server's answer. */
+export interface SentMessage {
+  /** RFC 5322 bytes exactly as handed to SMTP (or written as .eml); no Bcc header. */
+  raw: Buffer;
+  envelopeFrom: string;
+  /** Every recipient of the SMTP envelope (To, Cc and Bcc). */
+  envelopeTo: string[];
+  subject: string;
+  /** The rendered parts, for display (they are also inside `raw`, encoded). */
+  text: string | null;
+  html: string | null;
+  /** The SMTP server's final answer, or where the .eml file was written. */
+  response: string;
+  sentAt: number;
+}
 
 export type WatchdogStateName = 'ok' | 'overdue';
 

@@ -358,6 +358,22 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect((await store.transitionWatchdog({ expectedVersion: 0, state: 'ok', since: T0 + 7, now: T0 + 3000, alert: alert(3) })).won).toBe(false);
     });
 
+    test('the body and the sent mail of a delivery come back byte for byte; a later send replaces the record', async () => {
+      const { id } = await store.insertDelivery(makeDelivery(3));
+      expect((await store.getDeliveryBody(id))!.equals(makeDelivery(3).body)).toBe(true);
+      expect(await store.getDeliveryBody(id + 100)).toBeUndefined();
+      expect(await store.getSentMessage(id)).toBeUndefined();
+      const raw = Buffer.from('Subject: =?UTF-8?Q?B=C3=BCro?=\r\n\r\nbody \u00e9\r\n', 'utf8');
+      const first = { raw, envelopeFrom: 'relay@example.com', envelopeTo: ['a@example.com', 'bcc@example.com'], subject: 'Büro', text: 'body é\n', html: '<p>é</p>', response: '250 OK', sentAt: T0 };
+      await store.saveSentMessage(id, first);
+      const other = await open();
+      const got = await other.getSentMessage(id);
+      expect(got).toEqual(first);
+      expect(got!.raw.equals(raw)).toBe(true);
+      await store.saveSentMessage(id, { ...first, html: null, response: '250 queued as 2', sentAt: T0 + 5 });
+      expect(await other.getSentMessage(id)).toMatchObject({ html: null, response: '250 queued as 2', sentAt: T0 + 5 });
+    });
+
     test('close commits the inserts already accepted, then refuses new ones', async () => {
       const accepted = [1, 2, 3, 4, 5].map((n) => store.insertDelivery(makeDelivery(n)));
       await store.close();

@@ -71,4 +71,22 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
       );
     `,
   },
+  {
+    version: 4,
+    name: 'sent_messages',
+    // The mail as it was sent per delivery, for the dashboard (the latest send of a delivery).
+    sql: `
+      CREATE TABLE sent_messages (
+        delivery_id    INTEGER PRIMARY KEY,
+        raw            BLOB    NOT NULL,
+        envelope_from  TEXT    NOT NULL,
+        envelope_to    TEXT    NOT NULL,
+        subject        TEXT    NOT NULL,
+        text_part      TEXT,
+        html_part      TEXT,
+        response       TEXT    NOT NULL,
+        sent_at        INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -1,6 +1,7 @@
 import { MIGRATION_001_DELIVERIES } from './001-deliveries';
 import { MIGRATION_002_REPORTS } from './002-reports';
 import { MIGRATION_003_WATCHDOG } from './003-watchdog';
+import { MIGRATION_004_SENT_MESSAGES } from './004-sent-messages';
 
 /** One versioned schema change; `sql` runs in one transaction. */
 export interface PgMigration {
@@ -14,4 +15,4 @@ export interface PgMigration {
  * that dist/ and src/ find them the same way). Applied in order under an advisory lock and recorded
  * in `schema_migrations`. Append new files; never edit one that has shipped.
  */
-export const PG_MIGRATIONS: readonly PgMigration[] = [MIGRATION_001_DELIVERIES, MIGRATION_002_REPORTS, MIGRATION_003_WATCHDOG];
+export const PG_MIGRATIONS: readonly PgMigration[] = [MIGRATION_001_DELIVERIES, MIGRATION_002_REPORTS, MIGRATION_003_WATCHDOG, MIGRATION_004_SENT_MESSAGES];

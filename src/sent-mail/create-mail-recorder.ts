@@ -1,0 +1,65 @@
+import type { SendMailOptions } from 'nodemailer';
+import type { MailComposer, WorkerOutcome } from '../delivery';
+import type { Clock, Logger } from '../shared';
+import type { Store } from '../store';
+import { buildRawMessage } from './build-raw-message';
+
+interface Pending {
+  raw: Buffer;
+  envelope: { from: string; to: string[] };
+  subject: string;
+  text: string | null;
+  html: string | null;
+}
+
+export interface MailRecorder {
+  /** Wraps a composer: the message is built to bytes once and sent as those bytes. */
+  wrap(compose: MailComposer): MailComposer;
+  /** After a send: keeps the bytes of a sent mail in the store; forgets a failed one. */
+  record(outcome: WorkerOutcome): void;
+}
+
+/**
+ * Keeps the exact mail sent for each delivery, for the dashboard ("what did the team receive?").
+ * Composing builds the MIME bytes once; the worker then sends those bytes (`raw` with its envelope),
+ * and the `sent` outcome stores them with the SMTP answer. Storing happens after the send is
+ * recorded as done: a failure to keep the copy is logged, never turned into a second mail.
+ */
+export function createMailRecorder(options: { store: Pick<Store, 'saveSentMessage'>; logger: Logger; clock: Clock }): MailRecorder {
+  // Bounded by the sends in flight: every claimed delivery ends in exactly one outcome.
+  const pending = new Map<number, Pending>();
+  return {
+    wrap(compose) {
+      return async (delivery, log) => {
+        const message = await compose(delivery, log);
+        const { raw, envelope } = await buildRawMessage(message);
+        pending.set(delivery.id, {
+          raw,
+          envelope,
+          subject: String(message.subject ?? ''),
+          text: typeof message.text === 'string' ? message.text : null,
+          html: typeof message.html === 'string' ? message.html : null,
+        });
+        const sendable: SendMailOptions = { raw, envelope, messageId: message.messageId, subject: message.subject };
+        return sendable;
+      };
+    },
+    record(outcome) {
+      const kept = pending.get(outcome.delivery.id);
+      pending.delete(outcome.delivery.id);
+      if (outcome.type !== 'sent' || !kept) return;
+      void options.store
+        .saveSentMessage(outcome.delivery.id, {
+          raw: kept.raw,
+          envelopeFrom: kept.envelope.from,
+          envelopeTo: kept.envelope.to,
+          subject: kept.subject,
+          text: kept.text,
+          html: kept.html,
+          response: outcome.response,
+          sentAt: options.clock.now(),
+        })
+        .catch((error: unknown) => options.logger.warn({ err: error, deliveryId: outcome.delivery.id }, 'the mail was sent, but its copy for the dashboard could not be stored'));
+    },
+  };
+}

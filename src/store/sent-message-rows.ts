@@ -1,0 +1,33 @@
+import type { SentMessage } from './types';
+
+/** A `sent_messages` row as both stores read it. */
+export interface SentMessageRow {
+  raw: Buffer;
+  envelope_from: string;
+  envelope_to: string;
+  subject: string;
+  text_part: string | null;
+  html_part: string | null;
+  response: string;
+  sent_at: number;
+}
+
+/** The row's values in column order (delivery_id first), for both stores' INSERT. */
+export function toSentMessageParams(deliveryId: number, m: SentMessage): unknown[] {
+  return [deliveryId, m.raw, m.envelopeFrom, JSON.stringify(m.envelopeTo), m.subject, m.text, m.html, m.response, m.sentAt];
+}
+
+export function fromSentMessageRow(row: SentMessageRow): SentMessage {
+  return {
+    raw: Buffer.from(row.raw),
+    envelopeFrom: row.envelope_from,
+    envelopeTo: JSON.parse(row.envelope_to) as string[],
+    subject: row.subject,
+    text: row.text_part,
+    html: row.html_part,
+    response: row.response,
+    sentAt: row.sent_at,
+  };
+}
+
+export const SENT_MESSAGE_COLUMNS = 'raw, envelope_from, envelope_to, subject, text_part, html_part, response, sent_at';

@@ -1,0 +1,39 @@
+import fs from 'node:fs';
+import { buildBody, buildReportData } from '../helpers/netbox-json';
+import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
+
+describe('the mail as sent is kept per delivery', () => {
+  let smtp: SmtpPeer | undefined;
+  let relay: TestRelay;
+  afterEach(async () => {
+    await relay.stop();
+    await smtp?.close();
+    smtp = undefined;
+  });
+
+  it('keeps exactly the bytes the SMTP server received, and every envelope recipient', async () => {
+    smtp = await startSmtpPeer();
+    relay = await startTestRelay({ SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', MAIL_CC: 'lead@example.com', MAIL_BCC: 'audit@example.com' });
+    const res = await postWebhook(relay.webhookUrl, buildBody({ data: buildReportData({ id: 77 }) }));
+    expect(res.status).toBe(202);
+    const [mail] = await smtp.waitFor(1);
+    const kept = await waitUntil(() => relay.relay.store.getSentMessage(res.json.id), 10_000, 'the kept copy');
+    expect(kept.raw.equals(mail!.raw)).toBe(true);
+    expect(kept.envelopeTo).toEqual(['netops@example.com', 'lead@example.com', 'audit@example.com']);
+    expect(mail!.envelope.to).toEqual(kept.envelopeTo);
+    // Bcc is in the envelope only, never in the bytes.
+    expect(kept.raw.toString('utf8')).not.toMatch(/^Bcc:/im);
+    expect(kept.subject).toBe(mail!.parsed.subject);
+    expect(kept.text).toBe(mail!.parsed.text);
+    expect(kept.response).toMatch(/^250 /);
+  });
+
+  it('keeps the same bytes as the .eml file when no SMTP server is configured', async () => {
+    relay = await startTestRelay({});
+    const res = await postWebhook(relay.webhookUrl, buildBody({ data: buildReportData({ id: 78 }) }));
+    const kept = await waitUntil(() => relay.relay.store.getSentMessage(res.json.id), 10_000, 'the kept copy');
+    const file = /written to (.*)$/.exec(kept.response)![1]!;
+    expect(fs.readFileSync(file).equals(kept.raw)).toBe(true);
+  });
+});
