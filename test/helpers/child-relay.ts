@@ -29,7 +29,11 @@ export async function startChildRelay(env: Record<string, string>, options: { cw
   const output: string[] = [];
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the relay did not start:\n${output.join('\n')}`)), options.timeoutMs ?? 60_000);
+    const timer = setTimeout(() => {
+      // Never leave a relay behind that the caller has no handle on.
+      proc.kill('SIGKILL');
+      reject(new Error(`the relay did not start:\n${output.join('\n')}`));
+    }, options.timeoutMs ?? 60_000);
     const onLine = (line: string) => {
       output.push(line);
       try {

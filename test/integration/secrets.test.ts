@@ -57,6 +57,7 @@ describe('secrets never appear in logs, answers or command output', () => {
   afterAll(async () => {
     await child?.kill();
     await smtp.close();
+    netbox.closeAllConnections();
     await new Promise((resolve) => netbox.close(resolve));
     fs.rmSync(dir, { recursive: true, force: true });
   });
