@@ -113,7 +113,7 @@ describe('crash safety: SIGKILL in the middle of a burst of 1,000 deliveries', (
     expect(statuses.filter((s) => s !== 200 && s !== 202)).toEqual([]);
     const reportIdOf = (m: SmtpPeer['received'][number]) => Number(m.parsed.headers.get('x-compliance-report-id'));
     const distinct = () => new Set(smtp.received.map(reportIdOf));
-    await waitUntil(() => distinct().size === DELIVERIES || undefined, 150_000, `all ${DELIVERIES} reports mailed`);
+    await waitUntil(() => distinct().size === DELIVERIES || undefined, 200_000, `all ${DELIVERIES} reports mailed`);
     await waitUntil(() => child!.output.some((l) => l.includes('"resuming deliveries')) || undefined, 5_000, 'the restart to resume the interrupted sends');
 
     const counts = new Map<number, number>();
@@ -127,5 +127,5 @@ describe('crash safety: SIGKILL in the middle of a burst of 1,000 deliveries', (
     for (const m of smtp.received) ids.set(reportIdOf(m), (ids.get(reportIdOf(m)) ?? new Set()).add(String(m.parsed.messageId)));
     for (const set of ids.values()) expect(set.size).toBe(1);
     process.stdout.write(`crash-safety: ${acknowledged.size} acknowledged before SIGKILL, ${unanswered.size} re-sent after restart, ${duplicates} duplicate mails (bound ${POOL_SIZE})\n`);
-  }, 240_000);
+  }, 300_000);
 });
