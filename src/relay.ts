@@ -5,8 +5,9 @@ import { createReportInsights } from './enrichment';
 import { createNetboxClient } from './netbox';
 import { createMailComposer, createRetention, createWorker, type Retention, type Worker, type WorkerOutcome } from './delivery';
 import { createApp, type WebhookOutcome } from './http';
-import { createFileTransport, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
+import { createFileTransport, createRenderPool, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
+import { createDashboardRouter } from './dashboard';
 import { createMetrics, type RelayMetrics } from './metrics';
 import { createMailRecorder } from './sent-mail';
 import { createWatchdog, withWatchdogMail, type Watchdog } from './watchdog';
@@ -22,6 +23,8 @@ export interface RelayIo {
   random?: () => number;
   onWorkerOutcome?: (event: WorkerOutcome) => void;
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
+  /** Worker threads that render mails off the event loop (`serve` uses them); 0 or absent: render in-line. */
+  renderThreads?: number;
 }
 
 export interface Relay {
@@ -73,9 +76,11 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     : undefined;
   const metrics = createMetrics({ store, clock, logger });
   const smtpHealth = createSmtpHealth({ transport, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
+  const renderPool = io.renderThreads ? createRenderPool(renderer, { threads: io.renderThreads }) : undefined;
   const recipients = { to: config.mail.to, cc: config.mail.cc, bcc: config.mail.bcc, replyTo: config.mail.replyTo };
   const reportComposer = createMailComposer({
     renderer,
+    renderPool,
     clock,
     from: config.mail.from,
     recipients,
@@ -134,6 +139,15 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       metrics.recordWebhook(outcome);
       io.onWebhookOutcome?.(outcome);
     },
+    dashboard: createDashboardRouter({
+      adminToken: config.admin.token,
+      store,
+      clock,
+      logger,
+      timezone: config.mail.timezone,
+      netboxUrl: config.netbox.url,
+      onRequeued: () => worker.kick(),
+    }),
     observe: {
       readiness: () => checkReadiness({ store, renderer, smtp: smtpHealth, clock }),
       metrics,
@@ -186,6 +200,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       if (!drained) logger.warn({ inFlight: worker.inFlight }, 'shutdown bound reached with sends in flight: they will be sent again at the next start');
       await transport.close();
       netbox?.close();
+      await renderPool?.close();
       await store.close();
     },
   };

@@ -28,6 +28,8 @@ export interface LoadResult {
   timeouts: number;
   statusCodes: Record<string, number>;
   bodyBytes: number;
+  /** Date.now() in the load process when the first request was about to go. */
+  startedAt: number;
 }
 
 /** Runs one bounded load from a separate process (bench/servers/load-generator) and returns its figures. */

@@ -94,6 +94,7 @@ export interface RelayProcess {
  * (DATA_DIR in a temp dir, cwd there too so no developer .env is read). Resolves once /healthz answers.
  */
 export async function startRelayProcess(options: { dataDir: string; env: Record<string, string>; execArgv?: string[] }): Promise<RelayProcess> {
+  fs.mkdirSync(options.dataDir, { recursive: true });
   const port = await findFreePort();
   const webhookPath = options.env.WEBHOOK_PATH ?? '/webhook';
   const child = spawn(process.execPath, [...(options.execArgv ?? []), distPath('src', 'main.js'), 'serve'], {
@@ -102,6 +103,8 @@ export async function startRelayProcess(options: { dataDir: string; env: Record<
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  let spawnError: Error | undefined;
+  child.on('error', (error) => (spawnError = error));
   const keep = (chunk: Buffer) => {
     // Bounded: a chatty relay must not grow the bench's own memory.
     if (output.length < 1_000_000) output += chunk.toString('utf8');
@@ -111,6 +114,7 @@ export async function startRelayProcess(options: { dataDir: string; env: Record<
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
+    if (spawnError) throw spawnError;
     if (child.exitCode !== null) throw new Error(`the relay exited with ${child.exitCode} at start:\n${output}`);
     try {
       const res = await fetch(`${url}/healthz`);

@@ -19,14 +19,16 @@ process.send!({ type: 'ready' });
 async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const bodies = createBodyFactory({ secret: options.secret, firstId: options.firstId });
   let sent = 0;
+  const startedAt = Date.now();
   const result = await autocannon({
     url: options.url,
     method: 'POST',
     connections: options.connections,
     pipelining: 1,
-    duration: options.durationSeconds,
-    amount: options.amount,
-    overallRate: options.overallRate,
+    // autocannon rejects keys given as undefined: pass only the bounds that are set.
+    ...(options.durationSeconds !== undefined ? { duration: options.durationSeconds } : {}),
+    ...(options.amount !== undefined ? { amount: options.amount } : {}),
+    ...(options.overallRate !== undefined ? { overallRate: options.overallRate } : {}),
     timeout: 10,
     headers: { 'content-type': 'application/json', 'user-agent': 'python-urllib3/2.2.3' },
     requests: [
@@ -61,5 +63,6 @@ async function runLoad(options: LoadOptions): Promise<LoadResult> {
     timeouts: result.timeouts,
     statusCodes,
     bodyBytes: bodies.size,
+    startedAt,
   };
 }

@@ -6,6 +6,7 @@ import { sampleDeliveryView } from '../sample';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
 import { registerDeliveryCommands } from './delivery-commands';
 import { migrateStore } from './migrate';
+import { backupCommand } from './backup-command';
 import { DEFAULT_WEBHOOK_NAME, netboxSetupCommand } from './netbox-setup-command';
 import { serve } from './serve';
 
@@ -87,6 +88,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerDeliveryCommands(program, io, (code) => {
     exitCode = code;
   });
+  program
+    .command('backup')
+    .description('copy the SQLite store (DATA_DIR) to a new file while the relay runs (VACUUM INTO); for PostgreSQL use pg_dump')
+    .argument('<file>', 'the backup file to create (must not exist)')
+    .action((file: string) => {
+      exitCode = backupCommand(file, io);
+    });
+
   program
     .command('netbox-setup')
     .description('create or update (by name) the NetBox webhook and its trigger for validity reports, in the form your NetBox version needs (uses NETBOX_URL and a write-enabled NETBOX_TOKEN)')

@@ -48,8 +48,6 @@ export interface Config {
     /** Requests per window per client address; 0: no limit. */
     rateLimit: { max: number; windowMs: number };
   };
-  /** The admin API (`/api/deliveries`) is served only when a token is set. */
-  admin: { token?: string };
   /** Sent deliveries (and their bodies) older than `days` are pruned every `intervalMs`; 0 days: kept. */
   retention: { days: number; intervalMs: number };
   store: {
@@ -92,6 +90,8 @@ export interface Config {
   log: { level: Env['LOG_LEVEL']; format: Env['LOG_FORMAT'] };
   /** /metrics (optionally behind a bearer token) and the periodic SMTP check behind /readyz. */
   observe: { metricsToken?: string; smtpCheckIntervalMs: number };
+  /** ADMIN_TOKEN: the dashboard at /ui (and the admin API) are off without it. */
+  admin: { token?: string };
   /** EXPECT_REPORT_EVERY in ms; undefined: the watchdog is off. */
   watchdog: { expectEveryMs?: number };
   /** Every secret value, so the logger can mask them wherever they appear. */
@@ -220,7 +220,6 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
       allowedIps: e.WEBHOOK_ALLOWED_IPS,
       rateLimit: { max: e.WEBHOOK_RATE_LIMIT, windowMs: e.WEBHOOK_RATE_LIMIT_WINDOW_MS },
     },
-    admin: { token: e.ADMIN_TOKEN },
     retention: { days: e.RETENTION_DAYS, intervalMs: e.RETENTION_INTERVAL_MS },
     store: { dataDir, sqliteSynchronous: e.SQLITE_SYNCHRONOUS, databaseUrl: e.DATABASE_URL, databasePoolSize: e.DATABASE_POOL_SIZE },
     smtp,
@@ -248,6 +247,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
     retry: { maxAttempts: e.RETRY_MAX_ATTEMPTS, baseMs: e.RETRY_BASE_MS, maxDelayMs: e.RETRY_MAX_DELAY_MS },
     worker: { pollMs: e.WORKER_POLL_MS, leaseMs: e.LEASE_MS, concurrency: smtp ? smtp.poolSize : 1 },
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
+    admin: { token: e.ADMIN_TOKEN },
     watchdog: { expectEveryMs: e.EXPECT_REPORT_EVERY },
     observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL ?? DEFAULT_SMTP_CHECK_INTERVAL_MS },
     secretValues: [
@@ -288,7 +288,6 @@ export function redactConfig(config: Config): Record<string, unknown> {
       allowedIps: config.webhook.allowedIps ?? 'any',
       rateLimit: config.webhook.rateLimit.max > 0 ? config.webhook.rateLimit : 'off',
     },
-    admin: { enabled: config.admin.token !== undefined },
     retention: config.retention,
     store: { ...config.store, databaseUrl: config.store.databaseUrl ? redactUrl(config.store.databaseUrl) : undefined },
     smtp: config.smtp ? { ...config.smtp, url: smtpUrl, password: config.smtp.password ? '[REDACTED]' : undefined } : 'none: mails are written as .eml files',
@@ -297,6 +296,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
     retry: config.retry,
     worker: config.worker,
     log: config.log,
+    admin: { token: config.admin.token ? '[REDACTED]' : undefined },
     watchdog: config.watchdog,
     observe: { metricsToken: config.observe.metricsToken ? '[REDACTED]' : undefined, smtpCheckIntervalMs: config.observe.smtpCheckIntervalMs },
   };

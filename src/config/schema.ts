@@ -23,8 +23,7 @@ export const EnvSchema = z.object({
   WEBHOOK_RATE_LIMIT: nonNegativeInt(0),
   WEBHOOK_RATE_LIMIT_WINDOW_MS: positiveInt(60_000),
 
-  // Admin API and retention
-  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters (example: openssl rand -hex 32)').max(1024).optional(),
+  // Retention of sent deliveries
   RETENTION_DAYS: nonNegativeInt(30, 36_500),
   RETENTION_INTERVAL_MS: positiveInt(3_600_000),
 
@@ -95,6 +94,9 @@ export const EnvSchema = z.object({
   // Watchdog: mail the recipients when no report arrived for this long (unset: off)
   EXPECT_REPORT_EVERY: duration.optional(),
 
+  // Dashboard and admin
+  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
+
   // Health and metrics
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
   SMTP_CHECK_INTERVAL: duration.optional(),
@@ -109,7 +111,7 @@ export const SECRET_VARIABLES = [
   'SMTP_PASSWORD',
   'METRICS_TOKEN',
   'NETBOX_TOKEN',
-  'DATABASE_URL',
   'ADMIN_TOKEN',
+  'DATABASE_URL',
 ] as const;
 

@@ -1,6 +1,6 @@
 import type { SendMailOptions } from 'nodemailer';
 import type { Clock, Logger } from '../shared';
-import { buildMessage, buildMessageId, buildReportView, type Recipients, type Renderer } from '../mail';
+import { buildMessage, buildMessageId, buildReportView, type Recipients, type RenderPool, type Renderer } from '../mail';
 import type { ReportInsights } from '../enrichment';
 import type { ClaimedDelivery } from '../store';
 import { parseDelivery, type ReportDelivery } from '../webhook';
@@ -13,6 +13,8 @@ export type MailComposer = (delivery: ClaimedDelivery, log?: Logger) => Promise<
 
 export interface MailComposerOptions {
   renderer: Renderer;
+  /** Renders off the event loop when given (`serve`); the result is the renderer's, errors included. */
+  renderPool?: RenderPool;
   clock: Clock;
   from: string;
   recipients: Recipients;
@@ -38,7 +40,7 @@ export function createMailComposer(options: MailComposerOptions): MailComposer {
     if (parsed.kind !== 'report') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a report: ${parsed.reason}`);
     const insights = options.insights ? await options.insights(parsed, log) : undefined;
     const view = buildReportView(parsed, { netboxUrl: options.netboxUrl, timezone: options.timezone, enrichment: insights?.enrichment, trend: insights?.trend });
-    const rendered = options.renderer.render(view);
+    const rendered = options.renderPool ? await options.renderPool.render(view) : options.renderer.render(view);
     return buildMessage({
       rendered,
       from: options.from,

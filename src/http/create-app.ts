@@ -1,4 +1,4 @@
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Config } from '../config';
 import type { Clock, Logger } from '../shared';
 import type { Store } from '../store';
@@ -18,6 +18,8 @@ export interface AppDeps {
   /** Called after an operator requeued deliveries through the admin API. */
   onRequeued?: () => void;
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
+  /** The dashboard, mounted at /ui. */
+  dashboard?: Router;
   /** /readyz and /metrics; without it only /healthz is served. */
   observe?: ObserveRoutesOptions;
 }
@@ -56,6 +58,8 @@ export function createApp(deps: AppDeps): Express {
       },
     }),
   );
+
+  if (deps.dashboard) app.use('/ui', deps.dashboard);
 
   // Requests the webhook route refused (401, 413, 415, 422, 503 …) count as rejected deliveries.
   app.use(deps.config.webhook.path, (error: unknown, req: Request, _res: Response, next: NextFunction) => {

@@ -20,7 +20,7 @@ type Frame = { kind: 'object'; value: Record<string, unknown>; key: string | nul
  * those values are skipped as they stream past. Everything else of the page is kept.
  */
 export async function parsePageStream(body: Readable, maxBytes: number): Promise<NetboxPage> {
-  const tokens = parser.asStream({ packValues: true, streamValues: false });
+  const tokens = parser({ packValues: true, streamValues: false });
   let bytes = 0;
   let tooLarge = false;
   body.on('data', (chunk: Buffer) => {

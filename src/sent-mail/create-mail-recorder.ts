@@ -26,13 +26,16 @@ export interface MailRecorder {
  * recorded as done: a failure to keep the copy is logged, never turned into a second mail.
  */
 export function createMailRecorder(options: { store: Pick<Store, 'saveSentMessage'>; logger: Logger; clock: Clock }): MailRecorder {
-  // Bounded by the sends in flight: every claimed delivery ends in exactly one outcome.
+  // Normally bounded by the sends in flight (every claimed delivery ends in one outcome); the cap
+  // guards against a path that composes without reporting an outcome (a lost lease, say).
   const pending = new Map<number, Pending>();
+  const MAX_PENDING = 1_000;
   return {
     wrap(compose) {
       return async (delivery, log) => {
         const message = await compose(delivery, log);
         const { raw, envelope } = await buildRawMessage(message);
+        if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
         pending.set(delivery.id, {
           raw,
           envelope,

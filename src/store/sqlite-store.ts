@@ -59,16 +59,33 @@ interface Row {
 const RECORD_COLUMNS = `id, dedup_key, report_id, report_created, completed_at, source, received_at, state, attempts,
   next_attempt_at, last_error, last_error_code, message_id, sent_at, updated_at`;
 
-interface PendingInsert {
-  delivery: NewDelivery;
-  resolve: (result: InsertResult) => void;
+interface PendingWrite {
+  op: (db: Database.Database) => unknown;
+  resolve: (result: never) => void;
   reject: (error: unknown) => void;
 }
 
 /**
+ * Prepared statements per connection: preparing compiles the SQL, which cost more than running
+ * these one-row statements. Keyed by the connection, so a reopened file starts a fresh cache.
+ */
+const statementCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+
+function prepareCached(db: Database.Database, sql: string): Database.Statement {
+  let statements = statementCache.get(db);
+  if (!statements) statementCache.set(db, (statements = new Map()));
+  let statement = statements.get(sql);
+  if (!statement) statements.set(sql, (statement = db.prepare(sql)));
+  return statement;
+}
+
+/**
  * The default store: one SQLite file in WAL mode, owned by one relay process.
- * Inserts are group-committed: every delivery that arrives in the same event-loop turn is written in
- * one transaction (one fsync), and each caller's promise resolves only after that commit.
+ * Writes on the hot paths are group-committed: every insert, claim and outcome (sent, retry, dead)
+ * asked for in the same event-loop turn is written in one transaction (one fsync), and each caller's
+ * promise resolves only after that commit. With synchronous=FULL an fsync costs milliseconds and
+ * blocks the event loop, so one per turn instead of one per delivery is what keeps the ack fast
+ * while the worker is busy (bench/ack-under-outage, bench/burst).
  */
 export class SqliteStore implements Store {
   /** One relay process owns the file: what is `sending` at its boot was interrupted. */
@@ -76,7 +93,7 @@ export class SqliteStore implements Store {
   private db: Database.Database;
   private readonly file: string;
   private readonly options: Required<SqliteStoreOptions>;
-  private pending: PendingInsert[] = [];
+  private pending: PendingWrite[] = [];
   private flushScheduled = false;
   private closed = false;
   /** Set after an I/O-level failure: the next call reopens the file before using it. */
@@ -149,12 +166,21 @@ export class SqliteStore implements Store {
   }
 
   insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
-    return new Promise((resolve, reject) => {
+    return this.queueWrite((db) => insertOne(db, delivery));
+  }
+
+  /**
+   * Queues a write for the next group commit (at most one event-loop turn away). Each write runs
+   * in its own savepoint: one that fails on its own (a constraint) rejects alone; a storage error
+   * (I/O, full, locked) rejects the whole batch, since nothing of it was committed.
+   */
+  private queueWrite<T>(op: (db: Database.Database) => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
       if (this.closed) {
         reject(new StorageUnavailableError('the store is closed', 'STORE_CLOSED'));
         return;
       }
-      this.pending.push({ delivery, resolve, reject });
+      this.pending.push({ op, resolve: resolve as (result: never) => void, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -162,25 +188,31 @@ export class SqliteStore implements Store {
     });
   }
 
-  /** Commits every pending insert in one transaction. */
+  /** Commits every pending write in one transaction. */
   private flush(): void {
     this.flushScheduled = false;
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
+    let settled: ({ value: unknown } | { error: unknown })[];
     try {
-      const results = this.run((db) => insertBatch(db, batch.map((p) => p.delivery)));
-      batch.forEach((p, i) => p.resolve(results[i]!));
+      settled = this.run((db) => runBatch(db, batch));
     } catch (error) {
       for (const p of batch) p.reject(error);
+      return;
     }
+    batch.forEach((p, i) => {
+      const outcome = settled[i]!;
+      if ('error' in outcome) p.reject(outcome.error);
+      else p.resolve(outcome.value as never);
+    });
   }
 
   async claimDue({ now, limit, owner, leaseMs }: { now: number; limit: number; owner: string; leaseMs: number }): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
-    const rows = this.run((db) =>
-      db
-        .prepare(
+    const rows = await this.queueWrite((db) =>
+      prepareCached(
+        db,
           `UPDATE deliveries SET state = 'sending', attempts = attempts + 1, lease_owner = ?, lease_until = ?, updated_at = ?
            WHERE id IN (
              SELECT id FROM deliveries
@@ -194,9 +226,9 @@ export class SqliteStore implements Store {
   }
 
   async markSent(id: number, { now, messageId }: { now: number; messageId: string }): Promise<void> {
-    this.run((db) =>
-      db
-        .prepare(
+    await this.queueWrite((db) =>
+      prepareCached(
+        db,
           `UPDATE deliveries SET state = 'sent', sent_at = ?, message_id = ?, next_attempt_at = NULL, lease_owner = NULL,
              lease_until = NULL, last_error = NULL, last_error_code = NULL, updated_at = ? WHERE id = ?`,
         )
@@ -205,9 +237,9 @@ export class SqliteStore implements Store {
   }
 
   async markRetry(id: number, { now, nextAttemptAt, error, code }: { now: number; nextAttemptAt: number; error: string; code: string }): Promise<void> {
-    this.run((db) =>
-      db
-        .prepare(
+    await this.queueWrite((db) =>
+      prepareCached(
+        db,
           `UPDATE deliveries SET state = 'retrying', next_attempt_at = ?, last_error = ?, last_error_code = ?, lease_owner = NULL,
              lease_until = NULL, updated_at = ? WHERE id = ?`,
         )
@@ -216,9 +248,9 @@ export class SqliteStore implements Store {
   }
 
   async markDead(id: number, { now, error, code }: { now: number; error: string; code: string }): Promise<void> {
-    this.run((db) =>
-      db
-        .prepare(
+    await this.queueWrite((db) =>
+      prepareCached(
+        db,
           `UPDATE deliveries SET state = 'dead', next_attempt_at = NULL, last_error = ?, last_error_code = ?, lease_owner = NULL,
              lease_until = NULL, updated_at = ? WHERE id = ?`,
         )
@@ -229,17 +261,17 @@ export class SqliteStore implements Store {
   async releaseLeases(now: number): Promise<number> {
     return this.run(
       (db) =>
-        db
-          .prepare(
-            `UPDATE deliveries SET state = 'retrying', next_attempt_at = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?
-             WHERE state = 'sending'`,
-          )
+        prepareCached(
+          db,
+          `UPDATE deliveries SET state = 'retrying', next_attempt_at = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?
+           WHERE state = 'sending'`,
+        )
           .run(now, now).changes,
     );
   }
 
   async getDelivery(id: number): Promise<DeliveryRecord | undefined> {
-    const row = this.run((db) => db.prepare(`SELECT ${RECORD_COLUMNS} FROM deliveries WHERE id = ?`).get(id) as Row | undefined);
+    const row = this.run((db) => prepareCached(db, `SELECT ${RECORD_COLUMNS} FROM deliveries WHERE id = ?`).get(id) as Row | undefined);
     return row ? toRecord(row) : undefined;
   }
 
@@ -255,18 +287,18 @@ export class SqliteStore implements Store {
       params.push(options.beforeId);
     }
     const sql = `SELECT ${RECORD_COLUMNS} FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
-    const rows = this.run((db) => db.prepare(sql).all(...params, options.limit ?? 100) as Row[]);
+    const rows = this.run((db) => prepareCached(db, sql).all(...params, options.limit ?? 100) as Row[]);
     return rows.map(toRecord);
   }
 
   async requeue(id: number, now: number): Promise<boolean> {
     return this.run(
       (db) =>
-        db
-          .prepare(
-            `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = ?, lease_owner = NULL, lease_until = NULL,
-               updated_at = ? WHERE id = ? AND state IN ('dead', 'sent')`,
-          )
+        prepareCached(
+          db,
+          `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = ?, lease_owner = NULL, lease_until = NULL,
+             updated_at = ? WHERE id = ? AND state IN ('dead', 'sent')`,
+        )
           .run(now, now, id).changes === 1,
     );
   }
@@ -274,17 +306,17 @@ export class SqliteStore implements Store {
   async requeueAllDead(now: number): Promise<number> {
     return this.run(
       (db) =>
-        db
-          .prepare(
-            `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = ?, lease_owner = NULL, lease_until = NULL,
-               updated_at = ? WHERE state = 'dead'`,
-          )
+        prepareCached(
+          db,
+          `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = ?, lease_owner = NULL, lease_until = NULL,
+             updated_at = ? WHERE state = 'dead'`,
+        )
           .run(now, now).changes,
     );
   }
 
   async countByState(): Promise<Record<DeliveryState, number>> {
-    const rows = this.run((db) => db.prepare('SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state').all() as { state: DeliveryState; n: number }[]);
+    const rows = this.run((db) => prepareCached(db, 'SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state').all() as { state: DeliveryState; n: number }[]);
     const counts = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
     for (const row of rows) counts[row.state] = row.n;
     return counts;
@@ -296,7 +328,7 @@ export class SqliteStore implements Store {
 
   async oldestPendingAt(): Promise<number | null> {
     const row = this.run(
-      (db) => db.prepare(`SELECT MIN(received_at) AS t FROM deliveries WHERE state IN ('queued', 'sending', 'retrying')`).get() as { t: number | null },
+      (db) => prepareCached(db, `SELECT MIN(received_at) AS t FROM deliveries WHERE state IN ('queued', 'sending', 'retrying')`).get() as { t: number | null },
     );
     return row.t;
   }
@@ -304,12 +336,12 @@ export class SqliteStore implements Store {
   async nextDueAt(): Promise<number | null> {
     const row = this.run(
       (db) =>
-        db
-          .prepare(
-            `SELECT MIN(t) AS t FROM (
-               SELECT MIN(next_attempt_at) AS t FROM deliveries WHERE state IN ('queued', 'retrying')
-               UNION ALL SELECT MIN(lease_until) FROM deliveries WHERE state = 'sending')`,
-          )
+        prepareCached(
+          db,
+          `SELECT MIN(t) AS t FROM (
+             SELECT MIN(next_attempt_at) AS t FROM deliveries WHERE state IN ('queued', 'retrying')
+             UNION ALL SELECT MIN(lease_until) FROM deliveries WHERE state = 'sending')`,
+        )
           .get() as { t: number | null },
     );
     return row.t;
@@ -319,7 +351,8 @@ export class SqliteStore implements Store {
     const c = snapshot.counts;
     this.run((db) =>
       db.transaction(() => {
-        db.prepare(
+        prepareCached(
+          db,
           `INSERT INTO reports (dedup_key, series, report_id, report_created, created_ms, total_passed, total_count, high_passed, high_count,
              middle_passed, middle_count, low_passed, low_count, failing, failing_count)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -334,7 +367,8 @@ export class SqliteStore implements Store {
           encodeFailingPairs(snapshot.failing), snapshot.failing?.length ?? null,
         );
         // Bounded history: the newest failing sets of the series stay, older ones become unknown.
-        db.prepare(
+        prepareCached(
+          db,
           `UPDATE reports SET failing = NULL, failing_count = NULL
            WHERE series = ? AND failing IS NOT NULL AND dedup_key NOT IN (
              SELECT dedup_key FROM reports WHERE series = ? ORDER BY created_ms DESC, report_id DESC LIMIT ?)`,
@@ -346,11 +380,11 @@ export class SqliteStore implements Store {
   async findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined> {
     const row = this.run(
       (db) =>
-        db
-          .prepare(
-            `SELECT * FROM reports WHERE series = ? AND (created_ms < ? OR (created_ms = ? AND report_id < ?))
-             ORDER BY created_ms DESC, report_id DESC LIMIT 1`,
-          )
+        prepareCached(
+          db,
+          `SELECT * FROM reports WHERE series = ? AND (created_ms < ? OR (created_ms = ? AND report_id < ?))
+           ORDER BY created_ms DESC, report_id DESC LIMIT 1`,
+        )
           .get(series, before.createdMs, before.createdMs, before.reportId) as ReportRow | undefined,
     );
     return row ? decodeReportRow(row) : undefined;
@@ -406,14 +440,14 @@ export class SqliteStore implements Store {
           .prepare('UPDATE watchdog_state SET state = ?, since = ?, changed_at = ?, version = version + 1 WHERE id = 1 AND version = ?')
           .run(input.state, input.since, input.now, input.expectedVersion).changes;
         if (changed !== 1) return { won: false };
-        const [inserted] = insertBatch(db, [input.alert]);
-        return { won: true, alertId: inserted!.id };
+        const inserted = insertOne(db, input.alert);
+        return { won: true, alertId: inserted.id };
       })(),
     );
   }
 
   async checkWritable(now: number): Promise<void> {
-    this.run((db) => db.prepare('INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at').run(now));
+    this.run((db) => prepareCached(db, 'INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at').run(now));
   }
 
   async close(): Promise<void> {
@@ -429,24 +463,37 @@ export class SqliteStore implements Store {
   }
 }
 
-function insertBatch(db: Database.Database, deliveries: NewDelivery[]): InsertResult[] {
-  const insert = db.prepare(
+/** Runs one write in a savepoint (a transaction nested in the batch's); one function per connection. */
+const savepointRunners = new WeakMap<Database.Database, (op: (db: Database.Database) => unknown, db: Database.Database) => unknown>();
+
+/** Runs a batch of queued writes in one transaction, each in its own savepoint. */
+function runBatch(db: Database.Database, batch: PendingWrite[]): ({ value: unknown } | { error: unknown })[] {
+  let inSavepoint = savepointRunners.get(db);
+  if (!inSavepoint) savepointRunners.set(db, (inSavepoint = db.transaction((op: (db: Database.Database) => unknown, conn: Database.Database) => op(conn))));
+  return db.transaction(() =>
+    batch.map((p) => {
+      try {
+        return { value: inSavepoint(p.op, db) };
+      } catch (error) {
+        // Nothing of the batch can commit after an I/O error: fail it all (run() maps and reopens).
+        if (toStorageError(error) instanceof StorageUnavailableError) throw error;
+        return { error };
+      }
+    }),
+  )();
+}
+
+function insertOne(db: Database.Database, d: NewDelivery): InsertResult {
+  const row = prepareCached(
+    db,
     `INSERT INTO deliveries (dedup_key, report_id, report_created, completed_at, source, body, received_at, state, attempts,
        next_attempt_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?)
      ON CONFLICT (dedup_key) DO NOTHING RETURNING id`,
-  );
-  const existing = db.prepare('SELECT id FROM deliveries WHERE dedup_key = ?');
-  return db.transaction(() =>
-    deliveries.map((d) => {
-      const row = insert.get(d.dedupKey, d.reportId, d.reportCreated, d.completedAt, d.source, d.body, d.receivedAt, d.receivedAt, d.receivedAt) as
-        | { id: number }
-        | undefined;
-      if (row) return { id: row.id, duplicate: false };
-      const found = existing.get(d.dedupKey) as { id: number };
-      return { id: found.id, duplicate: true };
-    }),
-  )();
+  ).get(d.dedupKey, d.reportId, d.reportCreated, d.completedAt, d.source, d.body, d.receivedAt, d.receivedAt, d.receivedAt) as { id: number } | undefined;
+  if (row) return { id: row.id, duplicate: false };
+  const found = prepareCached(db, 'SELECT id FROM deliveries WHERE dedup_key = ?').get(d.dedupKey) as { id: number };
+  return { id: found.id, duplicate: true };
 }
 
 /** Applies the pending migrations; returns their names. */

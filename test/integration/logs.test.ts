@@ -67,7 +67,7 @@ describe('LOG_FORMAT=pretty', () => {
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
     try {
-      await waitUntil(() => /listening on/.test(out), 15_000, 'the listening line');
+      await waitUntil(() => /listening on/.test(out), 60_000, 'the listening line');
     } finally {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');

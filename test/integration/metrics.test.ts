@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import { sampleValue, scrape } from '../helpers/prometheus';
 import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
@@ -102,5 +103,28 @@ describe('GET /metrics with METRICS_TOKEN', () => {
     expect((await fetch(`${relay.url}/metrics`, { headers: { Authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(401);
     expect(await scrape(relay.url, token)).toContain('compliance_relay_mails_sent_total 0');
     expect(relay.logs.join('')).not.toContain(token);
+  });
+});
+
+describe('NetBox fetch errors', () => {
+  let relay: TestRelay;
+  afterEach(() => relay.stop());
+
+  it('count in /metrics when enrichment cannot reach NetBox, and the log line names the delivery', async () => {
+    // A port where nothing listens: every NetBox request is refused.
+    const probe = net.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
+    const port = (probe.address() as net.AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    relay = await startTestRelay({ NETBOX_URL: `http://127.0.0.1:${port}`, NETBOX_TOKEN: '0123456789abcdef0123456789abcdef01234567', NETBOX_ENRICH_BUDGET_MS: '2000' });
+    expect(sampleValue(await scrape(relay.url), 'compliance_relay_netbox_fetch_errors_total', { reason: 'UNREACHABLE' })).toBeUndefined();
+
+    const res = await postWebhook(relay.webhookUrl, buildBody({ data: buildReportData({ id: 9, total_passed: 5, total_count: 8 }) }));
+    expect(res.status).toBe(202);
+    await waitUntil(() => relay.workerOutcomes.length === 1, 15_000, 'the send');
+    expect(relay.workerOutcomes[0]!.type).toBe('sent');
+    expect(sampleValue(await scrape(relay.url), 'compliance_relay_netbox_fetch_errors_total', { reason: 'UNREACHABLE' })).toBe(1);
+    const line = relay.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'mail goes without the failing results: NetBox could not provide them');
+    expect(line).toMatchObject({ deliveryId: res.json.id, reportId: 9, code: 'UNREACHABLE' });
   });
 });

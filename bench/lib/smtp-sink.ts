@@ -1,0 +1,43 @@
+import { askChild, forkBenchScript, stopChild, waitForMessage } from './processes';
+
+export interface SinkStats {
+  count: number;
+  firstAt: number;
+  lastAt: number;
+}
+
+export interface SmtpSink {
+  port: number;
+  url: string;
+  stats(): Promise<SinkStats>;
+  /** [report id, accepted at (Date.now())] for every mail accepted so far. */
+  arrivals(): Promise<[number, number][]>;
+  /** Resolves once `count` mails were accepted (polling), or rejects after `timeoutMs`. */
+  waitForCount(count: number, timeoutMs: number): Promise<SinkStats>;
+  stop(): Promise<void>;
+}
+
+/** A real smtp-server in its own process (bench/servers/smtp-sink) on `port` (0: any). */
+export async function startSmtpSink(port = 0): Promise<SmtpSink> {
+  const child = forkBenchScript('servers/smtp-sink.js', { env: { SINK_PORT: String(port) } });
+  const ready = await waitForMessage<{ port: number }>(child, 'ready');
+  const stats = () => askChild<SinkStats>(child, { type: 'stats' }, 'stats');
+  return {
+    port: ready.port,
+    url: `smtp://127.0.0.1:${ready.port}`,
+    stats,
+    arrivals: async () => (await askChild<{ arrivals: [number, number][] }>(child, { type: 'arrivals' }, 'arrivals')).arrivals,
+    async waitForCount(count, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const s = await stats();
+        if (s.count >= count) return s;
+        if (Date.now() > deadline) throw new Error(`the SMTP sink accepted ${s.count} of ${count} mails within ${timeoutMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    async stop() {
+      await stopChild(child);
+    },
+  };
+}

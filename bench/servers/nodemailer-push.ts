@@ -1,0 +1,51 @@
+/**
+ * The end-to-end baseline: nodemailer alone (the relay's own SMTP transport: same pool, same
+ * options) pushing messages that were rendered before the clock starts, to the same SMTP sink.
+ * IPC: `{type:'run', env, count, firstId}` → `{type:'result', elapsedMs, sent}`.
+ */
+import fs from 'node:fs';
+import type { SendMailOptions } from 'nodemailer';
+import { loadConfig } from '../../src/config';
+import { createMailComposer } from '../../src/delivery';
+import { createSmtpTransport, loadRenderer } from '../../src/mail';
+import { defaultTemplatesDir } from '../../src/relay';
+import { systemClock } from '../../src/shared';
+import type { ClaimedDelivery } from '../../src/store';
+import { parseDelivery } from '../../src/webhook';
+import { createBodyFactory } from '../lib/webhook-bodies';
+
+process.on('message', (message: { type: string; env: Record<string, string>; count: number; firstId: number }) => {
+  if (message.type !== 'run') return;
+  void push(message).then(
+    (result) => process.send!({ type: 'result', ...result }),
+    (error: unknown) => process.send!({ type: 'result', error: String((error as Error)?.stack ?? error) }),
+  );
+});
+process.send!({ type: 'ready' });
+
+async function push({ env, count, firstId }: { env: Record<string, string>; count: number; firstId: number }) {
+  const config = loadConfig(env, { readFile: (f) => fs.readFileSync(f, 'utf8') });
+  const compose = createMailComposer({
+    renderer: loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir()),
+    clock: systemClock,
+    from: config.mail.from,
+    recipients: { to: config.mail.to, cc: config.mail.cc, bcc: config.mail.bcc, replyTo: config.mail.replyTo },
+    timezone: config.mail.timezone,
+    netboxUrl: config.netbox.url,
+  });
+  const bodies = createBodyFactory({ firstId });
+  const messages: SendMailOptions[] = [];
+  for (let i = 0; i < count; i++) {
+    const { id, body } = bodies.next();
+    const parsed = parseDelivery(body);
+    if (parsed.kind !== 'report') throw new Error('not a report');
+    messages.push(await compose({ id: i + 1, reportId: id, dedupKey: parsed.dedupKey, body, attempts: 1 } as ClaimedDelivery));
+  }
+  const transport = createSmtpTransport(config.smtp!, { readFile: (f) => fs.readFileSync(f) });
+  const started = Date.now();
+  const results = await Promise.allSettled(messages.map((m) => transport.send(m)));
+  const elapsedMs = Date.now() - started;
+  await transport.close();
+  const failed = results.filter((r) => r.status === 'rejected').length;
+  return { elapsedMs, sent: count - failed, failed, startedAt: started };
+}

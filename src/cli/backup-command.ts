@@ -1,0 +1,41 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { SQLITE_FILE_NAME } from '../store';
+import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
+
+/**
+ * `compliance-relay backup <file>`: a consistent copy of the SQLite store while the relay keeps
+ * running (`VACUUM INTO` on a read-only connection: WAL lets it read a snapshot without blocking
+ * the writer). The copy is a complete, compacted database that the relay can open as its data.
+ */
+export function backupCommand(target: string, io: CliIo): number {
+  const config = loadConfigOrReport(io);
+  if (!config) return EXIT_CONFIG;
+  if (config.store.databaseUrl) {
+    io.stderr.write('compliance-relay backup: the store is PostgreSQL (DATABASE_URL): back it up with pg_dump or your database backups.\n');
+    return EXIT_USAGE;
+  }
+  const source = path.join(config.store.dataDir, SQLITE_FILE_NAME);
+  const destination = path.resolve(io.cwd, target);
+  if (fs.existsSync(destination)) {
+    io.stderr.write(`compliance-relay backup: ${destination} exists; give a new file name (a backup never overwrites).\n`);
+    return EXIT_USAGE;
+  }
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(source, { readonly: true, fileMustExist: true });
+    db.pragma('busy_timeout = 5000');
+    db.prepare('VACUUM INTO ?').run(destination);
+    const copy = new Database(destination, { readonly: true });
+    const { n } = copy.prepare('SELECT COUNT(*) AS n FROM deliveries').get() as { n: number };
+    copy.close();
+    io.stdout.write(`Backed up ${source} to ${destination} (${n} deliveries, ${fs.statSync(destination).size} bytes).\n`);
+    return 0;
+  } catch (error) {
+    io.stderr.write(`compliance-relay backup: cannot back up ${source}: ${(error as Error).message}\n`);
+    return EXIT_UNAVAILABLE;
+  } finally {
+    db?.close();
+  }
+}

@@ -1,0 +1,183 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { rateLimit } from 'express-rate-limit';
+import { buildLinks, formatDateTime } from '../mail';
+import type { Clock, Logger } from '../shared';
+import type { DeliveryRecord, Store } from '../store';
+import { buildPassChart, type ChartReport } from './build-pass-chart';
+import { html } from './html';
+import { readDeliveryContent, toChartReport } from './read-delivery-content';
+import { DASHBOARD_CSP, renderDeliveries, renderDelivery, renderLayout, renderLogin } from './render-pages';
+import { createSessionKeys, readCookie, SESSION_COOKIE, SESSION_TTL_MS, type Session } from './session';
+
+export interface DashboardOptions {
+  /** ADMIN_TOKEN; without it the dashboard answers 404 and says how to turn it on. */
+  adminToken?: string;
+  store: Pick<Store, 'listDeliveries' | 'getDelivery' | 'getDeliveryBody' | 'getSentMessage' | 'requeue'>;
+  clock: Clock;
+  logger: Logger;
+  timezone: string;
+  netboxUrl?: string;
+  /** A delivery was put back in the queue (wakes the worker). */
+  onRequeued?: (id: number) => void;
+  /** Deliveries listed on the main page, and reports in the chart. */
+  listLimit?: number;
+  chartLimit?: number;
+  /** Failed logins allowed per client address per 15 minutes. */
+  loginAttemptsPer15Min?: number;
+}
+
+type Authed = Request & { session?: Session };
+
+/**
+ * The dashboard at /ui: a login form that exchanges ADMIN_TOKEN for a signed HttpOnly,
+ * SameSite=Strict session cookie; recent deliveries with a retry button for dead ones (POST with a
+ * per-session CSRF token); a server-made SVG chart of pass percentages per severity; and for each
+ * delivery the exact mail that was sent. No JavaScript anywhere, and a CSP that forbids it.
+ */
+export function createDashboardRouter(options: DashboardOptions): Router {
+  const router = express.Router();
+  const formatTime = (ms: number) => formatDateTime(new Date(ms).toISOString(), options.timezone);
+
+  router.use((_req, res, next) => {
+    res.set({
+      'Content-Security-Policy': DASHBOARD_CSP,
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+      'X-Frame-Options': 'DENY',
+      'Referrer-Policy': 'no-referrer',
+    });
+    next();
+  });
+
+  if (!options.adminToken) {
+    router.use((_req, res) => {
+      res
+        .status(404)
+        .type('html')
+        .send(renderLayout('Dashboard off', html`<section><h1>The dashboard is off</h1><p>Set <code>ADMIN_TOKEN</code> (at least 16 characters) to turn it on.</p></section>`, {}));
+    });
+    return router;
+  }
+
+  const keys = createSessionKeys(options.adminToken);
+  const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
+  const loginLimiter = rateLimit({
+    windowMs: 15 * 60_000,
+    limit: options.loginAttemptsPer15Min ?? 20,
+    skipSuccessfulRequests: true,
+    standardHeaders: 'draft-7',
+    legacyHeaders: false,
+    handler: (_req, res) => {
+      res.status(429).type('html').send(renderLayout('Log in', renderLogin('Too many failed logins from this address: wait 15 minutes.'), {}));
+    },
+  });
+
+  const sessionOf = (req: Request) => keys.verify(readCookie(req.get('cookie'), SESSION_COOKIE), options.clock.now());
+
+  router.get('/login', (req, res) => {
+    if (sessionOf(req)) return res.redirect(303, '/ui');
+    res.type('html').send(renderLayout('Log in', renderLogin(undefined), {}));
+  });
+
+  router.post('/login', loginLimiter, form, (req, res) => {
+    const token = (req.body as Record<string, unknown> | undefined)?.token;
+    if (!keys.verifyAdminToken(token)) {
+      options.logger.warn({ ip: req.ip }, 'dashboard: failed login');
+      res.status(401).type('html').send(renderLayout('Log in', renderLogin('That is not the admin token.'), {}));
+      return;
+    }
+    const { cookie } = keys.issue(options.clock.now());
+    res.cookie(SESSION_COOKIE, cookie, { httpOnly: true, sameSite: 'strict', secure: req.secure, path: '/ui', maxAge: SESSION_TTL_MS });
+    options.logger.info({ ip: req.ip }, 'dashboard: logged in');
+    res.redirect(303, '/ui');
+  });
+
+  // Everything below needs a session; a browser without one is sent to the login form.
+  router.use((req: Authed, res: Response, next: NextFunction) => {
+    const session = sessionOf(req);
+    if (!session) {
+      if (req.method === 'GET') return res.redirect(303, '/ui/login');
+      return res.status(401).type('html').send(renderLayout('Log in', renderLogin('Your session has ended: log in again.'), {}));
+    }
+    req.session = session;
+    next();
+  });
+
+  // Every POST carries the session's CSRF token in a hidden field.
+  const requireCsrf = (req: Authed, res: Response, next: NextFunction) => {
+    const token = (req.body as Record<string, unknown> | undefined)?.csrf;
+    if (!keys.verifyCsrf(req.session!, token)) {
+      res.status(403).type('html').send(renderLayout('Refused', html`<section><h1>Refused</h1><p>The form's security token is missing or stale. <a href="/ui">Reload the dashboard</a> and try again.</p></section>`, {}));
+      return;
+    }
+    next();
+  };
+
+  router.post('/logout', form, requireCsrf, (_req, res) => {
+    res.clearCookie(SESSION_COOKIE, { path: '/ui', httpOnly: true, sameSite: 'strict' });
+    res.redirect(303, '/ui/login');
+  });
+
+  router.get('/', async (req: Authed, res: Response) => {
+    const limit = options.listLimit ?? 100;
+    const records = await options.store.listDeliveries({ limit });
+    const rows = await Promise.all(records.map(async (record) => ({ record, content: readDeliveryContent(record.dedupKey, await options.store.getDeliveryBody(record.id)) })));
+    const chartReports: ChartReport[] = rows
+      .filter((r): r is typeof r & { content: { kind: 'report' } } => r.content.kind === 'report')
+      .slice(0, options.chartLimit ?? 30)
+      .map((r) => toChartReport(r.record.id, r.content.report, formatDateTime(r.content.report.created, options.timezone)))
+      .sort((a, b) => a.reportId - b.reportId || a.deliveryId - b.deliveryId);
+    const csrf = keys.csrfToken(req.session!);
+    const retried = Number(req.query.retried);
+    const notRetried = Number(req.query.not_retried);
+    const flash = Number.isInteger(retried) && retried > 0
+      ? { text: `Delivery #${retried} is queued again.`, bad: false }
+      : Number.isInteger(notRetried) && notRetried > 0
+        ? { text: `Delivery #${notRetried} was not retried: it is not dead (any more).`, bad: true }
+        : undefined;
+    res.type('html').send(renderLayout('Deliveries', renderDeliveries({ rows, chart: buildPassChart(chartReports), chartCount: chartReports.length, csrf, flash, formatTime }), { csrf }));
+  });
+
+  const findDelivery = async (req: Request, res: Response): Promise<DeliveryRecord | undefined> => {
+    const id = /^\d{1,15}$/.test(String(req.params.id)) ? Number(req.params.id) : NaN;
+    const record = Number.isSafeInteger(id) ? await options.store.getDelivery(id) : undefined;
+    if (!record) res.status(404).type('html').send(renderLayout('Not found', html`<section><h1>No such delivery</h1><p><a href="/ui">All deliveries</a></p></section>`, {}));
+    return record;
+  };
+
+  router.get('/deliveries/:id', async (req: Authed, res: Response) => {
+    const record = await findDelivery(req, res);
+    if (!record) return;
+    const content = readDeliveryContent(record.dedupKey, await options.store.getDeliveryBody(record.id));
+    const sent = await options.store.getSentMessage(record.id);
+    const reportLink =
+      content.kind === 'report' && options.netboxUrl ? buildLinks(content.report.id, content.report.url, content.report.results_url, options.netboxUrl).report : undefined;
+    const csrf = keys.csrfToken(req.session!);
+    res.type('html').send(renderLayout(`Delivery #${record.id}`, renderDelivery({ record, content, sent, csrf, formatTime, reportLink }), { csrf }));
+  });
+
+  router.get('/deliveries/:id/message.eml', async (req: Request, res: Response) => {
+    const record = await findDelivery(req, res);
+    if (!record) return;
+    const sent = await options.store.getSentMessage(record.id);
+    if (!sent) {
+      res.status(404).type('text').send('This delivery has no kept message.');
+      return;
+    }
+    res.set('Content-Disposition', `attachment; filename="delivery-${record.id}.eml"`).type('message/rfc822').send(sent.raw);
+  });
+
+  router.post('/deliveries/:id/retry', form, requireCsrf, async (req: Authed, res: Response) => {
+    const record = await findDelivery(req, res);
+    if (!record) return;
+    // Only dead deliveries are offered a retry here; a sent one is not mailed twice by a stray click.
+    const requeued = record.state === 'dead' && (await options.store.requeue(record.id, options.clock.now()));
+    if (requeued) {
+      options.logger.info({ deliveryId: record.id, ip: req.ip }, 'dashboard: dead delivery queued again');
+      options.onRequeued?.(record.id);
+    }
+    res.redirect(303, requeued ? `/ui?retried=${record.id}` : `/ui?not_retried=${record.id}`);
+  });
+
+  return router;
+}

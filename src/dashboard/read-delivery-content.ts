@@ -1,0 +1,36 @@
+import type { Report } from '../webhook';
+import { parseDelivery } from '../webhook';
+import { parseWatchdogAlert, type WatchdogAlert } from '../watchdog';
+import type { ChartReport } from './build-pass-chart';
+
+/** What a stored delivery holds, for display. */
+export type DeliveryContent =
+  | { kind: 'report'; report: Report }
+  | { kind: 'watchdog'; alert: WatchdogAlert }
+  | { kind: 'other'; reason: string };
+
+/** Reads a stored body: a validity report, a watchdog record, or something the page only names. */
+export function readDeliveryContent(dedupKey: string, body: Buffer | undefined): DeliveryContent {
+  if (!body) return { kind: 'other', reason: 'the stored body is gone' };
+  const alert = parseWatchdogAlert(dedupKey, body);
+  if (alert) return { kind: 'watchdog', alert };
+  try {
+    const parsed = parseDelivery(body);
+    return parsed.kind === 'report' ? { kind: 'report', report: parsed.report } : { kind: 'other', reason: parsed.reason };
+  } catch (error) {
+    return { kind: 'other', reason: (error as Error).message };
+  }
+}
+
+/** A report's counts as the chart plots them. */
+export function toChartReport(deliveryId: number, report: Report, when: string): ChartReport {
+  return {
+    reportId: report.id,
+    deliveryId,
+    when,
+    high: { passed: report.high_passed, count: report.high_count },
+    middle: { passed: report.middle_passed, count: report.middle_count },
+    low: { passed: report.low_passed, count: report.low_count },
+    total: { passed: report.total_passed, count: report.total_count },
+  };
+}

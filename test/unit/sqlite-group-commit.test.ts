@@ -1,0 +1,54 @@
+import fs from 'node:fs';
+import { SqliteStore, type NewDelivery } from '../../src/store';
+import { makeTempDir } from '../helpers/relay-harness';
+
+function delivery(n: number): NewDelivery {
+  return { dedupKey: `${n}@2026-01-01T00:00:00Z`, reportId: n, reportCreated: '2026-01-01T00:00:00Z', completedAt: '2026-01-01T00:00:00Z', source: '127.0.0.1', body: Buffer.from(`{"n":${n}}`), receivedAt: 1_000 };
+}
+
+// The worker's writes share the ingest's group commit: many in one event-loop turn, one transaction.
+// What a user relies on is unchanged: each promise settles after its own row is durable.
+describe('SQLite group commit of inserts, claims and outcomes', () => {
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = makeTempDir('group-commit-');
+  });
+  afterEach(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('settles every write of one turn with its own result, and all of them survive a reopen', async () => {
+    const store = SqliteStore.open({ dataDir });
+    // Same turn: 30 new deliveries and a duplicate of one of them.
+    const inserted = await Promise.all([...Array.from({ length: 30 }, (_, i) => store.insertDelivery(delivery(i + 1))), store.insertDelivery(delivery(7))]);
+    expect(inserted.filter((r) => !r.duplicate)).toHaveLength(30);
+    expect(inserted[30]).toEqual({ id: inserted[6]!.id, duplicate: true });
+
+    const claimed = await store.claimDue({ now: 2_000, limit: 30, owner: 'w', leaseMs: 60_000 });
+    expect(claimed.map((c) => c.reportId)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    // Same turn again: a mix of outcomes, plus a claim that must not see rows still leased.
+    const [, , , again] = await Promise.all([
+      Promise.all(claimed.slice(0, 10).map((c) => store.markSent(c.id, { now: 3_000, messageId: `<m${c.id}@x>` }))),
+      Promise.all(claimed.slice(10, 20).map((c) => store.markRetry(c.id, { now: 3_000, nextAttemptAt: 9_000, error: 'refused', code: 'ECONNREFUSED' }))),
+      Promise.all(claimed.slice(20).map((c) => store.markDead(c.id, { now: 3_000, error: '550 no', code: 'SMTP_5XX' }))),
+      store.claimDue({ now: 3_000, limit: 30, owner: 'w2', leaseMs: 60_000 }),
+    ]);
+    expect(again).toEqual([]);
+    await store.close();
+
+    const reopened = SqliteStore.open({ dataDir });
+    try {
+      expect(await reopened.countByState()).toEqual({ queued: 0, sending: 0, retrying: 10, sent: 10, dead: 10 });
+      expect((await reopened.getDelivery(claimed[0]!.id))?.messageId).toBe(`<m${claimed[0]!.id}@x>`);
+      expect((await reopened.getDelivery(claimed[15]!.id))?.lastErrorCode).toBe('ECONNREFUSED');
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it('rejects queued writes once the store is closed, and commits what was queued before', async () => {
+    const store = SqliteStore.open({ dataDir });
+    const pending = store.insertDelivery(delivery(1));
+    await store.close();
+    await expect(pending).resolves.toMatchObject({ duplicate: false });
+    await expect(store.markSent(1, { now: 1, messageId: '<x@y>' })).rejects.toMatchObject({ code: 'STORE_CLOSED' });
+  });
+});
