@@ -5,6 +5,10 @@ import { BENCH_SECRET, buildRelayEnv } from './lib/relay-env';
 import { startSmtpSink, type SmtpSink } from './lib/smtp-sink';
 import type { Benchmark, BenchContext, Figure } from './lib/types';
 
+/** Bounds that keep `npm run bench` finite on a crowded machine. */
+const INGEST_BOUND_SECONDS = 180;
+const DRAIN_BOUND_SECONDS = 240;
+
 /**
  * Burst: a backlog built while SMTP is down, then SMTP comes back. Peak RSS of the relay process
  * (VmHWM), the RSS slope per 10,000 queued deliveries (bodies must stay on disk: the worker loads
@@ -25,36 +29,48 @@ export const burstBenchmark: Benchmark = {
     let sink: SmtpSink | undefined;
     try {
       const idle = readMemoryMb(relay.pid).rssMb;
-      const a = await runLoad({ url: relay.webhookUrl, connections: 16, amount: first, secret: BENCH_SECRET, firstId: 1 });
+      // Bounded in count and in time: on a crowded machine the backlog may stay smaller than asked.
+      const a = await runLoad({ url: relay.webhookUrl, connections: 16, amount: first, durationSeconds: INGEST_BOUND_SECONDS, secret: BENCH_SECRET, firstId: 1 });
       const afterFirst = readMemoryMb(relay.pid).rssMb;
-      const b = await runLoad({ url: relay.webhookUrl, connections: 16, amount: total - first, secret: BENCH_SECRET, firstId: 1_000_000 });
+      const b = await runLoad({ url: relay.webhookUrl, connections: 16, amount: total - first, durationSeconds: INGEST_BOUND_SECONDS, secret: BENCH_SECRET, firstId: 1_000_000 });
       const afterAll = readMemoryMb(relay.pid);
       const acked = a.ok + b.ok;
-      if (acked !== total) throw new Error(`the relay acknowledged ${acked} of ${total}: ${JSON.stringify({ ...a.statusCodes, ...b.statusCodes })}`);
-      const slopePer10k = ((afterAll.rssMb - afterFirst) / (total - first)) * 10_000;
-      ctx.log(`backlog of ${total}: RSS idle ${idle.toFixed(0)} MB, after ${first} ${afterFirst.toFixed(0)} MB, after ${total} ${afterAll.rssMb.toFixed(0)} MB (peak ${afterAll.peakRssMb.toFixed(0)} MB)`);
+      if (acked < total) ctx.log(`only ${acked} of ${total} acknowledged within the time bound: ${JSON.stringify({ ...a.statusCodes, ...b.statusCodes })}`);
+      const slopePer10k = ((afterAll.rssMb - afterFirst) / Math.max(1, b.ok)) * 10_000;
+      ctx.log(`backlog of ${acked}: RSS idle ${idle.toFixed(0)} MB, after ${a.ok} ${afterFirst.toFixed(0)} MB, after ${acked} ${afterAll.rssMb.toFixed(0)} MB (peak ${afterAll.peakRssMb.toFixed(0)} MB)`);
 
       const sinkStarted = Date.now();
       sink = await startSmtpSink(smtpPort);
-      const done = await sink.waitForCount(total, 900_000);
-      const drainSeconds = (done.lastAt - sinkStarted) / 1000;
+      let drained = acked;
+      let lastAt: number;
+      try {
+        lastAt = (await sink.waitForCount(acked, DRAIN_BOUND_SECONDS * 1000)).lastAt;
+      } catch {
+        const stats = await sink.stats();
+        drained = stats.count;
+        lastAt = stats.lastAt || Date.now();
+        ctx.log(`drain bound of ${DRAIN_BOUND_SECONDS} s reached with ${drained} of ${acked} mails accepted`);
+      }
+      const drainSeconds = (lastAt - sinkStarted) / 1000;
       const peak = readMemoryMb(relay.pid).peakRssMb;
-      ctx.log(`drained ${done.count} in ${drainSeconds.toFixed(1)} s; peak RSS ${peak.toFixed(0)} MB`);
+      ctx.log(`drained ${drained} in ${drainSeconds.toFixed(1)} s; peak RSS ${peak.toFixed(0)} MB`);
+      const complete = drained === acked && acked === total;
       return [
         {
-          name: `peak RSS, ${total.toLocaleString('en-US')} queued then drained`,
+          name: `peak RSS, ${acked.toLocaleString('en-US')} queued then drained`,
           value: peak,
           unit: 'MB',
-          target: { kind: 'at-most', value: 250 },
-          note: `VmHWM of the \`serve\` process over the whole burst; RSS idle ${idle.toFixed(0)} MB, after ${first} queued ${afterFirst.toFixed(0)} MB, after ${total} ${afterAll.rssMb.toFixed(0)} MB`,
+          // Judged only for the whole burst: a smaller backlog would flatter it.
+          ...(complete ? { target: { kind: 'at-most' as const, value: 250 } } : {}),
+          note: `VmHWM of the \`serve\` process (main thread and render thread) over the whole burst; RSS idle ${idle.toFixed(0)} MB, after ${a.ok} queued ${afterFirst.toFixed(0)} MB, after ${acked} ${afterAll.rssMb.toFixed(0)} MB${complete ? '' : `; INCOMPLETE: ${acked} of ${total} acknowledged and ${drained} drained within the bounds`}`,
         },
         { name: 'RSS growth per 10,000 queued', value: slopePer10k, unit: 'MB', note: 'between 10% and 100% of the backlog; the backlog itself lives in SQLite, not in memory' },
         { name: 'ingest rate while SMTP down (burst)', value: b.okPerSecond, unit: 'req/s', note: '16 connections, as fast as the relay acknowledges, worker retrying meanwhile' },
         {
-          name: `drain time, ${total.toLocaleString('en-US')} mails`,
+          name: `drain time, ${drained.toLocaleString('en-US')} mails`,
           value: drainSeconds,
           unit: 's',
-          note: `from the SMTP server starting to the last mail accepted (${(total / drainSeconds).toFixed(0)} mails/s); RETRY_BASE_MS=1000, RETRY_MAX_DELAY_MS=2000, pool of 5`,
+          note: `from the SMTP server starting to the last mail accepted (${(drained / drainSeconds).toFixed(0)} mails/s); RETRY_BASE_MS=1000, RETRY_MAX_DELAY_MS=2000, pool of 5${drained < acked ? `; stopped at the ${DRAIN_BOUND_SECONDS} s bound with ${acked - drained} still queued` : ''}`,
         },
       ];
     } finally {

@@ -29,7 +29,7 @@ export const endToEndBenchmark: Benchmark = {
   id: 'end-to-end',
   title: 'End to end: webhook in → SMTP accepted, vs nodemailer alone',
   async run(ctx: BenchContext): Promise<Figure[]> {
-    const count = ctx.quick ? 10 : 1_000;
+    const count = ctx.quick ? 10 : 500;
     const latencyCount = ctx.quick ? 5 : 100;
     const latencyRatePerSecond = 10;
     const sink = await startSmtpSink();

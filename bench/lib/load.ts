@@ -37,7 +37,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const child = forkBenchScript('servers/load-generator.js');
   try {
     await waitForMessage(child, 'ready');
-    const timeoutMs = ((options.durationSeconds ?? 60) + 60) * 1000;
+    // A count-bounded load ends when the server has answered them all: give a slow one time.
+    const timeoutMs = ((options.durationSeconds ?? 900) + 60) * 1000;
     const reply = await askChild<{ result?: LoadResult; error?: string }>(child, { type: 'run', options }, 'result', timeoutMs);
     if (!reply.result) throw new Error(`load generator failed: ${reply.error}`);
     return reply.result;

@@ -57,7 +57,7 @@ export function forkBenchScript(relative: string, options: { env?: Record<string
   return fork(distPath('bench', relative), [], {
     env: { ...process.env, ...options.env },
     execArgv: options.execArgv ?? [],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
 }
 

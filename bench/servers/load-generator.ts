@@ -23,7 +23,8 @@ async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const result = await autocannon({
     url: options.url,
     method: 'POST',
-    connections: options.connections,
+    // autocannon refuses more connections than requests.
+    connections: options.amount !== undefined ? Math.min(options.connections, options.amount) : options.connections,
     pipelining: 1,
     // autocannon rejects keys given as undefined: pass only the bounds that are set.
     ...(options.durationSeconds !== undefined ? { duration: options.durationSeconds } : {}),

@@ -48,7 +48,7 @@ export function describeSetupForm(form: SetupForm): string {
 
 /**
  * The webhook's fields. Always POST with `application/json`, no body template (NetBox's own JSON
- * is what the relay verifies and parses), a secret, and TLS verification on.
+ * is what the relay verifies and parses: a template would change it), a secret, and TLS verification on.
  */
 export function buildWebhookFields(form: SetupForm, input: { name: string; payloadUrl: string; secret: string }): Record<string, unknown> {
   const fields: Record<string, unknown> = {
@@ -56,6 +56,7 @@ export function buildWebhookFields(form: SetupForm, input: { name: string; paylo
     payload_url: input.payloadUrl,
     http_method: 'POST',
     http_content_type: 'application/json',
+    body_template: '',
     secret: input.secret,
     ssl_verification: true,
   };

@@ -94,6 +94,7 @@ describe('compliance-relay netbox-setup', () => {
     expect((await setup(['--payload-url', PAYLOAD_URL, '--secret-file', secretFile])).code).toBe(0);
     const webhook = [...netbox.webhooks.values()][0]!;
     webhook.payload_url = 'http://old-relay:8080/webhook';
+    webhook.body_template = '{"report": {{ data.id }}}';
     const rule = [...netbox.eventRules.values()][0]!;
     rule.event_types = ['object_created', 'object_updated'];
     rule.enabled = false;
@@ -103,10 +104,10 @@ describe('compliance-relay netbox-setup', () => {
     expect(again.code).toBe(0);
     const patches = netbox.writes().slice(writes);
     expect(patches.map((p) => [p.method, p.path, p.body])).toEqual([
-      ['PATCH', `/api/extras/webhooks/${String(webhook.id)}/`, { payload_url: PAYLOAD_URL }],
+      ['PATCH', `/api/extras/webhooks/${String(webhook.id)}/`, { payload_url: PAYLOAD_URL, body_template: '' }],
       ['PATCH', `/api/extras/event-rules/${String(rule.id)}/`, { event_types: ['object_created'], enabled: true }],
     ]);
-    expect(again.out).toContain('updated payload_url');
+    expect(again.out).toContain('updated payload_url, body_template');
   });
 
   it('uses the relay\'s WEBHOOK_SECRET when it has one, and shows a secret only when asked', async () => {
