@@ -13,7 +13,7 @@ import { createMailRecorder } from './sent-mail';
 import { createWatchdog, withWatchdogMail, type Watchdog } from './watchdog';
 import { findPackageRoot, type Clock, type Logger } from './shared';
 import { openStore, StorageUnavailableError, type Store } from './store';
-import { sampleDeliveryView } from './sample';
+import { sampleDeliveryView, sampleInsightViews } from './sample';
 
 /** The world as the relay sees it: injected so that tests run the real thing in-process. */
 export interface RelayIo {
@@ -60,6 +60,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   logBootWarnings(config, logger);
   const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
   renderer.render(sampleDeliveryView(config));
+  for (const view of sampleInsightViews(config)) renderer.render(view);
 
   const store = openStore(config.store, {
     onIdleError: (error) => logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),

@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { redactConfig } from '../config';
 import { createFileTransport, createSmtpTransport, loadRenderer, TemplateError } from '../mail';
 import { defaultTemplatesDir } from '../relay';
-import { sampleDeliveryView } from '../sample';
+import { sampleDeliveryView, sampleInsightViews } from '../sample';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
 import { registerDeliveryCommands } from './delivery-commands';
 import { migrateStore } from './migrate';
@@ -43,7 +43,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       try {
         const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
-        for (const set of renderer.sets) renderer.render(sampleDeliveryView(config), set);
+        for (const set of renderer.sets) for (const view of [sampleDeliveryView(config), ...sampleInsightViews(config)]) renderer.render(view, set);
       } catch (error) {
         if (error instanceof TemplateError) {
           io.stderr.write(`compliance-relay: ${error.message}\n`);
