@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { redactConfig } from '../config';
 import { createFileTransport, createSmtpTransport, loadRenderer, TemplateError } from '../mail';
 import { defaultTemplatesDir } from '../relay';
-import { sampleDeliveryView, sampleInsightViews } from '../sample';
+import { verifyRouteTemplates } from '../routing';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
 import { registerDeliveryCommands } from './delivery-commands';
 import { migrateStore } from './migrate';
@@ -34,7 +34,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   program
     .command('check-config')
-    .description('validate the environment and templates without starting; prints the configuration in force (secrets redacted)')
+    .description('validate the environment, ROUTES_FILE and templates without starting; prints the configuration in force (secrets redacted)')
     .action(() => {
       const config = loadConfigOrReport(io);
       if (!config) {
@@ -43,7 +43,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       try {
         const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
-        for (const set of renderer.sets) for (const view of [sampleDeliveryView(config), ...sampleInsightViews(config)]) renderer.render(view, set);
+        verifyRouteTemplates(renderer, config);
       } catch (error) {
         if (error instanceof TemplateError) {
           io.stderr.write(`compliance-relay: ${error.message}\n`);

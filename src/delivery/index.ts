@@ -1,6 +1,7 @@
 export { classifyFailure, type FailureClass, type FailureKind, type FailureScope } from './classify-failure';
 export { computeBackoffMs, maxRetrySpanMs, type RetryPolicy } from './backoff';
-export { createMailComposer, UnreadableDeliveryError, type MailComposer, type MailComposerOptions } from './compose-mail';
+export { createMailComposer, buildFilterHeaders, UnreadableDeliveryError, type MailComposer, type MailComposerOptions, type ComposedReport, type ComposedNotice, type ComposedMail, type ReportComposer, type RouteContext } from './compose-mail';
+export { createRoutePlanner, type RoutePlanner } from './route-planner';
 export { createWorker, type Worker, type WorkerOptions, type WorkerOutcome } from './worker';
 export { createRetention, DAY_MS, type Retention } from './retention';
 export { createCircuitBreaker, type BreakerState, type CircuitBreaker } from './circuit-breaker';

@@ -14,6 +14,9 @@ import {
   type ListOptions,
   type MigrationReport,
   type NewDelivery,
+  type NewRouteMail,
+  type RouteMailRecord,
+  type RouteMailState,
   type Store,
   WATCHDOG_KEY_PREFIX,
   type WatchdogState,
@@ -487,6 +490,60 @@ export class PgStore implements Store {
     });
   }
 
+  async recordRouteDecisions(deliveryId: number, decisions: NewRouteMail[], now: number): Promise<RouteMailRecord[]> {
+    return this.transaction(async (client) => {
+      // ON CONFLICT DO NOTHING per row keeps the first replica's decisions when two decide at once;
+      // the lock on the delivery row makes the whole set come from one of them.
+      await client.query('SELECT id FROM deliveries WHERE id = $1 FOR UPDATE', [deliveryId]);
+      const existing = await client.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM route_mails WHERE delivery_id = $1', [deliveryId]);
+      if (existing.rows[0]!.n === 0) {
+        for (const d of decisions) {
+          const state: RouteMailState = d.outcome === 'send' ? 'pending' : d.outcome;
+          await client.query(
+            `INSERT INTO route_mails (delivery_id, route, position, outcome, reason, reminder, state, decided_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) ON CONFLICT (delivery_id, route) DO NOTHING`,
+            [deliveryId, d.route, d.position, d.outcome, d.reason, d.reminder, state, now],
+          );
+        }
+      }
+      const { rows } = await client.query<RouteMailRow>('SELECT * FROM route_mails WHERE delivery_id = $1 ORDER BY position', [deliveryId]);
+      return rows.map(toRouteMail);
+    });
+  }
+
+  async listRouteMails(deliveryIds: number[]): Promise<RouteMailRecord[]> {
+    const ids = [...new Set(deliveryIds.filter((id) => Number.isSafeInteger(id)))];
+    if (ids.length === 0) return [];
+    const { rows } = await this.query<RouteMailRow>('SELECT * FROM route_mails WHERE delivery_id = ANY($1::bigint[]) ORDER BY delivery_id, position', [ids]);
+    return rows.map(toRouteMail);
+  }
+
+  async markRouteMailSent(deliveryId: number, route: string, { now, messageId, response }: { now: number; messageId: string; response: string }): Promise<void> {
+    await this.query(
+      `UPDATE route_mails SET state = 'sent', message_id = $1, response = $2, sent_at = $3, last_error = NULL, last_error_code = NULL, updated_at = $3
+       WHERE delivery_id = $4 AND route = $5`,
+      [messageId, response, now, deliveryId, route],
+    );
+  }
+
+  async markRouteMailFailed(deliveryId: number, route: string, { now, error, code, permanent }: { now: number; error: string; code: string; permanent: boolean }): Promise<void> {
+    await this.query(
+      `UPDATE route_mails SET state = $1, last_error = $2, last_error_code = $3, updated_at = $4 WHERE delivery_id = $5 AND route = $6 AND state <> 'sent'`,
+      [permanent ? 'failed' : 'pending', error, code, now, deliveryId, route],
+    );
+  }
+
+  async lastRouteMailCompletedAt(route: string, deliveryId: number): Promise<string | null> {
+    const { rows } = await this.query<{ t: string }>(
+      `SELECT d.completed_at AS t FROM route_mails r JOIN deliveries d ON d.id = r.delivery_id
+       WHERE r.route = $1 AND r.outcome = 'send' AND r.delivery_id <> $2
+         AND d.report_created <= (SELECT report_created FROM deliveries WHERE id = $2)
+       ORDER BY d.report_created DESC, d.id DESC LIMIT 1`,
+      [route, deliveryId],
+    );
+    return rows[0]?.t ?? null;
+  }
+
   async checkWritable(now: number): Promise<void> {
     // A write, not a SELECT: a read-only standby or a full disk must fail the readiness check.
     await this.query('INSERT INTO health_probe (id, at) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET at = excluded.at', [now]);
@@ -507,6 +564,42 @@ export class PgStore implements Store {
   }
 }
 
+
+interface RouteMailRow {
+  delivery_id: number;
+  route: string;
+  position: number;
+  outcome: NewRouteMail['outcome'];
+  reason: string;
+  reminder: boolean;
+  state: RouteMailState;
+  message_id: string | null;
+  response: string | null;
+  last_error: string | null;
+  last_error_code: string | null;
+  sent_at: number | null;
+  decided_at: number;
+  updated_at: number;
+}
+
+function toRouteMail(row: RouteMailRow): RouteMailRecord {
+  return {
+    deliveryId: row.delivery_id,
+    route: row.route,
+    position: row.position,
+    outcome: row.outcome,
+    reason: row.reason,
+    reminder: row.reminder,
+    state: row.state,
+    messageId: row.message_id,
+    response: row.response,
+    lastError: row.last_error,
+    lastErrorCode: row.last_error_code,
+    sentAt: row.sent_at,
+    decidedAt: row.decided_at,
+    updatedAt: row.updated_at,
+  };
+}
 
 function prefixed(alias: string, columns: string): string {
   return columns

@@ -11,6 +11,8 @@ import { parseDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir } from '../helpers/relay-harness';
 import { buildResults, countResults, startNetboxDouble, type NetboxDouble, type ResultSpec } from '../helpers/validity-results-double';
+import type { SendMailOptions } from 'nodemailer';
+import { buildDefaultRoute, DEFAULT_ROUTE_NAME } from '../../src/routing';
 
 const TOKEN = 'nbt_relayRO01.k7Hq2mZ9xW4vB8nR3tY6uJ1oP5sA0dF';
 const GOLDEN_DIR = path.join(__dirname, '..', 'fixtures', 'golden', 'enrichment');
@@ -69,15 +71,18 @@ describe('the mail names what failed and what changed (golden renders)', () => {
       attachMaxBytes: overrides.attachMaxBytes ?? 1_000_000,
       logger: createSilentLogger(),
     });
-    return createMailComposer({
+    const compose = createMailComposer({
       renderer,
       clock: { now: () => Date.parse('2026-03-06T15:12:00Z') },
       from: 'Compliance <relay@example.com>',
-      recipients: { to: ['netops@example.com'], cc: [], bcc: [] },
+      routes: [buildDefaultRoute({ to: ['netops@example.com'], cc: [], bcc: [] })],
+      implicitRoute: true,
       timezone: 'Europe/Berlin',
       netboxUrl: netbox.url,
       insights,
     });
+    // The mail of the implicit default route (no ROUTES_FILE): what MAIL_TO receives.
+    return async (delivery: ClaimedDelivery): Promise<SendMailOptions> => (await (await compose(delivery)).messageFor({ name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'test' }))!;
   }
 
   /** Publishes a report on the double and returns the delivery NetBox would have sent for it. */
