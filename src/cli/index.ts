@@ -3,6 +3,7 @@ import { redactConfig } from '../config';
 import { createFileTransport, createSmtpTransport, loadRenderer, TemplateError } from '../mail';
 import { defaultTemplatesDir } from '../relay';
 import { verifyRouteTemplates } from '../routing';
+import { previewCommand, sendTestCommand, type PreviewOptions } from './preview-command';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
 import { registerDeliveryCommands } from './delivery-commands';
 import { migrateStore } from './migrate';
@@ -88,6 +89,28 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerDeliveryCommands(program, io, (code) => {
     exitCode = code;
   });
+  program
+    .command('preview')
+    .description('render a delivery with the current templates and write subject.txt, mail.html, mail.txt and mail.eml; sends nothing')
+    .argument('[delivery.json]', 'a delivery body as NetBox sends it')
+    .option('--id <n>', 'a delivery from the store, by id')
+    .option('--last', 'the newest delivery in the store')
+    .option('--route <name>', 'the route whose template set, subject and recipients to use (default: the first)')
+    .requiredOption('--out <dir>', 'where to write the four files')
+    .action(async (file: string | undefined, options: PreviewOptions) => {
+      const config = loadConfigOrReport(io);
+      exitCode = config ? await previewCommand(file, options, config, io) : EXIT_CONFIG;
+    });
+
+  program
+    .command('send-test')
+    .description('send the sample report through the configured SMTP server and print its answer')
+    .option('--to <addresses>', 'comma-separated recipients (default: the first route\'s, i.e. MAIL_TO without ROUTES_FILE)')
+    .action(async (options: { to?: string }) => {
+      const config = loadConfigOrReport(io);
+      exitCode = config ? await sendTestCommand(options, config, io) : EXIT_CONFIG;
+    });
+
   program
     .command('backup')
     .description('copy the SQLite store (DATA_DIR) to a new file while the relay runs (VACUUM INTO); for PostgreSQL use pg_dump')

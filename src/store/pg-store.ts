@@ -97,6 +97,7 @@ export class PgStore implements Store {
   private closed = false;
   /** Migrations run once, before the first statement; a failure (database down) is retried on the next call. */
   private ready: Promise<MigrationReport> | undefined;
+  private readonly onIdleError: ((error: Error) => void) | undefined;
 
   constructor(options: PgStoreOptions) {
     this.pool = new pg.Pool({
@@ -112,6 +113,7 @@ export class PgStore implements Store {
     });
     // An idle connection broken by a PostgreSQL restart emits 'error' on the pool; unhandled, it would
     // end the process. The pool drops that connection and opens a new one on the next checkout.
+    this.onIdleError = options.onIdleError;
     this.pool.on('error', (error) => options.onIdleError?.(error));
   }
 
@@ -129,8 +131,31 @@ export class PgStore implements Store {
     return this.ready;
   }
 
-  private async applyMigrations(migrations: readonly PgMigration[]): Promise<MigrationReport> {
+  /**
+   * Checks a connection out of the pool with an 'error' listener for as long as it is held: a
+   * checked-out connection that PostgreSQL terminates (a restart, 57P01) between two statements
+   * emits 'error', which without a listener would end the process. Such a connection is destroyed
+   * on release instead of going back to the pool.
+   */
+  private async checkout(): Promise<{ client: pg.PoolClient; release: (broken: boolean) => void }> {
     const client = await this.pool.connect();
+    let lost = false;
+    const onError = (error: Error) => {
+      lost = true;
+      this.onIdleError?.(error);
+    };
+    client.on('error', onError);
+    return {
+      client,
+      release: (broken) => {
+        client.off('error', onError);
+        client.release(broken || lost);
+      },
+    };
+  }
+
+  private async applyMigrations(migrations: readonly PgMigration[]): Promise<MigrationReport> {
+    const { client, release } = await this.checkout();
     let broken = false;
     try {
       await client.query('SELECT pg_advisory_lock($1)', [PG_MIGRATION_LOCK_KEY]);
@@ -165,7 +190,7 @@ export class PgStore implements Store {
       throw error;
     } finally {
       // A connection whose unlock may not have happened is discarded: closing it frees the lock.
-      client.release(broken);
+      release(broken);
     }
   }
 
@@ -184,12 +209,13 @@ export class PgStore implements Store {
   private async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     if (this.closed) throw new StorageUnavailableError('the store is closed', 'STORE_CLOSED');
     await this.migrate();
-    let client: pg.PoolClient;
+    let checkedOut: Awaited<ReturnType<PgStore['checkout']>>;
     try {
-      client = await this.pool.connect();
+      checkedOut = await this.checkout();
     } catch (error) {
       throw toStorageError(error);
     }
+    const { client, release } = checkedOut;
     let broken = false;
     try {
       await client.query('BEGIN');
@@ -202,7 +228,7 @@ export class PgStore implements Store {
       });
       throw toStorageError(error);
     } finally {
-      client.release(broken);
+      release(broken);
     }
   }
 
