@@ -1,7 +1,9 @@
 import { ackUnderOutageBenchmark } from './ack-under-outage';
 import { burstBenchmark } from './burst';
 import { endToEndBenchmark } from './end-to-end';
+import { enrichmentBenchmark } from './enrichment';
 import { ingestBenchmark } from './ingest';
+import { pgReplicasBenchmark } from './pg-replicas';
 import { renderBenchmark } from './render';
 import type { Benchmark } from './lib/types';
 
@@ -9,4 +11,4 @@ import type { Benchmark } from './lib/types';
  * Every benchmark `npm run bench` runs, in this order. To add one: write `bench/<name>.ts`
  * exporting a {@link Benchmark} and append it here (cheap, in-process ones first).
  */
-export const BENCHMARKS: Benchmark[] = [renderBenchmark, ingestBenchmark, ackUnderOutageBenchmark, endToEndBenchmark, burstBenchmark];
+export const BENCHMARKS: Benchmark[] = [renderBenchmark, ingestBenchmark, ackUnderOutageBenchmark, endToEndBenchmark, burstBenchmark, enrichmentBenchmark, pgReplicasBenchmark];

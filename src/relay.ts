@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import type { Config } from './config';
 import { createReportInsights } from './enrichment';
 import { createNetboxClient } from './netbox';
-import { createMailComposer, createWorker, type Worker, type WorkerOutcome } from './delivery';
+import { createMailComposer, createRoutePlanner, createWorker, type Worker, type WorkerOutcome } from './delivery';
 import { createApp, type WebhookOutcome } from './http';
 import { createFileTransport, createRenderPool, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
@@ -13,7 +13,7 @@ import { createMailRecorder } from './sent-mail';
 import { createWatchdog, withWatchdogMail, type Watchdog } from './watchdog';
 import { findPackageRoot, type Clock, type Logger } from './shared';
 import { openStore, type Store } from './store';
-import { sampleDeliveryView } from './sample';
+import { buildNoticeRecipients, verifyRouteTemplates } from './routing';
 
 /** The world as the relay sees it: injected so that tests run the real thing in-process. */
 export interface RelayIo {
@@ -58,7 +58,8 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const { logger, clock } = io;
   logBootWarnings(config, logger);
   const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
-  renderer.render(sampleDeliveryView(config));
+  // Every route's template set and subject render the sample report now: a broken one stops the start.
+  verifyRouteTemplates(renderer, config);
 
   const store = openStore(config.store, {
     onIdleError: (error) => logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
@@ -76,13 +77,16 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const metrics = createMetrics({ store, clock, logger });
   const smtpHealth = createSmtpHealth({ transport, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
   const renderPool = io.renderThreads ? createRenderPool(renderer, { threads: io.renderThreads }) : undefined;
-  const recipients = { to: config.mail.to, cc: config.mail.cc, bcc: config.mail.bcc, replyTo: config.mail.replyTo };
+  // The watchdog's notices go to everyone who expects reports: MAIL_TO/CC/BCC, or every route's recipients.
+  const recipients = { ...buildNoticeRecipients(config.routing.routes), replyTo: config.mail.replyTo };
   const reportComposer = createMailComposer({
     renderer,
     renderPool,
     clock,
     from: config.mail.from,
-    recipients,
+    replyTo: config.mail.replyTo,
+    routes: config.routing.routes,
+    implicitRoute: config.routing.file === undefined,
     timezone: config.mail.timezone,
     netboxUrl: config.netbox.url,
     insights: createReportInsights({
@@ -105,6 +109,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     store,
     transport,
     compose,
+    planRoutes: createRoutePlanner({ routes: config.routing.routes, store, netboxUrl: config.netbox.url }),
     clock,
     logger,
     retry: config.retry,

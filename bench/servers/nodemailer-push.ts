@@ -29,7 +29,9 @@ async function push({ env, count, firstId }: { env: Record<string, string>; coun
     renderer: loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir()),
     clock: systemClock,
     from: config.mail.from,
-    recipients: { to: config.mail.to, cc: config.mail.cc, bcc: config.mail.bcc, replyTo: config.mail.replyTo },
+    replyTo: config.mail.replyTo,
+    routes: config.routing.routes,
+    implicitRoute: config.routing.file === undefined,
     timezone: config.mail.timezone,
     netboxUrl: config.netbox.url,
   });
@@ -39,7 +41,10 @@ async function push({ env, count, firstId }: { env: Record<string, string>; coun
     const { id, body } = bodies.next();
     const parsed = parseDelivery(body);
     if (parsed.kind !== 'report') throw new Error('not a report');
-    messages.push(await compose({ id: i + 1, reportId: id, dedupKey: parsed.dedupKey, body, attempts: 1 } as ClaimedDelivery));
+    const composed = await compose({ id: i + 1, reportId: id, dedupKey: parsed.dedupKey, body, attempts: 1 } as ClaimedDelivery);
+    const message = await composed.messageFor({ name: config.routing.routes[0]!.name, reminder: false, reason: 'bench' });
+    if (!message) throw new Error('no message for the first route');
+    messages.push(message);
   }
   const transport = createSmtpTransport(config.smtp!, { readFile: (f) => fs.readFileSync(f) });
   const started = Date.now();

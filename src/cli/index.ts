@@ -2,7 +2,8 @@ import { Command, CommanderError } from 'commander';
 import { redactConfig } from '../config';
 import { createFileTransport, createSmtpTransport, loadRenderer, TemplateError } from '../mail';
 import { defaultTemplatesDir } from '../relay';
-import { sampleDeliveryView } from '../sample';
+import { verifyRouteTemplates } from '../routing';
+import { previewCommand, sendTestCommand, type PreviewOptions } from './preview-command';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
 import { migrateStore } from './migrate';
 import { backupCommand } from './backup-command';
@@ -33,7 +34,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   program
     .command('check-config')
-    .description('validate the environment and templates without starting; prints the configuration in force (secrets redacted)')
+    .description('validate the environment, ROUTES_FILE and templates without starting; prints the configuration in force (secrets redacted)')
     .action(() => {
       const config = loadConfigOrReport(io);
       if (!config) {
@@ -42,7 +43,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       try {
         const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
-        for (const set of renderer.sets) renderer.render(sampleDeliveryView(config), set);
+        verifyRouteTemplates(renderer, config);
       } catch (error) {
         if (error instanceof TemplateError) {
           io.stderr.write(`compliance-relay: ${error.message}\n`);
@@ -82,6 +83,28 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       } finally {
         await transport.close();
       }
+    });
+
+  program
+    .command('preview')
+    .description('render a delivery with the current templates and write subject.txt, mail.html, mail.txt and mail.eml; sends nothing')
+    .argument('[delivery.json]', 'a delivery body as NetBox sends it')
+    .option('--id <n>', 'a delivery from the store, by id')
+    .option('--last', 'the newest delivery in the store')
+    .option('--route <name>', 'the route whose template set, subject and recipients to use (default: the first)')
+    .requiredOption('--out <dir>', 'where to write the four files')
+    .action(async (file: string | undefined, options: PreviewOptions) => {
+      const config = loadConfigOrReport(io);
+      exitCode = config ? await previewCommand(file, options, config, io) : EXIT_CONFIG;
+    });
+
+  program
+    .command('send-test')
+    .description('send the sample report through the configured SMTP server and print its answer')
+    .option('--to <addresses>', 'comma-separated recipients (default: the first route\'s, i.e. MAIL_TO without ROUTES_FILE)')
+    .action(async (options: { to?: string }) => {
+      const config = loadConfigOrReport(io);
+      exitCode = config ? await sendTestCommand(options, config, io) : EXIT_CONFIG;
     });
 
   program

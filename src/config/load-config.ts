@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { buildDefaultRoute, formatRoutesIssue, parseRoutesFile, RoutesFileError, type Route } from '../routing';
 import { EnvSchema, SECRET_VARIABLES, type Env } from './schema';
 
 /** One problem with the configuration, named by its variable. */
@@ -79,6 +80,8 @@ export interface Config {
     /** The whole enrichment of one mail (retries included) ends within this. */
     enrichBudgetMs: number;
   };
+  /** Ordered routes; without ROUTES_FILE one implicit `default` route to MAIL_TO/CC/BCC. */
+  routing: { file?: string; routes: Route[] };
   retry: { maxAttempts: number; baseMs: number; maxDelayMs: number };
   worker: { pollMs: number; leaseMs: number; concurrency: number };
   log: { level: Env['LOG_LEVEL']; format: Env['LOG_FORMAT'] };
@@ -160,8 +163,8 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
     if (e.SMTP_PASSWORD !== undefined && e.SMTP_USER === undefined && !url?.username) {
       issues.push({ variable: 'SMTP_PASSWORD', message: 'is set but SMTP_USER is not' });
     }
-    if (!e.MAIL_TO || e.MAIL_TO.length === 0) {
-      issues.push({ variable: 'MAIL_TO', message: 'is required when SMTP_URL is set (comma-separated addresses)' });
+    if ((!e.MAIL_TO || e.MAIL_TO.length === 0) && e.ROUTES_FILE === undefined) {
+      issues.push({ variable: 'MAIL_TO', message: 'is required when SMTP_URL is set and there is no ROUTES_FILE (comma-separated addresses)' });
     }
     smtp = {
       url: e.SMTP_URL,
@@ -193,6 +196,19 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   }
   if (e.RETRY_BASE_MS > e.RETRY_MAX_DELAY_MS) {
     issues.push({ variable: 'RETRY_BASE_MS', message: `must not exceed RETRY_MAX_DELAY_MS (${e.RETRY_MAX_DELAY_MS})` });
+  }
+  const routesFile = e.ROUTES_FILE ? path.resolve(options.cwd ?? process.cwd(), e.ROUTES_FILE) : undefined;
+  let routes: Route[] | undefined;
+  if (routesFile) {
+    try {
+      routes = parseRoutesFile(options.readFile(routesFile), routesFile);
+    } catch (error) {
+      if (error instanceof RoutesFileError) {
+        for (const issue of error.issues) issues.push({ variable: 'ROUTES_FILE', message: `${routesFile} ${formatRoutesIssue(issue)}` });
+      } else {
+        issues.push({ variable: 'ROUTES_FILE', message: `cannot read ${routesFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
+      }
+    }
   }
   if (issues.length > 0) throw new ConfigError(issues);
 
@@ -230,6 +246,10 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
       tlsRejectUnauthorized: e.NETBOX_TLS_REJECT_UNAUTHORIZED,
       timeoutMs: e.NETBOX_TIMEOUT_MS,
       enrichBudgetMs: e.NETBOX_ENRICH_BUDGET_MS,
+    },
+    routing: {
+      file: routesFile,
+      routes: routes ?? [buildDefaultRoute({ to: e.MAIL_TO && e.MAIL_TO.length > 0 ? e.MAIL_TO : [FILE_MODE_DEFAULT_TO], cc: e.MAIL_CC ?? [], bcc: e.MAIL_BCC ?? [] })],
     },
     retry: { maxAttempts: e.RETRY_MAX_ATTEMPTS, baseMs: e.RETRY_BASE_MS, maxDelayMs: e.RETRY_MAX_DELAY_MS },
     worker: { pollMs: e.WORKER_POLL_MS, leaseMs: e.LEASE_MS, concurrency: smtp ? smtp.poolSize : 1 },
@@ -272,6 +292,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
     smtp: config.smtp ? { ...config.smtp, url: smtpUrl, password: config.smtp.password ? '[REDACTED]' : undefined } : 'none: mails are written as .eml files',
     mail: config.mail,
     netbox: { ...config.netbox, token: config.netbox.token ? '[REDACTED]' : undefined },
+    routing: config.routing,
     retry: config.retry,
     worker: config.worker,
     log: config.log,

@@ -60,6 +60,8 @@ export const EnvSchema = z.object({
       }
     }, 'is not an IANA time zone (example: Europe/Berlin)'),
   TEMPLATES_DIR: z.string().trim().optional(),
+  /** YAML routes: who gets which report (see README "Routes"); without it MAIL_TO gets every report. */
+  ROUTES_FILE: z.string().trim().optional(),
 
   // NetBox
   NETBOX_URL: httpUrl.optional(),

@@ -1,15 +1,55 @@
 import type { SendMailOptions } from 'nodemailer';
 import type { Clock, Logger } from '../shared';
-import { buildMessage, buildMessageId, buildReportView, type Recipients, type RenderPool, type Renderer } from '../mail';
-import type { ReportInsights } from '../enrichment';
+import { buildMessage, buildMessageId, buildReportView, buildThreadId, type Recipients, type RenderPool, type Renderer, type ReportView } from '../mail';
+import type { Route } from '../routing';
 import type { ClaimedDelivery } from '../store';
+import type { ReportInsights } from '../enrichment';
 import { parseDelivery, type ReportDelivery } from '../webhook';
 
+/** How the report reached a route, for the templates (`route.*`) and the headers. */
+export interface RouteContext {
+  name: string;
+  /** A `repeat_after` reminder of an unchanged failing state. */
+  reminder: boolean;
+  /** Why the route mailed, as recorded in the deliveries listing. */
+  reason: string;
+}
+
+/** One report, composed once; rendered per route. */
+export interface ComposedReport {
+  kind: 'report';
+  /** The delivery as parsed from its stored bytes. */
+  delivery: ReportDelivery;
+  /** With `trend` when composition recorded the report history (routes read it for on-change and regression). */
+  view: ReportView;
+  /**
+   * The mail for one route, or undefined when the route is no longer configured. Async so that a
+   * wrapper can turn it into the exact bytes to send (the dashboard keeps them).
+   */
+  messageFor(route: RouteContext): Promise<SendMailOptions | undefined>;
+}
+
 /**
- * Turns a stored delivery into the mail to send. `log` is the worker's logger for this delivery
+ * Turns a stored delivery into its composed report. `log` is the worker's logger for this delivery
  * (bound to its deliveryId and attempt), for anything composing wants to say (enrichment, say).
  */
-export type MailComposer = (delivery: ClaimedDelivery, log?: Logger) => Promise<SendMailOptions>;
+export type MailComposer = (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedMail>;
+
+/**
+ * A relay notice that is not a report (the watchdog's "no report since …"): one ready message on one
+ * pseudo-route, recorded and sent once like a route mail, never routed.
+ */
+export interface ComposedNotice {
+  kind: 'notice';
+  /** The name it is recorded under (e.g. `watchdog`). */
+  route: string;
+  message: SendMailOptions;
+}
+
+export type ComposedMail = ComposedReport | ComposedNotice;
+
+/** The report composer: always a report, rendered per route. */
+export type ReportComposer = (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedReport>;
 
 export interface MailComposerOptions {
   renderer: Renderer;
@@ -17,11 +57,16 @@ export interface MailComposerOptions {
   renderPool?: RenderPool;
   clock: Clock;
   from: string;
-  recipients: Recipients;
+  replyTo?: string;
+  routes: readonly Route[];
+  /**
+   * True for the implicit `default` route (no ROUTES_FILE): its Message-IDs keep the form they had
+   * before routes existed, so mails of deliveries queued across an upgrade keep their ids.
+   */
+  implicitRoute?: boolean;
   timezone: string;
   netboxUrl?: string;
   /** Failing results from NetBox, the trend and the CSV; never throws, bounded by its own budget. */
-  /** `log` is bound to the delivery (deliveryId, attempt), so enrichment lines carry it. */
   insights?: (delivery: ReportDelivery, log?: Logger) => Promise<ReportInsights>;
 }
 
@@ -31,28 +76,57 @@ export class UnreadableDeliveryError extends Error {
 }
 
 /**
- * Re-parses the stored bytes (the exact body NetBox sent), builds the view, renders the templates
- * and assembles the message. Message-ID comes from the delivery, Date from the injected clock.
+ * Re-parses the stored bytes (the exact body NetBox sent), builds the view once, and renders each
+ * route's mail with its template set, subject and recipients. Message-ID comes from the delivery and
+ * the route, Date from the injected clock.
  */
-export function createMailComposer(options: MailComposerOptions): MailComposer {
-  return async (delivery, log) => {
+export function createMailComposer(options: MailComposerOptions): ReportComposer {
+  const routes = new Map(options.routes.map((r) => [r.name, r]));
+  return async (delivery, log): Promise<ComposedReport> => {
     const parsed = parseDelivery(delivery.body);
     if (parsed.kind !== 'report') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a report: ${parsed.reason}`);
+    // Enrichment and trend once per delivery, shared by every route's mail.
     const insights = options.insights ? await options.insights(parsed, log) : undefined;
     const view = buildReportView(parsed, { netboxUrl: options.netboxUrl, timezone: options.timezone, enrichment: insights?.enrichment, trend: insights?.trend });
-    const rendered = options.renderPool ? await options.renderPool.render(view) : options.renderer.render(view);
-    return buildMessage({
-      rendered,
-      from: options.from,
-      recipients: options.recipients,
-      messageId: buildMessageId({ deliveryId: delivery.id, reportId: delivery.reportId, dedupKey: delivery.dedupKey, from: options.from }),
-      date: new Date(options.clock.now()),
-      headers: {
-        'X-Compliance-Report-Id': String(parsed.report.id),
-        'X-Compliance-Pass-Percent': view.overall.percent === null ? 'none' : view.overall.percent.toFixed(1),
-        'X-Compliance-High-Failed': String(view.highFailed),
+    const attachments = insights?.attachments.length ? insights.attachments : undefined;
+    return {
+      kind: 'report',
+      delivery: parsed,
+      view,
+      async messageFor(context) {
+        const route = routes.get(context.name);
+        if (!route) return undefined;
+        const routeView = { ...view, route: context };
+        const renderOptions = route.subject === undefined ? {} : { subject: route.subject };
+        const rendered = options.renderPool ? await options.renderPool.render(routeView, route.template, renderOptions) : options.renderer.render(routeView, route.template, renderOptions);
+        const recipients: Recipients = { to: route.to, cc: route.cc, bcc: route.bcc, replyTo: options.replyTo };
+        return buildMessage({
+          rendered,
+          from: options.from,
+          recipients,
+          messageId: buildMessageId({
+            deliveryId: delivery.id,
+            reportId: delivery.reportId,
+            dedupKey: delivery.dedupKey,
+            from: options.from,
+            route: options.implicitRoute ? undefined : route.name,
+          }),
+          threadId: buildThreadId({ from: options.from, route: route.name }),
+          date: new Date(options.clock.now()),
+          headers: buildFilterHeaders(view, route.name),
+          attachments,
+        });
       },
-      attachments: insights?.attachments.length ? insights.attachments : undefined,
-    });
+    };
+  };
+}
+
+/** Headers for client-side filters (Sieve, Outlook rules): stable names, plain values. */
+export function buildFilterHeaders(view: ReportView, route: string): Record<string, string> {
+  return {
+    'X-Compliance-Report-Id': String(view.report.id),
+    'X-Compliance-Pass-Percent': view.overall.percent === null ? 'none' : view.overall.percent.toFixed(1),
+    'X-Compliance-High-Failed': String(view.highFailed),
+    'X-Compliance-Route': route,
   };
 }

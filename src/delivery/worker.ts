@@ -1,15 +1,19 @@
 import { randomUUID } from 'node:crypto';
+import type { SendMailOptions } from 'nodemailer';
 import type { Clock, Logger } from '../shared';
 import type { MailTransport } from '../mail';
-import type { ClaimedDelivery, Store } from '../store';
+import type { ClaimedDelivery, RouteMailRecord, Store } from '../store';
 import { computeBackoffMs, type RetryPolicy } from './backoff';
 import { classifyFailure, type FailureClass } from './classify-failure';
-import type { MailComposer } from './compose-mail';
+import type { ComposedMail, MailComposer } from './compose-mail';
+import type { RoutePlanner } from './route-planner';
 
 export interface WorkerOptions {
   store: Store;
   transport: MailTransport;
   compose: MailComposer;
+  /** Decides what each route does with a delivery; evaluated once per delivery and recorded. */
+  planRoutes: RoutePlanner;
   clock: Clock;
   logger: Logger;
   retry: RetryPolicy;
@@ -27,7 +31,10 @@ export interface WorkerOptions {
 }
 
 export type WorkerOutcome =
-  | { type: 'sent'; delivery: ClaimedDelivery; messageId: string; response: string; durationMs: number }
+  /** Every route mail of the delivery is sent (`routes`: those sent in this attempt, in order; `response`: the first one's SMTP answer). */
+  | { type: 'sent'; delivery: ClaimedDelivery; messageId: string; response: string; durationMs: number; routes: string[] }
+  /** No route mailed it: each matching route's notify policy held it back, or none matched. */
+  | { type: 'suppressed'; delivery: ClaimedDelivery; reasons: Record<string, string>; durationMs: number }
   | { type: 'retry'; delivery: ClaimedDelivery; failure: FailureClass; nextAttemptAt: number; durationMs: number }
   | { type: 'dead'; delivery: ClaimedDelivery; failure: FailureClass; durationMs: number };
 
@@ -115,42 +122,121 @@ export function createWorker(options: WorkerOptions): Worker {
     const started = options.clock.now();
     const dlog = log.child({ deliveryId: delivery.id, reportId: delivery.reportId, attempt: delivery.attempts });
     try {
-      let message;
+      let composed: ComposedMail;
       try {
-        message = await options.compose(delivery, dlog);
-        dlog.debug({ subject: message.subject }, 'mail rendered');
+        composed = await options.compose(delivery, dlog);
       } catch (error) {
         // Rendering is deterministic: the same input fails the same way, so no retry.
-        const failure = { ...classifyFailure(error), kind: 'permanent' as const };
-        if (failure.code === 'UNKNOWN') failure.code = 'RENDER';
-        await finishDead(delivery, failure, started, dlog);
+        await finishDead(delivery, renderFailure(error), started, dlog);
         return;
       }
-      try {
-        const result = await options.transport.send(message);
-        const now = options.clock.now();
-        await options.store.markSent(delivery.id, { now, messageId: String(message.messageId ?? result.messageId) });
-        dlog.info({ messageId: message.messageId, response: result.response, ...(result.path ? { path: result.path } : {}) }, result.path ? `mail written to ${result.path}` : 'mail sent');
-        options.onOutcome?.({ type: 'sent', delivery, messageId: String(message.messageId), response: result.response, durationMs: now - started });
-      } catch (error) {
-        const failure = classifyFailure(error);
-        if (failure.kind === 'transient' && delivery.attempts < options.retry.maxAttempts) {
-          const now = options.clock.now();
-          const nextAttemptAt = now + computeBackoffMs(delivery.attempts, options.retry, random);
-          await options.store.markRetry(delivery.id, { now, nextAttemptAt, error: failure.message, code: failure.code });
-          const fields = { code: failure.code, error: failure.message, nextAttemptAt: new Date(nextAttemptAt).toISOString() };
-          if (failure.configProblem) dlog.error(fields, 'send failed: configuration problem (will retry)');
-          else dlog.warn(fields, 'send failed; will retry');
-          options.onOutcome?.({ type: 'retry', delivery, failure, nextAttemptAt, durationMs: now - started });
-        } else {
-          if (failure.kind === 'transient') failure.message = `gave up after ${delivery.attempts} attempts: ${failure.message}`;
-          await finishDead(delivery, failure, started, dlog);
-        }
-      }
+      const plan = await loadPlan(delivery, composed, dlog);
+      await sendPending(delivery, composed, plan, started, dlog);
     } catch (error) {
       // The outcome could not be recorded: the lease expires and the delivery is tried again.
       dlog.error({ err: error }, 'cannot record the outcome of a send; the delivery will be tried again when its lease expires');
     }
+  }
+
+  /**
+   * The routing decisions of the delivery: taken at its first attempt and recorded, so a retry, a
+   * restart or another replica sends exactly the routes decided then and never one twice.
+   */
+  async function loadPlan(delivery: ClaimedDelivery, composed: ComposedMail, dlog: Logger): Promise<RouteMailRecord[]> {
+    const recorded = await options.store.listRouteMails([delivery.id]);
+    if (recorded.length > 0) return recorded;
+    const decisions =
+      composed.kind === 'notice'
+        ? [{ route: composed.route, position: 0, outcome: 'send' as const, reason: 'relay notice (not routed)', reminder: false }]
+        : await options.planRoutes(delivery, composed);
+    const plan = await options.store.recordRouteDecisions(delivery.id, decisions, options.clock.now());
+    for (const d of plan) {
+      if (d.outcome === 'suppressed') dlog.info({ route: d.route, reason: d.reason }, `route ${d.route}: mail suppressed`);
+      else dlog.debug({ route: d.route, outcome: d.outcome, reason: d.reason }, `route ${d.route}: ${d.outcome}`);
+    }
+    return plan;
+  }
+
+  /** Sends every route mail not sent yet; one route failing does not hold back the others. */
+  async function sendPending(delivery: ClaimedDelivery, composed: ComposedMail, plan: RouteMailRecord[], started: number, dlog: Logger): Promise<void> {
+    let transient: { route: string; failure: FailureClass } | undefined;
+    let permanent: { route: string; failure: FailureClass } | undefined;
+    const sentNow: string[] = [];
+    let firstResponse = '';
+    // A route that failed permanently is tried again only when the delivery starts over (first attempt
+    // or an operator's requeue), not on every retry of another route's transient failure.
+    const due = plan.filter((m) => m.state === 'pending' || (m.state === 'failed' && delivery.attempts <= 1));
+    for (const mail of due) {
+      const rlog = dlog.child({ route: mail.route });
+      let message: SendMailOptions | undefined;
+      let composeError: unknown;
+      try {
+        message =
+          composed.kind === 'notice'
+            ? mail.route === composed.route
+              ? composed.message
+              : undefined
+            : await composed.messageFor({ name: mail.route, reminder: mail.reminder, reason: mail.reason });
+      } catch (error) {
+        composeError = error ?? new Error('rendering failed');
+      }
+      if (message === undefined) {
+        const failure: FailureClass =
+          composeError === undefined
+            ? { kind: 'permanent', code: 'ROUTE_REMOVED', message: `route ${mail.route} is no longer in ROUTES_FILE; restore it and retry the delivery`, configProblem: true }
+            : renderFailure(composeError);
+        await options.store.markRouteMailFailed(delivery.id, mail.route, { now: options.clock.now(), error: failure.message, code: failure.code, permanent: true });
+        permanent ??= { route: mail.route, failure };
+        continue;
+      }
+      rlog.debug({ subject: message.subject }, 'mail rendered');
+      try {
+        const result = await options.transport.send(message);
+        await options.store.markRouteMailSent(delivery.id, mail.route, { now: options.clock.now(), messageId: String(message.messageId ?? result.messageId), response: result.response });
+        mail.state = 'sent';
+        mail.messageId = String(message.messageId ?? result.messageId);
+        sentNow.push(mail.route);
+        if (sentNow.length === 1) firstResponse = result.response;
+        rlog.info({ messageId: message.messageId, response: result.response, ...(result.path ? { path: result.path } : {}) }, result.path ? `mail written to ${result.path}` : 'mail sent');
+      } catch (error) {
+        const failure = classifyFailure(error);
+        await options.store.markRouteMailFailed(delivery.id, mail.route, { now: options.clock.now(), error: failure.message, code: failure.code, permanent: failure.kind === 'permanent' });
+        if (failure.kind === 'transient') transient ??= { route: mail.route, failure };
+        else permanent ??= { route: mail.route, failure };
+      }
+    }
+
+    const now = options.clock.now();
+    if (transient && delivery.attempts < options.retry.maxAttempts) {
+      const { failure } = transient;
+      const nextAttemptAt = now + computeBackoffMs(delivery.attempts, options.retry, random);
+      const error = `route ${transient.route}: ${failure.message}`;
+      await options.store.markRetry(delivery.id, { now, nextAttemptAt, error, code: failure.code });
+      const fields = { route: transient.route, code: failure.code, error: failure.message, nextAttemptAt: new Date(nextAttemptAt).toISOString(), sentRoutes: sentNow };
+      if (failure.configProblem) dlog.error(fields, 'send failed: configuration problem (will retry)');
+      else dlog.warn(fields, 'send failed; will retry');
+      options.onOutcome?.({ type: 'retry', delivery, failure, nextAttemptAt, durationMs: now - started });
+      return;
+    }
+    permanent ??= findEarlierPermanent(plan);
+    if (transient || permanent) {
+      const failed = (permanent ?? transient)!;
+      const failure = { ...failed.failure };
+      if (failure.kind === 'transient') failure.message = `gave up after ${delivery.attempts} attempts: ${failure.message}`;
+      failure.message = `route ${failed.route}: ${failure.message}`;
+      await finishDead(delivery, failure, started, dlog);
+      return;
+    }
+    const sent = plan.filter((m) => m.state === 'sent');
+    if (sent.length === 0) {
+      await options.store.markSent(delivery.id, { now, messageId: '' });
+      const reasons = Object.fromEntries(plan.map((m) => [m.route, m.reason]));
+      dlog.info({ reasons }, 'no mail for this report: every route suppressed it or did not match');
+      options.onOutcome?.({ type: 'suppressed', delivery, reasons, durationMs: now - started });
+      return;
+    }
+    await options.store.markSent(delivery.id, { now, messageId: sent[0]!.messageId ?? '' });
+    options.onOutcome?.({ type: 'sent', delivery, messageId: sent[0]!.messageId ?? '', response: firstResponse, durationMs: now - started, routes: sentNow });
   }
 
   async function finishDead(delivery: ClaimedDelivery, failure: FailureClass, started: number, dlog: Logger): Promise<void> {
@@ -190,4 +276,18 @@ export function createWorker(options: WorkerOptions): Worker {
       return result;
     },
   };
+}
+
+/** A template or composition error: the same input fails the same way, so it is permanent. */
+function renderFailure(error: unknown): FailureClass {
+  const failure = { ...classifyFailure(error), kind: 'permanent' as const };
+  if (failure.code === 'UNKNOWN') failure.code = 'RENDER';
+  return failure;
+}
+
+/** A route that failed permanently in an earlier attempt (still `failed`): the delivery cannot be `sent`. */
+function findEarlierPermanent(plan: RouteMailRecord[]): { route: string; failure: FailureClass } | undefined {
+  const failed = plan.find((m) => m.state === 'failed');
+  if (!failed) return undefined;
+  return { route: failed.route, failure: { kind: 'permanent', code: failed.lastErrorCode ?? 'UNKNOWN', configProblem: false, message: failed.lastError ?? 'failed earlier' } };
 }

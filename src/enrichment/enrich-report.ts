@@ -80,10 +80,12 @@ function describeFailure(error: unknown, delivery: ReportDelivery, options: Enri
     return { status: 'missing', code: 'PROTOCOL', reason: `Failing tests are not listed: reading them from NetBox failed (${detail}).`, detail };
   }
   const seconds = Math.round(options.budgetMs / 100) / 10;
+  const said = error.detail ? `: ${error.detail}` : '';
+  const where = options.client?.url ?? 'NETBOX_URL';
   const reasons: Record<NetboxErrorCode, string> = {
-    AUTH: `Failing tests are not listed: NetBox refused the relay's token (HTTP ${error.status ?? 403}); check NETBOX_TOKEN.`,
+    AUTH: `Failing tests are not listed: NetBox refused the relay's token (HTTP ${error.status ?? 403}${said}); check NETBOX_TOKEN.`,
     NOT_FOUND: `Failing tests are not listed: NetBox no longer has report ${id} (validity keeps only the newest reports, see its store_reports setting).`,
-    UNREACHABLE: `Failing tests are not listed: NetBox could not be reached (${error.message}).`,
+    UNREACHABLE: `Failing tests are not listed: NetBox at ${where} could not be reached (${error.detail ?? error.message}).`,
     TIMEOUT: `Failing tests are not listed: NetBox did not answer within the ${seconds} s allowed (NETBOX_ENRICH_BUDGET_MS).`,
     SERVER: `Failing tests are not listed: NetBox answered HTTP ${error.status ?? 500} and kept failing.`,
     PROTOCOL: `Failing tests are not listed: NetBox's answer was not what its API sends (${error.message}).`,

@@ -69,6 +69,8 @@ export function createSmtpHealth(options: { transport: MailTransport; clock: Clo
         set({ ok: true, source: 'send', checkedAt: options.clock.now() });
         return;
       }
+      // Every route held the report back: nothing was sent, so nothing is learnt about SMTP.
+      if (outcome.type === 'suppressed') return;
       if (NOT_ABOUT_REACHING_SMTP.has(outcome.failure.code)) return;
       set({ ok: false, source: 'send', checkedAt: options.clock.now(), code: outcome.failure.code, message: outcome.failure.message.slice(0, 300) });
     },

@@ -16,6 +16,11 @@ export interface MessageInput {
   messageId: string;
   /** From the injected clock, so a test (or a retry) is reproducible. */
   date: Date;
+  /**
+   * A stable thread root (see {@link buildThreadId}): set as In-Reply-To and References, so that
+   * successive reports of one route stack in one conversation.
+   */
+  threadId?: string;
   /** Extra headers for client-side filters (X-Compliance-*). */
   headers?: Record<string, string>;
   attachments?: SendMailOptions['attachments'];
@@ -28,9 +33,23 @@ export interface MessageInput {
  */
 export function buildMessageId(options: { deliveryId: number; reportId: number; dedupKey: string; from: string; route?: string }): string {
   const hash = createHash('sha256').update(options.dedupKey).update('\0').update(options.route ?? '').digest('hex').slice(0, 16);
-  const domain = /@([^>\s]+)>?\s*$/.exec(options.from)?.[1] ?? 'compliance-relay.invalid';
+  const domain = domainOf(options.from);
   const route = options.route ? `.${options.route.replace(/[^A-Za-z0-9-]/g, '-')}` : '';
   return `<report-${options.reportId}.d${options.deliveryId}${route}.${hash}@${domain}>`;
+}
+
+/**
+ * The root of a route's mail thread: never sent itself, but every report of the route replies to it
+ * (RFC 5322 §3.6.4 In-Reply-To/References), which is what Thunderbird, Apple Mail, Outlook and
+ * mutt thread on. Gmail also needs the same subject, which reports of different runs do not have.
+ */
+export function buildThreadId(options: { from: string; route: string }): string {
+  const domain = domainOf(options.from);
+  return `<compliance-thread.${options.route.replace(/[^A-Za-z0-9-]/g, '-')}@${domain}>`;
+}
+
+function domainOf(from: string): string {
+  return /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'compliance-relay.invalid';
 }
 
 /**
@@ -49,6 +68,8 @@ export function buildMessage(input: MessageInput): SendMailOptions {
     text: input.rendered.text,
     html: input.rendered.html,
     messageId: input.messageId,
+    inReplyTo: input.threadId,
+    references: input.threadId ? [input.threadId] : undefined,
     date: input.date,
     headers: {
       'Auto-Submitted': 'auto-generated',

@@ -63,7 +63,7 @@ export interface EnrichmentView {
   moreTests: number;
   /** Where the left-out ones are: NetBox's failed results page of this report. */
   moreTestsUrl: string;
-  /** Devices with most failures (at most 10). */
+  /** Devices with most failures, those failing more than one test only (at most 10). */
   topDevices: DeviceFailuresView[];
   /** The CSV attachment, or null when none is attached. */
   attachment: AttachmentView | null;
@@ -159,7 +159,8 @@ export function buildEnrichmentView(enrichment: Enrichment, options: EnrichmentV
     groups,
     moreTests: summary.tests.length - listed.length,
     moreTestsUrl: options.failedResultsUrl,
-    topDevices: summary.devices.slice(0, TOP_DEVICES).map((d) => ({
+    // A device with a single failure is already named under its test; the list is for the repeat offenders.
+    topDevices: summary.devices.filter((d) => d.failures > 1).slice(0, TOP_DEVICES).map((d) => ({
       name: d.name,
       failures: d.failures,
       url: d.deviceId !== null ? filtered(`device_id=${d.deviceId}`) : options.failedResultsUrl,

@@ -6,7 +6,8 @@ import type { RenderedMail, Renderer } from './renderer';
 
 /** Renders mails off the event loop; same templates, same result, same errors as the renderer. */
 export interface RenderPool {
-  render(view: object, templateSet?: string): Promise<RenderedMail>;
+  /** `options.subject`: a route's inline subject template, as {@link Renderer.render} takes it. */
+  render(view: object, templateSet?: string, options?: { subject?: string }): Promise<RenderedMail>;
   readonly threads: number;
   close(): Promise<void>;
 }
@@ -22,6 +23,7 @@ export function defaultRenderThreads(): number {
 interface Job {
   view: object;
   templateSet?: string;
+  options?: { subject?: string };
   resolve: (mail: RenderedMail) => void;
   reject: (error: unknown) => void;
 }
@@ -44,7 +46,7 @@ export function createRenderPool(renderer: Renderer, options: { threads?: number
 
   const renderHere = (job: Job) => {
     try {
-      job.resolve(renderer.render(job.view, job.templateSet));
+      job.resolve(renderer.render(job.view, job.templateSet, job.options));
     } catch (error) {
       job.reject(error);
     }
@@ -79,9 +81,9 @@ export function createRenderPool(renderer: Renderer, options: { threads?: number
 
   return {
     threads: count,
-    render(view, templateSet) {
+    render(view, templateSet, renderOptions) {
       return new Promise<RenderedMail>((resolve, reject) => {
-        const job: Job = { view, templateSet, resolve, reject };
+        const job: Job = { view, templateSet, options: renderOptions, resolve, reject };
         // The least busy thread; none left (closing) means here.
         let best: [Worker, Map<number, Job>] | undefined;
         for (const entry of inFlight) if (!best || entry[1].size < best[1].size) best = entry;
@@ -92,7 +94,7 @@ export function createRenderPool(renderer: Renderer, options: { threads?: number
         const id = nextId++;
         best[1].set(id, job);
         try {
-          best[0].postMessage({ id, view, templateSet });
+          best[0].postMessage({ id, view, templateSet, options: renderOptions });
         } catch {
           best[1].delete(id);
           renderHere(job);

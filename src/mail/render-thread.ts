@@ -8,9 +8,9 @@ import { loadRenderer } from './renderer';
 
 const renderer = loadRenderer((workerData as { dir: string }).dir);
 
-parentPort!.on('message', (job: { id: number; view: object; templateSet?: string }) => {
+parentPort!.on('message', (job: { id: number; view: object; templateSet?: string; options?: { subject?: string } }) => {
   try {
-    parentPort!.postMessage({ id: job.id, result: renderer.render(job.view, job.templateSet) });
+    parentPort!.postMessage({ id: job.id, result: renderer.render(job.view, job.templateSet, job.options) });
   } catch {
     parentPort!.postMessage({ id: job.id, failed: true });
   }

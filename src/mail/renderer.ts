@@ -12,7 +12,8 @@ export interface RenderedMail {
 
 /** Renders a template set (`<dir>/<set>/{subject,html,text}.hbs`) with a view. */
 export interface Renderer {
-  render(view: object, templateSet?: string): RenderedMail;
+  /** `options.subject`: a Handlebars template (a route's `subject`) used instead of the set's subject.hbs. */
+  render(view: object, templateSet?: string, options?: { subject?: string }): RenderedMail;
   /** Template sets found in the directory (`report` is always there). */
   readonly sets: readonly string[];
   readonly dir: string;
@@ -87,10 +88,26 @@ export function loadRenderer(dir: string): Renderer {
     compiled.set(set, parts);
   }
 
+  // Inline subjects (from routes) compiled once each; syntax errors surface on first use, which is boot.
+  const subjects = new Map<string, Handlebars.TemplateDelegate>();
+  const subjectOf = (source: string) => {
+    let fn = subjects.get(source);
+    if (!fn) {
+      try {
+        hbs.precompile(source, { strict: true });
+        fn = hbs.compile(source, { strict: true, noEscape: true });
+      } catch (error) {
+        throw new TemplateError(`subject "${source}"`, error);
+      }
+      subjects.set(source, fn);
+    }
+    return fn;
+  };
+
   return {
     dir,
     sets,
-    render(view, templateSet = DEFAULT_TEMPLATE_SET) {
+    render(view, templateSet = DEFAULT_TEMPLATE_SET, options = {}) {
       const parts = compiled.get(templateSet);
       if (!parts) throw new TemplateError(path.join(dir, templateSet), new Error(`no template set "${templateSet}"`));
       const run = (part: (typeof PARTS)[number]) => {
@@ -100,8 +117,16 @@ export function loadRenderer(dir: string): Renderer {
           throw new TemplateError(parts[part].file, error);
         }
       };
+      const runSubject = () => {
+        if (options.subject === undefined) return run('subject');
+        try {
+          return subjectOf(options.subject)(view);
+        } catch (error) {
+          throw error instanceof TemplateError ? error : new TemplateError(`subject "${options.subject}"`, error);
+        }
+      };
       // A subject is one header line: CR/LF would end it (header injection), so fold all white space.
-      const subject = run('subject').replace(/\s+/g, ' ').trim();
+      const subject = runSubject().replace(/\s+/g, ' ').trim();
       const html = juice(run('html'), { preserveMediaQueries: true, removeStyleTags: true, applyWidthAttributes: true, applyHeightAttributes: false });
       const text = `${run('text').replace(/\r\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim()}\n`;
       return { subject, html, text };

@@ -101,10 +101,12 @@ export function createMetrics(options: MetricsOptions): RelayMetrics {
     recordWorker(outcome) {
       const seconds = Math.max(0, outcome.durationMs) / 1000;
       if (outcome.type === 'sent') {
-        sent.inc();
+        // One delivery may mail several routes (ROUTES_FILE): count mails, not deliveries.
+        sent.inc(outcome.routes.length);
         latency.observe({ result: 'sent' }, seconds);
         return;
       }
+      if (outcome.type === 'suppressed') return;
       failed.inc({ reason: outcome.failure.code, then: outcome.type });
       latency.observe({ result: 'failed' }, seconds);
     },

@@ -215,9 +215,9 @@ function toNetboxError(error: unknown): NetboxError {
   if (error instanceof NetboxError) return error;
   const code = (error as NodeJS.ErrnoException).code ?? 'ERROR';
   const message = (error as Error).message ?? String(error);
-  if (/^(ETIMEDOUT|ESOCKETTIMEDOUT)$/.test(code)) return new NetboxError('TIMEOUT', `NetBox did not answer (${code})`, { cause: error });
+  if (/^(ETIMEDOUT|ESOCKETTIMEDOUT)$/.test(code)) return new NetboxError('TIMEOUT', `NetBox did not answer (${code})`, { cause: error, detail: code });
   if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) {
-    return new NetboxError('UNREACHABLE', `the TLS connection to NetBox failed (${code}): set NETBOX_CA_FILE to NetBox's CA`, { cause: error });
+    return new NetboxError('UNREACHABLE', `the TLS connection to NetBox failed (${code}: ${message}); set NETBOX_CA_FILE to NetBox's CA`, { cause: error, detail: code });
   }
-  return new NetboxError('UNREACHABLE', `cannot reach NetBox (${code}: ${message})`, { cause: error });
+  return new NetboxError('UNREACHABLE', `cannot reach NetBox (${code}: ${message})`, { cause: error, detail: code });
 }

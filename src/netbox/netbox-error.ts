@@ -15,11 +15,14 @@ export class NetboxError extends Error {
   readonly status?: number;
   /** Whether asking again (soon) can succeed. */
   readonly retryable: boolean;
-  constructor(code: NetboxErrorCode, message: string, options: { status?: number; cause?: unknown } = {}) {
+  /** What NetBox said (`{"detail": …}`), or the network error code. */
+  readonly detail?: string;
+  constructor(code: NetboxErrorCode, message: string, options: { status?: number; detail?: string; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     this.name = 'NetboxError';
     this.code = code;
     this.status = options.status;
+    this.detail = options.detail;
     this.retryable = code === 'UNREACHABLE' || code === 'TIMEOUT' || code === 'SERVER';
   }
 }
@@ -27,8 +30,8 @@ export class NetboxError extends Error {
 /** Maps an HTTP status of the NetBox API to an error, with NetBox's `{"detail": …}` when it sent one. */
 export function classifyNetboxStatus(status: number, url: string, detail?: string): NetboxError {
   const said = detail ? `: ${detail}` : '';
-  if (status === 401 || status === 403) return new NetboxError('AUTH', `NetBox refused the token (HTTP ${status})${said}`, { status });
-  if (status === 404 || status === 400) return new NetboxError('NOT_FOUND', `NetBox has no such report any more (HTTP ${status} for ${url})${said}`, { status });
-  if (status >= 500) return new NetboxError('SERVER', `NetBox answered HTTP ${status}${said}`, { status });
-  return new NetboxError('PROTOCOL', `NetBox answered HTTP ${status} for ${url}${said}`, { status });
+  if (status === 401 || status === 403) return new NetboxError('AUTH', `NetBox refused the token (HTTP ${status})${said}`, { status, detail });
+  if (status === 404 || status === 400) return new NetboxError('NOT_FOUND', `NetBox has no such report any more (HTTP ${status} for ${url})${said}`, { status, detail });
+  if (status >= 500) return new NetboxError('SERVER', `NetBox answered HTTP ${status}${said}`, { status, detail });
+  return new NetboxError('PROTOCOL', `NetBox answered HTTP ${status} for ${url}${said}`, { status, detail });
 }

@@ -1,5 +1,5 @@
 import type { SendMailOptions } from 'nodemailer';
-import type { MailComposer, WorkerOutcome } from '../delivery';
+import type { ComposedMail, MailComposer, WorkerOutcome } from '../delivery';
 import type { Clock, Logger } from '../shared';
 import type { Store } from '../store';
 import { buildRawMessage } from './build-raw-message';
@@ -28,28 +28,44 @@ export interface MailRecorder {
 export function createMailRecorder(options: { store: Pick<Store, 'saveSentMessage'>; logger: Logger; clock: Clock }): MailRecorder {
   // Normally bounded by the sends in flight (every claimed delivery ends in one outcome); the cap
   // guards against a path that composes without reporting an outcome (a lost lease, say).
-  const pending = new Map<number, Pending>();
+  // Per delivery, the mail of each route (ROUTES_FILE) built in this attempt.
+  const pending = new Map<number, Map<string, Pending>>();
   const MAX_PENDING = 1_000;
+  const keep = async (deliveryId: number, route: string, message: SendMailOptions): Promise<SendMailOptions> => {
+    const { raw, envelope } = await buildRawMessage(message);
+    let routes = pending.get(deliveryId);
+    if (!routes) {
+      if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
+      pending.set(deliveryId, (routes = new Map()));
+    }
+    routes.set(route, {
+      raw,
+      envelope,
+      subject: String(message.subject ?? ''),
+      text: typeof message.text === 'string' ? message.text : null,
+      html: typeof message.html === 'string' ? message.html : null,
+    });
+    return { raw, envelope, messageId: message.messageId, subject: message.subject };
+  };
   return {
     wrap(compose) {
-      return async (delivery, log) => {
-        const message = await compose(delivery, log);
-        const { raw, envelope } = await buildRawMessage(message);
-        if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
-        pending.set(delivery.id, {
-          raw,
-          envelope,
-          subject: String(message.subject ?? ''),
-          text: typeof message.text === 'string' ? message.text : null,
-          html: typeof message.html === 'string' ? message.html : null,
-        });
-        const sendable: SendMailOptions = { raw, envelope, messageId: message.messageId, subject: message.subject };
-        return sendable;
+      return async (delivery, log): Promise<ComposedMail> => {
+        const composed = await compose(delivery, log);
+        if (composed.kind === 'notice') return { ...composed, message: await keep(delivery.id, composed.route, composed.message) };
+        return {
+          ...composed,
+          async messageFor(route) {
+            const message = await composed.messageFor(route);
+            return message && keep(delivery.id, route.name, message);
+          },
+        };
       };
     },
     record(outcome) {
-      const kept = pending.get(outcome.delivery.id);
+      const routes = pending.get(outcome.delivery.id);
       pending.delete(outcome.delivery.id);
+      // One copy per delivery (the dashboard's model): the first route mail sent in this attempt.
+      const kept = outcome.type === 'sent' && outcome.routes.length > 0 ? routes?.get(outcome.routes[0]!) : undefined;
       if (outcome.type !== 'sent' || !kept) return;
       void options.store
         .saveSentMessage(outcome.delivery.id, {

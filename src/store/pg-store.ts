@@ -14,6 +14,9 @@ import {
   type ListOptions,
   type MigrationReport,
   type NewDelivery,
+  type NewRouteMail,
+  type RouteMailRecord,
+  type RouteMailState,
   type Store,
   WATCHDOG_KEY_PREFIX,
   type WatchdogState,
@@ -94,6 +97,7 @@ export class PgStore implements Store {
   private closed = false;
   /** Migrations run once, before the first statement; a failure (database down) is retried on the next call. */
   private ready: Promise<MigrationReport> | undefined;
+  private readonly onIdleError: ((error: Error) => void) | undefined;
 
   constructor(options: PgStoreOptions) {
     this.pool = new pg.Pool({
@@ -109,6 +113,7 @@ export class PgStore implements Store {
     });
     // An idle connection broken by a PostgreSQL restart emits 'error' on the pool; unhandled, it would
     // end the process. The pool drops that connection and opens a new one on the next checkout.
+    this.onIdleError = options.onIdleError;
     this.pool.on('error', (error) => options.onIdleError?.(error));
   }
 
@@ -126,8 +131,31 @@ export class PgStore implements Store {
     return this.ready;
   }
 
-  private async applyMigrations(migrations: readonly PgMigration[]): Promise<MigrationReport> {
+  /**
+   * Checks a connection out of the pool with an 'error' listener for as long as it is held: a
+   * checked-out connection that PostgreSQL terminates (a restart, 57P01) between two statements
+   * emits 'error', which without a listener would end the process. Such a connection is destroyed
+   * on release instead of going back to the pool.
+   */
+  private async checkout(): Promise<{ client: pg.PoolClient; release: (broken: boolean) => void }> {
     const client = await this.pool.connect();
+    let lost = false;
+    const onError = (error: Error) => {
+      lost = true;
+      this.onIdleError?.(error);
+    };
+    client.on('error', onError);
+    return {
+      client,
+      release: (broken) => {
+        client.off('error', onError);
+        client.release(broken || lost);
+      },
+    };
+  }
+
+  private async applyMigrations(migrations: readonly PgMigration[]): Promise<MigrationReport> {
+    const { client, release } = await this.checkout();
     let broken = false;
     try {
       await client.query('SELECT pg_advisory_lock($1)', [PG_MIGRATION_LOCK_KEY]);
@@ -162,7 +190,7 @@ export class PgStore implements Store {
       throw error;
     } finally {
       // A connection whose unlock may not have happened is discarded: closing it frees the lock.
-      client.release(broken);
+      release(broken);
     }
   }
 
@@ -181,12 +209,13 @@ export class PgStore implements Store {
   private async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     if (this.closed) throw new StorageUnavailableError('the store is closed', 'STORE_CLOSED');
     await this.migrate();
-    let client: pg.PoolClient;
+    let checkedOut: Awaited<ReturnType<PgStore['checkout']>>;
     try {
-      client = await this.pool.connect();
+      checkedOut = await this.checkout();
     } catch (error) {
       throw toStorageError(error);
     }
+    const { client, release } = checkedOut;
     let broken = false;
     try {
       await client.query('BEGIN');
@@ -199,7 +228,7 @@ export class PgStore implements Store {
       });
       throw toStorageError(error);
     } finally {
-      client.release(broken);
+      release(broken);
     }
   }
 
@@ -482,6 +511,60 @@ export class PgStore implements Store {
     });
   }
 
+  async recordRouteDecisions(deliveryId: number, decisions: NewRouteMail[], now: number): Promise<RouteMailRecord[]> {
+    return this.transaction(async (client) => {
+      // ON CONFLICT DO NOTHING per row keeps the first replica's decisions when two decide at once;
+      // the lock on the delivery row makes the whole set come from one of them.
+      await client.query('SELECT id FROM deliveries WHERE id = $1 FOR UPDATE', [deliveryId]);
+      const existing = await client.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM route_mails WHERE delivery_id = $1', [deliveryId]);
+      if (existing.rows[0]!.n === 0) {
+        for (const d of decisions) {
+          const state: RouteMailState = d.outcome === 'send' ? 'pending' : d.outcome;
+          await client.query(
+            `INSERT INTO route_mails (delivery_id, route, position, outcome, reason, reminder, state, decided_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) ON CONFLICT (delivery_id, route) DO NOTHING`,
+            [deliveryId, d.route, d.position, d.outcome, d.reason, d.reminder, state, now],
+          );
+        }
+      }
+      const { rows } = await client.query<RouteMailRow>('SELECT * FROM route_mails WHERE delivery_id = $1 ORDER BY position', [deliveryId]);
+      return rows.map(toRouteMail);
+    });
+  }
+
+  async listRouteMails(deliveryIds: number[]): Promise<RouteMailRecord[]> {
+    const ids = [...new Set(deliveryIds.filter((id) => Number.isSafeInteger(id)))];
+    if (ids.length === 0) return [];
+    const { rows } = await this.query<RouteMailRow>('SELECT * FROM route_mails WHERE delivery_id = ANY($1::bigint[]) ORDER BY delivery_id, position', [ids]);
+    return rows.map(toRouteMail);
+  }
+
+  async markRouteMailSent(deliveryId: number, route: string, { now, messageId, response }: { now: number; messageId: string; response: string }): Promise<void> {
+    await this.query(
+      `UPDATE route_mails SET state = 'sent', message_id = $1, response = $2, sent_at = $3, last_error = NULL, last_error_code = NULL, updated_at = $3
+       WHERE delivery_id = $4 AND route = $5`,
+      [messageId, response, now, deliveryId, route],
+    );
+  }
+
+  async markRouteMailFailed(deliveryId: number, route: string, { now, error, code, permanent }: { now: number; error: string; code: string; permanent: boolean }): Promise<void> {
+    await this.query(
+      `UPDATE route_mails SET state = $1, last_error = $2, last_error_code = $3, updated_at = $4 WHERE delivery_id = $5 AND route = $6 AND state <> 'sent'`,
+      [permanent ? 'failed' : 'pending', error, code, now, deliveryId, route],
+    );
+  }
+
+  async lastRouteMailCompletedAt(route: string, deliveryId: number): Promise<string | null> {
+    const { rows } = await this.query<{ t: string }>(
+      `SELECT d.completed_at AS t FROM route_mails r JOIN deliveries d ON d.id = r.delivery_id
+       WHERE r.route = $1 AND r.outcome = 'send' AND r.delivery_id <> $2
+         AND d.report_created <= (SELECT report_created FROM deliveries WHERE id = $2)
+       ORDER BY d.report_created DESC, d.id DESC LIMIT 1`,
+      [route, deliveryId],
+    );
+    return rows[0]?.t ?? null;
+  }
+
   async checkWritable(now: number): Promise<void> {
     // A write, not a SELECT: a read-only standby or a full disk must fail the readiness check.
     await this.query('INSERT INTO health_probe (id, at) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET at = excluded.at', [now]);
@@ -502,6 +585,42 @@ export class PgStore implements Store {
   }
 }
 
+
+interface RouteMailRow {
+  delivery_id: number;
+  route: string;
+  position: number;
+  outcome: NewRouteMail['outcome'];
+  reason: string;
+  reminder: boolean;
+  state: RouteMailState;
+  message_id: string | null;
+  response: string | null;
+  last_error: string | null;
+  last_error_code: string | null;
+  sent_at: number | null;
+  decided_at: number;
+  updated_at: number;
+}
+
+function toRouteMail(row: RouteMailRow): RouteMailRecord {
+  return {
+    deliveryId: row.delivery_id,
+    route: row.route,
+    position: row.position,
+    outcome: row.outcome,
+    reason: row.reason,
+    reminder: row.reminder,
+    state: row.state,
+    messageId: row.message_id,
+    response: row.response,
+    lastError: row.last_error,
+    lastErrorCode: row.last_error_code,
+    sentAt: row.sent_at,
+    decidedAt: row.decided_at,
+    updatedAt: row.updated_at,
+  };
+}
 
 function prefixed(alias: string, columns: string): string {
   return columns

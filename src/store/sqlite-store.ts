@@ -12,6 +12,9 @@ import {
   type ListOptions,
   type MigrationReport,
   type NewDelivery,
+  type NewRouteMail,
+  type RouteMailRecord,
+  type RouteMailState,
   type Store,
   REPORT_FAILING_SETS_KEPT,
   WATCHDOG_KEY_PREFIX,
@@ -428,6 +431,71 @@ export class SqliteStore implements Store {
     );
   }
 
+  async recordRouteDecisions(deliveryId: number, decisions: NewRouteMail[], now: number): Promise<RouteMailRecord[]> {
+    return this.queueWrite((db) => {
+      const existing = prepareCached(db, 'SELECT COUNT(*) AS n FROM route_mails WHERE delivery_id = ?').get(deliveryId) as { n: number };
+      if (existing.n === 0) {
+        const insert = prepareCached(
+          db,
+          `INSERT INTO route_mails (delivery_id, route, position, outcome, reason, reminder, state, decided_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        );
+        for (const d of decisions) {
+          const state: RouteMailState = d.outcome === 'send' ? 'pending' : d.outcome;
+          insert.run(deliveryId, d.route, d.position, d.outcome, d.reason, d.reminder ? 1 : 0, state, now, now);
+        }
+      }
+      return (prepareCached(db, 'SELECT * FROM route_mails WHERE delivery_id = ? ORDER BY position').all(deliveryId) as RouteMailRow[]).map(toRouteMail);
+    });
+  }
+
+  async listRouteMails(deliveryIds: number[]): Promise<RouteMailRecord[]> {
+    if (deliveryIds.length === 0) return [];
+    const ids = [...new Set(deliveryIds.filter((id) => Number.isSafeInteger(id)))];
+    const rows = this.run(
+      (db) => db.prepare(`SELECT * FROM route_mails WHERE delivery_id IN (SELECT value FROM json_each(?)) ORDER BY delivery_id, position`).all(JSON.stringify(ids)) as RouteMailRow[],
+    );
+    return rows.map(toRouteMail);
+  }
+
+  async markRouteMailSent(deliveryId: number, route: string, { now, messageId, response }: { now: number; messageId: string; response: string }): Promise<void> {
+    await this.queueWrite((db) =>
+      prepareCached(
+        db,
+        `UPDATE route_mails SET state = 'sent', message_id = ?, response = ?, sent_at = ?, last_error = NULL, last_error_code = NULL, updated_at = ?
+         WHERE delivery_id = ? AND route = ?`,
+      ).run(messageId, response, now, now, deliveryId, route),
+    );
+  }
+
+  async markRouteMailFailed(deliveryId: number, route: string, { now, error, code, permanent }: { now: number; error: string; code: string; permanent: boolean }): Promise<void> {
+    await this.queueWrite((db) =>
+      prepareCached(db, `UPDATE route_mails SET state = ?, last_error = ?, last_error_code = ?, updated_at = ? WHERE delivery_id = ? AND route = ? AND state <> 'sent'`).run(
+        permanent ? 'failed' : 'pending',
+        error,
+        code,
+        now,
+        deliveryId,
+        route,
+      ),
+    );
+  }
+
+  async lastRouteMailCompletedAt(route: string, deliveryId: number): Promise<string | null> {
+    const row = this.run(
+      (db) =>
+        db
+          .prepare(
+            `SELECT d.completed_at AS t FROM route_mails r JOIN deliveries d ON d.id = r.delivery_id
+             WHERE r.route = ? AND r.outcome = 'send' AND r.delivery_id <> ?
+               AND d.report_created <= (SELECT report_created FROM deliveries WHERE id = ?)
+             ORDER BY d.report_created DESC, d.id DESC LIMIT 1`,
+          )
+          .get(route, deliveryId, deliveryId) as { t: string } | undefined,
+    );
+    return row?.t ?? null;
+  }
+
   async checkWritable(now: number): Promise<void> {
     this.run((db) => prepareCached(db, 'INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at').run(now));
   }
@@ -521,4 +589,40 @@ function toStorageError(error: unknown): unknown {
     return new StorageUnavailableError(`the outbox cannot commit: ${(error as Error).message}`, code, { cause: error });
   }
   return error;
+}
+
+interface RouteMailRow {
+  delivery_id: number;
+  route: string;
+  position: number;
+  outcome: NewRouteMail['outcome'];
+  reason: string;
+  reminder: number;
+  state: RouteMailState;
+  message_id: string | null;
+  response: string | null;
+  last_error: string | null;
+  last_error_code: string | null;
+  sent_at: number | null;
+  decided_at: number;
+  updated_at: number;
+}
+
+function toRouteMail(row: RouteMailRow): RouteMailRecord {
+  return {
+    deliveryId: row.delivery_id,
+    route: row.route,
+    position: row.position,
+    outcome: row.outcome,
+    reason: row.reason,
+    reminder: row.reminder === 1,
+    state: row.state,
+    messageId: row.message_id,
+    response: row.response,
+    lastError: row.last_error,
+    lastErrorCode: row.last_error_code,
+    sentAt: row.sent_at,
+    decidedAt: row.decided_at,
+    updatedAt: row.updated_at,
+  };
 }

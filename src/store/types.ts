@@ -51,6 +51,32 @@ export interface ListOptions {
   beforeId?: number;
 }
 
+/** The state of one route's mail for one delivery. */
+export const ROUTE_MAIL_STATES = ['pending', 'sent', 'failed', 'suppressed', 'skipped'] as const;
+export type RouteMailState = (typeof ROUTE_MAIL_STATES)[number];
+
+/** A routing decision to record: `send` becomes a pending mail, the others are final. */
+export interface NewRouteMail {
+  route: string;
+  position: number;
+  outcome: 'send' | 'suppressed' | 'skipped';
+  reason: string;
+  reminder: boolean;
+}
+
+export interface RouteMailRecord extends NewRouteMail {
+  deliveryId: number;
+  state: RouteMailState;
+  messageId: string | null;
+  /** The SMTP server's answer (or the .eml path) once sent. */
+  response: string | null;
+  lastError: string | null;
+  lastErrorCode: string | null;
+  sentAt: number | null;
+  decidedAt: number;
+  updatedAt: number;
+}
+
 /**
  * The durable outbox. Every method is async so that SQLite and PostgreSQL share one contract.
  * Errors that mean "storage cannot commit now" are thrown as {@link StorageUnavailableError}.
@@ -109,6 +135,21 @@ export interface Store {
   /** Keeps the mail as it was sent for a delivery (the latest send replaces an earlier one). */
   saveSentMessage(deliveryId: number, message: SentMessage): Promise<void>;
   getSentMessage(deliveryId: number): Promise<SentMessage | undefined>;
+  /**
+   * Records the routing decisions of a delivery, once: when decisions are already stored (a retry, a
+   * restart, another replica) they are kept and returned instead, so a route is never decided twice.
+   */
+  recordRouteDecisions(deliveryId: number, decisions: NewRouteMail[], now: number): Promise<RouteMailRecord[]>;
+  /** The route mails of these deliveries, by delivery then route position. */
+  listRouteMails(deliveryIds: number[]): Promise<RouteMailRecord[]>;
+  markRouteMailSent(deliveryId: number, route: string, result: { now: number; messageId: string; response: string }): Promise<void>;
+  /** A transient failure leaves the mail `pending` (with its error) for the next retry; a permanent one makes it `failed`. */
+  markRouteMailFailed(deliveryId: number, route: string, result: { now: number; error: string; code: string; permanent: boolean }): Promise<void>;
+  /**
+   * The completion time of the newest report created before this delivery's that was mailed (or is
+   * being mailed) on the route: what `repeat_after` measures from.
+   */
+  lastRouteMailCompletedAt(route: string, deliveryId: number): Promise<string | null>;
   /** Proves the store can commit (for readiness checks). */
   checkWritable(now: number): Promise<void>;
   close(): Promise<void>;

@@ -12,13 +12,17 @@ export function withWatchdogMail(compose: MailComposer, options: { from: string;
   return async (delivery, log) => {
     const alert = parseWatchdogAlert(delivery.dedupKey, delivery.body);
     if (!alert) return compose(delivery, log);
-    return buildWatchdogMail(alert, {
+    return {
+      kind: 'notice',
+      route: 'watchdog',
+      message: buildWatchdogMail(alert, {
       from: options.from,
       recipients: options.recipients,
       timezone: options.timezone,
       deliveryId: delivery.id,
       dedupKey: delivery.dedupKey,
-      date: new Date(options.clock.now()),
-    });
+        date: new Date(options.clock.now()),
+      }),
+    };
   };
 }

@@ -354,6 +354,53 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(await other.getSentMessage(id)).toMatchObject({ html: null, response: '250 queued as 2', sentAt: T0 + 5 });
     });
 
+    test('route decisions are recorded once: a second decision (retry, other replica) keeps the first', async () => {
+      const { id } = await store.insertDelivery(makeDelivery(1));
+      const first = await store.recordRouteDecisions(
+        id,
+        [
+          { route: 'on-call', position: 0, outcome: 'send', reason: 'matched', reminder: false },
+          { route: 'auditors', position: 1, outcome: 'suppressed', reason: 'every test passed (notify: on-failure)', reminder: false },
+          { route: 'lead', position: 2, outcome: 'skipped', reason: 'not matched', reminder: false },
+        ],
+        T0,
+      );
+      expect(first.map((r) => [r.route, r.outcome, r.state, r.reminder])).toEqual([
+        ['on-call', 'send', 'pending', false],
+        ['auditors', 'suppressed', 'suppressed', false],
+        ['lead', 'skipped', 'skipped', false],
+      ]);
+      const other = await open();
+      const again = await other.recordRouteDecisions(id, [{ route: 'on-call', position: 0, outcome: 'skipped', reason: 'other', reminder: true }], T0 + 1);
+      expect(again).toEqual(first);
+
+      // A transient failure keeps the mail pending with its error; a permanent one makes it failed; sent clears the error.
+      await store.markRouteMailFailed(id, 'on-call', { now: T0 + 2, error: '451 try later', code: 'SMTP_4XX', permanent: false });
+      expect((await store.listRouteMails([id]))[0]).toMatchObject({ state: 'pending', lastError: '451 try later', lastErrorCode: 'SMTP_4XX' });
+      await store.markRouteMailFailed(id, 'on-call', { now: T0 + 3, error: '550 no such user', code: 'SMTP_5XX', permanent: true });
+      expect((await store.listRouteMails([id]))[0]).toMatchObject({ state: 'failed', lastErrorCode: 'SMTP_5XX' });
+      await store.markRouteMailSent(id, 'on-call', { now: T0 + 4, messageId: '<m@x>', response: '250 OK' });
+      expect((await other.listRouteMails([id, id + 1000]))[0]).toMatchObject({ deliveryId: id, state: 'sent', messageId: '<m@x>', response: '250 OK', sentAt: T0 + 4, lastError: null });
+      // A sent mail never goes back to failed.
+      await store.markRouteMailFailed(id, 'on-call', { now: T0 + 5, error: 'late', code: 'X', permanent: true });
+      expect((await store.listRouteMails([id]))[0]!.state).toBe('sent');
+      expect(await store.listRouteMails([])).toEqual([]);
+    });
+
+    test('lastRouteMailCompletedAt: the newest earlier report this route decided to send', async () => {
+      const day = (d: number) => `2026-03-0${d}T06:00:00.000000Z`;
+      const ids: number[] = [];
+      for (const d of [1, 2, 3]) {
+        const { id } = await store.insertDelivery(makeDelivery(d, { reportCreated: day(d), completedAt: `2026-03-0${d}T06:00:05Z` }));
+        ids.push(id);
+      }
+      await store.recordRouteDecisions(ids[0]!, [{ route: 'on-call', position: 0, outcome: 'send', reason: 'first', reminder: false }], T0);
+      await store.recordRouteDecisions(ids[1]!, [{ route: 'on-call', position: 0, outcome: 'suppressed', reason: 'same', reminder: false }], T0);
+      expect(await store.lastRouteMailCompletedAt('on-call', ids[2]!)).toBe('2026-03-01T06:00:05Z');
+      expect(await store.lastRouteMailCompletedAt('on-call', ids[0]!)).toBeNull();
+      expect(await store.lastRouteMailCompletedAt('auditors', ids[2]!)).toBeNull();
+    });
+
     test('close commits the inserts already accepted, then refuses new ones', async () => {
       const accepted = [1, 2, 3, 4, 5].map((n) => store.insertDelivery(makeDelivery(n)));
       await store.close();

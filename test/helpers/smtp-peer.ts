@@ -81,6 +81,9 @@ export async function startSmtpPeer(options: { behaviour?: SmtpBehaviour; server
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
+  // A client that dies (a relay SIGKILLed mid-send) resets its connections; smtp-server reports that
+  // as an 'error' event, which without a listener would throw in the test process.
+  server.on('error', () => undefined);
   const port = ((server as unknown as { server: { address(): AddressInfo } }).server.address() as AddressInfo).port;
   return {
     port,

@@ -61,3 +61,41 @@ describe('Dockerfile', () => {
     expect(build.include).toEqual(['src']);
   });
 });
+
+describe('docker-compose.yml, profile ha', () => {
+  it('leaves the default `docker compose up` as the single relay and the mail catcher', () => {
+    // `config` lists every service; `up` starts only those without a profile unless one is enabled.
+    const services = Object.entries(composeConfig().services as Record<string, { profiles?: string[] }>);
+    expect(services.filter(([, s]) => !s.profiles).map(([name]) => name).sort()).toEqual(['mailcatcher', 'relay']);
+    expect(services.filter(([, s]) => s.profiles).map(([name, s]) => [name, s.profiles])).toEqual(
+      ['postgres', 'proxy', 'relay-a', 'relay-b'].map((name) => [name, ['ha']]),
+    );
+  });
+
+  it('runs PostgreSQL and two relays on DATABASE_URL behind an nginx proxy whose config names them', () => {
+    const config = composeConfig({ POSTGRES_PASSWORD: 's3cret', HA_PORT: '18088' }, ['--profile', 'ha']);
+    const { postgres, proxy } = config.services;
+    expect(postgres.image).toMatch(/^postgres:/);
+    expect(postgres.environment).toMatchObject({ POSTGRES_USER: 'relay', POSTGRES_PASSWORD: 's3cret', POSTGRES_DB: 'compliance_relay' });
+    expect(postgres.healthcheck.test.join(' ')).toContain('pg_isready');
+
+    for (const name of ['relay-a', 'relay-b']) {
+      const relay = config.services[name];
+      expect(relay.environment.DATABASE_URL).toBe('postgres://relay:s3cret@postgres:5432/compliance_relay');
+      expect(relay.environment.SMTP_URL).toBe('smtp://mailcatcher:1025');
+      expect(relay.depends_on.postgres.condition).toBe('service_healthy');
+      // Only the proxy is published: NetBox must not bypass it.
+      expect(relay.ports).toBeUndefined();
+    }
+
+    expect(proxy.image).toMatch(/^nginx:/);
+    expect(proxy.ports[0]).toMatchObject({ target: 8080, published: 18088 });
+    const mount = proxy.volumes.find((v: string) => v.endsWith(':/etc/nginx/nginx.conf:ro')) as string;
+    const nginxConf = fs.readFileSync(mount.split(':')[0]!, 'utf8');
+    expect(nginxConf).toMatch(/server relay-a:8080/);
+    expect(nginxConf).toMatch(/server relay-b:8080/);
+    expect(nginxConf).toMatch(/listen 8080;/);
+    // A POST is retried on the other relay only because deliveries are idempotent.
+    expect(nginxConf).toMatch(/proxy_next_upstream [^;]*non_idempotent/);
+  });
+});

@@ -89,4 +89,30 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
       );
     `,
   },
+  {
+    version: 5,
+    name: 'route_mails',
+    // One row per (delivery, route): the routing decision, taken once, and the state of that route's mail,
+    // so a retry or a restart sends only the routes not yet sent.
+    sql: `
+      CREATE TABLE route_mails (
+        delivery_id      INTEGER NOT NULL,
+        route            TEXT    NOT NULL,
+        position         INTEGER NOT NULL,
+        outcome          TEXT    NOT NULL,
+        reason           TEXT    NOT NULL,
+        reminder         INTEGER NOT NULL DEFAULT 0,
+        state            TEXT    NOT NULL,
+        message_id       TEXT,
+        response         TEXT,
+        last_error       TEXT,
+        last_error_code  TEXT,
+        sent_at          INTEGER,
+        decided_at       INTEGER NOT NULL,
+        updated_at       INTEGER NOT NULL,
+        PRIMARY KEY (delivery_id, route)
+      );
+      CREATE INDEX route_mails_route ON route_mails (route, outcome);
+    `,
+  },
 ];

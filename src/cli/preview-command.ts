@@ -1,0 +1,144 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config';
+import { createMailComposer } from '../delivery';
+import { createFileTransport, createSmtpTransport, loadRenderer, TemplateError } from '../mail';
+import { defaultTemplatesDir } from '../relay';
+import { buildDefaultRoute, type Route } from '../routing';
+import { SAMPLE_ENVELOPE } from '../sample';
+import { buildRawMessage } from '../sent-mail';
+import { RelayError, systemClock } from '../shared';
+import { openStore, type ClaimedDelivery } from '../store';
+import { parseDelivery } from '../webhook';
+import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo } from './io';
+
+export interface PreviewOptions {
+  id?: string;
+  last?: boolean;
+  route?: string;
+  out: string;
+}
+
+/**
+ * `preview`: renders a delivery (a JSON file as NetBox sends it, or one from the store) with the
+ * current templates and one route's set, subject and recipients, and writes subject.txt, mail.html,
+ * mail.txt and mail.eml to a directory. Sends nothing and writes nothing to the store: the template
+ * author's loop. Without NetBox enrichment (no fetch): the counts, as the webhook carries them.
+ */
+export async function previewCommand(file: string | undefined, options: PreviewOptions, config: Config, io: CliIo): Promise<number> {
+  const sources = [file !== undefined, options.id !== undefined, options.last === true].filter(Boolean).length;
+  if (sources !== 1) {
+    io.stderr.write('compliance-relay: preview needs exactly one of <delivery.json>, --id N, --last\n');
+    return EXIT_USAGE;
+  }
+  const route = pickRoute(config.routing.routes, options.route);
+  if (!route) {
+    io.stderr.write(`compliance-relay: no route "${options.route}" (routes: ${config.routing.routes.map((r) => r.name).join(', ')})\n`);
+    return EXIT_USAGE;
+  }
+  let delivery: ClaimedDelivery;
+  try {
+    const loaded = file !== undefined ? readDeliveryFile(path.resolve(io.cwd, file), io) : await readStoredDelivery(config, options);
+    if (typeof loaded === 'string') {
+      io.stderr.write(`compliance-relay: ${loaded}\n`);
+      return EXIT_USAGE;
+    }
+    delivery = loaded;
+  } catch (error) {
+    io.stderr.write(`compliance-relay: ${describe(error)}\n`);
+    return error instanceof RelayError ? EXIT_USAGE : EXIT_UNAVAILABLE;
+  }
+  try {
+    const message = await (await createRouteComposer(config, route)(delivery)).messageFor({ name: route.name, reminder: false, reason: 'preview' });
+    const { raw, envelope } = await buildRawMessage(message!);
+    const out = path.resolve(io.cwd, options.out);
+    fs.mkdirSync(out, { recursive: true });
+    fs.writeFileSync(path.join(out, 'subject.txt'), `${String(message!.subject)}\n`);
+    fs.writeFileSync(path.join(out, 'mail.html'), String(message!.html));
+    fs.writeFileSync(path.join(out, 'mail.txt'), String(message!.text));
+    fs.writeFileSync(path.join(out, 'mail.eml'), raw);
+    io.stdout.write(
+      `Route ${route.name}: ${String(message!.subject)}\nEnvelope: from ${envelope.from} to ${envelope.to.join(', ')}\n` +
+        `Wrote subject.txt, mail.html, mail.txt and mail.eml to ${out}\n`,
+    );
+    return 0;
+  } catch (error) {
+    io.stderr.write(`compliance-relay: ${describe(error)}\n`);
+    return error instanceof TemplateError ? EXIT_CONFIG : 1;
+  }
+}
+
+/**
+ * `send-test`: sends the sample report (validity's documented delivery) through the configured
+ * transport to `--to` (default: the first route's recipients) and prints the server's answer.
+ */
+export async function sendTestCommand(options: { to?: string }, config: Config, io: CliIo): Promise<number> {
+  const first = config.routing.routes[0]!;
+  const to = options.to ? options.to.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+  const route: Route = to ? buildDefaultRoute({ to, cc: [], bcc: [] }) : { ...first, subject: first.subject };
+  const body = Buffer.from(JSON.stringify(SAMPLE_ENVELOPE));
+  const parsed = parseDelivery(body);
+  if (parsed.kind !== 'report') throw new Error('the built-in sample is not a report');
+  const delivery = { id: 0, reportId: parsed.report.id, dedupKey: `send-test@${new Date().toISOString()}`, body, attempts: 1 } as ClaimedDelivery;
+  const message = (await (await createRouteComposer(config, route, { implicitRoute: false })(delivery)).messageFor({ name: route.name, reminder: false, reason: 'send-test' }))!;
+  message.subject = `[test] ${String(message.subject)}`;
+  const transport = config.smtp ? createSmtpTransport(config.smtp, { readFile: io.readFile }) : createFileTransport(config.mail.outboxDir);
+  try {
+    const result = await transport.send(message);
+    io.stdout.write(`Sent the sample report to ${result.accepted.join(', ') || route.to.join(', ')}${result.rejected.length ? ` (refused: ${result.rejected.join(', ')})` : ''}.\nServer answer: ${result.response}\n`);
+    return 0;
+  } catch (error) {
+    const err = error as { code?: string; responseCode?: number; message?: string };
+    io.stderr.write(`compliance-relay: the test mail was not sent (${err.code ?? 'error'}${err.responseCode ? ` ${err.responseCode}` : ''}): ${err.message ?? String(error)}\n`);
+    return EXIT_UNAVAILABLE;
+  } finally {
+    await transport.close();
+  }
+}
+
+/** The composer the relay uses, for one route and without NetBox enrichment (nothing is fetched or stored). */
+function createRouteComposer(config: Config, route: Route, options: { implicitRoute?: boolean } = {}) {
+  return createMailComposer({
+    renderer: loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir()),
+    clock: systemClock,
+    from: config.mail.from,
+    replyTo: config.mail.replyTo,
+    routes: [route],
+    implicitRoute: options.implicitRoute ?? config.routing.file === undefined,
+    timezone: config.mail.timezone,
+    netboxUrl: config.netbox.url,
+  });
+}
+
+function pickRoute(routes: readonly Route[], name: string | undefined): Route | undefined {
+  return name === undefined ? routes[0] : routes.find((r) => r.name === name);
+}
+
+function readDeliveryFile(file: string, io: CliIo): ClaimedDelivery | string {
+  const body = io.readFile(file);
+  const parsed = parseDelivery(body);
+  if (parsed.kind !== 'report') return `${file} is not a compliance report delivery: ${parsed.reason}`;
+  return { id: 0, reportId: parsed.report.id, dedupKey: parsed.dedupKey, body, attempts: 1 } as ClaimedDelivery;
+}
+
+async function readStoredDelivery(config: Config, options: PreviewOptions): Promise<ClaimedDelivery | string> {
+  const store = openStore(config.store);
+  try {
+    let id = options.id === undefined ? undefined : Number(options.id);
+    if (options.id !== undefined && !Number.isSafeInteger(id)) return `--id must be a delivery id (a number), got "${options.id}"`;
+    if (options.last) id = (await store.listDeliveries({ limit: 1 }))[0]?.id;
+    if (id === undefined) return 'the store has no delivery yet';
+    const record = await store.getDelivery(id);
+    const body = record ? await store.getDeliveryBody(id) : undefined;
+    if (!record || !body) return `no delivery ${id} in the store (or its body was pruned)`;
+    return { ...record, body };
+  } finally {
+    await store.close();
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof RelayError) return `${error.code}: ${error.message}${error.issues ? ` (${error.issues.map((i) => `${i.path}: ${i.message}`).join('; ')})` : ''}`;
+  const err = error as NodeJS.ErrnoException;
+  return err?.code ? `${err.code}: ${err.message}` : String((error as Error)?.message ?? error);
+}

@@ -1,0 +1,133 @@
+import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
+import { RoutesFileSchema, type Route } from './routes-schema';
+
+/** The largest routes file accepted: it is configuration, read once at boot. */
+export const MAX_ROUTES_FILE_BYTES = 256 * 1024;
+
+/** The name of the route used when no ROUTES_FILE is given: MAIL_TO/CC/BCC get every report. */
+export const DEFAULT_ROUTE_NAME = 'default';
+
+/** One problem in a routes file: where it is and what is wrong. */
+export interface RoutesFileIssue {
+  /** 1-based line in the file, when the YAML parser knows where the value is. */
+  line?: number;
+  /** "route 2 (on-call) notify", "routes", ... */
+  where: string;
+  message: string;
+}
+
+/** The routes file could not be used; lists every problem found. */
+export class RoutesFileError extends Error {
+  readonly file: string;
+  readonly issues: RoutesFileIssue[];
+  constructor(file: string, issues: RoutesFileIssue[]) {
+    super(`${file}: ${issues.map(formatRoutesIssue).join('; ')}`);
+    this.name = 'RoutesFileError';
+    this.file = file;
+    this.issues = issues;
+  }
+}
+
+/** "line 14: route 2 (on-call) notify: must be one of ..." */
+export function formatRoutesIssue(issue: RoutesFileIssue): string {
+  return `${issue.line ? `line ${issue.line}: ` : ''}${issue.where}: ${issue.message}`;
+}
+
+/**
+ * Parses and validates a routes file (YAML). Throws {@link RoutesFileError} with every problem,
+ * each naming the route (number and name), the field, and the line when the parser knows it.
+ */
+export function parseRoutesFile(text: string, file: string): Route[] {
+  if (Buffer.byteLength(text) > MAX_ROUTES_FILE_BYTES) {
+    throw new RoutesFileError(file, [{ where: 'file', message: `is larger than ${MAX_ROUTES_FILE_BYTES} bytes` }]);
+  }
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    throw new RoutesFileError(
+      file,
+      doc.errors.map((e) => ({ line: lineCounter.linePos(e.pos[0]).line, where: 'YAML', message: e.message.split('\n')[0]! })),
+    );
+  }
+  const value: unknown = doc.toJS({ maxAliasCount: 100 });
+  const parsed = RoutesFileSchema.safeParse(value ?? {});
+  // Checked apart from the schema, so a duplicate is reported even when other fields are wrong too.
+  const issues = [...(parsed.success ? [] : parsed.error.issues), ...findDuplicateNames(value)];
+  if (issues.length > 0) {
+    throw new RoutesFileError(
+      file,
+      issues.map((issue) => ({
+        line: lineOf(doc, lineCounter, issue.path),
+        where: describePath(issue.path, value),
+        message: issue.message,
+      })),
+    );
+  }
+  return parsed.data!.routes;
+}
+
+/** The implicit route without a routes file: every report to MAIL_TO/CC/BCC, as before routes existed. */
+export function buildDefaultRoute(recipients: { to: string[]; cc: string[]; bcc: string[] }): Route {
+  return { name: DEFAULT_ROUTE_NAME, to: recipients.to, cc: recipients.cc, bcc: recipients.bcc, notify: 'always', continue: false };
+}
+
+/** Route names identify a route's mails (Message-ID, thread, records): they must differ, ignoring case. */
+function findDuplicateNames(value: unknown): { path: PropertyKey[]; message: string }[] {
+  const routes = (value as { routes?: unknown } | null)?.routes;
+  if (!Array.isArray(routes)) return [];
+  const seen = new Map<string, number>();
+  const issues: { path: PropertyKey[]; message: string }[] = [];
+  routes.forEach((route, i) => {
+    const name = (route as { name?: unknown } | null)?.name;
+    if (typeof name !== 'string') return;
+    const first = seen.get(name.toLowerCase());
+    if (first === undefined) seen.set(name.toLowerCase(), i);
+    else issues.push({ path: ['routes', i, 'name'], message: `"${name}" is already the name of route ${first + 1}` });
+  });
+  return issues;
+}
+
+/** The line of the deepest node the YAML has along the issue's path (a missing key points at its parent). */
+function lineOf(doc: Document, lineCounter: LineCounter, path: PropertyKey[]): number | undefined {
+  const keys = path.map((p) => (typeof p === 'symbol' ? String(p) : p));
+  for (let n = keys.length; n >= 0; n -= 1) {
+    const node = n === 0 ? doc.contents : doc.getIn(keys.slice(0, n), true);
+    if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;
+  }
+  return undefined;
+}
+
+/** "route 2 (on-call) match.any[0].failed.above", readable by someone editing the file. */
+function describePath(path: PropertyKey[], value: unknown): string {
+  if (path[0] !== 'routes' || typeof path[1] !== 'number') return path.length ? path.map(String).join('.') : 'file';
+  const index = path[1];
+  const routes = (value as { routes?: unknown[] } | null)?.routes;
+  const name = (routes?.[index] as { name?: unknown } | undefined)?.name;
+  const label = `route ${index + 1}${typeof name === 'string' && name ? ` (${name})` : ''}`;
+  const rest = path
+    .slice(2)
+    .map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`))
+    .join('');
+  return rest ? `${label} ${rest}` : label;
+}
+
+/**
+ * Everyone the routes mail (to, cc, bcc each deduplicated, an address in a stronger field kept
+ * there only): who must hear about relay notices such as the watchdog's "no report since …".
+ */
+export function buildNoticeRecipients(routes: readonly Route[]): { to: string[]; cc: string[]; bcc: string[] } {
+  const key = (address: string) => (/<([^>]+)>/.exec(address)?.[1] ?? address).trim().toLowerCase();
+  const seen = new Set<string>();
+  const take = (addresses: string[]) =>
+    addresses.filter((a) => {
+      const k = key(a);
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
+  const to = take(routes.flatMap((r) => r.to));
+  const cc = take(routes.flatMap((r) => r.cc));
+  const bcc = take(routes.flatMap((r) => r.bcc));
+  // A message needs a visible recipient; a routes file with only bcc still gets its notices.
+  return to.length > 0 || cc.length > 0 ? { to, cc, bcc } : { to: bcc, cc: [], bcc: [] };
+}

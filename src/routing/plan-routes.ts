@@ -1,0 +1,136 @@
+import type { ReportFacts, RoutingTrend } from './report-facts';
+import type { Condition, Route, RouteSeverity } from './routes-schema';
+
+/**
+ * What happens to one report on one route:
+ * - `send`: a mail goes out (and is recorded, so it is sent once);
+ * - `suppressed`: the route matched but its notify policy held the mail back;
+ * - `skipped`: the route did not match, or an earlier matching route had no `continue`.
+ */
+export type RouteOutcome = 'send' | 'suppressed' | 'skipped';
+
+export interface RouteDecision {
+  route: string;
+  /** Position of the route in the file (0-based). */
+  position: number;
+  outcome: RouteOutcome;
+  /** Why, in words an operator reads in the deliveries listing. */
+  reason: string;
+  /** A reminder of an unchanged failing state (`repeat_after`). */
+  reminder: boolean;
+}
+
+/** For `repeat_after`: the completion time (ISO) of the last report this route mailed, per route name. */
+export type LastSentLookup = (route: string) => string | null;
+
+/**
+ * Evaluates the routes in order, like Alertmanager: a report goes to the first route that matches,
+ * and on to later ones only while the matching routes say `continue: true`. Every route gets a
+ * decision, so the listing can say why a route did not mail.
+ */
+export function planRoutes(routes: readonly Route[], facts: ReportFacts, trend: RoutingTrend, lastSent: LastSentLookup): RouteDecision[] {
+  let stoppedBy: string | undefined;
+  return routes.map((route, position) => {
+    const base = { route: route.name, position, reminder: false };
+    if (stoppedBy !== undefined) return { ...base, outcome: 'skipped' as const, reason: `not reached: route ${stoppedBy} matched without continue` };
+    if (route.match && !matchCondition(route.match, facts, trend)) return { ...base, outcome: 'skipped' as const, reason: 'not matched' };
+    if (!route.continue) stoppedBy = route.name;
+    const decision = decideNotify(route, facts, trend, lastSent(route.name));
+    return { ...base, outcome: decision.send ? ('send' as const) : ('suppressed' as const), reason: decision.reason, reminder: decision.reminder };
+  });
+}
+
+/** True when the report (with its trend) satisfies the condition. */
+export function matchCondition(condition: Condition, facts: ReportFacts, trend: RoutingTrend): boolean {
+  if (condition.all) return condition.all.every((c) => matchCondition(c, facts, trend));
+  if (condition.any) return condition.any.some((c) => matchCondition(c, facts, trend));
+  if (condition.failed) return facts.ratios[condition.failed.severity].failed > condition.failed.above;
+  if (condition.pass_percent) {
+    const pct = facts.ratios[condition.pass_percent.severity].percent;
+    // A severity with no results has no percentage: it is not "below" anything.
+    return pct !== null && pct < condition.pass_percent.below;
+  }
+  if (condition.regression) {
+    const r = condition.regression;
+    const previous = trend.previous;
+    if (!previous) return false;
+    if (r.drop_above !== undefined) {
+      const before = previous.ratios[r.severity].percent;
+      const now = facts.ratios[r.severity].percent;
+      if (before !== null && now !== null && before - now > r.drop_above) return true;
+    }
+    if (r.newly_failing) return newlyFailing(facts, trend, r.severity) > 0;
+    return false;
+  }
+  if (condition.custom_field) {
+    const c = condition.custom_field;
+    const has = Object.prototype.hasOwnProperty.call(facts.customFields, c.name);
+    const value = has ? facts.customFields[c.name] : undefined;
+    if (c.present !== undefined) return c.present === (has && value !== null && value !== '');
+    const matches = (expected: unknown) => sameScalar(value, expected);
+    if (c.in) return c.in.some(matches);
+    return matches(c.equals);
+  }
+  return false;
+}
+
+/**
+ * Pairs failing now that did not before. Without the failing pairs (no NetBox enrichment), the
+ * best evidence is a failed count that grew: it counts how many more results failed.
+ */
+function newlyFailing(facts: ReportFacts, trend: RoutingTrend, severity: RouteSeverity): number {
+  if (trend.newlyFailing !== null) return trend.newlyFailing;
+  const previous = trend.previous!;
+  const severities: RouteSeverity[] = severity === 'overall' ? ['HIGH', 'MIDDLE', 'LOW'] : [severity];
+  return severities.reduce((sum, s) => sum + Math.max(0, facts.ratios[s].failed - previous.ratios[s].failed), 0);
+}
+
+/** Custom field values compared as NetBox stores them; a select field may be an object with `value`. */
+function sameScalar(actual: unknown, expected: unknown): boolean {
+  if (actual !== null && typeof actual === 'object' && 'value' in actual) actual = (actual as { value: unknown }).value;
+  if (Array.isArray(actual)) return actual.some((a) => sameScalar(a, expected));
+  if (actual === expected) return true;
+  return actual !== undefined && actual !== null && expected !== null && String(actual) === String(expected);
+}
+
+/** The notify policy of a matched route: send now, or hold back and say why. */
+export function decideNotify(route: Route, facts: ReportFacts, trend: RoutingTrend, lastSentCompletedAt: string | null): { send: boolean; reason: string; reminder: boolean } {
+  if (route.notify === 'always') return { send: true, reason: 'matched (notify: always)', reminder: false };
+  if (route.notify === 'on-failure') {
+    return facts.hasFailures
+      ? { send: true, reason: 'matched and something failed (notify: on-failure)', reminder: false }
+      : { send: false, reason: 'every test passed (notify: on-failure)', reminder: false };
+  }
+  const change = describeChange(facts, trend);
+  if (change.changed) return { send: true, reason: `matched; ${change.why} (notify: on-change)`, reminder: false };
+  if (route.repeat_after !== undefined && facts.hasFailures) {
+    const last = lastSentCompletedAt === null ? NaN : Date.parse(lastSentCompletedAt);
+    const now = Date.parse(facts.completedAt);
+    if (Number.isNaN(last) || now - last >= route.repeat_after) {
+      const since = Number.isNaN(last) ? 'never mailed on this route' : `last mailed for a report completed ${lastSentCompletedAt}`;
+      return { send: true, reason: `reminder: ${change.why}, ${since} (repeat_after)`, reminder: true };
+    }
+  }
+  return { send: false, reason: `${change.why} (notify: on-change)`, reminder: false };
+}
+
+/**
+ * Has the failing state changed since the previous report? By the set of failing pairs when known,
+ * otherwise by the failed count of each severity (two different failures that swap places in the
+ * same severity look unchanged then; the README says so).
+ */
+function describeChange(facts: ReportFacts, trend: RoutingTrend): { changed: boolean; why: string } {
+  const previous = trend.previous;
+  if (!previous) {
+    return facts.hasFailures ? { changed: true, why: 'first report, with failures' } : { changed: false, why: 'first report, nothing failed' };
+  }
+  if (trend.failingSetChanged !== null) {
+    return trend.failingSetChanged
+      ? { changed: true, why: `failing pairs changed since report ${previous.reportId}` }
+      : { changed: false, why: `same failing pairs as report ${previous.reportId}` };
+  }
+  const changed = (['HIGH', 'MIDDLE', 'LOW'] as const).filter((s) => facts.ratios[s].failed !== previous.ratios[s].failed);
+  return changed.length > 0
+    ? { changed: true, why: `failed counts changed since report ${previous.reportId} (${changed.map((s) => `${s} ${previous.ratios[s].failed}→${facts.ratios[s].failed}`).join(', ')})` }
+    : { changed: false, why: `same failed counts per severity as report ${previous.reportId} (failing pairs unknown)` };
+}

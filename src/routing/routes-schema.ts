@@ -1,0 +1,135 @@
+import { z } from 'zod';
+import { isMailbox, parseDurationMs } from '../config/fields';
+
+/** Severities a condition can name; `overall` is the total over all three. */
+export const ROUTE_SEVERITIES = ['HIGH', 'MIDDLE', 'LOW', 'overall'] as const;
+export type RouteSeverity = (typeof ROUTE_SEVERITIES)[number];
+
+export const NOTIFY_POLICIES = ['always', 'on-failure', 'on-change'] as const;
+export type NotifyPolicy = (typeof NOTIFY_POLICIES)[number];
+
+/** Bounds: a routes file is configuration, not data; these stop a typo from building a monster. */
+export const MAX_ROUTES = 100;
+const MAX_CONDITION_ITEMS = 50;
+const MAX_RECIPIENTS = 100;
+
+const severity = z.enum(ROUTE_SEVERITIES, { error: `must be one of ${ROUTE_SEVERITIES.join(', ')}` });
+const percent = z.number({ error: 'must be a number of percent (0–100)' }).min(0).max(100);
+const nonNegative = z.number({ error: 'must be a whole number' }).int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** `failed: { severity: HIGH, above: 0 }`: more than `above` results of that severity failed. */
+const FailedCondition = z.strictObject({ severity: severity.default('overall'), above: nonNegative });
+
+/** `pass_percent: { severity: overall, below: 90 }`: the pass percentage (as NetBox shows it) is below. */
+const PassPercentCondition = z.strictObject({ severity: severity.default('overall'), below: percent });
+
+/**
+ * `regression: { drop_above: 2, severity: overall, newly_failing: true }`: against the previous report,
+ * the pass percentage dropped by more than `drop_above` points, or (newly_failing) a pair started failing.
+ */
+const RegressionCondition = z
+  .strictObject({
+    severity: severity.default('overall'),
+    drop_above: percent.optional(),
+    newly_failing: z.boolean({ error: 'must be true or false' }).optional(),
+  })
+  .transform((c) => ({ ...c, newly_failing: c.newly_failing ?? c.drop_above === undefined }));
+
+const scalar = z.union([z.string().max(500), z.number(), z.boolean(), z.null()], { error: 'must be a string, number, boolean or null' });
+
+/** `custom_field: { name: owner, equals: netops }` (or `in: [a, b]`, or `present: true`). */
+const CustomFieldCondition = z
+  .strictObject({
+    name: z.string({ error: 'must be the custom field name' }).min(1).max(200),
+    equals: scalar.optional(),
+    in: z.array(scalar).min(1).max(MAX_CONDITION_ITEMS).optional(),
+    present: z.boolean().optional(),
+  })
+  .refine((c) => [c.equals !== undefined, c.in !== undefined, c.present !== undefined].filter(Boolean).length === 1, {
+    message: 'give exactly one of equals, in, present',
+  });
+
+export type FailedConditionT = z.infer<typeof FailedCondition>;
+export type PassPercentConditionT = z.infer<typeof PassPercentCondition>;
+export type RegressionConditionT = z.infer<typeof RegressionCondition>;
+export type CustomFieldConditionT = z.infer<typeof CustomFieldCondition>;
+
+/** One condition: exactly one key. `all`/`any` nest. */
+export interface Condition {
+  failed?: FailedConditionT;
+  pass_percent?: PassPercentConditionT;
+  regression?: RegressionConditionT;
+  custom_field?: CustomFieldConditionT;
+  all?: Condition[];
+  any?: Condition[];
+}
+
+const CONDITION_KEYS = ['failed', 'pass_percent', 'regression', 'custom_field', 'all', 'any'] as const;
+
+export const ConditionSchema: z.ZodType<Condition> = z
+  .strictObject({
+    failed: FailedCondition.optional(),
+    pass_percent: PassPercentCondition.optional(),
+    regression: RegressionCondition.optional(),
+    custom_field: CustomFieldCondition.optional(),
+    get all() {
+      return z.array(ConditionSchema).min(1).max(MAX_CONDITION_ITEMS).optional();
+    },
+    get any() {
+      return z.array(ConditionSchema).min(1).max(MAX_CONDITION_ITEMS).optional();
+    },
+  })
+  .superRefine((c, ctx) => {
+    const keys = CONDITION_KEYS.filter((k) => c[k] !== undefined);
+    if (keys.length !== 1) {
+      ctx.addIssue({ code: 'custom', message: `a condition has exactly one of ${CONDITION_KEYS.join(', ')} (got ${keys.length ? keys.join(', ') : 'none'})` });
+    }
+  }) as unknown as z.ZodType<Condition>;
+
+/** Addresses as a YAML list or one comma-separated string. */
+const recipients = z
+  .union([z.string(), z.array(z.string())], { error: 'must be an address or a list of addresses' })
+  .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean))
+  .pipe(z.array(z.string().refine(isMailbox, 'is not an e-mail address')).max(MAX_RECIPIENTS))
+  .default([]);
+
+const duration = z
+  .union([z.string(), z.number()])
+  .transform((value, ctx) => {
+    const ms = parseDurationMs(String(value));
+    if (ms === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'is not a duration (examples: 12h, 7d, 2w)' });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+/** Route names appear in Message-IDs and headers: keep them to a safe token. */
+export const ROUTE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+export const RouteSchema = z
+  .strictObject({
+    name: z.string({ error: 'is required (letters, digits, - _ .)' }).regex(ROUTE_NAME_PATTERN, 'must be 1–64 letters, digits, "-", "_" or ".", starting with a letter or digit'),
+    match: ConditionSchema.optional(),
+    to: recipients,
+    cc: recipients,
+    bcc: recipients,
+    template: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be the name of a folder under the templates directory').optional(),
+    subject: z.string().min(1).max(500).optional(),
+    notify: z.enum(NOTIFY_POLICIES, { error: `must be one of ${NOTIFY_POLICIES.join(', ')}` }).default('always'),
+    repeat_after: duration.optional(),
+    continue: z.boolean({ error: 'must be true or false' }).default(false),
+  })
+  .superRefine((r, ctx) => {
+    if (r.to.length + r.cc.length + r.bcc.length === 0) ctx.addIssue({ code: 'custom', path: ['to'], message: 'a route needs at least one recipient (to, cc or bcc)' });
+    if (r.repeat_after !== undefined && r.notify !== 'on-change') {
+      ctx.addIssue({ code: 'custom', path: ['repeat_after'], message: 'only applies to notify: on-change (the other policies never hold a mail back)' });
+    }
+  });
+
+export const RoutesFileSchema = z.strictObject({
+  routes: z.array(RouteSchema, { error: 'must be a list of routes' }).min(1, 'needs at least one route').max(MAX_ROUTES),
+});
+
+/** One route as the relay uses it (recipients split, durations in ms). */
+export type Route = z.infer<typeof RouteSchema>;

@@ -1,0 +1,67 @@
+import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
+import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
+import { buildResults, countResults, startNetboxDouble, type NetboxDouble } from '../helpers/validity-results-double';
+
+const TOKEN = '0123456789abcdef0123456789abcdef01234567';
+const SECRET = 'n3tb0x-webhook-s3cret';
+const TESTS = [
+  { id: 1, name: 'ntp-servers', severity: 'HIGH' as const },
+  { id: 2, name: 'snmp-community', severity: 'MIDDLE' as const },
+];
+
+describe('the relay reads the failing results from NetBox when it mails a report', () => {
+  let smtp: SmtpPeer;
+  let netbox: NetboxDouble;
+  let relay: TestRelay | undefined;
+  beforeEach(async () => {
+    smtp = await startSmtpPeer();
+    netbox = await startNetboxDouble({ authorization: `Token ${TOKEN}` });
+  });
+  afterEach(async () => {
+    await relay?.stop();
+    relay = undefined;
+    await netbox.close();
+    await smtp.close();
+  });
+
+  async function start(env: Record<string, string>): Promise<TestRelay> {
+    relay = await startTestRelay({ SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', WEBHOOK_SECRET: SECRET, NETBOX_TOKEN: TOKEN, ...env });
+    return relay;
+  }
+
+  async function deliver(r: TestRelay, id: number, results = buildResults(12, { fails: (i) => i % 3 === 0, tests: TESTS })): Promise<void> {
+    netbox.reports.set(id, { id, created: '2026-03-06T15:11:18.123456Z', results });
+    const body = buildBody({ version: '4.6', data: buildReportData({ id, created: '2026-03-06T15:11:18.123456Z', ...countResults(results) }) });
+    const res = await postWebhook(r.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) });
+    expect(res.status).toBe(202);
+  }
+
+  it('mails the failing tests and devices with a CSV, and never logs the token', async () => {
+    const r = await start({ NETBOX_URL: netbox.url, MAIL_ATTACH_CSV: 'true' });
+    await deliver(r, 77);
+    const [mail] = await smtp.waitFor(1);
+    const text = String(mail!.parsed.text);
+    expect(text).toContain('WHAT FAILED: 4 failing results in 2 tests');
+    expect(text).toContain(`sw-000  ${netbox.url}/plugins/validity/test-results/1000/`);
+    expect(mail!.parsed.attachments.map((a) => [a.filename, a.contentType])).toEqual([['report-77-failures.csv', 'text/csv']]);
+    expect(mail!.parsed.attachments[0]!.content.toString('utf8')).toContain(`sw-003,snmp-community,MIDDLE,${netbox.url}/plugins/validity/test-results/1003/\r\n`);
+    // The webhook was answered before NetBox was asked: the results were read by the worker.
+    expect(netbox.requests[0]!.authorization).toBe(`Token ${TOKEN}`);
+    expect(r.logs.join('\n')).not.toContain(TOKEN);
+  });
+
+  it('still sends the mail, with the counts and why the details are missing, when NetBox is down', async () => {
+    const url = netbox.url;
+    await netbox.close();
+    const r = await start({ NETBOX_URL: url, NETBOX_ENRICH_BUDGET_MS: '2000', NETBOX_TIMEOUT_MS: '1000' });
+    netbox = await startNetboxDouble({ authorization: `Token ${TOKEN}` }); // for afterEach; not the relay's NetBox
+    await deliver(r, 78);
+    const [mail] = await smtp.waitFor(1);
+    expect(mail!.parsed.subject).toContain('Compliance report 78: 8/12 passed');
+    expect(String(mail!.parsed.text)).toContain(`Failing tests are not listed: NetBox at ${url} could not be reached (ECONNREFUSED).`);
+    await waitUntil(() => r.workerOutcomes.length > 0 || undefined, 10_000, 'the outcome');
+    expect(r.workerOutcomes.map((o) => o.type)).toEqual(['sent']);
+    expect(r.logs.some((l) => l.includes('mail goes without the failing results'))).toBe(true);
+  });
+});

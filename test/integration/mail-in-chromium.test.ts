@@ -1,0 +1,229 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { findPackageRoot } from '../../src/shared';
+import { buildBody, buildReportData } from '../helpers/netbox-json';
+import { makeTempDir, postWebhook, startTestRelay, type TestRelay } from '../helpers/relay-harness';
+import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
+import { startNetboxDouble, type NetboxDouble, type ResultSpec } from '../helpers/validity-results-double';
+
+/**
+ * The mail as a reader sees it: the HTML part of a real mail (relay → SMTP, enriched from a NetBox
+ * double, with a trend) opened in Debian's Chromium at a desktop client's width and a phone's, in
+ * light and dark mode. Screenshots land in test-output/mail-look/ for a human to look at.
+ */
+
+const CHROMIUM = '/usr/bin/chromium';
+const OUT = path.join(findPackageRoot(), 'test-output', 'mail-look');
+const TOKEN = '0123456789abcdef0123456789abcdef01234567';
+const PAGE_URL = 'http://mail.invalid/';
+
+// Long names, as real inventories have them: the layout must wrap them, not scroll.
+const TESTS = [
+  { id: 1, name: 'bgp-sessions-established-with-every-configured-neighbor', severity: 'HIGH' as const },
+  { id: 2, name: 'snmp-community-is-not-public', severity: 'MIDDLE' as const },
+  { id: 3, name: 'ntp-servers-configured', severity: 'LOW' as const },
+];
+
+function results(reportFirstId: number, failing: (i: number) => boolean): ResultSpec[] {
+  return Array.from({ length: 30 }, (_, i) => ({
+    id: reportFirstId + i,
+    test: TESTS[i % 3]!,
+    device: { id: 100 + i, name: `core-switch-frankfurt-dc2-rack${String(i).padStart(2, '0')}-unit07.network.example.net` },
+    passed: !failing(i),
+  }));
+}
+
+function body(id: number, day: number, list: ResultSpec[]): Buffer {
+  const count = (sev: string) => list.filter((r) => r.test.severity === sev).length;
+  const passed = (sev: string) => list.filter((r) => r.test.severity === sev && r.passed).length;
+  const created = `2026-03-0${day}T06:00:00.000000Z`;
+  return buildBody({
+    version: '4.6',
+    timestamp: `2026-03-0${day}T06:00:05.000000+00:00`,
+    data: buildReportData({
+      id,
+      created,
+      device_count: 30,
+      test_count: 3,
+      high_passed: passed('HIGH'),
+      high_count: count('HIGH'),
+      middle_passed: passed('MIDDLE'),
+      middle_count: count('MIDDLE'),
+      low_passed: passed('LOW'),
+      low_count: count('LOW'),
+      total_passed: list.filter((r) => r.passed).length,
+      total_count: list.length,
+      custom_fields: { owner: 'Netzwerk-B\u00fcro <script>alert(1)</script>' },
+    }),
+  });
+}
+
+interface TextContrast {
+  text: string;
+  ratio: number;
+  color: string;
+  background: string;
+}
+
+/**
+ * Runs in the page (a string, so this TypeScript needs no DOM types): the WCAG contrast of every
+ * visible text node against the background it is painted on.
+ */
+const MEASURE_CONTRAST = `(() => {
+  const parse = (c) => {
+    const m = /rgba?\\(([^)]+)\\)/.exec(c);
+    if (!m) return null;
+    const p = m[1].split(',').map((s) => parseFloat(s));
+    return { r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1 };
+  };
+  const channel = (v) => { const s = v / 255; return s <= 0.03928 ? s / 12.92 : Math.pow((s + 0.055) / 1.055, 2.4); };
+  const luminance = (c) => 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b);
+  const backgroundOf = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = parse(getComputedStyle(e).backgroundColor);
+      if (c && c.a > 0.5) return c;
+    }
+    return parse(getComputedStyle(document.documentElement).backgroundColor) || { r: 255, g: 255, b: 255, a: 1 };
+  };
+  const found = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const text = (n.textContent || '').trim();
+    if (!text) continue;
+    const el = n.parentElement;
+    const style = getComputedStyle(el);
+    const rect = el.getBoundingClientRect();
+    if (style.visibility === 'hidden' || style.display === 'none' || rect.width === 0 || rect.height === 0) continue;
+    const fg = parse(style.color);
+    const bg = backgroundOf(el);
+    const l = [luminance(fg), luminance(bg)].sort((a, b) => b - a);
+    found.push({ text: text.slice(0, 50), ratio: (l[0] + 0.05) / (l[1] + 0.05), color: style.color, background: 'rgb(' + bg.r + ', ' + bg.g + ', ' + bg.b + ')' });
+  }
+  return found;
+})()`;
+
+async function measureContrast(page: Page): Promise<TextContrast[]> {
+  return page.evaluate(MEASURE_CONTRAST) as Promise<TextContrast[]>;
+}
+
+describe('the HTML mail in a real browser', () => {
+  let smtp: SmtpPeer;
+  let netbox: NetboxDouble;
+  let relay: TestRelay;
+  let browser: Browser;
+  let dataDir: string;
+  let html: string;
+
+  beforeAll(async () => {
+    fs.mkdirSync(OUT, { recursive: true });
+    smtp = await startSmtpPeer();
+    netbox = await startNetboxDouble({ authorization: `Token ${TOKEN}` });
+    dataDir = makeTempDir('relay-look-');
+    relay = await startTestRelay(
+      {
+        SMTP_URL: smtp.url,
+        MAIL_TO: 'ops@example.com',
+        MAIL_FROM: 'Compliance <relay@example.com>',
+        MAIL_TIMEZONE: 'Europe/Berlin',
+        NETBOX_URL: netbox.url,
+        NETBOX_TOKEN: TOKEN,
+      },
+      { dataDir },
+    );
+    // Two runs: the second one has a trend (newly failing and fixed pairs) to show.
+    const first = results(1000, (i) => i % 4 === 0);
+    const second = results(2000, (i) => i % 3 === 0 || i === 5);
+    netbox.reports.set(41, { id: 41, created: '2026-03-01T06:00:00.000000Z', results: first });
+    netbox.reports.set(42, { id: 42, created: '2026-03-02T06:00:00.000000Z', results: second });
+    expect((await postWebhook(relay.webhookUrl, body(41, 1, first))).status).toBe(202);
+    await smtp.waitFor(1, 30_000);
+    expect((await postWebhook(relay.webhookUrl, body(42, 2, second))).status).toBe(202);
+    const mails = await smtp.waitFor(2, 30_000);
+    html = String(mails[1]!.parsed.html);
+    fs.writeFileSync(path.join(OUT, 'report-42.html'), html);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await relay?.stop();
+    await smtp?.close();
+    await netbox?.close();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Opens the mail the way a client shows it, with every other request recorded and refused. */
+  async function open(width: number, colorScheme: 'light' | 'dark'): Promise<{ page: Page; requests: string[] }> {
+    const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
+    const page = await context.newPage();
+    const requests: string[] = [];
+    await page.route('**/*', (route) => {
+      const url = route.request().url();
+      requests.push(url);
+      if (url === PAGE_URL) return route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html });
+      return route.abort();
+    });
+    await page.goto(PAGE_URL, { waitUntil: 'load' });
+    return { page, requests };
+  }
+
+  it.each([600, 375])('at %i px: no horizontal scroll, severity bars visible, links present, no remote resource', async (width) => {
+    const { page, requests } = await open(width, 'light');
+    try {
+      await page.screenshot({ path: path.join(OUT, `report-42-${width}px-light.png`), fullPage: true });
+      const size = (await page.evaluate('({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })')) as { scroll: number; client: number };
+      expect(size.scroll).toBeLessThanOrEqual(size.client);
+
+      const box = (selector: string) =>
+        page.evaluate(`[...document.querySelectorAll('${selector}')].map((e) => ({ w: e.getBoundingClientRect().width, h: e.getBoundingClientRect().height }))`) as Promise<{ w: number; h: number }[]>;
+      // Overall and the three severities have results: four bars, each really painted.
+      const bars = await box('table.bar');
+      expect(bars).toHaveLength(4);
+      // Every filled part (HIGH is at 0.0 % here, so it has none) is painted too.
+      const fills = await box('td[class*="bar-fill"]');
+      expect(fills).toHaveLength(3);
+      for (const bar of [...bars, ...fills]) {
+        expect(bar.w).toBeGreaterThan(0);
+        expect(bar.h).toBeGreaterThan(0);
+      }
+      const links = (await page.evaluate(`[...document.querySelectorAll('a[href]')].map((a) => a.href)`)) as string[];
+      expect(links).toEqual(expect.arrayContaining([`${netbox.url}/plugins/validity/reports/42/`, `${netbox.url}/plugins/validity/test-results/?report_id=42`]));
+      // Nothing but the page itself: no image, font or stylesheet fetched from anywhere.
+      expect(requests).toEqual([PAGE_URL]);
+      // Custom field text is shown escaped, never run.
+      expect(await page.evaluate(`document.querySelectorAll('script').length`)).toBe(0);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it.each([600, 375])('at %i px in dark mode, every text is readable (WCAG contrast ≥ 4.5)', async (width) => {
+    const { page } = await open(width, 'dark');
+    try {
+      await page.screenshot({ path: path.join(OUT, `report-42-${width}px-dark.png`), fullPage: true });
+      const texts = await measureContrast(page);
+      expect(texts.length).toBeGreaterThan(20);
+      const poor = texts.filter((t) => t.ratio < 4.5);
+      expect(poor).toEqual([]);
+      // And it is really dark: the card is not left white.
+      const card = await page.evaluate(`getComputedStyle(document.querySelector('table.card')).backgroundColor`);
+      expect(card).not.toBe('rgb(255, 255, 255)');
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it('in light mode too, every text is readable', async () => {
+    const { page } = await open(600, 'light');
+    try {
+      const poor = (await measureContrast(page)).filter((t) => t.ratio < 4.5);
+      expect(poor).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+});

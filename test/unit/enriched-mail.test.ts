@@ -1,0 +1,170 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createMailComposer } from '../../src/delivery';
+import { createReportInsights } from '../../src/enrichment';
+import { loadRenderer } from '../../src/mail';
+import { createNetboxClient, type NetboxClient } from '../../src/netbox';
+import { defaultTemplatesDir } from '../../src/relay';
+import { createSilentLogger } from '../../src/shared';
+import { SqliteStore, type ClaimedDelivery } from '../../src/store';
+import { parseDelivery } from '../../src/webhook';
+import { buildBody, buildReportData } from '../helpers/netbox-json';
+import { makeTempDir } from '../helpers/relay-harness';
+import { buildResults, countResults, startNetboxDouble, type NetboxDouble, type ResultSpec } from '../helpers/validity-results-double';
+import type { SendMailOptions } from 'nodemailer';
+import { buildDefaultRoute, DEFAULT_ROUTE_NAME } from '../../src/routing';
+
+const TOKEN = 'nbt_relayRO01.k7Hq2mZ9xW4vB8nR3tY6uJ1oP5sA0dF';
+const GOLDEN_DIR = path.join(__dirname, '..', 'fixtures', 'golden', 'enrichment');
+const TESTS = [
+  { id: 1, name: 'ntp-servers', severity: 'HIGH' as const },
+  { id: 5, name: 'aaa-servers', severity: 'HIGH' as const },
+  { id: 2, name: 'snmp-community', severity: 'MIDDLE' as const },
+  { id: 4, name: 'login-banner', severity: 'LOW' as const },
+  { id: 6, name: 'syslog-servers', severity: 'MIDDLE' as const },
+];
+
+/**
+ * Compares a rendered part with its golden file (the port of the NetBox double replaced by a fixed
+ * host). `UPDATE_GOLDEN=1 npx jest test/unit/enriched-mail.test.ts` rewrites them after a deliberate change.
+ */
+function expectGolden(name: string, actual: string, netboxUrl: string): void {
+  const normalized = actual.split(netboxUrl).join('https://netbox.example.com/netbox');
+  const file = path.join(GOLDEN_DIR, name);
+  if (process.env.UPDATE_GOLDEN === '1') {
+    fs.mkdirSync(GOLDEN_DIR, { recursive: true });
+    fs.writeFileSync(file, normalized);
+  }
+  expect(normalized).toBe(fs.readFileSync(file, 'utf8'));
+}
+
+describe('the mail names what failed and what changed (golden renders)', () => {
+  let netbox: NetboxDouble;
+  let client: NetboxClient;
+  let dir: string;
+  let store: SqliteStore;
+  const renderer = loadRenderer(defaultTemplatesDir());
+
+  beforeEach(async () => {
+    netbox = await startNetboxDouble({ authorization: `Bearer ${TOKEN}`, basePath: '/netbox', publicOrigin: 'https://netbox.example.com' });
+    client = createNetboxClient({ url: netbox.url, token: TOKEN, timeoutMs: 5000, retryBaseMs: 10 });
+    dir = makeTempDir('enriched-mail-');
+    store = SqliteStore.open({ dataDir: dir });
+  });
+  afterEach(async () => {
+    client.close();
+    await netbox.close();
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  function composer(overrides: { client?: NetboxClient; hasToken?: boolean; budgetMs?: number; attachCsv?: boolean; attachMaxBytes?: number } = {}) {
+    const insights = createReportInsights({
+      client: 'client' in overrides ? overrides.client : client,
+      hasToken: overrides.hasToken ?? true,
+      netboxUrl: netbox.url,
+      budgetMs: overrides.budgetMs ?? 5000,
+      history: store,
+      timezone: 'Europe/Berlin',
+      maxFailures: 3,
+      attachCsv: overrides.attachCsv ?? false,
+      attachMaxBytes: overrides.attachMaxBytes ?? 1_000_000,
+      logger: createSilentLogger(),
+    });
+    const compose = createMailComposer({
+      renderer,
+      clock: { now: () => Date.parse('2026-03-06T15:12:00Z') },
+      from: 'Compliance <relay@example.com>',
+      routes: [buildDefaultRoute({ to: ['netops@example.com'], cc: [], bcc: [] })],
+      implicitRoute: true,
+      timezone: 'Europe/Berlin',
+      netboxUrl: netbox.url,
+      insights,
+    });
+    // The mail of the implicit default route (no ROUTES_FILE): what MAIL_TO receives.
+    return async (delivery: ClaimedDelivery): Promise<SendMailOptions> => (await (await compose(delivery)).messageFor({ name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'test' }))!;
+  }
+
+  /** Publishes a report on the double and returns the delivery NetBox would have sent for it. */
+  function report(id: number, created: string, results: ResultSpec[], publish = true): ClaimedDelivery {
+    if (publish) netbox.reports.set(id, { id, created, results });
+    const body = buildBody({ version: '4.6', data: buildReportData({ id, created, basePath: '/netbox', ...countResults(results) }) });
+    const parsed = parseDelivery(body);
+    if (parsed.kind !== 'report') throw new Error('not a report');
+    return { id, reportId: id, dedupKey: parsed.dedupKey, body, attempts: 1 } as ClaimedDelivery;
+  }
+
+  // 40 results, one per device, plus sw-003 failing two more tests (so it leads "devices with most failures").
+  const failing = (fails: (i: number) => boolean): ResultSpec[] => [
+    ...buildResults(40, { fails, tests: TESTS }),
+    { id: 2000, test: TESTS[0]!, device: { id: 103, name: 'sw-003' }, passed: false },
+    { id: 2001, test: TESTS[2]!, device: { id: 103, name: 'sw-003' }, passed: false },
+  ];
+
+  it('lists failing tests HIGH first with linked devices, caps, top devices, and the trend over three reports', async () => {
+    const compose = composer({ attachCsv: true });
+    // Report 41: every third result fails. 42: sw-000 fixed. 43: sw-001 newly fails.
+    const first = await compose(report(41, '2026-03-04T15:00:00.000000Z', failing((i) => i % 3 === 0)));
+    expect(String(first.text)).toContain('This is the first report the relay has seen from this NetBox: there is nothing to compare with yet.');
+    await compose(report(42, '2026-03-05T15:00:00.000000Z', failing((i) => i % 3 === 0 && i !== 0)));
+    const mail = await compose(report(43, '2026-03-06T15:00:00.000000Z', failing((i) => (i % 3 === 0 && i !== 0) || i === 1)));
+    const text = String(mail.text);
+    expect(text).toContain('WHAT FAILED: 16 failing results in 5 tests');
+    expect(text).toContain('Newly failing:\n  + aaa-servers on sw-001 [HIGH]');
+    expect(text).toContain('ntp-servers on sw-015 [HIGH]: failing since report 41');
+    expect(text).toContain('...and 2 more failing tests');
+    expectGolden('enriched.txt', text, netbox.url);
+    expectGolden('enriched.html', String(mail.html), netbox.url);
+    // The CSV: every failing result, RFC 4180, result pages absolute on NETBOX_URL.
+    const [csv] = mail.attachments as { filename: string; content: Buffer }[];
+    expect(csv!.filename).toBe('report-43-failures.csv');
+    const lines = csv!.content.toString('utf8').split('\r\n');
+    expect(lines[0]).toBe('device,test,severity,result_url');
+    expect(lines).toHaveLength(1 + 16 + 1);
+    expect(lines).toContain(`sw-001,aaa-servers,HIGH,${netbox.url}/plugins/validity/test-results/1001/`);
+  });
+
+  it('caps the CSV and says so in the mail', async () => {
+    const mail = await composer({ attachCsv: true, attachMaxBytes: 400 })(report(44, '2026-03-06T15:00:00Z', failing((i) => i % 3 === 0)));
+    const [csv] = mail.attachments as { content: Buffer }[];
+    expect(csv!.content.length).toBeLessThanOrEqual(400);
+    const rows = csv!.content.toString('utf8').split('\r\n').length - 2;
+    expect(String(mail.text)).toContain(`The attached report-44-failures.csv lists the first ${rows} of 16 failing results: it is capped at 400 bytes (MAIL_ATTACH_MAX_BYTES).`);
+    expect(String(mail.html)).toContain(`lists the first ${rows} of 16 failing results`);
+  });
+
+  const degraded: [string, () => Promise<{ text: string; html: string }>][] = [
+    ['no-token', async () => render(composer({ hasToken: false }), report(50, '2026-03-06T15:00:00Z', failing((i) => i % 3 === 0)))],
+    ['token-refused', async () => render(composer({ client: createNetboxClient({ url: netbox.url, token: 'nbt_wrong.token', timeoutMs: 2000 }) }), report(51, '2026-03-06T15:00:00Z', failing((i) => i % 3 === 0)))],
+    ['report-deleted', async () => render(composer(), report(52, '2026-03-06T15:00:00Z', failing((i) => i % 3 === 0), false))],
+    ['netbox-timeout', async () => {
+      netbox.slowOffsets.set(0, 30_000);
+      return render(composer({ budgetMs: 500 }), report(53, '2026-03-06T15:00:00Z', failing((i) => i % 3 === 0)));
+    }],
+    ['netbox-unreachable', async () => {
+      const gone = await startNetboxDouble({ authorization: 'x' });
+      const url = gone.url;
+      await gone.close();
+      const unreachable = createNetboxClient({ url, token: TOKEN, timeoutMs: 2000, retryBaseMs: 10 });
+      const result = await render(composer({ client: unreachable }), report(54, '2026-03-06T15:00:00Z', failing((i) => i % 3 === 0)));
+      unreachable.close();
+      // The port is in the reason: normalize it like the double's URL.
+      return { text: result.text.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT'), html: result.html.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT') };
+    }],
+  ];
+
+  async function render(compose: ReturnType<typeof composer>, delivery: ClaimedDelivery): Promise<{ text: string; html: string }> {
+    const mail = await compose(delivery);
+    expect(mail.attachments).toBeUndefined();
+    return { text: String(mail.text), html: String(mail.html) };
+  }
+
+  it.each(degraded)('still mails the counts, with one line saying why details are missing: %s', async (name, run) => {
+    const { text, html } = await run();
+    expect(text).toContain('Failing tests are not listed: ');
+    expect(text).toMatch(/passed/);
+    expect(text).not.toContain('WHAT FAILED');
+    expectGolden(`${name}.txt`, text, netbox.url);
+    expectGolden(`${name}.html`, html, netbox.url);
+  });
+});

@@ -1,0 +1,35 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadRenderer, TemplateError } from '../../src/mail';
+import { defaultTemplatesDir } from '../../src/relay';
+import { sampleInsightViews } from '../../src/sample';
+import { makeTempDir } from '../helpers/relay-harness';
+
+const config = { mail: { timezone: 'UTC' }, netbox: { url: 'https://netbox.example.com' } } as Parameters<typeof sampleInsightViews>[0];
+
+describe('the boot check renders the enrichment and trend sections', () => {
+  it('renders the shipped templates with failures, a trend, and a missing-details line', () => {
+    const renderer = loadRenderer(defaultTemplatesDir());
+    const [enriched, degraded] = sampleInsightViews(config).map((view) => renderer.render(view));
+    expect(enriched!.text).toContain('WHAT FAILED: 4 failing results in 2 tests');
+    expect(enriched!.text).toContain('Newly failing:\n  + ntp-servers on sw-core-1 [MIDDLE]');
+    expect(enriched!.text).toContain('Fixed:\n  - ntp-servers on sw-edge-2 [MIDDLE]');
+    expect(enriched!.text).toContain('failing since report 27');
+    expect(enriched!.text).toContain('The attached report-29-failures.csv lists the first 2 of 4 failing results.');
+    expect(degraded!.text).toContain('Failing tests are not listed: NetBox could not be reached (ECONNREFUSED).');
+    expect(degraded!.text).toContain('there is nothing to compare with yet');
+  });
+
+  it('fails on a custom template whose failures section names a field that does not exist', () => {
+    const dir = makeTempDir('templates-');
+    try {
+      fs.cpSync(defaultTemplatesDir(), dir, { recursive: true });
+      const partial = path.join(dir, 'partials', 'failures-text.hbs');
+      fs.writeFileSync(partial, fs.readFileSync(partial, 'utf8').replace('{{failingDevices}} {{plural', '{{failingDevicez}} {{plural'));
+      const renderer = loadRenderer(dir);
+      expect(() => sampleInsightViews(config).forEach((view) => renderer.render(view))).toThrow(TemplateError);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
