@@ -12,7 +12,7 @@ import { createSessionKeys, readCookie, SESSION_COOKIE, SESSION_TTL_MS, type Ses
 export interface DashboardOptions {
   /** ADMIN_TOKEN; without it the dashboard answers 404 and says how to turn it on. */
   adminToken?: string;
-  store: Pick<Store, 'listDeliveries' | 'getDelivery' | 'getDeliveryBody' | 'getSentMessage' | 'requeue'>;
+  store: Pick<Store, 'listDeliveries' | 'getDelivery' | 'getDeliveryBody' | 'getSentMessage' | 'requeue' | 'listRouteMails'>;
   clock: Clock;
   logger: Logger;
   timezone: string;
@@ -153,7 +153,8 @@ export function createDashboardRouter(options: DashboardOptions): Router {
     const reportLink =
       content.kind === 'report' && options.netboxUrl ? buildLinks(content.report.id, content.report.url, content.report.results_url, options.netboxUrl).report : undefined;
     const csrf = keys.csrfToken(req.session!);
-    res.type('html').send(renderLayout(`Delivery #${record.id}`, renderDelivery({ record, content, sent, csrf, formatTime, reportLink }), { csrf }));
+    const routes = await options.store.listRouteMails([record.id]);
+    res.type('html').send(renderLayout(`Delivery #${record.id}`, renderDelivery({ record, content, sent, csrf, formatTime, reportLink, routes }), { csrf }));
   });
 
   router.get('/deliveries/:id/message.eml', async (req: Request, res: Response) => {

@@ -1,5 +1,5 @@
 import { formatPercent } from '../mail';
-import type { DeliveryRecord, SentMessage } from '../store';
+import type { DeliveryRecord, RouteMailRecord, SentMessage } from '../store';
 import type { WatchdogAlert } from '../watchdog';
 import { html, SafeHtml } from './html';
 import type { DeliveryContent } from './read-delivery-content';
@@ -111,6 +111,8 @@ export function renderDelivery(input: {
   csrf: string;
   formatTime: (ms: number) => string;
   reportLink?: string;
+  /** The routing decision and mail state of each route (ROUTES_FILE), suppressed ones with their reason. */
+  routes?: RouteMailRecord[];
 }): SafeHtml {
   const d = input.record;
   const t = (ms: number | null) => (ms === null ? '—' : input.formatTime(ms));
@@ -145,7 +147,13 @@ ${d.messageId ? html`<dt>Message-ID</dt><dd><code>${d.messageId}</code></dd>` : 
 ${input.sent.html !== null ? html`<section><h2>HTML part</h2><iframe title="The HTML part of the mail" sandbox="" referrerpolicy="no-referrer" srcdoc="${buildSrcdoc(input.sent.html)}"></iframe></section>` : ''}
 ${input.sent.text !== null ? html`<section><h2>Text part</h2><pre class="mail-text">${input.sent.text}</pre></section>` : ''}`
     : html`<section><h2>Mail</h2><p class="muted">${d.state === 'sent' ? 'This delivery was sent before the relay kept copies of sent mail.' : 'Not sent yet.'}</p></section>`;
-  return html`<p><a href="/ui">← All deliveries</a></p>${summary}${counts}${mail}`;
+  const routes = input.routes?.length
+    ? html`<section><h2>Routes</h2><table><thead><tr><th>Route</th><th>State</th><th>Why</th><th>Mail</th></tr></thead><tbody>${input.routes.map(
+        (r) =>
+          html`<tr><td>${r.route}</td><td>${r.state}${r.reminder ? ' (reminder)' : ''}</td><td>${r.reason}</td><td>${r.messageId ? html`<code>${r.messageId}</code>` : ''}${r.lastError ? html`<span class="error">${r.lastErrorCode ?? ''} ${r.lastError}</span>` : ''}</td></tr>`,
+      )}</tbody></table></section>`
+    : '';
+  return html`<p><a href="/ui">← All deliveries</a></p>${summary}${routes}${counts}${mail}`;
 }
 
 function renderAlert(alert: WatchdogAlert, formatTime: (ms: number) => string): SafeHtml {

@@ -63,6 +63,7 @@ describe('routes: the right people get the right mails', () => {
 
   async function start(extra: Record<string, string> = {}) {
     relay = await startTestRelay({
+      ADMIN_TOKEN: 'admin-token-for-the-routes-test',
       SMTP_URL: smtp.url,
       MAIL_FROM: 'Compliance <relay@example.com>',
       ROUTES_FILE: path.join(dir, 'routes.yaml'),
@@ -131,6 +132,14 @@ describe('routes: the right people get the right mails', () => {
     expect(of(r4, 'on-call')).toMatchObject({ outcome: 'skipped', reason: 'not matched' });
     expect(of(r3, 'regressions')).toMatchObject({ state: 'sent', messageId: regression.parsed.messageId, response: expect.stringMatching(/^250/) });
     expect((await relay.relay.store.getDelivery(r2))!.state).toBe('sent');
+
+    // The dashboard's delivery page shows each route's decision, the suppressed one with its reason.
+    const login = await fetch(`${relay.url}/ui/login`, { method: 'POST', redirect: 'manual', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'token=admin-token-for-the-routes-test' });
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    const page = await (await fetch(`${relay.url}/ui/deliveries/${r2}`, { headers: { Cookie: cookie } })).text();
+    expect(page).toContain('<h2>Routes</h2>');
+    expect(page).toMatch(/<td>on-call<\/td><td>suppressed<\/td><td>same failed counts per severity as report 101/);
+    expect(page).toMatch(/<td>regressions<\/td><td>skipped<\/td><td>not matched<\/td>/);
   });
 
   it('a transient failure of one route retries only that route: the others are never sent twice, even after a restart', async () => {
