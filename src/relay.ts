@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import type { Config } from './config';
 import { createReportInsights } from './enrichment';
 import { createNetboxClient } from './netbox';
-import { createMailComposer, createRoutePlanner, createWorker, type Worker, type WorkerOutcome } from './delivery';
+import { createMailComposer, createRetention, createRoutePlanner, createWorker, type Retention, type Worker, type WorkerOutcome } from './delivery';
 import { createApp, type WebhookOutcome } from './http';
 import { createFileTransport, createRenderPool, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
@@ -12,7 +12,7 @@ import { createMetrics, type RelayMetrics } from './metrics';
 import { createMailRecorder } from './sent-mail';
 import { createWatchdog, withWatchdogMail, type Watchdog } from './watchdog';
 import { findPackageRoot, type Clock, type Logger } from './shared';
-import { openStore, type Store } from './store';
+import { openStore, StorageUnavailableError, type Store } from './store';
 import { buildNoticeRecipients, verifyRouteTemplates } from './routing';
 
 /** The world as the relay sees it: injected so that tests run the real thing in-process. */
@@ -31,6 +31,7 @@ export interface Relay {
   app: Express;
   store: Store;
   worker: Worker;
+  retention: Retention;
   transport: MailTransport;
   renderer: Renderer;
   /** Prometheus series; `recordNetboxFetchError` is for the NetBox client. */
@@ -138,6 +139,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       // A report that ends a silence is announced at once, not at the next check.
       if (watchdog) void watchdog.evaluate().catch((error: unknown) => logger.error({ err: error }, 'watchdog: evaluation failed'));
     },
+    onRequeued: () => worker.kick(),
     onWebhookOutcome: (outcome) => {
       metrics.recordWebhook(outcome);
       io.onWebhookOutcome?.(outcome);
@@ -158,33 +160,45 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     },
   });
 
+  const retention = createRetention({ store, clock, logger, days: config.retention.days, intervalMs: config.retention.intervalMs });
+
   let stopped = false;
   return {
     app,
     store,
     worker,
+    retention,
     transport,
     renderer,
     metrics,
     smtpHealth,
     watchdog,
     async start() {
-      const migration = await store.migrate();
-      if (migration.applied.length > 0) logger.info(migration, 'store schema migrated');
-      // Only a single-owner store (SQLite) may release every lease: what was "sending" when it last
-      // stopped was interrupted. Replicas sharing PostgreSQL leave live leases alone; a dead replica's
-      // claims come back when their lease (LEASE_MS) expires.
-      if (store.singleOwner) {
-        const released = await store.releaseLeases(clock.now());
-        if (released > 0) logger.warn({ released }, 'resuming deliveries that were being sent when the relay last stopped');
+      try {
+        const migration = await store.migrate();
+        if (migration.applied.length > 0) logger.info(migration, 'store schema migrated');
+        // Only a single-owner store (SQLite) may release every lease: what was "sending" when it last
+        // stopped was interrupted. Replicas sharing PostgreSQL leave live leases alone; a dead replica's
+        // claims come back when their lease (LEASE_MS) expires.
+        if (store.singleOwner) {
+          const released = await store.releaseLeases(clock.now());
+          if (released > 0) logger.warn({ released }, 'resuming deliveries that were being sent when the relay last stopped');
+        }
+      } catch (error) {
+        // Storage is unusable right now: start anyway (the webhook answers 503 until it is back); the
+        // leases left behind expire after LEASE_MS and those deliveries are sent then.
+        if (!(error instanceof StorageUnavailableError)) throw error;
+        logger.error({ code: error.code, err: error.message }, 'the outbox is not usable at start; answering 503 until it is');
       }
       worker.start();
+      retention.start();
       smtpHealth.start();
       watchdog?.start();
     },
     async stop() {
       if (stopped) return;
       stopped = true;
+      retention.stop();
       smtpHealth.stop();
       watchdog?.stop();
       const drained = await worker.stop(config.http.shutdownTimeoutMs);

@@ -5,6 +5,7 @@ import { defaultTemplatesDir } from '../relay';
 import { verifyRouteTemplates } from '../routing';
 import { previewCommand, sendTestCommand, type PreviewOptions } from './preview-command';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
+import { registerDeliveryCommands } from './delivery-commands';
 import { migrateStore } from './migrate';
 import { backupCommand } from './backup-command';
 import { DEFAULT_WEBHOOK_NAME, netboxSetupCommand } from './netbox-setup-command';
@@ -85,6 +86,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
     });
 
+  registerDeliveryCommands(program, io, (code) => {
+    exitCode = code;
+  });
   program
     .command('preview')
     .description('render a delivery with the current templates and write subject.txt, mail.html, mail.txt and mail.eml; sends nothing')

@@ -27,7 +27,9 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
   }
   await relay.start();
 
-  const server = http.createServer(relay.app);
+  // Node looks for expired header/request timeouts only every connectionsCheckingInterval (30 s by
+  // default): check often enough that HTTP_HEADERS_TIMEOUT_MS is what a slow client really gets.
+  const server = http.createServer({ connectionsCheckingInterval: Math.min(1_000, config.http.headersTimeoutMs) }, relay.app);
   // Slow clients are cut: headers and the whole request have bounds, so nobody pins a socket.
   server.headersTimeout = config.http.headersTimeoutMs;
   server.requestTimeout = config.http.requestTimeoutMs;

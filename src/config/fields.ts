@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 /** Reusable zod fields for environment variables (all arrive as strings; unset means default). */
@@ -59,3 +60,36 @@ export const httpUrl = z
       return false;
     }
   }, 'must be an http:// or https:// URL');
+
+/**
+ * A comma-separated list of IPv4/IPv6 addresses or CIDR ranges (`10.0.0.0/8, 2001:db8::/32, 192.0.2.7`),
+ * normalised to CIDR strings. An empty list is refused: it would lock every sender out.
+ */
+export const cidrList = z.string().transform((value, ctx) => {
+  const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (items.length === 0) {
+    ctx.addIssue({ code: 'custom', message: 'is empty: leave it unset to allow every address' });
+    return z.NEVER;
+  }
+  const out: string[] = [];
+  for (const item of items) {
+    const cidr = parseCidr(item);
+    if (cidr === undefined) ctx.addIssue({ code: 'custom', message: `"${item}" is not an IP address or CIDR range (examples: 10.0.0.0/8, 2001:db8::/32)` });
+    else out.push(cidr);
+  }
+  return out;
+});
+
+/** `a.b.c.d`, `a.b.c.d/n`, an IPv6 address or range, as a CIDR string; undefined when invalid. */
+export function parseCidr(value: string): string | undefined {
+  try {
+    if (value.includes('/')) {
+      const [addr, bits] = ipaddr.parseCIDR(value);
+      return `${addr.toString()}/${bits}`;
+    }
+    const addr = ipaddr.parse(value);
+    return `${addr.toString()}/${addr.kind() === 'ipv4' ? 32 : 128}`;
+  } catch {
+    return undefined;
+  }
+}

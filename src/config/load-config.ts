@@ -44,7 +44,13 @@ export interface Config {
     /** Current secret first, then the previous one during a rotation; empty when unsigned. */
     secrets: string[];
     maxBytes: number;
+    /** CIDR ranges allowed to post; undefined: every address. */
+    allowedIps?: string[];
+    /** Requests per window per client address; 0: no limit. */
+    rateLimit: { max: number; windowMs: number };
   };
+  /** Sent deliveries (and their bodies) older than `days` are pruned every `intervalMs`; 0 days: kept. */
+  retention: { days: number; intervalMs: number };
   store: {
     dataDir: string;
     sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA';
@@ -223,7 +229,14 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
     },
-    webhook: { path: e.WEBHOOK_PATH.replace(/\/+$/, '') || '/', secrets, maxBytes: e.WEBHOOK_MAX_BYTES },
+    webhook: {
+      path: e.WEBHOOK_PATH.replace(/\/+$/, '') || '/',
+      secrets,
+      maxBytes: e.WEBHOOK_MAX_BYTES,
+      allowedIps: e.WEBHOOK_ALLOWED_IPS,
+      rateLimit: { max: e.WEBHOOK_RATE_LIMIT, windowMs: e.WEBHOOK_RATE_LIMIT_WINDOW_MS },
+    },
+    retention: { days: e.RETENTION_DAYS, intervalMs: e.RETENTION_INTERVAL_MS },
     store: { dataDir, sqliteSynchronous: e.SQLITE_SYNCHRONOUS, databaseUrl: e.DATABASE_URL, databasePoolSize: e.DATABASE_POOL_SIZE },
     smtp,
     mail: {
@@ -262,8 +275,8 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
       ...(smtp?.password ? [smtp.password] : []),
       ...(e.METRICS_TOKEN ? [e.METRICS_TOKEN] : []),
       ...(e.NETBOX_TOKEN ? [e.NETBOX_TOKEN] : []),
-      ...(e.ADMIN_TOKEN ? [e.ADMIN_TOKEN] : []),
       ...databaseSecrets(e.DATABASE_URL),
+      ...(e.ADMIN_TOKEN ? [e.ADMIN_TOKEN] : []),
     ],
   };
 }
@@ -287,7 +300,15 @@ export function redactConfig(config: Config): Record<string, unknown> {
   const smtpUrl = config.smtp ? redactUrl(config.smtp.url) : undefined;
   return {
     http: config.http,
-    webhook: { path: config.webhook.path, signed: config.webhook.secrets.length > 0, secrets: config.webhook.secrets.length, maxBytes: config.webhook.maxBytes },
+    webhook: {
+      path: config.webhook.path,
+      signed: config.webhook.secrets.length > 0,
+      secrets: config.webhook.secrets.length,
+      maxBytes: config.webhook.maxBytes,
+      allowedIps: config.webhook.allowedIps ?? 'any',
+      rateLimit: config.webhook.rateLimit.max > 0 ? config.webhook.rateLimit : 'off',
+    },
+    retention: config.retention,
     store: { ...config.store, databaseUrl: config.store.databaseUrl ? redactUrl(config.store.databaseUrl) : undefined },
     smtp: config.smtp ? { ...config.smtp, url: smtpUrl, password: config.smtp.password ? '[REDACTED]' : undefined } : 'none: mails are written as .eml files',
     mail: config.mail,

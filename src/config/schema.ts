@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { address, addressList, bool, duration, httpUrl, port, positiveInt } from './fields';
+import { address, addressList, bool, cidrList, duration, httpUrl, nonNegativeInt, port, positiveInt } from './fields';
 
 /**
  * Every environment variable the relay reads, with its default. The README and .env.example list
@@ -19,6 +19,13 @@ export const EnvSchema = z.object({
   WEBHOOK_SECRET: z.string().max(255).optional(),
   WEBHOOK_SECRET_PREVIOUS: z.string().max(255).optional(),
   WEBHOOK_MAX_BYTES: positiveInt(1_048_576, 64 * 1_048_576),
+  WEBHOOK_ALLOWED_IPS: cidrList.optional(),
+  WEBHOOK_RATE_LIMIT: nonNegativeInt(0),
+  WEBHOOK_RATE_LIMIT_WINDOW_MS: positiveInt(60_000),
+
+  // Retention of sent deliveries
+  RETENTION_DAYS: nonNegativeInt(30, 36_500),
+  RETENTION_INTERVAL_MS: positiveInt(3_600_000),
 
   // Storage
   DATA_DIR: z.string().trim().min(1).default('./data'),

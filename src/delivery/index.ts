@@ -1,5 +1,8 @@
-export { classifyFailure, type FailureClass, type FailureKind } from './classify-failure';
+export { classifyFailure, type FailureClass, type FailureKind, type FailureScope } from './classify-failure';
 export { computeBackoffMs, maxRetrySpanMs, type RetryPolicy } from './backoff';
 export { createMailComposer, buildFilterHeaders, UnreadableDeliveryError, type MailComposer, type MailComposerOptions, type ComposedReport, type ComposedNotice, type ComposedMail, type ReportComposer, type RouteContext } from './compose-mail';
 export { createRoutePlanner, type RoutePlanner } from './route-planner';
 export { createWorker, type Worker, type WorkerOptions, type WorkerOutcome } from './worker';
+export { createRetention, DAY_MS, type Retention } from './retention';
+export { createCircuitBreaker, type BreakerState, type CircuitBreaker } from './circuit-breaker';
+export { buildDeliveryJson, createSecretMask, type DeliveryJson } from './build-delivery-json';

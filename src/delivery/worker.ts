@@ -4,6 +4,7 @@ import type { Clock, Logger } from '../shared';
 import type { MailTransport } from '../mail';
 import type { ClaimedDelivery, RouteMailRecord, Store } from '../store';
 import { computeBackoffMs, type RetryPolicy } from './backoff';
+import { createCircuitBreaker, type BreakerState } from './circuit-breaker';
 import { classifyFailure, type FailureClass } from './classify-failure';
 import type { ComposedMail, MailComposer } from './compose-mail';
 import type { RoutePlanner } from './route-planner';
@@ -45,6 +46,8 @@ export interface Worker {
   /** Stops claiming; waits up to `timeoutMs` for sends in flight. Resolves true when none is left. */
   stop(timeoutMs: number): Promise<boolean>;
   readonly inFlight: number;
+  /** The SMTP circuit breaker: `open` while the server is down and the queue is paused. */
+  readonly breaker: { state: BreakerState; openUntil: number; failures: number };
 }
 
 /**
@@ -63,6 +66,8 @@ export function createWorker(options: WorkerOptions): Worker {
   let ticking = false;
   let again = false;
   const idleWaiters: (() => void)[] = [];
+  const breaker = createCircuitBreaker(options.retry, random);
+  let probeId: number | undefined;
 
   const schedule = (delayMs: number) => {
     if (!running || stopping) return;
@@ -81,7 +86,7 @@ export function createWorker(options: WorkerOptions): Worker {
     try {
       do {
         again = false;
-        const capacity = options.concurrency - inFlight;
+        const capacity = breaker.capacity(options.clock.now(), options.concurrency - inFlight);
         if (capacity <= 0) break;
         let claimed: ClaimedDelivery[];
         try {
@@ -90,6 +95,8 @@ export function createWorker(options: WorkerOptions): Worker {
           log.error({ err: error }, 'cannot claim deliveries from the outbox; will try again');
           break;
         }
+        breaker.claimed(claimed.length);
+        if (breaker.state === 'probing' && claimed.length > 0) probeId = claimed[0]!.id;
         for (const delivery of claimed) {
           inFlight += 1;
           void processDelivery(delivery).finally(() => {
@@ -108,6 +115,13 @@ export function createWorker(options: WorkerOptions): Worker {
 
   async function scheduleNext(): Promise<void> {
     if (!running || stopping) return;
+    const now = options.clock.now();
+    // No free slot (or a probe in flight): the next finished send ticks; polling now would spin.
+    if (breaker.capacity(Math.max(now, breaker.openUntil), options.concurrency - inFlight) <= 0) return;
+    if (breaker.state === 'open' && breaker.openUntil > now) {
+      schedule(breaker.openUntil - now);
+      return;
+    }
     let delay = options.pollMs;
     try {
       const due = await options.store.nextDueAt();
@@ -130,8 +144,10 @@ export function createWorker(options: WorkerOptions): Worker {
         await finishDead(delivery, renderFailure(error), started, dlog);
         return;
       }
+      const wasProbe = probeId === delivery.id;
+      if (wasProbe) probeId = undefined;
       const plan = await loadPlan(delivery, composed, dlog);
-      await sendPending(delivery, composed, plan, started, dlog);
+      await sendPending(delivery, composed, plan, started, dlog, wasProbe);
     } catch (error) {
       // The outcome could not be recorded: the lease expires and the delivery is tried again.
       dlog.error({ err: error }, 'cannot record the outcome of a send; the delivery will be tried again when its lease expires');
@@ -158,8 +174,10 @@ export function createWorker(options: WorkerOptions): Worker {
   }
 
   /** Sends every route mail not sent yet; one route failing does not hold back the others. */
-  async function sendPending(delivery: ClaimedDelivery, composed: ComposedMail, plan: RouteMailRecord[], started: number, dlog: Logger): Promise<void> {
+  async function sendPending(delivery: ClaimedDelivery, composed: ComposedMail, plan: RouteMailRecord[], started: number, dlog: Logger, wasProbe: boolean): Promise<void> {
     let transient: { route: string; failure: FailureClass } | undefined;
+    /** Set when the SMTP server as a whole failed: the circuit breaker's end of pause. */
+    let pausedUntil: number | undefined;
     let permanent: { route: string; failure: FailureClass } | undefined;
     const sentNow: string[] = [];
     let firstResponse = '';
@@ -183,7 +201,7 @@ export function createWorker(options: WorkerOptions): Worker {
       if (message === undefined) {
         const failure: FailureClass =
           composeError === undefined
-            ? { kind: 'permanent', code: 'ROUTE_REMOVED', message: `route ${mail.route} is no longer in ROUTES_FILE; restore it and retry the delivery`, configProblem: true }
+            ? { kind: 'permanent', code: 'ROUTE_REMOVED', message: `route ${mail.route} is no longer in ROUTES_FILE; restore it and retry the delivery`, configProblem: true, scope: 'message' }
             : renderFailure(composeError);
         await options.store.markRouteMailFailed(delivery.id, mail.route, { now: options.clock.now(), error: failure.message, code: failure.code, permanent: true });
         permanent ??= { route: mail.route, failure };
@@ -192,6 +210,8 @@ export function createWorker(options: WorkerOptions): Worker {
       rlog.debug({ subject: message.subject }, 'mail rendered');
       try {
         const result = await options.transport.send(message);
+        if (wasProbe && breaker.state !== 'closed') log.info('the SMTP server answers again: resuming deliveries, oldest first');
+        breaker.serverReached();
         await options.store.markRouteMailSent(delivery.id, mail.route, { now: options.clock.now(), messageId: String(message.messageId ?? result.messageId), response: result.response });
         mail.state = 'sent';
         mail.messageId = String(message.messageId ?? result.messageId);
@@ -203,13 +223,23 @@ export function createWorker(options: WorkerOptions): Worker {
         await options.store.markRouteMailFailed(delivery.id, mail.route, { now: options.clock.now(), error: failure.message, code: failure.code, permanent: failure.kind === 'permanent' });
         if (failure.kind === 'transient') transient ??= { route: mail.route, failure };
         else permanent ??= { route: mail.route, failure };
+        if (failure.scope === 'server') {
+          const alreadyOpen = breaker.state !== 'closed' && !wasProbe;
+          pausedUntil = breaker.serverFailed(options.clock.now(), wasProbe);
+          if (!alreadyOpen) log.warn({ code: failure.code, error: failure.message, pausedUntil: new Date(pausedUntil).toISOString(), failures: breaker.failures }, 'the SMTP server is unavailable: pausing all deliveries, then probing with the oldest');
+          // The other routes would fail the same way: they wait for the server with this delivery.
+          break;
+        }
+        breaker.serverReached();
       }
     }
 
     const now = options.clock.now();
     if (transient && delivery.attempts < options.retry.maxAttempts) {
       const { failure } = transient;
-      const nextAttemptAt = now + computeBackoffMs(delivery.attempts, options.retry, random);
+      // A server-wide failure puts the delivery back at the pause's end, not at a jittered time of its
+      // own, so that the queue keeps its order: the claim takes due deliveries oldest first.
+      const nextAttemptAt = pausedUntil ?? now + computeBackoffMs(delivery.attempts, options.retry, random);
       const error = `route ${transient.route}: ${failure.message}`;
       await options.store.markRetry(delivery.id, { now, nextAttemptAt, error, code: failure.code });
       const fields = { route: transient.route, code: failure.code, error: failure.message, nextAttemptAt: new Date(nextAttemptAt).toISOString(), sentRoutes: sentNow };
@@ -252,6 +282,9 @@ export function createWorker(options: WorkerOptions): Worker {
     get inFlight() {
       return inFlight;
     },
+    get breaker() {
+      return { state: breaker.state, openUntil: breaker.openUntil, failures: breaker.failures };
+    },
     start() {
       if (running) return;
       running = true;
@@ -289,5 +322,5 @@ function renderFailure(error: unknown): FailureClass {
 function findEarlierPermanent(plan: RouteMailRecord[]): { route: string; failure: FailureClass } | undefined {
   const failed = plan.find((m) => m.state === 'failed');
   if (!failed) return undefined;
-  return { route: failed.route, failure: { kind: 'permanent', code: failed.lastErrorCode ?? 'UNKNOWN', configProblem: false, message: failed.lastError ?? 'failed earlier' } };
+  return { route: failed.route, failure: { kind: 'permanent', code: failed.lastErrorCode ?? 'UNKNOWN', configProblem: false, scope: 'message', message: failed.lastError ?? 'failed earlier' } };
 }

@@ -2,17 +2,21 @@ import express, { type Express, type NextFunction, type Request, type Response, 
 import type { Config } from '../config';
 import type { Clock, Logger } from '../shared';
 import type { Store } from '../store';
+import { createAdminRouter } from './admin-route';
 import { createErrorHandler, notFound, toRelayError } from './error-handler';
 import { createObserveRouter, type ObserveRoutesOptions } from './observe-routes';
 import { createRequestLogger } from './request-log';
+import { createWebhookGuards } from './webhook-guards';
 import { createWebhookRouter, type WebhookOutcome } from './webhook-route';
 
 export interface AppDeps {
-  config: Pick<Config, 'http' | 'webhook'>;
+  config: Pick<Config, 'http' | 'webhook'> & Partial<Pick<Config, 'admin' | 'secretValues'>>;
   store: Store;
   clock: Clock;
   logger: Logger;
   onQueued?: (id: number) => void;
+  /** Called after an operator requeued deliveries through the admin API. */
+  onRequeued?: () => void;
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
   /** The dashboard, mounted at /ui. */
   dashboard?: Router;
@@ -37,6 +41,9 @@ export function createApp(deps: AppDeps): Express {
     });
   }
 
+  const guards = createWebhookGuards({ allowedIps: deps.config.webhook.allowedIps, rateLimit: deps.config.webhook.rateLimit, logger: deps.logger });
+  if (guards.length > 0) app.post(deps.config.webhook.path, ...guards);
+
   app.use(
     createWebhookRouter({
       path: deps.config.webhook.path,
@@ -59,6 +66,16 @@ export function createApp(deps: AppDeps): Express {
     if (req.method === 'POST') deps.onWebhookOutcome?.({ outcome: 'rejected', code: toRelayError(error).code });
     next(error);
   });
+  app.use(
+    createAdminRouter({
+      token: deps.config.admin?.token,
+      store: deps.store,
+      clock: deps.clock,
+      logger: deps.logger,
+      secrets: deps.config.secretValues,
+      onRequeued: deps.onRequeued,
+    }),
+  );
 
   app.use(notFound);
   app.use(createErrorHandler(deps.logger));

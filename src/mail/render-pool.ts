@@ -53,7 +53,10 @@ export function createRenderPool(renderer: Renderer, options: { threads?: number
   };
 
   const spawn = (): Worker => {
-    const worker = new Worker(script, { workerData: { dir: renderer.dir } });
+    // Small heaps: a render's garbage is short-lived, and V8's defaults let each thread's heap grow
+    // by tens of MB during a burst (bench/burst measures the process's peak RSS). A thread that
+    // runs out dies, and its jobs are rendered here.
+    const worker = new Worker(script, { workerData: { dir: renderer.dir }, resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 } });
     worker.unref();
     const jobs = new Map<number, Job>();
     inFlight.set(worker, jobs);

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { SendMailOptions } from 'nodemailer';
@@ -40,7 +41,8 @@ export function createSmtpTransport(config: SmtpConfig, options: { readFile: (fi
     tls: {
       rejectUnauthorized: config.tlsRejectUnauthorized,
       ca: config.caFile ? options.readFile(config.caFile) : undefined,
-      servername: url.hostname.replace(/^\[|\]$/g, ''),
+      // SNI carries host names only (RFC 6066 §3); for an IP address the certificate's IP SAN is checked.
+      servername: isIP(url.hostname.replace(/^\[|\]$/g, '')) ? undefined : url.hostname,
     },
     connectionTimeout: config.connectionTimeoutMs,
     greetingTimeout: config.greetingTimeoutMs,

@@ -399,6 +399,11 @@ export class PgStore implements Store {
     return result.rowCount ?? 0;
   }
 
+  async pruneDeliveries({ state, before }: { state: 'sent' | 'dead'; before: number }): Promise<number> {
+    const result = await this.query('DELETE FROM deliveries WHERE state = $1 AND updated_at < $2', [state, before]);
+    return result.rowCount ?? 0;
+  }
+
   async countByState(): Promise<Record<DeliveryState, number>> {
     const { rows } = await this.query<{ state: DeliveryState; n: number }>('SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state');
     const counts = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;

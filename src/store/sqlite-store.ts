@@ -107,7 +107,15 @@ export class SqliteStore implements Store {
   private constructor(options: SqliteStoreOptions) {
     this.options = { synchronous: 'FULL', busyTimeoutMs: 200, ...options };
     this.file = path.join(options.dataDir, SQLITE_FILE_NAME);
-    this.db = this.openDatabase();
+    try {
+      this.db = this.openDatabase();
+    } catch (error) {
+      // A data dir that is read-only or full right now must not stop the relay: it answers 503 and
+      // opens the file on the next call that finds the storage usable again.
+      if (!(toStorageError(error) instanceof StorageUnavailableError)) throw error;
+      this.db = new Database(':memory:');
+      this.needsReopen = true;
+    }
   }
 
   /** Opens (creating and migrating when needed) the store under `dataDir`. */
@@ -118,11 +126,17 @@ export class SqliteStore implements Store {
 
   private openDatabase(): Database.Database {
     const db = new Database(this.file);
-    db.pragma('journal_mode = WAL');
-    db.pragma(`synchronous = ${this.options.synchronous}`);
-    db.pragma(`busy_timeout = ${this.options.busyTimeoutMs}`);
-    this.migrationsApplied.push(...migrate(db));
-    return db;
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma(`synchronous = ${this.options.synchronous}`);
+      db.pragma(`busy_timeout = ${this.options.busyTimeoutMs}`);
+      this.migrationsApplied.push(...migrate(db));
+      return db;
+    } catch (error) {
+      // A half-opened handle would keep the file (and its volume) busy after every failed attempt.
+      db.close();
+      throw error;
+    }
   }
 
   /**
@@ -309,6 +323,10 @@ export class SqliteStore implements Store {
     const counts = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
     for (const row of rows) counts[row.state] = row.n;
     return counts;
+  }
+
+  async pruneDeliveries({ state, before }: { state: 'sent' | 'dead'; before: number }): Promise<number> {
+    return this.run((db) => db.prepare('DELETE FROM deliveries WHERE state = ? AND updated_at < ?').run(state, before).changes);
   }
 
   async oldestPendingAt(): Promise<number | null> {

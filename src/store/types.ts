@@ -108,6 +108,11 @@ export interface Store {
   requeue(id: number, now: number): Promise<boolean>;
   requeueAllDead(now: number): Promise<number>;
   countByState(): Promise<Record<DeliveryState, number>>;
+  /**
+   * Deletes deliveries (row and stored body) in `state` whose last change is older than `before`
+   * (epoch ms). Their idempotency keys go with them. Resolves with how many were deleted.
+   */
+  pruneDeliveries(options: { state: 'sent' | 'dead'; before: number }): Promise<number>;
   /** When the oldest delivery not yet sent nor dead was received (queue age, for /metrics), if any. */
   oldestPendingAt(): Promise<number | null>;
   /** When the next queued/retrying delivery is due, if any. */

@@ -210,6 +210,26 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(await store.requeue(ids[2]!, T0 + 60)).toBe(true);
     });
 
+    test('pruneDeliveries deletes only the given state, last changed before the cut-off, with its key', async () => {
+      const ids = await Promise.all([1, 2, 3, 4].map(async (n) => (await store.insertDelivery(makeDelivery(n))).id));
+      await store.claimDue({ now: T0 + 10, limit: 4, owner: 'a', leaseMs: 60_000 });
+      await store.markSent(ids[0]!, { now: T0 + 100, messageId: '<1@relay>' });
+      await store.markSent(ids[1]!, { now: T0 + 300, messageId: '<2@relay>' });
+      await store.markDead(ids[2]!, { now: T0 + 100, error: 'x', code: 'SMTP_5XX' });
+
+      expect(await store.pruneDeliveries({ state: 'sent', before: T0 + 200 })).toBe(1);
+      expect(await store.getDelivery(ids[0]!)).toBeUndefined();
+      expect(await store.getDelivery(ids[1]!)).toMatchObject({ state: 'sent' });
+      expect(await store.getDelivery(ids[2]!)).toMatchObject({ state: 'dead' });
+      expect(await store.getDelivery(ids[3]!)).toMatchObject({ state: 'sending' });
+      // The idempotency key went with the row: the same report is a new delivery now.
+      expect(await store.insertDelivery(makeDelivery(1))).toMatchObject({ duplicate: false });
+
+      expect(await store.pruneDeliveries({ state: 'dead', before: T0 + 100 })).toBe(0);
+      expect(await store.pruneDeliveries({ state: 'dead', before: T0 + 101 })).toBe(1);
+      expect(await store.getDelivery(ids[2]!)).toBeUndefined();
+    });
+
     test('countByState names every state, zero included', async () => {
       expect(await store.countByState()).toEqual({ queued: 0, sending: 0, retrying: 0, sent: 0, dead: 0 });
       await store.insertDelivery(makeDelivery(1));

@@ -72,11 +72,15 @@ export async function startSmtpPeer(options: { behaviour?: SmtpBehaviour; server
               w.resolve(received.slice());
             }
           }
-          callback();
+          // A delayed "250 OK": the mail is here, the sender does not know yet (a send in flight).
+          if (behaviour.delayMs) setTimeout(() => callback(), behaviour.delayMs);
+          else callback();
         }, callback);
       });
     },
   });
+  // A client that gives up mid-handshake (a refused certificate) is an error of that connection only.
+  server.on('error', () => undefined);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());

@@ -60,11 +60,12 @@ describe('GET /metrics', () => {
     expect(sampleValue(text, 'compliance_relay_queue_deliveries', { state: 'sent' })).toBe(1);
     expect(sampleValue(text, 'compliance_relay_oldest_pending_delivery_age_seconds')).toBe(0);
 
-    // A 4xx: the delivery waits for its retry (an hour away), and its age grows with the clock.
-    smtp.setBehaviour({ type: 'reject', code: 451, message: 'try later' });
+    // A 4xx about this message (450; a 421/451 would pause the whole queue): the delivery waits for
+    // its retry (an hour away), and its age grows with the clock.
+    smtp.setBehaviour({ type: 'reject', code: 450, message: 'mailbox busy, try later' });
     const two = signed(3);
     expect((await postWebhook(relay.webhookUrl, two.body, two.headers)).status).toBe(202);
-    await waitUntil(() => relay.workerOutcomes.length === 2, 10_000, 'the 451');
+    await waitUntil(() => relay.workerOutcomes.length === 2, 10_000, 'the 450');
     now += 90_000;
     // A 5xx: dead at once.
     smtp.setBehaviour({ type: 'reject', code: 550, message: 'no such user' });

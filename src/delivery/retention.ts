@@ -1,0 +1,42 @@
+import type { Clock, Logger } from '../shared';
+import type { Store } from '../store';
+
+export const DAY_MS = 86_400_000;
+
+export interface Retention {
+  /** Prunes once now; resolves with how many sent deliveries were deleted. */
+  pruneNow(): Promise<number>;
+  start(): void;
+  stop(): void;
+}
+
+/**
+ * Deletes sent deliveries (and their stored bodies) older than `days`, every `intervalMs`.
+ * Dead deliveries are never pruned here: they wait for an operator (`retry`, or `prune --dead`).
+ * `days` = 0 keeps everything.
+ */
+export function createRetention(options: { store: Store; clock: Clock; logger: Logger; days: number; intervalMs: number }): Retention {
+  let timer: NodeJS.Timeout | undefined;
+  const pruneNow = async (): Promise<number> => {
+    if (options.days <= 0) return 0;
+    const before = options.clock.now() - options.days * DAY_MS;
+    const pruned = await options.store.pruneDeliveries({ state: 'sent', before });
+    if (pruned > 0) options.logger.info({ pruned, before: new Date(before).toISOString() }, `pruned ${pruned} sent deliveries older than ${options.days} days`);
+    return pruned;
+  };
+  const run = () =>
+    void pruneNow().catch((error: unknown) => options.logger.warn({ err: error }, 'cannot prune old deliveries now; will try again'));
+  return {
+    pruneNow,
+    start() {
+      if (timer || options.days <= 0) return;
+      run();
+      timer = setInterval(run, options.intervalMs);
+      timer.unref();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+    },
+  };
+}

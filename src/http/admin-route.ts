@@ -1,0 +1,99 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { buildDeliveryJson, createSecretMask } from '../delivery';
+import { verifyBearerToken } from './bearer-token';
+import { RelayError, type Clock, type Logger } from '../shared';
+import { DELIVERY_STATES, type DeliveryState, type Store } from '../store';
+
+export interface AdminRouteOptions {
+  /** Undefined: the admin API answers 404 ADMIN_DISABLED. */
+  token?: string;
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** Secret values to mask in error texts shown to the operator. */
+  secrets?: readonly string[];
+  /** Called after a requeue (wakes the worker). */
+  onRequeued?: () => void;
+}
+
+/** Largest page of `GET /api/deliveries`. */
+export const ADMIN_MAX_LIMIT = 500;
+
+/**
+ * The admin API under `/api/deliveries` (README "Admin API"): list, show, requeue one, requeue every
+ * dead delivery. Every call needs `Authorization: Bearer <ADMIN_TOKEN>`; without a configured token
+ * the whole API is disabled (404 ADMIN_DISABLED), so nothing is reachable by default.
+ */
+export function createAdminRouter(options: AdminRouteOptions): Router {
+  const router = express.Router();
+  const mask = createSecretMask(options.secrets ?? []);
+  const show = (record: Parameters<typeof buildDeliveryJson>[0]) => buildDeliveryJson(record, mask);
+
+  router.use('/api/deliveries', (req: Request, res: Response, next: NextFunction) => {
+    if (options.token === undefined) return next(new RelayError('ADMIN_DISABLED'));
+    if (!verifyBearerToken(req.get('authorization'), options.token)) {
+      options.logger.warn({ ip: req.ip, method: req.method, path: req.path }, 'admin API: missing or wrong bearer token');
+      res.set('WWW-Authenticate', 'Bearer realm="compliance-relay"');
+      return next(new RelayError('UNAUTHORIZED'));
+    }
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
+
+  router.get('/api/deliveries', async (req: Request, res: Response) => {
+    const state = parseState(req.query.state);
+    const limit = parseIntParam(req.query.limit, 'limit', 1, ADMIN_MAX_LIMIT) ?? 100;
+    const beforeId = parseIntParam(req.query.before, 'before', 1, Number.MAX_SAFE_INTEGER);
+    const [records, counts] = await Promise.all([options.store.listDeliveries({ state, limit, beforeId }), options.store.countByState()]);
+    res.json({
+      deliveries: records.map(show),
+      counts,
+      nextBefore: records.length === limit ? records[records.length - 1]!.id : null,
+    });
+  });
+
+  router.post('/api/deliveries/retry-dead', async (_req: Request, res: Response) => {
+    const requeued = await options.store.requeueAllDead(options.clock.now());
+    options.logger.info({ requeued }, `admin API: requeued ${requeued} dead deliveries`);
+    if (requeued > 0) options.onRequeued?.();
+    res.json({ requeued });
+  });
+
+  router.get('/api/deliveries/:id', async (req: Request, res: Response) => {
+    const record = await options.store.getDelivery(parseId(req.params.id));
+    if (!record) throw new RelayError('NOT_FOUND', { message: `No delivery ${req.params.id}.` });
+    res.json({ delivery: show(record) });
+  });
+
+  router.post('/api/deliveries/:id/retry', async (req: Request, res: Response) => {
+    const id = parseId(req.params.id);
+    const requeued = await options.store.requeue(id, options.clock.now());
+    const record = await options.store.getDelivery(id);
+    if (!record) throw new RelayError('NOT_FOUND', { message: `No delivery ${id}.` });
+    if (!requeued) throw new RelayError('CONFLICT', { message: `Delivery ${id} is ${record.state}: only dead or sent deliveries can be requeued.` });
+    options.logger.info({ deliveryId: id }, 'admin API: delivery requeued');
+    options.onRequeued?.();
+    res.json({ delivery: show(record) });
+  });
+
+  return router;
+}
+
+function parseState(value: unknown): DeliveryState | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (typeof value === 'string' && (DELIVERY_STATES as readonly string[]).includes(value)) return value as DeliveryState;
+  throw new RelayError('INVALID_REQUEST', { issues: [{ path: 'state', message: `must be one of ${DELIVERY_STATES.join(', ')}` }] });
+}
+
+function parseIntParam(value: unknown, name: string, min: number, max: number): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new RelayError('INVALID_REQUEST', { issues: [{ path: name, message: `must be an integer from ${min} to ${max}` }] });
+  }
+  return n;
+}
+
+function parseId(value: unknown): number {
+  return parseIntParam(value, 'id', 1, Number.MAX_SAFE_INTEGER)!;
+}

@@ -1,0 +1,56 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { rateLimit } from 'express-rate-limit';
+import ipaddr from 'ipaddr.js';
+import { RelayError, type Logger } from '../shared';
+
+export interface WebhookGuardOptions {
+  /** CIDR ranges allowed to post; undefined: every address. */
+  allowedIps?: readonly string[];
+  /** Requests per window per client address; 0: no limit. */
+  rateLimit: { max: number; windowMs: number };
+  logger: Logger;
+}
+
+/**
+ * What stands in front of the webhook before a byte of the body is read: the client address
+ * allow-list (403 FORBIDDEN_ADDRESS) and the per-address rate limit (429 RATE_LIMITED with
+ * Retry-After). The client address is `req.ip`, so X-Forwarded-For counts only as TRUST_PROXY allows.
+ */
+export function createWebhookGuards(options: WebhookGuardOptions): RequestHandler[] {
+  const guards: RequestHandler[] = [];
+  if (options.allowedIps) {
+    const ranges = options.allowedIps.map((cidr) => ipaddr.parseCIDR(cidr));
+    guards.push((req: Request, _res: Response, next: NextFunction) => {
+      if (isAllowed(req.ip, ranges)) return next();
+      options.logger.warn({ ip: req.ip }, 'webhook refused: client address not in WEBHOOK_ALLOWED_IPS');
+      next(new RelayError('FORBIDDEN_ADDRESS'));
+    });
+  }
+  if (options.rateLimit.max > 0) {
+    guards.push(
+      rateLimit({
+        windowMs: options.rateLimit.windowMs,
+        limit: options.rateLimit.max,
+        standardHeaders: 'draft-8',
+        legacyHeaders: false,
+        // Addresses come from req.ip, which already honours TRUST_PROXY; the library need not warn about it.
+        validate: { xForwardedForHeader: false, trustProxy: false },
+        handler: (req: Request, res: Response, next: NextFunction) => {
+          const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
+          const seconds = reset ? Math.max(1, Math.ceil((reset.getTime() - Date.now()) / 1000)) : Math.ceil(options.rateLimit.windowMs / 1000);
+          res.set('Retry-After', String(seconds));
+          options.logger.warn({ ip: req.ip }, 'webhook refused: rate limit reached for this client address');
+          next(new RelayError('RATE_LIMITED'));
+        },
+      }),
+    );
+  }
+  return guards;
+}
+
+/** Whether `ip` (IPv4, IPv6 or IPv4-mapped IPv6) falls in one of `ranges`. */
+export function isAllowed(ip: string | undefined, ranges: readonly [ipaddr.IPv4 | ipaddr.IPv6, number][]): boolean {
+  if (!ip || !ipaddr.isValid(ip)) return false;
+  const addr = ipaddr.process(ip);
+  return ranges.some(([range, bits]) => addr.kind() === range.kind() && addr.match(range, bits));
+}

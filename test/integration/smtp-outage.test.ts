@@ -1,0 +1,66 @@
+import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
+import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
+
+const SECRET = 'outage-webhook-secret';
+const QUEUED = 20;
+
+/**
+ * Guarantee 2: SMTP down (connection refused), then answering 421 and 451, then back. The webhook
+ * keeps acknowledging while SMTP is down; once it is back every mail arrives once, oldest first.
+ */
+describe('SMTP outage: refused, then 421/451, then back', () => {
+  let smtp: SmtpPeer | undefined;
+  let relay: TestRelay | undefined;
+
+  afterEach(async () => {
+    await relay?.stop();
+    await smtp?.close();
+  });
+
+  it('acknowledges while SMTP is down and delivers everything once, in order, when it is back', async () => {
+    // Take a free port and close it: connections to it are refused.
+    const probe = await startSmtpPeer();
+    const port = probe.port;
+    await probe.close();
+
+    relay = await startTestRelay({
+      SMTP_URL: `smtp://127.0.0.1:${port}`,
+      MAIL_TO: 'oncall@example.com',
+      WEBHOOK_SECRET: SECRET,
+      // One connection: the order in which mails reach the server is the order they were sent.
+      SMTP_POOL_SIZE: '1',
+      RETRY_BASE_MS: '50',
+      RETRY_MAX_DELAY_MS: '400',
+    });
+
+    for (let i = 0; i < QUEUED; i += 1) {
+      const body = buildBody({ data: buildReportData({ id: 500 + i }) });
+      const res = await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) });
+      expect(res.status).toBe(202);
+    }
+    // Every acknowledgement above came while nothing listened on the SMTP port.
+    await waitUntil(() => relay!.workerOutcomes.filter((o) => o.type === 'retry').length >= 3 || undefined, 10_000, 'probes against the closed port');
+    const refused = relay.workerOutcomes.filter((o) => o.type === 'retry');
+    expect(refused.every((o) => o.type === 'retry' && o.failure.scope === 'server')).toBe(true);
+    // Only the oldest delivery probes the server while it is down; the rest wait their turn.
+    expect(new Set(refused.map((o) => o.delivery.reportId))).toEqual(new Set([500]));
+    expect(relay.relay.worker.breaker.state).not.toBe('closed');
+    expect(relay.logs.some((l) => l.includes('the SMTP server is unavailable: pausing all deliveries'))).toBe(true);
+
+    // The server comes back on the same port, but says 421, 421, 451, 451 before it accepts.
+    const replies = [421, 421, 451, 451];
+    smtp = await startSmtpPeer({ port, behaviour: { type: 'accept' } });
+    smtp.setBehaviour((attempt) => (attempt <= replies.length ? { type: 'reject', code: replies[attempt - 1]!, message: 'try again later' } : { type: 'accept' }));
+
+    const mails = await smtp.waitFor(QUEUED, 90_000);
+    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === QUEUED ? true : undefined), 10_000, 'all sent');
+    const order = mails.map((m) => Number(m.parsed.headers.get('x-compliance-report-id')));
+    expect(order).toEqual(Array.from({ length: QUEUED }, (_, i) => 500 + i));
+    expect(smtp.received).toHaveLength(QUEUED);
+    expect(smtp.attempts).toBe(QUEUED + replies.length);
+    expect(relay.relay.worker.breaker.state).toBe('closed');
+    const dead = await relay.relay.store.countByState();
+    expect(dead.dead).toBe(0);
+  }, 150_000);
+});

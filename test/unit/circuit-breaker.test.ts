@@ -1,0 +1,41 @@
+import { createCircuitBreaker } from '../../src/delivery';
+
+describe('the SMTP circuit breaker', () => {
+  const policy = { maxAttempts: 48, baseMs: 1_000, maxDelayMs: 8_000 };
+
+  it('pauses the whole queue after a server failure, lets one probe through, and closes when it gets through', () => {
+    const b = createCircuitBreaker(policy, () => 1);
+    expect(b.capacity(0, 5)).toBe(5);
+    expect(b.serverFailed(100, false)).toBe(1_100);
+    // Sends already in flight that fail the same way do not lengthen the pause.
+    expect(b.serverFailed(150, false)).toBe(1_100);
+    expect(b.capacity(1_099, 5)).toBe(0);
+    expect(b.capacity(1_100, 5)).toBe(1);
+    b.claimed(1);
+    expect(b.state).toBe('probing');
+    expect(b.capacity(5_000, 5)).toBe(0);
+    b.serverReached();
+    expect(b.state).toBe('closed');
+    expect(b.capacity(5_000, 5)).toBe(5);
+  });
+
+  it('backs off exponentially while probes fail, between half and all of the capped delay', () => {
+    const high = createCircuitBreaker(policy, () => 1);
+    const low = createCircuitBreaker(policy, () => 0);
+    const pauses = (b: typeof high) => [1, 2, 3, 4, 5].map((n) => {
+      const until = b.serverFailed(0, n > 1);
+      b.claimed(1);
+      return until;
+    });
+    expect(pauses(high)).toEqual([1_000, 2_000, 4_000, 8_000, 8_000]);
+    expect(pauses(low)).toEqual([500, 1_000, 2_000, 4_000, 4_000]);
+  });
+
+  it('a probe that finds nothing due leaves the breaker open for the next one', () => {
+    const b = createCircuitBreaker(policy, () => 1);
+    b.serverFailed(0, false);
+    b.claimed(0);
+    expect(b.state).toBe('open');
+    expect(b.capacity(2_000, 3)).toBe(1);
+  });
+});
