@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { ReportSnapshot } from '../trend';
 import { PG_MIGRATIONS, type PgMigration } from './migrations/pg';
+import { DELIVERY_RECORD_COLUMNS, decodeDeliveryRow, type DeliveryRow } from './delivery-rows';
 import { fromSentMessageRow, SENT_MESSAGE_COLUMNS, toSentMessageParams, type SentMessageRow } from './sent-message-rows';
 import { decodeReportRow, encodeFailingPairs, type ReportRow } from './report-rows';
 import {
@@ -43,27 +44,7 @@ export const PG_MIGRATION_LOCK_KEY = 0x636f6d70; // "comp"
 /** Rows per multi-row INSERT: 9 parameters each stays far below PostgreSQL's 65535. */
 const INSERT_CHUNK = 1000;
 
-interface Row {
-  id: number;
-  dedup_key: string;
-  report_id: number;
-  report_created: string;
-  completed_at: string;
-  source: string;
-  body?: Buffer;
-  received_at: number;
-  state: DeliveryState;
-  attempts: number;
-  next_attempt_at: number | null;
-  last_error: string | null;
-  last_error_code: string | null;
-  message_id: string | null;
-  sent_at: number | null;
-  updated_at: number;
-}
 
-const RECORD_COLUMNS = `id, dedup_key, report_id, report_created, completed_at, source, received_at, state, attempts,
-  next_attempt_at, last_error, last_error_code, message_id, sent_at, updated_at`;
 
 interface PendingInsert {
   delivery: NewDelivery;
@@ -312,7 +293,7 @@ export class PgStore implements Store {
   async claimDue({ now, limit, owner, leaseMs }: { now: number; limit: number; owner: string; leaseMs: number }): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
     // SKIP LOCKED: replicas claiming at the same moment each get different rows instead of waiting.
-    const { rows } = await this.query<Row>(
+    const { rows } = await this.query<DeliveryRow>(
       `WITH due AS (
          SELECT id FROM deliveries
          WHERE (state IN ('queued', 'retrying') AND next_attempt_at <= $1) OR (state = 'sending' AND lease_until <= $1)
@@ -320,10 +301,10 @@ export class PgStore implements Store {
          FOR UPDATE SKIP LOCKED)
        UPDATE deliveries d SET state = 'sending', attempts = d.attempts + 1, lease_owner = $3, lease_until = $4, updated_at = $1
        FROM due WHERE d.id = due.id
-       RETURNING ${prefixed('d', RECORD_COLUMNS)}, d.body`,
+       RETURNING ${prefixed('d', DELIVERY_RECORD_COLUMNS)}, d.body`,
       [now, limit, owner, now + leaseMs],
     );
-    return rows.sort((a, b) => a.id - b.id).map((row) => ({ ...toRecord(row), body: row.body! }));
+    return rows.sort((a, b) => a.id - b.id).map((row) => ({ ...decodeDeliveryRow(row), body: row.body! }));
   }
 
   async markSent(id: number, { now, messageId }: { now: number; messageId: string }): Promise<void> {
@@ -360,8 +341,8 @@ export class PgStore implements Store {
   }
 
   async getDelivery(id: number): Promise<DeliveryRecord | undefined> {
-    const { rows } = await this.query<Row>(`SELECT ${RECORD_COLUMNS} FROM deliveries WHERE id = $1`, [id]);
-    return rows[0] ? toRecord(rows[0]) : undefined;
+    const { rows } = await this.query<DeliveryRow>(`SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries WHERE id = $1`, [id]);
+    return rows[0] ? decodeDeliveryRow(rows[0]) : undefined;
   }
 
   async listDeliveries(options: ListOptions = {}): Promise<DeliveryRecord[]> {
@@ -376,9 +357,9 @@ export class PgStore implements Store {
       where.push(`id < $${params.length}`);
     }
     params.push(options.limit ?? 100);
-    const sql = `SELECT ${RECORD_COLUMNS} FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT $${params.length}`;
-    const { rows } = await this.query<Row>(sql, params);
-    return rows.map(toRecord);
+    const sql = `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT $${params.length}`;
+    const { rows } = await this.query<DeliveryRow>(sql, params);
+    return rows.map(decodeDeliveryRow);
   }
 
   async requeue(id: number, now: number): Promise<boolean> {
@@ -634,25 +615,6 @@ function prefixed(alias: string, columns: string): string {
     .join(', ');
 }
 
-function toRecord(row: Row): DeliveryRecord {
-  return {
-    id: row.id,
-    dedupKey: row.dedup_key,
-    reportId: row.report_id,
-    reportCreated: row.report_created,
-    completedAt: row.completed_at,
-    source: row.source,
-    state: row.state,
-    attempts: row.attempts,
-    receivedAt: row.received_at,
-    nextAttemptAt: row.next_attempt_at,
-    lastError: row.last_error,
-    lastErrorCode: row.last_error_code,
-    messageId: row.message_id,
-    sentAt: row.sent_at,
-    updatedAt: row.updated_at,
-  };
-}
 
 /**
  * SQLSTATE classes that are the query's own fault (bad data, constraint, syntax): a retry cannot

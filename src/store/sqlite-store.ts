@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite';
+import { DELIVERY_RECORD_COLUMNS, decodeDeliveryRow, type DeliveryRow } from './delivery-rows';
 import {
   DELIVERY_STATES,
   StorageUnavailableError,
@@ -40,27 +41,7 @@ export interface SqliteStoreOptions {
 
 export const SQLITE_FILE_NAME = 'relay.sqlite';
 
-interface Row {
-  id: number;
-  dedup_key: string;
-  report_id: number;
-  report_created: string;
-  completed_at: string;
-  source: string;
-  body?: Buffer;
-  received_at: number;
-  state: DeliveryState;
-  attempts: number;
-  next_attempt_at: number | null;
-  last_error: string | null;
-  last_error_code: string | null;
-  message_id: string | null;
-  sent_at: number | null;
-  updated_at: number;
-}
 
-const RECORD_COLUMNS = `id, dedup_key, report_id, report_created, completed_at, source, received_at, state, attempts,
-  next_attempt_at, last_error, last_error_code, message_id, sent_at, updated_at`;
 
 interface PendingWrite {
   op: (db: Database.Database) => unknown;
@@ -221,11 +202,11 @@ export class SqliteStore implements Store {
              SELECT id FROM deliveries
              WHERE (state IN ('queued', 'retrying') AND next_attempt_at <= ?) OR (state = 'sending' AND lease_until <= ?)
              ORDER BY id LIMIT ?)
-           RETURNING ${RECORD_COLUMNS}, body`,
+           RETURNING ${DELIVERY_RECORD_COLUMNS}, body`,
         )
-        .all(owner, now + leaseMs, now, now, now, limit) as Row[],
+        .all(owner, now + leaseMs, now, now, now, limit) as DeliveryRow[],
     );
-    return rows.sort((a, b) => a.id - b.id).map((row) => ({ ...toRecord(row), body: row.body! }));
+    return rows.sort((a, b) => a.id - b.id).map((row) => ({ ...decodeDeliveryRow(row), body: row.body! }));
   }
 
   async markSent(id: number, { now, messageId }: { now: number; messageId: string }): Promise<void> {
@@ -274,8 +255,8 @@ export class SqliteStore implements Store {
   }
 
   async getDelivery(id: number): Promise<DeliveryRecord | undefined> {
-    const row = this.run((db) => prepareCached(db, `SELECT ${RECORD_COLUMNS} FROM deliveries WHERE id = ?`).get(id) as Row | undefined);
-    return row ? toRecord(row) : undefined;
+    const row = this.run((db) => prepareCached(db, `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries WHERE id = ?`).get(id) as DeliveryRow | undefined);
+    return row ? decodeDeliveryRow(row) : undefined;
   }
 
   async listDeliveries(options: ListOptions = {}): Promise<DeliveryRecord[]> {
@@ -289,9 +270,9 @@ export class SqliteStore implements Store {
       where.push('id < ?');
       params.push(options.beforeId);
     }
-    const sql = `SELECT ${RECORD_COLUMNS} FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
-    const rows = this.run((db) => prepareCached(db, sql).all(...params, options.limit ?? 100) as Row[]);
-    return rows.map(toRecord);
+    const sql = `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
+    const rows = this.run((db) => prepareCached(db, sql).all(...params, options.limit ?? 100) as DeliveryRow[]);
+    return rows.map(decodeDeliveryRow);
   }
 
   async requeue(id: number, now: number): Promise<boolean> {
@@ -580,25 +561,6 @@ function migrate(db: Database.Database): string[] {
 }
 
 
-function toRecord(row: Row): DeliveryRecord {
-  return {
-    id: row.id,
-    dedupKey: row.dedup_key,
-    reportId: row.report_id,
-    reportCreated: row.report_created,
-    completedAt: row.completed_at,
-    source: row.source,
-    state: row.state,
-    attempts: row.attempts,
-    receivedAt: row.received_at,
-    nextAttemptAt: row.next_attempt_at,
-    lastError: row.last_error,
-    lastErrorCode: row.last_error_code,
-    messageId: row.message_id,
-    sentAt: row.sent_at,
-    updatedAt: row.updated_at,
-  };
-}
 
 /** SQLite result codes that mean "cannot commit now": the caller answers 503 and may retry. */
 function toStorageError(error: unknown): unknown {
