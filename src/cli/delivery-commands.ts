@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { parseDurationMs, type Config } from '../config';
-import { buildDeliveryJson, createSecretMask, type DeliveryJson } from '../delivery';
+import { buildDeliveriesJson, createSecretMask, type DeliveryJson } from '../delivery';
 import { systemClock } from '../shared';
 import { DELIVERY_STATES, openStore, StorageUnavailableError, type DeliveryState, type Store } from '../store';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
@@ -29,7 +29,7 @@ export function registerDeliveryCommands(program: Command, io: CliIo, setExitCod
       }
       await withStore(io, setExitCode, async (store, config) => {
         const mask = createSecretMask(config.secretValues);
-        const rows = (await store.listDeliveries({ state: opts.state as DeliveryState | undefined, limit })).map((r) => buildDeliveryJson(r, mask));
+        const rows = await buildDeliveriesJson(store, await store.listDeliveries({ state: opts.state as DeliveryState | undefined, limit }), mask);
         if (opts.json) {
           io.stdout.write(`${JSON.stringify({ deliveries: rows, counts: await store.countByState() }, null, 2)}\n`);
           return;
@@ -117,6 +117,7 @@ const COLUMNS: [string, (d: DeliveryJson) => string][] = [
   ['STATE', (d) => d.state],
   ['ATTEMPTS', (d) => String(d.attempts)],
   ['NEXT ATTEMPT', (d) => d.nextAttemptAt ?? '-'],
+  ['ROUTES', (d) => (d.routes.length ? d.routes.map((r) => `${r.route}: ${r.outcome === 'send' ? r.state : `${r.outcome} (${r.reason.slice(0, 60)})`}`).join(', ') : '-')],
   ['LAST ERROR', (d) => (d.lastError ? `${d.lastErrorCode ?? ''} ${d.lastError}`.trim().slice(0, 120) : '-')],
 ];
 

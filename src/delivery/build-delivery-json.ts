@@ -1,4 +1,4 @@
-import type { DeliveryRecord } from '../store';
+import type { DeliveryRecord, RouteMailRecord, Store } from '../store';
 
 /**
  * A delivery as the admin API and `deliveries --json` show it: times as ISO 8601 (UTC), never the
@@ -22,10 +22,20 @@ export interface DeliveryJson {
   messageId: string | null;
   sentAt: string | null;
   updatedAt: string;
+  /** What each route decided for this report: sent, suppressed by its notify policy (and why), pending, failed. */
+  routes: DeliveryRouteJson[];
+}
+
+export interface DeliveryRouteJson {
+  route: string;
+  /** The route's decision: `send`, `suppressed` (notify policy) or `skipped` (no match). */
+  outcome: RouteMailRecord['outcome'];
+  state: RouteMailRecord['state'];
+  reason: string;
 }
 
 /** Maps a stored record to its JSON view; `mask` hides secret values that may sit in an error text. */
-export function buildDeliveryJson(record: DeliveryRecord, mask: (text: string) => string = (t) => t): DeliveryJson {
+export function buildDeliveryJson(record: DeliveryRecord, mask: (text: string) => string = (t) => t, routes: readonly RouteMailRecord[] = []): DeliveryJson {
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   return {
     id: record.id,
@@ -43,7 +53,17 @@ export function buildDeliveryJson(record: DeliveryRecord, mask: (text: string) =
     messageId: record.messageId,
     sentAt: iso(record.sentAt),
     updatedAt: iso(record.updatedAt)!,
+    routes: routes
+      .filter((r) => r.deliveryId === record.id)
+      .sort((a, b) => a.position - b.position)
+      .map((r) => ({ route: r.route, outcome: r.outcome, state: r.state, reason: mask(r.reason) })),
   };
+}
+
+/** The JSON view of several records, each with its route decisions (read in one query). */
+export async function buildDeliveriesJson(store: Pick<Store, 'listRouteMails'>, records: readonly DeliveryRecord[], mask: (text: string) => string): Promise<DeliveryJson[]> {
+  const routes = records.length > 0 ? await store.listRouteMails(records.map((r) => r.id)) : [];
+  return records.map((record) => buildDeliveryJson(record, mask, routes));
 }
 
 /** Replaces every occurrence of each secret (and its URL-encoded form) with [REDACTED]. */

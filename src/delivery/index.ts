@@ -5,4 +5,4 @@ export { createRoutePlanner, type RoutePlanner } from './route-planner';
 export { createWorker, type Worker, type WorkerOptions, type WorkerOutcome } from './worker';
 export { createRetention, DAY_MS, type Retention } from './retention';
 export { createCircuitBreaker, type BreakerState, type CircuitBreaker } from './circuit-breaker';
-export { buildDeliveryJson, createSecretMask, type DeliveryJson } from './build-delivery-json';
+export { buildDeliveriesJson, buildDeliveryJson, createSecretMask, type DeliveryJson, type DeliveryRouteJson } from './build-delivery-json';

@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { buildDeliveryJson, createSecretMask } from '../delivery';
+import { buildDeliveriesJson, createSecretMask } from '../delivery';
 import { verifyBearerToken } from './bearer-token';
 import { RelayError, type Clock, type Logger } from '../shared';
 import { DELIVERY_STATES, type DeliveryState, type Store } from '../store';
@@ -27,7 +27,7 @@ export const ADMIN_MAX_LIMIT = 500;
 export function createAdminRouter(options: AdminRouteOptions): Router {
   const router = express.Router();
   const mask = createSecretMask(options.secrets ?? []);
-  const show = (record: Parameters<typeof buildDeliveryJson>[0]) => buildDeliveryJson(record, mask);
+  const show = async (record: Parameters<typeof buildDeliveriesJson>[1][number]) => (await buildDeliveriesJson(options.store, [record], mask))[0]!;
 
   router.use('/api/deliveries', (req: Request, res: Response, next: NextFunction) => {
     if (options.token === undefined) return next(new RelayError('ADMIN_DISABLED'));
@@ -46,7 +46,7 @@ export function createAdminRouter(options: AdminRouteOptions): Router {
     const beforeId = parseIntParam(req.query.before, 'before', 1, Number.MAX_SAFE_INTEGER);
     const [records, counts] = await Promise.all([options.store.listDeliveries({ state, limit, beforeId }), options.store.countByState()]);
     res.json({
-      deliveries: records.map(show),
+      deliveries: await buildDeliveriesJson(options.store, records, mask),
       counts,
       nextBefore: records.length === limit ? records[records.length - 1]!.id : null,
     });
@@ -62,7 +62,7 @@ export function createAdminRouter(options: AdminRouteOptions): Router {
   router.get('/api/deliveries/:id', async (req: Request, res: Response) => {
     const record = await options.store.getDelivery(parseId(req.params.id));
     if (!record) throw new RelayError('NOT_FOUND', { message: `No delivery ${req.params.id}.` });
-    res.json({ delivery: show(record) });
+    res.json({ delivery: await show(record) });
   });
 
   router.post('/api/deliveries/:id/retry', async (req: Request, res: Response) => {
@@ -73,7 +73,7 @@ export function createAdminRouter(options: AdminRouteOptions): Router {
     if (!requeued) throw new RelayError('CONFLICT', { message: `Delivery ${id} is ${record.state}: only dead or sent deliveries can be requeued.` });
     options.logger.info({ deliveryId: id }, 'admin API: delivery requeued');
     options.onRequeued?.();
-    res.json({ delivery: show(record) });
+    res.json({ delivery: await show(record) });
   });
 
   return router;

@@ -47,7 +47,8 @@ describe('operator recovery: list dead deliveries and requeue them', () => {
     const table = await runCliCaptured(['deliveries', '--state', 'dead'], env);
     expect(table.code).toBe(0);
     const lines = table.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+REPORT\s+NETBOX\s+STATE\s+ATTEMPTS\s+NEXT ATTEMPT\s+LAST ERROR$/);
+    expect(lines[0]).toMatch(/^ID\s+REPORT\s+NETBOX\s+STATE\s+ATTEMPTS\s+NEXT ATTEMPT\s+ROUTES\s+LAST ERROR$/);
+    expect(lines[1]).toContain('default: failed');
     expect(lines.slice(1, 4).map((l) => l.split(/\s+/).slice(1, 5))).toEqual([
       ['3', '127.0.0.1', 'dead', '1'],
       ['2', '127.0.0.1', 'dead', '1'],
@@ -114,6 +115,7 @@ describe('operator recovery: list dead deliveries and requeue them', () => {
           messageId: null,
           sentAt: null,
           updatedAt: expect.stringMatching(/Z$/),
+          routes: [{ route: 'default', outcome: 'send', state: 'failed', reason: 'matched (notify: always)' }],
         },
       ],
       counts: { queued: 0, sending: 0, retrying: 0, sent: 0, dead: 2 },

@@ -140,6 +140,16 @@ describe('routes: the right people get the right mails', () => {
     expect(page).toContain('<h2>Routes</h2>');
     expect(page).toMatch(/<td>on-call<\/td><td>suppressed<\/td><td>same failed counts per severity as report 101/);
     expect(page).toMatch(/<td>regressions<\/td><td>skipped<\/td><td>not matched<\/td>/);
+
+    // The deliveries listing (admin API, same shape as `deliveries --json`) shows the suppression and why.
+    const listed = (await (await fetch(`${relay.url}/api/deliveries`, { headers: { Authorization: "Bearer admin-token-for-the-routes-test" } })).json()) as { deliveries: { id: number; routes: unknown[] }[] };
+    const d2 = listed.deliveries.find((d) => d.id === r2)!;
+    expect(d2.routes).toEqual(
+      expect.arrayContaining([
+        { route: 'on-call', outcome: 'suppressed', state: 'suppressed', reason: expect.stringContaining('same failed counts per severity as report 101') },
+        { route: 'auditors', outcome: 'send', state: 'sent', reason: expect.any(String) },
+      ]),
+    );
   });
 
   it('a transient failure of one route retries only that route: the others are never sent twice, even after a restart', async () => {
