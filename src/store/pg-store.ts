@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { ReportSnapshot } from '../trend';
 import { PG_MIGRATIONS, type PgMigration } from './migrations/pg';
 import { DELIVERY_RECORD_COLUMNS, decodeDeliveryRow, type DeliveryRow } from './delivery-rows';
+import { decodeRouteMailRow, type RouteMailRow } from './route-mail-rows';
 import { fromSentMessageRow, SENT_MESSAGE_COLUMNS, toSentMessageParams, type SentMessageRow } from './sent-message-rows';
 import { decodeReportRow, encodeFailingPairs, type ReportRow } from './report-rows';
 import {
@@ -514,7 +515,7 @@ export class PgStore implements Store {
         }
       }
       const { rows } = await client.query<RouteMailRow>('SELECT * FROM route_mails WHERE delivery_id = $1 ORDER BY position', [deliveryId]);
-      return rows.map(toRouteMail);
+      return rows.map(decodeRouteMailRow);
     });
   }
 
@@ -522,7 +523,7 @@ export class PgStore implements Store {
     const ids = [...new Set(deliveryIds.filter((id) => Number.isSafeInteger(id)))];
     if (ids.length === 0) return [];
     const { rows } = await this.query<RouteMailRow>('SELECT * FROM route_mails WHERE delivery_id = ANY($1::bigint[]) ORDER BY delivery_id, position', [ids]);
-    return rows.map(toRouteMail);
+    return rows.map(decodeRouteMailRow);
   }
 
   async markRouteMailSent(deliveryId: number, route: string, { now, messageId, response }: { now: number; messageId: string; response: string }): Promise<void> {
@@ -572,41 +573,7 @@ export class PgStore implements Store {
 }
 
 
-interface RouteMailRow {
-  delivery_id: number;
-  route: string;
-  position: number;
-  outcome: NewRouteMail['outcome'];
-  reason: string;
-  reminder: boolean;
-  state: RouteMailState;
-  message_id: string | null;
-  response: string | null;
-  last_error: string | null;
-  last_error_code: string | null;
-  sent_at: number | null;
-  decided_at: number;
-  updated_at: number;
-}
 
-function toRouteMail(row: RouteMailRow): RouteMailRecord {
-  return {
-    deliveryId: row.delivery_id,
-    route: row.route,
-    position: row.position,
-    outcome: row.outcome,
-    reason: row.reason,
-    reminder: row.reminder,
-    state: row.state,
-    messageId: row.message_id,
-    response: row.response,
-    lastError: row.last_error,
-    lastErrorCode: row.last_error_code,
-    sentAt: row.sent_at,
-    decidedAt: row.decided_at,
-    updatedAt: row.updated_at,
-  };
-}
 
 function prefixed(alias: string, columns: string): string {
   return columns

@@ -3,6 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite';
 import { DELIVERY_RECORD_COLUMNS, decodeDeliveryRow, type DeliveryRow } from './delivery-rows';
+import { decodeRouteMailRow, type RouteMailRow } from './route-mail-rows';
 import {
   DELIVERY_STATES,
   StorageUnavailableError,
@@ -444,7 +445,7 @@ export class SqliteStore implements Store {
           insert.run(deliveryId, d.route, d.position, d.outcome, d.reason, d.reminder ? 1 : 0, state, now, now);
         }
       }
-      return (prepareCached(db, 'SELECT * FROM route_mails WHERE delivery_id = ? ORDER BY position').all(deliveryId) as RouteMailRow[]).map(toRouteMail);
+      return (prepareCached(db, 'SELECT * FROM route_mails WHERE delivery_id = ? ORDER BY position').all(deliveryId) as RouteMailRow[]).map(decodeRouteMailRow);
     });
   }
 
@@ -454,7 +455,7 @@ export class SqliteStore implements Store {
     const rows = this.run(
       (db) => db.prepare(`SELECT * FROM route_mails WHERE delivery_id IN (SELECT value FROM json_each(?)) ORDER BY delivery_id, position`).all(JSON.stringify(ids)) as RouteMailRow[],
     );
-    return rows.map(toRouteMail);
+    return rows.map(decodeRouteMailRow);
   }
 
   async markRouteMailSent(deliveryId: number, route: string, { now, messageId, response }: { now: number; messageId: string; response: string }): Promise<void> {
@@ -571,38 +572,4 @@ function toStorageError(error: unknown): unknown {
   return error;
 }
 
-interface RouteMailRow {
-  delivery_id: number;
-  route: string;
-  position: number;
-  outcome: NewRouteMail['outcome'];
-  reason: string;
-  reminder: number;
-  state: RouteMailState;
-  message_id: string | null;
-  response: string | null;
-  last_error: string | null;
-  last_error_code: string | null;
-  sent_at: number | null;
-  decided_at: number;
-  updated_at: number;
-}
 
-function toRouteMail(row: RouteMailRow): RouteMailRecord {
-  return {
-    deliveryId: row.delivery_id,
-    route: row.route,
-    position: row.position,
-    outcome: row.outcome,
-    reason: row.reason,
-    reminder: row.reminder === 1,
-    state: row.state,
-    messageId: row.message_id,
-    response: row.response,
-    lastError: row.last_error,
-    lastErrorCode: row.last_error_code,
-    sentAt: row.sent_at,
-    decidedAt: row.decided_at,
-    updatedAt: row.updated_at,
-  };
-}

@@ -1,0 +1,39 @@
+import type { NewRouteMail, RouteMailRecord, RouteMailState } from './types';
+
+/** A `route_mails` row as both stores read it; only `reminder` differs (SQLite 0/1, PostgreSQL boolean). */
+export interface RouteMailRow {
+  delivery_id: number;
+  route: string;
+  position: number;
+  outcome: NewRouteMail['outcome'];
+  reason: string;
+  reminder: boolean | number;
+  state: RouteMailState;
+  message_id: string | null;
+  response: string | null;
+  last_error: string | null;
+  last_error_code: string | null;
+  sent_at: number | null;
+  decided_at: number;
+  updated_at: number;
+}
+
+/** Turns a row into the record the Store interface returns. */
+export function decodeRouteMailRow(row: RouteMailRow): RouteMailRecord {
+  return {
+    deliveryId: row.delivery_id,
+    route: row.route,
+    position: row.position,
+    outcome: row.outcome,
+    reason: row.reason,
+    reminder: row.reminder === true || row.reminder === 1,
+    state: row.state,
+    messageId: row.message_id,
+    response: row.response,
+    lastError: row.last_error,
+    lastErrorCode: row.last_error_code,
+    sentAt: row.sent_at,
+    decidedAt: row.decided_at,
+    updatedAt: row.updated_at,
+  };
+}
