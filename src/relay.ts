@@ -25,6 +25,8 @@ export interface RelayIo {
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
   /** Worker threads that render mails off the event loop (`serve` uses them); 0 or absent: render in-line. */
   renderThreads?: number;
+  /** Run the SQLite store on its own thread (`serve` does; needs the built thread script). */
+  sqliteThread?: boolean;
 }
 
 export interface Relay {
@@ -63,6 +65,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   verifyRouteTemplates(renderer, config);
 
   const store = openStore(config.store, {
+    sqliteThread: io.sqliteThread,
     onIdleError: (error) => logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
   });
   const transport = config.smtp ? createSmtpTransport(config.smtp, { readFile: io.readFile }) : createFileTransport(config.mail.outboxDir);

@@ -6,7 +6,10 @@ export interface LoadOptions {
   /** Bounded by time, by count, or both (whichever ends first). */
   durationSeconds?: number;
   amount?: number;
-  /** Requests per second over all connections (open-model pacing), instead of as fast as possible. */
+  /**
+   * Requests per second over all connections (open-loop pacing with node:http and 0.01 ms timing),
+   * instead of as fast as possible with autocannon.
+   */
   overallRate?: number;
   /** Signs every body with this secret (X-Hook-Signature). */
   secret?: string;
@@ -20,7 +23,7 @@ export interface LoadResult {
   sent: number;
   durationSeconds: number;
   okPerSecond: number;
-  /** autocannon's latency histogram (1 ms resolution), 2xx answers only. */
+  /** Latency of 2xx answers: autocannon's histogram (1 ms steps), or paced runs' own timings (0.01 ms). */
   latencyP50Ms: number;
   latencyP99Ms: number;
   latencyMaxMs: number;

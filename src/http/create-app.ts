@@ -33,14 +33,6 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(createRequestLogger(deps.logger));
 
-  if (deps.observe) {
-    app.use(createObserveRouter(deps.observe));
-  } else {
-    app.get('/healthz', (_req, res) => {
-      res.json({ status: 'ok' });
-    });
-  }
-
   const guards = createWebhookGuards({ allowedIps: deps.config.webhook.allowedIps, rateLimit: deps.config.webhook.rateLimit, logger: deps.logger });
   if (guards.length > 0) app.post(deps.config.webhook.path, ...guards);
 
@@ -58,6 +50,15 @@ export function createApp(deps: AppDeps): Express {
       },
     }),
   );
+
+  // After the webhook: the route NetBox waits on is matched first.
+  if (deps.observe) {
+    app.use(createObserveRouter(deps.observe));
+  } else {
+    app.get('/healthz', (_req, res) => {
+      res.json({ status: 'ok' });
+    });
+  }
 
   if (deps.dashboard) app.use('/ui', deps.dashboard);
 

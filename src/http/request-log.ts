@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestHandler } from 'express';
-import { pinoHttp } from 'pino-http';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../shared';
 
 /** A caller's X-Request-Id is reused only when it is short and plain (it goes into logs and a header). */
@@ -12,49 +10,61 @@ const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * One log line per request (method, path, status, time, client address) with a request id that is
- * echoed as X-Request-Id and bound to `req.log`, so the lines a handler writes carry it too.
+ * echoed as X-Request-Id; handlers log through {@link requestLogger}, so their lines carry it too.
  * Headers, bodies and query strings are never logged: they may hold signatures, tokens or cookies.
  * A handler that stores a delivery sets `res.locals.deliveryId`, which the request line then shows.
+ *
+ * This was pino-http, which builds two child loggers per request (one serializing the whole
+ * request through the redaction paths) even when nothing is logged: a quarter of the ack path's
+ * CPU under load (BENCHMARKS.md, ingest profile). Here the child logger is made only when a line
+ * is written, and the request line only when its level is enabled.
  */
 export function createRequestLogger(logger: Logger): RequestHandler {
-  const middleware = pinoHttp({
-    logger,
-    quietReqLogger: true,
-    quietResLogger: true,
-    genReqId(req: IncomingMessage, res: ServerResponse) {
-      const given = req.headers['x-request-id'];
-      const id = typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
-      res.setHeader('X-Request-Id', id);
-      return id;
-    },
-    customLogLevel(req, res, err) {
-      if (err || res.statusCode >= 500) return 'error';
-      if (PROBE_PATHS.has(pathOf(urlOf(req)))) return 'debug';
-      return res.statusCode >= 400 ? 'warn' : 'info';
-    },
-    customSuccessMessage: (req, res) => `${req.method} ${pathOf(urlOf(req))} ${res.statusCode}`,
-    customErrorMessage: (req, res) => `${req.method} ${pathOf(urlOf(req))} ${res.statusCode}`,
-    customSuccessObject: (req, res, value) => describe(req, res, value),
-    customErrorObject: (req, res, _error, value) => describe(req, res, value),
-  });
-  return middleware as unknown as RequestHandler;
-}
-
-function describe(req: IncomingMessage, res: ServerResponse, value: Record<string, unknown>): Record<string, unknown> {
-  const locals = (res as unknown as { locals?: { deliveryId?: number } }).locals;
-  return {
-    method: req.method,
-    path: pathOf(urlOf(req)),
-    status: res.statusCode,
-    responseTimeMs: value.responseTime,
-    ip: (req as unknown as { ip?: string }).ip ?? req.socket?.remoteAddress,
-    ...(locals?.deliveryId !== undefined ? { deliveryId: locals.deliveryId } : {}),
+  return (req: Request, res: Response, next: NextFunction) => {
+    const startedAt = performance.now();
+    const given = req.headers['x-request-id'];
+    const id = typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
+    res.setHeader('X-Request-Id', id);
+    const tagged = req as TaggedRequest;
+    tagged[REQUEST_ID] = id;
+    const log = () => requestLogger(req, logger);
+    // 'close' follows 'finish' on a completed response and also fires when the client went away.
+    res.once('close', () => {
+      const path = pathOf(req.originalUrl ?? req.url);
+      const failed = res.statusCode >= 500 || !res.writableFinished;
+      const level = failed ? 'error' : PROBE_PATHS.has(path) ? 'debug' : res.statusCode >= 400 ? 'warn' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      const deliveryId = (res.locals as { deliveryId?: number } | undefined)?.deliveryId;
+      log()[level](
+        {
+          method: req.method,
+          path,
+          status: res.statusCode,
+          responseTimeMs: Math.round(performance.now() - startedAt),
+          ip: req.ip ?? req.socket?.remoteAddress,
+          ...(deliveryId !== undefined ? { deliveryId } : {}),
+          ...(res.writableFinished ? {} : { aborted: true }),
+        },
+        `${req.method} ${path} ${res.statusCode}${res.writableFinished ? '' : ' (connection closed before the answer was sent)'}`,
+      );
+    });
+    next();
   };
 }
 
-/** express rewrites req.url inside mounted routers; originalUrl is what the client asked for. */
-function urlOf(req: IncomingMessage): string | undefined {
-  return (req as { originalUrl?: string }).originalUrl ?? req.url;
+const REQUEST_ID = Symbol('requestId');
+const REQUEST_LOGGER = Symbol('requestLogger');
+type TaggedRequest = Request & { [REQUEST_ID]?: string; [REQUEST_LOGGER]?: Logger };
+
+/**
+ * The logger for lines about this request: a child of `logger` carrying its request id (`reqId`),
+ * made on first use. Outside the request logger's reach, `logger` itself.
+ */
+export function requestLogger(req: Request, logger: Logger): Logger {
+  const tagged = req as TaggedRequest;
+  const id = tagged[REQUEST_ID];
+  if (id === undefined) return logger;
+  return (tagged[REQUEST_LOGGER] ??= logger.child({ reqId: id }));
 }
 
 /** The path without its query string. */

@@ -3,6 +3,7 @@ import type { Clock, Logger } from '../shared';
 import { RelayError } from '../shared';
 import { StorageUnavailableError, type Store } from '../store';
 import { parseDelivery, verifySignature } from '../webhook';
+import { requestLogger } from './request-log';
 
 /** What happened to one webhook request, for metrics and tests. */
 export type WebhookOutcome =
@@ -36,15 +37,15 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
 
   router.post(options.path, requireJson, rawBody, async (req: Request, res: Response) => {
     const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    // The request logger's child carries the request id into these lines.
-    const log: Logger = (req as { log?: Logger }).log ?? options.logger;
+    // The request logger's child carries the request id into these lines; it is made on first use.
+    const log = (): Logger => requestLogger(req, options.logger);
     if (options.secrets.length > 0) {
       const verdict = verifySignature(body, req.get('x-hook-signature'), options.secrets);
       if (verdict !== 'valid') throw new RelayError(verdict === 'missing' ? 'SIGNATURE_MISSING' : 'SIGNATURE_INVALID');
     }
     const delivery = parseDelivery(body);
     if (delivery.kind === 'ignored') {
-      log.info({ reason: delivery.reason }, 'webhook ignored');
+      if (options.logger.isLevelEnabled('info')) log().info({ reason: delivery.reason }, 'webhook ignored');
       options.onOutcome?.({ outcome: 'ignored', reason: delivery.reason });
       res.status(200).json({ status: 'ignored', reason: delivery.reason });
       return;
@@ -62,7 +63,7 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
       });
     } catch (error) {
       if (error instanceof StorageUnavailableError) {
-        log.error({ code: error.code, err: error.message }, 'delivery NOT stored: answered 503 so the sender can retry');
+        log().error({ code: error.code, err: error.message }, 'delivery NOT stored: answered 503 so the sender can retry');
         res.set('Retry-After', String(STORAGE_RETRY_AFTER_SECONDS));
         throw new RelayError('STORAGE_UNAVAILABLE', { cause: error });
       }
@@ -70,7 +71,7 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
     }
     const outcome = result.duplicate ? 'duplicate' : 'queued';
     res.locals.deliveryId = result.id;
-    log.info({ deliveryId: result.id, reportId: delivery.report.id, dedupKey: delivery.dedupKey, outcome }, result.duplicate ? 'duplicate delivery: already stored, not mailed again' : 'delivery stored');
+    if (options.logger.isLevelEnabled('info')) log().info({ deliveryId: result.id, reportId: delivery.report.id, dedupKey: delivery.dedupKey, outcome }, result.duplicate ? 'duplicate delivery: already stored, not mailed again' : 'delivery stored');
     options.onOutcome?.({ outcome, id: result.id, reportId: delivery.report.id });
     res.status(result.duplicate ? 200 : 202).json({ status: outcome, id: result.id });
     if (!result.duplicate) options.onQueued?.(result.id);

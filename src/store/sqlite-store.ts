@@ -32,20 +32,35 @@ export interface SqliteStoreOptions {
   /** Directory holding `relay.sqlite`; created when missing. */
   dataDir: string;
   /**
-   * FULL (default): each commit is fsynced before the 2xx, so an acknowledged delivery survives a
-   * process crash and a power loss. NORMAL survives a process crash only (WAL is synced at checkpoints).
+   * FULL (default): each commit is fsynced before its promise resolves (so before the 2xx): an
+   * acknowledged delivery survives a process crash and a power loss. The fsync runs off the event
+   * loop (see {@link SqliteStore}). NORMAL survives a process crash only (the WAL is synced at
+   * checkpoints). EXTRA is SQLite's own FULL plus directory syncs, fsyncing on the event loop.
    */
   synchronous?: 'FULL' | 'NORMAL' | 'EXTRA';
   /** How long a writer waits on a lock held by another connection before giving up (503). */
   busyTimeoutMs?: number;
+  /** How the WAL is flushed to disk with synchronous=FULL (default `fs.fsync`); tests slow it down or fail it. */
+  fsync?: (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => void;
 }
 
 export const SQLITE_FILE_NAME = 'relay.sqlite';
+
+/**
+ * WAL fsyncs running at once (synchronous=FULL). More than one lets a commit start its own flush
+ * instead of waiting behind one that began before it; libuv's pool has four threads by default.
+ */
+const MAX_SYNCS_IN_FLIGHT = 2;
 
 
 
 interface PendingWrite {
   op: (db: Database.Database) => unknown;
+  /**
+   * One SQL statement: SQLite rolls a failed statement back by itself, so it needs no savepoint
+   * of its own (a savepoint is two more statements per write).
+   */
+  single: boolean;
   resolve: (result: never) => void;
   reject: (error: unknown) => void;
 }
@@ -66,11 +81,21 @@ function prepareCached(db: Database.Database, sql: string): Database.Statement {
 
 /**
  * The default store: one SQLite file in WAL mode, owned by one relay process.
+ *
  * Writes on the hot paths are group-committed: every insert, claim and outcome (sent, retry, dead)
- * asked for in the same event-loop turn is written in one transaction (one fsync), and each caller's
- * promise resolves only after that commit. With synchronous=FULL an fsync costs milliseconds and
- * blocks the event loop, so one per turn instead of one per delivery is what keeps the ack fast
- * while the worker is busy (bench/ack-under-outage, bench/burst).
+ * asked for in the same event-loop turn is written in one transaction, and each caller's promise
+ * resolves only after that commit is on disk.
+ *
+ * Durability (synchronous=FULL) without blocking the event loop: better-sqlite3 is synchronous, so
+ * SQLite's own FULL would fsync the WAL inside COMMIT, on the event loop, and stall every request
+ * for the milliseconds a disk flush takes. Instead the connection runs with synchronous=NORMAL (a
+ * commit only write()s its WAL frames; SQLite still syncs the WAL before each checkpoint and the
+ * database after it) and the store fsyncs the WAL file itself on libuv's thread pool after the
+ * commit. Promises resolve in commit order, each only after an fsync that began after its commit,
+ * so everything a caller could have observed (a row another request inserted, a claim) is durable
+ * when it learns of it; batches committed while one fsync runs share the next (group commit).
+ * This is the durability of SQLite's FULL: a commit is acknowledged only once its WAL frames are
+ * on stable storage.
  */
 export class SqliteStore implements Store {
   /** One relay process owns the file: what is `sending` at its boot was interrupted. */
@@ -85,9 +110,17 @@ export class SqliteStore implements Store {
   private needsReopen = false;
   /** Migrations applied when this store opened the file. */
   private readonly migrationsApplied: string[] = [];
+  /** synchronous=FULL: the store fsyncs the WAL after commits (off the event loop). */
+  private readonly syncsWal: boolean;
+  /** The WAL file, opened on the first sync of a connection (SQLite creates it on the first write). */
+  private walFd: number | undefined;
+  /** Callbacks of commits waiting for a WAL fsync to start; `syncsInFlight` fsyncs are running. */
+  private awaitingSync: ((error?: unknown) => void)[] = [];
+  private syncsInFlight = 0;
 
   private constructor(options: SqliteStoreOptions) {
-    this.options = { synchronous: 'FULL', busyTimeoutMs: 200, ...options };
+    this.options = { synchronous: 'FULL', busyTimeoutMs: 200, fsync: fs.fsync, ...options };
+    this.syncsWal = this.options.synchronous === 'FULL';
     this.file = path.join(options.dataDir, SQLITE_FILE_NAME);
     try {
       this.db = this.openDatabase();
@@ -110,7 +143,8 @@ export class SqliteStore implements Store {
     const db = new Database(this.file);
     try {
       db.pragma('journal_mode = WAL');
-      db.pragma(`synchronous = ${this.options.synchronous}`);
+      // FULL is kept by fsyncing the WAL off the event loop after each commit (see the class comment).
+      db.pragma(`synchronous = ${this.syncsWal ? 'NORMAL' : this.options.synchronous}`);
       db.pragma(`busy_timeout = ${this.options.busyTimeoutMs}`);
       this.migrationsApplied.push(...migrate(db));
       return db;
@@ -131,6 +165,7 @@ export class SqliteStore implements Store {
     try {
       if (this.needsReopen) {
         this.db.close();
+        this.closeWal();
         this.db = this.openDatabase();
         this.needsReopen = false;
       }
@@ -147,11 +182,16 @@ export class SqliteStore implements Store {
 
   /** SQLite migrates when the file is opened; this reports what that did. */
   async migrate(): Promise<MigrationReport> {
+    return this.migrationReport();
+  }
+
+  /** What opening the file migrated, and the schema version it is at now. */
+  migrationReport(): MigrationReport {
     return { applied: [...this.migrationsApplied], version: Math.max(0, ...SQLITE_MIGRATIONS.map((m) => m.version)) };
   }
 
   insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
-    return this.queueWrite((db) => insertOne(db, delivery));
+    return this.queueWrite((db) => insertOne(db, delivery), { single: true });
   }
 
   /**
@@ -159,13 +199,13 @@ export class SqliteStore implements Store {
    * in its own savepoint: one that fails on its own (a constraint) rejects alone; a storage error
    * (I/O, full, locked) rejects the whole batch, since nothing of it was committed.
    */
-  private queueWrite<T>(op: (db: Database.Database) => T): Promise<T> {
+  private queueWrite<T>(op: (db: Database.Database) => T, { single = false }: { single?: boolean } = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.closed) {
         reject(new StorageUnavailableError('the store is closed', 'STORE_CLOSED'));
         return;
       }
-      this.pending.push({ op, resolve: resolve as (result: never) => void, reject });
+      this.pending.push({ op, single, resolve: resolve as (result: never) => void, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -173,7 +213,7 @@ export class SqliteStore implements Store {
     });
   }
 
-  /** Commits every pending write in one transaction. */
+  /** Commits every pending write in one transaction; the promises settle once it is on disk. */
   private flush(): void {
     this.flushScheduled = false;
     const batch = this.pending;
@@ -186,11 +226,99 @@ export class SqliteStore implements Store {
       for (const p of batch) p.reject(error);
       return;
     }
-    batch.forEach((p, i) => {
-      const outcome = settled[i]!;
-      if ('error' in outcome) p.reject(outcome.error);
-      else p.resolve(outcome.value as never);
+    this.afterCommit((syncError) => {
+      batch.forEach((p, i) => {
+        const outcome = settled[i]!;
+        if (syncError) p.reject(syncError);
+        else if ('error' in outcome) p.reject(outcome.error);
+        else p.resolve(outcome.value as never);
+      });
     });
+  }
+
+  /** Runs a write outside the group commit and resolves once it is on disk. */
+  private async runDurably<T>(fn: (db: Database.Database) => T): Promise<T> {
+    const value = this.run(fn);
+    await new Promise<void>((resolve, reject) => this.afterCommit((error) => (error ? reject(error) : resolve())));
+    return value;
+  }
+
+  /**
+   * Calls `done` once what has been committed so far is on stable storage: at once unless this
+   * store syncs the WAL itself, otherwise after an fsync of the WAL file that started after the
+   * commit, run on libuv's thread pool while the event loop goes on. Up to
+   * {@link MAX_SYNCS_IN_FLIGHT} run at once, so a commit never waits for an fsync that began before
+   * it; beyond that, commits wait and share the next one.
+   */
+  private afterCommit(done: (error?: unknown) => void): void {
+    if (!this.syncsWal) {
+      done();
+      return;
+    }
+    this.awaitingSync.push(done);
+    this.startSync();
+  }
+
+  private startSync(): void {
+    if (this.syncsInFlight >= MAX_SYNCS_IN_FLIGHT || this.awaitingSync.length === 0) return;
+    const group = this.awaitingSync;
+    this.awaitingSync = [];
+    let fd: number;
+    try {
+      fd = this.openWal();
+    } catch (error) {
+      this.needsReopen = true;
+      const failure = new StorageUnavailableError(`the outbox cannot sync its journal: ${(error as Error).message}`, 'WAL_SYNC_FAILED', { cause: error });
+      for (const done of group) done(failure);
+      return;
+    }
+    this.syncsInFlight += 1;
+    this.options.fsync(fd, (error) => {
+      this.syncsInFlight -= 1;
+      if (error) {
+        // After a failed fsync the kernel may have dropped the dirty pages: start over from the file.
+        this.needsReopen = true;
+        const failure = new StorageUnavailableError(`the outbox cannot sync its journal: ${error.message}`, 'WAL_SYNC_FAILED', { cause: error });
+        for (const done of group) done(failure);
+      } else {
+        for (const done of group) done();
+      }
+      this.startSync();
+    });
+  }
+
+  /**
+   * The WAL file's descriptor. The WAL keeps its inode while this connection is open (SQLite
+   * deletes it only when the last connection closes), so one descriptor serves until a reopen. The
+   * directory is synced once too, as SQLite does for a journal it created.
+   */
+  private openWal(): number {
+    if (this.walFd === undefined) {
+      this.walFd = fs.openSync(`${this.file}-wal`, 'r');
+      const dirFd = fs.openSync(path.dirname(this.file), 'r');
+      try {
+        fs.fsyncSync(dirFd);
+      } finally {
+        fs.closeSync(dirFd);
+      }
+    }
+    return this.walFd;
+  }
+
+  private closeWal(): void {
+    if (this.walFd === undefined) return;
+    try {
+      fs.closeSync(this.walFd);
+    } catch {
+      // Already gone with its volume: nothing to release.
+    }
+    this.walFd = undefined;
+  }
+
+  /** Resolves once every commit made so far is on disk (and every sync in flight has finished). */
+  private drainSyncs(): Promise<void> {
+    if (this.syncsInFlight === 0 && this.awaitingSync.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.afterCommit(() => resolve()));
   }
 
   async claimDue({ now, limit, owner, leaseMs }: { now: number; limit: number; owner: string; leaseMs: number }): Promise<ClaimedDelivery[]> {
@@ -206,6 +334,7 @@ export class SqliteStore implements Store {
            RETURNING ${DELIVERY_RECORD_COLUMNS}, body`,
         )
         .all(owner, now + leaseMs, now, now, now, limit) as DeliveryRow[],
+      { single: true },
     );
     return rows.sort((a, b) => a.id - b.id).map((row) => ({ ...decodeDeliveryRow(row), body: row.body! }));
   }
@@ -218,6 +347,7 @@ export class SqliteStore implements Store {
              lease_until = NULL, last_error = NULL, last_error_code = NULL, updated_at = ? WHERE id = ?`,
         )
         .run(now, messageId, now, id),
+      { single: true },
     );
   }
 
@@ -229,6 +359,7 @@ export class SqliteStore implements Store {
              lease_until = NULL, updated_at = ? WHERE id = ?`,
         )
         .run(nextAttemptAt, error, code, now, id),
+      { single: true },
     );
   }
 
@@ -240,11 +371,12 @@ export class SqliteStore implements Store {
              lease_until = NULL, updated_at = ? WHERE id = ?`,
         )
         .run(error, code, now, id),
+      { single: true },
     );
   }
 
   async releaseLeases(now: number): Promise<number> {
-    return this.run(
+    return this.runDurably(
       (db) =>
         prepareCached(
           db,
@@ -277,7 +409,7 @@ export class SqliteStore implements Store {
   }
 
   async requeue(id: number, now: number): Promise<boolean> {
-    return this.run(
+    return this.runDurably(
       (db) =>
         prepareCached(
           db,
@@ -289,7 +421,7 @@ export class SqliteStore implements Store {
   }
 
   async requeueAllDead(now: number): Promise<number> {
-    return this.run(
+    return this.runDurably(
       (db) =>
         prepareCached(
           db,
@@ -308,7 +440,7 @@ export class SqliteStore implements Store {
   }
 
   async pruneDeliveries({ state, before }: { state: 'sent' | 'dead'; before: number }): Promise<number> {
-    return this.run((db) => db.prepare('DELETE FROM deliveries WHERE state = ? AND updated_at < ?').run(state, before).changes);
+    return this.runDurably((db) => db.prepare('DELETE FROM deliveries WHERE state = ? AND updated_at < ?').run(state, before).changes);
   }
 
   async oldestPendingAt(): Promise<number | null> {
@@ -334,7 +466,7 @@ export class SqliteStore implements Store {
 
   async saveReport(snapshot: ReportSnapshot): Promise<void> {
     const c = snapshot.counts;
-    this.run((db) =>
+    await this.runDurably((db) =>
       db.transaction(() => {
         prepareCached(
           db,
@@ -381,7 +513,7 @@ export class SqliteStore implements Store {
   }
 
   async saveSentMessage(deliveryId: number, message: SentMessage): Promise<void> {
-    this.run((db) =>
+    await this.runDurably((db) =>
       db
         .prepare(
           `INSERT INTO sent_messages (delivery_id, ${SENT_MESSAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -419,7 +551,7 @@ export class SqliteStore implements Store {
   }
 
   async transitionWatchdog(input: { expectedVersion: number; state: WatchdogStateName; since: number | null; now: number; alert: NewDelivery }): Promise<{ won: boolean; alertId?: number }> {
-    return this.run((db) =>
+    return this.runDurably((db) =>
       db.transaction(() => {
         const changed = db
           .prepare('UPDATE watchdog_state SET state = ?, since = ?, changed_at = ?, version = version + 1 WHERE id = 1 AND version = ?')
@@ -465,6 +597,7 @@ export class SqliteStore implements Store {
         `UPDATE route_mails SET state = 'sent', message_id = ?, response = ?, sent_at = ?, last_error = NULL, last_error_code = NULL, updated_at = ?
          WHERE delivery_id = ? AND route = ?`,
       ).run(messageId, response, now, now, deliveryId, route),
+      { single: true },
     );
   }
 
@@ -478,6 +611,7 @@ export class SqliteStore implements Store {
         deliveryId,
         route,
       ),
+      { single: true },
     );
   }
 
@@ -503,8 +637,19 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.flush();
+    await this.drainSyncs();
+    if (this.closed) return;
     this.closed = true;
     this.db.close();
+    this.closeWal();
+  }
+
+  /** Closes at once; only for a store that has not been written through (nothing queued, nothing syncing). */
+  closeNow(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+    this.closeWal();
   }
 
   /** The underlying connection, for modules that keep their own tables in the same file. */
@@ -516,14 +661,14 @@ export class SqliteStore implements Store {
 /** Runs one write in a savepoint (a transaction nested in the batch's); one function per connection. */
 const savepointRunners = new WeakMap<Database.Database, (op: (db: Database.Database) => unknown, db: Database.Database) => unknown>();
 
-/** Runs a batch of queued writes in one transaction, each in its own savepoint. */
+/** Runs a batch of queued writes in one transaction; a write of several statements runs in its own savepoint. */
 function runBatch(db: Database.Database, batch: PendingWrite[]): ({ value: unknown } | { error: unknown })[] {
   let inSavepoint = savepointRunners.get(db);
   if (!inSavepoint) savepointRunners.set(db, (inSavepoint = db.transaction((op: (db: Database.Database) => unknown, conn: Database.Database) => op(conn))));
   return db.transaction(() =>
     batch.map((p) => {
       try {
-        return { value: inSavepoint(p.op, db) };
+        return { value: p.single ? p.op(db) : inSavepoint(p.op, db) };
       } catch (error) {
         // Nothing of the batch can commit after an I/O error: fail it all (run() maps and reopens).
         if (toStorageError(error) instanceof StorageUnavailableError) throw error;

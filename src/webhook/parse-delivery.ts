@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { z } from 'zod';
 import { RelayError, type ErrorIssue } from '../shared';
 import { EnvelopeSchema, ReportSchema, type Envelope, type Report } from './envelope-schema';
@@ -26,7 +27,6 @@ export type Delivery = ReportDelivery | IgnoredDelivery;
 const REPORT_MODEL = 'compliancereport';
 const REPORT_OBJECT_TYPE = 'validity.compliancereport';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Turns the raw body of a webhook into a typed delivery, or throws a {@link RelayError}
@@ -34,12 +34,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * Call only after the signature has been checked on these same bytes.
  */
 export function parseDelivery(body: Uint8Array): Delivery {
-  let text: string;
-  try {
-    text = utf8.decode(body);
-  } catch (cause) {
-    throw new RelayError('BODY_NOT_UTF8', { cause });
-  }
+  // isUtf8 checks in native code without building a string; toString then decodes once.
+  if (!isUtf8(body)) throw new RelayError('BODY_NOT_UTF8');
+  // A byte-order mark is dropped, as a UTF-8 decoder does by default.
+  const bom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+  const text = Buffer.from(body.buffer, body.byteOffset + bom, body.byteLength - bom).toString('utf8');
   let json: unknown;
   try {
     json = JSON.parse(text);

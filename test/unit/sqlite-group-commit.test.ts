@@ -52,3 +52,82 @@ describe('SQLite group commit of inserts, claims and outcomes', () => {
     await expect(store.markSent(1, { now: 1, messageId: '<x@y>' })).rejects.toMatchObject({ code: 'STORE_CLOSED' });
   });
 });
+
+// synchronous=FULL without stalling the event loop: commits write the WAL, the store fsyncs it on
+// the thread pool, and nothing resolves before the fsync that covers it has finished.
+describe('SQLite WAL sync off the event loop (synchronous=FULL)', () => {
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = makeTempDir('wal-sync-');
+  });
+  afterEach(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  /** A real fsync that waits until the test lets it go, and records what it flushed. */
+  function heldFsync() {
+    const held: (() => void)[] = [];
+    const flushedFiles: string[] = [];
+    const fsync = (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
+      flushedFiles.push(fs.readlinkSync(`/proc/self/fd/${fd}`));
+      held.push(() => fs.fsync(fd, callback));
+    };
+    const releaseAll = () => held.splice(0).forEach((go) => go());
+    return { fsync, held, flushedFiles, releaseAll };
+  }
+
+  it('acknowledges a write only after a WAL fsync that began after it, runs two at once, and keeps the event loop free', async () => {
+    const sync = heldFsync();
+    const store = SqliteStore.open({ dataDir, fsync: sync.fsync });
+    const settled: number[] = [];
+    const insert = (n: number) => store.insertDelivery(delivery(n)).then((r) => (settled.push(n), r));
+    const turn = () => new Promise((r) => setTimeout(r, 20));
+
+    const first = insert(1);
+    await turn();
+    // Committed, its fsync held: not acknowledged, and timers still run meanwhile.
+    expect(sync.held).toHaveLength(1);
+    expect(sync.flushedFiles[0]).toBe(`${fs.realpathSync(dataDir)}/relay.sqlite-wal`);
+    const second = insert(2);
+    await turn();
+    // A later commit does not wait behind the first fsync: it starts its own.
+    expect(sync.held).toHaveLength(2);
+    const third = [insert(3), insert(4)];
+    await turn();
+    // Two are running: the third commit waits for one to finish.
+    expect(sync.held).toHaveLength(2);
+    expect(settled).toEqual([]);
+
+    sync.releaseAll();
+    await expect(Promise.all([first, second])).resolves.toHaveLength(2);
+    await turn();
+    expect(settled.sort()).toEqual([1, 2]);
+    // The waiting commits share the next fsync.
+    expect(sync.held).toHaveLength(1);
+    sync.releaseAll();
+    await expect(Promise.all(third)).resolves.toHaveLength(2);
+    expect(sync.flushedFiles).toHaveLength(3);
+    await store.close();
+  });
+
+  it('answers a failed fsync as storage unavailable (retry can help) and recovers on the next write', async () => {
+    let fail = true;
+    const store = SqliteStore.open({
+      dataDir,
+      fsync: (fd, callback) => (fail ? setImmediate(() => callback(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }))) : fs.fsync(fd, callback)),
+    });
+    await expect(store.insertDelivery(delivery(1))).rejects.toMatchObject({ name: 'StorageUnavailableError', code: 'WAL_SYNC_FAILED' });
+    fail = false;
+    // The sender retries the same delivery: stored once, and this time acknowledged.
+    const retried = await store.insertDelivery(delivery(1));
+    expect(await store.countByState()).toMatchObject({ queued: 1 });
+    expect(retried.id).toBeGreaterThan(0);
+    await store.close();
+  });
+
+  it('with synchronous=NORMAL leaves syncing to SQLite checkpoints', async () => {
+    const sync = heldFsync();
+    const store = SqliteStore.open({ dataDir, synchronous: 'NORMAL', fsync: sync.fsync });
+    await store.insertDelivery(delivery(1));
+    expect(sync.held).toHaveLength(0);
+    await store.close();
+  });
+});
