@@ -25,8 +25,6 @@ export interface RelayIo {
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
   /** Worker threads that render mails off the event loop (`serve` uses them); 0 or absent: render in-line. */
   renderThreads?: number;
-  /** Run the SQLite store on its own thread (`serve` does; needs the built thread script). */
-  sqliteThread?: boolean;
 }
 
 export interface Relay {
@@ -57,6 +55,9 @@ export function defaultTemplatesDir(): string {
  * against a sample report now, so a broken template stops the start), transport, worker and app.
  * Nothing listens and no timer runs until `start()` and the caller's `listen`.
  */
+/** Deliveries claimed and prepared per SMTP connection (the worker's `prepareAhead`). */
+export const PREPARE_AHEAD_PER_CONNECTION = 4;
+
 export function createRelay(config: Config, io: RelayIo): Relay {
   const { logger, clock } = io;
   logBootWarnings(config, logger);
@@ -65,7 +66,6 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   verifyRouteTemplates(renderer, config);
 
   const store = openStore(config.store, {
-    sqliteThread: io.sqliteThread,
     onIdleError: (error) => logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
   });
   const transport = config.smtp ? createSmtpTransport(config.smtp, { readFile: io.readFile }) : createFileTransport(config.mail.outboxDir);
@@ -118,6 +118,8 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     logger,
     retry: config.retry,
     concurrency: config.worker.concurrency,
+    // Four deliveries prepared per SMTP connection keep the pool busy while the next mails render.
+    prepareAhead: config.worker.concurrency * PREPARE_AHEAD_PER_CONNECTION,
     pollMs: config.worker.pollMs,
     leaseMs: config.worker.leaseMs,
     random: io.random,

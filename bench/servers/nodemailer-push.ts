@@ -1,10 +1,12 @@
 /**
  * The end-to-end baseline: nodemailer alone (the relay's own SMTP transport: same pool, same
  * options) pushing messages that were rendered before the clock starts, to the same SMTP sink.
- * IPC: `{type:'run', env, count, firstId}` → `{type:'result', elapsedMs, sent}`.
+ * With `stock`, nodemailer's own pooled transport with its defaults instead (Nagle's algorithm on):
+ * what a hand-written nodemailer script would do.
+ * IPC: `{type:'run', env, count, firstId, stock?}` → `{type:'result', elapsedMs, sent}`.
  */
 import fs from 'node:fs';
-import type { SendMailOptions } from 'nodemailer';
+import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { loadConfig } from '../../src/config';
 import { createMailComposer } from '../../src/delivery';
 import { createSmtpTransport, loadRenderer } from '../../src/mail';
@@ -14,7 +16,7 @@ import type { ClaimedDelivery } from '../../src/store';
 import { parseDelivery } from '../../src/webhook';
 import { createBodyFactory } from '../lib/webhook-bodies';
 
-process.on('message', (message: { type: string; env: Record<string, string>; count: number; firstId: number }) => {
+process.on('message', (message: { type: string; env: Record<string, string>; count: number; firstId: number; stock?: boolean }) => {
   if (message.type !== 'run') return;
   void push(message).then(
     (result) => process.send!({ type: 'result', ...result }),
@@ -23,7 +25,7 @@ process.on('message', (message: { type: string; env: Record<string, string>; cou
 });
 process.send!({ type: 'ready' });
 
-async function push({ env, count, firstId }: { env: Record<string, string>; count: number; firstId: number }) {
+async function push({ env, count, firstId, stock }: { env: Record<string, string>; count: number; firstId: number; stock?: boolean }) {
   const config = loadConfig(env, { readFile: (f) => fs.readFileSync(f, 'utf8') });
   const compose = createMailComposer({
     renderer: loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir()),
@@ -46,11 +48,21 @@ async function push({ env, count, firstId }: { env: Record<string, string>; coun
     if (!message) throw new Error('no message for the first route');
     messages.push(message);
   }
-  const transport = createSmtpTransport(config.smtp!, { readFile: (f) => fs.readFileSync(f) });
+  const transport = stock ? createStockTransport(config.smtp!.url, config.smtp!.poolSize) : createSmtpTransport(config.smtp!, { readFile: (f) => fs.readFileSync(f) });
   const started = Date.now();
   const results = await Promise.allSettled(messages.map((m) => transport.send(m)));
   const elapsedMs = Date.now() - started;
   await transport.close();
   const failed = results.filter((r) => r.status === 'rejected').length;
   return { elapsedMs, sent: count - failed, failed, startedAt: started };
+}
+
+/** nodemailer with its defaults: a pool of the same size, nothing else set. */
+function createStockTransport(url: string, poolSize: number) {
+  const target = new URL(url);
+  const transporter = nodemailer.createTransport({ pool: true, maxConnections: poolSize, host: target.hostname, port: Number(target.port), secure: false });
+  return {
+    send: (message: SendMailOptions) => transporter.sendMail(message),
+    close: async () => transporter.close(),
+  };
 }

@@ -1,6 +1,5 @@
 /**
- * The relay's real app, store (on its own thread, as `serve` runs it) and logger (createRelay from
- * the same environment `serve` reads),
+ * The relay's real app, store and logger (createRelay from the same environment `serve` reads),
  * listening like `serve`, but with the delivery worker not started: it isolates the ack path
  * (signature, parse, group-committed insert) from the worker's rendering and sending, which the
  * end-to-end benchmark measures.
@@ -13,7 +12,7 @@ import { createLogger, systemClock } from '../../src/shared';
 
 const config = loadConfig(process.env, { readFile: (f) => fs.readFileSync(f, 'utf8') });
 const logger = createLogger({ level: config.log.level, format: 'json', secrets: config.secretValues });
-const relay = createRelay(config, { clock: systemClock, logger, readFile: (f) => fs.readFileSync(f), sqliteThread: true });
+const relay = createRelay(config, { clock: systemClock, logger, readFile: (f) => fs.readFileSync(f) });
 const server = http.createServer(relay.app);
 server.headersTimeout = config.http.headersTimeoutMs;
 server.requestTimeout = config.http.requestTimeoutMs;

@@ -17,7 +17,7 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
 
   let relay;
   try {
-    relay = createRelay(config, { clock: systemClock, logger, readFile: io.readFile, renderThreads: defaultRenderThreads(), sqliteThread: true });
+    relay = createRelay(config, { clock: systemClock, logger, readFile: io.readFile, renderThreads: defaultRenderThreads() });
   } catch (error) {
     if (error instanceof TemplateError) {
       logger.fatal({ file: error.file, line: error.line }, error.message);

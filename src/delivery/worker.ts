@@ -4,6 +4,7 @@ import type { Clock, Logger } from '../shared';
 import type { MailTransport } from '../mail';
 import type { ClaimedDelivery, RouteMailRecord, Store } from '../store';
 import { computeBackoffMs, type RetryPolicy } from './backoff';
+import { createSendGate, type SendTicket } from './send-gate';
 import { createCircuitBreaker, type BreakerState } from './circuit-breaker';
 import { classifyFailure, type FailureClass } from './classify-failure';
 import type { ComposedMail, MailComposer } from './compose-mail';
@@ -20,6 +21,12 @@ export interface WorkerOptions {
   retry: RetryPolicy;
   /** Sends in flight at once (the SMTP pool size). */
   concurrency: number;
+  /**
+   * Deliveries claimed and prepared (composed, routes decided) at once, at least `concurrency`
+   * (the default). More than the pool keeps the SMTP connections busy while the next mails are
+   * rendered and recorded; sends still start in queue order, `concurrency` at a time (send-gate.ts).
+   */
+  prepareAhead?: number;
   /** How often the queue is looked at when nothing wakes the worker. */
   pollMs: number;
   /** How long a claim lasts; a claim not finished by then (its process died) is taken again. */
@@ -65,8 +72,11 @@ export function createWorker(options: WorkerOptions): Worker {
   let timer: NodeJS.Timeout | undefined;
   let ticking = false;
   let again = false;
+  let kickPending = false;
   const idleWaiters: (() => void)[] = [];
   const breaker = createCircuitBreaker(options.retry, random);
+  const maxInFlight = Math.max(options.concurrency, options.prepareAhead ?? options.concurrency);
+  const gate = createSendGate(options.concurrency);
   let probeId: number | undefined;
 
   const schedule = (delayMs: number) => {
@@ -86,7 +96,7 @@ export function createWorker(options: WorkerOptions): Worker {
     try {
       do {
         again = false;
-        const capacity = breaker.capacity(options.clock.now(), options.concurrency - inFlight);
+        const capacity = breaker.capacity(options.clock.now(), maxInFlight - inFlight);
         if (capacity <= 0) break;
         let claimed: ClaimedDelivery[];
         try {
@@ -99,7 +109,10 @@ export function createWorker(options: WorkerOptions): Worker {
         if (breaker.state === 'probing' && claimed.length > 0) probeId = claimed[0]!.id;
         for (const delivery of claimed) {
           inFlight += 1;
-          void processDelivery(delivery).finally(() => {
+          // Tickets in claim order (claims come oldest first): the order sends may start in.
+          const ticket = gate.ticket();
+          void processDelivery(delivery, ticket).finally(() => {
+            ticket.cancel();
             inFlight -= 1;
             if (inFlight === 0) idleWaiters.splice(0).forEach((resolve) => resolve());
             void tick();
@@ -117,7 +130,7 @@ export function createWorker(options: WorkerOptions): Worker {
     if (!running || stopping) return;
     const now = options.clock.now();
     // No free slot (or a probe in flight): the next finished send ticks; polling now would spin.
-    if (breaker.capacity(Math.max(now, breaker.openUntil), options.concurrency - inFlight) <= 0) return;
+    if (breaker.capacity(Math.max(now, breaker.openUntil), maxInFlight - inFlight) <= 0) return;
     if (breaker.state === 'open' && breaker.openUntil > now) {
       schedule(breaker.openUntil - now);
       return;
@@ -132,7 +145,7 @@ export function createWorker(options: WorkerOptions): Worker {
     schedule(delay);
   }
 
-  async function processDelivery(delivery: ClaimedDelivery): Promise<void> {
+  async function processDelivery(delivery: ClaimedDelivery, ticket: SendTicket): Promise<void> {
     const started = options.clock.now();
     const dlog = log.child({ deliveryId: delivery.id, reportId: delivery.reportId, attempt: delivery.attempts });
     try {
@@ -147,7 +160,7 @@ export function createWorker(options: WorkerOptions): Worker {
       const wasProbe = probeId === delivery.id;
       if (wasProbe) probeId = undefined;
       const plan = await loadPlan(delivery, composed, dlog);
-      await sendPending(delivery, composed, plan, started, dlog, wasProbe);
+      await sendPending(delivery, composed, plan, started, dlog, wasProbe, ticket);
     } catch (error) {
       // The outcome could not be recorded: the lease expires and the delivery is tried again.
       dlog.error({ err: error }, 'cannot record the outcome of a send; the delivery will be tried again when its lease expires');
@@ -174,7 +187,10 @@ export function createWorker(options: WorkerOptions): Worker {
   }
 
   /** Sends every route mail not sent yet; one route failing does not hold back the others. */
-  async function sendPending(delivery: ClaimedDelivery, composed: ComposedMail, plan: RouteMailRecord[], started: number, dlog: Logger, wasProbe: boolean): Promise<void> {
+  async function sendPending(delivery: ClaimedDelivery, composed: ComposedMail, plan: RouteMailRecord[], started: number, dlog: Logger, wasProbe: boolean, ticket: SendTicket): Promise<void> {
+    let holding = false;
+    /** Set when the server went away while this delivery waited for its turn: it waits with the queue. */
+    let deferredUntil: number | undefined;
     let transient: { route: string; failure: FailureClass } | undefined;
     /** Set when the SMTP server as a whole failed: the circuit breaker's end of pause. */
     let pausedUntil: number | undefined;
@@ -208,6 +224,16 @@ export function createWorker(options: WorkerOptions): Worker {
         continue;
       }
       rlog.debug({ subject: message.subject }, 'mail rendered');
+      if (!holding) {
+        await ticket.acquire();
+        holding = true;
+        // Prepared before the server failed for an older delivery: it does not try, it waits for the
+        // probe like every other delivery behind it.
+        if (breaker.state !== 'closed' && !wasProbe) {
+          deferredUntil = Math.max(breaker.openUntil, options.clock.now());
+          break;
+        }
+      }
       try {
         const result = await options.transport.send(message);
         if (wasProbe && breaker.state !== 'closed') log.info('the SMTP server answers again: resuming deliveries, oldest first');
@@ -234,7 +260,14 @@ export function createWorker(options: WorkerOptions): Worker {
       }
     }
 
+    // Every route's outcome is recorded: the next delivery may talk to the server.
+    ticket.release();
     const now = options.clock.now();
+    if (deferredUntil !== undefined && sentNow.length === 0 && !transient && !permanent) {
+      await options.store.markRetry(delivery.id, { now, nextAttemptAt: deferredUntil, error: 'the SMTP server was unavailable: waiting for it in queue order', code: 'SMTP_PAUSED' });
+      dlog.debug({ nextAttemptAt: new Date(deferredUntil).toISOString() }, 'not sent: the SMTP server is paused; waiting with the queue');
+      return;
+    }
     if (transient && delivery.attempts < options.retry.maxAttempts) {
       const { failure } = transient;
       // A server-wide failure puts the delivery back at the pause's end, not at a jittered time of its
@@ -292,8 +325,13 @@ export function createWorker(options: WorkerOptions): Worker {
       void tick();
     },
     kick() {
-      if (!running || stopping) return;
-      setImmediate(() => void tick());
+      if (!running || stopping || kickPending) return;
+      // A burst of webhooks in one turn wakes the worker once, not once each.
+      kickPending = true;
+      setImmediate(() => {
+        kickPending = false;
+        void tick();
+      });
     },
     async stop(timeoutMs) {
       stopping = true;

@@ -182,11 +182,6 @@ export class SqliteStore implements Store {
 
   /** SQLite migrates when the file is opened; this reports what that did. */
   async migrate(): Promise<MigrationReport> {
-    return this.migrationReport();
-  }
-
-  /** What opening the file migrated, and the schema version it is at now. */
-  migrationReport(): MigrationReport {
     return { applied: [...this.migrationsApplied], version: Math.max(0, ...SQLITE_MIGRATIONS.map((m) => m.version)) };
   }
 
@@ -638,14 +633,6 @@ export class SqliteStore implements Store {
     if (this.closed) return;
     this.flush();
     await this.drainSyncs();
-    if (this.closed) return;
-    this.closed = true;
-    this.db.close();
-    this.closeWal();
-  }
-
-  /** Closes at once; only for a store that has not been written through (nothing queued, nothing syncing). */
-  closeNow(): void {
     if (this.closed) return;
     this.closed = true;
     this.db.close();
