@@ -64,7 +64,7 @@ async function profileRelay(ctx: BenchContext, s: IngestSettings): Promise<{ sql
   if (!file) throw new Error('the relay wrote no CPU profile');
   const profile = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as CpuProfile;
   const share = (pkg: string) => computeInclusiveShare(profile, (url) => url.includes(`/node_modules/${pkg}/`));
-  const inclusive = ['better-sqlite3', 'express', 'zod', 'pino-http', 'pino'].map((pkg) => `${pkg} ${(share(pkg) * 100).toFixed(0)}%`).join(', ');
+  const inclusive = ['better-sqlite3', 'express', 'body-parser', 'zod', 'pino'].map((pkg) => `${pkg} ${(share(pkg) * 100).toFixed(0)}%`).join(', ');
   const self = summarizeSelfTime(profile, 8)
     .map(([name, v]) => `${name} ${(v * 100).toFixed(0)}%`)
     .join(', ');
