@@ -263,7 +263,9 @@ export function createWorker(options: WorkerOptions): Worker {
     // Every route's outcome is recorded: the next delivery may talk to the server.
     ticket.release();
     const now = options.clock.now();
-    if (deferredUntil !== undefined && sentNow.length === 0 && !transient && !permanent) {
+    // Deferred before its first send of this attempt: nothing was tried, so nothing is decided yet (a
+    // route that already failed for good is recorded as such and settled when the delivery finishes).
+    if (deferredUntil !== undefined) {
       await options.store.markRetry(delivery.id, { now, nextAttemptAt: deferredUntil, error: 'the SMTP server was unavailable: waiting for it in queue order', code: 'SMTP_PAUSED' });
       dlog.debug({ nextAttemptAt: new Date(deferredUntil).toISOString() }, 'not sent: the SMTP server is paused; waiting with the queue');
       return;
