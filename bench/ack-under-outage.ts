@@ -1,20 +1,22 @@
 import path from 'node:path';
 import { describeFailures, runLoad } from './lib/load';
-import { findFreePort, forkBenchScript, startRelayProcess, stopChild, waitForMessage } from './lib/processes';
+import { findFreePort, startBenchServer, startRelayProcess } from './lib/processes';
 import { BENCH_SECRET, buildRelayEnv } from './lib/relay-env';
 import type { Benchmark, BenchContext, Figure } from './lib/types';
 
+/** One second of warm-up (so the figure is not the JIT's), then the measured paced load. */
+async function pacedLoad(url: string, ratePerSecond: number, durationSeconds: number) {
+  await runLoad({ url, connections: 10, durationSeconds: 1, overallRate: ratePerSecond, secret: BENCH_SECRET, firstId: 1 });
+  return runLoad({ url, connections: 10, durationSeconds, overallRate: ratePerSecond, secret: BENCH_SECRET, firstId: 100_000 });
+}
+
 /** The same paced load on the bare Express baseline: what the load and the machine cost by themselves. */
 async function measureBareExpress(ratePerSecond: number, durationSeconds: number) {
-  const port = await findFreePort();
-  const child = forkBenchScript('servers/baseline-express.js', { env: { PORT: String(port) } });
+  const server = await startBenchServer('servers/baseline-express.js', {});
   try {
-    await waitForMessage(child, 'ready');
-    const url = `http://127.0.0.1:${port}/webhook`;
-    await runLoad({ url, connections: 10, durationSeconds: 1, overallRate: ratePerSecond, secret: BENCH_SECRET, firstId: 1 });
-    return await runLoad({ url, connections: 10, durationSeconds, overallRate: ratePerSecond, secret: BENCH_SECRET, firstId: 100_000 });
+    return await pacedLoad(server.url, ratePerSecond, durationSeconds);
   } finally {
-    await stopChild(child);
+    await server.stop();
   }
 }
 
@@ -35,9 +37,7 @@ export const ackUnderOutageBenchmark: Benchmark = {
     let load;
     let refusals: number;
     try {
-      // A second of warm-up so the figure is not the JIT's.
-      await runLoad({ url: relay.webhookUrl, connections: 10, durationSeconds: 1, overallRate: ratePerSecond, secret: BENCH_SECRET, firstId: 1 });
-      load = await runLoad({ url: relay.webhookUrl, connections: 10, durationSeconds, overallRate: ratePerSecond, secret: BENCH_SECRET, firstId: 100_000 });
+      load = await pacedLoad(relay.webhookUrl, ratePerSecond, durationSeconds);
       refusals = (relay.output().match(/send failed; will retry/g) ?? []).length;
     } finally {
       await relay.stop();

@@ -3,7 +3,7 @@ import { signBody } from '../src/webhook';
 import { runLoad } from './lib/load';
 import { askChild, forkBenchScript, startRelayProcess, stopChild, waitForMessage } from './lib/processes';
 import { BENCH_SECRET, buildRelayEnv } from './lib/relay-env';
-import { startSmtpSink } from './lib/smtp-sink';
+import { startSmtpSink, type SmtpSink } from './lib/smtp-sink';
 import { computePercentile, sleep } from './lib/stats';
 import type { Benchmark, BenchContext, Figure } from './lib/types';
 import { createBodyFactory } from './lib/webhook-bodies';
@@ -17,6 +17,26 @@ async function postSigned(url: string, body: Buffer): Promise<number> {
   });
   await res.arrayBuffer();
   return res.status;
+}
+
+/**
+ * Sends `count` pre-rendered messages through nodemailer alone (bench/servers/nodemailer-push) to
+ * the sink and returns mails/s, timed by the pusher from its first send to its last answer.
+ */
+async function pushWithNodemailer(o: { sink: SmtpSink; env: Record<string, string>; count: number; firstId: number; stock: boolean; label: string; log: (m: string) => void }): Promise<number> {
+  const pusher = forkBenchScript('servers/nodemailer-push.js');
+  try {
+    await waitForMessage(pusher, 'ready');
+    const before = (await o.sink.stats()).count;
+    const result = await askChild<{ elapsedMs: number; sent: number; failed: number; error?: string }>(pusher, { type: 'run', env: o.env, count: o.count, firstId: o.firstId, stock: o.stock }, 'result', 600_000);
+    if (result.error || result.failed) throw new Error(`${o.label} failed: ${result.error ?? `${result.failed} failed`}`);
+    const done = await o.sink.waitForCount(before + o.count, 60_000);
+    const rate = o.count / (result.elapsedMs / 1000);
+    o.log(`${o.label}: ${o.count} mails in ${result.elapsedMs} ms (${rate.toFixed(0)}/s), sink saw ${done.count - before}`);
+    return rate;
+  } finally {
+    await stopChild(pusher);
+  }
 }
 
 /**
@@ -64,34 +84,10 @@ export const endToEndBenchmark: Benchmark = {
       }
 
       // The baseline: the same transport, pool and messages, with no relay in front.
-      const pusher = forkBenchScript('servers/nodemailer-push.js');
-      let baselineRate: number;
-      try {
-        await waitForMessage(pusher, 'ready');
-        const before = (await sink.stats()).count;
-        const result = await askChild<{ elapsedMs: number; sent: number; failed: number; error?: string }>(pusher, { type: 'run', env: { ...env, DATA_DIR: ctx.tmpDir }, count, firstId: 1_000_000 }, 'result', 600_000);
-        if (result.error || result.failed) throw new Error(`nodemailer alone failed: ${result.error ?? `${result.failed} failed`}`);
-        const done = await sink.waitForCount(before + count, 60_000);
-        baselineRate = count / (result.elapsedMs / 1000);
-        ctx.log(`nodemailer alone: ${count} mails in ${result.elapsedMs} ms (${baselineRate.toFixed(0)}/s), sink saw ${done.count - before}`);
-      } finally {
-        await stopChild(pusher);
-      }
-
+      const push = { sink, env: { ...env, DATA_DIR: ctx.tmpDir }, count, log: ctx.log };
+      const baselineRate = await pushWithNodemailer({ ...push, label: 'nodemailer alone', firstId: 1_000_000, stock: false });
       // Context, not the target: nodemailer with its defaults, as a hand-written script would send.
-      const stockPusher = forkBenchScript('servers/nodemailer-push.js');
-      let stockRate: number;
-      try {
-        await waitForMessage(stockPusher, 'ready');
-        const before = (await sink.stats()).count;
-        const result = await askChild<{ elapsedMs: number; sent: number; failed: number; error?: string }>(stockPusher, { type: 'run', env: { ...env, DATA_DIR: ctx.tmpDir }, count, firstId: 2_000_000, stock: true }, 'result', 600_000);
-        if (result.error || result.failed) throw new Error(`stock nodemailer failed: ${result.error ?? `${result.failed} failed`}`);
-        await sink.waitForCount(before + count, 60_000);
-        stockRate = count / (result.elapsedMs / 1000);
-        ctx.log(`stock nodemailer (defaults): ${count} mails in ${result.elapsedMs} ms (${stockRate.toFixed(0)}/s)`);
-      } finally {
-        await stopChild(stockPusher);
-      }
+      const stockRate = await pushWithNodemailer({ ...push, label: 'stock nodemailer (defaults)', firstId: 2_000_000, stock: true });
 
       return [
         {

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { SQLITE_FILE_NAME } from '../src/store';
 import { computeInclusiveShare, summarizeSelfTime, type CpuProfile } from './lib/cpu-profile';
 import { describeFailures, runLoad, type LoadResult } from './lib/load';
-import { findFreePort, forkBenchScript, stopChild, waitForMessage } from './lib/processes';
+import { startBenchServer } from './lib/processes';
 import { BENCH_SECRET, buildRelayEnv } from './lib/relay-env';
 import type { Benchmark, BenchContext, Figure } from './lib/types';
 
@@ -15,14 +15,6 @@ export interface IngestSettings {
   warmupSeconds: number;
   /** Each server is measured this many times, alternating, and its best run kept (least disturbed by neighbours). */
   rounds: number;
-}
-
-/** Starts one of the bench/servers scripts on a free port and returns its webhook URL. */
-async function startServer(script: string, env: Record<string, string>, execArgv: string[] = []) {
-  const port = await findFreePort();
-  const child = forkBenchScript(script, { env: { ...env, PORT: String(port) }, execArgv });
-  await waitForMessage(child, 'ready');
-  return { url: `http://127.0.0.1:${port}/webhook`, stop: () => stopChild(child) };
 }
 
 let nextId = 1_000_000;
@@ -53,7 +45,7 @@ function countStoredRows(dataDir: string): number {
 async function profileRelay(ctx: BenchContext, s: IngestSettings): Promise<{ sqliteShare: number; summary: string }> {
   const dir = path.join(ctx.tmpDir, 'profile');
   fs.mkdirSync(dir, { recursive: true });
-  const server = await startServer('servers/relay-without-worker.js', { ...buildRelayEnv(), DATA_DIR: path.join(dir, 'data'), HOST: '127.0.0.1' }, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  const server = await startBenchServer('servers/relay-without-worker.js', { ...buildRelayEnv(), DATA_DIR: path.join(dir, 'data'), HOST: '127.0.0.1' }, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
   try {
     await runLoad({ url: server.url, connections: s.connections, durationSeconds: s.durationSeconds, secret: BENCH_SECRET, firstId: nextId });
     nextId += 1_000_000;
@@ -98,7 +90,7 @@ export const ingestBenchmark: Benchmark = {
       for (const which of ['relay', 'express', 'http', 'relayNormal'] as const) {
         if (which === 'relay' || which === 'relayNormal') {
           const dataDir = path.join(ctx.tmpDir, `${which}-${round}`);
-          const server = await startServer('servers/relay-without-worker.js', {
+          const server = await startBenchServer('servers/relay-without-worker.js', {
             ...buildRelayEnv({ SQLITE_SYNCHRONOUS: which === 'relay' ? 'FULL' : 'NORMAL' }),
             DATA_DIR: dataDir,
             HOST: '127.0.0.1',
@@ -112,7 +104,7 @@ export const ingestBenchmark: Benchmark = {
           }
           stored += countStoredRows(dataDir);
         } else {
-          const server = await startServer(which === 'express' ? 'servers/baseline-express.js' : 'servers/baseline-http.js', {});
+          const server = await startBenchServer(which === 'express' ? 'servers/baseline-express.js' : 'servers/baseline-http.js', {});
           try {
             runs[which].push((await loadServer(server.url, s)).measured);
           } finally {

@@ -61,6 +61,14 @@ export function forkBenchScript(relative: string, options: { env?: Record<string
   });
 }
 
+/** Starts one of the bench/servers HTTP scripts on a free port; resolves with its webhook URL once it is ready. */
+export async function startBenchServer(script: string, env: Record<string, string>, execArgv: string[] = []): Promise<{ url: string; stop: () => Promise<number | null> }> {
+  const port = await findFreePort();
+  const child = forkBenchScript(script, { env: { ...env, PORT: String(port) }, execArgv });
+  await waitForMessage(child, 'ready');
+  return { url: `http://127.0.0.1:${port}/webhook`, stop: () => stopChild(child) };
+}
+
 /** Ends a child we started: SIGTERM, then SIGKILL if it has not exited within `graceMs`. */
 export async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
