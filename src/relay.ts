@@ -50,14 +50,14 @@ export function defaultTemplatesDir(): string {
   return path.join(findPackageRoot(), 'templates');
 }
 
+/** Deliveries claimed and prepared per SMTP connection (the worker's `prepareAhead`). */
+export const PREPARE_AHEAD_PER_CONNECTION = 4;
+
 /**
  * Builds the whole relay from a validated config: store, renderer (templates compiled and checked
  * against a sample report now, so a broken template stops the start), transport, worker and app.
  * Nothing listens and no timer runs until `start()` and the caller's `listen`.
  */
-/** Deliveries claimed and prepared per SMTP connection (the worker's `prepareAhead`). */
-export const PREPARE_AHEAD_PER_CONNECTION = 4;
-
 export function createRelay(config: Config, io: RelayIo): Relay {
   const { logger, clock } = io;
   logBootWarnings(config, logger);
@@ -118,7 +118,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     logger,
     retry: config.retry,
     concurrency: config.worker.concurrency,
-    // Four deliveries prepared per SMTP connection keep the pool busy while the next mails render.
+    // Deliveries prepared ahead keep the pool busy while the next mails render.
     prepareAhead: config.worker.concurrency * PREPARE_AHEAD_PER_CONNECTION,
     pollMs: config.worker.pollMs,
     leaseMs: config.worker.leaseMs,

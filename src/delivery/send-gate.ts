@@ -26,28 +26,21 @@ export interface SendTicket {
 
 export function createSendGate(permits: number): SendGate {
   let free = Math.max(1, permits);
-  /** Tickets without a permit yet, oldest first. */
-  const queue: Entry[] = [];
-
-  interface Entry {
-    asking: boolean;
-    grant?: () => void;
-  }
+  /** Tickets without a permit yet, oldest first; `grant` is set once the delivery asks for one. */
+  const queue: { grant?: () => void }[] = [];
 
   const pump = () => {
-    let granted = true;
-    while (granted && free > 0) {
-      granted = false;
-      // Only the `free` oldest waiting tickets are eligible: a younger one never overtakes them.
-      for (let i = 0; i < Math.min(free, queue.length); i++) {
-        const entry = queue[i]!;
-        if (!entry.asking) continue;
-        queue.splice(i, 1);
-        free -= 1;
-        entry.grant!();
-        granted = true;
-        break;
+    // Only the `free` oldest waiting tickets are eligible: a younger one never overtakes them.
+    for (let i = 0; i < Math.min(free, queue.length); ) {
+      const entry = queue[i]!;
+      if (!entry.grant) {
+        i += 1;
+        continue;
       }
+      queue.splice(i, 1);
+      free -= 1;
+      entry.grant();
+      i = 0;
     }
   };
 
@@ -56,14 +49,20 @@ export function createSendGate(permits: number): SendGate {
       return queue.length;
     },
     ticket() {
-      const entry: Entry = { asking: false };
+      const entry: { grant?: () => void } = {};
       queue.push(entry);
       let state: 'queued' | 'holding' | 'done' = 'queued';
+      // Releasing a permit and giving up a place are one act: afterwards the ticket holds nothing.
+      const finish = () => {
+        if (state === 'holding') free += 1;
+        else if (state === 'queued') queue.splice(queue.indexOf(entry), 1);
+        state = 'done';
+        pump();
+      };
       return {
         acquire() {
           if (state !== 'queued') return Promise.resolve();
           return new Promise<void>((resolve) => {
-            entry.asking = true;
             entry.grant = () => {
               state = 'holding';
               resolve();
@@ -71,21 +70,8 @@ export function createSendGate(permits: number): SendGate {
             pump();
           });
         },
-        release() {
-          if (state === 'holding') {
-            state = 'done';
-            free += 1;
-            pump();
-          } else this.cancel();
-        },
-        cancel() {
-          if (state === 'queued') {
-            state = 'done';
-            const i = queue.indexOf(entry);
-            if (i >= 0) queue.splice(i, 1);
-            pump();
-          } else if (state === 'holding') this.release();
-        },
+        release: finish,
+        cancel: finish,
       };
     },
   };

@@ -25,9 +25,7 @@ export function createRequestLogger(logger: Logger): RequestHandler {
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', id);
-    const tagged = req as TaggedRequest;
-    tagged[REQUEST_ID] = id;
-    const log = () => requestLogger(req, logger);
+    (req as TaggedRequest)[REQUEST_ID] = id;
     // 'close' follows 'finish' on a completed response and also fires when the client went away.
     res.once('close', () => {
       const path = pathOf(req.originalUrl ?? req.url);
@@ -35,7 +33,7 @@ export function createRequestLogger(logger: Logger): RequestHandler {
       const level = failed ? 'error' : PROBE_PATHS.has(path) ? 'debug' : res.statusCode >= 400 ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       const deliveryId = (res.locals as { deliveryId?: number } | undefined)?.deliveryId;
-      log()[level](
+      requestLogger(req, logger)[level](
         {
           method: req.method,
           path,

@@ -74,17 +74,15 @@ export function createSmtpTransport(config: SmtpConfig, options: { readFile: (fi
   };
 }
 
-/*
+/**
  * TCP_NODELAY on every SMTP connection. nodemailer leaves Nagle's algorithm on, and an SMTP exchange
  * is a write followed by a wait for the reply: the message's final "\r\n.\r\n" is a small write
  * that Nagle holds until the server acknowledges the body, which the server delays by up to 40 ms
  * (Linux's delayed ACK). On a pooled connection that is 40 ms added to every mail after the first
  * (bench/end-to-end: webhook → accepted p50 56 ms before, and nodemailer alone 108 mails/s).
  * nodemailer's documented `getSocket` hook (meant for proxies) hands it a socket of ours.
- */
-
-/**
- * The TCP connection, handed over while it connects: nodemailer's handlers are on it before it can
+ *
+ * The TCP connection is handed over while it connects: nodemailer's handlers are on it before it can
  * fail, so a refusal or a reset fails the send as before (and the pool drops the connection), and
  * its greeting timeout bounds a connection that never completes. nodemailer's pool takes the socket
  * as `connection` and speaks SMTP on it: STARTTLS for smtp://, TLS from the start for smtps://

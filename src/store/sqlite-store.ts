@@ -52,8 +52,6 @@ export const SQLITE_FILE_NAME = 'relay.sqlite';
  */
 const MAX_SYNCS_IN_FLIGHT = 2;
 
-
-
 interface PendingWrite {
   op: (db: Database.Database) => unknown;
   /**
@@ -91,9 +89,9 @@ function prepareCached(db: Database.Database, sql: string): Database.Statement {
  * for the milliseconds a disk flush takes. Instead the connection runs with synchronous=NORMAL (a
  * commit only write()s its WAL frames; SQLite still syncs the WAL before each checkpoint and the
  * database after it) and the store fsyncs the WAL file itself on libuv's thread pool after the
- * commit. Promises resolve in commit order, each only after an fsync that began after its commit,
- * so everything a caller could have observed (a row another request inserted, a claim) is durable
- * when it learns of it; batches committed while one fsync runs share the next (group commit).
+ * commit. Each promise resolves only after an fsync that began after its commit, so everything a
+ * caller could have observed (a row another request inserted, a claim) is durable when it learns
+ * of it; batches committed while the fsyncs in flight run share the next one.
  * This is the durability of SQLite's FULL: a commit is acknowledged only once its WAL frames are
  * on stable storage.
  */
@@ -190,9 +188,10 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Queues a write for the next group commit (at most one event-loop turn away). Each write runs
-   * in its own savepoint: one that fails on its own (a constraint) rejects alone; a storage error
-   * (I/O, full, locked) rejects the whole batch, since nothing of it was committed.
+   * Queues a write for the next group commit (at most one event-loop turn away). A write that fails
+   * on its own (a constraint) rejects alone: a single statement is rolled back by SQLite, a write of
+   * several runs in its own savepoint. A storage error (I/O, full, locked) rejects the whole batch,
+   * since nothing of it was committed.
    */
   private queueWrite<T>(op: (db: Database.Database) => T, { single = false }: { single?: boolean } = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -234,8 +233,13 @@ export class SqliteStore implements Store {
   /** Runs a write outside the group commit and resolves once it is on disk. */
   private async runDurably<T>(fn: (db: Database.Database) => T): Promise<T> {
     const value = this.run(fn);
-    await new Promise<void>((resolve, reject) => this.afterCommit((error) => (error ? reject(error) : resolve())));
+    await this.synced();
     return value;
+  }
+
+  /** Resolves once everything committed so far is on disk; rejects as storage unavailable if it cannot be. */
+  private synced(): Promise<void> {
+    return new Promise((resolve, reject) => this.afterCommit((error) => (error ? reject(error) : resolve())));
   }
 
   /**
@@ -258,26 +262,24 @@ export class SqliteStore implements Store {
     if (this.syncsInFlight >= MAX_SYNCS_IN_FLIGHT || this.awaitingSync.length === 0) return;
     const group = this.awaitingSync;
     this.awaitingSync = [];
+    // After a failed fsync the kernel may have dropped the dirty pages: start over from the file.
+    const fail = (error: Error) => {
+      this.needsReopen = true;
+      const failure = new StorageUnavailableError(`the outbox cannot sync its journal: ${error.message}`, 'WAL_SYNC_FAILED', { cause: error });
+      for (const done of group) done(failure);
+    };
     let fd: number;
     try {
       fd = this.openWal();
     } catch (error) {
-      this.needsReopen = true;
-      const failure = new StorageUnavailableError(`the outbox cannot sync its journal: ${(error as Error).message}`, 'WAL_SYNC_FAILED', { cause: error });
-      for (const done of group) done(failure);
+      fail(error as Error);
       return;
     }
     this.syncsInFlight += 1;
     this.options.fsync(fd, (error) => {
       this.syncsInFlight -= 1;
-      if (error) {
-        // After a failed fsync the kernel may have dropped the dirty pages: start over from the file.
-        this.needsReopen = true;
-        const failure = new StorageUnavailableError(`the outbox cannot sync its journal: ${error.message}`, 'WAL_SYNC_FAILED', { cause: error });
-        for (const done of group) done(failure);
-      } else {
-        for (const done of group) done();
-      }
+      if (error) fail(error);
+      else for (const done of group) done();
       this.startSync();
     });
   }
@@ -308,12 +310,6 @@ export class SqliteStore implements Store {
       // Already gone with its volume: nothing to release.
     }
     this.walFd = undefined;
-  }
-
-  /** Resolves once every commit made so far is on disk (and every sync in flight has finished). */
-  private drainSyncs(): Promise<void> {
-    if (this.syncsInFlight === 0 && this.awaitingSync.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.afterCommit(() => resolve()));
   }
 
   async claimDue({ now, limit, owner, leaseMs }: { now: number; limit: number; owner: string; leaseMs: number }): Promise<ClaimedDelivery[]> {
@@ -632,7 +628,8 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.flush();
-    await this.drainSyncs();
+    // Whatever is syncing settles before the file closes (a failure rejects those callers, not close).
+    if (this.syncsInFlight > 0 || this.awaitingSync.length > 0) await this.synced().catch(() => undefined);
     if (this.closed) return;
     this.closed = true;
     this.db.close();

@@ -27,7 +27,6 @@ export type Delivery = ReportDelivery | IgnoredDelivery;
 const REPORT_MODEL = 'compliancereport';
 const REPORT_OBJECT_TYPE = 'validity.compliancereport';
 
-
 /**
  * Turns the raw body of a webhook into a typed delivery, or throws a {@link RelayError}
  * (BODY_NOT_UTF8, BODY_NOT_JSON, ENVELOPE_INVALID, REPORT_INVALID) that lists every issue.
