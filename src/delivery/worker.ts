@@ -259,7 +259,8 @@ export function createWorker(options: WorkerOptions): Worker {
       }
       // The ledger filled up while this delivery waited: a mail sent now could not be recorded. It
       // leaves its claim to expire (recording a retry would be refused too) and is claimed again later.
-      if (options.ledger.full) {
+      // A probe still goes: held back, it would leave the breaker probing and the queue paused for good.
+      if (options.ledger.full && !wasProbe) {
         heldBack = true;
         break;
       }
@@ -289,7 +290,8 @@ export function createWorker(options: WorkerOptions): Worker {
       }
     }
 
-    // Every route's outcome is recorded: the next delivery may talk to the server.
+    // Every route's outcome is recorded (or held by the ledger, which records it before anything else of
+    // this delivery): the next delivery may talk to the server.
     ticket.release();
     const now = options.clock.now();
     if (heldBack) {
