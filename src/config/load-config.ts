@@ -89,7 +89,8 @@ export interface Config {
   /** Ordered routes; without ROUTES_FILE one implicit `default` route to MAIL_TO/CC/BCC. */
   routing: { file?: string; routes: Route[] };
   retry: { maxAttempts: number; baseMs: number; maxDelayMs: number };
-  worker: { pollMs: number; leaseMs: number; concurrency: number };
+  /** `maxUnrecordedOutcomes`: sends whose outcome the store refused, held in memory at most; past it no new claim. */
+  worker: { pollMs: number; leaseMs: number; concurrency: number; maxUnrecordedOutcomes: number };
   log: { level: Env['LOG_LEVEL']; format: Env['LOG_FORMAT'] };
   /** /metrics (optionally behind a bearer token) and the periodic SMTP check behind /readyz. */
   observe: { metricsToken?: string; smtpCheckIntervalMs: number };
@@ -300,7 +301,7 @@ function buildConfig(e: Env, smtp: SmtpConfig | undefined, routesFile: string | 
       routes: routes ?? [buildDefaultRoute({ to: e.MAIL_TO && e.MAIL_TO.length > 0 ? e.MAIL_TO : [FILE_MODE_DEFAULT_TO], cc: e.MAIL_CC ?? [], bcc: e.MAIL_BCC ?? [] })],
     },
     retry: { maxAttempts: e.RETRY_MAX_ATTEMPTS, baseMs: e.RETRY_BASE_MS, maxDelayMs: e.RETRY_MAX_DELAY_MS },
-    worker: { pollMs: e.WORKER_POLL_MS, leaseMs: e.LEASE_MS, concurrency: smtp ? smtp.poolSize : 1 },
+    worker: { pollMs: e.WORKER_POLL_MS, leaseMs: e.LEASE_MS, concurrency: smtp ? smtp.poolSize : 1, maxUnrecordedOutcomes: e.MAX_UNRECORDED_OUTCOMES },
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
     admin: { token: e.ADMIN_TOKEN },
     watchdog: { expectEveryMs: e.EXPECT_REPORT_EVERY },
