@@ -153,6 +153,17 @@ function registerHelpers(hbs: typeof Handlebars): void {
   hbs.registerHelper('concatRatio', (ratio: { passed: number; count: number; hasResults: boolean }) =>
     ratio && ratio.hasResults ? `${ratio.passed}/${ratio.count}` : '—',
   );
+  /**
+   * `{{#link url class="button"}}text{{/link}}`: a link when `url` is http(s) (NETBOX_URL is set),
+   * else the text alone, so a NetBox path without NETBOX_URL is never an `href` and no other scheme
+   * (`javascript:`) ever is.
+   */
+  hbs.registerHelper('link', function (this: unknown, url: unknown, options: Handlebars.HelperOptions) {
+    const inner = options.fn(this);
+    if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) return new hbs.SafeString(inner);
+    const cls = typeof options.hash?.class === 'string' ? ` class="${hbs.escapeExpression(options.hash.class)}"` : '';
+    return new hbs.SafeString(`<a${cls} href="${hbs.escapeExpression(url)}">${inner}</a>`);
+  });
   /** 100 minus a width, for the empty cell next to a bar. */
   hbs.registerHelper('rest', (width: number) => Math.max(0, 100 - (Number(width) || 0)));
 }
