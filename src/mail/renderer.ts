@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Handlebars from 'handlebars';
 import juice from 'juice';
+import { neutralizeText } from '../shared';
 
 /** The three parts of one mail, rendered. */
 export interface RenderedMail {
@@ -126,9 +127,11 @@ export function loadRenderer(dir: string): Renderer {
         }
       };
       // A subject is one header line: CR/LF would end it (header injection), so fold all white space.
-      const subject = runSubject().replace(/\s+/g, ' ').trim();
-      const html = juice(run('html'), { preserveMediaQueries: true, removeStyleTags: true, applyWidthAttributes: true, applyHeightAttributes: false });
-      const text = `${run('text').replace(/\r\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim()}\n`;
+      // Bidi overrides and control characters from NetBox's names are made visible in every part
+      // (issue 14): here, on the output, so that no template, shipped or a user's, can let one through.
+      const subject = neutralizeText(runSubject().replace(/\s+/g, ' ').trim());
+      const html = neutralizeText(juice(run('html'), { preserveMediaQueries: true, removeStyleTags: true, applyWidthAttributes: true, applyHeightAttributes: false }));
+      const text = neutralizeText(`${run('text').replace(/\r\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim()}\n`);
       return { subject, html, text };
     },
   };
