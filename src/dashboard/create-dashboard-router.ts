@@ -24,6 +24,8 @@ export interface DashboardOptions {
   chartLimit?: number;
   /** Failed logins allowed per client address per 15 minutes. */
   loginAttemptsPer15Min?: number;
+  /** Warnings about the relay's own configuration, shown on every page after login. */
+  notices?: string[];
 }
 
 type Authed = Request & { session?: Session };
@@ -135,7 +137,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
       : Number.isInteger(notRetried) && notRetried > 0
         ? { text: `Delivery #${notRetried} was not retried: it is not dead (any more).`, bad: true }
         : undefined;
-    res.type('html').send(renderLayout('Deliveries', renderDeliveries({ rows, chart: buildPassChart(chartReports), chartCount: chartReports.length, csrf, flash, formatTime }), { csrf }));
+    res.type('html').send(renderLayout('Deliveries', renderDeliveries({ rows, chart: buildPassChart(chartReports), chartCount: chartReports.length, csrf, flash, formatTime }), { csrf, notices: options.notices }));
   });
 
   const findDelivery = async (req: Request, res: Response): Promise<DeliveryRecord | undefined> => {
@@ -154,7 +156,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
       content.kind === 'report' && options.netboxUrl ? buildLinks(content.report.id, content.report.url, content.report.results_url, options.netboxUrl).report : undefined;
     const csrf = keys.csrfToken(req.session!);
     const routes = await options.store.listRouteMails([record.id]);
-    res.type('html').send(renderLayout(`Delivery #${record.id}`, renderDelivery({ record, content, sent, csrf, formatTime, reportLink, routes }), { csrf }));
+    res.type('html').send(renderLayout(`Delivery #${record.id}`, renderDelivery({ record, content, sent, csrf, formatTime, reportLink, routes }), { csrf, notices: options.notices }));
   });
 
   router.get('/deliveries/:id/message.eml', async (req: Request, res: Response) => {

@@ -38,6 +38,8 @@ export const DASHBOARD_CSP = "default-src 'none'; style-src 'unsafe-inline'; img
 
 export interface PageContext {
   csrf?: string;
+  /** Configuration warnings (an unsigned webhook open to the network), shown above the page. */
+  notices?: string[];
 }
 
 /** The document around every page. */
@@ -47,7 +49,7 @@ export function renderLayout(title: string, body: SafeHtml, ctx: PageContext): s
     : '';
   return html`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · compliance-relay</title><style>${new SafeHtml(STYLE)}</style></head>
-<body><header><span>compliance-relay</span>${nav}</header><main>${body}</main></body></html>`.value;
+<body><header><span>compliance-relay</span>${nav}</header><main>${(ctx.notices ?? []).map((n) => html`<p class="flash bad notice" role="alert">${n}</p>`)}${body}</main></body></html>`.value;
 }
 
 /** The login form. */
