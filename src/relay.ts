@@ -163,6 +163,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       readiness: () => checkReadiness({ store, renderer, smtp: smtpHealth, clock }),
       metrics,
       metricsToken: config.observe.metricsToken,
+      adminToken: config.admin.token,
     },
   });
 
