@@ -23,6 +23,8 @@ export interface RelayIo {
   random?: () => number;
   onWorkerOutcome?: (event: WorkerOutcome) => void;
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
+  /** Waits (the dashboard's slowed-down failed logins); absent: a real timer. Injected so tests need not wait. */
+  sleep?: (ms: number) => Promise<void>;
   /** Worker threads that render mails off the event loop (`serve` uses them); 0 or absent: render in-line. */
   renderThreads?: number;
 }
@@ -158,6 +160,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       netboxUrl: config.netbox.url,
       onRequeued: () => worker.kick(),
       notices: config.webhook.unsignedFromNetwork ? [describeUnsignedWebhook(config)!] : [],
+      sleep: io.sleep,
     }),
     observe: {
       readiness: () => checkReadiness({ store, renderer, smtp: smtpHealth, clock }),
