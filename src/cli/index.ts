@@ -10,6 +10,7 @@ import { migrateStore } from './migrate';
 import { backupCommand } from './backup-command';
 import { DEFAULT_WEBHOOK_NAME, netboxSetupCommand } from './netbox-setup-command';
 import { serve } from './serve';
+import { readPackageVersion } from './read-package-version';
 
 export { type CliIo, EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE } from './io';
 
@@ -22,6 +23,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const program = new Command()
     .name('compliance-relay')
     .description('Receives NetBox validity compliance-report webhooks and e-mails a summary.')
+    .version(readPackageVersion(), '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
 

@@ -89,7 +89,8 @@ export interface Config {
   /** Ordered routes; without ROUTES_FILE one implicit `default` route to MAIL_TO/CC/BCC. */
   routing: { file?: string; routes: Route[] };
   retry: { maxAttempts: number; baseMs: number; maxDelayMs: number };
-  worker: { pollMs: number; leaseMs: number; concurrency: number };
+  /** `maxUnrecordedOutcomes`: sends whose outcome the store refused, held in memory at most; past it no new claim. */
+  worker: { pollMs: number; leaseMs: number; concurrency: number; maxUnrecordedOutcomes: number };
   log: { level: Env['LOG_LEVEL']; format: Env['LOG_FORMAT'] };
   /** /metrics (optionally behind a bearer token) and the periodic SMTP check behind /readyz. */
   observe: { metricsToken?: string; smtpCheckIntervalMs: number };
@@ -116,15 +117,28 @@ const DEFAULT_SMTP_CHECK_INTERVAL_MS = 5 * 60_000;
 
 /**
  * Validates the environment once, at boot. Empty values count as unset (as `${VAR:-}` in compose
- * produces them). Throws {@link ConfigError} listing every problem by variable name.
+ * produces them). Throws {@link ConfigError} listing every problem by variable name, in one pass: a value
+ * the schema refuses is reported, and every rule that does not depend on it is still checked.
  */
 export function loadConfig(rawEnv: Record<string, string | undefined>, options: LoadConfigOptions): Config {
-  const issues: ConfigIssue[] = [];
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(rawEnv)) {
     if (value !== undefined && value !== '') env[key] = value;
   }
+  const issues = readSecretFiles(env, options.readFile);
+  const { values: e, broken, issues: schemaIssues } = parseEnvironment(env);
+  issues.push(...schemaIssues);
+  const smtp = buildSmtpConfig(e, broken, issues);
+  issues.push(...checkCrossFieldRules(e, broken));
+  const routesFile = e.ROUTES_FILE ? path.resolve(options.cwd ?? process.cwd(), e.ROUTES_FILE) : undefined;
+  const routes = routesFile ? readRoutes(routesFile, options.readFile, issues) : undefined;
+  if (issues.length > 0) throw new ConfigError(issues);
+  return buildConfig(e, smtp, routesFile, routes, options.cwd ?? process.cwd());
+}
 
+/** Replaces each `<NAME>_FILE` by the secret it holds (in `env`); returns what went wrong. */
+function readSecretFiles(env: Record<string, string>, readFile: (file: string) => string): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
   for (const name of SECRET_VARIABLES) {
     const fileVar = `${name}_FILE`;
     if (env[name] !== undefined && env[fileVar] !== undefined) {
@@ -134,7 +148,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
     if (env[fileVar] !== undefined) {
       try {
         // A trailing newline is almost always an editor's, not part of the secret.
-        const value = options.readFile(env[fileVar]).replace(/\r?\n$/, '');
+        const value = readFile(env[fileVar]).replace(/\r?\n$/, '');
         if (value === '') issues.push({ variable: fileVar, message: `file ${env[fileVar]} is empty` });
         else env[name] = value;
       } catch (error) {
@@ -142,83 +156,105 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
       }
     }
   }
+  return issues;
+}
 
-  const parsed = EnvSchema.safeParse(env);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      issues.push({ variable: String(issue.path[0] ?? '(environment)'), message: describeIssue(issue, env) });
-    }
-    throw new ConfigError(issues);
-  }
-  const e = parsed.data;
+/**
+ * The schema stage. Variables the schema refuses are reported and left out (`broken`), and the rest is
+ * parsed again without them, so the semantic stage still sees every value that is valid.
+ */
+function parseEnvironment(env: Record<string, string>): { values: Env; broken: ReadonlySet<string>; issues: ConfigIssue[] } {
+  const first = EnvSchema.safeParse(env);
+  if (first.success) return { values: first.data, broken: new Set(), issues: [] };
+  const issues = first.error.issues.map((issue) => ({ variable: String(issue.path[0] ?? '(environment)'), message: describeIssue(issue, env) }));
+  const broken = new Set(issues.map((i) => i.variable));
+  const rest = Object.fromEntries(Object.entries(env).filter(([key]) => !broken.has(key)));
+  // Every field has a default or is optional, so what is left always parses.
+  return { values: EnvSchema.parse(rest), broken, issues };
+}
 
-  let smtp: SmtpConfig | undefined;
-  if (e.SMTP_URL !== undefined) {
-    let url: URL | undefined;
-    try {
-      url = new URL(e.SMTP_URL);
-    } catch {
-      issues.push({ variable: 'SMTP_URL', message: 'is not a URL (example: smtp://mail.example.com:587)' });
-    }
-    if (url && url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
-      issues.push({ variable: 'SMTP_URL', message: 'must start with smtp:// (STARTTLS when offered) or smtps:// (implicit TLS)' });
-    }
-    if (url && (url.username || url.password) && (e.SMTP_USER !== undefined || e.SMTP_PASSWORD !== undefined)) {
-      issues.push({ variable: 'SMTP_USER', message: 'credentials are already in SMTP_URL; give them in one place only' });
-    }
-    if (e.SMTP_PASSWORD !== undefined && e.SMTP_USER === undefined && !url?.username) {
-      issues.push({ variable: 'SMTP_PASSWORD', message: 'is set but SMTP_USER is not' });
-    }
-    if ((!e.MAIL_TO || e.MAIL_TO.length === 0) && e.ROUTES_FILE === undefined) {
-      issues.push({ variable: 'MAIL_TO', message: 'is required when SMTP_URL is set and there is no ROUTES_FILE (comma-separated addresses)' });
-    }
-    smtp = {
-      url: e.SMTP_URL,
-      user: e.SMTP_USER ?? (url?.username ? decodeURIComponent(url.username) : undefined),
-      password: e.SMTP_PASSWORD ?? (url?.password ? decodeURIComponent(url.password) : undefined),
-      tlsRejectUnauthorized: e.SMTP_TLS_REJECT_UNAUTHORIZED,
-      caFile: e.SMTP_CA_FILE,
-      poolSize: e.SMTP_POOL_SIZE,
-      connectionTimeoutMs: e.SMTP_CONNECTION_TIMEOUT_MS,
-      greetingTimeoutMs: e.SMTP_GREETING_TIMEOUT_MS,
-      socketTimeoutMs: e.SMTP_SOCKET_TIMEOUT_MS,
-    };
-  } else {
+/** SMTP settings, or undefined when mails go to .eml files; problems are pushed onto `issues`. */
+function buildSmtpConfig(e: Env, broken: ReadonlySet<string>, issues: ConfigIssue[]): SmtpConfig | undefined {
+  if (e.SMTP_URL === undefined) {
     for (const v of ['SMTP_USER', 'SMTP_PASSWORD', 'SMTP_CA_FILE'] as const) {
       if (e[v] !== undefined) issues.push({ variable: v, message: 'has no effect without SMTP_URL' });
     }
+    return undefined;
   }
-  if (e.WEBHOOK_SECRET_PREVIOUS !== undefined && e.WEBHOOK_SECRET === undefined) {
+  let url: URL | undefined;
+  try {
+    url = new URL(e.SMTP_URL);
+  } catch {
+    issues.push({ variable: 'SMTP_URL', message: 'is not a URL (example: smtp://mail.example.com:587)' });
+  }
+  if (url && url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
+    issues.push({ variable: 'SMTP_URL', message: 'must start with smtp:// (STARTTLS when offered) or smtps:// (implicit TLS)' });
+  }
+  if (url && (url.username || url.password) && (e.SMTP_USER !== undefined || e.SMTP_PASSWORD !== undefined)) {
+    issues.push({ variable: 'SMTP_USER', message: 'credentials are already in SMTP_URL; give them in one place only' });
+  }
+  if (e.SMTP_PASSWORD !== undefined && e.SMTP_USER === undefined && !url?.username && !broken.has('SMTP_USER')) {
+    issues.push({ variable: 'SMTP_PASSWORD', message: 'is set but SMTP_USER is not' });
+  }
+  if ((!e.MAIL_TO || e.MAIL_TO.length === 0) && e.ROUTES_FILE === undefined && !broken.has('MAIL_TO') && !broken.has('ROUTES_FILE')) {
+    issues.push({ variable: 'MAIL_TO', message: 'is required when SMTP_URL is set and there is no ROUTES_FILE (comma-separated addresses)' });
+  }
+  return {
+    url: e.SMTP_URL,
+    user: e.SMTP_USER ?? (url?.username ? decodeURIComponent(url.username) : undefined),
+    password: e.SMTP_PASSWORD ?? (url?.password ? decodeURIComponent(url.password) : undefined),
+    tlsRejectUnauthorized: e.SMTP_TLS_REJECT_UNAUTHORIZED,
+    caFile: e.SMTP_CA_FILE,
+    poolSize: e.SMTP_POOL_SIZE,
+    connectionTimeoutMs: e.SMTP_CONNECTION_TIMEOUT_MS,
+    greetingTimeoutMs: e.SMTP_GREETING_TIMEOUT_MS,
+    socketTimeoutMs: e.SMTP_SOCKET_TIMEOUT_MS,
+  };
+}
+
+/**
+ * Rules between variables. Each applies only when its feature is on, and only when the variables it compares
+ * were valid: a rule checked against a default that stands in for a refused value would report nonsense.
+ */
+function checkCrossFieldRules(e: Env, broken: ReadonlySet<string>): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const valid = (...names: string[]) => names.every((n) => !broken.has(n));
+  if (e.WEBHOOK_SECRET_PREVIOUS !== undefined && e.WEBHOOK_SECRET === undefined && valid('WEBHOOK_SECRET')) {
     issues.push({ variable: 'WEBHOOK_SECRET_PREVIOUS', message: 'is only accepted alongside WEBHOOK_SECRET (during a rotation)' });
   }
-  if (e.NETBOX_URL === undefined) {
+  if (e.NETBOX_URL === undefined && valid('NETBOX_URL')) {
     for (const v of ['NETBOX_TOKEN', 'NETBOX_CA_FILE'] as const) {
       if (e[v] !== undefined) issues.push({ variable: v, message: 'has no effect without NETBOX_URL' });
     }
   }
-  if (e.NETBOX_ENRICH_BUDGET_MS >= e.LEASE_MS) {
+  const enrichmentOn = e.NETBOX_URL !== undefined && e.NETBOX_TOKEN !== undefined;
+  if (enrichmentOn && e.NETBOX_ENRICH_BUDGET_MS >= e.LEASE_MS && valid('NETBOX_ENRICH_BUDGET_MS', 'LEASE_MS')) {
     // A mail still being composed when its lease ends would be claimed and sent twice.
-    issues.push({ variable: 'NETBOX_ENRICH_BUDGET_MS', message: `must be below LEASE_MS (${e.LEASE_MS})` });
+    issues.push({ variable: 'NETBOX_ENRICH_BUDGET_MS', message: `must be below LEASE_MS (${e.LEASE_MS}) when NetBox enrichment is on` });
   }
-  if (e.RETRY_BASE_MS > e.RETRY_MAX_DELAY_MS) {
+  if (e.RETRY_BASE_MS > e.RETRY_MAX_DELAY_MS && valid('RETRY_BASE_MS', 'RETRY_MAX_DELAY_MS')) {
     issues.push({ variable: 'RETRY_BASE_MS', message: `must not exceed RETRY_MAX_DELAY_MS (${e.RETRY_MAX_DELAY_MS})` });
   }
-  const routesFile = e.ROUTES_FILE ? path.resolve(options.cwd ?? process.cwd(), e.ROUTES_FILE) : undefined;
-  let routes: Route[] | undefined;
-  if (routesFile) {
-    try {
-      routes = parseRoutesFile(options.readFile(routesFile), routesFile);
-    } catch (error) {
-      if (error instanceof RoutesFileError) {
-        for (const issue of error.issues) issues.push({ variable: 'ROUTES_FILE', message: `${routesFile} ${formatRoutesIssue(issue)}` });
-      } else {
-        issues.push({ variable: 'ROUTES_FILE', message: `cannot read ${routesFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
-      }
-    }
-  }
-  if (issues.length > 0) throw new ConfigError(issues);
+  return issues;
+}
 
-  const dataDir = path.resolve(options.cwd ?? process.cwd(), e.DATA_DIR);
+/** The routes file, parsed; its problems (each with route, field and line) are pushed onto `issues`. */
+function readRoutes(routesFile: string, readFile: (file: string) => string, issues: ConfigIssue[]): Route[] | undefined {
+  try {
+    return parseRoutesFile(readFile(routesFile), routesFile);
+  } catch (error) {
+    if (error instanceof RoutesFileError) {
+      for (const issue of error.issues) issues.push({ variable: 'ROUTES_FILE', message: `${routesFile} ${formatRoutesIssue(issue)}` });
+    } else {
+      issues.push({ variable: 'ROUTES_FILE', message: `cannot read ${routesFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
+    }
+    return undefined;
+  }
+}
+
+/** The validated environment as the relay's typed configuration. */
+function buildConfig(e: Env, smtp: SmtpConfig | undefined, routesFile: string | undefined, routes: Route[] | undefined, cwd: string): Config {
+  const dataDir = path.resolve(cwd, e.DATA_DIR);
   const secrets = [e.WEBHOOK_SECRET, e.WEBHOOK_SECRET_PREVIOUS].filter((s): s is string => s !== undefined);
   return {
     http: {
@@ -246,7 +282,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
       bcc: e.MAIL_BCC ?? [],
       replyTo: e.MAIL_REPLY_TO,
       timezone: e.MAIL_TIMEZONE,
-      templatesDir: e.TEMPLATES_DIR ? path.resolve(options.cwd ?? process.cwd(), e.TEMPLATES_DIR) : undefined,
+      templatesDir: e.TEMPLATES_DIR ? path.resolve(cwd, e.TEMPLATES_DIR) : undefined,
       outboxDir: path.join(dataDir, 'mail'),
       maxFailures: e.MAIL_MAX_FAILURES,
       attachCsv: e.MAIL_ATTACH_CSV,
@@ -255,7 +291,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
     netbox: {
       url: e.NETBOX_URL?.replace(/\/+$/, ''),
       token: e.NETBOX_TOKEN,
-      caFile: e.NETBOX_CA_FILE ? path.resolve(options.cwd ?? process.cwd(), e.NETBOX_CA_FILE) : undefined,
+      caFile: e.NETBOX_CA_FILE ? path.resolve(cwd, e.NETBOX_CA_FILE) : undefined,
       tlsRejectUnauthorized: e.NETBOX_TLS_REJECT_UNAUTHORIZED,
       timeoutMs: e.NETBOX_TIMEOUT_MS,
       enrichBudgetMs: e.NETBOX_ENRICH_BUDGET_MS,
@@ -265,7 +301,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
       routes: routes ?? [buildDefaultRoute({ to: e.MAIL_TO && e.MAIL_TO.length > 0 ? e.MAIL_TO : [FILE_MODE_DEFAULT_TO], cc: e.MAIL_CC ?? [], bcc: e.MAIL_BCC ?? [] })],
     },
     retry: { maxAttempts: e.RETRY_MAX_ATTEMPTS, baseMs: e.RETRY_BASE_MS, maxDelayMs: e.RETRY_MAX_DELAY_MS },
-    worker: { pollMs: e.WORKER_POLL_MS, leaseMs: e.LEASE_MS, concurrency: smtp ? smtp.poolSize : 1 },
+    worker: { pollMs: e.WORKER_POLL_MS, leaseMs: e.LEASE_MS, concurrency: smtp ? smtp.poolSize : 1, maxUnrecordedOutcomes: e.MAX_UNRECORDED_OUTCOMES },
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
     admin: { token: e.ADMIN_TOKEN },
     watchdog: { expectEveryMs: e.EXPECT_REPORT_EVERY },

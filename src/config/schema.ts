@@ -88,6 +88,7 @@ export const EnvSchema = z.object({
   RETRY_MAX_DELAY_MS: positiveInt(3_600_000),
   WORKER_POLL_MS: positiveInt(1_000),
   LEASE_MS: positiveInt(300_000),
+  MAX_UNRECORDED_OUTCOMES: positiveInt(10_000),
 
   // Logs
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -17,6 +17,8 @@ export interface DashboardOptions {
   logger: Logger;
   timezone: string;
   netboxUrl?: string;
+  /** Outcomes of sends waiting to be recorded (the store refused them), for the banner. */
+  unrecordedOutcomes?: () => number;
   /** A delivery was put back in the queue (wakes the worker). */
   onRequeued?: (id: number) => void;
   /** Deliveries listed on the main page, and reports in the chart. */
@@ -135,7 +137,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
       : Number.isInteger(notRetried) && notRetried > 0
         ? { text: `Delivery #${notRetried} was not retried: it is not dead (any more).`, bad: true }
         : undefined;
-    res.type('html').send(renderLayout('Deliveries', renderDeliveries({ rows, chart: buildPassChart(chartReports), chartCount: chartReports.length, csrf, flash, formatTime }), { csrf }));
+    res.type('html').send(renderLayout('Deliveries', renderDeliveries({ rows, chart: buildPassChart(chartReports), chartCount: chartReports.length, csrf, flash, formatTime }), { csrf, unrecorded: options.unrecordedOutcomes?.() }));
   });
 
   const findDelivery = async (req: Request, res: Response): Promise<DeliveryRecord | undefined> => {
@@ -154,7 +156,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
       content.kind === 'report' && options.netboxUrl ? buildLinks(content.report.id, content.report.url, content.report.results_url, options.netboxUrl).report : undefined;
     const csrf = keys.csrfToken(req.session!);
     const routes = await options.store.listRouteMails([record.id]);
-    res.type('html').send(renderLayout(`Delivery #${record.id}`, renderDelivery({ record, content, sent, csrf, formatTime, reportLink, routes }), { csrf }));
+    res.type('html').send(renderLayout(`Delivery #${record.id}`, renderDelivery({ record, content, sent, csrf, formatTime, reportLink, routes }), { csrf, unrecorded: options.unrecordedOutcomes?.() }));
   });
 
   router.get('/deliveries/:id/message.eml', async (req: Request, res: Response) => {

@@ -308,6 +308,12 @@ export class PgStore implements Store {
     return rows.sort((a, b) => a.id - b.id).map((row) => ({ ...decodeDeliveryRow(row), body: row.body! }));
   }
 
+  async extendLeases({ ids, owner, now, leaseMs }: { ids: number[]; owner: string; now: number; leaseMs: number }): Promise<number> {
+    if (ids.length === 0) return 0;
+    const result = await this.query(`UPDATE deliveries SET lease_until = $1 WHERE state = 'sending' AND lease_owner = $2 AND id = ANY($3::bigint[])`, [now + leaseMs, owner, ids]);
+    return result.rowCount ?? 0;
+  }
+
   async markSent(id: number, { now, messageId }: { now: number; messageId: string }): Promise<void> {
     await this.query(
       `UPDATE deliveries SET state = 'sent', sent_at = $1, message_id = $2, next_attempt_at = NULL, lease_owner = NULL,

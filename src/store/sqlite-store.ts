@@ -330,6 +330,19 @@ export class SqliteStore implements Store {
     return rows.sort((a, b) => a.id - b.id).map((row) => ({ ...decodeDeliveryRow(row), body: row.body! }));
   }
 
+  async extendLeases({ ids, owner, now, leaseMs }: { ids: number[]; owner: string; now: number; leaseMs: number }): Promise<number> {
+    if (ids.length === 0) return 0;
+    return this.queueWrite(
+      (db) =>
+        prepareCached(db, `UPDATE deliveries SET lease_until = ? WHERE state = 'sending' AND lease_owner = ? AND id IN (SELECT value FROM json_each(?))`).run(
+          now + leaseMs,
+          owner,
+          JSON.stringify(ids),
+        ).changes,
+      { single: true },
+    );
+  }
+
   async markSent(id: number, { now, messageId }: { now: number; messageId: string }): Promise<void> {
     await this.queueWrite((db) =>
       prepareCached(

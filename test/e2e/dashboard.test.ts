@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../helpers/browser';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
@@ -9,14 +10,6 @@ jest.setTimeout(120_000);
 
 const ADMIN_TOKEN = 'dashboard-admin-token-0123456789';
 const SHOTS = path.resolve(__dirname, '../../test-output/dashboard');
-
-/** Debian's chromium, headless, with nothing that reaches the network on its own. */
-function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-  });
-}
 
 describe('the dashboard in a real browser (JavaScript off)', () => {
   let smtp: SmtpPeer;

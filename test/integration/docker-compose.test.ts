@@ -1,26 +1,29 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
-
-const ROOT = path.join(__dirname, '../..');
+import { COMPOSE_FILE, interpolate, loadComposeFile, ROOT, validateComposeDocument } from '../helpers/compose-file';
 
 /**
- * No Docker engine runs here, so the compose file is validated and resolved by Debian's
- * docker-compose (`config`), which is what `docker compose up` would read.
+ * No Docker engine runs here, and none is needed: the compose file is read as Compose reads it (interpolation,
+ * anchors), validated against the Compose Specification's JSON schema, and then asserted on.
  */
-const emptyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'compose-'));
-afterAll(() => fs.rmSync(emptyDir, { recursive: true, force: true }));
-
-function composeConfig(env: Record<string, string> = {}, args: string[] = []): any {
-  const out = execFileSync('docker-compose', ['-f', path.join(ROOT, 'docker-compose.yml'), ...args, 'config'], {
-    cwd: emptyDir, // no stray .env
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return YAML.parse(out.toString('utf8'));
+function composeConfig(env: Record<string, string> = {}): any {
+  return loadComposeFile(env);
 }
+
+describe('the compose file check itself', () => {
+  it('refuses a file that breaks the Compose Specification, naming the place', () => {
+    const doc = YAML.parse(fs.readFileSync(COMPOSE_FILE, 'utf8'), { merge: true });
+    doc.services.relay.enviroment = { LOG_LEVEL: 'debug' }; // a typo Compose would refuse
+    doc.services.mailcatcher.ports = [{ target: 'eighty' }];
+    expect(() => validateComposeDocument(doc)).toThrow(/\/services\/relay must NOT have additional properties \(enviroment\)[\s\S]*\/services\/mailcatcher\/ports\/0/);
+  });
+
+  it('interpolates as Compose does: ":-" also replaces an empty value, "-" only an unset one, "$$" is a dollar', () => {
+    expect(interpolate('${A:-d} ${A-d} ${B:-d} ${B-d} $$A ${C:+on}', { A: '', C: 'x' })).toBe('d  d d $A on');
+    expect(() => interpolate('${NEEDED:?set it}', {})).toThrow(/NEEDED.*set it/);
+  });
+});
 
 describe('docker-compose.yml', () => {
   it('is valid and runs the relay against the mail catcher, with data on a named volume', () => {
@@ -66,7 +69,7 @@ describe('Dockerfile', () => {
 
 describe('docker-compose.yml, profile ha', () => {
   it('leaves the default `docker compose up` as the single relay and the mail catcher', () => {
-    // `config` lists every service; `up` starts only those without a profile unless one is enabled.
+    // Every service is listed; `up` starts only those without a profile unless one is enabled.
     const services = Object.entries(composeConfig().services as Record<string, { profiles?: string[] }>);
     expect(services.filter(([, s]) => !s.profiles).map(([name]) => name).sort()).toEqual(['mailcatcher', 'relay']);
     expect(services.filter(([, s]) => s.profiles).map(([name, s]) => [name, s.profiles])).toEqual(
@@ -75,7 +78,7 @@ describe('docker-compose.yml, profile ha', () => {
   });
 
   it('runs PostgreSQL and two relays on DATABASE_URL behind an nginx proxy whose config names them', () => {
-    const config = composeConfig({ POSTGRES_PASSWORD: 's3cret', HA_PORT: '18088' }, ['--profile', 'ha']);
+    const config = composeConfig({ POSTGRES_PASSWORD: 's3cret', HA_PORT: '18088' });
     const { postgres, proxy } = config.services;
     expect(postgres.image).toMatch(/^postgres:/);
     expect(postgres.environment).toMatchObject({ POSTGRES_USER: 'relay', POSTGRES_PASSWORD: 's3cret', POSTGRES_DB: 'compliance_relay' });
@@ -93,7 +96,7 @@ describe('docker-compose.yml, profile ha', () => {
     expect(proxy.image).toMatch(/^nginx:/);
     expect(proxy.ports[0]).toMatchObject({ target: 8080, published: 18088 });
     const mount = proxy.volumes.find((v: string) => v.endsWith(':/etc/nginx/nginx.conf:ro')) as string;
-    const nginxConf = fs.readFileSync(mount.split(':')[0]!, 'utf8');
+    const nginxConf = fs.readFileSync(path.resolve(ROOT, mount.split(':')[0]!), 'utf8');
     expect(nginxConf).toMatch(/server relay-a:8080/);
     expect(nginxConf).toMatch(/server relay-b:8080/);
     expect(nginxConf).toMatch(/listen 8080;/);

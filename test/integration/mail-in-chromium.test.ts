@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../helpers/browser';
 import { findPackageRoot } from '../../src/shared';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir, postWebhook, startTestRelay, type TestRelay } from '../helpers/relay-harness';
@@ -9,11 +10,10 @@ import { startNetboxDouble, type NetboxDouble, type ResultSpec } from '../helper
 
 /**
  * The mail as a reader sees it: the HTML part of a real mail (relay → SMTP, enriched from a NetBox
- * double, with a trend) opened in Debian's Chromium at a desktop client's width and a phone's, in
+ * double, with a trend) opened in headless Chromium (test/helpers/browser.ts) at a desktop client's width and a phone's, in
  * light and dark mode. Screenshots land in test-output/mail-look/ for a human to look at.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
 const OUT = path.join(findPackageRoot(), 'test-output', 'mail-look');
 const TOKEN = '0123456789abcdef0123456789abcdef01234567';
 const PAGE_URL = 'http://mail.invalid/';
@@ -142,10 +142,7 @@ describe('the HTML mail in a real browser', () => {
     const mails = await smtp.waitFor(2, 30_000);
     html = String(mails[1]!.parsed.html);
     fs.writeFileSync(path.join(OUT, 'report-42.html'), html);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

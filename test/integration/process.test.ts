@@ -41,6 +41,22 @@ describe('the compliance-relay process', () => {
     fs.rmSync(cwd, { recursive: true, force: true });
   });
 
+  it('check-config names a bad port, a bad address and a wrong SMTP scheme in one run', () => {
+    const cwd = makeTempDir();
+    const result = spawnSync(process.execPath, [MAIN, 'check-config'], { cwd, env: baseEnv({ PORT: 'abc', MAIL_TO: 'bad', SMTP_URL: 'ftp://x' }), encoding: 'utf8' });
+    expect(result.status).toBe(78);
+    for (const v of ['PORT', 'MAIL_TO', 'SMTP_URL']) expect(result.stderr).toContain(`- ${v}:`);
+    fs.rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('is reached as the README says, `npx compliance-relay`, and prints its version', () => {
+    const root = path.join(__dirname, '../..');
+    const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
+    const result = spawnSync('npx', ['--no-install', 'compliance-relay', '--version'], { cwd: root, env: { ...process.env }, encoding: 'utf8' });
+    expect(result.status).toBe(0);
+    expect(result.stdout.trim()).toBe(version);
+  });
+
   it('check-config says the configuration is valid and prints it without secrets', () => {
     const cwd = makeTempDir();
     fs.writeFileSync(path.join(cwd, '.env'), 'SMTP_URL=smtp://relay:Pa55-from-dotenv@mail.example.com:587\nMAIL_TO=ops@example.com\n');

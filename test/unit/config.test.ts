@@ -29,8 +29,31 @@ describe('loadConfig', () => {
 
   it('lists every problem at once, by variable name', () => {
     const issues = issuesOf({ PORT: 'eighty', SMTP_URL: 'http://mail', WEBHOOK_MAX_BYTES: '-1', LOG_LEVEL: 'loud', MAIL_TIMEZONE: 'Mars/Olympus' });
-    expect(issues.map((i) => i.variable).sort()).toEqual(['LOG_LEVEL', 'MAIL_TIMEZONE', 'PORT', 'WEBHOOK_MAX_BYTES']);
+    // Schema problems and the rules about the valid rest, in one pass: SMTP_URL's scheme and the missing MAIL_TO too.
+    expect(issues.map((i) => i.variable).sort()).toEqual(['LOG_LEVEL', 'MAIL_TIMEZONE', 'MAIL_TO', 'PORT', 'SMTP_URL', 'WEBHOOK_MAX_BYTES']);
     expect(issues.find((i) => i.variable === 'PORT')?.message).toContain('eighty');
+  });
+
+  it('names a bad port, a bad address and a wrong SMTP scheme in the same run', () => {
+    const issues = issuesOf({ PORT: 'abc', MAIL_TO: 'bad', SMTP_URL: 'ftp://x' });
+    expect(issues.map((i) => i.variable)).toEqual(['PORT', 'MAIL_TO', 'SMTP_URL']);
+    expect(issues.find((i) => i.variable === 'SMTP_URL')?.message).toMatch(/smtp:\/\//);
+    // MAIL_TO is reported once, for what is wrong with it, not also as "required".
+    expect(issues.find((i) => i.variable === 'MAIL_TO')?.message).toMatch(/not an e-mail address/);
+  });
+
+  it('checks a rule between two variables only with valid values on both sides', () => {
+    // LEASE_MS is refused; its default must not stand in for it in the budget rule.
+    const issues = issuesOf({ LEASE_MS: 'soon', NETBOX_ENRICH_BUDGET_MS: '400000', NETBOX_URL: 'https://nb', NETBOX_TOKEN: 'tok' });
+    expect(issues.map((i) => i.variable)).toEqual(['LEASE_MS']);
+  });
+
+  it('applies the enrichment budget rule only when enrichment is configured', () => {
+    // A PostgreSQL replica set with a short lease and no NetBox never spends the budget.
+    expect(issuesOf({ DATABASE_URL: 'postgres://relay@db/relay', LEASE_MS: '10000' })).toEqual([]);
+    expect(issuesOf({ LEASE_MS: '10000', NETBOX_URL: 'https://netbox.example.com', NETBOX_TOKEN: '0123456789abcdef' })).toEqual([
+      { variable: 'NETBOX_ENRICH_BUDGET_MS', message: expect.stringMatching(/below LEASE_MS \(10000\)/) },
+    ]);
   });
 
   it('reports contradictions: SMTP without MAIL_TO, a password without a user, credentials twice', () => {
