@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { rateLimit } from 'express-rate-limit';
-import { buildLinks, formatDateTime } from '../mail';
+import { buildLinks, formatDateTime } from '../report';
 import type { Clock, Logger } from '../shared';
 import type { DeliveryRecord, Store } from '../store';
 import { buildPassChart, type ChartReport } from './build-pass-chart';
