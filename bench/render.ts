@@ -1,5 +1,6 @@
-import { createMailComposer } from '../src/delivery';
-import { buildReportView, loadRenderer } from '../src/mail';
+import { createMailComposer } from '../src/compose';
+import { buildReportView } from '../src/compose';
+import { loadRenderer } from '../src/mail';
 import { defaultTemplatesDir } from '../src/relay';
 import { buildDefaultRoute, DEFAULT_ROUTE_NAME } from '../src/routing';
 import { systemClock } from '../src/shared';

@@ -1,19 +1,20 @@
 import path from 'node:path';
 import type { Express } from 'express';
 import type { Config } from './config';
-import { createReportInsights } from './enrichment';
 import { createNetboxClient } from './netbox';
-import { createMailComposer, createOutcomeLedger, createRetention, createRoutePlanner, createWorker, type OutcomeLedger, type Retention, type Worker, type WorkerOutcome } from './delivery';
-import { createApp, type WebhookOutcome } from './http';
+import { createMailComposer, createReportInsights, verifyRouteTemplates } from './compose';
+import { createOutcomeLedger, createRetention, createRoutePlanner, createWorker, type OutcomeLedger, type Retention, type Worker, type WorkerOutcome } from './delivery';
+import { createApp } from './http';
 import { createFileTransport, createRenderPool, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
 import { createDashboardRouter } from './dashboard';
 import { createMetrics, type RelayMetrics } from './metrics';
 import { createMailRecorder } from './sent-mail';
 import { createWatchdog, withWatchdogMail, type Watchdog } from './watchdog';
+import type { WebhookOutcome } from './webhook';
 import { findPackageRoot, type Clock, type Logger } from './shared';
 import { openStore, StorageUnavailableError, type Store } from './store';
-import { buildNoticeRecipients, verifyRouteTemplates } from './routing';
+import { buildNoticeRecipients } from './routing';
 
 /** The world as the relay sees it: injected so that tests run the real thing in-process. */
 export interface RelayIo {
@@ -132,7 +133,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     ledger: outcomes,
     transport,
     compose,
-    planRoutes: createRoutePlanner({ routes: config.routing.routes, store, netboxUrl: config.netbox.url, history }),
+    planRoutes: createRoutePlanner({ routes: config.routing.routes, store }),
     clock,
     logger,
     retry: config.retry,

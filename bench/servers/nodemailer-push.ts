@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { loadConfig } from '../../src/config';
-import { createMailComposer } from '../../src/delivery';
+import { createMailComposer } from '../../src/compose';
 import { createSmtpTransport, loadRenderer } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
 import { systemClock } from '../../src/shared';

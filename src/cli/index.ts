@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { redactConfig } from '../config';
 import { createFileTransport, createSmtpTransport, loadRenderer, TemplateError } from '../mail';
 import { defaultTemplatesDir } from '../relay';
-import { verifyRouteTemplates } from '../routing';
+import { verifyRouteTemplates } from '../compose';
 import { previewCommand, sendTestCommand, type PreviewOptions } from './preview-command';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
 import { registerDeliveryCommands } from './delivery-commands';

@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config';
-import { createMailComposer } from '../delivery';
+import { createMailComposer, SAMPLE_ENVELOPE } from '../compose';
 import { createFileTransport, createSmtpTransport, loadRenderer, TemplateError } from '../mail';
 import { defaultTemplatesDir } from '../relay';
 import { buildDefaultRoute, type Route } from '../routing';
-import { SAMPLE_ENVELOPE } from '../sample';
 import { buildRawMessage } from '../sent-mail';
 import { RelayError, systemClock } from '../shared';
 import { openStore, type ClaimedDelivery } from '../store';

@@ -7,7 +7,7 @@ import { computeBackoffMs, type RetryPolicy } from './backoff';
 import { createSendGate, type SendTicket } from './send-gate';
 import { createCircuitBreaker, type BreakerState } from './circuit-breaker';
 import { classifyFailure, type FailureClass } from './classify-failure';
-import type { ComposedMail, MailComposer } from './compose-mail';
+import type { ComposedMail, MailComposer } from '../compose';
 import type { RoutePlanner } from './route-planner';
 import type { OutcomeLedger, OutcomeWrite } from './outcome-ledger';
 

@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { WorkerOutcome } from '../delivery';
-import type { WebhookOutcome } from '../http';
+import type { WebhookOutcome } from '../webhook';
 import type { Clock, Logger } from '../shared';
 import { DELIVERY_STATES, type Store } from '../store';
 

@@ -1,5 +1,6 @@
 import type { SendMailOptions } from 'nodemailer';
-import type { ComposedMail, MailComposer, WorkerOutcome } from '../delivery';
+import type { ComposedMail, MailComposer } from '../compose';
+import type { WorkerOutcome } from '../delivery';
 import type { Clock, Logger } from '../shared';
 import type { Store } from '../store';
 import { buildRawMessage } from './build-raw-message';

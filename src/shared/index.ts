@@ -3,3 +3,4 @@ export { systemClock, type Clock } from './clock';
 export { createLogger, createSilentLogger, type Logger, type LoggerOptions } from './logger';
 export { findPackageRoot } from './paths';
 export { neutralizeText } from './neutralize-text';
+export { address, addressList, bool, cidrList, duration, httpUrl, nonNegativeInt, port, positiveInt, isMailbox, isLoopbackHost, parseDurationMs, parseCidr } from './env-fields';

@@ -1,4 +1,4 @@
-import type { MailComposer } from '../delivery';
+import type { MailComposer } from '../compose';
 import type { Clock } from '../shared';
 import type { Recipients } from '../mail';
 import { buildWatchdogMail } from './build-watchdog-mail';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createMailComposer } from '../../src/delivery';
-import { createReportInsights } from '../../src/enrichment';
+import { createMailComposer } from '../../src/compose';
+import { createReportInsights } from '../../src/compose';
 import { loadRenderer } from '../../src/mail';
 import { createNetboxClient, type NetboxClient } from '../../src/netbox';
 import { defaultTemplatesDir } from '../../src/relay';

@@ -1,9 +1,11 @@
 import type { SendMailOptions } from 'nodemailer';
 import type { Clock, Logger } from '../shared';
-import { buildMessage, buildMessageId, buildReportView, buildThreadId, type Recipients, type RenderPool, type Renderer, type ReportView } from '../mail';
+import { buildMessage, buildMessageId, buildThreadId, type Recipients, type RenderPool, type Renderer } from '../mail';
+import { buildReportView, type ReportView } from './build-report-view';
 import type { Route } from '../routing';
 import type { ClaimedDelivery } from '../store';
-import type { ReportInsights } from '../enrichment';
+import type { Trend } from '../trend';
+import type { ReportInsights } from './create-report-insights';
 import { parseDelivery, type ReportDelivery } from '../webhook';
 
 /** How the report reached a route, for the templates (`route.*`) and the headers. */
@@ -20,8 +22,9 @@ export interface ComposedReport {
   kind: 'report';
   /** The delivery as parsed from its stored bytes. */
   delivery: ReportDelivery;
-  /** With `trend` when composition recorded the report history (routes read it for on-change and regression). */
   view: ReportView;
+  /** The trend composition derived and recorded (routes read it for on-change and regression); null without history. */
+  trend: Trend | null;
   /**
    * The mail for one route, or undefined when the route is no longer configured. Async so that a
    * wrapper can turn it into the exact bytes to send (the dashboard keeps them).
@@ -87,12 +90,13 @@ export function createMailComposer(options: MailComposerOptions): ReportComposer
     if (parsed.kind !== 'report') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a report: ${parsed.reason}`);
     // Enrichment and trend once per delivery, shared by every route's mail.
     const insights = options.insights ? await options.insights(parsed, log) : undefined;
-    const view = buildReportView(parsed, { netboxUrl: options.netboxUrl, timezone: options.timezone, enrichment: insights?.enrichment, trend: insights?.trend });
+    const view = buildReportView(parsed, { netboxUrl: options.netboxUrl, timezone: options.timezone, enrichment: insights?.enrichment, trend: insights?.trendView });
     const attachments = insights?.attachments.length ? insights.attachments : undefined;
     return {
       kind: 'report',
       delivery: parsed,
       view,
+      trend: insights?.trend ?? null,
       async messageFor(context) {
         const route = routes.get(context.name);
         if (!route) return undefined;
