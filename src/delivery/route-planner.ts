@@ -1,7 +1,7 @@
 import { buildReportFacts, buildRoutingTrend, planRoutes, type Route, type RouteDecision, type TrendLike } from '../routing';
 import type { ClaimedDelivery, Store } from '../store';
 import { buildReportSnapshot, buildSeriesKey, recordReportTrend, type ReportHistory } from '../trend';
-import type { ComposedReport } from './compose-mail';
+import type { ComposedReport } from './report-composer';
 
 /** Decides, for a delivery, what each route does with it. */
 export type RoutePlanner = (delivery: ClaimedDelivery, composed: ComposedReport) => Promise<RouteDecision[]>;

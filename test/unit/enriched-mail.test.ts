@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createMailComposer } from '../../src/delivery';
+import { createReportComposer } from '../../src/delivery';
 import { createReportInsights } from '../../src/enrichment';
 import { loadRenderer } from '../../src/mail';
 import { createNetboxClient, type NetboxClient } from '../../src/netbox';
@@ -71,7 +71,7 @@ describe('the mail names what failed and what changed (golden renders)', () => {
       attachMaxBytes: overrides.attachMaxBytes ?? 1_000_000,
       logger: createSilentLogger(),
     });
-    const compose = createMailComposer({
+    const compose = createReportComposer({
       renderer,
       clock: { now: () => Date.parse('2026-03-06T15:12:00Z') },
       from: 'Compliance <relay@example.com>',
