@@ -23,6 +23,8 @@ export interface RelayIo {
   random?: () => number;
   onWorkerOutcome?: (event: WorkerOutcome) => void;
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
+  /** Waits (the dashboard's slowed-down failed logins); absent: a real timer. Injected so tests need not wait. */
+  sleep?: (ms: number) => Promise<void>;
   /** Worker threads that render mails off the event loop (`serve` uses them); 0 or absent: render in-line. */
   renderThreads?: number;
 }
@@ -175,11 +177,14 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       netboxUrl: config.netbox.url,
       onRequeued: () => worker.kick(),
       unrecordedOutcomes: () => outcomes.unrecorded,
+      notices: config.webhook.unsignedFromNetwork ? [describeUnsignedWebhook(config)!] : [],
+      sleep: io.sleep,
     }),
     observe: {
       readiness: () => checkReadiness({ store, renderer, smtp: smtpHealth, clock, unrecorded: () => ({ count: outcomes.unrecorded, ...outcomes.lastError }) }),
       metrics,
       metricsToken: config.observe.metricsToken,
+      adminToken: config.admin.token,
     },
   });
 
@@ -239,11 +244,22 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   };
 }
 
+/**
+ * What an unsigned webhook means for this relay, or undefined when deliveries must be signed.
+ * Logged at every start; the WEBHOOK_ALLOW_UNSIGNED case is also shown on every dashboard page.
+ */
+export function describeUnsignedWebhook(config: Pick<Config, 'http' | 'webhook'>): string | undefined {
+  if (config.webhook.secrets.length > 0) return undefined;
+  if (config.webhook.unsignedFromNetwork) {
+    return `WEBHOOK_ALLOW_UNSIGNED=true: deliveries are accepted WITHOUT a signature from anyone who can reach ${config.http.host}:${config.http.port}. Set WEBHOOK_SECRET on the NetBox webhook and here.`;
+  }
+  return `WEBHOOK_SECRET is not set: deliveries are accepted WITHOUT a signature check, on ${config.http.host} (loopback) only. Set WEBHOOK_SECRET on the NetBox webhook and here to listen on the network.`;
+}
+
 /** What an operator should know at start: each said once. */
 function logBootWarnings(config: Config, logger: Logger): void {
-  if (config.webhook.secrets.length === 0) {
-    logger.warn('WEBHOOK_SECRET is not set: deliveries are accepted WITHOUT a signature check. Set a secret on the NetBox webhook and here.');
-  }
+  const unsigned = describeUnsignedWebhook(config);
+  if (unsigned) logger.warn({ host: config.http.host }, unsigned);
   if (!config.netbox.url) logger.warn('NETBOX_URL is not set: links in mails will be relative paths');
   if (!config.smtp) logger.warn({ dir: config.mail.outboxDir }, `SMTP_URL is not set: mails are written as .eml files under ${config.mail.outboxDir}`);
 }

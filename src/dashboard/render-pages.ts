@@ -41,6 +41,8 @@ export interface PageContext {
   csrf?: string;
   /** Outcomes of sends the store refused, still held in memory: shown as a banner above every page. */
   unrecorded?: number;
+  /** Configuration warnings (an unsigned webhook open to the network), shown above the page. */
+  notices?: string[];
 }
 
 /** The document around every page. */
@@ -50,7 +52,7 @@ export function renderLayout(title: string, body: SafeHtml, ctx: PageContext): s
     : '';
   return html`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · compliance-relay</title><style>${new SafeHtml(STYLE)}</style></head>
-<body><header><span>compliance-relay</span>${nav}</header>${renderUnrecordedBanner(ctx.unrecorded)}<main>${body}</main></body></html>`.value;
+<body><header><span>compliance-relay</span>${nav}</header>${renderUnrecordedBanner(ctx.unrecorded)}<main>${(ctx.notices ?? []).map((n) => html`<p class="flash bad notice" role="alert">${n}</p>`)}${body}</main></body></html>`.value;
 }
 
 /** The warning that mails were sent whose outcome the store has not recorded yet (issue 21). */
