@@ -2,10 +2,10 @@ import path from 'node:path';
 import type { Express } from 'express';
 import type { Config } from './config';
 import { createNetboxClient } from './netbox';
-import { createMailComposer, createReportInsights, verifyRouteTemplates } from './compose';
+import { createReportComposer, createReportInsights, verifyRouteTemplates } from './compose';
 import { createOutcomeLedger, createRetention, createRoutePlanner, createWorker, type OutcomeLedger, type Retention, type Worker, type WorkerOutcome } from './delivery';
 import { createApp } from './http';
-import { createFileTransport, createRenderPool, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
+import { createRenderPool, createTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
 import { createDashboardRouter } from './dashboard';
 import { createMetrics, type RelayMetrics } from './metrics';
@@ -73,7 +73,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const store = openStore(config.store, {
     onIdleError: (error) => logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
   });
-  const transport = config.smtp ? createSmtpTransport(config.smtp, { readFile: io.readFile }) : createFileTransport(config.mail.outboxDir);
+  const transport = createTransport(config, { readFile: io.readFile });
   const netbox = config.netbox.url
     ? createNetboxClient({
         url: config.netbox.url,
@@ -102,7 +102,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const renderPool = io.renderThreads ? createRenderPool(renderer, { threads: io.renderThreads }) : undefined;
   // The watchdog's notices go to everyone who expects reports: MAIL_TO/CC/BCC, or every route's recipients.
   const recipients = { ...buildNoticeRecipients(config.routing.routes), replyTo: config.mail.replyTo };
-  const reportComposer = createMailComposer({
+  const reportComposer = createReportComposer({
     renderer,
     renderPool,
     clock,
