@@ -125,6 +125,6 @@ const COLUMNS: [string, (d: DeliveryJson) => string][] = [
 function formatTable(rows: DeliveryJson[]): string {
   if (rows.length === 0) return 'No deliveries.\n';
   const cells = [COLUMNS.map(([h]) => h), ...rows.map((r) => COLUMNS.map(([, get]) => get(r).replace(/[\r\n\t]+/g, ' ')))];
-  const widths = COLUMNS.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
-  return cells.map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n') + '\n';
+  const widths = COLUMNS.map((_, i) => Math.max(...cells.map((row) => row[i].length)));
+  return cells.map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]))).join('  ')).join('\n') + '\n';
 }

@@ -72,7 +72,7 @@ export async function previewCommand(file: string | undefined, options: PreviewO
  * transport to `--to` (default: the first route's recipients) and prints the server's answer.
  */
 export async function sendTestCommand(options: { to?: string }, config: Config, io: CliIo): Promise<number> {
-  const first = config.routing.routes[0]!;
+  const first = config.routing.routes[0];
   const to = options.to ? options.to.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
   const route: Route = to ? buildDefaultRoute({ to, cc: [], bcc: [] }) : { ...first, subject: first.subject };
   const body = Buffer.from(JSON.stringify(SAMPLE_ENVELOPE));

@@ -21,9 +21,9 @@ export function escapeHtml(value: unknown): string {
  * (another `html` result); arrays are joined. So a report field or an SMTP error can never inject markup.
  */
 export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
-  let out = strings[0]!;
+  let out = strings[0];
   values.forEach((value, i) => {
-    out += render(value) + strings[i + 1]!;
+    out += render(value) + strings[i + 1];
   });
   return new SafeHtml(out);
 }

@@ -52,7 +52,7 @@ export class PageScanner {
   push(chunk: Buffer): void {
     const n = chunk.length;
     for (let i = 0; i < n; i += 1) {
-      const c = chunk[i]!;
+      const c = chunk[i];
       if (this.inString && this.key === null && this.inResults) {
         // Fast path for strings inside results (explanations are mostly that): jump to the closing quote.
         if (this.escape) {

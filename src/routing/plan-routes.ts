@@ -87,7 +87,7 @@ function newlyFailing(facts: ReportFacts, trend: RoutingTrend, severity: RouteSe
 
 /** Custom field values compared as NetBox stores them; a select field may be an object with `value`. */
 function sameScalar(actual: unknown, expected: unknown): boolean {
-  if (actual !== null && typeof actual === 'object' && 'value' in actual) actual = (actual as { value: unknown }).value;
+  if (actual !== null && typeof actual === 'object' && 'value' in actual) actual = actual.value;
   if (Array.isArray(actual)) return actual.some((a) => sameScalar(a, expected));
   if (actual === expected) return true;
   return actual !== undefined && actual !== null && expected !== null && String(actual) === String(expected);
