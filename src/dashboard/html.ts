@@ -13,7 +13,9 @@ export class SafeHtml {
  * characters visible: everything a page shows from a report, a mail or an error is untrusted.
  */
 export function escapeHtml(value: unknown): string {
-  return neutralizeText(String(value ?? '')).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  // Anything may be interpolated: String() is the conversion meant, null and undefined show as nothing.
+  const shown: unknown = value ?? '';
+  return neutralizeText(String(shown)).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 /**

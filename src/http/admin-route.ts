@@ -61,7 +61,7 @@ export function createAdminRouter(options: AdminRouteOptions): Router {
 
   router.get('/api/deliveries/:id', async (req: Request, res: Response) => {
     const record = await options.store.getDelivery(parseId(req.params.id));
-    if (!record) throw new RelayError('NOT_FOUND', { message: `No delivery ${req.params.id}.` });
+    if (!record) throw new RelayError('NOT_FOUND', { message: `No delivery ${String(req.params.id)}.` });
     res.json({ delivery: await show(record) });
   });
 
