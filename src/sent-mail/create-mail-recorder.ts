@@ -37,7 +37,7 @@ export function createMailRecorder(options: { store: Pick<Store, 'saveSentMessag
     let routes = pending.get(deliveryId);
     if (!routes) {
       if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
-      pending.set(deliveryId, (routes = new Map()));
+      pending.set(deliveryId, (routes = new Map<string, Pending>()));
     }
     routes.set(route, {
       raw,
