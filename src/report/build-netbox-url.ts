@@ -25,6 +25,7 @@ export function parseNetboxBase(netboxUrl: string): NetboxBase {
 
 // The WHATWG parser drops tabs and newlines inside a URL and trims C0 controls and spaces, so
 // `/\t/evil.example` would become `//evil.example`: no control character or white space at all.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point: they must be refused.
 const CONTROL_OR_SPACE = /[\u0000-\u0020\u007f-\u009f]/;
 
 /**
