@@ -4,28 +4,14 @@ import { PG_MIGRATIONS, type PgMigration } from './migrations/pg';
 import { POSTGRES_DIALECT } from './dialect';
 import { buildInsertDeliveries, queries, selectListDeliveries, toInsertParams } from './queries';
 import type { Statement } from './statement';
+import { TurnBatch } from './turn-batch';
 import { decodeClaimedRows, decodeDeliveryRow, decodeStateCounts, findMissingKeys, resolveInsertResults } from './delivery-rows';
 import { decodeReportRow, toReportParams } from './report-rows';
 import { decodeRouteMailRow, toRouteMailParams } from './route-mail-rows';
 import { fromSentMessageRow, toSentMessageParams } from './sent-message-rows';
 import { decodeWatchdogRow } from './watchdog-rows';
-import {
-  REPORT_FAILING_SETS_KEPT,
-  StorageUnavailableError,
-  type ClaimedDelivery,
-  type DeliveryRecord,
-  type DeliveryState,
-  type InsertResult,
-  type ListOptions,
-  type MigrationReport,
-  type NewDelivery,
-  type NewRouteMail,
-  type RouteMailRecord,
-  type SentMessage,
-  type Store,
-  type WatchdogState,
-  type WatchdogStateName,
-} from './types';
+import { StorageUnavailableError } from './types';
+import type { ClaimedDelivery, DeliveryRecord, DeliveryState, InsertResult, ListOptions, MigrationReport, NewDelivery, NewRouteMail, RouteMailRecord, SentMessage, Store, WatchdogState, WatchdogStateName } from './types';
 
 export interface PgStoreOptions {
   /** `postgres://user:password@host:5432/database` (query options such as `sslmode` are honoured). */
@@ -72,8 +58,8 @@ export class PgStore implements Store {
   /** Several processes share the database: none may release the others' leases at boot. */
   readonly singleOwner = false;
   private readonly pool: pg.Pool;
-  private pending: PendingInsert[] = [];
-  private flushScheduled = false;
+  /** The inserts of this event-loop turn, committed together on the next. */
+  private readonly inserts = new TurnBatch<PendingInsert>((batch) => this.startFlush(batch));
   private flushing = new Set<Promise<void>>();
   private closed = false;
   /** Migrations run once, before the first statement; a failure (database down) is retried on the next call. */
@@ -229,19 +215,12 @@ export class PgStore implements Store {
         reject(new StorageUnavailableError('the store is closed', 'STORE_CLOSED'));
         return;
       }
-      this.pending.push({ delivery, resolve, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.startFlush());
-      }
+      this.inserts.add({ delivery, resolve, reject });
     });
   }
 
-  private startFlush(): void {
-    this.flushScheduled = false;
-    const batch = this.pending;
-    this.pending = [];
-    if (batch.length === 0) return;
+  /** Starts committing a turn's inserts; close() waits for what is under way. */
+  private startFlush(batch: PendingInsert[]): void {
     const done = this.flush(batch).finally(() => this.flushing.delete(done));
     this.flushing.add(done);
   }
@@ -318,7 +297,7 @@ export class PgStore implements Store {
   async saveReport(snapshot: ReportSnapshot): Promise<void> {
     await this.transaction(async (client) => {
       await runStatement(client, queries.reports.save, toReportParams(snapshot));
-      await runStatement(client, queries.reports.forgetOldFailing, { series: snapshot.series, kept: REPORT_FAILING_SETS_KEPT });
+      await runStatement(client, queries.reports.forgetOldFailing, { series: snapshot.series });
     });
   }
 
@@ -394,7 +373,7 @@ export class PgStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     // Inserts already accepted are committed (or rejected) before the pool goes away.
-    this.startFlush();
+    this.inserts.flush();
     await Promise.allSettled([...this.flushing]);
     this.closed = true;
     await this.pool.end();

@@ -3,7 +3,7 @@ import type { ReportParams, ReportRow } from './report-rows';
 import type { RouteMailParams, RouteMailRow } from './route-mail-rows';
 import { SENT_MESSAGE_COLUMNS, type SentMessageParams, type SentMessageRow } from './sent-message-rows';
 import { defineStatement, type Statement } from './statement';
-import { WATCHDOG_KEY_PREFIX, type DeliveryState, type NewDelivery } from './types';
+import { REPORT_FAILING_SETS_KEPT, WATCHDOG_KEY_PREFIX, type DeliveryState, type NewDelivery } from './types';
 import type { WatchdogRow } from './watchdog-rows';
 
 /*
@@ -150,10 +150,10 @@ const reports = {
          failing_count = COALESCE(excluded.failing_count, reports.failing_count)`,
   ),
   /** Bounded history: the newest failing sets of the series stay, older ones become unknown. */
-  forgetOldFailing: defineStatement<{ series: string; kept: number }>(
+  forgetOldFailing: defineStatement<{ series: string }>(
     () => `UPDATE reports SET failing = NULL, failing_count = NULL
        WHERE series = :series AND failing IS NOT NULL AND dedup_key NOT IN (
-         SELECT dedup_key FROM reports WHERE series = :series ORDER BY created_ms DESC, report_id DESC LIMIT :kept)`,
+         SELECT dedup_key FROM reports WHERE series = :series ORDER BY created_ms DESC, report_id DESC LIMIT ${REPORT_FAILING_SETS_KEPT})`,
   ),
   findBefore: defineStatement<{ series: string; createdMs: number; reportId: number }, ReportRow>(
     () => `SELECT * FROM reports WHERE series = :series AND (created_ms < :createdMs OR (created_ms = :createdMs AND report_id < :reportId))

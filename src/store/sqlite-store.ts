@@ -5,28 +5,14 @@ import { SQLITE_MIGRATIONS } from './migrations/sqlite';
 import { SQLITE_DIALECT } from './dialect';
 import { queries, selectListDeliveries, toInsertParams } from './queries';
 import type { Statement } from './statement';
+import { TurnBatch } from './turn-batch';
 import { decodeClaimedRows, decodeDeliveryRow, decodeStateCounts, resolveInsertResults } from './delivery-rows';
 import { decodeReportRow, toReportParams } from './report-rows';
 import { decodeRouteMailRow, toRouteMailParams } from './route-mail-rows';
 import { fromSentMessageRow, toSentMessageParams } from './sent-message-rows';
 import { decodeWatchdogRow } from './watchdog-rows';
-import {
-  REPORT_FAILING_SETS_KEPT,
-  StorageUnavailableError,
-  type ClaimedDelivery,
-  type DeliveryRecord,
-  type DeliveryState,
-  type InsertResult,
-  type ListOptions,
-  type MigrationReport,
-  type NewDelivery,
-  type NewRouteMail,
-  type RouteMailRecord,
-  type SentMessage,
-  type Store,
-  type WatchdogState,
-  type WatchdogStateName,
-} from './types';
+import { StorageUnavailableError } from './types';
+import type { ClaimedDelivery, DeliveryRecord, DeliveryState, InsertResult, ListOptions, MigrationReport, NewDelivery, NewRouteMail, RouteMailRecord, SentMessage, Store, WatchdogState, WatchdogStateName } from './types';
 import type { ReportSnapshot } from '../trend';
 
 export interface SqliteStoreOptions {
@@ -102,8 +88,8 @@ export class SqliteStore implements Store {
   private db: Database.Database;
   private readonly file: string;
   private readonly options: Required<SqliteStoreOptions>;
-  private pending: PendingWrite[] = [];
-  private flushScheduled = false;
+  /** The writes of this event-loop turn, committed together on the next. */
+  private readonly writes = new TurnBatch<PendingWrite>((batch) => this.commitBatch(batch));
   private closed = false;
   /** Set after an I/O-level failure: the next call reopens the file before using it. */
   private needsReopen = false;
@@ -200,20 +186,12 @@ export class SqliteStore implements Store {
         reject(new StorageUnavailableError('the store is closed', 'STORE_CLOSED'));
         return;
       }
-      this.pending.push({ op, single, resolve: resolve as (result: never) => void, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.writes.add({ op, single, resolve: resolve as (result: never) => void, reject });
     });
   }
 
-  /** Commits every pending write in one transaction; the promises settle once it is on disk. */
-  private flush(): void {
-    this.flushScheduled = false;
-    const batch = this.pending;
-    this.pending = [];
-    if (batch.length === 0) return;
+  /** Commits a turn's writes in one transaction; the promises settle once it is on disk. */
+  private commitBatch(batch: PendingWrite[]): void {
     let settled: ({ value: unknown } | { error: unknown })[];
     try {
       settled = this.run((db) => runBatch(db, batch));
@@ -379,7 +357,7 @@ export class SqliteStore implements Store {
     await this.runDurably((db) =>
       db.transaction(() => {
         execute(db, queries.reports.save, toReportParams(snapshot));
-        execute(db, queries.reports.forgetOldFailing, { series: snapshot.series, kept: REPORT_FAILING_SETS_KEPT });
+        execute(db, queries.reports.forgetOldFailing, { series: snapshot.series });
       })(),
     );
   }
@@ -456,7 +434,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    this.flush();
+    this.writes.flush();
     // Whatever is syncing settles before the file closes (a failure rejects those callers, not close).
     if (this.syncsInFlight > 0 || this.awaitingSync.length > 0) await this.synced().catch(() => undefined);
     if (this.closed) return;
