@@ -27,6 +27,7 @@ export interface Dialect {
   encode(value: unknown): unknown;
 }
 
+/** better-sqlite3 on one file, one writer at a time. */
 export const SQLITE_DIALECT: Dialect = {
   name: 'sqlite',
   reusesPlaceholders: false,
@@ -41,6 +42,7 @@ export const SQLITE_DIALECT: Dialect = {
   },
 };
 
+/** node-postgres on a database shared by replicas. */
 export const POSTGRES_DIALECT: Dialect = {
   name: 'postgres',
   reusesPlaceholders: true,
