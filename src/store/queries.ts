@@ -18,25 +18,31 @@ type DeliveryId = { id: number };
 /** A time (epoch ms) read by MIN/MAX, null when no row qualifies. */
 type TimeRow = { t: number | null };
 
-/** The parameters of one row of {@link buildInsertDeliveries}: the delivery's fields suffixed by its index. */
-function deliveryValues(i: number): string {
+/** One row of an insert: the parameters are a delivery's fields, suffixed by its place in a batch. */
+function deliveryValues(suffix: string): string {
+  const p = (field: keyof NewDelivery) => `:${field}${suffix}`;
   // A new delivery is due at once: next_attempt_at and updated_at are its arrival time.
-  return `(:dedupKey${i}, :reportId${i}, :reportCreated${i}, :completedAt${i}, :source${i}, :body${i}, :receivedAt${i}, 'queued', 0, :receivedAt${i}, :receivedAt${i})`;
+  return `(${p('dedupKey')}, ${p('reportId')}, ${p('reportCreated')}, ${p('completedAt')}, ${p('source')}, ${p('body')}, ${p('receivedAt')}, 'queued', 0, ${p('receivedAt')}, ${p('receivedAt')})`;
 }
 
 /**
- * Inserts `count` deliveries in one statement; a key already stored is left alone and not returned.
- * DO NOTHING (not DO UPDATE) tolerates the same key twice in one statement, and on PostgreSQL waits
- * for a concurrent insert of the same key by another replica to commit before deciding.
+ * Inserts deliveries (rows of {@link deliveryValues}) in one statement; a key already stored is left
+ * alone and not returned. DO NOTHING (not DO UPDATE) tolerates the same key twice in one statement,
+ * and on PostgreSQL waits for a concurrent insert of the same key by another replica to commit
+ * before deciding.
  */
-export function buildInsertDeliveries(count: number): Statement<Record<string, unknown>, InsertedRow> {
-  const values = Array.from({ length: count }, (_, i) => deliveryValues(i)).join(', ');
+function buildInsert<P extends object>(rows: string[]): Statement<P, InsertedRow> {
   return defineStatement(
     () => `INSERT INTO deliveries (dedup_key, report_id, report_created, completed_at, source, body, received_at, state, attempts,
        next_attempt_at, updated_at)
-     VALUES ${values}
+     VALUES ${rows.join(', ')}
      ON CONFLICT (dedup_key) DO NOTHING RETURNING id, dedup_key`,
   );
+}
+
+/** Inserts `count` deliveries at once (see {@link toInsertParams}). */
+export function buildInsertDeliveries(count: number): Statement<Record<string, unknown>, InsertedRow> {
+  return buildInsert(Array.from({ length: count }, (_, i) => deliveryValues(String(i))));
 }
 
 /** The parameters of {@link buildInsertDeliveries} for these deliveries. */
@@ -74,8 +80,8 @@ export function selectListDeliveries(options: { state?: DeliveryState; beforeId?
 }
 
 const deliveries = {
-  /** One delivery (the webhook's insert, the watchdog's alert). */
-  insert: buildInsertDeliveries(1),
+  /** One delivery (the webhook's insert, the watchdog's alert): its own fields are the parameters. */
+  insert: buildInsert<NewDelivery>([deliveryValues('')]),
   findIdsByKey: defineStatement<{ keys: string[] }, InsertedRow>((d) => `SELECT id, dedup_key FROM deliveries WHERE dedup_key ${d.inList(':keys')}`),
   /**
    * Leases the due deliveries, oldest first. The rows are chosen in a WITH query (locked there on

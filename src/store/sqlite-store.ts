@@ -3,10 +3,10 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite';
 import { SQLITE_DIALECT } from './dialect';
-import { queries, selectListDeliveries, toInsertParams } from './queries';
+import { queries, selectListDeliveries } from './queries';
 import type { Statement } from './statement';
 import { TurnBatch } from './turn-batch';
-import { decodeClaimedRows, decodeDeliveryRow, decodeStateCounts, resolveInsertResults } from './delivery-rows';
+import { decodeClaimedRows, decodeDeliveryRow, decodeStateCounts } from './delivery-rows';
 import { decodeReportRow, toReportParams } from './report-rows';
 import { decodeRouteMailRow, toRouteMailParams } from './route-mail-rows';
 import { fromSentMessageRow, toSentMessageParams } from './sent-message-rows';
@@ -471,9 +471,9 @@ function runBatch(db: Database.Database, batch: PendingWrite[]): ({ value: unkno
 
 /** Inserts one delivery, or finds the one stored with its key. */
 function insertOne(db: Database.Database, delivery: NewDelivery): InsertResult {
-  const inserted = selectAll(db, queries.deliveries.insert, toInsertParams([delivery]));
-  const existing = inserted.length > 0 ? [] : selectAll(db, queries.deliveries.findIdsByKey, { keys: [delivery.dedupKey] });
-  return resolveInsertResults([delivery], inserted, existing)[0]!;
+  const inserted = selectOne(db, queries.deliveries.insert, delivery);
+  if (inserted) return { id: inserted.id, duplicate: false };
+  return { id: selectOne(db, queries.deliveries.findIdsByKey, { keys: [delivery.dedupKey] })!.id, duplicate: true };
 }
 
 /** The connection's prepared copy of a statement of queries.ts, and the values it binds. */

@@ -32,8 +32,10 @@ export class Statement<P extends object = Record<string, never>, R = never> {
   bind(dialect: Dialect, params: P): unknown[] {
     const values = params as Record<string, unknown>;
     return this.compile(dialect).names.map((name) => {
-      if (!(name in values)) throw new Error(`statement parameter :${name} is missing`);
-      return dialect.encode(values[name]);
+      const value = values[name];
+      // No engine has an undefined: a missing parameter is a mistake here, not a NULL.
+      if (value === undefined) throw new Error(`statement parameter :${name} is missing`);
+      return dialect.encode(value);
     });
   }
 }
