@@ -18,11 +18,14 @@ type DeliveryId = { id: number };
 /** A time (epoch ms) read by MIN/MAX, null when no row qualifies. */
 type TimeRow = { t: number | null };
 
+/** The fields of a new delivery that its INSERT binds, in column order. */
+const INSERT_FIELDS = ['dedupKey', 'reportId', 'reportCreated', 'completedAt', 'source', 'body', 'receivedAt'] as const;
+
 /** One row of an insert: the parameters are a delivery's fields, suffixed by its place in a batch. */
 function deliveryValues(suffix: string): string {
-  const p = (field: keyof NewDelivery) => `:${field}${suffix}`;
+  const fields = INSERT_FIELDS.map((field) => `:${field}${suffix}`).join(', ');
   // A new delivery is due at once: next_attempt_at and updated_at are its arrival time.
-  return `(${p('dedupKey')}, ${p('reportId')}, ${p('reportCreated')}, ${p('completedAt')}, ${p('source')}, ${p('body')}, ${p('receivedAt')}, 'queued', 0, ${p('receivedAt')}, ${p('receivedAt')})`;
+  return `(${fields}, 'queued', 0, :receivedAt${suffix}, :receivedAt${suffix})`;
 }
 
 /**
@@ -48,14 +51,8 @@ export function buildInsertDeliveries(count: number): Statement<Record<string, u
 /** The parameters of {@link buildInsertDeliveries} for these deliveries. */
 export function toInsertParams(deliveries: readonly NewDelivery[]): Record<string, unknown> {
   const params: Record<string, unknown> = {};
-  deliveries.forEach((d, i) => {
-    params[`dedupKey${i}`] = d.dedupKey;
-    params[`reportId${i}`] = d.reportId;
-    params[`reportCreated${i}`] = d.reportCreated;
-    params[`completedAt${i}`] = d.completedAt;
-    params[`source${i}`] = d.source;
-    params[`body${i}`] = d.body;
-    params[`receivedAt${i}`] = d.receivedAt;
+  deliveries.forEach((delivery, i) => {
+    for (const field of INSERT_FIELDS) params[`${field}${i}`] = delivery[field];
   });
   return params;
 }
