@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import type { Config } from './config';
 import { createReportInsights } from './enrichment';
 import { createNetboxClient } from './netbox';
-import { createMailComposer, createRetention, createRoutePlanner, createWorker, type Retention, type Worker, type WorkerOutcome } from './delivery';
+import { createMailComposer, createOutcomeLedger, createRetention, createRoutePlanner, createWorker, type OutcomeLedger, type Retention, type Worker, type WorkerOutcome } from './delivery';
 import { createApp, type WebhookOutcome } from './http';
 import { createFileTransport, createRenderPool, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
@@ -23,6 +23,8 @@ export interface RelayIo {
   random?: () => number;
   onWorkerOutcome?: (event: WorkerOutcome) => void;
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
+  /** Waits (the dashboard's slowed-down failed logins); absent: a real timer. Injected so tests need not wait. */
+  sleep?: (ms: number) => Promise<void>;
   /** Worker threads that render mails off the event loop (`serve` uses them); 0 or absent: render in-line. */
   renderThreads?: number;
 }
@@ -31,6 +33,8 @@ export interface Relay {
   app: Express;
   store: Store;
   worker: Worker;
+  /** Outcomes of sends the store refused, held and retried until recorded. */
+  outcomes: OutcomeLedger;
   retention: Retention;
   transport: MailTransport;
   renderer: Renderer;
@@ -78,7 +82,21 @@ export function createRelay(config: Config, io: RelayIo): Relay {
         timeoutMs: config.netbox.timeoutMs,
       })
     : undefined;
-  const metrics = createMetrics({ store, clock, logger });
+  const outcomes = createOutcomeLedger({
+    store,
+    clock,
+    logger,
+    leaseMs: config.worker.leaseMs,
+    maxUnrecorded: config.worker.maxUnrecordedOutcomes,
+    random: io.random,
+    onChange: () => {
+      // Below the cap again: the worker claims again (it is built below; this runs only after a write failed).
+      if (!outcomes.full) worker.kick();
+    },
+  });
+  // The trend's history is read from the store and saved through the ledger, which keeps a refused save.
+  const history = { findReportBefore: store.findReportBefore.bind(store), saveReport: (snapshot: Parameters<Store['saveReport']>[0]) => outcomes.saveReport(snapshot) };
+  const metrics = createMetrics({ store, clock, logger, unrecordedOutcomes: () => outcomes.unrecorded });
   const smtpHealth = createSmtpHealth({ transport, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
   const renderPool = io.renderThreads ? createRenderPool(renderer, { threads: io.renderThreads }) : undefined;
   // The watchdog's notices go to everyone who expects reports: MAIL_TO/CC/BCC, or every route's recipients.
@@ -98,7 +116,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       hasToken: config.netbox.token !== undefined,
       netboxUrl: config.netbox.url,
       budgetMs: config.netbox.enrichBudgetMs,
-      history: store,
+      history,
       timezone: config.mail.timezone,
       maxFailures: config.mail.maxFailures,
       attachCsv: config.mail.attachCsv,
@@ -111,9 +129,10 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const compose = recorder.wrap(withWatchdogMail(reportComposer, { from: config.mail.from, recipients, timezone: config.mail.timezone, clock }));
   const worker = createWorker({
     store,
+    ledger: outcomes,
     transport,
     compose,
-    planRoutes: createRoutePlanner({ routes: config.routing.routes, store, netboxUrl: config.netbox.url }),
+    planRoutes: createRoutePlanner({ routes: config.routing.routes, store, netboxUrl: config.netbox.url, history }),
     clock,
     logger,
     retry: config.retry,
@@ -157,11 +176,15 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       timezone: config.mail.timezone,
       netboxUrl: config.netbox.url,
       onRequeued: () => worker.kick(),
+      unrecordedOutcomes: () => outcomes.unrecorded,
+      notices: config.webhook.unsignedFromNetwork ? [describeUnsignedWebhook(config)!] : [],
+      sleep: io.sleep,
     }),
     observe: {
-      readiness: () => checkReadiness({ store, renderer, smtp: smtpHealth, clock }),
+      readiness: () => checkReadiness({ store, renderer, smtp: smtpHealth, clock, unrecorded: () => ({ count: outcomes.unrecorded, ...outcomes.lastError }) }),
       metrics,
       metricsToken: config.observe.metricsToken,
+      adminToken: config.admin.token,
     },
   });
 
@@ -172,6 +195,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     app,
     store,
     worker,
+    outcomes,
     retention,
     transport,
     renderer,
@@ -206,8 +230,12 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       retention.stop();
       smtpHealth.stop();
       watchdog?.stop();
+      const deadline = clock.now() + config.http.shutdownTimeoutMs;
       const drained = await worker.stop(config.http.shutdownTimeoutMs);
       if (!drained) logger.warn({ inFlight: worker.inFlight }, 'shutdown bound reached with sends in flight: they will be sent again at the next start');
+      // Outcomes the store refused get the rest of the bound; each one left is logged with its Message-IDs.
+      const unrecorded = await outcomes.settle(deadline);
+      if (unrecorded > 0) logger.error({ unrecorded }, 'shutdown with outcomes unrecorded: the mails named above may be sent again at the next start');
       await transport.close();
       netbox?.close();
       await renderPool?.close();
@@ -216,11 +244,22 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   };
 }
 
+/**
+ * What an unsigned webhook means for this relay, or undefined when deliveries must be signed.
+ * Logged at every start; the WEBHOOK_ALLOW_UNSIGNED case is also shown on every dashboard page.
+ */
+export function describeUnsignedWebhook(config: Pick<Config, 'http' | 'webhook'>): string | undefined {
+  if (config.webhook.secrets.length > 0) return undefined;
+  if (config.webhook.unsignedFromNetwork) {
+    return `WEBHOOK_ALLOW_UNSIGNED=true: deliveries are accepted WITHOUT a signature from anyone who can reach ${config.http.host}:${config.http.port}. Set WEBHOOK_SECRET on the NetBox webhook and here.`;
+  }
+  return `WEBHOOK_SECRET is not set: deliveries are accepted WITHOUT a signature check, on ${config.http.host} (loopback) only. Set WEBHOOK_SECRET on the NetBox webhook and here to listen on the network.`;
+}
+
 /** What an operator should know at start: each said once. */
 function logBootWarnings(config: Config, logger: Logger): void {
-  if (config.webhook.secrets.length === 0) {
-    logger.warn('WEBHOOK_SECRET is not set: deliveries are accepted WITHOUT a signature check. Set a secret on the NetBox webhook and here.');
-  }
+  const unsigned = describeUnsignedWebhook(config);
+  if (unsigned) logger.warn({ host: config.http.host }, unsigned);
   if (!config.netbox.url) logger.warn('NETBOX_URL is not set: links in mails will be relative paths');
   if (!config.smtp) logger.warn({ dir: config.mail.outboxDir }, `SMTP_URL is not set: mails are written as .eml files under ${config.mail.outboxDir}`);
 }

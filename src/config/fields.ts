@@ -93,3 +93,19 @@ export function parseCidr(value: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * True when HOST only accepts connections from this machine: `localhost`, 127.0.0.0/8, `::1`
+ * (also as `::ffff:127.x.x.x`). A host name other than `localhost` may resolve anywhere: false.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (h === 'localhost') return true;
+  try {
+    let addr = ipaddr.parse(h);
+    if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+    return addr.range() === 'loopback';
+  } catch {
+    return false;
+  }
+}

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { buildDefaultRoute, formatRoutesIssue, parseRoutesFile, RoutesFileError, type Route } from '../routing';
+import { isLoopbackHost } from './fields';
 import { EnvSchema, SECRET_VARIABLES, type Env } from './schema';
 
 /** One problem with the configuration, named by its variable. */
@@ -43,6 +44,11 @@ export interface Config {
     path: string;
     /** Current secret first, then the previous one during a rotation; empty when unsigned. */
     secrets: string[];
+    /**
+     * True when deliveries are accepted unsigned from beyond loopback (WEBHOOK_ALLOW_UNSIGNED=true
+     * without a secret): warned about at every start and on the dashboard.
+     */
+    unsignedFromNetwork: boolean;
     maxBytes: number;
     /** CIDR ranges allowed to post; undefined: every address. */
     allowedIps?: string[];
@@ -89,7 +95,8 @@ export interface Config {
   /** Ordered routes; without ROUTES_FILE one implicit `default` route to MAIL_TO/CC/BCC. */
   routing: { file?: string; routes: Route[] };
   retry: { maxAttempts: number; baseMs: number; maxDelayMs: number };
-  worker: { pollMs: number; leaseMs: number; concurrency: number };
+  /** `maxUnrecordedOutcomes`: sends whose outcome the store refused, held in memory at most; past it no new claim. */
+  worker: { pollMs: number; leaseMs: number; concurrency: number; maxUnrecordedOutcomes: number };
   log: { level: Env['LOG_LEVEL']; format: Env['LOG_FORMAT'] };
   /** /metrics (optionally behind a bearer token) and the periodic SMTP check behind /readyz. */
   observe: { metricsToken?: string; smtpCheckIntervalMs: number };
@@ -128,11 +135,13 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   const { values: e, broken, issues: schemaIssues } = parseEnvironment(env);
   issues.push(...schemaIssues);
   const smtp = buildSmtpConfig(e, broken, issues);
+  const host = e.HOST ?? (e.WEBHOOK_SECRET !== undefined ? '0.0.0.0' : '127.0.0.1');
+  if (!broken.has('HOST') && !broken.has('WEBHOOK_ALLOW_UNSIGNED')) issues.push(...checkWebhookExposure(rawEnv, e, host));
   issues.push(...checkCrossFieldRules(e, broken));
   const routesFile = e.ROUTES_FILE ? path.resolve(options.cwd ?? process.cwd(), e.ROUTES_FILE) : undefined;
   const routes = routesFile ? readRoutes(routesFile, options.readFile, issues) : undefined;
   if (issues.length > 0) throw new ConfigError(issues);
-  return buildConfig(e, smtp, routesFile, routes, options.cwd ?? process.cwd());
+  return buildConfig(e, { host, smtp, routesFile, routes, cwd: options.cwd ?? process.cwd() });
 }
 
 /** Replaces each `<NAME>_FILE` by the secret it holds (in `env`); returns what went wrong. */
@@ -252,12 +261,15 @@ function readRoutes(routesFile: string, readFile: (file: string) => string, issu
 }
 
 /** The validated environment as the relay's typed configuration. */
-function buildConfig(e: Env, smtp: SmtpConfig | undefined, routesFile: string | undefined, routes: Route[] | undefined, cwd: string): Config {
+function buildConfig(
+  e: Env,
+  { host, smtp, routesFile, routes, cwd }: { host: string; smtp?: SmtpConfig; routesFile?: string; routes?: Route[]; cwd: string },
+): Config {
   const dataDir = path.resolve(cwd, e.DATA_DIR);
   const secrets = [e.WEBHOOK_SECRET, e.WEBHOOK_SECRET_PREVIOUS].filter((s): s is string => s !== undefined);
   return {
     http: {
-      host: e.HOST,
+      host,
       port: e.PORT,
       trustProxy: parseTrustProxy(e.TRUST_PROXY),
       shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
@@ -267,6 +279,7 @@ function buildConfig(e: Env, smtp: SmtpConfig | undefined, routesFile: string | 
     webhook: {
       path: e.WEBHOOK_PATH.replace(/\/+$/, '') || '/',
       secrets,
+      unsignedFromNetwork: secrets.length === 0 && !isLoopbackHost(host),
       maxBytes: e.WEBHOOK_MAX_BYTES,
       allowedIps: e.WEBHOOK_ALLOWED_IPS,
       rateLimit: { max: e.WEBHOOK_RATE_LIMIT, windowMs: e.WEBHOOK_RATE_LIMIT_WINDOW_MS },
@@ -300,7 +313,7 @@ function buildConfig(e: Env, smtp: SmtpConfig | undefined, routesFile: string | 
       routes: routes ?? [buildDefaultRoute({ to: e.MAIL_TO && e.MAIL_TO.length > 0 ? e.MAIL_TO : [FILE_MODE_DEFAULT_TO], cc: e.MAIL_CC ?? [], bcc: e.MAIL_BCC ?? [] })],
     },
     retry: { maxAttempts: e.RETRY_MAX_ATTEMPTS, baseMs: e.RETRY_BASE_MS, maxDelayMs: e.RETRY_MAX_DELAY_MS },
-    worker: { pollMs: e.WORKER_POLL_MS, leaseMs: e.LEASE_MS, concurrency: smtp ? smtp.poolSize : 1 },
+    worker: { pollMs: e.WORKER_POLL_MS, leaseMs: e.LEASE_MS, concurrency: smtp ? smtp.poolSize : 1, maxUnrecordedOutcomes: e.MAX_UNRECORDED_OUTCOMES },
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
     admin: { token: e.ADMIN_TOKEN },
     watchdog: { expectEveryMs: e.EXPECT_REPORT_EVERY },
@@ -314,6 +327,37 @@ function buildConfig(e: Env, smtp: SmtpConfig | undefined, routesFile: string | 
       ...(e.ADMIN_TOKEN ? [e.ADMIN_TOKEN] : []),
     ],
   };
+}
+
+/**
+ * Issue 14: a relay that takes unsigned deliveries must not do so from the network by accident.
+ * A secret that is empty or white space is refused (`WEBHOOK_SECRET=` is not "no secret" here, though
+ * other empty values are unset: it is too easily a secret that went missing). Listening beyond
+ * loopback needs WEBHOOK_SECRET, or WEBHOOK_ALLOW_UNSIGNED=true to say it is meant.
+ */
+function checkWebhookExposure(rawEnv: Record<string, string | undefined>, e: Env, host: string): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const blank = (name: 'WEBHOOK_SECRET' | 'WEBHOOK_SECRET_PREVIOUS') => {
+    const value = e[name] ?? rawEnv[name];
+    return value !== undefined && value.trim() === '';
+  };
+  for (const name of ['WEBHOOK_SECRET', 'WEBHOOK_SECRET_PREVIOUS'] as const) {
+    if (!blank(name)) continue;
+    const variable = e[name] !== undefined && rawEnv[`${name}_FILE`] ? `${name}_FILE` : name;
+    issues.push({ variable, message: 'is empty or only white space: give the secret NetBox signs with (openssl rand -hex 32), or remove the variable' });
+  }
+  const signed = e.WEBHOOK_SECRET !== undefined && !blank('WEBHOOK_SECRET');
+  // A blank secret is reported above; saying again that one is required would only repeat it.
+  if (!signed && !blank('WEBHOOK_SECRET') && !isLoopbackHost(host) && !e.WEBHOOK_ALLOW_UNSIGNED) {
+    issues.push({
+      variable: 'WEBHOOK_SECRET',
+      message: `is required to listen on HOST=${host}, beyond loopback: set WEBHOOK_SECRET (or WEBHOOK_SECRET_FILE) to NetBox's webhook secret, listen on 127.0.0.1, or set WEBHOOK_ALLOW_UNSIGNED=true to accept unsigned deliveries from the network knowingly`,
+    });
+  }
+  if (signed && e.WEBHOOK_ALLOW_UNSIGNED) {
+    issues.push({ variable: 'WEBHOOK_ALLOW_UNSIGNED', message: 'has no effect with WEBHOOK_SECRET set: deliveries must be signed' });
+  }
+  return issues;
 }
 
 /** express's `trust proxy`: true/false, a hop count, or a list of addresses/CIDRs. */
@@ -338,6 +382,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
     webhook: {
       path: config.webhook.path,
       signed: config.webhook.secrets.length > 0,
+      unsignedFromNetwork: config.webhook.unsignedFromNetwork,
       secrets: config.webhook.secrets.length,
       maxBytes: config.webhook.maxBytes,
       allowedIps: config.webhook.allowedIps ?? 'any',

@@ -7,7 +7,8 @@ import { address, addressList, bool, cidrList, duration, httpUrl, nonNegativeInt
  */
 export const EnvSchema = z.object({
   // HTTP listener
-  HOST: z.string().trim().min(1).default('0.0.0.0'),
+  // No default here: loadConfig picks 127.0.0.1 without a webhook secret, 0.0.0.0 with one (issue 14).
+  HOST: z.string().trim().min(1).optional(),
   PORT: port(8080),
   TRUST_PROXY: z.string().trim().default('false'),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
@@ -18,6 +19,8 @@ export const EnvSchema = z.object({
   WEBHOOK_PATH: z.string().trim().regex(/^\/[A-Za-z0-9/_.~-]*$/, 'must be a path starting with /').default('/webhook'),
   WEBHOOK_SECRET: z.string().max(255).optional(),
   WEBHOOK_SECRET_PREVIOUS: z.string().max(255).optional(),
+  /** Listen beyond loopback without WEBHOOK_SECRET, knowingly: anyone who reaches the port can queue mail. */
+  WEBHOOK_ALLOW_UNSIGNED: bool(false),
   WEBHOOK_MAX_BYTES: positiveInt(1_048_576, 64 * 1_048_576),
   WEBHOOK_ALLOWED_IPS: cidrList.optional(),
   WEBHOOK_RATE_LIMIT: nonNegativeInt(0),
@@ -88,6 +91,7 @@ export const EnvSchema = z.object({
   RETRY_MAX_DELAY_MS: positiveInt(3_600_000),
   WORKER_POLL_MS: positiveInt(1_000),
   LEASE_MS: positiveInt(300_000),
+  MAX_UNRECORDED_OUTCOMES: positiveInt(10_000),
 
   // Logs
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

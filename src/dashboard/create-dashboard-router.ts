@@ -1,10 +1,10 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { rateLimit } from 'express-rate-limit';
 import { buildLinks, formatDateTime } from '../mail';
 import type { Clock, Logger } from '../shared';
 import type { DeliveryRecord, Store } from '../store';
 import { buildPassChart, type ChartReport } from './build-pass-chart';
 import { html } from './html';
+import { createLoginThrottle } from './login-throttle';
 import { readDeliveryContent, toChartReport } from './read-delivery-content';
 import { DASHBOARD_CSP, renderDeliveries, renderDelivery, renderLayout, renderLogin } from './render-pages';
 import { createSessionKeys, readCookie, SESSION_COOKIE, SESSION_TTL_MS, type Session } from './session';
@@ -17,13 +17,17 @@ export interface DashboardOptions {
   logger: Logger;
   timezone: string;
   netboxUrl?: string;
+  /** Outcomes of sends waiting to be recorded (the store refused them), for the banner. */
+  unrecordedOutcomes?: () => number;
   /** A delivery was put back in the queue (wakes the worker). */
   onRequeued?: (id: number) => void;
   /** Deliveries listed on the main page, and reports in the chart. */
   listLimit?: number;
   chartLimit?: number;
-  /** Failed logins allowed per client address per 15 minutes. */
-  loginAttemptsPer15Min?: number;
+  /** Waits before a failed login is answered (see createLoginThrottle); injectable so tests need not wait. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Warnings about the relay's own configuration, shown on every page after login. */
+  notices?: string[];
 }
 
 type Authed = Request & { session?: Session };
@@ -61,16 +65,8 @@ export function createDashboardRouter(options: DashboardOptions): Router {
 
   const keys = createSessionKeys(options.adminToken);
   const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
-  const loginLimiter = rateLimit({
-    windowMs: 15 * 60_000,
-    limit: options.loginAttemptsPer15Min ?? 20,
-    skipSuccessfulRequests: true,
-    standardHeaders: 'draft-7',
-    legacyHeaders: false,
-    handler: (_req, res) => {
-      res.status(429).type('html').send(renderLayout('Log in', renderLogin('Too many failed logins from this address: wait 15 minutes.'), {}));
-    },
-  });
+  const throttle = createLoginThrottle();
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 
   const sessionOf = (req: Request) => keys.verify(readCookie(req.get('cookie'), SESSION_COOKIE), options.clock.now());
 
@@ -79,13 +75,18 @@ export function createDashboardRouter(options: DashboardOptions): Router {
     res.type('html').send(renderLayout('Log in', renderLogin(undefined), {}));
   });
 
-  router.post('/login', loginLimiter, form, (req, res) => {
+  router.post('/login', form, async (req, res) => {
     const token = (req.body as Record<string, unknown> | undefined)?.token;
+    const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    // The token is checked first: the right one is always accepted, whatever failed before.
     if (!keys.verifyAdminToken(token)) {
-      options.logger.warn({ ip: req.ip }, 'dashboard: failed login');
+      const delayMs = throttle.recordFailure(address, options.clock.now());
+      options.logger.warn({ ip: req.ip, delayMs }, 'dashboard: failed login');
+      if (delayMs > 0) await sleep(delayMs);
       res.status(401).type('html').send(renderLayout('Log in', renderLogin('That is not the admin token.'), {}));
       return;
     }
+    throttle.recordSuccess(address);
     const { cookie } = keys.issue(options.clock.now());
     res.cookie(SESSION_COOKIE, cookie, { httpOnly: true, sameSite: 'strict', secure: req.secure, path: '/ui', maxAge: SESSION_TTL_MS });
     options.logger.info({ ip: req.ip }, 'dashboard: logged in');
@@ -135,7 +136,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
       : Number.isInteger(notRetried) && notRetried > 0
         ? { text: `Delivery #${notRetried} was not retried: it is not dead (any more).`, bad: true }
         : undefined;
-    res.type('html').send(renderLayout('Deliveries', renderDeliveries({ rows, chart: buildPassChart(chartReports), chartCount: chartReports.length, csrf, flash, formatTime }), { csrf }));
+    res.type('html').send(renderLayout('Deliveries', renderDeliveries({ rows, chart: buildPassChart(chartReports), chartCount: chartReports.length, csrf, flash, formatTime }), { csrf, notices: options.notices, unrecorded: options.unrecordedOutcomes?.() }));
   });
 
   const findDelivery = async (req: Request, res: Response): Promise<DeliveryRecord | undefined> => {
@@ -154,7 +155,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
       content.kind === 'report' && options.netboxUrl ? buildLinks(content.report.id, content.report.url, content.report.results_url, options.netboxUrl).report : undefined;
     const csrf = keys.csrfToken(req.session!);
     const routes = await options.store.listRouteMails([record.id]);
-    res.type('html').send(renderLayout(`Delivery #${record.id}`, renderDelivery({ record, content, sent, csrf, formatTime, reportLink, routes }), { csrf }));
+    res.type('html').send(renderLayout(`Delivery #${record.id}`, renderDelivery({ record, content, sent, csrf, formatTime, reportLink, routes }), { csrf, notices: options.notices, unrecorded: options.unrecordedOutcomes?.() }));
   });
 
   router.get('/deliveries/:id/message.eml', async (req: Request, res: Response) => {

@@ -1,3 +1,5 @@
+import { neutralizeText } from '../shared';
+
 /** Markup that is already safe (built by {@link html}); anything else interpolated is escaped. */
 export class SafeHtml {
   constructor(readonly value: string) {}
@@ -6,9 +8,12 @@ export class SafeHtml {
   }
 }
 
-/** Escapes text for HTML content and double-quoted attributes. */
+/**
+ * Escapes text for HTML content and double-quoted attributes, and makes bidi overrides and control
+ * characters visible: everything a page shows from a report, a mail or an error is untrusted.
+ */
 export function escapeHtml(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return neutralizeText(String(value ?? '')).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 /**

@@ -20,6 +20,7 @@ const STYLE = `
   .error { color: #922b21; font-size: 13px; } .muted { color: #566573; }
   .flash { background: #d4efdf; border: 1px solid #7dcea0; padding: 8px 12px; border-radius: 4px; margin-bottom: 14px; }
   .flash.bad { background: #fadbd8; border-color: #f1948a; }
+  .banner { background: #fadbd8; border-bottom: 2px solid #c0392b; color: #78281f; padding: 10px 24px; margin: 0; }
   button { font: inherit; padding: 4px 12px; border-radius: 4px; border: 1px solid #1b4f72; background: #2471a3; color: #fff; cursor: pointer; }
   header button { background: transparent; border-color: #aab7b8; }
   pre { white-space: pre-wrap; word-break: break-word; background: #f8f9f9; border: 1px solid #eaeded; padding: 10px; font-size: 12.5px; max-height: 480px; overflow: auto; }
@@ -38,6 +39,10 @@ export const DASHBOARD_CSP = "default-src 'none'; style-src 'unsafe-inline'; img
 
 export interface PageContext {
   csrf?: string;
+  /** Outcomes of sends the store refused, still held in memory: shown as a banner above every page. */
+  unrecorded?: number;
+  /** Configuration warnings (an unsigned webhook open to the network), shown above the page. */
+  notices?: string[];
 }
 
 /** The document around every page. */
@@ -47,7 +52,13 @@ export function renderLayout(title: string, body: SafeHtml, ctx: PageContext): s
     : '';
   return html`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · compliance-relay</title><style>${new SafeHtml(STYLE)}</style></head>
-<body><header><span>compliance-relay</span>${nav}</header><main>${body}</main></body></html>`.value;
+<body><header><span>compliance-relay</span>${nav}</header>${renderUnrecordedBanner(ctx.unrecorded)}<main>${(ctx.notices ?? []).map((n) => html`<p class="flash bad notice" role="alert">${n}</p>`)}${body}</main></body></html>`.value;
+}
+
+/** The warning that mails were sent whose outcome the store has not recorded yet (issue 21). */
+function renderUnrecordedBanner(unrecorded: number | undefined): SafeHtml | '' {
+  if (!unrecorded) return '';
+  return html`<p class="banner" role="alert" data-unrecorded="${unrecorded}"><strong>The store refuses writes:</strong> ${unrecorded} outcome(s) of sends are not recorded yet. The relay keeps them in memory and retries (at MAX_UNRECORDED_OUTCOMES it claims no new delivery). Free space or bring the database back: a restart before they are recorded mails them again.</p>`;
 }
 
 /** The login form. */

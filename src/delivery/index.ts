@@ -2,6 +2,7 @@ export { classifyFailure, type FailureClass, type FailureKind, type FailureScope
 export { computeBackoffMs, maxRetrySpanMs, type RetryPolicy } from './backoff';
 export { createMailComposer, buildFilterHeaders, UnreadableDeliveryError, type MailComposer, type MailComposerOptions, type ComposedReport, type ComposedNotice, type ComposedMail, type ReportComposer, type RouteContext } from './compose-mail';
 export { createRoutePlanner, type RoutePlanner } from './route-planner';
+export { createOutcomeLedger, MAX_UNRECORDED_OUTCOMES, type OutcomeLedger, type OutcomeLedgerOptions, type OutcomeWrite, type OutcomeOwner, type LedgerError, type LedgerTimers } from './outcome-ledger';
 export { createWorker, type Worker, type WorkerOptions, type WorkerOutcome } from './worker';
 export { createRetention, DAY_MS, type Retention } from './retention';
 export { createCircuitBreaker, type BreakerState, type CircuitBreaker } from './circuit-breaker';

@@ -9,6 +9,7 @@ import { createCircuitBreaker, type BreakerState } from './circuit-breaker';
 import { classifyFailure, type FailureClass } from './classify-failure';
 import type { ComposedMail, MailComposer } from './compose-mail';
 import type { RoutePlanner } from './route-planner';
+import type { OutcomeLedger, OutcomeWrite } from './outcome-ledger';
 
 export interface WorkerOptions {
   store: Store;
@@ -34,6 +35,11 @@ export interface WorkerOptions {
   /** This process's name on its leases. */
   owner?: string;
   random?: () => number;
+  /**
+   * Where outcomes are recorded: at once, or kept and retried while the store refuses them (the
+   * delivery's lease kept alive), so a mail sent is never sent again because its record failed.
+   */
+  ledger: OutcomeLedger;
   /** Called after every outcome, for metrics and tests. */
   onOutcome?: (event: WorkerOutcome) => void;
 }
@@ -60,7 +66,9 @@ export interface Worker {
 /**
  * The delivery loop: claim due deliveries (oldest first), compose, send, and record the outcome.
  * The claim is durable before the send and the outcome after it, so a crash between the two sends
- * that mail again after restart: at least once, with duplicates bounded by the sends in flight.
+ * that mail again after restart: at least once, with duplicates bounded by the sends in flight. An
+ * outcome the store refuses is kept by the ledger (outcome-ledger.ts) until it lands, so a failed
+ * write alone never repeats a mail.
  */
 export function createWorker(options: WorkerOptions): Worker {
   const owner = options.owner ?? `relay-${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -96,7 +104,8 @@ export function createWorker(options: WorkerOptions): Worker {
     try {
       do {
         again = false;
-        const capacity = breaker.capacity(options.clock.now(), maxInFlight - inFlight);
+        // At the cap of unrecorded outcomes no new work is claimed: a mail sent now could not be recorded either.
+        const capacity = options.ledger.full ? 0 : breaker.capacity(options.clock.now(), maxInFlight - inFlight);
         if (capacity <= 0) break;
         let claimed: ClaimedDelivery[];
         try {
@@ -105,9 +114,13 @@ export function createWorker(options: WorkerOptions): Worker {
           log.error({ err: error }, 'cannot claim deliveries from the outbox; will try again');
           break;
         }
-        breaker.claimed(claimed.length);
-        if (breaker.state === 'probing' && claimed.length > 0) probeId = claimed[0]!.id;
-        for (const delivery of claimed) {
+        const fresh = claimed.filter((d) => !options.ledger.holds(d.id));
+        // Claimed again after its lease ran out while its outcome waits (the store was away too long to
+        // extend it): it was sent; the held outcome settles it.
+        if (fresh.length < claimed.length) log.warn({ deliveryIds: claimed.filter((d) => options.ledger.holds(d.id)).map((d) => d.id) }, 'not sending again: the outcome of these deliveries is held until the store records it');
+        breaker.claimed(fresh.length);
+        if (breaker.state === 'probing' && fresh.length > 0) probeId = fresh[0]!.id;
+        for (const delivery of fresh) {
           inFlight += 1;
           // Tickets in claim order (claims come oldest first): the order sends may start in.
           const ticket = gate.ticket();
@@ -128,6 +141,8 @@ export function createWorker(options: WorkerOptions): Worker {
 
   async function scheduleNext(): Promise<void> {
     if (!running || stopping) return;
+    // At the cap: the ledger wakes the worker (kick) once outcomes are recorded again.
+    if (options.ledger.full) return;
     const now = options.clock.now();
     // No free slot (or a probe in flight): the next finished send ticks; polling now would spin.
     if (breaker.capacity(Math.max(now, breaker.openUntil), maxInFlight - inFlight) <= 0) return;
@@ -162,9 +177,15 @@ export function createWorker(options: WorkerOptions): Worker {
       const plan = await loadPlan(delivery, composed, dlog);
       await sendPending(delivery, composed, plan, started, dlog, wasProbe, ticket);
     } catch (error) {
-      // The outcome could not be recorded: the lease expires and the delivery is tried again.
-      dlog.error({ err: error }, 'cannot record the outcome of a send; the delivery will be tried again when its lease expires');
+      // Only the steps before any send can throw (outcomes go to the ledger, which keeps them): nothing
+      // was mailed, the lease expires and the delivery is tried again.
+      dlog.error({ err: error }, 'cannot prepare the delivery (nothing was sent); it will be tried again when its lease expires');
     }
+  }
+
+  /** Records an outcome through the ledger: at once, or kept (and the lease kept alive) until the store takes it. */
+  function record(delivery: ClaimedDelivery, write: OutcomeWrite): Promise<'recorded' | 'held'> {
+    return options.ledger.record({ deliveryId: delivery.id, reportId: delivery.reportId, owner }, write);
   }
 
   /**
@@ -189,6 +210,8 @@ export function createWorker(options: WorkerOptions): Worker {
   /** Sends every route mail not sent yet; one route failing does not hold back the others. */
   async function sendPending(delivery: ClaimedDelivery, composed: ComposedMail, plan: RouteMailRecord[], started: number, dlog: Logger, wasProbe: boolean, ticket: SendTicket): Promise<void> {
     let holding = false;
+    /** Set when the ledger was full at this delivery's turn: it sends nothing more now. */
+    let heldBack = false;
     /** Set when the server went away while this delivery waited for its turn: it waits with the queue. */
     let deferredUntil: number | undefined;
     let transient: { route: string; failure: FailureClass } | undefined;
@@ -219,7 +242,7 @@ export function createWorker(options: WorkerOptions): Worker {
           composeError === undefined
             ? { kind: 'permanent', code: 'ROUTE_REMOVED', message: `route ${mail.route} is no longer in ROUTES_FILE; restore it and retry the delivery`, configProblem: true, scope: 'message' }
             : renderFailure(composeError);
-        await options.store.markRouteMailFailed(delivery.id, mail.route, { now: options.clock.now(), error: failure.message, code: failure.code, permanent: true });
+        await record(delivery, { kind: 'route-failed', route: mail.route, now: options.clock.now(), error: failure.message, code: failure.code, permanent: true });
         permanent ??= { route: mail.route, failure };
         continue;
       }
@@ -234,11 +257,18 @@ export function createWorker(options: WorkerOptions): Worker {
           break;
         }
       }
+      // The ledger filled up while this delivery waited: a mail sent now could not be recorded. It
+      // leaves its claim to expire (recording a retry would be refused too) and is claimed again later.
+      // A probe still goes: held back, it would leave the breaker probing and the queue paused for good.
+      if (options.ledger.full && !wasProbe) {
+        heldBack = true;
+        break;
+      }
       try {
         const result = await options.transport.send(message);
         if (wasProbe && breaker.state !== 'closed') log.info('the SMTP server answers again: resuming deliveries, oldest first');
         breaker.serverReached();
-        await options.store.markRouteMailSent(delivery.id, mail.route, { now: options.clock.now(), messageId: String(message.messageId ?? result.messageId), response: result.response });
+        await record(delivery, { kind: 'route-sent', route: mail.route, now: options.clock.now(), messageId: String(message.messageId ?? result.messageId), response: result.response });
         mail.state = 'sent';
         mail.messageId = String(message.messageId ?? result.messageId);
         sentNow.push(mail.route);
@@ -246,7 +276,7 @@ export function createWorker(options: WorkerOptions): Worker {
         rlog.info({ messageId: message.messageId, response: result.response, ...(result.path ? { path: result.path } : {}) }, result.path ? `mail written to ${result.path}` : 'mail sent');
       } catch (error) {
         const failure = classifyFailure(error);
-        await options.store.markRouteMailFailed(delivery.id, mail.route, { now: options.clock.now(), error: failure.message, code: failure.code, permanent: failure.kind === 'permanent' });
+        await record(delivery, { kind: 'route-failed', route: mail.route, now: options.clock.now(), error: failure.message, code: failure.code, permanent: failure.kind === 'permanent' });
         if (failure.kind === 'transient') transient ??= { route: mail.route, failure };
         else permanent ??= { route: mail.route, failure };
         if (failure.scope === 'server') {
@@ -260,13 +290,18 @@ export function createWorker(options: WorkerOptions): Worker {
       }
     }
 
-    // Every route's outcome is recorded: the next delivery may talk to the server.
+    // Every route's outcome is recorded (or held by the ledger, which records it before anything else of
+    // this delivery): the next delivery may talk to the server.
     ticket.release();
     const now = options.clock.now();
+    if (heldBack) {
+      dlog.warn({ sentRoutes: sentNow }, 'not sent now: too many outcomes wait to be recorded; the delivery is claimed again when its lease ends');
+      return;
+    }
     // Deferred before its first send of this attempt: nothing was tried, so nothing is decided yet (a
     // route that already failed for good is recorded as such and settled when the delivery finishes).
     if (deferredUntil !== undefined) {
-      await options.store.markRetry(delivery.id, { now, nextAttemptAt: deferredUntil, error: 'the SMTP server was unavailable: waiting for it in queue order', code: 'SMTP_PAUSED' });
+      await record(delivery, { kind: 'retry', now, nextAttemptAt: deferredUntil, error: 'the SMTP server was unavailable: waiting for it in queue order', code: 'SMTP_PAUSED' });
       dlog.debug({ nextAttemptAt: new Date(deferredUntil).toISOString() }, 'not sent: the SMTP server is paused; waiting with the queue');
       return;
     }
@@ -276,7 +311,7 @@ export function createWorker(options: WorkerOptions): Worker {
       // own, so that the queue keeps its order: the claim takes due deliveries oldest first.
       const nextAttemptAt = pausedUntil ?? now + computeBackoffMs(delivery.attempts, options.retry, random);
       const error = `route ${transient.route}: ${failure.message}`;
-      await options.store.markRetry(delivery.id, { now, nextAttemptAt, error, code: failure.code });
+      await record(delivery, { kind: 'retry', now, nextAttemptAt, error, code: failure.code });
       const fields = { route: transient.route, code: failure.code, error: failure.message, nextAttemptAt: new Date(nextAttemptAt).toISOString(), sentRoutes: sentNow };
       if (failure.configProblem) dlog.error(fields, 'send failed: configuration problem (will retry)');
       else dlog.warn(fields, 'send failed; will retry');
@@ -294,19 +329,19 @@ export function createWorker(options: WorkerOptions): Worker {
     }
     const sent = plan.filter((m) => m.state === 'sent');
     if (sent.length === 0) {
-      await options.store.markSent(delivery.id, { now, messageId: '' });
+      await record(delivery, { kind: 'sent', now, messageId: '' });
       const reasons = Object.fromEntries(plan.map((m) => [m.route, m.reason]));
       dlog.info({ reasons }, 'no mail for this report: every route suppressed it or did not match');
       options.onOutcome?.({ type: 'suppressed', delivery, reasons, durationMs: now - started });
       return;
     }
-    await options.store.markSent(delivery.id, { now, messageId: sent[0]!.messageId ?? '' });
+    await record(delivery, { kind: 'sent', now, messageId: sent[0]!.messageId ?? '' });
     options.onOutcome?.({ type: 'sent', delivery, messageId: sent[0]!.messageId ?? '', response: firstResponse, durationMs: now - started, routes: sentNow });
   }
 
   async function finishDead(delivery: ClaimedDelivery, failure: FailureClass, started: number, dlog: Logger): Promise<void> {
     const now = options.clock.now();
-    await options.store.markDead(delivery.id, { now, error: failure.message, code: failure.code });
+    await record(delivery, { kind: 'dead', now, error: failure.message, code: failure.code });
     const fields = { code: failure.code, error: failure.message };
     if (failure.configProblem) dlog.fatal(fields, 'delivery is dead: CONFIGURATION PROBLEM, fix it and retry the dead deliveries');
     else dlog.error(fields, 'delivery is dead: the failure is permanent');

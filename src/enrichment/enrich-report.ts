@@ -64,13 +64,19 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
   }
 }
 
-/** `results_url` plus the filters: failures only, biggest pages, no explanations (NetBox ≥ 4.5.2). */
+/**
+ * `results_url` plus the filters: failures only, biggest pages, no explanations (NetBox ≥ 4.5.2).
+ * Only the query is touched: the path stays exactly as the webhook gave it, for the client to check.
+ */
 export function buildFailedResultsPath(resultsUrl: string): string {
-  const url = new URL(resultsUrl, 'http://relative.invalid');
-  url.searchParams.set('passed', 'false');
-  url.searchParams.set('limit', String(RESULTS_PAGE_SIZE));
-  url.searchParams.set('omit', 'explanation');
-  return /^https?:\/\//i.test(resultsUrl) ? url.href : `${url.pathname}${url.search}`;
+  const cut = resultsUrl.search(/[?#]/);
+  const path = cut === -1 ? resultsUrl : resultsUrl.slice(0, cut);
+  const query = cut === -1 || resultsUrl[cut] === '#' ? '' : resultsUrl.slice(cut + 1).split('#', 1)[0]!;
+  const params = new URLSearchParams(query);
+  params.set('passed', 'false');
+  params.set('limit', String(RESULTS_PAGE_SIZE));
+  params.set('omit', 'explanation');
+  return `${path}?${params.toString()}`;
 }
 
 function describeFailure(error: unknown, delivery: ReportDelivery, options: EnrichReportOptions): Enrichment {
@@ -89,6 +95,7 @@ function describeFailure(error: unknown, delivery: ReportDelivery, options: Enri
     TIMEOUT: `Failing tests are not listed: NetBox did not answer within the ${seconds} s allowed (NETBOX_ENRICH_BUDGET_MS).`,
     SERVER: `Failing tests are not listed: NetBox answered HTTP ${error.status ?? 500} and kept failing.`,
     PROTOCOL: `Failing tests are not listed: NetBox's answer was not what its API sends (${error.message}).`,
+    UNSAFE_URL: `Failing tests are not listed: the relay ${error.message} (its NetBox token was not sent).`,
   };
   return { status: 'missing', code: error.code, reason: reasons[error.code], detail: error.message };
 }

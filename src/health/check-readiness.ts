@@ -20,17 +20,25 @@ export interface ReadinessDeps {
   renderer: Pick<Renderer, 'sets'>;
   smtp: Pick<SmtpHealth, 'status'>;
   clock: Clock;
+  /** Outcomes the store refused and the relay still holds (with the store's last answer), if any. */
+  unrecorded?: () => { count: number; code?: string; message?: string };
 }
 
 /**
  * What /readyz reports: the outbox commits a write now, the templates are compiled, and the last
  * SMTP check (or send) did not fail. Each part is named so an operator sees which one to fix.
+ * Outcomes waiting to be recorded fail the store check too: the store refused a real write (the
+ * probe's one-row update may still fit on a full disk), so a new delivery could not be kept either.
  */
 export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
   let store: ReadinessCheck;
   try {
     await deps.store.checkWritable(deps.clock.now());
-    store = { ok: true };
+    const held = deps.unrecorded?.();
+    store =
+      held && held.count > 0
+        ? { ok: false, code: held.code ?? 'OUTCOMES_UNRECORDED', message: `${held.count} outcome(s) of sends wait to be recorded: ${held.message ?? 'the store refuses writes'}`.slice(0, 300), unrecordedOutcomes: held.count }
+        : { ok: true };
   } catch (error) {
     const err = error as { code?: unknown; message?: unknown };
     store = { ok: false, code: typeof err.code === 'string' ? err.code : 'ERROR', message: String(err.message ?? error).slice(0, 300) };

@@ -18,6 +18,12 @@ const BODY_PARSER_ERRORS: Record<string, RelayError['code']> = {
 export function createErrorHandler(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const relayError = toRelayError(error);
+    // A body cut off with its connection (request timeout, client gone) can get no answer; the
+    // request log says what happened, once (issue 14, item 7).
+    if (relayError.code === 'REQUEST_ABORTED' && req.socket?.destroyed) {
+      res.destroy();
+      return;
+    }
     if (relayError.code === 'INTERNAL') logger.error({ err: error, method: req.method, path: req.path }, 'unhandled error');
     else if (relayError.status !== 404) logger.warn({ code: relayError.code, method: req.method, path: req.path, ip: req.ip, issues: relayError.issues }, relayError.message);
     if (res.headersSent) {

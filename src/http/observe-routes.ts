@@ -9,11 +9,14 @@ export interface ObserveRoutesOptions {
   metrics: Pick<RelayMetrics, 'render' | 'contentType'>;
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken?: string;
+  /** ADMIN_TOKEN: like METRICS_TOKEN, it shows /readyz's details. */
+  adminToken?: string;
 }
 
 /**
  * GET /healthz (the process answers: for liveness), GET /readyz (store writable, templates loaded,
- * SMTP check passing: 503 naming the failing part), GET /metrics (Prometheus text format).
+ * SMTP check passing: 503 naming the failing part; each check's details only with the metrics or
+ * admin token as a bearer token), GET /metrics (Prometheus text format).
  * None of them caches: a probe must see the state now.
  */
 export function createObserveRouter(options: ObserveRoutesOptions): Router {
@@ -27,12 +30,17 @@ export function createObserveRouter(options: ObserveRoutesOptions): Router {
     res.json({ status: 'ok' });
   });
 
-  router.get('/readyz', async (_req: Request, res: Response) => {
+  // Details (the SMTP host and port, a server's error text) only for a caller with a token: an
+  // unauthenticated probe needs the status and the names of failing checks, nothing more (issue 14).
+  const detailTokens = [options.metricsToken, options.adminToken].filter((t): t is string => t !== undefined);
+  router.get('/readyz', async (req: Request, res: Response) => {
     const readiness = await options.readiness();
+    const authorization = req.get('authorization');
+    const detailed = detailTokens.some((token) => verifyBearerToken(authorization, token));
     res.status(readiness.ready ? 200 : 503).json({
       status: readiness.ready ? 'ready' : 'not ready',
       ...(readiness.ready ? {} : { failing: readiness.failing }),
-      checks: readiness.checks,
+      ...(detailed ? { checks: readiness.checks } : {}),
     });
   });
 

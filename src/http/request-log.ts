@@ -26,24 +26,33 @@ export function createRequestLogger(logger: Logger): RequestHandler {
     const id = typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', id);
     (req as TaggedRequest)[REQUEST_ID] = id;
+    // Node cuts a request that outlives HTTP_REQUEST_TIMEOUT_MS by destroying its socket with
+    // ERR_HTTP_REQUEST_TIMEOUT; that error is the only place the reason shows.
+    let cutBy: string | undefined;
+    const onSocketError = (error: NodeJS.ErrnoException) => {
+      cutBy ??= error.code;
+    };
+    req.socket?.on('error', onSocketError);
     // 'close' follows 'finish' on a completed response and also fires when the client went away.
     res.once('close', () => {
+      req.socket?.off('error', onSocketError);
       const path = pathOf(req.originalUrl ?? req.url);
-      const failed = res.statusCode >= 500 || !res.writableFinished;
-      const level = failed ? 'error' : PROBE_PATHS.has(path) ? 'debug' : res.statusCode >= 400 ? 'warn' : 'info';
+      const answered = res.writableFinished;
+      // No answer went out: the status on `res` is express's default, not something the client saw.
+      const cut = answered ? undefined : describeCut(cutBy, req.complete);
+      const level = res.statusCode >= 500 && answered ? 'error' : cut ? 'warn' : PROBE_PATHS.has(path) ? 'debug' : res.statusCode >= 400 ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       const deliveryId = (res.locals as { deliveryId?: number } | undefined)?.deliveryId;
       requestLogger(req, logger)[level](
         {
           method: req.method,
           path,
-          status: res.statusCode,
+          ...(cut ? { outcome: cut.outcome, statusSent: false } : { status: res.statusCode }),
           responseTimeMs: Math.round(performance.now() - startedAt),
           ip: req.ip ?? req.socket?.remoteAddress,
           ...(deliveryId !== undefined ? { deliveryId } : {}),
-          ...(res.writableFinished ? {} : { aborted: true }),
         },
-        `${req.method} ${path} ${res.statusCode}${res.writableFinished ? '' : ' (connection closed before the answer was sent)'}`,
+        cut ? `${req.method} ${path} ${cut.text}: no status sent` : `${req.method} ${path} ${res.statusCode}`,
       );
     });
     next();
@@ -63,6 +72,16 @@ export function requestLogger(req: Request, logger: Logger): Logger {
   const id = tagged[REQUEST_ID];
   if (id === undefined) return logger;
   return (tagged[REQUEST_LOGGER] ??= logger.child({ reqId: id }));
+}
+
+/**
+ * What became of a request that got no answer: Node's request timeout cut it, or the client left
+ * before sending all of it, or after (then a delivery may have been stored: its id is on the line).
+ */
+function describeCut(socketError: string | undefined, requestComplete: boolean): { outcome: string; text: string } {
+  if (socketError === 'ERR_HTTP_REQUEST_TIMEOUT') return { outcome: 'timed out', text: 'timed out (HTTP_REQUEST_TIMEOUT_MS) before the request was complete' };
+  if (!requestComplete) return { outcome: 'client closed', text: 'closed by the client before the request was complete' };
+  return { outcome: 'client closed', text: 'closed by the client before the answer was sent' };
 }
 
 /** The path without its query string. */

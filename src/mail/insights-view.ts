@@ -53,7 +53,7 @@ export interface AttachmentView {
 export interface EnrichmentView {
   available: boolean;
   missingReason: string | null;
-  /** Machine code of the reason (NO_NETBOX_URL, NO_TOKEN, AUTH, NOT_FOUND, UNREACHABLE, TIMEOUT, SERVER, PROTOCOL, OTHER_NETBOX) or null. */
+  /** Machine code of the reason (NO_NETBOX_URL, NO_TOKEN, AUTH, NOT_FOUND, UNREACHABLE, TIMEOUT, SERVER, PROTOCOL, UNSAFE_URL, OTHER_NETBOX) or null. */
   missingCode: string | null;
   failingResults: number;
   failingTests: number;

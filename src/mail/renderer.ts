@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Handlebars from 'handlebars';
 import juice from 'juice';
+import { neutralizeText } from '../shared';
 
 /** The three parts of one mail, rendered. */
 export interface RenderedMail {
@@ -126,9 +127,11 @@ export function loadRenderer(dir: string): Renderer {
         }
       };
       // A subject is one header line: CR/LF would end it (header injection), so fold all white space.
-      const subject = runSubject().replace(/\s+/g, ' ').trim();
-      const html = juice(run('html'), { preserveMediaQueries: true, removeStyleTags: true, applyWidthAttributes: true, applyHeightAttributes: false });
-      const text = `${run('text').replace(/\r\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim()}\n`;
+      // Bidi overrides and control characters from NetBox's names are made visible in every part
+      // (issue 14): here, on the output, so that no template, shipped or a user's, can let one through.
+      const subject = neutralizeText(runSubject().replace(/\s+/g, ' ').trim());
+      const html = neutralizeText(juice(run('html'), { preserveMediaQueries: true, removeStyleTags: true, applyWidthAttributes: true, applyHeightAttributes: false }));
+      const text = neutralizeText(`${run('text').replace(/\r\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim()}\n`);
       return { subject, html, text };
     },
   };
@@ -153,6 +156,17 @@ function registerHelpers(hbs: typeof Handlebars): void {
   hbs.registerHelper('concatRatio', (ratio: { passed: number; count: number; hasResults: boolean }) =>
     ratio && ratio.hasResults ? `${ratio.passed}/${ratio.count}` : '—',
   );
+  /**
+   * `{{#link url class="button"}}text{{/link}}`: a link when `url` is http(s) (NETBOX_URL is set),
+   * else the text alone, so a NetBox path without NETBOX_URL is never an `href` and no other scheme
+   * (`javascript:`) ever is.
+   */
+  hbs.registerHelper('link', function (this: unknown, url: unknown, options: Handlebars.HelperOptions) {
+    const inner = options.fn(this);
+    if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) return new hbs.SafeString(inner);
+    const cls = typeof options.hash?.class === 'string' ? ` class="${hbs.escapeExpression(options.hash.class)}"` : '';
+    return new hbs.SafeString(`<a${cls} href="${hbs.escapeExpression(url)}">${inner}</a>`);
+  });
   /** 100 minus a width, for the empty cell next to a bar. */
   hbs.registerHelper('rest', (width: number) => Math.max(0, 100 - (Number(width) || 0)));
 }

@@ -1,3 +1,4 @@
+import { buildNetboxUrl, findNetboxBasePath, findNetboxPathProblem, parseNetboxBase } from '../netbox';
 import type { ReportDelivery } from '../webhook';
 import type { EnrichmentView, TrendView } from './insights-view';
 import { bandOf, formatPercent, passPercent, type Band } from './percent';
@@ -110,16 +111,20 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
 
 /**
  * NetBox serializes the report without a request, so `url` and `results_url` are relative and carry
- * NetBox's BASE_PATH (`/netbox/api/plugins/...`). The web pages share that base path.
+ * NetBox's BASE_PATH (`/netbox/api/plugins/...`). The web pages share that base path. Each link is
+ * http(s) on NETBOX_URL's origin (built by buildNetboxUrl, like the API requests), or, without
+ * NETBOX_URL, a clean NetBox path that the templates show as text. A `results_url` that is not a
+ * clean path (`javascript:…`, another host) is replaced by the path NetBox itself would have sent.
  */
 export function buildLinks(reportId: number, apiUrl: string, resultsApiUrl: string, netboxUrl?: string): LinksView {
   const basePath = netboxBasePath(apiUrl);
+  const canonicalResultsApi = `${basePath}/api/plugins/validity/test-results/?report_id=${reportId}`;
   const paths = {
     report: `${basePath}/plugins/validity/reports/${reportId}/`,
     devices: `${basePath}/plugins/validity/reports/${reportId}/devices/`,
     results: `${basePath}/plugins/validity/test-results/?report_id=${reportId}`,
     failedResults: `${basePath}/plugins/validity/test-results/?report_id=${reportId}&passed=false`,
-    resultsApi: resultsApiUrl,
+    resultsApi: findNetboxPathProblem(resultsApiUrl) === null ? resultsApiUrl : canonicalResultsApi,
   };
   if (!netboxUrl) return { ...paths, relative: true };
   const absolute = (p: string) => absoluteUrl(p, netboxUrl);
@@ -133,34 +138,25 @@ export function buildLinks(reportId: number, apiUrl: string, resultsApiUrl: stri
   };
 }
 
-/** Joins a NetBox path onto NETBOX_URL, without doubling a base path NETBOX_URL already has. */
-export function absoluteUrl(pathOrUrl: string, netboxUrl: string): string {
-  if (/^https?:\/\//i.test(pathOrUrl)) return pathOrUrl;
-  const base = new URL(netboxUrl);
-  const prefix = base.pathname.replace(/\/+$/, '');
-  const p = prefix && !pathOrUrl.startsWith(`${prefix}/`) ? `${prefix}${pathOrUrl}` : pathOrUrl;
-  return `${base.origin}${p}`;
+/**
+ * A NetBox path on NETBOX_URL (base path not doubled), built by buildNetboxUrl. A path it refuses
+ * never becomes a link elsewhere: NETBOX_URL itself is linked instead.
+ */
+export function absoluteUrl(path: string, netboxUrl: string): string {
+  const base = parseNetboxBase(netboxUrl);
+  const built = buildNetboxUrl(base, path);
+  return built.ok ? built.url.href : new URL(`${base.basePath}/`, `${base.origin}/`).href;
 }
 
 /** NetBox's BASE_PATH as the report's API `url` shows it: `/netbox/api/plugins/...` → `/netbox`, else ''. */
 export function netboxBasePath(apiUrl: string): string {
-  const apiPath = pathOf(apiUrl);
-  const apiIndex = apiPath.indexOf('/api/');
-  return apiIndex > 0 ? apiPath.slice(0, apiIndex) : '';
+  return findNetboxBasePath(apiUrl);
 }
 
-/** A NetBox web page: absolute on NETBOX_URL when it is set, else NetBox's relative path. */
+/** A NetBox web page: absolute on NETBOX_URL when it is set, else NetBox's relative path (shown as text). */
 export function buildWebUrl(basePath: string, pagePath: string, netboxUrl?: string): string {
   const p = `${basePath}${pagePath}`;
   return netboxUrl ? absoluteUrl(p, netboxUrl) : p;
-}
-
-function pathOf(url: string): string {
-  try {
-    return new URL(url, 'http://relative.invalid').pathname;
-  } catch {
-    return url;
-  }
 }
 
 /** "2023-04-12 19:36:37 UTC" in the configured time zone. */

@@ -22,6 +22,8 @@ export interface MetricsOptions {
   store: Pick<Store, 'countByState' | 'oldestPendingAt'>;
   clock: Clock;
   logger: Logger;
+  /** Outcomes of sends waiting to be recorded (the store refused them), read at scrape time. */
+  unrecordedOutcomes?: () => number;
   /** Process metrics (CPU, memory, event loop lag, GC): on by default. */
   processMetrics?: boolean;
 }
@@ -73,6 +75,14 @@ export function createMetrics(options: MetricsOptions): RelayMetrics {
     name: `${PREFIX}oldest_pending_delivery_age_seconds`,
     help: 'Age of the oldest delivery not yet sent nor dead (0 when none is pending).',
     registers: [registry],
+  });
+  new Gauge({
+    name: `${PREFIX}unrecorded_outcomes`,
+    help: 'Outcomes of sends (and report history entries) the store refused, held in memory and retried; above 0 a restart may repeat those mails.',
+    registers: [registry],
+    collect() {
+      this.set(options.unrecordedOutcomes?.() ?? 0);
+    },
   });
   for (const state of DELIVERY_STATES) depth.set({ state }, 0);
   sent.inc(0);

@@ -1,4 +1,4 @@
-import { buildAuthorization } from '../netbox';
+import { buildAuthorization, buildNetboxUrl, parseNetboxBase } from '../netbox';
 
 /** The fetch the setup uses (global fetch in production; injected so tests and dry runs can watch). */
 export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<{
@@ -39,11 +39,15 @@ export interface NetboxApiOptions {
 
 /** A minimal JSON client for NetBox's REST API: one request, one answer, errors with DRF's body. */
 export function createNetboxApi(options: NetboxApiOptions): NetboxApi {
+  const base = parseNetboxBase(options.url);
   const headers = { Authorization: buildAuthorization(options.token), Accept: 'application/json' };
   const call = async <T>(method: string, path: string, body?: object): Promise<T> => {
+    // The token goes only to NETBOX_URL's origin, whatever an id in NetBox's answers held.
+    const built = buildNetboxUrl(base, path);
+    if (!built.ok) throw new NetboxApiError(method, path, 0, `${method} ${path}: refused: ${built.reason}`);
     let res;
     try {
-      res = await options.fetch(`${options.url}${path}`, {
+      res = await options.fetch(built.url.href, {
         method,
         headers: body ? { ...headers, 'Content-Type': 'application/json' } : headers,
         body: body ? JSON.stringify(body) : undefined,

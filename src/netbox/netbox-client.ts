@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
+import { buildNetboxUrl, parseNetboxBase, type BuildNetboxUrlOptions } from './build-netbox-url';
 import { NetboxError, classifyNetboxStatus } from './netbox-error';
 import { parsePageStream, type NetboxPage } from './parse-page-stream';
 
@@ -38,10 +39,14 @@ export interface RequestBudget {
 export interface NetboxClient {
   /** NETBOX_URL without a trailing slash. */
   readonly url: string;
-  /** GETs one JSON document (a report, the status). `pathOrUrl` may carry NetBox's base path. */
+  /**
+   * GETs one JSON document (a report, the status). `pathOrUrl` is a NetBox path (it may carry NetBox's
+   * base path) or a URL on NETBOX_URL's origin; anything else is refused (`UNSAFE_URL`) before a request.
+   */
   getJson(pathOrUrl: string, budget: RequestBudget): Promise<unknown>;
   /**
-   * GETs every page of a list, following `next` (rewritten onto NETBOX_URL's origin), and calls
+   * GETs every page of a list (`pathOrUrl` as for getJson), following `next` (rewritten onto
+   * NETBOX_URL's origin; a `next` that is not a clean path is refused), and calls
    * `onPage` with each page's results (explanations dropped) once the page is complete, so a page
    * retried after a reset is never delivered twice.
    */
@@ -64,10 +69,9 @@ const MAX_PAGES = 10_000;
  * (exponential pauses) only while the deadline leaves room.
  */
 export function createNetboxClient(options: NetboxClientOptions): NetboxClient {
-  const base = new URL(options.url.replace(/\/+$/, ''));
-  const baseUrl = `${base.origin}${base.pathname.replace(/\/+$/, '')}`;
-  const basePath = base.pathname.replace(/\/+$/, '');
-  const isHttps = base.protocol === 'https:';
+  const base = parseNetboxBase(options.url);
+  const baseUrl = `${base.origin}${base.basePath}`;
+  const isHttps = base.origin.startsWith('https:');
   const agent =
     options.agent ??
     (isHttps
@@ -79,28 +83,42 @@ export function createNetboxClient(options: NetboxClientOptions): NetboxClient {
   const maxDocumentBytes = options.maxDocumentBytes ?? 1024 * 1024;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 
-  /** NetBox's paths carry its base path; NETBOX_URL may too: join without doubling it. */
-  const resolve = (pathOrUrl: string): URL => {
-    if (/^https?:\/\//i.test(pathOrUrl)) {
-      // NetBox builds `next` from the Host header it saw, which behind a proxy is not ours: keep path and query only.
-      const u = new URL(pathOrUrl);
-      return new URL(`${base.origin}${u.pathname}${u.search}`);
-    }
-    const p = basePath && !pathOrUrl.startsWith(`${basePath}/`) ? `${basePath}${pathOrUrl}` : pathOrUrl;
-    return new URL(`${base.origin}${p}`);
+  /** Every NetBox URL is built by buildNetboxUrl; one it refuses is never requested. */
+  const resolve = (pathOrUrl: string, resolveOptions?: BuildNetboxUrlOptions): URL => {
+    const built = buildNetboxUrl(base, pathOrUrl, resolveOptions);
+    if (!built.ok) throw new NetboxError('UNSAFE_URL', `refused to send a request to NetBox: ${built.reason}`);
+    return built.url;
   };
 
   const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': 'compliance-relay' };
-  if (options.token) headers.Authorization = buildAuthorization(options.token);
+  const authorization = options.token ? buildAuthorization(options.token) : undefined;
+
+  /**
+   * The only place the token is attached, after the last check that the request goes to
+   * NETBOX_URL's origin: whatever built `url`, the token never leaves for another host.
+   */
+  function headersFor(url: URL): Record<string, string> {
+    if (url.origin !== base.origin || url.username !== '' || url.password !== '') {
+      throw new NetboxError('UNSAFE_URL', `refused to send the NetBox token to ${url.origin}: it is not NETBOX_URL's origin ${base.origin}`);
+    }
+    return authorization ? { ...headers, Authorization: authorization } : headers;
+  }
 
   function open(url: URL, budget: RequestBudget): Promise<IncomingMessage> {
     return new Promise((resolvePromise, reject) => {
+      let requestHeaders: Record<string, string>;
+      try {
+        requestHeaders = headersFor(url);
+      } catch (error) {
+        reject(error);
+        return;
+      }
       const remaining = budget.deadline - Date.now();
       if (remaining <= 0) {
         reject(new NetboxError('TIMEOUT', 'the time budget for NetBox ran out'));
         return;
       }
-      const request = (isHttps ? https : http).request(url, { method: 'GET', headers, agent });
+      const request = (isHttps ? https : http).request(url, { method: 'GET', headers: requestHeaders, agent });
       let answer: IncomingMessage | undefined;
       // Destroying the response too, with the reason, lets the body's reader say "timeout", not "reset".
       const abort = (error: NetboxError) => (answer && !answer.complete ? answer.destroy(error) : request.destroy(error));
@@ -173,7 +191,7 @@ export function createNetboxClient(options: NetboxClientOptions): NetboxClient {
         onPage(page.results, { count, index: pages });
         pages += 1;
         items += page.results.length;
-        url = page.next ? resolve(page.next) : null;
+        url = page.next ? resolve(page.next, { rebaseForeignOrigin: true }) : null;
       }
       return { pages, items, count };
     },

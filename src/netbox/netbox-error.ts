@@ -6,9 +6,11 @@
  * - UNREACHABLE: connection refused/reset, DNS, TLS (retryable);
  * - TIMEOUT: no answer within NETBOX_TIMEOUT_MS or the enrichment budget (retryable);
  * - SERVER: 5xx (retryable);
- * - PROTOCOL: an answer that is not the JSON NetBox sends (a proxy's login page, say).
+ * - PROTOCOL: an answer that is not the JSON NetBox sends (a proxy's login page, say);
+ * - UNSAFE_URL: the URL to request (from a webhook, or a page's `next`) is not a clean path on
+ *   NETBOX_URL's origin, so no request was made and the token went nowhere (a retry cannot help).
  */
-export type NetboxErrorCode = 'AUTH' | 'NOT_FOUND' | 'UNREACHABLE' | 'TIMEOUT' | 'SERVER' | 'PROTOCOL';
+export type NetboxErrorCode = 'AUTH' | 'NOT_FOUND' | 'UNREACHABLE' | 'TIMEOUT' | 'SERVER' | 'PROTOCOL' | 'UNSAFE_URL';
 
 export class NetboxError extends Error {
   readonly code: NetboxErrorCode;

@@ -2,3 +2,4 @@ export { ERROR_CATALOGUE, RelayError, buildErrorBody, type ErrorCode, type Error
 export { systemClock, type Clock } from './clock';
 export { createLogger, createSilentLogger, type Logger, type LoggerOptions } from './logger';
 export { findPackageRoot } from './paths';
+export { neutralizeText } from './neutralize-text';

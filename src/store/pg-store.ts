@@ -244,6 +244,11 @@ export class PgStore implements Store {
     return decodeClaimedRows(await this.selectAll(queries.deliveries.claimDue, { now, limit, owner, leaseUntil: now + leaseMs }));
   }
 
+  async extendLeases({ ids, owner, now, leaseMs }: { ids: number[]; owner: string; now: number; leaseMs: number }): Promise<number> {
+    if (ids.length === 0) return 0;
+    return this.execute(queries.deliveries.extendLeases, { ids, owner, leaseUntil: now + leaseMs });
+  }
+
   async markSent(id: number, result: { now: number; messageId: string }): Promise<void> {
     await this.execute(queries.deliveries.markSent, { id, ...result });
   }

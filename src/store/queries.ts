@@ -94,6 +94,10 @@ const deliveries = {
        FROM due WHERE deliveries.id = due.due_id
        RETURNING ${DELIVERY_RECORD_COLUMNS}, body`,
   ),
+  /** Keeps claims alive while their outcomes wait to be recorded; no state changes, so updated_at stays. */
+  extendLeases: defineStatement<{ ids: number[]; owner: string; leaseUntil: number }>(
+    (d) => `UPDATE deliveries SET lease_until = :leaseUntil WHERE state = 'sending' AND lease_owner = :owner AND id ${d.inList(':ids')}`,
+  ),
   markSent: defineStatement<DeliveryId & Time & { messageId: string }>(
     () => `UPDATE deliveries SET state = 'sent', sent_at = :now, message_id = :messageId, next_attempt_at = NULL, lease_owner = NULL,
          lease_until = NULL, last_error = NULL, last_error_code = NULL, updated_at = :now WHERE id = :id`,

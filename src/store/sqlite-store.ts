@@ -298,6 +298,12 @@ export class SqliteStore implements Store {
     return decodeClaimedRows(rows);
   }
 
+  async extendLeases({ ids, owner, now, leaseMs }: { ids: number[]; owner: string; now: number; leaseMs: number }): Promise<number> {
+    if (ids.length === 0) return 0;
+    const params = { ids, owner, leaseUntil: now + leaseMs };
+    return this.queueWrite((db) => execute(db, queries.deliveries.extendLeases, params), { single: true });
+  }
+
   markSent(id: number, result: { now: number; messageId: string }): Promise<void> {
     return this.queueChange(queries.deliveries.markSent, { id, ...result });
   }

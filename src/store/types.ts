@@ -97,6 +97,12 @@ export interface Store {
    * attempts grows by one. A claim whose lease expired (its owner died) is claimable again.
    */
   claimDue(options: { now: number; limit: number; owner: string; leaseMs: number }): Promise<ClaimedDelivery[]>;
+  /**
+   * Moves the lease of these deliveries to `now + leaseMs`, for those still `sending` under `owner`
+   * (an outcome that is sent but not yet recorded must not be claimed and sent again). Leaves every
+   * other row alone, and `updated_at` too (no state changes). Resolves with how many were extended.
+   */
+  extendLeases(options: { ids: number[]; owner: string; now: number; leaseMs: number }): Promise<number>;
   markSent(id: number, result: { now: number; messageId: string }): Promise<void>;
   markRetry(id: number, result: { now: number; nextAttemptAt: number; error: string; code: string }): Promise<void>;
   markDead(id: number, result: { now: number; error: string; code: string }): Promise<void>;

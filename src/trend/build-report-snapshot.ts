@@ -1,4 +1,4 @@
-import { netboxBasePath } from '../mail';
+import { findNetboxBasePath } from '../netbox';
 import type { ReportDelivery } from '../webhook';
 import type { FailingPair, ReportSnapshot } from './types';
 
@@ -10,7 +10,7 @@ import type { FailingPair, ReportSnapshot } from './types';
  * A second NetBox with another base path (or a relay without NETBOX_URL) gets its own series.
  */
 export function buildSeriesKey(options: { netboxUrl?: string; reportUrl: string }): string {
-  return `${options.netboxUrl ?? 'netbox'}|${netboxBasePath(options.reportUrl)}`;
+  return `${options.netboxUrl ?? 'netbox'}|${findNetboxBasePath(options.reportUrl)}`;
 }
 
 /** What the trend remembers of a delivery; `failing` is null when the failing pairs are unknown. */

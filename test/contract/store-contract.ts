@@ -153,6 +153,27 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(taken).toMatchObject({ id, state: 'sending', attempts: 2 });
     });
 
+    test('extendLeases keeps its owner\'s claims from being taken over, and touches nothing else', async () => {
+      const ids = await Promise.all([1, 2, 3, 4].map(async (n) => (await store.insertDelivery(makeDelivery(n))).id));
+      await store.claimDue({ now: T0 + 10, limit: 3, owner: 'holder', leaseMs: 1_000 });
+      await store.markSent(ids[2]!, { now: T0 + 20, messageId: '<3@relay>' });
+      const other = await open();
+      await other.claimDue({ now: T0 + 30, limit: 1, owner: 'other', leaseMs: 1_000 });
+
+      // Delivery 1 and 2 are the holder's; 3 is sent already and 4 is another owner's claim.
+      expect(await store.extendLeases({ ids, owner: 'holder', now: T0 + 900, leaseMs: 1_000 })).toBe(2);
+      expect(await store.extendLeases({ ids: [], owner: 'holder', now: T0 + 900, leaseMs: 1_000 })).toBe(0);
+
+      // Past the first lease: the extended claims stand, the other owner's expired one is taken over.
+      const taken = await other.claimDue({ now: T0 + 1_500, limit: 10, owner: 'other', leaseMs: 1_000 });
+      expect(taken.map((d) => d.id)).toEqual([ids[3]]);
+      expect(await store.getDelivery(ids[0]!)).toMatchObject({ state: 'sending', attempts: 1, updatedAt: T0 + 10 });
+      expect(await store.getDelivery(ids[2]!)).toMatchObject({ state: 'sent', updatedAt: T0 + 20 });
+      // And past the extended lease they are claimable again (their owner is gone).
+      const later = await other.claimDue({ now: T0 + 1_900, limit: 10, owner: 'other', leaseMs: 1_000 });
+      expect(later.map((d) => d.id)).toEqual([ids[0], ids[1]]);
+    });
+
     test('instances claiming at the same time never get the same delivery', async () => {
       const other = await open();
       const third = await open();

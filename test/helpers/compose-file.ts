@@ -91,6 +91,7 @@ export function validateComposeDocument(doc: unknown): void {
 interface PortLong {
   target: number;
   published?: number;
+  host_ip?: string;
   protocol?: string;
 }
 
@@ -100,7 +101,13 @@ function longPort(port: unknown): unknown {
   const parts = spec!.split(':');
   const target = Number(parts.pop());
   const published = parts.length > 0 ? Number(parts.pop()) : undefined;
-  const long: PortLong = { target, ...(published !== undefined ? { published } : {}), ...(protocol ? { protocol } : {}) };
+  const hostIp = parts.length > 0 ? parts.join(':').replace(/^\[(.*)\]$/, '$1') : undefined;
+  const long: PortLong = {
+    target,
+    ...(published !== undefined ? { published } : {}),
+    ...(hostIp !== undefined ? { host_ip: hostIp } : {}),
+    ...(protocol ? { protocol } : {}),
+  };
   return long;
 }
 

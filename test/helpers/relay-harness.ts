@@ -30,7 +30,7 @@ export function makeTempDir(prefix = 'relay-test-'): string {
  * The real relay, in-process, on a real HTTP listener on port 0, with SQLite in a temp dir.
  * Log lines are captured (JSON) for assertions such as "no secret was logged".
  */
-export async function startTestRelay(env: Record<string, string | undefined> = {}, options: { clock?: Clock; dataDir?: string; random?: () => number } = {}): Promise<TestRelay> {
+export async function startTestRelay(env: Record<string, string | undefined> = {}, options: { clock?: Clock; dataDir?: string; random?: () => number; sleep?: (ms: number) => Promise<void> } = {}): Promise<TestRelay> {
   const dataDir = options.dataDir ?? makeTempDir();
   const config = loadConfig({ DATA_DIR: dataDir, WORKER_POLL_MS: '50', LOG_LEVEL: 'debug', ...env }, { readFile: (f) => fs.readFileSync(f, 'utf8') });
   const logs: string[] = [];
@@ -47,6 +47,7 @@ export async function startTestRelay(env: Record<string, string | undefined> = {
     logger,
     readFile: (f) => fs.readFileSync(f),
     random: options.random,
+    sleep: options.sleep,
     onWorkerOutcome: (e) => workerOutcomes.push(e),
     onWebhookOutcome: (e) => webhookOutcomes.push(e),
   });

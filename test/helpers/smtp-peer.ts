@@ -9,7 +9,11 @@ export interface ReceivedMail {
 }
 
 /** How the peer answers DATA: accept, fail with an SMTP code, or drop the connection. */
-export type SmtpBehaviour = { type: 'accept'; delayMs?: number } | { type: 'reject'; code: number; message?: string } | { type: 'drop' };
+export type SmtpBehaviour =
+  /** `after`: the "250 OK" waits for it too (the test decides when the send completes). */
+  | { type: 'accept'; delayMs?: number; after?: Promise<unknown> }
+  | { type: 'reject'; code: number; message?: string }
+  | { type: 'drop' };
 
 export interface SmtpPeer {
   port: number;
@@ -56,7 +60,7 @@ export async function startSmtpPeer(options: { behaviour?: SmtpBehaviour; server
           return;
         }
         const raw = Buffer.concat(chunks);
-        const delay = new Promise((r) => setTimeout(r, behaviour.delayMs ?? 0));
+        const delay = Promise.all([new Promise((r) => setTimeout(r, behaviour.delayMs ?? 0)), behaviour.after]);
         void delay.then(() => simpleParser(raw)).then((parsed) => {
           received.push({
             envelope: {

@@ -33,20 +33,22 @@ describe('docker-compose.yml', () => {
     expect(relay.environment.SMTP_URL).toBe('smtp://mailcatcher:1025');
     expect(relay.environment.DATA_DIR).toBe('/data');
     expect(relay.volumes).toEqual([expect.stringMatching(/^relay-data:\/data/)]);
-    expect(relay.ports[0]).toMatchObject({ target: 8080, published: 8080 });
+    expect(relay.ports[0]).toMatchObject({ target: 8080, published: 8080, host_ip: '127.0.0.1' });
+    // The relay listens beyond loopback in its container, so it needs a secret: the documented demo one.
+    expect(relay.environment.WEBHOOK_SECRET).toBe('compose-demo-secret-change-me');
     expect(Object.keys(config.volumes)).toContain('relay-data');
     expect(config.services.mailcatcher.image).toBe('mailhog/mailhog:v1.0.1');
     expect(config.services.mailcatcher.ports[0]).toMatchObject({ target: 8025 });
   });
 
   it('lets Mailpit replace MailHog and the operator set the recipients and secret', () => {
-    const config = composeConfig({ MAIL_CATCHER_IMAGE: 'axllent/mailpit:latest', MAIL_TO: 'ops@example.org', WEBHOOK_SECRET: 'abc', RELAY_PORT: '18080' });
+    const config = composeConfig({ MAIL_CATCHER_IMAGE: 'axllent/mailpit:latest', MAIL_TO: 'ops@example.org', WEBHOOK_SECRET: 'abc', RELAY_PORT: '18080', RELAY_PUBLISH_ADDRESS: '0.0.0.0' });
     expect(config.services.mailcatcher.image).toBe('axllent/mailpit:latest');
     expect(config.services.relay.environment.MAIL_TO).toBe('ops@example.org');
     expect(config.services.relay.environment.WEBHOOK_SECRET).toBe('abc');
     // Unset optional settings reach the relay as empty values, which it treats as unset.
     expect(config.services.relay.environment.ADMIN_TOKEN).toBe('');
-    expect(config.services.relay.ports[0].published).toBe(18080);
+    expect(config.services.relay.ports[0]).toMatchObject({ published: 18080, host_ip: '0.0.0.0' });
   });
 });
 
@@ -88,13 +90,14 @@ describe('docker-compose.yml, profile ha', () => {
       const relay = config.services[name];
       expect(relay.environment.DATABASE_URL).toBe('postgres://relay:s3cret@postgres:5432/compliance_relay');
       expect(relay.environment.SMTP_URL).toBe('smtp://mailcatcher:1025');
+      expect(relay.environment.WEBHOOK_SECRET).toBe('compose-demo-secret-change-me');
       expect(relay.depends_on.postgres.condition).toBe('service_healthy');
       // Only the proxy is published: NetBox must not bypass it.
       expect(relay.ports).toBeUndefined();
     }
 
     expect(proxy.image).toMatch(/^nginx:/);
-    expect(proxy.ports[0]).toMatchObject({ target: 8080, published: 18088 });
+    expect(proxy.ports[0]).toMatchObject({ target: 8080, published: 18088, host_ip: '127.0.0.1' });
     const mount = proxy.volumes.find((v: string) => v.endsWith(':/etc/nginx/nginx.conf:ro')) as string;
     const nginxConf = fs.readFileSync(path.resolve(ROOT, mount.split(':')[0]!), 'utf8');
     expect(nginxConf).toMatch(/server relay-a:8080/);

@@ -2,8 +2,12 @@ import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 
-async function getJson(url: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(url);
+const METRICS_TOKEN = 'health-metrics-token-0123456789';
+const ADMIN_TOKEN = 'health-admin-token-0123456789ab';
+
+/** GETs JSON; `token` as a bearer token (the details of /readyz need the metrics or admin token). */
+async function getJson(url: string, token: string | null = METRICS_TOKEN): Promise<{ status: number; body: any }> {
+  const res = await fetch(url, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
   return { status: res.status, body: await res.json() };
 }
 
@@ -17,7 +21,7 @@ describe('GET /healthz and /readyz', () => {
 
   it('is ready when the store commits, templates are loaded and SMTP answers', async () => {
     smtp = await startSmtpPeer();
-    relay = await startTestRelay({ SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com' });
+    relay = await startTestRelay({ SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', METRICS_TOKEN });
     expect(await getJson(`${relay.url}/healthz`)).toEqual({ status: 200, body: { status: 'ok' } });
     const ready = await waitUntil(async () => {
       const r = await getJson(`${relay!.url}/readyz`);
@@ -31,12 +35,17 @@ describe('GET /healthz and /readyz', () => {
     smtp = await startSmtpPeer();
     const port = smtp.port;
     await smtp.close();
-    relay = await startTestRelay({ SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_TO: 'netops@example.com', SMTP_CONNECTION_TIMEOUT_MS: '2000' });
+    relay = await startTestRelay({ SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_TO: 'netops@example.com', SMTP_CONNECTION_TIMEOUT_MS: '2000', METRICS_TOKEN });
     const down = await waitUntil(async () => {
       const r = await getJson(`${relay!.url}/readyz`);
       return r.status === 503 ? r : undefined;
     }, 10_000, '/readyz to fail');
     expect(down.body).toMatchObject({ status: 'not ready', failing: ['smtp'], checks: { store: { ok: true }, smtp: { ok: false, source: 'verify', code: 'ESOCKET' } } });
+    // Without a token: the status and the failing check's name, not the SMTP server nor its error (issue 14).
+    const anonymous = await getJson(`${relay.url}/readyz`, null);
+    expect(anonymous).toEqual({ status: 503, body: { status: 'not ready', failing: ['smtp'] } });
+    expect(JSON.stringify(anonymous.body)).not.toContain(String(port));
+    expect((await getJson(`${relay.url}/readyz`, 'not-the-metrics-token-at-all')).body).not.toHaveProperty('checks');
     // The liveness probe does not depend on SMTP: restarting the relay would not help.
     expect((await getJson(`${relay.url}/healthz`)).status).toBe(200);
 
@@ -47,7 +56,7 @@ describe('GET /healthz and /readyz', () => {
 
   it('turns failing when a send cannot reach the server, and passing when a send succeeds', async () => {
     smtp = await startSmtpPeer();
-    relay = await startTestRelay({ SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', RETRY_BASE_MS: '300', RETRY_MAX_DELAY_MS: '300' }, { random: () => 1 });
+    relay = await startTestRelay({ SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', RETRY_BASE_MS: '300', RETRY_MAX_DELAY_MS: '300', METRICS_TOKEN }, { random: () => 1 });
     await waitUntil(async () => (await getJson(`${relay!.url}/readyz`)).body.checks.smtp.source, 10_000, 'the first check');
     smtp.setBehaviour({ type: 'drop' });
     const body = buildBody({ data: buildReportData({ id: 7 }) });
@@ -62,8 +71,23 @@ describe('GET /healthz and /readyz', () => {
     expect(await getJson(`${relay.url}/readyz`)).toMatchObject({ status: 200, body: { checks: { smtp: { ok: true, source: 'send' } } } });
   });
 
+  it('shows the details with the admin token too, and to nobody without a token when none is set', async () => {
+    smtp = await startSmtpPeer();
+    const port = smtp.port;
+    await smtp.close();
+    relay = await startTestRelay({ SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_TO: 'netops@example.com', SMTP_CONNECTION_TIMEOUT_MS: '2000', ADMIN_TOKEN });
+    await waitUntil(async () => ((await getJson(`${relay!.url}/readyz`, null)).status === 503 ? true : undefined), 10_000, '/readyz to fail');
+    const admin = await getJson(`${relay.url}/readyz`, ADMIN_TOKEN);
+    expect(admin.body).toMatchObject({ failing: ['smtp'], checks: { smtp: { ok: false, code: 'ESOCKET' } } });
+    expect((await getJson(`${relay.url}/readyz`, null)).body).toEqual({ status: 'not ready', failing: ['smtp'] });
+    await relay.stop();
+    relay = await startTestRelay({ SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_TO: 'netops@example.com', SMTP_CONNECTION_TIMEOUT_MS: '2000' });
+    await waitUntil(async () => ((await getJson(`${relay!.url}/readyz`, null)).status === 503 ? true : undefined), 10_000, '/readyz to fail');
+    expect((await getJson(`${relay.url}/readyz`, 'any-token-guessed-by-someone')).body).toEqual({ status: 'not ready', failing: ['smtp'] });
+  });
+
   it('names the store as failing when it cannot commit', async () => {
-    relay = await startTestRelay({});
+    relay = await startTestRelay({ METRICS_TOKEN });
     expect((await getJson(`${relay.url}/readyz`)).status).toBe(200);
     await relay.relay.store.close();
     const r = await getJson(`${relay.url}/readyz`);

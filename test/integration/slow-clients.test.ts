@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { startChildRelay, type ChildRelay } from '../helpers/child-relay';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
-import { makeTempDir, postWebhook } from '../helpers/relay-harness';
+import { makeTempDir, postWebhook, waitUntil } from '../helpers/relay-harness';
 
 const SLOW_SOCKETS = 20;
 
@@ -84,4 +84,27 @@ describe('slow clients are cut and do not pin the relay', () => {
     expect(again.status).toBe(202);
     expect(again.json.id).toBe(normal.json.id + 1);
   }, 60_000);
+
+  it('logs a request cut at HTTP_REQUEST_TIMEOUT_MS once, at warn, as timed out with no status sent (issue 14)', async () => {
+    const body = buildBody({ data: buildReportData({ id: 10 }) }).toString('latin1');
+    const before = child.output.length;
+    const client = startSlowClient(child.port, `POST /webhook HTTP/1.1\r\nHost: relay\r\nX-Request-Id: slow-body-1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`, body);
+    clients.push(client);
+    await client.closed;
+    const lines = () => child.output.slice(before).flatMap((l) => {
+      try {
+        return [JSON.parse(l) as { level: number; msg: string; reqId?: string; path?: string; outcome?: string; statusSent?: boolean; status?: number }];
+      } catch {
+        return [];
+      }
+    });
+    await waitUntil(() => lines().some((l) => l.reqId === 'slow-body-1') || undefined, 10_000, 'the request line');
+    // A moment for any second line about the same request to arrive.
+    await fetch(`${child.url}/healthz`);
+    const about = lines().filter((l) => l.reqId === 'slow-body-1' || (l.path === '/webhook' && l.level >= 40));
+    expect(about).toEqual([
+      expect.objectContaining({ level: 40, path: '/webhook', outcome: 'timed out', statusSent: false, msg: 'POST /webhook timed out (HTTP_REQUEST_TIMEOUT_MS) before the request was complete: no status sent' }),
+    ]);
+    expect(about[0]).not.toHaveProperty('status');
+  }, 30_000);
 });

@@ -18,9 +18,10 @@ function issuesOf(env: Record<string, string>, files: Record<string, string> = {
 }
 
 describe('loadConfig', () => {
-  it('runs with no configuration at all: 0.0.0.0:8080, ./data, .eml files', () => {
+  it('runs with no configuration at all: 127.0.0.1:8080 (no secret: loopback only), ./data, .eml files', () => {
     const config = loadConfig({}, { readFile: read({}), cwd: '/srv' });
-    expect(config.http).toMatchObject({ host: '0.0.0.0', port: 8080 });
+    expect(config.http).toMatchObject({ host: '127.0.0.1', port: 8080 });
+    expect(config.webhook.unsignedFromNetwork).toBe(false);
     expect(config.store.dataDir).toBe('/srv/data');
     expect(config.smtp).toBeUndefined();
     expect(config.mail.outboxDir).toBe('/srv/data/mail');
@@ -88,6 +89,45 @@ describe('loadConfig', () => {
     expect(shown).not.toContain('hunter2-pass');
     expect(shown).not.toContain('hook-secret-value');
     expect(config.secretValues).toEqual(expect.arrayContaining(['hunter2-pass', 'hook-secret-value']));
+  });
+});
+
+describe('an unsigned webhook is never open to the network by accident (issue 14)', () => {
+  it('listens on all interfaces by default only with a webhook secret', () => {
+    expect(loadConfig({ WEBHOOK_SECRET: 's3cret' }, { readFile: read({}) }).http.host).toBe('0.0.0.0');
+    expect(loadConfig({ WEBHOOK_SECRET_FILE: '/run/secrets/hook' }, { readFile: read({ '/run/secrets/hook': 's3cret\n' }) }).http.host).toBe('0.0.0.0');
+    expect(loadConfig({}, { readFile: read({}) }).http.host).toBe('127.0.0.1');
+  });
+
+  it('refuses HOST beyond loopback without a secret, naming WEBHOOK_SECRET and the way out', () => {
+    for (const host of ['0.0.0.0', '::', '10.1.2.3', 'relay.example.com']) {
+      const issues = issuesOf({ HOST: host });
+      expect(issues).toEqual([{ variable: 'WEBHOOK_SECRET', message: expect.stringContaining(`HOST=${host}`) }]);
+      expect(issues[0]!.message).toContain('WEBHOOK_ALLOW_UNSIGNED=true');
+    }
+    for (const host of ['127.0.0.1', '127.0.0.2', '::1', '::ffff:127.0.0.1', 'localhost', '[::1]']) expect(issuesOf({ HOST: host })).toEqual([]);
+  });
+
+  it('accepts unsigned deliveries from the network only when WEBHOOK_ALLOW_UNSIGNED=true says so', () => {
+    const config = loadConfig({ HOST: '0.0.0.0', WEBHOOK_ALLOW_UNSIGNED: 'true' }, { readFile: read({}) });
+    expect(config.http.host).toBe('0.0.0.0');
+    expect(config.webhook).toMatchObject({ secrets: [], unsignedFromNetwork: true });
+    expect(redactConfig(config).webhook).toMatchObject({ signed: false, unsignedFromNetwork: true });
+    expect(issuesOf({ WEBHOOK_SECRET: 's3cret', WEBHOOK_ALLOW_UNSIGNED: 'true' })).toEqual([{ variable: 'WEBHOOK_ALLOW_UNSIGNED', message: expect.stringContaining('no effect') }]);
+  });
+
+  it('refuses a secret that is empty or only white space, in the variable or in its file', () => {
+    expect(issuesOf({ WEBHOOK_SECRET: '   ' })).toEqual([{ variable: 'WEBHOOK_SECRET', message: expect.stringContaining('empty or only white space') }]);
+    expect(issuesOf({ WEBHOOK_SECRET: '' }).map((i) => i.variable)).toEqual(['WEBHOOK_SECRET']);
+    expect(issuesOf({ WEBHOOK_SECRET: 'ok', WEBHOOK_SECRET_PREVIOUS: '\t' }).map((i) => i.variable)).toEqual(['WEBHOOK_SECRET_PREVIOUS']);
+    expect(issuesOf({ WEBHOOK_SECRET_FILE: '/run/secrets/hook' }, { '/run/secrets/hook': '  \n' }).map((i) => i.variable)).toEqual(['WEBHOOK_SECRET_FILE']);
+    // A blank secret beyond loopback is one problem, said once.
+    expect(issuesOf({ WEBHOOK_SECRET: ' ', HOST: '0.0.0.0' }).map((i) => i.variable)).toEqual(['WEBHOOK_SECRET']);
+  });
+
+  it('lists these problems together with the other semantic ones, in one pass', () => {
+    const issues = issuesOf({ HOST: '0.0.0.0', WEBHOOK_SECRET_PREVIOUS: ' ', SMTP_URL: 'smtp://mail', SMTP_PASSWORD: 'p' });
+    expect(issues.map((i) => i.variable).sort()).toEqual(['MAIL_TO', 'SMTP_PASSWORD', 'WEBHOOK_SECRET', 'WEBHOOK_SECRET_PREVIOUS', 'WEBHOOK_SECRET_PREVIOUS']);
   });
 });
 

@@ -1,0 +1,105 @@
+/**
+ * Every URL the relay builds for NetBox — the API requests that carry the token, and the links in
+ * mails and on the dashboard — is built here, with the URL API, from NETBOX_URL's origin and base path
+ * plus a path checked by {@link findNetboxPathProblem}. Joining strings let a webhook's `data.url` of
+ * `@evil.example/` turn `https://netbox.example.com` into a URL on evil.example (issue 14).
+ */
+
+/** NETBOX_URL split into what NetBox URLs are built from. */
+export interface NetboxBase {
+  /** `https://netbox.example.com:8443`: scheme, host and port only. */
+  origin: string;
+  /** NetBox's BASE_PATH as NETBOX_URL carries it (`/netbox`), or ''. Never ends with `/`. */
+  basePath: string;
+}
+
+/** A NetBox URL that may be used, or why it may not. */
+export type NetboxUrlResult = { ok: true; url: URL } | { ok: false; reason: string };
+
+/** Parses NETBOX_URL (already validated as an http(s) URL by the configuration). */
+export function parseNetboxBase(netboxUrl: string): NetboxBase {
+  const url = new URL(netboxUrl);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`NETBOX_URL must be http:// or https://, not ${url.protocol}`);
+  return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') };
+}
+
+// The WHATWG parser drops tabs and newlines inside a URL and trims C0 controls and spaces, so
+// `/\t/evil.example` would become `//evil.example`: no control character or white space at all.
+const CONTROL_OR_SPACE = /[\u0000-\u0020\u007f-\u009f]/;
+
+/**
+ * Why `path` is not a NetBox path the relay may request or link to, or null when it is one:
+ * it must start with exactly one `/`, and hold no backslash (the URL API reads `\` as `/`), no
+ * white space or control character, and — before its query — no `//` and no `@` (userinfo).
+ */
+export function findNetboxPathProblem(path: string): string | null {
+  if (!path.startsWith('/')) return 'does not start with /';
+  if (path.includes('\\')) return 'contains a backslash';
+  if (CONTROL_OR_SPACE.test(path)) return 'contains white space or a control character';
+  const beforeQuery = path.split(/[?#]/, 1)[0]!;
+  if (beforeQuery.includes('//')) return 'contains //';
+  if (beforeQuery.includes('@')) return 'contains @';
+  return null;
+}
+
+export interface BuildNetboxUrlOptions {
+  /**
+   * An absolute URL on another origin is re-based onto NETBOX_URL (path and query kept) instead
+   * of refused. Only for NetBox's own `next` links, which NetBox builds from the Host header it
+   * saw — behind a proxy, not NETBOX_URL's. Strings from a webhook never get this.
+   */
+  rebaseForeignOrigin?: boolean;
+}
+
+/**
+ * Builds the URL of a NetBox path (or of an absolute http(s) URL on NETBOX_URL's origin) on
+ * NETBOX_URL, keeping NetBox's base path once. The result is on NETBOX_URL's origin, without
+ * userinfo, or refused with the reason. Pure.
+ */
+export function buildNetboxUrl(base: NetboxBase, pathOrUrl: string, options: BuildNetboxUrlOptions = {}): NetboxUrlResult {
+  let path = pathOrUrl;
+  if (/^https?:\/\//i.test(pathOrUrl)) {
+    let absolute: URL;
+    try {
+      absolute = new URL(pathOrUrl);
+    } catch {
+      return { ok: false, reason: `${describe(pathOrUrl)} is not a URL` };
+    }
+    if (absolute.origin !== base.origin && !options.rebaseForeignOrigin) {
+      return { ok: false, reason: `${describe(pathOrUrl)} is on ${absolute.origin}, not on NETBOX_URL's origin ${base.origin}` };
+    }
+    path = `${absolute.pathname}${absolute.search}`;
+  }
+  const problem = findNetboxPathProblem(path);
+  if (problem) return { ok: false, reason: `${describe(pathOrUrl)} is not a NetBox path: it ${problem}` };
+  // NetBox's own paths carry its base path already; a NETBOX_URL with a base path must not double it.
+  const full = base.basePath && path !== base.basePath && !path.startsWith(`${base.basePath}/`) ? `${base.basePath}${path}` : path;
+  const url = new URL(full, `${base.origin}/`);
+  // The checks above should make this impossible; this line is what the token's safety rests on.
+  if (url.origin !== base.origin || url.username !== '' || url.password !== '') {
+    return { ok: false, reason: `${describe(pathOrUrl)} leads to ${url.origin}, not NETBOX_URL's origin ${base.origin}` };
+  }
+  return { ok: true, url };
+}
+
+/** NetBox's BASE_PATH as the report's API `url` shows it: `/netbox/api/plugins/...` → `/netbox`, else ''. */
+export function findNetboxBasePath(apiUrl: string): string {
+  const apiPath = /^https?:\/\//i.test(apiUrl) ? safePathname(apiUrl) : apiUrl.split(/[?#]/, 1)[0]!;
+  const apiIndex = apiPath.indexOf('/api/');
+  const basePath = apiIndex > 0 ? apiPath.slice(0, apiIndex) : '';
+  // A base path that is not a clean path (from a forged `url`) is dropped: links then use none.
+  return basePath && findNetboxPathProblem(`${basePath}/`) === null ? basePath : '';
+}
+
+function safePathname(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return '';
+  }
+}
+
+/** An untrusted string, quoted and cut short, for a reason that is logged and mailed. */
+function describe(value: string): string {
+  return JSON.stringify(value.length > 120 ? `${value.slice(0, 119)}…` : value);
+}

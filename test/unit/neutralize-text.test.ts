@@ -1,0 +1,52 @@
+import fc from 'fast-check';
+import { escapeHtml } from '../../src/dashboard';
+import { createFailureSummarizer } from '../../src/enrichment';
+import { buildEnrichmentView, buildReportView, loadRenderer } from '../../src/mail';
+import { defaultTemplatesDir } from '../../src/relay';
+import { neutralizeText } from '../../src/shared';
+import { parseDelivery } from '../../src/webhook';
+import { buildBody, buildReportData } from '../helpers/netbox-json';
+
+/** Issue 14, item 4: bidi overrides and control characters from NetBox never reach a reader unseen. */
+
+const BIDI_AND_CONTROLS = /[\u202a-\u202e\u2066-\u2069\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+const renderer = loadRenderer(defaultTemplatesDir());
+
+describe('bidi and control characters from NetBox (issue 14)', () => {
+  it('are shown as [U+202E] in the subject, the HTML and the text of a mail', () => {
+    const data = { ...buildReportData({ id: 31, total_passed: 0, total_count: 1, high_passed: 0, high_count: 1 }), display: 'report-\u202egnp.exe' };
+    const parsed = parseDelivery(buildBody({ version: '4.6', username: 'ad\u2066min\u0007', data }));
+    if (parsed.kind !== 'report') throw new Error('not a report');
+    const summarizer = createFailureSummarizer();
+    summarizer.add([{ id: 900, passed: false, test: { id: 3, name: 'ntp\u0085servers', severity: 'HIGH' }, device: { id: 10, name: 'sw-\u202egnp.exe' } }]);
+    const enrichment = buildEnrichmentView(
+      { status: 'ok', summary: summarizer.finish() },
+      { reportId: 31, basePath: '', netboxUrl: 'https://netbox.example.com', failedResultsUrl: 'https://netbox.example.com/x', maxFailures: 50, attachment: null },
+    );
+    const view = buildReportView(parsed, { netboxUrl: 'https://netbox.example.com', timezone: 'UTC', enrichment });
+    const mail = renderer.render(view, 'report', { subject: '{{report.display}}: {{defaultSubject}}' });
+    for (const part of [mail.subject, mail.html, mail.text]) expect(part).not.toMatch(BIDI_AND_CONTROLS);
+    expect(mail.subject).toContain('report-[U+202E]gnp.exe');
+    expect(mail.html).toContain('report-[U+202E]gnp.exe');
+    expect(mail.html).toContain('sw-[U+202E]gnp.exe');
+    expect(mail.text).toContain('sw-[U+202E]gnp.exe');
+    expect(mail.text).toContain('ntp[U+0085]servers');
+    expect(mail.text).toContain('run by ad[U+2066]min[U+0007]');
+  });
+
+  it('are made visible on dashboard pages, keeping tabs and line breaks (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.oneof(fc.constantFrom('\u202e', '\u2066', '\u2069', '\u0000', '\u001b', '\u0085', '\n', '\r', '\t'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 40 }), (s) => {
+        const shown = escapeHtml(s);
+        expect(shown).not.toMatch(BIDI_AND_CONTROLS);
+        expect(shown.split('\n').length).toBe(s.split('\n').length);
+      }),
+      { numRuns: 2000, seed: 4 },
+    );
+    expect(escapeHtml('\u202egnp.exe\t<b>')).toBe('[U+202E]gnp.exe\t&lt;b&gt;');
+  });
+
+  it('leave ordinary text, including right-to-left scripts, as it is', () => {
+    for (const s of ['sw-core-1', 'Ünïcödé — ok', 'מתג-ליבה', 'line 1\nline 2\ttab']) expect(neutralizeText(s)).toBe(s);
+  });
+});
