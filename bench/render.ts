@@ -1,5 +1,5 @@
-import { createMailComposer } from '../src/delivery';
-import { buildReportView, loadRenderer } from '../src/mail';
+import { buildReportView, createReportComposer } from '../src/compose';
+import { loadRenderer } from '../src/mail';
 import { defaultTemplatesDir } from '../src/relay';
 import { buildDefaultRoute, DEFAULT_ROUTE_NAME } from '../src/routing';
 import { systemClock } from '../src/shared';
@@ -40,7 +40,7 @@ export const renderBenchmark: Benchmark = {
     const parsed = parseDelivery(body);
     if (parsed.kind !== 'report') throw new Error('the bench body is not a report');
     const view = buildReportView(parsed, { netboxUrl: 'https://netbox.example.com', timezone: 'Europe/Berlin' });
-    const compose = createMailComposer({
+    const compose = createReportComposer({
       renderer,
       clock: systemClock,
       from: 'Compliance Relay <relay@example.com>',

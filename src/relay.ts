@@ -1,19 +1,20 @@
 import path from 'node:path';
 import type { Express } from 'express';
 import type { Config } from './config';
-import { createReportInsights } from './enrichment';
 import { createNetboxClient } from './netbox';
-import { createMailComposer, createOutcomeLedger, createRetention, createRoutePlanner, createWorker, type OutcomeLedger, type Retention, type Worker, type WorkerOutcome } from './delivery';
-import { createApp, type WebhookOutcome } from './http';
-import { createFileTransport, createRenderPool, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
+import { createReportComposer, createReportInsights, verifyRouteTemplates } from './compose';
+import { createOutcomeLedger, createRetention, createRoutePlanner, createWorker, type OutcomeLedger, type Retention, type Worker, type WorkerOutcome } from './delivery';
+import { createApp } from './http';
+import { createRenderPool, createTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
 import { createDashboardRouter } from './dashboard';
 import { createMetrics, type RelayMetrics } from './metrics';
 import { createMailRecorder } from './sent-mail';
 import { createWatchdog, withWatchdogMail, type Watchdog } from './watchdog';
+import type { WebhookOutcome } from './webhook';
 import { findPackageRoot, type Clock, type Logger } from './shared';
 import { openStore, StorageUnavailableError, type Store } from './store';
-import { buildNoticeRecipients, verifyRouteTemplates } from './routing';
+import { buildNoticeRecipients } from './routing';
 
 /** The world as the relay sees it: injected so that tests run the real thing in-process. */
 export interface RelayIo {
@@ -72,7 +73,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const store = openStore(config.store, {
     onIdleError: (error) => logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
   });
-  const transport = config.smtp ? createSmtpTransport(config.smtp, { readFile: io.readFile }) : createFileTransport(config.mail.outboxDir);
+  const transport = createTransport(config, { readFile: io.readFile });
   const netbox = config.netbox.url
     ? createNetboxClient({
         url: config.netbox.url,
@@ -101,7 +102,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const renderPool = io.renderThreads ? createRenderPool(renderer, { threads: io.renderThreads }) : undefined;
   // The watchdog's notices go to everyone who expects reports: MAIL_TO/CC/BCC, or every route's recipients.
   const recipients = { ...buildNoticeRecipients(config.routing.routes), replyTo: config.mail.replyTo };
-  const reportComposer = createMailComposer({
+  const reportComposer = createReportComposer({
     renderer,
     renderPool,
     clock,
@@ -132,7 +133,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     ledger: outcomes,
     transport,
     compose,
-    planRoutes: createRoutePlanner({ routes: config.routing.routes, store, netboxUrl: config.netbox.url, history }),
+    planRoutes: createRoutePlanner({ routes: config.routing.routes, store }),
     clock,
     logger,
     retry: config.retry,

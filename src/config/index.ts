@@ -1,3 +1,3 @@
 export { loadConfig, redactConfig, ConfigError, type Config, type ConfigIssue, type SmtpConfig, type LoadConfigOptions } from './load-config';
 export { EnvSchema, SECRET_VARIABLES, type Env } from './schema';
-export { parseDurationMs, isMailbox } from './fields';
+export { parseDurationMs, isMailbox } from '../shared';

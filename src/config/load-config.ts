@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { buildDefaultRoute, formatRoutesIssue, parseRoutesFile, RoutesFileError, type Route } from '../routing';
-import { isLoopbackHost } from './fields';
+import { isLoopbackHost } from '../shared';
 import { EnvSchema, SECRET_VARIABLES, type Env } from './schema';
 
 /** One problem with the configuration, named by its variable. */

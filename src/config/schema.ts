@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { address, addressList, bool, cidrList, duration, httpUrl, nonNegativeInt, port, positiveInt } from './fields';
+import { address, addressList, bool, cidrList, duration, httpUrl, nonNegativeInt, port, positiveInt } from '../shared';
 
 /**
  * Every environment variable the relay reads, with its default. The README and .env.example list

@@ -1,4 +1,4 @@
-import { formatPercent, passPercent } from '../mail';
+import { formatPercent, passPercent } from '../report';
 import { html, type SafeHtml } from './html';
 
 export interface Ratio {

@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { buildLinks, formatDateTime } from '../mail';
+import { buildLinks, formatDateTime } from '../report';
 import type { Clock, Logger } from '../shared';
 import type { DeliveryRecord, Store } from '../store';
 import { buildPassChart, type ChartReport } from './build-pass-chart';

@@ -1,4 +1,4 @@
-import { formatPercent } from '../mail';
+import { formatPercent } from '../report';
 import type { DeliveryRecord, RouteMailRecord, SentMessage } from '../store';
 import type { WatchdogAlert } from '../watchdog';
 import { html, SafeHtml } from './html';

@@ -1,4 +1,3 @@
 export { enrichReport, buildFailedResultsPath, RESULTS_PAGE_SIZE, type Enrichment, type EnrichmentMissingCode, type EnrichReportOptions } from './enrich-report';
 export { createFailureSummarizer, FIRST_RESULTS_PER_TEST, type FailureSummary, type FailureSummarizer, type FailingResult, type FailingTest, type DeviceFailures } from './summarize-failures';
 export { buildFailuresCsv, type FailuresCsv } from './build-failures-csv';
-export { createReportInsights, type ReportInsights, type ReportInsightsOptions } from './create-report-insights';

@@ -1,4 +1,4 @@
-import type { Severity } from '../mail';
+import type { Severity } from '../report';
 
 /** One failing result, as the mail, the CSV and the trend need it. */
 export interface FailingResult {

@@ -7,7 +7,8 @@ import { createErrorHandler, notFound, toRelayError } from './error-handler';
 import { createObserveRouter, type ObserveRoutesOptions } from './observe-routes';
 import { createRequestLogger } from './request-log';
 import { createWebhookGuards } from './webhook-guards';
-import { createWebhookRouter, type WebhookOutcome } from './webhook-route';
+import type { WebhookOutcome } from '../webhook';
+import { createWebhookRouter } from './webhook-route';
 
 export interface AppDeps {
   config: Pick<Config, 'http' | 'webhook'> & Partial<Pick<Config, 'admin' | 'secretValues'>>;

@@ -1,5 +1,5 @@
 export { createApp, type AppDeps } from './create-app';
-export { createWebhookRouter, STORAGE_RETRY_AFTER_SECONDS, type WebhookOutcome, type WebhookRouteOptions } from './webhook-route';
+export { createWebhookRouter, STORAGE_RETRY_AFTER_SECONDS, type WebhookRouteOptions } from './webhook-route';
 export { createErrorHandler, toRelayError, notFound } from './error-handler';
 export { createAdminRouter, ADMIN_MAX_LIMIT, type AdminRouteOptions } from './admin-route';
 export { createWebhookGuards, isAllowed, type WebhookGuardOptions } from './webhook-guards';

@@ -2,14 +2,8 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { Clock, Logger } from '../shared';
 import { RelayError } from '../shared';
 import { StorageUnavailableError, type Store } from '../store';
-import { parseDelivery, verifySignature } from '../webhook';
+import { parseDelivery, verifySignature, type WebhookOutcome } from '../webhook';
 import { requestLogger } from './request-log';
-
-/** What happened to one webhook request, for metrics and tests. */
-export type WebhookOutcome =
-  | { outcome: 'queued' | 'duplicate'; id: number; reportId: number }
-  | { outcome: 'ignored'; reason: string }
-  | { outcome: 'rejected'; code: string };
 
 export interface WebhookRouteOptions {
   path: string;

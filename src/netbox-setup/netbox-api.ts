@@ -1,4 +1,5 @@
-import { buildAuthorization, buildNetboxUrl, parseNetboxBase } from '../netbox';
+import { buildAuthorization } from '../netbox';
+import { buildNetboxUrl, parseNetboxBase } from '../report';
 
 /** The fetch the setup uses (global fetch in production; injected so tests and dry runs can watch). */
 export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<{

@@ -1,4 +1,3 @@
 export { createNetboxClient, buildAuthorization, type NetboxClient, type NetboxClientOptions, type RequestBudget } from './netbox-client';
 export { NetboxError, classifyNetboxStatus, type NetboxErrorCode } from './netbox-error';
 export { parsePageStream, PageScanner, type NetboxPage } from './parse-page-stream';
-export { buildNetboxUrl, findNetboxBasePath, findNetboxPathProblem, parseNetboxBase, type BuildNetboxUrlOptions, type NetboxBase, type NetboxUrlResult } from './build-netbox-url';

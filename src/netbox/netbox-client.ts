@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import { buildNetboxUrl, parseNetboxBase, type BuildNetboxUrlOptions } from './build-netbox-url';
+import { buildNetboxUrl, parseNetboxBase, type BuildNetboxUrlOptions } from '../report';
 import { NetboxError, classifyNetboxStatus } from './netbox-error';
 import { parsePageStream, type NetboxPage } from './parse-page-stream';
 

@@ -1,4 +1,6 @@
-import type { ReportView } from '../mail';
+import { passPercent } from '../report';
+import type { Trend } from '../trend';
+import type { ReportDelivery } from '../webhook';
 import type { RouteSeverity } from './routes-schema';
 
 /** One severity's (or the overall) numbers as routes see them. */
@@ -32,17 +34,21 @@ export interface RoutingTrend {
   failingSetChanged: boolean | null;
 }
 
-/** The facts of a report, from the view the templates get (so a mail and its route agree). */
-export function buildReportFacts(view: Pick<ReportView, 'report' | 'completedAt' | 'overall' | 'severities' | 'hasFailures'>): ReportFacts {
-  const ratio = (r: { failed: number; percent: number | null }): RatioFacts => ({ failed: r.failed, percent: r.percent });
-  const bySeverity = Object.fromEntries(view.severities.map((s) => [s.name, ratio(s)])) as Record<string, RatioFacts>;
-  const none: RatioFacts = { failed: 0, percent: null };
+/** The facts of a report, from its numbers (the same ones the mail shows: validity's rounding). */
+export function buildReportFacts(delivery: ReportDelivery): ReportFacts {
+  const r = delivery.report;
+  const ratio = (passed: number, count: number): RatioFacts => ({ failed: count - passed, percent: passPercent(passed, count) });
   return {
-    reportId: view.report.id,
-    completedAt: view.completedAt,
-    ratios: { HIGH: bySeverity.HIGH ?? none, MIDDLE: bySeverity.MIDDLE ?? none, LOW: bySeverity.LOW ?? none, overall: ratio(view.overall) },
-    hasFailures: view.hasFailures,
-    customFields: view.report.customFields,
+    reportId: r.id,
+    completedAt: delivery.completedAt,
+    ratios: {
+      HIGH: ratio(r.high_passed, r.high_count),
+      MIDDLE: ratio(r.middle_passed, r.middle_count),
+      LOW: ratio(r.low_passed, r.low_count),
+      overall: ratio(r.total_passed, r.total_count),
+    },
+    hasFailures: r.total_passed < r.total_count,
+    customFields: (r.custom_fields ?? {}) as Record<string, unknown>,
   };
 }
 
@@ -52,28 +58,11 @@ export function buildCountTrend(previous: ReportFacts | null): RoutingTrend {
 }
 
 /**
- * What routes read of the report history's trend: the trend itself (`Trend`) or its template view
- * (`TrendView`), which carry the same fields.
- */
-export interface TrendLike {
-  previous: { reportId: number; created: string } | null;
-  overall: { previousFailed: number; previousPercent: number | null } | null;
-  severities: readonly { name: string; previousFailed: number; previousPercent: number | null }[];
-  failingSetKnown: boolean;
-  failingSetChanged: boolean | null;
-  /** Exact count (Trend) ... */
-  newlyFailingCount?: number;
-  /** ... or the capped list plus the rest (TrendView). */
-  newlyFailing: readonly unknown[];
-  moreNewlyFailing?: number;
-}
-
-/**
  * The routing view of the report history's trend: the previous report's figures from the deltas,
  * and the failing-pair answers only when both failing sets are known (otherwise the policies compare
  * failed counts, which the deltas carry).
  */
-export function buildRoutingTrend(trend: TrendLike, current: ReportFacts): RoutingTrend {
+export function buildRoutingTrend(trend: Trend, current: ReportFacts): RoutingTrend {
   if (!trend.previous) return buildCountTrend(null);
   const before = (name: string, fallback: RatioFacts): RatioFacts => {
     const delta = name === 'overall' ? trend.overall : trend.severities.find((d) => d.name === name);
@@ -91,10 +80,9 @@ export function buildRoutingTrend(trend: TrendLike, current: ReportFacts): Routi
     hasFailures: (trend.overall?.previousFailed ?? 0) > 0,
     customFields: {},
   };
-  const newly = trend.newlyFailingCount ?? trend.newlyFailing.length + (trend.moreNewlyFailing ?? 0);
   return {
     previous,
-    newlyFailing: trend.failingSetKnown ? newly : null,
+    newlyFailing: trend.failingSetKnown ? trend.newlyFailingCount : null,
     failingSetChanged: trend.failingSetKnown ? trend.failingSetChanged : null,
   };
 }

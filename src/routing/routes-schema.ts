@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isMailbox, parseDurationMs } from '../config/fields';
+import { isMailbox, parseDurationMs } from '../shared';
 
 /** Severities a condition can name; `overall` is the total over all three. */
 export const ROUTE_SEVERITIES = ['HIGH', 'MIDDLE', 'LOW', 'overall'] as const;

@@ -1,4 +1,4 @@
-import { findNetboxBasePath } from '../netbox';
+import { findNetboxBasePath } from '../report';
 import type { ReportDelivery } from '../webhook';
 import type { FailingPair, ReportSnapshot } from './types';
 

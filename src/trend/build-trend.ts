@@ -1,4 +1,4 @@
-import { passPercent, type Severity } from '../mail';
+import { passPercent, type Severity } from '../report';
 import type { FailingPair, ReportCounts, ReportSnapshot } from './types';
 
 /** U+2212, as in "−1 failing": a real minus sign reads better than a hyphen in a mail. */

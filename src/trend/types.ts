@@ -1,4 +1,4 @@
-import type { Severity } from '../mail';
+import type { Severity } from '../report';
 
 /**
  * One failing (device, test) pair of a report. Pairs are identified by names, as the mail shows

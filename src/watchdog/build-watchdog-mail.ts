@@ -1,5 +1,6 @@
 import type { SendMailOptions } from 'nodemailer';
-import { buildMessage, buildMessageId, formatDateTime, type Recipients } from '../mail';
+import { buildMessage, buildMessageId, type Recipients } from '../mail';
+import { formatDateTime } from '../report';
 import type { WatchdogAlert } from './watchdog-alert';
 
 export interface WatchdogMailOptions {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../../src/config';
 import type { WorkerOutcome } from '../../src/delivery';
-import type { WebhookOutcome } from '../../src/http';
+import type { WebhookOutcome } from '../../src/webhook';
 import { createRelay, type Relay } from '../../src/relay';
 import { createLogger, systemClock, type Clock, type Logger } from '../../src/shared';
 

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { createFailureSummarizer } from '../../src/enrichment';
-import { buildEnrichmentView, buildLinks, buildReportView, loadRenderer, netboxBasePath, type RenderedMail } from '../../src/mail';
+import { buildEnrichmentView, buildReportView } from '../../src/compose';
+import { buildLinks, netboxBasePath } from '../../src/report';
+import { loadRenderer, type RenderedMail } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
 import { parseDelivery } from '../../src/webhook';
 import { hrefsOf } from '../helpers/html';

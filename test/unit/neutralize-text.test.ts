@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { escapeHtml } from '../../src/dashboard';
 import { createFailureSummarizer } from '../../src/enrichment';
-import { buildEnrichmentView, buildReportView, loadRenderer } from '../../src/mail';
+import { buildEnrichmentView, buildReportView } from '../../src/compose';
+import { loadRenderer } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
 import { neutralizeText } from '../../src/shared';
 import { parseDelivery } from '../../src/webhook';

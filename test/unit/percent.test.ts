@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { bandOf, formatPercent, passPercent } from '../../src/mail';
+import { bandOf, formatPercent, passPercent } from '../../src/report';
 
 describe('pass percentages as validity shows them: round(100*passed/count, 1)', () => {
   it.each([

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildReportView, createRenderPool, loadRenderer, TemplateError, type RenderPool } from '../../src/mail';
+import { buildReportView } from '../../src/compose';
+import { createRenderPool, loadRenderer, TemplateError, type RenderPool } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
 import { findPackageRoot } from '../../src/shared';
 import { parseDelivery } from '../../src/webhook';

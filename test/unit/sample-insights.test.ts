@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadRenderer, TemplateError } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
-import { sampleInsightViews } from '../../src/sample';
+import { sampleInsightViews } from '../../src/compose';
 import { makeTempDir } from '../helpers/relay-harness';
 
 const config = { mail: { timezone: 'UTC' }, netbox: { url: 'https://netbox.example.com' } } as Parameters<typeof sampleInsightViews>[0];

@@ -1,6 +1,6 @@
 import type { Enrichment } from '../enrichment';
 import type { FailingPair, Trend, TrendDelta } from '../trend';
-import { buildWebUrl, formatDateTime, type Severity } from './report-view';
+import { buildWebUrl, formatDateTime, type Severity } from '../report';
 
 /** A device name linked to its failing result in NetBox. */
 export interface ResultLinkView {

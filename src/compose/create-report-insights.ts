@@ -1,16 +1,19 @@
 import type { SendMailOptions } from 'nodemailer';
-import { buildEnrichmentView, buildLinks, buildTrendView, buildWebUrl, netboxBasePath, type EnrichmentView, type TrendView } from '../mail';
+import { buildFailuresCsv, enrichReport } from '../enrichment';
+import { buildLinks, buildWebUrl, netboxBasePath } from '../report';
+import { buildEnrichmentView, buildTrendView, type EnrichmentView, type TrendView } from './build-insight-views';
 import type { NetboxClient } from '../netbox';
 import type { Logger } from '../shared';
-import { buildReportSnapshot, buildSeriesKey, recordReportTrend, type FailingPair, type ReportHistory } from '../trend';
+import { buildReportSnapshot, buildSeriesKey, recordReportTrend, type FailingPair, type ReportHistory, type Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
-import { buildFailuresCsv } from './build-failures-csv';
-import { enrichReport } from './enrich-report';
 
 /** What the relay adds to a report's mail beyond the webhook's counts. */
 export interface ReportInsights {
   enrichment: EnrichmentView;
-  trend: TrendView | null;
+  /** The change since the previous report, derived and recorded here once; routes decide on it. Null without history. */
+  trend: Trend | null;
+  /** The same trend as the templates show it. */
+  trendView: TrendView | null;
   attachments: NonNullable<SendMailOptions['attachments']>;
 }
 
@@ -71,18 +74,17 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
       };
     }
 
-    let trend: TrendView | null = null;
+    let trend: Trend | null = null;
+    let trendView: TrendView | null = null;
     if (options.history) {
       const failing: FailingPair[] | null =
         enrichment.status === 'ok' ? enrichment.summary.results.map((r) => ({ device: r.device, test: r.test, severity: r.severity })) : null;
       const series = buildSeriesKey({ netboxUrl: options.netboxUrl, reportUrl: report.url });
-      try {
-        const computed = await recordReportTrend(options.history, buildReportSnapshot(delivery, series, failing));
-        trend = buildTrendView(computed, { timezone: options.timezone, basePath, netboxUrl: options.netboxUrl, currentFailingKnown: failing !== null });
-      } catch (error) {
-        // The history is a nicety: a storage problem here must not stop the mail.
-        log.warn({ err: error }, 'mail goes without the trend: the report history could not be read or written');
-      }
+      // A history that cannot be read is a storage failure like any other: the delivery is tried again
+      // (routes need the previous report to decide on-change and regression). Saves never throw: the
+      // relay's history keeps a refused save in its outcome ledger.
+      trend = await recordReportTrend(options.history, buildReportSnapshot(delivery, series, failing));
+      trendView = buildTrendView(trend, { timezone: options.timezone, basePath, netboxUrl: options.netboxUrl, currentFailingKnown: failing !== null });
     }
 
     return {
@@ -95,6 +97,7 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
         attachment,
       }),
       trend,
+      trendView,
       attachments,
     };
   };

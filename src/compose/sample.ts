@@ -1,8 +1,10 @@
-import type { Config } from './config';
-import { createFailureSummarizer } from './enrichment';
-import { buildEnrichmentView, buildLinks, buildReportView, buildTrendView, type ReportView } from './mail';
-import { buildReportSnapshot, buildTrend } from './trend';
-import { parseDelivery, type ReportDelivery } from './webhook';
+import type { Config } from '../config';
+import { createFailureSummarizer } from '../enrichment';
+import { buildLinks } from '../report';
+import { buildReportSnapshot, buildTrend } from '../trend';
+import { parseDelivery, type ReportDelivery } from '../webhook';
+import { buildEnrichmentView, buildTrendView } from './build-insight-views';
+import { buildReportView, type ReportView } from './build-report-view';
 
 /**
  * The delivery recorded in validity's documentation (NetBox ≤ 3.6 era): report 29, 5 of 8 MIDDLE

@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
-/** Reusable zod fields for environment variables (all arrive as strings; unset means default). */
+/** Reusable zod fields for environment variables and the routes file (all arrive as strings; unset means default). */
 
 export const port = (def: number) => z.coerce.number().int().min(0).max(65535).default(def);
 

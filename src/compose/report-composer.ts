@@ -1,9 +1,11 @@
 import type { SendMailOptions } from 'nodemailer';
 import type { Clock, Logger } from '../shared';
-import { buildMessage, buildMessageId, buildReportView, buildThreadId, type Recipients, type RenderPool, type Renderer, type ReportView } from '../mail';
+import { buildMessage, buildMessageId, buildThreadId, type Recipients, type RenderPool, type Renderer } from '../mail';
+import { buildReportView, type ReportView } from './build-report-view';
 import type { Route } from '../routing';
 import type { ClaimedDelivery } from '../store';
-import type { ReportInsights } from '../enrichment';
+import type { Trend } from '../trend';
+import type { ReportInsights } from './create-report-insights';
 import { parseDelivery, type ReportDelivery } from '../webhook';
 
 /** How the report reached a route, for the templates (`route.*`) and the headers. */
@@ -20,8 +22,9 @@ export interface ComposedReport {
   kind: 'report';
   /** The delivery as parsed from its stored bytes. */
   delivery: ReportDelivery;
-  /** With `trend` when composition recorded the report history (routes read it for on-change and regression). */
   view: ReportView;
+  /** The trend composition derived and recorded (routes read it for on-change and regression); null without history. */
+  trend: Trend | null;
   /**
    * The mail for one route, or undefined when the route is no longer configured. Async so that a
    * wrapper can turn it into the exact bytes to send (the dashboard keeps them).
@@ -30,10 +33,11 @@ export interface ComposedReport {
 }
 
 /**
- * Turns a stored delivery into its composed report. `log` is the worker's logger for this delivery
- * (bound to its deliveryId and attempt), for anything composing wants to say (enrichment, say).
+ * Turns a stored delivery into what the worker sends: a report rendered per route, or a relay
+ * notice. `log` is the worker's logger for this delivery (bound to its deliveryId and attempt), for
+ * anything composing wants to say (enrichment, say).
  */
-export type MailComposer = (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedMail>;
+export type DeliveryComposer = (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedMail>;
 
 /**
  * A relay notice that is not a report (the watchdog's "no report since …"): one ready message on one
@@ -51,7 +55,7 @@ export type ComposedMail = ComposedReport | ComposedNotice;
 /** The report composer: always a report, rendered per route. */
 export type ReportComposer = (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedReport>;
 
-export interface MailComposerOptions {
+export interface ReportComposerOptions {
   renderer: Renderer;
   /** Renders off the event loop when given (`serve`); the result is the renderer's, errors included. */
   renderPool?: RenderPool;
@@ -80,19 +84,20 @@ export class UnreadableDeliveryError extends Error {
  * route's mail with its template set, subject and recipients. Message-ID comes from the delivery and
  * the route, Date from the injected clock.
  */
-export function createMailComposer(options: MailComposerOptions): ReportComposer {
+export function createReportComposer(options: ReportComposerOptions): ReportComposer {
   const routes = new Map(options.routes.map((r) => [r.name, r]));
   return async (delivery, log): Promise<ComposedReport> => {
     const parsed = parseDelivery(delivery.body);
     if (parsed.kind !== 'report') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a report: ${parsed.reason}`);
     // Enrichment and trend once per delivery, shared by every route's mail.
     const insights = options.insights ? await options.insights(parsed, log) : undefined;
-    const view = buildReportView(parsed, { netboxUrl: options.netboxUrl, timezone: options.timezone, enrichment: insights?.enrichment, trend: insights?.trend });
+    const view = buildReportView(parsed, { netboxUrl: options.netboxUrl, timezone: options.timezone, enrichment: insights?.enrichment, trend: insights?.trendView });
     const attachments = insights?.attachments.length ? insights.attachments : undefined;
     return {
       kind: 'report',
       delivery: parsed,
       view,
+      trend: insights?.trend ?? null,
       async messageFor(context) {
         const route = routes.get(context.name);
         if (!route) return undefined;

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Config } from '../config';
 import { TemplateError, type Renderer } from '../mail';
-import { sampleDeliveryView, sampleInsightViews } from '../sample';
+import { sampleDeliveryView, sampleInsightViews } from './sample';
 
 /**
  * Renders the sample report with every template set and with every route's set and subject, so a

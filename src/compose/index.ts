@@ -1,0 +1,20 @@
+export { buildReportView, type ReportView, type RatioView, type ReportViewOptions } from './build-report-view';
+export {
+  buildEnrichmentView,
+  buildTrendView,
+  type EnrichmentView,
+  type TrendView,
+  type FailingTestView,
+  type SeverityGroupView,
+  type DeviceFailuresView,
+  type ResultLinkView,
+  type AttachmentView,
+  type PairView,
+  type StreakView,
+  type EnrichmentViewOptions,
+  type TrendViewOptions,
+} from './build-insight-views';
+export { createReportInsights, type ReportInsights, type ReportInsightsOptions } from './create-report-insights';
+export { verifyRouteTemplates } from './verify-route-templates';
+export { SAMPLE_ENVELOPE, sampleDeliveryView, sampleInsightViews } from './sample';
+export { createReportComposer, buildFilterHeaders, UnreadableDeliveryError, type DeliveryComposer, type ReportComposerOptions, type ComposedReport, type ComposedNotice, type ComposedMail, type ReportComposer, type RouteContext } from './report-composer';

@@ -1,0 +1,63 @@
+import { buildNetboxUrl, findNetboxBasePath, findNetboxPathProblem, parseNetboxBase } from './build-netbox-url';
+
+/** Links to a report in NetBox, for mails and the dashboard. */
+export interface ReportLinks {
+  report: string;
+  devices: string;
+  results: string;
+  failedResults: string;
+  resultsApi: string;
+  /** True when NETBOX_URL is unset and the links are NetBox's relative paths. */
+  relative: boolean;
+}
+
+/**
+ * NetBox serializes the report without a request, so `url` and `results_url` are relative and carry
+ * NetBox's BASE_PATH (`/netbox/api/plugins/...`). The web pages share that base path. Each link is
+ * http(s) on NETBOX_URL's origin (built by buildNetboxUrl, like the API requests), or, without
+ * NETBOX_URL, a clean NetBox path that the templates show as text. A `results_url` that is not a
+ * clean path (`javascript:…`, another host) is replaced by the path NetBox itself would have sent.
+ */
+export function buildLinks(reportId: number, apiUrl: string, resultsApiUrl: string, netboxUrl?: string): ReportLinks {
+  const basePath = netboxBasePath(apiUrl);
+  const canonicalResultsApi = `${basePath}/api/plugins/validity/test-results/?report_id=${reportId}`;
+  const paths = {
+    report: `${basePath}/plugins/validity/reports/${reportId}/`,
+    devices: `${basePath}/plugins/validity/reports/${reportId}/devices/`,
+    results: `${basePath}/plugins/validity/test-results/?report_id=${reportId}`,
+    failedResults: `${basePath}/plugins/validity/test-results/?report_id=${reportId}&passed=false`,
+    resultsApi: findNetboxPathProblem(resultsApiUrl) === null ? resultsApiUrl : canonicalResultsApi,
+  };
+  if (!netboxUrl) return { ...paths, relative: true };
+  const absolute = (p: string) => absoluteUrl(p, netboxUrl);
+  return {
+    report: absolute(paths.report),
+    devices: absolute(paths.devices),
+    results: absolute(paths.results),
+    failedResults: absolute(paths.failedResults),
+    resultsApi: absolute(paths.resultsApi),
+    relative: false,
+  };
+}
+
+/**
+ * A NetBox path on NETBOX_URL (base path not doubled), built by buildNetboxUrl. A path it refuses
+ * never becomes a link elsewhere: NETBOX_URL itself is linked instead.
+ */
+export function absoluteUrl(path: string, netboxUrl: string): string {
+  const base = parseNetboxBase(netboxUrl);
+  const built = buildNetboxUrl(base, path);
+  return built.ok ? built.url.href : new URL(`${base.basePath}/`, `${base.origin}/`).href;
+}
+
+/** NetBox's BASE_PATH as the report's API `url` shows it: `/netbox/api/plugins/...` → `/netbox`, else ''. */
+export function netboxBasePath(apiUrl: string): string {
+  return findNetboxBasePath(apiUrl);
+}
+
+/** A NetBox web page: absolute on NETBOX_URL when it is set, else NetBox's relative path (shown as text). */
+export function buildWebUrl(basePath: string, pagePath: string, netboxUrl?: string): string {
+  const p = `${basePath}${pagePath}`;
+  return netboxUrl ? absoluteUrl(p, netboxUrl) : p;
+}
+
