@@ -250,15 +250,15 @@ export class PgStore implements Store {
   }
 
   async markSent(id: number, result: { now: number; messageId: string }): Promise<void> {
-    await this.execute(queries.deliveries.markSent, { id, ...result });
+    await this.execute(queries.deliveries.markSent, { ...result, id });
   }
 
   async markRetry(id: number, result: { now: number; nextAttemptAt: number; error: string; code: string }): Promise<void> {
-    await this.execute(queries.deliveries.markRetry, { id, ...result });
+    await this.execute(queries.deliveries.markRetry, { ...result, id });
   }
 
   async markDead(id: number, result: { now: number; error: string; code: string }): Promise<void> {
-    await this.execute(queries.deliveries.markDead, { id, ...result });
+    await this.execute(queries.deliveries.markDead, { ...result, id });
   }
 
   releaseLeases(now: number): Promise<number> {
@@ -307,7 +307,7 @@ export class PgStore implements Store {
   }
 
   async findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined> {
-    const [row] = await this.selectAll(queries.reports.findBefore, { series, ...before });
+    const [row] = await this.selectAll(queries.reports.findBefore, { ...before, series });
     return row && decodeReportRow(row);
   }
 
@@ -360,11 +360,11 @@ export class PgStore implements Store {
   }
 
   async markRouteMailSent(deliveryId: number, route: string, result: { now: number; messageId: string; response: string }): Promise<void> {
-    await this.execute(queries.routeMails.markSent, { deliveryId, route, ...result });
+    await this.execute(queries.routeMails.markSent, { ...result, deliveryId, route });
   }
 
   async markRouteMailFailed(deliveryId: number, route: string, { permanent, ...result }: { now: number; error: string; code: string; permanent: boolean }): Promise<void> {
-    await this.execute(queries.routeMails.markFailed, { deliveryId, route, state: permanent ? 'failed' : 'pending', ...result });
+    await this.execute(queries.routeMails.markFailed, { ...result, deliveryId, route, state: permanent ? 'failed' : 'pending' });
   }
 
   async lastRouteMailCompletedAt(route: string, deliveryId: number): Promise<string | null> {

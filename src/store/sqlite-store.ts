@@ -305,15 +305,15 @@ export class SqliteStore implements Store {
   }
 
   markSent(id: number, result: { now: number; messageId: string }): Promise<void> {
-    return this.queueChange(queries.deliveries.markSent, { id, ...result });
+    return this.queueChange(queries.deliveries.markSent, { ...result, id });
   }
 
   markRetry(id: number, result: { now: number; nextAttemptAt: number; error: string; code: string }): Promise<void> {
-    return this.queueChange(queries.deliveries.markRetry, { id, ...result });
+    return this.queueChange(queries.deliveries.markRetry, { ...result, id });
   }
 
   markDead(id: number, result: { now: number; error: string; code: string }): Promise<void> {
-    return this.queueChange(queries.deliveries.markDead, { id, ...result });
+    return this.queueChange(queries.deliveries.markDead, { ...result, id });
   }
 
   /** Queues a one-statement write that resolves with nothing once durable. */
@@ -369,7 +369,7 @@ export class SqliteStore implements Store {
   }
 
   async findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined> {
-    const row = this.run((db) => selectOne(db, queries.reports.findBefore, { series, ...before }));
+    const row = this.run((db) => selectOne(db, queries.reports.findBefore, { ...before, series }));
     return row && decodeReportRow(row);
   }
 
@@ -423,11 +423,11 @@ export class SqliteStore implements Store {
   }
 
   markRouteMailSent(deliveryId: number, route: string, result: { now: number; messageId: string; response: string }): Promise<void> {
-    return this.queueChange(queries.routeMails.markSent, { deliveryId, route, ...result });
+    return this.queueChange(queries.routeMails.markSent, { ...result, deliveryId, route });
   }
 
   markRouteMailFailed(deliveryId: number, route: string, { permanent, ...result }: { now: number; error: string; code: string; permanent: boolean }): Promise<void> {
-    return this.queueChange(queries.routeMails.markFailed, { deliveryId, route, state: permanent ? 'failed' : 'pending', ...result });
+    return this.queueChange(queries.routeMails.markFailed, { ...result, deliveryId, route, state: permanent ? 'failed' : 'pending' });
   }
 
   async lastRouteMailCompletedAt(route: string, deliveryId: number): Promise<string | null> {
