@@ -56,7 +56,7 @@ interface CompiledSet {
 export function loadRenderer(dir: string): Renderer {
   // Required here, not at import, so commands that never render (`--help`, `migrate`) do not load it.
   const hbs = (require('handlebars') as Hbs).create();
-  registerHelpers(hbs);
+  registerTemplateHelpers(hbs);
   const partials = loadPartials(hbs, path.join(dir, 'partials'));
   const sets = findTemplateSets(dir);
   const compiled = new Map(sets.map((set) => [set, compileSet(hbs, path.join(dir, set), partials)]));
@@ -180,7 +180,8 @@ function createSubjectCache(hbs: Hbs): (source: string) => Template {
  */
 const WRITTEN_ANCHOR = /^(\s*)<a\b((?:[^>"']|"[^"]*"|'[^']*')*)>((?:(?!<\/a>)[\s\S])*)<\/a>(\s*)$/i;
 
-function registerHelpers(hbs: Hbs): void {
+/** Registers the helpers templates may use (templates/README.md lists them) on a Handlebars instance. */
+export function registerTemplateHelpers(hbs: Hbs): void {
   hbs.registerHelper('eq', (a: unknown, b: unknown) => a === b);
   hbs.registerHelper('gt', (a: number, b: number) => a > b);
   hbs.registerHelper('plural', (n: number, singular: string, plural: string) => (n === 1 ? singular : plural));
