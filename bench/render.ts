@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Handlebars from 'handlebars';
 import juice from 'juice';
-import { createMailComposer } from '../src/compose';
-import { buildReportView } from '../src/compose';
+import { buildReportView, createReportComposer } from '../src/compose';
 import { loadRenderer, registerTemplateHelpers } from '../src/mail';
 import { defaultTemplatesDir } from '../src/relay';
 import { buildDefaultRoute, DEFAULT_ROUTE_NAME } from '../src/routing';
@@ -78,7 +77,7 @@ export const renderBenchmark: Benchmark = {
     const parsed = parseDelivery(body);
     if (parsed.kind !== 'report') throw new Error('the bench body is not a report');
     const view = buildReportView(parsed, { netboxUrl: 'https://netbox.example.com', timezone: 'Europe/Berlin' });
-    const compose = createMailComposer({
+    const compose = createReportComposer({
       renderer,
       clock: systemClock,
       from: 'Compliance Relay <relay@example.com>',

@@ -2,10 +2,10 @@ import path from 'node:path';
 import type { Express } from 'express';
 import type { Config } from './config';
 import { createNetboxClient } from './netbox';
-import { createMailComposer, createReportInsights, verifyRouteTemplates } from './compose';
+import { createReportComposer, createReportInsights, verifyRouteTemplates } from './compose';
 import { createOutcomeLedger, createRetention, createRoutePlanner, createWorker, type OutcomeLedger, type Retention, type Worker, type WorkerOutcome } from './delivery';
 import { createApp } from './http';
-import { createFileTransport, createSmtpTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
+import { createTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
 import { createDashboardRouter } from './dashboard';
 import { createMetrics, type RelayMetrics } from './metrics';
@@ -71,7 +71,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const store = openStore(config.store, {
     onIdleError: (error) => logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
   });
-  const transport = config.smtp ? createSmtpTransport(config.smtp, { readFile: io.readFile }) : createFileTransport(config.mail.outboxDir);
+  const transport = createTransport(config, { readFile: io.readFile });
   const netbox = config.netbox.url
     ? createNetboxClient({
         url: config.netbox.url,
@@ -99,7 +99,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const smtpHealth = createSmtpHealth({ transport, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
   // The watchdog's notices go to everyone who expects reports: MAIL_TO/CC/BCC, or every route's recipients.
   const recipients = { ...buildNoticeRecipients(config.routing.routes), replyTo: config.mail.replyTo };
-  const reportComposer = createMailComposer({
+  const reportComposer = createReportComposer({
     renderer,
     clock,
     from: config.mail.from,

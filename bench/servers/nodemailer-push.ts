@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { loadConfig } from '../../src/config';
-import { createMailComposer } from '../../src/compose';
+import { createReportComposer } from '../../src/compose';
 import { createSmtpTransport, loadRenderer } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
 import { systemClock } from '../../src/shared';
@@ -27,7 +27,7 @@ process.send!({ type: 'ready' });
 
 async function push({ env, count, firstId, stock }: { env: Record<string, string>; count: number; firstId: number; stock?: boolean }) {
   const config = loadConfig(env, { readFile: (f) => fs.readFileSync(f, 'utf8') });
-  const compose = createMailComposer({
+  const compose = createReportComposer({
     renderer: loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir()),
     clock: systemClock,
     from: config.mail.from,

@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { redactConfig } from '../config';
-import { createFileTransport, createSmtpTransport, loadRenderer, TemplateError } from '../mail';
+import { createTransport, loadRenderer, TemplateError } from '../mail';
 import { defaultTemplatesDir } from '../relay';
 import { verifyRouteTemplates } from '../compose';
 import { previewCommand, sendTestCommand, type PreviewOptions } from './preview-command';
@@ -75,7 +75,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         exitCode = EXIT_CONFIG;
         return;
       }
-      const transport = config.smtp ? createSmtpTransport(config.smtp, { readFile: io.readFile }) : createFileTransport(config.mail.outboxDir);
+      const transport = createTransport(config, { readFile: io.readFile });
       try {
         await transport.verify();
         io.stdout.write(config.smtp ? `SMTP server ${new URL(config.smtp.url).host} accepted the connection${config.smtp.user ? ' and the login' : ''}.\n` : `No SMTP_URL: mails are written to ${config.mail.outboxDir}, which is writable.\n`);

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config';
-import { createMailComposer, SAMPLE_ENVELOPE } from '../compose';
-import { createFileTransport, createSmtpTransport, loadRenderer, TemplateError } from '../mail';
+import { createReportComposer, SAMPLE_ENVELOPE } from '../compose';
+import { createTransport, loadRenderer, TemplateError } from '../mail';
 import { defaultTemplatesDir } from '../relay';
 import { buildDefaultRoute, type Route } from '../routing';
 import { buildRawMessage } from '../sent-mail';
@@ -81,7 +81,7 @@ export async function sendTestCommand(options: { to?: string }, config: Config, 
   const delivery = { id: 0, reportId: parsed.report.id, dedupKey: `send-test@${new Date().toISOString()}`, body, attempts: 1 } as ClaimedDelivery;
   const message = (await (await createRouteComposer(config, route, { implicitRoute: false })(delivery)).messageFor({ name: route.name, reminder: false, reason: 'send-test' }))!;
   message.subject = `[test] ${String(message.subject)}`;
-  const transport = config.smtp ? createSmtpTransport(config.smtp, { readFile: io.readFile }) : createFileTransport(config.mail.outboxDir);
+  const transport = createTransport(config, { readFile: io.readFile });
   try {
     const result = await transport.send(message);
     io.stdout.write(`Sent the sample report to ${result.accepted.join(', ') || route.to.join(', ')}${result.rejected.length ? ` (refused: ${result.rejected.join(', ')})` : ''}.\nServer answer: ${result.response}\n`);
@@ -97,7 +97,7 @@ export async function sendTestCommand(options: { to?: string }, config: Config, 
 
 /** The composer the relay uses, for one route and without NetBox enrichment (nothing is fetched or stored). */
 function createRouteComposer(config: Config, route: Route, options: { implicitRoute?: boolean } = {}) {
-  return createMailComposer({
+  return createReportComposer({
     renderer: loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir()),
     clock: systemClock,
     from: config.mail.from,

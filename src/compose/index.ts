@@ -17,4 +17,4 @@ export {
 export { createReportInsights, type ReportInsights, type ReportInsightsOptions } from './create-report-insights';
 export { verifyRouteTemplates } from './verify-route-templates';
 export { SAMPLE_ENVELOPE, sampleDeliveryView, sampleInsightViews } from './sample';
-export { createMailComposer, buildFilterHeaders, UnreadableDeliveryError, type MailComposer, type MailComposerOptions, type ComposedReport, type ComposedNotice, type ComposedMail, type ReportComposer, type RouteContext } from './compose-mail';
+export { createReportComposer, buildFilterHeaders, UnreadableDeliveryError, type DeliveryComposer, type ReportComposerOptions, type ComposedReport, type ComposedNotice, type ComposedMail, type ReportComposer, type RouteContext } from './report-composer';

@@ -1,4 +1,5 @@
 import { TemplateError } from '../mail';
+import { FAILURE_CATALOGUE, isFailureCode, type FailureCode } from '../shared';
 
 export type FailureKind = 'transient' | 'permanent';
 
@@ -12,47 +13,57 @@ export type FailureScope = 'server' | 'message';
 
 export interface FailureClass {
   kind: FailureKind;
-  /** Stable code stored with the delivery and used in metrics: SMTP_4XX, ECONNECTION, EAUTH, … */
-  code: string;
+  /** Stable code from the shared FAILURE_CATALOGUE, stored with the delivery and used in metrics. */
+  code: FailureCode;
   /** A configuration problem (bad credentials, TLS trust): logged loudly, an operator must act. */
   configProblem: boolean;
   scope: FailureScope;
   message: string;
 }
 
-/** nodemailer `err.code`s where the server or network may recover by itself. */
-const TRANSIENT_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EPROTOCOL', 'ESTREAM']);
-
-/** Of those, the ones that say "the server cannot be talked to at all" (not this one message). */
-const CONNECTION_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
-
 /** SMTP replies about the service, not the message (RFC 5321 §4.2.3): 421 closing, 451 local error. */
 const SERVER_REPLY_CODES = new Set([421, 451]);
 
 /**
  * The one place that decides whether a failed send can succeed later (prometheus/alertmanager
- * notify/retry_stage). SMTP 4xx replies, connection, DNS and timeout errors are transient: retry
- * with backoff. 5xx replies, envelope errors and template errors are permanent: dead at once.
- * Authentication failures are permanent and a configuration problem. Anything unknown is treated
- * as transient: a retry that fails again costs little, a mail wrongly given up costs a report.
+ * notify/retry_stage): it picks the code, and the shared FAILURE_CATALOGUE says what the code means.
+ * SMTP 4xx replies, connection, DNS and timeout errors are transient: retry with backoff. 5xx
+ * replies, envelope errors and template errors are permanent: dead at once. Authentication failures
+ * are permanent and a configuration problem. A code outside the catalogue is `UNKNOWN` (transient),
+ * its own code kept in the message only, so it can never become a metric label.
  */
 export function classifyFailure(error: unknown): FailureClass {
   const err = (error ?? {}) as { code?: unknown; responseCode?: unknown; message?: unknown; response?: unknown };
   const message = describe(error);
-  const make = (kind: FailureKind, code: string, configProblem: boolean, scope: FailureScope = 'message'): FailureClass => ({ kind, code, configProblem, scope, message });
-  if (error instanceof TemplateError) return make('permanent', 'TEMPLATE', true);
+  if (error instanceof TemplateError) return buildFailureClass('TEMPLATE', message);
   const code = typeof err.code === 'string' ? err.code : undefined;
   const responseCode = typeof err.responseCode === 'number' ? err.responseCode : undefined;
-  if (code === 'EAUTH' || code === 'ENOAUTH') return make('permanent', code, true);
+  // A refused login stays a login problem whatever reply code came with it (454 included).
+  if (code === 'EAUTH' || code === 'ENOAUTH') return buildFailureClass(code, message);
   // Certificate trust: nothing will change until an operator fixes SMTP_CA_FILE, and every mail fails alike.
-  if (code === 'ETLS' || isCertificateError(err)) return make('transient', 'ETLS', true, 'server');
+  if (code === 'ETLS' || isCertificateError(err)) return buildFailureClass('ETLS', message);
   if (responseCode !== undefined && responseCode >= 400 && responseCode < 500) {
-    return make('transient', 'SMTP_4XX', false, SERVER_REPLY_CODES.has(responseCode) ? 'server' : 'message');
+    return { ...buildFailureClass('SMTP_4XX', message), scope: SERVER_REPLY_CODES.has(responseCode) ? 'server' : 'message' };
   }
-  if (responseCode !== undefined && responseCode >= 500 && responseCode < 600) return make('permanent', 'SMTP_5XX', false);
-  if (code === 'EENVELOPE' || code === 'EMESSAGE') return make('permanent', code, false);
-  if (code && TRANSIENT_CODES.has(code)) return make('transient', code, false, CONNECTION_CODES.has(code) ? 'server' : 'message');
-  return make('transient', code ?? 'UNKNOWN', false);
+  if (responseCode !== undefined && responseCode >= 500 && responseCode < 600) return buildFailureClass('SMTP_5XX', message);
+  if (isFailureCode(code)) return buildFailureClass(code, message);
+  return buildFailureClass('UNKNOWN', code === undefined ? message : `${message} (code ${code.slice(0, 40)})`);
+}
+
+/**
+ * A template or composition error: the same input fails the same way, so it is permanent whatever
+ * the error; one without a code of its own is `RENDER`.
+ */
+export function classifyRenderFailure(error: unknown): FailureClass {
+  const failure: FailureClass = { ...classifyFailure(error), kind: 'permanent' };
+  if (failure.code === 'UNKNOWN') failure.code = 'RENDER';
+  return failure;
+}
+
+/** A failure of `code` as the catalogue describes it. */
+export function buildFailureClass(code: FailureCode, message: string): FailureClass {
+  const entry = FAILURE_CATALOGUE[code];
+  return { kind: entry.retryable ? 'transient' : 'permanent', code, configProblem: entry.configProblem, scope: entry.scope, message };
 }
 
 function isCertificateError(err: { code?: unknown; message?: unknown }): boolean {

@@ -1,4 +1,5 @@
 import { NetboxError, type NetboxClient, type NetboxErrorCode } from '../netbox';
+import { systemClock, type Clock } from '../shared';
 import type { ReportDelivery } from '../webhook';
 import { createFailureSummarizer, type FailureSummary } from './summarize-failures';
 
@@ -22,7 +23,8 @@ export interface EnrichReportOptions {
   hasToken: boolean;
   /** NETBOX_ENRICH_BUDGET_MS: the whole fetch, retries included, ends within it. */
   budgetMs: number;
-  now?: () => number;
+  /** Where the budget's deadline is measured from; the NetBox client's own clock must agree (the system's). */
+  clock?: Clock;
 }
 
 /** NetBox's page size cap (MAX_PAGE_SIZE); larger values are silently clamped, `next` covers the rest. */
@@ -43,8 +45,7 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
   if (!options.hasToken) {
     return { status: 'missing', code: 'NO_TOKEN', reason: 'Failing tests are not listed: set NETBOX_TOKEN (a read-only NetBox API token) on the relay to see them here.' };
   }
-  const now = options.now ?? Date.now;
-  const budget = { deadline: now() + options.budgetMs };
+  const budget = { deadline: (options.clock ?? systemClock).now() + options.budgetMs };
   try {
     // The report itself first: a 404 says validity deleted it, and its creation time proves it is the
     // report the webhook announced (and not one with the same id on another NetBox).

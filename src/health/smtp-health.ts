@@ -1,6 +1,6 @@
 import type { WorkerOutcome } from '../delivery';
 import type { MailTransport } from '../mail';
-import type { Clock, Logger } from '../shared';
+import type { Clock, FailureCode, Logger } from '../shared';
 
 /** The latest word on whether mail can leave: from a periodic check or from the last send. */
 export interface SmtpStatus {
@@ -27,7 +27,7 @@ export interface SmtpHealth {
  * Failure codes that say nothing about reaching the server: the template or the stored body was at
  * fault, or the server answered (4xx/5xx for this message), which proves it is reachable.
  */
-const NOT_ABOUT_REACHING_SMTP = new Set(['TEMPLATE', 'RENDER', 'EUNREADABLE', 'EENVELOPE', 'EMESSAGE', 'SMTP_4XX', 'SMTP_5XX']);
+const NOT_ABOUT_REACHING_SMTP: ReadonlySet<FailureCode> = new Set<FailureCode>(['TEMPLATE', 'RENDER', 'EUNREADABLE', 'ROUTE_REMOVED', 'EENVELOPE', 'EMESSAGE', 'SMTP_4XX', 'SMTP_5XX']);
 
 /**
  * Tracks whether the mail server is reachable, for /readyz. A real send is the best evidence, so

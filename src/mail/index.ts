@@ -1,3 +1,3 @@
 export { loadRenderer, registerTemplateHelpers, TemplateError, DEFAULT_TEMPLATE_SET, type Renderer, type RenderedMail } from './renderer';
 export { buildMessage, buildMessageId, buildThreadId, type MessageInput, type Recipients } from './build-message';
-export { createSmtpTransport, createFileTransport, type MailTransport, type SendResult } from './transport';
+export { createTransport, createSmtpTransport, createFileTransport, type MailTransport, type SendResult, type TransportSettings } from './transport';

@@ -24,6 +24,20 @@ export interface MailTransport {
   close(): Promise<void>;
 }
 
+/** Where the relay's mails go, as configured: SMTP_URL when set, otherwise `.eml` files in the outbox directory. */
+export interface TransportSettings {
+  smtp?: SmtpConfig;
+  mail: { outboxDir: string };
+}
+
+/**
+ * The relay's transport for `settings`: the SMTP pool when an SMTP server is configured, otherwise
+ * the `.eml` file transport. `readFile` reads SMTP_CA_FILE (the core does not touch the disk itself).
+ */
+export function createTransport(settings: TransportSettings, options: { readFile: (file: string) => Buffer }): MailTransport {
+  return settings.smtp ? createSmtpTransport(settings.smtp, options) : createFileTransport(settings.mail.outboxDir);
+}
+
 /**
  * SMTP through a nodemailer pool. `smtp://` upgrades with STARTTLS when the server offers it,
  * `smtps://` is implicit TLS; certificates are verified unless explicitly turned off.

@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { WorkerOutcome } from '../delivery';
 import type { WebhookOutcome } from '../webhook';
-import type { Clock, Logger } from '../shared';
+import { isFailureCode, type Clock, type FailureCode, type Logger } from '../shared';
 import { DELIVERY_STATES, type Store } from '../store';
 
 /** The relay's Prometheus series. One instance per relay: tests run several relays in one process. */
@@ -117,7 +117,7 @@ export function createMetrics(options: MetricsOptions): RelayMetrics {
         return;
       }
       if (outcome.type === 'suppressed') return;
-      failed.inc({ reason: outcome.failure.code, then: outcome.type });
+      failed.inc({ reason: buildFailureLabel(outcome.failure.code), then: outcome.type });
       latency.observe({ result: 'failed' }, seconds);
     },
     recordNetboxFetchError(reason) {
@@ -128,6 +128,14 @@ export function createMetrics(options: MetricsOptions): RelayMetrics {
       return registry.metrics();
     },
   };
+}
+
+/**
+ * The `reason` label of a failed send: a code of the closed FAILURE_CATALOGUE only, so the series
+ * stay bounded. The type already says so; the check keeps a code cast past it out of the labels too.
+ */
+function buildFailureLabel(code: FailureCode): FailureCode {
+  return isFailureCode(code) ? code : 'UNKNOWN';
 }
 
 /** A bounded label for why a delivery was ignored (the reason text itself names arbitrary types). */

@@ -1,5 +1,5 @@
 import type { SendMailOptions } from 'nodemailer';
-import type { ComposedMail, MailComposer } from '../compose';
+import type { ComposedMail, DeliveryComposer } from '../compose';
 import type { WorkerOutcome } from '../delivery';
 import type { Clock, Logger } from '../shared';
 import type { Store } from '../store';
@@ -15,7 +15,7 @@ interface Pending {
 
 export interface MailRecorder {
   /** Wraps a composer: the message is built to bytes once and sent as those bytes. */
-  wrap(compose: MailComposer): MailComposer;
+  wrap(compose: DeliveryComposer): DeliveryComposer;
   /** After a send: keeps the bytes of a sent mail in the store; forgets a failed one. */
   record(outcome: WorkerOutcome): void;
 }

@@ -61,3 +61,62 @@ export function buildErrorBody(error: RelayError): { error: { code: ErrorCode; m
     },
   };
 }
+
+/**
+ * Where a delivery failure comes from. `connection`: the SMTP server cannot be talked to at all;
+ * `reply`: the server answered this message (so it is reachable); `content`: the stored report or
+ * its rendering; `config`: something only an operator can fix; `queue`: the worker's own decision.
+ */
+export type FailureSource = 'connection' | 'reply' | 'content' | 'config' | 'queue' | 'unknown';
+
+/**
+ * The one closed catalogue of delivery failure codes: what is stored with a delivery, logged, and
+ * used as a metric label. `retryable` says whether a later attempt can succeed (principle 3);
+ * `configProblem` that an operator must act; `scope` whether every delivery would fail alike
+ * (`server`: the worker pauses the whole queue) or only this one (`message`). SMTP_4XX's scope
+ * depends on the reply (421/451 are about the service, RFC 5321 §4.2.3), so it is decided where
+ * the error is classified. Codes are nodemailer's `err.code` where it has one (nodemailer
+ * `lib/errors.js`), so the stored code reads like the library's documentation.
+ */
+export const FAILURE_CATALOGUE = {
+  SMTP_4XX: { retryable: true, configProblem: false, scope: 'message', source: 'reply' },
+  SMTP_5XX: { retryable: false, configProblem: false, scope: 'message', source: 'reply' },
+  EENVELOPE: { retryable: false, configProblem: false, scope: 'message', source: 'reply' },
+  EMESSAGE: { retryable: false, configProblem: false, scope: 'message', source: 'reply' },
+  ECONNECTION: { retryable: true, configProblem: false, scope: 'server', source: 'connection' },
+  ECONNREFUSED: { retryable: true, configProblem: false, scope: 'server', source: 'connection' },
+  ECONNRESET: { retryable: true, configProblem: false, scope: 'server', source: 'connection' },
+  ETIMEDOUT: { retryable: true, configProblem: false, scope: 'server', source: 'connection' },
+  ESOCKET: { retryable: true, configProblem: false, scope: 'server', source: 'connection' },
+  EDNS: { retryable: true, configProblem: false, scope: 'server', source: 'connection' },
+  EPIPE: { retryable: true, configProblem: false, scope: 'server', source: 'connection' },
+  EHOSTUNREACH: { retryable: true, configProblem: false, scope: 'server', source: 'connection' },
+  ENETUNREACH: { retryable: true, configProblem: false, scope: 'server', source: 'connection' },
+  EAI_AGAIN: { retryable: true, configProblem: false, scope: 'server', source: 'connection' },
+  EPROTOCOL: { retryable: true, configProblem: false, scope: 'message', source: 'connection' },
+  ESTREAM: { retryable: true, configProblem: false, scope: 'message', source: 'connection' },
+  // Certificate trust: nothing changes until an operator fixes SMTP_CA_FILE, yet it is retried so
+  // that the queue drains by itself once the fix is deployed.
+  ETLS: { retryable: true, configProblem: true, scope: 'server', source: 'config' },
+  EAUTH: { retryable: false, configProblem: true, scope: 'message', source: 'config' },
+  ENOAUTH: { retryable: false, configProblem: true, scope: 'message', source: 'config' },
+  TEMPLATE: { retryable: false, configProblem: true, scope: 'message', source: 'content' },
+  RENDER: { retryable: false, configProblem: false, scope: 'message', source: 'content' },
+  EUNREADABLE: { retryable: false, configProblem: false, scope: 'message', source: 'content' },
+  ROUTE_REMOVED: { retryable: false, configProblem: true, scope: 'message', source: 'config' },
+  SMTP_PAUSED: { retryable: true, configProblem: false, scope: 'server', source: 'queue' },
+  // Anything else: a retry that fails again costs little, a mail wrongly given up costs a report.
+  UNKNOWN: { retryable: true, configProblem: false, scope: 'message', source: 'unknown' },
+} as const satisfies Record<string, { retryable: boolean; configProblem: boolean; scope: 'server' | 'message'; source: FailureSource }>;
+
+export type FailureCode = keyof typeof FAILURE_CATALOGUE;
+
+/** True when `code` is one of {@link FAILURE_CATALOGUE}'s codes. */
+export function isFailureCode(code: unknown): code is FailureCode {
+  return typeof code === 'string' && Object.hasOwn(FAILURE_CATALOGUE, code);
+}
+
+/** A stored or foreign code as a catalogue code: anything outside the catalogue is `UNKNOWN`. */
+export function parseFailureCode(code: unknown): FailureCode {
+  return isFailureCode(code) ? code : 'UNKNOWN';
+}

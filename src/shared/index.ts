@@ -1,4 +1,4 @@
-export { ERROR_CATALOGUE, RelayError, buildErrorBody, type ErrorCode, type ErrorIssue } from './errors';
+export { ERROR_CATALOGUE, FAILURE_CATALOGUE, RelayError, buildErrorBody, isFailureCode, parseFailureCode, type ErrorCode, type ErrorIssue, type FailureCode, type FailureSource } from './errors';
 export { systemClock, type Clock } from './clock';
 export { createLogger, createSilentLogger, type Logger, type LoggerOptions } from './logger';
 export { findPackageRoot } from './paths';

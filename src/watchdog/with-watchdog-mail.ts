@@ -1,4 +1,4 @@
-import type { MailComposer } from '../compose';
+import type { DeliveryComposer } from '../compose';
 import type { Clock } from '../shared';
 import type { Recipients } from '../mail';
 import { buildWatchdogMail } from './build-watchdog-mail';
@@ -8,7 +8,7 @@ import { parseWatchdogAlert } from './watchdog-alert';
  * Wraps the report composer so the worker also sends the watchdog's records: a record with a
  * watchdog body becomes the watchdog mail, anything else goes to the report composer unchanged.
  */
-export function withWatchdogMail(compose: MailComposer, options: { from: string; recipients: Recipients; timezone: string; clock: Clock }): MailComposer {
+export function withWatchdogMail(compose: DeliveryComposer, options: { from: string; recipients: Recipients; timezone: string; clock: Clock }): DeliveryComposer {
   return async (delivery, log) => {
     const alert = parseWatchdogAlert(delivery.dedupKey, delivery.body);
     if (!alert) return compose(delivery, log);

@@ -118,7 +118,8 @@ describe('outcomes the store cannot record yet', () => {
 
     // The operator sees it: the gauge, /readyz (no new delivery could be kept) and the dashboard's banner.
     expect(await unrecorded()).toBeGreaterThan(0);
-    const ready = await fetch(`${relay.url}/readyz`);
+    // The details behind a 503 are for the operator: asked with the admin token.
+    const ready = await fetch(`${relay.url}/readyz`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(ready.status).toBe(503);
     expect(((await ready.json()) as { checks: { store: unknown } }).checks.store).toMatchObject({ ok: false, code: 'SQLITE_FULL', unrecordedOutcomes: expect.any(Number) });
     expect(await readDashboard()).toMatch(/class="banner" role="alert" data-unrecorded="\d+"/);

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createMailComposer } from '../../src/compose';
-import { createReportInsights } from '../../src/compose';
+import { createReportComposer, createReportInsights } from '../../src/compose';
 import { loadRenderer } from '../../src/mail';
 import { createNetboxClient, type NetboxClient } from '../../src/netbox';
 import { defaultTemplatesDir } from '../../src/relay';
@@ -71,7 +70,7 @@ describe('the mail names what failed and what changed (golden renders)', () => {
       attachMaxBytes: overrides.attachMaxBytes ?? 1_000_000,
       logger: createSilentLogger(),
     });
-    const compose = createMailComposer({
+    const compose = createReportComposer({
       renderer,
       clock: { now: () => Date.parse('2026-03-06T15:12:00Z') },
       from: 'Compliance <relay@example.com>',

@@ -33,10 +33,11 @@ export interface ComposedReport {
 }
 
 /**
- * Turns a stored delivery into its composed report. `log` is the worker's logger for this delivery
- * (bound to its deliveryId and attempt), for anything composing wants to say (enrichment, say).
+ * Turns a stored delivery into what the worker sends: a report rendered per route, or a relay
+ * notice. `log` is the worker's logger for this delivery (bound to its deliveryId and attempt), for
+ * anything composing wants to say (enrichment, say).
  */
-export type MailComposer = (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedMail>;
+export type DeliveryComposer = (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedMail>;
 
 /**
  * A relay notice that is not a report (the watchdog's "no report since …"): one ready message on one
@@ -54,7 +55,7 @@ export type ComposedMail = ComposedReport | ComposedNotice;
 /** The report composer: always a report, rendered per route. */
 export type ReportComposer = (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedReport>;
 
-export interface MailComposerOptions {
+export interface ReportComposerOptions {
   renderer: Renderer;
   clock: Clock;
   from: string;
@@ -81,7 +82,7 @@ export class UnreadableDeliveryError extends Error {
  * route's mail with its template set, subject and recipients. Message-ID comes from the delivery and
  * the route, Date from the injected clock.
  */
-export function createMailComposer(options: MailComposerOptions): ReportComposer {
+export function createReportComposer(options: ReportComposerOptions): ReportComposer {
   const routes = new Map(options.routes.map((r) => [r.name, r]));
   return async (delivery, log): Promise<ComposedReport> => {
     const parsed = parseDelivery(delivery.body);

@@ -1,0 +1,48 @@
+import type { ClaimedDelivery } from '../store';
+import type { DeliveryContext } from './delivery-context';
+
+/** What a claim took: the deliveries to send now, and whether the claim was full (more may be due). */
+export interface ClaimResult {
+  deliveries: ClaimedDelivery[];
+  full: boolean;
+}
+
+/**
+ * How many deliveries may be claimed now, given `free` slots of the worker's own and `inFlight` deliveries
+ * still running. At the cap of unrecorded outcomes none: a mail sent now could not be recorded either.
+ * While the breaker is not closed, none until every delivery in flight has settled: the one that failed
+ * and those put back behind it must be back in the queue before the probe is claimed, or a newer queued
+ * delivery would probe first and the queue would leave its order. Otherwise the breaker decides (all
+ * free slots, one probe, or none while the server is paused).
+ */
+export function computeClaimCapacity(context: Pick<DeliveryContext, 'ledger' | 'breaker' | 'clock'>, free: number, inFlight: number): number {
+  if (context.ledger.full) return 0;
+  if (context.breaker.state !== 'closed' && inFlight > 0) return 0;
+  return context.breaker.capacity(context.clock.now(), free);
+}
+
+/**
+ * The claim step: takes up to `limit` due deliveries, oldest first, durably (state `sending`, with a
+ * lease) before any is sent. Resolves undefined when the store refused (logged; the next tick tries
+ * again). A delivery whose outcome the ledger still holds is not sent again; while the breaker
+ * probes, the first delivery claimed is its probe.
+ */
+export async function claimDeliveries(context: DeliveryContext, limit: number): Promise<ClaimResult | undefined> {
+  let claimed: ClaimedDelivery[];
+  try {
+    claimed = await context.store.claimDue({ now: context.clock.now(), limit, owner: context.owner, leaseMs: context.leaseMs });
+  } catch (error) {
+    context.logger.error({ err: error }, 'cannot claim deliveries from the outbox; will try again');
+    return undefined;
+  }
+  const deliveries = claimed.filter((d) => !context.ledger.holds(d.id));
+  // Claimed again after its lease ran out while its outcome waits (the store was away too long to
+  // extend it): it was sent; the held outcome settles it.
+  if (deliveries.length < claimed.length) {
+    const held = claimed.filter((d) => context.ledger.holds(d.id)).map((d) => d.id);
+    context.logger.warn({ deliveryIds: held }, 'not sending again: the outcome of these deliveries is held until the store records it');
+  }
+  context.breaker.claimed(deliveries.length);
+  if (context.breaker.state === 'probing' && deliveries.length > 0) context.probe.offer(deliveries[0]!.id);
+  return { deliveries, full: claimed.length === limit };
+}

@@ -1,0 +1,236 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock, Logger } from '../shared';
+import type { MailTransport } from '../mail';
+import type { ClaimedDelivery, Store } from '../store';
+import type { RetryPolicy } from './backoff';
+import { createCircuitBreaker, type BreakerState } from './circuit-breaker';
+import { claimDeliveries, computeClaimCapacity } from './claim-deliveries';
+import type { DeliveryContext, WorkerOutcome } from './delivery-context';
+import type { OutcomeLedger } from './outcome-ledger';
+import { createProbeSlot } from './probe-slot';
+import type { DeliveryComposer } from '../compose';
+import type { RoutePlanner } from './route-planner';
+import { runDelivery } from './run-delivery';
+import { createSendGate, type SendGate } from './send-gate';
+
+export interface WorkerOptions {
+  store: Store;
+  transport: MailTransport;
+  compose: DeliveryComposer;
+  /** Decides what each route does with a delivery; evaluated once per delivery and recorded. */
+  planRoutes: RoutePlanner;
+  clock: Clock;
+  logger: Logger;
+  retry: RetryPolicy;
+  /** Sends in flight at once (the SMTP pool size). */
+  concurrency: number;
+  /**
+   * Deliveries claimed and prepared (composed, routes decided) at once, at least `concurrency`
+   * (the default). More than the pool keeps the SMTP connections busy while the next mails are
+   * rendered and recorded; sends still start in queue order, `concurrency` at a time (send-gate.ts).
+   */
+  prepareAhead?: number;
+  /** How often the queue is looked at when nothing wakes the worker. */
+  pollMs: number;
+  /** How long a claim lasts; a claim not finished by then (its process died) is taken again. */
+  leaseMs: number;
+  /** This process's name on its leases. */
+  owner?: string;
+  random?: () => number;
+  /**
+   * Where outcomes are recorded: at once, or kept and retried while the store refuses them (the
+   * delivery's lease kept alive), so a mail sent is never sent again because its record failed.
+   */
+  ledger: OutcomeLedger;
+  /** Called after every outcome, for metrics and tests. */
+  onOutcome?: (event: WorkerOutcome) => void;
+}
+
+export interface Worker {
+  start(): void;
+  /** Looks at the queue now (after an ingest). */
+  kick(): void;
+  /** Stops claiming; waits up to `timeoutMs` for sends in flight. Resolves true when none is left. */
+  stop(timeoutMs: number): Promise<boolean>;
+  readonly inFlight: number;
+  /** The SMTP circuit breaker: `open` while the server is down and the queue is paused. */
+  readonly breaker: { state: BreakerState; openUntil: number; failures: number };
+}
+
+/** The loop's own state: whether it runs, one tick at a time (a tick asked for meanwhile runs after), one timer. */
+interface LoopState {
+  running: boolean;
+  stopping: boolean;
+  ticking: boolean;
+  /** Another claim round is due before the tick ends (a full claim, or a tick asked for meanwhile). */
+  again: boolean;
+  /** A kick is already queued for this turn of the event loop. */
+  kickPending: boolean;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** Deliveries between their claim and their settle, and who waits for none to be left (stop). */
+interface InFlight {
+  count: number;
+  idleWaiters: (() => void)[];
+}
+
+interface WorkerLoop {
+  readonly context: DeliveryContext;
+  readonly gate: SendGate;
+  /** Deliveries claimed and not yet settled, at most (prepare-ahead included). */
+  readonly maxInFlight: number;
+  readonly pollMs: number;
+  readonly state: LoopState;
+  readonly inFlight: InFlight;
+}
+
+/**
+ * The delivery loop: claim due deliveries (oldest first), compose, send, and settle the outcome
+ * (claim-deliveries.ts, run-delivery.ts). The claim is durable before the send and the outcome
+ * after it, so a crash between the two sends that mail again after restart: at least once, with
+ * duplicates bounded by the sends in flight. An outcome the store refuses is kept by the ledger
+ * (outcome-ledger.ts) until it lands, so a failed write alone never repeats a mail.
+ */
+export function createWorker(options: WorkerOptions): Worker {
+  const random = options.random ?? Math.random;
+  const context: DeliveryContext = {
+    store: options.store,
+    transport: options.transport,
+    compose: options.compose,
+    planRoutes: options.planRoutes,
+    clock: options.clock,
+    logger: options.logger,
+    retry: options.retry,
+    random,
+    leaseMs: options.leaseMs,
+    owner: options.owner ?? `relay-${process.pid}-${randomUUID().slice(0, 8)}`,
+    ledger: options.ledger,
+    breaker: createCircuitBreaker(options.retry, random),
+    probe: createProbeSlot(),
+    onOutcome: options.onOutcome,
+  };
+  const loop: WorkerLoop = {
+    context,
+    gate: createSendGate(options.concurrency),
+    maxInFlight: Math.max(options.concurrency, options.prepareAhead ?? options.concurrency),
+    pollMs: options.pollMs,
+    state: { running: false, stopping: false, ticking: false, again: false, kickPending: false, timer: undefined },
+    inFlight: { count: 0, idleWaiters: [] },
+  };
+  const { breaker } = context;
+  return {
+    get inFlight() {
+      return loop.inFlight.count;
+    },
+    get breaker() {
+      return { state: breaker.state, openUntil: breaker.openUntil, failures: breaker.failures };
+    },
+    start() {
+      if (loop.state.running) return;
+      loop.state.running = true;
+      loop.state.stopping = false;
+      void tick(loop);
+    },
+    kick: () => kick(loop),
+    stop: (timeoutMs) => stopLoop(loop, timeoutMs),
+  };
+}
+
+/** Claims while there is room and deliveries are due, starts each one, then schedules the next look. */
+async function tick(loop: WorkerLoop): Promise<void> {
+  const { state } = loop;
+  if (!state.running || state.stopping) return;
+  if (state.ticking) {
+    state.again = true;
+    return;
+  }
+  state.ticking = true;
+  try {
+    do {
+      state.again = false;
+      const capacity = computeClaimCapacity(loop.context, loop.maxInFlight - loop.inFlight.count, loop.inFlight.count);
+      if (capacity <= 0) break;
+      const claim = await claimDeliveries(loop.context, capacity);
+      if (!claim) break;
+      for (const delivery of claim.deliveries) launchDelivery(loop, delivery);
+      if (claim.full) state.again = true;
+    } while (state.again && !state.stopping);
+  } finally {
+    state.ticking = false;
+  }
+  await scheduleNext(loop);
+}
+
+/** Runs one claimed delivery in the background; its end frees a slot and looks at the queue again. */
+function launchDelivery(loop: WorkerLoop, delivery: ClaimedDelivery): void {
+  loop.inFlight.count += 1;
+  // Tickets in claim order (claims come oldest first): the order sends may start in.
+  const ticket = loop.gate.ticket();
+  void runDelivery(loop.context, delivery, ticket).finally(() => {
+    ticket.cancel();
+    loop.inFlight.count -= 1;
+    if (loop.inFlight.count === 0) loop.inFlight.idleWaiters.splice(0).forEach((resolve) => resolve());
+    void tick(loop);
+  });
+}
+
+/** Sets the timer for the next tick: at the breaker's end of pause, the next due delivery, or the poll interval. */
+async function scheduleNext(loop: WorkerLoop): Promise<void> {
+  const { context, state } = loop;
+  if (!state.running || state.stopping) return;
+  // At the cap: the ledger wakes the worker (kick) once outcomes are recorded again.
+  if (context.ledger.full) return;
+  const now = context.clock.now();
+  // No free slot, a probe in flight, or an outage whose deliveries are still settling: the next finished
+  // send ticks; polling now would spin.
+  if (context.breaker.state !== 'closed' && loop.inFlight.count > 0) return;
+  if (context.breaker.capacity(Math.max(now, context.breaker.openUntil), loop.maxInFlight - loop.inFlight.count) <= 0) return;
+  if (context.breaker.state === 'open' && context.breaker.openUntil > now) {
+    armTimer(loop, context.breaker.openUntil - now);
+    return;
+  }
+  let delay = loop.pollMs;
+  try {
+    const due = await context.store.nextDueAt();
+    if (due !== null) delay = Math.min(delay, Math.max(0, due - context.clock.now()));
+  } catch {
+    // The poll interval still applies; the claim will report the storage problem.
+  }
+  armTimer(loop, delay);
+}
+
+function armTimer(loop: WorkerLoop, delayMs: number): void {
+  const { state } = loop;
+  if (!state.running || state.stopping) return;
+  if (state.timer) clearTimeout(state.timer);
+  state.timer = setTimeout(() => void tick(loop), Math.max(0, delayMs));
+  state.timer.unref?.();
+}
+
+/** Looks at the queue soon; a burst of webhooks in one turn wakes the worker once, not once each. */
+function kick(loop: WorkerLoop): void {
+  const { state } = loop;
+  if (!state.running || state.stopping || state.kickPending) return;
+  state.kickPending = true;
+  setImmediate(() => {
+    state.kickPending = false;
+    void tick(loop);
+  });
+}
+
+/** Stops claiming; waits up to `timeoutMs` for deliveries in flight. True when none is left. */
+async function stopLoop(loop: WorkerLoop, timeoutMs: number): Promise<boolean> {
+  const { state, inFlight } = loop;
+  state.stopping = true;
+  if (state.timer) clearTimeout(state.timer);
+  if (inFlight.count === 0) {
+    state.running = false;
+    return true;
+  }
+  const idle = new Promise<boolean>((resolve) => inFlight.idleWaiters.push(() => resolve(true)));
+  const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref?.());
+  const result = await Promise.race([idle, timeout]);
+  state.running = false;
+  return result;
+}

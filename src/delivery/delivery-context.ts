@@ -1,0 +1,48 @@
+import type { MailTransport } from '../mail';
+import type { Clock, Logger } from '../shared';
+import type { ClaimedDelivery, Store } from '../store';
+import type { RetryPolicy } from './backoff';
+import type { CircuitBreaker } from './circuit-breaker';
+import type { FailureClass } from './classify-failure';
+import type { OutcomeLedger, OutcomeWrite } from './outcome-ledger';
+import type { ProbeSlot } from './probe-slot';
+import type { DeliveryComposer } from '../compose';
+import type { RoutePlanner } from './route-planner';
+
+export type WorkerOutcome =
+  /** Every route mail of the delivery is sent (`routes`: those sent in this attempt, in order; `response`: the first one's SMTP answer). */
+  | { type: 'sent'; delivery: ClaimedDelivery; messageId: string; response: string; durationMs: number; routes: string[] }
+  /** No route mailed it: each matching route's notify policy held it back, or none matched. */
+  | { type: 'suppressed'; delivery: ClaimedDelivery; reasons: Record<string, string>; durationMs: number }
+  | { type: 'retry'; delivery: ClaimedDelivery; failure: FailureClass; nextAttemptAt: number; durationMs: number }
+  | { type: 'dead'; delivery: ClaimedDelivery; failure: FailureClass; durationMs: number };
+
+/**
+ * What every step of the worker (claim, compose, send, settle) works with. Fixed for the worker's
+ * life; the only state in it is held by the objects that own it (breaker, probe slot, ledger).
+ */
+export interface DeliveryContext {
+  readonly store: Store;
+  readonly transport: MailTransport;
+  readonly compose: DeliveryComposer;
+  readonly planRoutes: RoutePlanner;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly retry: RetryPolicy;
+  readonly random: () => number;
+  readonly leaseMs: number;
+  /** This process's name on its leases. */
+  readonly owner: string;
+  readonly ledger: OutcomeLedger;
+  readonly breaker: CircuitBreaker;
+  readonly probe: ProbeSlot;
+  readonly onOutcome?: (event: WorkerOutcome) => void;
+}
+
+/**
+ * Records an outcome through the ledger: at once, or kept (and the lease kept alive) until the store
+ * takes it. Never rejects, so no step has to handle a failed record.
+ */
+export function recordOutcome(context: DeliveryContext, delivery: ClaimedDelivery, write: OutcomeWrite): Promise<'recorded' | 'held'> {
+  return context.ledger.record({ deliveryId: delivery.id, reportId: delivery.reportId, owner: context.owner }, write);
+}
