@@ -79,6 +79,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
         ca: config.netbox.caFile ? io.readFile(config.netbox.caFile) : undefined,
         rejectUnauthorized: config.netbox.tlsRejectUnauthorized,
         timeoutMs: config.netbox.timeoutMs,
+        clock,
       })
     : undefined;
   const outcomes = createOutcomeLedger({
@@ -113,6 +114,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       hasToken: config.netbox.token !== undefined,
       netboxUrl: config.netbox.url,
       budgetMs: config.netbox.enrichBudgetMs,
+      clock,
       history,
       timezone: config.mail.timezone,
       maxFailures: config.mail.maxFailures,
