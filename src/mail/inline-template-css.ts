@@ -42,8 +42,13 @@ interface PartialCall {
  * `.ratios`; they are cut out again afterwards. Partials called through a sub-expression or as a block
  * (`{{#> name}}`) are not spliced in: their elements get only the rules kept in `<style>`.
  */
-export function inlineTemplateCss(hbs: typeof HandlebarsNamespace, html: string, partials: ReadonlyMap<string, string>): InlinedHtmlTemplates {
+export function inlineTemplateCss(
+  hbs: typeof HandlebarsNamespace,
+  html: string,
+  partials: ReadonlyMap<string, string>,
+): InlinedHtmlTemplates {
   // Loaded here, at template load only: no mail render needs juice any more.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose (an import would load it with the module)
   const juice = require('juice') as (html: string, options: object) => string;
   const calls: PartialCall[] = [];
   const spliced = splicePartials(hbs, html, partials, calls, []);
@@ -57,14 +62,34 @@ const endMarker = (id: number) => `{{!/relay-inline-partial ${id}}}`;
  * Replaces each `{{> name …}}` of `source` by the partial's own source (recursively), between two
  * Handlebars comments that name the call, so juice styles the page as it will be rendered.
  */
-function splicePartials(hbs: typeof HandlebarsNamespace, source: string, partials: ReadonlyMap<string, string>, calls: PartialCall[], stack: readonly string[]): string {
+function splicePartials(
+  hbs: typeof HandlebarsNamespace,
+  source: string,
+  partials: ReadonlyMap<string, string>,
+  calls: PartialCall[],
+  stack: readonly string[],
+): string {
   const offsets = lineOffsets(source);
   const found: Array<{ start: number; end: number; name: string }> = [];
   const visit = (node: unknown): void => {
     if (!node || typeof node !== 'object') return;
-    const n = node as { type?: string; name?: { type: string; original: string }; loc?: { start: { line: number; column: number }; end: { line: number; column: number } } };
-    if (n.type === 'PartialStatement' && n.name?.type === 'PathExpression' && n.loc && partials.has(n.name.original) && !stack.includes(n.name.original)) {
-      found.push({ start: offsets[n.loc.start.line - 1]! + n.loc.start.column, end: offsets[n.loc.end.line - 1]! + n.loc.end.column, name: n.name.original });
+    const n = node as {
+      type?: string;
+      name?: { type: string; original: string };
+      loc?: { start: { line: number; column: number }; end: { line: number; column: number } };
+    };
+    if (
+      n.type === 'PartialStatement' &&
+      n.name?.type === 'PathExpression' &&
+      n.loc &&
+      partials.has(n.name.original) &&
+      !stack.includes(n.name.original)
+    ) {
+      found.push({
+        start: offsets[n.loc.start.line - 1] + n.loc.start.column,
+        end: offsets[n.loc.end.line - 1] + n.loc.end.column,
+        name: n.name.original,
+      });
       return;
     }
     for (const [key, value] of Object.entries(n)) {
@@ -103,8 +128,8 @@ function cutPartials(inlined: string, calls: readonly PartialCall[]): InlinedHtm
   // Innermost first: a segment whose content holds no other segment.
   const innermost = /\{\{!relay-inline-partial (\d+)\}\}((?:(?!\{\{!relay-inline-partial )[\s\S])*?)\{\{!\/relay-inline-partial \1\}\}/;
   for (let match = innermost.exec(html); match; match = innermost.exec(html)) {
-    const call = calls[Number(match[1])]!;
-    const name = nameCopy(partials, call.name, match[2]!);
+    const call = calls[Number(match[1])];
+    const name = nameCopy(partials, call.name, match[2]);
     const renamed = name === call.name ? call.call : call.call.replace(/^(\{\{~?>\s*)\S+?(?=[\s~}])/, `$1${name}`);
     html = html.slice(0, match.index) + renamed + html.slice(match.index + match[0].length);
   }

@@ -55,6 +55,7 @@ interface CompiledSet {
  */
 export function loadRenderer(dir: string): Renderer {
   // Required here, not at import, so commands that never render (`--help`, `migrate`) do not load it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose (an import would load it with the module)
   const hbs = (require('handlebars') as Hbs).create();
   registerTemplateHelpers(hbs);
   const partials = loadPartials(hbs, path.join(dir, 'partials'));

@@ -247,9 +247,9 @@ describe('the HTML mail in a real browser', () => {
   it('looks the same in a client that drops <style>: every style it needs is inline', async () => {
     const { page } = await open(600, 'light');
     try {
-      const before = (await page.evaluate(COMPUTED_STYLES)) as ElementStyle[];
+      const before = await page.evaluate<ElementStyle[]>(COMPUTED_STYLES);
       await page.evaluate(`document.querySelectorAll('style').forEach((s) => s.remove())`);
-      const after = (await page.evaluate(COMPUTED_STYLES)) as ElementStyle[];
+      const after = await page.evaluate<ElementStyle[]>(COMPUTED_STYLES);
       expect(before.length).toBeGreaterThan(100);
       expect(after.map((e) => e.element)).toEqual(before.map((e) => e.element));
       expect(diffStyles(before, after)).toEqual([]);

@@ -57,7 +57,10 @@ describe('a user template set', () => {
 
   it('keeps in <style> the rules for classes chosen from data, which no element matched at load', () => {
     const renderer = load({
-      'report/html.hbs': page('.band-green { background: #00ff00; } .name { color: #333333; }', '<p class="name band-{{band}}">{{title}}</p>'),
+      'report/html.hbs': page(
+        '.band-green { background: #00ff00; } .name { color: #333333; }',
+        '<p class="name band-{{band}}">{{title}}</p>',
+      ),
     });
     const { html } = renderer.render({ title: 'Weekly', band: 'green' });
     expect(html).toMatch(/<p class="name band-green" style="color: #333333;">Weekly<\/p>/);
@@ -97,7 +100,9 @@ describe('a user template set', () => {
   });
 
   it('fails with the template file when an <a> in {{#link}} brings its own href', () => {
-    const renderer = load({ 'report/html.hbs': page('a { color: red; }', '{{#link url}}<a href="https://elsewhere.example/">x</a>{{/link}}') });
+    const renderer = load({
+      'report/html.hbs': page('a { color: red; }', '{{#link url}}<a href="https://elsewhere.example/">x</a>{{/link}}'),
+    });
     const view = { title: 'x', url: 'https://nb.example.com/' };
     expect(() => renderer.render(view)).toThrow(TemplateError);
     expect(() => renderer.render(view)).toThrow(/html\.hbs.*href/);
@@ -109,14 +114,23 @@ describe('the shipped templates', () => {
   const [enriched] = sampleInsightViews({ mail: { timezone: 'UTC' } as never, netbox: { url: 'https://netbox.example.com' } as never });
 
   it('choose no class from data, so that every class can be inlined at load', () => {
-    const files = ['report/html.hbs', ...fs.readdirSync(path.join(defaultTemplatesDir(), 'partials')).filter((f) => f.endsWith('-html.hbs') || f === 'ratio-row.hbs').map((f) => `partials/${f}`)];
+    const files = [
+      'report/html.hbs',
+      ...fs
+        .readdirSync(path.join(defaultTemplatesDir(), 'partials'))
+        .filter((f) => f.endsWith('-html.hbs') || f === 'ratio-row.hbs')
+        .map((f) => `partials/${f}`),
+    ];
     for (const file of files) {
-      expect({ file, dynamic: fs.readFileSync(path.join(defaultTemplatesDir(), file), 'utf8').match(/class="[^"]*\{\{[^"]*"/g) }).toEqual({ file, dynamic: null });
+      expect({ file, dynamic: fs.readFileSync(path.join(defaultTemplatesDir(), file), 'utf8').match(/class="[^"]*\{\{[^"]*"/g) }).toEqual({
+        file,
+        dynamic: null,
+      });
     }
   });
 
   it.each(['green', 'yellow', 'orange', 'red', 'none'] as const)('colour the %s band inline, on the percentage and on the bar', (band) => {
-    const view = structuredClone(enriched!) as ReportView;
+    const view: ReportView = structuredClone(enriched);
     view.overall = { ...view.overall, band, hasResults: band !== 'none', barWidth: band === 'none' ? 0 : 40 };
     const { html } = renderer.render(view);
     expect(html).toMatch(new RegExp(`<td class="ratio-pct band-text-${band}"[^>]*style="[^"]*color: #[0-9a-f]{6}`));
@@ -124,15 +138,17 @@ describe('the shipped templates', () => {
   });
 
   it.each(['better', 'worse', 'same'] as const)('colour a %s trend inline', (direction) => {
-    const view = structuredClone(enriched!) as ReportView;
+    const view: ReportView = structuredClone(enriched);
     view.trend!.overall!.direction = direction;
     expect(renderer.render(view).html).toMatch(new RegExp(`<td class="trend-${direction}" style="[^"]*color: #[0-9a-f]{6}`));
   });
 
   it.each(['HIGH', 'MIDDLE', 'LOW'] as const)('colour the %s failures heading inline', (severity) => {
-    const view = structuredClone(enriched!) as ReportView;
+    const view: ReportView = structuredClone(enriched);
     const enrichment = view.enrichment as { groups: Array<{ severity: string }> };
-    enrichment.groups = [{ ...enrichment.groups[0]!, severity }];
-    expect(renderer.render(view).html).toMatch(new RegExp(`<h3 class="severity severity-${severity.toLowerCase()}" style="[^"]*color: #[0-9a-f]{6}`));
+    enrichment.groups = [{ ...enrichment.groups[0], severity }];
+    expect(renderer.render(view).html).toMatch(
+      new RegExp(`<h3 class="severity severity-${severity.toLowerCase()}" style="[^"]*color: #[0-9a-f]{6}`),
+    );
   });
 });
