@@ -78,7 +78,7 @@ export async function sendTestCommand(options: { to?: string }, config: Config, 
   const body = Buffer.from(JSON.stringify(SAMPLE_ENVELOPE));
   const parsed = parseDelivery(body);
   if (parsed.kind !== 'report') throw new Error('the built-in sample is not a report');
-  const delivery = { id: 0, reportId: parsed.report.id, dedupKey: `send-test@${new Date().toISOString()}`, body, attempts: 1 } as ClaimedDelivery;
+  const delivery = { id: 0, reportId: parsed.report.id, dedupKey: `send-test@${new Date(systemClock.now()).toISOString()}`, body, attempts: 1 } as ClaimedDelivery;
   const message = (await (await createRouteComposer(config, route, { implicitRoute: false })(delivery)).messageFor({ name: route.name, reminder: false, reason: 'send-test' }))!;
   message.subject = `[test] ${String(message.subject)}`;
   const transport = createTransport(config, { readFile: io.readFile });

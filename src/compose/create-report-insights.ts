@@ -3,7 +3,7 @@ import { buildFailuresCsv, enrichReport } from '../enrichment';
 import { buildLinks, buildWebUrl, netboxBasePath } from '../report';
 import { buildEnrichmentView, buildTrendView, type EnrichmentView, type TrendView } from './build-insight-views';
 import type { NetboxClient } from '../netbox';
-import type { Logger } from '../shared';
+import type { Clock, Logger } from '../shared';
 import { buildReportSnapshot, buildSeriesKey, recordReportTrend, type FailingPair, type ReportHistory, type Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
 
@@ -24,6 +24,8 @@ export interface ReportInsightsOptions {
   netboxUrl?: string;
   /** NETBOX_ENRICH_BUDGET_MS. */
   budgetMs: number;
+  /** The clock the budget is measured on; the NetBox client must use the same one. */
+  clock?: Clock;
   /** Report history for the trend; absent: no trend. */
   history?: ReportHistory;
   timezone: string;
@@ -48,7 +50,7 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
     const log = (deliveryLog ?? options.logger).child({ reportId: report.id });
     const basePath = netboxBasePath(report.url);
     const links = buildLinks(report.id, report.url, report.results_url, options.netboxUrl);
-    const enrichment = await enrichReport(delivery, { client: options.client, hasToken: options.hasToken, budgetMs: options.budgetMs });
+    const enrichment = await enrichReport(delivery, { client: options.client, hasToken: options.hasToken, budgetMs: options.budgetMs, clock: options.clock });
     if (enrichment.status === 'missing' && enrichment.code !== 'NO_NETBOX_URL' && enrichment.code !== 'NO_TOKEN') {
       log.warn({ code: enrichment.code, error: enrichment.detail ?? enrichment.reason }, 'mail goes without the failing results: NetBox could not provide them');
       options.onNetboxError?.(enrichment.code);

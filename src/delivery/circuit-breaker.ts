@@ -20,6 +20,12 @@ export interface CircuitBreaker {
   serverFailed(now: number, wasProbe: boolean): number;
   /** A send reached the server (sent, or refused for this message only): closes the breaker. */
   serverReached(): void;
+  /**
+   * The probe finished without asking the server anything (it had nothing to send, or failed before
+   * sending): the server is still untested, so the next claim probes again at once. Left `probing`, the
+   * breaker would claim nothing ever again.
+   */
+  probeEnded(now: number): void;
 }
 
 /**
@@ -64,6 +70,11 @@ export function createCircuitBreaker(policy: RetryPolicy, random: () => number =
       state = 'closed';
       openUntil = 0;
       failures = 0;
+    },
+    probeEnded(now) {
+      if (state !== 'probing') return;
+      state = 'open';
+      openUntil = now;
     },
   };
 }

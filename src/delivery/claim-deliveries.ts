@@ -8,12 +8,17 @@ export interface ClaimResult {
 }
 
 /**
- * How many deliveries may be claimed now, given `free` slots of the worker's own. At the cap of
- * unrecorded outcomes none: a mail sent now could not be recorded either. Otherwise the circuit
- * breaker decides (all free slots, one probe, or none while the server is paused).
+ * How many deliveries may be claimed now, given `free` slots of the worker's own and `inFlight` deliveries
+ * still running. At the cap of unrecorded outcomes none: a mail sent now could not be recorded either.
+ * While the breaker is not closed, none until every delivery in flight has settled: the one that failed
+ * and those put back behind it must be back in the queue before the probe is claimed, or a newer queued
+ * delivery would probe first and the queue would leave its order. Otherwise the breaker decides (all
+ * free slots, one probe, or none while the server is paused).
  */
-export function computeClaimCapacity(context: Pick<DeliveryContext, 'ledger' | 'breaker' | 'clock'>, free: number): number {
-  return context.ledger.full ? 0 : context.breaker.capacity(context.clock.now(), free);
+export function computeClaimCapacity(context: Pick<DeliveryContext, 'ledger' | 'breaker' | 'clock'>, free: number, inFlight: number): number {
+  if (context.ledger.full) return 0;
+  if (context.breaker.state !== 'closed' && inFlight > 0) return 0;
+  return context.breaker.capacity(context.clock.now(), free);
 }
 
 /**

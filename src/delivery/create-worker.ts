@@ -149,7 +149,7 @@ async function tick(loop: WorkerLoop): Promise<void> {
   try {
     do {
       state.again = false;
-      const capacity = computeClaimCapacity(loop.context, loop.maxInFlight - loop.inFlight.count);
+      const capacity = computeClaimCapacity(loop.context, loop.maxInFlight - loop.inFlight.count, loop.inFlight.count);
       if (capacity <= 0) break;
       const claim = await claimDeliveries(loop.context, capacity);
       if (!claim) break;
@@ -182,7 +182,9 @@ async function scheduleNext(loop: WorkerLoop): Promise<void> {
   // At the cap: the ledger wakes the worker (kick) once outcomes are recorded again.
   if (context.ledger.full) return;
   const now = context.clock.now();
-  // No free slot (or a probe in flight): the next finished send ticks; polling now would spin.
+  // No free slot, a probe in flight, or an outage whose deliveries are still settling: the next finished
+  // send ticks; polling now would spin.
+  if (context.breaker.state !== 'closed' && loop.inFlight.count > 0) return;
   if (context.breaker.capacity(Math.max(now, context.breaker.openUntil), loop.maxInFlight - loop.inFlight.count) <= 0) return;
   if (context.breaker.state === 'open' && context.breaker.openUntil > now) {
     armTimer(loop, context.breaker.openUntil - now);

@@ -30,5 +30,9 @@ export async function runDelivery(context: DeliveryContext, delivery: ClaimedDel
     // Only the steps before any send can throw (outcomes go to the ledger, which keeps them): nothing
     // was mailed, the lease expires and the delivery is tried again.
     log.error({ err: error }, 'cannot prepare the delivery (nothing was sent); it will be tried again when its lease expires');
+  } finally {
+    // While the breaker probes, this delivery is the only one in flight (create-worker claims the probe
+    // only once all others settled): still probing here means it never reached the server.
+    if (context.breaker.state === 'probing') context.breaker.probeEnded(context.clock.now());
   }
 }

@@ -23,7 +23,7 @@ export interface EnrichReportOptions {
   hasToken: boolean;
   /** NETBOX_ENRICH_BUDGET_MS: the whole fetch, retries included, ends within it. */
   budgetMs: number;
-  /** Where the budget's deadline is measured from; the NetBox client's own clock must agree (the system's). */
+  /** Where the budget's deadline is measured from; the NetBox client must be given the same clock (default: the system's). */
   clock?: Clock;
 }
 

@@ -27,7 +27,7 @@ export interface SmtpHealth {
  * Failure codes that say nothing about reaching the server: the template or the stored body was at
  * fault, or the server answered (4xx/5xx for this message), which proves it is reachable.
  */
-const NOT_ABOUT_REACHING_SMTP: ReadonlySet<FailureCode> = new Set<FailureCode>(['TEMPLATE', 'RENDER', 'EUNREADABLE', 'EENVELOPE', 'EMESSAGE', 'SMTP_4XX', 'SMTP_5XX']);
+const NOT_ABOUT_REACHING_SMTP: ReadonlySet<FailureCode> = new Set<FailureCode>(['TEMPLATE', 'RENDER', 'EUNREADABLE', 'ROUTE_REMOVED', 'EENVELOPE', 'EMESSAGE', 'SMTP_4XX', 'SMTP_5XX']);
 
 /**
  * Tracks whether the mail server is reachable, for /readyz. A real send is the best evidence, so

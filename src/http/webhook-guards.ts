@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import ipaddr from 'ipaddr.js';
-import { RelayError, type Logger } from '../shared';
+import { RelayError, type Clock, type Logger } from '../shared';
 
 export interface WebhookGuardOptions {
   /** CIDR ranges allowed to post; undefined: every address. */
@@ -9,6 +9,7 @@ export interface WebhookGuardOptions {
   /** Requests per window per client address; 0: no limit. */
   rateLimit: { max: number; windowMs: number };
   logger: Logger;
+  clock: Clock;
 }
 
 /**
@@ -37,7 +38,7 @@ export function createWebhookGuards(options: WebhookGuardOptions): RequestHandle
         validate: { xForwardedForHeader: false, trustProxy: false },
         handler: (req: Request, res: Response, next: NextFunction) => {
           const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
-          const seconds = reset ? Math.max(1, Math.ceil((reset.getTime() - Date.now()) / 1000)) : Math.ceil(options.rateLimit.windowMs / 1000);
+          const seconds = reset ? Math.max(1, Math.ceil((reset.getTime() - options.clock.now()) / 1000)) : Math.ceil(options.rateLimit.windowMs / 1000);
           res.set('Retry-After', String(seconds));
           options.logger.warn({ ip: req.ip }, 'webhook refused: rate limit reached for this client address');
           next(new RelayError('RATE_LIMITED'));

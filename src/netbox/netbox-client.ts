@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { buildNetboxUrl, parseNetboxBase, type BuildNetboxUrlOptions } from '../report';
+import { systemClock, type Clock } from '../shared';
 import { NetboxError, classifyNetboxStatus } from './netbox-error';
 import { parsePageStream, type NetboxPage } from './parse-page-stream';
 
@@ -28,6 +29,8 @@ export interface NetboxClientOptions {
   agent?: http.Agent;
   /** Sleep, injectable so tests need not wait. */
   sleep?: (ms: number) => Promise<void>;
+  /** The clock a caller's deadline is measured on (default: the system's). */
+  clock?: Clock;
 }
 
 export interface RequestBudget {
@@ -69,6 +72,7 @@ const MAX_PAGES = 10_000;
  * (exponential pauses) only while the deadline leaves room.
  */
 export function createNetboxClient(options: NetboxClientOptions): NetboxClient {
+  const clock = options.clock ?? systemClock;
   const base = parseNetboxBase(options.url);
   const baseUrl = `${base.origin}${base.basePath}`;
   const isHttps = base.origin.startsWith('https:');
@@ -113,7 +117,7 @@ export function createNetboxClient(options: NetboxClientOptions): NetboxClient {
         reject(error);
         return;
       }
-      const remaining = budget.deadline - Date.now();
+      const remaining = budget.deadline - clock.now();
       if (remaining <= 0) {
         reject(new NetboxError('TIMEOUT', 'the time budget for NetBox ran out'));
         return;
@@ -153,7 +157,7 @@ export function createNetboxClient(options: NetboxClientOptions): NetboxClient {
       } catch (error) {
         const failure = toNetboxError(error);
         const pause = retryBaseMs * 2 ** (attempt - 1);
-        if (!failure.retryable || attempt >= maxAttempts || Date.now() + pause >= budget.deadline) throw failure;
+        if (!failure.retryable || attempt >= maxAttempts || clock.now() + pause >= budget.deadline) throw failure;
         await sleep(pause);
       }
     }

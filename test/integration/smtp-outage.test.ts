@@ -1,5 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
-import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 
 const SECRET = 'outage-webhook-secret';
@@ -63,4 +65,39 @@ describe('SMTP outage: refused, then 421/451, then back', () => {
     const dead = await relay.relay.store.countByState();
     expect(dead.dead).toBe(0);
   }, 150_000);
+
+  it('a probe that has nothing to send (its report is suppressed) does not leave the queue paused', async () => {
+    const probe = await startSmtpPeer();
+    const port = probe.port;
+    await probe.close();
+    const dir = makeTempDir();
+    const routesFile = path.join(dir, 'routes.yaml');
+    fs.writeFileSync(routesFile, 'routes:\n  - name: failures\n    to: oncall@example.com\n    notify: on-failure\n');
+    relay = await startTestRelay({
+      SMTP_URL: `smtp://127.0.0.1:${port}`,
+      ROUTES_FILE: routesFile,
+      WEBHOOK_SECRET: SECRET,
+      SMTP_POOL_SIZE: '1',
+      RETRY_BASE_MS: '50',
+      RETRY_MAX_DELAY_MS: '400',
+      // The failing report that opens the breaker goes dead at once, so the next claim is the passing one.
+      RETRY_MAX_ATTEMPTS: '1',
+    });
+    const post = async (data: Record<string, unknown>) => {
+      const body = buildBody({ data });
+      expect((await postWebhook(relay!.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) })).status).toBe(202);
+    };
+    await post(buildReportData({ id: 700 }));
+    await waitUntil(async () => ((await relay!.relay.store.countByState()).dead === 1 ? true : undefined), 10_000, 'the first report dead');
+    expect(relay.relay.worker.breaker.state).toBe('open');
+    // Every test passed: the on-failure route suppresses it. It is the probe, and it sends nothing.
+    await post(buildReportData({ id: 701, total_passed: 8, middle_passed: 8 }));
+    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 1 ? true : undefined), 10_000, 'the passing report settled');
+
+    smtp = await startSmtpPeer({ port, behaviour: { type: 'accept' } });
+    await post(buildReportData({ id: 702 }));
+    const mails = await smtp.waitFor(1, 10_000);
+    expect(mails[0]!.parsed.headers.get('x-compliance-report-id')).toBe('702');
+    await waitUntil(() => relay!.relay.worker.breaker.state === 'closed' || undefined, 5_000, 'the breaker closed');
+  }, 60_000);
 });

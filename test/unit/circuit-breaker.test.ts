@@ -38,4 +38,19 @@ describe('the SMTP circuit breaker', () => {
     expect(b.state).toBe('open');
     expect(b.capacity(2_000, 3)).toBe(1);
   });
+
+  it('a probe that ended without asking the server lets the next claim probe at once, keeping the backoff', () => {
+    const b = createCircuitBreaker(policy, () => 1);
+    b.serverFailed(0, false);
+    b.claimed(1);
+    b.probeEnded(1_500);
+    expect(b.state).toBe('open');
+    expect(b.capacity(1_500, 3)).toBe(1);
+    // The failures so far still count: the next server failure pauses for the second step.
+    b.claimed(1);
+    expect(b.serverFailed(1_600, true)).toBe(3_600);
+    // Closed or open (not probing), it changes nothing.
+    b.probeEnded(1_700);
+    expect(b.openUntil).toBe(3_600);
+  });
 });
