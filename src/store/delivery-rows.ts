@@ -1,4 +1,12 @@
-import { DELIVERY_STATES, StorageUnavailableError, type ClaimedDelivery, type DeliveryRecord, type DeliveryState, type InsertResult, type NewDelivery } from './types';
+import {
+  DELIVERY_STATES,
+  StorageUnavailableError,
+  type ClaimedDelivery,
+  type DeliveryRecord,
+  type DeliveryState,
+  type InsertResult,
+  type NewDelivery,
+} from './types';
 
 /** A `deliveries` row as both stores read it (the same column names and number types in SQLite and PostgreSQL). */
 export interface DeliveryRow {
@@ -61,7 +69,11 @@ export interface InsertedRow {
  * keys it did not insert (`existing`). Only the first occurrence of a key in a batch is new; later
  * ones are duplicates of it.
  */
-export function resolveInsertResults(deliveries: readonly NewDelivery[], inserted: readonly InsertedRow[], existing: readonly InsertedRow[]): InsertResult[] {
+export function resolveInsertResults(
+  deliveries: readonly NewDelivery[],
+  inserted: readonly InsertedRow[],
+  existing: readonly InsertedRow[],
+): InsertResult[] {
   const fresh = new Map(inserted.map((r) => [r.dedup_key, r.id]));
   const known = new Map(existing.map((r) => [r.dedup_key, r.id]));
   return deliveries.map((d) => {

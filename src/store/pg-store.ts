@@ -330,7 +330,7 @@ export class PgStore implements Store {
 
   async getWatchdogState(now: number): Promise<WatchdogState> {
     await this.execute(queries.watchdog.ensure, { now });
-    return decodeWatchdogRow((await this.selectAll(queries.watchdog.get, {}))[0]!);
+    return decodeWatchdogRow((await this.selectAll(queries.watchdog.get, {}))[0]);
   }
 
   async transitionWatchdog(input: { expectedVersion: number; state: WatchdogStateName; since: number | null; now: number; alert: NewDelivery }): Promise<{ won: boolean; alertId?: number }> {
@@ -338,7 +338,7 @@ export class PgStore implements Store {
     return this.transaction(async (client) => {
       if ((await runStatement(client, queries.watchdog.transition, transition)).rowCount !== 1) return { won: false };
       const [result] = await insertDeliveries(client, [alert]);
-      return { won: true, alertId: result!.id };
+      return { won: true, alertId: result.id };
     });
   }
 
@@ -346,7 +346,7 @@ export class PgStore implements Store {
     return this.transaction(async (client) => {
       // The lock on the delivery row makes the whole set come from one replica when two decide at once.
       await runStatement(client, queries.deliveries.lock, { id: deliveryId });
-      if ((await runStatement(client, queries.routeMails.count, { deliveryId })).rows[0]!.n === 0) {
+      if ((await runStatement(client, queries.routeMails.count, { deliveryId })).rows[0].n === 0) {
         for (const decision of decisions) await runStatement(client, queries.routeMails.insert, toRouteMailParams(deliveryId, decision, now));
       }
       return (await runStatement(client, queries.routeMails.ofDelivery, { deliveryId })).rows.map(decodeRouteMailRow);

@@ -58,9 +58,15 @@ export function toInsertParams(deliveries: readonly NewDelivery[]): Record<strin
 }
 
 /** Rows of a listing: the newest first, optionally of one state and below an id (paging). */
-function buildListDeliveries(filters: { state: boolean; beforeId: boolean }): Statement<{ state?: DeliveryState; beforeId?: number; limit: number }, DeliveryRow> {
+function buildListDeliveries(filters: {
+  state: boolean;
+  beforeId: boolean;
+}): Statement<{ state?: DeliveryState; beforeId?: number; limit: number }, DeliveryRow> {
   const where = [filters.state ? 'state = :state' : '', filters.beforeId ? 'id < :beforeId' : ''].filter(Boolean);
-  return defineStatement(() => `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT :limit`);
+  return defineStatement(
+    () =>
+      `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT :limit`,
+  );
 }
 
 /** One text per combination of filters, so each stays a prepared statement of its own. */
@@ -73,13 +79,15 @@ const LIST_DELIVERIES = [
 
 /** The listing statement for these options. */
 export function selectListDeliveries(options: { state?: DeliveryState; beforeId?: number }): (typeof LIST_DELIVERIES)[number] {
-  return LIST_DELIVERIES[(options.state ? 1 : 0) + (options.beforeId !== undefined ? 2 : 0)]!;
+  return LIST_DELIVERIES[(options.state ? 1 : 0) + (options.beforeId !== undefined ? 2 : 0)];
 }
 
 const deliveries = {
   /** One delivery (the webhook's insert, the watchdog's alert): its own fields are the parameters. */
   insert: buildInsert<NewDelivery>([deliveryValues('')]),
-  findIdsByKey: defineStatement<{ keys: string[] }, InsertedRow>((d) => `SELECT id, dedup_key FROM deliveries WHERE dedup_key ${d.inList(':keys')}`),
+  findIdsByKey: defineStatement<{ keys: string[] }, InsertedRow>(
+    (d) => `SELECT id, dedup_key FROM deliveries WHERE dedup_key ${d.inList(':keys')}`,
+  ),
   /**
    * Leases the due deliveries, oldest first. The rows are chosen in a WITH query (locked there on
    * PostgreSQL, skipping those another replica holds), then updated by id; `due_id`, not `id`, so
@@ -124,8 +132,12 @@ const deliveries = {
     () => `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = :now, lease_owner = NULL, lease_until = NULL,
          updated_at = :now WHERE state = 'dead'`,
   ),
-  countByState: defineStatement<Record<string, never>, { state: DeliveryState; n: number }>(() => 'SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state'),
-  prune: defineStatement<{ state: 'sent' | 'dead'; before: number }>(() => 'DELETE FROM deliveries WHERE state = :state AND updated_at < :before'),
+  countByState: defineStatement<Record<string, never>, { state: DeliveryState; n: number }>(
+    () => 'SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state',
+  ),
+  prune: defineStatement<{ state: 'sent' | 'dead'; before: number }>(
+    () => 'DELETE FROM deliveries WHERE state = :state AND updated_at < :before',
+  ),
   oldestPendingAt: defineStatement<Record<string, never>, TimeRow>(
     () => `SELECT MIN(received_at) AS t FROM deliveries WHERE state IN ('queued', 'sending', 'retrying')`,
   ),
@@ -176,29 +188,39 @@ const sentMessages = {
        ON CONFLICT (delivery_id) DO UPDATE SET raw = excluded.raw, envelope_from = excluded.envelope_from, envelope_to = excluded.envelope_to,
          subject = excluded.subject, text_part = excluded.text_part, html_part = excluded.html_part, response = excluded.response, sent_at = excluded.sent_at`,
   ),
-  get: defineStatement<{ deliveryId: number }, SentMessageRow>(() => `SELECT ${SENT_MESSAGE_COLUMNS} FROM sent_messages WHERE delivery_id = :deliveryId`),
+  get: defineStatement<{ deliveryId: number }, SentMessageRow>(
+    () => `SELECT ${SENT_MESSAGE_COLUMNS} FROM sent_messages WHERE delivery_id = :deliveryId`,
+  ),
 };
 
 const watchdog = {
   /** The single row, created `ok` on first use; a replica that loses the race keeps the winner's. */
   ensure: defineStatement<Time>(
-    () => `INSERT INTO watchdog_state (id, state, since, created_at, changed_at, version) VALUES (1, 'ok', NULL, :now, :now, 0) ON CONFLICT (id) DO NOTHING`,
+    () =>
+      `INSERT INTO watchdog_state (id, state, since, created_at, changed_at, version) VALUES (1, 'ok', NULL, :now, :now, 0) ON CONFLICT (id) DO NOTHING`,
   ),
-  get: defineStatement<Record<string, never>, WatchdogRow>(() => 'SELECT state, since, created_at, changed_at, version FROM watchdog_state WHERE id = 1'),
+  get: defineStatement<Record<string, never>, WatchdogRow>(
+    () => 'SELECT state, since, created_at, changed_at, version FROM watchdog_state WHERE id = 1',
+  ),
   /** Compare-and-set on the version: under READ COMMITTED a concurrent UPDATE waits for the winner's commit, then finds the version moved. */
   transition: defineStatement<{ state: string; since: number | null; now: number; expectedVersion: number }>(
-    () => 'UPDATE watchdog_state SET state = :state, since = :since, changed_at = :now, version = version + 1 WHERE id = 1 AND version = :expectedVersion',
+    () =>
+      'UPDATE watchdog_state SET state = :state, since = :since, changed_at = :now, version = version + 1 WHERE id = 1 AND version = :expectedVersion',
   ),
 };
 
 const routeMails = {
-  count: defineStatement<{ deliveryId: number }, { n: number }>(() => 'SELECT COUNT(*) AS n FROM route_mails WHERE delivery_id = :deliveryId'),
+  count: defineStatement<{ deliveryId: number }, { n: number }>(
+    () => 'SELECT COUNT(*) AS n FROM route_mails WHERE delivery_id = :deliveryId',
+  ),
   /** DO NOTHING keeps the first replica's decision for a route when two decide at once. */
   insert: defineStatement<RouteMailParams>(
     () => `INSERT INTO route_mails (delivery_id, route, position, outcome, reason, reminder, state, decided_at, updated_at)
        VALUES (:deliveryId, :route, :position, :outcome, :reason, :reminder, :state, :now, :now) ON CONFLICT (delivery_id, route) DO NOTHING`,
   ),
-  ofDelivery: defineStatement<{ deliveryId: number }, RouteMailRow>(() => 'SELECT * FROM route_mails WHERE delivery_id = :deliveryId ORDER BY position'),
+  ofDelivery: defineStatement<{ deliveryId: number }, RouteMailRow>(
+    () => 'SELECT * FROM route_mails WHERE delivery_id = :deliveryId ORDER BY position',
+  ),
   ofDeliveries: defineStatement<{ deliveryIds: number[] }, RouteMailRow>(
     (d) => `SELECT * FROM route_mails WHERE delivery_id ${d.inList(':deliveryIds')} ORDER BY delivery_id, position`,
   ),

@@ -10,7 +10,9 @@ const params = { id: 7, now: 1_000, ids: [1, 2], flag: true };
 
 describe('a statement written once', () => {
   test('PostgreSQL numbers each name once, however often it appears; a ::cast is not a parameter', () => {
-    expect(statement.compile(POSTGRES_DIALECT).text).toBe('UPDATE t SET at = $1, flag = $2, n = COUNT(*)::int WHERE id = $3 AND updated_at < $1 AND id = ANY($4)');
+    expect(statement.compile(POSTGRES_DIALECT).text).toBe(
+      'UPDATE t SET at = $1, flag = $2, n = COUNT(*)::int WHERE id = $3 AND updated_at < $1 AND id = ANY($4)',
+    );
     expect(statement.bind(POSTGRES_DIALECT, params)).toEqual([1_000, true, 7, [1, 2]]);
   });
 
