@@ -62,7 +62,7 @@ export const burstBenchmark: Benchmark = {
           unit: 'MB',
           // Judged only for the whole burst: a smaller backlog would flatter it.
           ...(complete ? { target: { kind: 'at-most' as const, value: 250 } } : {}),
-          note: `VmHWM of the \`serve\` process (main thread and render thread) over the whole burst; RSS idle ${idle.toFixed(0)} MB, after ${a.ok} queued ${afterFirst.toFixed(0)} MB, after ${acked} ${afterAll.rssMb.toFixed(0)} MB${complete ? '' : `; INCOMPLETE: ${acked} of ${total} acknowledged and ${drained} drained within the bounds`}`,
+          note: `VmHWM of the \`serve\` process over the whole burst; RSS idle ${idle.toFixed(0)} MB, after ${a.ok} queued ${afterFirst.toFixed(0)} MB, after ${acked} ${afterAll.rssMb.toFixed(0)} MB${complete ? '' : `; INCOMPLETE: ${acked} of ${total} acknowledged and ${drained} drained within the bounds`}`,
         },
         { name: 'RSS growth per 10,000 queued', value: slopePer10k, unit: 'MB', note: 'between 10% and 100% of the backlog; the backlog itself lives in SQLite, not in memory' },
         { name: 'ingest rate while SMTP down (burst)', value: b.okPerSecond, unit: 'req/s', note: '16 connections, as fast as the relay acknowledges, worker retrying meanwhile' },

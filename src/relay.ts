@@ -5,7 +5,7 @@ import { createNetboxClient } from './netbox';
 import { createReportComposer, createReportInsights, verifyRouteTemplates } from './compose';
 import { createOutcomeLedger, createRetention, createRoutePlanner, createWorker, type OutcomeLedger, type Retention, type Worker, type WorkerOutcome } from './delivery';
 import { createApp } from './http';
-import { createRenderPool, createTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
+import { createTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
 import { createDashboardRouter } from './dashboard';
 import { createMetrics, type RelayMetrics } from './metrics';
@@ -26,8 +26,6 @@ export interface RelayIo {
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
   /** Waits (the dashboard's slowed-down failed logins); absent: a real timer. Injected so tests need not wait. */
   sleep?: (ms: number) => Promise<void>;
-  /** Worker threads that render mails off the event loop (`serve` uses them); 0 or absent: render in-line. */
-  renderThreads?: number;
 }
 
 export interface Relay {
@@ -100,12 +98,10 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const history = { findReportBefore: store.findReportBefore.bind(store), saveReport: (snapshot: Parameters<Store['saveReport']>[0]) => outcomes.saveReport(snapshot) };
   const metrics = createMetrics({ store, clock, logger, unrecordedOutcomes: () => outcomes.unrecorded });
   const smtpHealth = createSmtpHealth({ transport, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
-  const renderPool = io.renderThreads ? createRenderPool(renderer, { threads: io.renderThreads }) : undefined;
   // The watchdog's notices go to everyone who expects reports: MAIL_TO/CC/BCC, or every route's recipients.
   const recipients = { ...buildNoticeRecipients(config.routing.routes), replyTo: config.mail.replyTo };
   const reportComposer = createReportComposer({
     renderer,
-    renderPool,
     clock,
     from: config.mail.from,
     replyTo: config.mail.replyTo,
@@ -241,7 +237,6 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       if (unrecorded > 0) logger.error({ unrecorded }, 'shutdown with outcomes unrecorded: the mails named above may be sent again at the next start');
       await transport.close();
       netbox?.close();
-      await renderPool?.close();
       await store.close();
     },
   };

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { redactConfig, type Config } from '../config';
-import { defaultRenderThreads, TemplateError } from '../mail';
+import { TemplateError } from '../mail';
 import { createRelay } from '../relay';
 import { createLogger, systemClock } from '../shared';
 import { EXIT_CONFIG, type CliIo } from './io';
@@ -17,7 +17,7 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
 
   let relay;
   try {
-    relay = createRelay(config, { clock: systemClock, logger, readFile: io.readFile, renderThreads: defaultRenderThreads() });
+    relay = createRelay(config, { clock: systemClock, logger, readFile: io.readFile });
   } catch (error) {
     if (error instanceof TemplateError) {
       logger.fatal({ file: error.file, line: error.line }, error.message);

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Handlebars from 'handlebars';
-import juice from 'juice';
+import type HandlebarsNamespace from 'handlebars';
 import { neutralizeText } from '../shared';
+import { inlineTemplateCss } from './inline-template-css';
 
 /** The three parts of one mail, rendered. */
 export interface RenderedMail {
@@ -36,86 +36,44 @@ export class TemplateError extends Error {
 
 export const DEFAULT_TEMPLATE_SET = 'report';
 const PARTS = ['subject', 'html', 'text'] as const;
+type Part = (typeof PARTS)[number];
+type Hbs = typeof HandlebarsNamespace;
+type Template = HandlebarsNamespace.TemplateDelegate;
+
+/** One set, compiled: each part with its file (for errors), and the HTML's partials with their inlined CSS. */
+interface CompiledSet {
+  parts: Record<Part, { file: string; fn: Template }>;
+  htmlPartials: Record<string, Template>;
+}
 
 /**
  * Loads and compiles every template once, at boot, in strict mode (a missing variable throws
  * instead of printing nothing). HTML is escaped; text and subject are not (they are not HTML).
- * Compilation is forced here, so a syntax error fails the start, not the first delivery.
+ * The HTML's CSS is inlined here, once per template set (see inline-template-css.ts), so a render
+ * is only Handlebars. Compilation is forced here, so a syntax error fails the start, not the first
+ * delivery.
  */
 export function loadRenderer(dir: string): Renderer {
-  const hbs = Handlebars.create();
-  registerHelpers(hbs);
-  const partialsDir = path.join(dir, 'partials');
-  if (fs.existsSync(partialsDir)) {
-    for (const file of fs.readdirSync(partialsDir).filter((f) => f.endsWith('.hbs')).sort()) {
-      const full = path.join(partialsDir, file);
-      const source = fs.readFileSync(full, 'utf8');
-      try {
-        hbs.precompile(source, { strict: true });
-      } catch (error) {
-        throw new TemplateError(full, error);
-      }
-      hbs.registerPartial(path.basename(file, '.hbs'), source);
-    }
-  }
-  const sets = fs
-    .readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && e.name !== 'partials' && fs.existsSync(path.join(dir, e.name, 'html.hbs')))
-    .map((e) => e.name)
-    .sort();
-  if (!sets.includes(DEFAULT_TEMPLATE_SET)) {
-    throw new TemplateError(path.join(dir, DEFAULT_TEMPLATE_SET), new Error('the default template set "report" (subject.hbs, html.hbs, text.hbs) is missing'));
-  }
-  const compiled = new Map<string, Record<(typeof PARTS)[number], { file: string; fn: Handlebars.TemplateDelegate }>>();
-  for (const set of sets) {
-    const parts = {} as Record<(typeof PARTS)[number], { file: string; fn: Handlebars.TemplateDelegate }>;
-    for (const part of PARTS) {
-      const file = path.join(dir, set, `${part}.hbs`);
-      let source: string;
-      try {
-        source = fs.readFileSync(file, 'utf8');
-      } catch (error) {
-        throw new TemplateError(file, error);
-      }
-      try {
-        const fn = hbs.compile(source, { strict: true, noEscape: part !== 'html' });
-        // compile() is lazy; precompile parses now so syntax errors surface at boot.
-        hbs.precompile(source, { strict: true });
-        parts[part] = { file, fn };
-      } catch (error) {
-        throw new TemplateError(file, error);
-      }
-    }
-    compiled.set(set, parts);
-  }
-
-  // Inline subjects (from routes) compiled once each; syntax errors surface on first use, which is boot.
-  const subjects = new Map<string, Handlebars.TemplateDelegate>();
-  const subjectOf = (source: string) => {
-    let fn = subjects.get(source);
-    if (!fn) {
-      try {
-        hbs.precompile(source, { strict: true });
-        fn = hbs.compile(source, { strict: true, noEscape: true });
-      } catch (error) {
-        throw new TemplateError(`subject "${source}"`, error);
-      }
-      subjects.set(source, fn);
-    }
-    return fn;
-  };
+  // Required here, not at import, so commands that never render (`--help`, `migrate`) do not load it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose (an import would load it with the module)
+  const hbs = (require('handlebars') as Hbs).create();
+  registerTemplateHelpers(hbs);
+  const partials = loadPartials(hbs, path.join(dir, 'partials'));
+  const sets = findTemplateSets(dir);
+  const compiled = new Map(sets.map((set) => [set, compileSet(hbs, path.join(dir, set), partials)]));
+  const subjectOf = createSubjectCache(hbs);
 
   return {
     dir,
     sets,
     render(view, templateSet = DEFAULT_TEMPLATE_SET, options = {}) {
-      const parts = compiled.get(templateSet);
-      if (!parts) throw new TemplateError(path.join(dir, templateSet), new Error(`no template set "${templateSet}"`));
-      const run = (part: (typeof PARTS)[number]) => {
+      const set = compiled.get(templateSet);
+      if (!set) throw new TemplateError(path.join(dir, templateSet), new Error(`no template set "${templateSet}"`));
+      const run = (part: Part) => {
         try {
-          return parts[part].fn(view);
+          return part === 'html' ? set.parts.html.fn(view, { partials: set.htmlPartials }) : set.parts[part].fn(view);
         } catch (error) {
-          throw new TemplateError(parts[part].file, error);
+          throw new TemplateError(set.parts[part].file, error);
         }
       };
       const runSubject = () => {
@@ -130,14 +88,101 @@ export function loadRenderer(dir: string): Renderer {
       // Bidi overrides and control characters from NetBox's names are made visible in every part
       // (issue 14): here, on the output, so that no template, shipped or a user's, can let one through.
       const subject = neutralizeText(runSubject().replace(/\s+/g, ' ').trim());
-      const html = neutralizeText(juice(run('html'), { preserveMediaQueries: true, removeStyleTags: true, applyWidthAttributes: true, applyHeightAttributes: false }));
+      const html = neutralizeText(run('html'));
       const text = neutralizeText(`${run('text').replace(/\r\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim()}\n`);
       return { subject, html, text };
     },
   };
 }
 
-function registerHelpers(hbs: typeof Handlebars): void {
+/** Reads `partials/*.hbs` (if the folder exists), checks each compiles, and registers it by file name. */
+function loadPartials(hbs: Hbs, partialsDir: string): Map<string, string> {
+  const partials = new Map<string, string>();
+  if (!fs.existsSync(partialsDir)) return partials;
+  for (const file of fs.readdirSync(partialsDir).filter((f) => f.endsWith('.hbs')).sort()) {
+    const full = path.join(partialsDir, file);
+    const source = fs.readFileSync(full, 'utf8');
+    try {
+      hbs.precompile(source, { strict: true });
+    } catch (error) {
+      throw new TemplateError(full, error);
+    }
+    hbs.registerPartial(path.basename(file, '.hbs'), source);
+    partials.set(path.basename(file, '.hbs'), source);
+  }
+  return partials;
+}
+
+/** The folders of `dir` holding an `html.hbs`; the default set must be one of them. */
+function findTemplateSets(dir: string): string[] {
+  const sets = fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && e.name !== 'partials' && fs.existsSync(path.join(dir, e.name, 'html.hbs')))
+    .map((e) => e.name)
+    .sort();
+  if (!sets.includes(DEFAULT_TEMPLATE_SET)) {
+    throw new TemplateError(path.join(dir, DEFAULT_TEMPLATE_SET), new Error('the default template set "report" (subject.hbs, html.hbs, text.hbs) is missing'));
+  }
+  return sets;
+}
+
+/**
+ * Compiles one set. The HTML's CSS is inlined into it and into the partials it calls, which the HTML
+ * then renders with (its own copies: another set's CSS may style the same partial differently).
+ */
+function compileSet(hbs: Hbs, setDir: string, partials: ReadonlyMap<string, string>): CompiledSet {
+  const parts = {} as CompiledSet['parts'];
+  const htmlPartials: Record<string, Template> = {};
+  for (const part of PARTS) {
+    const file = path.join(setDir, `${part}.hbs`);
+    try {
+      const source = fs.readFileSync(file, 'utf8');
+      // compile() is lazy; precompile parses now so syntax errors surface at boot.
+      hbs.precompile(source, { strict: true });
+      if (part !== 'html') {
+        parts[part] = { file, fn: hbs.compile(source, { strict: true, noEscape: true }) };
+        continue;
+      }
+      const inlined = inlineTemplateCss(hbs, source, partials);
+      hbs.precompile(inlined.html, { strict: true });
+      parts.html = { file, fn: hbs.compile(inlined.html, { strict: true }) };
+      for (const [name, partialSource] of inlined.partials) {
+        hbs.precompile(partialSource, { strict: true });
+        htmlPartials[name] = hbs.compile(partialSource, { strict: true });
+      }
+    } catch (error) {
+      throw new TemplateError(file, error);
+    }
+  }
+  return { parts, htmlPartials };
+}
+
+/** Inline subjects (from routes), compiled once each; syntax errors surface on first use, which is boot. */
+function createSubjectCache(hbs: Hbs): (source: string) => Template {
+  const subjects = new Map<string, Template>();
+  return (source) => {
+    let fn = subjects.get(source);
+    if (!fn) {
+      try {
+        hbs.precompile(source, { strict: true });
+        fn = hbs.compile(source, { strict: true, noEscape: true });
+      } catch (error) {
+        throw new TemplateError(`subject "${source}"`, error);
+      }
+      subjects.set(source, fn);
+    }
+    return fn;
+  };
+}
+
+/**
+ * A `{{#link}}` block that is exactly one `<a …>…</a>` written in the template (white space around it
+ * allowed, no second `</a>` inside): lead, attributes, content, trail.
+ */
+const WRITTEN_ANCHOR = /^(\s*)<a\b((?:[^>"']|"[^"]*"|'[^']*')*)>((?:(?!<\/a>)[\s\S])*)<\/a>(\s*)$/i;
+
+/** Registers the helpers templates may use (templates/README.md lists them) on a Handlebars instance. */
+export function registerTemplateHelpers(hbs: Hbs): void {
   hbs.registerHelper('eq', (a: unknown, b: unknown) => a === b);
   hbs.registerHelper('gt', (a: number, b: number) => a > b);
   hbs.registerHelper('plural', (n: number, singular: string, plural: string) => (n === 1 ? singular : plural));
@@ -157,15 +202,28 @@ function registerHelpers(hbs: typeof Handlebars): void {
     ratio && ratio.hasResults ? `${ratio.passed}/${ratio.count}` : '—',
   );
   /**
-   * `{{#link url class="button"}}text{{/link}}`: a link when `url` is http(s) (NETBOX_URL is set),
-   * else the text alone, so a NetBox path without NETBOX_URL is never an `href` and no other scheme
-   * (`javascript:`) ever is.
+   * `{{#link url}}<a class="button">Open</a>{{/link}}`: the `<a>` written in the template (so its CSS
+   * was inlined at load) gets `href="url"` when `url` is http(s) (NETBOX_URL is set); otherwise the
+   * tag is dropped and its content stays as text, so a NetBox path without NETBOX_URL is never an
+   * `href` and no other scheme (`javascript:`) ever is. The older form without an `<a>` in the block,
+   * `{{#link url class="button"}}Open{{/link}}`, still writes the `<a>` itself; its style then comes
+   * only from the rules kept in `<style>`.
    */
-  hbs.registerHelper('link', function (this: unknown, url: unknown, options: Handlebars.HelperOptions) {
+  hbs.registerHelper('link', function (this: unknown, url: unknown, options: HandlebarsNamespace.HelperOptions) {
     const inner = options.fn(this);
-    if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) return new hbs.SafeString(inner);
+    const href = typeof url === 'string' && /^https?:\/\//i.test(url) ? hbs.escapeExpression(url) : undefined;
+    const anchor = WRITTEN_ANCHOR.exec(inner);
+    if (anchor) {
+      const [, lead, attributes, content, trail] = anchor as unknown as [string, string, string, string, string];
+      if (/\shref\s*=/i.test(attributes)) throw new Error('{{#link url}}<a …>: write the <a> without href; the helper sets it from url');
+      if (href === undefined) return new hbs.SafeString(`${lead}${content}${trail}`);
+      // After the class, where the helper has always put it: the mails stay byte for byte the same.
+      const withHref = attributes.replace(/^(\s+class="[^"]*")?/, (cls: string) => `${cls} href="${href}"`);
+      return new hbs.SafeString(`${lead}<a${withHref}>${content}</a>${trail}`);
+    }
+    if (href === undefined) return new hbs.SafeString(inner);
     const cls = typeof options.hash?.class === 'string' ? ` class="${hbs.escapeExpression(options.hash.class)}"` : '';
-    return new hbs.SafeString(`<a${cls} href="${hbs.escapeExpression(url)}">${inner}</a>`);
+    return new hbs.SafeString(`<a${cls} href="${href}">${inner}</a>`);
   });
   /** 100 minus a width, for the empty cell next to a bar. */
   hbs.registerHelper('rest', (width: number) => Math.max(0, 100 - (Number(width) || 0)));

@@ -18,6 +18,23 @@ export interface ReportRow {
   failing: string | null;
 }
 
+/** The parameters of a `reports` row: the snapshot's counts, its failing pairs encoded. */
+export type ReportParams = ReportSnapshot['counts'] & {
+  dedupKey: string;
+  series: string;
+  reportId: number;
+  created: string;
+  createdMs: number;
+  failing: string | null;
+  failingCount: number | null;
+};
+
+/** A snapshot as the parameters of its row. */
+export function toReportParams(snapshot: ReportSnapshot): ReportParams {
+  const { dedupKey, series, reportId, created, createdMs, counts, failing } = snapshot;
+  return { ...counts, dedupKey, series, reportId, created, createdMs, failing: encodeFailingPairs(failing), failingCount: failing?.length ?? null };
+}
+
 const SEVERITIES = new Set(['HIGH', 'MIDDLE', 'LOW']);
 
 /** Failing pairs as compact JSON (`[[device, test, severity], ...]`); null stays null (unknown). */

@@ -18,6 +18,24 @@ export interface RouteMailRow {
   updated_at: number;
 }
 
+/** The parameters of one decision's INSERT: a `send` starts `pending`, the other outcomes are final. */
+export interface RouteMailParams {
+  deliveryId: number;
+  route: string;
+  position: number;
+  outcome: NewRouteMail['outcome'];
+  reason: string;
+  reminder: boolean;
+  state: RouteMailState;
+  now: number;
+}
+
+/** A routing decision as the parameters of its row. */
+export function toRouteMailParams(deliveryId: number, decision: NewRouteMail, now: number): RouteMailParams {
+  const { route, position, outcome, reason, reminder } = decision;
+  return { deliveryId, route, position, outcome, reason, reminder, state: outcome === 'send' ? 'pending' : outcome, now };
+}
+
 /** Turns a row into the record the Store interface returns. */
 export function decodeRouteMailRow(row: RouteMailRow): RouteMailRecord {
   return {

@@ -12,11 +12,15 @@ export interface SentMessageRow {
   sent_at: number;
 }
 
-/** The row's values in column order (delivery_id first), for both stores' INSERT. */
-export function toSentMessageParams(deliveryId: number, m: SentMessage): unknown[] {
-  return [deliveryId, m.raw, m.envelopeFrom, JSON.stringify(m.envelopeTo), m.subject, m.text, m.html, m.response, m.sentAt];
+/** The parameters of a `sent_messages` row: the message with its recipients as JSON text. */
+export type SentMessageParams = Omit<SentMessage, 'envelopeTo'> & { deliveryId: number; envelopeTo: string };
+
+/** A sent message as the parameters of its row. */
+export function toSentMessageParams(deliveryId: number, m: SentMessage): SentMessageParams {
+  return { ...m, deliveryId, envelopeTo: JSON.stringify(m.envelopeTo) };
 }
 
+/** Turns a row back into the message as it was sent. */
 export function fromSentMessageRow(row: SentMessageRow): SentMessage {
   return {
     raw: Buffer.from(row.raw),

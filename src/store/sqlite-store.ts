@@ -2,31 +2,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite';
-import { DELIVERY_RECORD_COLUMNS, decodeDeliveryRow, type DeliveryRow } from './delivery-rows';
-import { decodeRouteMailRow, type RouteMailRow } from './route-mail-rows';
-import {
-  DELIVERY_STATES,
-  StorageUnavailableError,
-  type ClaimedDelivery,
-  type DeliveryRecord,
-  type DeliveryState,
-  type InsertResult,
-  type ListOptions,
-  type MigrationReport,
-  type NewDelivery,
-  type NewRouteMail,
-  type RouteMailRecord,
-  type RouteMailState,
-  type Store,
-  REPORT_FAILING_SETS_KEPT,
-  WATCHDOG_KEY_PREFIX,
-  type WatchdogState,
-  type WatchdogStateName,
-  type SentMessage,
-} from './types';
+import { SQLITE_DIALECT } from './dialect';
+import { queries, selectListDeliveries } from './queries';
+import type { Statement } from './statement';
+import { TurnBatch } from './turn-batch';
+import { decodeClaimedRows, decodeDeliveryRow, decodeStateCounts } from './delivery-rows';
+import { decodeReportRow, toReportParams } from './report-rows';
+import { decodeRouteMailRow, toRouteMailParams } from './route-mail-rows';
+import { fromSentMessageRow, toSentMessageParams } from './sent-message-rows';
+import { decodeWatchdogRow } from './watchdog-rows';
+import { StorageUnavailableError } from './types';
+import type { ClaimedDelivery, DeliveryRecord, DeliveryState, InsertResult, ListOptions, MigrationReport, NewDelivery, NewRouteMail, RouteMailRecord, SentMessage, Store, WatchdogState, WatchdogStateName } from './types';
 import type { ReportSnapshot } from '../trend';
-import { decodeReportRow, encodeFailingPairs, type ReportRow } from './report-rows';
-import { fromSentMessageRow, SENT_MESSAGE_COLUMNS, toSentMessageParams, type SentMessageRow } from './sent-message-rows';
 
 export interface SqliteStoreOptions {
   /** Directory holding `relay.sqlite`; created when missing. */
@@ -101,8 +88,8 @@ export class SqliteStore implements Store {
   private db: Database.Database;
   private readonly file: string;
   private readonly options: Required<SqliteStoreOptions>;
-  private pending: PendingWrite[] = [];
-  private flushScheduled = false;
+  /** The writes of this event-loop turn, committed together on the next. */
+  private readonly writes = new TurnBatch<PendingWrite>((batch) => this.commitBatch(batch));
   private closed = false;
   /** Set after an I/O-level failure: the next call reopens the file before using it. */
   private needsReopen = false;
@@ -199,20 +186,12 @@ export class SqliteStore implements Store {
         reject(new StorageUnavailableError('the store is closed', 'STORE_CLOSED'));
         return;
       }
-      this.pending.push({ op, single, resolve: resolve as (result: never) => void, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.writes.add({ op, single, resolve: resolve as (result: never) => void, reject });
     });
   }
 
-  /** Commits every pending write in one transaction; the promises settle once it is on disk. */
-  private flush(): void {
-    this.flushScheduled = false;
-    const batch = this.pending;
-    this.pending = [];
-    if (batch.length === 0) return;
+  /** Commits a turn's writes in one transaction; the promises settle once it is on disk. */
+  private commitBatch(batch: PendingWrite[]): void {
     let settled: ({ value: unknown } | { error: unknown })[];
     try {
       settled = this.run((db) => runBatch(db, batch));
@@ -314,333 +293,154 @@ export class SqliteStore implements Store {
 
   async claimDue({ now, limit, owner, leaseMs }: { now: number; limit: number; owner: string; leaseMs: number }): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
-    const rows = await this.queueWrite((db) =>
-      prepareCached(
-        db,
-          `UPDATE deliveries SET state = 'sending', attempts = attempts + 1, lease_owner = ?, lease_until = ?, updated_at = ?
-           WHERE id IN (
-             SELECT id FROM deliveries
-             WHERE (state IN ('queued', 'retrying') AND next_attempt_at <= ?) OR (state = 'sending' AND lease_until <= ?)
-             ORDER BY id LIMIT ?)
-           RETURNING ${DELIVERY_RECORD_COLUMNS}, body`,
-        )
-        .all(owner, now + leaseMs, now, now, now, limit) as DeliveryRow[],
-      { single: true },
-    );
-    return rows.sort((a, b) => a.id - b.id).map((row) => ({ ...decodeDeliveryRow(row), body: row.body! }));
+    const params = { now, limit, owner, leaseUntil: now + leaseMs };
+    const rows = await this.queueWrite((db) => selectAll(db, queries.deliveries.claimDue, params), { single: true });
+    return decodeClaimedRows(rows);
   }
 
   async extendLeases({ ids, owner, now, leaseMs }: { ids: number[]; owner: string; now: number; leaseMs: number }): Promise<number> {
     if (ids.length === 0) return 0;
-    return this.queueWrite(
-      (db) =>
-        prepareCached(db, `UPDATE deliveries SET lease_until = ? WHERE state = 'sending' AND lease_owner = ? AND id IN (SELECT value FROM json_each(?))`).run(
-          now + leaseMs,
-          owner,
-          JSON.stringify(ids),
-        ).changes,
-      { single: true },
-    );
+    const params = { ids, owner, leaseUntil: now + leaseMs };
+    return this.queueWrite((db) => execute(db, queries.deliveries.extendLeases, params), { single: true });
   }
 
-  async markSent(id: number, { now, messageId }: { now: number; messageId: string }): Promise<void> {
-    await this.queueWrite((db) =>
-      prepareCached(
-        db,
-          `UPDATE deliveries SET state = 'sent', sent_at = ?, message_id = ?, next_attempt_at = NULL, lease_owner = NULL,
-             lease_until = NULL, last_error = NULL, last_error_code = NULL, updated_at = ? WHERE id = ?`,
-        )
-        .run(now, messageId, now, id),
-      { single: true },
-    );
+  markSent(id: number, result: { now: number; messageId: string }): Promise<void> {
+    return this.queueChange(queries.deliveries.markSent, { ...result, id });
   }
 
-  async markRetry(id: number, { now, nextAttemptAt, error, code }: { now: number; nextAttemptAt: number; error: string; code: string }): Promise<void> {
-    await this.queueWrite((db) =>
-      prepareCached(
-        db,
-          `UPDATE deliveries SET state = 'retrying', next_attempt_at = ?, last_error = ?, last_error_code = ?, lease_owner = NULL,
-             lease_until = NULL, updated_at = ? WHERE id = ?`,
-        )
-        .run(nextAttemptAt, error, code, now, id),
-      { single: true },
-    );
+  markRetry(id: number, result: { now: number; nextAttemptAt: number; error: string; code: string }): Promise<void> {
+    return this.queueChange(queries.deliveries.markRetry, { ...result, id });
   }
 
-  async markDead(id: number, { now, error, code }: { now: number; error: string; code: string }): Promise<void> {
-    await this.queueWrite((db) =>
-      prepareCached(
-        db,
-          `UPDATE deliveries SET state = 'dead', next_attempt_at = NULL, last_error = ?, last_error_code = ?, lease_owner = NULL,
-             lease_until = NULL, updated_at = ? WHERE id = ?`,
-        )
-        .run(error, code, now, id),
-      { single: true },
-    );
+  markDead(id: number, result: { now: number; error: string; code: string }): Promise<void> {
+    return this.queueChange(queries.deliveries.markDead, { ...result, id });
   }
 
-  async releaseLeases(now: number): Promise<number> {
-    return this.runDurably(
-      (db) =>
-        prepareCached(
-          db,
-          `UPDATE deliveries SET state = 'retrying', next_attempt_at = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?
-           WHERE state = 'sending'`,
-        )
-          .run(now, now).changes,
-    );
+  /** Queues a one-statement write that resolves with nothing once durable. */
+  private async queueChange<P extends object>(statement: Statement<P, unknown>, params: P): Promise<void> {
+    await this.queueWrite((db) => execute(db, statement, params), { single: true });
+  }
+
+  releaseLeases(now: number): Promise<number> {
+    return this.runDurably((db) => execute(db, queries.deliveries.releaseLeases, { now }));
   }
 
   async getDelivery(id: number): Promise<DeliveryRecord | undefined> {
-    const row = this.run((db) => prepareCached(db, `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries WHERE id = ?`).get(id) as DeliveryRow | undefined);
-    return row ? decodeDeliveryRow(row) : undefined;
+    const row = this.run((db) => selectOne(db, queries.deliveries.get, { id }));
+    return row && decodeDeliveryRow(row);
   }
 
   async listDeliveries(options: ListOptions = {}): Promise<DeliveryRecord[]> {
-    const where: string[] = [];
-    const params: (string | number)[] = [];
-    if (options.state) {
-      where.push('state = ?');
-      params.push(options.state);
-    }
-    if (options.beforeId !== undefined) {
-      where.push('id < ?');
-      params.push(options.beforeId);
-    }
-    const sql = `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
-    const rows = this.run((db) => prepareCached(db, sql).all(...params, options.limit ?? 100) as DeliveryRow[]);
-    return rows.map(decodeDeliveryRow);
+    const params = { state: options.state, beforeId: options.beforeId, limit: options.limit ?? 100 };
+    return this.run((db) => selectAll(db, selectListDeliveries(options), params)).map(decodeDeliveryRow);
   }
 
   async requeue(id: number, now: number): Promise<boolean> {
-    return this.runDurably(
-      (db) =>
-        prepareCached(
-          db,
-          `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = ?, lease_owner = NULL, lease_until = NULL,
-             updated_at = ? WHERE id = ? AND state IN ('dead', 'sent')`,
-        )
-          .run(now, now, id).changes === 1,
-    );
+    return (await this.runDurably((db) => execute(db, queries.deliveries.requeue, { id, now }))) === 1;
   }
 
-  async requeueAllDead(now: number): Promise<number> {
-    return this.runDurably(
-      (db) =>
-        prepareCached(
-          db,
-          `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = ?, lease_owner = NULL, lease_until = NULL,
-             updated_at = ? WHERE state = 'dead'`,
-        )
-          .run(now, now).changes,
-    );
+  requeueAllDead(now: number): Promise<number> {
+    return this.runDurably((db) => execute(db, queries.deliveries.requeueAllDead, { now }));
   }
 
   async countByState(): Promise<Record<DeliveryState, number>> {
-    const rows = this.run((db) => prepareCached(db, 'SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state').all() as { state: DeliveryState; n: number }[]);
-    const counts = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
-    for (const row of rows) counts[row.state] = row.n;
-    return counts;
+    return decodeStateCounts(this.run((db) => selectAll(db, queries.deliveries.countByState, {})));
   }
 
-  async pruneDeliveries({ state, before }: { state: 'sent' | 'dead'; before: number }): Promise<number> {
-    return this.runDurably((db) => db.prepare('DELETE FROM deliveries WHERE state = ? AND updated_at < ?').run(state, before).changes);
+  pruneDeliveries(options: { state: 'sent' | 'dead'; before: number }): Promise<number> {
+    return this.runDurably((db) => execute(db, queries.deliveries.prune, options));
   }
 
   async oldestPendingAt(): Promise<number | null> {
-    const row = this.run(
-      (db) => prepareCached(db, `SELECT MIN(received_at) AS t FROM deliveries WHERE state IN ('queued', 'sending', 'retrying')`).get() as { t: number | null },
-    );
-    return row.t;
+    return this.run((db) => selectOne(db, queries.deliveries.oldestPendingAt, {}))?.t ?? null;
   }
 
   async nextDueAt(): Promise<number | null> {
-    const row = this.run(
-      (db) =>
-        prepareCached(
-          db,
-          `SELECT MIN(t) AS t FROM (
-             SELECT MIN(next_attempt_at) AS t FROM deliveries WHERE state IN ('queued', 'retrying')
-             UNION ALL SELECT MIN(lease_until) FROM deliveries WHERE state = 'sending')`,
-        )
-          .get() as { t: number | null },
-    );
-    return row.t;
+    return this.run((db) => selectOne(db, queries.deliveries.nextDueAt, {}))?.t ?? null;
   }
 
   async saveReport(snapshot: ReportSnapshot): Promise<void> {
-    const c = snapshot.counts;
     await this.runDurably((db) =>
       db.transaction(() => {
-        prepareCached(
-          db,
-          `INSERT INTO reports (dedup_key, series, report_id, report_created, created_ms, total_passed, total_count, high_passed, high_count,
-             middle_passed, middle_count, low_passed, low_count, failing, failing_count)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (dedup_key) DO UPDATE SET series = excluded.series, total_passed = excluded.total_passed,
-             total_count = excluded.total_count, high_passed = excluded.high_passed, high_count = excluded.high_count,
-             middle_passed = excluded.middle_passed, middle_count = excluded.middle_count, low_passed = excluded.low_passed,
-             low_count = excluded.low_count, failing = COALESCE(excluded.failing, reports.failing),
-             failing_count = COALESCE(excluded.failing_count, reports.failing_count)`,
-        ).run(
-          snapshot.dedupKey, snapshot.series, snapshot.reportId, snapshot.created, snapshot.createdMs, c.totalPassed, c.totalCount,
-          c.highPassed, c.highCount, c.middlePassed, c.middleCount, c.lowPassed, c.lowCount,
-          encodeFailingPairs(snapshot.failing), snapshot.failing?.length ?? null,
-        );
-        // Bounded history: the newest failing sets of the series stay, older ones become unknown.
-        prepareCached(
-          db,
-          `UPDATE reports SET failing = NULL, failing_count = NULL
-           WHERE series = ? AND failing IS NOT NULL AND dedup_key NOT IN (
-             SELECT dedup_key FROM reports WHERE series = ? ORDER BY created_ms DESC, report_id DESC LIMIT ?)`,
-        ).run(snapshot.series, snapshot.series, REPORT_FAILING_SETS_KEPT);
+        execute(db, queries.reports.save, toReportParams(snapshot));
+        execute(db, queries.reports.forgetOldFailing, { series: snapshot.series });
       })(),
     );
   }
 
   async findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined> {
-    const row = this.run(
-      (db) =>
-        prepareCached(
-          db,
-          `SELECT * FROM reports WHERE series = ? AND (created_ms < ? OR (created_ms = ? AND report_id < ?))
-           ORDER BY created_ms DESC, report_id DESC LIMIT 1`,
-        )
-          .get(series, before.createdMs, before.createdMs, before.reportId) as ReportRow | undefined,
-    );
-    return row ? decodeReportRow(row) : undefined;
+    const row = this.run((db) => selectOne(db, queries.reports.findBefore, { ...before, series }));
+    return row && decodeReportRow(row);
   }
 
   async getDeliveryBody(id: number): Promise<Buffer | undefined> {
-    const row = this.run((db) => db.prepare('SELECT body FROM deliveries WHERE id = ?').get(id) as { body: Buffer } | undefined);
-    return row?.body;
+    return this.run((db) => selectOne(db, queries.deliveries.getBody, { id }))?.body;
   }
 
   async saveSentMessage(deliveryId: number, message: SentMessage): Promise<void> {
-    await this.runDurably((db) =>
-      db
-        .prepare(
-          `INSERT INTO sent_messages (delivery_id, ${SENT_MESSAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (delivery_id) DO UPDATE SET raw = excluded.raw, envelope_from = excluded.envelope_from, envelope_to = excluded.envelope_to,
-             subject = excluded.subject, text_part = excluded.text_part, html_part = excluded.html_part, response = excluded.response, sent_at = excluded.sent_at`,
-        )
-        .run(...toSentMessageParams(deliveryId, message)),
-    );
+    await this.runDurably((db) => execute(db, queries.sentMessages.save, toSentMessageParams(deliveryId, message)));
   }
 
   async getSentMessage(deliveryId: number): Promise<SentMessage | undefined> {
-    const row = this.run((db) => db.prepare(`SELECT ${SENT_MESSAGE_COLUMNS} FROM sent_messages WHERE delivery_id = ?`).get(deliveryId) as SentMessageRow | undefined);
-    return row ? fromSentMessageRow(row) : undefined;
+    const row = this.run((db) => selectOne(db, queries.sentMessages.get, { deliveryId }));
+    return row && fromSentMessageRow(row);
   }
 
   async lastReportReceivedAt(): Promise<number | null> {
-    const row = this.run(
-      (db) => db.prepare(`SELECT MAX(received_at) AS t FROM deliveries WHERE dedup_key NOT LIKE ?`).get(`${WATCHDOG_KEY_PREFIX}%`) as { t: number | null },
-    );
-    return row.t;
+    return this.run((db) => selectOne(db, queries.deliveries.lastReportReceivedAt, {}))?.t ?? null;
   }
 
   async getWatchdogState(now: number): Promise<WatchdogState> {
     return this.run((db) => {
-      db.prepare(`INSERT INTO watchdog_state (id, state, since, created_at, changed_at, version) VALUES (1, 'ok', NULL, ?, ?, 0) ON CONFLICT (id) DO NOTHING`).run(now, now);
-      const row = db.prepare('SELECT state, since, created_at, changed_at, version FROM watchdog_state WHERE id = 1').get() as {
-        state: WatchdogStateName;
-        since: number | null;
-        created_at: number;
-        changed_at: number;
-        version: number;
-      };
-      return { state: row.state, since: row.since, createdAt: row.created_at, changedAt: row.changed_at, version: row.version };
+      execute(db, queries.watchdog.ensure, { now });
+      return decodeWatchdogRow(selectOne(db, queries.watchdog.get, {})!);
     });
   }
 
   async transitionWatchdog(input: { expectedVersion: number; state: WatchdogStateName; since: number | null; now: number; alert: NewDelivery }): Promise<{ won: boolean; alertId?: number }> {
+    const { alert, ...transition } = input;
     return this.runDurably((db) =>
       db.transaction(() => {
-        const changed = db
-          .prepare('UPDATE watchdog_state SET state = ?, since = ?, changed_at = ?, version = version + 1 WHERE id = 1 AND version = ?')
-          .run(input.state, input.since, input.now, input.expectedVersion).changes;
-        if (changed !== 1) return { won: false };
-        const inserted = insertOne(db, input.alert);
-        return { won: true, alertId: inserted.id };
+        if (execute(db, queries.watchdog.transition, transition) !== 1) return { won: false };
+        return { won: true, alertId: insertOne(db, alert).id };
       })(),
     );
   }
 
   async recordRouteDecisions(deliveryId: number, decisions: NewRouteMail[], now: number): Promise<RouteMailRecord[]> {
     return this.queueWrite((db) => {
-      const existing = prepareCached(db, 'SELECT COUNT(*) AS n FROM route_mails WHERE delivery_id = ?').get(deliveryId) as { n: number };
-      if (existing.n === 0) {
-        const insert = prepareCached(
-          db,
-          `INSERT INTO route_mails (delivery_id, route, position, outcome, reason, reminder, state, decided_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        );
-        for (const d of decisions) {
-          const state: RouteMailState = d.outcome === 'send' ? 'pending' : d.outcome;
-          insert.run(deliveryId, d.route, d.position, d.outcome, d.reason, d.reminder ? 1 : 0, state, now, now);
-        }
+      if (selectOne(db, queries.routeMails.count, { deliveryId })!.n === 0) {
+        for (const decision of decisions) execute(db, queries.routeMails.insert, toRouteMailParams(deliveryId, decision, now));
       }
-      return (prepareCached(db, 'SELECT * FROM route_mails WHERE delivery_id = ? ORDER BY position').all(deliveryId) as RouteMailRow[]).map(decodeRouteMailRow);
+      return selectAll(db, queries.routeMails.ofDelivery, { deliveryId }).map(decodeRouteMailRow);
     });
   }
 
   async listRouteMails(deliveryIds: number[]): Promise<RouteMailRecord[]> {
-    if (deliveryIds.length === 0) return [];
     const ids = [...new Set(deliveryIds.filter((id) => Number.isSafeInteger(id)))];
-    const rows = this.run(
-      (db) => db.prepare(`SELECT * FROM route_mails WHERE delivery_id IN (SELECT value FROM json_each(?)) ORDER BY delivery_id, position`).all(JSON.stringify(ids)) as RouteMailRow[],
-    );
-    return rows.map(decodeRouteMailRow);
+    if (ids.length === 0) return [];
+    return this.run((db) => selectAll(db, queries.routeMails.ofDeliveries, { deliveryIds: ids })).map(decodeRouteMailRow);
   }
 
-  async markRouteMailSent(deliveryId: number, route: string, { now, messageId, response }: { now: number; messageId: string; response: string }): Promise<void> {
-    await this.queueWrite((db) =>
-      prepareCached(
-        db,
-        `UPDATE route_mails SET state = 'sent', message_id = ?, response = ?, sent_at = ?, last_error = NULL, last_error_code = NULL, updated_at = ?
-         WHERE delivery_id = ? AND route = ?`,
-      ).run(messageId, response, now, now, deliveryId, route),
-      { single: true },
-    );
+  markRouteMailSent(deliveryId: number, route: string, result: { now: number; messageId: string; response: string }): Promise<void> {
+    return this.queueChange(queries.routeMails.markSent, { ...result, deliveryId, route });
   }
 
-  async markRouteMailFailed(deliveryId: number, route: string, { now, error, code, permanent }: { now: number; error: string; code: string; permanent: boolean }): Promise<void> {
-    await this.queueWrite((db) =>
-      prepareCached(db, `UPDATE route_mails SET state = ?, last_error = ?, last_error_code = ?, updated_at = ? WHERE delivery_id = ? AND route = ? AND state <> 'sent'`).run(
-        permanent ? 'failed' : 'pending',
-        error,
-        code,
-        now,
-        deliveryId,
-        route,
-      ),
-      { single: true },
-    );
+  markRouteMailFailed(deliveryId: number, route: string, { permanent, ...result }: { now: number; error: string; code: string; permanent: boolean }): Promise<void> {
+    return this.queueChange(queries.routeMails.markFailed, { ...result, deliveryId, route, state: permanent ? 'failed' : 'pending' });
   }
 
   async lastRouteMailCompletedAt(route: string, deliveryId: number): Promise<string | null> {
-    const row = this.run(
-      (db) =>
-        db
-          .prepare(
-            `SELECT d.completed_at AS t FROM route_mails r JOIN deliveries d ON d.id = r.delivery_id
-             WHERE r.route = ? AND r.outcome = 'send' AND r.delivery_id <> ?
-               AND d.report_created <= (SELECT report_created FROM deliveries WHERE id = ?)
-             ORDER BY d.report_created DESC, d.id DESC LIMIT 1`,
-          )
-          .get(route, deliveryId, deliveryId) as { t: string } | undefined,
-    );
-    return row?.t ?? null;
+    return this.run((db) => selectOne(db, queries.routeMails.lastCompletedAt, { route, deliveryId }))?.t ?? null;
   }
 
   async checkWritable(now: number): Promise<void> {
-    this.run((db) => prepareCached(db, 'INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at').run(now));
+    this.run((db) => execute(db, queries.health.probe, { now }));
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
-    this.flush();
+    this.writes.flush();
     // Whatever is syncing settles before the file closes (a failure rejects those callers, not close).
     if (this.syncsInFlight > 0 || this.awaitingSync.length > 0) await this.synced().catch(() => undefined);
     if (this.closed) return;
@@ -675,17 +475,34 @@ function runBatch(db: Database.Database, batch: PendingWrite[]): ({ value: unkno
   )();
 }
 
-function insertOne(db: Database.Database, d: NewDelivery): InsertResult {
-  const row = prepareCached(
-    db,
-    `INSERT INTO deliveries (dedup_key, report_id, report_created, completed_at, source, body, received_at, state, attempts,
-       next_attempt_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?)
-     ON CONFLICT (dedup_key) DO NOTHING RETURNING id`,
-  ).get(d.dedupKey, d.reportId, d.reportCreated, d.completedAt, d.source, d.body, d.receivedAt, d.receivedAt, d.receivedAt) as { id: number } | undefined;
-  if (row) return { id: row.id, duplicate: false };
-  const found = prepareCached(db, 'SELECT id FROM deliveries WHERE dedup_key = ?').get(d.dedupKey) as { id: number };
-  return { id: found.id, duplicate: true };
+/** Inserts one delivery, or finds the one stored with its key. */
+function insertOne(db: Database.Database, delivery: NewDelivery): InsertResult {
+  const inserted = selectOne(db, queries.deliveries.insert, delivery);
+  if (inserted) return { id: inserted.id, duplicate: false };
+  return { id: selectOne(db, queries.deliveries.findIdsByKey, { keys: [delivery.dedupKey] })!.id, duplicate: true };
+}
+
+/** The connection's prepared copy of a statement of queries.ts, and the values it binds. */
+function prepareBound<P extends object>(db: Database.Database, statement: Statement<P, unknown>, params: P): [Database.Statement, unknown[]] {
+  return [prepareCached(db, statement.compile(SQLITE_DIALECT).text), statement.bind(SQLITE_DIALECT, params)];
+}
+
+/** Runs a statement; returns how many rows it changed. */
+function execute<P extends object>(db: Database.Database, statement: Statement<P, unknown>, params: P): number {
+  const [prepared, values] = prepareBound(db, statement, params);
+  return prepared.run(...values).changes;
+}
+
+/** The first row of a query, if any. */
+function selectOne<P extends object, R>(db: Database.Database, statement: Statement<P, R>, params: P): R | undefined {
+  const [prepared, values] = prepareBound(db, statement, params);
+  return prepared.get(...values) as R | undefined;
+}
+
+/** Every row of a query (or of a write's RETURNING). */
+function selectAll<P extends object, R>(db: Database.Database, statement: Statement<P, R>, params: P): R[] {
+  const [prepared, values] = prepareBound(db, statement, params);
+  return prepared.all(...values) as R[];
 }
 
 /** Applies the pending migrations; returns their names. */
@@ -703,8 +520,6 @@ function migrate(db: Database.Database): string[] {
   return applied;
 }
 
-
-
 /** SQLite result codes that mean "cannot commit now": the caller answers 503 and may retry. */
 function toStorageError(error: unknown): unknown {
   const code = (error as { code?: unknown }).code;
@@ -713,5 +528,4 @@ function toStorageError(error: unknown): unknown {
   }
   return error;
 }
-
 

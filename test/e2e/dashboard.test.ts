@@ -76,6 +76,8 @@ describe('the dashboard in a real browser (JavaScript off)', () => {
 
     await page.fill('input[name=token]', ADMIN_TOKEN);
     await page.click('button[type=submit]');
+    // A click waits for the navigation to start, not for the new page: wait until it has loaded.
+    await page.waitForURL((url) => url.pathname === '/ui', { waitUntil: 'load' });
     expect(new URL(page.url()).pathname).toBe('/ui');
     const [cookie] = await context.cookies();
     expect(cookie).toMatchObject({ name: 'cr_ui_session', httpOnly: true, sameSite: 'Strict', path: '/ui' });
@@ -105,6 +107,7 @@ describe('the dashboard in a real browser (JavaScript off)', () => {
 
     // Retry the dead one: it is queued again and, the server accepting now, mailed.
     await dead.locator('button').click();
+    await page.waitForURL((url) => url.searchParams.has('retried'), { waitUntil: 'load' });
     expect(new URL(page.url()).searchParams.get('retried')).toBe(String(deadId));
     await expect(page.locator('[role=status]').textContent()).resolves.toContain(`Delivery #${deadId} is queued again.`);
     await smtp.waitFor(4);
@@ -132,6 +135,7 @@ describe('the dashboard in a real browser (JavaScript off)', () => {
     // Logging out ends the session.
     await page.goto(`${relay.url}/ui`);
     await page.click('header button');
+    await page.waitForURL((url) => url.pathname === '/ui/login', { waitUntil: 'load' });
     expect(new URL(page.url()).pathname).toBe('/ui/login');
     await page.goto(`${relay.url}/ui`);
     expect(new URL(page.url()).pathname).toBe('/ui/login');

@@ -107,6 +107,36 @@ async function measureContrast(page: Page): Promise<TextContrast[]> {
   return page.evaluate(MEASURE_CONTRAST) as Promise<TextContrast[]>;
 }
 
+/**
+ * Runs in the page: the computed style of the body and of every element in it, keyed by position,
+ * tag and class, so two states of one page can be compared. Sizes the layout derives (a cell's
+ * resolved width, the page's height) are left out: one element styled differently changes them
+ * everywhere, and the differing element already shows in its own properties.
+ */
+const COMPUTED_STYLES = `(() => {
+  const derived = new Set(['width', 'height', 'block-size', 'inline-size', 'transform-origin', 'perspective-origin']);
+  return [document.body, ...document.body.querySelectorAll('*')].map((el, i) => {
+    const cs = getComputedStyle(el);
+    const style = {};
+    for (let k = 0; k < cs.length; k++) if (!derived.has(cs[k])) style[cs[k]] = cs.getPropertyValue(cs[k]);
+    return { element: i + ' ' + el.tagName.toLowerCase() + '.' + (el.getAttribute('class') || ''), style };
+  });
+})()`;
+
+interface ElementStyle {
+  element: string;
+  style: Record<string, string>;
+}
+
+/** `element property: before → after` for every property that differs between two snapshots. */
+function diffStyles(before: ElementStyle[], after: ElementStyle[]): string[] {
+  return before.flatMap((b, i) =>
+    Object.keys(b.style)
+      .filter((p) => b.style[p] !== after[i]?.style[p])
+      .map((p) => `${b.element} ${p}: ${b.style[p]} → ${after[i]?.style[p]}`),
+  );
+}
+
 describe('the HTML mail in a real browser', () => {
   let smtp: SmtpPeer;
   let netbox: NetboxDouble;
@@ -209,6 +239,20 @@ describe('the HTML mail in a real browser', () => {
       // And it is really dark: the card is not left white.
       const card = await page.evaluate(`getComputedStyle(document.querySelector('table.card')).backgroundColor`);
       expect(card).not.toBe('rgb(255, 255, 255)');
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it('looks the same in a client that drops <style>: every style it needs is inline', async () => {
+    const { page } = await open(600, 'light');
+    try {
+      const before = await page.evaluate<ElementStyle[]>(COMPUTED_STYLES);
+      await page.evaluate(`document.querySelectorAll('style').forEach((s) => s.remove())`);
+      const after = await page.evaluate<ElementStyle[]>(COMPUTED_STYLES);
+      expect(before.length).toBeGreaterThan(100);
+      expect(after.map((e) => e.element)).toEqual(before.map((e) => e.element));
+      expect(diffStyles(before, after)).toEqual([]);
     } finally {
       await page.context().close();
     }

@@ -1,0 +1,153 @@
+import type HandlebarsNamespace from 'handlebars';
+
+/** One template set's HTML after its CSS was inlined: the template and the HTML partials it calls. */
+export interface InlinedHtmlTemplates {
+  /** `html.hbs` with style attributes; `<style>` keeps the media queries and the rules that matched nothing. */
+  html: string;
+  /**
+   * The partials the HTML calls by name, with style attributes, keyed by the name the template calls.
+   * A partial called from places where the CSS gives it different styles (`.a td` and `.b td`) gets one
+   * copy per style, named `<name>--inline-<n>`, and the call is renamed to match.
+   */
+  partials: Map<string, string>;
+}
+
+/**
+ * Options as the relay always gave juice (it used to run on every rendered mail): `@media` rules stay
+ * in `<style>` (dark mode, small screens), pixel widths become `width` attributes. New: the rules that
+ * matched no element are kept in `<style>` too (`removeInlinedSelectors`), since at load an element
+ * whose class comes from data (`class="band-{{band}}"`) cannot be matched; a client that honours
+ * `<style>` still styles it.
+ */
+const JUICE_OPTIONS = {
+  preserveMediaQueries: true,
+  removeStyleTags: false,
+  removeInlinedSelectors: true,
+  applyWidthAttributes: true,
+  applyHeightAttributes: false,
+} as const;
+
+interface PartialCall {
+  name: string;
+  /** The call as written, e.g. `{{> ratio-row overall}}`. */
+  call: string;
+}
+
+/**
+ * Inlines the CSS of a set's `html.hbs` into its own markup and into the partials it calls, once, when
+ * the templates load: rendering a mail is then a Handlebars call (issue 16: juice was 85 % of a 2.4 ms
+ * render). juice leaves `{{…}}` alone (its default code blocks include Handlebars), so the expressions
+ * survive in text and attributes. The partials are spliced in where they are called before juice
+ * sees the page, so a selector such as `.ratios td` reaches the cells of a partial called inside
+ * `.ratios`; they are cut out again afterwards. Partials called through a sub-expression or as a block
+ * (`{{#> name}}`) are not spliced in: their elements get only the rules kept in `<style>`.
+ */
+export function inlineTemplateCss(
+  hbs: typeof HandlebarsNamespace,
+  html: string,
+  partials: ReadonlyMap<string, string>,
+): InlinedHtmlTemplates {
+  // Loaded here, at template load only: no mail render needs juice any more.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose (an import would load it with the module)
+  const juice = require('juice') as (html: string, options: object) => string;
+  const calls: PartialCall[] = [];
+  const spliced = splicePartials(hbs, html, partials, calls, []);
+  return cutPartials(juice(spliced, JUICE_OPTIONS), calls);
+}
+
+const beginMarker = (id: number) => `{{!relay-inline-partial ${id}}}`;
+const endMarker = (id: number) => `{{!/relay-inline-partial ${id}}}`;
+
+/**
+ * Replaces each `{{> name …}}` of `source` by the partial's own source (recursively), between two
+ * Handlebars comments that name the call, so juice styles the page as it will be rendered.
+ */
+function splicePartials(
+  hbs: typeof HandlebarsNamespace,
+  source: string,
+  partials: ReadonlyMap<string, string>,
+  calls: PartialCall[],
+  stack: readonly string[],
+): string {
+  const offsets = lineOffsets(source);
+  const found: Array<{ start: number; end: number; name: string }> = [];
+  const visit = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    const n = node as {
+      type?: string;
+      name?: { type: string; original: string };
+      loc?: { start: { line: number; column: number }; end: { line: number; column: number } };
+    };
+    if (
+      n.type === 'PartialStatement' &&
+      n.name?.type === 'PathExpression' &&
+      n.loc &&
+      partials.has(n.name.original) &&
+      !stack.includes(n.name.original)
+    ) {
+      found.push({
+        start: offsets[n.loc.start.line - 1] + n.loc.start.column,
+        end: offsets[n.loc.end.line - 1] + n.loc.end.column,
+        name: n.name.original,
+      });
+      return;
+    }
+    for (const [key, value] of Object.entries(n)) {
+      if (key === 'loc') continue;
+      if (Array.isArray(value)) value.forEach(visit);
+      else visit(value);
+    }
+  };
+  visit(hbs.parse(source));
+  found.sort((a, b) => a.start - b.start);
+  let out = '';
+  let at = 0;
+  for (const { start, end, name } of found) {
+    const id = calls.push({ name, call: source.slice(start, end) }) - 1;
+    const inner = splicePartials(hbs, partials.get(name)!, partials, calls, [...stack, name]);
+    out += source.slice(at, start) + beginMarker(id) + inner + endMarker(id);
+    at = end;
+  }
+  return out + source.slice(at);
+}
+
+/** Where each line of `source` starts (Handlebars locations are line and column). */
+function lineOffsets(source: string): number[] {
+  const offsets = [0];
+  for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) offsets.push(i + 1);
+  return offsets;
+}
+
+/**
+ * Undoes {@link splicePartials} on juice's output: each spliced partial, innermost first, becomes a
+ * partial source again and its call is put back. Identical copies of a partial share its name.
+ */
+function cutPartials(inlined: string, calls: readonly PartialCall[]): InlinedHtmlTemplates {
+  const partials = new Map<string, string>();
+  let html = inlined;
+  // Innermost first: a segment whose content holds no other segment.
+  const innermost = /\{\{!relay-inline-partial (\d+)\}\}((?:(?!\{\{!relay-inline-partial )[\s\S])*?)\{\{!\/relay-inline-partial \1\}\}/;
+  for (let match = innermost.exec(html); match; match = innermost.exec(html)) {
+    const call = calls[Number(match[1])];
+    const name = nameCopy(partials, call.name, match[2]);
+    const renamed = name === call.name ? call.call : call.call.replace(/^(\{\{~?>\s*)\S+?(?=[\s~}])/, `$1${name}`);
+    html = html.slice(0, match.index) + renamed + html.slice(match.index + match[0].length);
+  }
+  if (html.includes('{{!relay-inline-partial ') || html.includes('{{!/relay-inline-partial ')) {
+    throw new Error('inlining CSS split a partial (a partial that opens an element another one closes?)');
+  }
+  return { html, partials };
+}
+
+/** The name under which `source` is kept: the partial's own, or a numbered copy when it differs. */
+function nameCopy(partials: Map<string, string>, name: string, source: string): string {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? name : `${name}--inline-${n}`;
+    const existing = partials.get(candidate);
+    if (existing === undefined) {
+      partials.set(candidate, source);
+      return candidate;
+    }
+    if (existing === source) return candidate;
+  }
+}

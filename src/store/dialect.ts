@@ -1,0 +1,55 @@
+/**
+ * Everything the statements of `queries.ts` spell differently on SQLite and PostgreSQL, named in one
+ * place. The rest of the SQL is the common subset both engines run unchanged: `ON CONFLICT … DO
+ * NOTHING / DO UPDATE … excluded.x`, `RETURNING`, `UPDATE … FROM` a `WITH` query, epoch-millisecond
+ * integers for every time (BIGINT read back as numbers by the pg store's type parser).
+ */
+export interface Dialect {
+  readonly name: 'sqlite' | 'postgres';
+  /**
+   * True when one placeholder stands for a name however often it appears (PostgreSQL's `$1`).
+   * better-sqlite3 binds `?` by position and does not bind SQLite's numbered `?NNN`, so on SQLite
+   * every occurrence is a placeholder of its own and the value is passed again.
+   */
+  readonly reusesPlaceholders: boolean;
+  /** The placeholder of the parameter in `slot` (1-based). */
+  placeholder(slot: number): string;
+  /**
+   * Appended to the claim's row selection. PostgreSQL: replicas claiming at the same moment each
+   * lock different rows instead of waiting for one another. SQLite: one writer at a time already.
+   */
+  readonly skipLocked: string;
+  /** Appended to a SELECT that must hold its rows until commit (PostgreSQL); SQLite's write transaction is exclusive. */
+  readonly forUpdate: string;
+  /** `<column> <inList(p)>`: the column is one of the list bound to `p` (a parameter given an array). */
+  inList(parameter: string): string;
+  /** A parameter value as the driver binds it (booleans and lists have no SQLite type of their own). */
+  encode(value: unknown): unknown;
+}
+
+/** better-sqlite3 on one file, one writer at a time. */
+export const SQLITE_DIALECT: Dialect = {
+  name: 'sqlite',
+  reusesPlaceholders: false,
+  placeholder: () => '?',
+  skipLocked: '',
+  forUpdate: '',
+  // A list travels as one JSON text and json_each unpacks it: one statement text for any length.
+  inList: (parameter) => `IN (SELECT value FROM json_each(${parameter}))`,
+  encode: (value) => {
+    if (typeof value === 'boolean') return value ? 1 : 0;
+    return Array.isArray(value) ? JSON.stringify(value) : value;
+  },
+};
+
+/** node-postgres on a database shared by replicas. */
+export const POSTGRES_DIALECT: Dialect = {
+  name: 'postgres',
+  reusesPlaceholders: true,
+  placeholder: (slot) => `$${slot}`,
+  skipLocked: ' FOR UPDATE SKIP LOCKED',
+  forUpdate: ' FOR UPDATE',
+  // pg sends a JS array as an array literal; its element type is inferred from the column.
+  inList: (parameter) => `= ANY(${parameter})`,
+  encode: (value) => value,
+};

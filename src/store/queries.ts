@@ -1,0 +1,251 @@
+import { DELIVERY_RECORD_COLUMNS, type DeliveryRow, type InsertedRow } from './delivery-rows';
+import type { ReportParams, ReportRow } from './report-rows';
+import type { RouteMailParams, RouteMailRow } from './route-mail-rows';
+import { SENT_MESSAGE_COLUMNS, type SentMessageParams, type SentMessageRow } from './sent-message-rows';
+import { defineStatement, type Statement } from './statement';
+import { REPORT_FAILING_SETS_KEPT, WATCHDOG_KEY_PREFIX, type DeliveryState, type NewDelivery } from './types';
+import type { WatchdogRow } from './watchdog-rows';
+
+/*
+ * Every statement of both stores, written once. Parameters are `:name`; what SQLite and PostgreSQL
+ * spell differently comes from the Dialect (see dialect.ts). Each store runs these through its own
+ * driver and keeps its own transactions, group commit and migrations.
+ */
+
+type Time = { now: number };
+type DeliveryId = { id: number };
+
+/** A time (epoch ms) read by MIN/MAX, null when no row qualifies. */
+type TimeRow = { t: number | null };
+
+/** The fields of a new delivery that its INSERT binds, in column order. */
+const INSERT_FIELDS = ['dedupKey', 'reportId', 'reportCreated', 'completedAt', 'source', 'body', 'receivedAt'] as const;
+
+/** One row of an insert: the parameters are a delivery's fields, suffixed by its place in a batch. */
+function deliveryValues(suffix: string): string {
+  const fields = INSERT_FIELDS.map((field) => `:${field}${suffix}`).join(', ');
+  // A new delivery is due at once: next_attempt_at and updated_at are its arrival time.
+  return `(${fields}, 'queued', 0, :receivedAt${suffix}, :receivedAt${suffix})`;
+}
+
+/**
+ * Inserts deliveries (rows of {@link deliveryValues}) in one statement; a key already stored is left
+ * alone and not returned. DO NOTHING (not DO UPDATE) tolerates the same key twice in one statement,
+ * and on PostgreSQL waits for a concurrent insert of the same key by another replica to commit
+ * before deciding.
+ */
+function buildInsert<P extends object>(rows: string[]): Statement<P, InsertedRow> {
+  return defineStatement(
+    () => `INSERT INTO deliveries (dedup_key, report_id, report_created, completed_at, source, body, received_at, state, attempts,
+       next_attempt_at, updated_at)
+     VALUES ${rows.join(', ')}
+     ON CONFLICT (dedup_key) DO NOTHING RETURNING id, dedup_key`,
+  );
+}
+
+/** Inserts `count` deliveries at once (see {@link toInsertParams}). */
+export function buildInsertDeliveries(count: number): Statement<Record<string, unknown>, InsertedRow> {
+  return buildInsert(Array.from({ length: count }, (_, i) => deliveryValues(String(i))));
+}
+
+/** The parameters of {@link buildInsertDeliveries} for these deliveries. */
+export function toInsertParams(deliveries: readonly NewDelivery[]): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  deliveries.forEach((delivery, i) => {
+    for (const field of INSERT_FIELDS) params[`${field}${i}`] = delivery[field];
+  });
+  return params;
+}
+
+/** Rows of a listing: the newest first, optionally of one state and below an id (paging). */
+function buildListDeliveries(filters: {
+  state: boolean;
+  beforeId: boolean;
+}): Statement<{ state?: DeliveryState; beforeId?: number; limit: number }, DeliveryRow> {
+  const where = [filters.state ? 'state = :state' : '', filters.beforeId ? 'id < :beforeId' : ''].filter(Boolean);
+  return defineStatement(
+    () =>
+      `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT :limit`,
+  );
+}
+
+/** One text per combination of filters, so each stays a prepared statement of its own. */
+const LIST_DELIVERIES = [
+  buildListDeliveries({ state: false, beforeId: false }),
+  buildListDeliveries({ state: true, beforeId: false }),
+  buildListDeliveries({ state: false, beforeId: true }),
+  buildListDeliveries({ state: true, beforeId: true }),
+];
+
+/** The listing statement for these options. */
+export function selectListDeliveries(options: { state?: DeliveryState; beforeId?: number }): (typeof LIST_DELIVERIES)[number] {
+  return LIST_DELIVERIES[(options.state ? 1 : 0) + (options.beforeId !== undefined ? 2 : 0)];
+}
+
+const deliveries = {
+  /** One delivery (the webhook's insert, the watchdog's alert): its own fields are the parameters. */
+  insert: buildInsert<NewDelivery>([deliveryValues('')]),
+  findIdsByKey: defineStatement<{ keys: string[] }, InsertedRow>(
+    (d) => `SELECT id, dedup_key FROM deliveries WHERE dedup_key ${d.inList(':keys')}`,
+  ),
+  /**
+   * Leases the due deliveries, oldest first. The rows are chosen in a WITH query (locked there on
+   * PostgreSQL, skipping those another replica holds), then updated by id; `due_id`, not `id`, so
+   * the unqualified RETURNING columns name only the updated table (SQLite allows no qualified ones).
+   */
+  claimDue: defineStatement<{ now: number; limit: number; owner: string; leaseUntil: number }, DeliveryRow>(
+    (d) => `WITH due AS (
+         SELECT id AS due_id FROM deliveries
+         WHERE (state IN ('queued', 'retrying') AND next_attempt_at <= :now) OR (state = 'sending' AND lease_until <= :now)
+         ORDER BY id LIMIT :limit${d.skipLocked})
+       UPDATE deliveries SET state = 'sending', attempts = attempts + 1, lease_owner = :owner, lease_until = :leaseUntil, updated_at = :now
+       FROM due WHERE deliveries.id = due.due_id
+       RETURNING ${DELIVERY_RECORD_COLUMNS}, body`,
+  ),
+  /** Keeps claims alive while their outcomes wait to be recorded; no state changes, so updated_at stays. */
+  extendLeases: defineStatement<{ ids: number[]; owner: string; leaseUntil: number }>(
+    (d) => `UPDATE deliveries SET lease_until = :leaseUntil WHERE state = 'sending' AND lease_owner = :owner AND id ${d.inList(':ids')}`,
+  ),
+  markSent: defineStatement<DeliveryId & Time & { messageId: string }>(
+    () => `UPDATE deliveries SET state = 'sent', sent_at = :now, message_id = :messageId, next_attempt_at = NULL, lease_owner = NULL,
+         lease_until = NULL, last_error = NULL, last_error_code = NULL, updated_at = :now WHERE id = :id`,
+  ),
+  markRetry: defineStatement<DeliveryId & Time & { nextAttemptAt: number; error: string; code: string }>(
+    () => `UPDATE deliveries SET state = 'retrying', next_attempt_at = :nextAttemptAt, last_error = :error, last_error_code = :code, lease_owner = NULL,
+         lease_until = NULL, updated_at = :now WHERE id = :id`,
+  ),
+  markDead: defineStatement<DeliveryId & Time & { error: string; code: string }>(
+    () => `UPDATE deliveries SET state = 'dead', next_attempt_at = NULL, last_error = :error, last_error_code = :code, lease_owner = NULL,
+         lease_until = NULL, updated_at = :now WHERE id = :id`,
+  ),
+  releaseLeases: defineStatement<Time>(
+    () => `UPDATE deliveries SET state = 'retrying', next_attempt_at = :now, lease_owner = NULL, lease_until = NULL, updated_at = :now
+       WHERE state = 'sending'`,
+  ),
+  get: defineStatement<DeliveryId, DeliveryRow>(() => `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries WHERE id = :id`),
+  getBody: defineStatement<DeliveryId, { body: Buffer }>(() => 'SELECT body FROM deliveries WHERE id = :id'),
+  requeue: defineStatement<DeliveryId & Time>(
+    () => `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = :now, lease_owner = NULL, lease_until = NULL,
+         updated_at = :now WHERE id = :id AND state IN ('dead', 'sent')`,
+  ),
+  requeueAllDead: defineStatement<Time>(
+    () => `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = :now, lease_owner = NULL, lease_until = NULL,
+         updated_at = :now WHERE state = 'dead'`,
+  ),
+  countByState: defineStatement<Record<string, never>, { state: DeliveryState; n: number }>(
+    () => 'SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state',
+  ),
+  prune: defineStatement<{ state: 'sent' | 'dead'; before: number }>(
+    () => 'DELETE FROM deliveries WHERE state = :state AND updated_at < :before',
+  ),
+  oldestPendingAt: defineStatement<Record<string, never>, TimeRow>(
+    () => `SELECT MIN(received_at) AS t FROM deliveries WHERE state IN ('queued', 'sending', 'retrying')`,
+  ),
+  /** MIN over a UNION ALL rather than LEAST (PostgreSQL only) or min(a, b) (SQLite: null if either is). */
+  nextDueAt: defineStatement<Record<string, never>, TimeRow>(
+    () => `SELECT MIN(t) AS t FROM (
+         SELECT MIN(next_attempt_at) AS t FROM deliveries WHERE state IN ('queued', 'retrying')
+         UNION ALL SELECT MIN(lease_until) FROM deliveries WHERE state = 'sending') AS due`,
+  ),
+  /** The watchdog's own alerts are not reports (the prefix is a constant without quotes or wildcards). */
+  lastReportReceivedAt: defineStatement<Record<string, never>, TimeRow>(
+    () => `SELECT MAX(received_at) AS t FROM deliveries WHERE dedup_key NOT LIKE '${WATCHDOG_KEY_PREFIX}%'`,
+  ),
+  /** Held until commit on PostgreSQL, so that one replica's routing decisions are recorded whole. */
+  lock: defineStatement<DeliveryId, { id: number }>((d) => `SELECT id FROM deliveries WHERE id = :id${d.forUpdate}`),
+};
+
+const reports = {
+  /** A retried report keeps the failing set it had when the new one is unknown. */
+  save: defineStatement<ReportParams>(
+    () => `INSERT INTO reports (dedup_key, series, report_id, report_created, created_ms, total_passed, total_count, high_passed, high_count,
+         middle_passed, middle_count, low_passed, low_count, failing, failing_count)
+       VALUES (:dedupKey, :series, :reportId, :created, :createdMs, :totalPassed, :totalCount, :highPassed, :highCount,
+         :middlePassed, :middleCount, :lowPassed, :lowCount, :failing, :failingCount)
+       ON CONFLICT (dedup_key) DO UPDATE SET series = excluded.series, total_passed = excluded.total_passed,
+         total_count = excluded.total_count, high_passed = excluded.high_passed, high_count = excluded.high_count,
+         middle_passed = excluded.middle_passed, middle_count = excluded.middle_count, low_passed = excluded.low_passed,
+         low_count = excluded.low_count, failing = COALESCE(excluded.failing, reports.failing),
+         failing_count = COALESCE(excluded.failing_count, reports.failing_count)`,
+  ),
+  /** Bounded history: the newest failing sets of the series stay, older ones become unknown. */
+  forgetOldFailing: defineStatement<{ series: string }>(
+    () => `UPDATE reports SET failing = NULL, failing_count = NULL
+       WHERE series = :series AND failing IS NOT NULL AND dedup_key NOT IN (
+         SELECT dedup_key FROM reports WHERE series = :series ORDER BY created_ms DESC, report_id DESC LIMIT ${REPORT_FAILING_SETS_KEPT})`,
+  ),
+  findBefore: defineStatement<{ series: string; createdMs: number; reportId: number }, ReportRow>(
+    () => `SELECT * FROM reports WHERE series = :series AND (created_ms < :createdMs OR (created_ms = :createdMs AND report_id < :reportId))
+       ORDER BY created_ms DESC, report_id DESC LIMIT 1`,
+  ),
+};
+
+const sentMessages = {
+  /** The latest send of a delivery replaces an earlier one. */
+  save: defineStatement<SentMessageParams>(
+    () => `INSERT INTO sent_messages (delivery_id, ${SENT_MESSAGE_COLUMNS})
+       VALUES (:deliveryId, :raw, :envelopeFrom, :envelopeTo, :subject, :text, :html, :response, :sentAt)
+       ON CONFLICT (delivery_id) DO UPDATE SET raw = excluded.raw, envelope_from = excluded.envelope_from, envelope_to = excluded.envelope_to,
+         subject = excluded.subject, text_part = excluded.text_part, html_part = excluded.html_part, response = excluded.response, sent_at = excluded.sent_at`,
+  ),
+  get: defineStatement<{ deliveryId: number }, SentMessageRow>(
+    () => `SELECT ${SENT_MESSAGE_COLUMNS} FROM sent_messages WHERE delivery_id = :deliveryId`,
+  ),
+};
+
+const watchdog = {
+  /** The single row, created `ok` on first use; a replica that loses the race keeps the winner's. */
+  ensure: defineStatement<Time>(
+    () =>
+      `INSERT INTO watchdog_state (id, state, since, created_at, changed_at, version) VALUES (1, 'ok', NULL, :now, :now, 0) ON CONFLICT (id) DO NOTHING`,
+  ),
+  get: defineStatement<Record<string, never>, WatchdogRow>(
+    () => 'SELECT state, since, created_at, changed_at, version FROM watchdog_state WHERE id = 1',
+  ),
+  /** Compare-and-set on the version: under READ COMMITTED a concurrent UPDATE waits for the winner's commit, then finds the version moved. */
+  transition: defineStatement<{ state: string; since: number | null; now: number; expectedVersion: number }>(
+    () =>
+      'UPDATE watchdog_state SET state = :state, since = :since, changed_at = :now, version = version + 1 WHERE id = 1 AND version = :expectedVersion',
+  ),
+};
+
+const routeMails = {
+  count: defineStatement<{ deliveryId: number }, { n: number }>(
+    () => 'SELECT COUNT(*) AS n FROM route_mails WHERE delivery_id = :deliveryId',
+  ),
+  /** DO NOTHING keeps the first replica's decision for a route when two decide at once. */
+  insert: defineStatement<RouteMailParams>(
+    () => `INSERT INTO route_mails (delivery_id, route, position, outcome, reason, reminder, state, decided_at, updated_at)
+       VALUES (:deliveryId, :route, :position, :outcome, :reason, :reminder, :state, :now, :now) ON CONFLICT (delivery_id, route) DO NOTHING`,
+  ),
+  ofDelivery: defineStatement<{ deliveryId: number }, RouteMailRow>(
+    () => 'SELECT * FROM route_mails WHERE delivery_id = :deliveryId ORDER BY position',
+  ),
+  ofDeliveries: defineStatement<{ deliveryIds: number[] }, RouteMailRow>(
+    (d) => `SELECT * FROM route_mails WHERE delivery_id ${d.inList(':deliveryIds')} ORDER BY delivery_id, position`,
+  ),
+  markSent: defineStatement<{ deliveryId: number; route: string; now: number; messageId: string; response: string }>(
+    () => `UPDATE route_mails SET state = 'sent', message_id = :messageId, response = :response, sent_at = :now, last_error = NULL, last_error_code = NULL,
+         updated_at = :now WHERE delivery_id = :deliveryId AND route = :route`,
+  ),
+  /** A mail already sent stays sent. */
+  markFailed: defineStatement<{ deliveryId: number; route: string; now: number; state: 'failed' | 'pending'; error: string; code: string }>(
+    () => `UPDATE route_mails SET state = :state, last_error = :error, last_error_code = :code, updated_at = :now
+       WHERE delivery_id = :deliveryId AND route = :route AND state <> 'sent'`,
+  ),
+  /** What `repeat_after` measures from: the newest report created before this one that the route mailed. */
+  lastCompletedAt: defineStatement<{ route: string; deliveryId: number }, { t: string }>(
+    () => `SELECT d.completed_at AS t FROM route_mails r JOIN deliveries d ON d.id = r.delivery_id
+       WHERE r.route = :route AND r.outcome = 'send' AND r.delivery_id <> :deliveryId
+         AND d.report_created <= (SELECT report_created FROM deliveries WHERE id = :deliveryId)
+       ORDER BY d.report_created DESC, d.id DESC LIMIT 1`,
+  ),
+};
+
+const health = {
+  /** A write, not a SELECT: a read-only file or standby, or a full disk, must fail the readiness check. */
+  probe: defineStatement<Time>(() => 'INSERT INTO health_probe (id, at) VALUES (1, :now) ON CONFLICT (id) DO UPDATE SET at = excluded.at'),
+};
+
+/** The statements of both stores, by table. */
+export const queries = { deliveries, reports, sentMessages, watchdog, routeMails, health };

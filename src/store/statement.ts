@@ -1,0 +1,61 @@
+import type { Dialect } from './dialect';
+
+/** A statement's text for one engine and the parameter name behind each placeholder, in order. */
+export interface CompiledStatement {
+  text: string;
+  names: readonly string[];
+}
+
+/** `:name` parameters; a `::type` cast (PostgreSQL) is not one. */
+const PARAMETER = /(?<![:\w]):([A-Za-z_]\w*)/g;
+
+/**
+ * One SQL statement written once for both engines: `:name` parameters, and whatever the engines
+ * spell differently taken from the {@link Dialect}. `P` is what it binds, `R` the row it returns.
+ * The text is compiled on first use per dialect, not at import.
+ */
+export class Statement<P extends object = Record<string, never>, R = never> {
+  /** Type-level only: ties the parameters and the row to the statement. */
+  declare readonly types: { params: P; row: R };
+  private readonly compiled = new Map<Dialect, CompiledStatement>();
+
+  constructor(private readonly build: (dialect: Dialect) => string) {}
+
+  /** The text with the dialect's placeholders, compiled once per dialect. */
+  compile(dialect: Dialect): CompiledStatement {
+    let compiled = this.compiled.get(dialect);
+    if (!compiled) this.compiled.set(dialect, (compiled = compileSql(this.build(dialect), dialect)));
+    return compiled;
+  }
+
+  /** The values for the placeholders of {@link compile}, in order, encoded for the dialect. */
+  bind(dialect: Dialect, params: P): unknown[] {
+    const values = params as Record<string, unknown>;
+    return this.compile(dialect).names.map((name) => {
+      const value = values[name];
+      // No engine has an undefined: a missing parameter is a mistake here, not a NULL.
+      if (value === undefined) throw new Error(`statement parameter :${name} is missing`);
+      return dialect.encode(value);
+    });
+  }
+}
+
+/** Defines a statement; see {@link Statement}. */
+export function defineStatement<P extends object = Record<string, never>, R = never>(build: (dialect: Dialect) => string): Statement<P, R> {
+  return new Statement<P, R>(build);
+}
+
+/** Replaces `:name` parameters by the dialect's placeholders. */
+export function compileSql(sql: string, dialect: Dialect): CompiledStatement {
+  const names: string[] = [];
+  const slots = new Map<string, number>();
+  const text = sql.replace(PARAMETER, (_match, name: string) => {
+    let slot = dialect.reusesPlaceholders ? slots.get(name) : undefined;
+    if (slot === undefined) {
+      slot = names.push(name);
+      slots.set(name, slot);
+    }
+    return dialect.placeholder(slot);
+  });
+  return { text, names };
+}

@@ -1,0 +1,154 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { sampleInsightViews, type ReportView } from '../../src/compose';
+import { loadRenderer, TemplateError } from '../../src/mail';
+import { defaultTemplatesDir } from '../../src/relay';
+import { makeTempDir } from '../helpers/relay-harness';
+
+/**
+ * The CSS of a template set is inlined once, when the templates load (issue 16): these check what a
+ * reader of the mail would see, for the shipped templates and for a user's own set.
+ */
+
+/** Writes a template set `report` (and partials) into a fresh directory and returns the directory. */
+function writeTemplates(files: Record<string, string>): string {
+  const dir = makeTempDir('template-css-');
+  const all = { 'report/subject.hbs': 'Report {{title}}', 'report/text.hbs': '{{title}}', ...files };
+  for (const [name, content] of Object.entries(all)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), content);
+  }
+  return dir;
+}
+
+/** The content of the mail's `<style>` blocks (what clients that honour `<style>` apply). */
+function styleBlockOf(html: string): string {
+  return [...html.matchAll(/<style[^>]*>([\s\S]*?)<\/style>/g)].map((m) => m[1]).join('\n');
+}
+
+const page = (style: string, body: string) => `<!DOCTYPE html><html><head><style>${style}</style></head><body>${body}</body></html>`;
+
+describe('a user template set', () => {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
+  const load = (files: Record<string, string>) => {
+    const dir = writeTemplates(files);
+    dirs.push(dir);
+    return loadRenderer(dir);
+  };
+
+  it('gets its CSS inline, in partials too, as the calling page styles them', () => {
+    const renderer = load({
+      'report/html.hbs': page(
+        '.lead { font-weight: bold; } .rows td { padding: 3px; } .other td { color: #ff0000; } @media (prefers-color-scheme: dark) { .lead { color: #ffffff !important; } }',
+        '<p class="lead">{{title}}</p><table class="rows">{{> cell}}</table><table class="other">{{> cell}}</table>',
+      ),
+      'partials/cell.hbs': '<tr><td>{{title}}</td></tr>',
+    });
+    const { html } = renderer.render({ title: 'Weekly' });
+    expect(html).toContain('<p class="lead" style="font-weight: bold;">Weekly</p>');
+    // The same partial, styled by each table it is called in.
+    expect(html).toContain('<table class="rows"><tr><td style="padding: 3px;">Weekly</td></tr></table>');
+    expect(html).toContain('<table class="other"><tr><td style="color: #ff0000;">Weekly</td></tr></table>');
+    // Inlined rules leave <style>; the dark-mode media query stays there.
+    expect(styleBlockOf(html)).toContain('prefers-color-scheme: dark');
+    expect(styleBlockOf(html)).not.toMatch(/\.rows td|\.other td|font-weight/);
+  });
+
+  it('keeps in <style> the rules for classes chosen from data, which no element matched at load', () => {
+    const renderer = load({
+      'report/html.hbs': page(
+        '.band-green { background: #00ff00; } .name { color: #333333; }',
+        '<p class="name band-{{band}}">{{title}}</p>',
+      ),
+    });
+    const { html } = renderer.render({ title: 'Weekly', band: 'green' });
+    expect(html).toMatch(/<p class="name band-green" style="color: #333333;">Weekly<\/p>/);
+    expect(styleBlockOf(html)).toMatch(/\.band-green\s*\{\s*background: #00ff00;/);
+    expect(styleBlockOf(html)).not.toContain('.name');
+  });
+
+  it('leaves the text part and its partials as written (no HTML processing)', () => {
+    const renderer = load({
+      'report/html.hbs': page('p { margin: 0; }', '<p>{{> note}}</p>'),
+      'report/text.hbs': '{{> note}}',
+      'partials/note.hbs': 'a < b && "c" {{title}}',
+    });
+    expect(renderer.render({ title: 'Weekly' }).text).toBe('a < b && "c" Weekly\n');
+  });
+
+  it('links an <a> written in {{#link}} only to an http(s) URL, keeping its inlined style', () => {
+    const renderer = load({
+      'report/html.hbs': page('.go { color: #1d4ed8; }', '<p>{{#link url}}<a class="go">Open {{title}}</a>{{/link}}</p>'),
+    });
+    expect(renderer.render({ title: 'it', url: 'https://nb.example.com/r/?a=1&b=2' }).html).toContain(
+      '<p><a class="go" href="https://nb.example.com/r/?a&#x3D;1&amp;b&#x3D;2" style="color: #1d4ed8;">Open it</a></p>',
+    );
+    // A NetBox path without NETBOX_URL, or another scheme: the text only.
+    for (const url of ['/plugins/validity/reports/1/', 'javascript:alert(1)']) {
+      expect(renderer.render({ title: 'it', url }).html).toContain('<p>Open it</p>');
+    }
+  });
+
+  it('still renders the older {{#link url class="…"}} form, its class styled from <style>', () => {
+    const renderer = load({
+      'report/html.hbs': page('.button { color: #ffffff; }', '<p>{{#link url class="button"}}Open{{/link}}</p>'),
+    });
+    const { html } = renderer.render({ title: 'x', url: 'https://nb.example.com/r/' });
+    expect(html).toContain('<p><a class="button" href="https://nb.example.com/r/">Open</a></p>');
+    expect(styleBlockOf(html)).toMatch(/\.button\s*\{\s*color: #ffffff;/);
+  });
+
+  it('fails with the template file when an <a> in {{#link}} brings its own href', () => {
+    const renderer = load({
+      'report/html.hbs': page('a { color: red; }', '{{#link url}}<a href="https://elsewhere.example/">x</a>{{/link}}'),
+    });
+    const view = { title: 'x', url: 'https://nb.example.com/' };
+    expect(() => renderer.render(view)).toThrow(TemplateError);
+    expect(() => renderer.render(view)).toThrow(/html\.hbs.*href/);
+  });
+});
+
+describe('the shipped templates', () => {
+  const renderer = loadRenderer(defaultTemplatesDir());
+  const [enriched] = sampleInsightViews({ mail: { timezone: 'UTC' } as never, netbox: { url: 'https://netbox.example.com' } as never });
+
+  it('choose no class from data, so that every class can be inlined at load', () => {
+    const files = [
+      'report/html.hbs',
+      ...fs
+        .readdirSync(path.join(defaultTemplatesDir(), 'partials'))
+        .filter((f) => f.endsWith('-html.hbs') || f === 'ratio-row.hbs')
+        .map((f) => `partials/${f}`),
+    ];
+    for (const file of files) {
+      expect({ file, dynamic: fs.readFileSync(path.join(defaultTemplatesDir(), file), 'utf8').match(/class="[^"]*\{\{[^"]*"/g) }).toEqual({
+        file,
+        dynamic: null,
+      });
+    }
+  });
+
+  it.each(['green', 'yellow', 'orange', 'red', 'none'] as const)('colour the %s band inline, on the percentage and on the bar', (band) => {
+    const view: ReportView = structuredClone(enriched);
+    view.overall = { ...view.overall, band, hasResults: band !== 'none', barWidth: band === 'none' ? 0 : 40 };
+    const { html } = renderer.render(view);
+    expect(html).toMatch(new RegExp(`<td class="ratio-pct band-text-${band}"[^>]*style="[^"]*color: #[0-9a-f]{6}`));
+    if (band !== 'none') expect(html).toMatch(new RegExp(`<td class="bar-fill band-${band}"[^>]*style="[^"]*background: #[0-9a-f]{6}`));
+  });
+
+  it.each(['better', 'worse', 'same'] as const)('colour a %s trend inline', (direction) => {
+    const view: ReportView = structuredClone(enriched);
+    view.trend!.overall!.direction = direction;
+    expect(renderer.render(view).html).toMatch(new RegExp(`<td class="trend-${direction}" style="[^"]*color: #[0-9a-f]{6}`));
+  });
+
+  it.each(['HIGH', 'MIDDLE', 'LOW'] as const)('colour the %s failures heading inline', (severity) => {
+    const view: ReportView = structuredClone(enriched);
+    const enrichment = view.enrichment as { groups: Array<{ severity: string }> };
+    enrichment.groups = [{ ...enrichment.groups[0], severity }];
+    expect(renderer.render(view).html).toMatch(
+      new RegExp(`<h3 class="severity severity-${severity.toLowerCase()}" style="[^"]*color: #[0-9a-f]{6}`),
+    );
+  });
+});
