@@ -32,7 +32,8 @@ describe('the default templates', () => {
   it('render the 4.6 example with absolute links in the configured time zone (golden)', () => {
     const d = delivery(fs.readFileSync(path.join(examples, 'delivery-netbox-4.6.json')));
     const out = renderer.render(buildReportView(d, { netboxUrl: 'https://netbox.example.com', timezone: 'Europe/Berlin' }));
-    expect(out.subject).toBe('[7 HIGH failed] Compliance report 142: 95/108 passed (88.0%)');
+    // Issue 17: the NetBox instance (NETBOX_URL's host) is named in the subject.
+    expect(out.subject).toBe('[7 HIGH failed] netbox.example.com: Compliance report 142: 95/108 passed (88.0%)');
     expectGolden('report-142.txt', out.text);
     expectGolden('report-142.html', out.html);
     expect(out.text).toContain('Completed 2026-03-06 16:11:23 CET, run by jdoe');
@@ -86,7 +87,8 @@ describe('the default templates', () => {
   it('inline the CSS (mail clients drop <style>) but keep the dark-mode media query', () => {
     const d = delivery(fs.readFileSync(path.join(examples, 'delivery-netbox-4.6.json')));
     const out = renderer.render(buildReportView(d, { timezone: 'UTC' }));
-    expect(out.html).toMatch(/<td class="bar-fill band-yellow"[^>]*style="[^"]*background: #ca8a04/);
+    // 7 HIGH results failed: every bar of a failing line is painted in its severity's colour, Overall in HIGH's.
+    expect(out.html).toMatch(/<td class="bar-fill tone-fill-high"[^>]*style="[^"]*background: #b91c1c/);
     expect(out.html).toContain('prefers-color-scheme: dark');
     expect(out.html).not.toMatch(/(src|href)="https?:\/\/(?!netbox)/);
   });
