@@ -358,3 +358,54 @@ describe('the HTML mail in a real browser', () => {
     }
   });
 });
+
+/**
+ * Without NETBOX_URL the mail shows NetBox's paths as text, not links; with a long BASE_PATH they are long
+ * unbroken strings, which must wrap inside a phone's width instead of pushing the card wide.
+ */
+describe('the HTML mail without NETBOX_URL, long NetBox paths, on a phone', () => {
+  // One segment with no hyphen or slash for a line to break at: it wraps only because the CSS lets it.
+  const BASE_PATH = '/netboxproductionfrankfurtdatacentertwoinventory';
+  let smtp: SmtpPeer;
+  let relay: TestRelay;
+  let browser: Browser;
+  let dataDir: string;
+  let html: string;
+
+  beforeAll(async () => {
+    fs.mkdirSync(OUT, { recursive: true });
+    smtp = await startSmtpPeer();
+    dataDir = makeTempDir('relay-look-relative-');
+    relay = await startTestRelay({ SMTP_URL: smtp.url, MAIL_TO: 'ops@example.com', MAIL_FROM: 'Compliance <relay@example.com>' }, { dataDir });
+    const data = buildReportData({ id: 7, basePath: BASE_PATH, high_passed: 1, high_count: 3, total_passed: 6, total_count: 8 });
+    expect((await postWebhook(relay.webhookUrl, buildBody({ version: '4.6', data }))).status).toBe(202);
+    const [mail] = await smtp.waitFor(1, 30_000);
+    html = String(mail!.parsed.html);
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await relay?.stop();
+    await smtp?.close();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it.each(['light', 'dark'] as const)('at 375 px in %s mode the paths wrap and nothing overflows sideways', async (scheme) => {
+    const context = await browser.newContext({ viewport: { width: 375, height: 900 }, colorScheme: scheme });
+    try {
+      const page = await context.newPage();
+      await page.setContent(html, { waitUntil: 'load' });
+      await page.screenshot({ path: path.join(OUT, `report-7-relative-375px-${scheme}.png`), fullPage: true });
+      const size = await page.evaluate<{ scroll: number; client: number }>('({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })');
+      expect(size.scroll).toBeLessThanOrEqual(size.client);
+      const text = await page.evaluate<string>('document.body.innerText');
+      // Named as "NetBox" (no host to name), and the paths are all there, as text.
+      expect(text).toMatch(/^NetBox\n/);
+      expect(text).toContain(`${BASE_PATH}/plugins/validity/test-results/?report_id=7&passed=false`);
+      expect(await page.evaluate<number>('document.querySelectorAll("a[href]").length')).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -156,6 +156,14 @@ describe('the shipped templates', () => {
     expect(renderer.render(view).html).toMatch(new RegExp(`<p class="verdict verdict-${direction}" style="[^"]*color: #[0-9a-f]{6}`));
   });
 
+  // Outlook for Windows renders with Word's engine: layout by tables only (issue 17).
+  it('lay the mail out with tables, never flex or grid, in the rendered HTML', () => {
+    const html = renderer.render(enriched).html;
+    expect(html).not.toMatch(/display:\s*(inline-)?(flex|grid)/);
+    expect(html).not.toMatch(/\bgrid-template|\bflex(-direction|-wrap)?:/);
+    expect(html.match(/<table role="presentation"/g)?.length).toBeGreaterThan(5);
+  });
+
   it('keep each device name of a grouped list on one line, inline', () => {
     const html = renderer.render(enriched).html;
     const devices = html.match(/<div class="device"[^>]*>/g) ?? [];
