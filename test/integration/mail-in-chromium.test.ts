@@ -380,7 +380,7 @@ describe('the HTML mail without NETBOX_URL, long NetBox paths, on a phone', () =
     const data = buildReportData({ id: 7, basePath: BASE_PATH, high_passed: 1, high_count: 3, total_passed: 6, total_count: 8 });
     expect((await postWebhook(relay.webhookUrl, buildBody({ version: '4.6', data }))).status).toBe(202);
     const [mail] = await smtp.waitFor(1, 30_000);
-    html = String(mail!.parsed.html);
+    html = String(mail.parsed.html);
     browser = await launchChromium();
   }, 120_000);
 
