@@ -60,7 +60,10 @@ export interface ReportView {
   hasFailures: boolean;
   /** The worst failing severity, or null when nothing failed. */
   worst: WorstView | null;
-  /** The banner's colour: `worst.tone`, `ok`, or `none` when the report has no results. */
+  /**
+   * The banner's colour: `worst.tone`, `ok`, or `none` when the report has no results (or, should NetBox's
+   * total disagree with its severities, failures in none of them).
+   */
   tone: Tone;
   /** Against the previous report; null without a trend or for the first report. */
   verdict: VerdictView | null;

@@ -61,6 +61,19 @@ describe('the default templates', () => {
     expect(out.text).toMatch(/HIGH\s+\u2014\s+\u2014/);
   });
 
+  // Issue 17: the banner says the worst failing severity, or that nothing failed, and never claims a pass it cannot see.
+  it.each([
+    ['a report without results', { total_passed: 0, total_count: 0, middle_passed: 0, middle_count: 0 }, 'This report has no test results.'],
+    ['a report where every result passed', { total_passed: 8, middle_passed: 8 }, 'Every test passed.'],
+    ['failures of MIDDLE only', {}, '3 MIDDLE-severity results failed.'],
+    ['failures counted in no severity', { middle_passed: 8 }, '3 results failed.'],
+  ])('put the banner first for %s, the same in HTML and text', (_, counts, banner) => {
+    const d = delivery(buildBody({ data: buildReportData(counts) }));
+    const out = renderer.render(buildReportView(d, { timezone: 'UTC' }));
+    expect(out.text.split('\n')[1]).toMatch(new RegExp(`^(!! )?${banner.replace(/[.]/g, '\\.')}$`));
+    expect(textOf(out.html)).toContain(banner);
+  });
+
   it('keep NetBox\'s base path in every link', () => {
     const d = delivery(buildBody({ data: buildReportData({ id: 5, basePath: '/netbox' }) }));
     const out = renderer.render(buildReportView(d, { netboxUrl: 'https://nb.example.com/netbox/', timezone: 'UTC' }));
