@@ -68,6 +68,8 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   const throttle = createLoginThrottle();
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 
+  // Only records without typed report fields need their body (see readDeliveryContent).
+  const loadBody = (id: number) => options.store.getDeliveryBody(id);
   const sessionOf = (req: Request) => keys.verify(readCookie(req.get('cookie'), SESSION_COOKIE), options.clock.now());
 
   router.get('/login', (req, res) => {
@@ -122,7 +124,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   router.get('/', async (req: Authed, res: Response) => {
     const limit = options.listLimit ?? 100;
     const records = await options.store.listDeliveries({ limit });
-    const rows = await Promise.all(records.map(async (record) => ({ record, content: readDeliveryContent(record.dedupKey, await options.store.getDeliveryBody(record.id)) })));
+    const rows = await Promise.all(records.map(async (record) => ({ record, content: await readDeliveryContent(record, loadBody) })));
     const chartReports: ChartReport[] = rows
       .filter((r): r is typeof r & { content: { kind: 'report' } } => r.content.kind === 'report')
       .slice(0, options.chartLimit ?? 30)
@@ -149,7 +151,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   router.get('/deliveries/:id', async (req: Authed, res: Response) => {
     const record = await findDelivery(req, res);
     if (!record) return;
-    const content = readDeliveryContent(record.dedupKey, await options.store.getDeliveryBody(record.id));
+    const content = await readDeliveryContent(record, loadBody);
     const sent = await options.store.getSentMessage(record.id);
     const reportLink =
       content.kind === 'report' && options.netboxUrl ? buildLinks(content.report.id, content.report.url, content.report.results_url, options.netboxUrl).report : undefined;
