@@ -1,4 +1,4 @@
-import type { DeliveryRecord } from '../store';
+import type { DeliveryRecord, Store } from '../store';
 import type { Report } from '../webhook';
 import { parseDelivery } from '../webhook';
 import { parseWatchdogAlert, type WatchdogAlert } from '../watchdog';
@@ -15,9 +15,9 @@ export type DeliveryContent =
  * (issue 15: a listing of 100 rows loads and parses no body). Only a record without them loads its
  * body: the watchdog's own (known by its dedup key) or a report stored before migration 6.
  */
-export async function readDeliveryContent(record: DeliveryRecord, loadBody: (id: number) => Promise<Buffer | undefined>): Promise<DeliveryContent> {
+export async function readDeliveryContent(record: DeliveryRecord, store: Pick<Store, 'getDeliveryBody'>): Promise<DeliveryContent> {
   if (record.report) return { kind: 'report', report: record.report.report };
-  return readStoredBody(record.dedupKey, await loadBody(record.id));
+  return readStoredBody(record.dedupKey, await store.getDeliveryBody(record.id));
 }
 
 /** Reads a stored body: a watchdog record, a validity report stored before its fields were kept, or something the page only names. */
