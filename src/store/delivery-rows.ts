@@ -89,7 +89,7 @@ export const DELIVERY_RECORD_COLUMNS = `id, dedup_key, report_id, report_created
  * `custom_fields` (usually `{}`).
  */
 export function toDeliveryParams(delivery: NewDelivery): DeliveryParams {
-  const parsed = delivery.report ?? undefined;
+  const parsed = delivery.report;
   const r = parsed?.report;
   const params: Record<string, unknown> = {
     dedup_key: delivery.dedupKey,
@@ -115,7 +115,7 @@ export function toDeliveryParams(delivery: NewDelivery): DeliveryParams {
  * as stored (no schema check, no body parse). Null when the row has none (stored before migration 6,
  * or the watchdog's record); `url` is never NULL in a report's row, so it tells which.
  */
-export function decodeRowReport(row: DeliveryRow): ReportDelivery | null {
+function decodeRowReport(row: DeliveryRow): ReportDelivery | null {
   if (row.url === null || row.results_url === null) return null;
   const report: Record<string, unknown> = { id: row.report_id, url: row.url, results_url: row.results_url, created: row.report_created };
   if (row.display !== null) report.display = row.display;
