@@ -40,8 +40,8 @@ interface PendingInsert {
 
 /** BIGINT (epoch milliseconds, ids, counts) as numbers: every value we store fits in 2^53. */
 const TYPES = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === pg.types.builtins.INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+  getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
+    oid === (pg.types.builtins.INT8 as number) ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 /**
@@ -231,7 +231,7 @@ export class PgStore implements Store {
       const chunk = batch.slice(start, start + INSERT_CHUNK);
       try {
         const results = await this.onPool((pool) => insertDeliveries(pool, chunk.map((p) => p.delivery)));
-        chunk.forEach((p, i) => p.resolve(results[i]!));
+        chunk.forEach((p, i) => p.resolve(results[i]));
       } catch (error) {
         for (const p of chunk) p.reject(error);
       }

@@ -48,8 +48,8 @@ export function decodeFailingPairs(value: string | null): FailingPair[] | null {
   try {
     const rows = JSON.parse(value) as unknown;
     if (!Array.isArray(rows)) return null;
-    return rows
-      .filter((r): r is [string, string, FailingPair['severity']] => Array.isArray(r) && typeof r[0] === 'string' && typeof r[1] === 'string' && SEVERITIES.has(r[2]))
+    return (rows as unknown[])
+      .filter((r): r is [string, string, FailingPair['severity']] => Array.isArray(r) && typeof r[0] === 'string' && typeof r[1] === 'string' && SEVERITIES.has(r[2] as string))
       .map(([device, test, severity]) => ({ device, test, severity }));
   } catch {
     return null;

@@ -58,7 +58,7 @@ const statementCache = new WeakMap<Database.Database, Map<string, Database.State
 
 function prepareCached(db: Database.Database, sql: string): Database.Statement {
   let statements = statementCache.get(db);
-  if (!statements) statementCache.set(db, (statements = new Map()));
+  if (!statements) statementCache.set(db, (statements = new Map<string, Database.Statement>()));
   let statement = statements.get(sql);
   if (!statement) statements.set(sql, (statement = db.prepare(sql)));
   return statement;
@@ -100,7 +100,7 @@ export class SqliteStore implements Store {
   /** The WAL file, opened on the first sync of a connection (SQLite creates it on the first write). */
   private walFd: number | undefined;
   /** Callbacks of commits waiting for a WAL fsync to start; `syncsInFlight` fsyncs are running. */
-  private awaitingSync: ((error?: unknown) => void)[] = [];
+  private awaitingSync: ((error?: Error) => void)[] = [];
   private syncsInFlight = 0;
 
   private constructor(options: SqliteStoreOptions) {
@@ -186,7 +186,7 @@ export class SqliteStore implements Store {
         reject(new StorageUnavailableError('the store is closed', 'STORE_CLOSED'));
         return;
       }
-      this.writes.add({ op, single, resolve: resolve as (result: never) => void, reject });
+      this.writes.add({ op, single, resolve: resolve, reject });
     });
   }
 
@@ -201,7 +201,7 @@ export class SqliteStore implements Store {
     }
     this.afterCommit((syncError) => {
       batch.forEach((p, i) => {
-        const outcome = settled[i]!;
+        const outcome = settled[i];
         if (syncError) p.reject(syncError);
         else if ('error' in outcome) p.reject(outcome.error);
         else p.resolve(outcome.value as never);
@@ -228,7 +228,7 @@ export class SqliteStore implements Store {
    * {@link MAX_SYNCS_IN_FLIGHT} run at once, so a commit never waits for an fsync that began before
    * it; beyond that, commits wait and share the next one.
    */
-  private afterCommit(done: (error?: unknown) => void): void {
+  private afterCommit(done: (error?: Error) => void): void {
     if (!this.syncsWal) {
       done();
       return;

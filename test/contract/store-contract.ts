@@ -165,8 +165,8 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
     test('inserts arriving in the same turn each resolve, a key repeated in the batch counts once', async () => {
       const results = await Promise.all([1, 2, 3, 2, 4, 1].map((n) => store.insertDelivery(makeDelivery(n))));
       expect(results.map((r) => r.duplicate)).toEqual([false, false, false, true, false, true]);
-      expect(results[3]!.id).toBe(results[1]!.id);
-      expect(results[5]!.id).toBe(results[0]!.id);
+      expect(results[3].id).toBe(results[1].id);
+      expect(results[5].id).toBe(results[0].id);
       expect(new Set(results.map((r) => r.id)).size).toBe(4);
       expect((await store.countByState()).queued).toBe(4);
     });
@@ -179,9 +179,9 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
         Promise.all(keys.map((n) => other.insertDelivery(makeDelivery(n)))),
       ]);
       keys.forEach((_, i) => {
-        expect(a[i]!.id).toBe(b[i]!.id);
+        expect(a[i].id).toBe(b[i].id);
         // Exactly one of the two accepted it as new (202), the other saw a duplicate (200).
-        expect([a[i]!.duplicate, b[i]!.duplicate].sort()).toEqual([false, true]);
+        expect([a[i].duplicate, b[i].duplicate].sort()).toEqual([false, true]);
       });
       expect((await store.countByState()).queued).toBe(keys.length);
     });
@@ -190,7 +190,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       const body = Buffer.concat([Buffer.from('{"x":"'), Buffer.from([0xc3, 0xa9, 0x00, 0xff]), Buffer.from('"}')]);
       await store.insertDelivery(makeDelivery(7, { body }));
       const [claimed] = await store.claimDue({ now: T0 + 100, limit: 1, owner: 'a', leaseMs: 1000 });
-      expect(Buffer.compare(claimed!.body, body)).toBe(0);
+      expect(Buffer.compare(claimed.body, body)).toBe(0);
     });
 
     test('claims take due deliveries oldest first, up to the limit, and lease them', async () => {
@@ -213,7 +213,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
     test("an expired lease is taken over by another claimer; a live one is not", async () => {
       const { id } = await store.insertDelivery(makeDelivery(1));
       const [mine] = await store.claimDue({ now: T0 + 10, limit: 1, owner: 'dies', leaseMs: 1_000 });
-      expect(mine!.id).toBe(id);
+      expect(mine.id).toBe(id);
 
       const other = await open();
       expect(await other.claimDue({ now: T0 + 500, limit: 1, owner: 'survivor', leaseMs: 1_000 })).toEqual([]);
@@ -224,7 +224,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
     test('extendLeases keeps its owner\'s claims from being taken over, and touches nothing else', async () => {
       const ids = await Promise.all([1, 2, 3, 4].map(async (n) => (await store.insertDelivery(makeDelivery(n))).id));
       await store.claimDue({ now: T0 + 10, limit: 3, owner: 'holder', leaseMs: 1_000 });
-      await store.markSent(ids[2]!, { now: T0 + 20, messageId: '<3@relay>' });
+      await store.markSent(ids[2], { now: T0 + 20, messageId: '<3@relay>' });
       const other = await open();
       await other.claimDue({ now: T0 + 30, limit: 1, owner: 'other', leaseMs: 1_000 });
 
@@ -235,8 +235,8 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       // Past the first lease: the extended claims stand, the other owner's expired one is taken over.
       const taken = await other.claimDue({ now: T0 + 1_500, limit: 10, owner: 'other', leaseMs: 1_000 });
       expect(taken.map((d) => d.id)).toEqual([ids[3]]);
-      expect(await store.getDelivery(ids[0]!)).toMatchObject({ state: 'sending', attempts: 1, updatedAt: T0 + 10 });
-      expect(await store.getDelivery(ids[2]!)).toMatchObject({ state: 'sent', updatedAt: T0 + 20 });
+      expect(await store.getDelivery(ids[0])).toMatchObject({ state: 'sending', attempts: 1, updatedAt: T0 + 10 });
+      expect(await store.getDelivery(ids[2])).toMatchObject({ state: 'sent', updatedAt: T0 + 20 });
       // And past the extended lease they are claimable again (their owner is gone).
       const later = await other.claimDue({ now: T0 + 1_900, limit: 10, owner: 'other', leaseMs: 1_000 });
       expect(later.map((d) => d.id)).toEqual([ids[0], ids[1]]);
@@ -261,13 +261,13 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       const ids = await Promise.all([1, 2, 3].map(async (n) => (await store.insertDelivery(makeDelivery(n))).id));
       await store.claimDue({ now: T0 + 10, limit: 3, owner: 'a', leaseMs: 60_000 });
 
-      await store.markSent(ids[0]!, { now: T0 + 20, messageId: '<1@relay>' });
-      await store.markRetry(ids[1]!, { now: T0 + 20, nextAttemptAt: T0 + 5_000, error: 'greylisted', code: 'SMTP_4XX' });
-      await store.markDead(ids[2]!, { now: T0 + 20, error: 'no such user', code: 'SMTP_5XX' });
+      await store.markSent(ids[0], { now: T0 + 20, messageId: '<1@relay>' });
+      await store.markRetry(ids[1], { now: T0 + 20, nextAttemptAt: T0 + 5_000, error: 'greylisted', code: 'SMTP_4XX' });
+      await store.markDead(ids[2], { now: T0 + 20, error: 'no such user', code: 'SMTP_5XX' });
 
-      expect(await store.getDelivery(ids[0]!)).toMatchObject({ state: 'sent', messageId: '<1@relay>', sentAt: T0 + 20, nextAttemptAt: null, updatedAt: T0 + 20 });
-      expect(await store.getDelivery(ids[1]!)).toMatchObject({ state: 'retrying', nextAttemptAt: T0 + 5_000, lastError: 'greylisted', lastErrorCode: 'SMTP_4XX', attempts: 1 });
-      expect(await store.getDelivery(ids[2]!)).toMatchObject({ state: 'dead', nextAttemptAt: null, lastError: 'no such user', lastErrorCode: 'SMTP_5XX' });
+      expect(await store.getDelivery(ids[0])).toMatchObject({ state: 'sent', messageId: '<1@relay>', sentAt: T0 + 20, nextAttemptAt: null, updatedAt: T0 + 20 });
+      expect(await store.getDelivery(ids[1])).toMatchObject({ state: 'retrying', nextAttemptAt: T0 + 5_000, lastError: 'greylisted', lastErrorCode: 'SMTP_4XX', attempts: 1 });
+      expect(await store.getDelivery(ids[2])).toMatchObject({ state: 'dead', nextAttemptAt: null, lastError: 'no such user', lastErrorCode: 'SMTP_5XX' });
       expect(await store.countByState()).toEqual({ queued: 0, sending: 0, retrying: 1, sent: 1, dead: 1 });
 
       // The retry is not due before its time, and is at it (the lease was cleared, so no expiry applies).
@@ -275,48 +275,48 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       const [retried] = await store.claimDue({ now: T0 + 5_000, limit: 5, owner: 'b', leaseMs: 60_000 });
       expect(retried).toMatchObject({ id: ids[1], attempts: 2 });
 
-      await store.markSent(ids[1]!, { now: T0 + 5_010, messageId: '<2@relay>' });
-      expect(await store.getDelivery(ids[1]!)).toMatchObject({ state: 'sent', lastError: null, lastErrorCode: null });
+      await store.markSent(ids[1], { now: T0 + 5_010, messageId: '<2@relay>' });
+      expect(await store.getDelivery(ids[1])).toMatchObject({ state: 'sent', lastError: null, lastErrorCode: null });
     });
 
     test('requeue puts a dead or sent delivery back, due now, with attempts reset', async () => {
       const ids = await Promise.all([1, 2, 3].map(async (n) => (await store.insertDelivery(makeDelivery(n))).id));
       await store.claimDue({ now: T0 + 10, limit: 3, owner: 'a', leaseMs: 60_000 });
-      await store.markDead(ids[0]!, { now: T0 + 20, error: 'x', code: 'SMTP_5XX' });
-      await store.markDead(ids[1]!, { now: T0 + 20, error: 'x', code: 'SMTP_5XX' });
+      await store.markDead(ids[0], { now: T0 + 20, error: 'x', code: 'SMTP_5XX' });
+      await store.markDead(ids[1], { now: T0 + 20, error: 'x', code: 'SMTP_5XX' });
 
-      expect(await store.requeue(ids[2]!, T0 + 30)).toBe(false); // still sending
-      expect(await store.requeue(ids[0]!, T0 + 30)).toBe(true);
-      expect(await store.getDelivery(ids[0]!)).toMatchObject({ state: 'queued', attempts: 0, nextAttemptAt: T0 + 30 });
-      expect(await store.requeue(ids[0]!, T0 + 30)).toBe(false); // already queued
+      expect(await store.requeue(ids[2], T0 + 30)).toBe(false); // still sending
+      expect(await store.requeue(ids[0], T0 + 30)).toBe(true);
+      expect(await store.getDelivery(ids[0])).toMatchObject({ state: 'queued', attempts: 0, nextAttemptAt: T0 + 30 });
+      expect(await store.requeue(ids[0], T0 + 30)).toBe(false); // already queued
       expect(await store.requeue(999_999, T0 + 30)).toBe(false);
 
       expect(await store.requeueAllDead(T0 + 40)).toBe(1);
       expect(await store.requeueAllDead(T0 + 40)).toBe(0);
       expect((await store.countByState()).queued).toBe(2);
 
-      await store.markSent(ids[2]!, { now: T0 + 50, messageId: '<3@relay>' });
-      expect(await store.requeue(ids[2]!, T0 + 60)).toBe(true);
+      await store.markSent(ids[2], { now: T0 + 50, messageId: '<3@relay>' });
+      expect(await store.requeue(ids[2], T0 + 60)).toBe(true);
     });
 
     test('pruneDeliveries deletes only the given state, last changed before the cut-off, with its key', async () => {
       const ids = await Promise.all([1, 2, 3, 4].map(async (n) => (await store.insertDelivery(makeDelivery(n))).id));
       await store.claimDue({ now: T0 + 10, limit: 4, owner: 'a', leaseMs: 60_000 });
-      await store.markSent(ids[0]!, { now: T0 + 100, messageId: '<1@relay>' });
-      await store.markSent(ids[1]!, { now: T0 + 300, messageId: '<2@relay>' });
-      await store.markDead(ids[2]!, { now: T0 + 100, error: 'x', code: 'SMTP_5XX' });
+      await store.markSent(ids[0], { now: T0 + 100, messageId: '<1@relay>' });
+      await store.markSent(ids[1], { now: T0 + 300, messageId: '<2@relay>' });
+      await store.markDead(ids[2], { now: T0 + 100, error: 'x', code: 'SMTP_5XX' });
 
       expect(await store.pruneDeliveries({ state: 'sent', before: T0 + 200 })).toBe(1);
-      expect(await store.getDelivery(ids[0]!)).toBeUndefined();
-      expect(await store.getDelivery(ids[1]!)).toMatchObject({ state: 'sent' });
-      expect(await store.getDelivery(ids[2]!)).toMatchObject({ state: 'dead' });
-      expect(await store.getDelivery(ids[3]!)).toMatchObject({ state: 'sending' });
+      expect(await store.getDelivery(ids[0])).toBeUndefined();
+      expect(await store.getDelivery(ids[1])).toMatchObject({ state: 'sent' });
+      expect(await store.getDelivery(ids[2])).toMatchObject({ state: 'dead' });
+      expect(await store.getDelivery(ids[3])).toMatchObject({ state: 'sending' });
       // The idempotency key went with the row: the same report is a new delivery now.
       expect(await store.insertDelivery(makeDelivery(1))).toMatchObject({ duplicate: false });
 
       expect(await store.pruneDeliveries({ state: 'dead', before: T0 + 100 })).toBe(0);
       expect(await store.pruneDeliveries({ state: 'dead', before: T0 + 101 })).toBe(1);
-      expect(await store.getDelivery(ids[2]!)).toBeUndefined();
+      expect(await store.getDelivery(ids[2])).toBeUndefined();
     });
 
     test('countByState names every state, zero included', async () => {
@@ -367,7 +367,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       const ids: number[] = [];
       for (const n of [1, 2, 3, 4, 5]) ids.push((await store.insertDelivery(makeDelivery(n))).id);
       await store.claimDue({ now: T0 + 10, limit: 1, owner: 'a', leaseMs: 60_000 });
-      await store.markDead(ids[0]!, { now: T0 + 20, error: 'x', code: 'SMTP_5XX' });
+      await store.markDead(ids[0], { now: T0 + 20, error: 'x', code: 'SMTP_5XX' });
 
       expect((await store.listDeliveries()).map((d) => d.id)).toEqual([...ids].reverse());
       expect((await store.listDeliveries({ limit: 2 })).map((d) => d.id)).toEqual([ids[4], ids[3]]);
@@ -492,7 +492,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect((await other.listRouteMails([id, id + 1000]))[0]).toMatchObject({ deliveryId: id, state: 'sent', messageId: '<m@x>', response: '250 OK', sentAt: T0 + 4, lastError: null });
       // A sent mail never goes back to failed.
       await store.markRouteMailFailed(id, 'on-call', { now: T0 + 5, error: 'late', code: 'X', permanent: true });
-      expect((await store.listRouteMails([id]))[0]!.state).toBe('sent');
+      expect((await store.listRouteMails([id]))[0].state).toBe('sent');
       expect(await store.listRouteMails([])).toEqual([]);
     });
 
@@ -503,11 +503,11 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
         const { id } = await store.insertDelivery(makeDelivery(d, { reportCreated: day(d), completedAt: `2026-03-0${d}T06:00:05Z` }));
         ids.push(id);
       }
-      await store.recordRouteDecisions(ids[0]!, [{ route: 'on-call', position: 0, outcome: 'send', reason: 'first', reminder: false }], T0);
-      await store.recordRouteDecisions(ids[1]!, [{ route: 'on-call', position: 0, outcome: 'suppressed', reason: 'same', reminder: false }], T0);
-      expect(await store.lastRouteMailCompletedAt('on-call', ids[2]!)).toBe('2026-03-01T06:00:05Z');
-      expect(await store.lastRouteMailCompletedAt('on-call', ids[0]!)).toBeNull();
-      expect(await store.lastRouteMailCompletedAt('auditors', ids[2]!)).toBeNull();
+      await store.recordRouteDecisions(ids[0], [{ route: 'on-call', position: 0, outcome: 'send', reason: 'first', reminder: false }], T0);
+      await store.recordRouteDecisions(ids[1], [{ route: 'on-call', position: 0, outcome: 'suppressed', reason: 'same', reminder: false }], T0);
+      expect(await store.lastRouteMailCompletedAt('on-call', ids[2])).toBe('2026-03-01T06:00:05Z');
+      expect(await store.lastRouteMailCompletedAt('on-call', ids[0])).toBeNull();
+      expect(await store.lastRouteMailCompletedAt('auditors', ids[2])).toBeNull();
     });
 
     test('a report reads back with the typed fields the webhook parsed, from get, list and claim alike', async () => {

@@ -52,15 +52,15 @@ describe('the dashboard in a real browser (JavaScript off)', () => {
         middle_count: r.middle[1],
         low_passed: r.low[0],
         low_count: r.low[1],
-        total_passed: r.high[0]! + r.middle[0]! + r.low[0]!,
-        total_count: r.high[1]! + r.middle[1]! + r.low[1]!,
+        total_passed: r.high[0] + r.middle[0] + r.low[0],
+        total_count: r.high[1] + r.middle[1] + r.low[1],
       });
       const res = await postWebhook(relay.webhookUrl, buildBody({ data }));
       expect(res.status).toBe(202);
       ids.push(res.json.id);
       await waitUntil(() => relay.workerOutcomes.length === i + 1, 10_000, `the outcome of report ${r.id}`);
     }
-    const deadId = ids[3]!;
+    const deadId = ids[3];
     expect((await relay.relay.store.getDelivery(deadId))!.state).toBe('dead');
 
     const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 } });
@@ -81,7 +81,7 @@ describe('the dashboard in a real browser (JavaScript off)', () => {
     expect(new URL(page.url()).pathname).toBe('/ui');
     const [cookie] = await context.cookies();
     expect(cookie).toMatchObject({ name: 'cr_ui_session', httpOnly: true, sameSite: 'Strict', path: '/ui' });
-    expect(cookie!.value).not.toContain(ADMIN_TOKEN);
+    expect(cookie.value).not.toContain(ADMIN_TOKEN);
 
     // Every delivery is listed with its state; only the dead one has a retry button.
     const rows = page.locator('tr[data-delivery]');

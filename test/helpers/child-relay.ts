@@ -46,8 +46,8 @@ export async function startChildRelay(env: Record<string, string>, options: { cw
         // Not a JSON log line (a stack, a warning): kept in `output`.
       }
     };
-    readline.createInterface({ input: proc.stdout! }).on('line', onLine);
-    readline.createInterface({ input: proc.stderr! }).on('line', onLine);
+    readline.createInterface({ input: proc.stdout }).on('line', onLine);
+    readline.createInterface({ input: proc.stderr }).on('line', onLine);
     void exited.then(({ code, signal }) => {
       clearTimeout(timer);
       reject(new Error(`the relay exited (${code ?? signal}) before listening:\n${output.join('\n')}`));

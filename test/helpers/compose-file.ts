@@ -28,9 +28,9 @@ export function interpolate(value: string, env: Record<string, string | undefine
       case undefined:
         return current ?? '';
       case ':-':
-        return empty ? arg! : current!;
+        return empty ? arg! : current;
       case '-':
-        return unset ? arg! : current!;
+        return unset ? arg! : current;
       case ':?':
       case '?':
         if (op === ':?' ? empty : unset) throw new Error(`required variable ${name} is missing a value: ${arg}`);
@@ -98,7 +98,7 @@ interface PortLong {
 function longPort(port: unknown): unknown {
   if (typeof port !== 'string' && typeof port !== 'number') return port;
   const [spec, protocol] = String(port).split('/');
-  const parts = spec!.split(':');
+  const parts = spec.split(':');
   const target = Number(parts.pop());
   const published = parts.length > 0 ? Number(parts.pop()) : undefined;
   const hostIp = parts.length > 0 ? parts.join(':').replace(/^\[(.*)\]$/, '$1') : undefined;

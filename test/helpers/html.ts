@@ -14,7 +14,7 @@ export function decodeEntities(s: string): string {
 
 /** Every link target in an HTML part, decoded as a mail client would follow it. */
 export function hrefsOf(html: string): string[] {
-  return [...html.matchAll(/\shref="([^"]*)"/g)].map((m) => decodeEntities(m[1]!));
+  return [...html.matchAll(/\shref="([^"]*)"/g)].map((m) => decodeEntities(m[1]));
 }
 
 /** The visible text of an HTML part (tags dropped, entities decoded, white space folded). */

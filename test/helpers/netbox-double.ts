@@ -230,7 +230,7 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
         });
       }
       const m = /^\/api\/extras\/(webhooks|event-rules)\/(?:(\d+)\/)?$/.exec(url.pathname);
-      const collection = m ? collections[m[1]!] : undefined;
+      const collection = m ? collections[m[1]] : undefined;
       if (!m || !collection) return send(404, { detail: 'Not found.' });
       if (method !== 'GET' && req.headers['content-type'] !== 'application/json') return send(415, { detail: 'Unsupported media type' });
       const id = m[2] ? Number(m[2]) : undefined;
@@ -238,11 +238,11 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
         let results = [...collection.store.values()];
         const name = url.searchParams.get('name');
         if (name !== null) results = results.filter((o) => o.name === name);
-        return send(200, { count: results.length, next: null, previous: null, results: results.map((o) => represent(collection, m[1]!, o)) });
+        return send(200, { count: results.length, next: null, previous: null, results: results.map((o) => represent(collection, m[1], o)) });
       }
       if (method === 'GET') {
         const obj = collection.store.get(id!);
-        return obj ? send(200, represent(collection, m[1]!, obj)) : send(404, { detail: 'Not found.' });
+        return obj ? send(200, represent(collection, m[1], obj)) : send(404, { detail: 'Not found.' });
       }
       if (method === 'POST' && id === undefined) {
         const errors = validate(collection, body ?? {}, false);
@@ -250,7 +250,7 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
         const defaults = Object.fromEntries(Object.entries(collection.fields).filter(([, s]) => 'default' in s).map(([k, s]) => [k, s.default]));
         const obj = { id: nextId++, ...defaults, ...body, created: '2026-03-06T15:00:00Z', last_updated: '2026-03-06T15:00:00Z' };
         collection.store.set(obj.id, obj);
-        return send(201, represent(collection, m[1]!, obj));
+        return send(201, represent(collection, m[1], obj));
       }
       if (method === 'PATCH' && id !== undefined) {
         const obj = collection.store.get(id);
@@ -258,7 +258,7 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
         const errors = validate(collection, body ?? {}, true, id);
         if (Object.keys(errors).length) return send(400, errors);
         Object.assign(obj, body, { last_updated: '2026-03-06T16:00:00Z' });
-        return send(200, represent(collection, m[1]!, obj));
+        return send(200, represent(collection, m[1], obj));
       }
       return send(405, { detail: `Method "${method}" not allowed.` });
     });

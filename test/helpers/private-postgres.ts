@@ -66,7 +66,7 @@ function findServerBin(): string {
   const versions = fs.existsSync(root) ? fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin', 'pg_ctl'))) : [];
   if (versions.length === 0) throw new Error(`no PostgreSQL server binaries under ${root}: install the postgresql package`);
   versions.sort((a, b) => Number(b) - Number(a));
-  return path.join(root, versions[0]!, 'bin');
+  return path.join(root, versions[0], 'bin');
 }
 
 function findFreePort(): Promise<number> {

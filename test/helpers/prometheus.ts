@@ -8,7 +8,7 @@ export function sampleValue(text: string, name: string, labels: Record<string, s
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
     if (!m || m[1] !== name) continue;
     const found: Record<string, string> = {};
-    for (const pair of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) found[pair[1]!] = pair[2]!;
+    for (const pair of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) found[pair[1]] = pair[2]!;
     if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(m[3]);
   }
   return undefined;

@@ -95,7 +95,7 @@ export async function waitUntil<T>(check: () => T | undefined | Promise<T | unde
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value !== undefined && value !== false) return value as T;
+    if (value !== undefined && value !== false) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }

@@ -28,8 +28,8 @@ export async function startRelayProcess(env: Record<string, string>, dataDir: st
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  child.stderr!.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const port = await waitUntil(
     () => {

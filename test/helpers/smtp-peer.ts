@@ -92,7 +92,7 @@ export async function startSmtpPeer(options: { behaviour?: SmtpBehaviour; server
   // A client that dies (a relay SIGKILLed mid-send) resets its connections; smtp-server reports that
   // as an 'error' event, which without a listener would throw in the test process.
   server.on('error', () => undefined);
-  const port = ((server as unknown as { server: { address(): AddressInfo } }).server.address() as AddressInfo).port;
+  const port = ((server as unknown as { server: { address(): AddressInfo } }).server.address()).port;
   return {
     port,
     url: `${options.server?.secure ? 'smtps' : 'smtp'}://127.0.0.1:${port}`,

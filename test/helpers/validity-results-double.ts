@@ -149,7 +149,7 @@ export function buildResults(n: number, options: { firstId?: number; fails: (i: 
   const tests = options.tests ?? [{ id: 1, name: 'ntp-servers', severity: 'HIGH' as const }];
   return Array.from({ length: n }, (_, i) => ({
     id: (options.firstId ?? 1000) + i,
-    test: tests[i % tests.length]!,
+    test: tests[i % tests.length],
     device: { id: 100 + i, name: `sw-${String(i).padStart(3, '0')}` },
     passed: !options.fails(i),
     explanationBytes: options.explanationBytes,
@@ -161,11 +161,11 @@ export function countResults(results: ResultSpec[]): Record<string, number> {
   const counts: Record<string, number> = { total_passed: 0, total_count: 0, low_passed: 0, low_count: 0, middle_passed: 0, middle_count: 0, high_passed: 0, high_count: 0 };
   for (const r of results) {
     const level = r.test.severity.toLowerCase();
-    counts.total_count! += 1;
-    counts[`${level}_count`]! += 1;
+    counts.total_count += 1;
+    counts[`${level}_count`] += 1;
     if (r.passed) {
-      counts.total_passed! += 1;
-      counts[`${level}_passed`]! += 1;
+      counts.total_passed += 1;
+      counts[`${level}_passed`] += 1;
     }
   }
   return { ...counts, device_count: new Set(results.map((r) => r.device.id)).size, test_count: new Set(results.map((r) => r.test.id)).size };

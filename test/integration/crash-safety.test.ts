@@ -76,7 +76,7 @@ describe('crash safety: SIGKILL in the middle of a burst of 1,000 deliveries', (
           continue;
         }
         try {
-          const status = await postAgain(`${first.url}/webhook`, bodies[i]!, () => killed);
+          const status = await postAgain(`${first.url}/webhook`, bodies[i], () => killed);
           // 200: a retried request whose first try had been stored (its answer lost with the socket).
           if (status === 202 || status === 200) acknowledged.add(i);
           else throw new Error(`unexpected answer ${status}`);
@@ -105,7 +105,7 @@ describe('crash safety: SIGKILL in the middle of a burst of 1,000 deliveries', (
     await Promise.all(
       Array.from({ length: 16 }, async () => {
         for (let i = again.pop(); i !== undefined; i = again.pop()) {
-          statuses.push(await postAgain(`${second.url}/webhook`, bodies[i]!));
+          statuses.push(await postAgain(`${second.url}/webhook`, bodies[i]));
         }
       }),
     );

@@ -41,13 +41,13 @@ describe('the relay reads the failing results from NetBox when it mails a report
     const r = await start({ NETBOX_URL: netbox.url, MAIL_ATTACH_CSV: 'true' });
     await deliver(r, 77);
     const [mail] = await smtp.waitFor(1);
-    const text = String(mail!.parsed.text);
+    const text = String(mail.parsed.text);
     expect(text).toContain('WHAT FAILED: 4 failing results in 2 tests');
     expect(text).toContain(`sw-000  ${netbox.url}/plugins/validity/test-results/1000/`);
-    expect(mail!.parsed.attachments.map((a) => [a.filename, a.contentType])).toEqual([['report-77-failures.csv', 'text/csv']]);
-    expect(mail!.parsed.attachments[0]!.content.toString('utf8')).toContain(`sw-003,snmp-community,MIDDLE,${netbox.url}/plugins/validity/test-results/1003/\r\n`);
+    expect(mail.parsed.attachments.map((a) => [a.filename, a.contentType])).toEqual([['report-77-failures.csv', 'text/csv']]);
+    expect(mail.parsed.attachments[0].content.toString('utf8')).toContain(`sw-003,snmp-community,MIDDLE,${netbox.url}/plugins/validity/test-results/1003/\r\n`);
     // The webhook was answered before NetBox was asked: the results were read by the worker.
-    expect(netbox.requests[0]!.authorization).toBe(`Token ${TOKEN}`);
+    expect(netbox.requests[0].authorization).toBe(`Token ${TOKEN}`);
     expect(r.logs.join('\n')).not.toContain(TOKEN);
   });
 
@@ -58,8 +58,8 @@ describe('the relay reads the failing results from NetBox when it mails a report
     netbox = await startNetboxDouble({ authorization: `Token ${TOKEN}` }); // for afterEach; not the relay's NetBox
     await deliver(r, 78);
     const [mail] = await smtp.waitFor(1);
-    expect(mail!.parsed.subject).toContain('Compliance report 78: 8/12 passed');
-    expect(String(mail!.parsed.text)).toContain(`Failing tests are not listed: NetBox at ${url} could not be reached (ECONNREFUSED).`);
+    expect(mail.parsed.subject).toContain('Compliance report 78: 8/12 passed');
+    expect(String(mail.parsed.text)).toContain(`Failing tests are not listed: NetBox at ${url} could not be reached (ECONNREFUSED).`);
     await waitUntil(() => r.workerOutcomes.length > 0 || undefined, 10_000, 'the outcome');
     expect(r.workerOutcomes.map((o) => o.type)).toEqual(['sent']);
     expect(r.logs.some((l) => l.includes('mail goes without the failing results'))).toBe(true);

@@ -66,7 +66,7 @@ const invalidRequest: fc.Arbitrary<Sent> = fc.oneof(
     // A string is the right type for the string fields: give those a non-string.
     const value = 'v' in wrong && STRING_FIELDS.includes(field) && typeof wrong.v === 'string' ? [wrong.v] : 'v' in wrong ? wrong.v : undefined;
     // Raw number literals (1e309 is Infinity to JSON.parse) go into the bytes unquoted.
-    const literal = 'raw' in wrong ? wrong.raw! : JSON.stringify(value);
+    const literal = 'raw' in wrong ? wrong.raw : JSON.stringify(value);
     const body = validBody(1).toString('latin1').replace(new RegExp(`"${field}": ("[^"]*"|[^,}]*)`), `"${field}": ${literal}`);
     return signed(`wrong type for ${field}`, Buffer.from(body, 'latin1'));
   }),
@@ -141,8 +141,8 @@ describe('hostile input over a real listener (fast-check)', () => {
         const answers = await Promise.all(batch.map(send));
         for (const [i, a] of answers.entries()) {
           const ignored = a.status === 200 && a.json?.status === 'ignored';
-          if (!ignored && (a.status < 400 || a.status >= 500)) throw new Error(`${batch[i]!.kind}: answered ${a.status} ${JSON.stringify(a.json)}`);
-          if (!ignored && typeof a.json?.error?.code !== 'string') throw new Error(`${batch[i]!.kind}: no error code in ${JSON.stringify(a.json)}`);
+          if (!ignored && (a.status < 400 || a.status >= 500)) throw new Error(`${batch[i].kind}: answered ${a.status} ${JSON.stringify(a.json)}`);
+          if (!ignored && typeof a.json?.error?.code !== 'string') throw new Error(`${batch[i].kind}: no error code in ${JSON.stringify(a.json)}`);
         }
       }),
       { numRuns: INVALID_RUNS, seed: SEED },
@@ -181,7 +181,7 @@ describe('hostile input over a real listener (fast-check)', () => {
     // Nothing stored that does not parse as a report.
     for (const d of await relay.relay.store.listDeliveries({ limit: total + 1 })) expect(d.state).toBe('sent');
     for (const mail of smtp.received) {
-      const head = mail.raw.toString('latin1').split(/\r?\n\r?\n/)[0]!;
+      const head = mail.raw.toString('latin1').split(/\r?\n\r?\n/)[0];
       const names = head.split(/\r?\n/).filter((l) => !/^[ \t]/.test(l)).map((l) => l.slice(0, l.indexOf(':')).toLowerCase());
       // Exactly the headers the relay writes, each once: nothing injected, nothing split.
       expect(names.filter((n) => ['bcc', 'x-injected', 'subject', 'to', 'from', 'message-id'].includes(n)).sort()).toEqual(['from', 'message-id', 'subject', 'to']);

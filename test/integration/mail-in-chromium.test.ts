@@ -29,7 +29,7 @@ const TESTS = [
 function results(reportFirstId: number, failing: (i: number) => boolean): ResultSpec[] {
   return Array.from({ length: 30 }, (_, i) => ({
     id: reportFirstId + i,
-    test: TESTS[i % 3]!,
+    test: TESTS[i % 3],
     device: { id: 100 + i, name: `core-switch-frankfurt-dc2-rack${String(i).padStart(2, '0')}-unit07.network.example.net` },
     passed: !failing(i),
   }));
@@ -105,7 +105,7 @@ const MEASURE_CONTRAST = `(() => {
 })()`;
 
 async function measureContrast(page: Page): Promise<TextContrast[]> {
-  return page.evaluate(MEASURE_CONTRAST) as Promise<TextContrast[]>;
+  return page.evaluate<TextContrast[]>(MEASURE_CONTRAST);
 }
 
 /**
@@ -171,7 +171,7 @@ describe('the HTML mail in a real browser', () => {
     await smtp.waitFor(1, 30_000);
     expect((await postWebhook(relay.webhookUrl, body(42, 2, second))).status).toBe(202);
     const mails = await smtp.waitFor(2, 30_000);
-    html = String(mails[1]!.parsed.html);
+    html = String(mails[1].parsed.html);
     fs.writeFileSync(path.join(OUT, 'report-42.html'), html);
     browser = await launchChromium();
   }, 120_000);
@@ -236,7 +236,7 @@ describe('the HTML mail in a real browser', () => {
     const { page, requests } = await open(width, 'light');
     try {
       const box = (selector: string) =>
-        page.evaluate(`[...document.querySelectorAll('${selector}')].map((e) => ({ w: e.getBoundingClientRect().width, h: e.getBoundingClientRect().height }))`) as Promise<{ w: number; h: number }[]>;
+        page.evaluate<{ w: number; h: number }[]>(`[...document.querySelectorAll('${selector}')].map((e) => ({ w: e.getBoundingClientRect().width, h: e.getBoundingClientRect().height }))`);
       // Overall and the three severities have results: four bars, each really painted.
       const bars = await box('table.bar');
       expect(bars).toHaveLength(4);
@@ -247,7 +247,7 @@ describe('the HTML mail in a real browser', () => {
         expect(bar.w).toBeGreaterThan(0);
         expect(bar.h).toBeGreaterThan(0);
       }
-      const links = (await page.evaluate(`[...document.querySelectorAll('a[href]')].map((a) => a.href)`)) as string[];
+      const links = await page.evaluate<string[]>(`[...document.querySelectorAll('a[href]')].map((a) => a.href)`);
       expect(links).toEqual(expect.arrayContaining([`${netbox.url}/plugins/validity/reports/42/`, `${netbox.url}/plugins/validity/test-results/?report_id=42`]));
       // Nothing but the page itself: no image, font or stylesheet fetched from anywhere.
       expect(requests).toEqual([PAGE_URL]);

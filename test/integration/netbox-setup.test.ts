@@ -57,14 +57,14 @@ describe('compliance-relay netbox-setup', () => {
       expect(first.out).toContain(`WEBHOOK_SECRET_FILE=${secretFile}`);
 
       expect(netbox.webhooks.size).toBe(1);
-      const webhook = [...netbox.webhooks.values()][0]!;
+      const webhook = [...netbox.webhooks.values()][0];
       expect(webhook).toMatchObject(expectedWebhook(secret));
       if (version === '3.6') {
         expect(webhook).toMatchObject({ type_create: true, type_update: false, type_delete: false, content_types: ['validity.compliancereport'], enabled: true });
         expect(netbox.requests.some((r) => r.path.startsWith('/api/extras/event-rules/'))).toBe(false);
       } else {
         expect(netbox.eventRules.size).toBe(1);
-        const rule = [...netbox.eventRules.values()][0]!;
+        const rule = [...netbox.eventRules.values()][0];
         expect(rule[version === '3.7' ? 'content_types' : 'object_types']).toEqual(['validity.compliancereport']);
         expect(rule).toMatchObject({
           name: 'compliance-relay',
@@ -92,10 +92,10 @@ describe('compliance-relay netbox-setup', () => {
     netbox = await startNetboxDouble({ version: '4.6' });
     const secretFile = path.join(dir, 'secret');
     expect((await setup(['--payload-url', PAYLOAD_URL, '--secret-file', secretFile])).code).toBe(0);
-    const webhook = [...netbox.webhooks.values()][0]!;
+    const webhook = [...netbox.webhooks.values()][0];
     webhook.payload_url = 'http://old-relay:8080/webhook';
     webhook.body_template = '{"report": {{ data.id }}}';
-    const rule = [...netbox.eventRules.values()][0]!;
+    const rule = [...netbox.eventRules.values()][0];
     rule.event_types = ['object_created', 'object_updated'];
     rule.enabled = false;
     const writes = netbox.writes().length;
@@ -115,7 +115,7 @@ describe('compliance-relay netbox-setup', () => {
     const secret = 'configured-webhook-secret-value';
     const run = await setup(['--payload-url', PAYLOAD_URL], { WEBHOOK_SECRET: secret });
     expect(run.code).toBe(0);
-    expect([...netbox.webhooks.values()][0]!.secret).toBe(secret);
+    expect([...netbox.webhooks.values()][0].secret).toBe(secret);
     expect(run.out).not.toContain(secret);
     const shown = await setup(['--payload-url', PAYLOAD_URL, '--show-secret'], { WEBHOOK_SECRET: secret });
     expect(shown.out).toContain(`Secret: ${secret}`);

@@ -62,7 +62,7 @@ function watchingAgent(): { agent: http.Agent; targets: string[] } {
   agent.createConnection = ((options: { host?: string; port?: number }, callback: unknown) => {
     targets.push(`${options.host}:${options.port}`);
     return (create as (o: unknown, c: unknown) => Socket)(options, callback);
-  }) as typeof agent.createConnection;
+  });
   return { agent, targets };
 }
 
@@ -175,7 +175,7 @@ describe('the NetBox token goes only to NETBOX_URL\'s origin (issue 14)', () => 
         const client = createNetboxClient({ url: netbox.origin, token: TOKEN, timeoutMs: 2000, maxAttempts: 1, agent });
         nextLink = next;
         try {
-          await enrichReport(delivery!, { client, hasToken: true, budgetMs: 3000 });
+          await enrichReport(delivery, { client, hasToken: true, budgetMs: 3000 });
         } finally {
           agent.destroy();
         }
@@ -215,8 +215,8 @@ describe('a relay given a forged data.url still mails the report, without the de
     const res = await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) });
     expect(res.status).toBe(202);
     const [mail] = await smtp.waitFor(1);
-    expect(mail!.parsed.subject).toContain('Compliance report 9: 1/2 passed');
-    expect(String(mail!.parsed.text)).toContain('Failing tests are not listed: the relay refused to send a request to NetBox');
+    expect(mail.parsed.subject).toContain('Compliance report 9: 1/2 passed');
+    expect(String(mail.parsed.text)).toContain('Failing tests are not listed: the relay refused to send a request to NetBox');
     await waitUntil(() => relay!.workerOutcomes.length > 0 || undefined, 10_000, 'the outcome');
     expect(relay.workerOutcomes.map((o) => o.type)).toEqual(['sent']);
     const warning = relay.logs.map((l) => JSON.parse(l) as { level: number; code?: string; error?: string }).find((l) => l.code === 'UNSAFE_URL');

@@ -4,7 +4,7 @@ import { runCliCaptured } from '../helpers/run-cli';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 
 const SECRET = 'operator-webhook-secret';
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 const body = (res: Response): Promise<any> => res.json();
 const ADMIN_TOKEN = 'admin-token-0123456789abcdef';
 
@@ -73,10 +73,10 @@ describe('operator recovery: list dead deliveries and requeue them', () => {
     expect((await runCliCaptured(['retry', '999'], env)).stderr).toContain('no delivery 999');
 
     smtp.setBehaviour({ type: 'accept' });
-    const one = await runCliCaptured(['retry', String(listed.deliveries[2]!.id)], env);
+    const one = await runCliCaptured(['retry', String(listed.deliveries[2].id)], env);
     expect(one).toMatchObject({ code: 0, stdout: expect.stringContaining('Requeued delivery') });
     await smtp.waitFor(1);
-    expect(smtp.received[0]!.parsed.headers.get('x-compliance-report-id')).toBe('1');
+    expect(smtp.received[0].parsed.headers.get('x-compliance-report-id')).toBe('1');
     const all = await runCliCaptured(['retry', '--all-dead'], env);
     expect(all.stdout).toContain('Requeued 2 dead deliveries');
     await smtp.waitFor(3);

@@ -74,8 +74,8 @@ describe('preview and send-test: the template author\'s loop', () => {
       const io = captureIo({ ...env(), SMTP_URL: smtp.url }, dir);
       expect(await runCli(['node', 'compliance-relay', 'send-test', '--to', 'me@example.com'], io)).toBe(0);
       const [mail] = await smtp.waitFor(1);
-      expect(mail!.envelope.to).toEqual(['me@example.com']);
-      expect(mail!.parsed.subject).toBe('[test] netbox.example.com: Compliance report 29: 5/8 passed (62.5%)');
+      expect(mail.envelope.to).toEqual(['me@example.com']);
+      expect(mail.parsed.subject).toBe('[test] netbox.example.com: Compliance report 29: 5/8 passed (62.5%)');
       expect(io.out()).toMatch(/Server answer: 250 /);
 
       smtp.setBehaviour({ type: 'reject', code: 550, message: 'mailbox unavailable' });

@@ -29,11 +29,11 @@ describe('DATABASE_URL switches the relay to PostgreSQL', () => {
       expect(again).toMatchObject({ status: 200, json: { status: 'duplicate', id: first.json.id } });
 
       const [mail] = await smtp.waitFor(1);
-      expect(mail!.parsed.subject).toContain('Compliance report 501');
+      expect(mail.parsed.subject).toContain('Compliance report 501');
       await waitUntil(async () => (await relay.relay.store.getDelivery(first.json.id))?.state === 'sent', 10_000, 'sent state');
       const { rows } = await schema.query<{ state: string; body: Buffer }>('SELECT state, body FROM deliveries');
       expect(rows).toHaveLength(1);
-      expect(Buffer.compare(rows[0]!.body, body)).toBe(0);
+      expect(Buffer.compare(rows[0].body, body)).toBe(0);
       // The password-free URL is what the boot log may show; the secret never appears.
       expect(relay.logs.join('\n')).not.toContain(secret);
     } finally {

@@ -77,9 +77,9 @@ describe('three relay processes on one PostgreSQL database', () => {
       for (let tries = 0; tries < 10; tries += 1) {
         if (!alive.has(replica)) replica = [...alive][tries % alive.size]!;
         try {
-          const res = await fetch(replicas[replica]!.webhookUrl, {
+          const res = await fetch(replicas[replica].webhookUrl, {
             method: 'POST',
-            headers: { 'Content-Type': 'application/json', 'X-Hook-Signature': netboxSignature(bodies[i]!, SECRET) },
+            headers: { 'Content-Type': 'application/json', 'X-Hook-Signature': netboxSignature(bodies[i], SECRET) },
             body: bodies[i],
           });
           await res.arrayBuffer();
@@ -115,27 +115,27 @@ describe('three relay processes on one PostgreSQL database', () => {
           answered += 1;
           if (answered === DELIVERIES / 2 && !killed) {
             alive.delete(2);
-            killed = replicas[2]!.kill();
+            killed = replicas[2].kill();
           }
         }
       }),
     );
     await killed;
     const postedMs = Date.now() - startedAt;
-    expect(replicas[2]!.child.signalCode).toBe('SIGKILL');
+    expect(replicas[2].child.signalCode).toBe('SIGKILL');
 
     // No false 2xx and none lost: every post ended in 202 or 200, and the queue holds each delivery once.
-    for (const attempts of outcomes) expect([200, 202]).toContain(attempts[attempts.length - 1]!.status);
+    for (const attempts of outcomes) expect([200, 202]).toContain(attempts[attempts.length - 1].status);
     // Two replicas given the same delivery at the same moment: one 202, one 200 duplicate (when neither hit the kill).
     const clean = pairs.filter((p) => p.a.length === 1 && p.b.length === 1);
     expect(clean.length).toBeGreaterThan(50);
-    for (const p of clean) expect([p.a[0]!.status, p.b[0]!.status].sort()).toEqual([200, 202]);
+    for (const p of clean) expect([p.a[0].status, p.b[0].status].sort()).toEqual([200, 202]);
 
     // Every report mailed: the killed replica's claims are taken over once their lease expires.
     await waitUntil(
       async () => {
         const { rows } = await schema.query<{ state: string; n: number }>('SELECT state, COUNT(*)::int AS n FROM deliveries GROUP BY state');
-        return rows.length === 1 && rows[0]!.state === 'sent' && rows[0]!.n === DELIVERIES ? true : undefined;
+        return rows.length === 1 && rows[0].state === 'sent' && rows[0].n === DELIVERIES ? true : undefined;
       },
       240_000,
       'every delivery to be sent',
@@ -164,11 +164,11 @@ describe('three relay processes on one PostgreSQL database', () => {
     expect(duplicates).toBeLessThanOrEqual(SMTP_POOL_SIZE + failedSends.length);
 
     // The work was shared: each surviving replica sent mails.
-    for (const survivor of [replicas[0]!, replicas[1]!]) expect(survivor.output()).toContain('"msg":"mail sent"');
+    for (const survivor of [replicas[0], replicas[1]]) expect(survivor.output()).toContain('"msg":"mail sent"');
     // Only the killed replica's claims (no more than it had claimed: the deliveries it was preparing
     // ahead of its SMTP connections) and failed sends took a second attempt.
     const { rows: attemptsRows } = await schema.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM deliveries WHERE attempts > 1');
-    expect(attemptsRows[0]!.n).toBeLessThanOrEqual(SMTP_POOL_SIZE * PREPARE_AHEAD_PER_CONNECTION + failedSends.length);
+    expect(attemptsRows[0].n).toBeLessThanOrEqual(SMTP_POOL_SIZE * PREPARE_AHEAD_PER_CONNECTION + failedSends.length);
     const migrations = await schema.query<{ version: number }>('SELECT version FROM schema_migrations');
     expect(new Set(migrations.rows.map((r) => r.version)).size).toBe(migrations.rows.length);
   });

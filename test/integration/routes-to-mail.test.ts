@@ -135,7 +135,7 @@ describe('routes: the right people get the right mails', () => {
 
     // The dashboard's delivery page shows each route's decision, the suppressed one with its reason.
     const login = await fetch(`${relay.url}/ui/login`, { method: 'POST', redirect: 'manual', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'token=admin-token-for-the-routes-test' });
-    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    const cookie = login.headers.get('set-cookie')!.split(';')[0];
     const page = await (await fetch(`${relay.url}/ui/deliveries/${r2}`, { headers: { Cookie: cookie } })).text();
     expect(page).toContain('<h2>Routes</h2>');
     expect(page).toMatch(/<td>on-call<\/td><td>suppressed<\/td><td>same failed counts per severity as report 101/);

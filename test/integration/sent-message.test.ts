@@ -19,13 +19,13 @@ describe('the mail as sent is kept per delivery', () => {
     expect(res.status).toBe(202);
     const [mail] = await smtp.waitFor(1);
     const kept = await waitUntil(() => relay.relay.store.getSentMessage(res.json.id), 10_000, 'the kept copy');
-    expect(kept.raw.equals(mail!.raw)).toBe(true);
+    expect(kept.raw.equals(mail.raw)).toBe(true);
     expect(kept.envelopeTo).toEqual(['netops@example.com', 'lead@example.com', 'audit@example.com']);
-    expect(mail!.envelope.to).toEqual(kept.envelopeTo);
+    expect(mail.envelope.to).toEqual(kept.envelopeTo);
     // Bcc is in the envelope only, never in the bytes.
     expect(kept.raw.toString('utf8')).not.toMatch(/^Bcc:/im);
-    expect(kept.subject).toBe(mail!.parsed.subject);
-    expect(kept.text).toBe(mail!.parsed.text);
+    expect(kept.subject).toBe(mail.parsed.subject);
+    expect(kept.text).toBe(mail.parsed.text);
     expect(kept.response).toMatch(/^250 /);
   });
 
@@ -33,7 +33,7 @@ describe('the mail as sent is kept per delivery', () => {
     relay = await startTestRelay({});
     const res = await postWebhook(relay.webhookUrl, buildBody({ data: buildReportData({ id: 78 }) }));
     const kept = await waitUntil(() => relay.relay.store.getSentMessage(res.json.id), 10_000, 'the kept copy');
-    const file = /written to (.*)$/.exec(kept.response)![1]!;
+    const file = /written to (.*)$/.exec(kept.response)![1];
     expect(fs.readFileSync(file).equals(kept.raw)).toBe(true);
   });
 });

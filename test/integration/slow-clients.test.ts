@@ -23,7 +23,7 @@ function startSlowClient(port: number, head: string, drip: string): SlowClient {
   socket.write(head);
   const timer = setInterval(() => {
     if (socket.writable) {
-      socket.write(drip[sent % drip.length]!);
+      socket.write(drip[sent % drip.length]);
       sent += 1;
     }
   }, 100);

@@ -35,7 +35,7 @@ describe('sending through a real SMTP server', () => {
       return d?.state === 'sent' ? d : undefined;
     });
     expect(record.attempts).toBe(2);
-    expect(mail!.parsed.messageId).toBe(record.messageId);
+    expect(mail.parsed.messageId).toBe(record.messageId);
     expect(record.messageId).toMatch(/^<report-77\.d\d+\.[0-9a-f]{16}@example\.com>$/);
     expect(smtp.attempts).toBe(2);
     expect(smtp.received).toHaveLength(1);
@@ -45,15 +45,15 @@ describe('sending through a real SMTP server', () => {
     relay = await start();
     await postWebhook(relay.webhookUrl, buildBody({ data: buildReportData({ id: 78 }) }));
     const [mail] = await smtp.waitFor(1);
-    expect(mail!.envelope.to.sort()).toEqual(['a@example.com', 'audit@example.com', 'b@example.com', 'cc@example.com']);
-    expect(mail!.raw.toString('utf8')).not.toMatch(/^bcc:/im);
-    expect(mail!.raw.toString('utf8')).not.toContain('audit@example.com');
-    expect(mail!.parsed.replyTo?.text).toBe('noc@example.com');
-    expect(mail!.parsed.headers.get('x-auto-response-suppress')).toBe('All');
+    expect(mail.envelope.to.sort()).toEqual(['a@example.com', 'audit@example.com', 'b@example.com', 'cc@example.com']);
+    expect(mail.raw.toString('utf8')).not.toMatch(/^bcc:/im);
+    expect(mail.raw.toString('utf8')).not.toContain('audit@example.com');
+    expect(mail.parsed.replyTo?.text).toBe('noc@example.com');
+    expect(mail.parsed.headers.get('x-auto-response-suppress')).toBe('All');
     // multipart/alternative: a text and an HTML part
-    expect(mail!.parsed.text).toContain('Compliance report 78');
-    expect(mail!.parsed.html).toContain('Compliance report 78');
-    expect(mail!.raw.toString('utf8')).toMatch(/Content-Type: multipart\/alternative/i);
+    expect(mail.parsed.text).toContain('Compliance report 78');
+    expect(mail.parsed.html).toContain('Compliance report 78');
+    expect(mail.raw.toString('utf8')).toMatch(/Content-Type: multipart\/alternative/i);
   });
 
   it('a 550 answer is permanent: the delivery is dead at once with the reason, and no mail is sent', async () => {
@@ -123,12 +123,12 @@ describe('zero configuration: mails become .eml files', () => {
         return f.length > 0 ? f : undefined;
       });
       expect(files).toHaveLength(1);
-      const mail = await simpleParser(fs.readFileSync(path.join(dir, files[0]!)));
+      const mail = await simpleParser(fs.readFileSync(path.join(dir, files[0])));
       expect(mail.subject).toBe('Compliance report 29: 5/8 passed (62.5%)');
       expect(mail.to && 'text' in mail.to ? mail.to.text : '').toBe('compliance-reports@localhost');
       expect(mail.text).toContain('MIDDLE           5/8   62.5%');
       expect(mail.text).toContain('/plugins/validity/reports/29/');
-      await waitUntil(() => relay.logs.find((l) => l.includes(path.join(dir, files[0]!))), 5000, 'the log line with the path');
+      await waitUntil(() => relay.logs.find((l) => l.includes(path.join(dir, files[0]))), 5000, 'the log line with the path');
     } finally {
       await relay.stop();
     }

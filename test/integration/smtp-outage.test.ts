@@ -53,7 +53,7 @@ describe('SMTP outage: refused, then 421/451, then back', () => {
     // The server comes back on the same port, but says 421, 421, 451, 451 before it accepts.
     const replies = [421, 421, 451, 451];
     smtp = await startSmtpPeer({ port, behaviour: { type: 'accept' } });
-    smtp.setBehaviour((attempt) => (attempt <= replies.length ? { type: 'reject', code: replies[attempt - 1]!, message: 'try again later' } : { type: 'accept' }));
+    smtp.setBehaviour((attempt) => (attempt <= replies.length ? { type: 'reject', code: replies[attempt - 1], message: 'try again later' } : { type: 'accept' }));
 
     const mails = await smtp.waitFor(QUEUED, 90_000);
     await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === QUEUED ? true : undefined), 10_000, 'all sent');
@@ -97,7 +97,7 @@ describe('SMTP outage: refused, then 421/451, then back', () => {
     smtp = await startSmtpPeer({ port, behaviour: { type: 'accept' } });
     await post(buildReportData({ id: 702 }));
     const mails = await smtp.waitFor(1, 10_000);
-    expect(mails[0]!.parsed.headers.get('x-compliance-report-id')).toBe('702');
+    expect(mails[0].parsed.headers.get('x-compliance-report-id')).toBe('702');
     await waitUntil(() => relay!.relay.worker.breaker.state === 'closed' || undefined, 5_000, 'the breaker closed');
   }, 60_000);
 });

@@ -85,7 +85,7 @@ describe('outcomes the store cannot record yet', () => {
 
   async function readDashboard(): Promise<string> {
     const login = await fetch(`${relay!.url}/ui/login`, { method: 'POST', redirect: 'manual', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `token=${ADMIN_TOKEN}` });
-    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    const cookie = login.headers.get('set-cookie')!.split(';')[0];
     return (await fetch(`${relay!.url}/ui`, { headers: { Cookie: cookie } })).text();
   }
 

@@ -51,11 +51,11 @@ describe('EXPECT_REPORT_EVERY: the watchdog', () => {
     now += HOUR + 60_000;
     expect(await relay.relay.watchdog!.evaluate()).toBe('overdue');
     const [, overdue] = await smtp.waitFor(2);
-    expect(overdue!.parsed.subject).toBe('No compliance report received since 2026-03-06 09:00:00 UTC');
-    expect(overdue!.parsed.text).toContain('(1 day 1 minute ago)');
-    expect(overdue!.parsed.text).toContain('at least every 1 day (EXPECT_REPORT_EVERY)');
-    expect(overdue!.envelope.to).toEqual(['netops@example.com']);
-    expect(overdue!.parsed.headers.get('x-compliance-watchdog')).toBe('overdue');
+    expect(overdue.parsed.subject).toBe('No compliance report received since 2026-03-06 09:00:00 UTC');
+    expect(overdue.parsed.text).toContain('(1 day 1 minute ago)');
+    expect(overdue.parsed.text).toContain('at least every 1 day (EXPECT_REPORT_EVERY)');
+    expect(overdue.envelope.to).toEqual(['netops@example.com']);
+    expect(overdue.parsed.headers.get('x-compliance-watchdog')).toBe('overdue');
 
     await settle();
 
@@ -91,6 +91,6 @@ describe('EXPECT_REPORT_EVERY: the watchdog', () => {
     now += 24 * HOUR + 1;
     expect(await relay.relay.watchdog!.evaluate()).toBe('overdue');
     const [mail] = await smtp.waitFor(1);
-    expect(mail!.parsed.subject).toBe('No compliance report received since 2026-03-06 08:00:00 UTC');
+    expect(mail.parsed.subject).toBe('No compliance report received since 2026-03-06 08:00:00 UTC');
   });
 });

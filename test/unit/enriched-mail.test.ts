@@ -97,8 +97,8 @@ describe('the mail names what failed and what changed (golden renders)', () => {
   // 40 results, one per device, plus sw-003 failing two more tests (so it leads "devices with most failures").
   const failing = (fails: (i: number) => boolean): ResultSpec[] => [
     ...buildResults(40, { fails, tests: TESTS }),
-    { id: 2000, test: TESTS[0]!, device: { id: 103, name: 'sw-003' }, passed: false },
-    { id: 2001, test: TESTS[2]!, device: { id: 103, name: 'sw-003' }, passed: false },
+    { id: 2000, test: TESTS[0], device: { id: 103, name: 'sw-003' }, passed: false },
+    { id: 2001, test: TESTS[2], device: { id: 103, name: 'sw-003' }, passed: false },
   ];
 
   it('lists failing tests HIGH first with linked devices, caps, top devices, and the trend over three reports', async () => {
@@ -126,8 +126,8 @@ describe('the mail names what failed and what changed (golden renders)', () => {
     expectGolden('enriched.html', String(mail.html), netbox.url);
     // The CSV: every failing result, RFC 4180, result pages absolute on NETBOX_URL.
     const [csv] = mail.attachments as { filename: string; content: Buffer }[];
-    expect(csv!.filename).toBe('report-43-failures.csv');
-    const lines = csv!.content.toString('utf8').split('\r\n');
+    expect(csv.filename).toBe('report-43-failures.csv');
+    const lines = csv.content.toString('utf8').split('\r\n');
     expect(lines[0]).toBe('device,test,severity,result_url');
     expect(lines).toHaveLength(1 + 16 + 1);
     expect(lines).toContain(`sw-001,aaa-servers,HIGH,${netbox.url}/plugins/validity/test-results/1001/`);
@@ -136,8 +136,8 @@ describe('the mail names what failed and what changed (golden renders)', () => {
   it('caps the CSV and says so in the mail', async () => {
     const mail = await composer({ attachCsv: true, attachMaxBytes: 400 })(report(44, '2026-03-06T15:00:00Z', failing((i) => i % 3 === 0)));
     const [csv] = mail.attachments as { content: Buffer }[];
-    expect(csv!.content.length).toBeLessThanOrEqual(400);
-    const rows = csv!.content.toString('utf8').split('\r\n').length - 2;
+    expect(csv.content.length).toBeLessThanOrEqual(400);
+    const rows = csv.content.toString('utf8').split('\r\n').length - 2;
     expect(String(mail.text)).toContain(`The attached report-44-failures.csv lists the first ${rows} of 16 failing results: it is capped at 400 bytes (MAIL_ATTACH_MAX_BYTES).`);
     expect(String(mail.html)).toContain(`lists the first ${rows} of 16 failing results`);
   });

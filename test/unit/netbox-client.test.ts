@@ -51,7 +51,7 @@ describe('NetBox client and enrichment against a NetBox double', () => {
     client = createNetboxClient({ url: netbox.url, token: LEGACY, timeoutMs: 5000 });
     const pages: Record<string, unknown>[][] = [];
     await client.streamList('/api/plugins/validity/test-results/?report_id=8&passed=false', (page) => pages.push(page), { deadline: Date.now() + 10_000 });
-    expect(netbox.requests[0]!.authorization).toBe(`Token ${LEGACY}`);
+    expect(netbox.requests[0].authorization).toBe(`Token ${LEGACY}`);
     const results = pages.flat();
     expect(results).toHaveLength(30);
     expect(results[0]).toMatchObject({ id: 1000, passed: false, test: { name: 'ntp-servers', severity: 'HIGH' }, device: { name: 'sw-000' } });

@@ -10,6 +10,7 @@ import { buildBody, buildReportData } from '../helpers/netbox-json';
 
 /** Issue 14, item 4: bidi overrides and control characters from NetBox never reach a reader unseen. */
 
+// eslint-disable-next-line no-control-regex -- the characters the neutraliser must remove are exactly what this looks for
 const BIDI_AND_CONTROLS = /[\u202a-\u202e\u2066-\u2069\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 const renderer = loadRenderer(defaultTemplatesDir());
 

@@ -152,9 +152,9 @@ describe('outcome ledger', () => {
     const ledger = openLedger(2);
     const ids = [await claimedDelivery(1), await claimedDelivery(2)];
     full = true;
-    await ledger.record({ deliveryId: ids[0]!, reportId: 1, owner: OWNER }, { kind: 'sent', now: T0, messageId: '<m1@relay>' });
+    await ledger.record({ deliveryId: ids[0], reportId: 1, owner: OWNER }, { kind: 'sent', now: T0, messageId: '<m1@relay>' });
     expect(ledger.full).toBe(false);
-    await ledger.record({ deliveryId: ids[1]!, reportId: 2, owner: OWNER }, { kind: 'sent', now: T0, messageId: '<m2@relay>' });
+    await ledger.record({ deliveryId: ids[1], reportId: 2, owner: OWNER }, { kind: 'sent', now: T0, messageId: '<m2@relay>' });
     expect(ledger.full).toBe(true);
     full = false;
     fireTimers();

@@ -38,8 +38,8 @@ describe('routes file: validation names the route, the field and the line', () =
       ['on-call', 'on-change', true],
       ['auditors', 'always', false],
     ]);
-    expect(routes[1]!.repeat_after).toBe(7 * 86_400_000);
-    expect(routes[2]!.bcc).toEqual(['compliance-archive@example.com']);
+    expect(routes[1].repeat_after).toBe(7 * 86_400_000);
+    expect(routes[2].bcc).toEqual(['compliance-archive@example.com']);
   });
 
   it('reports a wrong value with route number, name, field path and line', () => {
@@ -85,7 +85,7 @@ describe('routes file: validation names the route, the field and the line', () =
     const files: Record<string, string> = { '/etc/relay/routes.yaml': 'routes:\n  - name: x\n    to: a@example.com\n    notify: never\n' };
     let error: unknown;
     try {
-      loadConfig({ ROUTES_FILE: '/etc/relay/routes.yaml', SMTP_URL: 'smtp://127.0.0.1:25' }, { readFile: (f) => files[f]! });
+      loadConfig({ ROUTES_FILE: '/etc/relay/routes.yaml', SMTP_URL: 'smtp://127.0.0.1:25' }, { readFile: (f) => files[f] });
     } catch (e) {
       error = e;
     }
@@ -123,7 +123,7 @@ describe('routes: matching, continue and notify policy', () => {
       ['on-call', 'send'],
       ['auditors', 'skipped'],
     ]);
-    expect(plan[2]!.reason).toBe('not reached: route on-call matched without continue');
+    expect(plan[2].reason).toBe('not reached: route on-call matched without continue');
   });
 
   it('on-change without failing pairs compares failed counts per severity, and repeat_after reminds', () => {
@@ -141,15 +141,15 @@ describe('routes: matching, continue and notify policy', () => {
   it('regression: a drop above the threshold or a newly failing result; nothing without a previous report', () => {
     const reg = routes.filter((r) => r.name === 'regressions');
     const before = facts({ MIDDLE: [10, 10] }, {}, 1);
-    expect(planRoutes(reg, facts({ MIDDLE: [9, 10] }, {}, 2), buildCountTrend(before), never)[0]!.outcome).toBe('send');
-    expect(planRoutes(reg, facts({ MIDDLE: [9, 10] }, {}, 2), buildCountTrend(null), never)[0]!.outcome).toBe('skipped');
-    expect(planRoutes(reg, facts({ MIDDLE: [10, 10] }, {}, 2), buildCountTrend(before), never)[0]!.outcome).toBe('skipped');
+    expect(planRoutes(reg, facts({ MIDDLE: [9, 10] }, {}, 2), buildCountTrend(before), never)[0].outcome).toBe('send');
+    expect(planRoutes(reg, facts({ MIDDLE: [9, 10] }, {}, 2), buildCountTrend(null), never)[0].outcome).toBe('skipped');
+    expect(planRoutes(reg, facts({ MIDDLE: [10, 10] }, {}, 2), buildCountTrend(before), never)[0].outcome).toBe('skipped');
   });
 
   it('custom fields match by value, list or presence (select fields by their value)', () => {
     const route = (match: string) => parseRoutesFile(`routes:\n  - name: r\n    to: a@example.com\n    match: ${match}\n`, 'r.yaml');
     const f = facts({}, { site_group: { value: 'dc-east', label: 'DC East' }, owner: 'netops', empty: null });
-    const outcome = (m: string) => planRoutes(route(m), f, buildCountTrend(null), never)[0]!.outcome;
+    const outcome = (m: string) => planRoutes(route(m), f, buildCountTrend(null), never)[0].outcome;
     expect(outcome('{ custom_field: { name: site_group, equals: dc-east } }')).toBe('send');
     expect(outcome('{ custom_field: { name: owner, in: [secops, netops] } }')).toBe('send');
     expect(outcome('{ custom_field: { name: owner, equals: secops } }')).toBe('skipped');

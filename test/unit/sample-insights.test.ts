@@ -11,13 +11,13 @@ describe('the boot check renders the enrichment and trend sections', () => {
   it('renders the shipped templates with failures, a trend, and a missing-details line', () => {
     const renderer = loadRenderer(defaultTemplatesDir());
     const [enriched, degraded] = sampleInsightViews(config).map((view) => renderer.render(view));
-    expect(enriched!.text).toContain('WHAT FAILED: 4 failing results in 2 tests');
-    expect(enriched!.text).toContain('Newly failing:\n  * [MIDDLE] ntp-servers on 1 device\n      sw-core-1\n');
-    expect(enriched!.text).toContain('Fixed:\n  - ntp-servers on sw-edge-2 [MIDDLE]');
-    expect(enriched!.text).toContain('failing since report 27');
-    expect(enriched!.text).toContain('The attached report-29-failures.csv lists the first 2 of 4 failing results.');
-    expect(degraded!.text).toContain('Failing tests are not listed: NetBox could not be reached (ECONNREFUSED).');
-    expect(degraded!.text).toContain('there is nothing to compare with yet');
+    expect(enriched.text).toContain('WHAT FAILED: 4 failing results in 2 tests');
+    expect(enriched.text).toContain('Newly failing:\n  * [MIDDLE] ntp-servers on 1 device\n      sw-core-1\n');
+    expect(enriched.text).toContain('Fixed:\n  - ntp-servers on sw-edge-2 [MIDDLE]');
+    expect(enriched.text).toContain('failing since report 27');
+    expect(enriched.text).toContain('The attached report-29-failures.csv lists the first 2 of 4 failing results.');
+    expect(degraded.text).toContain('Failing tests are not listed: NetBox could not be reached (ECONNREFUSED).');
+    expect(degraded.text).toContain('there is nothing to compare with yet');
   });
 
   it('fails on a custom template whose failures section names a field that does not exist', () => {

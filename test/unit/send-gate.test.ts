@@ -41,12 +41,12 @@ describe('send gate: deliveries prepared ahead send in queue order, no more than
     await settle();
     expect(got.sort()).toEqual([0, 1]);
     holding -= 1;
-    tickets[1]!.release();
+    tickets[1].release();
     await settle();
     expect(got).toContain(2);
     for (const i of [0, 2, 3, 4]) {
       holding -= 1;
-      tickets[i]!.release();
+      tickets[i].release();
       await settle();
     }
     expect(got.sort()).toEqual([0, 1, 2, 3, 4]);

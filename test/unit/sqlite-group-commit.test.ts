@@ -20,7 +20,7 @@ describe('SQLite group commit of inserts, claims and outcomes', () => {
     // Same turn: 30 new deliveries and a duplicate of one of them.
     const inserted = await Promise.all([...Array.from({ length: 30 }, (_, i) => store.insertDelivery(delivery(i + 1))), store.insertDelivery(delivery(7))]);
     expect(inserted.filter((r) => !r.duplicate)).toHaveLength(30);
-    expect(inserted[30]).toEqual({ id: inserted[6]!.id, duplicate: true });
+    expect(inserted[30]).toEqual({ id: inserted[6].id, duplicate: true });
 
     const claimed = await store.claimDue({ now: 2_000, limit: 30, owner: 'w', leaseMs: 60_000 });
     expect(claimed.map((c) => c.reportId)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
@@ -37,8 +37,8 @@ describe('SQLite group commit of inserts, claims and outcomes', () => {
     const reopened = SqliteStore.open({ dataDir });
     try {
       expect(await reopened.countByState()).toEqual({ queued: 0, sending: 0, retrying: 10, sent: 10, dead: 10 });
-      expect((await reopened.getDelivery(claimed[0]!.id))?.messageId).toBe(`<m${claimed[0]!.id}@x>`);
-      expect((await reopened.getDelivery(claimed[15]!.id))?.lastErrorCode).toBe('ECONNREFUSED');
+      expect((await reopened.getDelivery(claimed[0].id))?.messageId).toBe(`<m${claimed[0].id}@x>`);
+      expect((await reopened.getDelivery(claimed[15].id))?.lastErrorCode).toBe('ECONNREFUSED');
     } finally {
       await reopened.close();
     }

@@ -27,20 +27,20 @@ describe('X-Hook-Signature (HMAC-SHA512 of the exact body bytes)', () => {
   });
 
   it('accepts the previous secret during a rotation, and only configured secrets', () => {
-    const { hex, body } = VECTORS[0]!;
+    const { hex, body } = VECTORS[0];
     expect(verifySignature(body, hex, ['new-secret', 'NetBox-secret'])).toBe('valid');
     expect(verifySignature(body, hex, ['new-secret'])).toBe('invalid');
   });
 
   it('is computed on bytes: the same JSON re-serialized compactly does not verify', () => {
-    const { hex } = VECTORS[0]!;
+    const { hex } = VECTORS[0];
     const compact = Buffer.from(JSON.stringify(JSON.parse(SAMPLE.toString('utf8'))));
     expect(compact.length).toBeLessThan(SAMPLE.length);
     expect(verifySignature(compact, hex, ['NetBox-secret'])).toBe('invalid');
   });
 
   it('says missing for an absent or blank header, invalid for truncated, altered or prefixed ones', () => {
-    const { hex, body } = VECTORS[0]!;
+    const { hex, body } = VECTORS[0];
     expect(verifySignature(body, undefined, ['NetBox-secret'])).toBe('missing');
     expect(verifySignature(body, '  ', ['NetBox-secret'])).toBe('missing');
     expect(verifySignature(body, hex.slice(0, 64), ['NetBox-secret'])).toBe('invalid');
@@ -51,7 +51,7 @@ describe('X-Hook-Signature (HMAC-SHA512 of the exact body bytes)', () => {
   });
 
   it('tolerates an upper-case hex header (the same digest)', () => {
-    const { hex, body } = VECTORS[0]!;
+    const { hex, body } = VECTORS[0];
     expect(verifySignature(body, hex.toUpperCase(), ['NetBox-secret'])).toBe('valid');
   });
 });
