@@ -32,7 +32,7 @@ async function loadServer(url: string, s: IngestSettings): Promise<{ measured: L
 }
 
 /** Rows the relay committed, read from its SQLite file after it stopped. */
-function countStoredRows(dataDir: string): number {
+export function countStoredRows(dataDir: string): number {
   const db = new Database(path.join(dataDir, SQLITE_FILE_NAME), { readonly: true });
   try {
     return (db.prepare('SELECT COUNT(*) AS n FROM deliveries').get() as { n: number }).n;
