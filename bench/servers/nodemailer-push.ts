@@ -60,6 +60,6 @@ function createStockTransport(url: string, poolSize: number) {
   });
   return {
     send: (message: SendMailOptions) => transporter.sendMail(message),
-    close: async () => transporter.close(),
+    close: () => Promise.resolve(transporter.close()),
   };
 }
