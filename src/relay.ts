@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { Express } from 'express';
 import type { Config } from './config';
-import { createNetboxClient } from './netbox';
-import { createReportComposer, createReportInsights, verifyRouteTemplates } from './compose';
+import { createNetboxClient, type NetboxClient } from './netbox';
+import { createReportComposer, createReportInsights, verifyRouteTemplates, type DeliveryComposer } from './compose';
 import { createOutcomeLedger, createRetention, createRoutePlanner, createWorker, type OutcomeLedger, type Retention, type Worker, type WorkerOutcome } from './delivery';
 import { createApp } from './http';
 import { createTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
@@ -14,6 +14,7 @@ import { createWatchdog, withWatchdogMail, type Watchdog } from './watchdog';
 import type { WebhookOutcome } from './webhook';
 import { findPackageRoot, type Clock, type Logger } from './shared';
 import { openStore, StorageUnavailableError, type Store } from './store';
+import type { ReportSnapshot } from './trend';
 import { buildNoticeRecipients } from './routing';
 
 /** The world as the relay sees it: injected so that tests run the real thing in-process. */
@@ -62,26 +63,82 @@ export const PREPARE_AHEAD_PER_CONNECTION = 4;
  * Nothing listens and no timer runs until `start()` and the caller's `listen`.
  */
 export function createRelay(config: Config, io: RelayIo): Relay {
-  const { logger, clock } = io;
-  logBootWarnings(config, logger);
+  logBootWarnings(config, io.logger);
   const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
   // Every route's template set and subject render the sample report now: a broken one stops the start.
   verifyRouteTemplates(renderer, config);
-
   const store = openStore(config.store, {
-    onIdleError: (error) => logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
+    onIdleError: (error) => io.logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
   });
   const transport = createTransport(config, { readFile: io.readFile });
-  const netbox = config.netbox.url
-    ? createNetboxClient({
-        url: config.netbox.url,
-        token: config.netbox.token,
-        ca: config.netbox.caFile ? io.readFile(config.netbox.caFile) : undefined,
-        rejectUnauthorized: config.netbox.tlsRejectUnauthorized,
-        timeoutMs: config.netbox.timeoutMs,
-        clock,
-      })
-    : undefined;
+  const netbox = createRelayNetboxClient(config, io);
+  const delivery = createDeliveryPipeline(config, io, { store, renderer, transport, netbox });
+  const watchdog =
+    config.watchdog.expectEveryMs === undefined
+      ? undefined
+      : createWatchdog({ store, clock: io.clock, logger: io.logger, expectEveryMs: config.watchdog.expectEveryMs, onQueued: () => delivery.worker.kick() });
+  const app = createRelayApp(config, io, { store, renderer, watchdog, ...delivery });
+  const retention = createRetention({ store, clock: io.clock, logger: io.logger, days: config.retention.days, intervalMs: config.retention.intervalMs });
+  const parts = { store, renderer, transport, netbox, watchdog, retention, ...delivery };
+  let stopped = false;
+  return {
+    app,
+    store,
+    worker: delivery.worker,
+    outcomes: delivery.outcomes,
+    retention,
+    transport,
+    renderer,
+    metrics: delivery.metrics,
+    smtpHealth: delivery.smtpHealth,
+    watchdog,
+    start: () => startRelay(parts, io),
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await stopRelay(parts, config, io);
+    },
+  };
+}
+
+/** What createRelay builds before the app, and what start and stop act on. */
+interface RelayParts {
+  store: Store;
+  renderer: Renderer;
+  transport: MailTransport;
+  netbox?: NetboxClient;
+  worker: Worker;
+  outcomes: OutcomeLedger;
+  metrics: RelayMetrics;
+  smtpHealth: SmtpHealth;
+  watchdog?: Watchdog;
+  retention: Retention;
+}
+
+/** The NetBox client for enrichment, on the relay's clock; undefined without NETBOX_URL. */
+function createRelayNetboxClient(config: Config, io: RelayIo): NetboxClient | undefined {
+  if (!config.netbox.url) return undefined;
+  return createNetboxClient({
+    url: config.netbox.url,
+    token: config.netbox.token,
+    ca: config.netbox.caFile ? io.readFile(config.netbox.caFile) : undefined,
+    rejectUnauthorized: config.netbox.tlsRejectUnauthorized,
+    timeoutMs: config.netbox.timeoutMs,
+    clock: io.clock,
+  });
+}
+
+/**
+ * The mail side: the outcome ledger, metrics, SMTP health, the composer (insights, trend, the watchdog's
+ * notices, the sent-mail record) and the worker that runs them.
+ */
+function createDeliveryPipeline(
+  config: Config,
+  io: RelayIo,
+  deps: Pick<RelayParts, 'store' | 'renderer' | 'transport' | 'netbox'>,
+): Pick<RelayParts, 'worker' | 'outcomes' | 'metrics' | 'smtpHealth'> {
+  const { clock, logger } = io;
+  const { store, transport } = deps;
   const outcomes = createOutcomeLedger({
     store,
     clock,
@@ -94,43 +151,14 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       if (!outcomes.full) worker.kick();
     },
   });
-  // The trend's history is read from the store and saved through the ledger, which keeps a refused save.
-  const history = { findReportBefore: store.findReportBefore.bind(store), saveReport: (snapshot: Parameters<Store['saveReport']>[0]) => outcomes.saveReport(snapshot) };
   const metrics = createMetrics({ store, clock, logger, unrecordedOutcomes: () => outcomes.unrecorded });
   const smtpHealth = createSmtpHealth({ transport, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
-  // The watchdog's notices go to everyone who expects reports: MAIL_TO/CC/BCC, or every route's recipients.
-  const recipients = { ...buildNoticeRecipients(config.routing.routes), replyTo: config.mail.replyTo };
-  const reportComposer = createReportComposer({
-    renderer,
-    clock,
-    from: config.mail.from,
-    replyTo: config.mail.replyTo,
-    routes: config.routing.routes,
-    implicitRoute: config.routing.file === undefined,
-    timezone: config.mail.timezone,
-    netboxUrl: config.netbox.url,
-    insights: createReportInsights({
-      client: netbox,
-      hasToken: config.netbox.token !== undefined,
-      netboxUrl: config.netbox.url,
-      budgetMs: config.netbox.enrichBudgetMs,
-      clock,
-      history,
-      timezone: config.mail.timezone,
-      maxFailures: config.mail.maxFailures,
-      attachCsv: config.mail.attachCsv,
-      attachMaxBytes: config.mail.attachMaxBytes,
-      logger,
-      onNetboxError: (code) => metrics.recordNetboxFetchError(code),
-    }),
-  });
   const recorder = createMailRecorder({ store, logger, clock });
-  const compose = recorder.wrap(withWatchdogMail(reportComposer, { from: config.mail.from, recipients, timezone: config.mail.timezone, clock }));
   const worker = createWorker({
     store,
     ledger: outcomes,
     transport,
-    compose,
+    compose: recorder.wrap(createRelayComposer(config, io, { ...deps, outcomes, metrics })),
     planRoutes: createRoutePlanner({ routes: config.routing.routes, store }),
     clock,
     logger,
@@ -148,11 +176,52 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       io.onWorkerOutcome?.(outcome);
     },
   });
-  const watchdog =
-    config.watchdog.expectEveryMs === undefined
-      ? undefined
-      : createWatchdog({ store, clock, logger, expectEveryMs: config.watchdog.expectEveryMs, onQueued: () => worker.kick() });
-  const app = createApp({
+  return { worker, outcomes, metrics, smtpHealth };
+}
+
+/** Reports (with NetBox's failures, the CSV and the trend) and the watchdog's notices, composed. */
+function createRelayComposer(
+  config: Config,
+  io: RelayIo,
+  deps: Pick<RelayParts, 'store' | 'renderer' | 'netbox' | 'outcomes' | 'metrics'>,
+): DeliveryComposer {
+  const { clock, logger } = io;
+  // The trend's history is read from the store and saved through the ledger, which keeps a refused save.
+  const history = { findReportBefore: deps.store.findReportBefore.bind(deps.store), saveReport: (snapshot: ReportSnapshot) => deps.outcomes.saveReport(snapshot) };
+  const reportComposer = createReportComposer({
+    renderer: deps.renderer,
+    clock,
+    from: config.mail.from,
+    replyTo: config.mail.replyTo,
+    routes: config.routing.routes,
+    implicitRoute: config.routing.file === undefined,
+    timezone: config.mail.timezone,
+    netboxUrl: config.netbox.url,
+    insights: createReportInsights({
+      client: deps.netbox,
+      hasToken: config.netbox.token !== undefined,
+      netboxUrl: config.netbox.url,
+      budgetMs: config.netbox.enrichBudgetMs,
+      clock,
+      history,
+      timezone: config.mail.timezone,
+      maxFailures: config.mail.maxFailures,
+      attachCsv: config.mail.attachCsv,
+      attachMaxBytes: config.mail.attachMaxBytes,
+      logger,
+      onNetboxError: (code) => deps.metrics.recordNetboxFetchError(code),
+    }),
+  });
+  // The watchdog's notices go to everyone who expects reports: MAIL_TO/CC/BCC, or every route's recipients.
+  const recipients = { ...buildNoticeRecipients(config.routing.routes), replyTo: config.mail.replyTo };
+  return withWatchdogMail(reportComposer, { from: config.mail.from, recipients, timezone: config.mail.timezone, clock });
+}
+
+/** The HTTP side: webhook, admin API, dashboard, health and metrics (createApp never listens). */
+function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'transport' | 'netbox' | 'retention'>): Express {
+  const { clock, logger } = io;
+  const { store, worker, outcomes, metrics, watchdog } = parts;
+  return createApp({
     config,
     store,
     clock,
@@ -180,66 +249,56 @@ export function createRelay(config: Config, io: RelayIo): Relay {
       sleep: io.sleep,
     }),
     observe: {
-      readiness: () => checkReadiness({ store, renderer, smtp: smtpHealth, clock, unrecorded: () => ({ count: outcomes.unrecorded, ...outcomes.lastError }) }),
+      readiness: () =>
+        checkReadiness({ store, renderer: parts.renderer, smtp: parts.smtpHealth, clock, unrecorded: () => ({ count: outcomes.unrecorded, ...outcomes.lastError }) }),
       metrics,
       metricsToken: config.observe.metricsToken,
       adminToken: config.admin.token,
     },
   });
+}
 
-  const retention = createRetention({ store, clock, logger, days: config.retention.days, intervalMs: config.retention.intervalMs });
+/** Releases what a previous process left in flight and starts the worker and the timers. */
+async function startRelay(parts: RelayParts, io: RelayIo): Promise<void> {
+  const { store } = parts;
+  try {
+    const migration = await store.migrate();
+    if (migration.applied.length > 0) io.logger.info(migration, 'store schema migrated');
+    // Only a single-owner store (SQLite) may release every lease: what was "sending" when it last
+    // stopped was interrupted. Replicas sharing PostgreSQL leave live leases alone; a dead replica's
+    // claims come back when their lease (LEASE_MS) expires.
+    if (store.singleOwner) {
+      const released = await store.releaseLeases(io.clock.now());
+      if (released > 0) io.logger.warn({ released }, 'resuming deliveries that were being sent when the relay last stopped');
+    }
+  } catch (error) {
+    // Storage is unusable right now: start anyway (the webhook answers 503 until it is back); the
+    // leases left behind expire after LEASE_MS and those deliveries are sent then.
+    if (!(error instanceof StorageUnavailableError)) throw error;
+    io.logger.error({ code: error.code, err: error.message }, 'the outbox is not usable at start; answering 503 until it is');
+  }
+  parts.worker.start();
+  parts.retention.start();
+  parts.smtpHealth.start();
+  parts.watchdog?.start();
+}
 
-  let stopped = false;
-  return {
-    app,
-    store,
-    worker,
-    outcomes,
-    retention,
-    transport,
-    renderer,
-    metrics,
-    smtpHealth,
-    watchdog,
-    async start() {
-      try {
-        const migration = await store.migrate();
-        if (migration.applied.length > 0) logger.info(migration, 'store schema migrated');
-        // Only a single-owner store (SQLite) may release every lease: what was "sending" when it last
-        // stopped was interrupted. Replicas sharing PostgreSQL leave live leases alone; a dead replica's
-        // claims come back when their lease (LEASE_MS) expires.
-        if (store.singleOwner) {
-          const released = await store.releaseLeases(clock.now());
-          if (released > 0) logger.warn({ released }, 'resuming deliveries that were being sent when the relay last stopped');
-        }
-      } catch (error) {
-        // Storage is unusable right now: start anyway (the webhook answers 503 until it is back); the
-        // leases left behind expire after LEASE_MS and those deliveries are sent then.
-        if (!(error instanceof StorageUnavailableError)) throw error;
-        logger.error({ code: error.code, err: error.message }, 'the outbox is not usable at start; answering 503 until it is');
-      }
-      worker.start();
-      retention.start();
-      smtpHealth.start();
-      watchdog?.start();
-    },
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      retention.stop();
-      smtpHealth.stop();
-      watchdog?.stop();
-      const deadline = clock.now() + config.http.shutdownTimeoutMs;
-      const drained = await worker.stop(config.http.shutdownTimeoutMs);
-      if (!drained) logger.warn({ inFlight: worker.inFlight }, 'shutdown bound reached with sends in flight: they will be sent again at the next start');
-      // Outcomes the store refused get the rest of the bound; each one left is logged with its Message-IDs.
-      const unrecorded = await outcomes.settle(deadline);
-      if (unrecorded > 0) logger.error({ unrecorded }, 'shutdown with outcomes unrecorded: the mails named above may be sent again at the next start');
-      await transport.close();
-      netbox?.close();
-      await store.close();
-    },
-  };
+/** Stops the worker (waiting for sends in flight up to the bound), then closes SMTP, NetBox and the store. */
+async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promise<void> {
+  const { worker, outcomes } = parts;
+  const { logger } = io;
+  parts.retention.stop();
+  parts.smtpHealth.stop();
+  parts.watchdog?.stop();
+  const deadline = io.clock.now() + config.http.shutdownTimeoutMs;
+  const drained = await worker.stop(config.http.shutdownTimeoutMs);
+  if (!drained) logger.warn({ inFlight: worker.inFlight }, 'shutdown bound reached with sends in flight: they will be sent again at the next start');
+  // Outcomes the store refused get the rest of the bound; each one left is logged with its Message-IDs.
+  const unrecorded = await outcomes.settle(deadline);
+  if (unrecorded > 0) logger.error({ unrecorded }, 'shutdown with outcomes unrecorded: the mails named above may be sent again at the next start');
+  await parts.transport.close();
+  parts.netbox?.close();
+  await parts.store.close();
 }
 
 /**

@@ -14,12 +14,18 @@ import { readPackageVersion } from './read-package-version';
 
 export { type CliIo, EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE } from './io';
 
+/** Records a command's exit code for {@link runCli} to resolve with. */
+type SetExitCode = (code: number) => void;
+
 /**
  * Runs one command line and resolves with its exit code. Commands take their configuration from
  * the environment (and .env), like the server, so `check-config` checks exactly what `serve` uses.
  */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let exitCode = 0;
+  const setExitCode: SetExitCode = (code) => {
+    exitCode = code;
+  };
   const program = new Command()
     .name('compliance-relay')
     .description('Receives NetBox validity compliance-report webhooks and e-mails a summary.')
@@ -27,70 +33,93 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
 
+  // Registered in this order, which is the order `--help` lists them in.
+  registerRelayCommands(program, io, setExitCode);
+  registerDeliveryCommands(program, io, setExitCode);
+  registerMailCommands(program, io, setExitCode);
+  registerSetupCommands(program, io, setExitCode);
+
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT_USAGE;
+    throw error;
+  }
+  return exitCode;
+}
+
+/** `serve`, `check-config`, `migrate` and `verify-smtp`: running the relay and checking what it needs. */
+function registerRelayCommands(program: Command, io: CliIo, setExitCode: SetExitCode): void {
   program
     .command('serve', { isDefault: true })
     .description('run the relay: webhook receiver and mail worker (the default)')
     .action(async () => {
       const config = loadConfigOrReport(io);
-      exitCode = config ? await serve(config, io) : EXIT_CONFIG;
+      setExitCode(config ? await serve(config, io) : EXIT_CONFIG);
     });
 
   program
     .command('check-config')
     .description('validate the environment, ROUTES_FILE and templates without starting; prints the configuration in force (secrets redacted)')
-    .action(() => {
-      const config = loadConfigOrReport(io);
-      if (!config) {
-        exitCode = EXIT_CONFIG;
-        return;
-      }
-      try {
-        const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
-        verifyRouteTemplates(renderer, config);
-      } catch (error) {
-        if (error instanceof TemplateError) {
-          io.stderr.write(`compliance-relay: ${error.message}\n`);
-          exitCode = EXIT_CONFIG;
-          return;
-        }
-        throw error;
-      }
-      io.stdout.write(`${JSON.stringify(redactConfig(config), null, 2)}\nThe configuration is valid.\n`);
-    });
+    .action(() => checkConfig(io, setExitCode));
 
   program
     .command('migrate')
     .description('bring the store schema up to date (SQLite, or PostgreSQL when DATABASE_URL is set) and exit')
     .action(async () => {
       const config = loadConfigOrReport(io);
-      exitCode = config ? await migrateStore(config, io) : EXIT_CONFIG;
+      setExitCode(config ? await migrateStore(config, io) : EXIT_CONFIG);
     });
 
   program
     .command('verify-smtp')
     .description('connect to SMTP_URL (TLS and login included) and report the answer; sends nothing')
-    .action(async () => {
-      const config = loadConfigOrReport(io);
-      if (!config) {
-        exitCode = EXIT_CONFIG;
-        return;
-      }
-      const transport = createTransport(config, { readFile: io.readFile });
-      try {
-        await transport.verify();
-        io.stdout.write(config.smtp ? `SMTP server ${new URL(config.smtp.url).host} accepted the connection${config.smtp.user ? ' and the login' : ''}.\n` : `No SMTP_URL: mails are written to ${config.mail.outboxDir}, which is writable.\n`);
-      } catch (error) {
-        const err = error as { code?: string; message?: string };
-        io.stderr.write(`compliance-relay: SMTP check failed (${err.code ?? 'error'}): ${err.message ?? String(error)}\n`);
-        exitCode = EXIT_UNAVAILABLE;
-      } finally {
-        await transport.close();
-      }
-    });
+    .action(() => verifySmtp(io, setExitCode));
+}
 
-  registerDeliveryCommands(program, io, (code) => {
-    exitCode = code;
-  });
+/** `check-config`: loads the configuration and the route templates, and prints the configuration (redacted). */
+function checkConfig(io: CliIo, setExitCode: SetExitCode): void {
+  const config = loadConfigOrReport(io);
+  if (!config) {
+    setExitCode(EXIT_CONFIG);
+    return;
+  }
+  try {
+    const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
+    verifyRouteTemplates(renderer, config);
+  } catch (error) {
+    if (error instanceof TemplateError) {
+      io.stderr.write(`compliance-relay: ${error.message}\n`);
+      setExitCode(EXIT_CONFIG);
+      return;
+    }
+    throw error;
+  }
+  io.stdout.write(`${JSON.stringify(redactConfig(config), null, 2)}\nThe configuration is valid.\n`);
+}
+
+/** `verify-smtp`: connects to the configured SMTP server (or checks the outbox directory) and says how it went. */
+async function verifySmtp(io: CliIo, setExitCode: SetExitCode): Promise<void> {
+  const config = loadConfigOrReport(io);
+  if (!config) {
+    setExitCode(EXIT_CONFIG);
+    return;
+  }
+  const transport = createTransport(config, { readFile: io.readFile });
+  try {
+    await transport.verify();
+    io.stdout.write(config.smtp ? `SMTP server ${new URL(config.smtp.url).host} accepted the connection${config.smtp.user ? ' and the login' : ''}.\n` : `No SMTP_URL: mails are written to ${config.mail.outboxDir}, which is writable.\n`);
+  } catch (error) {
+    const err = error as { code?: string; message?: string };
+    io.stderr.write(`compliance-relay: SMTP check failed (${err.code ?? 'error'}): ${err.message ?? String(error)}\n`);
+    setExitCode(EXIT_UNAVAILABLE);
+  } finally {
+    await transport.close();
+  }
+}
+
+/** `preview` and `send-test`: what a mail looks like, and whether the SMTP server takes one. */
+function registerMailCommands(program: Command, io: CliIo, setExitCode: SetExitCode): void {
   program
     .command('preview')
     .description('render a delivery with the current templates and write subject.txt, mail.html, mail.txt and mail.eml; sends nothing')
@@ -101,7 +130,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .requiredOption('--out <dir>', 'where to write the four files')
     .action(async (file: string | undefined, options: PreviewOptions) => {
       const config = loadConfigOrReport(io);
-      exitCode = config ? await previewCommand(file, options, config, io) : EXIT_CONFIG;
+      setExitCode(config ? await previewCommand(file, options, config, io) : EXIT_CONFIG);
     });
 
   program
@@ -110,15 +139,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--to <addresses>', 'comma-separated recipients (default: the first route\'s, i.e. MAIL_TO without ROUTES_FILE)')
     .action(async (options: { to?: string }) => {
       const config = loadConfigOrReport(io);
-      exitCode = config ? await sendTestCommand(options, config, io) : EXIT_CONFIG;
+      setExitCode(config ? await sendTestCommand(options, config, io) : EXIT_CONFIG);
     });
+}
 
+/** `backup` and `netbox-setup`: copying the store, and configuring NetBox to call the relay. */
+function registerSetupCommands(program: Command, io: CliIo, setExitCode: SetExitCode): void {
   program
     .command('backup')
     .description('copy the SQLite store (DATA_DIR) to a new file while the relay runs (VACUUM INTO); for PostgreSQL use pg_dump')
     .argument('<file>', 'the backup file to create (must not exist)')
     .action((file: string) => {
-      exitCode = backupCommand(file, io);
+      setExitCode(backupCommand(file, io));
     });
 
   program
@@ -130,14 +162,6 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--dry-run', 'read NetBox and print the requests that would be sent; change nothing')
     .option('--show-secret', 'print the webhook secret (it is never printed otherwise)')
     .action(async (flags: { payloadUrl: string; secretFile?: string; name: string; dryRun?: boolean; showSecret?: boolean }) => {
-      exitCode = await netboxSetupCommand(flags, io);
+      setExitCode(await netboxSetupCommand(flags, io));
     });
-
-  try {
-    await program.parseAsync(argv);
-  } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT_USAGE;
-    throw error;
-  }
-  return exitCode;
 }

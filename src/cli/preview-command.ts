@@ -53,8 +53,9 @@ export async function previewCommand(file: string | undefined, options: PreviewO
     const out = path.resolve(io.cwd, options.out);
     fs.mkdirSync(out, { recursive: true });
     fs.writeFileSync(path.join(out, 'subject.txt'), `${String(message!.subject)}\n`);
-    fs.writeFileSync(path.join(out, 'mail.html'), String(message!.html));
-    fs.writeFileSync(path.join(out, 'mail.txt'), String(message!.text));
+    // The renderer makes both bodies strings (SendMailOptions would also allow a stream or a buffer).
+    fs.writeFileSync(path.join(out, 'mail.html'), message!.html as string);
+    fs.writeFileSync(path.join(out, 'mail.txt'), message!.text as string);
     fs.writeFileSync(path.join(out, 'mail.eml'), raw);
     io.stdout.write(
       `Route ${route.name}: ${String(message!.subject)}\nEnvelope: from ${envelope.from} to ${envelope.to.join(', ')}\n` +
@@ -72,7 +73,7 @@ export async function previewCommand(file: string | undefined, options: PreviewO
  * transport to `--to` (default: the first route's recipients) and prints the server's answer.
  */
 export async function sendTestCommand(options: { to?: string }, config: Config, io: CliIo): Promise<number> {
-  const first = config.routing.routes[0]!;
+  const first = config.routing.routes[0];
   const to = options.to ? options.to.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
   const route: Route = to ? buildDefaultRoute({ to, cc: [], bcc: [] }) : { ...first, subject: first.subject };
   const body = Buffer.from(JSON.stringify(SAMPLE_ENVELOPE));

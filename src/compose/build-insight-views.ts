@@ -70,7 +70,7 @@ export interface EnrichmentView {
 }
 
 /** A (device, test) pair in the trend. */
-export interface PairView extends FailingPair {}
+export type PairView = FailingPair;
 
 export interface StreakView extends FailingPair {
   reports: number;

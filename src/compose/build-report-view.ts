@@ -79,7 +79,7 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
       deviceCount: r.device_count,
       testCount: r.test_count,
       created: r.created,
-      customFields: (r.custom_fields ?? {}) as Record<string, unknown>,
+      customFields: r.custom_fields ?? {},
     },
     completedAt: delivery.completedAt,
     completedAtText: formatDateTime(delivery.completedAt, options.timezone),

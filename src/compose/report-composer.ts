@@ -91,37 +91,41 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
     const insights = options.insights ? await options.insights(parsed, log) : undefined;
     const view = buildReportView(parsed, { netboxUrl: options.netboxUrl, timezone: options.timezone, enrichment: insights?.enrichment, trend: insights?.trendView });
     const attachments = insights?.attachments.length ? insights.attachments : undefined;
+    /** One route's mail, or undefined when the route is no longer configured. */
+    const buildRouteMessage = (context: RouteContext): SendMailOptions | undefined => {
+      const route = routes.get(context.name);
+      if (!route) return undefined;
+      const routeView = { ...view, route: context };
+      const renderOptions = route.subject === undefined ? {} : { subject: route.subject };
+      // In-line: with the CSS inlined at load a render is a Handlebars call (~0.05 ms), cheaper than
+      // a hop to a render thread, and one V8 isolate less is ~30 MB (issue 16, BENCHMARKS.md).
+      const rendered = options.renderer.render(routeView, route.template, renderOptions);
+      const recipients: Recipients = { to: route.to, cc: route.cc, bcc: route.bcc, replyTo: options.replyTo };
+      return buildMessage({
+        rendered,
+        from: options.from,
+        recipients,
+        messageId: buildMessageId({
+          deliveryId: delivery.id,
+          reportId: delivery.reportId,
+          dedupKey: delivery.dedupKey,
+          from: options.from,
+          route: options.implicitRoute ? undefined : route.name,
+        }),
+        threadId: buildThreadId({ from: options.from, route: route.name }),
+        date: new Date(options.clock.now()),
+        headers: buildFilterHeaders(view, route.name),
+        attachments,
+      });
+    };
     return {
       kind: 'report',
       delivery: parsed,
       view,
       trend: insights?.trend ?? null,
-      async messageFor(context) {
-        const route = routes.get(context.name);
-        if (!route) return undefined;
-        const routeView = { ...view, route: context };
-        const renderOptions = route.subject === undefined ? {} : { subject: route.subject };
-        // In-line: with the CSS inlined at load a render is a Handlebars call (~0.05 ms), cheaper than
-        // a hop to a render thread, and one V8 isolate less is ~30 MB (issue 16, BENCHMARKS.md).
-        const rendered = options.renderer.render(routeView, route.template, renderOptions);
-        const recipients: Recipients = { to: route.to, cc: route.cc, bcc: route.bcc, replyTo: options.replyTo };
-        return buildMessage({
-          rendered,
-          from: options.from,
-          recipients,
-          messageId: buildMessageId({
-            deliveryId: delivery.id,
-            reportId: delivery.reportId,
-            dedupKey: delivery.dedupKey,
-            from: options.from,
-            route: options.implicitRoute ? undefined : route.name,
-          }),
-          threadId: buildThreadId({ from: options.from, route: route.name }),
-          date: new Date(options.clock.now()),
-          headers: buildFilterHeaders(view, route.name),
-          attachments,
-        });
-      },
+      // Rendering is synchronous; the promise (see ComposedReport) is made so that a throw, a template
+      // error say, still arrives as its rejection.
+      messageFor: (context) => new Promise((resolve) => resolve(buildRouteMessage(context))),
     };
   };
 }

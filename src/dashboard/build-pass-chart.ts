@@ -52,10 +52,10 @@ export function buildPassChart(reports: readonly ChartReport[]): SafeHtml {
       const ratio = r[series.key];
       const percent = passPercent(ratio.passed, ratio.count);
       if (percent === null) {
-        if (segments[segments.length - 1]!.length > 0) segments.push([]);
+        if (segments[segments.length - 1].length > 0) segments.push([]);
         return '';
       }
-      segments[segments.length - 1]!.push(`${x(i).toFixed(1)},${y(percent).toFixed(1)}`);
+      segments[segments.length - 1].push(`${x(i).toFixed(1)},${y(percent).toFixed(1)}`);
       return html`<circle cx="${x(i).toFixed(1)}" cy="${y(percent).toFixed(1)}" r="3.5" fill="${series.colour}"><title>${series.name} in report ${r.reportId} (${r.when}): ${ratio.passed}/${ratio.count} passed, ${formatPercent(ratio.passed, ratio.count)}</title></circle>`;
     });
     const paths = segments

@@ -13,7 +13,9 @@ export class SafeHtml {
  * characters visible: everything a page shows from a report, a mail or an error is untrusted.
  */
 export function escapeHtml(value: unknown): string {
-  return neutralizeText(String(value ?? '')).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  // Anything may be interpolated: String() is the conversion meant, null and undefined show as nothing.
+  const shown: unknown = value ?? '';
+  return neutralizeText(String(shown)).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 /**
@@ -21,9 +23,9 @@ export function escapeHtml(value: unknown): string {
  * (another `html` result); arrays are joined. So a report field or an SMTP error can never inject markup.
  */
 export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
-  let out = strings[0]!;
+  let out = strings[0];
   values.forEach((value, i) => {
-    out += render(value) + strings[i + 1]!;
+    out += render(value) + strings[i + 1];
   });
   return new SafeHtml(out);
 }

@@ -47,9 +47,9 @@ export function createSessionKeys(adminToken: string): SessionKeys {
     },
     verify(cookie, now) {
       const m = /^(v1\.([A-Za-z0-9_-]{24})\.(\d{1,16}))\.([A-Za-z0-9_-]{43})$/.exec(cookie ?? '');
-      if (!m || !sameString(mac(key, m[1]!), m[4]!)) return undefined;
+      if (!m || !sameString(mac(key, m[1]), m[4])) return undefined;
       const expiresAt = Number(m[3]);
-      return expiresAt > now ? { id: m[2]!, expiresAt } : undefined;
+      return expiresAt > now ? { id: m[2], expiresAt } : undefined;
     },
     csrfToken(session) {
       return mac(csrfKey, session.id);

@@ -43,6 +43,6 @@ export async function claimDeliveries(context: DeliveryContext, limit: number): 
     context.logger.warn({ deliveryIds: held }, 'not sending again: the outcome of these deliveries is held until the store records it');
   }
   context.breaker.claimed(deliveries.length);
-  if (context.breaker.state === 'probing' && deliveries.length > 0) context.probe.offer(deliveries[0]!.id);
+  if (context.breaker.state === 'probing' && deliveries.length > 0) context.probe.offer(deliveries[0].id);
   return { deliveries, full: claimed.length === limit };
 }

@@ -67,7 +67,10 @@ export function buildFailureClass(code: FailureCode, message: string): FailureCl
 }
 
 function isCertificateError(err: { code?: unknown; message?: unknown }): boolean {
-  const text = `${String(err.code ?? '')} ${String(err.message ?? '')}`;
+  // Whatever the error carries is matched as text (String() is the conversion meant).
+  const code: unknown = err.code ?? '';
+  const message: unknown = err.message ?? '';
+  const text = `${String(code)} ${String(message)}`;
   return /CERT_|SELF_SIGNED|UNABLE_TO_VERIFY_LEAF_SIGNATURE|ERR_TLS_CERT_ALTNAME|unable to verify|self[- ]signed certificate/i.test(text);
 }
 

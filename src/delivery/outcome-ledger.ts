@@ -255,7 +255,7 @@ async function applyWrite(store: LedgerStore, deliveryId: number, write: HeldWri
 async function flushEntry(state: LedgerState, entry: Entry): Promise<boolean> {
   while (entry.writes.length > 0) {
     try {
-      await applyWrite(state.options.store, entry.claim?.deliveryId ?? 0, entry.writes[0]!);
+      await applyWrite(state.options.store, entry.claim?.deliveryId ?? 0, entry.writes[0]);
     } catch (error) {
       noteFailure(state, error);
       return false;

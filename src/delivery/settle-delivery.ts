@@ -94,7 +94,7 @@ async function settleDone(context: DeliveryContext, input: SettleInput, now: num
     context.onOutcome?.({ type: 'suppressed', delivery, reasons, durationMs: now - input.started });
     return;
   }
-  const messageId = sent[0]!.messageId ?? '';
+  const messageId = sent[0].messageId ?? '';
   await recordOutcome(context, delivery, { kind: 'sent', now, messageId });
   context.onOutcome?.({ type: 'sent', delivery, messageId, response: report.firstResponse, durationMs: now - input.started, routes: report.sentRoutes });
 }

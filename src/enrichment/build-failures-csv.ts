@@ -19,7 +19,7 @@ const HEADER = ['device', 'test', 'severity', 'result_url'];
 export function buildFailuresCsv(results: readonly FailingResult[], options: { maxBytes: number; resultUrl: (resultId: number) => string }): FailuresCsv {
   const format = (rows: string[][]) => stringify(rows, { record_delimiter: 'windows', escape_formulas: true });
   const parts: string[] = [format([HEADER])];
-  let size = Buffer.byteLength(parts[0]!);
+  let size = Buffer.byteLength(parts[0]);
   let rows = 0;
   for (const r of results) {
     const line = format([[r.device, r.test, r.severity, options.resultUrl(r.resultId)]]);

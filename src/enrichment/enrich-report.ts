@@ -72,7 +72,7 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
 export function buildFailedResultsPath(resultsUrl: string): string {
   const cut = resultsUrl.search(/[?#]/);
   const path = cut === -1 ? resultsUrl : resultsUrl.slice(0, cut);
-  const query = cut === -1 || resultsUrl[cut] === '#' ? '' : resultsUrl.slice(cut + 1).split('#', 1)[0]!;
+  const query = cut === -1 || resultsUrl[cut] === '#' ? '' : resultsUrl.slice(cut + 1).split('#', 1)[0];
   const params = new URLSearchParams(query);
   params.set('passed', 'false');
   params.set('limit', String(RESULTS_PAGE_SIZE));

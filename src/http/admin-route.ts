@@ -27,7 +27,7 @@ export const ADMIN_MAX_LIMIT = 500;
 export function createAdminRouter(options: AdminRouteOptions): Router {
   const router = express.Router();
   const mask = createSecretMask(options.secrets ?? []);
-  const show = async (record: Parameters<typeof buildDeliveriesJson>[1][number]) => (await buildDeliveriesJson(options.store, [record], mask))[0]!;
+  const show = async (record: Parameters<typeof buildDeliveriesJson>[1][number]) => (await buildDeliveriesJson(options.store, [record], mask))[0];
 
   router.use('/api/deliveries', (req: Request, res: Response, next: NextFunction) => {
     if (options.token === undefined) return next(new RelayError('ADMIN_DISABLED'));
@@ -48,7 +48,7 @@ export function createAdminRouter(options: AdminRouteOptions): Router {
     res.json({
       deliveries: await buildDeliveriesJson(options.store, records, mask),
       counts,
-      nextBefore: records.length === limit ? records[records.length - 1]!.id : null,
+      nextBefore: records.length === limit ? records[records.length - 1].id : null,
     });
   });
 
@@ -61,7 +61,7 @@ export function createAdminRouter(options: AdminRouteOptions): Router {
 
   router.get('/api/deliveries/:id', async (req: Request, res: Response) => {
     const record = await options.store.getDelivery(parseId(req.params.id));
-    if (!record) throw new RelayError('NOT_FOUND', { message: `No delivery ${req.params.id}.` });
+    if (!record) throw new RelayError('NOT_FOUND', { message: `No delivery ${String(req.params.id)}.` });
     res.json({ delivery: await show(record) });
   });
 

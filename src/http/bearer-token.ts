@@ -8,5 +8,5 @@ export function verifyBearerToken(header: string | undefined, expected: string):
   const m = /^Bearer[ ]+(\S{1,1024})\s*$/i.exec(header ?? '');
   if (!m) return false;
   const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
-  return timingSafeEqual(digest(m[1]!), digest(expected));
+  return timingSafeEqual(digest(m[1]), digest(expected));
 }

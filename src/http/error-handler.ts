@@ -39,7 +39,7 @@ export function createErrorHandler(logger: Logger) {
 export function toRelayError(error: unknown): RelayError {
   if (error instanceof RelayError) return error;
   const type = (error as { type?: unknown })?.type;
-  if (typeof type === 'string' && BODY_PARSER_ERRORS[type]) return new RelayError(BODY_PARSER_ERRORS[type]!, { cause: error });
+  if (typeof type === 'string' && BODY_PARSER_ERRORS[type]) return new RelayError(BODY_PARSER_ERRORS[type], { cause: error });
   return new RelayError('INTERNAL', { cause: error });
 }
 

@@ -183,13 +183,15 @@ const WRITTEN_ANCHOR = /^(\s*)<a\b((?:[^>"']|"[^"]*"|'[^']*')*)>((?:(?!<\/a>)[\s
 
 /** Registers the helpers templates may use (templates/README.md lists them) on a Handlebars instance. */
 export function registerTemplateHelpers(hbs: Hbs): void {
+  // Template values are strings and numbers; anything else shows as nothing rather than "[object Object]".
+  const text = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '');
   hbs.registerHelper('eq', (a: unknown, b: unknown) => a === b);
   hbs.registerHelper('gt', (a: number, b: number) => a > b);
   hbs.registerHelper('plural', (n: number, singular: string, plural: string) => (n === 1 ? singular : plural));
-  hbs.registerHelper('lower', (s: unknown) => String(s ?? '').toLowerCase());
+  hbs.registerHelper('lower', (s: unknown) => text(s).toLowerCase());
   /** Pads a string to a width, for aligned columns in the text part. */
-  hbs.registerHelper('pad', (value: unknown, width: number) => String(value ?? '').padEnd(typeof width === 'number' ? width : 0));
-  hbs.registerHelper('padStart', (value: unknown, width: number) => String(value ?? '').padStart(typeof width === 'number' ? width : 0));
+  hbs.registerHelper('pad', (value: unknown, width: number) => text(value).padEnd(typeof width === 'number' ? width : 0));
+  hbs.registerHelper('padStart', (value: unknown, width: number) => text(value).padStart(typeof width === 'number' ? width : 0));
   /** A text bar of `width` characters for a 0–100 value: ████░░░░. */
   hbs.registerHelper('textBar', (percent: number | null, width: number) => {
     const w = typeof width === 'number' ? width : 20;

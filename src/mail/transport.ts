@@ -82,8 +82,9 @@ export function createSmtpTransport(config: SmtpConfig, options: { readFile: (fi
     async verify() {
       await transporter.verify();
     },
-    async close() {
+    close() {
       transporter.close();
+      return Promise.resolve();
     },
   };
 }

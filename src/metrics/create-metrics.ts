@@ -30,6 +30,22 @@ export interface MetricsOptions {
 
 const PREFIX = 'compliance_relay_';
 
+/** The series that move with each webhook request, send attempt and NetBox call. */
+interface TrafficSeries {
+  received: Counter<'outcome' | 'code'>;
+  sent: Counter;
+  failed: Counter<'reason' | 'then'>;
+  latency: Histogram<'result'>;
+  netboxErrors: Counter<'reason'>;
+}
+
+/** The series read from the store at scrape time. */
+interface QueueSeries {
+  scrapeErrors: Counter;
+  depth: Gauge<'state'>;
+  oldest: Gauge;
+}
+
 /**
  * Builds the relay's metrics on its own Registry (never prom-client's global one). Counters move
  * with each request and send; queue depth and the oldest pending delivery's age are read from the
@@ -38,7 +54,31 @@ const PREFIX = 'compliance_relay_';
 export function createMetrics(options: MetricsOptions): RelayMetrics {
   const registry = new Registry();
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
+  // Registered in this order, which is the order of the exposition text.
+  const traffic = registerTrafficSeries(registry);
+  const queue = registerQueueSeries(registry, options);
 
+  return {
+    registry,
+    contentType: registry.contentType,
+    recordWebhook(outcome) {
+      recordWebhookOutcome(traffic, outcome);
+    },
+    recordWorker(outcome) {
+      recordWorkerOutcome(traffic, outcome);
+    },
+    recordNetboxFetchError(reason) {
+      traffic.netboxErrors.inc({ reason: reason.slice(0, 40) });
+    },
+    async render() {
+      await refreshQueue(queue, options);
+      return registry.metrics();
+    },
+  };
+}
+
+/** Registers the webhook, send and NetBox series; the outcomes known in advance start at 0. */
+function registerTrafficSeries(registry: Registry): TrafficSeries {
   const received = new Counter({
     name: `${PREFIX}deliveries_received_total`,
     help: 'Webhook requests by outcome: queued, duplicate, ignored (code = why), rejected (code = error code).',
@@ -65,6 +105,14 @@ export function createMetrics(options: MetricsOptions): RelayMetrics {
     labelNames: ['reason'] as const,
     registers: [registry],
   });
+  sent.inc(0);
+  // Reasons known in advance start at 0, so rate() works from the first failure on.
+  for (const outcome of ['queued', 'duplicate'] as const) received.inc({ outcome, code: '' }, 0);
+  return { received, sent, failed, latency, netboxErrors };
+}
+
+/** Registers the queue gauges (every state starts at 0), their scrape-error counter and the unrecorded-outcomes gauge. */
+function registerQueueSeries(registry: Registry, options: MetricsOptions): QueueSeries {
   const scrapeErrors = new Counter({
     name: `${PREFIX}store_scrape_errors_total`,
     help: 'Scrapes where the queue gauges could not be read from the store (they keep their last value).',
@@ -85,49 +133,40 @@ export function createMetrics(options: MetricsOptions): RelayMetrics {
     },
   });
   for (const state of DELIVERY_STATES) depth.set({ state }, 0);
-  sent.inc(0);
-  // Reasons known in advance start at 0, so rate() works from the first failure on.
-  for (const outcome of ['queued', 'duplicate'] as const) received.inc({ outcome, code: '' }, 0);
+  return { scrapeErrors, depth, oldest };
+}
 
-  const refreshQueue = async (): Promise<void> => {
-    try {
-      const [counts, oldestAt] = await Promise.all([options.store.countByState(), options.store.oldestPendingAt()]);
-      for (const state of DELIVERY_STATES) depth.set({ state }, counts[state]);
-      oldest.set(oldestAt === null ? 0 : Math.max(0, (options.clock.now() - oldestAt) / 1000));
-    } catch (error) {
-      scrapeErrors.inc();
-      options.logger.warn({ err: error }, 'metrics: cannot read the queue from the store');
-    }
-  };
+/** Counts one webhook request by outcome (rejections by error code, ignored ones by a bounded reason). */
+function recordWebhookOutcome(traffic: TrafficSeries, outcome: WebhookOutcome): void {
+  if (outcome.outcome === 'rejected') traffic.received.inc({ outcome: 'rejected', code: outcome.code });
+  else if (outcome.outcome === 'ignored') traffic.received.inc({ outcome: 'ignored', code: classifyIgnored(outcome.reason) });
+  else traffic.received.inc({ outcome: outcome.outcome, code: '' });
+}
 
-  return {
-    registry,
-    contentType: registry.contentType,
-    recordWebhook(outcome) {
-      if (outcome.outcome === 'rejected') received.inc({ outcome: 'rejected', code: outcome.code });
-      else if (outcome.outcome === 'ignored') received.inc({ outcome: 'ignored', code: classifyIgnored(outcome.reason) });
-      else received.inc({ outcome: outcome.outcome, code: '' });
-    },
-    recordWorker(outcome) {
-      const seconds = Math.max(0, outcome.durationMs) / 1000;
-      if (outcome.type === 'sent') {
-        // One delivery may mail several routes (ROUTES_FILE): count mails, not deliveries.
-        sent.inc(outcome.routes.length);
-        latency.observe({ result: 'sent' }, seconds);
-        return;
-      }
-      if (outcome.type === 'suppressed') return;
-      failed.inc({ reason: buildFailureLabel(outcome.failure.code), then: outcome.type });
-      latency.observe({ result: 'failed' }, seconds);
-    },
-    recordNetboxFetchError(reason) {
-      netboxErrors.inc({ reason: reason.slice(0, 40) });
-    },
-    async render() {
-      await refreshQueue();
-      return registry.metrics();
-    },
-  };
+/** Counts one send attempt (mails sent, or the failure and what followed) and observes its duration. */
+function recordWorkerOutcome(traffic: TrafficSeries, outcome: WorkerOutcome): void {
+  const seconds = Math.max(0, outcome.durationMs) / 1000;
+  if (outcome.type === 'sent') {
+    // One delivery may mail several routes (ROUTES_FILE): count mails, not deliveries.
+    traffic.sent.inc(outcome.routes.length);
+    traffic.latency.observe({ result: 'sent' }, seconds);
+    return;
+  }
+  if (outcome.type === 'suppressed') return;
+  traffic.failed.inc({ reason: buildFailureLabel(outcome.failure.code), then: outcome.type });
+  traffic.latency.observe({ result: 'failed' }, seconds);
+}
+
+/** Reads the queue gauges from the store; when it cannot, they keep their last value and the error is counted. */
+async function refreshQueue(queue: QueueSeries, options: MetricsOptions): Promise<void> {
+  try {
+    const [counts, oldestAt] = await Promise.all([options.store.countByState(), options.store.oldestPendingAt()]);
+    for (const state of DELIVERY_STATES) queue.depth.set({ state }, counts[state]);
+    queue.oldest.set(oldestAt === null ? 0 : Math.max(0, (options.clock.now() - oldestAt) / 1000));
+  } catch (error) {
+    queue.scrapeErrors.inc();
+    options.logger.warn({ err: error }, 'metrics: cannot read the queue from the store');
+  }
 }
 
 /**

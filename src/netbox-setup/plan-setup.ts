@@ -97,7 +97,7 @@ export function diffFields(existing: Record<string, unknown>, desired: Record<st
 }
 
 function normalise(value: unknown): unknown {
-  if (value && typeof value === 'object' && !Array.isArray(value) && 'value' in value) return (value as { value: unknown }).value;
+  if (value && typeof value === 'object' && !Array.isArray(value) && 'value' in value) return value.value;
   if (Array.isArray(value)) return value.map(normalise).map((v) => JSON.stringify(v)).sort();
   return value ?? null;
 }

@@ -35,7 +35,7 @@ export function createNodeFetch(options: { ca?: string | Buffer; rejectUnauthori
           });
           res.on('end', () => {
             const body = Buffer.concat(chunks).toString('utf8');
-            resolve({ status: res.statusCode ?? 0, text: async () => body });
+            resolve({ status: res.statusCode ?? 0, text: () => Promise.resolve(body) });
           });
           res.on('error', reject);
         },

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import { buildNetboxUrl, parseNetboxBase, type BuildNetboxUrlOptions } from '../report';
+import { buildNetboxUrl, parseNetboxBase, type BuildNetboxUrlOptions, type NetboxBase } from '../report';
 import { systemClock, type Clock } from '../shared';
 import { NetboxError, classifyNetboxStatus } from './netbox-error';
 import { parsePageStream, type NetboxPage } from './parse-page-stream';
@@ -66,140 +66,174 @@ export function buildAuthorization(token: string): string {
 /** Largest number of pages followed: a `next` loop in a broken proxy must not run forever. */
 const MAX_PAGES = 10_000;
 
+/** What every request of one client needs: the options resolved once, with their defaults. */
+interface ClientContext {
+  base: NetboxBase;
+  isHttps: boolean;
+  agent: http.Agent;
+  clock: Clock;
+  timeoutMs: number;
+  /** The Authorization header's value, when NETBOX_TOKEN is set. */
+  authorization?: string;
+  maxAttempts: number;
+  retryBaseMs: number;
+  maxPageBytes: number;
+  maxDocumentBytes: number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+const HEADERS: Readonly<Record<string, string>> = { Accept: 'application/json', 'User-Agent': 'compliance-relay' };
+
 /**
  * Creates the client. Nothing is sent until a method is called; every request is bounded by
  * NETBOX_TIMEOUT_MS of silence and by the caller's deadline, and transient failures are retried
  * (exponential pauses) only while the deadline leaves room.
  */
 export function createNetboxClient(options: NetboxClientOptions): NetboxClient {
-  const clock = options.clock ?? systemClock;
+  const context = buildClientContext(options);
+  return {
+    url: `${context.base.origin}${context.base.basePath}`,
+    close() {
+      if (!options.agent) context.agent.destroy();
+    },
+    getJson: (pathOrUrl, budget) => fetchJson(context, pathOrUrl, budget),
+    streamList: (pathOrUrl, onPage, budget) => streamPages(context, pathOrUrl, onPage, budget),
+  };
+}
+
+/** Resolves the options' defaults and the agent (keep-alive; NETBOX_CA_FILE and the TLS check for https). */
+function buildClientContext(options: NetboxClientOptions): ClientContext {
   const base = parseNetboxBase(options.url);
-  const baseUrl = `${base.origin}${base.basePath}`;
   const isHttps = base.origin.startsWith('https:');
   const agent =
     options.agent ??
     (isHttps
       ? new https.Agent({ keepAlive: true, maxSockets: 4, ca: options.ca, rejectUnauthorized: options.rejectUnauthorized ?? true })
       : new http.Agent({ keepAlive: true, maxSockets: 4 }));
-  const maxAttempts = options.maxAttempts ?? 3;
-  const retryBaseMs = options.retryBaseMs ?? 250;
-  const maxPageBytes = options.maxPageBytes ?? 256 * 1024 * 1024;
-  const maxDocumentBytes = options.maxDocumentBytes ?? 1024 * 1024;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-
-  /** Every NetBox URL is built by buildNetboxUrl; one it refuses is never requested. */
-  const resolve = (pathOrUrl: string, resolveOptions?: BuildNetboxUrlOptions): URL => {
-    const built = buildNetboxUrl(base, pathOrUrl, resolveOptions);
-    if (!built.ok) throw new NetboxError('UNSAFE_URL', `refused to send a request to NetBox: ${built.reason}`);
-    return built.url;
-  };
-
-  const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': 'compliance-relay' };
-  const authorization = options.token ? buildAuthorization(options.token) : undefined;
-
-  /**
-   * The only place the token is attached, after the last check that the request goes to
-   * NETBOX_URL's origin: whatever built `url`, the token never leaves for another host.
-   */
-  function headersFor(url: URL): Record<string, string> {
-    if (url.origin !== base.origin || url.username !== '' || url.password !== '') {
-      throw new NetboxError('UNSAFE_URL', `refused to send the NetBox token to ${url.origin}: it is not NETBOX_URL's origin ${base.origin}`);
-    }
-    return authorization ? { ...headers, Authorization: authorization } : headers;
-  }
-
-  function open(url: URL, budget: RequestBudget): Promise<IncomingMessage> {
-    return new Promise((resolvePromise, reject) => {
-      let requestHeaders: Record<string, string>;
-      try {
-        requestHeaders = headersFor(url);
-      } catch (error) {
-        reject(error);
-        return;
-      }
-      const remaining = budget.deadline - clock.now();
-      if (remaining <= 0) {
-        reject(new NetboxError('TIMEOUT', 'the time budget for NetBox ran out'));
-        return;
-      }
-      const request = (isHttps ? https : http).request(url, { method: 'GET', headers: requestHeaders, agent });
-      let answer: IncomingMessage | undefined;
-      // Destroying the response too, with the reason, lets the body's reader say "timeout", not "reset".
-      const abort = (error: NetboxError) => (answer && !answer.complete ? answer.destroy(error) : request.destroy(error));
-      // The whole exchange (headers and body) must end before the deadline.
-      const cut = setTimeout(() => abort(new NetboxError('TIMEOUT', `NetBox did not finish answering within the time budget (${url.pathname})`)), remaining);
-      cut.unref?.();
-      request.setTimeout(Math.min(options.timeoutMs, remaining), () =>
-        abort(new NetboxError('TIMEOUT', `NetBox sent nothing for ${options.timeoutMs} ms (${url.pathname})`)),
-      );
-      request.on('close', () => clearTimeout(cut));
-      request.on('error', (error) => reject(toNetboxError(error)));
-      request.on('response', (response) => {
-        answer = response;
-        response.on('close', () => clearTimeout(cut));
-        const status = response.statusCode ?? 0;
-        if (status >= 200 && status < 300) {
-          resolvePromise(response);
-          return;
-        }
-        readBounded(response, 64 * 1024)
-          .then((text) => reject(classifyNetboxStatus(status, url.pathname + url.search, detailOf(text))))
-          .catch(() => reject(classifyNetboxStatus(status, url.pathname + url.search)));
-      });
-      request.end();
-    });
-  }
-
-  async function withRetries<T>(what: (attempt: number) => Promise<T>, budget: RequestBudget): Promise<T> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await what(attempt);
-      } catch (error) {
-        const failure = toNetboxError(error);
-        const pause = retryBaseMs * 2 ** (attempt - 1);
-        if (!failure.retryable || attempt >= maxAttempts || clock.now() + pause >= budget.deadline) throw failure;
-        await sleep(pause);
-      }
-    }
-  }
-
   return {
-    url: baseUrl,
-    close() {
-      if (!options.agent) agent.destroy();
-    },
-    async getJson(pathOrUrl, budget) {
-      const url = resolve(pathOrUrl);
-      return withRetries(async () => {
-        const response = await open(url, budget);
-        const text = await readBounded(response, maxDocumentBytes);
-        try {
-          return JSON.parse(text) as unknown;
-        } catch {
-          throw new NetboxError('PROTOCOL', `NetBox sent something that is not JSON for ${url.pathname} (is NETBOX_URL the NetBox API?)`);
-        }
-      }, budget);
-    },
-    async streamList(pathOrUrl, onPage, budget) {
-      let url: URL | null = resolve(pathOrUrl);
-      const seen = new Set<string>();
-      let pages = 0;
-      let items = 0;
-      let count: number | null = null;
-      while (url) {
-        if (seen.has(url.href) || pages >= MAX_PAGES) throw new NetboxError('PROTOCOL', `NetBox's "next" links loop (${url.pathname}${url.search})`);
-        seen.add(url.href);
-        const pageUrl: URL = url;
-        const page: NetboxPage = await withRetries(async () => parsePageStream(await open(pageUrl, budget), maxPageBytes), budget);
-        count ??= page.count;
-        onPage(page.results, { count, index: pages });
-        pages += 1;
-        items += page.results.length;
-        url = page.next ? resolve(page.next, { rebaseForeignOrigin: true }) : null;
-      }
-      return { pages, items, count };
-    },
+    base,
+    isHttps,
+    agent,
+    clock: options.clock ?? systemClock,
+    timeoutMs: options.timeoutMs,
+    authorization: options.token ? buildAuthorization(options.token) : undefined,
+    maxAttempts: options.maxAttempts ?? 3,
+    retryBaseMs: options.retryBaseMs ?? 250,
+    maxPageBytes: options.maxPageBytes ?? 256 * 1024 * 1024,
+    maxDocumentBytes: options.maxDocumentBytes ?? 1024 * 1024,
+    sleep: options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
   };
+}
+
+/** Every NetBox URL is built by buildNetboxUrl; one it refuses is never requested. */
+function resolveUrl(context: ClientContext, pathOrUrl: string, resolveOptions?: BuildNetboxUrlOptions): URL {
+  const built = buildNetboxUrl(context.base, pathOrUrl, resolveOptions);
+  if (!built.ok) throw new NetboxError('UNSAFE_URL', `refused to send a request to NetBox: ${built.reason}`);
+  return built.url;
+}
+
+/**
+ * The only place the token is attached, after the last check that the request goes to
+ * NETBOX_URL's origin: whatever built `url`, the token never leaves for another host.
+ */
+function buildRequestHeaders(context: ClientContext, url: URL): Record<string, string> {
+  const { base, authorization } = context;
+  if (url.origin !== base.origin || url.username !== '' || url.password !== '') {
+    throw new NetboxError('UNSAFE_URL', `refused to send the NetBox token to ${url.origin}: it is not NETBOX_URL's origin ${base.origin}`);
+  }
+  return authorization ? { ...HEADERS, Authorization: authorization } : { ...HEADERS };
+}
+
+/** GETs `url` and resolves with a 2xx response whose body is still to be read; anything else rejects with a NetboxError. */
+function openResponse(context: ClientContext, url: URL, budget: RequestBudget): Promise<IncomingMessage> {
+  return new Promise((resolvePromise, reject) => {
+    // A throw here (UNSAFE_URL) rejects the promise before any request is made.
+    const requestHeaders = buildRequestHeaders(context, url);
+    const remaining = budget.deadline - context.clock.now();
+    if (remaining <= 0) {
+      reject(new NetboxError('TIMEOUT', 'the time budget for NetBox ran out'));
+      return;
+    }
+    const request = (context.isHttps ? https : http).request(url, { method: 'GET', headers: requestHeaders, agent: context.agent });
+    let answer: IncomingMessage | undefined;
+    // Destroying the response too, with the reason, lets the body's reader say "timeout", not "reset".
+    const abort = (error: NetboxError) => (answer && !answer.complete ? answer.destroy(error) : request.destroy(error));
+    // The whole exchange (headers and body) must end before the deadline.
+    const cut = setTimeout(() => abort(new NetboxError('TIMEOUT', `NetBox did not finish answering within the time budget (${url.pathname})`)), remaining);
+    cut.unref?.();
+    request.setTimeout(Math.min(context.timeoutMs, remaining), () =>
+      abort(new NetboxError('TIMEOUT', `NetBox sent nothing for ${context.timeoutMs} ms (${url.pathname})`)),
+    );
+    request.on('close', () => clearTimeout(cut));
+    request.on('error', (error) => reject(toNetboxError(error)));
+    request.on('response', (response) => {
+      answer = response;
+      response.on('close', () => clearTimeout(cut));
+      const status = response.statusCode ?? 0;
+      if (status >= 200 && status < 300) {
+        resolvePromise(response);
+        return;
+      }
+      readBounded(response, 64 * 1024)
+        .then((text) => reject(classifyNetboxStatus(status, url.pathname + url.search, detailOf(text))))
+        .catch(() => reject(classifyNetboxStatus(status, url.pathname + url.search)));
+    });
+    request.end();
+  });
+}
+
+/** Runs `what` again after a retryable failure, with doubling pauses, while attempts and the deadline allow. */
+async function withRetries<T>(context: ClientContext, what: (attempt: number) => Promise<T>, budget: RequestBudget): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await what(attempt);
+    } catch (error) {
+      const failure = toNetboxError(error);
+      const pause = context.retryBaseMs * 2 ** (attempt - 1);
+      if (!failure.retryable || attempt >= context.maxAttempts || context.clock.now() + pause >= budget.deadline) throw failure;
+      await context.sleep(pause);
+    }
+  }
+}
+
+/** GETs one JSON document (at most maxDocumentBytes), with retries. */
+async function fetchJson(context: ClientContext, pathOrUrl: string, budget: RequestBudget): Promise<unknown> {
+  const url = resolveUrl(context, pathOrUrl);
+  return await withRetries(context, async () => {
+    const response = await openResponse(context, url, budget);
+    const text = await readBounded(response, context.maxDocumentBytes);
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new NetboxError('PROTOCOL', `NetBox sent something that is not JSON for ${url.pathname} (is NETBOX_URL the NetBox API?)`);
+    }
+  }, budget);
+}
+
+/** Follows a list's `next` links from `pathOrUrl`, handing each complete page to `onPage` (see NetboxClient.streamList). */
+async function streamPages(
+  context: ClientContext,
+  pathOrUrl: string,
+  onPage: (results: Record<string, unknown>[], page: { count: number | null; index: number }) => void,
+  budget: RequestBudget,
+): Promise<{ pages: number; items: number; count: number | null }> {
+  let url: URL | null = resolveUrl(context, pathOrUrl);
+  const seen = new Set<string>();
+  let pages = 0;
+  let items = 0;
+  let count: number | null = null;
+  while (url) {
+    if (seen.has(url.href) || pages >= MAX_PAGES) throw new NetboxError('PROTOCOL', `NetBox's "next" links loop (${url.pathname}${url.search})`);
+    seen.add(url.href);
+    const pageUrl: URL = url;
+    const page: NetboxPage = await withRetries(context, async () => parsePageStream(await openResponse(context, pageUrl, budget), context.maxPageBytes), budget);
+    count ??= page.count;
+    onPage(page.results, { count, index: pages });
+    pages += 1;
+    items += page.results.length;
+    url = page.next ? resolveUrl(context, page.next, { rebaseForeignOrigin: true }) : null;
+  }
+  return { pages, items, count };
 }
 
 function readBounded(response: IncomingMessage, maxBytes: number): Promise<string> {

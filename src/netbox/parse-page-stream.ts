@@ -52,103 +52,135 @@ export class PageScanner {
   push(chunk: Buffer): void {
     const n = chunk.length;
     for (let i = 0; i < n; i += 1) {
-      const c = chunk[i]!;
-      if (this.inString && this.key === null && this.inResults) {
-        // Fast path for strings inside results (explanations are mostly that): jump to the closing quote.
-        if (this.escape) {
-          this.escape = false;
-          continue;
-        }
-        let j = chunk.indexOf(QUOTE, i);
-        while (j !== -1 && backslashesBefore(chunk, j, i) % 2 === 1) j = chunk.indexOf(QUOTE, j + 1);
-        if (j === -1) {
-          this.escape = backslashesBefore(chunk, n, i) % 2 === 1;
-          i = n - 1;
-          continue;
-        }
-        i = j;
-        this.inString = false;
-        continue;
-      }
       if (this.inString) {
-        if (this.escape) this.escape = false;
-        else if (c === BACKSLASH) this.escape = true;
-        else if (c === QUOTE) {
-          this.inString = false;
-          if (this.key) {
-            this.lastString = String.fromCharCode(...this.key);
-            this.key = null;
-          }
-        } else if (this.key && this.key.length < 64) this.key.push(c);
-        if (!this.inResults) this.skeleton.push(c);
+        // Strings inside results (explanations are mostly that) take the fast path.
+        if (this.key === null && this.inResults) i = this.skipResultString(chunk, i);
+        else this.scanStringByte(chunk[i]);
         continue;
       }
-      if (this.skipping) {
-        if (c === QUOTE) this.inString = true;
-        else if (c === LBRACE || c === LBRACKET) this.depth += 1;
-        else if ((c === COMMA || c === RBRACE) && this.depth === 3) {
-          // The skipped value ended: the element goes on from this byte.
-          this.skipping = false;
-          this.segStart = i;
-        } else if (c === RBRACE || c === RBRACKET) this.depth -= 1;
-        if (this.skipping) continue;
-      }
-      switch (c) {
-        case QUOTE:
-          this.inString = true;
-          this.key = this.depth === 1 || (this.inElement && this.depth === 3) ? [] : null;
-          break;
-        case COLON:
-          if (this.depth === 1 && this.lastString === 'results') this.expectResults = true;
-          else if (this.inElement && this.depth === 3 && this.lastString !== null && DROPPED_RESULT_KEYS.has(this.lastString)) {
-            this.flush(chunk, i + 1);
-            this.segments.push(NULL_BYTES);
-            this.skipping = true;
-            this.segStart = -1;
-          }
-          this.lastString = null;
-          break;
-        case LBRACKET:
-        case LBRACE:
-          this.depth += 1;
-          if (this.expectResults && c === LBRACKET && this.depth === 2) {
-            this.inResults = true;
-            this.sawResults = true;
-            this.expectResults = false;
-            this.skeleton.push(c);
-            continue;
-          }
-          if (this.inResults && this.depth === 3 && c === LBRACE) {
-            this.inElement = true;
-            this.segments = [];
-            this.elementBytes = 0;
-            this.segStart = i;
-          }
-          break;
-        case RBRACKET:
-        case RBRACE:
-          this.depth -= 1;
-          if (this.inElement && this.depth === 2) {
-            this.flush(chunk, i + 1);
-            this.finishElement();
-            continue;
-          }
-          if (this.inResults && this.depth === 1) {
-            this.inResults = false;
-            this.skeleton.push(c);
-            continue;
-          }
-          break;
-        default:
-          break;
-      }
-      if (this.expectResults && c !== COLON && c !== LBRACKET && c > 0x20) this.expectResults = false;
-      if (!this.inResults) this.skeleton.push(c);
+      const c = chunk[i];
+      if (this.skipping && this.skipValueByte(c, i)) continue;
+      this.scanStructuralByte(chunk, c, i);
     }
     if (this.inElement && !this.skipping) {
       this.flush(chunk, n);
       this.segStart = 0;
     }
+  }
+
+  /** Inside a string in `results`: jumps to its closing quote (or the chunk's end); returns the last index consumed. */
+  private skipResultString(chunk: Buffer, i: number): number {
+    if (this.escape) {
+      this.escape = false;
+      return i;
+    }
+    const n = chunk.length;
+    let j = chunk.indexOf(QUOTE, i);
+    while (j !== -1 && backslashesBefore(chunk, j, i) % 2 === 1) j = chunk.indexOf(QUOTE, j + 1);
+    if (j === -1) {
+      this.escape = backslashesBefore(chunk, n, i) % 2 === 1;
+      return n - 1;
+    }
+    this.inString = false;
+    return j;
+  }
+
+  /** One byte of a string outside the fast path: tracks escapes, collects keys, keeps the skeleton. */
+  private scanStringByte(c: number): void {
+    if (this.escape) this.escape = false;
+    else if (c === BACKSLASH) this.escape = true;
+    else if (c === QUOTE) {
+      this.inString = false;
+      if (this.key) {
+        this.lastString = String.fromCharCode(...this.key);
+        this.key = null;
+      }
+    } else if (this.key && this.key.length < 64) this.key.push(c);
+    if (!this.inResults) this.skeleton.push(c);
+  }
+
+  /** One byte of a dropped value being skipped; returns false once the value has ended (this byte is then scanned as usual). */
+  private skipValueByte(c: number, i: number): boolean {
+    if (c === QUOTE) this.inString = true;
+    else if (c === LBRACE || c === LBRACKET) this.depth += 1;
+    else if ((c === COMMA || c === RBRACE) && this.depth === 3) {
+      // The skipped value ended: the element goes on from this byte.
+      this.skipping = false;
+      this.segStart = i;
+    } else if (c === RBRACE || c === RBRACKET) this.depth -= 1;
+    return this.skipping;
+  }
+
+  /** One byte outside any string: brackets, colons and quotes move the scanner; the rest is kept for the skeleton. */
+  private scanStructuralByte(chunk: Buffer, c: number, i: number): void {
+    switch (c) {
+      case QUOTE:
+        this.inString = true;
+        this.key = this.depth === 1 || (this.inElement && this.depth === 3) ? [] : null;
+        break;
+      case COLON:
+        this.readColon(chunk, i);
+        break;
+      case LBRACKET:
+      case LBRACE:
+        if (this.openBracket(c, i)) return;
+        break;
+      case RBRACKET:
+      case RBRACE:
+        if (this.closeBracket(chunk, c, i)) return;
+        break;
+      default:
+        break;
+    }
+    if (this.expectResults && c !== COLON && c !== LBRACKET && c > 0x20) this.expectResults = false;
+    if (!this.inResults) this.skeleton.push(c);
+  }
+
+  /** After a key: `results` opens the list; a dropped key in a result starts skipping its value (kept as `null`). */
+  private readColon(chunk: Buffer, i: number): void {
+    if (this.depth === 1 && this.lastString === 'results') this.expectResults = true;
+    else if (this.inElement && this.depth === 3 && this.lastString !== null && DROPPED_RESULT_KEYS.has(this.lastString)) {
+      this.flush(chunk, i + 1);
+      this.segments.push(NULL_BYTES);
+      this.skipping = true;
+      this.segStart = -1;
+    }
+    this.lastString = null;
+  }
+
+  /** `[` or `{`: may open the results list or one result. Returns true when the byte is fully handled. */
+  private openBracket(c: number, i: number): boolean {
+    this.depth += 1;
+    if (this.expectResults && c === LBRACKET && this.depth === 2) {
+      this.inResults = true;
+      this.sawResults = true;
+      this.expectResults = false;
+      this.skeleton.push(c);
+      return true;
+    }
+    if (this.inResults && this.depth === 3 && c === LBRACE) {
+      this.inElement = true;
+      this.segments = [];
+      this.elementBytes = 0;
+      this.segStart = i;
+    }
+    return false;
+  }
+
+  /** `]` or `}`: may close one result (parsed now) or the results list. Returns true when the byte is fully handled. */
+  private closeBracket(chunk: Buffer, c: number, i: number): boolean {
+    this.depth -= 1;
+    if (this.inElement && this.depth === 2) {
+      this.flush(chunk, i + 1);
+      this.finishElement();
+      return true;
+    }
+    if (this.inResults && this.depth === 1) {
+      this.inResults = false;
+      this.skeleton.push(c);
+      return true;
+    }
+    return false;
   }
 
   /** Ends the page: throws PROTOCOL unless it was one complete JSON object with a `results` list. */

@@ -25,6 +25,7 @@ export function parseNetboxBase(netboxUrl: string): NetboxBase {
 
 // The WHATWG parser drops tabs and newlines inside a URL and trims C0 controls and spaces, so
 // `/\t/evil.example` would become `//evil.example`: no control character or white space at all.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point: they must be refused.
 const CONTROL_OR_SPACE = /[\u0000-\u0020\u007f-\u009f]/;
 
 /**
@@ -36,7 +37,7 @@ export function findNetboxPathProblem(path: string): string | null {
   if (!path.startsWith('/')) return 'does not start with /';
   if (path.includes('\\')) return 'contains a backslash';
   if (CONTROL_OR_SPACE.test(path)) return 'contains white space or a control character';
-  const beforeQuery = path.split(/[?#]/, 1)[0]!;
+  const beforeQuery = path.split(/[?#]/, 1)[0];
   if (beforeQuery.includes('//')) return 'contains //';
   if (beforeQuery.includes('@')) return 'contains @';
   return null;
@@ -84,7 +85,7 @@ export function buildNetboxUrl(base: NetboxBase, pathOrUrl: string, options: Bui
 
 /** NetBox's BASE_PATH as the report's API `url` shows it: `/netbox/api/plugins/...` → `/netbox`, else ''. */
 export function findNetboxBasePath(apiUrl: string): string {
-  const apiPath = /^https?:\/\//i.test(apiUrl) ? safePathname(apiUrl) : apiUrl.split(/[?#]/, 1)[0]!;
+  const apiPath = /^https?:\/\//i.test(apiUrl) ? safePathname(apiUrl) : apiUrl.split(/[?#]/, 1)[0];
   const apiIndex = apiPath.indexOf('/api/');
   const basePath = apiIndex > 0 ? apiPath.slice(0, apiIndex) : '';
   // A base path that is not a clean path (from a forged `url`) is dropped: links then use none.

@@ -46,7 +46,7 @@ export function parseRoutesFile(text: string, file: string): Route[] {
   if (doc.errors.length > 0) {
     throw new RoutesFileError(
       file,
-      doc.errors.map((e) => ({ line: lineCounter.linePos(e.pos[0]).line, where: 'YAML', message: e.message.split('\n')[0]! })),
+      doc.errors.map((e) => ({ line: lineCounter.linePos(e.pos[0]).line, where: 'YAML', message: e.message.split('\n')[0] })),
     );
   }
   const value: unknown = doc.toJS({ maxAliasCount: 100 });

@@ -48,7 +48,7 @@ export function buildReportFacts(delivery: ReportDelivery): ReportFacts {
       overall: ratio(r.total_passed, r.total_count),
     },
     hasFailures: r.total_passed < r.total_count,
-    customFields: (r.custom_fields ?? {}) as Record<string, unknown>,
+    customFields: r.custom_fields ?? {},
   };
 }
 

@@ -84,7 +84,7 @@ export const ConditionSchema: z.ZodType<Condition> = z
     if (keys.length !== 1) {
       ctx.addIssue({ code: 'custom', message: `a condition has exactly one of ${CONDITION_KEYS.join(', ')} (got ${keys.length ? keys.join(', ') : 'none'})` });
     }
-  }) as unknown as z.ZodType<Condition>;
+  });
 
 /** Addresses as a YAML list or one comma-separated string. */
 const recipients = z

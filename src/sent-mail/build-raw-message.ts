@@ -18,6 +18,6 @@ export async function buildRawMessage(message: SendMailOptions): Promise<RawMess
   // SMTP puts every line end on the wire as CRLF (RFC 5321 §2.3.8; nodemailer converts as it sends):
   // converting here keeps these bytes identical to what the server receives. latin1 maps bytes 1:1.
   const raw = Buffer.from(built.toString('latin1').replace(/\r?\n/g, '\r\n'), 'latin1');
-  const envelope = node.getEnvelope() as { from: string | false; to: string[] };
+  const envelope = node.getEnvelope();
   return { raw, envelope: { from: envelope.from || '', to: envelope.to } };
 }

@@ -37,7 +37,7 @@ export function createMailRecorder(options: { store: Pick<Store, 'saveSentMessag
     let routes = pending.get(deliveryId);
     if (!routes) {
       if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
-      pending.set(deliveryId, (routes = new Map()));
+      pending.set(deliveryId, (routes = new Map<string, Pending>()));
     }
     routes.set(route, {
       raw,
@@ -66,7 +66,7 @@ export function createMailRecorder(options: { store: Pick<Store, 'saveSentMessag
       const routes = pending.get(outcome.delivery.id);
       pending.delete(outcome.delivery.id);
       // One copy per delivery (the dashboard's model): the first route mail sent in this attempt.
-      const kept = outcome.type === 'sent' && outcome.routes.length > 0 ? routes?.get(outcome.routes[0]!) : undefined;
+      const kept = outcome.type === 'sent' && outcome.routes.length > 0 ? routes?.get(outcome.routes[0]) : undefined;
       if (outcome.type !== 'sent' || !kept) return;
       void options.store
         .saveSentMessage(outcome.delivery.id, {

@@ -3,6 +3,7 @@
  * overrides and isolates (U+202A–U+202E, U+2066–U+2069; `\u202egnp.exe` shows as `exe.png`), C0
  * controls other than tab, line feed and carriage return, DEL, and the C1 controls.
  */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point: they are made visible.
 const INVISIBLE_CONTROLS = /[\u202a-\u202e\u2066-\u2069\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
 
 /**

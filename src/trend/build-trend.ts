@@ -176,7 +176,7 @@ function buildStreaks(current: ReportSnapshot, still: FailingPair[], history: re
   if (still.length === 0) return [];
   const streaks = still.map((pair) => ({ ...pair, reports: 1, sinceReportId: current.reportId, sinceCreated: current.created, atLeast: false, open: true }));
   for (let i = 0; i < history.length; i += 1) {
-    const report = history[i]!;
+    const report = history[i];
     if (report.failing === null) {
       // Unknown beyond here: what is still open is "at least" that long.
       for (const s of streaks) if (s.open) s.atLeast = true;
