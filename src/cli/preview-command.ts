@@ -78,7 +78,7 @@ export async function sendTestCommand(options: { to?: string }, config: Config, 
   const body = Buffer.from(JSON.stringify(SAMPLE_ENVELOPE));
   const parsed = parseDelivery(body);
   if (parsed.kind !== 'report') throw new Error('the built-in sample is not a report');
-  const delivery = { id: 0, reportId: parsed.report.id, dedupKey: `send-test@${new Date(systemClock.now()).toISOString()}`, body, attempts: 1 } as ClaimedDelivery;
+  const delivery = { id: 0, reportId: parsed.report.id, dedupKey: `send-test@${new Date(systemClock.now()).toISOString()}`, body, attempts: 1, report: parsed } as ClaimedDelivery;
   const message = (await (await createRouteComposer(config, route, { implicitRoute: false })(delivery)).messageFor({ name: route.name, reminder: false, reason: 'send-test' }))!;
   message.subject = `[test] ${String(message.subject)}`;
   const transport = createTransport(config, { readFile: io.readFile });
@@ -117,7 +117,8 @@ function readDeliveryFile(file: string, io: CliIo): ClaimedDelivery | string {
   const body = io.readFile(file);
   const parsed = parseDelivery(body);
   if (parsed.kind !== 'report') return `${file} is not a compliance report delivery: ${parsed.reason}`;
-  return { id: 0, reportId: parsed.report.id, dedupKey: parsed.dedupKey, body, attempts: 1 } as ClaimedDelivery;
+  // Parsed here already (to refuse a file that is not a report): the composer takes it as it is.
+  return { id: 0, reportId: parsed.report.id, dedupKey: parsed.dedupKey, body, attempts: 1, report: parsed } as ClaimedDelivery;
 }
 
 async function readStoredDelivery(config: Config, options: PreviewOptions): Promise<ClaimedDelivery | string> {
@@ -127,6 +128,8 @@ async function readStoredDelivery(config: Config, options: PreviewOptions): Prom
     if (options.id !== undefined && !Number.isSafeInteger(id)) return `--id must be a delivery id (a number), got "${options.id}"`;
     if (options.last) id = (await store.listDeliveries({ limit: 1 }))[0]?.id;
     if (id === undefined) return 'the store has no delivery yet';
+    // The typed report (record.report) is what the worker composes from; a row stored before
+    // migration 6 has none and the composer parses the body instead, as the worker would.
     const record = await store.getDelivery(id);
     const body = record ? await store.getDeliveryBody(id) : undefined;
     if (!record || !body) return `no delivery ${id} in the store (or its body was pruned)`;

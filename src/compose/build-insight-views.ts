@@ -1,5 +1,5 @@
 import type { Enrichment } from '../enrichment';
-import type { FailingPair, Trend, TrendDelta } from '../trend';
+import type { FailingPair, TestPairsGroup, Trend, TrendDelta } from '../trend';
 import { buildWebUrl, formatDateTime, type Severity } from '../report';
 
 /** A device name linked to its failing result in NetBox. */
@@ -78,6 +78,20 @@ export interface StreakView extends FailingPair {
   sinceText: string;
 }
 
+/** One test of a grouped trend list: its device count and the first few devices (issue 17). */
+export interface TestGroupView {
+  test: string;
+  severity: Severity;
+  /** Devices of this test in the list (exact). */
+  devices: number;
+  /** The first few device names, in name order. */
+  firstDevices: string[];
+  /** Devices not named; 0 when all are. */
+  moreDevices: number;
+  /** Still failing only: "failing since report 41 (3 reports in a row)", its devices' longest streak; "" for newly failing. */
+  sinceText: string;
+}
+
 /**
  * `trend` in the view: the change against the previous report of the same NetBox (by creation time).
  * `first` is true (and `firstText` says so) when there is nothing to compare with.
@@ -100,6 +114,13 @@ export interface TrendView {
   moreFixed: number;
   stillFailing: StreakView[];
   moreStillFailing: number;
+  /** Newly failing pairs grouped per test, HIGH first (what the mail shows first). */
+  newlyFailingTests: TestGroupView[];
+  /** Tests with newly failing pairs left out of `newlyFailingTests`. */
+  moreNewlyFailingTests: number;
+  /** Still-failing pairs grouped per test, HIGH first. */
+  stillFailingTests: TestGroupView[];
+  moreStillFailingTests: number;
 }
 
 export interface EnrichmentViewOptions {
@@ -216,5 +237,21 @@ export function buildTrendView(trend: Trend, options: TrendViewOptions): TrendVi
       sinceText: `failing since report ${s.sinceReportId} / ${when(s.sinceCreated)} (${s.atLeast ? 'at least ' : ''}${s.reports} reports in a row)`,
     })),
     moreStillFailing: trend.stillFailingCount - trend.stillFailing.length,
+    newlyFailingTests: trend.newlyFailingTests.map(buildTestGroupView),
+    moreNewlyFailingTests: trend.newlyFailingTestCount - trend.newlyFailingTests.length,
+    stillFailingTests: trend.stillFailingTests.map(buildTestGroupView),
+    moreStillFailingTests: trend.stillFailingTestCount - trend.stillFailingTests.length,
+  };
+}
+
+/** One grouped test as the templates print it. */
+function buildTestGroupView(group: TestPairsGroup): TestGroupView {
+  return {
+    test: group.test,
+    severity: group.severity,
+    devices: group.devices,
+    firstDevices: group.firstDevices,
+    moreDevices: group.devices - group.firstDevices.length,
+    sinceText: group.longestSinceReportId === null ? '' : `failing since report ${group.longestSinceReportId} (${group.longestReports} reports in a row)`,
   };
 }

@@ -1,4 +1,4 @@
-import { bandOf, buildLinks, formatDateTime, formatPercent, passPercent, type Band, type ReportLinks } from '../report';
+import { bandOf, buildLinks, formatDateTime, formatPercent, passPercent, type Band, type ReportLinks, type Severity } from '../report';
 import type { ReportDelivery } from '../webhook';
 import type { EnrichmentView, TrendView } from './build-insight-views';
 
@@ -15,7 +15,35 @@ export interface RatioView {
   /** Width of the bar's filled part in whole percent (0–100), for table cells. */
   barWidth: number;
   band: Band;
+  /**
+   * The colour of the bar and its percentage, on the same scale as the banner (issue 17: the severity
+   * colour is the state): `high`, `middle` or `low` when results of that severity failed (for `Overall`,
+   * the worst failing severity), `ok` when all passed, `none` without results.
+   */
+  tone: Tone;
   hasResults: boolean;
+}
+
+/** The mail's colour scale: the worst failing severity, `ok` when nothing failed, `none` when nothing ran. */
+export type Tone = 'high' | 'middle' | 'low' | 'ok' | 'none';
+
+/** The worst failing severity: what the banner says first and the colour it is painted in. */
+export interface WorstView {
+  severity: Severity;
+  /** Failed results of that severity. */
+  failed: number;
+  tone: Tone;
+  /** Failed results of lower severities. */
+  otherFailed: number;
+}
+
+/** Worse, better or the same as the previous report: the first thing the mail says after the banner. */
+export interface VerdictView {
+  direction: 'worse' | 'better' | 'same';
+  /** The report compared with. */
+  previousReportId: number;
+  /** "Worse than report 41: 83.3% passed, was 86.7% (−3.4 pts, +1 failing)." */
+  text: string;
 }
 
 
@@ -30,6 +58,19 @@ export interface ReportView {
   severities: RatioView[];
   highFailed: number;
   hasFailures: boolean;
+  /** The worst failing severity, or null when nothing failed. */
+  worst: WorstView | null;
+  /**
+   * The banner's colour: `worst.tone`, `ok`, or `none` when the report has no results (or, should NetBox's
+   * total disagree with its severities, failures in none of them).
+   */
+  tone: Tone;
+  /** Against the previous report; null without a trend or for the first report. */
+  verdict: VerdictView | null;
+  /** NETBOX_URL's host (`netbox.example.com`, with a port if it has one); null without NETBOX_URL. */
+  netboxHost: string | null;
+  /** What the mail calls the NetBox instance: `netboxHost`, or `NetBox`. */
+  netboxName: string;
   links: ReportLinks;
   /** The subject line the default template builds; templates may ignore it. */
   defaultSubject: string;
@@ -53,29 +94,17 @@ export interface ReportViewOptions {
 /** Builds the template data for one report delivery. Pure: same input, same view. */
 export function buildReportView(delivery: ReportDelivery, options: ReportViewOptions): ReportView {
   const r = delivery.report;
-  const ratio = (name: string, passed: number, count: number): RatioView => {
-    const percent = passPercent(passed, count);
-    return {
-      name,
-      passed,
-      failed: count - passed,
-      count,
-      percentText: formatPercent(passed, count),
-      percent,
-      barWidth: percent === null ? 0 : Math.round(percent),
-      band: bandOf(percent),
-      hasResults: count > 0,
-    };
-  };
-  const severities = [ratio('HIGH', r.high_passed, r.high_count), ratio('MIDDLE', r.middle_passed, r.middle_count), ratio('LOW', r.low_passed, r.low_count)];
-  const overall = ratio('Overall', r.total_passed, r.total_count);
+  const severities = [buildRatio('HIGH', r.high_passed, r.high_count), buildRatio('MIDDLE', r.middle_passed, r.middle_count), buildRatio('LOW', r.low_passed, r.low_count)];
+  const worst = buildWorst(severities);
+  const overall = { ...buildRatio('Overall', r.total_passed, r.total_count), ...(worst ? { tone: worst.tone } : {}) };
   const highFailed = r.high_count - r.high_passed;
-  const display = r.display ?? `report-${r.id}`;
-  const subjectCore = `Compliance report ${r.id}: ${r.total_passed}/${r.total_count} passed (${overall.percentText})`;
+  const trend = options.trend ?? null;
+  const verdict = buildVerdict(trend, overall.percentText);
+  const netboxHost = options.netboxUrl ? new URL(options.netboxUrl).host : null;
   return {
     report: {
       id: r.id,
-      display,
+      display: r.display ?? `report-${r.id}`,
       deviceCount: r.device_count,
       testCount: r.test_count,
       created: r.created,
@@ -89,9 +118,78 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
     severities,
     highFailed,
     hasFailures: r.total_passed < r.total_count,
+    worst,
+    tone: overall.tone,
+    verdict,
+    netboxHost,
+    netboxName: netboxHost ?? 'NetBox',
     links: buildLinks(r.id, r.url, r.results_url, options.netboxUrl),
-    defaultSubject: highFailed > 0 ? `[${highFailed} HIGH failed] ${subjectCore}` : subjectCore,
+    defaultSubject: buildDefaultSubject({ id: r.id, passed: r.total_passed, count: r.total_count, percentText: overall.percentText, highFailed, netboxHost, verdict }),
     enrichment: options.enrichment ?? null,
-    trend: options.trend ?? null,
+    trend,
   };
+}
+
+const SEVERITY_TONE: Record<Severity, Tone> = { HIGH: 'high', MIDDLE: 'middle', LOW: 'low' };
+
+/** One line of the summary; its tone is its severity's when any of its results failed. */
+function buildRatio(name: string, passed: number, count: number): RatioView {
+  const percent = passPercent(passed, count);
+  const failed = count - passed;
+  const tone: Tone = count === 0 ? 'none' : failed === 0 ? 'ok' : (SEVERITY_TONE[name as Severity] ?? 'none');
+  return {
+    name,
+    passed,
+    failed,
+    count,
+    percentText: formatPercent(passed, count),
+    percent,
+    barWidth: percent === null ? 0 : Math.round(percent),
+    band: bandOf(percent),
+    tone,
+    hasResults: count > 0,
+  };
+}
+
+/** The first severity (HIGH, MIDDLE, LOW) with failed results, or null. */
+function buildWorst(severities: RatioView[]): WorstView | null {
+  const index = severities.findIndex((s) => s.failed > 0);
+  const worst = severities[index];
+  if (!worst) return null;
+  const otherFailed = severities.slice(index + 1).reduce((n, s) => n + s.failed, 0);
+  return { severity: worst.name as Severity, failed: worst.failed, tone: worst.tone, otherFailed };
+}
+
+/** Worse / better / same on the overall pass percentage (the trend's direction), in one sentence. */
+function buildVerdict(trend: TrendView | null, percentText: string): VerdictView | null {
+  if (!trend || !trend.previous || !trend.overall) return null;
+  const { direction, deltaPointsText, deltaFailedText, previousPercent } = trend.overall;
+  const id = trend.previous.reportId;
+  const was = previousPercent === null ? '' : `, was ${previousPercent.toFixed(1)}%`;
+  const lead = direction === 'worse' ? `Worse than report ${id}` : direction === 'better' ? `Better than report ${id}` : `Same as report ${id}`;
+  return { direction, previousReportId: id, text: `${lead}: ${percentText} passed${was} (${deltaPointsText}, ${deltaFailedText}).` };
+}
+
+interface SubjectFacts {
+  id: number;
+  passed: number;
+  count: number;
+  percentText: string;
+  highFailed: number;
+  netboxHost: string | null;
+  verdict: VerdictView | null;
+}
+
+/**
+ * `[2 HIGH failed] netbox.example.com: Compliance report 142: 95/108 passed (88.0%), worse than report 141`.
+ * The `[N HIGH failed]` tag stays first (a phone shows ~40 characters) and `Compliance report <id>: <passed>/<count>
+ * passed` stays as it was, so filters that look for either keep working; the host comes before it like
+ * GitHub's `[owner/repo]`, naming the instance for whoever reads mail from several NetBoxes.
+ */
+function buildDefaultSubject(f: SubjectFacts): string {
+  const on = f.netboxHost ? `${f.netboxHost}: ` : '';
+  const tag = f.highFailed > 0 ? `[${f.highFailed} HIGH failed] ` : '';
+  const v = f.verdict;
+  const change = v ? `, ${v.direction === 'same' ? 'same as' : `${v.direction} than`} report ${v.previousReportId}` : '';
+  return `${tag}${on}Compliance report ${f.id}: ${f.passed}/${f.count} passed (${f.percentText})${change}`;
 }

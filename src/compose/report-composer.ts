@@ -78,15 +78,14 @@ export class UnreadableDeliveryError extends Error {
 }
 
 /**
- * Re-parses the stored bytes (the exact body NetBox sent), builds the view once, and renders each
- * route's mail with its template set, subject and recipients. Message-ID comes from the delivery and
- * the route, Date from the injected clock.
+ * Reads the report the webhook parsed (stored with the delivery), builds the view once, and renders
+ * each route's mail with its template set, subject and recipients. Message-ID comes from the delivery
+ * and the route, Date from the injected clock.
  */
 export function createReportComposer(options: ReportComposerOptions): ReportComposer {
   const routes = new Map(options.routes.map((r) => [r.name, r]));
   return async (delivery, log): Promise<ComposedReport> => {
-    const parsed = parseDelivery(delivery.body);
-    if (parsed.kind !== 'report') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a report: ${parsed.reason}`);
+    const parsed = delivery.report ?? parseStoredBody(delivery);
     // Enrichment and trend once per delivery, shared by every route's mail.
     const insights = options.insights ? await options.insights(parsed, log) : undefined;
     const view = buildReportView(parsed, { netboxUrl: options.netboxUrl, timezone: options.timezone, enrichment: insights?.enrichment, trend: insights?.trendView });
@@ -128,6 +127,17 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       messageFor: (context) => new Promise((resolve) => resolve(buildRouteMessage(context))),
     };
   };
+}
+
+/**
+ * The report from the stored bytes, for a delivery without typed fields: one queued before the
+ * upgrade that added them (migration 6), or handed in without them (a preview of a file). Every
+ * delivery stored since carries the webhook's own parse, so this runs once per old row at most.
+ */
+function parseStoredBody(delivery: ClaimedDelivery): ReportDelivery {
+  const parsed = parseDelivery(delivery.body);
+  if (parsed.kind !== 'report') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a report: ${parsed.reason}`);
+  return parsed;
 }
 
 /** Headers for client-side filters (Sieve, Outlook rules): stable names, plain values. */

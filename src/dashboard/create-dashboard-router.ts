@@ -159,7 +159,7 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
   const { options, keys, formatTime } = deps;
   const limit = options.listLimit ?? 100;
   const records = await options.store.listDeliveries({ limit });
-  const rows = await Promise.all(records.map(async (record) => ({ record, content: readDeliveryContent(record.dedupKey, await options.store.getDeliveryBody(record.id)) })));
+  const rows = await Promise.all(records.map(async (record) => ({ record, content: await readDeliveryContent(record, options.store) })));
   const chartReports: ChartReport[] = rows
     .filter((r): r is typeof r & { content: { kind: 'report' } } => r.content.kind === 'report')
     .slice(0, options.chartLimit ?? 30)
@@ -189,7 +189,7 @@ async function showDelivery(deps: DashboardDeps, req: Authed, res: Response): Pr
   const { options, keys, formatTime } = deps;
   const record = await findDelivery(deps, req, res);
   if (!record) return;
-  const content = readDeliveryContent(record.dedupKey, await options.store.getDeliveryBody(record.id));
+  const content = await readDeliveryContent(record, options.store);
   const sent = await options.store.getSentMessage(record.id);
   const reportLink =
     content.kind === 'report' && options.netboxUrl ? buildLinks(content.report.id, content.report.url, content.report.results_url, options.netboxUrl).report : undefined;

@@ -1,3 +1,4 @@
+import type { DeliveryRecord, Store } from '../store';
 import type { Report } from '../webhook';
 import { parseDelivery } from '../webhook';
 import { parseWatchdogAlert, type WatchdogAlert } from '../watchdog';
@@ -9,8 +10,18 @@ export type DeliveryContent =
   | { kind: 'watchdog'; alert: WatchdogAlert }
   | { kind: 'other'; reason: string };
 
-/** Reads a stored body: a validity report, a watchdog record, or something the page only names. */
-export function readDeliveryContent(dedupKey: string, body: Buffer | undefined): DeliveryContent {
+/**
+ * What a delivery holds: a report row is read from the typed fields the webhook parsed at ingest
+ * (issue 15: a listing of 100 rows loads and parses no body). Only a record without them loads its
+ * body: the watchdog's own (known by its dedup key) or a report stored before migration 6.
+ */
+export async function readDeliveryContent(record: DeliveryRecord, store: Pick<Store, 'getDeliveryBody'>): Promise<DeliveryContent> {
+  if (record.report) return { kind: 'report', report: record.report.report };
+  return readStoredBody(record.dedupKey, await store.getDeliveryBody(record.id));
+}
+
+/** Reads a stored body: a watchdog record, a validity report stored before its fields were kept, or something the page only names. */
+function readStoredBody(dedupKey: string, body: Buffer | undefined): DeliveryContent {
   if (!body) return { kind: 'other', reason: 'the stored body is gone' };
   const alert = parseWatchdogAlert(dedupKey, body);
   if (alert) return { kind: 'watchdog', alert };

@@ -24,10 +24,14 @@ export function computeClaimCapacity(context: Pick<DeliveryContext, 'ledger' | '
 /**
  * The claim step: takes up to `limit` due deliveries, oldest first, durably (state `sending`, with a
  * lease) before any is sent. Resolves undefined when the store refused (logged; the next tick tries
- * again). A delivery whose outcome the ledger still holds is not sent again; while the breaker
- * probes, the first delivery claimed is its probe.
+ * again). A delivery whose outcome the ledger still holds is not sent again; a claim made while the
+ * breaker was open is its probe (the first delivery claimed).
  */
-export async function claimDeliveries(context: DeliveryContext, limit: number): Promise<ClaimResult | undefined> {
+export async function claimDeliveries(context: DeliveryContext, limit: number, inFlight: ReadonlySet<number> = new Set()): Promise<ClaimResult | undefined> {
+  // Whether this claim is the breaker's probe is decided now, not after the await: a send that fails
+  // meanwhile opens the breaker, and a claim made while it was closed must not become a probe (it would
+  // talk to the failing server ahead of the older delivery that should probe).
+  const asProbe = context.breaker.state === 'open';
   let claimed: ClaimedDelivery[];
   try {
     claimed = await context.store.claimDue({ now: context.clock.now(), limit, owner: context.owner, leaseMs: context.leaseMs });
@@ -35,14 +39,20 @@ export async function claimDeliveries(context: DeliveryContext, limit: number): 
     context.logger.error({ err: error }, 'cannot claim deliveries from the outbox; will try again');
     return undefined;
   }
-  const deliveries = claimed.filter((d) => !context.ledger.holds(d.id));
+  // Already running here: its lease ran out while it waited for a send slot (the lease keeper was late).
+  // It is not started a second time; the run in flight settles it.
+  const running = claimed.filter((d) => inFlight.has(d.id)).map((d) => d.id);
+  if (running.length > 0) context.logger.warn({ deliveryIds: running }, 'claimed again while still in flight here (its lease ran out): not starting it twice');
+  const deliveries = claimed.filter((d) => !context.ledger.holds(d.id) && !inFlight.has(d.id));
   // Claimed again after its lease ran out while its outcome waits (the store was away too long to
   // extend it): it was sent; the held outcome settles it.
   if (deliveries.length < claimed.length) {
     const held = claimed.filter((d) => context.ledger.holds(d.id)).map((d) => d.id);
     context.logger.warn({ deliveryIds: held }, 'not sending again: the outcome of these deliveries is held until the store records it');
   }
-  context.breaker.claimed(deliveries.length);
-  if (context.breaker.state === 'probing' && deliveries.length > 0) context.probe.offer(deliveries[0].id);
+  if (asProbe) {
+    context.breaker.claimed(deliveries.length);
+    if (deliveries.length > 0) context.probe.offer(deliveries[0].id);
+  }
   return { deliveries, full: claimed.length === limit };
 }

@@ -7,6 +7,7 @@ import { createCircuitBreaker, type BreakerState } from './circuit-breaker';
 import { claimDeliveries, computeClaimCapacity } from './claim-deliveries';
 import type { DeliveryContext, WorkerOutcome } from './delivery-context';
 import type { OutcomeLedger } from './outcome-ledger';
+import { createLeaseKeeper } from './keep-leases';
 import { createProbeSlot } from './probe-slot';
 import type { DeliveryComposer } from '../compose';
 import type { RoutePlanner } from './route-planner';
@@ -72,6 +73,8 @@ interface LoopState {
 /** Deliveries between their claim and their settle, and who waits for none to be left (stop). */
 interface InFlight {
   count: number;
+  /** Their ids: a claim that returns one of them again (its lease ran out) must not start it twice. */
+  ids: Set<number>;
   idleWaiters: (() => void)[];
 }
 
@@ -116,8 +119,9 @@ export function createWorker(options: WorkerOptions): Worker {
     maxInFlight: Math.max(options.concurrency, options.prepareAhead ?? options.concurrency),
     pollMs: options.pollMs,
     state: { running: false, stopping: false, ticking: false, again: false, kickPending: false, timer: undefined },
-    inFlight: { count: 0, idleWaiters: [] },
+    inFlight: { count: 0, ids: new Set(), idleWaiters: [] },
   };
+  const leases = createLeaseKeeper({ store: options.store, owner: context.owner, leaseMs: options.leaseMs, clock: options.clock, logger: options.logger, inFlight: () => [...loop.inFlight.ids] });
   const { breaker } = context;
   return {
     get inFlight() {
@@ -130,10 +134,15 @@ export function createWorker(options: WorkerOptions): Worker {
       if (loop.state.running) return;
       loop.state.running = true;
       loop.state.stopping = false;
+      leases.start();
       void tick(loop);
     },
     kick: () => kick(loop),
-    stop: (timeoutMs) => stopLoop(loop, timeoutMs),
+    stop: async (timeoutMs) => {
+      const drained = await stopLoop(loop, timeoutMs);
+      leases.stop();
+      return drained;
+    },
   };
 }
 
@@ -151,7 +160,7 @@ async function tick(loop: WorkerLoop): Promise<void> {
       state.again = false;
       const capacity = computeClaimCapacity(loop.context, loop.maxInFlight - loop.inFlight.count, loop.inFlight.count);
       if (capacity <= 0) break;
-      const claim = await claimDeliveries(loop.context, capacity);
+      const claim = await claimDeliveries(loop.context, capacity, loop.inFlight.ids);
       if (!claim) break;
       for (const delivery of claim.deliveries) launchDelivery(loop, delivery);
       if (claim.full) state.again = true;
@@ -165,11 +174,13 @@ async function tick(loop: WorkerLoop): Promise<void> {
 /** Runs one claimed delivery in the background; its end frees a slot and looks at the queue again. */
 function launchDelivery(loop: WorkerLoop, delivery: ClaimedDelivery): void {
   loop.inFlight.count += 1;
+  loop.inFlight.ids.add(delivery.id);
   // Tickets in claim order (claims come oldest first): the order sends may start in.
   const ticket = loop.gate.ticket();
   void runDelivery(loop.context, delivery, ticket).finally(() => {
     ticket.cancel();
     loop.inFlight.count -= 1;
+    loop.inFlight.ids.delete(delivery.id);
     if (loop.inFlight.count === 0) loop.inFlight.idleWaiters.splice(0).forEach((resolve) => resolve());
     void tick(loop);
   });

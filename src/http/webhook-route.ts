@@ -54,6 +54,8 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
         source: req.ip ?? req.socket.remoteAddress ?? 'unknown',
         body,
         receivedAt: options.clock.now(),
+        // The one parse of this body: the store keeps its typed fields, so no reader parses it again.
+        report: delivery,
       });
     } catch (error) {
       if (error instanceof StorageUnavailableError) {

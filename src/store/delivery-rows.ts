@@ -1,3 +1,4 @@
+import type { Report, ReportDelivery } from '../webhook';
 import {
   DELIVERY_STATES,
   StorageUnavailableError,
@@ -8,8 +9,8 @@ import {
   type NewDelivery,
 } from './types';
 
-/** A `deliveries` row as both stores read it (the same column names and number types in SQLite and PostgreSQL). */
-export interface DeliveryRow {
+/** The columns of a `deliveries` row before migration 6. */
+interface BaseDeliveryRow {
   id: number;
   dedup_key: string;
   report_id: number;
@@ -28,9 +29,102 @@ export interface DeliveryRow {
   updated_at: number;
 }
 
+/** The counts of a report, each a column of its own (migration 6) under the report's own key. */
+const COUNT_COLUMNS = [
+  'device_count',
+  'test_count',
+  'total_passed',
+  'total_count',
+  'high_passed',
+  'high_count',
+  'middle_passed',
+  'middle_count',
+  'low_passed',
+  'low_count',
+] as const;
+
+type CountColumn = (typeof COUNT_COLUMNS)[number];
+
+/** The report's typed columns (migration 6): all NULL in a row stored before it, or not a report. */
+type ReportColumns = Record<CountColumn, number | null> & {
+  display: string | null;
+  url: string | null;
+  results_url: string | null;
+  /** JSON text of `custom_fields` (the string `null` when NetBox sent null, NULL when it sent nothing). */
+  custom_fields: string | null;
+  triggered_by: string | null;
+};
+
+/** A `deliveries` row as both stores read it (the same column names and number types in SQLite and PostgreSQL). */
+export type DeliveryRow = BaseDeliveryRow & ReportColumns;
+
+/** The columns a new delivery's INSERT binds, in order; its parameters are named after them. */
+export const INSERT_COLUMNS = [
+  'dedup_key',
+  'report_id',
+  'report_created',
+  'completed_at',
+  'source',
+  'body',
+  'received_at',
+  'display',
+  'url',
+  'results_url',
+  ...COUNT_COLUMNS,
+  'custom_fields',
+  'triggered_by',
+] as const;
+
+/** The parameters of a new delivery's INSERT. */
+export type DeliveryParams = Record<(typeof INSERT_COLUMNS)[number], unknown>;
+
 /** Every column of a delivery record, without its body (listings never load bodies). */
 export const DELIVERY_RECORD_COLUMNS = `id, dedup_key, report_id, report_created, completed_at, source, received_at, state, attempts,
-  next_attempt_at, last_error, last_error_code, message_id, sent_at, updated_at`;
+  next_attempt_at, last_error, last_error_code, message_id, sent_at, updated_at, display, url, results_url, ${COUNT_COLUMNS.join(', ')},
+  custom_fields, triggered_by`;
+
+/**
+ * A new delivery as the parameters of its INSERT: the report's fields flattened into their columns,
+ * NULL for a record that is not a report. Runs on the ack path: copies, plus one JSON.stringify of
+ * `custom_fields` (usually `{}`).
+ */
+export function toDeliveryParams(delivery: NewDelivery): DeliveryParams {
+  const parsed = delivery.report;
+  const r = parsed?.report;
+  const params: Record<string, unknown> = {
+    dedup_key: delivery.dedupKey,
+    report_id: delivery.reportId,
+    report_created: delivery.reportCreated,
+    completed_at: delivery.completedAt,
+    source: delivery.source,
+    body: delivery.body,
+    received_at: delivery.receivedAt,
+    display: r?.display ?? null,
+    url: r?.url ?? null,
+    results_url: r?.results_url ?? null,
+    // Absent and null are told apart (NULL and 'null'), so the report reads back as it was parsed.
+    custom_fields: r?.custom_fields === undefined ? null : JSON.stringify(r.custom_fields),
+    triggered_by: parsed?.triggeredBy ?? null,
+  };
+  for (const column of COUNT_COLUMNS) params[column] = r ? r[column] : null;
+  return params as DeliveryParams;
+}
+
+/**
+ * The report of a row, from its typed columns: the fields the webhook validated at ingest, trusted
+ * as stored (no schema check, no body parse). Null when the row has none (stored before migration 6,
+ * or the watchdog's record); `url` is never NULL in a report's row, so it tells which.
+ */
+function decodeRowReport(row: DeliveryRow): ReportDelivery | null {
+  if (row.url === null || row.results_url === null) return null;
+  const report: Record<string, unknown> = { id: row.report_id, url: row.url, results_url: row.results_url, created: row.report_created };
+  if (row.display !== null) report.display = row.display;
+  for (const column of COUNT_COLUMNS) report[column] = row[column] ?? 0;
+  if (row.custom_fields !== null) report.custom_fields = JSON.parse(row.custom_fields) as Report['custom_fields'];
+  const delivery: ReportDelivery = { kind: 'report', report: report as Report, dedupKey: row.dedup_key, completedAt: row.completed_at };
+  if (row.triggered_by !== null) delivery.triggeredBy = row.triggered_by;
+  return delivery;
+}
 
 /** Turns a row into the record the Store interface returns. */
 export function decodeDeliveryRow(row: DeliveryRow): DeliveryRecord {
@@ -50,6 +144,7 @@ export function decodeDeliveryRow(row: DeliveryRow): DeliveryRecord {
     messageId: row.message_id,
     sentAt: row.sent_at,
     updatedAt: row.updated_at,
+    report: decodeRowReport(row),
   };
 }
 

@@ -29,7 +29,7 @@ export interface PgStoreOptions {
 /** The key of the advisory lock that serialises migrations across replicas starting together. */
 export const PG_MIGRATION_LOCK_KEY = 0x636f6d70; // "comp"
 
-/** Rows per multi-row INSERT: 7 parameters each stays far below PostgreSQL's 65535. */
+/** Rows per multi-row INSERT: 22 parameters each (delivery and report columns) stays below PostgreSQL's 65535. */
 const INSERT_CHUNK = 1000;
 
 interface PendingInsert {

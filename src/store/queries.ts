@@ -1,4 +1,11 @@
-import { DELIVERY_RECORD_COLUMNS, type DeliveryRow, type InsertedRow } from './delivery-rows';
+import {
+  DELIVERY_RECORD_COLUMNS,
+  INSERT_COLUMNS,
+  toDeliveryParams,
+  type DeliveryParams,
+  type DeliveryRow,
+  type InsertedRow,
+} from './delivery-rows';
 import type { ReportParams, ReportRow } from './report-rows';
 import type { RouteMailParams, RouteMailRow } from './route-mail-rows';
 import { SENT_MESSAGE_COLUMNS, type SentMessageParams, type SentMessageRow } from './sent-message-rows';
@@ -18,14 +25,11 @@ type DeliveryId = { id: number };
 /** A time (epoch ms) read by MIN/MAX, null when no row qualifies. */
 type TimeRow = { t: number | null };
 
-/** The fields of a new delivery that its INSERT binds, in column order. */
-const INSERT_FIELDS = ['dedupKey', 'reportId', 'reportCreated', 'completedAt', 'source', 'body', 'receivedAt'] as const;
-
-/** One row of an insert: the parameters are a delivery's fields, suffixed by its place in a batch. */
+/** One row of an insert: the parameters are named after the columns, suffixed by the row's place in a batch. */
 function deliveryValues(suffix: string): string {
-  const fields = INSERT_FIELDS.map((field) => `:${field}${suffix}`).join(', ');
+  const fields = INSERT_COLUMNS.map((column) => `:${column}${suffix}`).join(', ');
   // A new delivery is due at once: next_attempt_at and updated_at are its arrival time.
-  return `(${fields}, 'queued', 0, :receivedAt${suffix}, :receivedAt${suffix})`;
+  return `(${fields}, 'queued', 0, :received_at${suffix}, :received_at${suffix})`;
 }
 
 /**
@@ -36,8 +40,7 @@ function deliveryValues(suffix: string): string {
  */
 function buildInsert<P extends object>(rows: string[]): Statement<P, InsertedRow> {
   return defineStatement(
-    () => `INSERT INTO deliveries (dedup_key, report_id, report_created, completed_at, source, body, received_at, state, attempts,
-       next_attempt_at, updated_at)
+    () => `INSERT INTO deliveries (${INSERT_COLUMNS.join(', ')}, state, attempts, next_attempt_at, updated_at)
      VALUES ${rows.join(', ')}
      ON CONFLICT (dedup_key) DO NOTHING RETURNING id, dedup_key`,
   );
@@ -52,7 +55,8 @@ export function buildInsertDeliveries(count: number): Statement<Record<string, u
 export function toInsertParams(deliveries: readonly NewDelivery[]): Record<string, unknown> {
   const params: Record<string, unknown> = {};
   deliveries.forEach((delivery, i) => {
-    for (const field of INSERT_FIELDS) params[`${field}${i}`] = delivery[field];
+    const row = toDeliveryParams(delivery);
+    for (const column of INSERT_COLUMNS) params[`${column}${i}`] = row[column];
   });
   return params;
 }
@@ -83,8 +87,8 @@ export function selectListDeliveries(options: { state?: DeliveryState; beforeId?
 }
 
 const deliveries = {
-  /** One delivery (the webhook's insert, the watchdog's alert): its own fields are the parameters. */
-  insert: buildInsert<NewDelivery>([deliveryValues('')]),
+  /** One delivery (the webhook's insert, the watchdog's alert), its parameters from {@link toDeliveryParams}. */
+  insert: buildInsert<DeliveryParams>([deliveryValues('')]),
   findIdsByKey: defineStatement<{ keys: string[] }, InsertedRow>(
     (d) => `SELECT id, dedup_key FROM deliveries WHERE dedup_key ${d.inList(':keys')}`,
   ),

@@ -6,7 +6,7 @@ import { SQLITE_DIALECT } from './dialect';
 import { queries, selectListDeliveries } from './queries';
 import type { Statement } from './statement';
 import { TurnBatch } from './turn-batch';
-import { decodeClaimedRows, decodeDeliveryRow, decodeStateCounts } from './delivery-rows';
+import { decodeClaimedRows, decodeDeliveryRow, decodeStateCounts, toDeliveryParams } from './delivery-rows';
 import { decodeReportRow, toReportParams } from './report-rows';
 import { decodeRouteMailRow, toRouteMailParams } from './route-mail-rows';
 import { fromSentMessageRow, toSentMessageParams } from './sent-message-rows';
@@ -486,7 +486,7 @@ function runBatch(db: Database.Database, batch: PendingWrite[]): ({ value: unkno
 
 /** Inserts one delivery, or finds the one stored with its key. */
 function insertOne(db: Database.Database, delivery: NewDelivery): InsertResult {
-  const inserted = selectOne(db, queries.deliveries.insert, delivery);
+  const inserted = selectOne(db, queries.deliveries.insert, toDeliveryParams(delivery));
   if (inserted) return { id: inserted.id, duplicate: false };
   return { id: selectOne(db, queries.deliveries.findIdsByKey, { keys: [delivery.dedupKey] })!.id, duplicate: true };
 }

@@ -1,4 +1,5 @@
 import type { ReportSnapshot } from '../trend';
+import type { ReportDelivery } from '../webhook';
 
 /** States of a delivery: queued → sending → sent, or → retrying → sending …, or → dead. */
 export const DELIVERY_STATES = ['queued', 'sending', 'retrying', 'sent', 'dead'] as const;
@@ -12,9 +13,14 @@ export interface NewDelivery {
   completedAt: string;
   /** Who sent it (the client address), shown as "NetBox" in listings. */
   source: string;
-  /** The exact bytes NetBox sent; the worker re-parses them, so nothing is lost to a schema change. */
+  /** The exact bytes NetBox sent, kept for audit and preview; readers use {@link report} instead. */
   body: Buffer;
   receivedAt: number;
+  /**
+   * The report as the webhook parsed it (issue 15, "parse once"), stored column by column so that
+   * the worker and the dashboard never parse the body again. Absent for the watchdog's own records.
+   */
+  report?: ReportDelivery | null;
 }
 
 export interface DeliveryRecord {
@@ -33,6 +39,12 @@ export interface DeliveryRecord {
   messageId: string | null;
   sentAt: number | null;
   updatedAt: number;
+  /**
+   * The report as parsed at ingest, read from its columns (no JSON parse, no validation). Null for a
+   * row stored before migration 6 and for a record that is not a report (the watchdog's): readers
+   * that need it fall back on the body there.
+   */
+  report: ReportDelivery | null;
 }
 
 export interface ClaimedDelivery extends DeliveryRecord {

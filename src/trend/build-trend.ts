@@ -1,5 +1,6 @@
 import { passPercent, type Severity } from '../report';
 import type { FailingPair, ReportCounts, ReportSnapshot } from './types';
+import { groupPairsByTest, type TestPairsGroup } from './group-pairs-by-test';
 
 /** U+2212, as in "−1 failing": a real minus sign reads better than a hyphen in a mail. */
 const MINUS = '\u2212';
@@ -64,6 +65,12 @@ export interface Trend {
   /** Pairs failing now and in the previous report, longest streak first; capped at TREND_PAIR_CAP. */
   stillFailing: FailingStreak[];
   stillFailingCount: number;
+  /** Every newly failing pair grouped per test (issue 17: one line per test, HIGH first); capped at TREND_PAIR_CAP tests. */
+  newlyFailingTests: TestPairsGroup[];
+  newlyFailingTestCount: number;
+  /** Every still-failing pair grouped per test, with the longest streak; capped at TREND_PAIR_CAP tests. */
+  stillFailingTests: TestPairsGroup[];
+  stillFailingTestCount: number;
 }
 
 const SEVERITY_ORDER: Record<Severity, number> = { HIGH: 0, MIDDLE: 1, LOW: 2 };
@@ -80,22 +87,7 @@ export function pairKey(pair: Pick<FailingPair, 'device' | 'test'>): string {
  */
 export function buildTrend(current: ReportSnapshot, history: readonly ReportSnapshot[], options: { historyTruncated?: boolean } = {}): Trend {
   const previous = history[0];
-  if (!previous) {
-    return {
-      previous: null,
-      overall: null,
-      severities: [],
-      failingSetKnown: false,
-      failingSetChanged: null,
-      regression: false,
-      newlyFailing: [],
-      newlyFailingCount: 0,
-      fixed: [],
-      fixedCount: 0,
-      stillFailing: [],
-      stillFailingCount: 0,
-    };
-  }
+  if (!previous) return buildFirstTrend();
   const c = current.counts;
   const p = previous.counts;
   const overall = buildDelta('Overall', c.totalPassed, c.totalCount, p.totalPassed, p.totalCount);
@@ -119,6 +111,8 @@ export function buildTrend(current: ReportSnapshot, history: readonly ReportSnap
   }
   const failingSetChanged = countsDiffer || newlyFailing.length > 0 || fixed.length > 0 ? true : failingSetKnown ? false : null;
   const stillFailing = buildStreaks(current, still, history, options.historyTruncated ?? false);
+  const newlyFailingTests = groupPairsByTest(newlyFailing);
+  const stillFailingTests = groupPairsByTest(stillFailing);
   return {
     previous: { reportId: previous.reportId, created: previous.created, dedupKey: previous.dedupKey },
     overall,
@@ -132,6 +126,32 @@ export function buildTrend(current: ReportSnapshot, history: readonly ReportSnap
     fixedCount: fixed.length,
     stillFailing: stillFailing.slice(0, TREND_PAIR_CAP),
     stillFailingCount: stillFailing.length,
+    newlyFailingTests: newlyFailingTests.slice(0, TREND_PAIR_CAP),
+    newlyFailingTestCount: newlyFailingTests.length,
+    stillFailingTests: stillFailingTests.slice(0, TREND_PAIR_CAP),
+    stillFailingTestCount: stillFailingTests.length,
+  };
+}
+
+/** The trend of the first report of a series: nothing to compare with. */
+function buildFirstTrend(): Trend {
+  return {
+    previous: null,
+    overall: null,
+    severities: [],
+    failingSetKnown: false,
+    failingSetChanged: null,
+    regression: false,
+    newlyFailing: [],
+    newlyFailingCount: 0,
+    fixed: [],
+    fixedCount: 0,
+    stillFailing: [],
+    stillFailingCount: 0,
+    newlyFailingTests: [],
+    newlyFailingTestCount: 0,
+    stillFailingTests: [],
+    stillFailingTestCount: 0,
   };
 }
 

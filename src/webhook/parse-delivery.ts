@@ -3,10 +3,13 @@ import { z } from 'zod';
 import { RelayError, type ErrorIssue } from '../shared';
 import { EnvelopeSchema, ReportSchema, type Envelope, type Report } from './envelope-schema';
 
-/** A compliance report delivery the relay will mail. */
+/**
+ * A compliance report delivery the relay will mail: what the rest of the relay reads, parsed once at
+ * the door and kept by the store column for column (the envelope itself is not: nothing past the
+ * webhook reads it, and the raw body stays stored for audit).
+ */
 export interface ReportDelivery {
   kind: 'report';
-  envelope: Envelope;
   report: Report;
   /** Identity of the report: `data.id` with `data.created`, so two NetBox instances never collide. */
   dedupKey: string;
@@ -66,7 +69,6 @@ export function parseDelivery(body: Uint8Array): Delivery {
   const data = report.data;
   return {
     kind: 'report',
-    envelope: env,
     report: data,
     dedupKey: `${data.id}@${data.created}`,
     completedAt: normalizeTimestamp(env.timestamp) ?? normalizeTimestamp(data.created) ?? data.created,

@@ -1,5 +1,5 @@
-import { PG_MIGRATIONS, PgStore, StorageUnavailableError } from '../../src/store';
-import { createTestSchema } from '../helpers/pg-schema';
+import { PG_MIGRATIONS, PgStore, StorageUnavailableError, type NewDelivery } from '../../src/store';
+import { createTestSchema, type TestSchema } from '../helpers/pg-schema';
 import { describeStoreContract, makeDelivery } from './store-contract';
 
 describeStoreContract('PostgreSQL', async () => {
@@ -11,8 +11,27 @@ describeStoreContract('PostgreSQL', async () => {
       return store;
     },
     cleanup: () => schema.drop(),
+    seedSchema: (version, rows) => seedPgSchema(schema, version, rows),
   };
 });
+
+/** A schema as an older relay left it: its migrations applied and recorded, its rows stored with the columns it had. */
+async function seedPgSchema(schema: TestSchema, version: number, rows: readonly NewDelivery[]): Promise<void> {
+  await schema.query(
+    'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
+  );
+  for (const migration of PG_MIGRATIONS.filter((m) => m.version <= version)) {
+    await schema.query(migration.sql);
+    await schema.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+  }
+  for (const r of rows) {
+    await schema.query(
+      `INSERT INTO deliveries (dedup_key, report_id, report_created, completed_at, source, body, received_at, next_attempt_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $7)`,
+      [r.dedupKey, r.reportId, r.reportCreated, r.completedAt, r.source, r.body, r.receivedAt],
+    );
+  }
+}
 
 describe('PgStore beyond the contract', () => {
   test('replicas starting together apply each migration once, under the advisory lock', async () => {

@@ -1,5 +1,8 @@
 import fs from 'node:fs';
-import { SqliteStore } from '../../src/store';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { SQLITE_FILE_NAME, SqliteStore, type NewDelivery } from '../../src/store';
+import { SQLITE_MIGRATIONS } from '../../src/store/migrations/sqlite';
 import { makeTempDir } from '../helpers/relay-harness';
 import { describeStoreContract } from './store-contract';
 
@@ -8,8 +11,24 @@ describeStoreContract('SQLite', async () => {
   return {
     open: async () => SqliteStore.open({ dataDir }),
     cleanup: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
+    seedSchema: (version, rows) => Promise.resolve(seedSqliteSchema(path.join(dataDir, SQLITE_FILE_NAME), version, rows)),
   };
 });
+
+/** A file as an older relay left it: its migrations applied, its rows stored with the columns it had. */
+function seedSqliteSchema(file: string, version: number, rows: readonly NewDelivery[]): void {
+  const db = new Database(file);
+  try {
+    for (const migration of SQLITE_MIGRATIONS.filter((m) => m.version <= version)) db.exec(migration.sql);
+    db.pragma(`user_version = ${version}`);
+    const insert = db.prepare(
+      'INSERT INTO deliveries (dedup_key, report_id, report_created, completed_at, source, body, received_at, next_attempt_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    for (const r of rows) insert.run(r.dedupKey, r.reportId, r.reportCreated, r.completedAt, r.source, r.body, r.receivedAt, r.receivedAt, r.receivedAt);
+  } finally {
+    db.close();
+  }
+}
 
 test('SQLite is a single-owner store: the relay releases its leases at boot', () => {
   const dataDir = makeTempDir('store-contract-');

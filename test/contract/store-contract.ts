@@ -4,8 +4,10 @@
  * same for one relay or three lives here, so a method added to the Store interface gets its tests
  * here and runs against both engines.
  */
-import { REPORT_FAILING_SETS_KEPT, StorageUnavailableError, type NewDelivery, type Store } from '../../src/store';
+import { REPORT_FAILING_SETS_KEPT, StorageUnavailableError, type DeliveryRecord, type NewDelivery, type Store } from '../../src/store';
 import type { ReportSnapshot } from '../../src/trend';
+import { parseDelivery, type ReportDelivery } from '../../src/webhook';
+import { buildBody, buildReportData } from '../helpers/netbox-json';
 
 /** A fresh, empty backing (a temp dir, a schema) from which several store instances can be opened. */
 export interface StoreBacking {
@@ -13,6 +15,11 @@ export interface StoreBacking {
   open(): Promise<Store>;
   /** Removes the backing (after every opened instance is closed). */
   cleanup(): Promise<void>;
+  /**
+   * Before any instance is opened: builds the schema as migrations 1 to `version` left it (an
+   * existing database of an older relay), with `rows` stored as that version stored them.
+   */
+  seedSchema(version: number, rows: readonly NewDelivery[]): Promise<void>;
 }
 
 const T0 = 1_700_000_000_000;
@@ -43,6 +50,67 @@ export function makeReport(id: number, createdMs: number, failing: ReportSnapsho
     counts: { totalPassed: id, totalCount: 100, highPassed: 1, highCount: 2, middlePassed: 3, middleCount: 4, lowPassed: 5, lowCount: 6 },
     failing,
   };
+}
+
+/** A report delivery as the webhook stores it: the signed bytes and the typed fields of its one parse. */
+export function makeReportDelivery(body: Buffer, receivedAt = T0): NewDelivery {
+  const report = parseDelivery(body);
+  if (report.kind !== 'report') throw new Error('not a report');
+  return {
+    dedupKey: report.dedupKey,
+    reportId: report.report.id,
+    reportCreated: report.report.created,
+    completedAt: report.completedAt,
+    source: '127.0.0.1',
+    body,
+    receivedAt,
+    report,
+  };
+}
+
+/**
+ * Reports that exercise every stored field: distinct counts (a column mix-up shows), custom fields
+ * of every JSON kind, relative URLs under a NetBox base path; and one with none of the optional
+ * fields (no display, custom_fields null, no user: NetBox 4.7 without a request).
+ */
+const TYPED_REPORT_BODIES = [
+  buildBody({
+    version: '4.6',
+    username: 'jdoe',
+    data: buildReportData({
+      id: 41,
+      device_count: 7,
+      test_count: 11,
+      total_passed: 13,
+      total_count: 21,
+      high_passed: 1,
+      high_count: 3,
+      middle_passed: 5,
+      middle_count: 8,
+      low_passed: 7,
+      low_count: 10,
+      created: '2026-03-06T15:11:20.123456Z',
+      basePath: '/netbox',
+      custom_fields: { team: 'core-network', owners: ['a', 'b\u00e9'], nested: { level: 2, ok: true, none: null }, 'cl\u00e9': 1.5 },
+    }),
+  }),
+  buildBody({
+    version: '4.7',
+    data: withoutDisplay({ ...buildReportData({ id: 42, created: '2026-03-06T16:00:00Z' }), custom_fields: null }),
+    extra: { request: null },
+  }),
+];
+
+function withoutDisplay(data: Record<string, unknown>): Record<string, unknown> {
+  const { display: _dropped, ...rest } = data;
+  return rest;
+}
+
+/** What a store gives back for a report: what the webhook parsed, less what it does not keep (last_updated). */
+function expectedStored(body: Buffer): ReportDelivery {
+  const parsed = makeReportDelivery(body).report!;
+  const { last_updated: _notKept, ...report } = parsed.report;
+  return { ...parsed, report };
 }
 
 export function describeStoreContract(engine: string, createBacking: () => Promise<StoreBacking>): void {
@@ -440,6 +508,72 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(await store.lastRouteMailCompletedAt('on-call', ids[2]!)).toBe('2026-03-01T06:00:05Z');
       expect(await store.lastRouteMailCompletedAt('on-call', ids[0]!)).toBeNull();
       expect(await store.lastRouteMailCompletedAt('auditors', ids[2]!)).toBeNull();
+    });
+
+    test('a report reads back with the typed fields the webhook parsed, from get, list and claim alike', async () => {
+      const ids: number[] = [];
+      for (const body of TYPED_REPORT_BODIES) ids.push((await store.insertDelivery(makeReportDelivery(body))).id);
+      const other = await open();
+      const expected = TYPED_REPORT_BODIES.map(expectedStored);
+      expect(expected[0].report.custom_fields).toMatchObject({ nested: { none: null } });
+      expect(expected[1].report).toMatchObject({ custom_fields: null, url: '/api/plugins/validity/reports/42/' });
+      expect(expected[1].report).not.toHaveProperty('display');
+      expect(expected[1].triggeredBy).toBeUndefined();
+
+      const byId = (records: DeliveryRecord[]) => ids.map((id) => records.find((r) => r.id === id)!.report);
+      expect(await Promise.all(ids.map(async (id) => (await other.getDelivery(id))!.report))).toEqual(expected);
+      expect(byId(await other.listDeliveries())).toEqual(expected);
+      const claimed = await store.claimDue({ now: T0 + 100, limit: 10, owner: 'a', leaseMs: 1000 });
+      expect(byId(claimed)).toEqual(expected);
+      // The raw body stays, byte for byte, for audit and preview.
+      expect(claimed.map((c) => c.body.equals(TYPED_REPORT_BODIES[ids.indexOf(c.id)]))).toEqual([true, true]);
+    });
+
+    test("a row without typed fields (stored before them, or the watchdog's own) reads report: null", async () => {
+      const { id } = await store.insertDelivery(makeDelivery(1));
+      const alert = makeDelivery(2, { dedupKey: `watchdog:overdue@${T0}`, reportId: 0, source: 'watchdog' });
+      const { alertId } = await store.transitionWatchdog({
+        expectedVersion: (await store.getWatchdogState(T0)).version,
+        state: 'overdue',
+        since: T0,
+        now: T0 + 1,
+        alert,
+      });
+      expect((await store.getDelivery(id))!.report).toBeNull();
+      expect((await store.listDeliveries()).map((r) => [r.id, r.report])).toEqual([
+        [alertId, null],
+        [id, null],
+      ]);
+      expect((await store.claimDue({ now: T0 + 100, limit: 10, owner: 'a', leaseMs: 1000 })).map((r) => r.report)).toEqual([null, null]);
+    });
+
+    test('migration 6 applies to a database of schema version 5: its rows read report: null, new ones keep their fields', async () => {
+      const legacyBacking = await createBacking();
+      const old = makeDelivery(1, { body: TYPED_REPORT_BODIES[1] });
+      await legacyBacking.seedSchema(5, [old]);
+      try {
+        const upgraded = await legacyBacking.open();
+        try {
+          const report = await upgraded.migrate();
+          expect(report.applied).toEqual(['006-delivery_report_fields']);
+          expect(report.version).toBeGreaterThanOrEqual(6);
+          const [before] = await upgraded.listDeliveries();
+          expect(before).toMatchObject({ dedupKey: old.dedupKey, reportId: 1, state: 'queued', report: null });
+          expect((await upgraded.getDeliveryBody(before.id))!.equals(old.body)).toBe(true);
+
+          const { id } = await upgraded.insertDelivery(makeReportDelivery(TYPED_REPORT_BODIES[0], T0 + 5));
+          expect((await upgraded.getDelivery(id))!.report).toEqual(expectedStored(TYPED_REPORT_BODIES[0]));
+          const claimed = await upgraded.claimDue({ now: T0 + 100, limit: 10, owner: 'a', leaseMs: 1000 });
+          expect(claimed.map((c) => [c.id, c.report === null])).toEqual([
+            [before.id, true],
+            [id, false],
+          ]);
+        } finally {
+          await upgraded.close();
+        }
+      } finally {
+        await legacyBacking.cleanup();
+      }
     });
 
     test('close commits the inserts already accepted, then refuses new ones', async () => {

@@ -11,7 +11,8 @@ import { startNetboxDouble, type NetboxDouble, type ResultSpec } from '../helper
 /**
  * The mail as a reader sees it: the HTML part of a real mail (relay → SMTP, enriched from a NetBox
  * double, with a trend) opened in headless Chromium (test/helpers/browser.ts) at a desktop client's width and a phone's, in
- * light and dark mode. Screenshots land in test-output/mail-look/ for a human to look at.
+ * light and dark mode. Screenshots land in test-output/mail-look/ for a human to look at
+ * (`report-42-<width>px-<light|dark>.png`, the whole page).
  */
 
 const OUT = path.join(findPackageRoot(), 'test-output', 'mail-look');
@@ -198,13 +199,42 @@ describe('the HTML mail in a real browser', () => {
     return { page, requests };
   }
 
-  it.each([600, 375])('at %i px: no horizontal scroll, severity bars visible, links present, no remote resource', async (width) => {
+  /**
+   * Runs in the page: every element whose box reaches past the viewport's right edge (a cell pushed
+   * wide by a long name, a URL that does not wrap), plus the document's own scroll width. What an
+   * ancestor clips (a device name cut with an ellipsis) is not seen, so it does not count.
+   */
+  const FIND_OVERFLOW = `(() => {
+    const client = document.documentElement.clientWidth;
+    const clipped = (e) => {
+      for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
+        if (getComputedStyle(a).overflowX !== 'visible' && a.getBoundingClientRect().right <= client + 0.5) return true;
+      }
+      return false;
+    };
+    const wide = [...document.body.querySelectorAll('*')]
+      .filter((e) => e.getBoundingClientRect().right > client + 0.5 && !clipped(e))
+      .map((e) => e.tagName.toLowerCase() + '.' + (e.getAttribute('class') || '') + ': ' + (e.textContent || '').trim().slice(0, 40));
+    return { scroll: document.documentElement.scrollWidth, client, wide };
+  })()`;
+
+  const LOOKS = [375, 600, 1024].flatMap((width) => (['light', 'dark'] as const).map((scheme) => [width, scheme] as const));
+
+  it.each(LOOKS)('at %i px in %s mode nothing overflows sideways (screenshot kept)', async (width, scheme) => {
+    const { page } = await open(width, scheme);
+    try {
+      await page.screenshot({ path: path.join(OUT, `report-42-${width}px-${scheme}.png`), fullPage: true });
+      const found = await page.evaluate<{ scroll: number; client: number; wide: string[] }>(FIND_OVERFLOW);
+      expect(found.wide).toEqual([]);
+      expect(found.scroll).toBeLessThanOrEqual(found.client);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it.each([600, 375])('at %i px: severity bars visible, links present, no remote resource', async (width) => {
     const { page, requests } = await open(width, 'light');
     try {
-      await page.screenshot({ path: path.join(OUT, `report-42-${width}px-light.png`), fullPage: true });
-      const size = (await page.evaluate('({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })')) as { scroll: number; client: number };
-      expect(size.scroll).toBeLessThanOrEqual(size.client);
-
       const box = (selector: string) =>
         page.evaluate(`[...document.querySelectorAll('${selector}')].map((e) => ({ w: e.getBoundingClientRect().width, h: e.getBoundingClientRect().height }))`) as Promise<{ w: number; h: number }[]>;
       // Overall and the three severities have results: four bars, each really painted.
@@ -228,10 +258,63 @@ describe('the HTML mail in a real browser', () => {
     }
   });
 
-  it.each([600, 375])('at %i px in dark mode, every text is readable (WCAG contrast ≥ 4.5)', async (width) => {
+  it('on a 375 px phone the first screen says the instance, the worst severity, worse than before, and what newly fails', async () => {
+    const { page } = await open(375, 'light');
+    try {
+      // The text a reader sees above the fold (900 px, a tall phone's screen), in reading order.
+      const firstScreen = await page.evaluate<string>(`(() => {
+        const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+        const seen = [];
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          const r = n.parentElement.getBoundingClientRect();
+          if (n.textContent.trim() && r.bottom <= window.innerHeight) seen.push(n.textContent.trim());
+        }
+        return seen.join(' ');
+      })()`);
+      const host = new URL(netbox.url).host;
+      expect(firstScreen).toContain(host);
+      expect(firstScreen).toContain('10 HIGH-severity results failed, and 1 of lower severity.');
+      expect(firstScreen).toMatch(/Worse than report 41: 63\.3% passed, was 73\.3% \(\u221210\.0 pts, \+3 failing\)\./);
+      expect(firstScreen).toContain('Newly failing');
+      expect(firstScreen).toContain('bgp-sessions-established-with-every-configured-neighbor on 7 devices');
+      // What is newly failing comes before what still fails, on every screen size (one document order).
+      const order = await page.evaluate<string[]>(`[...document.querySelectorAll('h2')].map((h) => h.textContent.trim())`);
+      expect(order.indexOf('Newly failing')).toBeGreaterThanOrEqual(0);
+      expect(order.indexOf('Newly failing')).toBeLessThan(order.indexOf('Still failing'));
+      // The banner is painted in the worst failing severity's colour, and so is the Overall bar and HIGH's percentage.
+      const colours = await page.evaluate<{ banner: string; overallBar: string; highPercent: string }>(`({
+        banner: getComputedStyle(document.querySelector('p.banner')).borderLeftColor,
+        overallBar: getComputedStyle(document.querySelector('table.ratios tr td.bar-fill')).backgroundColor,
+        highPercent: getComputedStyle(document.querySelectorAll('table.ratios td.ratio-pct')[1]).color,
+      })`);
+      expect(colours.banner).toBe('rgb(185, 28, 28)');
+      expect(colours.overallBar).toBe(colours.banner);
+      expect(colours.highPercent).toBe(colours.banner);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it('at 375 px every device name stays on one line (cut with an ellipsis when too long, the full name in its title)', async () => {
+    const { page } = await open(375, 'light');
+    try {
+      const devices = await page.evaluate<{ name: string; title: string; lines: number; height: number; lineHeight: number }[]>(`[...document.querySelectorAll('.device')].map((e) => ({
+        name: e.textContent, title: e.getAttribute('title'), lines: e.getClientRects().length,
+        height: e.getBoundingClientRect().height, lineHeight: parseFloat(getComputedStyle(e).lineHeight) || 20,
+      }))`);
+      expect(devices.length).toBeGreaterThan(5);
+      for (const d of devices) {
+        expect({ name: d.name, oneLine: d.height <= d.lineHeight * 1.5 }).toEqual({ name: d.name, oneLine: true });
+        expect(d.title).toBe(d.name);
+      }
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it.each([600, 375])('at %i px in dark mode, every text is readable (WCAG contrast ≥ 4.5) and no border is light', async (width) => {
     const { page } = await open(width, 'dark');
     try {
-      await page.screenshot({ path: path.join(OUT, `report-42-${width}px-dark.png`), fullPage: true });
       const texts = await measureContrast(page);
       expect(texts.length).toBeGreaterThan(20);
       const poor = texts.filter((t) => t.ratio < 4.5);
@@ -239,6 +322,13 @@ describe('the HTML mail in a real browser', () => {
       // And it is really dark: the card is not left white.
       const card = await page.evaluate(`getComputedStyle(document.querySelector('table.card')).backgroundColor`);
       expect(card).not.toBe('rgb(255, 255, 255)');
+      // A light border on a dark card is a bright line across it: every visible border is dark or coloured.
+      const light = await page.evaluate<unknown[]>(`[...document.querySelectorAll('*')].flatMap((e) => {
+        const cs = getComputedStyle(e);
+        return ['Top', 'Right', 'Bottom', 'Left'].filter((side) => parseFloat(cs['border' + side + 'Width']) > 0 && cs['border' + side + 'Style'] !== 'none')
+          .map((side) => ({ element: e.tagName.toLowerCase() + '.' + (e.getAttribute('class') || ''), side, color: cs['border' + side + 'Color'] }));
+      }).filter((b) => { const p = b.color.match(/\\d+/g).map(Number); return (p[0] + p[1] + p[2]) / 3 > 160; })`);
+      expect(light).toEqual([]);
     } finally {
       await page.context().close();
     }
@@ -265,6 +355,57 @@ describe('the HTML mail in a real browser', () => {
       expect(poor).toEqual([]);
     } finally {
       await page.context().close();
+    }
+  });
+});
+
+/**
+ * Without NETBOX_URL the mail shows NetBox's paths as text, not links; with a long BASE_PATH they are long
+ * unbroken strings, which must wrap inside a phone's width instead of pushing the card wide.
+ */
+describe('the HTML mail without NETBOX_URL, long NetBox paths, on a phone', () => {
+  // One segment with no hyphen or slash for a line to break at: it wraps only because the CSS lets it.
+  const BASE_PATH = '/netboxproductionfrankfurtdatacentertwoinventory';
+  let smtp: SmtpPeer;
+  let relay: TestRelay;
+  let browser: Browser;
+  let dataDir: string;
+  let html: string;
+
+  beforeAll(async () => {
+    fs.mkdirSync(OUT, { recursive: true });
+    smtp = await startSmtpPeer();
+    dataDir = makeTempDir('relay-look-relative-');
+    relay = await startTestRelay({ SMTP_URL: smtp.url, MAIL_TO: 'ops@example.com', MAIL_FROM: 'Compliance <relay@example.com>' }, { dataDir });
+    const data = buildReportData({ id: 7, basePath: BASE_PATH, high_passed: 1, high_count: 3, total_passed: 6, total_count: 8 });
+    expect((await postWebhook(relay.webhookUrl, buildBody({ version: '4.6', data }))).status).toBe(202);
+    const [mail] = await smtp.waitFor(1, 30_000);
+    html = String(mail.parsed.html);
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await relay?.stop();
+    await smtp?.close();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it.each(['light', 'dark'] as const)('at 375 px in %s mode the paths wrap and nothing overflows sideways', async (scheme) => {
+    const context = await browser.newContext({ viewport: { width: 375, height: 900 }, colorScheme: scheme });
+    try {
+      const page = await context.newPage();
+      await page.setContent(html, { waitUntil: 'load' });
+      await page.screenshot({ path: path.join(OUT, `report-7-relative-375px-${scheme}.png`), fullPage: true });
+      const size = await page.evaluate<{ scroll: number; client: number }>('({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })');
+      expect(size.scroll).toBeLessThanOrEqual(size.client);
+      const text = await page.evaluate<string>('document.body.innerText');
+      // Named as "NetBox" (no host to name), and the paths are all there, as text.
+      expect(text).toMatch(/^NetBox\n/);
+      expect(text).toContain(`${BASE_PATH}/plugins/validity/test-results/?report_id=7&passed=false`);
+      expect(await page.evaluate<number>('document.querySelectorAll("a[href]").length')).toBe(0);
+    } finally {
+      await context.close();
     }
   });
 });

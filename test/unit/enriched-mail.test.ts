@@ -28,7 +28,8 @@ const TESTS = [
  * host). `UPDATE_GOLDEN=1 npx jest test/unit/enriched-mail.test.ts` rewrites them after a deliberate change.
  */
 function expectGolden(name: string, actual: string, netboxUrl: string): void {
-  const normalized = actual.split(netboxUrl).join('https://netbox.example.com/netbox');
+  // The host alone names the instance in the header (issue 17).
+  const normalized = actual.split(netboxUrl).join('https://netbox.example.com/netbox').split(new URL(netboxUrl).host).join('netbox.example.com');
   const file = path.join(GOLDEN_DIR, name);
   if (process.env.UPDATE_GOLDEN === '1') {
     fs.mkdirSync(GOLDEN_DIR, { recursive: true });
@@ -109,8 +110,17 @@ describe('the mail names what failed and what changed (golden renders)', () => {
     const mail = await compose(report(43, '2026-03-06T15:00:00.000000Z', failing((i) => (i % 3 === 0 && i !== 0) || i === 1)));
     const text = String(mail.text);
     expect(text).toContain('WHAT FAILED: 16 failing results in 5 tests');
-    expect(text).toContain('Newly failing:\n  + aaa-servers on sw-001 [HIGH]');
-    expect(text).toContain('ntp-servers on sw-015 [HIGH]: failing since report 41');
+    // Issue 17: the verdict first, then what newly fails, then what still fails, each grouped per test.
+    expect(text.split('\n').slice(0, 3)).toEqual([
+      `${new URL(netbox.url).host}: Compliance report 43 (report-43): 61.9% passed`,
+      '!! 7 HIGH-severity results failed, and 9 of lower severity.',
+      'Worse than report 42: 61.9% passed, was 64.3% (\u22122.4 pts, +1 failing).',
+    ]);
+    expect(text).toContain('Newly failing:\n  * [HIGH] aaa-servers on 1 device\n      sw-001\n');
+    expect(text).toContain('Still failing:\n  * [HIGH] aaa-servers on 3 devices, failing since report 41 (3 reports in a row)\n      sw-006\n      sw-021\n      sw-036\n');
+    expect(text.indexOf('Newly failing:')).toBeLessThan(text.indexOf('Still failing:'));
+    expect(text.indexOf('Still failing:')).toBeLessThan(text.indexOf('WHAT FAILED'));
+    expect(String(mail.subject)).toBe(`[7 HIGH failed] ${new URL(netbox.url).host}: Compliance report 43: 26/42 passed (61.9%), worse than report 42`);
     expect(text).toContain('...and 2 more failing tests');
     expectGolden('enriched.txt', text, netbox.url);
     expectGolden('enriched.html', String(mail.html), netbox.url);

@@ -32,7 +32,8 @@ describe('the default templates', () => {
   it('render the 4.6 example with absolute links in the configured time zone (golden)', () => {
     const d = delivery(fs.readFileSync(path.join(examples, 'delivery-netbox-4.6.json')));
     const out = renderer.render(buildReportView(d, { netboxUrl: 'https://netbox.example.com', timezone: 'Europe/Berlin' }));
-    expect(out.subject).toBe('[7 HIGH failed] Compliance report 142: 95/108 passed (88.0%)');
+    // Issue 17: the NetBox instance (NETBOX_URL's host) is named in the subject.
+    expect(out.subject).toBe('[7 HIGH failed] netbox.example.com: Compliance report 142: 95/108 passed (88.0%)');
     expectGolden('report-142.txt', out.text);
     expectGolden('report-142.html', out.html);
     expect(out.text).toContain('Completed 2026-03-06 16:11:23 CET, run by jdoe');
@@ -58,6 +59,19 @@ describe('the default templates', () => {
     }
     expect(out.subject).toBe('Compliance report 29: 0/0 passed (\u2014)');
     expect(out.text).toMatch(/HIGH\s+\u2014\s+\u2014/);
+  });
+
+  // Issue 17: the banner says the worst failing severity, or that nothing failed, and never claims a pass it cannot see.
+  it.each([
+    ['a report without results', { total_passed: 0, total_count: 0, middle_passed: 0, middle_count: 0 }, 'This report has no test results.'],
+    ['a report where every result passed', { total_passed: 8, middle_passed: 8 }, 'Every test passed.'],
+    ['failures of MIDDLE only', {}, '3 MIDDLE-severity results failed.'],
+    ['failures counted in no severity', { middle_passed: 8 }, '3 results failed.'],
+  ])('put the banner first for %s, the same in HTML and text', (_, counts, banner) => {
+    const d = delivery(buildBody({ data: buildReportData(counts) }));
+    const out = renderer.render(buildReportView(d, { timezone: 'UTC' }));
+    expect(out.text.split('\n')[1]).toMatch(new RegExp(`^(!! )?${banner.replace(/[.]/g, '\\.')}$`));
+    expect(textOf(out.html)).toContain(banner);
   });
 
   it('keep NetBox\'s base path in every link', () => {
@@ -86,7 +100,8 @@ describe('the default templates', () => {
   it('inline the CSS (mail clients drop <style>) but keep the dark-mode media query', () => {
     const d = delivery(fs.readFileSync(path.join(examples, 'delivery-netbox-4.6.json')));
     const out = renderer.render(buildReportView(d, { timezone: 'UTC' }));
-    expect(out.html).toMatch(/<td class="bar-fill band-yellow"[^>]*style="[^"]*background: #ca8a04/);
+    // 7 HIGH results failed: every bar of a failing line is painted in its severity's colour, Overall in HIGH's.
+    expect(out.html).toMatch(/<td class="bar-fill tone-fill-high"[^>]*style="[^"]*background: #b91c1c/);
     expect(out.html).toContain('prefers-color-scheme: dark');
     expect(out.html).not.toMatch(/(src|href)="https?:\/\/(?!netbox)/);
   });

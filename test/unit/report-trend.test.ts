@@ -101,4 +101,20 @@ describe('report trend', () => {
     expect(buildTrend(current, history, { historyTruncated: true }).stillFailing[0]).toMatchObject({ reports: 4, sinceReportId: 1, atLeast: true });
     expect(buildTrend(current, history).stillFailing[0]).toMatchObject({ reports: 4, atLeast: false });
   });
+
+  // Issue 17: one line per test with its device count and the first few devices, whatever TREND_PAIR_CAP cuts.
+  it('groups newly and still failing pairs per test, HIGH first, with exact device counts beyond the pair cap', () => {
+    const pair = (test: string, severity: FailingPair['severity'], device: string): FailingPair => ({ test, severity, device });
+    const devices = Array.from({ length: 25 }, (_, i) => `sw-${String(i).padStart(2, '0')}`);
+    const before = [pair('ntp', 'LOW', 'sw-00'), pair('ntp', 'LOW', 'sw-01')];
+    const now = [...before, ...devices.map((d) => pair('bgp', 'MIDDLE', d)), pair('aaa', 'HIGH', 'sw-09')];
+    const trend = buildTrend(snapshot(2, '2026-03-02T10:00:00Z', {}, now), [snapshot(1, '2026-03-01T10:00:00Z', {}, before)]);
+    expect(trend.newlyFailing).toHaveLength(20);
+    expect(trend.newlyFailingTests).toEqual([
+      { test: 'aaa', severity: 'HIGH', devices: 1, firstDevices: ['sw-09'], longestReports: 0, longestSinceReportId: null },
+      { test: 'bgp', severity: 'MIDDLE', devices: 25, firstDevices: ['sw-00', 'sw-01', 'sw-02'], longestReports: 0, longestSinceReportId: null },
+    ]);
+    expect(trend.stillFailingTests).toEqual([{ test: 'ntp', severity: 'LOW', devices: 2, firstDevices: ['sw-00', 'sw-01'], longestReports: 2, longestSinceReportId: 1 }]);
+    expect(trend.newlyFailingTestCount).toBe(2);
+  });
 });

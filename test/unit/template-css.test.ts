@@ -129,12 +129,46 @@ describe('the shipped templates', () => {
     }
   });
 
-  it.each(['green', 'yellow', 'orange', 'red', 'none'] as const)('colour the %s band inline, on the percentage and on the bar', (band) => {
+  // Issue 17: the bars and percentages are coloured on the banner's scale (the worst failing severity), not by pass band.
+  it.each(['high', 'middle', 'low', 'ok', 'none'] as const)('colour the %s tone inline, on the percentage and on the bar', (tone) => {
     const view: ReportView = structuredClone(enriched);
-    view.overall = { ...view.overall, band, hasResults: band !== 'none', barWidth: band === 'none' ? 0 : 40 };
+    view.overall = { ...view.overall, tone, hasResults: tone !== 'none', barWidth: tone === 'none' ? 0 : 40 };
     const { html } = renderer.render(view);
-    expect(html).toMatch(new RegExp(`<td class="ratio-pct band-text-${band}"[^>]*style="[^"]*color: #[0-9a-f]{6}`));
-    if (band !== 'none') expect(html).toMatch(new RegExp(`<td class="bar-fill band-${band}"[^>]*style="[^"]*background: #[0-9a-f]{6}`));
+    expect(html).toMatch(new RegExp(`<td class="ratio-pct tone-text-${tone}"[^>]*style="[^"]*color: #[0-9a-f]{6}`));
+    if (tone !== 'none')
+      expect(html).toMatch(new RegExp(`<td class="bar-fill tone-fill-${tone}"[^>]*style="[^"]*background: #[0-9a-f]{6}`));
+  });
+
+  it.each(['high', 'middle', 'low', 'ok', 'none'] as const)('paint the %s banner inline, its colour and its border', (tone) => {
+    const view: ReportView = structuredClone(enriched);
+    view.tone = tone;
+    view.worst = { severity: 'MIDDLE', failed: 3, tone, otherFailed: 0 };
+    expect(renderer.render(view).html).toMatch(
+      new RegExp(
+        `<p class="banner banner-${tone}" style="[^"]*border-left: 4px solid #[0-9a-f]{6}[^"]*background: #[0-9a-f]{6}[^"]*color: #[0-9a-f]{6}`,
+      ),
+    );
+  });
+
+  it.each(['better', 'worse', 'same'] as const)('colour a %s verdict inline', (direction) => {
+    const view: ReportView = structuredClone(enriched);
+    view.verdict = { direction, previousReportId: 28, text: 'x' };
+    expect(renderer.render(view).html).toMatch(new RegExp(`<p class="verdict verdict-${direction}" style="[^"]*color: #[0-9a-f]{6}`));
+  });
+
+  // Outlook for Windows renders with Word's engine: layout by tables only (issue 17).
+  it('lay the mail out with tables, never flex or grid, in the rendered HTML', () => {
+    const html = renderer.render(enriched).html;
+    expect(html).not.toMatch(/display:\s*(inline-)?(flex|grid)/);
+    expect(html).not.toMatch(/\bgrid-template|\bflex(-direction|-wrap)?:/);
+    expect(html.match(/<table role="presentation"/g)?.length).toBeGreaterThan(5);
+  });
+
+  it('keep each device name of a grouped list on one line, inline', () => {
+    const html = renderer.render(enriched).html;
+    const devices = html.match(/<div class="device"[^>]*>/g) ?? [];
+    expect(devices.length).toBeGreaterThan(0);
+    for (const d of devices) expect(d).toMatch(/style="[^"]*white-space: nowrap[^"]*text-overflow: ellipsis/);
   });
 
   it.each(['better', 'worse', 'same'] as const)('colour a %s trend inline', (direction) => {

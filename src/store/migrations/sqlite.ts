@@ -115,4 +115,29 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
       CREATE INDEX route_mails_route ON route_mails (route, outcome);
     `,
   },
+  {
+    version: 6,
+    name: 'delivery_report_fields',
+    // Issue 15 "parse once": the report as the webhook parsed it, so the worker and the dashboard read
+    // typed columns instead of re-parsing each body. NULL in rows stored before (and in the watchdog's
+    // own records): readers fall back on the body there. custom_fields is JSON text (a free-form object).
+    // ADD COLUMN without a default only rewrites the schema, not the rows.
+    sql: `
+      ALTER TABLE deliveries ADD COLUMN display       TEXT;
+      ALTER TABLE deliveries ADD COLUMN url           TEXT;
+      ALTER TABLE deliveries ADD COLUMN results_url   TEXT;
+      ALTER TABLE deliveries ADD COLUMN device_count  INTEGER;
+      ALTER TABLE deliveries ADD COLUMN test_count    INTEGER;
+      ALTER TABLE deliveries ADD COLUMN total_passed  INTEGER;
+      ALTER TABLE deliveries ADD COLUMN total_count   INTEGER;
+      ALTER TABLE deliveries ADD COLUMN high_passed   INTEGER;
+      ALTER TABLE deliveries ADD COLUMN high_count    INTEGER;
+      ALTER TABLE deliveries ADD COLUMN middle_passed INTEGER;
+      ALTER TABLE deliveries ADD COLUMN middle_count  INTEGER;
+      ALTER TABLE deliveries ADD COLUMN low_passed    INTEGER;
+      ALTER TABLE deliveries ADD COLUMN low_count     INTEGER;
+      ALTER TABLE deliveries ADD COLUMN custom_fields TEXT;
+      ALTER TABLE deliveries ADD COLUMN triggered_by  TEXT;
+    `,
+  },
 ];

@@ -3,6 +3,7 @@ import { MIGRATION_002_REPORTS } from './002-reports';
 import { MIGRATION_003_WATCHDOG } from './003-watchdog';
 import { MIGRATION_004_SENT_MESSAGES } from './004-sent-messages';
 import { MIGRATION_005_ROUTE_MAILS } from './005-route-mails';
+import { MIGRATION_006_DELIVERY_REPORT_FIELDS } from './006-delivery-report-fields';
 
 /** One versioned schema change; `sql` runs in one transaction. */
 export interface PgMigration {
@@ -16,4 +17,11 @@ export interface PgMigration {
  * that dist/ and src/ find them the same way). Applied in order under an advisory lock and recorded
  * in `schema_migrations`. Append new files; never edit one that has shipped.
  */
-export const PG_MIGRATIONS: readonly PgMigration[] = [MIGRATION_001_DELIVERIES, MIGRATION_002_REPORTS, MIGRATION_003_WATCHDOG, MIGRATION_004_SENT_MESSAGES, MIGRATION_005_ROUTE_MAILS];
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  MIGRATION_001_DELIVERIES,
+  MIGRATION_002_REPORTS,
+  MIGRATION_003_WATCHDOG,
+  MIGRATION_004_SENT_MESSAGES,
+  MIGRATION_005_ROUTE_MAILS,
+  MIGRATION_006_DELIVERY_REPORT_FIELDS,
+];

@@ -1,0 +1,102 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createReportComposer } from '../../src/compose';
+import { loadRenderer } from '../../src/mail';
+import { defaultTemplatesDir } from '../../src/relay';
+import { buildDefaultRoute, DEFAULT_ROUTE_NAME } from '../../src/routing';
+import { SqliteStore, type ClaimedDelivery } from '../../src/store';
+import { parseDelivery } from '../../src/webhook';
+import { buildBody, buildReportData } from '../helpers/netbox-json';
+import { makeTempDir } from '../helpers/relay-harness';
+
+const T0 = Date.parse('2026-03-06T15:12:00Z');
+const compose = createReportComposer({
+  renderer: loadRenderer(defaultTemplatesDir()),
+  clock: { now: () => T0 },
+  from: 'Compliance <relay@example.com>',
+  routes: [buildDefaultRoute({ to: ['netops@example.com'], cc: [], bcc: [] })],
+  implicitRoute: true,
+  timezone: 'Europe/Berlin',
+  netboxUrl: 'https://netbox.example.com',
+});
+
+/** The default route's mail for a claimed delivery, without what differs per call (nothing should). */
+async function mailOf(delivery: ClaimedDelivery) {
+  const message = (await (await compose(delivery)).messageFor({ name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'test' }))!;
+  return { subject: message.subject, text: message.text, html: message.html, messageId: message.messageId, headers: message.headers };
+}
+
+/**
+ * Issue 15, "parse once": the composer reads the report the webhook parsed and the store kept; the
+ * stored bytes are parsed only for a delivery stored before the typed fields existed.
+ */
+describe('the report composer reads the stored typed report', () => {
+  let dataDir: string;
+  let store: SqliteStore;
+  beforeEach(() => {
+    dataDir = makeTempDir('composer-');
+    store = SqliteStore.open({ dataDir });
+  });
+  afterEach(async () => {
+    await store.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const bodies = {
+    'the 4.6 example': fs.readFileSync(path.join(__dirname, '../../examples/delivery-netbox-4.6.json')),
+    'a report with custom fields under a base path': buildBody({
+      version: '4.4',
+      username: 'ops-bot',
+      data: buildReportData({
+        id: 77,
+        basePath: '/netbox',
+        high_passed: 1,
+        high_count: 4,
+        total_passed: 6,
+        total_count: 12,
+        middle_passed: 5,
+        middle_count: 8,
+        custom_fields: { team: 'core' },
+      }),
+    }),
+  };
+
+  it.each(Object.entries(bodies))('%s: the same mail from the stored fields as from the body', async (_name, body) => {
+    const parsed = parseDelivery(body);
+    if (parsed.kind !== 'report') throw new Error('not a report');
+    const delivery = {
+      dedupKey: parsed.dedupKey,
+      reportId: parsed.report.id,
+      reportCreated: parsed.report.created,
+      completedAt: parsed.completedAt,
+      source: '127.0.0.1',
+      body,
+      receivedAt: T0,
+    };
+    await store.insertDelivery({ ...delivery, report: parsed });
+    const [claimed] = await store.claimDue({ now: T0, limit: 1, owner: 'test', leaseMs: 60_000 });
+    expect(claimed.report).not.toBeNull();
+
+    const fromBody = await mailOf({ ...claimed, report: null });
+    // Bytes that no longer parse do not matter once the typed report is there: nothing parses them.
+    expect(await mailOf({ ...claimed, body: Buffer.from('not json') })).toEqual(fromBody);
+    expect(await mailOf(claimed)).toEqual(fromBody);
+  });
+
+  it('a delivery stored before the typed fields is composed from its body, and refused when that is not a report', async () => {
+    const body = buildBody({ data: buildReportData({ id: 5 }) });
+    await store.insertDelivery({
+      dedupKey: '5@old',
+      reportId: 5,
+      reportCreated: '2023-04-12T19:36:33.690567Z',
+      completedAt: '2023-04-12T19:36:37.739Z',
+      source: '127.0.0.1',
+      body,
+      receivedAt: T0,
+    });
+    const [claimed] = await store.claimDue({ now: T0, limit: 1, owner: 'test', leaseMs: 60_000 });
+    expect(claimed.report).toBeNull();
+    expect((await mailOf(claimed)).subject).toContain('Compliance report 5: 5/8 passed');
+    await expect(compose({ ...claimed, body: buildBody({ event: 'deleted' }) })).rejects.toMatchObject({ code: 'EUNREADABLE' });
+  });
+});
