@@ -2,7 +2,9 @@ import { ackUnderOutageBenchmark } from './ack-under-outage';
 import { burstBenchmark } from './burst';
 import { endToEndBenchmark } from './end-to-end';
 import { enrichmentBenchmark } from './enrichment';
+import { footprintBenchmark } from './footprint';
 import { ingestBenchmark } from './ingest';
+import { ingestWithWorkerBenchmark } from './ingest-with-worker';
 import { pgReplicasBenchmark } from './pg-replicas';
 import { renderBenchmark } from './render';
 import type { Benchmark } from './lib/types';
@@ -11,4 +13,14 @@ import type { Benchmark } from './lib/types';
  * Every benchmark `npm run bench` runs, in this order. To add one: write `bench/<name>.ts`
  * exporting a {@link Benchmark} and append it here (cheap, in-process ones first).
  */
-export const BENCHMARKS: Benchmark[] = [renderBenchmark, ingestBenchmark, ackUnderOutageBenchmark, endToEndBenchmark, burstBenchmark, enrichmentBenchmark, pgReplicasBenchmark];
+export const BENCHMARKS: Benchmark[] = [
+  renderBenchmark,
+  footprintBenchmark,
+  ingestBenchmark,
+  ingestWithWorkerBenchmark,
+  ackUnderOutageBenchmark,
+  endToEndBenchmark,
+  burstBenchmark,
+  enrichmentBenchmark,
+  pgReplicasBenchmark,
+];

@@ -1,18 +1,17 @@
-import path from 'node:path';
 import type { Express } from 'express';
 import type { Config } from './config';
 import { createNetboxClient, type NetboxClient } from './netbox';
 import { createReportComposer, createReportInsights, verifyRouteTemplates, type DeliveryComposer } from './compose';
 import { createOutcomeLedger, createRetention, createRoutePlanner, createWorker, type OutcomeLedger, type Retention, type Worker, type WorkerOutcome } from './delivery';
 import { createApp } from './http';
-import { createTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
+import { defaultTemplatesDir, createTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
 import { createDashboardRouter } from './dashboard';
 import { createMetrics, type RelayMetrics } from './metrics';
 import { createMailRecorder } from './sent-mail';
 import { createWatchdog, withWatchdogMail, type Watchdog } from './watchdog';
 import type { WebhookOutcome } from './webhook';
-import { findPackageRoot, type Clock, type Logger } from './shared';
+import type { Clock, Logger } from './shared';
 import { openStore, StorageUnavailableError, type Store } from './store';
 import type { ReportSnapshot } from './trend';
 import { buildNoticeRecipients } from './routing';
@@ -49,10 +48,8 @@ export interface Relay {
   stop(): Promise<void>;
 }
 
-/** The templates shipped with the package. */
-export function defaultTemplatesDir(): string {
-  return path.join(findPackageRoot(), 'templates');
-}
+/** The templates shipped with the package (defined in mail/, where the command line finds it without loading the relay). */
+export { defaultTemplatesDir } from './mail';
 
 /** Deliveries claimed and prepared per SMTP connection (the worker's `prepareAhead`). */
 export const PREPARE_AHEAD_PER_CONNECTION = 4;

@@ -100,14 +100,17 @@ export interface RelayProcess {
 /**
  * The real thing: `node dist/src/main.js serve` as a child process with its own environment
  * (DATA_DIR in a temp dir, cwd there too so no developer .env is read). Resolves once /healthz answers.
+ * `zeroConfig`: no variable but PORT, as a first-time user starts it.
  */
-export async function startRelayProcess(options: { dataDir: string; env: Record<string, string>; execArgv?: string[] }): Promise<RelayProcess> {
+export async function startRelayProcess(options: { dataDir: string; env: Record<string, string>; execArgv?: string[]; zeroConfig?: boolean }): Promise<RelayProcess> {
   fs.mkdirSync(options.dataDir, { recursive: true });
   const port = await findFreePort();
   const webhookPath = options.env.WEBHOOK_PATH ?? '/webhook';
+  // Zero config: nothing but a free port (the default DATA_DIR, ./data, is under the temp cwd).
+  const defaults = options.zeroConfig ? {} : { HOST: '127.0.0.1', DATA_DIR: options.dataDir, LOG_LEVEL: 'warn' };
   const child = spawn(process.execPath, [...(options.execArgv ?? []), distPath('src', 'main.js'), 'serve'], {
     cwd: options.dataDir,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: options.dataDir, LOG_LEVEL: 'warn', ...options.env },
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), ...defaults, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -117,8 +120,8 @@ export async function startRelayProcess(options: { dataDir: string; env: Record<
     // Bounded: a chatty relay must not grow the bench's own memory.
     if (output.length < 1_000_000) output += chunk.toString('utf8');
   };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {

@@ -21,7 +21,7 @@ export function readMachineInfo(): MachineInfo {
     cpuModel: os.cpus()[0]?.model ?? 'unknown',
     node: process.version,
     platform: `${os.platform()} ${os.release()}`,
-    loadAtStart: os.loadavg()[0]!,
+    loadAtStart: os.loadavg()[0],
     totalMemGb: Math.round(os.totalmem() / 2 ** 30),
   };
 }
@@ -49,9 +49,9 @@ const HEADER = ['benchmark', 'figure', 'value', 'baseline (same run)', 'ratio', 
 /** A plain-text table for the terminal. */
 export function formatTextTable(figures: FigureResult[]): string {
   const rows = [HEADER, ...buildRows(figures)];
-  const widths = HEADER.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
+  const widths = HEADER.map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  return [line(rows[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
 }
 
 /** The same table in Markdown, with notes as a list under it (for BENCHMARKS.md). */

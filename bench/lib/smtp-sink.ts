@@ -6,12 +6,21 @@ export interface SinkStats {
   lastAt: number;
 }
 
+/** A mail exactly as the sink received it, with its SMTP envelope. */
+export interface CapturedMail {
+  raw: Buffer;
+  from: string;
+  to: string[];
+}
+
 export interface SmtpSink {
   port: number;
   url: string;
   stats(): Promise<SinkStats>;
   /** [report id, accepted at (Date.now())] for every mail accepted so far. */
   arrivals(): Promise<[number, number][]>;
+  /** The first mail this sink accepted, whole (undefined before any). */
+  sample(): Promise<CapturedMail | undefined>;
   /** Resolves once `count` mails were accepted (polling), or rejects after `timeoutMs`. */
   waitForCount(count: number, timeoutMs: number): Promise<SinkStats>;
   stop(): Promise<void>;
@@ -26,6 +35,10 @@ export async function startSmtpSink(port = 0): Promise<SmtpSink> {
     port: ready.port,
     url: `smtp://127.0.0.1:${ready.port}`,
     stats,
+    async sample() {
+      const s = await askChild<{ raw?: string; from?: string; to?: string[] }>(child, { type: 'sample' }, 'sample');
+      return s.raw === undefined ? undefined : { raw: Buffer.from(s.raw, 'base64'), from: s.from ?? '', to: s.to ?? [] };
+    },
     arrivals: async () => (await askChild<{ arrivals: [number, number][] }>(child, { type: 'arrivals' }, 'arrivals')).arrivals,
     async waitForCount(count, timeoutMs) {
       const deadline = Date.now() + timeoutMs;

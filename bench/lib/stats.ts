@@ -3,7 +3,7 @@ export function computePercentile(samples: readonly number[], p: number): number
   if (samples.length === 0) return Number.NaN;
   const sorted = [...samples].sort((a, b) => a - b);
   const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
-  return sorted[rank - 1]!;
+  return sorted[rank - 1];
 }
 
 /** Rounds for display: 3 significant digits below 100, integers above. */

@@ -27,7 +27,7 @@ export interface BenchContext {
   /** A fresh temporary directory for this benchmark, removed afterwards. */
   tmpDir: string;
   /** Progress lines (stderr), so the table on stdout stays clean. */
-  log(message: string): void;
+  log: (message: string) => void;
 }
 
 /** A benchmark registered in bench/benchmarks.ts. */

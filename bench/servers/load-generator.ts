@@ -140,7 +140,7 @@ async function runPaced(options: LoadOptions, rate: number): Promise<LoadResult>
     let next = 0;
     const tick = () => {
       const now = performance.now();
-      while (next < total && t0 + next * intervalMs <= now) send(prepared[next++]!);
+      while (next < total && t0 + next * intervalMs <= now) send(prepared[next++]);
       if (next < total) setTimeout(tick, Math.max(0, t0 + next * intervalMs - performance.now()));
     };
     setTimeout(tick, 20);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import { SQLITE_FILE_NAME } from '../store';
+import type Database from 'better-sqlite3';
+import { loadSqliteDriver, SQLITE_FILE_NAME } from '../store';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
 
 /**
@@ -24,10 +24,11 @@ export function backupCommand(target: string, io: CliIo): number {
   }
   let db: Database.Database | undefined;
   try {
-    db = new Database(source, { readonly: true, fileMustExist: true });
+    const Sqlite = loadSqliteDriver();
+    db = new Sqlite(source, { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 5000');
     db.prepare('VACUUM INTO ?').run(destination);
-    const copy = new Database(destination, { readonly: true });
+    const copy = new Sqlite(destination, { readonly: true });
     const { n } = copy.prepare('SELECT COUNT(*) AS n FROM deliveries').get() as { n: number };
     copy.close();
     io.stdout.write(`Backed up ${source} to ${destination} (${n} deliveries, ${fs.statSync(destination).size} bytes).\n`);

@@ -1,18 +1,31 @@
 import { Command, CommanderError } from 'commander';
 import { redactConfig } from '../config';
-import { createTransport, loadRenderer, TemplateError } from '../mail';
-import { defaultTemplatesDir } from '../relay';
+import { createTransport, defaultTemplatesDir, loadRenderer, TemplateError } from '../mail';
 import { verifyRouteTemplates } from '../compose';
-import { previewCommand, sendTestCommand, type PreviewOptions } from './preview-command';
+import type { PreviewOptions } from './preview-command';
+import type * as PreviewModule from './preview-command';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
 import { registerDeliveryCommands } from './delivery-commands';
-import { migrateStore } from './migrate';
-import { backupCommand } from './backup-command';
+import type * as MigrateModule from './migrate';
+import type * as BackupModule from './backup-command';
 import { DEFAULT_WEBHOOK_NAME, netboxSetupCommand } from './netbox-setup-command';
-import { serve } from './serve';
+import type * as ServeModule from './serve';
 import { readPackageVersion } from './read-package-version';
 
 export { type CliIo, EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE } from './io';
+
+/*
+ * The modules of the commands that need heavy packages, loaded when that command runs rather than
+ * when the CLI starts: `serve` alone needs express, prom-client, the HTTP and dashboard modules;
+ * `preview`, `migrate` and `backup` their own. `--help` and `check-config` answer
+ * without them (issue 16; test/integration/lazy-modules.test.ts says what they leave unloaded).
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- lazy on purpose (above) */
+const loadServe = () => require('./serve') as typeof ServeModule;
+const loadPreview = () => require('./preview-command') as typeof PreviewModule;
+const loadMigrate = () => require('./migrate') as typeof MigrateModule;
+const loadBackup = () => require('./backup-command') as typeof BackupModule;
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** Records a command's exit code for {@link runCli} to resolve with. */
 type SetExitCode = (code: number) => void;
@@ -55,7 +68,7 @@ function registerRelayCommands(program: Command, io: CliIo, setExitCode: SetExit
     .description('run the relay: webhook receiver and mail worker (the default)')
     .action(async () => {
       const config = loadConfigOrReport(io);
-      setExitCode(config ? await serve(config, io) : EXIT_CONFIG);
+      setExitCode(config ? await loadServe().serve(config, io) : EXIT_CONFIG);
     });
 
   program
@@ -68,7 +81,7 @@ function registerRelayCommands(program: Command, io: CliIo, setExitCode: SetExit
     .description('bring the store schema up to date (SQLite, or PostgreSQL when DATABASE_URL is set) and exit')
     .action(async () => {
       const config = loadConfigOrReport(io);
-      setExitCode(config ? await migrateStore(config, io) : EXIT_CONFIG);
+      setExitCode(config ? await loadMigrate().migrateStore(config, io) : EXIT_CONFIG);
     });
 
   program
@@ -130,7 +143,7 @@ function registerMailCommands(program: Command, io: CliIo, setExitCode: SetExitC
     .requiredOption('--out <dir>', 'where to write the four files')
     .action(async (file: string | undefined, options: PreviewOptions) => {
       const config = loadConfigOrReport(io);
-      setExitCode(config ? await previewCommand(file, options, config, io) : EXIT_CONFIG);
+      setExitCode(config ? await loadPreview().previewCommand(file, options, config, io) : EXIT_CONFIG);
     });
 
   program
@@ -139,7 +152,7 @@ function registerMailCommands(program: Command, io: CliIo, setExitCode: SetExitC
     .option('--to <addresses>', 'comma-separated recipients (default: the first route\'s, i.e. MAIL_TO without ROUTES_FILE)')
     .action(async (options: { to?: string }) => {
       const config = loadConfigOrReport(io);
-      setExitCode(config ? await sendTestCommand(options, config, io) : EXIT_CONFIG);
+      setExitCode(config ? await loadPreview().sendTestCommand(options, config, io) : EXIT_CONFIG);
     });
 }
 
@@ -150,7 +163,7 @@ function registerSetupCommands(program: Command, io: CliIo, setExitCode: SetExit
     .description('copy the SQLite store (DATA_DIR) to a new file while the relay runs (VACUUM INTO); for PostgreSQL use pg_dump')
     .argument('<file>', 'the backup file to create (must not exist)')
     .action((file: string) => {
-      setExitCode(backupCommand(file, io));
+      setExitCode(loadBackup().backupCommand(file, io));
     });
 
   program

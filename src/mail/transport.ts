@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import net, { isIP } from 'node:net';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
+import type nodemailer from 'nodemailer';
 import type { SendMailOptions } from 'nodemailer';
 import type { SmtpConfig } from '../config';
 
@@ -38,6 +38,12 @@ export function createTransport(settings: TransportSettings, options: { readFile
   return settings.smtp ? createSmtpTransport(settings.smtp, options) : createFileTransport(settings.mail.outboxDir);
 }
 
+/** nodemailer, loaded when a transport is made: `--help` and `check-config` never send (issue 16). */
+function loadNodemailer(): typeof nodemailer {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only commands that send load it
+  return require('nodemailer') as typeof nodemailer;
+}
+
 /**
  * SMTP through a nodemailer pool. `smtp://` upgrades with STARTTLS when the server offers it,
  * `smtps://` is implicit TLS; certificates are verified unless explicitly turned off.
@@ -47,7 +53,7 @@ export function createSmtpTransport(config: SmtpConfig, options: { readFile: (fi
   const secure = url.protocol === 'smtps:';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port ? Number(url.port) : secure ? 465 : 587;
-  const transporter = nodemailer.createTransport({
+  const transporter = loadNodemailer().createTransport({
     getSocket: connectWithoutDelay(host, port),
     pool: true,
     maxConnections: config.poolSize,
@@ -115,7 +121,7 @@ function connectWithoutDelay(host: string, port: number) {
  * file appears whole (written aside, then renamed).
  */
 export function createFileTransport(dir: string): MailTransport {
-  const transporter = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const transporter = loadNodemailer().createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
     kind: 'file',
     async send(message) {

@@ -1,4 +1,11 @@
-import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
+import type * as Yaml from 'yaml';
+
+/** The YAML parser, loaded only when a ROUTES_FILE is read (issue 16: the CLI loads what it uses). */
+function loadYaml(): typeof Yaml {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only with ROUTES_FILE
+  return require('yaml') as typeof Yaml;
+}
 import { RoutesFileSchema, type Route } from './routes-schema';
 
 /** The largest routes file accepted: it is configuration, read once at boot. */
@@ -41,6 +48,7 @@ export function parseRoutesFile(text: string, file: string): Route[] {
   if (Buffer.byteLength(text) > MAX_ROUTES_FILE_BYTES) {
     throw new RoutesFileError(file, [{ where: 'file', message: `is larger than ${MAX_ROUTES_FILE_BYTES} bytes` }]);
   }
+  const { LineCounter, parseDocument } = loadYaml();
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
@@ -92,7 +100,7 @@ function lineOf(doc: Document, lineCounter: LineCounter, path: PropertyKey[]): n
   const keys = path.map((p) => (typeof p === 'symbol' ? String(p) : p));
   for (let n = keys.length; n >= 0; n -= 1) {
     const node = n === 0 ? doc.contents : doc.getIn(keys.slice(0, n), true);
-    if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;
+    if (loadYaml().isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;
   }
   return undefined;
 }

@@ -1,5 +1,6 @@
 import type { SendMailOptions } from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
+import { chooseTextEncoding } from './choose-text-encoding';
 
 export interface RawMessage {
   /** RFC 5322 bytes (CRLF line ends), without a Bcc header. */
@@ -13,7 +14,9 @@ export interface RawMessage {
  * the dashboard shows is exactly what left, not a rebuild with other MIME boundaries.
  */
 export async function buildRawMessage(message: SendMailOptions): Promise<RawMessage> {
-  const node = new MailComposer(message).compile();
+  // The same bytes, without nodemailer detecting the text encoding of each value (see chooseTextEncoding).
+  const textEncoding = chooseTextEncoding(message);
+  const node = new MailComposer(textEncoding ? { ...message, textEncoding } : message).compile();
   const built = await new Promise<Buffer>((resolve, reject) => node.build((error, bytes) => (error ? reject(error) : resolve(bytes))));
   // SMTP puts every line end on the wire as CRLF (RFC 5321 §2.3.8; nodemailer converts as it sends):
   // converting here keeps these bytes identical to what the server receives. latin1 maps bytes 1:1.

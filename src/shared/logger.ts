@@ -1,4 +1,11 @@
-import pino, { type Logger } from 'pino';
+import type pino from 'pino';
+import type { Logger } from 'pino';
+
+/** pino, loaded by the first logger: `--help` and `check-config` log nothing and do not load it (issue 16). */
+function loadPino(): typeof pino {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only commands that log load it
+  return require('pino') as typeof pino;
+}
 
 export type { Logger };
 
@@ -24,6 +31,7 @@ const REDACT_PATHS = [
  * message string (an SMTP URL in an error, say) is still never written.
  */
 export function createLogger(options: LoggerOptions): Logger {
+  const pino = loadPino();
   const secrets = (options.secrets ?? []).filter((s) => s.length >= 4);
   const maskSecrets = (line: string): string => {
     let out = line;
@@ -49,5 +57,5 @@ export function createLogger(options: LoggerOptions): Logger {
 
 /** A logger that writes nothing, for tests and library use. */
 export function createSilentLogger(): Logger {
-  return pino({ level: 'silent' });
+  return loadPino()({ level: 'silent' });
 }

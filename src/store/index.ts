@@ -1,5 +1,5 @@
 export * from './types';
-export { SqliteStore, SQLITE_FILE_NAME, type SqliteStoreOptions } from './sqlite-store';
+export { SqliteStore, SQLITE_FILE_NAME, loadSqliteDriver, type SqliteStoreOptions } from './sqlite-store';
 export { PgStore, PG_MIGRATION_LOCK_KEY, type PgStoreOptions } from './pg-store';
 export { PG_MIGRATIONS, type PgMigration } from './migrations/pg';
 export { openStore, type StoreSettings } from './open-store';

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { ReportSnapshot } from '../trend';
 import { PG_MIGRATIONS, type PgMigration } from './migrations/pg';
 import { POSTGRES_DIALECT } from './dialect';
@@ -38,11 +38,22 @@ interface PendingInsert {
   reject: (error: unknown) => void;
 }
 
+/**
+ * The pg driver, loaded by the first PgStore: a relay on SQLite, `--help` and `check-config` never
+ * load it (it took longer to load than the rest of the CLI together; issue 16).
+ */
+function loadPg(): typeof pg {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only with DATABASE_URL
+  return require('pg') as typeof pg;
+}
+
 /** BIGINT (epoch milliseconds, ids, counts) as numbers: every value we store fits in 2^53. */
-const TYPES = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
-    oid === (pg.types.builtins.INT8 as number) ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-};
+function buildTypes(driver: typeof pg): { getTypeParser: typeof pg.types.getTypeParser } {
+  return {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
+      oid === (driver.types.builtins.INT8 as number) ? (value: string) => Number(value) : driver.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+  };
+}
 
 /**
  * The store for several replicas: one PostgreSQL database shared by every relay process.
@@ -67,7 +78,8 @@ export class PgStore implements Store {
   private readonly onIdleError: ((error: Error) => void) | undefined;
 
   constructor(options: PgStoreOptions) {
-    this.pool = new pg.Pool({
+    const driver = loadPg();
+    this.pool = new driver.Pool({
       connectionString: options.connectionString,
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
@@ -76,7 +88,7 @@ export class PgStore implements Store {
       // The client-side bound also covers a server that vanished without closing the socket.
       query_timeout: (options.statementTimeoutMs ?? 15_000) + 5_000,
       application_name: 'compliance-relay',
-      types: TYPES,
+      types: buildTypes(driver),
     });
     // An idle connection broken by a PostgreSQL restart emits 'error' on the pool; unhandled, it would
     // end the process. The pool drops that connection and opens a new one on the next checkout.

@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { findPackageRoot } from '../../src/shared';
 
@@ -8,7 +10,7 @@ const MAIN = path.join(findPackageRoot(), 'dist', 'src', 'main.js');
  * Runs the built CLI with `args` in a fresh Node process and returns the packages (under node_modules)
  * it had loaded when it exited.
  */
-function packagesLoadedBy(args: string[]): { status: number | null; packages: string[] } {
+function packagesLoadedBy(args: string[], cwd?: string): { status: number | null; packages: string[] } {
   const script = `
     process.argv = [process.argv[0], 'compliance-relay', ...${JSON.stringify(args)}];
     process.on('exit', () => {
@@ -17,17 +19,47 @@ function packagesLoadedBy(args: string[]): { status: number | null; packages: st
     });
     require(${JSON.stringify(MAIN)});
   `;
-  const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' }, timeout: 30_000 });
+  const run = spawnSync(process.execPath, ['-e', script], {
+    cwd,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '' },
+    timeout: 30_000,
+  });
   const line = run.stderr.split('\n').find((l) => l.startsWith('LOADED '));
   if (!line) throw new Error(`no module list from the CLI: ${run.stderr}`);
   return { status: run.status, packages: JSON.parse(line.slice('LOADED '.length)) as string[] };
 }
 
+/** What only `serve` needs: the HTTP app, its rate limiter, metrics; and what only some commands or settings need. */
+const SERVE_ONLY = ['express', 'express-rate-limit', 'prom-client'];
+const NOT_FOR_CHECKS = [...SERVE_ONLY, 'pg', 'better-sqlite3', 'nodemailer', 'pino'];
+
 describe('modules the CLI loads', () => {
-  it('`--help` loads neither Handlebars nor juice: the templates are compiled only by commands that render', () => {
-    const { status, packages } = packagesLoadedBy(['--help']);
+  let dir: string;
+  beforeAll(() => {
+    // Zero configuration: an empty directory (no .env), only PATH in the environment.
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lazy-modules-'));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it("`--help` loads no command's packages: no HTTP, metrics, store driver, mail, logger or YAML", () => {
+    const { status, packages } = packagesLoadedBy(['--help'], dir);
     expect(status).toBe(0);
-    expect(packages).not.toContain('handlebars');
-    expect(packages).not.toContain('juice');
+    expect(packages.filter((p) => [...NOT_FOR_CHECKS, 'handlebars', 'juice', 'yaml'].includes(p))).toEqual([]);
+  });
+
+  it('`check-config` compiles the templates but loads neither the HTTP app, metrics, a store driver, nodemailer nor the logger', () => {
+    const { status, packages } = packagesLoadedBy(['check-config'], dir);
+    expect(status).toBe(0);
+    expect(packages).toContain('handlebars');
+    expect(packages.filter((p) => NOT_FOR_CHECKS.includes(p))).toEqual([]);
+  });
+
+  it("a SQLite relay's commands do not load the PostgreSQL driver (pg only with DATABASE_URL)", () => {
+    const { status, packages } = packagesLoadedBy(['migrate'], dir);
+    expect(status).toBe(0);
+    expect(packages).toContain('better-sqlite3');
+    expect(packages).not.toContain('pg');
+    expect(packages.filter((p) => SERVE_ONLY.includes(p))).toEqual([]);
   });
 });
