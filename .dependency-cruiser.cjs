@@ -1,7 +1,7 @@
 /**
  * The layer order of src/, bottom to top (README "Layout"; shared/STYLE.md). A module may import only from its
  * own layer or a layer below it, never in a circle, and another folder only through its public door (index.ts).
- * `npm run depcruise` (part of `npm test`) fails on any import that breaks this.
+ * `npm run layers` (part of `npm test`) fails on any import that breaks this.
  */
 const LAYERS = [
   ['shared'],
