@@ -33,7 +33,10 @@ export const ackUnderOutageBenchmark: Benchmark = {
     const ratePerSecond = 200;
     const durationSeconds = ctx.quick ? 1 : 10;
     const closedPort = await findFreePort();
-    const relay = await startRelayProcess({ dataDir: path.join(ctx.tmpDir, 'relay'), env: buildRelayEnv({ SMTP_URL: `smtp://127.0.0.1:${closedPort}` }) });
+    const relay = await startRelayProcess({
+      dataDir: path.join(ctx.tmpDir, 'relay'),
+      env: buildRelayEnv({ SMTP_URL: `smtp://127.0.0.1:${closedPort}` }),
+    });
     let load;
     let refusals: number;
     try {
@@ -43,15 +46,34 @@ export const ackUnderOutageBenchmark: Benchmark = {
       await relay.stop();
     }
     const failures = describeFailures(load);
-    ctx.log(`${load.ok} acks at ${load.okPerSecond.toFixed(0)}/s; p50 ${load.latencyP50Ms} ms, p99 ${load.latencyP99Ms} ms, max ${load.latencyMaxMs} ms; ${failures || 'no failures'}`);
+    ctx.log(
+      `${load.ok} acks at ${load.okPerSecond.toFixed(0)}/s; p50 ${load.latencyP50Ms} ms, p99 ${load.latencyP99Ms} ms, max ${load.latencyMaxMs} ms; ${failures || 'no failures'}`,
+    );
     // After the relay stopped, so that its worker does not disturb the baseline.
     const bare = await measureBareExpress(ratePerSecond, durationSeconds);
     ctx.log(`bare Express at the same pace: p50 ${bare.latencyP50Ms} ms, p99 ${bare.latencyP99Ms} ms, max ${bare.latencyMaxMs} ms`);
     const note = `${load.ok} webhooks at ${ratePerSecond}/s for ${durationSeconds} s (open-loop pacing, up to 10 keep-alive connections, timed to 0.01 ms) into \`serve\` with SMTP refusing; achieved ${load.okPerSecond.toFixed(0)}/s${failures ? `; failures: ${failures}` : ''}; the relay logged ${refusals} refused sends meanwhile (LOG_LEVEL=warn)`;
     return [
-      { name: 'ack latency p99 at 200/s, SMTP down', value: load.latencyP99Ms, unit: 'ms', baseline: { name: 'bare Express p99, same pace', value: bare.latencyP99Ms }, target: { kind: 'at-most', value: 10 }, note },
-      { name: 'ack latency p50 at 200/s, SMTP down', value: load.latencyP50Ms, unit: 'ms', baseline: { name: 'bare Express p50, same pace', value: bare.latencyP50Ms } },
-      { name: 'ack latency max at 200/s, SMTP down', value: load.latencyMaxMs, unit: 'ms', baseline: { name: 'bare Express max, same pace', value: bare.latencyMaxMs } },
+      {
+        name: 'ack latency p99 at 200/s, SMTP down',
+        value: load.latencyP99Ms,
+        unit: 'ms',
+        baseline: { name: 'bare Express p99, same pace', value: bare.latencyP99Ms },
+        target: { kind: 'at-most', value: 10 },
+        note,
+      },
+      {
+        name: 'ack latency p50 at 200/s, SMTP down',
+        value: load.latencyP50Ms,
+        unit: 'ms',
+        baseline: { name: 'bare Express p50, same pace', value: bare.latencyP50Ms },
+      },
+      {
+        name: 'ack latency max at 200/s, SMTP down',
+        value: load.latencyMaxMs,
+        unit: 'ms',
+        baseline: { name: 'bare Express max, same pace', value: bare.latencyMaxMs },
+      },
     ];
   },
 };

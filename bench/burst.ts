@@ -27,20 +27,42 @@ export const burstBenchmark: Benchmark = {
     const smtpPort = await findFreePort();
     const relay = await startRelayProcess({
       dataDir: path.join(ctx.tmpDir, 'relay'),
-      env: buildRelayEnv({ SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, RETRY_BASE_MS: '1000', RETRY_MAX_DELAY_MS: '2000', RETRY_MAX_ATTEMPTS: '1000' }),
+      env: buildRelayEnv({
+        SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+        RETRY_BASE_MS: '1000',
+        RETRY_MAX_DELAY_MS: '2000',
+        RETRY_MAX_ATTEMPTS: '1000',
+      }),
     });
     let sink: SmtpSink | undefined;
     try {
       const idle = readMemoryMb(relay.pid).rssMb;
       // Bounded in count and in time: on a crowded machine the backlog may stay smaller than asked.
-      const a = await runLoad({ url: relay.webhookUrl, connections: 16, amount: first, durationSeconds: INGEST_BOUND_SECONDS, secret: BENCH_SECRET, firstId: 1 });
+      const a = await runLoad({
+        url: relay.webhookUrl,
+        connections: 16,
+        amount: first,
+        durationSeconds: INGEST_BOUND_SECONDS,
+        secret: BENCH_SECRET,
+        firstId: 1,
+      });
       const afterFirst = readMemoryMb(relay.pid).rssMb;
-      const b = await runLoad({ url: relay.webhookUrl, connections: 16, amount: total - first, durationSeconds: INGEST_BOUND_SECONDS, secret: BENCH_SECRET, firstId: 1_000_000 });
+      const b = await runLoad({
+        url: relay.webhookUrl,
+        connections: 16,
+        amount: total - first,
+        durationSeconds: INGEST_BOUND_SECONDS,
+        secret: BENCH_SECRET,
+        firstId: 1_000_000,
+      });
       const afterAll = readMemoryMb(relay.pid);
       const acked = a.ok + b.ok;
-      if (acked < total) ctx.log(`only ${acked} of ${total} acknowledged within the time bound: ${JSON.stringify({ ...a.statusCodes, ...b.statusCodes })}`);
+      if (acked < total)
+        ctx.log(`only ${acked} of ${total} acknowledged within the time bound: ${JSON.stringify({ ...a.statusCodes, ...b.statusCodes })}`);
       const slopePer10k = ((afterAll.rssMb - afterFirst) / Math.max(1, b.ok)) * 10_000;
-      ctx.log(`backlog of ${acked}: RSS idle ${idle.toFixed(0)} MB, after ${a.ok} ${afterFirst.toFixed(0)} MB, after ${acked} ${afterAll.rssMb.toFixed(0)} MB (peak ${afterAll.peakRssMb.toFixed(0)} MB)`);
+      ctx.log(
+        `backlog of ${acked}: RSS idle ${idle.toFixed(0)} MB, after ${a.ok} ${afterFirst.toFixed(0)} MB, after ${acked} ${afterAll.rssMb.toFixed(0)} MB (peak ${afterAll.peakRssMb.toFixed(0)} MB)`,
+      );
 
       const sinkStarted = Date.now();
       sink = await startSmtpSink(smtpPort);
@@ -67,8 +89,18 @@ export const burstBenchmark: Benchmark = {
           ...(complete ? { target: { kind: 'at-most' as const, value: PEAK_RSS_TARGET_MB } } : {}),
           note: `VmHWM of the \`serve\` process over the whole burst; RSS idle ${idle.toFixed(0)} MB, after ${a.ok} queued ${afterFirst.toFixed(0)} MB, after ${acked} ${afterAll.rssMb.toFixed(0)} MB${complete ? '' : `; INCOMPLETE: ${acked} of ${total} acknowledged and ${drained} drained within the bounds`}`,
         },
-        { name: 'RSS growth per 10,000 queued', value: slopePer10k, unit: 'MB', note: 'between 10% and 100% of the backlog; the backlog itself lives in SQLite, not in memory' },
-        { name: 'ingest rate while SMTP down (burst)', value: b.okPerSecond, unit: 'req/s', note: '16 connections, as fast as the relay acknowledges, worker retrying meanwhile' },
+        {
+          name: 'RSS growth per 10,000 queued',
+          value: slopePer10k,
+          unit: 'MB',
+          note: 'between 10% and 100% of the backlog; the backlog itself lives in SQLite, not in memory',
+        },
+        {
+          name: 'ingest rate while SMTP down (burst)',
+          value: b.okPerSecond,
+          unit: 'req/s',
+          note: '16 connections, as fast as the relay acknowledges, worker retrying meanwhile',
+        },
         {
           name: `drain time, ${drained.toLocaleString('en-US')} mails`,
           value: drainSeconds,

@@ -23,7 +23,9 @@ async function runStep(env: Record<string, string>, ctx: BenchContext): Promise<
   const child = forkBenchScript('servers/enrichment-step.js', { env });
   try {
     const result = await waitForMessage<StepResult>(child, 'done', 900_000);
-    ctx.log(`${env.STEP}${env.PAGES_FILTER ? ` (${env.PAGES_FILTER})` : ''}: ${result.ms.toFixed(0)} ms, peak RSS ${result.peakRssMb.toFixed(0)} MB, ${result.detail}`);
+    ctx.log(
+      `${env.STEP}${env.PAGES_FILTER ? ` (${env.PAGES_FILTER})` : ''}: ${result.ms.toFixed(0)} ms, peak RSS ${result.peakRssMb.toFixed(0)} MB, ${result.detail}`,
+    );
     return result;
   } finally {
     await stopChild(child);

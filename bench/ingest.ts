@@ -8,7 +8,6 @@ import { startBenchServer } from './lib/processes';
 import { BENCH_SECRET, buildRelayEnv } from './lib/relay-env';
 import type { Benchmark, BenchContext, Figure } from './lib/types';
 
-
 export interface IngestSettings {
   connections: number;
   durationSeconds: number;
@@ -23,10 +22,17 @@ let nextId = 1_000_000;
 async function loadServer(url: string, s: IngestSettings): Promise<{ measured: LoadResult; okTotal: number }> {
   let okTotal = 0;
   if (s.warmupSeconds > 0) {
-    okTotal += (await runLoad({ url, connections: s.connections, durationSeconds: s.warmupSeconds, secret: BENCH_SECRET, firstId: nextId })).ok;
+    okTotal += (await runLoad({ url, connections: s.connections, durationSeconds: s.warmupSeconds, secret: BENCH_SECRET, firstId: nextId }))
+      .ok;
     nextId += 1_000_000;
   }
-  const measured = await runLoad({ url, connections: s.connections, durationSeconds: s.durationSeconds, secret: BENCH_SECRET, firstId: nextId });
+  const measured = await runLoad({
+    url,
+    connections: s.connections,
+    durationSeconds: s.durationSeconds,
+    secret: BENCH_SECRET,
+    firstId: nextId,
+  });
   nextId += 1_000_000;
   return { measured, okTotal: okTotal + measured.ok };
 }
@@ -45,9 +51,19 @@ export function countStoredRows(dataDir: string): number {
 async function profileRelay(ctx: BenchContext, s: IngestSettings): Promise<{ sqliteShare: number; summary: string }> {
   const dir = path.join(ctx.tmpDir, 'profile');
   fs.mkdirSync(dir, { recursive: true });
-  const server = await startBenchServer('servers/relay-without-worker.js', { ...buildRelayEnv(), DATA_DIR: path.join(dir, 'data'), HOST: '127.0.0.1' }, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  const server = await startBenchServer(
+    'servers/relay-without-worker.js',
+    { ...buildRelayEnv(), DATA_DIR: path.join(dir, 'data'), HOST: '127.0.0.1' },
+    ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+  );
   try {
-    await runLoad({ url: server.url, connections: s.connections, durationSeconds: s.durationSeconds, secret: BENCH_SECRET, firstId: nextId });
+    await runLoad({
+      url: server.url,
+      connections: s.connections,
+      durationSeconds: s.durationSeconds,
+      secret: BENCH_SECRET,
+      firstId: nextId,
+    });
     nextId += 1_000_000;
   } finally {
     await server.stop();
@@ -56,7 +72,9 @@ async function profileRelay(ctx: BenchContext, s: IngestSettings): Promise<{ sql
   if (!file) throw new Error('the relay wrote no CPU profile');
   const profile = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as CpuProfile;
   const share = (pkg: string) => computeInclusiveShare(profile, (url) => url.includes(`/node_modules/${pkg}/`));
-  const inclusive = ['better-sqlite3', 'express', 'body-parser', 'zod', 'pino'].map((pkg) => `${pkg} ${(share(pkg) * 100).toFixed(0)}%`).join(', ');
+  const inclusive = ['better-sqlite3', 'express', 'body-parser', 'zod', 'pino']
+    .map((pkg) => `${pkg} ${(share(pkg) * 100).toFixed(0)}%`)
+    .join(', ');
   const self = summarizeSelfTime(profile, 8)
     .map(([name, v]) => `${name} ${(v * 100).toFixed(0)}%`)
     .join(', ');
@@ -112,7 +130,9 @@ export const ingestBenchmark: Benchmark = {
           }
         }
         const r = runs[which].at(-1)!;
-        ctx.log(`round ${round + 1} ${which}: ${r.okPerSecond.toFixed(0)}/s p50 ${r.latencyP50Ms} ms p99 ${r.latencyP99Ms} ms ${describeFailures(r)}`);
+        ctx.log(
+          `round ${round + 1} ${which}: ${r.okPerSecond.toFixed(0)}/s p50 ${r.latencyP50Ms} ms p99 ${r.latencyP99Ms} ms ${describeFailures(r)}`,
+        );
       }
     }
     const profile = ctx.quick ? undefined : await profileRelay(ctx, s);
@@ -136,9 +156,14 @@ export const ingestBenchmark: Benchmark = {
         value: relayNormal.okPerSecond,
         unit: 'req/s',
         baseline: { name: 'bare Express 5 + express.json()', value: express.okPerSecond },
-        note: 'the same relay with SQLITE_SYNCHRONOUS=NORMAL: WAL is fsynced at checkpoints only, so an ack survives a process crash but not a power cut; the gap to FULL is the wait for each batch\'s WAL fsync (run on the thread pool, not on the event loop)',
+        note: "the same relay with SQLITE_SYNCHRONOUS=NORMAL: WAL is fsynced at checkpoints only, so an ack survives a process crash but not a power cut; the gap to FULL is the wait for each batch's WAL fsync (run on the thread pool, not on the event loop)",
       },
-      { name: 'deliveries/s vs node:http ceiling', value: relay.okPerSecond, unit: 'req/s', baseline: { name: 'plain node:http', value: http.okPerSecond } },
+      {
+        name: 'deliveries/s vs node:http ceiling',
+        value: relay.okPerSecond,
+        unit: 'req/s',
+        baseline: { name: 'plain node:http', value: http.okPerSecond },
+      },
       ...(profile
         ? [
             {
@@ -149,8 +174,20 @@ export const ingestBenchmark: Benchmark = {
             },
           ]
         : []),
-      { name: 'ack latency p50', value: relay.latencyP50Ms, unit: 'ms', baseline: { name: 'bare Express p50', value: express.latencyP50Ms }, note: `autocannon, 1 ms resolution; node:http p50 ${http.latencyP50Ms} ms` },
-      { name: 'ack latency p99', value: relay.latencyP99Ms, unit: 'ms', baseline: { name: 'bare Express p99', value: express.latencyP99Ms }, note: `node:http p99 ${http.latencyP99Ms} ms` },
+      {
+        name: 'ack latency p50',
+        value: relay.latencyP50Ms,
+        unit: 'ms',
+        baseline: { name: 'bare Express p50', value: express.latencyP50Ms },
+        note: `autocannon, 1 ms resolution; node:http p50 ${http.latencyP50Ms} ms`,
+      },
+      {
+        name: 'ack latency p99',
+        value: relay.latencyP99Ms,
+        unit: 'ms',
+        baseline: { name: 'bare Express p99', value: express.latencyP99Ms },
+        note: `node:http p99 ${http.latencyP99Ms} ms`,
+      },
     ];
   },
 };

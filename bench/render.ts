@@ -41,7 +41,8 @@ function createPerMailJuiceRender(dir: string): (view: object) => void {
   for (const file of fs.readdirSync(partialsDir).filter((f) => f.endsWith('.hbs'))) {
     hbs.registerPartial(path.basename(file, '.hbs'), fs.readFileSync(path.join(partialsDir, file), 'utf8'));
   }
-  const compile = (part: string, noEscape: boolean) => hbs.compile(fs.readFileSync(path.join(dir, 'report', `${part}.hbs`), 'utf8'), { strict: true, noEscape });
+  const compile = (part: string, noEscape: boolean) =>
+    hbs.compile(fs.readFileSync(path.join(dir, 'report', `${part}.hbs`), 'utf8'), { strict: true, noEscape });
   const [subject, html, text] = [compile('subject', true), compile('html', false), compile('text', true)];
   const options = { preserveMediaQueries: true, removeStyleTags: true, applyWidthAttributes: true, applyHeightAttributes: false };
   return (view) => {
@@ -91,8 +92,14 @@ export const renderBenchmark: Benchmark = {
     // Warm-up (let V8 optimise both), then the two alternately, so a noisy neighbour hits both alike.
     measureRate(() => renderer.render(view), ms / 3);
     measureRate(() => perMailJuice(view), ms / 3);
-    const renderMs = Math.min(measureMs(() => renderer.render(view), ms / 2), measureMs(() => renderer.render(view), ms / 2));
-    const baselineMs = Math.min(measureMs(() => perMailJuice(view), ms / 2), measureMs(() => perMailJuice(view), ms / 2));
+    const renderMs = Math.min(
+      measureMs(() => renderer.render(view), ms / 2),
+      measureMs(() => renderer.render(view), ms / 2),
+    );
+    const baselineMs = Math.min(
+      measureMs(() => perMailJuice(view), ms / 2),
+      measureMs(() => perMailJuice(view), ms / 2),
+    );
     let composed = 0;
     const composeStarted = process.hrtime.bigint();
     const composeEnd = composeStarted + BigInt(ms * 1e6);
@@ -118,8 +125,18 @@ export const renderBenchmark: Benchmark = {
         target: { kind: 'at-most', value: RENDER_TARGET_MS },
         note: `one CPU core; templates/report, no enrichment or trend (${(1000 / renderMs).toFixed(0)} mails/s); inclusive: Handlebars ${(handlebarsShare * 100).toFixed(0)}%, juice ${(juiceShare * 100).toFixed(0)}%; self time: ${top}`,
       },
-      { name: 'mails composed/s (parse + view + render + message)', value: composeRate, unit: 'mails/s', note: 'what the worker does per delivery before SMTP' },
-      { name: 'template load (compile + inline CSS, once at start)', value: loadMs, unit: 'ms', note: 'loadRenderer on the shipped templates, the first in this process (cold code; the modules already loaded), as at start' },
+      {
+        name: 'mails composed/s (parse + view + render + message)',
+        value: composeRate,
+        unit: 'mails/s',
+        note: 'what the worker does per delivery before SMTP',
+      },
+      {
+        name: 'template load (compile + inline CSS, once at start)',
+        value: loadMs,
+        unit: 'ms',
+        note: 'loadRenderer on the shipped templates, the first in this process (cold code; the modules already loaded), as at start',
+      },
     ];
   },
 };

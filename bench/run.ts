@@ -79,7 +79,8 @@ export function writeBenchmarksMd(file: string, run: RunResult): void {
   const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : `# Benchmarks\n\n${BEGIN}\n${END}\n`;
   const start = current.indexOf(BEGIN);
   const end = current.indexOf(END);
-  const next = start >= 0 && end > start ? current.slice(0, start) + block + current.slice(end + END.length) : `${current.trimEnd()}\n\n${block}\n`;
+  const next =
+    start >= 0 && end > start ? current.slice(0, start) + block + current.slice(end + END.length) : `${current.trimEnd()}\n\n${block}\n`;
   fs.writeFileSync(file, next);
 }
 
@@ -90,7 +91,9 @@ async function main(argv: string[]): Promise<number> {
   const run = await runBenchmarks({ only, quick });
   process.stdout.write(`\n${formatTextTable(run.figures)}\n`);
   for (const f of run.failures) process.stdout.write(`FAILED ${f.benchmark}: ${f.error}\n`);
-  process.stdout.write(`\n${run.machine.cpus} cores, Node ${run.machine.node}, load ${run.machine.loadAtStart.toFixed(2)} → ${(run.machine.loadAtEnd ?? 0).toFixed(2)}\n`);
+  process.stdout.write(
+    `\n${run.machine.cpus} cores, Node ${run.machine.node}, load ${run.machine.loadAtStart.toFixed(2)} → ${(run.machine.loadAtEnd ?? 0).toFixed(2)}\n`,
+  );
   // A partial or quick run must not overwrite the recorded full run.
   if (!argv.includes('--no-write') && !quick && !only) {
     const root = findPackageRoot();

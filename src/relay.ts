@@ -2,7 +2,16 @@ import type { Express } from 'express';
 import type { Config } from './config';
 import { createNetboxClient, type NetboxClient } from './netbox';
 import { createReportComposer, createReportInsights, verifyRouteTemplates, type DeliveryComposer } from './compose';
-import { createOutcomeLedger, createRetention, createRoutePlanner, createWorker, type OutcomeLedger, type Retention, type Worker, type WorkerOutcome } from './delivery';
+import {
+  createOutcomeLedger,
+  createRetention,
+  createRoutePlanner,
+  createWorker,
+  type OutcomeLedger,
+  type Retention,
+  type Worker,
+  type WorkerOutcome,
+} from './delivery';
 import { createApp } from './http';
 import { defaultTemplatesDir, createTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
@@ -73,9 +82,21 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const watchdog =
     config.watchdog.expectEveryMs === undefined
       ? undefined
-      : createWatchdog({ store, clock: io.clock, logger: io.logger, expectEveryMs: config.watchdog.expectEveryMs, onQueued: () => delivery.worker.kick() });
+      : createWatchdog({
+          store,
+          clock: io.clock,
+          logger: io.logger,
+          expectEveryMs: config.watchdog.expectEveryMs,
+          onQueued: () => delivery.worker.kick(),
+        });
   const app = createRelayApp(config, io, { store, renderer, watchdog, ...delivery });
-  const retention = createRetention({ store, clock: io.clock, logger: io.logger, days: config.retention.days, intervalMs: config.retention.intervalMs });
+  const retention = createRetention({
+    store,
+    clock: io.clock,
+    logger: io.logger,
+    days: config.retention.days,
+    intervalMs: config.retention.intervalMs,
+  });
   const parts = { store, renderer, transport, netbox, watchdog, retention, ...delivery };
   let stopped = false;
   return {
@@ -184,7 +205,10 @@ function createRelayComposer(
 ): DeliveryComposer {
   const { clock, logger } = io;
   // The trend's history is read from the store and saved through the ledger, which keeps a refused save.
-  const history = { findReportBefore: deps.store.findReportBefore.bind(deps.store), saveReport: (snapshot: ReportSnapshot) => deps.outcomes.saveReport(snapshot) };
+  const history = {
+    findReportBefore: deps.store.findReportBefore.bind(deps.store),
+    saveReport: (snapshot: ReportSnapshot) => deps.outcomes.saveReport(snapshot),
+  };
   const reportComposer = createReportComposer({
     renderer: deps.renderer,
     clock,
@@ -247,7 +271,13 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'tr
     }),
     observe: {
       readiness: () =>
-        checkReadiness({ store, renderer: parts.renderer, smtp: parts.smtpHealth, clock, unrecorded: () => ({ count: outcomes.unrecorded, ...outcomes.lastError }) }),
+        checkReadiness({
+          store,
+          renderer: parts.renderer,
+          smtp: parts.smtpHealth,
+          clock,
+          unrecorded: () => ({ count: outcomes.unrecorded, ...outcomes.lastError }),
+        }),
       metrics,
       metricsToken: config.observe.metricsToken,
       adminToken: config.admin.token,
@@ -289,10 +319,12 @@ async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promis
   parts.watchdog?.stop();
   const deadline = io.clock.now() + config.http.shutdownTimeoutMs;
   const drained = await worker.stop(config.http.shutdownTimeoutMs);
-  if (!drained) logger.warn({ inFlight: worker.inFlight }, 'shutdown bound reached with sends in flight: they will be sent again at the next start');
+  if (!drained)
+    logger.warn({ inFlight: worker.inFlight }, 'shutdown bound reached with sends in flight: they will be sent again at the next start');
   // Outcomes the store refused get the rest of the bound; each one left is logged with its Message-IDs.
   const unrecorded = await outcomes.settle(deadline);
-  if (unrecorded > 0) logger.error({ unrecorded }, 'shutdown with outcomes unrecorded: the mails named above may be sent again at the next start');
+  if (unrecorded > 0)
+    logger.error({ unrecorded }, 'shutdown with outcomes unrecorded: the mails named above may be sent again at the next start');
   await parts.transport.close();
   parts.netbox?.close();
   await parts.store.close();
@@ -315,5 +347,6 @@ function logBootWarnings(config: Config, logger: Logger): void {
   const unsigned = describeUnsignedWebhook(config);
   if (unsigned) logger.warn({ host: config.http.host }, unsigned);
   if (!config.netbox.url) logger.warn('NETBOX_URL is not set: links in mails will be relative paths');
-  if (!config.smtp) logger.warn({ dir: config.mail.outboxDir }, `SMTP_URL is not set: mails are written as .eml files under ${config.mail.outboxDir}`);
+  if (!config.smtp)
+    logger.warn({ dir: config.mail.outboxDir }, `SMTP_URL is not set: mails are written as .eml files under ${config.mail.outboxDir}`);
 }

@@ -127,6 +127,11 @@ function classifyFrame(url: string, functionName: string): string {
   if (pkg) return pkg[1];
   const own = /\/dist\/(src|bench)\/([^/]+)/.exec(url);
   if (own) return `${own[1]}/${own[2].replace(/\.js$/, '')}`;
-  if (url.startsWith('node:')) return url.replace(/^node:internal\//, 'node:').split('/').slice(0, 2).join('/');
+  if (url.startsWith('node:'))
+    return url
+      .replace(/^node:internal\//, 'node:')
+      .split('/')
+      .slice(0, 2)
+      .join('/');
   return url;
 }

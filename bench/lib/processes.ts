@@ -62,7 +62,11 @@ export function forkBenchScript(relative: string, options: { env?: Record<string
 }
 
 /** Starts one of the bench/servers HTTP scripts on a free port; resolves with its webhook URL once it is ready. */
-export async function startBenchServer(script: string, env: Record<string, string>, execArgv: string[] = []): Promise<{ url: string; stop: () => Promise<number | null> }> {
+export async function startBenchServer(
+  script: string,
+  env: Record<string, string>,
+  execArgv: string[] = [],
+): Promise<{ url: string; stop: () => Promise<number | null> }> {
   const port = await findFreePort();
   const child = forkBenchScript(script, { env: { ...env, PORT: String(port) }, execArgv });
   await waitForMessage(child, 'ready');
@@ -102,7 +106,12 @@ export interface RelayProcess {
  * (DATA_DIR in a temp dir, cwd there too so no developer .env is read). Resolves once /healthz answers.
  * `zeroConfig`: no variable but PORT, as a first-time user starts it.
  */
-export async function startRelayProcess(options: { dataDir: string; env: Record<string, string>; execArgv?: string[]; zeroConfig?: boolean }): Promise<RelayProcess> {
+export async function startRelayProcess(options: {
+  dataDir: string;
+  env: Record<string, string>;
+  execArgv?: string[];
+  zeroConfig?: boolean;
+}): Promise<RelayProcess> {
   fs.mkdirSync(options.dataDir, { recursive: true });
   const port = await findFreePort();
   const webhookPath = options.env.WEBHOOK_PATH ?? '/webhook';

@@ -50,7 +50,11 @@ const HEADER = ['benchmark', 'figure', 'value', 'baseline (same run)', 'ratio', 
 export function formatTextTable(figures: FigureResult[]): string {
   const rows = [HEADER, ...buildRows(figures)];
   const widths = HEADER.map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [line(rows[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
 }
 
@@ -58,7 +62,11 @@ export function formatTextTable(figures: FigureResult[]): string {
 export function formatMarkdownTable(figures: FigureResult[]): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
   const rows = buildRows(figures);
-  const table = [`| ${HEADER.join(' | ')} |`, `|${HEADER.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)];
+  const table = [
+    `| ${HEADER.join(' | ')} |`,
+    `|${HEADER.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
+  ];
   const notes = figures.filter((f) => f.note).map((f) => `- **${f.benchmark} — ${f.name}**: ${f.note}`);
   return [...table, '', ...notes].join('\n');
 }

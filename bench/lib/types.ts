@@ -2,10 +2,7 @@
  * A target is always a ratio to a baseline measured in the same run, or a bound: these machines are
  * noisy, so an absolute "requests per second" would say more about the neighbours than about us.
  */
-export type Target =
-  | { kind: 'ratio-at-least'; ratio: number }
-  | { kind: 'at-most'; value: number }
-  | { kind: 'at-least'; value: number };
+export type Target = { kind: 'ratio-at-least'; ratio: number } | { kind: 'at-most'; value: number } | { kind: 'at-least'; value: number };
 
 /** One measured figure, with what it is compared against. */
 export interface Figure {

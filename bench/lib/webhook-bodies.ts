@@ -15,7 +15,20 @@ export interface SignedBody {
  * bytes), each with a distinct report id so no delivery is a duplicate, signed like NetBox.
  */
 export function createBodyFactory(options: { secret?: string; firstId: number }): { next(): SignedBody; readonly size: number } {
-  const template = buildBody({ version: '4.6', data: buildReportData({ id: Number(ID_MARKER), total_passed: 41, total_count: 57, low_passed: 10, low_count: 12, middle_passed: 20, middle_count: 25, high_passed: 11, high_count: 20 }) }).toString('utf8');
+  const template = buildBody({
+    version: '4.6',
+    data: buildReportData({
+      id: Number(ID_MARKER),
+      total_passed: 41,
+      total_count: 57,
+      low_passed: 10,
+      low_count: 12,
+      middle_passed: 20,
+      middle_count: 25,
+      high_passed: 11,
+      high_count: 20,
+    }),
+  }).toString('utf8');
   const parts = template.split(ID_MARKER);
   let id = options.firstId;
   return {

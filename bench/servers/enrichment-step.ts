@@ -46,7 +46,7 @@ async function main(): Promise<void> {
     let bytes = 0;
     let pages = 0;
     for (let offset = 0; offset < rows; offset += 1000, pages += 1) {
-      bytes += (await download(`${url}${resultsPath}${failedOnly ? '&passed=false' : ''}&limit=1000&offset=${offset}`));
+      bytes += await download(`${url}${resultsPath}${failedOnly ? '&passed=false' : ''}&limit=1000&offset=${offset}`);
     }
     detail = `${pages} pages, ${(bytes / 1e6).toFixed(0)} MB`;
   } else if (step === 'stream-all') {
@@ -57,7 +57,18 @@ async function main(): Promise<void> {
     const parsed = parseDelivery(
       buildBody({
         version: '4.6',
-        data: buildReportData({ id: BENCH_REPORT_ID, created: BENCH_CREATED, total_passed: results - failing, total_count: results, middle_passed: results - failing, middle_count: results, high_passed: 0, high_count: 0, low_passed: 0, low_count: 0 }),
+        data: buildReportData({
+          id: BENCH_REPORT_ID,
+          created: BENCH_CREATED,
+          total_passed: results - failing,
+          total_count: results,
+          middle_passed: results - failing,
+          middle_count: results,
+          high_passed: 0,
+          high_count: 0,
+          low_passed: 0,
+          low_count: 0,
+        }),
       }),
     );
     if (parsed.kind !== 'report') throw new Error('not a report');

@@ -48,7 +48,11 @@ async function runLoad(options: LoadOptions): Promise<LoadResult> {
           return {
             ...request,
             body: next.body,
-            headers: { ...request.headers, 'content-type': 'application/json', ...(next.signature ? { 'x-hook-signature': next.signature } : {}) },
+            headers: {
+              ...request.headers,
+              'content-type': 'application/json',
+              ...(next.signature ? { 'x-hook-signature': next.signature } : {}),
+            },
           };
         },
       },

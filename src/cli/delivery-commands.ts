@@ -67,7 +67,11 @@ async function listDeliveries(opts: ListOptions, io: CliIo, setExitCode: SetExit
   }
   await withStore(io, setExitCode, async (store, config) => {
     const mask = createSecretMask(config.secretValues);
-    const rows = await buildDeliveriesJson(store, await store.listDeliveries({ state: opts.state as DeliveryState | undefined, limit }), mask);
+    const rows = await buildDeliveriesJson(
+      store,
+      await store.listDeliveries({ state: opts.state as DeliveryState | undefined, limit }),
+      mask,
+    );
     if (opts.json) {
       io.stdout.write(`${JSON.stringify({ deliveries: rows, counts: await store.countByState() }, null, 2)}\n`);
       return;
@@ -88,7 +92,9 @@ async function retryDeliveries(id: string | undefined, opts: RetryOptions, io: C
     const now = systemClock.now();
     if (opts.allDead) {
       const n = await store.requeueAllDead(now);
-      io.stdout.write(`Requeued ${n} dead ${n === 1 ? 'delivery' : 'deliveries'}; a running relay sends ${n === 1 ? 'it' : 'them'} within WORKER_POLL_MS.\n`);
+      io.stdout.write(
+        `Requeued ${n} dead ${n === 1 ? 'delivery' : 'deliveries'}; a running relay sends ${n === 1 ? 'it' : 'them'} within WORKER_POLL_MS.\n`,
+      );
       return;
     }
     const deliveryId = /^\d{1,15}$/.test(id!) ? Number(id) : NaN;
@@ -117,7 +123,9 @@ async function pruneDeliveries(opts: PruneOptions, io: CliIo, setExitCode: SetEx
     for (const state of ['sent', 'dead'] as const) {
       if (state === 'sent' ? !opts.sent : !opts.dead) continue;
       const n = await store.pruneDeliveries({ state, before });
-      io.stdout.write(`Pruned ${n} ${state} ${n === 1 ? 'delivery' : 'deliveries'} last changed before ${new Date(before).toISOString()}.\n`);
+      io.stdout.write(
+        `Pruned ${n} ${state} ${n === 1 ? 'delivery' : 'deliveries'} last changed before ${new Date(before).toISOString()}.\n`,
+      );
     }
   });
 }
@@ -145,7 +153,13 @@ const COLUMNS: [string, (d: DeliveryJson) => string][] = [
   ['STATE', (d) => d.state],
   ['ATTEMPTS', (d) => String(d.attempts)],
   ['NEXT ATTEMPT', (d) => d.nextAttemptAt ?? '-'],
-  ['ROUTES', (d) => (d.routes.length ? d.routes.map((r) => `${r.route}: ${r.outcome === 'send' ? r.state : `${r.outcome} (${r.reason.slice(0, 60)})`}`).join(', ') : '-')],
+  [
+    'ROUTES',
+    (d) =>
+      d.routes.length
+        ? d.routes.map((r) => `${r.route}: ${r.outcome === 'send' ? r.state : `${r.outcome} (${r.reason.slice(0, 60)})`}`).join(', ')
+        : '-',
+  ],
   ['LAST ERROR', (d) => (d.lastError ? `${d.lastErrorCode ?? ''} ${d.lastError}`.trim().slice(0, 120) : '-')],
 ];
 

@@ -73,7 +73,9 @@ function registerRelayCommands(program: Command, io: CliIo, setExitCode: SetExit
 
   program
     .command('check-config')
-    .description('validate the environment, ROUTES_FILE and templates without starting; prints the configuration in force (secrets redacted)')
+    .description(
+      'validate the environment, ROUTES_FILE and templates without starting; prints the configuration in force (secrets redacted)',
+    )
     .action(() => checkConfig(io, setExitCode));
 
   program
@@ -121,7 +123,11 @@ async function verifySmtp(io: CliIo, setExitCode: SetExitCode): Promise<void> {
   const transport = createTransport(config, { readFile: io.readFile });
   try {
     await transport.verify();
-    io.stdout.write(config.smtp ? `SMTP server ${new URL(config.smtp.url).host} accepted the connection${config.smtp.user ? ' and the login' : ''}.\n` : `No SMTP_URL: mails are written to ${config.mail.outboxDir}, which is writable.\n`);
+    io.stdout.write(
+      config.smtp
+        ? `SMTP server ${new URL(config.smtp.url).host} accepted the connection${config.smtp.user ? ' and the login' : ''}.\n`
+        : `No SMTP_URL: mails are written to ${config.mail.outboxDir}, which is writable.\n`,
+    );
   } catch (error) {
     const err = error as { code?: string; message?: string };
     io.stderr.write(`compliance-relay: SMTP check failed (${err.code ?? 'error'}): ${err.message ?? String(error)}\n`);
@@ -149,7 +155,7 @@ function registerMailCommands(program: Command, io: CliIo, setExitCode: SetExitC
   program
     .command('send-test')
     .description('send the sample report through the configured SMTP server and print its answer')
-    .option('--to <addresses>', 'comma-separated recipients (default: the first route\'s, i.e. MAIL_TO without ROUTES_FILE)')
+    .option('--to <addresses>', "comma-separated recipients (default: the first route's, i.e. MAIL_TO without ROUTES_FILE)")
     .action(async (options: { to?: string }) => {
       const config = loadConfigOrReport(io);
       setExitCode(config ? await loadPreview().sendTestCommand(options, config, io) : EXIT_CONFIG);
@@ -168,9 +174,14 @@ function registerSetupCommands(program: Command, io: CliIo, setExitCode: SetExit
 
   program
     .command('netbox-setup')
-    .description('create or update (by name) the NetBox webhook and its trigger for validity reports, in the form your NetBox version needs (uses NETBOX_URL and a write-enabled NETBOX_TOKEN)')
-    .requiredOption('--payload-url <url>', 'the relay\'s webhook URL as NetBox reaches it, e.g. https://relay.example.com/webhook')
-    .option('--secret-file <file>', 'where the webhook secret is kept: read when it exists, else written (mode 0600) for WEBHOOK_SECRET_FILE')
+    .description(
+      'create or update (by name) the NetBox webhook and its trigger for validity reports, in the form your NetBox version needs (uses NETBOX_URL and a write-enabled NETBOX_TOKEN)',
+    )
+    .requiredOption('--payload-url <url>', "the relay's webhook URL as NetBox reaches it, e.g. https://relay.example.com/webhook")
+    .option(
+      '--secret-file <file>',
+      'where the webhook secret is kept: read when it exists, else written (mode 0600) for WEBHOOK_SECRET_FILE',
+    )
     .option('--name <name>', 'name of the webhook and its event rule in NetBox', DEFAULT_WEBHOOK_NAME)
     .option('--dry-run', 'read NetBox and print the requests that would be sent; change nothing')
     .option('--show-secret', 'print the webhook secret (it is never printed otherwise)')

@@ -7,7 +7,9 @@ import { EXIT_UNAVAILABLE, type CliIo } from './io';
  * does the same at start; this runs it explicitly (before a rolling upgrade of replicas, say).
  */
 export async function migrateStore(config: Config, io: CliIo): Promise<number> {
-  const where = config.store.databaseUrl ? `PostgreSQL ${describeDatabase(config.store.databaseUrl)}` : `SQLite under ${config.store.dataDir}`;
+  const where = config.store.databaseUrl
+    ? `PostgreSQL ${describeDatabase(config.store.databaseUrl)}`
+    : `SQLite under ${config.store.dataDir}`;
   let store;
   try {
     store = openStore(config.store);

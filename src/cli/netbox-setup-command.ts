@@ -24,7 +24,8 @@ export async function netboxSetupCommand(flags: NetboxSetupFlags, io: CliIo, fet
   if (!config) return EXIT_CONFIG;
   const problems: string[] = [];
   if (!config.netbox.url) problems.push('NETBOX_URL is required (the NetBox address, with its base path if any)');
-  if (!config.netbox.token) problems.push('NETBOX_TOKEN (or NETBOX_TOKEN_FILE) is required: a NetBox API token allowed to write webhooks and event rules');
+  if (!config.netbox.token)
+    problems.push('NETBOX_TOKEN (or NETBOX_TOKEN_FILE) is required: a NetBox API token allowed to write webhooks and event rules');
   if (problems.length) {
     io.stderr.write(`compliance-relay netbox-setup: ${problems.join('; ')}.\n`);
     return EXIT_CONFIG;
@@ -36,7 +37,9 @@ export async function netboxSetupCommand(flags: NetboxSetupFlags, io: CliIo, fet
     payload = undefined;
   }
   if (!payload || (payload.protocol !== 'http:' && payload.protocol !== 'https:') || flags.payloadUrl.length > 500) {
-    io.stderr.write(`compliance-relay netbox-setup: --payload-url must be an http(s) URL of at most 500 characters (the relay's webhook address as NetBox reaches it, e.g. https://relay.example.com${config.webhook.path}).\n`);
+    io.stderr.write(
+      `compliance-relay netbox-setup: --payload-url must be an http(s) URL of at most 500 characters (the relay's webhook address as NetBox reaches it, e.g. https://relay.example.com${config.webhook.path}).\n`,
+    );
     return EXIT_USAGE;
   }
   if (flags.name.length === 0 || flags.name.length > 150) {
@@ -59,7 +62,10 @@ export async function netboxSetupCommand(flags: NetboxSetupFlags, io: CliIo, fet
       {
         fetch:
           fetchImpl ??
-          createNodeFetch({ ca: config.netbox.caFile ? io.readFile(config.netbox.caFile) : undefined, rejectUnauthorized: config.netbox.tlsRejectUnauthorized }),
+          createNodeFetch({
+            ca: config.netbox.caFile ? io.readFile(config.netbox.caFile) : undefined,
+            rejectUnauthorized: config.netbox.tlsRejectUnauthorized,
+          }),
         print: (line) => io.stdout.write(`${line}\n`),
         readSecretFile: (file) => {
           try {

@@ -47,7 +47,9 @@ export async function previewCommand(file: string | undefined, options: PreviewO
     return error instanceof RelayError ? EXIT_USAGE : EXIT_UNAVAILABLE;
   }
   try {
-    const message = await (await createRouteComposer(config, route)(delivery)).messageFor({ name: route.name, reminder: false, reason: 'preview' });
+    const message = await (
+      await createRouteComposer(config, route)(delivery)
+    ).messageFor({ name: route.name, reminder: false, reason: 'preview' });
     const { raw, envelope } = await buildRawMessage(message!);
     const out = path.resolve(io.cwd, options.out);
     fs.mkdirSync(out, { recursive: true });
@@ -73,22 +75,40 @@ export async function previewCommand(file: string | undefined, options: PreviewO
  */
 export async function sendTestCommand(options: { to?: string }, config: Config, io: CliIo): Promise<number> {
   const first = config.routing.routes[0];
-  const to = options.to ? options.to.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+  const to = options.to
+    ? options.to
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
   const route: Route = to ? buildDefaultRoute({ to, cc: [], bcc: [] }) : { ...first, subject: first.subject };
   const body = Buffer.from(JSON.stringify(SAMPLE_ENVELOPE));
   const parsed = parseDelivery(body);
   if (parsed.kind !== 'report') throw new Error('the built-in sample is not a report');
-  const delivery = { id: 0, reportId: parsed.report.id, dedupKey: `send-test@${new Date(systemClock.now()).toISOString()}`, body, attempts: 1, report: parsed } as ClaimedDelivery;
-  const message = (await (await createRouteComposer(config, route, { implicitRoute: false })(delivery)).messageFor({ name: route.name, reminder: false, reason: 'send-test' }))!;
+  const delivery = {
+    id: 0,
+    reportId: parsed.report.id,
+    dedupKey: `send-test@${new Date(systemClock.now()).toISOString()}`,
+    body,
+    attempts: 1,
+    report: parsed,
+  } as ClaimedDelivery;
+  const message = (await (
+    await createRouteComposer(config, route, { implicitRoute: false })(delivery)
+  ).messageFor({ name: route.name, reminder: false, reason: 'send-test' }))!;
   message.subject = `[test] ${String(message.subject)}`;
   const transport = createTransport(config, { readFile: io.readFile });
   try {
     const result = await transport.send(message);
-    io.stdout.write(`Sent the sample report to ${result.accepted.join(', ') || route.to.join(', ')}${result.rejected.length ? ` (refused: ${result.rejected.join(', ')})` : ''}.\nServer answer: ${result.response}\n`);
+    io.stdout.write(
+      `Sent the sample report to ${result.accepted.join(', ') || route.to.join(', ')}${result.rejected.length ? ` (refused: ${result.rejected.join(', ')})` : ''}.\nServer answer: ${result.response}\n`,
+    );
     return 0;
   } catch (error) {
     const err = error as { code?: string; responseCode?: number; message?: string };
-    io.stderr.write(`compliance-relay: the test mail was not sent (${err.code ?? 'error'}${err.responseCode ? ` ${err.responseCode}` : ''}): ${err.message ?? String(error)}\n`);
+    io.stderr.write(
+      `compliance-relay: the test mail was not sent (${err.code ?? 'error'}${err.responseCode ? ` ${err.responseCode}` : ''}): ${err.message ?? String(error)}\n`,
+    );
     return EXIT_UNAVAILABLE;
   } finally {
     await transport.close();
@@ -140,7 +160,8 @@ async function readStoredDelivery(config: Config, options: PreviewOptions): Prom
 }
 
 function describe(error: unknown): string {
-  if (error instanceof RelayError) return `${error.code}: ${error.message}${error.issues ? ` (${error.issues.map((i) => `${i.path}: ${i.message}`).join('; ')})` : ''}`;
+  if (error instanceof RelayError)
+    return `${error.code}: ${error.message}${error.issues ? ` (${error.issues.map((i) => `${i.path}: ${i.message}`).join('; ')})` : ''}`;
   const err = error as NodeJS.ErrnoException;
   return err?.code ? `${err.code}: ${err.message}` : String((error as Error)?.message ?? error);
 }

@@ -39,7 +39,10 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
     server.listen(config.http.port, config.http.host, () => resolve());
   });
   const address = server.address() as AddressInfo;
-  logger.info({ host: address.address, port: address.port, webhook: config.webhook.path }, `listening on ${address.address}:${address.port}, webhook at ${config.webhook.path}`);
+  logger.info(
+    { host: address.address, port: address.port, webhook: config.webhook.path },
+    `listening on ${address.address}:${address.port}, webhook at ${config.webhook.path}`,
+  );
 
   return new Promise<number>((resolve) => {
     let shuttingDown = false;

@@ -159,7 +159,11 @@ export function buildEnrichmentView(enrichment: Enrichment, options: EnrichmentV
   for (const test of listed) {
     let group = groups.find((g) => g.severity === test.severity);
     if (!group) {
-      group = { severity: test.severity, failingResults: summary.tests.filter((t) => t.severity === test.severity).reduce((n, t) => n + t.failingDevices, 0), tests: [] };
+      group = {
+        severity: test.severity,
+        failingResults: summary.tests.filter((t) => t.severity === test.severity).reduce((n, t) => n + t.failingDevices, 0),
+        tests: [],
+      };
       groups.push(group);
     }
     group.tests.push({
@@ -181,11 +185,14 @@ export function buildEnrichmentView(enrichment: Enrichment, options: EnrichmentV
     moreTests: summary.tests.length - listed.length,
     moreTestsUrl: options.failedResultsUrl,
     // A device with a single failure is already named under its test; the list is for the repeat offenders.
-    topDevices: summary.devices.filter((d) => d.failures > 1).slice(0, TOP_DEVICES).map((d) => ({
-      name: d.name,
-      failures: d.failures,
-      url: d.deviceId !== null ? filtered(`device_id=${d.deviceId}`) : options.failedResultsUrl,
-    })),
+    topDevices: summary.devices
+      .filter((d) => d.failures > 1)
+      .slice(0, TOP_DEVICES)
+      .map((d) => ({
+        name: d.name,
+        failures: d.failures,
+        url: d.deviceId !== null ? filtered(`device_id=${d.deviceId}`) : options.failedResultsUrl,
+      })),
     attachment: options.attachment,
   };
 }
@@ -210,7 +217,8 @@ export function buildTrendView(trend: Trend, options: TrendViewOptions): TrendVi
   }
   return {
     first: previous === null,
-    firstText: previous === null ? 'This is the first report the relay has seen from this NetBox: there is nothing to compare with yet.' : null,
+    firstText:
+      previous === null ? 'This is the first report the relay has seen from this NetBox: there is nothing to compare with yet.' : null,
     previous: previous
       ? {
           reportId: previous.reportId,
@@ -252,6 +260,9 @@ function buildTestGroupView(group: TestPairsGroup): TestGroupView {
     devices: group.devices,
     firstDevices: group.firstDevices,
     moreDevices: group.devices - group.firstDevices.length,
-    sinceText: group.longestSinceReportId === null ? '' : `failing since report ${group.longestSinceReportId} (${group.longestReports} reports in a row)`,
+    sinceText:
+      group.longestSinceReportId === null
+        ? ''
+        : `failing since report ${group.longestSinceReportId} (${group.longestReports} reports in a row)`,
   };
 }

@@ -46,7 +46,6 @@ export interface VerdictView {
   text: string;
 }
 
-
 /** Everything a template can use. templates/README.md documents each field. */
 export interface ReportView {
   report: { id: number; display: string; deviceCount: number; testCount: number; created: string; customFields: Record<string, unknown> };
@@ -94,7 +93,11 @@ export interface ReportViewOptions {
 /** Builds the template data for one report delivery. Pure: same input, same view. */
 export function buildReportView(delivery: ReportDelivery, options: ReportViewOptions): ReportView {
   const r = delivery.report;
-  const severities = [buildRatio('HIGH', r.high_passed, r.high_count), buildRatio('MIDDLE', r.middle_passed, r.middle_count), buildRatio('LOW', r.low_passed, r.low_count)];
+  const severities = [
+    buildRatio('HIGH', r.high_passed, r.high_count),
+    buildRatio('MIDDLE', r.middle_passed, r.middle_count),
+    buildRatio('LOW', r.low_passed, r.low_count),
+  ];
   const worst = buildWorst(severities);
   const overall = { ...buildRatio('Overall', r.total_passed, r.total_count), ...(worst ? { tone: worst.tone } : {}) };
   const highFailed = r.high_count - r.high_passed;
@@ -124,7 +127,15 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
     netboxHost,
     netboxName: netboxHost ?? 'NetBox',
     links: buildLinks(r.id, r.url, r.results_url, options.netboxUrl),
-    defaultSubject: buildDefaultSubject({ id: r.id, passed: r.total_passed, count: r.total_count, percentText: overall.percentText, highFailed, netboxHost, verdict }),
+    defaultSubject: buildDefaultSubject({
+      id: r.id,
+      passed: r.total_passed,
+      count: r.total_count,
+      percentText: overall.percentText,
+      highFailed,
+      netboxHost,
+      verdict,
+    }),
     enrichment: options.enrichment ?? null,
     trend,
   };
@@ -166,7 +177,8 @@ function buildVerdict(trend: TrendView | null, percentText: string): VerdictView
   const { direction, deltaPointsText, deltaFailedText, previousPercent } = trend.overall;
   const id = trend.previous.reportId;
   const was = previousPercent === null ? '' : `, was ${previousPercent.toFixed(1)}%`;
-  const lead = direction === 'worse' ? `Worse than report ${id}` : direction === 'better' ? `Better than report ${id}` : `Same as report ${id}`;
+  const lead =
+    direction === 'worse' ? `Worse than report ${id}` : direction === 'better' ? `Better than report ${id}` : `Same as report ${id}`;
   return { direction, previousReportId: id, text: `${lead}: ${percentText} passed${was} (${deltaPointsText}, ${deltaFailedText}).` };
 }
 

@@ -50,9 +50,17 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
     const log = (deliveryLog ?? options.logger).child({ reportId: report.id });
     const basePath = netboxBasePath(report.url);
     const links = buildLinks(report.id, report.url, report.results_url, options.netboxUrl);
-    const enrichment = await enrichReport(delivery, { client: options.client, hasToken: options.hasToken, budgetMs: options.budgetMs, clock: options.clock });
+    const enrichment = await enrichReport(delivery, {
+      client: options.client,
+      hasToken: options.hasToken,
+      budgetMs: options.budgetMs,
+      clock: options.clock,
+    });
     if (enrichment.status === 'missing' && enrichment.code !== 'NO_NETBOX_URL' && enrichment.code !== 'NO_TOKEN') {
-      log.warn({ code: enrichment.code, error: enrichment.detail ?? enrichment.reason }, 'mail goes without the failing results: NetBox could not provide them');
+      log.warn(
+        { code: enrichment.code, error: enrichment.detail ?? enrichment.reason },
+        'mail goes without the failing results: NetBox could not provide them',
+      );
       options.onNetboxError?.(enrichment.code);
     }
 
@@ -80,13 +88,20 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
     let trendView: TrendView | null = null;
     if (options.history) {
       const failing: FailingPair[] | null =
-        enrichment.status === 'ok' ? enrichment.summary.results.map((r) => ({ device: r.device, test: r.test, severity: r.severity })) : null;
+        enrichment.status === 'ok'
+          ? enrichment.summary.results.map((r) => ({ device: r.device, test: r.test, severity: r.severity }))
+          : null;
       const series = buildSeriesKey({ netboxUrl: options.netboxUrl, reportUrl: report.url });
       // A history that cannot be read is a storage failure like any other: the delivery is tried again
       // (routes need the previous report to decide on-change and regression). Saves never throw: the
       // relay's history keeps a refused save in its outcome ledger.
       trend = await recordReportTrend(options.history, buildReportSnapshot(delivery, series, failing));
-      trendView = buildTrendView(trend, { timezone: options.timezone, basePath, netboxUrl: options.netboxUrl, currentFailingKnown: failing !== null });
+      trendView = buildTrendView(trend, {
+        timezone: options.timezone,
+        basePath,
+        netboxUrl: options.netboxUrl,
+        currentFailingKnown: failing !== null,
+      });
     }
 
     return {

@@ -17,4 +17,15 @@ export {
 export { createReportInsights, type ReportInsights, type ReportInsightsOptions } from './create-report-insights';
 export { verifyRouteTemplates } from './verify-route-templates';
 export { SAMPLE_ENVELOPE, sampleDeliveryView, sampleInsightViews } from './sample';
-export { createReportComposer, buildFilterHeaders, UnreadableDeliveryError, type DeliveryComposer, type ReportComposerOptions, type ComposedReport, type ComposedNotice, type ComposedMail, type ReportComposer, type RouteContext } from './report-composer';
+export {
+  createReportComposer,
+  buildFilterHeaders,
+  UnreadableDeliveryError,
+  type DeliveryComposer,
+  type ReportComposerOptions,
+  type ComposedReport,
+  type ComposedNotice,
+  type ComposedMail,
+  type ReportComposer,
+  type RouteContext,
+} from './report-composer';

@@ -88,7 +88,12 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
     const parsed = delivery.report ?? parseStoredBody(delivery);
     // Enrichment and trend once per delivery, shared by every route's mail.
     const insights = options.insights ? await options.insights(parsed, log) : undefined;
-    const view = buildReportView(parsed, { netboxUrl: options.netboxUrl, timezone: options.timezone, enrichment: insights?.enrichment, trend: insights?.trendView });
+    const view = buildReportView(parsed, {
+      netboxUrl: options.netboxUrl,
+      timezone: options.timezone,
+      enrichment: insights?.enrichment,
+      trend: insights?.trendView,
+    });
     const attachments = insights?.attachments.length ? insights.attachments : undefined;
     /** One route's mail, or undefined when the route is no longer configured. */
     const buildRouteMessage = (context: RouteContext): SendMailOptions | undefined => {

@@ -66,12 +66,29 @@ export function sampleInsightViews(config: Pick<Config, 'mail' | 'netbox'>): Rep
   summarizer.add(
     ['sw-core-1', 'sw-core-2', 'sw-edge-1'].map((name, i) => ({ id: 900 + i, passed: false, test, device: { id: 10 + i, name } })),
   );
-  summarizer.add([{ id: 903, passed: false, test: { id: 4, name: 'snmp-community', severity: 'MIDDLE' }, device: { id: 10, name: 'sw-core-1' } }]);
+  summarizer.add([
+    { id: 903, passed: false, test: { id: 4, name: 'snmp-community', severity: 'MIDDLE' }, device: { id: 10, name: 'sw-core-1' } },
+  ]);
   const summary = summarizer.finish();
-  const viewOptions = { reportId: delivery.report.id, basePath: '', netboxUrl: config.netbox.url, failedResultsUrl: links.failedResults, maxFailures: 1 };
+  const viewOptions = {
+    reportId: delivery.report.id,
+    basePath: '',
+    netboxUrl: config.netbox.url,
+    failedResultsUrl: links.failedResults,
+    maxFailures: 1,
+  };
   const enrichment = buildEnrichmentView(
     { status: 'ok', summary },
-    { ...viewOptions, attachment: { fileName: 'report-29-failures.csv', rows: 2, totalRows: 4, truncated: true, note: 'The attached report-29-failures.csv lists the first 2 of 4 failing results.' } },
+    {
+      ...viewOptions,
+      attachment: {
+        fileName: 'report-29-failures.csv',
+        rows: 2,
+        totalRows: 4,
+        truncated: true,
+        note: 'The attached report-29-failures.csv lists the first 2 of 4 failing results.',
+      },
+    },
   );
   const pairs = summary.results.map((r) => ({ device: r.device, test: r.test, severity: r.severity }));
   const snapshot = (id: number, created: string, failing: typeof pairs) => ({
@@ -81,7 +98,10 @@ export function sampleInsightViews(config: Pick<Config, 'mail' | 'netbox'>): Rep
     created,
     createdMs: Date.parse(created),
   });
-  const previous = snapshot(28, '2023-04-11T19:36:33Z', [...pairs.slice(1), { device: 'sw-edge-2', test: 'ntp-servers', severity: 'MIDDLE' }]);
+  const previous = snapshot(28, '2023-04-11T19:36:33Z', [
+    ...pairs.slice(1),
+    { device: 'sw-edge-2', test: 'ntp-servers', severity: 'MIDDLE' },
+  ]);
   const older = snapshot(27, '2023-04-10T19:36:33Z', pairs.slice(1));
   const trend = buildTrendView(buildTrend(snapshot(29, delivery.report.created, pairs), [previous, older]), {
     timezone: config.mail.timezone,
@@ -89,8 +109,16 @@ export function sampleInsightViews(config: Pick<Config, 'mail' | 'netbox'>): Rep
     netboxUrl: config.netbox.url,
     currentFailingKnown: true,
   });
-  const missing = buildEnrichmentView({ status: 'missing', code: 'UNREACHABLE', reason: 'Failing tests are not listed: NetBox could not be reached (ECONNREFUSED).' }, { ...viewOptions, attachment: null });
-  const first = buildTrendView(buildTrend(snapshot(29, delivery.report.created, pairs), []), { timezone: config.mail.timezone, basePath: '', netboxUrl: config.netbox.url, currentFailingKnown: false });
+  const missing = buildEnrichmentView(
+    { status: 'missing', code: 'UNREACHABLE', reason: 'Failing tests are not listed: NetBox could not be reached (ECONNREFUSED).' },
+    { ...viewOptions, attachment: null },
+  );
+  const first = buildTrendView(buildTrend(snapshot(29, delivery.report.created, pairs), []), {
+    timezone: config.mail.timezone,
+    basePath: '',
+    netboxUrl: config.netbox.url,
+    currentFailingKnown: false,
+  });
   return [
     buildReportView(delivery, { ...base, enrichment, trend }),
     buildReportView(delivery, { ...base, enrichment: missing, trend: first }),

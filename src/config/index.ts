@@ -1,3 +1,11 @@
-export { loadConfig, redactConfig, ConfigError, type Config, type ConfigIssue, type SmtpConfig, type LoadConfigOptions } from './load-config';
+export {
+  loadConfig,
+  redactConfig,
+  ConfigError,
+  type Config,
+  type ConfigIssue,
+  type SmtpConfig,
+  type LoadConfigOptions,
+} from './load-config';
 export { EnvSchema, SECRET_VARIABLES, type Env } from './schema';
 export { parseDurationMs, isMailbox } from '../shared';

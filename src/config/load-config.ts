@@ -174,7 +174,10 @@ function readSecretFiles(env: Record<string, string>, readFile: (file: string) =
 function parseEnvironment(env: Record<string, string>): { values: Env; broken: ReadonlySet<string>; issues: ConfigIssue[] } {
   const first = EnvSchema.safeParse(env);
   if (first.success) return { values: first.data, broken: new Set(), issues: [] };
-  const issues = first.error.issues.map((issue) => ({ variable: String(issue.path[0] ?? '(environment)'), message: describeIssue(issue, env) }));
+  const issues = first.error.issues.map((issue) => ({
+    variable: String(issue.path[0] ?? '(environment)'),
+    message: describeIssue(issue, env),
+  }));
   const broken = new Set(issues.map((i) => i.variable));
   const rest = Object.fromEntries(Object.entries(env).filter(([key]) => !broken.has(key)));
   // Every field has a default or is optional, so what is left always parses.
@@ -205,7 +208,10 @@ function buildSmtpConfig(e: Env, broken: ReadonlySet<string>, issues: ConfigIssu
     issues.push({ variable: 'SMTP_PASSWORD', message: 'is set but SMTP_USER is not' });
   }
   if ((!e.MAIL_TO || e.MAIL_TO.length === 0) && e.ROUTES_FILE === undefined && !broken.has('MAIL_TO') && !broken.has('ROUTES_FILE')) {
-    issues.push({ variable: 'MAIL_TO', message: 'is required when SMTP_URL is set and there is no ROUTES_FILE (comma-separated addresses)' });
+    issues.push({
+      variable: 'MAIL_TO',
+      message: 'is required when SMTP_URL is set and there is no ROUTES_FILE (comma-separated addresses)',
+    });
   }
   return {
     url: e.SMTP_URL,
@@ -254,7 +260,10 @@ function readRoutes(routesFile: string, readFile: (file: string) => string, issu
     if (error instanceof RoutesFileError) {
       for (const issue of error.issues) issues.push({ variable: 'ROUTES_FILE', message: `${routesFile} ${formatRoutesIssue(issue)}` });
     } else {
-      issues.push({ variable: 'ROUTES_FILE', message: `cannot read ${routesFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
+      issues.push({
+        variable: 'ROUTES_FILE',
+        message: `cannot read ${routesFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      });
     }
     return undefined;
   }
@@ -310,10 +319,21 @@ function buildConfig(
     },
     routing: {
       file: routesFile,
-      routes: routes ?? [buildDefaultRoute({ to: e.MAIL_TO && e.MAIL_TO.length > 0 ? e.MAIL_TO : [FILE_MODE_DEFAULT_TO], cc: e.MAIL_CC ?? [], bcc: e.MAIL_BCC ?? [] })],
+      routes: routes ?? [
+        buildDefaultRoute({
+          to: e.MAIL_TO && e.MAIL_TO.length > 0 ? e.MAIL_TO : [FILE_MODE_DEFAULT_TO],
+          cc: e.MAIL_CC ?? [],
+          bcc: e.MAIL_BCC ?? [],
+        }),
+      ],
     },
     retry: { maxAttempts: e.RETRY_MAX_ATTEMPTS, baseMs: e.RETRY_BASE_MS, maxDelayMs: e.RETRY_MAX_DELAY_MS },
-    worker: { pollMs: e.WORKER_POLL_MS, leaseMs: e.LEASE_MS, concurrency: smtp ? smtp.poolSize : 1, maxUnrecordedOutcomes: e.MAX_UNRECORDED_OUTCOMES },
+    worker: {
+      pollMs: e.WORKER_POLL_MS,
+      leaseMs: e.LEASE_MS,
+      concurrency: smtp ? smtp.poolSize : 1,
+      maxUnrecordedOutcomes: e.MAX_UNRECORDED_OUTCOMES,
+    },
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
     admin: { token: e.ADMIN_TOKEN },
     watchdog: { expectEveryMs: e.EXPECT_REPORT_EVERY },
@@ -344,7 +364,10 @@ function checkWebhookExposure(rawEnv: Record<string, string | undefined>, e: Env
   for (const name of ['WEBHOOK_SECRET', 'WEBHOOK_SECRET_PREVIOUS'] as const) {
     if (!blank(name)) continue;
     const variable = e[name] !== undefined && rawEnv[`${name}_FILE`] ? `${name}_FILE` : name;
-    issues.push({ variable, message: 'is empty or only white space: give the secret NetBox signs with (openssl rand -hex 32), or remove the variable' });
+    issues.push({
+      variable,
+      message: 'is empty or only white space: give the secret NetBox signs with (openssl rand -hex 32), or remove the variable',
+    });
   }
   const signed = e.WEBHOOK_SECRET !== undefined && !blank('WEBHOOK_SECRET');
   // A blank secret is reported above; saying again that one is required would only repeat it.
@@ -390,7 +413,9 @@ export function redactConfig(config: Config): Record<string, unknown> {
     },
     retention: config.retention,
     store: { ...config.store, databaseUrl: config.store.databaseUrl ? redactUrl(config.store.databaseUrl) : undefined },
-    smtp: config.smtp ? { ...config.smtp, url: smtpUrl, password: config.smtp.password ? '[REDACTED]' : undefined } : 'none: mails are written as .eml files',
+    smtp: config.smtp
+      ? { ...config.smtp, url: smtpUrl, password: config.smtp.password ? '[REDACTED]' : undefined }
+      : 'none: mails are written as .eml files',
     mail: config.mail,
     netbox: { ...config.netbox, token: config.netbox.token ? '[REDACTED]' : undefined },
     routing: config.routing,
@@ -399,7 +424,10 @@ export function redactConfig(config: Config): Record<string, unknown> {
     log: config.log,
     admin: { token: config.admin.token ? '[REDACTED]' : undefined },
     watchdog: config.watchdog,
-    observe: { metricsToken: config.observe.metricsToken ? '[REDACTED]' : undefined, smtpCheckIntervalMs: config.observe.smtpCheckIntervalMs },
+    observe: {
+      metricsToken: config.observe.metricsToken ? '[REDACTED]' : undefined,
+      smtpCheckIntervalMs: config.observe.smtpCheckIntervalMs,
+    },
   };
 }
 

@@ -16,7 +16,11 @@ export const EnvSchema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: positiveInt(30_000),
 
   // Webhook
-  WEBHOOK_PATH: z.string().trim().regex(/^\/[A-Za-z0-9/_.~-]*$/, 'must be a path starting with /').default('/webhook'),
+  WEBHOOK_PATH: z
+    .string()
+    .trim()
+    .regex(/^\/[A-Za-z0-9/_.~-]*$/, 'must be a path starting with /')
+    .default('/webhook'),
   WEBHOOK_SECRET: z.string().max(255).optional(),
   WEBHOOK_SECRET_PREVIOUS: z.string().max(255).optional(),
   /** Listen beyond loopback without WEBHOOK_SECRET, knowingly: anyone who reaches the port can queue mail. */
@@ -76,7 +80,12 @@ export const EnvSchema = z.object({
   // NetBox
   NETBOX_URL: httpUrl.optional(),
   // A header value: printable ASCII only, so a stray newline cannot add a header.
-  NETBOX_TOKEN: z.string().trim().max(500).regex(/^[\x21-\x7e]+$/, 'must be one token without spaces (nbt_<key>.<token> or a 40-character key)').optional(),
+  NETBOX_TOKEN: z
+    .string()
+    .trim()
+    .max(500)
+    .regex(/^[\x21-\x7e]+$/, 'must be one token without spaces (nbt_<key>.<token> or a 40-character key)')
+    .optional(),
   NETBOX_CA_FILE: z.string().trim().optional(),
   NETBOX_TLS_REJECT_UNAUTHORIZED: bool(true),
   NETBOX_TIMEOUT_MS: positiveInt(10_000),
@@ -120,4 +129,3 @@ export const SECRET_VARIABLES = [
   'ADMIN_TOKEN',
   'DATABASE_URL',
 ] as const;
-

@@ -40,11 +40,14 @@ export function buildPassChart(reports: readonly ChartReport[]): SafeHtml {
   const x = (i: number) => PAD.left + (reports.length <= 1 ? plotW / 2 : (i * plotW) / (reports.length - 1));
   const y = (percent: number) => PAD.top + plotH - (percent / 100) * plotH;
   const grid = [0, 25, 50, 75, 100].map(
-    (p) => html`<line x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${y(p)}" y2="${y(p)}" stroke="#e5e7e9" /><text x="${PAD.left - 6}" y="${y(p) + 4}" text-anchor="end" font-size="11" fill="#566573">${p}%</text>`,
+    (p) =>
+      html`<line x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${y(p)}" y2="${y(p)}" stroke="#e5e7e9" /><text x="${PAD.left - 6}" y="${y(p) + 4}" text-anchor="end" font-size="11" fill="#566573">${p}%</text>`,
   );
   const every = Math.max(1, Math.ceil(reports.length / 12));
   const xLabels = reports.map((r, i) =>
-    i % every === 0 || i === reports.length - 1 ? html`<text x="${x(i)}" y="${HEIGHT - PAD.bottom + 16}" text-anchor="middle" font-size="11" fill="#566573">#${r.reportId}</text>` : '',
+    i % every === 0 || i === reports.length - 1
+      ? html`<text x="${x(i)}" y="${HEIGHT - PAD.bottom + 16}" text-anchor="middle" font-size="11" fill="#566573">#${r.reportId}</text>`
+      : '',
   );
   const lines = CHART_SERIES.map((series) => {
     const segments: string[][] = [[]];
@@ -60,13 +63,19 @@ export function buildPassChart(reports: readonly ChartReport[]): SafeHtml {
     });
     const paths = segments
       .filter((s) => s.length > 1)
-      .map((s) => html`<polyline points="${s.join(' ')}" fill="none" stroke="${series.colour}" stroke-width="2" ${series.dash ? html`stroke-dasharray="${series.dash}"` : ''} />`);
+      .map(
+        (s) =>
+          html`<polyline points="${s.join(' ')}" fill="none" stroke="${series.colour}" stroke-width="2" ${series.dash ? html`stroke-dasharray="${series.dash}"` : ''} />`,
+      );
     return html`<g class="series" data-series="${series.name}">${paths}${dots}</g>`;
   });
   const legend = CHART_SERIES.map(
     (s, i) =>
       html`<g transform="translate(${PAD.left + i * 110}, 12)"><line x1="0" x2="22" y1="6" y2="6" stroke="${s.colour}" stroke-width="3" ${s.dash ? html`stroke-dasharray="${s.dash}"` : ''} /><text x="28" y="10" font-size="12" fill="#1c2833">${s.name}</text></g>`,
   );
-  const empty = reports.length === 0 ? html`<text x="${WIDTH / 2}" y="${HEIGHT / 2}" text-anchor="middle" font-size="14" fill="#566573">No reports stored yet</text>` : '';
+  const empty =
+    reports.length === 0
+      ? html`<text x="${WIDTH / 2}" y="${HEIGHT / 2}" text-anchor="middle" font-size="14" fill="#566573">No reports stored yet</text>`
+      : '';
   return html`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" role="img" aria-labelledby="pass-chart-title" class="pass-chart"><title id="pass-chart-title">Pass percentage per severity over the last ${reports.length} reports</title>${grid}${xLabels}${lines}${legend}${empty}</svg>`;
 }

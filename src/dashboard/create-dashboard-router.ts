@@ -97,7 +97,13 @@ function sendDashboardOff(_req: Request, res: Response): void {
   res
     .status(404)
     .type('html')
-    .send(renderLayout('Dashboard off', html`<section><h1>The dashboard is off</h1><p>Set <code>ADMIN_TOKEN</code> (at least 16 characters) to turn it on.</p></section>`, {}));
+    .send(
+      renderLayout(
+        'Dashboard off',
+        html`<section><h1>The dashboard is off</h1><p>Set <code>ADMIN_TOKEN</code> (at least 16 characters) to turn it on.</p></section>`,
+        {},
+      ),
+    );
 }
 
 /** The request's valid session, if its cookie carries one. */
@@ -118,7 +124,10 @@ function createLoginHandler(deps: DashboardDeps): (req: Request, res: Response) 
       const delayMs = throttle.recordFailure(address, options.clock.now());
       options.logger.warn({ ip: req.ip, delayMs }, 'dashboard: failed login');
       if (delayMs > 0) await sleep(delayMs);
-      res.status(401).type('html').send(renderLayout('Log in', renderLogin('That is not the admin token.'), {}));
+      res
+        .status(401)
+        .type('html')
+        .send(renderLayout('Log in', renderLogin('That is not the admin token.'), {}));
       return;
     }
     throttle.recordSuccess(address);
@@ -135,7 +144,10 @@ function createSessionGuard(deps: DashboardDeps): (req: Authed, res: Response, n
     const session = readSession(deps, req);
     if (!session) {
       if (req.method === 'GET') return res.redirect(303, '/ui/login');
-      return res.status(401).type('html').send(renderLayout('Log in', renderLogin('Your session has ended: log in again.'), {}));
+      return res
+        .status(401)
+        .type('html')
+        .send(renderLayout('Log in', renderLogin('Your session has ended: log in again.'), {}));
     }
     req.session = session;
     next();
@@ -147,7 +159,16 @@ function createCsrfCheck(deps: DashboardDeps): (req: Authed, res: Response, next
   return (req, res, next) => {
     const token = (req.body as Record<string, unknown> | undefined)?.csrf;
     if (!deps.keys.verifyCsrf(req.session!, token)) {
-      res.status(403).type('html').send(renderLayout('Refused', html`<section><h1>Refused</h1><p>The form's security token is missing or stale. <a href="/ui">Reload the dashboard</a> and try again.</p></section>`, {}));
+      res
+        .status(403)
+        .type('html')
+        .send(
+          renderLayout(
+            'Refused',
+            html`<section><h1>Refused</h1><p>The form's security token is missing or stale. <a href="/ui">Reload the dashboard</a> and try again.</p></section>`,
+            {},
+          ),
+        );
       return;
     }
     next();
@@ -168,19 +189,32 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
   const csrf = keys.csrfToken(req.session!);
   const retried = Number(req.query.retried);
   const notRetried = Number(req.query.not_retried);
-  const flash = Number.isInteger(retried) && retried > 0
-    ? { text: `Delivery #${retried} is queued again.`, bad: false }
-    : Number.isInteger(notRetried) && notRetried > 0
-      ? { text: `Delivery #${notRetried} was not retried: it is not dead (any more).`, bad: true }
-      : undefined;
-  res.type('html').send(renderLayout('Deliveries', renderDeliveries({ rows, chart: buildPassChart(chartReports), chartCount: chartReports.length, csrf, flash, formatTime }), { csrf, notices: options.notices, unrecorded: options.unrecordedOutcomes?.() }));
+  const flash =
+    Number.isInteger(retried) && retried > 0
+      ? { text: `Delivery #${retried} is queued again.`, bad: false }
+      : Number.isInteger(notRetried) && notRetried > 0
+        ? { text: `Delivery #${notRetried} was not retried: it is not dead (any more).`, bad: true }
+        : undefined;
+  res
+    .type('html')
+    .send(
+      renderLayout(
+        'Deliveries',
+        renderDeliveries({ rows, chart: buildPassChart(chartReports), chartCount: chartReports.length, csrf, flash, formatTime }),
+        { csrf, notices: options.notices, unrecorded: options.unrecordedOutcomes?.() },
+      ),
+    );
 }
 
 /** The delivery named by `:id`, or undefined once a 404 page has been sent. */
 async function findDelivery(deps: DashboardDeps, req: Request, res: Response): Promise<DeliveryRecord | undefined> {
   const id = /^\d{1,15}$/.test(String(req.params.id)) ? Number(req.params.id) : NaN;
   const record = Number.isSafeInteger(id) ? await deps.options.store.getDelivery(id) : undefined;
-  if (!record) res.status(404).type('html').send(renderLayout('Not found', html`<section><h1>No such delivery</h1><p><a href="/ui">All deliveries</a></p></section>`, {}));
+  if (!record)
+    res
+      .status(404)
+      .type('html')
+      .send(renderLayout('Not found', html`<section><h1>No such delivery</h1><p><a href="/ui">All deliveries</a></p></section>`, {}));
   return record;
 }
 
@@ -192,10 +226,20 @@ async function showDelivery(deps: DashboardDeps, req: Authed, res: Response): Pr
   const content = await readDeliveryContent(record, options.store);
   const sent = await options.store.getSentMessage(record.id);
   const reportLink =
-    content.kind === 'report' && options.netboxUrl ? buildLinks(content.report.id, content.report.url, content.report.results_url, options.netboxUrl).report : undefined;
+    content.kind === 'report' && options.netboxUrl
+      ? buildLinks(content.report.id, content.report.url, content.report.results_url, options.netboxUrl).report
+      : undefined;
   const csrf = keys.csrfToken(req.session!);
   const routes = await options.store.listRouteMails([record.id]);
-  res.type('html').send(renderLayout(`Delivery #${record.id}`, renderDelivery({ record, content, sent, csrf, formatTime, reportLink, routes }), { csrf, notices: options.notices, unrecorded: options.unrecordedOutcomes?.() }));
+  res
+    .type('html')
+    .send(
+      renderLayout(`Delivery #${record.id}`, renderDelivery({ record, content, sent, csrf, formatTime, reportLink, routes }), {
+        csrf,
+        notices: options.notices,
+        unrecorded: options.unrecordedOutcomes?.(),
+      }),
+    );
 }
 
 /** GET /deliveries/:id/message.eml: the kept message, byte for byte. */

@@ -15,7 +15,10 @@ export class SafeHtml {
 export function escapeHtml(value: unknown): string {
   // Anything may be interpolated: String() is the conversion meant, null and undefined show as nothing.
   const shown: unknown = value ?? '';
-  return neutralizeText(String(shown)).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return neutralizeText(String(shown)).replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 }
 
 /**

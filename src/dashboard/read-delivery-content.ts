@@ -6,9 +6,7 @@ import type { ChartReport } from './build-pass-chart';
 
 /** What a stored delivery holds, for display. */
 export type DeliveryContent =
-  | { kind: 'report'; report: Report }
-  | { kind: 'watchdog'; alert: WatchdogAlert }
-  | { kind: 'other'; reason: string };
+  { kind: 'report'; report: Report } | { kind: 'watchdog'; alert: WatchdogAlert } | { kind: 'other'; reason: string };
 
 /**
  * What a delivery holds: a report row is read from the typed fields the webhook parsed at ingest

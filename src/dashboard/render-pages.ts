@@ -35,7 +35,8 @@ const STYLE = `
  * is shown in a sandboxed srcdoc iframe, which inherits this policy, so a remote image or a script
  * in a mail cannot load or run either.
  */
-export const DASHBOARD_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'";
+export const DASHBOARD_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export interface PageContext {
   csrf?: string;
@@ -52,7 +53,8 @@ export function renderLayout(title: string, body: SafeHtml, ctx: PageContext): s
     : '';
   return html`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · compliance-relay</title><style>${new SafeHtml(STYLE)}</style></head>
-<body><header><span>compliance-relay</span>${nav}</header>${renderUnrecordedBanner(ctx.unrecorded)}<main>${(ctx.notices ?? []).map((n) => html`<p class="flash bad notice" role="alert">${n}</p>`)}${body}</main></body></html>`.value;
+<body><header><span>compliance-relay</span>${nav}</header>${renderUnrecordedBanner(ctx.unrecorded)}<main>${(ctx.notices ?? []).map((n) => html`<p class="flash bad notice" role="alert">${n}</p>`)}${body}</main></body></html>`
+    .value;
 }
 
 /** The warning that mails were sent whose outcome the store has not recorded yet (issue 21). */
@@ -83,12 +85,20 @@ function describeContent(content: DeliveryContent): SafeHtml {
     const r = content.report;
     return html`Report ${r.id}: ${r.total_passed}/${r.total_count} passed (${formatPercent(r.total_passed, r.total_count)})`;
   }
-  if (content.kind === 'watchdog') return html`Watchdog: ${content.alert.kind === 'overdue' ? 'no report received' : 'reports arriving again'}`;
+  if (content.kind === 'watchdog')
+    return html`Watchdog: ${content.alert.kind === 'overdue' ? 'no report received' : 'reports arriving again'}`;
   return html`<span class="muted">${content.reason}</span>`;
 }
 
 /** The list of recent deliveries with the chart above it. */
-export function renderDeliveries(input: { rows: DeliveryRow[]; chart: SafeHtml; chartCount: number; csrf: string; flash?: { text: string; bad: boolean }; formatTime: (ms: number) => string }): SafeHtml {
+export function renderDeliveries(input: {
+  rows: DeliveryRow[];
+  chart: SafeHtml;
+  chartCount: number;
+  csrf: string;
+  flash?: { text: string; bad: boolean };
+  formatTime: (ms: number) => string;
+}): SafeHtml {
   const rows = input.rows.map(({ record: d, content }) => {
     const retry =
       d.state === 'dead'
@@ -146,7 +156,9 @@ ${d.messageId ? html`<dt>Message-ID</dt><dd><code>${d.messageId}</code></dd>` : 
             ['LOW', input.content.report.low_passed, input.content.report.low_count],
             ['All', input.content.report.total_passed, input.content.report.total_count],
           ] as const
-        ).map(([name, p, c]) => html`<tr><td>${name}</td><td>${c === 0 ? '—' : `${p}/${c}`}</td><td>${formatPercent(p, c)}</td></tr>`)}</tbody></table></section>`
+        ).map(
+          ([name, p, c]) => html`<tr><td>${name}</td><td>${c === 0 ? '—' : `${p}/${c}`}</td><td>${formatPercent(p, c)}</td></tr>`,
+        )}</tbody></table></section>`
       : input.content.kind === 'watchdog'
         ? renderAlert(input.content.alert, input.formatTime)
         : '';

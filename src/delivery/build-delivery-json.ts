@@ -35,7 +35,11 @@ export interface DeliveryRouteJson {
 }
 
 /** Maps a stored record to its JSON view; `mask` hides secret values that may sit in an error text. */
-export function buildDeliveryJson(record: DeliveryRecord, mask: (text: string) => string = (t) => t, routes: readonly RouteMailRecord[] = []): DeliveryJson {
+export function buildDeliveryJson(
+  record: DeliveryRecord,
+  mask: (text: string) => string = (t) => t,
+  routes: readonly RouteMailRecord[] = [],
+): DeliveryJson {
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   return {
     id: record.id,
@@ -61,7 +65,11 @@ export function buildDeliveryJson(record: DeliveryRecord, mask: (text: string) =
 }
 
 /** The JSON view of several records, each with its route decisions (read in one query). */
-export async function buildDeliveriesJson(store: Pick<Store, 'listRouteMails'>, records: readonly DeliveryRecord[], mask: (text: string) => string): Promise<DeliveryJson[]> {
+export async function buildDeliveriesJson(
+  store: Pick<Store, 'listRouteMails'>,
+  records: readonly DeliveryRecord[],
+  mask: (text: string) => string,
+): Promise<DeliveryJson[]> {
   const routes = records.length > 0 ? await store.listRouteMails(records.map((r) => r.id)) : [];
   return records.map((record) => buildDeliveryJson(record, mask, routes));
 }

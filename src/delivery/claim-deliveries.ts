@@ -15,7 +15,11 @@ export interface ClaimResult {
  * delivery would probe first and the queue would leave its order. Otherwise the breaker decides (all
  * free slots, one probe, or none while the server is paused).
  */
-export function computeClaimCapacity(context: Pick<DeliveryContext, 'ledger' | 'breaker' | 'clock'>, free: number, inFlight: number): number {
+export function computeClaimCapacity(
+  context: Pick<DeliveryContext, 'ledger' | 'breaker' | 'clock'>,
+  free: number,
+  inFlight: number,
+): number {
   if (context.ledger.full) return 0;
   if (context.breaker.state !== 'closed' && inFlight > 0) return 0;
   return context.breaker.capacity(context.clock.now(), free);
@@ -27,7 +31,11 @@ export function computeClaimCapacity(context: Pick<DeliveryContext, 'ledger' | '
  * again). A delivery whose outcome the ledger still holds is not sent again; a claim made while the
  * breaker was open is its probe (the first delivery claimed).
  */
-export async function claimDeliveries(context: DeliveryContext, limit: number, inFlight: ReadonlySet<number> = new Set()): Promise<ClaimResult | undefined> {
+export async function claimDeliveries(
+  context: DeliveryContext,
+  limit: number,
+  inFlight: ReadonlySet<number> = new Set(),
+): Promise<ClaimResult | undefined> {
   // Whether this claim is the breaker's probe is decided now, not after the await: a send that fails
   // meanwhile opens the breaker, and a claim made while it was closed must not become a probe (it would
   // talk to the failing server ahead of the older delivery that should probe).
@@ -42,7 +50,8 @@ export async function claimDeliveries(context: DeliveryContext, limit: number, i
   // Already running here: its lease ran out while it waited for a send slot (the lease keeper was late).
   // It is not started a second time; the run in flight settles it.
   const running = claimed.filter((d) => inFlight.has(d.id)).map((d) => d.id);
-  if (running.length > 0) context.logger.warn({ deliveryIds: running }, 'claimed again while still in flight here (its lease ran out): not starting it twice');
+  if (running.length > 0)
+    context.logger.warn({ deliveryIds: running }, 'claimed again while still in flight here (its lease ran out): not starting it twice');
   const deliveries = claimed.filter((d) => !context.ledger.holds(d.id) && !inFlight.has(d.id));
   // Claimed again after its lease ran out while its outcome waits (the store was away too long to
   // extend it): it was sent; the held outcome settles it.

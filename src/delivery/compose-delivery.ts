@@ -12,7 +12,11 @@ export type ComposeResult = { ok: true; composed: ComposedMail } | { ok: false; 
  * from. A failure is classified here, where it is caught; rendering is deterministic, so it is
  * permanent (the same input fails the same way).
  */
-export async function composeDelivery(context: Pick<DeliveryContext, 'compose'>, delivery: ClaimedDelivery, log: Logger): Promise<ComposeResult> {
+export async function composeDelivery(
+  context: Pick<DeliveryContext, 'compose'>,
+  delivery: ClaimedDelivery,
+  log: Logger,
+): Promise<ComposeResult> {
   try {
     return { ok: true, composed: await context.compose(delivery, log) };
   } catch (error) {

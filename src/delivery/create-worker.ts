@@ -121,7 +121,14 @@ export function createWorker(options: WorkerOptions): Worker {
     state: { running: false, stopping: false, ticking: false, again: false, kickPending: false, timer: undefined },
     inFlight: { count: 0, ids: new Set(), idleWaiters: [] },
   };
-  const leases = createLeaseKeeper({ store: options.store, owner: context.owner, leaseMs: options.leaseMs, clock: options.clock, logger: options.logger, inFlight: () => [...loop.inFlight.ids] });
+  const leases = createLeaseKeeper({
+    store: options.store,
+    owner: context.owner,
+    leaseMs: options.leaseMs,
+    clock: options.clock,
+    logger: options.logger,
+    inFlight: () => [...loop.inFlight.ids],
+  });
   const { breaker } = context;
   return {
     get inFlight() {

@@ -1,7 +1,23 @@
-export { classifyFailure, classifyRenderFailure, buildFailureClass, type FailureClass, type FailureKind, type FailureScope } from './classify-failure';
+export {
+  classifyFailure,
+  classifyRenderFailure,
+  buildFailureClass,
+  type FailureClass,
+  type FailureKind,
+  type FailureScope,
+} from './classify-failure';
 export { computeBackoffMs, maxRetrySpanMs, type RetryPolicy } from './backoff';
 export { createRoutePlanner, type RoutePlanner } from './route-planner';
-export { createOutcomeLedger, MAX_UNRECORDED_OUTCOMES, type OutcomeLedger, type OutcomeLedgerOptions, type OutcomeWrite, type OutcomeOwner, type LedgerError, type LedgerTimers } from './outcome-ledger';
+export {
+  createOutcomeLedger,
+  MAX_UNRECORDED_OUTCOMES,
+  type OutcomeLedger,
+  type OutcomeLedgerOptions,
+  type OutcomeWrite,
+  type OutcomeOwner,
+  type LedgerError,
+  type LedgerTimers,
+} from './outcome-ledger';
 export { createWorker, type Worker, type WorkerOptions } from './create-worker';
 export type { WorkerOutcome } from './delivery-context';
 export { createRetention, DAY_MS, type Retention } from './retention';

@@ -8,7 +8,12 @@ import type { ComposedMail } from '../compose';
  * restart or another replica sends exactly the routes decided then and never one twice. A relay
  * notice is not routed: it goes to its own pseudo-route.
  */
-export async function loadRoutePlan(context: Pick<DeliveryContext, 'store' | 'planRoutes' | 'clock'>, delivery: ClaimedDelivery, composed: ComposedMail, log: Logger): Promise<RouteMailRecord[]> {
+export async function loadRoutePlan(
+  context: Pick<DeliveryContext, 'store' | 'planRoutes' | 'clock'>,
+  delivery: ClaimedDelivery,
+  composed: ComposedMail,
+  log: Logger,
+): Promise<RouteMailRecord[]> {
   const recorded = await context.store.listRouteMails([delivery.id]);
   if (recorded.length > 0) return recorded;
   const decisions: NewRouteMail[] =

@@ -35,7 +35,10 @@ export interface OutcomeOwner {
   owner: string;
 }
 
-export type LedgerStore = Pick<Store, 'markRouteMailSent' | 'markRouteMailFailed' | 'markSent' | 'markRetry' | 'markDead' | 'saveReport' | 'extendLeases'>;
+export type LedgerStore = Pick<
+  Store,
+  'markRouteMailSent' | 'markRouteMailFailed' | 'markSent' | 'markRetry' | 'markDead' | 'saveReport' | 'extendLeases'
+>;
 
 /** Timers, injected so that tests drive the retries. */
 export interface LedgerTimers {
@@ -140,7 +143,11 @@ export function createOutcomeLedger(options: OutcomeLedgerOptions): OutcomeLedge
       clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
     },
     extendEveryMs,
-    policy: { maxAttempts: Number.MAX_SAFE_INTEGER, baseMs: Math.min(RETRY_BASE_MS, extendEveryMs), maxDelayMs: Math.min(RETRY_MAX_DELAY_MS, extendEveryMs) },
+    policy: {
+      maxAttempts: Number.MAX_SAFE_INTEGER,
+      baseMs: Math.min(RETRY_BASE_MS, extendEveryMs),
+      maxDelayMs: Math.min(RETRY_MAX_DELAY_MS, extendEveryMs),
+    },
     entries: new Map(),
     failures: 0,
     timer: undefined,
@@ -209,7 +216,10 @@ function hold(state: LedgerState, key: string, seed: Omit<Entry, 'key' | 'messag
   for (const write of seed.writes) noteMessageId(entry, write);
   state.entries.set(key, entry);
   noteFailure(state, error);
-  state.log.debug({ deliveryId: seed.claim?.deliveryId, writes: seed.writes.map((w) => w.kind), code: state.lastError?.code }, 'outcome held in memory until the store records it');
+  state.log.debug(
+    { deliveryId: seed.claim?.deliveryId, writes: seed.writes.map((w) => w.kind), code: state.lastError?.code },
+    'outcome held in memory until the store records it',
+  );
   if (state.settled) logUnrecorded(state.log, entry);
   notifyChange(state);
   scheduleRetry(state);
@@ -241,7 +251,12 @@ async function applyWrite(store: LedgerStore, deliveryId: number, write: HeldWri
     case 'route-sent':
       return store.markRouteMailSent(deliveryId, write.route, { now: write.now, messageId: write.messageId, response: write.response });
     case 'route-failed':
-      return store.markRouteMailFailed(deliveryId, write.route, { now: write.now, error: write.error, code: write.code, permanent: write.permanent });
+      return store.markRouteMailFailed(deliveryId, write.route, {
+        now: write.now,
+        error: write.error,
+        code: write.code,
+        permanent: write.permanent,
+      });
     case 'sent':
       return store.markSent(deliveryId, { now: write.now, messageId: write.messageId });
     case 'retry':
@@ -284,7 +299,9 @@ async function runRound(state: LedgerState): Promise<boolean> {
 /** Extends the leases of held deliveries not extended for a quarter lease; a failure is tried again next round. */
 async function extendHeldLeases(state: LedgerState): Promise<void> {
   const now = state.options.clock.now();
-  const due = [...state.entries.values()].filter((e) => e.claim && (e.leaseExtendedAt === undefined || now - e.leaseExtendedAt >= state.extendEveryMs));
+  const due = [...state.entries.values()].filter(
+    (e) => e.claim && (e.leaseExtendedAt === undefined || now - e.leaseExtendedAt >= state.extendEveryMs),
+  );
   const byOwner = new Map<string, Entry[]>();
   for (const e of due) byOwner.set(e.claim!.owner, [...(byOwner.get(e.claim!.owner) ?? []), e]);
   for (const [owner, group] of byOwner) {
@@ -345,10 +362,26 @@ async function settleHeld(state: LedgerState, deadline: number): Promise<number>
 function logUnrecorded(log: Logger, entry: Entry): void {
   if (!entry.claim) {
     const report = entry.writes.find((w) => w.kind === 'report');
-    log.error({ report: report?.kind === 'report' ? report.snapshot.dedupKey : undefined }, 'shutdown: the report history entry could not be recorded (the trend of the next report will not compare with it)');
+    log.error(
+      { report: report?.kind === 'report' ? report.snapshot.dedupKey : undefined },
+      'shutdown: the report history entry could not be recorded (the trend of the next report will not compare with it)',
+    );
     return;
   }
-  const fields = { deliveryId: entry.claim.deliveryId, reportId: entry.claim.reportId, messageIds: entry.messageIds, unrecorded: entry.writes.map((w) => w.kind) };
-  if (entry.messageIds.length > 0) log.error(fields, `shutdown: delivery ${entry.claim.deliveryId} was mailed (${entry.messageIds.join(', ')}) but that is not recorded: it may be mailed again at the next start`);
-  else log.error(fields, `shutdown: the outcome of delivery ${entry.claim.deliveryId} is not recorded: it will be tried again at the next start`);
+  const fields = {
+    deliveryId: entry.claim.deliveryId,
+    reportId: entry.claim.reportId,
+    messageIds: entry.messageIds,
+    unrecorded: entry.writes.map((w) => w.kind),
+  };
+  if (entry.messageIds.length > 0)
+    log.error(
+      fields,
+      `shutdown: delivery ${entry.claim.deliveryId} was mailed (${entry.messageIds.join(', ')}) but that is not recorded: it may be mailed again at the next start`,
+    );
+  else
+    log.error(
+      fields,
+      `shutdown: the outcome of delivery ${entry.claim.deliveryId} is not recorded: it will be tried again at the next start`,
+    );
 }

@@ -21,7 +21,11 @@ export function createRetention(options: { store: Store; clock: Clock; logger: L
     if (options.days <= 0) return 0;
     const before = options.clock.now() - options.days * DAY_MS;
     const pruned = await options.store.pruneDeliveries({ state: 'sent', before });
-    if (pruned > 0) options.logger.info({ pruned, before: new Date(before).toISOString() }, `pruned ${pruned} sent deliveries older than ${options.days} days`);
+    if (pruned > 0)
+      options.logger.info(
+        { pruned, before: new Date(before).toISOString() },
+        `pruned ${pruned} sent deliveries older than ${options.days} days`,
+      );
     return pruned;
   };
   const run = () =>

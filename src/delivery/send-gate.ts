@@ -31,7 +31,7 @@ export function createSendGate(permits: number): SendGate {
 
   const pump = () => {
     // Only the `free` oldest waiting tickets are eligible: a younger one never overtakes them.
-    for (let i = 0; i < Math.min(free, queue.length); ) {
+    for (let i = 0; i < Math.min(free, queue.length);) {
       const entry = queue[i];
       if (!entry.grant) {
         i += 1;

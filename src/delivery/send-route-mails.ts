@@ -58,7 +58,14 @@ export async function sendRouteMails(context: DeliveryContext, input: SendRouteM
     const rendered = await renderRouteMail(input.composed, mail);
     if (!rendered.ok) {
       const { failure } = rendered;
-      await recordOutcome(context, input.delivery, { kind: 'route-failed', route: mail.route, now: context.clock.now(), error: failure.message, code: failure.code, permanent: true });
+      await recordOutcome(context, input.delivery, {
+        kind: 'route-failed',
+        route: mail.route,
+        now: context.clock.now(),
+        error: failure.message,
+        code: failure.code,
+        permanent: true,
+      });
       report.permanent ??= { route: mail.route, failure };
       continue;
     }
@@ -108,7 +115,10 @@ function selectDueRouteMails(plan: RouteMailRecord[], attempts: number): RouteMa
 }
 
 /** The mail of one route, or why there is none: its template failed, or the route is gone from ROUTES_FILE. */
-async function renderRouteMail(composed: ComposedMail, mail: RouteMailRecord): Promise<{ ok: true; message: SendMailOptions } | { ok: false; failure: FailureClass }> {
+async function renderRouteMail(
+  composed: ComposedMail,
+  mail: RouteMailRecord,
+): Promise<{ ok: true; message: SendMailOptions } | { ok: false; failure: FailureClass }> {
   let message: SendMailOptions | undefined;
   try {
     if (composed.kind === 'report') message = await composed.messageFor({ name: mail.route, reminder: mail.reminder, reason: mail.reason });
@@ -117,33 +127,62 @@ async function renderRouteMail(composed: ComposedMail, mail: RouteMailRecord): P
     return { ok: false, failure: classifyRenderFailure(error ?? new Error('rendering failed')) };
   }
   if (message !== undefined) return { ok: true, message };
-  return { ok: false, failure: buildFailureClass('ROUTE_REMOVED', `route ${mail.route} is no longer in ROUTES_FILE; restore it and retry the delivery`) };
+  return {
+    ok: false,
+    failure: buildFailureClass('ROUTE_REMOVED', `route ${mail.route} is no longer in ROUTES_FILE; restore it and retry the delivery`),
+  };
 }
 
 /** Sends one route mail and records its outcome; tells the circuit breaker whether the server was reached. */
-async function sendRouteMail(context: DeliveryContext, input: SendRouteMailsInput, mail: RouteMailRecord, message: SendMailOptions, log: Logger): Promise<RouteSendResult> {
+async function sendRouteMail(
+  context: DeliveryContext,
+  input: SendRouteMailsInput,
+  mail: RouteMailRecord,
+  message: SendMailOptions,
+  log: Logger,
+): Promise<RouteSendResult> {
   const { breaker } = context;
   let result: SendResult;
   try {
     result = await context.transport.send(message);
   } catch (error) {
     const failure = classifyFailure(error);
-    await recordOutcome(context, input.delivery, { kind: 'route-failed', route: mail.route, now: context.clock.now(), error: failure.message, code: failure.code, permanent: failure.kind === 'permanent' });
+    await recordOutcome(context, input.delivery, {
+      kind: 'route-failed',
+      route: mail.route,
+      now: context.clock.now(),
+      error: failure.message,
+      code: failure.code,
+      permanent: failure.kind === 'permanent',
+    });
     if (failure.scope !== 'server') {
       breaker.serverReached();
       return { sent: false, failure };
     }
     const alreadyOpen = breaker.state !== 'closed' && !input.isProbe;
     const pausedUntil = breaker.serverFailed(context.clock.now(), input.isProbe);
-    if (!alreadyOpen) context.logger.warn({ code: failure.code, error: failure.message, pausedUntil: new Date(pausedUntil).toISOString(), failures: breaker.failures }, 'the SMTP server is unavailable: pausing all deliveries, then probing with the oldest');
+    if (!alreadyOpen)
+      context.logger.warn(
+        { code: failure.code, error: failure.message, pausedUntil: new Date(pausedUntil).toISOString(), failures: breaker.failures },
+        'the SMTP server is unavailable: pausing all deliveries, then probing with the oldest',
+      );
     return { sent: false, failure, pausedUntil };
   }
   if (input.isProbe && breaker.state !== 'closed') context.logger.info('the SMTP server answers again: resuming deliveries, oldest first');
   breaker.serverReached();
   const messageId = String(message.messageId ?? result.messageId);
-  await recordOutcome(context, input.delivery, { kind: 'route-sent', route: mail.route, now: context.clock.now(), messageId, response: result.response });
+  await recordOutcome(context, input.delivery, {
+    kind: 'route-sent',
+    route: mail.route,
+    now: context.clock.now(),
+    messageId,
+    response: result.response,
+  });
   mail.state = 'sent';
   mail.messageId = messageId;
-  log.info({ messageId: message.messageId, response: result.response, ...(result.path ? { path: result.path } : {}) }, result.path ? `mail written to ${result.path}` : 'mail sent');
+  log.info(
+    { messageId: message.messageId, response: result.response, ...(result.path ? { path: result.path } : {}) },
+    result.path ? `mail written to ${result.path}` : 'mail sent',
+  );
   return { sent: true, response: result.response };
 }

@@ -35,10 +35,19 @@ export async function settleDelivery(context: DeliveryContext, input: SettleInpu
   const { delivery, log } = input;
   switch (settlement.kind) {
     case 'held-back':
-      log.warn({ sentRoutes: input.report.sentRoutes }, 'not sent now: too many outcomes wait to be recorded; the delivery is claimed again when its lease ends');
+      log.warn(
+        { sentRoutes: input.report.sentRoutes },
+        'not sent now: too many outcomes wait to be recorded; the delivery is claimed again when its lease ends',
+      );
       return;
     case 'deferred':
-      await recordOutcome(context, delivery, { kind: 'retry', now, nextAttemptAt: settlement.until, error: 'the SMTP server was unavailable: waiting for it in queue order', code: 'SMTP_PAUSED' });
+      await recordOutcome(context, delivery, {
+        kind: 'retry',
+        now,
+        nextAttemptAt: settlement.until,
+        error: 'the SMTP server was unavailable: waiting for it in queue order',
+        code: 'SMTP_PAUSED',
+      });
       log.debug({ nextAttemptAt: new Date(settlement.until).toISOString() }, 'not sent: the SMTP server is paused; waiting with the queue');
       return;
     case 'retry':
@@ -56,14 +65,24 @@ export async function settleDelivery(context: DeliveryContext, input: SettleInpu
  * oldest first); otherwise exponential backoff with full jitter (backoff.ts). Past the last attempt,
  * or with a route failed for good (now or earlier), the delivery is dead.
  */
-export function decideSettlement(delivery: ClaimedDelivery, plan: RouteMailRecord[], report: SendReport, now: number, policy: Pick<DeliveryContext, 'retry' | 'random'>): Settlement {
+export function decideSettlement(
+  delivery: ClaimedDelivery,
+  plan: RouteMailRecord[],
+  report: SendReport,
+  now: number,
+  policy: Pick<DeliveryContext, 'retry' | 'random'>,
+): Settlement {
   if (report.stopped?.reason === 'held-back') return { kind: 'held-back' };
   // Deferred before its first send of this attempt: nothing was tried, so nothing is decided yet (a
   // route that already failed for good is recorded as such and settled when the delivery finishes).
   if (report.stopped?.reason === 'deferred') return { kind: 'deferred', until: report.stopped.until };
   const { transient } = report;
   if (transient && delivery.attempts < policy.retry.maxAttempts) {
-    return { kind: 'retry', failed: transient, nextAttemptAt: report.pausedUntil ?? now + computeBackoffMs(delivery.attempts, policy.retry, policy.random) };
+    return {
+      kind: 'retry',
+      failed: transient,
+      nextAttemptAt: report.pausedUntil ?? now + computeBackoffMs(delivery.attempts, policy.retry, policy.random),
+    };
   }
   const failed = report.permanent ?? findEarlierPermanent(plan) ?? transient;
   if (!failed) return { kind: 'done' };
@@ -73,11 +92,28 @@ export function decideSettlement(delivery: ClaimedDelivery, plan: RouteMailRecor
   return { kind: 'dead', failure };
 }
 
-async function settleRetry(context: DeliveryContext, input: SettleInput, settlement: { failed: RouteFailure; nextAttemptAt: number }, now: number): Promise<void> {
+async function settleRetry(
+  context: DeliveryContext,
+  input: SettleInput,
+  settlement: { failed: RouteFailure; nextAttemptAt: number },
+  now: number,
+): Promise<void> {
   const { route, failure } = settlement.failed;
   const { nextAttemptAt } = settlement;
-  await recordOutcome(context, input.delivery, { kind: 'retry', now, nextAttemptAt, error: `route ${route}: ${failure.message}`, code: failure.code });
-  const fields = { route, code: failure.code, error: failure.message, nextAttemptAt: new Date(nextAttemptAt).toISOString(), sentRoutes: input.report.sentRoutes };
+  await recordOutcome(context, input.delivery, {
+    kind: 'retry',
+    now,
+    nextAttemptAt,
+    error: `route ${route}: ${failure.message}`,
+    code: failure.code,
+  });
+  const fields = {
+    route,
+    code: failure.code,
+    error: failure.message,
+    nextAttemptAt: new Date(nextAttemptAt).toISOString(),
+    sentRoutes: input.report.sentRoutes,
+  };
   if (failure.configProblem) input.log.error(fields, 'send failed: configuration problem (will retry)');
   else input.log.warn(fields, 'send failed; will retry');
   context.onOutcome?.({ type: 'retry', delivery: input.delivery, failure, nextAttemptAt, durationMs: now - input.started });
@@ -96,11 +132,21 @@ async function settleDone(context: DeliveryContext, input: SettleInput, now: num
   }
   const messageId = sent[0].messageId ?? '';
   await recordOutcome(context, delivery, { kind: 'sent', now, messageId });
-  context.onOutcome?.({ type: 'sent', delivery, messageId, response: report.firstResponse, durationMs: now - input.started, routes: report.sentRoutes });
+  context.onOutcome?.({
+    type: 'sent',
+    delivery,
+    messageId,
+    response: report.firstResponse,
+    durationMs: now - input.started,
+    routes: report.sentRoutes,
+  });
 }
 
 /** Ends the delivery as dead with `failure`; a configuration problem is logged at `fatal`, an operator must act. */
-export async function settleDead(context: DeliveryContext, input: { delivery: ClaimedDelivery; failure: FailureClass; started: number; log: Logger }): Promise<void> {
+export async function settleDead(
+  context: DeliveryContext,
+  input: { delivery: ClaimedDelivery; failure: FailureClass; started: number; log: Logger },
+): Promise<void> {
   const { delivery, failure, log } = input;
   const now = context.clock.now();
   await recordOutcome(context, delivery, { kind: 'dead', now, error: failure.message, code: failure.code });
@@ -115,5 +161,14 @@ function findEarlierPermanent(plan: RouteMailRecord[]): RouteFailure | undefined
   const failed = plan.find((m) => m.state === 'failed');
   if (!failed) return undefined;
   // Stored by this relay, so from the catalogue; a code an older version stored reads as UNKNOWN.
-  return { route: failed.route, failure: { kind: 'permanent', code: parseFailureCode(failed.lastErrorCode), configProblem: false, scope: 'message', message: failed.lastError ?? 'failed earlier' } };
+  return {
+    route: failed.route,
+    failure: {
+      kind: 'permanent',
+      code: parseFailureCode(failed.lastErrorCode),
+      configProblem: false,
+      scope: 'message',
+      message: failed.lastError ?? 'failed earlier',
+    },
+  };
 }

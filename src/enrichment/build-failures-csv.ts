@@ -16,7 +16,10 @@ const HEADER = ['device', 'test', 'severity', 'result_url'];
  * quoted, quotes doubled), stopping before `maxBytes`. Cells that a spreadsheet would run as a
  * formula (`=`, `+`, `-`, `@`) are escaped: device and test names come from NetBox users.
  */
-export function buildFailuresCsv(results: readonly FailingResult[], options: { maxBytes: number; resultUrl: (resultId: number) => string }): FailuresCsv {
+export function buildFailuresCsv(
+  results: readonly FailingResult[],
+  options: { maxBytes: number; resultUrl: (resultId: number) => string },
+): FailuresCsv {
   const format = (rows: string[][]) => stringify(rows, { record_delimiter: 'windows', escape_formulas: true });
   const parts: string[] = [format([HEADER])];
   let size = Buffer.byteLength(parts[0]);

@@ -40,10 +40,18 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
   const summarizer = createFailureSummarizer();
   if (report.total_passed === report.total_count) return { status: 'ok', summary: summarizer.finish() };
   if (!options.client) {
-    return { status: 'missing', code: 'NO_NETBOX_URL', reason: 'Failing tests are not listed: set NETBOX_URL and NETBOX_TOKEN on the relay to see them here.' };
+    return {
+      status: 'missing',
+      code: 'NO_NETBOX_URL',
+      reason: 'Failing tests are not listed: set NETBOX_URL and NETBOX_TOKEN on the relay to see them here.',
+    };
   }
   if (!options.hasToken) {
-    return { status: 'missing', code: 'NO_TOKEN', reason: 'Failing tests are not listed: set NETBOX_TOKEN (a read-only NetBox API token) on the relay to see them here.' };
+    return {
+      status: 'missing',
+      code: 'NO_TOKEN',
+      reason: 'Failing tests are not listed: set NETBOX_TOKEN (a read-only NetBox API token) on the relay to see them here.',
+    };
   }
   const budget = { deadline: (options.clock ?? systemClock).now() + options.budgetMs };
   try {
@@ -84,7 +92,12 @@ function describeFailure(error: unknown, delivery: ReportDelivery, options: Enri
   const id = delivery.report.id;
   if (!(error instanceof NetboxError)) {
     const detail = (error as Error)?.message ?? String(error);
-    return { status: 'missing', code: 'PROTOCOL', reason: `Failing tests are not listed: reading them from NetBox failed (${detail}).`, detail };
+    return {
+      status: 'missing',
+      code: 'PROTOCOL',
+      reason: `Failing tests are not listed: reading them from NetBox failed (${detail}).`,
+      detail,
+    };
   }
   const seconds = Math.round(options.budgetMs / 100) / 10;
   const said = error.detail ? `: ${error.detail}` : '';

@@ -1,3 +1,18 @@
-export { enrichReport, buildFailedResultsPath, RESULTS_PAGE_SIZE, type Enrichment, type EnrichmentMissingCode, type EnrichReportOptions } from './enrich-report';
-export { createFailureSummarizer, FIRST_RESULTS_PER_TEST, type FailureSummary, type FailureSummarizer, type FailingResult, type FailingTest, type DeviceFailures } from './summarize-failures';
+export {
+  enrichReport,
+  buildFailedResultsPath,
+  RESULTS_PAGE_SIZE,
+  type Enrichment,
+  type EnrichmentMissingCode,
+  type EnrichReportOptions,
+} from './enrich-report';
+export {
+  createFailureSummarizer,
+  FIRST_RESULTS_PER_TEST,
+  type FailureSummary,
+  type FailureSummarizer,
+  type FailingResult,
+  type FailingTest,
+  type DeviceFailures,
+} from './summarize-failures';
 export { buildFailuresCsv, type FailuresCsv } from './build-failures-csv';

@@ -80,7 +80,8 @@ export function createFailureSummarizer(): FailureSummarizer {
       return {
         results,
         tests: [...tests.values()].sort(
-          (a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || b.failingDevices - a.failingDevices || a.name.localeCompare(b.name),
+          (a, b) =>
+            SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || b.failingDevices - a.failingDevices || a.name.localeCompare(b.name),
         ),
         devices: [...devices.values()].sort((a, b) => b.failures - a.failures || a.name.localeCompare(b.name)),
       };
@@ -93,7 +94,10 @@ function readFailingResult(raw: Record<string, unknown>): FailingResult | null {
   if (raw.passed !== false || typeof raw.id !== 'number') return null;
   const test = (raw.test ?? {}) as Record<string, unknown>;
   const device = (raw.device ?? {}) as Record<string, unknown>;
-  const severity = typeof test.severity === 'string' && test.severity.toUpperCase() in SEVERITY_ORDER ? (test.severity.toUpperCase() as Severity) : 'MIDDLE';
+  const severity =
+    typeof test.severity === 'string' && test.severity.toUpperCase() in SEVERITY_ORDER
+      ? (test.severity.toUpperCase() as Severity)
+      : 'MIDDLE';
   const deviceName = pickName(device) ?? `device ${typeof device.id === 'number' ? device.id : '?'}`;
   // A dynamic pair is a second device the test compared against: name both, as validity's UI does.
   const pair = raw.dynamic_pair && typeof raw.dynamic_pair === 'object' ? pickName(raw.dynamic_pair as Record<string, unknown>) : undefined;

@@ -37,13 +37,19 @@ export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
     const held = deps.unrecorded?.();
     store =
       held && held.count > 0
-        ? { ok: false, code: held.code ?? 'OUTCOMES_UNRECORDED', message: `${held.count} outcome(s) of sends wait to be recorded: ${held.message ?? 'the store refuses writes'}`.slice(0, 300), unrecordedOutcomes: held.count }
+        ? {
+            ok: false,
+            code: held.code ?? 'OUTCOMES_UNRECORDED',
+            message: `${held.count} outcome(s) of sends wait to be recorded: ${held.message ?? 'the store refuses writes'}`.slice(0, 300),
+            unrecordedOutcomes: held.count,
+          }
         : { ok: true };
   } catch (error) {
     const err = error as { code?: unknown; message?: unknown };
     store = { ok: false, code: typeof err.code === 'string' ? err.code : 'ERROR', message: String(err.message ?? error).slice(0, 300) };
   }
-  const templates: ReadinessCheck = deps.renderer.sets.length > 0 ? { ok: true, sets: [...deps.renderer.sets] } : { ok: false, message: 'no template set is loaded' };
+  const templates: ReadinessCheck =
+    deps.renderer.sets.length > 0 ? { ok: true, sets: [...deps.renderer.sets] } : { ok: false, message: 'no template set is loaded' };
   const s = deps.smtp.status();
   const smtp: ReadinessCheck = {
     ok: s.ok,
@@ -53,6 +59,8 @@ export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
     ...(s.message ? { message: s.message } : {}),
   };
   const checks = { store, templates, smtp };
-  const failing = Object.entries(checks).filter(([, c]) => !c.ok).map(([name]) => name);
+  const failing = Object.entries(checks)
+    .filter(([, c]) => !c.ok)
+    .map(([name]) => name);
   return { ready: failing.length === 0, failing, checks };
 }

@@ -27,7 +27,16 @@ export interface SmtpHealth {
  * Failure codes that say nothing about reaching the server: the template or the stored body was at
  * fault, or the server answered (4xx/5xx for this message), which proves it is reachable.
  */
-const NOT_ABOUT_REACHING_SMTP: ReadonlySet<FailureCode> = new Set<FailureCode>(['TEMPLATE', 'RENDER', 'EUNREADABLE', 'ROUTE_REMOVED', 'EENVELOPE', 'EMESSAGE', 'SMTP_4XX', 'SMTP_5XX']);
+const NOT_ABOUT_REACHING_SMTP: ReadonlySet<FailureCode> = new Set<FailureCode>([
+  'TEMPLATE',
+  'RENDER',
+  'EUNREADABLE',
+  'ROUTE_REMOVED',
+  'EENVELOPE',
+  'EMESSAGE',
+  'SMTP_4XX',
+  'SMTP_5XX',
+]);
 
 /**
  * Tracks whether the mail server is reachable, for /readyz. A real send is the best evidence, so
@@ -40,7 +49,8 @@ export function createSmtpHealth(options: { transport: MailTransport; clock: Clo
   let running: Promise<SmtpStatus> | undefined;
 
   const set = (next: SmtpStatus) => {
-    if (current.ok && !next.ok) options.logger.warn({ code: next.code, error: next.message, source: next.source }, 'SMTP check failing: /readyz answers 503');
+    if (current.ok && !next.ok)
+      options.logger.warn({ code: next.code, error: next.message, source: next.source }, 'SMTP check failing: /readyz answers 503');
     if (!current.ok && next.ok) options.logger.info({ source: next.source }, 'SMTP check passing again');
     current = next;
   };
@@ -52,7 +62,13 @@ export function createSmtpHealth(options: { transport: MailTransport; clock: Clo
         () => set({ ok: true, source: 'verify', checkedAt: options.clock.now() }),
         (error: unknown) => {
           const err = error as { code?: unknown; message?: unknown };
-          set({ ok: false, source: 'verify', checkedAt: options.clock.now(), code: typeof err.code === 'string' ? err.code : 'ERROR', message: String(err.message ?? error).slice(0, 300) });
+          set({
+            ok: false,
+            source: 'verify',
+            checkedAt: options.clock.now(),
+            code: typeof err.code === 'string' ? err.code : 'ERROR',
+            message: String(err.message ?? error).slice(0, 300),
+          });
         },
       )
       .then(() => current)
@@ -72,7 +88,13 @@ export function createSmtpHealth(options: { transport: MailTransport; clock: Clo
       // Every route held the report back: nothing was sent, so nothing is learnt about SMTP.
       if (outcome.type === 'suppressed') return;
       if (NOT_ABOUT_REACHING_SMTP.has(outcome.failure.code)) return;
-      set({ ok: false, source: 'send', checkedAt: options.clock.now(), code: outcome.failure.code, message: outcome.failure.message.slice(0, 300) });
+      set({
+        ok: false,
+        source: 'send',
+        checkedAt: options.clock.now(),
+        code: outcome.failure.code,
+        message: outcome.failure.message.slice(0, 300),
+      });
     },
     check,
     start() {

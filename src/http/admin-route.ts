@@ -27,7 +27,8 @@ export const ADMIN_MAX_LIMIT = 500;
 export function createAdminRouter(options: AdminRouteOptions): Router {
   const router = express.Router();
   const mask = createSecretMask(options.secrets ?? []);
-  const show = async (record: Parameters<typeof buildDeliveriesJson>[1][number]) => (await buildDeliveriesJson(options.store, [record], mask))[0];
+  const show = async (record: Parameters<typeof buildDeliveriesJson>[1][number]) =>
+    (await buildDeliveriesJson(options.store, [record], mask))[0];
 
   router.use('/api/deliveries', (req: Request, res: Response, next: NextFunction) => {
     if (options.token === undefined) return next(new RelayError('ADMIN_DISABLED'));
@@ -70,7 +71,8 @@ export function createAdminRouter(options: AdminRouteOptions): Router {
     const requeued = await options.store.requeue(id, options.clock.now());
     const record = await options.store.getDelivery(id);
     if (!record) throw new RelayError('NOT_FOUND', { message: `No delivery ${id}.` });
-    if (!requeued) throw new RelayError('CONFLICT', { message: `Delivery ${id} is ${record.state}: only dead or sent deliveries can be requeued.` });
+    if (!requeued)
+      throw new RelayError('CONFLICT', { message: `Delivery ${id} is ${record.state}: only dead or sent deliveries can be requeued.` });
     options.logger.info({ deliveryId: id }, 'admin API: delivery requeued');
     options.onRequeued?.();
     res.json({ delivery: await show(record) });

@@ -34,7 +34,12 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(createRequestLogger(deps.logger));
 
-  const guards = createWebhookGuards({ allowedIps: deps.config.webhook.allowedIps, rateLimit: deps.config.webhook.rateLimit, logger: deps.logger, clock: deps.clock });
+  const guards = createWebhookGuards({
+    allowedIps: deps.config.webhook.allowedIps,
+    rateLimit: deps.config.webhook.rateLimit,
+    logger: deps.logger,
+    clock: deps.clock,
+  });
   if (guards.length > 0) app.post(deps.config.webhook.path, ...guards);
 
   app.use(

@@ -25,7 +25,8 @@ export function createErrorHandler(logger: Logger) {
       return;
     }
     if (relayError.code === 'INTERNAL') logger.error({ err: error, method: req.method, path: req.path }, 'unhandled error');
-    else if (relayError.status !== 404) logger.warn({ code: relayError.code, method: req.method, path: req.path, ip: req.ip, issues: relayError.issues }, relayError.message);
+    else if (relayError.status !== 404)
+      logger.warn({ code: relayError.code, method: req.method, path: req.path, ip: req.ip, issues: relayError.issues }, relayError.message);
     if (res.headersSent) {
       res.destroy();
       return;

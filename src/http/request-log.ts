@@ -40,7 +40,16 @@ export function createRequestLogger(logger: Logger): RequestHandler {
       const answered = res.writableFinished;
       // No answer went out: the status on `res` is express's default, not something the client saw.
       const cut = answered ? undefined : describeCut(cutBy, req.complete);
-      const level = res.statusCode >= 500 && answered ? 'error' : cut ? 'warn' : PROBE_PATHS.has(path) ? 'debug' : res.statusCode >= 400 ? 'warn' : 'info';
+      const level =
+        res.statusCode >= 500 && answered
+          ? 'error'
+          : cut
+            ? 'warn'
+            : PROBE_PATHS.has(path)
+              ? 'debug'
+              : res.statusCode >= 400
+                ? 'warn'
+                : 'info';
       if (!logger.isLevelEnabled(level)) return;
       const deliveryId = (res.locals as { deliveryId?: number } | undefined)?.deliveryId;
       requestLogger(req, logger)[level](
@@ -79,7 +88,8 @@ export function requestLogger(req: Request, logger: Logger): Logger {
  * before sending all of it, or after (then a delivery may have been stored: its id is on the line).
  */
 function describeCut(socketError: string | undefined, requestComplete: boolean): { outcome: string; text: string } {
-  if (socketError === 'ERR_HTTP_REQUEST_TIMEOUT') return { outcome: 'timed out', text: 'timed out (HTTP_REQUEST_TIMEOUT_MS) before the request was complete' };
+  if (socketError === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return { outcome: 'timed out', text: 'timed out (HTTP_REQUEST_TIMEOUT_MS) before the request was complete' };
   if (!requestComplete) return { outcome: 'client closed', text: 'closed by the client before the request was complete' };
   return { outcome: 'client closed', text: 'closed by the client before the answer was sent' };
 }

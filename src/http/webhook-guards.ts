@@ -38,7 +38,9 @@ export function createWebhookGuards(options: WebhookGuardOptions): RequestHandle
         validate: { xForwardedForHeader: false, trustProxy: false },
         handler: (req: Request, res: Response, next: NextFunction) => {
           const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
-          const seconds = reset ? Math.max(1, Math.ceil((reset.getTime() - options.clock.now()) / 1000)) : Math.ceil(options.rateLimit.windowMs / 1000);
+          const seconds = reset
+            ? Math.max(1, Math.ceil((reset.getTime() - options.clock.now()) / 1000))
+            : Math.ceil(options.rateLimit.windowMs / 1000);
           res.set('Retry-After', String(seconds));
           options.logger.warn({ ip: req.ip }, 'webhook refused: rate limit reached for this client address');
           next(new RelayError('RATE_LIMITED'));

@@ -67,7 +67,11 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
     }
     const outcome = result.duplicate ? 'duplicate' : 'queued';
     res.locals.deliveryId = result.id;
-    if (options.logger.isLevelEnabled('info')) log().info({ deliveryId: result.id, reportId: delivery.report.id, dedupKey: delivery.dedupKey, outcome }, result.duplicate ? 'duplicate delivery: already stored, not mailed again' : 'delivery stored');
+    if (options.logger.isLevelEnabled('info'))
+      log().info(
+        { deliveryId: result.id, reportId: delivery.report.id, dedupKey: delivery.dedupKey, outcome },
+        result.duplicate ? 'duplicate delivery: already stored, not mailed again' : 'delivery stored',
+      );
     options.onOutcome?.({ outcome, id: result.id, reportId: delivery.report.id });
     res.status(result.duplicate ? 200 : 202).json({ status: outcome, id: result.id });
     if (!result.duplicate) options.onQueued?.(result.id);
@@ -78,7 +82,11 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
 /** 415 before reading the body: only JSON (`application/json` with any parameters, or `+json`). */
 function requireJson(req: Request, _res: Response, next: (error?: unknown) => void): void {
   if (!req.is(['application/json', '+json'])) {
-    next(new RelayError('UNSUPPORTED_MEDIA_TYPE', { message: `The body must be application/json, not ${req.get('content-type') ?? 'untyped'}.` }));
+    next(
+      new RelayError('UNSUPPORTED_MEDIA_TYPE', {
+        message: `The body must be application/json, not ${req.get('content-type') ?? 'untyped'}.`,
+      }),
+    );
     return;
   }
   next();

@@ -32,7 +32,12 @@ export interface MessageInput {
  * even if a data dir is recreated and delivery ids start again.
  */
 export function buildMessageId(options: { deliveryId: number; reportId: number; dedupKey: string; from: string; route?: string }): string {
-  const hash = createHash('sha256').update(options.dedupKey).update('\0').update(options.route ?? '').digest('hex').slice(0, 16);
+  const hash = createHash('sha256')
+    .update(options.dedupKey)
+    .update('\0')
+    .update(options.route ?? '')
+    .digest('hex')
+    .slice(0, 16);
   const domain = domainOf(options.from);
   const route = options.route ? `.${options.route.replace(/[^A-Za-z0-9-]/g, '-')}` : '';
   return `<report-${options.reportId}.d${options.deliveryId}${route}.${hash}@${domain}>`;

@@ -1,4 +1,11 @@
 export { defaultTemplatesDir } from './default-templates-dir';
 export { loadRenderer, registerTemplateHelpers, TemplateError, DEFAULT_TEMPLATE_SET, type Renderer, type RenderedMail } from './renderer';
 export { buildMessage, buildMessageId, buildThreadId, type MessageInput, type Recipients } from './build-message';
-export { createTransport, createSmtpTransport, createFileTransport, type MailTransport, type SendResult, type TransportSettings } from './transport';
+export {
+  createTransport,
+  createSmtpTransport,
+  createFileTransport,
+  type MailTransport,
+  type SendResult,
+  type TransportSettings,
+} from './transport';

@@ -89,7 +89,12 @@ export function loadRenderer(dir: string): Renderer {
       // (issue 14): here, on the output, so that no template, shipped or a user's, can let one through.
       const subject = neutralizeText(runSubject().replace(/\s+/g, ' ').trim());
       const html = neutralizeText(run('html'));
-      const text = neutralizeText(`${run('text').replace(/\r\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim()}\n`);
+      const text = neutralizeText(
+        `${run('text')
+          .replace(/\r\n/g, '\n')
+          .replace(/\n{3,}/g, '\n\n')
+          .trim()}\n`,
+      );
       return { subject, html, text };
     },
   };
@@ -99,7 +104,10 @@ export function loadRenderer(dir: string): Renderer {
 function loadPartials(hbs: Hbs, partialsDir: string): Map<string, string> {
   const partials = new Map<string, string>();
   if (!fs.existsSync(partialsDir)) return partials;
-  for (const file of fs.readdirSync(partialsDir).filter((f) => f.endsWith('.hbs')).sort()) {
+  for (const file of fs
+    .readdirSync(partialsDir)
+    .filter((f) => f.endsWith('.hbs'))
+    .sort()) {
     const full = path.join(partialsDir, file);
     const source = fs.readFileSync(full, 'utf8');
     try {
@@ -121,7 +129,10 @@ function findTemplateSets(dir: string): string[] {
     .map((e) => e.name)
     .sort();
   if (!sets.includes(DEFAULT_TEMPLATE_SET)) {
-    throw new TemplateError(path.join(dir, DEFAULT_TEMPLATE_SET), new Error('the default template set "report" (subject.hbs, html.hbs, text.hbs) is missing'));
+    throw new TemplateError(
+      path.join(dir, DEFAULT_TEMPLATE_SET),
+      new Error('the default template set "report" (subject.hbs, html.hbs, text.hbs) is missing'),
+    );
   }
   return sets;
 }
@@ -184,7 +195,8 @@ const WRITTEN_ANCHOR = /^(\s*)<a\b((?:[^>"']|"[^"]*"|'[^']*')*)>((?:(?!<\/a>)[\s
 /** Registers the helpers templates may use (templates/README.md lists them) on a Handlebars instance. */
 export function registerTemplateHelpers(hbs: Hbs): void {
   // Template values are strings and numbers; anything else shows as nothing rather than "[object Object]".
-  const text = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '');
+  const text = (value: unknown): string =>
+    typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
   hbs.registerHelper('eq', (a: unknown, b: unknown) => a === b);
   hbs.registerHelper('gt', (a: number, b: number) => a > b);
   hbs.registerHelper('plural', (n: number, singular: string, plural: string) => (n === 1 ? singular : plural));

@@ -127,7 +127,9 @@ export function createFileTransport(dir: string): MailTransport {
     async send(message) {
       const info = await transporter.sendMail(message);
       await fs.promises.mkdir(dir, { recursive: true });
-      const name = `${String(message.messageId ?? info.messageId).replace(/^<|>$/g, '').replace(/[^A-Za-z0-9._-]/g, '_')}.eml`;
+      const name = `${String(message.messageId ?? info.messageId)
+        .replace(/^<|>$/g, '')
+        .replace(/[^A-Za-z0-9._-]/g, '_')}.eml`;
       const file = path.join(dir, name);
       const tmp = `${file}.${process.pid}.tmp`;
       await fs.promises.writeFile(tmp, info.message as Buffer);

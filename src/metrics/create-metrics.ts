@@ -85,7 +85,11 @@ function registerTrafficSeries(registry: Registry): TrafficSeries {
     labelNames: ['outcome', 'code'] as const,
     registers: [registry],
   });
-  const sent = new Counter({ name: `${PREFIX}mails_sent_total`, help: 'Mails accepted by the SMTP server (or written as .eml).', registers: [registry] });
+  const sent = new Counter({
+    name: `${PREFIX}mails_sent_total`,
+    help: 'Mails accepted by the SMTP server (or written as .eml).',
+    registers: [registry],
+  });
   const failed = new Counter({
     name: `${PREFIX}mail_failures_total`,
     help: 'Failed send attempts by reason (SMTP_4XX, SMTP_5XX, ECONNECTION, EAUTH, TEMPLATE, …) and what followed (retry or dead).',
@@ -118,7 +122,12 @@ function registerQueueSeries(registry: Registry, options: MetricsOptions): Queue
     help: 'Scrapes where the queue gauges could not be read from the store (they keep their last value).',
     registers: [registry],
   });
-  const depth = new Gauge({ name: `${PREFIX}queue_deliveries`, help: 'Deliveries in the outbox by state.', labelNames: ['state'] as const, registers: [registry] });
+  const depth = new Gauge({
+    name: `${PREFIX}queue_deliveries`,
+    help: 'Deliveries in the outbox by state.',
+    labelNames: ['state'] as const,
+    registers: [registry],
+  });
   const oldest = new Gauge({
     name: `${PREFIX}oldest_pending_delivery_age_seconds`,
     help: 'Age of the oldest delivery not yet sent nor dead (0 when none is pending).',

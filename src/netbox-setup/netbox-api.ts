@@ -2,7 +2,10 @@ import { buildAuthorization } from '../netbox';
 import { buildNetboxUrl, parseNetboxBase } from '../report';
 
 /** The fetch the setup uses (global fetch in production; injected so tests and dry runs can watch). */
-export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<{
+export type FetchLike = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal },
+) => Promise<{
   status: number;
   text(): Promise<string>;
 }>;
@@ -67,7 +70,13 @@ export function createNetboxApi(options: NetboxApiOptions): NetboxApi {
       json = undefined;
     }
     if (res.status >= 200 && res.status < 300) {
-      if (json === undefined && text !== '') throw new NetboxApiError(method, path, res.status, `${method} ${path}: the answer is not JSON (is NETBOX_URL the NetBox address, with its base path?)`);
+      if (json === undefined && text !== '')
+        throw new NetboxApiError(
+          method,
+          path,
+          res.status,
+          `${method} ${path}: the answer is not JSON (is NETBOX_URL the NetBox address, with its base path?)`,
+        );
       return json as T;
     }
     throw new NetboxApiError(method, path, res.status, `${method} ${path}: NetBox answered ${res.status}${describeDrfError(json)}`, json);
@@ -83,6 +92,8 @@ export function createNetboxApi(options: NetboxApiOptions): NetboxApi {
 function describeDrfError(body: unknown): string {
   if (!body || typeof body !== 'object') return '';
   if (typeof (body as { detail?: unknown }).detail === 'string') return `: ${(body as { detail: string }).detail}`;
-  const parts = Object.entries(body as Record<string, unknown>).map(([field, problems]) => `${field}: ${Array.isArray(problems) ? problems.join(' ') : JSON.stringify(problems)}`);
+  const parts = Object.entries(body as Record<string, unknown>).map(
+    ([field, problems]) => `${field}: ${Array.isArray(problems) ? problems.join(' ') : JSON.stringify(problems)}`,
+  );
   return parts.length ? `: ${parts.join('; ').slice(0, 1000)}` : '';
 }

@@ -98,7 +98,11 @@ export function diffFields(existing: Record<string, unknown>, desired: Record<st
 
 function normalise(value: unknown): unknown {
   if (value && typeof value === 'object' && !Array.isArray(value) && 'value' in value) return value.value;
-  if (Array.isArray(value)) return value.map(normalise).map((v) => JSON.stringify(v)).sort();
+  if (Array.isArray(value))
+    return value
+      .map(normalise)
+      .map((v) => JSON.stringify(v))
+      .sort();
   return value ?? null;
 }
 

@@ -76,7 +76,11 @@ export async function runNetboxSetup(options: NetboxSetupOptions, io: NetboxSetu
   try {
     const status = await api.get<Record<string, unknown>>('/api/status/');
     const version = parseNetboxVersion(status?.['netbox-version']);
-    if (!version) throw new NetboxSetupError('config', `${options.netboxUrl}/api/status/ does not name a NetBox version: is NETBOX_URL the NetBox address (with its base path)?`);
+    if (!version)
+      throw new NetboxSetupError(
+        'config',
+        `${options.netboxUrl}/api/status/ does not name a NetBox version: is NETBOX_URL the NetBox address (with its base path)?`,
+      );
     const plugins = (status['plugins'] ?? {}) as Record<string, unknown>;
     const validity = plugins['validity'];
     if (typeof validity !== 'string') {
@@ -118,11 +122,21 @@ export async function runNetboxSetup(options: NetboxSetupOptions, io: NetboxSetu
 
     if (options.showSecret) print(`Secret: ${secret.value}`);
 
-    const changed = webhook.action !== 'unchanged' || (eventRule !== undefined && eventRule.action !== 'unchanged') || secretWritten !== undefined;
+    const changed =
+      webhook.action !== 'unchanged' || (eventRule !== undefined && eventRule.action !== 'unchanged') || secretWritten !== undefined;
     if (options.dryRun) print('Dry run: nothing was changed.');
     else if (!changed) print('Nothing changed: NetBox is already set up.');
     else print(`Done. Run "Run Compliance Tests" in NetBox: the relay at ${options.payloadUrl} will receive the report.`);
-    return { netboxVersion: version.text, validityVersion: validity, form, webhook, eventRule, secretSource: secret.source, secretWritten, changed };
+    return {
+      netboxVersion: version.text,
+      validityVersion: validity,
+      form,
+      webhook,
+      eventRule,
+      secretSource: secret.source,
+      secretWritten,
+      changed,
+    };
   } catch (error) {
     if (error instanceof NetboxApiError) throw toSetupError(error);
     throw error;
@@ -155,7 +169,10 @@ function resolveSecret(
   const current = typeof existing?.secret === 'string' && existing.secret !== '' ? existing.secret : undefined;
   const found = current ? { value: current, source: 'netbox' as const } : { value: io.generateSecret(), source: 'generated' as const };
   if (!options.secretFile && !options.showSecret) {
-    throw new NetboxSetupError('config', 'the webhook needs a secret the relay also knows: give --secret-file FILE (it is written there, mode 0600, for WEBHOOK_SECRET_FILE), set WEBHOOK_SECRET, or pass --show-secret');
+    throw new NetboxSetupError(
+      'config',
+      'the webhook needs a secret the relay also knows: give --secret-file FILE (it is written there, mode 0600, for WEBHOOK_SECRET_FILE), set WEBHOOK_SECRET, or pass --show-secret',
+    );
   }
   return { ...found, writeTo: options.secretFile };
 }
@@ -206,7 +223,8 @@ function capitalise(s: string): string {
 
 /** Turns an API failure into what the operator can do about it. */
 function toSetupError(error: NetboxApiError): NetboxSetupError {
-  if (error.status === 0) return new NetboxSetupError('unavailable', `${error.message}. Check NETBOX_URL and that this host can reach NetBox.`, { cause: error });
+  if (error.status === 0)
+    return new NetboxSetupError('unavailable', `${error.message}. Check NETBOX_URL and that this host can reach NetBox.`, { cause: error });
   if (error.status === 401 || error.status === 403) {
     return new NetboxSetupError(
       'config',
@@ -214,7 +232,9 @@ function toSetupError(error: NetboxApiError): NetboxSetupError {
       { cause: error },
     );
   }
-  if (error.status === 404) return new NetboxSetupError('config', `${error.message}. Is NETBOX_URL the NetBox address, with its base path?`, { cause: error });
-  if (error.status >= 500 || error.status === 429) return new NetboxSetupError('unavailable', `${error.message}. Try again later.`, { cause: error });
+  if (error.status === 404)
+    return new NetboxSetupError('config', `${error.message}. Is NETBOX_URL the NetBox address, with its base path?`, { cause: error });
+  if (error.status >= 500 || error.status === 429)
+    return new NetboxSetupError('unavailable', `${error.message}. Try again later.`, { cause: error });
   return new NetboxSetupError('config', `${error.message}.`, { cause: error });
 }

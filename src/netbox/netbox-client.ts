@@ -55,7 +55,11 @@ export interface NetboxClient {
    */
   /** Closes idle keep-alive connections (at shutdown). */
   close(): void;
-  streamList(pathOrUrl: string, onPage: (results: Record<string, unknown>[], page: { count: number | null; index: number }) => void, budget: RequestBudget): Promise<{ pages: number; items: number; count: number | null }>;
+  streamList(
+    pathOrUrl: string,
+    onPage: (results: Record<string, unknown>[], page: { count: number | null; index: number }) => void,
+    budget: RequestBudget,
+  ): Promise<{ pages: number; items: number; count: number | null }>;
 }
 
 /** The Authorization header NetBox expects: `Bearer` for v2 tokens (`nbt_` prefix, 4.5+), `Token` otherwise. */
@@ -159,7 +163,10 @@ function openResponse(context: ClientContext, url: URL, budget: RequestBudget): 
     // Destroying the response too, with the reason, lets the body's reader say "timeout", not "reset".
     const abort = (error: NetboxError) => (answer && !answer.complete ? answer.destroy(error) : request.destroy(error));
     // The whole exchange (headers and body) must end before the deadline.
-    const cut = setTimeout(() => abort(new NetboxError('TIMEOUT', `NetBox did not finish answering within the time budget (${url.pathname})`)), remaining);
+    const cut = setTimeout(
+      () => abort(new NetboxError('TIMEOUT', `NetBox did not finish answering within the time budget (${url.pathname})`)),
+      remaining,
+    );
     cut.unref?.();
     request.setTimeout(Math.min(context.timeoutMs, remaining), () =>
       abort(new NetboxError('TIMEOUT', `NetBox sent nothing for ${context.timeoutMs} ms (${url.pathname})`)),
@@ -199,15 +206,19 @@ async function withRetries<T>(context: ClientContext, what: (attempt: number) =>
 /** GETs one JSON document (at most maxDocumentBytes), with retries. */
 async function fetchJson(context: ClientContext, pathOrUrl: string, budget: RequestBudget): Promise<unknown> {
   const url = resolveUrl(context, pathOrUrl);
-  return await withRetries(context, async () => {
-    const response = await openResponse(context, url, budget);
-    const text = await readBounded(response, context.maxDocumentBytes);
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      throw new NetboxError('PROTOCOL', `NetBox sent something that is not JSON for ${url.pathname} (is NETBOX_URL the NetBox API?)`);
-    }
-  }, budget);
+  return await withRetries(
+    context,
+    async () => {
+      const response = await openResponse(context, url, budget);
+      const text = await readBounded(response, context.maxDocumentBytes);
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        throw new NetboxError('PROTOCOL', `NetBox sent something that is not JSON for ${url.pathname} (is NETBOX_URL the NetBox API?)`);
+      }
+    },
+    budget,
+  );
 }
 
 /** Follows a list's `next` links from `pathOrUrl`, handing each complete page to `onPage` (see NetboxClient.streamList). */
@@ -223,10 +234,15 @@ async function streamPages(
   let items = 0;
   let count: number | null = null;
   while (url) {
-    if (seen.has(url.href) || pages >= MAX_PAGES) throw new NetboxError('PROTOCOL', `NetBox's "next" links loop (${url.pathname}${url.search})`);
+    if (seen.has(url.href) || pages >= MAX_PAGES)
+      throw new NetboxError('PROTOCOL', `NetBox's "next" links loop (${url.pathname}${url.search})`);
     seen.add(url.href);
     const pageUrl: URL = url;
-    const page: NetboxPage = await withRetries(context, async () => parsePageStream(await openResponse(context, pageUrl, budget), context.maxPageBytes), budget);
+    const page: NetboxPage = await withRetries(
+      context,
+      async () => parsePageStream(await openResponse(context, pageUrl, budget), context.maxPageBytes),
+      budget,
+    );
     count ??= page.count;
     onPage(page.results, { count, index: pages });
     pages += 1;
@@ -271,9 +287,13 @@ function toNetboxError(error: unknown): NetboxError {
   if (error instanceof NetboxError) return error;
   const code = (error as NodeJS.ErrnoException).code ?? 'ERROR';
   const message = (error as Error).message ?? String(error);
-  if (/^(ETIMEDOUT|ESOCKETTIMEDOUT)$/.test(code)) return new NetboxError('TIMEOUT', `NetBox did not answer (${code})`, { cause: error, detail: code });
+  if (/^(ETIMEDOUT|ESOCKETTIMEDOUT)$/.test(code))
+    return new NetboxError('TIMEOUT', `NetBox did not answer (${code})`, { cause: error, detail: code });
   if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) {
-    return new NetboxError('UNREACHABLE', `the TLS connection to NetBox failed (${code}: ${message}); set NETBOX_CA_FILE to NetBox's CA`, { cause: error, detail: code });
+    return new NetboxError('UNREACHABLE', `the TLS connection to NetBox failed (${code}: ${message}); set NETBOX_CA_FILE to NetBox's CA`, {
+      cause: error,
+      detail: code,
+    });
   }
   return new NetboxError('UNREACHABLE', `cannot reach NetBox (${code}: ${message})`, { cause: error, detail: code });
 }

@@ -32,8 +32,10 @@ export class NetboxError extends Error {
 /** Maps an HTTP status of the NetBox API to an error, with NetBox's `{"detail": …}` when it sent one. */
 export function classifyNetboxStatus(status: number, url: string, detail?: string): NetboxError {
   const said = detail ? `: ${detail}` : '';
-  if (status === 401 || status === 403) return new NetboxError('AUTH', `NetBox refused the token (HTTP ${status})${said}`, { status, detail });
-  if (status === 404 || status === 400) return new NetboxError('NOT_FOUND', `NetBox has no such report any more (HTTP ${status} for ${url})${said}`, { status, detail });
+  if (status === 401 || status === 403)
+    return new NetboxError('AUTH', `NetBox refused the token (HTTP ${status})${said}`, { status, detail });
+  if (status === 404 || status === 400)
+    return new NetboxError('NOT_FOUND', `NetBox has no such report any more (HTTP ${status} for ${url})${said}`, { status, detail });
   if (status >= 500) return new NetboxError('SERVER', `NetBox answered HTTP ${status}${said}`, { status, detail });
   return new NetboxError('PROTOCOL', `NetBox answered HTTP ${status} for ${url}${said}`, { status, detail });
 }

@@ -206,7 +206,8 @@ export class PageScanner {
     if (this.segStart < 0 || end <= this.segStart) return;
     const part = chunk.subarray(this.segStart, end);
     this.elementBytes += part.length;
-    if (this.elementBytes > MAX_RESULT_BYTES) throw new NetboxError('PROTOCOL', `a result in a NetBox page exceeds ${MAX_RESULT_BYTES} bytes without its explanation`);
+    if (this.elementBytes > MAX_RESULT_BYTES)
+      throw new NetboxError('PROTOCOL', `a result in a NetBox page exceeds ${MAX_RESULT_BYTES} bytes without its explanation`);
     // Copied: the chunk's memory is reused by the socket once this call returns.
     this.segments.push(Buffer.from(part));
     this.segStart = end;

@@ -60,4 +60,3 @@ export function buildWebUrl(basePath: string, pagePath: string, netboxUrl?: stri
   const p = `${basePath}${pagePath}`;
   return netboxUrl ? absoluteUrl(p, netboxUrl) : p;
 }
-

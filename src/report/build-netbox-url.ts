@@ -19,7 +19,8 @@ export type NetboxUrlResult = { ok: true; url: URL } | { ok: false; reason: stri
 /** Parses NETBOX_URL (already validated as an http(s) URL by the configuration). */
 export function parseNetboxBase(netboxUrl: string): NetboxBase {
   const url = new URL(netboxUrl);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`NETBOX_URL must be http:// or https://, not ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new TypeError(`NETBOX_URL must be http:// or https://, not ${url.protocol}`);
   return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') };
 }
 

@@ -2,4 +2,12 @@ export { SEVERITIES, type Severity } from './severity';
 export { formatPercent, passPercent, roundHalfEven1, bandOf, NO_RESULTS, type Band } from './percent';
 export { buildLinks, absoluteUrl, netboxBasePath, buildWebUrl, type ReportLinks } from './build-links';
 export { formatDateTime } from './format-date-time';
-export { buildNetboxUrl, findNetboxBasePath, findNetboxPathProblem, parseNetboxBase, type BuildNetboxUrlOptions, type NetboxBase, type NetboxUrlResult } from './build-netbox-url';
+export {
+  buildNetboxUrl,
+  findNetboxBasePath,
+  findNetboxPathProblem,
+  parseNetboxBase,
+  type BuildNetboxUrlOptions,
+  type NetboxBase,
+  type NetboxUrlResult,
+} from './build-netbox-url';

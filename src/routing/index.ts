@@ -11,6 +11,15 @@ export {
   type NotifyPolicy,
   type RouteSeverity,
 } from './routes-schema';
-export { parseRoutesFile, buildDefaultRoute, buildNoticeRecipients, formatRoutesIssue, RoutesFileError, DEFAULT_ROUTE_NAME, MAX_ROUTES_FILE_BYTES, type RoutesFileIssue } from './load-routes';
+export {
+  parseRoutesFile,
+  buildDefaultRoute,
+  buildNoticeRecipients,
+  formatRoutesIssue,
+  RoutesFileError,
+  DEFAULT_ROUTE_NAME,
+  MAX_ROUTES_FILE_BYTES,
+  type RoutesFileIssue,
+} from './load-routes';
 export { buildReportFacts, buildCountTrend, buildRoutingTrend, type ReportFacts, type RatioFacts, type RoutingTrend } from './report-facts';
 export { planRoutes, matchCondition, decideNotify, type RouteDecision, type RouteOutcome, type LastSentLookup } from './plan-routes';

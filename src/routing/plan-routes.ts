@@ -32,11 +32,17 @@ export function planRoutes(routes: readonly Route[], facts: ReportFacts, trend: 
   let stoppedBy: string | undefined;
   return routes.map((route, position) => {
     const base = { route: route.name, position, reminder: false };
-    if (stoppedBy !== undefined) return { ...base, outcome: 'skipped' as const, reason: `not reached: route ${stoppedBy} matched without continue` };
+    if (stoppedBy !== undefined)
+      return { ...base, outcome: 'skipped' as const, reason: `not reached: route ${stoppedBy} matched without continue` };
     if (route.match && !matchCondition(route.match, facts, trend)) return { ...base, outcome: 'skipped' as const, reason: 'not matched' };
     if (!route.continue) stoppedBy = route.name;
     const decision = decideNotify(route, facts, trend, lastSent(route.name));
-    return { ...base, outcome: decision.send ? ('send' as const) : ('suppressed' as const), reason: decision.reason, reminder: decision.reminder };
+    return {
+      ...base,
+      outcome: decision.send ? ('send' as const) : ('suppressed' as const),
+      reason: decision.reason,
+      reminder: decision.reminder,
+    };
   });
 }
 
@@ -99,7 +105,12 @@ function sameText(actual: unknown, expected: unknown): boolean {
 }
 
 /** The notify policy of a matched route: send now, or hold back and say why. */
-export function decideNotify(route: Route, facts: ReportFacts, trend: RoutingTrend, lastSentCompletedAt: string | null): { send: boolean; reason: string; reminder: boolean } {
+export function decideNotify(
+  route: Route,
+  facts: ReportFacts,
+  trend: RoutingTrend,
+  lastSentCompletedAt: string | null,
+): { send: boolean; reason: string; reminder: boolean } {
   if (route.notify === 'always') return { send: true, reason: 'matched (notify: always)', reminder: false };
   if (route.notify === 'on-failure') {
     return facts.hasFailures
@@ -127,7 +138,9 @@ export function decideNotify(route: Route, facts: ReportFacts, trend: RoutingTre
 function describeChange(facts: ReportFacts, trend: RoutingTrend): { changed: boolean; why: string } {
   const previous = trend.previous;
   if (!previous) {
-    return facts.hasFailures ? { changed: true, why: 'first report, with failures' } : { changed: false, why: 'first report, nothing failed' };
+    return facts.hasFailures
+      ? { changed: true, why: 'first report, with failures' }
+      : { changed: false, why: 'first report, nothing failed' };
   }
   if (trend.failingSetChanged !== null) {
     return trend.failingSetChanged
@@ -136,6 +149,9 @@ function describeChange(facts: ReportFacts, trend: RoutingTrend): { changed: boo
   }
   const changed = (['HIGH', 'MIDDLE', 'LOW'] as const).filter((s) => facts.ratios[s].failed !== previous.ratios[s].failed);
   return changed.length > 0
-    ? { changed: true, why: `failed counts changed since report ${previous.reportId} (${changed.map((s) => `${s} ${previous.ratios[s].failed}→${facts.ratios[s].failed}`).join(', ')})` }
+    ? {
+        changed: true,
+        why: `failed counts changed since report ${previous.reportId} (${changed.map((s) => `${s} ${previous.ratios[s].failed}→${facts.ratios[s].failed}`).join(', ')})`,
+      }
     : { changed: false, why: `same failed counts per severity as report ${previous.reportId} (failing pairs unknown)` };
 }

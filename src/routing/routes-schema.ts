@@ -82,7 +82,10 @@ export const ConditionSchema: z.ZodType<Condition> = z
   .superRefine((c, ctx) => {
     const keys = CONDITION_KEYS.filter((k) => c[k] !== undefined);
     if (keys.length !== 1) {
-      ctx.addIssue({ code: 'custom', message: `a condition has exactly one of ${CONDITION_KEYS.join(', ')} (got ${keys.length ? keys.join(', ') : 'none'})` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `a condition has exactly one of ${CONDITION_KEYS.join(', ')} (got ${keys.length ? keys.join(', ') : 'none'})`,
+      });
     }
   });
 
@@ -93,37 +96,45 @@ const recipients = z
   .pipe(z.array(z.string().refine(isMailbox, 'is not an e-mail address')).max(MAX_RECIPIENTS))
   .default([]);
 
-const duration = z
-  .union([z.string(), z.number()])
-  .transform((value, ctx) => {
-    const ms = parseDurationMs(String(value));
-    if (ms === undefined) {
-      ctx.addIssue({ code: 'custom', message: 'is not a duration (examples: 12h, 7d, 2w)' });
-      return z.NEVER;
-    }
-    return ms;
-  });
+const duration = z.union([z.string(), z.number()]).transform((value, ctx) => {
+  const ms = parseDurationMs(String(value));
+  if (ms === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'is not a duration (examples: 12h, 7d, 2w)' });
+    return z.NEVER;
+  }
+  return ms;
+});
 
 /** Route names appear in Message-IDs and headers: keep them to a safe token. */
 export const ROUTE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 export const RouteSchema = z
   .strictObject({
-    name: z.string({ error: 'is required (letters, digits, - _ .)' }).regex(ROUTE_NAME_PATTERN, 'must be 1–64 letters, digits, "-", "_" or ".", starting with a letter or digit'),
+    name: z
+      .string({ error: 'is required (letters, digits, - _ .)' })
+      .regex(ROUTE_NAME_PATTERN, 'must be 1–64 letters, digits, "-", "_" or ".", starting with a letter or digit'),
     match: ConditionSchema.optional(),
     to: recipients,
     cc: recipients,
     bcc: recipients,
-    template: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be the name of a folder under the templates directory').optional(),
+    template: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be the name of a folder under the templates directory')
+      .optional(),
     subject: z.string().min(1).max(500).optional(),
     notify: z.enum(NOTIFY_POLICIES, { error: `must be one of ${NOTIFY_POLICIES.join(', ')}` }).default('always'),
     repeat_after: duration.optional(),
     continue: z.boolean({ error: 'must be true or false' }).default(false),
   })
   .superRefine((r, ctx) => {
-    if (r.to.length + r.cc.length + r.bcc.length === 0) ctx.addIssue({ code: 'custom', path: ['to'], message: 'a route needs at least one recipient (to, cc or bcc)' });
+    if (r.to.length + r.cc.length + r.bcc.length === 0)
+      ctx.addIssue({ code: 'custom', path: ['to'], message: 'a route needs at least one recipient (to, cc or bcc)' });
     if (r.repeat_after !== undefined && r.notify !== 'on-change') {
-      ctx.addIssue({ code: 'custom', path: ['repeat_after'], message: 'only applies to notify: on-change (the other policies never hold a mail back)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['repeat_after'],
+        message: 'only applies to notify: on-change (the other policies never hold a mail back)',
+      });
     }
   });
 

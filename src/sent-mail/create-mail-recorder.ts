@@ -79,7 +79,12 @@ export function createMailRecorder(options: { store: Pick<Store, 'saveSentMessag
           response: outcome.response,
           sentAt: options.clock.now(),
         })
-        .catch((error: unknown) => options.logger.warn({ err: error, deliveryId: outcome.delivery.id }, 'the mail was sent, but its copy for the dashboard could not be stored'));
+        .catch((error: unknown) =>
+          options.logger.warn(
+            { err: error, deliveryId: outcome.delivery.id },
+            'the mail was sent, but its copy for the dashboard could not be stored',
+          ),
+        );
     },
   };
 }

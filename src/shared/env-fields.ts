@@ -5,19 +5,21 @@ import { z } from 'zod';
 
 export const port = (def: number) => z.coerce.number().int().min(0).max(65535).default(def);
 
-export const positiveInt = (def: number, max = Number.MAX_SAFE_INTEGER) =>
-  z.coerce.number().int().min(1).max(max).default(def);
+export const positiveInt = (def: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(1).max(max).default(def);
 
-export const nonNegativeInt = (def: number, max = Number.MAX_SAFE_INTEGER) =>
-  z.coerce.number().int().min(0).max(max).default(def);
+export const nonNegativeInt = (def: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(0).max(max).default(def);
 
-export const bool = (def: boolean) =>
-  z.stringbool({ truthy: ['true', '1', 'yes', 'on'], falsy: ['false', '0', 'no', 'off'] }).default(def);
+export const bool = (def: boolean) => z.stringbool({ truthy: ['true', '1', 'yes', 'on'], falsy: ['false', '0', 'no', 'off'] }).default(def);
 
 /** A comma-separated list of e-mail addresses (display names allowed: `Ops <ops@example.com>`). */
 export const addressList = z
   .string()
-  .transform((value) => value.split(',').map((s) => s.trim()).filter(Boolean))
+  .transform((value) =>
+    value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.string().refine(isMailbox, 'is not an e-mail address')));
 
 export const address = z.string().trim().refine(isMailbox, 'is not an e-mail address');
@@ -31,14 +33,17 @@ export function isMailbox(value: string): boolean {
 }
 
 /** A duration such as `500ms`, `30s`, `15m`, `24h`, `7d`, or a plain number of milliseconds. */
-export const duration = z.string().trim().transform((value, ctx) => {
-  const ms = parseDurationMs(value);
-  if (ms === undefined) {
-    ctx.addIssue({ code: 'custom', message: 'is not a duration (examples: 30s, 15m, 24h, 7d)' });
-    return z.NEVER;
-  }
-  return ms;
-});
+export const duration = z
+  .string()
+  .trim()
+  .transform((value, ctx) => {
+    const ms = parseDurationMs(value);
+    if (ms === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'is not a duration (examples: 30s, 15m, 24h, 7d)' });
+      return z.NEVER;
+    }
+    return ms;
+  });
 
 export function parseDurationMs(value: string): number | undefined {
   const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?$/.exec(value.trim());
@@ -66,7 +71,10 @@ export const httpUrl = z
  * normalised to CIDR strings. An empty list is refused: it would lock every sender out.
  */
 export const cidrList = z.string().transform((value, ctx) => {
-  const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (items.length === 0) {
     ctx.addIssue({ code: 'custom', message: 'is empty: leave it unset to allow every address' });
     return z.NEVER;
@@ -74,7 +82,8 @@ export const cidrList = z.string().transform((value, ctx) => {
   const out: string[] = [];
   for (const item of items) {
     const cidr = parseCidr(item);
-    if (cidr === undefined) ctx.addIssue({ code: 'custom', message: `"${item}" is not an IP address or CIDR range (examples: 10.0.0.0/8, 2001:db8::/32)` });
+    if (cidr === undefined)
+      ctx.addIssue({ code: 'custom', message: `"${item}" is not an IP address or CIDR range (examples: 10.0.0.0/8, 2001:db8::/32)` });
     else out.push(cidr);
   }
   return out;
@@ -99,7 +108,10 @@ export function parseCidr(value: string): string | undefined {
  * (also as `::ffff:127.x.x.x`). A host name other than `localhost` may resolve anywhere: false.
  */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  const h = host
+    .trim()
+    .replace(/^\[(.*)\]$/, '$1')
+    .toLowerCase();
   if (h === 'localhost') return true;
   try {
     let addr = ipaddr.parse(h);

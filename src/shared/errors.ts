@@ -51,7 +51,9 @@ export class RelayError extends Error {
 }
 
 /** The JSON body of an error answer: `{"error": {"code", "message", "issues"?}}`, never a stack or a secret. */
-export function buildErrorBody(error: RelayError): { error: { code: ErrorCode; message: string; retryable: boolean; issues?: ErrorIssue[] } } {
+export function buildErrorBody(error: RelayError): {
+  error: { code: ErrorCode; message: string; retryable: boolean; issues?: ErrorIssue[] };
+} {
   return {
     error: {
       code: error.code,

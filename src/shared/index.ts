@@ -1,6 +1,31 @@
-export { ERROR_CATALOGUE, FAILURE_CATALOGUE, RelayError, buildErrorBody, isFailureCode, parseFailureCode, type ErrorCode, type ErrorIssue, type FailureCode, type FailureSource } from './errors';
+export {
+  ERROR_CATALOGUE,
+  FAILURE_CATALOGUE,
+  RelayError,
+  buildErrorBody,
+  isFailureCode,
+  parseFailureCode,
+  type ErrorCode,
+  type ErrorIssue,
+  type FailureCode,
+  type FailureSource,
+} from './errors';
 export { systemClock, type Clock } from './clock';
 export { createLogger, createSilentLogger, type Logger, type LoggerOptions } from './logger';
 export { findPackageRoot } from './paths';
 export { neutralizeText } from './neutralize-text';
-export { address, addressList, bool, cidrList, duration, httpUrl, nonNegativeInt, port, positiveInt, isMailbox, isLoopbackHost, parseDurationMs, parseCidr } from './env-fields';
+export {
+  address,
+  addressList,
+  bool,
+  cidrList,
+  duration,
+  httpUrl,
+  nonNegativeInt,
+  port,
+  positiveInt,
+  isMailbox,
+  isLoopbackHost,
+  parseDurationMs,
+  parseCidr,
+} from './env-fields';

@@ -20,9 +20,22 @@ export interface LoggerOptions {
 
 /** Keys that hold secrets anywhere in a logged object. */
 const REDACT_PATHS = [
-  'secret', '*.secret', 'password', '*.password', 'pass', '*.pass', '*.auth.pass', 'token', '*.token',
-  'authorization', '*.authorization', 'headers.authorization', 'req.headers.authorization',
-  'req.headers["x-hook-signature"]', 'headers["x-hook-signature"]', 'req.headers.cookie',
+  'secret',
+  '*.secret',
+  'password',
+  '*.password',
+  'pass',
+  '*.pass',
+  '*.auth.pass',
+  'token',
+  '*.token',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  'req.headers.authorization',
+  'req.headers["x-hook-signature"]',
+  'headers["x-hook-signature"]',
+  'req.headers.cookie',
 ];
 
 /**

@@ -11,7 +11,21 @@ import { decodeRouteMailRow, toRouteMailParams } from './route-mail-rows';
 import { fromSentMessageRow, toSentMessageParams } from './sent-message-rows';
 import { decodeWatchdogRow } from './watchdog-rows';
 import { StorageUnavailableError } from './types';
-import type { ClaimedDelivery, DeliveryRecord, DeliveryState, InsertResult, ListOptions, MigrationReport, NewDelivery, NewRouteMail, RouteMailRecord, SentMessage, Store, WatchdogState, WatchdogStateName } from './types';
+import type {
+  ClaimedDelivery,
+  DeliveryRecord,
+  DeliveryState,
+  InsertResult,
+  ListOptions,
+  MigrationReport,
+  NewDelivery,
+  NewRouteMail,
+  RouteMailRecord,
+  SentMessage,
+  Store,
+  WatchdogState,
+  WatchdogStateName,
+} from './types';
 
 export interface PgStoreOptions {
   /** `postgres://user:password@host:5432/database` (query options such as `sslmode` are honoured). */
@@ -51,7 +65,9 @@ function loadPg(): typeof pg {
 function buildTypes(driver: typeof pg): { getTypeParser: typeof pg.types.getTypeParser } {
   return {
     getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
-      oid === (driver.types.builtins.INT8 as number) ? (value: string) => Number(value) : driver.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      oid === (driver.types.builtins.INT8 as number)
+        ? (value: string) => Number(value)
+        : driver.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
   };
 }
 
@@ -242,7 +258,12 @@ export class PgStore implements Store {
     for (let start = 0; start < batch.length; start += INSERT_CHUNK) {
       const chunk = batch.slice(start, start + INSERT_CHUNK);
       try {
-        const results = await this.onPool((pool) => insertDeliveries(pool, chunk.map((p) => p.delivery)));
+        const results = await this.onPool((pool) =>
+          insertDeliveries(
+            pool,
+            chunk.map((p) => p.delivery),
+          ),
+        );
         chunk.forEach((p, i) => p.resolve(results[i]));
       } catch (error) {
         for (const p of chunk) p.reject(error);
@@ -250,7 +271,17 @@ export class PgStore implements Store {
     }
   }
 
-  async claimDue({ now, limit, owner, leaseMs }: { now: number; limit: number; owner: string; leaseMs: number }): Promise<ClaimedDelivery[]> {
+  async claimDue({
+    now,
+    limit,
+    owner,
+    leaseMs,
+  }: {
+    now: number;
+    limit: number;
+    owner: string;
+    leaseMs: number;
+  }): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
     // SKIP LOCKED (see the statement): replicas claiming at the same moment each get different rows.
     return decodeClaimedRows(await this.selectAll(queries.deliveries.claimDue, { now, limit, owner, leaseUntil: now + leaseMs }));
@@ -345,7 +376,13 @@ export class PgStore implements Store {
     return decodeWatchdogRow((await this.selectAll(queries.watchdog.get, {}))[0]);
   }
 
-  async transitionWatchdog(input: { expectedVersion: number; state: WatchdogStateName; since: number | null; now: number; alert: NewDelivery }): Promise<{ won: boolean; alertId?: number }> {
+  async transitionWatchdog(input: {
+    expectedVersion: number;
+    state: WatchdogStateName;
+    since: number | null;
+    now: number;
+    alert: NewDelivery;
+  }): Promise<{ won: boolean; alertId?: number }> {
     const { alert, ...transition } = input;
     return this.transaction(async (client) => {
       if ((await runStatement(client, queries.watchdog.transition, transition)).rowCount !== 1) return { won: false };
@@ -359,7 +396,8 @@ export class PgStore implements Store {
       // The lock on the delivery row makes the whole set come from one replica when two decide at once.
       await runStatement(client, queries.deliveries.lock, { id: deliveryId });
       if ((await runStatement(client, queries.routeMails.count, { deliveryId })).rows[0].n === 0) {
-        for (const decision of decisions) await runStatement(client, queries.routeMails.insert, toRouteMailParams(deliveryId, decision, now));
+        for (const decision of decisions)
+          await runStatement(client, queries.routeMails.insert, toRouteMailParams(deliveryId, decision, now));
       }
       return (await runStatement(client, queries.routeMails.ofDelivery, { deliveryId })).rows.map(decodeRouteMailRow);
     });
@@ -375,7 +413,11 @@ export class PgStore implements Store {
     await this.execute(queries.routeMails.markSent, { ...result, deliveryId, route });
   }
 
-  async markRouteMailFailed(deliveryId: number, route: string, { permanent, ...result }: { now: number; error: string; code: string; permanent: boolean }): Promise<void> {
+  async markRouteMailFailed(
+    deliveryId: number,
+    route: string,
+    { permanent, ...result }: { now: number; error: string; code: string; permanent: boolean },
+  ): Promise<void> {
     await this.execute(queries.routeMails.markFailed, { ...result, deliveryId, route, state: permanent ? 'failed' : 'pending' });
   }
 
@@ -417,7 +459,11 @@ async function insertDeliveries(queryable: Queryable, deliveries: NewDelivery[])
 type Queryable = pg.Pool | pg.PoolClient;
 
 /** Runs a statement of queries.ts with PostgreSQL's placeholders. */
-async function runStatement<P extends object, R>(queryable: Queryable, statement: Statement<P, R>, params: P): Promise<{ rows: R[]; rowCount: number | null }> {
+async function runStatement<P extends object, R>(
+  queryable: Queryable,
+  statement: Statement<P, R>,
+  params: P,
+): Promise<{ rows: R[]; rowCount: number | null }> {
   const result = await queryable.query(statement.compile(POSTGRES_DIALECT).text, statement.bind(POSTGRES_DIALECT, params));
   return { rows: result.rows as R[], rowCount: result.rowCount };
 }
@@ -436,5 +482,7 @@ export function toStorageError(error: unknown): unknown {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && PROGRAMMING_ERROR_CLASSES.has(code.slice(0, 2))) return error;
   const message = error instanceof Error ? error.message : String(error);
-  return new StorageUnavailableError(`the outbox cannot commit: ${message}`, typeof code === 'string' ? `PG_${code}` : 'PG_UNAVAILABLE', { cause: error });
+  return new StorageUnavailableError(`the outbox cannot commit: ${message}`, typeof code === 'string' ? `PG_${code}` : 'PG_UNAVAILABLE', {
+    cause: error,
+  });
 }

@@ -32,7 +32,16 @@ export type ReportParams = ReportSnapshot['counts'] & {
 /** A snapshot as the parameters of its row. */
 export function toReportParams(snapshot: ReportSnapshot): ReportParams {
   const { dedupKey, series, reportId, created, createdMs, counts, failing } = snapshot;
-  return { ...counts, dedupKey, series, reportId, created, createdMs, failing: encodeFailingPairs(failing), failingCount: failing?.length ?? null };
+  return {
+    ...counts,
+    dedupKey,
+    series,
+    reportId,
+    created,
+    createdMs,
+    failing: encodeFailingPairs(failing),
+    failingCount: failing?.length ?? null,
+  };
 }
 
 const SEVERITIES = new Set(['HIGH', 'MIDDLE', 'LOW']);
@@ -49,7 +58,10 @@ export function decodeFailingPairs(value: string | null): FailingPair[] | null {
     const rows = JSON.parse(value) as unknown;
     if (!Array.isArray(rows)) return null;
     return (rows as unknown[])
-      .filter((r): r is [string, string, FailingPair['severity']] => Array.isArray(r) && typeof r[0] === 'string' && typeof r[1] === 'string' && SEVERITIES.has(r[2] as string))
+      .filter(
+        (r): r is [string, string, FailingPair['severity']] =>
+          Array.isArray(r) && typeof r[0] === 'string' && typeof r[1] === 'string' && SEVERITIES.has(r[2] as string),
+      )
       .map(([device, test, severity]) => ({ device, test, severity }));
   } catch {
     return null;

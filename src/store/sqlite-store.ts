@@ -12,7 +12,21 @@ import { decodeRouteMailRow, toRouteMailParams } from './route-mail-rows';
 import { fromSentMessageRow, toSentMessageParams } from './sent-message-rows';
 import { decodeWatchdogRow } from './watchdog-rows';
 import { StorageUnavailableError } from './types';
-import type { ClaimedDelivery, DeliveryRecord, DeliveryState, InsertResult, ListOptions, MigrationReport, NewDelivery, NewRouteMail, RouteMailRecord, SentMessage, Store, WatchdogState, WatchdogStateName } from './types';
+import type {
+  ClaimedDelivery,
+  DeliveryRecord,
+  DeliveryState,
+  InsertResult,
+  ListOptions,
+  MigrationReport,
+  NewDelivery,
+  NewRouteMail,
+  RouteMailRecord,
+  SentMessage,
+  Store,
+  WatchdogState,
+  WatchdogStateName,
+} from './types';
 import type { ReportSnapshot } from '../trend';
 
 /**
@@ -253,7 +267,9 @@ export class SqliteStore implements Store {
     // After a failed fsync the kernel may have dropped the dirty pages: start over from the file.
     const fail = (error: Error) => {
       this.needsReopen = true;
-      const failure = new StorageUnavailableError(`the outbox cannot sync its journal: ${error.message}`, 'WAL_SYNC_FAILED', { cause: error });
+      const failure = new StorageUnavailableError(`the outbox cannot sync its journal: ${error.message}`, 'WAL_SYNC_FAILED', {
+        cause: error,
+      });
       for (const done of group) done(failure);
     };
     let fd: number;
@@ -300,7 +316,17 @@ export class SqliteStore implements Store {
     this.walFd = undefined;
   }
 
-  async claimDue({ now, limit, owner, leaseMs }: { now: number; limit: number; owner: string; leaseMs: number }): Promise<ClaimedDelivery[]> {
+  async claimDue({
+    now,
+    limit,
+    owner,
+    leaseMs,
+  }: {
+    now: number;
+    limit: number;
+    owner: string;
+    leaseMs: number;
+  }): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
     const params = { now, limit, owner, leaseUntil: now + leaseMs };
     const rows = await this.queueWrite((db) => selectAll(db, queries.deliveries.claimDue, params), { single: true });
@@ -406,7 +432,13 @@ export class SqliteStore implements Store {
     });
   }
 
-  async transitionWatchdog(input: { expectedVersion: number; state: WatchdogStateName; since: number | null; now: number; alert: NewDelivery }): Promise<{ won: boolean; alertId?: number }> {
+  async transitionWatchdog(input: {
+    expectedVersion: number;
+    state: WatchdogStateName;
+    since: number | null;
+    now: number;
+    alert: NewDelivery;
+  }): Promise<{ won: boolean; alertId?: number }> {
     const { alert, ...transition } = input;
     return this.runDurably((db) =>
       db.transaction(() => {
@@ -435,7 +467,11 @@ export class SqliteStore implements Store {
     return this.queueChange(queries.routeMails.markSent, { ...result, deliveryId, route });
   }
 
-  markRouteMailFailed(deliveryId: number, route: string, { permanent, ...result }: { now: number; error: string; code: string; permanent: boolean }): Promise<void> {
+  markRouteMailFailed(
+    deliveryId: number,
+    route: string,
+    { permanent, ...result }: { now: number; error: string; code: string; permanent: boolean },
+  ): Promise<void> {
     return this.queueChange(queries.routeMails.markFailed, { ...result, deliveryId, route, state: permanent ? 'failed' : 'pending' });
   }
 
@@ -470,7 +506,8 @@ const savepointRunners = new WeakMap<Database.Database, (op: (db: Database.Datab
 /** Runs a batch of queued writes in one transaction; a write of several statements runs in its own savepoint. */
 function runBatch(db: Database.Database, batch: PendingWrite[]): ({ value: unknown } | { error: unknown })[] {
   let inSavepoint = savepointRunners.get(db);
-  if (!inSavepoint) savepointRunners.set(db, (inSavepoint = db.transaction((op: (db: Database.Database) => unknown, conn: Database.Database) => op(conn))));
+  if (!inSavepoint)
+    savepointRunners.set(db, (inSavepoint = db.transaction((op: (db: Database.Database) => unknown, conn: Database.Database) => op(conn))));
   return db.transaction(() =>
     batch.map((p) => {
       try {
@@ -492,7 +529,11 @@ function insertOne(db: Database.Database, delivery: NewDelivery): InsertResult {
 }
 
 /** The connection's prepared copy of a statement of queries.ts, and the values it binds. */
-function prepareBound<P extends object>(db: Database.Database, statement: Statement<P, unknown>, params: P): [Database.Statement, unknown[]] {
+function prepareBound<P extends object>(
+  db: Database.Database,
+  statement: Statement<P, unknown>,
+  params: P,
+): [Database.Statement, unknown[]] {
   return [prepareCached(db, statement.compile(SQLITE_DIALECT).text), statement.bind(SQLITE_DIALECT, params)];
 }
 
@@ -537,4 +578,3 @@ function toStorageError(error: unknown): unknown {
   }
   return error;
 }
-

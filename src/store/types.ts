@@ -152,7 +152,13 @@ export interface Store {
    * and in the same transaction queues `alert` in the outbox. Of several replicas that saw the same
    * state, exactly one wins; the others get `won: false` and send nothing.
    */
-  transitionWatchdog(input: { expectedVersion: number; state: WatchdogStateName; since: number | null; now: number; alert: NewDelivery }): Promise<{ won: boolean; alertId?: number }>;
+  transitionWatchdog(input: {
+    expectedVersion: number;
+    state: WatchdogStateName;
+    since: number | null;
+    now: number;
+    alert: NewDelivery;
+  }): Promise<{ won: boolean; alertId?: number }>;
   /** The exact bytes NetBox sent for a delivery (for the dashboard's report page and chart). */
   getDeliveryBody(id: number): Promise<Buffer | undefined>;
   /** Keeps the mail as it was sent for a delivery (the latest send replaces an earlier one). */
@@ -167,7 +173,11 @@ export interface Store {
   listRouteMails(deliveryIds: number[]): Promise<RouteMailRecord[]>;
   markRouteMailSent(deliveryId: number, route: string, result: { now: number; messageId: string; response: string }): Promise<void>;
   /** A transient failure leaves the mail `pending` (with its error) for the next retry; a permanent one makes it `failed`. */
-  markRouteMailFailed(deliveryId: number, route: string, result: { now: number; error: string; code: string; permanent: boolean }): Promise<void>;
+  markRouteMailFailed(
+    deliveryId: number,
+    route: string,
+    result: { now: number; error: string; code: string; permanent: boolean },
+  ): Promise<void>;
   /**
    * The completion time of the newest report created before this delivery's that was mailed (or is
    * being mailed) on the route: what `repeat_after` measures from.

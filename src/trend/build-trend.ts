@@ -85,7 +85,11 @@ export function pairKey(pair: Pick<FailingPair, 'device' | 'test'>): string {
  * first (history[0] is the previous report), used only to measure how long still-failing pairs have
  * failed; `historyTruncated` says older reports exist beyond it. Pure: same input, same trend.
  */
-export function buildTrend(current: ReportSnapshot, history: readonly ReportSnapshot[], options: { historyTruncated?: boolean } = {}): Trend {
+export function buildTrend(
+  current: ReportSnapshot,
+  history: readonly ReportSnapshot[],
+  options: { historyTruncated?: boolean } = {},
+): Trend {
   const previous = history[0];
   if (!previous) return buildFirstTrend();
   const c = current.counts;
@@ -192,9 +196,21 @@ function sortPairs<T extends FailingPair>(pairs: T[]): T[] {
 }
 
 /** Walks back through the history while each pair keeps failing. */
-function buildStreaks(current: ReportSnapshot, still: FailingPair[], history: readonly ReportSnapshot[], historyTruncated: boolean): FailingStreak[] {
+function buildStreaks(
+  current: ReportSnapshot,
+  still: FailingPair[],
+  history: readonly ReportSnapshot[],
+  historyTruncated: boolean,
+): FailingStreak[] {
   if (still.length === 0) return [];
-  const streaks = still.map((pair) => ({ ...pair, reports: 1, sinceReportId: current.reportId, sinceCreated: current.created, atLeast: false, open: true }));
+  const streaks = still.map((pair) => ({
+    ...pair,
+    reports: 1,
+    sinceReportId: current.reportId,
+    sinceCreated: current.created,
+    atLeast: false,
+    open: true,
+  }));
   for (let i = 0; i < history.length; i += 1) {
     const report = history[i];
     if (report.failing === null) {
@@ -220,5 +236,11 @@ function buildStreaks(current: ReportSnapshot, still: FailingPair[], history: re
   }
   return streaks
     .map(({ open: _open, ...s }) => s)
-    .sort((a, b) => b.reports - a.reports || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || a.test.localeCompare(b.test) || a.device.localeCompare(b.device));
+    .sort(
+      (a, b) =>
+        b.reports - a.reports ||
+        SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
+        a.test.localeCompare(b.test) ||
+        a.device.localeCompare(b.device),
+    );
 }

@@ -17,7 +17,11 @@ export const STREAK_HISTORY_MAX = 30;
  * late compares with the one before it, not with the newest), then stores `current`. Storing is
  * idempotent: a retried mail records the same report again and computes the same trend.
  */
-export async function recordReportTrend(store: ReportHistory, current: ReportSnapshot, options: { maxHistory?: number } = {}): Promise<Trend> {
+export async function recordReportTrend(
+  store: ReportHistory,
+  current: ReportSnapshot,
+  options: { maxHistory?: number } = {},
+): Promise<Trend> {
   const maxHistory = options.maxHistory ?? STREAK_HISTORY_MAX;
   const history: ReportSnapshot[] = [];
   let truncated = false;

@@ -51,8 +51,8 @@ export function buildWatchdogMail(alert: WatchdogAlert, options: WatchdogMailOpt
       'NetBox drops a webhook that fails without retrying it, so silence can mean a lost report. Check:',
       '- that the scheduled "Run Compliance Tests" still runs and succeeds in NetBox;',
       '- that the webhook and its event rule exist and are enabled (compliance-relay netbox-setup --dry-run shows what differs);',
-      '- NetBox\'s failed background jobs (Admin > Background Tasks > failed) for webhook errors;',
-      '- the relay\'s logs and /metrics for rejected deliveries (a signature or secret mismatch, say).',
+      "- NetBox's failed background jobs (Admin > Background Tasks > failed) for webhook errors;",
+      "- the relay's logs and /metrics for rejected deliveries (a signature or secret mismatch, say).",
       '',
       'You will get one more mail when reports arrive again.',
     ];
@@ -72,7 +72,13 @@ export function buildWatchdogMail(alert: WatchdogAlert, options: WatchdogMailOpt
     rendered: { subject, text, html },
     from: options.from,
     recipients: options.recipients,
-    messageId: buildMessageId({ deliveryId: options.deliveryId, reportId: 0, dedupKey: options.dedupKey, from: options.from, route: `watchdog-${alert.kind}` }),
+    messageId: buildMessageId({
+      deliveryId: options.deliveryId,
+      reportId: 0,
+      dedupKey: options.dedupKey,
+      from: options.from,
+      route: `watchdog-${alert.kind}`,
+    }),
     date: options.date,
     headers: { 'X-Compliance-Watchdog': alert.kind },
   });

@@ -46,17 +46,29 @@ export function createWatchdog(options: WatchdogOptions): Watchdog {
       const alert = buildWatchdogAlert({ kind: 'overdue', silentSince: baseline, expectEveryMs: options.expectEveryMs, detectedAt: now });
       const result = await store.transitionWatchdog({ expectedVersion: state.version, state: 'overdue', since: baseline, now, alert });
       if (!result.won) return undefined;
-      logger.warn({ silentSince: new Date(baseline).toISOString(), expectEveryMs: options.expectEveryMs, deliveryId: result.alertId }, 'no compliance report received in time: the recipients are told');
+      logger.warn(
+        { silentSince: new Date(baseline).toISOString(), expectEveryMs: options.expectEveryMs, deliveryId: result.alertId },
+        'no compliance report received in time: the recipients are told',
+      );
       options.onQueued?.(result.alertId!);
       return 'overdue';
     }
     const since = state.since ?? state.createdAt;
     if (last === null || last <= since) return undefined;
-    const alert = buildWatchdogAlert({ kind: 'resumed', silentSince: since, resumedAt: last, expectEveryMs: options.expectEveryMs, detectedAt: now });
+    const alert = buildWatchdogAlert({
+      kind: 'resumed',
+      silentSince: since,
+      resumedAt: last,
+      expectEveryMs: options.expectEveryMs,
+      detectedAt: now,
+    });
     // `since` is kept on the ok state: the next silence is measured from the new report, not from it.
     const result = await store.transitionWatchdog({ expectedVersion: state.version, state: 'ok', since: last, now, alert });
     if (!result.won) return undefined;
-    logger.info({ silentSince: new Date(since).toISOString(), resumedAt: new Date(last).toISOString(), deliveryId: result.alertId }, 'compliance reports are arriving again: the recipients are told');
+    logger.info(
+      { silentSince: new Date(since).toISOString(), resumedAt: new Date(last).toISOString(), deliveryId: result.alertId },
+      'compliance reports are arriving again: the recipients are told',
+    );
     options.onQueued?.(result.alertId!);
     return 'resumed';
   }
@@ -74,7 +86,9 @@ export function createWatchdog(options: WatchdogOptions): Watchdog {
     start() {
       if (timer) return;
       const tick = () =>
-        void evaluate().catch((error: unknown) => logger.error({ err: error }, 'watchdog: cannot read or update its state; will try again'));
+        void evaluate().catch((error: unknown) =>
+          logger.error({ err: error }, 'watchdog: cannot read or update its state; will try again'),
+        );
       tick();
       timer = setInterval(tick, checkEveryMs);
       timer.unref();

@@ -42,7 +42,9 @@ describe('PgStore beyond the contract', () => {
       const applied = reports.flatMap((r) => r.applied);
       // Each migration applied by exactly one of the five, whichever took the lock first.
       expect([...applied].sort()).toEqual(PG_MIGRATIONS.map((m) => `${String(m.version).padStart(3, '0')}-${m.name}`));
-      const { rows } = await schema.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
+      const { rows } = await schema.query<{ version: number; name: string }>(
+        'SELECT version, name FROM schema_migrations ORDER BY version',
+      );
       expect(rows).toEqual(PG_MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
       expect(stores.every((s) => s.singleOwner === false)).toBe(true);
     } finally {

@@ -24,7 +24,8 @@ function seedSqliteSchema(file: string, version: number, rows: readonly NewDeliv
     const insert = db.prepare(
       'INSERT INTO deliveries (dedup_key, report_id, report_created, completed_at, source, body, received_at, next_attempt_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
-    for (const r of rows) insert.run(r.dedupKey, r.reportId, r.reportCreated, r.completedAt, r.source, r.body, r.receivedAt, r.receivedAt, r.receivedAt);
+    for (const r of rows)
+      insert.run(r.dedupKey, r.reportId, r.reportCreated, r.completedAt, r.source, r.body, r.receivedAt, r.receivedAt, r.receivedAt);
   } finally {
     db.close();
   }
@@ -40,4 +41,3 @@ test('SQLite is a single-owner store: the relay releases its leases at boot', ()
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });
-

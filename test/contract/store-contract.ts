@@ -39,7 +39,12 @@ export function makeDelivery(n: number, overrides: Partial<NewDelivery> = {}): N
 }
 
 /** A report as the trend stores it. */
-export function makeReport(id: number, createdMs: number, failing: ReportSnapshot['failing'], series = 'https://netbox.example.com|'): ReportSnapshot {
+export function makeReport(
+  id: number,
+  createdMs: number,
+  failing: ReportSnapshot['failing'],
+  series = 'https://netbox.example.com|',
+): ReportSnapshot {
   const created = new Date(createdMs).toISOString();
   return {
     dedupKey: `${id}@${created}`,
@@ -210,7 +215,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect((await store.countByState()).sending).toBe(5);
     });
 
-    test("an expired lease is taken over by another claimer; a live one is not", async () => {
+    test('an expired lease is taken over by another claimer; a live one is not', async () => {
       const { id } = await store.insertDelivery(makeDelivery(1));
       const [mine] = await store.claimDue({ now: T0 + 10, limit: 1, owner: 'dies', leaseMs: 1_000 });
       expect(mine.id).toBe(id);
@@ -221,7 +226,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(taken).toMatchObject({ id, state: 'sending', attempts: 2 });
     });
 
-    test('extendLeases keeps its owner\'s claims from being taken over, and touches nothing else', async () => {
+    test("extendLeases keeps its owner's claims from being taken over, and touches nothing else", async () => {
       const ids = await Promise.all([1, 2, 3, 4].map(async (n) => (await store.insertDelivery(makeDelivery(n))).id));
       await store.claimDue({ now: T0 + 10, limit: 3, owner: 'holder', leaseMs: 1_000 });
       await store.markSent(ids[2], { now: T0 + 20, messageId: '<3@relay>' });
@@ -265,9 +270,26 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       await store.markRetry(ids[1], { now: T0 + 20, nextAttemptAt: T0 + 5_000, error: 'greylisted', code: 'SMTP_4XX' });
       await store.markDead(ids[2], { now: T0 + 20, error: 'no such user', code: 'SMTP_5XX' });
 
-      expect(await store.getDelivery(ids[0])).toMatchObject({ state: 'sent', messageId: '<1@relay>', sentAt: T0 + 20, nextAttemptAt: null, updatedAt: T0 + 20 });
-      expect(await store.getDelivery(ids[1])).toMatchObject({ state: 'retrying', nextAttemptAt: T0 + 5_000, lastError: 'greylisted', lastErrorCode: 'SMTP_4XX', attempts: 1 });
-      expect(await store.getDelivery(ids[2])).toMatchObject({ state: 'dead', nextAttemptAt: null, lastError: 'no such user', lastErrorCode: 'SMTP_5XX' });
+      expect(await store.getDelivery(ids[0])).toMatchObject({
+        state: 'sent',
+        messageId: '<1@relay>',
+        sentAt: T0 + 20,
+        nextAttemptAt: null,
+        updatedAt: T0 + 20,
+      });
+      expect(await store.getDelivery(ids[1])).toMatchObject({
+        state: 'retrying',
+        nextAttemptAt: T0 + 5_000,
+        lastError: 'greylisted',
+        lastErrorCode: 'SMTP_4XX',
+        attempts: 1,
+      });
+      expect(await store.getDelivery(ids[2])).toMatchObject({
+        state: 'dead',
+        nextAttemptAt: null,
+        lastError: 'no such user',
+        lastErrorCode: 'SMTP_5XX',
+      });
       expect(await store.countByState()).toEqual({ queued: 0, sending: 0, retrying: 1, sent: 1, dead: 1 });
 
       // The retry is not due before its time, and is at it (the lease was cleared, so no expiry applies).
@@ -400,9 +422,15 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
 
       expect(await store.findReportBefore('https://netbox.example.com|', { createdMs: T0, reportId: 10 })).toBeUndefined();
       // Same creation time: the lower report id comes first.
-      expect(await store.findReportBefore('https://netbox.example.com|', { createdMs: T0 + 1_000, reportId: 12 })).toEqual(makeReport(11, T0 + 1_000, []));
-      expect(await store.findReportBefore('https://netbox.example.com|', { createdMs: T0 + 1_000, reportId: 11 })).toEqual(makeReport(10, T0, [pair]));
-      expect(await store.findReportBefore('https://netbox.example.com|', { createdMs: T0 + 5_000, reportId: 1 })).toEqual(makeReport(12, T0 + 1_000, null));
+      expect(await store.findReportBefore('https://netbox.example.com|', { createdMs: T0 + 1_000, reportId: 12 })).toEqual(
+        makeReport(11, T0 + 1_000, []),
+      );
+      expect(await store.findReportBefore('https://netbox.example.com|', { createdMs: T0 + 1_000, reportId: 11 })).toEqual(
+        makeReport(10, T0, [pair]),
+      );
+      expect(await store.findReportBefore('https://netbox.example.com|', { createdMs: T0 + 5_000, reportId: 1 })).toEqual(
+        makeReport(12, T0 + 1_000, null),
+      );
 
       // Saved again (a retry) with an unknown failing set: counts update, the known set stays.
       await store.saveReport({ ...makeReport(10, T0, null), counts: { ...makeReport(10, T0, null).counts, totalPassed: 42 } });
@@ -429,7 +457,8 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       const seenThere = await other.getWatchdogState(T0 + 5);
       expect(seenHere).toEqual({ state: 'ok', since: null, createdAt: T0, changedAt: T0, version: 0 });
       expect(seenThere).toEqual(seenHere);
-      const alert = (n: number): NewDelivery => makeDelivery(n, { dedupKey: `watchdog:overdue@${T0}`, reportId: 0, source: 'watchdog', receivedAt: T0 + 1000 + n });
+      const alert = (n: number): NewDelivery =>
+        makeDelivery(n, { dedupKey: `watchdog:overdue@${T0}`, reportId: 0, source: 'watchdog', receivedAt: T0 + 1000 + n });
       const results = await Promise.all([
         store.transitionWatchdog({ expectedVersion: 0, state: 'overdue', since: T0, now: T0 + 1000, alert: alert(1) }),
         other.transitionWatchdog({ expectedVersion: 0, state: 'overdue', since: T0, now: T0 + 1001, alert: alert(2) }),
@@ -444,7 +473,9 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       await store.insertDelivery(makeDelivery(7));
       expect(await other.lastReportReceivedAt()).toBe(T0 + 7);
       // A stale version loses even alone.
-      expect((await store.transitionWatchdog({ expectedVersion: 0, state: 'ok', since: T0 + 7, now: T0 + 3000, alert: alert(3) })).won).toBe(false);
+      expect(
+        (await store.transitionWatchdog({ expectedVersion: 0, state: 'ok', since: T0 + 7, now: T0 + 3000, alert: alert(3) })).won,
+      ).toBe(false);
     });
 
     test('the body and the sent mail of a delivery come back byte for byte; a later send replaces the record', async () => {
@@ -453,7 +484,16 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(await store.getDeliveryBody(id + 100)).toBeUndefined();
       expect(await store.getSentMessage(id)).toBeUndefined();
       const raw = Buffer.from('Subject: =?UTF-8?Q?B=C3=BCro?=\r\n\r\nbody \u00e9\r\n', 'utf8');
-      const first = { raw, envelopeFrom: 'relay@example.com', envelopeTo: ['a@example.com', 'bcc@example.com'], subject: 'Büro', text: 'body é\n', html: '<p>é</p>', response: '250 OK', sentAt: T0 };
+      const first = {
+        raw,
+        envelopeFrom: 'relay@example.com',
+        envelopeTo: ['a@example.com', 'bcc@example.com'],
+        subject: 'Büro',
+        text: 'body é\n',
+        html: '<p>é</p>',
+        response: '250 OK',
+        sentAt: T0,
+      };
       await store.saveSentMessage(id, first);
       const other = await open();
       const got = await other.getSentMessage(id);
@@ -480,16 +520,31 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
         ['lead', 'skipped', 'skipped', false],
       ]);
       const other = await open();
-      const again = await other.recordRouteDecisions(id, [{ route: 'on-call', position: 0, outcome: 'skipped', reason: 'other', reminder: true }], T0 + 1);
+      const again = await other.recordRouteDecisions(
+        id,
+        [{ route: 'on-call', position: 0, outcome: 'skipped', reason: 'other', reminder: true }],
+        T0 + 1,
+      );
       expect(again).toEqual(first);
 
       // A transient failure keeps the mail pending with its error; a permanent one makes it failed; sent clears the error.
       await store.markRouteMailFailed(id, 'on-call', { now: T0 + 2, error: '451 try later', code: 'SMTP_4XX', permanent: false });
-      expect((await store.listRouteMails([id]))[0]).toMatchObject({ state: 'pending', lastError: '451 try later', lastErrorCode: 'SMTP_4XX' });
+      expect((await store.listRouteMails([id]))[0]).toMatchObject({
+        state: 'pending',
+        lastError: '451 try later',
+        lastErrorCode: 'SMTP_4XX',
+      });
       await store.markRouteMailFailed(id, 'on-call', { now: T0 + 3, error: '550 no such user', code: 'SMTP_5XX', permanent: true });
       expect((await store.listRouteMails([id]))[0]).toMatchObject({ state: 'failed', lastErrorCode: 'SMTP_5XX' });
       await store.markRouteMailSent(id, 'on-call', { now: T0 + 4, messageId: '<m@x>', response: '250 OK' });
-      expect((await other.listRouteMails([id, id + 1000]))[0]).toMatchObject({ deliveryId: id, state: 'sent', messageId: '<m@x>', response: '250 OK', sentAt: T0 + 4, lastError: null });
+      expect((await other.listRouteMails([id, id + 1000]))[0]).toMatchObject({
+        deliveryId: id,
+        state: 'sent',
+        messageId: '<m@x>',
+        response: '250 OK',
+        sentAt: T0 + 4,
+        lastError: null,
+      });
       // A sent mail never goes back to failed.
       await store.markRouteMailFailed(id, 'on-call', { now: T0 + 5, error: 'late', code: 'X', permanent: true });
       expect((await store.listRouteMails([id]))[0].state).toBe('sent');
@@ -504,7 +559,11 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
         ids.push(id);
       }
       await store.recordRouteDecisions(ids[0], [{ route: 'on-call', position: 0, outcome: 'send', reason: 'first', reminder: false }], T0);
-      await store.recordRouteDecisions(ids[1], [{ route: 'on-call', position: 0, outcome: 'suppressed', reason: 'same', reminder: false }], T0);
+      await store.recordRouteDecisions(
+        ids[1],
+        [{ route: 'on-call', position: 0, outcome: 'suppressed', reason: 'same', reminder: false }],
+        T0,
+      );
       expect(await store.lastRouteMailCompletedAt('on-call', ids[2])).toBe('2026-03-01T06:00:05Z');
       expect(await store.lastRouteMailCompletedAt('on-call', ids[0])).toBeNull();
       expect(await store.lastRouteMailCompletedAt('auditors', ids[2])).toBeNull();

@@ -25,7 +25,13 @@ describe('the dashboard in a real browser (JavaScript off)', () => {
   });
   beforeEach(async () => {
     smtp = await startSmtpPeer();
-    relay = await startTestRelay({ SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', MAIL_BCC: 'audit@example.com', ADMIN_TOKEN, NETBOX_URL: 'https://netbox.example.com' });
+    relay = await startTestRelay({
+      SMTP_URL: smtp.url,
+      MAIL_TO: 'netops@example.com',
+      MAIL_BCC: 'audit@example.com',
+      ADMIN_TOKEN,
+      NETBOX_URL: 'https://netbox.example.com',
+    });
   });
   afterEach(async () => {
     await relay.stop();
@@ -95,7 +101,9 @@ describe('the dashboard in a real browser (JavaScript off)', () => {
     const chart = page.locator('svg.pass-chart');
     await expect(chart.locator('g[data-series=HIGH] circle').count()).resolves.toBe(4);
     await expect(chart.locator('g[data-series=LOW] circle').count()).resolves.toBe(3);
-    await expect(chart.locator('g[data-series=HIGH] circle title').nth(2).textContent()).resolves.toBe('HIGH in report 103 (2026-03-03 06:00:00 UTC): 5/10 passed, 50.0%');
+    await expect(chart.locator('g[data-series=HIGH] circle title').nth(2).textContent()).resolves.toBe(
+      'HIGH in report 103 (2026-03-03 06:00:00 UTC): 5/10 passed, 50.0%',
+    );
     const box = await chart.boundingBox();
     expect(box!.width).toBeGreaterThan(500);
     await page.screenshot({ path: path.join(SHOTS, '2-deliveries-and-chart.png'), fullPage: true });

@@ -26,7 +26,8 @@ export const CHROMIUM_ARGS = [
 export async function resolveChromium(): Promise<string> {
   const configured = process.env.CHROMIUM_PATH;
   if (configured) {
-    if (!fs.existsSync(configured)) throw new Error(`CHROMIUM_PATH=${configured} does not exist: unset it to use the Chromium that npm ci installs`);
+    if (!fs.existsSync(configured))
+      throw new Error(`CHROMIUM_PATH=${configured} does not exist: unset it to use the Chromium that npm ci installs`);
     return configured;
   }
   try {
@@ -34,7 +35,9 @@ export async function resolveChromium(): Promise<string> {
     const packaged = require('@sparticuz/chromium') as { executablePath(): Promise<string> };
     return await packaged.executablePath();
   } catch (err) {
-    throw new Error(`cannot unpack the headless Chromium from @sparticuz/chromium (${(err as Error).message}): run npm ci, or set CHROMIUM_PATH to a Chromium binary`);
+    throw new Error(
+      `cannot unpack the headless Chromium from @sparticuz/chromium (${(err as Error).message}): run npm ci, or set CHROMIUM_PATH to a Chromium binary`,
+    );
   }
 }
 

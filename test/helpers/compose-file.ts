@@ -18,29 +18,39 @@ const INTERPOLATION = /\$(?:(\$)|\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?
 
 /** Compose's interpolation rules (compose-spec, "Interpolation"), applied to one string. */
 export function interpolate(value: string, env: Record<string, string | undefined>): string {
-  return value.replace(INTERPOLATION, (_match, dollar: string | undefined, braced: string | undefined, op: string | undefined, arg: string | undefined, bare: string | undefined) => {
-    if (dollar) return '$';
-    const name = (braced ?? bare)!;
-    const current = env[name];
-    const unset = current === undefined;
-    const empty = unset || current === '';
-    switch (op) {
-      case undefined:
-        return current ?? '';
-      case ':-':
-        return empty ? arg! : current;
-      case '-':
-        return unset ? arg! : current;
-      case ':?':
-      case '?':
-        if (op === ':?' ? empty : unset) throw new Error(`required variable ${name} is missing a value: ${arg}`);
-        return current!;
-      case ':+':
-        return empty ? '' : arg!;
-      default: // '+'
-        return unset ? '' : arg!;
-    }
-  });
+  return value.replace(
+    INTERPOLATION,
+    (
+      _match,
+      dollar: string | undefined,
+      braced: string | undefined,
+      op: string | undefined,
+      arg: string | undefined,
+      bare: string | undefined,
+    ) => {
+      if (dollar) return '$';
+      const name = (braced ?? bare)!;
+      const current = env[name];
+      const unset = current === undefined;
+      const empty = unset || current === '';
+      switch (op) {
+        case undefined:
+          return current ?? '';
+        case ':-':
+          return empty ? arg! : current;
+        case '-':
+          return unset ? arg! : current;
+        case ':?':
+        case '?':
+          if (op === ':?' ? empty : unset) throw new Error(`required variable ${name} is missing a value: ${arg}`);
+          return current!;
+        case ':+':
+          return empty ? '' : arg!;
+        default: // '+'
+          return unset ? '' : arg!;
+      }
+    },
+  );
 }
 
 function interpolateTree(node: unknown, env: Record<string, string | undefined>): unknown {
@@ -83,7 +93,10 @@ function compileComposeSchema(): ReturnType<Ajv2019['compile']> {
 export function validateComposeDocument(doc: unknown): void {
   const validate = compileComposeSchema();
   if (!validate(doc)) {
-    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
+    const problems = (validate.errors ?? []).map(
+      (e) =>
+        `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
+    );
     throw new Error(`docker-compose.yml does not follow the Compose Specification:\n${problems.join('\n')}`);
   }
 }
@@ -116,7 +129,8 @@ function longService(service: Record<string, any>): Record<string, any> {
   if (typeof out.build === 'string') out.build = { context: path.resolve(ROOT, out.build) };
   if (out.build?.context) out.build = { ...out.build, context: path.resolve(ROOT, out.build.context) };
   if (Array.isArray(out.ports)) out.ports = out.ports.map(longPort);
-  if (Array.isArray(out.depends_on)) out.depends_on = Object.fromEntries(out.depends_on.map((name: string) => [name, { condition: 'service_started' }]));
+  if (Array.isArray(out.depends_on))
+    out.depends_on = Object.fromEntries(out.depends_on.map((name: string) => [name, { condition: 'service_started' }]));
   return out;
 }
 
@@ -129,6 +143,10 @@ export function loadComposeFile(env: Record<string, string> = {}): { services: R
   const doc = interpolateTree(raw, env) as { services: Record<string, any>; volumes: Record<string, unknown> };
   validateComposeDocument(doc);
   // `docker compose config` lists services by name.
-  const services = Object.fromEntries(Object.entries(doc.services).sort(([a], [b]) => a.localeCompare(b)).map(([name, s]) => [name, longService(s)]));
+  const services = Object.fromEntries(
+    Object.entries(doc.services)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, s]) => [name, longService(s)]),
+  );
   return { ...doc, services };
 }

@@ -19,5 +19,7 @@ export function hrefsOf(html: string): string[] {
 
 /** The visible text of an HTML part (tags dropped, entities decoded, white space folded). */
 export function textOf(html: string): string {
-  return decodeEntities(html.replace(/<style[\s\S]*?<\/style>/gi, '').replace(/<[^>]+>/g, ' ')).replace(/\s+/g, ' ').trim();
+  return decodeEntities(html.replace(/<style[\s\S]*?<\/style>/gi, '').replace(/<[^>]+>/g, ' '))
+    .replace(/\s+/g, ' ')
+    .trim();
 }

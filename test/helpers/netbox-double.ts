@@ -42,7 +42,11 @@ function webhookFields(version: DoubleVersion): Record<string, FieldSpec> {
       conditions: { type: 'json', default: null },
     });
   } else {
-    Object.assign(fields, { description: { type: 'string', default: '' }, custom_fields: { type: 'json', default: {} }, tags: { type: 'json', default: [] } });
+    Object.assign(fields, {
+      description: { type: 'string', default: '' },
+      custom_fields: { type: 'json', default: {} },
+      tags: { type: 'json', default: [] },
+    });
   }
   return fields;
 }
@@ -65,7 +69,8 @@ function eventRuleFields(version: DoubleVersion): Record<string, FieldSpec> | un
   if (version === '4.6') {
     fields.event_types = { type: 'event-types', required: true };
   } else {
-    for (const t of ['type_create', 'type_update', 'type_delete', 'type_job_start', 'type_job_end']) fields[t] = { type: 'bool', default: false };
+    for (const t of ['type_create', 'type_update', 'type_delete', 'type_job_start', 'type_job_end'])
+      fields[t] = { type: 'bool', default: false };
   }
   return fields;
 }
@@ -114,14 +119,26 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
   const eventRules = new Map<number, Record<string, unknown>>();
   const requests: DoubleRequest[] = [];
   let nextId = 1;
-  const objectTypes = new Set(['dcim.device', 'dcim.site', ...(options.plugins ?? { validity: '3.5.2' }).validity ? ['validity.compliancereport'] : []]);
+  const objectTypes = new Set([
+    'dcim.device',
+    'dcim.site',
+    ...((options.plugins ?? { validity: '3.5.2' }).validity ? ['validity.compliancereport'] : []),
+  ]);
 
-  const collections: Record<string, { store: Map<number, Record<string, unknown>>; fields: Record<string, FieldSpec>; kind: string } | undefined> = {
+  const collections: Record<
+    string,
+    { store: Map<number, Record<string, unknown>>; fields: Record<string, FieldSpec>; kind: string } | undefined
+  > = {
     webhooks: { store: webhooks, fields: webhookFields(version), kind: 'webhook' },
     'event-rules': eventRuleFields(version) ? { store: eventRules, fields: eventRuleFields(version)!, kind: 'event rule' } : undefined,
   };
 
-  const validate = (collection: NonNullable<(typeof collections)[string]>, body: Record<string, unknown>, partial: boolean, selfId?: number): Record<string, string[]> => {
+  const validate = (
+    collection: NonNullable<(typeof collections)[string]>,
+    body: Record<string, unknown>,
+    partial: boolean,
+    selfId?: number,
+  ): Record<string, string[]> => {
     const errors: Record<string, string[]> = {};
     const add = (field: string, message: string) => (errors[field] ??= []).push(message);
     for (const [key, value] of Object.entries(body)) {
@@ -138,7 +155,8 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
         case 'string':
           if (value !== null && typeof value !== 'string') add(key, 'Not a valid string.');
           else if (spec.required && (value === null || value === '')) add(key, 'This field may not be blank.');
-          else if (spec.maxLength && typeof value === 'string' && value.length > spec.maxLength) add(key, `Ensure this field has no more than ${spec.maxLength} characters.`);
+          else if (spec.maxLength && typeof value === 'string' && value.length > spec.maxLength)
+            add(key, `Ensure this field has no more than ${spec.maxLength} characters.`);
           break;
         case 'bool':
           if (typeof value !== 'boolean') add(key, 'Must be a valid boolean.');
@@ -165,7 +183,8 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
       for (const [key, spec] of Object.entries(collection.fields)) if (spec.required && !(key in body)) add(key, 'This field is required.');
     }
     if (typeof body.name === 'string') {
-      for (const [id, other] of collection.store) if (id !== selfId && other.name === body.name) add('name', `${collection.kind} with this name already exists.`);
+      for (const [id, other] of collection.store)
+        if (id !== selfId && other.name === body.name) add('name', `${collection.kind} with this name already exists.`);
     }
     if (Object.keys(errors).length === 0) {
       const merged = { ...(selfId !== undefined ? collection.store.get(selfId) : {}), ...body };
@@ -173,7 +192,11 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
       if (typeFlags.some((t) => t in collection.fields) && !typeFlags.some((t) => merged[t] === true)) {
         add('type_create', 'At least one event type must be selected: create, update, delete, job start, and/or job end.');
       }
-      if ('action_object_type' in merged && merged.action_object_type === 'extras.webhook' && !webhooks.has(merged.action_object_id as number)) {
+      if (
+        'action_object_type' in merged &&
+        merged.action_object_type === 'extras.webhook' &&
+        !webhooks.has(merged.action_object_id as number)
+      ) {
         add('action_object_id', `Webhook with id ${String(merged.action_object_id)} does not exist.`);
       }
     }
@@ -183,7 +206,8 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
   const represent = (collection: NonNullable<(typeof collections)[string]>, name: string, obj: Record<string, unknown>) => {
     const out: Record<string, unknown> = { ...obj, url: `${double.url}/api/extras/${name}/${String(obj.id)}/`, display: obj.name };
     for (const [key, spec] of Object.entries(collection.fields)) {
-      if (spec.choiceObject && typeof out[key] === 'string') out[key] = { value: out[key], label: String(out[key]).charAt(0).toUpperCase() + String(out[key]).slice(1) };
+      if (spec.choiceObject && typeof out[key] === 'string')
+        out[key] = { value: out[key], label: String(out[key]).charAt(0).toUpperCase() + String(out[key]).slice(1) };
     }
     if (name === 'event-rules' && obj.action_object_type === 'extras.webhook') {
       const target = webhooks.get(obj.action_object_id as number);
@@ -238,7 +262,12 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
         let results = [...collection.store.values()];
         const name = url.searchParams.get('name');
         if (name !== null) results = results.filter((o) => o.name === name);
-        return send(200, { count: results.length, next: null, previous: null, results: results.map((o) => represent(collection, m[1], o)) });
+        return send(200, {
+          count: results.length,
+          next: null,
+          previous: null,
+          results: results.map((o) => represent(collection, m[1], o)),
+        });
       }
       if (method === 'GET') {
         const obj = collection.store.get(id!);
@@ -247,7 +276,11 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
       if (method === 'POST' && id === undefined) {
         const errors = validate(collection, body ?? {}, false);
         if (Object.keys(errors).length) return send(400, errors);
-        const defaults = Object.fromEntries(Object.entries(collection.fields).filter(([, s]) => 'default' in s).map(([k, s]) => [k, s.default]));
+        const defaults = Object.fromEntries(
+          Object.entries(collection.fields)
+            .filter(([, s]) => 'default' in s)
+            .map(([k, s]) => [k, s.default]),
+        );
         const obj = { id: nextId++, ...defaults, ...body, created: '2026-03-06T15:00:00Z', last_updated: '2026-03-06T15:00:00Z' };
         collection.store.set(obj.id, obj);
         return send(201, represent(collection, m[1], obj));

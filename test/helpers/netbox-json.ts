@@ -142,7 +142,10 @@ export function buildEnvelope(options: EnvelopeOptions = {}): Record<string, unk
     env.request_id = requestId;
   }
   env.data = data;
-  env.snapshots = { prechange: null, postchange: { created: data.created, last_updated: data.last_updated, custom_fields: data.custom_fields } };
+  env.snapshots = {
+    prechange: null,
+    postchange: { created: data.created, last_updated: data.last_updated, custom_fields: data.custom_fields },
+  };
   if (v >= 406) {
     env.request = { id: requestId, method: 'POST', path: '/api/extras/scripts/1/', user };
     if (v >= 407) (env.request as Record<string, unknown>).path_info = '/api/extras/scripts/1/';

@@ -30,9 +30,15 @@ export function makeTempDir(prefix = 'relay-test-'): string {
  * The real relay, in-process, on a real HTTP listener on port 0, with SQLite in a temp dir.
  * Log lines are captured (JSON) for assertions such as "no secret was logged".
  */
-export async function startTestRelay(env: Record<string, string | undefined> = {}, options: { clock?: Clock; dataDir?: string; random?: () => number; sleep?: (ms: number) => Promise<void> } = {}): Promise<TestRelay> {
+export async function startTestRelay(
+  env: Record<string, string | undefined> = {},
+  options: { clock?: Clock; dataDir?: string; random?: () => number; sleep?: (ms: number) => Promise<void> } = {},
+): Promise<TestRelay> {
   const dataDir = options.dataDir ?? makeTempDir();
-  const config = loadConfig({ DATA_DIR: dataDir, WORKER_POLL_MS: '50', LOG_LEVEL: 'debug', ...env }, { readFile: (f) => fs.readFileSync(f, 'utf8') });
+  const config = loadConfig(
+    { DATA_DIR: dataDir, WORKER_POLL_MS: '50', LOG_LEVEL: 'debug', ...env },
+    { readFile: (f) => fs.readFileSync(f, 'utf8') },
+  );
   const logs: string[] = [];
   const logger: Logger = createLogger({
     level: config.log.level,
@@ -74,7 +80,11 @@ export async function startTestRelay(env: Record<string, string | undefined> = {
 }
 
 /** POSTs raw bytes like NetBox's `requests` does. */
-export async function postWebhook(url: string, body: Buffer | string, headers: Record<string, string> = {}): Promise<{ status: number; json: any; headers: Headers }> {
+export async function postWebhook(
+  url: string,
+  body: Buffer | string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: any; headers: Headers }> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'User-Agent': 'python-urllib3/2.2.3', 'Accept-Encoding': 'identity', ...headers },
@@ -91,7 +101,11 @@ export async function postWebhook(url: string, body: Buffer | string, headers: R
 }
 
 /** Polls `check` until it returns a value (not undefined) or the time is up. */
-export async function waitUntil<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+export async function waitUntil<T>(
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

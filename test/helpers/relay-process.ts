@@ -24,7 +24,14 @@ export interface RelayProcess {
  */
 export async function startRelayProcess(env: Record<string, string>, dataDir: string): Promise<RelayProcess> {
   const child = spawn(process.execPath, [MAIN_JS, 'serve'], {
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, DOTENV_CONFIG_PATH: path.join(dataDir, 'none.env'), ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATA_DIR: dataDir,
+      DOTENV_CONFIG_PATH: path.join(dataDir, 'none.env'),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -3,7 +3,10 @@ import fs from 'node:fs';
 import { runCli } from '../../src/cli';
 
 /** Runs one `compliance-relay` command line in-process with this environment; captures its output. */
-export async function runCliCaptured(args: string[], env: Record<string, string | undefined>): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runCliCaptured(
+  args: string[],
+  env: Record<string, string | undefined>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';

@@ -11,9 +11,7 @@ export interface ReceivedMail {
 /** How the peer answers DATA: accept, fail with an SMTP code, or drop the connection. */
 export type SmtpBehaviour =
   /** `after`: the "250 OK" waits for it too (the test decides when the send completes). */
-  | { type: 'accept'; delayMs?: number; after?: Promise<unknown> }
-  | { type: 'reject'; code: number; message?: string }
-  | { type: 'drop' };
+  { type: 'accept'; delayMs?: number; after?: Promise<unknown> } | { type: 'reject'; code: number; message?: string } | { type: 'drop' };
 
 export interface SmtpPeer {
   port: number;
@@ -32,7 +30,9 @@ export interface SmtpPeer {
  * A real SMTP server from `smtp-server` on port 0 (no auth unless given, no TLS unless given).
  * Every accepted message is parsed with mailparser, as a user's mail client would see it.
  */
-export async function startSmtpPeer(options: { behaviour?: SmtpBehaviour; server?: Partial<SMTPServerOptions>; port?: number } = {}): Promise<SmtpPeer> {
+export async function startSmtpPeer(
+  options: { behaviour?: SmtpBehaviour; server?: Partial<SMTPServerOptions>; port?: number } = {},
+): Promise<SmtpPeer> {
   let decide: (attempt: number) => SmtpBehaviour = () => options.behaviour ?? { type: 'accept' };
   const received: ReceivedMail[] = [];
   const waiters: { count: number; resolve: (m: ReceivedMail[]) => void }[] = [];
@@ -61,25 +61,27 @@ export async function startSmtpPeer(options: { behaviour?: SmtpBehaviour; server
         }
         const raw = Buffer.concat(chunks);
         const delay = Promise.all([new Promise((r) => setTimeout(r, behaviour.delayMs ?? 0)), behaviour.after]);
-        void delay.then(() => simpleParser(raw)).then((parsed) => {
-          received.push({
-            envelope: {
-              from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-              to: session.envelope.rcptTo.map((r) => r.address),
-            },
-            raw,
-            parsed,
-          });
-          for (const w of [...waiters]) {
-            if (received.length >= w.count) {
-              waiters.splice(waiters.indexOf(w), 1);
-              w.resolve(received.slice());
+        void delay
+          .then(() => simpleParser(raw))
+          .then((parsed) => {
+            received.push({
+              envelope: {
+                from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+                to: session.envelope.rcptTo.map((r) => r.address),
+              },
+              raw,
+              parsed,
+            });
+            for (const w of [...waiters]) {
+              if (received.length >= w.count) {
+                waiters.splice(waiters.indexOf(w), 1);
+                w.resolve(received.slice());
+              }
             }
-          }
-          // A delayed "250 OK": the mail is here, the sender does not know yet (a send in flight).
-          if (behaviour.delayMs) setTimeout(() => callback(), behaviour.delayMs);
-          else callback();
-        }, callback);
+            // A delayed "250 OK": the mail is here, the sender does not know yet (a send in flight).
+            if (behaviour.delayMs) setTimeout(() => callback(), behaviour.delayMs);
+            else callback();
+          }, callback);
       });
     },
   });
@@ -92,7 +94,7 @@ export async function startSmtpPeer(options: { behaviour?: SmtpBehaviour; server
   // A client that dies (a relay SIGKILLed mid-send) resets its connections; smtp-server reports that
   // as an 'error' event, which without a listener would throw in the test process.
   server.on('error', () => undefined);
-  const port = ((server as unknown as { server: { address(): AddressInfo } }).server.address()).port;
+  const port = (server as unknown as { server: { address(): AddressInfo } }).server.address().port;
   return {
     port,
     url: `${options.server?.secure ? 'smtps' : 'smtp'}://127.0.0.1:${port}`,

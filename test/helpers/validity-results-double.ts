@@ -54,7 +54,13 @@ export function renderResult(r: ResultSpec, reportId: number, origin: string, ba
     id: r.id,
     url: `${api}/plugins/validity/test-results/${r.id}/`,
     display: `${r.test.name}::${r.device.name}::${r.passed ? 'passed' : 'failed'}`,
-    test: { id: r.test.id, url: `${api}/plugins/validity/tests/${r.test.id}/`, display: r.test.name, name: r.test.name, severity: r.test.severity },
+    test: {
+      id: r.test.id,
+      url: `${api}/plugins/validity/tests/${r.test.id}/`,
+      display: r.test.name,
+      name: r.test.name,
+      severity: r.test.severity,
+    },
     device: { id: r.device.id, url: `${api}/dcim/devices/${r.device.id}/`, display: r.device.name, name: r.device.name, description: '' },
     dynamic_pair: null,
     report: { id: reportId, url: `${api}/plugins/validity/reports/${reportId}/`, display: `report-${reportId}` },
@@ -100,12 +106,20 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
     if (reportMatch) {
       const report = reports.get(Number(reportMatch[1]));
       if (!report) return json(res, 404, { detail: 'No ComplianceReport matches the given query.' });
-      return json(res, 200, { id: report.id, url: `${publicOrigin}${api}/reports/${report.id}/`, display: `report-${report.id}`, created: report.created });
+      return json(res, 200, {
+        id: report.id,
+        url: `${publicOrigin}${api}/reports/${report.id}/`,
+        display: `report-${report.id}`,
+        created: report.created,
+      });
     }
     if (url.pathname === `${api}/test-results/`) {
       const reportId = Number(url.searchParams.get('report_id'));
       const report = reports.get(reportId);
-      if (!report) return json(res, 400, { report_id: [`Select a valid choice. ${url.searchParams.get('report_id')} is not one of the available choices.`] });
+      if (!report)
+        return json(res, 400, {
+          report_id: [`Select a valid choice. ${url.searchParams.get('report_id')} is not one of the available choices.`],
+        });
       const passed = url.searchParams.get('passed');
       const rows = report.results.filter((r) => passed === null || String(r.passed) === passed);
       const limit = Math.min(Number(url.searchParams.get('limit') ?? 50), 1000);
@@ -145,7 +159,10 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
 }
 
 /** `n` results of one report: test i % tests, device i, failing where `fails(i)`. */
-export function buildResults(n: number, options: { firstId?: number; fails: (i: number) => boolean; tests?: ResultSpec['test'][]; explanationBytes?: number }): ResultSpec[] {
+export function buildResults(
+  n: number,
+  options: { firstId?: number; fails: (i: number) => boolean; tests?: ResultSpec['test'][]; explanationBytes?: number },
+): ResultSpec[] {
   const tests = options.tests ?? [{ id: 1, name: 'ntp-servers', severity: 'HIGH' as const }];
   return Array.from({ length: n }, (_, i) => ({
     id: (options.firstId ?? 1000) + i,
@@ -158,7 +175,16 @@ export function buildResults(n: number, options: { firstId?: number; fails: (i: 
 
 /** The webhook's counts for a list of results, as validity computes them (passed/count per severity). */
 export function countResults(results: ResultSpec[]): Record<string, number> {
-  const counts: Record<string, number> = { total_passed: 0, total_count: 0, low_passed: 0, low_count: 0, middle_passed: 0, middle_count: 0, high_passed: 0, high_count: 0 };
+  const counts: Record<string, number> = {
+    total_passed: 0,
+    total_count: 0,
+    low_passed: 0,
+    low_count: 0,
+    middle_passed: 0,
+    middle_count: 0,
+    high_passed: 0,
+    high_count: 0,
+  };
   for (const r of results) {
     const level = r.test.severity.toLowerCase();
     counts.total_count += 1;
@@ -168,5 +194,9 @@ export function countResults(results: ResultSpec[]): Record<string, number> {
       counts[`${level}_passed`] += 1;
     }
   }
-  return { ...counts, device_count: new Set(results.map((r) => r.device.id)).size, test_count: new Set(results.map((r) => r.test.id)).size };
+  return {
+    ...counts,
+    device_count: new Set(results.map((r) => r.device.id)).size,
+    test_count: new Set(results.map((r) => r.test.id)).size,
+  };
 }

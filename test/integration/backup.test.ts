@@ -19,7 +19,8 @@ describe('compliance-relay backup', () => {
   });
 
   it('copies the store while the relay runs, and never overwrites a file', async () => {
-    for (const id of [1, 2, 3]) expect((await postWebhook(relay.webhookUrl, buildBody({ data: buildReportData({ id }) }))).status).toBe(202);
+    for (const id of [1, 2, 3])
+      expect((await postWebhook(relay.webhookUrl, buildBody({ data: buildReportData({ id }) }))).status).toBe(202);
     const target = path.join(dir, 'relay-backup.sqlite');
     const io = captureIo({ DATA_DIR: relay.dataDir }, dir);
     expect(await runCli(['node', 'compliance-relay', 'backup', target], io)).toBe(0);

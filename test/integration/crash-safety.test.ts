@@ -59,7 +59,12 @@ describe('crash safety: SIGKILL in the middle of a burst of 1,000 deliveries', (
       TEMPLATES_DIR: `${dir}/templates`,
     };
     const bodies = Array.from({ length: DELIVERIES }, (_, i) =>
-      buildBody({ data: buildReportData({ id: 10_000 + i, created: `2026-03-06T15:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}.000000Z` }) }),
+      buildBody({
+        data: buildReportData({
+          id: 10_000 + i,
+          created: `2026-03-06T15:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}.000000Z`,
+        }),
+      }),
     );
     const acknowledged = new Set<number>();
     const unanswered = new Set<number>();
@@ -114,7 +119,11 @@ describe('crash safety: SIGKILL in the middle of a burst of 1,000 deliveries', (
     const reportIdOf = (m: SmtpPeer['received'][number]) => Number(m.parsed.headers.get('x-compliance-report-id'));
     const distinct = () => new Set(smtp.received.map(reportIdOf));
     await waitUntil(() => distinct().size === DELIVERIES || undefined, 200_000, `all ${DELIVERIES} reports mailed`);
-    await waitUntil(() => child!.output.some((l) => l.includes('"resuming deliveries')) || undefined, 5_000, 'the restart to resume the interrupted sends');
+    await waitUntil(
+      () => child!.output.some((l) => l.includes('"resuming deliveries')) || undefined,
+      5_000,
+      'the restart to resume the interrupted sends',
+    );
 
     const counts = new Map<number, number>();
     for (const m of smtp.received) counts.set(reportIdOf(m), (counts.get(reportIdOf(m)) ?? 0) + 1);
@@ -126,6 +135,8 @@ describe('crash safety: SIGKILL in the middle of a burst of 1,000 deliveries', (
     const ids = new Map<number, Set<string>>();
     for (const m of smtp.received) ids.set(reportIdOf(m), (ids.get(reportIdOf(m)) ?? new Set()).add(String(m.parsed.messageId)));
     for (const set of ids.values()) expect(set.size).toBe(1);
-    process.stdout.write(`crash-safety: ${acknowledged.size} acknowledged before SIGKILL, ${unanswered.size} re-sent after restart, ${duplicates} duplicate mails (bound ${POOL_SIZE})\n`);
+    process.stdout.write(
+      `crash-safety: ${acknowledged.size} acknowledged before SIGKILL, ${unanswered.size} re-sent after restart, ${duplicates} duplicate mails (bound ${POOL_SIZE})\n`,
+    );
   }, 300_000);
 });

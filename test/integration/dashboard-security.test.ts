@@ -10,10 +10,18 @@ const ADMIN_TOKEN = 'dashboard-admin-token-0123456789';
 function postLogin(url: string, token: string, localAddress = '127.0.0.1'): Promise<{ status: number; cookie?: string }> {
   const body = `token=${encodeURIComponent(token)}`;
   return new Promise((resolve, reject) => {
-    const req = http.request(`${url}/ui/login`, { method: 'POST', localAddress, headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, cookie: res.headers['set-cookie']?.[0]?.split(';')[0] }));
-    });
+    const req = http.request(
+      `${url}/ui/login`,
+      {
+        method: 'POST',
+        localAddress,
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, cookie: res.headers['set-cookie']?.[0]?.split(';')[0] }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -68,7 +76,10 @@ describe('the dashboard says what the configuration exposes, and links only to N
     const secret = 'dashboard-webhook-secret';
     relay = await startTestRelay({ ADMIN_TOKEN, WEBHOOK_SECRET: secret, NETBOX_URL: 'https://netbox.example.com' });
     const { cookie } = await postLogin(relay.url, ADMIN_TOKEN);
-    const body = buildBody({ version: '4.6', data: { ...buildReportData({ id: 5 }), url: '@127.0.0.2:18102/api/plugins/validity/reports/5/', results_url: 'javascript:alert(1)' } });
+    const body = buildBody({
+      version: '4.6',
+      data: { ...buildReportData({ id: 5 }), url: '@127.0.0.2:18102/api/plugins/validity/reports/5/', results_url: 'javascript:alert(1)' },
+    });
     expect((await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, secret) })).status).toBe(202);
     await waitUntil(() => relay!.workerOutcomes.length > 0 || undefined, 10_000, 'the mail');
     const html = await (await fetch(`${relay.url}/ui/deliveries/1`, { headers: { Cookie: cookie! } })).text();

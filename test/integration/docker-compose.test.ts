@@ -16,7 +16,9 @@ describe('the compose file check itself', () => {
     const doc = YAML.parse(fs.readFileSync(COMPOSE_FILE, 'utf8'), { merge: true });
     doc.services.relay.enviroment = { LOG_LEVEL: 'debug' }; // a typo Compose would refuse
     doc.services.mailcatcher.ports = [{ target: 'eighty' }];
-    expect(() => validateComposeDocument(doc)).toThrow(/\/services\/relay must NOT have additional properties \(enviroment\)[\s\S]*\/services\/mailcatcher\/ports\/0/);
+    expect(() => validateComposeDocument(doc)).toThrow(
+      /\/services\/relay must NOT have additional properties \(enviroment\)[\s\S]*\/services\/mailcatcher\/ports\/0/,
+    );
   });
 
   it('interpolates as Compose does: ":-" also replaces an empty value, "-" only an unset one, "$$" is a dollar', () => {
@@ -42,7 +44,13 @@ describe('docker-compose.yml', () => {
   });
 
   it('lets Mailpit replace MailHog and the operator set the recipients and secret', () => {
-    const config = composeConfig({ MAIL_CATCHER_IMAGE: 'axllent/mailpit:latest', MAIL_TO: 'ops@example.org', WEBHOOK_SECRET: 'abc', RELAY_PORT: '18080', RELAY_PUBLISH_ADDRESS: '0.0.0.0' });
+    const config = composeConfig({
+      MAIL_CATCHER_IMAGE: 'axllent/mailpit:latest',
+      MAIL_TO: 'ops@example.org',
+      WEBHOOK_SECRET: 'abc',
+      RELAY_PORT: '18080',
+      RELAY_PUBLISH_ADDRESS: '0.0.0.0',
+    });
     expect(config.services.mailcatcher.image).toBe('axllent/mailpit:latest');
     expect(config.services.relay.environment.MAIL_TO).toBe('ops@example.org');
     expect(config.services.relay.environment.WEBHOOK_SECRET).toBe('abc');
@@ -73,7 +81,12 @@ describe('docker-compose.yml, profile ha', () => {
   it('leaves the default `docker compose up` as the single relay and the mail catcher', () => {
     // Every service is listed; `up` starts only those without a profile unless one is enabled.
     const services = Object.entries(composeConfig().services as Record<string, { profiles?: string[] }>);
-    expect(services.filter(([, s]) => !s.profiles).map(([name]) => name).sort()).toEqual(['mailcatcher', 'relay']);
+    expect(
+      services
+        .filter(([, s]) => !s.profiles)
+        .map(([name]) => name)
+        .sort(),
+    ).toEqual(['mailcatcher', 'relay']);
     expect(services.filter(([, s]) => s.profiles).map(([name, s]) => [name, s.profiles])).toEqual(
       ['postgres', 'proxy', 'relay-a', 'relay-b'].map((name) => [name, ['ha']]),
     );

@@ -21,10 +21,14 @@ describe('duplicates never produce a second mail', () => {
   const post = (body: Buffer) => postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) });
   /** Waits until the outbox holds `n` deliveries, all sent; then the SMTP server has seen every send. */
   const allSent = async (n: number) => {
-    await waitUntil(async () => {
-      const c = await relay.relay.store.countByState();
-      return c.sent === n && c.queued + c.sending + c.retrying + c.dead === 0 ? c : undefined;
-    }, 15_000, `${n} deliveries sent`);
+    await waitUntil(
+      async () => {
+        const c = await relay.relay.store.countByState();
+        return c.sent === n && c.queued + c.sending + c.retrying + c.dead === 0 ? c : undefined;
+      },
+      15_000,
+      `${n} deliveries sent`,
+    );
   };
 
   it('the same body posted 20 times in parallel is stored once and mailed once', async () => {

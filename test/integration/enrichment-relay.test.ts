@@ -26,13 +26,22 @@ describe('the relay reads the failing results from NetBox when it mails a report
   });
 
   async function start(env: Record<string, string>): Promise<TestRelay> {
-    relay = await startTestRelay({ SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', WEBHOOK_SECRET: SECRET, NETBOX_TOKEN: TOKEN, ...env });
+    relay = await startTestRelay({
+      SMTP_URL: smtp.url,
+      MAIL_TO: 'netops@example.com',
+      WEBHOOK_SECRET: SECRET,
+      NETBOX_TOKEN: TOKEN,
+      ...env,
+    });
     return relay;
   }
 
   async function deliver(r: TestRelay, id: number, results = buildResults(12, { fails: (i) => i % 3 === 0, tests: TESTS })): Promise<void> {
     netbox.reports.set(id, { id, created: '2026-03-06T15:11:18.123456Z', results });
-    const body = buildBody({ version: '4.6', data: buildReportData({ id, created: '2026-03-06T15:11:18.123456Z', ...countResults(results) }) });
+    const body = buildBody({
+      version: '4.6',
+      data: buildReportData({ id, created: '2026-03-06T15:11:18.123456Z', ...countResults(results) }),
+    });
     const res = await postWebhook(r.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) });
     expect(res.status).toBe(202);
   }
@@ -45,7 +54,9 @@ describe('the relay reads the failing results from NetBox when it mails a report
     expect(text).toContain('WHAT FAILED: 4 failing results in 2 tests');
     expect(text).toContain(`sw-000  ${netbox.url}/plugins/validity/test-results/1000/`);
     expect(mail.parsed.attachments.map((a) => [a.filename, a.contentType])).toEqual([['report-77-failures.csv', 'text/csv']]);
-    expect(mail.parsed.attachments[0].content.toString('utf8')).toContain(`sw-003,snmp-community,MIDDLE,${netbox.url}/plugins/validity/test-results/1003/\r\n`);
+    expect(mail.parsed.attachments[0].content.toString('utf8')).toContain(
+      `sw-003,snmp-community,MIDDLE,${netbox.url}/plugins/validity/test-results/1003/\r\n`,
+    );
     // The webhook was answered before NetBox was asked: the results were read by the worker.
     expect(netbox.requests[0].authorization).toBe(`Token ${TOKEN}`);
     expect(r.logs.join('\n')).not.toContain(TOKEN);

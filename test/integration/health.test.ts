@@ -23,24 +23,44 @@ describe('GET /healthz and /readyz', () => {
     smtp = await startSmtpPeer();
     relay = await startTestRelay({ SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', METRICS_TOKEN });
     expect(await getJson(`${relay.url}/healthz`)).toEqual({ status: 200, body: { status: 'ok' } });
-    const ready = await waitUntil(async () => {
-      const r = await getJson(`${relay!.url}/readyz`);
-      return r.body.checks.smtp.source ? r : undefined;
-    }, 10_000, 'the first SMTP check');
+    const ready = await waitUntil(
+      async () => {
+        const r = await getJson(`${relay!.url}/readyz`);
+        return r.body.checks.smtp.source ? r : undefined;
+      },
+      10_000,
+      'the first SMTP check',
+    );
     expect(ready.status).toBe(200);
-    expect(ready.body).toMatchObject({ status: 'ready', checks: { store: { ok: true }, templates: { ok: true, sets: ['report'] }, smtp: { ok: true, source: 'verify' } } });
+    expect(ready.body).toMatchObject({
+      status: 'ready',
+      checks: { store: { ok: true }, templates: { ok: true, sets: ['report'] }, smtp: { ok: true, source: 'verify' } },
+    });
   });
 
   it('names SMTP as failing while the server is down, and recovers when it is back', async () => {
     smtp = await startSmtpPeer();
     const port = smtp.port;
     await smtp.close();
-    relay = await startTestRelay({ SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_TO: 'netops@example.com', SMTP_CONNECTION_TIMEOUT_MS: '2000', METRICS_TOKEN });
-    const down = await waitUntil(async () => {
-      const r = await getJson(`${relay!.url}/readyz`);
-      return r.status === 503 ? r : undefined;
-    }, 10_000, '/readyz to fail');
-    expect(down.body).toMatchObject({ status: 'not ready', failing: ['smtp'], checks: { store: { ok: true }, smtp: { ok: false, source: 'verify', code: 'ESOCKET' } } });
+    relay = await startTestRelay({
+      SMTP_URL: `smtp://127.0.0.1:${port}`,
+      MAIL_TO: 'netops@example.com',
+      SMTP_CONNECTION_TIMEOUT_MS: '2000',
+      METRICS_TOKEN,
+    });
+    const down = await waitUntil(
+      async () => {
+        const r = await getJson(`${relay!.url}/readyz`);
+        return r.status === 503 ? r : undefined;
+      },
+      10_000,
+      '/readyz to fail',
+    );
+    expect(down.body).toMatchObject({
+      status: 'not ready',
+      failing: ['smtp'],
+      checks: { store: { ok: true }, smtp: { ok: false, source: 'verify', code: 'ESOCKET' } },
+    });
     // Without a token: the status and the failing check's name, not the SMTP server nor its error (issue 14).
     const anonymous = await getJson(`${relay.url}/readyz`, null);
     expect(anonymous).toEqual({ status: 503, body: { status: 'not ready', failing: ['smtp'] } });
@@ -56,7 +76,10 @@ describe('GET /healthz and /readyz', () => {
 
   it('turns failing when a send cannot reach the server, and passing when a send succeeds', async () => {
     smtp = await startSmtpPeer();
-    relay = await startTestRelay({ SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', RETRY_BASE_MS: '300', RETRY_MAX_DELAY_MS: '300', METRICS_TOKEN }, { random: () => 1 });
+    relay = await startTestRelay(
+      { SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', RETRY_BASE_MS: '300', RETRY_MAX_DELAY_MS: '300', METRICS_TOKEN },
+      { random: () => 1 },
+    );
     await waitUntil(async () => (await getJson(`${relay!.url}/readyz`)).body.checks.smtp.source, 10_000, 'the first check');
     smtp.setBehaviour({ type: 'drop' });
     const body = buildBody({ data: buildReportData({ id: 7 }) });
@@ -75,14 +98,31 @@ describe('GET /healthz and /readyz', () => {
     smtp = await startSmtpPeer();
     const port = smtp.port;
     await smtp.close();
-    relay = await startTestRelay({ SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_TO: 'netops@example.com', SMTP_CONNECTION_TIMEOUT_MS: '2000', ADMIN_TOKEN });
-    await waitUntil(async () => ((await getJson(`${relay!.url}/readyz`, null)).status === 503 ? true : undefined), 10_000, '/readyz to fail');
+    relay = await startTestRelay({
+      SMTP_URL: `smtp://127.0.0.1:${port}`,
+      MAIL_TO: 'netops@example.com',
+      SMTP_CONNECTION_TIMEOUT_MS: '2000',
+      ADMIN_TOKEN,
+    });
+    await waitUntil(
+      async () => ((await getJson(`${relay!.url}/readyz`, null)).status === 503 ? true : undefined),
+      10_000,
+      '/readyz to fail',
+    );
     const admin = await getJson(`${relay.url}/readyz`, ADMIN_TOKEN);
     expect(admin.body).toMatchObject({ failing: ['smtp'], checks: { smtp: { ok: false, code: 'ESOCKET' } } });
     expect((await getJson(`${relay.url}/readyz`, null)).body).toEqual({ status: 'not ready', failing: ['smtp'] });
     await relay.stop();
-    relay = await startTestRelay({ SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_TO: 'netops@example.com', SMTP_CONNECTION_TIMEOUT_MS: '2000' });
-    await waitUntil(async () => ((await getJson(`${relay!.url}/readyz`, null)).status === 503 ? true : undefined), 10_000, '/readyz to fail');
+    relay = await startTestRelay({
+      SMTP_URL: `smtp://127.0.0.1:${port}`,
+      MAIL_TO: 'netops@example.com',
+      SMTP_CONNECTION_TIMEOUT_MS: '2000',
+    });
+    await waitUntil(
+      async () => ((await getJson(`${relay!.url}/readyz`, null)).status === 503 ? true : undefined),
+      10_000,
+      '/readyz to fail',
+    );
     expect((await getJson(`${relay.url}/readyz`, 'any-token-guessed-by-someone')).body).toEqual({ status: 'not ready', failing: ['smtp'] });
   });
 
@@ -92,6 +132,9 @@ describe('GET /healthz and /readyz', () => {
     await relay.relay.store.close();
     const r = await getJson(`${relay.url}/readyz`);
     expect(r.status).toBe(503);
-    expect(r.body).toMatchObject({ failing: ['store'], checks: { store: { ok: false, code: 'STORE_CLOSED' }, templates: { ok: true }, smtp: { ok: true } } });
+    expect(r.body).toMatchObject({
+      failing: ['store'],
+      checks: { store: { ok: false, code: 'STORE_CLOSED' }, templates: { ok: true }, smtp: { ok: true } },
+    });
   });
 });

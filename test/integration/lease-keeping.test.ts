@@ -25,7 +25,14 @@ describe('leases of deliveries waiting for a send slot', () => {
     smtp = await startSmtpPeer();
     // The first mail is held by the server for several leases; the rest are answered at once.
     smtp.setBehaviour((attempt) => ({ type: 'accept', ...(attempt === 1 ? { after: slow } : {}) }));
-    relay = await startTestRelay({ SMTP_URL: smtp.url, MAIL_TO: 'oncall@example.com', WEBHOOK_SECRET: SECRET, SMTP_POOL_SIZE: '1', LEASE_MS: String(LEASE_MS), NETBOX_ENRICH_BUDGET_MS: '200' });
+    relay = await startTestRelay({
+      SMTP_URL: smtp.url,
+      MAIL_TO: 'oncall@example.com',
+      WEBHOOK_SECRET: SECRET,
+      SMTP_POOL_SIZE: '1',
+      LEASE_MS: String(LEASE_MS),
+      NETBOX_ENRICH_BUDGET_MS: '200',
+    });
     for (const id of [801, 802, 803]) {
       const body = buildBody({ data: buildReportData({ id }) });
       expect((await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) })).status).toBe(202);

@@ -51,11 +51,18 @@ describe('where the relay listens without a webhook secret (issue 14)', () => {
     expect(listening?.host).toBe('127.0.0.1');
     expect(await connects('127.0.0.1', relay.port)).toBe(true);
     expect(await connects('127.0.0.2', relay.port)).toBe(false);
-    expect(relay.output.join('\n')).toContain('WEBHOOK_SECRET is not set: deliveries are accepted WITHOUT a signature check, on 127.0.0.1 (loopback) only');
+    expect(relay.output.join('\n')).toContain(
+      'WEBHOOK_SECRET is not set: deliveries are accepted WITHOUT a signature check, on 127.0.0.1 (loopback) only',
+    );
   });
 
   it('refuses to listen on 0.0.0.0 without a secret: exit 78, naming WEBHOOK_SECRET', () => {
-    const result = spawnSync(process.execPath, [MAIN_JS, 'serve'], { cwd, env: { PATH: process.env.PATH ?? '', HOST: '0.0.0.0', PORT: '0' }, encoding: 'utf8', timeout: 20_000 });
+    const result = spawnSync(process.execPath, [MAIN_JS, 'serve'], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', HOST: '0.0.0.0', PORT: '0' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(result.status).toBe(78);
     expect(result.stderr).toContain('- WEBHOOK_SECRET: is required to listen on HOST=0.0.0.0');
   });
@@ -67,7 +74,11 @@ describe('where the relay listens without a webhook secret (issue 14)', () => {
       encoding: 'utf8',
     });
     expect(result.status).toBe(78);
-    for (const line of ['- WEBHOOK_SECRET: is required to listen on HOST=0.0.0.0', '- WEBHOOK_SECRET_PREVIOUS: is empty or only white space', '- MAIL_TO: is required']) {
+    for (const line of [
+      '- WEBHOOK_SECRET: is required to listen on HOST=0.0.0.0',
+      '- WEBHOOK_SECRET_PREVIOUS: is empty or only white space',
+      '- MAIL_TO: is required',
+    ]) {
       expect(result.stderr).toContain(line);
     }
   });

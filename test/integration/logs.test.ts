@@ -12,7 +12,10 @@ describe('structured logs', () => {
 
   beforeEach(async () => {
     smtp = await startSmtpPeer();
-    relay = await startTestRelay({ SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', WEBHOOK_SECRET: secret, RETRY_BASE_MS: '100', RETRY_MAX_DELAY_MS: '100' }, { random: () => 0.5 });
+    relay = await startTestRelay(
+      { SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', WEBHOOK_SECRET: secret, RETRY_BASE_MS: '100', RETRY_MAX_DELAY_MS: '100' },
+      { random: () => 0.5 },
+    );
   });
   afterEach(async () => {
     await relay.stop();
@@ -61,7 +64,14 @@ describe('LOG_FORMAT=pretty', () => {
     const dataDir = makeTempDir();
     const main = path.resolve(__dirname, '../../dist/src/main.js');
     const child = spawn(process.execPath, [main, 'serve'], {
-      env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_FORMAT: 'pretty', DOTENV_CONFIG_PATH: path.join(dataDir, 'none.env') },
+      env: {
+        PATH: process.env.PATH,
+        DATA_DIR: dataDir,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_FORMAT: 'pretty',
+        DOTENV_CONFIG_PATH: path.join(dataDir, 'none.env'),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -236,7 +236,9 @@ describe('the HTML mail in a real browser', () => {
     const { page, requests } = await open(width, 'light');
     try {
       const box = (selector: string) =>
-        page.evaluate<{ w: number; h: number }[]>(`[...document.querySelectorAll('${selector}')].map((e) => ({ w: e.getBoundingClientRect().width, h: e.getBoundingClientRect().height }))`);
+        page.evaluate<{ w: number; h: number }[]>(
+          `[...document.querySelectorAll('${selector}')].map((e) => ({ w: e.getBoundingClientRect().width, h: e.getBoundingClientRect().height }))`,
+        );
       // Overall and the three severities have results: four bars, each really painted.
       const bars = await box('table.bar');
       expect(bars).toHaveLength(4);
@@ -248,7 +250,9 @@ describe('the HTML mail in a real browser', () => {
         expect(bar.h).toBeGreaterThan(0);
       }
       const links = await page.evaluate<string[]>(`[...document.querySelectorAll('a[href]')].map((a) => a.href)`);
-      expect(links).toEqual(expect.arrayContaining([`${netbox.url}/plugins/validity/reports/42/`, `${netbox.url}/plugins/validity/test-results/?report_id=42`]));
+      expect(links).toEqual(
+        expect.arrayContaining([`${netbox.url}/plugins/validity/reports/42/`, `${netbox.url}/plugins/validity/test-results/?report_id=42`]),
+      );
       // Nothing but the page itself: no image, font or stylesheet fetched from anywhere.
       expect(requests).toEqual([PAGE_URL]);
       // Custom field text is shown escaped, never run.
@@ -298,7 +302,9 @@ describe('the HTML mail in a real browser', () => {
   it('at 375 px every device name stays on one line (cut with an ellipsis when too long, the full name in its title)', async () => {
     const { page } = await open(375, 'light');
     try {
-      const devices = await page.evaluate<{ name: string; title: string; lines: number; height: number; lineHeight: number }[]>(`[...document.querySelectorAll('.device')].map((e) => ({
+      const devices = await page.evaluate<
+        { name: string; title: string; lines: number; height: number; lineHeight: number }[]
+      >(`[...document.querySelectorAll('.device')].map((e) => ({
         name: e.textContent, title: e.getAttribute('title'), lines: e.getClientRects().length,
         height: e.getBoundingClientRect().height, lineHeight: parseFloat(getComputedStyle(e).lineHeight) || 20,
       }))`);
@@ -376,7 +382,10 @@ describe('the HTML mail without NETBOX_URL, long NetBox paths, on a phone', () =
     fs.mkdirSync(OUT, { recursive: true });
     smtp = await startSmtpPeer();
     dataDir = makeTempDir('relay-look-relative-');
-    relay = await startTestRelay({ SMTP_URL: smtp.url, MAIL_TO: 'ops@example.com', MAIL_FROM: 'Compliance <relay@example.com>' }, { dataDir });
+    relay = await startTestRelay(
+      { SMTP_URL: smtp.url, MAIL_TO: 'ops@example.com', MAIL_FROM: 'Compliance <relay@example.com>' },
+      { dataDir },
+    );
     const data = buildReportData({ id: 7, basePath: BASE_PATH, high_passed: 1, high_count: 3, total_passed: 6, total_count: 8 });
     expect((await postWebhook(relay.webhookUrl, buildBody({ version: '4.6', data }))).status).toBe(202);
     const [mail] = await smtp.waitFor(1, 30_000);
@@ -397,7 +406,9 @@ describe('the HTML mail without NETBOX_URL, long NetBox paths, on a phone', () =
       const page = await context.newPage();
       await page.setContent(html, { waitUntil: 'load' });
       await page.screenshot({ path: path.join(OUT, `report-7-relative-375px-${scheme}.png`), fullPage: true });
-      const size = await page.evaluate<{ scroll: number; client: number }>('({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })');
+      const size = await page.evaluate<{ scroll: number; client: number }>(
+        '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
+      );
       expect(size.scroll).toBeLessThanOrEqual(size.client);
       const text = await page.evaluate<string>('document.body.innerText');
       // Named as "NetBox" (no host to name), and the paths are all there, as text.

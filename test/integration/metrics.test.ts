@@ -7,7 +7,11 @@ import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 const secret = 'metrics-test-webhook-secret';
 
 function signed(id: number, options: { event?: string } = {}) {
-  const body = buildBody({ version: '4.6', event: options.event, data: buildReportData({ id, created: `2026-03-06T15:11:${String(id % 60).padStart(2, '0')}.000000Z` }) });
+  const body = buildBody({
+    version: '4.6',
+    event: options.event,
+    data: buildReportData({ id, created: `2026-03-06T15:11:${String(id % 60).padStart(2, '0')}.000000Z` }),
+  });
   return { body, headers: { 'X-Hook-Signature': netboxSignature(body, secret) } };
 }
 
@@ -20,7 +24,13 @@ describe('GET /metrics', () => {
     now = Date.parse('2026-03-06T16:00:00Z');
     smtp = await startSmtpPeer();
     relay = await startTestRelay(
-      { SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', WEBHOOK_SECRET: secret, RETRY_BASE_MS: '3600000', RETRY_MAX_DELAY_MS: '3600000' },
+      {
+        SMTP_URL: smtp.url,
+        MAIL_TO: 'netops@example.com',
+        WEBHOOK_SECRET: secret,
+        RETRY_BASE_MS: '3600000',
+        RETRY_MAX_DELAY_MS: '3600000',
+      },
       { clock: { now: () => now }, random: () => 0.99 },
     );
   });
@@ -54,7 +64,9 @@ describe('GET /metrics', () => {
     expect(sampleValue(text, 'compliance_relay_deliveries_received_total', { outcome: 'duplicate' })).toBe(1);
     expect(sampleValue(text, 'compliance_relay_deliveries_received_total', { outcome: 'ignored', code: 'OTHER_EVENT' })).toBe(1);
     expect(sampleValue(text, 'compliance_relay_deliveries_received_total', { outcome: 'rejected', code: 'SIGNATURE_INVALID' })).toBe(1);
-    expect(sampleValue(text, 'compliance_relay_deliveries_received_total', { outcome: 'rejected', code: 'UNSUPPORTED_MEDIA_TYPE' })).toBe(1);
+    expect(sampleValue(text, 'compliance_relay_deliveries_received_total', { outcome: 'rejected', code: 'UNSUPPORTED_MEDIA_TYPE' })).toBe(
+      1,
+    );
     expect(sampleValue(text, 'compliance_relay_mails_sent_total')).toBe(1);
     expect(sampleValue(text, 'compliance_relay_send_duration_seconds_count', { result: 'sent' })).toBe(1);
     expect(sampleValue(text, 'compliance_relay_queue_deliveries', { state: 'sent' })).toBe(1);
@@ -116,7 +128,11 @@ describe('NetBox fetch errors', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
     const port = (probe.address() as net.AddressInfo).port;
     await new Promise((resolve) => probe.close(resolve));
-    relay = await startTestRelay({ NETBOX_URL: `http://127.0.0.1:${port}`, NETBOX_TOKEN: '0123456789abcdef0123456789abcdef01234567', NETBOX_ENRICH_BUDGET_MS: '2000' });
+    relay = await startTestRelay({
+      NETBOX_URL: `http://127.0.0.1:${port}`,
+      NETBOX_TOKEN: '0123456789abcdef0123456789abcdef01234567',
+      NETBOX_ENRICH_BUDGET_MS: '2000',
+    });
     expect(sampleValue(await scrape(relay.url), 'compliance_relay_netbox_fetch_errors_total', { reason: 'UNREACHABLE' })).toBeUndefined();
 
     const res = await postWebhook(relay.webhookUrl, buildBody({ data: buildReportData({ id: 9, total_passed: 5, total_count: 8 }) }));
@@ -124,7 +140,9 @@ describe('NetBox fetch errors', () => {
     await waitUntil(() => relay.workerOutcomes.length === 1, 15_000, 'the send');
     expect(relay.workerOutcomes[0].type).toBe('sent');
     expect(sampleValue(await scrape(relay.url), 'compliance_relay_netbox_fetch_errors_total', { reason: 'UNREACHABLE' })).toBe(1);
-    const line = relay.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'mail goes without the failing results: NetBox could not provide them');
+    const line = relay.logs
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.msg === 'mail goes without the failing results: NetBox could not provide them');
     expect(line).toMatchObject({ deliveryId: res.json.id, reportId: 9, code: 'UNREACHABLE' });
   });
 });

@@ -60,7 +60,13 @@ describe('compliance-relay netbox-setup', () => {
       const webhook = [...netbox.webhooks.values()][0];
       expect(webhook).toMatchObject(expectedWebhook(secret));
       if (version === '3.6') {
-        expect(webhook).toMatchObject({ type_create: true, type_update: false, type_delete: false, content_types: ['validity.compliancereport'], enabled: true });
+        expect(webhook).toMatchObject({
+          type_create: true,
+          type_update: false,
+          type_delete: false,
+          content_types: ['validity.compliancereport'],
+          enabled: true,
+        });
         expect(netbox.requests.some((r) => r.path.startsWith('/api/extras/event-rules/'))).toBe(false);
       } else {
         expect(netbox.eventRules.size).toBe(1);
@@ -110,7 +116,7 @@ describe('compliance-relay netbox-setup', () => {
     expect(again.out).toContain('updated payload_url, body_template');
   });
 
-  it('uses the relay\'s WEBHOOK_SECRET when it has one, and shows a secret only when asked', async () => {
+  it("uses the relay's WEBHOOK_SECRET when it has one, and shows a secret only when asked", async () => {
     netbox = await startNetboxDouble({ version: '4.0' });
     const secret = 'configured-webhook-secret-value';
     const run = await setup(['--payload-url', PAYLOAD_URL], { WEBHOOK_SECRET: secret });
@@ -128,9 +134,13 @@ describe('compliance-relay netbox-setup', () => {
     expect(run.code).toBe(0);
     expect(netbox.writes()).toHaveLength(0);
     expect(fs.existsSync(secretFile)).toBe(false);
-    expect(run.out).toContain(`Would send: POST ${netbox.url}/api/extras/webhooks/ {"name":"compliance-relay","payload_url":"${PAYLOAD_URL}","http_method":"POST"`);
+    expect(run.out).toContain(
+      `Would send: POST ${netbox.url}/api/extras/webhooks/ {"name":"compliance-relay","payload_url":"${PAYLOAD_URL}","http_method":"POST"`,
+    );
     expect(run.out).toContain('"secret":"[64 characters, not shown]"');
-    expect(run.out).toContain(`Would send: POST ${netbox.url}/api/extras/event-rules/ {"name":"compliance-relay","object_types":["validity.compliancereport"],"event_types":["object_created"]`);
+    expect(run.out).toContain(
+      `Would send: POST ${netbox.url}/api/extras/event-rules/ {"name":"compliance-relay","object_types":["validity.compliancereport"],"event_types":["object_created"]`,
+    );
     expect(run.out).toContain('Dry run: nothing was changed.');
   });
 
@@ -154,7 +164,10 @@ describe('compliance-relay netbox-setup', () => {
     const url = `http://127.0.0.1:${(probe.address() as net.AddressInfo).port}`;
     await new Promise((resolve) => probe.close(resolve));
     const io = captureIo({ NETBOX_URL: url, NETBOX_TOKEN: TOKEN, DATA_DIR: path.join(dir, 'data') }, dir);
-    const code = await runCli(['node', 'compliance-relay', 'netbox-setup', '--payload-url', PAYLOAD_URL, '--secret-file', path.join(dir, 's2')], io);
+    const code = await runCli(
+      ['node', 'compliance-relay', 'netbox-setup', '--payload-url', PAYLOAD_URL, '--secret-file', path.join(dir, 's2')],
+      io,
+    );
     expect(code).toBe(EXIT_UNAVAILABLE);
     expect(io.err()).toContain('GET /api/status/: NetBox did not answer (ECONNREFUSED)');
   });
@@ -173,12 +186,23 @@ describe('the NetBox double enforces what each version accepts', () => {
     const netbox = await startNetboxDouble({ version: '4.0' });
     try {
       const headers = { Authorization: `Token ${TOKEN}`, Accept: 'application/json', 'Content-Type': 'application/json' };
-      const hook = await fetch(`${netbox.url}/api/extras/webhooks/`, { method: 'POST', headers, body: JSON.stringify({ name: 'h', payload_url: 'https://x/' }) });
+      const hook = await fetch(`${netbox.url}/api/extras/webhooks/`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: 'h', payload_url: 'https://x/' }),
+      });
       const { id } = (await hook.json()) as { id: number };
       const rule = await fetch(`${netbox.url}/api/extras/event-rules/`, {
         method: 'POST',
         headers,
-        body: JSON.stringify({ name: 'r', object_types: ['validity.compliancereport'], event_types: ['object_created'], action_type: 'webhook', action_object_type: 'extras.webhook', action_object: { id } }),
+        body: JSON.stringify({
+          name: 'r',
+          object_types: ['validity.compliancereport'],
+          event_types: ['object_created'],
+          action_type: 'webhook',
+          action_object_type: 'extras.webhook',
+          action_object: { id },
+        }),
       });
       expect(rule.status).toBe(400);
       expect(await rule.json()).toEqual({

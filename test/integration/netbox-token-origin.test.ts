@@ -59,15 +59,18 @@ function watchingAgent(): { agent: http.Agent; targets: string[] } {
   const targets: string[] = [];
   const agent = new http.Agent({ keepAlive: true });
   const create = agent.createConnection.bind(agent);
-  agent.createConnection = ((options: { host?: string; port?: number }, callback: unknown) => {
+  agent.createConnection = (options: { host?: string; port?: number }, callback: unknown) => {
     targets.push(`${options.host}:${options.port}`);
     return (create as (o: unknown, c: unknown) => Socket)(options, callback);
-  });
+  };
   return { agent, targets };
 }
 
 function deliveryWith(fields: { url: string; results_url: string }): ReportDelivery | undefined {
-  const data = { ...buildReportData({ id: 7, created: CREATED, total_passed: 1, total_count: 2, middle_passed: 1, middle_count: 2 }), ...fields };
+  const data = {
+    ...buildReportData({ id: 7, created: CREATED, total_passed: 1, total_count: 2, middle_passed: 1, middle_count: 2 }),
+    ...fields,
+  };
   try {
     const parsed = parseDelivery(buildBody({ version: '4.6', data }));
     return parsed.kind === 'report' ? parsed : undefined;
@@ -76,16 +79,14 @@ function deliveryWith(fields: { url: string; results_url: string }): ReportDeliv
   }
 }
 
-describe('the NetBox token goes only to NETBOX_URL\'s origin (issue 14)', () => {
+describe("the NetBox token goes only to NETBOX_URL's origin (issue 14)", () => {
   let netbox: Peer;
   let attacker: Peer;
   /** What the NetBox peer answers: the report (with the webhook's creation time) and one page whose `next` is `nextLink`. */
   let nextLink: string | null = null;
   beforeAll(async () => {
     netbox = await startPeer('127.0.0.1', (path) =>
-      path.includes('/reports/')
-        ? { id: 7, created: CREATED }
-        : { count: 2, next: nextLink, previous: null, results: [] },
+      path.includes('/reports/') ? { id: 7, created: CREATED } : { count: 2, next: nextLink, previous: null, results: [] },
     );
     attacker = await startPeer('127.0.0.2');
   });
@@ -117,28 +118,40 @@ describe('the NetBox token goes only to NETBOX_URL\'s origin (issue 14)', () => 
         `:${attacker.port}@127.0.0.2/`,
       ),
       fc
-        .tuple(fc.constantFrom('', '/', '@', '//', '\\', ':', '.', 'http://', `${attacker.origin}`, '/api/'), fc.string({ maxLength: 30 }), fc.constantFrom('', `@127.0.0.2:${attacker.port}/`, '/'))
+        .tuple(
+          fc.constantFrom('', '/', '@', '//', '\\', ':', '.', 'http://', `${attacker.origin}`, '/api/'),
+          fc.string({ maxLength: 30 }),
+          fc.constantFrom('', `@127.0.0.2:${attacker.port}/`, '/'),
+        )
         .map(([a, b, c]) => `${a}${b}${c}`),
       fc.webUrl(),
       fc.string({ maxLength: 60 }),
     );
 
-  it('builds only URLs on NETBOX_URL\'s origin, without userinfo, from any string (property)', () => {
+  it("builds only URLs on NETBOX_URL's origin, without userinfo, from any string (property)", () => {
     const base = parseNetboxBase('https://netbox.example.com/netbox');
     fc.assert(
       fc.property(hostile(), fc.boolean(), (input, rebase) => {
         const built = buildNetboxUrl(base, input, { rebaseForeignOrigin: rebase });
         if (!built.ok) return true;
-        return built.url.origin === 'https://netbox.example.com' && built.url.username === '' && built.url.password === '' && built.url.pathname.startsWith('/netbox/');
+        return (
+          built.url.origin === 'https://netbox.example.com' &&
+          built.url.username === '' &&
+          built.url.password === '' &&
+          built.url.pathname.startsWith('/netbox/')
+        );
       }),
       { numRuns: 5000, seed: 14 },
     );
   });
 
-  it('sends no request, and no token, to the host a webhook\'s data.url names; the mail says why (example)', async () => {
+  it("sends no request, and no token, to the host a webhook's data.url names; the mail says why (example)", async () => {
     const client = createNetboxClient({ url: netbox.origin, token: TOKEN, timeoutMs: 2000, maxAttempts: 1 });
     try {
-      const delivery = deliveryWith({ url: `@127.0.0.2:${attacker.port}/`, results_url: '/api/plugins/validity/test-results/?report_id=7' })!;
+      const delivery = deliveryWith({
+        url: `@127.0.0.2:${attacker.port}/`,
+        results_url: '/api/plugins/validity/test-results/?report_id=7',
+      })!;
       const enrichment = await enrichReport(delivery, { client, hasToken: true, budgetMs: 5000 });
       expect(enrichment).toMatchObject({ status: 'missing', code: 'UNSAFE_URL' });
       if (enrichment.status === 'missing') expect(enrichment.reason).toContain('is not a NetBox path: it does not start with /');
@@ -148,11 +161,13 @@ describe('the NetBox token goes only to NETBOX_URL\'s origin (issue 14)', () => 
     }
   });
 
-  it('does not follow a results page\'s next to another host (example)', async () => {
+  it("does not follow a results page's next to another host (example)", async () => {
     const client = createNetboxClient({ url: netbox.origin, token: TOKEN, timeoutMs: 2000, maxAttempts: 1 });
     try {
       nextLink = `@127.0.0.2:${attacker.port}/`;
-      const error = await client.streamList('/api/plugins/validity/test-results/?report_id=7', () => undefined, { deadline: Date.now() + 5000 }).catch((e: unknown) => e);
+      const error = await client
+        .streamList('/api/plugins/validity/test-results/?report_id=7', () => undefined, { deadline: Date.now() + 5000 })
+        .catch((e: unknown) => e);
       expect(error).toMatchObject({ code: 'UNSAFE_URL', retryable: false });
       expect(netbox.requests.map((r) => r.authorization)).toEqual([`Token ${TOKEN}`]);
       expect(attacker.requests).toEqual([]);
@@ -161,7 +176,7 @@ describe('the NetBox token goes only to NETBOX_URL\'s origin (issue 14)', () => 
     }
   });
 
-  it('for any data.url, results_url or next, a request either goes to NETBOX_URL\'s origin or is not made (property)', async () => {
+  it("for any data.url, results_url or next, a request either goes to NETBOX_URL's origin or is not made (property)", async () => {
     // NetBox's own paths often enough that the later requests (results, then `next`) are reached too.
     const reportPath = fc.oneof(fc.constant('/api/plugins/validity/reports/7/'), hostile());
     const resultsPath = fc.oneof(fc.constant('/api/plugins/validity/test-results/?report_id=7'), hostile());
@@ -208,9 +223,18 @@ describe('a relay given a forged data.url still mails the report, without the de
     await smtp.close();
   });
 
-  it('sends nothing to the attacker\'s listener', async () => {
-    relay = await startTestRelay({ SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', WEBHOOK_SECRET: SECRET, NETBOX_URL: netbox.origin, NETBOX_TOKEN: TOKEN });
-    const data = { ...buildReportData({ id: 9, created: CREATED, total_passed: 1, total_count: 2, middle_passed: 1, middle_count: 2 }), url: `@127.0.0.2:${attacker.port}/` };
+  it("sends nothing to the attacker's listener", async () => {
+    relay = await startTestRelay({
+      SMTP_URL: smtp.url,
+      MAIL_TO: 'netops@example.com',
+      WEBHOOK_SECRET: SECRET,
+      NETBOX_URL: netbox.origin,
+      NETBOX_TOKEN: TOKEN,
+    });
+    const data = {
+      ...buildReportData({ id: 9, created: CREATED, total_passed: 1, total_count: 2, middle_passed: 1, middle_count: 2 }),
+      url: `@127.0.0.2:${attacker.port}/`,
+    };
     const body = buildBody({ version: '4.6', data });
     const res = await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) });
     expect(res.status).toBe(202);
@@ -219,7 +243,9 @@ describe('a relay given a forged data.url still mails the report, without the de
     expect(String(mail.parsed.text)).toContain('Failing tests are not listed: the relay refused to send a request to NetBox');
     await waitUntil(() => relay!.workerOutcomes.length > 0 || undefined, 10_000, 'the outcome');
     expect(relay.workerOutcomes.map((o) => o.type)).toEqual(['sent']);
-    const warning = relay.logs.map((l) => JSON.parse(l) as { level: number; code?: string; error?: string }).find((l) => l.code === 'UNSAFE_URL');
+    const warning = relay.logs
+      .map((l) => JSON.parse(l) as { level: number; code?: string; error?: string })
+      .find((l) => l.code === 'UNSAFE_URL');
     expect(warning).toMatchObject({ level: 40, error: expect.stringContaining(`"@127.0.0.2:${attacker.port}/" is not a NetBox path`) });
     expect(attacker.requests).toEqual([]);
     expect(relay.logs.join('\n')).not.toContain(TOKEN);

@@ -4,7 +4,7 @@ import { runCliCaptured } from '../helpers/run-cli';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 
 const SECRET = 'operator-webhook-secret';
- 
+
 const body = (res: Response): Promise<any> => res.json();
 const ADMIN_TOKEN = 'admin-token-0123456789abcdef';
 
@@ -19,7 +19,14 @@ describe('operator recovery: list dead deliveries and requeue them', () => {
 
   beforeEach(async () => {
     smtp = await startSmtpPeer({ behaviour: { type: 'reject', code: 550, message: 'mailbox unavailable' } });
-    env = { SMTP_URL: smtp.url, MAIL_TO: 'oncall@example.com', WEBHOOK_SECRET: SECRET, ADMIN_TOKEN, RETRY_BASE_MS: '20', RETRY_MAX_DELAY_MS: '50' };
+    env = {
+      SMTP_URL: smtp.url,
+      MAIL_TO: 'oncall@example.com',
+      WEBHOOK_SECRET: SECRET,
+      ADMIN_TOKEN,
+      RETRY_BASE_MS: '20',
+      RETRY_MAX_DELAY_MS: '50',
+    };
     relay = await startTestRelay(env);
     env.DATA_DIR = relay.dataDir;
   });
@@ -60,7 +67,10 @@ describe('operator recovery: list dead deliveries and requeue them', () => {
     expect(table.stdout).not.toContain('BODY-MARKER');
 
     const json = await runCliCaptured(['deliveries', '--json'], env);
-    const listed = JSON.parse(json.stdout) as { deliveries: { id: number; reportId: number; state: string; lastErrorCode: string }[]; counts: Record<string, number> };
+    const listed = JSON.parse(json.stdout) as {
+      deliveries: { id: number; reportId: number; state: string; lastErrorCode: string }[];
+      counts: Record<string, number>;
+    };
     expect(listed.deliveries.map((d) => [d.reportId, d.state, d.lastErrorCode])).toEqual([
       [3, 'dead', 'SMTP_5XX'],
       [2, 'dead', 'SMTP_5XX'],
@@ -137,7 +147,10 @@ describe('operator recovery: list dead deliveries and requeue them', () => {
     // requeue is fsynced) may already have claimed it again.
     const requeuedNow = (await body(retried)).delivery as { reportId: number; state: string; attempts: number };
     expect(requeuedNow.reportId).toBe(2);
-    expect([{ state: 'queued', attempts: 0 }, { state: 'sending', attempts: 1 }]).toContainEqual({ state: requeuedNow.state, attempts: requeuedNow.attempts });
+    expect([
+      { state: 'queued', attempts: 0 },
+      { state: 'sending', attempts: 1 },
+    ]).toContainEqual({ state: requeuedNow.state, attempts: requeuedNow.attempts });
     await smtp.waitFor(1);
     await waitUntil(async () => ((await relay.relay.store.countByState()).sent === 1 ? true : undefined), 10_000, 'sent');
     const one = await body(await api(`/api/deliveries/${page.deliveries[0].id}`));

@@ -80,7 +80,11 @@ describe('PostgreSQL restarts while the relay runs', () => {
     expect((await post(5)).status).toBe(200); // the earlier ones are still there: a duplicate
 
     await waitUntil(() => (mailedIds().size === 30 ? true : undefined), 120_000, 'all 30 reports to be mailed');
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 30 ? true : undefined), 60_000, 'all 30 recorded as sent');
+    await waitUntil(
+      async () => ((await relay!.relay.store.countByState()).sent === 30 ? true : undefined),
+      60_000,
+      'all 30 recorded as sent',
+    );
     const expected = new Set(Array.from({ length: 30 }, (_, i) => String(i + 1)));
     expect(mailedIds()).toEqual(expected);
     // A send that finished while the database was down is recorded once it is back (issue 21): no mail twice.

@@ -19,7 +19,7 @@ routes:
     to: auditors@example.com
 `;
 
-describe('preview and send-test: the template author\'s loop', () => {
+describe("preview and send-test: the template author's loop", () => {
   let dir: string;
   beforeEach(() => {
     dir = makeTempDir('relay-preview-');
@@ -27,17 +27,29 @@ describe('preview and send-test: the template author\'s loop', () => {
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  const env = () => ({ DATA_DIR: path.join(dir, 'data'), ROUTES_FILE: path.join(dir, 'routes.yaml'), MAIL_FROM: 'Compliance <relay@example.com>', NETBOX_URL: 'https://netbox.example.com' });
+  const env = () => ({
+    DATA_DIR: path.join(dir, 'data'),
+    ROUTES_FILE: path.join(dir, 'routes.yaml'),
+    MAIL_FROM: 'Compliance <relay@example.com>',
+    NETBOX_URL: 'https://netbox.example.com',
+  });
 
   it('writes subject.txt, mail.html, mail.txt and mail.eml for a delivery file and a route, sending nothing', async () => {
     const file = path.join(dir, 'delivery.json');
-    fs.writeFileSync(file, buildBody({ data: buildReportData({ id: 77, high_passed: 3, high_count: 5, total_passed: 8, total_count: 13 }) }));
+    fs.writeFileSync(
+      file,
+      buildBody({ data: buildReportData({ id: 77, high_passed: 3, high_count: 5, total_passed: 8, total_count: 13 }) }),
+    );
     const io = captureIo(env(), dir);
     expect(await runCli(['node', 'compliance-relay', 'preview', file, '--route', 'on-call', '--out', 'out'], io)).toBe(0);
     const out = path.join(dir, 'out');
-    expect(fs.readFileSync(path.join(out, 'subject.txt'), 'utf8')).toBe('[on-call] [2 HIGH failed] netbox.example.com: Compliance report 77: 8/13 passed (61.5%)\n');
+    expect(fs.readFileSync(path.join(out, 'subject.txt'), 'utf8')).toBe(
+      '[on-call] [2 HIGH failed] netbox.example.com: Compliance report 77: 8/13 passed (61.5%)\n',
+    );
     expect(fs.readFileSync(path.join(out, 'mail.txt'), 'utf8')).toContain('https://netbox.example.com/plugins/validity/reports/77/');
-    expect(fs.readFileSync(path.join(out, 'mail.html'), 'utf8')).toContain('href="https://netbox.example.com/plugins/validity/reports/77/"');
+    expect(fs.readFileSync(path.join(out, 'mail.html'), 'utf8')).toContain(
+      'href="https://netbox.example.com/plugins/validity/reports/77/"',
+    );
     const eml = await simpleParser(fs.readFileSync(path.join(out, 'mail.eml')));
     expect(eml.subject).toBe('[on-call] [2 HIGH failed] netbox.example.com: Compliance report 77: 8/13 passed (61.5%)');
     expect(eml.headers.get('x-compliance-route')).toBe('on-call');
@@ -51,7 +63,15 @@ describe('preview and send-test: the template author\'s loop', () => {
     const store = SqliteStore.open({ dataDir: path.join(dir, 'data') });
     for (const id of [5, 6]) {
       const body = buildBody({ data: buildReportData({ id, created: `2026-03-0${id}T06:00:00Z` }) });
-      await store.insertDelivery({ dedupKey: `${id}@x`, reportId: id, reportCreated: `2026-03-0${id}T06:00:00Z`, completedAt: `2026-03-0${id}T06:00:05Z`, source: '127.0.0.1', body, receivedAt: Date.now() });
+      await store.insertDelivery({
+        dedupKey: `${id}@x`,
+        reportId: id,
+        reportCreated: `2026-03-0${id}T06:00:00Z`,
+        completedAt: `2026-03-0${id}T06:00:05Z`,
+        source: '127.0.0.1',
+        body,
+        receivedAt: Date.now(),
+      });
     }
     await store.close();
     let io = captureIo(env(), dir);
@@ -68,7 +88,7 @@ describe('preview and send-test: the template author\'s loop', () => {
     expect(io.err()).toContain('no route "nobody" (routes: on-call, auditors)');
   });
 
-  it('send-test sends the sample report through SMTP and prints the server\'s answer', async () => {
+  it("send-test sends the sample report through SMTP and prints the server's answer", async () => {
     const smtp = await startSmtpPeer();
     try {
       const io = captureIo({ ...env(), SMTP_URL: smtp.url }, dir);
@@ -103,7 +123,10 @@ describe('preview and send-test: the template author\'s loop', () => {
     expect(await runCli(['node', 'compliance-relay', 'check-config'], io)).toBe(78);
     expect(io.err()).toContain('route on-call uses template set "missing"');
 
-    fs.writeFileSync(path.join(dir, 'routes.yaml'), 'routes:\n  - name: on-call\n    to: a@example.com\n    subject: "{{reportt.id}} failed"\n');
+    fs.writeFileSync(
+      path.join(dir, 'routes.yaml'),
+      'routes:\n  - name: on-call\n    to: a@example.com\n    subject: "{{reportt.id}} failed"\n',
+    );
     io = captureIo(env(), dir);
     expect(await runCli(['node', 'compliance-relay', 'check-config'], io)).toBe(78);
     expect(io.err()).toContain('route on-call subject');

@@ -31,7 +31,13 @@ describe('the compliance-relay process', () => {
     const cwd = makeTempDir();
     const result = spawnSync(process.execPath, [MAIN, 'serve'], {
       cwd,
-      env: baseEnv({ PORT: 'http', SMTP_URL: 'smtp://user:Sup3rS3cret@mail.example.com', MAIL_TIMEZONE: 'Nowhere/Land', WEBHOOK_SECRET: 'a', WEBHOOK_SECRET_FILE: '/x' }),
+      env: baseEnv({
+        PORT: 'http',
+        SMTP_URL: 'smtp://user:Sup3rS3cret@mail.example.com',
+        MAIL_TIMEZONE: 'Nowhere/Land',
+        WEBHOOK_SECRET: 'a',
+        WEBHOOK_SECRET_FILE: '/x',
+      }),
       encoding: 'utf8',
     });
     expect(result.status).toBe(78);
@@ -43,7 +49,11 @@ describe('the compliance-relay process', () => {
 
   it('check-config names a bad port, a bad address and a wrong SMTP scheme in one run', () => {
     const cwd = makeTempDir();
-    const result = spawnSync(process.execPath, [MAIN, 'check-config'], { cwd, env: baseEnv({ PORT: 'abc', MAIL_TO: 'bad', SMTP_URL: 'ftp://x' }), encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [MAIN, 'check-config'], {
+      cwd,
+      env: baseEnv({ PORT: 'abc', MAIL_TO: 'bad', SMTP_URL: 'ftp://x' }),
+      encoding: 'utf8',
+    });
     expect(result.status).toBe(78);
     for (const v of ['PORT', 'MAIL_TO', 'SMTP_URL']) expect(result.stderr).toContain(`- ${v}:`);
     fs.rmSync(cwd, { recursive: true, force: true });
@@ -52,7 +62,11 @@ describe('the compliance-relay process', () => {
   it('is reached as the README says, `npx compliance-relay`, and prints its version', () => {
     const root = path.join(__dirname, '../..');
     const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
-    const result = spawnSync('npx', ['--no-install', 'compliance-relay', '--version'], { cwd: root, env: { ...process.env }, encoding: 'utf8' });
+    const result = spawnSync('npx', ['--no-install', 'compliance-relay', '--version'], {
+      cwd: root,
+      env: { ...process.env },
+      encoding: 'utf8',
+    });
     expect(result.status).toBe(0);
     expect(result.stdout.trim()).toBe(version);
   });
@@ -73,7 +87,14 @@ describe('the compliance-relay process', () => {
     const dataDir = makeTempDir();
     const port = await freePort();
     const child: ChildProcess = spawn(process.execPath, [MAIN, 'serve'], {
-      env: baseEnv({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, SMTP_URL: smtp.url, MAIL_TO: 'ops@example.com', SHUTDOWN_TIMEOUT_MS: '10000' }),
+      env: baseEnv({
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        SMTP_URL: smtp.url,
+        MAIL_TO: 'ops@example.com',
+        SHUTDOWN_TIMEOUT_MS: '10000',
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

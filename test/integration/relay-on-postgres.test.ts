@@ -19,7 +19,12 @@ describe('DATABASE_URL switches the relay to PostgreSQL', () => {
   });
 
   test('a delivery is stored in PostgreSQL, mailed once, and a retry by NetBox is a duplicate', async () => {
-    const relay = await startTestRelay({ DATABASE_URL: schema.url, SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', WEBHOOK_SECRET: secret });
+    const relay = await startTestRelay({
+      DATABASE_URL: schema.url,
+      SMTP_URL: smtp.url,
+      MAIL_TO: 'netops@example.com',
+      WEBHOOK_SECRET: secret,
+    });
     try {
       const body = buildBody({ version: '4.6', data: buildReportData({ id: 501 }) });
       const headers = { 'X-Hook-Signature': netboxSignature(body, secret) };

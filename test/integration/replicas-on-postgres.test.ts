@@ -134,7 +134,9 @@ describe('three relay processes on one PostgreSQL database', () => {
     // Every report mailed: the killed replica's claims are taken over once their lease expires.
     await waitUntil(
       async () => {
-        const { rows } = await schema.query<{ state: string; n: number }>('SELECT state, COUNT(*)::int AS n FROM deliveries GROUP BY state');
+        const { rows } = await schema.query<{ state: string; n: number }>(
+          'SELECT state, COUNT(*)::int AS n FROM deliveries GROUP BY state',
+        );
         return rows.length === 1 && rows[0].state === 'sent' && rows[0].n === DELIVERIES ? true : undefined;
       },
       240_000,
@@ -147,9 +149,16 @@ describe('three relay processes on one PostgreSQL database', () => {
     }
     // Failed sends (an SMTP answer lost to a timeout) are retried: the server may have taken the mail,
     // so each may add one duplicate. Counted from the replicas' logs, as an operator would.
-    const failedSends = replicas.flatMap((r) => r.output().split('\n').filter((l) => l.includes('send failed')));
+    const failedSends = replicas.flatMap((r) =>
+      r
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('send failed')),
+    );
     // For the reader of a failed run: how long posting and mailing took on this machine.
-    console.log(`posted in ${postedMs} ms, all mailed after ${Date.now() - startedAt} ms, ${smtp.received.length} mails, ${failedSends.length} failed sends`);
+    console.log(
+      `posted in ${postedMs} ms, all mailed after ${Date.now() - startedAt} ms, ${smtp.received.length} mails, ${failedSends.length} failed sends`,
+    );
     expect(perReport.size).toBe(DELIVERIES);
     expect([...perReport.keys()].every((id) => Number(id) >= 10_000 && Number(id) < 10_000 + DELIVERIES)).toBe(true);
     // The README's bound: a mail is sent twice only when its sender died between handing it to SMTP and

@@ -27,7 +27,14 @@ describe('retention', () => {
 
   it('prunes sent deliveries older than RETENTION_DAYS on its own and keeps dead ones until `prune --dead`', async () => {
     relay = await startTestRelay(
-      { SMTP_URL: smtp.url, SMTP_POOL_SIZE: '1', MAIL_TO: 'oncall@example.com', WEBHOOK_SECRET: SECRET, RETENTION_DAYS: '30', RETENTION_INTERVAL_MS: '50' },
+      {
+        SMTP_URL: smtp.url,
+        SMTP_POOL_SIZE: '1',
+        MAIL_TO: 'oncall@example.com',
+        WEBHOOK_SECRET: SECRET,
+        RETENTION_DAYS: '30',
+        RETENTION_INTERVAL_MS: '50',
+      },
       { clock: { now: () => now } },
     );
     const post = async (id: number) => {
@@ -35,10 +42,14 @@ describe('retention', () => {
       return postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) });
     };
     for (const id of [1, 2, 3]) expect((await post(id)).status).toBe(202);
-    await waitUntil(async () => {
-      const c = await relay.relay.store.countByState();
-      return c.sent === 2 && c.dead === 1 ? c : undefined;
-    }, 10_000, '2 sent, 1 dead');
+    await waitUntil(
+      async () => {
+        const c = await relay.relay.store.countByState();
+        return c.sent === 2 && c.dead === 1 ? c : undefined;
+      },
+      10_000,
+      '2 sent, 1 dead',
+    );
 
     // 10 days later: nothing is old enough yet (the timer runs every 50 ms).
     now += 10 * DAY_MS;
@@ -51,7 +62,11 @@ describe('retention', () => {
     const left = await relay.relay.store.listDeliveries();
     expect(left.map((d) => [d.reportId, d.state])).toEqual([[2, 'dead']]);
     // The rows are gone before the prune's commit is synced and logged: wait for the line, not just the count.
-    await waitUntil(async () => (relay.logs.some((l) => l.includes('pruned 2 sent deliveries older than 30 days')) ? true : undefined), 5_000, 'prune logged');
+    await waitUntil(
+      async () => (relay.logs.some((l) => l.includes('pruned 2 sent deliveries older than 30 days')) ? true : undefined),
+      5_000,
+      'prune logged',
+    );
     // The stored body went with the row: nothing of report 1 is left in the file.
     const db = (relay.relay.store as unknown as { database: { prepare(sql: string): { get(): { n: number } } } }).database;
     expect(db.prepare('SELECT COUNT(*) AS n FROM deliveries WHERE report_id IN (1, 3)').get().n).toBe(0);

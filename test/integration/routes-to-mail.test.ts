@@ -62,14 +62,17 @@ describe('routes: the right people get the right mails', () => {
   });
 
   async function start(extra: Record<string, string> = {}) {
-    relay = await startTestRelay({
-      ADMIN_TOKEN: 'admin-token-for-the-routes-test',
-      SMTP_URL: smtp.url,
-      MAIL_FROM: 'Compliance <relay@example.com>',
-      ROUTES_FILE: path.join(dir, 'routes.yaml'),
-      NETBOX_URL: 'https://netbox.example.com',
-      ...extra,
-    }, { dataDir: path.join(dir, 'data') });
+    relay = await startTestRelay(
+      {
+        ADMIN_TOKEN: 'admin-token-for-the-routes-test',
+        SMTP_URL: smtp.url,
+        MAIL_FROM: 'Compliance <relay@example.com>',
+        ROUTES_FILE: path.join(dir, 'routes.yaml'),
+        NETBOX_URL: 'https://netbox.example.com',
+        ...extra,
+      },
+      { dataDir: path.join(dir, 'data') },
+    );
   }
 
   /** Posts a report and waits until the worker has finished with it (sent or suppressed). */
@@ -77,7 +80,11 @@ describe('routes: the right people get the right mails', () => {
     const before = relay.workerOutcomes.filter((o) => o.type === 'sent' || o.type === 'suppressed').length;
     const res = await postWebhook(relay.webhookUrl, body);
     expect(res.status).toBe(202);
-    await waitUntil(() => relay.workerOutcomes.filter((o) => o.type === 'sent' || o.type === 'suppressed').length > before, 10_000, 'the delivery to be processed');
+    await waitUntil(
+      () => relay.workerOutcomes.filter((o) => o.type === 'sent' || o.type === 'suppressed').length > before,
+      10_000,
+      'the delivery to be processed',
+    );
     return res.json.id as number;
   }
 
@@ -112,7 +119,9 @@ describe('routes: the right people get the right mails', () => {
 
     // The regression route has its own subject; filters see the report's figures.
     const regression = smtp.received.find((m) => routeOf(m) === 'regressions')!;
-    expect(regression.parsed.subject).toBe('Regression: [3 HIGH failed] netbox.example.com: Compliance report 103: 25/30 passed (83.3%), worse than report 102');
+    expect(regression.parsed.subject).toBe(
+      'Regression: [3 HIGH failed] netbox.example.com: Compliance report 103: 25/30 passed (83.3%), worse than report 102',
+    );
     expect(regression.parsed.headers.get('x-compliance-pass-percent')).toBe('83.3');
     expect(regression.parsed.headers.get('x-compliance-high-failed')).toBe('3');
 
@@ -128,13 +137,26 @@ describe('routes: the right people get the right mails', () => {
     // Every decision is recorded with its reason: the suppressed on-call mail of report 102 says why.
     const records = await relay.relay.store.listRouteMails([r1, r2, r3, r4]);
     const of = (id: number, route: string) => records.find((r) => r.deliveryId === id && r.route === route)!;
-    expect(of(r2, 'on-call')).toMatchObject({ outcome: 'suppressed', state: 'suppressed', reason: expect.stringContaining('same failed counts per severity as report 101') });
+    expect(of(r2, 'on-call')).toMatchObject({
+      outcome: 'suppressed',
+      state: 'suppressed',
+      reason: expect.stringContaining('same failed counts per severity as report 101'),
+    });
     expect(of(r4, 'on-call')).toMatchObject({ outcome: 'skipped', reason: 'not matched' });
-    expect(of(r3, 'regressions')).toMatchObject({ state: 'sent', messageId: regression.parsed.messageId, response: expect.stringMatching(/^250/) });
+    expect(of(r3, 'regressions')).toMatchObject({
+      state: 'sent',
+      messageId: regression.parsed.messageId,
+      response: expect.stringMatching(/^250/),
+    });
     expect((await relay.relay.store.getDelivery(r2))!.state).toBe('sent');
 
     // The dashboard's delivery page shows each route's decision, the suppressed one with its reason.
-    const login = await fetch(`${relay.url}/ui/login`, { method: 'POST', redirect: 'manual', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'token=admin-token-for-the-routes-test' });
+    const login = await fetch(`${relay.url}/ui/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'token=admin-token-for-the-routes-test',
+    });
     const cookie = login.headers.get('set-cookie')!.split(';')[0];
     const page = await (await fetch(`${relay.url}/ui/deliveries/${r2}`, { headers: { Cookie: cookie } })).text();
     expect(page).toContain('<h2>Routes</h2>');
@@ -142,11 +164,18 @@ describe('routes: the right people get the right mails', () => {
     expect(page).toMatch(/<td>regressions<\/td><td>skipped<\/td><td>not matched<\/td>/);
 
     // The deliveries listing (admin API, same shape as `deliveries --json`) shows the suppression and why.
-    const listed = (await (await fetch(`${relay.url}/api/deliveries`, { headers: { Authorization: "Bearer admin-token-for-the-routes-test" } })).json()) as { deliveries: { id: number; routes: unknown[] }[] };
+    const listed = (await (
+      await fetch(`${relay.url}/api/deliveries`, { headers: { Authorization: 'Bearer admin-token-for-the-routes-test' } })
+    ).json()) as { deliveries: { id: number; routes: unknown[] }[] };
     const d2 = listed.deliveries.find((d) => d.id === r2)!;
     expect(d2.routes).toEqual(
       expect.arrayContaining([
-        { route: 'on-call', outcome: 'suppressed', state: 'suppressed', reason: expect.stringContaining('same failed counts per severity as report 101') },
+        {
+          route: 'on-call',
+          outcome: 'suppressed',
+          state: 'suppressed',
+          reason: expect.stringContaining('same failed counts per severity as report 101'),
+        },
         { route: 'auditors', outcome: 'send', state: 'sent', reason: expect.any(String) },
       ]),
     );
@@ -168,7 +197,11 @@ describe('routes: the right people get the right mails', () => {
     expect(records.filter((r) => r.state === 'sent').map((r) => r.route)).toEqual(['on-call', 'auditors']);
     expect(await relay.relay.store.requeue(id, Date.now())).toBe(true);
     relay.relay.worker.kick();
-    await waitUntil(async () => ((await relay.relay.store.getDelivery(id))!.state === 'sent' ? true : undefined), 10_000, 'requeued delivery to finish');
+    await waitUntil(
+      async () => ((await relay.relay.store.getDelivery(id))!.state === 'sent' ? true : undefined),
+      10_000,
+      'requeued delivery to finish',
+    );
     await new Promise((r) => setTimeout(r, 200));
     expect(smtp.received).toHaveLength(2);
   });

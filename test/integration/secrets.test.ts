@@ -23,7 +23,9 @@ function forms(value: string): string[] {
 
 function runCommand(args: string[], env: Record<string, string>, cwd: string): Promise<string> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN_JS, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, cwd }, (_error, stdout, stderr) => resolve(`${stdout}\n${stderr}`));
+    execFile(process.execPath, [MAIN_JS, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, cwd }, (_error, stdout, stderr) =>
+      resolve(`${stdout}\n${stderr}`),
+    );
   });
 }
 
@@ -93,19 +95,32 @@ describe('secrets never appear in logs, answers or command output', () => {
     // Wrong, missing and truncated signatures; a signature made with a secret as the body; invalid bodies.
     answers.push(JSON.stringify(await postWebhook(webhook, body, { 'X-Hook-Signature': 'ab'.repeat(64) })));
     answers.push(JSON.stringify(await postWebhook(webhook, body)));
-    answers.push(JSON.stringify(await postWebhook(webhook, body, { 'X-Hook-Signature': netboxSignature(body, SECRETS.WEBHOOK_SECRET).slice(0, 40) })));
-    answers.push(JSON.stringify(await postWebhook(webhook, SECRETS.WEBHOOK_SECRET, { 'X-Hook-Signature': netboxSignature(SECRETS.WEBHOOK_SECRET, SECRETS.WEBHOOK_SECRET) })));
+    answers.push(
+      JSON.stringify(await postWebhook(webhook, body, { 'X-Hook-Signature': netboxSignature(body, SECRETS.WEBHOOK_SECRET).slice(0, 40) })),
+    );
+    answers.push(
+      JSON.stringify(
+        await postWebhook(webhook, SECRETS.WEBHOOK_SECRET, {
+          'X-Hook-Signature': netboxSignature(SECRETS.WEBHOOK_SECRET, SECRETS.WEBHOOK_SECRET),
+        }),
+      ),
+    );
     const bad = Buffer.from(`{"event": "created", "data": {"id": "${SECRETS.WEBHOOK_SECRET_PREVIOUS}"}}`);
     answers.push(JSON.stringify(await postWebhook(webhook, bad, { 'X-Hook-Signature': netboxSignature(bad, SECRETS.WEBHOOK_SECRET) })));
     // A valid delivery signed with the previous secret: SMTP refuses the login (dead, EAUTH); NetBox refuses the token.
     const accepted = await postWebhook(webhook, body, { 'X-Hook-Signature': netboxSignature(body, SECRETS.WEBHOOK_SECRET_PREVIOUS) });
     expect(accepted.status).toBe(202);
 
-    const admin = (path: string, token: string, init: RequestInit = {}) => keep(fetch(`${child!.url}${path}`, { ...init, headers: { Authorization: `Bearer ${token}` } }));
-    await waitUntil(async () => {
-      const { text } = await admin('/api/deliveries?state=dead', SECRETS.ADMIN_TOKEN);
-      return text.includes('"EAUTH"') || undefined;
-    }, 20_000, 'the delivery to go dead on the refused login');
+    const admin = (path: string, token: string, init: RequestInit = {}) =>
+      keep(fetch(`${child!.url}${path}`, { ...init, headers: { Authorization: `Bearer ${token}` } }));
+    await waitUntil(
+      async () => {
+        const { text } = await admin('/api/deliveries?state=dead', SECRETS.ADMIN_TOKEN);
+        return text.includes('"EAUTH"') || undefined;
+      },
+      20_000,
+      'the delivery to go dead on the refused login',
+    );
     expect((await admin('/api/deliveries', SECRETS.METRICS_TOKEN)).status).toBe(401);
     expect((await admin('/api/deliveries', `${SECRETS.ADMIN_TOKEN}0`)).status).toBe(401);
     await admin(`/api/deliveries/${accepted.json.id}`, SECRETS.ADMIN_TOKEN);
@@ -113,7 +128,11 @@ describe('secrets never appear in logs, answers or command output', () => {
     expect((await admin('/metrics', SECRETS.ADMIN_TOKEN)).status).toBe(401);
     expect((await admin('/metrics', SECRETS.METRICS_TOKEN)).status).toBe(200);
     await keep(fetch(`${child.url}/readyz`));
-    await waitUntil(() => child!.output.some((l) => l.includes('CONFIGURATION PROBLEM')) || undefined, 20_000, 'the requeued delivery to fail the login again');
+    await waitUntil(
+      () => child!.output.some((l) => l.includes('CONFIGURATION PROBLEM')) || undefined,
+      20_000,
+      'the requeued delivery to fail the login again',
+    );
 
     const commands = await Promise.all([
       runCommand(['deliveries'], env, dir),
@@ -136,6 +155,8 @@ describe('secrets never appear in logs, answers or command output', () => {
         }
       }
     }
-    process.stdout.write(`secrets: searched ${Object.keys(SECRETS).length} secrets × 4 encodings in ${child.output.length} log lines, ${answers.length} answers, ${commands.length} command outputs\n`);
+    process.stdout.write(
+      `secrets: searched ${Object.keys(SECRETS).length} secrets × 4 encodings in ${child.output.length} log lines, ${answers.length} answers, ${commands.length} command outputs\n`,
+    );
   }, 90_000);
 });

@@ -14,7 +14,12 @@ describe('the mail as sent is kept per delivery', () => {
 
   it('keeps exactly the bytes the SMTP server received, and every envelope recipient', async () => {
     smtp = await startSmtpPeer();
-    relay = await startTestRelay({ SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', MAIL_CC: 'lead@example.com', MAIL_BCC: 'audit@example.com' });
+    relay = await startTestRelay({
+      SMTP_URL: smtp.url,
+      MAIL_TO: 'netops@example.com',
+      MAIL_CC: 'lead@example.com',
+      MAIL_BCC: 'audit@example.com',
+    });
     const res = await postWebhook(relay.webhookUrl, buildBody({ data: buildReportData({ id: 77 }) }));
     expect(res.status).toBe(202);
     const [mail] = await smtp.waitFor(1);

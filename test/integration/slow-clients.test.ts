@@ -51,7 +51,10 @@ describe('slow clients are cut and do not pin the relay', () => {
 
   beforeAll(async () => {
     dir = makeTempDir('relay-slow-');
-    child = await startChildRelay({ DATA_DIR: `${dir}/data`, HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: '2000' }, { cwd: dir });
+    child = await startChildRelay(
+      { DATA_DIR: `${dir}/data`, HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: '2000' },
+      { cwd: dir },
+    );
   });
   afterAll(async () => {
     for (const c of clients) c.stop();
@@ -66,7 +69,11 @@ describe('slow clients are cut and do not pin the relay', () => {
       clients.push(
         i % 2 === 0
           ? startSlowClient(child.port, 'POST /webhook HTTP/1.1\r\nHost: relay\r\n', 'X-Slow: aaaaaaaaaaaaaaaaaaaa\r\n')
-          : startSlowClient(child.port, `POST /webhook HTTP/1.1\r\nHost: relay\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`, body),
+          : startSlowClient(
+              child.port,
+              `POST /webhook HTTP/1.1\r\nHost: relay\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+              body,
+            ),
       );
     }
     // While all of them hang on, a real delivery is taken at once.
@@ -88,22 +95,43 @@ describe('slow clients are cut and do not pin the relay', () => {
   it('logs a request cut at HTTP_REQUEST_TIMEOUT_MS once, at warn, as timed out with no status sent (issue 14)', async () => {
     const body = buildBody({ data: buildReportData({ id: 10 }) }).toString('latin1');
     const before = child.output.length;
-    const client = startSlowClient(child.port, `POST /webhook HTTP/1.1\r\nHost: relay\r\nX-Request-Id: slow-body-1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`, body);
+    const client = startSlowClient(
+      child.port,
+      `POST /webhook HTTP/1.1\r\nHost: relay\r\nX-Request-Id: slow-body-1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+      body,
+    );
     clients.push(client);
     await client.closed;
-    const lines = () => child.output.slice(before).flatMap((l) => {
-      try {
-        return [JSON.parse(l) as { level: number; msg: string; reqId?: string; path?: string; outcome?: string; statusSent?: boolean; status?: number }];
-      } catch {
-        return [];
-      }
-    });
+    const lines = () =>
+      child.output.slice(before).flatMap((l) => {
+        try {
+          return [
+            JSON.parse(l) as {
+              level: number;
+              msg: string;
+              reqId?: string;
+              path?: string;
+              outcome?: string;
+              statusSent?: boolean;
+              status?: number;
+            },
+          ];
+        } catch {
+          return [];
+        }
+      });
     await waitUntil(() => lines().some((l) => l.reqId === 'slow-body-1') || undefined, 10_000, 'the request line');
     // A moment for any second line about the same request to arrive.
     await fetch(`${child.url}/healthz`);
     const about = lines().filter((l) => l.reqId === 'slow-body-1' || (l.path === '/webhook' && l.level >= 40));
     expect(about).toEqual([
-      expect.objectContaining({ level: 40, path: '/webhook', outcome: 'timed out', statusSent: false, msg: 'POST /webhook timed out (HTTP_REQUEST_TIMEOUT_MS) before the request was complete: no status sent' }),
+      expect.objectContaining({
+        level: 40,
+        path: '/webhook',
+        outcome: 'timed out',
+        statusSent: false,
+        msg: 'POST /webhook timed out (HTTP_REQUEST_TIMEOUT_MS) before the request was complete: no status sent',
+      }),
     ]);
     expect(about[0]).not.toHaveProperty('status');
   }, 30_000);

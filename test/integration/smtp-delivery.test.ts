@@ -21,7 +21,16 @@ describe('sending through a real SMTP server', () => {
   });
 
   const start = (env: Record<string, string> = {}) =>
-    startTestRelay({ SMTP_URL: smtp.url, MAIL_FROM: 'Relay <relay@example.com>', MAIL_TO: 'a@example.com,B Team <b@example.com>', MAIL_CC: 'cc@example.com', MAIL_BCC: 'audit@example.com', MAIL_REPLY_TO: 'noc@example.com', ...FAST_RETRY, ...env });
+    startTestRelay({
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'Relay <relay@example.com>',
+      MAIL_TO: 'a@example.com,B Team <b@example.com>',
+      MAIL_CC: 'cc@example.com',
+      MAIL_BCC: 'audit@example.com',
+      MAIL_REPLY_TO: 'noc@example.com',
+      ...FAST_RETRY,
+      ...env,
+    });
 
   it('a 451 answer is retried and the mail arrives once, with the Message-ID derived from the delivery', async () => {
     smtp.setBehaviour((attempt) => (attempt === 1 ? { type: 'reject', code: 451, message: 'try again later' } : { type: 'accept' }));
@@ -104,7 +113,10 @@ describe('sending through a real SMTP server', () => {
     relay = undefined;
     smtp.setBehaviour({ type: 'accept' });
     // Retries are due in up to a minute; a restart does not lose them, and requeued ones go at once.
-    relay = await startTestRelay({ SMTP_URL: smtp.url, MAIL_TO: 'a@example.com', ...FAST_RETRY }, { dataDir, clock: { now: () => Date.now() + 120_000 } });
+    relay = await startTestRelay(
+      { SMTP_URL: smtp.url, MAIL_TO: 'a@example.com', ...FAST_RETRY },
+      { dataDir, clock: { now: () => Date.now() + 120_000 } },
+    );
     const mails = await smtp.waitFor(3);
     expect(mails.map((m) => m.parsed.headers.get('x-compliance-report-id')).sort()).toEqual(['90', '91', '92']);
   });

@@ -42,7 +42,11 @@ describe('SMTP outage: refused, then 421/451, then back', () => {
       expect(res.status).toBe(202);
     }
     // Every acknowledgement above came while nothing listened on the SMTP port.
-    await waitUntil(() => relay!.workerOutcomes.filter((o) => o.type === 'retry').length >= 3 || undefined, 10_000, 'probes against the closed port');
+    await waitUntil(
+      () => relay!.workerOutcomes.filter((o) => o.type === 'retry').length >= 3 || undefined,
+      10_000,
+      'probes against the closed port',
+    );
     const refused = relay.workerOutcomes.filter((o) => o.type === 'retry');
     expect(refused.every((o) => o.type === 'retry' && o.failure.scope === 'server')).toBe(true);
     // Only the oldest delivery probes the server while it is down; the rest wait their turn.
@@ -53,7 +57,9 @@ describe('SMTP outage: refused, then 421/451, then back', () => {
     // The server comes back on the same port, but says 421, 421, 451, 451 before it accepts.
     const replies = [421, 421, 451, 451];
     smtp = await startSmtpPeer({ port, behaviour: { type: 'accept' } });
-    smtp.setBehaviour((attempt) => (attempt <= replies.length ? { type: 'reject', code: replies[attempt - 1], message: 'try again later' } : { type: 'accept' }));
+    smtp.setBehaviour((attempt) =>
+      attempt <= replies.length ? { type: 'reject', code: replies[attempt - 1], message: 'try again later' } : { type: 'accept' },
+    );
 
     const mails = await smtp.waitFor(QUEUED, 90_000);
     await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === QUEUED ? true : undefined), 10_000, 'all sent');
@@ -92,7 +98,11 @@ describe('SMTP outage: refused, then 421/451, then back', () => {
     expect(relay.relay.worker.breaker.state).toBe('open');
     // Every test passed: the on-failure route suppresses it. It is the probe, and it sends nothing.
     await post(buildReportData({ id: 701, total_passed: 8, middle_passed: 8 }));
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 1 ? true : undefined), 10_000, 'the passing report settled');
+    await waitUntil(
+      async () => ((await relay!.relay.store.countByState()).sent === 1 ? true : undefined),
+      10_000,
+      'the passing report settled',
+    );
 
     smtp = await startSmtpPeer({ port, behaviour: { type: 'accept' } });
     await post(buildReportData({ id: 702 }));

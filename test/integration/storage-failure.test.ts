@@ -34,7 +34,8 @@ describe('storage failure: 503 while the outbox cannot commit, recovery without 
 
   const env = () => ({ SMTP_URL: smtp.url, MAIL_TO: 'oncall@example.com', WEBHOOK_SECRET: SECRET });
   const post = (body: Buffer) => postWebhook(relay!.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) });
-  const report = (id: number, padding = 0) => buildBody({ data: buildReportData({ id, custom_fields: padding ? { notes: 'x'.repeat(padding) } : {} }) });
+  const report = (id: number, padding = 0) =>
+    buildBody({ data: buildReportData({ id, custom_fields: padding ? { notes: 'x'.repeat(padding) } : {} }) });
   const tmpfs = (sizeKb: number) => {
     const dir = makeTempDir('relay-tmpfs-');
     dirs.push(dir);
@@ -47,7 +48,8 @@ describe('storage failure: 503 while the outbox cannot commit, recovery without 
     expect(res.json).toEqual({ error: { code: 'STORAGE_UNAVAILABLE', message: expect.any(String), retryable: true } });
     expect(res.headers.get('retry-after')).toBe('30');
   };
-  const storedReportIds = async () => (await relay!.relay.store.listDeliveries({ limit: 1000 })).map((d) => d.reportId).sort((a, b) => a - b);
+  const storedReportIds = async () =>
+    (await relay!.relay.store.listDeliveries({ limit: 1000 })).map((d) => d.reportId).sort((a, b) => a - b);
 
   it('a locked database (another writer holding it) answers 503, then 202 once the lock is released', async () => {
     const dir = makeTempDir();

@@ -46,14 +46,16 @@ describe('outcomes the store cannot record yet', () => {
     SHUTDOWN_TIMEOUT_MS: '1500',
     ...extra,
   });
-  const body = (id: number, padding = 0) => buildBody({ version: '4.6', data: buildReportData({ id, custom_fields: padding ? { notes: 'x'.repeat(padding) } : {} }) });
+  const body = (id: number, padding = 0) =>
+    buildBody({ version: '4.6', data: buildReportData({ id, custom_fields: padding ? { notes: 'x'.repeat(padding) } : {} }) });
   const post = (id: number, padding = 0) => {
     const bytes = body(id, padding);
     return postWebhook(relay!.webhookUrl, bytes, { 'X-Hook-Signature': netboxSignature(bytes, SECRET) });
   };
   const unrecorded = async () => sampleValue(await scrape(relay!.url), 'compliance_relay_unrecorded_outcomes');
   const messageIds = () => smtp.received.map((m) => String(m.parsed.messageId));
-  const reportIdsMailed = () => smtp.received.map((m) => Number(/Compliance report (\d+)/.exec(String(m.parsed.subject))?.[1])).sort((a, b) => a - b);
+  const reportIdsMailed = () =>
+    smtp.received.map((m) => Number(/Compliance report (\d+)/.exec(String(m.parsed.subject))?.[1])).sort((a, b) => a - b);
   const duplicates = (ids: string[]) => [...new Set(ids.filter((id, i) => ids.indexOf(id) !== i))].sort();
   const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
@@ -84,7 +86,12 @@ describe('outcomes the store cannot record yet', () => {
   }
 
   async function readDashboard(): Promise<string> {
-    const login = await fetch(`${relay!.url}/ui/login`, { method: 'POST', redirect: 'manual', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `token=${ADMIN_TOKEN}` });
+    const login = await fetch(`${relay!.url}/ui/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: `token=${ADMIN_TOKEN}`,
+    });
     const cookie = login.headers.get('set-cookie')!.split(';')[0];
     return (await fetch(`${relay!.url}/ui`, { headers: { Cookie: cookie } })).text();
   }
@@ -121,11 +128,19 @@ describe('outcomes the store cannot record yet', () => {
     // The details behind a 503 are for the operator: asked with the admin token.
     const ready = await fetch(`${relay.url}/readyz`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(ready.status).toBe(503);
-    expect(((await ready.json()) as { checks: { store: unknown } }).checks.store).toMatchObject({ ok: false, code: 'SQLITE_FULL', unrecordedOutcomes: expect.any(Number) });
+    expect(((await ready.json()) as { checks: { store: unknown } }).checks.store).toMatchObject({
+      ok: false,
+      code: 'SQLITE_FULL',
+      unrecordedOutcomes: expect.any(Number),
+    });
     expect(await readDashboard()).toMatch(/class="banner" role="alert" data-unrecorded="\d+"/);
 
     disk.free();
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === accepted.length ? true : undefined), 30_000, 'every accepted report recorded as sent');
+    await waitUntil(
+      async () => ((await relay!.relay.store.countByState()).sent === accepted.length ? true : undefined),
+      30_000,
+      'every accepted report recorded as sent',
+    );
     await waitUntil(async () => ((await unrecorded()) === 0 ? true : undefined), 10_000, 'the gauge to fall to 0');
     expect((await fetch(`${relay.url}/readyz`)).status).toBe(200);
     expect(await readDashboard()).not.toContain('class="banner"');
@@ -142,7 +157,11 @@ describe('outcomes the store cannot record yet', () => {
     await relay.stop();
     relay = await startTestRelay(env({ SMTP_POOL_SIZE: '2' }), { dataDir });
     expect((await post(14)).status).toBe(202);
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === accepted.length + 1 ? true : undefined), 20_000, 'report 14 sent');
+    await waitUntil(
+      async () => ((await relay!.relay.store.countByState()).sent === accepted.length + 1 ? true : undefined),
+      20_000,
+      'report 14 sent',
+    );
     expect(reportIdsMailed()).toEqual([...accepted, 14]);
     expect(duplicates(messageIds())).toEqual([]);
   });
@@ -161,7 +180,11 @@ describe('outcomes the store cannot record yet', () => {
     posted.release();
 
     // Two mails went out and cannot be recorded: the cap. The next delivery in line is not sent.
-    await waitUntil(() => relay!.logs.some((l) => l.includes('not sent now: too many outcomes wait to be recorded')) || undefined, 20_000, 'a delivery held back at the cap');
+    await waitUntil(
+      () => relay!.logs.some((l) => l.includes('not sent now: too many outcomes wait to be recorded')) || undefined,
+      20_000,
+      'a delivery held back at the cap',
+    );
     expect(await unrecorded()).toBe(2);
     expect(smtp.received.length).toBe(2);
 
@@ -236,7 +259,8 @@ describe('outcomes the store cannot record yet: PostgreSQL', () => {
   };
   const unrecorded = async () => sampleValue(await scrape(relay!.url), 'compliance_relay_unrecorded_outcomes');
   const messageIds = () => smtp.received.map((m) => String(m.parsed.messageId));
-  const reportIdsMailed = () => smtp.received.map((m) => Number(/Compliance report (\d+)/.exec(String(m.parsed.subject))?.[1])).sort((a, b) => a - b);
+  const reportIdsMailed = () =>
+    smtp.received.map((m) => Number(/Compliance report (\d+)/.exec(String(m.parsed.subject))?.[1])).sort((a, b) => a - b);
 
   test('the database goes away after a send: the mail is recorded once it is back, never sent twice, not across a restart either', async () => {
     relay = await startTestRelay(env());
@@ -259,7 +283,11 @@ describe('outcomes the store cannot record yet: PostgreSQL', () => {
     await new Promise((resolve) => setTimeout(resolve, 2 * LEASE_MS));
     db.start();
 
-    await waitUntil(async () => ((await relay!.relay.store.countByState().catch(() => undefined))?.sent === 8 ? true : undefined), 60_000, 'all eight recorded as sent');
+    await waitUntil(
+      async () => ((await relay!.relay.store.countByState().catch(() => undefined))?.sent === 8 ? true : undefined),
+      60_000,
+      'all eight recorded as sent',
+    );
     await waitUntil(async () => ((await unrecorded()) === 0 ? true : undefined), 10_000, 'the gauge to fall to 0');
     expect(reportIdsMailed()).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(new Set(messageIds()).size).toBe(8);

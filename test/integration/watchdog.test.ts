@@ -34,10 +34,14 @@ describe('EXPECT_REPORT_EVERY: the watchdog', () => {
 
   /** Every record sent: the fake clock may jump only then (a jump past a lease would re-send). */
   const settle = () =>
-    waitUntil(async () => {
-      const c = await relay.relay.store.countByState();
-      return c.queued + c.sending + c.retrying === 0;
-    }, 10_000, 'the outbox to drain');
+    waitUntil(
+      async () => {
+        const c = await relay.relay.store.countByState();
+        return c.queued + c.sending + c.retrying === 0;
+      },
+      10_000,
+      'the outbox to drain',
+    );
 
   it('mails once when reports stop, once when they resume, and stays quiet otherwise', async () => {
     now += HOUR;
@@ -63,7 +67,12 @@ describe('EXPECT_REPORT_EVERY: the watchdog', () => {
     now += 6 * HOUR;
     expect(await relay.relay.watchdog!.evaluate()).toBeUndefined();
     replicaStore = SqliteStore.open({ dataDir: relay.dataDir });
-    const replica: Watchdog = createWatchdog({ store: replicaStore, clock: { now: () => now }, logger: createSilentLogger(), expectEveryMs: 24 * HOUR });
+    const replica: Watchdog = createWatchdog({
+      store: replicaStore,
+      clock: { now: () => now },
+      logger: createSilentLogger(),
+      expectEveryMs: 24 * HOUR,
+    });
     expect(await replica.evaluate()).toBeUndefined();
 
     // A report ends the silence: its own mail, and one "arriving again".

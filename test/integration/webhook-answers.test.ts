@@ -20,7 +20,10 @@ describe('POST /webhook answers (real listener, SQLite in a temp dir)', () => {
     const first = await postWebhook(relay.webhookUrl, body, signed(body));
     expect(first.status).toBe(202);
     expect(first.json).toEqual({ status: 'queued', id: expect.any(Number) });
-    expect(await relay.relay.store.getDelivery(first.json.id)).toMatchObject({ reportId: 1001, dedupKey: expect.stringContaining('1001@') });
+    expect(await relay.relay.store.getDelivery(first.json.id)).toMatchObject({
+      reportId: 1001,
+      dedupKey: expect.stringContaining('1001@'),
+    });
     const second = await postWebhook(relay.webhookUrl, body, signed(body));
     expect(second.status).toBe(200);
     expect(second.json).toEqual({ status: 'duplicate', id: first.json.id });
@@ -28,7 +31,9 @@ describe('POST /webhook answers (real listener, SQLite in a temp dir)', () => {
 
   it('the same report re-sent by a scheduled run with a new request_id is still a duplicate; a new report is not', async () => {
     const a = buildBody({ version: '4.3', data: buildReportData({ id: 1002 }) });
-    const sameReportOtherRequest = Buffer.from(a.toString('utf8').replace('fc577b60-3f63-4402-8661-547adfefdd87', '00000000-0000-4000-8000-000000000000'));
+    const sameReportOtherRequest = Buffer.from(
+      a.toString('utf8').replace('fc577b60-3f63-4402-8661-547adfefdd87', '00000000-0000-4000-8000-000000000000'),
+    );
     const next = buildBody({ version: '4.3', data: buildReportData({ id: 1003 }) });
     expect((await postWebhook(relay.webhookUrl, a, signed(a))).status).toBe(202);
     expect((await postWebhook(relay.webhookUrl, sameReportOtherRequest, signed(sameReportOtherRequest))).json.status).toBe('duplicate');
@@ -90,11 +95,7 @@ describe('POST /webhook answers (real listener, SQLite in a temp dir)', () => {
     const res = await postWebhook(relay.webhookUrl, body, signed(body));
     expect(res.status).toBe(422);
     expect(res.json.error.code).toBe('REPORT_INVALID');
-    expect(res.json.error.issues).toEqual(
-      expect.arrayContaining([
-        { path: 'data.high_count', message: expect.any(String) },
-      ]),
-    );
+    expect(res.json.error.issues).toEqual(expect.arrayContaining([{ path: 'data.high_count', message: expect.any(String) }]));
     expect(JSON.stringify(res.json)).not.toMatch(/at .*\.ts:\d+/);
   });
 

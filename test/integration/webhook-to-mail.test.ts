@@ -24,7 +24,21 @@ describe('a signed NetBox delivery becomes exactly one mail over SMTP', () => {
   });
 
   it('mails the pass ratios and absolute links, once, even when NetBox retries', async () => {
-    const body = buildBody({ version: '4.6', data: buildReportData({ id: 142, total_passed: 95, total_count: 108, high_passed: 7, high_count: 14, middle_passed: 58, middle_count: 64, low_passed: 30, low_count: 30, custom_fields: { owner: 'Netzwerk-B\u00fcro' } }) });
+    const body = buildBody({
+      version: '4.6',
+      data: buildReportData({
+        id: 142,
+        total_passed: 95,
+        total_count: 108,
+        high_passed: 7,
+        high_count: 14,
+        middle_passed: 58,
+        middle_count: 64,
+        low_passed: 30,
+        low_count: 30,
+        custom_fields: { owner: 'Netzwerk-B\u00fcro' },
+      }),
+    });
     expect(body.toString('latin1')).toContain('Netzwerk-B\\u00fcro');
     const headers = { 'X-Hook-Signature': netboxSignature(body, secret) };
 

@@ -15,15 +15,37 @@ describe('bench runner', () => {
   });
 
   it('judges ratio targets against the same-run baseline and bounds against the value', () => {
-    expect(evaluateFigure('b', { name: 'x', value: 80, unit: '/s', baseline: { name: 'base', value: 100 }, target: { kind: 'ratio-at-least', ratio: 0.8 } })).toMatchObject({ ratio: 0.8, met: true });
-    expect(evaluateFigure('b', { name: 'x', value: 79, unit: '/s', baseline: { name: 'base', value: 100 }, target: { kind: 'ratio-at-least', ratio: 0.8 } }).met).toBe(false);
+    expect(
+      evaluateFigure('b', {
+        name: 'x',
+        value: 80,
+        unit: '/s',
+        baseline: { name: 'base', value: 100 },
+        target: { kind: 'ratio-at-least', ratio: 0.8 },
+      }),
+    ).toMatchObject({ ratio: 0.8, met: true });
+    expect(
+      evaluateFigure('b', {
+        name: 'x',
+        value: 79,
+        unit: '/s',
+        baseline: { name: 'base', value: 100 },
+        target: { kind: 'ratio-at-least', ratio: 0.8 },
+      }).met,
+    ).toBe(false);
     expect(evaluateFigure('b', { name: 'p99', value: 12, unit: 'ms', target: { kind: 'at-most', value: 10 } }).met).toBe(false);
     expect(evaluateFigure('b', { name: 'p99', value: Number.NaN, unit: 'ms', target: { kind: 'at-most', value: 10 } }).met).toBe(false);
     expect(evaluateFigure('b', { name: 'info', value: 1, unit: 'x' }).met).toBeUndefined();
   });
 
   it('keeps going after a benchmark fails and names it', async () => {
-    const broken: Benchmark = { id: 'broken', title: 'throws', run: async () => { throw new Error('peer would not start'); } };
+    const broken: Benchmark = {
+      id: 'broken',
+      title: 'throws',
+      run: async () => {
+        throw new Error('peer would not start');
+      },
+    };
     const fine: Benchmark = { id: 'fine', title: 'works', run: async () => [{ name: 'n', value: 1, unit: 'x' }] };
     const run = await runBenchmarks({ log: () => {} }, [broken, fine]);
     expect(run.failures).toEqual([{ benchmark: 'broken', error: 'peer would not start' }]);
@@ -34,7 +56,10 @@ describe('bench runner', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-md-'));
     try {
       const file = path.join(dir, 'BENCHMARKS.md');
-      fs.writeFileSync(file, '# Benchmarks\n\nprose before\n\n<!-- bench:results:begin (written by npm run bench) -->\nold\n<!-- bench:results:end -->\n\nprose after\n');
+      fs.writeFileSync(
+        file,
+        '# Benchmarks\n\nprose before\n\n<!-- bench:results:begin (written by npm run bench) -->\nold\n<!-- bench:results:end -->\n\nprose after\n',
+      );
       const fine: Benchmark = { id: 'fine', title: 'works', run: async () => [{ name: 'n|pipe', value: 1, unit: 'x', note: 'why' }] };
       writeBenchmarksMd(file, await runBenchmarks({ log: () => {} }, [fine]));
       const text = fs.readFileSync(file, 'utf8');

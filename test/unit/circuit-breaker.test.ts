@@ -22,11 +22,12 @@ describe('the SMTP circuit breaker', () => {
   it('backs off exponentially while probes fail, between half and all of the capped delay', () => {
     const high = createCircuitBreaker(policy, () => 1);
     const low = createCircuitBreaker(policy, () => 0);
-    const pauses = (b: typeof high) => [1, 2, 3, 4, 5].map((n) => {
-      const until = b.serverFailed(0, n > 1);
-      b.claimed(1);
-      return until;
-    });
+    const pauses = (b: typeof high) =>
+      [1, 2, 3, 4, 5].map((n) => {
+        const until = b.serverFailed(0, n > 1);
+        b.claimed(1);
+        return until;
+      });
     expect(pauses(high)).toEqual([1_000, 2_000, 4_000, 8_000, 8_000]);
     expect(pauses(low)).toEqual([500, 1_000, 2_000, 4_000, 4_000]);
   });

@@ -7,36 +7,96 @@ function smtpError(fields: { code?: string; responseCode?: number; message?: str
 }
 
 describe('classifyFailure: the one table of what a retry can fix', () => {
-  const table: [string, unknown, { kind: 'transient' | 'permanent'; code: string; configProblem: boolean; scope: 'server' | 'message' }][] = [
-    ['421 service not available', smtpError({ code: 'EENVELOPE', responseCode: 421 }), { kind: 'transient', code: 'SMTP_4XX', configProblem: false, scope: 'server' }],
-    ['451 local error', smtpError({ code: 'EMESSAGE', responseCode: 451 }), { kind: 'transient', code: 'SMTP_4XX', configProblem: false, scope: 'server' }],
-    ['450 mailbox busy', smtpError({ code: 'EENVELOPE', responseCode: 450 }), { kind: 'transient', code: 'SMTP_4XX', configProblem: false, scope: 'message' }],
-    ['452 insufficient storage', smtpError({ code: 'EENVELOPE', responseCode: 452 }), { kind: 'transient', code: 'SMTP_4XX', configProblem: false, scope: 'message' }],
-    ['ECONNECTION', smtpError({ code: 'ECONNECTION' }), { kind: 'transient', code: 'ECONNECTION', configProblem: false, scope: 'server' }],
-    ['ECONNREFUSED', smtpError({ code: 'ECONNREFUSED' }), { kind: 'transient', code: 'ECONNREFUSED', configProblem: false, scope: 'server' }],
-    ['ETIMEDOUT', smtpError({ code: 'ETIMEDOUT' }), { kind: 'transient', code: 'ETIMEDOUT', configProblem: false, scope: 'server' }],
-    ['ESOCKET', smtpError({ code: 'ESOCKET' }), { kind: 'transient', code: 'ESOCKET', configProblem: false, scope: 'server' }],
-    ['EDNS', smtpError({ code: 'EDNS' }), { kind: 'transient', code: 'EDNS', configProblem: false, scope: 'server' }],
-    ['EPROTOCOL', smtpError({ code: 'EPROTOCOL' }), { kind: 'transient', code: 'EPROTOCOL', configProblem: false, scope: 'message' }],
-    ['550 mailbox unavailable', smtpError({ code: 'EENVELOPE', responseCode: 550 }), { kind: 'permanent', code: 'SMTP_5XX', configProblem: false, scope: 'message' }],
-    ['554 transaction failed', smtpError({ code: 'EMESSAGE', responseCode: 554 }), { kind: 'permanent', code: 'SMTP_5XX', configProblem: false, scope: 'message' }],
-    ['EENVELOPE without a reply', smtpError({ code: 'EENVELOPE' }), { kind: 'permanent', code: 'EENVELOPE', configProblem: false, scope: 'message' }],
-    ['EAUTH 535', smtpError({ code: 'EAUTH', responseCode: 535 }), { kind: 'permanent', code: 'EAUTH', configProblem: true, scope: 'message' }],
-    ['EAUTH 454 (temporary auth failure)', smtpError({ code: 'EAUTH', responseCode: 454 }), { kind: 'permanent', code: 'EAUTH', configProblem: true, scope: 'message' }],
-    ['ENOAUTH', smtpError({ code: 'ENOAUTH' }), { kind: 'permanent', code: 'ENOAUTH', configProblem: true, scope: 'message' }],
-    ['self-signed certificate', smtpError({ code: 'ESOCKET', message: 'self-signed certificate' }), { kind: 'transient', code: 'ETLS', configProblem: true, scope: 'server' }],
-    ['ETLS', smtpError({ code: 'ETLS' }), { kind: 'transient', code: 'ETLS', configProblem: true, scope: 'server' }],
-    ['template error', new TemplateError('html.hbs', new Error('"x" not defined')), { kind: 'permanent', code: 'TEMPLATE', configProblem: true, scope: 'message' }],
-    ['unknown error', new Error('something odd'), { kind: 'transient', code: 'UNKNOWN', configProblem: false, scope: 'message' }],
-    ['a thrown string', 'boom', { kind: 'transient', code: 'UNKNOWN', configProblem: false, scope: 'message' }],
-  ];
+  const table: [string, unknown, { kind: 'transient' | 'permanent'; code: string; configProblem: boolean; scope: 'server' | 'message' }][] =
+    [
+      [
+        '421 service not available',
+        smtpError({ code: 'EENVELOPE', responseCode: 421 }),
+        { kind: 'transient', code: 'SMTP_4XX', configProblem: false, scope: 'server' },
+      ],
+      [
+        '451 local error',
+        smtpError({ code: 'EMESSAGE', responseCode: 451 }),
+        { kind: 'transient', code: 'SMTP_4XX', configProblem: false, scope: 'server' },
+      ],
+      [
+        '450 mailbox busy',
+        smtpError({ code: 'EENVELOPE', responseCode: 450 }),
+        { kind: 'transient', code: 'SMTP_4XX', configProblem: false, scope: 'message' },
+      ],
+      [
+        '452 insufficient storage',
+        smtpError({ code: 'EENVELOPE', responseCode: 452 }),
+        { kind: 'transient', code: 'SMTP_4XX', configProblem: false, scope: 'message' },
+      ],
+      [
+        'ECONNECTION',
+        smtpError({ code: 'ECONNECTION' }),
+        { kind: 'transient', code: 'ECONNECTION', configProblem: false, scope: 'server' },
+      ],
+      [
+        'ECONNREFUSED',
+        smtpError({ code: 'ECONNREFUSED' }),
+        { kind: 'transient', code: 'ECONNREFUSED', configProblem: false, scope: 'server' },
+      ],
+      ['ETIMEDOUT', smtpError({ code: 'ETIMEDOUT' }), { kind: 'transient', code: 'ETIMEDOUT', configProblem: false, scope: 'server' }],
+      ['ESOCKET', smtpError({ code: 'ESOCKET' }), { kind: 'transient', code: 'ESOCKET', configProblem: false, scope: 'server' }],
+      ['EDNS', smtpError({ code: 'EDNS' }), { kind: 'transient', code: 'EDNS', configProblem: false, scope: 'server' }],
+      ['EPROTOCOL', smtpError({ code: 'EPROTOCOL' }), { kind: 'transient', code: 'EPROTOCOL', configProblem: false, scope: 'message' }],
+      [
+        '550 mailbox unavailable',
+        smtpError({ code: 'EENVELOPE', responseCode: 550 }),
+        { kind: 'permanent', code: 'SMTP_5XX', configProblem: false, scope: 'message' },
+      ],
+      [
+        '554 transaction failed',
+        smtpError({ code: 'EMESSAGE', responseCode: 554 }),
+        { kind: 'permanent', code: 'SMTP_5XX', configProblem: false, scope: 'message' },
+      ],
+      [
+        'EENVELOPE without a reply',
+        smtpError({ code: 'EENVELOPE' }),
+        { kind: 'permanent', code: 'EENVELOPE', configProblem: false, scope: 'message' },
+      ],
+      [
+        'EAUTH 535',
+        smtpError({ code: 'EAUTH', responseCode: 535 }),
+        { kind: 'permanent', code: 'EAUTH', configProblem: true, scope: 'message' },
+      ],
+      [
+        'EAUTH 454 (temporary auth failure)',
+        smtpError({ code: 'EAUTH', responseCode: 454 }),
+        { kind: 'permanent', code: 'EAUTH', configProblem: true, scope: 'message' },
+      ],
+      ['ENOAUTH', smtpError({ code: 'ENOAUTH' }), { kind: 'permanent', code: 'ENOAUTH', configProblem: true, scope: 'message' }],
+      [
+        'self-signed certificate',
+        smtpError({ code: 'ESOCKET', message: 'self-signed certificate' }),
+        { kind: 'transient', code: 'ETLS', configProblem: true, scope: 'server' },
+      ],
+      ['ETLS', smtpError({ code: 'ETLS' }), { kind: 'transient', code: 'ETLS', configProblem: true, scope: 'server' }],
+      [
+        'template error',
+        new TemplateError('html.hbs', new Error('"x" not defined')),
+        { kind: 'permanent', code: 'TEMPLATE', configProblem: true, scope: 'message' },
+      ],
+      ['unknown error', new Error('something odd'), { kind: 'transient', code: 'UNKNOWN', configProblem: false, scope: 'message' }],
+      ['a thrown string', 'boom', { kind: 'transient', code: 'UNKNOWN', configProblem: false, scope: 'message' }],
+    ];
 
   it.each(table)('%s', (_name, error, expected) => {
     expect(classifyFailure(error)).toEqual({ ...expected, message: expect.any(String) });
   });
 
   it('keeps the SMTP answer in the message, on one line, and never a stack', () => {
-    const c = classifyFailure(smtpError({ code: 'EENVELOPE', responseCode: 550, message: 'Recipient refused', response: '550 5.1.1 <x@example.com>\r\n user unknown' } as never));
+    const c = classifyFailure(
+      smtpError({
+        code: 'EENVELOPE',
+        responseCode: 550,
+        message: 'Recipient refused',
+        response: '550 5.1.1 <x@example.com>\r\n user unknown',
+      } as never),
+    );
     expect(c.message).toBe('Recipient refused (550 5.1.1 <x@example.com> user unknown)');
     expect(c.message).not.toMatch(/\n|at Object/);
   });
@@ -47,7 +107,9 @@ describe('retry schedule', () => {
 
   it('grows exponentially up to the cap, with full jitter between 0 and the cap', () => {
     // random = 0.5: half of each cap (1, 2, 4, … min; capped at 1 h from the 7th attempt).
-    expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => computeBackoffMs(n, defaults, () => 0.5))).toEqual([30_000, 60_000, 120_000, 240_000, 480_000, 960_000, 1_800_000, 1_800_000]);
+    expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => computeBackoffMs(n, defaults, () => 0.5))).toEqual([
+      30_000, 60_000, 120_000, 240_000, 480_000, 960_000, 1_800_000, 1_800_000,
+    ]);
     expect(computeBackoffMs(5, defaults, () => 0)).toBe(0);
   });
 

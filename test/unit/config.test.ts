@@ -29,9 +29,22 @@ describe('loadConfig', () => {
   });
 
   it('lists every problem at once, by variable name', () => {
-    const issues = issuesOf({ PORT: 'eighty', SMTP_URL: 'http://mail', WEBHOOK_MAX_BYTES: '-1', LOG_LEVEL: 'loud', MAIL_TIMEZONE: 'Mars/Olympus' });
+    const issues = issuesOf({
+      PORT: 'eighty',
+      SMTP_URL: 'http://mail',
+      WEBHOOK_MAX_BYTES: '-1',
+      LOG_LEVEL: 'loud',
+      MAIL_TIMEZONE: 'Mars/Olympus',
+    });
     // Schema problems and the rules about the valid rest, in one pass: SMTP_URL's scheme and the missing MAIL_TO too.
-    expect(issues.map((i) => i.variable).sort()).toEqual(['LOG_LEVEL', 'MAIL_TIMEZONE', 'MAIL_TO', 'PORT', 'SMTP_URL', 'WEBHOOK_MAX_BYTES']);
+    expect(issues.map((i) => i.variable).sort()).toEqual([
+      'LOG_LEVEL',
+      'MAIL_TIMEZONE',
+      'MAIL_TO',
+      'PORT',
+      'SMTP_URL',
+      'WEBHOOK_MAX_BYTES',
+    ]);
     expect(issues.find((i) => i.variable === 'PORT')?.message).toContain('eighty');
   });
 
@@ -68,8 +81,14 @@ describe('loadConfig', () => {
   it('reads <NAME>_FILE secrets (trailing newline dropped), refuses both forms and unreadable files', () => {
     const config = loadConfig({ WEBHOOK_SECRET_FILE: '/run/secrets/hook' }, { readFile: read({ '/run/secrets/hook': 's3cret\n' }) });
     expect(config.webhook.secrets).toEqual(['s3cret']);
-    expect(issuesOf({ WEBHOOK_SECRET: 'a', WEBHOOK_SECRET_FILE: '/x' })[0]).toMatchObject({ variable: 'WEBHOOK_SECRET', message: expect.stringContaining('not both') });
-    expect(issuesOf({ SMTP_PASSWORD_FILE: '/missing' })[0]).toMatchObject({ variable: 'SMTP_PASSWORD_FILE', message: expect.stringContaining('ENOENT') });
+    expect(issuesOf({ WEBHOOK_SECRET: 'a', WEBHOOK_SECRET_FILE: '/x' })[0]).toMatchObject({
+      variable: 'WEBHOOK_SECRET',
+      message: expect.stringContaining('not both'),
+    });
+    expect(issuesOf({ SMTP_PASSWORD_FILE: '/missing' })[0]).toMatchObject({
+      variable: 'SMTP_PASSWORD_FILE',
+      message: expect.stringContaining('ENOENT'),
+    });
   });
 
   it('treats empty values as unset (compose passes ${VAR:-} as "")', () => {
@@ -95,7 +114,9 @@ describe('loadConfig', () => {
 describe('an unsigned webhook is never open to the network by accident (issue 14)', () => {
   it('listens on all interfaces by default only with a webhook secret', () => {
     expect(loadConfig({ WEBHOOK_SECRET: 's3cret' }, { readFile: read({}) }).http.host).toBe('0.0.0.0');
-    expect(loadConfig({ WEBHOOK_SECRET_FILE: '/run/secrets/hook' }, { readFile: read({ '/run/secrets/hook': 's3cret\n' }) }).http.host).toBe('0.0.0.0');
+    expect(
+      loadConfig({ WEBHOOK_SECRET_FILE: '/run/secrets/hook' }, { readFile: read({ '/run/secrets/hook': 's3cret\n' }) }).http.host,
+    ).toBe('0.0.0.0');
     expect(loadConfig({}, { readFile: read({}) }).http.host).toBe('127.0.0.1');
   });
 
@@ -105,7 +126,8 @@ describe('an unsigned webhook is never open to the network by accident (issue 14
       expect(issues).toEqual([{ variable: 'WEBHOOK_SECRET', message: expect.stringContaining(`HOST=${host}`) }]);
       expect(issues[0].message).toContain('WEBHOOK_ALLOW_UNSIGNED=true');
     }
-    for (const host of ['127.0.0.1', '127.0.0.2', '::1', '::ffff:127.0.0.1', 'localhost', '[::1]']) expect(issuesOf({ HOST: host })).toEqual([]);
+    for (const host of ['127.0.0.1', '127.0.0.2', '::1', '::ffff:127.0.0.1', 'localhost', '[::1]'])
+      expect(issuesOf({ HOST: host })).toEqual([]);
   });
 
   it('accepts unsigned deliveries from the network only when WEBHOOK_ALLOW_UNSIGNED=true says so', () => {
@@ -113,21 +135,33 @@ describe('an unsigned webhook is never open to the network by accident (issue 14
     expect(config.http.host).toBe('0.0.0.0');
     expect(config.webhook).toMatchObject({ secrets: [], unsignedFromNetwork: true });
     expect(redactConfig(config).webhook).toMatchObject({ signed: false, unsignedFromNetwork: true });
-    expect(issuesOf({ WEBHOOK_SECRET: 's3cret', WEBHOOK_ALLOW_UNSIGNED: 'true' })).toEqual([{ variable: 'WEBHOOK_ALLOW_UNSIGNED', message: expect.stringContaining('no effect') }]);
+    expect(issuesOf({ WEBHOOK_SECRET: 's3cret', WEBHOOK_ALLOW_UNSIGNED: 'true' })).toEqual([
+      { variable: 'WEBHOOK_ALLOW_UNSIGNED', message: expect.stringContaining('no effect') },
+    ]);
   });
 
   it('refuses a secret that is empty or only white space, in the variable or in its file', () => {
-    expect(issuesOf({ WEBHOOK_SECRET: '   ' })).toEqual([{ variable: 'WEBHOOK_SECRET', message: expect.stringContaining('empty or only white space') }]);
+    expect(issuesOf({ WEBHOOK_SECRET: '   ' })).toEqual([
+      { variable: 'WEBHOOK_SECRET', message: expect.stringContaining('empty or only white space') },
+    ]);
     expect(issuesOf({ WEBHOOK_SECRET: '' }).map((i) => i.variable)).toEqual(['WEBHOOK_SECRET']);
     expect(issuesOf({ WEBHOOK_SECRET: 'ok', WEBHOOK_SECRET_PREVIOUS: '\t' }).map((i) => i.variable)).toEqual(['WEBHOOK_SECRET_PREVIOUS']);
-    expect(issuesOf({ WEBHOOK_SECRET_FILE: '/run/secrets/hook' }, { '/run/secrets/hook': '  \n' }).map((i) => i.variable)).toEqual(['WEBHOOK_SECRET_FILE']);
+    expect(issuesOf({ WEBHOOK_SECRET_FILE: '/run/secrets/hook' }, { '/run/secrets/hook': '  \n' }).map((i) => i.variable)).toEqual([
+      'WEBHOOK_SECRET_FILE',
+    ]);
     // A blank secret beyond loopback is one problem, said once.
     expect(issuesOf({ WEBHOOK_SECRET: ' ', HOST: '0.0.0.0' }).map((i) => i.variable)).toEqual(['WEBHOOK_SECRET']);
   });
 
   it('lists these problems together with the other semantic ones, in one pass', () => {
     const issues = issuesOf({ HOST: '0.0.0.0', WEBHOOK_SECRET_PREVIOUS: ' ', SMTP_URL: 'smtp://mail', SMTP_PASSWORD: 'p' });
-    expect(issues.map((i) => i.variable).sort()).toEqual(['MAIL_TO', 'SMTP_PASSWORD', 'WEBHOOK_SECRET', 'WEBHOOK_SECRET_PREVIOUS', 'WEBHOOK_SECRET_PREVIOUS']);
+    expect(issues.map((i) => i.variable).sort()).toEqual([
+      'MAIL_TO',
+      'SMTP_PASSWORD',
+      'WEBHOOK_SECRET',
+      'WEBHOOK_SECRET_PREVIOUS',
+      'WEBHOOK_SECRET_PREVIOUS',
+    ]);
   });
 });
 

@@ -3,13 +3,23 @@ import { buildPassChart, createSessionKeys, html } from '../../src/dashboard';
 describe('dashboard building blocks', () => {
   it('escapes every interpolated value unless it is markup built by html``', () => {
     const error = '<img src=x onerror=alert(1)> & "quoted"';
-    expect(html`<td title="${error}">${error}</td>`.value).toBe('<td title="&lt;img src=x onerror=alert(1)&gt; &amp; &quot;quoted&quot;">&lt;img src=x onerror=alert(1)&gt; &amp; &quot;quoted&quot;</td>');
+    expect(html`<td title="${error}">${error}</td>`.value).toBe(
+      '<td title="&lt;img src=x onerror=alert(1)&gt; &amp; &quot;quoted&quot;">&lt;img src=x onerror=alert(1)&gt; &amp; &quot;quoted&quot;</td>',
+    );
     expect(html`<p>${html`<b>${'<i>'}</b>`}</p>`.value).toBe('<p><b>&lt;i&gt;</b></p>');
   });
 
   it('leaves a gap, not a 0 %, where a severity had no results', () => {
     const ratio = (passed: number, count: number) => ({ passed, count });
-    const report = (id: number, low: [number, number]) => ({ reportId: id, deliveryId: id, when: `day ${id}`, high: ratio(1, 2), middle: ratio(2, 2), low: ratio(...low), total: ratio(3, 4) });
+    const report = (id: number, low: [number, number]) => ({
+      reportId: id,
+      deliveryId: id,
+      when: `day ${id}`,
+      high: ratio(1, 2),
+      middle: ratio(2, 2),
+      low: ratio(...low),
+      total: ratio(3, 4),
+    });
     const svg = buildPassChart([report(1, [1, 1]), report(2, [0, 0]), report(3, [1, 2]), report(4, [2, 2])]).value;
     const low = /<g class="series" data-series="LOW">(.*?)<\/g>/.exec(svg)![1];
     expect(low.match(/<circle/g)).toHaveLength(3);

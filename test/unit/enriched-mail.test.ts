@@ -29,7 +29,11 @@ const TESTS = [
  */
 function expectGolden(name: string, actual: string, netboxUrl: string): void {
   // The host alone names the instance in the header (issue 17).
-  const normalized = actual.split(netboxUrl).join('https://netbox.example.com/netbox').split(new URL(netboxUrl).host).join('netbox.example.com');
+  const normalized = actual
+    .split(netboxUrl)
+    .join('https://netbox.example.com/netbox')
+    .split(new URL(netboxUrl).host)
+    .join('netbox.example.com');
   const file = path.join(GOLDEN_DIR, name);
   if (process.env.UPDATE_GOLDEN === '1') {
     fs.mkdirSync(GOLDEN_DIR, { recursive: true });
@@ -58,7 +62,9 @@ describe('the mail names what failed and what changed (golden renders)', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  function composer(overrides: { client?: NetboxClient; hasToken?: boolean; budgetMs?: number; attachCsv?: boolean; attachMaxBytes?: number } = {}) {
+  function composer(
+    overrides: { client?: NetboxClient; hasToken?: boolean; budgetMs?: number; attachCsv?: boolean; attachMaxBytes?: number } = {},
+  ) {
     const insights = createReportInsights({
       client: 'client' in overrides ? overrides.client : client,
       hasToken: overrides.hasToken ?? true,
@@ -82,7 +88,8 @@ describe('the mail names what failed and what changed (golden renders)', () => {
       insights,
     });
     // The mail of the implicit default route (no ROUTES_FILE): what MAIL_TO receives.
-    return async (delivery: ClaimedDelivery): Promise<SendMailOptions> => (await (await compose(delivery)).messageFor({ name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'test' }))!;
+    return async (delivery: ClaimedDelivery): Promise<SendMailOptions> =>
+      (await (await compose(delivery)).messageFor({ name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'test' }))!;
   }
 
   /** Publishes a report on the double and returns the delivery NetBox would have sent for it. */
@@ -104,10 +111,30 @@ describe('the mail names what failed and what changed (golden renders)', () => {
   it('lists failing tests HIGH first with linked devices, caps, top devices, and the trend over three reports', async () => {
     const compose = composer({ attachCsv: true });
     // Report 41: every third result fails. 42: sw-000 fixed. 43: sw-001 newly fails.
-    const first = await compose(report(41, '2026-03-04T15:00:00.000000Z', failing((i) => i % 3 === 0)));
-    expect(String(first.text)).toContain('This is the first report the relay has seen from this NetBox: there is nothing to compare with yet.');
-    await compose(report(42, '2026-03-05T15:00:00.000000Z', failing((i) => i % 3 === 0 && i !== 0)));
-    const mail = await compose(report(43, '2026-03-06T15:00:00.000000Z', failing((i) => (i % 3 === 0 && i !== 0) || i === 1)));
+    const first = await compose(
+      report(
+        41,
+        '2026-03-04T15:00:00.000000Z',
+        failing((i) => i % 3 === 0),
+      ),
+    );
+    expect(String(first.text)).toContain(
+      'This is the first report the relay has seen from this NetBox: there is nothing to compare with yet.',
+    );
+    await compose(
+      report(
+        42,
+        '2026-03-05T15:00:00.000000Z',
+        failing((i) => i % 3 === 0 && i !== 0),
+      ),
+    );
+    const mail = await compose(
+      report(
+        43,
+        '2026-03-06T15:00:00.000000Z',
+        failing((i) => (i % 3 === 0 && i !== 0) || i === 1),
+      ),
+    );
     const text = String(mail.text);
     expect(text).toContain('WHAT FAILED: 16 failing results in 5 tests');
     // Issue 17: the verdict first, then what newly fails, then what still fails, each grouped per test.
@@ -117,10 +144,14 @@ describe('the mail names what failed and what changed (golden renders)', () => {
       'Worse than report 42: 61.9% passed, was 64.3% (\u22122.4 pts, +1 failing).',
     ]);
     expect(text).toContain('Newly failing:\n  * [HIGH] aaa-servers on 1 device\n      sw-001\n');
-    expect(text).toContain('Still failing:\n  * [HIGH] aaa-servers on 3 devices, failing since report 41 (3 reports in a row)\n      sw-006\n      sw-021\n      sw-036\n');
+    expect(text).toContain(
+      'Still failing:\n  * [HIGH] aaa-servers on 3 devices, failing since report 41 (3 reports in a row)\n      sw-006\n      sw-021\n      sw-036\n',
+    );
     expect(text.indexOf('Newly failing:')).toBeLessThan(text.indexOf('Still failing:'));
     expect(text.indexOf('Still failing:')).toBeLessThan(text.indexOf('WHAT FAILED'));
-    expect(String(mail.subject)).toBe(`[7 HIGH failed] ${new URL(netbox.url).host}: Compliance report 43: 26/42 passed (61.9%), worse than report 42`);
+    expect(String(mail.subject)).toBe(
+      `[7 HIGH failed] ${new URL(netbox.url).host}: Compliance report 43: 26/42 passed (61.9%), worse than report 42`,
+    );
     expect(text).toContain('...and 2 more failing tests');
     expectGolden('enriched.txt', text, netbox.url);
     expectGolden('enriched.html', String(mail.html), netbox.url);
@@ -134,32 +165,97 @@ describe('the mail names what failed and what changed (golden renders)', () => {
   });
 
   it('caps the CSV and says so in the mail', async () => {
-    const mail = await composer({ attachCsv: true, attachMaxBytes: 400 })(report(44, '2026-03-06T15:00:00Z', failing((i) => i % 3 === 0)));
+    const mail = await composer({ attachCsv: true, attachMaxBytes: 400 })(
+      report(
+        44,
+        '2026-03-06T15:00:00Z',
+        failing((i) => i % 3 === 0),
+      ),
+    );
     const [csv] = mail.attachments as { content: Buffer }[];
     expect(csv.content.length).toBeLessThanOrEqual(400);
     const rows = csv.content.toString('utf8').split('\r\n').length - 2;
-    expect(String(mail.text)).toContain(`The attached report-44-failures.csv lists the first ${rows} of 16 failing results: it is capped at 400 bytes (MAIL_ATTACH_MAX_BYTES).`);
+    expect(String(mail.text)).toContain(
+      `The attached report-44-failures.csv lists the first ${rows} of 16 failing results: it is capped at 400 bytes (MAIL_ATTACH_MAX_BYTES).`,
+    );
     expect(String(mail.html)).toContain(`lists the first ${rows} of 16 failing results`);
   });
 
   const degraded: [string, () => Promise<{ text: string; html: string }>][] = [
-    ['no-token', async () => render(composer({ hasToken: false }), report(50, '2026-03-06T15:00:00Z', failing((i) => i % 3 === 0)))],
-    ['token-refused', async () => render(composer({ client: createNetboxClient({ url: netbox.url, token: 'nbt_wrong.token', timeoutMs: 2000 }) }), report(51, '2026-03-06T15:00:00Z', failing((i) => i % 3 === 0)))],
-    ['report-deleted', async () => render(composer(), report(52, '2026-03-06T15:00:00Z', failing((i) => i % 3 === 0), false))],
-    ['netbox-timeout', async () => {
-      netbox.slowOffsets.set(0, 30_000);
-      return render(composer({ budgetMs: 500 }), report(53, '2026-03-06T15:00:00Z', failing((i) => i % 3 === 0)));
-    }],
-    ['netbox-unreachable', async () => {
-      const gone = await startNetboxDouble({ authorization: 'x' });
-      const url = gone.url;
-      await gone.close();
-      const unreachable = createNetboxClient({ url, token: TOKEN, timeoutMs: 2000, retryBaseMs: 10 });
-      const result = await render(composer({ client: unreachable }), report(54, '2026-03-06T15:00:00Z', failing((i) => i % 3 === 0)));
-      unreachable.close();
-      // The port is in the reason: normalize it like the double's URL.
-      return { text: result.text.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT'), html: result.html.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT') };
-    }],
+    [
+      'no-token',
+      async () =>
+        render(
+          composer({ hasToken: false }),
+          report(
+            50,
+            '2026-03-06T15:00:00Z',
+            failing((i) => i % 3 === 0),
+          ),
+        ),
+    ],
+    [
+      'token-refused',
+      async () =>
+        render(
+          composer({ client: createNetboxClient({ url: netbox.url, token: 'nbt_wrong.token', timeoutMs: 2000 }) }),
+          report(
+            51,
+            '2026-03-06T15:00:00Z',
+            failing((i) => i % 3 === 0),
+          ),
+        ),
+    ],
+    [
+      'report-deleted',
+      async () =>
+        render(
+          composer(),
+          report(
+            52,
+            '2026-03-06T15:00:00Z',
+            failing((i) => i % 3 === 0),
+            false,
+          ),
+        ),
+    ],
+    [
+      'netbox-timeout',
+      async () => {
+        netbox.slowOffsets.set(0, 30_000);
+        return render(
+          composer({ budgetMs: 500 }),
+          report(
+            53,
+            '2026-03-06T15:00:00Z',
+            failing((i) => i % 3 === 0),
+          ),
+        );
+      },
+    ],
+    [
+      'netbox-unreachable',
+      async () => {
+        const gone = await startNetboxDouble({ authorization: 'x' });
+        const url = gone.url;
+        await gone.close();
+        const unreachable = createNetboxClient({ url, token: TOKEN, timeoutMs: 2000, retryBaseMs: 10 });
+        const result = await render(
+          composer({ client: unreachable }),
+          report(
+            54,
+            '2026-03-06T15:00:00Z',
+            failing((i) => i % 3 === 0),
+          ),
+        );
+        unreachable.close();
+        // The port is in the reason: normalize it like the double's URL.
+        return {
+          text: result.text.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT'),
+          html: result.html.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT'),
+        };
+      },
+    ],
   ];
 
   async function render(compose: ReturnType<typeof composer>, delivery: ClaimedDelivery): Promise<{ text: string; html: string }> {

@@ -15,7 +15,11 @@ const NETBOX_URL = 'https://netbox.example.com/netbox';
 
 /** Renders a report whose `url`/`results_url` are the given strings, with failing tests listed. */
 function renderWith(url: string, resultsUrl: string, netboxUrl: string | undefined): RenderedMail | undefined {
-  const data = { ...buildReportData({ id: 29, total_passed: 1, total_count: 3, middle_passed: 1, middle_count: 3 }), url, results_url: resultsUrl };
+  const data = {
+    ...buildReportData({ id: 29, total_passed: 1, total_count: 3, middle_passed: 1, middle_count: 3 }),
+    url,
+    results_url: resultsUrl,
+  };
   let parsed;
   try {
     parsed = parseDelivery(buildBody({ version: '4.6', data }));
@@ -58,8 +62,12 @@ const forged = fc.oneof(
 );
 
 describe('links in a mail (issue 14)', () => {
-  it('are https on NETBOX_URL\'s origin for a results_url of javascript:, another host, or NETBOX_URL@attacker', () => {
-    for (const resultsUrl of ['javascript:alert(1)', 'https://evil.example/x', '@evil.example/api/plugins/validity/test-results/?report_id=29']) {
+  it("are https on NETBOX_URL's origin for a results_url of javascript:, another host, or NETBOX_URL@attacker", () => {
+    for (const resultsUrl of [
+      'javascript:alert(1)',
+      'https://evil.example/x',
+      '@evil.example/api/plugins/validity/test-results/?report_id=29',
+    ]) {
       const mail = renderWith('/netbox/api/plugins/validity/reports/29/', resultsUrl, NETBOX_URL)!;
       const hrefs = hrefsOf(mail.html);
       expect(hrefs.length).toBeGreaterThan(5);
@@ -70,7 +78,7 @@ describe('links in a mail (issue 14)', () => {
     }
   });
 
-  it('are http(s) on NETBOX_URL\'s origin for any url and results_url (property)', () => {
+  it("are http(s) on NETBOX_URL's origin for any url and results_url (property)", () => {
     fc.assert(
       fc.property(forged, forged, (url, resultsUrl) => {
         const mail = renderWith(url, resultsUrl, NETBOX_URL);

@@ -13,7 +13,11 @@ const tests = [
 
 function reportDelivery(id: number, created: string, passed: number, count: number, basePath = ''): ReportDelivery {
   const data = buildReportData({ id, created, total_passed: passed, total_count: count, middle_passed: passed, middle_count: count });
-  const d = { ...data, url: `${basePath}/api/plugins/validity/reports/${id}/`, results_url: `${basePath}/api/plugins/validity/test-results/?report_id=${id}` };
+  const d = {
+    ...data,
+    url: `${basePath}/api/plugins/validity/reports/${id}/`,
+    results_url: `${basePath}/api/plugins/validity/test-results/?report_id=${id}`,
+  };
   const parsed = parseDelivery(buildBody({ version: '4.6', data: d }));
   if (parsed.kind !== 'report') throw new Error('not a report');
   return parsed;
@@ -28,10 +32,22 @@ describe('NetBox client and enrichment against a NetBox double', () => {
   });
 
   it('follows absolute next links on another host name, with a v2 Bearer token under a base path', async () => {
-    netbox = await startNetboxDouble({ authorization: `Bearer ${V2}`, basePath: '/netbox', publicOrigin: 'https://netbox.behind-proxy.example:8443' });
-    netbox.reports.set(7, { id: 7, created: '2026-03-06T15:11:18.123456Z', results: buildResults(2500, { fails: (i) => i % 2 === 0, tests }) });
+    netbox = await startNetboxDouble({
+      authorization: `Bearer ${V2}`,
+      basePath: '/netbox',
+      publicOrigin: 'https://netbox.behind-proxy.example:8443',
+    });
+    netbox.reports.set(7, {
+      id: 7,
+      created: '2026-03-06T15:11:18.123456Z',
+      results: buildResults(2500, { fails: (i) => i % 2 === 0, tests }),
+    });
     client = createNetboxClient({ url: netbox.url, token: V2, timeoutMs: 5000 });
-    const enrichment = await enrichReport(reportDelivery(7, '2026-03-06T15:11:18.123456Z', 1250, 2500, '/netbox'), { client, hasToken: true, budgetMs: 10_000 });
+    const enrichment = await enrichReport(reportDelivery(7, '2026-03-06T15:11:18.123456Z', 1250, 2500, '/netbox'), {
+      client,
+      hasToken: true,
+      budgetMs: 10_000,
+    });
     expect(enrichment.status).toBe('ok');
     if (enrichment.status !== 'ok') return;
     expect(enrichment.summary.results).toHaveLength(1250);
@@ -47,18 +63,29 @@ describe('NetBox client and enrichment against a NetBox double', () => {
 
   it('sends a legacy key as "Token", and drops explanations a NetBox without ?omit still sends', async () => {
     netbox = await startNetboxDouble({ authorization: `Token ${LEGACY}`, honoursOmit: false });
-    netbox.reports.set(8, { id: 8, created: '2026-03-06T15:11:18Z', results: buildResults(30, { fails: () => true, tests, explanationBytes: 50_000 }) });
+    netbox.reports.set(8, {
+      id: 8,
+      created: '2026-03-06T15:11:18Z',
+      results: buildResults(30, { fails: () => true, tests, explanationBytes: 50_000 }),
+    });
     client = createNetboxClient({ url: netbox.url, token: LEGACY, timeoutMs: 5000 });
     const pages: Record<string, unknown>[][] = [];
-    await client.streamList('/api/plugins/validity/test-results/?report_id=8&passed=false', (page) => pages.push(page), { deadline: Date.now() + 10_000 });
+    await client.streamList('/api/plugins/validity/test-results/?report_id=8&passed=false', (page) => pages.push(page), {
+      deadline: Date.now() + 10_000,
+    });
     expect(netbox.requests[0].authorization).toBe(`Token ${LEGACY}`);
     const results = pages.flat();
     expect(results).toHaveLength(30);
-    expect(results[0]).toMatchObject({ id: 1000, passed: false, test: { name: 'ntp-servers', severity: 'HIGH' }, device: { name: 'sw-000' } });
+    expect(results[0]).toMatchObject({
+      id: 1000,
+      passed: false,
+      test: { name: 'ntp-servers', severity: 'HIGH' },
+      device: { name: 'sw-000' },
+    });
     expect(results.some((r) => 'explanation' in r)).toBe(false);
   });
 
-  it('says the token was refused on 403 with NetBox\'s detail, without retrying', async () => {
+  it("says the token was refused on 403 with NetBox's detail, without retrying", async () => {
     netbox = await startNetboxDouble({ authorization: `Token ${LEGACY}` });
     client = createNetboxClient({ url: netbox.url, token: 'ffffffffffffffffffffffffffffffffffffffff', timeoutMs: 5000 });
     const error = await client.getJson('/api/plugins/validity/reports/1/', { deadline: Date.now() + 5000 }).catch((e: unknown) => e);
@@ -73,7 +100,9 @@ describe('NetBox client and enrichment against a NetBox double', () => {
     client = createNetboxClient({ url: netbox.url, token: LEGACY, timeoutMs: 5000 });
     const gone = await enrichReport(reportDelivery(99, '2026-03-06T15:11:18Z', 1, 2), { client, hasToken: true, budgetMs: 5000 });
     expect(gone).toMatchObject({ status: 'missing', code: 'NOT_FOUND' });
-    const list = await client.streamList('/api/plugins/validity/test-results/?report_id=99', () => undefined, { deadline: Date.now() + 5000 }).catch((e: unknown) => e);
+    const list = await client
+      .streamList('/api/plugins/validity/test-results/?report_id=99', () => undefined, { deadline: Date.now() + 5000 })
+      .catch((e: unknown) => e);
     expect(list).toMatchObject({ code: 'NOT_FOUND', status: 400 });
     expect((list as Error).message).toContain('report_id');
   });

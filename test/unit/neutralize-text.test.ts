@@ -16,14 +16,26 @@ const renderer = loadRenderer(defaultTemplatesDir());
 
 describe('bidi and control characters from NetBox (issue 14)', () => {
   it('are shown as [U+202E] in the subject, the HTML and the text of a mail', () => {
-    const data = { ...buildReportData({ id: 31, total_passed: 0, total_count: 1, high_passed: 0, high_count: 1 }), display: 'report-\u202egnp.exe' };
+    const data = {
+      ...buildReportData({ id: 31, total_passed: 0, total_count: 1, high_passed: 0, high_count: 1 }),
+      display: 'report-\u202egnp.exe',
+    };
     const parsed = parseDelivery(buildBody({ version: '4.6', username: 'ad\u2066min\u0007', data }));
     if (parsed.kind !== 'report') throw new Error('not a report');
     const summarizer = createFailureSummarizer();
-    summarizer.add([{ id: 900, passed: false, test: { id: 3, name: 'ntp\u0085servers', severity: 'HIGH' }, device: { id: 10, name: 'sw-\u202egnp.exe' } }]);
+    summarizer.add([
+      { id: 900, passed: false, test: { id: 3, name: 'ntp\u0085servers', severity: 'HIGH' }, device: { id: 10, name: 'sw-\u202egnp.exe' } },
+    ]);
     const enrichment = buildEnrichmentView(
       { status: 'ok', summary: summarizer.finish() },
-      { reportId: 31, basePath: '', netboxUrl: 'https://netbox.example.com', failedResultsUrl: 'https://netbox.example.com/x', maxFailures: 50, attachment: null },
+      {
+        reportId: 31,
+        basePath: '',
+        netboxUrl: 'https://netbox.example.com',
+        failedResultsUrl: 'https://netbox.example.com/x',
+        maxFailures: 50,
+        attachment: null,
+      },
     );
     const view = buildReportView(parsed, { netboxUrl: 'https://netbox.example.com', timezone: 'UTC', enrichment });
     const mail = renderer.render(view, 'report', { subject: '{{report.display}}: {{defaultSubject}}' });
@@ -38,11 +50,20 @@ describe('bidi and control characters from NetBox (issue 14)', () => {
 
   it('are made visible on dashboard pages, keeping tabs and line breaks (property)', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.oneof(fc.constantFrom('\u202e', '\u2066', '\u2069', '\u0000', '\u001b', '\u0085', '\n', '\r', '\t'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 40 }), (s) => {
-        const shown = escapeHtml(s);
-        expect(shown).not.toMatch(BIDI_AND_CONTROLS);
-        expect(shown.split('\n').length).toBe(s.split('\n').length);
-      }),
+      fc.property(
+        fc.string({
+          unit: fc.oneof(
+            fc.constantFrom('\u202e', '\u2066', '\u2069', '\u0000', '\u001b', '\u0085', '\n', '\r', '\t'),
+            fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+          ),
+          maxLength: 40,
+        }),
+        (s) => {
+          const shown = escapeHtml(s);
+          expect(shown).not.toMatch(BIDI_AND_CONTROLS);
+          expect(shown.split('\n').length).toBe(s.split('\n').length);
+        },
+      ),
       { numRuns: 2000, seed: 4 },
     );
     expect(escapeHtml('\u202egnp.exe\t<b>')).toBe('[U+202E]gnp.exe\t&lt;b&gt;');

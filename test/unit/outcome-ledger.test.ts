@@ -85,7 +85,9 @@ describe('outcome ledger', () => {
     const id = await claimedDelivery(1);
     full = true;
     const claim = { deliveryId: id, reportId: 1, owner: OWNER };
-    expect(await ledger.record(claim, { kind: 'route-sent', route: 'default', now: T0 + 10, messageId: '<m1@relay>', response: '250 OK' })).toBe('held');
+    expect(
+      await ledger.record(claim, { kind: 'route-sent', route: 'default', now: T0 + 10, messageId: '<m1@relay>', response: '250 OK' }),
+    ).toBe('held');
     // The store would take this one, but it waits behind the route's record: the delivery is not `sent` before its route.
     full = false;
     expect(await ledger.record(claim, { kind: 'sent', now: T0 + 11, messageId: '<m1@relay>' })).toBe('held');
@@ -105,7 +107,9 @@ describe('outcome ledger', () => {
     fireTimers();
     await waitUntil(() => ledger.unrecorded === 0 || undefined, 5_000, 'the record to land');
     expect(await store.getDelivery(id)).toMatchObject({ state: 'sent', messageId: '<m1@relay>' });
-    expect(await store.listRouteMails([id])).toEqual([expect.objectContaining({ state: 'sent', messageId: '<m1@relay>', response: '250 OK' })]);
+    expect(await store.listRouteMails([id])).toEqual([
+      expect.objectContaining({ state: 'sent', messageId: '<m1@relay>', response: '250 OK' }),
+    ]);
     expect(ledger.holds(id)).toBe(false);
     expect(ledger.lastError).toBeUndefined();
     expect(changes).toEqual([1, 0]);
@@ -115,7 +119,12 @@ describe('outcome ledger', () => {
   test('a write the store takes at once is recorded at once, and nothing is held', async () => {
     const ledger = openLedger();
     const id = await claimedDelivery(1);
-    expect(await ledger.record({ deliveryId: id, reportId: 1, owner: OWNER }, { kind: 'dead', now: T0 + 5, error: 'no such user', code: 'SMTP_5XX' })).toBe('recorded');
+    expect(
+      await ledger.record(
+        { deliveryId: id, reportId: 1, owner: OWNER },
+        { kind: 'dead', now: T0 + 5, error: 'no such user', code: 'SMTP_5XX' },
+      ),
+    ).toBe('recorded');
     expect(await store.getDelivery(id)).toMatchObject({ state: 'dead', lastErrorCode: 'SMTP_5XX' });
     expect(ledger.unrecorded).toBe(0);
     expect(pending).toEqual([]);
@@ -125,7 +134,8 @@ describe('outcome ledger', () => {
     const ledger = openLedger();
     const ids = [await claimedDelivery(1), await claimedDelivery(2), await claimedDelivery(3)];
     full = true;
-    for (const id of ids) await ledger.record({ deliveryId: id, reportId: id, owner: OWNER }, { kind: 'sent', now: T0, messageId: `<m${id}@relay>` });
+    for (const id of ids)
+      await ledger.record({ deliveryId: id, reportId: id, owner: OWNER }, { kind: 'sent', now: T0, messageId: `<m${id}@relay>` });
     await ledger.saveReport(makeReport(7, T0, null));
     expect(ledger.unrecorded).toBe(4);
     const warnings = () => logs.filter((l) => l.level === 40 && l.msg.includes('cannot be recorded'));
@@ -166,9 +176,15 @@ describe('outcome ledger', () => {
     const sentOne = await claimedDelivery(1);
     const retried = await claimedDelivery(2);
     full = true;
-    await ledger.record({ deliveryId: sentOne, reportId: 1, owner: OWNER }, { kind: 'route-sent', route: 'default', now: T0, messageId: '<m1@relay>', response: '250 OK' });
+    await ledger.record(
+      { deliveryId: sentOne, reportId: 1, owner: OWNER },
+      { kind: 'route-sent', route: 'default', now: T0, messageId: '<m1@relay>', response: '250 OK' },
+    );
     await ledger.record({ deliveryId: sentOne, reportId: 1, owner: OWNER }, { kind: 'sent', now: T0, messageId: '<m1@relay>' });
-    await ledger.record({ deliveryId: retried, reportId: 2, owner: OWNER }, { kind: 'retry', now: T0, nextAttemptAt: T0 + 60_000, error: 'greylisted', code: 'SMTP_4XX' });
+    await ledger.record(
+      { deliveryId: retried, reportId: 2, owner: OWNER },
+      { kind: 'retry', now: T0, nextAttemptAt: T0 + 60_000, error: 'greylisted', code: 'SMTP_4XX' },
+    );
 
     const settling = ledger.settle(T0 + 1_000);
     // Each retry of the shutdown fails; the clock passes the deadline at the second.
@@ -181,8 +197,21 @@ describe('outcome ledger', () => {
 
     const lines = logs.filter((l) => l.msg.startsWith('shutdown:'));
     expect(lines).toEqual([
-      expect.objectContaining({ level: 50, deliveryId: sentOne, reportId: 1, messageIds: ['<m1@relay>'], unrecorded: ['route-sent', 'sent'], msg: expect.stringContaining('may be mailed again at the next start') }),
-      expect.objectContaining({ level: 50, deliveryId: retried, messageIds: [], unrecorded: ['retry'], msg: expect.stringContaining('tried again at the next start') }),
+      expect.objectContaining({
+        level: 50,
+        deliveryId: sentOne,
+        reportId: 1,
+        messageIds: ['<m1@relay>'],
+        unrecorded: ['route-sent', 'sent'],
+        msg: expect.stringContaining('may be mailed again at the next start'),
+      }),
+      expect.objectContaining({
+        level: 50,
+        deliveryId: retried,
+        messageIds: [],
+        unrecorded: ['retry'],
+        msg: expect.stringContaining('tried again at the next start'),
+      }),
     ]);
   });
 

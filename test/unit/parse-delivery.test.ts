@@ -14,9 +14,16 @@ function codeOf(fn: () => unknown): string | undefined {
 
 describe('the fixture serializer writes what Python json.dumps writes', () => {
   it('matches python3 byte for byte on an envelope with non-ASCII, emoji and control characters', () => {
-    const envelope = buildEnvelope({ version: '4.6', data: buildReportData({ custom_fields: { owner: 'Netzwerk-B\u00fcro', note: 'tab\there "quoted" \\ \ud83d\ude00', empty: null, n: 1.5 } }) });
+    const envelope = buildEnvelope({
+      version: '4.6',
+      data: buildReportData({
+        custom_fields: { owner: 'Netzwerk-B\u00fcro', note: 'tab\there "quoted" \\ \ud83d\ude00', empty: null, n: 1.5 },
+      }),
+    });
     const ours = pythonJsonDumps(envelope);
-    const python = execFileSync('python3', ['-c', 'import json,sys; sys.stdout.write(json.dumps(json.loads(sys.stdin.read())))'], { input: JSON.stringify(envelope) }).toString('utf8');
+    const python = execFileSync('python3', ['-c', 'import json,sys; sys.stdout.write(json.dumps(json.loads(sys.stdin.read())))'], {
+      input: JSON.stringify(envelope),
+    }).toString('utf8');
     expect(ours).toBe(python);
     expect(ours).toContain('\\u00fc');
     expect(ours).toContain('\\ud83d\\ude00');
@@ -101,8 +108,12 @@ describe('parseDelivery rejects bad input with a stable code and every issue', (
   });
 
   it('REPORT_INVALID when passed exceeds count, or a count is fractional or beyond safe integers', () => {
-    expect(codeOf(() => parseDelivery(buildBody({ data: { ...buildReportData(), total_passed: 9, total_count: 8 } })))).toBe('REPORT_INVALID');
+    expect(codeOf(() => parseDelivery(buildBody({ data: { ...buildReportData(), total_passed: 9, total_count: 8 } })))).toBe(
+      'REPORT_INVALID',
+    );
     expect(codeOf(() => parseDelivery(buildBody({ data: { ...buildReportData(), low_count: 1.5 } })))).toBe('REPORT_INVALID');
-    expect(codeOf(() => parseDelivery(Buffer.from(pythonJsonDumps(buildEnvelope()).replace('"device_count": 3', '"device_count": 1e400'))))).toBe('REPORT_INVALID');
+    expect(
+      codeOf(() => parseDelivery(Buffer.from(pythonJsonDumps(buildEnvelope()).replace('"device_count": 3', '"device_count": 1e400')))),
+    ).toBe('REPORT_INVALID');
   });
 });

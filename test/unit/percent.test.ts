@@ -37,7 +37,9 @@ describe('pass percentages as validity shows them: round(100*passed/count, 1)', 
     for (const c of [16, 40, 80, 400, 800]) for (let p = 0; p <= c; p += 1) ours.push(formatPercent(p, c).replace('%', ''));
     expect(ours).toHaveLength(1341);
     expect(ours.slice(0, 17).join(',')).toBe('0.0,6.2,12.5,18.8,25.0,31.2,37.5,43.8,50.0,56.2,62.5,68.8,75.0,81.2,87.5,93.8,100.0');
-    expect(createHash('sha256').update(ours.join(',')).digest('hex')).toBe('9d11e3faf543a81f91a1692c16c7f07ca2485041703a2b30571c1ea25db39d34');
+    expect(createHash('sha256').update(ours.join(',')).digest('hex')).toBe(
+      '9d11e3faf543a81f91a1692c16c7f07ca2485041703a2b30571c1ea25db39d34',
+    );
   });
 
   it('bands like validity: ≥75 green, ≥50 yellow, ≥25 orange, else red, none without results', () => {

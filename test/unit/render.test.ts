@@ -63,7 +63,11 @@ describe('the default templates', () => {
 
   // Issue 17: the banner says the worst failing severity, or that nothing failed, and never claims a pass it cannot see.
   it.each([
-    ['a report without results', { total_passed: 0, total_count: 0, middle_passed: 0, middle_count: 0 }, 'This report has no test results.'],
+    [
+      'a report without results',
+      { total_passed: 0, total_count: 0, middle_passed: 0, middle_count: 0 },
+      'This report has no test results.',
+    ],
     ['a report where every result passed', { total_passed: 8, middle_passed: 8 }, 'Every test passed.'],
     ['failures of MIDDLE only', {}, '3 MIDDLE-severity results failed.'],
     ['failures counted in no severity', { middle_passed: 8 }, '3 results failed.'],
@@ -74,7 +78,7 @@ describe('the default templates', () => {
     expect(textOf(out.html)).toContain(banner);
   });
 
-  it('keep NetBox\'s base path in every link', () => {
+  it("keep NetBox's base path in every link", () => {
     const d = delivery(buildBody({ data: buildReportData({ id: 5, basePath: '/netbox' }) }));
     const out = renderer.render(buildReportView(d, { netboxUrl: 'https://nb.example.com/netbox/', timezone: 'UTC' }));
     expect(hrefsOf(out.html)).toEqual(

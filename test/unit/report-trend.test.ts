@@ -5,14 +5,30 @@ import { makeTempDir } from '../helpers/relay-harness';
 
 const SERIES = 'https://netbox.example.com|';
 
-function snapshot(id: number, created: string, counts: Partial<ReportSnapshot['counts']>, failing: FailingPair[] | null, series = SERIES): ReportSnapshot {
+function snapshot(
+  id: number,
+  created: string,
+  counts: Partial<ReportSnapshot['counts']>,
+  failing: FailingPair[] | null,
+  series = SERIES,
+): ReportSnapshot {
   return {
     dedupKey: `${id}@${created}`,
     series,
     reportId: id,
     created,
     createdMs: Date.parse(created),
-    counts: { totalPassed: 0, totalCount: 0, highPassed: 0, highCount: 0, middlePassed: 0, middleCount: 0, lowPassed: 0, lowCount: 0, ...counts },
+    counts: {
+      totalPassed: 0,
+      totalCount: 0,
+      highPassed: 0,
+      highCount: 0,
+      middlePassed: 0,
+      middleCount: 0,
+      lowPassed: 0,
+      lowCount: 0,
+      ...counts,
+    },
     failing,
   };
 }
@@ -33,7 +49,10 @@ describe('report trend', () => {
   });
 
   it('says there is nothing to compare with for the first report', async () => {
-    const trend = await recordReportTrend(store, snapshot(1, '2026-03-01T10:00:00Z', { totalPassed: 7, totalCount: 9 }, [ntp('sw1'), ntp('sw2')]));
+    const trend = await recordReportTrend(
+      store,
+      snapshot(1, '2026-03-01T10:00:00Z', { totalPassed: 7, totalCount: 9 }, [ntp('sw1'), ntp('sw2')]),
+    );
     expect(trend.previous).toBeNull();
     expect(trend.overall).toBeNull();
     expect(trend.failingSetChanged).toBeNull();
@@ -41,17 +60,42 @@ describe('report trend', () => {
   });
 
   it('follows three successive reports: a fix, a new failure, deltas and streaks', async () => {
-    const r1 = snapshot(10, '2026-03-01T10:00:00Z', { totalPassed: 6, totalCount: 9, highPassed: 1, highCount: 3, middlePassed: 5, middleCount: 6 }, [ntp('sw1'), ntp('sw2'), snmp('sw3')]);
-    const r2 = snapshot(11, '2026-03-02T10:00:00Z', { totalPassed: 7, totalCount: 9, highPassed: 2, highCount: 3, middlePassed: 5, middleCount: 6 }, [ntp('sw1'), snmp('sw3')]);
-    const r3 = snapshot(12, '2026-03-03T10:00:00Z', { totalPassed: 6, totalCount: 9, highPassed: 1, highCount: 3, middlePassed: 5, middleCount: 6 }, [ntp('sw1'), snmp('sw3'), ntp('sw9')]);
+    const r1 = snapshot(
+      10,
+      '2026-03-01T10:00:00Z',
+      { totalPassed: 6, totalCount: 9, highPassed: 1, highCount: 3, middlePassed: 5, middleCount: 6 },
+      [ntp('sw1'), ntp('sw2'), snmp('sw3')],
+    );
+    const r2 = snapshot(
+      11,
+      '2026-03-02T10:00:00Z',
+      { totalPassed: 7, totalCount: 9, highPassed: 2, highCount: 3, middlePassed: 5, middleCount: 6 },
+      [ntp('sw1'), snmp('sw3')],
+    );
+    const r3 = snapshot(
+      12,
+      '2026-03-03T10:00:00Z',
+      { totalPassed: 6, totalCount: 9, highPassed: 1, highCount: 3, middlePassed: 5, middleCount: 6 },
+      [ntp('sw1'), snmp('sw3'), ntp('sw9')],
+    );
     await recordReportTrend(store, r1);
     const t2 = await recordReportTrend(store, r2);
     expect(t2.previous).toEqual({ reportId: 10, created: '2026-03-01T10:00:00Z', dedupKey: r1.dedupKey });
     expect(t2.fixed).toEqual([ntp('sw2')]);
     expect(t2.newlyFailing).toEqual([]);
-    expect(t2.overall).toMatchObject({ percent: 77.8, previousPercent: 66.7, deltaPointsText: '+11.1 pts', deltaFailedText: '\u22121 failing', direction: 'better' });
+    expect(t2.overall).toMatchObject({
+      percent: 77.8,
+      previousPercent: 66.7,
+      deltaPointsText: '+11.1 pts',
+      deltaFailedText: '\u22121 failing',
+      direction: 'better',
+    });
     // Deltas of the percentages as shown (66.7% − 33.3%), so the mail's numbers add up.
-    expect(t2.severities.map((s) => [s.name, s.deltaPointsText])).toEqual([['HIGH', '+33.4 pts'], ['MIDDLE', '±0.0 pts'], ['LOW', '—']]);
+    expect(t2.severities.map((s) => [s.name, s.deltaPointsText])).toEqual([
+      ['HIGH', '+33.4 pts'],
+      ['MIDDLE', '±0.0 pts'],
+      ['LOW', '—'],
+    ]);
     expect(t2.regression).toBe(false);
     expect(t2.failingSetChanged).toBe(true);
 
@@ -69,13 +113,19 @@ describe('report trend', () => {
   it('compares a report that arrives late with the one created before it', async () => {
     await recordReportTrend(store, snapshot(20, '2026-03-01T10:00:00Z', { totalPassed: 1, totalCount: 2 }, [ntp('a')]));
     await recordReportTrend(store, snapshot(22, '2026-03-03T10:00:00Z', { totalPassed: 2, totalCount: 2 }, []));
-    const late = await recordReportTrend(store, snapshot(21, '2026-03-02T10:00:00Z', { totalPassed: 0, totalCount: 2 }, [ntp('a'), ntp('b')]));
+    const late = await recordReportTrend(
+      store,
+      snapshot(21, '2026-03-02T10:00:00Z', { totalPassed: 0, totalCount: 2 }, [ntp('a'), ntp('b')]),
+    );
     expect(late.previous?.reportId).toBe(20);
     expect(late.newlyFailing).toEqual([ntp('b')]);
   });
 
   it('keeps two series apart and records a retried report once', async () => {
-    await recordReportTrend(store, snapshot(5, '2026-03-01T10:00:00Z', { totalPassed: 1, totalCount: 2 }, [ntp('a')], 'https://other.example.com|'));
+    await recordReportTrend(
+      store,
+      snapshot(5, '2026-03-01T10:00:00Z', { totalPassed: 1, totalCount: 2 }, [ntp('a')], 'https://other.example.com|'),
+    );
     const first = snapshot(5, '2026-03-02T10:00:00Z', { totalPassed: 2, totalCount: 2 }, []);
     expect((await recordReportTrend(store, first)).previous).toBeNull();
     expect((await recordReportTrend(store, first)).previous).toBeNull();
@@ -98,7 +148,11 @@ describe('report trend', () => {
   it('marks a streak longer than the history it looked at as a lower bound', () => {
     const history = [3, 2, 1].map((id) => snapshot(id, `2026-03-0${id}T10:00:00Z`, {}, [ntp('a')]));
     const current = snapshot(4, '2026-03-04T10:00:00Z', {}, [ntp('a')]);
-    expect(buildTrend(current, history, { historyTruncated: true }).stillFailing[0]).toMatchObject({ reports: 4, sinceReportId: 1, atLeast: true });
+    expect(buildTrend(current, history, { historyTruncated: true }).stillFailing[0]).toMatchObject({
+      reports: 4,
+      sinceReportId: 1,
+      atLeast: true,
+    });
     expect(buildTrend(current, history).stillFailing[0]).toMatchObject({ reports: 4, atLeast: false });
   });
 
@@ -112,9 +166,18 @@ describe('report trend', () => {
     expect(trend.newlyFailing).toHaveLength(20);
     expect(trend.newlyFailingTests).toEqual([
       { test: 'aaa', severity: 'HIGH', devices: 1, firstDevices: ['sw-09'], longestReports: 0, longestSinceReportId: null },
-      { test: 'bgp', severity: 'MIDDLE', devices: 25, firstDevices: ['sw-00', 'sw-01', 'sw-02'], longestReports: 0, longestSinceReportId: null },
+      {
+        test: 'bgp',
+        severity: 'MIDDLE',
+        devices: 25,
+        firstDevices: ['sw-00', 'sw-01', 'sw-02'],
+        longestReports: 0,
+        longestSinceReportId: null,
+      },
     ]);
-    expect(trend.stillFailingTests).toEqual([{ test: 'ntp', severity: 'LOW', devices: 2, firstDevices: ['sw-00', 'sw-01'], longestReports: 2, longestSinceReportId: 1 }]);
+    expect(trend.stillFailingTests).toEqual([
+      { test: 'ntp', severity: 'LOW', devices: 2, firstDevices: ['sw-00', 'sw-01'], longestReports: 2, longestSinceReportId: 1 },
+    ]);
     expect(trend.newlyFailingTestCount).toBe(2);
   });
 });

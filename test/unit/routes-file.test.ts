@@ -15,8 +15,15 @@ function issuesOf(text: string): RoutesFileError['issues'] {
   throw new Error('expected the routes file to be rejected');
 }
 
-function facts(overrides: Partial<Record<'HIGH' | 'MIDDLE' | 'LOW', [passed: number, count: number]>> = {}, customFields: Record<string, unknown> = {}, id = 1): ReportFacts {
-  const ratio = ([passed, count]: [number, number]) => ({ failed: count - passed, percent: count === 0 ? null : Math.round((1000 * passed) / count) / 10 });
+function facts(
+  overrides: Partial<Record<'HIGH' | 'MIDDLE' | 'LOW', [passed: number, count: number]>> = {},
+  customFields: Record<string, unknown> = {},
+  id = 1,
+): ReportFacts {
+  const ratio = ([passed, count]: [number, number]) => ({
+    failed: count - passed,
+    percent: count === 0 ? null : Math.round((1000 * passed) / count) / 10,
+  });
   const high = overrides.HIGH ?? [10, 10];
   const middle = overrides.MIDDLE ?? [10, 10];
   const low = overrides.LOW ?? [0, 0];
@@ -43,8 +50,14 @@ describe('routes file: validation names the route, the field and the line', () =
   });
 
   it('reports a wrong value with route number, name, field path and line', () => {
-    const issues = issuesOf(['routes:', '  - name: ok', '    to: a@example.com', '  - name: on-call', '    to: b@example.com', '    notify: sometimes', ''].join('\n'));
-    expect(issues).toEqual([{ line: 6, where: 'route 2 (on-call) notify', message: expect.stringContaining('always, on-failure, on-change') }]);
+    const issues = issuesOf(
+      ['routes:', '  - name: ok', '    to: a@example.com', '  - name: on-call', '    to: b@example.com', '    notify: sometimes', ''].join(
+        '\n',
+      ),
+    );
+    expect(issues).toEqual([
+      { line: 6, where: 'route 2 (on-call) notify', message: expect.stringContaining('always, on-failure, on-change') },
+    ]);
   });
 
   it('lists every problem at once: nested condition, bad address, unknown key, duplicate name, repeat_after misuse', () => {
@@ -77,7 +90,9 @@ describe('routes file: validation names the route, the field and the line', () =
   });
 
   it('a condition has exactly one key', () => {
-    const issues = issuesOf('routes:\n  - name: a\n    to: a@example.com\n    match: { failed: { above: 1 }, pass_percent: { below: 50 } }\n');
+    const issues = issuesOf(
+      'routes:\n  - name: a\n    to: a@example.com\n    match: { failed: { above: 1 }, pass_percent: { below: 50 } }\n',
+    );
     expect(issues[0]).toMatchObject({ where: 'route 1 (a) match', line: 4, message: expect.stringContaining('exactly one') });
   });
 
@@ -90,7 +105,9 @@ describe('routes file: validation names the route, the field and the line', () =
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).issues).toEqual([{ variable: 'ROUTES_FILE', message: expect.stringMatching(/^\/etc\/relay\/routes\.yaml line 4: route 1 \(x\) notify: /) }]);
+    expect((error as ConfigError).issues).toEqual([
+      { variable: 'ROUTES_FILE', message: expect.stringMatching(/^\/etc\/relay\/routes\.yaml line 4: route 1 \(x\) notify: /) },
+    ]);
 
     const config = loadConfig({ ROUTES_FILE: EXAMPLE, SMTP_URL: 'smtp://127.0.0.1:25' }, { readFile: (f) => fs.readFileSync(f, 'utf8') });
     expect(config.routing.routes).toHaveLength(3);
@@ -98,7 +115,12 @@ describe('routes file: validation names the route, the field and the line', () =
 
   it('without ROUTES_FILE there is one implicit default route to MAIL_TO/CC/BCC', () => {
     const config = loadConfig({ MAIL_TO: 'a@example.com, b@example.com', MAIL_BCC: 'c@example.com' }, { readFile: () => '' });
-    expect(config.routing).toEqual({ file: undefined, routes: [{ name: 'default', to: ['a@example.com', 'b@example.com'], cc: [], bcc: ['c@example.com'], notify: 'always', continue: false }] });
+    expect(config.routing).toEqual({
+      file: undefined,
+      routes: [
+        { name: 'default', to: ['a@example.com', 'b@example.com'], cc: [], bcc: ['c@example.com'], notify: 'always', continue: false },
+      ],
+    });
   });
 });
 
@@ -130,12 +152,21 @@ describe('routes: matching, continue and notify policy', () => {
     const onCall = routes.filter((r) => r.name === 'on-call');
     const first = facts({ HIGH: [8, 10] }, {}, 1);
     const same = facts({ HIGH: [8, 10] }, {}, 2);
-    expect(planRoutes(onCall, same, buildCountTrend(first), () => first.completedAt)[0]).toMatchObject({ outcome: 'suppressed', reason: expect.stringContaining('same failed counts per severity as report 1') });
+    expect(planRoutes(onCall, same, buildCountTrend(first), () => first.completedAt)[0]).toMatchObject({
+      outcome: 'suppressed',
+      reason: expect.stringContaining('same failed counts per severity as report 1'),
+    });
     // Eight days after the last mail on the route: a reminder.
     const later = { ...same, completedAt: '2026-03-09T10:00:00.000Z' };
-    expect(planRoutes(onCall, later, buildCountTrend(first), () => first.completedAt)[0]).toMatchObject({ outcome: 'send', reminder: true });
+    expect(planRoutes(onCall, later, buildCountTrend(first), () => first.completedAt)[0]).toMatchObject({
+      outcome: 'send',
+      reminder: true,
+    });
     // Known failing pairs win over counts: same counts, different pairs.
-    expect(planRoutes(onCall, same, { previous: first, newlyFailing: 1, failingSetChanged: true }, never)[0]).toMatchObject({ outcome: 'send', reason: expect.stringContaining('failing pairs changed') });
+    expect(planRoutes(onCall, same, { previous: first, newlyFailing: 1, failingSetChanged: true }, never)[0]).toMatchObject({
+      outcome: 'send',
+      reason: expect.stringContaining('failing pairs changed'),
+    });
   });
 
   it('regression: a drop above the threshold or a newly failing result; nothing without a previous report', () => {
@@ -159,6 +190,9 @@ describe('routes: matching, continue and notify policy', () => {
 
   it('on-failure holds back a clean report and says why', () => {
     const r = parseRoutesFile('routes:\n  - name: r\n    to: a@example.com\n    notify: on-failure\n', 'r.yaml');
-    expect(planRoutes(r, facts(), buildCountTrend(null), never)[0]).toMatchObject({ outcome: 'suppressed', reason: 'every test passed (notify: on-failure)' });
+    expect(planRoutes(r, facts(), buildCountTrend(null), never)[0]).toMatchObject({
+      outcome: 'suppressed',
+      reason: 'every test passed (notify: on-failure)',
+    });
   });
 });

@@ -31,12 +31,13 @@ describe('send gate: deliveries prepared ahead send in queue order, no more than
     let holding = 0;
     let most = 0;
     const got: number[] = [];
-    tickets.forEach((t, i) =>
-      void t.acquire().then(() => {
-        holding += 1;
-        most = Math.max(most, holding);
-        got.push(i);
-      }),
+    tickets.forEach(
+      (t, i) =>
+        void t.acquire().then(() => {
+          holding += 1;
+          most = Math.max(most, holding);
+          got.push(i);
+        }),
     );
     await settle();
     expect(got.sort()).toEqual([0, 1]);

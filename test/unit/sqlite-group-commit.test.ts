@@ -3,7 +3,15 @@ import { SqliteStore, type NewDelivery } from '../../src/store';
 import { makeTempDir } from '../helpers/relay-harness';
 
 function delivery(n: number): NewDelivery {
-  return { dedupKey: `${n}@2026-01-01T00:00:00Z`, reportId: n, reportCreated: '2026-01-01T00:00:00Z', completedAt: '2026-01-01T00:00:00Z', source: '127.0.0.1', body: Buffer.from(`{"n":${n}}`), receivedAt: 1_000 };
+  return {
+    dedupKey: `${n}@2026-01-01T00:00:00Z`,
+    reportId: n,
+    reportCreated: '2026-01-01T00:00:00Z',
+    completedAt: '2026-01-01T00:00:00Z',
+    source: '127.0.0.1',
+    body: Buffer.from(`{"n":${n}}`),
+    receivedAt: 1_000,
+  };
 }
 
 // The worker's writes share the ingest's group commit: many in one event-loop turn, one transaction.
@@ -18,7 +26,10 @@ describe('SQLite group commit of inserts, claims and outcomes', () => {
   it('settles every write of one turn with its own result, and all of them survive a reopen', async () => {
     const store = SqliteStore.open({ dataDir });
     // Same turn: 30 new deliveries and a duplicate of one of them.
-    const inserted = await Promise.all([...Array.from({ length: 30 }, (_, i) => store.insertDelivery(delivery(i + 1))), store.insertDelivery(delivery(7))]);
+    const inserted = await Promise.all([
+      ...Array.from({ length: 30 }, (_, i) => store.insertDelivery(delivery(i + 1))),
+      store.insertDelivery(delivery(7)),
+    ]);
     expect(inserted.filter((r) => !r.duplicate)).toHaveLength(30);
     expect(inserted[30]).toEqual({ id: inserted[6].id, duplicate: true });
 
@@ -27,7 +38,11 @@ describe('SQLite group commit of inserts, claims and outcomes', () => {
     // Same turn again: a mix of outcomes, plus a claim that must not see rows still leased.
     const [, , , again] = await Promise.all([
       Promise.all(claimed.slice(0, 10).map((c) => store.markSent(c.id, { now: 3_000, messageId: `<m${c.id}@x>` }))),
-      Promise.all(claimed.slice(10, 20).map((c) => store.markRetry(c.id, { now: 3_000, nextAttemptAt: 9_000, error: 'refused', code: 'ECONNREFUSED' }))),
+      Promise.all(
+        claimed
+          .slice(10, 20)
+          .map((c) => store.markRetry(c.id, { now: 3_000, nextAttemptAt: 9_000, error: 'refused', code: 'ECONNREFUSED' })),
+      ),
       Promise.all(claimed.slice(20).map((c) => store.markDead(c.id, { now: 3_000, error: '550 no', code: 'SMTP_5XX' }))),
       store.claimDue({ now: 3_000, limit: 30, owner: 'w2', leaseMs: 60_000 }),
     ]);
@@ -112,7 +127,8 @@ describe('SQLite WAL sync off the event loop (synchronous=FULL)', () => {
     let fail = true;
     const store = SqliteStore.open({
       dataDir,
-      fsync: (fd, callback) => (fail ? setImmediate(() => callback(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }))) : fs.fsync(fd, callback)),
+      fsync: (fd, callback) =>
+        fail ? setImmediate(() => callback(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }))) : fs.fsync(fd, callback),
     });
     await expect(store.insertDelivery(delivery(1))).rejects.toMatchObject({ name: 'StorageUnavailableError', code: 'WAL_SYNC_FAILED' });
     fail = false;

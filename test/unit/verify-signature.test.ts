@@ -11,9 +11,21 @@ const SAMPLE = fs.readFileSync(path.join(__dirname, '../../examples/delivery-net
  *   printf '' | openssl dgst -sha512 -hmac 'k'
  */
 const VECTORS = [
-  { secret: 'NetBox-secret', body: SAMPLE, hex: '0fb322a3c2801ae7b0b379183ebea4f32780af2ae46e266a08fcf9d090afb271d2e6c0f9b350901d1485721cb1f8f5c9a51e25eaa57c76a8d932e0e7db5fd149' },
-  { secret: 's\u00e9cret-\u00fc', body: SAMPLE, hex: '16efda1a429ee9ab46ed05156b1ad07704146bb81b08b47a3165cce25ce978f3f21cf9b7e252a53b93e7b53a7d212fbb644d95e24c93b3810a4a9d55abd7e410' },
-  { secret: 'k', body: Buffer.alloc(0), hex: '893ccbf5d0b335fcda6f625e4a59055a364d75a9251589428750782c116830a1af455efe1094c1901d0e8fd5beb6df64c6d5fe1c6f09be6ef47fb3987260cdd8' },
+  {
+    secret: 'NetBox-secret',
+    body: SAMPLE,
+    hex: '0fb322a3c2801ae7b0b379183ebea4f32780af2ae46e266a08fcf9d090afb271d2e6c0f9b350901d1485721cb1f8f5c9a51e25eaa57c76a8d932e0e7db5fd149',
+  },
+  {
+    secret: 's\u00e9cret-\u00fc',
+    body: SAMPLE,
+    hex: '16efda1a429ee9ab46ed05156b1ad07704146bb81b08b47a3165cce25ce978f3f21cf9b7e252a53b93e7b53a7d212fbb644d95e24c93b3810a4a9d55abd7e410',
+  },
+  {
+    secret: 'k',
+    body: Buffer.alloc(0),
+    hex: '893ccbf5d0b335fcda6f625e4a59055a364d75a9251589428750782c116830a1af455efe1094c1901d0e8fd5beb6df64c6d5fe1c6f09be6ef47fb3987260cdd8',
+  },
 ];
 
 describe('X-Hook-Signature (HMAC-SHA512 of the exact body bytes)', () => {
