@@ -231,15 +231,13 @@ async function showDelivery(deps: DashboardDeps, req: Authed, res: Response): Pr
       : undefined;
   const csrf = keys.csrfToken(req.session!);
   const routes = await options.store.listRouteMails([record.id]);
-  res
-    .type('html')
-    .send(
-      renderLayout(`Delivery #${record.id}`, renderDelivery({ record, content, sent, csrf, formatTime, reportLink, routes }), {
-        csrf,
-        notices: options.notices,
-        unrecorded: options.unrecordedOutcomes?.(),
-      }),
-    );
+  res.type('html').send(
+    renderLayout(`Delivery #${record.id}`, renderDelivery({ record, content, sent, csrf, formatTime, reportLink, routes }), {
+      csrf,
+      notices: options.notices,
+      unrecorded: options.unrecordedOutcomes?.(),
+    }),
+  );
 }
 
 /** GET /deliveries/:id/message.eml: the kept message, byte for byte. */
