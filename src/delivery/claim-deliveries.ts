@@ -47,18 +47,16 @@ export async function claimDeliveries(
     context.logger.error({ err: error }, 'cannot claim deliveries from the outbox; will try again');
     return undefined;
   }
-  // Already running here: its lease ran out while it waited for a send slot (the lease keeper was late).
-  // It is not started a second time; the run in flight settles it.
+  // Not started again, each said once: a delivery already running here (its lease ran out while it waited
+  // for a send slot; the run in flight settles it), and one whose outcome the ledger holds (claimed again
+  // after the store was away too long to extend its lease: it was sent; the held outcome settles it).
   const running = claimed.filter((d) => inFlight.has(d.id)).map((d) => d.id);
+  const held = claimed.filter((d) => !inFlight.has(d.id) && context.ledger.holds(d.id)).map((d) => d.id);
   if (running.length > 0)
     context.logger.warn({ deliveryIds: running }, 'claimed again while still in flight here (its lease ran out): not starting it twice');
-  const deliveries = claimed.filter((d) => !context.ledger.holds(d.id) && !inFlight.has(d.id));
-  // Claimed again after its lease ran out while its outcome waits (the store was away too long to
-  // extend it): it was sent; the held outcome settles it.
-  if (deliveries.length < claimed.length) {
-    const held = claimed.filter((d) => context.ledger.holds(d.id)).map((d) => d.id);
+  if (held.length > 0)
     context.logger.warn({ deliveryIds: held }, 'not sending again: the outcome of these deliveries is held until the store records it');
-  }
+  const deliveries = claimed.filter((d) => !inFlight.has(d.id) && !context.ledger.holds(d.id));
   if (asProbe) {
     context.breaker.claimed(deliveries.length);
     if (deliveries.length > 0) context.probe.offer(deliveries[0].id);

@@ -58,14 +58,7 @@ export async function sendRouteMails(context: DeliveryContext, input: SendRouteM
     const rendered = await renderRouteMail(input.composed, mail);
     if (!rendered.ok) {
       const { failure } = rendered;
-      await recordOutcome(context, input.delivery, {
-        kind: 'route-failed',
-        route: mail.route,
-        now: context.clock.now(),
-        error: failure.message,
-        code: failure.code,
-        permanent: true,
-      });
+      await recordRouteFailure(context, input.delivery, mail.route, failure);
       report.permanent ??= { route: mail.route, failure };
       continue;
     }
@@ -147,14 +140,7 @@ async function sendRouteMail(
     result = await context.transport.send(message);
   } catch (error) {
     const failure = classifyFailure(error);
-    await recordOutcome(context, input.delivery, {
-      kind: 'route-failed',
-      route: mail.route,
-      now: context.clock.now(),
-      error: failure.message,
-      code: failure.code,
-      permanent: failure.kind === 'permanent',
-    });
+    await recordRouteFailure(context, input.delivery, mail.route, failure);
     if (failure.scope !== 'server') {
       breaker.serverReached();
       return { sent: false, failure };
@@ -185,4 +171,21 @@ async function sendRouteMail(
     result.path ? `mail written to ${result.path}` : 'mail sent',
   );
   return { sent: true, response: result.response };
+}
+
+/** Records that one route's mail failed (render failures are always permanent: classifyRenderFailure). */
+function recordRouteFailure(
+  context: DeliveryContext,
+  delivery: ClaimedDelivery,
+  route: string,
+  failure: FailureClass,
+): Promise<'recorded' | 'held'> {
+  return recordOutcome(context, delivery, {
+    kind: 'route-failed',
+    route,
+    now: context.clock.now(),
+    error: failure.message,
+    code: failure.code,
+    permanent: failure.kind === 'permanent',
+  });
 }
