@@ -1,6 +1,6 @@
 import type { SendMailOptions } from 'nodemailer';
 import { buildFailuresCsv, enrichReport } from '../enrichment';
-import { buildLinks, buildWebUrl, netboxBasePath } from '../report';
+import { buildLinks, buildWebUrl, findNetboxBasePath } from '../report';
 import { buildEnrichmentView, buildTrendView, type EnrichmentView, type TrendView } from './build-insight-views';
 import type { NetboxClient } from '../netbox';
 import type { Clock, Logger } from '../shared';
@@ -48,7 +48,7 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
   return async (delivery, deliveryLog) => {
     const report = delivery.report;
     const log = (deliveryLog ?? options.logger).child({ reportId: report.id });
-    const basePath = netboxBasePath(report.url);
+    const basePath = findNetboxBasePath(report.url);
     const links = buildLinks(report.id, report.url, report.results_url, options.netboxUrl);
     const enrichment = await enrichReport(delivery, {
       client: options.client,

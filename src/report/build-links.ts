@@ -19,7 +19,7 @@ export interface ReportLinks {
  * clean path (`javascript:…`, another host) is replaced by the path NetBox itself would have sent.
  */
 export function buildLinks(reportId: number, apiUrl: string, resultsApiUrl: string, netboxUrl?: string): ReportLinks {
-  const basePath = netboxBasePath(apiUrl);
+  const basePath = findNetboxBasePath(apiUrl);
   const canonicalResultsApi = `${basePath}/api/plugins/validity/test-results/?report_id=${reportId}`;
   const paths = {
     report: `${basePath}/plugins/validity/reports/${reportId}/`,
@@ -48,11 +48,6 @@ export function absoluteUrl(path: string, netboxUrl: string): string {
   const base = parseNetboxBase(netboxUrl);
   const built = buildNetboxUrl(base, path);
   return built.ok ? built.url.href : new URL(`${base.basePath}/`, `${base.origin}/`).href;
-}
-
-/** NetBox's BASE_PATH as the report's API `url` shows it: `/netbox/api/plugins/...` → `/netbox`, else ''. */
-export function netboxBasePath(apiUrl: string): string {
-  return findNetboxBasePath(apiUrl);
 }
 
 /** A NetBox web page: absolute on NETBOX_URL when it is set, else NetBox's relative path (shown as text). */

@@ -1,6 +1,6 @@
 export { SEVERITIES, type Severity } from './severity';
 export { formatPercent, passPercent, roundHalfEven1, bandOf, NO_RESULTS, type Band } from './percent';
-export { buildLinks, absoluteUrl, netboxBasePath, buildWebUrl, type ReportLinks } from './build-links';
+export { buildLinks, absoluteUrl, buildWebUrl, type ReportLinks } from './build-links';
 export { formatDateTime } from './format-date-time';
 export {
   buildNetboxUrl,

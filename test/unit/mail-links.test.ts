@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { createFailureSummarizer } from '../../src/enrichment';
 import { buildEnrichmentView, buildReportView } from '../../src/compose';
-import { buildLinks, netboxBasePath } from '../../src/report';
+import { buildLinks, findNetboxBasePath } from '../../src/report';
 import { loadRenderer, type RenderedMail } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
 import { parseDelivery } from '../../src/webhook';
@@ -35,7 +35,14 @@ function renderWith(url: string, resultsUrl: string, netboxUrl: string | undefin
   ]);
   const enrichment = buildEnrichmentView(
     { status: 'ok', summary: summarizer.finish() },
-    { reportId: 29, basePath: netboxBasePath(url), netboxUrl, failedResultsUrl: links.failedResults, maxFailures: 50, attachment: null },
+    {
+      reportId: 29,
+      basePath: findNetboxBasePath(url),
+      netboxUrl,
+      failedResultsUrl: links.failedResults,
+      maxFailures: 50,
+      attachment: null,
+    },
   );
   return renderer.render(buildReportView(parsed, { netboxUrl, timezone: 'UTC', enrichment }));
 }
