@@ -186,6 +186,7 @@ function createDeliveryPipeline(
     prepareAhead: config.worker.concurrency * PREPARE_AHEAD_PER_CONNECTION,
     pollMs: config.worker.pollMs,
     leaseMs: config.worker.leaseMs,
+    pauseAfter4xx: config.worker.pauseAfter4xx,
     random: io.random,
     onOutcome: (outcome) => {
       recorder.record(outcome);
