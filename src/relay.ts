@@ -194,6 +194,7 @@ function createDeliveryPipeline(
       smtpHealth.record(outcome);
       io.onWorkerOutcome?.(outcome);
     },
+    onRouteSent: (event) => recorder.recordRouteSent(event),
   });
   return { worker, outcomes, metrics, smtpHealth };
 }

@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { buildEmlFileName } from '../delivery';
 import { buildLinks, formatDateTime } from '../report';
 import type { Clock, Logger } from '../shared';
 import type { DeliveryRecord, Store } from '../store';
@@ -12,7 +13,10 @@ import { createSessionKeys, readCookie, SESSION_COOKIE, SESSION_TTL_MS, type Ses
 export interface DashboardOptions {
   /** ADMIN_TOKEN; without it the dashboard answers 404 and says how to turn it on. */
   adminToken?: string;
-  store: Pick<Store, 'listDeliveries' | 'getDelivery' | 'getDeliveryBody' | 'getSentMessage' | 'requeue' | 'listRouteMails'>;
+  store: Pick<
+    Store,
+    'listDeliveries' | 'getDelivery' | 'getDeliveryBody' | 'getSentMessage' | 'listSentMessages' | 'requeue' | 'listRouteMails'
+  >;
   clock: Clock;
   logger: Logger;
   timezone: string;
@@ -224,7 +228,7 @@ async function showDelivery(deps: DashboardDeps, req: Authed, res: Response): Pr
   const record = await findDelivery(deps, req, res);
   if (!record) return;
   const content = await readDeliveryContent(record, options.store);
-  const sent = await options.store.getSentMessage(record.id);
+  const sent = await options.store.listSentMessages(record.id);
   const reportLink =
     content.kind === 'report' && options.netboxUrl
       ? buildLinks(content.report.id, content.report.url, content.report.results_url, options.netboxUrl).report
@@ -240,16 +244,26 @@ async function showDelivery(deps: DashboardDeps, req: Authed, res: Response): Pr
   );
 }
 
-/** GET /deliveries/:id/message.eml: the kept message, byte for byte. */
+/**
+ * GET /deliveries/:id/message.eml?route=NAME: one route's kept message, byte for byte. Without
+ * `route`, the first one kept (the link of pages from before every route's mail was kept).
+ */
 async function downloadMessage(deps: DashboardDeps, req: Request, res: Response): Promise<void> {
   const record = await findDelivery(deps, req, res);
   if (!record) return;
-  const sent = await deps.options.store.getSentMessage(record.id);
+  const { route } = req.query;
+  const sent =
+    typeof route === 'string' && route.length <= 200
+      ? await deps.options.store.getSentMessage(record.id, route)
+      : (await deps.options.store.listSentMessages(record.id))[0];
   if (!sent) {
-    res.status(404).type('text').send('This delivery has no kept message.');
+    res.status(404).type('text').send('This delivery has no kept message for that route.');
     return;
   }
-  res.set('Content-Disposition', `attachment; filename="delivery-${record.id}.eml"`).type('message/rfc822').send(sent.raw);
+  res
+    .set('Content-Disposition', `attachment; filename="${buildEmlFileName(record.id, sent.route)}"`)
+    .type('message/rfc822')
+    .send(sent.raw);
 }
 
 /** POST /deliveries/:id/retry: queues a dead delivery again and goes back to the list. */

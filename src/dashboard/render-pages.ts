@@ -1,3 +1,4 @@
+import { buildEmlFileName, findMessageId } from '../delivery';
 import { formatPercent } from '../report';
 import type { DeliveryRecord, RouteMailRecord, SentMessage } from '../store';
 import type { WatchdogAlert } from '../watchdog';
@@ -11,7 +12,7 @@ const STYLE = `
   header form { margin-left: auto; }
   main { padding: 20px 24px; max-width: 1200px; }
   section { background: #fff; border: 1px solid #d5d8dc; border-radius: 6px; padding: 14px 18px; margin-bottom: 18px; }
-  h1 { font-size: 20px; margin: 0 0 14px; } h2 { font-size: 16px; margin: 0 0 10px; }
+  h1 { font-size: 20px; margin: 0 0 14px; } h2 { font-size: 16px; margin: 0 0 10px; } h3 { font-size: 14px; margin: 14px 0 6px; }
   table { border-collapse: collapse; width: 100%; } th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid #eaeded; vertical-align: top; }
   th { font-size: 12px; text-transform: uppercase; color: #566573; }
   .state { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; font-weight: 600; }
@@ -128,7 +129,8 @@ export function headerBlock(raw: Buffer): string {
 export function renderDelivery(input: {
   record: DeliveryRecord;
   content: DeliveryContent;
-  sent: SentMessage | undefined;
+  /** The kept mail of each route that was sent, in the order they were sent. */
+  sent: SentMessage[];
   csrf: string;
   formatTime: (ms: number) => string;
   reportLink?: string;
@@ -163,12 +165,8 @@ ${d.messageId ? html`<dt>Message-ID</dt><dd><code>${d.messageId}</code></dd>` : 
         ? renderAlert(input.content.alert, input.formatTime)
         : '';
 
-  const mail = input.sent
-    ? html`<section><h2>Where it went</h2><dl><dt>Envelope from</dt><dd>${input.sent.envelopeFrom}</dd><dt>Envelope to</dt><dd>${input.sent.envelopeTo.join(', ')}</dd><dt>Server answer</dt><dd>${input.sent.response}</dd><dt>Sent</dt><dd>${input.formatTime(input.sent.sentAt)}</dd></dl>
-<p><a href="/ui/deliveries/${d.id}/message.eml">Download the message (.eml)</a></p></section>
-<section><h2>Headers</h2><pre class="mail-headers">${headerBlock(input.sent.raw)}</pre></section>
-${input.sent.html !== null ? html`<section><h2>HTML part</h2><iframe title="The HTML part of the mail" sandbox="" referrerpolicy="no-referrer" srcdoc="${buildSrcdoc(input.sent.html)}"></iframe></section>` : ''}
-${input.sent.text !== null ? html`<section><h2>Text part</h2><pre class="mail-text">${input.sent.text}</pre></section>` : ''}`
+  const mail = input.sent.length
+    ? input.sent.map((m) => renderSentMail(d.id, m, input.formatTime))
     : html`<section><h2>Mail</h2><p class="muted">${d.state === 'sent' ? 'This delivery was sent before the relay kept copies of sent mail.' : 'Not sent yet.'}</p></section>`;
   const routes = input.routes?.length
     ? html`<section><h2>Routes</h2><table><thead><tr><th>Route</th><th>State</th><th>Why</th><th>Mail</th></tr></thead><tbody>${input.routes.map(
@@ -177,6 +175,17 @@ ${input.sent.text !== null ? html`<section><h2>Text part</h2><pre class="mail-te
       )}</tbody></table></section>`
     : '';
   return html`<p><a href="/ui">← All deliveries</a></p>${summary}${routes}${counts}${mail}`;
+}
+
+/** One route's mail as it was sent: where it went, its Message-ID, the .eml, headers, HTML and text parts. */
+function renderSentMail(deliveryId: number, m: SentMessage, formatTime: (ms: number) => string): SafeHtml {
+  const name = m.route === '' ? "route not recorded (kept before each route's mail was kept)" : m.route;
+  const messageId = findMessageId(m);
+  return html`<section class="route-mail" data-route="${m.route}"><h2>Mail of route <q>${name}</q></h2><dl><dt>Route</dt><dd>${name}</dd><dt>Envelope from</dt><dd>${m.envelopeFrom}</dd><dt>Envelope to</dt><dd class="mail-recipients">${m.envelopeTo.join(', ')}</dd>${messageId ? html`<dt>Message-ID</dt><dd><code class="mail-message-id">${messageId}</code></dd>` : ''}<dt>Server answer</dt><dd>${m.response}</dd><dt>Sent</dt><dd>${formatTime(m.sentAt)}</dd></dl>
+<p><a class="mail-eml" href="/ui/deliveries/${deliveryId}/message.eml?route=${encodeURIComponent(m.route)}" download="${buildEmlFileName(deliveryId, m.route)}">Download the message (.eml)</a></p>
+<h3>Headers</h3><pre class="mail-headers">${headerBlock(m.raw)}</pre>
+${m.html !== null ? html`<h3>HTML part</h3><iframe title="The HTML part of the mail of route ${name}" sandbox="" referrerpolicy="no-referrer" srcdoc="${buildSrcdoc(m.html)}"></iframe>` : ''}
+${m.text !== null ? html`<h3>Text part</h3><pre class="mail-text">${m.text}</pre>` : ''}</section>`;
 }
 
 function renderAlert(alert: WatchdogAlert, formatTime: (ms: number) => string): SafeHtml {

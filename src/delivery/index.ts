@@ -29,4 +29,14 @@ export {
   type CircuitBreaker,
   type SmtpPauseStatus,
 } from './circuit-breaker';
-export { buildDeliveriesJson, buildDeliveryJson, createSecretMask, type DeliveryJson, type DeliveryRouteJson } from './build-delivery-json';
+export {
+  buildDeliveriesJson,
+  buildDeliveryJson,
+  buildEmlFileName,
+  buildSentMailsJson,
+  createSecretMask,
+  findMessageId,
+  type DeliveryJson,
+  type DeliveryRouteJson,
+  type SentMailJson,
+} from './build-delivery-json';

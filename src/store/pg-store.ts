@@ -362,9 +362,13 @@ export class PgStore implements Store {
     await this.execute(queries.sentMessages.save, toSentMessageParams(deliveryId, message));
   }
 
-  async getSentMessage(deliveryId: number): Promise<SentMessage | undefined> {
-    const [row] = await this.selectAll(queries.sentMessages.get, { deliveryId });
+  async getSentMessage(deliveryId: number, route: string): Promise<SentMessage | undefined> {
+    const [row] = await this.selectAll(queries.sentMessages.get, { deliveryId, route });
     return row && fromSentMessageRow(row);
+  }
+
+  async listSentMessages(deliveryId: number): Promise<SentMessage[]> {
+    return (await this.selectAll(queries.sentMessages.ofDelivery, { deliveryId })).map(fromSentMessageRow);
   }
 
   async lastReportReceivedAt(): Promise<number | null> {

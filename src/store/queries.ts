@@ -185,15 +185,19 @@ const reports = {
 };
 
 const sentMessages = {
-  /** The latest send of a delivery replaces an earlier one. */
+  /** One copy per (delivery, route): the latest send of a route's mail (a deliberate resend) replaces the earlier one. */
   save: defineStatement<SentMessageParams>(
     () => `INSERT INTO sent_messages (delivery_id, ${SENT_MESSAGE_COLUMNS})
-       VALUES (:deliveryId, :raw, :envelopeFrom, :envelopeTo, :subject, :text, :html, :response, :sentAt)
-       ON CONFLICT (delivery_id) DO UPDATE SET raw = excluded.raw, envelope_from = excluded.envelope_from, envelope_to = excluded.envelope_to,
-         subject = excluded.subject, text_part = excluded.text_part, html_part = excluded.html_part, response = excluded.response, sent_at = excluded.sent_at`,
+       VALUES (:deliveryId, :route, :messageId, :raw, :envelopeFrom, :envelopeTo, :subject, :text, :html, :response, :sentAt)
+       ON CONFLICT (delivery_id, route) DO UPDATE SET message_id = excluded.message_id, raw = excluded.raw,
+         envelope_from = excluded.envelope_from, envelope_to = excluded.envelope_to, subject = excluded.subject,
+         text_part = excluded.text_part, html_part = excluded.html_part, response = excluded.response, sent_at = excluded.sent_at`,
   ),
-  get: defineStatement<{ deliveryId: number }, SentMessageRow>(
-    () => `SELECT ${SENT_MESSAGE_COLUMNS} FROM sent_messages WHERE delivery_id = :deliveryId`,
+  get: defineStatement<{ deliveryId: number; route: string }, SentMessageRow>(
+    () => `SELECT ${SENT_MESSAGE_COLUMNS} FROM sent_messages WHERE delivery_id = :deliveryId AND route = :route`,
+  ),
+  ofDelivery: defineStatement<{ deliveryId: number }, SentMessageRow>(
+    () => `SELECT ${SENT_MESSAGE_COLUMNS} FROM sent_messages WHERE delivery_id = :deliveryId ORDER BY sent_at, route`,
   ),
 };
 

@@ -416,9 +416,13 @@ export class SqliteStore implements Store {
     return this.queueChange(queries.sentMessages.save, toSentMessageParams(deliveryId, message));
   }
 
-  async getSentMessage(deliveryId: number): Promise<SentMessage | undefined> {
-    const row = this.run((db) => selectOne(db, queries.sentMessages.get, { deliveryId }));
+  async getSentMessage(deliveryId: number, route: string): Promise<SentMessage | undefined> {
+    const row = this.run((db) => selectOne(db, queries.sentMessages.get, { deliveryId, route }));
     return row && fromSentMessageRow(row);
+  }
+
+  async listSentMessages(deliveryId: number): Promise<SentMessage[]> {
+    return this.run((db) => selectAll(db, queries.sentMessages.ofDelivery, { deliveryId })).map(fromSentMessageRow);
   }
 
   async lastReportReceivedAt(): Promise<number | null> {

@@ -161,9 +161,12 @@ export interface Store {
   }): Promise<{ won: boolean; alertId?: number }>;
   /** The exact bytes NetBox sent for a delivery (for the dashboard's report page and chart). */
   getDeliveryBody(id: number): Promise<Buffer | undefined>;
-  /** Keeps the mail as it was sent for a delivery (the latest send replaces an earlier one). */
+  /** Keeps one route's mail as it was sent for a delivery (the latest send of that route replaces an earlier one). */
   saveSentMessage(deliveryId: number, message: SentMessage): Promise<void>;
-  getSentMessage(deliveryId: number): Promise<SentMessage | undefined>;
+  /** The kept mail of one route of a delivery (`''`: a copy kept before routes were recorded with it). */
+  getSentMessage(deliveryId: number, route: string): Promise<SentMessage | undefined>;
+  /** Every kept mail of a delivery, one per route, in the order they were sent. */
+  listSentMessages(deliveryId: number): Promise<SentMessage[]>;
   /**
    * Records the routing decisions of a delivery, once: when decisions are already stored (a retry, a
    * restart, another replica) they are kept and returned instead, so a route is never decided twice.
@@ -197,8 +200,15 @@ export interface MigrationReport {
 /** Failing sets kept per series; the streak walk ("failing since") never looks further back. */
 export const REPORT_FAILING_SETS_KEPT = 100;
 
-/** The mail as it left for one delivery: the exact MIME bytes, where it went, and the server's answer. */
+/** The mail as it left for one route of a delivery: the exact MIME bytes, where it went, and the server's answer. */
 export interface SentMessage {
+  /**
+   * The route (ROUTES_FILE; `default` without one) whose mail this is; `''` for a copy kept before
+   * migration 7 whose route cannot be told (its delivery mailed several routes).
+   */
+  route: string;
+  /** The Message-ID it was sent with; null for a copy kept before migration 7 (then it is in `raw`). */
+  messageId: string | null;
   /** RFC 5322 bytes exactly as handed to SMTP (or written as .eml); no Bcc header. */
   raw: Buffer;
   envelopeFrom: string;
