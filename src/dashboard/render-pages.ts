@@ -22,6 +22,7 @@ const STYLE = `
   .flash { background: #d4efdf; border: 1px solid #7dcea0; padding: 8px 12px; border-radius: 4px; margin-bottom: 14px; }
   .flash.bad { background: #fadbd8; border-color: #f1948a; }
   .banner { background: #fadbd8; border-bottom: 2px solid #c0392b; color: #78281f; padding: 10px 24px; margin: 0; }
+  .smtp-paused { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 16px; } .smtp-paused p { margin: 0; flex: 1 1 320px; overflow-wrap: anywhere; }
   button { font: inherit; padding: 4px 12px; border-radius: 4px; border: 1px solid #1b4f72; background: #2471a3; color: #fff; cursor: pointer; }
   header button { background: transparent; border-color: #aab7b8; }
   pre { white-space: pre-wrap; word-break: break-word; background: #f8f9f9; border: 1px solid #eaeded; padding: 10px; font-size: 12.5px; max-height: 480px; overflow: auto; }
@@ -39,8 +40,18 @@ const STYLE = `
 export const DASHBOARD_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
+/** The SMTP pause as the banner shows it, times already formatted. */
+export interface SmtpPauseBanner {
+  state: 'open' | 'probing';
+  since: string;
+  nextTry: string;
+  lastError: string;
+}
+
 export interface PageContext {
   csrf?: string;
+  /** The whole queue waits for the SMTP server: a banner with "try now" above every page (issue 17). */
+  smtpPause?: SmtpPauseBanner;
   /** Outcomes of sends the store refused, still held in memory: shown as a banner above every page. */
   unrecorded?: number;
   /** Configuration warnings (an unsigned webhook open to the network), shown above the page. */
@@ -54,7 +65,7 @@ export function renderLayout(title: string, body: SafeHtml, ctx: PageContext): s
     : '';
   return html`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · compliance-relay</title><style>${new SafeHtml(STYLE)}</style></head>
-<body><header><span>compliance-relay</span>${nav}</header>${renderUnrecordedBanner(ctx.unrecorded)}<main>${(ctx.notices ?? []).map((n) => html`<p class="flash bad notice" role="alert">${n}</p>`)}${body}</main></body></html>`
+<body><header><span>compliance-relay</span>${nav}</header>${renderUnrecordedBanner(ctx.unrecorded)}${renderSmtpPauseBanner(ctx)}<main>${(ctx.notices ?? []).map((n) => html`<p class="flash bad notice" role="alert">${n}</p>`)}${body}</main></body></html>`
     .value;
 }
 
@@ -62,6 +73,20 @@ export function renderLayout(title: string, body: SafeHtml, ctx: PageContext): s
 function renderUnrecordedBanner(unrecorded: number | undefined): SafeHtml | '' {
   if (!unrecorded) return '';
   return html`<p class="banner" role="alert" data-unrecorded="${unrecorded}"><strong>The store refuses writes:</strong> ${unrecorded} outcome(s) of sends are not recorded yet. The relay keeps them in memory and retries (at MAX_UNRECORDED_OUTCOMES it claims no new delivery). Free space or bring the database back: a restart before they are recorded mails them again.</p>`;
+}
+
+/** The whole queue waits for the SMTP server: since when, the next try, why, and a button to try now. */
+function renderSmtpPauseBanner(ctx: PageContext): SafeHtml | '' {
+  const pause = ctx.smtpPause;
+  if (!pause) return '';
+  const next =
+    pause.state === 'probing'
+      ? html`the oldest delivery is probing the server now`
+      : html`next try at <time class="smtp-next-try">${pause.nextTry}</time>`;
+  const button = ctx.csrf
+    ? html`<form method="post" action="/ui/smtp/try-now"><input type="hidden" name="csrf" value="${ctx.csrf}"><button type="submit">Try now</button></form>`
+    : '';
+  return html`<div class="banner smtp-paused" role="alert" data-smtp-state="${pause.state}"><p><strong>SMTP paused</strong> since <time class="smtp-since">${pause.since}</time>, ${next}, last error <code class="smtp-last-error">${pause.lastError}</code>. Deliveries wait in the outbox (nothing is lost) and go oldest first once the server answers.</p>${button}</div>`;
 }
 
 /** The login form. */
