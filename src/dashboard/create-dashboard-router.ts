@@ -28,7 +28,7 @@ export interface DashboardOptions {
   /** The worker's SMTP circuit breaker: a banner on every page while it holds the queue. */
   smtpPause?: () => SmtpPauseStatus;
   /** "Try now": a paused queue probes the SMTP server at once. */
-  tryNow?: () => TryNowResult;
+  tryNow?: () => Promise<TryNowResult>;
   /** Deliveries listed on the main page, and reports in the chart. */
   listLimit?: number;
   chartLimit?: number;
@@ -85,8 +85,8 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   router.get('/deliveries/:id', (req: Authed, res: Response) => showDelivery(deps, req, res));
   router.get('/deliveries/:id/message.eml', (req: Request, res: Response) => downloadMessage(deps, req, res));
   router.post('/deliveries/:id/retry', form, requireCsrf, (req: Authed, res: Response) => retryDelivery(deps, req, res));
-  router.post('/smtp/try-now', form, requireCsrf, (req: Authed, res: Response) => {
-    const result = options.tryNow?.() ?? 'not-paused';
+  router.post('/smtp/try-now', form, requireCsrf, async (req: Authed, res: Response) => {
+    const result = (await options.tryNow?.()) ?? 'not-paused';
     options.logger.info({ ip: req.ip, result }, 'dashboard: try SMTP now');
     res.redirect(303, `/ui?smtp=${result}`);
   });
@@ -245,22 +245,20 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
     .sort((a, b) => a.reportId - b.reportId || a.deliveryId - b.deliveryId);
   const page = buildPageContext(deps, req);
   const flash = readFlash(req.query);
-  res
-    .type('html')
-    .send(
-      renderLayout(
-        'Deliveries',
-        renderDeliveries({
-          rows,
-          chart: buildPassChart(chartReports),
-          chartCount: chartReports.length,
-          csrf: page.csrf,
-          flash,
-          formatTime,
-        }),
-        page,
-      ),
-    );
+  res.type('html').send(
+    renderLayout(
+      'Deliveries',
+      renderDeliveries({
+        rows,
+        chart: buildPassChart(chartReports),
+        chartCount: chartReports.length,
+        csrf: page.csrf,
+        flash,
+        formatTime,
+      }),
+      page,
+    ),
+  );
 }
 
 /** The delivery named by `:id`, or undefined once a 404 page has been sent. */
@@ -333,6 +331,6 @@ async function retryDelivery(deps: DashboardDeps, req: Authed, res: Response): P
   options.onRequeued?.(record.id);
   // While SMTP is paused a requeued delivery would only wait: retrying is the operator saying "try now".
   const paused = (options.smtpPause?.().state ?? 'closed') !== 'closed';
-  const smtp = paused ? options.tryNow?.() : undefined;
+  const smtp = paused ? await options.tryNow?.() : undefined;
   res.redirect(303, `/ui?retried=${record.id}${smtp ? `&smtp=${smtp}` : ''}`);
 }

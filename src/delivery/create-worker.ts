@@ -69,8 +69,11 @@ export interface Worker {
   readonly inFlight: number;
   /** The SMTP circuit breaker: `open` while the server is down and the queue is paused. */
   readonly breaker: SmtpPauseStatus;
-  /** An operator's "try now": a paused queue probes the server at once (the dashboard's button). */
-  tryNow(): TryNowResult;
+  /**
+   * An operator's "try now": a paused queue probes the SMTP server at once (the dashboard's button),
+   * and the deliveries waiting for the pause's end become due now (the oldest is the probe).
+   */
+  tryNow(): Promise<TryNowResult>;
 }
 
 /** The loop's own state: whether it runs, one tick at a time (a tick asked for meanwhile runs after), one timer. */
@@ -154,14 +157,7 @@ export function createWorker(options: WorkerOptions): Worker {
       const { state, openUntil, failures, pausedSince, lastError } = breaker;
       return { state, openUntil, failures, pausedSince, lastError };
     },
-    tryNow() {
-      const state = breaker.state;
-      if (state === 'probing') return 'probe-in-flight';
-      const opened = breaker.tryNow(context.clock.now());
-      if (opened) options.logger.info('an operator asked to try SMTP now: probing with the oldest due delivery');
-      kick(loop);
-      return opened ? 'probing-now' : 'not-paused';
-    },
+    tryNow: () => tryNow(loop),
     start() {
       if (loop.state.running) return;
       loop.state.running = true;
@@ -249,6 +245,28 @@ function armTimer(loop: WorkerLoop, delayMs: number): void {
   if (state.timer) clearTimeout(state.timer);
   state.timer = setTimeout(() => void tick(loop), Math.max(0, delayMs));
   state.timer.unref?.();
+}
+
+/** "Try now": an open breaker's probe goes at once, with the deliveries that waited for the pause made due now. */
+async function tryNow(loop: WorkerLoop): Promise<TryNowResult> {
+  const { breaker, clock, logger, store } = loop.context;
+  if (breaker.state === 'probing') return 'probe-in-flight';
+  if (breaker.state === 'closed') {
+    kick(loop);
+    return 'not-paused';
+  }
+  const now = clock.now();
+  const until = breaker.openUntil;
+  breaker.tryNow(now);
+  try {
+    const expedited = await store.expediteRetries({ now, until });
+    logger.info({ expedited }, 'an operator asked to try SMTP now: probing with the oldest due delivery');
+  } catch (error) {
+    // The probe still goes, with whatever is due; the store's trouble is reported by the claim too.
+    logger.warn({ err: error }, 'try now: cannot make the waiting deliveries due now');
+  }
+  kick(loop);
+  return 'probing-now';
 }
 
 /** Looks at the queue soon; a burst of webhooks in one turn wakes the worker once, not once each. */

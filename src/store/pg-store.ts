@@ -326,6 +326,10 @@ export class PgStore implements Store {
     return this.execute(queries.deliveries.requeueAllDead, { now });
   }
 
+  expediteRetries(options: { now: number; until: number }): Promise<number> {
+    return this.execute(queries.deliveries.expediteRetries, options);
+  }
+
   pruneDeliveries(options: { state: 'sent' | 'dead'; before: number }): Promise<number> {
     return this.execute(queries.deliveries.prune, options);
   }

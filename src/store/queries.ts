@@ -136,6 +136,10 @@ const deliveries = {
     () => `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = :now, lease_owner = NULL, lease_until = NULL,
          updated_at = :now WHERE state = 'dead'`,
   ),
+  /** "Try now": retries due by `until` (those waiting for the end of an SMTP pause) become due now, in their id order. */
+  expediteRetries: defineStatement<{ now: number; until: number }>(
+    () => `UPDATE deliveries SET next_attempt_at = :now WHERE state = 'retrying' AND next_attempt_at > :now AND next_attempt_at <= :until`,
+  ),
   countByState: defineStatement<Record<string, never>, { state: DeliveryState; n: number }>(
     () => 'SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state',
   ),

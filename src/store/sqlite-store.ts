@@ -378,6 +378,10 @@ export class SqliteStore implements Store {
     return this.runDurably((db) => execute(db, queries.deliveries.requeueAllDead, { now }));
   }
 
+  expediteRetries(options: { now: number; until: number }): Promise<number> {
+    return this.runDurably((db) => execute(db, queries.deliveries.expediteRetries, options));
+  }
+
   async countByState(): Promise<Record<DeliveryState, number>> {
     return decodeStateCounts(this.run((db) => selectAll(db, queries.deliveries.countByState, {})));
   }

@@ -125,6 +125,11 @@ export interface Store {
   /** Puts a dead (or sent) delivery back in the queue, due now, with its attempts reset. */
   requeue(id: number, now: number): Promise<boolean>;
   requeueAllDead(now: number): Promise<number>;
+  /**
+   * Makes every retrying delivery due by `until` due `now` (an operator's "try now" while SMTP is
+   * paused: the deliveries waiting for the pause's end go now, oldest first). Resolves with how many.
+   */
+  expediteRetries(options: { now: number; until: number }): Promise<number>;
   countByState(): Promise<Record<DeliveryState, number>>;
   /**
    * Deletes deliveries (row and stored body) in `state` whose last change is older than `before`

@@ -270,6 +270,20 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(new Set(seen).size).toBe(60);
     });
 
+    test('"try now" makes the retries due by the end of an SMTP pause due now, and nothing else', async () => {
+      const ids = await Promise.all([1, 2, 3, 4].map(async (n) => (await store.insertDelivery(makeDelivery(n))).id));
+      await store.claimDue({ now: T0 + 10, limit: 3, owner: 'a', leaseMs: 60_000 });
+      const pauseEnd = T0 + 60_000;
+      await store.markRetry(ids[0], { now: T0 + 20, nextAttemptAt: pauseEnd, error: 'refused', code: 'ECONNREFUSED' });
+      await store.markRetry(ids[1], { now: T0 + 20, nextAttemptAt: T0 + 30_000, error: 'greylisted', code: 'SMTP_4XX' });
+      await store.markRetry(ids[2], { now: T0 + 20, nextAttemptAt: pauseEnd + 1, error: 'greylisted', code: 'SMTP_4XX' });
+      expect(await store.expediteRetries({ now: T0 + 100, until: pauseEnd })).toBe(2);
+      const due = await store.claimDue({ now: T0 + 100, limit: 10, owner: 'b', leaseMs: 60_000 });
+      // Oldest first; the one due after the pause and the queued one (due already) keep their times.
+      expect(due.map((d) => d.id)).toEqual([ids[0], ids[1], ids[3]]);
+      expect((await store.getDelivery(ids[2]))!.nextAttemptAt).toBe(pauseEnd + 1);
+    });
+
     test('markSent, markRetry and markDead record the outcome and end the lease', async () => {
       const ids = await Promise.all([1, 2, 3].map(async (n) => (await store.insertDelivery(makeDelivery(n))).id));
       await store.claimDue({ now: T0 + 10, limit: 3, owner: 'a', leaseMs: 60_000 });
