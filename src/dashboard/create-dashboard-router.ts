@@ -199,7 +199,7 @@ function buildPageContext(deps: DashboardDeps, req: Authed): PageContext & { csr
     smtpPause:
       pause && pause.state !== 'closed'
         ? {
-            state: pause.state,
+            state: pause.state === 'open' ? 'paused' : 'probing',
             since: formatTime(pause.pausedSince ?? deps.options.clock.now()),
             nextTry: formatTime(pause.openUntil),
             lastError: pause.lastError ? `${pause.lastError.code}: ${pause.lastError.message}` : 'unknown',
@@ -213,16 +213,19 @@ function readFlash(query: Request['query']): { text: string; bad: boolean } | un
   const retried = Number(query.retried);
   const notRetried = Number(query.not_retried);
   const smtp = typeof query.smtp === 'string' ? TRY_NOW_TEXT[query.smtp as TryNowResult] : undefined;
-  if (Number.isInteger(retried) && retried > 0) {
-    const waits = query.smtp === 'probing-now' || query.smtp === 'probe-in-flight';
-    return {
-      text: `Delivery #${retried} is queued again.${waits ? ` SMTP is paused: ${smtp} #${retried} follows once the queue resumes.` : ''}`,
-      bad: false,
-    };
-  }
+  if (Number.isInteger(retried) && retried > 0)
+    return { text: `Delivery #${retried} is queued again.${describeRetryWhilePaused(query.smtp, retried)}`, bad: false };
   if (Number.isInteger(notRetried) && notRetried > 0)
     return { text: `Delivery #${notRetried} was not retried: it is not dead (any more).`, bad: true };
   return smtp ? { text: smtp, bad: false } : undefined;
+}
+
+/** What a retry did while SMTP was paused (it tried the server now), or nothing when it was not paused. */
+function describeRetryWhilePaused(smtp: unknown, id: number): string {
+  if (smtp === 'probing-now')
+    return ` SMTP was paused, so the server is being tried now: the oldest queued delivery goes first as a probe, and the queue (#${id} included) follows in order once it gets through.`;
+  if (smtp === 'probe-in-flight') return ` SMTP is paused and a probe is in flight: #${id} goes in its turn once the server answers.`;
+  return '';
 }
 
 /** What "try now" did, in words. */

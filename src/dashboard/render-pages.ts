@@ -42,7 +42,8 @@ export const DASHBOARD_CSP =
 
 /** The SMTP pause as the banner shows it, times already formatted. */
 export interface SmtpPauseBanner {
-  state: 'open' | 'probing';
+  /** As /readyz names it: `paused` until the next try, `probing` while the oldest delivery tests the server. */
+  state: 'paused' | 'probing';
   since: string;
   nextTry: string;
   lastError: string;
