@@ -148,26 +148,26 @@ function registerQueueSeries(registry: Registry, options: MetricsOptions): Queue
   return { scrapeErrors, depth, oldest };
 }
 
-/** The SMTP pause gauges (issue 17): whether the whole queue waits for the server, and until when. */
+/** The SMTP pause gauges (issue 17): whether the whole queue waits for the server, and until when; both 0 when not paused. */
 function registerPauseGauges(registry: Registry, options: MetricsOptions): void {
-  new Gauge({
-    name: `${PREFIX}smtp_paused`,
-    help: '1 while the SMTP circuit breaker holds the whole queue (server unreachable, 421, repeated 4xx), else 0.',
-    registers: [registry],
-    collect() {
-      const pause = options.smtpPause?.();
-      this.set(pause && pause.state !== 'closed' ? 1 : 0);
-    },
-  });
-  new Gauge({
-    name: `${PREFIX}smtp_paused_until_seconds`,
-    help: 'While paused: when the next probe of the SMTP server may go (Unix seconds; in the past while a probe is in flight); 0 when not paused.',
-    registers: [registry],
-    collect() {
-      const pause = options.smtpPause?.();
-      this.set(pause && pause.state !== 'closed' ? pause.openUntil / 1000 : 0);
-    },
-  });
+  const gauges: [name: string, help: string, whilePaused: (pause: Pick<SmtpPauseStatus, 'openUntil'>) => number][] = [
+    ['smtp_paused', '1 while the SMTP circuit breaker holds the whole queue (server unreachable, 421, repeated 4xx), else 0.', () => 1],
+    [
+      'smtp_paused_until_seconds',
+      'While paused: when the next probe of the SMTP server may go (Unix seconds; in the past while a probe is in flight); 0 when not paused.',
+      (pause) => pause.openUntil / 1000,
+    ],
+  ];
+  for (const [name, help, whilePaused] of gauges)
+    new Gauge({
+      name: `${PREFIX}${name}`,
+      help,
+      registers: [registry],
+      collect() {
+        const pause = options.smtpPause?.();
+        this.set(pause && pause.state !== 'closed' ? whilePaused(pause) : 0);
+      },
+    });
 }
 
 /** Counts one webhook request by outcome (rejections by error code, ignored ones by a bounded reason). */
