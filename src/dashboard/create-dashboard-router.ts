@@ -6,7 +6,7 @@ import { buildPassChart, type ChartReport } from './build-pass-chart';
 import { html } from './html';
 import { createLoginThrottle } from './login-throttle';
 import { readDeliveryContent, toChartReport } from './read-delivery-content';
-import { DASHBOARD_CSP, renderDeliveries, renderDelivery, renderLayout, renderLogin } from './render-pages';
+import { DASHBOARD_CSP, renderDeliveries, renderDelivery, renderLayout, renderLogin, type MailStatus } from './render-pages';
 import { createSessionKeys, readCookie, SESSION_COOKIE, SESSION_TTL_MS, type Session, type SessionKeys } from './session';
 
 export interface DashboardOptions {
@@ -28,6 +28,8 @@ export interface DashboardOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Warnings about the relay's own configuration, shown on every page after login. */
   notices?: string[];
+  /** The mail server's state (the SMTP health /readyz reports), shown as a banner while it fails. */
+  mailStatus?: () => MailStatus;
 }
 
 type Authed = Request & { session?: Session };
@@ -201,7 +203,7 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
       renderLayout(
         'Deliveries',
         renderDeliveries({ rows, chart: buildPassChart(chartReports), chartCount: chartReports.length, csrf, flash, formatTime }),
-        { csrf, notices: options.notices, unrecorded: options.unrecordedOutcomes?.() },
+        { csrf, notices: options.notices, unrecorded: options.unrecordedOutcomes?.(), mail: options.mailStatus?.() },
       ),
     );
 }
@@ -236,6 +238,7 @@ async function showDelivery(deps: DashboardDeps, req: Authed, res: Response): Pr
       csrf,
       notices: options.notices,
       unrecorded: options.unrecordedOutcomes?.(),
+      mail: options.mailStatus?.(),
     }),
   );
 }

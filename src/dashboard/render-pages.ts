@@ -44,6 +44,15 @@ export interface PageContext {
   unrecorded?: number;
   /** Configuration warnings (an unsigned webhook open to the network), shown above the page. */
   notices?: string[];
+  /** The mail server's state as /readyz's smtp check reports it: a banner while it fails. */
+  mail?: MailStatus;
+}
+
+/** Whether mail can leave (the last send or check), and why not. */
+export interface MailStatus {
+  ok: boolean;
+  code?: string;
+  message?: string;
 }
 
 /** The document around every page. */
@@ -53,7 +62,7 @@ export function renderLayout(title: string, body: SafeHtml, ctx: PageContext): s
     : '';
   return html`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · compliance-relay</title><style>${new SafeHtml(STYLE)}</style></head>
-<body><header><span>compliance-relay</span>${nav}</header>${renderUnrecordedBanner(ctx.unrecorded)}<main>${(ctx.notices ?? []).map((n) => html`<p class="flash bad notice" role="alert">${n}</p>`)}${body}</main></body></html>`
+<body><header><span>compliance-relay</span>${nav}</header>${renderUnrecordedBanner(ctx.unrecorded)}${renderMailBanner(ctx.mail)}<main>${(ctx.notices ?? []).map((n) => html`<p class="flash bad notice" role="alert">${n}</p>`)}${body}</main></body></html>`
     .value;
 }
 
@@ -61,6 +70,15 @@ export function renderLayout(title: string, body: SafeHtml, ctx: PageContext): s
 function renderUnrecordedBanner(unrecorded: number | undefined): SafeHtml | '' {
   if (!unrecorded) return '';
   return html`<p class="banner" role="alert" data-unrecorded="${unrecorded}"><strong>The store refuses writes:</strong> ${unrecorded} outcome(s) of sends are not recorded yet. The relay keeps them in memory and retries (at MAX_UNRECORDED_OUTCOMES it claims no new delivery). Free space or bring the database back: a restart before they are recorded mails them again.</p>`;
+}
+
+/**
+ * The mail server refuses or cannot be reached (a refused OAuth2 token, a certificate, an outage): the
+ * same reason as /readyz's smtp check, so an operator sees why the queue is not moving.
+ */
+function renderMailBanner(mail: MailStatus | undefined): SafeHtml | '' {
+  if (!mail || mail.ok) return '';
+  return html`<p class="banner" role="alert" data-mail-code="${mail.code ?? ''}"><strong>Mail is not going out${mail.code ? html` (${mail.code})` : ''}:</strong> ${mail.message ?? 'the last check failed'}. Deliveries wait in the queue and are sent, oldest first, once the server takes them again.</p>`;
 }
 
 /** The login form. */

@@ -16,8 +16,11 @@ export interface CircuitBreaker {
   capacity(now: number, free: number): number;
   /** The claim made with {@link capacity} took `claimed` deliveries. */
   claimed(claimed: number): void;
-  /** A send failed because the server as a whole is unavailable: opens (or re-opens) the breaker. */
-  serverFailed(now: number, wasProbe: boolean): number;
+  /**
+   * A send failed because the server as a whole is unavailable: opens (or re-opens) the breaker.
+   * `notBefore`: the server asked not to be called before then (Retry-After); the pause lasts at least that long.
+   */
+  serverFailed(now: number, wasProbe: boolean, notBefore?: number): number;
   /** A send reached the server (sent, or refused for this message only): closes the breaker. */
   serverReached(): void;
   /**
@@ -57,12 +60,16 @@ export function createCircuitBreaker(policy: RetryPolicy, random: () => number =
     claimed(count) {
       if (state === 'open' && count > 0) state = 'probing';
     },
-    serverFailed(now, wasProbe) {
-      // Sends that were already in flight when the breaker opened fail too; they do not lengthen the pause.
-      if (state === 'open' && !wasProbe) return openUntil;
+    serverFailed(now, wasProbe, notBefore = 0) {
+      // Sends that were already in flight when the breaker opened fail too; they do not lengthen the
+      // pause, unless the server asked for a longer one.
+      if (state === 'open' && !wasProbe) {
+        openUntil = Math.max(openUntil, notBefore);
+        return openUntil;
+      }
       failures += 1;
       const cap = Math.min(policy.maxDelayMs, policy.baseMs * 2 ** Math.min(failures - 1, 52));
-      openUntil = now + Math.ceil(cap / 2 + random() * (cap / 2));
+      openUntil = Math.max(notBefore, now + Math.ceil(cap / 2 + random() * (cap / 2)));
       state = 'open';
       return openUntil;
     },

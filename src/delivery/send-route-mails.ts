@@ -146,11 +146,18 @@ async function sendRouteMail(
       return { sent: false, failure };
     }
     const alreadyOpen = breaker.state !== 'closed' && !input.isProbe;
-    const pausedUntil = breaker.serverFailed(context.clock.now(), input.isProbe);
+    const now = context.clock.now();
+    const pausedUntil = breaker.serverFailed(
+      now,
+      input.isProbe,
+      failure.retryAfterMs === undefined ? undefined : now + failure.retryAfterMs,
+    );
     if (!alreadyOpen)
       context.logger.warn(
         { code: failure.code, error: failure.message, pausedUntil: new Date(pausedUntil).toISOString(), failures: breaker.failures },
-        'the SMTP server is unavailable: pausing all deliveries, then probing with the oldest',
+        failure.configProblem
+          ? 'CONFIGURATION PROBLEM: no mail can be sent until it is fixed; pausing all deliveries (none is given up for it), then probing with the oldest'
+          : 'the SMTP server is unavailable: pausing all deliveries, then probing with the oldest',
       );
     return { sent: false, failure, pausedUntil };
   }

@@ -1,0 +1,133 @@
+import type nodemailer from 'nodemailer';
+import type { GraphConfig } from '../config';
+import type { Clock } from '../shared';
+import type { TokenCache } from './create-token-cache';
+import type { MailTransport } from './mail-transport';
+
+/**
+ * A failed sendMail call, with the code that says whether a retry can help (FAILURE_CATALOGUE):
+ * `retryAfterMs` from Graph's Retry-After, which the queue's pause then honours.
+ */
+export class GraphError extends Error {
+  readonly code: 'GRAPH_THROTTLED' | 'GRAPH_UNAVAILABLE' | 'GRAPH_ACCESS_DENIED' | 'GRAPH_REJECTED' | 'OAUTH2_REFUSED';
+  readonly status?: number;
+  readonly retryAfterMs?: number;
+  constructor(code: GraphError['code'], message: string, options: { status?: number; retryAfterMs?: number; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'GraphError';
+    this.code = code;
+    this.status = options.status;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+/** Graph's error bodies are small; the rest of a long one is not read. */
+const ERROR_BODY_MAX_CHARS = 16 * 1024;
+/** A 429 without Retry-After: wait this long before the next try. */
+const DEFAULT_THROTTLE_MS = 60_000;
+
+/**
+ * Microsoft Graph's sendMail as a transport (issue 18), for tenants that turned SMTP AUTH off: the
+ * mail is built by nodemailer exactly as for SMTP (same headers, parts and Message-ID; Bcc kept in
+ * the MIME so that Exchange delivers to it), then posted base64-encoded as `text/plain` to
+ * `/v1.0/users/{sender}/sendMail`, which answers 202 with no body. Recipients come from the MIME
+ * headers; the token is the app's (client credentials, Mail.Send application permission).
+ */
+export function createGraphTransport(config: GraphConfig, deps: { tokens: TokenCache; clock: Clock; fetch?: typeof fetch }): MailTransport {
+  const fetchImpl = deps.fetch ?? fetch;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only commands that send load nodemailer
+  const composer = (require('nodemailer') as typeof nodemailer).createTransport({
+    streamTransport: true,
+    buffer: true,
+    newline: 'windows',
+  });
+  const endpoint = `${config.url}/v1.0/users/${encodeURIComponent(config.sender)}/sendMail`;
+  return {
+    kind: 'graph',
+    async send(message) {
+      const built = await composer.sendMail(message);
+      const envelope = built.envelope as { to?: string[] };
+      const token = await deps.tokens.get();
+      const res = await postMime(fetchImpl, endpoint, token.accessToken, (built.message as Buffer).toString('base64'), config.timeoutMs);
+      if (res.status === 202 || res.ok) {
+        const requestId = res.headers.get('request-id');
+        await res.body?.cancel();
+        return {
+          messageId: built.messageId,
+          response: `${res.status} Accepted by Microsoft Graph${requestId ? ` (request-id ${requestId})` : ''}`,
+          accepted: envelope.to ?? [],
+          rejected: [],
+        };
+      }
+      const failure = await classifyGraphResponse(res, deps.clock.now());
+      if (failure.code === 'OAUTH2_REFUSED') deps.tokens.invalidate(token.accessToken);
+      throw failure;
+    },
+    async verify(onStep) {
+      const token = await deps.tokens.get();
+      onStep?.(`token fetched (expires ${new Date(token.expiresAt).toISOString()})`);
+      onStep?.(`Microsoft Graph: mail will be sent as ${config.sender} via ${endpoint} (not tried: it would send a mail)`);
+    },
+    close() {
+      composer.close();
+      return Promise.resolve();
+    },
+  };
+}
+
+async function postMime(
+  fetchImpl: typeof fetch,
+  endpoint: string,
+  accessToken: string,
+  body: string,
+  timeoutMs: number,
+): Promise<Response> {
+  try {
+    return await fetchImpl(endpoint, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${accessToken}`, 'Content-Type': 'text/plain' },
+      body,
+      signal: AbortSignal.timeout(timeoutMs),
+      redirect: 'error',
+    });
+  } catch (error) {
+    const err = error as { name?: string; message?: string; cause?: { code?: string } };
+    const why = err?.name === 'TimeoutError' ? 'timed out' : String(err?.cause?.code ?? err?.message ?? error).slice(0, 200);
+    throw new GraphError('GRAPH_UNAVAILABLE', `Microsoft Graph did not answer: ${why}`, { cause: error });
+  }
+}
+
+/**
+ * Graph's answer as a failure: 429 throttled and 5xx retried (after Retry-After when given), 401 a
+ * refused token, 403/404 the app may not send as this mailbox or it does not exist (an operator must
+ * act; the queue pauses), any other 4xx about this message (dead at once). The message carries Graph's
+ * own `{"error": {"code", "message"}}`.
+ */
+export async function classifyGraphResponse(res: Response, now: number): Promise<GraphError> {
+  const text = (await res.text()).slice(0, ERROR_BODY_MAX_CHARS);
+  let detail = '';
+  try {
+    const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
+    const code = typeof body.error?.code === 'string' ? body.error.code : '';
+    const message = typeof body.error?.message === 'string' ? body.error.message : '';
+    detail = `${code}${code && message ? ': ' : ''}${message}`.replace(/\s+/g, ' ').slice(0, 300);
+  } catch {
+    detail = '';
+  }
+  const message = `Microsoft Graph answered ${res.status}${detail ? ` ${detail}` : ''}`;
+  const retryAfterMs = parseRetryAfterMs(res.headers.get('retry-after'), now);
+  const status = res.status;
+  if (status === 429) return new GraphError('GRAPH_THROTTLED', message, { status, retryAfterMs: retryAfterMs ?? DEFAULT_THROTTLE_MS });
+  if (status >= 500) return new GraphError('GRAPH_UNAVAILABLE', message, { status, retryAfterMs });
+  if (status === 401) return new GraphError('OAUTH2_REFUSED', message, { status });
+  if (status === 403 || status === 404) return new GraphError('GRAPH_ACCESS_DENIED', message, { status });
+  return new GraphError('GRAPH_REJECTED', message, { status });
+}
+
+/** Retry-After as seconds or an HTTP date (RFC 9110 §10.2.3), in ms from `now`; undefined when absent or unreadable. */
+export function parseRetryAfterMs(value: string | null, now: number): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
