@@ -150,8 +150,8 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   issues.push(...schemaIssues);
   const smtp = buildSmtpConfig(e, broken, issues, options.readFile);
   const graph = buildGraphConfig(e, broken, issues, options.readFile);
-  if (!smtp?.oauth2 && e.MAIL_TRANSPORT !== 'graph' && !broken.has('SMTP_AUTH') && !broken.has('MAIL_TRANSPORT'))
-    issues.push(...checkUnusedOAuth2(e));
+  const oauth2InUse = (e.SMTP_AUTH === 'oauth2' && e.SMTP_URL !== undefined) || e.MAIL_TRANSPORT === 'graph';
+  if (!oauth2InUse && !broken.has('SMTP_AUTH') && !broken.has('MAIL_TRANSPORT')) issues.push(...checkUnusedOAuth2(e));
   const host = e.HOST ?? (e.WEBHOOK_SECRET !== undefined ? '0.0.0.0' : '127.0.0.1');
   if (!broken.has('HOST') && !broken.has('WEBHOOK_ALLOW_UNSIGNED')) issues.push(...checkWebhookExposure(rawEnv, e, host));
   issues.push(...checkCrossFieldRules(e, broken));

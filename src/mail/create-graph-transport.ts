@@ -28,8 +28,8 @@ const DEFAULT_THROTTLE_MS = 60_000;
 
 /**
  * Microsoft Graph's sendMail as a transport (issue 18), for tenants that turned SMTP AUTH off: the
- * mail is built by nodemailer exactly as for SMTP (same headers, parts and Message-ID; Bcc kept in
- * the MIME so that Exchange delivers to it), then posted base64-encoded as `text/plain` to
+ * mail is built by nodemailer exactly as for SMTP (same headers, parts and Message-ID; envelope-only
+ * blind copies become a Bcc header, see withBccHeader), then posted base64-encoded as `text/plain` to
  * `/v1.0/users/{sender}/sendMail`, which answers 202 with no body. Recipients come from the MIME
  * headers; the token is the app's (client credentials, Mail.Send application permission).
  */
@@ -48,7 +48,8 @@ export function createGraphTransport(config: GraphConfig, deps: { tokens: TokenC
       const built = await composer.sendMail(message);
       const envelope = built.envelope as { to?: string[] };
       const token = await deps.tokens.get();
-      const res = await postMime(fetchImpl, endpoint, token.accessToken, (built.message as Buffer).toString('base64'), config.timeoutMs);
+      const mime = withBccHeader(built.message as Buffer, envelope.to ?? []);
+      const res = await postMime(fetchImpl, endpoint, token.accessToken, mime.toString('base64'), config.timeoutMs);
       if (res.status === 202 || res.ok) {
         const requestId = res.headers.get('request-id');
         await res.body?.cancel();
@@ -73,6 +74,26 @@ export function createGraphTransport(config: GraphConfig, deps: { tokens: TokenC
       return Promise.resolve();
     },
   };
+}
+
+/**
+ * Graph takes the recipients from the MIME headers only, but the relay's stored message (what the
+ * dashboard shows) has no Bcc header: the blind copies are in the envelope alone. They are added here
+ * as a Bcc header, which Exchange delivers to and removes from the copies it delivers.
+ */
+export function withBccHeader(raw: Buffer, envelopeTo: string[]): Buffer {
+  const text = raw.toString('latin1');
+  const end = text.search(/\r?\n\r?\n/);
+  const header = (end === -1 ? text : text.slice(0, end)).replace(/\r?\n[ \t]+/g, ' ');
+  const shown = new Set<string>();
+  for (const line of header.split(/\r?\n/)) {
+    if (!/^(to|cc):/i.test(line)) continue;
+    for (const address of line.slice(3).match(/[^\s<>,;:"]+@[^\s<>,;"]+/g) ?? []) shown.add(address.toLowerCase());
+  }
+  const blind = envelopeTo.filter((address) => !shown.has(address.toLowerCase()));
+  if (blind.length === 0) return raw;
+  const newline = /\r\n/.test(text.slice(0, Math.max(end, 0) + 2)) ? '\r\n' : '\n';
+  return Buffer.concat([Buffer.from(`Bcc: ${blind.join(', ')}${newline}`, 'latin1'), raw]);
 }
 
 async function postMime(
