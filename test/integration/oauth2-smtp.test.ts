@@ -27,7 +27,7 @@ async function startXoauth2Peer(double: OAuth2Double, auths: { token: string; ok
         if (ok) return callback(null, { user: MAILBOX });
         if (refuseAll) return callback(Object.assign(new Error('5.7.3 Authentication unsuccessful'), { responseCode: 535 }));
         // Google's and Microsoft's answer to a bad token: 334 with a JSON status, then 535 (smtp-server does the SASL part).
-        callback(null, { data: { status: '401', schemes: 'bearer', scope: 'https://outlook.office365.com/.default' } } as never);
+        callback(null, { data: { status: '401', schemes: 'bearer', scope: 'https://outlook.office365.com/.default' } });
       },
     },
   });
