@@ -4,14 +4,7 @@ import type { OAuth2Config } from '../../src/config';
 import { buildFailureClass, classifyFailure, createCircuitBreaker } from '../../src/delivery';
 import { decideSettlement } from '../../src/delivery/settle-delivery';
 import { withBccHeader } from '../../src/mail/create-graph-transport';
-import {
-  classifyGraphResponse,
-  createAccessTokenFetcher,
-  createTokenCache,
-  OAuth2Error,
-  parseRetryAfterMs,
-  type AccessToken,
-} from '../../src/mail';
+import { classifyGraphResponse, createAccessTokenFetcher, createTokenCache, OAuth2Error, parseRetryAfterMs } from '../../src/mail';
 import type { ClaimedDelivery } from '../../src/store';
 
 const T0 = Date.parse('2026-05-01T08:00:00Z');
