@@ -88,7 +88,7 @@ function registerRelayCommands(program: Command, io: CliIo, setExitCode: SetExit
 
   program
     .command('verify-smtp')
-    .description('connect to SMTP_URL (TLS and login included) and report the answer; sends nothing')
+    .description('connect to SMTP_URL (OAuth2 token, TLS and login included; or get a Graph token) and print each step; sends nothing')
     .action(() => verifySmtp(io, setExitCode));
 }
 
