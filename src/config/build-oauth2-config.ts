@@ -83,20 +83,21 @@ export function buildOAuth2Config(
   }
   const before = issues.length;
   checkEndpointUrl('OAUTH2_TOKEN_URL', e.OAUTH2_TOKEN_URL, issues);
-  const config =
-    e.OAUTH2_PROVIDER === 'microsoft'
-      ? buildMicrosoftConfig(e, use, why, readFile, issues)
-      : buildGoogleConfig(e, use, why, readFile, issues);
+  const context: BuildContext = { e, use, why, readFile, issues };
+  const config = e.OAUTH2_PROVIDER === 'microsoft' ? buildMicrosoftConfig(context) : buildGoogleConfig(context);
   return issues.length === before ? config : undefined;
 }
 
-function buildMicrosoftConfig(
-  e: Env,
-  use: OAuth2Use,
-  why: string,
-  readFile: (file: string) => string,
-  issues: ConfigIssue[],
-): OAuth2Config | undefined {
+/** What a provider's builder reads (`why`: the setting that needs OAuth2) and where it reports problems. */
+interface BuildContext {
+  e: Env;
+  use: OAuth2Use;
+  why: string;
+  readFile: (file: string) => string;
+  issues: ConfigIssue[];
+}
+
+function buildMicrosoftConfig({ e, use, why, readFile, issues }: BuildContext): OAuth2Config | undefined {
   const required = `is required with ${why} and OAUTH2_PROVIDER=microsoft`;
   if (e.OAUTH2_TENANT_ID === undefined)
     issues.push({ variable: 'OAUTH2_TENANT_ID', message: `${required}: the Directory (tenant) ID from the app registration's Overview` });
@@ -165,13 +166,7 @@ function readPem(
   }
 }
 
-function buildGoogleConfig(
-  e: Env,
-  use: OAuth2Use,
-  why: string,
-  readFile: (file: string) => string,
-  issues: ConfigIssue[],
-): OAuth2Config | undefined {
+function buildGoogleConfig({ e, use, why, readFile, issues }: BuildContext): OAuth2Config | undefined {
   for (const variable of MICROSOFT_ONLY) {
     if (e[variable] !== undefined)
       issues.push({ variable, message: 'is for OAUTH2_PROVIDER=microsoft; Google uses OAUTH2_SERVICE_ACCOUNT_FILE' });

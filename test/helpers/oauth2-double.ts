@@ -218,3 +218,32 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown): void
   res.writeHead(status, { 'Content-Type': 'application/json' });
   res.end(JSON.stringify(body));
 }
+
+/** The app registration the tests use: a Microsoft tenant with a client secret. */
+export const CONTOSO_APP = { tenant: 'contoso-tenant', clientId: 'relay-client-id', clientSecret: 'client-secret-Zq8Vw2Lk5' };
+
+/** The relay's OAUTH2_* variables for {@link CONTOSO_APP} against `double`, with short retry pauses. */
+export function buildContosoAppEnv(double: OAuth2Double): Record<string, string> {
+  return {
+    OAUTH2_TENANT_ID: CONTOSO_APP.tenant,
+    OAUTH2_CLIENT_ID: CONTOSO_APP.clientId,
+    OAUTH2_CLIENT_SECRET: CONTOSO_APP.clientSecret,
+    OAUTH2_TOKEN_URL: double.microsoftTokenUrl,
+    RETRY_BASE_MS: '50',
+    RETRY_MAX_DELAY_MS: '200',
+  };
+}
+
+/** Real time moved forward by the test (a token's hour passes at once), shared by the relay and the doubles. */
+export function createSkewedClock(): { now: () => number; advance: (ms: number) => void; reset: () => void } {
+  let skewMs = 0;
+  return {
+    now: () => Date.now() + skewMs,
+    advance: (ms) => {
+      skewMs += ms;
+    },
+    reset: () => {
+      skewMs = 0;
+    },
+  };
+}

@@ -1,51 +1,46 @@
 import { loadConfig, ConfigError } from '../../src/config';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
-import { startOAuth2Double, type OAuth2Double } from '../helpers/oauth2-double';
+import { buildContosoAppEnv, CONTOSO_APP, createSkewedClock, startOAuth2Double, type OAuth2Double } from '../helpers/oauth2-double';
 import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 
 const SECRET = 'graph-webhook-secret';
 const SENDER = 'reports@contoso.example';
-const CLIENT_SECRET = 'graph-client-secret-Hq3';
+const CLIENT_SECRET = CONTOSO_APP.clientSecret;
 const HOUR_MS = 3_600_000;
 
 describe('MAIL_TRANSPORT=graph: sendMail with the same MIME message (issue 18)', () => {
   let double: OAuth2Double | undefined;
   let relay: TestRelay | undefined;
-  let skewMs = 0;
-  const now = () => Date.now() + skewMs;
+  const clock = createSkewedClock();
+  const now = clock.now;
+  /** A relay sending through the Graph double as SENDER, with the Contoso app's credentials. */
+  const graphEnv = (d: OAuth2Double): Record<string, string> => ({
+    MAIL_TRANSPORT: 'graph',
+    GRAPH_URL: d.graphUrl,
+    MAIL_TO: 'netops@contoso.example',
+    WEBHOOK_SECRET: SECRET,
+    ...buildContosoAppEnv(d),
+  });
 
   afterEach(async () => {
     await relay?.stop();
     await double?.close();
     relay = double = undefined;
-    skewMs = 0;
+    clock.reset();
   });
 
   it("posts each mail once, waits out 429 Retry-After, renews the token when it expires mid-burst, and dead-letters a 400 with Graph's code", async () => {
     double = await startOAuth2Double({
       now,
-      microsoft: { tenant: 'contoso-tenant', clientId: 'relay-client-id', clientSecret: CLIENT_SECRET },
+      microsoft: CONTOSO_APP,
     });
     double.setGraphBehaviour((attempt) => {
       if (attempt === 3) return { type: 'throttle', retryAfterSeconds: 1 };
-      if (attempt === 5) skewMs += HOUR_MS;
+      if (attempt === 5) clock.advance(HOUR_MS);
       return { type: 'accept' };
     });
     relay = await startTestRelay(
-      {
-        MAIL_TRANSPORT: 'graph',
-        GRAPH_URL: double.graphUrl,
-        MAIL_FROM: `Compliance Relay <${SENDER}>`,
-        MAIL_TO: 'netops@contoso.example',
-        MAIL_BCC: 'audit@contoso.example',
-        WEBHOOK_SECRET: SECRET,
-        OAUTH2_TENANT_ID: 'contoso-tenant',
-        OAUTH2_CLIENT_ID: 'relay-client-id',
-        OAUTH2_CLIENT_SECRET: CLIENT_SECRET,
-        OAUTH2_TOKEN_URL: double.microsoftTokenUrl,
-        RETRY_BASE_MS: '50',
-        RETRY_MAX_DELAY_MS: '200',
-      },
+      { ...graphEnv(double), MAIL_FROM: `Compliance Relay <${SENDER}>`, MAIL_BCC: 'audit@contoso.example' },
       { clock: { now } },
     );
     const ids = Array.from({ length: 8 }, (_, i) => 600 + i);
@@ -87,7 +82,7 @@ describe('MAIL_TRANSPORT=graph: sendMail with the same MIME message (issue 18)',
   it('403 (no Mail.Send for this mailbox) pauses the queue as a configuration problem; nothing is dead', async () => {
     double = await startOAuth2Double({
       now,
-      microsoft: { tenant: 'contoso-tenant', clientId: 'relay-client-id', clientSecret: CLIENT_SECRET },
+      microsoft: CONTOSO_APP,
     });
     double.setGraphBehaviour(() => ({
       type: 'error',
@@ -95,19 +90,7 @@ describe('MAIL_TRANSPORT=graph: sendMail with the same MIME message (issue 18)',
       code: 'ErrorAccessDenied',
       message: 'Access is denied. Check credentials and try again.',
     }));
-    relay = await startTestRelay({
-      MAIL_TRANSPORT: 'graph',
-      GRAPH_URL: double.graphUrl,
-      GRAPH_SENDER: SENDER,
-      MAIL_TO: 'netops@contoso.example',
-      WEBHOOK_SECRET: SECRET,
-      OAUTH2_TENANT_ID: 'contoso-tenant',
-      OAUTH2_CLIENT_ID: 'relay-client-id',
-      OAUTH2_CLIENT_SECRET: CLIENT_SECRET,
-      OAUTH2_TOKEN_URL: double.microsoftTokenUrl,
-      RETRY_BASE_MS: '50',
-      RETRY_MAX_DELAY_MS: '200',
-    });
+    relay = await startTestRelay({ ...graphEnv(double), GRAPH_SENDER: SENDER });
     const body = buildBody({ data: buildReportData({ id: 660 }) });
     await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) });
     await waitUntil(() => (double!.graphAttempts >= 2 ? true : undefined), 10_000, 'a probe after the pause');

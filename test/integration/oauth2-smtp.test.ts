@@ -3,14 +3,14 @@ import path from 'node:path';
 import { runCli } from '../../src/cli';
 import { captureIo } from '../helpers/cli-io';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
-import { startOAuth2Double, type OAuth2Double } from '../helpers/oauth2-double';
+import { buildContosoAppEnv, CONTOSO_APP, createSkewedClock, startOAuth2Double, type OAuth2Double } from '../helpers/oauth2-double';
 import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 import { createTestCertificates } from '../helpers/test-certificates';
 
 const SECRET = 'oauth2-webhook-secret';
 const MAILBOX = 'reports@contoso.example';
-const CLIENT_SECRET = 'client-secret-Zq8Vw2Lk5';
+const CLIENT_SECRET = CONTOSO_APP.clientSecret;
 const ADMIN_TOKEN = 'admin-token-for-oauth2-tests';
 const HOUR_MS = 3_600_000;
 
@@ -53,12 +53,7 @@ function microsoftEnv(double: OAuth2Double, peer: SmtpPeer): Record<string, stri
     MAIL_FROM: `Compliance Relay <${MAILBOX}>`,
     MAIL_TO: 'netops@contoso.example',
     WEBHOOK_SECRET: SECRET,
-    OAUTH2_TENANT_ID: 'contoso-tenant',
-    OAUTH2_CLIENT_ID: 'relay-client-id',
-    OAUTH2_CLIENT_SECRET: CLIENT_SECRET,
-    OAUTH2_TOKEN_URL: double.microsoftTokenUrl,
-    RETRY_BASE_MS: '50',
-    RETRY_MAX_DELAY_MS: '200',
+    ...buildContosoAppEnv(double),
   };
 }
 
@@ -66,21 +61,21 @@ describe('SMTP_AUTH=oauth2: AUTH XOAUTH2 with a client-credentials token (issue 
   let double: OAuth2Double | undefined;
   let peer: SmtpPeer | undefined;
   let relay: TestRelay | undefined;
-  let skewMs = 0;
-  const now = () => Date.now() + skewMs;
+  const clock = createSkewedClock();
+  const now = clock.now;
 
   afterEach(async () => {
     await relay?.stop();
     await peer?.close();
     await double?.close();
     relay = peer = double = undefined;
-    skewMs = 0;
+    clock.reset();
   });
 
   it('sends a burst through an XOAUTH2-only server, one token shared by the pool, renewed when it expires mid-burst: every mail exactly once', async () => {
     double = await startOAuth2Double({
       now,
-      microsoft: { tenant: 'contoso-tenant', clientId: 'relay-client-id', clientSecret: CLIENT_SECRET },
+      microsoft: CONTOSO_APP,
     });
     const auths: { token: string; ok: boolean }[] = [];
     peer = await startXoauth2Peer(double, auths);
@@ -88,7 +83,7 @@ describe('SMTP_AUTH=oauth2: AUTH XOAUTH2 with a client-credentials token (issue 
     // next mail logs in on a new one, after the expiry.
     peer.setBehaviour((attempt) => {
       if (attempt !== 4) return { type: 'accept' };
-      skewMs += HOUR_MS;
+      clock.advance(HOUR_MS);
       return { type: 'reject', code: 450, message: '4.2.1 mailbox busy, try again' };
     });
     relay = await startTestRelay({ ...microsoftEnv(double, peer), SMTP_POOL_SIZE: '3' }, { clock: { now } });
@@ -114,7 +109,7 @@ describe('SMTP_AUTH=oauth2: AUTH XOAUTH2 with a client-credentials token (issue 
   it('a refused token pauses the queue with the reason in /readyz and on the dashboard; nothing is dead; mail flows once the app is fixed', async () => {
     double = await startOAuth2Double({
       now,
-      microsoft: { tenant: 'contoso-tenant', clientId: 'relay-client-id', clientSecret: CLIENT_SECRET },
+      microsoft: CONTOSO_APP,
     });
     double.setRefusing(true);
     peer = await startXoauth2Peer(double, []);
@@ -158,7 +153,7 @@ describe('SMTP_AUTH=oauth2: AUTH XOAUTH2 with a client-credentials token (issue 
   it('535 on AUTH XOAUTH2 is a refused token too: paused, not dead-lettered', async () => {
     double = await startOAuth2Double({
       now,
-      microsoft: { tenant: 'contoso-tenant', clientId: 'relay-client-id', clientSecret: CLIENT_SECRET },
+      microsoft: CONTOSO_APP,
     });
     const auths: { token: string; ok: boolean }[] = [];
     peer = await startXoauth2Peer(double, auths, true);
