@@ -167,6 +167,34 @@ describe('SMTP_AUTH=oauth2: AUTH XOAUTH2 with a client-credentials token (issue 
     expect(relay.logs.some((l) => l.includes('CONFIGURATION PROBLEM'))).toBe(true);
   }, 30_000);
 
+  it('check-config shows the OAuth2 settings in force with the client secret redacted', async () => {
+    const dir = makeTempDir('relay-oauth2-check-');
+    const secretFile = path.join(dir, 'client-secret');
+    fs.writeFileSync(secretFile, `${CLIENT_SECRET}\n`);
+    const io = captureIo(
+      {
+        SMTP_URL: 'smtp://smtp.office365.com:587',
+        SMTP_AUTH: 'oauth2',
+        SMTP_USER: MAILBOX,
+        MAIL_TO: 'netops@contoso.example',
+        DATA_DIR: dir,
+        OAUTH2_TENANT_ID: CONTOSO_APP.tenant,
+        OAUTH2_CLIENT_ID: CONTOSO_APP.clientId,
+        OAUTH2_CLIENT_SECRET_FILE: secretFile,
+      },
+      dir,
+    );
+    expect(await runCli(['node', 'compliance-relay', 'check-config'], io)).toBe(0);
+    const shown = JSON.parse(io.out().slice(0, io.out().lastIndexOf('}') + 1)) as { smtp: { oauth2: Record<string, unknown> } };
+    expect(shown.smtp.oauth2).toMatchObject({
+      provider: 'microsoft',
+      tokenUrl: `https://login.microsoftonline.com/${CONTOSO_APP.tenant}/oauth2/v2.0/token`,
+      scope: 'https://outlook.office365.com/.default',
+      clientSecret: '[REDACTED]',
+    });
+    expect(io.out() + io.err()).not.toContain(CLIENT_SECRET);
+  });
+
   it('verify-smtp shows each step with a certificate credential (Microsoft) and a service account (Google)', async () => {
     const dir = makeTempDir('relay-oauth2-cli-');
     const certs = createTestCertificates(dir);
