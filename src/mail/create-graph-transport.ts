@@ -47,9 +47,10 @@ export function createGraphTransport(config: GraphConfig, deps: { tokens: TokenC
     async send(message) {
       const built = await composer.sendMail(message);
       const envelope = built.envelope as { to?: string[] };
-      const token = await deps.tokens.get();
-      const mime = withBccHeader(built.message as Buffer, envelope.to ?? []);
-      const res = await postMime(fetchImpl, endpoint, token.accessToken, mime.toString('base64'), config.timeoutMs);
+      const body = withBccHeader(built.message as Buffer, envelope.to ?? []).toString('base64');
+      const { res, token } = await postWithToken(deps.tokens, (accessToken) =>
+        postMime(fetchImpl, endpoint, accessToken, body, config.timeoutMs),
+      );
       if (res.status === 202 || res.ok) {
         const requestId = res.headers.get('request-id');
         await res.body?.cancel();
@@ -94,6 +95,23 @@ export function withBccHeader(raw: Buffer, envelopeTo: string[]): Buffer {
   if (blind.length === 0) return raw;
   const newline = /\r\n/.test(text.slice(0, Math.max(end, 0) + 2)) ? '\r\n' : '\n';
   return Buffer.concat([Buffer.from(`Bcc: ${blind.join(', ')}${newline}`, 'latin1'), raw]);
+}
+
+/**
+ * Posts with the cached token; a 401 (the token was revoked, or expired early by the server's clock)
+ * is tried once more with a renewed token, as nodemailer does for SMTP: a 401 means nothing was sent.
+ */
+async function postWithToken(
+  tokens: TokenCache,
+  post: (accessToken: string) => Promise<Response>,
+): Promise<{ res: Response; token: { accessToken: string } }> {
+  const first = await tokens.get();
+  const res = await post(first.accessToken);
+  if (res.status !== 401) return { res, token: first };
+  await res.body?.cancel();
+  tokens.invalidate(first.accessToken);
+  const renewed = await tokens.get({ renew: true });
+  return { res: await post(renewed.accessToken), token: renewed };
 }
 
 async function postMime(

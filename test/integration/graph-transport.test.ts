@@ -64,6 +64,20 @@ describe('MAIL_TRANSPORT=graph: sendMail with the same MIME message (issue 18)',
     expect(double.tokenRequests).toHaveLength(2);
     expect(double.graphSends.some((s) => s.token === double!.issued[1])).toBe(true);
 
+    // The tenant revokes the tokens: the next request gets 401 and is sent again at once with a renewed token.
+    double.revokeAll();
+    const next = buildBody({ data: buildReportData({ id: 640 }) });
+    await postWebhook(relay.webhookUrl, next, { 'X-Hook-Signature': netboxSignature(next, SECRET) });
+    await waitUntil(
+      async () => ((await relay!.relay.store.countByState()).sent === ids.length + 1 ? true : undefined),
+      10_000,
+      'sent after revocation',
+    );
+    expect(double.tokenRequests).toHaveLength(3);
+    expect(double.graphSends.at(-1)?.token).toBe(double.issued[2]);
+    expect(double.graphSends.filter((s) => s.parsed.headers.get('x-compliance-report-id') === '640')).toHaveLength(1);
+    expect(relay.workerOutcomes.some((o) => o.type === 'retry' && o.failure.code === 'OAUTH2_REFUSED')).toBe(false);
+
     // A 4xx about the message is dead at once, with Graph's own code in the error.
     double.setGraphBehaviour(() => ({
       type: 'error',
