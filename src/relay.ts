@@ -76,7 +76,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const store = openStore(config.store, {
     onIdleError: (error) => io.logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
   });
-  const transport = createTransport(config, { readFile: io.readFile });
+  const transport = createTransport(config, { readFile: io.readFile, clock: io.clock });
   const netbox = createRelayNetboxClient(config, io);
   const delivery = createDeliveryPipeline(config, io, { store, renderer, transport, netbox });
   const watchdog =
@@ -277,6 +277,7 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'tr
       unrecordedOutcomes: () => outcomes.unrecorded,
       smtpPause: () => worker.breaker,
       tryNow: () => worker.tryNow(),
+      mailStatus: () => parts.smtpHealth.status(),
       notices: config.webhook.unsignedFromNetwork ? [describeUnsignedWebhook(config)!] : [],
       sleep: io.sleep,
     }),
@@ -359,6 +360,6 @@ function logBootWarnings(config: Config, logger: Logger): void {
   const unsigned = describeUnsignedWebhook(config);
   if (unsigned) logger.warn({ host: config.http.host }, unsigned);
   if (!config.netbox.url) logger.warn('NETBOX_URL is not set: links in mails will be relative paths');
-  if (!config.smtp)
+  if (!config.smtp && !config.graph)
     logger.warn({ dir: config.mail.outboxDir }, `SMTP_URL is not set: mails are written as .eml files under ${config.mail.outboxDir}`);
 }

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { redactConfig } from '../config';
+import { redactConfig, type Config } from '../config';
 import { createTransport, defaultTemplatesDir, loadRenderer, TemplateError } from '../mail';
 import { verifyRouteTemplates } from '../compose';
 import type { PreviewOptions } from './preview-command';
@@ -88,7 +88,7 @@ function registerRelayCommands(program: Command, io: CliIo, setExitCode: SetExit
 
   program
     .command('verify-smtp')
-    .description('connect to SMTP_URL (TLS and login included) and report the answer; sends nothing')
+    .description('connect to SMTP_URL (OAuth2 token, TLS and login included; or get a Graph token) and print each step; sends nothing')
     .action(() => verifySmtp(io, setExitCode));
 }
 
@@ -113,7 +113,11 @@ function checkConfig(io: CliIo, setExitCode: SetExitCode): void {
   io.stdout.write(`${JSON.stringify(redactConfig(config), null, 2)}\nThe configuration is valid.\n`);
 }
 
-/** `verify-smtp`: connects to the configured SMTP server (or checks the outbox directory) and says how it went. */
+/**
+ * `verify-smtp`: connects to the configured SMTP server (or gets a Graph token, or checks the outbox
+ * directory) and prints each step as it passes (token fetched, connected, TLS, login), so that a
+ * failure shows which step failed. Sends nothing.
+ */
 async function verifySmtp(io: CliIo, setExitCode: SetExitCode): Promise<void> {
   const config = loadConfigOrReport(io);
   if (!config) {
@@ -122,12 +126,8 @@ async function verifySmtp(io: CliIo, setExitCode: SetExitCode): Promise<void> {
   }
   const transport = createTransport(config, { readFile: io.readFile });
   try {
-    await transport.verify();
-    io.stdout.write(
-      config.smtp
-        ? `SMTP server ${new URL(config.smtp.url).host} accepted the connection${config.smtp.user ? ' and the login' : ''}.\n`
-        : `No SMTP_URL: mails are written to ${config.mail.outboxDir}, which is writable.\n`,
-    );
+    await transport.verify((step) => io.stdout.write(`  ok  ${step}\n`));
+    io.stdout.write(`${describeVerified(config)}\n`);
   } catch (error) {
     const err = error as { code?: string; message?: string };
     io.stderr.write(`compliance-relay: SMTP check failed (${err.code ?? 'error'}): ${err.message ?? String(error)}\n`);
@@ -135,6 +135,13 @@ async function verifySmtp(io: CliIo, setExitCode: SetExitCode): Promise<void> {
   } finally {
     await transport.close();
   }
+}
+
+function describeVerified(config: Config): string {
+  if (config.graph) return `Microsoft Graph gave a token for ${config.graph.sender}; no mail was sent.`;
+  if (!config.smtp) return `No SMTP_URL: mails are written to ${config.mail.outboxDir}, which is writable.`;
+  const login = config.smtp.oauth2 ? ' and the XOAUTH2 login' : config.smtp.user ? ' and the login' : '';
+  return `SMTP server ${new URL(config.smtp.url).host} accepted the connection${login}.`;
 }
 
 /** `preview` and `send-test`: what a mail looks like, and whether the SMTP server takes one. */

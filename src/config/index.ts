@@ -5,6 +5,8 @@ export {
   type Config,
   type ConfigIssue,
   type SmtpConfig,
+  type GraphConfig,
+  type OAuth2Config,
   type LoadConfigOptions,
 } from './load-config';
 export { EnvSchema, SECRET_VARIABLES, type Env } from './schema';

@@ -2,12 +2,11 @@ import path from 'node:path';
 import { buildDefaultRoute, formatRoutesIssue, parseRoutesFile, RoutesFileError, type Route } from '../routing';
 import { isLoopbackHost } from '../shared';
 import { EnvSchema, SECRET_VARIABLES, type Env } from './schema';
+import { buildOAuth2Config, checkEndpointUrl, checkUnusedOAuth2, type OAuth2Config } from './build-oauth2-config';
+import type { ConfigIssue } from './config-issue';
 
-/** One problem with the configuration, named by its variable. */
-export interface ConfigIssue {
-  variable: string;
-  message: string;
-}
+export type { ConfigIssue } from './config-issue';
+export type { OAuth2Config } from './build-oauth2-config';
 
 /** Thrown by {@link loadConfig} with every problem found, not just the first. */
 export class ConfigError extends Error {
@@ -29,6 +28,19 @@ export interface SmtpConfig {
   connectionTimeoutMs: number;
   greetingTimeoutMs: number;
   socketTimeoutMs: number;
+  /** SMTP_AUTH=oauth2: AUTH XOAUTH2 as `user`, with a token from these settings (no password). */
+  oauth2?: OAuth2Config;
+}
+
+/** MAIL_TRANSPORT=graph: mails go to Microsoft Graph's sendMail as `sender`, with a token from `oauth2`. */
+export interface GraphConfig {
+  /** Graph's base URL (no trailing slash); `/v1.0/users/{sender}/sendMail` is appended. */
+  url: string;
+  sender: string;
+  timeoutMs: number;
+  /** Requests in flight at once (Exchange Online allows 4 per app and mailbox). */
+  concurrency: number;
+  oauth2: OAuth2Config;
 }
 
 export interface Config {
@@ -64,8 +76,10 @@ export interface Config {
     databaseUrl?: string;
     databasePoolSize: number;
   };
-  /** Absent: mails are written as .eml files under `<dataDir>/mail`. */
+  /** Absent (and no `graph`): mails are written as .eml files under `<dataDir>/mail`. */
   smtp?: SmtpConfig;
+  /** MAIL_TRANSPORT=graph: Microsoft Graph instead of SMTP. */
+  graph?: GraphConfig;
   mail: {
     from: string;
     to: string[];
@@ -134,14 +148,17 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   const issues = readSecretFiles(env, options.readFile);
   const { values: e, broken, issues: schemaIssues } = parseEnvironment(env);
   issues.push(...schemaIssues);
-  const smtp = buildSmtpConfig(e, broken, issues);
+  const smtp = buildSmtpConfig(e, broken, issues, options.readFile);
+  const graph = buildGraphConfig(e, broken, issues, options.readFile);
+  const oauth2InUse = (e.SMTP_AUTH === 'oauth2' && e.SMTP_URL !== undefined) || e.MAIL_TRANSPORT === 'graph';
+  if (!oauth2InUse && !broken.has('SMTP_AUTH') && !broken.has('MAIL_TRANSPORT')) issues.push(...checkUnusedOAuth2(e));
   const host = e.HOST ?? (e.WEBHOOK_SECRET !== undefined ? '0.0.0.0' : '127.0.0.1');
   if (!broken.has('HOST') && !broken.has('WEBHOOK_ALLOW_UNSIGNED')) issues.push(...checkWebhookExposure(rawEnv, e, host));
   issues.push(...checkCrossFieldRules(e, broken));
   const routesFile = e.ROUTES_FILE ? path.resolve(options.cwd ?? process.cwd(), e.ROUTES_FILE) : undefined;
   const routes = routesFile ? readRoutes(routesFile, options.readFile, issues) : undefined;
   if (issues.length > 0) throw new ConfigError(issues);
-  return buildConfig(e, { host, smtp, routesFile, routes, cwd: options.cwd ?? process.cwd() });
+  return buildConfig(e, { host, smtp, graph, routesFile, routes, cwd: options.cwd ?? process.cwd() });
 }
 
 /** Replaces each `<NAME>_FILE` by the secret it holds (in `env`); returns what went wrong. */
@@ -184,12 +201,27 @@ function parseEnvironment(env: Record<string, string>): { values: Env; broken: R
   return { values: EnvSchema.parse(rest), broken, issues };
 }
 
-/** SMTP settings, or undefined when mails go to .eml files; problems are pushed onto `issues`. */
-function buildSmtpConfig(e: Env, broken: ReadonlySet<string>, issues: ConfigIssue[]): SmtpConfig | undefined {
-  if (e.SMTP_URL === undefined) {
+/** SMTP settings, or undefined when mails go to .eml files (or Graph); problems are pushed onto `issues`. */
+function buildSmtpConfig(
+  e: Env,
+  broken: ReadonlySet<string>,
+  issues: ConfigIssue[],
+  readFile: (file: string) => string,
+): SmtpConfig | undefined {
+  if (e.SMTP_URL === undefined || e.MAIL_TRANSPORT === 'graph') {
+    if (e.SMTP_URL !== undefined)
+      issues.push({
+        variable: 'SMTP_URL',
+        message: 'has no effect with MAIL_TRANSPORT=graph (mail goes through Microsoft Graph): unset one of them',
+      });
     for (const v of ['SMTP_USER', 'SMTP_PASSWORD', 'SMTP_CA_FILE'] as const) {
       if (e[v] !== undefined) issues.push({ variable: v, message: 'has no effect without SMTP_URL' });
     }
+    if (e.SMTP_AUTH === 'oauth2' && e.SMTP_URL === undefined)
+      issues.push({
+        variable: 'SMTP_AUTH',
+        message: 'oauth2 needs SMTP_URL (the server to log in to, e.g. smtp://smtp.office365.com:587)',
+      });
     return undefined;
   }
   let url: URL | undefined;
@@ -207,23 +239,77 @@ function buildSmtpConfig(e: Env, broken: ReadonlySet<string>, issues: ConfigIssu
   if (e.SMTP_PASSWORD !== undefined && e.SMTP_USER === undefined && !url?.username && !broken.has('SMTP_USER')) {
     issues.push({ variable: 'SMTP_PASSWORD', message: 'is set but SMTP_USER is not' });
   }
-  if ((!e.MAIL_TO || e.MAIL_TO.length === 0) && e.ROUTES_FILE === undefined && !broken.has('MAIL_TO') && !broken.has('ROUTES_FILE')) {
-    issues.push({
-      variable: 'MAIL_TO',
-      message: 'is required when SMTP_URL is set and there is no ROUTES_FILE (comma-separated addresses)',
-    });
-  }
+  checkRecipientsRequired(e, broken, 'SMTP_URL is set', issues);
+  const user = e.SMTP_USER ?? (url?.username ? decodeURIComponent(url.username) : undefined);
+  const password = e.SMTP_PASSWORD ?? (url?.password ? decodeURIComponent(url.password) : undefined);
   return {
     url: e.SMTP_URL,
-    user: e.SMTP_USER ?? (url?.username ? decodeURIComponent(url.username) : undefined),
-    password: e.SMTP_PASSWORD ?? (url?.password ? decodeURIComponent(url.password) : undefined),
+    user,
+    password,
     tlsRejectUnauthorized: e.SMTP_TLS_REJECT_UNAUTHORIZED,
     caFile: e.SMTP_CA_FILE,
     poolSize: e.SMTP_POOL_SIZE,
     connectionTimeoutMs: e.SMTP_CONNECTION_TIMEOUT_MS,
     greetingTimeoutMs: e.SMTP_GREETING_TIMEOUT_MS,
     socketTimeoutMs: e.SMTP_SOCKET_TIMEOUT_MS,
+    oauth2: e.SMTP_AUTH === 'oauth2' ? buildSmtpOAuth2(e, { user, password }, readFile, issues) : undefined,
   };
+}
+
+/** SMTP_AUTH=oauth2: the mailbox is required, a password refused (the login is a token). */
+function buildSmtpOAuth2(
+  e: Env,
+  login: { user?: string; password?: string },
+  readFile: (file: string) => string,
+  issues: ConfigIssue[],
+): OAuth2Config | undefined {
+  if (login.password !== undefined)
+    issues.push({ variable: 'SMTP_PASSWORD', message: 'has no effect with SMTP_AUTH=oauth2 (the login is an access token): remove it' });
+  if (login.user === undefined)
+    issues.push({
+      variable: 'SMTP_USER',
+      message: 'is required with SMTP_AUTH=oauth2: the mailbox to log in as (with Google, the one the service account acts as)',
+    });
+  return buildOAuth2Config(e, { kind: 'smtp', user: login.user }, readFile, issues);
+}
+
+/** MAIL_TRANSPORT=graph: the sender mailbox (default MAIL_FROM's address), Graph's URL and the app's credentials. */
+function buildGraphConfig(
+  e: Env,
+  broken: ReadonlySet<string>,
+  issues: ConfigIssue[],
+  readFile: (file: string) => string,
+): GraphConfig | undefined {
+  if (e.MAIL_TRANSPORT !== 'graph') {
+    if (e.GRAPH_SENDER !== undefined) issues.push({ variable: 'GRAPH_SENDER', message: 'has no effect without MAIL_TRANSPORT=graph' });
+    return undefined;
+  }
+  checkRecipientsRequired(e, broken, 'MAIL_TRANSPORT=graph', issues);
+  checkEndpointUrl('GRAPH_URL', e.GRAPH_URL, issues);
+  const oauth2 = buildOAuth2Config(e, { kind: 'graph' }, readFile, issues);
+  if (!oauth2) return undefined;
+  return {
+    url: e.GRAPH_URL.replace(/\/+$/, ''),
+    sender: mailboxAddress(e.GRAPH_SENDER ?? e.MAIL_FROM),
+    timeoutMs: e.GRAPH_TIMEOUT_MS,
+    concurrency: e.GRAPH_CONCURRENCY,
+    oauth2,
+  };
+}
+
+/** `Name <user@domain>` → `user@domain`. */
+function mailboxAddress(mailbox: string): string {
+  return /<([^<>\s]+)>\s*$/.exec(mailbox)?.[1] ?? mailbox.trim();
+}
+
+/** Real mail needs recipients: MAIL_TO, or ROUTES_FILE naming them. */
+function checkRecipientsRequired(e: Env, broken: ReadonlySet<string>, when: string, issues: ConfigIssue[]): void {
+  if ((!e.MAIL_TO || e.MAIL_TO.length === 0) && e.ROUTES_FILE === undefined && !broken.has('MAIL_TO') && !broken.has('ROUTES_FILE')) {
+    issues.push({
+      variable: 'MAIL_TO',
+      message: `is required when ${when} and there is no ROUTES_FILE (comma-separated addresses)`,
+    });
+  }
 }
 
 /**
@@ -272,7 +358,14 @@ function readRoutes(routesFile: string, readFile: (file: string) => string, issu
 /** The validated environment as the relay's typed configuration. */
 function buildConfig(
   e: Env,
-  { host, smtp, routesFile, routes, cwd }: { host: string; smtp?: SmtpConfig; routesFile?: string; routes?: Route[]; cwd: string },
+  {
+    host,
+    smtp,
+    graph,
+    routesFile,
+    routes,
+    cwd,
+  }: { host: string; smtp?: SmtpConfig; graph?: GraphConfig; routesFile?: string; routes?: Route[]; cwd: string },
 ): Config {
   const dataDir = path.resolve(cwd, e.DATA_DIR);
   const secrets = [e.WEBHOOK_SECRET, e.WEBHOOK_SECRET_PREVIOUS].filter((s): s is string => s !== undefined);
@@ -296,6 +389,7 @@ function buildConfig(
     retention: { days: e.RETENTION_DAYS, intervalMs: e.RETENTION_INTERVAL_MS },
     store: { dataDir, sqliteSynchronous: e.SQLITE_SYNCHRONOUS, databaseUrl: e.DATABASE_URL, databasePoolSize: e.DATABASE_POOL_SIZE },
     smtp,
+    graph,
     mail: {
       from: e.MAIL_FROM,
       to: e.MAIL_TO && e.MAIL_TO.length > 0 ? e.MAIL_TO : [FILE_MODE_DEFAULT_TO],
@@ -331,7 +425,7 @@ function buildConfig(
     worker: {
       pollMs: e.WORKER_POLL_MS,
       leaseMs: e.LEASE_MS,
-      concurrency: smtp ? smtp.poolSize : 1,
+      concurrency: graph ? graph.concurrency : smtp ? smtp.poolSize : 1,
       maxUnrecordedOutcomes: e.MAX_UNRECORDED_OUTCOMES,
       pauseAfter4xx: e.SMTP_PAUSE_AFTER_4XX,
     },
@@ -339,14 +433,7 @@ function buildConfig(
     admin: { token: e.ADMIN_TOKEN },
     watchdog: { expectEveryMs: e.EXPECT_REPORT_EVERY },
     observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL ?? DEFAULT_SMTP_CHECK_INTERVAL_MS },
-    secretValues: [
-      ...secrets,
-      ...(smtp?.password ? [smtp.password] : []),
-      ...(e.METRICS_TOKEN ? [e.METRICS_TOKEN] : []),
-      ...(e.NETBOX_TOKEN ? [e.NETBOX_TOKEN] : []),
-      ...databaseSecrets(e.DATABASE_URL),
-      ...(e.ADMIN_TOKEN ? [e.ADMIN_TOKEN] : []),
-    ],
+    secretValues: collectSecretValues(e, secrets, smtp ?? graph),
   };
 }
 
@@ -415,8 +502,16 @@ export function redactConfig(config: Config): Record<string, unknown> {
     retention: config.retention,
     store: { ...config.store, databaseUrl: config.store.databaseUrl ? redactUrl(config.store.databaseUrl) : undefined },
     smtp: config.smtp
-      ? { ...config.smtp, url: smtpUrl, password: config.smtp.password ? '[REDACTED]' : undefined }
-      : 'none: mails are written as .eml files',
+      ? {
+          ...config.smtp,
+          url: smtpUrl,
+          password: config.smtp.password ? '[REDACTED]' : undefined,
+          oauth2: redactOAuth2(config.smtp.oauth2),
+        }
+      : config.graph
+        ? 'none: mails go through Microsoft Graph'
+        : 'none: mails are written as .eml files',
+    graph: config.graph ? { ...config.graph, oauth2: redactOAuth2(config.graph.oauth2) } : undefined,
     mail: config.mail,
     netbox: { ...config.netbox, token: config.netbox.token ? '[REDACTED]' : undefined },
     routing: config.routing,
@@ -429,6 +524,42 @@ export function redactConfig(config: Config): Record<string, unknown> {
       metricsToken: config.observe.metricsToken ? '[REDACTED]' : undefined,
       smtpCheckIntervalMs: config.observe.smtpCheckIntervalMs,
     },
+  };
+}
+
+/** Every secret value in force, so that the logger masks it wherever it appears. */
+function collectSecretValues(e: Env, webhookSecrets: string[], mail: { password?: string; oauth2?: OAuth2Config } | undefined): string[] {
+  return [
+    ...webhookSecrets,
+    ...(mail && 'password' in mail && mail.password ? [mail.password] : []),
+    ...oauth2Secrets(mail?.oauth2),
+    ...(e.METRICS_TOKEN ? [e.METRICS_TOKEN] : []),
+    ...(e.NETBOX_TOKEN ? [e.NETBOX_TOKEN] : []),
+    ...databaseSecrets(e.DATABASE_URL),
+    ...(e.ADMIN_TOKEN ? [e.ADMIN_TOKEN] : []),
+  ];
+}
+
+/** The client secret and the private key (and each line of the key, in case a log line holds one). */
+function oauth2Secrets(oauth2: OAuth2Config | undefined): string[] {
+  if (!oauth2) return [];
+  const key = oauth2.privateKeyPem ? [oauth2.privateKeyPem, ...keyLines(oauth2.privateKeyPem)] : [];
+  return [...(oauth2.clientSecret ? [oauth2.clientSecret] : []), ...key];
+}
+
+function keyLines(pem: string): string[] {
+  return pem.split(/\r?\n/).filter((line) => line.length >= 16 && !line.startsWith('-----'));
+}
+
+/** OAuth2 settings as they may be logged: which credential, never its value. */
+function redactOAuth2(oauth2: OAuth2Config | undefined): Record<string, unknown> | undefined {
+  if (!oauth2) return undefined;
+  const { clientSecret, privateKeyPem, certificatePem, ...rest } = oauth2;
+  return {
+    ...rest,
+    clientSecret: clientSecret ? '[REDACTED]' : undefined,
+    privateKey: privateKeyPem ? '[REDACTED]' : undefined,
+    certificate: certificatePem ? 'set' : undefined,
   };
 }
 

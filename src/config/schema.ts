@@ -54,6 +54,36 @@ export const EnvSchema = z.object({
   SMTP_CONNECTION_TIMEOUT_MS: positiveInt(10_000),
   SMTP_GREETING_TIMEOUT_MS: positiveInt(10_000),
   SMTP_SOCKET_TIMEOUT_MS: positiveInt(60_000),
+  /** `password`: SMTP_USER/SMTP_PASSWORD as always (or no login); `oauth2`: AUTH XOAUTH2 with a token (issue 18). */
+  SMTP_AUTH: z.enum(['password', 'oauth2']).default('password'),
+
+  // Mail transport: SMTP (or .eml files without SMTP_URL), or Microsoft Graph's sendMail (issue 18)
+  MAIL_TRANSPORT: z.enum(['smtp', 'graph']).default('smtp'),
+  GRAPH_URL: httpUrl.default('https://graph.microsoft.com'),
+  /** The mailbox Graph sends as (`/users/{sender}/sendMail`); default: MAIL_FROM's address. */
+  GRAPH_SENDER: address.optional(),
+  GRAPH_TIMEOUT_MS: positiveInt(30_000),
+  // Exchange Online allows 4 concurrent requests per app and mailbox.
+  GRAPH_CONCURRENCY: positiveInt(4, 16),
+
+  // OAuth2 client credentials, for SMTP_AUTH=oauth2 and MAIL_TRANSPORT=graph
+  OAUTH2_PROVIDER: z.enum(['microsoft', 'google']).default('microsoft'),
+  OAUTH2_TENANT_ID: z
+    .string()
+    .trim()
+    .regex(
+      /^[A-Za-z0-9.-]+$/,
+      'must be the directory (tenant) ID or domain, e.g. 00000000-0000-0000-0000-000000000000 or contoso.onmicrosoft.com',
+    )
+    .optional(),
+  OAUTH2_CLIENT_ID: z.string().trim().min(1).max(200).optional(),
+  OAUTH2_CLIENT_SECRET: z.string().max(1000).optional(),
+  OAUTH2_CERTIFICATE_FILE: z.string().trim().optional(),
+  OAUTH2_PRIVATE_KEY_FILE: z.string().trim().optional(),
+  OAUTH2_SERVICE_ACCOUNT_FILE: z.string().trim().optional(),
+  OAUTH2_SCOPE: z.string().trim().min(1).max(1000).optional(),
+  OAUTH2_TOKEN_URL: httpUrl.optional(),
+  OAUTH2_TIMEOUT_MS: positiveInt(10_000),
 
   // Mail
   MAIL_FROM: address.default('Compliance Relay <compliance-relay@localhost>'),
@@ -126,6 +156,7 @@ export const SECRET_VARIABLES = [
   'WEBHOOK_SECRET',
   'WEBHOOK_SECRET_PREVIOUS',
   'SMTP_PASSWORD',
+  'OAUTH2_CLIENT_SECRET',
   'METRICS_TOKEN',
   'NETBOX_TOKEN',
   'ADMIN_TOKEN',

@@ -7,7 +7,15 @@ import { buildPassChart, type ChartReport } from './build-pass-chart';
 import { html } from './html';
 import { createLoginThrottle } from './login-throttle';
 import { readDeliveryContent, toChartReport } from './read-delivery-content';
-import { DASHBOARD_CSP, renderDeliveries, renderDelivery, renderLayout, renderLogin, type PageContext } from './render-pages';
+import {
+  DASHBOARD_CSP,
+  renderDeliveries,
+  renderDelivery,
+  renderLayout,
+  renderLogin,
+  type MailStatus,
+  type PageContext,
+} from './render-pages';
 import { createSessionKeys, readCookie, SESSION_COOKIE, SESSION_TTL_MS, type Session, type SessionKeys } from './session';
 
 export interface DashboardOptions {
@@ -36,6 +44,8 @@ export interface DashboardOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Warnings about the relay's own configuration, shown on every page after login. */
   notices?: string[];
+  /** The mail server's state (the SMTP health /readyz reports), shown as a banner while it fails. */
+  mailStatus?: () => MailStatus;
 }
 
 type Authed = Request & { session?: Session };
@@ -203,8 +213,10 @@ function buildPageContext(deps: DashboardDeps, req: Authed): PageContext & { csr
             since: formatTime(pause.pausedSince ?? deps.options.clock.now()),
             nextTry: formatTime(pause.openUntil),
             lastError: pause.lastError ? `${pause.lastError.code}: ${pause.lastError.message}` : 'unknown',
+            code: pause.lastError?.code,
           }
         : undefined,
+    mail: options.mailStatus?.(),
   };
 }
 

@@ -47,6 +47,8 @@ export interface SmtpPauseBanner {
   since: string;
   nextTry: string;
   lastError: string;
+  /** The catalogue code of the last error (OAUTH2_REFUSED, SMTP_4XX, …), for scripts and tests. */
+  code?: string;
 }
 
 export interface PageContext {
@@ -57,6 +59,15 @@ export interface PageContext {
   unrecorded?: number;
   /** Configuration warnings (an unsigned webhook open to the network), shown above the page. */
   notices?: string[];
+  /** The mail server's state as /readyz's smtp check reports it: a banner while it fails. */
+  mail?: MailStatus;
+}
+
+/** Whether mail can leave (the last send or check), and why not. */
+export interface MailStatus {
+  ok: boolean;
+  code?: string;
+  message?: string;
 }
 
 /** The document around every page. */
@@ -66,7 +77,7 @@ export function renderLayout(title: string, body: SafeHtml, ctx: PageContext): s
     : '';
   return html`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · compliance-relay</title><style>${new SafeHtml(STYLE)}</style></head>
-<body><header><span>compliance-relay</span>${nav}</header>${renderUnrecordedBanner(ctx.unrecorded)}${renderSmtpPauseBanner(ctx)}<main>${(ctx.notices ?? []).map((n) => html`<p class="flash bad notice" role="alert">${n}</p>`)}${body}</main></body></html>`
+<body><header><span>compliance-relay</span>${nav}</header>${renderUnrecordedBanner(ctx.unrecorded)}${renderSmtpPauseBanner(ctx) || renderMailBanner(ctx.mail)}<main>${(ctx.notices ?? []).map((n) => html`<p class="flash bad notice" role="alert">${n}</p>`)}${body}</main></body></html>`
     .value;
 }
 
@@ -87,7 +98,16 @@ function renderSmtpPauseBanner(ctx: PageContext): SafeHtml | '' {
   const button = ctx.csrf
     ? html`<form method="post" action="/ui/smtp/try-now"><input type="hidden" name="csrf" value="${ctx.csrf}"><button type="submit">Try now</button></form>`
     : '';
-  return html`<div class="banner smtp-paused" role="alert" data-smtp-state="${pause.state}"><p><strong>SMTP paused</strong> since <time class="smtp-since">${pause.since}</time>, ${next}, last error <code class="smtp-last-error">${pause.lastError}</code>. Deliveries wait in the outbox (nothing is lost) and go oldest first once the server answers.</p>${button}</div>`;
+  return html`<div class="banner smtp-paused" role="alert" data-smtp-state="${pause.state}" data-mail-code="${pause.code ?? ''}"><p><strong>SMTP paused</strong> since <time class="smtp-since">${pause.since}</time>, ${next}, last error <code class="smtp-last-error">${pause.lastError}</code>. Deliveries wait in the outbox (nothing is lost) and go oldest first once the server answers.</p>${button}</div>`;
+}
+
+/**
+ * The mail server refuses or cannot be reached (a refused OAuth2 token, a certificate, an outage): the
+ * same reason as /readyz's smtp check, so an operator sees why the queue is not moving.
+ */
+function renderMailBanner(mail: MailStatus | undefined): SafeHtml | '' {
+  if (!mail || mail.ok) return '';
+  return html`<p class="banner" role="alert" data-mail-code="${mail.code ?? ''}"><strong>Mail is not going out${mail.code ? html` (${mail.code})` : ''}:</strong> ${mail.message ?? 'the last check failed'}. Deliveries wait in the queue and are sent, oldest first, once the server takes them again.</p>`;
 }
 
 /** The login form. */

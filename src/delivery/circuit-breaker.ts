@@ -33,8 +33,11 @@ export interface CircuitBreaker extends Readonly<SmtpPauseStatus> {
   capacity(now: number, free: number): number;
   /** The claim made with {@link capacity} took `claimed` deliveries. */
   claimed(claimed: number): void;
-  /** A send failed because the server as a whole is unavailable: opens (or re-opens) the breaker. */
-  serverFailed(now: number, wasProbe: boolean, cause?: BreakerCause): number;
+  /**
+   * A send failed because the server as a whole is unavailable: opens (or re-opens) the breaker.
+   * `notBefore`: the server asked not to be called before then (Retry-After); the pause lasts at least that long.
+   */
+  serverFailed(now: number, wasProbe: boolean, cause?: BreakerCause, notBefore?: number): number;
   /**
    * The server answered one delivery's mail with a 4xx (not 421): about that message, unless the
    * probe got it (the server has just been failing: the pause goes on) or `pauseAfter4xx` different
@@ -54,6 +57,12 @@ export interface CircuitBreaker extends Readonly<SmtpPauseStatus> {
   probeEnded(now: number): void;
   /** An operator asked to try now: an open breaker lets its probe through at once (the backoff is kept). True when it was open. */
   tryNow(now: number): boolean;
+}
+
+/** Exponential backoff with jitter for the `failures`-th pause in a row: between half the cap and the cap. */
+function computePauseMs(policy: RetryPolicy, failures: number, random: () => number): number {
+  const cap = Math.min(policy.maxDelayMs, policy.baseMs * 2 ** Math.min(failures - 1, 52));
+  return Math.ceil(cap / 2 + random() * (cap / 2));
 }
 
 /**
@@ -85,12 +94,15 @@ export function createCircuitBreaker(
     pausedSince = null;
     lastError = null;
   };
-  const open = (now: number, wasProbe: boolean, cause?: BreakerCause): number => {
-    // Sends that were already in flight when the breaker opened fail too; they do not lengthen the pause.
-    if (state === 'open' && !wasProbe) return openUntil;
+  const open = (now: number, wasProbe: boolean, cause?: BreakerCause, notBefore = 0): number => {
+    // Sends that were already in flight when the breaker opened fail too; they do not lengthen the
+    // pause, unless the server asked for a longer one.
+    if (state === 'open' && !wasProbe) {
+      openUntil = Math.max(openUntil, notBefore);
+      return openUntil;
+    }
     failures += 1;
-    const cap = Math.min(policy.maxDelayMs, policy.baseMs * 2 ** Math.min(failures - 1, 52));
-    openUntil = now + Math.ceil(cap / 2 + random() * (cap / 2));
+    openUntil = Math.max(notBefore, now + computePauseMs(policy, failures, random));
     pausedSince ??= now;
     if (cause) lastError = { code: cause.code, message: cause.message.slice(0, 300) };
     state = 'open';

@@ -21,7 +21,22 @@ export interface FailureClass {
   configProblem: boolean;
   scope: FailureScope;
   message: string;
+  /** The server asked for this pause before the next try (Graph's Retry-After): the queue waits at least this long. */
+  retryAfterMs?: number;
 }
+
+/**
+ * Codes a transport sets itself (OAuth2, Microsoft Graph): they are already the catalogue's word, and
+ * win over the reply code nodemailer attaches (a refused XOAUTH2 login comes with 535).
+ */
+const TRANSPORT_CODES: ReadonlySet<FailureCode> = new Set<FailureCode>([
+  'OAUTH2_REFUSED',
+  'OAUTH2_UNAVAILABLE',
+  'GRAPH_THROTTLED',
+  'GRAPH_UNAVAILABLE',
+  'GRAPH_ACCESS_DENIED',
+  'GRAPH_REJECTED',
+]);
 
 /**
  * SMTP replies about the service, not the message (RFC 5321 §3.8, §4.2.3): 421 "closing transmission
@@ -39,10 +54,14 @@ const SERVER_REPLY_CODES = new Set([421]);
  * its own code kept in the message only, so it can never become a metric label.
  */
 export function classifyFailure(error: unknown): FailureClass {
-  const err = (error ?? {}) as { code?: unknown; responseCode?: unknown; message?: unknown; response?: unknown };
+  const err = (error ?? {}) as { code?: unknown; responseCode?: unknown; message?: unknown; response?: unknown; retryAfterMs?: unknown };
   const message = describe(error);
   if (error instanceof TemplateError) return buildFailureClass('TEMPLATE', message);
   const code = typeof err.code === 'string' ? err.code : undefined;
+  if (isFailureCode(code) && TRANSPORT_CODES.has(code)) {
+    const retryAfterMs = typeof err.retryAfterMs === 'number' && err.retryAfterMs > 0 ? err.retryAfterMs : undefined;
+    return { ...buildFailureClass(code, message), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+  }
   const responseCode = typeof err.responseCode === 'number' ? err.responseCode : undefined;
   // A refused login stays a login problem whatever reply code came with it (454 included).
   if (code === 'EAUTH' || code === 'ENOAUTH') return buildFailureClass(code, message);

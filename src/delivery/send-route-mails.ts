@@ -175,7 +175,8 @@ function decidePause(context: DeliveryContext, input: SendRouteMailsInput, failu
   const cause = { code: failure.code, message: failure.message };
   const wasClosed = breaker.state === 'closed';
   let pausedUntil: number | undefined;
-  if (failure.scope === 'server') pausedUntil = breaker.serverFailed(now, input.isProbe, cause);
+  const notBefore = failure.retryAfterMs === undefined ? undefined : now + failure.retryAfterMs;
+  if (failure.scope === 'server') pausedUntil = breaker.serverFailed(now, input.isProbe, cause, notBefore);
   else if (failure.code === 'SMTP_4XX') pausedUntil = breaker.messageDeferred(now, input.delivery.id, input.isProbe, cause);
   else breaker.serverReached();
   if (pausedUntil === undefined) return { sent: false, failure };
@@ -187,7 +188,9 @@ function decidePause(context: DeliveryContext, input: SendRouteMailsInput, failu
         pausedUntil: new Date(pausedUntil).toISOString(),
         failures: breaker.failures,
       },
-      'the SMTP server is unavailable: pausing all deliveries, then probing with the oldest',
+      failure.configProblem
+        ? 'CONFIGURATION PROBLEM: no mail can be sent until it is fixed; pausing all deliveries (none is given up for it), then probing with the oldest'
+        : 'the SMTP server is unavailable: pausing all deliveries, then probing with the oldest',
     );
   return { sent: false, failure: { ...failure, scope: 'server' }, pausedUntil };
 }

@@ -77,7 +77,7 @@ export function decideSettlement(
   // route that already failed for good is recorded as such and settled when the delivery finishes).
   if (report.stopped?.reason === 'deferred') return { kind: 'deferred', until: report.stopped.until };
   const { transient } = report;
-  if (transient && delivery.attempts < policy.retry.maxAttempts) {
+  if (transient && (delivery.attempts < policy.retry.maxAttempts || isHeldForOperator(transient.failure))) {
     return {
       kind: 'retry',
       failed: transient,
@@ -90,6 +90,18 @@ export function decideSettlement(
   if (failure.kind === 'transient') failure.message = `gave up after ${delivery.attempts} attempts: ${failure.message}`;
   failure.message = `route ${failed.route}: ${failure.message}`;
   return { kind: 'dead', failure };
+}
+
+/**
+ * Issue 18: a refused OAuth2 token (or Graph refusing the app the mailbox) stops every mail alike until
+ * an operator renews the secret or grants the permission, which can take days (client secrets expire
+ * on a date). The queue waits for it however long it takes: no delivery is dead-lettered for it, not
+ * even the one that probes the server past RETRY_MAX_ATTEMPTS.
+ */
+const HELD_FOR_OPERATOR: ReadonlySet<string> = new Set(['OAUTH2_REFUSED', 'GRAPH_ACCESS_DENIED']);
+
+function isHeldForOperator(failure: FailureClass): boolean {
+  return failure.scope === 'server' && HELD_FOR_OPERATOR.has(failure.code);
 }
 
 async function settleRetry(

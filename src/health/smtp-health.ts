@@ -38,6 +38,7 @@ const NOT_ABOUT_REACHING_SMTP: ReadonlySet<FailureCode> = new Set<FailureCode>([
   'EMESSAGE',
   'SMTP_4XX',
   'SMTP_5XX',
+  'GRAPH_REJECTED',
 ]);
 
 /**

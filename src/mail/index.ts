@@ -8,4 +8,8 @@ export {
   type MailTransport,
   type SendResult,
   type TransportSettings,
+  type TransportIo,
 } from './transport';
+export { createAccessTokenFetcher, OAuth2Error, type AccessToken, type FetchAccessToken } from './fetch-access-token';
+export { createTokenCache, TOKEN_REFRESH_BEFORE_EXPIRY_MS, type TokenCache } from './create-token-cache';
+export { createGraphTransport, classifyGraphResponse, parseRetryAfterMs, GraphError } from './create-graph-transport';

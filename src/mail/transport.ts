@@ -2,40 +2,42 @@ import fs from 'node:fs';
 import net, { isIP } from 'node:net';
 import path from 'node:path';
 import type nodemailer from 'nodemailer';
-import type { SendMailOptions } from 'nodemailer';
-import type { SmtpConfig } from '../config';
+import type SMTPPool from 'nodemailer/lib/smtp-pool';
+import type { GraphConfig, SmtpConfig } from '../config';
+import { systemClock, type Clock } from '../shared';
+import { createAccessTokenFetcher } from './fetch-access-token';
+import { createTokenCache, type TokenCache } from './create-token-cache';
+import { createGraphTransport } from './create-graph-transport';
+import { verifySmtpSteps } from './verify-smtp-steps';
+import type { MailTransport } from './mail-transport';
 
-export interface SendResult {
-  messageId: string;
-  /** The SMTP server's final answer, or where the .eml file was written. */
-  response: string;
-  accepted: string[];
-  rejected: string[];
-  /** Set for the file transport. */
-  path?: string;
-}
+export type { MailTransport, SendResult } from './mail-transport';
 
-/** Where mails go: an SMTP server, or .eml files when none is configured. */
-export interface MailTransport {
-  readonly kind: 'smtp' | 'file';
-  send(message: SendMailOptions): Promise<SendResult>;
-  /** Connects and authenticates (SMTP) or checks the directory is writable (file). */
-  verify(): Promise<void>;
-  close(): Promise<void>;
-}
-
-/** Where the relay's mails go, as configured: SMTP_URL when set, otherwise `.eml` files in the outbox directory. */
+/** Where the relay's mails go, as configured: Graph, SMTP_URL, otherwise `.eml` files in the outbox directory. */
 export interface TransportSettings {
   smtp?: SmtpConfig;
+  graph?: GraphConfig;
   mail: { outboxDir: string };
 }
 
+/** What a transport may touch: `readFile` reads SMTP_CA_FILE; `clock` dates tokens; `fetch` for token and Graph requests. */
+export interface TransportIo {
+  readFile: (file: string) => Buffer;
+  clock?: Clock;
+  fetch?: typeof fetch;
+}
+
 /**
- * The relay's transport for `settings`: the SMTP pool when an SMTP server is configured, otherwise
- * the `.eml` file transport. `readFile` reads SMTP_CA_FILE (the core does not touch the disk itself).
+ * The relay's transport for `settings`: Microsoft Graph (MAIL_TRANSPORT=graph), the SMTP pool when an
+ * SMTP server is configured, otherwise the `.eml` file transport (the core does not touch the disk itself).
  */
-export function createTransport(settings: TransportSettings, options: { readFile: (file: string) => Buffer }): MailTransport {
-  return settings.smtp ? createSmtpTransport(settings.smtp, options) : createFileTransport(settings.mail.outboxDir);
+export function createTransport(settings: TransportSettings, io: TransportIo): MailTransport {
+  if (settings.graph) {
+    const clock = io.clock ?? systemClock;
+    const tokens = createTokenCache({ fetchToken: createAccessTokenFetcher(settings.graph.oauth2, { clock, fetch: io.fetch }), clock });
+    return createGraphTransport(settings.graph, { tokens, clock, fetch: io.fetch });
+  }
+  return settings.smtp ? createSmtpTransport(settings.smtp, io) : createFileTransport(settings.mail.outboxDir);
 }
 
 /** nodemailer, loaded when a transport is made: `--help` and `check-config` never send (issue 16). */
@@ -46,38 +48,34 @@ function loadNodemailer(): typeof nodemailer {
 
 /**
  * SMTP through a nodemailer pool. `smtp://` upgrades with STARTTLS when the server offers it,
- * `smtps://` is implicit TLS; certificates are verified unless explicitly turned off.
+ * `smtps://` is implicit TLS; certificates are verified unless explicitly turned off. With OAuth2
+ * (SMTP_AUTH=oauth2) nodemailer logs in with AUTH XOAUTH2 and asks the relay's token cache for the
+ * token through its provision hook (`oauth2_provision_cb`), so every pooled connection shares one
+ * token and one request for it; a token the server refuses is renewed once by nodemailer.
  */
-export function createSmtpTransport(config: SmtpConfig, options: { readFile: (file: string) => Buffer }): MailTransport {
-  const url = new URL(config.url);
-  const secure = url.protocol === 'smtps:';
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const port = url.port ? Number(url.port) : secure ? 465 : 587;
-  const transporter = loadNodemailer().createTransport({
-    getSocket: connectWithoutDelay(host, port),
-    pool: true,
-    maxConnections: config.poolSize,
-    host,
-    port,
-    secure,
-    auth: config.user ? { user: config.user, pass: config.password ?? '' } : undefined,
-    tls: {
-      rejectUnauthorized: config.tlsRejectUnauthorized,
-      ca: config.caFile ? options.readFile(config.caFile) : undefined,
-      // SNI carries host names only (RFC 6066 §3); for an IP address the certificate's IP SAN is checked.
-      servername: isIP(url.hostname.replace(/^\[|\]$/g, '')) ? undefined : url.hostname,
-    },
-    connectionTimeout: config.connectionTimeoutMs,
-    greetingTimeout: config.greetingTimeoutMs,
-    socketTimeout: config.socketTimeoutMs,
-    // nodemailer's own logger would print envelopes; the relay logs what matters itself.
-    logger: false,
-    debug: false,
-  });
+export function createSmtpTransport(config: SmtpConfig, io: TransportIo): MailTransport {
+  const options = buildSmtpOptions(config, io.readFile);
+  const transporter = loadNodemailer().createTransport({ ...options, pool: true, maxConnections: config.poolSize });
+  const tokens = config.oauth2 ? createSmtpTokenCache(config, io) : undefined;
+  if (tokens) {
+    // Each pooled connection asks once, at its login; expiry 0: nodemailer keeps no expiry of its own.
+    transporter.set(
+      'oauth2_provision_cb',
+      (_user: string, renew: boolean, callback: (error: Error | null, token?: string, expires?: number) => void) => {
+        tokens.get({ renew }).then(
+          (token) => callback(null, token.accessToken, 0),
+          (error: Error) => callback(error),
+        );
+      },
+    );
+  }
+  const oauth2 = config.oauth2 !== undefined;
   return {
     kind: 'smtp',
     async send(message) {
-      const info = await transporter.sendMail(message);
+      const info = await transporter.sendMail(message).catch((error: unknown) => {
+        throw withOAuth2Code(error, oauth2);
+      });
       return {
         messageId: info.messageId,
         response: info.response,
@@ -85,14 +83,68 @@ export function createSmtpTransport(config: SmtpConfig, options: { readFile: (fi
         rejected: (info.rejected ?? []).map(String),
       };
     },
-    async verify() {
-      await transporter.verify();
+    async verify(onStep) {
+      try {
+        if (onStep) await verifySmtpSteps({ options, user: config.user, password: config.password, tokens, onStep });
+        else await transporter.verify();
+      } catch (error) {
+        throw withOAuth2Code(error, oauth2);
+      }
     },
     close() {
       transporter.close();
       return Promise.resolve();
     },
   };
+}
+
+/** The pool's connection settings (host, TLS, timeouts, login), shared with the step-by-step check. */
+function buildSmtpOptions(config: SmtpConfig, readFile: (file: string) => Buffer): Omit<SMTPPool.Options, 'pool'> {
+  const url = new URL(config.url);
+  const secure = url.protocol === 'smtps:';
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = url.port ? Number(url.port) : secure ? 465 : 587;
+  return {
+    getSocket: connectWithoutDelay(host, port),
+    host,
+    port,
+    secure,
+    auth: config.oauth2
+      ? { type: 'OAuth2', user: config.user }
+      : config.user
+        ? { user: config.user, pass: config.password ?? '' }
+        : undefined,
+    tls: {
+      rejectUnauthorized: config.tlsRejectUnauthorized,
+      ca: config.caFile ? readFile(config.caFile) : undefined,
+      // SNI carries host names only (RFC 6066 §3); for an IP address the certificate's IP SAN is checked.
+      servername: isIP(host) ? undefined : url.hostname,
+    },
+    connectionTimeout: config.connectionTimeoutMs,
+    greetingTimeout: config.greetingTimeoutMs,
+    socketTimeout: config.socketTimeoutMs,
+    // nodemailer's own logger would print envelopes; the relay logs what matters itself.
+    logger: false,
+    debug: false,
+  };
+}
+
+function createSmtpTokenCache(config: SmtpConfig, io: TransportIo): TokenCache {
+  const clock = io.clock ?? systemClock;
+  return createTokenCache({ fetchToken: createAccessTokenFetcher(config.oauth2!, { clock, fetch: io.fetch }), clock });
+}
+
+/**
+ * An OAuth2 login failure with the code that says what happened: the token request's own code
+ * (nodemailer reports it as EAUTH), or OAUTH2_REFUSED when the server refused the token even after
+ * nodemailer renewed it (535). With a password nothing changes: EAUTH stays EAUTH.
+ */
+function withOAuth2Code(error: unknown, oauth2: boolean): unknown {
+  if (!oauth2 || !error || typeof error !== 'object') return error;
+  const err = error as { code?: unknown; oauth2Code?: unknown };
+  if (typeof err.oauth2Code === 'string') err.code = err.oauth2Code;
+  else if (err.code === 'EAUTH') err.code = 'OAUTH2_REFUSED';
+  return error;
 }
 
 /**
@@ -137,9 +189,10 @@ export function createFileTransport(dir: string): MailTransport {
       const envelope = info.envelope as { to?: string[] };
       return { messageId: info.messageId, response: `written to ${file}`, accepted: envelope.to ?? [], rejected: [], path: file };
     },
-    async verify() {
+    async verify(onStep) {
       await fs.promises.mkdir(dir, { recursive: true });
       await fs.promises.access(dir, fs.constants.W_OK);
+      onStep?.(`${dir} is writable`);
     },
     async close() {},
   };

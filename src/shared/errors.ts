@@ -106,6 +106,18 @@ export const FAILURE_CATALOGUE = {
   RENDER: { retryable: false, configProblem: false, scope: 'message', source: 'content' },
   EUNREADABLE: { retryable: false, configProblem: false, scope: 'message', source: 'content' },
   ROUTE_REMOVED: { retryable: false, configProblem: true, scope: 'message', source: 'config' },
+  // OAuth2 (issue 18). The token endpoint or the server refused the app's credentials or token: every
+  // mail would fail alike until an operator fixes the app registration, so the queue pauses (nothing is
+  // dead-lettered for it) and drains by itself once the fix is deployed.
+  OAUTH2_REFUSED: { retryable: true, configProblem: true, scope: 'server', source: 'config' },
+  // The token endpoint cannot be reached or answers 429/5xx: no token, so nothing can be sent yet.
+  OAUTH2_UNAVAILABLE: { retryable: true, configProblem: false, scope: 'server', source: 'connection' },
+  // Microsoft Graph's sendMail: 429 (the pause honours Retry-After), 5xx or no answer, 403/404 (the app may
+  // not send as the mailbox, or it does not exist), and a 4xx about this message.
+  GRAPH_THROTTLED: { retryable: true, configProblem: false, scope: 'server', source: 'reply' },
+  GRAPH_UNAVAILABLE: { retryable: true, configProblem: false, scope: 'server', source: 'connection' },
+  GRAPH_ACCESS_DENIED: { retryable: true, configProblem: true, scope: 'server', source: 'config' },
+  GRAPH_REJECTED: { retryable: false, configProblem: false, scope: 'message', source: 'reply' },
   SMTP_PAUSED: { retryable: true, configProblem: false, scope: 'server', source: 'queue' },
   // Anything else: a retry that fails again costs little, a mail wrongly given up costs a report.
   UNKNOWN: { retryable: true, configProblem: false, scope: 'message', source: 'unknown' },

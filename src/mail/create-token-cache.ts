@@ -1,0 +1,52 @@
+import type { Clock } from '../shared';
+import type { AccessToken, FetchAccessToken } from './fetch-access-token';
+
+/** One access token shared by every connection (or request) of a transport. */
+export interface TokenCache {
+  /**
+   * A token that stays valid for a while yet: the cached one, or a new one. One request is in flight
+   * at most: callers that ask meanwhile share it. `renew`: the server refused the token it was given,
+   * so a new one is fetched even if the cached one looks valid.
+   */
+  get(options?: { renew?: boolean }): Promise<AccessToken>;
+  /** Forgets `accessToken` if it is the cached one (a server refused it): the next `get` fetches anew. */
+  invalidate(accessToken: string): void;
+}
+
+/** Tokens are renewed this long before they expire, or half-way through a shorter lifetime. */
+export const TOKEN_REFRESH_BEFORE_EXPIRY_MS = 5 * 60_000;
+
+/**
+ * Caches the token of `fetchToken` and renews it before it expires, so that no connection logs in
+ * with a token about to lapse and a pool of connections asks the token endpoint once, not once per
+ * connection. A failed request is not cached: the next `get` tries again.
+ */
+export function createTokenCache(options: { fetchToken: FetchAccessToken; clock: Clock }): TokenCache {
+  let cached: (AccessToken & { renewAt: number }) | undefined;
+  let inFlight: Promise<AccessToken> | undefined;
+
+  const fetchNew = (): Promise<AccessToken> => {
+    inFlight ??= (async () => {
+      const fetchedAt = options.clock.now();
+      try {
+        const token = await options.fetchToken();
+        const lifetime = Math.max(0, token.expiresAt - fetchedAt);
+        cached = { ...token, renewAt: token.expiresAt - Math.min(TOKEN_REFRESH_BEFORE_EXPIRY_MS, lifetime / 2) };
+        return token;
+      } finally {
+        inFlight = undefined;
+      }
+    })();
+    return inFlight;
+  };
+
+  return {
+    get(getOptions = {}) {
+      if (!getOptions.renew && cached && options.clock.now() < cached.renewAt) return Promise.resolve(cached);
+      return fetchNew();
+    },
+    invalidate(accessToken) {
+      if (cached?.accessToken === accessToken) cached = undefined;
+    },
+  };
+}
