@@ -10,7 +10,7 @@ import type { ReportParams, ReportRow } from './report-rows';
 import type { RouteMailParams, RouteMailRow } from './route-mail-rows';
 import { SENT_MESSAGE_COLUMNS, type SentMessageParams, type SentMessageRow } from './sent-message-rows';
 import { defineStatement, type Statement } from './statement';
-import { REPORT_FAILING_SETS_KEPT, WATCHDOG_KEY_PREFIX, type DeliveryState, type NewDelivery } from './types';
+import { REPORT_FAILING_SETS_KEPT, WATCHDOG_KEY_PREFIX, type DeliveryState, type ListOptions, type NewDelivery } from './types';
 import type { WatchdogRow } from './watchdog-rows';
 
 /*
@@ -61,29 +61,66 @@ export function toInsertParams(deliveries: readonly NewDelivery[]): Record<strin
   return params;
 }
 
-/** Rows of a listing: the newest first, optionally of one state and below an id (paging). */
-function buildListDeliveries(filters: {
-  state: boolean;
-  beforeId: boolean;
-}): Statement<{ state?: DeliveryState; beforeId?: number; limit: number }, DeliveryRow> {
-  const where = [filters.state ? 'state = :state' : '', filters.beforeId ? 'id < :beforeId' : ''].filter(Boolean);
+/** The condition each listing option adds, named by the option that binds it. */
+const LIST_CONDITIONS = {
+  state: 'state = :state',
+  route: 'EXISTS (SELECT 1 FROM route_mails r WHERE r.delivery_id = deliveries.id AND r.route = :route)',
+  reportId: 'report_id = :reportId',
+  receivedFrom: 'received_at >= :receivedFrom',
+  receivedBefore: 'received_at < :receivedBefore',
+  // The failing pairs of the delivery's report as enrichment stored them (same dedup key), as JSON text;
+  // lower() on both sides so that each engine folds case alike for the text and the pattern.
+  search: `EXISTS (SELECT 1 FROM reports p WHERE p.dedup_key = deliveries.dedup_key AND lower(p.failing) LIKE lower(:search) ESCAPE '!')`,
+  beforeId: 'id < :beforeId',
+  afterId: 'id > :afterId',
+} as const;
+
+type ListCondition = keyof typeof LIST_CONDITIONS;
+const LIST_CONDITION_NAMES = Object.keys(LIST_CONDITIONS) as ListCondition[];
+
+/** The parameters of a listing statement: the options given, the search as its LIKE pattern. */
+export type ListParams = Omit<ListOptions, 'limit'> & { limit: number };
+
+/**
+ * Rows of a listing, newest first, by keyset on the id. A page newer than `afterId` is read oldest
+ * first (the rows just above the key) and reversed by the caller ({@link toListParams} says so).
+ */
+function buildListDeliveries(present: readonly ListCondition[]): Statement<ListParams, DeliveryRow> {
+  const where = present.map((name) => LIST_CONDITIONS[name]);
+  const order = present.includes('afterId') ? 'ASC' : 'DESC';
   return defineStatement(
     () =>
-      `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT :limit`,
+      `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id ${order} LIMIT :limit`,
   );
 }
 
-/** One text per combination of filters, so each stays a prepared statement of its own. */
-const LIST_DELIVERIES = [
-  buildListDeliveries({ state: false, beforeId: false }),
-  buildListDeliveries({ state: true, beforeId: false }),
-  buildListDeliveries({ state: false, beforeId: true }),
-  buildListDeliveries({ state: true, beforeId: true }),
-];
+/** One text per combination of filters, built on first use, so each stays a prepared statement of its own. */
+const LIST_DELIVERIES = new Map<string, Statement<ListParams, DeliveryRow>>();
 
 /** The listing statement for these options. */
-export function selectListDeliveries(options: { state?: DeliveryState; beforeId?: number }): (typeof LIST_DELIVERIES)[number] {
-  return LIST_DELIVERIES[(options.state ? 1 : 0) + (options.beforeId !== undefined ? 2 : 0)];
+export function selectListDeliveries(options: ListOptions): Statement<ListParams, DeliveryRow> {
+  const present = LIST_CONDITION_NAMES.filter((name) => options[name] !== undefined);
+  const key = present.join(',');
+  let statement = LIST_DELIVERIES.get(key);
+  if (!statement) LIST_DELIVERIES.set(key, (statement = buildListDeliveries(present)));
+  return statement;
+}
+
+/** `!` escapes LIKE's wildcards, so a name with `%` or `_` matches only itself. */
+function escapeLike(text: string): string {
+  return text.replace(/[!%_]/g, (c) => `!${c}`);
+}
+
+/**
+ * The parameters of {@link selectListDeliveries}, and whether the rows come oldest first (a page
+ * after `afterId`). The search matches inside the JSON text of the failing pairs, so it is escaped
+ * as JSON.stringify wrote the names (quotes, backslashes, control characters).
+ */
+export function toListParams(options: ListOptions): { params: ListParams; ascending: boolean } {
+  const params: ListParams = { ...options, limit: options.limit ?? 100 };
+  if (options.search !== undefined) params.search = `%${escapeLike(JSON.stringify(options.search).slice(1, -1))}%`;
+  for (const name of LIST_CONDITION_NAMES) if (params[name] === undefined) delete params[name];
+  return { params, ascending: options.afterId !== undefined };
 }
 
 const deliveries = {
@@ -131,6 +168,9 @@ const deliveries = {
   requeue: defineStatement<DeliveryId & Time>(
     () => `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = :now, lease_owner = NULL, lease_until = NULL,
          updated_at = :now WHERE id = :id AND state IN ('dead', 'sent')`,
+  ),
+  retryNow: defineStatement<DeliveryId & Time>(
+    () => `UPDATE deliveries SET next_attempt_at = :now, updated_at = :now WHERE id = :id AND state = 'retrying'`,
   ),
   requeueAllDead: defineStatement<Time>(
     () => `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = :now, lease_owner = NULL, lease_until = NULL,

@@ -56,11 +56,34 @@ export interface InsertResult {
   duplicate: boolean;
 }
 
-export interface ListOptions {
+/**
+ * What a listing may be narrowed to (the dashboard's filters). Every filter is optional and they
+ * combine with AND.
+ */
+export interface DeliveryFilter {
   state?: DeliveryState;
+  /** Only deliveries with a routing decision for this route (ROUTES_FILE name). */
+  route?: string;
+  reportId?: number;
+  /** Received at or after this time (epoch ms). */
+  receivedFrom?: number;
+  /** Received before this time (epoch ms). */
+  receivedBefore?: number;
+  /**
+   * A device or test name, or part of one: only deliveries whose report has a failing result on such
+   * a device or test, as enrichment stored it with the report (`reports.failing`). Letters match
+   * whatever their case as far as the engine's lower() folds them (ASCII on SQLite, Unicode on PostgreSQL).
+   */
+  search?: string;
+}
+
+/** A page of a listing: newest first, by keyset on the id (never by offset). */
+export interface ListOptions extends DeliveryFilter {
   limit?: number;
-  /** Only rows with an id below this one (for paging newest first). */
+  /** Only rows with an id below this one (the next, older page). */
   beforeId?: number;
+  /** Only rows with an id above this one (the previous, newer page); still returned newest first. */
+  afterId?: number;
 }
 
 /** The state of one route's mail for one delivery. */
@@ -125,6 +148,11 @@ export interface Store {
   /** Puts a dead (or sent) delivery back in the queue, due now, with its attempts reset. */
   requeue(id: number, now: number): Promise<boolean>;
   requeueAllDead(now: number): Promise<number>;
+  /**
+   * Brings a retrying delivery's next attempt forward to `now` (its attempts and backoff stay as
+   * they are). False when the delivery is not retrying (sent, dead, being sent, gone).
+   */
+  retryNow(id: number, now: number): Promise<boolean>;
   countByState(): Promise<Record<DeliveryState, number>>;
   /**
    * Deletes deliveries (row and stored body) in `state` whose last change is older than `before`

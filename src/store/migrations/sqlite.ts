@@ -140,4 +140,15 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
       ALTER TABLE deliveries ADD COLUMN triggered_by  TEXT;
     `,
   },
+  {
+    version: 7,
+    name: 'delivery_list_indexes',
+    // Issue 17, the dashboard's filters: by state, report id or date range, newest first by id
+    // (keyset paging), from an index however many sent rows pile up.
+    sql: `
+      CREATE INDEX deliveries_state ON deliveries (state, id);
+      CREATE INDEX deliveries_report ON deliveries (report_id, id);
+      CREATE INDEX deliveries_received ON deliveries (received_at);
+    `,
+  },
 ];

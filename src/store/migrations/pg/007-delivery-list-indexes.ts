@@ -1,0 +1,13 @@
+/**
+ * PostgreSQL migration 007 (mirrors SQLite migration 7), issue 17: the dashboard's filters. A report
+ * id and a date range are answered from an index, newest first by id (keyset paging), however many
+ * sent rows pile up. A filter by state already has `deliveries_state (state, id)` (migration 001).
+ */
+export const MIGRATION_007_DELIVERY_LIST_INDEXES = {
+  version: 7,
+  name: 'delivery_list_indexes',
+  sql: `
+    CREATE INDEX deliveries_report ON deliveries (report_id, id);
+    CREATE INDEX deliveries_received ON deliveries (received_at);
+  `,
+} as const;
