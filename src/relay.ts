@@ -264,6 +264,7 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'tr
       logger,
       timezone: config.mail.timezone,
       netboxUrl: config.netbox.url,
+      routeNames: config.routing.routes.map((r) => r.name),
       onRequeued: () => worker.kick(),
       unrecordedOutcomes: () => outcomes.unrecorded,
       notices: config.webhook.unsignedFromNetwork ? [describeUnsignedWebhook(config)!] : [],

@@ -1,18 +1,23 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { buildLinks, formatDateTime } from '../report';
 import type { Clock, Logger } from '../shared';
-import type { DeliveryRecord, Store } from '../store';
+import type { DeliveryRecord, ListOptions, Store } from '../store';
 import { buildPassChart, type ChartReport } from './build-pass-chart';
 import { html } from './html';
 import { createLoginThrottle } from './login-throttle';
-import { readDeliveryContent, toChartReport } from './read-delivery-content';
-import { DASHBOARD_CSP, renderDeliveries, renderDelivery, renderLayout, renderLogin } from './render-pages';
+import { buildFilterParams, FILTER_PARAMS, parseListFilters } from './parse-list-filters';
+import { readDeliveryContent, toChartReport, type DeliveryContent } from './read-delivery-content';
+import { renderDeliveries, type ListPage } from './render-deliveries';
+import { DASHBOARD_CSP, renderDelivery, renderLayout, renderLogin } from './render-pages';
 import { createSessionKeys, readCookie, SESSION_COOKIE, SESSION_TTL_MS, type Session, type SessionKeys } from './session';
 
 export interface DashboardOptions {
   /** ADMIN_TOKEN; without it the dashboard answers 404 and says how to turn it on. */
   adminToken?: string;
-  store: Pick<Store, 'listDeliveries' | 'getDelivery' | 'getDeliveryBody' | 'getSentMessage' | 'requeue' | 'listRouteMails'>;
+  store: Pick<
+    Store,
+    'listDeliveries' | 'countByState' | 'getDelivery' | 'getDeliveryBody' | 'getSentMessage' | 'requeue' | 'retryNow' | 'listRouteMails'
+  >;
   clock: Clock;
   logger: Logger;
   timezone: string;
@@ -21,7 +26,9 @@ export interface DashboardOptions {
   unrecordedOutcomes?: () => number;
   /** A delivery was put back in the queue (wakes the worker). */
   onRequeued?: (id: number) => void;
-  /** Deliveries listed on the main page, and reports in the chart. */
+  /** Route names of ROUTES_FILE, suggested in the list's route filter. */
+  routeNames?: readonly string[];
+  /** Deliveries per page of the main list, and reports in the chart. */
   listLimit?: number;
   chartLimit?: number;
   /** Waits before a failed login is answered (see createLoginThrottle); injectable so tests need not wait. */
@@ -31,6 +38,9 @@ export interface DashboardOptions {
 }
 
 type Authed = Request & { session?: Session };
+
+/** A row's content, read once per request. */
+type ReadContent = (record: DeliveryRecord) => Promise<DeliveryContent>;
 
 /** What the dashboard's handlers share once ADMIN_TOKEN is set. */
 interface DashboardDeps {
@@ -77,6 +87,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   router.get('/deliveries/:id', (req: Authed, res: Response) => showDelivery(deps, req, res));
   router.get('/deliveries/:id/message.eml', (req: Request, res: Response) => downloadMessage(deps, req, res));
   router.post('/deliveries/:id/retry', form, requireCsrf, (req: Authed, res: Response) => retryDelivery(deps, req, res));
+  router.post('/deliveries/:id/retry-now', form, requireCsrf, (req: Authed, res: Response) => retryDeliveryNow(deps, req, res));
   return router;
 }
 
@@ -175,35 +186,121 @@ function createCsrfCheck(deps: DashboardDeps): (req: Authed, res: Response, next
   };
 }
 
-/** GET /: recent deliveries, the pass chart, and what a retry just did. */
+/** GET /: counts per state, the pass chart, the filters and one page of deliveries, and what a retry just did. */
 async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): Promise<void> {
   const { options, keys, formatTime } = deps;
-  const limit = options.listLimit ?? 100;
-  const records = await options.store.listDeliveries({ limit });
-  const rows = await Promise.all(records.map(async (record) => ({ record, content: await readDeliveryContent(record, options.store) })));
-  const chartReports: ChartReport[] = rows
-    .filter((r): r is typeof r & { content: { kind: 'report' } } => r.content.kind === 'report')
-    .slice(0, options.chartLimit ?? 30)
-    .map((r) => toChartReport(r.record.id, r.content.report, formatDateTime(r.content.report.created, options.timezone)))
-    .sort((a, b) => a.reportId - b.reportId || a.deliveryId - b.deliveryId);
+  const query = req.query as Record<string, unknown>;
+  const filters = parseListFilters(query, options.timezone);
+  // The chart and the list may show the same rows: each row's content is read once per request.
+  const contents = new Map<number, Promise<DeliveryContent>>();
+  const contentOf: ReadContent = (record) => {
+    let content = contents.get(record.id);
+    if (!content) contents.set(record.id, (content = readDeliveryContent(record, options.store)));
+    return content;
+  };
+  const [counts, chart, page] = await Promise.all([
+    options.store.countByState(),
+    readChartReports(deps, contentOf),
+    filters.ok ? readListPage(deps, filters.options, contentOf) : undefined,
+  ]);
   const csrf = keys.csrfToken(req.session!);
-  const retried = Number(req.query.retried);
-  const notRetried = Number(req.query.not_retried);
-  const flash =
-    Number.isInteger(retried) && retried > 0
-      ? { text: `Delivery #${retried} is queued again.`, bad: false }
-      : Number.isInteger(notRetried) && notRetried > 0
-        ? { text: `Delivery #${notRetried} was not retried: it is not dead (any more).`, bad: true }
-        : undefined;
+  const shownQuery = filters.ok ? filters.query : pickTextParams(query);
   res
+    .status(filters.ok ? 200 : 400)
     .type('html')
     .send(
       renderLayout(
         'Deliveries',
-        renderDeliveries({ rows, chart: buildPassChart(chartReports), chartCount: chartReports.length, csrf, flash, formatTime }),
+        renderDeliveries({
+          page,
+          query: shownQuery,
+          issues: filters.ok ? undefined : filters.issues,
+          counts,
+          chart: html`${buildPassChart(chart, 'wide')}${buildPassChart(chart, 'narrow')}`,
+          chartCount: chart.length,
+          csrf,
+          flash: readFlash(query),
+          formatTime,
+          routeNames: options.routeNames ?? [],
+        }),
         { csrf, notices: options.notices, unrecorded: options.unrecordedOutcomes?.() },
       ),
     );
+}
+
+/** What the last retry did, from the redirect's query. */
+function readFlash(query: Record<string, unknown>): { text: string; bad: boolean } | undefined {
+  const id = (name: string) => {
+    const n = Number(query[name]);
+    return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+  };
+  const retried = id('retried');
+  if (retried) return { text: `Delivery #${retried} is queued again.`, bad: false };
+  const now = id('retried_now');
+  if (now) return { text: `Delivery #${now} is due now: the worker tries it at once.`, bad: false };
+  const not = id('not_retried');
+  if (not) return { text: `Delivery #${not} was not retried: it is not dead (any more).`, bad: true };
+  const notNow = id('not_retried_now');
+  if (notNow) return { text: `Delivery #${notNow} was not retried: it is not waiting for a retry (any more).`, bad: true };
+  return undefined;
+}
+
+/** An invalid query is shown back as typed (single text values only), so the operator can correct it. */
+function pickTextParams(query: Record<string, unknown>): Record<string, string> {
+  const shown: Record<string, string> = {};
+  for (const name of FILTER_PARAMS) if (typeof query[name] === 'string') shown[name] = (query[name]).slice(0, 200);
+  return shown;
+}
+
+/**
+ * One page of the list, read by keyset: one row more than the page is asked for, to know whether
+ * there is a next page in the direction of travel; the other direction exists when a key was given.
+ */
+async function readListPage(deps: DashboardDeps, filter: ListOptions, contentOf: ReadContent): Promise<ListPage> {
+  const { options } = deps;
+  const limit = options.listLimit ?? 100;
+  const records = await options.store.listDeliveries({ ...filter, limit: limit + 1 });
+  const more = records.length > limit;
+  // Newest first: the extra row is the oldest when paging down, the newest when paging up.
+  const shown = more ? (filter.afterId !== undefined ? records.slice(1) : records.slice(0, limit)) : records;
+  const routes = await options.store.listRouteMails(shown.map((r) => r.id));
+  const rows = await Promise.all(
+    shown.map(async (record) => {
+      const content = await contentOf(record);
+      const netboxLink =
+        content.kind === 'report' && options.netboxUrl
+          ? buildLinks(content.report.id, content.report.url, content.report.results_url, options.netboxUrl).report
+          : undefined;
+      return { record, content, netboxLink, routes: routes.filter((r) => r.deliveryId === record.id) };
+    }),
+  );
+  const first = shown[0]?.id;
+  const last = shown[shown.length - 1]?.id;
+  const hasNewer = filter.afterId !== undefined ? more : filter.beforeId !== undefined;
+  const hasOlder = filter.afterId !== undefined ? true : more;
+  return {
+    rows,
+    newerThan: hasNewer && first !== undefined ? first : undefined,
+    olderThan: hasOlder && last !== undefined ? last : undefined,
+  };
+}
+
+/** The newest reports for the history chart (whatever the list's filters), oldest first. */
+async function readChartReports(deps: DashboardDeps, contentOf: ReadContent): Promise<ChartReport[]> {
+  const { options } = deps;
+  const limit = options.chartLimit ?? 30;
+  const records = await options.store.listDeliveries({ limit: options.listLimit ?? 100 });
+  const rows = await Promise.all(records.map(async (record) => ({ record, content: await contentOf(record) })));
+  const dayFormat = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: options.timezone });
+  return rows
+    .filter((r): r is typeof r & { content: { kind: 'report' } } => r.content.kind === 'report')
+    .slice(0, limit)
+    .map(({ record, content: { report } }) => {
+      const created = new Date(report.created);
+      const day = Number.isNaN(created.getTime()) ? report.created.slice(0, 10) : dayFormat.format(created);
+      return toChartReport(record.id, report, { when: formatDateTime(report.created, options.timezone), day });
+    })
+    .sort((a, b) => a.reportId - b.reportId || a.deliveryId - b.deliveryId);
 }
 
 /** The delivery named by `:id`, or undefined once a 404 page has been sent. */
@@ -263,5 +360,27 @@ async function retryDelivery(deps: DashboardDeps, req: Authed, res: Response): P
     options.logger.info({ deliveryId: record.id, ip: req.ip }, 'dashboard: dead delivery queued again');
     options.onRequeued?.(record.id);
   }
-  res.redirect(303, requeued ? `/ui?retried=${record.id}` : `/ui?not_retried=${record.id}`);
+  res.redirect(303, buildReturnUrl(req, requeued ? 'retried' : 'not_retried', record.id));
+}
+
+/** POST /deliveries/:id/retry-now: a retrying delivery is due at once (its attempts and backoff kept). */
+async function retryDeliveryNow(deps: DashboardDeps, req: Authed, res: Response): Promise<void> {
+  const { options } = deps;
+  const record = await findDelivery(deps, req, res);
+  if (!record) return;
+  const due = await options.store.retryNow(record.id, options.clock.now());
+  if (due) {
+    options.logger.info({ deliveryId: record.id, ip: req.ip }, 'dashboard: retrying delivery made due now');
+    options.onRequeued?.(record.id);
+  }
+  res.redirect(303, buildReturnUrl(req, due ? 'retried_now' : 'not_retried_now', record.id));
+}
+
+/** Back to the list with the filters the form came from (the hidden `back` field, filters only) and what happened. */
+function buildReturnUrl(req: Request, outcome: string, id: number): string {
+  const back = (req.body as Record<string, unknown> | undefined)?.back;
+  const given = new URLSearchParams(typeof back === 'string' ? back.slice(0, 1024) : '');
+  const kept = buildFilterParams(Object.fromEntries(FILTER_PARAMS.flatMap((name) => (given.has(name) ? [[name, given.get(name)!]] : []))));
+  kept.set(outcome, String(id));
+  return `/ui?${kept.toString()}`;
 }

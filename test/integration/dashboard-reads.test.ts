@@ -43,6 +43,8 @@ describe('the dashboard reads typed rows, not bodies (issue 15)', () => {
       },
       getSentMessage: (id) => store.getSentMessage(id),
       requeue: (id, now) => store.requeue(id, now),
+      retryNow: (id, now) => store.retryNow(id, now),
+      countByState: () => store.countByState(),
       listRouteMails: (ids) => store.listRouteMails(ids),
     };
     const app = express();
