@@ -248,7 +248,7 @@ function readFlash(query: Record<string, unknown>): { text: string; bad: boolean
 /** An invalid query is shown back as typed (single text values only), so the operator can correct it. */
 function pickTextParams(query: Record<string, unknown>): Record<string, string> {
   const shown: Record<string, string> = {};
-  for (const name of FILTER_PARAMS) if (typeof query[name] === 'string') shown[name] = (query[name]).slice(0, 200);
+  for (const name of FILTER_PARAMS) if (typeof query[name] === 'string') shown[name] = query[name].slice(0, 200);
   return shown;
 }
 
