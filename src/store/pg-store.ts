@@ -360,6 +360,11 @@ export class PgStore implements Store {
     });
   }
 
+  async findReport(dedupKey: string): Promise<ReportSnapshot | undefined> {
+    const [row] = await this.selectAll(queries.reports.get, { dedupKey });
+    return row && decodeReportRow(row);
+  }
+
   async findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined> {
     const [row] = await this.selectAll(queries.reports.findBefore, { ...before, series });
     return row && decodeReportRow(row);

@@ -409,6 +409,11 @@ export class SqliteStore implements Store {
     });
   }
 
+  async findReport(dedupKey: string): Promise<ReportSnapshot | undefined> {
+    const row = this.run((db) => selectOne(db, queries.reports.get, { dedupKey }));
+    return row && decodeReportRow(row);
+  }
+
   async findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined> {
     const row = this.run((db) => selectOne(db, queries.reports.findBefore, { ...before, series }));
     return row && decodeReportRow(row);

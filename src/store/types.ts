@@ -169,6 +169,8 @@ export interface Store {
    * {@link REPORT_FAILING_SETS_KEPT} of a series are dropped (set to unknown); counts stay.
    */
   saveReport(snapshot: ReportSnapshot): Promise<void>;
+  /** The report stored under a delivery's dedup key (once its mail was composed), if any. */
+  findReport(dedupKey: string): Promise<ReportSnapshot | undefined>;
   /** The newest report of `series` strictly before (createdMs, reportId), ordered by creation time then id. */
   findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined>;
   /** When the newest compliance report delivery was received (watchdog records not counted), if any. */

@@ -437,6 +437,23 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(await list({ limit: 1, reportId: 8, afterId: ids[1] })).toEqual([ids[3]]);
     });
 
+    test('findReport reads a report by dedup key with the NetBox ids of its failing results, kept across a retry without them', async () => {
+      const withIds = [
+        { device: 'sw1', test: 'ntp', severity: 'HIGH' as const, ids: { result: 1001, device: 7, test: 3 } },
+        { device: 'sw2', test: 'snmp', severity: 'LOW' as const, ids: { result: 1002, device: null, test: null } },
+      ];
+      const report = makeReport(10, T0, withIds);
+      await store.saveReport(report);
+      expect((await store.findReport(report.dedupKey))!.failing).toEqual(withIds);
+      // A retry that could not read the failing results keeps the ones stored, ids included.
+      await store.saveReport({ ...report, failing: null });
+      expect((await store.findReport(report.dedupKey))!.failing).toEqual(withIds);
+      // Pairs without ids (an older relay's) read back without them.
+      await store.saveReport({ ...report, failing: withIds.map(({ ids: _ids, ...pair }) => pair) });
+      expect((await store.findReport(report.dedupKey))!.failing).toEqual(withIds.map(({ ids: _ids, ...pair }) => pair));
+      expect(await store.findReport('nothing@here')).toBeUndefined();
+    });
+
     test('retryNow brings a retrying delivery forward and leaves every other state alone', async () => {
       const a = await store.insertDelivery(makeDelivery(1));
       const b = await store.insertDelivery(makeDelivery(2));
