@@ -150,8 +150,6 @@ async function withStore(io: CliIo, setExitCode: SetExitCode, fn: (store: Store,
 export const TABLE_WIDTH = 100;
 /** Lines an error may wrap onto before it is cut with "…". */
 const ERROR_LINES = 3;
-/** Below this many columns left for LAST ERROR, it goes on the lines under its row instead. */
-const MIN_ERROR_WIDTH = 24;
 
 /** Each column: its header, its text, and the most it may take (longer text is cut with "…"). */
 const COLUMNS: [string, (d: DeliveryJson) => string, number][] = [
@@ -201,8 +199,8 @@ export function wrapText(text: string, width: number, maxLines: number): string[
 }
 
 /**
- * An aligned table that fits {@link TABLE_WIDTH} columns: long cells are cut with "…", LAST ERROR
- * (last) wraps onto a few lines in its column, or under the row when the other columns leave too little.
+ * An aligned table that fits {@link TABLE_WIDTH} columns, one line per delivery: long cells are cut
+ * with "…"; an error cut in its column is repeated under the table, wrapped over a few lines.
  */
 export function formatTable(rows: DeliveryJson[]): string {
   if (rows.length === 0) return 'No deliveries.\n';
@@ -214,20 +212,17 @@ export function formatTable(rows: DeliveryJson[]): string {
   const widths = natural.map((w, i) => (i === last ? Math.max(COLUMNS[last][0].length, Math.min(w, room)) : w));
   const cells = texts.map((row) => row.map((c, i) => cut(c, widths[i])));
   const indent = widths.reduce((n, w) => n + w + 2, 0);
-  const errorWidth = TABLE_WIDTH - indent;
-  const inColumn = errorWidth >= MIN_ERROR_WIDTH;
+  const errorWidth = Math.max(1, TABLE_WIDTH - indent);
   const pad = (row: string[]) => row.map((c, i) => c.padEnd(widths[i])).join('  ');
   const out = [`${pad(COLUMNS.map(([h]) => h))}  LAST ERROR`];
+  // One line per delivery; an error cut short here is printed whole (wrapped) under the table.
+  const cutErrors: string[] = [];
   rows.forEach((r, i) => {
     const error = r.lastError ? toCell(`${r.lastErrorCode ?? ''} ${r.lastError}`.trim()) : '-';
-    const wrapped = wrapText(error, inColumn ? errorWidth : TABLE_WIDTH - 4, ERROR_LINES);
-    if (inColumn) {
-      out.push(`${pad(cells[i])}  ${wrapped[0]}`);
-      for (const line of wrapped.slice(1)) out.push(`${' '.repeat(indent)}${line}`);
-    } else {
-      out.push(pad(cells[i]).trimEnd());
-      for (const line of wrapped) out.push(`    ${line}`);
-    }
+    if (error.length > errorWidth)
+      for (const line of wrapText(`#${r.id} ${error}`, TABLE_WIDTH - 2, ERROR_LINES)) cutErrors.push(`  ${line}`);
+    out.push(`${pad(cells[i])}  ${cut(error, errorWidth)}`);
   });
+  if (cutErrors.length) out.push('', 'Last errors (cut above):', ...cutErrors);
   return out.map((line) => line.trimEnd()).join('\n') + '\n';
 }

@@ -95,7 +95,7 @@ describe('what the relay says to an operator', () => {
     ).toBe(true);
   });
 
-  it('fits the deliveries table in 100 columns: errors wrap and are cut with "…", control characters shown; --json has everything', async () => {
+  it('fits the deliveries table in 100 columns, one line per delivery: errors cut with "…", control characters shown; --json has everything', async () => {
     const store = SqliteStore.open({ dataDir: path.join(dir, 'data') });
     const long = `550 5.7.1 ${'policy rejection because the sender domain has no valid record '.repeat(6)}\u001b[2Jend-of-error`;
     for (const id of [1, 2]) {
