@@ -21,6 +21,7 @@ runCli(process.argv, {
   stderr: process.stderr,
   readFile: (file) => fs.readFileSync(file),
   cwd: process.cwd(),
+  stdoutIsTty: process.stdout.isTTY === true,
   onSignal: (handler) => {
     process.once('SIGTERM', () => handler('SIGTERM'));
     process.once('SIGINT', () => handler('SIGINT'));

@@ -1,7 +1,14 @@
 import type { Express } from 'express';
 import type { Config } from './config';
 import { createNetboxClient, type NetboxClient } from './netbox';
-import { createReportComposer, createReportInsights, verifyRouteTemplates, type DeliveryComposer } from './compose';
+import {
+  createReportComposer,
+  createReportInsights,
+  verifyRouteTemplates,
+  type DeliveryComposer,
+  type ReportComposer,
+  type ReportInsightsOptions,
+} from './compose';
 import {
   createOutcomeLedger,
   createRetention,
@@ -22,8 +29,8 @@ import { createWatchdog, withWatchdogMail, type Watchdog } from './watchdog';
 import type { WebhookOutcome } from './webhook';
 import type { Clock, Logger } from './shared';
 import { openStore, StorageUnavailableError, type Store } from './store';
-import type { ReportSnapshot } from './trend';
-import { buildNoticeRecipients } from './routing';
+import type { ReportHistory, ReportSnapshot } from './trend';
+import { buildNoticeRecipients, type Route } from './routing';
 
 /** The world as the relay sees it: injected so that tests run the real thing in-process. */
 export interface RelayIo {
@@ -134,7 +141,7 @@ interface RelayParts {
 }
 
 /** The NetBox client for enrichment, on the relay's clock; undefined without NETBOX_URL. */
-function createRelayNetboxClient(config: Config, io: RelayIo): NetboxClient | undefined {
+export function createRelayNetboxClient(config: Config, io: Pick<RelayIo, 'clock' | 'readFile'>): NetboxClient | undefined {
   if (!config.netbox.url) return undefined;
   return createNetboxClient({
     url: config.netbox.url,
@@ -206,24 +213,29 @@ function createDeliveryPipeline(
   return { worker, outcomes, metrics, smtpHealth };
 }
 
-/** Reports (with NetBox's failures, the CSV and the trend) and the watchdog's notices, composed. */
-function createRelayComposer(
+/**
+ * The report composer exactly as the worker runs it (templates, routes, NetBox's failing results, the
+ * CSV and the trend, all from the configuration): `preview` uses it too, so a preview is the mail the
+ * relay sends. `routes` narrows it to some routes (their names, hence Message-IDs, unchanged).
+ */
+export function createRelayReportComposer(
   config: Config,
-  io: RelayIo,
-  deps: Pick<RelayParts, 'store' | 'renderer' | 'netbox' | 'outcomes' | 'metrics'>,
-): DeliveryComposer {
-  const { clock, logger } = io;
-  // The trend's history is read from the store and saved through the ledger, which keeps a refused save.
-  const history = {
-    findReportBefore: deps.store.findReportBefore.bind(deps.store),
-    saveReport: (snapshot: ReportSnapshot) => deps.outcomes.saveReport(snapshot),
-  };
-  const reportComposer = createReportComposer({
+  io: Pick<RelayIo, 'clock' | 'logger'>,
+  deps: {
+    renderer: Renderer;
+    netbox?: NetboxClient;
+    history?: ReportHistory;
+    storedFailures?: ReportInsightsOptions['storedFailures'];
+    onNetboxError?: (code: string) => void;
+    routes?: readonly Route[];
+  },
+): ReportComposer {
+  return createReportComposer({
     renderer: deps.renderer,
-    clock,
+    clock: io.clock,
     from: config.mail.from,
     replyTo: config.mail.replyTo,
-    routes: config.routing.routes,
+    routes: deps.routes ?? config.routing.routes,
     implicitRoute: config.routing.file === undefined,
     timezone: config.mail.timezone,
     netboxUrl: config.netbox.url,
@@ -232,15 +244,36 @@ function createRelayComposer(
       hasToken: config.netbox.token !== undefined,
       netboxUrl: config.netbox.url,
       budgetMs: config.netbox.enrichBudgetMs,
-      clock,
-      history,
+      clock: io.clock,
+      history: deps.history,
+      storedFailures: deps.storedFailures,
       timezone: config.mail.timezone,
       maxFailures: config.mail.maxFailures,
       attachCsv: config.mail.attachCsv,
       attachMaxBytes: config.mail.attachMaxBytes,
-      logger,
-      onNetboxError: (code) => deps.metrics.recordNetboxFetchError(code),
+      logger: io.logger,
+      onNetboxError: deps.onNetboxError,
     }),
+  });
+}
+
+/** Reports (with NetBox's failures, the CSV and the trend) and the watchdog's notices, composed. */
+function createRelayComposer(
+  config: Config,
+  io: RelayIo,
+  deps: Pick<RelayParts, 'store' | 'renderer' | 'netbox' | 'outcomes' | 'metrics'>,
+): DeliveryComposer {
+  const { clock } = io;
+  // The trend's history is read from the store and saved through the ledger, which keeps a refused save.
+  const history = {
+    findReportBefore: deps.store.findReportBefore.bind(deps.store),
+    saveReport: (snapshot: ReportSnapshot) => deps.outcomes.saveReport(snapshot),
+  };
+  const reportComposer = createRelayReportComposer(config, io, {
+    renderer: deps.renderer,
+    netbox: deps.netbox,
+    history,
+    onNetboxError: (code) => deps.metrics.recordNetboxFetchError(code),
   });
   // The watchdog's notices go to everyone who expects reports: MAIL_TO/CC/BCC, or every route's recipients.
   const recipients = { ...buildNoticeRecipients(config.routing.routes), replyTo: config.mail.replyTo };
@@ -273,6 +306,7 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'tr
       logger,
       timezone: config.mail.timezone,
       netboxUrl: config.netbox.url,
+      routeNames: config.routing.routes.map((r) => r.name),
       onRequeued: () => worker.kick(),
       unrecordedOutcomes: () => outcomes.unrecorded,
       smtpPause: () => worker.breaker,

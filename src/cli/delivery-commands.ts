@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { parseDurationMs, type Config } from '../config';
 import { buildDeliveriesJson, createSecretMask, type DeliveryJson } from '../delivery';
-import { systemClock } from '../shared';
+import { neutralizeText, systemClock } from '../shared';
 import { DELIVERY_STATES, openStore, StorageUnavailableError, type DeliveryState, type Store } from '../store';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
 
@@ -146,27 +146,83 @@ async function withStore(io: CliIo, setExitCode: SetExitCode, fn: (store: Store,
   }
 }
 
-const COLUMNS: [string, (d: DeliveryJson) => string][] = [
-  ['ID', (d) => String(d.id)],
-  ['REPORT', (d) => String(d.reportId)],
-  ['NETBOX', (d) => d.source],
-  ['STATE', (d) => d.state],
-  ['ATTEMPTS', (d) => String(d.attempts)],
-  ['NEXT ATTEMPT', (d) => d.nextAttemptAt ?? '-'],
+/** The width a `deliveries` table never exceeds (a classic terminal; `--json` has everything). */
+export const TABLE_WIDTH = 100;
+/** Lines an error may wrap onto before it is cut with "…". */
+const ERROR_LINES = 3;
+
+/** Each column: its header, its text, and the most it may take (longer text is cut with "…"). */
+const COLUMNS: [string, (d: DeliveryJson) => string, number][] = [
+  ['ID', (d) => String(d.id), 16],
+  ['REPORT', (d) => String(d.reportId), 16],
+  ['NETBOX', (d) => d.source, 15],
+  ['STATE', (d) => d.state, 8],
+  ['ATTEMPTS', (d) => String(d.attempts), 8],
+  // To the second: the milliseconds say nothing to an operator.
+  ['NEXT ATTEMPT', (d) => (d.nextAttemptAt ? d.nextAttemptAt.replace(/\.\d+Z$/, 'Z') : '-'), 20],
   [
     'ROUTES',
     (d) =>
       d.routes.length
-        ? d.routes.map((r) => `${r.route}: ${r.outcome === 'send' ? r.state : `${r.outcome} (${r.reason.slice(0, 60)})`}`).join(', ')
+        ? d.routes.map((r) => `${r.route}: ${r.outcome === 'send' ? r.state : `${r.outcome} (${r.reason})`}`).join(', ')
         : '-',
+    30,
   ],
-  ['LAST ERROR', (d) => (d.lastError ? `${d.lastErrorCode ?? ''} ${d.lastError}`.trim().slice(0, 120) : '-')],
 ];
 
-/** A plain aligned table (the last column is not padded). */
-function formatTable(rows: DeliveryJson[]): string {
+/** Text for one terminal cell: control characters made visible, line breaks and tabs as spaces. */
+function toCell(text: string): string {
+  return neutralizeText(text).replace(/[\r\n\t]+/g, ' ');
+}
+
+function cut(text: string, width: number): string {
+  return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text;
+}
+
+/** Word-wraps `text` to `width`, at most `maxLines` lines, the last cut with "…" when text is left. */
+export function wrapText(text: string, width: number, maxLines: number): string[] {
+  const lines: string[] = [];
+  let rest = text.trim();
+  while (rest.length > 0 && lines.length < maxLines) {
+    if (rest.length <= width) {
+      lines.push(rest);
+      rest = '';
+      break;
+    }
+    const space = rest.lastIndexOf(' ', width);
+    const end = space > width / 2 ? space : width;
+    lines.push(rest.slice(0, end).trimEnd());
+    rest = rest.slice(end).trimStart();
+  }
+  if (rest.length > 0) lines[lines.length - 1] = cut(`${lines[lines.length - 1]} ${rest}`, width);
+  return lines;
+}
+
+/**
+ * An aligned table that fits {@link TABLE_WIDTH} columns, one line per delivery: long cells are cut
+ * with "…"; an error cut in its column is repeated under the table, wrapped over a few lines.
+ */
+export function formatTable(rows: DeliveryJson[]): string {
   if (rows.length === 0) return 'No deliveries.\n';
-  const cells = [COLUMNS.map(([h]) => h), ...rows.map((r) => COLUMNS.map(([, get]) => get(r).replace(/[\r\n\t]+/g, ' ')))];
-  const widths = COLUMNS.map((_, i) => Math.max(...cells.map((row) => row[i].length)));
-  return cells.map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]))).join('  ')).join('\n') + '\n';
+  const texts = rows.map((r) => COLUMNS.map(([, get, max]) => cut(toCell(get(r)), max)));
+  const natural = COLUMNS.map(([header], i) => Math.max(header.length, ...texts.map((row) => row[i].length)));
+  // ROUTES (the last padded column) gives way so that the LAST ERROR header always fits the width.
+  const last = COLUMNS.length - 1;
+  const room = TABLE_WIDTH - 'LAST ERROR'.length - natural.slice(0, last).reduce((n, w) => n + w + 2, 0) - 2;
+  const widths = natural.map((w, i) => (i === last ? Math.max(COLUMNS[last][0].length, Math.min(w, room)) : w));
+  const cells = texts.map((row) => row.map((c, i) => cut(c, widths[i])));
+  const indent = widths.reduce((n, w) => n + w + 2, 0);
+  const errorWidth = Math.max(1, TABLE_WIDTH - indent);
+  const pad = (row: string[]) => row.map((c, i) => c.padEnd(widths[i])).join('  ');
+  const out = [`${pad(COLUMNS.map(([h]) => h))}  LAST ERROR`];
+  // One line per delivery; an error cut short here is printed whole (wrapped) under the table.
+  const cutErrors: string[] = [];
+  rows.forEach((r, i) => {
+    const error = r.lastError ? toCell(`${r.lastErrorCode ?? ''} ${r.lastError}`.trim()) : '-';
+    if (error.length > errorWidth)
+      for (const line of wrapText(`#${r.id} ${error}`, TABLE_WIDTH - 2, ERROR_LINES)) cutErrors.push(`  ${line}`);
+    out.push(`${pad(cells[i])}  ${cut(error, errorWidth)}`);
+  });
+  if (cutErrors.length) out.push('', 'Last errors (cut above):', ...cutErrors);
+  return out.map((line) => line.trimEnd()).join('\n') + '\n';
 }

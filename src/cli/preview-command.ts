@@ -5,8 +5,9 @@ import { createReportComposer, SAMPLE_ENVELOPE } from '../compose';
 import { createTransport, defaultTemplatesDir, loadRenderer, TemplateError } from '../mail';
 import { buildDefaultRoute, type Route } from '../routing';
 import { buildRawMessage } from '../sent-mail';
-import { RelayError, systemClock } from '../shared';
-import { openStore, type ClaimedDelivery } from '../store';
+import { createRelayNetboxClient, createRelayReportComposer } from '../relay';
+import { createSilentLogger, RelayError, systemClock } from '../shared';
+import { openStore, StorageUnavailableError, type ClaimedDelivery, type Store } from '../store';
 import { parseDelivery } from '../webhook';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo } from './io';
 
@@ -19,9 +20,12 @@ export interface PreviewOptions {
 
 /**
  * `preview`: renders a delivery (a JSON file as NetBox sends it, or one from the store) with the
- * current templates and one route's set, subject and recipients, and writes subject.txt, mail.html,
- * mail.txt and mail.eml to a directory. Sends nothing and writes nothing to the store: the template
- * author's loop. Without NetBox enrichment (no fetch): the counts, as the webhook carries them.
+ * relay's own composer and one route's template set, subject and recipients, and writes subject.txt,
+ * mail.html, mail.txt and mail.eml to a directory. Sends nothing and writes nothing to the store.
+ * A stored delivery (`--id`, `--last`) is rendered as the worker renders it: the trend against the
+ * stored history and the failing tests kept with the report (NetBox is asked only when the store has
+ * none, as the worker would), so the preview is the mail that was, or will be, sent (its Date aside).
+ * Without `--route`, the first route the delivery was mailed on (else the first configured route).
  */
 export async function previewCommand(file: string | undefined, options: PreviewOptions, config: Config, io: CliIo): Promise<number> {
   const sources = [file !== undefined, options.id !== undefined, options.last === true].filter(Boolean).length;
@@ -29,43 +33,82 @@ export async function previewCommand(file: string | undefined, options: PreviewO
     io.stderr.write('compliance-relay: preview needs exactly one of <delivery.json>, --id N, --last\n');
     return EXIT_USAGE;
   }
-  const route = pickRoute(config.routing.routes, options.route);
-  if (!route) {
+  if (options.route !== undefined && !config.routing.routes.some((r) => r.name === options.route)) {
     io.stderr.write(`compliance-relay: no route "${options.route}" (routes: ${config.routing.routes.map((r) => r.name).join(', ')})\n`);
     return EXIT_USAGE;
   }
-  let delivery: ClaimedDelivery;
+  let store: Store | undefined;
   try {
-    const loaded = file !== undefined ? readDeliveryFile(path.resolve(io.cwd, file), io) : await readStoredDelivery(config, options);
+    if (file === undefined) store = openStore(config.store);
+    const loaded = store ? await readStoredDelivery(store, options) : readDeliveryFile(path.resolve(io.cwd, file!), io);
     if (typeof loaded === 'string') {
       io.stderr.write(`compliance-relay: ${loaded}\n`);
       return EXIT_USAGE;
     }
-    delivery = loaded;
+    const route = await chooseRoute(config.routing.routes, options.route, store, loaded.id);
+    return await writePreview(loaded, route, { config, io, store, out: options.out });
   } catch (error) {
     io.stderr.write(`compliance-relay: ${describe(error)}\n`);
-    return error instanceof RelayError ? EXIT_USAGE : EXIT_UNAVAILABLE;
+    if (error instanceof TemplateError) return EXIT_CONFIG;
+    if (error instanceof RelayError) return EXIT_USAGE;
+    // The store or the file could not be read: the environment, not the delivery.
+    return error instanceof StorageUnavailableError || typeof (error as NodeJS.ErrnoException)?.errno === 'number' ? EXIT_UNAVAILABLE : 1;
+  } finally {
+    await store?.close();
   }
+}
+
+/** The route asked for; else the first the delivery was mailed on; else the first configured. */
+async function chooseRoute(
+  routes: readonly Route[],
+  name: string | undefined,
+  store: Store | undefined,
+  deliveryId: number,
+): Promise<Route> {
+  if (name !== undefined) return routes.find((r) => r.name === name)!;
+  const mailed = store ? (await store.listRouteMails([deliveryId])).find((m) => m.outcome === 'send') : undefined;
+  return routes.find((r) => r.name === mailed?.route) ?? routes[0];
+}
+
+/** Composes the route's mail as the worker does (history read, never written) and writes its four files. */
+async function writePreview(
+  delivery: ClaimedDelivery,
+  route: Route,
+  context: { config: Config; io: CliIo; store?: Store; out: string },
+): Promise<number> {
+  const { config, io, store } = context;
+  const netbox = createRelayNetboxClient(config, { clock: systemClock, readFile: io.readFile });
   try {
-    const message = await (
-      await createRouteComposer(config, route)(delivery)
-    ).messageFor({ name: route.name, reminder: false, reason: 'preview' });
-    const { raw, envelope } = await buildRawMessage(message!);
-    const out = path.resolve(io.cwd, options.out);
+    const composer = createRelayReportComposer(
+      config,
+      { clock: systemClock, logger: createSilentLogger() },
+      {
+        renderer: loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir()),
+        netbox,
+        routes: [route],
+        // The history as the worker reads it; the preview saves nothing (a no-op save).
+        history: store && { findReportBefore: store.findReportBefore.bind(store), saveReport: () => Promise.resolve() },
+        storedFailures: store && (async (d) => (await store.findReport(d.dedupKey))?.failing),
+      },
+    );
+    const message = (await (await composer(delivery)).messageFor({ name: route.name, reminder: false, reason: 'preview' }))!;
+    const { raw, envelope } = await buildRawMessage(message);
+    const out = path.resolve(io.cwd, context.out);
     fs.mkdirSync(out, { recursive: true });
-    fs.writeFileSync(path.join(out, 'subject.txt'), `${String(message!.subject)}\n`);
+    fs.writeFileSync(path.join(out, 'subject.txt'), `${String(message.subject)}\n`);
     // The renderer makes both bodies strings (SendMailOptions would also allow a stream or a buffer).
-    fs.writeFileSync(path.join(out, 'mail.html'), message!.html as string);
-    fs.writeFileSync(path.join(out, 'mail.txt'), message!.text as string);
+    fs.writeFileSync(path.join(out, 'mail.html'), message.html as string);
+    fs.writeFileSync(path.join(out, 'mail.txt'), message.text as string);
     fs.writeFileSync(path.join(out, 'mail.eml'), raw);
+    const others = config.routing.routes.filter((r) => r.name !== route.name).map((r) => r.name);
     io.stdout.write(
-      `Route ${route.name}: ${String(message!.subject)}\nEnvelope: from ${envelope.from} to ${envelope.to.join(', ')}\n` +
+      `Route ${route.name}${others.length ? ` (other routes: ${others.join(', ')}; choose with --route)` : ''}: ${String(message.subject)}\n` +
+        `Envelope: from ${envelope.from} to ${envelope.to.join(', ')}\n` +
         `Wrote subject.txt, mail.html, mail.txt and mail.eml to ${out}\n`,
     );
     return 0;
-  } catch (error) {
-    io.stderr.write(`compliance-relay: ${describe(error)}\n`);
-    return error instanceof TemplateError ? EXIT_CONFIG : 1;
+  } finally {
+    netbox?.close();
   }
 }
 
@@ -129,10 +172,6 @@ function createRouteComposer(config: Config, route: Route, options: { implicitRo
   });
 }
 
-function pickRoute(routes: readonly Route[], name: string | undefined): Route | undefined {
-  return name === undefined ? routes[0] : routes.find((r) => r.name === name);
-}
-
 function readDeliveryFile(file: string, io: CliIo): ClaimedDelivery | string {
   const body = io.readFile(file);
   const parsed = parseDelivery(body);
@@ -141,22 +180,17 @@ function readDeliveryFile(file: string, io: CliIo): ClaimedDelivery | string {
   return { id: 0, reportId: parsed.report.id, dedupKey: parsed.dedupKey, body, attempts: 1, report: parsed } as ClaimedDelivery;
 }
 
-async function readStoredDelivery(config: Config, options: PreviewOptions): Promise<ClaimedDelivery | string> {
-  const store = openStore(config.store);
-  try {
-    let id = options.id === undefined ? undefined : Number(options.id);
-    if (options.id !== undefined && !Number.isSafeInteger(id)) return `--id must be a delivery id (a number), got "${options.id}"`;
-    if (options.last) id = (await store.listDeliveries({ limit: 1 }))[0]?.id;
-    if (id === undefined) return 'the store has no delivery yet';
-    // The typed report (record.report) is what the worker composes from; a row stored before
-    // migration 6 has none and the composer parses the body instead, as the worker would.
-    const record = await store.getDelivery(id);
-    const body = record ? await store.getDeliveryBody(id) : undefined;
-    if (!record || !body) return `no delivery ${id} in the store (or its body was pruned)`;
-    return { ...record, body };
-  } finally {
-    await store.close();
-  }
+async function readStoredDelivery(store: Store, options: PreviewOptions): Promise<ClaimedDelivery | string> {
+  let id = options.id === undefined ? undefined : Number(options.id);
+  if (options.id !== undefined && !Number.isSafeInteger(id)) return `--id must be a delivery id (a number), got "${options.id}"`;
+  if (options.last) id = (await store.listDeliveries({ limit: 1 }))[0]?.id;
+  if (id === undefined) return 'the store has no delivery yet';
+  // The typed report (record.report) is what the worker composes from; a row stored before
+  // migration 6 has none and the composer parses the body instead, as the worker would.
+  const record = await store.getDelivery(id);
+  const body = record ? await store.getDeliveryBody(id) : undefined;
+  if (!record || !body) return `no delivery ${id} in the store (or its body was pruned)`;
+  return { ...record, body };
 }
 
 function describe(error: unknown): string {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { redactConfig, type Config } from '../config';
 import { TemplateError } from '../mail';
 import { createRelay } from '../relay';
-import { createLogger, systemClock } from '../shared';
+import { createLogger, resolveLogFormat, systemClock } from '../shared';
 import { EXIT_CONFIG, type CliIo } from './io';
 
 /**
@@ -12,8 +12,11 @@ import { EXIT_CONFIG, type CliIo } from './io';
  * with the exit code once everything is closed.
  */
 export async function serve(config: Config, io: CliIo): Promise<number> {
-  const logger = createLogger({ level: config.log.level, format: config.log.format, secrets: config.secretValues });
-  logger.info({ config: redactConfig(config) }, 'compliance-relay starting');
+  const format = resolveLogFormat(config.log.format, io.stdoutIsTty === true);
+  const logger = createLogger({ level: config.log.level, format, secrets: config.secretValues });
+  // One short line; the whole configuration in force (redacted) only at debug.
+  logger.info(describeBoot(config));
+  logger.debug({ config: redactConfig(config) }, 'configuration in force');
 
   let relay;
   try {
@@ -69,4 +72,13 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
         );
     });
   });
+}
+
+/** The boot line: what the relay stores in, mails through and talks to, in one short sentence. */
+export function describeBoot(config: Config): string {
+  const store = config.store.databaseUrl ? `PostgreSQL (pool ${config.store.databasePoolSize})` : `SQLite in ${config.store.dataDir}`;
+  const mail = config.smtp ? `SMTP ${new URL(config.smtp.url).host}` : `.eml files in ${config.mail.outboxDir}`;
+  const routes = config.routing.routes.length;
+  const netbox = config.netbox.url ? `NetBox ${new URL(config.netbox.url).host}` : 'no NetBox';
+  return `compliance-relay starting: ${store}, mail via ${mail}, ${routes} route${routes === 1 ? '' : 's'}, ${netbox}, dashboard ${config.admin.token ? 'on' : 'off'}`;
 }

@@ -1,5 +1,5 @@
 import type { SendMailOptions } from 'nodemailer';
-import { buildFailuresCsv, enrichReport } from '../enrichment';
+import { buildFailuresCsv, createFailureSummarizer, enrichReport, type Enrichment, type FailureSummary } from '../enrichment';
 import { buildLinks, buildWebUrl, findNetboxBasePath } from '../report';
 import { buildEnrichmentView, buildTrendView, type EnrichmentView, type TrendView } from './build-insight-views';
 import type { NetboxClient } from '../netbox';
@@ -35,6 +35,11 @@ export interface ReportInsightsOptions {
   attachCsv: boolean;
   attachMaxBytes: number;
   logger: Logger;
+  /**
+   * The failing results kept with this report when its mail was composed (preview): used instead of
+   * asking NetBox when every one has its ids, so the failing-tests section reads as it was sent.
+   */
+  storedFailures?: (delivery: ReportDelivery) => Promise<FailingPair[] | null | undefined>;
   /** Called with the error code when NetBox could not provide the results (for /metrics). */
   onNetboxError?: (code: string) => void;
 }
@@ -50,12 +55,16 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
     const log = (deliveryLog ?? options.logger).child({ reportId: report.id });
     const basePath = findNetboxBasePath(report.url);
     const links = buildLinks(report.id, report.url, report.results_url, options.netboxUrl);
-    const enrichment = await enrichReport(delivery, {
-      client: options.client,
-      hasToken: options.hasToken,
-      budgetMs: options.budgetMs,
-      clock: options.clock,
-    });
+    const stored = await options.storedFailures?.(delivery);
+    const enrichment: Enrichment =
+      stored && stored.every((pair) => pair.ids)
+        ? { status: 'ok', summary: summarizeStoredFailures(stored) }
+        : await enrichReport(delivery, {
+            client: options.client,
+            hasToken: options.hasToken,
+            budgetMs: options.budgetMs,
+            clock: options.clock,
+          });
     if (enrichment.status === 'missing' && enrichment.code !== 'NO_NETBOX_URL' && enrichment.code !== 'NO_TOKEN') {
       log.warn(
         { code: enrichment.code, error: enrichment.detail ?? enrichment.reason },
@@ -89,7 +98,12 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
     if (options.history) {
       const failing: FailingPair[] | null =
         enrichment.status === 'ok'
-          ? enrichment.summary.results.map((r) => ({ device: r.device, test: r.test, severity: r.severity }))
+          ? enrichment.summary.results.map((r) => ({
+              device: r.device,
+              test: r.test,
+              severity: r.severity,
+              ids: { result: r.resultId, device: r.deviceId, test: r.testId },
+            }))
           : null;
       const series = buildSeriesKey({ netboxUrl: options.netboxUrl, reportUrl: report.url });
       // A history that cannot be read is a storage failure like any other: the delivery is tried again
@@ -118,4 +132,20 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
       attachments,
     };
   };
+}
+
+/** The summary NetBox's results gave, from the failing results kept with the report (each with its ids). */
+function summarizeStoredFailures(pairs: readonly FailingPair[]): FailureSummary {
+  const summarizer = createFailureSummarizer();
+  summarizer.addResults(
+    pairs.map((p) => ({
+      resultId: p.ids!.result,
+      device: p.device,
+      deviceId: p.ids!.device,
+      test: p.test,
+      testId: p.ids!.test,
+      severity: p.severity,
+    })),
+  );
+  return summarizer.finish();
 }

@@ -111,7 +111,8 @@ export interface Config {
   retry: { maxAttempts: number; baseMs: number; maxDelayMs: number };
   /** `maxUnrecordedOutcomes`: sends whose outcome the store refused, held in memory at most; past it no new claim. */
   worker: { pollMs: number; leaseMs: number; concurrency: number; maxUnrecordedOutcomes: number; pauseAfter4xx: number };
-  log: { level: Env['LOG_LEVEL']; format: Env['LOG_FORMAT'] };
+  /** `auto` (LOG_FORMAT unset): pretty when stdout is a terminal, JSON otherwise. */
+  log: { level: Env['LOG_LEVEL']; format: 'json' | 'pretty' | 'auto' };
   /** /metrics (optionally behind a bearer token) and the periodic SMTP check behind /readyz. */
   observe: { metricsToken?: string; smtpCheckIntervalMs: number };
   /** ADMIN_TOKEN: the dashboard at /ui (and the admin API) are off without it. */
@@ -429,7 +430,7 @@ function buildConfig(
       maxUnrecordedOutcomes: e.MAX_UNRECORDED_OUTCOMES,
       pauseAfter4xx: e.SMTP_PAUSE_AFTER_4XX,
     },
-    log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
+    log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? 'auto' },
     admin: { token: e.ADMIN_TOKEN },
     watchdog: { expectEveryMs: e.EXPECT_REPORT_EVERY },
     observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL ?? DEFAULT_SMTP_CHECK_INTERVAL_MS },
@@ -488,6 +489,8 @@ function describeIssue(issue: { code: string; message: string; path: PropertyKey
 /** The configuration as it may be logged: secrets replaced, so the boot log can show what is in force. */
 export function redactConfig(config: Config): Record<string, unknown> {
   const smtpUrl = config.smtp ? redactUrl(config.smtp.url) : undefined;
+  const { outboxDir, to, cc, bcc, ...mail } = config.mail;
+  const { dataDir, sqliteSynchronous, databaseUrl, databasePoolSize } = config.store;
   return {
     http: config.http,
     webhook: {
@@ -500,7 +503,10 @@ export function redactConfig(config: Config): Record<string, unknown> {
       rateLimit: config.webhook.rateLimit.max > 0 ? config.webhook.rateLimit : 'off',
     },
     retention: config.retention,
-    store: { ...config.store, databaseUrl: config.store.databaseUrl ? redactUrl(config.store.databaseUrl) : undefined },
+    // Only what is in force (issue 17): SQLite's settings mean nothing with DATABASE_URL, and the reverse.
+    store: databaseUrl
+      ? { kind: 'postgres', databaseUrl: redactUrl(databaseUrl), databasePoolSize }
+      : { kind: 'sqlite', dataDir, sqliteSynchronous },
     smtp: config.smtp
       ? {
           ...config.smtp,
@@ -512,14 +518,15 @@ export function redactConfig(config: Config): Record<string, unknown> {
         ? 'none: mails go through Microsoft Graph'
         : 'none: mails are written as .eml files',
     graph: config.graph ? { ...config.graph, oauth2: redactOAuth2(config.graph.oauth2) } : undefined,
-    mail: config.mail,
-    netbox: { ...config.netbox, token: config.netbox.token ? '[REDACTED]' : undefined },
+    // The outbox directory only without SMTP; MAIL_TO/CC/BCC only without ROUTES_FILE (routes name their own).
+    mail: { ...mail, ...(config.smtp ? {} : { outboxDir }), ...(config.routing.file ? {} : { to, cc, bcc }) },
+    netbox: describeNetbox(config.netbox),
     routing: config.routing,
     retry: config.retry,
     worker: config.worker,
     log: config.log,
-    admin: { token: config.admin.token ? '[REDACTED]' : undefined },
-    watchdog: config.watchdog,
+    admin: config.admin.token ? { token: '[REDACTED]' } : 'off: ADMIN_TOKEN is not set (no dashboard, no admin API)',
+    watchdog: config.watchdog.expectEveryMs ? config.watchdog : 'off: EXPECT_REPORT_EVERY is not set',
     observe: {
       metricsToken: config.observe.metricsToken ? '[REDACTED]' : undefined,
       smtpCheckIntervalMs: config.observe.smtpCheckIntervalMs,
@@ -561,6 +568,14 @@ function redactOAuth2(oauth2: OAuth2Config | undefined): Record<string, unknown>
     privateKey: privateKeyPem ? '[REDACTED]' : undefined,
     certificate: certificatePem ? 'set' : undefined,
   };
+}
+
+/** NetBox's settings in force: none without NETBOX_URL; no enrichment timings without a token (nothing is fetched). */
+function describeNetbox(netbox: Config['netbox']): unknown {
+  if (!netbox.url) return 'off: NETBOX_URL is not set (mail links are relative, no failing tests)';
+  const tls = { caFile: netbox.caFile, tlsRejectUnauthorized: netbox.tlsRejectUnauthorized };
+  if (!netbox.token) return { url: netbox.url, token: 'not set: mails list no failing tests', ...tls };
+  return { url: netbox.url, token: '[REDACTED]', ...tls, timeoutMs: netbox.timeoutMs, enrichBudgetMs: netbox.enrichBudgetMs };
 }
 
 /** The whole DATABASE_URL and its password, so neither reaches a log line. */

@@ -136,7 +136,8 @@ export const EnvSchema = z.object({
 
   // Logs
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+  // Unset: pretty on a terminal, JSON otherwise (decided where stdout is known, cli/serve.ts).
+  LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'must be json or pretty (unset: pretty on a terminal, JSON otherwise)' }).optional(),
 
   // Watchdog: mail the recipients when no report arrived for this long (unset: off)
   EXPECT_REPORT_EVERY: duration.optional(),

@@ -10,8 +10,10 @@ export interface Ratio {
 export interface ChartReport {
   reportId: number;
   deliveryId: number;
-  /** Shown under the axis and in tooltips (the report's creation time, formatted). */
+  /** Shown in tooltips (the report's creation time, formatted). */
   when: string;
+  /** Shown under the axis: the report's creation day, short ("6 Mar"). */
+  day: string;
   high: Ratio;
   middle: Ratio;
   low: Ratio;
@@ -25,28 +27,60 @@ export const CHART_SERIES = [
   { key: 'total', name: 'All', colour: '#566573', dash: '5 4' },
 ] as const;
 
-const WIDTH = 760;
 const HEIGHT = 260;
 const PAD = { left: 44, right: 16, top: 34, bottom: 40 };
+const AXIS_FONT_PX = 11;
+/** A generous width per character of an axis label at {@link AXIS_FONT_PX} (digits and letters of system-ui). */
+const CHAR_WIDTH_PX = 7;
+const LABEL_GAP_PX = 10;
+
+/** The chart's two layouts: wide for a desk, narrow (fewer labels, same font size) for a phone. */
+export const CHART_LAYOUTS = {
+  wide: { width: 760, className: 'pass-chart' },
+  narrow: { width: 360, className: 'pass-chart-narrow' },
+} as const;
+
+/**
+ * Which points get a date under the axis: every `step`-th from the newest backwards, the step wide
+ * enough that no two labels overlap, and a day already shown by the label before it is not repeated.
+ */
+export function chooseAxisLabels(days: readonly string[], plotWidthPx: number): boolean[] {
+  const spacing = days.length <= 1 ? plotWidthPx : plotWidthPx / (days.length - 1);
+  const widest = Math.max(0, ...days.map((d) => d.length)) * CHAR_WIDTH_PX + LABEL_GAP_PX;
+  const step = Math.max(1, Math.ceil(widest / spacing));
+  const shown = days.map((_, i) => (days.length - 1 - i) % step === 0);
+  let previous: string | undefined;
+  return shown.map((show, i) => {
+    if (!show) return false;
+    const repeat = days[i] === previous;
+    previous = days[i];
+    return !repeat;
+  });
+}
 
 /**
  * Pass percentage per severity across reports, as inline SVG built on the server: no script, no
  * CDN, readable in any browser (and by a screen reader through its title and the table beside it).
- * A severity with no results in a report leaves a gap in its line rather than a fake 0 %.
+ * A severity with no results in a report leaves a gap in its line rather than a fake 0 %. The x axis
+ * carries the reports' days, spaced so that labels never collide (see {@link chooseAxisLabels}).
  */
-export function buildPassChart(reports: readonly ChartReport[]): SafeHtml {
+export function buildPassChart(reports: readonly ChartReport[], layout: keyof typeof CHART_LAYOUTS = 'wide'): SafeHtml {
+  const { width: WIDTH, className } = CHART_LAYOUTS[layout];
   const plotW = WIDTH - PAD.left - PAD.right;
   const plotH = HEIGHT - PAD.top - PAD.bottom;
   const x = (i: number) => PAD.left + (reports.length <= 1 ? plotW / 2 : (i * plotW) / (reports.length - 1));
   const y = (percent: number) => PAD.top + plotH - (percent / 100) * plotH;
   const grid = [0, 25, 50, 75, 100].map(
     (p) =>
-      html`<line x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${y(p)}" y2="${y(p)}" stroke="#e5e7e9" /><text x="${PAD.left - 6}" y="${y(p) + 4}" text-anchor="end" font-size="11" fill="#566573">${p}%</text>`,
+      html`<line class="grid" x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${y(p)}" y2="${y(p)}" stroke="#e5e7e9" /><text x="${PAD.left - 6}" y="${y(p) + 4}" text-anchor="end" font-size="${AXIS_FONT_PX}" fill="#566573">${p}%</text>`,
   );
-  const every = Math.max(1, Math.ceil(reports.length / 12));
+  const labelled = chooseAxisLabels(
+    reports.map((r) => r.day),
+    plotW,
+  );
   const xLabels = reports.map((r, i) =>
-    i % every === 0 || i === reports.length - 1
-      ? html`<text x="${x(i)}" y="${HEIGHT - PAD.bottom + 16}" text-anchor="middle" font-size="11" fill="#566573">#${r.reportId}</text>`
+    labelled[i]
+      ? html`<text class="axis-day" x="${x(i)}" y="${HEIGHT - PAD.bottom + 16}" text-anchor="middle" font-size="${AXIS_FONT_PX}" fill="#566573">${r.day}</text>`
       : '',
   );
   const lines = CHART_SERIES.map((series) => {
@@ -69,13 +103,14 @@ export function buildPassChart(reports: readonly ChartReport[]): SafeHtml {
       );
     return html`<g class="series" data-series="${series.name}">${paths}${dots}</g>`;
   });
+  const legendStep = Math.min(110, (WIDTH - PAD.left) / CHART_SERIES.length);
   const legend = CHART_SERIES.map(
     (s, i) =>
-      html`<g transform="translate(${PAD.left + i * 110}, 12)"><line x1="0" x2="22" y1="6" y2="6" stroke="${s.colour}" stroke-width="3" ${s.dash ? html`stroke-dasharray="${s.dash}"` : ''} /><text x="28" y="10" font-size="12" fill="#1c2833">${s.name}</text></g>`,
+      html`<g class="legend" transform="translate(${PAD.left + i * legendStep}, 12)"><line x1="0" x2="22" y1="6" y2="6" stroke="${s.colour}" stroke-width="3" ${s.dash ? html`stroke-dasharray="${s.dash}"` : ''} /><text x="28" y="10" font-size="12" fill="#1c2833">${s.name}</text></g>`,
   );
   const empty =
     reports.length === 0
       ? html`<text x="${WIDTH / 2}" y="${HEIGHT / 2}" text-anchor="middle" font-size="14" fill="#566573">No reports stored yet</text>`
       : '';
-  return html`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" role="img" aria-labelledby="pass-chart-title" class="pass-chart"><title id="pass-chart-title">Pass percentage per severity over the last ${reports.length} reports</title>${grid}${xLabels}${lines}${legend}${empty}</svg>`;
+  return html`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" role="img" aria-labelledby="${className}-title" class="${className}"><title id="${className}-title">Pass percentage per severity over the last ${reports.length} reports</title>${grid}${xLabels}${lines}${legend}${empty}</svg>`;
 }

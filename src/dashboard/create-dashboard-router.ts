@@ -2,20 +2,14 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { buildEmlFileName, type SmtpPauseStatus, type TryNowResult } from '../delivery';
 import { buildLinks, formatDateTime } from '../report';
 import type { Clock, Logger } from '../shared';
-import type { DeliveryRecord, Store } from '../store';
+import type { DeliveryRecord, ListOptions, Store } from '../store';
 import { buildPassChart, type ChartReport } from './build-pass-chart';
 import { html } from './html';
 import { createLoginThrottle } from './login-throttle';
-import { readDeliveryContent, toChartReport } from './read-delivery-content';
-import {
-  DASHBOARD_CSP,
-  renderDeliveries,
-  renderDelivery,
-  renderLayout,
-  renderLogin,
-  type MailStatus,
-  type PageContext,
-} from './render-pages';
+import { buildFilterParams, FILTER_PARAMS, parseListFilters } from './parse-list-filters';
+import { readDeliveryContent, toChartReport, type DeliveryContent } from './read-delivery-content';
+import { renderDeliveries, type ListPage } from './render-deliveries';
+import { DASHBOARD_CSP, renderDelivery, renderLayout, renderLogin, type MailStatus, type PageContext } from './render-pages';
 import { createSessionKeys, readCookie, SESSION_COOKIE, SESSION_TTL_MS, type Session, type SessionKeys } from './session';
 
 export interface DashboardOptions {
@@ -23,7 +17,15 @@ export interface DashboardOptions {
   adminToken?: string;
   store: Pick<
     Store,
-    'listDeliveries' | 'getDelivery' | 'getDeliveryBody' | 'getSentMessage' | 'listSentMessages' | 'requeue' | 'listRouteMails'
+    | 'listDeliveries'
+    | 'countByState'
+    | 'getDelivery'
+    | 'getDeliveryBody'
+    | 'getSentMessage'
+    | 'listSentMessages'
+    | 'requeue'
+    | 'retryNow'
+    | 'listRouteMails'
   >;
   clock: Clock;
   logger: Logger;
@@ -37,7 +39,9 @@ export interface DashboardOptions {
   smtpPause?: () => SmtpPauseStatus;
   /** "Try now": a paused queue probes the SMTP server at once. */
   tryNow?: () => Promise<TryNowResult>;
-  /** Deliveries listed on the main page, and reports in the chart. */
+  /** Route names of ROUTES_FILE, suggested in the list's route filter. */
+  routeNames?: readonly string[];
+  /** Deliveries per page of the main list, and reports in the chart. */
   listLimit?: number;
   chartLimit?: number;
   /** Waits before a failed login is answered (see createLoginThrottle); injectable so tests need not wait. */
@@ -49,6 +53,9 @@ export interface DashboardOptions {
 }
 
 type Authed = Request & { session?: Session };
+
+/** A row's content, read once per request. */
+type ReadContent = (record: DeliveryRecord) => Promise<DeliveryContent>;
 
 /** What the dashboard's handlers share once ADMIN_TOKEN is set. */
 interface DashboardDeps {
@@ -100,6 +107,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
     options.logger.info({ ip: req.ip, result }, 'dashboard: try SMTP now');
     res.redirect(303, `/ui?smtp=${result}`);
   });
+  router.post('/deliveries/:id/retry-now', form, requireCsrf, (req: Authed, res: Response) => retryDeliveryNow(deps, req, res));
   return router;
 }
 
@@ -220,18 +228,6 @@ function buildPageContext(deps: DashboardDeps, req: Authed): PageContext & { csr
   };
 }
 
-/** What a POST just did, from the query string it redirected to: a retry, a "try now", or both. */
-function readFlash(query: Request['query']): { text: string; bad: boolean } | undefined {
-  const retried = Number(query.retried);
-  const notRetried = Number(query.not_retried);
-  const smtp = typeof query.smtp === 'string' ? TRY_NOW_TEXT[query.smtp as TryNowResult] : undefined;
-  if (Number.isInteger(retried) && retried > 0)
-    return { text: `Delivery #${retried} is queued again.${describeRetryWhilePaused(query.smtp, retried)}`, bad: false };
-  if (Number.isInteger(notRetried) && notRetried > 0)
-    return { text: `Delivery #${notRetried} was not retried: it is not dead (any more).`, bad: true };
-  return smtp ? { text: smtp, bad: false } : undefined;
-}
-
 /** What a retry did while SMTP was paused (it tried the server now), or nothing when it was not paused. */
 function describeRetryWhilePaused(smtp: unknown, id: number): string {
   if (smtp === 'probing-now')
@@ -247,33 +243,122 @@ const TRY_NOW_TEXT: Record<TryNowResult, string> = {
   'not-paused': 'SMTP is not paused: the queue was looked at again.',
 };
 
-/** GET /: recent deliveries, the pass chart, and what a retry just did. */
+/** GET /: counts per state, the pass chart, the filters and one page of deliveries, and what a retry just did. */
 async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): Promise<void> {
   const { options, formatTime } = deps;
+  const query = req.query as Record<string, unknown>;
+  const filters = parseListFilters(query, options.timezone);
+  // The chart and the list may show the same rows: each row's content is read once per request.
+  const contents = new Map<number, Promise<DeliveryContent>>();
+  const contentOf: ReadContent = (record) => {
+    let content = contents.get(record.id);
+    if (!content) contents.set(record.id, (content = readDeliveryContent(record, options.store)));
+    return content;
+  };
+  const [counts, chart, page] = await Promise.all([
+    options.store.countByState(),
+    readChartReports(deps, contentOf),
+    filters.ok ? readListPage(deps, filters.options, contentOf) : undefined,
+  ]);
+  const pageContext = buildPageContext(deps, req);
+  const shownQuery = filters.ok ? filters.query : pickTextParams(query);
+  res
+    .status(filters.ok ? 200 : 400)
+    .type('html')
+    .send(
+      renderLayout(
+        'Deliveries',
+        renderDeliveries({
+          page,
+          query: shownQuery,
+          issues: filters.ok ? undefined : filters.issues,
+          counts,
+          chart: html`${buildPassChart(chart, 'wide')}${buildPassChart(chart, 'narrow')}`,
+          chartCount: chart.length,
+          csrf: pageContext.csrf,
+          flash: readFlash(query),
+          formatTime,
+          routeNames: options.routeNames ?? [],
+        }),
+        pageContext,
+      ),
+    );
+}
+
+/** What the last POST did, from the redirect's query: a retry, a "retry now", a "try now", or a retry that also tried SMTP. */
+function readFlash(query: Record<string, unknown>): { text: string; bad: boolean } | undefined {
+  const id = (name: string) => {
+    const n = Number(query[name]);
+    return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+  };
+  const retried = id('retried');
+  if (retried) return { text: `Delivery #${retried} is queued again.${describeRetryWhilePaused(query.smtp, retried)}`, bad: false };
+  const now = id('retried_now');
+  if (now) return { text: `Delivery #${now} is due now: the worker tries it at once.`, bad: false };
+  const not = id('not_retried');
+  if (not) return { text: `Delivery #${not} was not retried: it is not dead (any more).`, bad: true };
+  const notNow = id('not_retried_now');
+  if (notNow) return { text: `Delivery #${notNow} was not retried: it is not waiting for a retry (any more).`, bad: true };
+  const smtp = typeof query.smtp === 'string' ? TRY_NOW_TEXT[query.smtp as TryNowResult] : undefined;
+  return smtp ? { text: smtp, bad: false } : undefined;
+}
+
+/** An invalid query is shown back as typed (single text values only), so the operator can correct it. */
+function pickTextParams(query: Record<string, unknown>): Record<string, string> {
+  const shown: Record<string, string> = {};
+  for (const name of FILTER_PARAMS) if (typeof query[name] === 'string') shown[name] = query[name].slice(0, 200);
+  return shown;
+}
+
+/**
+ * One page of the list, read by keyset: one row more than the page is asked for, to know whether
+ * there is a next page in the direction of travel; the other direction exists when a key was given.
+ */
+async function readListPage(deps: DashboardDeps, filter: ListOptions, contentOf: ReadContent): Promise<ListPage> {
+  const { options } = deps;
   const limit = options.listLimit ?? 100;
-  const records = await options.store.listDeliveries({ limit });
-  const rows = await Promise.all(records.map(async (record) => ({ record, content: await readDeliveryContent(record, options.store) })));
-  const chartReports: ChartReport[] = rows
-    .filter((r): r is typeof r & { content: { kind: 'report' } } => r.content.kind === 'report')
-    .slice(0, options.chartLimit ?? 30)
-    .map((r) => toChartReport(r.record.id, r.content.report, formatDateTime(r.content.report.created, options.timezone)))
-    .sort((a, b) => a.reportId - b.reportId || a.deliveryId - b.deliveryId);
-  const page = buildPageContext(deps, req);
-  const flash = readFlash(req.query);
-  res.type('html').send(
-    renderLayout(
-      'Deliveries',
-      renderDeliveries({
-        rows,
-        chart: buildPassChart(chartReports),
-        chartCount: chartReports.length,
-        csrf: page.csrf,
-        flash,
-        formatTime,
-      }),
-      page,
-    ),
+  const records = await options.store.listDeliveries({ ...filter, limit: limit + 1 });
+  const more = records.length > limit;
+  // Newest first: the extra row is the oldest when paging down, the newest when paging up.
+  const shown = more ? (filter.afterId !== undefined ? records.slice(1) : records.slice(0, limit)) : records;
+  const routes = await options.store.listRouteMails(shown.map((r) => r.id));
+  const rows = await Promise.all(
+    shown.map(async (record) => {
+      const content = await contentOf(record);
+      const netboxLink =
+        content.kind === 'report' && options.netboxUrl
+          ? buildLinks(content.report.id, content.report.url, content.report.results_url, options.netboxUrl).report
+          : undefined;
+      return { record, content, netboxLink, routes: routes.filter((r) => r.deliveryId === record.id) };
+    }),
   );
+  const first = shown[0]?.id;
+  const last = shown[shown.length - 1]?.id;
+  const hasNewer = filter.afterId !== undefined ? more : filter.beforeId !== undefined;
+  const hasOlder = filter.afterId !== undefined ? true : more;
+  return {
+    rows,
+    newerThan: hasNewer && first !== undefined ? first : undefined,
+    olderThan: hasOlder && last !== undefined ? last : undefined,
+  };
+}
+
+/** The newest reports for the history chart (whatever the list's filters), oldest first. */
+async function readChartReports(deps: DashboardDeps, contentOf: ReadContent): Promise<ChartReport[]> {
+  const { options } = deps;
+  const limit = options.chartLimit ?? 30;
+  const records = await options.store.listDeliveries({ limit: options.listLimit ?? 100 });
+  const rows = await Promise.all(records.map(async (record) => ({ record, content: await contentOf(record) })));
+  const dayFormat = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: options.timezone });
+  return rows
+    .filter((r): r is typeof r & { content: { kind: 'report' } } => r.content.kind === 'report')
+    .slice(0, limit)
+    .map(({ record, content: { report } }) => {
+      const created = new Date(report.created);
+      const day = Number.isNaN(created.getTime()) ? report.created.slice(0, 10) : dayFormat.format(created);
+      return toChartReport(record.id, report, { when: formatDateTime(report.created, options.timezone), day });
+    })
+    .sort((a, b) => a.reportId - b.reportId || a.deliveryId - b.deliveryId);
 }
 
 /** The delivery named by `:id`, or undefined once a 404 page has been sent. */
@@ -341,11 +426,35 @@ async function retryDelivery(deps: DashboardDeps, req: Authed, res: Response): P
   if (!record) return;
   // Only dead deliveries are offered a retry here; a sent one is not mailed twice by a stray click.
   const requeued = record.state === 'dead' && (await options.store.requeue(record.id, options.clock.now()));
-  if (!requeued) return res.redirect(303, `/ui?not_retried=${record.id}`);
-  options.logger.info({ deliveryId: record.id, ip: req.ip }, 'dashboard: dead delivery queued again');
-  options.onRequeued?.(record.id);
+  if (requeued) {
+    options.logger.info({ deliveryId: record.id, ip: req.ip }, 'dashboard: dead delivery queued again');
+    options.onRequeued?.(record.id);
+  }
   // While SMTP is paused a requeued delivery would only wait: retrying is the operator saying "try now".
-  const paused = (options.smtpPause?.().state ?? 'closed') !== 'closed';
+  const paused = requeued && (options.smtpPause?.().state ?? 'closed') !== 'closed';
   const smtp = paused ? await options.tryNow?.() : undefined;
-  res.redirect(303, `/ui?retried=${record.id}${smtp ? `&smtp=${smtp}` : ''}`);
+  res.redirect(303, buildReturnUrl(req, requeued ? 'retried' : 'not_retried', record.id, smtp));
+}
+
+/** POST /deliveries/:id/retry-now: a retrying delivery is due at once (its attempts and backoff kept). */
+async function retryDeliveryNow(deps: DashboardDeps, req: Authed, res: Response): Promise<void> {
+  const { options } = deps;
+  const record = await findDelivery(deps, req, res);
+  if (!record) return;
+  const due = await options.store.retryNow(record.id, options.clock.now());
+  if (due) {
+    options.logger.info({ deliveryId: record.id, ip: req.ip }, 'dashboard: retrying delivery made due now');
+    options.onRequeued?.(record.id);
+  }
+  res.redirect(303, buildReturnUrl(req, due ? 'retried_now' : 'not_retried_now', record.id));
+}
+
+/** Back to the list with the filters the form came from (the hidden `back` field, filters only) and what happened. */
+function buildReturnUrl(req: Request, outcome: string, id: number, smtp?: TryNowResult): string {
+  const back = (req.body as Record<string, unknown> | undefined)?.back;
+  const given = new URLSearchParams(typeof back === 'string' ? back.slice(0, 1024) : '');
+  const kept = buildFilterParams(Object.fromEntries(FILTER_PARAMS.flatMap((name) => (given.has(name) ? [[name, given.get(name)!]] : []))));
+  kept.set(outcome, String(id));
+  if (smtp) kept.set('smtp', smtp);
+  return `/ui?${kept.toString()}`;
 }

@@ -32,11 +32,11 @@ function readStoredBody(dedupKey: string, body: Buffer | undefined): DeliveryCon
 }
 
 /** A report's counts as the chart plots them. */
-export function toChartReport(deliveryId: number, report: Report, when: string): ChartReport {
+export function toChartReport(deliveryId: number, report: Report, when: { when: string; day: string }): ChartReport {
   return {
     reportId: report.id,
     deliveryId,
-    when,
+    ...when,
     high: { passed: report.high_passed, count: report.high_count },
     middle: { passed: report.middle_passed, count: report.middle_count },
     low: { passed: report.low_passed, count: report.low_count },

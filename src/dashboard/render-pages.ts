@@ -1,34 +1,65 @@
 import { buildEmlFileName, findMessageId } from '../delivery';
 import { formatPercent } from '../report';
+import { describeContent, stateBadge } from './render-deliveries';
 import type { DeliveryRecord, RouteMailRecord, SentMessage } from '../store';
 import type { WatchdogAlert } from '../watchdog';
 import { html, SafeHtml } from './html';
 import type { DeliveryContent } from './read-delivery-content';
 
 const STYLE = `
-  body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; color: #1c2833; background: #f4f6f7; }
-  header { background: #1c2833; color: #fff; padding: 10px 24px; display: flex; align-items: center; gap: 24px; }
+  :root { color-scheme: light dark; --fg: #1c2833; --bg: #f4f6f7; --card: #fff; --line: #d5d8dc; --soft: #eaeded; --muted: #566573;
+    --link: #1a5276; --error: #922b21; --focus: #2e86c1; --head: #1c2833; --pre: #f8f9f9; --ok-bg: #d4efdf; --ok-fg: #145a32;
+    --bad-bg: #fadbd8; --bad-line: #f1948a; --bad-fg: #78281f; --warn-bg: #fdebd0; --warn-fg: #7e5109; --info-bg: #d6eaf8; --info-fg: #1b4f72; }
+  @media (prefers-color-scheme: dark) {
+    :root { --fg: #e5e8e8; --bg: #121619; --card: #1b2126; --line: #34404a; --soft: #2a333b; --muted: #a6b0b8; --link: #85c1e9;
+      --error: #f5b7b1; --focus: #85c1e9; --head: #0b0e10; --pre: #151a1e; --ok-bg: #1e4d33; --ok-fg: #d4efdf; --bad-bg: #5b2620;
+      --bad-line: #943126; --bad-fg: #fadbd8; --warn-bg: #5c4214; --warn-fg: #fdebd0; --info-bg: #1b3a55; --info-fg: #d6eaf8; }
+  }
+  * { box-sizing: border-box; }
+  body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; color: var(--fg); background: var(--bg); }
+  a { color: var(--link); } :focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
+  header { background: var(--head); color: #fff; padding: 10px 24px; display: flex; flex-wrap: wrap; align-items: center; gap: 8px 24px; }
   header a { color: #fff; text-decoration: none; font-weight: 600; }
   header form { margin-left: auto; }
   main { padding: 20px 24px; max-width: 1200px; }
-  section { background: #fff; border: 1px solid #d5d8dc; border-radius: 6px; padding: 14px 18px; margin-bottom: 18px; }
+  section { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: 14px 18px; margin-bottom: 18px; }
   h1 { font-size: 20px; margin: 0 0 14px; } h2 { font-size: 16px; margin: 0 0 10px; } h3 { font-size: 14px; margin: 14px 0 6px; }
-  table { border-collapse: collapse; width: 100%; } th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid #eaeded; vertical-align: top; }
-  th { font-size: 12px; text-transform: uppercase; color: #566573; }
+  table { border-collapse: collapse; width: 100%; } th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--soft); vertical-align: top; }
+  td { overflow-wrap: anywhere; }
+  th { font-size: 12px; text-transform: uppercase; color: var(--muted); }
   .state { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; font-weight: 600; }
-  .state-sent { background: #d4efdf; color: #145a32; } .state-dead { background: #f5b7b1; color: #78281f; }
-  .state-retrying { background: #fdebd0; color: #7e5109; } .state-queued, .state-sending { background: #d6eaf8; color: #1b4f72; }
-  .error { color: #922b21; font-size: 13px; } .muted { color: #566573; }
-  .flash { background: #d4efdf; border: 1px solid #7dcea0; padding: 8px 12px; border-radius: 4px; margin-bottom: 14px; }
-  .flash.bad { background: #fadbd8; border-color: #f1948a; }
-  .banner { background: #fadbd8; border-bottom: 2px solid #c0392b; color: #78281f; padding: 10px 24px; margin: 0; }
+  .state-sent { background: var(--ok-bg); color: var(--ok-fg); } .state-dead { background: var(--bad-bg); color: var(--bad-fg); }
+  .state-retrying { background: var(--warn-bg); color: var(--warn-fg); } .state-queued, .state-sending { background: var(--info-bg); color: var(--info-fg); }
+  .error { color: var(--error); font-size: 13px; } .muted { color: var(--muted); }
+  .flag-high { display: inline-block; background: #c0392b; color: #fff; border-radius: 3px; padding: 0 6px; font-size: 12px; font-weight: 700; }
+  .counts { display: flex; flex-wrap: wrap; gap: 8px; } .count { padding: 4px 10px; border: 1px solid var(--line); border-radius: 14px; text-decoration: none; }
+  .count[aria-current] { background: var(--info-bg); color: var(--info-fg); border-color: var(--focus); }
+  .filters { display: flex; flex-wrap: wrap; gap: 8px 12px; align-items: flex-end; margin-bottom: 12px; }
+  .filters label { display: flex; flex-direction: column; font-size: 12px; color: var(--muted); gap: 2px; }
+  .filters input, .filters select { font: inherit; padding: 4px 6px; max-width: 100%; color: var(--fg); background: var(--card); border: 1px solid var(--line); border-radius: 4px; }
+  .filters .wide { flex: 1 1 180px; }
+  .pager { display: flex; gap: 16px; margin-top: 12px; }
+  .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+  .flash { background: var(--ok-bg); border: 1px solid #7dcea0; padding: 8px 12px; border-radius: 4px; margin-bottom: 14px; }
+  .flash.bad { background: var(--bad-bg); border-color: var(--bad-line); } .flash p, .flash ul { margin: 2px 0; }
+  .banner { background: var(--bad-bg); border-bottom: 2px solid #c0392b; color: var(--bad-fg); padding: 10px 24px; margin: 0; }
   .smtp-paused { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 16px; } .smtp-paused p { margin: 0; flex: 1 1 320px; overflow-wrap: anywhere; }
   button { font: inherit; padding: 4px 12px; border-radius: 4px; border: 1px solid #1b4f72; background: #2471a3; color: #fff; cursor: pointer; }
   header button { background: transparent; border-color: #aab7b8; }
-  pre { white-space: pre-wrap; word-break: break-word; background: #f8f9f9; border: 1px solid #eaeded; padding: 10px; font-size: 12.5px; max-height: 480px; overflow: auto; }
-  iframe { width: 100%; height: 640px; border: 1px solid #d5d8dc; background: #fff; }
-  dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 0; } dt { color: #566573; }
-  input[type=password] { font: inherit; padding: 6px 8px; width: 320px; }
+  pre { white-space: pre-wrap; word-break: break-word; background: var(--pre); border: 1px solid var(--soft); padding: 10px; font-size: 12.5px; max-height: 480px; overflow: auto; }
+  iframe { width: 100%; height: 640px; border: 1px solid var(--line); background: #fff; }
+  dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 0; } dt { color: var(--muted); } dd { margin: 0; overflow-wrap: anywhere; }
+  input[type=password] { font: inherit; padding: 6px 8px; width: 320px; max-width: 100%; }
+  svg text { fill: var(--muted); } svg .grid { stroke: var(--soft); } svg .legend text { fill: var(--fg); }
+  .pass-chart-narrow { display: none; }
+  @media (max-width: 640px) {
+    header, main { padding-left: 10px; padding-right: 10px; } section { padding: 10px; }
+    .pass-chart { display: none; } .pass-chart-narrow { display: block; }
+    table.deliveries thead { display: none; } table.deliveries tr { display: block; border-bottom: 1px solid var(--line); padding: 6px 0; }
+    table.deliveries td { display: block; border: 0; padding: 2px 0; }
+    table.deliveries td[data-label]::before { content: attr(data-label) ": "; font-size: 12px; color: var(--muted); }
+    dl { grid-template-columns: 1fr; } dt { margin-top: 6px; }
+  }
 `;
 
 /**
@@ -116,52 +147,6 @@ export function renderLogin(error: string | undefined): SafeHtml {
 <p class="muted">Enter the relay's ADMIN_TOKEN. The browser keeps a signed session cookie, not the token.</p>
 ${error ? html`<p class="flash bad" role="alert">${error}</p>` : ''}
 <form method="post" action="/ui/login"><p><label>Admin token<br><input type="password" name="token" autocomplete="current-password" required maxlength="1024" autofocus></label></p><p><button type="submit">Log in</button></p></form></section>`;
-}
-
-export interface DeliveryRow {
-  record: DeliveryRecord;
-  content: DeliveryContent;
-}
-
-function stateBadge(state: string): SafeHtml {
-  return html`<span class="state state-${state}">${state}</span>`;
-}
-
-function describeContent(content: DeliveryContent): SafeHtml {
-  if (content.kind === 'report') {
-    const r = content.report;
-    return html`Report ${r.id}: ${r.total_passed}/${r.total_count} passed (${formatPercent(r.total_passed, r.total_count)})`;
-  }
-  if (content.kind === 'watchdog')
-    return html`Watchdog: ${content.alert.kind === 'overdue' ? 'no report received' : 'reports arriving again'}`;
-  return html`<span class="muted">${content.reason}</span>`;
-}
-
-/** The list of recent deliveries with the chart above it. */
-export function renderDeliveries(input: {
-  rows: DeliveryRow[];
-  chart: SafeHtml;
-  chartCount: number;
-  csrf: string;
-  flash?: { text: string; bad: boolean };
-  formatTime: (ms: number) => string;
-}): SafeHtml {
-  const rows = input.rows.map(({ record: d, content }) => {
-    const retry =
-      d.state === 'dead'
-        ? html`<form method="post" action="/ui/deliveries/${d.id}/retry"><input type="hidden" name="csrf" value="${input.csrf}"><button type="submit" aria-label="Retry delivery ${d.id}">Retry</button></form>`
-        : '';
-    return html`<tr data-delivery="${d.id}" data-state="${d.state}"><td><a href="/ui/deliveries/${d.id}">#${d.id}</a></td><td>${describeContent(content)}</td><td>${input.formatTime(d.receivedAt)}</td><td>${stateBadge(d.state)}</td><td>${d.attempts}</td><td>${d.lastError ? html`<span class="error">${d.lastErrorCode ? `${d.lastErrorCode}: ` : ''}${truncate(d.lastError, 160)}</span>` : ''}</td><td>${retry}</td></tr>`;
-  });
-  return html`${input.flash ? html`<p class="flash${input.flash.bad ? ' bad' : ''}" role="status">${input.flash.text}</p>` : ''}
-<section><h2>Pass percentage per severity (last ${input.chartCount} reports)</h2>${input.chart}</section>
-<section><h1>Recent deliveries</h1>
-<table><thead><tr><th>Delivery</th><th>What</th><th>Received</th><th>State</th><th>Attempts</th><th>Last error</th><th></th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="7" class="muted">No deliveries yet.</td></tr>`}</tbody></table></section>`;
-}
-
-function truncate(s: string, n: number): string {
-  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
 }
 
 /** The header block of a raw message (everything before the first empty line), unfolded lines kept. */

@@ -35,6 +35,8 @@ export interface SendReport {
   stopped?: { reason: 'held-back' } | { reason: 'deferred'; until: number };
   transient?: RouteFailure;
   permanent?: RouteFailure;
+  /** Every route that failed in this attempt, in plan order (a dead delivery's error names them all). */
+  failures: RouteFailure[];
   /** The server as a whole failed: the circuit breaker's end of pause. */
   pausedUntil?: number;
   /** Routes sent in this attempt, in order. */
@@ -52,7 +54,7 @@ type RouteSendResult = { sent: true; response: string } | { sent: false; failure
  * recorded before the next send, so the permit the ticket holds covers send and record alike.
  */
 export async function sendRouteMails(context: DeliveryContext, input: SendRouteMailsInput): Promise<SendReport> {
-  const report: SendReport = { sentRoutes: [], firstResponse: '' };
+  const report: SendReport = { sentRoutes: [], firstResponse: '', failures: [] };
   let hasTurn = false;
   for (const mail of selectDueRouteMails(input.plan, input.delivery.attempts)) {
     const rendered = await renderRouteMail(input.composed, mail);
@@ -60,6 +62,7 @@ export async function sendRouteMails(context: DeliveryContext, input: SendRouteM
       const { failure } = rendered;
       await recordRouteFailure(context, input.delivery, mail.route, failure);
       report.permanent ??= { route: mail.route, failure };
+      report.failures.push({ route: mail.route, failure });
       continue;
     }
     const log = input.log.child({ route: mail.route });
@@ -89,6 +92,7 @@ export async function sendRouteMails(context: DeliveryContext, input: SendRouteM
     }
     if (result.failure.kind === 'transient') report.transient ??= { route: mail.route, failure: result.failure };
     else report.permanent ??= { route: mail.route, failure: result.failure };
+    report.failures.push({ route: mail.route, failure: result.failure });
     // The other routes would fail the same way: they wait for the server with this delivery.
     if (result.pausedUntil !== undefined) {
       report.pausedUntil = result.pausedUntil;

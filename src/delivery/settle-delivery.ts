@@ -86,10 +86,27 @@ export function decideSettlement(
   }
   const failed = report.permanent ?? findEarlierPermanent(plan) ?? transient;
   if (!failed) return { kind: 'done' };
-  const failure = { ...failed.failure };
-  if (failure.kind === 'transient') failure.message = `gave up after ${delivery.attempts} attempts: ${failure.message}`;
-  failure.message = `route ${failed.route}: ${failure.message}`;
-  return { kind: 'dead', failure };
+  return { kind: 'dead', failure: { ...failed.failure, message: describeFailedRoutes(delivery, plan, report, failed) } };
+}
+
+/**
+ * A dead delivery's error: every route that failed, this attempt's and those that failed for good
+ * earlier, each with its own error (the first, `failed`, gives the code).
+ */
+function describeFailedRoutes(delivery: ClaimedDelivery, plan: RouteMailRecord[], report: SendReport, failed: RouteFailure): string {
+  const all = [failed, ...report.failures];
+  for (const mail of plan) if (mail.state === 'failed') all.push(toRouteFailure(mail));
+  // A route that failed earlier and was sent in this attempt (a requeue tries it again) did not fail.
+  const seen = new Set<string>(report.sentRoutes);
+  const parts: string[] = [];
+  for (const { route, failure } of all) {
+    if (seen.has(route)) continue;
+    seen.add(route);
+    const message = failure.kind === 'transient' ? `gave up after ${delivery.attempts} attempts: ${failure.message}` : failure.message;
+    parts.push(`route ${route}: ${message}`);
+  }
+  if (parts.length === 0) return `route ${failed.route}: ${failed.failure.message}`;
+  return parts.length === 1 ? parts[0] : `${parts.length} routes failed: ${parts.join('; ')}`;
 }
 
 /**
@@ -171,7 +188,11 @@ export async function settleDead(
 /** A route that failed permanently in an earlier attempt (still `failed`): the delivery cannot be `sent`. */
 function findEarlierPermanent(plan: RouteMailRecord[]): RouteFailure | undefined {
   const failed = plan.find((m) => m.state === 'failed');
-  if (!failed) return undefined;
+  return failed && toRouteFailure(failed);
+}
+
+/** A route mail that failed for good earlier, as a failure. */
+function toRouteFailure(failed: RouteMailRecord): RouteFailure {
   // Stored by this relay, so from the catalogue; a code an older version stored reads as UNKNOWN.
   return {
     route: failed.route,

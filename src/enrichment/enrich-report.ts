@@ -1,4 +1,4 @@
-import { NetboxError, type NetboxClient, type NetboxErrorCode } from '../netbox';
+import { describeTlsFailure, NetboxError, type NetboxClient, type NetboxErrorCode } from '../netbox';
 import { systemClock, type Clock } from '../shared';
 import type { ReportDelivery } from '../webhook';
 import { createFailureSummarizer, type FailureSummary } from './summarize-failures';
@@ -105,7 +105,9 @@ function describeFailure(error: unknown, delivery: ReportDelivery, options: Enri
   const reasons: Record<NetboxErrorCode, string> = {
     AUTH: `Failing tests are not listed: NetBox refused the relay's token (HTTP ${error.status ?? 403}${said}); check NETBOX_TOKEN.`,
     NOT_FOUND: `Failing tests are not listed: NetBox no longer has report ${id} (validity keeps only the newest reports, see its store_reports setting).`,
-    UNREACHABLE: `Failing tests are not listed: NetBox at ${where} could not be reached (${error.detail ?? error.message}).`,
+    UNREACHABLE: describeTlsFailure(error.detail ?? '', '')
+      ? `Failing tests are not listed: ${error.message}.`
+      : `Failing tests are not listed: NetBox at ${where} could not be reached (${error.detail ?? error.message}).`,
     TIMEOUT: `Failing tests are not listed: NetBox did not answer within the ${seconds} s allowed (NETBOX_ENRICH_BUDGET_MS).`,
     SERVER: `Failing tests are not listed: NetBox answered HTTP ${error.status ?? 500} and kept failing.`,
     PROTOCOL: `Failing tests are not listed: NetBox's answer was not what its API sends (${error.message}).`,

@@ -45,6 +45,8 @@ const SEVERITY_ORDER: Record<Severity, number> = { HIGH: 0, MIDDLE: 1, LOW: 2 };
 /** Accumulates failing results page by page; `finish()` sorts. Passing results are ignored. */
 export interface FailureSummarizer {
   add(results: readonly Record<string, unknown>[]): void;
+  /** Adds failing results already read (kept with a stored report), in NetBox's order. */
+  addResults(results: readonly FailingResult[]): void;
   finish(): FailureSummary;
 }
 
@@ -53,28 +55,33 @@ export function createFailureSummarizer(): FailureSummarizer {
   const results: FailingResult[] = [];
   const tests = new Map<string, FailingTest>();
   const devices = new Map<string, DeviceFailures>();
+  const addResult = (result: FailingResult) => {
+    results.push(result);
+    const testKey = result.testId !== null ? `#${result.testId}` : `n:${result.test}`;
+    let test = tests.get(testKey);
+    if (!test) {
+      test = { testId: result.testId, name: result.test, severity: result.severity, failingDevices: 0, firstResults: [] };
+      tests.set(testKey, test);
+    }
+    test.failingDevices += 1;
+    if (test.firstResults.length < FIRST_RESULTS_PER_TEST) test.firstResults.push(result);
+    const deviceKey = result.deviceId !== null ? `#${result.deviceId}` : `n:${result.device}`;
+    let device = devices.get(deviceKey);
+    if (!device) {
+      device = { deviceId: result.deviceId, name: result.device, failures: 0 };
+      devices.set(deviceKey, device);
+    }
+    device.failures += 1;
+  };
   return {
     add(page) {
       for (const raw of page) {
         const result = readFailingResult(raw);
-        if (!result) continue;
-        results.push(result);
-        const testKey = result.testId !== null ? `#${result.testId}` : `n:${result.test}`;
-        let test = tests.get(testKey);
-        if (!test) {
-          test = { testId: result.testId, name: result.test, severity: result.severity, failingDevices: 0, firstResults: [] };
-          tests.set(testKey, test);
-        }
-        test.failingDevices += 1;
-        if (test.firstResults.length < FIRST_RESULTS_PER_TEST) test.firstResults.push(result);
-        const deviceKey = result.deviceId !== null ? `#${result.deviceId}` : `n:${result.device}`;
-        let device = devices.get(deviceKey);
-        if (!device) {
-          device = { deviceId: result.deviceId, name: result.device, failures: 0 };
-          devices.set(deviceKey, device);
-        }
-        device.failures += 1;
+        if (result) addResult(result);
       }
+    },
+    addResults(lean) {
+      for (const result of lean) addResult(result);
     },
     finish() {
       return {

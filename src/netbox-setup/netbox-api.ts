@@ -1,4 +1,4 @@
-import { buildAuthorization } from '../netbox';
+import { buildAuthorization, describeTlsFailure } from '../netbox';
 import { buildNetboxUrl, parseNetboxBase } from '../report';
 
 /** The fetch the setup uses (global fetch in production; injected so tests and dry runs can watch). */
@@ -59,6 +59,8 @@ export function createNetboxApi(options: NetboxApiOptions): NetboxApi {
       });
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const tls = cause?.code ? describeTlsFailure(cause.code, cause.message ?? '') : undefined;
+      if (tls) throw new NetboxApiError(method, path, 0, `${method} ${path}: ${tls}`);
       const why = cause?.code ?? cause?.message ?? (error as Error).message;
       throw new NetboxApiError(method, path, 0, `${method} ${path}: NetBox did not answer (${why})`);
     }

@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { buildNetboxUrl, parseNetboxBase, type BuildNetboxUrlOptions, type NetboxBase } from '../report';
 import { systemClock, type Clock } from '../shared';
-import { NetboxError, classifyNetboxStatus } from './netbox-error';
+import { NetboxError, classifyNetboxStatus, describeTlsFailure } from './netbox-error';
 import { parsePageStream, type NetboxPage } from './parse-page-stream';
 
 export interface NetboxClientOptions {
@@ -289,11 +289,7 @@ function toNetboxError(error: unknown): NetboxError {
   const message = (error as Error).message ?? String(error);
   if (/^(ETIMEDOUT|ESOCKETTIMEDOUT)$/.test(code))
     return new NetboxError('TIMEOUT', `NetBox did not answer (${code})`, { cause: error, detail: code });
-  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) {
-    return new NetboxError('UNREACHABLE', `the TLS connection to NetBox failed (${code}: ${message}); set NETBOX_CA_FILE to NetBox's CA`, {
-      cause: error,
-      detail: code,
-    });
-  }
+  const tls = describeTlsFailure(code, message);
+  if (tls) return new NetboxError('UNREACHABLE', tls, { cause: error, detail: code });
   return new NetboxError('UNREACHABLE', `cannot reach NetBox (${code}: ${message})`, { cause: error, detail: code });
 }

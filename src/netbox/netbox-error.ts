@@ -39,3 +39,21 @@ export function classifyNetboxStatus(status: number, url: string, detail?: strin
   if (status >= 500) return new NetboxError('SERVER', `NetBox answered HTTP ${status}${said}`, { status, detail });
   return new NetboxError('PROTOCOL', `NetBox answered HTTP ${status} for ${url}${said}`, { status, detail });
 }
+
+/** Node's codes for a certificate issued to another name than the one in NETBOX_URL. */
+const NAME_MISMATCH_CODES = new Set(['ERR_TLS_CERT_ALTNAME_INVALID', 'ERR_TLS_CERT_ALTNAME_FORMAT']);
+/** Node's (OpenSSL's) codes for a certificate that is out of its validity period. */
+const EXPIRED_CODES = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID']);
+
+/**
+ * What went wrong with NetBox's TLS certificate, in words that point at the fix, or undefined when
+ * `code` is not a TLS failure. A name mismatch is not fixed by a CA file: it says so.
+ */
+export function describeTlsFailure(code: string, message: string): string | undefined {
+  if (NAME_MISMATCH_CODES.has(code))
+    return `NetBox's TLS certificate is not valid for the host in NETBOX_URL (name mismatch: ${message}); use a host name the certificate names`;
+  if (EXPIRED_CODES.has(code)) return `NetBox's TLS certificate is out of its validity period (${code}: ${message})`;
+  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code))
+    return `NetBox's TLS certificate is not trusted (${code}: ${message}); set NETBOX_CA_FILE to NetBox's CA`;
+  return undefined;
+}

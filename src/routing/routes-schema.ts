@@ -15,7 +15,12 @@ const MAX_RECIPIENTS = 100;
 
 const severity = z.enum(ROUTE_SEVERITIES, { error: `must be one of ${ROUTE_SEVERITIES.join(', ')}` });
 const percent = z.number({ error: 'must be a number of percent (0–100)' }).min(0).max(100);
-const nonNegative = z.number({ error: 'must be a whole number' }).int().min(0).max(Number.MAX_SAFE_INTEGER);
+// Each check says what is wrong: -1 is a whole number, it is below 0 (issue 17).
+const nonNegative = z
+  .number({ error: 'must be a whole number (0 or more)' })
+  .int('must be a whole number (0 or more)')
+  .min(0, 'must be 0 or more')
+  .max(Number.MAX_SAFE_INTEGER, `must be at most ${Number.MAX_SAFE_INTEGER}`);
 
 /** `failed: { severity: HIGH, above: 0 }`: more than `above` results of that severity failed. */
 const FailedCondition = z.strictObject({ severity: severity.default('overall'), above: nonNegative });

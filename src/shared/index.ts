@@ -11,7 +11,7 @@ export {
   type FailureSource,
 } from './errors';
 export { systemClock, type Clock } from './clock';
-export { createLogger, createSilentLogger, type Logger, type LoggerOptions } from './logger';
+export { createLogger, createSilentLogger, resolveLogFormat, type Logger, type LoggerOptions } from './logger';
 export { findPackageRoot } from './paths';
 export { neutralizeText } from './neutralize-text';
 export {

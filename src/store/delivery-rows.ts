@@ -148,6 +148,11 @@ export function decodeDeliveryRow(row: DeliveryRow): DeliveryRecord {
   };
 }
 
+/** A listing's rows as records, newest first (a page read upwards from its key comes oldest first). */
+export function decodeListedRows(rows: DeliveryRow[], ascending: boolean): DeliveryRecord[] {
+  return (ascending ? rows.reverse() : rows).map(decodeDeliveryRow);
+}
+
 /** Claimed rows (with their bodies) as claims, oldest first (RETURNING promises no order). */
 export function decodeClaimedRows(rows: DeliveryRow[]): ClaimedDelivery[] {
   return rows.sort((a, b) => a.id - b.id).map((row) => ({ ...decodeDeliveryRow(row), body: row.body! }));

@@ -2,10 +2,17 @@ import type pg from 'pg';
 import type { ReportSnapshot } from '../trend';
 import { PG_MIGRATIONS, type PgMigration } from './migrations/pg';
 import { POSTGRES_DIALECT } from './dialect';
-import { buildInsertDeliveries, queries, selectListDeliveries, toInsertParams } from './queries';
+import { buildInsertDeliveries, queries, selectListDeliveries, toInsertParams, toListParams } from './queries';
 import type { Statement } from './statement';
 import { TurnBatch } from './turn-batch';
-import { decodeClaimedRows, decodeDeliveryRow, decodeStateCounts, findMissingKeys, resolveInsertResults } from './delivery-rows';
+import {
+  decodeClaimedRows,
+  decodeDeliveryRow,
+  decodeListedRows,
+  decodeStateCounts,
+  findMissingKeys,
+  resolveInsertResults,
+} from './delivery-rows';
 import { decodeReportRow, toReportParams } from './report-rows';
 import { decodeRouteMailRow, toRouteMailParams } from './route-mail-rows';
 import { fromSentMessageRow, toSentMessageParams } from './sent-message-rows';
@@ -314,8 +321,12 @@ export class PgStore implements Store {
   }
 
   async listDeliveries(options: ListOptions = {}): Promise<DeliveryRecord[]> {
-    const params = { state: options.state, beforeId: options.beforeId, limit: options.limit ?? 100 };
-    return (await this.selectAll(selectListDeliveries(options), params)).map(decodeDeliveryRow);
+    const { params, ascending } = toListParams(options);
+    return decodeListedRows(await this.selectAll(selectListDeliveries(options), params), ascending);
+  }
+
+  async retryNow(id: number, now: number): Promise<boolean> {
+    return (await this.execute(queries.deliveries.retryNow, { id, now })) === 1;
   }
 
   async requeue(id: number, now: number): Promise<boolean> {
@@ -351,6 +362,11 @@ export class PgStore implements Store {
       await runStatement(client, queries.reports.save, toReportParams(snapshot));
       await runStatement(client, queries.reports.forgetOldFailing, { series: snapshot.series });
     });
+  }
+
+  async findReport(dedupKey: string): Promise<ReportSnapshot | undefined> {
+    const [row] = await this.selectAll(queries.reports.get, { dedupKey });
+    return row && decodeReportRow(row);
   }
 
   async findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined> {

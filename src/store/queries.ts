@@ -10,7 +10,7 @@ import type { ReportParams, ReportRow } from './report-rows';
 import type { RouteMailParams, RouteMailRow } from './route-mail-rows';
 import { SENT_MESSAGE_COLUMNS, type SentMessageParams, type SentMessageRow } from './sent-message-rows';
 import { defineStatement, type Statement } from './statement';
-import { REPORT_FAILING_SETS_KEPT, WATCHDOG_KEY_PREFIX, type DeliveryState, type NewDelivery } from './types';
+import { REPORT_FAILING_SETS_KEPT, WATCHDOG_KEY_PREFIX, type DeliveryState, type ListOptions, type NewDelivery } from './types';
 import type { WatchdogRow } from './watchdog-rows';
 
 /*
@@ -61,29 +61,66 @@ export function toInsertParams(deliveries: readonly NewDelivery[]): Record<strin
   return params;
 }
 
-/** Rows of a listing: the newest first, optionally of one state and below an id (paging). */
-function buildListDeliveries(filters: {
-  state: boolean;
-  beforeId: boolean;
-}): Statement<{ state?: DeliveryState; beforeId?: number; limit: number }, DeliveryRow> {
-  const where = [filters.state ? 'state = :state' : '', filters.beforeId ? 'id < :beforeId' : ''].filter(Boolean);
+/** The condition each listing option adds, named by the option that binds it. */
+const LIST_CONDITIONS = {
+  state: 'state = :state',
+  route: 'EXISTS (SELECT 1 FROM route_mails r WHERE r.delivery_id = deliveries.id AND r.route = :route)',
+  reportId: 'report_id = :reportId',
+  receivedFrom: 'received_at >= :receivedFrom',
+  receivedBefore: 'received_at < :receivedBefore',
+  // The failing pairs of the delivery's report as enrichment stored them (same dedup key), as JSON text;
+  // lower() on both sides so that each engine folds case alike for the text and the pattern.
+  search: `EXISTS (SELECT 1 FROM reports p WHERE p.dedup_key = deliveries.dedup_key AND lower(p.failing) LIKE lower(:search) ESCAPE '!')`,
+  beforeId: 'id < :beforeId',
+  afterId: 'id > :afterId',
+} as const;
+
+type ListCondition = keyof typeof LIST_CONDITIONS;
+const LIST_CONDITION_NAMES = Object.keys(LIST_CONDITIONS) as ListCondition[];
+
+/** The parameters of a listing statement: the options given, the search as its LIKE pattern. */
+export type ListParams = Omit<ListOptions, 'limit'> & { limit: number };
+
+/**
+ * Rows of a listing, newest first, by keyset on the id. A page newer than `afterId` is read oldest
+ * first (the rows just above the key) and reversed by the caller ({@link toListParams} says so).
+ */
+function buildListDeliveries(present: readonly ListCondition[]): Statement<ListParams, DeliveryRow> {
+  const where = present.map((name) => LIST_CONDITIONS[name]);
+  const order = present.includes('afterId') ? 'ASC' : 'DESC';
   return defineStatement(
     () =>
-      `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT :limit`,
+      `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id ${order} LIMIT :limit`,
   );
 }
 
-/** One text per combination of filters, so each stays a prepared statement of its own. */
-const LIST_DELIVERIES = [
-  buildListDeliveries({ state: false, beforeId: false }),
-  buildListDeliveries({ state: true, beforeId: false }),
-  buildListDeliveries({ state: false, beforeId: true }),
-  buildListDeliveries({ state: true, beforeId: true }),
-];
+/** One text per combination of filters, built on first use, so each stays a prepared statement of its own. */
+const LIST_DELIVERIES = new Map<string, Statement<ListParams, DeliveryRow>>();
 
 /** The listing statement for these options. */
-export function selectListDeliveries(options: { state?: DeliveryState; beforeId?: number }): (typeof LIST_DELIVERIES)[number] {
-  return LIST_DELIVERIES[(options.state ? 1 : 0) + (options.beforeId !== undefined ? 2 : 0)];
+export function selectListDeliveries(options: ListOptions): Statement<ListParams, DeliveryRow> {
+  const present = LIST_CONDITION_NAMES.filter((name) => options[name] !== undefined);
+  const key = present.join(',');
+  let statement = LIST_DELIVERIES.get(key);
+  if (!statement) LIST_DELIVERIES.set(key, (statement = buildListDeliveries(present)));
+  return statement;
+}
+
+/** `!` escapes LIKE's wildcards, so a name with `%` or `_` matches only itself. */
+function escapeLike(text: string): string {
+  return text.replace(/[!%_]/g, (c) => `!${c}`);
+}
+
+/**
+ * The parameters of {@link selectListDeliveries}, and whether the rows come oldest first (a page
+ * after `afterId`). The search matches inside the JSON text of the failing pairs, so it is escaped
+ * as JSON.stringify wrote the names (quotes, backslashes, control characters).
+ */
+export function toListParams(options: ListOptions): { params: ListParams; ascending: boolean } {
+  const params: ListParams = { ...options, limit: options.limit ?? 100 };
+  if (options.search !== undefined) params.search = `%${escapeLike(JSON.stringify(options.search).slice(1, -1))}%`;
+  for (const name of LIST_CONDITION_NAMES) if (params[name] === undefined) delete params[name];
+  return { params, ascending: options.afterId !== undefined };
 }
 
 const deliveries = {
@@ -132,6 +169,9 @@ const deliveries = {
     () => `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = :now, lease_owner = NULL, lease_until = NULL,
          updated_at = :now WHERE id = :id AND state IN ('dead', 'sent')`,
   ),
+  retryNow: defineStatement<DeliveryId & Time>(
+    () => `UPDATE deliveries SET next_attempt_at = :now, updated_at = :now WHERE id = :id AND state = 'retrying'`,
+  ),
   requeueAllDead: defineStatement<Time>(
     () => `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = :now, lease_owner = NULL, lease_until = NULL,
          updated_at = :now WHERE state = 'dead'`,
@@ -167,21 +207,23 @@ const reports = {
   /** A retried report keeps the failing set it had when the new one is unknown. */
   save: defineStatement<ReportParams>(
     () => `INSERT INTO reports (dedup_key, series, report_id, report_created, created_ms, total_passed, total_count, high_passed, high_count,
-         middle_passed, middle_count, low_passed, low_count, failing, failing_count)
+         middle_passed, middle_count, low_passed, low_count, failing, failing_ids, failing_count)
        VALUES (:dedupKey, :series, :reportId, :created, :createdMs, :totalPassed, :totalCount, :highPassed, :highCount,
-         :middlePassed, :middleCount, :lowPassed, :lowCount, :failing, :failingCount)
+         :middlePassed, :middleCount, :lowPassed, :lowCount, :failing, :failingIds, :failingCount)
        ON CONFLICT (dedup_key) DO UPDATE SET series = excluded.series, total_passed = excluded.total_passed,
          total_count = excluded.total_count, high_passed = excluded.high_passed, high_count = excluded.high_count,
          middle_passed = excluded.middle_passed, middle_count = excluded.middle_count, low_passed = excluded.low_passed,
          low_count = excluded.low_count, failing = COALESCE(excluded.failing, reports.failing),
+         failing_ids = CASE WHEN excluded.failing IS NULL THEN reports.failing_ids ELSE excluded.failing_ids END,
          failing_count = COALESCE(excluded.failing_count, reports.failing_count)`,
   ),
   /** Bounded history: the newest failing sets of the series stay, older ones become unknown. */
   forgetOldFailing: defineStatement<{ series: string }>(
-    () => `UPDATE reports SET failing = NULL, failing_count = NULL
+    () => `UPDATE reports SET failing = NULL, failing_ids = NULL, failing_count = NULL
        WHERE series = :series AND failing IS NOT NULL AND dedup_key NOT IN (
          SELECT dedup_key FROM reports WHERE series = :series ORDER BY created_ms DESC, report_id DESC LIMIT ${REPORT_FAILING_SETS_KEPT})`,
   ),
+  get: defineStatement<{ dedupKey: string }, ReportRow>(() => 'SELECT * FROM reports WHERE dedup_key = :dedupKey'),
   findBefore: defineStatement<{ series: string; createdMs: number; reportId: number }, ReportRow>(
     () => `SELECT * FROM reports WHERE series = :series AND (created_ms < :createdMs OR (created_ms = :createdMs AND report_id < :reportId))
        ORDER BY created_ms DESC, report_id DESC LIMIT 1`,

@@ -16,6 +16,8 @@ export interface ReportRow {
   low_passed: number;
   low_count: number;
   failing: string | null;
+  /** JSON `[[resultId, deviceId, testId], ...]`, one per failing pair; NULL when any pair came without ids. */
+  failing_ids: string | null;
 }
 
 /** The parameters of a `reports` row: the snapshot's counts, its failing pairs encoded. */
@@ -26,6 +28,7 @@ export type ReportParams = ReportSnapshot['counts'] & {
   created: string;
   createdMs: number;
   failing: string | null;
+  failingIds: string | null;
   failingCount: number | null;
 };
 
@@ -40,6 +43,7 @@ export function toReportParams(snapshot: ReportSnapshot): ReportParams {
     created,
     createdMs,
     failing: encodeFailingPairs(failing),
+    failingIds: encodeFailingIds(failing),
     failingCount: failing?.length ?? null,
   };
 }
@@ -49,6 +53,31 @@ const SEVERITIES = new Set(['HIGH', 'MIDDLE', 'LOW']);
 /** Failing pairs as compact JSON (`[[device, test, severity], ...]`); null stays null (unknown). */
 export function encodeFailingPairs(pairs: readonly FailingPair[] | null): string | null {
   return pairs === null ? null : JSON.stringify(pairs.map((p) => [p.device, p.test, p.severity]));
+}
+
+/**
+ * The NetBox ids of failing pairs, in the same order, kept apart from the names (a search of the names
+ * never matches an id); null unless every pair has them.
+ */
+export function encodeFailingIds(pairs: readonly FailingPair[] | null): string | null {
+  if (pairs === null || !pairs.every((p) => p.ids)) return null;
+  return JSON.stringify(pairs.map((p) => [p.ids!.result, p.ids!.device, p.ids!.test]));
+}
+
+/** Pairs with their ids put back (when the ids decode and match the pairs one for one). */
+function attachFailingIds(pairs: FailingPair[] | null, value: string | null): FailingPair[] | null {
+  if (pairs === null || value === null) return pairs;
+  try {
+    const ids = JSON.parse(value) as unknown;
+    if (!Array.isArray(ids) || ids.length !== pairs.length) return pairs;
+    const id = (v: unknown) => (typeof v === 'number' ? v : null);
+    return pairs.map((pair, i) => {
+      const [result, device, test] = (Array.isArray(ids[i]) ? ids[i] : []) as unknown[];
+      return typeof result === 'number' ? { ...pair, ids: { result, device: id(device), test: id(test) } } : pair;
+    });
+  } catch {
+    return pairs;
+  }
 }
 
 /** The inverse of {@link encodeFailingPairs}; a row that does not decode counts as unknown. */
@@ -86,6 +115,6 @@ export function decodeReportRow(row: ReportRow): ReportSnapshot {
       lowPassed: row.low_passed,
       lowCount: row.low_count,
     },
-    failing: decodeFailingPairs(row.failing),
+    failing: attachFailingIds(decodeFailingPairs(row.failing), row.failing_ids ?? null),
   };
 }

@@ -3,10 +3,10 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite';
 import { SQLITE_DIALECT } from './dialect';
-import { queries, selectListDeliveries } from './queries';
+import { queries, selectListDeliveries, toListParams } from './queries';
 import type { Statement } from './statement';
 import { TurnBatch } from './turn-batch';
-import { decodeClaimedRows, decodeDeliveryRow, decodeStateCounts, toDeliveryParams } from './delivery-rows';
+import { decodeClaimedRows, decodeDeliveryRow, decodeListedRows, decodeStateCounts, toDeliveryParams } from './delivery-rows';
 import { decodeReportRow, toReportParams } from './report-rows';
 import { decodeRouteMailRow, toRouteMailParams } from './route-mail-rows';
 import { fromSentMessageRow, toSentMessageParams } from './sent-message-rows';
@@ -366,8 +366,15 @@ export class SqliteStore implements Store {
   }
 
   async listDeliveries(options: ListOptions = {}): Promise<DeliveryRecord[]> {
-    const params = { state: options.state, beforeId: options.beforeId, limit: options.limit ?? 100 };
-    return this.run((db) => selectAll(db, selectListDeliveries(options), params)).map(decodeDeliveryRow);
+    const { params, ascending } = toListParams(options);
+    return decodeListedRows(
+      this.run((db) => selectAll(db, selectListDeliveries(options), params)),
+      ascending,
+    );
+  }
+
+  async retryNow(id: number, now: number): Promise<boolean> {
+    return (await this.runDurably((db) => execute(db, queries.deliveries.retryNow, { id, now }))) === 1;
   }
 
   async requeue(id: number, now: number): Promise<boolean> {
@@ -404,6 +411,11 @@ export class SqliteStore implements Store {
       execute(db, queries.reports.save, toReportParams(snapshot));
       execute(db, queries.reports.forgetOldFailing, { series: snapshot.series });
     });
+  }
+
+  async findReport(dedupKey: string): Promise<ReportSnapshot | undefined> {
+    const row = this.run((db) => selectOne(db, queries.reports.get, { dedupKey }));
+    return row && decodeReportRow(row);
   }
 
   async findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined> {

@@ -56,11 +56,34 @@ export interface InsertResult {
   duplicate: boolean;
 }
 
-export interface ListOptions {
+/**
+ * What a listing may be narrowed to (the dashboard's filters). Every filter is optional and they
+ * combine with AND.
+ */
+export interface DeliveryFilter {
   state?: DeliveryState;
+  /** Only deliveries with a routing decision for this route (ROUTES_FILE name). */
+  route?: string;
+  reportId?: number;
+  /** Received at or after this time (epoch ms). */
+  receivedFrom?: number;
+  /** Received before this time (epoch ms). */
+  receivedBefore?: number;
+  /**
+   * A device or test name, or part of one: only deliveries whose report has a failing result on such
+   * a device or test, as enrichment stored it with the report (`reports.failing`). Letters match
+   * whatever their case as far as the engine's lower() folds them (ASCII on SQLite, Unicode on PostgreSQL).
+   */
+  search?: string;
+}
+
+/** A page of a listing: newest first, by keyset on the id (never by offset). */
+export interface ListOptions extends DeliveryFilter {
   limit?: number;
-  /** Only rows with an id below this one (for paging newest first). */
+  /** Only rows with an id below this one (the next, older page). */
   beforeId?: number;
+  /** Only rows with an id above this one (the previous, newer page); still returned newest first. */
+  afterId?: number;
 }
 
 /** The state of one route's mail for one delivery. */
@@ -130,6 +153,11 @@ export interface Store {
    * paused: the deliveries waiting for the pause's end go now, oldest first). Resolves with how many.
    */
   expediteRetries(options: { now: number; until: number }): Promise<number>;
+  /**
+   * Brings a retrying delivery's next attempt forward to `now` (its attempts and backoff stay as
+   * they are). False when the delivery is not retrying (sent, dead, being sent, gone).
+   */
+  retryNow(id: number, now: number): Promise<boolean>;
   countByState(): Promise<Record<DeliveryState, number>>;
   /**
    * Deletes deliveries (row and stored body) in `state` whose last change is older than `before`
@@ -146,6 +174,8 @@ export interface Store {
    * {@link REPORT_FAILING_SETS_KEPT} of a series are dropped (set to unknown); counts stay.
    */
   saveReport(snapshot: ReportSnapshot): Promise<void>;
+  /** The report stored under a delivery's dedup key (once its mail was composed), if any. */
+  findReport(dedupKey: string): Promise<ReportSnapshot | undefined>;
   /** The newest report of `series` strictly before (createdMs, reportId), ordered by creation time then id. */
   findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined>;
   /** When the newest compliance report delivery was received (watchdog records not counted), if any. */

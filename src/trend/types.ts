@@ -8,6 +8,18 @@ export interface FailingPair {
   device: string;
   test: string;
   severity: Severity;
+  /**
+   * NetBox's ids of the result, its device and its test, kept with the report so that the mail's
+   * failing-tests section (which links each of them) can be rendered again from the store (preview).
+   * Never used to compare reports.
+   */
+  ids?: FailingIds;
+}
+
+export interface FailingIds {
+  result: number;
+  device: number | null;
+  test: number | null;
 }
 
 /** The counts a report carries in its webhook (validity's `*_passed` / `*_count`). */

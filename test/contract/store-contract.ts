@@ -421,6 +421,81 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect((await store.listDeliveries())[0]).not.toHaveProperty('body');
     });
 
+    test('listDeliveries filters by route, report id, date range and failing device or test name, with keyset pages both ways', async () => {
+      const ids: number[] = [];
+      for (const n of [1, 2, 3, 4, 5, 6]) ids.push((await store.insertDelivery(makeDelivery(n, { reportId: n % 2 ? 7 : 8 }))).id);
+      const decide = (route: string) => ({ route, position: 0, outcome: 'send' as const, reason: 'matched', reminder: false });
+      await store.recordRouteDecisions(ids[0], [decide('core')], T0);
+      await store.recordRouteDecisions(ids[3], [decide('core'), { ...decide('edge'), position: 1 }], T0);
+      await store.recordRouteDecisions(ids[4], [decide('edge')], T0);
+      // Failing results as enrichment stored them with each report (same dedup key as the delivery).
+      const failing = (device: string, test: string) => [{ device, test, severity: 'HIGH' as const }];
+      await store.saveReport({ ...makeReport(2, T0, failing('Core-SW1', 'ntp_configured')), dedupKey: makeDelivery(2).dedupKey });
+      await store.saveReport({ ...makeReport(3, T0, failing('edge_100%', 'snmp "v3"')), dedupKey: makeDelivery(3).dedupKey });
+      await store.saveReport({ ...makeReport(4, T0, null), dedupKey: makeDelivery(4).dedupKey });
+      const list = async (options: Parameters<Store['listDeliveries']>[0]) => (await store.listDeliveries(options)).map((d) => d.id);
+
+      expect(await list({ route: 'core' })).toEqual([ids[3], ids[0]]);
+      expect(await list({ route: 'edge', reportId: 8 })).toEqual([ids[3]]);
+      expect(await list({ reportId: 7 })).toEqual([ids[4], ids[2], ids[0]]);
+      expect(await list({ receivedFrom: T0 + 2, receivedBefore: T0 + 5 })).toEqual([ids[3], ids[2], ids[1]]);
+      // Case-insensitive substring of a device or a test name; LIKE wildcards and JSON quotes are matched literally.
+      expect(await list({ search: 'core-sw' })).toEqual([ids[1]]);
+      expect(await list({ search: 'NTP' })).toEqual([ids[1]]);
+      expect(await list({ search: '100%' })).toEqual([ids[2]]);
+      expect(await list({ search: '_1' })).toEqual([ids[2]]);
+      expect(await list({ search: 'p "v' })).toEqual([ids[2]]);
+      expect(await list({ search: 'edge_1%0' })).toEqual([]);
+      expect(await list({ search: 'router' })).toEqual([]);
+      expect(await list({ search: 'sw1', reportId: 7 })).toEqual([]);
+
+      // Keyset pages: older below the last id seen, newer above the first, each newest first.
+      expect(await list({ limit: 2 })).toEqual([ids[5], ids[4]]);
+      expect(await list({ limit: 2, beforeId: ids[4] })).toEqual([ids[3], ids[2]]);
+      expect(await list({ limit: 2, beforeId: ids[2] })).toEqual([ids[1], ids[0]]);
+      expect(await list({ limit: 2, afterId: ids[1] })).toEqual([ids[3], ids[2]]);
+      expect(await list({ limit: 2, afterId: ids[3] })).toEqual([ids[5], ids[4]]);
+      expect(await list({ limit: 2, reportId: 7, beforeId: ids[4] })).toEqual([ids[2], ids[0]]);
+      expect(await list({ limit: 1, reportId: 8, afterId: ids[1] })).toEqual([ids[3]]);
+    });
+
+    test('findReport reads a report by dedup key with the NetBox ids of its failing results, kept across a retry without them', async () => {
+      const withIds = [
+        { device: 'sw1', test: 'ntp', severity: 'HIGH' as const, ids: { result: 1001, device: 7, test: 3 } },
+        { device: 'sw2', test: 'snmp', severity: 'LOW' as const, ids: { result: 1002, device: null, test: null } },
+      ];
+      const report = makeReport(10, T0, withIds);
+      await store.saveReport(report);
+      expect((await store.findReport(report.dedupKey))!.failing).toEqual(withIds);
+      // A retry that could not read the failing results keeps the ones stored, ids included.
+      await store.saveReport({ ...report, failing: null });
+      expect((await store.findReport(report.dedupKey))!.failing).toEqual(withIds);
+      // Pairs without ids (an older relay's) read back without them.
+      await store.saveReport({ ...report, failing: withIds.map(({ ids: _ids, ...pair }) => pair) });
+      expect((await store.findReport(report.dedupKey))!.failing).toEqual(withIds.map(({ ids: _ids, ...pair }) => pair));
+      expect(await store.findReport('nothing@here')).toBeUndefined();
+    });
+
+    test('retryNow brings a retrying delivery forward and leaves every other state alone', async () => {
+      const a = await store.insertDelivery(makeDelivery(1));
+      const b = await store.insertDelivery(makeDelivery(2));
+      await store.claimDue({ now: T0 + 10, limit: 2, owner: 'a', leaseMs: 60_000 });
+      await store.markRetry(a.id, { now: T0 + 20, nextAttemptAt: T0 + 600_000, error: '451 try later', code: 'SMTP_4XX' });
+      await store.markDead(b.id, { now: T0 + 20, error: '550 no', code: 'SMTP_5XX' });
+
+      expect(await store.retryNow(a.id, T0 + 30)).toBe(true);
+      expect(await store.getDelivery(a.id)).toMatchObject({
+        state: 'retrying',
+        nextAttemptAt: T0 + 30,
+        attempts: 1,
+        lastErrorCode: 'SMTP_4XX',
+      });
+      expect(await store.nextDueAt()).toBe(T0 + 30);
+      expect(await store.retryNow(b.id, T0 + 40)).toBe(false);
+      expect(await store.getDelivery(b.id)).toMatchObject({ state: 'dead', nextAttemptAt: null });
+      expect(await store.retryNow(999_999, T0 + 40)).toBe(false);
+    });
+
     test('checkWritable resolves on a healthy store', async () => {
       await expect(store.checkWritable(T0)).resolves.toBeUndefined();
       await expect(store.checkWritable(T0 + 1)).resolves.toBeUndefined();
@@ -644,7 +719,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
         const upgraded = await legacyBacking.open();
         try {
           const report = await upgraded.migrate();
-          expect(report.applied).toEqual(['006-delivery_report_fields', '007-sent_messages_per_route']);
+          expect(report.applied).toEqual(['006-delivery_report_fields', '007-sent_messages_per_route', '008-delivery_list_indexes']);
           expect(report.version).toBeGreaterThanOrEqual(6);
           const [before] = await upgraded.listDeliveries();
           expect(before).toMatchObject({ dedupKey: old.dedupKey, reportId: 1, state: 'queued', report: null });

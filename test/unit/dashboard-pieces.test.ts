@@ -15,6 +15,7 @@ describe('dashboard building blocks', () => {
       reportId: id,
       deliveryId: id,
       when: `day ${id}`,
+      day: `${id} Mar`,
       high: ratio(1, 2),
       middle: ratio(2, 2),
       low: ratio(...low),

@@ -177,6 +177,7 @@ describe('classification of OAuth2 and Graph failures', () => {
     const policy = { retry: { baseMs: 1_000, maxDelayMs: 10_000, maxAttempts: 5 }, random: () => 0.5 };
     const report = (code: 'OAUTH2_REFUSED' | 'GRAPH_ACCESS_DENIED' | 'ECONNREFUSED') => ({
       transient: { route: 'default', failure: buildFailureClass(code, 'x') },
+      failures: [{ route: 'default', failure: buildFailureClass(code, 'x') }],
       pausedUntil: T0 + 5_000,
       sentRoutes: [],
       firstResponse: '',

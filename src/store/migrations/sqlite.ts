@@ -173,4 +173,17 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
       ALTER TABLE sent_messages_by_route RENAME TO sent_messages;
     `,
   },
+  {
+    version: 8,
+    name: 'delivery_list_indexes',
+    // Issue 17, the dashboard's filters: by state, report id or date range, newest first by id
+    // (keyset paging), from an index however many sent rows pile up. And NetBox's ids of each failing
+    // result, so that `preview --id` renders the failing-tests section of a sent mail from the store.
+    sql: `
+      CREATE INDEX deliveries_state ON deliveries (state, id);
+      CREATE INDEX deliveries_report ON deliveries (report_id, id);
+      CREATE INDEX deliveries_received ON deliveries (received_at);
+      ALTER TABLE reports ADD COLUMN failing_ids TEXT;
+    `,
+  },
 ];

@@ -5,6 +5,7 @@ import { MIGRATION_004_SENT_MESSAGES } from './004-sent-messages';
 import { MIGRATION_005_ROUTE_MAILS } from './005-route-mails';
 import { MIGRATION_006_DELIVERY_REPORT_FIELDS } from './006-delivery-report-fields';
 import { MIGRATION_007_SENT_MESSAGES_PER_ROUTE } from './007-sent-messages-per-route';
+import { MIGRATION_008_DELIVERY_LIST_INDEXES } from './008-delivery-list-indexes';
 
 /** One versioned schema change; `sql` runs in one transaction. */
 export interface PgMigration {
@@ -26,4 +27,5 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   MIGRATION_005_ROUTE_MAILS,
   MIGRATION_006_DELIVERY_REPORT_FIELDS,
   MIGRATION_007_SENT_MESSAGES_PER_ROUTE,
+  MIGRATION_008_DELIVERY_LIST_INDEXES,
 ];

@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { DELIVERY_STATES, type ListOptions } from '../store';
+
+/** The query parameters of the deliveries list, in the order the form shows them. */
+export const FILTER_PARAMS = ['state', 'route', 'report', 'from', 'to', 'q'] as const;
+export type FilterParam = (typeof FILTER_PARAMS)[number];
+
+/** Longest route name or search text accepted (route names are short YAML keys; device names ≤ 64 in NetBox). */
+const MAX_TEXT_LENGTH = 100;
+const MAX_ID = Number.MAX_SAFE_INTEGER;
+
+/** An absent parameter and an empty form field are the same: no filter. */
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === '' ? undefined : value), schema.optional()) as unknown as z.ZodOptional<T>;
+
+const text = (what: string) =>
+  z
+    .string({ error: `must be given once, as text` })
+    .trim()
+    .min(1, `must not be blank`)
+    .max(MAX_TEXT_LENGTH, `must be at most ${MAX_TEXT_LENGTH} characters (${what})`);
+
+const id = (what: string) =>
+  z
+    .string({ error: 'must be given once' })
+    .regex(/^\d{1,16}$/, `must be ${what}: a whole number from 1`)
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= MAX_ID, `must be ${what}: a whole number from 1`);
+
+const day = z
+  .string({ error: 'must be given once' })
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD')
+  .refine((value) => {
+    const date = new Date(`${value}T00:00:00Z`);
+    return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
+  }, 'is not a day of the calendar');
+
+/** The list's GET parameters; anything else in the query (a flash after a retry) is not a filter and is ignored. */
+export const ListQuerySchema = z
+  .object({
+    state: optional(z.enum(DELIVERY_STATES, { error: `must be one of ${DELIVERY_STATES.join(', ')}` })),
+    route: optional(text('a route name from ROUTES_FILE')),
+    report: optional(id('a NetBox report id')),
+    from: optional(day),
+    to: optional(day),
+    q: optional(text('part of a device or test name')),
+    before: optional(id('a delivery id')),
+    after: optional(id('a delivery id')),
+  })
+  .refine((q) => q.from === undefined || q.to === undefined || q.from <= q.to, { path: ['to'], message: 'must not be before from' })
+  .refine((q) => q.before === undefined || q.after === undefined, { path: ['after'], message: 'cannot be combined with before' });
+export type ListQuery = z.infer<typeof ListQuerySchema>;
+
+/** One problem with the list's query: the parameter and why. */
+export interface FilterIssue {
+  param: string;
+  message: string;
+}
+
+/** The list's query as store options, or every problem with it (each naming its parameter). */
+export function parseListFilters(
+  query: Record<string, unknown>,
+  timeZone: string,
+): { ok: true; query: ListQuery; options: ListOptions } | { ok: false; issues: FilterIssue[] } {
+  const parsed = ListQuerySchema.safeParse(query);
+  if (!parsed.success) {
+    return { ok: false, issues: parsed.error.issues.map((i) => ({ param: String(i.path[0] ?? 'query'), message: i.message })) };
+  }
+  const q = parsed.data;
+  const options: ListOptions = {
+    state: q.state,
+    route: q.route,
+    reportId: q.report,
+    search: q.q,
+    beforeId: q.before,
+    afterId: q.after,
+    // Days are the dashboard's TIMEZONE days: from its first millisecond to the end of `to`.
+    receivedFrom: q.from === undefined ? undefined : startOfDayMs(q.from, timeZone),
+    receivedBefore: q.to === undefined ? undefined : startOfDayMs(nextDay(q.to), timeZone),
+  };
+  return { ok: true, query: q, options };
+}
+
+/** The filters of a query as URL parameters (no paging key), for links that keep them. */
+export function buildFilterParams(query: Partial<Record<FilterParam, string | number>>): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const name of FILTER_PARAMS) if (query[name] !== undefined) params.set(name, String(query[name]));
+  return params;
+}
+
+function nextDay(value: string): string {
+  const date = new Date(`${value}T00:00:00Z`);
+  date.setUTCDate(date.getUTCDate() + 1);
+  return date.toISOString().slice(0, 10);
+}
+
+/** Midnight of a calendar day in `timeZone`, in epoch ms (daylight saving included). */
+export function startOfDayMs(value: string, timeZone: string): number {
+  const asUtc = Date.parse(`${value}T00:00:00Z`);
+  // The zone's offset at the guess, then again at the corrected instant (a DST change that day).
+  const first = asUtc - zoneOffsetMs(asUtc, timeZone);
+  return asUtc - zoneOffsetMs(first, timeZone);
+}
+
+const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/** How far `timeZone`'s wall clock is ahead of UTC at `at`. */
+function zoneOffsetMs(at: number, timeZone: string): number {
+  let formatter = offsetFormatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    offsetFormatters.set(timeZone, formatter);
+  }
+  const p = Object.fromEntries(formatter.formatToParts(at).map((part) => [part.type, Number(part.value)]));
+  return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(at / 1000) * 1000;
+}

@@ -1,0 +1,136 @@
+import { formatPercent } from '../report';
+import { DELIVERY_STATES, type DeliveryRecord, type DeliveryState, type RouteMailRecord } from '../store';
+import { describeFailure } from './describe-failure';
+import { html, type SafeHtml } from './html';
+import type { FilterIssue, ListQuery } from './parse-list-filters';
+import { buildFilterParams } from './parse-list-filters';
+import type { DeliveryContent } from './read-delivery-content';
+
+export interface DeliveryRow {
+  record: DeliveryRecord;
+  content: DeliveryContent;
+  /** The report's page in NetBox (only on NETBOX_URL's origin), when NETBOX_URL is set. */
+  netboxLink?: string;
+  routes: RouteMailRecord[];
+}
+
+/** One page of the list and the keys of its neighbours (keyset paging: ids, never offsets). */
+export interface ListPage {
+  rows: DeliveryRow[];
+  /** The id to read older rows below, when there are any. */
+  olderThan?: number;
+  /** The id to read newer rows above, when the page is not the newest. */
+  newerThan?: number;
+}
+
+export interface DeliveriesInput {
+  page?: ListPage;
+  /** The query as given (kept in the form), and its problems when it is invalid. */
+  query: Partial<Record<keyof ListQuery, string | number>>;
+  issues?: FilterIssue[];
+  counts: Record<DeliveryState, number>;
+  chart: SafeHtml;
+  chartCount: number;
+  csrf: string;
+  flash?: { text: string; bad: boolean };
+  formatTime: (ms: number) => string;
+  /** Route names of ROUTES_FILE, offered as suggestions in the route filter. */
+  routeNames: readonly string[];
+}
+
+export function stateBadge(state: string): SafeHtml {
+  return html`<span class="state state-${state}">${state}</span>`;
+}
+
+export function describeContent(content: DeliveryContent): SafeHtml {
+  if (content.kind === 'report') {
+    const r = content.report;
+    return html`Report ${r.id}: ${r.total_passed}/${r.total_count} passed (${formatPercent(r.total_passed, r.total_count)})`;
+  }
+  if (content.kind === 'watchdog')
+    return html`Watchdog: ${content.alert.kind === 'overdue' ? 'no report received' : 'reports arriving again'}`;
+  return html`<span class="muted">${content.reason}</span>`;
+}
+
+/** The list page: counts per state, the chart, the filters, one page of deliveries and the pager. */
+export function renderDeliveries(input: DeliveriesInput): SafeHtml {
+  const total = DELIVERY_STATES.reduce((n, s) => n + input.counts[s], 0);
+  const counts = html`<nav class="counts" aria-label="Deliveries per state"><a href="/ui" class="count"${input.query.state === undefined ? html` aria-current="page"` : ''}>all <strong>${total}</strong></a>${DELIVERY_STATES.map(
+    (s) =>
+      html`<a href="/ui?state=${s}" class="count count-${s}" data-count="${s}"${input.query.state === s ? html` aria-current="page"` : ''}>${s} <strong>${input.counts[s]}</strong></a>`,
+  )}</nav>`;
+  const issues = input.issues?.length
+    ? html`<div class="flash bad" role="alert"><p>These filters cannot be used:</p><ul class="filter-issues">${input.issues.map(
+        (i) => html`<li data-param="${i.param}"><strong>${i.param}</strong> ${i.message}</li>`,
+      )}</ul></div>`
+    : '';
+  return html`${input.flash ? html`<p class="flash${input.flash.bad ? ' bad' : ''}" role="status">${input.flash.text}</p>` : ''}
+<section><h1>Deliveries</h1>${counts}</section>
+<section><h2>Pass percentage per severity (last ${input.chartCount} reports)</h2>${input.chart}</section>
+<section><h2>Find deliveries</h2>${renderFilterForm(input)}${issues}${input.page ? renderTable(input, input.page) : ''}</section>`;
+}
+
+function renderFilterForm(input: DeliveriesInput): SafeHtml {
+  const q = input.query;
+  const value = (name: keyof ListQuery) => (q[name] === undefined ? '' : String(q[name]));
+  return html`<form method="get" action="/ui" class="filters" role="search" aria-label="Filter deliveries">
+<label>State<select name="state"><option value="">any</option>${DELIVERY_STATES.map(
+    (s) => html`<option value="${s}"${q.state === s ? html` selected` : ''}>${s}</option>`,
+  )}</select></label>
+<label>Route<input name="route" value="${value('route')}" maxlength="100" list="route-names" autocomplete="off"></label>
+<datalist id="route-names">${input.routeNames.map((r) => html`<option value="${r}"></option>`)}</datalist>
+<label>Report id<input name="report" value="${value('report')}" inputmode="numeric" maxlength="16" size="8"></label>
+<label>From<input type="date" name="from" value="${value('from')}"></label>
+<label>To<input type="date" name="to" value="${value('to')}"></label>
+<label class="wide">Device or test<input type="search" name="q" value="${value('q')}" maxlength="100" placeholder="failing on…"></label>
+<span class="filter-actions"><button type="submit">Filter</button> <a href="/ui">Clear</a></span>
+</form>`;
+}
+
+function renderTable(input: DeliveriesInput, page: ListPage): SafeHtml {
+  const back = buildFilterParams(input.query).toString();
+  const rows = page.rows.map((row) => renderRow(row, input, back));
+  const link = (key: 'before' | 'after', id: number) => {
+    const params = buildFilterParams(input.query);
+    params.set(key, String(id));
+    return `/ui?${params.toString()}`;
+  };
+  const pager = html`<nav class="pager" aria-label="Pages">${page.newerThan !== undefined ? html`<a href="${link('after', page.newerThan)}" rel="prev">← Newer</a>` : ''}${
+    page.newerThan !== undefined || page.olderThan !== undefined ? html`<a href="/ui?${back}">Newest</a>` : ''
+  }${page.olderThan !== undefined ? html`<a href="${link('before', page.olderThan)}" rel="next">Older →</a>` : ''}</nav>`;
+  return html`<table class="deliveries"><thead><tr><th scope="col">Delivery</th><th scope="col">What</th><th scope="col">State</th><th scope="col">Last error</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="5" class="muted">${back ? 'No delivery matches these filters.' : 'No deliveries yet.'}</td></tr>`}</tbody></table>${pager}`;
+}
+
+function renderRow(row: DeliveryRow, input: DeliveriesInput, back: string): SafeHtml {
+  const { record: d, content } = row;
+  const high = content.kind === 'report' && content.report.high_passed < content.report.high_count ? content.report : undefined;
+  const flag = high
+    ? html` <span class="flag-high" title="HIGH severity tests failed">HIGH failing ${high.high_count - high.high_passed}/${high.high_count}</span>`
+    : '';
+  const netbox = row.netboxLink ? html` <a href="${row.netboxLink}" rel="noreferrer" class="netbox-link">open in NetBox</a>` : '';
+  const routes = row.routes.length
+    ? html`<br><span class="muted routes">${row.routes.map((r) => `${r.route}: ${r.outcome === 'send' ? r.state : r.outcome}`).join(', ')}</span>`
+    : '';
+  const next =
+    d.state === 'retrying' && d.nextAttemptAt !== null
+      ? html`<br><span class="next-attempt">next try ${input.formatTime(d.nextAttemptAt)}</span>`
+      : '';
+  const error = d.lastError
+    ? html`<span class="error-words">${describeFailure(d.lastErrorCode)}</span><br><span class="error">${d.lastErrorCode ? `${d.lastErrorCode}: ` : ''}${truncate(d.lastError, 160)}</span>`
+    : '';
+  return html`<tr data-delivery="${d.id}" data-state="${d.state}"${high ? html` data-high-failing="true"` : ''}><td data-label="Delivery"><a href="/ui/deliveries/${d.id}">#${d.id}</a><br><span class="muted">${input.formatTime(d.receivedAt)}</span></td><td data-label="What">${describeContent(content)}${flag}${netbox}</td><td data-label="State">${stateBadge(d.state)} <span class="muted">${d.attempts} attempt${d.attempts === 1 ? '' : 's'}</span>${next}${routes}</td><td data-label="Last error">${error}</td><td>${renderAction(d, input.csrf, back)}</td></tr>`;
+}
+
+/** Retry for a dead delivery (queued again, attempts reset); retry now for a retrying one (its wait skipped). */
+function renderAction(d: DeliveryRecord, csrf: string, back: string): SafeHtml | '' {
+  const form = (action: string, label: string, aria: string) =>
+    html`<form method="post" action="/ui/deliveries/${d.id}/${action}"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="back" value="${back}"><button type="submit" aria-label="${aria}">${label}</button></form>`;
+  if (d.state === 'dead') return form('retry', 'Retry', `Retry delivery ${d.id}`);
+  if (d.state === 'retrying') return form('retry-now', 'Retry now', `Retry delivery ${d.id} now`);
+  return '';
+}
+
+function truncate(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}
