@@ -1,5 +1,13 @@
 export { defaultTemplatesDir } from './default-templates-dir';
-export { loadRenderer, registerTemplateHelpers, TemplateError, DEFAULT_TEMPLATE_SET, type Renderer, type RenderedMail } from './renderer';
+export {
+  loadRenderer,
+  buildInlinedCssFile,
+  registerTemplateHelpers,
+  TemplateError,
+  DEFAULT_TEMPLATE_SET,
+  type Renderer,
+  type RenderedMail,
+} from './renderer';
 export { buildMessage, buildMessageId, buildThreadId, type MessageInput, type Recipients } from './build-message';
 export {
   createTransport,
@@ -9,3 +17,4 @@ export {
   type SendResult,
   type TransportSettings,
 } from './transport';
+export { INLINED_CSS_FILE } from './inlined-css-file';
