@@ -93,22 +93,15 @@ const deliveries = {
     (d) => `SELECT id, dedup_key FROM deliveries WHERE dedup_key ${d.inList(':keys')}`,
   ),
   /**
-   * Leases the due deliveries, oldest first. The rows are chosen in WITH queries (locked there on
+   * Leases the due deliveries, oldest first. The rows are chosen in a WITH query (locked there on
    * PostgreSQL, skipping those another replica holds), then updated by id; `due_id`, not `id`, so
    * the unqualified RETURNING columns name only the updated table (SQLite allows no qualified ones).
-   * One query per state, each walking the `(state, id)` index in id order and stopping at `limit`
-   * rows, so a claim reads a few rows however long the backlog (issue 16): one query with an OR over
-   * the states had SQLite gather and sort every due row on each claim. The unary `+` keeps SQLite
-   * from picking the `(state, next_attempt_at)` index instead, which would need that sort again.
    */
   claimDue: defineStatement<{ now: number; limit: number; owner: string; leaseUntil: number }, DeliveryRow>(
-    (d) => `WITH
-         queued AS (SELECT id FROM deliveries WHERE state = 'queued' AND +next_attempt_at <= :now ORDER BY id LIMIT :limit${d.skipLocked}),
-         retrying AS (SELECT id FROM deliveries WHERE state = 'retrying' AND +next_attempt_at <= :now ORDER BY id LIMIT :limit${d.skipLocked}),
-         expired AS (SELECT id FROM deliveries WHERE state = 'sending' AND lease_until <= :now ORDER BY id LIMIT :limit${d.skipLocked}),
-         due AS (
-           SELECT id AS due_id FROM (SELECT id FROM queued UNION ALL SELECT id FROM retrying UNION ALL SELECT id FROM expired) AS candidates
-           ORDER BY id LIMIT :limit)
+    (d) => `WITH due AS (
+         SELECT id AS due_id FROM deliveries
+         WHERE (state IN ('queued', 'retrying') AND next_attempt_at <= :now) OR (state = 'sending' AND lease_until <= :now)
+         ORDER BY id LIMIT :limit${d.skipLocked})
        UPDATE deliveries SET state = 'sending', attempts = attempts + 1, lease_owner = :owner, lease_until = :leaseUntil, updated_at = :now
        FROM due WHERE deliveries.id = due.due_id
        RETURNING ${DELIVERY_RECORD_COLUMNS}, body`,

@@ -140,14 +140,4 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
       ALTER TABLE deliveries ADD COLUMN triggered_by  TEXT;
     `,
   },
-  {
-    version: 7,
-    name: 'deliveries_state_index',
-    // Issue 16: the claim walks each state's deliveries in id order and stops at its limit, instead of
-    // sorting every due row on each claim (PostgreSQL has had this index since its migration 001).
-    // IF NOT EXISTS: the dashboard's list filters want the same index (state, id).
-    sql: `
-      CREATE INDEX IF NOT EXISTS deliveries_state ON deliveries (state, id);
-    `,
-  },
 ];
