@@ -169,7 +169,14 @@ function createDeliveryPipeline(
       if (!outcomes.full) worker.kick();
     },
   });
-  const metrics = createMetrics({ store, clock, logger, unrecordedOutcomes: () => outcomes.unrecorded });
+  const metrics = createMetrics({
+    store,
+    clock,
+    logger,
+    unrecordedOutcomes: () => outcomes.unrecorded,
+    // The worker is built below; the gauges are read only at scrape time.
+    smtpPause: () => worker.breaker,
+  });
   const smtpHealth = createSmtpHealth({ transport, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
   const recorder = createMailRecorder({ store, logger, clock });
   const worker = createWorker({
@@ -186,6 +193,7 @@ function createDeliveryPipeline(
     prepareAhead: config.worker.concurrency * PREPARE_AHEAD_PER_CONNECTION,
     pollMs: config.worker.pollMs,
     leaseMs: config.worker.leaseMs,
+    pauseAfter4xx: config.worker.pauseAfter4xx,
     random: io.random,
     onOutcome: (outcome) => {
       recorder.record(outcome);
@@ -193,6 +201,7 @@ function createDeliveryPipeline(
       smtpHealth.record(outcome);
       io.onWorkerOutcome?.(outcome);
     },
+    onRouteSent: (event) => recorder.recordRouteSent(event),
   });
   return { worker, outcomes, metrics, smtpHealth };
 }
@@ -266,6 +275,8 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'tr
       netboxUrl: config.netbox.url,
       onRequeued: () => worker.kick(),
       unrecordedOutcomes: () => outcomes.unrecorded,
+      smtpPause: () => worker.breaker,
+      tryNow: () => worker.tryNow(),
       notices: config.webhook.unsignedFromNetwork ? [describeUnsignedWebhook(config)!] : [],
       sleep: io.sleep,
     }),
@@ -275,6 +286,7 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'tr
           store,
           renderer: parts.renderer,
           smtp: parts.smtpHealth,
+          pause: () => worker.breaker,
           clock,
           unrecorded: () => ({ count: outcomes.unrecorded, ...outcomes.lastError }),
         }),

@@ -96,7 +96,7 @@ export interface Config {
   routing: { file?: string; routes: Route[] };
   retry: { maxAttempts: number; baseMs: number; maxDelayMs: number };
   /** `maxUnrecordedOutcomes`: sends whose outcome the store refused, held in memory at most; past it no new claim. */
-  worker: { pollMs: number; leaseMs: number; concurrency: number; maxUnrecordedOutcomes: number };
+  worker: { pollMs: number; leaseMs: number; concurrency: number; maxUnrecordedOutcomes: number; pauseAfter4xx: number };
   log: { level: Env['LOG_LEVEL']; format: Env['LOG_FORMAT'] };
   /** /metrics (optionally behind a bearer token) and the periodic SMTP check behind /readyz. */
   observe: { metricsToken?: string; smtpCheckIntervalMs: number };
@@ -333,6 +333,7 @@ function buildConfig(
       leaseMs: e.LEASE_MS,
       concurrency: smtp ? smtp.poolSize : 1,
       maxUnrecordedOutcomes: e.MAX_UNRECORDED_OUTCOMES,
+      pauseAfter4xx: e.SMTP_PAUSE_AFTER_4XX,
     },
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
     admin: { token: e.ADMIN_TOKEN },

@@ -101,6 +101,8 @@ export const EnvSchema = z.object({
   WORKER_POLL_MS: positiveInt(1_000),
   LEASE_MS: positiveInt(300_000),
   MAX_UNRECORDED_OUTCOMES: positiveInt(10_000),
+  /** Different deliveries answered 4xx in a row (no mail accepted between) before the whole queue pauses. */
+  SMTP_PAUSE_AFTER_4XX: positiveInt(3, 1000),
 
   // Logs
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

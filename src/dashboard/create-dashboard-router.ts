@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { buildEmlFileName, type SmtpPauseStatus, type TryNowResult } from '../delivery';
 import { buildLinks, formatDateTime } from '../report';
 import type { Clock, Logger } from '../shared';
 import type { DeliveryRecord, Store } from '../store';
@@ -6,13 +7,16 @@ import { buildPassChart, type ChartReport } from './build-pass-chart';
 import { html } from './html';
 import { createLoginThrottle } from './login-throttle';
 import { readDeliveryContent, toChartReport } from './read-delivery-content';
-import { DASHBOARD_CSP, renderDeliveries, renderDelivery, renderLayout, renderLogin } from './render-pages';
+import { DASHBOARD_CSP, renderDeliveries, renderDelivery, renderLayout, renderLogin, type PageContext } from './render-pages';
 import { createSessionKeys, readCookie, SESSION_COOKIE, SESSION_TTL_MS, type Session, type SessionKeys } from './session';
 
 export interface DashboardOptions {
   /** ADMIN_TOKEN; without it the dashboard answers 404 and says how to turn it on. */
   adminToken?: string;
-  store: Pick<Store, 'listDeliveries' | 'getDelivery' | 'getDeliveryBody' | 'getSentMessage' | 'requeue' | 'listRouteMails'>;
+  store: Pick<
+    Store,
+    'listDeliveries' | 'getDelivery' | 'getDeliveryBody' | 'getSentMessage' | 'listSentMessages' | 'requeue' | 'listRouteMails'
+  >;
   clock: Clock;
   logger: Logger;
   timezone: string;
@@ -21,6 +25,10 @@ export interface DashboardOptions {
   unrecordedOutcomes?: () => number;
   /** A delivery was put back in the queue (wakes the worker). */
   onRequeued?: (id: number) => void;
+  /** The worker's SMTP circuit breaker: a banner on every page while it holds the queue. */
+  smtpPause?: () => SmtpPauseStatus;
+  /** "Try now": a paused queue probes the SMTP server at once. */
+  tryNow?: () => Promise<TryNowResult>;
   /** Deliveries listed on the main page, and reports in the chart. */
   listLimit?: number;
   chartLimit?: number;
@@ -77,6 +85,11 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   router.get('/deliveries/:id', (req: Authed, res: Response) => showDelivery(deps, req, res));
   router.get('/deliveries/:id/message.eml', (req: Request, res: Response) => downloadMessage(deps, req, res));
   router.post('/deliveries/:id/retry', form, requireCsrf, (req: Authed, res: Response) => retryDelivery(deps, req, res));
+  router.post('/smtp/try-now', form, requireCsrf, async (req: Authed, res: Response) => {
+    const result = (await options.tryNow?.()) ?? 'not-paused';
+    options.logger.info({ ip: req.ip, result }, 'dashboard: try SMTP now');
+    res.redirect(303, `/ui?smtp=${result}`);
+  });
   return router;
 }
 
@@ -175,9 +188,56 @@ function createCsrfCheck(deps: DashboardDeps): (req: Authed, res: Response, next
   };
 }
 
+/** What every page after login shows around its content: the session's CSRF token and the banners. */
+function buildPageContext(deps: DashboardDeps, req: Authed): PageContext & { csrf: string } {
+  const { options, formatTime } = deps;
+  const pause = options.smtpPause?.();
+  return {
+    csrf: deps.keys.csrfToken(req.session!),
+    notices: options.notices,
+    unrecorded: options.unrecordedOutcomes?.(),
+    smtpPause:
+      pause && pause.state !== 'closed'
+        ? {
+            state: pause.state === 'open' ? 'paused' : 'probing',
+            since: formatTime(pause.pausedSince ?? deps.options.clock.now()),
+            nextTry: formatTime(pause.openUntil),
+            lastError: pause.lastError ? `${pause.lastError.code}: ${pause.lastError.message}` : 'unknown',
+          }
+        : undefined,
+  };
+}
+
+/** What a POST just did, from the query string it redirected to: a retry, a "try now", or both. */
+function readFlash(query: Request['query']): { text: string; bad: boolean } | undefined {
+  const retried = Number(query.retried);
+  const notRetried = Number(query.not_retried);
+  const smtp = typeof query.smtp === 'string' ? TRY_NOW_TEXT[query.smtp as TryNowResult] : undefined;
+  if (Number.isInteger(retried) && retried > 0)
+    return { text: `Delivery #${retried} is queued again.${describeRetryWhilePaused(query.smtp, retried)}`, bad: false };
+  if (Number.isInteger(notRetried) && notRetried > 0)
+    return { text: `Delivery #${notRetried} was not retried: it is not dead (any more).`, bad: true };
+  return smtp ? { text: smtp, bad: false } : undefined;
+}
+
+/** What a retry did while SMTP was paused (it tried the server now), or nothing when it was not paused. */
+function describeRetryWhilePaused(smtp: unknown, id: number): string {
+  if (smtp === 'probing-now')
+    return ` SMTP was paused, so the server is being tried now: the oldest queued delivery goes first as a probe, and the queue (#${id} included) follows in order once it gets through.`;
+  if (smtp === 'probe-in-flight') return ` SMTP is paused and a probe is in flight: #${id} goes in its turn once the server answers.`;
+  return '';
+}
+
+/** What "try now" did, in words. */
+const TRY_NOW_TEXT: Record<TryNowResult, string> = {
+  'probing-now': 'Trying SMTP now: the oldest queued delivery is sent as a probe; when it gets through, the queue resumes oldest first.',
+  'probe-in-flight': 'A probe of the SMTP server is in flight now: its answer decides whether the queue resumes.',
+  'not-paused': 'SMTP is not paused: the queue was looked at again.',
+};
+
 /** GET /: recent deliveries, the pass chart, and what a retry just did. */
 async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): Promise<void> {
-  const { options, keys, formatTime } = deps;
+  const { options, formatTime } = deps;
   const limit = options.listLimit ?? 100;
   const records = await options.store.listDeliveries({ limit });
   const rows = await Promise.all(records.map(async (record) => ({ record, content: await readDeliveryContent(record, options.store) })));
@@ -186,24 +246,22 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
     .slice(0, options.chartLimit ?? 30)
     .map((r) => toChartReport(r.record.id, r.content.report, formatDateTime(r.content.report.created, options.timezone)))
     .sort((a, b) => a.reportId - b.reportId || a.deliveryId - b.deliveryId);
-  const csrf = keys.csrfToken(req.session!);
-  const retried = Number(req.query.retried);
-  const notRetried = Number(req.query.not_retried);
-  const flash =
-    Number.isInteger(retried) && retried > 0
-      ? { text: `Delivery #${retried} is queued again.`, bad: false }
-      : Number.isInteger(notRetried) && notRetried > 0
-        ? { text: `Delivery #${notRetried} was not retried: it is not dead (any more).`, bad: true }
-        : undefined;
-  res
-    .type('html')
-    .send(
-      renderLayout(
-        'Deliveries',
-        renderDeliveries({ rows, chart: buildPassChart(chartReports), chartCount: chartReports.length, csrf, flash, formatTime }),
-        { csrf, notices: options.notices, unrecorded: options.unrecordedOutcomes?.() },
-      ),
-    );
+  const page = buildPageContext(deps, req);
+  const flash = readFlash(req.query);
+  res.type('html').send(
+    renderLayout(
+      'Deliveries',
+      renderDeliveries({
+        rows,
+        chart: buildPassChart(chartReports),
+        chartCount: chartReports.length,
+        csrf: page.csrf,
+        flash,
+        formatTime,
+      }),
+      page,
+    ),
+  );
 }
 
 /** The delivery named by `:id`, or undefined once a 404 page has been sent. */
@@ -220,36 +278,48 @@ async function findDelivery(deps: DashboardDeps, req: Request, res: Response): P
 
 /** GET /deliveries/:id: one delivery, its routes and the mail that was sent. */
 async function showDelivery(deps: DashboardDeps, req: Authed, res: Response): Promise<void> {
-  const { options, keys, formatTime } = deps;
+  const { options, formatTime } = deps;
   const record = await findDelivery(deps, req, res);
   if (!record) return;
   const content = await readDeliveryContent(record, options.store);
-  const sent = await options.store.getSentMessage(record.id);
+  const sent = await options.store.listSentMessages(record.id);
   const reportLink =
     content.kind === 'report' && options.netboxUrl
       ? buildLinks(content.report.id, content.report.url, content.report.results_url, options.netboxUrl).report
       : undefined;
-  const csrf = keys.csrfToken(req.session!);
+  const page = buildPageContext(deps, req);
   const routes = await options.store.listRouteMails([record.id]);
-  res.type('html').send(
-    renderLayout(`Delivery #${record.id}`, renderDelivery({ record, content, sent, csrf, formatTime, reportLink, routes }), {
-      csrf,
-      notices: options.notices,
-      unrecorded: options.unrecordedOutcomes?.(),
-    }),
-  );
+  res
+    .type('html')
+    .send(
+      renderLayout(
+        `Delivery #${record.id}`,
+        renderDelivery({ record, content, sent, csrf: page.csrf, formatTime, reportLink, routes }),
+        page,
+      ),
+    );
 }
 
-/** GET /deliveries/:id/message.eml: the kept message, byte for byte. */
+/**
+ * GET /deliveries/:id/message.eml?route=NAME: one route's kept message, byte for byte. Without
+ * `route`, the first one kept (the link of pages from before every route's mail was kept).
+ */
 async function downloadMessage(deps: DashboardDeps, req: Request, res: Response): Promise<void> {
   const record = await findDelivery(deps, req, res);
   if (!record) return;
-  const sent = await deps.options.store.getSentMessage(record.id);
+  const { route } = req.query;
+  const sent =
+    typeof route === 'string' && route.length <= 200
+      ? await deps.options.store.getSentMessage(record.id, route)
+      : (await deps.options.store.listSentMessages(record.id))[0];
   if (!sent) {
-    res.status(404).type('text').send('This delivery has no kept message.');
+    res.status(404).type('text').send('This delivery has no kept message for that route.');
     return;
   }
-  res.set('Content-Disposition', `attachment; filename="delivery-${record.id}.eml"`).type('message/rfc822').send(sent.raw);
+  res
+    .set('Content-Disposition', `attachment; filename="${buildEmlFileName(record.id, sent.route)}"`)
+    .type('message/rfc822')
+    .send(sent.raw);
 }
 
 /** POST /deliveries/:id/retry: queues a dead delivery again and goes back to the list. */
@@ -259,9 +329,11 @@ async function retryDelivery(deps: DashboardDeps, req: Authed, res: Response): P
   if (!record) return;
   // Only dead deliveries are offered a retry here; a sent one is not mailed twice by a stray click.
   const requeued = record.state === 'dead' && (await options.store.requeue(record.id, options.clock.now()));
-  if (requeued) {
-    options.logger.info({ deliveryId: record.id, ip: req.ip }, 'dashboard: dead delivery queued again');
-    options.onRequeued?.(record.id);
-  }
-  res.redirect(303, requeued ? `/ui?retried=${record.id}` : `/ui?not_retried=${record.id}`);
+  if (!requeued) return res.redirect(303, `/ui?not_retried=${record.id}`);
+  options.logger.info({ deliveryId: record.id, ip: req.ip }, 'dashboard: dead delivery queued again');
+  options.onRequeued?.(record.id);
+  // While SMTP is paused a requeued delivery would only wait: retrying is the operator saying "try now".
+  const paused = (options.smtpPause?.().state ?? 'closed') !== 'closed';
+  const smtp = paused ? await options.tryNow?.() : undefined;
+  res.redirect(303, `/ui?retried=${record.id}${smtp ? `&smtp=${smtp}` : ''}`);
 }

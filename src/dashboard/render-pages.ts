@@ -1,3 +1,4 @@
+import { buildEmlFileName, findMessageId } from '../delivery';
 import { formatPercent } from '../report';
 import type { DeliveryRecord, RouteMailRecord, SentMessage } from '../store';
 import type { WatchdogAlert } from '../watchdog';
@@ -11,7 +12,7 @@ const STYLE = `
   header form { margin-left: auto; }
   main { padding: 20px 24px; max-width: 1200px; }
   section { background: #fff; border: 1px solid #d5d8dc; border-radius: 6px; padding: 14px 18px; margin-bottom: 18px; }
-  h1 { font-size: 20px; margin: 0 0 14px; } h2 { font-size: 16px; margin: 0 0 10px; }
+  h1 { font-size: 20px; margin: 0 0 14px; } h2 { font-size: 16px; margin: 0 0 10px; } h3 { font-size: 14px; margin: 14px 0 6px; }
   table { border-collapse: collapse; width: 100%; } th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid #eaeded; vertical-align: top; }
   th { font-size: 12px; text-transform: uppercase; color: #566573; }
   .state { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; font-weight: 600; }
@@ -21,6 +22,7 @@ const STYLE = `
   .flash { background: #d4efdf; border: 1px solid #7dcea0; padding: 8px 12px; border-radius: 4px; margin-bottom: 14px; }
   .flash.bad { background: #fadbd8; border-color: #f1948a; }
   .banner { background: #fadbd8; border-bottom: 2px solid #c0392b; color: #78281f; padding: 10px 24px; margin: 0; }
+  .smtp-paused { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 16px; } .smtp-paused p { margin: 0; flex: 1 1 320px; overflow-wrap: anywhere; }
   button { font: inherit; padding: 4px 12px; border-radius: 4px; border: 1px solid #1b4f72; background: #2471a3; color: #fff; cursor: pointer; }
   header button { background: transparent; border-color: #aab7b8; }
   pre { white-space: pre-wrap; word-break: break-word; background: #f8f9f9; border: 1px solid #eaeded; padding: 10px; font-size: 12.5px; max-height: 480px; overflow: auto; }
@@ -38,8 +40,19 @@ const STYLE = `
 export const DASHBOARD_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
+/** The SMTP pause as the banner shows it, times already formatted. */
+export interface SmtpPauseBanner {
+  /** As /readyz names it: `paused` until the next try, `probing` while the oldest delivery tests the server. */
+  state: 'paused' | 'probing';
+  since: string;
+  nextTry: string;
+  lastError: string;
+}
+
 export interface PageContext {
   csrf?: string;
+  /** The whole queue waits for the SMTP server: a banner with "try now" above every page (issue 17). */
+  smtpPause?: SmtpPauseBanner;
   /** Outcomes of sends the store refused, still held in memory: shown as a banner above every page. */
   unrecorded?: number;
   /** Configuration warnings (an unsigned webhook open to the network), shown above the page. */
@@ -53,7 +66,7 @@ export function renderLayout(title: string, body: SafeHtml, ctx: PageContext): s
     : '';
   return html`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · compliance-relay</title><style>${new SafeHtml(STYLE)}</style></head>
-<body><header><span>compliance-relay</span>${nav}</header>${renderUnrecordedBanner(ctx.unrecorded)}<main>${(ctx.notices ?? []).map((n) => html`<p class="flash bad notice" role="alert">${n}</p>`)}${body}</main></body></html>`
+<body><header><span>compliance-relay</span>${nav}</header>${renderUnrecordedBanner(ctx.unrecorded)}${renderSmtpPauseBanner(ctx)}<main>${(ctx.notices ?? []).map((n) => html`<p class="flash bad notice" role="alert">${n}</p>`)}${body}</main></body></html>`
     .value;
 }
 
@@ -61,6 +74,20 @@ export function renderLayout(title: string, body: SafeHtml, ctx: PageContext): s
 function renderUnrecordedBanner(unrecorded: number | undefined): SafeHtml | '' {
   if (!unrecorded) return '';
   return html`<p class="banner" role="alert" data-unrecorded="${unrecorded}"><strong>The store refuses writes:</strong> ${unrecorded} outcome(s) of sends are not recorded yet. The relay keeps them in memory and retries (at MAX_UNRECORDED_OUTCOMES it claims no new delivery). Free space or bring the database back: a restart before they are recorded mails them again.</p>`;
+}
+
+/** The whole queue waits for the SMTP server: since when, the next try, why, and a button to try now. */
+function renderSmtpPauseBanner(ctx: PageContext): SafeHtml | '' {
+  const pause = ctx.smtpPause;
+  if (!pause) return '';
+  const next =
+    pause.state === 'probing'
+      ? html`the oldest delivery is probing the server now`
+      : html`next try at <time class="smtp-next-try">${pause.nextTry}</time>`;
+  const button = ctx.csrf
+    ? html`<form method="post" action="/ui/smtp/try-now"><input type="hidden" name="csrf" value="${ctx.csrf}"><button type="submit">Try now</button></form>`
+    : '';
+  return html`<div class="banner smtp-paused" role="alert" data-smtp-state="${pause.state}"><p><strong>SMTP paused</strong> since <time class="smtp-since">${pause.since}</time>, ${next}, last error <code class="smtp-last-error">${pause.lastError}</code>. Deliveries wait in the outbox (nothing is lost) and go oldest first once the server answers.</p>${button}</div>`;
 }
 
 /** The login form. */
@@ -128,7 +155,8 @@ export function headerBlock(raw: Buffer): string {
 export function renderDelivery(input: {
   record: DeliveryRecord;
   content: DeliveryContent;
-  sent: SentMessage | undefined;
+  /** The kept mail of each route that was sent, in the order they were sent. */
+  sent: SentMessage[];
   csrf: string;
   formatTime: (ms: number) => string;
   reportLink?: string;
@@ -163,12 +191,8 @@ ${d.messageId ? html`<dt>Message-ID</dt><dd><code>${d.messageId}</code></dd>` : 
         ? renderAlert(input.content.alert, input.formatTime)
         : '';
 
-  const mail = input.sent
-    ? html`<section><h2>Where it went</h2><dl><dt>Envelope from</dt><dd>${input.sent.envelopeFrom}</dd><dt>Envelope to</dt><dd>${input.sent.envelopeTo.join(', ')}</dd><dt>Server answer</dt><dd>${input.sent.response}</dd><dt>Sent</dt><dd>${input.formatTime(input.sent.sentAt)}</dd></dl>
-<p><a href="/ui/deliveries/${d.id}/message.eml">Download the message (.eml)</a></p></section>
-<section><h2>Headers</h2><pre class="mail-headers">${headerBlock(input.sent.raw)}</pre></section>
-${input.sent.html !== null ? html`<section><h2>HTML part</h2><iframe title="The HTML part of the mail" sandbox="" referrerpolicy="no-referrer" srcdoc="${buildSrcdoc(input.sent.html)}"></iframe></section>` : ''}
-${input.sent.text !== null ? html`<section><h2>Text part</h2><pre class="mail-text">${input.sent.text}</pre></section>` : ''}`
+  const mail = input.sent.length
+    ? input.sent.map((m) => renderSentMail(d.id, m, input.formatTime))
     : html`<section><h2>Mail</h2><p class="muted">${d.state === 'sent' ? 'This delivery was sent before the relay kept copies of sent mail.' : 'Not sent yet.'}</p></section>`;
   const routes = input.routes?.length
     ? html`<section><h2>Routes</h2><table><thead><tr><th>Route</th><th>State</th><th>Why</th><th>Mail</th></tr></thead><tbody>${input.routes.map(
@@ -177,6 +201,17 @@ ${input.sent.text !== null ? html`<section><h2>Text part</h2><pre class="mail-te
       )}</tbody></table></section>`
     : '';
   return html`<p><a href="/ui">← All deliveries</a></p>${summary}${routes}${counts}${mail}`;
+}
+
+/** One route's mail as it was sent: where it went, its Message-ID, the .eml, headers, HTML and text parts. */
+function renderSentMail(deliveryId: number, m: SentMessage, formatTime: (ms: number) => string): SafeHtml {
+  const name = m.route === '' ? "route not recorded (kept before each route's mail was kept)" : m.route;
+  const messageId = findMessageId(m);
+  return html`<section class="route-mail" data-route="${m.route}"><h2>Mail of route <q>${name}</q></h2><dl><dt>Route</dt><dd>${name}</dd><dt>Envelope from</dt><dd>${m.envelopeFrom}</dd><dt>Envelope to</dt><dd class="mail-recipients">${m.envelopeTo.join(', ')}</dd>${messageId ? html`<dt>Message-ID</dt><dd><code class="mail-message-id">${messageId}</code></dd>` : ''}<dt>Server answer</dt><dd>${m.response}</dd><dt>Sent</dt><dd>${formatTime(m.sentAt)}</dd></dl>
+<p><a class="mail-eml" href="/ui/deliveries/${deliveryId}/message.eml?route=${encodeURIComponent(m.route)}" download="${buildEmlFileName(deliveryId, m.route)}">Download the message (.eml)</a></p>
+<h3>Headers</h3><pre class="mail-headers">${headerBlock(m.raw)}</pre>
+${m.html !== null ? html`<h3>HTML part</h3><iframe title="The HTML part of the mail of route ${name}" sandbox="" referrerpolicy="no-referrer" srcdoc="${buildSrcdoc(m.html)}"></iframe>` : ''}
+${m.text !== null ? html`<h3>Text part</h3><pre class="mail-text">${m.text}</pre>` : ''}</section>`;
 }
 
 function renderAlert(alert: WatchdogAlert, formatTime: (ms: number) => string): SafeHtml {

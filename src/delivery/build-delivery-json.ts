@@ -1,4 +1,4 @@
-import type { DeliveryRecord, RouteMailRecord, Store } from '../store';
+import type { DeliveryRecord, RouteMailRecord, SentMessage, Store } from '../store';
 
 /**
  * A delivery as the admin API and `deliveries --json` show it: times as ISO 8601 (UTC), never the
@@ -72,6 +72,57 @@ export async function buildDeliveriesJson(
 ): Promise<DeliveryJson[]> {
   const routes = records.length > 0 ? await store.listRouteMails(records.map((r) => r.id)) : [];
   return records.map((record) => buildDeliveryJson(record, mask, routes));
+}
+
+/**
+ * One route's kept mail as `GET /api/deliveries/:id` shows it (issue 17: every route's mail, not one
+ * per delivery): where it went, its Message-ID, when, the server's answer, the rendered parts, and
+ * where to download its exact bytes.
+ */
+export interface SentMailJson {
+  /** The route whose mail it is; `""` for a copy kept before routes were recorded with it. */
+  route: string;
+  envelopeFrom: string;
+  /** Every envelope recipient (To, Cc and Bcc). */
+  recipients: string[];
+  messageId: string | null;
+  subject: string;
+  sentAt: string;
+  response: string;
+  text: string | null;
+  html: string | null;
+  /** The exact bytes sent, as message/rfc822 (same bearer token). */
+  eml: string;
+}
+
+/** The kept mails of a delivery, one per route, as the admin API shows them. */
+export function buildSentMailsJson(deliveryId: number, messages: readonly SentMessage[], mask: (text: string) => string): SentMailJson[] {
+  return messages.map((m) => ({
+    route: m.route,
+    envelopeFrom: m.envelopeFrom,
+    recipients: [...m.envelopeTo],
+    messageId: findMessageId(m),
+    subject: m.subject,
+    sentAt: new Date(m.sentAt).toISOString(),
+    response: mask(m.response),
+    text: m.text,
+    html: m.html,
+    eml: `/api/deliveries/${deliveryId}/message.eml?route=${encodeURIComponent(m.route)}`,
+  }));
+}
+
+/** The Message-ID a kept mail was sent with: recorded with it, or (a copy kept before migration 7) read from its header. */
+export function findMessageId(message: Pick<SentMessage, 'messageId' | 'raw'>): string | null {
+  if (message.messageId) return message.messageId;
+  const head = message.raw.subarray(0, 64 * 1024).toString('utf8');
+  const end = head.search(/\r?\n\r?\n/);
+  return /^Message-ID:[ \t]*(<[^>\r\n]{1,500}>)/im.exec(end === -1 ? head : head.slice(0, end))?.[1] ?? null;
+}
+
+/** The download name of a route's kept mail: `delivery-12-on-call.eml` (the route's name reduced to safe characters). */
+export function buildEmlFileName(deliveryId: number, route: string): string {
+  const safe = route.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80);
+  return safe ? `delivery-${deliveryId}-${safe}.eml` : `delivery-${deliveryId}.eml`;
 }
 
 /** Replaces every occurrence of each secret (and its URL-encoded form) with [REDACTED]. */

@@ -5,9 +5,11 @@ export type FailureKind = 'transient' | 'permanent';
 
 /**
  * Who the failure is about. `server`: the SMTP service as a whole is unreachable or refusing
- * (connection errors, 421 "service not available", 451 "local error"): every delivery would fail the
- * same way, so the worker pauses the whole queue and probes with the oldest delivery. `message`: this
- * delivery only (a 450 mailbox busy, a 5xx, a template error).
+ * (connection errors, timeouts, 421 "service not available"): every delivery would fail the same
+ * way, so the worker pauses the whole queue and probes with the oldest delivery. `message`: this
+ * delivery only (a 450 mailbox busy, a 451 greylisting or local error, a 5xx, a template error); a
+ * message's 4xx still pauses the queue when several different deliveries get one in a row
+ * (circuit-breaker.ts, SMTP_PAUSE_AFTER_4XX).
  */
 export type FailureScope = 'server' | 'message';
 
@@ -21,8 +23,12 @@ export interface FailureClass {
   message: string;
 }
 
-/** SMTP replies about the service, not the message (RFC 5321 §4.2.3): 421 closing, 451 local error. */
-const SERVER_REPLY_CODES = new Set([421, 451]);
+/**
+ * SMTP replies about the service, not the message (RFC 5321 §3.8, §4.2.3): 421 "closing transmission
+ * channel". A 451 answers one transaction (greylisting, a recipient's quota, a local error for this
+ * message) and is retried for that message alone (issue 17).
+ */
+const SERVER_REPLY_CODES = new Set([421]);
 
 /**
  * The one place that decides whether a failed send can succeed later (prometheus/alertmanager

@@ -3,9 +3,9 @@ import type { Clock, Logger } from '../shared';
 import type { MailTransport } from '../mail';
 import type { ClaimedDelivery, Store } from '../store';
 import type { RetryPolicy } from './backoff';
-import { createCircuitBreaker, type BreakerState } from './circuit-breaker';
+import { createCircuitBreaker, type SmtpPauseStatus } from './circuit-breaker';
 import { claimDeliveries, computeClaimCapacity } from './claim-deliveries';
-import type { DeliveryContext, WorkerOutcome } from './delivery-context';
+import type { DeliveryContext, RouteSentEvent, WorkerOutcome } from './delivery-context';
 import type { OutcomeLedger } from './outcome-ledger';
 import { createLeaseKeeper } from './keep-leases';
 import { createProbeSlot } from './probe-slot';
@@ -45,7 +45,20 @@ export interface WorkerOptions {
   ledger: OutcomeLedger;
   /** Called after every outcome, for metrics and tests. */
   onOutcome?: (event: WorkerOutcome) => void;
+  /** Called after each route's mail was accepted and recorded (the copy of the sent mail is kept then). */
+  onRouteSent?: (event: RouteSentEvent) => void;
+  /** SMTP_PAUSE_AFTER_4XX: different deliveries answered 4xx in a row before the whole queue pauses. */
+  pauseAfter4xx?: number;
 }
+
+/** What {@link Worker.tryNow} did. */
+export type TryNowResult =
+  /** The queue was paused: the probe (the oldest due delivery) goes now instead of at the end of the pause. */
+  | 'probing-now'
+  /** A probe is already in flight: its answer decides. */
+  | 'probe-in-flight'
+  /** Nothing was paused: the queue was only looked at again. */
+  | 'not-paused';
 
 export interface Worker {
   start(): void;
@@ -55,7 +68,12 @@ export interface Worker {
   stop(timeoutMs: number): Promise<boolean>;
   readonly inFlight: number;
   /** The SMTP circuit breaker: `open` while the server is down and the queue is paused. */
-  readonly breaker: { state: BreakerState; openUntil: number; failures: number };
+  readonly breaker: SmtpPauseStatus;
+  /**
+   * An operator's "try now": a paused queue probes the SMTP server at once (the dashboard's button),
+   * and the deliveries waiting for the pause's end become due now (the oldest is the probe).
+   */
+  tryNow(): Promise<TryNowResult>;
 }
 
 /** The loop's own state: whether it runs, one tick at a time (a tick asked for meanwhile runs after), one timer. */
@@ -109,9 +127,10 @@ export function createWorker(options: WorkerOptions): Worker {
     leaseMs: options.leaseMs,
     owner: options.owner ?? `relay-${process.pid}-${randomUUID().slice(0, 8)}`,
     ledger: options.ledger,
-    breaker: createCircuitBreaker(options.retry, random),
+    breaker: createCircuitBreaker(options.retry, random, options.pauseAfter4xx),
     probe: createProbeSlot(),
     onOutcome: options.onOutcome,
+    onRouteSent: options.onRouteSent,
   };
   const loop: WorkerLoop = {
     context,
@@ -135,8 +154,10 @@ export function createWorker(options: WorkerOptions): Worker {
       return loop.inFlight.count;
     },
     get breaker() {
-      return { state: breaker.state, openUntil: breaker.openUntil, failures: breaker.failures };
+      const { state, openUntil, failures, pausedSince, lastError } = breaker;
+      return { state, openUntil, failures, pausedSince, lastError };
     },
+    tryNow: () => tryNow(loop),
     start() {
       if (loop.state.running) return;
       loop.state.running = true;
@@ -224,6 +245,28 @@ function armTimer(loop: WorkerLoop, delayMs: number): void {
   if (state.timer) clearTimeout(state.timer);
   state.timer = setTimeout(() => void tick(loop), Math.max(0, delayMs));
   state.timer.unref?.();
+}
+
+/** "Try now": an open breaker's probe goes at once, with the deliveries that waited for the pause made due now. */
+async function tryNow(loop: WorkerLoop): Promise<TryNowResult> {
+  const { breaker, clock, logger, store } = loop.context;
+  if (breaker.state === 'probing') return 'probe-in-flight';
+  if (breaker.state === 'closed') {
+    kick(loop);
+    return 'not-paused';
+  }
+  const now = clock.now();
+  const until = breaker.openUntil;
+  breaker.tryNow(now);
+  try {
+    const expedited = await store.expediteRetries({ now, until });
+    logger.info({ expedited }, 'an operator asked to try SMTP now: probing with the oldest due delivery');
+  } catch (error) {
+    // The probe still goes, with whatever is due; the store's trouble is reported by the claim too.
+    logger.warn({ err: error }, 'try now: cannot make the waiting deliveries due now');
+  }
+  kick(loop);
+  return 'probing-now';
 }
 
 /** Looks at the queue soon; a burst of webhooks in one turn wakes the worker once, not once each. */

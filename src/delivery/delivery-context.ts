@@ -17,6 +17,14 @@ export type WorkerOutcome =
   | { type: 'retry'; delivery: ClaimedDelivery; failure: FailureClass; nextAttemptAt: number; durationMs: number }
   | { type: 'dead'; delivery: ClaimedDelivery; failure: FailureClass; durationMs: number };
 
+/** One route's mail was accepted by the server and its outcome recorded (the sent-mail copy is kept then). */
+export interface RouteSentEvent {
+  delivery: ClaimedDelivery;
+  route: string;
+  messageId: string;
+  response: string;
+}
+
 /**
  * What every step of the worker (claim, compose, send, settle) works with. Fixed for the worker's
  * life; the only state in it is held by the objects that own it (breaker, probe slot, ledger).
@@ -37,6 +45,7 @@ export interface DeliveryContext {
   readonly breaker: CircuitBreaker;
   readonly probe: ProbeSlot;
   readonly onOutcome?: (event: WorkerOutcome) => void;
+  readonly onRouteSent?: (event: RouteSentEvent) => void;
 }
 
 /**

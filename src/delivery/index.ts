@@ -18,8 +18,25 @@ export {
   type LedgerError,
   type LedgerTimers,
 } from './outcome-ledger';
-export { createWorker, type Worker, type WorkerOptions } from './create-worker';
-export type { WorkerOutcome } from './delivery-context';
+export { createWorker, type TryNowResult, type Worker, type WorkerOptions } from './create-worker';
+export type { RouteSentEvent, WorkerOutcome } from './delivery-context';
 export { createRetention, DAY_MS, type Retention } from './retention';
-export { createCircuitBreaker, type BreakerState, type CircuitBreaker } from './circuit-breaker';
-export { buildDeliveriesJson, buildDeliveryJson, createSecretMask, type DeliveryJson, type DeliveryRouteJson } from './build-delivery-json';
+export {
+  createCircuitBreaker,
+  DEFAULT_PAUSE_AFTER_4XX,
+  type BreakerCause,
+  type BreakerState,
+  type CircuitBreaker,
+  type SmtpPauseStatus,
+} from './circuit-breaker';
+export {
+  buildDeliveriesJson,
+  buildDeliveryJson,
+  buildEmlFileName,
+  buildSentMailsJson,
+  createSecretMask,
+  findMessageId,
+  type DeliveryJson,
+  type DeliveryRouteJson,
+  type SentMailJson,
+} from './build-delivery-json';

@@ -141,21 +141,10 @@ async function sendRouteMail(
   } catch (error) {
     const failure = classifyFailure(error);
     await recordRouteFailure(context, input.delivery, mail.route, failure);
-    if (failure.scope !== 'server') {
-      breaker.serverReached();
-      return { sent: false, failure };
-    }
-    const alreadyOpen = breaker.state !== 'closed' && !input.isProbe;
-    const pausedUntil = breaker.serverFailed(context.clock.now(), input.isProbe);
-    if (!alreadyOpen)
-      context.logger.warn(
-        { code: failure.code, error: failure.message, pausedUntil: new Date(pausedUntil).toISOString(), failures: breaker.failures },
-        'the SMTP server is unavailable: pausing all deliveries, then probing with the oldest',
-      );
-    return { sent: false, failure, pausedUntil };
+    return decidePause(context, input, failure);
   }
   if (input.isProbe && breaker.state !== 'closed') context.logger.info('the SMTP server answers again: resuming deliveries, oldest first');
-  breaker.serverReached();
+  breaker.mailAccepted();
   const messageId = String(message.messageId ?? result.messageId);
   await recordOutcome(context, input.delivery, {
     kind: 'route-sent',
@@ -166,11 +155,41 @@ async function sendRouteMail(
   });
   mail.state = 'sent';
   mail.messageId = messageId;
+  context.onRouteSent?.({ delivery: input.delivery, route: mail.route, messageId, response: result.response });
   log.info(
     { messageId: message.messageId, response: result.response, ...(result.path ? { path: result.path } : {}) },
     result.path ? `mail written to ${result.path}` : 'mail sent',
   );
   return { sent: true, response: result.response };
+}
+
+/**
+ * What a failed send means for the queue: a server-wide failure pauses it (circuit-breaker.ts); a
+ * message's 4xx retries that delivery alone, unless it was the probe's answer or the latest of
+ * SMTP_PAUSE_AFTER_4XX different deliveries deferred in a row; any other answer proves the server is
+ * reachable.
+ */
+function decidePause(context: DeliveryContext, input: SendRouteMailsInput, failure: FailureClass): RouteSendResult {
+  const { breaker } = context;
+  const now = context.clock.now();
+  const cause = { code: failure.code, message: failure.message };
+  const wasClosed = breaker.state === 'closed';
+  let pausedUntil: number | undefined;
+  if (failure.scope === 'server') pausedUntil = breaker.serverFailed(now, input.isProbe, cause);
+  else if (failure.code === 'SMTP_4XX') pausedUntil = breaker.messageDeferred(now, input.delivery.id, input.isProbe, cause);
+  else breaker.serverReached();
+  if (pausedUntil === undefined) return { sent: false, failure };
+  if (wasClosed || input.isProbe)
+    context.logger.warn(
+      {
+        code: failure.code,
+        error: breaker.lastError?.message,
+        pausedUntil: new Date(pausedUntil).toISOString(),
+        failures: breaker.failures,
+      },
+      'the SMTP server is unavailable: pausing all deliveries, then probing with the oldest',
+    );
+  return { sent: false, failure: { ...failure, scope: 'server' }, pausedUntil };
 }
 
 /** Records that one route's mail failed (render failures are always permanent: classifyRenderFailure). */

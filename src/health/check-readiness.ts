@@ -1,3 +1,4 @@
+import type { SmtpPauseStatus } from '../delivery';
 import type { Renderer } from '../mail';
 import type { Clock } from '../shared';
 import type { Store } from '../store';
@@ -8,10 +9,29 @@ export interface ReadinessCheck {
   [detail: string]: unknown;
 }
 
+/**
+ * Whether mail leaves now. `ok`; `failing`: the last check or send could not reach the server (the
+ * queue still flows: it is retried); `paused`: the circuit breaker holds the whole queue until
+ * `nextTryAt`; `probing`: the oldest delivery is testing the server now.
+ */
+export type SmtpState = 'ok' | 'failing' | 'paused' | 'probing';
+
+/** The `smtp` part of /readyz's body, shown to everyone: no host, no server text. */
+export interface SmtpSummary {
+  ok: boolean;
+  state: SmtpState;
+  /** When the paused queue next probes the server, or when the next connection check runs (ISO 8601). */
+  nextTryAt?: string;
+  /** Since when the queue is paused (ISO 8601). */
+  pausedSince?: string;
+}
+
 export interface Readiness {
+  /** The relay can accept deliveries: the store commits and templates are loaded. SMTP does not count (issue 17). */
   ready: boolean;
-  /** Names of the checks that fail (`store`, `templates`, `smtp`). */
+  /** Names of the checks that keep the relay from accepting (`store`, `templates`). */
   failing: string[];
+  smtp: SmtpSummary;
   checks: Record<'store' | 'templates' | 'smtp', ReadinessCheck>;
 }
 
@@ -19,48 +39,72 @@ export interface ReadinessDeps {
   store: Pick<Store, 'checkWritable'>;
   renderer: Pick<Renderer, 'sets'>;
   smtp: Pick<SmtpHealth, 'status'>;
+  /** The worker's circuit breaker: whether the queue is paused for SMTP, until when and why. */
+  pause?: () => SmtpPauseStatus;
   clock: Clock;
   /** Outcomes the store refused and the relay still holds (with the store's last answer), if any. */
   unrecorded?: () => { count: number; code?: string; message?: string };
 }
 
 /**
- * What /readyz reports: the outbox commits a write now, the templates are compiled, and the last
- * SMTP check (or send) did not fail. Each part is named so an operator sees which one to fix.
- * Outcomes waiting to be recorded fail the store check too: the store refused a real write (the
- * probe's one-row update may still fit on a full disk), so a new delivery could not be kept either.
+ * What /readyz reports: the outbox commits a write now and the templates are compiled (both needed to
+ * accept a delivery: otherwise not ready), and whether mail leaves (`smtp`: reported, never a reason
+ * for 503, since accepting into the outbox while SMTP is away is exactly the relay's job, and a load
+ * balancer dropping the relay would drop NetBox's deliveries with it). Each part is named so an
+ * operator sees which one to fix. Outcomes waiting to be recorded fail the store check too: the store
+ * refused a real write (the probe's one-row update may still fit on a full disk), so a new delivery
+ * could not be kept either.
  */
 export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
-  let store: ReadinessCheck;
+  const store = await checkStore(deps);
+  const templates: ReadinessCheck =
+    deps.renderer.sets.length > 0 ? { ok: true, sets: [...deps.renderer.sets] } : { ok: false, message: 'no template set is loaded' };
+  const { summary, check: smtp } = checkSmtp(deps);
+  const checks = { store, templates, smtp };
+  const failing = Object.entries({ store, templates })
+    .filter(([, c]) => !c.ok)
+    .map(([name]) => name);
+  return { ready: failing.length === 0, failing, smtp: summary, checks };
+}
+
+/** The store commits a write now, and no outcome waits to be recorded. */
+async function checkStore(deps: ReadinessDeps): Promise<ReadinessCheck> {
   try {
     await deps.store.checkWritable(deps.clock.now());
     const held = deps.unrecorded?.();
-    store =
-      held && held.count > 0
-        ? {
-            ok: false,
-            code: held.code ?? 'OUTCOMES_UNRECORDED',
-            message: `${held.count} outcome(s) of sends wait to be recorded: ${held.message ?? 'the store refuses writes'}`.slice(0, 300),
-            unrecordedOutcomes: held.count,
-          }
-        : { ok: true };
+    if (!held || held.count === 0) return { ok: true };
+    return {
+      ok: false,
+      code: held.code ?? 'OUTCOMES_UNRECORDED',
+      message: `${held.count} outcome(s) of sends wait to be recorded: ${held.message ?? 'the store refuses writes'}`.slice(0, 300),
+      unrecordedOutcomes: held.count,
+    };
   } catch (error) {
     const err = error as { code?: unknown; message?: unknown };
-    store = { ok: false, code: typeof err.code === 'string' ? err.code : 'ERROR', message: String(err.message ?? error).slice(0, 300) };
+    return { ok: false, code: typeof err.code === 'string' ? err.code : 'ERROR', message: String(err.message ?? error).slice(0, 300) };
   }
-  const templates: ReadinessCheck =
-    deps.renderer.sets.length > 0 ? { ok: true, sets: [...deps.renderer.sets] } : { ok: false, message: 'no template set is loaded' };
+}
+
+/** SMTP as the last check or send saw it, with the breaker's pause: a summary for everyone, details for a token holder. */
+function checkSmtp(deps: ReadinessDeps): { summary: SmtpSummary; check: ReadinessCheck } {
   const s = deps.smtp.status();
-  const smtp: ReadinessCheck = {
-    ok: s.ok,
+  const pause = deps.pause?.();
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const state: SmtpState = pause?.state === 'open' ? 'paused' : pause?.state === 'probing' ? 'probing' : s.ok ? 'ok' : 'failing';
+  const nextTry = pause?.state === 'open' ? pause.openUntil : state === 'failing' ? s.nextCheckAt : undefined;
+  const summary: SmtpSummary = {
+    ok: state === 'ok',
+    state,
+    ...(nextTry !== undefined ? { nextTryAt: iso(nextTry) } : {}),
+    ...(pause?.pausedSince != null ? { pausedSince: iso(pause.pausedSince) } : {}),
+  };
+  const check: ReadinessCheck = {
+    ...summary,
     ...(s.source ? { source: s.source } : {}),
-    ...(s.checkedAt !== undefined ? { checkedAt: new Date(s.checkedAt).toISOString() } : {}),
+    ...(s.checkedAt !== undefined ? { checkedAt: iso(s.checkedAt) } : {}),
     ...(s.code ? { code: s.code } : {}),
     ...(s.message ? { message: s.message } : {}),
+    ...(pause?.lastError ? { pauseCause: { ...pause.lastError } } : {}),
   };
-  const checks = { store, templates, smtp };
-  const failing = Object.entries(checks)
-    .filter(([, c]) => !c.ok)
-    .map(([name]) => name);
-  return { ready: failing.length === 0, failing, checks };
+  return { summary, check };
 }

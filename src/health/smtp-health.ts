@@ -10,6 +10,8 @@ export interface SmtpStatus {
   checkedAt?: number;
   code?: string;
   message?: string;
+  /** When the periodic connection check runs next (while it runs). */
+  nextCheckAt?: number;
 }
 
 export interface SmtpHealth {
@@ -50,7 +52,10 @@ export function createSmtpHealth(options: { transport: MailTransport; clock: Clo
 
   const set = (next: SmtpStatus) => {
     if (current.ok && !next.ok)
-      options.logger.warn({ code: next.code, error: next.message, source: next.source }, 'SMTP check failing: /readyz answers 503');
+      options.logger.warn(
+        { code: next.code, error: next.message, source: next.source },
+        'SMTP check failing: deliveries wait in the outbox (/readyz stays 200 and names smtp as failing)',
+      );
     if (!current.ok && next.ok) options.logger.info({ source: next.source }, 'SMTP check passing again');
     current = next;
   };
@@ -78,8 +83,9 @@ export function createSmtpHealth(options: { transport: MailTransport; clock: Clo
     return running;
   };
 
+  let nextCheckAt: number | undefined;
   return {
-    status: () => current,
+    status: () => (nextCheckAt === undefined ? current : { ...current, nextCheckAt }),
     record(outcome) {
       if (outcome.type === 'sent') {
         set({ ok: true, source: 'send', checkedAt: options.clock.now() });
@@ -99,13 +105,18 @@ export function createSmtpHealth(options: { transport: MailTransport; clock: Clo
     check,
     start() {
       if (timer) return;
-      void check();
-      timer = setInterval(() => void check(), options.intervalMs);
+      const tick = () => {
+        nextCheckAt = options.clock.now() + options.intervalMs;
+        void check();
+      };
+      tick();
+      timer = setInterval(tick, options.intervalMs);
       timer.unref();
     },
     stop() {
       if (timer) clearInterval(timer);
       timer = undefined;
+      nextCheckAt = undefined;
     },
   };
 }

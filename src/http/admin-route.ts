@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { buildDeliveriesJson, createSecretMask } from '../delivery';
+import { buildDeliveriesJson, buildEmlFileName, buildSentMailsJson, createSecretMask } from '../delivery';
 import { verifyBearerToken } from './bearer-token';
 import { RelayError, type Clock, type Logger } from '../shared';
 import { DELIVERY_STATES, type DeliveryState, type Store } from '../store';
@@ -63,7 +63,20 @@ export function createAdminRouter(options: AdminRouteOptions): Router {
   router.get('/api/deliveries/:id', async (req: Request, res: Response) => {
     const record = await options.store.getDelivery(parseId(req.params.id));
     if (!record) throw new RelayError('NOT_FOUND', { message: `No delivery ${String(req.params.id)}.` });
-    res.json({ delivery: await show(record) });
+    const mails = buildSentMailsJson(record.id, await options.store.listSentMessages(record.id), mask);
+    res.json({ delivery: { ...(await show(record)), mails } });
+  });
+
+  // One route's kept mail, byte for byte (`route` as listed in `mails`; `""` for a copy kept before routes were recorded).
+  router.get('/api/deliveries/:id/message.eml', async (req: Request, res: Response) => {
+    const id = parseId(req.params.id);
+    const route = parseRoute(req.query.route);
+    const sent = await options.store.getSentMessage(id, route);
+    if (!sent) throw new RelayError('NOT_FOUND', { message: `Delivery ${id} has no kept mail for route "${route}".` });
+    res
+      .set('Content-Disposition', `attachment; filename="${buildEmlFileName(id, route)}"`)
+      .type('message/rfc822')
+      .send(sent.raw);
   });
 
   router.post('/api/deliveries/:id/retry', async (req: Request, res: Response) => {
@@ -94,6 +107,11 @@ function parseIntParam(value: unknown, name: string, min: number, max: number): 
     throw new RelayError('INVALID_REQUEST', { issues: [{ path: name, message: `must be an integer from ${min} to ${max}` }] });
   }
   return n;
+}
+
+function parseRoute(value: unknown): string {
+  if (typeof value === 'string' && value.length <= 200) return value;
+  throw new RelayError('INVALID_REQUEST', { issues: [{ path: 'route', message: 'must be one route name (at most 200 characters)' }] });
 }
 
 function parseId(value: unknown): number {

@@ -14,9 +14,10 @@ export interface ObserveRoutesOptions {
 }
 
 /**
- * GET /healthz (the process answers: for liveness), GET /readyz (store writable, templates loaded,
- * SMTP check passing: 503 naming the failing part; each check's details only with the metrics or
- * admin token as a bearer token), GET /metrics (Prometheus text format).
+ * GET /healthz (the process answers: for liveness), GET /readyz (store writable and templates loaded,
+ * else 503 naming the failing part; `smtp` says whether mail leaves, paused and until when, without
+ * failing readiness; each check's details only with the metrics or admin token as a bearer token),
+ * GET /metrics (Prometheus text format).
  * None of them caches: a probe must see the state now.
  */
 export function createObserveRouter(options: ObserveRoutesOptions): Router {
@@ -40,6 +41,7 @@ export function createObserveRouter(options: ObserveRoutesOptions): Router {
     res.status(readiness.ready ? 200 : 503).json({
       status: readiness.ready ? 'ready' : 'not ready',
       ...(readiness.ready ? {} : { failing: readiness.failing }),
+      smtp: readiness.smtp,
       ...(detailed ? { checks: readiness.checks } : {}),
     });
   });

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { WorkerOutcome } from '../delivery';
+import type { SmtpPauseStatus, WorkerOutcome } from '../delivery';
 import type { WebhookOutcome } from '../webhook';
 import { isFailureCode, type Clock, type FailureCode, type Logger } from '../shared';
 import { DELIVERY_STATES, type Store } from '../store';
@@ -24,6 +24,8 @@ export interface MetricsOptions {
   logger: Logger;
   /** Outcomes of sends waiting to be recorded (the store refused them), read at scrape time. */
   unrecordedOutcomes?: () => number;
+  /** The worker's SMTP circuit breaker, read at scrape time. */
+  smtpPause?: () => Pick<SmtpPauseStatus, 'state' | 'openUntil'>;
   /** Process metrics (CPU, memory, event loop lag, GC): on by default. */
   processMetrics?: boolean;
 }
@@ -141,8 +143,31 @@ function registerQueueSeries(registry: Registry, options: MetricsOptions): Queue
       this.set(options.unrecordedOutcomes?.() ?? 0);
     },
   });
+  registerPauseGauges(registry, options);
   for (const state of DELIVERY_STATES) depth.set({ state }, 0);
   return { scrapeErrors, depth, oldest };
+}
+
+/** The SMTP pause gauges (issue 17): whether the whole queue waits for the server, and until when; both 0 when not paused. */
+function registerPauseGauges(registry: Registry, options: MetricsOptions): void {
+  const gauges: [name: string, help: string, whilePaused: (pause: Pick<SmtpPauseStatus, 'openUntil'>) => number][] = [
+    ['smtp_paused', '1 while the SMTP circuit breaker holds the whole queue (server unreachable, 421, repeated 4xx), else 0.', () => 1],
+    [
+      'smtp_paused_until_seconds',
+      'While paused: when the next probe of the SMTP server may go (Unix seconds; in the past while a probe is in flight); 0 when not paused.',
+      (pause) => pause.openUntil / 1000,
+    ],
+  ];
+  for (const [name, help, whilePaused] of gauges)
+    new Gauge({
+      name: `${PREFIX}${name}`,
+      help,
+      registers: [registry],
+      collect() {
+        const pause = options.smtpPause?.();
+        this.set(pause && pause.state !== 'closed' ? whilePaused(pause) : 0);
+      },
+    });
 }
 
 /** Counts one webhook request by outcome (rejections by error code, ignored ones by a bounded reason). */

@@ -1,6 +1,6 @@
 import type { SendMailOptions } from 'nodemailer';
 import type { ComposedMail, DeliveryComposer } from '../compose';
-import type { WorkerOutcome } from '../delivery';
+import type { RouteSentEvent, WorkerOutcome } from '../delivery';
 import type { Clock, Logger } from '../shared';
 import type { Store } from '../store';
 import { buildRawMessage } from './build-raw-message';
@@ -16,14 +16,17 @@ interface Pending {
 export interface MailRecorder {
   /** Wraps a composer: the message is built to bytes once and sent as those bytes. */
   wrap(compose: DeliveryComposer): DeliveryComposer;
-  /** After a send: keeps the bytes of a sent mail in the store; forgets a failed one. */
+  /** After one route's mail was sent and recorded: keeps its bytes in the store. */
+  recordRouteSent(event: RouteSentEvent): void;
+  /** After the delivery's outcome: forgets what this attempt built (a failed route's mail is not kept). */
   record(outcome: WorkerOutcome): void;
 }
 
 /**
- * Keeps the exact mail sent for each delivery, for the dashboard ("what did the team receive?").
- * Composing builds the MIME bytes once; the worker then sends those bytes (`raw` with its envelope),
- * and the `sent` outcome stores them with the SMTP answer. Storing happens after the send is
+ * Keeps the exact mail sent for each route of each delivery, for the dashboard and the admin API
+ * ("what did each team receive?"; issue 17: a report mailed to two routes keeps both). Composing
+ * builds the MIME bytes once; the worker then sends those bytes (`raw` with its envelope), and each
+ * route's send, once recorded, stores them with the SMTP answer. Storing happens after the send is
  * recorded as done: a failure to keep the copy is logged, never turned into a second mail.
  */
 export function createMailRecorder(options: { store: Pick<Store, 'saveSentMessage'>; logger: Logger; clock: Clock }): MailRecorder {
@@ -62,29 +65,31 @@ export function createMailRecorder(options: { store: Pick<Store, 'saveSentMessag
         };
       };
     },
-    record(outcome) {
-      const routes = pending.get(outcome.delivery.id);
-      pending.delete(outcome.delivery.id);
-      // One copy per delivery (the dashboard's model): the first route mail sent in this attempt.
-      const kept = outcome.type === 'sent' && outcome.routes.length > 0 ? routes?.get(outcome.routes[0]) : undefined;
-      if (outcome.type !== 'sent' || !kept) return;
+    recordRouteSent(event) {
+      const kept = pending.get(event.delivery.id)?.get(event.route);
+      if (!kept) return;
       void options.store
-        .saveSentMessage(outcome.delivery.id, {
+        .saveSentMessage(event.delivery.id, {
+          route: event.route,
+          messageId: event.messageId,
           raw: kept.raw,
           envelopeFrom: kept.envelope.from,
           envelopeTo: kept.envelope.to,
           subject: kept.subject,
           text: kept.text,
           html: kept.html,
-          response: outcome.response,
+          response: event.response,
           sentAt: options.clock.now(),
         })
         .catch((error: unknown) =>
           options.logger.warn(
-            { err: error, deliveryId: outcome.delivery.id },
+            { err: error, deliveryId: event.delivery.id, route: event.route },
             'the mail was sent, but its copy for the dashboard could not be stored',
           ),
         );
+    },
+    record(outcome) {
+      pending.delete(outcome.delivery.id);
     },
   };
 }

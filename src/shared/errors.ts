@@ -76,8 +76,8 @@ export type FailureSource = 'connection' | 'reply' | 'content' | 'config' | 'que
  * used as a metric label. `retryable` says whether a later attempt can succeed (principle 3);
  * `configProblem` that an operator must act; `scope` whether every delivery would fail alike
  * (`server`: the worker pauses the whole queue) or only this one (`message`). SMTP_4XX's scope
- * depends on the reply (421/451 are about the service, RFC 5321 §4.2.3), so it is decided where
- * the error is classified. Codes are nodemailer's `err.code` where it has one (nodemailer
+ * depends on the reply (421 is about the service, RFC 5321 §3.8), so it is decided where the error
+ * is classified. Codes are nodemailer's `err.code` where it has one (nodemailer
  * `lib/errors.js`), so the stored code reads like the library's documentation.
  */
 export const FAILURE_CATALOGUE = {

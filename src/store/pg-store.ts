@@ -326,6 +326,10 @@ export class PgStore implements Store {
     return this.execute(queries.deliveries.requeueAllDead, { now });
   }
 
+  expediteRetries(options: { now: number; until: number }): Promise<number> {
+    return this.execute(queries.deliveries.expediteRetries, options);
+  }
+
   pruneDeliveries(options: { state: 'sent' | 'dead'; before: number }): Promise<number> {
     return this.execute(queries.deliveries.prune, options);
   }
@@ -362,9 +366,13 @@ export class PgStore implements Store {
     await this.execute(queries.sentMessages.save, toSentMessageParams(deliveryId, message));
   }
 
-  async getSentMessage(deliveryId: number): Promise<SentMessage | undefined> {
-    const [row] = await this.selectAll(queries.sentMessages.get, { deliveryId });
+  async getSentMessage(deliveryId: number, route: string): Promise<SentMessage | undefined> {
+    const [row] = await this.selectAll(queries.sentMessages.get, { deliveryId, route });
     return row && fromSentMessageRow(row);
+  }
+
+  async listSentMessages(deliveryId: number): Promise<SentMessage[]> {
+    return (await this.selectAll(queries.sentMessages.ofDelivery, { deliveryId })).map(fromSentMessageRow);
   }
 
   async lastReportReceivedAt(): Promise<number | null> {

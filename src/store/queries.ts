@@ -136,6 +136,10 @@ const deliveries = {
     () => `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = :now, lease_owner = NULL, lease_until = NULL,
          updated_at = :now WHERE state = 'dead'`,
   ),
+  /** "Try now": retries due by `until` (those waiting for the end of an SMTP pause) become due now, in their id order. */
+  expediteRetries: defineStatement<{ now: number; until: number }>(
+    () => `UPDATE deliveries SET next_attempt_at = :now WHERE state = 'retrying' AND next_attempt_at > :now AND next_attempt_at <= :until`,
+  ),
   countByState: defineStatement<Record<string, never>, { state: DeliveryState; n: number }>(
     () => 'SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state',
   ),
@@ -185,15 +189,19 @@ const reports = {
 };
 
 const sentMessages = {
-  /** The latest send of a delivery replaces an earlier one. */
+  /** One copy per (delivery, route): the latest send of a route's mail (a deliberate resend) replaces the earlier one. */
   save: defineStatement<SentMessageParams>(
     () => `INSERT INTO sent_messages (delivery_id, ${SENT_MESSAGE_COLUMNS})
-       VALUES (:deliveryId, :raw, :envelopeFrom, :envelopeTo, :subject, :text, :html, :response, :sentAt)
-       ON CONFLICT (delivery_id) DO UPDATE SET raw = excluded.raw, envelope_from = excluded.envelope_from, envelope_to = excluded.envelope_to,
-         subject = excluded.subject, text_part = excluded.text_part, html_part = excluded.html_part, response = excluded.response, sent_at = excluded.sent_at`,
+       VALUES (:deliveryId, :route, :messageId, :raw, :envelopeFrom, :envelopeTo, :subject, :text, :html, :response, :sentAt)
+       ON CONFLICT (delivery_id, route) DO UPDATE SET message_id = excluded.message_id, raw = excluded.raw,
+         envelope_from = excluded.envelope_from, envelope_to = excluded.envelope_to, subject = excluded.subject,
+         text_part = excluded.text_part, html_part = excluded.html_part, response = excluded.response, sent_at = excluded.sent_at`,
   ),
-  get: defineStatement<{ deliveryId: number }, SentMessageRow>(
-    () => `SELECT ${SENT_MESSAGE_COLUMNS} FROM sent_messages WHERE delivery_id = :deliveryId`,
+  get: defineStatement<{ deliveryId: number; route: string }, SentMessageRow>(
+    () => `SELECT ${SENT_MESSAGE_COLUMNS} FROM sent_messages WHERE delivery_id = :deliveryId AND route = :route`,
+  ),
+  ofDelivery: defineStatement<{ deliveryId: number }, SentMessageRow>(
+    () => `SELECT ${SENT_MESSAGE_COLUMNS} FROM sent_messages WHERE delivery_id = :deliveryId ORDER BY sent_at, route`,
   ),
 };
 

@@ -2,6 +2,8 @@ import type { SentMessage } from './types';
 
 /** A `sent_messages` row as both stores read it. */
 export interface SentMessageRow {
+  route: string;
+  message_id: string | null;
   raw: Buffer;
   envelope_from: string;
   envelope_to: string;
@@ -23,6 +25,8 @@ export function toSentMessageParams(deliveryId: number, m: SentMessage): SentMes
 /** Turns a row back into the message as it was sent. */
 export function fromSentMessageRow(row: SentMessageRow): SentMessage {
   return {
+    route: row.route,
+    messageId: row.message_id,
     raw: Buffer.from(row.raw),
     envelopeFrom: row.envelope_from,
     envelopeTo: JSON.parse(row.envelope_to) as string[],
@@ -30,8 +34,8 @@ export function fromSentMessageRow(row: SentMessageRow): SentMessage {
     text: row.text_part,
     html: row.html_part,
     response: row.response,
-    sentAt: row.sent_at,
+    sentAt: Number(row.sent_at),
   };
 }
 
-export const SENT_MESSAGE_COLUMNS = 'raw, envelope_from, envelope_to, subject, text_part, html_part, response, sent_at';
+export const SENT_MESSAGE_COLUMNS = 'route, message_id, raw, envelope_from, envelope_to, subject, text_part, html_part, response, sent_at';

@@ -394,6 +394,10 @@ export class SqliteStore implements Store {
     return this.runDurably((db) => execute(db, queries.deliveries.requeueAllDead, { now }));
   }
 
+  expediteRetries(options: { now: number; until: number }): Promise<number> {
+    return this.runDurably((db) => execute(db, queries.deliveries.expediteRetries, options));
+  }
+
   async countByState(): Promise<Record<DeliveryState, number>> {
     return decodeStateCounts(this.run((db) => selectAll(db, queries.deliveries.countByState, {})));
   }
@@ -432,9 +436,13 @@ export class SqliteStore implements Store {
     return this.queueChange(queries.sentMessages.save, toSentMessageParams(deliveryId, message));
   }
 
-  async getSentMessage(deliveryId: number): Promise<SentMessage | undefined> {
-    const row = this.run((db) => selectOne(db, queries.sentMessages.get, { deliveryId }));
+  async getSentMessage(deliveryId: number, route: string): Promise<SentMessage | undefined> {
+    const row = this.run((db) => selectOne(db, queries.sentMessages.get, { deliveryId, route }));
     return row && fromSentMessageRow(row);
+  }
+
+  async listSentMessages(deliveryId: number): Promise<SentMessage[]> {
+    return this.run((db) => selectAll(db, queries.sentMessages.ofDelivery, { deliveryId })).map(fromSentMessageRow);
   }
 
   async lastReportReceivedAt(): Promise<number | null> {

@@ -125,6 +125,11 @@ export interface Store {
   /** Puts a dead (or sent) delivery back in the queue, due now, with its attempts reset. */
   requeue(id: number, now: number): Promise<boolean>;
   requeueAllDead(now: number): Promise<number>;
+  /**
+   * Makes every retrying delivery due by `until` due `now` (an operator's "try now" while SMTP is
+   * paused: the deliveries waiting for the pause's end go now, oldest first). Resolves with how many.
+   */
+  expediteRetries(options: { now: number; until: number }): Promise<number>;
   countByState(): Promise<Record<DeliveryState, number>>;
   /**
    * Deletes deliveries (row and stored body) in `state` whose last change is older than `before`
@@ -161,9 +166,12 @@ export interface Store {
   }): Promise<{ won: boolean; alertId?: number }>;
   /** The exact bytes NetBox sent for a delivery (for the dashboard's report page and chart). */
   getDeliveryBody(id: number): Promise<Buffer | undefined>;
-  /** Keeps the mail as it was sent for a delivery (the latest send replaces an earlier one). */
+  /** Keeps one route's mail as it was sent for a delivery (the latest send of that route replaces an earlier one). */
   saveSentMessage(deliveryId: number, message: SentMessage): Promise<void>;
-  getSentMessage(deliveryId: number): Promise<SentMessage | undefined>;
+  /** The kept mail of one route of a delivery (`''`: a copy kept before routes were recorded with it). */
+  getSentMessage(deliveryId: number, route: string): Promise<SentMessage | undefined>;
+  /** Every kept mail of a delivery, one per route, in the order they were sent. */
+  listSentMessages(deliveryId: number): Promise<SentMessage[]>;
   /**
    * Records the routing decisions of a delivery, once: when decisions are already stored (a retry, a
    * restart, another replica) they are kept and returned instead, so a route is never decided twice.
@@ -197,8 +205,15 @@ export interface MigrationReport {
 /** Failing sets kept per series; the streak walk ("failing since") never looks further back. */
 export const REPORT_FAILING_SETS_KEPT = 100;
 
-/** The mail as it left for one delivery: the exact MIME bytes, where it went, and the server's answer. */
+/** The mail as it left for one route of a delivery: the exact MIME bytes, where it went, and the server's answer. */
 export interface SentMessage {
+  /**
+   * The route (ROUTES_FILE; `default` without one) whose mail this is; `''` for a copy kept before
+   * migration 7 whose route cannot be told (its delivery mailed several routes).
+   */
+  route: string;
+  /** The Message-ID it was sent with; null for a copy kept before migration 7 (then it is in `raw`). */
+  messageId: string | null;
   /** RFC 5322 bytes exactly as handed to SMTP (or written as .eml); no Bcc header. */
   raw: Buffer;
   envelopeFrom: string;

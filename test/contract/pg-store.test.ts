@@ -1,6 +1,6 @@
 import { PG_MIGRATIONS, PgStore, StorageUnavailableError, type NewDelivery } from '../../src/store';
 import { createTestSchema, type TestSchema } from '../helpers/pg-schema';
-import { describeStoreContract, makeDelivery } from './store-contract';
+import { describeStoreContract, makeDelivery, type LegacyRows } from './store-contract';
 
 describeStoreContract('PostgreSQL', async () => {
   const schema = await createTestSchema('store_contract');
@@ -11,12 +11,12 @@ describeStoreContract('PostgreSQL', async () => {
       return store;
     },
     cleanup: () => schema.drop(),
-    seedSchema: (version, rows) => seedPgSchema(schema, version, rows),
+    seedSchema: (version, rows, legacy) => seedPgSchema(schema, version, rows, legacy),
   };
 });
 
 /** A schema as an older relay left it: its migrations applied and recorded, its rows stored with the columns it had. */
-async function seedPgSchema(schema: TestSchema, version: number, rows: readonly NewDelivery[]): Promise<void> {
+async function seedPgSchema(schema: TestSchema, version: number, rows: readonly NewDelivery[], legacy: LegacyRows = {}): Promise<void> {
   await schema.query(
     'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
   );
@@ -31,6 +31,18 @@ async function seedPgSchema(schema: TestSchema, version: number, rows: readonly 
       [r.dedupKey, r.reportId, r.reportCreated, r.completedAt, r.source, r.body, r.receivedAt],
     );
   }
+  for (const m of legacy.routeMails ?? [])
+    await schema.query(
+      `INSERT INTO route_mails (delivery_id, route, position, outcome, reason, state, message_id, decided_at, updated_at)
+       VALUES ($1, $2, $3, 'send', 'matched', $4, $5, 0, 0)`,
+      [m.deliveryId, m.route, m.position, m.state, m.messageId],
+    );
+  for (const m of legacy.sentMessages ?? [])
+    await schema.query(
+      `INSERT INTO sent_messages (delivery_id, raw, envelope_from, envelope_to, subject, response, sent_at)
+       VALUES ($1, $2, 'relay@example.com', $3, 'report', '250 OK', $4)`,
+      [m.deliveryId, m.raw, JSON.stringify(m.envelopeTo), m.sentAt],
+    );
 }
 
 describe('PgStore beyond the contract', () => {

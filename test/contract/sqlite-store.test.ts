@@ -4,19 +4,19 @@ import Database from 'better-sqlite3';
 import { SQLITE_FILE_NAME, SqliteStore, type NewDelivery } from '../../src/store';
 import { SQLITE_MIGRATIONS } from '../../src/store/migrations/sqlite';
 import { makeTempDir } from '../helpers/relay-harness';
-import { describeStoreContract } from './store-contract';
+import { describeStoreContract, type LegacyRows } from './store-contract';
 
 describeStoreContract('SQLite', async () => {
   const dataDir = makeTempDir('store-contract-');
   return {
     open: async () => SqliteStore.open({ dataDir }),
     cleanup: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
-    seedSchema: (version, rows) => Promise.resolve(seedSqliteSchema(path.join(dataDir, SQLITE_FILE_NAME), version, rows)),
+    seedSchema: (version, rows, legacy) => Promise.resolve(seedSqliteSchema(path.join(dataDir, SQLITE_FILE_NAME), version, rows, legacy)),
   };
 });
 
 /** A file as an older relay left it: its migrations applied, its rows stored with the columns it had. */
-function seedSqliteSchema(file: string, version: number, rows: readonly NewDelivery[]): void {
+function seedSqliteSchema(file: string, version: number, rows: readonly NewDelivery[], legacy: LegacyRows = {}): void {
   const db = new Database(file);
   try {
     for (const migration of SQLITE_MIGRATIONS.filter((m) => m.version <= version)) db.exec(migration.sql);
@@ -26,6 +26,14 @@ function seedSqliteSchema(file: string, version: number, rows: readonly NewDeliv
     );
     for (const r of rows)
       insert.run(r.dedupKey, r.reportId, r.reportCreated, r.completedAt, r.source, r.body, r.receivedAt, r.receivedAt, r.receivedAt);
+    const route = db.prepare(
+      "INSERT INTO route_mails (delivery_id, route, position, outcome, reason, state, message_id, decided_at, updated_at) VALUES (?, ?, ?, 'send', 'matched', ?, ?, 0, 0)",
+    );
+    for (const m of legacy.routeMails ?? []) route.run(m.deliveryId, m.route, m.position, m.state, m.messageId);
+    const sent = db.prepare(
+      "INSERT INTO sent_messages (delivery_id, raw, envelope_from, envelope_to, subject, response, sent_at) VALUES (?, ?, 'relay@example.com', ?, 'report', '250 OK', ?)",
+    );
+    for (const m of legacy.sentMessages ?? []) sent.run(m.deliveryId, m.raw, JSON.stringify(m.envelopeTo), m.sentAt);
   } finally {
     db.close();
   }

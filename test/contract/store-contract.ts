@@ -19,7 +19,15 @@ export interface StoreBacking {
    * Before any instance is opened: builds the schema as migrations 1 to `version` left it (an
    * existing database of an older relay), with `rows` stored as that version stored them.
    */
-  seedSchema(version: number, rows: readonly NewDelivery[]): Promise<void>;
+  seedSchema(version: number, rows: readonly NewDelivery[], legacy?: LegacyRows): Promise<void>;
+}
+
+/** Rows of the tables an older relay kept besides deliveries (deliveries are numbered 1, 2, … in seed order). */
+export interface LegacyRows {
+  /** A `route_mails` row as migration 5 created it, sent or pending. */
+  routeMails?: { deliveryId: number; route: string; position: number; state: 'sent' | 'pending'; messageId: string | null }[];
+  /** A `sent_messages` row as migration 4 created it: one per delivery, no route. */
+  sentMessages?: { deliveryId: number; raw: Buffer; envelopeTo: string[]; sentAt: number }[];
 }
 
 const T0 = 1_700_000_000_000;
@@ -281,6 +289,20 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(new Set(seen).size).toBe(60);
     });
 
+    test('"try now" makes the retries due by the end of an SMTP pause due now, and nothing else', async () => {
+      const ids = await Promise.all([1, 2, 3, 4].map(async (n) => (await store.insertDelivery(makeDelivery(n))).id));
+      await store.claimDue({ now: T0 + 10, limit: 3, owner: 'a', leaseMs: 60_000 });
+      const pauseEnd = T0 + 60_000;
+      await store.markRetry(ids[0], { now: T0 + 20, nextAttemptAt: pauseEnd, error: 'refused', code: 'ECONNREFUSED' });
+      await store.markRetry(ids[1], { now: T0 + 20, nextAttemptAt: T0 + 30_000, error: 'greylisted', code: 'SMTP_4XX' });
+      await store.markRetry(ids[2], { now: T0 + 20, nextAttemptAt: pauseEnd + 1, error: 'greylisted', code: 'SMTP_4XX' });
+      expect(await store.expediteRetries({ now: T0 + 100, until: pauseEnd })).toBe(2);
+      const due = await store.claimDue({ now: T0 + 100, limit: 10, owner: 'b', leaseMs: 60_000 });
+      // Oldest first; the one due after the pause and the queued one (due already) keep their times.
+      expect(due.map((d) => d.id)).toEqual([ids[0], ids[1], ids[3]]);
+      expect((await store.getDelivery(ids[2]))!.nextAttemptAt).toBe(pauseEnd + 1);
+    });
+
     test('markSent, markRetry and markDead record the outcome and end the lease', async () => {
       const ids = await Promise.all([1, 2, 3].map(async (n) => (await store.insertDelivery(makeDelivery(n))).id));
       await store.claimDue({ now: T0 + 10, limit: 3, owner: 'a', leaseMs: 60_000 });
@@ -497,13 +519,16 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       ).toBe(false);
     });
 
-    test('the body and the sent mail of a delivery come back byte for byte; a later send replaces the record', async () => {
+    test('the body and the sent mail of each route come back byte for byte; a later send of a route replaces its record', async () => {
       const { id } = await store.insertDelivery(makeDelivery(3));
       expect((await store.getDeliveryBody(id))!.equals(makeDelivery(3).body)).toBe(true);
       expect(await store.getDeliveryBody(id + 100)).toBeUndefined();
-      expect(await store.getSentMessage(id)).toBeUndefined();
+      expect(await store.getSentMessage(id, 'on-call')).toBeUndefined();
+      expect(await store.listSentMessages(id)).toEqual([]);
       const raw = Buffer.from('Subject: =?UTF-8?Q?B=C3=BCro?=\r\n\r\nbody \u00e9\r\n', 'utf8');
       const first = {
+        route: 'on-call',
+        messageId: '<1@relay>',
         raw,
         envelopeFrom: 'relay@example.com',
         envelopeTo: ['a@example.com', 'bcc@example.com'],
@@ -515,11 +540,16 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       };
       await store.saveSentMessage(id, first);
       const other = await open();
-      const got = await other.getSentMessage(id);
+      const got = await other.getSentMessage(id, 'on-call');
       expect(got).toEqual(first);
       expect(got!.raw.equals(raw)).toBe(true);
+      // A second route's mail of the same delivery is kept next to the first (issue 17), not over it.
+      const second = { ...first, route: 'auditors', messageId: '<2@relay>', envelopeTo: ['audit@example.com'], sentAt: T0 + 2 };
+      await store.saveSentMessage(id, second);
+      expect(await other.listSentMessages(id)).toEqual([first, second]);
       await store.saveSentMessage(id, { ...first, html: null, response: '250 queued as 2', sentAt: T0 + 5 });
-      expect(await other.getSentMessage(id)).toMatchObject({ html: null, response: '250 queued as 2', sentAt: T0 + 5 });
+      expect(await other.getSentMessage(id, 'on-call')).toMatchObject({ html: null, response: '250 queued as 2', sentAt: T0 + 5 });
+      expect((await other.listSentMessages(id)).map((m) => m.route)).toEqual(['auditors', 'on-call']);
     });
 
     test('route decisions are recorded once: a second decision (retry, other replica) keeps the first', async () => {
@@ -633,7 +663,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
         const upgraded = await legacyBacking.open();
         try {
           const report = await upgraded.migrate();
-          expect(report.applied[0]).toBe('006-delivery_report_fields');
+          expect(report.applied).toEqual(['006-delivery_report_fields', '007-sent_messages_per_route']);
           expect(report.version).toBeGreaterThanOrEqual(6);
           const [before] = await upgraded.listDeliveries();
           expect(before).toMatchObject({ dedupKey: old.dedupKey, reportId: 1, state: 'queued', report: null });
@@ -646,6 +676,39 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
             [before.id, true],
             [id, false],
           ]);
+        } finally {
+          await upgraded.close();
+        }
+      } finally {
+        await legacyBacking.cleanup();
+      }
+    });
+
+    test('migration 7 keeps the mails kept per delivery readable, naming the route when only one was sent', async () => {
+      const legacyBacking = await createBacking();
+      const raw = (n: number) => Buffer.from(`Message-ID: <legacy-${n}@relay>\r\nSubject: report ${n}\r\n\r\nbody\r\n`);
+      const sentRoute = (deliveryId: number, route: string, position: number) =>
+        ({ deliveryId, route, position, state: 'sent', messageId: `<legacy-${deliveryId}-${route}@relay>` }) as const;
+      await legacyBacking.seedSchema(6, [makeDelivery(1), makeDelivery(2)], {
+        // Delivery 1 mailed one route; delivery 2 mailed two, of which the old table kept one copy.
+        routeMails: [sentRoute(1, 'on-call', 0), sentRoute(2, 'on-call', 0), sentRoute(2, 'auditors', 1)],
+        sentMessages: [1, 2].map((n) => ({ deliveryId: n, raw: raw(n), envelopeTo: [`team${n}@example.com`], sentAt: T0 + n })),
+      });
+      try {
+        const upgraded = await legacyBacking.open();
+        try {
+          expect((await upgraded.migrate()).version).toBeGreaterThanOrEqual(7);
+          const [one] = await upgraded.listSentMessages(1);
+          expect(one).toMatchObject({ route: 'on-call', messageId: '<legacy-1-on-call@relay>', envelopeTo: ['team1@example.com'] });
+          expect(one.raw.equals(raw(1))).toBe(true);
+          // Two routes were sent: which one the copy is cannot be told, so it is kept under no route.
+          const two = await upgraded.listSentMessages(2);
+          expect(two).toHaveLength(1);
+          expect(two[0]).toMatchObject({ route: '', messageId: null, envelopeTo: ['team2@example.com'], sentAt: T0 + 2 });
+          expect((await upgraded.getSentMessage(2, ''))!.raw.equals(raw(2))).toBe(true);
+          // New sends of that delivery are kept per route, next to the old copy.
+          await upgraded.saveSentMessage(2, { ...two[0], route: 'auditors', messageId: '<new@relay>', sentAt: T0 + 9 });
+          expect((await upgraded.listSentMessages(2)).map((m) => m.route)).toEqual(['', 'auditors']);
         } finally {
           await upgraded.close();
         }

@@ -41,7 +41,8 @@ describe('the dashboard reads typed rows, not bodies (issue 15)', () => {
         bodyReads.push(id);
         return store.getDeliveryBody(id);
       },
-      getSentMessage: (id) => store.getSentMessage(id),
+      getSentMessage: (id, route) => store.getSentMessage(id, route),
+      listSentMessages: (id) => store.listSentMessages(id),
       requeue: (id, now) => store.requeue(id, now),
       listRouteMails: (ids) => store.listRouteMails(ids),
     };

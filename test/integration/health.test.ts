@@ -34,11 +34,12 @@ describe('GET /healthz and /readyz', () => {
     expect(ready.status).toBe(200);
     expect(ready.body).toMatchObject({
       status: 'ready',
+      smtp: { ok: true, state: 'ok' },
       checks: { store: { ok: true }, templates: { ok: true, sets: ['report'] }, smtp: { ok: true, source: 'verify' } },
     });
   });
 
-  it('names SMTP as failing while the server is down, and recovers when it is back', async () => {
+  it('stays ready while the SMTP server is down (deliveries are still accepted), names SMTP as failing, and recovers', async () => {
     smtp = await startSmtpPeer();
     const port = smtp.port;
     await smtp.close();
@@ -51,19 +52,25 @@ describe('GET /healthz and /readyz', () => {
     const down = await waitUntil(
       async () => {
         const r = await getJson(`${relay!.url}/readyz`);
-        return r.status === 503 ? r : undefined;
+        return r.body.smtp.ok === false ? r : undefined;
       },
       10_000,
-      '/readyz to fail',
+      'SMTP to be reported failing',
     );
+    // Accepting into the outbox is the relay's job and still works: 200, with SMTP named (issue 17).
+    expect(down.status).toBe(200);
     expect(down.body).toMatchObject({
-      status: 'not ready',
-      failing: ['smtp'],
-      checks: { store: { ok: true }, smtp: { ok: false, source: 'verify', code: 'ESOCKET' } },
+      status: 'ready',
+      smtp: { ok: false, state: 'failing', nextTryAt: expect.any(String) },
+      checks: { store: { ok: true }, smtp: { ok: false, state: 'failing', source: 'verify', code: 'ESOCKET' } },
     });
-    // Without a token: the status and the failing check's name, not the SMTP server nor its error (issue 14).
+    expect(down.body).not.toHaveProperty('failing');
+    // Without a token: the status and SMTP's state and next try, not the SMTP server nor its error (issue 14).
     const anonymous = await getJson(`${relay.url}/readyz`, null);
-    expect(anonymous).toEqual({ status: 503, body: { status: 'not ready', failing: ['smtp'] } });
+    expect(anonymous).toEqual({
+      status: 200,
+      body: { status: 'ready', smtp: { ok: false, state: 'failing', nextTryAt: expect.any(String) } },
+    });
     expect(JSON.stringify(anonymous.body)).not.toContain(String(port));
     expect((await getJson(`${relay.url}/readyz`, 'not-the-metrics-token-at-all')).body).not.toHaveProperty('checks');
     // The liveness probe does not depend on SMTP: restarting the relay would not help.
@@ -71,7 +78,7 @@ describe('GET /healthz and /readyz', () => {
 
     smtp = await startSmtpPeer({ port });
     await relay.relay.smtpHealth.check();
-    expect((await getJson(`${relay.url}/readyz`)).status).toBe(200);
+    expect(await getJson(`${relay.url}/readyz`)).toMatchObject({ status: 200, body: { smtp: { ok: true, state: 'ok' } } });
   });
 
   it('turns failing when a send cannot reach the server, and passing when a send succeeds', async () => {
@@ -86,8 +93,10 @@ describe('GET /healthz and /readyz', () => {
     expect((await postWebhook(relay.webhookUrl, body)).status).toBe(202);
     await waitUntil(() => relay!.workerOutcomes.length >= 1, 10_000, 'the dropped send');
     const failing = await getJson(`${relay.url}/readyz`);
-    expect(failing.status).toBe(503);
-    expect(failing.body.checks.smtp).toMatchObject({ ok: false, source: 'send' });
+    expect(failing.status).toBe(200);
+    // A dropped connection is server-wide: the queue is paused until the next probe.
+    expect(failing.body.smtp).toMatchObject({ ok: false, state: 'paused', nextTryAt: expect.any(String), pausedSince: expect.any(String) });
+    expect(failing.body.checks.smtp).toMatchObject({ ok: false, source: 'send', pauseCause: { code: expect.any(String) } });
     smtp.setBehaviour({ type: 'accept' });
     await smtp.waitFor(1);
     await waitUntil(() => relay!.workerOutcomes.some((o) => o.type === 'sent'), 10_000, 'the resend');
@@ -105,13 +114,16 @@ describe('GET /healthz and /readyz', () => {
       ADMIN_TOKEN,
     });
     await waitUntil(
-      async () => ((await getJson(`${relay!.url}/readyz`, null)).status === 503 ? true : undefined),
+      async () => ((await getJson(`${relay!.url}/readyz`, null)).body.smtp.ok === false ? true : undefined),
       10_000,
-      '/readyz to fail',
+      'SMTP to be reported failing',
     );
     const admin = await getJson(`${relay.url}/readyz`, ADMIN_TOKEN);
-    expect(admin.body).toMatchObject({ failing: ['smtp'], checks: { smtp: { ok: false, code: 'ESOCKET' } } });
-    expect((await getJson(`${relay.url}/readyz`, null)).body).toEqual({ status: 'not ready', failing: ['smtp'] });
+    expect(admin.body).toMatchObject({ status: 'ready', checks: { smtp: { ok: false, code: 'ESOCKET' } } });
+    expect((await getJson(`${relay.url}/readyz`, null)).body).toEqual({
+      status: 'ready',
+      smtp: { ok: false, state: 'failing', nextTryAt: expect.any(String) },
+    });
     await relay.stop();
     relay = await startTestRelay({
       SMTP_URL: `smtp://127.0.0.1:${port}`,
@@ -119,11 +131,13 @@ describe('GET /healthz and /readyz', () => {
       SMTP_CONNECTION_TIMEOUT_MS: '2000',
     });
     await waitUntil(
-      async () => ((await getJson(`${relay!.url}/readyz`, null)).status === 503 ? true : undefined),
+      async () => ((await getJson(`${relay!.url}/readyz`, null)).body.smtp.ok === false ? true : undefined),
       10_000,
-      '/readyz to fail',
+      'SMTP to be reported failing',
     );
-    expect((await getJson(`${relay.url}/readyz`, 'any-token-guessed-by-someone')).body).toEqual({ status: 'not ready', failing: ['smtp'] });
+    const guessed = (await getJson(`${relay.url}/readyz`, 'any-token-guessed-by-someone')).body;
+    expect(guessed).toEqual({ status: 'ready', smtp: { ok: false, state: 'failing', nextTryAt: expect.any(String) } });
+    expect(JSON.stringify(guessed)).not.toContain(String(port));
   });
 
   it('names the store as failing when it cannot commit', async () => {
@@ -133,7 +147,9 @@ describe('GET /healthz and /readyz', () => {
     const r = await getJson(`${relay.url}/readyz`);
     expect(r.status).toBe(503);
     expect(r.body).toMatchObject({
+      status: 'not ready',
       failing: ['store'],
+      smtp: { ok: true, state: 'ok' },
       checks: { store: { ok: false, code: 'STORE_CLOSED' }, templates: { ok: true }, smtp: { ok: true } },
     });
   });

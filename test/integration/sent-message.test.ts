@@ -23,8 +23,9 @@ describe('the mail as sent is kept per delivery', () => {
     const res = await postWebhook(relay.webhookUrl, buildBody({ data: buildReportData({ id: 77 }) }));
     expect(res.status).toBe(202);
     const [mail] = await smtp.waitFor(1);
-    const kept = await waitUntil(() => relay.relay.store.getSentMessage(res.json.id), 10_000, 'the kept copy');
+    const kept = await waitUntil(async () => (await relay.relay.store.listSentMessages(res.json.id))[0], 10_000, 'the kept copy');
     expect(kept.raw.equals(mail.raw)).toBe(true);
+    expect(kept).toMatchObject({ route: 'default', messageId: mail.parsed.messageId });
     expect(kept.envelopeTo).toEqual(['netops@example.com', 'lead@example.com', 'audit@example.com']);
     expect(mail.envelope.to).toEqual(kept.envelopeTo);
     // Bcc is in the envelope only, never in the bytes.
@@ -37,7 +38,7 @@ describe('the mail as sent is kept per delivery', () => {
   it('keeps the same bytes as the .eml file when no SMTP server is configured', async () => {
     relay = await startTestRelay({});
     const res = await postWebhook(relay.webhookUrl, buildBody({ data: buildReportData({ id: 78 }) }));
-    const kept = await waitUntil(() => relay.relay.store.getSentMessage(res.json.id), 10_000, 'the kept copy');
+    const kept = await waitUntil(async () => (await relay.relay.store.listSentMessages(res.json.id))[0], 10_000, 'the kept copy');
     const file = /written to (.*)$/.exec(kept.response)![1];
     expect(fs.readFileSync(file).equals(kept.raw)).toBe(true);
   });

@@ -110,4 +110,42 @@ describe('SMTP outage: refused, then 421/451, then back', () => {
     expect(mails[0].parsed.headers.get('x-compliance-report-id')).toBe('702');
     await waitUntil(() => relay!.relay.worker.breaker.state === 'closed' || undefined, 5_000, 'the breaker closed');
   }, 60_000);
+
+  it('a single 451 on one message retries that message alone while the other deliveries flow', async () => {
+    smtp = await startSmtpPeer();
+    // The first message the server sees is greylisted (451), every later one accepted.
+    smtp.setBehaviour((attempt) =>
+      attempt === 1 ? { type: 'reject', code: 451, message: '4.7.1 greylisted, try again later' } : { type: 'accept' },
+    );
+    relay = await startTestRelay(
+      { SMTP_URL: smtp.url, MAIL_TO: 'oncall@example.com', WEBHOOK_SECRET: SECRET, SMTP_POOL_SIZE: '1', RETRY_BASE_MS: '8000' },
+      // The greylisted message's own backoff is its whole cap (8 s): long after the others went.
+      { random: () => 1 },
+    );
+    const post = async (id: number) => {
+      const body = buildBody({ data: buildReportData({ id }) });
+      const res = await postWebhook(relay!.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) });
+      expect(res.status).toBe(202);
+      return res.json.id as number;
+    };
+    const greylisted = await post(600);
+    await waitUntil(() => relay!.workerOutcomes.find((o) => o.type === 'retry'), 10_000, 'the 451');
+    for (let id = 601; id <= 604; id += 1) await post(id);
+
+    const flowed = await smtp.waitFor(4, 10_000);
+    expect(flowed.map((m) => Number(m.parsed.headers.get('x-compliance-report-id')))).toEqual([601, 602, 603, 604]);
+    // The others went while the greylisted one waited on its own backoff; the queue never paused.
+    expect((await relay.relay.store.getDelivery(greylisted))?.state).toBe('retrying');
+    expect(relay.relay.worker.breaker.state).toBe('closed');
+    const retry = relay.workerOutcomes.find((o) => o.type === 'retry');
+    expect(retry).toMatchObject({ failure: { code: 'SMTP_4XX', scope: 'message' }, delivery: { reportId: 600 } });
+    expect(relay.logs.some((l) => l.includes('pausing all deliveries'))).toBe(false);
+
+    const all = await smtp.waitFor(5, 30_000);
+    expect(Number(all[4].parsed.headers.get('x-compliance-report-id'))).toBe(600);
+    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 5 ? true : undefined), 10_000, 'all sent');
+    // Each mail once: five accepted, one greylisted attempt.
+    expect(smtp.received).toHaveLength(5);
+    expect(smtp.attempts).toBe(6);
+  }, 60_000);
 });

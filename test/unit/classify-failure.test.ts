@@ -15,9 +15,9 @@ describe('classifyFailure: the one table of what a retry can fix', () => {
         { kind: 'transient', code: 'SMTP_4XX', configProblem: false, scope: 'server' },
       ],
       [
-        '451 local error',
+        '451 local error (one message: retried alone)',
         smtpError({ code: 'EMESSAGE', responseCode: 451 }),
-        { kind: 'transient', code: 'SMTP_4XX', configProblem: false, scope: 'server' },
+        { kind: 'transient', code: 'SMTP_4XX', configProblem: false, scope: 'message' },
       ],
       [
         '450 mailbox busy',

@@ -140,4 +140,37 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
       ALTER TABLE deliveries ADD COLUMN triggered_by  TEXT;
     `,
   },
+  {
+    version: 7,
+    name: 'sent_messages_per_route',
+    // Issue 17: one kept copy per (delivery, route), so a report mailed to two routes keeps both mails.
+    // SQLite cannot change a primary key in place: the table is rebuilt in this migration's transaction.
+    // A copy kept before names its route only when exactly one route of its delivery was sent (then it
+    // is that route's mail, with that Message-ID); otherwise its route is '' ("not recorded").
+    sql: `
+      CREATE TABLE sent_messages_by_route (
+        delivery_id    INTEGER NOT NULL,
+        route          TEXT    NOT NULL,
+        message_id     TEXT,
+        raw            BLOB    NOT NULL,
+        envelope_from  TEXT    NOT NULL,
+        envelope_to    TEXT    NOT NULL,
+        subject        TEXT    NOT NULL,
+        text_part      TEXT,
+        html_part      TEXT,
+        response       TEXT    NOT NULL,
+        sent_at        INTEGER NOT NULL,
+        PRIMARY KEY (delivery_id, route)
+      );
+      INSERT INTO sent_messages_by_route
+        SELECT s.delivery_id, COALESCE(sole.route, ''), sole.message_id, s.raw, s.envelope_from, s.envelope_to, s.subject,
+               s.text_part, s.html_part, s.response, s.sent_at
+        FROM sent_messages s LEFT JOIN (
+          SELECT delivery_id, MAX(route) AS route, MAX(message_id) AS message_id FROM route_mails
+          WHERE state = 'sent' GROUP BY delivery_id HAVING COUNT(*) = 1
+        ) sole ON sole.delivery_id = s.delivery_id;
+      DROP TABLE sent_messages;
+      ALTER TABLE sent_messages_by_route RENAME TO sent_messages;
+    `,
+  },
 ];
