@@ -1,5 +1,13 @@
 export { defaultTemplatesDir } from './default-templates-dir';
-export { loadRenderer, registerTemplateHelpers, TemplateError, DEFAULT_TEMPLATE_SET, type Renderer, type RenderedMail } from './renderer';
+export {
+  loadRenderer,
+  buildInlinedCssFile,
+  registerTemplateHelpers,
+  TemplateError,
+  DEFAULT_TEMPLATE_SET,
+  type Renderer,
+  type RenderedMail,
+} from './renderer';
 export { buildMessage, buildMessageId, buildThreadId, type MessageInput, type Recipients } from './build-message';
 export {
   createTransport,
@@ -13,3 +21,4 @@ export {
 export { createAccessTokenFetcher, OAuth2Error, type AccessToken, type FetchAccessToken } from './fetch-access-token';
 export { createTokenCache, TOKEN_REFRESH_BEFORE_EXPIRY_MS, type TokenCache } from './create-token-cache';
 export { createGraphTransport, classifyGraphResponse, parseRetryAfterMs, GraphError } from './create-graph-transport';
+export { INLINED_CSS_FILE } from './inlined-css-file';

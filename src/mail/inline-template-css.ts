@@ -1,16 +1,7 @@
 import type HandlebarsNamespace from 'handlebars';
+import { hashInlineInput, type InlinedHtmlTemplates } from './inlined-css-file';
 
-/** One template set's HTML after its CSS was inlined: the template and the HTML partials it calls. */
-export interface InlinedHtmlTemplates {
-  /** `html.hbs` with style attributes; `<style>` keeps the media queries and the rules that matched nothing. */
-  html: string;
-  /**
-   * The partials the HTML calls by name, with style attributes, keyed by the name the template calls.
-   * A partial called from places where the CSS gives it different styles (`.a td` and `.b td`) gets one
-   * copy per style, named `<name>--inline-<n>`, and the call is renamed to match.
-   */
-  partials: Map<string, string>;
-}
+export type { InlinedHtmlTemplates };
 
 /**
  * Options as the relay always gave juice (it used to run on every rendered mail): `@media` rules stay
@@ -53,6 +44,24 @@ export function inlineTemplateCss(
   const calls: PartialCall[] = [];
   const spliced = splicePartials(hbs, html, partials, calls, []);
   return cutPartials(juice(spliced, JUICE_OPTIONS), calls);
+}
+
+/**
+ * {@link inlineTemplateCss}, or the same result computed ahead and stored with the templates
+ * (inlined-css-file.ts) when it was computed from exactly these sources: then juice is not loaded.
+ */
+export function findInlinedTemplateCss(
+  hbs: typeof HandlebarsNamespace,
+  html: string,
+  partials: ReadonlyMap<string, string>,
+  computedAhead: ReadonlyMap<string, InlinedHtmlTemplates>,
+): InlinedHtmlTemplates {
+  return computedAhead.get(hashInlineInput(html, partials, JUICE_OPTIONS)) ?? inlineTemplateCss(hbs, html, partials);
+}
+
+/** The key under which {@link findInlinedTemplateCss} looks up a set computed ahead. */
+export function keyInlineInput(html: string, partials: ReadonlyMap<string, string>): string {
+  return hashInlineInput(html, partials, JUICE_OPTIONS);
 }
 
 const beginMarker = (id: number) => `{{!relay-inline-partial ${id}}}`;

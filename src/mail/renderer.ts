@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type HandlebarsNamespace from 'handlebars';
 import { neutralizeText } from '../shared';
-import { inlineTemplateCss } from './inline-template-css';
+import { findInlinedTemplateCss, inlineTemplateCss, keyInlineInput, type InlinedHtmlTemplates } from './inline-template-css';
+import { formatInlinedCssFile, readInlinedCssFile } from './inlined-css-file';
 
 /** The three parts of one mail, rendered. */
 export interface RenderedMail {
@@ -60,7 +61,8 @@ export function loadRenderer(dir: string): Renderer {
   registerTemplateHelpers(hbs);
   const partials = loadPartials(hbs, path.join(dir, 'partials'));
   const sets = findTemplateSets(dir);
-  const compiled = new Map(sets.map((set) => [set, compileSet(hbs, path.join(dir, set), partials)]));
+  const computedAhead = readInlinedCssFile(dir);
+  const compiled = new Map(sets.map((set) => [set, compileSet(hbs, path.join(dir, set), partials, computedAhead)]));
   const subjectOf = createSubjectCache(hbs);
 
   return {
@@ -141,7 +143,12 @@ function findTemplateSets(dir: string): string[] {
  * Compiles one set. The HTML's CSS is inlined into it and into the partials it calls, which the HTML
  * then renders with (its own copies: another set's CSS may style the same partial differently).
  */
-function compileSet(hbs: Hbs, setDir: string, partials: ReadonlyMap<string, string>): CompiledSet {
+function compileSet(
+  hbs: Hbs,
+  setDir: string,
+  partials: ReadonlyMap<string, string>,
+  computedAhead: ReadonlyMap<string, InlinedHtmlTemplates>,
+): CompiledSet {
   const parts = {} as CompiledSet['parts'];
   const htmlPartials: Record<string, Template> = {};
   for (const part of PARTS) {
@@ -154,7 +161,7 @@ function compileSet(hbs: Hbs, setDir: string, partials: ReadonlyMap<string, stri
         parts[part] = { file, fn: hbs.compile(source, { strict: true, noEscape: true }) };
         continue;
       }
-      const inlined = inlineTemplateCss(hbs, source, partials);
+      const inlined = findInlinedTemplateCss(hbs, source, partials, computedAhead);
       hbs.precompile(inlined.html, { strict: true });
       parts.html = { file, fn: hbs.compile(inlined.html, { strict: true }) };
       for (const [name, partialSource] of inlined.partials) {
@@ -166,6 +173,23 @@ function compileSet(hbs: Hbs, setDir: string, partials: ReadonlyMap<string, stri
     }
   }
   return { parts, htmlPartials };
+}
+
+/**
+ * The content of the inlined-CSS file for the templates in `dir` (every set's HTML inlined with juice
+ * now): `npm run templates:inline` writes it for the shipped templates, and a test checks the shipped
+ * file equals it, so the two cannot drift apart.
+ */
+export function buildInlinedCssFile(dir: string): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose (as in loadRenderer)
+  const hbs = (require('handlebars') as Hbs).create();
+  const partials = loadPartials(hbs, path.join(dir, 'partials'));
+  const inlined = new Map<string, InlinedHtmlTemplates>();
+  for (const set of findTemplateSets(dir)) {
+    const html = fs.readFileSync(path.join(dir, set, 'html.hbs'), 'utf8');
+    inlined.set(keyInlineInput(html, partials), inlineTemplateCss(hbs, html, partials));
+  }
+  return formatInlinedCssFile(inlined);
 }
 
 /** Inline subjects (from routes), compiled once each; syntax errors surface on first use, which is boot. */

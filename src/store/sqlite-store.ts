@@ -125,6 +125,10 @@ export class SqliteStore implements Store {
   /** Callbacks of commits waiting for a WAL fsync to start; `syncsInFlight` fsyncs are running. */
   private awaitingSync: ((error?: Error) => void)[] = [];
   private syncsInFlight = 0;
+  /** Writes of earlier turns not committed yet: both fsync slots were busy (see commitBatch). */
+  private heldWrites: PendingWrite[] = [];
+  /** close() began: what is held commits now, without waiting for a free fsync slot. */
+  private closing = false;
 
   private constructor(options: SqliteStoreOptions) {
     this.options = { synchronous: 'FULL', busyTimeoutMs: 200, fsync: fs.fsync, ...options };
@@ -213,8 +217,18 @@ export class SqliteStore implements Store {
     });
   }
 
-  /** Commits a turn's writes in one transaction; the promises settle once it is on disk. */
-  private commitBatch(batch: PendingWrite[]): void {
+  /**
+   * Commits a turn's writes in one transaction; the promises settle once it is on disk. While
+   * {@link MAX_SYNCS_IN_FLIGHT} WAL fsyncs run, a commit could not start its own and would wait for
+   * one of them to end anyway: the writes are held until then and committed together with those of
+   * the turns after them, one transaction instead of one per turn (issue 16), at the same latency.
+   */
+  private commitBatch(turn: PendingWrite[]): void {
+    this.heldWrites.push(...turn);
+    if (this.syncsWal && this.syncsInFlight >= MAX_SYNCS_IN_FLIGHT && !this.closing) return;
+    const batch = this.heldWrites;
+    this.heldWrites = [];
+    if (batch.length === 0) return;
     let settled: ({ value: unknown } | { error: unknown })[];
     try {
       settled = this.run((db) => runBatch(db, batch));
@@ -284,6 +298,8 @@ export class SqliteStore implements Store {
       this.syncsInFlight -= 1;
       if (error) fail(error);
       else for (const done of group) done();
+      // A slot is free: the writes held meanwhile commit now and start their fsync.
+      if (this.heldWrites.length > 0) this.commitBatch([]);
       this.startSync();
     });
   }
@@ -505,7 +521,9 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    this.closing = true;
     this.writes.flush();
+    if (this.heldWrites.length > 0) this.commitBatch([]);
     // Whatever is syncing settles before the file closes (a failure rejects those callers, not close).
     if (this.syncsInFlight > 0 || this.awaitingSync.length > 0) await this.synced().catch(() => undefined);
     if (this.closed) return;

@@ -223,6 +223,25 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect((await store.countByState()).sending).toBe(5);
     });
 
+    test('a claim takes the oldest due of every kind together (expired lease, due retry, queued), skipping what is not due', async () => {
+      const ids: number[] = [];
+      for (const n of [1, 2, 3, 4, 5, 6, 7]) ids.push((await store.insertDelivery(makeDelivery(n))).id);
+      await store.claimDue({ now: T0 + 10, limit: 4, owner: 'gone', leaseMs: 1_000 });
+      // 1: its lease runs out at T0 + 1_010; 2: a retry due at T0 + 500; 3: a retry not due yet; 4: sent.
+      await store.markRetry(ids[1], { now: T0 + 20, nextAttemptAt: T0 + 500, error: 'greylisted', code: 'SMTP_4XX' });
+      await store.markRetry(ids[2], { now: T0 + 20, nextAttemptAt: T0 + 60_000, error: 'greylisted', code: 'SMTP_4XX' });
+      await store.markSent(ids[3], { now: T0 + 20, messageId: '<4@relay>' });
+      // Received later than the claim's `now`: queued but not due.
+      const late = (await store.insertDelivery(makeDelivery(8, { receivedAt: T0 + 10_000 }))).id;
+
+      const first = await store.claimDue({ now: T0 + 2_000, limit: 3, owner: 'next', leaseMs: 60_000 });
+      expect(first.map((d) => d.id)).toEqual([ids[0], ids[1], ids[4]]);
+      const rest = await store.claimDue({ now: T0 + 2_000, limit: 10, owner: 'next', leaseMs: 60_000 });
+      expect(rest.map((d) => d.id)).toEqual([ids[5], ids[6]]);
+      expect(rest.map((d) => d.id)).not.toContain(late);
+      expect(await store.getDelivery(ids[2])).toMatchObject({ state: 'retrying', attempts: 1 });
+    });
+
     test('an expired lease is taken over by another claimer; a live one is not', async () => {
       const { id } = await store.insertDelivery(makeDelivery(1));
       const [mine] = await store.claimDue({ now: T0 + 10, limit: 1, owner: 'dies', leaseMs: 1_000 });

@@ -55,6 +55,21 @@ describe('modules the CLI loads', () => {
     expect(packages.filter((p) => NOT_FOR_CHECKS.includes(p))).toEqual([]);
   });
 
+  it('the shipped templates load without juice (their CSS is inlined ahead); a changed copy loads it and inlines its own', () => {
+    expect(packagesLoadedBy(['check-config'], dir).packages).not.toContain('juice');
+    const templates = path.join(dir, 'my-templates');
+    fs.cpSync(path.join(findPackageRoot(), 'templates'), templates, { recursive: true });
+    fs.appendFileSync(path.join(templates, 'report', 'html.hbs'), '\n');
+    fs.writeFileSync(path.join(dir, '.env'), `TEMPLATES_DIR=${templates}\n`);
+    try {
+      const { status, packages } = packagesLoadedBy(['check-config'], dir);
+      expect(status).toBe(0);
+      expect(packages).toContain('juice');
+    } finally {
+      fs.rmSync(path.join(dir, '.env'));
+    }
+  });
+
   it("a SQLite relay's commands do not load the PostgreSQL driver (pg only with DATABASE_URL)", () => {
     const { status, packages } = packagesLoadedBy(['migrate'], dir);
     expect(status).toBe(0);
