@@ -1,7 +1,7 @@
 import type { Express } from 'express';
-import type { Config } from './config';
+import { DEFAULT_SOURCE_NAME, type Config, type SourceConfig } from './config';
 import { createNetboxClient, type NetboxClient } from './netbox';
-import { createReportComposer, createReportInsights, verifyRouteTemplates, type DeliveryComposer } from './compose';
+import { createReportComposer, createReportInsights, verifyRouteTemplates, type DeliveryComposer, type ReportComposer } from './compose';
 import {
   createOutcomeLedger,
   createRetention,
@@ -77,7 +77,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     onIdleError: (error) => io.logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
   });
   const transport = createTransport(config, { readFile: io.readFile });
-  const netbox = createRelayNetboxClient(config, io);
+  const netbox = createSourceNetboxClients(config, io);
   const delivery = createDeliveryPipeline(config, io, { store, renderer, transport, netbox });
   const watchdog =
     config.watchdog.expectEveryMs === undefined
@@ -124,7 +124,8 @@ interface RelayParts {
   store: Store;
   renderer: Renderer;
   transport: MailTransport;
-  netbox?: NetboxClient;
+  /** One NetBox client per source that has a NETBOX_URL, by source name: each with its own token and CA. */
+  netbox: Map<string, NetboxClient>;
   worker: Worker;
   outcomes: OutcomeLedger;
   metrics: RelayMetrics;
@@ -133,17 +134,27 @@ interface RelayParts {
   retention: Retention;
 }
 
-/** The NetBox client for enrichment, on the relay's clock; undefined without NETBOX_URL. */
-function createRelayNetboxClient(config: Config, io: RelayIo): NetboxClient | undefined {
-  if (!config.netbox.url) return undefined;
-  return createNetboxClient({
-    url: config.netbox.url,
-    token: config.netbox.token,
-    ca: config.netbox.caFile ? io.readFile(config.netbox.caFile) : undefined,
-    rejectUnauthorized: config.netbox.tlsRejectUnauthorized,
-    timeoutMs: config.netbox.timeoutMs,
-    clock: io.clock,
-  });
+/**
+ * The NetBox clients for enrichment, on the relay's clock: one per source with a NetBox URL, so that a
+ * source's token only ever goes to its own NetBox.
+ */
+function createSourceNetboxClients(config: Config, io: RelayIo): Map<string, NetboxClient> {
+  const clients = new Map<string, NetboxClient>();
+  for (const source of config.sources) {
+    if (!source.netbox.url) continue;
+    clients.set(
+      source.name,
+      createNetboxClient({
+        url: source.netbox.url,
+        token: source.netbox.token,
+        ca: source.netbox.caFile ? io.readFile(source.netbox.caFile) : undefined,
+        rejectUnauthorized: config.netbox.tlsRejectUnauthorized,
+        timeoutMs: config.netbox.timeoutMs,
+        clock: io.clock,
+      }),
+    );
+  }
+  return clients;
 }
 
 /**
@@ -169,7 +180,13 @@ function createDeliveryPipeline(
       if (!outcomes.full) worker.kick();
     },
   });
-  const metrics = createMetrics({ store, clock, logger, unrecordedOutcomes: () => outcomes.unrecorded });
+  const metrics = createMetrics({
+    store,
+    clock,
+    logger,
+    unrecordedOutcomes: () => outcomes.unrecorded,
+    sources: config.sources.map((s) => s.name),
+  });
   const smtpHealth = createSmtpHealth({ transport, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
   const recorder = createMailRecorder({ store, logger, clock });
   const worker = createWorker({
@@ -177,7 +194,7 @@ function createDeliveryPipeline(
     ledger: outcomes,
     transport,
     compose: recorder.wrap(createRelayComposer(config, io, { ...deps, outcomes, metrics })),
-    planRoutes: createRoutePlanner({ routes: config.routing.routes, store }),
+    planRoutes: createRoutePlanner({ routes: config.routing.routes, store, sources: config.sources }),
     clock,
     logger,
     retry: config.retry,
@@ -203,13 +220,33 @@ function createRelayComposer(
   io: RelayIo,
   deps: Pick<RelayParts, 'store' | 'renderer' | 'netbox' | 'outcomes' | 'metrics'>,
 ): DeliveryComposer {
+  const composers = new Map(config.sources.map((source) => [source.name, createSourceComposer(config, io, deps, source)]));
+  // A delivery of a source no longer configured is mailed without NetBox: no other source's token goes to it.
+  const reportComposer: ReportComposer = (delivery, log) =>
+    (
+      composers.get(delivery.netboxSource) ??
+      createSourceComposer(config, io, deps, { name: delivery.netboxSource, path: '', secrets: [], netbox: {}, tags: {} })
+    )(delivery, log);
+  // The watchdog's notices go to everyone who expects reports: MAIL_TO/CC/BCC, or every route's recipients.
+  const recipients = { ...buildNoticeRecipients(config.routing.routes), replyTo: config.mail.replyTo };
+  return withWatchdogMail(reportComposer, { from: config.mail.from, recipients, timezone: config.mail.timezone, clock: io.clock });
+}
+
+/** One NetBox source's composer: its own NetBox (URL, token, client), its own history; named in the mail with several sources. */
+function createSourceComposer(
+  config: Config,
+  io: RelayIo,
+  deps: Pick<RelayParts, 'store' | 'renderer' | 'netbox' | 'outcomes' | 'metrics'>,
+  source: SourceConfig,
+): ReportComposer {
   const { clock, logger } = io;
+  const isDefault = source.name === DEFAULT_SOURCE_NAME;
   // The trend's history is read from the store and saved through the ledger, which keeps a refused save.
   const history = {
     findReportBefore: deps.store.findReportBefore.bind(deps.store),
     saveReport: (snapshot: ReportSnapshot) => deps.outcomes.saveReport(snapshot),
   };
-  const reportComposer = createReportComposer({
+  return createReportComposer({
     renderer: deps.renderer,
     clock,
     from: config.mail.from,
@@ -217,11 +254,12 @@ function createRelayComposer(
     routes: config.routing.routes,
     implicitRoute: config.routing.file === undefined,
     timezone: config.mail.timezone,
-    netboxUrl: config.netbox.url,
+    netboxUrl: source.netbox.url,
+    source: config.sources.length > 1 ? { name: source.name, isDefault } : undefined,
     insights: createReportInsights({
-      client: deps.netbox,
-      hasToken: config.netbox.token !== undefined,
-      netboxUrl: config.netbox.url,
+      client: deps.netbox.get(source.name),
+      hasToken: source.netbox.token !== undefined,
+      netboxUrl: source.netbox.url,
       budgetMs: config.netbox.enrichBudgetMs,
       clock,
       history,
@@ -229,13 +267,11 @@ function createRelayComposer(
       maxFailures: config.mail.maxFailures,
       attachCsv: config.mail.attachCsv,
       attachMaxBytes: config.mail.attachMaxBytes,
-      logger,
-      onNetboxError: (code) => deps.metrics.recordNetboxFetchError(code),
+      logger: isDefault ? logger : logger.child({ source: source.name }),
+      onNetboxError: (code) => deps.metrics.recordNetboxFetchError(code, source.name),
+      source: isDefault ? undefined : source.name,
     }),
   });
-  // The watchdog's notices go to everyone who expects reports: MAIL_TO/CC/BCC, or every route's recipients.
-  const recipients = { ...buildNoticeRecipients(config.routing.routes), replyTo: config.mail.replyTo };
-  return withWatchdogMail(reportComposer, { from: config.mail.from, recipients, timezone: config.mail.timezone, clock });
 }
 
 /** The HTTP side: webhook, admin API, dashboard, health and metrics (createApp never listens). */
@@ -326,7 +362,7 @@ async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promis
   if (unrecorded > 0)
     logger.error({ unrecorded }, 'shutdown with outcomes unrecorded: the mails named above may be sent again at the next start');
   await parts.transport.close();
-  parts.netbox?.close();
+  for (const client of parts.netbox.values()) client.close();
   await parts.store.close();
 }
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../config';
+import { DEFAULT_SOURCE_NAME, type Config } from '../config';
 import { createReportComposer, SAMPLE_ENVELOPE } from '../compose';
 import { createTransport, defaultTemplatesDir, loadRenderer, TemplateError } from '../mail';
 import { buildDefaultRoute, type Route } from '../routing';
@@ -48,7 +48,7 @@ export async function previewCommand(file: string | undefined, options: PreviewO
   }
   try {
     const message = await (
-      await createRouteComposer(config, route)(delivery)
+      await createRouteComposer(config, route, { source: delivery.netboxSource })(delivery)
     ).messageFor({ name: route.name, reminder: false, reason: 'preview' });
     const { raw, envelope } = await buildRawMessage(message!);
     const out = path.resolve(io.cwd, options.out);
@@ -116,7 +116,9 @@ export async function sendTestCommand(options: { to?: string }, config: Config, 
 }
 
 /** The composer the relay uses, for one route and without NetBox enrichment (nothing is fetched or stored). */
-function createRouteComposer(config: Config, route: Route, options: { implicitRoute?: boolean } = {}) {
+/** `source`: the stored delivery's NetBox source, whose URL its links use and whose name the mail shows (with several sources). */
+function createRouteComposer(config: Config, route: Route, options: { implicitRoute?: boolean; source?: string } = {}) {
+  const source = config.sources.find((s) => s.name === (options.source ?? DEFAULT_SOURCE_NAME));
   return createReportComposer({
     renderer: loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir()),
     clock: systemClock,
@@ -125,7 +127,8 @@ function createRouteComposer(config: Config, route: Route, options: { implicitRo
     routes: [route],
     implicitRoute: options.implicitRoute ?? config.routing.file === undefined,
     timezone: config.mail.timezone,
-    netboxUrl: config.netbox.url,
+    netboxUrl: source?.netbox.url,
+    source: config.sources.length > 1 && source ? { name: source.name, isDefault: source.name === DEFAULT_SOURCE_NAME } : undefined,
   });
 }
 

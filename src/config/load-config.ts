@@ -1,7 +1,9 @@
 import path from 'node:path';
-import { buildDefaultRoute, formatRoutesIssue, parseRoutesFile, RoutesFileError, type Route } from '../routing';
+import { buildDefaultRoute, formatRoutesIssue, parseRoutesFile, RoutesFileError, type Condition, type Route } from '../routing';
 import { isLoopbackHost } from '../shared';
 import { EnvSchema, SECRET_VARIABLES, type Env } from './schema';
+import { readSourcesFile, type SourceConfig } from './sources-file';
+import { DEFAULT_SOURCE_NAME } from '../webhook';
 
 /** One problem with the configuration, named by its variable. */
 export interface ConfigIssue {
@@ -92,6 +94,11 @@ export interface Config {
     /** The whole enrichment of one mail (retries included) ends within this. */
     enrichBudgetMs: number;
   };
+  /**
+   * The NetBox sources: `default` first (WEBHOOK_PATH, WEBHOOK_SECRET*, WEBHOOK_ALLOWED_IPS, NETBOX_*),
+   * then those of SOURCES_FILE, each at `<WEBHOOK_PATH>/<name>`. More than one: mails name their source.
+   */
+  sources: SourceConfig[];
   /** Ordered routes; without ROUTES_FILE one implicit `default` route to MAIL_TO/CC/BCC. */
   routing: { file?: string; routes: Route[] };
   retry: { maxAttempts: number; baseMs: number; maxDelayMs: number };
@@ -140,8 +147,71 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   issues.push(...checkCrossFieldRules(e, broken));
   const routesFile = e.ROUTES_FILE ? path.resolve(options.cwd ?? process.cwd(), e.ROUTES_FILE) : undefined;
   const routes = routesFile ? readRoutes(routesFile, options.readFile, issues) : undefined;
+  const cwd = options.cwd ?? process.cwd();
+  const sources = e.SOURCES_FILE ? readNamedSources(e, env, { ...options, cwd }, issues) : [];
+  issues.push(...checkSourceRules(e, host, sources, routes));
   if (issues.length > 0) throw new ConfigError(issues);
-  return buildConfig(e, { host, smtp, routesFile, routes, cwd: options.cwd ?? process.cwd() });
+  return buildConfig(e, { host, smtp, routesFile, routes, sources, cwd });
+}
+
+/** SOURCES_FILE's sources; their problems are pushed onto `issues`, each naming the source and the field. */
+function readNamedSources(
+  e: Env,
+  env: Record<string, string>,
+  options: LoadConfigOptions & { cwd: string },
+  issues: ConfigIssue[],
+): SourceConfig[] {
+  const messages: string[] = [];
+  const sources = readSourcesFile(
+    {
+      file: path.resolve(options.cwd, e.SOURCES_FILE!),
+      readFile: options.readFile,
+      env,
+      webhookPath: normalizeWebhookPath(e.WEBHOOK_PATH),
+      cwd: options.cwd,
+    },
+    messages,
+  );
+  issues.push(...messages.map((message) => ({ variable: 'SOURCES_FILE', message })));
+  return sources;
+}
+
+/**
+ * A named source beyond loopback needs a webhook secret (as the default does, issue 14), and a route
+ * may only name sources that exist: a typo would silently route nothing.
+ */
+function checkSourceRules(e: Env, host: string, sources: SourceConfig[], routes: Route[] | undefined): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  if (!isLoopbackHost(host) && !e.WEBHOOK_ALLOW_UNSIGNED) {
+    for (const s of sources.filter((source) => source.secrets.length === 0)) {
+      issues.push({
+        variable: 'SOURCES_FILE',
+        message: `source ${s.name} webhook_secret_file: is required to listen on HOST=${host}, beyond loopback (or webhook_secret_env)`,
+      });
+    }
+  }
+  const known = new Set([DEFAULT_SOURCE_NAME, ...sources.map((s) => s.name)]);
+  for (const route of routes ?? []) {
+    for (const name of collectSourceNames(route.match)) {
+      if (!known.has(name)) {
+        issues.push({
+          variable: 'ROUTES_FILE',
+          message: `route ${route.name} match.source: "${name}" is not a configured source (${[...known].join(', ')})`,
+        });
+      }
+    }
+  }
+  return issues;
+}
+
+/** Every source name a condition mentions, at any depth. */
+function collectSourceNames(condition: Condition | undefined): string[] {
+  if (!condition) return [];
+  return [...(condition.source ?? []), ...[...(condition.all ?? []), ...(condition.any ?? [])].flatMap(collectSourceNames)];
+}
+
+function normalizeWebhookPath(value: string): string {
+  return value.replace(/\/+$/, '') || '/';
 }
 
 /** Replaces each `<NAME>_FILE` by the secret it holds (in `env`); returns what went wrong. */
@@ -272,10 +342,12 @@ function readRoutes(routesFile: string, readFile: (file: string) => string, issu
 /** The validated environment as the relay's typed configuration. */
 function buildConfig(
   e: Env,
-  { host, smtp, routesFile, routes, cwd }: { host: string; smtp?: SmtpConfig; routesFile?: string; routes?: Route[]; cwd: string },
+  built: { host: string; smtp?: SmtpConfig; routesFile?: string; routes?: Route[]; sources: SourceConfig[]; cwd: string },
 ): Config {
+  const { host, smtp, routesFile, routes, cwd } = built;
   const dataDir = path.resolve(cwd, e.DATA_DIR);
   const secrets = [e.WEBHOOK_SECRET, e.WEBHOOK_SECRET_PREVIOUS].filter((s): s is string => s !== undefined);
+  const defaultSource = buildDefaultSource(e, secrets, cwd);
   return {
     http: {
       host,
@@ -286,7 +358,7 @@ function buildConfig(
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
     },
     webhook: {
-      path: e.WEBHOOK_PATH.replace(/\/+$/, '') || '/',
+      path: defaultSource.path,
       secrets,
       unsignedFromNetwork: secrets.length === 0 && !isLoopbackHost(host),
       maxBytes: e.WEBHOOK_MAX_BYTES,
@@ -310,13 +382,12 @@ function buildConfig(
       attachMaxBytes: e.MAIL_ATTACH_MAX_BYTES,
     },
     netbox: {
-      url: e.NETBOX_URL?.replace(/\/+$/, ''),
-      token: e.NETBOX_TOKEN,
-      caFile: e.NETBOX_CA_FILE ? path.resolve(cwd, e.NETBOX_CA_FILE) : undefined,
+      ...defaultSource.netbox,
       tlsRejectUnauthorized: e.NETBOX_TLS_REJECT_UNAUTHORIZED,
       timeoutMs: e.NETBOX_TIMEOUT_MS,
       enrichBudgetMs: e.NETBOX_ENRICH_BUDGET_MS,
     },
+    sources: [defaultSource, ...built.sources],
     routing: {
       file: routesFile,
       routes: routes ?? [
@@ -345,7 +416,24 @@ function buildConfig(
       ...(e.NETBOX_TOKEN ? [e.NETBOX_TOKEN] : []),
       ...databaseSecrets(e.DATABASE_URL),
       ...(e.ADMIN_TOKEN ? [e.ADMIN_TOKEN] : []),
+      ...built.sources.flatMap((s) => [...s.secrets, ...(s.netbox.token ? [s.netbox.token] : [])]),
     ],
+  };
+}
+
+/** The `default` source: the bare WEBHOOK_PATH with WEBHOOK_SECRET*, WEBHOOK_ALLOWED_IPS and NETBOX_*, as before sources existed. */
+function buildDefaultSource(e: Env, secrets: string[], cwd: string): SourceConfig {
+  return {
+    name: DEFAULT_SOURCE_NAME,
+    path: normalizeWebhookPath(e.WEBHOOK_PATH),
+    secrets,
+    allowedIps: e.WEBHOOK_ALLOWED_IPS,
+    netbox: {
+      url: e.NETBOX_URL?.replace(/\/+$/, ''),
+      token: e.NETBOX_TOKEN,
+      caFile: e.NETBOX_CA_FILE ? path.resolve(cwd, e.NETBOX_CA_FILE) : undefined,
+    },
+    tags: {},
   };
 }
 
@@ -418,6 +506,11 @@ export function redactConfig(config: Config): Record<string, unknown> {
       : 'none: mails are written as .eml files',
     mail: config.mail,
     netbox: { ...config.netbox, token: config.netbox.token ? '[REDACTED]' : undefined },
+    sources: config.sources.map((s) => ({
+      ...s,
+      secrets: s.secrets.length,
+      netbox: { ...s.netbox, token: s.netbox.token ? '[REDACTED]' : undefined },
+    })),
     routing: config.routing,
     retry: config.retry,
     worker: config.worker,

@@ -314,7 +314,7 @@ export class PgStore implements Store {
   }
 
   async listDeliveries(options: ListOptions = {}): Promise<DeliveryRecord[]> {
-    const params = { state: options.state, beforeId: options.beforeId, limit: options.limit ?? 100 };
+    const params = { state: options.state, beforeId: options.beforeId, netboxSource: options.netboxSource, limit: options.limit ?? 100 };
     return (await this.selectAll(selectListDeliveries(options), params)).map(decodeDeliveryRow);
   }
 

@@ -65,8 +65,13 @@ export function toInsertParams(deliveries: readonly NewDelivery[]): Record<strin
 function buildListDeliveries(filters: {
   state: boolean;
   beforeId: boolean;
-}): Statement<{ state?: DeliveryState; beforeId?: number; limit: number }, DeliveryRow> {
-  const where = [filters.state ? 'state = :state' : '', filters.beforeId ? 'id < :beforeId' : ''].filter(Boolean);
+  netboxSource: boolean;
+}): Statement<{ state?: DeliveryState; beforeId?: number; netboxSource?: string; limit: number }, DeliveryRow> {
+  const where = [
+    filters.state ? 'state = :state' : '',
+    filters.beforeId ? 'id < :beforeId' : '',
+    filters.netboxSource ? 'netbox_source = :netboxSource' : '',
+  ].filter(Boolean);
   return defineStatement(
     () =>
       `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT :limit`,
@@ -74,16 +79,17 @@ function buildListDeliveries(filters: {
 }
 
 /** One text per combination of filters, so each stays a prepared statement of its own. */
-const LIST_DELIVERIES = [
-  buildListDeliveries({ state: false, beforeId: false }),
-  buildListDeliveries({ state: true, beforeId: false }),
-  buildListDeliveries({ state: false, beforeId: true }),
-  buildListDeliveries({ state: true, beforeId: true }),
-];
+const LIST_DELIVERIES = Array.from({ length: 8 }, (_, bits) =>
+  buildListDeliveries({ state: (bits & 1) !== 0, beforeId: (bits & 2) !== 0, netboxSource: (bits & 4) !== 0 }),
+);
 
 /** The listing statement for these options. */
-export function selectListDeliveries(options: { state?: DeliveryState; beforeId?: number }): (typeof LIST_DELIVERIES)[number] {
-  return LIST_DELIVERIES[(options.state ? 1 : 0) + (options.beforeId !== undefined ? 2 : 0)];
+export function selectListDeliveries(options: {
+  state?: DeliveryState;
+  beforeId?: number;
+  netboxSource?: string;
+}): (typeof LIST_DELIVERIES)[number] {
+  return LIST_DELIVERIES[(options.state ? 1 : 0) + (options.beforeId !== undefined ? 2 : 0) + (options.netboxSource !== undefined ? 4 : 0)];
 }
 
 const deliveries = {
@@ -241,6 +247,7 @@ const routeMails = {
   lastCompletedAt: defineStatement<{ route: string; deliveryId: number }, { t: string }>(
     () => `SELECT d.completed_at AS t FROM route_mails r JOIN deliveries d ON d.id = r.delivery_id
        WHERE r.route = :route AND r.outcome = 'send' AND r.delivery_id <> :deliveryId
+         AND d.netbox_source = (SELECT netbox_source FROM deliveries WHERE id = :deliveryId)
          AND d.report_created <= (SELECT report_created FROM deliveries WHERE id = :deliveryId)
        ORDER BY d.report_created DESC, d.id DESC LIMIT 1`,
   ),

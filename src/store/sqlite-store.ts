@@ -366,7 +366,7 @@ export class SqliteStore implements Store {
   }
 
   async listDeliveries(options: ListOptions = {}): Promise<DeliveryRecord[]> {
-    const params = { state: options.state, beforeId: options.beforeId, limit: options.limit ?? 100 };
+    const params = { state: options.state, beforeId: options.beforeId, netboxSource: options.netboxSource, limit: options.limit ?? 100 };
     return this.run((db) => selectAll(db, selectListDeliveries(options), params)).map(decodeDeliveryRow);
   }
 

@@ -39,6 +39,8 @@ export interface DeliveryRecord {
   messageId: string | null;
   sentAt: number | null;
   updatedAt: number;
+  /** The NetBox source that posted it (`default` for the bare webhook path and for rows stored before sources). */
+  netboxSource: string;
   /**
    * The report as parsed at ingest, read from its columns (no JSON parse, no validation). Null for a
    * row stored before migration 6 and for a record that is not a report (the watchdog's): readers
@@ -61,6 +63,8 @@ export interface ListOptions {
   limit?: number;
   /** Only rows with an id below this one (for paging newest first). */
   beforeId?: number;
+  /** Only deliveries of this NetBox source. */
+  netboxSource?: string;
 }
 
 /** The state of one route's mail for one delivery. */

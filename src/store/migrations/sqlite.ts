@@ -140,4 +140,11 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
       ALTER TABLE deliveries ADD COLUMN triggered_by  TEXT;
     `,
   },
+  {
+    version: 7,
+    name: 'delivery_netbox_source',
+    // Issue 18: the NetBox source that posted each delivery; every row stored before belongs to the
+    // default source. A constant default only rewrites the schema, not the rows.
+    sql: `ALTER TABLE deliveries ADD COLUMN netbox_source TEXT NOT NULL DEFAULT 'default';`,
+  },
 ];
