@@ -300,6 +300,7 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'tr
       logger,
       timezone: config.mail.timezone,
       netboxUrl: config.netbox.url,
+      sources: config.sources,
       onRequeued: () => worker.kick(),
       unrecordedOutcomes: () => outcomes.unrecorded,
       notices: config.webhook.unsignedFromNetwork ? [describeUnsignedWebhook(config)!] : [],

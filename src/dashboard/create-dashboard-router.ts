@@ -17,6 +17,11 @@ export interface DashboardOptions {
   logger: Logger;
   timezone: string;
   netboxUrl?: string;
+  /**
+   * The NetBox sources (SOURCES_FILE) by name with their NetBox URL: with more than one, the list names
+   * each delivery's source and filters by it (`?source=`), and a report links into its own NetBox.
+   */
+  sources?: readonly { name: string; netbox: { url?: string } }[];
   /** Outcomes of sends waiting to be recorded (the store refused them), for the banner. */
   unrecordedOutcomes?: () => number;
   /** A delivery was put back in the queue (wakes the worker). */
@@ -179,7 +184,9 @@ function createCsrfCheck(deps: DashboardDeps): (req: Authed, res: Response, next
 async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): Promise<void> {
   const { options, keys, formatTime } = deps;
   const limit = options.listLimit ?? 100;
-  const records = await options.store.listDeliveries({ limit });
+  const sourceNames = (options.sources ?? []).map((s) => s.name);
+  const source = typeof req.query.source === 'string' && sourceNames.includes(req.query.source) ? req.query.source : undefined;
+  const records = await options.store.listDeliveries({ limit, netboxSource: source });
   const rows = await Promise.all(records.map(async (record) => ({ record, content: await readDeliveryContent(record, options.store) })));
   const chartReports: ChartReport[] = rows
     .filter((r): r is typeof r & { content: { kind: 'report' } } => r.content.kind === 'report')
@@ -195,15 +202,21 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
       : Number.isInteger(notRetried) && notRetried > 0
         ? { text: `Delivery #${notRetried} was not retried: it is not dead (any more).`, bad: true }
         : undefined;
-  res
-    .type('html')
-    .send(
-      renderLayout(
-        'Deliveries',
-        renderDeliveries({ rows, chart: buildPassChart(chartReports), chartCount: chartReports.length, csrf, flash, formatTime }),
-        { csrf, notices: options.notices, unrecorded: options.unrecordedOutcomes?.() },
-      ),
-    );
+  res.type('html').send(
+    renderLayout(
+      'Deliveries',
+      renderDeliveries({
+        rows,
+        chart: buildPassChart(chartReports),
+        chartCount: chartReports.length,
+        csrf,
+        flash,
+        formatTime,
+        sources: sourceNames.length > 1 ? { names: sourceNames, selected: source } : undefined,
+      }),
+      { csrf, notices: options.notices, unrecorded: options.unrecordedOutcomes?.() },
+    ),
+  );
 }
 
 /** The delivery named by `:id`, or undefined once a 404 page has been sent. */
@@ -225,18 +238,23 @@ async function showDelivery(deps: DashboardDeps, req: Authed, res: Response): Pr
   if (!record) return;
   const content = await readDeliveryContent(record, options.store);
   const sent = await options.store.getSentMessage(record.id);
+  const netboxUrl = options.sources ? options.sources.find((s) => s.name === record.netboxSource)?.netbox.url : options.netboxUrl;
   const reportLink =
-    content.kind === 'report' && options.netboxUrl
-      ? buildLinks(content.report.id, content.report.url, content.report.results_url, options.netboxUrl).report
+    content.kind === 'report' && netboxUrl
+      ? buildLinks(content.report.id, content.report.url, content.report.results_url, netboxUrl).report
       : undefined;
   const csrf = keys.csrfToken(req.session!);
   const routes = await options.store.listRouteMails([record.id]);
   res.type('html').send(
-    renderLayout(`Delivery #${record.id}`, renderDelivery({ record, content, sent, csrf, formatTime, reportLink, routes }), {
-      csrf,
-      notices: options.notices,
-      unrecorded: options.unrecordedOutcomes?.(),
-    }),
+    renderLayout(
+      `Delivery #${record.id}`,
+      renderDelivery({ record, content, sent, csrf, formatTime, reportLink, routes, named: (options.sources?.length ?? 0) > 1 }),
+      {
+        csrf,
+        notices: options.notices,
+        unrecorded: options.unrecordedOutcomes?.(),
+      },
+    ),
   );
 }
 

@@ -98,19 +98,32 @@ export function renderDeliveries(input: {
   csrf: string;
   flash?: { text: string; bad: boolean };
   formatTime: (ms: number) => string;
+  /** With several NetBox sources: their names (each row names its source) and the one listed alone, if any. */
+  sources?: { names: string[]; selected?: string };
 }): SafeHtml {
+  const named = input.sources !== undefined;
   const rows = input.rows.map(({ record: d, content }) => {
     const retry =
       d.state === 'dead'
         ? html`<form method="post" action="/ui/deliveries/${d.id}/retry"><input type="hidden" name="csrf" value="${input.csrf}"><button type="submit" aria-label="Retry delivery ${d.id}">Retry</button></form>`
         : '';
-    return html`<tr data-delivery="${d.id}" data-state="${d.state}"><td><a href="/ui/deliveries/${d.id}">#${d.id}</a></td><td>${describeContent(content)}</td><td>${input.formatTime(d.receivedAt)}</td><td>${stateBadge(d.state)}</td><td>${d.attempts}</td><td>${d.lastError ? html`<span class="error">${d.lastErrorCode ? `${d.lastErrorCode}: ` : ''}${truncate(d.lastError, 160)}</span>` : ''}</td><td>${retry}</td></tr>`;
+    return html`<tr data-delivery="${d.id}" data-state="${d.state}"><td><a href="/ui/deliveries/${d.id}">#${d.id}</a></td><td>${named ? html`<span class="source" data-source="${d.netboxSource}">${d.netboxSource}</span> · ` : ''}${describeContent(content)}</td><td>${input.formatTime(d.receivedAt)}</td><td>${stateBadge(d.state)}</td><td>${d.attempts}</td><td>${d.lastError ? html`<span class="error">${d.lastErrorCode ? `${d.lastErrorCode}: ` : ''}${truncate(d.lastError, 160)}</span>` : ''}</td><td>${retry}</td></tr>`;
   });
   return html`${input.flash ? html`<p class="flash${input.flash.bad ? ' bad' : ''}" role="status">${input.flash.text}</p>` : ''}
-<section><h2>Pass percentage per severity (last ${input.chartCount} reports)</h2>${input.chart}</section>
+${input.sources ? renderSourceFilter(input.sources) : ''}<section><h2>Pass percentage per severity (last ${input.chartCount} reports${input.sources?.selected ? html` of ${input.sources.selected}` : ''})</h2>${input.chart}</section>
 <section><h1>Recent deliveries</h1>
 <table><thead><tr><th>Delivery</th><th>What</th><th>Received</th><th>State</th><th>Attempts</th><th>Last error</th><th></th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="7" class="muted">No deliveries yet.</td></tr>`}</tbody></table></section>`;
+}
+
+/** Links that list one NetBox source alone (its chart too), or all of them. */
+function renderSourceFilter(sources: { names: string[]; selected?: string }): SafeHtml {
+  const link = (name: string | undefined) => {
+    const label = name ?? 'all sources';
+    const href = name === undefined ? '/ui' : `/ui?source=${encodeURIComponent(name)}`;
+    return sources.selected === name ? html`<strong aria-current="page">${label}</strong>` : html`<a href="${href}">${label}</a>`;
+  };
+  return html`<nav class="sources" aria-label="NetBox sources">NetBox source: ${[undefined, ...sources.names].map((n, i) => html`${i > 0 ? ' · ' : ''}${link(n)}`)}</nav>`;
 }
 
 function truncate(s: string, n: number): string {
@@ -134,12 +147,14 @@ export function renderDelivery(input: {
   reportLink?: string;
   /** The routing decision and mail state of each route (ROUTES_FILE), suppressed ones with their reason. */
   routes?: RouteMailRecord[];
+  /** Several NetBox sources: the page names the delivery's. */
+  named?: boolean;
 }): SafeHtml {
   const d = input.record;
   const t = (ms: number | null) => (ms === null ? '—' : input.formatTime(ms));
   const summary = html`<section><h1>Delivery #${d.id} ${stateBadge(d.state)}</h1><dl>
 <dt>What</dt><dd>${describeContent(input.content)}${input.reportLink ? html` · <a href="${input.reportLink}" rel="noreferrer">open in NetBox</a>` : ''}</dd>
-<dt>Received</dt><dd>${t(d.receivedAt)} from ${d.source}</dd>
+${input.named ? html`<dt>NetBox source</dt><dd>${d.netboxSource}</dd>` : ''}<dt>Received</dt><dd>${t(d.receivedAt)} from ${d.source}</dd>
 <dt>Attempts</dt><dd>${d.attempts}</dd>
 ${d.nextAttemptAt !== null && d.state !== 'sent' ? html`<dt>Next attempt</dt><dd>${t(d.nextAttemptAt)}</dd>` : ''}
 ${d.sentAt !== null ? html`<dt>Sent</dt><dd>${t(d.sentAt)}</dd>` : ''}

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import { sampleValue, scrape } from '../helpers/prometheus';
 import { makeTempDir, postWebhook, startTestRelay, type TestRelay } from '../helpers/relay-harness';
@@ -123,6 +124,19 @@ describe('several NetBox sources in one relay', () => {
     expect(listed.deliveries).toEqual([
       expect.objectContaining({ id: fromLab.json.id, netboxSource: 'lab', dedupKey: `lab/29@${CREATED}` }),
     ]);
+
+    // The dashboard names each delivery's source, lists one source alone, and links a report into its own NetBox.
+    const cookie = `${SESSION_COOKIE}=${createSessionKeys(ADMIN_TOKEN).issue(Date.now()).cookie}`;
+    const page = async (p: string) => (await fetch(`${relay.url}${p}`, { headers: { Cookie: cookie } })).text();
+    const all = await page('/ui');
+    expect(all).toContain(`data-source="prod"`);
+    expect(all).toContain(`data-source="lab"`);
+    const labOnly = await page('/ui?source=lab');
+    expect(labOnly).toContain(`data-delivery="${fromLab.json.id}"`);
+    expect(labOnly).not.toContain(`data-delivery="${fromProd.json.id}"`);
+    const labPage = await page(`/ui/deliveries/${fromLab.json.id}`);
+    expect(labPage).toContain(`href="${lab.url}/plugins/validity/reports/29/"`);
+    expect(labPage).toContain('<dt>NetBox source</dt><dd>lab</dd>');
   });
 
   it('two histories: a report is compared with the previous one of its own source', async () => {
