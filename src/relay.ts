@@ -79,16 +79,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const transport = createTransport(config, { readFile: io.readFile });
   const netbox = createSourceNetboxClients(config, io);
   const delivery = createDeliveryPipeline(config, io, { store, renderer, transport, netbox });
-  const watchdog =
-    config.watchdog.expectEveryMs === undefined
-      ? undefined
-      : createWatchdog({
-          store,
-          clock: io.clock,
-          logger: io.logger,
-          expectEveryMs: config.watchdog.expectEveryMs,
-          onQueued: () => delivery.worker.kick(),
-        });
+  const watchdog = createSourceWatchdogs(config, io, { store, onQueued: () => delivery.worker.kick() });
   const app = createRelayApp(config, io, { store, renderer, watchdog, ...delivery });
   const retention = createRetention({
     store,
@@ -155,6 +146,34 @@ function createSourceNetboxClients(config: Config, io: RelayIo): Map<string, Net
     );
   }
   return clients;
+}
+
+/**
+ * The watchdogs of the NetBox sources that expect reports (EXPECT_REPORT_EVERY for the default, each
+ * named source's `expect_report_every`), run as one; undefined when none does.
+ */
+function createSourceWatchdogs(config: Config, io: RelayIo, deps: { store: Store; onQueued: () => void }): Watchdog | undefined {
+  const watchdogs = config.sources.flatMap((source) =>
+    source.expectEveryMs === undefined
+      ? []
+      : [
+          createWatchdog({
+            store: deps.store,
+            clock: io.clock,
+            logger: io.logger,
+            expectEveryMs: source.expectEveryMs,
+            onQueued: deps.onQueued,
+            source: source.name === DEFAULT_SOURCE_NAME ? undefined : source.name,
+          }),
+        ],
+  );
+  if (watchdogs.length <= 1) return watchdogs[0];
+  return {
+    // Every source is measured; the first notice queued (if any) is what this evaluation did.
+    evaluate: async () => (await Promise.all(watchdogs.map((w) => w.evaluate()))).find((r) => r !== undefined),
+    start: () => watchdogs.forEach((w) => w.start()),
+    stop: () => watchdogs.forEach((w) => w.stop()),
+  };
 }
 
 /**

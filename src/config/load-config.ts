@@ -434,6 +434,7 @@ function buildDefaultSource(e: Env, secrets: string[], cwd: string): SourceConfi
       caFile: e.NETBOX_CA_FILE ? path.resolve(cwd, e.NETBOX_CA_FILE) : undefined,
     },
     tags: {},
+    expectEveryMs: e.EXPECT_REPORT_EVERY,
   };
 }
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { formatRoutesIssue, parseYamlListFile, RoutesFileError, SOURCE_NAME_PATTERN } from '../routing';
-import { httpUrl, parseCidr } from '../shared';
+import { duration, httpUrl, parseCidr } from '../shared';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 
 /** Sources one relay serves at most: each one is a route, a NetBox client and a metrics label value. */
@@ -19,6 +19,8 @@ export interface SourceConfig {
   netbox: { url?: string; token?: string; caFile?: string };
   /** Free labels routes can match on (`source_tags: { env: prod }`). */
   tags: Record<string, string>;
+  /** The watchdog's cadence for this source (`expect_report_every`; EXPECT_REPORT_EVERY for the default); undefined: not watched. */
+  expectEveryMs?: number;
 }
 
 /**
@@ -47,6 +49,11 @@ const SourceSchema = z.strictObject({
   ca_file: z.string().trim().min(1).optional(),
   allowed_ips: z.array(cidr).min(1).max(100).optional(),
   tags: z.record(z.string().min(1).max(100), z.union([z.string().max(200), z.number(), z.boolean()]).transform(String)).optional(),
+  expect_report_every: z
+    .union([z.string(), z.number()], { error: 'is not a duration (examples: 24h, 7d)' })
+    .transform(String)
+    .pipe(duration)
+    .optional(),
 });
 
 const SourcesFileSchema = z.strictObject({
@@ -106,6 +113,7 @@ function buildSource(entry: SourceEntry, context: SourcesContext, report: (field
       caFile: entry.ca_file ? path.resolve(context.cwd, entry.ca_file) : undefined,
     },
     tags: entry.tags ?? {},
+    expectEveryMs: entry.expect_report_every,
   };
 }
 

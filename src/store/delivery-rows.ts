@@ -108,7 +108,7 @@ export function toDeliveryParams(delivery: NewDelivery): DeliveryParams {
     // Absent and null are told apart (NULL and 'null'), so the report reads back as it was parsed.
     custom_fields: r?.custom_fields === undefined ? null : JSON.stringify(r.custom_fields),
     triggered_by: parsed?.triggeredBy ?? null,
-    netbox_source: parsed?.source ?? DEFAULT_SOURCE_NAME,
+    netbox_source: parsed?.source ?? delivery.netboxSource ?? DEFAULT_SOURCE_NAME,
   };
   for (const column of COUNT_COLUMNS) params[column] = r ? r[column] : null;
   return params as DeliveryParams;

@@ -598,6 +598,23 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(await store.lastRouteMailCompletedAt('on-call', later.id)).toBe(parsed.completedAt);
     });
 
+    test('each NetBox source has its own watchdog state and its own last report', async () => {
+      const lab = makeDelivery(8, { dedupKey: 'lab/8@x', netboxSource: 'lab', receivedAt: T0 + 8 });
+      expect(await store.getWatchdogState(T0, 'lab')).toEqual({ state: 'ok', since: null, createdAt: T0, changedAt: T0, version: 0 });
+      const alert = makeDelivery(9, { dedupKey: `watchdog:lab/overdue@${T0}`, reportId: 0, source: 'watchdog', netboxSource: 'lab' });
+      const moved = await store.transitionWatchdog({ expectedVersion: 0, state: 'overdue', since: T0, now: T0 + 10, alert, source: 'lab' });
+      expect(moved.won).toBe(true);
+      const other = await open();
+      expect(await other.getWatchdogState(T0 + 20, 'lab')).toMatchObject({ state: 'overdue', version: 1 });
+      expect(await other.getWatchdogState(T0 + 20)).toMatchObject({ state: 'ok', version: 0, createdAt: T0 + 20 });
+      expect((await other.getDelivery(moved.alertId!))!.netboxSource).toBe('lab');
+      await store.insertDelivery(makeDelivery(7));
+      await store.insertDelivery(lab);
+      expect(await other.lastReportReceivedAt()).toBe(T0 + 7);
+      expect(await other.lastReportReceivedAt('lab')).toBe(T0 + 8);
+      expect(await other.lastReportReceivedAt('prod')).toBeNull();
+    });
+
     test('a report reads back with the typed fields the webhook parsed, from get, list and claim alike', async () => {
       const ids: number[] = [];
       for (const body of TYPED_REPORT_BODIES) ids.push((await store.insertDelivery(makeReportDelivery(body))).id);

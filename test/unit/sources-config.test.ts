@@ -28,6 +28,7 @@ const GOOD = `sources:
     webhook_secret_previous_env: PROD_OLD_SECRET
     allowed_ips: [10.20.0.0/16, 192.0.2.7]
     tags: { env: prod, region: 1 }
+    expect_report_every: 24h
   - name: lab
     netbox_url: http://netbox-lab:8000
     token_env: LAB_TOKEN
@@ -74,7 +75,9 @@ describe('SOURCES_FILE: several NetBox sources', () => {
       allowedIps: ['10.20.0.0/16', '192.0.2.7/32'],
       netbox: { url: 'https://netbox.example.com', token: 'prod-token' },
       tags: { env: 'prod', region: '1' },
+      expectEveryMs: 86_400_000,
     });
+    expect(config.sources[2].expectEveryMs).toBeUndefined();
     expect(config.sources[2]).toMatchObject({ secrets: ['lab-hook'], netbox: { token: 'nbt_lab.token', caFile: '/srv/lab-ca.pem' } });
     // Every source's secrets are masked in logs, and the printed configuration shows none of them.
     expect(config.secretValues).toEqual(expect.arrayContaining(['prod-hook', 'old-hook', 'prod-token', 'lab-hook', 'nbt_lab.token']));
@@ -94,6 +97,7 @@ describe('SOURCES_FILE: several NetBox sources', () => {
     token_file: /also
   - name: default
     webhook_secret_env: EMPTY
+    expect_report_every: soon
     colour: blue
 `;
     const messages = messagesOf({ SOURCES_FILE: '/etc/sources.yaml', HOST: '127.0.0.1', EMPTY: ' ' }, { '/etc/sources.yaml': file });
@@ -105,6 +109,7 @@ describe('SOURCES_FILE: several NetBox sources', () => {
     expect(text).toContain('source 3 (lab) name: "lab" is already the name of source 2');
     expect(text).toContain('source 4 (default) name: "default" is the source configured from NETBOX_URL and WEBHOOK_*');
     expect(text).toContain('source 4 (default): Unrecognized key: "colour"');
+    expect(text).toContain('source 4 (default) expect_report_every: is not a duration');
   });
 
   it('reports unreadable, unset, blank and doubled secret references, each with its source and field', () => {

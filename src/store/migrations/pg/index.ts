@@ -4,7 +4,7 @@ import { MIGRATION_003_WATCHDOG } from './003-watchdog';
 import { MIGRATION_004_SENT_MESSAGES } from './004-sent-messages';
 import { MIGRATION_005_ROUTE_MAILS } from './005-route-mails';
 import { MIGRATION_006_DELIVERY_REPORT_FIELDS } from './006-delivery-report-fields';
-import { MIGRATION_007_DELIVERY_NETBOX_SOURCE } from './007-delivery-netbox-source';
+import { MIGRATION_007_NETBOX_SOURCES } from './007-netbox-sources';
 
 /** One versioned schema change; `sql` runs in one transaction. */
 export interface PgMigration {
@@ -25,5 +25,5 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   MIGRATION_004_SENT_MESSAGES,
   MIGRATION_005_ROUTE_MAILS,
   MIGRATION_006_DELIVERY_REPORT_FIELDS,
-  MIGRATION_007_DELIVERY_NETBOX_SOURCE,
+  MIGRATION_007_NETBOX_SOURCES,
 ];
