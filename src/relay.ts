@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import type { Config } from './config';
+import { DEFAULT_SOURCE_NAME, type Config, type SourceConfig } from './config';
 import { createNetboxClient, type NetboxClient } from './netbox';
 import {
   createReportComposer,
@@ -84,18 +84,9 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     onIdleError: (error) => io.logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
   });
   const transport = createTransport(config, { readFile: io.readFile, clock: io.clock });
-  const netbox = createRelayNetboxClient(config, io);
+  const netbox = createRelayNetboxClients(config, io);
   const delivery = createDeliveryPipeline(config, io, { store, renderer, transport, netbox });
-  const watchdog =
-    config.watchdog.expectEveryMs === undefined
-      ? undefined
-      : createWatchdog({
-          store,
-          clock: io.clock,
-          logger: io.logger,
-          expectEveryMs: config.watchdog.expectEveryMs,
-          onQueued: () => delivery.worker.kick(),
-        });
+  const watchdog = createSourceWatchdogs(config, io, { store, onQueued: () => delivery.worker.kick() });
   const app = createRelayApp(config, io, { store, renderer, watchdog, ...delivery });
   const retention = createRetention({
     store,
@@ -131,7 +122,8 @@ interface RelayParts {
   store: Store;
   renderer: Renderer;
   transport: MailTransport;
-  netbox?: NetboxClient;
+  /** One NetBox client per source that has a NETBOX_URL, by source name: each with its own token and CA. */
+  netbox: Map<string, NetboxClient>;
   worker: Worker;
   outcomes: OutcomeLedger;
   metrics: RelayMetrics;
@@ -140,17 +132,55 @@ interface RelayParts {
   retention: Retention;
 }
 
-/** The NetBox client for enrichment, on the relay's clock; undefined without NETBOX_URL. */
-export function createRelayNetboxClient(config: Config, io: Pick<RelayIo, 'clock' | 'readFile'>): NetboxClient | undefined {
-  if (!config.netbox.url) return undefined;
-  return createNetboxClient({
-    url: config.netbox.url,
-    token: config.netbox.token,
-    ca: config.netbox.caFile ? io.readFile(config.netbox.caFile) : undefined,
-    rejectUnauthorized: config.netbox.tlsRejectUnauthorized,
-    timeoutMs: config.netbox.timeoutMs,
-    clock: io.clock,
-  });
+/**
+ * The NetBox clients for enrichment, on the relay's clock: one per source with a NetBox URL, so that a
+ * source's token only ever goes to its own NetBox.
+ */
+export function createRelayNetboxClients(config: Config, io: Pick<RelayIo, 'clock' | 'readFile'>): Map<string, NetboxClient> {
+  const clients = new Map<string, NetboxClient>();
+  for (const source of config.sources) {
+    if (!source.netbox.url) continue;
+    clients.set(
+      source.name,
+      createNetboxClient({
+        url: source.netbox.url,
+        token: source.netbox.token,
+        ca: source.netbox.caFile ? io.readFile(source.netbox.caFile) : undefined,
+        rejectUnauthorized: config.netbox.tlsRejectUnauthorized,
+        timeoutMs: config.netbox.timeoutMs,
+        clock: io.clock,
+      }),
+    );
+  }
+  return clients;
+}
+
+/**
+ * The watchdogs of the NetBox sources that expect reports (EXPECT_REPORT_EVERY for the default, each
+ * named source's `expect_report_every`), run as one; undefined when none does.
+ */
+function createSourceWatchdogs(config: Config, io: RelayIo, deps: { store: Store; onQueued: () => void }): Watchdog | undefined {
+  const watchdogs = config.sources.flatMap((source) =>
+    source.expectEveryMs === undefined
+      ? []
+      : [
+          createWatchdog({
+            store: deps.store,
+            clock: io.clock,
+            logger: io.logger,
+            expectEveryMs: source.expectEveryMs,
+            onQueued: deps.onQueued,
+            source: source.name === DEFAULT_SOURCE_NAME ? undefined : source.name,
+          }),
+        ],
+  );
+  if (watchdogs.length <= 1) return watchdogs[0];
+  return {
+    // Every source is measured; the first notice queued (if any) is what this evaluation did.
+    evaluate: async () => (await Promise.all(watchdogs.map((w) => w.evaluate()))).find((r) => r !== undefined),
+    start: () => watchdogs.forEach((w) => w.start()),
+    stop: () => watchdogs.forEach((w) => w.stop()),
+  };
 }
 
 /**
@@ -183,6 +213,7 @@ function createDeliveryPipeline(
     unrecordedOutcomes: () => outcomes.unrecorded,
     // The worker is built below; the gauges are read only at scrape time.
     smtpPause: () => worker.breaker,
+    sources: config.sources.map((s) => s.name),
   });
   const smtpHealth = createSmtpHealth({ transport, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
   const recorder = createMailRecorder({ store, logger, clock });
@@ -191,7 +222,7 @@ function createDeliveryPipeline(
     ledger: outcomes,
     transport,
     compose: recorder.wrap(createRelayComposer(config, io, { ...deps, outcomes, metrics })),
-    planRoutes: createRoutePlanner({ routes: config.routing.routes, store }),
+    planRoutes: createRoutePlanner({ routes: config.routing.routes, store, sources: config.sources }),
     clock,
     logger,
     retry: config.retry,
@@ -214,15 +245,17 @@ function createDeliveryPipeline(
 }
 
 /**
- * The report composer exactly as the worker runs it (templates, routes, NetBox's failing results, the
- * CSV and the trend, all from the configuration): `preview` uses it too, so a preview is the mail the
- * relay sends. `routes` narrows it to some routes (their names, hence Message-IDs, unchanged).
+ * One NetBox source's report composer exactly as the worker runs it (templates, routes, the source's own
+ * NetBox failing results, the CSV and the trend, all from the configuration): `preview` uses it too, so
+ * a preview is the mail the relay sends. `routes` narrows it to some routes (their names, hence
+ * Message-IDs, unchanged). With several sources the mail names its source.
  */
 export function createRelayReportComposer(
   config: Config,
   io: Pick<RelayIo, 'clock' | 'logger'>,
   deps: {
     renderer: Renderer;
+    source: SourceConfig;
     netbox?: NetboxClient;
     history?: ReportHistory;
     storedFailures?: ReportInsightsOptions['storedFailures'];
@@ -230,6 +263,8 @@ export function createRelayReportComposer(
     routes?: readonly Route[];
   },
 ): ReportComposer {
+  const { source } = deps;
+  const isDefault = source.name === DEFAULT_SOURCE_NAME;
   return createReportComposer({
     renderer: deps.renderer,
     clock: io.clock,
@@ -238,11 +273,12 @@ export function createRelayReportComposer(
     routes: deps.routes ?? config.routing.routes,
     implicitRoute: config.routing.file === undefined,
     timezone: config.mail.timezone,
-    netboxUrl: config.netbox.url,
+    netboxUrl: source.netbox.url,
+    source: config.sources.length > 1 ? { name: source.name, isDefault } : undefined,
     insights: createReportInsights({
       client: deps.netbox,
-      hasToken: config.netbox.token !== undefined,
-      netboxUrl: config.netbox.url,
+      hasToken: source.netbox.token !== undefined,
+      netboxUrl: source.netbox.url,
       budgetMs: config.netbox.enrichBudgetMs,
       clock: io.clock,
       history: deps.history,
@@ -251,33 +287,46 @@ export function createRelayReportComposer(
       maxFailures: config.mail.maxFailures,
       attachCsv: config.mail.attachCsv,
       attachMaxBytes: config.mail.attachMaxBytes,
-      logger: io.logger,
+      logger: isDefault ? io.logger : io.logger.child({ source: source.name }),
       onNetboxError: deps.onNetboxError,
+      source: isDefault ? undefined : source.name,
     }),
   });
 }
 
-/** Reports (with NetBox's failures, the CSV and the trend) and the watchdog's notices, composed. */
+/**
+ * The configured source a delivery came from; a source no longer configured gets no NetBox (so no
+ * other source's token goes to it).
+ */
+export function findDeliverySource(config: Config, name: string): SourceConfig {
+  return config.sources.find((s) => s.name === name) ?? { name, path: '', secrets: [], netbox: {}, tags: {} };
+}
+
+/** Reports (with each source's NetBox failures, the CSV and the trend) and the watchdog's notices, composed. */
 function createRelayComposer(
   config: Config,
   io: RelayIo,
   deps: Pick<RelayParts, 'store' | 'renderer' | 'netbox' | 'outcomes' | 'metrics'>,
 ): DeliveryComposer {
-  const { clock } = io;
   // The trend's history is read from the store and saved through the ledger, which keeps a refused save.
   const history = {
     findReportBefore: deps.store.findReportBefore.bind(deps.store),
     saveReport: (snapshot: ReportSnapshot) => deps.outcomes.saveReport(snapshot),
   };
-  const reportComposer = createRelayReportComposer(config, io, {
-    renderer: deps.renderer,
-    netbox: deps.netbox,
-    history,
-    onNetboxError: (code) => deps.metrics.recordNetboxFetchError(code),
-  });
+  const composerFor = (source: SourceConfig) =>
+    createRelayReportComposer(config, io, {
+      renderer: deps.renderer,
+      source,
+      netbox: deps.netbox.get(source.name),
+      history,
+      onNetboxError: (code) => deps.metrics.recordNetboxFetchError(code, source.name),
+    });
+  const composers = new Map(config.sources.map((source) => [source.name, composerFor(source)]));
+  const reportComposer: ReportComposer = (delivery, log) =>
+    (composers.get(delivery.netboxSource) ?? composerFor(findDeliverySource(config, delivery.netboxSource)))(delivery, log);
   // The watchdog's notices go to everyone who expects reports: MAIL_TO/CC/BCC, or every route's recipients.
   const recipients = { ...buildNoticeRecipients(config.routing.routes), replyTo: config.mail.replyTo };
-  return withWatchdogMail(reportComposer, { from: config.mail.from, recipients, timezone: config.mail.timezone, clock });
+  return withWatchdogMail(reportComposer, { from: config.mail.from, recipients, timezone: config.mail.timezone, clock: io.clock });
 }
 
 /** The HTTP side: webhook, admin API, dashboard, health and metrics (createApp never listens). */
@@ -307,6 +356,7 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'tr
       timezone: config.mail.timezone,
       netboxUrl: config.netbox.url,
       routeNames: config.routing.routes.map((r) => r.name),
+      sources: config.sources,
       onRequeued: () => worker.kick(),
       unrecordedOutcomes: () => outcomes.unrecorded,
       smtpPause: () => worker.breaker,
@@ -373,7 +423,7 @@ async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promis
   if (unrecorded > 0)
     logger.error({ unrecorded }, 'shutdown with outcomes unrecorded: the mails named above may be sent again at the next start');
   await parts.transport.close();
-  parts.netbox?.close();
+  for (const client of parts.netbox.values()) client.close();
   await parts.store.close();
 }
 

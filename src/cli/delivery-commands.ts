@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { parseDurationMs, type Config } from '../config';
+import { DEFAULT_SOURCE_NAME, parseDurationMs, type Config } from '../config';
 import { buildDeliveriesJson, createSecretMask, type DeliveryJson } from '../delivery';
 import { neutralizeText, systemClock } from '../shared';
 import { DELIVERY_STATES, openStore, StorageUnavailableError, type DeliveryState, type Store } from '../store';
@@ -16,6 +16,7 @@ export function registerDeliveryCommands(program: Command, io: CliIo, setExitCod
     .description('list deliveries, newest first: id, report, NetBox, state, attempts, next attempt, last error')
     .option('--state <state>', `only this state (${DELIVERY_STATES.join('|')})`)
     .option('--limit <n>', 'at most this many (default 50)', '50')
+    .option('--source <name>', 'only deliveries of this NetBox source (SOURCES_FILE; `default` for the bare webhook path)')
     .option('--json', 'one JSON document (the admin API shape) instead of a table')
     .action((opts: ListOptions) => listDeliveries(opts, io, setExitCode));
 
@@ -40,6 +41,7 @@ type SetExitCode = (code: number) => void;
 
 interface ListOptions {
   state?: string;
+  source?: string;
   limit: string;
   json?: boolean;
 }
@@ -66,10 +68,14 @@ async function listDeliveries(opts: ListOptions, io: CliIo, setExitCode: SetExit
     return setExitCode(EXIT_USAGE);
   }
   await withStore(io, setExitCode, async (store, config) => {
+    if (opts.source !== undefined && !config.sources.some((s) => s.name === opts.source)) {
+      io.stderr.write(`compliance-relay: --source must be one of ${config.sources.map((s) => s.name).join(', ')}\n`);
+      return setExitCode(EXIT_USAGE);
+    }
     const mask = createSecretMask(config.secretValues);
     const rows = await buildDeliveriesJson(
       store,
-      await store.listDeliveries({ state: opts.state as DeliveryState | undefined, limit }),
+      await store.listDeliveries({ state: opts.state as DeliveryState | undefined, limit, netboxSource: opts.source }),
       mask,
     );
     if (opts.json) {
@@ -155,7 +161,8 @@ const ERROR_LINES = 3;
 const COLUMNS: [string, (d: DeliveryJson) => string, number][] = [
   ['ID', (d) => String(d.id), 16],
   ['REPORT', (d) => String(d.reportId), 16],
-  ['NETBOX', (d) => d.source, 15],
+  // A named NetBox source shows as `<source>@<address>`; the default source as its address alone, as before sources.
+  ['NETBOX', (d) => (d.netboxSource === DEFAULT_SOURCE_NAME ? d.source : `${d.netboxSource}@${d.source}`), 15],
   ['STATE', (d) => d.state, 8],
   ['ATTEMPTS', (d) => String(d.attempts), 8],
   // To the second: the milliseconds say nothing to an operator.

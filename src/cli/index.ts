@@ -8,6 +8,7 @@ import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type Cli
 import { registerDeliveryCommands } from './delivery-commands';
 import type * as MigrateModule from './migrate';
 import type * as BackupModule from './backup-command';
+import type * as OnlineCheckModule from './check-sources-online';
 import { DEFAULT_WEBHOOK_NAME, netboxSetupCommand } from './netbox-setup-command';
 import type * as ServeModule from './serve';
 import { readPackageVersion } from './read-package-version';
@@ -25,6 +26,7 @@ const loadServe = () => require('./serve') as typeof ServeModule;
 const loadPreview = () => require('./preview-command') as typeof PreviewModule;
 const loadMigrate = () => require('./migrate') as typeof MigrateModule;
 const loadBackup = () => require('./backup-command') as typeof BackupModule;
+const loadOnlineCheck = () => require('./check-sources-online') as typeof OnlineCheckModule;
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /** Records a command's exit code for {@link runCli} to resolve with. */
@@ -74,9 +76,10 @@ function registerRelayCommands(program: Command, io: CliIo, setExitCode: SetExit
   program
     .command('check-config')
     .description(
-      'validate the environment, ROUTES_FILE and templates without starting; prints the configuration in force (secrets redacted)',
+      'validate the environment, ROUTES_FILE, SOURCES_FILE and templates without starting; prints the configuration in force (secrets redacted)',
     )
-    .action(() => checkConfig(io, setExitCode));
+    .option('--online', "also ask each NetBox source's NetBox for its status and whether its token reads test results")
+    .action(async (flags: { online?: boolean }) => checkConfig(io, setExitCode, flags.online === true));
 
   program
     .command('migrate')
@@ -93,7 +96,7 @@ function registerRelayCommands(program: Command, io: CliIo, setExitCode: SetExit
 }
 
 /** `check-config`: loads the configuration and the route templates, and prints the configuration (redacted). */
-function checkConfig(io: CliIo, setExitCode: SetExitCode): void {
+async function checkConfig(io: CliIo, setExitCode: SetExitCode, online: boolean): Promise<void> {
   const config = loadConfigOrReport(io);
   if (!config) {
     setExitCode(EXIT_CONFIG);
@@ -111,6 +114,7 @@ function checkConfig(io: CliIo, setExitCode: SetExitCode): void {
     throw error;
   }
   io.stdout.write(`${JSON.stringify(redactConfig(config), null, 2)}\nThe configuration is valid.\n`);
+  if (online) setExitCode(await loadOnlineCheck().checkSourcesOnline(config, io));
 }
 
 /**
@@ -190,9 +194,12 @@ function registerSetupCommands(program: Command, io: CliIo, setExitCode: SetExit
       'where the webhook secret is kept: read when it exists, else written (mode 0600) for WEBHOOK_SECRET_FILE',
     )
     .option('--name <name>', 'name of the webhook and its event rule in NetBox', DEFAULT_WEBHOOK_NAME)
+    .option('--source <name>', "the NetBox source to set up (SOURCES_FILE); default: NETBOX_URL's")
     .option('--dry-run', 'read NetBox and print the requests that would be sent; change nothing')
     .option('--show-secret', 'print the webhook secret (it is never printed otherwise)')
-    .action(async (flags: { payloadUrl: string; secretFile?: string; name: string; dryRun?: boolean; showSecret?: boolean }) => {
-      setExitCode(await netboxSetupCommand(flags, io));
-    });
+    .action(
+      async (flags: { payloadUrl: string; secretFile?: string; name: string; source?: string; dryRun?: boolean; showSecret?: boolean }) => {
+        setExitCode(await netboxSetupCommand(flags, io));
+      },
+    );
 }

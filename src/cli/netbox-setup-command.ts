@@ -2,7 +2,27 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createNodeFetch, runNetboxSetup, NetboxSetupError, type FetchLike } from '../netbox-setup';
+import { DEFAULT_SOURCE_NAME, type SourceConfig } from '../config';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
+
+/** What a source lacks for `netbox-setup`, named as the operator configures it (variables or SOURCES_FILE fields). */
+function findSourceProblems(source: SourceConfig): string[] {
+  const isDefault = source.name === DEFAULT_SOURCE_NAME;
+  const problems: string[] = [];
+  if (!source.netbox.url)
+    problems.push(
+      isDefault
+        ? 'NETBOX_URL is required (the NetBox address, with its base path if any)'
+        : `source ${source.name} needs netbox_url in SOURCES_FILE`,
+    );
+  if (!source.netbox.token)
+    problems.push(
+      isDefault
+        ? 'NETBOX_TOKEN (or NETBOX_TOKEN_FILE) is required: a NetBox API token allowed to write webhooks and event rules'
+        : `source ${source.name} needs token_file or token_env in SOURCES_FILE: a NetBox API token allowed to write webhooks and event rules`,
+    );
+  return problems;
+}
 
 export interface NetboxSetupFlags {
   payloadUrl: string;
@@ -10,6 +30,8 @@ export interface NetboxSetupFlags {
   dryRun?: boolean;
   showSecret?: boolean;
   name: string;
+  /** The NetBox source to set up (SOURCES_FILE); default: the one of NETBOX_URL/NETBOX_TOKEN. */
+  source?: string;
 }
 
 /** The webhook's name in NetBox when --name is not given. */
@@ -22,10 +44,12 @@ export const DEFAULT_WEBHOOK_NAME = 'compliance-relay';
 export async function netboxSetupCommand(flags: NetboxSetupFlags, io: CliIo, fetchImpl?: FetchLike): Promise<number> {
   const config = loadConfigOrReport(io);
   if (!config) return EXIT_CONFIG;
-  const problems: string[] = [];
-  if (!config.netbox.url) problems.push('NETBOX_URL is required (the NetBox address, with its base path if any)');
-  if (!config.netbox.token)
-    problems.push('NETBOX_TOKEN (or NETBOX_TOKEN_FILE) is required: a NetBox API token allowed to write webhooks and event rules');
+  const source = config.sources.find((s) => s.name === (flags.source ?? DEFAULT_SOURCE_NAME));
+  if (!source) {
+    io.stderr.write(`compliance-relay netbox-setup: --source must be one of ${config.sources.map((s) => s.name).join(', ')}.\n`);
+    return EXIT_USAGE;
+  }
+  const problems = findSourceProblems(source);
   if (problems.length) {
     io.stderr.write(`compliance-relay netbox-setup: ${problems.join('; ')}.\n`);
     return EXIT_CONFIG;
@@ -38,7 +62,7 @@ export async function netboxSetupCommand(flags: NetboxSetupFlags, io: CliIo, fet
   }
   if (!payload || (payload.protocol !== 'http:' && payload.protocol !== 'https:') || flags.payloadUrl.length > 500) {
     io.stderr.write(
-      `compliance-relay netbox-setup: --payload-url must be an http(s) URL of at most 500 characters (the relay's webhook address as NetBox reaches it, e.g. https://relay.example.com${config.webhook.path}).\n`,
+      `compliance-relay netbox-setup: --payload-url must be an http(s) URL of at most 500 characters (the relay's webhook address as NetBox reaches it, e.g. https://relay.example.com${source.path}).\n`,
     );
     return EXIT_USAGE;
   }
@@ -50,12 +74,12 @@ export async function netboxSetupCommand(flags: NetboxSetupFlags, io: CliIo, fet
   try {
     await runNetboxSetup(
       {
-        netboxUrl: config.netbox.url!,
-        token: config.netbox.token!,
+        netboxUrl: source.netbox.url!,
+        token: source.netbox.token!,
         payloadUrl: flags.payloadUrl,
         name: flags.name,
         secretFile,
-        configuredSecret: config.webhook.secrets[0],
+        configuredSecret: source.secrets[0],
         dryRun: flags.dryRun === true,
         showSecret: flags.showSecret === true,
       },
@@ -63,7 +87,7 @@ export async function netboxSetupCommand(flags: NetboxSetupFlags, io: CliIo, fet
         fetch:
           fetchImpl ??
           createNodeFetch({
-            ca: config.netbox.caFile ? io.readFile(config.netbox.caFile) : undefined,
+            ca: source.netbox.caFile ? io.readFile(source.netbox.caFile) : undefined,
             rejectUnauthorized: config.netbox.tlsRejectUnauthorized,
           }),
         print: (line) => io.stdout.write(`${line}\n`),

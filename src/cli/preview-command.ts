@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../config';
+import { DEFAULT_SOURCE_NAME, type Config } from '../config';
 import { createReportComposer, SAMPLE_ENVELOPE } from '../compose';
 import { createTransport, defaultTemplatesDir, loadRenderer, TemplateError } from '../mail';
 import { buildDefaultRoute, type Route } from '../routing';
 import { buildRawMessage } from '../sent-mail';
-import { createRelayNetboxClient, createRelayReportComposer } from '../relay';
+import { createRelayNetboxClients, createRelayReportComposer, findDeliverySource } from '../relay';
 import { createSilentLogger, RelayError, systemClock } from '../shared';
 import { openStore, StorageUnavailableError, type ClaimedDelivery, type Store } from '../store';
 import { parseDelivery } from '../webhook';
@@ -77,14 +77,15 @@ async function writePreview(
   context: { config: Config; io: CliIo; store?: Store; out: string },
 ): Promise<number> {
   const { config, io, store } = context;
-  const netbox = createRelayNetboxClient(config, { clock: systemClock, readFile: io.readFile });
+  const netbox = createRelayNetboxClients(config, { clock: systemClock, readFile: io.readFile });
   try {
     const composer = createRelayReportComposer(
       config,
       { clock: systemClock, logger: createSilentLogger() },
       {
         renderer: loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir()),
-        netbox,
+        source: findDeliverySource(config, delivery.netboxSource),
+        netbox: netbox.get(delivery.netboxSource),
         routes: [route],
         // The history as the worker reads it; the preview saves nothing (a no-op save).
         history: store && { findReportBefore: store.findReportBefore.bind(store), saveReport: () => Promise.resolve() },
@@ -108,7 +109,7 @@ async function writePreview(
     );
     return 0;
   } finally {
-    netbox?.close();
+    for (const client of netbox.values()) client.close();
   }
 }
 
@@ -158,8 +159,9 @@ export async function sendTestCommand(options: { to?: string }, config: Config, 
   }
 }
 
-/** The composer the relay uses, for one route and without NetBox enrichment (nothing is fetched or stored). */
+/** The composer the relay uses, for one route, the default source and without NetBox enrichment (nothing is fetched or stored). */
 function createRouteComposer(config: Config, route: Route, options: { implicitRoute?: boolean } = {}) {
+  const source = config.sources.find((s) => s.name === DEFAULT_SOURCE_NAME);
   return createReportComposer({
     renderer: loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir()),
     clock: systemClock,
@@ -168,7 +170,8 @@ function createRouteComposer(config: Config, route: Route, options: { implicitRo
     routes: [route],
     implicitRoute: options.implicitRoute ?? config.routing.file === undefined,
     timezone: config.mail.timezone,
-    netboxUrl: config.netbox.url,
+    netboxUrl: source?.netbox.url,
+    source: config.sources.length > 1 && source ? { name: source.name, isDefault: source.name === DEFAULT_SOURCE_NAME } : undefined,
   });
 }
 
@@ -177,7 +180,15 @@ function readDeliveryFile(file: string, io: CliIo): ClaimedDelivery | string {
   const parsed = parseDelivery(body);
   if (parsed.kind !== 'report') return `${file} is not a compliance report delivery: ${parsed.reason}`;
   // Parsed here already (to refuse a file that is not a report): the composer takes it as it is.
-  return { id: 0, reportId: parsed.report.id, dedupKey: parsed.dedupKey, body, attempts: 1, report: parsed } as ClaimedDelivery;
+  return {
+    id: 0,
+    reportId: parsed.report.id,
+    dedupKey: parsed.dedupKey,
+    body,
+    attempts: 1,
+    report: parsed,
+    netboxSource: DEFAULT_SOURCE_NAME,
+  } as ClaimedDelivery;
 }
 
 async function readStoredDelivery(store: Store, options: PreviewOptions): Promise<ClaimedDelivery | string> {

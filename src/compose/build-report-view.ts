@@ -68,8 +68,10 @@ export interface ReportView {
   verdict: VerdictView | null;
   /** NETBOX_URL's host (`netbox.example.com`, with a port if it has one); null without NETBOX_URL. */
   netboxHost: string | null;
-  /** What the mail calls the NetBox instance: `netboxHost`, or `NetBox`. */
+  /** What the mail calls the NetBox instance: the source's name with several sources, else `netboxHost`, or `NetBox`. */
   netboxName: string;
+  /** The NetBox source the report came from, when the relay serves several (SOURCES_FILE); null with one. */
+  source: { name: string } | null;
   links: ReportLinks;
   /** The subject line the default template builds; templates may ignore it. */
   defaultSubject: string;
@@ -88,6 +90,8 @@ export interface ReportViewOptions {
   timezone: string;
   enrichment?: EnrichmentView | null;
   trend?: TrendView | null;
+  /** The source's name, given when the relay serves several NetBox sources: the mail names it. */
+  sourceName?: string;
 }
 
 /** Builds the template data for one report delivery. Pure: same input, same view. */
@@ -125,7 +129,8 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
     tone: overall.tone,
     verdict,
     netboxHost,
-    netboxName: netboxHost ?? 'NetBox',
+    netboxName: options.sourceName ?? netboxHost ?? 'NetBox',
+    source: options.sourceName === undefined ? null : { name: options.sourceName },
     links: buildLinks(r.id, r.url, r.results_url, options.netboxUrl),
     defaultSubject: buildDefaultSubject({
       id: r.id,
@@ -133,7 +138,7 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
       count: r.total_count,
       percentText: overall.percentText,
       highFailed,
-      netboxHost,
+      instance: options.sourceName ?? netboxHost,
       verdict,
     }),
     enrichment: options.enrichment ?? null,
@@ -188,7 +193,8 @@ interface SubjectFacts {
   count: number;
   percentText: string;
   highFailed: number;
-  netboxHost: string | null;
+  /** The source's name with several sources, else NETBOX_URL's host. */
+  instance: string | null;
   verdict: VerdictView | null;
 }
 
@@ -199,7 +205,7 @@ interface SubjectFacts {
  * GitHub's `[owner/repo]`, naming the instance for whoever reads mail from several NetBoxes.
  */
 function buildDefaultSubject(f: SubjectFacts): string {
-  const on = f.netboxHost ? `${f.netboxHost}: ` : '';
+  const on = f.instance ? `${f.instance}: ` : '';
   const tag = f.highFailed > 0 ? `[${f.highFailed} HIGH failed] ` : '';
   const v = f.verdict;
   const change = v ? `, ${v.direction === 'same' ? 'same as' : `${v.direction} than`} report ${v.previousReportId}` : '';

@@ -42,6 +42,8 @@ export interface ReportInsightsOptions {
   storedFailures?: (delivery: ReportDelivery) => Promise<FailingPair[] | null | undefined>;
   /** Called with the error code when NetBox could not provide the results (for /metrics). */
   onNetboxError?: (code: string) => void;
+  /** A named NetBox source (not the default): its reports form a history of their own. */
+  source?: string;
 }
 
 /**
@@ -105,7 +107,9 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
               ids: { result: r.resultId, device: r.deviceId, test: r.testId },
             }))
           : null;
-      const series = buildSeriesKey({ netboxUrl: options.netboxUrl, reportUrl: report.url });
+      const netboxSeries = buildSeriesKey({ netboxUrl: options.netboxUrl, reportUrl: report.url });
+      // Report ids collide across NetBoxes: a named source's history is its own (the default keeps today's series).
+      const series = options.source === undefined ? netboxSeries : `source:${options.source}|${netboxSeries}`;
       // A history that cannot be read is a storage failure like any other: the delivery is tried again
       // (routes need the previous report to decide on-change and regression). Saves never throw: the
       // relay's history keeps a refused save in its outcome ledger.

@@ -68,6 +68,11 @@ export interface ReportComposerOptions {
   implicitRoute?: boolean;
   timezone: string;
   netboxUrl?: string;
+  /**
+   * The NetBox source these reports come from, given when the relay serves several: the mail names it
+   * (subject, body, footer, X-Compliance-Source) and a named source's reports thread apart per route.
+   */
+  source?: { name: string; isDefault: boolean };
   /** Failing results from NetBox, the trend and the CSV; never throws, bounded by its own budget. */
   insights?: (delivery: ReportDelivery, log?: Logger) => Promise<ReportInsights>;
 }
@@ -93,6 +98,7 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       timezone: options.timezone,
       enrichment: insights?.enrichment,
       trend: insights?.trendView,
+      sourceName: options.source?.name,
     });
     const attachments = insights?.attachments.length ? insights.attachments : undefined;
     /** One route's mail, or undefined when the route is no longer configured. */
@@ -116,7 +122,11 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
           from: options.from,
           route: options.implicitRoute ? undefined : route.name,
         }),
-        threadId: buildThreadId({ from: options.from, route: route.name }),
+        threadId: buildThreadId({
+          from: options.from,
+          route: route.name,
+          source: options.source?.isDefault ? undefined : options.source?.name,
+        }),
         date: new Date(options.clock.now()),
         headers: buildFilterHeaders(view, route.name),
         attachments,
@@ -152,5 +162,6 @@ export function buildFilterHeaders(view: ReportView, route: string): Record<stri
     'X-Compliance-Pass-Percent': view.overall.percent === null ? 'none' : view.overall.percent.toFixed(1),
     'X-Compliance-High-Failed': String(view.highFailed),
     'X-Compliance-Route': route,
+    ...(view.source ? { 'X-Compliance-Source': view.source.name } : {}),
   };
 }

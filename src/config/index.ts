@@ -9,5 +9,7 @@ export {
   type OAuth2Config,
   type LoadConfigOptions,
 } from './load-config';
+export { MAX_SOURCES, type SourceConfig } from './sources-file';
+export { DEFAULT_SOURCE_NAME } from '../webhook';
 export { EnvSchema, SECRET_VARIABLES, type Env } from './schema';
 export { parseDurationMs, isMailbox } from '../shared';

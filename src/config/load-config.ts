@@ -1,9 +1,11 @@
 import path from 'node:path';
-import { buildDefaultRoute, formatRoutesIssue, parseRoutesFile, RoutesFileError, type Route } from '../routing';
+import { buildDefaultRoute, formatRoutesIssue, parseRoutesFile, RoutesFileError, type Condition, type Route } from '../routing';
 import { isLoopbackHost } from '../shared';
 import { EnvSchema, SECRET_VARIABLES, type Env } from './schema';
 import { buildOAuth2Config, checkEndpointUrl, checkUnusedOAuth2, type OAuth2Config } from './build-oauth2-config';
 import type { ConfigIssue } from './config-issue';
+import { readSourcesFile, type SourceConfig } from './sources-file';
+import { DEFAULT_SOURCE_NAME } from '../webhook';
 
 export type { ConfigIssue } from './config-issue';
 export type { OAuth2Config } from './build-oauth2-config';
@@ -106,6 +108,11 @@ export interface Config {
     /** The whole enrichment of one mail (retries included) ends within this. */
     enrichBudgetMs: number;
   };
+  /**
+   * The NetBox sources: `default` first (WEBHOOK_PATH, WEBHOOK_SECRET*, WEBHOOK_ALLOWED_IPS, NETBOX_*),
+   * then those of SOURCES_FILE, each at `<WEBHOOK_PATH>/<name>`. More than one: mails name their source.
+   */
+  sources: SourceConfig[];
   /** Ordered routes; without ROUTES_FILE one implicit `default` route to MAIL_TO/CC/BCC. */
   routing: { file?: string; routes: Route[] };
   retry: { maxAttempts: number; baseMs: number; maxDelayMs: number };
@@ -158,8 +165,71 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   issues.push(...checkCrossFieldRules(e, broken));
   const routesFile = e.ROUTES_FILE ? path.resolve(options.cwd ?? process.cwd(), e.ROUTES_FILE) : undefined;
   const routes = routesFile ? readRoutes(routesFile, options.readFile, issues) : undefined;
+  const cwd = options.cwd ?? process.cwd();
+  const sources = e.SOURCES_FILE ? readNamedSources(e, env, { ...options, cwd }, issues) : [];
+  issues.push(...checkSourceRules(e, host, sources, routes));
   if (issues.length > 0) throw new ConfigError(issues);
-  return buildConfig(e, { host, smtp, graph, routesFile, routes, cwd: options.cwd ?? process.cwd() });
+  return buildConfig(e, { host, smtp, graph, routesFile, routes, sources, cwd });
+}
+
+/** SOURCES_FILE's sources; their problems are pushed onto `issues`, each naming the source and the field. */
+function readNamedSources(
+  e: Env,
+  env: Record<string, string>,
+  options: LoadConfigOptions & { cwd: string },
+  issues: ConfigIssue[],
+): SourceConfig[] {
+  const messages: string[] = [];
+  const sources = readSourcesFile(
+    {
+      file: path.resolve(options.cwd, e.SOURCES_FILE!),
+      readFile: options.readFile,
+      env,
+      webhookPath: normalizeWebhookPath(e.WEBHOOK_PATH),
+      cwd: options.cwd,
+    },
+    messages,
+  );
+  issues.push(...messages.map((message) => ({ variable: 'SOURCES_FILE', message })));
+  return sources;
+}
+
+/**
+ * A named source beyond loopback needs a webhook secret (as the default does, issue 14), and a route
+ * may only name sources that exist: a typo would silently route nothing.
+ */
+function checkSourceRules(e: Env, host: string, sources: SourceConfig[], routes: Route[] | undefined): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  if (!isLoopbackHost(host) && !e.WEBHOOK_ALLOW_UNSIGNED) {
+    for (const s of sources.filter((source) => source.secrets.length === 0)) {
+      issues.push({
+        variable: 'SOURCES_FILE',
+        message: `source ${s.name} webhook_secret_file: is required to listen on HOST=${host}, beyond loopback (or webhook_secret_env)`,
+      });
+    }
+  }
+  const known = new Set([DEFAULT_SOURCE_NAME, ...sources.map((s) => s.name)]);
+  for (const route of routes ?? []) {
+    for (const name of collectSourceNames(route.match)) {
+      if (!known.has(name)) {
+        issues.push({
+          variable: 'ROUTES_FILE',
+          message: `route ${route.name} match.source: "${name}" is not a configured source (${[...known].join(', ')})`,
+        });
+      }
+    }
+  }
+  return issues;
+}
+
+/** Every source name a condition mentions, at any depth. */
+function collectSourceNames(condition: Condition | undefined): string[] {
+  if (!condition) return [];
+  return [...(condition.source ?? []), ...[...(condition.all ?? []), ...(condition.any ?? [])].flatMap(collectSourceNames)];
+}
+
+function normalizeWebhookPath(value: string): string {
+  return value.replace(/\/+$/, '') || '/';
 }
 
 /** Replaces each `<NAME>_FILE` by the secret it holds (in `env`); returns what went wrong. */
@@ -356,20 +426,23 @@ function readRoutes(routesFile: string, readFile: (file: string) => string, issu
   }
 }
 
+/** What loadConfig has read and checked before the configuration is assembled. */
+interface ConfigParts {
+  host: string;
+  smtp?: SmtpConfig;
+  graph?: GraphConfig;
+  routesFile?: string;
+  routes?: Route[];
+  sources: SourceConfig[];
+  cwd: string;
+}
+
 /** The validated environment as the relay's typed configuration. */
-function buildConfig(
-  e: Env,
-  {
-    host,
-    smtp,
-    graph,
-    routesFile,
-    routes,
-    cwd,
-  }: { host: string; smtp?: SmtpConfig; graph?: GraphConfig; routesFile?: string; routes?: Route[]; cwd: string },
-): Config {
+function buildConfig(e: Env, built: ConfigParts): Config {
+  const { host, smtp, graph, routesFile, routes, cwd } = built;
   const dataDir = path.resolve(cwd, e.DATA_DIR);
   const secrets = [e.WEBHOOK_SECRET, e.WEBHOOK_SECRET_PREVIOUS].filter((s): s is string => s !== undefined);
+  const defaultSource = buildDefaultSource(e, secrets, cwd);
   return {
     http: {
       host,
@@ -380,7 +453,7 @@ function buildConfig(
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
     },
     webhook: {
-      path: e.WEBHOOK_PATH.replace(/\/+$/, '') || '/',
+      path: defaultSource.path,
       secrets,
       unsignedFromNetwork: secrets.length === 0 && !isLoopbackHost(host),
       maxBytes: e.WEBHOOK_MAX_BYTES,
@@ -405,13 +478,12 @@ function buildConfig(
       attachMaxBytes: e.MAIL_ATTACH_MAX_BYTES,
     },
     netbox: {
-      url: e.NETBOX_URL?.replace(/\/+$/, ''),
-      token: e.NETBOX_TOKEN,
-      caFile: e.NETBOX_CA_FILE ? path.resolve(cwd, e.NETBOX_CA_FILE) : undefined,
+      ...defaultSource.netbox,
       tlsRejectUnauthorized: e.NETBOX_TLS_REJECT_UNAUTHORIZED,
       timeoutMs: e.NETBOX_TIMEOUT_MS,
       enrichBudgetMs: e.NETBOX_ENRICH_BUDGET_MS,
     },
+    sources: [defaultSource, ...built.sources],
     routing: {
       file: routesFile,
       routes: routes ?? [
@@ -434,7 +506,24 @@ function buildConfig(
     admin: { token: e.ADMIN_TOKEN },
     watchdog: { expectEveryMs: e.EXPECT_REPORT_EVERY },
     observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL ?? DEFAULT_SMTP_CHECK_INTERVAL_MS },
-    secretValues: collectSecretValues(e, secrets, smtp ?? graph),
+    secretValues: collectSecretValues(e, secrets, smtp ?? graph, built.sources),
+  };
+}
+
+/** The `default` source: the bare WEBHOOK_PATH with WEBHOOK_SECRET*, WEBHOOK_ALLOWED_IPS and NETBOX_*, as before sources existed. */
+function buildDefaultSource(e: Env, secrets: string[], cwd: string): SourceConfig {
+  return {
+    name: DEFAULT_SOURCE_NAME,
+    path: normalizeWebhookPath(e.WEBHOOK_PATH),
+    secrets,
+    allowedIps: e.WEBHOOK_ALLOWED_IPS,
+    netbox: {
+      url: e.NETBOX_URL?.replace(/\/+$/, ''),
+      token: e.NETBOX_TOKEN,
+      caFile: e.NETBOX_CA_FILE ? path.resolve(cwd, e.NETBOX_CA_FILE) : undefined,
+    },
+    tags: {},
+    expectEveryMs: e.EXPECT_REPORT_EVERY,
   };
 }
 
@@ -521,6 +610,11 @@ export function redactConfig(config: Config): Record<string, unknown> {
     // The outbox directory only without SMTP; MAIL_TO/CC/BCC only without ROUTES_FILE (routes name their own).
     mail: { ...mail, ...(config.smtp ? {} : { outboxDir }), ...(config.routing.file ? {} : { to, cc, bcc }) },
     netbox: describeNetbox(config.netbox),
+    sources: config.sources.map((s) => ({
+      ...s,
+      secrets: s.secrets.length,
+      netbox: { ...s.netbox, token: s.netbox.token ? '[REDACTED]' : undefined },
+    })),
     routing: config.routing,
     retry: config.retry,
     worker: config.worker,
@@ -535,8 +629,14 @@ export function redactConfig(config: Config): Record<string, unknown> {
 }
 
 /** Every secret value in force, so that the logger masks it wherever it appears. */
-function collectSecretValues(e: Env, webhookSecrets: string[], mail: { password?: string; oauth2?: OAuth2Config } | undefined): string[] {
+function collectSecretValues(
+  e: Env,
+  webhookSecrets: string[],
+  mail: { password?: string; oauth2?: OAuth2Config } | undefined,
+  sources: readonly SourceConfig[],
+): string[] {
   return [
+    ...sources.flatMap((s) => [...s.secrets, ...(s.netbox.token ? [s.netbox.token] : [])]),
     ...webhookSecrets,
     ...(mail && 'password' in mail && mail.password ? [mail.password] : []),
     ...oauth2Secrets(mail?.oauth2),

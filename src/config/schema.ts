@@ -106,6 +106,8 @@ export const EnvSchema = z.object({
   TEMPLATES_DIR: z.string().trim().optional(),
   /** YAML routes: who gets which report (see README "Routes"); without it MAIL_TO gets every report. */
   ROUTES_FILE: z.string().trim().optional(),
+  /** YAML NetBox sources beside the default one (see README "Several NetBox sources"). */
+  SOURCES_FILE: z.string().trim().optional(),
 
   // NetBox
   NETBOX_URL: httpUrl.optional(),

@@ -31,6 +31,11 @@ export interface DashboardOptions {
   logger: Logger;
   timezone: string;
   netboxUrl?: string;
+  /**
+   * The NetBox sources (SOURCES_FILE) by name with their NetBox URL: with more than one, the list names
+   * each delivery's source and filters by it (`?source=`), and a report links into its own NetBox.
+   */
+  sources?: readonly { name: string; netbox: { url?: string } }[];
   /** Outcomes of sends waiting to be recorded (the store refused them), for the banner. */
   unrecordedOutcomes?: () => number;
   /** A delivery was put back in the queue (wakes the worker). */
@@ -279,6 +284,7 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
           flash: readFlash(query),
           formatTime,
           routeNames: options.routeNames ?? [],
+          sourceNames: (options.sources ?? []).map((source) => source.name),
         }),
         pageContext,
       ),
@@ -325,9 +331,10 @@ async function readListPage(deps: DashboardDeps, filter: ListOptions, contentOf:
   const rows = await Promise.all(
     shown.map(async (record) => {
       const content = await contentOf(record);
+      const netboxUrl = findNetboxUrl(options, record);
       const netboxLink =
-        content.kind === 'report' && options.netboxUrl
-          ? buildLinks(content.report.id, content.report.url, content.report.results_url, options.netboxUrl).report
+        content.kind === 'report' && netboxUrl
+          ? buildLinks(content.report.id, content.report.url, content.report.results_url, netboxUrl).report
           : undefined;
       return { record, content, netboxLink, routes: routes.filter((r) => r.deliveryId === record.id) };
     }),
@@ -361,6 +368,11 @@ async function readChartReports(deps: DashboardDeps, contentOf: ReadContent): Pr
     .sort((a, b) => a.reportId - b.reportId || a.deliveryId - b.deliveryId);
 }
 
+/** The NetBox a delivery's links point into: its own source's, with several sources. */
+function findNetboxUrl(options: DashboardOptions, record: DeliveryRecord): string | undefined {
+  return options.sources ? options.sources.find((s) => s.name === record.netboxSource)?.netbox.url : options.netboxUrl;
+}
+
 /** The delivery named by `:id`, or undefined once a 404 page has been sent. */
 async function findDelivery(deps: DashboardDeps, req: Request, res: Response): Promise<DeliveryRecord | undefined> {
   const id = /^\d{1,15}$/.test(String(req.params.id)) ? Number(req.params.id) : NaN;
@@ -380,21 +392,29 @@ async function showDelivery(deps: DashboardDeps, req: Authed, res: Response): Pr
   if (!record) return;
   const content = await readDeliveryContent(record, options.store);
   const sent = await options.store.listSentMessages(record.id);
+  const netboxUrl = findNetboxUrl(options, record);
   const reportLink =
-    content.kind === 'report' && options.netboxUrl
-      ? buildLinks(content.report.id, content.report.url, content.report.results_url, options.netboxUrl).report
+    content.kind === 'report' && netboxUrl
+      ? buildLinks(content.report.id, content.report.url, content.report.results_url, netboxUrl).report
       : undefined;
   const page = buildPageContext(deps, req);
   const routes = await options.store.listRouteMails([record.id]);
-  res
-    .type('html')
-    .send(
-      renderLayout(
-        `Delivery #${record.id}`,
-        renderDelivery({ record, content, sent, csrf: page.csrf, formatTime, reportLink, routes }),
-        page,
-      ),
-    );
+  res.type('html').send(
+    renderLayout(
+      `Delivery #${record.id}`,
+      renderDelivery({
+        record,
+        content,
+        sent,
+        csrf: page.csrf,
+        formatTime,
+        reportLink,
+        routes,
+        named: (options.sources?.length ?? 0) > 1,
+      }),
+      page,
+    ),
+  );
 }
 
 /**

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DELIVERY_STATES, type ListOptions } from '../store';
 
 /** The query parameters of the deliveries list, in the order the form shows them. */
-export const FILTER_PARAMS = ['state', 'route', 'report', 'from', 'to', 'q'] as const;
+export const FILTER_PARAMS = ['state', 'source', 'route', 'report', 'from', 'to', 'q'] as const;
 export type FilterParam = (typeof FILTER_PARAMS)[number];
 
 /** Longest route name or search text accepted (route names are short YAML keys; device names ≤ 64 in NetBox). */
@@ -39,6 +39,7 @@ const day = z
 export const ListQuerySchema = z
   .object({
     state: optional(z.enum(DELIVERY_STATES, { error: `must be one of ${DELIVERY_STATES.join(', ')}` })),
+    source: optional(text('a NetBox source name from SOURCES_FILE')),
     route: optional(text('a route name from ROUTES_FILE')),
     report: optional(id('a NetBox report id')),
     from: optional(day),
@@ -69,6 +70,7 @@ export function parseListFilters(
   const q = parsed.data;
   const options: ListOptions = {
     state: q.state,
+    netboxSource: q.source,
     route: q.route,
     reportId: q.report,
     search: q.q,

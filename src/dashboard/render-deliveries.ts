@@ -36,6 +36,8 @@ export interface DeliveriesInput {
   formatTime: (ms: number) => string;
   /** Route names of ROUTES_FILE, offered as suggestions in the route filter. */
   routeNames: readonly string[];
+  /** With several NetBox sources (SOURCES_FILE): their names; each row then names its source, and the list filters by it. */
+  sourceNames?: readonly string[];
 }
 
 export function stateBadge(state: string): SafeHtml {
@@ -79,6 +81,13 @@ function renderFilterForm(input: DeliveriesInput): SafeHtml {
   )}</select></label>
 <label>Route<input name="route" value="${value('route')}" maxlength="100" list="route-names" autocomplete="off"></label>
 <datalist id="route-names">${input.routeNames.map((r) => html`<option value="${r}"></option>`)}</datalist>
+${
+  input.sourceNames && input.sourceNames.length > 1
+    ? html`<label>NetBox source<select name="source"><option value="">any</option>${input.sourceNames.map(
+        (n) => html`<option value="${n}"${q.source === n ? html` selected` : ''}>${n}</option>`,
+      )}</select></label>`
+    : ''
+}
 <label>Report id<input name="report" value="${value('report')}" inputmode="numeric" maxlength="16" size="8"></label>
 <label>From<input type="date" name="from" value="${value('from')}"></label>
 <label>To<input type="date" name="to" value="${value('to')}"></label>
@@ -104,6 +113,7 @@ function renderTable(input: DeliveriesInput, page: ListPage): SafeHtml {
 
 function renderRow(row: DeliveryRow, input: DeliveriesInput, back: string): SafeHtml {
   const { record: d, content } = row;
+  const named = (input.sourceNames?.length ?? 0) > 1;
   const high = content.kind === 'report' && content.report.high_passed < content.report.high_count ? content.report : undefined;
   const flag = high
     ? html` <span class="flag-high" title="HIGH severity tests failed">HIGH failing ${high.high_count - high.high_passed}/${high.high_count}</span>`
@@ -119,7 +129,7 @@ function renderRow(row: DeliveryRow, input: DeliveriesInput, back: string): Safe
   const error = d.lastError
     ? html`<span class="error-words">${describeFailure(d.lastErrorCode)}</span><br><span class="error">${d.lastErrorCode ? `${d.lastErrorCode}: ` : ''}${truncate(d.lastError, 160)}</span>`
     : '';
-  return html`<tr data-delivery="${d.id}" data-state="${d.state}"${high ? html` data-high-failing="true"` : ''}><td data-label="Delivery"><a href="/ui/deliveries/${d.id}">#${d.id}</a><br><span class="muted">${input.formatTime(d.receivedAt)}</span></td><td data-label="What">${describeContent(content)}${flag}${netbox}</td><td data-label="State">${stateBadge(d.state)} <span class="muted">${d.attempts} attempt${d.attempts === 1 ? '' : 's'}</span>${next}${routes}</td><td data-label="Last error">${error}</td><td>${renderAction(d, input.csrf, back)}</td></tr>`;
+  return html`<tr data-delivery="${d.id}" data-state="${d.state}"${high ? html` data-high-failing="true"` : ''}><td data-label="Delivery"><a href="/ui/deliveries/${d.id}">#${d.id}</a><br><span class="muted">${input.formatTime(d.receivedAt)}</span></td><td data-label="What">${named ? html`<span class="source" data-source="${d.netboxSource}">${d.netboxSource}</span> · ` : ''}${describeContent(content)}${flag}${netbox}</td><td data-label="State">${stateBadge(d.state)} <span class="muted">${d.attempts} attempt${d.attempts === 1 ? '' : 's'}</span>${next}${routes}</td><td data-label="Last error">${error}</td><td>${renderAction(d, input.csrf, back)}</td></tr>`;
 }
 
 /** Retry for a dead delivery (queued again, attempts reset); retry now for a retrying one (its wait skipped). */

@@ -167,12 +167,14 @@ export function renderDelivery(input: {
   reportLink?: string;
   /** The routing decision and mail state of each route (ROUTES_FILE), suppressed ones with their reason. */
   routes?: RouteMailRecord[];
+  /** Several NetBox sources: the page names the delivery's. */
+  named?: boolean;
 }): SafeHtml {
   const d = input.record;
   const t = (ms: number | null) => (ms === null ? '—' : input.formatTime(ms));
   const summary = html`<section><h1>Delivery #${d.id} ${stateBadge(d.state)}</h1><dl>
 <dt>What</dt><dd>${describeContent(input.content)}${input.reportLink ? html` · <a href="${input.reportLink}" rel="noreferrer">open in NetBox</a>` : ''}</dd>
-<dt>Received</dt><dd>${t(d.receivedAt)} from ${d.source}</dd>
+${input.named ? html`<dt>NetBox source</dt><dd>${d.netboxSource}</dd>` : ''}<dt>Received</dt><dd>${t(d.receivedAt)} from ${d.source}</dd>
 <dt>Attempts</dt><dd>${d.attempts}</dd>
 ${d.nextAttemptAt !== null && d.state !== 'sent' ? html`<dt>Next attempt</dt><dd>${t(d.nextAttemptAt)}</dd>` : ''}
 ${d.sentAt !== null ? html`<dt>Sent</dt><dd>${t(d.sentAt)}</dd>` : ''}

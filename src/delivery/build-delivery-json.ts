@@ -6,13 +6,15 @@ import type { DeliveryRecord, RouteMailRecord, SentMessage, Store } from '../sto
  */
 export interface DeliveryJson {
   id: number;
-  /** The idempotency key: `data.id@data.created`. */
+  /** The idempotency key: `data.id@data.created`, prefixed `<source>/` for a named NetBox source. */
   dedupKey: string;
   reportId: number;
   reportCreated: string;
   completedAt: string;
   /** The client address that posted it (the NetBox instance, or the proxy in front). */
   source: string;
+  /** The NetBox source whose webhook path it was posted to (`default`: the bare path). */
+  netboxSource: string;
   state: DeliveryRecord['state'];
   attempts: number;
   receivedAt: string;
@@ -48,6 +50,7 @@ export function buildDeliveryJson(
     reportCreated: record.reportCreated,
     completedAt: record.completedAt,
     source: record.source,
+    netboxSource: record.netboxSource,
     state: record.state,
     attempts: record.attempts,
     receivedAt: iso(record.receivedAt)!,

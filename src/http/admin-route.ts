@@ -3,6 +3,7 @@ import { buildDeliveriesJson, buildEmlFileName, buildSentMailsJson, createSecret
 import { verifyBearerToken } from './bearer-token';
 import { RelayError, type Clock, type Logger } from '../shared';
 import { DELIVERY_STATES, type DeliveryState, type Store } from '../store';
+import { SOURCE_NAME_PATTERN } from '../routing';
 
 export interface AdminRouteOptions {
   /** Undefined: the admin API answers 404 ADMIN_DISABLED. */
@@ -45,7 +46,11 @@ export function createAdminRouter(options: AdminRouteOptions): Router {
     const state = parseState(req.query.state);
     const limit = parseIntParam(req.query.limit, 'limit', 1, ADMIN_MAX_LIMIT) ?? 100;
     const beforeId = parseIntParam(req.query.before, 'before', 1, Number.MAX_SAFE_INTEGER);
-    const [records, counts] = await Promise.all([options.store.listDeliveries({ state, limit, beforeId }), options.store.countByState()]);
+    const netboxSource = parseSource(req.query.source);
+    const [records, counts] = await Promise.all([
+      options.store.listDeliveries({ state, limit, beforeId, netboxSource }),
+      options.store.countByState(),
+    ]);
     res.json({
       deliveries: await buildDeliveriesJson(options.store, records, mask),
       counts,
@@ -98,6 +103,15 @@ function parseState(value: unknown): DeliveryState | undefined {
   if (value === undefined || value === '') return undefined;
   if (typeof value === 'string' && (DELIVERY_STATES as readonly string[]).includes(value)) return value as DeliveryState;
   throw new RelayError('INVALID_REQUEST', { issues: [{ path: 'state', message: `must be one of ${DELIVERY_STATES.join(', ')}` }] });
+}
+
+/** `?source=NAME`: a NetBox source name (unknown names simply list nothing). */
+function parseSource(value: unknown): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (typeof value === 'string' && SOURCE_NAME_PATTERN.test(value)) return value;
+  throw new RelayError('INVALID_REQUEST', {
+    issues: [{ path: 'source', message: 'must be a NetBox source name (lower-case letters, digits, - _)' }],
+  });
 }
 
 function parseIntParam(value: unknown, name: string, min: number, max: number): number | undefined {

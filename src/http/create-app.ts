@@ -1,5 +1,5 @@
 import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
-import type { Config } from '../config';
+import { DEFAULT_SOURCE_NAME, type Config, type SourceConfig } from '../config';
 import type { Clock, Logger } from '../shared';
 import type { Store } from '../store';
 import { createAdminRouter } from './admin-route';
@@ -11,7 +11,7 @@ import type { WebhookOutcome } from '../webhook';
 import { createWebhookRouter } from './webhook-route';
 
 export interface AppDeps {
-  config: Pick<Config, 'http' | 'webhook'> & Partial<Pick<Config, 'admin' | 'secretValues'>>;
+  config: Pick<Config, 'http' | 'webhook' | 'sources'> & Partial<Pick<Config, 'admin' | 'secretValues'>>;
   store: Store;
   clock: Clock;
   logger: Logger;
@@ -34,28 +34,7 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(createRequestLogger(deps.logger));
 
-  const guards = createWebhookGuards({
-    allowedIps: deps.config.webhook.allowedIps,
-    rateLimit: deps.config.webhook.rateLimit,
-    logger: deps.logger,
-    clock: deps.clock,
-  });
-  if (guards.length > 0) app.post(deps.config.webhook.path, ...guards);
-
-  app.use(
-    createWebhookRouter({
-      path: deps.config.webhook.path,
-      secrets: deps.config.webhook.secrets,
-      maxBytes: deps.config.webhook.maxBytes,
-      store: deps.store,
-      clock: deps.clock,
-      logger: deps.logger,
-      onQueued: deps.onQueued,
-      onOutcome: (outcome) => {
-        deps.onWebhookOutcome?.(outcome);
-      },
-    }),
-  );
+  for (const source of deps.config.sources) mountSourceWebhook(app, deps, source);
 
   // After the webhook: the route NetBox waits on is matched first.
   if (deps.observe) {
@@ -68,9 +47,10 @@ export function createApp(deps: AppDeps): Express {
 
   if (deps.dashboard) app.use('/ui', deps.dashboard);
 
-  // Requests the webhook route refused (401, 413, 415, 422, 503 …) count as rejected deliveries.
-  app.use(deps.config.webhook.path, (error: unknown, req: Request, _res: Response, next: NextFunction) => {
-    if (req.method === 'POST') deps.onWebhookOutcome?.({ outcome: 'rejected', code: toRelayError(error).code });
+  // Requests a webhook route refused (401, 403, 413, 415, 422, 429, 503 …) count as rejected deliveries of its source.
+  app.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    const source = res.locals.webhookSource as string | undefined;
+    if (source !== undefined) deps.onWebhookOutcome?.({ outcome: 'rejected', code: toRelayError(error).code, ...sourceLabel(source) });
     next(error);
   });
   app.use(
@@ -87,4 +67,43 @@ export function createApp(deps: AppDeps): Express {
   app.use(notFound);
   app.use(createErrorHandler(deps.logger));
   return app;
+}
+
+/**
+ * One NetBox source's webhook: its path marked (for the rejected count), its own address allow-list
+ * and the shared rate limit, then its own secrets. A wrong signature on one path says nothing about another.
+ */
+function mountSourceWebhook(app: Express, deps: AppDeps, source: SourceConfig): void {
+  app.post(source.path, (_req: Request, res: Response, next: NextFunction) => {
+    res.locals.webhookSource = source.name;
+    next();
+  });
+  const guards = createWebhookGuards({
+    allowedIps: source.allowedIps,
+    rateLimit: deps.config.webhook.rateLimit,
+    logger: deps.logger,
+    clock: deps.clock,
+  });
+  if (guards.length > 0) app.post(source.path, ...guards);
+  const { source: name } = sourceLabel(source.name);
+  app.use(
+    createWebhookRouter({
+      path: source.path,
+      source: name,
+      secrets: source.secrets,
+      maxBytes: deps.config.webhook.maxBytes,
+      store: deps.store,
+      clock: deps.clock,
+      logger: deps.logger,
+      onQueued: deps.onQueued,
+      onOutcome: (outcome) => {
+        deps.onWebhookOutcome?.(outcome);
+      },
+    }),
+  );
+}
+
+/** The default source is left unnamed in outcomes, as it was before sources existed. */
+function sourceLabel(name: string): { source?: string } {
+  return name === DEFAULT_SOURCE_NAME ? {} : { source: name };
 }

@@ -2,11 +2,13 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { Clock, Logger } from '../shared';
 import { RelayError } from '../shared';
 import { StorageUnavailableError, type Store } from '../store';
-import { parseDelivery, verifySignature, type WebhookOutcome } from '../webhook';
+import { assignSource, parseDelivery, verifySignature, type WebhookOutcome } from '../webhook';
 import { requestLogger } from './request-log';
 
 export interface WebhookRouteOptions {
   path: string;
+  /** The NetBox source this path belongs to; absent: the default source. */
+  source?: string;
   secrets: readonly string[];
   maxBytes: number;
   store: Store;
@@ -37,13 +39,14 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
       const verdict = verifySignature(body, req.get('x-hook-signature'), options.secrets);
       if (verdict !== 'valid') throw new RelayError(verdict === 'missing' ? 'SIGNATURE_MISSING' : 'SIGNATURE_INVALID');
     }
-    const delivery = parseDelivery(body);
-    if (delivery.kind === 'ignored') {
-      if (options.logger.isLevelEnabled('info')) log().info({ reason: delivery.reason }, 'webhook ignored');
-      options.onOutcome?.({ outcome: 'ignored', reason: delivery.reason });
-      res.status(200).json({ status: 'ignored', reason: delivery.reason });
+    const parsed = parseDelivery(body);
+    if (parsed.kind === 'ignored') {
+      if (options.logger.isLevelEnabled('info')) log().info({ reason: parsed.reason, source: options.source }, 'webhook ignored');
+      options.onOutcome?.({ outcome: 'ignored', reason: parsed.reason, source: options.source });
+      res.status(200).json({ status: 'ignored', reason: parsed.reason });
       return;
     }
+    const delivery = assignSource(parsed, options.source);
     let result;
     try {
       result = await options.store.insertDelivery({
@@ -69,10 +72,10 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
     res.locals.deliveryId = result.id;
     if (options.logger.isLevelEnabled('info'))
       log().info(
-        { deliveryId: result.id, reportId: delivery.report.id, dedupKey: delivery.dedupKey, outcome },
+        { deliveryId: result.id, reportId: delivery.report.id, dedupKey: delivery.dedupKey, source: options.source, outcome },
         result.duplicate ? 'duplicate delivery: already stored, not mailed again' : 'delivery stored',
       );
-    options.onOutcome?.({ outcome, id: result.id, reportId: delivery.report.id });
+    options.onOutcome?.({ outcome, id: result.id, reportId: delivery.report.id, source: options.source });
     res.status(result.duplicate ? 200 : 202).json({ status: outcome, id: result.id });
     if (!result.duplicate) options.onQueued?.(result.id);
   });

@@ -48,9 +48,11 @@ export function buildMessageId(options: { deliveryId: number; reportId: number; 
  * (RFC 5322 §3.6.4 In-Reply-To/References), which is what Thunderbird, Apple Mail, Outlook and
  * mutt thread on. Gmail also needs the same subject, which reports of different runs do not have.
  */
-export function buildThreadId(options: { from: string; route: string }): string {
+export function buildThreadId(options: { from: string; route: string; source?: string }): string {
   const domain = domainOf(options.from);
-  return `<compliance-thread.${options.route.replace(/[^A-Za-z0-9-]/g, '-')}@${domain}>`;
+  // One thread per source and route; the default source keeps the thread it had before sources existed.
+  const source = options.source ? `.${options.source.replace(/[^A-Za-z0-9-]/g, '-')}` : '';
+  return `<compliance-thread.${options.route.replace(/[^A-Za-z0-9-]/g, '-')}${source}@${domain}>`;
 }
 
 function domainOf(from: string): string {

@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { SmtpPauseStatus, WorkerOutcome } from '../delivery';
-import type { WebhookOutcome } from '../webhook';
+import { DEFAULT_SOURCE_NAME, type WebhookOutcome } from '../webhook';
 import { isFailureCode, type Clock, type FailureCode, type Logger } from '../shared';
 import { DELIVERY_STATES, type Store } from '../store';
 
@@ -11,8 +11,8 @@ export interface RelayMetrics {
   recordWebhook(outcome: WebhookOutcome): void;
   /** Counts one send attempt and observes its duration. */
   recordWorker(outcome: WorkerOutcome): void;
-  /** Counts one failed NetBox API call (`reason`: an HTTP status such as `404`, or `timeout`, `network`, …). */
-  recordNetboxFetchError(reason: string): void;
+  /** Counts one failed NetBox API call (`reason`: an HTTP status such as `404`, or `timeout`, `network`, …) of a source (default: `default`). */
+  recordNetboxFetchError(reason: string, source?: string): void;
   /** The exposition text, with the queue gauges read from the store now. */
   render(): Promise<string>;
   readonly contentType: string;
@@ -28,17 +28,21 @@ export interface MetricsOptions {
   smtpPause?: () => Pick<SmtpPauseStatus, 'state' | 'openUntil'>;
   /** Process metrics (CPU, memory, event loop lag, GC): on by default. */
   processMetrics?: boolean;
+  /** The configured NetBox source names: the only values of the `source` label (default: `default` alone). */
+  sources?: readonly string[];
 }
 
 const PREFIX = 'compliance_relay_';
 
 /** The series that move with each webhook request, send attempt and NetBox call. */
 interface TrafficSeries {
-  received: Counter<'outcome' | 'code'>;
+  received: Counter<'outcome' | 'code' | 'source'>;
   sent: Counter;
   failed: Counter<'reason' | 'then'>;
   latency: Histogram<'result'>;
-  netboxErrors: Counter<'reason'>;
+  netboxErrors: Counter<'reason' | 'source'>;
+  /** Bounds the `source` label to the configured set. */
+  sourceLabel: (source: string | undefined) => string;
 }
 
 /** The series read from the store at scrape time. */
@@ -57,7 +61,7 @@ export function createMetrics(options: MetricsOptions): RelayMetrics {
   const registry = new Registry();
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
   // Registered in this order, which is the order of the exposition text.
-  const traffic = registerTrafficSeries(registry);
+  const traffic = registerTrafficSeries(registry, options.sources ?? [DEFAULT_SOURCE_NAME]);
   const queue = registerQueueSeries(registry, options);
 
   return {
@@ -69,8 +73,8 @@ export function createMetrics(options: MetricsOptions): RelayMetrics {
     recordWorker(outcome) {
       recordWorkerOutcome(traffic, outcome);
     },
-    recordNetboxFetchError(reason) {
-      traffic.netboxErrors.inc({ reason: reason.slice(0, 40) });
+    recordNetboxFetchError(reason, source) {
+      traffic.netboxErrors.inc({ reason: reason.slice(0, 40), source: traffic.sourceLabel(source) });
     },
     async render() {
       await refreshQueue(queue, options);
@@ -80,11 +84,11 @@ export function createMetrics(options: MetricsOptions): RelayMetrics {
 }
 
 /** Registers the webhook, send and NetBox series; the outcomes known in advance start at 0. */
-function registerTrafficSeries(registry: Registry): TrafficSeries {
+function registerTrafficSeries(registry: Registry, sources: readonly string[]): TrafficSeries {
   const received = new Counter({
     name: `${PREFIX}deliveries_received_total`,
-    help: 'Webhook requests by outcome: queued, duplicate, ignored (code = why), rejected (code = error code).',
-    labelNames: ['outcome', 'code'] as const,
+    help: 'Webhook requests by NetBox source and outcome: queued, duplicate, ignored (code = why), rejected (code = error code).',
+    labelNames: ['outcome', 'code', 'source'] as const,
     registers: [registry],
   });
   const sent = new Counter({
@@ -107,14 +111,16 @@ function registerTrafficSeries(registry: Registry): TrafficSeries {
   });
   const netboxErrors = new Counter({
     name: `${PREFIX}netbox_fetch_errors_total`,
-    help: 'Failed NetBox API calls by reason (HTTP status, timeout, network).',
-    labelNames: ['reason'] as const,
+    help: 'Failed NetBox API calls by NetBox source and reason (HTTP status, timeout, network).',
+    labelNames: ['reason', 'source'] as const,
     registers: [registry],
   });
   sent.inc(0);
   // Reasons known in advance start at 0, so rate() works from the first failure on.
-  for (const outcome of ['queued', 'duplicate'] as const) received.inc({ outcome, code: '' }, 0);
-  return { received, sent, failed, latency, netboxErrors };
+  for (const source of sources) for (const outcome of ['queued', 'duplicate'] as const) received.inc({ outcome, code: '', source }, 0);
+  const known = new Set(sources);
+  const sourceLabel = (source: string | undefined) => (source !== undefined && known.has(source) ? source : DEFAULT_SOURCE_NAME);
+  return { received, sent, failed, latency, netboxErrors, sourceLabel };
 }
 
 /** Registers the queue gauges (every state starts at 0), their scrape-error counter and the unrecorded-outcomes gauge. */
@@ -172,9 +178,10 @@ function registerPauseGauges(registry: Registry, options: MetricsOptions): void 
 
 /** Counts one webhook request by outcome (rejections by error code, ignored ones by a bounded reason). */
 function recordWebhookOutcome(traffic: TrafficSeries, outcome: WebhookOutcome): void {
-  if (outcome.outcome === 'rejected') traffic.received.inc({ outcome: 'rejected', code: outcome.code });
-  else if (outcome.outcome === 'ignored') traffic.received.inc({ outcome: 'ignored', code: classifyIgnored(outcome.reason) });
-  else traffic.received.inc({ outcome: outcome.outcome, code: '' });
+  const source = traffic.sourceLabel(outcome.source);
+  if (outcome.outcome === 'rejected') traffic.received.inc({ outcome: 'rejected', code: outcome.code, source });
+  else if (outcome.outcome === 'ignored') traffic.received.inc({ outcome: 'ignored', code: classifyIgnored(outcome.reason), source });
+  else traffic.received.inc({ outcome: outcome.outcome, code: '', source });
 }
 
 /** Counts one send attempt (mails sent, or the failure and what followed) and observes its duration. */

@@ -5,6 +5,7 @@ export {
   ROUTE_SEVERITIES,
   NOTIFY_POLICIES,
   ROUTE_NAME_PATTERN,
+  SOURCE_NAME_PATTERN,
   MAX_ROUTES,
   type Route,
   type Condition,
@@ -13,6 +14,7 @@ export {
 } from './routes-schema';
 export {
   parseRoutesFile,
+  parseYamlListFile,
   buildDefaultRoute,
   buildNoticeRecipients,
   formatRoutesIssue,
@@ -21,5 +23,14 @@ export {
   MAX_ROUTES_FILE_BYTES,
   type RoutesFileIssue,
 } from './load-routes';
-export { buildReportFacts, buildCountTrend, buildRoutingTrend, type ReportFacts, type RatioFacts, type RoutingTrend } from './report-facts';
+export {
+  buildReportFacts,
+  buildCountTrend,
+  buildRoutingTrend,
+  DEFAULT_SOURCE_FACTS,
+  type SourceFacts,
+  type ReportFacts,
+  type RatioFacts,
+  type RoutingTrend,
+} from './report-facts';
 export { planRoutes, matchCondition, decideNotify, type RouteDecision, type RouteOutcome, type LastSentLookup } from './plan-routes';

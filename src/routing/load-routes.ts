@@ -6,6 +6,7 @@ function loadYaml(): typeof Yaml {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only with ROUTES_FILE
   return require('yaml') as typeof Yaml;
 }
+import type { z } from 'zod';
 import { RoutesFileSchema, type Route } from './routes-schema';
 
 /** The largest routes file accepted: it is configuration, read once at boot. */
@@ -45,6 +46,15 @@ export function formatRoutesIssue(issue: RoutesFileIssue): string {
  * each naming the route (number and name), the field, and the line when the parser knows it.
  */
 export function parseRoutesFile(text: string, file: string): Route[] {
+  return parseYamlListFile(text, file, RoutesFileSchema, { listKey: 'routes', noun: 'route' }).routes;
+}
+
+/**
+ * Parses a YAML configuration file holding one named list (`routes:`, `sources:`) against `schema`.
+ * Throws {@link RoutesFileError} with every problem, each naming the item (number and name), the
+ * field, and the line when the parser knows it; names must differ, ignoring case.
+ */
+export function parseYamlListFile<T>(text: string, file: string, schema: z.ZodType<T>, list: { listKey: string; noun: string }): T {
   if (Buffer.byteLength(text) > MAX_ROUTES_FILE_BYTES) {
     throw new RoutesFileError(file, [{ where: 'file', message: `is larger than ${MAX_ROUTES_FILE_BYTES} bytes` }]);
   }
@@ -58,20 +68,20 @@ export function parseRoutesFile(text: string, file: string): Route[] {
     );
   }
   const value: unknown = doc.toJS({ maxAliasCount: 100 });
-  const parsed = RoutesFileSchema.safeParse(value ?? {});
+  const parsed = schema.safeParse(value ?? {});
   // Checked apart from the schema, so a duplicate is reported even when other fields are wrong too.
-  const issues = [...(parsed.success ? [] : parsed.error.issues), ...findDuplicateNames(value)];
+  const issues = [...(parsed.success ? [] : parsed.error.issues), ...findDuplicateNames(value, list)];
   if (issues.length > 0) {
     throw new RoutesFileError(
       file,
       issues.map((issue) => ({
         line: lineOf(doc, lineCounter, issue.path),
-        where: describePath(issue.path, value),
+        where: describePath(issue.path, value, list),
         message: issue.message,
       })),
     );
   }
-  return parsed.data!.routes;
+  return parsed.data!;
 }
 
 /** The implicit route without a routes file: every report to MAIL_TO/CC/BCC, as before routes existed. */
@@ -79,9 +89,9 @@ export function buildDefaultRoute(recipients: { to: string[]; cc: string[]; bcc:
   return { name: DEFAULT_ROUTE_NAME, to: recipients.to, cc: recipients.cc, bcc: recipients.bcc, notify: 'always', continue: false };
 }
 
-/** Route names identify a route's mails (Message-ID, thread, records): they must differ, ignoring case. */
-function findDuplicateNames(value: unknown): { path: PropertyKey[]; message: string }[] {
-  const routes = (value as { routes?: unknown } | null)?.routes;
+/** Route (and source) names identify a route's mails (Message-ID, thread, records): they must differ, ignoring case. */
+function findDuplicateNames(value: unknown, list: { listKey: string; noun: string }): { path: PropertyKey[]; message: string }[] {
+  const routes = (value as Record<string, unknown> | null)?.[list.listKey];
   if (!Array.isArray(routes)) return [];
   const seen = new Map<string, number>();
   const issues: { path: PropertyKey[]; message: string }[] = [];
@@ -90,7 +100,7 @@ function findDuplicateNames(value: unknown): { path: PropertyKey[]; message: str
     if (typeof name !== 'string') return;
     const first = seen.get(name.toLowerCase());
     if (first === undefined) seen.set(name.toLowerCase(), i);
-    else issues.push({ path: ['routes', i, 'name'], message: `"${name}" is already the name of route ${first + 1}` });
+    else issues.push({ path: [list.listKey, i, 'name'], message: `"${name}" is already the name of ${list.noun} ${first + 1}` });
   });
   return issues;
 }
@@ -106,12 +116,12 @@ function lineOf(doc: Document, lineCounter: LineCounter, path: PropertyKey[]): n
 }
 
 /** "route 2 (on-call) match.any[0].failed.above", readable by someone editing the file. */
-function describePath(path: PropertyKey[], value: unknown): string {
-  if (path[0] !== 'routes' || typeof path[1] !== 'number') return path.length ? path.map(String).join('.') : 'file';
+function describePath(path: PropertyKey[], value: unknown, list: { listKey: string; noun: string }): string {
+  if (path[0] !== list.listKey || typeof path[1] !== 'number') return path.length ? path.map(String).join('.') : 'file';
   const index = path[1];
-  const routes = (value as { routes?: unknown[] } | null)?.routes;
+  const routes = (value as Record<string, unknown[] | undefined> | null)?.[list.listKey];
   const name = (routes?.[index] as { name?: unknown } | undefined)?.name;
-  const label = `route ${index + 1}${typeof name === 'string' && name ? ` (${name})` : ''}`;
+  const label = `${list.noun} ${index + 1}${typeof name === 'string' && name ? ` (${name})` : ''}`;
   const rest = path
     .slice(2)
     .map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`))

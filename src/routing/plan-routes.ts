@@ -1,4 +1,4 @@
-import type { ReportFacts, RoutingTrend } from './report-facts';
+import { DEFAULT_SOURCE_FACTS, type ReportFacts, type RoutingTrend } from './report-facts';
 import type { Condition, Route, RouteSeverity } from './routes-schema';
 
 /**
@@ -68,6 +68,9 @@ export function matchCondition(condition: Condition, facts: ReportFacts, trend: 
     if (r.newly_failing) return newlyFailing(facts, trend, r.severity) > 0;
     return false;
   }
+  const source = facts.source ?? DEFAULT_SOURCE_FACTS;
+  if (condition.source) return condition.source.includes(source.name);
+  if (condition.source_tags) return Object.entries(condition.source_tags).every(([tag, value]) => source.tags[tag] === value);
   if (condition.custom_field) {
     const c = condition.custom_field;
     const has = Object.prototype.hasOwnProperty.call(facts.customFields, c.name);

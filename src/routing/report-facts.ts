@@ -1,6 +1,6 @@
 import { passPercent } from '../report';
 import type { Trend } from '../trend';
-import type { ReportDelivery } from '../webhook';
+import { DEFAULT_SOURCE_NAME, type ReportDelivery } from '../webhook';
 import type { RouteSeverity } from './routes-schema';
 
 /** One severity's (or the overall) numbers as routes see them. */
@@ -18,7 +18,18 @@ export interface ReportFacts {
   ratios: Record<RouteSeverity, RatioFacts>;
   hasFailures: boolean;
   customFields: Record<string, unknown>;
+  /** The NetBox source the report came from (its name and configured tags); absent: the default source. */
+  source?: SourceFacts;
 }
+
+/** A NetBox source as routes see it. */
+export interface SourceFacts {
+  name: string;
+  tags: Readonly<Record<string, string>>;
+}
+
+/** The source of a relay with one NetBox (no SOURCES_FILE), and of every report stored before sources existed. */
+export const DEFAULT_SOURCE_FACTS: SourceFacts = { name: DEFAULT_SOURCE_NAME, tags: {} };
 
 /**
  * What routes need from the report history. Failing (device, test) pairs are known only when the
@@ -35,7 +46,7 @@ export interface RoutingTrend {
 }
 
 /** The facts of a report, from its numbers (the same ones the mail shows: validity's rounding). */
-export function buildReportFacts(delivery: ReportDelivery): ReportFacts {
+export function buildReportFacts(delivery: ReportDelivery, source: SourceFacts = DEFAULT_SOURCE_FACTS): ReportFacts {
   const r = delivery.report;
   const ratio = (passed: number, count: number): RatioFacts => ({ failed: count - passed, percent: passPercent(passed, count) });
   return {
@@ -49,6 +60,7 @@ export function buildReportFacts(delivery: ReportDelivery): ReportFacts {
     },
     hasFailures: r.total_passed < r.total_count,
     customFields: r.custom_fields ?? {},
+    source,
   };
 }
 
@@ -79,6 +91,7 @@ export function buildRoutingTrend(trend: Trend, current: ReportFacts): RoutingTr
     },
     hasFailures: (trend.overall?.previousFailed ?? 0) > 0,
     customFields: {},
+    source: current.source,
   };
   return {
     previous,

@@ -54,6 +54,20 @@ const CustomFieldCondition = z
     message: 'give exactly one of equals, in, present',
   });
 
+/** NetBox source names (SOURCES_FILE; `default` is the one configured from NETBOX_URL/WEBHOOK_*). */
+export const SOURCE_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+const sourceName = z.string().regex(SOURCE_NAME_PATTERN, 'must be a source name (1–32 lower-case letters, digits, "-" or "_")');
+
+/** `source: lab` or `source: [prod-eu, prod-us]`: the report came from one of these NetBox sources. */
+const SourceCondition = z
+  .union([sourceName, z.array(sourceName).min(1).max(MAX_CONDITION_ITEMS)], { error: 'must be a source name or a list of them' })
+  .transform((v) => (Array.isArray(v) ? v : [v]));
+
+/** `source_tags: { env: prod }`: the report's source carries every one of these tags with these values. */
+const SourceTagsCondition = z
+  .record(z.string().min(1).max(100), z.union([z.string().max(200), z.number(), z.boolean()]).transform(String))
+  .refine((tags) => Object.keys(tags).length > 0, 'needs at least one tag');
+
 export type FailedConditionT = z.infer<typeof FailedCondition>;
 export type PassPercentConditionT = z.infer<typeof PassPercentCondition>;
 export type RegressionConditionT = z.infer<typeof RegressionCondition>;
@@ -65,11 +79,13 @@ export interface Condition {
   pass_percent?: PassPercentConditionT;
   regression?: RegressionConditionT;
   custom_field?: CustomFieldConditionT;
+  source?: string[];
+  source_tags?: Record<string, string>;
   all?: Condition[];
   any?: Condition[];
 }
 
-const CONDITION_KEYS = ['failed', 'pass_percent', 'regression', 'custom_field', 'all', 'any'] as const;
+const CONDITION_KEYS = ['failed', 'pass_percent', 'regression', 'custom_field', 'source', 'source_tags', 'all', 'any'] as const;
 
 export const ConditionSchema: z.ZodType<Condition> = z
   .strictObject({
@@ -77,6 +93,8 @@ export const ConditionSchema: z.ZodType<Condition> = z
     pass_percent: PassPercentCondition.optional(),
     regression: RegressionCondition.optional(),
     custom_field: CustomFieldCondition.optional(),
+    source: SourceCondition.optional(),
+    source_tags: SourceTagsCondition.optional(),
     get all() {
       return z.array(ConditionSchema).min(1).max(MAX_CONDITION_ITEMS).optional();
     },

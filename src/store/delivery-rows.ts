@@ -1,4 +1,4 @@
-import type { Report, ReportDelivery } from '../webhook';
+import { DEFAULT_SOURCE_NAME, type Report, type ReportDelivery } from '../webhook';
 import {
   DELIVERY_STATES,
   StorageUnavailableError,
@@ -27,6 +27,8 @@ interface BaseDeliveryRow {
   message_id: string | null;
   sent_at: number | null;
   updated_at: number;
+  /** The NetBox source (migration 7; rows stored before it belong to `default`). */
+  netbox_source: string;
 }
 
 /** The counts of a report, each a column of its own (migration 6) under the report's own key. */
@@ -73,6 +75,7 @@ export const INSERT_COLUMNS = [
   ...COUNT_COLUMNS,
   'custom_fields',
   'triggered_by',
+  'netbox_source',
 ] as const;
 
 /** The parameters of a new delivery's INSERT. */
@@ -81,7 +84,7 @@ export type DeliveryParams = Record<(typeof INSERT_COLUMNS)[number], unknown>;
 /** Every column of a delivery record, without its body (listings never load bodies). */
 export const DELIVERY_RECORD_COLUMNS = `id, dedup_key, report_id, report_created, completed_at, source, received_at, state, attempts,
   next_attempt_at, last_error, last_error_code, message_id, sent_at, updated_at, display, url, results_url, ${COUNT_COLUMNS.join(', ')},
-  custom_fields, triggered_by`;
+  custom_fields, triggered_by, netbox_source`;
 
 /**
  * A new delivery as the parameters of its INSERT: the report's fields flattened into their columns,
@@ -105,6 +108,7 @@ export function toDeliveryParams(delivery: NewDelivery): DeliveryParams {
     // Absent and null are told apart (NULL and 'null'), so the report reads back as it was parsed.
     custom_fields: r?.custom_fields === undefined ? null : JSON.stringify(r.custom_fields),
     triggered_by: parsed?.triggeredBy ?? null,
+    netbox_source: parsed?.source ?? delivery.netboxSource ?? DEFAULT_SOURCE_NAME,
   };
   for (const column of COUNT_COLUMNS) params[column] = r ? r[column] : null;
   return params as DeliveryParams;
@@ -123,6 +127,7 @@ function decodeRowReport(row: DeliveryRow): ReportDelivery | null {
   if (row.custom_fields !== null) report.custom_fields = JSON.parse(row.custom_fields) as Report['custom_fields'];
   const delivery: ReportDelivery = { kind: 'report', report: report as Report, dedupKey: row.dedup_key, completedAt: row.completed_at };
   if (row.triggered_by !== null) delivery.triggeredBy = row.triggered_by;
+  if (row.netbox_source !== DEFAULT_SOURCE_NAME) delivery.source = row.netbox_source;
   return delivery;
 }
 
@@ -144,6 +149,7 @@ export function decodeDeliveryRow(row: DeliveryRow): DeliveryRecord {
     messageId: row.message_id,
     sentAt: row.sent_at,
     updatedAt: row.updated_at,
+    netboxSource: row.netbox_source,
     report: decodeRowReport(row),
   };
 }

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { ReportSnapshot } from '../trend';
+import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { PG_MIGRATIONS, type PgMigration } from './migrations/pg';
 import { POSTGRES_DIALECT } from './dialect';
 import { buildInsertDeliveries, queries, selectListDeliveries, toInsertParams, toListParams } from './queries';
@@ -391,13 +392,13 @@ export class PgStore implements Store {
     return (await this.selectAll(queries.sentMessages.ofDelivery, { deliveryId })).map(fromSentMessageRow);
   }
 
-  async lastReportReceivedAt(): Promise<number | null> {
-    return (await this.selectAll(queries.deliveries.lastReportReceivedAt, {}))[0]?.t ?? null;
+  async lastReportReceivedAt(source: string = DEFAULT_SOURCE_NAME): Promise<number | null> {
+    return (await this.selectAll(queries.deliveries.lastReportReceivedAt, { source }))[0]?.t ?? null;
   }
 
-  async getWatchdogState(now: number): Promise<WatchdogState> {
-    await this.execute(queries.watchdog.ensure, { now });
-    return decodeWatchdogRow((await this.selectAll(queries.watchdog.get, {}))[0]);
+  async getWatchdogState(now: number, source: string = DEFAULT_SOURCE_NAME): Promise<WatchdogState> {
+    await this.execute(queries.watchdog.ensure, { now, source });
+    return decodeWatchdogRow((await this.selectAll(queries.watchdog.get, { source }))[0]);
   }
 
   async transitionWatchdog(input: {
@@ -406,8 +407,10 @@ export class PgStore implements Store {
     since: number | null;
     now: number;
     alert: NewDelivery;
+    source?: string;
   }): Promise<{ won: boolean; alertId?: number }> {
-    const { alert, ...transition } = input;
+    const { alert, source = DEFAULT_SOURCE_NAME, ...rest } = input;
+    const transition = { ...rest, source };
     return this.transaction(async (client) => {
       if ((await runStatement(client, queries.watchdog.transition, transition)).rowCount !== 1) return { won: false };
       const [result] = await insertDeliveries(client, [alert]);

@@ -73,6 +73,7 @@ const LIST_CONDITIONS = {
   search: `EXISTS (SELECT 1 FROM reports p WHERE p.dedup_key = deliveries.dedup_key AND lower(p.failing) LIKE lower(:search) ESCAPE '!')`,
   beforeId: 'id < :beforeId',
   afterId: 'id > :afterId',
+  netboxSource: 'netbox_source = :netboxSource',
 } as const;
 
 type ListCondition = keyof typeof LIST_CONDITIONS;
@@ -196,8 +197,8 @@ const deliveries = {
          UNION ALL SELECT MIN(lease_until) FROM deliveries WHERE state = 'sending') AS due`,
   ),
   /** The watchdog's own alerts are not reports (the prefix is a constant without quotes or wildcards). */
-  lastReportReceivedAt: defineStatement<Record<string, never>, TimeRow>(
-    () => `SELECT MAX(received_at) AS t FROM deliveries WHERE dedup_key NOT LIKE '${WATCHDOG_KEY_PREFIX}%'`,
+  lastReportReceivedAt: defineStatement<{ source: string }, TimeRow>(
+    () => `SELECT MAX(received_at) AS t FROM deliveries WHERE netbox_source = :source AND dedup_key NOT LIKE '${WATCHDOG_KEY_PREFIX}%'`,
   ),
   /** Held until commit on PostgreSQL, so that one replica's routing decisions are recorded whole. */
   lock: defineStatement<DeliveryId, { id: number }>((d) => `SELECT id FROM deliveries WHERE id = :id${d.forUpdate}`),
@@ -248,18 +249,18 @@ const sentMessages = {
 };
 
 const watchdog = {
-  /** The single row, created `ok` on first use; a replica that loses the race keeps the winner's. */
-  ensure: defineStatement<Time>(
+  /** A NetBox source's row, created `ok` on first use; a replica that loses the race keeps the winner's. */
+  ensure: defineStatement<Time & { source: string }>(
     () =>
-      `INSERT INTO watchdog_state (id, state, since, created_at, changed_at, version) VALUES (1, 'ok', NULL, :now, :now, 0) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO watchdog_states (source, state, since, created_at, changed_at, version) VALUES (:source, 'ok', NULL, :now, :now, 0) ON CONFLICT (source) DO NOTHING`,
   ),
-  get: defineStatement<Record<string, never>, WatchdogRow>(
-    () => 'SELECT state, since, created_at, changed_at, version FROM watchdog_state WHERE id = 1',
+  get: defineStatement<{ source: string }, WatchdogRow>(
+    () => 'SELECT state, since, created_at, changed_at, version FROM watchdog_states WHERE source = :source',
   ),
   /** Compare-and-set on the version: under READ COMMITTED a concurrent UPDATE waits for the winner's commit, then finds the version moved. */
-  transition: defineStatement<{ state: string; since: number | null; now: number; expectedVersion: number }>(
+  transition: defineStatement<{ source: string; state: string; since: number | null; now: number; expectedVersion: number }>(
     () =>
-      'UPDATE watchdog_state SET state = :state, since = :since, changed_at = :now, version = version + 1 WHERE id = 1 AND version = :expectedVersion',
+      'UPDATE watchdog_states SET state = :state, since = :since, changed_at = :now, version = version + 1 WHERE source = :source AND version = :expectedVersion',
   ),
 };
 
@@ -291,6 +292,7 @@ const routeMails = {
   lastCompletedAt: defineStatement<{ route: string; deliveryId: number }, { t: string }>(
     () => `SELECT d.completed_at AS t FROM route_mails r JOIN deliveries d ON d.id = r.delivery_id
        WHERE r.route = :route AND r.outcome = 'send' AND r.delivery_id <> :deliveryId
+         AND d.netbox_source = (SELECT netbox_source FROM deliveries WHERE id = :deliveryId)
          AND d.report_created <= (SELECT report_created FROM deliveries WHERE id = :deliveryId)
        ORDER BY d.report_created DESC, d.id DESC LIMIT 1`,
   ),

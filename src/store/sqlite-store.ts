@@ -28,6 +28,7 @@ import type {
   WatchdogStateName,
 } from './types';
 import type { ReportSnapshot } from '../trend';
+import { DEFAULT_SOURCE_NAME } from '../webhook';
 
 /**
  * The better-sqlite3 driver (its native addon), loaded by the first store opened: the commands that
@@ -457,14 +458,14 @@ export class SqliteStore implements Store {
     return this.run((db) => selectAll(db, queries.sentMessages.ofDelivery, { deliveryId })).map(fromSentMessageRow);
   }
 
-  async lastReportReceivedAt(): Promise<number | null> {
-    return this.run((db) => selectOne(db, queries.deliveries.lastReportReceivedAt, {}))?.t ?? null;
+  async lastReportReceivedAt(source: string = DEFAULT_SOURCE_NAME): Promise<number | null> {
+    return this.run((db) => selectOne(db, queries.deliveries.lastReportReceivedAt, { source }))?.t ?? null;
   }
 
-  async getWatchdogState(now: number): Promise<WatchdogState> {
+  async getWatchdogState(now: number, source: string = DEFAULT_SOURCE_NAME): Promise<WatchdogState> {
     return this.run((db) => {
-      execute(db, queries.watchdog.ensure, { now });
-      return decodeWatchdogRow(selectOne(db, queries.watchdog.get, {})!);
+      execute(db, queries.watchdog.ensure, { now, source });
+      return decodeWatchdogRow(selectOne(db, queries.watchdog.get, { source })!);
     });
   }
 
@@ -474,8 +475,10 @@ export class SqliteStore implements Store {
     since: number | null;
     now: number;
     alert: NewDelivery;
+    source?: string;
   }): Promise<{ won: boolean; alertId?: number }> {
-    const { alert, ...transition } = input;
+    const { alert, source = DEFAULT_SOURCE_NAME, ...rest } = input;
+    const transition = { ...rest, source };
     return this.runDurably((db) =>
       db.transaction(() => {
         if (execute(db, queries.watchdog.transition, transition) !== 1) return { won: false };

@@ -16,6 +16,8 @@ export interface NewDelivery {
   /** The exact bytes NetBox sent, kept for audit and preview; readers use {@link report} instead. */
   body: Buffer;
   receivedAt: number;
+  /** The NetBox source a record belongs to when it is not a report (a watchdog's alert); a report carries its own. */
+  netboxSource?: string;
   /**
    * The report as the webhook parsed it (issue 15, "parse once"), stored column by column so that
    * the worker and the dashboard never parse the body again. Absent for the watchdog's own records.
@@ -39,6 +41,8 @@ export interface DeliveryRecord {
   messageId: string | null;
   sentAt: number | null;
   updatedAt: number;
+  /** The NetBox source that posted it (`default` for the bare webhook path and for rows stored before sources). */
+  netboxSource: string;
   /**
    * The report as parsed at ingest, read from its columns (no JSON parse, no validation). Null for a
    * row stored before migration 6 and for a record that is not a report (the watchdog's): readers
@@ -84,6 +88,8 @@ export interface ListOptions extends DeliveryFilter {
   beforeId?: number;
   /** Only rows with an id above this one (the previous, newer page); still returned newest first. */
   afterId?: number;
+  /** Only deliveries of this NetBox source. */
+  netboxSource?: string;
 }
 
 /** The state of one route's mail for one delivery. */
@@ -178,10 +184,10 @@ export interface Store {
   findReport(dedupKey: string): Promise<ReportSnapshot | undefined>;
   /** The newest report of `series` strictly before (createdMs, reportId), ordered by creation time then id. */
   findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined>;
-  /** When the newest compliance report delivery was received (watchdog records not counted), if any. */
-  lastReportReceivedAt(): Promise<number | null>;
-  /** The watchdog's shared state, created (`ok`, version 0, created at `now`) on first use. */
-  getWatchdogState(now: number): Promise<WatchdogState>;
+  /** When the newest compliance report delivery of a NetBox source (default: `default`) was received (watchdog records not counted), if any. */
+  lastReportReceivedAt(source?: string): Promise<number | null>;
+  /** The watchdog's shared state for a NetBox source (default: `default`), created (`ok`, version 0, created at `now`) on first use. */
+  getWatchdogState(now: number, source?: string): Promise<WatchdogState>;
   /**
    * Compare-and-set: moves the watchdog to `state` only if its version is still `expectedVersion`,
    * and in the same transaction queues `alert` in the outbox. Of several replicas that saw the same
@@ -193,6 +199,8 @@ export interface Store {
     since: number | null;
     now: number;
     alert: NewDelivery;
+    /** The NetBox source whose watchdog moves (default: `default`). */
+    source?: string;
   }): Promise<{ won: boolean; alertId?: number }>;
   /** The exact bytes NetBox sent for a delivery (for the dashboard's report page and chart). */
   getDeliveryBody(id: number): Promise<Buffer | undefined>;

@@ -42,11 +42,12 @@ export function buildWatchdogMail(alert: WatchdogAlert, options: WatchdogMailOpt
   const every = formatDuration(alert.expectEveryMs);
   let subject: string;
   let lines: string[];
+  const from = alert.source ? ` from the NetBox source ${alert.source}` : '';
   if (alert.kind === 'overdue') {
     subject = `No compliance report received since ${since}`;
     lines = [
-      `No compliance report has reached the relay since ${since} (${formatDuration(alert.detectedAt - alert.silentSince)} ago).`,
-      `One is expected at least every ${every} (EXPECT_REPORT_EVERY).`,
+      `No compliance report${from} has reached the relay since ${since} (${formatDuration(alert.detectedAt - alert.silentSince)} ago).`,
+      `One is expected at least every ${every} (${alert.source ? `expect_report_every of ${alert.source} in SOURCES_FILE` : 'EXPECT_REPORT_EVERY'}).`,
       '',
       'NetBox drops a webhook that fails without retrying it, so silence can mean a lost report. Check:',
       '- that the scheduled "Run Compliance Tests" still runs and succeeds in NetBox;',
@@ -60,10 +61,12 @@ export function buildWatchdogMail(alert: WatchdogAlert, options: WatchdogMailOpt
     const at = formatDateTime(new Date(alert.resumedAt ?? alert.detectedAt).toISOString(), options.timezone);
     subject = 'Compliance reports are arriving again';
     lines = [
-      `A compliance report arrived at ${at}, after ${formatDuration((alert.resumedAt ?? alert.detectedAt) - alert.silentSince)} without one (the previous arrived at ${since}).`,
+      `A compliance report${from} arrived at ${at}, after ${formatDuration((alert.resumedAt ?? alert.detectedAt) - alert.silentSince)} without one (the previous arrived at ${since}).`,
       'Its own mail follows separately. Reports that NetBox could not deliver during the silence are not recovered: run the tests again in NetBox if you need them.',
     ];
   }
+  // A named source's notices say which NetBox went silent, as its reports do.
+  if (alert.source) subject = `${alert.source}: ${subject}`;
   const text = `${lines.join('\n')}\n`;
   const html = `<!DOCTYPE html><html><body style="font-family: sans-serif; font-size: 14px; color: #222">${lines
     .map((l) => (l === '' ? '<br>' : `<p style="margin: 0 0 6px">${escapeHtml(l)}</p>`))
@@ -80,6 +83,6 @@ export function buildWatchdogMail(alert: WatchdogAlert, options: WatchdogMailOpt
       route: `watchdog-${alert.kind}`,
     }),
     date: options.date,
-    headers: { 'X-Compliance-Watchdog': alert.kind },
+    headers: { 'X-Compliance-Watchdog': alert.kind, ...(alert.source ? { 'X-Compliance-Source': alert.source } : {}) },
   });
 }

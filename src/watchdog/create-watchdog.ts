@@ -12,6 +12,8 @@ export interface WatchdogOptions {
   checkEveryMs?: number;
   /** An alert was queued in the outbox (wakes the worker). */
   onQueued?: (id: number) => void;
+  /** The named NetBox source this watchdog watches (its own state, its own reports); absent: the default source. */
+  source?: string;
 }
 
 export interface Watchdog {
@@ -37,17 +39,31 @@ export function createWatchdog(options: WatchdogOptions): Watchdog {
 
   async function evaluateOnce(): Promise<'overdue' | 'resumed' | undefined> {
     const now = clock.now();
-    const state = await store.getWatchdogState(now);
-    const last = await store.lastReportReceivedAt();
+    const source = options.source;
+    const state = await store.getWatchdogState(now, source);
+    const last = await store.lastReportReceivedAt(source);
     if (state.state === 'ok') {
       // Before any report, the silence counts from the watchdog's first run against this store.
       const baseline = last ?? state.createdAt;
       if (now - baseline <= options.expectEveryMs) return undefined;
-      const alert = buildWatchdogAlert({ kind: 'overdue', silentSince: baseline, expectEveryMs: options.expectEveryMs, detectedAt: now });
-      const result = await store.transitionWatchdog({ expectedVersion: state.version, state: 'overdue', since: baseline, now, alert });
+      const alert = buildWatchdogAlert({
+        kind: 'overdue',
+        silentSince: baseline,
+        expectEveryMs: options.expectEveryMs,
+        detectedAt: now,
+        source,
+      });
+      const result = await store.transitionWatchdog({
+        expectedVersion: state.version,
+        state: 'overdue',
+        since: baseline,
+        now,
+        alert,
+        source,
+      });
       if (!result.won) return undefined;
       logger.warn(
-        { silentSince: new Date(baseline).toISOString(), expectEveryMs: options.expectEveryMs, deliveryId: result.alertId },
+        { silentSince: new Date(baseline).toISOString(), expectEveryMs: options.expectEveryMs, deliveryId: result.alertId, source },
         'no compliance report received in time: the recipients are told',
       );
       options.onQueued?.(result.alertId!);
@@ -61,12 +77,13 @@ export function createWatchdog(options: WatchdogOptions): Watchdog {
       resumedAt: last,
       expectEveryMs: options.expectEveryMs,
       detectedAt: now,
+      source,
     });
     // `since` is kept on the ok state: the next silence is measured from the new report, not from it.
-    const result = await store.transitionWatchdog({ expectedVersion: state.version, state: 'ok', since: last, now, alert });
+    const result = await store.transitionWatchdog({ expectedVersion: state.version, state: 'ok', since: last, now, alert, source });
     if (!result.won) return undefined;
     logger.info(
-      { silentSince: new Date(since).toISOString(), resumedAt: new Date(last).toISOString(), deliveryId: result.alertId },
+      { silentSince: new Date(since).toISOString(), resumedAt: new Date(last).toISOString(), deliveryId: result.alertId, source },
       'compliance reports are arriving again: the recipients are told',
     );
     options.onQueued?.(result.alertId!);

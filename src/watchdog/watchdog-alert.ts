@@ -9,6 +9,8 @@ export interface WatchdogAlert {
   resumedAt?: number;
   expectEveryMs: number;
   detectedAt: number;
+  /** The named NetBox source that went silent; absent: the default source. */
+  source?: string;
 }
 
 /** The JSON key that marks a body as a watchdog record (a NetBox body never has it). */
@@ -21,13 +23,14 @@ const MARK = 'compliance_relay_watchdog';
 export function buildWatchdogAlert(alert: WatchdogAlert): NewDelivery {
   const since = new Date(alert.silentSince).toISOString();
   return {
-    dedupKey: `${WATCHDOG_KEY_PREFIX}${alert.kind}@${since}`,
+    dedupKey: `${WATCHDOG_KEY_PREFIX}${alert.source ? `${alert.source}/` : ''}${alert.kind}@${since}`,
     reportId: 0,
     reportCreated: since,
     completedAt: new Date(alert.detectedAt).toISOString(),
     source: 'watchdog',
     body: Buffer.from(JSON.stringify({ [MARK]: alert }), 'utf8'),
     receivedAt: alert.detectedAt,
+    ...(alert.source ? { netboxSource: alert.source } : {}),
   };
 }
 

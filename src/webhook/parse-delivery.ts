@@ -17,6 +17,20 @@ export interface ReportDelivery {
   completedAt: string;
   /** Who ran the script: `username` (≤ 4.6) or `request.user` (≥ 4.6), when NetBox says. */
   triggeredBy?: string;
+  /** The NetBox source it was posted by (its name); absent: the default source. */
+  source?: string;
+}
+
+/** The source configured from NETBOX_URL and WEBHOOK_* (the bare webhook path), and of rows stored before sources. */
+export const DEFAULT_SOURCE_NAME = 'default';
+
+/**
+ * The delivery as posted to a named source's path: report ids collide across NetBoxes, so its
+ * identity (the dedup key) carries the source. The default source keeps today's keys.
+ */
+export function assignSource(delivery: ReportDelivery, source: string | undefined): ReportDelivery {
+  if (source === undefined || source === DEFAULT_SOURCE_NAME) return delivery;
+  return { ...delivery, source, dedupKey: `${source}/${delivery.dedupKey}` };
 }
 
 /** A well-formed NetBox event the relay acknowledges but does not mail. */

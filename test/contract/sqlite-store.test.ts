@@ -49,3 +49,23 @@ test('SQLite is a single-owner store: the relay releases its leases at boot', ()
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test("migration 7 keeps the watchdog's state as the default source's", async () => {
+  const dataDir = makeTempDir('store-contract-');
+  try {
+    seedSqliteSchema(path.join(dataDir, SQLITE_FILE_NAME), 6, []);
+    const db = new Database(path.join(dataDir, SQLITE_FILE_NAME));
+    db.prepare("INSERT INTO watchdog_state (id, state, since, created_at, changed_at, version) VALUES (1, 'overdue', 5, 1, 6, 3)").run();
+    db.close();
+    const store = SqliteStore.open({ dataDir });
+    try {
+      expect((await store.migrate()).applied).toEqual(['007-netbox_sources']);
+      expect(await store.getWatchdogState(100)).toEqual({ state: 'overdue', since: 5, createdAt: 1, changedAt: 6, version: 3 });
+      expect(await store.getWatchdogState(100, 'lab')).toEqual({ state: 'ok', since: null, createdAt: 100, changedAt: 100, version: 0 });
+    } finally {
+      await store.close();
+    }
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});

@@ -6,7 +6,7 @@
  */
 import { REPORT_FAILING_SETS_KEPT, StorageUnavailableError, type DeliveryRecord, type NewDelivery, type Store } from '../../src/store';
 import type { ReportSnapshot } from '../../src/trend';
-import { parseDelivery, type ReportDelivery } from '../../src/webhook';
+import { assignSource, parseDelivery, type ReportDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 
 /** A fresh, empty backing (a temp dir, a schema) from which several store instances can be opened. */
@@ -693,6 +693,52 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(await store.lastRouteMailCompletedAt('auditors', ids[2])).toBeNull();
     });
 
+    test('NetBox sources: report 29 of two sources is two deliveries; each reads back its source; listings and repeat_after keep them apart', async () => {
+      const parsed = makeReportDelivery(TYPED_REPORT_BODIES[0]);
+      const ofSource = (source: string): NewDelivery => {
+        const report = assignSource(parsed.report!, source);
+        return { ...parsed, dedupKey: report.dedupKey, report };
+      };
+      const first = await store.insertDelivery(parsed);
+      const lab = await store.insertDelivery(ofSource('lab'));
+      expect(lab.duplicate).toBe(false);
+      expect(lab.id).not.toBe(first.id);
+      expect((await store.insertDelivery(ofSource('lab'))).duplicate).toBe(true);
+      expect((await store.insertDelivery(parsed)).duplicate).toBe(true);
+
+      const other = await open();
+      expect((await other.getDelivery(first.id))!).toMatchObject({ netboxSource: 'default' });
+      expect((await other.getDelivery(first.id))!.report).not.toHaveProperty('source');
+      expect((await other.getDelivery(lab.id))!).toMatchObject({ netboxSource: 'lab', dedupKey: `lab/${parsed.dedupKey}` });
+      expect((await other.getDelivery(lab.id))!.report!.source).toBe('lab');
+      expect((await other.listDeliveries({ netboxSource: 'lab' })).map((r) => r.id)).toEqual([lab.id]);
+      expect((await other.listDeliveries({ netboxSource: 'default' })).map((r) => r.id)).toEqual([first.id]);
+
+      // repeat_after measures from the last mail of this route for this source, never another source's.
+      const later = await store.insertDelivery({ ...ofSource('lab'), dedupKey: 'lab/later', reportCreated: '2099-01-01T00:00:00Z' });
+      await store.recordRouteDecisions(first.id, [{ route: 'on-call', position: 0, outcome: 'send', reason: 'x', reminder: false }], T0);
+      expect(await store.lastRouteMailCompletedAt('on-call', later.id)).toBeNull();
+      await store.recordRouteDecisions(lab.id, [{ route: 'on-call', position: 0, outcome: 'send', reason: 'x', reminder: false }], T0);
+      expect(await store.lastRouteMailCompletedAt('on-call', later.id)).toBe(parsed.completedAt);
+    });
+
+    test('each NetBox source has its own watchdog state and its own last report', async () => {
+      const lab = makeDelivery(8, { dedupKey: 'lab/8@x', netboxSource: 'lab', receivedAt: T0 + 8 });
+      expect(await store.getWatchdogState(T0, 'lab')).toEqual({ state: 'ok', since: null, createdAt: T0, changedAt: T0, version: 0 });
+      const alert = makeDelivery(9, { dedupKey: `watchdog:lab/overdue@${T0}`, reportId: 0, source: 'watchdog', netboxSource: 'lab' });
+      const moved = await store.transitionWatchdog({ expectedVersion: 0, state: 'overdue', since: T0, now: T0 + 10, alert, source: 'lab' });
+      expect(moved.won).toBe(true);
+      const other = await open();
+      expect(await other.getWatchdogState(T0 + 20, 'lab')).toMatchObject({ state: 'overdue', version: 1 });
+      expect(await other.getWatchdogState(T0 + 20)).toMatchObject({ state: 'ok', version: 0, createdAt: T0 + 20 });
+      expect((await other.getDelivery(moved.alertId!))!.netboxSource).toBe('lab');
+      await store.insertDelivery(makeDelivery(7));
+      await store.insertDelivery(lab);
+      expect(await other.lastReportReceivedAt()).toBe(T0 + 7);
+      expect(await other.lastReportReceivedAt('lab')).toBe(T0 + 8);
+      expect(await other.lastReportReceivedAt('prod')).toBeNull();
+    });
+
     test('a report reads back with the typed fields the webhook parsed, from get, list and claim alike', async () => {
       const ids: number[] = [];
       for (const body of TYPED_REPORT_BODIES) ids.push((await store.insertDelivery(makeReportDelivery(body))).id);
@@ -738,10 +784,15 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
         const upgraded = await legacyBacking.open();
         try {
           const report = await upgraded.migrate();
-          expect(report.applied).toEqual(['006-delivery_report_fields', '007-sent_messages_per_route', '008-delivery_list_indexes']);
+          expect(report.applied).toEqual([
+            '006-delivery_report_fields',
+            '007-sent_messages_per_route',
+            '008-delivery_list_indexes',
+            '009-netbox_sources',
+          ]);
           expect(report.version).toBeGreaterThanOrEqual(6);
           const [before] = await upgraded.listDeliveries();
-          expect(before).toMatchObject({ dedupKey: old.dedupKey, reportId: 1, state: 'queued', report: null });
+          expect(before).toMatchObject({ dedupKey: old.dedupKey, reportId: 1, state: 'queued', report: null, netboxSource: 'default' });
           expect((await upgraded.getDeliveryBody(before.id))!.equals(old.body)).toBe(true);
 
           const { id } = await upgraded.insertDelivery(makeReportDelivery(TYPED_REPORT_BODIES[0], T0 + 5));

@@ -113,9 +113,14 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
         created: report.created,
       });
     }
+    if (url.pathname === `${basePath}/api/status/`) {
+      return json(res, 200, { 'netbox-version': '4.6.2', plugins: { validity: '3.5.2' }, 'python-version': '3.12.3' });
+    }
     if (url.pathname === `${api}/test-results/`) {
+      // Without the report_id filter NetBox lists every result (of every report).
+      const filtered = url.searchParams.has('report_id');
       const reportId = Number(url.searchParams.get('report_id'));
-      const report = reports.get(reportId);
+      const report = filtered ? reports.get(reportId) : { id: 0, created: '', results: [...reports.values()].flatMap((r) => r.results) };
       if (!report)
         return json(res, 400, {
           report_id: [`Select a valid choice. ${url.searchParams.get('report_id')} is not one of the available choices.`],

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
+import { loadConfig } from '../../src/config';
 import { COMPOSE_FILE, interpolate, loadComposeFile, ROOT, validateComposeDocument } from '../helpers/compose-file';
 
 /**
@@ -118,5 +119,31 @@ describe('docker-compose.yml, profile ha', () => {
     expect(nginxConf).toMatch(/listen 8080;/);
     // A POST is retried on the other relay only because deliveries are idempotent.
     expect(nginxConf).toMatch(/proxy_next_upstream [^;]*non_idempotent/);
+  });
+});
+
+describe('docker-compose.yml, profile ha: two NetBox sources', () => {
+  it('gives both relays the same SOURCES_FILE, which the relay accepts as prod and lab, each on its own path and secret', () => {
+    const config = composeConfig({ PROD_WEBHOOK_SECRET: 'prod-s3cret' });
+    const [a, b] = ['relay-a', 'relay-b'].map((name) => config.services[name]);
+    expect(a.environment).toEqual(b.environment);
+    expect(a.volumes).toEqual(b.volumes);
+    const mount = (a.volumes as string[]).find((v) => v.endsWith(`:${a.environment.SOURCES_FILE}:ro`))!;
+    const sourcesFile = path.resolve(ROOT, mount.split(':')[0]);
+    // The relay's own loader reads the mounted file with the service's environment, as the container would.
+    const relayConfig = loadConfig(
+      { ...a.environment, HOST: '0.0.0.0' },
+      {
+        readFile: (file) => {
+          if (file !== a.environment.SOURCES_FILE) throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+          return fs.readFileSync(sourcesFile, 'utf8');
+        },
+      },
+    );
+    expect(relayConfig.sources.map((s) => [s.name, s.path, s.secrets, s.tags])).toEqual([
+      ['default', '/webhook', ['compose-demo-secret-change-me'], {}],
+      ['prod', '/webhook/prod', ['prod-s3cret'], { env: 'prod' }],
+      ['lab', '/webhook/lab', ['compose-demo-lab-secret-change-me'], { env: 'lab' }],
+    ]);
   });
 });

@@ -116,6 +116,7 @@ describe('operator recovery: list dead deliveries and requeue them', () => {
           reportCreated: '2023-04-12T19:36:33.690567Z',
           completedAt: expect.any(String),
           source: '127.0.0.1',
+          netboxSource: 'default',
           state: 'dead',
           attempts: 1,
           receivedAt: expect.stringMatching(/Z$/),

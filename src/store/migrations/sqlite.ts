@@ -186,4 +186,24 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
       ALTER TABLE reports ADD COLUMN failing_ids TEXT;
     `,
   },
+  {
+    version: 9,
+    name: 'netbox_sources',
+    // Issue 18: the NetBox source that posted each delivery (every row stored before belongs to the
+    // default source; a constant default only rewrites the schema, not the rows), and the watchdog's
+    // state per source, the single row of migration 3 becoming the default source's.
+    sql: `
+      ALTER TABLE deliveries ADD COLUMN netbox_source TEXT NOT NULL DEFAULT 'default';
+      CREATE TABLE watchdog_states (
+        source      TEXT    PRIMARY KEY,
+        state       TEXT    NOT NULL,
+        since       INTEGER,
+        created_at  INTEGER NOT NULL,
+        changed_at  INTEGER NOT NULL,
+        version     INTEGER NOT NULL
+      );
+      INSERT INTO watchdog_states (source, state, since, created_at, changed_at, version)
+        SELECT 'default', state, since, created_at, changed_at, version FROM watchdog_state;
+    `,
+  },
 ];

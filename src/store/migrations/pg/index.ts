@@ -6,6 +6,7 @@ import { MIGRATION_005_ROUTE_MAILS } from './005-route-mails';
 import { MIGRATION_006_DELIVERY_REPORT_FIELDS } from './006-delivery-report-fields';
 import { MIGRATION_007_SENT_MESSAGES_PER_ROUTE } from './007-sent-messages-per-route';
 import { MIGRATION_008_DELIVERY_LIST_INDEXES } from './008-delivery-list-indexes';
+import { MIGRATION_009_NETBOX_SOURCES } from './009-netbox-sources';
 
 /** One versioned schema change; `sql` runs in one transaction. */
 export interface PgMigration {
@@ -28,4 +29,5 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   MIGRATION_006_DELIVERY_REPORT_FIELDS,
   MIGRATION_007_SENT_MESSAGES_PER_ROUTE,
   MIGRATION_008_DELIVERY_LIST_INDEXES,
+  MIGRATION_009_NETBOX_SOURCES,
 ];

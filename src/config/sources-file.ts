@@ -1,0 +1,158 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { formatRoutesIssue, parseYamlListFile, RoutesFileError, SOURCE_NAME_PATTERN } from '../routing';
+import { duration, httpUrl, parseCidr } from '../shared';
+import { DEFAULT_SOURCE_NAME } from '../webhook';
+
+/** Sources one relay serves at most: each one is a route, a NetBox client and a metrics label value. */
+export const MAX_SOURCES = 50;
+
+/** One NetBox instance the relay receives reports from and enriches them with. */
+export interface SourceConfig {
+  name: string;
+  /** The webhook path this source posts to: WEBHOOK_PATH itself for the default, `<WEBHOOK_PATH>/<name>` otherwise. */
+  path: string;
+  /** Current secret first, then the previous one during a rotation; empty when unsigned. */
+  secrets: string[];
+  /** CIDR ranges allowed to post to this source's path; undefined: every address. */
+  allowedIps?: string[];
+  netbox: { url?: string; token?: string; caFile?: string };
+  /** Free labels routes can match on (`source_tags: { env: prod }`). */
+  tags: Record<string, string>;
+  /** The watchdog's cadence for this source (`expect_report_every`; EXPECT_REPORT_EVERY for the default); undefined: not watched. */
+  expectEveryMs?: number;
+}
+
+/**
+ * A secret given by reference only (SOURCES_FILE is meant to be committed): `<field>_file` (a path,
+ * as Docker and Kubernetes mount secrets) or `<field>_env` (the name of an environment variable).
+ */
+const secretRef = z.string().trim().min(1).max(1000);
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the name of an environment variable');
+const cidr = z.string().refine((v) => parseCidr(v) !== undefined, 'is not an IP address or CIDR range (examples: 10.0.0.0/8)');
+const inlineSecret = z.never({ error: 'secrets are never written in SOURCES_FILE: give token_file or token_env instead' });
+
+const SourceSchema = z.strictObject({
+  name: z
+    .string({ error: 'is required (lower-case letters, digits, - _)' })
+    .regex(SOURCE_NAME_PATTERN, 'must be 1–32 lower-case letters, digits, "-" or "_", starting with a letter or digit')
+    .refine((n) => n !== DEFAULT_SOURCE_NAME, `"${DEFAULT_SOURCE_NAME}" is the source configured from NETBOX_URL and WEBHOOK_*`),
+  netbox_url: httpUrl.optional(),
+  token_file: secretRef.optional(),
+  token_env: envName.optional(),
+  token: inlineSecret.optional(),
+  webhook_secret_file: secretRef.optional(),
+  webhook_secret_env: envName.optional(),
+  webhook_secret: inlineSecret.optional(),
+  webhook_secret_previous_file: secretRef.optional(),
+  webhook_secret_previous_env: envName.optional(),
+  ca_file: z.string().trim().min(1).optional(),
+  allowed_ips: z.array(cidr).min(1).max(100).optional(),
+  tags: z.record(z.string().min(1).max(100), z.union([z.string().max(200), z.number(), z.boolean()]).transform(String)).optional(),
+  expect_report_every: z
+    .union([z.string(), z.number()], { error: 'is not a duration (examples: 24h, 7d)' })
+    .transform(String)
+    .pipe(duration)
+    .optional(),
+});
+
+const SourcesFileSchema = z.strictObject({
+  sources: z.array(SourceSchema, { error: 'must be a list of sources' }).min(1, 'needs at least one source').max(MAX_SOURCES),
+});
+
+type SourceEntry = z.infer<typeof SourceSchema>;
+
+/** What reading the sources needs: the file system (injected) and the environment for `*_env` references. */
+export interface SourcesContext {
+  file: string;
+  readFile: (file: string) => string;
+  env: Readonly<Record<string, string>>;
+  /** WEBHOOK_PATH, normalised: each source posts to `<webhookPath>/<name>`. */
+  webhookPath: string;
+  cwd: string;
+}
+
+/**
+ * Reads SOURCES_FILE: the named NetBox sources beside the default one. Every problem is pushed onto
+ * `issues` as "<file> line N: source 2 (lab) token_file: why", so one run lists them all.
+ */
+export function readSourcesFile(context: SourcesContext, issues: string[]): SourceConfig[] {
+  let entries: SourceEntry[];
+  try {
+    entries = parseYamlListFile(context.readFile(context.file), context.file, SourcesFileSchema, {
+      listKey: 'sources',
+      noun: 'source',
+    }).sources;
+  } catch (error) {
+    if (error instanceof RoutesFileError) issues.push(...error.issues.map((i) => `${context.file} ${formatRoutesIssue(i)}`));
+    else issues.push(`cannot read ${context.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    return [];
+  }
+  return entries.map((entry, i) =>
+    buildSource(entry, context, (field, message) => issues.push(`${context.file}: source ${i + 1} (${entry.name}) ${field}: ${message}`)),
+  );
+}
+
+function buildSource(entry: SourceEntry, context: SourcesContext, report: (field: string, message: string) => void): SourceConfig {
+  const secret = (field: string) => resolveSecret(entry as unknown as Record<string, string | undefined>, field, context, report);
+  const current = secret('webhook_secret');
+  const previous = secret('webhook_secret_previous');
+  if (previous !== undefined && current === undefined)
+    report('webhook_secret_previous_file', 'is only accepted alongside a current webhook secret (during a rotation)');
+  const token = secret('token');
+  if (entry.netbox_url === undefined && (token !== undefined || entry.ca_file !== undefined))
+    report('netbox_url', 'is required with a token or a CA file');
+  return {
+    name: entry.name,
+    path: `${context.webhookPath === '/' ? '' : context.webhookPath}/${entry.name}`,
+    secrets: [current, previous].filter((s): s is string => s !== undefined),
+    allowedIps: entry.allowed_ips?.map((c) => parseCidr(c)!),
+    netbox: {
+      url: entry.netbox_url?.replace(/\/+$/, ''),
+      token,
+      caFile: entry.ca_file ? path.resolve(context.cwd, entry.ca_file) : undefined,
+    },
+    tags: entry.tags ?? {},
+    expectEveryMs: entry.expect_report_every,
+  };
+}
+
+/** `<field>_file` or `<field>_env` (never both), read now; a blank or unreadable one is reported. */
+function resolveSecret(
+  entry: Record<string, string | undefined>,
+  field: string,
+  context: SourcesContext,
+  report: (field: string, message: string) => void,
+): string | undefined {
+  const file = entry[`${field}_file`];
+  const variable = entry[`${field}_env`];
+  if (file !== undefined && variable !== undefined) {
+    report(field, `give ${field}_file or ${field}_env, not both`);
+    return undefined;
+  }
+  let value: string | undefined;
+  if (file !== undefined) {
+    try {
+      // A trailing newline is almost always an editor's, not part of the secret.
+      value = context.readFile(path.resolve(context.cwd, file)).replace(/\r?\n$/, '');
+    } catch (error) {
+      report(`${field}_file`, `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+      return undefined;
+    }
+  } else if (variable !== undefined) {
+    value = context.env[variable];
+    if (value === undefined) {
+      report(`${field}_env`, `the environment variable ${variable} is not set`);
+      return undefined;
+    }
+  } else return undefined;
+  if (value.trim() === '') {
+    report(file !== undefined ? `${field}_file` : `${field}_env`, 'is empty or only white space');
+    return undefined;
+  }
+  if (field === 'token' && !/^[\x21-\x7e]{1,500}$/.test(value)) {
+    report(file !== undefined ? 'token_file' : 'token_env', 'must hold one token without spaces (nbt_<key>.<token> or a 40-character key)');
+    return undefined;
+  }
+  return value;
+}

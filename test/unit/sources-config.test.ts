@@ -1,0 +1,204 @@
+import { ConfigError, loadConfig, redactConfig } from '../../src/config';
+import { buildCountTrend, parseRoutesFile, planRoutes, type ReportFacts, type SourceFacts } from '../../src/routing';
+
+const read = (files: Record<string, string>) => (file: string) => {
+  if (!(file in files)) throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+  return files[file];
+};
+
+function load(env: Record<string, string>, files: Record<string, string>) {
+  return loadConfig(env, { readFile: read(files), cwd: '/srv' });
+}
+
+function messagesOf(env: Record<string, string>, files: Record<string, string>): string[] {
+  try {
+    load(env, files);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.issues.map((i) => `${i.variable}: ${i.message}`);
+    throw error;
+  }
+  return [];
+}
+
+const GOOD = `sources:
+  - name: prod
+    netbox_url: https://netbox.example.com/
+    token_file: secrets/prod-token
+    webhook_secret_file: /run/secrets/prod-hook
+    webhook_secret_previous_env: PROD_OLD_SECRET
+    allowed_ips: [10.20.0.0/16, 192.0.2.7]
+    tags: { env: prod, region: 1 }
+    expect_report_every: 24h
+  - name: lab
+    netbox_url: http://netbox-lab:8000
+    token_env: LAB_TOKEN
+    webhook_secret_env: LAB_SECRET
+    ca_file: lab-ca.pem
+`;
+
+describe('SOURCES_FILE: several NetBox sources', () => {
+  it('without it there is one source, default, built from the variables of today', () => {
+    const config = load(
+      { NETBOX_URL: 'https://nb.example.com/', NETBOX_TOKEN: 'abc', WEBHOOK_SECRET: 's', WEBHOOK_ALLOWED_IPS: '10.0.0.0/8' },
+      {},
+    );
+    expect(config.sources).toEqual([
+      {
+        name: 'default',
+        path: '/webhook',
+        secrets: ['s'],
+        allowedIps: ['10.0.0.0/8'],
+        netbox: { url: 'https://nb.example.com', token: 'abc', caFile: undefined },
+        tags: {},
+      },
+    ]);
+  });
+
+  it('reads each source with its secrets by reference, its own path, URL, token, CA and addresses', () => {
+    const config = load(
+      {
+        SOURCES_FILE: 'sources.yaml',
+        WEBHOOK_SECRET: 'd',
+        LAB_TOKEN: 'nbt_lab.token',
+        LAB_SECRET: 'lab-hook',
+        PROD_OLD_SECRET: 'old-hook',
+      },
+      { '/srv/sources.yaml': GOOD, '/srv/secrets/prod-token': 'prod-token\n', '/run/secrets/prod-hook': 'prod-hook\n' },
+    );
+    expect(config.sources.map((s) => [s.name, s.path])).toEqual([
+      ['default', '/webhook'],
+      ['prod', '/webhook/prod'],
+      ['lab', '/webhook/lab'],
+    ]);
+    expect(config.sources[1]).toMatchObject({
+      secrets: ['prod-hook', 'old-hook'],
+      allowedIps: ['10.20.0.0/16', '192.0.2.7/32'],
+      netbox: { url: 'https://netbox.example.com', token: 'prod-token' },
+      tags: { env: 'prod', region: '1' },
+      expectEveryMs: 86_400_000,
+    });
+    expect(config.sources[2].expectEveryMs).toBeUndefined();
+    expect(config.sources[2]).toMatchObject({ secrets: ['lab-hook'], netbox: { token: 'nbt_lab.token', caFile: '/srv/lab-ca.pem' } });
+    // Every source's secrets are masked in logs, and the printed configuration shows none of them.
+    expect(config.secretValues).toEqual(expect.arrayContaining(['prod-hook', 'old-hook', 'prod-token', 'lab-hook', 'nbt_lab.token']));
+    const printed = JSON.stringify(redactConfig(config));
+    for (const secret of ['prod-hook', 'old-hook', 'prod-token', 'lab-hook', 'nbt_lab.token']) expect(printed).not.toContain(secret);
+  });
+
+  it('lists every problem at once, naming the source and the field', () => {
+    const file = `sources:
+  - name: Prod
+    netbox_url: ftp://x
+  - name: lab
+    token: inline-secret
+    webhook_secret_file: /missing
+  - name: lab
+    token_env: NOT_SET
+    token_file: /also
+  - name: default
+    webhook_secret_env: EMPTY
+    expect_report_every: soon
+    colour: blue
+`;
+    const messages = messagesOf({ SOURCES_FILE: '/etc/sources.yaml', HOST: '127.0.0.1', EMPTY: ' ' }, { '/etc/sources.yaml': file });
+    expect(messages.every((m) => m.startsWith('SOURCES_FILE: /etc/sources.yaml'))).toBe(true);
+    const text = messages.join('\n');
+    expect(text).toContain('line 2: source 1 (Prod) name: must be 1–32 lower-case letters');
+    expect(text).toContain('source 1 (Prod) netbox_url:');
+    expect(text).toContain('source 2 (lab) token: secrets are never written in SOURCES_FILE');
+    expect(text).toContain('source 3 (lab) name: "lab" is already the name of source 2');
+    expect(text).toContain('source 4 (default) name: "default" is the source configured from NETBOX_URL and WEBHOOK_*');
+    expect(text).toContain('source 4 (default): Unrecognized key: "colour"');
+    expect(text).toContain('source 4 (default) expect_report_every: is not a duration');
+  });
+
+  it('reports unreadable, unset, blank and doubled secret references, each with its source and field', () => {
+    const file = `sources:
+  - name: a
+    webhook_secret_file: /missing
+  - name: b
+    webhook_secret_env: NOT_SET
+  - name: c
+    webhook_secret_env: BLANK
+  - name: d
+    netbox_url: https://d.example.com
+    token_env: D_TOKEN
+    token_file: /d-token
+    webhook_secret_previous_env: D_OLD
+`;
+    const messages = messagesOf({ SOURCES_FILE: '/s.yaml', BLANK: '  ', D_TOKEN: 't', D_OLD: 'o' }, { '/s.yaml': file, '/d-token': 't' });
+    expect(messages).toEqual([
+      'SOURCES_FILE: /s.yaml: source 1 (a) webhook_secret_file: cannot read /missing: ENOENT',
+      'SOURCES_FILE: /s.yaml: source 2 (b) webhook_secret_env: the environment variable NOT_SET is not set',
+      'SOURCES_FILE: /s.yaml: source 3 (c) webhook_secret_env: is empty or only white space',
+      'SOURCES_FILE: /s.yaml: source 4 (d) webhook_secret_previous_file: is only accepted alongside a current webhook secret (during a rotation)',
+      'SOURCES_FILE: /s.yaml: source 4 (d) token: give token_file or token_env, not both',
+    ]);
+  });
+
+  it('a named source needs a secret beyond loopback, and a route may only name configured sources', () => {
+    const sources = 'sources:\n  - name: lab\n    netbox_url: http://lab:8000\n';
+    const routes = `routes:
+  - name: lab-team
+    match: { any: [{ source: lab }, { source: [prod, lab] }] }
+    to: lab@example.com
+  - name: prod-team
+    match: { source_tags: { env: prod } }
+    to: prod@example.com
+`;
+    const messages = messagesOf(
+      { SOURCES_FILE: '/s.yaml', ROUTES_FILE: '/r.yaml', HOST: '0.0.0.0', WEBHOOK_SECRET: 'default-secret' },
+      { '/s.yaml': sources, '/r.yaml': routes },
+    );
+    expect(messages).toEqual([
+      'SOURCES_FILE: source lab webhook_secret_file: is required to listen on HOST=0.0.0.0, beyond loopback (or webhook_secret_env)',
+      'ROUTES_FILE: route lab-team match.source: "prod" is not a configured source (default, lab)',
+    ]);
+  });
+});
+
+describe('routes match on the NetBox source and its tags', () => {
+  const routes = parseRoutesFile(
+    `routes:
+  - name: lab-team
+    match: { source: lab }
+    to: lab@example.com
+  - name: production
+    match: { all: [{ source_tags: { env: prod, tier: 1 } }, { failed: { above: 0 } }] }
+    to: prod@example.com
+  - name: everyone-else
+    to: noc@example.com
+`,
+    'routes.yaml',
+  );
+  const facts = (source?: SourceFacts): ReportFacts => ({
+    reportId: 29,
+    completedAt: '2026-03-06T15:11:23.503Z',
+    ratios: {
+      HIGH: { failed: 1, percent: 50 },
+      MIDDLE: { failed: 0, percent: 100 },
+      LOW: { failed: 0, percent: null },
+      overall: { failed: 1, percent: 75 },
+    },
+    hasFailures: true,
+    customFields: {},
+    source,
+  });
+  const sentTo = (source?: SourceFacts) =>
+    planRoutes(routes, facts(source), buildCountTrend(null), () => null)
+      .filter((d) => d.outcome === 'send')
+      .map((d) => d.route);
+
+  it('by name, by tags (every tag must match), and the default source when none is given', () => {
+    expect(sentTo({ name: 'lab', tags: { env: 'prod', tier: '1' } })).toEqual(['lab-team']);
+    expect(sentTo({ name: 'prod-eu', tags: { env: 'prod', tier: '1' } })).toEqual(['production']);
+    expect(sentTo({ name: 'prod-us', tags: { env: 'prod', tier: '2' } })).toEqual(['everyone-else']);
+    expect(sentTo(undefined)).toEqual(['everyone-else']);
+  });
+
+  it('refuses a malformed source condition with the route and field', () => {
+    expect(() => parseRoutesFile('routes:\n  - name: x\n    match: { source: Lab! }\n    to: a@example.com\n', 'r.yaml')).toThrow(
+      /route 1 \(x\) match\.source: must be a source name/,
+    );
+  });
+});
