@@ -50,7 +50,7 @@ test('SQLite is a single-owner store: the relay releases its leases at boot', ()
   }
 });
 
-test("migration 7 keeps the watchdog's state as the default source's", async () => {
+test("migration 9 keeps the watchdog's state as the default source's", async () => {
   const dataDir = makeTempDir('store-contract-');
   try {
     seedSqliteSchema(path.join(dataDir, SQLITE_FILE_NAME), 6, []);
@@ -59,7 +59,7 @@ test("migration 7 keeps the watchdog's state as the default source's", async () 
     db.close();
     const store = SqliteStore.open({ dataDir });
     try {
-      expect((await store.migrate()).applied).toEqual(['007-netbox_sources']);
+      expect((await store.migrate()).applied).toEqual(['007-sent_messages_per_route', '008-delivery_list_indexes', '009-netbox_sources']);
       expect(await store.getWatchdogState(100)).toEqual({ state: 'overdue', since: 5, createdAt: 1, changedAt: 6, version: 3 });
       expect(await store.getWatchdogState(100, 'lab')).toEqual({ state: 'ok', since: null, createdAt: 100, changedAt: 100, version: 0 });
     } finally {
