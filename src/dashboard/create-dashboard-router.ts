@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { buildEmlFileName, type SmtpPauseStatus, type TryNowResult } from '../delivery';
-import { buildLinks, formatDateTime } from '../report';
+import { buildLinks, formatDateTime, formatShortDay } from '../report';
 import type { Clock, Logger } from '../shared';
 import type { DeliveryRecord, ListOptions, Store } from '../store';
 import { buildPassChart, type ChartReport } from './build-pass-chart';
@@ -356,15 +356,15 @@ async function readChartReports(deps: DashboardDeps, contentOf: ReadContent): Pr
   const limit = options.chartLimit ?? 30;
   const records = await options.store.listDeliveries({ limit: options.listLimit ?? 100 });
   const rows = await Promise.all(records.map(async (record) => ({ record, content: await contentOf(record) })));
-  const dayFormat = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: options.timezone });
   return rows
     .filter((r): r is typeof r & { content: { kind: 'report' } } => r.content.kind === 'report')
     .slice(0, limit)
-    .map(({ record, content: { report } }) => {
-      const created = new Date(report.created);
-      const day = Number.isNaN(created.getTime()) ? report.created.slice(0, 10) : dayFormat.format(created);
-      return toChartReport(record.id, report, { when: formatDateTime(report.created, options.timezone), day });
-    })
+    .map(({ record, content: { report } }) =>
+      toChartReport(record.id, report, {
+        when: formatDateTime(report.created, options.timezone),
+        day: formatShortDay(report.created, options.timezone),
+      }),
+    )
     .sort((a, b) => a.reportId - b.reportId || a.deliveryId - b.deliveryId);
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DELIVERY_STATES, type ListOptions } from '../store';
+import { startOfDayMs } from '../report';
 
 /** The query parameters of the deliveries list, in the order the form shows them. */
 export const FILTER_PARAMS = ['state', 'source', 'route', 'report', 'from', 'to', 'q'] as const;
@@ -94,34 +95,4 @@ function nextDay(value: string): string {
   const date = new Date(`${value}T00:00:00Z`);
   date.setUTCDate(date.getUTCDate() + 1);
   return date.toISOString().slice(0, 10);
-}
-
-/** Midnight of a calendar day in `timeZone`, in epoch ms (daylight saving included). */
-export function startOfDayMs(value: string, timeZone: string): number {
-  const asUtc = Date.parse(`${value}T00:00:00Z`);
-  // The zone's offset at the guess, then again at the corrected instant (a DST change that day).
-  const first = asUtc - zoneOffsetMs(asUtc, timeZone);
-  return asUtc - zoneOffsetMs(first, timeZone);
-}
-
-const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
-
-/** How far `timeZone`'s wall clock is ahead of UTC at `at`. */
-function zoneOffsetMs(at: number, timeZone: string): number {
-  let formatter = offsetFormatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    offsetFormatters.set(timeZone, formatter);
-  }
-  const p = Object.fromEntries(formatter.formatToParts(at).map((part) => [part.type, Number(part.value)]));
-  return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(at / 1000) * 1000;
 }

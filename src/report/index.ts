@@ -1,7 +1,7 @@
 export { SEVERITIES, type Severity } from './severity';
 export { formatPercent, passPercent, roundHalfEven1, bandOf, NO_RESULTS, type Band } from './percent';
 export { buildLinks, absoluteUrl, buildWebUrl, type ReportLinks } from './build-links';
-export { formatDateTime } from './format-date-time';
+export { formatDateTime, formatShortDay, startOfDayMs } from './format-date-time';
 export {
   buildNetboxUrl,
   findNetboxBasePath,
