@@ -80,6 +80,7 @@ function mountSourceWebhook(app: Express, deps: AppDeps, source: SourceConfig): 
   });
   const guards = createWebhookGuards({
     allowedIps: source.allowedIps,
+    allowedIpsSetting: source.name === DEFAULT_SOURCE_NAME ? 'WEBHOOK_ALLOWED_IPS' : `SOURCES_FILE source ${source.name} allowed_ips`,
     rateLimit: deps.config.webhook.rateLimit,
     logger: deps.logger,
     clock: deps.clock,
