@@ -88,7 +88,11 @@ async function writePreview(
         netbox: netbox.get(delivery.netboxSource),
         routes: [route],
         // The history as the worker reads it; the preview saves nothing (a no-op save).
-        history: store && { findReportBefore: store.findReportBefore.bind(store), saveReport: () => Promise.resolve() },
+        history: store && {
+          findReportBefore: store.findReportBefore.bind(store),
+          listReportsBefore: store.listReportsBefore.bind(store),
+          saveReport: () => Promise.resolve(),
+        },
         storedFailures: store && (async (d) => (await store.findReport(d.dedupKey))?.failing),
       },
     );

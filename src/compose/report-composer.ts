@@ -98,18 +98,24 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       timezone: options.timezone,
       enrichment: insights?.enrichment,
       trend: insights?.trendView,
+      chart: insights?.chart?.view,
       sourceName: options.source?.name,
     });
-    const attachments = insights?.attachments.length ? insights.attachments : undefined;
+    const chart = insights?.chart ?? null;
     /** One route's mail, or undefined when the route is no longer configured. */
     const buildRouteMessage = (context: RouteContext): SendMailOptions | undefined => {
       const route = routes.get(context.name);
       if (!route) return undefined;
-      const routeView = { ...view, route: context };
+      // The chart was drawn once for the report; a route with `chart: false` only leaves it out.
+      const routeView = { ...view, route: context, chart: route.chart === false ? null : view.chart };
       const renderOptions = route.subject === undefined ? {} : { subject: route.subject };
       // In-line: with the CSS inlined at load a render is a Handlebars call (~0.05 ms), cheaper than
       // a hop to a render thread, and one V8 isolate less is ~30 MB (issue 16, BENCHMARKS.md).
       const rendered = options.renderer.render(routeView, route.template, renderOptions);
+      // Inline only when the HTML shows it: a template set without {{> trend-chart}} gets no stray attachment.
+      const shown = chart !== null && routeView.chart !== null && rendered.html.includes(`cid:${chart.cid}`);
+      const all = [...(insights?.attachments ?? []), ...(shown ? [chart.attachment] : [])];
+      const attachments = all.length ? all : undefined;
       const recipients: Recipients = { to: route.to, cc: route.cc, bcc: route.bcc, replyTo: options.replyTo };
       return buildMessage({
         rendered,
