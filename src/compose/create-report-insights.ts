@@ -5,7 +5,15 @@ import { buildMailChart, type MailChart } from './build-mail-chart';
 import { buildEnrichmentView, buildTrendView, type EnrichmentView, type TrendView } from './build-insight-views';
 import type { NetboxClient } from '../netbox';
 import type { Clock, Logger } from '../shared';
-import { buildReportSnapshot, buildSeriesKey, recordReportTrend, type FailingPair, type ReportHistory, type ReportSnapshot, type Trend } from '../trend';
+import {
+  buildReportSnapshot,
+  buildSeriesKey,
+  recordReportTrend,
+  type FailingPair,
+  type ReportHistory,
+  type ReportSnapshot,
+  type Trend,
+} from '../trend';
 import type { ReportDelivery } from '../webhook';
 
 /** What the relay adds to a report's mail beyond the webhook's counts. */
@@ -104,15 +112,7 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
     let trendView: TrendView | null = null;
     let chart: MailChart | null = null;
     if (options.history) {
-      const failing: FailingPair[] | null =
-        enrichment.status === 'ok'
-          ? enrichment.summary.results.map((r) => ({
-              device: r.device,
-              test: r.test,
-              severity: r.severity,
-              ids: { result: r.resultId, device: r.deviceId, test: r.testId },
-            }))
-          : null;
+      const failing = toFailingPairs(enrichment);
       const netboxSeries = buildSeriesKey({ netboxUrl: options.netboxUrl, reportUrl: report.url });
       // Report ids collide across NetBoxes: a named source's history is its own (the default keeps today's series).
       const series = options.source === undefined ? netboxSeries : `source:${options.source}|${netboxSeries}`;
@@ -145,6 +145,17 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
       chart,
     };
   };
+}
+
+/** The failing pairs NetBox gave (with their ids), or null when they are unknown. */
+function toFailingPairs(enrichment: Enrichment): FailingPair[] | null {
+  if (enrichment.status !== 'ok') return null;
+  return enrichment.summary.results.map((r) => ({
+    device: r.device,
+    test: r.test,
+    severity: r.severity,
+    ids: { result: r.resultId, device: r.deviceId, test: r.testId },
+  }));
 }
 
 /**

@@ -22,7 +22,9 @@ export const TREND_CHART_WIDTH = 480;
 export const TREND_CHART_HEIGHT = 132;
 export const TREND_CHART_PIXEL_RATIO = 2;
 
-const PAD = { left: 14, right: 18, top: 14, bottom: 14 };
+/** The plot area's margins inside the plate, CSS pixels: 100 % is `top`, 0 % is `height - bottom`. */
+export const TREND_CHART_PLOT = { left: 14, right: 18, top: 14, bottom: 14 } as const;
+const PAD = TREND_CHART_PLOT;
 const SPARK_BARS = '▁▂▃▄▅▆▇█';
 /** A change smaller than this (percentage points) reads "held" in the alt text. */
 const STEADY_POINTS = 0.5;
@@ -105,7 +107,10 @@ export function buildTrendChartSvg(series: TrendChartSeries): { svg: string; mar
   const x = (i: number) => round(PAD.left + (points.length === 1 ? plotW : (i * plotW) / (points.length - 1)));
   const y = (ratio: number) => round(PAD.top + plotH - clamp01(ratio) * plotH);
   const grid = [0, 0.5, 1]
-    .map((r) => `<line x1="${PAD.left}" x2="${TREND_CHART_WIDTH - PAD.right}" y1="${y(r)}" y2="${y(r)}" stroke="#d1d5db" stroke-width="1"${r === 0.5 ? ' stroke-dasharray="3 3"' : ''}/>`)
+    .map(
+      (r) =>
+        `<line x1="${PAD.left}" x2="${TREND_CHART_WIDTH - PAD.right}" y1="${y(r)}" y2="${y(r)}" stroke="#d1d5db" stroke-width="1"${r === 0.5 ? ' stroke-dasharray="3 3"' : ''}/>`,
+    )
     .join('');
   const cx = x(currentIndex);
   const guide = `<line x1="${cx}" x2="${cx}" y1="${PAD.top - 6}" y2="${TREND_CHART_HEIGHT - PAD.bottom + 6}" stroke="#bfdbfe" stroke-width="6"/>`;
@@ -147,8 +152,13 @@ function drawLine(
   const dash = line.dash ? ` stroke-dasharray="${line.dash}"` : '';
   const paths = runs
     .filter((r) => r.length > 1)
-    .map((r) => `<polyline points="${r.join(' ')}" fill="none" stroke="${line.colour}" stroke-width="${line.width}" stroke-linejoin="round" stroke-linecap="round"${dash}/>`);
-  const dots = values.flatMap((value, i) => (value === null ? [] : [`<circle cx="${x(i)}" cy="${y(value)}" r="2.5" fill="${line.colour}"/>`]));
+    .map(
+      (r) =>
+        `<polyline points="${r.join(' ')}" fill="none" stroke="${line.colour}" stroke-width="${line.width}" stroke-linejoin="round" stroke-linecap="round"${dash}/>`,
+    );
+  const dots = values.flatMap((value, i) =>
+    value === null ? [] : [`<circle cx="${x(i)}" cy="${y(value)}" r="2.5" fill="${line.colour}"/>`],
+  );
   return paths.join('') + dots.join('');
 }
 

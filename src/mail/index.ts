@@ -32,8 +32,10 @@ export {
   TREND_CHART_WIDTH,
   TREND_CHART_HEIGHT,
   TREND_CHART_PIXEL_RATIO,
+  TREND_CHART_PLOT,
   type TrendChart,
   type TrendChartLine,
   type TrendChartPoint,
   type TrendChartSeries,
 } from './build-trend-chart';
+export { embedInlineImages } from './embed-inline-images';
