@@ -38,4 +38,4 @@ export {
   type TrendChartPoint,
   type TrendChartSeries,
 } from './build-trend-chart';
-export { embedInlineImages } from './embed-inline-images';
+export { embedInlineImages, embedRawInlineImages } from './embed-inline-images';
