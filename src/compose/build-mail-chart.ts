@@ -1,5 +1,5 @@
 import type { SendMailOptions } from 'nodemailer';
-import { buildTrendChart, type TrendChartPoint } from '../mail';
+import { buildSparkline, buildTrendChart, describeTrend, TREND_CHART_HEIGHT, TREND_CHART_WIDTH, type TrendChartPoint } from '../mail';
 import type { ReportCounts, ReportSnapshot } from '../trend';
 
 /** The trend chart as the templates show it (`{{> trend-chart}}`, `{{> trend-chart-text}}`). */
@@ -21,7 +21,11 @@ export interface ChartView {
 /** The chart once per report: its view and the inline attachment a route's mail carries when its template shows it. */
 export interface MailChart {
   view: ChartView;
-  attachment: NonNullable<SendMailOptions['attachments']>[number];
+  /**
+   * The PNG as an inline attachment, drawn at the first call and kept for the other routes: a report
+   * whose routes all turn the chart off (`chart: false`) never draws one.
+   */
+  attachment(): NonNullable<SendMailOptions['attachments']>[number];
   /** The Content-ID, without `cid:`: a rendered HTML that does not reference it leaves the attachment out. */
   cid: string;
 }
@@ -32,26 +36,28 @@ export interface MailChart {
  */
 export function buildMailChart(current: ReportSnapshot, earlier: readonly ReportSnapshot[], overallText: string): MailChart {
   const points = [...earlier, current].map(toChartPoint);
-  const chart = buildTrendChart({ points, currentIndex: points.length - 1 });
+  const series = { points, currentIndex: points.length - 1 };
   const cid = `trend-chart.${current.reportId}.${current.createdMs}@compliance-relay`;
+  let attachment: ReturnType<MailChart['attachment']> | undefined;
   return {
     cid,
     view: {
       src: `cid:${cid}`,
-      alt: chart.alt,
-      width: chart.width,
-      height: chart.height,
+      alt: describeTrend(series),
+      width: TREND_CHART_WIDTH,
+      height: TREND_CHART_HEIGHT,
       reports: points.length,
-      sparkline: chart.sparkline,
+      sparkline: buildSparkline(points.map((p) => p.ratios.overall ?? null)),
       currentText: overallText,
     },
-    attachment: {
-      filename: `report-${current.reportId}-trend.png`,
-      content: chart.png,
-      contentType: 'image/png',
-      contentDisposition: 'inline',
-      cid,
-    },
+    attachment: () =>
+      (attachment ??= {
+        filename: `report-${current.reportId}-trend.png`,
+        content: buildTrendChart(series).png,
+        contentType: 'image/png',
+        contentDisposition: 'inline',
+        cid,
+      }),
   };
 }
 

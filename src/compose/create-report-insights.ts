@@ -121,7 +121,7 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
       // relay's history keeps a refused save in its outcome ledger.
       const snapshot = buildReportSnapshot(delivery, series, failing);
       trend = await recordReportTrend(options.history, snapshot);
-      chart = await drawChart(options, snapshot, log);
+      chart = await prepareChart(options, snapshot);
       trendView = buildTrendView(trend, {
         timezone: options.timezone,
         basePath,
@@ -161,20 +161,14 @@ function toFailingPairs(enrichment: Enrichment): FailingPair[] | null {
 /**
  * The chart of this report and the ones before it in its series, read from the stored history (not
  * including the current report's own row: its save may still wait in the outcome ledger while the
- * storage is full, and the mail must not). A chart that cannot be drawn is logged and left out: the
- * mail goes without it rather than not at all.
+ * storage is full, and the mail must not). The PNG itself is drawn when the first route's mail shows it.
  */
-async function drawChart(options: ReportInsightsOptions, snapshot: ReportSnapshot, log: Logger): Promise<MailChart | null> {
+async function prepareChart(options: ReportInsightsOptions, snapshot: ReportSnapshot): Promise<MailChart | null> {
   const limit = options.chartReports ?? 0;
   if (limit <= 0 || !options.history?.listReportsBefore) return null;
   const earlier = await options.history.listReportsBefore(snapshot.series, snapshot, limit - 1);
-  try {
-    const c = snapshot.counts;
-    return buildMailChart(snapshot, earlier, formatPercent(c.totalPassed, c.totalCount));
-  } catch (error) {
-    log.warn({ error: (error as Error).message }, 'mail goes without its trend chart: it could not be drawn');
-    return null;
-  }
+  const c = snapshot.counts;
+  return buildMailChart(snapshot, earlier, formatPercent(c.totalPassed, c.totalCount));
 }
 
 /** The summary NetBox's results gave, from the failing results kept with the report (each with its ids). */
