@@ -25,6 +25,11 @@ export const TREND_CHART_PIXEL_RATIO = 2;
 /** The plot area's margins inside the plate, CSS pixels: 100 % is `top`, 0 % is `height - bottom`. */
 export const TREND_CHART_PLOT = { left: 14, right: 18, top: 14, bottom: 14 } as const;
 const PAD = TREND_CHART_PLOT;
+/** The most a chart's PNG may weigh in a mail (issue 19). */
+export const TREND_CHART_MAX_BYTES = 40 * 1024;
+/** resvg's `shapeRendering` values (its ShapeRendering enum). */
+const SHAPE_RENDERING_CRISP = 1;
+const SHAPE_RENDERING_ANTI_ALIASED = 2;
 const SPARK_BARS = '▁▂▃▄▅▆▇█';
 /** A change smaller than this (percentage points) reads "held" in the alt text. */
 const STEADY_POINTS = 0.5;
@@ -81,12 +86,15 @@ export function buildTrendChart(series: TrendChartSeries): TrendChart {
   if (series.points.length === 0) throw new RangeError('a trend chart needs at least one report');
   if (series.currentIndex < 0 || series.currentIndex >= series.points.length) throw new RangeError('currentIndex is outside the series');
   const { svg, marker } = buildTrendChartSvg(series);
-  const options = {
-    fitTo: { mode: 'zoom', value: TREND_CHART_PIXEL_RATIO },
-    font: { loadSystemFonts: false },
-    shapeRendering: 2,
-  };
-  const png = new (loadResvg().Resvg)(svg, options).render().asPng();
+  const { Resvg } = loadResvg();
+  const draw = (shapeRendering: number) =>
+    new Resvg(svg, { fitTo: { mode: 'zoom', value: TREND_CHART_PIXEL_RATIO }, font: { loadSystemFonts: false }, shapeRendering })
+      .render()
+      .asPng();
+  let png = draw(SHAPE_RENDERING_ANTI_ALIASED);
+  // Every anti-aliased edge pixel is a colour of its own: a long, jagged series (up to 30 reports) can
+  // pass the budget that way, where crisp edges take about a third of the bytes.
+  if (png.length > TREND_CHART_MAX_BYTES) png = draw(SHAPE_RENDERING_CRISP);
   return {
     png,
     width: TREND_CHART_WIDTH,

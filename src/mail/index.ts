@@ -33,6 +33,7 @@ export {
   TREND_CHART_HEIGHT,
   TREND_CHART_PIXEL_RATIO,
   TREND_CHART_PLOT,
+  TREND_CHART_MAX_BYTES,
   type TrendChart,
   type TrendChartLine,
   type TrendChartPoint,

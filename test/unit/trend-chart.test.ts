@@ -7,6 +7,7 @@ import {
   embedInlineImages,
   embedRawInlineImages,
   TREND_CHART_HEIGHT,
+  TREND_CHART_MAX_BYTES,
   TREND_CHART_WIDTH,
   type TrendChartPoint,
 } from '../../src/mail';
@@ -29,6 +30,19 @@ describe('the trend chart of a report mail', () => {
     expect([chart.width, chart.height]).toEqual([TREND_CHART_WIDTH, TREND_CHART_HEIGHT]);
     // No text in the image: nothing for resvg to shape, no font to load.
     expect(chart.svg).not.toContain('<text');
+  });
+
+  it('stays within 40 kB even for the most jagged series of 30 reports (MAIL_CHART_REPORTS at its maximum)', () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 16_807) % 2_147_483_647) / 2_147_483_647;
+    for (const count of [12, 30]) {
+      const points = Array.from({ length: count }, (_, i) =>
+        point(i, { overall: random(), HIGH: random(), MIDDLE: random(), LOW: random() }),
+      );
+      const chart = buildTrendChart({ points, currentIndex: count - 1 });
+      expect(chart.png.length).toBeLessThanOrEqual(TREND_CHART_MAX_BYTES);
+      expect(PNG.sync.read(chart.png).width).toBe(2 * TREND_CHART_WIDTH);
+    }
   });
 
   it('says the trend in words: rose, fell, held; severities without results are left out', () => {
