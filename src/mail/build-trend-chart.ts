@@ -36,7 +36,10 @@ const STEADY_POINTS = 0.5;
 
 export type TrendChartLine = (typeof TREND_CHART_LINES)[number]['key'];
 
-/** One report of the series: its pass ratios (0..1), null or absent where it had no results of that severity. */
+/**
+ * One report of the series: its pass ratios (0..1), null or absent where it had no results of that
+ * severity. `at` (its creation time) is not drawn: points are spaced evenly, oldest on the left.
+ */
 export interface TrendChartPoint {
   reportId: number;
   at: Date | string;
