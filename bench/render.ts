@@ -3,11 +3,12 @@ import path from 'node:path';
 import Handlebars from 'handlebars';
 import juice from 'juice';
 import { buildReportView, createReportComposer } from '../src/compose';
-import { loadRenderer, registerTemplateHelpers } from '../src/mail';
+import { buildTrendChart, loadRenderer, registerTemplateHelpers } from '../src/mail';
 import { defaultTemplatesDir } from '../src/relay';
 import { buildDefaultRoute, DEFAULT_ROUTE_NAME } from '../src/routing';
 import { neutralizeText, systemClock } from '../src/shared';
 import type { ClaimedDelivery } from '../src/store';
+import { buildRawMessage } from '../src/sent-mail';
 import { parseDelivery } from '../src/webhook';
 import { computeInclusiveShare, profileCpu, summarizeSelfTime } from './lib/cpu-profile';
 import type { Benchmark, BenchContext, Figure } from './lib/types';
@@ -15,6 +16,16 @@ import { createBodyFactory } from './lib/webhook-bodies';
 
 /** Issue 16: one default report mail (HTML with inlined CSS, text, subject) in at most this. */
 const RENDER_TARGET_MS = 0.25;
+
+/**
+ * Issue 19: one trend chart (12 reports, PNG at 2×) in at most this many times what one mail costs the
+ * worker before SMTP, measured in the same run: compose it and build its MIME bytes (the bytes it sends
+ * and keeps). Not the bare Handlebars render (~0.06 ms): rasterising and deflating 960×264 pixels is
+ * milliseconds of work that no template call compares with. 8× (a few ms today) keeps the chart, drawn
+ * once per report however many routes mail it, below one delivery's end-to-end time (p50 ~10 ms, see
+ * BENCHMARKS.md), and rules out resvg's default system-font scan (30-60 ms per chart).
+ */
+const CHART_TARGET_RATIO = 8;
 
 /** Runs `fn` repeatedly for `ms` and returns how many times per second it ran. */
 function measureRate(fn: () => void, ms: number): number {
@@ -50,6 +61,18 @@ function createPerMailJuiceRender(dir: string): (view: object) => void {
     neutralizeText(juice(html(view), options));
     neutralizeText(text(view));
   };
+}
+
+/** A series of 12 reports, rising and falling, as the worker draws it for a mail; best of two runs after a warm-up. */
+function measureChart(ms: number): number {
+  const points = Array.from({ length: 12 }, (_, i) => ({
+    reportId: 1000 + i,
+    at: new Date(Date.UTC(2026, 2, 1 + i)),
+    ratios: { overall: 0.5 + i * 0.03, HIGH: 1 - i * 0.05, MIDDLE: 0.8 + 0.15 * Math.sin(i), LOW: i === 4 ? null : 0.95 },
+  }));
+  const draw = () => buildTrendChart({ points, currentIndex: points.length - 1 });
+  measureRate(draw, ms / 3);
+  return Math.min(measureMs(draw, ms / 2), measureMs(draw, ms / 2));
 }
 
 /** Milliseconds that `fn` takes once, from a rate measured over `ms`. */
@@ -109,6 +132,17 @@ export const renderBenchmark: Benchmark = {
     }
     const composeRate = composed / (Number(process.hrtime.bigint() - composeStarted) / 1e9);
 
+    // The worker's whole per-mail work before SMTP: compose, then the MIME bytes it sends and keeps.
+    let built = 0;
+    const buildStarted = process.hrtime.bigint();
+    const buildEnd = buildStarted + BigInt(ms * 1e6);
+    while (process.hrtime.bigint() < buildEnd) {
+      await buildRawMessage((await (await compose(delivery)).messageFor({ name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'bench' }))!);
+      built += 1;
+    }
+    const mailBytesMs = Number(process.hrtime.bigint() - buildStarted) / 1e6 / built;
+    const chartMs = measureChart(ms);
+
     const { profile } = await profileCpu(() => measureRate(() => renderer.render(view), ms));
     const juiceShare = computeInclusiveShare(profile, (url) => url.includes('/node_modules/juice/'));
     const handlebarsShare = computeInclusiveShare(profile, (url) => url.includes('/node_modules/handlebars/'));
@@ -130,6 +164,14 @@ export const renderBenchmark: Benchmark = {
         value: composeRate,
         unit: 'mails/s',
         note: 'what the worker does per delivery before SMTP',
+      },
+      {
+        name: 'draw one trend chart (12 reports, SVG → PNG at 2×)',
+        value: chartMs,
+        unit: 'ms',
+        baseline: { name: 'one mail composed and built to MIME bytes, as the worker sends it', value: mailBytesMs },
+        target: { kind: 'ratio-at-most', ratio: CHART_TARGET_RATIO },
+        note: `buildTrendChart, once per report (not per route); resvg without system fonts (the PNG has no text); ${(1000 / chartMs).toFixed(0)} charts/s`,
       },
       {
         name: 'template load (compile + inline CSS, once at start)',

@@ -287,6 +287,7 @@ export function createRelayReportComposer(
       maxFailures: config.mail.maxFailures,
       attachCsv: config.mail.attachCsv,
       attachMaxBytes: config.mail.attachMaxBytes,
+      chartReports: config.mail.chartReports,
       logger: isDefault ? io.logger : io.logger.child({ source: source.name }),
       onNetboxError: deps.onNetboxError,
       source: isDefault ? undefined : source.name,
@@ -311,6 +312,7 @@ function createRelayComposer(
   // The trend's history is read from the store and saved through the ledger, which keeps a refused save.
   const history = {
     findReportBefore: deps.store.findReportBefore.bind(deps.store),
+    listReportsBefore: deps.store.listReportsBefore.bind(deps.store),
     saveReport: (snapshot: ReportSnapshot) => deps.outcomes.saveReport(snapshot),
   };
   const composerFor = (source: SourceConfig) =>

@@ -2,7 +2,11 @@
  * A target is always a ratio to a baseline measured in the same run, or a bound: these machines are
  * noisy, so an absolute "requests per second" would say more about the neighbours than about us.
  */
-export type Target = { kind: 'ratio-at-least'; ratio: number } | { kind: 'at-most'; value: number } | { kind: 'at-least'; value: number };
+export type Target =
+  | { kind: 'ratio-at-least'; ratio: number }
+  | { kind: 'ratio-at-most'; ratio: number }
+  | { kind: 'at-most'; value: number }
+  | { kind: 'at-least'; value: number };
 
 /** One measured figure, with what it is compared against. */
 export interface Figure {
@@ -49,6 +53,7 @@ export function evaluateFigure(benchmark: string, figure: Figure): FigureResult 
   let met: boolean | undefined;
   const t = figure.target;
   if (t?.kind === 'ratio-at-least') met = ratio !== undefined && ratio >= t.ratio;
+  else if (t?.kind === 'ratio-at-most') met = ratio !== undefined && ratio <= t.ratio;
   else if (t?.kind === 'at-most') met = Number.isFinite(figure.value) && figure.value <= t.value;
   else if (t?.kind === 'at-least') met = Number.isFinite(figure.value) && figure.value >= t.value;
   return { benchmark, ...figure, ...(ratio !== undefined ? { ratio } : {}), ...(met !== undefined ? { met } : {}) };
@@ -58,6 +63,7 @@ export function evaluateFigure(benchmark: string, figure: Figure): FigureResult 
 export function describeTarget(target: Target | undefined, unit: string): string {
   if (!target) return '';
   if (target.kind === 'ratio-at-least') return `≥ ${target.ratio}×`;
+  if (target.kind === 'ratio-at-most') return `≤ ${target.ratio}×`;
   if (target.kind === 'at-most') return `≤ ${target.value} ${unit}`;
   return `≥ ${target.value} ${unit}`;
 }

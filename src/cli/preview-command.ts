@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_SOURCE_NAME, type Config } from '../config';
 import { createReportComposer, SAMPLE_ENVELOPE } from '../compose';
-import { createTransport, defaultTemplatesDir, loadRenderer, TemplateError } from '../mail';
+import { createTransport, defaultTemplatesDir, embedInlineImages, loadRenderer, TemplateError } from '../mail';
 import { buildDefaultRoute, type Route } from '../routing';
 import { buildRawMessage } from '../sent-mail';
 import { createRelayNetboxClients, createRelayReportComposer, findDeliverySource } from '../relay';
@@ -88,7 +88,11 @@ async function writePreview(
         netbox: netbox.get(delivery.netboxSource),
         routes: [route],
         // The history as the worker reads it; the preview saves nothing (a no-op save).
-        history: store && { findReportBefore: store.findReportBefore.bind(store), saveReport: () => Promise.resolve() },
+        history: store && {
+          findReportBefore: store.findReportBefore.bind(store),
+          listReportsBefore: store.listReportsBefore.bind(store),
+          saveReport: () => Promise.resolve(),
+        },
         storedFailures: store && (async (d) => (await store.findReport(d.dedupKey))?.failing),
       },
     );
@@ -98,7 +102,8 @@ async function writePreview(
     fs.mkdirSync(out, { recursive: true });
     fs.writeFileSync(path.join(out, 'subject.txt'), `${String(message.subject)}\n`);
     // The renderer makes both bodies strings (SendMailOptions would also allow a stream or a buffer).
-    fs.writeFileSync(path.join(out, 'mail.html'), message.html as string);
+    // With the chart's PNG in the file (as a data: URI, as a mail client shows it), so a browser shows it too.
+    fs.writeFileSync(path.join(out, 'mail.html'), embedInlineImages(message.html as string, message.attachments));
     fs.writeFileSync(path.join(out, 'mail.txt'), message.text as string);
     fs.writeFileSync(path.join(out, 'mail.eml'), raw);
     const others = config.routing.routes.filter((r) => r.name !== route.name).map((r) => r.name);

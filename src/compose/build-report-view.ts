@@ -1,3 +1,4 @@
+import type { ChartView } from './build-mail-chart';
 import { bandOf, buildLinks, formatDateTime, formatPercent, passPercent, type Band, type ReportLinks, type Severity } from '../report';
 import type { ReportDelivery } from '../webhook';
 import type { EnrichmentView, TrendView } from './build-insight-views';
@@ -82,6 +83,8 @@ export interface ReportView {
   enrichment: EnrichmentView | null;
   /** The change since the previous report (see TrendView); null when no history is kept. Always present. */
   trend: TrendView | null;
+  /** The pass-ratio chart of the report series (see ChartView); null when off, without history, or for a route with `chart: false`. Always present. */
+  chart: ChartView | null;
 }
 
 export interface ReportViewOptions {
@@ -90,6 +93,7 @@ export interface ReportViewOptions {
   timezone: string;
   enrichment?: EnrichmentView | null;
   trend?: TrendView | null;
+  chart?: ChartView | null;
   /** The source's name, given when the relay serves several NetBox sources: the mail names it. */
   sourceName?: string;
 }
@@ -143,6 +147,7 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
     }),
     enrichment: options.enrichment ?? null,
     trend,
+    chart: options.chart ?? null,
   };
 }
 

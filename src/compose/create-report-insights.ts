@@ -1,10 +1,19 @@
 import type { SendMailOptions } from 'nodemailer';
 import { buildFailuresCsv, createFailureSummarizer, enrichReport, type Enrichment, type FailureSummary } from '../enrichment';
-import { buildLinks, buildWebUrl, findNetboxBasePath } from '../report';
+import { buildLinks, buildWebUrl, findNetboxBasePath, formatPercent } from '../report';
+import { buildMailChart, type MailChart } from './build-mail-chart';
 import { buildEnrichmentView, buildTrendView, type EnrichmentView, type TrendView } from './build-insight-views';
 import type { NetboxClient } from '../netbox';
 import type { Clock, Logger } from '../shared';
-import { buildReportSnapshot, buildSeriesKey, recordReportTrend, type FailingPair, type ReportHistory, type Trend } from '../trend';
+import {
+  buildReportSnapshot,
+  buildSeriesKey,
+  recordReportTrend,
+  type FailingPair,
+  type ReportHistory,
+  type ReportSnapshot,
+  type Trend,
+} from '../trend';
 import type { ReportDelivery } from '../webhook';
 
 /** What the relay adds to a report's mail beyond the webhook's counts. */
@@ -15,6 +24,8 @@ export interface ReportInsights {
   /** The same trend as the templates show it. */
   trendView: TrendView | null;
   attachments: NonNullable<SendMailOptions['attachments']>;
+  /** The trend chart, drawn once for every route of this report; null when off (MAIL_CHART_REPORTS=0) or without history. */
+  chart: MailChart | null;
 }
 
 export interface ReportInsightsOptions {
@@ -34,6 +45,8 @@ export interface ReportInsightsOptions {
   /** MAIL_ATTACH_CSV and MAIL_ATTACH_MAX_BYTES. */
   attachCsv: boolean;
   attachMaxBytes: number;
+  /** MAIL_CHART_REPORTS: reports the trend chart plots, the current one included; 0 or absent: no chart. */
+  chartReports?: number;
   logger: Logger;
   /**
    * The failing results kept with this report when its mail was composed (preview): used instead of
@@ -97,23 +110,18 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
 
     let trend: Trend | null = null;
     let trendView: TrendView | null = null;
+    let chart: MailChart | null = null;
     if (options.history) {
-      const failing: FailingPair[] | null =
-        enrichment.status === 'ok'
-          ? enrichment.summary.results.map((r) => ({
-              device: r.device,
-              test: r.test,
-              severity: r.severity,
-              ids: { result: r.resultId, device: r.deviceId, test: r.testId },
-            }))
-          : null;
+      const failing = toFailingPairs(enrichment);
       const netboxSeries = buildSeriesKey({ netboxUrl: options.netboxUrl, reportUrl: report.url });
       // Report ids collide across NetBoxes: a named source's history is its own (the default keeps today's series).
       const series = options.source === undefined ? netboxSeries : `source:${options.source}|${netboxSeries}`;
       // A history that cannot be read is a storage failure like any other: the delivery is tried again
       // (routes need the previous report to decide on-change and regression). Saves never throw: the
       // relay's history keeps a refused save in its outcome ledger.
-      trend = await recordReportTrend(options.history, buildReportSnapshot(delivery, series, failing));
+      const snapshot = buildReportSnapshot(delivery, series, failing);
+      trend = await recordReportTrend(options.history, snapshot);
+      chart = await prepareChart(options, snapshot);
       trendView = buildTrendView(trend, {
         timezone: options.timezone,
         basePath,
@@ -134,8 +142,33 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
       trend,
       trendView,
       attachments,
+      chart,
     };
   };
+}
+
+/** The failing pairs NetBox gave (with their ids), or null when they are unknown. */
+function toFailingPairs(enrichment: Enrichment): FailingPair[] | null {
+  if (enrichment.status !== 'ok') return null;
+  return enrichment.summary.results.map((r) => ({
+    device: r.device,
+    test: r.test,
+    severity: r.severity,
+    ids: { result: r.resultId, device: r.deviceId, test: r.testId },
+  }));
+}
+
+/**
+ * The chart of this report and the ones before it in its series, read from the stored history (not
+ * including the current report's own row: its save may still wait in the outcome ledger while the
+ * storage is full, and the mail must not). The PNG itself is drawn when the first route's mail shows it.
+ */
+async function prepareChart(options: ReportInsightsOptions, snapshot: ReportSnapshot): Promise<MailChart | null> {
+  const limit = options.chartReports ?? 0;
+  if (limit <= 0 || !options.history?.listReportsBefore) return null;
+  const earlier = await options.history.listReportsBefore(snapshot.series, snapshot, limit - 1);
+  const c = snapshot.counts;
+  return buildMailChart(snapshot, earlier, formatPercent(c.totalPassed, c.totalCount));
 }
 
 /** The summary NetBox's results gave, from the failing results kept with the report (each with its ids). */

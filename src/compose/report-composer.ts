@@ -6,6 +6,7 @@ import type { Route } from '../routing';
 import type { ClaimedDelivery } from '../store';
 import type { Trend } from '../trend';
 import type { ReportInsights } from './create-report-insights';
+import type { MailChart } from './build-mail-chart';
 import { parseDelivery, type ReportDelivery } from '../webhook';
 
 /** How the report reached a route, for the templates (`route.*`) and the headers. */
@@ -98,18 +99,24 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       timezone: options.timezone,
       enrichment: insights?.enrichment,
       trend: insights?.trendView,
+      chart: insights?.chart?.view,
       sourceName: options.source?.name,
     });
-    const attachments = insights?.attachments.length ? insights.attachments : undefined;
+    const chart = insights?.chart ?? null;
     /** One route's mail, or undefined when the route is no longer configured. */
     const buildRouteMessage = (context: RouteContext): SendMailOptions | undefined => {
       const route = routes.get(context.name);
       if (!route) return undefined;
-      const routeView = { ...view, route: context };
+      const png = route.chart === false ? undefined : drawChartPng(chart, log);
+      const routeView = { ...view, route: context, chart: png ? view.chart : null };
       const renderOptions = route.subject === undefined ? {} : { subject: route.subject };
       // In-line: with the CSS inlined at load a render is a Handlebars call (~0.05 ms), cheaper than
       // a hop to a render thread, and one V8 isolate less is ~30 MB (issue 16, BENCHMARKS.md).
       const rendered = options.renderer.render(routeView, route.template, renderOptions);
+      // Inline only when the HTML shows it: a template set without {{> trend-chart}} gets no stray attachment.
+      const shown = png !== undefined && rendered.html.includes(`cid:${chart!.cid}`);
+      const all = [...(insights?.attachments ?? []), ...(shown ? [png] : [])];
+      const attachments = all.length ? all : undefined;
       const recipients: Recipients = { to: route.to, cc: route.cc, bcc: route.bcc, replyTo: options.replyTo };
       return buildMessage({
         rendered,
@@ -142,6 +149,20 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       messageFor: (context) => new Promise((resolve) => resolve(buildRouteMessage(context))),
     };
   };
+}
+
+/**
+ * The chart's PNG, drawn at the first route that shows it and kept for the others (once per report). One
+ * that cannot be drawn is logged and left out: the mail goes without the chart rather than not at all.
+ */
+function drawChartPng(chart: MailChart | null, log: Logger | undefined): ReturnType<MailChart['attachment']> | undefined {
+  if (!chart) return undefined;
+  try {
+    return chart.attachment();
+  } catch (error) {
+    log?.warn({ error: (error as Error).message }, 'mail goes without its trend chart: it could not be drawn');
+    return undefined;
+  }
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { ChartView } from './build-mail-chart';
 import type { Config } from '../config';
 import { createFailureSummarizer } from '../enrichment';
 import { buildLinks } from '../report';
@@ -50,6 +51,17 @@ export function sampleDelivery(): ReportDelivery {
 export function sampleDeliveryView(config: Pick<Config, 'mail' | 'netbox'>): ReportView {
   return buildReportView(sampleDelivery(), { netboxUrl: config.netbox.url, timezone: config.mail.timezone });
 }
+
+/** A chart as the templates see it (the boot check renders templates only: no PNG is drawn). */
+const SAMPLE_CHART_VIEW: ChartView = {
+  src: 'cid:trend-chart.29.1681328193000@compliance-relay',
+  alt: 'Pass ratio per severity over the last 3 reports (27 to 29): overall rose from 80% to 88.9%. Report 29, this one, is marked at the right.',
+  width: 480,
+  height: 132,
+  reports: 3,
+  sparkline: '▇▇▇',
+  currentText: '88.9%',
+};
 
 /**
  * The sample report as the relay mails it when NetBox answered: failing tests, devices, a CSV note
@@ -120,7 +132,7 @@ export function sampleInsightViews(config: Pick<Config, 'mail' | 'netbox'>): Rep
     currentFailingKnown: false,
   });
   return [
-    buildReportView(delivery, { ...base, enrichment, trend }),
+    buildReportView(delivery, { ...base, enrichment, trend, chart: SAMPLE_CHART_VIEW }),
     buildReportView(delivery, { ...base, enrichment: missing, trend: first }),
   ];
 }

@@ -97,6 +97,8 @@ export interface Config {
     /** Attach every failing result as CSV, capped at attachMaxBytes. */
     attachCsv: boolean;
     attachMaxBytes: number;
+    /** MAIL_CHART_REPORTS: reports the mail's trend chart plots, the current one included; 0: no chart. */
+    chartReports: number;
   };
   netbox: {
     url?: string;
@@ -476,6 +478,7 @@ function buildConfig(e: Env, built: ConfigParts): Config {
       maxFailures: e.MAIL_MAX_FAILURES,
       attachCsv: e.MAIL_ATTACH_CSV,
       attachMaxBytes: e.MAIL_ATTACH_MAX_BYTES,
+      chartReports: e.MAIL_CHART_REPORTS,
     },
     netbox: {
       ...defaultSource.netbox,

@@ -125,6 +125,9 @@ export const EnvSchema = z.object({
   MAIL_MAX_FAILURES: positiveInt(50, 10_000),
   MAIL_ATTACH_CSV: bool(false),
   MAIL_ATTACH_MAX_BYTES: positiveInt(5_000_000, 50_000_000),
+  // The report mail's trend chart: how many reports of the series it plots (the current one included); 0 = no chart.
+  // At most 30: more points than that no longer fit the chart's width legibly, nor its PNG the 40 kB budget.
+  MAIL_CHART_REPORTS: nonNegativeInt(12, 30),
 
   // Delivery worker
   RETRY_MAX_ATTEMPTS: positiveInt(48, 1000),

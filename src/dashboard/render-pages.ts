@@ -1,5 +1,6 @@
 import { buildEmlFileName, findMessageId } from '../delivery';
 import { formatPercent } from '../report';
+import { embedRawInlineImages } from '../mail';
 import { describeContent, stateBadge } from './render-deliveries';
 import type { DeliveryRecord, RouteMailRecord, SentMessage } from '../store';
 import type { WatchdogAlert } from '../watchdog';
@@ -217,7 +218,7 @@ function renderSentMail(deliveryId: number, m: SentMessage, formatTime: (ms: num
   return html`<section class="route-mail" data-route="${m.route}"><h2>Mail of route <q>${name}</q></h2><dl><dt>Route</dt><dd>${name}</dd><dt>Envelope from</dt><dd>${m.envelopeFrom}</dd><dt>Envelope to</dt><dd class="mail-recipients">${m.envelopeTo.join(', ')}</dd>${messageId ? html`<dt>Message-ID</dt><dd><code class="mail-message-id">${messageId}</code></dd>` : ''}<dt>Server answer</dt><dd>${m.response}</dd><dt>Sent</dt><dd>${formatTime(m.sentAt)}</dd></dl>
 <p><a class="mail-eml" href="/ui/deliveries/${deliveryId}/message.eml?route=${encodeURIComponent(m.route)}" download="${buildEmlFileName(deliveryId, m.route)}">Download the message (.eml)</a></p>
 <h3>Headers</h3><pre class="mail-headers">${headerBlock(m.raw)}</pre>
-${m.html !== null ? html`<h3>HTML part</h3><iframe title="The HTML part of the mail of route ${name}" sandbox="" referrerpolicy="no-referrer" srcdoc="${buildSrcdoc(m.html)}"></iframe>` : ''}
+${m.html !== null ? html`<h3>HTML part</h3><iframe title="The HTML part of the mail of route ${name}" sandbox="" referrerpolicy="no-referrer" srcdoc="${buildSrcdoc(embedRawInlineImages(m.html, m.raw))}"></iframe>` : ''}
 ${m.text !== null ? html`<h3>Text part</h3><pre class="mail-text">${m.text}</pre>` : ''}</section>`;
 }
 

@@ -22,3 +22,21 @@ export { createAccessTokenFetcher, OAuth2Error, type AccessToken, type FetchAcce
 export { createTokenCache, TOKEN_REFRESH_BEFORE_EXPIRY_MS, type TokenCache } from './create-token-cache';
 export { createGraphTransport, classifyGraphResponse, parseRetryAfterMs, GraphError } from './create-graph-transport';
 export { INLINED_CSS_FILE } from './inlined-css-file';
+export {
+  buildTrendChart,
+  buildTrendChartSvg,
+  buildSparkline,
+  describeTrend,
+  TREND_CHART_LINES,
+  TREND_CHART_MARKER_COLOUR,
+  TREND_CHART_WIDTH,
+  TREND_CHART_HEIGHT,
+  TREND_CHART_PIXEL_RATIO,
+  TREND_CHART_PLOT,
+  TREND_CHART_MAX_BYTES,
+  type TrendChart,
+  type TrendChartLine,
+  type TrendChartPoint,
+  type TrendChartSeries,
+} from './build-trend-chart';
+export { embedInlineImages, embedRawInlineImages } from './embed-inline-images';

@@ -148,6 +148,8 @@ export const RouteSchema = z
     notify: z.enum(NOTIFY_POLICIES, { error: `must be one of ${NOTIFY_POLICIES.join(', ')}` }).default('always'),
     repeat_after: duration.optional(),
     continue: z.boolean({ error: 'must be true or false' }).default(false),
+    /** false: this route's mails go without the trend chart (MAIL_CHART_REPORTS); absent: with it. */
+    chart: z.boolean({ error: 'must be true or false' }).optional(),
   })
   .superRefine((r, ctx) => {
     if (r.to.length + r.cc.length + r.bcc.length === 0)

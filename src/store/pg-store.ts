@@ -375,6 +375,12 @@ export class PgStore implements Store {
     return row && decodeReportRow(row);
   }
 
+  async listReportsBefore(series: string, before: { createdMs: number; reportId: number }, limit: number): Promise<ReportSnapshot[]> {
+    if (limit <= 0) return [];
+    const rows = await this.selectAll(queries.reports.listBefore, { ...before, series, limit });
+    return rows.map(decodeReportRow).reverse();
+  }
+
   async getDeliveryBody(id: number): Promise<Buffer | undefined> {
     return (await this.selectAll(queries.deliveries.getBody, { id }))[0]?.body;
   }

@@ -229,6 +229,11 @@ const reports = {
     () => `SELECT * FROM reports WHERE series = :series AND (created_ms < :createdMs OR (created_ms = :createdMs AND report_id < :reportId))
        ORDER BY created_ms DESC, report_id DESC LIMIT 1`,
   ),
+  /** The newest `limit` reports of a series before (createdMs, reportId), newest first (the mail's trend chart). */
+  listBefore: defineStatement<{ series: string; createdMs: number; reportId: number; limit: number }, ReportRow>(
+    () => `SELECT * FROM reports WHERE series = :series AND (created_ms < :createdMs OR (created_ms = :createdMs AND report_id < :reportId))
+       ORDER BY created_ms DESC, report_id DESC LIMIT :limit`,
+  ),
 };
 
 const sentMessages = {

@@ -440,6 +440,12 @@ export class SqliteStore implements Store {
     return row && decodeReportRow(row);
   }
 
+  async listReportsBefore(series: string, before: { createdMs: number; reportId: number }, limit: number): Promise<ReportSnapshot[]> {
+    if (limit <= 0) return [];
+    const rows = this.run((db) => selectAll(db, queries.reports.listBefore, { ...before, series, limit }));
+    return rows.map(decodeReportRow).reverse();
+  }
+
   async getDeliveryBody(id: number): Promise<Buffer | undefined> {
     return this.run((db) => selectOne(db, queries.deliveries.getBody, { id }))?.body;
   }

@@ -5,6 +5,11 @@ import type { ReportSnapshot } from './types';
 export interface ReportHistory {
   /** The newest report of `series` created before (createdMs, reportId), in that order. */
   findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined>;
+  /**
+   * The newest `limit` reports of `series` before (createdMs, reportId), oldest first: the mail's trend
+   * chart. Absent: no chart.
+   */
+  listReportsBefore?(series: string, before: { createdMs: number; reportId: number }, limit: number): Promise<ReportSnapshot[]>;
   /** Stores (or replaces, by dedup key) a report's snapshot. */
   saveReport(snapshot: ReportSnapshot): Promise<void>;
 }

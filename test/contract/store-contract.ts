@@ -557,6 +557,30 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       });
     });
 
+    test('listReportsBefore gives the newest reports of a series before a report, oldest first, at most the limit', async () => {
+      const series = 'https://netbox.example.com|';
+      for (const [id, ms] of [
+        [1, T0],
+        [2, T0 + 1_000],
+        [4, T0 + 2_000],
+        [3, T0 + 2_000],
+        [5, T0 + 3_000],
+      ] as const)
+        await store.saveReport(makeReport(id, ms, null));
+      await store.saveReport(makeReport(98, T0 + 2_500, null, 'https://other.example.com|'));
+      const ids = async (before: { createdMs: number; reportId: number }, limit: number) =>
+        (await store.listReportsBefore(series, before, limit)).map((r) => r.reportId);
+
+      // Before report 5: the three newest of its series (creation time, then id), never another series'.
+      expect(await ids({ createdMs: T0 + 3_000, reportId: 5 }, 3)).toEqual([2, 3, 4]);
+      expect(await ids({ createdMs: T0 + 3_000, reportId: 5 }, 100)).toEqual([1, 2, 3, 4]);
+      // A report that arrived late sees only what was created before it.
+      expect(await ids({ createdMs: T0 + 1_000, reportId: 2 }, 10)).toEqual([1]);
+      expect(await ids({ createdMs: T0, reportId: 1 }, 10)).toEqual([]);
+      expect(await ids({ createdMs: T0 + 3_000, reportId: 5 }, 0)).toEqual([]);
+      expect(await store.listReportsBefore(series, { createdMs: T0 + 3_000, reportId: 5 }, 1)).toEqual([makeReport(4, T0 + 2_000, null)]);
+    });
+
     test('only the newest failing sets of a series are kept', async () => {
       const pair = { device: 'sw1', test: 'ntp-servers', severity: 'HIGH' as const };
       const n = REPORT_FAILING_SETS_KEPT + 2;

@@ -32,7 +32,7 @@ function packagesLoadedBy(args: string[], cwd?: string): { status: number | null
 
 /** What only `serve` needs: the HTTP app, its rate limiter, metrics; and what only some commands or settings need. */
 const SERVE_ONLY = ['express', 'express-rate-limit', 'prom-client'];
-const NOT_FOR_CHECKS = [...SERVE_ONLY, 'pg', 'better-sqlite3', 'nodemailer', 'pino'];
+const NOT_FOR_CHECKS = [...SERVE_ONLY, 'pg', 'better-sqlite3', 'nodemailer', 'pino', '@resvg/resvg-js'];
 
 describe('modules the CLI loads', () => {
   let dir: string;

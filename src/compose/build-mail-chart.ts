@@ -1,0 +1,78 @@
+import type { SendMailOptions } from 'nodemailer';
+import { buildSparkline, buildTrendChart, describeTrend, TREND_CHART_HEIGHT, TREND_CHART_WIDTH, type TrendChartPoint } from '../mail';
+import type { ReportCounts, ReportSnapshot } from '../trend';
+
+/** The trend chart as the templates show it (`{{> trend-chart}}`, `{{> trend-chart-text}}`). */
+export interface ChartView {
+  /** `cid:…`: the inline PNG carried by the mail. */
+  src: string;
+  alt: string;
+  /** CSS pixels (the PNG is twice as large). */
+  width: number;
+  height: number;
+  /** Reports plotted, the current one included. */
+  reports: number;
+  /** The overall pass ratio of each plotted report in block characters, oldest first. */
+  sparkline: string;
+  /** The current report's overall pass percentage ("62.5%"). */
+  currentText: string;
+}
+
+/** The chart once per report: its view and the inline attachment a route's mail carries when its template shows it. */
+export interface MailChart {
+  view: ChartView;
+  /**
+   * The PNG as an inline attachment, drawn at the first call and kept for the other routes: a report
+   * whose routes all turn the chart off (`chart: false`) never draws one.
+   */
+  attachment(): NonNullable<SendMailOptions['attachments']>[number];
+  /** The Content-ID, without `cid:`: a rendered HTML that does not reference it leaves the attachment out. */
+  cid: string;
+}
+
+/**
+ * Draws the current report and the `earlier` reports of its series (oldest first) as the mail's chart.
+ * The Content-ID comes from the report, so a retry and a preview carry the same one.
+ */
+export function buildMailChart(current: ReportSnapshot, earlier: readonly ReportSnapshot[], overallText: string): MailChart {
+  const points = [...earlier, current].map(toChartPoint);
+  const series = { points, currentIndex: points.length - 1 };
+  const cid = `trend-chart.${current.reportId}.${current.createdMs}@compliance-relay`;
+  let attachment: ReturnType<MailChart['attachment']> | undefined;
+  return {
+    cid,
+    view: {
+      src: `cid:${cid}`,
+      alt: describeTrend(series),
+      width: TREND_CHART_WIDTH,
+      height: TREND_CHART_HEIGHT,
+      reports: points.length,
+      sparkline: buildSparkline(points.map((p) => p.ratios.overall ?? null)),
+      currentText: overallText,
+    },
+    attachment: () =>
+      (attachment ??= {
+        filename: `report-${current.reportId}-trend.png`,
+        content: buildTrendChart(series).png,
+        contentType: 'image/png',
+        contentDisposition: 'inline',
+        cid,
+      }),
+  };
+}
+
+/** A stored report as a point of the chart: pass ratios from its counts, null where it had no results. */
+export function toChartPoint(snapshot: ReportSnapshot): TrendChartPoint {
+  const c: ReportCounts = snapshot.counts;
+  const ratio = (passed: number, count: number) => (count > 0 ? passed / count : null);
+  return {
+    reportId: snapshot.reportId,
+    at: snapshot.created,
+    ratios: {
+      overall: ratio(c.totalPassed, c.totalCount),
+      HIGH: ratio(c.highPassed, c.highCount),
+      MIDDLE: ratio(c.middlePassed, c.middleCount),
+      LOW: ratio(c.lowPassed, c.lowCount),
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import { simpleParser } from 'mailparser';
+import { PNG } from 'pngjs';
+import {
+  buildSparkline,
+  buildTrendChart,
+  describeTrend,
+  embedInlineImages,
+  embedRawInlineImages,
+  TREND_CHART_HEIGHT,
+  TREND_CHART_MAX_BYTES,
+  TREND_CHART_WIDTH,
+  type TrendChartPoint,
+} from '../../src/mail';
+import { buildRawMessage } from '../../src/sent-mail';
+
+const point = (reportId: number, ratios: TrendChartPoint['ratios']): TrendChartPoint => ({
+  reportId,
+  at: `2026-03-0${reportId % 10}T06:00:00Z`,
+  ratios,
+});
+
+describe('the trend chart of a report mail', () => {
+  it('is a PNG at twice its shown size, with a gap where a report had no results of a severity', () => {
+    const chart = buildTrendChart({
+      points: [point(1, { overall: 0.5, HIGH: 1 }), point(2, { overall: 0.6, HIGH: null }), point(3, { overall: 0.7, HIGH: 0.5 })],
+      currentIndex: 2,
+    });
+    const png = PNG.sync.read(chart.png);
+    expect([png.width, png.height]).toEqual([2 * TREND_CHART_WIDTH, 2 * TREND_CHART_HEIGHT]);
+    expect([chart.width, chart.height]).toEqual([TREND_CHART_WIDTH, TREND_CHART_HEIGHT]);
+    // No text in the image: nothing for resvg to shape, no font to load.
+    expect(chart.svg).not.toContain('<text');
+  });
+
+  it('stays within 40 kB even for the most jagged series of 30 reports (MAIL_CHART_REPORTS at its maximum)', () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 16_807) % 2_147_483_647) / 2_147_483_647;
+    for (const count of [12, 30]) {
+      const points = Array.from({ length: count }, (_, i) =>
+        point(i, { overall: random(), HIGH: random(), MIDDLE: random(), LOW: random() }),
+      );
+      const chart = buildTrendChart({ points, currentIndex: count - 1 });
+      expect(chart.png.length).toBeLessThanOrEqual(TREND_CHART_MAX_BYTES);
+      expect(PNG.sync.read(chart.png).width).toBe(2 * TREND_CHART_WIDTH);
+    }
+  });
+
+  it('says the trend in words: rose, fell, held; severities without results are left out', () => {
+    const alt = describeTrend({
+      points: [point(7, { overall: 0.5, HIGH: 1, MIDDLE: 0.8 }), point(8, { overall: 0.75, HIGH: 0.5, MIDDLE: 0.802, LOW: null })],
+      currentIndex: 1,
+    });
+    expect(alt).toBe(
+      'Pass ratio per severity over the last 2 reports (7 to 8): overall rose from 50% to 75%, HIGH fell from 100% to 50%, MIDDLE held at 80.2%. Report 8, this one, is marked at the right.',
+    );
+    // A severity first seen in the current report has nothing to compare with.
+    expect(describeTrend({ points: [point(1, { overall: 1 }), point(2, { overall: 1, LOW: 0.25 })], currentIndex: 1 })).toContain(
+      'overall held at 100%, LOW 25%.',
+    );
+    expect(describeTrend({ points: [point(3, { overall: 0.9 })], currentIndex: 0 })).toBe(
+      'Pass ratio of report 3, the first of its series: overall 90%.',
+    );
+  });
+
+  it('draws the text sparkline on a fixed 0-100 % scale, a report without results as a space', () => {
+    expect(buildSparkline([0, 0.124, 0.125, 0.5, 0.999, 1, null])).toBe('▁▁▂▅██ ');
+  });
+
+  it('refuses an empty series or a current report outside it', () => {
+    expect(() => buildTrendChart({ points: [], currentIndex: 0 })).toThrow(RangeError);
+    expect(() => buildTrendChart({ points: [point(1, { overall: 1 })], currentIndex: 1 })).toThrow(RangeError);
+  });
+
+  it('shows outside a mail client as a mail client shows it: cid: becomes the same data: URI as mailparser makes', async () => {
+    const chart = buildTrendChart({ points: [point(1, { overall: 0.2 }), point(2, { overall: 0.9 })], currentIndex: 1 });
+    const cid = 'trend-chart.2.1772776800000@compliance-relay';
+    const html = `<p>before</p><img src="cid:${cid}" alt="x"><p>after</p>`;
+    const attachments = [
+      { filename: 'report-2-failures.csv', content: 'device,test\n' },
+      { filename: 'report-2-trend.png', content: chart.png, contentType: 'image/png', contentDisposition: 'inline' as const, cid },
+    ];
+    const { raw } = await buildRawMessage({ from: 'relay@example.com', to: 'ops@example.com', subject: 's', text: 't', html, attachments });
+    const asClient = String((await simpleParser(raw)).html);
+    expect(asClient).toContain('data:image/png;base64,');
+    // The preview (from the message) and the dashboard (from the kept bytes) both match it.
+    expect(embedInlineImages(html, attachments)).toBe(asClient);
+    expect(embedRawInlineImages(html, raw)).toBe(asClient);
+    // HTML without cid: links is returned as it is.
+    expect(embedRawInlineImages('<p>plain</p>', raw)).toBe('<p>plain</p>');
+  });
+});
