@@ -4,7 +4,7 @@ import { buildLinks, buildWebUrl, findNetboxBasePath } from '../report';
 import { buildEnrichmentView, buildTrendView, type EnrichmentView, type TrendView } from './build-insight-views';
 import type { NetboxClient } from '../netbox';
 import type { Clock, Logger } from '../shared';
-import { buildReportSnapshot, buildSeriesKey, recordReportTrend, type FailingPair, type ReportHistory, type Trend } from '../trend';
+import { buildReportSnapshot, buildSourceSeriesKey, recordReportTrend, type FailingPair, type ReportHistory, type Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
 
 /** What the relay adds to a report's mail beyond the webhook's counts. */
@@ -107,9 +107,7 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
               ids: { result: r.resultId, device: r.deviceId, test: r.testId },
             }))
           : null;
-      const netboxSeries = buildSeriesKey({ netboxUrl: options.netboxUrl, reportUrl: report.url });
-      // Report ids collide across NetBoxes: a named source's history is its own (the default keeps today's series).
-      const series = options.source === undefined ? netboxSeries : `source:${options.source}|${netboxSeries}`;
+      const series = buildSourceSeriesKey({ source: options.source, netboxUrl: options.netboxUrl, reportUrl: report.url });
       // A history that cannot be read is a storage failure like any other: the delivery is tried again
       // (routes need the previous report to decide on-change and regression). Saves never throw: the
       // relay's history keeps a refused save in its outcome ledger.

@@ -1,0 +1,145 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { buildBody, buildReportData } from '../helpers/netbox-json';
+import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { startSmtpPeer, type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** A digest route first (it must not stop the per-report route after it), then a per-report route. */
+const ROUTES = `
+routes:
+  - name: weekly
+    to: digest@example.com
+    match: { failed: { severity: overall, above: 0 } }
+    digest: { schedule: "0 8 * * MON", timezone: Europe/Berlin }
+  - name: every-report
+    to: netops@example.com
+`;
+
+describe('a digest route on SQLite with a fake clock', () => {
+  let smtp: SmtpPeer;
+  let dataDir: string;
+  let relay: TestRelay | undefined;
+  // Wednesday 4 March 2026, 12:00 UTC (Berlin is UTC+1 until 29 March: Monday 08:00 there is 07:00 UTC).
+  let now = Date.parse('2026-03-04T12:00:00Z');
+  const clock = { now: () => now };
+
+  beforeAll(async () => {
+    smtp = await startSmtpPeer();
+    dataDir = makeTempDir('digest-');
+    fs.writeFileSync(path.join(dataDir, 'routes.yaml'), ROUTES);
+  });
+  afterAll(async () => {
+    await relay?.stop();
+    await smtp.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const start = async () => {
+    relay = await startTestRelay(
+      { SMTP_URL: smtp.url, ROUTES_FILE: path.join(dataDir, 'routes.yaml'), MAIL_TIMEZONE: 'UTC' },
+      { clock, dataDir },
+    );
+    return relay;
+  };
+  const postReport = async (id: number, failed: number) => {
+    const created = new Date(now).toISOString().replace('.000Z', '.000000Z');
+    const data = buildReportData({ id, created, total_passed: 8 - failed, total_count: 8, middle_passed: 8 - failed, middle_count: 8 });
+    expect((await postWebhook(relay!.webhookUrl, buildBody({ data }))).status).toBe(202);
+  };
+  const settle = () =>
+    waitUntil(
+      async () => {
+        const c = await relay!.relay.store.countByState();
+        return c.queued + c.sending + c.retrying === 0;
+      },
+      10_000,
+      'the outbox to drain',
+    );
+  const digests = (): ReceivedMail[] => smtp.received.filter((m) => m.parsed.headers.get('x-compliance-digest') === 'weekly');
+
+  it('sends one digest per period with the matching reports, none twice across a restart, and a missed one once, late', async () => {
+    await start();
+    // Its first start records the tick just past (2 March) without a mail.
+    expect(await relay!.relay.digests.evaluate()).toEqual([]);
+
+    now += HOUR;
+    await postReport(101, 2);
+    now += DAY;
+    await postReport(102, 0); // nothing failed: not in the digest (its condition), but mailed by every-report
+    now += DAY;
+    await postReport(103, 1);
+    await smtp.waitFor(3);
+    await settle();
+    expect(smtp.received.map((m) => m.envelope.to)).toEqual([['netops@example.com'], ['netops@example.com'], ['netops@example.com']]);
+
+    // Monday 9 March 08:00 Berlin, plus a few seconds.
+    now = Date.parse('2026-03-09T07:00:05Z');
+    const [queued] = await relay!.relay.digests.evaluate();
+    expect(queued).toMatchObject({
+      route: 'weekly',
+      periodStart: Date.parse('2026-03-02T07:00:00Z'),
+      periodEnd: Date.parse('2026-03-09T07:00:00Z'),
+    });
+    expect(queued.late).toBe(false);
+    const [digest] = await waitForDigests(1);
+    expect(digest.envelope.to).toEqual(['digest@example.com']);
+    expect(digest.parsed.subject).toBe('Compliance digest weekly: 2 reports (2026-03-02 08:00:00 CET to 2026-03-09 08:00:00 CET)');
+    expect(digest.parsed.text).toContain('2 reports received; latest: report 103');
+    expect(digest.parsed.text).not.toContain('report 102');
+    expect(digest.parsed.text).toMatch(/Overall\s+87\.5%\s+\+12\.5 pts\s+1 failing/);
+    expect(digest.parsed.html).toContain('Compliance digest weekly');
+    expect(await relay!.relay.digests.evaluate()).toEqual([]);
+    await settle();
+
+    // A restart in the same period sends nothing again.
+    await relay!.stop();
+    now += HOUR;
+    await start();
+    expect(await relay!.relay.digests.evaluate()).toEqual([]);
+    now += DAY;
+    await postReport(104, 3);
+    await smtp.waitFor(5);
+    await settle();
+
+    // Down over Monday 16 March: the missed digest goes out once at the next start, and says it is late.
+    await relay!.stop();
+    now = Date.parse('2026-03-16T10:30:00Z');
+    await start();
+    const [late] = await waitForDigests(2).then((all) => all.slice(1));
+    expect(late.parsed.subject).toMatch(
+      /^\[late\] Compliance digest weekly: 1 report \(2026-03-09 08:00:00 CET to 2026-03-16 08:00:00 CET\)$/,
+    );
+    expect(late.parsed.text).toContain('This digest is late: it was due at 2026-03-16 08:00:00 CET');
+    expect(late.parsed.text).toContain('latest: report 104');
+    expect(late.parsed.text).toContain('Change measured against report 103 (before the period)');
+    expect(late.parsed.headers.get('x-compliance-digest-late')).toBe('true');
+    expect(await relay!.relay.digests.evaluate()).toEqual([]);
+    await settle();
+
+    // A period without a report is news too.
+    now = Date.parse('2026-03-23T07:01:00Z');
+    await relay!.relay.digests.evaluate();
+    const quiet = (await waitForDigests(3))[2];
+    expect(quiet.parsed.subject).toBe(
+      'Compliance digest weekly: no reports this period (2026-03-16 08:00:00 CET to 2026-03-23 08:00:00 CET)',
+    );
+    expect(quiet.parsed.text).toContain('No report at all was received from the NetBox source default this period.');
+    await settle();
+
+    expect(digests()).toHaveLength(3);
+    expect(new Set(digests().map((m) => m.parsed.messageId)).size).toBe(3);
+    // The dashboard's records: each digest is a delivery with its route's mail kept.
+    const periods = await relay!.relay.store.listDigestPeriods({ route: 'weekly' });
+    expect(periods.filter((p) => p.deliveryId !== null)).toHaveLength(3);
+    const kept = await relay!.relay.store.listSentMessages(periods[0].deliveryId!);
+    expect(kept.map((m) => [m.route, m.subject])).toEqual([['weekly', quiet.parsed.subject]]);
+  });
+
+  async function waitForDigests(count: number): Promise<ReceivedMail[]> {
+    await waitUntil(() => digests().length >= count, 10_000, `${count} digest(s)`);
+    return digests();
+  }
+});
