@@ -10,11 +10,15 @@ import { createSilentLogger, RelayError, systemClock } from '../shared';
 import { openStore, StorageUnavailableError, type ClaimedDelivery, type Store } from '../store';
 import { parseDelivery } from '../webhook';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo } from './io';
+import { previewDigest } from './preview-digest';
 
 export interface PreviewOptions {
   id?: string;
   last?: boolean;
   route?: string;
+  /** A digest route: render its digest for `period` from the stored history instead of a delivery. */
+  digest?: string;
+  period?: string;
   out: string;
 }
 
@@ -28,11 +32,18 @@ export interface PreviewOptions {
  * Without `--route`, the first route the delivery was mailed on (else the first configured route).
  */
 export async function previewCommand(file: string | undefined, options: PreviewOptions, config: Config, io: CliIo): Promise<number> {
-  const sources = [file !== undefined, options.id !== undefined, options.last === true].filter(Boolean).length;
+  const sources = [file !== undefined, options.id !== undefined, options.last === true, options.digest !== undefined].filter(
+    Boolean,
+  ).length;
   if (sources !== 1) {
-    io.stderr.write('compliance-relay: preview needs exactly one of <delivery.json>, --id N, --last\n');
+    io.stderr.write('compliance-relay: preview needs exactly one of <delivery.json>, --id N, --last, --digest ROUTE\n');
     return EXIT_USAGE;
   }
+  if (options.period !== undefined && options.digest === undefined) {
+    io.stderr.write('compliance-relay: --period goes with --digest ROUTE\n');
+    return EXIT_USAGE;
+  }
+  if (options.digest !== undefined) return previewDigestOrReport(options.digest, options, config, io);
   if (options.route !== undefined && !config.routing.routes.some((r) => r.name === options.route)) {
     io.stderr.write(`compliance-relay: no route "${options.route}" (routes: ${config.routing.routes.map((r) => r.name).join(', ')})\n`);
     return EXIT_USAGE;
@@ -55,6 +66,17 @@ export async function previewCommand(file: string | undefined, options: PreviewO
     return error instanceof StorageUnavailableError || typeof (error as NodeJS.ErrnoException)?.errno === 'number' ? EXIT_UNAVAILABLE : 1;
   } finally {
     await store?.close();
+  }
+}
+
+/** `--digest`: the digest of a period, with the same error handling as a delivery's preview. */
+async function previewDigestOrReport(route: string, options: PreviewOptions, config: Config, io: CliIo): Promise<number> {
+  try {
+    return await previewDigest(route, { period: options.period, out: options.out }, config, io);
+  } catch (error) {
+    io.stderr.write(`compliance-relay: ${describe(error)}\n`);
+    if (error instanceof TemplateError) return EXIT_CONFIG;
+    return error instanceof StorageUnavailableError || typeof (error as NodeJS.ErrnoException)?.errno === 'number' ? EXIT_UNAVAILABLE : 1;
   }
 }
 

@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { runCli } from '../../src/cli';
+import { captureIo } from '../helpers/cli-io';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
@@ -136,6 +138,19 @@ describe('a digest route on SQLite with a fake clock', () => {
     expect(periods.filter((p) => p.deliveryId !== null)).toHaveLength(3);
     const kept = await relay!.relay.store.listSentMessages(periods[0].deliveryId!);
     expect(kept.map((m) => [m.route, m.subject])).toEqual([['weekly', quiet.parsed.subject]]);
+    await relay!.stop();
+    relay = undefined;
+
+    // `preview --digest` renders a period from the stored history: the first digest, as it was sent.
+    const io = captureIo({ DATA_DIR: dataDir, ROUTES_FILE: path.join(dataDir, 'routes.yaml'), MAIL_TIMEZONE: 'UTC' }, dataDir);
+    const period = '2026-03-02T07:00:00Z/2026-03-09T07:00:00Z';
+    expect(await runCli(['node', 'compliance-relay', 'preview', '--digest', 'weekly', '--period', period, '--out', 'preview'], io)).toBe(0);
+    expect(fs.readFileSync(path.join(dataDir, 'preview', 'subject.txt'), 'utf8')).toBe(`${digest.parsed.subject}\n`);
+    expect(fs.readFileSync(path.join(dataDir, 'preview', 'mail.txt'), 'utf8')).toBe(digest.parsed.text);
+    expect(io.out()).toContain('Envelope: from');
+    const wrong = captureIo({ DATA_DIR: dataDir, ROUTES_FILE: path.join(dataDir, 'routes.yaml') }, dataDir);
+    expect(await runCli(['node', 'compliance-relay', 'preview', '--digest', 'every-report', '--out', 'x'], wrong)).toBe(64);
+    expect(wrong.err()).toContain('no digest route "every-report" (digest routes: weekly)');
   });
 
   async function waitForDigests(count: number): Promise<ReceivedMail[]> {
