@@ -390,6 +390,7 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'tr
       smtpPause: () => worker.breaker,
       tryNow: () => worker.tryNow(),
       mailStatus: () => parts.smtpHealth.status(),
+      digests: { schedules: () => parts.digests.schedules(), periods: (options) => store.listDigestPeriods(options) },
       notices: config.webhook.unsignedFromNetwork ? [describeUnsignedWebhook(config)!] : [],
       sleep: io.sleep,
     }),

@@ -1,12 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runCli } from '../../src/cli';
+import { createSessionKeys, escapeHtml, SESSION_COOKIE } from '../../src/dashboard';
 import { captureIo } from '../helpers/cli-io';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
 
 const HOUR = 3_600_000;
+const ADMIN_TOKEN = 'digest-admin-token-0123456789';
 const DAY = 24 * HOUR;
 
 /** A digest route first (it must not stop the per-report route after it), then a per-report route. */
@@ -41,7 +43,7 @@ describe('a digest route on SQLite with a fake clock', () => {
 
   const start = async () => {
     relay = await startTestRelay(
-      { SMTP_URL: smtp.url, ROUTES_FILE: path.join(dataDir, 'routes.yaml'), MAIL_TIMEZONE: 'UTC' },
+      { SMTP_URL: smtp.url, ROUTES_FILE: path.join(dataDir, 'routes.yaml'), MAIL_TIMEZONE: 'UTC', ADMIN_TOKEN },
       { clock, dataDir },
     );
     return relay;
@@ -138,6 +140,20 @@ describe('a digest route on SQLite with a fake clock', () => {
     expect(periods.filter((p) => p.deliveryId !== null)).toHaveLength(3);
     const kept = await relay!.relay.store.listSentMessages(periods[0].deliveryId!);
     expect(kept.map((m) => [m.route, m.subject])).toEqual([['weekly', quiet.parsed.subject]]);
+
+    // The dashboard lists the digests beside the deliveries, each with its delivery (and so its mail), and the next run.
+    const cookie = `${SESSION_COOKIE}=${createSessionKeys(ADMIN_TOKEN).issue(now).cookie}`;
+    const page = await (await fetch(`${relay!.url}/ui`, { headers: { cookie } })).text();
+    const section = page.slice(page.indexOf('<h2>Digests</h2>'));
+    expect(section).toContain('<td>weekly</td><td><code>0 8 * * MON</code> (Europe/Berlin)</td><td>2026-03-30 06:00:00 UTC</td>');
+    expect(section).toContain(`<a href="/ui/deliveries/${periods[0].deliveryId}">#${periods[0].deliveryId}</a> weekly`);
+    expect(section).toContain('weekly (late)');
+    const detail = await (await fetch(`${relay!.url}/ui/deliveries/${periods[1].deliveryId}`, { headers: { cookie } })).text();
+    expect(detail).toContain('Digest weekly: 2026-03-09T07:00:00.000Z to 2026-03-16T07:00:00.000Z (late)');
+    // Its mail as it was sent (the text part), and the route it went on.
+    expect(detail).toContain(escapeHtml('This digest is late: it was due at 2026-03-16 08:00:00 CET'));
+    expect(detail).toContain('<td>weekly</td><td>sent</td><td>digest of 2026-03-09T07:00:00.000Z to 2026-03-16T07:00:00.000Z (late)</td>');
+
     await relay!.stop();
     relay = undefined;
 
