@@ -44,6 +44,10 @@ export async function previewCommand(file: string | undefined, options: PreviewO
     return EXIT_USAGE;
   }
   if (options.digest !== undefined) return previewDigestOrReport(options.digest, options, config, io);
+  if (options.route !== undefined && config.routing.routes.some((r) => r.name === options.route && r.digest)) {
+    io.stderr.write(`compliance-relay: route "${options.route}" is a digest route: preview its digest with --digest ${options.route}\n`);
+    return EXIT_USAGE;
+  }
   if (options.route !== undefined && !config.routing.routes.some((r) => r.name === options.route)) {
     io.stderr.write(`compliance-relay: no route "${options.route}" (routes: ${config.routing.routes.map((r) => r.name).join(', ')})\n`);
     return EXIT_USAGE;
@@ -89,7 +93,8 @@ async function chooseRoute(
 ): Promise<Route> {
   if (name !== undefined) return routes.find((r) => r.name === name)!;
   const mailed = store ? (await store.listRouteMails([deliveryId])).find((m) => m.outcome === 'send') : undefined;
-  return routes.find((r) => r.name === mailed?.route) ?? routes[0];
+  // A digest route mails no report: the first per-report route stands in (else the first route, as before).
+  return routes.find((r) => r.name === mailed?.route) ?? routes.find((r) => !r.digest) ?? routes[0];
 }
 
 /** Composes the route's mail as the worker does (history read, never written) and writes its four files. */

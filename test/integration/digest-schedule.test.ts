@@ -167,6 +167,9 @@ describe('a digest route on SQLite with a fake clock', () => {
     const wrong = captureIo({ DATA_DIR: dataDir, ROUTES_FILE: path.join(dataDir, 'routes.yaml') }, dataDir);
     expect(await runCli(['node', 'compliance-relay', 'preview', '--digest', 'every-report', '--out', 'x'], wrong)).toBe(64);
     expect(wrong.err()).toContain('no digest route "every-report" (digest routes: weekly)');
+    const asReport = captureIo({ DATA_DIR: dataDir, ROUTES_FILE: path.join(dataDir, 'routes.yaml') }, dataDir);
+    expect(await runCli(['node', 'compliance-relay', 'preview', '--last', '--route', 'weekly', '--out', 'x'], asReport)).toBe(64);
+    expect(asReport.err()).toContain('route "weekly" is a digest route: preview its digest with --digest weekly');
   });
 
   async function waitForDigests(count: number): Promise<ReceivedMail[]> {
