@@ -98,6 +98,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     defaultTimezone: config.mail.timezone,
     onQueued: () => delivery.worker.kick(),
   });
+  warnAboutDigestRetention(config, digests, io.logger);
   const app = createRelayApp(config, io, { store, renderer, watchdog, digests, ...delivery });
   const retention = createRetention({
     store,
@@ -468,6 +469,22 @@ export function describeUnsignedWebhook(config: Pick<Config, 'http' | 'webhook'>
     return `WEBHOOK_ALLOW_UNSIGNED=true: deliveries are accepted WITHOUT a signature from anyone who can reach ${config.http.host}:${config.http.port}. Set WEBHOOK_SECRET on the NetBox webhook and here.`;
   }
   return `WEBHOOK_SECRET is not set: deliveries are accepted WITHOUT a signature check, on ${config.http.host} (loopback) only. Set WEBHOOK_SECRET on the NetBox webhook and here to listen on the network.`;
+}
+
+/**
+ * A digest reads its period's reports from the outbox, where RETENTION_DAYS prunes sent deliveries: a
+ * period longer than that would lose its first reports before its tick. Said once at start.
+ */
+function warnAboutDigestRetention(config: Config, digests: DigestScheduler, logger: Logger): void {
+  const keptMs = config.retention.days * 86_400_000;
+  if (keptMs <= 0) return;
+  for (const s of digests.schedules()) {
+    if (s.nextPeriodMs !== null && s.nextPeriodMs > keptMs)
+      logger.warn(
+        { route: s.route, schedule: s.schedule, retentionDays: config.retention.days },
+        `digest route ${s.route}: its periods are longer than RETENTION_DAYS, so reports pruned before its tick are missing from its digest; raise RETENTION_DAYS`,
+      );
+  }
 }
 
 /** What an operator should know at start: each said once. */

@@ -29,6 +29,8 @@ export interface DigestRouteSchedule {
   timezone: string;
   /** The next tick after now (epoch ms), or null when the schedule has none. */
   nextRunAt: number | null;
+  /** From the next tick to the one after it: how long the next period is (null when there is no such pair). */
+  nextPeriodMs: number | null;
 }
 
 export interface DigestScheduler {
@@ -107,12 +109,17 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
   return {
     evaluate,
     schedules: () =>
-      routes.map(({ route, timezone, schedule }) => ({
-        route: route.name,
-        schedule: route.digest!.schedule,
-        timezone,
-        nextRunAt: schedule.tickAfter(clock.now()),
-      })),
+      routes.map(({ route, timezone, schedule }) => {
+        const nextRunAt = schedule.tickAfter(clock.now());
+        const following = nextRunAt === null ? null : schedule.tickAfter(nextRunAt);
+        return {
+          route: route.name,
+          schedule: route.digest!.schedule,
+          timezone,
+          nextRunAt,
+          nextPeriodMs: nextRunAt === null || following === null ? null : following - nextRunAt,
+        };
+      }),
     start() {
       if (timer || routes.length === 0) return;
       const tick = () =>

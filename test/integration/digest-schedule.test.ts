@@ -172,6 +172,20 @@ describe('a digest route on SQLite with a fake clock', () => {
     expect(asReport.err()).toContain('route "weekly" is a digest route: preview its digest with --digest weekly');
   });
 
+  it('warns at start when a period is longer than RETENTION_DAYS keeps its reports', async () => {
+    const dir = makeTempDir('digest-retention-');
+    try {
+      fs.writeFileSync(path.join(dir, 'routes.yaml'), ROUTES);
+      const short = await startTestRelay({ ROUTES_FILE: path.join(dir, 'routes.yaml'), RETENTION_DAYS: '3' }, { clock, dataDir: dir });
+      await short.stop();
+      const warning = short.logs.map((l) => JSON.parse(l) as { msg: string; route?: string }).find((l) => l.msg.includes('RETENTION_DAYS'));
+      expect(warning).toMatchObject({ route: 'weekly' });
+      expect(warning!.msg).toContain('digest route weekly: its periods are longer than RETENTION_DAYS');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   async function waitForDigests(count: number): Promise<ReceivedMail[]> {
     await waitUntil(() => digests().length >= count, 10_000, `${count} digest(s)`);
     return digests();
