@@ -1,8 +1,15 @@
+import fs from 'node:fs';
 import { buildDigestView, sampleDigestContents } from '../../src/compose';
+import { DAY_MS } from '../../src/delivery';
+import { collectDigest } from '../../src/digest';
+import { SqliteStore } from '../../src/store';
+import { assignSource, parseDelivery } from '../../src/webhook';
+import { buildBody, buildReportData } from '../helpers/netbox-json';
+import { makeTempDir } from '../helpers/relay-harness';
 import { loadRenderer } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
 import { buildCountTrend, parseDigestSchedule, parseRoutesFile, planRoutes, RoutesFileError, type ReportFacts } from '../../src/routing';
-import { buildPeriodTrend, type FailingPair, type ReportSnapshot } from '../../src/trend';
+import { buildPeriodTrend, buildReportSnapshot, buildSourceSeriesKey, type FailingPair, type ReportSnapshot } from '../../src/trend';
 
 function issuesOf(text: string): RoutesFileError['issues'] {
   try {
@@ -169,5 +176,73 @@ describe('the shipped digest template', () => {
     expect(full.html).toContain('<span class="spark"');
     expect(lateEmpty.subject).toMatch(/^\[late\] Compliance digest sample: no reports this period/);
     expect(lateEmpty.text).toContain('No matching report was received this period.');
+  });
+});
+
+describe('gathering a digest from the store (real SQLite file)', () => {
+  const T = Date.parse('2026-03-02T07:00:00Z');
+  let dir: string;
+  let store: SqliteStore;
+  beforeEach(() => {
+    dir = makeTempDir('digest-collect-');
+    store = SqliteStore.open({ dataDir: dir });
+  });
+  afterEach(async () => {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A report of `source` received at `receivedAt`, stored as the webhook does; `snapshot` as its mail recorded it. */
+  async function receive(source: string, id: number, receivedAt: number, failed: number, failing: FailingPair[] | null) {
+    const created = new Date(receivedAt - 60_000).toISOString();
+    const body = buildBody({ data: buildReportData({ id, created, total_passed: 8 - failed, total_count: 8, middle_passed: 8 - failed }) });
+    const parsed = parseDelivery(body);
+    if (parsed.kind !== 'report') throw new Error('not a report');
+    const delivery = assignSource(parsed, source);
+    await store.insertDelivery({
+      dedupKey: delivery.dedupKey,
+      reportId: id,
+      reportCreated: created,
+      completedAt: delivery.completedAt,
+      source: '127.0.0.1',
+      body,
+      receivedAt,
+      report: delivery,
+    });
+    const series = buildSourceSeriesKey({ source: source === 'default' ? undefined : source, reportUrl: delivery.report.url });
+    if (failing) await store.saveReport(buildReportSnapshot(delivery, series, failing));
+  }
+
+  it("keeps the period's matching reports, measures against the report before, and names the silent sources the route watches", async () => {
+    const ntp: FailingPair = { device: 'sw1', test: 'ntp', severity: 'MIDDLE' };
+    const snmp: FailingPair = { device: 'sw2', test: 'snmp', severity: 'MIDDLE' };
+    await receive('lab', 10, T - 3_600_000, 1, [ntp]); // before the period
+    await receive('lab', 11, T + 1_000, 2, [ntp, snmp]);
+    await receive('lab', 12, T + 2_000, 0, []); // nothing failed: the route's condition leaves it out
+    await receive('lab', 13, T + 3_000, 1, [snmp]);
+    await receive('default', 14, T + 4_000, 3, null); // another source: not this route's
+    await receive('lab', 15, T + 7 * DAY_MS, 1, [snmp]); // at the tick: the next period's
+    const [route] = parseRoutesFile(
+      [
+        'routes:',
+        '  - name: weekly',
+        '    to: a@example.com',
+        '    match: { all: [ { source: [lab, prod] }, { failed: { above: 0 } } ] }',
+        '    digest: { schedule: "0 7 * * MON", timezone: UTC }',
+        '',
+      ].join('\n'),
+      'routes.yaml',
+    );
+    const sources = ['default', 'lab', 'prod'].map((name) => ({ name, tags: {} }));
+    const job = { route: 'weekly', periodStart: T, periodEnd: T + 7 * DAY_MS, late: false, queuedAt: T + 7 * DAY_MS };
+    const content = await collectDigest({ store, sources }, route, job, 'UTC');
+    expect(content.silentSources).toEqual(['prod']);
+    expect(content.sources.map((s) => s.source)).toEqual(['lab']);
+    const [series] = content.sources[0].series;
+    expect(series.points.map((p) => p.reportId)).toEqual([11, 13]);
+    expect(series.baseline).toMatchObject({ reportId: 10, inPeriod: false });
+    expect(series.change.newlyFailing).toEqual([snmp]);
+    expect(series.change.fixed).toEqual([ntp]);
+    expect(series.worstDevices).toEqual([{ device: 'sw2', failing: 1, high: 0 }]);
   });
 });
