@@ -59,13 +59,13 @@ export interface DigestsInput {
 export function renderDigests(input: DigestsInput, formatTime: (ms: number) => string): SafeHtml {
   const schedules = html`<table class="digest-routes"><thead><tr><th>Digest route</th><th>Schedule</th><th>Next run</th></tr></thead><tbody>${input.schedules.map(
     (s) =>
-      html`<tr data-digest-route="${s.route}"><td>${s.route}</td><td><code>${s.schedule}</code> (${s.timezone})</td><td>${s.nextRunAt === null ? 'never' : formatTime(s.nextRunAt)}</td></tr>`,
+      html`<tr data-digest-route="${s.route}"><td>${s.route}</td><td data-label="Schedule"><code>${s.schedule}</code> (${s.timezone})</td><td data-label="Next run">${s.nextRunAt === null ? 'never' : formatTime(s.nextRunAt)}</td></tr>`,
   )}</tbody></table>`;
   const sent = input.periods.filter((p) => p.deliveryId !== null);
   const periods = sent.length
     ? html`<table class="digests"><thead><tr><th>Digest</th><th>Period</th><th>State</th></tr></thead><tbody>${sent.map(
         (p) =>
-          html`<tr><td><a href="/ui/deliveries/${p.deliveryId}">#${p.deliveryId}</a> ${p.route}${p.late ? ' (late)' : ''}</td><td>${formatTime(p.periodStart)} to ${formatTime(p.periodEnd)}</td><td>${p.state ? stateBadge(p.state) : ''}</td></tr>`,
+          html`<tr><td><a href="/ui/deliveries/${p.deliveryId}">#${p.deliveryId}</a> ${p.route}${p.late ? ' (late)' : ''}</td><td data-label="Period">${formatTime(p.periodStart)} to ${formatTime(p.periodEnd)}</td><td data-label="State">${p.state ? stateBadge(p.state) : ''}</td></tr>`,
       )}</tbody></table>`
     : html`<p class="muted">No digest sent yet.</p>`;
   return html`<section><h2>Digests</h2>${schedules}${periods}</section>`;

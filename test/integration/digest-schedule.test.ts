@@ -145,7 +145,9 @@ describe('a digest route on SQLite with a fake clock', () => {
     const cookie = `${SESSION_COOKIE}=${createSessionKeys(ADMIN_TOKEN).issue(now).cookie}`;
     const page = await (await fetch(`${relay!.url}/ui`, { headers: { cookie } })).text();
     const section = page.slice(page.indexOf('<h2>Digests</h2>'));
-    expect(section).toContain('<td>weekly</td><td><code>0 8 * * MON</code> (Europe/Berlin)</td><td>2026-03-30 06:00:00 UTC</td>');
+    expect(section).toContain(
+      '<td>weekly</td><td data-label="Schedule"><code>0 8 * * MON</code> (Europe/Berlin)</td><td data-label="Next run">2026-03-30 06:00:00 UTC</td>',
+    );
     expect(section).toContain(`<a href="/ui/deliveries/${periods[0].deliveryId}">#${periods[0].deliveryId}</a> weekly`);
     expect(section).toContain('weekly (late)');
     const detail = await (await fetch(`${relay!.url}/ui/deliveries/${periods[1].deliveryId}`, { headers: { cookie } })).text();
