@@ -151,7 +151,8 @@ const DigestSchema = z
   })
   .superRefine((d, ctx) => {
     try {
-      parseDigestSchedule(d.schedule, d.timezone ?? 'UTC');
+      // Read in UTC: whether the expression is valid does not depend on the zone (checked on its own above).
+      parseDigestSchedule(d.schedule, 'UTC');
     } catch (error) {
       ctx.addIssue({ code: 'custom', path: ['schedule'], message: `is not a cron expression: ${(error as Error).message}` });
     }

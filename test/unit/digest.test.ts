@@ -70,6 +70,12 @@ describe('digest routes in the routes file', () => {
     expect(byWhere['route 1 (weekly) digest.timezone']).toMatch(/^is not a time zone name/);
     expect(byWhere['route 1 (weekly) notify']).toMatch(/does not apply to a digest route/);
     expect(byWhere['route 1 (weekly) continue']).toMatch(/does not apply to a digest route/);
+
+    // A valid schedule in an unknown zone is one problem, the zone's.
+    const zoneOnly = issuesOf(
+      ['routes:', '  - name: z', '    to: a@example.com', '    digest: { schedule: "0 8 * * *", timezone: Mars/Olympus }', ''].join('\n'),
+    );
+    expect(zoneOnly.map((i) => i.where)).toEqual(['route 1 (z) digest.timezone']);
   });
 
   it('a digest route never mails a report and never stops the routes after it', () => {
