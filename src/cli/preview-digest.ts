@@ -42,15 +42,16 @@ export function parseDigestPeriod(value: string | undefined, route: Route, timez
 /**
  * `preview --digest ROUTE`: renders a digest route's digest for a period from the stored history,
  * as the worker composes it (same reports, same template), and writes subject.txt, mail.html,
- * mail.txt and mail.eml. Sends nothing and writes nothing to the store.
+ * mail.txt and mail.eml. Sends nothing and writes nothing to the store. `last` is the digest the relay
+ * recorded for the latest tick when there is one (its start, its lateness), else the schedule's period.
  */
 export async function previewDigest(
   routeName: string,
   options: { period?: string; out: string },
   config: Config,
   io: CliIo,
-  clock: Clock = systemClock,
 ): Promise<number> {
+  const clock: Clock = io.clock ?? systemClock;
   const route = config.routing.routes.find((r) => r.name === routeName && r.digest);
   if (!route) {
     const digests = config.routing.routes.filter((r) => r.digest).map((r) => r.name);
@@ -66,6 +67,7 @@ export async function previewDigest(
   const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
   const store: Store = openStore(config.store);
   try {
+    if (options.period === undefined || options.period === 'last') Object.assign(job, await findRecordedPeriod(store, job));
     const sources = config.sources.map((s) => ({ name: s.name, tags: s.tags, netboxUrl: s.netbox.url }));
     const content = await collectDigest({ store, sources }, route, job, timezone);
     const message = buildDigestMail(content, {
@@ -94,4 +96,15 @@ export async function previewDigest(
   } finally {
     await store.close();
   }
+}
+
+/**
+ * The period as the relay recorded it when a digest ended at the same tick: after a missed tick (or at a
+ * route's first digest) it started elsewhere than the schedule's previous tick, and may have been late.
+ */
+async function findRecordedPeriod(store: Store, job: DigestJob): Promise<Partial<DigestJob>> {
+  const recorded = (await store.listDigestPeriods({ route: job.route, limit: 1000 })).find(
+    (p) => p.periodEnd === job.periodEnd && p.deliveryId !== null,
+  );
+  return recorded ? { periodStart: recorded.periodStart, late: recorded.late, queuedAt: recorded.queuedAt } : {};
 }

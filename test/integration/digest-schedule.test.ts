@@ -160,12 +160,18 @@ describe('a digest route on SQLite with a fake clock', () => {
     relay = undefined;
 
     // `preview --digest` renders a period from the stored history: the first digest, as it was sent.
-    const io = captureIo({ DATA_DIR: dataDir, ROUTES_FILE: path.join(dataDir, 'routes.yaml'), MAIL_TIMEZONE: 'UTC' }, dataDir);
+    const io = {
+      ...captureIo({ DATA_DIR: dataDir, ROUTES_FILE: path.join(dataDir, 'routes.yaml'), MAIL_TIMEZONE: 'UTC' }, dataDir),
+      clock,
+    };
     const period = '2026-03-02T07:00:00Z/2026-03-09T07:00:00Z';
     expect(await runCli(['node', 'compliance-relay', 'preview', '--digest', 'weekly', '--period', period, '--out', 'preview'], io)).toBe(0);
     expect(fs.readFileSync(path.join(dataDir, 'preview', 'subject.txt'), 'utf8')).toBe(`${digest.parsed.subject}\n`);
     expect(fs.readFileSync(path.join(dataDir, 'preview', 'mail.txt'), 'utf8')).toBe(digest.parsed.text);
     expect(io.out()).toContain('Envelope: from');
+    // `--period last` (the default) is the digest recorded for the latest tick (23 March), as it was sent.
+    expect(await runCli(['node', 'compliance-relay', 'preview', '--digest', 'weekly', '--out', 'last'], io)).toBe(0);
+    expect(fs.readFileSync(path.join(dataDir, 'last', 'mail.txt'), 'utf8')).toBe(quiet.parsed.text);
     const wrong = captureIo({ DATA_DIR: dataDir, ROUTES_FILE: path.join(dataDir, 'routes.yaml') }, dataDir);
     expect(await runCli(['node', 'compliance-relay', 'preview', '--digest', 'every-report', '--out', 'x'], wrong)).toBe(64);
     expect(wrong.err()).toContain('no digest route "every-report" (digest routes: weekly)');
