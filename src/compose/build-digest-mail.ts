@@ -1,5 +1,5 @@
 import type { SendMailOptions } from 'nodemailer';
-import { buildMessage, buildMessageId, type Recipients, type Renderer } from '../mail';
+import { buildMessage, buildMessageId, buildThreadId, type Recipients, type Renderer } from '../mail';
 import { buildDigestView, type DigestContent } from './build-digest-view';
 
 /** The template set a digest route renders unless it names its own (`template`). */
@@ -40,6 +40,8 @@ export function buildDigestMail(content: DigestContent, options: DigestMailOptio
       route: content.route,
     }),
     date: options.date,
+    // The route's digests stack in one conversation, as a route's reports do.
+    threadId: buildThreadId({ from: options.from, route: content.route }),
     headers: {
       'X-Compliance-Digest': content.route,
       'X-Compliance-Digest-Period': `${new Date(content.periodStart).toISOString()}/${new Date(content.periodEnd).toISOString()}`,

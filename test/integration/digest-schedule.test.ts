@@ -135,6 +135,7 @@ describe('a digest route on SQLite with a fake clock', () => {
 
     expect(digests()).toHaveLength(3);
     expect(new Set(digests().map((m) => m.parsed.messageId)).size).toBe(3);
+    expect(new Set(digests().map((m) => m.parsed.inReplyTo))).toEqual(new Set(['<compliance-thread.weekly@localhost>']));
     // The dashboard's records: each digest is a delivery with its route's mail kept.
     const periods = await relay!.relay.store.listDigestPeriods({ route: 'weekly' });
     expect(periods.filter((p) => p.deliveryId !== null)).toHaveLength(3);
