@@ -316,7 +316,7 @@ export function findDeliverySource(config: Config, name: string): SourceConfig {
   return config.sources.find((s) => s.name === name) ?? { name, path: '', secrets: [], netbox: {}, tags: {} };
 }
 
-/** Reports (with each source's NetBox failures, the CSV and the trend) and the watchdog's notices, composed. */
+/** Reports (with each source's NetBox failures, the CSV and the trend), the watchdog's notices and the digests, composed. */
 function createRelayComposer(
   config: Config,
   io: RelayIo,
