@@ -47,6 +47,9 @@ export interface DigestSeriesView {
   name: string;
   reportCount: number;
   latest: { reportId: number; createdText: string };
+  /** The period's newest reports, newest first (at most {@link DIGEST_REPORTS_LISTED}), and how many older ones are not listed. */
+  reports: { reportId: number; createdText: string; percentText: string }[];
+  moreReports: number;
   /** "report 41 (before the period)", or "report 42 (the period's first)"; null for a lone first report. */
   baselineText: string | null;
   ratios: DigestRatioView[];
@@ -76,6 +79,9 @@ export interface DigestView {
 }
 
 const BLOCKS = '▁▂▃▄▅▆▇█';
+
+/** Reports listed per series in a digest (an hourly series has 168 a week: the chart shows them all). */
+export const DIGEST_REPORTS_LISTED = 10;
 
 /** The view of a digest mail: dates in the digest's zone, figures as the report mails write them. */
 export function buildDigestView(content: DigestContent): DigestView {
@@ -118,6 +124,15 @@ function buildSeriesView(trend: SeriesPeriodTrend, timezone: string): DigestSeri
     name: nameSeries(trend.series),
     reportCount: trend.points.length,
     latest: { reportId: trend.latest.reportId, createdText: formatDateTime(trend.latest.created, timezone) },
+    reports: [...trend.points]
+      .reverse()
+      .slice(0, DIGEST_REPORTS_LISTED)
+      .map((p) => ({
+        reportId: p.reportId,
+        createdText: formatDateTime(p.created, timezone),
+        percentText: p.ratios.overall === null ? '—' : `${p.ratios.overall.toFixed(1)}%`,
+      })),
+    moreReports: Math.max(0, trend.points.length - DIGEST_REPORTS_LISTED),
     baselineText: baseline ? `report ${baseline.reportId} (${baseline.inPeriod ? "the period's first" : 'before the period'})` : null,
     ratios,
     failingKnown: change.failingSetKnown,

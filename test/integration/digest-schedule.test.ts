@@ -92,7 +92,8 @@ describe('a digest route on SQLite with a fake clock', () => {
     expect(digest.envelope.to).toEqual(['digest@example.com']);
     expect(digest.parsed.subject).toBe('Compliance digest weekly: 2 reports (2026-03-02 08:00:00 CET to 2026-03-09 08:00:00 CET)');
     expect(digest.parsed.text).toContain('2 reports received; latest: report 103');
-    expect(digest.parsed.text).not.toContain('report 102');
+    expect(digest.parsed.text).toContain('Reports: 103 (2026-03-06 14:00:00 CET, 87.5%), 101 (2026-03-04 14:00:00 CET, 75.0%)\n');
+    expect(digest.parsed.text).not.toMatch(/report 102|102 \(/);
     expect(digest.parsed.text).toMatch(/Overall\s+87\.5%\s+\+12\.5 pts\s+1 failing/);
     expect(digest.parsed.html).toContain('Compliance digest weekly');
     expect(await relay!.relay.digests.evaluate()).toEqual([]);

@@ -170,6 +170,20 @@ describe('the period trend of a series', () => {
   });
 });
 
+describe('the digest view', () => {
+  it('lists the newest 10 reports of a series and counts the others; the sparkline has one block per report', () => {
+    const reports = Array.from({ length: 12 }, (_, i) => snapshot(i + 1, i, 5 + (i % 6), null));
+    const series = buildPeriodTrend(reports, undefined);
+    const base = { route: 'r', periodStart: 0, periodEnd: 1, late: false, queuedAt: 1, timezone: 'UTC', silentSources: [] };
+    const [view] = buildDigestView({ ...base, sources: [{ source: 'default', series: [series] }] }).digest.sources[0].series;
+    expect(view.reports.map((r) => r.reportId)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3]);
+    expect(view.moreReports).toBe(2);
+    expect(view.chart.points).toHaveLength(12);
+    expect(view.chart.sparkline).toBe('▁▂▄▅▇█▁▂▄▅▇█');
+    expect(view.chart.rangeText).toBe('50.0%–100.0%');
+  });
+});
+
 describe('the shipped digest template', () => {
   it('renders the sample digests: figures, sparkline, silent sources, late and empty periods', () => {
     const renderer = loadRenderer(defaultTemplatesDir());
