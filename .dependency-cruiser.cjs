@@ -16,7 +16,7 @@ const LAYERS = [
   ['mail'],
   ['compose'],
   ['delivery'],
-  ['health', 'metrics', 'sent-mail', 'watchdog'],
+  ['health', 'metrics', 'sent-mail', 'watchdog', 'digest'],
   ['http', 'dashboard', 'netbox-setup'],
   ['relay.ts'],
   ['cli'],

@@ -26,6 +26,7 @@ import { createDashboardRouter } from './dashboard';
 import { createMetrics, type RelayMetrics } from './metrics';
 import { createMailRecorder } from './sent-mail';
 import { createWatchdog, withWatchdogMail, type Watchdog } from './watchdog';
+import { createDigestScheduler, withDigestMail, type DigestScheduler } from './digest';
 import type { WebhookOutcome } from './webhook';
 import type { Clock, Logger } from './shared';
 import { openStore, StorageUnavailableError, type Store } from './store';
@@ -58,6 +59,8 @@ export interface Relay {
   smtpHealth: SmtpHealth;
   /** Present when EXPECT_REPORT_EVERY is set. */
   watchdog?: Watchdog;
+  /** The digest routes' schedules (issue 19); it queues nothing when no route has `digest`. */
+  digests: DigestScheduler;
   /** Releases what a previous process left in flight and starts the worker. */
   start(): Promise<void>;
   /** Stops the worker (waiting for sends in flight up to the bound), closes SMTP and the store. */
@@ -87,7 +90,16 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const netbox = createRelayNetboxClients(config, io);
   const delivery = createDeliveryPipeline(config, io, { store, renderer, transport, netbox });
   const watchdog = createSourceWatchdogs(config, io, { store, onQueued: () => delivery.worker.kick() });
-  const app = createRelayApp(config, io, { store, renderer, watchdog, ...delivery });
+  const digests = createDigestScheduler({
+    store,
+    clock: io.clock,
+    logger: io.logger,
+    routes: config.routing.routes,
+    defaultTimezone: config.mail.timezone,
+    onQueued: () => delivery.worker.kick(),
+  });
+  warnAboutDigestRetention(config, digests, io.logger);
+  const app = createRelayApp(config, io, { store, renderer, watchdog, digests, ...delivery });
   const retention = createRetention({
     store,
     clock: io.clock,
@@ -95,7 +107,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     days: config.retention.days,
     intervalMs: config.retention.intervalMs,
   });
-  const parts = { store, renderer, transport, netbox, watchdog, retention, ...delivery };
+  const parts = { store, renderer, transport, netbox, watchdog, digests, retention, ...delivery };
   let stopped = false;
   return {
     app,
@@ -108,6 +120,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     metrics: delivery.metrics,
     smtpHealth: delivery.smtpHealth,
     watchdog,
+    digests,
     start: () => startRelay(parts, io),
     async stop() {
       if (stopped) return;
@@ -129,6 +142,7 @@ interface RelayParts {
   metrics: RelayMetrics;
   smtpHealth: SmtpHealth;
   watchdog?: Watchdog;
+  digests: DigestScheduler;
   retention: Retention;
 }
 
@@ -303,7 +317,7 @@ export function findDeliverySource(config: Config, name: string): SourceConfig {
   return config.sources.find((s) => s.name === name) ?? { name, path: '', secrets: [], netbox: {}, tags: {} };
 }
 
-/** Reports (with each source's NetBox failures, the CSV and the trend) and the watchdog's notices, composed. */
+/** Reports (with each source's NetBox failures, the CSV and the trend), the watchdog's notices and the digests, composed. */
 function createRelayComposer(
   config: Config,
   io: RelayIo,
@@ -328,7 +342,22 @@ function createRelayComposer(
     (composers.get(delivery.netboxSource) ?? composerFor(findDeliverySource(config, delivery.netboxSource)))(delivery, log);
   // The watchdog's notices go to everyone who expects reports: MAIL_TO/CC/BCC, or every route's recipients.
   const recipients = { ...buildNoticeRecipients(config.routing.routes), replyTo: config.mail.replyTo };
-  return withWatchdogMail(reportComposer, { from: config.mail.from, recipients, timezone: config.mail.timezone, clock: io.clock });
+  const withWatchdog = withWatchdogMail(reportComposer, {
+    from: config.mail.from,
+    recipients,
+    timezone: config.mail.timezone,
+    clock: io.clock,
+  });
+  return withDigestMail(withWatchdog, {
+    store: deps.store,
+    sources: config.sources.map((s) => ({ name: s.name, tags: s.tags, netboxUrl: s.netbox.url })),
+    renderer: deps.renderer,
+    routes: config.routing.routes,
+    from: config.mail.from,
+    replyTo: config.mail.replyTo,
+    defaultTimezone: config.mail.timezone,
+    clock: io.clock,
+  });
 }
 
 /** The HTTP side: webhook, admin API, dashboard, health and metrics (createApp never listens). */
@@ -364,6 +393,7 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'tr
       smtpPause: () => worker.breaker,
       tryNow: () => worker.tryNow(),
       mailStatus: () => parts.smtpHealth.status(),
+      digests: { schedules: () => parts.digests.schedules(), periods: (options) => store.listDigestPeriods(options) },
       notices: config.webhook.unsignedFromNetwork ? [describeUnsignedWebhook(config)!] : [],
       sleep: io.sleep,
     }),
@@ -407,6 +437,7 @@ async function startRelay(parts: RelayParts, io: RelayIo): Promise<void> {
   parts.retention.start();
   parts.smtpHealth.start();
   parts.watchdog?.start();
+  parts.digests.start();
 }
 
 /** Stops the worker (waiting for sends in flight up to the bound), then closes SMTP, NetBox and the store. */
@@ -416,6 +447,7 @@ async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promis
   parts.retention.stop();
   parts.smtpHealth.stop();
   parts.watchdog?.stop();
+  parts.digests.stop();
   const deadline = io.clock.now() + config.http.shutdownTimeoutMs;
   const drained = await worker.stop(config.http.shutdownTimeoutMs);
   if (!drained)
@@ -439,6 +471,22 @@ export function describeUnsignedWebhook(config: Pick<Config, 'http' | 'webhook'>
     return `WEBHOOK_ALLOW_UNSIGNED=true: deliveries are accepted WITHOUT a signature from anyone who can reach ${config.http.host}:${config.http.port}. Set WEBHOOK_SECRET on the NetBox webhook and here.`;
   }
   return `WEBHOOK_SECRET is not set: deliveries are accepted WITHOUT a signature check, on ${config.http.host} (loopback) only. Set WEBHOOK_SECRET on the NetBox webhook and here to listen on the network.`;
+}
+
+/**
+ * A digest reads its period's reports from the outbox, where RETENTION_DAYS prunes sent deliveries: a
+ * period longer than that would lose its first reports before its tick. Said once at start.
+ */
+function warnAboutDigestRetention(config: Config, digests: DigestScheduler, logger: Logger): void {
+  const keptMs = config.retention.days * 86_400_000;
+  if (keptMs <= 0) return;
+  for (const s of digests.schedules()) {
+    if (s.nextPeriodMs !== null && s.nextPeriodMs > keptMs)
+      logger.warn(
+        { route: s.route, schedule: s.schedule, retentionDays: config.retention.days },
+        `digest route ${s.route}: its periods are longer than RETENTION_DAYS, so reports pruned before its tick are missing from its digest; raise RETENTION_DAYS`,
+      );
+  }
 }
 
 /** What an operator should know at start: each said once. */

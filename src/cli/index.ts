@@ -152,11 +152,18 @@ function describeVerified(config: Config): string {
 function registerMailCommands(program: Command, io: CliIo, setExitCode: SetExitCode): void {
   program
     .command('preview')
-    .description('render a delivery with the current templates and write subject.txt, mail.html, mail.txt and mail.eml; sends nothing')
+    .description(
+      'render a delivery (or a digest) with the current templates and write subject.txt, mail.html, mail.txt and mail.eml; sends nothing',
+    )
     .argument('[delivery.json]', 'a delivery body as NetBox sends it')
     .option('--id <n>', 'a delivery from the store, by id')
     .option('--last', 'the newest delivery in the store')
     .option('--route <name>', 'the route whose template set, subject and recipients to use (default: the first)')
+    .option('--digest <route>', 'a digest route: render its digest from the stored history instead of a delivery')
+    .option(
+      '--period <period>',
+      'with --digest: last (default: the last completed period), current (its tick to now) or <from>/<to> (ISO 8601)',
+    )
     .requiredOption('--out <dir>', 'where to write the four files')
     .action(async (file: string | undefined, options: PreviewOptions) => {
       const config = loadConfigOrReport(io);

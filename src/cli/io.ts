@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import { ConfigError, loadConfig, type Config } from '../config';
+import type { Clock } from '../shared';
 
 /** What a command may touch, handed down from main.ts. */
 export interface CliIo {
@@ -12,6 +13,8 @@ export interface CliIo {
   stdoutIsTty?: boolean;
   /** Registers a handler for SIGTERM/SIGINT (main.ts wires it to process signals). */
   onSignal: (handler: (signal: string) => void) => void;
+  /** The time commands read (`preview --digest`'s periods); absent: the system clock. */
+  clock?: Clock;
 }
 
 /** sysexits.h EX_CONFIG: the configuration is wrong; restarting will not help. */

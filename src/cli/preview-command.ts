@@ -10,11 +10,15 @@ import { createSilentLogger, RelayError, systemClock } from '../shared';
 import { openStore, StorageUnavailableError, type ClaimedDelivery, type Store } from '../store';
 import { parseDelivery } from '../webhook';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo } from './io';
+import { previewDigest } from './preview-digest';
 
 export interface PreviewOptions {
   id?: string;
   last?: boolean;
   route?: string;
+  /** A digest route: render its digest for `period` from the stored history instead of a delivery. */
+  digest?: string;
+  period?: string;
   out: string;
 }
 
@@ -28,9 +32,20 @@ export interface PreviewOptions {
  * Without `--route`, the first route the delivery was mailed on (else the first configured route).
  */
 export async function previewCommand(file: string | undefined, options: PreviewOptions, config: Config, io: CliIo): Promise<number> {
-  const sources = [file !== undefined, options.id !== undefined, options.last === true].filter(Boolean).length;
+  const sources = [file !== undefined, options.id !== undefined, options.last === true, options.digest !== undefined].filter(
+    Boolean,
+  ).length;
   if (sources !== 1) {
-    io.stderr.write('compliance-relay: preview needs exactly one of <delivery.json>, --id N, --last\n');
+    io.stderr.write('compliance-relay: preview needs exactly one of <delivery.json>, --id N, --last, --digest ROUTE\n');
+    return EXIT_USAGE;
+  }
+  if (options.period !== undefined && options.digest === undefined) {
+    io.stderr.write('compliance-relay: --period goes with --digest ROUTE\n');
+    return EXIT_USAGE;
+  }
+  if (options.digest !== undefined) return previewDigestOrReport(options.digest, options, config, io);
+  if (options.route !== undefined && config.routing.routes.some((r) => r.name === options.route && r.digest)) {
+    io.stderr.write(`compliance-relay: route "${options.route}" is a digest route: preview its digest with --digest ${options.route}\n`);
     return EXIT_USAGE;
   }
   if (options.route !== undefined && !config.routing.routes.some((r) => r.name === options.route)) {
@@ -58,6 +73,17 @@ export async function previewCommand(file: string | undefined, options: PreviewO
   }
 }
 
+/** `--digest`: the digest of a period, with the same error handling as a delivery's preview. */
+async function previewDigestOrReport(route: string, options: PreviewOptions, config: Config, io: CliIo): Promise<number> {
+  try {
+    return await previewDigest(route, { period: options.period, out: options.out }, config, io);
+  } catch (error) {
+    io.stderr.write(`compliance-relay: ${describe(error)}\n`);
+    if (error instanceof TemplateError) return EXIT_CONFIG;
+    return error instanceof StorageUnavailableError || typeof (error as NodeJS.ErrnoException)?.errno === 'number' ? EXIT_UNAVAILABLE : 1;
+  }
+}
+
 /** The route asked for; else the first the delivery was mailed on; else the first configured. */
 async function chooseRoute(
   routes: readonly Route[],
@@ -67,7 +93,8 @@ async function chooseRoute(
 ): Promise<Route> {
   if (name !== undefined) return routes.find((r) => r.name === name)!;
   const mailed = store ? (await store.listRouteMails([deliveryId])).find((m) => m.outcome === 'send') : undefined;
-  return routes.find((r) => r.name === mailed?.route) ?? routes[0];
+  // A digest route mails no report: the first per-report route stands in (else the first route, as before).
+  return routes.find((r) => r.name === mailed?.route) ?? routes.find((r) => !r.digest) ?? routes[0];
 }
 
 /** Composes the route's mail as the worker does (history read, never written) and writes its four files. */

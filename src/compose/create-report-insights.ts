@@ -7,7 +7,7 @@ import type { NetboxClient } from '../netbox';
 import type { Clock, Logger } from '../shared';
 import {
   buildReportSnapshot,
-  buildSeriesKey,
+  buildSourceSeriesKey,
   recordReportTrend,
   type FailingPair,
   type ReportHistory,
@@ -113,9 +113,7 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
     let chart: MailChart | null = null;
     if (options.history) {
       const failing = toFailingPairs(enrichment);
-      const netboxSeries = buildSeriesKey({ netboxUrl: options.netboxUrl, reportUrl: report.url });
-      // Report ids collide across NetBoxes: a named source's history is its own (the default keeps today's series).
-      const series = options.source === undefined ? netboxSeries : `source:${options.source}|${netboxSeries}`;
+      const series = buildSourceSeriesKey({ source: options.source, netboxUrl: options.netboxUrl, reportUrl: report.url });
       // A history that cannot be read is a storage failure like any other: the delivery is tried again
       // (routes need the previous report to decide on-change and regression). Saves never throw: the
       // relay's history keeps a refused save in its outcome ledger.

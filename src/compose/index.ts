@@ -30,3 +30,14 @@ export {
   type ReportComposer,
   type RouteContext,
 } from './report-composer';
+export {
+  buildDigestView,
+  type DigestContent,
+  type DigestSourceContent,
+  type DigestView,
+  type DigestSeriesView,
+  type DigestRatioView,
+  type DigestChartView,
+} from './build-digest-view';
+export { buildDigestMail, DIGEST_TEMPLATE_SET, type DigestMailOptions } from './build-digest-mail';
+export { sampleDigestContents } from './sample-digest';

@@ -49,6 +49,8 @@ export interface ComposedNotice {
   /** The name it is recorded under (e.g. `watchdog`). */
   route: string;
   message: SendMailOptions;
+  /** Why it is sent, as the deliveries listing shows it (default: a relay notice, not routed). */
+  reason?: string;
 }
 
 export type ComposedMail = ComposedReport | ComposedNotice;

@@ -2,13 +2,13 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { buildEmlFileName, type SmtpPauseStatus, type TryNowResult } from '../delivery';
 import { buildLinks, formatDateTime, formatShortDay } from '../report';
 import type { Clock, Logger } from '../shared';
-import type { DeliveryRecord, ListOptions, Store } from '../store';
+import type { DeliveryRecord, DigestPeriod, ListOptions, Store } from '../store';
 import { buildPassChart, type ChartReport } from './build-pass-chart';
 import { html } from './html';
 import { createLoginThrottle } from './login-throttle';
 import { buildFilterParams, FILTER_PARAMS, parseListFilters } from './parse-list-filters';
 import { readDeliveryContent, toChartReport, type DeliveryContent } from './read-delivery-content';
-import { renderDeliveries, type ListPage } from './render-deliveries';
+import { renderDeliveries, type DigestsInput, type ListPage } from './render-deliveries';
 import { DASHBOARD_CSP, renderDelivery, renderLayout, renderLogin, type MailStatus, type PageContext } from './render-pages';
 import { createSessionKeys, readCookie, SESSION_COOKIE, SESSION_TTL_MS, type Session, type SessionKeys } from './session';
 
@@ -55,6 +55,11 @@ export interface DashboardOptions {
   notices?: string[];
   /** The mail server's state (the SMTP health /readyz reports), shown as a banner while it fails. */
   mailStatus?: () => MailStatus;
+  /** The digest routes (issue 19): their schedules with next runs, and the latest periods (store.listDigestPeriods). */
+  digests?: {
+    schedules: () => DigestsInput['schedules'];
+    periods: (options: { limit: number }) => Promise<DigestPeriod[]>;
+  };
 }
 
 type Authed = Request & { session?: Session };
@@ -260,10 +265,11 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
     if (!content) contents.set(record.id, (content = readDeliveryContent(record, options.store)));
     return content;
   };
-  const [counts, chart, page] = await Promise.all([
+  const [counts, chart, page, digests] = await Promise.all([
     options.store.countByState(),
     readChartReports(deps, contentOf),
     filters.ok ? readListPage(deps, filters.options, contentOf) : undefined,
+    readDigests(options),
   ]);
   const pageContext = buildPageContext(deps, req);
   const shownQuery = filters.ok ? filters.query : pickTextParams(query);
@@ -285,10 +291,24 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
           formatTime,
           routeNames: options.routeNames ?? [],
           sourceNames: (options.sources ?? []).map((source) => source.name),
+          digests,
         }),
         pageContext,
       ),
     );
+}
+
+/** Digests shown on the list page: how many of the latest, with their deliveries' states. */
+const DIGESTS_SHOWN = 10;
+
+async function readDigests(options: DashboardOptions): Promise<DigestsInput | undefined> {
+  const schedules = options.digests?.schedules() ?? [];
+  if (!options.digests || schedules.length === 0) return undefined;
+  const periods = await options.digests.periods({ limit: DIGESTS_SHOWN + schedules.length });
+  const withState = await Promise.all(
+    periods.map(async (p) => ({ ...p, state: p.deliveryId === null ? undefined : (await options.store.getDelivery(p.deliveryId))?.state })),
+  );
+  return { schedules, periods: withState.filter((p) => p.deliveryId !== null).slice(0, DIGESTS_SHOWN) };
 }
 
 /** What the last POST did, from the redirect's query: a retry, a "retry now", a "try now", or a retry that also tried SMTP. */

@@ -2,11 +2,15 @@ import type { DeliveryRecord, Store } from '../store';
 import type { Report } from '../webhook';
 import { parseDelivery } from '../webhook';
 import { parseWatchdogAlert, type WatchdogAlert } from '../watchdog';
+import { parseDigestJob, type DigestJob } from '../digest';
 import type { ChartReport } from './build-pass-chart';
 
 /** What a stored delivery holds, for display. */
 export type DeliveryContent =
-  { kind: 'report'; report: Report } | { kind: 'watchdog'; alert: WatchdogAlert } | { kind: 'other'; reason: string };
+  | { kind: 'report'; report: Report }
+  | { kind: 'watchdog'; alert: WatchdogAlert }
+  | { kind: 'digest'; job: DigestJob }
+  | { kind: 'other'; reason: string };
 
 /**
  * What a delivery holds: a report row is read from the typed fields the webhook parsed at ingest
@@ -23,6 +27,8 @@ function readStoredBody(dedupKey: string, body: Buffer | undefined): DeliveryCon
   if (!body) return { kind: 'other', reason: 'the stored body is gone' };
   const alert = parseWatchdogAlert(dedupKey, body);
   if (alert) return { kind: 'watchdog', alert };
+  const job = parseDigestJob(dedupKey, body);
+  if (job) return { kind: 'digest', job };
   try {
     const parsed = parseDelivery(body);
     return parsed.kind === 'report' ? { kind: 'report', report: parsed.report } : { kind: 'other', reason: parsed.reason };

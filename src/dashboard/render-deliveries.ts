@@ -38,6 +38,37 @@ export interface DeliveriesInput {
   routeNames: readonly string[];
   /** With several NetBox sources (SOURCES_FILE): their names; each row then names its source, and the list filters by it. */
   sourceNames?: readonly string[];
+  /** The digest routes (issue 19): their schedules and next runs, and the latest digests with their deliveries. */
+  digests?: DigestsInput;
+}
+
+export interface DigestsInput {
+  schedules: readonly { route: string; schedule: string; timezone: string; nextRunAt: number | null }[];
+  /** Newest first; a period without a delivery is the one before the route's first run. */
+  periods: readonly {
+    route: string;
+    periodStart: number;
+    periodEnd: number;
+    deliveryId: number | null;
+    late: boolean;
+    state?: DeliveryState;
+  }[];
+}
+
+/** The digests beside the deliveries: each route's next run, then the latest digests, each linking its delivery (and its mail). */
+export function renderDigests(input: DigestsInput, formatTime: (ms: number) => string): SafeHtml {
+  const schedules = html`<table class="digest-routes"><thead><tr><th>Digest route</th><th>Schedule</th><th>Next run</th></tr></thead><tbody>${input.schedules.map(
+    (s) =>
+      html`<tr data-digest-route="${s.route}"><td>${s.route}</td><td data-label="Schedule"><code>${s.schedule}</code> (${s.timezone})</td><td data-label="Next run">${s.nextRunAt === null ? 'never' : formatTime(s.nextRunAt)}</td></tr>`,
+  )}</tbody></table>`;
+  const sent = input.periods.filter((p) => p.deliveryId !== null);
+  const periods = sent.length
+    ? html`<table class="digests"><thead><tr><th>Digest</th><th>Period</th><th>State</th></tr></thead><tbody>${sent.map(
+        (p) =>
+          html`<tr><td><a href="/ui/deliveries/${p.deliveryId}">#${p.deliveryId}</a> ${p.route}${p.late ? ' (late)' : ''}</td><td data-label="Period">${formatTime(p.periodStart)} to ${formatTime(p.periodEnd)}</td><td data-label="State">${p.state ? stateBadge(p.state) : ''}</td></tr>`,
+      )}</tbody></table>`
+    : html`<p class="muted">No digest sent yet.</p>`;
+  return html`<section><h2>Digests</h2>${schedules}${periods}</section>`;
 }
 
 export function stateBadge(state: string): SafeHtml {
@@ -51,6 +82,10 @@ export function describeContent(content: DeliveryContent): SafeHtml {
   }
   if (content.kind === 'watchdog')
     return html`Watchdog: ${content.alert.kind === 'overdue' ? 'no report received' : 'reports arriving again'}`;
+  if (content.kind === 'digest') {
+    const { job } = content;
+    return html`Digest ${job.route}: ${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}${job.late ? ' (late)' : ''}`;
+  }
   return html`<span class="muted">${content.reason}</span>`;
 }
 
@@ -69,6 +104,7 @@ export function renderDeliveries(input: DeliveriesInput): SafeHtml {
   return html`${input.flash ? html`<p class="flash${input.flash.bad ? ' bad' : ''}" role="status">${input.flash.text}</p>` : ''}
 <section><h1>Deliveries</h1>${counts}</section>
 <section><h2>Pass percentage per severity (last ${input.chartCount} reports)</h2>${input.chart}</section>
+${input.digests?.schedules.length ? renderDigests(input.digests, input.formatTime) : ''}
 <section><h2>Find deliveries</h2>${renderFilterForm(input)}${issues}${input.page ? renderTable(input, input.page) : ''}</section>`;
 }
 

@@ -59,6 +59,10 @@ const STYLE = `
     table.deliveries thead { display: none; } table.deliveries tr { display: block; border-bottom: 1px solid var(--line); padding: 6px 0; }
     table.deliveries td { display: block; border: 0; padding: 2px 0; }
     table.deliveries td[data-label]::before { content: attr(data-label) ": "; font-size: 12px; color: var(--muted); }
+    table.digest-routes thead, table.digests thead { display: none; }
+    table.digest-routes tr, table.digests tr { display: block; border-bottom: 1px solid var(--line); padding: 6px 0; }
+    table.digest-routes td, table.digests td { display: block; border: 0; padding: 2px 0; overflow-wrap: anywhere; }
+    table.digest-routes td[data-label]::before, table.digests td[data-label]::before { content: attr(data-label) ": "; font-size: 12px; color: var(--muted); }
     dl { grid-template-columns: 1fr; } dt { margin-top: 6px; }
   }
 `;

@@ -18,7 +18,7 @@ export async function loadRoutePlan(
   if (recorded.length > 0) return recorded;
   const decisions: NewRouteMail[] =
     composed.kind === 'notice'
-      ? [{ route: composed.route, position: 0, outcome: 'send', reason: 'relay notice (not routed)', reminder: false }]
+      ? [{ route: composed.route, position: 0, outcome: 'send', reason: composed.reason ?? 'relay notice (not routed)', reminder: false }]
       : await context.planRoutes(delivery, composed);
   const plan = await context.store.recordRouteDecisions(delivery.id, decisions, context.clock.now());
   for (const d of plan) {

@@ -11,7 +11,9 @@ export {
   type Condition,
   type NotifyPolicy,
   type RouteSeverity,
+  type DigestSettings,
 } from './routes-schema';
+export { parseDigestSchedule, type DigestSchedule } from './digest-schedule';
 export {
   parseRoutesFile,
   parseYamlListFile,

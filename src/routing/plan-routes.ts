@@ -34,6 +34,7 @@ export function planRoutes(routes: readonly Route[], facts: ReportFacts, trend: 
     const base = { route: route.name, position, reminder: false };
     if (stoppedBy !== undefined)
       return { ...base, outcome: 'skipped' as const, reason: `not reached: route ${stoppedBy} matched without continue` };
+    if (route.digest) return decideDigestRoute(route, facts, trend, base);
     if (route.match && !matchCondition(route.match, facts, trend)) return { ...base, outcome: 'skipped' as const, reason: 'not matched' };
     if (!route.continue) stoppedBy = route.name;
     const decision = decideNotify(route, facts, trend, lastSent(route.name));
@@ -44,6 +45,25 @@ export function planRoutes(routes: readonly Route[], facts: ReportFacts, trend: 
       reminder: decision.reminder,
     };
   });
+}
+
+/**
+ * A digest route (issue 19) never mails a report on its own and never stops the chain: the routes
+ * after it decide as if it were not there. Its decision only says whether the report will be in its
+ * next digest (the digest itself re-reads the period's reports when it is composed).
+ */
+function decideDigestRoute(
+  route: Route,
+  facts: ReportFacts,
+  trend: RoutingTrend,
+  base: { route: string; position: number; reminder: boolean },
+): RouteDecision {
+  const matched = !route.match || matchCondition(route.match, facts, trend);
+  return {
+    ...base,
+    outcome: 'skipped',
+    reason: matched ? `matched: goes into the digest (${route.digest!.schedule})` : 'not matched (digest route)',
+  };
 }
 
 /** True when the report (with its trend) satisfies the condition. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isMailbox, parseDurationMs } from '../shared';
+import { parseDigestSchedule } from './digest-schedule';
 
 /** Severities a condition can name; `overall` is the total over all three. */
 export const ROUTE_SEVERITIES = ['HIGH', 'MIDDLE', 'LOW', 'overall'] as const;
@@ -128,6 +129,37 @@ const duration = z.union([z.string(), z.number()]).transform((value, ctx) => {
   return ms;
 });
 
+/** An IANA time zone name that this Node knows (`Europe/Berlin`, `UTC`). */
+const timezone = z.string().refine((tz) => {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}, 'is not a time zone name this Node knows (examples: UTC, Europe/Berlin)');
+
+/**
+ * `digest: { schedule: "0 8 * * MON", timezone: Europe/Berlin }` (issue 19): the route mails one digest
+ * per period instead of one mail per report. The schedule is a cron expression read by croner (five
+ * fields, or six with seconds first); the time zone defaults to MAIL_TIMEZONE.
+ */
+const DigestSchema = z
+  .strictObject({
+    schedule: z.string({ error: 'must be a cron expression (example: "0 8 * * MON")' }).min(1).max(200),
+    timezone: timezone.optional(),
+  })
+  .superRefine((d, ctx) => {
+    try {
+      // Read in UTC: whether the expression is valid does not depend on the zone (checked on its own above).
+      parseDigestSchedule(d.schedule, 'UTC');
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', path: ['schedule'], message: `is not a cron expression: ${(error as Error).message}` });
+    }
+  });
+
+export type DigestSettings = z.infer<typeof DigestSchema>;
+
 /** Route names appear in Message-IDs and headers: keep them to a safe token. */
 export const ROUTE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
@@ -150,8 +182,10 @@ export const RouteSchema = z
     continue: z.boolean({ error: 'must be true or false' }).default(false),
     /** false: this route's mails go without the trend chart (MAIL_CHART_REPORTS); absent: with it. */
     chart: z.boolean({ error: 'must be true or false' }).optional(),
+    digest: DigestSchema.optional(),
   })
   .superRefine((r, ctx) => {
+    if (r.digest) checkDigestRoute(r, ctx);
     if (r.to.length + r.cc.length + r.bcc.length === 0)
       ctx.addIssue({ code: 'custom', path: ['to'], message: 'a route needs at least one recipient (to, cc or bcc)' });
     if (r.repeat_after !== undefined && r.notify !== 'on-change') {
@@ -162,6 +196,25 @@ export const RouteSchema = z
       });
     }
   });
+
+/**
+ * A digest route takes no part in the per-report chain (it never stops it, it never mails a report on
+ * its own), so what only means something there is refused rather than silently ignored.
+ */
+function checkDigestRoute(r: { notify: NotifyPolicy; continue: boolean }, ctx: z.RefinementCtx): void {
+  if (r.notify !== 'always')
+    ctx.addIssue({
+      code: 'custom',
+      path: ['notify'],
+      message: 'does not apply to a digest route (its digest covers every matching report)',
+    });
+  if (r.continue)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['continue'],
+      message: 'does not apply to a digest route (it never stops the per-report routes after it)',
+    });
+}
 
 export const RoutesFileSchema = z.strictObject({
   routes: z.array(RouteSchema, { error: 'must be a list of routes' }).min(1, 'needs at least one route').max(MAX_ROUTES),

@@ -18,11 +18,13 @@ import { decodeReportRow, toReportParams } from './report-rows';
 import { decodeRouteMailRow, toRouteMailParams } from './route-mail-rows';
 import { fromSentMessageRow, toSentMessageParams } from './sent-message-rows';
 import { decodeWatchdogRow } from './watchdog-rows';
+import { decodeDigestPeriodRow } from './digest-rows';
 import { StorageUnavailableError } from './types';
 import type {
   ClaimedDelivery,
   DeliveryRecord,
   DeliveryState,
+  DigestPeriod,
   InsertResult,
   ListOptions,
   MigrationReport,
@@ -422,6 +424,40 @@ export class PgStore implements Store {
       const [result] = await insertDeliveries(client, [alert]);
       return { won: true, alertId: result.id };
     });
+  }
+
+  async lastDigestPeriod(route: string): Promise<DigestPeriod | undefined> {
+    const [row] = await this.selectAll(queries.digests.last, { route });
+    return row ? decodeDigestPeriodRow(row) : undefined;
+  }
+
+  async queueDigest(input: {
+    route: string;
+    periodStart: number;
+    periodEnd: number;
+    late: boolean;
+    now: number;
+    job: NewDelivery | null;
+  }): Promise<{ queued: boolean; deliveryId: number | null }> {
+    const { job, late, ...period } = input;
+    // A replica inserting the same period at once waits for the first one's commit, then inserts nothing.
+    return this.transaction(async (client) => {
+      const inserted = await runStatement(client, queries.digests.insert, { ...period, late: late ? 1 : 0 });
+      if (inserted.rowCount !== 1) return { queued: false, deliveryId: null };
+      if (!job) return { queued: true, deliveryId: null };
+      const [result] = await insertDeliveries(client, [job]);
+      await runStatement(client, queries.digests.attach, { route: period.route, periodStart: period.periodStart, deliveryId: result.id });
+      return { queued: true, deliveryId: result.id };
+    });
+  }
+
+  async listDigestPeriods(options: { route?: string; limit?: number } = {}): Promise<DigestPeriod[]> {
+    const limit = options.limit ?? 100;
+    const rows =
+      options.route === undefined
+        ? await this.selectAll(queries.digests.list, { limit })
+        : await this.selectAll(queries.digests.listOfRoute, { route: options.route, limit });
+    return rows.map(decodeDigestPeriodRow);
   }
 
   async recordRouteDecisions(deliveryId: number, decisions: NewRouteMail[], now: number): Promise<RouteMailRecord[]> {

@@ -10,8 +10,16 @@ import type { ReportParams, ReportRow } from './report-rows';
 import type { RouteMailParams, RouteMailRow } from './route-mail-rows';
 import { SENT_MESSAGE_COLUMNS, type SentMessageParams, type SentMessageRow } from './sent-message-rows';
 import { defineStatement, type Statement } from './statement';
-import { REPORT_FAILING_SETS_KEPT, WATCHDOG_KEY_PREFIX, type DeliveryState, type ListOptions, type NewDelivery } from './types';
+import {
+  DIGEST_KEY_PREFIX,
+  REPORT_FAILING_SETS_KEPT,
+  WATCHDOG_KEY_PREFIX,
+  type DeliveryState,
+  type ListOptions,
+  type NewDelivery,
+} from './types';
 import type { WatchdogRow } from './watchdog-rows';
+import type { DigestPeriodRow } from './digest-rows';
 
 /*
  * Every statement of both stores, written once. Parameters are `:name`; what SQLite and PostgreSQL
@@ -196,9 +204,10 @@ const deliveries = {
          SELECT MIN(next_attempt_at) AS t FROM deliveries WHERE state IN ('queued', 'retrying')
          UNION ALL SELECT MIN(lease_until) FROM deliveries WHERE state = 'sending') AS due`,
   ),
-  /** The watchdog's own alerts are not reports (the prefix is a constant without quotes or wildcards). */
+  /** The watchdog's alerts and the digests are not reports (the prefixes are constants without quotes or wildcards). */
   lastReportReceivedAt: defineStatement<{ source: string }, TimeRow>(
-    () => `SELECT MAX(received_at) AS t FROM deliveries WHERE netbox_source = :source AND dedup_key NOT LIKE '${WATCHDOG_KEY_PREFIX}%'`,
+    () => `SELECT MAX(received_at) AS t FROM deliveries WHERE netbox_source = :source AND dedup_key NOT LIKE '${WATCHDOG_KEY_PREFIX}%'
+       AND dedup_key NOT LIKE '${DIGEST_KEY_PREFIX}%'`,
   ),
   /** Held until commit on PostgreSQL, so that one replica's routing decisions are recorded whole. */
   lock: defineStatement<DeliveryId, { id: number }>((d) => `SELECT id FROM deliveries WHERE id = :id${d.forUpdate}`),
@@ -269,6 +278,28 @@ const watchdog = {
   ),
 };
 
+const DIGEST_PERIOD_COLUMNS = 'route, period_start, period_end, delivery_id, late, queued_at';
+
+const digests = {
+  /** DO NOTHING on either key: a period already queued (by another replica, before a restart) stays as it was. */
+  insert: defineStatement<{ route: string; periodStart: number; periodEnd: number; late: number; now: number }>(
+    () => `INSERT INTO digest_periods (${DIGEST_PERIOD_COLUMNS}) VALUES (:route, :periodStart, :periodEnd, NULL, :late, :now)
+       ON CONFLICT DO NOTHING`,
+  ),
+  attach: defineStatement<{ route: string; periodStart: number; deliveryId: number }>(
+    () => 'UPDATE digest_periods SET delivery_id = :deliveryId WHERE route = :route AND period_start = :periodStart',
+  ),
+  last: defineStatement<{ route: string }, DigestPeriodRow>(
+    () => `SELECT ${DIGEST_PERIOD_COLUMNS} FROM digest_periods WHERE route = :route ORDER BY period_end DESC LIMIT 1`,
+  ),
+  list: defineStatement<{ limit: number }, DigestPeriodRow>(
+    () => `SELECT ${DIGEST_PERIOD_COLUMNS} FROM digest_periods ORDER BY period_end DESC, route LIMIT :limit`,
+  ),
+  listOfRoute: defineStatement<{ route: string; limit: number }, DigestPeriodRow>(
+    () => `SELECT ${DIGEST_PERIOD_COLUMNS} FROM digest_periods WHERE route = :route ORDER BY period_end DESC LIMIT :limit`,
+  ),
+};
+
 const routeMails = {
   count: defineStatement<{ deliveryId: number }, { n: number }>(
     () => 'SELECT COUNT(*) AS n FROM route_mails WHERE delivery_id = :deliveryId',
@@ -309,4 +340,4 @@ const health = {
 };
 
 /** The statements of both stores, by table. */
-export const queries = { deliveries, reports, sentMessages, watchdog, routeMails, health };
+export const queries = { deliveries, reports, sentMessages, watchdog, digests, routeMails, health };

@@ -11,11 +11,13 @@ import { decodeReportRow, toReportParams } from './report-rows';
 import { decodeRouteMailRow, toRouteMailParams } from './route-mail-rows';
 import { fromSentMessageRow, toSentMessageParams } from './sent-message-rows';
 import { decodeWatchdogRow } from './watchdog-rows';
+import { decodeDigestPeriodRow } from './digest-rows';
 import { StorageUnavailableError } from './types';
 import type {
   ClaimedDelivery,
   DeliveryRecord,
   DeliveryState,
+  DigestPeriod,
   InsertResult,
   ListOptions,
   MigrationReport,
@@ -491,6 +493,41 @@ export class SqliteStore implements Store {
         return { won: true, alertId: insertOne(db, alert).id };
       })(),
     );
+  }
+
+  async lastDigestPeriod(route: string): Promise<DigestPeriod | undefined> {
+    const row = this.run((db) => selectOne(db, queries.digests.last, { route }));
+    return row ? decodeDigestPeriodRow(row) : undefined;
+  }
+
+  async queueDigest(input: {
+    route: string;
+    periodStart: number;
+    periodEnd: number;
+    late: boolean;
+    now: number;
+    job: NewDelivery | null;
+  }): Promise<{ queued: boolean; deliveryId: number | null }> {
+    const { job, late, ...period } = input;
+    return this.runDurably((db) =>
+      db.transaction(() => {
+        if (execute(db, queries.digests.insert, { ...period, late: late ? 1 : 0 }) !== 1) return { queued: false, deliveryId: null };
+        if (!job) return { queued: true, deliveryId: null };
+        const deliveryId = insertOne(db, job).id;
+        execute(db, queries.digests.attach, { route: period.route, periodStart: period.periodStart, deliveryId });
+        return { queued: true, deliveryId };
+      })(),
+    );
+  }
+
+  async listDigestPeriods(options: { route?: string; limit?: number } = {}): Promise<DigestPeriod[]> {
+    const limit = options.limit ?? 100;
+    const rows = this.run((db) =>
+      options.route === undefined
+        ? selectAll(db, queries.digests.list, { limit })
+        : selectAll(db, queries.digests.listOfRoute, { route: options.route, limit }),
+    );
+    return rows.map(decodeDigestPeriodRow);
   }
 
   async recordRouteDecisions(deliveryId: number, decisions: NewRouteMail[], now: number): Promise<RouteMailRecord[]> {

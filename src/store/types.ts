@@ -204,6 +204,24 @@ export interface Store {
     /** The NetBox source whose watchdog moves (default: `default`). */
     source?: string;
   }): Promise<{ won: boolean; alertId?: number }>;
+  /** The newest period recorded for a digest route (queued or, before its first run, passed over), if any. */
+  lastDigestPeriod(route: string): Promise<DigestPeriod | undefined>;
+  /**
+   * Records a digest route's period once (route + period start, and route + period end, are unique) and,
+   * in the same transaction, queues `job` in the outbox. Of several replicas (or a restart) that see
+   * the same period due, exactly one queues it; the others get `queued: false`. `job` null records a
+   * period without a mail (the one that ended before the route ever ran).
+   */
+  queueDigest(input: {
+    route: string;
+    periodStart: number;
+    periodEnd: number;
+    late: boolean;
+    now: number;
+    job: NewDelivery | null;
+  }): Promise<{ queued: boolean; deliveryId: number | null }>;
+  /** Recorded digest periods, newest end first (of one route, or of every route). */
+  listDigestPeriods(options?: { route?: string; limit?: number }): Promise<DigestPeriod[]>;
   /** The exact bytes NetBox sent for a delivery (for the dashboard's report page and chart). */
   getDeliveryBody(id: number): Promise<Buffer | undefined>;
   /** Keeps one route's mail as it was sent for a delivery (the latest send of that route replaces an earlier one). */
@@ -280,6 +298,23 @@ export interface WatchdogState {
   changedAt: number;
   /** Grows by one with every transition (the compare-and-set token). */
   version: number;
+}
+
+/** Dedup keys of the digests' outbox records start with this: `digest:<route>@<period start ISO>`. */
+export const DIGEST_KEY_PREFIX = 'digest:';
+
+/** One period of a digest route (issue 19), as the store keeps it. */
+export interface DigestPeriod {
+  route: string;
+  /** Epoch ms; reports received at or after it, and before `periodEnd`, are in its digest. */
+  periodStart: number;
+  /** The schedule's tick that closed the period (epoch ms). */
+  periodEnd: number;
+  /** The outbox record of its mail; null for the period that ended before the route first ran (no mail). */
+  deliveryId: number | null;
+  /** Queued well after its tick (the relay was not running then): the mail says so. */
+  late: boolean;
+  queuedAt: number;
 }
 
 /** Dedup keys of the watchdog's own outbox records start with this (report keys are `<id>@<created>`). */

@@ -13,6 +13,15 @@ export function buildSeriesKey(options: { netboxUrl?: string; reportUrl: string 
   return `${options.netboxUrl ?? 'netbox'}|${findNetboxBasePath(options.reportUrl)}`;
 }
 
+/**
+ * The series of a report of a NetBox source: a named source's reports form a history of their own
+ * (report ids collide across NetBoxes); the default source keeps the series it had before sources.
+ */
+export function buildSourceSeriesKey(options: { source?: string; netboxUrl?: string; reportUrl: string }): string {
+  const netboxSeries = buildSeriesKey(options);
+  return options.source === undefined ? netboxSeries : `source:${options.source}|${netboxSeries}`;
+}
+
 /** What the trend remembers of a delivery; `failing` is null when the failing pairs are unknown. */
 export function buildReportSnapshot(delivery: ReportDelivery, series: string, failing: FailingPair[] | null): ReportSnapshot {
   const r = delivery.report;

@@ -618,6 +618,45 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       ).toBe(false);
     });
 
+    test("a digest's period is queued once: of two instances queuing the same period, one records it with its mail", async () => {
+      const other = await open();
+      expect(await store.lastDigestPeriod('weekly')).toBeUndefined();
+      // The period before the route's first run: recorded, no mail.
+      expect(
+        await store.queueDigest({ route: 'weekly', periodStart: T0 - 7000, periodEnd: T0, late: false, now: T0 + 1, job: null }),
+      ).toEqual({
+        queued: true,
+        deliveryId: null,
+      });
+      const job = (n: number): NewDelivery =>
+        makeDelivery(n, { dedupKey: `digest:weekly@${T0}`, reportId: 0, source: 'digest', receivedAt: T0 + 7000 + n });
+      const period = { route: 'weekly', periodStart: T0, periodEnd: T0 + 7000 };
+      const results = await Promise.all([
+        store.queueDigest({ ...period, late: false, now: T0 + 7001, job: job(1) }),
+        other.queueDigest({ ...period, late: true, now: T0 + 7002, job: job(2) }),
+      ]);
+      expect(results.map((r) => r.queued).sort()).toEqual([false, true]);
+      const winner = results.find((r) => r.queued)!;
+      const queued = await store.listDeliveries();
+      expect(queued).toHaveLength(1);
+      expect(queued[0]).toMatchObject({ id: winner.deliveryId, source: 'digest', state: 'queued', report: null });
+      expect(await other.lastDigestPeriod('weekly')).toMatchObject({ ...period, deliveryId: winner.deliveryId });
+      // The same period end under another start (a changed schedule read twice) is refused too.
+      expect(
+        (await store.queueDigest({ route: 'weekly', periodStart: T0 + 1, periodEnd: T0 + 7000, late: false, now: T0 + 8000, job: job(3) }))
+          .queued,
+      ).toBe(false);
+      // Another route's period of the same times is its own.
+      expect((await store.queueDigest({ ...period, route: 'daily', late: false, now: T0 + 8000, job: null })).queued).toBe(true);
+      expect((await store.listDigestPeriods({ route: 'weekly' })).map((p) => [p.periodStart, p.periodEnd, p.deliveryId !== null])).toEqual([
+        [T0, T0 + 7000, true],
+        [T0 - 7000, T0, false],
+      ]);
+      expect(await store.listDigestPeriods()).toHaveLength(3);
+      // A digest's own record never counts as a report arriving (the watchdog).
+      expect(await store.lastReportReceivedAt()).toBeNull();
+    });
+
     test('the body and the sent mail of each route come back byte for byte; a later send of a route replaces its record', async () => {
       const { id } = await store.insertDelivery(makeDelivery(3));
       expect((await store.getDeliveryBody(id))!.equals(makeDelivery(3).body)).toBe(true);
@@ -813,6 +852,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
             '007-sent_messages_per_route',
             '008-delivery_list_indexes',
             '009-netbox_sources',
+            '010-digest_periods',
           ]);
           expect(report.version).toBeGreaterThanOrEqual(6);
           const [before] = await upgraded.listDeliveries();

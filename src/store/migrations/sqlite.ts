@@ -206,4 +206,23 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
         SELECT 'default', state, since, created_at, changed_at, version FROM watchdog_state;
     `,
   },
+  {
+    version: 10,
+    name: 'digest_periods',
+    // Issue 19: one row per period of a digest route, written once (route + period start is the key,
+    // so replicas and restarts queue each period's digest once), in the transaction that queues its
+    // mail in the outbox. delivery_id is NULL for the period that ended before the route's first run.
+    sql: `
+      CREATE TABLE digest_periods (
+        route         TEXT    NOT NULL,
+        period_start  INTEGER NOT NULL,
+        period_end    INTEGER NOT NULL,
+        delivery_id   INTEGER,
+        late          INTEGER NOT NULL,
+        queued_at     INTEGER NOT NULL,
+        PRIMARY KEY (route, period_start),
+        UNIQUE (route, period_end)
+      );
+    `,
+  },
 ];

@@ -1,0 +1,110 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config';
+import { buildDigestMail } from '../compose';
+import { buildDigestJob, collectDigest, type DigestJob } from '../digest';
+import { defaultTemplatesDir, loadRenderer } from '../mail';
+import { parseDigestSchedule, type Route } from '../routing';
+import { buildRawMessage } from '../sent-mail';
+import { systemClock, type Clock } from '../shared';
+import { openStore, type Store } from '../store';
+import { EXIT_USAGE, type CliIo } from './io';
+
+/**
+ * The period `--period` names: `last` (default: the period that ended at the schedule's latest tick),
+ * `current` (from that tick to now: the next digest so far), or `<from>/<to>` (ISO 8601 dates or
+ * times). A string says what is wrong.
+ */
+export function parseDigestPeriod(value: string | undefined, route: Route, timezone: string, now: number): DigestJob | string {
+  const job = (periodStart: number, periodEnd: number): DigestJob => ({
+    route: route.name,
+    periodStart,
+    periodEnd,
+    late: false,
+    queuedAt: now,
+  });
+  const schedule = parseDigestSchedule(route.digest!.schedule, timezone);
+  const tick = schedule.tickAtOrBefore(now);
+  if (value === undefined || value === 'last' || value === 'current') {
+    if (tick === null) return `the schedule of route ${route.name} has no tick before now`;
+    if (value === 'current') return job(tick, now);
+    return job(schedule.tickAtOrBefore(tick - 1) ?? tick - 1, tick);
+  }
+  const [from, to, extra] = value.split('/');
+  const start = Date.parse(from);
+  const end = Date.parse(to ?? '');
+  if (extra !== undefined || Number.isNaN(start) || Number.isNaN(end) || end <= start) {
+    return `--period must be last, current or <from>/<to> (ISO 8601, from before to), not "${value}"`;
+  }
+  return job(start, end);
+}
+
+/**
+ * `preview --digest ROUTE`: renders a digest route's digest for a period from the stored history,
+ * as the worker composes it (same reports, same template), and writes subject.txt, mail.html,
+ * mail.txt and mail.eml. Sends nothing and writes nothing to the store. `last` is the digest the relay
+ * recorded for the latest tick when there is one (its start, its lateness), else the schedule's period.
+ */
+export async function previewDigest(
+  routeName: string,
+  options: { period?: string; out: string },
+  config: Config,
+  io: CliIo,
+): Promise<number> {
+  const clock: Clock = io.clock ?? systemClock;
+  const route = config.routing.routes.find((r) => r.name === routeName && r.digest);
+  if (!route) {
+    const digests = config.routing.routes.filter((r) => r.digest).map((r) => r.name);
+    io.stderr.write(`compliance-relay: no digest route "${routeName}" (digest routes: ${digests.join(', ') || 'none'})\n`);
+    return EXIT_USAGE;
+  }
+  const timezone = route.digest!.timezone ?? config.mail.timezone;
+  const job = parseDigestPeriod(options.period, route, timezone, clock.now());
+  if (typeof job === 'string') {
+    io.stderr.write(`compliance-relay: ${job}\n`);
+    return EXIT_USAGE;
+  }
+  const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
+  const store: Store = openStore(config.store);
+  try {
+    if (options.period === undefined || options.period === 'last') Object.assign(job, await findRecordedPeriod(store, job));
+    const sources = config.sources.map((s) => ({ name: s.name, tags: s.tags, netboxUrl: s.netbox.url }));
+    const content = await collectDigest({ store, sources }, route, job, timezone);
+    const message = buildDigestMail(content, {
+      renderer,
+      from: config.mail.from,
+      recipients: { to: route.to, cc: route.cc, bcc: route.bcc, replyTo: config.mail.replyTo },
+      deliveryId: 0,
+      dedupKey: buildDigestJob(job).dedupKey,
+      date: new Date(clock.now()),
+      template: route.template,
+      subject: route.subject,
+    });
+    const { raw, envelope } = await buildRawMessage(message);
+    const out = path.resolve(io.cwd, options.out);
+    fs.mkdirSync(out, { recursive: true });
+    fs.writeFileSync(path.join(out, 'subject.txt'), `${String(message.subject)}\n`);
+    fs.writeFileSync(path.join(out, 'mail.html'), message.html as string);
+    fs.writeFileSync(path.join(out, 'mail.txt'), message.text as string);
+    fs.writeFileSync(path.join(out, 'mail.eml'), raw);
+    io.stdout.write(
+      `Digest ${route.name}, ${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}: ${String(message.subject)}\n` +
+        `Envelope: from ${envelope.from} to ${envelope.to.join(', ')}\n` +
+        `Wrote subject.txt, mail.html, mail.txt and mail.eml to ${out}\n`,
+    );
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * The period as the relay recorded it when a digest ended at the same tick: after a missed tick (or at a
+ * route's first digest) it started elsewhere than the schedule's previous tick, and may have been late.
+ */
+async function findRecordedPeriod(store: Store, job: DigestJob): Promise<Partial<DigestJob>> {
+  const recorded = (await store.listDigestPeriods({ route: job.route, limit: 1000 })).find(
+    (p) => p.periodEnd === job.periodEnd && p.deliveryId !== null,
+  );
+  return recorded ? { periodStart: recorded.periodStart, late: recorded.late, queuedAt: recorded.queuedAt } : {};
+}

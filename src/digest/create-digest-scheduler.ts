@@ -1,0 +1,136 @@
+import { parseDigestSchedule, type DigestSchedule, type Route } from '../routing';
+import type { Clock, Logger } from '../shared';
+import type { DigestPeriod, Store } from '../store';
+import { buildDigestJob } from './digest-job';
+
+/** A digest queued this long after its tick says it is late (the relay was not running at the tick). */
+export const DIGEST_LATE_AFTER_MS = 10 * 60_000;
+
+/** How often the schedules are looked at (a digest goes out at most this long after its tick). */
+export const DIGEST_CHECK_EVERY_MS = 30_000;
+
+export interface DigestSchedulerOptions {
+  store: Pick<Store, 'lastDigestPeriod' | 'queueDigest'>;
+  clock: Clock;
+  logger: Logger;
+  /** The routes file's routes; those with `digest` are scheduled. */
+  routes: readonly Route[];
+  /** MAIL_TIMEZONE: the zone of a schedule without its own. */
+  defaultTimezone: string;
+  checkEveryMs?: number;
+  /** A digest was queued in the outbox (wakes the worker). */
+  onQueued?: (deliveryId: number) => void;
+}
+
+/** One digest route's schedule, for the dashboard. */
+export interface DigestRouteSchedule {
+  route: string;
+  schedule: string;
+  timezone: string;
+  /** The next tick after now (epoch ms), or null when the schedule has none. */
+  nextRunAt: number | null;
+  /** From the next tick to the one after it: how long the next period is (null when there is no such pair). */
+  nextPeriodMs: number | null;
+}
+
+export interface DigestScheduler {
+  /** Queues every digest that is due now; resolves with the periods this call queued. */
+  evaluate(): Promise<DigestPeriod[]>;
+  /** Each digest route with its next run. */
+  schedules(): DigestRouteSchedule[];
+  start(): void;
+  stop(): void;
+}
+
+/**
+ * Queues each digest route's digest once per period. A period runs from the end of the route's last
+ * recorded period to the latest tick at or before now, so a relay that was down at one or more ticks
+ * sends one digest covering them at its next start, marked late. The period is recorded and its mail
+ * queued in one transaction under a unique key (route + period start), so replicas sharing a store and
+ * restarts queue it exactly once; the worker sends it like any outbox record. The first time a route
+ * is seen, the tick just past is recorded without a mail: its first digest covers the period after it.
+ */
+export function createDigestScheduler(options: DigestSchedulerOptions): DigestScheduler {
+  const { store, clock, logger } = options;
+  const routes = options.routes
+    .filter((r) => r.digest)
+    .map((route) => {
+      const timezone = route.digest!.timezone ?? options.defaultTimezone;
+      return { route, timezone, schedule: parseDigestSchedule(route.digest!.schedule, timezone) };
+    });
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<DigestPeriod[]> | undefined;
+
+  async function evaluateRoute(route: Route, schedule: DigestSchedule, now: number): Promise<DigestPeriod | undefined> {
+    const tick = schedule.tickAtOrBefore(now);
+    if (tick === null) return undefined;
+    const last = await store.lastDigestPeriod(route.name);
+    if (!last) {
+      // The period that ended at `tick` was before this route existed: recorded, not mailed.
+      const start = schedule.tickAtOrBefore(tick - 1) ?? tick - 1;
+      await store.queueDigest({ route: route.name, periodStart: start, periodEnd: tick, late: false, now, job: null });
+      return undefined;
+    }
+    if (last.periodEnd >= tick) return undefined;
+    const period = { route: route.name, periodStart: last.periodEnd, periodEnd: tick, late: now - tick > DIGEST_LATE_AFTER_MS };
+    const job = buildDigestJob({ ...period, queuedAt: now });
+    const result = await store.queueDigest({ ...period, now, job });
+    if (!result.queued) return undefined;
+    const fields = {
+      route: route.name,
+      periodStart: new Date(period.periodStart).toISOString(),
+      periodEnd: new Date(tick).toISOString(),
+      deliveryId: result.deliveryId,
+    };
+    if (period.late) logger.warn(fields, `digest ${route.name}: queued late (the relay was not running at its tick)`);
+    else logger.info(fields, `digest ${route.name}: queued`);
+    options.onQueued?.(result.deliveryId!);
+    return { ...period, deliveryId: result.deliveryId, queuedAt: now };
+  }
+
+  async function evaluateOnce(): Promise<DigestPeriod[]> {
+    const now = clock.now();
+    const queued: DigestPeriod[] = [];
+    for (const { route, schedule } of routes) {
+      const period = await evaluateRoute(route, schedule, now);
+      if (period) queued.push(period);
+    }
+    return queued;
+  }
+
+  const evaluate = (): Promise<DigestPeriod[]> => {
+    // One evaluation at a time in this process; the unique key settles races between processes.
+    running ??= evaluateOnce().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+
+  return {
+    evaluate,
+    schedules: () =>
+      routes.map(({ route, timezone, schedule }) => {
+        const nextRunAt = schedule.tickAfter(clock.now());
+        const following = nextRunAt === null ? null : schedule.tickAfter(nextRunAt);
+        return {
+          route: route.name,
+          schedule: route.digest!.schedule,
+          timezone,
+          nextRunAt,
+          nextPeriodMs: nextRunAt === null || following === null ? null : following - nextRunAt,
+        };
+      }),
+    start() {
+      if (timer || routes.length === 0) return;
+      const tick = () =>
+        void evaluate().catch((error: unknown) => logger.error({ err: error }, 'digests: cannot read or queue a digest; will try again'));
+      tick();
+      timer = setInterval(tick, options.checkEveryMs ?? DIGEST_CHECK_EVERY_MS);
+      timer.unref();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+    },
+  };
+}

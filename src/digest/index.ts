@@ -1,0 +1,11 @@
+export {
+  createDigestScheduler,
+  DIGEST_LATE_AFTER_MS,
+  DIGEST_CHECK_EVERY_MS,
+  type DigestScheduler,
+  type DigestSchedulerOptions,
+  type DigestRouteSchedule,
+} from './create-digest-scheduler';
+export { withDigestMail, type DigestMailSettings } from './with-digest-mail';
+export { collectDigest, type DigestSources } from './collect-digest';
+export { buildDigestJob, parseDigestJob, type DigestJob } from './digest-job';

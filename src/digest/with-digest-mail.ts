@@ -1,0 +1,47 @@
+import { buildDigestMail, UnreadableDeliveryError, type DeliveryComposer } from '../compose';
+import type { Renderer } from '../mail';
+import type { Route } from '../routing';
+import type { Clock } from '../shared';
+import { collectDigest, type DigestSources } from './collect-digest';
+import { parseDigestJob } from './digest-job';
+
+export interface DigestMailSettings extends DigestSources {
+  renderer: Renderer;
+  routes: readonly Route[];
+  from: string;
+  replyTo?: string;
+  /** MAIL_TIMEZONE: the zone of a digest route without its own. */
+  defaultTimezone: string;
+  clock: Clock;
+}
+
+/**
+ * Wraps the composer so the worker also sends the digests: a digest job becomes its route's digest
+ * mail (gathered from the store when it is composed, rendered with the route's digest template, sent to
+ * the route's recipients); anything else goes to the wrapped composer unchanged.
+ */
+export function withDigestMail(compose: DeliveryComposer, settings: DigestMailSettings): DeliveryComposer {
+  return async (delivery, log) => {
+    const job = parseDigestJob(delivery.dedupKey, delivery.body);
+    if (!job) return compose(delivery, log);
+    const route = settings.routes.find((r) => r.name === job.route && r.digest);
+    // A route removed (or no longer a digest) since the period was queued has no recipients to mail.
+    if (!route) throw new UnreadableDeliveryError(`digest route ${job.route} is no longer in the routes file`);
+    const content = await collectDigest(settings, route, job, route.digest!.timezone ?? settings.defaultTimezone);
+    return {
+      kind: 'notice',
+      route: route.name,
+      reason: `digest of ${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}${job.late ? ' (late)' : ''}`,
+      message: buildDigestMail(content, {
+        renderer: settings.renderer,
+        from: settings.from,
+        recipients: { to: route.to, cc: route.cc, bcc: route.bcc, replyTo: settings.replyTo },
+        deliveryId: delivery.id,
+        dedupKey: delivery.dedupKey,
+        date: new Date(settings.clock.now()),
+        template: route.template,
+        subject: route.subject,
+      }),
+    };
+  };
+}

@@ -1,0 +1,113 @@
+import { passPercent } from '../report';
+import { buildTrend, type Trend } from './build-trend';
+import type { FailingPair, ReportSnapshot } from './types';
+
+/** Pass percentages of one report: overall and per severity (null where nothing was counted). */
+export interface PeriodRatios {
+  overall: number | null;
+  HIGH: number | null;
+  MIDDLE: number | null;
+  LOW: number | null;
+}
+
+/** One report of the period, as a point of its chart. */
+export interface PeriodPoint {
+  reportId: number;
+  /** `data.created` as NetBox sent it, and in epoch ms. */
+  created: string;
+  createdMs: number;
+  dedupKey: string;
+  ratios: PeriodRatios;
+  /** Failed results, overall and per severity. */
+  failed: { overall: number; HIGH: number; MIDDLE: number; LOW: number };
+}
+
+/** A device with failing results in the period's latest report. */
+export interface DeviceFailures {
+  device: string;
+  failing: number;
+  /** Of which HIGH: the first key of "worst". */
+  high: number;
+}
+
+/** What one series (one NetBox, one base path) did over a digest's period. */
+export interface SeriesPeriodTrend {
+  series: string;
+  /** The period's reports, oldest first (by creation, then id): the chart's points. */
+  points: PeriodPoint[];
+  latest: PeriodPoint;
+  /**
+   * What the period is measured against: the series' last report before the period, or, when it
+   * has none, the period's own first report (then `inPeriod`). Null for a period of one first report.
+   */
+  baseline: { reportId: number; created: string; inPeriod: boolean } | null;
+  /**
+   * The latest report against the baseline: its deltas per severity are the change over the period, its
+   * newly failing and fixed pairs what changed from the period's start to its end (known only when both
+   * failing sets are known; a pair that failed and was fixed within the period is in neither).
+   */
+  change: Trend;
+  /** Devices by failing results in the latest report, HIGH first; empty when its failing pairs are unknown. */
+  worstDevices: DeviceFailures[];
+  /** Whether the latest report's failing pairs are known (NetBox enrichment answered). */
+  failingKnown: boolean;
+}
+
+/** Devices shown as the worst of a series. */
+export const WORST_DEVICES_SHOWN = 5;
+
+/**
+ * The period trend of one series: `reports` are the period's reports of that series (any order),
+ * `before` the series' last report before the period, if any. Pure: same input, same trend.
+ */
+export function buildPeriodTrend(reports: readonly ReportSnapshot[], before: ReportSnapshot | undefined): SeriesPeriodTrend {
+  if (reports.length === 0) throw new Error('a period trend needs at least one report');
+  const sorted = [...reports].sort((a, b) => a.createdMs - b.createdMs || a.reportId - b.reportId);
+  const last = sorted[sorted.length - 1];
+  const reference = before ?? (sorted.length > 1 ? sorted[0] : undefined);
+  return {
+    series: last.series,
+    points: sorted.map(buildPeriodPoint),
+    latest: buildPeriodPoint(last),
+    baseline: reference ? { reportId: reference.reportId, created: reference.created, inPeriod: before === undefined } : null,
+    change: buildTrend(last, reference ? [reference] : []),
+    worstDevices: last.failing ? rankDevices(last.failing) : [],
+    failingKnown: last.failing !== null,
+  };
+}
+
+/** A report as a chart point: its pass percentages as NetBox shows them. */
+export function buildPeriodPoint(report: ReportSnapshot): PeriodPoint {
+  const c = report.counts;
+  return {
+    reportId: report.reportId,
+    created: report.created,
+    createdMs: report.createdMs,
+    dedupKey: report.dedupKey,
+    ratios: {
+      overall: passPercent(c.totalPassed, c.totalCount),
+      HIGH: passPercent(c.highPassed, c.highCount),
+      MIDDLE: passPercent(c.middlePassed, c.middleCount),
+      LOW: passPercent(c.lowPassed, c.lowCount),
+    },
+    failed: {
+      overall: c.totalCount - c.totalPassed,
+      HIGH: c.highCount - c.highPassed,
+      MIDDLE: c.middleCount - c.middlePassed,
+      LOW: c.lowCount - c.lowPassed,
+    },
+  };
+}
+
+function rankDevices(failing: readonly FailingPair[]): DeviceFailures[] {
+  const byDevice = new Map<string, DeviceFailures>();
+  for (const pair of failing) {
+    const entry = byDevice.get(pair.device) ?? { device: pair.device, failing: 0, high: 0 };
+    entry.failing += 1;
+    if (pair.severity === 'HIGH') entry.high += 1;
+    byDevice.set(pair.device, entry);
+  }
+  return [...byDevice.values()]
+    .sort((a, b) => b.high - a.high || b.failing - a.failing || a.device.localeCompare(b.device))
+    .slice(0, WORST_DEVICES_SHOWN);
+}
