@@ -1,6 +1,7 @@
 import { bandOf, buildLinks, formatDateTime, formatPercent, passPercent, type Band, type ReportLinks, type Severity } from '../report';
 import type { ReportDelivery } from '../webhook';
 import type { EnrichmentView, TrendView } from './build-insight-views';
+import type { OwnersView } from './build-owner-view';
 
 /** One line of the summary: overall or one severity. */
 export interface RatioView {
@@ -82,6 +83,8 @@ export interface ReportView {
   enrichment: EnrichmentView | null;
   /** The change since the previous report (see TrendView); null when no history is kept. Always present. */
   trend: TrendView | null;
+  /** A route mailing NetBox's contacts: this owner group's share and why it was chosen (see OwnersView); else null. */
+  owners: OwnersView | null;
 }
 
 export interface ReportViewOptions {
@@ -143,6 +146,7 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
     }),
     enrichment: options.enrichment ?? null,
     trend,
+    owners: null,
   };
 }
 

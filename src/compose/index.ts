@@ -29,3 +29,4 @@ export {
   type ReportComposer,
   type RouteContext,
 } from './report-composer';
+export { buildOwnerGroupView, type OwnersView } from './build-owner-view';

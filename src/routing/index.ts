@@ -11,6 +11,11 @@ export {
   type Condition,
   type NotifyPolicy,
   type RouteSeverity,
+  type OwnerSpec,
+  type OwnerObject,
+  type DeviceConditionT,
+  OWNER_OBJECTS,
+  DEVICE_FIELDS,
 } from './routes-schema';
 export {
   parseRoutesFile,
@@ -33,4 +38,5 @@ export {
   type RatioFacts,
   type RoutingTrend,
 } from './report-facts';
-export { planRoutes, matchCondition, decideNotify, type RouteDecision, type RouteOutcome, type LastSentLookup } from './plan-routes';
+export { planRoutes, matchCondition, matchDevice, decideNotify, type RouteDecision, type RouteOutcome, type LastSentLookup } from './plan-routes';
+export { buildOwnerGroups, UNOWNED_GROUP_KEY, type OwnerGroupDraft, type OwnedFailure } from './build-owner-groups';

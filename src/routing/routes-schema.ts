@@ -68,10 +68,29 @@ const SourceTagsCondition = z
   .record(z.string().min(1).max(100), z.union([z.string().max(200), z.number(), z.boolean()]).transform(String))
   .refine((tags) => Object.keys(tags).length > 0, 'needs at least one tag');
 
+/** Device attributes a `device` condition names (NetBox's slugs or names; several values: any of them). */
+export const DEVICE_FIELDS = ['site', 'tenant', 'role', 'platform'] as const;
+export type DeviceField = (typeof DEVICE_FIELDS)[number];
+
+const slugList = z
+  .union([z.string().min(1).max(200), z.array(z.string().min(1).max(200)).min(1).max(MAX_CONDITION_ITEMS)], {
+    error: 'must be a name (slug) or a list of them',
+  })
+  .transform((v) => (Array.isArray(v) ? v : [v]));
+
+/**
+ * `device: { role: core-switch, site: [fra1, ams1], tags: [pci] }`: a failing device with these NetBox
+ * attributes (every field given must match; a list means any of its values; `tags`: every tag).
+ */
+const DeviceCondition = z
+  .strictObject({ site: slugList.optional(), tenant: slugList.optional(), role: slugList.optional(), platform: slugList.optional(), tags: slugList.optional() })
+  .refine((d) => Object.values(d).some((v) => v !== undefined), 'give at least one of site, tenant, role, platform, tags');
+
 export type FailedConditionT = z.infer<typeof FailedCondition>;
 export type PassPercentConditionT = z.infer<typeof PassPercentCondition>;
 export type RegressionConditionT = z.infer<typeof RegressionCondition>;
 export type CustomFieldConditionT = z.infer<typeof CustomFieldCondition>;
+export type DeviceConditionT = z.infer<typeof DeviceCondition>;
 
 /** One condition: exactly one key. `all`/`any` nest. */
 export interface Condition {
@@ -81,11 +100,12 @@ export interface Condition {
   custom_field?: CustomFieldConditionT;
   source?: string[];
   source_tags?: Record<string, string>;
+  device?: DeviceConditionT;
   all?: Condition[];
   any?: Condition[];
 }
 
-const CONDITION_KEYS = ['failed', 'pass_percent', 'regression', 'custom_field', 'source', 'source_tags', 'all', 'any'] as const;
+const CONDITION_KEYS = ['failed', 'pass_percent', 'regression', 'custom_field', 'source', 'source_tags', 'device', 'all', 'any'] as const;
 
 export const ConditionSchema: z.ZodType<Condition> = z
   .strictObject({
@@ -95,6 +115,7 @@ export const ConditionSchema: z.ZodType<Condition> = z
     custom_field: CustomFieldCondition.optional(),
     source: SourceCondition.optional(),
     source_tags: SourceTagsCondition.optional(),
+    device: DeviceCondition.optional(),
     get all() {
       return z.array(ConditionSchema).min(1).max(MAX_CONDITION_ITEMS).optional();
     },
@@ -119,6 +140,42 @@ const recipients = z
   .pipe(z.array(z.string().refine(isMailbox, 'is not an e-mail address')).max(MAX_RECIPIENTS))
   .default([]);
 
+/** Objects a contact can be assigned to that own a device: the device itself, its site, its tenant. */
+export const OWNER_OBJECTS = ['device', 'site', 'tenant'] as const;
+export type OwnerObject = (typeof OWNER_OBJECTS)[number];
+export const CONTACT_PRIORITIES = ['primary', 'secondary', 'tertiary', 'inactive'] as const;
+
+/** `netbox_contacts: { role: owner, on: [device, site, tenant], priority: primary }`. */
+const NetboxContacts = z.strictObject({
+  role: z.string({ error: "must be the contact role's slug (e.g. owner)" }).regex(/^[-a-zA-Z0-9_]{1,100}$/, "must be the contact role's slug (e.g. owner)"),
+  on: z
+    .union([z.enum(OWNER_OBJECTS), z.array(z.enum(OWNER_OBJECTS)).min(1).max(3)], { error: `must be one or more of ${OWNER_OBJECTS.join(', ')}` })
+    .transform((v) => [...new Set(Array.isArray(v) ? v : [v])])
+    .default(['device', 'site', 'tenant']),
+  priority: z.enum(CONTACT_PRIORITIES, { error: `must be one of ${CONTACT_PRIORITIES.join(', ')}` }).optional(),
+});
+
+/**
+ * `to: { netbox_contacts: {...}, fallback: noc@example.com }`: the recipients are NetBox's contacts of
+ * each failing device; `fallback` gets the failures nobody owns, and the whole report when NetBox
+ * cannot say who owns what.
+ */
+const OwnersTo = z.strictObject({
+  netbox_contacts: NetboxContacts,
+  fallback: z
+    .union([z.string(), z.array(z.string())], { error: 'must be an address or a list of addresses' })
+    .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean))
+    .pipe(z.array(z.string().refine(isMailbox, 'is not an e-mail address')).min(1, 'needs at least one address').max(MAX_RECIPIENTS)),
+});
+
+/** A route's owner look-up, as the relay uses it (`on` in the order given: the first that names someone wins). */
+export interface OwnerSpec {
+  role: string;
+  on: OwnerObject[];
+  priority?: (typeof CONTACT_PRIORITIES)[number];
+  fallback: string[];
+}
+
 const duration = z.union([z.string(), z.number()]).transform((value, ctx) => {
   const ms = parseDurationMs(String(value));
   if (ms === undefined) {
@@ -137,7 +194,7 @@ export const RouteSchema = z
       .string({ error: 'is required (letters, digits, - _ .)' })
       .regex(ROUTE_NAME_PATTERN, 'must be 1–64 letters, digits, "-", "_" or ".", starting with a letter or digit'),
     match: ConditionSchema.optional(),
-    to: recipients,
+    to: z.union([OwnersTo, recipients], { error: 'must be an address, a list of addresses, or { netbox_contacts, fallback }' }),
     cc: recipients,
     bcc: recipients,
     template: z
@@ -149,8 +206,15 @@ export const RouteSchema = z
     repeat_after: duration.optional(),
     continue: z.boolean({ error: 'must be true or false' }).default(false),
   })
+  .transform(({ to, ...rest }) => {
+    const route: typeof rest & { to: string[]; owners?: OwnerSpec } = { ...rest, to: Array.isArray(to) ? to : [] };
+    if (Array.isArray(to)) return route;
+    route.owners = { role: to.netbox_contacts.role, on: to.netbox_contacts.on, fallback: to.fallback };
+    if (to.netbox_contacts.priority !== undefined) route.owners.priority = to.netbox_contacts.priority;
+    return route;
+  })
   .superRefine((r, ctx) => {
-    if (r.to.length + r.cc.length + r.bcc.length === 0)
+    if (r.to.length + r.cc.length + r.bcc.length === 0 && !r.owners)
       ctx.addIssue({ code: 'custom', path: ['to'], message: 'a route needs at least one recipient (to, cc or bcc)' });
     if (r.repeat_after !== undefined && r.notify !== 'on-change') {
       ctx.addIssue({

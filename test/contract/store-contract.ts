@@ -789,6 +789,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
             '007-sent_messages_per_route',
             '008-delivery_list_indexes',
             '009-netbox_sources',
+            '010-route_mail_owner_groups',
           ]);
           expect(report.version).toBeGreaterThanOrEqual(6);
           const [before] = await upgraded.listDeliveries();

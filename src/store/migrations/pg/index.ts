@@ -7,6 +7,7 @@ import { MIGRATION_006_DELIVERY_REPORT_FIELDS } from './006-delivery-report-fiel
 import { MIGRATION_007_SENT_MESSAGES_PER_ROUTE } from './007-sent-messages-per-route';
 import { MIGRATION_008_DELIVERY_LIST_INDEXES } from './008-delivery-list-indexes';
 import { MIGRATION_009_NETBOX_SOURCES } from './009-netbox-sources';
+import { MIGRATION_010_ROUTE_MAIL_OWNER_GROUPS } from './010-route-mail-owner-groups';
 
 /** One versioned schema change; `sql` runs in one transaction. */
 export interface PgMigration {
@@ -30,4 +31,5 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   MIGRATION_007_SENT_MESSAGES_PER_ROUTE,
   MIGRATION_008_DELIVERY_LIST_INDEXES,
   MIGRATION_009_NETBOX_SOURCES,
+  MIGRATION_010_ROUTE_MAIL_OWNER_GROUPS,
 ];
