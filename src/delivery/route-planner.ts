@@ -36,6 +36,7 @@ export function createRoutePlanner(options: {
 }): RoutePlanner {
   const tags = new Map((options.sources ?? []).map((s) => [s.name, s.tags]));
   const byName = new Map(options.routes.map((r) => [r.name, r]));
+  const needsOwners = options.routes.some((r) => r.owners !== undefined);
   const needsDevices = options.routes.some((r) => r.owners !== undefined || (r.match !== undefined && namesDevices(r.match)));
   return async (delivery, composed) => {
     const facts = buildReportFacts(composed.delivery, { name: delivery.netboxSource, tags: tags.get(delivery.netboxSource) ?? {} });
@@ -47,6 +48,10 @@ export function createRoutePlanner(options: {
     const lookup = needsDevices ? await lookupOwners(options.routes, composed) : undefined;
     if (lookup?.status === 'ok') facts.devices = lookup.devices;
     else if (lookup) options.onOwnerFallback?.(delivery.netboxSource, lookup.code);
+    else if (needsOwners && composed.failures === null && facts.hasFailures) {
+      // The failing results themselves could not be read: nobody can say who owns what.
+      options.onOwnerFallback?.(delivery.netboxSource, composed.view.enrichment?.missingCode ?? 'NO_RESULTS');
+    }
     const decisions = planRoutes(options.routes, facts, trend, (name) => lastSent.get(name) ?? null);
     const plan: NewRouteMail[] = [];
     for (const decision of decisions) {
