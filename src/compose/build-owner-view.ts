@@ -1,33 +1,11 @@
 import type { SendMailOptions } from 'nodemailer';
 import type { OwnerGroupPlan } from '../store';
 import type { ReportDelivery } from '../webhook';
-import { buildReportView, type RatioView, type ReportView } from './build-report-view';
+import { buildReportView, type OwnersView, type ReportView } from './build-report-view';
 import type { ReportInsights } from './create-report-insights';
 
 /** Names of a group's devices listed in the mail; the rest are counted. */
 const MAX_LISTED_DEVICES = 20;
-
-/**
- * An owner group's mail, as templates see it (`owners`): why these recipients, which devices, and
- * the whole report's figures beside the group's own.
- */
-export interface OwnersView {
-  /** `unowned`, `whole` or `o-…`: the group's key (also in the X-Compliance-Owner-Group header). */
-  key: string;
-  /** "you are the primary owner contact of site fra1". */
-  why: string;
-  /** Why the whole report went to the fallback (NetBox could not say who owns what); null otherwise. */
-  note: string | null;
-  /** The whole report, not one owner's share of it. */
-  whole: boolean;
-  devices: string[];
-  moreDevices: number;
-  deviceCount: number;
-  /** The ratios above are this group's own devices' (false: NetBox could not count them; they are the report's). */
-  ownRatios: boolean;
-  /** The whole report's figures, for context. */
-  report: { overall: RatioView; severities: RatioView[] };
-}
 
 /**
  * The view and attachments of one owner group's mail: the failing results of its devices only, the

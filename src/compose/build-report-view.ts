@@ -1,7 +1,6 @@
 import { bandOf, buildLinks, formatDateTime, formatPercent, passPercent, type Band, type ReportLinks, type Severity } from '../report';
 import type { ReportDelivery } from '../webhook';
 import type { EnrichmentView, TrendView } from './build-insight-views';
-import type { OwnersView } from './build-owner-view';
 
 /** One line of the summary: overall or one severity. */
 export interface RatioView {
@@ -45,6 +44,28 @@ export interface VerdictView {
   previousReportId: number;
   /** "Worse than report 41: 83.3% passed, was 86.7% (−3.4 pts, +1 failing)." */
   text: string;
+}
+
+/**
+ * An owner group's mail, as templates see it (`owners`): why these recipients, which devices, and
+ * the whole report's figures beside the group's own.
+ */
+export interface OwnersView {
+  /** `unowned`, `whole` or `o-…`: the group's key (also in the X-Compliance-Owner-Group header). */
+  key: string;
+  /** "you are the primary owner contact of site fra1". */
+  why: string;
+  /** Why the whole report went to the fallback (NetBox could not say who owns what); null otherwise. */
+  note: string | null;
+  /** The whole report, not one owner's share of it. */
+  whole: boolean;
+  devices: string[];
+  moreDevices: number;
+  deviceCount: number;
+  /** The ratios above are this group's own devices' (false: NetBox could not count them; they are the report's). */
+  ownRatios: boolean;
+  /** The whole report's figures, for context. */
+  report: { overall: RatioView; severities: RatioView[] };
 }
 
 /** Everything a template can use. templates/README.md documents each field. */

@@ -1,5 +1,12 @@
 import type { SendMailOptions } from 'nodemailer';
-import { buildFailuresCsv, createFailureSummarizer, enrichReport, type Enrichment, type FailingResult, type FailureSummary } from '../enrichment';
+import {
+  buildFailuresCsv,
+  createFailureSummarizer,
+  enrichReport,
+  type Enrichment,
+  type FailingResult,
+  type FailureSummary,
+} from '../enrichment';
 import { buildLinks, buildWebUrl, findNetboxBasePath } from '../report';
 import { buildEnrichmentView, buildTrendView, type EnrichmentView, type TrendView } from './build-insight-views';
 import type { NetboxClient } from '../netbox';
@@ -80,7 +87,13 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
     }
 
     const buildSection = (current: Enrichment, suffix: string): Pick<ReportInsights, 'enrichment' | 'attachments'> => {
-      const built = buildCsvAttachment(current, { ...options, reportId: report.id, basePath, failedResultsUrl: links.failedResults, suffix });
+      const built = buildCsvAttachment(current, {
+        ...options,
+        reportId: report.id,
+        basePath,
+        failedResultsUrl: links.failedResults,
+        suffix,
+      });
       return {
         enrichment: buildEnrichmentView(current, {
           reportId: report.id,
@@ -147,7 +160,8 @@ function buildCsvAttachment(
     suffix: string;
   },
 ): { attachments: ReportInsights['attachments']; attachment: EnrichmentView['attachment'] } {
-  if (!options.attachCsv || enrichment.status !== 'ok' || enrichment.summary.results.length === 0) return { attachments: [], attachment: null };
+  if (!options.attachCsv || enrichment.status !== 'ok' || enrichment.summary.results.length === 0)
+    return { attachments: [], attachment: null };
   const csv = buildFailuresCsv(enrichment.summary.results, {
     maxBytes: options.attachMaxBytes,
     resultUrl: (id) => buildWebUrl(options.basePath, `/plugins/validity/test-results/${id}/`, options.netboxUrl),

@@ -29,4 +29,5 @@ export {
   type ReportComposer,
   type RouteContext,
 } from './report-composer';
-export { buildOwnerGroupView, type OwnersView } from './build-owner-view';
+export { buildOwnerGroupView } from './build-owner-view';
+export type { OwnersView } from './build-report-view';

@@ -117,14 +117,27 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       if (!route) return undefined;
       const group = context.group ?? null;
       const scoped = group
-        ? buildOwnerGroupView({ view, delivery: parsed, group, insights, netboxUrl: options.netboxUrl, timezone: options.timezone, sourceName: options.source?.name })
+        ? buildOwnerGroupView({
+            view,
+            delivery: parsed,
+            group,
+            insights,
+            netboxUrl: options.netboxUrl,
+            timezone: options.timezone,
+            sourceName: options.source?.name,
+          })
         : { view, attachments };
       const routeView = { ...scoped.view, route: { name: context.name, reminder: context.reminder, reason: context.reason } };
       const renderOptions = route.subject === undefined ? {} : { subject: route.subject };
       // In-line: with the CSS inlined at load a render is a Handlebars call (~0.05 ms), cheaper than
       // a hop to a render thread, and one V8 isolate less is ~30 MB (issue 16, BENCHMARKS.md).
       const rendered = options.renderer.render(routeView, route.template, renderOptions);
-      const recipients: Recipients = { to: group && route.owners ? group.to : route.to, cc: route.cc, bcc: route.bcc, replyTo: options.replyTo };
+      const recipients: Recipients = {
+        to: group && route.owners ? group.to : route.to,
+        cc: route.cc,
+        bcc: route.bcc,
+        replyTo: options.replyTo,
+      };
       // Each owner group is a conversation of its own: the same owners' mails stack report after report.
       const mailRoute = group && !group.whole && route.owners ? `${route.name}~${group.key}` : route.name;
       return buildMessage({

@@ -82,12 +82,27 @@ async function lookupOwners(routes: readonly Route[], composed: ComposedReport):
  * counts. The whole report goes to the fallback when there is nothing to split (nothing failed) or
  * nobody can say who owns what (no NetBox, NetBox down or too slow: the mail says so).
  */
-async function splitByOwner(route: Route, decision: RouteDecision, composed: ComposedReport, lookup: OwnerLookup | undefined): Promise<NewRouteMail[]> {
+async function splitByOwner(
+  route: Route,
+  decision: RouteDecision,
+  composed: ComposedReport,
+  lookup: OwnerLookup | undefined,
+): Promise<NewRouteMail[]> {
   const spec = route.owners!;
   const whole = (why: string, note: string | null): NewRouteMail => ({
     ...decision,
     reason: `${decision.reason}; ${note ? 'owners unknown: whole report to the fallback' : 'nothing failed: whole report to the fallback'}`,
-    ownerGroup: { route: route.name, key: WHOLE_GROUP_KEY, to: spec.fallback, why, deviceIds: [], devices: [], counts: null, whole: true, note },
+    ownerGroup: {
+      route: route.name,
+      key: WHOLE_GROUP_KEY,
+      to: spec.fallback,
+      why,
+      deviceIds: [],
+      devices: [],
+      counts: null,
+      whole: true,
+      note,
+    },
   });
   const failures = composed.failures;
   if (failures !== null && failures.length === 0) return [whole("nothing failed: the whole report goes to this route's fallback", null)];
@@ -97,7 +112,9 @@ async function splitByOwner(route: Route, decision: RouteDecision, composed: Com
       : lookup?.status === 'missing'
         ? lookup.reason
         : 'the relay has no NetBox URL and token for this source';
-    return [whole("you are this route's fallback", `NetBox could not say who owns the failing devices (${cause}), so this is the whole report.`)];
+    return [
+      whole("you are this route's fallback", `NetBox could not say who owns the failing devices (${cause}), so this is the whole report.`),
+    ];
   }
   const scope = decision.devices ? new Set(decision.devices) : null;
   const scoped = scope ? failures.filter((r) => r.deviceId !== null && scope.has(r.deviceId)) : failures;
@@ -106,7 +123,17 @@ async function splitByOwner(route: Route, decision: RouteDecision, composed: Com
   for (const g of groups) {
     const countable = g.deviceIds.length > 0 && g.devices.length === g.deviceIds.length;
     const counts = countable ? await composed.owners!.countResults(g.deviceIds, g.failed) : null;
-    const group: OwnerGroupPlan = { route: route.name, key: g.key, to: g.to, why: g.why, deviceIds: g.deviceIds, devices: g.devices, counts, whole: false, note: null };
+    const group: OwnerGroupPlan = {
+      route: route.name,
+      key: g.key,
+      to: g.to,
+      why: g.why,
+      deviceIds: g.deviceIds,
+      devices: g.devices,
+      counts,
+      whole: false,
+      note: null,
+    };
     plan.push({ ...decision, route: `${route.name}~${g.key}`, reason: `${decision.reason}; ${g.why}`, ownerGroup: group });
   }
   return plan;

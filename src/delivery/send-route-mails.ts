@@ -121,8 +121,7 @@ async function renderRouteMail(
     if (composed.kind === 'report') {
       const group = mail.ownerGroup ?? null;
       message = await composed.messageFor({ name: group?.route ?? mail.route, reminder: mail.reminder, reason: mail.reason, group });
-    }
-    else if (mail.route === composed.route) message = composed.message;
+    } else if (mail.route === composed.route) message = composed.message;
   } catch (error) {
     return { ok: false, failure: classifyRenderFailure(error ?? new Error('rendering failed')) };
   }

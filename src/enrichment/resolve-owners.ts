@@ -33,8 +33,7 @@ export interface OwnerContact {
 
 /** What NetBox says about a report's failing devices and their owners, or why it could not say. */
 export type OwnerLookup =
-  | { status: 'ok'; devices: NetboxDevice[]; contacts: OwnerContact[] }
-  | { status: 'missing'; code: string; reason: string };
+  { status: 'ok'; devices: NetboxDevice[]; contacts: OwnerContact[] } | { status: 'missing'; code: string; reason: string };
 
 /** Owner look-ups bound to one delivery's budget (NETBOX_ENRICH_BUDGET_MS, measured from the first request). */
 export interface OwnerDirectory {
@@ -130,7 +129,9 @@ async function lookupOwners(
       assignments.push(...(await listContactAssignments(client, q, budget, pageSize)));
     }
   }
-  const contacts = new Map((await listContacts(client, [...new Set(assignments.map((a) => a.contactId))], budget, pageSize)).map((c) => [c.id, c]));
+  const contacts = new Map(
+    (await listContacts(client, [...new Set(assignments.map((a) => a.contactId))], budget, pageSize)).map((c) => [c.id, c]),
+  );
   return {
     status: 'ok',
     devices,
@@ -145,7 +146,11 @@ async function lookupOwners(
 
 function describeLookupFailure(error: unknown, options: OwnerResolverOptions): OwnerLookup {
   if (!(error instanceof NetboxError)) {
-    return { status: 'missing', code: 'PROTOCOL', reason: `reading the owners from NetBox failed (${(error as Error)?.message ?? String(error)})` };
+    return {
+      status: 'missing',
+      code: 'PROTOCOL',
+      reason: `reading the owners from NetBox failed (${(error as Error)?.message ?? String(error)})`,
+    };
   }
   const seconds = Math.round(options.budgetMs / 100) / 10;
   const reasons: Record<string, string> = {

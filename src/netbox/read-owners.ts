@@ -54,7 +54,12 @@ export async function readNetboxMajor(client: NetboxClient, budget: RequestBudge
 }
 
 /** The devices with these ids, read in batches (`id=` repeated) following NetBox's `next` links. */
-export async function listDevices(client: NetboxClient, ids: readonly number[], budget: RequestBudget, pageSize = 1000): Promise<NetboxDevice[]> {
+export async function listDevices(
+  client: NetboxClient,
+  ids: readonly number[],
+  budget: RequestBudget,
+  pageSize = 1000,
+): Promise<NetboxDevice[]> {
   const devices: NetboxDevice[] = [];
   for (const chunk of chunkIds(ids)) {
     const query = new URLSearchParams(chunk.map((id): [string, string] => ['id', String(id)]));
@@ -99,7 +104,12 @@ export async function listContactAssignments(
 }
 
 /** The contacts with these ids (for their e-mail addresses), in batches. */
-export async function listContacts(client: NetboxClient, ids: readonly number[], budget: RequestBudget, pageSize = 1000): Promise<NetboxContact[]> {
+export async function listContacts(
+  client: NetboxClient,
+  ids: readonly number[],
+  budget: RequestBudget,
+  pageSize = 1000,
+): Promise<NetboxContact[]> {
   const contacts: NetboxContact[] = [];
   for (const chunk of chunkIds(ids)) {
     const query = new URLSearchParams(chunk.map((id): [string, string] => ['id', String(id)]));
@@ -109,7 +119,11 @@ export async function listContacts(client: NetboxClient, ids: readonly number[],
       (page) => {
         for (const raw of page) {
           if (typeof raw.id !== 'number') continue;
-          contacts.push({ id: raw.id, name: typeof raw.name === 'string' ? raw.name : `contact ${raw.id}`, email: typeof raw.email === 'string' ? raw.email.trim() : '' });
+          contacts.push({
+            id: raw.id,
+            name: typeof raw.name === 'string' ? raw.name : `contact ${raw.id}`,
+            email: typeof raw.email === 'string' ? raw.email.trim() : '',
+          });
         }
       },
       budget,

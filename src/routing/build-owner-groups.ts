@@ -36,14 +36,22 @@ const OBJECT_WORDS: Record<OwnerObjectType, string> = { 'dcim.device': 'device',
  * their recipients, so two sites with the same owner give one mail. A device nobody owns goes to the
  * fallback addresses.
  */
-export function buildOwnerGroups(spec: OwnerSpec, failures: readonly OwnedFailure[], devices: readonly NetboxDevice[], contacts: readonly OwnerContact[]): OwnerGroupDraft[] {
+export function buildOwnerGroups(
+  spec: OwnerSpec,
+  failures: readonly OwnedFailure[],
+  devices: readonly NetboxDevice[],
+  contacts: readonly OwnerContact[],
+): OwnerGroupDraft[] {
   const byId = new Map(devices.map((d) => [d.id, d]));
   const byObject = new Map<string, OwnerContact[]>();
   for (const c of contacts) {
     const key = `${c.objectType}:${c.objectId}`;
     byObject.set(key, [...(byObject.get(key) ?? []), c]);
   }
-  const groups = new Map<string, { to: string[]; objects: string[]; ids: Set<number>; names: Set<string>; failed: Record<Severity, number> }>();
+  const groups = new Map<
+    string,
+    { to: string[]; objects: string[]; ids: Set<number>; names: Set<string>; failed: Record<Severity, number> }
+  >();
   const join = (key: string, to: string[], object: string | null, failure: OwnedFailure) => {
     let group = groups.get(key);
     if (!group) {
@@ -95,7 +103,10 @@ function findOwners(spec: OwnerSpec, device: NetboxDevice, byObject: Map<string,
 
 /** The same recipients (whatever their case and order) give the same key, on every replica. */
 function buildGroupKey(to: readonly string[]): string {
-  const canonical = to.map((a) => a.toLowerCase()).sort().join('\n');
+  const canonical = to
+    .map((a) => a.toLowerCase())
+    .sort()
+    .join('\n');
   return `o-${createHash('sha256').update(canonical, 'utf8').digest('hex').slice(0, 12)}`;
 }
 

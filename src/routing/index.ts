@@ -38,5 +38,13 @@ export {
   type RatioFacts,
   type RoutingTrend,
 } from './report-facts';
-export { planRoutes, matchCondition, matchDevice, decideNotify, type RouteDecision, type RouteOutcome, type LastSentLookup } from './plan-routes';
+export {
+  planRoutes,
+  matchCondition,
+  matchDevice,
+  decideNotify,
+  type RouteDecision,
+  type RouteOutcome,
+  type LastSentLookup,
+} from './plan-routes';
 export { buildOwnerGroups, UNOWNED_GROUP_KEY, type OwnerGroupDraft, type OwnedFailure } from './build-owner-groups';

@@ -83,7 +83,13 @@ const slugList = z
  * attributes (every field given must match; a list means any of its values; `tags`: every tag).
  */
 const DeviceCondition = z
-  .strictObject({ site: slugList.optional(), tenant: slugList.optional(), role: slugList.optional(), platform: slugList.optional(), tags: slugList.optional() })
+  .strictObject({
+    site: slugList.optional(),
+    tenant: slugList.optional(),
+    role: slugList.optional(),
+    platform: slugList.optional(),
+    tags: slugList.optional(),
+  })
   .refine((d) => Object.values(d).some((v) => v !== undefined), 'give at least one of site, tenant, role, platform, tags');
 
 export type FailedConditionT = z.infer<typeof FailedCondition>;
@@ -147,9 +153,13 @@ export const CONTACT_PRIORITIES = ['primary', 'secondary', 'tertiary', 'inactive
 
 /** `netbox_contacts: { role: owner, on: [device, site, tenant], priority: primary }`. */
 const NetboxContacts = z.strictObject({
-  role: z.string({ error: "must be the contact role's slug (e.g. owner)" }).regex(/^[-a-zA-Z0-9_]{1,100}$/, "must be the contact role's slug (e.g. owner)"),
+  role: z
+    .string({ error: "must be the contact role's slug (e.g. owner)" })
+    .regex(/^[-a-zA-Z0-9_]{1,100}$/, "must be the contact role's slug (e.g. owner)"),
   on: z
-    .union([z.enum(OWNER_OBJECTS), z.array(z.enum(OWNER_OBJECTS)).min(1).max(3)], { error: `must be one or more of ${OWNER_OBJECTS.join(', ')}` })
+    .union([z.enum(OWNER_OBJECTS), z.array(z.enum(OWNER_OBJECTS)).min(1).max(3)], {
+      error: `must be one or more of ${OWNER_OBJECTS.join(', ')}`,
+    })
     .transform((v) => [...new Set(Array.isArray(v) ? v : [v])])
     .default(['device', 'site', 'tenant']),
   priority: z.enum(CONTACT_PRIORITIES, { error: `must be one of ${CONTACT_PRIORITIES.join(', ')}` }).optional(),

@@ -449,7 +449,10 @@ export class PgStore implements Store {
   }
 
   async lastRouteMailCompletedAt(route: string, deliveryId: number): Promise<string | null> {
-    return (await this.selectAll(queries.routeMails.lastCompletedAt, { route, routeGroups: buildRouteGroupsPattern(route), deliveryId }))[0]?.t ?? null;
+    return (
+      (await this.selectAll(queries.routeMails.lastCompletedAt, { route, routeGroups: buildRouteGroupsPattern(route), deliveryId }))[0]
+        ?.t ?? null
+    );
   }
 
   async checkWritable(now: number): Promise<void> {

@@ -515,7 +515,11 @@ export class SqliteStore implements Store {
   }
 
   async lastRouteMailCompletedAt(route: string, deliveryId: number): Promise<string | null> {
-    return this.run((db) => selectOne(db, queries.routeMails.lastCompletedAt, { route, routeGroups: buildRouteGroupsPattern(route), deliveryId }))?.t ?? null;
+    return (
+      this.run((db) =>
+        selectOne(db, queries.routeMails.lastCompletedAt, { route, routeGroups: buildRouteGroupsPattern(route), deliveryId }),
+      )?.t ?? null
+    );
   }
 
   async checkWritable(now: number): Promise<void> {

@@ -59,7 +59,12 @@ test("migration 9 keeps the watchdog's state as the default source's", async () 
     db.close();
     const store = SqliteStore.open({ dataDir });
     try {
-      expect((await store.migrate()).applied).toEqual(['007-sent_messages_per_route', '008-delivery_list_indexes', '009-netbox_sources', '010-route_mail_owner_groups']);
+      expect((await store.migrate()).applied).toEqual([
+        '007-sent_messages_per_route',
+        '008-delivery_list_indexes',
+        '009-netbox_sources',
+        '010-route_mail_owner_groups',
+      ]);
       expect(await store.getWatchdogState(100)).toEqual({ state: 'overdue', since: 5, createdAt: 1, changedAt: 6, version: 3 });
       expect(await store.getWatchdogState(100, 'lab')).toEqual({ state: 'ok', since: null, createdAt: 100, changedAt: 100, version: 0 });
     } finally {

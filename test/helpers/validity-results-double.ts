@@ -253,7 +253,9 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
 }
 
 function renderRef(ref: RefSpec | null | undefined): Record<string, unknown> | null {
-  return ref ? { id: ref.id, url: `http://netbox.internal:8000/api/x/${ref.id}/`, display: ref.name, name: ref.name, slug: ref.slug } : null;
+  return ref
+    ? { id: ref.id, url: `http://netbox.internal:8000/api/x/${ref.id}/`, display: ref.name, name: ref.name, slug: ref.slug }
+    : null;
 }
 
 /** A device as NetBox serializes it: 4.x `role`, 3.x `device_role` (the name 3.6 deprecated). */
@@ -282,7 +284,12 @@ function renderAssignment(a: AssignmentSpec, contact: ContactSpec | undefined, v
     [v4 ? 'object_type' : 'content_type']: a.objectType,
     object_id: a.objectId,
     object: { id: a.objectId, display: `object ${a.objectId}` },
-    contact: { id: a.contactId, url: `http://netbox.internal:8000/api/tenancy/contacts/${a.contactId}/`, display: contact?.name ?? '', name: contact?.name ?? '' },
+    contact: {
+      id: a.contactId,
+      url: `http://netbox.internal:8000/api/tenancy/contacts/${a.contactId}/`,
+      display: contact?.name ?? '',
+      name: contact?.name ?? '',
+    },
     role: renderRef(a.role),
     priority: a.priority ? { value: a.priority, label: a.priority[0].toUpperCase() + a.priority.slice(1) } : null,
     tags: [],

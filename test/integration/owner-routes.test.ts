@@ -10,7 +10,11 @@ const NTP = { id: 1, name: 'ntp-servers', severity: 'HIGH' as const };
 const SNMP = { id: 2, name: 'snmp-community', severity: 'MIDDLE' as const };
 const OWNER = { id: 1, name: 'Owner', slug: 'owner' };
 const OPERATIONS = { id: 2, name: 'Operations', slug: 'operations' };
-const SITES = { fra1: { id: 1, name: 'Frankfurt 1', slug: 'fra1' }, ams1: { id: 2, name: 'Amsterdam 1', slug: 'ams1' }, lon1: { id: 3, name: 'London 1', slug: 'lon1' } };
+const SITES = {
+  fra1: { id: 1, name: 'Frankfurt 1', slug: 'fra1' },
+  ams1: { id: 2, name: 'Amsterdam 1', slug: 'ams1' },
+  lon1: { id: 3, name: 'London 1', slug: 'lon1' },
+};
 const ACME = { id: 7, name: 'Acme', slug: 'acme' };
 const ACCESS = { id: 5, name: 'Access switch', slug: 'access-switch' };
 const CORE = { id: 6, name: 'Core switch', slug: 'core-switch' };
@@ -97,7 +101,14 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
 
   async function start(env: Record<string, string> = {}): Promise<TestRelay> {
     relay = await startTestRelay(
-      { SMTP_URL: smtp.url, MAIL_FROM: 'Compliance <relay@example.com>', ROUTES_FILE: path.join(dir, 'routes.yaml'), NETBOX_URL: netbox.url, NETBOX_TOKEN: TOKEN, ...env },
+      {
+        SMTP_URL: smtp.url,
+        MAIL_FROM: 'Compliance <relay@example.com>',
+        ROUTES_FILE: path.join(dir, 'routes.yaml'),
+        NETBOX_URL: netbox.url,
+        NETBOX_TOKEN: TOKEN,
+        ...env,
+      },
       { dataDir: path.join(dir, 'data') },
     );
     return relay;
@@ -106,7 +117,10 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
   async function deliver(r: TestRelay, id: number): Promise<number> {
     const specs = results();
     netbox.reports.set(id, { id, created: '2026-03-06T15:11:18.123456Z', results: specs });
-    const body = buildBody({ version: '4.6', data: buildReportData({ id, created: '2026-03-06T15:11:18.123456Z', ...countResults(specs) }) });
+    const body = buildBody({
+      version: '4.6',
+      data: buildReportData({ id, created: '2026-03-06T15:11:18.123456Z', ...countResults(specs) }),
+    });
     const res = await postWebhook(r.webhookUrl, body);
     expect(res.status).toBe(202);
     return res.json.id as number;
@@ -191,7 +205,12 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
     await waitUntil(() => (r.workerOutcomes.some((o) => o.type === 'sent') ? true : undefined), 15_000, 'the delivery to be sent');
     expect(r.workerOutcomes.map((o) => o.type)).toEqual(['retry', 'sent']);
     const asked = netbox.requests.filter((q) => q.path.startsWith('/api/tenancy/')).length;
-    expect(smtp.received.map(to).sort()).toEqual(['alice@example.com,eve@example.com', 'bob@example.com', 'noc@example.com', 'oncall@example.com']);
+    expect(smtp.received.map(to).sort()).toEqual([
+      'alice@example.com,eve@example.com',
+      'bob@example.com',
+      'noc@example.com',
+      'oncall@example.com',
+    ]);
 
     // The retry sent the refused group's mail from the recorded plan: NetBox was not asked again.
     const plan = await r.relay.store.listRouteMails([id]);
@@ -203,7 +222,11 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
     const again = await start();
     expect(await again.relay.store.requeue(id, Date.now())).toBe(true);
     again.relay.worker.kick();
-    await waitUntil(async () => ((await again.relay.store.getDelivery(id))!.state === 'sent' ? true : undefined), 10_000, 'the requeued delivery');
+    await waitUntil(
+      async () => ((await again.relay.store.getDelivery(id))!.state === 'sent' ? true : undefined),
+      10_000,
+      'the requeued delivery',
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(smtp.received).toHaveLength(4);
     expect(netbox.requests.filter((q) => q.path.startsWith('/api/tenancy/')).length).toBe(asked);
@@ -231,7 +254,10 @@ describe('routes by owner when NetBox is down', () => {
     );
     try {
       const specs = results();
-      const body = buildBody({ version: '4.6', data: buildReportData({ id: 401, created: '2026-03-06T15:11:18.123456Z', ...countResults(specs) }) });
+      const body = buildBody({
+        version: '4.6',
+        data: buildReportData({ id: 401, created: '2026-03-06T15:11:18.123456Z', ...countResults(specs) }),
+      });
       expect((await postWebhook(relay.webhookUrl, body)).status).toBe(202);
       // The owners' fallback gets the whole report; the core page (devices unknown) still goes, with everything.
       const mails = await smtp.waitFor(2);
