@@ -178,6 +178,15 @@ const OwnersTo = z.strictObject({
     .pipe(z.array(z.string().refine(isMailbox, 'is not an e-mail address')).min(1, 'needs at least one address').max(MAX_RECIPIENTS)),
 });
 
+/** `to`: addresses, or NetBox's contacts (an object): each problem reported for the form that was written. */
+const routeTo = z.unknown().transform((value, ctx) => {
+  const schema = value !== null && typeof value === 'object' && !Array.isArray(value) ? OwnersTo : recipients;
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+  return z.NEVER;
+});
+
 /** A route's owner look-up, as the relay uses it (`on` in the order given: the first that names someone wins). */
 export interface OwnerSpec {
   role: string;
@@ -204,7 +213,7 @@ export const RouteSchema = z
       .string({ error: 'is required (letters, digits, - _ .)' })
       .regex(ROUTE_NAME_PATTERN, 'must be 1–64 letters, digits, "-", "_" or ".", starting with a letter or digit'),
     match: ConditionSchema.optional(),
-    to: z.union([OwnersTo, recipients], { error: 'must be an address, a list of addresses, or { netbox_contacts, fallback }' }),
+    to: routeTo,
     cc: recipients,
     bcc: recipients,
     template: z
