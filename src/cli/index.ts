@@ -157,6 +157,7 @@ function registerMailCommands(program: Command, io: CliIo, setExitCode: SetExitC
     .option('--id <n>', 'a delivery from the store, by id')
     .option('--last', 'the newest delivery in the store')
     .option('--route <name>', 'the route whose template set, subject and recipients to use (default: the first)')
+    .option('--group <key>', 'a route by owner (netbox_contacts): the owner group whose mail to write (default: the first)')
     .requiredOption('--out <dir>', 'where to write the four files')
     .action(async (file: string | undefined, options: PreviewOptions) => {
       const config = loadConfigOrReport(io);

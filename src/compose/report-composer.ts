@@ -132,8 +132,9 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       // In-line: with the CSS inlined at load a render is a Handlebars call (~0.05 ms), cheaper than
       // a hop to a render thread, and one V8 isolate less is ~30 MB (issue 16, BENCHMARKS.md).
       const rendered = options.renderer.render(routeView, route.template, renderOptions);
+      // A route by owner without a group (a preview, a send-test) goes to its fallback.
       const recipients: Recipients = {
-        to: group && route.owners ? group.to : route.to,
+        to: route.owners ? (group?.to ?? route.owners.fallback) : route.to,
         cc: route.cc,
         bcc: route.bcc,
         replyTo: options.replyTo,
