@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { runCli } from '../../src/cli';
+import { captureIo } from '../helpers/cli-io';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
@@ -195,6 +197,72 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
       'noc@example.com',
       'oncall@example.com',
     ]);
+  });
+
+  it('preview, deliveries and check-config --online show the owner groups and why', async () => {
+    stock(netbox);
+    const r = await start();
+    const id = await deliver(r, 304);
+    await smtp.waitFor(4);
+    await waitUntil(() => r.workerOutcomes.length > 0 || undefined, 10_000, 'the outcome');
+    await r.stop();
+    relay = undefined;
+    const env = {
+      SMTP_URL: smtp.url,
+      ROUTES_FILE: path.join(dir, 'routes.yaml'),
+      NETBOX_URL: netbox.url,
+      NETBOX_TOKEN: TOKEN,
+      DATA_DIR: path.join(dir, 'data'),
+    };
+    const cli = async (args: string[]) => {
+      const io = captureIo(env, dir);
+      const code = await runCli(['node', 'compliance-relay', ...args], io);
+      return { code, out: io.out(), err: io.err() };
+    };
+
+    const listed = await cli(['deliveries', '--json']);
+    expect(listed.code).toBe(0);
+    const {
+      deliveries: [row],
+    } = JSON.parse(listed.out) as {
+      deliveries: {
+        routes: { route: string; owners?: { group: string; to: string[]; why: string; devices: string[] } }[];
+      }[];
+    };
+    expect(row.routes.find((m) => m.owners?.group === 'unowned')).toMatchObject({
+      owners: { to: ['noc@example.com'], devices: ['sw-lon-1'], why: expect.stringContaining("this route's fallback") },
+    });
+    expect(row.routes.find((m) => m.owners?.to.includes('bob@example.com'))?.owners?.why).toBe(
+      'you are the primary owner contact of site ams1',
+    );
+
+    const before = netbox.requests.length;
+    const preview = await cli(['preview', '--id', String(id), '--route', 'owners', '--group', 'unowned', '--out', 'preview']);
+    expect(preview.err).toBe('');
+    expect(preview.out).toContain('Owner groups (as recorded when the delivery was planned; choose with --group):');
+    expect(preview.out).toContain('* unowned: noc@example.com: no primary owner contact');
+    expect(preview.out).toContain('bob@example.com: you are the primary owner contact of site ams1 (sw-ams-1)');
+    expect(preview.out).toContain('Envelope: from');
+    expect(fs.readFileSync(path.join(dir, 'preview', 'mail.txt'), 'utf8')).toContain('sw-lon-1');
+    // The recorded groups were shown: NetBox was not asked who owns what.
+    expect(netbox.requests.slice(before).some((q) => q.path.startsWith('/api/tenancy/'))).toBe(false);
+
+    const online = await cli(['check-config', '--online']);
+    expect(online.out).toContain(`Route owners, latest report 304 of source default (delivery ${id}):`);
+    expect(online.out).toContain('alice@example.com, eve@example.com: you are the primary owner contact of site fra1 (sw-fra-1, sw-fra-2)');
+
+    // A delivery file was never planned: its groups are resolved now, from NetBox, and nothing is stored.
+    const file = path.join(dir, 'delivery.json');
+    const specs = results();
+    netbox.reports.set(305, { id: 305, created: '2026-03-06T15:11:18.123456Z', results: specs });
+    fs.writeFileSync(
+      file,
+      buildBody({ version: '4.6', data: buildReportData({ id: 305, created: '2026-03-06T15:11:18.123456Z', ...countResults(specs) }) }),
+    );
+    const fresh = await cli(['preview', file, '--route', 'owners', '--out', 'preview2']);
+    expect(fresh.err).toBe('');
+    expect(fresh.out).toContain('Owner groups (resolved now from NetBox; nothing is stored; choose with --group):');
+    expect(fresh.out).toContain('bob@example.com: you are the primary owner contact of site ams1');
   });
 
   it('a 4xx in the middle of the owner mails retries only the one refused, with the groups decided at first, even after a restart', async () => {
