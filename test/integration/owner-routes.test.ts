@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runCli } from '../../src/cli';
+import { createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
+import { textOf } from '../helpers/html';
 import { captureIo } from '../helpers/cli-io';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
@@ -8,6 +10,7 @@ import { startSmtpPeer, type ReceivedMail, type SmtpPeer } from '../helpers/smtp
 import { countResults, startNetboxDouble, type NetboxDouble, type ResultSpec } from '../helpers/validity-results-double';
 
 const TOKEN = '0123456789abcdef0123456789abcdef01234567';
+const ADMIN_TOKEN = 'owner-routes-admin-token-0123456789';
 const NTP = { id: 1, name: 'ntp-servers', severity: 'HIGH' as const };
 const SNMP = { id: 2, name: 'snmp-community', severity: 'MIDDLE' as const };
 const OWNER = { id: 1, name: 'Owner', slug: 'owner' };
@@ -201,10 +204,16 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
 
   it('preview, deliveries and check-config --online show the owner groups and why', async () => {
     stock(netbox);
-    const r = await start();
+    const r = await start({ ADMIN_TOKEN });
     const id = await deliver(r, 304);
     await smtp.waitFor(4);
     await waitUntil(() => r.workerOutcomes.length > 0 || undefined, 10_000, 'the outcome');
+    // The delivery's page names each group's recipients, devices and why.
+    const cookie = `${SESSION_COOKIE}=${createSessionKeys(ADMIN_TOKEN).issue(Date.now()).cookie}`;
+    const page = textOf(await (await fetch(`${r.url}/ui/deliveries/${id}`, { headers: { Cookie: cookie } })).text());
+    expect(page).toContain('to alice@example.com, eve@example.com');
+    expect(page).toContain('you are the primary owner contact of site fra1');
+    expect(page).toContain('devices: sw-fra-1, sw-fra-2');
     await r.stop();
     relay = undefined;
     const env = {
