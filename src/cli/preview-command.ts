@@ -70,7 +70,7 @@ async function chooseRoute(
 ): Promise<Route> {
   if (name !== undefined) return routes.find((r) => r.name === name)!;
   const mailed = store ? (await store.listRouteMails([deliveryId])).find((m) => m.outcome === 'send') : undefined;
-  return routes.find((r) => r.name === mailed?.route) ?? routes[0];
+  return routes.find((r) => r.name === (mailed?.ownerGroup?.route ?? mailed?.route)) ?? routes[0];
 }
 
 /** Composes the route's mail as the worker does (history read, never written) and writes its four files. */
