@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config';
 import type { OwnerContact } from '../../src/enrichment';
 import type { NetboxDevice } from '../../src/netbox';
 import { buildCountTrend, buildOwnerGroups, parseRoutesFile, planRoutes, RoutesFileError, type ReportFacts } from '../../src/routing';
@@ -87,6 +88,28 @@ describe('routes file: recipients from NetBox contacts and device conditions', (
     expect(text).toContain('route 1 (no-fallback) to.fallback: must be an address or a list of addresses');
     expect(text).toContain('route 2 (empty-device) match.device: give at least one of site, tenant, role, platform, tags');
     expect(issues.find((i) => i.where.startsWith('route 2'))?.line).toBe(6);
+  });
+});
+
+describe('routes by owner need a NetBox to ask', () => {
+  it('check-config refuses a netbox_contacts route without NETBOX_URL and a token, and takes it with them', () => {
+    const read = (f: string) => fs.readFileSync(f, 'utf8');
+    const env = { ROUTES_FILE: EXAMPLE, SMTP_URL: 'smtp://127.0.0.1:25' };
+    let error: unknown;
+    try {
+      loadConfig({ ...env, NETBOX_URL: 'https://netbox.example.com' }, { readFile: read });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).issues).toEqual([
+      { variable: 'ROUTES_FILE', message: expect.stringContaining('route owners to.netbox_contacts: needs NETBOX_URL and NETBOX_TOKEN') },
+    ]);
+    const config = loadConfig(
+      { ...env, NETBOX_URL: 'https://netbox.example.com', NETBOX_TOKEN: '0123456789abcdef0123456789abcdef01234567' },
+      { readFile: read },
+    );
+    expect(config.routing.routes.map((r) => r.name)).toEqual(['core-page', 'owners']);
   });
 });
 
