@@ -58,6 +58,8 @@ export function createRoutePlanner(options: {
       const route = byName.get(decision.route);
       if (decision.outcome === 'send' && route?.owners) plan.push(...(await splitByOwner(route, decision, composed, lookup)));
       else if (decision.outcome === 'send' && route && decision.devices) plan.push(await scopeToDevices(route, decision, composed));
+      else if (decision.outcome === 'send' && route?.match && namesDevices(route.match) && facts.hasFailures && !facts.devices)
+        plan.push(unscoped(route, decision, composed, lookup));
       else plan.push(decision);
     }
     return plan;
@@ -152,5 +154,32 @@ async function scopeToDevices(route: Route, decision: RouteDecision, composed: C
   return {
     ...decision,
     ownerGroup: { route: route.name, key: 'devices', to: route.to, why, deviceIds, devices, counts, whole: false, note: null },
+  };
+}
+
+/**
+ * A route with a `device` condition when NetBox could not say which devices fail where: it matched so
+ * no page is lost, and its mail is the whole report, saying why.
+ */
+function unscoped(route: Route, decision: RouteDecision, composed: ComposedReport, lookup: OwnerLookup | undefined): NewRouteMail {
+  const cause =
+    lookup?.status === 'missing'
+      ? lookup.reason
+      : (composed.view.enrichment?.missingReason ?? 'the relay has no NetBox URL and token for this source');
+  const note = `NetBox could not say which failing devices the route's device condition selects (${cause}), so this is the whole report.`;
+  return {
+    ...decision,
+    reason: `${decision.reason}; devices unknown: whole report`,
+    ownerGroup: {
+      route: route.name,
+      key: WHOLE_GROUP_KEY,
+      to: route.to,
+      why: "you are this route's recipient",
+      deviceIds: [],
+      devices: [],
+      counts: null,
+      whole: true,
+      note,
+    },
   };
 }
