@@ -29,8 +29,9 @@ export function buildOwnerGroupView(input: {
     whole: group.whole,
     devices: group.devices.slice(0, MAX_LISTED_DEVICES),
     moreDevices: Math.max(0, group.devices.length - MAX_LISTED_DEVICES),
-    deviceCount: group.devices.length,
+    deviceCount: group.ownedDevices ?? group.devices.length,
     ownRatios: !group.whole && group.counts !== null,
+    owned: !group.whole && group.counts !== null && group.ownedDevices != null,
     report: { overall: view.overall, severities: view.severities },
   };
   if (group.whole) return { view: { ...view, owners }, attachments: input.insights?.attachments };
@@ -55,7 +56,7 @@ function withCounts(delivery: ReportDelivery, group: OwnerGroupPlan): ReportDeli
     ...delivery,
     report: {
       ...delivery.report,
-      device_count: group.devices.length,
+      device_count: group.ownedDevices ?? group.devices.length,
       high_passed: c.HIGH.passed,
       high_count: c.HIGH.count,
       middle_passed: c.MIDDLE.passed,

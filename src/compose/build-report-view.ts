@@ -64,6 +64,8 @@ export interface OwnersView {
   deviceCount: number;
   /** The ratios above are this group's own devices' (false: NetBox could not count them; they are the report's). */
   ownRatios: boolean;
+  /** The ratios are over every device the group owns in NetBox (`deviceCount` of them), not only the failing ones in `devices`. */
+  owned: boolean;
   /** The whole report's figures, for context. */
   report: { overall: RatioView; severities: RatioView[] };
 }

@@ -1,5 +1,5 @@
 import type { ComposedReport } from '../compose';
-import type { OwnerLookup } from '../enrichment';
+import type { FailingResult, OwnerLookup } from '../enrichment';
 import {
   buildCountTrend,
   buildOwnerGroups,
@@ -7,6 +7,7 @@ import {
   buildRoutingTrend,
   planRoutes,
   type Condition,
+  type OwnerGroupDraft,
   type Route,
   type RouteDecision,
   type SourceFacts,
@@ -123,8 +124,8 @@ async function splitByOwner(
   const groups = buildOwnerGroups(spec, scoped, lookup.devices, lookup.contacts);
   const plan: NewRouteMail[] = [];
   for (const g of groups) {
-    const countable = g.deviceIds.length > 0 && g.devices.length === g.deviceIds.length;
-    const counts = countable ? await composed.owners!.countResults(g.deviceIds, g.failed) : null;
+    // A route narrowed by a device condition knows only its failing devices: its ratios are theirs.
+    const { counts, ownedDevices } = scope ? await countFailingDevices(g, composed) : await countOwnedDevices(g, failures, composed);
     const group: OwnerGroupPlan = {
       route: route.name,
       key: g.key,
@@ -133,12 +134,38 @@ async function splitByOwner(
       deviceIds: g.deviceIds,
       devices: g.devices,
       counts,
+      ownedDevices,
       whole: false,
       note: null,
     };
     plan.push({ ...decision, route: `${route.name}~${g.key}`, reason: `${decision.reason}; ${g.why}`, ownerGroup: group });
   }
   return plan;
+}
+
+/** The ratios over a group's failing devices alone (unowned devices, or a route narrowed to some devices). */
+async function countFailingDevices(g: OwnerGroupDraft, composed: ComposedReport): Promise<Pick<OwnerGroupPlan, 'counts' | 'ownedDevices'>> {
+  const countable = g.deviceIds.length > 0 && g.devices.length === g.deviceIds.length;
+  return { counts: countable ? await composed.owners!.countResults(g.deviceIds, g.failed) : null, ownedDevices: null };
+}
+
+/**
+ * The ratios over every device the group owns: each device NetBox lists for its sites, tenants and
+ * devices, failing or not (a site's passing switches count too). Its failed results are all of the
+ * report's failures on those devices. When NetBox cannot list them, over its failing devices.
+ */
+async function countOwnedDevices(
+  g: OwnerGroupDraft,
+  failures: readonly FailingResult[],
+  composed: ComposedReport,
+): Promise<Pick<OwnerGroupPlan, 'counts' | 'ownedDevices'>> {
+  const owned = g.objects.length > 0 ? await composed.owners!.ownedDevices(g.objects) : null;
+  if (!owned) return countFailingDevices(g, composed);
+  const ids = new Set([...owned, ...g.deviceIds]);
+  const failed = { HIGH: 0, MIDDLE: 0, LOW: 0 };
+  for (const r of failures) if (r.deviceId !== null && ids.has(r.deviceId)) failed[r.severity] += 1;
+  const counts = await composed.owners!.countResults([...ids], failed);
+  return counts ? { counts, ownedDevices: ids.size } : countFailingDevices(g, composed);
 }
 
 /** A route whose `device` conditions select some failing devices: its one mail holds only theirs (and their counts). */

@@ -3,6 +3,7 @@ import {
   listContactAssignments,
   listContacts,
   listDevices,
+  listOwnedDeviceIds,
   NetboxError,
   readNetboxMajor,
   type NetboxClient,
@@ -38,6 +39,8 @@ export type OwnerLookup =
 /** Owner look-ups bound to one delivery's budget (NETBOX_ENRICH_BUDGET_MS, measured from the first request). */
 export interface OwnerDirectory {
   lookup(deviceIds: readonly number[], queries: readonly OwnerQuery[]): Promise<OwnerLookup>;
+  /** Every device NetBox lists for these objects (devices, sites, tenants), or null when it could not say. */
+  ownedDevices(objects: readonly { type: OwnerObjectType; id: number }[]): Promise<number[] | null>;
   /** The results of these devices counted per severity, or null when NetBox could not say. */
   countResults(deviceIds: readonly number[], failed: Record<'HIGH' | 'MIDDLE' | 'LOW', number>): Promise<SeverityCounts | null>;
 }
@@ -87,6 +90,17 @@ export function createOwnerResolver(options: OwnerResolverOptions): (reportKey: 
           return await cached(key, () => lookupOwners(options, deviceIds, queries, startBudget()));
         } catch (error) {
           return describeLookupFailure(error, options);
+        }
+      },
+      async ownedDevices(objects) {
+        const key = `${reportKey}|owned|${objects
+          .map((o) => `${o.type}:${o.id}`)
+          .sort()
+          .join(',')}`;
+        try {
+          return await cached(key, () => listOwnedDeviceIds(options.client, objects, startBudget(), options.pageSize));
+        } catch {
+          return null;
         }
       },
       async countResults(deviceIds, failed) {

@@ -4,6 +4,7 @@ export { parsePageStream, PageScanner, type NetboxPage } from './parse-page-stre
 export {
   readNetboxMajor,
   listDevices,
+  listOwnedDeviceIds,
   listContactAssignments,
   listContacts,
   countDeviceResults,

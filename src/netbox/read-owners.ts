@@ -70,6 +70,38 @@ export async function listDevices(
 }
 
 /**
+ * Every device NetBox lists for these objects (a device itself, every device of a site or of a
+ * tenant), by id: the devices an owner owns, failing or not, whose results make the owner's ratios.
+ */
+export async function listOwnedDeviceIds(
+  client: NetboxClient,
+  objects: readonly { type: OwnerObjectType; id: number }[],
+  budget: RequestBudget,
+  pageSize = 1000,
+): Promise<number[]> {
+  const ids = new Set(objects.filter((o) => o.type === 'dcim.device').map((o) => o.id));
+  const filters: [OwnerObjectType, string][] = [
+    ['dcim.site', 'site_id'],
+    ['tenancy.tenant', 'tenant_id'],
+  ];
+  for (const [type, filter] of filters) {
+    for (const chunk of chunkIds(objects.filter((o) => o.type === type).map((o) => o.id))) {
+      const query = new URLSearchParams(chunk.map((id): [string, string] => [filter, String(id)]));
+      query.set('brief', '1');
+      query.set('limit', String(pageSize));
+      await client.streamList(
+        `/api/dcim/devices/?${query.toString()}`,
+        (page) => {
+          for (const raw of page) if (typeof raw.id === 'number') ids.add(raw.id);
+        },
+        budget,
+      );
+    }
+  }
+  return [...ids].sort((a, b) => a - b);
+}
+
+/**
  * The assignments of contacts with `role` (and `priority`) to these objects. NetBox 4.x filters and
  * names the object's type `object_type`, 3.x `content_type`; both are read, and the answer is
  * filtered again here, so a filter NetBox ignored cannot widen who gets mail.

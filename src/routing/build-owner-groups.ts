@@ -21,6 +21,8 @@ export interface OwnerGroupDraft {
   devices: string[];
   /** The group's failing results per severity (from the failing results read). */
   failed: Record<Severity, number>;
+  /** The NetBox objects (device, site, tenant) through which the group owns its devices; none for `unowned`. */
+  objects: { type: OwnerObjectType; id: number }[];
 }
 
 /** The key of the group of failures nobody owns. */
@@ -50,15 +52,23 @@ export function buildOwnerGroups(
   }
   const groups = new Map<
     string,
-    { to: string[]; objects: string[]; ids: Set<number>; names: Set<string>; failed: Record<Severity, number> }
+    {
+      to: string[];
+      objects: string[];
+      refs: Map<string, { type: OwnerObjectType; id: number }>;
+      ids: Set<number>;
+      names: Set<string>;
+      failed: Record<Severity, number>;
+    }
   >();
-  const join = (key: string, to: string[], object: string | null, failure: OwnedFailure) => {
+  const join = (key: string, to: string[], owner: Owner | null, failure: OwnedFailure) => {
     let group = groups.get(key);
     if (!group) {
-      group = { to, objects: [], ids: new Set(), names: new Set(), failed: { HIGH: 0, MIDDLE: 0, LOW: 0 } };
+      group = { to, objects: [], refs: new Map(), ids: new Set(), names: new Set(), failed: { HIGH: 0, MIDDLE: 0, LOW: 0 } };
       groups.set(key, group);
     }
-    if (object !== null && !group.objects.includes(object)) group.objects.push(object);
+    if (owner !== null && !group.objects.includes(owner.object)) group.objects.push(owner.object);
+    if (owner !== null) group.refs.set(`${owner.ref.type}:${owner.ref.id}`, owner.ref);
     if (failure.deviceId !== null) group.ids.add(failure.deviceId);
     group.names.add(failure.device);
     group.failed[failure.severity] += 1;
@@ -67,7 +77,7 @@ export function buildOwnerGroups(
     const device = failure.deviceId === null ? undefined : byId.get(failure.deviceId);
     const owners = device ? findOwners(spec, device, byObject) : [];
     if (owners.length === 0) join(UNOWNED_GROUP_KEY, spec.fallback, null, failure);
-    for (const owner of owners) join(buildGroupKey(owner.to), owner.to, owner.object, failure);
+    for (const owner of owners) join(buildGroupKey(owner.to), owner.to, owner, failure);
   }
   const rank = `${spec.priority ? `${spec.priority} ` : ''}${spec.role}`;
   return [...groups.entries()].map(([key, g]) => ({
@@ -80,11 +90,19 @@ export function buildOwnerGroups(
     deviceIds: [...g.ids].sort((a, b) => a - b),
     devices: [...g.names].sort((a, b) => a.localeCompare(b)),
     failed: g.failed,
+    objects: [...g.refs.values()],
   }));
 }
 
+/** One object owning a device: its contacts' addresses, its words ("site fra1") and itself. */
+interface Owner {
+  to: string[];
+  object: string;
+  ref: { type: OwnerObjectType; id: number };
+}
+
 /** The owners of one device: per object in `on` with contacts, those contacts' addresses and the object's words. */
-function findOwners(spec: OwnerSpec, device: NetboxDevice, byObject: Map<string, OwnerContact[]>): { to: string[]; object: string }[] {
+function findOwners(spec: OwnerSpec, device: NetboxDevice, byObject: Map<string, OwnerContact[]>): Owner[] {
   const objects: { type: OwnerObjectType; id: number | null; name: string }[] = spec.on.map((on) => {
     if (on === 'device') return { type: 'dcim.device', id: device.id, name: device.name };
     const ref = on === 'site' ? device.site : device.tenant;
@@ -97,7 +115,7 @@ function findOwners(spec: OwnerSpec, device: NetboxDevice, byObject: Map<string,
       .map((c) => c.email)
       .filter((email) => (seen.has(email.toLowerCase()) ? false : (seen.add(email.toLowerCase()), true)))
       .sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
-    return to.length ? [{ to, object: `${OBJECT_WORDS[o.type]} ${o.name}` }] : [];
+    return to.length && o.id !== null ? [{ to, object: `${OBJECT_WORDS[o.type]} ${o.name}`, ref: { type: o.type, id: o.id } }] : [];
   });
 }
 

@@ -128,6 +128,11 @@ export interface OwnerGroupPlan {
   devices: string[];
   /** The group's results per severity; null when NetBox could not count them (the mail then shows failures only). */
   counts: OwnerGroupCounts | null;
+  /**
+   * How many devices `counts` is over: every device NetBox lists for the group's objects (its sites,
+   * tenants, devices), failing or not. Absent or null: over the failing devices alone.
+   */
+  ownedDevices?: number | null;
   whole: boolean;
   note: string | null;
 }

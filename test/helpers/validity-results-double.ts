@@ -175,8 +175,19 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
       return json(res, 200, { 'netbox-version': version, plugins: { validity: '3.5.2' }, 'python-version': '3.12.3' });
     }
     if (url.pathname === `${basePath}/api/dcim/devices/`) {
-      const wanted = ids(url, 'id');
-      const rows = [...devices.values()].filter((d) => wanted.length === 0 || wanted.includes(d.id)).map((d) => renderDevice(d, v4));
+      const [wanted, sites, tenants] = [ids(url, 'id'), ids(url, 'site_id'), ids(url, 'tenant_id')];
+      const rows = [...devices.values()]
+        .filter((d) => wanted.length === 0 || wanted.includes(d.id))
+        .filter(
+          (d) =>
+            (sites.length === 0 || sites.includes(d.site.id)) &&
+            (tenants.length === 0 || (d.tenant != null && tenants.includes(d.tenant.id))),
+        )
+        .map((d) =>
+          url.searchParams.get('brief')
+            ? { id: d.id, url: `http://netbox.internal:8000/api/dcim/devices/${d.id}/`, display: d.name, name: d.name }
+            : renderDevice(d, v4),
+        );
       return json(res, 200, page(url, rows));
     }
     if (url.pathname === `${basePath}/api/tenancy/contacts/`) {

@@ -141,12 +141,13 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
     expect(mails.map(to).sort()).toEqual(['alice@example.com,eve@example.com', 'bob@example.com', 'noc@example.com', 'oncall@example.com']);
 
     const fra = mails.find((m) => to(m) === 'alice@example.com,eve@example.com')!;
-    expect(fra.parsed.subject).toContain('Compliance report 301: 2/4 passed (50.0%)');
+    // Over every device of fra1, the passing sw-fra-ok too; the failures listed are only the failing ones.
+    expect(fra.parsed.subject).toContain('Compliance report 301: 4/6 passed (66.7%)');
     expect(text(fra)).toContain('Why you: you are the primary owner contact of site fra1.');
-    expect(text(fra)).toContain('These figures are for your 2 devices only: sw-fra-1, sw-fra-2.');
+    expect(text(fra)).toContain('These figures are for every device you own in NetBox (3); with failures: sw-fra-1, sw-fra-2.');
     expect(text(fra)).toContain('The whole report: 5/10 passed (50.0%), HIGH 2/5 (40.0%), MIDDLE 3/5 (60.0%).');
-    expect(text(fra)).toMatch(/HIGH\s+1\/2\s+50\.0%/);
-    expect(text(fra)).toMatch(/MIDDLE\s+1\/2\s+50\.0%/);
+    expect(text(fra)).toMatch(/HIGH\s+2\/3\s+66\.7%/);
+    expect(text(fra)).toMatch(/MIDDLE\s+2\/3\s+66\.7%/);
     expect(text(fra)).toContain('sw-fra-1');
     expect(text(fra)).not.toContain('sw-ams-1');
     expect(text(fra)).not.toContain('sw-lon-1');
@@ -159,6 +160,7 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
     const noc = mails.find((m) => to(m) === 'noc@example.com')!;
     expect(noc.parsed.subject).toContain('Compliance report 301: 1/2 passed (50.0%)');
     expect(text(noc)).toContain("you are this route's fallback");
+    expect(text(noc)).toContain('These figures are for your 1 device only: sw-lon-1.');
     expect(text(noc)).toContain('sw-lon-1');
     expect(text(noc)).not.toContain('sw-fra-');
 
@@ -189,7 +191,7 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
     const mails = await smtp.waitFor(5);
     const carol = mails.find((m) => to(m) === 'carol@example.com')!;
     expect(text(carol)).toContain('you are the primary owner contact of tenant acme');
-    expect(text(carol)).toContain('These figures are for your 1 device only: sw-fra-1.');
+    expect(text(carol)).toContain('These figures are for every device you own in NetBox (1); with failures: sw-fra-1.');
     expect(carol.parsed.subject).toContain('Compliance report 302: 1/2 passed (50.0%)');
     const fra = mails.find((m) => to(m) === 'alice@example.com,eve@example.com')!;
     expect(text(fra)).toContain('sw-fra-1');
