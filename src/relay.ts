@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { DEFAULT_SOURCE_NAME, type Config, type SourceConfig } from './config';
 import { createNetboxClient, type NetboxClient } from './netbox';
+import { createOwnerResolver } from './enrichment';
 import {
   createReportComposer,
   createReportInsights,
@@ -236,7 +237,12 @@ function createDeliveryPipeline(
     ledger: outcomes,
     transport,
     compose: recorder.wrap(createRelayComposer(config, io, { ...deps, outcomes, metrics })),
-    planRoutes: createRoutePlanner({ routes: config.routing.routes, store, sources: config.sources }),
+    planRoutes: createRoutePlanner({
+      routes: config.routing.routes,
+      store,
+      sources: config.sources,
+      onOwnerFallback: (source, code) => metrics.recordOwnerFallback(code, source),
+    }),
     clock,
     logger,
     retry: config.retry,
@@ -306,6 +312,11 @@ export function createRelayReportComposer(
       onNetboxError: deps.onNetboxError,
       source: isDefault ? undefined : source.name,
     }),
+    // Owners are asked of the source's own NetBox with its own token, within the same budget per look-up.
+    owners:
+      deps.netbox && source.netbox.token !== undefined
+        ? createOwnerResolver({ client: deps.netbox, budgetMs: config.netbox.enrichBudgetMs, clock: io.clock })
+        : undefined,
   });
 }
 

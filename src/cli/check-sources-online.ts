@@ -1,6 +1,7 @@
 import type { Config, SourceConfig } from '../config';
 import { createNetboxClient, NetboxError } from '../netbox';
 import { systemClock } from '../shared';
+import { checkOwnerRoutesOnline } from './check-owner-routes';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, type CliIo } from './io';
 
 /** One source's NetBox as `check-config --online` found it. */
@@ -23,6 +24,7 @@ export async function checkSourcesOnline(config: Config, io: CliIo): Promise<num
     // A refusal (fix the configuration) outranks an outage (try again).
     if (check.exitCode === EXIT_CONFIG || (check.exitCode !== 0 && exitCode === 0)) exitCode = check.exitCode;
   }
+  await checkOwnerRoutesOnline(config, io);
   return exitCode;
 }
 

@@ -171,7 +171,12 @@ const COLUMNS: [string, (d: DeliveryJson) => string, number][] = [
     'ROUTES',
     (d) =>
       d.routes.length
-        ? d.routes.map((r) => `${r.route}: ${r.outcome === 'send' ? r.state : `${r.outcome} (${r.reason})`}`).join(', ')
+        ? d.routes
+            .map(
+              (r) =>
+                `${r.route}${r.owners ? ` → ${r.owners.to.join(' ')}` : ''}: ${r.outcome === 'send' ? r.state : `${r.outcome} (${r.reason})`}`,
+            )
+            .join(', ')
         : '-',
     30,
   ],

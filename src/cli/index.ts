@@ -164,6 +164,7 @@ function registerMailCommands(program: Command, io: CliIo, setExitCode: SetExitC
       '--period <period>',
       'with --digest: last (default: the last completed period), current (its tick to now) or <from>/<to> (ISO 8601)',
     )
+    .option('--group <key>', 'a route by owner (netbox_contacts): the owner group whose mail to write (default: the first)')
     .requiredOption('--out <dir>', 'where to write the four files')
     .action(async (file: string | undefined, options: PreviewOptions) => {
       const config = loadConfigOrReport(io);

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_SOURCE_NAME, type Config } from '../config';
 import { createReportComposer, SAMPLE_ENVELOPE } from '../compose';
+import { describeOwnerGroups, findOwnerGroups } from './owner-groups';
 import { createTransport, defaultTemplatesDir, embedInlineImages, loadRenderer, TemplateError } from '../mail';
 import { buildDefaultRoute, type Route } from '../routing';
 import { buildRawMessage } from '../sent-mail';
@@ -19,6 +20,8 @@ export interface PreviewOptions {
   /** A digest route: render its digest for `period` from the stored history instead of a delivery. */
   digest?: string;
   period?: string;
+  /** A route by owner: the owner group whose mail to write (default: the first). */
+  group?: string;
   out: string;
 }
 
@@ -61,7 +64,7 @@ export async function previewCommand(file: string | undefined, options: PreviewO
       return EXIT_USAGE;
     }
     const route = await chooseRoute(config.routing.routes, options.route, store, loaded.id);
-    return await writePreview(loaded, route, { config, io, store, out: options.out });
+    return await writePreview(loaded, route, { config, io, store, out: options.out, group: options.group });
   } catch (error) {
     io.stderr.write(`compliance-relay: ${describe(error)}\n`);
     if (error instanceof TemplateError) return EXIT_CONFIG;
@@ -94,14 +97,14 @@ async function chooseRoute(
   if (name !== undefined) return routes.find((r) => r.name === name)!;
   const mailed = store ? (await store.listRouteMails([deliveryId])).find((m) => m.outcome === 'send') : undefined;
   // A digest route mails no report: the first per-report route stands in (else the first route, as before).
-  return routes.find((r) => r.name === mailed?.route) ?? routes.find((r) => !r.digest) ?? routes[0];
+  return routes.find((r) => r.name === (mailed?.ownerGroup?.route ?? mailed?.route)) ?? routes.find((r) => !r.digest) ?? routes[0];
 }
 
 /** Composes the route's mail as the worker does (history read, never written) and writes its four files. */
 async function writePreview(
   delivery: ClaimedDelivery,
   route: Route,
-  context: { config: Config; io: CliIo; store?: Store; out: string },
+  context: { config: Config; io: CliIo; store?: Store; out: string; group?: string },
 ): Promise<number> {
   const { config, io, store } = context;
   const netbox = createRelayNetboxClients(config, { clock: systemClock, readFile: io.readFile });
@@ -123,7 +126,14 @@ async function writePreview(
         storedFailures: store && (async (d) => (await store.findReport(d.dedupKey))?.failing),
       },
     );
-    const message = (await (await composer(delivery)).messageFor({ name: route.name, reminder: false, reason: 'preview' }))!;
+    const composed = await composer(delivery);
+    const owners = await findOwnerGroups([route], route.name, delivery, composed, store);
+    const group = owners.groups.find((g) => g.key === context.group) ?? owners.groups[0] ?? null;
+    if (context.group !== undefined && group?.key !== context.group) {
+      io.stderr.write(`compliance-relay: route ${route.name} has no owner group "${context.group}" for this report\n`);
+      return EXIT_USAGE;
+    }
+    const message = (await composed.messageFor({ name: route.name, reminder: false, reason: 'preview', group }))!;
     const { raw, envelope } = await buildRawMessage(message);
     const out = path.resolve(io.cwd, context.out);
     fs.mkdirSync(out, { recursive: true });
@@ -137,6 +147,7 @@ async function writePreview(
     io.stdout.write(
       `Route ${route.name}${others.length ? ` (other routes: ${others.join(', ')}; choose with --route)` : ''}: ${String(message.subject)}\n` +
         `Envelope: from ${envelope.from} to ${envelope.to.join(', ')}\n` +
+        describeOwnerGroups(owners, group) +
         `Wrote subject.txt, mail.html, mail.txt and mail.eml to ${out}\n`,
     );
     return 0;

@@ -47,6 +47,30 @@ export interface VerdictView {
   text: string;
 }
 
+/**
+ * An owner group's mail, as templates see it (`owners`): why these recipients, which devices, and
+ * the whole report's figures beside the group's own.
+ */
+export interface OwnersView {
+  /** `unowned`, `whole` or `o-…`: the group's key (also in the X-Compliance-Owner-Group header). */
+  key: string;
+  /** "you are the primary owner contact of site fra1". */
+  why: string;
+  /** Why the whole report went to the fallback (NetBox could not say who owns what); null otherwise. */
+  note: string | null;
+  /** The whole report, not one owner's share of it. */
+  whole: boolean;
+  devices: string[];
+  moreDevices: number;
+  deviceCount: number;
+  /** The ratios above are this group's own devices' (false: NetBox could not count them; they are the report's). */
+  ownRatios: boolean;
+  /** The ratios are over every device the group owns in NetBox (`deviceCount` of them), not only the failing ones in `devices`. */
+  owned: boolean;
+  /** The whole report's figures, for context. */
+  report: { overall: RatioView; severities: RatioView[] };
+}
+
 /** Everything a template can use. templates/README.md documents each field. */
 export interface ReportView {
   report: { id: number; display: string; deviceCount: number; testCount: number; created: string; customFields: Record<string, unknown> };
@@ -85,6 +109,8 @@ export interface ReportView {
   trend: TrendView | null;
   /** The pass-ratio chart of the report series (see ChartView); null when off, without history, or for a route with `chart: false`. Always present. */
   chart: ChartView | null;
+  /** A route mailing NetBox's contacts: this owner group's share and why it was chosen (see OwnersView); else null. */
+  owners: OwnersView | null;
 }
 
 export interface ReportViewOptions {
@@ -148,6 +174,7 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
     enrichment: options.enrichment ?? null,
     trend,
     chart: options.chart ?? null,
+    owners: null,
   };
 }
 

@@ -1,5 +1,12 @@
 import type { SendMailOptions } from 'nodemailer';
-import { buildFailuresCsv, createFailureSummarizer, enrichReport, type Enrichment, type FailureSummary } from '../enrichment';
+import {
+  buildFailuresCsv,
+  createFailureSummarizer,
+  enrichReport,
+  type Enrichment,
+  type FailingResult,
+  type FailureSummary,
+} from '../enrichment';
 import { buildLinks, buildWebUrl, findNetboxBasePath, formatPercent } from '../report';
 import { buildMailChart, type MailChart } from './build-mail-chart';
 import { buildEnrichmentView, buildTrendView, type EnrichmentView, type TrendView } from './build-insight-views';
@@ -26,6 +33,10 @@ export interface ReportInsights {
   attachments: NonNullable<SendMailOptions['attachments']>;
   /** The trend chart, drawn once for every route of this report; null when off (MAIL_CHART_REPORTS=0) or without history. */
   chart: MailChart | null;
+  /** The failing results read (NetBox's order), or null when NetBox could not provide them. */
+  failures: FailingResult[] | null;
+  /** The failing-tests section and CSV of some of the failing results only (one owner's devices). */
+  insightsFor(keep: (result: FailingResult) => boolean): Pick<ReportInsights, 'enrichment' | 'attachments'>;
 }
 
 export interface ReportInsightsOptions {
@@ -88,25 +99,27 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
       options.onNetboxError?.(enrichment.code);
     }
 
-    const attachments: ReportInsights['attachments'] = [];
-    let attachment: EnrichmentView['attachment'] = null;
-    if (options.attachCsv && enrichment.status === 'ok' && enrichment.summary.results.length > 0) {
-      const csv = buildFailuresCsv(enrichment.summary.results, {
-        maxBytes: options.attachMaxBytes,
-        resultUrl: (id) => buildWebUrl(basePath, `/plugins/validity/test-results/${id}/`, options.netboxUrl),
+    const buildSection = (current: Enrichment, suffix: string): Pick<ReportInsights, 'enrichment' | 'attachments'> => {
+      const built = buildCsvAttachment(current, {
+        ...options,
+        reportId: report.id,
+        basePath,
+        failedResultsUrl: links.failedResults,
+        suffix,
       });
-      const fileName = `report-${report.id}-failures.csv`;
-      attachments.push({ filename: fileName, content: csv.content, contentType: 'text/csv; charset=utf-8; header=present' });
-      attachment = {
-        fileName,
-        rows: csv.rows,
-        totalRows: csv.totalRows,
-        truncated: csv.truncated,
-        note: csv.truncated
-          ? `The attached ${fileName} lists the first ${csv.rows} of ${csv.totalRows} failing results: it is capped at ${options.attachMaxBytes} bytes (MAIL_ATTACH_MAX_BYTES). All of them: ${links.failedResults}`
-          : null,
+      return {
+        enrichment: buildEnrichmentView(current, {
+          reportId: report.id,
+          basePath,
+          netboxUrl: options.netboxUrl,
+          failedResultsUrl: links.failedResults,
+          maxFailures: options.maxFailures,
+          attachment: built.attachment,
+        }),
+        attachments: built.attachments,
       };
-    }
+    };
+    const whole = buildSection(enrichment, '');
 
     let trend: Trend | null = null;
     let trendView: TrendView | null = null;
@@ -129,18 +142,17 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
     }
 
     return {
-      enrichment: buildEnrichmentView(enrichment, {
-        reportId: report.id,
-        basePath,
-        netboxUrl: options.netboxUrl,
-        failedResultsUrl: links.failedResults,
-        maxFailures: options.maxFailures,
-        attachment,
-      }),
+      ...whole,
       trend,
       trendView,
-      attachments,
       chart,
+      failures: enrichment.status === 'ok' ? enrichment.summary.results : null,
+      insightsFor: (keep) => {
+        if (enrichment.status !== 'ok') return whole;
+        const summarizer = createFailureSummarizer();
+        summarizer.addResults(enrichment.summary.results.filter(keep));
+        return buildSection({ status: 'ok', summary: summarizer.finish() }, '-owners');
+      },
     };
   };
 }
@@ -167,6 +179,37 @@ async function prepareChart(options: ReportInsightsOptions, snapshot: ReportSnap
   const earlier = await options.history.listReportsBefore(snapshot.series, snapshot, limit - 1);
   const c = snapshot.counts;
   return buildMailChart(snapshot, earlier, formatPercent(c.totalPassed, c.totalCount));
+}
+
+/** The CSV of the failing results (MAIL_ATTACH_CSV), as an attachment and as the section's note about it. */
+function buildCsvAttachment(
+  enrichment: Enrichment,
+  options: Pick<ReportInsightsOptions, 'attachCsv' | 'attachMaxBytes' | 'netboxUrl'> & {
+    reportId: number;
+    basePath: string;
+    failedResultsUrl: string;
+    suffix: string;
+  },
+): { attachments: ReportInsights['attachments']; attachment: EnrichmentView['attachment'] } {
+  if (!options.attachCsv || enrichment.status !== 'ok' || enrichment.summary.results.length === 0)
+    return { attachments: [], attachment: null };
+  const csv = buildFailuresCsv(enrichment.summary.results, {
+    maxBytes: options.attachMaxBytes,
+    resultUrl: (id) => buildWebUrl(options.basePath, `/plugins/validity/test-results/${id}/`, options.netboxUrl),
+  });
+  const fileName = `report-${options.reportId}-failures${options.suffix}.csv`;
+  return {
+    attachments: [{ filename: fileName, content: csv.content, contentType: 'text/csv; charset=utf-8; header=present' }],
+    attachment: {
+      fileName,
+      rows: csv.rows,
+      totalRows: csv.totalRows,
+      truncated: csv.truncated,
+      note: csv.truncated
+        ? `The attached ${fileName} lists the first ${csv.rows} of ${csv.totalRows} failing results: it is capped at ${options.attachMaxBytes} bytes (MAIL_ATTACH_MAX_BYTES). All of them: ${options.failedResultsUrl}`
+        : null,
+    },
+  };
 }
 
 /** The summary NetBox's results gave, from the failing results kept with the report (each with its ids). */

@@ -41,3 +41,5 @@ export {
 } from './build-digest-view';
 export { buildDigestMail, DIGEST_TEMPLATE_SET, type DigestMailOptions } from './build-digest-mail';
 export { sampleDigestContents } from './sample-digest';
+export { buildOwnerGroupView } from './build-owner-view';
+export type { OwnersView } from './build-report-view';

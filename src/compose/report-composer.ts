@@ -3,7 +3,9 @@ import type { Clock, Logger } from '../shared';
 import { buildMessage, buildMessageId, buildThreadId, type Recipients, type Renderer } from '../mail';
 import { buildReportView, type ReportView } from './build-report-view';
 import type { Route } from '../routing';
-import type { ClaimedDelivery } from '../store';
+import type { ClaimedDelivery, OwnerGroupPlan } from '../store';
+import type { FailingResult, OwnerDirectory } from '../enrichment';
+import { buildOwnerGroupView } from './build-owner-view';
 import type { Trend } from '../trend';
 import type { ReportInsights } from './create-report-insights';
 import type { MailChart } from './build-mail-chart';
@@ -16,6 +18,8 @@ export interface RouteContext {
   reminder: boolean;
   /** Why the route mailed, as recorded in the deliveries listing. */
   reason: string;
+  /** A route mailing NetBox's contacts: the owner group this mail is for (its recipients, devices, why). */
+  group?: OwnerGroupPlan | null;
 }
 
 /** One report, composed once; rendered per route. */
@@ -26,6 +30,10 @@ export interface ComposedReport {
   view: ReportView;
   /** The trend composition derived and recorded (routes read it for on-change and regression); null without history. */
   trend: Trend | null;
+  /** The failing results read from NetBox, or null when it could not provide them. */
+  failures: FailingResult[] | null;
+  /** NetBox's devices and contacts for this report (routes by owner, `device` conditions); null without NetBox. */
+  owners: OwnerDirectory | null;
   /**
    * The mail for one route, or undefined when the route is no longer configured. Async so that a
    * wrapper can turn it into the exact bytes to send (the dashboard keeps them).
@@ -78,6 +86,8 @@ export interface ReportComposerOptions {
   source?: { name: string; isDefault: boolean };
   /** Failing results from NetBox, the trend and the CSV; never throws, bounded by its own budget. */
   insights?: (delivery: ReportDelivery, log?: Logger) => Promise<ReportInsights>;
+  /** NetBox's owners of a report's devices (enrichment's resolver for this source); absent without NetBox and token. */
+  owners?: (reportKey: string, resultsUrl: string) => OwnerDirectory;
 }
 
 /** A delivery whose stored bytes no longer parse (they did at ingest): permanent. */
@@ -105,21 +115,46 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       sourceName: options.source?.name,
     });
     const chart = insights?.chart ?? null;
-    /** One route's mail, or undefined when the route is no longer configured. */
+    const attachments = insights?.attachments.length ? insights.attachments : undefined;
+    /** One route's mail (one owner group's, when the route mails NetBox's contacts), or undefined when the route is gone. */
     const buildRouteMessage = (context: RouteContext): SendMailOptions | undefined => {
       const route = routes.get(context.name);
       if (!route) return undefined;
-      const png = route.chart === false ? undefined : drawChartPng(chart, log);
-      const routeView = { ...view, route: context, chart: png ? view.chart : null };
+      const group = context.group ?? null;
+      const scoped = group
+        ? buildOwnerGroupView({
+            view,
+            delivery: parsed,
+            group,
+            insights,
+            netboxUrl: options.netboxUrl,
+            timezone: options.timezone,
+            sourceName: options.source?.name,
+          })
+        : { view, attachments };
+      // The series chart is the whole report's, like the trend: an owner group's own share goes without it.
+      const png = route.chart === false || (group && !group.whole) ? undefined : drawChartPng(chart, log);
+      const routeView = {
+        ...scoped.view,
+        route: { name: context.name, reminder: context.reminder, reason: context.reason },
+        chart: png ? scoped.view.chart : null,
+      };
       const renderOptions = route.subject === undefined ? {} : { subject: route.subject };
       // In-line: with the CSS inlined at load a render is a Handlebars call (~0.05 ms), cheaper than
       // a hop to a render thread, and one V8 isolate less is ~30 MB (issue 16, BENCHMARKS.md).
       const rendered = options.renderer.render(routeView, route.template, renderOptions);
       // Inline only when the HTML shows it: a template set without {{> trend-chart}} gets no stray attachment.
       const shown = png !== undefined && rendered.html.includes(`cid:${chart!.cid}`);
-      const all = [...(insights?.attachments ?? []), ...(shown ? [png] : [])];
-      const attachments = all.length ? all : undefined;
-      const recipients: Recipients = { to: route.to, cc: route.cc, bcc: route.bcc, replyTo: options.replyTo };
+      const all = [...(scoped.attachments ?? []), ...(shown ? [png] : [])];
+      // A route by owner without a group (a preview, a send-test) goes to its fallback.
+      const recipients: Recipients = {
+        to: route.owners ? (group?.to ?? route.owners.fallback) : route.to,
+        cc: route.cc,
+        bcc: route.bcc,
+        replyTo: options.replyTo,
+      };
+      // Each owner group is a conversation of its own: the same owners' mails stack report after report.
+      const mailRoute = group && !group.whole && route.owners ? `${route.name}~${group.key}` : route.name;
       return buildMessage({
         rendered,
         from: options.from,
@@ -129,16 +164,16 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
           reportId: delivery.reportId,
           dedupKey: delivery.dedupKey,
           from: options.from,
-          route: options.implicitRoute ? undefined : route.name,
+          route: options.implicitRoute ? undefined : mailRoute,
         }),
         threadId: buildThreadId({
           from: options.from,
-          route: route.name,
+          route: mailRoute,
           source: options.source?.isDefault ? undefined : options.source?.name,
         }),
         date: new Date(options.clock.now()),
-        headers: buildFilterHeaders(view, route.name),
-        attachments,
+        headers: { ...buildFilterHeaders(scoped.view, route.name), ...(group ? { 'X-Compliance-Owner-Group': group.key } : {}) },
+        attachments: all.length ? all : undefined,
       });
     };
     return {
@@ -146,6 +181,8 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       delivery: parsed,
       view,
       trend: insights?.trend ?? null,
+      failures: insights?.failures ?? null,
+      owners: options.owners ? options.owners(delivery.dedupKey, parsed.report.results_url) : null,
       // Rendering is synchronous; the promise (see ComposedReport) is made so that a throw, a template
       // error say, still arrives as its rejection.
       messageFor: (context) => new Promise((resolve) => resolve(buildRouteMessage(context))),

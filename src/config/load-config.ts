@@ -211,6 +211,14 @@ function checkSourceRules(e: Env, host: string, sources: SourceConfig[], routes:
     }
   }
   const known = new Set([DEFAULT_SOURCE_NAME, ...sources.map((s) => s.name)]);
+  // Owners come from NetBox: without any NetBox to ask, every report would go whole to the fallback.
+  const canAskNetbox = (e.NETBOX_URL !== undefined && e.NETBOX_TOKEN !== undefined) || sources.some((s) => s.netbox.url && s.netbox.token);
+  for (const route of (routes ?? []).filter((r) => r.owners !== undefined && !canAskNetbox)) {
+    issues.push({
+      variable: 'ROUTES_FILE',
+      message: `route ${route.name} to.netbox_contacts: needs NETBOX_URL and NETBOX_TOKEN (or a source with netbox_url and a token) to read who owns what`,
+    });
+  }
   for (const route of routes ?? []) {
     for (const name of collectSourceNames(route.match)) {
       if (!known.has(name)) {

@@ -209,7 +209,7 @@ ${d.messageId ? html`<dt>Message-ID</dt><dd><code>${d.messageId}</code></dd>` : 
   const routes = input.routes?.length
     ? html`<section><h2>Routes</h2><table><thead><tr><th>Route</th><th>State</th><th>Why</th><th>Mail</th></tr></thead><tbody>${input.routes.map(
         (r) =>
-          html`<tr><td>${r.route}</td><td>${r.state}${r.reminder ? ' (reminder)' : ''}</td><td>${r.reason}</td><td>${r.messageId ? html`<code>${r.messageId}</code>` : ''}${r.lastError ? html`<span class="error">${r.lastErrorCode ?? ''} ${r.lastError}</span>` : ''}</td></tr>`,
+          html`<tr><td>${r.route}${r.ownerGroup ? html`<br><span class="muted">to ${r.ownerGroup.to.join(', ')}</span>` : ''}</td><td>${r.state}${r.reminder ? ' (reminder)' : ''}</td><td>${r.reason}${r.ownerGroup ? html`<br><span class="muted">${r.ownerGroup.devices.length ? `devices: ${r.ownerGroup.devices.join(', ')}` : 'the whole report'}${r.ownerGroup.note ? ` — ${r.ownerGroup.note}` : ''}</span>` : ''}</td><td>${r.messageId ? html`<code>${r.messageId}</code>` : ''}${r.lastError ? html`<span class="error">${r.lastErrorCode ?? ''} ${r.lastError}</span>` : ''}</td></tr>`,
       )}</tbody></table></section>`
     : '';
   return html`<p><a href="/ui">← All deliveries</a></p>${summary}${routes}${counts}${mail}`;

@@ -34,6 +34,8 @@ export interface DeliveryRouteJson {
   outcome: RouteMailRecord['outcome'];
   state: RouteMailRecord['state'];
   reason: string;
+  /** A route mailing NetBox's contacts: this mail's owner group (who, why, which devices); absent otherwise. */
+  owners?: { group: string; to: string[]; why: string; devices: string[]; note: string | null };
 }
 
 /** Maps a stored record to its JSON view; `mask` hides secret values that may sit in an error text. */
@@ -63,7 +65,23 @@ export function buildDeliveryJson(
     routes: routes
       .filter((r) => r.deliveryId === record.id)
       .sort((a, b) => a.position - b.position)
-      .map((r) => ({ route: r.route, outcome: r.outcome, state: r.state, reason: mask(r.reason) })),
+      .map((r) => ({
+        route: r.route,
+        outcome: r.outcome,
+        state: r.state,
+        reason: mask(r.reason),
+        ...(r.ownerGroup
+          ? {
+              owners: {
+                group: r.ownerGroup.key,
+                to: r.ownerGroup.to,
+                why: r.ownerGroup.why,
+                devices: r.ownerGroup.devices,
+                note: r.ownerGroup.note,
+              },
+            }
+          : {}),
+      })),
   };
 }
 

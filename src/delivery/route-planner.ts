@@ -1,30 +1,44 @@
 import type { ComposedReport } from '../compose';
+import type { FailingResult, OwnerLookup } from '../enrichment';
 import {
   buildCountTrend,
+  buildOwnerGroups,
   buildReportFacts,
   buildRoutingTrend,
   planRoutes,
+  type Condition,
+  type OwnerGroupDraft,
   type Route,
   type RouteDecision,
   type SourceFacts,
 } from '../routing';
-import type { ClaimedDelivery, Store } from '../store';
+import type { ClaimedDelivery, NewRouteMail, OwnerGroupPlan, Store } from '../store';
 
-/** Decides, for a delivery, what each route does with it. */
-export type RoutePlanner = (delivery: ClaimedDelivery, composed: ComposedReport) => Promise<RouteDecision[]>;
+/** Decides, for a delivery, what each route does with it (a route mailing NetBox's contacts: one row per owner group). */
+export type RoutePlanner = (delivery: ClaimedDelivery, composed: ComposedReport) => Promise<NewRouteMail[]>;
+
+/** The key of the mail holding the whole report (nothing failed, or NetBox could not say who owns what). */
+export const WHOLE_GROUP_KEY = 'whole';
 
 /**
  * Evaluates the routes for a report on its facts and on the trend composition derived and recorded
  * (once per report; with NetBox enrichment it knows the failing pairs). The last mail of each
- * `repeat_after` route comes from the recorded route mails, so every replica sees the same.
+ * `repeat_after` route comes from the recorded route mails, so every replica sees the same. Routes by
+ * owner are split into their owner groups here, once: the plan (groups, recipients, counts) is
+ * recorded with the decisions, and a retry sends it as it is, never asking NetBox again.
  */
 export function createRoutePlanner(options: {
   routes: readonly Route[];
   store: Pick<Store, 'lastRouteMailCompletedAt'>;
   /** The configured NetBox sources, for `source` and `source_tags` conditions (a source no longer configured has no tags). */
   sources?: readonly SourceFacts[];
+  /** A route by owner fell back to its fixed recipients because NetBox could not say who owns what (for /metrics). */
+  onOwnerFallback?: (source: string, code: string) => void;
 }): RoutePlanner {
   const tags = new Map((options.sources ?? []).map((s) => [s.name, s.tags]));
+  const byName = new Map(options.routes.map((r) => [r.name, r]));
+  const needsOwners = options.routes.some((r) => r.owners !== undefined);
+  const needsDevices = options.routes.some((r) => r.owners !== undefined || (r.match !== undefined && namesDevices(r.match)));
   return async (delivery, composed) => {
     const facts = buildReportFacts(composed.delivery, { name: delivery.netboxSource, tags: tags.get(delivery.netboxSource) ?? {} });
     const trend = composed.trend ? buildRoutingTrend(composed.trend, facts) : buildCountTrend(null);
@@ -32,6 +46,167 @@ export function createRoutePlanner(options: {
     for (const route of options.routes) {
       if (route.repeat_after !== undefined) lastSent.set(route.name, await options.store.lastRouteMailCompletedAt(route.name, delivery.id));
     }
-    return planRoutes(options.routes, facts, trend, (name) => lastSent.get(name) ?? null);
+    const lookup = needsDevices ? await lookupOwners(options.routes, composed) : undefined;
+    if (lookup?.status === 'ok') facts.devices = lookup.devices;
+    else if (lookup) options.onOwnerFallback?.(delivery.netboxSource, lookup.code);
+    else if (needsOwners && composed.failures === null && facts.hasFailures) {
+      // The failing results themselves could not be read: nobody can say who owns what.
+      options.onOwnerFallback?.(delivery.netboxSource, composed.view.enrichment?.missingCode ?? 'NO_RESULTS');
+    }
+    const decisions = planRoutes(options.routes, facts, trend, (name) => lastSent.get(name) ?? null);
+    const plan: NewRouteMail[] = [];
+    for (const decision of decisions) {
+      const route = byName.get(decision.route);
+      if (decision.outcome === 'send' && route?.owners) plan.push(...(await splitByOwner(route, decision, composed, lookup)));
+      else if (decision.outcome === 'send' && route && decision.devices) plan.push(await scopeToDevices(route, decision, composed));
+      else if (decision.outcome === 'send' && route?.match && namesDevices(route.match) && facts.hasFailures && !facts.devices)
+        plan.push(unscoped(route, decision, composed, lookup));
+      else plan.push(decision);
+    }
+    return plan;
+  };
+}
+
+function namesDevices(condition: Condition): boolean {
+  return condition.device !== undefined || [...(condition.all ?? []), ...(condition.any ?? [])].some(namesDevices);
+}
+
+/** NetBox's failing devices and the contacts every route by owner asks for, in one bounded, cached look-up. */
+async function lookupOwners(routes: readonly Route[], composed: ComposedReport): Promise<OwnerLookup | undefined> {
+  if (!composed.failures || !composed.owners) return undefined;
+  const ids = [...new Set(composed.failures.flatMap((r) => (r.deviceId === null ? [] : [r.deviceId])))];
+  if (ids.length === 0) return undefined;
+  const queries = routes.flatMap((r) => (r.owners ? [{ role: r.owners.role, on: r.owners.on, priority: r.owners.priority }] : []));
+  return composed.owners.lookup(ids, queries);
+}
+
+/**
+ * One route's mail split by owner: each group its recipients, its devices' failures and its own
+ * counts. The whole report goes to the fallback when there is nothing to split (nothing failed) or
+ * nobody can say who owns what (no NetBox, NetBox down or too slow: the mail says so).
+ */
+async function splitByOwner(
+  route: Route,
+  decision: RouteDecision,
+  composed: ComposedReport,
+  lookup: OwnerLookup | undefined,
+): Promise<NewRouteMail[]> {
+  const spec = route.owners!;
+  const whole = (why: string, note: string | null): NewRouteMail => ({
+    ...decision,
+    reason: `${decision.reason}; ${note ? 'owners unknown: whole report to the fallback' : 'nothing failed: whole report to the fallback'}`,
+    ownerGroup: {
+      route: route.name,
+      key: WHOLE_GROUP_KEY,
+      to: spec.fallback,
+      why,
+      deviceIds: [],
+      devices: [],
+      counts: null,
+      whole: true,
+      note,
+    },
+  });
+  const failures = composed.failures;
+  if (failures !== null && failures.length === 0) return [whole("nothing failed: the whole report goes to this route's fallback", null)];
+  if (!failures || lookup?.status !== 'ok') {
+    const cause = !failures
+      ? (composed.view.enrichment?.missingReason ?? 'the failing results could not be read from NetBox')
+      : lookup?.status === 'missing'
+        ? lookup.reason
+        : 'the relay has no NetBox URL and token for this source';
+    return [
+      whole("you are this route's fallback", `NetBox could not say who owns the failing devices (${cause}), so this is the whole report.`),
+    ];
+  }
+  const scope = decision.devices ? new Set(decision.devices) : null;
+  const scoped = scope ? failures.filter((r) => r.deviceId !== null && scope.has(r.deviceId)) : failures;
+  const groups = buildOwnerGroups(spec, scoped, lookup.devices, lookup.contacts);
+  const plan: NewRouteMail[] = [];
+  for (const g of groups) {
+    // A route narrowed by a device condition knows only its failing devices: its ratios are theirs.
+    const { counts, ownedDevices } = scope ? await countFailingDevices(g, composed) : await countOwnedDevices(g, failures, composed);
+    const group: OwnerGroupPlan = {
+      route: route.name,
+      key: g.key,
+      to: g.to,
+      why: g.why,
+      deviceIds: g.deviceIds,
+      devices: g.devices,
+      counts,
+      ownedDevices,
+      whole: false,
+      note: null,
+    };
+    plan.push({ ...decision, route: `${route.name}~${g.key}`, reason: `${decision.reason}; ${g.why}`, ownerGroup: group });
+  }
+  return plan;
+}
+
+/** The ratios over a group's failing devices alone (unowned devices, or a route narrowed to some devices). */
+async function countFailingDevices(g: OwnerGroupDraft, composed: ComposedReport): Promise<Pick<OwnerGroupPlan, 'counts' | 'ownedDevices'>> {
+  const countable = g.deviceIds.length > 0 && g.devices.length === g.deviceIds.length;
+  return { counts: countable ? await composed.owners!.countResults(g.deviceIds, g.failed) : null, ownedDevices: null };
+}
+
+/**
+ * The ratios over every device the group owns: each device NetBox lists for its sites, tenants and
+ * devices, failing or not (a site's passing switches count too). Its failed results are all of the
+ * report's failures on those devices. When NetBox cannot list them, over its failing devices.
+ */
+async function countOwnedDevices(
+  g: OwnerGroupDraft,
+  failures: readonly FailingResult[],
+  composed: ComposedReport,
+): Promise<Pick<OwnerGroupPlan, 'counts' | 'ownedDevices'>> {
+  const owned = g.objects.length > 0 ? await composed.owners!.ownedDevices(g.objects) : null;
+  if (!owned) return countFailingDevices(g, composed);
+  const ids = new Set([...owned, ...g.deviceIds]);
+  const failed = { HIGH: 0, MIDDLE: 0, LOW: 0 };
+  for (const r of failures) if (r.deviceId !== null && ids.has(r.deviceId)) failed[r.severity] += 1;
+  const counts = await composed.owners!.countResults([...ids], failed);
+  return counts ? { counts, ownedDevices: ids.size } : countFailingDevices(g, composed);
+}
+
+/** A route whose `device` conditions select some failing devices: its one mail holds only theirs (and their counts). */
+async function scopeToDevices(route: Route, decision: RouteDecision, composed: ComposedReport): Promise<NewRouteMail> {
+  const ids = new Set(decision.devices);
+  const failures = (composed.failures ?? []).filter((r) => r.deviceId !== null && ids.has(r.deviceId));
+  const failed = { HIGH: 0, MIDDLE: 0, LOW: 0 };
+  for (const r of failures) failed[r.severity] += 1;
+  const deviceIds = [...ids].sort((a, b) => a - b);
+  const counts = deviceIds.length > 0 && composed.owners ? await composed.owners.countResults(deviceIds, failed) : null;
+  const devices = [...new Set(failures.map((r) => r.device))].sort((a, b) => a.localeCompare(b));
+  const why = `the route's device condition selects ${devices.length === 1 ? 'this device' : `these ${devices.length} devices`}`;
+  return {
+    ...decision,
+    ownerGroup: { route: route.name, key: 'devices', to: route.to, why, deviceIds, devices, counts, whole: false, note: null },
+  };
+}
+
+/**
+ * A route with a `device` condition when NetBox could not say which devices fail where: it matched so
+ * no page is lost, and its mail is the whole report, saying why.
+ */
+function unscoped(route: Route, decision: RouteDecision, composed: ComposedReport, lookup: OwnerLookup | undefined): NewRouteMail {
+  const cause =
+    lookup?.status === 'missing'
+      ? lookup.reason
+      : (composed.view.enrichment?.missingReason ?? 'the relay has no NetBox URL and token for this source');
+  const note = `NetBox could not say which failing devices the route's device condition selects (${cause}), so this is the whole report.`;
+  return {
+    ...decision,
+    reason: `${decision.reason}; devices unknown: whole report`,
+    ownerGroup: {
+      route: route.name,
+      key: WHOLE_GROUP_KEY,
+      to: route.to,
+      why: "you are this route's recipient",
+      deviceIds: [],
+      devices: [],
+      counts: null,
+      whole: true,
+      note,
+    },
   };
 }

@@ -118,8 +118,10 @@ async function renderRouteMail(
 ): Promise<{ ok: true; message: SendMailOptions } | { ok: false; failure: FailureClass }> {
   let message: SendMailOptions | undefined;
   try {
-    if (composed.kind === 'report') message = await composed.messageFor({ name: mail.route, reminder: mail.reminder, reason: mail.reason });
-    else if (mail.route === composed.route) message = composed.message;
+    if (composed.kind === 'report') {
+      const group = mail.ownerGroup ?? null;
+      message = await composed.messageFor({ name: group?.route ?? mail.route, reminder: mail.reminder, reason: mail.reason, group });
+    } else if (mail.route === composed.route) message = composed.message;
   } catch (error) {
     return { ok: false, failure: classifyRenderFailure(error ?? new Error('rendering failed')) };
   }

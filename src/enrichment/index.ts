@@ -16,3 +16,11 @@ export {
   type DeviceFailures,
 } from './summarize-failures';
 export { buildFailuresCsv, type FailuresCsv } from './build-failures-csv';
+export {
+  createOwnerResolver,
+  type OwnerResolverOptions,
+  type OwnerDirectory,
+  type OwnerLookup,
+  type OwnerContact,
+  type OwnerQuery,
+} from './resolve-owners';

@@ -13,6 +13,8 @@ export interface RelayMetrics {
   recordWorker(outcome: WorkerOutcome): void;
   /** Counts one failed NetBox API call (`reason`: an HTTP status such as `404`, or `timeout`, `network`, …) of a source (default: `default`). */
   recordNetboxFetchError(reason: string, source?: string): void;
+  /** Counts a route by owner that mailed the whole report to its fallback: NetBox could not say who owns what. */
+  recordOwnerFallback(reason: string, source?: string): void;
   /** The exposition text, with the queue gauges read from the store now. */
   render(): Promise<string>;
   readonly contentType: string;
@@ -41,6 +43,7 @@ interface TrafficSeries {
   failed: Counter<'reason' | 'then'>;
   latency: Histogram<'result'>;
   netboxErrors: Counter<'reason' | 'source'>;
+  ownerFallbacks: Counter<'reason' | 'source'>;
   /** Bounds the `source` label to the configured set. */
   sourceLabel: (source: string | undefined) => string;
 }
@@ -75,6 +78,9 @@ export function createMetrics(options: MetricsOptions): RelayMetrics {
     },
     recordNetboxFetchError(reason, source) {
       traffic.netboxErrors.inc({ reason: reason.slice(0, 40), source: traffic.sourceLabel(source) });
+    },
+    recordOwnerFallback(reason, source) {
+      traffic.ownerFallbacks.inc({ reason: reason.slice(0, 40), source: traffic.sourceLabel(source) });
     },
     async render() {
       await refreshQueue(queue, options);
@@ -115,12 +121,18 @@ function registerTrafficSeries(registry: Registry, sources: readonly string[]): 
     labelNames: ['reason', 'source'] as const,
     registers: [registry],
   });
+  const ownerFallbacks = new Counter({
+    name: `${PREFIX}owner_fallbacks_total`,
+    help: 'Owner look-ups (routes by NetBox contacts) that failed, so the whole report went to the fallback addresses, by source and reason.',
+    labelNames: ['reason', 'source'] as const,
+    registers: [registry],
+  });
   sent.inc(0);
   // Reasons known in advance start at 0, so rate() works from the first failure on.
   for (const source of sources) for (const outcome of ['queued', 'duplicate'] as const) received.inc({ outcome, code: '', source }, 0);
   const known = new Set(sources);
   const sourceLabel = (source: string | undefined) => (source !== undefined && known.has(source) ? source : DEFAULT_SOURCE_NAME);
-  return { received, sent, failed, latency, netboxErrors, sourceLabel };
+  return { received, sent, failed, latency, netboxErrors, ownerFallbacks, sourceLabel };
 }
 
 /** Registers the queue gauges (every state starts at 0), their scrape-error counter and the unrecorded-outcomes gauge. */

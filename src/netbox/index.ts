@@ -1,3 +1,17 @@
 export { createNetboxClient, buildAuthorization, type NetboxClient, type NetboxClientOptions, type RequestBudget } from './netbox-client';
 export { NetboxError, classifyNetboxStatus, describeTlsFailure, type NetboxErrorCode } from './netbox-error';
 export { parsePageStream, PageScanner, type NetboxPage } from './parse-page-stream';
+export {
+  readNetboxMajor,
+  listDevices,
+  listOwnedDeviceIds,
+  listContactAssignments,
+  listContacts,
+  countDeviceResults,
+  type NetboxRef,
+  type NetboxDevice,
+  type OwnerObjectType,
+  type ContactAssignment,
+  type NetboxContact,
+  type SeverityCounts,
+} from './read-owners';

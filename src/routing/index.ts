@@ -12,6 +12,11 @@ export {
   type NotifyPolicy,
   type RouteSeverity,
   type DigestSettings,
+  type OwnerSpec,
+  type OwnerObject,
+  type DeviceConditionT,
+  OWNER_OBJECTS,
+  DEVICE_FIELDS,
 } from './routes-schema';
 export { parseDigestSchedule, type DigestSchedule } from './digest-schedule';
 export {
@@ -35,4 +40,13 @@ export {
   type RatioFacts,
   type RoutingTrend,
 } from './report-facts';
-export { planRoutes, matchCondition, decideNotify, type RouteDecision, type RouteOutcome, type LastSentLookup } from './plan-routes';
+export {
+  planRoutes,
+  matchCondition,
+  matchDevice,
+  decideNotify,
+  type RouteDecision,
+  type RouteOutcome,
+  type LastSentLookup,
+} from './plan-routes';
+export { buildOwnerGroups, UNOWNED_GROUP_KEY, type OwnerGroupDraft, type OwnedFailure } from './build-owner-groups';

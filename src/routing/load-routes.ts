@@ -143,7 +143,8 @@ export function buildNoticeRecipients(routes: readonly Route[]): { to: string[];
       seen.add(k);
       return true;
     });
-  const to = take(routes.flatMap((r) => r.to));
+  // A route by owner's contacts are known per report only: its fallback hears the relay's notices.
+  const to = take(routes.flatMap((r) => [...r.to, ...(r.owners?.fallback ?? [])]));
   const cc = take(routes.flatMap((r) => r.cc));
   const bcc = take(routes.flatMap((r) => r.bcc));
   // A message needs a visible recipient; a routes file with only bcc still gets its notices.

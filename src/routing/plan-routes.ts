@@ -1,5 +1,6 @@
 import { DEFAULT_SOURCE_FACTS, type ReportFacts, type RoutingTrend } from './report-facts';
-import type { Condition, Route, RouteSeverity } from './routes-schema';
+import type { NetboxDevice, NetboxRef } from '../netbox';
+import type { Condition, DeviceConditionT, Route, RouteSeverity } from './routes-schema';
 
 /**
  * What happens to one report on one route:
@@ -18,6 +19,11 @@ export interface RouteDecision {
   reason: string;
   /** A reminder of an unchanged failing state (`repeat_after`). */
   reminder: boolean;
+  /**
+   * The failing devices (ids) the route's `device` conditions select: its mail holds only their
+   * failures. Absent: the whole report (no `device` condition, or the devices are not known).
+   */
+  devices?: number[];
 }
 
 /** For `repeat_after`: the completion time (ISO) of the last report this route mailed, per route name. */
@@ -38,11 +44,13 @@ export function planRoutes(routes: readonly Route[], facts: ReportFacts, trend: 
     if (route.match && !matchCondition(route.match, facts, trend)) return { ...base, outcome: 'skipped' as const, reason: 'not matched' };
     if (!route.continue) stoppedBy = route.name;
     const decision = decideNotify(route, facts, trend, lastSent(route.name));
+    const devices = route.match && facts.devices && hasDeviceCondition(route.match) ? selectDevices(route.match, facts, trend) : undefined;
     return {
       ...base,
       outcome: decision.send ? ('send' as const) : ('suppressed' as const),
       reason: decision.reason,
       reminder: decision.reminder,
+      ...(devices ? { devices } : {}),
     };
   });
 }
@@ -88,6 +96,12 @@ export function matchCondition(condition: Condition, facts: ReportFacts, trend: 
     if (r.newly_failing) return newlyFailing(facts, trend, r.severity) > 0;
     return false;
   }
+  if (condition.device) {
+    // Unknown devices (no NetBox, or it is down): the condition holds, so a page is never lost to an
+    // outage; the mail then holds the whole report and says NetBox could not be asked.
+    if (facts.focus) return matchDevice(condition.device, facts.focus);
+    return facts.devices === undefined || facts.devices.some((d) => matchDevice(condition.device!, d));
+  }
   const source = facts.source ?? DEFAULT_SOURCE_FACTS;
   if (condition.source) return condition.source.includes(source.name);
   if (condition.source_tags) return Object.entries(condition.source_tags).every(([tag, value]) => source.tags[tag] === value);
@@ -101,6 +115,27 @@ export function matchCondition(condition: Condition, facts: ReportFacts, trend: 
     return matches(c.equals);
   }
   return false;
+}
+
+/** True when the device has every attribute the condition names (a list: any of its values; tags: each one). */
+export function matchDevice(condition: DeviceConditionT, device: NetboxDevice): boolean {
+  const named = (ref: NetboxRef | null, values: string[]) => ref !== null && values.some((v) => v === ref.slug || v === ref.name);
+  if (condition.site && !named(device.site, condition.site)) return false;
+  if (condition.tenant && !named(device.tenant, condition.tenant)) return false;
+  if (condition.role && !named(device.role, condition.role)) return false;
+  if (condition.platform && !named(device.platform, condition.platform)) return false;
+  if (condition.tags && !condition.tags.every((t) => device.tags.some((tag) => tag.slug === t || tag.name === t))) return false;
+  return true;
+}
+
+function hasDeviceCondition(condition: Condition): boolean {
+  if (condition.device) return true;
+  return [...(condition.all ?? []), ...(condition.any ?? [])].some(hasDeviceCondition);
+}
+
+/** The failing devices for which the route's condition holds, each looked at alone. */
+function selectDevices(condition: Condition, facts: ReportFacts, trend: RoutingTrend): number[] {
+  return (facts.devices ?? []).filter((focus) => matchCondition(condition, { ...facts, focus }, trend)).map((d) => d.id);
 }
 
 /**

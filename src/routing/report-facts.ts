@@ -1,3 +1,4 @@
+import type { NetboxDevice } from '../netbox';
 import { passPercent } from '../report';
 import type { Trend } from '../trend';
 import { DEFAULT_SOURCE_NAME, type ReportDelivery } from '../webhook';
@@ -20,6 +21,13 @@ export interface ReportFacts {
   customFields: Record<string, unknown>;
   /** The NetBox source the report came from (its name and configured tags); absent: the default source. */
   source?: SourceFacts;
+  /**
+   * The failing devices with NetBox's site, tenant, role, platform and tags, for `device` conditions;
+   * absent when they are not known (no NetBox, or it could not say).
+   */
+  devices?: readonly NetboxDevice[];
+  /** While a route's scope is worked out: the one device a `device` condition looks at. */
+  focus?: NetboxDevice;
 }
 
 /** A NetBox source as routes see it. */

@@ -69,10 +69,35 @@ const SourceTagsCondition = z
   .record(z.string().min(1).max(100), z.union([z.string().max(200), z.number(), z.boolean()]).transform(String))
   .refine((tags) => Object.keys(tags).length > 0, 'needs at least one tag');
 
+/** Device attributes a `device` condition names (NetBox's slugs or names; several values: any of them). */
+export const DEVICE_FIELDS = ['site', 'tenant', 'role', 'platform'] as const;
+export type DeviceField = (typeof DEVICE_FIELDS)[number];
+
+const slugList = z
+  .union([z.string().min(1).max(200), z.array(z.string().min(1).max(200)).min(1).max(MAX_CONDITION_ITEMS)], {
+    error: 'must be a name (slug) or a list of them',
+  })
+  .transform((v) => (Array.isArray(v) ? v : [v]));
+
+/**
+ * `device: { role: core-switch, site: [fra1, ams1], tags: [pci] }`: a failing device with these NetBox
+ * attributes (every field given must match; a list means any of its values; `tags`: every tag).
+ */
+const DeviceCondition = z
+  .strictObject({
+    site: slugList.optional(),
+    tenant: slugList.optional(),
+    role: slugList.optional(),
+    platform: slugList.optional(),
+    tags: slugList.optional(),
+  })
+  .refine((d) => Object.values(d).some((v) => v !== undefined), 'give at least one of site, tenant, role, platform, tags');
+
 export type FailedConditionT = z.infer<typeof FailedCondition>;
 export type PassPercentConditionT = z.infer<typeof PassPercentCondition>;
 export type RegressionConditionT = z.infer<typeof RegressionCondition>;
 export type CustomFieldConditionT = z.infer<typeof CustomFieldCondition>;
+export type DeviceConditionT = z.infer<typeof DeviceCondition>;
 
 /** One condition: exactly one key. `all`/`any` nest. */
 export interface Condition {
@@ -82,11 +107,12 @@ export interface Condition {
   custom_field?: CustomFieldConditionT;
   source?: string[];
   source_tags?: Record<string, string>;
+  device?: DeviceConditionT;
   all?: Condition[];
   any?: Condition[];
 }
 
-const CONDITION_KEYS = ['failed', 'pass_percent', 'regression', 'custom_field', 'source', 'source_tags', 'all', 'any'] as const;
+const CONDITION_KEYS = ['failed', 'pass_percent', 'regression', 'custom_field', 'source', 'source_tags', 'device', 'all', 'any'] as const;
 
 export const ConditionSchema: z.ZodType<Condition> = z
   .strictObject({
@@ -96,6 +122,7 @@ export const ConditionSchema: z.ZodType<Condition> = z
     custom_field: CustomFieldCondition.optional(),
     source: SourceCondition.optional(),
     source_tags: SourceTagsCondition.optional(),
+    device: DeviceCondition.optional(),
     get all() {
       return z.array(ConditionSchema).min(1).max(MAX_CONDITION_ITEMS).optional();
     },
@@ -119,6 +146,55 @@ const recipients = z
   .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean))
   .pipe(z.array(z.string().refine(isMailbox, 'is not an e-mail address')).max(MAX_RECIPIENTS))
   .default([]);
+
+/** Objects a contact can be assigned to that own a device: the device itself, its site, its tenant. */
+export const OWNER_OBJECTS = ['device', 'site', 'tenant'] as const;
+export type OwnerObject = (typeof OWNER_OBJECTS)[number];
+export const CONTACT_PRIORITIES = ['primary', 'secondary', 'tertiary', 'inactive'] as const;
+
+/** `netbox_contacts: { role: owner, on: [device, site, tenant], priority: primary }`. */
+const NetboxContacts = z.strictObject({
+  role: z
+    .string({ error: "must be the contact role's slug (e.g. owner)" })
+    .regex(/^[-a-zA-Z0-9_]{1,100}$/, "must be the contact role's slug (e.g. owner)"),
+  on: z
+    .union([z.enum(OWNER_OBJECTS), z.array(z.enum(OWNER_OBJECTS)).min(1).max(3)], {
+      error: `must be one or more of ${OWNER_OBJECTS.join(', ')}`,
+    })
+    .transform((v) => [...new Set(Array.isArray(v) ? v : [v])])
+    .default(['device', 'site', 'tenant']),
+  priority: z.enum(CONTACT_PRIORITIES, { error: `must be one of ${CONTACT_PRIORITIES.join(', ')}` }).optional(),
+});
+
+/**
+ * `to: { netbox_contacts: {...}, fallback: noc@example.com }`: the recipients are NetBox's contacts of
+ * each failing device; `fallback` gets the failures nobody owns, and the whole report when NetBox
+ * cannot say who owns what.
+ */
+const OwnersTo = z.strictObject({
+  netbox_contacts: NetboxContacts,
+  fallback: z
+    .union([z.string(), z.array(z.string())], { error: 'must be an address or a list of addresses' })
+    .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean))
+    .pipe(z.array(z.string().refine(isMailbox, 'is not an e-mail address')).min(1, 'needs at least one address').max(MAX_RECIPIENTS)),
+});
+
+/** `to`: addresses, or NetBox's contacts (an object): each problem reported for the form that was written. */
+const routeTo = z.unknown().transform((value, ctx) => {
+  const schema = value !== null && typeof value === 'object' && !Array.isArray(value) ? OwnersTo : recipients;
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+  return z.NEVER;
+});
+
+/** A route's owner look-up, as the relay uses it (`on` in the order given: the first that names someone wins). */
+export interface OwnerSpec {
+  role: string;
+  on: OwnerObject[];
+  priority?: (typeof CONTACT_PRIORITIES)[number];
+  fallback: string[];
+}
 
 const duration = z.union([z.string(), z.number()]).transform((value, ctx) => {
   const ms = parseDurationMs(String(value));
@@ -169,7 +245,7 @@ export const RouteSchema = z
       .string({ error: 'is required (letters, digits, - _ .)' })
       .regex(ROUTE_NAME_PATTERN, 'must be 1–64 letters, digits, "-", "_" or ".", starting with a letter or digit'),
     match: ConditionSchema.optional(),
-    to: recipients,
+    to: routeTo,
     cc: recipients,
     bcc: recipients,
     template: z
@@ -184,9 +260,19 @@ export const RouteSchema = z
     chart: z.boolean({ error: 'must be true or false' }).optional(),
     digest: DigestSchema.optional(),
   })
+  // Before the transform, which zod skips once a field has a problem: a digest route's other problems are listed too.
   .superRefine((r, ctx) => {
-    if (r.digest) checkDigestRoute(r, ctx);
-    if (r.to.length + r.cc.length + r.bcc.length === 0)
+    if (r.digest) checkDigestRoute({ ...r, owners: !Array.isArray(r.to) }, ctx);
+  })
+  .transform(({ to, ...rest }) => {
+    const route: typeof rest & { to: string[]; owners?: OwnerSpec } = { ...rest, to: Array.isArray(to) ? to : [] };
+    if (Array.isArray(to)) return route;
+    route.owners = { role: to.netbox_contacts.role, on: to.netbox_contacts.on, fallback: to.fallback };
+    if (to.netbox_contacts.priority !== undefined) route.owners.priority = to.netbox_contacts.priority;
+    return route;
+  })
+  .superRefine((r, ctx) => {
+    if (r.to.length + r.cc.length + r.bcc.length === 0 && !r.owners)
       ctx.addIssue({ code: 'custom', path: ['to'], message: 'a route needs at least one recipient (to, cc or bcc)' });
     if (r.repeat_after !== undefined && r.notify !== 'on-change') {
       ctx.addIssue({
@@ -201,7 +287,14 @@ export const RouteSchema = z
  * A digest route takes no part in the per-report chain (it never stops it, it never mails a report on
  * its own), so what only means something there is refused rather than silently ignored.
  */
-function checkDigestRoute(r: { notify: NotifyPolicy; continue: boolean }, ctx: z.RefinementCtx): void {
+function checkDigestRoute(r: { notify: NotifyPolicy; continue: boolean; owners: boolean }, ctx: z.RefinementCtx): void {
+  // A digest sums up every matching report for one audience; splitting it per owner is not what it says.
+  if (r.owners)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['to', 'netbox_contacts'],
+      message: 'does not apply to a digest route (a digest goes to fixed addresses)',
+    });
   if (r.notify !== 'always')
     ctx.addIssue({
       code: 'custom',

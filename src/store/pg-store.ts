@@ -15,7 +15,7 @@ import {
   resolveInsertResults,
 } from './delivery-rows';
 import { decodeReportRow, toReportParams } from './report-rows';
-import { decodeRouteMailRow, toRouteMailParams } from './route-mail-rows';
+import { buildRouteGroupsPattern, decodeRouteMailRow, toRouteMailParams } from './route-mail-rows';
 import { fromSentMessageRow, toSentMessageParams } from './sent-message-rows';
 import { decodeWatchdogRow } from './watchdog-rows';
 import { decodeDigestPeriodRow } from './digest-rows';
@@ -491,7 +491,10 @@ export class PgStore implements Store {
   }
 
   async lastRouteMailCompletedAt(route: string, deliveryId: number): Promise<string | null> {
-    return (await this.selectAll(queries.routeMails.lastCompletedAt, { route, deliveryId }))[0]?.t ?? null;
+    return (
+      (await this.selectAll(queries.routeMails.lastCompletedAt, { route, routeGroups: buildRouteGroupsPattern(route), deliveryId }))[0]
+        ?.t ?? null
+    );
   }
 
   async checkWritable(now: number): Promise<void> {

@@ -306,14 +306,14 @@ const routeMails = {
   ),
   /** DO NOTHING keeps the first replica's decision for a route when two decide at once. */
   insert: defineStatement<RouteMailParams>(
-    () => `INSERT INTO route_mails (delivery_id, route, position, outcome, reason, reminder, state, decided_at, updated_at)
-       VALUES (:deliveryId, :route, :position, :outcome, :reason, :reminder, :state, :now, :now) ON CONFLICT (delivery_id, route) DO NOTHING`,
+    () => `INSERT INTO route_mails (delivery_id, route, position, outcome, reason, reminder, state, decided_at, updated_at, owner_group)
+       VALUES (:deliveryId, :route, :position, :outcome, :reason, :reminder, :state, :now, :now, :ownerGroup) ON CONFLICT (delivery_id, route) DO NOTHING`,
   ),
   ofDelivery: defineStatement<{ deliveryId: number }, RouteMailRow>(
-    () => 'SELECT * FROM route_mails WHERE delivery_id = :deliveryId ORDER BY position',
+    () => 'SELECT * FROM route_mails WHERE delivery_id = :deliveryId ORDER BY position, route',
   ),
   ofDeliveries: defineStatement<{ deliveryIds: number[] }, RouteMailRow>(
-    (d) => `SELECT * FROM route_mails WHERE delivery_id ${d.inList(':deliveryIds')} ORDER BY delivery_id, position`,
+    (d) => `SELECT * FROM route_mails WHERE delivery_id ${d.inList(':deliveryIds')} ORDER BY delivery_id, position, route`,
   ),
   markSent: defineStatement<{ deliveryId: number; route: string; now: number; messageId: string; response: string }>(
     () => `UPDATE route_mails SET state = 'sent', message_id = :messageId, response = :response, sent_at = :now, last_error = NULL, last_error_code = NULL,
@@ -325,9 +325,9 @@ const routeMails = {
        WHERE delivery_id = :deliveryId AND route = :route AND state <> 'sent'`,
   ),
   /** What `repeat_after` measures from: the newest report created before this one that the route mailed. */
-  lastCompletedAt: defineStatement<{ route: string; deliveryId: number }, { t: string }>(
+  lastCompletedAt: defineStatement<{ route: string; routeGroups: string; deliveryId: number }, { t: string }>(
     () => `SELECT d.completed_at AS t FROM route_mails r JOIN deliveries d ON d.id = r.delivery_id
-       WHERE r.route = :route AND r.outcome = 'send' AND r.delivery_id <> :deliveryId
+       WHERE (r.route = :route OR r.route LIKE :routeGroups ESCAPE '!') AND r.outcome = 'send' AND r.delivery_id <> :deliveryId
          AND d.netbox_source = (SELECT netbox_source FROM deliveries WHERE id = :deliveryId)
          AND d.report_created <= (SELECT report_created FROM deliveries WHERE id = :deliveryId)
        ORDER BY d.report_created DESC, d.id DESC LIMIT 1`,

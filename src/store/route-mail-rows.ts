@@ -1,4 +1,4 @@
-import type { NewRouteMail, RouteMailRecord, RouteMailState } from './types';
+import type { NewRouteMail, OwnerGroupPlan, RouteMailRecord, RouteMailState } from './types';
 
 /** A `route_mails` row as both stores read it; only `reminder` differs (SQLite 0/1, PostgreSQL boolean). */
 export interface RouteMailRow {
@@ -16,6 +16,8 @@ export interface RouteMailRow {
   sent_at: number | null;
   decided_at: number;
   updated_at: number;
+  /** JSON of the owner group (migration 10); NULL for a plain route mail. */
+  owner_group?: string | null;
 }
 
 /** The parameters of one decision's INSERT: a `send` starts `pending`, the other outcomes are final. */
@@ -28,12 +30,14 @@ export interface RouteMailParams {
   reminder: boolean;
   state: RouteMailState;
   now: number;
+  ownerGroup: string | null;
 }
 
 /** A routing decision as the parameters of its row. */
 export function toRouteMailParams(deliveryId: number, decision: NewRouteMail, now: number): RouteMailParams {
   const { route, position, outcome, reason, reminder } = decision;
-  return { deliveryId, route, position, outcome, reason, reminder, state: outcome === 'send' ? 'pending' : outcome, now };
+  const ownerGroup = decision.ownerGroup ? JSON.stringify(decision.ownerGroup) : null;
+  return { deliveryId, route, position, outcome, reason, reminder, state: outcome === 'send' ? 'pending' : outcome, now, ownerGroup };
 }
 
 /** Turns a row into the record the Store interface returns. */
@@ -53,5 +57,11 @@ export function decodeRouteMailRow(row: RouteMailRow): RouteMailRecord {
     sentAt: row.sent_at,
     decidedAt: row.decided_at,
     updatedAt: row.updated_at,
+    ownerGroup: row.owner_group ? (JSON.parse(row.owner_group) as OwnerGroupPlan) : null,
   };
+}
+
+/** The LIKE pattern (escape `!`) of a route's owner-group mails, `<route>~<key>`: they count as the route's mails. */
+export function buildRouteGroupsPattern(route: string): string {
+  return `${route.replace(/[!%_]/g, (c) => `!${c}`)}~%`;
 }

@@ -8,7 +8,7 @@ import type { Statement } from './statement';
 import { TurnBatch } from './turn-batch';
 import { decodeClaimedRows, decodeDeliveryRow, decodeListedRows, decodeStateCounts, toDeliveryParams } from './delivery-rows';
 import { decodeReportRow, toReportParams } from './report-rows';
-import { decodeRouteMailRow, toRouteMailParams } from './route-mail-rows';
+import { buildRouteGroupsPattern, decodeRouteMailRow, toRouteMailParams } from './route-mail-rows';
 import { fromSentMessageRow, toSentMessageParams } from './sent-message-rows';
 import { decodeWatchdogRow } from './watchdog-rows';
 import { decodeDigestPeriodRow } from './digest-rows';
@@ -558,7 +558,11 @@ export class SqliteStore implements Store {
   }
 
   async lastRouteMailCompletedAt(route: string, deliveryId: number): Promise<string | null> {
-    return this.run((db) => selectOne(db, queries.routeMails.lastCompletedAt, { route, deliveryId }))?.t ?? null;
+    return (
+      this.run((db) =>
+        selectOne(db, queries.routeMails.lastCompletedAt, { route, routeGroups: buildRouteGroupsPattern(route), deliveryId }),
+      )?.t ?? null
+    );
   }
 
   async checkWritable(now: number): Promise<void> {

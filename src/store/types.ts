@@ -98,11 +98,43 @@ export type RouteMailState = (typeof ROUTE_MAIL_STATES)[number];
 
 /** A routing decision to record: `send` becomes a pending mail, the others are final. */
 export interface NewRouteMail {
+  /** The route's name; an owner group's mail is `<route>~<group key>` (`~` is never in a route name). */
   route: string;
   position: number;
   outcome: 'send' | 'suppressed' | 'skipped';
   reason: string;
   reminder: boolean;
+  /** For a route mailing NetBox's contacts: the group resolved once and kept, so a retry sends exactly it. */
+  ownerGroup?: OwnerGroupPlan | null;
+}
+
+/** Passed and counted results per severity of an owner group's devices. */
+export type OwnerGroupCounts = Record<'HIGH' | 'MIDDLE' | 'LOW', { passed: number; count: number }>;
+
+/**
+ * One owner group of a route's mail, as decided when the delivery was planned: who gets it, why, and
+ * which devices' failures it holds. `whole` is the whole report to the fallback (NetBox could not
+ * say who owns what; `note` says why).
+ */
+export interface OwnerGroupPlan {
+  /** The route's name (the mail's template, subject and cc/bcc). */
+  route: string;
+  /** Stable within the delivery: `unowned`, `whole`, or `o-<hash of the recipients>`. */
+  key: string;
+  to: string[];
+  /** "you are the primary owner contact of site fra1". */
+  why: string;
+  deviceIds: number[];
+  devices: string[];
+  /** The group's results per severity; null when NetBox could not count them (the mail then shows failures only). */
+  counts: OwnerGroupCounts | null;
+  /**
+   * How many devices `counts` is over: every device NetBox lists for the group's objects (its sites,
+   * tenants, devices), failing or not. Absent or null: over the failing devices alone.
+   */
+  ownedDevices?: number | null;
+  whole: boolean;
+  note: string | null;
 }
 
 export interface RouteMailRecord extends NewRouteMail {

@@ -756,6 +756,57 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(await store.lastRouteMailCompletedAt('auditors', ids[2])).toBeNull();
     });
 
+    test("owner groups: each group is a row of its own with its plan read back; its mails count for the route's repeat_after", async () => {
+      const day = (d: number) => `2026-03-0${d}T06:00:00.000000Z`;
+      const first = await store.insertDelivery(makeDelivery(1, { reportCreated: day(1), completedAt: '2026-03-01T06:00:05Z' }));
+      const second = await store.insertDelivery(makeDelivery(2, { reportCreated: day(2), completedAt: '2026-03-02T06:00:05Z' }));
+      const group = {
+        route: 'own_ers',
+        key: 'o-0123456789ab',
+        to: ['alice@example.com'],
+        why: 'you are the primary owner contact of site fra1',
+        deviceIds: [101],
+        devices: ['sw-fra-1'],
+        counts: { HIGH: { passed: 0, count: 1 }, MIDDLE: { passed: 1, count: 1 }, LOW: { passed: 0, count: 0 } },
+        whole: false,
+        note: null,
+      };
+      const plan = await store.recordRouteDecisions(
+        first.id,
+        [
+          { route: 'own_ers~o-0123456789ab', position: 0, outcome: 'send', reason: 'matched', reminder: false, ownerGroup: group },
+          {
+            route: 'own_ers~unowned',
+            position: 0,
+            outcome: 'send',
+            reason: 'matched',
+            reminder: false,
+            ownerGroup: { ...group, key: 'unowned' },
+          },
+          { route: 'auditors', position: 1, outcome: 'send', reason: 'matched', reminder: false },
+        ],
+        T0,
+      );
+      expect(plan.map((m) => [m.route, m.ownerGroup?.key ?? null])).toEqual([
+        ['own_ers~o-0123456789ab', 'o-0123456789ab'],
+        ['own_ers~unowned', 'unowned'],
+        ['auditors', null],
+      ]);
+      expect(plan[0].ownerGroup).toEqual(group);
+      await store.markRouteMailSent(first.id, 'own_ers~unowned', { now: T0 + 1, messageId: '<m@x>', response: '250 OK' });
+      expect((await store.listRouteMails([first.id])).map((m) => m.state)).toEqual(['pending', 'sent', 'pending']);
+      expect(await store.lastRouteMailCompletedAt('own_ers', second.id)).toBe('2026-03-01T06:00:05Z');
+      // `_` is a LIKE wildcard: the groups of route `ownXers` are not `own_ers`'s mails.
+      const third = await store.insertDelivery(makeDelivery(3, { reportCreated: day(3), completedAt: '2026-03-03T06:00:05Z' }));
+      await store.recordRouteDecisions(
+        second.id,
+        [{ route: 'ownXers~o-1', position: 0, outcome: 'send', reason: 'matched', reminder: false }],
+        T0,
+      );
+      expect(await store.lastRouteMailCompletedAt('ownXers', third.id)).toBe('2026-03-02T06:00:05Z');
+      expect(await store.lastRouteMailCompletedAt('own_ers', third.id)).toBe('2026-03-01T06:00:05Z');
+    });
+
     test('NetBox sources: report 29 of two sources is two deliveries; each reads back its source; listings and repeat_after keep them apart', async () => {
       const parsed = makeReportDelivery(TYPED_REPORT_BODIES[0]);
       const ofSource = (source: string): NewDelivery => {
@@ -853,6 +904,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
             '008-delivery_list_indexes',
             '009-netbox_sources',
             '010-digest_periods',
+            '011-route_mail_owner_groups',
           ]);
           expect(report.version).toBeGreaterThanOrEqual(6);
           const [before] = await upgraded.listDeliveries();

@@ -17,7 +17,46 @@ export interface DoubleReport {
   results: ResultSpec[];
 }
 
+/** A NetBox object nested in a device (site, tenant, role, platform, tag). */
+export interface RefSpec {
+  id: number;
+  name: string;
+  slug: string;
+}
+
+/** A device as `/api/dcim/devices/` serves it (3.x: `device_role`, 4.x: `role`). */
+export interface DeviceSpec {
+  id: number;
+  name: string;
+  site: RefSpec;
+  tenant?: RefSpec | null;
+  role: RefSpec;
+  platform?: RefSpec | null;
+  tags?: RefSpec[];
+}
+
+/** A contact (`/api/tenancy/contacts/`, with its e-mail) and its assignments. */
+export interface ContactSpec {
+  id: number;
+  name: string;
+  email: string;
+}
+
+export interface AssignmentSpec {
+  id: number;
+  /** `dcim.device`, `dcim.site`, `tenancy.tenant`. */
+  objectType: string;
+  objectId: number;
+  contactId: number;
+  role: RefSpec;
+  priority: 'primary' | 'secondary' | 'tertiary' | 'inactive' | '';
+}
+
 export interface NetboxDoubleOptions {
+  /** NetBox's version (`/api/status/`); contact assignments use 3.x or 4.x field names and filters. Default 4.6.2. */
+  version?: string;
+  /** NetBox's MAX_PAGE_SIZE: larger `limit`s are clamped silently (default 1000). */
+  maxPageSize?: number;
   /** Accepted Authorization header value ("Token <hex>" or "Bearer nbt_..."). */
   authorization: string;
   /** NetBox's BASE_PATH ('' or '/netbox'). */
@@ -37,6 +76,9 @@ export interface NetboxDouble {
   failNext: number[];
   /** Delay, in ms, before answering a results page at this offset (headers included). */
   slowOffsets: Map<number, number>;
+  devices: Map<number, DeviceSpec>;
+  contacts: Map<number, ContactSpec>;
+  assignments: AssignmentSpec[];
   close(): Promise<void>;
 }
 
@@ -84,6 +126,22 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
   const requests: NetboxDouble['requests'] = [];
   const failNext: number[] = [];
   const slowOffsets = new Map<number, number>();
+  const devices = new Map<number, DeviceSpec>();
+  const contacts = new Map<number, ContactSpec>();
+  const assignments: AssignmentSpec[] = [];
+  const version = options.version ?? '4.6.2';
+  const v4 = Number.parseInt(version, 10) >= 4;
+  const maxPageSize = options.maxPageSize ?? 1000;
+  /** One page of a list as NetBox paginates it: limit clamped to MAX_PAGE_SIZE, absolute `next`. */
+  const page = (url: URL, rows: unknown[]) => {
+    const limit = Math.min(Number(url.searchParams.get('limit') ?? 50), maxPageSize);
+    const offset = Number(url.searchParams.get('offset') ?? 0);
+    const next = offset + limit < rows.length ? new URL(`${publicOrigin}${url.pathname}${url.search}`) : null;
+    next?.searchParams.set('offset', String(offset + limit));
+    next?.searchParams.set('limit', String(limit));
+    return { count: rows.length, next: next?.href ?? null, previous: null, results: rows.slice(offset, offset + limit) };
+  };
+  const ids = (url: URL, name: string) => url.searchParams.getAll(name).map(Number);
   const json = (res: http.ServerResponse, status: number, body: unknown) => {
     const text = JSON.stringify(body);
     res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
@@ -114,7 +172,42 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
       });
     }
     if (url.pathname === `${basePath}/api/status/`) {
-      return json(res, 200, { 'netbox-version': '4.6.2', plugins: { validity: '3.5.2' }, 'python-version': '3.12.3' });
+      return json(res, 200, { 'netbox-version': version, plugins: { validity: '3.5.2' }, 'python-version': '3.12.3' });
+    }
+    if (url.pathname === `${basePath}/api/dcim/devices/`) {
+      const [wanted, sites, tenants] = [ids(url, 'id'), ids(url, 'site_id'), ids(url, 'tenant_id')];
+      const rows = [...devices.values()]
+        .filter((d) => wanted.length === 0 || wanted.includes(d.id))
+        .filter(
+          (d) =>
+            (sites.length === 0 || sites.includes(d.site.id)) &&
+            (tenants.length === 0 || (d.tenant != null && tenants.includes(d.tenant.id))),
+        )
+        .map((d) =>
+          url.searchParams.get('brief')
+            ? { id: d.id, url: `http://netbox.internal:8000/api/dcim/devices/${d.id}/`, display: d.name, name: d.name }
+            : renderDevice(d, v4),
+        );
+      return json(res, 200, page(url, rows));
+    }
+    if (url.pathname === `${basePath}/api/tenancy/contacts/`) {
+      const wanted = ids(url, 'id');
+      const rows = [...contacts.values()]
+        .filter((c) => wanted.length === 0 || wanted.includes(c.id))
+        .map((c) => ({ id: c.id, display: c.name, name: c.name, title: '', phone: '', email: c.email, address: '', tags: [] }));
+      return json(res, 200, page(url, rows));
+    }
+    if (url.pathname === `${basePath}/api/tenancy/contact-assignments/`) {
+      // Like django-filter, a version ignores the other version's filter name (a 3.x NetBox ignores object_type).
+      const typeFilter = url.searchParams.get(v4 ? 'object_type' : 'content_type');
+      const objectIds = ids(url, 'object_id');
+      const role = url.searchParams.get('role');
+      const priority = url.searchParams.get('priority');
+      const rows = assignments
+        .filter((a) => (typeFilter === null || a.objectType === typeFilter) && (objectIds.length === 0 || objectIds.includes(a.objectId)))
+        .filter((a) => (role === null || a.role.slug === role) && (priority === null || a.priority === priority))
+        .map((a) => renderAssignment(a, contacts.get(a.contactId), v4));
+      return json(res, 200, page(url, rows));
     }
     if (url.pathname === `${api}/test-results/`) {
       // Without the report_id filter NetBox lists every result (of every report).
@@ -126,7 +219,11 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
           report_id: [`Select a valid choice. ${url.searchParams.get('report_id')} is not one of the available choices.`],
         });
       const passed = url.searchParams.get('passed');
-      const rows = report.results.filter((r) => passed === null || String(r.passed) === passed);
+      const severity = url.searchParams.get('severity');
+      const deviceIds = ids(url, 'device_id');
+      const rows = report.results
+        .filter((r) => passed === null || String(r.passed) === passed)
+        .filter((r) => (severity === null || r.test.severity === severity) && (deviceIds.length === 0 || deviceIds.includes(r.device.id)));
       const limit = Math.min(Number(url.searchParams.get('limit') ?? 50), 1000);
       const offset = Number(url.searchParams.get('offset') ?? 0);
       const omit = options.honoursOmit !== false && url.searchParams.get('omit') === 'explanation';
@@ -156,10 +253,58 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
     requests,
     failNext,
     slowOffsets,
+    devices,
+    contacts,
+    assignments,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
+  };
+}
+
+function renderRef(ref: RefSpec | null | undefined): Record<string, unknown> | null {
+  return ref
+    ? { id: ref.id, url: `http://netbox.internal:8000/api/x/${ref.id}/`, display: ref.name, name: ref.name, slug: ref.slug }
+    : null;
+}
+
+/** A device as NetBox serializes it: 4.x `role`, 3.x `device_role` (the name 3.6 deprecated). */
+function renderDevice(d: DeviceSpec, v4: boolean): Record<string, unknown> {
+  return {
+    id: d.id,
+    url: `http://netbox.internal:8000/api/dcim/devices/${d.id}/`,
+    display: d.name,
+    name: d.name,
+    [v4 ? 'role' : 'device_role']: renderRef(d.role),
+    tenant: renderRef(d.tenant),
+    platform: renderRef(d.platform),
+    site: renderRef(d.site),
+    status: { value: 'active', label: 'Active' },
+    tags: (d.tags ?? []).map((t) => ({ ...renderRef(t), color: '9e9e9e' })),
+    custom_fields: {},
+  };
+}
+
+/** A contact assignment: 4.x `object_type`, 3.x `content_type`; the contact brief has no e-mail. */
+function renderAssignment(a: AssignmentSpec, contact: ContactSpec | undefined, v4: boolean): Record<string, unknown> {
+  return {
+    id: a.id,
+    url: `http://netbox.internal:8000/api/tenancy/contact-assignments/${a.id}/`,
+    display: contact?.name ?? String(a.contactId),
+    [v4 ? 'object_type' : 'content_type']: a.objectType,
+    object_id: a.objectId,
+    object: { id: a.objectId, display: `object ${a.objectId}` },
+    contact: {
+      id: a.contactId,
+      url: `http://netbox.internal:8000/api/tenancy/contacts/${a.contactId}/`,
+      display: contact?.name ?? '',
+      name: contact?.name ?? '',
+    },
+    role: renderRef(a.role),
+    priority: a.priority ? { value: a.priority, label: a.priority[0].toUpperCase() + a.priority.slice(1) } : null,
+    tags: [],
+    custom_fields: {},
   };
 }
 

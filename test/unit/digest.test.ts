@@ -76,6 +76,20 @@ describe('digest routes in the routes file', () => {
       ['routes:', '  - name: z', '    to: a@example.com', '    digest: { schedule: "0 8 * * *", timezone: Mars/Olympus }', ''].join('\n'),
     );
     expect(zoneOnly.map((i) => i.where)).toEqual(['route 1 (z) digest.timezone']);
+
+    // A digest goes to fixed addresses: NetBox's contacts (a route by owner) are refused on it.
+    const owners = issuesOf(
+      [
+        'routes:',
+        '  - name: w',
+        '    to: { netbox_contacts: { role: owner }, fallback: noc@example.com }',
+        '    digest: { schedule: "0 8 * * *" }',
+        '',
+      ].join('\n'),
+    );
+    expect(owners.map((i) => [i.where, i.message])).toEqual([
+      ['route 1 (w) to.netbox_contacts', 'does not apply to a digest route (a digest goes to fixed addresses)'],
+    ]);
   });
 
   it('a digest route never mails a report and never stops the routes after it', () => {

@@ -225,4 +225,13 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
       );
     `,
   },
+  {
+    version: 11,
+    name: 'route_mail_owner_groups',
+    // Issue 20: the owner group of a route mail addressed to NetBox's contacts (JSON), decided once
+    // with the plan; NULL for every other mail.
+    sql: `
+      ALTER TABLE route_mails ADD COLUMN owner_group TEXT;
+    `,
+  },
 ];

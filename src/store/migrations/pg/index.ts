@@ -8,6 +8,7 @@ import { MIGRATION_007_SENT_MESSAGES_PER_ROUTE } from './007-sent-messages-per-r
 import { MIGRATION_008_DELIVERY_LIST_INDEXES } from './008-delivery-list-indexes';
 import { MIGRATION_009_NETBOX_SOURCES } from './009-netbox-sources';
 import { MIGRATION_010_DIGEST_PERIODS } from './010-digest-periods';
+import { MIGRATION_011_ROUTE_MAIL_OWNER_GROUPS } from './011-route-mail-owner-groups';
 
 /** One versioned schema change; `sql` runs in one transaction. */
 export interface PgMigration {
@@ -32,4 +33,5 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   MIGRATION_008_DELIVERY_LIST_INDEXES,
   MIGRATION_009_NETBOX_SOURCES,
   MIGRATION_010_DIGEST_PERIODS,
+  MIGRATION_011_ROUTE_MAIL_OWNER_GROUPS,
 ];

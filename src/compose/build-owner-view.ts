@@ -1,0 +1,70 @@
+import type { SendMailOptions } from 'nodemailer';
+import type { OwnerGroupPlan } from '../store';
+import type { ReportDelivery } from '../webhook';
+import { buildReportView, type OwnersView, type ReportView } from './build-report-view';
+import type { ReportInsights } from './create-report-insights';
+
+/** Names of a group's devices listed in the mail; the rest are counted. */
+const MAX_LISTED_DEVICES = 20;
+
+/**
+ * The view and attachments of one owner group's mail: the failing results of its devices only, the
+ * pass ratios per severity over its own devices (counted when the plan was made) and the report's
+ * totals beside them. The trend is the whole report's, so a group's mail leaves it out.
+ */
+export function buildOwnerGroupView(input: {
+  view: ReportView;
+  delivery: ReportDelivery;
+  group: OwnerGroupPlan;
+  insights?: ReportInsights;
+  netboxUrl?: string;
+  timezone: string;
+  sourceName?: string;
+}): { view: ReportView; attachments: NonNullable<SendMailOptions['attachments']> | undefined } {
+  const { view, group } = input;
+  const owners: OwnersView = {
+    key: group.key,
+    why: group.why,
+    note: group.note,
+    whole: group.whole,
+    devices: group.devices.slice(0, MAX_LISTED_DEVICES),
+    moreDevices: Math.max(0, group.devices.length - MAX_LISTED_DEVICES),
+    deviceCount: group.ownedDevices ?? group.devices.length,
+    ownRatios: !group.whole && group.counts !== null,
+    owned: !group.whole && group.counts !== null && group.ownedDevices != null,
+    report: { overall: view.overall, severities: view.severities },
+  };
+  if (group.whole) return { view: { ...view, owners }, attachments: input.insights?.attachments };
+  const ids = new Set(group.deviceIds);
+  const names = new Set(group.devices);
+  const section = input.insights?.insightsFor((r) => (r.deviceId !== null ? ids.has(r.deviceId) : names.has(r.device)));
+  const own = buildReportView(group.counts ? withCounts(input.delivery, group) : input.delivery, {
+    netboxUrl: input.netboxUrl,
+    timezone: input.timezone,
+    enrichment: section?.enrichment ?? view.enrichment,
+    trend: null,
+    sourceName: input.sourceName,
+  });
+  return { view: { ...own, owners }, attachments: section?.attachments };
+}
+
+/** The report with the group's counts in place of the report's: the ratios (and subject) are the group's. */
+function withCounts(delivery: ReportDelivery, group: OwnerGroupPlan): ReportDelivery {
+  const c = group.counts!;
+  const sum = (key: 'passed' | 'count') => c.HIGH[key] + c.MIDDLE[key] + c.LOW[key];
+  return {
+    ...delivery,
+    report: {
+      ...delivery.report,
+      device_count: group.ownedDevices ?? group.devices.length,
+      high_passed: c.HIGH.passed,
+      high_count: c.HIGH.count,
+      middle_passed: c.MIDDLE.passed,
+      middle_count: c.MIDDLE.count,
+      low_passed: c.LOW.passed,
+      low_count: c.LOW.count,
+      total_passed: sum('passed'),
+      total_count: sum('count'),
+    },
+  };
+}

@@ -1,0 +1,177 @@
+import {
+  countDeviceResults,
+  listContactAssignments,
+  listContacts,
+  listDevices,
+  listOwnedDeviceIds,
+  NetboxError,
+  readNetboxMajor,
+  type NetboxClient,
+  type NetboxDevice,
+  type OwnerObjectType,
+  type RequestBudget,
+  type SeverityCounts,
+} from '../netbox';
+import { systemClock, type Clock } from '../shared';
+
+/** Which contacts own a device, as a route asks for them. */
+export interface OwnerQuery {
+  role: string;
+  on: readonly ('device' | 'site' | 'tenant')[];
+  priority?: string;
+}
+
+/** A contact with an e-mail address, assigned to an object that owns failing devices. */
+export interface OwnerContact {
+  objectType: OwnerObjectType;
+  objectId: number;
+  contactId: number;
+  contactName: string;
+  email: string;
+  role: string;
+  priority: string | null;
+}
+
+/** What NetBox says about a report's failing devices and their owners, or why it could not say. */
+export type OwnerLookup =
+  { status: 'ok'; devices: NetboxDevice[]; contacts: OwnerContact[] } | { status: 'missing'; code: string; reason: string };
+
+/** Owner look-ups bound to one delivery's budget (NETBOX_ENRICH_BUDGET_MS, measured from the first request). */
+export interface OwnerDirectory {
+  lookup(deviceIds: readonly number[], queries: readonly OwnerQuery[]): Promise<OwnerLookup>;
+  /** Every device NetBox lists for these objects (devices, sites, tenants), or null when it could not say. */
+  ownedDevices(objects: readonly { type: OwnerObjectType; id: number }[]): Promise<number[] | null>;
+  /** The results of these devices counted per severity, or null when NetBox could not say. */
+  countResults(deviceIds: readonly number[], failed: Record<'HIGH' | 'MIDDLE' | 'LOW', number>): Promise<SeverityCounts | null>;
+}
+
+export interface OwnerResolverOptions {
+  client: NetboxClient;
+  budgetMs: number;
+  clock?: Clock;
+  /** How long a report's answer is reused (a retry of a plan step, a preview right after); default 10 min. */
+  ttlMs?: number;
+  /** The `limit` asked for (tests use a small one to see pagination); default NetBox's cap, 1000. */
+  pageSize?: number;
+}
+
+/** Answers kept at most: one per recent report and route query. */
+const MAX_CACHED = 200;
+const DEFAULT_TTL_MS = 10 * 60 * 1000;
+
+/**
+ * Creates the owner resolver of one NetBox source: `forReport(key, resultsUrl)` gives a directory whose
+ * look-ups share one time budget and a cache (per report, with a TTL), so two routes asking the same
+ * question, or a plan retried shortly after, cost no second round of requests. Never throws: NetBox
+ * slow, down or refusing becomes `{status: 'missing'}` with one line saying why.
+ */
+export function createOwnerResolver(options: OwnerResolverOptions): (reportKey: string, resultsUrl: string) => OwnerDirectory {
+  const clock = options.clock ?? systemClock;
+  const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
+  const cache = new Map<string, { at: number; value: Promise<unknown> }>();
+  const cached = <T>(key: string, load: () => Promise<T>): Promise<T> => {
+    const now = clock.now();
+    const hit = cache.get(key);
+    if (hit && now - hit.at < ttlMs) return hit.value as Promise<T>;
+    const value = load();
+    cache.set(key, { at: now, value });
+    // A failure is not kept: the next look-up asks NetBox again.
+    value.catch(() => cache.delete(key));
+    if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
+    return value;
+  };
+  return (reportKey, resultsUrl) => {
+    let budget: RequestBudget | undefined;
+    const startBudget = () => (budget ??= { deadline: clock.now() + options.budgetMs });
+    return {
+      async lookup(deviceIds, queries) {
+        const key = `${reportKey}|owners|${[...deviceIds].sort((a, b) => a - b).join(',')}|${JSON.stringify(queries)}`;
+        try {
+          return await cached(key, () => lookupOwners(options, deviceIds, queries, startBudget()));
+        } catch (error) {
+          return describeLookupFailure(error, options);
+        }
+      },
+      async ownedDevices(objects) {
+        const key = `${reportKey}|owned|${objects
+          .map((o) => `${o.type}:${o.id}`)
+          .sort()
+          .join(',')}`;
+        try {
+          return await cached(key, () => listOwnedDeviceIds(options.client, objects, startBudget(), options.pageSize));
+        } catch {
+          return null;
+        }
+      },
+      async countResults(deviceIds, failed) {
+        const key = `${reportKey}|counts|${[...deviceIds].sort((a, b) => a - b).join(',')}`;
+        try {
+          return await cached(key, () => countDeviceResults(options.client, resultsUrl, deviceIds, failed, startBudget()));
+        } catch {
+          return null;
+        }
+      },
+    };
+  };
+}
+
+async function lookupOwners(
+  options: OwnerResolverOptions,
+  deviceIds: readonly number[],
+  queries: readonly OwnerQuery[],
+  budget: RequestBudget,
+): Promise<OwnerLookup> {
+  const { client, pageSize } = options;
+  const devices = deviceIds.length ? await listDevices(client, deviceIds, budget, pageSize) : [];
+  if (queries.length === 0) return { status: 'ok', devices, contacts: [] };
+  const major = await readNetboxMajor(client, budget);
+  const objects: Record<OwnerObjectType, number[]> = {
+    'dcim.device': devices.map((d) => d.id),
+    'dcim.site': devices.flatMap((d) => (d.site?.id != null ? [d.site.id] : [])),
+    'tenancy.tenant': devices.flatMap((d) => (d.tenant?.id != null ? [d.tenant.id] : [])),
+  };
+  const types: Record<OwnerQuery['on'][number], OwnerObjectType> = { device: 'dcim.device', site: 'dcim.site', tenant: 'tenancy.tenant' };
+  const asked = new Set<string>();
+  const assignments = [];
+  for (const query of queries) {
+    for (const on of query.on) {
+      const objectType = types[on];
+      const key = `${objectType}|${query.role}|${query.priority ?? ''}`;
+      if (asked.has(key) || objects[objectType].length === 0) continue;
+      asked.add(key);
+      const q = { major, objectType, objectIds: objects[objectType], role: query.role, priority: query.priority };
+      assignments.push(...(await listContactAssignments(client, q, budget, pageSize)));
+    }
+  }
+  const contacts = new Map(
+    (await listContacts(client, [...new Set(assignments.map((a) => a.contactId))], budget, pageSize)).map((c) => [c.id, c]),
+  );
+  return {
+    status: 'ok',
+    devices,
+    contacts: assignments.flatMap((a) => {
+      const contact = contacts.get(a.contactId);
+      // A contact without an e-mail address cannot be mailed: the device falls to the next owner or the fallback.
+      if (!contact || !contact.email) return [];
+      return [{ ...a, contactName: contact.name, email: contact.email }];
+    }),
+  };
+}
+
+function describeLookupFailure(error: unknown, options: OwnerResolverOptions): OwnerLookup {
+  if (!(error instanceof NetboxError)) {
+    return {
+      status: 'missing',
+      code: 'PROTOCOL',
+      reason: `reading the owners from NetBox failed (${(error as Error)?.message ?? String(error)})`,
+    };
+  }
+  const seconds = Math.round(options.budgetMs / 100) / 10;
+  const reasons: Record<string, string> = {
+    AUTH: `NetBox refused the relay's token when asked for devices and contacts (HTTP ${error.status ?? 403}); check that it may read dcim and tenancy`,
+    TIMEOUT: `NetBox did not say who owns the devices within the ${seconds} s allowed (NETBOX_ENRICH_BUDGET_MS)`,
+    UNREACHABLE: `NetBox at ${options.client.url} could not be reached for the owners (${error.detail ?? error.message})`,
+    SERVER: `NetBox answered HTTP ${error.status ?? 500} when asked for the owners, and kept failing`,
+  };
+  return { status: 'missing', code: error.code, reason: reasons[error.code] ?? `reading the owners from NetBox failed (${error.message})` };
+}

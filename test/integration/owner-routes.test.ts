@@ -1,0 +1,357 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { runCli } from '../../src/cli';
+import { createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
+import { textOf } from '../helpers/html';
+import { captureIo } from '../helpers/cli-io';
+import { buildBody, buildReportData } from '../helpers/netbox-json';
+import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { startSmtpPeer, type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
+import { countResults, startNetboxDouble, type NetboxDouble, type ResultSpec } from '../helpers/validity-results-double';
+
+const TOKEN = '0123456789abcdef0123456789abcdef01234567';
+const ADMIN_TOKEN = 'owner-routes-admin-token-0123456789';
+const NTP = { id: 1, name: 'ntp-servers', severity: 'HIGH' as const };
+const SNMP = { id: 2, name: 'snmp-community', severity: 'MIDDLE' as const };
+const OWNER = { id: 1, name: 'Owner', slug: 'owner' };
+const OPERATIONS = { id: 2, name: 'Operations', slug: 'operations' };
+const SITES = {
+  fra1: { id: 1, name: 'Frankfurt 1', slug: 'fra1' },
+  ams1: { id: 2, name: 'Amsterdam 1', slug: 'ams1' },
+  lon1: { id: 3, name: 'London 1', slug: 'lon1' },
+};
+const ACME = { id: 7, name: 'Acme', slug: 'acme' };
+const ACCESS = { id: 5, name: 'Access switch', slug: 'access-switch' };
+const CORE = { id: 6, name: 'Core switch', slug: 'core-switch' };
+
+const ROUTES = `
+routes:
+  - name: owners
+    to:
+      netbox_contacts: { role: owner, on: [device, site, tenant], priority: primary }
+      fallback: noc@example.com
+    continue: true
+  - name: core-page
+    match:
+      device: { role: core-switch }
+    to: oncall@example.com
+`;
+
+/** Two results per device (HIGH ntp, MIDDLE snmp): `fails` names the tests failing on it. */
+function results(): ResultSpec[] {
+  const plan: [number, string, ('ntp' | 'snmp')[]][] = [
+    [101, 'sw-fra-1', ['ntp']],
+    [102, 'sw-fra-2', ['snmp']],
+    [103, 'sw-ams-1', ['ntp', 'snmp']],
+    [104, 'sw-lon-1', ['ntp']],
+    [105, 'sw-fra-ok', []],
+  ];
+  return plan.flatMap(([id, name, fails], i) => [
+    { id: 5000 + 2 * i, test: NTP, device: { id, name }, passed: !fails.includes('ntp') },
+    { id: 5001 + 2 * i, test: SNMP, device: { id, name }, passed: !fails.includes('snmp') },
+  ]);
+}
+
+/** NetBox's inventory: devices at three sites, owners of two, a tenant, and contacts that must not be mailed. */
+function stock(netbox: NetboxDouble, options: { tenantOwner?: boolean } = {}): void {
+  const device = (id: number, name: string, site: (typeof SITES)['fra1'], role = ACCESS, tenant: typeof ACME | null = null) =>
+    netbox.devices.set(id, { id, name, site, role, tenant, platform: { id: 1, name: 'EOS', slug: 'eos' }, tags: [] });
+  device(101, 'sw-fra-1', SITES.fra1, CORE, ACME);
+  device(102, 'sw-fra-2', SITES.fra1);
+  device(103, 'sw-ams-1', SITES.ams1);
+  device(104, 'sw-lon-1', SITES.lon1);
+  device(105, 'sw-fra-ok', SITES.fra1);
+  const contacts: [number, string, string][] = [
+    [11, 'Alice', 'alice@example.com'],
+    [12, 'Eve', 'eve@example.com'],
+    [13, 'Bob', 'bob@example.com'],
+    [14, 'Dave', 'dave@example.com'],
+    [15, 'Carol', 'carol@example.com'],
+    [16, 'Olga', 'olga@example.com'],
+  ];
+  for (const [id, name, email] of contacts) netbox.contacts.set(id, { id, name, email });
+  const assign = (id: number, objectType: string, objectId: number, contactId: number, priority: 'primary' | 'secondary', role = OWNER) =>
+    netbox.assignments.push({ id, objectType, objectId, contactId, role, priority });
+  assign(1, 'dcim.site', 1, 11, 'primary');
+  assign(2, 'dcim.site', 1, 12, 'primary');
+  assign(3, 'dcim.site', 2, 13, 'primary');
+  assign(4, 'dcim.site', 1, 14, 'secondary'); // not primary: never mailed
+  assign(5, 'dcim.site', 3, 16, 'primary', OPERATIONS); // not the owner role: lon1 has no owner
+  if (options.tenantOwner) assign(6, 'tenancy.tenant', 7, 15, 'primary');
+}
+
+const text = (m: ReceivedMail) => String(m.parsed.text);
+const to = (m: ReceivedMail) => [...m.envelope.to].sort().join(',');
+
+describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failures (NetBox %s)', (version) => {
+  let smtp: SmtpPeer;
+  let netbox: NetboxDouble;
+  let relay: TestRelay | undefined;
+  let dir: string;
+
+  beforeEach(async () => {
+    dir = makeTempDir('relay-owners-');
+    fs.writeFileSync(path.join(dir, 'routes.yaml'), ROUTES);
+    smtp = await startSmtpPeer();
+    // A page of 2: contacts and assignments come in several pages.
+    netbox = await startNetboxDouble({ authorization: `Token ${TOKEN}`, version, maxPageSize: 2 });
+  });
+  afterEach(async () => {
+    await relay?.stop();
+    relay = undefined;
+    await netbox.close();
+    await smtp.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function start(env: Record<string, string> = {}): Promise<TestRelay> {
+    relay = await startTestRelay(
+      {
+        SMTP_URL: smtp.url,
+        MAIL_FROM: 'Compliance <relay@example.com>',
+        ROUTES_FILE: path.join(dir, 'routes.yaml'),
+        NETBOX_URL: netbox.url,
+        NETBOX_TOKEN: TOKEN,
+        ...env,
+      },
+      { dataDir: path.join(dir, 'data') },
+    );
+    return relay;
+  }
+
+  async function deliver(r: TestRelay, id: number): Promise<number> {
+    const specs = results();
+    netbox.reports.set(id, { id, created: '2026-03-06T15:11:18.123456Z', results: specs });
+    const body = buildBody({
+      version: '4.6',
+      data: buildReportData({ id, created: '2026-03-06T15:11:18.123456Z', ...countResults(specs) }),
+    });
+    const res = await postWebhook(r.webhookUrl, body);
+    expect(res.status).toBe(202);
+    return res.json.id as number;
+  }
+
+  it('two sites with their own primary owners get one mail each with only their failures and ratios; the unowned device goes to the fallback', async () => {
+    stock(netbox);
+    const r = await start();
+    await deliver(r, 301);
+    const mails = await smtp.waitFor(4);
+    await waitUntil(() => r.workerOutcomes.length > 0 || undefined, 10_000, 'the outcome');
+    expect(r.workerOutcomes.map((o) => o.type)).toEqual(['sent']);
+    expect(mails.map(to).sort()).toEqual(['alice@example.com,eve@example.com', 'bob@example.com', 'noc@example.com', 'oncall@example.com']);
+
+    const fra = mails.find((m) => to(m) === 'alice@example.com,eve@example.com')!;
+    // Over every device of fra1, the passing sw-fra-ok too; the failures listed are only the failing ones.
+    expect(fra.parsed.subject).toContain('Compliance report 301: 4/6 passed (66.7%)');
+    expect(text(fra)).toContain('Why you: you are the primary owner contact of site fra1.');
+    expect(text(fra)).toContain('These figures are for every device you own in NetBox (3); with failures: sw-fra-1, sw-fra-2.');
+    expect(text(fra)).toContain('The whole report: 5/10 passed (50.0%), HIGH 2/5 (40.0%), MIDDLE 3/5 (60.0%).');
+    expect(text(fra)).toMatch(/HIGH\s+2\/3\s+66\.7%/);
+    expect(text(fra)).toMatch(/MIDDLE\s+2\/3\s+66\.7%/);
+    expect(text(fra)).toContain('sw-fra-1');
+    expect(text(fra)).not.toContain('sw-ams-1');
+    expect(text(fra)).not.toContain('sw-lon-1');
+
+    const ams = mails.find((m) => to(m) === 'bob@example.com')!;
+    expect(ams.parsed.subject).toContain('Compliance report 301: 0/2 passed (0.0%)');
+    expect(text(ams)).toContain('you are the primary owner contact of site ams1');
+    expect(text(ams)).not.toContain('sw-fra-');
+
+    const noc = mails.find((m) => to(m) === 'noc@example.com')!;
+    expect(noc.parsed.subject).toContain('Compliance report 301: 1/2 passed (50.0%)');
+    expect(text(noc)).toContain("you are this route's fallback");
+    expect(text(noc)).toContain('These figures are for your 1 device only: sw-lon-1.');
+    expect(text(noc)).toContain('sw-lon-1');
+    expect(text(noc)).not.toContain('sw-fra-');
+
+    // Only the core switch's failures page the on-call: its own figures, not the report's.
+    const page = mails.find((m) => to(m) === 'oncall@example.com')!;
+    expect(page.parsed.subject).toContain('Compliance report 301: 1/2 passed (50.0%)');
+    expect(text(page)).toContain("the route's device condition selects this device");
+    expect(text(page)).not.toContain('sw-ams-1');
+
+    // One thread per owner group: different Message-IDs and thread roots, stable group keys in a header.
+    const groupMails = [fra, ams, noc];
+    expect(new Set(groupMails.map((m) => m.parsed.messageId)).size).toBe(3);
+    expect(new Set(groupMails.map((m) => String(m.parsed.headers.get('references'))).values()).size).toBe(3);
+    expect(noc.parsed.headers.get('x-compliance-owner-group')).toBe('unowned');
+    expect(groupMails.every((m) => m.parsed.headers.get('x-compliance-route') === 'owners')).toBe(true);
+
+    // Each object type was asked with the filter name of this NetBox version, and answers were paged.
+    const typeFilter = version.startsWith('4') ? 'object_type=dcim.site' : 'content_type=dcim.site';
+    expect(netbox.requests.some((q) => q.path.startsWith('/api/tenancy/contact-assignments/') && q.path.includes(typeFilter))).toBe(true);
+    expect(netbox.requests.filter((q) => q.path.startsWith('/api/tenancy/contacts/')).length).toBeGreaterThanOrEqual(2);
+    expect(netbox.requests.some((q) => q.path.startsWith('/api/tenancy/contact-assignments/') && q.path.includes('offset=2'))).toBe(true);
+  });
+
+  it('a device owned through its site and its tenant is in both groups', async () => {
+    stock(netbox, { tenantOwner: true });
+    const r = await start();
+    await deliver(r, 302);
+    const mails = await smtp.waitFor(5);
+    const carol = mails.find((m) => to(m) === 'carol@example.com')!;
+    expect(text(carol)).toContain('you are the primary owner contact of tenant acme');
+    expect(text(carol)).toContain('These figures are for every device you own in NetBox (1); with failures: sw-fra-1.');
+    expect(carol.parsed.subject).toContain('Compliance report 302: 1/2 passed (50.0%)');
+    const fra = mails.find((m) => to(m) === 'alice@example.com,eve@example.com')!;
+    expect(text(fra)).toContain('sw-fra-1');
+    expect(mails.map(to).sort()).toEqual([
+      'alice@example.com,eve@example.com',
+      'bob@example.com',
+      'carol@example.com',
+      'noc@example.com',
+      'oncall@example.com',
+    ]);
+  });
+
+  it('preview, deliveries and check-config --online show the owner groups and why', async () => {
+    stock(netbox);
+    const r = await start({ ADMIN_TOKEN });
+    const id = await deliver(r, 304);
+    await smtp.waitFor(4);
+    await waitUntil(() => r.workerOutcomes.length > 0 || undefined, 10_000, 'the outcome');
+    // The delivery's page names each group's recipients, devices and why.
+    const cookie = `${SESSION_COOKIE}=${createSessionKeys(ADMIN_TOKEN).issue(Date.now()).cookie}`;
+    const page = textOf(await (await fetch(`${r.url}/ui/deliveries/${id}`, { headers: { Cookie: cookie } })).text());
+    expect(page).toContain('to alice@example.com, eve@example.com');
+    expect(page).toContain('you are the primary owner contact of site fra1');
+    expect(page).toContain('devices: sw-fra-1, sw-fra-2');
+    await r.stop();
+    relay = undefined;
+    const env = {
+      SMTP_URL: smtp.url,
+      ROUTES_FILE: path.join(dir, 'routes.yaml'),
+      NETBOX_URL: netbox.url,
+      NETBOX_TOKEN: TOKEN,
+      DATA_DIR: path.join(dir, 'data'),
+    };
+    const cli = async (args: string[]) => {
+      const io = captureIo(env, dir);
+      const code = await runCli(['node', 'compliance-relay', ...args], io);
+      return { code, out: io.out(), err: io.err() };
+    };
+
+    const listed = await cli(['deliveries', '--json']);
+    expect(listed.code).toBe(0);
+    const {
+      deliveries: [row],
+    } = JSON.parse(listed.out) as {
+      deliveries: {
+        routes: { route: string; owners?: { group: string; to: string[]; why: string; devices: string[] } }[];
+      }[];
+    };
+    expect(row.routes.find((m) => m.owners?.group === 'unowned')).toMatchObject({
+      owners: { to: ['noc@example.com'], devices: ['sw-lon-1'], why: expect.stringContaining("this route's fallback") },
+    });
+    expect(row.routes.find((m) => m.owners?.to.includes('bob@example.com'))?.owners?.why).toBe(
+      'you are the primary owner contact of site ams1',
+    );
+
+    const before = netbox.requests.length;
+    const preview = await cli(['preview', '--id', String(id), '--route', 'owners', '--group', 'unowned', '--out', 'preview']);
+    expect(preview.err).toBe('');
+    expect(preview.out).toContain('Owner groups (as recorded when the delivery was planned; choose with --group):');
+    expect(preview.out).toContain('* unowned: noc@example.com: no primary owner contact');
+    expect(preview.out).toContain('bob@example.com: you are the primary owner contact of site ams1 (sw-ams-1)');
+    expect(preview.out).toContain('Envelope: from');
+    expect(fs.readFileSync(path.join(dir, 'preview', 'mail.txt'), 'utf8')).toContain('sw-lon-1');
+    // The recorded groups were shown: NetBox was not asked who owns what.
+    expect(netbox.requests.slice(before).some((q) => q.path.startsWith('/api/tenancy/'))).toBe(false);
+
+    const online = await cli(['check-config', '--online']);
+    expect(online.out).toContain(`Route owners, latest report 304 of source default (delivery ${id}):`);
+    expect(online.out).toContain('alice@example.com, eve@example.com: you are the primary owner contact of site fra1 (sw-fra-1, sw-fra-2)');
+
+    // A delivery file was never planned: its groups are resolved now, from NetBox, and nothing is stored.
+    const file = path.join(dir, 'delivery.json');
+    const specs = results();
+    netbox.reports.set(305, { id: 305, created: '2026-03-06T15:11:18.123456Z', results: specs });
+    fs.writeFileSync(
+      file,
+      buildBody({ version: '4.6', data: buildReportData({ id: 305, created: '2026-03-06T15:11:18.123456Z', ...countResults(specs) }) }),
+    );
+    const fresh = await cli(['preview', file, '--route', 'owners', '--out', 'preview2']);
+    expect(fresh.err).toBe('');
+    expect(fresh.out).toContain('Owner groups (resolved now from NetBox; nothing is stored; choose with --group):');
+    expect(fresh.out).toContain('bob@example.com: you are the primary owner contact of site ams1');
+  });
+
+  it('a 4xx in the middle of the owner mails retries only the one refused, with the groups decided at first, even after a restart', async () => {
+    stock(netbox);
+    const r = await start({ RETRY_BASE_MS: '50', RETRY_MAX_DELAY_MS: '100' });
+    smtp.setBehaviour((attempt) => (attempt === 2 ? { type: 'reject', code: 451, message: 'try again later' } : { type: 'accept' }));
+    const id = await deliver(r, 303);
+    await waitUntil(() => (r.workerOutcomes.some((o) => o.type === 'sent') ? true : undefined), 15_000, 'the delivery to be sent');
+    expect(r.workerOutcomes.map((o) => o.type)).toEqual(['retry', 'sent']);
+    const asked = netbox.requests.filter((q) => q.path.startsWith('/api/tenancy/')).length;
+    expect(smtp.received.map(to).sort()).toEqual([
+      'alice@example.com,eve@example.com',
+      'bob@example.com',
+      'noc@example.com',
+      'oncall@example.com',
+    ]);
+
+    // The retry sent the refused group's mail from the recorded plan: NetBox was not asked again.
+    const plan = await r.relay.store.listRouteMails([id]);
+    expect(plan.filter((m) => m.ownerGroup && m.route.startsWith('owners~')).map((m) => m.state)).toEqual(['sent', 'sent', 'sent']);
+
+    // Even if NetBox's owners change now, a requeue after a restart resends nothing and asks nobody.
+    netbox.assignments.splice(0, netbox.assignments.length);
+    await r.stop();
+    const again = await start();
+    expect(await again.relay.store.requeue(id, Date.now())).toBe(true);
+    again.relay.worker.kick();
+    await waitUntil(
+      async () => ((await again.relay.store.getDelivery(id))!.state === 'sent' ? true : undefined),
+      10_000,
+      'the requeued delivery',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(smtp.received).toHaveLength(4);
+    expect(netbox.requests.filter((q) => q.path.startsWith('/api/tenancy/')).length).toBe(asked);
+  });
+});
+
+describe('routes by owner when NetBox is down', () => {
+  it('the fallback gets the whole report with a note, and the fallback is counted', async () => {
+    const dir = makeTempDir('relay-owners-down-');
+    fs.writeFileSync(path.join(dir, 'routes.yaml'), ROUTES);
+    const smtp = await startSmtpPeer();
+    const gone = await startNetboxDouble({ authorization: `Token ${TOKEN}` });
+    const url = gone.url;
+    await gone.close();
+    const relay = await startTestRelay(
+      {
+        SMTP_URL: smtp.url,
+        ROUTES_FILE: path.join(dir, 'routes.yaml'),
+        NETBOX_URL: url,
+        NETBOX_TOKEN: TOKEN,
+        NETBOX_ENRICH_BUDGET_MS: '2000',
+        NETBOX_TIMEOUT_MS: '1000',
+      },
+      { dataDir: path.join(dir, 'data') },
+    );
+    try {
+      const specs = results();
+      const body = buildBody({
+        version: '4.6',
+        data: buildReportData({ id: 401, created: '2026-03-06T15:11:18.123456Z', ...countResults(specs) }),
+      });
+      expect((await postWebhook(relay.webhookUrl, body)).status).toBe(202);
+      // The owners' fallback gets the whole report; the core page (devices unknown) still goes, with everything.
+      const mails = await smtp.waitFor(2);
+      const noc = mails.find((m) => m.envelope.to.join() === 'noc@example.com')!;
+      expect(noc.parsed.subject).toContain('Compliance report 401: 5/10 passed (50.0%)');
+      expect(text(noc)).toContain('NetBox could not say who owns the failing devices');
+      expect(text(noc)).toContain('so this is the whole report.');
+      const page = mails.find((m) => m.envelope.to.join() === 'oncall@example.com')!;
+      expect(text(page)).toContain("NetBox could not say which failing devices the route's device condition selects");
+      expect(page.parsed.subject).toContain('Compliance report 401: 5/10 passed (50.0%)');
+      expect(await relay.relay.metrics.render()).toMatch(/compliance_relay_owner_fallbacks_total\{reason="[A-Z_]+",source="default"\} 1/);
+    } finally {
+      await relay.stop();
+      await smtp.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
