@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Config } from '../config';
 import { buildDigestMail } from '../compose';
 import { buildDigestJob, collectDigest, type DigestJob } from '../digest';
-import { defaultTemplatesDir, loadRenderer } from '../mail';
+import { defaultTemplatesDir, embedInlineImages, loadRenderer } from '../mail';
 import { parseDigestSchedule, type Route } from '../routing';
 import { buildRawMessage } from '../sent-mail';
 import { systemClock, type Clock } from '../shared';
@@ -84,7 +84,8 @@ export async function previewDigest(
     const out = path.resolve(io.cwd, options.out);
     fs.mkdirSync(out, { recursive: true });
     fs.writeFileSync(path.join(out, 'subject.txt'), `${String(message.subject)}\n`);
-    fs.writeFileSync(path.join(out, 'mail.html'), message.html as string);
+    // As a mail client shows it: the charts' cid: images become data: URIs, so the file opens with them.
+    fs.writeFileSync(path.join(out, 'mail.html'), embedInlineImages(message.html as string, message.attachments));
     fs.writeFileSync(path.join(out, 'mail.txt'), message.text as string);
     fs.writeFileSync(path.join(out, 'mail.eml'), raw);
     io.stdout.write(

@@ -1,6 +1,19 @@
 import type { SendMailOptions } from 'nodemailer';
-import { buildMessage, buildMessageId, buildThreadId, type Recipients, type Renderer } from '../mail';
-import { buildDigestView, type DigestContent } from './build-digest-view';
+import {
+  buildMessage,
+  buildMessageId,
+  buildThreadId,
+  buildTrendChart,
+  describeTrend,
+  TREND_CHART_HEIGHT,
+  TREND_CHART_WIDTH,
+  type Recipients,
+  type Renderer,
+  type TrendChartSeries,
+} from '../mail';
+import { buildDigestView, type DigestContent, type DigestView } from './build-digest-view';
+
+type Attachment = NonNullable<SendMailOptions['attachments']>[number];
 
 /** The template set a digest route renders unless it names its own (`template`). */
 export const DIGEST_TEMPLATE_SET = 'digest';
@@ -23,11 +36,15 @@ export interface DigestMailOptions {
  * the report mails, and with X-Compliance-Digest naming the route for client-side filters.
  */
 export function buildDigestMail(content: DigestContent, options: DigestMailOptions): SendMailOptions {
+  const view = buildDigestView(content);
+  const charts = placeDigestCharts(view, `${content.route}.${content.periodStart}`);
   const rendered = options.renderer.render(
-    buildDigestView(content),
+    view,
     options.template ?? DIGEST_TEMPLATE_SET,
     options.subject === undefined ? {} : { subject: options.subject },
   );
+  // Drawn only for a template that shows them (a set of one's own may leave the charts out).
+  const attachments = charts.filter((c) => rendered.html.includes(`cid:${c.cid}`)).map((c) => c.draw());
   return buildMessage({
     rendered,
     from: options.from,
@@ -47,5 +64,43 @@ export function buildDigestMail(content: DigestContent, options: DigestMailOptio
       'X-Compliance-Digest-Period': `${new Date(content.periodStart).toISOString()}/${new Date(content.periodEnd).toISOString()}`,
       ...(content.late ? { 'X-Compliance-Digest-Late': 'true' } : {}),
     },
+    attachments: attachments.length ? attachments : undefined,
   });
+}
+
+/**
+ * Gives each series of the digest its chart over the period (the report mails' chart: pass ratio per
+ * severity, the latest report marked) as a `cid:` image; the PNGs are drawn only when asked. The
+ * Content-IDs come from the route and period, so a retry and `preview --digest` carry the same ones.
+ */
+function placeDigestCharts(view: DigestView, key: string): { cid: string; draw: () => Attachment }[] {
+  const charts: { cid: string; draw: () => Attachment }[] = [];
+  view.digest.sources.forEach((source, s) =>
+    source.series.forEach((series, i) => {
+      const points = series.chart.points;
+      if (points.length === 0) return;
+      const percent = (v: number | null) => (v === null ? null : v / 100);
+      const chart: TrendChartSeries = {
+        points: points.map((p) => ({
+          reportId: p.reportId,
+          at: p.created,
+          ratios: {
+            overall: percent(p.ratios.overall),
+            HIGH: percent(p.ratios.HIGH),
+            MIDDLE: percent(p.ratios.MIDDLE),
+            LOW: percent(p.ratios.LOW),
+          },
+        })),
+        currentIndex: points.length - 1,
+      };
+      const cid = `digest-chart.${key}.${s}-${i}@compliance-relay`;
+      series.chart.image = { src: `cid:${cid}`, alt: describeTrend(chart), width: TREND_CHART_WIDTH, height: TREND_CHART_HEIGHT };
+      const filename = `digest-chart-${s + 1}-${i + 1}.png`;
+      charts.push({
+        cid,
+        draw: () => ({ filename, content: buildTrendChart(chart).png, contentType: 'image/png', contentDisposition: 'inline', cid }),
+      });
+    }),
+  );
+  return charts;
 }

@@ -40,6 +40,17 @@ export interface DigestChartView {
   sparkline: string;
   /** "92.0%–96.5%": the range the sparkline is scaled on. */
   rangeText: string;
+  /** The period's chart as an inline PNG (set by the digest's mail; null in a bare view). */
+  image: DigestChartImage | null;
+}
+
+/** The chart of a series over the period, as `<img>` attributes: `src` is the `cid:` of the PNG the mail carries. */
+export interface DigestChartImage {
+  src: string;
+  alt: string;
+  /** CSS pixels (the PNG is twice as large). */
+  width: number;
+  height: number;
 }
 
 export interface DigestSeriesView {
@@ -159,6 +170,7 @@ function buildChartView(points: readonly PeriodPoint[], timezone: string): Diges
     points: points.map((p) => ({ ...p, createdText: formatDateTime(p.created, timezone) })),
     sparkline: points.map((p) => block(p.ratios.overall)).join(''),
     rangeText: values.length === 0 ? '—' : low === high ? `${low.toFixed(1)}%` : `${low.toFixed(1)}%–${high.toFixed(1)}%`,
+    image: null,
   };
 }
 

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { PNG } from 'pngjs';
 import { runCli } from '../../src/cli';
 import { createSessionKeys, escapeHtml, SESSION_COOKIE } from '../../src/dashboard';
 import { captureIo } from '../helpers/cli-io';
@@ -96,6 +97,15 @@ describe('a digest route on SQLite with a fake clock', () => {
     expect(digest.parsed.text).not.toMatch(/report 102|102 \(/);
     expect(digest.parsed.text).toMatch(/Overall\s+87\.5%\s+\+12\.5 pts\s+1 failing/);
     expect(digest.parsed.html).toContain('Compliance digest weekly');
+    // The period's chart: one inline PNG for the one series, 2x its shown size, its alt text naming the period's reports.
+    const charts = digest.parsed.attachments.filter((a) => a.contentType === 'image/png');
+    expect(charts).toHaveLength(1);
+    expect(charts[0].contentDisposition).toBe('inline');
+    const png = PNG.sync.read(charts[0].content);
+    expect([png.width, png.height]).toEqual([960, 264]);
+    expect(String(digest.parsed.html)).toMatch(
+      /<img class="trend-chart" src="[^"]+" width="480" height="132" alt="Pass ratio per severity over the last 2 reports \(101 to 103\)/,
+    );
     expect(await relay!.relay.digests.evaluate()).toEqual([]);
     await settle();
 
@@ -132,6 +142,7 @@ describe('a digest route on SQLite with a fake clock', () => {
       'Compliance digest weekly: no reports this period (2026-03-16 08:00:00 CET to 2026-03-23 08:00:00 CET)',
     );
     expect(quiet.parsed.text).toContain('No report at all was received from the NetBox source default this period.');
+    expect(quiet.parsed.attachments.filter((a) => a.contentType === 'image/png')).toEqual([]);
     await settle();
 
     expect(digests()).toHaveLength(3);
@@ -169,6 +180,11 @@ describe('a digest route on SQLite with a fake clock', () => {
     const period = '2026-03-02T07:00:00Z/2026-03-09T07:00:00Z';
     expect(await runCli(['node', 'compliance-relay', 'preview', '--digest', 'weekly', '--period', period, '--out', 'preview'], io)).toBe(0);
     expect(fs.readFileSync(path.join(dataDir, 'preview', 'subject.txt'), 'utf8')).toBe(`${digest.parsed.subject}\n`);
+    // Its page opens with the chart, as a mail client shows the sent one (mailparser also embeds it as a data: URI).
+    const previewImage = /<img class="trend-chart" src="(data:image\/png;base64,[^"]+)"/.exec(
+      fs.readFileSync(path.join(dataDir, 'preview', 'mail.html'), 'utf8'),
+    );
+    expect(previewImage?.[1]).toBe(/<img class="trend-chart" src="([^"]+)"/.exec(String(digest.parsed.html))?.[1]);
     expect(fs.readFileSync(path.join(dataDir, 'preview', 'mail.txt'), 'utf8')).toBe(digest.parsed.text);
     expect(io.out()).toContain('Envelope: from');
     // `--period last` (the default) is the digest recorded for the latest tick (23 March), as it was sent.
