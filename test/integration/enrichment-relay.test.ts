@@ -53,8 +53,13 @@ describe('the relay reads the failing results from NetBox when it mails a report
     const text = String(mail.parsed.text);
     expect(text).toContain('WHAT FAILED: 4 failing results in 2 tests');
     expect(text).toContain(`sw-000  ${netbox.url}/plugins/validity/test-results/1000/`);
-    expect(mail.parsed.attachments.map((a) => [a.filename, a.contentType])).toEqual([['report-77-failures.csv', 'text/csv']]);
-    expect(mail.parsed.attachments[0].content.toString('utf8')).toContain(
+    // One attached file, the CSV; besides it only the trend chart, shown inline in the HTML.
+    const files = mail.parsed.attachments.filter((a) => a.contentDisposition !== 'inline');
+    expect(files.map((a) => [a.filename, a.contentType])).toEqual([['report-77-failures.csv', 'text/csv']]);
+    expect(mail.parsed.attachments.filter((a) => a.contentDisposition === 'inline').map((a) => a.filename)).toEqual([
+      'report-77-trend.png',
+    ]);
+    expect(files[0].content.toString('utf8')).toContain(
       `sw-003,snmp-community,MIDDLE,${netbox.url}/plugins/validity/test-results/1003/\r\n`,
     );
     // The webhook was answered before NetBox was asked: the results were read by the worker.
