@@ -3,6 +3,8 @@ import path from 'node:path';
 import { PNG } from 'pngjs';
 import { runCli } from '../../src/cli';
 import { createSessionKeys, escapeHtml, SESSION_COOKIE } from '../../src/dashboard';
+import { findPackageRoot } from '../../src/shared';
+import { launchChromium } from '../helpers/browser';
 import { captureIo } from '../helpers/cli-io';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
@@ -106,6 +108,7 @@ describe('a digest route on SQLite with a fake clock', () => {
     expect(String(digest.parsed.html)).toMatch(
       /<img class="trend-chart" src="[^"]+" width="480" height="132" alt="Pass ratio per severity over the last 2 reports \(101 to 103\)/,
     );
+    await expectShownInChromium(String(digest.parsed.html));
     expect(await relay!.relay.digests.evaluate()).toEqual([]);
     await settle();
 
@@ -217,3 +220,31 @@ describe('a digest route on SQLite with a fake clock', () => {
     return digests();
   }
 });
+
+/**
+ * The digest as a phone shows it (375 px; mailparser has put the chart in as a data: URI, as a mail
+ * client does): the chart loads whole within the screen. The screenshot is kept in test-output/digest/.
+ */
+async function expectShownInChromium(html: string): Promise<void> {
+  const out = path.join(findPackageRoot(), 'test-output', 'digest');
+  fs.mkdirSync(out, { recursive: true });
+  const browser = await launchChromium();
+  try {
+    const page = await (await browser.newContext({ viewport: { width: 375, height: 900 } })).newPage();
+    await page.route('**/*', (route) =>
+      route.request().url() === 'http://mail.invalid/'
+        ? route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html })
+        : route.abort(),
+    );
+    await page.goto('http://mail.invalid/', { waitUntil: 'load' });
+    await page.screenshot({ path: path.join(out, 'digest-375px.png'), fullPage: true });
+    const shown = await page.locator('img.trend-chart').evaluate((el) => {
+      const img = el as unknown as { naturalWidth: number; getBoundingClientRect(): { right: number } };
+      return { natural: img.naturalWidth, right: img.getBoundingClientRect().right };
+    });
+    expect(shown.natural).toBe(960);
+    expect(shown.right).toBeLessThanOrEqual(375);
+  } finally {
+    await browser.close();
+  }
+}
