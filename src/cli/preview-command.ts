@@ -1,9 +1,8 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_SOURCE_NAME, type Config } from '../config';
 import { createReportComposer, SAMPLE_ENVELOPE } from '../compose';
 import { describeOwnerGroups, findOwnerGroups } from './owner-groups';
-import { createTransport, defaultTemplatesDir, embedInlineImages, loadRenderer, TemplateError } from '../mail';
+import { createTransport, defaultTemplatesDir, loadRenderer, TemplateError } from '../mail';
 import { buildDefaultRoute, type Route } from '../routing';
 import { buildRawMessage } from '../sent-mail';
 import { createRelayNetboxClients, createRelayReportComposer, findDeliverySource } from '../relay';
@@ -12,6 +11,7 @@ import { openStore, StorageUnavailableError, type ClaimedDelivery, type Store } 
 import { parseDelivery } from '../webhook';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo } from './io';
 import { previewDigest } from './preview-digest';
+import { writePreviewFiles } from './write-preview-files';
 
 export interface PreviewOptions {
   id?: string;
@@ -136,13 +136,7 @@ async function writePreview(
     const message = (await composed.messageFor({ name: route.name, reminder: false, reason: 'preview', group }))!;
     const { raw, envelope } = await buildRawMessage(message);
     const out = path.resolve(io.cwd, context.out);
-    fs.mkdirSync(out, { recursive: true });
-    fs.writeFileSync(path.join(out, 'subject.txt'), `${String(message.subject)}\n`);
-    // The renderer makes both bodies strings (SendMailOptions would also allow a stream or a buffer).
-    // With the chart's PNG in the file (as a data: URI, as a mail client shows it), so a browser shows it too.
-    fs.writeFileSync(path.join(out, 'mail.html'), embedInlineImages(message.html as string, message.attachments));
-    fs.writeFileSync(path.join(out, 'mail.txt'), message.text as string);
-    fs.writeFileSync(path.join(out, 'mail.eml'), raw);
+    writePreviewFiles(out, message, raw);
     const others = config.routing.routes.filter((r) => r.name !== route.name).map((r) => r.name);
     io.stdout.write(
       `Route ${route.name}${others.length ? ` (other routes: ${others.join(', ')}; choose with --route)` : ''}: ${String(message.subject)}\n` +

@@ -1,14 +1,14 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config';
 import { buildDigestMail } from '../compose';
 import { buildDigestJob, collectDigest, type DigestJob } from '../digest';
-import { defaultTemplatesDir, embedInlineImages, loadRenderer } from '../mail';
+import { defaultTemplatesDir, loadRenderer } from '../mail';
 import { parseDigestSchedule, type Route } from '../routing';
 import { buildRawMessage } from '../sent-mail';
 import { systemClock, type Clock } from '../shared';
 import { openStore, type Store } from '../store';
 import { EXIT_USAGE, type CliIo } from './io';
+import { writePreviewFiles } from './write-preview-files';
 
 /**
  * The period `--period` names: `last` (default: the period that ended at the schedule's latest tick),
@@ -82,12 +82,7 @@ export async function previewDigest(
     });
     const { raw, envelope } = await buildRawMessage(message);
     const out = path.resolve(io.cwd, options.out);
-    fs.mkdirSync(out, { recursive: true });
-    fs.writeFileSync(path.join(out, 'subject.txt'), `${String(message.subject)}\n`);
-    // As a mail client shows it: the charts' cid: images become data: URIs, so the file opens with them.
-    fs.writeFileSync(path.join(out, 'mail.html'), embedInlineImages(message.html as string, message.attachments));
-    fs.writeFileSync(path.join(out, 'mail.txt'), message.text as string);
-    fs.writeFileSync(path.join(out, 'mail.eml'), raw);
+    writePreviewFiles(out, message, raw);
     io.stdout.write(
       `Digest ${route.name}, ${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}: ${String(message.subject)}\n` +
         `Envelope: from ${envelope.from} to ${envelope.to.join(', ')}\n` +
