@@ -76,6 +76,8 @@ export interface NetboxDouble {
   failNext: number[];
   /** Delay, in ms, before answering a results page at this offset (headers included). */
   slowOffsets: Map<number, number>;
+  /** Delay, in ms, before answering any request to this path (without the base path, e.g. `/api/tenancy/contact-assignments/`). */
+  slowPaths: Map<string, number>;
   devices: Map<number, DeviceSpec>;
   contacts: Map<number, ContactSpec>;
   assignments: AssignmentSpec[];
@@ -126,6 +128,7 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
   const requests: NetboxDouble['requests'] = [];
   const failNext: number[] = [];
   const slowOffsets = new Map<number, number>();
+  const slowPaths = new Map<string, number>();
   const devices = new Map<number, DeviceSpec>();
   const contacts = new Map<number, ContactSpec>();
   const assignments: AssignmentSpec[] = [];
@@ -149,6 +152,14 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
   };
 
   const server = http.createServer((req, res) => {
+    const delay = slowPaths.get(new URL(req.url ?? '/', 'http://double').pathname.slice(basePath.length));
+    if (delay === undefined) return handle(req, res);
+    const timer = setTimeout(() => {
+      if (!res.destroyed) handle(req, res);
+    }, delay);
+    res.on('close', () => clearTimeout(timer));
+  });
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const url = new URL(req.url ?? '/', 'http://double');
     requests.push({ path: `${url.pathname}${url.search}`, authorization: req.headers.authorization, accept: req.headers.accept });
     const failure = failNext.shift();
@@ -244,7 +255,7 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
       return;
     }
     json(res, 404, { detail: 'Not found.' });
-  });
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.address() as AddressInfo;
   return {
@@ -253,6 +264,7 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
     requests,
     failNext,
     slowOffsets,
+    slowPaths,
     devices,
     contacts,
     assignments,

@@ -184,6 +184,23 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
     expect(netbox.requests.some((q) => q.path.startsWith('/api/tenancy/contact-assignments/') && q.path.includes('offset=2'))).toBe(true);
   });
 
+  it('NetBox too slow with the owners (within the enrichment budget): the fallback gets the whole report with a note', async () => {
+    stock(netbox);
+    // The failing results come at once; the contact assignments only after the budget is spent.
+    netbox.slowPaths.set('/api/tenancy/contact-assignments/', 5_000);
+    const r = await start({ NETBOX_ENRICH_BUDGET_MS: '1500', NETBOX_TIMEOUT_MS: '1000' });
+    await deliver(r, 305);
+    const mails = await smtp.waitFor(2);
+    expect(mails.map(to).sort()).toEqual(['noc@example.com', 'oncall@example.com']);
+    const noc = mails.find((m) => to(m) === 'noc@example.com')!;
+    expect(noc.parsed.subject).toContain('Compliance report 305: 5/10 passed (50.0%)');
+    expect(text(noc)).toContain('NetBox could not say who owns the failing devices');
+    expect(text(noc)).toContain('so this is the whole report.');
+    // The whole report's failures, every site's devices.
+    for (const device of ['sw-fra-1', 'sw-ams-1', 'sw-lon-1']) expect(text(noc)).toContain(device);
+    expect(await r.relay.metrics.render()).toMatch(/compliance_relay_owner_fallbacks_total\{reason="[A-Z_]+",source="default"\} 1/);
+  });
+
   it('a device owned through its site and its tenant is in both groups', async () => {
     stock(netbox, { tenantOwner: true });
     const r = await start();
