@@ -240,6 +240,9 @@ async function scheduleNext(loop: WorkerLoop): Promise<void> {
   // send ticks; polling now would spin.
   if (context.breaker.state !== 'closed' && loop.inFlight.count > 0) return;
   if (context.breaker.capacity(Math.max(now, context.breaker.openUntil), loop.maxInFlight - loop.inFlight.count) <= 0) return;
+  // Fewer free slots than a batch (computeMinClaim): the deliveries in flight tick as they settle; a timer
+  // due now would only find the same and spin.
+  if (loop.maxInFlight - loop.inFlight.count < loop.minClaim(loop.inFlight.count)) return;
   if (context.breaker.state === 'open' && context.breaker.openUntil > now) {
     armTimer(loop, context.breaker.openUntil - now);
     return;
