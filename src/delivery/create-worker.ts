@@ -101,6 +101,8 @@ interface WorkerLoop {
   readonly gate: SendGate;
   /** Deliveries claimed and not yet settled, at most (prepare-ahead included). */
   readonly maxInFlight: number;
+  /** The fewest deliveries worth a claim while `inFlight` run (see {@link computeMinClaim}). */
+  readonly minClaim: (inFlight: number) => number;
   readonly pollMs: number;
   readonly state: LoopState;
   readonly inFlight: InFlight;
@@ -136,6 +138,7 @@ export function createWorker(options: WorkerOptions): Worker {
     context,
     gate: createSendGate(options.concurrency),
     maxInFlight: Math.max(options.concurrency, options.prepareAhead ?? options.concurrency),
+    minClaim: computeMinClaim(options.concurrency, Math.max(options.concurrency, options.prepareAhead ?? options.concurrency)),
     pollMs: options.pollMs,
     state: { running: false, stopping: false, ticking: false, again: false, kickPending: false, timer: undefined },
     inFlight: { count: 0, ids: new Set(), idleWaiters: [] },
@@ -187,7 +190,7 @@ async function tick(loop: WorkerLoop): Promise<void> {
     do {
       state.again = false;
       const capacity = computeClaimCapacity(loop.context, loop.maxInFlight - loop.inFlight.count, loop.inFlight.count);
-      if (capacity <= 0) break;
+      if (capacity <= 0 || capacity < loop.minClaim(loop.inFlight.count)) break;
       const claim = await claimDeliveries(loop.context, capacity, loop.inFlight.ids);
       if (!claim) break;
       for (const delivery of claim.deliveries) launchDelivery(loop, delivery);
@@ -197,6 +200,18 @@ async function tick(loop: WorkerLoop): Promise<void> {
     state.ticking = false;
   }
   await scheduleNext(loop);
+}
+
+/**
+ * Claims in batches (issue 16): with more deliveries prepared ahead than the pool sends at once, a
+ * claim waits until a pool's worth of slots is free, as long as at least a pool's worth is still in
+ * flight (the SMTP connections stay busy meanwhile, and each settled delivery ticks again). One
+ * claim statement then takes several rows instead of one per settled delivery. Without prepare-ahead,
+ * or with fewer in flight than the pool, every free slot is claimed at once, as before.
+ */
+function computeMinClaim(concurrency: number, maxInFlight: number): (inFlight: number) => number {
+  const batch = Math.min(concurrency, maxInFlight - concurrency);
+  return (inFlight) => (batch > 1 && inFlight >= concurrency ? batch : 1);
 }
 
 /** Runs one claimed delivery in the background; its end frees a slot and looks at the queue again. */
@@ -225,6 +240,9 @@ async function scheduleNext(loop: WorkerLoop): Promise<void> {
   // send ticks; polling now would spin.
   if (context.breaker.state !== 'closed' && loop.inFlight.count > 0) return;
   if (context.breaker.capacity(Math.max(now, context.breaker.openUntil), loop.maxInFlight - loop.inFlight.count) <= 0) return;
+  // Fewer free slots than a batch (computeMinClaim): the deliveries in flight tick as they settle; a timer
+  // due now would only find the same and spin.
+  if (loop.maxInFlight - loop.inFlight.count < loop.minClaim(loop.inFlight.count)) return;
   if (context.breaker.state === 'open' && context.breaker.openUntil > now) {
     armTimer(loop, context.breaker.openUntil - now);
     return;

@@ -155,19 +155,15 @@ function compileSet(
     const file = path.join(setDir, `${part}.hbs`);
     try {
       const source = fs.readFileSync(file, 'utf8');
-      // compile() is lazy; precompile parses now so syntax errors surface at boot.
-      hbs.precompile(source, { strict: true });
       if (part !== 'html') {
-        parts[part] = { file, fn: hbs.compile(source, { strict: true, noEscape: true }) };
+        parts[part] = { file, fn: compileNow(hbs, source, { strict: true, noEscape: true }) };
         continue;
       }
+      // The source as written parses (a syntax error is reported on it, not on the inlined copy).
+      hbs.parse(source);
       const inlined = findInlinedTemplateCss(hbs, source, partials, computedAhead);
-      hbs.precompile(inlined.html, { strict: true });
-      parts.html = { file, fn: hbs.compile(inlined.html, { strict: true }) };
-      for (const [name, partialSource] of inlined.partials) {
-        hbs.precompile(partialSource, { strict: true });
-        htmlPartials[name] = hbs.compile(partialSource, { strict: true });
-      }
+      parts.html = { file, fn: compileNow(hbs, inlined.html, { strict: true }) };
+      for (const [name, partialSource] of inlined.partials) htmlPartials[name] = compileNow(hbs, partialSource, { strict: true });
     } catch (error) {
       throw new TemplateError(file, error);
     }
@@ -192,6 +188,24 @@ export function buildInlinedCssFile(dir: string): string {
   return formatInlinedCssFile(inlined);
 }
 
+/**
+ * Compiles a template now, once. `hbs.compile` is lazy (it compiles at the first render), so a check
+ * at load had to `precompile` the same source first and the template was compiled twice: a fifth of
+ * `check-config` (issue 16). The precompiled spec, evaluated and handed to `hbs.template`, is what
+ * Handlebars documents for precompiled templates and what `compile` builds internally: same options,
+ * same function, and a syntax error thrown here, at load.
+ */
+function compileNow(hbs: Hbs, source: string, options: { strict: boolean; noEscape?: boolean }): Template {
+  // precompile returns the spec as JavaScript source (its typings say otherwise).
+  const code = hbs.precompile(source, options) as unknown as string;
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- Handlebars' own output for our templates, evaluated as compile() does inside
+  const evaluate = new Function(`return ${code};`) as () => Parameters<Hbs['template']>[0];
+  // compile() also keeps its options on the spec: partials registered as text are compiled with them
+  // when first called (strict too). The source form leaves them out.
+  const spec = Object.assign(evaluate(), { compilerOptions: { ...options } });
+  return hbs.template(spec) as Template;
+}
+
 /** Inline subjects (from routes), compiled once each; syntax errors surface on first use, which is boot. */
 function createSubjectCache(hbs: Hbs): (source: string) => Template {
   const subjects = new Map<string, Template>();
@@ -199,8 +213,7 @@ function createSubjectCache(hbs: Hbs): (source: string) => Template {
     let fn = subjects.get(source);
     if (!fn) {
       try {
-        hbs.precompile(source, { strict: true });
-        fn = hbs.compile(source, { strict: true, noEscape: true });
+        fn = compileNow(hbs, source, { strict: true, noEscape: true });
       } catch (error) {
         throw new TemplateError(`subject "${source}"`, error);
       }
