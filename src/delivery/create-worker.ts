@@ -177,8 +177,12 @@ export function createWorker(options: WorkerOptions): Worker {
   };
 }
 
-/** Claims while there is room and deliveries are due, starts each one, then schedules the next look. */
-async function tick(loop: WorkerLoop): Promise<void> {
+/**
+ * Claims while there is room and deliveries are due, starts each one, then schedules the next look.
+ * A tick of the poll timer claims whatever room there is: the batch rule (computeMinClaim) only
+ * makes a settled delivery's tick wait for its neighbours, never the queue wait for long.
+ */
+async function tick(loop: WorkerLoop, fromTimer = false): Promise<void> {
   const { state } = loop;
   if (!state.running || state.stopping) return;
   if (state.ticking) {
@@ -190,7 +194,7 @@ async function tick(loop: WorkerLoop): Promise<void> {
     do {
       state.again = false;
       const capacity = computeClaimCapacity(loop.context, loop.maxInFlight - loop.inFlight.count, loop.inFlight.count);
-      if (capacity <= 0 || capacity < loop.minClaim(loop.inFlight.count)) break;
+      if (capacity <= 0 || (!fromTimer && capacity < loop.minClaim(loop.inFlight.count))) break;
       const claim = await claimDeliveries(loop.context, capacity, loop.inFlight.ids);
       if (!claim) break;
       for (const delivery of claim.deliveries) launchDelivery(loop, delivery);
@@ -240,9 +244,13 @@ async function scheduleNext(loop: WorkerLoop): Promise<void> {
   // send ticks; polling now would spin.
   if (context.breaker.state !== 'closed' && loop.inFlight.count > 0) return;
   if (context.breaker.capacity(Math.max(now, context.breaker.openUntil), loop.maxInFlight - loop.inFlight.count) <= 0) return;
-  // Fewer free slots than a batch (computeMinClaim): the deliveries in flight tick as they settle; a timer
-  // due now would only find the same and spin.
-  if (loop.maxInFlight - loop.inFlight.count < loop.minClaim(loop.inFlight.count)) return;
+  // Fewer free slots than a batch (computeMinClaim): the deliveries in flight tick as they settle (a timer
+  // due now would only find the same and spin); should they not settle soon (the store away, say), the
+  // poll claims the free slots anyway.
+  if (loop.maxInFlight - loop.inFlight.count < loop.minClaim(loop.inFlight.count)) {
+    armTimer(loop, loop.pollMs);
+    return;
+  }
   if (context.breaker.state === 'open' && context.breaker.openUntil > now) {
     armTimer(loop, context.breaker.openUntil - now);
     return;
@@ -261,7 +269,7 @@ function armTimer(loop: WorkerLoop, delayMs: number): void {
   const { state } = loop;
   if (!state.running || state.stopping) return;
   if (state.timer) clearTimeout(state.timer);
-  state.timer = setTimeout(() => void tick(loop), Math.max(0, delayMs));
+  state.timer = setTimeout(() => void tick(loop, true), Math.max(0, delayMs));
   state.timer.unref?.();
 }
 
