@@ -1,5 +1,4 @@
 import type { Writable } from 'node:stream';
-import { ConfigError, loadConfig, type Config } from '../config';
 import type { Clock } from '../shared';
 
 /** What a command may touch, handed down from main.ts. */
@@ -24,16 +23,5 @@ export const EXIT_UNAVAILABLE = 69;
 /** sysexits.h EX_USAGE: the command line is wrong. */
 export const EXIT_USAGE = 64;
 
-/** Loads the config, or prints every problem by variable name and returns undefined. */
-export function loadConfigOrReport(io: CliIo): Config | undefined {
-  try {
-    return loadConfig(io.env, { readFile: (file) => io.readFile(file).toString('utf8'), cwd: io.cwd });
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      io.stderr.write(`compliance-relay: the configuration is invalid (nothing was started):\n`);
-      for (const issue of error.issues) io.stderr.write(`  - ${issue.variable}: ${issue.message}\n`);
-      return undefined;
-    }
-    throw error;
-  }
-}
+/** Records a command's exit code for `runCli` to resolve with. */
+export type SetExitCode = (code: number) => void;
