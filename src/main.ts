@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import v8 from 'node:v8';
 import dotenv from 'dotenv';
 import { runCli } from './cli';
 
@@ -15,7 +16,34 @@ function readEnv(): Record<string, string | undefined> {
   return { ...fromFile, ...process.env };
 }
 
+/** V8's own default (`node --v8-options`): a scavenge may double the young generation, up to its maximum. */
+const SEMI_SPACE_GROWTH_FACTOR_DEFAULT = 2;
+
+/**
+ * Whether the user chose how V8's young generation grows (on the command line or in NODE_OPTIONS):
+ * then `serve` leaves it as they set it.
+ */
+function isYoungGenerationTuned(): boolean {
+  return [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((arg) => /semi[-_]space/.test(arg));
+}
+
+/*
+ * Issue 16: loading `serve`'s modules and checking its templates allocates enough for V8 to grow its
+ * young generation to the maximum (two 16 MB semi-spaces), and V8 never shrinks it while the relay
+ * idles, so `serve` sat at rest with ~30 MB it used only while starting. A growth factor of 1 while it
+ * starts keeps the young generation at its initial size (~1 MB a semi-space); once it listens the factor
+ * is V8's default again, so under load it grows exactly as before (same CPU per mail: BENCHMARKS.md).
+ * The factor is read by V8 at each growth, so setting it at run time works (unlike the maximum size).
+ */
+const youngGeneration = isYoungGenerationTuned()
+  ? {}
+  : {
+      markStarting: () => v8.setFlagsFromString('--semi-space-growth-factor=1'),
+      markStarted: () => v8.setFlagsFromString(`--semi-space-growth-factor=${SEMI_SPACE_GROWTH_FACTOR_DEFAULT}`),
+    };
+
 runCli(process.argv, {
+  ...youngGeneration,
   env: readEnv(),
   stdout: process.stdout,
   stderr: process.stderr,

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { loadSqliteDriver, SQLITE_FILE_NAME } from '../store';
-import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
+import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo } from './io';
+import { loadConfigOrReport } from './load-config-or-report';
 
 /**
  * `compliance-relay backup <file>`: a consistent copy of the SQLite store while the relay keeps

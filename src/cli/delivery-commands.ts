@@ -1,63 +1,33 @@
-import type { Command } from 'commander';
+/*
+ * What the outbox commands do (`register-delivery-commands.ts` declares them): required when one of
+ * them runs, so that `--help` loads neither the store nor the configuration (issue 16).
+ */
 import { DEFAULT_SOURCE_NAME, parseDurationMs, type Config } from '../config';
 import { buildDeliveriesJson, createSecretMask, type DeliveryJson } from '../delivery';
 import { neutralizeText, systemClock } from '../shared';
 import { DELIVERY_STATES, openStore, StorageUnavailableError, type DeliveryState, type Store } from '../store';
-import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
+import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo, type SetExitCode } from './io';
+import { loadConfigOrReport } from './load-config-or-report';
 
-/**
- * Operator commands on the outbox: `deliveries` (list), `retry <id>` / `retry --all-dead` (requeue),
- * `prune --dead --older-than 30d`. They open the same store as `serve` (SQLite or PostgreSQL; safe
- * while it runs: SQLite WAL lets another process write) and never print a body or a secret.
- */
-export function registerDeliveryCommands(program: Command, io: CliIo, setExitCode: SetExitCode): void {
-  program
-    .command('deliveries')
-    .description('list deliveries, newest first: id, report, NetBox, state, attempts, next attempt, last error')
-    .option('--state <state>', `only this state (${DELIVERY_STATES.join('|')})`)
-    .option('--limit <n>', 'at most this many (default 50)', '50')
-    .option('--source <name>', 'only deliveries of this NetBox source (SOURCES_FILE; `default` for the bare webhook path)')
-    .option('--json', 'one JSON document (the admin API shape) instead of a table')
-    .action((opts: ListOptions) => listDeliveries(opts, io, setExitCode));
-
-  program
-    .command('retry')
-    .description('requeue a dead (or sent) delivery by id, or every dead delivery with --all-dead')
-    .argument('[id]', 'delivery id (see `deliveries`)')
-    .option('--all-dead', 'requeue every dead delivery')
-    .action((id: string | undefined, opts: RetryOptions) => retryDeliveries(id, opts, io, setExitCode));
-
-  program
-    .command('prune')
-    .description('delete old deliveries now: sent ones (as RETENTION_DAYS does), or dead ones with --dead')
-    .option('--dead', 'prune dead deliveries (never pruned automatically)')
-    .option('--sent', 'prune sent deliveries')
-    .requiredOption('--older-than <duration>', 'age of the last change, e.g. 30d, 12h')
-    .action((opts: PruneOptions) => pruneDeliveries(opts, io, setExitCode));
-}
-
-/** Records a command's exit code. */
-type SetExitCode = (code: number) => void;
-
-interface ListOptions {
+export interface ListOptions {
   state?: string;
   source?: string;
   limit: string;
   json?: boolean;
 }
 
-interface RetryOptions {
+export interface RetryOptions {
   allDead?: boolean;
 }
 
-interface PruneOptions {
+export interface PruneOptions {
   dead?: boolean;
   sent?: boolean;
   olderThan: string;
 }
 
 /** `deliveries`: prints the newest deliveries as a table (or JSON) and the count per state. */
-async function listDeliveries(opts: ListOptions, io: CliIo, setExitCode: SetExitCode): Promise<void> {
+export async function listDeliveries(opts: ListOptions, io: CliIo, setExitCode: SetExitCode): Promise<void> {
   if (opts.state !== undefined && !(DELIVERY_STATES as readonly string[]).includes(opts.state)) {
     io.stderr.write(`compliance-relay: --state must be one of ${DELIVERY_STATES.join(', ')}\n`);
     return setExitCode(EXIT_USAGE);
@@ -89,7 +59,7 @@ async function listDeliveries(opts: ListOptions, io: CliIo, setExitCode: SetExit
 }
 
 /** `retry <id>` / `retry --all-dead`: puts one delivery, or every dead one, back in the queue. */
-async function retryDeliveries(id: string | undefined, opts: RetryOptions, io: CliIo, setExitCode: SetExitCode): Promise<void> {
+export async function retryDeliveries(id: string | undefined, opts: RetryOptions, io: CliIo, setExitCode: SetExitCode): Promise<void> {
   if ((id === undefined) === !opts.allDead) {
     io.stderr.write('compliance-relay: give a delivery id or --all-dead (one of them)\n');
     return setExitCode(EXIT_USAGE);
@@ -118,7 +88,7 @@ async function retryDeliveries(id: string | undefined, opts: RetryOptions, io: C
 }
 
 /** `prune --dead/--sent --older-than <duration>`: deletes deliveries last changed before then. */
-async function pruneDeliveries(opts: PruneOptions, io: CliIo, setExitCode: SetExitCode): Promise<void> {
+export async function pruneDeliveries(opts: PruneOptions, io: CliIo, setExitCode: SetExitCode): Promise<void> {
   const ageMs = parseDurationMs(opts.olderThan);
   if (ageMs === undefined || (!opts.dead && !opts.sent)) {
     io.stderr.write('compliance-relay: use --dead and/or --sent with --older-than <duration> (e.g. 30d)\n');

@@ -1,36 +1,37 @@
 import { Command, CommanderError } from 'commander';
-import { redactConfig, type Config } from '../config';
-import { createTransport, defaultTemplatesDir, loadRenderer, TemplateError } from '../mail';
-import { verifyRouteTemplates } from '../compose';
 import type { PreviewOptions } from './preview-command';
 import type * as PreviewModule from './preview-command';
-import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
-import { registerDeliveryCommands } from './delivery-commands';
+import type * as CheckConfigModule from './check-config-command';
+import type * as ConfigLoadModule from './load-config-or-report';
+import { EXIT_CONFIG, EXIT_USAGE, type CliIo, type SetExitCode } from './io';
+import { registerDeliveryCommands } from './register-delivery-commands';
 import type * as MigrateModule from './migrate';
 import type * as BackupModule from './backup-command';
-import type * as OnlineCheckModule from './check-sources-online';
-import { DEFAULT_WEBHOOK_NAME, netboxSetupCommand } from './netbox-setup-command';
+import type * as NetboxSetupModule from './netbox-setup-command';
 import type * as ServeModule from './serve';
 import { readPackageVersion } from './read-package-version';
 
 export { type CliIo, EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE } from './io';
 
+/** The name of the webhook and its event rule in NetBox when `netbox-setup --name` is not given. */
+const DEFAULT_WEBHOOK_NAME = 'compliance-relay';
+
 /*
- * The modules of the commands that need heavy packages, loaded when that command runs rather than
- * when the CLI starts: `serve` alone needs express, prom-client, the HTTP and dashboard modules;
- * `preview`, `migrate` and `backup` their own. `--help` and `check-config` answer
- * without them (issue 16; test/integration/lazy-modules.test.ts says what they leave unloaded).
+ * Every command's module is loaded when that command runs rather than when the CLI starts: `serve`
+ * alone needs express, prom-client, the HTTP and dashboard modules; `preview`, `migrate` and `backup`
+ * their own; and every command but `backup` the configuration (zod, the store's and webhook's
+ * schemas). Declaring the commands needs none of them, so `--help` loads commander and this folder's
+ * declarations only (issue 16; test/integration/lazy-modules.test.ts says what each leaves unloaded).
  */
 /* eslint-disable @typescript-eslint/no-require-imports -- lazy on purpose (above) */
 const loadServe = () => require('./serve') as typeof ServeModule;
 const loadPreview = () => require('./preview-command') as typeof PreviewModule;
 const loadMigrate = () => require('./migrate') as typeof MigrateModule;
 const loadBackup = () => require('./backup-command') as typeof BackupModule;
-const loadOnlineCheck = () => require('./check-sources-online') as typeof OnlineCheckModule;
+const loadCheckConfig = () => require('./check-config-command') as typeof CheckConfigModule;
+const loadNetboxSetup = () => require('./netbox-setup-command') as typeof NetboxSetupModule;
+const loadConfigOrReport = (io: CliIo) => (require('./load-config-or-report') as typeof ConfigLoadModule).loadConfigOrReport(io);
 /* eslint-enable @typescript-eslint/no-require-imports */
-
-/** Records a command's exit code for {@link runCli} to resolve with. */
-type SetExitCode = (code: number) => void;
 
 /**
  * Runs one command line and resolves with its exit code. Commands take their configuration from
@@ -69,6 +70,7 @@ function registerRelayCommands(program: Command, io: CliIo, setExitCode: SetExit
     .command('serve', { isDefault: true })
     .description('run the relay: webhook receiver and mail worker (the default)')
     .action(async () => {
+      io.markStarting?.();
       const config = loadConfigOrReport(io);
       setExitCode(config ? await loadServe().serve(config, io) : EXIT_CONFIG);
     });
@@ -79,7 +81,7 @@ function registerRelayCommands(program: Command, io: CliIo, setExitCode: SetExit
       'validate the environment, ROUTES_FILE, SOURCES_FILE and templates without starting; prints the configuration in force (secrets redacted)',
     )
     .option('--online', "also ask each NetBox source's NetBox for its status and whether its token reads test results")
-    .action(async (flags: { online?: boolean }) => checkConfig(io, setExitCode, flags.online === true));
+    .action(async (flags: { online?: boolean }) => loadCheckConfig().checkConfig(io, setExitCode, flags.online === true));
 
   program
     .command('migrate')
@@ -92,60 +94,7 @@ function registerRelayCommands(program: Command, io: CliIo, setExitCode: SetExit
   program
     .command('verify-smtp')
     .description('connect to SMTP_URL (OAuth2 token, TLS and login included; or get a Graph token) and print each step; sends nothing')
-    .action(() => verifySmtp(io, setExitCode));
-}
-
-/** `check-config`: loads the configuration and the route templates, and prints the configuration (redacted). */
-async function checkConfig(io: CliIo, setExitCode: SetExitCode, online: boolean): Promise<void> {
-  const config = loadConfigOrReport(io);
-  if (!config) {
-    setExitCode(EXIT_CONFIG);
-    return;
-  }
-  try {
-    const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
-    verifyRouteTemplates(renderer, config);
-  } catch (error) {
-    if (error instanceof TemplateError) {
-      io.stderr.write(`compliance-relay: ${error.message}\n`);
-      setExitCode(EXIT_CONFIG);
-      return;
-    }
-    throw error;
-  }
-  io.stdout.write(`${JSON.stringify(redactConfig(config), null, 2)}\nThe configuration is valid.\n`);
-  if (online) setExitCode(await loadOnlineCheck().checkSourcesOnline(config, io));
-}
-
-/**
- * `verify-smtp`: connects to the configured SMTP server (or gets a Graph token, or checks the outbox
- * directory) and prints each step as it passes (token fetched, connected, TLS, login), so that a
- * failure shows which step failed. Sends nothing.
- */
-async function verifySmtp(io: CliIo, setExitCode: SetExitCode): Promise<void> {
-  const config = loadConfigOrReport(io);
-  if (!config) {
-    setExitCode(EXIT_CONFIG);
-    return;
-  }
-  const transport = createTransport(config, { readFile: io.readFile });
-  try {
-    await transport.verify((step) => io.stdout.write(`  ok  ${step}\n`));
-    io.stdout.write(`${describeVerified(config)}\n`);
-  } catch (error) {
-    const err = error as { code?: string; message?: string };
-    io.stderr.write(`compliance-relay: SMTP check failed (${err.code ?? 'error'}): ${err.message ?? String(error)}\n`);
-    setExitCode(EXIT_UNAVAILABLE);
-  } finally {
-    await transport.close();
-  }
-}
-
-function describeVerified(config: Config): string {
-  if (config.graph) return `Microsoft Graph gave a token for ${config.graph.sender}; no mail was sent.`;
-  if (!config.smtp) return `No SMTP_URL: mails are written to ${config.mail.outboxDir}, which is writable.`;
-  const login = config.smtp.oauth2 ? ' and the XOAUTH2 login' : config.smtp.user ? ' and the login' : '';
-  return `SMTP server ${new URL(config.smtp.url).host} accepted the connection${login}.`;
+    .action(() => loadCheckConfig().verifySmtp(io, setExitCode));
 }
 
 /** `preview` and `send-test`: what a mail looks like, and whether the SMTP server takes one. */
@@ -207,7 +156,7 @@ function registerSetupCommands(program: Command, io: CliIo, setExitCode: SetExit
     .option('--show-secret', 'print the webhook secret (it is never printed otherwise)')
     .action(
       async (flags: { payloadUrl: string; secretFile?: string; name: string; source?: string; dryRun?: boolean; showSecret?: boolean }) => {
-        setExitCode(await netboxSetupCommand(flags, io));
+        setExitCode(await loadNetboxSetup().netboxSetupCommand(flags, io));
       },
     );
 }

@@ -1,5 +1,4 @@
 import type { Writable } from 'node:stream';
-import { ConfigError, loadConfig, type Config } from '../config';
 import type { Clock } from '../shared';
 
 /** What a command may touch, handed down from main.ts. */
@@ -15,6 +14,14 @@ export interface CliIo {
   onSignal: (handler: (signal: string) => void) => void;
   /** The time commands read (`preview --digest`'s periods); absent: the system clock. */
   clock?: Clock;
+  /**
+   * `serve` calls this before it loads its modules and builds the relay, and {@link markStarted} once
+   * it listens: main.ts keeps V8's young generation from growing in between (issue 16: what start-up
+   * grew, V8 never gave back at rest).
+   */
+  markStarting?: () => void;
+  /** `serve` listens: V8's young generation may grow again, as the load asks. */
+  markStarted?: () => void;
 }
 
 /** sysexits.h EX_CONFIG: the configuration is wrong; restarting will not help. */
@@ -24,16 +31,5 @@ export const EXIT_UNAVAILABLE = 69;
 /** sysexits.h EX_USAGE: the command line is wrong. */
 export const EXIT_USAGE = 64;
 
-/** Loads the config, or prints every problem by variable name and returns undefined. */
-export function loadConfigOrReport(io: CliIo): Config | undefined {
-  try {
-    return loadConfig(io.env, { readFile: (file) => io.readFile(file).toString('utf8'), cwd: io.cwd });
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      io.stderr.write(`compliance-relay: the configuration is invalid (nothing was started):\n`);
-      for (const issue of error.issues) io.stderr.write(`  - ${issue.variable}: ${issue.message}\n`);
-      return undefined;
-    }
-    throw error;
-  }
-}
+/** Records a command's exit code for `runCli` to resolve with. */
+export type SetExitCode = (code: number) => void;

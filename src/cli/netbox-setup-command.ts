@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createNodeFetch, runNetboxSetup, NetboxSetupError, type FetchLike } from '../netbox-setup';
 import { DEFAULT_SOURCE_NAME, type SourceConfig } from '../config';
-import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, loadConfigOrReport, type CliIo } from './io';
+import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo } from './io';
+import { loadConfigOrReport } from './load-config-or-report';
 
 /** What a source lacks for `netbox-setup`, named as the operator configures it (variables or SOURCES_FILE fields). */
 function findSourceProblems(source: SourceConfig): string[] {
@@ -33,9 +34,6 @@ export interface NetboxSetupFlags {
   /** The NetBox source to set up (SOURCES_FILE); default: the one of NETBOX_URL/NETBOX_TOKEN. */
   source?: string;
 }
-
-/** The webhook's name in NetBox when --name is not given. */
-export const DEFAULT_WEBHOOK_NAME = 'compliance-relay';
 
 /**
  * `compliance-relay netbox-setup`: checks the flags and NETBOX_URL/NETBOX_TOKEN, then runs the

@@ -1,9 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { findPackageRoot } from '../shared';
 
-/** The version in the package's own package.json (the one `npm ci` installed), for `--version`. */
-export function readPackageVersion(): string {
-  const pkg = JSON.parse(fs.readFileSync(path.join(findPackageRoot(), 'package.json'), 'utf8')) as { version: string };
-  return pkg.version;
+/**
+ * The version in the package's own package.json (the one `npm ci` installed), for `--version`.
+ * Found by walking up from this module to the package.json named compliance-relay (as shared's
+ * `findPackageRoot` does), without importing shared: its door also loads the environment fields and
+ * zod, which `--help` does not need (issue 16).
+ */
+export function readPackageVersion(start: string = __dirname): string {
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'package.json');
+    if (fs.existsSync(candidate)) {
+      const pkg = JSON.parse(fs.readFileSync(candidate, 'utf8')) as { name?: string; version: string };
+      if (pkg.name === 'compliance-relay') return pkg.version;
+    }
+    if (path.dirname(dir) === dir) throw new Error(`compliance-relay package.json not found above ${start}`);
+  }
 }

@@ -41,6 +41,7 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
     server.once('error', reject);
     server.listen(config.http.port, config.http.host, () => resolve());
   });
+  io.markStarted?.();
   const address = server.address() as AddressInfo;
   logger.info(
     { host: address.address, port: address.port, webhook: config.webhook.path },

@@ -3,14 +3,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { findPackageRoot } from '../../src/shared';
+import { DELIVERY_STATES } from '../../src/store';
 
 const MAIN = path.join(findPackageRoot(), 'dist', 'src', 'main.js');
 
 /**
  * Runs the built CLI with `args` in a fresh Node process and returns the packages (under node_modules)
- * it had loaded when it exited.
+ * it had loaded when it exited, and what it printed.
  */
-function packagesLoadedBy(args: string[], cwd?: string): { status: number | null; packages: string[] } {
+function packagesLoadedBy(args: string[], cwd?: string): { status: number | null; packages: string[]; stdout: string } {
   const script = `
     process.argv = [process.argv[0], 'compliance-relay', ...${JSON.stringify(args)}];
     process.on('exit', () => {
@@ -27,7 +28,7 @@ function packagesLoadedBy(args: string[], cwd?: string): { status: number | null
   });
   const line = run.stderr.split('\n').find((l) => l.startsWith('LOADED '));
   if (!line) throw new Error(`no module list from the CLI: ${run.stderr}`);
-  return { status: run.status, packages: JSON.parse(line.slice('LOADED '.length)) as string[] };
+  return { status: run.status, packages: JSON.parse(line.slice('LOADED '.length)) as string[], stdout: run.stdout };
 }
 
 /** What only `serve` needs: the HTTP app, its rate limiter, metrics; and what only some commands or settings need. */
@@ -42,10 +43,22 @@ describe('modules the CLI loads', () => {
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it("`--help` loads no command's packages: no HTTP, metrics, store driver, mail, logger or YAML", () => {
-    const { status, packages } = packagesLoadedBy(['--help'], dir);
+  it("`--help` loads no command's packages: no HTTP, metrics, store driver, mail, logger, YAML or zod", () => {
+    const { status, packages, stdout } = packagesLoadedBy(['--help'], dir);
     expect(status).toBe(0);
-    expect(packages.filter((p) => [...NOT_FOR_CHECKS, 'handlebars', 'juice', 'yaml'].includes(p))).toEqual([]);
+    expect(stdout).toContain('check-config');
+    expect(packages.filter((p) => [...NOT_FOR_CHECKS, 'handlebars', 'juice', 'yaml', 'zod'].includes(p))).toEqual([]);
+    // Only what parsing the command line needs (dotenv reads .env in main.ts before any command).
+    expect(packages.sort()).toEqual(['commander', 'dotenv']);
+  });
+
+  it("a command's `--help` loads no configuration either, and `deliveries --help` names every state the store knows", () => {
+    for (const command of ['serve', 'check-config', 'preview', 'netbox-setup', 'deliveries']) {
+      const { status, packages } = packagesLoadedBy([command, '--help'], dir);
+      expect({ command, status, zod: packages.includes('zod') }).toEqual({ command, status: 0, zod: false });
+    }
+    const { stdout } = packagesLoadedBy(['deliveries', '--help'], dir);
+    expect(stdout).toContain(`--state <state>  only this state (${DELIVERY_STATES.join('|')})`);
   });
 
   it('`check-config` compiles the templates but loads neither the HTTP app, metrics, a store driver, nodemailer nor the logger', () => {

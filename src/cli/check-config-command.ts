@@ -1,0 +1,62 @@
+import { redactConfig, type Config } from '../config';
+import { createTransport, defaultTemplatesDir, loadRenderer, TemplateError } from '../mail';
+import { verifyRouteTemplates } from '../compose';
+import type * as OnlineCheckModule from './check-sources-online';
+import { EXIT_CONFIG, EXIT_UNAVAILABLE, type CliIo, type SetExitCode } from './io';
+import { loadConfigOrReport } from './load-config-or-report';
+
+/* eslint-disable-next-line @typescript-eslint/no-require-imports -- only `--online` asks NetBox */
+const loadOnlineCheck = () => require('./check-sources-online') as typeof OnlineCheckModule;
+
+/** `check-config`: loads the configuration and the route templates, and prints the configuration (redacted). */
+export async function checkConfig(io: CliIo, setExitCode: SetExitCode, online: boolean): Promise<void> {
+  const config = loadConfigOrReport(io);
+  if (!config) {
+    setExitCode(EXIT_CONFIG);
+    return;
+  }
+  try {
+    const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
+    verifyRouteTemplates(renderer, config);
+  } catch (error) {
+    if (error instanceof TemplateError) {
+      io.stderr.write(`compliance-relay: ${error.message}\n`);
+      setExitCode(EXIT_CONFIG);
+      return;
+    }
+    throw error;
+  }
+  io.stdout.write(`${JSON.stringify(redactConfig(config), null, 2)}\nThe configuration is valid.\n`);
+  if (online) setExitCode(await loadOnlineCheck().checkSourcesOnline(config, io));
+}
+
+/**
+ * `verify-smtp`: connects to the configured SMTP server (or gets a Graph token, or checks the outbox
+ * directory) and prints each step as it passes (token fetched, connected, TLS, login), so that a
+ * failure shows which step failed. Sends nothing.
+ */
+export async function verifySmtp(io: CliIo, setExitCode: SetExitCode): Promise<void> {
+  const config = loadConfigOrReport(io);
+  if (!config) {
+    setExitCode(EXIT_CONFIG);
+    return;
+  }
+  const transport = createTransport(config, { readFile: io.readFile });
+  try {
+    await transport.verify((step) => io.stdout.write(`  ok  ${step}\n`));
+    io.stdout.write(`${describeVerified(config)}\n`);
+  } catch (error) {
+    const err = error as { code?: string; message?: string };
+    io.stderr.write(`compliance-relay: SMTP check failed (${err.code ?? 'error'}): ${err.message ?? String(error)}\n`);
+    setExitCode(EXIT_UNAVAILABLE);
+  } finally {
+    await transport.close();
+  }
+}
+
+function describeVerified(config: Config): string {
+  if (config.graph) return `Microsoft Graph gave a token for ${config.graph.sender}; no mail was sent.`;
+  if (!config.smtp) return `No SMTP_URL: mails are written to ${config.mail.outboxDir}, which is writable.`;
+  const login = config.smtp.oauth2 ? ' and the XOAUTH2 login' : config.smtp.user ? ' and the login' : '';
+  return `SMTP server ${new URL(config.smtp.url).host} accepted the connection${login}.`;
+}
