@@ -345,7 +345,11 @@ export class PgStore implements Store {
   }
 
   pruneDeliveries(options: { state: 'sent' | 'dead'; before: number }): Promise<number> {
-    return this.execute(queries.deliveries.prune, options);
+    return this.transaction(async (client) => {
+      await runStatement(client, queries.deliveries.pruneSentMessages, options);
+      await runStatement(client, queries.deliveries.pruneRouteMails, options);
+      return (await runStatement(client, queries.deliveries.prune, options)).rowCount ?? 0;
+    });
   }
 
   async countByState(): Promise<Record<DeliveryState, number>> {

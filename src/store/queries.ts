@@ -215,6 +215,13 @@ const deliveries = {
   prune: defineStatement<{ state: 'sent' | 'dead'; before: number }>(
     () => 'DELETE FROM deliveries WHERE state = :state AND updated_at < :before',
   ),
+  /** Run before `prune`, in its transaction: the kept mails and route decisions of the deliveries it deletes go with them. */
+  pruneSentMessages: defineStatement<{ state: 'sent' | 'dead'; before: number }>(
+    () => 'DELETE FROM sent_messages WHERE delivery_id IN (SELECT id FROM deliveries WHERE state = :state AND updated_at < :before)',
+  ),
+  pruneRouteMails: defineStatement<{ state: 'sent' | 'dead'; before: number }>(
+    () => 'DELETE FROM route_mails WHERE delivery_id IN (SELECT id FROM deliveries WHERE state = :state AND updated_at < :before)',
+  ),
   oldestPendingAt: defineStatement<Record<string, never>, TimeRow>(
     () => `SELECT MIN(received_at) AS t FROM deliveries WHERE state IN ('queued', 'sending', 'retrying')`,
   ),

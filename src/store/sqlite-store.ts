@@ -413,7 +413,13 @@ export class SqliteStore implements Store {
   }
 
   pruneDeliveries(options: { state: 'sent' | 'dead'; before: number }): Promise<number> {
-    return this.runDurably((db) => execute(db, queries.deliveries.prune, options));
+    return this.runDurably((db) =>
+      db.transaction(() => {
+        execute(db, queries.deliveries.pruneSentMessages, options);
+        execute(db, queries.deliveries.pruneRouteMails, options);
+        return execute(db, queries.deliveries.prune, options);
+      })(),
+    );
   }
 
   async oldestPendingAt(): Promise<number | null> {

@@ -368,9 +368,29 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       await store.markSent(ids[0], { now: T0 + 100, messageId: '<1@relay>' });
       await store.markSent(ids[1], { now: T0 + 300, messageId: '<2@relay>' });
       await store.markDead(ids[2], { now: T0 + 100, error: 'x', code: 'SMTP_5XX' });
+      // What the dashboard keeps of a delivery (its route decisions, its sent mail) goes with it.
+      const decision = { route: 'core', position: 0, outcome: 'send' as const, reason: 'matched', reminder: false };
+      for (const id of [ids[0], ids[1]]) {
+        await store.recordRouteDecisions(id, [decision], T0);
+        await store.saveSentMessage(id, {
+          route: 'core',
+          messageId: `<${id}@relay>`,
+          raw: Buffer.from('Subject: x\r\n\r\nbody\r\n'),
+          envelopeFrom: 'relay@example.com',
+          envelopeTo: ['a@example.com'],
+          subject: 'x',
+          text: 'body',
+          html: null,
+          response: '250 OK',
+          sentAt: T0,
+        });
+      }
 
       expect(await store.pruneDeliveries({ state: 'sent', before: T0 + 200 })).toBe(1);
       expect(await store.getDelivery(ids[0])).toBeUndefined();
+      expect(await store.listSentMessages(ids[0])).toEqual([]);
+      expect((await store.listRouteMails([ids[0], ids[1]])).map((m) => m.deliveryId)).toEqual([ids[1]]);
+      expect(await store.listSentMessages(ids[1])).toHaveLength(1);
       expect(await store.getDelivery(ids[1])).toMatchObject({ state: 'sent' });
       expect(await store.getDelivery(ids[2])).toMatchObject({ state: 'dead' });
       expect(await store.getDelivery(ids[3])).toMatchObject({ state: 'sending' });
