@@ -31,6 +31,25 @@ function needsWordEncoding(value: string): boolean {
   return /["\u0080-\uFFFF]/.test(value);
 }
 
+/**
+ * An attachment nodemailer encodes as base64 whatever the text encoding (a Buffer of a declared
+ * non-text type, the trend chart's PNG say) and whose name it writes as it is (printable ASCII).
+ */
+function isBinaryWithPlainName(attachment: NonNullable<SendMailOptions['attachments']>[number]): boolean {
+  const type = attachment.contentType ?? '';
+  const plain = (v: unknown) => v === undefined || (typeof v === 'string' && /^[\x20-\x21\x23-\x7e]*$/.test(v));
+  return (
+    Buffer.isBuffer(attachment.content) &&
+    type !== '' &&
+    !/^(text|multipart|message)\//i.test(type) &&
+    attachment.encoding === undefined &&
+    attachment.raw === undefined &&
+    attachment.headers === undefined &&
+    plain(attachment.filename) &&
+    plain(attachment.cid)
+  );
+}
+
 /** An address field whose display names nodemailer writes as they are or quoted, never as encoded words. */
 function isPlainAddressField(field: unknown): boolean {
   if (field === undefined) return true;
@@ -45,8 +64,9 @@ function isPlainAddressField(field: unknown): boolean {
  * would encode, prefers quoted-printable get it. Attachments and other parts leave it to nodemailer.
  */
 export function chooseTextEncoding(message: SendMailOptions): 'quoted-printable' | undefined {
-  if (message.attachments?.length || message.alternatives?.length || message.amp || message.watchHtml || message.icalEvent)
+  if (!(message.attachments ?? []).every(isBinaryWithPlainName) || message.alternatives?.length || message.amp || message.watchHtml)
     return undefined;
+  if (message.icalEvent) return undefined;
   for (const content of [message.html, message.text]) {
     if (content === undefined) continue;
     if (typeof content !== 'string' || !prefersQuotedPrintable(content)) return undefined;

@@ -27,6 +27,38 @@ describe('chooseTextEncoding', () => {
     ['a mostly non-Latin body', { ...BASE, html: `<p>${'ж'.repeat(500)}</p>` }, undefined],
     ['a display name with non-ASCII', { ...BASE, from: 'Relais Ü <r@example.com>' }, undefined],
     ['an attachment', { ...BASE, attachments: [{ filename: 'f.csv', content: 'a,b\r\n' }] }, undefined],
+    [
+      "the trend chart's inline PNG (base64 whatever the text encoding)",
+      {
+        ...BASE,
+        attachments: [
+          {
+            filename: 'report-7-trend.png',
+            content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 0xff]),
+            contentType: 'image/png',
+            contentDisposition: 'inline' as const,
+            cid: 'trend-chart.7.0@compliance-relay',
+          },
+        ],
+      },
+      'quoted-printable',
+    ],
+    [
+      'a text attachment beside the PNG',
+      {
+        ...BASE,
+        attachments: [
+          { filename: 'a.png', content: Buffer.from([1, 2]), contentType: 'image/png' },
+          { filename: 'f.csv', content: Buffer.from('a,b\r\n'), contentType: 'text/csv' },
+        ],
+      },
+      undefined,
+    ],
+    [
+      'a PNG named in non-ASCII',
+      { ...BASE, attachments: [{ filename: 'Übersicht.png', content: Buffer.from([1]), contentType: 'image/png' }] },
+      undefined,
+    ],
   ])('%s: builds the same bytes as nodemailer detecting each value', async (_name, message, expected) => {
     const encoding = chooseTextEncoding(message);
     expect(encoding).toBe(expected);
