@@ -30,6 +30,8 @@ import type {
   MigrationReport,
   NewDelivery,
   NewRouteMail,
+  QueueDigestInput,
+  QueuedDigest,
   RouteMailRecord,
   SentMessage,
   Store,
@@ -435,14 +437,7 @@ export class PgStore implements Store {
     return row ? decodeDigestPeriodRow(row) : undefined;
   }
 
-  async queueDigest(input: {
-    route: string;
-    periodStart: number;
-    periodEnd: number;
-    late: boolean;
-    now: number;
-    job: NewDelivery | null;
-  }): Promise<{ queued: boolean; deliveryId: number | null }> {
+  async queueDigest(input: QueueDigestInput): Promise<QueuedDigest> {
     const { job, late, ...period } = input;
     // A replica inserting the same period at once waits for the first one's commit, then inserts nothing.
     return this.transaction(async (client) => {

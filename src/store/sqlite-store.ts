@@ -23,6 +23,8 @@ import type {
   MigrationReport,
   NewDelivery,
   NewRouteMail,
+  QueueDigestInput,
+  QueuedDigest,
   RouteMailRecord,
   SentMessage,
   Store,
@@ -506,14 +508,7 @@ export class SqliteStore implements Store {
     return row ? decodeDigestPeriodRow(row) : undefined;
   }
 
-  async queueDigest(input: {
-    route: string;
-    periodStart: number;
-    periodEnd: number;
-    late: boolean;
-    now: number;
-    job: NewDelivery | null;
-  }): Promise<{ queued: boolean; deliveryId: number | null }> {
+  async queueDigest(input: QueueDigestInput): Promise<QueuedDigest> {
     const { job, late, ...period } = input;
     return this.runDurably((db) =>
       db.transaction(() => {

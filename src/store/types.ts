@@ -154,6 +154,22 @@ export interface RouteMailRecord extends NewRouteMail {
  * The durable outbox. Every method is async so that SQLite and PostgreSQL share one contract.
  * Errors that mean "storage cannot commit now" are thrown as {@link StorageUnavailableError}.
  */
+/** A digest period to queue (Store.queueDigest): its route and bounds, and its outbox record, if it mails. */
+export interface QueueDigestInput {
+  route: string;
+  periodStart: number;
+  periodEnd: number;
+  late: boolean;
+  now: number;
+  job: NewDelivery | null;
+}
+
+/** Whether this call queued the period (exactly one of several at once does), and its outbox record's id. */
+export interface QueuedDigest {
+  queued: boolean;
+  deliveryId: number | null;
+}
+
 export interface Store {
   /**
    * True when one process owns the store (SQLite): whatever is `sending` at boot was interrupted and is
@@ -244,14 +260,7 @@ export interface Store {
    * the same period due, exactly one queues it; the others get `queued: false`. `job` null records a
    * period without a mail (the one that ended before the route ever ran).
    */
-  queueDigest(input: {
-    route: string;
-    periodStart: number;
-    periodEnd: number;
-    late: boolean;
-    now: number;
-    job: NewDelivery | null;
-  }): Promise<{ queued: boolean; deliveryId: number | null }>;
+  queueDigest(input: QueueDigestInput): Promise<QueuedDigest>;
   /** Recorded digest periods, newest end first (of one route, or of every route). */
   listDigestPeriods(options?: { route?: string; limit?: number }): Promise<DigestPeriod[]>;
   /** The exact bytes NetBox sent for a delivery (for the dashboard's report page and chart). */
