@@ -134,11 +134,12 @@ export function createWorker(options: WorkerOptions): Worker {
     onOutcome: options.onOutcome,
     onRouteSent: options.onRouteSent,
   };
+  const maxInFlight = Math.max(options.concurrency, options.prepareAhead ?? options.concurrency);
   const loop: WorkerLoop = {
     context,
     gate: createSendGate(options.concurrency),
-    maxInFlight: Math.max(options.concurrency, options.prepareAhead ?? options.concurrency),
-    minClaim: computeMinClaim(options.concurrency, Math.max(options.concurrency, options.prepareAhead ?? options.concurrency)),
+    maxInFlight,
+    minClaim: computeMinClaim(options.concurrency, maxInFlight),
     pollMs: options.pollMs,
     state: { running: false, stopping: false, ticking: false, again: false, kickPending: false, timer: undefined },
     inFlight: { count: 0, ids: new Set(), idleWaiters: [] },

@@ -6,7 +6,7 @@ import {
   buildReportFacts,
   buildRoutingTrend,
   planRoutes,
-  type Condition,
+  hasDeviceCondition,
   type OwnerGroupDraft,
   type Route,
   type RouteDecision,
@@ -38,7 +38,7 @@ export function createRoutePlanner(options: {
   const tags = new Map((options.sources ?? []).map((s) => [s.name, s.tags]));
   const byName = new Map(options.routes.map((r) => [r.name, r]));
   const needsOwners = options.routes.some((r) => r.owners !== undefined);
-  const needsDevices = options.routes.some((r) => r.owners !== undefined || (r.match !== undefined && namesDevices(r.match)));
+  const needsDevices = options.routes.some((r) => r.owners !== undefined || (r.match !== undefined && hasDeviceCondition(r.match)));
   return async (delivery, composed) => {
     const facts = buildReportFacts(composed.delivery, { name: delivery.netboxSource, tags: tags.get(delivery.netboxSource) ?? {} });
     const trend = composed.trend ? buildRoutingTrend(composed.trend, facts) : buildCountTrend(null);
@@ -59,16 +59,12 @@ export function createRoutePlanner(options: {
       const route = byName.get(decision.route);
       if (decision.outcome === 'send' && route?.owners) plan.push(...(await splitByOwner(route, decision, composed, lookup)));
       else if (decision.outcome === 'send' && route && decision.devices) plan.push(await scopeToDevices(route, decision, composed));
-      else if (decision.outcome === 'send' && route?.match && namesDevices(route.match) && facts.hasFailures && !facts.devices)
+      else if (decision.outcome === 'send' && route?.match && hasDeviceCondition(route.match) && facts.hasFailures && !facts.devices)
         plan.push(unscoped(route, decision, composed, lookup));
       else plan.push(decision);
     }
     return plan;
   };
-}
-
-function namesDevices(condition: Condition): boolean {
-  return condition.device !== undefined || [...(condition.all ?? []), ...(condition.any ?? [])].some(namesDevices);
 }
 
 /** NetBox's failing devices and the contacts every route by owner asks for, in one bounded, cached look-up. */

@@ -43,7 +43,7 @@ export {
 export {
   planRoutes,
   matchCondition,
-  matchDevice,
+  hasDeviceCondition,
   decideNotify,
   type RouteDecision,
   type RouteOutcome,

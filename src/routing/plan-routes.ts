@@ -128,7 +128,8 @@ export function matchDevice(condition: DeviceConditionT, device: NetboxDevice): 
   return true;
 }
 
-function hasDeviceCondition(condition: Condition): boolean {
+/** Whether a condition looks at the failing devices (`device:`, alone or nested): such a route needs NetBox's devices. */
+export function hasDeviceCondition(condition: Condition): boolean {
   if (condition.device) return true;
   return [...(condition.all ?? []), ...(condition.any ?? [])].some(hasDeviceCondition);
 }

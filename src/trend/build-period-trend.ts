@@ -49,8 +49,6 @@ export interface SeriesPeriodTrend {
   change: Trend;
   /** Devices by failing results in the latest report, HIGH first; empty when its failing pairs are unknown. */
   worstDevices: DeviceFailures[];
-  /** Whether the latest report's failing pairs are known (NetBox enrichment answered). */
-  failingKnown: boolean;
 }
 
 /** Devices shown as the worst of a series. */
@@ -72,7 +70,6 @@ export function buildPeriodTrend(reports: readonly ReportSnapshot[], before: Rep
     baseline: reference ? { reportId: reference.reportId, created: reference.created, inPeriod: before === undefined } : null,
     change: buildTrend(last, reference ? [reference] : []),
     worstDevices: last.failing ? rankDevices(last.failing) : [],
-    failingKnown: last.failing !== null,
   };
 }
 
