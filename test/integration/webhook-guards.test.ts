@@ -24,24 +24,31 @@ describe('webhook guards', () => {
 
   it("a source's own allowed_ips refuses other addresses, and the log names that source's setting", async () => {
     const dir = makeTempDir('guards-');
-    fs.writeFileSync(
-      path.join(dir, 'sources.yaml'),
-      ['sources:', '  - name: lab', '    webhook_secret_env: LAB_SECRET', '    allowed_ips: [10.20.0.0/16]', ''].join('\n'),
-    );
-    relay = await startTestRelay({
-      SOURCES_FILE: path.join(dir, 'sources.yaml'),
-      LAB_SECRET: 'lab-secret',
-      WEBHOOK_SECRET: 'default-secret',
-    });
-    const labBody = body(1);
-    const refused = await postWebhook(`${relay.url}/webhook/lab`, labBody, { 'X-Hook-Signature': netboxSignature(labBody, 'lab-secret') });
-    expect(refused.status).toBe(403);
-    expect(refused.json.error).toMatchObject({ code: 'FORBIDDEN_ADDRESS', retryable: false });
-    expect(relay.logs.join('\n')).toContain('client address not in SOURCES_FILE source lab allowed_ips');
-    // The default path has no allow-list of its own: the lab's list does not apply to it.
-    const plain = body(2);
-    expect((await postWebhook(relay.webhookUrl, plain, { 'X-Hook-Signature': netboxSignature(plain, 'default-secret') })).status).toBe(202);
-    fs.rmSync(dir, { recursive: true, force: true });
+    try {
+      fs.writeFileSync(
+        path.join(dir, 'sources.yaml'),
+        ['sources:', '  - name: lab', '    webhook_secret_env: LAB_SECRET', '    allowed_ips: [10.20.0.0/16]', ''].join('\n'),
+      );
+      relay = await startTestRelay({
+        SOURCES_FILE: path.join(dir, 'sources.yaml'),
+        LAB_SECRET: 'lab-secret',
+        WEBHOOK_SECRET: 'default-secret',
+      });
+      const labBody = body(1);
+      const refused = await postWebhook(`${relay.url}/webhook/lab`, labBody, {
+        'X-Hook-Signature': netboxSignature(labBody, 'lab-secret'),
+      });
+      expect(refused.status).toBe(403);
+      expect(refused.json.error).toMatchObject({ code: 'FORBIDDEN_ADDRESS', retryable: false });
+      expect(relay.logs.join('\n')).toContain('client address not in SOURCES_FILE source lab allowed_ips');
+      // The default path has no allow-list of its own: the lab's list does not apply to it.
+      const plain = body(2);
+      expect((await postWebhook(relay.webhookUrl, plain, { 'X-Hook-Signature': netboxSignature(plain, 'default-secret') })).status).toBe(
+        202,
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('honours X-Forwarded-For from a trusted proxy, for IPv4 and IPv6 ranges', async () => {
