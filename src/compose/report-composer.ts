@@ -20,6 +20,12 @@ export interface RouteContext {
   reason: string;
   /** A route mailing NetBox's contacts: the owner group this mail is for (its recipients, devices, why). */
   group?: OwnerGroupPlan | null;
+  /**
+   * The mail's name in the delivery's plan (`<route>~<group>` for an owner group's mail, as the route
+   * planner names it): its Message-ID, thread and kept copy go by it. The worker passes the planned
+   * name; without one (a preview of a file, a send-test) the composer names it as the planner would.
+   */
+  mailRoute?: string;
 }
 
 /** One report, composed once; rendered per route. */
@@ -154,7 +160,7 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
         replyTo: options.replyTo,
       };
       // Each owner group is a conversation of its own: the same owners' mails stack report after report.
-      const mailRoute = group && !group.whole && route.owners ? `${route.name}~${group.key}` : route.name;
+      const mailRoute = context.mailRoute ?? (group && !group.whole && route.owners ? `${route.name}~${group.key}` : route.name);
       return buildMessage({
         rendered,
         from: options.from,

@@ -120,7 +120,8 @@ async function renderRouteMail(
   try {
     if (composed.kind === 'report') {
       const group = mail.ownerGroup ?? null;
-      message = await composed.messageFor({ name: group?.route ?? mail.route, reminder: mail.reminder, reason: mail.reason, group });
+      const context = { name: group?.route ?? mail.route, mailRoute: mail.route, reminder: mail.reminder, reason: mail.reason, group };
+      message = await composed.messageFor(context);
     } else if (mail.route === composed.route) message = composed.message;
   } catch (error) {
     return { ok: false, failure: classifyRenderFailure(error ?? new Error('rendering failed')) };

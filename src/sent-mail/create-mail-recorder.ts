@@ -60,7 +60,8 @@ export function createMailRecorder(options: { store: Pick<Store, 'saveSentMessag
           ...composed,
           async messageFor(route) {
             const message = await composed.messageFor(route);
-            return message && keep(delivery.id, route.name, message);
+            // Kept under the planned mail's name, the one its sent event names (an owner group's `<route>~<group>`).
+            return message && keep(delivery.id, route.mailRoute ?? route.name, message);
           },
         };
       };

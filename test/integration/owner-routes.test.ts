@@ -135,12 +135,22 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
   it('two sites with their own primary owners get one mail each with only their failures and ratios; the unowned device goes to the fallback', async () => {
     stock(netbox);
     const r = await start();
-    await deliver(r, 301);
+    const deliveryId = await deliver(r, 301);
     await smtp.waitFor(4);
     await waitUntil(() => r.workerOutcomes.length > 0 || undefined, 10_000, 'the outcome');
     expect(r.workerOutcomes.map((o) => o.type)).toEqual(['sent']);
     const mails = smtp.received;
     expect(mails.map(to).sort()).toEqual(['alice@example.com,eve@example.com', 'bob@example.com', 'noc@example.com', 'oncall@example.com']);
+    // The dashboard keeps each owner group's own mail (what each team received), by its Message-ID.
+    await waitUntil(async () => ((await r.relay.store.listSentMessages(deliveryId)).length === 4 ? true : undefined), 5_000, 'four copies');
+    const kept = await r.relay.store.listSentMessages(deliveryId);
+    expect(kept.map((m) => m.messageId).sort()).toEqual(mails.map((m) => String(m.parsed.messageId)).sort());
+    expect(
+      kept
+        .filter((m) => m.route.startsWith('owners~'))
+        .map((m) => m.envelopeTo.join(','))
+        .sort(),
+    ).toEqual(['alice@example.com,eve@example.com', 'bob@example.com', 'noc@example.com']);
 
     const fra = mails.find((m) => to(m) === 'alice@example.com,eve@example.com')!;
     // Over every device of fra1, the passing sw-fra-ok too; the failures listed are only the failing ones.
