@@ -38,9 +38,11 @@ export function planRoutes(routes: readonly Route[], facts: ReportFacts, trend: 
   let stoppedBy: string | undefined;
   return routes.map((route, position) => {
     const base = { route: route.name, position, reminder: false };
+    // A digest is decided on its own conditions wherever it stands, as its digest gathers its reports:
+    // a route that stops the per-report chain stops no digest.
+    if (route.digest) return decideDigestRoute(route, facts, trend, base);
     if (stoppedBy !== undefined)
       return { ...base, outcome: 'skipped' as const, reason: `not reached: route ${stoppedBy} matched without continue` };
-    if (route.digest) return decideDigestRoute(route, facts, trend, base);
     if (route.match && !matchCondition(route.match, facts, trend)) return { ...base, outcome: 'skipped' as const, reason: 'not matched' };
     if (!route.continue) stoppedBy = route.name;
     const decision = decideNotify(route, facts, trend, lastSent(route.name));

@@ -116,6 +116,23 @@ describe('digest routes in the routes file', () => {
       ['quiet', 'skipped', 'not matched (digest route)'],
       ['on-call', 'send', 'matched (notify: always)'],
     ]);
+    // After a route that stops the chain, a digest still decides on its own conditions (as its digest gathers).
+    const after = parseRoutesFile(
+      [
+        'routes:',
+        '  - name: on-call',
+        '    to: b@example.com',
+        '  - name: weekly',
+        '    to: a@example.com',
+        '    digest: { schedule: "0 8 * * MON" }',
+        '',
+      ].join('\n'),
+      'routes.yaml',
+    );
+    expect(planRoutes(after, FACTS, buildCountTrend(null), () => null).map((d) => [d.route, d.outcome, d.reason])).toEqual([
+      ['on-call', 'send', 'matched (notify: always)'],
+      ['weekly', 'skipped', 'matched: goes into the digest (0 8 * * MON)'],
+    ]);
   });
 });
 
