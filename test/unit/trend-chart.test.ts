@@ -7,6 +7,7 @@ import {
   embedInlineImages,
   embedRawInlineImages,
   TREND_CHART_HEIGHT,
+  TREND_CHART_LINES,
   TREND_CHART_MAX_BYTES,
   TREND_CHART_WIDTH,
   type TrendChartPoint,
@@ -30,6 +31,13 @@ describe('the trend chart of a report mail', () => {
     expect([chart.width, chart.height]).toEqual([TREND_CHART_WIDTH, TREND_CHART_HEIGHT]);
     // No text in the image: nothing for resvg to shape, no font to load.
     expect(chart.svg).not.toContain('<text');
+    // The gap: HIGH's two points stand alone, no line joins them across report 2 (which had no HIGH results).
+    const high = TREND_CHART_LINES.find((l) => l.key === 'HIGH')!.colour;
+    expect(chart.svg).not.toMatch(new RegExp(`<polyline[^>]*stroke="${high}"`));
+    expect(chart.svg.match(new RegExp(`<circle[^>]*fill="${high}"`, 'g'))).toHaveLength(2);
+    // The overall line, which has all three, is drawn through them.
+    const overall = TREND_CHART_LINES.find((l) => l.key === 'overall')!.colour;
+    expect(chart.svg).toMatch(new RegExp(`<polyline points="[^"]*" [^>]*stroke="${overall}"`));
   });
 
   it('stays within 40 kB even for the most jagged series of 30 reports (MAIL_CHART_REPORTS at its maximum)', () => {
