@@ -1,5 +1,5 @@
 import type { Logger } from '../shared';
-import type { ClaimedDelivery } from '../store';
+import { StorageUnavailableError, type ClaimedDelivery } from '../store';
 import { classifyRenderFailure, type FailureClass } from './classify-failure';
 import type { DeliveryContext } from './delivery-context';
 import type { ComposedMail } from '../compose';
@@ -10,7 +10,9 @@ export type ComposeResult = { ok: true; composed: ComposedMail } | { ok: false; 
 /**
  * The compose step: the stored bytes become the report (or notice) every route's mail is rendered
  * from. A failure is classified here, where it is caught; rendering is deterministic, so it is
- * permanent (the same input fails the same way).
+ * permanent (the same input fails the same way). The one exception is the store: composing reads the
+ * series' history (trend, chart) and records the report, and a store that is away says nothing about
+ * the report. That error goes up to the run, which leaves the claim to come back after its lease.
  */
 export async function composeDelivery(
   context: Pick<DeliveryContext, 'compose'>,
@@ -20,6 +22,7 @@ export async function composeDelivery(
   try {
     return { ok: true, composed: await context.compose(delivery, log) };
   } catch (error) {
+    if (error instanceof StorageUnavailableError) throw error;
     return { ok: false, failure: classifyRenderFailure(error) };
   }
 }
