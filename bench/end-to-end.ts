@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { computeInclusiveShare, readCpuProfileDir, summarizeSelfTime, summarizeTopFrames } from './lib/cpu-profile';
 import { runLoad } from './lib/load';
-import { startRelayProcess, type RelayProcess } from './lib/processes';
+import { readCpuMs, startBenchServer, startRelayProcess, type RelayProcess } from './lib/processes';
 import { BENCH_SECRET, buildRelayEnv } from './lib/relay-env';
 import { captureRelayMail, measureSmtpFloor, postSigned } from './lib/smtp-floor';
 import { startSmtpSink, type CapturedMail, type SmtpSink } from './lib/smtp-sink';
@@ -13,6 +13,8 @@ import { createBodyFactory } from './lib/webhook-bodies';
 
 /** Issue 16: the whole relay at this share of the SMTP floor at least (0.8 is the aim). */
 const FLOOR_RATIO_TARGET = 0.6;
+/** Durability and rich mail should cost no more CPU per mail than a script that sends inside the request. */
+const CPU_PER_MAIL_RATIO_TARGET = 1;
 
 /**
  * `count` signed webhooks (8 connections, as fast as acknowledged) into a running relay; mails/s
@@ -49,19 +51,56 @@ async function measureLatencies(relay: RelayProcess, sink: SmtpSink, count: numb
   return (await sink.arrivals()).filter(([id]) => sentAt.has(id)).map(([id, at]) => at - sentAt.get(id)!);
 }
 
+/** `measureRelayMails`, with the CPU time the receiving process used meanwhile (all threads), per mail. */
+async function measureMailsAndCpu(receiver: { webhookUrl: string; pid: number }, sink: SmtpSink, count: number, firstId: number) {
+  const cpuBefore = readCpuMs(receiver.pid);
+  const throughput = await measureRelayMails(receiver, sink, count, firstId);
+  return { ...throughput, cpuPerMailMs: (readCpuMs(receiver.pid) - cpuBefore) / count };
+}
+
 /** The relay (`serve`): its first mail captured (and the relay warmed), then throughput, then latency at low load. */
 async function measureRelay(ctx: BenchContext, sink: SmtpSink, env: Record<string, string>, counts: { mails: number; latency: number }) {
   const relay = await startRelayProcess({ dataDir: path.join(ctx.tmpDir, 'relay'), env });
   try {
     const mail = await captureRelayMail(relay.webhookUrl, sink, 1);
-    const throughput = await measureRelayMails(relay, sink, counts.mails, 10);
+    const throughput = await measureMailsAndCpu(relay, sink, counts.mails, 10);
     ctx.log(
-      `relay: ${counts.mails} mails in ${throughput.totalMs} ms (${throughput.rate.toFixed(0)}/s); ingest alone took ${throughput.ingestMs.toFixed(0)} ms`,
+      `relay: ${counts.mails} mails in ${throughput.totalMs} ms (${throughput.rate.toFixed(0)}/s), ${throughput.cpuPerMailMs.toFixed(2)} ms CPU per mail; ingest alone took ${throughput.ingestMs.toFixed(0)} ms`,
     );
     const latencies = await measureLatencies(relay, sink, counts.latency, 10);
-    return { mail, rate: throughput.rate, latencies };
+    return { mail, rate: throughput.rate, cpuPerMailMs: throughput.cpuPerMailMs, latencies };
   } finally {
     await relay.stop();
+  }
+}
+
+/** The relay again without the trend chart (MAIL_CHART_REPORTS=0): what the chart costs per mail. */
+async function measureRelayWithoutChart(ctx: BenchContext, sink: SmtpSink, env: Record<string, string>, count: number) {
+  const relay = await startRelayProcess({ dataDir: path.join(ctx.tmpDir, 'relay-no-chart'), env: { ...env, MAIL_CHART_REPORTS: '0' } });
+  try {
+    await captureRelayMail(relay.webhookUrl, sink, 1_000_000);
+    const run = await measureMailsAndCpu(relay, sink, count, 1_000_010);
+    ctx.log(`relay without the chart: ${run.rate.toFixed(0)} mails/s, ${run.cpuPerMailMs.toFixed(2)} ms CPU per mail`);
+    return run;
+  } finally {
+    await relay.stop();
+  }
+}
+
+/**
+ * The hand-written alternative (bench/servers/send-in-request): signature, a template, nodemailer
+ * inside the request; warmed with a few webhooks first, then the same load as the relay.
+ */
+async function measureSendInRequest(ctx: BenchContext, sink: SmtpSink, env: Record<string, string>, count: number) {
+  const script = await startBenchServer('servers/send-in-request.js', env);
+  const receiver = { webhookUrl: script.url, pid: script.pid };
+  try {
+    await measureRelayMails(receiver, sink, Math.min(count, 50), 2_000_000);
+    const run = await measureMailsAndCpu(receiver, sink, count, 2_000_100);
+    ctx.log(`send-in-request script: ${run.rate.toFixed(0)} mails/s, ${run.cpuPerMailMs.toFixed(2)} ms CPU per mail`);
+    return run;
+  } finally {
+    await script.stop();
   }
 }
 
@@ -126,6 +165,8 @@ export const endToEndBenchmark: Benchmark = {
     const env = buildRelayEnv({ SMTP_URL: sink.url });
     try {
       const relay = await measureRelay(ctx, sink, env, counts);
+      const noChart = await measureRelayWithoutChart(ctx, sink, env, counts.mails);
+      const script = await measureSendInRequest(ctx, sink, env, counts.mails);
       const { floor, stock } = await measureFloors(ctx, sink, env, relay.mail, counts.mails);
       const profile = ctx.quick ? undefined : await profileRelay(ctx, sink, env, counts.mails);
       const setting = `${counts.mails} signed webhooks (8 connections) into \`serve\`, timed from the first POST to the ${counts.mails}th mail accepted by smtp-server in another process`;
@@ -147,6 +188,24 @@ export const endToEndBenchmark: Benchmark = {
           unit: 'mails/s',
           baseline: { name: 'nodemailer defaults (Nagle on), same mail, pool 5', value: stock },
           note: 'what a hand-written nodemailer script sends at: its pooled connections wait up to 40 ms per mail for a delayed ACK (the relay sets TCP_NODELAY, and so does the floor)',
+        },
+        {
+          name: 'relay CPU per mail, webhook in → SMTP accepted (all threads)',
+          value: relay.cpuPerMailMs,
+          unit: 'ms',
+          baseline: {
+            name: 'a script that sends inside the request (Express, signature, Handlebars, nodemailer; nothing stored)',
+            value: script.cpuPerMailMs,
+          },
+          target: { kind: 'ratio-at-most', ratio: CPU_PER_MAIL_RATIO_TARGET },
+          note: `utime + stime of each process from /proc over the same ${counts.mails} webhooks (10 ms ticks); the relay stores every delivery (fsync), keeps the sent copy, records the trend and draws the chart; the script does none of that, and sent at ${script.rate.toFixed(0)} mails/s`,
+        },
+        {
+          name: 'relay CPU per mail without the trend chart (informational)',
+          value: noChart.cpuPerMailMs,
+          unit: 'ms',
+          baseline: { name: 'the same script', value: script.cpuPerMailMs },
+          note: `MAIL_CHART_REPORTS=0, otherwise the same relay and load: ${noChart.rate.toFixed(0)} mails/s`,
         },
         {
           name: 'webhook → SMTP accepted latency p50',

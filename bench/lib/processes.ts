@@ -66,11 +66,11 @@ export async function startBenchServer(
   script: string,
   env: Record<string, string>,
   execArgv: string[] = [],
-): Promise<{ url: string; stop: () => Promise<number | null> }> {
+): Promise<{ url: string; pid: number; stop: () => Promise<number | null> }> {
   const port = await findFreePort();
   const child = forkBenchScript(script, { env: { ...env, PORT: String(port) }, execArgv });
   await waitForMessage(child, 'ready');
-  return { url: `http://127.0.0.1:${port}/webhook`, stop: () => stopChild(child) };
+  return { url: `http://127.0.0.1:${port}/webhook`, pid: child.pid!, stop: () => stopChild(child) };
 }
 
 /** Ends a child we started: SIGTERM, then SIGKILL if it has not exited within `graceMs`. */
@@ -82,6 +82,17 @@ export async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<
   const code = await exited;
   clearTimeout(timer);
   return code;
+}
+
+/**
+ * CPU time a process has used so far, all its threads, user + system, in ms, from /proc/<pid>/stat
+ * (utime and stime, fields 14 and 15, in USER_HZ ticks: 100 per second on Linux, so 10 ms steps).
+ */
+export function readCpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) is in parentheses and may hold spaces: count fields after its closing one.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** Resident memory of a process in MiB from /proc: `VmRSS` now, `VmHWM` the peak so far. */
