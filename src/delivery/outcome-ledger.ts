@@ -119,7 +119,10 @@ interface LedgerState {
   timer: unknown;
   round: Promise<boolean> | undefined;
   lastError: LedgerError | undefined;
+  /** When the warning was last logged; kept across episodes, so it is said once a minute at most. */
   lastWarnAt: number | undefined;
+  /** This episode (outcomes held since the store last recorded them all) was warned about: its end is logged too. */
+  episodeWarned: boolean;
   /** Shutdown has begun: no background retries; whatever is held from now on is logged at once. */
   settled: boolean;
 }
@@ -154,6 +157,7 @@ export function createOutcomeLedger(options: OutcomeLedgerOptions): OutcomeLedge
     round: undefined,
     lastError: undefined,
     lastWarnAt: undefined,
+    episodeWarned: false,
     settled: false,
   };
   return {
@@ -231,8 +235,10 @@ function noteFailure(state: LedgerState, error: unknown): void {
   state.lastError = lastError;
   const now = state.options.clock.now();
   // Once a minute, not per delivery: a full disk fails every write, and the log is on that disk too.
+  // The spacing holds across episodes too: a store that fails on and off must not log once per recovery.
   if (state.lastWarnAt !== undefined && now - state.lastWarnAt < UNRECORDED_WARNING_EVERY_MS) return;
   state.lastWarnAt = now;
+  state.episodeWarned = true;
   const waiting = state.entries.size;
   state.log.warn(
     { unrecorded: waiting, max: state.max, code: lastError.code, error: lastError.message },
@@ -292,7 +298,7 @@ async function runRound(state: LedgerState): Promise<boolean> {
       return false;
     }
   }
-  if (state.entries.size === 0 && state.lastWarnAt !== undefined) state.log.info('every held outcome is recorded now');
+  if (state.entries.size === 0 && state.episodeWarned) state.log.info('every held outcome is recorded now');
   return state.entries.size === 0;
 }
 
@@ -333,7 +339,7 @@ function scheduleRetry(state: LedgerState): void {
       state.failures = done ? 0 : state.failures + 1;
       if (done) {
         state.lastError = undefined;
-        state.lastWarnAt = undefined;
+        state.episodeWarned = false;
       }
       scheduleRetry(state);
     });

@@ -158,6 +158,33 @@ describe('outcome ledger', () => {
     expect(await store.findReportBefore(makeReport(7, T0, null).series, { createdMs: T0 + 1, reportId: 0 })).toMatchObject({ reportId: 7 });
   });
 
+  test('a store that fails on and off is warned about once a minute too, not once per recovery', async () => {
+    const ledger = openLedger();
+    const ids = [await claimedDelivery(1), await claimedDelivery(2), await claimedDelivery(3)];
+    const warnings = () => logs.filter((l) => l.level === 40 && l.msg.includes('cannot be recorded'));
+    const recoveries = () => logs.filter((l) => l.msg === 'every held outcome is recorded now');
+    const episode = async (id: number) => {
+      full = true;
+      await ledger.record({ deliveryId: id, reportId: id, owner: OWNER }, { kind: 'sent', now, messageId: `<m${id}@relay>` });
+      expect(ledger.unrecorded).toBe(1);
+      full = false;
+      fireTimers();
+      await waitUntil(() => ledger.unrecorded === 0 || undefined, 5_000, 'the outcome recorded');
+    };
+
+    await episode(ids[0]);
+    expect([warnings().length, recoveries().length]).toEqual([1, 1]);
+    // A second refusal 20 s later: held and retried as before, but not said again within the minute.
+    now += 20_000;
+    await episode(ids[1]);
+    expect([warnings().length, recoveries().length]).toEqual([1, 1]);
+    // A minute after the warning, a new episode is said again, and so is its end.
+    now += 45_000;
+    await episode(ids[2]);
+    expect([warnings().length, recoveries().length]).toEqual([2, 2]);
+    expect(await store.getDelivery(ids[1])).toMatchObject({ state: 'sent', messageId: `<m${ids[1]}@relay>` });
+  });
+
   test('at the cap it says so: the worker claims nothing new', async () => {
     const ledger = openLedger(2);
     const ids = [await claimedDelivery(1), await claimedDelivery(2)];
