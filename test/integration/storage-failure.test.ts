@@ -71,6 +71,10 @@ describe('storage failure: 503 while the outbox cannot commit, recovery without 
     const dir = tmpfs(8192);
     relay = await startTestRelay(env(), { dataDir: dir });
     expect((await post(report(1))).status).toBe(202);
+    // Report 1 mailed and recorded first: this test is about what the webhook answers (a report whose mail
+    // is being composed while the disk fills waits for its lease, as store-away-while-composing shows).
+    await smtp.waitFor(1);
+    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 1 ? true : undefined), 10_000, 'report 1 sent');
     // Fill the file system to the last block.
     const filler = path.join(dir, 'filler');
     const fd = fs.openSync(filler, 'w');
@@ -93,7 +97,7 @@ describe('storage failure: 503 while the outbox cannot commit, recovery without 
     expect(await storedReportIds()).toEqual([1]);
     fs.rmSync(filler);
     expect((await post(report(2, 300_000))).status).toBe(202);
-    await smtp.waitFor(2);
+    await smtp.waitFor(2, 30_000);
     expect(await storedReportIds()).toEqual([1, 2]);
   });
 
