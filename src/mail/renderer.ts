@@ -209,17 +209,44 @@ function evaluateSpec(hbs: Hbs, code: string, options: CompileOptions): Template
 
 /**
  * The content of the compiled-templates file for the templates in `dir`: every template the relay
- * compiles or checks when it loads them, and every partial as a text template compiles it when it
- * first calls it. `npm run templates:inline` writes it for the shipped templates (after their
- * inlined CSS, which it compiles), and a test checks the shipped file equals it.
+ * compiles or checks when it loads them, and every partial a subject or text template calls (by
+ * name, directly or through another partial) as Handlebars compiles it at that first call.
+ * `npm run templates:inline` writes it for the shipped templates (after their inlined CSS, which it
+ * compiles), and a test checks the shipped file equals it.
  */
 export function buildCompiledTemplatesFile(dir: string): string {
   const hbs = loadHandlebarsRuntime().create();
   const recorded = emptyCompiledTemplates();
   const compiler = createTemplateCompiler(hbs, emptyCompiledTemplates(), recorded);
-  const { partials } = loadTemplates(hbs, dir, compiler);
-  for (const source of partials.values()) compiler.precompile(source, TEXT_OPTIONS);
+  const { partials, sets } = loadTemplates(hbs, dir, compiler);
+  const textSources = sets.flatMap((set) =>
+    (['subject', 'text'] as const).map((part) => fs.readFileSync(path.join(dir, set, `${part}.hbs`), 'utf8')),
+  );
+  for (const name of findCalledPartials(textSources, partials)) compiler.precompile(partials.get(name)!, TEXT_OPTIONS);
   return formatCompiledTemplatesFile(recorded);
+}
+
+/** The partials `sources` call by name, and those these call in turn (a partial named by an expression is not known ahead). */
+function findCalledPartials(sources: readonly string[], partials: ReadonlyMap<string, string>): Set<string> {
+  const { parse } = loadHandlebarsCompiler();
+  const called = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    const n = node as { type?: string; name?: { type?: string; original?: unknown } };
+    const name = n.name?.type === 'PathExpression' ? n.name.original : undefined;
+    if (
+      (n.type === 'PartialStatement' || n.type === 'PartialBlockStatement') &&
+      typeof name === 'string' &&
+      partials.has(name) &&
+      !called.has(name)
+    ) {
+      called.add(name);
+      visit(parse(partials.get(name)!));
+    }
+    for (const value of Object.values(n)) (Array.isArray(value) ? value : [value]).forEach(visit);
+  };
+  sources.forEach((source) => visit(parse(source)));
+  return called;
 }
 
 /** Reads `partials/*.hbs` (if the folder exists), checks each compiles, and registers it by file name. */
