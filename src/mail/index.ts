@@ -2,10 +2,12 @@ export { defaultTemplatesDir } from './default-templates-dir';
 export {
   loadRenderer,
   buildInlinedCssFile,
+  buildCompiledTemplatesFile,
   registerTemplateHelpers,
   TemplateError,
   DEFAULT_TEMPLATE_SET,
   type Renderer,
+  type RendererOptions,
   type RenderedMail,
 } from './renderer';
 export { buildMessage, buildMessageId, buildThreadId, type MessageInput, type Recipients } from './build-message';
@@ -22,6 +24,7 @@ export { createAccessTokenFetcher, OAuth2Error, type AccessToken, type FetchAcce
 export { createTokenCache, TOKEN_REFRESH_BEFORE_EXPIRY_MS, type TokenCache } from './create-token-cache';
 export { createGraphTransport, classifyGraphResponse, parseRetryAfterMs, GraphError } from './create-graph-transport';
 export { INLINED_CSS_FILE } from './inlined-css-file';
+export { COMPILED_TEMPLATES_FILE } from './compiled-templates-file';
 export {
   buildTrendChart,
   buildTrendChartSvg,

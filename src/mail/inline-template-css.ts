@@ -3,6 +3,9 @@ import { hashInlineInput, type InlinedHtmlTemplates } from './inlined-css-file';
 
 export type { InlinedHtmlTemplates };
 
+/** What inlining needs of Handlebars: its parser (to find the partial calls). */
+type HandlebarsParser = Pick<typeof HandlebarsNamespace, 'parse'>;
+
 /**
  * Options as the relay always gave juice (it used to run on every rendered mail): `@media` rules stay
  * in `<style>` (dark mode, small screens), pixel widths become `width` attributes. New: the rules that
@@ -33,11 +36,7 @@ interface PartialCall {
  * `.ratios`; they are cut out again afterwards. Partials called through a sub-expression or as a block
  * (`{{#> name}}`) are not spliced in: their elements get only the rules kept in `<style>`.
  */
-export function inlineTemplateCss(
-  hbs: typeof HandlebarsNamespace,
-  html: string,
-  partials: ReadonlyMap<string, string>,
-): InlinedHtmlTemplates {
+export function inlineTemplateCss(hbs: HandlebarsParser, html: string, partials: ReadonlyMap<string, string>): InlinedHtmlTemplates {
   // Loaded here, at template load only: no mail render needs juice any more.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose (an import would load it with the module)
   const juice = require('juice') as (html: string, options: object) => string;
@@ -51,7 +50,7 @@ export function inlineTemplateCss(
  * (inlined-css-file.ts) when it was computed from exactly these sources: then juice is not loaded.
  */
 export function findInlinedTemplateCss(
-  hbs: typeof HandlebarsNamespace,
+  hbs: HandlebarsParser,
   html: string,
   partials: ReadonlyMap<string, string>,
   computedAhead: ReadonlyMap<string, InlinedHtmlTemplates>,
@@ -72,7 +71,7 @@ const endMarker = (id: number) => `{{!/relay-inline-partial ${id}}}`;
  * Handlebars comments that name the call, so juice styles the page as it will be rendered.
  */
 function splicePartials(
-  hbs: typeof HandlebarsNamespace,
+  hbs: HandlebarsParser,
   source: string,
   partials: ReadonlyMap<string, string>,
   calls: PartialCall[],

@@ -2,6 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type HandlebarsNamespace from 'handlebars';
 import { neutralizeText } from '../shared';
+import {
+  emptyCompiledTemplates,
+  formatCompiledTemplatesFile,
+  hashTemplateInput,
+  readCompiledTemplatesFile,
+  type CompiledTemplates,
+} from './compiled-templates-file';
+import { defaultTemplatesDir } from './default-templates-dir';
 import { findInlinedTemplateCss, inlineTemplateCss, keyInlineInput, type InlinedHtmlTemplates } from './inline-template-css';
 import { formatInlinedCssFile, readInlinedCssFile } from './inlined-css-file';
 
@@ -47,28 +55,49 @@ interface CompiledSet {
   htmlPartials: Record<string, Template>;
 }
 
+/** How the relay compiles templates: strict (a missing variable throws); the HTML escapes, text and subject do not. */
+type CompileOptions = { strict: true; noEscape?: true };
+const HTML_OPTIONS: CompileOptions = { strict: true };
+const TEXT_OPTIONS: CompileOptions = { strict: true, noEscape: true };
+
+/*
+ * Handlebars' runtime renders the templates; its compiler (parser, code generator and source-map: 35
+ * modules) is required only for a template that is not among those compiled ahead (issue 16).
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- lazy on purpose (an import would load them with the module) */
+const loadHandlebarsRuntime = () => require('handlebars/runtime') as Hbs;
+const loadHandlebarsCompiler = () => require('handlebars') as Hbs;
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+/** Options of {@link loadRenderer}. */
+export interface RendererOptions {
+  /** Use the shipped templates compiled ahead (compiled-templates-file.ts) for unchanged sources; default true. */
+  compiledAhead?: boolean;
+}
+
 /**
  * Loads and compiles every template once, at boot, in strict mode (a missing variable throws
  * instead of printing nothing). HTML is escaped; text and subject are not (they are not HTML).
  * The HTML's CSS is inlined here, once per template set (see inline-template-css.ts), so a render
  * is only Handlebars. Compilation is forced here, so a syntax error fails the start, not the first
- * delivery.
+ * delivery. A source unchanged from the shipped templates takes its compiled form from the package
+ * (compiled-templates-file.ts): the same function Handlebars would make, without compiling it again.
  */
-export function loadRenderer(dir: string): Renderer {
-  // Required here, not at import, so commands that never render (`--help`, `migrate`) do not load it.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose (an import would load it with the module)
-  const hbs = (require('handlebars') as Hbs).create();
+export function loadRenderer(dir: string, options: RendererOptions = {}): Renderer {
+  const hbs = loadHandlebarsRuntime().create();
   registerTemplateHelpers(hbs);
-  const partials = loadPartials(hbs, path.join(dir, 'partials'));
-  const sets = findTemplateSets(dir);
-  const computedAhead = readInlinedCssFile(dir);
-  const compiled = new Map(sets.map((set) => [set, compileSet(hbs, path.join(dir, set), partials, computedAhead)]));
-  const subjectOf = createSubjectCache(hbs);
+  const ahead = options.compiledAhead === false ? emptyCompiledTemplates() : readCompiledTemplatesFile(defaultTemplatesDir());
+  const compiler = createTemplateCompiler(hbs, ahead);
+  // A partial registered as source is compiled by Handlebars when a template first calls it, with that
+  // template's options: through here, so that it too is taken from the templates compiled ahead.
+  hbs.compile = ((source: string, compileOptions: CompileOptions) => compiler.compile(source, compileOptions)) as Hbs['compile'];
+  const { sets, compiled } = loadTemplates(hbs, dir, compiler);
+  const subjectOf = createSubjectCache(compiler);
 
   return {
     dir,
     sets,
-    render(view, templateSet = DEFAULT_TEMPLATE_SET, options = {}) {
+    render(view, templateSet = DEFAULT_TEMPLATE_SET, renderOptions = {}) {
       const set = compiled.get(templateSet);
       if (!set) throw new TemplateError(path.join(dir, templateSet), new Error(`no template set "${templateSet}"`));
       const run = (part: Part) => {
@@ -79,11 +108,11 @@ export function loadRenderer(dir: string): Renderer {
         }
       };
       const runSubject = () => {
-        if (options.subject === undefined) return run('subject');
+        if (renderOptions.subject === undefined) return run('subject');
         try {
-          return subjectOf(options.subject)(view);
+          return subjectOf(renderOptions.subject)(view);
         } catch (error) {
-          throw error instanceof TemplateError ? error : new TemplateError(`subject "${options.subject}"`, error);
+          throw error instanceof TemplateError ? error : new TemplateError(`subject "${renderOptions.subject}"`, error);
         }
       };
       // A subject is one header line: CR/LF would end it (header injection), so fold all white space.
@@ -102,8 +131,126 @@ export function loadRenderer(dir: string): Renderer {
   };
 }
 
+/** Registers the partials of `dir` and compiles each template set, checking every template on the way. */
+function loadTemplates(
+  hbs: Hbs,
+  dir: string,
+  compiler: TemplateCompiler,
+): { partials: Map<string, string>; sets: string[]; compiled: Map<string, CompiledSet> } {
+  const partials = loadPartials(hbs, path.join(dir, 'partials'), compiler);
+  const sets = findTemplateSets(dir);
+  const computedAhead = readInlinedCssFile(dir);
+  const compiled = new Map(sets.map((set) => [set, compileSet(path.join(dir, set), partials, computedAhead, compiler)]));
+  return { partials, sets, compiled };
+}
+
+/** Compiles templates, taking each from the templates compiled ahead when its source and options are there. */
+interface TemplateCompiler {
+  /** Throws Handlebars' error when `source` does not compile. */
+  check(source: string, options: CompileOptions): void;
+  /** Throws Handlebars' error when `source` does not parse. */
+  parse(source: string): void;
+  /** Handlebars' precompiled spec of `source` (JavaScript source). */
+  precompile(source: string, options: CompileOptions): string;
+  compile(source: string, options: CompileOptions): Template;
+}
+
+/**
+ * A {@link TemplateCompiler} for `hbs` (a runtime instance: helpers and partials are registered on it).
+ * What it had to check or compile itself is added to `record` (how the shipped file is made).
+ */
+function createTemplateCompiler(hbs: Hbs, ahead: CompiledTemplates, record?: CompiledTemplates): TemplateCompiler {
+  // precompile returns the spec as JavaScript source (its typings say otherwise). It adds Handlebars'
+  // defaults to the options it is given: a copy, so the key and compilerOptions stay as written.
+  const handlebarsPrecompile = (source: string, options: CompileOptions) =>
+    loadHandlebarsCompiler().precompile(source, { ...options }) as unknown as string;
+  const compiler: TemplateCompiler = {
+    check(source, options) {
+      const key = hashTemplateInput(hbs.VERSION, source, options);
+      if (ahead.checked.has(key) || ahead.specs.has(key)) return;
+      handlebarsPrecompile(source, options);
+      record?.checked.add(key);
+    },
+    parse(source) {
+      const key = hashTemplateInput(hbs.VERSION, source, 'parse');
+      if (ahead.checked.has(key)) return;
+      loadHandlebarsCompiler().parse(source);
+      record?.checked.add(key);
+    },
+    precompile(source, options) {
+      const key = hashTemplateInput(hbs.VERSION, source, options);
+      let code = ahead.specs.get(key);
+      if (code === undefined) {
+        code = handlebarsPrecompile(source, options);
+        record?.specs.set(key, code);
+      }
+      return code;
+    },
+    compile: (source, options) => evaluateSpec(hbs, compiler.precompile(source, options), options),
+  };
+  return compiler;
+}
+
+/**
+ * Turns a precompiled spec into a template of `hbs`. `hbs.compile` is lazy (it compiles at the first
+ * render), so a check at load had to `precompile` the same source first and the template was compiled
+ * twice: a fifth of `check-config` (issue 16). The precompiled spec, evaluated and handed to
+ * `hbs.template`, is what Handlebars documents for precompiled templates and what `compile` builds
+ * internally: same options, same function, and a syntax error thrown at load.
+ */
+function evaluateSpec(hbs: Hbs, code: string, options: CompileOptions): Template {
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- Handlebars' own output for our templates, evaluated as compile() does inside
+  const evaluate = new Function(`return ${code};`) as () => Parameters<Hbs['template']>[0];
+  // compile() also keeps its options on the spec: partials registered as text are compiled with them
+  // when first called (strict too). The source form leaves them out.
+  const spec = Object.assign(evaluate(), { compilerOptions: { ...options } });
+  return hbs.template(spec) as Template;
+}
+
+/**
+ * The content of the compiled-templates file for the templates in `dir`: every template the relay
+ * compiles or checks when it loads them, and every partial a subject or text template calls (by
+ * name, directly or through another partial) as Handlebars compiles it at that first call.
+ * `npm run templates:inline` writes it for the shipped templates (after their inlined CSS, which it
+ * compiles), and a test checks the shipped file equals it.
+ */
+export function buildCompiledTemplatesFile(dir: string): string {
+  const hbs = loadHandlebarsRuntime().create();
+  const recorded = emptyCompiledTemplates();
+  const compiler = createTemplateCompiler(hbs, emptyCompiledTemplates(), recorded);
+  const { partials, sets } = loadTemplates(hbs, dir, compiler);
+  const textSources = sets.flatMap((set) =>
+    (['subject', 'text'] as const).map((part) => fs.readFileSync(path.join(dir, set, `${part}.hbs`), 'utf8')),
+  );
+  for (const name of findCalledPartials(textSources, partials)) compiler.precompile(partials.get(name)!, TEXT_OPTIONS);
+  return formatCompiledTemplatesFile(recorded);
+}
+
+/** The partials `sources` call by name, and those these call in turn (a partial named by an expression is not known ahead). */
+function findCalledPartials(sources: readonly string[], partials: ReadonlyMap<string, string>): Set<string> {
+  const { parse } = loadHandlebarsCompiler();
+  const called = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    const n = node as { type?: string; name?: { type?: string; original?: unknown } };
+    const name = n.name?.type === 'PathExpression' ? n.name.original : undefined;
+    if (
+      (n.type === 'PartialStatement' || n.type === 'PartialBlockStatement') &&
+      typeof name === 'string' &&
+      partials.has(name) &&
+      !called.has(name)
+    ) {
+      called.add(name);
+      visit(parse(partials.get(name)!));
+    }
+    for (const value of Object.values(n)) (Array.isArray(value) ? value : [value]).forEach(visit);
+  };
+  sources.forEach((source) => visit(parse(source)));
+  return called;
+}
+
 /** Reads `partials/*.hbs` (if the folder exists), checks each compiles, and registers it by file name. */
-function loadPartials(hbs: Hbs, partialsDir: string): Map<string, string> {
+function loadPartials(hbs: Hbs, partialsDir: string, compiler: TemplateCompiler): Map<string, string> {
   const partials = new Map<string, string>();
   if (!fs.existsSync(partialsDir)) return partials;
   for (const file of fs
@@ -113,7 +260,7 @@ function loadPartials(hbs: Hbs, partialsDir: string): Map<string, string> {
     const full = path.join(partialsDir, file);
     const source = fs.readFileSync(full, 'utf8');
     try {
-      hbs.precompile(source, { strict: true });
+      compiler.check(source, HTML_OPTIONS);
     } catch (error) {
       throw new TemplateError(full, error);
     }
@@ -144,10 +291,10 @@ function findTemplateSets(dir: string): string[] {
  * then renders with (its own copies: another set's CSS may style the same partial differently).
  */
 function compileSet(
-  hbs: Hbs,
   setDir: string,
   partials: ReadonlyMap<string, string>,
   computedAhead: ReadonlyMap<string, InlinedHtmlTemplates>,
+  compiler: TemplateCompiler,
 ): CompiledSet {
   const parts = {} as CompiledSet['parts'];
   const htmlPartials: Record<string, Template> = {};
@@ -156,14 +303,15 @@ function compileSet(
     try {
       const source = fs.readFileSync(file, 'utf8');
       if (part !== 'html') {
-        parts[part] = { file, fn: compileNow(hbs, source, { strict: true, noEscape: true }) };
+        parts[part] = { file, fn: compiler.compile(source, TEXT_OPTIONS) };
         continue;
       }
       // The source as written parses (a syntax error is reported on it, not on the inlined copy).
-      hbs.parse(source);
-      const inlined = findInlinedTemplateCss(hbs, source, partials, computedAhead);
-      parts.html = { file, fn: compileNow(hbs, inlined.html, { strict: true }) };
-      for (const [name, partialSource] of inlined.partials) htmlPartials[name] = compileNow(hbs, partialSource, { strict: true });
+      compiler.parse(source);
+      // Handlebars' parser is needed only when the CSS is inlined now (the file has no entry for this HTML).
+      const inlined = findInlinedTemplateCss({ parse: (html) => loadHandlebarsCompiler().parse(html) }, source, partials, computedAhead);
+      parts.html = { file, fn: compiler.compile(inlined.html, HTML_OPTIONS) };
+      for (const [name, partialSource] of inlined.partials) htmlPartials[name] = compiler.compile(partialSource, HTML_OPTIONS);
     } catch (error) {
       throw new TemplateError(file, error);
     }
@@ -177,9 +325,8 @@ function compileSet(
  * file equals it, so the two cannot drift apart.
  */
 export function buildInlinedCssFile(dir: string): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose (as in loadRenderer)
-  const hbs = (require('handlebars') as Hbs).create();
-  const partials = loadPartials(hbs, path.join(dir, 'partials'));
+  const hbs = loadHandlebarsCompiler().create();
+  const partials = loadPartials(hbs, path.join(dir, 'partials'), createTemplateCompiler(hbs, emptyCompiledTemplates()));
   const inlined = new Map<string, InlinedHtmlTemplates>();
   for (const set of findTemplateSets(dir)) {
     const html = fs.readFileSync(path.join(dir, set, 'html.hbs'), 'utf8');
@@ -188,32 +335,14 @@ export function buildInlinedCssFile(dir: string): string {
   return formatInlinedCssFile(inlined);
 }
 
-/**
- * Compiles a template now, once. `hbs.compile` is lazy (it compiles at the first render), so a check
- * at load had to `precompile` the same source first and the template was compiled twice: a fifth of
- * `check-config` (issue 16). The precompiled spec, evaluated and handed to `hbs.template`, is what
- * Handlebars documents for precompiled templates and what `compile` builds internally: same options,
- * same function, and a syntax error thrown here, at load.
- */
-function compileNow(hbs: Hbs, source: string, options: { strict: boolean; noEscape?: boolean }): Template {
-  // precompile returns the spec as JavaScript source (its typings say otherwise).
-  const code = hbs.precompile(source, options) as unknown as string;
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- Handlebars' own output for our templates, evaluated as compile() does inside
-  const evaluate = new Function(`return ${code};`) as () => Parameters<Hbs['template']>[0];
-  // compile() also keeps its options on the spec: partials registered as text are compiled with them
-  // when first called (strict too). The source form leaves them out.
-  const spec = Object.assign(evaluate(), { compilerOptions: { ...options } });
-  return hbs.template(spec) as Template;
-}
-
 /** Inline subjects (from routes), compiled once each; syntax errors surface on first use, which is boot. */
-function createSubjectCache(hbs: Hbs): (source: string) => Template {
+function createSubjectCache(compiler: TemplateCompiler): (source: string) => Template {
   const subjects = new Map<string, Template>();
   return (source) => {
     let fn = subjects.get(source);
     if (!fn) {
       try {
-        fn = compileNow(hbs, source, { strict: true, noEscape: true });
+        fn = compiler.compile(source, TEXT_OPTIONS);
       } catch (error) {
         throw new TemplateError(`subject "${source}"`, error);
       }

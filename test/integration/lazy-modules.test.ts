@@ -9,14 +9,14 @@ const MAIN = path.join(findPackageRoot(), 'dist', 'src', 'main.js');
 
 /**
  * Runs the built CLI with `args` in a fresh Node process and returns the packages (under node_modules)
- * it had loaded when it exited, and what it printed.
+ * it had loaded when it exited, their files (`<package>/<path>`), and what it printed.
  */
-function packagesLoadedBy(args: string[], cwd?: string): { status: number | null; packages: string[]; stdout: string } {
+function packagesLoadedBy(args: string[], cwd?: string): { status: number | null; packages: string[]; files: string[]; stdout: string } {
   const script = `
     process.argv = [process.argv[0], 'compliance-relay', ...${JSON.stringify(args)}];
     process.on('exit', () => {
-      const names = Object.keys(require.cache).map((k) => /node_modules[\\\\/]((?:@[^\\\\/]+[\\\\/])?[^\\\\/]+)[\\\\/]/.exec(k)?.[1]).filter(Boolean);
-      process.stderr.write('LOADED ' + JSON.stringify([...new Set(names)]) + '\\n');
+      const files = Object.keys(require.cache).map((k) => /node_modules[\\\\/](.+)$/.exec(k)?.[1].replace(/\\\\/g, '/')).filter(Boolean);
+      process.stderr.write('LOADED ' + JSON.stringify(files) + '\\n');
     });
     require(${JSON.stringify(MAIN)});
   `;
@@ -28,12 +28,17 @@ function packagesLoadedBy(args: string[], cwd?: string): { status: number | null
   });
   const line = run.stderr.split('\n').find((l) => l.startsWith('LOADED '));
   if (!line) throw new Error(`no module list from the CLI: ${run.stderr}`);
-  return { status: run.status, packages: JSON.parse(line.slice('LOADED '.length)) as string[], stdout: run.stdout };
+  const files = JSON.parse(line.slice('LOADED '.length)) as string[];
+  const packages = [...new Set(files.map((file) => /^(?:@[^/]+\/)?[^/]+/.exec(file)![0]))];
+  return { status: run.status, packages, files, stdout: run.stdout };
 }
 
 /** What only `serve` needs: the HTTP app, its rate limiter, metrics; and what only some commands or settings need. */
 const SERVE_ONLY = ['express', 'express-rate-limit', 'prom-client'];
 const NOT_FOR_CHECKS = [...SERVE_ONLY, 'pg', 'better-sqlite3', 'nodemailer', 'pino', '@resvg/resvg-js'];
+/** Handlebars' runtime (renders compiled templates) and its compiler (parser, code generator; loads source-map). */
+const HANDLEBARS_RUNTIME = 'handlebars/dist/cjs/handlebars.runtime.js';
+const HANDLEBARS_COMPILER = 'handlebars/dist/cjs/handlebars/compiler/';
 
 describe('modules the CLI loads', () => {
   let dir: string;
@@ -68,16 +73,20 @@ describe('modules the CLI loads', () => {
     expect(packages.filter((p) => NOT_FOR_CHECKS.includes(p))).toEqual([]);
   });
 
-  it('the shipped templates load without juice (their CSS is inlined ahead); a changed copy loads it and inlines its own', () => {
-    expect(packagesLoadedBy(['check-config'], dir).packages).not.toContain('juice');
+  it("the shipped templates load without juice or Handlebars' compiler (inlined and compiled ahead); a changed copy loads both", () => {
+    const shipped = packagesLoadedBy(['check-config'], dir);
+    expect(shipped.packages).not.toContain('juice');
+    expect(shipped.files).toContain(HANDLEBARS_RUNTIME);
+    expect(shipped.files.filter((file) => file.startsWith(HANDLEBARS_COMPILER) || /(^|\/)source-map\//.test(file))).toEqual([]);
     const templates = path.join(dir, 'my-templates');
     fs.cpSync(path.join(findPackageRoot(), 'templates'), templates, { recursive: true });
     fs.appendFileSync(path.join(templates, 'report', 'html.hbs'), '\n');
     fs.writeFileSync(path.join(dir, '.env'), `TEMPLATES_DIR=${templates}\n`);
     try {
-      const { status, packages } = packagesLoadedBy(['check-config'], dir);
+      const { status, packages, files } = packagesLoadedBy(['check-config'], dir);
       expect(status).toBe(0);
       expect(packages).toContain('juice');
+      expect(files.some((file) => file.startsWith(HANDLEBARS_COMPILER))).toBe(true);
     } finally {
       fs.rmSync(path.join(dir, '.env'));
     }
