@@ -6,6 +6,8 @@
  * 30-60 ms per render, never runs.
  */
 
+import type { PaintChart } from './paint-chart';
+
 /** A series line of the chart, as the mail's severity scale colours it (templates/report/html.hbs `.tone-fill-*`). */
 export const TREND_CHART_LINES = [
   { key: 'overall', name: 'Overall', colour: '#374151', dash: '6 4', width: 2.5 },
@@ -108,6 +110,21 @@ export function buildTrendChart(series: TrendChartSeries): TrendChart {
     marker: { x: marker.x * TREND_CHART_PIXEL_RATIO, y: marker.y * TREND_CHART_PIXEL_RATIO },
     svg,
   };
+}
+
+/**
+ * The chart's PNG alone, drawn by `paint` (the relay passes its painter thread, {@link paintChartInThread}):
+ * what a mail attaches, the same bytes as {@link buildTrendChart}'s, without holding the event loop.
+ */
+export async function drawTrendChartPng(series: TrendChartSeries, paint: PaintChart): Promise<Buffer> {
+  const { svg } = buildTrendChartSvg(series);
+  const options = (shapeRendering: number) => ({
+    fitTo: { mode: 'zoom', value: TREND_CHART_PIXEL_RATIO },
+    font: { loadSystemFonts: false },
+    shapeRendering,
+  });
+  const png = await paint(svg, options(SHAPE_RENDERING_ANTI_ALIASED));
+  return png.length > TREND_CHART_MAX_BYTES ? paint(svg, options(SHAPE_RENDERING_CRISP)) : png;
 }
 
 /** The chart as SVG (CSS pixels) and where its marker is. No text: see the module comment. */

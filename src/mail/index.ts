@@ -38,5 +38,7 @@ export {
   type TrendChartLine,
   type TrendChartPoint,
   type TrendChartSeries,
+  drawTrendChartPng,
 } from './build-trend-chart';
+export { paintChartInThread, type PaintChart } from './paint-chart';
 export { embedInlineImages, embedRawInlineImages } from './embed-inline-images';
