@@ -40,5 +40,5 @@ export {
   type TrendChartSeries,
   drawTrendChartPng,
 } from './build-trend-chart';
-export { paintChartInThread, type PaintChart } from './paint-chart';
+export { paintChartInThread, stopChartPainter, ChartPainterError, PAINTER_COLLECT_EVERY_CHARTS, type PaintChart } from './paint-chart';
 export { embedInlineImages, embedRawInlineImages } from './embed-inline-images';
