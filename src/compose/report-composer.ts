@@ -1,6 +1,6 @@
 import type { SendMailOptions } from 'nodemailer';
 import type { Clock, Logger } from '../shared';
-import { buildMessage, buildMessageId, buildThreadId, type Recipients, type Renderer } from '../mail';
+import { buildMessage, buildMessageId, buildThreadId, ChartPainterError, type Recipients, type Renderer } from '../mail';
 import { buildReportView, type ReportView } from './build-report-view';
 import type { Route } from '../routing';
 import type { ClaimedDelivery, OwnerGroupPlan } from '../store';
@@ -198,6 +198,8 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
 /**
  * The chart's PNG, drawn at the first route that shows it and kept for the others (once per report). One
  * that cannot be drawn is logged and left out: the mail goes without the chart rather than not at all.
+ * The painter thread stopping is not the chart's fault: that fails the route's mail, to be retried
+ * with its chart (ChartPainterError, `CHART_PAINTER`).
  */
 async function drawChartPng(
   chart: MailChart | null,
@@ -207,6 +209,7 @@ async function drawChartPng(
   try {
     return await chart.attachment();
   } catch (error) {
+    if (error instanceof ChartPainterError) throw error;
     log?.warn({ error: (error as Error).message }, 'mail goes without its trend chart: it could not be drawn');
     return undefined;
   }
