@@ -70,7 +70,7 @@ export async function previewDigest(
     if (options.period === undefined || options.period === 'last') Object.assign(job, await findRecordedPeriod(store, job));
     const sources = config.sources.map((s) => ({ name: s.name, tags: s.tags, netboxUrl: s.netbox.url }));
     const content = await collectDigest({ store, sources }, route, job, timezone);
-    const message = buildDigestMail(content, {
+    const message = await buildDigestMail(content, {
       renderer,
       from: config.mail.from,
       recipients: { to: route.to, cc: route.cc, bcc: route.bcc, replyTo: config.mail.replyTo },

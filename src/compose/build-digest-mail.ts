@@ -3,8 +3,9 @@ import {
   buildMessage,
   buildMessageId,
   buildThreadId,
-  buildTrendChart,
   describeTrend,
+  drawTrendChartPng,
+  paintChartInThread,
   TREND_CHART_HEIGHT,
   TREND_CHART_WIDTH,
   type Recipients,
@@ -35,7 +36,7 @@ export interface DigestMailOptions {
  * A digest's mail: the digest template set rendered with the period's view, marked automatic like
  * the report mails, and with X-Compliance-Digest naming the route for client-side filters.
  */
-export function buildDigestMail(content: DigestContent, options: DigestMailOptions): SendMailOptions {
+export async function buildDigestMail(content: DigestContent, options: DigestMailOptions): Promise<SendMailOptions> {
   const view = buildDigestView(content);
   const charts = placeDigestCharts(view, `${content.route}.${content.periodStart}`);
   const rendered = options.renderer.render(
@@ -44,7 +45,7 @@ export function buildDigestMail(content: DigestContent, options: DigestMailOptio
     options.subject === undefined ? {} : { subject: options.subject },
   );
   // Drawn only for a template that shows them (a set of one's own may leave the charts out).
-  const attachments = charts.filter((c) => rendered.html.includes(`cid:${c.cid}`)).map((c) => c.draw());
+  const attachments = await Promise.all(charts.filter((c) => rendered.html.includes(`cid:${c.cid}`)).map((c) => c.draw()));
   return buildMessage({
     rendered,
     from: options.from,
@@ -73,8 +74,8 @@ export function buildDigestMail(content: DigestContent, options: DigestMailOptio
  * severity, the latest report marked) as a `cid:` image; the PNGs are drawn only when asked. The
  * Content-IDs come from the route and period, so a retry and `preview --digest` carry the same ones.
  */
-function placeDigestCharts(view: DigestView, key: string): { cid: string; draw: () => Attachment }[] {
-  const charts: { cid: string; draw: () => Attachment }[] = [];
+function placeDigestCharts(view: DigestView, key: string): { cid: string; draw: () => Promise<Attachment> }[] {
+  const charts: { cid: string; draw: () => Promise<Attachment> }[] = [];
   view.digest.sources.forEach((source, s) =>
     source.series.forEach((series, i) => {
       const points = series.chart.points;
@@ -98,7 +99,13 @@ function placeDigestCharts(view: DigestView, key: string): { cid: string; draw: 
       const filename = `digest-chart-${s + 1}-${i + 1}.png`;
       charts.push({
         cid,
-        draw: () => ({ filename, content: buildTrendChart(chart).png, contentType: 'image/png', contentDisposition: 'inline', cid }),
+        draw: async () => ({
+          filename,
+          content: await drawTrendChartPng(chart, paintChartInThread),
+          contentType: 'image/png',
+          contentDisposition: 'inline' as const,
+          cid,
+        }),
       });
     }),
   );

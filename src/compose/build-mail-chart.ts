@@ -1,5 +1,14 @@
 import type { SendMailOptions } from 'nodemailer';
-import { buildSparkline, buildTrendChart, describeTrend, TREND_CHART_HEIGHT, TREND_CHART_WIDTH, type TrendChartPoint } from '../mail';
+import {
+  buildSparkline,
+  describeTrend,
+  drawTrendChartPng,
+  paintChartInThread,
+  TREND_CHART_HEIGHT,
+  TREND_CHART_WIDTH,
+  type PaintChart,
+  type TrendChartPoint,
+} from '../mail';
 import type { ReportCounts, ReportSnapshot } from '../trend';
 
 /** The trend chart as the templates show it (`{{> trend-chart}}`, `{{> trend-chart-text}}`). */
@@ -22,10 +31,10 @@ export interface ChartView {
 export interface MailChart {
   view: ChartView;
   /**
-   * The PNG as an inline attachment, drawn at the first call and kept for the other routes: a report
-   * whose routes all turn the chart off (`chart: false`) never draws one.
+   * The PNG as an inline attachment, drawn (on the painter thread) at the first call and kept for the
+   * other routes: a report whose routes all turn the chart off (`chart: false`) never draws one.
    */
-  attachment(): NonNullable<SendMailOptions['attachments']>[number];
+  attachment(): Promise<NonNullable<SendMailOptions['attachments']>[number]>;
   /** The Content-ID, without `cid:`: a rendered HTML that does not reference it leaves the attachment out. */
   cid: string;
 }
@@ -34,11 +43,23 @@ export interface MailChart {
  * Draws the current report and the `earlier` reports of its series (oldest first) as the mail's chart.
  * The Content-ID comes from the report, so a retry and a preview carry the same one.
  */
-export function buildMailChart(current: ReportSnapshot, earlier: readonly ReportSnapshot[], overallText: string): MailChart {
+export function buildMailChart(
+  current: ReportSnapshot,
+  earlier: readonly ReportSnapshot[],
+  overallText: string,
+  paint: PaintChart = paintChartInThread,
+): MailChart {
   const points = [...earlier, current].map(toChartPoint);
   const series = { points, currentIndex: points.length - 1 };
   const cid = `trend-chart.${current.reportId}.${current.createdMs}@compliance-relay`;
   let attachment: ReturnType<MailChart['attachment']> | undefined;
+  const draw = async () => ({
+    filename: `report-${current.reportId}-trend.png`,
+    content: await drawTrendChartPng(series, paint),
+    contentType: 'image/png',
+    contentDisposition: 'inline' as const,
+    cid,
+  });
   return {
     cid,
     view: {
@@ -50,14 +71,7 @@ export function buildMailChart(current: ReportSnapshot, earlier: readonly Report
       sparkline: buildSparkline(points.map((p) => p.ratios.overall ?? null)),
       currentText: overallText,
     },
-    attachment: () =>
-      (attachment ??= {
-        filename: `report-${current.reportId}-trend.png`,
-        content: buildTrendChart(series).png,
-        contentType: 'image/png',
-        contentDisposition: 'inline',
-        cid,
-      }),
+    attachment: () => (attachment ??= draw()),
   };
 }
 

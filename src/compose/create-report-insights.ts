@@ -10,6 +10,7 @@ import {
 import { buildLinks, buildWebUrl, findNetboxBasePath, formatPercent } from '../report';
 import { buildMailChart, type MailChart } from './build-mail-chart';
 import { buildEnrichmentView, buildTrendView, type EnrichmentView, type TrendView } from './build-insight-views';
+import type { PaintChart } from '../mail';
 import type { NetboxClient } from '../netbox';
 import type { Clock, Logger } from '../shared';
 import {
@@ -58,6 +59,8 @@ export interface ReportInsightsOptions {
   attachMaxBytes: number;
   /** MAIL_CHART_REPORTS: reports the trend chart plots, the current one included; 0 or absent: no chart. */
   chartReports?: number;
+  /** What rasterises the chart; absent: the relay's painter thread. */
+  paintChart?: PaintChart;
   logger: Logger;
   /**
    * The failing results kept with this report when its mail was composed (preview): used instead of
@@ -178,7 +181,7 @@ async function prepareChart(options: ReportInsightsOptions, snapshot: ReportSnap
   if (limit <= 0 || !options.history?.listReportsBefore) return null;
   const earlier = await options.history.listReportsBefore(snapshot.series, snapshot, limit - 1);
   const c = snapshot.counts;
-  return buildMailChart(snapshot, earlier, formatPercent(c.totalPassed, c.totalCount));
+  return buildMailChart(snapshot, earlier, formatPercent(c.totalPassed, c.totalCount), options.paintChart);
 }
 
 /** The CSV of the failing results (MAIL_ATTACH_CSV), as an attachment and as the section's note about it. */

@@ -1,6 +1,6 @@
 import type { SendMailOptions } from 'nodemailer';
 import type { Clock, Logger } from '../shared';
-import { buildMessage, buildMessageId, buildThreadId, type Recipients, type Renderer } from '../mail';
+import { buildMessage, buildMessageId, buildThreadId, ChartPainterError, type Recipients, type Renderer } from '../mail';
 import { buildReportView, type ReportView } from './build-report-view';
 import type { Route } from '../routing';
 import type { ClaimedDelivery, OwnerGroupPlan } from '../store';
@@ -123,7 +123,7 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
     const chart = insights?.chart ?? null;
     const attachments = insights?.attachments.length ? insights.attachments : undefined;
     /** One route's mail (one owner group's, when the route mails NetBox's contacts), or undefined when the route is gone. */
-    const buildRouteMessage = (context: RouteContext): SendMailOptions | undefined => {
+    const buildRouteMessage = async (context: RouteContext): Promise<SendMailOptions | undefined> => {
       const route = routes.get(context.name);
       if (!route) return undefined;
       const group = context.group ?? null;
@@ -139,7 +139,7 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
           })
         : { view, attachments };
       // The series chart is the whole report's, like the trend: an owner group's own share goes without it.
-      const png = route.chart === false || (group && !group.whole) ? undefined : drawChartPng(chart, log);
+      const png = route.chart === false || (group && !group.whole) ? undefined : await drawChartPng(chart, log);
       const routeView = {
         ...scoped.view,
         route: { name: context.name, reminder: context.reminder, reason: context.reason },
@@ -189,9 +189,8 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       trend: insights?.trend ?? null,
       failures: insights?.failures ?? null,
       owners: options.owners ? options.owners(delivery.dedupKey, parsed.report.results_url) : null,
-      // Rendering is synchronous; the promise (see ComposedReport) is made so that a throw, a template
-      // error say, still arrives as its rejection.
-      messageFor: (context) => new Promise((resolve) => resolve(buildRouteMessage(context))),
+      // An async function: a throw (a template error, say) arrives as its rejection.
+      messageFor: buildRouteMessage,
     };
   };
 }
@@ -199,12 +198,18 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
 /**
  * The chart's PNG, drawn at the first route that shows it and kept for the others (once per report). One
  * that cannot be drawn is logged and left out: the mail goes without the chart rather than not at all.
+ * The painter thread stopping is not the chart's fault: that fails the route's mail, to be retried
+ * with its chart (ChartPainterError, `CHART_PAINTER`).
  */
-function drawChartPng(chart: MailChart | null, log: Logger | undefined): ReturnType<MailChart['attachment']> | undefined {
+async function drawChartPng(
+  chart: MailChart | null,
+  log: Logger | undefined,
+): Promise<Awaited<ReturnType<MailChart['attachment']>> | undefined> {
   if (!chart) return undefined;
   try {
-    return chart.attachment();
+    return await chart.attachment();
   } catch (error) {
+    if (error instanceof ChartPainterError) throw error;
     log?.warn({ error: (error as Error).message }, 'mail goes without its trend chart: it could not be drawn');
     return undefined;
   }

@@ -32,7 +32,7 @@ export function withDigestMail(compose: DeliveryComposer, settings: DigestMailSe
       kind: 'notice',
       route: route.name,
       reason: `digest of ${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}${job.late ? ' (late)' : ''}`,
-      message: buildDigestMail(content, {
+      message: await buildDigestMail(content, {
         renderer: settings.renderer,
         from: settings.from,
         recipients: { to: route.to, cc: route.cc, bcc: route.bcc, replyTo: settings.replyTo },

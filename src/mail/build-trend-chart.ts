@@ -6,6 +6,8 @@
  * 30-60 ms per render, never runs.
  */
 
+import type { PaintChart } from './paint-chart';
+
 /** A series line of the chart, as the mail's severity scale colours it (templates/report/html.hbs `.tone-fill-*`). */
 export const TREND_CHART_LINES = [
   { key: 'overall', name: 'Overall', colour: '#374151', dash: '6 4', width: 2.5 },
@@ -86,14 +88,10 @@ function loadResvg(): ResvgModule {
  * a text sparkline. Pure apart from the rasteriser; a few milliseconds (see `npm run bench -- --only render`).
  */
 export function buildTrendChart(series: TrendChartSeries): TrendChart {
-  if (series.points.length === 0) throw new RangeError('a trend chart needs at least one report');
-  if (series.currentIndex < 0 || series.currentIndex >= series.points.length) throw new RangeError('currentIndex is outside the series');
+  checkSeries(series);
   const { svg, marker } = buildTrendChartSvg(series);
   const { Resvg } = loadResvg();
-  const draw = (shapeRendering: number) =>
-    new Resvg(svg, { fitTo: { mode: 'zoom', value: TREND_CHART_PIXEL_RATIO }, font: { loadSystemFonts: false }, shapeRendering })
-      .render()
-      .asPng();
+  const draw = (shapeRendering: number) => new Resvg(svg, buildResvgOptions(shapeRendering)).render().asPng();
   let png = draw(SHAPE_RENDERING_ANTI_ALIASED);
   // Every anti-aliased edge pixel is a colour of its own: a long, jagged series (up to 30 reports) can
   // pass the budget that way, where crisp edges take about a third of the bytes.
@@ -108,6 +106,28 @@ export function buildTrendChart(series: TrendChartSeries): TrendChart {
     marker: { x: marker.x * TREND_CHART_PIXEL_RATIO, y: marker.y * TREND_CHART_PIXEL_RATIO },
     svg,
   };
+}
+
+/**
+ * The chart's PNG alone, drawn by `paint` (the relay passes its painter thread, {@link paintChartInThread}):
+ * what a mail attaches, the same bytes as {@link buildTrendChart}'s, without holding the event loop.
+ */
+export async function drawTrendChartPng(series: TrendChartSeries, paint: PaintChart): Promise<Buffer> {
+  checkSeries(series);
+  const { svg } = buildTrendChartSvg(series);
+  const png = await paint(svg, buildResvgOptions(SHAPE_RENDERING_ANTI_ALIASED));
+  // The same fallback as buildTrendChart's (see there).
+  return png.length > TREND_CHART_MAX_BYTES ? paint(svg, buildResvgOptions(SHAPE_RENDERING_CRISP)) : png;
+}
+
+function checkSeries(series: TrendChartSeries): void {
+  if (series.points.length === 0) throw new RangeError('a trend chart needs at least one report');
+  if (series.currentIndex < 0 || series.currentIndex >= series.points.length) throw new RangeError('currentIndex is outside the series');
+}
+
+/** resvg's options for the chart: 2× zoom, no system fonts (the chart has no text), the given edges. */
+function buildResvgOptions(shapeRendering: number) {
+  return { fitTo: { mode: 'zoom' as const, value: TREND_CHART_PIXEL_RATIO }, font: { loadSystemFonts: false }, shapeRendering };
 }
 
 /** The chart as SVG (CSS pixels) and where its marker is. No text: see the module comment. */

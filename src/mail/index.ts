@@ -41,5 +41,7 @@ export {
   type TrendChartLine,
   type TrendChartPoint,
   type TrendChartSeries,
+  drawTrendChartPng,
 } from './build-trend-chart';
+export { paintChartInThread, stopChartPainter, ChartPainterError, PAINTER_COLLECT_EVERY_CHARTS, type PaintChart } from './paint-chart';
 export { embedInlineImages, embedRawInlineImages } from './embed-inline-images';

@@ -1,5 +1,5 @@
-import { classifyFailure, computeBackoffMs, maxRetrySpanMs } from '../../src/delivery';
-import { TemplateError } from '../../src/mail';
+import { classifyFailure, classifyRenderFailure, computeBackoffMs, maxRetrySpanMs } from '../../src/delivery';
+import { ChartPainterError, TemplateError } from '../../src/mail';
 
 /** Errors shaped as nodemailer raises them: `code` and, for SMTP replies, `responseCode`. */
 function smtpError(fields: { code?: string; responseCode?: number; message?: string }): Error {
@@ -99,6 +99,20 @@ describe('classifyFailure: the one table of what a retry can fix', () => {
     );
     expect(c.message).toBe('Recipient refused (550 5.1.1 <x@example.com> user unknown)');
     expect(c.message).not.toMatch(/\n|at Object/);
+  });
+
+  it('composing: a template or render error is permanent, the chart painter thread stopping is retried', () => {
+    expect(classifyRenderFailure(new TemplateError('html.hbs', new Error('"x" not defined')))).toMatchObject({
+      kind: 'permanent',
+      code: 'TEMPLATE',
+    });
+    expect(classifyRenderFailure(new Error('something odd'))).toMatchObject({ kind: 'permanent', code: 'RENDER' });
+    expect(classifyRenderFailure(new ChartPainterError('the chart painter thread ended (exit code 1)'))).toMatchObject({
+      kind: 'transient',
+      code: 'CHART_PAINTER',
+      configProblem: false,
+      scope: 'message',
+    });
   });
 });
 

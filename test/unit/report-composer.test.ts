@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createReportComposer } from '../../src/compose';
-import { loadRenderer } from '../../src/mail';
+import { createReportComposer, createReportInsights } from '../../src/compose';
+import { classifyRenderFailure } from '../../src/delivery';
+import { ChartPainterError, loadRenderer, type PaintChart } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
 import { buildDefaultRoute, DEFAULT_ROUTE_NAME } from '../../src/routing';
+import { createSilentLogger } from '../../src/shared';
 import { SqliteStore, type ClaimedDelivery } from '../../src/store';
 import { parseDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
@@ -98,5 +100,78 @@ describe('the report composer reads the stored typed report', () => {
     expect(claimed.report).toBeNull();
     expect((await mailOf(claimed)).subject).toContain('Compliance report 5: 5/8 passed');
     await expect(compose({ ...claimed, body: buildBody({ event: 'deleted' }) })).rejects.toMatchObject({ code: 'EUNREADABLE' });
+  });
+});
+
+/**
+ * Issue 16's painter thread: a chart resvg cannot draw leaves the mail without it, but the thread
+ * stopping with the chart unpainted fails the mail as CHART_PAINTER, to be retried with its chart.
+ */
+describe('the report composer and the chart painter', () => {
+  let dataDir: string;
+  let store: SqliteStore;
+  beforeEach(() => {
+    dataDir = makeTempDir('composer-chart-');
+    store = SqliteStore.open({ dataDir });
+  });
+  afterEach(async () => {
+    await store.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function mailWithPainter(paintChart: PaintChart) {
+    const composeWithChart = createReportComposer({
+      renderer: loadRenderer(defaultTemplatesDir()),
+      clock: { now: () => T0 },
+      from: 'Compliance <relay@example.com>',
+      routes: [buildDefaultRoute({ to: ['netops@example.com'], cc: [], bcc: [] })],
+      implicitRoute: true,
+      timezone: 'Europe/Berlin',
+      insights: createReportInsights({
+        hasToken: false,
+        budgetMs: 1000,
+        history: store,
+        chartReports: 12,
+        paintChart,
+        timezone: 'Europe/Berlin',
+        maxFailures: 3,
+        attachCsv: false,
+        attachMaxBytes: 1_000_000,
+        logger: createSilentLogger(),
+      }),
+    });
+    const body = buildBody({ data: buildReportData({ id: 9 }) });
+    const parsed = parseDelivery(body);
+    if (parsed.kind !== 'report') throw new Error('not a report');
+    const delivery = {
+      dedupKey: parsed.dedupKey,
+      reportId: parsed.report.id,
+      reportCreated: parsed.report.created,
+      completedAt: parsed.completedAt,
+      source: '127.0.0.1',
+      body,
+      receivedAt: T0,
+    };
+    await store.insertDelivery({ ...delivery, report: parsed });
+    const [claimed] = await store.claimDue({ now: T0, limit: 1, owner: 'test', leaseMs: 60_000 });
+    return (await composeWithChart(claimed)).messageFor({ name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'test' });
+  }
+
+  it('attaches the painted PNG', async () => {
+    const png = Buffer.from('painted');
+    const message = await mailWithPainter(() => Promise.resolve(png));
+    expect(message!.attachments).toEqual([expect.objectContaining({ contentType: 'image/png', content: png })]);
+  });
+
+  it('sends the mail without a chart resvg could not draw', async () => {
+    const message = await mailWithPainter(() => Promise.reject(new Error('the chart could not be drawn: bad SVG')));
+    expect(message!.attachments ?? []).toEqual([]);
+    expect(message!.html).not.toContain('cid:trend-chart');
+  });
+
+  it('fails the mail, retryably, when the painter thread stopped with the chart', async () => {
+    const failed = mailWithPainter(() => Promise.reject(new ChartPainterError('the chart painter thread ended (exit code 1)')));
+    await expect(failed).rejects.toBeInstanceOf(ChartPainterError);
+    expect(classifyRenderFailure(await failed.catch((e: unknown) => e))).toMatchObject({ kind: 'transient', code: 'CHART_PAINTER' });
   });
 });

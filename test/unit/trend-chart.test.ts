@@ -4,8 +4,12 @@ import {
   buildSparkline,
   buildTrendChart,
   describeTrend,
+  drawTrendChartPng,
   embedInlineImages,
+  paintChartInThread,
   embedRawInlineImages,
+  stopChartPainter,
+  ChartPainterError,
   TREND_CHART_HEIGHT,
   TREND_CHART_LINES,
   TREND_CHART_MAX_BYTES,
@@ -51,6 +55,47 @@ describe('the trend chart of a report mail', () => {
       expect(chart.png.length).toBeLessThanOrEqual(TREND_CHART_MAX_BYTES);
       expect(PNG.sync.read(chart.png).width).toBe(2 * TREND_CHART_WIDTH);
     }
+  });
+
+  it('is drawn on the painter thread to the same bytes, the jagged fallback included, several at once', async () => {
+    let seed = 11;
+    const random = () => (seed = (seed * 16_807) % 2_147_483_647) / 2_147_483_647;
+    const smooth = { points: [point(1, { overall: 0.5, HIGH: 1 }), point(2, { overall: 0.7, HIGH: 0.5 })], currentIndex: 1 };
+    const jagged = {
+      points: Array.from({ length: 30 }, (_, i) => point(i, { overall: random(), HIGH: random(), MIDDLE: random(), LOW: random() })),
+      currentIndex: 29,
+    };
+    const drawn = await Promise.all([smooth, jagged, smooth].map((series) => drawTrendChartPng(series, paintChartInThread)));
+    expect(drawn[0].equals(buildTrendChart(smooth).png)).toBe(true);
+    expect(drawn[1].equals(buildTrendChart(jagged).png)).toBe(true);
+    expect(drawn[2].equals(drawn[0])).toBe(true);
+    expect(drawn[1].length).toBeLessThanOrEqual(TREND_CHART_MAX_BYTES);
+    // An SVG resvg cannot read fails that chart alone; the thread goes on drawing.
+    await expect(paintChartInThread('<svg', {})).rejects.toThrow('the chart could not be drawn');
+    expect((await drawTrendChartPng(smooth, paintChartInThread)).equals(drawn[0])).toBe(true);
+  });
+
+  it('fails the charts a stopped painter thread held as ChartPainterError, and paints the next on a new thread', async () => {
+    const series = { points: [point(1, { overall: 0.5, HIGH: 1 }), point(2, { overall: 0.7, HIGH: 0.5 })], currentIndex: 1 };
+    const expected = buildTrendChart(series).png;
+    await stopChartPainter();
+    // A new thread is still loading resvg when it is ended: the chart it was given cannot have been painted.
+    const held = drawTrendChartPng(series, paintChartInThread);
+    await stopChartPainter();
+    const error = await held.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ChartPainterError);
+    expect(error).toMatchObject({ code: 'CHART_PAINTER' });
+    expect((await drawTrendChartPng(series, paintChartInThread)).equals(expected)).toBe(true);
+  });
+
+  it('never keeps the process alive: the painter thread holds no ref while it waits for charts', async () => {
+    const ports = () => process.getActiveResourcesInfo().filter((r) => r === 'MessagePort').length;
+    await stopChartPainter();
+    const without = ports();
+    await drawTrendChartPng({ points: [point(1, { overall: 0.5 })], currentIndex: 0 }, paintChartInThread);
+    // A 'message' listener added after unref() refs the worker's port again: that was once the case.
+    expect(ports()).toBe(without);
+    await stopChartPainter();
   });
 
   it('says the trend in words: rose, fell, held; severities without results are left out', () => {
