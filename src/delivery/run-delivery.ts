@@ -4,7 +4,7 @@ import type { DeliveryContext } from './delivery-context';
 import { loadRoutePlan } from './load-route-plan';
 import type { SendTicket } from './send-gate';
 import { sendRouteMails } from './send-route-mails';
-import { settleDead, settleDelivery } from './settle-delivery';
+import { settleComposeFailure, settleDelivery } from './settle-delivery';
 
 /**
  * One claimed delivery through compose → plan → send → settle. `ticket` is its place in the send
@@ -18,7 +18,7 @@ export async function runDelivery(context: DeliveryContext, delivery: ClaimedDel
   try {
     const composed = await composeDelivery(context, delivery, log);
     if (!composed.ok) {
-      await settleDead(context, { delivery, failure: composed.failure, started, log });
+      await settleComposeFailure(context, { delivery, failure: composed.failure, started, log });
       return;
     }
     const isProbe = context.probe.take(delivery.id);

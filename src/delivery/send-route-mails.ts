@@ -61,7 +61,9 @@ export async function sendRouteMails(context: DeliveryContext, input: SendRouteM
     if (!rendered.ok) {
       const { failure } = rendered;
       await recordRouteFailure(context, input.delivery, mail.route, failure);
-      report.permanent ??= { route: mail.route, failure };
+      // Permanent (a template error), unless the chart painter thread stopped: then it is tried again.
+      if (failure.kind === 'transient') report.transient ??= { route: mail.route, failure };
+      else report.permanent ??= { route: mail.route, failure };
       report.failures.push({ route: mail.route, failure });
       continue;
     }
@@ -202,7 +204,7 @@ function decidePause(context: DeliveryContext, input: SendRouteMailsInput, failu
   return { sent: false, failure: { ...failure, scope: 'server' }, pausedUntil };
 }
 
-/** Records that one route's mail failed (render failures are always permanent: classifyRenderFailure). */
+/** Records that one route's mail failed (a render failure is permanent but for CHART_PAINTER: classifyRenderFailure). */
 function recordRouteFailure(
   context: DeliveryContext,
   delivery: ClaimedDelivery,

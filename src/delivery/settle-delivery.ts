@@ -172,6 +172,27 @@ async function settleDone(context: DeliveryContext, input: SettleInput, now: num
 }
 
 /** Ends the delivery as dead with `failure`; a configuration problem is logged at `fatal`, an operator must act. */
+/**
+ * A mail that could not be composed: dead when the failure is permanent (a template error: the same input
+ * fails the same way), otherwise (the chart painter thread stopped) tried again with the deliveries'
+ * own backoff, until RETRY_MAX_ATTEMPTS.
+ */
+export async function settleComposeFailure(
+  context: DeliveryContext,
+  input: { delivery: ClaimedDelivery; failure: FailureClass; started: number; log: Logger },
+): Promise<void> {
+  const { delivery, failure, log } = input;
+  if (failure.kind === 'permanent' || delivery.attempts >= context.retry.maxAttempts) return settleDead(context, input);
+  const now = context.clock.now();
+  const nextAttemptAt = now + computeBackoffMs(delivery.attempts, context.retry, context.random);
+  await recordOutcome(context, delivery, { kind: 'retry', now, nextAttemptAt, error: failure.message, code: failure.code });
+  log.warn(
+    { code: failure.code, error: failure.message, nextAttemptAt: new Date(nextAttemptAt).toISOString() },
+    'cannot compose the mail now (nothing was sent); will retry',
+  );
+  context.onOutcome?.({ type: 'retry', delivery, failure, nextAttemptAt, durationMs: now - input.started });
+}
+
 export async function settleDead(
   context: DeliveryContext,
   input: { delivery: ClaimedDelivery; failure: FailureClass; started: number; log: Logger },

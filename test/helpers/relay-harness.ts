@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../../src/config';
 import type { WorkerOutcome } from '../../src/delivery';
+import type { PaintChart } from '../../src/mail';
 import type { WebhookOutcome } from '../../src/webhook';
 import { createRelay, type Relay } from '../../src/relay';
 import { createLogger, systemClock, type Clock, type Logger } from '../../src/shared';
@@ -32,7 +33,13 @@ export function makeTempDir(prefix = 'relay-test-'): string {
  */
 export async function startTestRelay(
   env: Record<string, string | undefined> = {},
-  options: { clock?: Clock; dataDir?: string; random?: () => number; sleep?: (ms: number) => Promise<void> } = {},
+  options: {
+    clock?: Clock;
+    dataDir?: string;
+    random?: () => number;
+    sleep?: (ms: number) => Promise<void>;
+    paintChart?: PaintChart;
+  } = {},
 ): Promise<TestRelay> {
   const dataDir = options.dataDir ?? makeTempDir();
   const config = loadConfig(
@@ -54,6 +61,7 @@ export async function startTestRelay(
     readFile: (f) => fs.readFileSync(f),
     random: options.random,
     sleep: options.sleep,
+    paintChart: options.paintChart,
     onWorkerOutcome: (e) => workerOutcomes.push(e),
     onWebhookOutcome: (e) => webhookOutcomes.push(e),
   });
