@@ -371,6 +371,7 @@ function createRelayComposer(
     replyTo: config.mail.replyTo,
     defaultTimezone: config.mail.timezone,
     clock: io.clock,
+    paintChart: io.paintChart,
   });
 }
 

@@ -8,6 +8,7 @@ import {
   paintChartInThread,
   TREND_CHART_HEIGHT,
   TREND_CHART_WIDTH,
+  type PaintChart,
   type Recipients,
   type Renderer,
   type TrendChartSeries,
@@ -30,6 +31,8 @@ export interface DigestMailOptions {
   /** The route's `template` and `subject`, when it sets them. */
   template?: string;
   subject?: string;
+  /** Paints the charts; absent: the painter thread. */
+  paintChart?: PaintChart;
 }
 
 /**
@@ -38,7 +41,7 @@ export interface DigestMailOptions {
  */
 export async function buildDigestMail(content: DigestContent, options: DigestMailOptions): Promise<SendMailOptions> {
   const view = buildDigestView(content);
-  const charts = placeDigestCharts(view, `${content.route}.${content.periodStart}`);
+  const charts = placeDigestCharts(view, `${content.route}.${content.periodStart}`, options.paintChart ?? paintChartInThread);
   const rendered = options.renderer.render(
     view,
     options.template ?? DIGEST_TEMPLATE_SET,
@@ -74,7 +77,7 @@ export async function buildDigestMail(content: DigestContent, options: DigestMai
  * severity, the latest report marked) as a `cid:` image; the PNGs are drawn only when asked. The
  * Content-IDs come from the route and period, so a retry and `preview --digest` carry the same ones.
  */
-function placeDigestCharts(view: DigestView, key: string): { cid: string; draw: () => Promise<Attachment> }[] {
+function placeDigestCharts(view: DigestView, key: string, paint: PaintChart): { cid: string; draw: () => Promise<Attachment> }[] {
   const charts: { cid: string; draw: () => Promise<Attachment> }[] = [];
   view.digest.sources.forEach((source, s) =>
     source.series.forEach((series, i) => {
@@ -101,7 +104,7 @@ function placeDigestCharts(view: DigestView, key: string): { cid: string; draw: 
         cid,
         draw: async () => ({
           filename,
-          content: await drawTrendChartPng(chart, paintChartInThread),
+          content: await drawTrendChartPng(chart, paint),
           contentType: 'image/png',
           contentDisposition: 'inline' as const,
           cid,

@@ -1,9 +1,22 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { ChartPainterError, paintChartInThread, stopChartPainter, type PaintChart } from '../../src/mail';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
-import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 
 const SECRET = 'painter-webhook-secret';
+
+/** A painter whose first chart meets a thread that ended; the next ones are painted by the real painter thread. */
+function failingOnce(): { paintChart: PaintChart; painted: string[] } {
+  const painted: string[] = [];
+  const paintChart: PaintChart = (svg, options) => {
+    painted.push(svg);
+    if (painted.length === 1) return Promise.reject(new ChartPainterError('the chart painter thread ended (exit code 1)'));
+    return paintChartInThread(svg, options);
+  };
+  return { paintChart, painted };
+}
 
 /**
  * The trend chart is painted on a thread of its own. Should that thread stop with a chart unpainted (a
@@ -16,20 +29,18 @@ describe('the chart painter thread stops while a report mail waits for its chart
   beforeAll(async () => {
     smtp = await startSmtpPeer();
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await relay?.stop();
+    relay = undefined;
+  });
+  afterAll(async () => {
     await smtp.close();
     await stopChartPainter();
   });
+  const outcomesOf = (r: TestRelay) => r.workerOutcomes.map((o) => (o.type === 'retry' ? `retry ${o.failure.code}` : o.type));
 
   test('the delivery is retried (CHART_PAINTER) and mailed once, with its chart', async () => {
-    const painted: string[] = [];
-    // The first chart meets a thread that ended; the next ones are painted by the real painter thread.
-    const paintChart: PaintChart = (svg, options) => {
-      painted.push(svg);
-      if (painted.length === 1) return Promise.reject(new ChartPainterError('the chart painter thread ended (exit code 1)'));
-      return paintChartInThread(svg, options);
-    };
+    const { paintChart, painted } = failingOnce();
     relay = await startTestRelay(
       { SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', WEBHOOK_SECRET: SECRET, RETRY_BASE_MS: '50', RETRY_MAX_DELAY_MS: '100' },
       { paintChart },
@@ -39,8 +50,7 @@ describe('the chart painter thread stops while a report mail waits for its chart
 
     const [mail] = await smtp.waitFor(1, 20_000);
     await waitUntil(() => relay!.workerOutcomes.some((o) => o.type === 'sent') || undefined, 10_000, 'the sent outcome');
-    const outcomes = relay.workerOutcomes.map((o) => (o.type === 'retry' ? `retry ${o.failure.code}` : o.type));
-    expect(outcomes).toEqual(['retry CHART_PAINTER', 'sent']);
+    expect(outcomesOf(relay)).toEqual(['retry CHART_PAINTER', 'sent']);
     expect(await relay.relay.store.countByState()).toMatchObject({ sent: 1, dead: 0 });
     // The retry paints the same chart again, and the mail carries it.
     expect(painted).toHaveLength(2);
@@ -49,5 +59,40 @@ describe('the chart painter thread stops while a report mail waits for its chart
     expect(chart).toMatchObject({ filename: 'report-61-trend.png', contentType: 'image/png' });
     expect(chart!.content.subarray(1, 4).toString('latin1')).toBe('PNG');
     expect(smtp.received).toHaveLength(1);
+  });
+  test('a digest whose chart meets a stopped thread is retried and sent once, with its chart', async () => {
+    const dir = makeTempDir('painter-digest-');
+    fs.writeFileSync(
+      path.join(dir, 'routes.yaml'),
+      'routes:\n  - name: daily\n    to: digest@example.com\n    digest: { schedule: "0 8 * * *", timezone: UTC }\n',
+    );
+    // Tuesday 3 March 2026, 12:00 UTC; the digest's tick is 08:00 UTC the next day.
+    let now = Date.parse('2026-03-03T12:00:00Z');
+    const { paintChart, painted } = failingOnce();
+    relay = await startTestRelay(
+      { SMTP_URL: smtp.url, ROUTES_FILE: path.join(dir, 'routes.yaml'), RETRY_BASE_MS: '50', RETRY_MAX_DELAY_MS: '100' },
+      { clock: { now: () => now }, dataDir: dir, paintChart },
+    );
+    expect(await relay.relay.digests.evaluate()).toEqual([]); // the first start records the tick just past
+    const created = new Date(now).toISOString().replace('.000Z', '.000000Z');
+    expect((await postWebhook(relay.webhookUrl, buildBody({ data: buildReportData({ id: 71, created }) }))).status).toBe(202);
+    now = Date.parse('2026-03-04T08:00:05Z');
+    expect(await relay.relay.digests.evaluate()).toHaveLength(1);
+    await waitUntil(() => relay!.workerOutcomes.some((o) => o.type === 'retry') || undefined, 10_000, 'the retry');
+    now += 60_000; // past the retry's backoff, on the relay's clock
+    await waitUntil(
+      () => smtp.received.some((m) => m.parsed.headers.get('x-compliance-digest') === 'daily') || undefined,
+      10_000,
+      'the digest',
+    );
+    await waitUntil(() => relay!.workerOutcomes.filter((o) => o.type === 'sent').length === 1 || undefined, 10_000, 'the sent outcome');
+    const digests = smtp.received.filter((m) => m.parsed.headers.get('x-compliance-digest') === 'daily');
+    expect(digests).toHaveLength(1);
+    // The report itself is suppressed (its only route is the digest); the digest is retried, then sent.
+    expect(outcomesOf(relay).sort()).toEqual(['retry CHART_PAINTER', 'sent', 'suppressed']);
+    expect(painted).toHaveLength(2);
+    const chart = digests[0].parsed.attachments.find((a) => a.contentType === 'image/png');
+    expect(chart?.contentDisposition).toBe('inline');
+    expect(chart!.content.subarray(1, 4).toString('latin1')).toBe('PNG');
   });
 });
