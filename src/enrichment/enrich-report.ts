@@ -1,4 +1,4 @@
-import { describeTlsFailure, NetboxError, type NetboxClient, type NetboxErrorCode } from '../netbox';
+import { describeTlsFailure, NetboxError, splitResultsUrl, type NetboxClient, type NetboxErrorCode } from '../netbox';
 import { systemClock, type Clock } from '../shared';
 import type { ReportDelivery } from '../webhook';
 import { createFailureSummarizer, type FailureSummary } from './summarize-failures';
@@ -78,10 +78,7 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
  * Only the query is touched: the path stays exactly as the webhook gave it, for the client to check.
  */
 export function buildFailedResultsPath(resultsUrl: string): string {
-  const cut = resultsUrl.search(/[?#]/);
-  const path = cut === -1 ? resultsUrl : resultsUrl.slice(0, cut);
-  const query = cut === -1 || resultsUrl[cut] === '#' ? '' : resultsUrl.slice(cut + 1).split('#', 1)[0];
-  const params = new URLSearchParams(query);
+  const { path, params } = splitResultsUrl(resultsUrl);
   params.set('passed', 'false');
   params.set('limit', String(RESULTS_PAGE_SIZE));
   params.set('omit', 'explanation');

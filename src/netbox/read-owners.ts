@@ -1,5 +1,6 @@
 import type { NetboxClient, RequestBudget } from './netbox-client';
 import { NetboxError } from './netbox-error';
+import { splitResultsUrl } from './results-url';
 
 /** A related object as NetBox nests it (site, tenant, role, platform, tag): what routes match on. */
 export interface NetboxRef {
@@ -61,11 +62,9 @@ export async function listDevices(
   pageSize = 1000,
 ): Promise<NetboxDevice[]> {
   const devices: NetboxDevice[] = [];
-  for (const chunk of chunkIds(ids)) {
-    const query = new URLSearchParams(chunk.map((id): [string, string] => ['id', String(id)]));
-    query.set('limit', String(pageSize));
-    await client.streamList(`/api/dcim/devices/?${query.toString()}`, (page) => devices.push(...page.flatMap(readDevice)), budget);
-  }
+  await streamListByIds(client, { path: '/api/dcim/devices/', param: 'id', ids, pageSize }, budget, (raw) =>
+    devices.push(...readDevice(raw)),
+  );
   return devices;
 }
 
@@ -85,18 +84,15 @@ export async function listOwnedDeviceIds(
     ['tenancy.tenant', 'tenant_id'],
   ];
   for (const [type, filter] of filters) {
-    for (const chunk of chunkIds(objects.filter((o) => o.type === type).map((o) => o.id))) {
-      const query = new URLSearchParams(chunk.map((id): [string, string] => [filter, String(id)]));
-      query.set('brief', '1');
-      query.set('limit', String(pageSize));
-      await client.streamList(
-        `/api/dcim/devices/?${query.toString()}`,
-        (page) => {
-          for (const raw of page) if (typeof raw.id === 'number') ids.add(raw.id);
-        },
-        budget,
-      );
-    }
+    const ofType = objects.filter((o) => o.type === type).map((o) => o.id);
+    await streamListByIds(
+      client,
+      { path: '/api/dcim/devices/', param: filter, ids: ofType, filters: { brief: '1' }, pageSize },
+      budget,
+      (raw) => {
+        if (typeof raw.id === 'number') ids.add(raw.id);
+      },
+    );
   }
   return [...ids].sort((a, b) => a - b);
 }
@@ -114,24 +110,16 @@ export async function listContactAssignments(
 ): Promise<ContactAssignment[]> {
   const found: ContactAssignment[] = [];
   const wanted = new Set(query.objectIds);
-  for (const chunk of chunkIds(query.objectIds)) {
-    const params = new URLSearchParams(chunk.map((id): [string, string] => ['object_id', String(id)]));
-    params.set(query.major >= 4 ? 'object_type' : 'content_type', query.objectType);
-    params.set('role', query.role);
-    if (query.priority) params.set('priority', query.priority);
-    params.set('limit', String(pageSize));
-    await client.streamList(
-      `/api/tenancy/contact-assignments/?${params.toString()}`,
-      (page) => {
-        for (const a of page.flatMap(readAssignment)) {
-          const sameRole = a.role === query.role;
-          const samePriority = query.priority === undefined || a.priority === query.priority;
-          if (a.objectType === query.objectType && wanted.has(a.objectId) && sameRole && samePriority) found.push(a);
-        }
-      },
-      budget,
-    );
-  }
+  const filters: Record<string, string> = { [query.major >= 4 ? 'object_type' : 'content_type']: query.objectType, role: query.role };
+  if (query.priority) filters.priority = query.priority;
+  const list = { path: '/api/tenancy/contact-assignments/', param: 'object_id', ids: query.objectIds, filters, pageSize };
+  await streamListByIds(client, list, budget, (raw) => {
+    for (const a of readAssignment(raw)) {
+      const sameRole = a.role === query.role;
+      const samePriority = query.priority === undefined || a.priority === query.priority;
+      if (a.objectType === query.objectType && wanted.has(a.objectId) && sameRole && samePriority) found.push(a);
+    }
+  });
   return found;
 }
 
@@ -143,24 +131,14 @@ export async function listContacts(
   pageSize = 1000,
 ): Promise<NetboxContact[]> {
   const contacts: NetboxContact[] = [];
-  for (const chunk of chunkIds(ids)) {
-    const query = new URLSearchParams(chunk.map((id): [string, string] => ['id', String(id)]));
-    query.set('limit', String(pageSize));
-    await client.streamList(
-      `/api/tenancy/contacts/?${query.toString()}`,
-      (page) => {
-        for (const raw of page) {
-          if (typeof raw.id !== 'number') continue;
-          contacts.push({
-            id: raw.id,
-            name: typeof raw.name === 'string' ? raw.name : `contact ${raw.id}`,
-            email: typeof raw.email === 'string' ? raw.email.trim() : '',
-          });
-        }
-      },
-      budget,
-    );
-  }
+  await streamListByIds(client, { path: '/api/tenancy/contacts/', param: 'id', ids, pageSize }, budget, (raw) => {
+    if (typeof raw.id !== 'number') return;
+    contacts.push({
+      id: raw.id,
+      name: typeof raw.name === 'string' ? raw.name : `contact ${raw.id}`,
+      email: typeof raw.email === 'string' ? raw.email.trim() : '',
+    });
+  });
   return contacts;
 }
 
@@ -179,9 +157,7 @@ export async function countDeviceResults(
   failedPerSeverity: Record<'HIGH' | 'MIDDLE' | 'LOW', number>,
   budget: RequestBudget,
 ): Promise<SeverityCounts> {
-  const cut = resultsUrl.search(/[?#]/);
-  const path = cut === -1 ? resultsUrl : resultsUrl.slice(0, cut);
-  const base = cut === -1 || resultsUrl[cut] === '#' ? '' : resultsUrl.slice(cut + 1).split('#', 1)[0];
+  const { path, params: base } = splitResultsUrl(resultsUrl);
   const counts: SeverityCounts = { HIGH: { passed: 0, count: 0 }, MIDDLE: { passed: 0, count: 0 }, LOW: { passed: 0, count: 0 } };
   for (const severity of ['HIGH', 'MIDDLE', 'LOW'] as const) {
     for (const chunk of chunkIds(deviceIds)) {
@@ -197,6 +173,24 @@ export async function countDeviceResults(
     counts[severity].passed = Math.max(0, counts[severity].count - failedPerSeverity[severity]);
   }
   return counts;
+}
+
+/**
+ * Streams the list at `path` for these ids, {@link IDS_PER_REQUEST} at a time (`param` repeated, the
+ * other filters beside it), following NetBox's `next` links; each row goes to `onRow`.
+ */
+async function streamListByIds(
+  client: NetboxClient,
+  list: { path: string; param: string; ids: readonly number[]; filters?: Record<string, string>; pageSize: number },
+  budget: RequestBudget,
+  onRow: (raw: Record<string, unknown>) => void,
+): Promise<void> {
+  for (const chunk of chunkIds(list.ids)) {
+    const query = new URLSearchParams(chunk.map((id): [string, string] => [list.param, String(id)]));
+    for (const [name, value] of Object.entries(list.filters ?? {})) query.set(name, value);
+    query.set('limit', String(list.pageSize));
+    await client.streamList(`${list.path}?${query.toString()}`, (page) => page.forEach(onRow), budget);
+  }
 }
 
 function chunkIds(ids: readonly number[]): number[][] {
