@@ -1,10 +1,11 @@
 import type { Config } from '../config';
-import { defaultTemplatesDir, loadRenderer } from '../mail';
-import { createRelayNetboxClients, createRelayReportComposer, findDeliverySource } from '../relay';
-import { createSilentLogger, systemClock } from '../shared';
+import { defaultTemplatesDir, loadRenderer, type Renderer } from '../mail';
+import { createRelayNetboxClients } from '../relay';
+import { systemClock } from '../shared';
 import { openStore, type Store } from '../store';
 import type { CliIo } from './io';
 import { describeOwnerGroups, findOwnerGroups } from './owner-groups';
+import { createReadOnlyComposer } from './read-only-composer';
 
 /**
  * `check-config --online`, routes by owner: for the latest report of each source in the store, whom
@@ -15,6 +16,7 @@ export async function checkOwnerRoutesOnline(config: Config, io: CliIo): Promise
   const routes = config.routing.routes.filter((r) => r.owners !== undefined);
   if (routes.length === 0) return;
   let store: Store | undefined;
+  let renderer: Renderer | undefined;
   const netbox = createRelayNetboxClients(config, { clock: systemClock, readFile: io.readFile });
   try {
     store = openStore(config.store);
@@ -27,17 +29,8 @@ export async function checkOwnerRoutesOnline(config: Config, io: CliIo): Promise
       const body = await store.getDeliveryBody(latest.id);
       if (!body) continue;
       const delivery = { ...latest, body };
-      const composer = createRelayReportComposer(
-        config,
-        { clock: systemClock, logger: createSilentLogger() },
-        {
-          renderer: loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir()),
-          source: findDeliverySource(config, source.name),
-          netbox: netbox.get(source.name),
-          history: { findReportBefore: store.findReportBefore.bind(store), saveReport: () => Promise.resolve() },
-          storedFailures: async (d) => (await store!.findReport(d.dedupKey))?.failing,
-        },
-      );
+      renderer ??= loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
+      const composer = createReadOnlyComposer(config, { renderer, store, netbox: netbox.get(source.name), sourceName: source.name });
       const composed = await composer(delivery);
       for (const route of routes) {
         const owners = await findOwnerGroups(config.routing.routes, route.name, delivery, composed, store);

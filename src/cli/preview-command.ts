@@ -5,12 +5,13 @@ import { describeOwnerGroups, findOwnerGroups } from './owner-groups';
 import { createTransport, defaultTemplatesDir, loadRenderer, TemplateError } from '../mail';
 import { buildDefaultRoute, type Route } from '../routing';
 import { buildRawMessage } from '../sent-mail';
-import { createRelayNetboxClients, createRelayReportComposer, findDeliverySource } from '../relay';
-import { createSilentLogger, RelayError, systemClock } from '../shared';
+import { createRelayNetboxClients } from '../relay';
+import { RelayError, systemClock } from '../shared';
 import { openStore, StorageUnavailableError, type ClaimedDelivery, type Store } from '../store';
 import { parseDelivery } from '../webhook';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo } from './io';
 import { previewDigest } from './preview-digest';
+import { createReadOnlyComposer } from './read-only-composer';
 import { writePreviewFiles } from './write-preview-files';
 
 export interface PreviewOptions {
@@ -109,23 +110,13 @@ async function writePreview(
   const { config, io, store } = context;
   const netbox = createRelayNetboxClients(config, { clock: systemClock, readFile: io.readFile });
   try {
-    const composer = createRelayReportComposer(
-      config,
-      { clock: systemClock, logger: createSilentLogger() },
-      {
-        renderer: loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir()),
-        source: findDeliverySource(config, delivery.netboxSource),
-        netbox: netbox.get(delivery.netboxSource),
-        routes: [route],
-        // The history as the worker reads it; the preview saves nothing (a no-op save).
-        history: store && {
-          findReportBefore: store.findReportBefore.bind(store),
-          listReportsBefore: store.listReportsBefore.bind(store),
-          saveReport: () => Promise.resolve(),
-        },
-        storedFailures: store && (async (d) => (await store.findReport(d.dedupKey))?.failing),
-      },
-    );
+    const composer = createReadOnlyComposer(config, {
+      renderer: loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir()),
+      store,
+      netbox: netbox.get(delivery.netboxSource),
+      sourceName: delivery.netboxSource,
+      routes: [route],
+    });
     const composed = await composer(delivery);
     const owners = await findOwnerGroups([route], route.name, delivery, composed, store);
     const group = owners.groups.find((g) => g.key === context.group) ?? owners.groups[0] ?? null;
