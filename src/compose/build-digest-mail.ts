@@ -4,7 +4,6 @@ import {
   buildMessageId,
   buildThreadId,
   describeTrend,
-  drawTrendChartPng,
   paintChartInThread,
   TREND_CHART_HEIGHT,
   TREND_CHART_WIDTH,
@@ -14,8 +13,7 @@ import {
   type TrendChartSeries,
 } from '../mail';
 import { buildDigestView, type DigestContent, type DigestView } from './build-digest-view';
-
-type Attachment = NonNullable<SendMailOptions['attachments']>[number];
+import { drawChartAttachment, type ChartAttachment } from './build-mail-chart';
 
 /** The template set a digest route renders unless it names its own (`template`). */
 export const DIGEST_TEMPLATE_SET = 'digest';
@@ -77,8 +75,8 @@ export async function buildDigestMail(content: DigestContent, options: DigestMai
  * severity, the latest report marked) as a `cid:` image; the PNGs are drawn only when asked. The
  * Content-IDs come from the route and period, so a retry and `preview --digest` carry the same ones.
  */
-function placeDigestCharts(view: DigestView, key: string, paint: PaintChart): { cid: string; draw: () => Promise<Attachment> }[] {
-  const charts: { cid: string; draw: () => Promise<Attachment> }[] = [];
+function placeDigestCharts(view: DigestView, key: string, paint: PaintChart): { cid: string; draw: () => Promise<ChartAttachment> }[] {
+  const charts: { cid: string; draw: () => Promise<ChartAttachment> }[] = [];
   view.digest.sources.forEach((source, s) =>
     source.series.forEach((series, i) => {
       const points = series.chart.points;
@@ -100,16 +98,7 @@ function placeDigestCharts(view: DigestView, key: string, paint: PaintChart): { 
       const cid = `digest-chart.${key}.${s}-${i}@compliance-relay`;
       series.chart.image = { src: `cid:${cid}`, alt: describeTrend(chart), width: TREND_CHART_WIDTH, height: TREND_CHART_HEIGHT };
       const filename = `digest-chart-${s + 1}-${i + 1}.png`;
-      charts.push({
-        cid,
-        draw: async () => ({
-          filename,
-          content: await drawTrendChartPng(chart, paint),
-          contentType: 'image/png',
-          contentDisposition: 'inline' as const,
-          cid,
-        }),
-      });
+      charts.push({ cid, draw: () => drawChartAttachment(chart, { filename, cid }, paint) });
     }),
   );
   return charts;

@@ -8,6 +8,7 @@ import {
   TREND_CHART_WIDTH,
   type PaintChart,
   type TrendChartPoint,
+  type TrendChartSeries,
 } from '../mail';
 import type { ReportCounts, ReportSnapshot } from '../trend';
 
@@ -27,6 +28,9 @@ export interface ChartView {
   currentText: string;
 }
 
+/** A drawn chart as a mail's inline attachment. */
+export type ChartAttachment = NonNullable<SendMailOptions['attachments']>[number];
+
 /** The chart once per report: its view and the inline attachment a route's mail carries when its template shows it. */
 export interface MailChart {
   view: ChartView;
@@ -34,7 +38,7 @@ export interface MailChart {
    * The PNG as an inline attachment, drawn (on the painter thread) at the first call and kept for the
    * other routes: a report whose routes all turn the chart off (`chart: false`) never draws one.
    */
-  attachment(): Promise<NonNullable<SendMailOptions['attachments']>[number]>;
+  attachment(): Promise<ChartAttachment>;
   /** The Content-ID, without `cid:`: a rendered HTML that does not reference it leaves the attachment out. */
   cid: string;
 }
@@ -53,13 +57,7 @@ export function buildMailChart(
   const series = { points, currentIndex: points.length - 1 };
   const cid = `trend-chart.${current.reportId}.${current.createdMs}@compliance-relay`;
   let attachment: ReturnType<MailChart['attachment']> | undefined;
-  const draw = async () => ({
-    filename: `report-${current.reportId}-trend.png`,
-    content: await drawTrendChartPng(series, paint),
-    contentType: 'image/png',
-    contentDisposition: 'inline' as const,
-    cid,
-  });
+  const draw = () => drawChartAttachment(series, { filename: `report-${current.reportId}-trend.png`, cid }, paint);
   return {
     cid,
     view: {
@@ -73,6 +71,15 @@ export function buildMailChart(
     },
     attachment: () => (attachment ??= draw()),
   };
+}
+
+/** A chart drawn as the inline PNG a mail carries (`cid:` in its HTML): report and digest mails alike. */
+export async function drawChartAttachment(
+  series: TrendChartSeries,
+  name: { filename: string; cid: string },
+  paint: PaintChart,
+): Promise<ChartAttachment> {
+  return { ...name, content: await drawTrendChartPng(series, paint), contentType: 'image/png', contentDisposition: 'inline' };
 }
 
 /** A stored report as a point of the chart: pass ratios from its counts, null where it had no results. */
