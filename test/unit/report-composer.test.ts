@@ -28,6 +28,24 @@ async function mailOf(delivery: ClaimedDelivery) {
   return { subject: message.subject, text: message.text, html: message.html, messageId: message.messageId, headers: message.headers };
 }
 
+/** Stores `body` as the webhook stores a report (its parsed fields beside the bytes) and claims it as the worker does. */
+async function storeAndClaim(store: SqliteStore, body: Buffer): Promise<ClaimedDelivery> {
+  const parsed = parseDelivery(body);
+  if (parsed.kind !== 'report') throw new Error('not a report');
+  await store.insertDelivery({
+    dedupKey: parsed.dedupKey,
+    reportId: parsed.report.id,
+    reportCreated: parsed.report.created,
+    completedAt: parsed.completedAt,
+    source: '127.0.0.1',
+    body,
+    receivedAt: T0,
+    report: parsed,
+  });
+  const [claimed] = await store.claimDue({ now: T0, limit: 1, owner: 'test', leaseMs: 60_000 });
+  return claimed;
+}
+
 /**
  * Issue 15, "parse once": the composer reads the report the webhook parsed and the store kept; the
  * stored bytes are parsed only for a delivery stored before the typed fields existed.
@@ -64,19 +82,7 @@ describe('the report composer reads the stored typed report', () => {
   };
 
   it.each(Object.entries(bodies))('%s: the same mail from the stored fields as from the body', async (_name, body) => {
-    const parsed = parseDelivery(body);
-    if (parsed.kind !== 'report') throw new Error('not a report');
-    const delivery = {
-      dedupKey: parsed.dedupKey,
-      reportId: parsed.report.id,
-      reportCreated: parsed.report.created,
-      completedAt: parsed.completedAt,
-      source: '127.0.0.1',
-      body,
-      receivedAt: T0,
-    };
-    await store.insertDelivery({ ...delivery, report: parsed });
-    const [claimed] = await store.claimDue({ now: T0, limit: 1, owner: 'test', leaseMs: 60_000 });
+    const claimed = await storeAndClaim(store, body);
     expect(claimed.report).not.toBeNull();
 
     const fromBody = await mailOf({ ...claimed, report: null });
@@ -141,19 +147,7 @@ describe('the report composer and the chart painter', () => {
       }),
     });
     const body = buildBody({ data: buildReportData({ id: 9 }) });
-    const parsed = parseDelivery(body);
-    if (parsed.kind !== 'report') throw new Error('not a report');
-    const delivery = {
-      dedupKey: parsed.dedupKey,
-      reportId: parsed.report.id,
-      reportCreated: parsed.report.created,
-      completedAt: parsed.completedAt,
-      source: '127.0.0.1',
-      body,
-      receivedAt: T0,
-    };
-    await store.insertDelivery({ ...delivery, report: parsed });
-    const [claimed] = await store.claimDue({ now: T0, limit: 1, owner: 'test', leaseMs: 60_000 });
+    const claimed = await storeAndClaim(store, body);
     return (await composeWithChart(claimed)).messageFor({ name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'test' });
   }
 
