@@ -143,22 +143,34 @@ export class PgStore implements Store {
    * checked-out connection that PostgreSQL terminates (a restart, 57P01) between two statements
    * emits 'error', which without a listener would end the process. Such a connection is destroyed
    * on release instead of going back to the pool.
+   *
+   * The listener is attached inside pg-pool's callback, not after its promise: a new connection is
+   * handed over while the driver is still reading the TCP segment that finished the start-up, and a
+   * database in fast shutdown sends its FATAL in that same segment. Behind an `await`, that 'error'
+   * found no listener (the CI failure of stop 27).
    */
-  private async checkout(): Promise<{ client: pg.PoolClient; release: (broken: boolean) => void }> {
-    const client = await this.pool.connect();
-    let lost = false;
-    const onError = (error: Error) => {
-      lost = true;
-      this.onIdleError?.(error);
-    };
-    client.on('error', onError);
-    return {
-      client,
-      release: (broken) => {
-        client.off('error', onError);
-        client.release(broken || lost);
-      },
-    };
+  private checkout(): Promise<{ client: pg.PoolClient; release: (broken: boolean) => void }> {
+    return new Promise((resolve, reject) => {
+      this.pool.connect((error, client, done) => {
+        if (error || !client) {
+          reject(error ?? new Error('the pool handed over no connection'));
+          return;
+        }
+        let lost = false;
+        const onError = (clientError: Error) => {
+          lost = true;
+          this.onIdleError?.(clientError);
+        };
+        client.on('error', onError);
+        resolve({
+          client,
+          release: (broken) => {
+            client.off('error', onError);
+            done(broken || lost);
+          },
+        });
+      });
+    });
   }
 
   private async applyMigrations(migrations: readonly PgMigration[]): Promise<MigrationReport> {

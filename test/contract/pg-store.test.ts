@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { PG_MIGRATIONS, PgStore, StorageUnavailableError, type NewDelivery } from '../../src/store';
 import { createTestSchema, type TestSchema } from '../helpers/pg-schema';
 import { describeStoreContract, makeDelivery, type LegacyRows } from './store-contract';
@@ -77,4 +78,39 @@ describe('PgStore beyond the contract', () => {
       await store.close();
     }
   });
+
+  test('a database shutting down as a connection opens is a StorageUnavailableError, never a crash', async () => {
+    // A server that finishes the start-up and, in the same TCP segment, terminates the session as a
+    // PostgreSQL in fast shutdown does (57P01). The driver reports it as an 'error' event on the client at once.
+    const server = await listenAsShuttingDownPostgres();
+    const { port } = server.address() as net.AddressInfo;
+    const store = new PgStore({ connectionString: `postgres://postgres@127.0.0.1:${port}/test`, connectionTimeoutMs: 2_000 });
+    try {
+      await expect(store.migrate()).rejects.toMatchObject({ name: 'StorageUnavailableError' });
+      await expect(store.countByState()).rejects.toBeInstanceOf(StorageUnavailableError);
+    } finally {
+      await store.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });
+
+/** Answers every start-up message with "authenticated, ready" and, right behind it, FATAL 57P01. */
+async function listenAsShuttingDownPostgres(): Promise<net.Server> {
+  const message = (type: string, body: Buffer) => {
+    const header = Buffer.alloc(5);
+    header.write(type, 0, 'latin1');
+    header.writeInt32BE(body.length + 4, 1);
+    return Buffer.concat([header, body]);
+  };
+  const authenticationOk = message('R', Buffer.from([0, 0, 0, 0]));
+  const readyForQuery = message('Z', Buffer.from('I', 'latin1'));
+  const fields = ['SFATAL', 'VFATAL', 'C57P01', 'Mterminating connection due to administrator command'];
+  const terminated = message('E', Buffer.concat([...fields.map((f) => Buffer.from(`${f}\0`, 'latin1')), Buffer.from([0])]));
+  const server = net.createServer((socket) => {
+    socket.once('data', () => socket.end(Buffer.concat([authenticationOk, readyForQuery, terminated])));
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
