@@ -1,8 +1,10 @@
 import type { SendMailOptions } from 'nodemailer';
+import type { Logger } from '../shared';
 import {
   buildMessage,
   buildMessageId,
   buildThreadId,
+  ChartPainterError,
   describeTrend,
   paintChartInThread,
   TREND_CHART_HEIGHT,
@@ -31,6 +33,8 @@ export interface DigestMailOptions {
   subject?: string;
   /** Paints the charts; absent: the painter thread. */
   paintChart?: PaintChart;
+  /** Where a chart that cannot be drawn is reported (the digest goes without it). */
+  log?: Logger;
 }
 
 /**
@@ -40,13 +44,18 @@ export interface DigestMailOptions {
 export async function buildDigestMail(content: DigestContent, options: DigestMailOptions): Promise<SendMailOptions> {
   const view = buildDigestView(content);
   const charts = placeDigestCharts(view, `${content.route}.${content.periodStart}`, options.paintChart ?? paintChartInThread);
-  const rendered = options.renderer.render(
-    view,
-    options.template ?? DIGEST_TEMPLATE_SET,
-    options.subject === undefined ? {} : { subject: options.subject },
-  );
+  const render = () =>
+    options.renderer.render(
+      view,
+      options.template ?? DIGEST_TEMPLATE_SET,
+      options.subject === undefined ? {} : { subject: options.subject },
+    );
+  let rendered = render();
   // Drawn only for a template that shows them (a set of one's own may leave the charts out).
-  const attachments = await Promise.all(charts.filter((c) => rendered.html.includes(`cid:${c.cid}`)).map((c) => c.draw()));
+  const drawn = await Promise.all(charts.filter((c) => rendered.html.includes(`cid:${c.cid}`)).map((c) => drawOrLeaveOut(c, options.log)));
+  const attachments = drawn.filter((a): a is ChartAttachment => a !== undefined);
+  // A chart that could not be drawn is left out of the HTML too (no broken image): rendered again without it.
+  if (attachments.length < drawn.length) rendered = render();
   return buildMessage({
     rendered,
     from: options.from,
@@ -70,13 +79,36 @@ export async function buildDigestMail(content: DigestContent, options: DigestMai
   });
 }
 
+/** One series' chart in a digest: its Content-ID, its PNG drawn when asked, and how to take it out of the view. */
+interface DigestChart {
+  cid: string;
+  draw: () => Promise<ChartAttachment>;
+  leaveOut: () => void;
+}
+
+/**
+ * A chart's PNG, or undefined when it cannot be drawn: as in a report mail, the digest goes without that
+ * chart rather than not at all. The painter thread stopping is not the chart's fault: that fails the
+ * digest's mail, to be retried with its charts (ChartPainterError, `CHART_PAINTER`).
+ */
+async function drawOrLeaveOut(chart: DigestChart, log: Logger | undefined): Promise<ChartAttachment | undefined> {
+  try {
+    return await chart.draw();
+  } catch (error) {
+    if (error instanceof ChartPainterError) throw error;
+    log?.warn({ error: (error as Error).message, cid: chart.cid }, 'digest goes without one of its charts: it could not be drawn');
+    chart.leaveOut();
+    return undefined;
+  }
+}
+
 /**
  * Gives each series of the digest its chart over the period (the report mails' chart: pass ratio per
  * severity, the latest report marked) as a `cid:` image; the PNGs are drawn only when asked. The
  * Content-IDs come from the route and period, so a retry and `preview --digest` carry the same ones.
  */
-function placeDigestCharts(view: DigestView, key: string, paint: PaintChart): { cid: string; draw: () => Promise<ChartAttachment> }[] {
-  const charts: { cid: string; draw: () => Promise<ChartAttachment> }[] = [];
+function placeDigestCharts(view: DigestView, key: string, paint: PaintChart): DigestChart[] {
+  const charts: DigestChart[] = [];
   view.digest.sources.forEach((source, s) =>
     source.series.forEach((series, i) => {
       const points = series.chart.points;
@@ -98,7 +130,13 @@ function placeDigestCharts(view: DigestView, key: string, paint: PaintChart): { 
       const cid = `digest-chart.${key}.${s}-${i}@compliance-relay`;
       series.chart.image = { src: `cid:${cid}`, alt: describeTrend(chart), width: TREND_CHART_WIDTH, height: TREND_CHART_HEIGHT };
       const filename = `digest-chart-${s + 1}-${i + 1}.png`;
-      charts.push({ cid, draw: () => drawChartAttachment(chart, { filename, cid }, paint) });
+      charts.push({
+        cid,
+        draw: () => drawChartAttachment(chart, { filename, cid }, paint),
+        leaveOut: () => {
+          series.chart.image = null;
+        },
+      });
     }),
   );
   return charts;

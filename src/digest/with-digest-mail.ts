@@ -44,6 +44,7 @@ export function withDigestMail(compose: DeliveryComposer, settings: DigestMailSe
         template: route.template,
         subject: route.subject,
         paintChart: settings.paintChart,
+        log,
       }),
     };
   };

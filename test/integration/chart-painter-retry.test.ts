@@ -96,3 +96,66 @@ describe('the chart painter thread stops while a report mail waits for its chart
     expect(chart!.content.subarray(1, 4).toString('latin1')).toBe('PNG');
   });
 });
+
+/**
+ * A chart the renderer refuses (a fault of the chart itself, not of the thread) is no reason to hold the
+ * mail: the report mail and the digest go out at once, once, without the chart and without a broken image.
+ */
+describe('a chart that cannot be drawn', () => {
+  let smtp: SmtpPeer;
+  let relay: TestRelay | undefined;
+  const refusing: PaintChart = () => Promise.reject(new Error('SVG data parsing failed cause UnknownToken'));
+  beforeAll(async () => {
+    smtp = await startSmtpPeer();
+  });
+  afterEach(async () => {
+    await relay?.stop();
+    relay = undefined;
+    smtp.received.length = 0;
+  });
+  afterAll(() => smtp.close());
+  const outcomesOf = (r: TestRelay) => r.workerOutcomes.map((o) => (o.type === 'retry' ? `retry ${o.failure.code}` : o.type));
+
+  test('the report mail is sent once, without its chart, and the reason is logged', async () => {
+    relay = await startTestRelay({ SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', WEBHOOK_SECRET: SECRET }, { paintChart: refusing });
+    const body = buildBody({ version: '4.6', data: buildReportData({ id: 62 }) });
+    expect((await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) })).status).toBe(202);
+
+    const [mail] = await smtp.waitFor(1, 20_000);
+    await waitUntil(() => relay!.workerOutcomes.some((o) => o.type === 'sent') || undefined, 10_000, 'the sent outcome');
+    expect(outcomesOf(relay)).toEqual(['sent']);
+    expect(mail.parsed.attachments.filter((a) => a.contentType === 'image/png')).toEqual([]);
+    expect(String(mail.parsed.html)).not.toContain('cid:');
+    expect(mail.parsed.subject).toContain('Compliance report 62');
+    expect(relay.logs.some((l) => l.includes('mail goes without its trend chart'))).toBe(true);
+  });
+
+  test('the digest is sent once, without that chart, and the reason is logged', async () => {
+    const dir = makeTempDir('painter-digest-refused-');
+    fs.writeFileSync(
+      path.join(dir, 'routes.yaml'),
+      'routes:\n  - name: daily\n    to: digest@example.com\n    digest: { schedule: "0 8 * * *", timezone: UTC }\n',
+    );
+    let now = Date.parse('2026-03-03T12:00:00Z');
+    relay = await startTestRelay(
+      { SMTP_URL: smtp.url, ROUTES_FILE: path.join(dir, 'routes.yaml') },
+      { clock: { now: () => now }, dataDir: dir, paintChart: refusing },
+    );
+    expect(await relay.relay.digests.evaluate()).toEqual([]);
+    const created = new Date(now).toISOString().replace('.000Z', '.000000Z');
+    expect((await postWebhook(relay.webhookUrl, buildBody({ data: buildReportData({ id: 72, created }) }))).status).toBe(202);
+    now = Date.parse('2026-03-04T08:00:05Z');
+    expect(await relay.relay.digests.evaluate()).toHaveLength(1);
+
+    const [digest] = await smtp.waitFor(1, 20_000);
+    await waitUntil(() => relay!.workerOutcomes.length === 2 || undefined, 10_000, 'both outcomes');
+    expect(outcomesOf(relay).sort()).toEqual(['sent', 'suppressed']);
+    expect(digest.parsed.headers.get('x-compliance-digest')).toBe('daily');
+    expect(digest.parsed.attachments.filter((a) => a.contentType === 'image/png')).toEqual([]);
+    // The series is still there, in words; only its picture is gone.
+    expect(String(digest.parsed.html)).not.toContain('cid:');
+    expect(String(digest.parsed.html)).toContain('latest: report 72');
+    expect(relay.logs.some((l) => l.includes('digest goes without one of its charts'))).toBe(true);
+    expect(smtp.received).toHaveLength(1);
+  });
+});
