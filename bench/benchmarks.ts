@@ -7,6 +7,7 @@ import { ingestBenchmark } from './ingest';
 import { ingestWithWorkerBenchmark } from './ingest-with-worker';
 import { pgReplicasBenchmark } from './pg-replicas';
 import { renderBenchmark } from './render';
+import { reportHistoryBenchmark } from './report-history';
 import type { Benchmark } from './lib/types';
 
 /**
@@ -15,6 +16,7 @@ import type { Benchmark } from './lib/types';
  */
 export const BENCHMARKS: Benchmark[] = [
   renderBenchmark,
+  reportHistoryBenchmark,
   footprintBenchmark,
   ingestBenchmark,
   ingestWithWorkerBenchmark,

@@ -925,6 +925,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
             '009-netbox_sources',
             '010-digest_periods',
             '011-route_mail_owner_groups',
+            '012-reports_failing_index',
           ]);
           expect(report.version).toBeGreaterThanOrEqual(6);
           const [before] = await upgraded.listDeliveries();

@@ -9,6 +9,7 @@ import { MIGRATION_008_DELIVERY_LIST_INDEXES } from './008-delivery-list-indexes
 import { MIGRATION_009_NETBOX_SOURCES } from './009-netbox-sources';
 import { MIGRATION_010_DIGEST_PERIODS } from './010-digest-periods';
 import { MIGRATION_011_ROUTE_MAIL_OWNER_GROUPS } from './011-route-mail-owner-groups';
+import { MIGRATION_012_REPORTS_FAILING_INDEX } from './012-reports-failing-index';
 
 /** One versioned schema change; `sql` runs in one transaction. */
 export interface PgMigration {
@@ -34,4 +35,5 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   MIGRATION_009_NETBOX_SOURCES,
   MIGRATION_010_DIGEST_PERIODS,
   MIGRATION_011_ROUTE_MAIL_OWNER_GROUPS,
+  MIGRATION_012_REPORTS_FAILING_INDEX,
 ];

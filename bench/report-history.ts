@@ -1,0 +1,95 @@
+import path from 'node:path';
+import { SqliteStore } from '../src/store';
+import type { ReportSnapshot } from '../src/trend';
+import type { Benchmark, BenchContext, Figure } from './lib/types';
+
+/**
+ * A long-lived series must not make each new report dearer: saving one report (its snapshot, then
+ * forgetting the failing sets older than the newest 100) after 20,000 reports of its series should
+ * cost about what it costs after 100. Before the partial index of migration 12 it visited every report
+ * of the series: ~7.5 ms per report at 50,000, on the event loop.
+ */
+const LONG_SERIES_RATIO_TARGET = 1.5;
+
+function snapshot(series: string, id: number): ReportSnapshot {
+  const createdMs = Date.parse('2026-01-01T00:00:00Z') + id * 60_000;
+  return {
+    dedupKey: `${series}-${id}`,
+    series,
+    reportId: id,
+    created: new Date(createdMs).toISOString(),
+    createdMs,
+    counts: {
+      totalPassed: 90,
+      totalCount: 100,
+      highPassed: 9,
+      highCount: 10,
+      middlePassed: 30,
+      middleCount: 40,
+      lowPassed: 51,
+      lowCount: 50,
+    },
+    // Every report with a failing set, as with enrichment on: the most the statement can have to forget.
+    failing: [
+      { device: `sw-${id % 50}`, test: 'ntp_configured', severity: 'HIGH' },
+      { device: `rtr-${id % 7}`, test: 'snmp_v3', severity: 'MIDDLE' },
+    ],
+  };
+}
+
+/** Stores `count` reports of a series, many per commit (the store groups a turn's writes). */
+async function fill(store: SqliteStore, series: string, count: number): Promise<void> {
+  for (let start = 0; start < count; start += 500) {
+    const batch = Array.from({ length: Math.min(500, count - start) }, (_, i) => store.saveReport(snapshot(series, start + i)));
+    await Promise.all(batch);
+  }
+}
+
+/** CPU per report for `n` reports saved one after the other onto `series`, starting at report `from`. */
+async function measureSaves(store: SqliteStore, series: string, from: number, n: number): Promise<number> {
+  const before = process.cpuUsage();
+  for (let i = 0; i < n; i++) await store.saveReport(snapshot(series, from + i));
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000 / n;
+}
+
+export const reportHistoryBenchmark: Benchmark = {
+  id: 'report-history',
+  title: 'Report history: saving a report at the end of a long series vs a short one (SQLite, in process)',
+  async run(ctx: BenchContext): Promise<Figure[]> {
+    const long = ctx.quick ? 600 : 20_000;
+    const short = 100;
+    const saves = ctx.quick ? 20 : 400;
+    // NORMAL: no fsync per commit, so the figure is the statements' CPU, not the disk's latency.
+    const store = SqliteStore.open({ dataDir: path.join(ctx.tmpDir, 'history'), synchronous: 'NORMAL' });
+    try {
+      await store.migrate();
+      await fill(store, 'long', long);
+      await fill(store, 'short', short);
+      // Alternating rounds, best of two each (noisy machines).
+      const longMs: number[] = [];
+      const shortMs: number[] = [];
+      for (let round = 0; round < 2; round++) {
+        shortMs.push(await measureSaves(store, 'short', short + round * saves, saves));
+        longMs.push(await measureSaves(store, 'long', long + round * saves, saves));
+      }
+      const longBest = Math.min(...longMs);
+      const shortBest = Math.min(...shortMs);
+      ctx.log(
+        `report-history: ${longBest.toFixed(3)} ms CPU per report after ${long} of its series, ${shortBest.toFixed(3)} after ${short}`,
+      );
+      return [
+        {
+          name: `save one report, ${long.toLocaleString('en-US')} before it in its series (CPU)`,
+          value: longBest,
+          unit: 'ms',
+          baseline: { name: `the same with ${short} before it`, value: shortBest },
+          target: { kind: 'ratio-at-most', ratio: LONG_SERIES_RATIO_TARGET },
+          note: `SqliteStore.saveReport (snapshot + forgetOldFailing), every report with a failing set, ${saves} saves one after the other, synchronous=NORMAL, best of 2 alternating rounds; before migration 12 (partial index on reports that hold a failing set) it grew with the series`,
+        },
+      ];
+    } finally {
+      await store.close();
+    }
+  },
+};
