@@ -6,6 +6,17 @@ import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } f
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 
 const SECRET = 'painter-webhook-secret';
+const ROUTES_FILE_NAME = 'routes.yaml';
+
+/** A temp dir holding a routes file with one digest route, `daily`, ticking at 08:00 UTC. */
+function writeDailyDigestRoute(prefix: string): string {
+  const dir = makeTempDir(prefix);
+  fs.writeFileSync(
+    path.join(dir, ROUTES_FILE_NAME),
+    'routes:\n  - name: daily\n    to: digest@example.com\n    digest: { schedule: "0 8 * * *", timezone: UTC }\n',
+  );
+  return dir;
+}
 
 /** A painter whose first chart meets a thread that ended; the next ones are painted by the real painter thread. */
 function failingOnce(): { paintChart: PaintChart; painted: string[] } {
@@ -61,16 +72,12 @@ describe('the chart painter thread stops while a report mail waits for its chart
     expect(smtp.received).toHaveLength(1);
   });
   test('a digest whose chart meets a stopped thread is retried and sent once, with its chart', async () => {
-    const dir = makeTempDir('painter-digest-');
-    fs.writeFileSync(
-      path.join(dir, 'routes.yaml'),
-      'routes:\n  - name: daily\n    to: digest@example.com\n    digest: { schedule: "0 8 * * *", timezone: UTC }\n',
-    );
+    const dir = writeDailyDigestRoute('painter-digest-');
     // Tuesday 3 March 2026, 12:00 UTC; the digest's tick is 08:00 UTC the next day.
     let now = Date.parse('2026-03-03T12:00:00Z');
     const { paintChart, painted } = failingOnce();
     relay = await startTestRelay(
-      { SMTP_URL: smtp.url, ROUTES_FILE: path.join(dir, 'routes.yaml'), RETRY_BASE_MS: '50', RETRY_MAX_DELAY_MS: '100' },
+      { SMTP_URL: smtp.url, ROUTES_FILE: path.join(dir, ROUTES_FILE_NAME), RETRY_BASE_MS: '50', RETRY_MAX_DELAY_MS: '100' },
       { clock: { now: () => now }, dataDir: dir, paintChart },
     );
     expect(await relay.relay.digests.evaluate()).toEqual([]); // the first start records the tick just past
@@ -131,14 +138,10 @@ describe('a chart that cannot be drawn', () => {
   });
 
   test('the digest is sent once, without that chart, and the reason is logged', async () => {
-    const dir = makeTempDir('painter-digest-refused-');
-    fs.writeFileSync(
-      path.join(dir, 'routes.yaml'),
-      'routes:\n  - name: daily\n    to: digest@example.com\n    digest: { schedule: "0 8 * * *", timezone: UTC }\n',
-    );
+    const dir = writeDailyDigestRoute('painter-digest-refused-');
     let now = Date.parse('2026-03-03T12:00:00Z');
     relay = await startTestRelay(
-      { SMTP_URL: smtp.url, ROUTES_FILE: path.join(dir, 'routes.yaml') },
+      { SMTP_URL: smtp.url, ROUTES_FILE: path.join(dir, ROUTES_FILE_NAME) },
       { clock: { now: () => now }, dataDir: dir, paintChart: refusing },
     );
     expect(await relay.relay.digests.evaluate()).toEqual([]);
