@@ -10,7 +10,7 @@ import {
   type TrendChartPoint,
   type TrendChartSeries,
 } from '../mail';
-import type { ReportCounts, ReportSnapshot } from '../trend';
+import type { ReportCounts, ReportPoint, ReportSnapshot } from '../trend';
 
 /** The trend chart as the templates show it (`{{> trend-chart}}`, `{{> trend-chart-text}}`). */
 export interface ChartView {
@@ -49,7 +49,7 @@ export interface MailChart {
  */
 export function buildMailChart(
   current: ReportSnapshot,
-  earlier: readonly ReportSnapshot[],
+  earlier: readonly ReportPoint[],
   overallText: string,
   paint: PaintChart = paintChartInThread,
 ): MailChart {
@@ -83,7 +83,7 @@ export async function drawChartAttachment(
 }
 
 /** A stored report as a point of the chart: pass ratios from its counts, null where it had no results. */
-export function toChartPoint(snapshot: ReportSnapshot): TrendChartPoint {
+export function toChartPoint(snapshot: ReportPoint): TrendChartPoint {
   const c: ReportCounts = snapshot.counts;
   const ratio = (passed: number, count: number) => (count > 0 ? passed / count : null);
   return {

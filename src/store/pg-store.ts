@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { ReportSnapshot } from '../trend';
+import type { ReportPoint, ReportSnapshot } from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { PG_MIGRATIONS, type PgMigration } from './migrations/pg';
 import { POSTGRES_DIALECT } from './dialect';
@@ -14,7 +14,7 @@ import {
   findMissingKeys,
   resolveInsertResults,
 } from './delivery-rows';
-import { decodeReportRow, toReportParams } from './report-rows';
+import { decodeReportPointRow, decodeReportRow, toReportParams } from './report-rows';
 import { buildRouteGroupsPattern, decodeRouteMailRow, toRouteMailParams } from './route-mail-rows';
 import { fromSentMessageRow, toSentMessageParams } from './sent-message-rows';
 import { decodeWatchdogRow } from './watchdog-rows';
@@ -395,10 +395,10 @@ export class PgStore implements Store {
     return row && decodeReportRow(row);
   }
 
-  async listReportsBefore(series: string, before: { createdMs: number; reportId: number }, limit: number): Promise<ReportSnapshot[]> {
+  async listReportsBefore(series: string, before: { createdMs: number; reportId: number }, limit: number): Promise<ReportPoint[]> {
     if (limit <= 0) return [];
     const rows = await this.selectAll(queries.reports.listBefore, { ...before, series, limit });
-    return rows.map(decodeReportRow).reverse();
+    return rows.map(decodeReportPointRow).reverse();
   }
 
   async getDeliveryBody(id: number): Promise<Buffer | undefined> {

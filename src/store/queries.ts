@@ -6,7 +6,7 @@ import {
   type DeliveryRow,
   type InsertedRow,
 } from './delivery-rows';
-import type { ReportParams, ReportRow } from './report-rows';
+import { REPORT_POINT_COLUMNS, type ReportParams, type ReportPointRow, type ReportRow } from './report-rows';
 import type { RouteMailParams, RouteMailRow } from './route-mail-rows';
 import { SENT_MESSAGE_COLUMNS, type SentMessageParams, type SentMessageRow } from './sent-message-rows';
 import type { Dialect } from './dialect';
@@ -266,8 +266,9 @@ const reports = {
        ORDER BY created_ms DESC, report_id DESC LIMIT 1`,
   ),
   /** The newest `limit` reports of a series before (createdMs, reportId), newest first (the mail's trend chart). */
-  listBefore: defineStatement<{ series: string; createdMs: number; reportId: number; limit: number }, ReportRow>(
-    () => `SELECT * FROM reports WHERE series = :series AND (created_ms < :createdMs OR (created_ms = :createdMs AND report_id < :reportId))
+  /** Counts only: the failing sets are left where they are (see ReportPoint). */
+  listBefore: defineStatement<{ series: string; createdMs: number; reportId: number; limit: number }, ReportPointRow>(
+    () => `SELECT ${REPORT_POINT_COLUMNS} FROM reports WHERE series = :series AND (created_ms < :createdMs OR (created_ms = :createdMs AND report_id < :reportId))
        ORDER BY created_ms DESC, report_id DESC LIMIT :limit`,
   ),
 };

@@ -1,7 +1,18 @@
-import type { FailingPair, ReportSnapshot } from '../trend';
+import type { FailingPair, ReportPoint, ReportSnapshot } from '../trend';
 
 /** A `reports` row as both stores read it (PostgreSQL returns the same column names). */
-export interface ReportRow {
+export interface ReportRow extends ReportPointRow {
+  failing: string | null;
+  /** JSON `[[resultId, deviceId, testId], ...]`, one per failing pair; NULL when any pair came without ids. */
+  failing_ids: string | null;
+}
+
+/** The columns of a report's counts, without its failing set: what the chart's history read selects. */
+export const REPORT_POINT_COLUMNS = `dedup_key, series, report_id, report_created, created_ms, total_passed, total_count,
+  high_passed, high_count, middle_passed, middle_count, low_passed, low_count`;
+
+/** A `reports` row read with {@link REPORT_POINT_COLUMNS}. */
+export interface ReportPointRow {
   dedup_key: string;
   series: string;
   report_id: number;
@@ -15,9 +26,6 @@ export interface ReportRow {
   middle_count: number;
   low_passed: number;
   low_count: number;
-  failing: string | null;
-  /** JSON `[[resultId, deviceId, testId], ...]`, one per failing pair; NULL when any pair came without ids. */
-  failing_ids: string | null;
 }
 
 /** The parameters of a `reports` row: the snapshot's counts, its failing pairs encoded. */
@@ -99,6 +107,11 @@ export function decodeFailingPairs(value: string | null): FailingPair[] | null {
 
 /** A `reports` row (either store) as the trend's snapshot. */
 export function decodeReportRow(row: ReportRow): ReportSnapshot {
+  return { ...decodeReportPointRow(row), failing: attachFailingIds(decodeFailingPairs(row.failing), row.failing_ids ?? null) };
+}
+
+/** A report's counts as read by the chart's history (no failing set). */
+export function decodeReportPointRow(row: ReportPointRow): ReportPoint {
   return {
     dedupKey: row.dedup_key,
     series: row.series,
@@ -115,6 +128,5 @@ export function decodeReportRow(row: ReportRow): ReportSnapshot {
       lowPassed: row.low_passed,
       lowCount: row.low_count,
     },
-    failing: attachFailingIds(decodeFailingPairs(row.failing), row.failing_ids ?? null),
   };
 }

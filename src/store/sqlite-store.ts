@@ -7,7 +7,7 @@ import { queries, selectListDeliveries, toListParams } from './queries';
 import type { Statement } from './statement';
 import { TurnBatch } from './turn-batch';
 import { decodeClaimedRows, decodeDeliveryRow, decodeListedRows, decodeStateCounts, toDeliveryParams } from './delivery-rows';
-import { decodeReportRow, toReportParams } from './report-rows';
+import { decodeReportPointRow, decodeReportRow, toReportParams } from './report-rows';
 import { buildRouteGroupsPattern, decodeRouteMailRow, toRouteMailParams } from './route-mail-rows';
 import { fromSentMessageRow, toSentMessageParams } from './sent-message-rows';
 import { decodeWatchdogRow } from './watchdog-rows';
@@ -31,7 +31,7 @@ import type {
   WatchdogState,
   WatchdogStateName,
 } from './types';
-import type { ReportSnapshot } from '../trend';
+import type { ReportPoint, ReportSnapshot } from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 
 /**
@@ -450,10 +450,10 @@ export class SqliteStore implements Store {
     return row && decodeReportRow(row);
   }
 
-  async listReportsBefore(series: string, before: { createdMs: number; reportId: number }, limit: number): Promise<ReportSnapshot[]> {
+  async listReportsBefore(series: string, before: { createdMs: number; reportId: number }, limit: number): Promise<ReportPoint[]> {
     if (limit <= 0) return [];
     const rows = this.run((db) => selectAll(db, queries.reports.listBefore, { ...before, series, limit }));
-    return rows.map(decodeReportRow).reverse();
+    return rows.map(decodeReportPointRow).reverse();
   }
 
   async getDeliveryBody(id: number): Promise<Buffer | undefined> {

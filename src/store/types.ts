@@ -1,4 +1,4 @@
-import type { ReportSnapshot } from '../trend';
+import type { ReportPoint, ReportSnapshot } from '../trend';
 import type { ReportDelivery } from '../webhook';
 
 /** States of a delivery: queued → sending → sent, or → retrying → sending …, or → dead. */
@@ -232,8 +232,11 @@ export interface Store {
   findReport(dedupKey: string): Promise<ReportSnapshot | undefined>;
   /** The newest report of `series` strictly before (createdMs, reportId), ordered by creation time then id. */
   findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined>;
-  /** The newest `limit` reports of `series` strictly before (createdMs, reportId), returned oldest first (the mail's trend chart). */
-  listReportsBefore(series: string, before: { createdMs: number; reportId: number }, limit: number): Promise<ReportSnapshot[]>;
+  /**
+   * The newest `limit` reports of `series` strictly before (createdMs, reportId), returned oldest first, without their
+   * failing sets (the mail's trend chart plots counts; the sets are most of a row's weight).
+   */
+  listReportsBefore(series: string, before: { createdMs: number; reportId: number }, limit: number): Promise<ReportPoint[]>;
   /** When the newest compliance report delivery of a NetBox source (default: `default`) was received (watchdog records not counted), if any. */
   lastReportReceivedAt(source?: string): Promise<number | null>;
   /** The watchdog's shared state for a NetBox source (default: `default`), created (`ok`, version 0, created at `now`) on first use. */

@@ -1,15 +1,15 @@
 import { buildTrend, pairKey, type Trend } from './build-trend';
-import type { ReportSnapshot } from './types';
+import type { ReportPoint, ReportSnapshot } from './types';
 
 /** The part of the Store the trend needs. */
 export interface ReportHistory {
   /** The newest report of `series` created before (createdMs, reportId), in that order. */
   findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined>;
   /**
-   * The newest `limit` reports of `series` before (createdMs, reportId), oldest first: the mail's trend
-   * chart. Absent: no chart.
+   * The newest `limit` reports of `series` before (createdMs, reportId), oldest first, without their
+   * failing sets: the mail's trend chart. Absent: no chart.
    */
-  listReportsBefore?(series: string, before: { createdMs: number; reportId: number }, limit: number): Promise<ReportSnapshot[]>;
+  listReportsBefore?(series: string, before: { createdMs: number; reportId: number }, limit: number): Promise<ReportPoint[]>;
   /** Stores (or replaces, by dedup key) a report's snapshot. */
   saveReport(snapshot: ReportSnapshot): Promise<void>;
 }

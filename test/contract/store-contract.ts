@@ -598,7 +598,19 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(await ids({ createdMs: T0 + 1_000, reportId: 2 }, 10)).toEqual([1]);
       expect(await ids({ createdMs: T0, reportId: 1 }, 10)).toEqual([]);
       expect(await ids({ createdMs: T0 + 3_000, reportId: 5 }, 0)).toEqual([]);
-      expect(await store.listReportsBefore(series, { createdMs: T0 + 3_000, reportId: 5 }, 1)).toEqual([makeReport(4, T0 + 2_000, null)]);
+      const { failing: _, ...point } = makeReport(4, T0 + 2_000, null);
+      expect(await store.listReportsBefore(series, { createdMs: T0 + 3_000, reportId: 5 }, 1)).toEqual([point]);
+    });
+
+    test('listReportsBefore reads counts only: the failing set of a report stays in the store (the chart plots counts)', async () => {
+      const series = 'https://netbox.example.com|';
+      const failing = [{ device: 'sw1', test: 'ntp-servers', severity: 'HIGH' as const }];
+      await store.saveReport(makeReport(1, T0, failing));
+      const [listed] = await store.listReportsBefore(series, { createdMs: T0 + 1_000, reportId: 2 }, 5);
+      expect(listed).toEqual({ ...makeReport(1, T0, null), failing: undefined });
+      expect(listed).not.toHaveProperty('failing');
+      // The set is still there for the trend, which reads it report by report.
+      expect((await store.findReportBefore(series, { createdMs: T0 + 1_000, reportId: 2 }))?.failing).toEqual(failing);
     });
 
     test('only the newest failing sets of a series are kept', async () => {
