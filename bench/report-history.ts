@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { SqliteStore } from '../src/store';
-import type { ReportSnapshot } from '../src/trend';
+import { recordReportTrend, STREAK_HISTORY_MAX, type ReportSnapshot } from '../src/trend';
 import type { Benchmark, BenchContext, Figure } from './lib/types';
 
 /**
@@ -17,6 +17,13 @@ const LONG_SERIES_RATIO_TARGET = 1.5;
  */
 const WIDE_READ_RATIO_TARGET = 1.5;
 const WIDE_FAILING_PAIRS = 2_000;
+
+/**
+ * The trend of a report whose failing pairs have all failed for the last 30 reports (its "failing since"
+ * walk reads every one of their sets) should cost little more than reading those sets: 137 ms per report
+ * at 2,000 pairs (6.9× the read) before the walk kept its counts in typed arrays and stopped spreading objects.
+ */
+const STREAK_RATIO_TARGET = 2;
 
 function snapshot(series: string, id: number, pairs = 0): ReportSnapshot {
   const createdMs = Date.parse('2026-01-01T00:00:00Z') + id * 60_000;
@@ -66,6 +73,30 @@ async function measureHistoryReads(store: SqliteStore, series: string, n: number
   return (used.user + used.system) / 1000 / n;
 }
 
+/** CPU per trend (compare, walk back, save) of the reports after the first `after` of `series`, and per plain read of its history. */
+async function measureStreaks(store: SqliteStore, series: string, after: number, n: number): Promise<{ trendMs: number; readMs: number }> {
+  let trendUs = 0;
+  let readUs = 0;
+  for (let i = 0; i < n; i++) {
+    const current = snapshot(series, after + i, WIDE_FAILING_PAIRS);
+    // The floor: the same reports read back (and decoded) one by one, as the walk reads them.
+    let readStart = process.cpuUsage();
+    let cursor = { createdMs: current.createdMs, reportId: current.reportId };
+    for (let k = 0; k < STREAK_HISTORY_MAX; k++) {
+      const report = await store.findReportBefore(series, cursor);
+      if (!report) break;
+      cursor = report;
+    }
+    let used = process.cpuUsage(readStart);
+    readUs += used.user + used.system;
+    readStart = process.cpuUsage();
+    await recordReportTrend(store, current);
+    used = process.cpuUsage(readStart);
+    trendUs += used.user + used.system;
+  }
+  return { trendMs: trendUs / 1000 / n, readMs: readUs / 1000 / n };
+}
+
 /** CPU per report for `n` reports saved one after the other onto `series`, starting at report `from`. */
 async function measureSaves(store: SqliteStore, series: string, from: number, n: number): Promise<number> {
   const before = process.cpuUsage();
@@ -104,6 +135,14 @@ export const reportHistoryBenchmark: Benchmark = {
         narrowMs.push(await measureHistoryReads(store, 'narrow', reads));
         wideMs.push(await measureHistoryReads(store, 'wide', reads));
       }
+      // A series whose 2,000 failing pairs fail in every report: each trend walks back 30 reports.
+      const streakRuns = ctx.quick ? 2 : 10;
+      await Promise.all(
+        Array.from({ length: STREAK_HISTORY_MAX + 1 }, (_, id) => store.saveReport(snapshot('streak', id, WIDE_FAILING_PAIRS))),
+      );
+      const streaks = [];
+      for (let round = 0; round < 2; round++)
+        streaks.push(await measureStreaks(store, 'streak', STREAK_HISTORY_MAX + 1 + round * streakRuns, streakRuns));
       const longBest = Math.min(...longMs);
       const shortBest = Math.min(...shortMs);
       ctx.log(
@@ -125,6 +164,14 @@ export const reportHistoryBenchmark: Benchmark = {
           baseline: { name: 'the same read, 2 failing pairs a report', value: Math.min(...narrowMs) },
           target: { kind: 'ratio-at-most', ratio: WIDE_READ_RATIO_TARGET },
           note: `SqliteStore.listReportsBefore, the 11 reports before the 12th (MAIL_CHART_REPORTS=12), ${reads} reads, best of 2 alternating rounds; before it read counts only, it parsed each report's failing set too: 5.44 ms, 63×`,
+        },
+        {
+          name: `trend of a report, ${WIDE_FAILING_PAIRS.toLocaleString('en-US')} pairs failing for ${STREAK_HISTORY_MAX} reports (CPU)`,
+          value: Math.min(...streaks.map((r) => r.trendMs)),
+          unit: 'ms',
+          baseline: { name: `reading those ${STREAK_HISTORY_MAX} reports, decoded`, value: Math.min(...streaks.map((r) => r.readMs)) },
+          target: { kind: 'ratio-at-most', ratio: STREAK_RATIO_TARGET },
+          note: `recordReportTrend (compare with the previous report, walk back while pairs keep failing, save), ${streakRuns} reports, best of 2 rounds; the read is findReportBefore ${STREAK_HISTORY_MAX} times, as the walk does it`,
         },
       ];
     } finally {

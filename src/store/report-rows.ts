@@ -81,7 +81,11 @@ function attachFailingIds(pairs: FailingPair[] | null, value: string | null): Fa
     const id = (v: unknown) => (typeof v === 'number' ? v : null);
     return pairs.map((pair, i) => {
       const [result, device, test] = (Array.isArray(ids[i]) ? ids[i] : []) as unknown[];
-      return typeof result === 'number' ? { ...pair, ids: { result, device: id(device), test: id(test) } } : pair;
+      // Written out, not spread: a trend reads up to 30 sets of thousands of pairs, and objects made by
+      // spreading cost the walk several times more to read.
+      return typeof result === 'number'
+        ? { device: pair.device, test: pair.test, severity: pair.severity, ids: { result, device: id(device), test: id(test) } }
+        : pair;
     });
   } catch {
     return pairs;
@@ -94,12 +98,14 @@ export function decodeFailingPairs(value: string | null): FailingPair[] | null {
   try {
     const rows = JSON.parse(value) as unknown;
     if (!Array.isArray(rows)) return null;
-    return (rows as unknown[])
-      .filter(
-        (r): r is [string, string, FailingPair['severity']] =>
-          Array.isArray(r) && typeof r[0] === 'string' && typeof r[1] === 'string' && SEVERITIES.has(r[2] as string),
-      )
-      .map(([device, test, severity]) => ({ device, test, severity }));
+    // One pass, no intermediate array: a trend decodes up to 30 of these sets per report.
+    const pairs: FailingPair[] = [];
+    for (const r of rows as unknown[]) {
+      if (Array.isArray(r) && typeof r[0] === 'string' && typeof r[1] === 'string' && SEVERITIES.has(r[2] as string)) {
+        pairs.push({ device: r[0], test: r[1], severity: r[2] as FailingPair['severity'] });
+      }
+    }
+    return pairs;
   } catch {
     return null;
   }

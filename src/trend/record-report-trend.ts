@@ -1,4 +1,4 @@
-import { buildTrend, pairKey, type Trend } from './build-trend';
+import { buildTrend, failingKeys, type Trend } from './build-trend';
 import type { ReportPoint, ReportSnapshot } from './types';
 
 /** The part of the Store the trend needs. */
@@ -32,7 +32,7 @@ export async function recordReportTrend(
   let truncated = false;
   let cursor = { createdMs: current.createdMs, reportId: current.reportId };
   // Only as far back as some pair of this report is still failing in every report seen so far.
-  let open = current.failing ? new Set(current.failing.map(pairKey)) : new Set<string>();
+  const open = new Set(current.failing ? failingKeys(current.failing) : []);
   for (;;) {
     const report = await store.findReportBefore(current.series, cursor);
     if (!report || report.dedupKey === current.dedupKey) break;
@@ -43,8 +43,8 @@ export async function recordReportTrend(
     history.push(report);
     cursor = { createdMs: report.createdMs, reportId: report.reportId };
     if (!report.failing) break;
-    const failing = new Set(report.failing.map(pairKey));
-    open = new Set([...open].filter((key) => failing.has(key)));
+    const failing = failingKeys(report.failing);
+    for (const key of open) if (!failing.has(key)) open.delete(key);
     if (open.size === 0) break;
   }
   const trend = buildTrend(current, history, { historyTruncated: truncated });
