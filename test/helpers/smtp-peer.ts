@@ -41,6 +41,9 @@ export async function startSmtpPeer(
     authOptional: true,
     disabledCommands: options.server?.secure ? [] : ['STARTTLS'],
     logger: false,
+    // close() ends what a client left open (a TLS connection half-closed by a stopped relay) after 1 s,
+    // not smtp-server's 30 s: those sockets kept a jest worker alive past its suite.
+    closeTimeout: 1_000,
     ...options.server,
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
