@@ -29,7 +29,7 @@ import { createMailRecorder } from './sent-mail';
 import { createWatchdog, withWatchdogMail, type Watchdog } from './watchdog';
 import { createDigestScheduler, withDigestMail, type DigestScheduler } from './digest';
 import type { WebhookOutcome } from './webhook';
-import type { Clock, Logger } from './shared';
+import { createActivityCounter, type ActivityCounter, type Clock, type Logger } from './shared';
 import { openStore, StorageUnavailableError, type Store } from './store';
 import type { ReportHistory, ReportSnapshot } from './trend';
 import { buildNoticeRecipients, type Route } from './routing';
@@ -91,7 +91,9 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   });
   const transport = createTransport(config, { readFile: io.readFile, clock: io.clock });
   const netbox = createRelayNetboxClients(config, io);
-  const delivery = createDeliveryPipeline(config, io, { store, renderer, transport, netbox });
+  // The webhooks being answered: the worker's heavy steps give way to them (issue 16, step-pacer.ts).
+  const webhooksInFlight = createActivityCounter();
+  const delivery = createDeliveryPipeline(config, io, { store, renderer, transport, netbox, webhooksInFlight });
   const watchdog = createSourceWatchdogs(config, io, { store, onQueued: () => delivery.worker.kick() });
   const digests = createDigestScheduler({
     store,
@@ -102,7 +104,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     onQueued: () => delivery.worker.kick(),
   });
   warnAboutDigestRetention(config, digests, io.logger);
-  const app = createRelayApp(config, io, { store, renderer, watchdog, digests, ...delivery });
+  const app = createRelayApp(config, io, { store, renderer, watchdog, digests, webhooksInFlight, ...delivery });
   const retention = createRetention({
     store,
     clock: io.clock,
@@ -110,7 +112,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     days: config.retention.days,
     intervalMs: config.retention.intervalMs,
   });
-  const parts = { store, renderer, transport, netbox, watchdog, digests, retention, ...delivery };
+  const parts = { store, renderer, transport, netbox, watchdog, digests, retention, webhooksInFlight, ...delivery };
   let stopped = false;
   return {
     app,
@@ -147,6 +149,8 @@ interface RelayParts {
   watchdog?: Watchdog;
   digests: DigestScheduler;
   retention: Retention;
+  /** Webhooks received and not answered yet. */
+  webhooksInFlight: ActivityCounter;
 }
 
 /**
@@ -207,7 +211,7 @@ function createSourceWatchdogs(config: Config, io: RelayIo, deps: { store: Store
 function createDeliveryPipeline(
   config: Config,
   io: RelayIo,
-  deps: Pick<RelayParts, 'store' | 'renderer' | 'transport' | 'netbox'>,
+  deps: Pick<RelayParts, 'store' | 'renderer' | 'transport' | 'netbox' | 'webhooksInFlight'>,
 ): Pick<RelayParts, 'worker' | 'outcomes' | 'metrics' | 'smtpHealth'> {
   const { clock, logger } = io;
   const { store, transport } = deps;
@@ -228,6 +232,7 @@ function createDeliveryPipeline(
     clock,
     logger,
     unrecordedOutcomes: () => outcomes.unrecorded,
+    webhooksInFlight: () => deps.webhooksInFlight.active,
     // The worker is built below; the gauges are read only at scrape time.
     smtpPause: () => worker.breaker,
     sources: config.sources.map((s) => s.name),
@@ -254,6 +259,7 @@ function createDeliveryPipeline(
     pollMs: config.worker.pollMs,
     leaseMs: config.worker.leaseMs,
     pauseAfter4xx: config.worker.pauseAfter4xx,
+    acksWaiting: () => deps.webhooksInFlight.active > 0,
     random: io.random,
     onOutcome: (outcome) => {
       recorder.record(outcome);
@@ -390,6 +396,7 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'tr
       if (watchdog) void watchdog.evaluate().catch((error: unknown) => logger.error({ err: error }, 'watchdog: evaluation failed'));
     },
     onRequeued: () => worker.kick(),
+    webhooksInFlight: parts.webhooksInFlight,
     onWebhookOutcome: (outcome) => {
       metrics.recordWebhook(outcome);
       io.onWebhookOutcome?.(outcome);

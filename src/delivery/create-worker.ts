@@ -13,6 +13,7 @@ import type { DeliveryComposer } from '../compose';
 import type { RoutePlanner } from './route-planner';
 import { runDelivery } from './run-delivery';
 import { createSendGate, type SendGate } from './send-gate';
+import { createStepPacer } from './step-pacer';
 
 export interface WorkerOptions {
   store: Store;
@@ -49,6 +50,8 @@ export interface WorkerOptions {
   onRouteSent?: (event: RouteSentEvent) => void;
   /** SMTP_PAUSE_AFTER_4XX: different deliveries answered 4xx in a row before the whole queue pauses. */
   pauseAfter4xx?: number;
+  /** True while webhooks wait for their answer: the worker's heavy steps are spaced out meanwhile (step-pacer.ts). */
+  acksWaiting?: () => boolean;
 }
 
 /** What {@link Worker.tryNow} did. */
@@ -131,6 +134,7 @@ export function createWorker(options: WorkerOptions): Worker {
     ledger: options.ledger,
     breaker: createCircuitBreaker(options.retry, random, options.pauseAfter4xx),
     probe: createProbeSlot(),
+    pacer: createStepPacer({ acksWaiting: options.acksWaiting }),
     onOutcome: options.onOutcome,
     onRouteSent: options.onRouteSent,
   };

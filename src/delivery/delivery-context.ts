@@ -8,6 +8,7 @@ import type { OutcomeLedger, OutcomeWrite } from './outcome-ledger';
 import type { ProbeSlot } from './probe-slot';
 import type { DeliveryComposer } from '../compose';
 import type { RoutePlanner } from './route-planner';
+import type { StepPacer } from './step-pacer';
 
 export type WorkerOutcome =
   /** Every route mail of the delivery is sent (`routes`: those sent in this attempt, in order; `response`: the first one's SMTP answer). */
@@ -44,6 +45,8 @@ export interface DeliveryContext {
   readonly ledger: OutcomeLedger;
   readonly breaker: CircuitBreaker;
   readonly probe: ProbeSlot;
+  /** One CPU-heavy step (compose, a route mail's render) per turn of the event loop: the webhook acks come first. */
+  readonly pacer: StepPacer;
   readonly onOutcome?: (event: WorkerOutcome) => void;
   readonly onRouteSent?: (event: RouteSentEvent) => void;
 }

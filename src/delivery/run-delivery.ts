@@ -16,6 +16,7 @@ export async function runDelivery(context: DeliveryContext, delivery: ClaimedDel
   const started = context.clock.now();
   const log = context.logger.child({ deliveryId: delivery.id, reportId: delivery.reportId, attempt: delivery.attempts });
   try {
+    await context.pacer.turn();
     const composed = await composeDelivery(context, delivery, log);
     if (!composed.ok) {
       await settleComposeFailure(context, { delivery, failure: composed.failure, started, log });

@@ -57,6 +57,7 @@ export async function sendRouteMails(context: DeliveryContext, input: SendRouteM
   const report: SendReport = { sentRoutes: [], firstResponse: '', failures: [] };
   let hasTurn = false;
   for (const mail of selectDueRouteMails(input.plan, input.delivery.attempts)) {
+    await context.pacer.turn();
     const rendered = await renderRouteMail(input.composed, mail);
     if (!rendered.ok) {
       const { failure } = rendered;

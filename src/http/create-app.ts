@@ -1,6 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
 import { DEFAULT_SOURCE_NAME, type Config, type SourceConfig } from '../config';
-import type { Clock, Logger } from '../shared';
+import type { ActivityCounter, Clock, Logger } from '../shared';
 import type { Store } from '../store';
 import { createAdminRouter } from './admin-route';
 import { createErrorHandler, notFound, toRelayError } from './error-handler';
@@ -19,6 +19,8 @@ export interface AppDeps {
   /** Called after an operator requeued deliveries through the admin API. */
   onRequeued?: () => void;
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
+  /** Counts the webhooks from their arrival at a webhook path until their answer is sent (the worker yields to them). */
+  webhooksInFlight?: ActivityCounter;
   /** The dashboard, mounted at /ui. */
   dashboard?: Router;
   /** /readyz and /metrics; without it only /healthz is served. */
@@ -76,6 +78,8 @@ export function createApp(deps: AppDeps): Express {
 function mountSourceWebhook(app: Express, deps: AppDeps, source: SourceConfig): void {
   app.post(source.path, (_req: Request, res: Response, next: NextFunction) => {
     res.locals.webhookSource = source.name;
+    // 'close' follows every answer, and a connection that went away before one.
+    if (deps.webhooksInFlight) res.once('close', deps.webhooksInFlight.begin());
     next();
   });
   const guards = createWebhookGuards({

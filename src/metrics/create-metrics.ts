@@ -26,6 +26,8 @@ export interface MetricsOptions {
   logger: Logger;
   /** Outcomes of sends waiting to be recorded (the store refused them), read at scrape time. */
   unrecordedOutcomes?: () => number;
+  /** Webhooks received and not answered yet, read at scrape time (the worker yields to them). */
+  webhooksInFlight?: () => number;
   /** The worker's SMTP circuit breaker, read at scrape time. */
   smtpPause?: () => Pick<SmtpPauseStatus, 'state' | 'openUntil'>;
   /** Process metrics (CPU, memory, event loop lag, GC): on by default. */
@@ -159,6 +161,14 @@ function registerQueueSeries(registry: Registry, options: MetricsOptions): Queue
     registers: [registry],
     collect() {
       this.set(options.unrecordedOutcomes?.() ?? 0);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}webhooks_in_flight`,
+    help: 'Webhooks received and not answered yet; while above 0 the worker spaces out its composing (the acknowledgements come first).',
+    registers: [registry],
+    collect() {
+      this.set(options.webhooksInFlight?.() ?? 0);
     },
   });
   registerPauseGauges(registry, options);

@@ -11,6 +11,7 @@ export {
   type FailureSource,
 } from './errors';
 export { systemClock, type Clock } from './clock';
+export { createActivityCounter, type ActivityCounter } from './activity-counter';
 export { createLogger, createSilentLogger, resolveLogFormat, type Logger, type LoggerOptions } from './logger';
 export { findPackageRoot } from './paths';
 export { neutralizeText } from './neutralize-text';

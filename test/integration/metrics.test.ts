@@ -97,6 +97,26 @@ describe('GET /metrics', () => {
     text = await scrape(relay.url);
     expect(sampleValue(text, 'compliance_relay_netbox_fetch_errors_total', { reason: '404' })).toBe(1);
   });
+
+  it('counts a webhook in flight while its body arrives, and none once each was answered, refused or abandoned', async () => {
+    // The worker spaces out its composing while this is above 0: a count left behind would slow mail for good.
+    const inFlight = async () => sampleValue(await scrape(relay.url), 'compliance_relay_webhooks_in_flight');
+    expect(await inFlight()).toBe(0);
+    const one = signed(11);
+    expect((await postWebhook(relay.webhookUrl, one.body, one.headers)).status).toBe(202);
+    expect((await postWebhook(relay.webhookUrl, one.body, { 'X-Hook-Signature': 'ab'.repeat(64) })).status).toBe(401);
+    expect((await postWebhook(relay.webhookUrl, one.body, { 'Content-Type': 'text/plain', ...one.headers })).status).toBe(415);
+    expect(await inFlight()).toBe(0);
+
+    const { port } = new URL(relay.url);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const path = new URL(relay.webhookUrl).pathname;
+    socket.write(`POST ${path} HTTP/1.1\r\nHost: relay\r\nContent-Type: application/json\r\nContent-Length: 900\r\n\r\n{"event": `);
+    await waitUntil(async () => (await inFlight()) === 1, 5_000, 'the webhook counted while its body arrives');
+    socket.destroy();
+    await waitUntil(async () => (await inFlight()) === 0, 5_000, 'the abandoned webhook no longer counted');
+  });
 });
 
 describe('GET /metrics with METRICS_TOKEN', () => {

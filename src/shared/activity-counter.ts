@@ -1,0 +1,24 @@
+/** How many of something are under way: the webhooks being received and answered, for the worker to yield to. */
+export interface ActivityCounter {
+  readonly active: number;
+  /** One more is under way; call the function returned when it ends (once; later calls do nothing). */
+  begin(): () => void;
+}
+
+export function createActivityCounter(): ActivityCounter {
+  let active = 0;
+  return {
+    get active() {
+      return active;
+    },
+    begin() {
+      active += 1;
+      let ended = false;
+      return () => {
+        if (ended) return;
+        ended = true;
+        active -= 1;
+      };
+    },
+  };
+}
