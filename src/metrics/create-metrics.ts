@@ -155,22 +155,27 @@ function registerQueueSeries(registry: Registry, options: MetricsOptions): Queue
     help: 'Age of the oldest delivery not yet sent nor dead (0 when none is pending).',
     registers: [registry],
   });
-  new Gauge({
-    name: `${PREFIX}unrecorded_outcomes`,
-    help: 'Outcomes of sends (and report history entries) the store refused, held in memory and retried; above 0 a restart may repeat those mails.',
-    registers: [registry],
-    collect() {
-      this.set(options.unrecordedOutcomes?.() ?? 0);
-    },
-  });
-  new Gauge({
-    name: `${PREFIX}webhooks_in_flight`,
-    help: 'Webhooks received and not answered yet; while above 0 the worker spaces out its composing (the acknowledgements come first).',
-    registers: [registry],
-    collect() {
-      this.set(options.webhooksInFlight?.() ?? 0);
-    },
-  });
+  const readAtScrape: [name: string, help: string, read: (() => number) | undefined][] = [
+    [
+      'unrecorded_outcomes',
+      'Outcomes of sends (and report history entries) the store refused, held in memory and retried; above 0 a restart may repeat those mails.',
+      options.unrecordedOutcomes,
+    ],
+    [
+      'webhooks_in_flight',
+      'Webhooks received and not answered yet; while above 0 the worker spaces out its composing (the acknowledgements come first).',
+      options.webhooksInFlight,
+    ],
+  ];
+  for (const [name, help, read] of readAtScrape)
+    new Gauge({
+      name: `${PREFIX}${name}`,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(read?.() ?? 0);
+      },
+    });
   registerPauseGauges(registry, options);
   for (const state of DELIVERY_STATES) depth.set({ state }, 0);
   return { scrapeErrors, depth, oldest };
