@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { ReportPoint, ReportSnapshot } from '../trend';
+import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { PG_MIGRATIONS, type PgMigration } from './migrations/pg';
 import { POSTGRES_DIALECT } from './dialect';
@@ -390,8 +390,9 @@ export class PgStore implements Store {
     return row && decodeReportRow(row);
   }
 
-  async findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined> {
-    const [row] = await this.selectAll(queries.reports.findBefore, { ...before, series });
+  async findReportBefore(series: string, before: ReportCursor, options: ReportReadOptions = {}): Promise<ReportSnapshot | undefined> {
+    const statement = options.failingIds === false ? queries.reports.findBeforeWithoutIds : queries.reports.findBefore;
+    const [row] = await this.selectAll(statement, { ...before, series });
     return row && decodeReportRow(row);
   }
 

@@ -265,6 +265,12 @@ const reports = {
     () => `SELECT * FROM reports WHERE series = :series AND (created_ms < :createdMs OR (created_ms = :createdMs AND report_id < :reportId))
        ORDER BY created_ms DESC, report_id DESC LIMIT 1`,
   ),
+  /** The same report without its failing pairs' NetBox ids (the trend's walk past the previous report). */
+  findBeforeWithoutIds: defineStatement<{ series: string; createdMs: number; reportId: number }, ReportRow>(
+    () => `SELECT ${REPORT_POINT_COLUMNS}, failing, NULL AS failing_ids FROM reports
+       WHERE series = :series AND (created_ms < :createdMs OR (created_ms = :createdMs AND report_id < :reportId))
+       ORDER BY created_ms DESC, report_id DESC LIMIT 1`,
+  ),
   /** The newest `limit` reports of a series before (createdMs, reportId), newest first (the mail's trend chart). */
   /** Counts only: the failing sets are left where they are (see ReportPoint). */
   listBefore: defineStatement<{ series: string; createdMs: number; reportId: number; limit: number }, ReportPointRow>(

@@ -31,7 +31,7 @@ import type {
   WatchdogState,
   WatchdogStateName,
 } from './types';
-import type { ReportPoint, ReportSnapshot } from '../trend';
+import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 
 /**
@@ -445,8 +445,9 @@ export class SqliteStore implements Store {
     return row && decodeReportRow(row);
   }
 
-  async findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined> {
-    const row = this.run((db) => selectOne(db, queries.reports.findBefore, { ...before, series }));
+  async findReportBefore(series: string, before: ReportCursor, options: ReportReadOptions = {}): Promise<ReportSnapshot | undefined> {
+    const statement = options.failingIds === false ? queries.reports.findBeforeWithoutIds : queries.reports.findBefore;
+    const row = this.run((db) => selectOne(db, statement, { ...before, series }));
     return row && decodeReportRow(row);
   }
 

@@ -1,4 +1,4 @@
-import type { ReportPoint, ReportSnapshot } from '../trend';
+import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from '../trend';
 import type { ReportDelivery } from '../webhook';
 
 /** States of a delivery: queued → sending → sent, or → retrying → sending …, or → dead. */
@@ -230,8 +230,11 @@ export interface Store {
   saveReport(snapshot: ReportSnapshot): Promise<void>;
   /** The report stored under a delivery's dedup key (once its mail was composed), if any. */
   findReport(dedupKey: string): Promise<ReportSnapshot | undefined>;
-  /** The newest report of `series` strictly before (createdMs, reportId), ordered by creation time then id. */
-  findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined>;
+  /**
+   * The newest report of `series` strictly before (createdMs, reportId), ordered by creation time then id.
+   * `failingIds: false` leaves the NetBox ids of its failing pairs unread (the pairs come without `ids`).
+   */
+  findReportBefore(series: string, before: ReportCursor, options?: ReportReadOptions): Promise<ReportSnapshot | undefined>;
   /**
    * The newest `limit` reports of `series` strictly before (createdMs, reportId), returned oldest first, without their
    * failing sets (the mail's trend chart plots counts; the sets are most of a row's weight).

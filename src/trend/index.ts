@@ -1,7 +1,7 @@
 export { buildTrend, pairKey, TREND_PAIR_CAP, type Trend, type TrendDelta, type FailingStreak } from './build-trend';
 export { recordReportTrend, STREAK_HISTORY_MAX, type ReportHistory } from './record-report-trend';
 export { buildReportSnapshot, buildSeriesKey, buildSourceSeriesKey } from './build-report-snapshot';
-export type { FailingIds, FailingPair, ReportCounts, ReportPoint, ReportSnapshot } from './types';
+export type { FailingIds, FailingPair, ReportCounts, ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from './types';
 export { groupPairsByTest, GROUP_DEVICES_SHOWN, type TestPairsGroup } from './group-pairs-by-test';
 export {
   buildPeriodTrend,

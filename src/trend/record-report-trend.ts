@@ -1,10 +1,10 @@
 import { buildTrend, failingKeys, type Trend } from './build-trend';
-import type { ReportPoint, ReportSnapshot } from './types';
+import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from './types';
 
 /** The part of the Store the trend needs. */
 export interface ReportHistory {
-  /** The newest report of `series` created before (createdMs, reportId), in that order. */
-  findReportBefore(series: string, before: { createdMs: number; reportId: number }): Promise<ReportSnapshot | undefined>;
+  /** The newest report of `series` created before (createdMs, reportId), in that order (see {@link ReportReadOptions}). */
+  findReportBefore(series: string, before: ReportCursor, options?: ReportReadOptions): Promise<ReportSnapshot | undefined>;
   /**
    * The newest `limit` reports of `series` before (createdMs, reportId), oldest first, without their
    * failing sets: the mail's trend chart. Absent: no chart.
@@ -34,7 +34,9 @@ export async function recordReportTrend(
   // Only as far back as some pair of this report is still failing in every report seen so far.
   const open = new Set(current.failing ? failingKeys(current.failing) : []);
   for (;;) {
-    const report = await store.findReportBefore(current.series, cursor);
+    // The previous report's ids go into the trend (its fixed pairs link to their results); past it the
+    // walk asks only which pairs failed.
+    const report = await store.findReportBefore(current.series, cursor, { failingIds: history.length === 0 });
     if (!report || report.dedupKey === current.dedupKey) break;
     if (history.length === maxHistory) {
       truncated = true;

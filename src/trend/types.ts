@@ -59,3 +59,19 @@ export interface ReportSnapshot {
  * 63× the counts alone: `npm run bench -- --only report-history`).
  */
 export type ReportPoint = Omit<ReportSnapshot, 'failing'>;
+
+/** A place in a series: before the report created at `createdMs` (ties broken by report id). */
+export interface ReportCursor {
+  createdMs: number;
+  reportId: number;
+}
+
+/** How much of a stored report to read. */
+export interface ReportReadOptions {
+  /**
+   * False: its failing pairs come without their NetBox ids (default true). The trend's walk past the
+   * previous report asks only which pairs failed; the ids are a fifth of a large set's bytes and a
+   * quarter of its decoding (issue 16, BENCHMARKS.md).
+   */
+  failingIds?: boolean;
+}

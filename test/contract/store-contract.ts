@@ -515,6 +515,23 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(await store.findReport('nothing@here')).toBeUndefined();
     });
 
+    test('findReportBefore with failingIds: false reads the same report and pairs, without their NetBox ids', async () => {
+      const withIds = [
+        { device: 'sw1', test: 'ntp', severity: 'HIGH' as const, ids: { result: 1001, device: 7, test: 3 } },
+        { device: 'sw2', test: 'snmp', severity: 'LOW' as const, ids: { result: 1002, device: null, test: null } },
+      ];
+      const report = makeReport(10, T0, withIds);
+      await store.saveReport(report);
+      const cursor = { createdMs: T0 + 1_000, reportId: 11 };
+      expect(await store.findReportBefore(report.series, cursor)).toEqual(report);
+      expect(await store.findReportBefore(report.series, cursor, { failingIds: true })).toEqual(report);
+      expect(await store.findReportBefore(report.series, cursor, { failingIds: false })).toEqual({
+        ...report,
+        failing: withIds.map(({ ids: _ids, ...pair }) => pair),
+      });
+      expect(await store.findReportBefore(report.series, { createdMs: T0, reportId: 10 }, { failingIds: false })).toBeUndefined();
+    });
+
     test('retryNow brings a retrying delivery forward and leaves every other state alone', async () => {
       const a = await store.insertDelivery(makeDelivery(1));
       const b = await store.insertDelivery(makeDelivery(2));

@@ -110,6 +110,18 @@ describe('report trend', () => {
     ]);
   });
 
+  it('keeps the NetBox ids of the pairs the previous report failed, and measures streaks past it', async () => {
+    // The walk reads the previous report whole and the older ones without ids: what a mail links to comes from the first.
+    const withIds = (pair: FailingPair, result: number): FailingPair => ({ ...pair, ids: { result, device: result + 1, test: 9 } });
+    await recordReportTrend(store, snapshot(1, '2026-03-01T10:00:00Z', {}, [withIds(ntp('sw1'), 100), withIds(ntp('sw2'), 110)]));
+    await recordReportTrend(store, snapshot(2, '2026-03-02T10:00:00Z', {}, [withIds(ntp('sw1'), 200), withIds(ntp('sw2'), 210)]));
+    const trend = await recordReportTrend(store, snapshot(3, '2026-03-03T10:00:00Z', {}, [withIds(ntp('sw1'), 300)]));
+    expect(trend.fixed).toEqual([withIds(ntp('sw2'), 210)]);
+    expect(trend.stillFailing).toEqual([
+      { ...withIds(ntp('sw1'), 300), reports: 3, sinceReportId: 1, sinceCreated: '2026-03-01T10:00:00Z', atLeast: false },
+    ]);
+  });
+
   it('compares a report that arrives late with the one created before it', async () => {
     await recordReportTrend(store, snapshot(20, '2026-03-01T10:00:00Z', { totalPassed: 1, totalCount: 2 }, [ntp('a')]));
     await recordReportTrend(store, snapshot(22, '2026-03-03T10:00:00Z', { totalPassed: 2, totalCount: 2 }, []));
