@@ -155,27 +155,18 @@ function registerQueueSeries(registry: Registry, options: MetricsOptions): Queue
     help: 'Age of the oldest delivery not yet sent nor dead (0 when none is pending).',
     registers: [registry],
   });
-  const readAtScrape: [name: string, help: string, read: (() => number) | undefined][] = [
-    [
-      'unrecorded_outcomes',
-      'Outcomes of sends (and report history entries) the store refused, held in memory and retried; above 0 a restart may repeat those mails.',
-      options.unrecordedOutcomes,
-    ],
-    [
-      'webhooks_in_flight',
-      'Webhooks received and not answered yet; while above 0 the worker spaces out its composing (the acknowledgements come first).',
-      options.webhooksInFlight,
-    ],
-  ];
-  for (const [name, help, read] of readAtScrape)
-    new Gauge({
-      name: `${PREFIX}${name}`,
-      help,
-      registers: [registry],
-      collect() {
-        this.set(read?.() ?? 0);
-      },
-    });
+  registerScrapeGauge(
+    registry,
+    'unrecorded_outcomes',
+    'Outcomes of sends (and report history entries) the store refused, held in memory and retried; above 0 a restart may repeat those mails.',
+    () => options.unrecordedOutcomes?.() ?? 0,
+  );
+  registerScrapeGauge(
+    registry,
+    'webhooks_in_flight',
+    'Webhooks received and not answered yet; while above 0 the worker spaces out its composing (the acknowledgements come first).',
+    () => options.webhooksInFlight?.() ?? 0,
+  );
   registerPauseGauges(registry, options);
   for (const state of DELIVERY_STATES) depth.set({ state }, 0);
   return { scrapeErrors, depth, oldest };
@@ -192,15 +183,22 @@ function registerPauseGauges(registry: Registry, options: MetricsOptions): void 
     ],
   ];
   for (const [name, help, whilePaused] of gauges)
-    new Gauge({
-      name: `${PREFIX}${name}`,
-      help,
-      registers: [registry],
-      collect() {
-        const pause = options.smtpPause?.();
-        this.set(pause && pause.state !== 'closed' ? whilePaused(pause) : 0);
-      },
+    registerScrapeGauge(registry, name, help, () => {
+      const pause = options.smtpPause?.();
+      return pause && pause.state !== 'closed' ? whilePaused(pause) : 0;
     });
+}
+
+/** A gauge whose value is read when /metrics is scraped. */
+function registerScrapeGauge(registry: Registry, name: string, help: string, read: () => number): void {
+  new Gauge({
+    name: `${PREFIX}${name}`,
+    help,
+    registers: [registry],
+    collect() {
+      this.set(read());
+    },
+  });
 }
 
 /** Counts one webhook request by outcome (rejections by error code, ignored ones by a bounded reason). */

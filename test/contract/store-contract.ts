@@ -32,6 +32,12 @@ export interface LegacyRows {
 
 const T0 = 1_700_000_000_000;
 
+/** Failing pairs as enrichment records them, with their NetBox ids (one without a device or test id). */
+const PAIRS_WITH_IDS = [
+  { device: 'sw1', test: 'ntp', severity: 'HIGH' as const, ids: { result: 1001, device: 7, test: 3 } },
+  { device: 'sw2', test: 'snmp', severity: 'LOW' as const, ids: { result: 1002, device: null, test: null } },
+];
+
 /** A delivery as the webhook stores it; `n` makes the key and report id distinct. */
 export function makeDelivery(n: number, overrides: Partial<NewDelivery> = {}): NewDelivery {
   return {
@@ -499,10 +505,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
     });
 
     test('findReport reads a report by dedup key with the NetBox ids of its failing results, kept across a retry without them', async () => {
-      const withIds = [
-        { device: 'sw1', test: 'ntp', severity: 'HIGH' as const, ids: { result: 1001, device: 7, test: 3 } },
-        { device: 'sw2', test: 'snmp', severity: 'LOW' as const, ids: { result: 1002, device: null, test: null } },
-      ];
+      const withIds = PAIRS_WITH_IDS;
       const report = makeReport(10, T0, withIds);
       await store.saveReport(report);
       expect((await store.findReport(report.dedupKey))!.failing).toEqual(withIds);
@@ -516,10 +519,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
     });
 
     test('findReportBefore with failingIds: false reads the same report and pairs, without their NetBox ids', async () => {
-      const withIds = [
-        { device: 'sw1', test: 'ntp', severity: 'HIGH' as const, ids: { result: 1001, device: 7, test: 3 } },
-        { device: 'sw2', test: 'snmp', severity: 'LOW' as const, ids: { result: 1002, device: null, test: null } },
-      ];
+      const withIds = PAIRS_WITH_IDS;
       const report = makeReport(10, T0, withIds);
       await store.saveReport(report);
       const cursor = { createdMs: T0 + 1_000, reportId: 11 };
