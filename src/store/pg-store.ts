@@ -396,7 +396,7 @@ export class PgStore implements Store {
     return row && decodeReportRow(row);
   }
 
-  async listReportsBefore(series: string, before: { createdMs: number; reportId: number }, limit: number): Promise<ReportPoint[]> {
+  async listReportsBefore(series: string, before: ReportCursor, limit: number): Promise<ReportPoint[]> {
     if (limit <= 0) return [];
     const rows = await this.selectAll(queries.reports.listBefore, { ...before, series, limit });
     return rows.map(decodeReportPointRow).reverse();

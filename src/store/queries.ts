@@ -7,6 +7,7 @@ import {
   type InsertedRow,
 } from './delivery-rows';
 import { REPORT_POINT_COLUMNS, type ReportParams, type ReportPointRow, type ReportRow } from './report-rows';
+import type { ReportCursor } from '../trend';
 import type { RouteMailParams, RouteMailRow } from './route-mail-rows';
 import { SENT_MESSAGE_COLUMNS, type SentMessageParams, type SentMessageRow } from './sent-message-rows';
 import type { Dialect } from './dialect';
@@ -240,6 +241,13 @@ const deliveries = {
   lock: defineStatement<DeliveryId, { id: number }>((d) => `SELECT id FROM deliveries WHERE id = :id${d.forUpdate}`),
 };
 
+/** A place in a report series: the reports created before (createdMs, reportId). */
+type ReportCursorParams = { series: string } & ReportCursor;
+
+/** The reports of a series strictly before a cursor, newest first (ties on the creation time broken by report id). */
+const BEFORE_IN_SERIES = `WHERE series = :series AND (created_ms < :createdMs OR (created_ms = :createdMs AND report_id < :reportId))
+       ORDER BY created_ms DESC, report_id DESC`;
+
 const reports = {
   /** A retried report keeps the failing set it had when the new one is unknown. */
   save: defineStatement<ReportParams>(
@@ -261,21 +269,15 @@ const reports = {
          SELECT dedup_key FROM reports WHERE series = :series ORDER BY created_ms DESC, report_id DESC LIMIT ${REPORT_FAILING_SETS_KEPT})`,
   ),
   get: defineStatement<{ dedupKey: string }, ReportRow>(() => 'SELECT * FROM reports WHERE dedup_key = :dedupKey'),
-  findBefore: defineStatement<{ series: string; createdMs: number; reportId: number }, ReportRow>(
-    () => `SELECT * FROM reports WHERE series = :series AND (created_ms < :createdMs OR (created_ms = :createdMs AND report_id < :reportId))
-       ORDER BY created_ms DESC, report_id DESC LIMIT 1`,
-  ),
+  findBefore: defineStatement<ReportCursorParams, ReportRow>(() => `SELECT * FROM reports ${BEFORE_IN_SERIES} LIMIT 1`),
   /** The same report without its failing pairs' NetBox ids (the trend's walk past the previous report). */
-  findBeforeWithoutIds: defineStatement<{ series: string; createdMs: number; reportId: number }, ReportRow>(
-    () => `SELECT ${REPORT_POINT_COLUMNS}, failing, NULL AS failing_ids FROM reports
-       WHERE series = :series AND (created_ms < :createdMs OR (created_ms = :createdMs AND report_id < :reportId))
-       ORDER BY created_ms DESC, report_id DESC LIMIT 1`,
+  findBeforeWithoutIds: defineStatement<ReportCursorParams, ReportRow>(
+    () => `SELECT ${REPORT_POINT_COLUMNS}, failing, NULL AS failing_ids FROM reports ${BEFORE_IN_SERIES} LIMIT 1`,
   ),
   /** The newest `limit` reports of a series before (createdMs, reportId), newest first (the mail's trend chart). */
   /** Counts only: the failing sets are left where they are (see ReportPoint). */
-  listBefore: defineStatement<{ series: string; createdMs: number; reportId: number; limit: number }, ReportPointRow>(
-    () => `SELECT ${REPORT_POINT_COLUMNS} FROM reports WHERE series = :series AND (created_ms < :createdMs OR (created_ms = :createdMs AND report_id < :reportId))
-       ORDER BY created_ms DESC, report_id DESC LIMIT :limit`,
+  listBefore: defineStatement<ReportCursorParams & { limit: number }, ReportPointRow>(
+    () => `SELECT ${REPORT_POINT_COLUMNS} FROM reports ${BEFORE_IN_SERIES} LIMIT :limit`,
   ),
 };
 

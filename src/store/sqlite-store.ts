@@ -451,7 +451,7 @@ export class SqliteStore implements Store {
     return row && decodeReportRow(row);
   }
 
-  async listReportsBefore(series: string, before: { createdMs: number; reportId: number }, limit: number): Promise<ReportPoint[]> {
+  async listReportsBefore(series: string, before: ReportCursor, limit: number): Promise<ReportPoint[]> {
     if (limit <= 0) return [];
     const rows = this.run((db) => selectAll(db, queries.reports.listBefore, { ...before, series, limit }));
     return rows.map(decodeReportPointRow).reverse();

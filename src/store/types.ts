@@ -239,7 +239,7 @@ export interface Store {
    * The newest `limit` reports of `series` strictly before (createdMs, reportId), returned oldest first, without their
    * failing sets (the mail's trend chart plots counts; the sets are most of a row's weight).
    */
-  listReportsBefore(series: string, before: { createdMs: number; reportId: number }, limit: number): Promise<ReportPoint[]>;
+  listReportsBefore(series: string, before: ReportCursor, limit: number): Promise<ReportPoint[]>;
   /** When the newest compliance report delivery of a NetBox source (default: `default`) was received (watchdog records not counted), if any. */
   lastReportReceivedAt(source?: string): Promise<number | null>;
   /** The watchdog's shared state for a NetBox source (default: `default`), created (`ok`, version 0, created at `now`) on first use. */

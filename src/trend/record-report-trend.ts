@@ -9,7 +9,7 @@ export interface ReportHistory {
    * The newest `limit` reports of `series` before (createdMs, reportId), oldest first, without their
    * failing sets: the mail's trend chart. Absent: no chart.
    */
-  listReportsBefore?(series: string, before: { createdMs: number; reportId: number }, limit: number): Promise<ReportPoint[]>;
+  listReportsBefore?(series: string, before: ReportCursor, limit: number): Promise<ReportPoint[]>;
   /** Stores (or replaces, by dedup key) a report's snapshot. */
   saveReport(snapshot: ReportSnapshot): Promise<void>;
 }

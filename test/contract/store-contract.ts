@@ -505,29 +505,27 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
     });
 
     test('findReport reads a report by dedup key with the NetBox ids of its failing results, kept across a retry without them', async () => {
-      const withIds = PAIRS_WITH_IDS;
-      const report = makeReport(10, T0, withIds);
+      const report = makeReport(10, T0, PAIRS_WITH_IDS);
       await store.saveReport(report);
-      expect((await store.findReport(report.dedupKey))!.failing).toEqual(withIds);
+      expect((await store.findReport(report.dedupKey))!.failing).toEqual(PAIRS_WITH_IDS);
       // A retry that could not read the failing results keeps the ones stored, ids included.
       await store.saveReport({ ...report, failing: null });
-      expect((await store.findReport(report.dedupKey))!.failing).toEqual(withIds);
+      expect((await store.findReport(report.dedupKey))!.failing).toEqual(PAIRS_WITH_IDS);
       // Pairs without ids (an older relay's) read back without them.
-      await store.saveReport({ ...report, failing: withIds.map(({ ids: _ids, ...pair }) => pair) });
-      expect((await store.findReport(report.dedupKey))!.failing).toEqual(withIds.map(({ ids: _ids, ...pair }) => pair));
+      await store.saveReport({ ...report, failing: PAIRS_WITH_IDS.map(({ ids: _ids, ...pair }) => pair) });
+      expect((await store.findReport(report.dedupKey))!.failing).toEqual(PAIRS_WITH_IDS.map(({ ids: _ids, ...pair }) => pair));
       expect(await store.findReport('nothing@here')).toBeUndefined();
     });
 
     test('findReportBefore with failingIds: false reads the same report and pairs, without their NetBox ids', async () => {
-      const withIds = PAIRS_WITH_IDS;
-      const report = makeReport(10, T0, withIds);
+      const report = makeReport(10, T0, PAIRS_WITH_IDS);
       await store.saveReport(report);
       const cursor = { createdMs: T0 + 1_000, reportId: 11 };
       expect(await store.findReportBefore(report.series, cursor)).toEqual(report);
       expect(await store.findReportBefore(report.series, cursor, { failingIds: true })).toEqual(report);
       expect(await store.findReportBefore(report.series, cursor, { failingIds: false })).toEqual({
         ...report,
-        failing: withIds.map(({ ids: _ids, ...pair }) => pair),
+        failing: PAIRS_WITH_IDS.map(({ ids: _ids, ...pair }) => pair),
       });
       expect(await store.findReportBefore(report.series, { createdMs: T0, reportId: 10 }, { failingIds: false })).toBeUndefined();
     });

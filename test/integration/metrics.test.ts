@@ -112,9 +112,12 @@ describe('GET /metrics', () => {
     const socket = net.connect(Number(port), '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
     const path = new URL(relay.webhookUrl).pathname;
-    socket.write(`POST ${path} HTTP/1.1\r\nHost: relay\r\nContent-Type: application/json\r\nContent-Length: 900\r\n\r\n{"event": `);
-    await waitUntil(async () => (await inFlight()) === 1, 5_000, 'the webhook counted while its body arrives');
-    socket.destroy();
+    try {
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: relay\r\nContent-Type: application/json\r\nContent-Length: 900\r\n\r\n{"event": `);
+      await waitUntil(async () => (await inFlight()) === 1, 5_000, 'the webhook counted while its body arrives');
+    } finally {
+      socket.destroy();
+    }
     await waitUntil(async () => (await inFlight()) === 0, 5_000, 'the abandoned webhook no longer counted');
   });
 });
