@@ -96,10 +96,11 @@ export function readCpuMs(pid: number): number {
 }
 
 /** Resident memory of a process in MiB from /proc: `VmRSS` now, `VmHWM` the peak so far. */
-export function readMemoryMb(pid: number): { rssMb: number; peakRssMb: number } {
+export function readMemoryMb(pid: number): { rssMb: number; peakRssMb: number; anonMb: number; fileMb: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
-  return { rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024 };
+  // RssFile: pages of mapped files (node's own binary, the native modules), shared with the page cache.
+  return { rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024, anonMb: kb('RssAnon') / 1024, fileMb: kb('RssFile') / 1024 };
 }
 
 export interface RelayProcess {
