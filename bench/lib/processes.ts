@@ -95,6 +95,16 @@ export function readCpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/**
+ * The machine's CPU time so far, all cores, from the first line of /proc/stat (USER_HZ ticks): `busy`
+ * (everything but idle and iowait) and `total`. Two readings give how busy the machine was between them.
+ */
+export function readMachineCpuTicks(): { busy: number; total: number } {
+  const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1, 9).map(Number);
+  const total = fields.reduce((sum, v) => sum + v, 0);
+  return { busy: total - fields[3] - fields[4], total };
+}
+
 /** Resident memory of a process in MiB from /proc: `VmRSS` now, `VmHWM` the peak so far. */
 export function readMemoryMb(pid: number): { rssMb: number; peakRssMb: number; anonMb: number; fileMb: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
