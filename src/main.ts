@@ -20,11 +20,26 @@ function readEnv(): Record<string, string | undefined> {
 const SEMI_SPACE_GROWTH_FACTOR_DEFAULT = 2;
 
 /**
+ * Issue 16: how far past what the last full collection left alive V8 lets the old generation grow
+ * before the next one: 2×. V8 otherwise picks 1.1× to 4× by how fast it collects, and under a burst
+ * it picked the top, so garbage that outlived a few awaits piled up in the old generation: the
+ * 20,000-webhook burst peaked at 254–257 MB, and 205–210 MB at 2×, with the same drain time and CPU
+ * per mail; at 1.5× it peaked at 193–199 MB but acks waited longer while the worker mailed (ack p99
+ * 43–44 ms against 29–33 ms). Measured in BENCHMARKS.md.
+ */
+const OLD_GENERATION_GROWTH_PERCENT = 100;
+
+/**
  * Whether the user chose how V8's young generation grows (on the command line or in NODE_OPTIONS):
  * then `serve` leaves it as they set it.
  */
 function isYoungGenerationTuned(): boolean {
   return [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((arg) => /semi[-_]space/.test(arg));
+}
+
+/** Whether the user chose the old generation's growth on the command line (NODE_OPTIONS cannot carry it). */
+function isOldGenerationTuned(): boolean {
+  return process.execArgv.some((arg) => /heap[-_]growing[-_]percent/.test(arg));
 }
 
 /*
@@ -35,15 +50,18 @@ function isYoungGenerationTuned(): boolean {
  * is V8's default again, so under load it grows exactly as before (same CPU per mail: BENCHMARKS.md).
  * The factor is read by V8 at each growth, so setting it at run time works (unlike the maximum size).
  */
-const youngGeneration = isYoungGenerationTuned()
-  ? {}
-  : {
-      markStarting: () => v8.setFlagsFromString('--semi-space-growth-factor=1'),
-      markStarted: () => v8.setFlagsFromString(`--semi-space-growth-factor=${SEMI_SPACE_GROWTH_FACTOR_DEFAULT}`),
-    };
+const tuneYoungGeneration = !isYoungGenerationTuned();
+const tuneOldGeneration = !isOldGenerationTuned();
 
 runCli(process.argv, {
-  ...youngGeneration,
+  markStarting: () => {
+    if (tuneYoungGeneration) v8.setFlagsFromString('--semi-space-growth-factor=1');
+    // Read by V8 each time it sets the next limit, so it holds from here on (start-up included).
+    if (tuneOldGeneration) v8.setFlagsFromString(`--heap-growing-percent=${OLD_GENERATION_GROWTH_PERCENT}`);
+  },
+  markStarted: () => {
+    if (tuneYoungGeneration) v8.setFlagsFromString(`--semi-space-growth-factor=${SEMI_SPACE_GROWTH_FACTOR_DEFAULT}`);
+  },
   env: readEnv(),
   stdout: process.stdout,
   stderr: process.stderr,
