@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { createTestSchema, TEST_DATABASE_URL } from '../test/helpers/pg-schema';
 import { describeFailures, runLoad, type LoadResult } from './lib/load';
@@ -201,7 +202,7 @@ function buildFigures({
   const where = `PostgreSQL ${new URL(TEST_DATABASE_URL).host} on the same machine`;
   const cost = (label: string) => {
     const c = mailCosts.get(label)!;
-    return `relay CPU ${c.cpuPerMailMs.toFixed(2)} ms per mail (all replicas, /proc), machine ${(c.machineBusy * 100).toFixed(0)} % busy (2 cores: the relays, PostgreSQL, the sink and the load)`;
+    return `relay CPU ${c.cpuPerMailMs.toFixed(2)} ms per mail (all replicas, /proc), machine ${(c.machineBusy * 100).toFixed(0)} % busy (${os.availableParallelism()} cores: the relays, PostgreSQL, the sink and the load)`;
   };
   const ingestNote = `${ingestSettings.connections} connections split over the replicas, ${ingestSettings.durationSeconds} s, worker off, signed NetBox 4.6 bodies; ${where}`;
   return [
