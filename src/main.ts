@@ -30,16 +30,11 @@ const SEMI_SPACE_GROWTH_FACTOR_DEFAULT = 2;
 const OLD_GENERATION_GROWTH_PERCENT = 100;
 
 /**
- * Whether the user chose how V8's young generation grows (on the command line or in NODE_OPTIONS):
- * then `serve` leaves it as they set it.
+ * Whether the user set a V8 flag matching `pattern` on the `node` command line or in NODE_OPTIONS:
+ * then `serve` leaves that part of the heap as they set it.
  */
-function isYoungGenerationTuned(): boolean {
-  return [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((arg) => /semi[-_]space/.test(arg));
-}
-
-/** Whether the user chose the old generation's growth on the command line (NODE_OPTIONS cannot carry it). */
-function isOldGenerationTuned(): boolean {
-  return process.execArgv.some((arg) => /heap[-_]growing[-_]percent/.test(arg));
+function isSetByUser(pattern: RegExp): boolean {
+  return [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((arg) => pattern.test(arg));
 }
 
 /*
@@ -50,8 +45,9 @@ function isOldGenerationTuned(): boolean {
  * is V8's default again, so under load it grows exactly as before (same CPU per mail: BENCHMARKS.md).
  * The factor is read by V8 at each growth, so setting it at run time works (unlike the maximum size).
  */
-const tuneYoungGeneration = !isYoungGenerationTuned();
-const tuneOldGeneration = !isOldGenerationTuned();
+const tuneYoungGeneration = !isSetByUser(/semi[-_]space/);
+// Node refuses this one in NODE_OPTIONS: only the command line can carry it.
+const tuneOldGeneration = !isSetByUser(/heap[-_]growing[-_]percent/);
 
 runCli(process.argv, {
   markStarting: () => {
