@@ -441,7 +441,10 @@ async function startRelay(parts: RelayParts, io: RelayIo): Promise<void> {
   const { store } = parts;
   try {
     const migration = await store.migrate();
-    if (migration.applied.length > 0) io.logger.info(migration, 'store schema migrated');
+    // One line: the names of what was applied are for `migrate`, not for every first start.
+    const applied = migration.applied.length;
+    if (applied > 0)
+      io.logger.info({ version: migration.version, applied }, `store schema migrated to version ${migration.version} (${applied} applied)`);
     // Only a single-owner store (SQLite) may release every lease: what was "sending" when it last
     // stopped was interrupted. Replicas sharing PostgreSQL leave live leases alone; a dead replica's
     // claims come back when their lease (LEASE_MS) expires.
