@@ -2,6 +2,7 @@ import { redactConfig, type Config } from '../config';
 import { createTransport, defaultTemplatesDir, loadRenderer, TemplateError } from '../mail';
 import { verifyRouteTemplates } from '../compose';
 import type * as OnlineCheckModule from './check-sources-online';
+import { describeMailFailure } from './describe-mail-failure';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, type CliIo, type SetExitCode } from './io';
 import { loadConfigOrReport } from './load-config-or-report';
 
@@ -46,8 +47,7 @@ export async function verifySmtp(io: CliIo, setExitCode: SetExitCode): Promise<v
     await transport.verify((step) => io.stdout.write(`  ok  ${step}\n`));
     io.stdout.write(`${describeVerified(config)}\n`);
   } catch (error) {
-    const err = error as { code?: string; message?: string };
-    io.stderr.write(`compliance-relay: SMTP check failed (${err.code ?? 'error'}): ${err.message ?? String(error)}\n`);
+    io.stderr.write(`compliance-relay: SMTP check failed ${describeMailFailure(error, config)}\n`);
     setExitCode(EXIT_UNAVAILABLE);
   } finally {
     await transport.close();

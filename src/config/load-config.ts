@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { buildDefaultRoute, formatRoutesIssue, parseRoutesFile, RoutesFileError, type Condition, type Route } from '../routing';
-import { isLoopbackHost } from '../shared';
+import { z } from 'zod';
+import { describeZodIssue, isLoopbackHost, type ZodIssueFacts } from '../shared';
 import { EnvSchema, SECRET_VARIABLES, type Env } from './schema';
 import { buildOAuth2Config, checkEndpointUrl, checkUnusedOAuth2, type OAuth2Config } from './build-oauth2-config';
 import type { ConfigIssue } from './config-issue';
@@ -587,10 +588,26 @@ function parseTrustProxy(value: string): boolean | number | string {
   return value;
 }
 
-function describeIssue(issue: { code: string; message: string; path: PropertyKey[] }, env: Record<string, string>): string {
+function describeIssue(issue: ZodIssueFacts & { path: PropertyKey[] }, env: Record<string, string>): string {
   const name = String(issue.path[0] ?? '');
   const shown = name in env && !/SECRET|PASSWORD|TOKEN|DATABASE_URL/.test(name) ? ` (got "${env[name]}")` : '';
-  return `${issue.message}${shown}`;
+  return `${describeNumberRange(name, issue) ?? describeZodIssue(issue)}${shown}`;
+}
+
+/**
+ * A numeric variable's whole allowed range, whichever bound or type the value missed: "must be a whole
+ * number from 0 to 65535" tells the user what to write in one reading.
+ */
+function describeNumberRange(name: string, issue: ZodIssueFacts): string | undefined {
+  if (!['invalid_type', 'too_big', 'too_small'].includes(issue.code ?? '')) return undefined;
+  let field: unknown = EnvSchema.shape[name as keyof Env];
+  while (field instanceof z.ZodDefault || field instanceof z.ZodOptional) field = field.unwrap();
+  if (!(field instanceof z.ZodNumber)) return undefined;
+  const kind = field.isInt ? 'a whole number' : 'a number';
+  const { minValue: min, maxValue: max } = field;
+  const upper = max !== null && max < Number.MAX_SAFE_INTEGER ? max : undefined;
+  if (min !== null && upper !== undefined) return `must be ${kind} from ${min} to ${upper}`;
+  return min !== null ? `must be ${kind}, at least ${min}` : `must be ${kind}`;
 }
 
 /** The configuration as it may be logged: secrets replaced, so the boot log can show what is in force. */

@@ -30,3 +30,4 @@ export {
   parseDurationMs,
   parseCidr,
 } from './env-fields';
+export { describeZodIssue, type ZodIssueFacts } from './describe-zod-issue';
