@@ -36,7 +36,7 @@ const RULES: MailErrorRule[] = [
   {
     matches: (code, message) => code === 'ECONNREFUSED' || /ECONNREFUSED/.test(message),
     describe: (server) =>
-      `nothing accepts connections at ${server} (connection refused). Check the host and port in SMTP_URL (587 STARTTLS, 465 smtps://, 25) and that the mail server runs; it is tried again.`,
+      `nothing accepts connections at ${server} (connection refused). Check the host and port in SMTP_URL (587 STARTTLS, 465 smtps://, 25) and that the mail server runs.`,
   },
   {
     matches: (code, message) => code === 'EDNS' || /ENOTFOUND|EAI_AGAIN|EAI_NONAME/.test(message),
