@@ -176,6 +176,12 @@ describe('every error a user can cause says what happened and what to do', () =>
       expect(r.stderr).not.toMatch(/Invalid input|expected number|Too big|received NaN/);
     });
 
+    it('a variable another one needs', async () => {
+      const r = await checkConfig({ SMTP_URL: 'smtp://mail.example.com:587', MAIL_TO: '' });
+      expect(r.code).toBe(78);
+      expect(r.stderr).toContain('MAIL_TO: is required when SMTP_URL is set and there is no ROUTES_FILE');
+    });
+
     it('a route without recipients in ROUTES_FILE', async () => {
       const file = path.join(dir, 'routes.yaml');
       fs.writeFileSync(file, 'routes:\n  - name: oncall\n    notify: sometimes\n');
