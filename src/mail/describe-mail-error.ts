@@ -16,6 +16,22 @@ const NOT_TLS = /wrong version number|packet length too long|unknown protocol|ss
 const UNTRUSTED =
   /certificate|self[- ]signed|unable to verify|unable to get (local )?issuer|altnames|CERT_|DEPTH_ZERO|UNABLE_TO_VERIFY|ERR_TLS_CERT/i;
 
+/** nodemailer's and Node's codes for failing to connect, secure the connection or log in. */
+const CONNECTION_CODES: ReadonlySet<string> = new Set([
+  'ESOCKET',
+  'ECONNECTION',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EDNS',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETLS',
+  'EAUTH',
+  'ENOAUTH',
+  'ERROR',
+]);
+
 /*
  * Ordered: a TLS failure arrives as ESOCKET like a refused connection, so the message decides first.
  * Each sentence says what happened, then what to change; the raw error stays in the logs beside it.
@@ -66,6 +82,9 @@ const RULES: MailErrorRule[] = [
  */
 export function describeMailError(error: MailErrorFacts, server?: string): string | undefined {
   const code = error.code ?? '';
+  // The server's answer to a message (4xx, 5xx, a refused address) or a template proves the connection
+  // worked: its words ("timeout", "certificate") are the server's, not a connection failure's.
+  if (code !== '' && !CONNECTION_CODES.has(code)) return undefined;
   const message = error.message ?? '';
   const where = server ?? /\b(\d{1,3}(?:\.\d{1,3}){3}:\d+)\b/.exec(message)?.[1] ?? 'the mail server in SMTP_URL';
   const rule = RULES.find((r) => r.matches(code, message));
