@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { buildNetboxUrl, parseNetboxBase, type BuildNetboxUrlOptions, type NetboxBase } from '../report';
-import { systemClock, type Clock } from '../shared';
+import { createSecretMask, systemClock, type Clock, type SecretMask } from '../shared';
 import { NetboxError, classifyNetboxStatus, describeTlsFailure } from './netbox-error';
 import { parsePageStream, type NetboxPage } from './parse-page-stream';
 
@@ -79,6 +79,8 @@ interface ClientContext {
   timeoutMs: number;
   /** The Authorization header's value, when NETBOX_TOKEN is set. */
   authorization?: string;
+  /** Hides the token in what NetBox (or a proxy before it) answers: a 403's `detail` may echo the header. */
+  mask: SecretMask;
   maxAttempts: number;
   retryBaseMs: number;
   maxPageBytes: number;
@@ -121,6 +123,7 @@ function buildClientContext(options: NetboxClientOptions): ClientContext {
     clock: options.clock ?? systemClock,
     timeoutMs: options.timeoutMs,
     authorization: options.token ? buildAuthorization(options.token) : undefined,
+    mask: createSecretMask([options.token]),
     maxAttempts: options.maxAttempts ?? 3,
     retryBaseMs: options.retryBaseMs ?? 250,
     maxPageBytes: options.maxPageBytes ?? 256 * 1024 * 1024,
@@ -182,7 +185,11 @@ function openResponse(context: ClientContext, url: URL, budget: RequestBudget): 
         return;
       }
       readBounded(response, 64 * 1024)
-        .then((text) => reject(classifyNetboxStatus(status, url.pathname + url.search, detailOf(text))))
+        .then((text) => {
+          // Masked as text (an echo in any form) and again once JSON escapes are read.
+          const detail = detailOf(context.mask(text));
+          reject(classifyNetboxStatus(status, url.pathname + url.search, detail === undefined ? undefined : context.mask(detail)));
+        })
         .catch(() => reject(classifyNetboxStatus(status, url.pathname + url.search)));
     });
     request.end();
