@@ -21,8 +21,10 @@ export interface NetboxClientOptions {
   maxAttempts?: number;
   /** First pause between attempts, doubled each time; default 250 ms. */
   retryBaseMs?: number;
-  /** Largest page accepted, in bytes (default 256 MiB: 1000 results with large explanations). */
+  /** Largest page accepted, in bytes (default 256 MiB: 1000 results with large explanations, skipped as they stream). */
   maxPageBytes?: number;
+  /** Most of a page held in memory, in bytes: everything but the skipped explanations (default {@link MAX_PAGE_KEPT_BYTES}). */
+  maxPageKeptBytes?: number;
   /** Largest non-list document accepted, in bytes (default 1 MiB). */
   maxDocumentBytes?: number;
   /** Agent for tests and benchmarks (keep-alive is on by default). */
@@ -70,6 +72,13 @@ export function buildAuthorization(token: string): string {
 /** Largest number of pages followed: a `next` loop in a broken proxy must not run forever. */
 const MAX_PAGES = 10_000;
 
+/**
+ * What one page may hold in memory: 1,000 results without explanations are about 0.6 MB, 1,000
+ * devices about 3 MB. A NetBox (or anything answering in its place) sending more is treated as
+ * broken: its page is refused (PROTOCOL) and the mail goes without what it would have said, saying why.
+ */
+export const MAX_PAGE_KEPT_BYTES = 16 * 1024 * 1024;
+
 /** What every request of one client needs: the options resolved once, with their defaults. */
 interface ClientContext {
   base: NetboxBase;
@@ -84,6 +93,7 @@ interface ClientContext {
   maxAttempts: number;
   retryBaseMs: number;
   maxPageBytes: number;
+  maxPageKeptBytes: number;
   maxDocumentBytes: number;
   sleep: (ms: number) => Promise<void>;
 }
@@ -127,6 +137,7 @@ function buildClientContext(options: NetboxClientOptions): ClientContext {
     maxAttempts: options.maxAttempts ?? 3,
     retryBaseMs: options.retryBaseMs ?? 250,
     maxPageBytes: options.maxPageBytes ?? 256 * 1024 * 1024,
+    maxPageKeptBytes: options.maxPageKeptBytes ?? MAX_PAGE_KEPT_BYTES,
     maxDocumentBytes: options.maxDocumentBytes ?? 1024 * 1024,
     sleep: options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
   };
@@ -247,7 +258,7 @@ async function streamPages(
     const pageUrl: URL = url;
     const page: NetboxPage = await withRetries(
       context,
-      async () => parsePageStream(await openResponse(context, pageUrl, budget), context.maxPageBytes),
+      async () => parsePageStream(await openResponse(context, pageUrl, budget), context.maxPageBytes, context.maxPageKeptBytes),
       budget,
     );
     count ??= page.count;
