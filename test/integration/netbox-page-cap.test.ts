@@ -1,8 +1,7 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createNetboxClient, MAX_PAGE_KEPT_BYTES, NetboxError } from '../../src/netbox';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { postWebhook, startTestRelay, waitUntil } from '../helpers/relay-harness';
+import { startHttpListener, type HttpListener } from '../helpers/http-listener';
 import { startSmtpPeer } from '../helpers/smtp-peer';
 
 /** A NetBox page is held in memory only up to a cap; a page over it is a NetBox failure, said in the mail. */
@@ -16,9 +15,9 @@ function result(i: number, pad: string): string {
 }
 
 /** Answers a results list with one page of `results` results (of ordinary fields), streamed; a report with itself. */
-async function startBigPageNetbox(results: number, padBytes: number): Promise<{ url: string; close: () => Promise<void> }> {
+function startBigPageNetbox(results: number, padBytes: number): Promise<HttpListener> {
   const pad = 'x'.repeat(padBytes);
-  const server = http.createServer((req, res) => {
+  return startHttpListener((req, res) => {
     res.writeHead(200, { 'Content-Type': 'application/json' });
     if (!req.url?.includes('/test-results/')) return void res.end(JSON.stringify({ id: 93, created: CREATED }));
     res.write(`{"count": ${results}, "next": null, "previous": null, "results": [`);
@@ -34,14 +33,6 @@ async function startBigPageNetbox(results: number, padBytes: number): Promise<{ 
     res.on('error', () => undefined);
     more();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
 }
 
 describe('NetBox pages are capped in memory', () => {

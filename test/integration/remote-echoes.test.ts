@@ -1,11 +1,10 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { OAuth2Config, SmtpConfig } from '../../src/config';
 import { createSmtpHealth } from '../../src/health';
 import { createAccessTokenFetcher, createSmtpTransport } from '../../src/mail';
 import { createSilentLogger } from '../../src/shared';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { postWebhook, startTestRelay, waitUntil } from '../helpers/relay-harness';
+import { startHttpListener as listen } from '../helpers/http-listener';
 import { startSmtpPeer } from '../helpers/smtp-peer';
 
 /** Servers that echo what they were sent: the secret never comes back out of the relay, in any form. */
@@ -21,18 +20,6 @@ function forms(value: string, user = 'relay'): string[] {
 
 function expectNoEcho(text: string, secret: string): void {
   for (const form of forms(secret)) expect(text).not.toContain(form);
-}
-
-async function listen(handler: http.RequestListener): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = http.createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
 }
 
 describe('secrets echoed by a remote server', () => {
