@@ -63,17 +63,7 @@ export function buildOwnerGroups(
     const key = `${c.objectType}:${c.objectId}`;
     byObject.set(key, [...(byObject.get(key) ?? []), c]);
   }
-  const groups = new Map<
-    string,
-    {
-      to: string[];
-      objects: string[];
-      refs: Map<string, { type: OwnerObjectType; id: number }>;
-      ids: Set<number>;
-      names: Set<string>;
-      failed: Record<Severity, number>;
-    }
-  >();
+  const groups = new Map<string, GroupTally>();
   const join = (key: string, to: string[], owner: Owner | null, failure: OwnedFailure) => {
     let group = groups.get(key);
     if (!group) {
@@ -95,26 +85,38 @@ export function buildOwnerGroups(
     for (const owner of found.owners) join(buildGroupKey(owner.to), owner.to, owner, failure);
     for (const line of found.refused) refused.add(line);
   }
+  return [...groups.entries()].map(([key, g]) => finishGroup(spec, key, g, [...refused]));
+}
+
+/** What a group gathers while the failures are split. */
+interface GroupTally {
+  to: string[];
+  objects: string[];
+  refs: Map<string, { type: OwnerObjectType; id: number }>;
+  ids: Set<number>;
+  names: Set<string>;
+  failed: Record<Severity, number>;
+}
+
+/** A group as the plan records it: why its recipients get it, and for the fallback which contacts were not mailed. */
+function finishGroup(spec: OwnerSpec, key: string, g: GroupTally, refused: string[]): OwnerGroupDraft {
   const rank = `${spec.priority ? `${spec.priority} ` : ''}${spec.role}`;
-  const refusedLines = [...refused];
-  return [...groups.entries()].map(([key, g]) => {
-    const unowned = key === UNOWNED_GROUP_KEY;
-    return {
-      key,
-      to: g.to,
-      why: !unowned
-        ? `you are the ${rank} contact of ${listObjects(g.objects)}`
-        : refusedLines.length > 0
-          ? `NetBox names ${rank} contacts of these devices (${spec.on.join(', ')}) that this route may not mail, or none: you are this route's fallback`
-          : `no ${rank} contact of these devices (${spec.on.join(', ')}) has an e-mail address in NetBox: you are this route's fallback`,
-      deviceIds: [...g.ids].sort((a, b) => a - b),
-      devices: [...g.names].sort((a, b) => a.localeCompare(b)),
-      failed: g.failed,
-      objects: [...g.refs.values()],
-      note: unowned && refusedLines.length > 0 ? describeRefused(refusedLines) : null,
-      refused: unowned ? refusedLines : [],
-    };
-  });
+  const unowned = key === UNOWNED_GROUP_KEY;
+  return {
+    key,
+    to: g.to,
+    why: !unowned
+      ? `you are the ${rank} contact of ${listObjects(g.objects)}`
+      : refused.length > 0
+        ? `NetBox names ${rank} contacts of these devices (${spec.on.join(', ')}) that this route may not mail, or none: you are this route's fallback`
+        : `no ${rank} contact of these devices (${spec.on.join(', ')}) has an e-mail address in NetBox: you are this route's fallback`,
+    deviceIds: [...g.ids].sort((a, b) => a - b),
+    devices: [...g.names].sort((a, b) => a.localeCompare(b)),
+    failed: g.failed,
+    objects: [...g.refs.values()],
+    note: unowned && refused.length > 0 ? describeRefused(refused) : null,
+    refused: unowned ? refused : [],
+  };
 }
 
 /** "Not mailed: "a@x, b@y" (contact of site fra1): is not one plain e-mail address (…); … and 3 more." */

@@ -7,7 +7,7 @@ import type { z } from 'zod';
  */
 export const MAX_CUSTOM_FIELD_DEPTH = 32;
 /** Characters of one field's value, as JSON, about: strings and keys counted, plus a few per value. */
-export const MAX_CUSTOM_FIELD_CHARS = 64 * 1024;
+export const MAX_CUSTOM_FIELD_CHARS = 512 * 1024;
 export const MAX_CUSTOM_FIELDS = 500;
 
 /** Adds an issue on each field of `fields` nested too deep or too large (walked without recursion). */

@@ -30,12 +30,12 @@ describe('custom_fields bounds at the webhook', () => {
   it.each([
     ['a list nested 100,000 deep', 'deep', `${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}`, 'is nested deeper than 32 levels'],
     ['an object nested 100,000 deep', 'nested', `${'{"a": '.repeat(DEPTH)}1${'}'.repeat(DEPTH)}`, 'is nested deeper than 32 levels'],
-    ['a 1 MB string', 'huge', JSON.stringify('x'.repeat(1024 * 1024)), 'is larger than 65536 characters as JSON'],
+    ['a 1 MB string', 'huge', JSON.stringify('x'.repeat(1024 * 1024)), 'is larger than 524288 characters as JSON'],
     [
       'a list of 200,000 numbers',
       'wide',
       `[${Array.from({ length: 200_000 }, () => '1').join(', ')}]`,
-      'is larger than 65536 characters as JSON',
+      'is larger than 524288 characters as JSON',
     ],
   ])(
     '%s: 422 REPORT_INVALID naming data.custom_fields.%s, nothing stored, nothing logged as an error',
