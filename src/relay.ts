@@ -249,6 +249,8 @@ function createDeliveryPipeline(
       store,
       sources: config.sources,
       onOwnerFallback: (source, code) => metrics.recordOwnerFallback(code, source),
+      onRecipientsRefused: (route, refused) =>
+        logger.warn({ route, refused }, `route ${route}: NetBox names contacts the route may not mail; their failures go to its fallback`),
     }),
     clock,
     logger,
