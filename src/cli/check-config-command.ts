@@ -30,6 +30,7 @@ export async function checkConfig(io: CliIo, setExitCode: SetExitCode, flags: { 
     }
     throw error;
   }
+  for (const w of config.warnings) io.stderr.write(`compliance-relay: warning: ${w.variable} ${w.message}\n`);
   io.stdout.write(
     `${flags.json ? JSON.stringify(redactConfig(config), null, 2) : formatSettings(io.env, config)}\nThe configuration is valid.\n`,
   );

@@ -2,6 +2,7 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { isLoopbackHost } from '../shared';
 import type { ConfigIssue } from './config-issue';
 import type { Env } from './schema';
+import { OAUTH2_TIMEOUT_MS } from './retired-settings';
 
 /**
  * How the relay obtains an OAuth2 access token (client credentials, issue 18): Microsoft identity
@@ -126,7 +127,7 @@ function buildMicrosoftConfig({ e, use, why, readFile, issues }: BuildContext): 
     clientId: e.OAUTH2_CLIENT_ID,
     clientSecret: e.OAUTH2_CLIENT_SECRET,
     ...credential,
-    timeoutMs: e.OAUTH2_TIMEOUT_MS,
+    timeoutMs: OAUTH2_TIMEOUT_MS,
   };
 }
 
@@ -188,7 +189,7 @@ function buildGoogleConfig({ e, use, why, readFile, issues }: BuildContext): OAu
     privateKeyPem: key.privateKey,
     // The service account acts as the mailbox it logs in to.
     subject: use.user,
-    timeoutMs: e.OAUTH2_TIMEOUT_MS,
+    timeoutMs: OAUTH2_TIMEOUT_MS,
   };
 }
 

@@ -6,6 +6,7 @@ import { EnvSchema, SECRET_VARIABLES, type Env } from './schema';
 import { buildOAuth2Config, checkEndpointUrl, checkUnusedOAuth2, type OAuth2Config } from './build-oauth2-config';
 import type { ConfigIssue } from './config-issue';
 import { readSourcesFile, type SourceConfig } from './sources-file';
+import { checkRetiredSettings, GRAPH_CONCURRENCY, PAUSE_AFTER_4XX_IN_A_ROW } from './retired-settings';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 
 export type { ConfigIssue } from './config-issue';
@@ -131,6 +132,8 @@ export interface Config {
   watchdog: { expectEveryMs?: number };
   /** Every secret value, so the logger can mask them wherever they appear. */
   secretValues: string[];
+  /** Variables still set that the relay no longer reads, each naming what replaced it: said by check-config and at start. */
+  warnings: ConfigIssue[];
 }
 
 export interface LoadConfigOptions {
@@ -142,9 +145,6 @@ export interface LoadConfigOptions {
 
 /** Default recipient when writing .eml files with no MAIL_TO: a newcomer can still open the mail. */
 const FILE_MODE_DEFAULT_TO = 'compliance-reports@localhost';
-
-/** How often /readyz's SMTP check reconnects when no send has told us more recently. */
-const DEFAULT_SMTP_CHECK_INTERVAL_MS = 5 * 60_000;
 
 /**
  * Validates the environment once, at boot. Empty values count as unset (as `${VAR:-}` in compose
@@ -172,7 +172,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   const sources = e.SOURCES_FILE ? readNamedSources(e, env, { ...options, cwd }, issues) : [];
   issues.push(...checkSourceRules(e, host, sources, routes));
   if (issues.length > 0) throw new ConfigError(issues);
-  return buildConfig(e, { host, smtp, graph, routesFile, routes, sources, cwd });
+  return { ...buildConfig(e, { host, smtp, graph, routesFile, routes, sources, cwd }), warnings: checkRetiredSettings(env) };
 }
 
 /** SOURCES_FILE's sources; their problems are pushed onto `issues`, each naming the source and the field. */
@@ -381,7 +381,7 @@ function buildGraphConfig(
     url: e.GRAPH_URL.replace(/\/+$/, ''),
     sender: mailboxAddress(e.GRAPH_SENDER ?? e.MAIL_FROM),
     timeoutMs: e.GRAPH_TIMEOUT_MS,
-    concurrency: e.GRAPH_CONCURRENCY,
+    concurrency: GRAPH_CONCURRENCY,
     oauth2,
   };
 }
@@ -456,7 +456,7 @@ interface ConfigParts {
 }
 
 /** The validated environment as the relay's typed configuration. */
-function buildConfig(e: Env, built: ConfigParts): Config {
+function buildConfig(e: Env, built: ConfigParts): Omit<Config, 'warnings'> {
   const { host, smtp, graph, routesFile, routes, cwd } = built;
   const dataDir = path.resolve(cwd, e.DATA_DIR);
   const secrets = [e.WEBHOOK_SECRET, e.WEBHOOK_SECRET_PREVIOUS].filter((s): s is string => s !== undefined);
@@ -519,14 +519,14 @@ function buildConfig(e: Env, built: ConfigParts): Config {
       leaseMs: e.LEASE_MS,
       concurrency: graph ? graph.concurrency : smtp ? smtp.poolSize : 1,
       maxUnrecordedOutcomes: e.MAX_UNRECORDED_OUTCOMES,
-      pauseAfter4xx: e.SMTP_PAUSE_AFTER_4XX,
+      pauseAfter4xx: PAUSE_AFTER_4XX_IN_A_ROW,
     },
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? 'auto' },
     admin: { token: e.ADMIN_TOKEN },
     watchdog: { expectEveryMs: e.EXPECT_REPORT_EVERY },
-    observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL ?? DEFAULT_SMTP_CHECK_INTERVAL_MS },
+    observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL },
     secretValues: collectSecretValues(e, secrets, smtp ?? graph, built.sources),
-  };
+  } satisfies Omit<Config, 'warnings'>;
 }
 
 /** The `default` source: the bare WEBHOOK_PATH with WEBHOOK_SECRET*, WEBHOOK_ALLOWED_IPS and NETBOX_*, as before sources existed. */

@@ -48,6 +48,15 @@ describe('check-config shows each variable as set or defaulted', () => {
     expect(r.stdout).not.toContain('from-a-file');
   });
 
+  it('warns about a variable it no longer reads, naming the fixed value that replaced it', async () => {
+    const r = await runCliCaptured(['check-config'], { ...env(), SMTP_PASSWORD_FILE: undefined, SMTP_PAUSE_AFTER_4XX: '2' });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(
+      'warning: SMTP_PAUSE_AFTER_4XX is no longer read: 3 different deliveries answered 4xx in a row pause the queue',
+    );
+    expect(r.stdout).not.toContain('SMTP_PAUSE_AFTER_4XX');
+  });
+
   it('--json prints the whole configuration in force, redacted', async () => {
     const r = await runCliCaptured(['check-config', '--json'], { ...env(), SMTP_PASSWORD_FILE: undefined });
     expect(r.code).toBe(0);
