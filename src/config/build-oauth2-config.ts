@@ -10,7 +10,7 @@ import { OAUTH2_TIMEOUT_MS } from './retired-settings';
  * service account (a signed JWT bearer grant that impersonates `subject`).
  */
 export interface OAuth2Config {
-  provider: 'microsoft' | 'google';
+  provider: Env['OAUTH2_PROVIDER'];
   tokenUrl: string;
   scope: string;
   /** Microsoft: the application (client) ID; Google: the service account's client_email. */

@@ -5,7 +5,7 @@ import { describeZodIssue, isLoopbackHost, type ZodIssueFacts } from '../shared'
 import { EnvSchema, SECRET_VARIABLES, type Env } from './schema';
 import { buildOAuth2Config, checkEndpointUrl, checkUnusedOAuth2, type OAuth2Config } from './build-oauth2-config';
 import type { ConfigIssue } from './config-issue';
-import { readSourcesFile, type SourceConfig } from './sources-file';
+import { buildDefaultSource, normalizeWebhookPath, readSourcesFile, type SourceConfig } from './sources-file';
 import { checkRetiredSettings, GRAPH_CONCURRENCY, PAUSE_AFTER_4XX_IN_A_ROW } from './retired-settings';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 
@@ -75,7 +75,7 @@ export interface Config {
   retention: { days: number; intervalMs: number };
   store: {
     dataDir: string;
-    sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA';
+    sqliteSynchronous: Env['SQLITE_SYNCHRONOUS'];
     /** Set: PostgreSQL shared by replicas (DATABASE_URL). Unset: SQLite under dataDir. */
     databaseUrl?: string;
     databasePoolSize: number;
@@ -102,6 +102,7 @@ export interface Config {
     /** MAIL_CHART_REPORTS: reports the mail's trend chart plots, the current one included; 0: no chart. */
     chartReports: number;
   };
+  /** `url`, `token` and `caFile` are the default source's (`sources[0].netbox`); the rest applies to every source. */
   netbox: {
     url?: string;
     /** A NetBox API token (read access for enrichment, write access for `netbox-setup`); a secret. */
@@ -123,7 +124,7 @@ export interface Config {
   /** `maxUnrecordedOutcomes`: sends whose outcome the store refused, held in memory at most; past it no new claim. */
   worker: { pollMs: number; leaseMs: number; concurrency: number; maxUnrecordedOutcomes: number; pauseAfter4xx: number };
   /** `auto` (LOG_FORMAT unset): pretty when stdout is a terminal, JSON otherwise. */
-  log: { level: Env['LOG_LEVEL']; format: 'json' | 'pretty' | 'auto' };
+  log: { level: Env['LOG_LEVEL']; format: NonNullable<Env['LOG_FORMAT']> | 'auto' };
   /** /metrics (optionally behind a bearer token) and the periodic SMTP check behind /readyz. */
   observe: { metricsToken?: string; smtpCheckIntervalMs: number };
   /** ADMIN_TOKEN: the dashboard at /ui (and the admin API) are off without it. */
@@ -237,10 +238,6 @@ function checkSourceRules(e: Env, host: string, sources: SourceConfig[], routes:
 function collectSourceNames(condition: Condition | undefined): string[] {
   if (!condition) return [];
   return [...(condition.source ?? []), ...[...(condition.all ?? []), ...(condition.any ?? [])].flatMap(collectSourceNames)];
-}
-
-function normalizeWebhookPath(value: string): string {
-  return value.replace(/\/+$/, '') || '/';
 }
 
 /** Replaces each `<NAME>_FILE` by the secret it holds (in `env`); returns what went wrong. */
@@ -459,8 +456,8 @@ interface ConfigParts {
 function buildConfig(e: Env, built: ConfigParts): Omit<Config, 'warnings'> {
   const { host, smtp, graph, routesFile, routes, cwd } = built;
   const dataDir = path.resolve(cwd, e.DATA_DIR);
-  const secrets = [e.WEBHOOK_SECRET, e.WEBHOOK_SECRET_PREVIOUS].filter((s): s is string => s !== undefined);
-  const defaultSource = buildDefaultSource(e, secrets, cwd);
+  const defaultSource = buildDefaultSource(e, { webhookPath: normalizeWebhookPath(e.WEBHOOK_PATH), cwd });
+  const secrets = defaultSource.secrets;
   return {
     http: {
       host,
@@ -475,7 +472,7 @@ function buildConfig(e: Env, built: ConfigParts): Omit<Config, 'warnings'> {
       secrets,
       unsignedFromNetwork: secrets.length === 0 && !isLoopbackHost(host),
       maxBytes: e.WEBHOOK_MAX_BYTES,
-      allowedIps: e.WEBHOOK_ALLOWED_IPS,
+      allowedIps: defaultSource.allowedIps,
       rateLimit: { max: e.WEBHOOK_RATE_LIMIT, windowMs: e.WEBHOOK_RATE_LIMIT_WINDOW_MS },
     },
     retention: { days: e.RETENTION_DAYS, intervalMs: e.RETENTION_INTERVAL_MS },
@@ -523,27 +520,10 @@ function buildConfig(e: Env, built: ConfigParts): Omit<Config, 'warnings'> {
     },
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? 'auto' },
     admin: { token: e.ADMIN_TOKEN },
-    watchdog: { expectEveryMs: e.EXPECT_REPORT_EVERY },
+    watchdog: { expectEveryMs: defaultSource.expectEveryMs },
     observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL },
     secretValues: collectSecretValues(e, secrets, smtp ?? graph, built.sources),
   } satisfies Omit<Config, 'warnings'>;
-}
-
-/** The `default` source: the bare WEBHOOK_PATH with WEBHOOK_SECRET*, WEBHOOK_ALLOWED_IPS and NETBOX_*, as before sources existed. */
-function buildDefaultSource(e: Env, secrets: string[], cwd: string): SourceConfig {
-  return {
-    name: DEFAULT_SOURCE_NAME,
-    path: normalizeWebhookPath(e.WEBHOOK_PATH),
-    secrets,
-    allowedIps: e.WEBHOOK_ALLOWED_IPS,
-    netbox: {
-      url: e.NETBOX_URL?.replace(/\/+$/, ''),
-      token: e.NETBOX_TOKEN,
-      caFile: e.NETBOX_CA_FILE ? path.resolve(cwd, e.NETBOX_CA_FILE) : undefined,
-    },
-    tags: {},
-    expectEveryMs: e.EXPECT_REPORT_EVERY,
-  };
 }
 
 /**
