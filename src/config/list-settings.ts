@@ -13,6 +13,8 @@ export interface SettingsInForce {
   set: Setting[];
   /** Variables left unset whose default is in force (those that mean nothing here, e.g. GRAPH_* with SMTP, are left out). */
   defaulted: Setting[];
+  /** The same for the advanced group: limits and timings rarely right to change, shown apart. */
+  advancedDefaulted: Setting[];
   /** Optional variables left unset (no default: the feature is off or derived from others). */
   unset: string[];
 }
@@ -26,17 +28,18 @@ const REDACTED = '[REDACTED]';
  * WEBHOOK_SECRET). Secrets never appear: a set secret (or its `_FILE`) reads [REDACTED] or its file name.
  */
 export function listSettings(env: Record<string, string | undefined>, config: Config): SettingsInForce {
-  const result: SettingsInForce = { set: [], defaulted: [], unset: [] };
+  const result: SettingsInForce = { set: [], defaulted: [], advancedDefaulted: [], unset: [] };
   // In the reference's order (basics first), defaults as a user writes them (5m, not 300000).
-  for (const { name, default: byDefault } of describeSettings()) {
+  for (const { name, group, default: byDefault } of describeSettings()) {
     const raw = env[name];
     const file = SECRETS.has(name) ? env[`${name}_FILE`] : undefined;
     if (raw !== undefined && raw !== '') result.set.push({ name, value: SECRETS.has(name) ? REDACTED : redactUrlPassword(raw) });
     else if (file !== undefined && file !== '') result.set.push({ name: `${name}_FILE`, value: file });
     else if (name === 'HOST') result.defaulted.push({ name, value: `${config.http.host} (${describeHostDefault(config)})` });
     else if (byDefault !== undefined) {
-      if (isInForce(name, config)) result.defaulted.push({ name, value: byDefault });
-    } else result.unset.push(name);
+      if (isInForce(name, config)) (group === 'advanced' ? result.advancedDefaulted : result.defaulted).push({ name, value: byDefault });
+      // OAuth2's and Graph's unset settings are noise to a relay that uses neither.
+    } else if (group !== 'provider' || isInForce(name, config)) result.unset.push(name);
   }
   return result;
 }
