@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RETIRED_SETTINGS } from './retired-settings';
 import { EnvSchema, readSettingMeta, SECRET_VARIABLES, SETTING_GROUPS, type Env, type SettingGroup } from './schema';
 
 /** One setting as the reference and .env.example show it, read from {@link EnvSchema}. */
@@ -71,6 +72,18 @@ export function renderSettingsReference(settings: SettingDoc[] = describeSetting
       });
     return [`### ${title}`, '', '| Variable | Default | Allowed | Meaning |', '|---|---|---|---|', ...rows].join('\n');
   });
+  const retired = Object.entries(RETIRED_SETTINGS).map(([name, now]) => `| \`${name}\` | ${escapeCell(now)} |`);
+  sections.push(
+    [
+      '### No longer read',
+      '',
+      'Still accepted, so a relay that sets them starts as before; `check-config` and the start-up log warn about each one set.',
+      '',
+      '| Variable | Now |',
+      '|---|---|',
+      ...retired,
+    ].join('\n'),
+  );
   return [REFERENCE_BEGIN, '', ...sections.flatMap((s) => [s, '']), REFERENCE_END].join('\n');
 }
 
