@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { renderEnvExample, replaceSettingsReference } from '../src/config/describe-settings';
+import { renderEnvExample, replaceSettingsReference } from '../src/config';
 
 const root = path.join(__dirname, '../..');
 const page = path.join(root, 'docs/configuration.md');

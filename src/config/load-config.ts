@@ -523,7 +523,7 @@ function buildConfig(e: Env, built: ConfigParts): Omit<Config, 'warnings'> {
     watchdog: { expectEveryMs: defaultSource.expectEveryMs },
     observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL },
     secretValues: collectSecretValues(e, secrets, smtp ?? graph, built.sources),
-  } satisfies Omit<Config, 'warnings'>;
+  };
 }
 
 /**

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../src/config';
-import { describeSettings, renderEnvExample, replaceSettingsReference } from '../../src/config/describe-settings';
+import { describeSettings, loadConfig, renderEnvExample, replaceSettingsReference } from '../../src/config';
 
 const root = path.join(__dirname, '../..');
 const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
