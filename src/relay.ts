@@ -520,6 +520,7 @@ function warnAboutDigestRetention(config: Config, digests: DigestScheduler, logg
 function logBootWarnings(config: Config, logger: Logger): void {
   const unsigned = describeUnsignedWebhook(config);
   if (unsigned) logger.warn({ host: config.http.host }, unsigned);
+  for (const w of config.warnings) logger.warn({ variable: w.variable }, `${w.variable} ${w.message}`);
   if (!config.netbox.url) logger.warn('NETBOX_URL is not set: links in mails will be relative paths');
   if (!config.smtp && !config.graph)
     logger.warn({ dir: config.mail.outboxDir }, `SMTP_URL is not set: mails are written as .eml files under ${config.mail.outboxDir}`);

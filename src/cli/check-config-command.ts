@@ -30,6 +30,7 @@ export async function checkConfig(io: CliIo, setExitCode: SetExitCode, flags: { 
     }
     throw error;
   }
+  for (const w of config.warnings) io.stderr.write(`compliance-relay: warning: ${w.variable} ${w.message}\n`);
   io.stdout.write(
     `${flags.json ? JSON.stringify(redactConfig(config), null, 2) : formatSettings(io.env, config)}\nThe configuration is valid.\n`,
   );
@@ -38,7 +39,7 @@ export async function checkConfig(io: CliIo, setExitCode: SetExitCode, flags: { 
 
 /** The settings as NAME=value lines a user can compare with their .env: what they set, then the defaults. */
 function formatSettings(env: CliIo['env'], config: Config): string {
-  const { set, defaulted, unset } = listSettings(env, config);
+  const { set, defaulted, advancedDefaulted, unset } = listSettings(env, config);
   const lines = (settings: Setting[]) => settings.map((s) => `  ${s.name}=${s.value}`);
   const files = [
     config.routing.file ? `ROUTES_FILE ${config.routing.file}: routes ${config.routing.routes.map((r) => r.name).join(', ')}` : undefined,
@@ -49,6 +50,8 @@ function formatSettings(env: CliIo['env'], config: Config): string {
     ...(set.length > 0 ? lines(set) : ['  (nothing)']),
     `Defaults in force:`,
     ...lines(defaulted),
+    `Advanced defaults in force (rarely changed; docs/configuration.md):`,
+    ...lines(advancedDefaulted),
     `Not set (optional): ${unset.join(', ')}`,
     ...files,
     `(check-config --json prints the whole configuration in force.)`,

@@ -1,4 +1,5 @@
-import { EnvSchema, SECRET_VARIABLES } from './schema';
+import { SECRET_VARIABLES } from './schema';
+import { describeSettings } from './describe-settings';
 import type { Config } from './load-config';
 
 /** One variable as `check-config` shows it: its name and its value in force, secrets redacted. */
@@ -12,6 +13,8 @@ export interface SettingsInForce {
   set: Setting[];
   /** Variables left unset whose default is in force (those that mean nothing here, e.g. GRAPH_* with SMTP, are left out). */
   defaulted: Setting[];
+  /** The same for the advanced group: limits and timings rarely right to change, shown apart. */
+  advancedDefaulted: Setting[];
   /** Optional variables left unset (no default: the feature is off or derived from others). */
   unset: string[];
 }
@@ -25,17 +28,18 @@ const REDACTED = '[REDACTED]';
  * WEBHOOK_SECRET). Secrets never appear: a set secret (or its `_FILE`) reads [REDACTED] or its file name.
  */
 export function listSettings(env: Record<string, string | undefined>, config: Config): SettingsInForce {
-  const defaults = EnvSchema.parse({}, { jitless: true }) as Record<string, unknown>;
-  const result: SettingsInForce = { set: [], defaulted: [], unset: [] };
-  for (const name of Object.keys(EnvSchema.shape)) {
+  const result: SettingsInForce = { set: [], defaulted: [], advancedDefaulted: [], unset: [] };
+  // In the reference's order (basics first), defaults as a user writes them (5m, not 300000).
+  for (const { name, group, default: byDefault } of describeSettings()) {
     const raw = env[name];
     const file = SECRETS.has(name) ? env[`${name}_FILE`] : undefined;
     if (raw !== undefined && raw !== '') result.set.push({ name, value: SECRETS.has(name) ? REDACTED : redactUrlPassword(raw) });
     else if (file !== undefined && file !== '') result.set.push({ name: `${name}_FILE`, value: file });
     else if (name === 'HOST') result.defaulted.push({ name, value: `${config.http.host} (${describeHostDefault(config)})` });
-    else if (defaults[name] !== undefined) {
-      if (isInForce(name, config)) result.defaulted.push({ name, value: formatDefault(defaults[name]) });
-    } else result.unset.push(name);
+    else if (byDefault !== undefined) {
+      if (isInForce(name, config)) (group === 'advanced' ? result.advancedDefaulted : result.defaulted).push({ name, value: byDefault });
+      // OAuth2's and Graph's unset settings are noise to a relay that uses neither.
+    } else if (group !== 'provider' || isInForce(name, config)) result.unset.push(name);
   }
   return result;
 }
@@ -48,7 +52,7 @@ function isInForce(name: string, config: Config): boolean {
   const oauth2 = config.smtp?.oauth2 !== undefined || config.graph !== undefined;
   if (name.startsWith('GRAPH_')) return config.graph !== undefined;
   if (name.startsWith('OAUTH2_')) return oauth2;
-  if (name.startsWith('SMTP_') && name !== 'SMTP_PAUSE_AFTER_4XX') return config.smtp !== undefined;
+  if (name.startsWith('SMTP_')) return config.smtp !== undefined;
   if (name === 'DATABASE_POOL_SIZE') return config.store.databaseUrl !== undefined;
   if (name === 'SQLITE_SYNCHRONOUS' || name === 'DATA_DIR') return config.store.databaseUrl === undefined;
   if (name.startsWith('NETBOX_')) return config.sources.some((s) => s.netbox.url !== undefined);
@@ -59,10 +63,6 @@ function isInForce(name: string, config: Config): boolean {
 
 function describeHostDefault(config: Config): string {
   return config.webhook.secrets.length > 0 ? 'all interfaces: WEBHOOK_SECRET is set' : 'loopback only: no WEBHOOK_SECRET';
-}
-
-function formatDefault(value: unknown): string {
-  return Array.isArray(value) ? value.join(', ') : String(value);
 }
 
 /** SMTP_URL and the like may carry a password in their user part. */

@@ -25,8 +25,14 @@ describe('check-config shows each variable as set or defaulted', () => {
     expect(defaultPart).toContain('PORT=8080');
     expect(defaultPart).toContain('HOST=0.0.0.0 (all interfaces: WEBHOOK_SECRET is set)');
     expect(defaultPart).toContain('SMTP_POOL_SIZE=5');
+    // Limits and timings rarely right to change come apart, after the rest.
+    const [, advancedPart] = defaultPart.split('Advanced defaults in force');
+    expect(advancedPart).toContain('LEASE_MS=300000');
+    expect(defaultPart.split('Advanced defaults in force')[0]).not.toContain('LEASE_MS');
     // Graph's settings mean nothing with SMTP: not shown as if in force.
     expect(r.stdout).not.toContain('GRAPH_TIMEOUT_MS');
+    // Nor are OAuth2's unset settings listed as if one might be missing.
+    expect(r.stdout).not.toContain('OAUTH2_TENANT_ID');
     // The internal keys of the JSON dump are not what a user reads.
     expect(r.stdout).not.toMatch(/chartReports|pauseAfter4xx|"smtp"/);
     expect(r.stdout).not.toContain('Pa55-in-url');
@@ -46,6 +52,15 @@ describe('check-config shows each variable as set or defaulted', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`SMTP_PASSWORD_FILE=${dir}/smtp`);
     expect(r.stdout).not.toContain('from-a-file');
+  });
+
+  it('warns about a variable it no longer reads, naming the fixed value that replaced it', async () => {
+    const r = await runCliCaptured(['check-config'], { ...env(), SMTP_PASSWORD_FILE: undefined, SMTP_PAUSE_AFTER_4XX: '2' });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(
+      'warning: SMTP_PAUSE_AFTER_4XX is no longer read: 3 different deliveries answered 4xx in a row pause the queue',
+    );
+    expect(r.stdout).not.toContain('SMTP_PAUSE_AFTER_4XX');
   });
 
   it('--json prints the whole configuration in force, redacted', async () => {
