@@ -1,6 +1,7 @@
 import { passPercent, type Severity } from '../report';
 import type { FailingPair, ReportCounts, ReportSnapshot } from './types';
 import { groupPairsByTest, type TestPairsGroup } from './group-pairs-by-test';
+import { decideVerdict, type Verdict } from './decide-verdict';
 
 /** U+2212, as in "−1 failing": a real minus sign reads better than a hyphen in a mail. */
 const MINUS = '\u2212';
@@ -42,6 +43,10 @@ export interface FailingStreak extends FailingPair {
  * policies (on-change, regression) read `failingSetChanged` and `regression`.
  */
 export interface Trend {
+  /** The one verdict every reader shows (see decideVerdict): `first` when there is no previous report. */
+  verdict: Verdict;
+  /** The compared reports cover different results (see decideVerdict); false for the first report. */
+  scopeChanged: boolean;
   /** The report compared with, or null for the first report of its series (nothing to compare with). */
   previous: { reportId: number; created: string; dedupKey: string } | null;
   overall: TrendDelta | null;
@@ -133,6 +138,7 @@ export function buildTrend(
   const newlyFailingTests = groupPairsByTest(newlyFailing);
   const stillFailingTests = groupPairsByTest(stillFailing);
   return {
+    ...decideVerdict({ current: c, previous: p, newlyFailing, fixed }),
     previous: { reportId: previous.reportId, created: previous.created, dedupKey: previous.dedupKey },
     overall,
     severities,
@@ -155,6 +161,8 @@ export function buildTrend(
 /** The trend of the first report of a series: nothing to compare with. */
 function buildFirstTrend(): Trend {
   return {
+    verdict: 'first',
+    scopeChanged: false,
     previous: null,
     overall: null,
     severities: [],

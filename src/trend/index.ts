@@ -12,3 +12,4 @@ export {
   type PeriodRatios,
   type DeviceFailures,
 } from './build-period-trend';
+export { decideVerdict, VERDICTS, type Verdict, type VerdictDecision, type VerdictFacts } from './decide-verdict';
