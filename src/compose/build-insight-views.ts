@@ -1,6 +1,7 @@
 import type { Enrichment } from '../enrichment';
 import type { FailingPair, TestPairsGroup, Trend, TrendDelta } from '../trend';
-import { buildWebUrl, formatDateTime, type Severity } from '../report';
+import { buildWebUrl, formatDateTime, formatPercent, type Severity } from '../report';
+import { buildVerdictView, type VerdictView } from './build-verdict-view';
 
 /** A device name linked to its failing result in NetBox. */
 export interface ResultLinkView {
@@ -97,6 +98,8 @@ export interface TestGroupView {
  * `first` is true (and `firstText` says so) when there is nothing to compare with.
  */
 export interface TrendView {
+  /** The verdict against the previous report (decided in trend/), as the mail words it. */
+  verdict: VerdictView;
   first: boolean;
   firstText: string | null;
   previous: { reportId: number; created: string; createdText: string; url: string } | null;
@@ -203,6 +206,9 @@ export interface TrendViewOptions {
   netboxUrl?: string;
   /** Whether this report's failing results are known (else the note says why pairs are not compared). */
   currentFailingKnown: boolean;
+  /** This report's (or owner group's) passed and result counts: the verdict line's percentage. */
+  passed: number;
+  count: number;
 }
 
 /** Builds `trend` for the templates. */
@@ -210,12 +216,14 @@ export function buildTrendView(trend: Trend, options: TrendViewOptions): TrendVi
   const previous = trend.previous;
   const when = (iso: string) => formatDateTime(iso, options.timezone);
   let failingSetNote: string | null = null;
-  if (previous && !trend.failingSetKnown) {
+  // Without NETBOX_URL the mail's one line about that setting says it all: nothing was "not read".
+  if (previous && !trend.failingSetKnown && options.netboxUrl !== undefined) {
     failingSetNote = options.currentFailingKnown
       ? `Which devices and tests changed is unknown: the failing results of report ${previous.reportId} were not read from NetBox.`
       : 'Which devices and tests changed is unknown: the failing results of this report could not be read from NetBox.';
   }
   return {
+    verdict: buildVerdictView(trend, formatPercent(options.passed, options.count)),
     first: previous === null,
     firstText:
       previous === null ? 'This is the first report the relay has seen from this NetBox: there is nothing to compare with yet.' : null,

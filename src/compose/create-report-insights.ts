@@ -141,6 +141,8 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
         basePath,
         netboxUrl: options.netboxUrl,
         currentFailingKnown: failing !== null,
+        passed: report.total_passed,
+        count: report.total_count,
       });
     }
 

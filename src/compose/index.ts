@@ -1,3 +1,4 @@
+export { buildVerdictView, type VerdictView } from './build-verdict-view';
 export { buildReportView, type ReportView, type RatioView, type ReportViewOptions } from './build-report-view';
 export {
   buildEnrichmentView,

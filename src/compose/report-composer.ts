@@ -232,6 +232,8 @@ export function buildFilterHeaders(view: ReportView, route: string): Record<stri
     'X-Compliance-Report-Id': String(view.report.id),
     'X-Compliance-Pass-Percent': view.overall.percent === null ? 'none' : view.overall.percent.toFixed(1),
     'X-Compliance-High-Failed': String(view.highFailed),
+    // The trend's verdict (first, better, worse, mixed, same), for mail rules; `none` without a trend.
+    'X-Compliance-Verdict': view.verdict?.direction ?? 'none',
     'X-Compliance-Route': route,
     ...(view.source ? { 'X-Compliance-Source': view.source.name } : {}),
   };

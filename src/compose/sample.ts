@@ -120,6 +120,8 @@ export function sampleInsightViews(config: Pick<Config, 'mail' | 'netbox'>): Rep
     basePath: '',
     netboxUrl: config.netbox.url,
     currentFailingKnown: true,
+    passed: delivery.report.total_passed,
+    count: delivery.report.total_count,
   });
   const missing = buildEnrichmentView(
     { status: 'missing', code: 'UNREACHABLE', reason: 'Failing tests are not listed: NetBox could not be reached (ECONNREFUSED).' },
@@ -130,6 +132,8 @@ export function sampleInsightViews(config: Pick<Config, 'mail' | 'netbox'>): Rep
     basePath: '',
     netboxUrl: config.netbox.url,
     currentFailingKnown: false,
+    passed: delivery.report.total_passed,
+    count: delivery.report.total_count,
   });
   return [
     buildReportView(delivery, { ...base, enrichment, trend, chart: SAMPLE_CHART_VIEW }),

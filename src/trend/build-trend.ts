@@ -21,6 +21,9 @@ export interface TrendDelta {
   failed: number;
   previousFailed: number;
   deltaFailed: number;
+  /** Results of this line in each report: they differ when the reports cover different tests or devices. */
+  count: number;
+  previousCount: number;
   /** "+2 failing", "−1 failing", "±0 failing". */
   deltaFailedText: string;
   /** "better" when the pass percentage rose, "worse" when it fell, "same" otherwise (also when not comparable). */
@@ -203,6 +206,8 @@ function buildDelta(name: TrendDelta['name'], passed: number, count: number, pre
     failed,
     previousFailed,
     deltaFailed,
+    count,
+    previousCount,
     deltaFailedText: `${signOf(deltaFailed)}${Math.abs(deltaFailed)} failing`,
     direction: deltaPoints === null || deltaPoints === 0 ? 'same' : deltaPoints > 0 ? 'better' : 'worse',
   };

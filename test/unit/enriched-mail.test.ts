@@ -141,7 +141,7 @@ describe('the mail names what failed and what changed (golden renders)', () => {
     expect(text.split('\n').slice(0, 3)).toEqual([
       `${new URL(netbox.url).host}: Compliance report 43 (report-43): 61.9% passed`,
       '!! 7 HIGH-severity results failed, and 9 of lower severity.',
-      'Worse than report 42: 61.9% passed, was 64.3% (\u22122.4 pts, +1 failing).',
+      'Worse than report 42: 61.9% passed, was 64.3% (\u22122.4 pts, +1 failing); HIGH 58.8%, was 64.7%, 1 newly failing.',
     ]);
     expect(text).toContain('Newly failing:\n  * [HIGH] aaa-servers on 1 device\n      sw-001\n');
     expect(text).toContain(
@@ -149,9 +149,7 @@ describe('the mail names what failed and what changed (golden renders)', () => {
     );
     expect(text.indexOf('Newly failing:')).toBeLessThan(text.indexOf('Still failing:'));
     expect(text.indexOf('Still failing:')).toBeLessThan(text.indexOf('WHAT FAILED'));
-    expect(String(mail.subject)).toBe(
-      `[7 HIGH failed] ${new URL(netbox.url).host}: Compliance report 43: 26/42 passed (61.9%), worse than report 42`,
-    );
+    expect(String(mail.subject)).toBe(`Worse: 61.9% (\u22122.4), 7 HIGH failing \u2014 report 43 \u00b7 ${new URL(netbox.url).host}`);
     expect(text).toContain('...and 2 more failing tests');
     expectGolden('enriched.txt', text, netbox.url);
     expectGolden('enriched.html', String(mail.html), netbox.url);

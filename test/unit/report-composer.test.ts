@@ -104,7 +104,7 @@ describe('the report composer reads the stored typed report', () => {
     });
     const [claimed] = await store.claimDue({ now: T0, limit: 1, owner: 'test', leaseMs: 60_000 });
     expect(claimed.report).toBeNull();
-    expect((await mailOf(claimed)).subject).toContain('Compliance report 5: 5/8 passed');
+    expect((await mailOf(claimed)).subject).toContain('62.5% passed, 3 failing, no HIGH \u2014 report 5');
     await expect(compose({ ...claimed, body: buildBody({ event: 'deleted' }) })).rejects.toMatchObject({ code: 'EUNREADABLE' });
   });
 });
