@@ -102,28 +102,6 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
       options.onNetboxError?.(enrichment.code);
     }
 
-    const buildSection = (current: Enrichment, suffix: string): Pick<ReportInsights, 'enrichment' | 'attachments'> => {
-      const built = buildCsvAttachment(current, {
-        ...options,
-        reportId: report.id,
-        basePath,
-        failedResultsUrl: links.failedResults,
-        suffix,
-      });
-      return {
-        enrichment: buildEnrichmentView(current, {
-          reportId: report.id,
-          basePath,
-          netboxUrl: options.netboxUrl,
-          failedResultsUrl: links.failedResults,
-          maxFailures: options.maxFailures,
-          attachment: built.attachment,
-        }),
-        attachments: built.attachments,
-      };
-    };
-    const whole = buildSection(enrichment, '');
-
     let trend: Trend | null = null;
     let trendView: TrendView | null = null;
     let chart: MailChart | null = null;
@@ -145,6 +123,30 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
         count: report.total_count,
       });
     }
+
+    const buildSection = (current: Enrichment, suffix: string): Pick<ReportInsights, 'enrichment' | 'attachments'> => {
+      const built = buildCsvAttachment(current, {
+        ...options,
+        reportId: report.id,
+        basePath,
+        failedResultsUrl: links.failedResults,
+        suffix,
+      });
+      return {
+        enrichment: buildEnrichmentView(current, {
+          reportId: report.id,
+          basePath,
+          netboxUrl: options.netboxUrl,
+          failedResultsUrl: links.failedResults,
+          maxFailures: options.maxFailures,
+          attachment: built.attachment,
+          trend,
+        }),
+        attachments: built.attachments,
+      };
+    };
+    // Built after the trend: each failing result it lists carries its badge (new, or failing since).
+    const whole = buildSection(enrichment, '');
 
     return {
       ...whole,

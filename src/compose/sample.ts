@@ -89,19 +89,6 @@ export function sampleInsightViews(config: Pick<Config, 'mail' | 'netbox'>): Rep
     failedResultsUrl: links.failedResults,
     maxFailures: 1,
   };
-  const enrichment = buildEnrichmentView(
-    { status: 'ok', summary },
-    {
-      ...viewOptions,
-      attachment: {
-        fileName: 'report-29-failures.csv',
-        rows: 2,
-        totalRows: 4,
-        truncated: true,
-        note: 'The attached report-29-failures.csv lists the first 2 of 4 failing results.',
-      },
-    },
-  );
   const pairs = summary.results.map((r) => ({ device: r.device, test: r.test, severity: r.severity }));
   const snapshot = (id: number, created: string, failing: typeof pairs) => ({
     ...buildReportSnapshot(delivery, 'sample|', failing),
@@ -115,7 +102,22 @@ export function sampleInsightViews(config: Pick<Config, 'mail' | 'netbox'>): Rep
     { device: 'sw-edge-2', test: 'ntp-servers', severity: 'MIDDLE' },
   ]);
   const older = snapshot(27, '2023-04-10T19:36:33Z', pairs.slice(1));
-  const trend = buildTrendView(buildTrend(snapshot(29, delivery.report.created, pairs), [previous, older]), {
+  const sampleTrend = buildTrend(snapshot(29, delivery.report.created, pairs), [previous, older]);
+  const enrichment = buildEnrichmentView(
+    { status: 'ok', summary },
+    {
+      ...viewOptions,
+      trend: sampleTrend,
+      attachment: {
+        fileName: 'report-29-failures.csv',
+        rows: 2,
+        totalRows: 4,
+        truncated: true,
+        note: 'The attached report-29-failures.csv lists the first 2 of 4 failing results.',
+      },
+    },
+  );
+  const trend = buildTrendView(sampleTrend, {
     timezone: config.mail.timezone,
     basePath: '',
     netboxUrl: config.netbox.url,

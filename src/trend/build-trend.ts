@@ -79,7 +79,18 @@ export interface Trend {
   /** Every still-failing pair grouped per test, with the longest streak; capped at TREND_PAIR_CAP tests. */
   stillFailingTests: TestPairsGroup[];
   stillFailingTestCount: number;
+  /** Every fixed pair grouped per test, HIGH first; capped at TREND_PAIR_CAP tests. */
+  fixedTests: TestPairsGroup[];
+  fixedTestCount: number;
+  /**
+   * Each failing pair's badge, by {@link pairKey}, uncapped: `new`, or its streak. The mail tags every
+   * failing result it lists with it, so each (device, test) is listed once, with what changed.
+   */
+  badges: ReadonlyMap<string, PairBadge>;
 }
+
+/** A failing pair's place in the series: newly failing, or failing for `reports` reports in a row. */
+export type PairBadge = { kind: 'new' } | { kind: 'streak'; reports: number; sinceReportId: number; atLeast: boolean };
 
 const SEVERITY_ORDER: Record<Severity, number> = { HIGH: 0, MIDDLE: 1, LOW: 2 };
 
@@ -140,6 +151,10 @@ export function buildTrend(
   const stillFailing = buildStreaks(current, still, history, options.historyTruncated ?? false);
   const newlyFailingTests = groupPairsByTest(newlyFailing);
   const stillFailingTests = groupPairsByTest(stillFailing);
+  const fixedTests = groupPairsByTest(fixed);
+  const badges = new Map<string, PairBadge>(newlyFailing.map((pair) => [pairKey(pair), { kind: 'new' }]));
+  for (const s of stillFailing)
+    badges.set(pairKey(s), { kind: 'streak', reports: s.reports, sinceReportId: s.sinceReportId, atLeast: s.atLeast });
   return {
     ...decideVerdict({ current: c, previous: p, newlyFailing, fixed }),
     previous: { reportId: previous.reportId, created: previous.created, dedupKey: previous.dedupKey },
@@ -158,6 +173,9 @@ export function buildTrend(
     newlyFailingTestCount: newlyFailingTests.length,
     stillFailingTests: stillFailingTests.slice(0, TREND_PAIR_CAP),
     stillFailingTestCount: stillFailingTests.length,
+    fixedTests: fixedTests.slice(0, TREND_PAIR_CAP),
+    fixedTestCount: fixedTests.length,
+    badges,
   };
 }
 
@@ -182,6 +200,9 @@ function buildFirstTrend(): Trend {
     newlyFailingTestCount: 0,
     stillFailingTests: [],
     stillFailingTestCount: 0,
+    fixedTests: [],
+    fixedTestCount: 0,
+    badges: new Map(),
   };
 }
 

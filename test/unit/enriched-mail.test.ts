@@ -143,12 +143,14 @@ describe('the mail names what failed and what changed (golden renders)', () => {
       '!! 7 HIGH-severity results failed, and 9 of lower severity.',
       'Worse than report 42: 61.9% passed, was 64.3% (\u22122.4 pts, +1 failing); HIGH 58.8%, was 64.7%, 1 newly failing.',
     ]);
-    expect(text).toContain('Newly failing:\n  * [HIGH] aaa-servers on 1 device\n      sw-001\n');
+    // What newly fails, by test, on the first screen; then each failing result once, tagged new or with its streak.
+    expect(text).toContain('Newly failing: [HIGH] aaa-servers (1 device)\n');
     expect(text).toContain(
-      'Still failing:\n  * [HIGH] aaa-servers on 3 devices, failing since report 41 (3 reports in a row)\n      sw-006\n      sw-021\n      sw-036\n',
+      '  * aaa-servers [HIGH]: fails on 4 devices, 1 new\n    new:\n      sw-001  ' +
+        `${netbox.url}/plugins/validity/test-results/1001/\n    failing since report 41 (3 in a row):\n      sw-006  `,
     );
-    expect(text.indexOf('Newly failing:')).toBeLessThan(text.indexOf('Still failing:'));
-    expect(text.indexOf('Still failing:')).toBeLessThan(text.indexOf('WHAT FAILED'));
+    expect(text).not.toContain('Still failing');
+    expect(text.indexOf('Newly failing:')).toBeLessThan(text.indexOf('WHAT FAILED'));
     expect(String(mail.subject)).toBe(`Worse: 61.9% (\u22122.4), 7 HIGH failing \u2014 report 43 \u00b7 ${new URL(netbox.url).host}`);
     expect(text).toContain('...and 2 more failing tests');
     expectGolden('enriched.txt', text, netbox.url);

@@ -1,4 +1,5 @@
 import { buildEnrichmentView, buildFilterHeaders, buildReportView, buildTrendView, type ReportView } from '../../src/compose';
+import { createFailureSummarizer } from '../../src/enrichment';
 import { loadRenderer } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
 import { buildTrend, type FailingPair, type ReportSnapshot } from '../../src/trend';
@@ -42,7 +43,7 @@ function countsOf(failing: FailingPair[]): ReportSnapshot['counts'] {
 }
 
 function createdOf(step: Step): string {
-  return `2026-03-0${step.id - 199}T10:00:00Z`;
+  return new Date(Date.UTC(2026, 2, 1, 10) + (step.id - 200) * 3_600_000).toISOString();
 }
 
 function snapshotOf(step: Step): ReportSnapshot {
@@ -191,5 +192,66 @@ describe('a relay without NETBOX_URL', () => {
       expect(part).not.toMatch(/could not be read/);
     }
     expect(rendered.html).toMatch(/<p class="note"[^>]*>Set NETBOX_URL \(and NETBOX_TOKEN\)/);
+  });
+});
+
+describe('a report with 5 failing results', () => {
+  // Two tests; three results failed before (one of them is fixed now), three are new.
+  const ntp = (device: string): FailingPair => ({ device, test: 'ntp-servers', severity: 'HIGH' });
+  const snmp = (device: string): FailingPair => ({ device, test: 'snmp-community', severity: 'MIDDLE' });
+  const before: Step = {
+    id: 301,
+    failing: [ntp('core-1.fra1.example.net'), ntp('core-2.fra1.example.net'), snmp('edge-9.ams1.example.net')],
+  };
+  const now: Step = {
+    id: 302,
+    failing: [
+      ntp('core-1.fra1.example.net'),
+      ntp('core-2.fra1.example.net'),
+      ntp('edge-1.fra1.example.net'),
+      snmp('edge-1.ams1.example.net'),
+      snmp('edge-2.ams1.example.net'),
+    ],
+  };
+
+  function render() {
+    const trend = buildTrend(snapshotOf(now), [snapshotOf(before)]);
+    const summarizer = createFailureSummarizer();
+    summarizer.add(
+      now.failing.map((p, i) => ({
+        id: 5000 + i,
+        passed: false,
+        test: { id: p.test === 'ntp-servers' ? 1 : 2, name: p.test, severity: p.severity },
+        device: { id: 100 + i, name: p.device },
+      })),
+    );
+    const netboxUrl = 'https://netbox.example.com';
+    const enrichment = buildEnrichmentView(
+      { status: 'ok', summary: summarizer.finish() },
+      { reportId: now.id, basePath: '', netboxUrl, failedResultsUrl: `${netboxUrl}/x`, maxFailures: 10, attachment: null, trend },
+    );
+    const c = countsOf(now.failing);
+    const trendView = buildTrendView(trend, {
+      timezone: 'UTC',
+      basePath: '',
+      netboxUrl,
+      currentFailingKnown: true,
+      passed: c.totalPassed,
+      count: c.totalCount,
+    });
+    return renderer.render(buildReportView(deliveryOf(now), { netboxUrl, timezone: 'UTC', trend: trendView, enrichment }));
+  }
+
+  it('lists each failing (device, test) once, in the text and the HTML, tagged new or with its streak', () => {
+    const { text, html } = render();
+    // <wbr> is a break opportunity, not a space.
+    for (const part of [text, textOf(html.replace(/<wbr>/g, ''))]) {
+      for (const pair of now.failing) expect(part.split(pair.device)).toHaveLength(2);
+      expect(part).toMatch(/new:?\s+edge-1\.fra1\.example\.net/);
+      expect(part).toMatch(/failing since report 301 \(2 in a row\):?\s+core-1\.fra1\.example\.net/);
+      // The fixed result, once, in the compact list.
+      expect(part.split('edge-9.ams1.example.net')).toHaveLength(2);
+    }
+    expect(text).toContain('Newly failing: [HIGH] ntp-servers (1 device); [MIDDLE] snmp-community (2 devices)\n');
   });
 });
