@@ -44,3 +44,4 @@ export { buildDigestMail, DIGEST_TEMPLATE_SET, type DigestMailOptions } from './
 export { sampleDigestContents } from './sample-digest';
 export { buildOwnerGroupView } from './build-owner-view';
 export type { OwnersView } from './build-report-view';
+export { renderWithinBudget, MAIL_HTML_MAX_BYTES } from './render-within-budget';
