@@ -184,6 +184,8 @@ async function prepareChart(options: ReportInsightsOptions, snapshot: ReportSnap
   const limit = options.chartReports ?? 0;
   if (limit <= 0 || !options.history?.listReportsBefore) return null;
   const earlier = await options.history.listReportsBefore(snapshot.series, snapshot, limit - 1);
+  // One point is not a trend: the first report of a series goes without a chart.
+  if (earlier.length === 0) return null;
   const c = snapshot.counts;
   return buildMailChart(snapshot, earlier, formatPercent(c.totalPassed, c.totalCount), options.paintChart);
 }

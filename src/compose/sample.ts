@@ -56,10 +56,11 @@ export function sampleDeliveryView(config: Pick<Config, 'mail' | 'netbox'>): Rep
 const SAMPLE_CHART_VIEW: ChartView = {
   src: 'cid:trend-chart.29.1681328193000@compliance-relay',
   alt: 'Pass ratio per severity over the last 3 reports (27 to 29): overall rose from 80% to 88.9%. Report 29, this one, is marked at the right.',
-  width: 480,
-  height: 132,
+  width: 400,
+  height: 190,
   reports: 3,
-  sparkline: '▇▇▇',
+  sparkline: '▁▄█',
+  rangeText: '80\u201390%',
   currentText: '88.9%',
 };
 
