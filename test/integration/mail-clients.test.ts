@@ -63,7 +63,8 @@ describe('every shipped template in Gmail and Outlook (caniemail)', () => {
   });
 
   it('leans on neither overflow-wrap nor word-break (Gmail drops them): long names break at <wbr>', () => {
-    for (const [, file] of files) expect(found[file]).not.toEqual(expect.arrayContaining([expect.stringMatching(/^(overflow-wrap|word-break)$/)]));
+    for (const [, file] of files)
+      expect(found[file]).not.toEqual(expect.arrayContaining([expect.stringMatching(/^(overflow-wrap|word-break)$/)]));
   });
 
   it('documents no fallback it does not need', () => {

@@ -283,7 +283,9 @@ describe('the HTML mail in a real browser', () => {
       // Text nodes are joined with spaces here, and <wbr> splits the test's name into several.
       expect(firstScreen.replace(/- /g, '-')).toMatch(/bgp-sessions-established-with-every-configured-neighbor \(7\sdevices\)/);
       // What newly fails is named before the one list of what fails (each failing result once, tagged).
-      const order = await page.evaluate<string[]>(`[...document.querySelectorAll('p.newly, h2')].map((h) => h.textContent.trim().slice(0, 14))`);
+      const order = await page.evaluate<string[]>(
+        `[...document.querySelectorAll('p.newly, h2')].map((h) => h.textContent.trim().slice(0, 14))`,
+      );
       expect(order[0]).toBe('Newly failing:');
       expect(order.some((h) => h.startsWith('Still failing'))).toBe(false);
       // The banner is painted in the worst failing severity's colour; the Overall bar follows the verdict (worse: red), and HIGH's percentage its own state.
