@@ -107,7 +107,9 @@ describe('a digest route on SQLite with a fake clock', () => {
     const png = PNG.sync.read(charts[0].content);
     expect([png.width, png.height]).toEqual([2 * TREND_CHART_WIDTH, 2 * TREND_CHART_HEIGHT]);
     expect(String(digest.parsed.html)).toMatch(
-      /<img class="trend-chart" src="[^"]+" width="480" height="132" alt="Pass ratio per severity over the last 2 reports \(101 to 103\)/,
+      new RegExp(
+        `<img class="trend-chart" src="[^"]+" width="${TREND_CHART_WIDTH}" height="${TREND_CHART_HEIGHT}" alt="Pass ratio per severity over the last 2 reports \\(101 to 103\\)`,
+      ),
     );
     await expectShownInChromium(String(digest.parsed.html));
     expect(await relay!.relay.digests.evaluate()).toEqual([]);
