@@ -241,7 +241,7 @@ async function expectShownInChromium(html: string): Promise<void> {
       const img = el as unknown as { naturalWidth: number; getBoundingClientRect(): { right: number } };
       return { natural: img.naturalWidth, right: img.getBoundingClientRect().right };
     });
-    expect(shown.natural).toBe(960);
+    expect(shown.natural).toBe(2 * TREND_CHART_WIDTH);
     expect(shown.right).toBeLessThanOrEqual(375);
   } finally {
     await browser.close();
