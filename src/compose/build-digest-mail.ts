@@ -62,7 +62,7 @@ export async function buildDigestMail(content: DigestContent, options: DigestMai
     recipients: options.recipients,
     messageId: buildMessageId({
       deliveryId: options.deliveryId,
-      reportId: 0,
+      reportId: null,
       dedupKey: options.dedupKey,
       from: options.from,
       route: content.route,

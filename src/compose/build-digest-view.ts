@@ -1,5 +1,7 @@
 import { formatDateTime } from '../report';
 import type { FailingPair, PeriodPoint, SeriesPeriodTrend } from '../trend';
+import { buildSparkline, chooseChartRange } from '../mail';
+import { buildVerdictView, formatDeltaShort, type VerdictView } from './build-verdict-view';
 
 /** One NetBox source's series over a digest's period. */
 export interface DigestSourceContent {
@@ -39,6 +41,8 @@ export interface DigestRatioView {
   percentText: string;
   /** "+2.5 pts" against the period's baseline, "—" without one. */
   changeText: string;
+  /** " (−7.4)": the change in points as the subject writes it, or "". */
+  delta: string;
   direction: 'better' | 'worse' | 'same';
   failed: number;
 }
@@ -66,6 +70,12 @@ export interface DigestChartImage {
 export interface DigestSeriesView {
   /** The NetBox (and base path) the series' reports came from. */
   name: string;
+  /** The latest report against the period's baseline, decided as a report mail's (trend/ decideVerdict). */
+  verdict: VerdictView;
+  /** The latest report's page in NetBox, or null when the series has no NetBox URL (no NETBOX_URL). */
+  latestUrl: string | null;
+  /** Failed HIGH results in the latest report. */
+  highFailed: number;
   reportCount: number;
   latest: { reportId: number; createdText: string };
   /** The period's newest reports, newest first (at most {@link DIGEST_REPORTS_LISTED}), and how many older ones are not listed. */
@@ -105,31 +115,33 @@ export interface DigestView {
       failed: number;
     }[];
     silentSources: string[];
+    /** `Worse: 83.3% (−7.4), 5 HIGH failing — digest weekly · 7 reports`: what the default subject says. */
+    defaultSubject: string;
   };
 }
-
-const BLOCKS = '▁▂▃▄▅▆▇█';
 
 /** Reports listed per series in a digest (an hourly series has 168 a week: the chart shows them all). */
 export const DIGEST_REPORTS_LISTED = 10;
 
 /** The view of a digest mail: dates in the digest's zone, figures as the report mails write them. */
 export function buildDigestView(content: DigestContent): DigestView {
-  const at = (ms: number) => formatDateTime(new Date(ms).toISOString(), content.timezone);
+  const at = (ms: number) => formatMinutes(new Date(ms).toISOString(), content.timezone);
   const sources = content.sources.map((s) => ({ name: s.source, series: s.series.map((t) => buildSeriesView(t, content.timezone)) }));
   const otherSeries = (content.otherSeries ?? []).map((o) => ({
     source: o.source,
     name: nameSeries(o.series),
     reportCount: o.reportCount,
-    latest: { reportId: o.latest.reportId, createdText: formatDateTime(o.latest.created, content.timezone) },
+    latest: { reportId: o.latest.reportId, createdText: formatMinutes(o.latest.created, content.timezone) },
     percentText: o.latest.ratios.overall === null ? '—' : `${o.latest.ratios.overall.toFixed(1)}%`,
     failed: o.latest.failed.overall,
   }));
   const reportCount =
     sources.reduce((sum, s) => sum + s.series.reduce((n, t) => n + t.reportCount, 0), 0) +
     otherSeries.reduce((n, o) => n + o.reportCount, 0);
+  const all = sources.flatMap((s) => s.series);
   return {
     digest: {
+      defaultSubject: buildDigestSubject(content, all, reportCount),
       route: content.route,
       periodStartText: at(content.periodStart),
       periodEndText: at(content.periodEnd),
@@ -156,21 +168,27 @@ function buildSeriesView(trend: SeriesPeriodTrend, timezone: string): DigestSeri
       name: key === 'overall' ? 'Overall' : key,
       percentText: pct === null ? '—' : `${pct.toFixed(1)}%`,
       changeText: delta?.deltaPointsText ?? '—',
+      delta: formatDeltaShort(delta ?? null),
       direction: delta?.direction ?? 'same',
       failed: trend.latest.failed[key],
     };
   });
   const baseline = trend.baseline;
+  const name = nameSeries(trend.series);
+  const overall = ratios[0];
   return {
-    name: nameSeries(trend.series),
+    name,
+    verdict: buildVerdictView(change, overall.percentText),
+    latestUrl: /^https?:\/\//.test(name) ? `${name}/plugins/validity/reports/${trend.latest.reportId}/` : null,
+    highFailed: trend.latest.failed.HIGH,
     reportCount: trend.points.length,
-    latest: { reportId: trend.latest.reportId, createdText: formatDateTime(trend.latest.created, timezone) },
+    latest: { reportId: trend.latest.reportId, createdText: formatMinutes(trend.latest.created, timezone) },
     reports: [...trend.points]
       .reverse()
       .slice(0, DIGEST_REPORTS_LISTED)
       .map((p) => ({
         reportId: p.reportId,
-        createdText: formatDateTime(p.created, timezone),
+        createdText: formatMinutes(p.created, timezone),
         percentText: p.ratios.overall === null ? '—' : `${p.ratios.overall.toFixed(1)}%`,
       })),
     moreReports: Math.max(0, trend.points.length - DIGEST_REPORTS_LISTED),
@@ -186,22 +204,48 @@ function buildSeriesView(trend: SeriesPeriodTrend, timezone: string): DigestSeri
   };
 }
 
-/** The sparkline: one block per report, scaled between the period's lowest and highest overall percentage. */
+/** Verdicts from the most to the least urgent: a digest of several series is named by its most urgent. */
+const URGENCY = ['worse', 'mixed', 'better', 'same', 'first'] as const;
+
+/**
+ * `Worse: 83.3% (−7.4), 5 HIGH failing — digest weekly · 7 reports`: the verdict and the HIGH count
+ * first, as a report mail's subject. Several series: the most urgent verdict, how many series share it,
+ * and the HIGH failures of all of them.
+ */
+function buildDigestSubject(content: DigestContent, series: DigestSeriesView[], reportCount: number): string {
+  const late = content.late ? '[late] ' : '';
+  const tail = ` \u2014 digest ${content.route} \u00b7 ${reportCount} ${reportCount === 1 ? 'report' : 'reports'}`;
+  if (series.length === 0) return `${late}No reports${tail}`;
+  const high = series.reduce((n, s) => n + s.highFailed, 0);
+  const failing = high > 0 ? `${high} HIGH failing` : 'no HIGH failing';
+  if (series.length === 1) {
+    const [one] = series;
+    return `${late}${one.verdict.word}: ${one.ratios[0].percentText}${one.ratios[0].delta}, ${failing}${tail}`;
+  }
+  const worst = URGENCY.find((v) => series.some((s) => s.verdict.direction === v))!;
+  const word = series.find((s) => s.verdict.direction === worst)!.verdict.word;
+  const count = series.filter((s) => s.verdict.direction === worst).length;
+  return `${late}${word}: ${count} of ${series.length} NetBoxes, ${failing}${tail}`;
+}
+
+/** The sparkline: one block per report, on the y range the chart is drawn on (as a report mail's). */
 function buildChartView(points: readonly PeriodPoint[], timezone: string): DigestChartView {
-  const values = points.map((p) => p.ratios.overall).filter((v): v is number => v !== null);
-  const low = Math.min(...values);
-  const high = Math.max(...values);
-  const block = (v: number | null) => {
-    if (v === null) return ' ';
-    if (high === low) return BLOCKS[BLOCKS.length - 1];
-    return BLOCKS[Math.round(((v - low) / (high - low)) * (BLOCKS.length - 1))];
-  };
+  const ratio = (v: number | null) => (v === null ? null : v / 100);
+  const range = chooseChartRange(points.map((p) => ({ ratios: { overall: ratio(p.ratios.overall) } })));
   return {
-    points: points.map((p) => ({ ...p, createdText: formatDateTime(p.created, timezone) })),
-    sparkline: points.map((p) => block(p.ratios.overall)).join(''),
-    rangeText: values.length === 0 ? '—' : low === high ? `${low.toFixed(1)}%` : `${low.toFixed(1)}%–${high.toFixed(1)}%`,
+    points: points.map((p) => ({ ...p, createdText: formatMinutes(p.created, timezone) })),
+    sparkline: buildSparkline(
+      points.map((p) => ratio(p.ratios.overall)),
+      range,
+    ),
+    rangeText: `${Math.round(range.low * 100)}\u2013${Math.round(range.high * 100)}%`,
     image: null,
   };
+}
+
+/** A date and time to the minute: a digest spans days, its seconds are noise. */
+function formatMinutes(iso: string, timezone: string): string {
+  return formatDateTime(iso, timezone).replace(/(\d\d:\d\d):\d\d/, '$1');
 }
 
 /** `https://netbox.example.com/netbox` from a series key (`[source:<name>|]<NetBox URL>|<base path>`). */

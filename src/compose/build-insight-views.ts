@@ -1,6 +1,7 @@
 import type { Enrichment } from '../enrichment';
-import type { FailingPair, TestPairsGroup, Trend, TrendDelta } from '../trend';
-import { buildWebUrl, formatDateTime, type Severity } from '../report';
+import { pairKey, type FailingPair, type PairBadge, type TestPairsGroup, type Trend, type TrendDelta } from '../trend';
+import { buildWebUrl, formatDateTime, formatPercent, type Severity } from '../report';
+import { buildVerdictView, type VerdictView } from './build-verdict-view';
 
 /** A device name linked to its failing result in NetBox. */
 export interface ResultLinkView {
@@ -20,6 +21,21 @@ export interface FailingTestView {
   moreDevices: number;
   /** NetBox's results page filtered to this test's failures. */
   resultsUrl: string;
+  /**
+   * The named devices grouped by their badge: newly failing first, then by streak, longest first. Each
+   * device is in exactly one of them; with no trend, one untagged group (`tag` "").
+   */
+  tagged: TaggedDevicesView[];
+  /** This test's newly failing results (all of them, named or not); 0 without a trend. */
+  newDevices: number;
+}
+
+/** Devices of one failing test that share a badge. */
+export interface TaggedDevicesView {
+  /** "new", "failing since report 41 (3 in a row)", or "" when the trend is unknown. */
+  tag: string;
+  isNew: boolean;
+  devices: ResultLinkView[];
 }
 
 /** The failing tests of one severity. */
@@ -97,6 +113,8 @@ export interface TestGroupView {
  * `first` is true (and `firstText` says so) when there is nothing to compare with.
  */
 export interface TrendView {
+  /** The verdict against the previous report (decided in trend/), as the mail words it. */
+  verdict: VerdictView;
   first: boolean;
   firstText: string | null;
   previous: { reportId: number; created: string; createdText: string; url: string } | null;
@@ -121,6 +139,9 @@ export interface TrendView {
   /** Still-failing pairs grouped per test, HIGH first. */
   stillFailingTests: TestGroupView[];
   moreStillFailingTests: number;
+  /** Fixed pairs grouped per test, HIGH first (the mail's compact "Fixed" list). */
+  fixedTests: TestGroupView[];
+  moreFixedTests: number;
 }
 
 export interface EnrichmentViewOptions {
@@ -131,6 +152,8 @@ export interface EnrichmentViewOptions {
   /** MAIL_MAX_FAILURES: failing tests listed at most. */
   maxFailures: number;
   attachment: AttachmentView | null;
+  /** The trend: each listed result carries its badge (new, failing since); absent or null: no badges. */
+  trend?: Trend | null;
 }
 
 const TOP_DEVICES = 10;
@@ -155,6 +178,7 @@ export function buildEnrichmentView(enrichment: Enrichment, options: EnrichmentV
   const filtered = (filter: string) => web(`/plugins/validity/test-results/?report_id=${options.reportId}&${filter}&passed=false`);
   const { summary } = enrichment;
   const listed = summary.tests.slice(0, options.maxFailures);
+  const newByTest = countNewByTest(summary.results, options.trend?.badges);
   const groups: SeverityGroupView[] = [];
   for (const test of listed) {
     let group = groups.find((g) => g.severity === test.severity);
@@ -166,13 +190,17 @@ export function buildEnrichmentView(enrichment: Enrichment, options: EnrichmentV
       };
       groups.push(group);
     }
+    const devices = test.firstResults.map((r) => ({ name: r.device, url: web(`/plugins/validity/test-results/${r.resultId}/`) }));
+    const badges = options.trend?.badges;
     group.tests.push({
       name: test.name,
       severity: test.severity,
       failingDevices: test.failingDevices,
-      devices: test.firstResults.map((r) => ({ name: r.device, url: web(`/plugins/validity/test-results/${r.resultId}/`) })),
+      devices,
       moreDevices: test.failingDevices - test.firstResults.length,
       resultsUrl: test.testId !== null ? filtered(`test_id=${test.testId}`) : options.failedResultsUrl,
+      tagged: tagDevices(test.name, devices, badges),
+      newDevices: newByTest.get(test.name) ?? 0,
     });
   }
   return {
@@ -197,12 +225,45 @@ export function buildEnrichmentView(enrichment: Enrichment, options: EnrichmentV
   };
 }
 
+/** Newly failing results per test name. */
+function countNewByTest(
+  results: readonly Pick<FailingPair, 'device' | 'test'>[],
+  badges: ReadonlyMap<string, PairBadge> | undefined,
+): Map<string, number> {
+  const counts = new Map<string, number>();
+  if (!badges) return counts;
+  for (const r of results) if (badges.get(pairKey(r))?.kind === 'new') counts.set(r.test, (counts.get(r.test) ?? 0) + 1);
+  return counts;
+}
+
+/** A test's named devices grouped by badge: new first, then the longest streak first. */
+function tagDevices(test: string, devices: ResultLinkView[], badges: ReadonlyMap<string, PairBadge> | undefined): TaggedDevicesView[] {
+  if (!badges || badges.size === 0) return devices.length ? [{ tag: '', isNew: false, devices }] : [];
+  const groups = new Map<string, TaggedDevicesView & { order: number }>();
+  for (const device of devices) {
+    const badge = badges.get(pairKey({ test, device: device.name }));
+    const tag = !badge ? '' : badge.kind === 'new' ? 'new' : describeStreak(badge);
+    const order = !badge ? 0 : badge.kind === 'new' ? Number.MAX_SAFE_INTEGER : badge.reports;
+    const group = groups.get(tag) ?? { tag, isNew: badge?.kind === 'new', devices: [], order };
+    group.devices.push(device);
+    groups.set(tag, group);
+  }
+  return [...groups.values()].sort((a, b) => b.order - a.order).map(({ tag, isNew, devices: named }) => ({ tag, isNew, devices: named }));
+}
+
+function describeStreak(badge: Extract<PairBadge, { kind: 'streak' }>): string {
+  return `failing since report ${badge.sinceReportId} (${badge.atLeast ? 'at least ' : ''}${badge.reports} in a row)`;
+}
+
 export interface TrendViewOptions {
   timezone: string;
   basePath: string;
   netboxUrl?: string;
   /** Whether this report's failing results are known (else the note says why pairs are not compared). */
   currentFailingKnown: boolean;
+  /** This report's (or owner group's) passed and result counts: the verdict line's percentage. */
+  passed: number;
+  count: number;
 }
 
 /** Builds `trend` for the templates. */
@@ -210,12 +271,14 @@ export function buildTrendView(trend: Trend, options: TrendViewOptions): TrendVi
   const previous = trend.previous;
   const when = (iso: string) => formatDateTime(iso, options.timezone);
   let failingSetNote: string | null = null;
-  if (previous && !trend.failingSetKnown) {
+  // Without NETBOX_URL the mail's one line about that setting says it all: nothing was "not read".
+  if (previous && !trend.failingSetKnown && options.netboxUrl !== undefined) {
     failingSetNote = options.currentFailingKnown
       ? `Which devices and tests changed is unknown: the failing results of report ${previous.reportId} were not read from NetBox.`
       : 'Which devices and tests changed is unknown: the failing results of this report could not be read from NetBox.';
   }
   return {
+    verdict: buildVerdictView(trend, formatPercent(options.passed, options.count)),
     first: previous === null,
     firstText:
       previous === null ? 'This is the first report the relay has seen from this NetBox: there is nothing to compare with yet.' : null,
@@ -249,6 +312,8 @@ export function buildTrendView(trend: Trend, options: TrendViewOptions): TrendVi
     moreNewlyFailingTests: trend.newlyFailingTestCount - trend.newlyFailingTests.length,
     stillFailingTests: trend.stillFailingTests.map(buildTestGroupView),
     moreStillFailingTests: trend.stillFailingTestCount - trend.stillFailingTests.length,
+    fixedTests: trend.fixedTests.map(buildTestGroupView),
+    moreFixedTests: trend.fixedTestCount - trend.fixedTests.length,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { SendMailOptions } from 'nodemailer';
 import {
   buildSparkline,
+  chooseChartRange,
   describeTrend,
   drawTrendChartPng,
   paintChartInThread,
@@ -22,8 +23,10 @@ export interface ChartView {
   height: number;
   /** Reports plotted, the current one included. */
   reports: number;
-  /** The overall pass ratio of each plotted report in block characters, oldest first. */
+  /** The overall pass ratio of each plotted report in block characters, oldest first, on the chart's y range. */
   sparkline: string;
+  /** That range, "80–100%": the sparkline's lowest and highest block. */
+  rangeText: string;
   /** The current report's overall pass percentage ("62.5%"). */
   currentText: string;
 }
@@ -55,6 +58,7 @@ export function buildMailChart(
 ): MailChart {
   const points = [...earlier, current].map(toChartPoint);
   const series = { points, currentIndex: points.length - 1 };
+  const range = chooseChartRange(points);
   const cid = `trend-chart.${current.reportId}.${current.createdMs}@compliance-relay`;
   let attachment: ReturnType<MailChart['attachment']> | undefined;
   const draw = () => drawChartAttachment(series, { filename: `report-${current.reportId}-trend.png`, cid }, paint);
@@ -66,7 +70,11 @@ export function buildMailChart(
       width: TREND_CHART_WIDTH,
       height: TREND_CHART_HEIGHT,
       reports: points.length,
-      sparkline: buildSparkline(points.map((p) => p.ratios.overall ?? null)),
+      sparkline: buildSparkline(
+        points.map((p) => p.ratios.overall ?? null),
+        range,
+      ),
+      rangeText: `${Math.round(range.low * 100)}\u2013${Math.round(range.high * 100)}%`,
       currentText: overallText,
     },
     attachment: () => (attachment ??= draw()),

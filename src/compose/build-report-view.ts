@@ -2,6 +2,7 @@ import type { ChartView } from './build-mail-chart';
 import { bandOf, buildLinks, formatDateTime, formatPercent, passPercent, type Band, type ReportLinks, type Severity } from '../report';
 import type { ReportDelivery } from '../webhook';
 import type { EnrichmentView, TrendView } from './build-insight-views';
+import { formatDeltaShort, type VerdictView } from './build-verdict-view';
 
 /** One line of the summary: overall or one severity. */
 export interface RatioView {
@@ -17,9 +18,10 @@ export interface RatioView {
   barWidth: number;
   band: Band;
   /**
-   * The colour of the bar and its percentage, on the same scale as the banner (issue 17: the severity
-   * colour is the state): `high`, `middle` or `low` when results of that severity failed (for `Overall`,
-   * the worst failing severity), `ok` when all passed, `none` without results.
+   * The colour of the bar and its percentage. A severity's line: `high`, `middle` or `low` when results
+   * of that severity failed (its state), `ok` when all passed, `none` without results. The Overall line
+   * follows the verdict: `high` (red) worse, `middle` (orange) mixed, `ok` (green) better or all passed,
+   * `none` (neutral) the same, the first report or no trend; never "the worst severity failing somewhere".
    */
   tone: Tone;
   hasResults: boolean;
@@ -36,15 +38,6 @@ export interface WorstView {
   tone: Tone;
   /** Failed results of lower severities. */
   otherFailed: number;
-}
-
-/** Worse, better or the same as the previous report: the first thing the mail says after the banner. */
-export interface VerdictView {
-  direction: 'worse' | 'better' | 'same';
-  /** The report compared with. */
-  previousReportId: number;
-  /** "Worse than report 41: 83.3% passed, was 86.7% (−3.4 pts, +1 failing)." */
-  text: string;
 }
 
 /**
@@ -89,7 +82,7 @@ export interface ReportView {
    * total disagree with its severities, failures in none of them).
    */
   tone: Tone;
-  /** Against the previous report; null without a trend or for the first report. */
+  /** Against the previous report (`direction` first for the first report); null without a trend (history off, a preview). */
   verdict: VerdictView | null;
   /** NETBOX_URL's host (`netbox.example.com`, with a port if it has one); null without NETBOX_URL. */
   netboxHost: string | null;
@@ -133,10 +126,11 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
     buildRatio('LOW', r.low_passed, r.low_count),
   ];
   const worst = buildWorst(severities);
-  const overall = { ...buildRatio('Overall', r.total_passed, r.total_count), ...(worst ? { tone: worst.tone } : {}) };
-  const highFailed = r.high_count - r.high_passed;
   const trend = options.trend ?? null;
-  const verdict = buildVerdict(trend, overall.percentText);
+  const verdict = trend?.verdict ?? null;
+  const overall = buildRatio('Overall', r.total_passed, r.total_count);
+  overall.tone = toneOfOverall(overall, verdict);
+  const highFailed = r.high_count - r.high_passed;
   const netboxHost = options.netboxUrl ? new URL(options.netboxUrl).host : null;
   return {
     report: {
@@ -156,7 +150,7 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
     highFailed,
     hasFailures: r.total_passed < r.total_count,
     worst,
-    tone: overall.tone,
+    tone: worst?.tone ?? (overall.hasResults && overall.failed === 0 ? 'ok' : 'none'),
     verdict,
     netboxHost,
     netboxName: options.sourceName ?? netboxHost ?? 'NetBox',
@@ -164,12 +158,13 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
     links: buildLinks(r.id, r.url, r.results_url, options.netboxUrl),
     defaultSubject: buildDefaultSubject({
       id: r.id,
-      passed: r.total_passed,
-      count: r.total_count,
       percentText: overall.percentText,
       highFailed,
+      failed: overall.failed,
+      hasResults: overall.hasResults,
       instance: options.sourceName ?? netboxHost,
       verdict,
+      deltaText: formatDeltaShort(trend?.overall ?? null),
     }),
     enrichment: options.enrichment ?? null,
     trend,
@@ -208,38 +203,35 @@ function buildWorst(severities: RatioView[]): WorstView | null {
   return { severity: worst.name as Severity, failed: worst.failed, tone: worst.tone, otherFailed };
 }
 
-/** Worse / better / same on the overall pass percentage (the trend's direction), in one sentence. */
-function buildVerdict(trend: TrendView | null, percentText: string): VerdictView | null {
-  if (!trend || !trend.previous || !trend.overall) return null;
-  const { direction, deltaPointsText, deltaFailedText, previousPercent } = trend.overall;
-  const id = trend.previous.reportId;
-  const was = previousPercent === null ? '' : `, was ${previousPercent.toFixed(1)}%`;
-  const lead =
-    direction === 'worse' ? `Worse than report ${id}` : direction === 'better' ? `Better than report ${id}` : `Same as report ${id}`;
-  return { direction, previousReportId: id, text: `${lead}: ${percentText} passed${was} (${deltaPointsText}, ${deltaFailedText}).` };
+/** The Overall line's colour: the verdict's, or the state's when there is nothing to compare. */
+function toneOfOverall(overall: RatioView, verdict: VerdictView | null): Tone {
+  if (!overall.hasResults) return 'none';
+  if (overall.failed === 0) return 'ok';
+  const direction = verdict?.direction;
+  return direction === 'worse' ? 'high' : direction === 'mixed' ? 'middle' : direction === 'better' ? 'ok' : 'none';
 }
 
 interface SubjectFacts {
   id: number;
-  passed: number;
-  count: number;
   percentText: string;
   highFailed: number;
+  failed: number;
+  hasResults: boolean;
   /** The source's name with several sources, else NETBOX_URL's host. */
   instance: string | null;
   verdict: VerdictView | null;
+  /** " (−7.4)": the overall change in points, or "". */
+  deltaText: string;
 }
 
 /**
- * `[2 HIGH failed] netbox.example.com: Compliance report 142: 95/108 passed (88.0%), worse than report 141`.
- * The `[N HIGH failed]` tag stays first (a phone shows ~40 characters) and `Compliance report <id>: <passed>/<count>
- * passed` stays as it was, so filters that look for either keep working; the host comes before it like
- * GitHub's `[owner/repo]`, naming the instance for whoever reads mail from several NetBoxes.
+ * `Worse: 83.3% (−7.4), 5 HIGH failing — report 202 · prod`. The verdict, the percentage and the HIGH
+ * count come first, inside the ~40 characters a phone's inbox shows; the report and the instance after.
  */
 function buildDefaultSubject(f: SubjectFacts): string {
-  const on = f.instance ? `${f.instance}: ` : '';
-  const tag = f.highFailed > 0 ? `[${f.highFailed} HIGH failed] ` : '';
-  const v = f.verdict;
-  const change = v ? `, ${v.direction === 'same' ? 'same as' : `${v.direction} than`} report ${v.previousReportId}` : '';
-  return `${tag}${on}Compliance report ${f.id}: ${f.passed}/${f.count} passed (${f.percentText})${change}`;
+  const where = ` \u2014 report ${f.id}${f.instance ? ` \u00b7 ${f.instance}` : ''}`;
+  if (!f.hasResults) return `${f.verdict ? `${f.verdict.word}: no results` : 'No results'}${where}`;
+  const lead = f.verdict ? `${f.verdict.word}: ${f.percentText}${f.deltaText}` : `${f.percentText} passed`;
+  const failing = f.highFailed > 0 ? `${f.highFailed} HIGH failing` : f.failed > 0 ? `${f.failed} failing, no HIGH` : 'all passed';
+  return `${lead}, ${failing}${f.verdict?.scopeChanged ? ', scope changed' : ''}${where}`;
 }

@@ -102,28 +102,6 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
       options.onNetboxError?.(enrichment.code);
     }
 
-    const buildSection = (current: Enrichment, suffix: string): Pick<ReportInsights, 'enrichment' | 'attachments'> => {
-      const built = buildCsvAttachment(current, {
-        ...options,
-        reportId: report.id,
-        basePath,
-        failedResultsUrl: links.failedResults,
-        suffix,
-      });
-      return {
-        enrichment: buildEnrichmentView(current, {
-          reportId: report.id,
-          basePath,
-          netboxUrl: options.netboxUrl,
-          failedResultsUrl: links.failedResults,
-          maxFailures: options.maxFailures,
-          attachment: built.attachment,
-        }),
-        attachments: built.attachments,
-      };
-    };
-    const whole = buildSection(enrichment, '');
-
     let trend: Trend | null = null;
     let trendView: TrendView | null = null;
     let chart: MailChart | null = null;
@@ -141,8 +119,34 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
         basePath,
         netboxUrl: options.netboxUrl,
         currentFailingKnown: failing !== null,
+        passed: report.total_passed,
+        count: report.total_count,
       });
     }
+
+    const buildSection = (current: Enrichment, suffix: string): Pick<ReportInsights, 'enrichment' | 'attachments'> => {
+      const built = buildCsvAttachment(current, {
+        ...options,
+        reportId: report.id,
+        basePath,
+        failedResultsUrl: links.failedResults,
+        suffix,
+      });
+      return {
+        enrichment: buildEnrichmentView(current, {
+          reportId: report.id,
+          basePath,
+          netboxUrl: options.netboxUrl,
+          failedResultsUrl: links.failedResults,
+          maxFailures: options.maxFailures,
+          attachment: built.attachment,
+          trend,
+        }),
+        attachments: built.attachments,
+      };
+    };
+    // Built after the trend: each failing result it lists carries its badge (new, or failing since).
+    const whole = buildSection(enrichment, '');
 
     return {
       ...whole,
@@ -180,6 +184,8 @@ async function prepareChart(options: ReportInsightsOptions, snapshot: ReportSnap
   const limit = options.chartReports ?? 0;
   if (limit <= 0 || !options.history?.listReportsBefore) return null;
   const earlier = await options.history.listReportsBefore(snapshot.series, snapshot, limit - 1);
+  // One point is not a trend: the first report of a series goes without a chart.
+  if (earlier.length === 0) return null;
   const c = snapshot.counts;
   return buildMailChart(snapshot, earlier, formatPercent(c.totalPassed, c.totalCount), options.paintChart);
 }

@@ -1,3 +1,4 @@
+export { buildVerdictView, type VerdictView } from './build-verdict-view';
 export { buildReportView, type ReportView, type RatioView, type ReportViewOptions } from './build-report-view';
 export {
   buildEnrichmentView,
@@ -44,3 +45,4 @@ export { buildDigestMail, DIGEST_TEMPLATE_SET, type DigestMailOptions } from './
 export { sampleDigestContents } from './sample-digest';
 export { buildOwnerGroupView } from './build-owner-view';
 export type { OwnersView } from './build-report-view';
+export { renderWithinBudget, MAIL_HTML_MAX_BYTES } from './render-within-budget';

@@ -6,6 +6,7 @@ import type { Route } from '../routing';
 import type { ClaimedDelivery, OwnerGroupPlan } from '../store';
 import type { FailingResult, OwnerDirectory } from '../enrichment';
 import { buildOwnerGroupView } from './build-owner-view';
+import { renderWithinBudget } from './render-within-budget';
 import type { Trend } from '../trend';
 import type { ReportInsights } from './create-report-insights';
 import type { MailChart } from './build-mail-chart';
@@ -148,7 +149,7 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       const renderOptions = route.subject === undefined ? {} : { subject: route.subject };
       // In-line: with the CSS inlined at load a render is a Handlebars call (~0.05 ms), cheaper than
       // a hop to a render thread, and one V8 isolate less is ~30 MB (issue 16, BENCHMARKS.md).
-      const rendered = options.renderer.render(routeView, route.template, renderOptions);
+      const rendered = renderWithinBudget(routeView, (v) => options.renderer.render(v, route.template, renderOptions));
       // Inline only when the HTML shows it: a template set without {{> trend-chart}} gets no stray attachment.
       const shown = png !== undefined && rendered.html.includes(`cid:${chart!.cid}`);
       const all = [...(scoped.attachments ?? []), ...(shown ? [png] : [])];
@@ -232,6 +233,8 @@ export function buildFilterHeaders(view: ReportView, route: string): Record<stri
     'X-Compliance-Report-Id': String(view.report.id),
     'X-Compliance-Pass-Percent': view.overall.percent === null ? 'none' : view.overall.percent.toFixed(1),
     'X-Compliance-High-Failed': String(view.highFailed),
+    // The trend's verdict (first, better, worse, mixed, same), for mail rules; `none` without a trend.
+    'X-Compliance-Verdict': view.verdict?.direction ?? 'none',
     'X-Compliance-Route': route,
     ...(view.source ? { 'X-Compliance-Source': view.source.name } : {}),
   };

@@ -56,10 +56,11 @@ export function sampleDeliveryView(config: Pick<Config, 'mail' | 'netbox'>): Rep
 const SAMPLE_CHART_VIEW: ChartView = {
   src: 'cid:trend-chart.29.1681328193000@compliance-relay',
   alt: 'Pass ratio per severity over the last 3 reports (27 to 29): overall rose from 80% to 88.9%. Report 29, this one, is marked at the right.',
-  width: 480,
-  height: 132,
+  width: 400,
+  height: 190,
   reports: 3,
-  sparkline: '▇▇▇',
+  sparkline: '▁▄█',
+  rangeText: '80\u201390%',
   currentText: '88.9%',
 };
 
@@ -89,19 +90,6 @@ export function sampleInsightViews(config: Pick<Config, 'mail' | 'netbox'>): Rep
     failedResultsUrl: links.failedResults,
     maxFailures: 1,
   };
-  const enrichment = buildEnrichmentView(
-    { status: 'ok', summary },
-    {
-      ...viewOptions,
-      attachment: {
-        fileName: 'report-29-failures.csv',
-        rows: 2,
-        totalRows: 4,
-        truncated: true,
-        note: 'The attached report-29-failures.csv lists the first 2 of 4 failing results.',
-      },
-    },
-  );
   const pairs = summary.results.map((r) => ({ device: r.device, test: r.test, severity: r.severity }));
   const snapshot = (id: number, created: string, failing: typeof pairs) => ({
     ...buildReportSnapshot(delivery, 'sample|', failing),
@@ -115,11 +103,28 @@ export function sampleInsightViews(config: Pick<Config, 'mail' | 'netbox'>): Rep
     { device: 'sw-edge-2', test: 'ntp-servers', severity: 'MIDDLE' },
   ]);
   const older = snapshot(27, '2023-04-10T19:36:33Z', pairs.slice(1));
-  const trend = buildTrendView(buildTrend(snapshot(29, delivery.report.created, pairs), [previous, older]), {
+  const sampleTrend = buildTrend(snapshot(29, delivery.report.created, pairs), [previous, older]);
+  const enrichment = buildEnrichmentView(
+    { status: 'ok', summary },
+    {
+      ...viewOptions,
+      trend: sampleTrend,
+      attachment: {
+        fileName: 'report-29-failures.csv',
+        rows: 2,
+        totalRows: 4,
+        truncated: true,
+        note: 'The attached report-29-failures.csv lists the first 2 of 4 failing results.',
+      },
+    },
+  );
+  const trend = buildTrendView(sampleTrend, {
     timezone: config.mail.timezone,
     basePath: '',
     netboxUrl: config.netbox.url,
     currentFailingKnown: true,
+    passed: delivery.report.total_passed,
+    count: delivery.report.total_count,
   });
   const missing = buildEnrichmentView(
     { status: 'missing', code: 'UNREACHABLE', reason: 'Failing tests are not listed: NetBox could not be reached (ECONNREFUSED).' },
@@ -130,6 +135,8 @@ export function sampleInsightViews(config: Pick<Config, 'mail' | 'netbox'>): Rep
     basePath: '',
     netboxUrl: config.netbox.url,
     currentFailingKnown: false,
+    passed: delivery.report.total_passed,
+    count: delivery.report.total_count,
   });
   return [
     buildReportView(delivery, { ...base, enrichment, trend, chart: SAMPLE_CHART_VIEW }),

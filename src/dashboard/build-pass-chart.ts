@@ -1,4 +1,4 @@
-import { formatPercent, passPercent } from '../report';
+import { CHART_LINES, formatPercent, passPercent, type ChartLineKey } from '../report';
 import { html, type SafeHtml } from './html';
 
 export interface Ratio {
@@ -20,12 +20,18 @@ export interface ChartReport {
   total: Ratio;
 }
 
+/** The chart's series, in the colours and dashes of every pass-ratio chart of the relay (report/chart-lines.ts). */
 export const CHART_SERIES = [
-  { key: 'high', name: 'HIGH', colour: '#c0392b', dash: '' },
-  { key: 'middle', name: 'MIDDLE', colour: '#d68910', dash: '' },
-  { key: 'low', name: 'LOW', colour: '#2471a3', dash: '' },
-  { key: 'total', name: 'All', colour: '#566573', dash: '5 4' },
+  { key: 'high', name: 'HIGH', ...styleOf('HIGH') },
+  { key: 'middle', name: 'MIDDLE', ...styleOf('MIDDLE') },
+  { key: 'low', name: 'LOW', ...styleOf('LOW') },
+  { key: 'total', name: 'All', ...styleOf('overall') },
 ] as const;
+
+function styleOf(key: ChartLineKey): { colour: string; dash: string } {
+  const line = CHART_LINES.find((l) => l.key === key)!;
+  return { colour: line.colour, dash: line.dash };
+}
 
 const HEIGHT = 260;
 const PAD = { left: 44, right: 16, top: 34, bottom: 40 };

@@ -31,7 +31,13 @@ export interface MessageInput {
  * is recognisably the same mail (RFC 5322 §3.6.4). The hash of the dedup key keeps ids distinct
  * even if a data dir is recreated and delivery ids start again.
  */
-export function buildMessageId(options: { deliveryId: number; reportId: number; dedupKey: string; from: string; route?: string }): string {
+export function buildMessageId(options: {
+  deliveryId: number;
+  reportId: number | null;
+  dedupKey: string;
+  from: string;
+  route?: string;
+}): string {
   const hash = createHash('sha256')
     .update(options.dedupKey)
     .update('\0')
@@ -40,7 +46,9 @@ export function buildMessageId(options: { deliveryId: number; reportId: number; 
     .slice(0, 16);
   const domain = domainOf(options.from);
   const route = options.route ? `.${options.route.replace(/[^A-Za-z0-9-]/g, '-')}` : '';
-  return `<report-${options.reportId}.d${options.deliveryId}${route}.${hash}@${domain}>`;
+  // A digest (reportId null) is about no one report: `digest.` rather than a `report-0.` that reads as one.
+  const subject = options.reportId === null ? 'digest' : `report-${options.reportId}`;
+  return `<${subject}.d${options.deliveryId}${route}.${hash}@${domain}>`;
 }
 
 /**

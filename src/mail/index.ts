@@ -29,6 +29,8 @@ export {
   buildTrendChart,
   buildTrendChartSvg,
   buildSparkline,
+  chooseChartRange,
+  type ChartRange,
   describeTrend,
   TREND_CHART_LINES,
   TREND_CHART_MARKER_COLOUR,

@@ -405,6 +405,15 @@ export function registerTemplateHelpers(hbs: Hbs): void {
     const cls = typeof options.hash?.class === 'string' ? ` class="${hbs.escapeExpression(options.hash.class)}"` : '';
     return new hbs.SafeString(`<a${cls} href="${href}">${inner}</a>`);
   });
+  /**
+   * `{{breakable name}}`: the value escaped, with `<wbr>` after each dot, hyphen, slash, underscore,
+   * colon and `@`, so a long FQDN, URL or test name can break there in clients that strip
+   * `overflow-wrap` and `word-break` (the Gmail apps, Outlook), instead of widening the layout.
+   */
+  hbs.registerHelper(
+    'breakable',
+    (value: unknown) => new hbs.SafeString(hbs.escapeExpression(text(value)).replace(/([./_:@-])(?=[^<])/g, '$1<wbr>')),
+  );
   /** 100 minus a width, for the empty cell next to a bar. */
   hbs.registerHelper('rest', (width: number) => Math.max(0, 100 - (Number(width) || 0)));
 }

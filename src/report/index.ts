@@ -11,3 +11,4 @@ export {
   type NetboxBase,
   type NetboxUrlResult,
 } from './build-netbox-url';
+export { CHART_LINES, type ChartLineKey, type ChartMarker } from './chart-lines';

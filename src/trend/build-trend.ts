@@ -1,6 +1,7 @@
 import { passPercent, type Severity } from '../report';
 import type { FailingPair, ReportCounts, ReportSnapshot } from './types';
 import { groupPairsByTest, type TestPairsGroup } from './group-pairs-by-test';
+import { decideVerdict, type Verdict } from './decide-verdict';
 
 /** U+2212, as in "−1 failing": a real minus sign reads better than a hyphen in a mail. */
 const MINUS = '\u2212';
@@ -20,6 +21,9 @@ export interface TrendDelta {
   failed: number;
   previousFailed: number;
   deltaFailed: number;
+  /** Results of this line in each report: they differ when the reports cover different tests or devices. */
+  count: number;
+  previousCount: number;
   /** "+2 failing", "−1 failing", "±0 failing". */
   deltaFailedText: string;
   /** "better" when the pass percentage rose, "worse" when it fell, "same" otherwise (also when not comparable). */
@@ -42,6 +46,10 @@ export interface FailingStreak extends FailingPair {
  * policies (on-change, regression) read `failingSetChanged` and `regression`.
  */
 export interface Trend {
+  /** The one verdict every reader shows (see decideVerdict): `first` when there is no previous report. */
+  verdict: Verdict;
+  /** The compared reports cover different results (see decideVerdict); false for the first report. */
+  scopeChanged: boolean;
   /** The report compared with, or null for the first report of its series (nothing to compare with). */
   previous: { reportId: number; created: string; dedupKey: string } | null;
   overall: TrendDelta | null;
@@ -71,7 +79,18 @@ export interface Trend {
   /** Every still-failing pair grouped per test, with the longest streak; capped at TREND_PAIR_CAP tests. */
   stillFailingTests: TestPairsGroup[];
   stillFailingTestCount: number;
+  /** Every fixed pair grouped per test, HIGH first; capped at TREND_PAIR_CAP tests. */
+  fixedTests: TestPairsGroup[];
+  fixedTestCount: number;
+  /**
+   * Each failing pair's badge, by {@link pairKey}, uncapped: `new`, or its streak. The mail tags every
+   * failing result it lists with it, so each (device, test) is listed once, with what changed.
+   */
+  badges: ReadonlyMap<string, PairBadge>;
 }
+
+/** A failing pair's place in the series: newly failing, or failing for `reports` reports in a row. */
+export type PairBadge = { kind: 'new' } | { kind: 'streak'; reports: number; sinceReportId: number; atLeast: boolean };
 
 const SEVERITY_ORDER: Record<Severity, number> = { HIGH: 0, MIDDLE: 1, LOW: 2 };
 
@@ -132,7 +151,12 @@ export function buildTrend(
   const stillFailing = buildStreaks(current, still, history, options.historyTruncated ?? false);
   const newlyFailingTests = groupPairsByTest(newlyFailing);
   const stillFailingTests = groupPairsByTest(stillFailing);
+  const fixedTests = groupPairsByTest(fixed);
+  const badges = new Map<string, PairBadge>(newlyFailing.map((pair) => [pairKey(pair), { kind: 'new' }]));
+  for (const s of stillFailing)
+    badges.set(pairKey(s), { kind: 'streak', reports: s.reports, sinceReportId: s.sinceReportId, atLeast: s.atLeast });
   return {
+    ...decideVerdict({ current: c, previous: p, newlyFailing, fixed }),
     previous: { reportId: previous.reportId, created: previous.created, dedupKey: previous.dedupKey },
     overall,
     severities,
@@ -149,12 +173,17 @@ export function buildTrend(
     newlyFailingTestCount: newlyFailingTests.length,
     stillFailingTests: stillFailingTests.slice(0, TREND_PAIR_CAP),
     stillFailingTestCount: stillFailingTests.length,
+    fixedTests: fixedTests.slice(0, TREND_PAIR_CAP),
+    fixedTestCount: fixedTests.length,
+    badges,
   };
 }
 
 /** The trend of the first report of a series: nothing to compare with. */
 function buildFirstTrend(): Trend {
   return {
+    verdict: 'first',
+    scopeChanged: false,
     previous: null,
     overall: null,
     severities: [],
@@ -171,6 +200,9 @@ function buildFirstTrend(): Trend {
     newlyFailingTestCount: 0,
     stillFailingTests: [],
     stillFailingTestCount: 0,
+    fixedTests: [],
+    fixedTestCount: 0,
+    badges: new Map(),
   };
 }
 
@@ -195,6 +227,8 @@ function buildDelta(name: TrendDelta['name'], passed: number, count: number, pre
     failed,
     previousFailed,
     deltaFailed,
+    count,
+    previousCount,
     deltaFailedText: `${signOf(deltaFailed)}${Math.abs(deltaFailed)} failing`,
     direction: deltaPoints === null || deltaPoints === 0 ? 'same' : deltaPoints > 0 ? 'better' : 'worse',
   };

@@ -1,4 +1,4 @@
-export { buildTrend, pairKey, TREND_PAIR_CAP, type Trend, type TrendDelta, type FailingStreak } from './build-trend';
+export { buildTrend, pairKey, TREND_PAIR_CAP, type PairBadge, type Trend, type TrendDelta, type FailingStreak } from './build-trend';
 export { recordReportTrend, STREAK_HISTORY_MAX, type ReportHistory } from './record-report-trend';
 export { buildReportSnapshot, buildSeriesKey, buildSourceSeriesKey } from './build-report-snapshot';
 export type { FailingIds, FailingPair, ReportCounts, ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from './types';
@@ -12,3 +12,4 @@ export {
   type PeriodRatios,
   type DeviceFailures,
 } from './build-period-trend';
+export { decideVerdict, VERDICTS, type Verdict, type VerdictDecision, type VerdictFacts } from './decide-verdict';

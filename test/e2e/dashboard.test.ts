@@ -1,3 +1,4 @@
+import { TREND_CHART_WIDTH } from '../../src/mail';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -137,7 +138,7 @@ describe('the dashboard in a real browser (JavaScript off)', () => {
       const img = el as unknown as { complete: boolean; naturalWidth: number; decode(): Promise<void> };
       return img.complete ? img.naturalWidth : img.decode().then(() => img.naturalWidth);
     });
-    await expect(chartWidth).resolves.toBe(960);
+    await expect(chartWidth).resolves.toBe(2 * TREND_CHART_WIDTH);
     const iframe = page.locator('iframe[sandbox=""]');
     await iframe.scrollIntoViewIfNeeded();
     await iframe.screenshot({ path: path.join(SHOTS, '5-mail-html-part.png') });

@@ -19,7 +19,13 @@ export function hrefsOf(html: string): string[] {
 
 /** The visible text of an HTML part (tags dropped, entities decoded, white space folded). */
 export function textOf(html: string): string {
-  return decodeEntities(html.replace(/<style[\s\S]*?<\/style>/gi, '').replace(/<[^>]+>/g, ' '))
+  // <wbr> is a break opportunity inside a word, not a space between two.
+  return decodeEntities(
+    html
+      .replace(/<style[\s\S]*?<\/style>/gi, '')
+      .replace(/<wbr>/gi, '')
+      .replace(/<[^>]+>/g, ' '),
+  )
     .replace(/\s+/g, ' ')
     .trim();
 }

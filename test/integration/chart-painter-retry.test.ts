@@ -34,6 +34,12 @@ function failingOnce(): { paintChart: PaintChart; painted: string[] } {
  * crash, out of memory), nothing is wrong with the report: the delivery is tried again, and its mail
  * goes out once, with its chart, instead of dead or without the chart.
  */
+/** Posts a signed report (created at `created`, else the helper's default) and expects it stored. */
+async function postReport(relay: TestRelay, id: number, created?: string): Promise<void> {
+  const body = buildBody({ version: '4.6', data: buildReportData({ id, ...(created ? { created } : {}) }) });
+  expect((await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) })).status).toBe(202);
+}
+
 describe('the chart painter thread stops while a report mail waits for its chart', () => {
   let smtp: SmtpPeer;
   let relay: TestRelay | undefined;
@@ -56,20 +62,23 @@ describe('the chart painter thread stops while a report mail waits for its chart
       { SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', WEBHOOK_SECRET: SECRET, RETRY_BASE_MS: '50', RETRY_MAX_DELAY_MS: '100' },
       { paintChart },
     );
-    const body = buildBody({ version: '4.6', data: buildReportData({ id: 61 }) });
-    expect((await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) })).status).toBe(202);
+    // A report before it: the first report of a series has no chart (one point is not a trend).
+    await postReport(relay, 60, '2023-04-11T19:36:33.690567Z');
+    await smtp.waitFor(1, 20_000);
+    await waitUntil(() => relay!.workerOutcomes.some((o) => o.type === 'sent') || undefined, 10_000, 'the first sent outcome');
+    await postReport(relay, 61);
 
-    const [mail] = await smtp.waitFor(1, 20_000);
-    await waitUntil(() => relay!.workerOutcomes.some((o) => o.type === 'sent') || undefined, 10_000, 'the sent outcome');
-    expect(outcomesOf(relay)).toEqual(['retry CHART_PAINTER', 'sent']);
-    expect(await relay.relay.store.countByState()).toMatchObject({ sent: 1, dead: 0 });
+    const mail = (await smtp.waitFor(2, 20_000))[1];
+    await waitUntil(() => relay!.workerOutcomes.filter((o) => o.type === 'sent').length === 2 || undefined, 10_000, 'the sent outcome');
+    expect(outcomesOf(relay)).toEqual(['sent', 'retry CHART_PAINTER', 'sent']);
+    expect(await relay.relay.store.countByState()).toMatchObject({ sent: 2, dead: 0 });
     // The retry paints the same chart again, and the mail carries it.
     expect(painted).toHaveLength(2);
     expect(painted[1]).toBe(painted[0]);
     const chart = mail.parsed.attachments.find((a) => a.contentDisposition === 'inline');
     expect(chart).toMatchObject({ filename: 'report-61-trend.png', contentType: 'image/png' });
     expect(chart!.content.subarray(1, 4).toString('latin1')).toBe('PNG');
-    expect(smtp.received).toHaveLength(1);
+    expect(smtp.received).toHaveLength(2);
   });
   test('a digest whose chart meets a stopped thread is retried and sent once, with its chart', async () => {
     const dir = writeDailyDigestRoute('painter-digest-');
@@ -125,15 +134,16 @@ describe('a chart that cannot be drawn', () => {
 
   test('the report mail is sent once, without its chart, and the reason is logged', async () => {
     relay = await startTestRelay({ SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', WEBHOOK_SECRET: SECRET }, { paintChart: refusing });
-    const body = buildBody({ version: '4.6', data: buildReportData({ id: 62 }) });
-    expect((await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) })).status).toBe(202);
+    await postReport(relay, 59, '2023-04-11T19:36:33.690567Z');
+    await smtp.waitFor(1, 20_000);
+    await postReport(relay, 62);
 
-    const [mail] = await smtp.waitFor(1, 20_000);
-    await waitUntil(() => relay!.workerOutcomes.some((o) => o.type === 'sent') || undefined, 10_000, 'the sent outcome');
-    expect(outcomesOf(relay)).toEqual(['sent']);
+    const mail = (await smtp.waitFor(2, 20_000))[1];
+    await waitUntil(() => relay!.workerOutcomes.filter((o) => o.type === 'sent').length === 2 || undefined, 10_000, 'the sent outcome');
+    expect(outcomesOf(relay)).toEqual(['sent', 'sent']);
     expect(mail.parsed.attachments.filter((a) => a.contentType === 'image/png')).toEqual([]);
     expect(String(mail.parsed.html)).not.toContain('cid:');
-    expect(mail.parsed.subject).toContain('Compliance report 62');
+    expect(mail.parsed.subject).toContain('\u2014 report 62');
     expect(relay.logs.some((l) => l.includes('mail goes without its trend chart'))).toBe(true);
   });
 

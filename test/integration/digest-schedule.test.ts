@@ -1,3 +1,4 @@
+import { TREND_CHART_HEIGHT, TREND_CHART_WIDTH } from '../../src/mail';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PNG } from 'pngjs';
@@ -93,9 +94,9 @@ describe('a digest route on SQLite with a fake clock', () => {
     expect(queued.late).toBe(false);
     const [digest] = await waitForDigests(1);
     expect(digest.envelope.to).toEqual(['digest@example.com']);
-    expect(digest.parsed.subject).toBe('Compliance digest weekly: 2 reports (2026-03-02 08:00:00 CET to 2026-03-09 08:00:00 CET)');
+    expect(digest.parsed.subject).toMatch(/^(First|Better|Worse|Mixed|Same): .*HIGH failing \u2014 digest weekly \u00b7 2 reports$/);
     expect(digest.parsed.text).toContain('2 reports received; latest: report 103');
-    expect(digest.parsed.text).toContain('Reports: 103 (2026-03-06 14:00:00 CET, 87.5%), 101 (2026-03-04 14:00:00 CET, 75.0%)\n');
+    expect(digest.parsed.text).toContain('Reports: 103 (2026-03-06 14:00 CET, 87.5%), 101 (2026-03-04 14:00 CET, 75.0%)\n');
     expect(digest.parsed.text).not.toMatch(/report 102|102 \(/);
     expect(digest.parsed.text).toMatch(/Overall\s+87\.5%\s+\+12\.5 pts\s+1 failing/);
     expect(digest.parsed.html).toContain('Compliance digest weekly');
@@ -104,9 +105,11 @@ describe('a digest route on SQLite with a fake clock', () => {
     expect(charts).toHaveLength(1);
     expect(charts[0].contentDisposition).toBe('inline');
     const png = PNG.sync.read(charts[0].content);
-    expect([png.width, png.height]).toEqual([960, 264]);
+    expect([png.width, png.height]).toEqual([2 * TREND_CHART_WIDTH, 2 * TREND_CHART_HEIGHT]);
     expect(String(digest.parsed.html)).toMatch(
-      /<img class="trend-chart" src="[^"]+" width="480" height="132" alt="Pass ratio per severity over the last 2 reports \(101 to 103\)/,
+      new RegExp(
+        `<img class="trend-chart" src="[^"]+" width="${TREND_CHART_WIDTH}" height="${TREND_CHART_HEIGHT}" alt="Pass ratio per severity over the last 2 reports \\(101 to 103\\)`,
+      ),
     );
     await expectShownInChromium(String(digest.parsed.html));
     expect(await relay!.relay.digests.evaluate()).toEqual([]);
@@ -127,10 +130,8 @@ describe('a digest route on SQLite with a fake clock', () => {
     now = Date.parse('2026-03-16T10:30:00Z');
     await start();
     const [late] = await waitForDigests(2).then((all) => all.slice(1));
-    expect(late.parsed.subject).toMatch(
-      /^\[late\] Compliance digest weekly: 1 report \(2026-03-09 08:00:00 CET to 2026-03-16 08:00:00 CET\)$/,
-    );
-    expect(late.parsed.text).toContain('This digest is late: it was due at 2026-03-16 08:00:00 CET');
+    expect(late.parsed.subject).toMatch(/^\[late\] (First|Better|Worse|Mixed|Same): .*HIGH failing \u2014 digest weekly \u00b7 1 report$/);
+    expect(late.parsed.text).toContain('This digest is late: it was due at 2026-03-16 08:00 CET');
     expect(late.parsed.text).toContain('latest: report 104');
     expect(late.parsed.text).toContain('Change measured against report 103 (before the period)');
     expect(late.parsed.headers.get('x-compliance-digest-late')).toBe('true');
@@ -141,9 +142,7 @@ describe('a digest route on SQLite with a fake clock', () => {
     now = Date.parse('2026-03-23T07:01:00Z');
     await relay!.relay.digests.evaluate();
     const quiet = (await waitForDigests(3))[2];
-    expect(quiet.parsed.subject).toBe(
-      'Compliance digest weekly: no reports this period (2026-03-16 08:00:00 CET to 2026-03-23 08:00:00 CET)',
-    );
+    expect(quiet.parsed.subject).toBe('No reports \u2014 digest weekly \u00b7 0 reports');
     expect(quiet.parsed.text).toContain('No report at all was received from the NetBox source default this period.');
     expect(quiet.parsed.attachments.filter((a) => a.contentType === 'image/png')).toEqual([]);
     await settle();
@@ -169,7 +168,7 @@ describe('a digest route on SQLite with a fake clock', () => {
     const detail = await (await fetch(`${relay!.url}/ui/deliveries/${periods[1].deliveryId}`, { headers: { cookie } })).text();
     expect(detail).toContain('Digest weekly: 2026-03-09T07:00:00.000Z to 2026-03-16T07:00:00.000Z (late)');
     // Its mail as it was sent (the text part), and the route it went on.
-    expect(detail).toContain(escapeHtml('This digest is late: it was due at 2026-03-16 08:00:00 CET'));
+    expect(detail).toContain(escapeHtml('This digest is late: it was due at 2026-03-16 08:00 CET'));
     expect(detail).toContain('<td>weekly</td><td>sent</td><td>digest of 2026-03-09T07:00:00.000Z to 2026-03-16T07:00:00.000Z (late)</td>');
 
     await relay!.stop();
@@ -242,7 +241,7 @@ async function expectShownInChromium(html: string): Promise<void> {
       const img = el as unknown as { naturalWidth: number; getBoundingClientRect(): { right: number } };
       return { natural: img.naturalWidth, right: img.getBoundingClientRect().right };
     });
-    expect(shown.natural).toBe(960);
+    expect(shown.natural).toBe(2 * TREND_CHART_WIDTH);
     expect(shown.right).toBeLessThanOrEqual(375);
   } finally {
     await browser.close();

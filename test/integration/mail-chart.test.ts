@@ -111,8 +111,8 @@ describe('the trend chart in the report mail', () => {
     const png = PNG.sync.read(image.content);
     expect([png.width, png.height]).toEqual([2 * TREND_CHART_WIDTH, 2 * TREND_CHART_HEIGHT]);
     expect(image.content.length).toBeLessThanOrEqual(40 * 1024);
-    // Its own plate: the corners inside the border are white whatever the mail's background.
-    expect(hex(png, 12, png.height / 2)).toBe('#ffffff');
+    // No plate: transparent around the lines, so a dark mail background shows through.
+    expect(png.data[(Math.floor(png.height / 2) * png.width + 2) * 4 + 3]).toBe(0);
   });
 
   it('says the trend in its alt text: HIGH fell, the others rose, the current report is marked', async () => {
@@ -132,18 +132,21 @@ describe('the trend chart in the report mail', () => {
     const plotHeight = TREND_CHART_HEIGHT - TREND_CHART_PLOT.top - TREND_CHART_PLOT.bottom;
     const x = 2 * (TREND_CHART_WIDTH - TREND_CHART_PLOT.right);
     const y = 2 * (TREND_CHART_PLOT.top + (1 - 0.85) * plotHeight);
-    expect(hex(png, x, y)).toBe(TREND_CHART_MARKER_COLOUR);
-    // Every pixel of the marker's colour lies within its dot: the earlier reports are not marked.
+    // A ring around the point (5 px, 10 at 2×), and the report's id under the axis: nowhere else.
+    expect(hex(png, x + 10, y)).toBe(TREND_CHART_MARKER_COLOUR);
     let outside = 0;
     let inside = 0;
+    let label = 0;
     for (let py = 0; py < png.height; py++) {
       for (let px = 0; px < png.width; px++) {
         if (hex(png, px, py) !== TREND_CHART_MARKER_COLOUR) continue;
-        if (Math.hypot(px - x, py - y) <= 14) inside += 1;
+        if (Math.hypot(px - x, py - y) <= 16) inside += 1;
+        else if (py > 2 * (TREND_CHART_HEIGHT - TREND_CHART_PLOT.bottom) && px > png.width / 2) label += 1;
         else outside += 1;
       }
     }
-    expect(inside).toBeGreaterThan(50);
+    expect(inside).toBeGreaterThan(30);
+    expect(label).toBeGreaterThan(10);
     expect(outside).toBe(0);
     // The first report's overall point (20 %, left end) is a plain dot, not the marker.
     expect(hex(png, 2 * TREND_CHART_PLOT.left, 2 * (TREND_CHART_PLOT.top + 0.8 * plotHeight))).not.toBe(TREND_CHART_MARKER_COLOUR);
@@ -151,10 +154,10 @@ describe('the trend chart in the report mail', () => {
 
   it('gives the text part a one-line sparkline of the overall ratio', () => {
     const text = String(mailOf('team', 104).parsed.text);
-    // 20 %, 55 %, 80 %, 85 % on ▁ (0 %) … █ (100 %).
-    expect(text).toContain('Pass ratio, last 4 reports (overall, oldest first): ▂▅▇▇ now 85.0%');
-    // The first report of the series has only itself to show.
-    expect(String(mailOf('team', 101).parsed.text)).toContain('Pass ratio, last 1 report (overall, oldest first): ▂ now 20.0%');
+    // 20 %, 55 %, 80 %, 85 % on the chart's range (0–100 % here, the series spans most of it).
+    expect(text).toContain('Pass ratio, last 4 reports (overall, oldest first, 0\u2013100%): ▂▅▇▇ now 85.0%');
+    // The first report of the series: one point is not a trend, no chart and no sparkline.
+    expect(String(mailOf('team', 101).parsed.text)).not.toContain('Pass ratio, last');
   });
 
   it('leaves the chart out of a route with chart: false (no image, no section, no sparkline)', () => {

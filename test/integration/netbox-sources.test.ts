@@ -93,8 +93,8 @@ describe('several NetBox sources in one relay', () => {
     const labMail = bySource.get('lab')!;
     expect([...bySource.keys()].sort()).toEqual(['lab', 'prod']);
 
-    expect(prodMail.parsed.subject).toMatch(/^\[2 HIGH failed\] prod: Compliance report 29: 8\/12 passed/);
-    expect(labMail.parsed.subject).toMatch(/^\[6 HIGH failed\] lab: Compliance report 29: 6\/12 passed/);
+    expect(prodMail.parsed.subject).toMatch(/^First: 66\.7%, 2 HIGH failing \u2014 report 29 \u00b7 prod$/);
+    expect(labMail.parsed.subject).toMatch(/^First: 50\.0%, 6 HIGH failing \u2014 report 29 \u00b7 lab$/);
     expect(String(prodMail.parsed.text)).toContain('From the NetBox source prod');
     expect(String(labMail.parsed.text)).toContain('From the NetBox source lab');
     expect(String(labMail.parsed.html)).toContain('From the NetBox source lab');
@@ -148,9 +148,10 @@ describe('several NetBox sources in one relay', () => {
     expect((await post(prod, 'prod', PROD_SECRET, 30, (i) => i % 2 === 0, '2026-03-06T17:00:00.000000Z')).status).toBe(202);
     const mails = await smtp.waitFor(3);
     const [first, labFirst, second] = mails.map((m) => m.parsed.subject ?? '');
-    expect(first).not.toMatch(/than report|same as report/);
-    expect(labFirst).toMatch(/^lab: Compliance report 31: 12\/12 passed \(100\.0%\)$/);
-    expect(second).toMatch(/^\[6 HIGH failed\] prod: Compliance report 30: .*, worse than report 29$/);
+    expect(first).toMatch(/^First: /);
+    expect(labFirst).toBe('First: 100.0%, all passed \u2014 report 31 \u00b7 lab');
+    // HIGH went from 2 failing to 6 while every MIDDLE result was fixed: mixed, never better.
+    expect(second).toMatch(/^Mixed: 50\.0% \(\u221216\.7\), 6 HIGH failing \u2014 report 30 \u00b7 prod$/);
   });
 
   it("one source's wrong signature is refused on its path alone; the other source goes on", async () => {

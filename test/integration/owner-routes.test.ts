@@ -155,7 +155,7 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
 
     const fra = mails.find((m) => to(m) === 'alice@example.com,eve@example.com')!;
     // Over every device of fra1, the passing sw-fra-ok too; the failures listed are only the failing ones.
-    expect(fra.parsed.subject).toContain('Compliance report 301: 4/6 passed (66.7%)');
+    expect(fra.parsed.subject).toMatch(/^66\.7% passed, .* \u2014 report 301 \u00b7 /);
     expect(text(fra)).toContain('Why you: you are the primary owner contact of site fra1.');
     expect(text(fra)).toContain('These figures are for every device you own in NetBox (3); with failures: sw-fra-1, sw-fra-2.');
     expect(text(fra)).toContain('The whole report: 5/10 passed (50.0%), HIGH 2/5 (40.0%), MIDDLE 3/5 (60.0%).');
@@ -166,12 +166,12 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
     expect(text(fra)).not.toContain('sw-lon-1');
 
     const ams = mails.find((m) => to(m) === 'bob@example.com')!;
-    expect(ams.parsed.subject).toContain('Compliance report 301: 0/2 passed (0.0%)');
+    expect(ams.parsed.subject).toMatch(/^0\.0% passed, .* \u2014 report 301 \u00b7 /);
     expect(text(ams)).toContain('you are the primary owner contact of site ams1');
     expect(text(ams)).not.toContain('sw-fra-');
 
     const noc = mails.find((m) => to(m) === 'noc@example.com')!;
-    expect(noc.parsed.subject).toContain('Compliance report 301: 1/2 passed (50.0%)');
+    expect(noc.parsed.subject).toMatch(/^50\.0% passed, .* \u2014 report 301 \u00b7 /);
     expect(text(noc)).toContain("you are this route's fallback");
     expect(text(noc)).toContain('These figures are for your 1 device only: sw-lon-1.');
     expect(text(noc)).toContain('sw-lon-1');
@@ -179,7 +179,7 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
 
     // Only the core switch's failures page the on-call: its own figures, not the report's.
     const page = mails.find((m) => to(m) === 'oncall@example.com')!;
-    expect(page.parsed.subject).toContain('Compliance report 301: 1/2 passed (50.0%)');
+    expect(page.parsed.subject).toMatch(/^50\.0% passed, .* \u2014 report 301 \u00b7 /);
     expect(text(page)).toContain("the route's device condition selects this device");
     expect(text(page)).not.toContain('sw-ams-1');
 
@@ -261,7 +261,7 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
     const mails = smtp.received;
     expect(mails.map(to).sort()).toEqual(['noc@example.com', 'oncall@example.com']);
     const noc = mails.find((m) => to(m) === 'noc@example.com')!;
-    expect(noc.parsed.subject).toContain('Compliance report 305: 5/10 passed (50.0%)');
+    expect(noc.parsed.subject).toMatch(/^First: 50\.0%, .* \u2014 report 305 \u00b7 /);
     expect(text(noc)).toContain('NetBox could not say who owns the failing devices');
     expect(text(noc)).toContain('so this is the whole report.');
     // The whole report's failures, every site's devices.
@@ -280,7 +280,7 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
     const carol = mails.find((m) => to(m) === 'carol@example.com')!;
     expect(text(carol)).toContain('you are the primary owner contact of tenant acme');
     expect(text(carol)).toContain('These figures are for every device you own in NetBox (1); with failures: sw-fra-1.');
-    expect(carol.parsed.subject).toContain('Compliance report 302: 1/2 passed (50.0%)');
+    expect(carol.parsed.subject).toMatch(/^50\.0% passed, .* \u2014 report 302 \u00b7 /);
     const fra = mails.find((m) => to(m) === 'alice@example.com,eve@example.com')!;
     expect(text(fra)).toContain('sw-fra-1');
     expect(mails.map(to).sort()).toEqual([
@@ -432,12 +432,12 @@ describe('routes by owner when NetBox is down', () => {
       const mails = smtp.received;
       expect(mails.map(to).sort()).toEqual(['noc@example.com', 'oncall@example.com']);
       const noc = mails.find((m) => m.envelope.to.join() === 'noc@example.com')!;
-      expect(noc.parsed.subject).toContain('Compliance report 401: 5/10 passed (50.0%)');
+      expect(noc.parsed.subject).toMatch(/^First: 50\.0%, .* \u2014 report 401 \u00b7 /);
       expect(text(noc)).toContain('NetBox could not say who owns the failing devices');
       expect(text(noc)).toContain('so this is the whole report.');
       const page = mails.find((m) => m.envelope.to.join() === 'oncall@example.com')!;
       expect(text(page)).toContain("NetBox could not say which failing devices the route's device condition selects");
-      expect(page.parsed.subject).toContain('Compliance report 401: 5/10 passed (50.0%)');
+      expect(page.parsed.subject).toMatch(/^First: 50\.0%, .* \u2014 report 401 \u00b7 /);
       const fallbacks = { reason: 'UNREACHABLE', source: 'default' };
       expect(sampleValue(await relay.relay.metrics.render(), 'compliance_relay_owner_fallbacks_total', fallbacks)).toBe(1);
     } finally {

@@ -26,7 +26,7 @@ describe('PostgreSQL restarts while the relay runs', () => {
 
   const body = (id: number) => buildBody({ version: '4.6', data: buildReportData({ id }) });
   const post = (id: number) => postWebhook(relay!.webhookUrl, body(id), { 'X-Hook-Signature': netboxSignature(body(id), SECRET) });
-  const mailedIds = () => new Set(smtp.received.map((m) => /Compliance report (\d+)/.exec(String(m.parsed.subject))?.[1]));
+  const mailedIds = () => new Set(smtp.received.map((m) => /\u2014 report (\d+)/.exec(String(m.parsed.subject))?.[1]));
 
   test('503 while it is down (never a false 2xx), and the queue resumes when it is back', async () => {
     relay = await startTestRelay({

@@ -44,14 +44,14 @@ describe("preview and send-test: the template author's loop", () => {
     expect(await runCli(['node', 'compliance-relay', 'preview', file, '--route', 'on-call', '--out', 'out'], io)).toBe(0);
     const out = path.join(dir, 'out');
     expect(fs.readFileSync(path.join(out, 'subject.txt'), 'utf8')).toBe(
-      '[on-call] [2 HIGH failed] netbox.example.com: Compliance report 77: 8/13 passed (61.5%)\n',
+      '[on-call] 61.5% passed, 2 HIGH failing \u2014 report 77 \u00b7 netbox.example.com\n',
     );
     expect(fs.readFileSync(path.join(out, 'mail.txt'), 'utf8')).toContain('https://netbox.example.com/plugins/validity/reports/77/');
     expect(fs.readFileSync(path.join(out, 'mail.html'), 'utf8')).toContain(
       'href="https://netbox.example.com/plugins/validity/reports/77/"',
     );
     const eml = await simpleParser(fs.readFileSync(path.join(out, 'mail.eml')));
-    expect(eml.subject).toBe('[on-call] [2 HIGH failed] netbox.example.com: Compliance report 77: 8/13 passed (61.5%)');
+    expect(eml.subject).toBe('[on-call] 61.5% passed, 2 HIGH failing \u2014 report 77 \u00b7 netbox.example.com');
     expect(eml.headers.get('x-compliance-route')).toBe('on-call');
     expect(eml.headers.has('bcc')).toBe(false);
     expect(io.out()).toContain('Envelope: from relay@example.com to oncall@example.com, archive@example.com');
@@ -76,10 +76,10 @@ describe("preview and send-test: the template author's loop", () => {
     await store.close();
     let io = captureIo(env(), dir);
     expect(await runCli(['node', 'compliance-relay', 'preview', '--last', '--out', 'last'], io)).toBe(0);
-    expect(fs.readFileSync(path.join(dir, 'last', 'subject.txt'), 'utf8')).toContain('Compliance report 6:');
+    expect(fs.readFileSync(path.join(dir, 'last', 'subject.txt'), 'utf8')).toContain('\u2014 report 6 \u00b7');
     io = captureIo(env(), dir);
     expect(await runCli(['node', 'compliance-relay', 'preview', '--id', '1', '--route', 'auditors', '--out', 'one'], io)).toBe(0);
-    expect(fs.readFileSync(path.join(dir, 'one', 'subject.txt'), 'utf8')).toContain('Compliance report 5:');
+    expect(fs.readFileSync(path.join(dir, 'one', 'subject.txt'), 'utf8')).toContain('\u2014 report 5 \u00b7');
     io = captureIo(env(), dir);
     expect(await runCli(['node', 'compliance-relay', 'preview', '--id', '99', '--out', 'x'], io)).toBe(64);
     expect(io.err()).toContain('no delivery 99');
@@ -95,7 +95,7 @@ describe("preview and send-test: the template author's loop", () => {
       expect(await runCli(['node', 'compliance-relay', 'send-test', '--to', 'me@example.com'], io)).toBe(0);
       const [mail] = await smtp.waitFor(1);
       expect(mail.envelope.to).toEqual(['me@example.com']);
-      expect(mail.parsed.subject).toBe('[test] netbox.example.com: Compliance report 29: 5/8 passed (62.5%)');
+      expect(mail.parsed.subject).toBe('[test] 62.5% passed, 3 failing, no HIGH \u2014 report 29 \u00b7 netbox.example.com');
       expect(io.out()).toMatch(/Server answer: 250 /);
 
       smtp.setBehaviour({ type: 'reject', code: 550, message: 'mailbox unavailable' });

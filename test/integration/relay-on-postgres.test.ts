@@ -34,7 +34,7 @@ describe('DATABASE_URL switches the relay to PostgreSQL', () => {
       expect(again).toMatchObject({ status: 200, json: { status: 'duplicate', id: first.json.id } });
 
       const [mail] = await smtp.waitFor(1);
-      expect(mail.parsed.subject).toContain('Compliance report 501');
+      expect(mail.parsed.subject).toContain('\u2014 report 501');
       await waitUntil(async () => (await relay.relay.store.getDelivery(first.json.id))?.state === 'sent', 10_000, 'sent state');
       const { rows } = await schema.query<{ state: string; body: Buffer }>('SELECT state, body FROM deliveries');
       expect(rows).toHaveLength(1);

@@ -144,7 +144,7 @@ describe('three relay processes on one PostgreSQL database', () => {
     );
     const perReport = new Map<string, number>();
     for (const mail of smtp.received) {
-      const id = /Compliance report (\d+)/.exec(String(mail.parsed.subject))?.[1] ?? 'unknown';
+      const id = /\u2014 report (\d+)/.exec(String(mail.parsed.subject))?.[1] ?? 'unknown';
       perReport.set(id, (perReport.get(id) ?? 0) + 1);
     }
     // Failed sends (an SMTP answer lost to a timeout) are retried: the server may have taken the mail,

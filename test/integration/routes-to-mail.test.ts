@@ -120,7 +120,7 @@ describe('routes: the right people get the right mails', () => {
     // The regression route has its own subject; filters see the report's figures.
     const regression = smtp.received.find((m) => routeOf(m) === 'regressions')!;
     expect(regression.parsed.subject).toBe(
-      'Regression: [3 HIGH failed] netbox.example.com: Compliance report 103: 25/30 passed (83.3%), worse than report 102',
+      'Regression: Worse: 83.3% (\u221210.0), 3 HIGH failing \u2014 report 103 \u00b7 netbox.example.com',
     );
     expect(regression.parsed.headers.get('x-compliance-pass-percent')).toBe('83.3');
     expect(regression.parsed.headers.get('x-compliance-high-failed')).toBe('3');

@@ -136,7 +136,7 @@ describe('zero configuration: mails become .eml files', () => {
       });
       expect(files).toHaveLength(1);
       const mail = await simpleParser(fs.readFileSync(path.join(dir, files[0])));
-      expect(mail.subject).toBe('Compliance report 29: 5/8 passed (62.5%)');
+      expect(mail.subject).toBe('First: 62.5%, 3 failing, no HIGH \u2014 report 29');
       expect(mail.to && 'text' in mail.to ? mail.to.text : '').toBe('compliance-reports@localhost');
       expect(mail.text).toContain('MIDDLE           5/8   62.5%');
       expect(mail.text).toContain('/plugins/validity/reports/29/');

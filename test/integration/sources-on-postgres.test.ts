@@ -63,9 +63,9 @@ describe('two replicas on PostgreSQL share the NetBox sources', () => {
     const mails = await smtp.waitFor(3);
     const subjects = mails.map((m) => m.parsed.subject ?? '').sort();
     expect(subjects).toEqual([
-      'lab: Compliance report 29: 7/8 passed (87.5%)',
-      'prod: Compliance report 29: 6/8 passed (75.0%)',
-      'prod: Compliance report 30: 4/8 passed (50.0%), worse than report 29',
+      'First: 75.0%, 2 failing, no HIGH \u2014 report 29 \u00b7 prod',
+      'First: 87.5%, 1 failing, no HIGH \u2014 report 29 \u00b7 lab',
+      'Worse: 50.0% (\u221225.0), 4 failing, no HIGH \u2014 report 30 \u00b7 prod',
     ]);
     const { rows } = await schema.query<{ netbox_source: string; n: string }>(
       'SELECT netbox_source, COUNT(*) AS n FROM deliveries GROUP BY netbox_source ORDER BY netbox_source',

@@ -55,7 +55,7 @@ describe('outcomes the store cannot record yet', () => {
   const unrecorded = async () => sampleValue(await scrape(relay!.url), 'compliance_relay_unrecorded_outcomes');
   const messageIds = () => smtp.received.map((m) => String(m.parsed.messageId));
   const reportIdsMailed = () =>
-    smtp.received.map((m) => Number(/Compliance report (\d+)/.exec(String(m.parsed.subject))?.[1])).sort((a, b) => a - b);
+    smtp.received.map((m) => Number(/\u2014 report (\d+)/.exec(String(m.parsed.subject))?.[1])).sort((a, b) => a - b);
   const duplicates = (ids: string[]) => [...new Set(ids.filter((id, i) => ids.indexOf(id) !== i))].sort();
   const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
@@ -260,7 +260,7 @@ describe('outcomes the store cannot record yet: PostgreSQL', () => {
   const unrecorded = async () => sampleValue(await scrape(relay!.url), 'compliance_relay_unrecorded_outcomes');
   const messageIds = () => smtp.received.map((m) => String(m.parsed.messageId));
   const reportIdsMailed = () =>
-    smtp.received.map((m) => Number(/Compliance report (\d+)/.exec(String(m.parsed.subject))?.[1])).sort((a, b) => a - b);
+    smtp.received.map((m) => Number(/\u2014 report (\d+)/.exec(String(m.parsed.subject))?.[1])).sort((a, b) => a - b);
 
   test('the database goes away after a send: the mail is recorded once it is back, never sent twice, not across a restart either', async () => {
     relay = await startTestRelay(env());

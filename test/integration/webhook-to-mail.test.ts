@@ -53,7 +53,7 @@ describe('a signed NetBox delivery becomes exactly one mail over SMTP', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(smtp.received).toHaveLength(1);
     expect(mail.envelope.to).toEqual(['netops@example.com']);
-    expect(mail.parsed.subject).toBe('[7 HIGH failed] netbox.example.com: Compliance report 142: 95/108 passed (88.0%)');
+    expect(mail.parsed.subject).toBe('First: 88.0%, 7 HIGH failing \u2014 report 142 \u00b7 netbox.example.com');
     expect(mail.parsed.text).toContain('HIGH            7/14   50.0%');
     expect(mail.parsed.text).toContain('https://netbox.example.com/plugins/validity/reports/142/');
     expect(hrefsOf(String(mail.parsed.html))).toEqual(

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { buildDigestView, sampleDigestContents } from '../../src/compose';
+import { buildDigestMail, buildDigestView, sampleDigestContents } from '../../src/compose';
 import { DAY_MS } from '../../src/delivery';
 import { collectDigest } from '../../src/digest';
 import { SqliteStore } from '../../src/store';
@@ -210,8 +210,9 @@ describe('the digest view', () => {
     expect(view.reports.map((r) => r.reportId)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3]);
     expect(view.moreReports).toBe(2);
     expect(view.chart.points).toHaveLength(12);
-    expect(view.chart.sparkline).toBe('▁▂▄▅▇█▁▂▄▅▇█');
-    expect(view.chart.rangeText).toBe('50.0%–100.0%');
+    // On the chart's own y range (round ticks around 50–100 %), as a report mail's sparkline.
+    expect(view.chart.sparkline).toBe('▂▃▄▆▇█▂▃▄▆▇█');
+    expect(view.chart.rangeText).toBe('40\u2013100%');
   });
 });
 
@@ -219,13 +220,14 @@ describe('the shipped digest template', () => {
   it('renders the sample digests: figures, sparkline, silent sources, late and empty periods', () => {
     const renderer = loadRenderer(defaultTemplatesDir());
     const [full, lateEmpty] = sampleDigestContents('UTC').map((c) => renderer.render(buildDigestView(c), 'digest'));
-    expect(full.subject).toBe('Compliance digest sample: 3 reports (2023-04-10 05:00:00 UTC to 2023-04-17 06:00:00 UTC)');
+    // The most urgent verdict of its series first, as a report mail's subject.
+    expect(full.subject).toBe('Mixed: 1 of 2 NetBoxes, 1 HIGH failing \u2014 digest sample \u00b7 3 reports');
     expect(full.text).toContain('No report at all was received from the NetBox source lab this period.');
-    expect(full.text).toContain('Overall over the period: ▁█ (90.0%–95.0%)');
+    expect(full.text).toContain('Overall over the period: ▁▇ (90\u201396%)');
     expect(full.text).toContain('Newly failing (1):\n  - [MIDDLE] snmp-community on sw-core-01');
     expect(full.text).toContain('Fixed (1):\n  - [LOW] banner on sw-edge-07');
     expect(full.html).toContain('<span class="spark"');
-    expect(lateEmpty.subject).toMatch(/^\[late\] Compliance digest sample: no reports this period/);
+    expect(lateEmpty.subject).toBe('[late] No reports \u2014 digest sample \u00b7 0 reports');
     expect(lateEmpty.text).toContain('No matching report was received this period.');
   });
 });
@@ -295,5 +297,26 @@ describe('gathering a digest from the store (real SQLite file)', () => {
     expect(series.change.newlyFailing).toEqual([snmp]);
     expect(series.change.fixed).toEqual([ntp]);
     expect(series.worstDevices).toEqual([{ device: 'sw2', failing: 1, high: 0 }]);
+  });
+});
+
+describe('a digest mail', () => {
+  it('is named a digest in its Message-ID, never "report-0", and carries a verdict and dark-mode styles', async () => {
+    const renderer = loadRenderer(defaultTemplatesDir());
+    const [content] = sampleDigestContents('UTC');
+    const mail = await buildDigestMail(content, {
+      renderer,
+      from: 'Compliance <relay@example.com>',
+      recipients: { to: ['ops@example.com'], cc: [], bcc: [] },
+      deliveryId: 7,
+      dedupKey: 'digest:sample@2023-04-10T05:00:00.000Z',
+      date: new Date(0),
+      paintChart: () => Promise.resolve(Buffer.from('png')),
+    });
+    expect(mail.messageId).toMatch(/^<digest\.d7\.sample\.[0-9a-f]{16}@example\.com>$/);
+    expect(String(mail.html)).toMatch(/<p class="verdict verdict-(worse|mixed|better|same|first)"/);
+    expect(String(mail.html)).toContain('prefers-color-scheme: dark');
+    // Times to the minute: a digest spans days.
+    expect(String(mail.text)).not.toMatch(/\d\d:\d\d:\d\d/);
   });
 });

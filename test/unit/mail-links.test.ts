@@ -107,7 +107,8 @@ describe('links in a mail (issue 14)', () => {
         const mail = renderWith(url, resultsUrl, undefined);
         if (!mail) return;
         expect(hrefsOf(mail.html)).toEqual([]);
-        expect(mail.html).toContain('/plugins/validity/reports/29/');
+        // <wbr> marks where a long path may break; the path is all there.
+        expect(mail.html.replace(/<wbr>/g, '')).toContain('/plugins/validity/reports/29/');
         expect(urlsInText(mail.text)).toEqual([]);
       }),
       { numRuns: 400, seed: 4 },

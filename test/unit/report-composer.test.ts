@@ -104,7 +104,7 @@ describe('the report composer reads the stored typed report', () => {
     });
     const [claimed] = await store.claimDue({ now: T0, limit: 1, owner: 'test', leaseMs: 60_000 });
     expect(claimed.report).toBeNull();
-    expect((await mailOf(claimed)).subject).toContain('Compliance report 5: 5/8 passed');
+    expect((await mailOf(claimed)).subject).toContain('62.5% passed, 3 failing, no HIGH \u2014 report 5');
     await expect(compose({ ...claimed, body: buildBody({ event: 'deleted' }) })).rejects.toMatchObject({ code: 'EUNREADABLE' });
   });
 });
@@ -125,7 +125,7 @@ describe('the report composer and the chart painter', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  async function mailWithPainter(paintChart: PaintChart) {
+  async function mailWithPainter(paintChart: PaintChart, options: { earlier: boolean } = { earlier: true }) {
     const composeWithChart = createReportComposer({
       renderer: loadRenderer(defaultTemplatesDir()),
       clock: { now: () => T0 },
@@ -146,6 +146,29 @@ describe('the report composer and the chart painter', () => {
         logger: createSilentLogger(),
       }),
     });
+    // A report before it: one point is not a trend, and the first report of a series has no chart.
+    const created = '2023-04-11T19:36:33Z';
+    const counts = {
+      totalPassed: 4,
+      totalCount: 8,
+      highPassed: 0,
+      highCount: 0,
+      middlePassed: 4,
+      middleCount: 8,
+      lowPassed: 0,
+      lowCount: 0,
+    };
+    if (options.earlier) {
+      await store.saveReport({
+        dedupKey: `8@${created}`,
+        series: 'netbox|',
+        reportId: 8,
+        created,
+        createdMs: Date.parse(created),
+        counts,
+        failing: null,
+      });
+    }
     const body = buildBody({ data: buildReportData({ id: 9 }) });
     const claimed = await storeAndClaim(store, body);
     return (await composeWithChart(claimed)).messageFor({ name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'test' });
@@ -155,6 +178,12 @@ describe('the report composer and the chart painter', () => {
     const png = Buffer.from('painted');
     const message = await mailWithPainter(() => Promise.resolve(png));
     expect(message!.attachments).toEqual([expect.objectContaining({ contentType: 'image/png', content: png })]);
+  });
+
+  it('leaves the chart out of the first report of a series: one point is not a trend', async () => {
+    const message = await mailWithPainter(() => Promise.resolve(Buffer.from('painted')), { earlier: false });
+    expect(message!.attachments ?? []).toEqual([]);
+    expect(message!.html).not.toContain('Pass ratio, last');
   });
 
   it('sends the mail without a chart resvg could not draw', async () => {

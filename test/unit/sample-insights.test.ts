@@ -12,8 +12,8 @@ describe('the boot check renders the enrichment and trend sections', () => {
     const renderer = loadRenderer(defaultTemplatesDir());
     const [enriched, degraded] = sampleInsightViews(config).map((view) => renderer.render(view));
     expect(enriched.text).toContain('WHAT FAILED: 4 failing results in 2 tests');
-    expect(enriched.text).toContain('Newly failing:\n  * [MIDDLE] ntp-servers on 1 device\n      sw-core-1\n');
-    expect(enriched.text).toContain('Fixed:\n  - ntp-servers on sw-edge-2 [MIDDLE]');
+    expect(enriched.text).toContain('Newly failing: [MIDDLE] ntp-servers (1 device)\n');
+    expect(enriched.text).toContain('Fixed since report 28:\n  - [MIDDLE] ntp-servers: sw-edge-2\n');
     expect(enriched.text).toContain('failing since report 27');
     expect(enriched.text).toContain('The attached report-29-failures.csv lists the first 2 of 4 failing results.');
     expect(degraded.text).toContain('Failing tests are not listed: NetBox could not be reached (ECONNREFUSED).');

@@ -150,9 +150,9 @@ describe('the shipped templates', () => {
     );
   });
 
-  it.each(['better', 'worse', 'same'] as const)('colour a %s verdict inline', (direction) => {
+  it.each(['better', 'worse', 'mixed', 'same', 'first'] as const)('colour a %s verdict inline', (direction) => {
     const view: ReportView = structuredClone(enriched);
-    view.verdict = { direction, previousReportId: 28, text: 'x' };
+    view.verdict = { direction, word: 'x', scopeChanged: false, scopeText: null, previousReportId: 28, text: 'x' };
     expect(renderer.render(view).html).toMatch(new RegExp(`<p class="verdict verdict-${direction}" style="[^"]*color: #[0-9a-f]{6}`));
   });
 

@@ -1,7 +1,11 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { CHART_SERIES } from '../../src/dashboard';
 import { simpleParser } from 'mailparser';
 import { PNG } from 'pngjs';
 import {
   buildSparkline,
+  chooseChartRange,
   buildTrendChart,
   describeTrend,
   drawTrendChartPng,
@@ -33,7 +37,7 @@ describe('the trend chart of a report mail', () => {
     const png = PNG.sync.read(chart.png);
     expect([png.width, png.height]).toEqual([2 * TREND_CHART_WIDTH, 2 * TREND_CHART_HEIGHT]);
     expect([chart.width, chart.height]).toEqual([TREND_CHART_WIDTH, TREND_CHART_HEIGHT]);
-    // No text in the image: nothing for resvg to shape, no font to load.
+    // No text element in the image: its labels are strokes, so resvg has nothing to shape and no font to load.
     expect(chart.svg).not.toContain('<text');
     // The gap: HIGH's two points stand alone, no line joins them across report 2 (which had no HIGH results).
     const high = TREND_CHART_LINES.find((l) => l.key === 'HIGH')!.colour;
@@ -115,8 +119,44 @@ describe('the trend chart of a report mail', () => {
     );
   });
 
-  it('draws the text sparkline on a fixed 0-100 % scale, a report without results as a space', () => {
-    expect(buildSparkline([0, 0.124, 0.125, 0.5, 0.999, 1, null])).toBe('▁▁▂▅██ ');
+  it('draws the text sparkline on the scale it is given, a report without results as a space', () => {
+    expect(buildSparkline([0, 0.124, 0.125, 0.5, 0.999, 1, null], { low: 0, high: 1 })).toBe('▁▂▂▅██ ');
+    // 90.7 → 83.3 → 91.7 → 97.2 on the chart's 80–100 % range: the change shows (on 0–100 % it was █▇██).
+    expect(buildSparkline([0.907, 0.833, 0.917, 0.972], { low: 0.8, high: 1 })).toBe('▅▂▅▇');
+  });
+
+  it('zooms its y range to the data, on round ticks, at most three intervals', () => {
+    const range = (...overall: number[]) => chooseChartRange(overall.map((v) => ({ ratios: { overall: v } })));
+    expect(range(0.907, 0.833, 0.917, 0.972)).toEqual({ low: 0.8, high: 1, step: 0.1 });
+    expect(range(0.907, 0.872, 0.917, 0.95)).toEqual({ low: 0.85, high: 0.95, step: 0.05 });
+    expect(range(0.5, 0.52)).toEqual({ low: 0.5, high: 0.52, step: 0.01 });
+    expect(range(1, 1)).toEqual({ low: 0.99, high: 1, step: 0.01 });
+    expect(range(0, 1)).toEqual({ low: 0, high: 1, step: 0.25 });
+  });
+
+  it('labels its ticks and the report ids, and tells its lines apart by dash and marker shape as well as colour', () => {
+    const chart = buildTrendChart({
+      points: [
+        point(201, { overall: 0.907, HIGH: 0.9, MIDDLE: 0.95, LOW: 0.8 }),
+        point(202, { overall: 0.833, HIGH: 0.85, MIDDLE: 0.9, LOW: 0.85 }),
+      ],
+      currentIndex: 1,
+    });
+    // The labels are strokes (one path each): a label per tick line and the two report ids.
+    expect(
+      chart.svg.match(/<path d="M[^"]*" fill="none" stroke="#[0-9a-f]{6}" stroke-width="[\d.]+" stroke-linecap="square"/g)?.length,
+    ).toBe(chart.svg.match(/<line /g)!.length + 2);
+    // Each line has a marker shape of its own (Overall: its dashes instead).
+    expect(TREND_CHART_LINES.map((l) => [l.marker, l.dash])).toEqual([
+      ['none', '7 4'],
+      ['circle', ''],
+      ['square', ''],
+      ['diamond', ''],
+    ]);
+    expect(chart.svg).toMatch(/<rect x="[^"]*" y="[^"]*" width="6.5" height="6.5" fill="#d97706"\/>/);
+    expect(chart.svg).toMatch(/<path d="M[^"]*Z" fill="#2563eb"\/>/);
+    // No opaque plate: the PNG's corner is transparent, so a dark mail background shows through.
+    expect(PNG.sync.read(chart.png).data[3]).toBe(0);
   });
 
   it('refuses an empty series or a current report outside it', () => {
@@ -140,5 +180,18 @@ describe('the trend chart of a report mail', () => {
     expect(embedRawInlineImages(html, raw)).toBe(asClient);
     // HTML without cid: links is returned as it is.
     expect(embedRawInlineImages('<p>plain</p>', raw)).toBe('<p>plain</p>');
+  });
+});
+
+describe('one definition of the chart colours', () => {
+  it('the mail legend paints each line in the colour the chart and the dashboard draw it in', () => {
+    const html = fs.readFileSync(path.join(__dirname, '../../templates/report/html.hbs'), 'utf8');
+    for (const line of TREND_CHART_LINES) {
+      const swatch = new RegExp(`\\.swatch-${line.key.toLowerCase()} \\{ background: (#[0-9a-f]{6}); \\}`).exec(html);
+      expect({ line: line.key, colour: swatch?.[1] }).toEqual({ line: line.key, colour: line.colour });
+    }
+    expect(CHART_SERIES.map((s) => s.colour)).toEqual(
+      ['HIGH', 'MIDDLE', 'LOW', 'overall'].map((k) => TREND_CHART_LINES.find((l) => l.key === k)!.colour),
+    );
   });
 });

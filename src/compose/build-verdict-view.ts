@@ -1,0 +1,80 @@
+import type { Trend, TrendDelta, Verdict } from '../trend';
+
+/** U+2212: a real minus sign, as the trend writes it. */
+const MINUS = '\u2212';
+
+/**
+ * The trend's verdict as the mail shows it: the first line under the banner, the colour of that line and
+ * of the Overall bar, the subject's first word and the `X-Compliance-Verdict` header. Decided in trend/
+ * (decideVerdict); nothing here decides again.
+ */
+export interface VerdictView {
+  direction: Verdict;
+  /** "Worse", "Better", "Mixed", "Same" or "First": the subject's first word. */
+  word: string;
+  /** The compared reports cover different results (see decideVerdict). */
+  scopeChanged: boolean;
+  /** The report compared with; null for the first report. */
+  previousReportId: number | null;
+  /** "Worse than report 41: 83.3% passed, was 90.7% (−7.4 pts, +2 failing); HIGH 80.0%, was 90.0%." */
+  text: string;
+  /** "These reports cover different results (108 now, 8 in report 29): the percentages compare different scopes." or null. */
+  scopeText: string | null;
+}
+
+const WORDS: Record<Verdict, string> = { first: 'First', better: 'Better', worse: 'Worse', mixed: 'Mixed', same: 'Same' };
+
+/** The verdict line of a report (or an owner group, or a digest's series) against its previous report. */
+export function buildVerdictView(trend: Trend, percentText: string): VerdictView {
+  const { verdict, scopeChanged, previous, overall } = trend;
+  const base = { direction: verdict, word: WORDS[verdict], scopeChanged, scopeText: null };
+  if (!previous || !overall) {
+    return {
+      ...base,
+      previousReportId: null,
+      text: `${percentText} passed. This is the first report the relay has seen from this NetBox: there is nothing to compare with yet.`,
+    };
+  }
+  const id = previous.reportId;
+  const lead = {
+    first: '',
+    worse: `Worse than report ${id}`,
+    better: `Better than report ${id}`,
+    mixed: `Mixed against report ${id}`,
+    same: `Same as report ${id}`,
+  }[verdict];
+  const was = overall.previousPercent === null ? '' : `, was ${overall.previousPercent.toFixed(1)}%`;
+  const high = trend.severities.find((d) => d.name === 'HIGH');
+  const highClause = high && (high.direction !== 'same' || hasNewHigh(trend)) ? `; ${describeHigh(high, trend)}` : '';
+  return {
+    ...base,
+    previousReportId: id,
+    text: `${lead}: ${percentText} passed${was} (${overall.deltaPointsText}, ${overall.deltaFailedText})${highClause}.`,
+    scopeText: scopeChanged
+      ? `The scope changed: report ${id} had ${overall.previousCount} results, this one ${overall.count}, so the percentages compare different tests or devices.`
+      : null,
+  };
+}
+
+function hasNewHigh(trend: Trend): boolean {
+  return countNewHigh(trend) > 0;
+}
+
+/** HIGH results newly failing (the grouped list counts every pair of its tests). */
+function countNewHigh(trend: Trend): number {
+  return trend.newlyFailingTests.filter((t) => t.severity === 'HIGH').reduce((n, t) => n + t.devices, 0);
+}
+
+function describeHigh(high: TrendDelta, trend: Trend): string {
+  const now = high.percent === null ? '—' : `${high.percent.toFixed(1)}%`;
+  const was = high.previousPercent === null ? '' : `, was ${high.previousPercent.toFixed(1)}%`;
+  const newly = countNewHigh(trend);
+  return `HIGH ${now}${was}${newly > 0 ? `, ${newly} newly failing` : ''}`;
+}
+
+/** "(−7.4)", "(+2.0)", "(±0.0)": the overall change in points, for the subject. */
+export function formatDeltaShort(overall: TrendDelta | null): string {
+  if (!overall || overall.deltaPoints === null) return '';
+  const d = overall.deltaPoints;
+  return ` (${d > 0 ? '+' : d < 0 ? MINUS : '±'}${Math.abs(d).toFixed(1)})`;
+}

@@ -1,0 +1,90 @@
+import type { Severity } from '../report';
+import type { FailingPair, ReportCounts } from './types';
+
+/**
+ * How a report compares with the previous one of its series, in one word. Every reader (subject, first
+ * line, colours, digest, owner mails, dashboard, the `X-Compliance-Verdict` header) takes this value and
+ * none decides again, so a mail cannot say "better" in green under a red HIGH box.
+ */
+export type Verdict = 'first' | 'better' | 'worse' | 'mixed' | 'same';
+
+export const VERDICTS: readonly Verdict[] = ['first', 'better', 'worse', 'mixed', 'same'];
+
+/** The verdict and whether the two reports covered different results (see {@link decideVerdict}). */
+export interface VerdictDecision {
+  verdict: Verdict;
+  /**
+   * True when the reports cover a different set of results: their total or any severity's result count
+   * differs, which is what a change of test_count or device_count does (results are tests × devices; the
+   * stored history keeps the counts, not those two). Percentages then compare different things, and the
+   * mail says so beside the verdict.
+   */
+  scopeChanged: boolean;
+}
+
+/** What one severity did: fell (or newly fails), rose (or got fixed), both at once, or neither. */
+type Signal = 'worse' | 'better' | 'mixed' | 'same';
+
+/** The facts the verdict is decided on. `newlyFailing`/`fixed` are empty when the failing sets are unknown. */
+export interface VerdictFacts {
+  current: ReportCounts;
+  previous: ReportCounts | null;
+  newlyFailing: readonly Pick<FailingPair, 'severity'>[];
+  fixed: readonly Pick<FailingPair, 'severity'>[];
+}
+
+const KEYS: Record<Severity, { passed: keyof ReportCounts; count: keyof ReportCounts }> = {
+  HIGH: { passed: 'highPassed', count: 'highCount' },
+  MIDDLE: { passed: 'middlePassed', count: 'middleCount' },
+  LOW: { passed: 'lowPassed', count: 'lowCount' },
+};
+
+/**
+ * Decides the verdict, severity first. Per severity: its pass ratio fell or one of its results newly
+ * fails → worse; its ratio rose or one of its results was fixed → better; both → mixed. Then HIGH
+ * dominates: HIGH worse is "worse", or "mixed" when MIDDLE/LOW improved; HIGH mixed is "mixed"; HIGH
+ * better is "better" unless MIDDLE/LOW got worse ("mixed"); HIGH unchanged leaves it to MIDDLE and LOW
+ * (either worse → worse, either better → better, one each → mixed). Pure.
+ */
+export function decideVerdict(facts: VerdictFacts): VerdictDecision {
+  const { current, previous } = facts;
+  if (previous === null) return { verdict: 'first', scopeChanged: false };
+  const signal = (severity: Severity) => decideSignal(severity, facts, previous);
+  const high = signal('HIGH');
+  const rest = combineSignals([signal('MIDDLE'), signal('LOW')]);
+  return { verdict: applyHighFirst(high, rest), scopeChanged: isScopeChanged(current, previous) };
+}
+
+function applyHighFirst(high: Signal, rest: Signal): Exclude<Verdict, 'first'> {
+  if (high === 'worse') return rest === 'better' ? 'mixed' : 'worse';
+  if (high === 'mixed') return 'mixed';
+  if (high === 'better') return rest === 'worse' || rest === 'mixed' ? 'mixed' : 'better';
+  return rest;
+}
+
+function combineSignals(signals: Signal[]): Signal {
+  const worse = signals.some((s) => s === 'worse' || s === 'mixed');
+  const better = signals.some((s) => s === 'better' || s === 'mixed');
+  return worse && better ? 'mixed' : worse ? 'worse' : better ? 'better' : 'same';
+}
+
+function decideSignal(severity: Severity, facts: VerdictFacts, previous: ReportCounts): Signal {
+  const { passed, count } = KEYS[severity];
+  const ratio = compareRatios(facts.current[passed], facts.current[count], previous[passed], previous[count]);
+  const newly = facts.newlyFailing.some((p) => p.severity === severity);
+  const fixed = facts.fixed.some((p) => p.severity === severity);
+  const worse = ratio < 0 || newly;
+  const better = ratio > 0 || (fixed && ratio === 0);
+  return worse && better ? 'mixed' : worse ? 'worse' : better ? 'better' : 'same';
+}
+
+/** Sign of (passed/count − previousPassed/previousCount), exactly (no rounding); 0 when either side has no results. */
+function compareRatios(passed: number, count: number, previousPassed: number, previousCount: number): number {
+  if (count === 0 || previousCount === 0) return 0;
+  return Math.sign(passed * previousCount - previousPassed * count);
+}
+
+function isScopeChanged(current: ReportCounts, previous: ReportCounts): boolean {
+  const counts: (keyof ReportCounts)[] = ['totalCount', 'highCount', 'middleCount', 'lowCount'];
+  return counts.some((key) => current[key] !== previous[key]);
+}

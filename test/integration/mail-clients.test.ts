@@ -1,0 +1,74 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildDigestView, sampleDigestContents, sampleInsightViews } from '../../src/compose';
+import { loadRenderer } from '../../src/mail';
+import { defaultTemplatesDir } from '../../src/relay';
+
+const TEMPLATES = defaultTemplatesDir();
+const CLIENTS = ['gmail.*', 'outlook.*'];
+
+/**
+ * caniemail (the caniemail.com data, an ES module) run in a child Node process: the HTML features each
+ * mail uses that some Gmail or Outlook client does not support ("error" in caniemail's terms), by title.
+ */
+function findUnsupported(files: string[]): Record<string, string[]> {
+  const script = `
+    import { caniemail } from 'caniemail';
+    import fs from 'node:fs';
+    const out = {};
+    for (const file of process.argv.slice(1)) {
+      const { issues } = caniemail({ clients: ${JSON.stringify(CLIENTS)}, html: fs.readFileSync(file, 'utf8') });
+      const titles = new Set();
+      for (const list of issues.errors.values()) for (const issue of list) titles.add(issue.title);
+      out[file] = [...titles].sort();
+    }
+    process.stdout.write(JSON.stringify(out));`;
+  const output = execFileSync(process.execPath, ['--input-type=module', '-e', script, ...files], {
+    cwd: path.join(__dirname, '..', '..'),
+    encoding: 'utf8',
+  });
+  return JSON.parse(output) as Record<string, string[]>;
+}
+
+/** The features templates/README.md lists under "Client fallbacks", each with what those clients show instead. */
+function readDocumentedFallbacks(): Map<string, string> {
+  const readme = fs.readFileSync(path.join(TEMPLATES, 'README.md'), 'utf8');
+  const section = readme.split('## Client fallbacks')[1]?.split('\n## ')[0] ?? '';
+  return new Map([...section.matchAll(/^- `([^`]+)`: (.+)$/gm)].map((m) => [m[1], m[2]]));
+}
+
+describe('every shipped template in Gmail and Outlook (caniemail)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mail-clients-'));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const renderer = loadRenderer(TEMPLATES);
+  const config = { mail: { timezone: 'UTC' }, netbox: { url: 'https://netbox.example.com' } } as never;
+  const mails: [string, string][] = [
+    ['report (failures, trend, chart)', renderer.render(sampleInsightViews(config)[0]).html],
+    ['report (details missing)', renderer.render(sampleInsightViews(config)[1]).html],
+    ['digest', renderer.render(buildDigestView(sampleDigestContents('UTC')[0]), 'digest').html],
+  ];
+  const files = mails.map(([name, html], i) => {
+    const file = path.join(dir, `${i}.html`);
+    fs.writeFileSync(file, html);
+    return [name, file] as const;
+  });
+  const found = findUnsupported(files.map(([, file]) => file));
+
+  it.each(files)('%s: uses no feature those clients lack unless templates/README.md documents its fallback', (_name, file) => {
+    const documented = readDocumentedFallbacks();
+    expect(found[file].filter((feature) => !documented.has(feature))).toEqual([]);
+  });
+
+  it('leans on neither overflow-wrap nor word-break (Gmail drops them): long names break at <wbr>', () => {
+    for (const [, file] of files)
+      expect(found[file]).not.toEqual(expect.arrayContaining([expect.stringMatching(/^(overflow-wrap|word-break)$/)]));
+  });
+
+  it('documents no fallback it does not need', () => {
+    const used = new Set(Object.values(found).flat());
+    expect([...readDocumentedFallbacks().keys()].filter((feature) => !used.has(feature))).toEqual([]);
+  });
+});
