@@ -70,7 +70,6 @@ function registerRelayCommands(program: Command, io: CliIo, setExitCode: SetExit
     .command('serve', { isDefault: true })
     .description('run the relay: webhook receiver and mail worker (the default)')
     .action(async () => {
-      io.markStarting?.();
       const config = loadConfigOrReport(io);
       setExitCode(config ? await loadServe().serve(config, io) : EXIT_CONFIG);
     });

@@ -14,14 +14,6 @@ export interface CliIo {
   onSignal: (handler: (signal: string) => void) => void;
   /** The time commands read (`preview --digest`'s periods); absent: the system clock. */
   clock?: Clock;
-  /**
-   * `serve` calls this before it loads its modules and builds the relay, and {@link markStarted} once
-   * it listens: main.ts keeps V8's young generation from growing in between (issue 16: what start-up
-   * grew, V8 never gave back at rest).
-   */
-  markStarting?: () => void;
-  /** `serve` listens: V8's young generation may grow again, as the load asks. */
-  markStarted?: () => void;
 }
 
 /** sysexits.h EX_CONFIG: the configuration is wrong; restarting will not help. */

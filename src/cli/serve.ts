@@ -49,7 +49,6 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
   }
   await relay.start();
   gate.open(relay.app);
-  io.markStarted?.();
   const address = gate.server.address() as AddressInfo;
   logger.info(
     { host: address.address, port: address.port, webhook: config.webhook.path },

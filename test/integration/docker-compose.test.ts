@@ -67,7 +67,7 @@ describe('Dockerfile', () => {
     expect(dockerfile.match(/^FROM /gm)).toHaveLength(2);
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(/^HEALTHCHECK [\s\S]*\/healthz/m);
-    expect(dockerfile).toMatch(/^CMD \["node", "dist\/src\/main\.js", "serve"\]$/m);
+    expect(dockerfile).toMatch(/^CMD \["node", (?:"--[a-z-]+=[0-9]+", )*"dist\/src\/main\.js", "serve"\]$/m);
   });
 
   it('copies everything the runtime reads (templates, compiled sources, package.json)', () => {
