@@ -16,13 +16,13 @@ export interface ClaimResult {
  * free slots, one probe, or none while the server is paused).
  */
 export function computeClaimCapacity(
-  context: Pick<DeliveryContext, 'ledger' | 'breaker' | 'clock'>,
+  context: Pick<DeliveryContext, 'ledger' | 'policy' | 'clock'>,
   free: number,
   inFlight: number,
 ): number {
   if (context.ledger.full) return 0;
-  if (context.breaker.state !== 'closed' && inFlight > 0) return 0;
-  return context.breaker.capacity(context.clock.now(), free);
+  if (context.policy.state !== 'closed' && inFlight > 0) return 0;
+  return context.policy.capacity(context.clock.now(), free);
 }
 
 /**
@@ -39,7 +39,7 @@ export async function claimDeliveries(
   // Whether this claim is the breaker's probe is decided now, not after the await: a send that fails
   // meanwhile opens the breaker, and a claim made while it was closed must not become a probe (it would
   // talk to the failing server ahead of the older delivery that should probe).
-  const asProbe = context.breaker.state === 'open';
+  const asProbe = context.policy.state === 'open';
   let claimed: ClaimedDelivery[];
   try {
     claimed = await context.store.claimDue({ now: context.clock.now(), limit, owner: context.owner, leaseMs: context.leaseMs });
@@ -58,7 +58,7 @@ export async function claimDeliveries(
     context.logger.warn({ deliveryIds: held }, 'not sending again: the outcome of these deliveries is held until the store records it');
   const deliveries = claimed.filter((d) => !inFlight.has(d.id) && !context.ledger.holds(d.id));
   if (asProbe) {
-    context.breaker.claimed(deliveries.length);
+    context.policy.claimed(deliveries.length);
     if (deliveries.length > 0) context.probe.offer(deliveries[0].id);
   }
   return { deliveries, full: claimed.length === limit };

@@ -2,8 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Clock, Logger } from '../shared';
 import type { MailTransport } from '../mail';
 import type { ClaimedDelivery, Store } from '../store';
-import type { RetryPolicy } from './backoff';
-import { createCircuitBreaker, type SmtpPauseStatus } from './circuit-breaker';
 import { claimDeliveries, computeClaimCapacity } from './claim-deliveries';
 import type { DeliveryContext, RouteSentEvent, WorkerOutcome } from './delivery-context';
 import type { OutcomeLedger } from './outcome-ledger';
@@ -11,6 +9,7 @@ import { createLeaseKeeper } from './keep-leases';
 import { createProbeSlot } from './probe-slot';
 import type { DeliveryComposer } from '../compose';
 import type { RoutePlanner } from './route-planner';
+import { createRetryDecider, type RetrySettings, type SmtpPauseStatus } from './retry-policy';
 import { runDelivery } from './run-delivery';
 import { createSendGate, type SendGate } from './send-gate';
 import { createStepPacer } from './step-pacer';
@@ -23,7 +22,7 @@ export interface WorkerOptions {
   planRoutes: RoutePlanner;
   clock: Clock;
   logger: Logger;
-  retry: RetryPolicy;
+  retry: RetrySettings;
   /** Sends in flight at once (the SMTP pool size). */
   concurrency: number;
   /**
@@ -70,7 +69,7 @@ export interface Worker {
   /** Stops claiming; waits up to `timeoutMs` for sends in flight. Resolves true when none is left. */
   stop(timeoutMs: number): Promise<boolean>;
   readonly inFlight: number;
-  /** The SMTP circuit breaker: `open` while the server is down and the queue is paused. */
+  /** The queue's pause (retry-policy.ts): `open` while the server is down and the queue is paused. */
   readonly breaker: SmtpPauseStatus;
   /**
    * An operator's "try now": a paused queue probes the SMTP server at once (the dashboard's button),
@@ -127,12 +126,10 @@ export function createWorker(options: WorkerOptions): Worker {
     planRoutes: options.planRoutes,
     clock: options.clock,
     logger: options.logger,
-    retry: options.retry,
-    random,
     leaseMs: options.leaseMs,
     owner: options.owner ?? `relay-${process.pid}-${randomUUID().slice(0, 8)}`,
     ledger: options.ledger,
-    breaker: createCircuitBreaker(options.retry, random, options.pauseAfter4xx),
+    policy: createRetryDecider(options.retry, random, options.pauseAfter4xx),
     probe: createProbeSlot(),
     pacer: createStepPacer({ acksWaiting: options.acksWaiting }),
     onOutcome: options.onOutcome,
@@ -156,13 +153,13 @@ export function createWorker(options: WorkerOptions): Worker {
     logger: options.logger,
     inFlight: () => [...loop.inFlight.ids],
   });
-  const { breaker } = context;
+  const { policy } = context;
   return {
     get inFlight() {
       return loop.inFlight.count;
     },
     get breaker() {
-      const { state, openUntil, failures, pausedSince, lastError } = breaker;
+      const { state, openUntil, failures, pausedSince, lastError } = policy;
       return { state, openUntil, failures, pausedSince, lastError };
     },
     tryNow: () => tryNow(loop),
@@ -247,8 +244,8 @@ async function scheduleNext(loop: WorkerLoop): Promise<void> {
   const now = context.clock.now();
   // No free slot, a probe in flight, or an outage whose deliveries are still settling: the next finished
   // send ticks; polling now would spin.
-  if (context.breaker.state !== 'closed' && loop.inFlight.count > 0) return;
-  if (context.breaker.capacity(Math.max(now, context.breaker.openUntil), loop.maxInFlight - loop.inFlight.count) <= 0) return;
+  if (context.policy.state !== 'closed' && loop.inFlight.count > 0) return;
+  if (context.policy.capacity(Math.max(now, context.policy.openUntil), loop.maxInFlight - loop.inFlight.count) <= 0) return;
   // Fewer free slots than a batch (computeMinClaim): the deliveries in flight tick as they settle (a timer
   // due now would only find the same and spin); should they not settle soon (the store away, say), the
   // poll claims the free slots anyway.
@@ -256,8 +253,8 @@ async function scheduleNext(loop: WorkerLoop): Promise<void> {
     armTimer(loop, loop.pollMs);
     return;
   }
-  if (context.breaker.state === 'open' && context.breaker.openUntil > now) {
-    armTimer(loop, context.breaker.openUntil - now);
+  if (context.policy.state === 'open' && context.policy.openUntil > now) {
+    armTimer(loop, context.policy.openUntil - now);
     return;
   }
   let delay = loop.pollMs;
@@ -280,15 +277,15 @@ function armTimer(loop: WorkerLoop, delayMs: number): void {
 
 /** "Try now": an open breaker's probe goes at once, with the deliveries that waited for the pause made due now. */
 async function tryNow(loop: WorkerLoop): Promise<TryNowResult> {
-  const { breaker, clock, logger, store } = loop.context;
-  if (breaker.state === 'probing') return 'probe-in-flight';
-  if (breaker.state === 'closed') {
+  const { policy, clock, logger, store } = loop.context;
+  if (policy.state === 'probing') return 'probe-in-flight';
+  if (policy.state === 'closed') {
     kick(loop);
     return 'not-paused';
   }
   const now = clock.now();
-  const until = breaker.openUntil;
-  breaker.tryNow(now);
+  const until = policy.openUntil;
+  policy.tryNow(now);
   try {
     const expedited = await store.expediteRetries({ now, until });
     logger.info({ expedited }, 'an operator asked to try SMTP now: probing with the oldest due delivery');

@@ -1,11 +1,10 @@
 import type { MailTransport } from '../mail';
 import type { Clock, Logger } from '../shared';
 import type { ClaimedDelivery, Store } from '../store';
-import type { RetryPolicy } from './backoff';
-import type { CircuitBreaker } from './circuit-breaker';
 import type { FailureClass } from './classify-failure';
 import type { OutcomeLedger, OutcomeWrite } from './outcome-ledger';
 import type { ProbeSlot } from './probe-slot';
+import type { RetryDecider } from './retry-policy';
 import type { DeliveryComposer } from '../compose';
 import type { RoutePlanner } from './route-planner';
 import type { StepPacer } from './step-pacer';
@@ -28,7 +27,7 @@ export interface RouteSentEvent {
 
 /**
  * What every step of the worker (claim, compose, send, settle) works with. Fixed for the worker's
- * life; the only state in it is held by the objects that own it (breaker, probe slot, ledger).
+ * life; the only state in it is held by the objects that own it (retry policy, probe slot, ledger).
  */
 export interface DeliveryContext {
   readonly store: Store;
@@ -37,13 +36,12 @@ export interface DeliveryContext {
   readonly planRoutes: RoutePlanner;
   readonly clock: Clock;
   readonly logger: Logger;
-  readonly retry: RetryPolicy;
-  readonly random: () => number;
   readonly leaseMs: number;
   /** This process's name on its leases. */
   readonly owner: string;
   readonly ledger: OutcomeLedger;
-  readonly breaker: CircuitBreaker;
+  /** The one place that decides backoff, pause, probe, dead or held for the operator (retry-policy.ts). */
+  readonly policy: RetryDecider;
   readonly probe: ProbeSlot;
   /** One CPU-heavy step (compose, a route mail's render) per turn of the event loop: the webhook acks come first. */
   readonly pacer: StepPacer;

@@ -6,7 +6,6 @@ export {
   type FailureKind,
   type FailureScope,
 } from './classify-failure';
-export { computeBackoffMs, maxRetrySpanMs, type RetryPolicy } from './backoff';
 export { createRoutePlanner, type RoutePlanner } from './route-planner';
 export {
   createOutcomeLedger,
@@ -22,13 +21,18 @@ export { createWorker, type TryNowResult, type Worker, type WorkerOptions } from
 export type { RouteSentEvent, WorkerOutcome } from './delivery-context';
 export { createRetention, DAY_MS, type Retention } from './retention';
 export {
-  createCircuitBreaker,
+  computeBackoffMs,
+  createRetryDecider,
+  maxRetrySpanMs,
   DEFAULT_PAUSE_AFTER_4XX,
+  type AttemptOutcome,
   type BreakerCause,
   type BreakerState,
-  type CircuitBreaker,
+  type NextState,
+  type RetryDecider,
+  type RetrySettings,
   type SmtpPauseStatus,
-} from './circuit-breaker';
+} from './retry-policy';
 export {
   buildDeliveriesJson,
   buildDeliveryJson,

@@ -1,7 +1,7 @@
 import type { Clock, FailureCode, Logger } from '../shared';
 import type { Store } from '../store';
 import type { ReportSnapshot } from '../trend';
-import { computeBackoffMs, type RetryPolicy } from './backoff';
+import { computeBackoffMs, type RetrySettings } from './retry-policy';
 
 /**
  * Outcomes held in memory at most (deliveries and report snapshots): past it the worker claims no
@@ -111,7 +111,7 @@ interface LedgerState {
   readonly timers: LedgerTimers;
   /** A held claim is extended at least this often (a quarter lease), and retries never wait longer. */
   readonly extendEveryMs: number;
-  readonly policy: RetryPolicy;
+  readonly policy: RetrySettings;
   /** Insertion order is the order outcomes were held: the oldest are retried first. */
   readonly entries: Map<string, Entry>;
   /** Failed retry rounds in a row, for the backoff. */

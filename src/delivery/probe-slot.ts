@@ -1,7 +1,7 @@
 /**
  * Which claimed delivery is the circuit breaker's probe. Set when a claim is made while the
  * breaker is probing; the probe itself takes it once composed, so it alone may talk to a server
- * that has been failing (every other delivery waits for its answer, circuit-breaker.ts).
+ * that has been failing (every other delivery waits for its answer, retry-policy.ts).
  */
 export interface ProbeSlot {
   /** `deliveryId` was claimed as the probe (replaces an earlier one not taken yet). */

@@ -34,6 +34,6 @@ export async function runDelivery(context: DeliveryContext, delivery: ClaimedDel
   } finally {
     // While the breaker probes, this delivery is the only one in flight (create-worker claims the probe
     // only once all others settled): still probing here means it never reached the server.
-    if (context.breaker.state === 'probing') context.breaker.probeEnded(context.clock.now());
+    if (context.policy.state === 'probing') context.policy.probeEnded(context.clock.now());
   }
 }

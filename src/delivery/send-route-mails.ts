@@ -5,6 +5,7 @@ import type { ClaimedDelivery, RouteMailRecord } from '../store';
 import { buildFailureClass, classifyFailure, classifyRenderFailure, type FailureClass } from './classify-failure';
 import { recordOutcome, type DeliveryContext } from './delivery-context';
 import type { ComposedMail } from '../compose';
+import type { NextState } from './retry-policy';
 import type { SendTicket } from './send-gate';
 
 export interface SendRouteMailsInput {
@@ -19,10 +20,11 @@ export interface SendRouteMailsInput {
   log: Logger;
 }
 
-/** The first route that failed one way, with how. */
+/** The first route that failed one way, with how, and what the retry policy made of it. */
 export interface RouteFailure {
   route: string;
   failure: FailureClass;
+  next?: NextState;
 }
 
 /** What one attempt at sending a delivery's route mails did, for the settle step. */
@@ -37,7 +39,7 @@ export interface SendReport {
   permanent?: RouteFailure;
   /** Every route that failed in this attempt, in plan order (a dead delivery's error names them all). */
   failures: RouteFailure[];
-  /** The server as a whole failed: the circuit breaker's end of pause. */
+  /** The server as a whole failed: the end of the queue's pause (retry-policy.ts). */
   pausedUntil?: number;
   /** Routes sent in this attempt, in order. */
   sentRoutes: string[];
@@ -45,8 +47,8 @@ export interface SendReport {
   firstResponse: string;
 }
 
-/** One route mail's send: sent, or failed (with the breaker's end of pause when the server failed). */
-type RouteSendResult = { sent: true; response: string } | { sent: false; failure: FailureClass; pausedUntil?: number };
+/** One route mail's send: sent, or failed with what the retry policy decided. */
+type RouteSendResult = { sent: true; response: string } | { sent: false; failure: FailureClass; next: NextState };
 
 /**
  * The send step: sends every route mail not sent yet, in plan order; one route failing does not
@@ -63,7 +65,8 @@ export async function sendRouteMails(context: DeliveryContext, input: SendRouteM
       const { failure } = rendered;
       await recordRouteFailure(context, input.delivery, mail.route, failure);
       // Permanent (a template error), unless the chart painter thread stopped: then it is tried again.
-      if (failure.kind === 'transient') report.transient ??= { route: mail.route, failure };
+      const next = context.policy.decide({ kind: 'not-built', failure }, input.delivery.attempts, context.clock.now());
+      if (failure.kind === 'transient') report.transient ??= { route: mail.route, failure, next };
       else report.permanent ??= { route: mail.route, failure };
       report.failures.push({ route: mail.route, failure });
       continue;
@@ -75,8 +78,8 @@ export async function sendRouteMails(context: DeliveryContext, input: SendRouteM
       hasTurn = true;
       // Prepared before the server failed for an older delivery: it does not try, it waits for the
       // probe like every other delivery behind it.
-      if (context.breaker.state !== 'closed' && !input.isProbe) {
-        report.stopped = { reason: 'deferred', until: Math.max(context.breaker.openUntil, context.clock.now()) };
+      if (context.policy.state !== 'closed' && !input.isProbe) {
+        report.stopped = { reason: 'deferred', until: Math.max(context.policy.openUntil, context.clock.now()) };
         break;
       }
     }
@@ -93,12 +96,13 @@ export async function sendRouteMails(context: DeliveryContext, input: SendRouteM
       if (report.sentRoutes.length === 1) report.firstResponse = result.response;
       continue;
     }
-    if (result.failure.kind === 'transient') report.transient ??= { route: mail.route, failure: result.failure };
-    else report.permanent ??= { route: mail.route, failure: result.failure };
-    report.failures.push({ route: mail.route, failure: result.failure });
+    const { failure, next } = result;
+    if (failure.kind === 'transient') report.transient ??= { route: mail.route, failure, next };
+    else report.permanent ??= { route: mail.route, failure };
+    report.failures.push({ route: mail.route, failure });
     // The other routes would fail the same way: they wait for the server with this delivery.
-    if (result.pausedUntil !== undefined) {
-      report.pausedUntil = result.pausedUntil;
+    if (next.next === 'pause' || next.next === 'held') {
+      report.pausedUntil = next.until;
       break;
     }
   }
@@ -136,7 +140,7 @@ async function renderRouteMail(
   };
 }
 
-/** Sends one route mail and records its outcome; tells the circuit breaker whether the server was reached. */
+/** Sends one route mail and records its outcome; the retry policy hears how the server answered. */
 async function sendRouteMail(
   context: DeliveryContext,
   input: SendRouteMailsInput,
@@ -144,17 +148,17 @@ async function sendRouteMail(
   message: SendMailOptions,
   log: Logger,
 ): Promise<RouteSendResult> {
-  const { breaker } = context;
+  const { policy } = context;
   let result: SendResult;
   try {
     result = await context.transport.send(message);
   } catch (error) {
     const failure = classifyFailure(error);
     await recordRouteFailure(context, input.delivery, mail.route, failure);
-    return decidePause(context, input, failure);
+    return decideAfterFailure(context, input, failure);
   }
-  if (input.isProbe && breaker.state !== 'closed') context.logger.info('the SMTP server answers again: resuming deliveries, oldest first');
-  breaker.mailAccepted();
+  if (input.isProbe && policy.state !== 'closed') context.logger.info('the SMTP server answers again: resuming deliveries, oldest first');
+  policy.decide({ kind: 'sent' }, input.delivery.attempts, context.clock.now());
   const messageId = String(message.messageId ?? result.messageId);
   await recordOutcome(context, input.delivery, {
     kind: 'route-sent',
@@ -173,36 +177,20 @@ async function sendRouteMail(
   return { sent: true, response: result.response };
 }
 
-/**
- * What a failed send means for the queue: a server-wide failure pauses it (circuit-breaker.ts); a
- * message's 4xx retries that delivery alone, unless it was the probe's answer or the latest of
- * SMTP_PAUSE_AFTER_4XX different deliveries deferred in a row; any other answer proves the server is
- * reachable.
- */
-function decidePause(context: DeliveryContext, input: SendRouteMailsInput, failure: FailureClass): RouteSendResult {
-  const { breaker } = context;
-  const now = context.clock.now();
-  const cause = { code: failure.code, message: failure.message };
-  const wasClosed = breaker.state === 'closed';
-  let pausedUntil: number | undefined;
-  const notBefore = failure.retryAfterMs === undefined ? undefined : now + failure.retryAfterMs;
-  if (failure.scope === 'server') pausedUntil = breaker.serverFailed(now, input.isProbe, cause, notBefore);
-  else if (failure.code === 'SMTP_4XX') pausedUntil = breaker.messageDeferred(now, input.delivery.id, input.isProbe, cause);
-  else breaker.serverReached();
-  if (pausedUntil === undefined) return { sent: false, failure };
-  if (wasClosed || input.isProbe)
+/** What the retry policy makes of a failed send; a pause it starts (or the probe's renews) is logged once. */
+function decideAfterFailure(context: DeliveryContext, input: SendRouteMailsInput, failure: FailureClass): RouteSendResult {
+  const { policy } = context;
+  const wasClosed = policy.state === 'closed';
+  const outcome = { kind: 'failed' as const, failure, deliveryId: input.delivery.id, isProbe: input.isProbe };
+  const next = policy.decide(outcome, input.delivery.attempts, context.clock.now());
+  if ((next.next === 'pause' || next.next === 'held') && (wasClosed || input.isProbe))
     context.logger.warn(
-      {
-        code: failure.code,
-        error: breaker.lastError?.message,
-        pausedUntil: new Date(pausedUntil).toISOString(),
-        failures: breaker.failures,
-      },
+      { code: failure.code, error: policy.lastError?.message, pausedUntil: new Date(next.until).toISOString(), failures: policy.failures },
       failure.configProblem
         ? 'CONFIGURATION PROBLEM: no mail can be sent until it is fixed; pausing all deliveries (none is given up for it), then probing with the oldest'
         : 'the SMTP server is unavailable: pausing all deliveries, then probing with the oldest',
     );
-  return { sent: false, failure: { ...failure, scope: 'server' }, pausedUntil };
+  return { sent: false, failure, next };
 }
 
 /** Records that one route's mail failed (a render failure is permanent but for CHART_PAINTER: classifyRenderFailure). */

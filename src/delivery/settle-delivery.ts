@@ -1,6 +1,5 @@
 import { parseFailureCode, type Logger } from '../shared';
 import type { ClaimedDelivery, RouteMailRecord } from '../store';
-import { computeBackoffMs } from './backoff';
 import type { FailureClass } from './classify-failure';
 import { recordOutcome, type DeliveryContext } from './delivery-context';
 import type { RouteFailure, SendReport } from './send-route-mails';
@@ -31,7 +30,7 @@ export interface SettleInput {
  */
 export async function settleDelivery(context: DeliveryContext, input: SettleInput): Promise<void> {
   const now = context.clock.now();
-  const settlement = decideSettlement(input.delivery, input.plan, input.report, now, context);
+  const settlement = decideSettlement(input.delivery, input.plan, input.report);
   const { delivery, log } = input;
   switch (settlement.kind) {
     case 'held-back':
@@ -60,29 +59,21 @@ export async function settleDelivery(context: DeliveryContext, input: SettleInpu
 }
 
 /**
- * Schedules the retry: a server-wide failure puts the delivery back at the pause's end, not at a
- * jittered time of its own, so that the queue keeps its order (the claim takes due deliveries
- * oldest first); otherwise exponential backoff with full jitter (backoff.ts). Past the last attempt,
- * or with a route failed for good (now or earlier), the delivery is dead.
+ * How the attempt ends, from what the retry policy decided for its routes (retry-policy.ts): the
+ * first route that may succeed later decides when the delivery is tried again (at the pause's end
+ * when the server failed, so the queue keeps its order); otherwise a route failed for good (now or
+ * earlier) makes it dead; otherwise it is done.
  */
-export function decideSettlement(
-  delivery: ClaimedDelivery,
-  plan: RouteMailRecord[],
-  report: SendReport,
-  now: number,
-  policy: Pick<DeliveryContext, 'retry' | 'random'>,
-): Settlement {
+export function decideSettlement(delivery: ClaimedDelivery, plan: RouteMailRecord[], report: SendReport): Settlement {
   if (report.stopped?.reason === 'held-back') return { kind: 'held-back' };
   // Deferred before its first send of this attempt: nothing was tried, so nothing is decided yet (a
   // route that already failed for good is recorded as such and settled when the delivery finishes).
   if (report.stopped?.reason === 'deferred') return { kind: 'deferred', until: report.stopped.until };
   const { transient } = report;
-  if (transient && (delivery.attempts < policy.retry.maxAttempts || isHeldForOperator(transient.failure))) {
-    return {
-      kind: 'retry',
-      failed: transient,
-      nextAttemptAt: report.pausedUntil ?? now + computeBackoffMs(delivery.attempts, policy.retry, policy.random),
-    };
+  const next = transient?.next;
+  if (transient && next && next.next !== 'dead' && next.next !== 'sent') {
+    const at = next.next === 'backoff' ? next.at : next.until;
+    return { kind: 'retry', failed: transient, nextAttemptAt: report.pausedUntil ?? at };
   }
   const failed = report.permanent ?? findEarlierPermanent(plan) ?? transient;
   if (!failed) return { kind: 'done' };
@@ -107,18 +98,6 @@ function describeFailedRoutes(delivery: ClaimedDelivery, plan: RouteMailRecord[]
   }
   if (parts.length === 0) return `route ${failed.route}: ${failed.failure.message}`;
   return parts.length === 1 ? parts[0] : `${parts.length} routes failed: ${parts.join('; ')}`;
-}
-
-/**
- * Issue 18: a refused OAuth2 token (or Graph refusing the app the mailbox) stops every mail alike until
- * an operator renews the secret or grants the permission, which can take days (client secrets expire
- * on a date). The queue waits for it however long it takes: no delivery is dead-lettered for it, not
- * even the one that probes the server past RETRY_MAX_ATTEMPTS.
- */
-const HELD_FOR_OPERATOR: ReadonlySet<string> = new Set(['OAUTH2_REFUSED', 'GRAPH_ACCESS_DENIED']);
-
-function isHeldForOperator(failure: FailureClass): boolean {
-  return failure.scope === 'server' && HELD_FOR_OPERATOR.has(failure.code);
 }
 
 async function settleRetry(
@@ -171,7 +150,6 @@ async function settleDone(context: DeliveryContext, input: SettleInput, now: num
   });
 }
 
-/** Ends the delivery as dead with `failure`; a configuration problem is logged at `fatal`, an operator must act. */
 /**
  * A mail that could not be composed: dead when the failure is permanent (a template error: the same input
  * fails the same way), otherwise (the chart painter thread stopped) tried again with the deliveries'
@@ -182,9 +160,10 @@ export async function settleComposeFailure(
   input: { delivery: ClaimedDelivery; failure: FailureClass; started: number; log: Logger },
 ): Promise<void> {
   const { delivery, failure, log } = input;
-  if (failure.kind === 'permanent' || delivery.attempts >= context.retry.maxAttempts) return settleDead(context, input);
   const now = context.clock.now();
-  const nextAttemptAt = now + computeBackoffMs(delivery.attempts, context.retry, context.random);
+  const next = context.policy.decide({ kind: 'not-built', failure }, delivery.attempts, now);
+  if (next.next !== 'backoff') return settleDead(context, input);
+  const nextAttemptAt = next.at;
   await recordOutcome(context, delivery, { kind: 'retry', now, nextAttemptAt, error: failure.message, code: failure.code });
   log.warn(
     { code: failure.code, error: failure.message, nextAttemptAt: new Date(nextAttemptAt).toISOString() },
@@ -193,6 +172,7 @@ export async function settleComposeFailure(
   context.onOutcome?.({ type: 'retry', delivery, failure, nextAttemptAt, durationMs: now - input.started });
 }
 
+/** Ends the delivery as dead with `failure`; a configuration problem is logged at `fatal`, an operator must act. */
 export async function settleDead(
   context: DeliveryContext,
   input: { delivery: ClaimedDelivery; failure: FailureClass; started: number; log: Logger },

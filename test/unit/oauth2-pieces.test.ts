@@ -1,11 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OAuth2Config } from '../../src/config';
-import { buildFailureClass, classifyFailure, createCircuitBreaker } from '../../src/delivery';
-import { decideSettlement } from '../../src/delivery/settle-delivery';
+import { classifyFailure } from '../../src/delivery';
 import { withBccHeader } from '../../src/mail/create-graph-transport';
 import { classifyGraphResponse, createAccessTokenFetcher, createTokenCache, OAuth2Error, parseRetryAfterMs } from '../../src/mail';
-import type { ClaimedDelivery } from '../../src/store';
 
 const T0 = Date.parse('2026-05-01T08:00:00Z');
 
@@ -164,30 +162,6 @@ describe('classification of OAuth2 and Graph failures', () => {
     expect(parseRetryAfterMs(new Date(T0 + 30_000).toUTCString(), T0)).toBe(30_000);
     expect(parseRetryAfterMs('soon', T0)).toBeUndefined();
     expect(parseRetryAfterMs(null, T0)).toBeUndefined();
-  });
-
-  it('the pause honours Retry-After when it is longer than the backoff', () => {
-    const breaker = createCircuitBreaker({ baseMs: 1_000, maxDelayMs: 10_000, maxAttempts: 5 }, () => 0);
-    expect(breaker.serverFailed(T0, false, undefined, T0 + 45_000)).toBe(T0 + 45_000);
-    expect(breaker.serverFailed(T0, false, undefined, T0 + 90_000)).toBe(T0 + 90_000);
-  });
-
-  it('a delivery held by a refused token is never dead, even past RETRY_MAX_ATTEMPTS; an outage still is', () => {
-    const delivery = { attempts: 99 } as ClaimedDelivery;
-    const policy = { retry: { baseMs: 1_000, maxDelayMs: 10_000, maxAttempts: 5 }, random: () => 0.5 };
-    const report = (code: 'OAUTH2_REFUSED' | 'GRAPH_ACCESS_DENIED' | 'ECONNREFUSED') => ({
-      transient: { route: 'default', failure: buildFailureClass(code, 'x') },
-      failures: [{ route: 'default', failure: buildFailureClass(code, 'x') }],
-      pausedUntil: T0 + 5_000,
-      sentRoutes: [],
-      firstResponse: '',
-    });
-    expect(decideSettlement(delivery, [], report('OAUTH2_REFUSED'), T0, policy)).toMatchObject({
-      kind: 'retry',
-      nextAttemptAt: T0 + 5_000,
-    });
-    expect(decideSettlement(delivery, [], report('GRAPH_ACCESS_DENIED'), T0, policy)).toMatchObject({ kind: 'retry' });
-    expect(decideSettlement(delivery, [], report('ECONNREFUSED'), T0, policy)).toMatchObject({ kind: 'dead' });
   });
 });
 

@@ -1,0 +1,237 @@
+import type { FailureClass } from './classify-failure';
+
+/** RETRY_MAX_ATTEMPTS, RETRY_BASE_MS, RETRY_MAX_DELAY_MS. */
+export interface RetrySettings {
+  maxAttempts: number;
+  baseMs: number;
+  maxDelayMs: number;
+}
+
+/** The default of SMTP_PAUSE_AFTER_4XX: different deliveries answered 4xx in a row before the queue pauses. */
+export const DEFAULT_PAUSE_AFTER_4XX = 3;
+
+/**
+ * `closed`: deliveries are claimed freely. `open`: the mail server is down; nothing is claimed until
+ * `openUntil`. `probing`: one delivery (the oldest due) is in flight to find out whether it is back.
+ */
+export type BreakerState = 'closed' | 'open' | 'probing';
+
+/** Why the queue is paused: the failure that opened (or last re-opened) the pause. */
+export interface BreakerCause {
+  code: string;
+  message: string;
+}
+
+/** The pause as an operator sees it (dashboard banner, /readyz, gauges). */
+export interface SmtpPauseStatus {
+  state: BreakerState;
+  /** When the next probe may go (epoch ms); 0 when closed. */
+  openUntil: number;
+  /** Consecutive server-level failures since the pause last ended. */
+  failures: number;
+  /** When the current pause began (epoch ms); null when closed. */
+  pausedSince: number | null;
+  /** The failure that opened or last re-opened it; null when closed. */
+  lastError: BreakerCause | null;
+}
+
+/** What one send (or one attempt to prepare a mail) came to, as the policy needs it. */
+export type AttemptOutcome =
+  /** The server accepted the mail. */
+  | { kind: 'sent' }
+  /** The mail failed; `isProbe`: it was the delivery sent to test a paused server. */
+  | { kind: 'failed'; failure: FailureClass; deliveryId: number; isProbe: boolean }
+  /** The mail could not be built (template, chart): the server was not asked. */
+  | { kind: 'not-built'; failure: FailureClass };
+
+/** The next state of a delivery after an attempt. */
+export type NextState =
+  | { next: 'sent' }
+  /** Tried again alone at `at` (exponential backoff with full jitter). */
+  | { next: 'backoff'; at: number }
+  /** The server as a whole failed: the queue waits until `until`, then the oldest due delivery probes. */
+  | { next: 'pause'; until: number }
+  /** An operator must act (OAuth2 or Graph refused the app): the queue waits, nothing is given up. */
+  | { next: 'held'; until: number }
+  /** Nothing later can succeed, or the last attempt failed. */
+  | { next: 'dead' };
+
+/**
+ * A refused OAuth2 token (or Graph refusing the app the mailbox) stops every mail alike until an
+ * operator renews the secret or grants the permission, which can take days (client secrets expire
+ * on a date). The queue waits for it however long it takes: no delivery is dead-lettered for it, not
+ * even the one that probes the server past RETRY_MAX_ATTEMPTS.
+ */
+const HELD_FOR_OPERATOR: ReadonlySet<string> = new Set(['OAUTH2_REFUSED', 'GRAPH_ACCESS_DENIED']);
+
+/**
+ * Exponential backoff with full jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"):
+ * the delay after attempt n is uniform in [0, min(max, base · 2^(n-1))], so a crowd of deliveries
+ * that failed together does not retry together. `random` is injected for tests.
+ */
+export function computeBackoffMs(attempt: number, settings: RetrySettings, random: () => number = Math.random): number {
+  const exp = Math.min(settings.maxDelayMs, settings.baseMs * 2 ** Math.max(0, Math.min(attempt - 1, 52)));
+  return Math.floor(random() * exp);
+}
+
+/** The upper bound of the time from the first attempt to giving up: the sum of every cap. */
+export function maxRetrySpanMs(settings: RetrySettings): number {
+  let total = 0;
+  for (let n = 1; n < settings.maxAttempts; n += 1) total += Math.min(settings.maxDelayMs, settings.baseMs * 2 ** Math.min(n - 1, 52));
+  return total;
+}
+
+/** Exponential backoff with equal jitter for the `failures`-th pause in a row: between half the cap and the cap. */
+function computePauseMs(settings: RetrySettings, failures: number, random: () => number): number {
+  const cap = Math.min(settings.maxDelayMs, settings.baseMs * 2 ** Math.min(failures - 1, 52));
+  return Math.ceil(cap / 2 + random() * (cap / 2));
+}
+
+/** The one place that decides what happens after an attempt, and holds the server's pause. */
+export interface RetryDecider extends Readonly<SmtpPauseStatus> {
+  /**
+   * The next state of a delivery whose attempt number `attempts` came to `outcome` at `now`. A failed
+   * send also moves the pause: a server-wide failure opens (or, for the probe, re-opens) it; a
+   * message's 4xx pauses the queue when it is the probe's answer or the latest of SMTP_PAUSE_AFTER_4XX
+   * different deliveries in a row; any other answer proves the server reachable and ends it.
+   */
+  decide(outcome: AttemptOutcome, attempts: number, now: number): NextState;
+  /** How many deliveries may be claimed now, given `free` send slots: all, one probe, or none while paused. */
+  capacity(now: number, free: number): number;
+  /** The claim made with {@link capacity} took `claimed` deliveries (the first is the probe when paused). */
+  claimed(claimed: number): void;
+  /** The probe finished without asking the server anything: the next claim probes again at once. */
+  probeEnded(now: number): void;
+  /** An operator asked to try now: a paused queue lets its probe through at once. True when it was paused. */
+  tryNow(now: number): boolean;
+}
+
+interface PauseState extends SmtpPauseStatus {
+  /** Deliveries answered 4xx since the last accepted mail (each counted once, however often it retried). */
+  deferred: Set<number>;
+}
+
+/**
+ * The retry policy (prometheus/alertmanager notify's retry stage, Nygard's circuit breaker as a
+ * policy): a delivery that failed for itself retries alone with backoff; a server that is down pauses
+ * the whole queue with exponential backoff (equal jitter) and a single probe, the oldest due delivery,
+ * tests it, so the queue keeps its order and the server is not hammered. A 4xx for one message (451
+ * greylisting, 450 mailbox busy) is that message's own retry, so one message never holds the others;
+ * only `pauseAfter4xx` different deliveries deferred in a row say the server is in trouble.
+ */
+export function createRetryDecider(
+  settings: RetrySettings,
+  random: () => number = Math.random,
+  pauseAfter4xx: number = DEFAULT_PAUSE_AFTER_4XX,
+): RetryDecider {
+  const pause: PauseState = { state: 'closed', openUntil: 0, failures: 0, pausedSince: null, lastError: null, deferred: new Set() };
+  return {
+    get state() {
+      return pause.state;
+    },
+    get openUntil() {
+      return pause.openUntil;
+    },
+    get failures() {
+      return pause.failures;
+    },
+    get pausedSince() {
+      return pause.pausedSince;
+    },
+    get lastError() {
+      return pause.lastError;
+    },
+    decide: (outcome, attempts, now) => decideNext({ settings, random, pauseAfter4xx }, pause, outcome, attempts, now),
+    capacity(now, free) {
+      if (pause.state === 'closed') return free;
+      if (pause.state === 'probing' || now < pause.openUntil) return 0;
+      return Math.min(1, free);
+    },
+    claimed(count) {
+      if (pause.state === 'open' && count > 0) pause.state = 'probing';
+    },
+    probeEnded(now) {
+      if (pause.state !== 'probing') return;
+      pause.state = 'open';
+      pause.openUntil = now;
+    },
+    tryNow(now) {
+      if (pause.state !== 'open') return false;
+      pause.openUntil = Math.min(pause.openUntil, now);
+      return true;
+    },
+  };
+}
+
+interface PolicyInput {
+  settings: RetrySettings;
+  random: () => number;
+  pauseAfter4xx: number;
+}
+
+/** {@link RetryDecider.decide}: the table the retry-policy test walks. */
+function decideNext(policy: PolicyInput, pause: PauseState, outcome: AttemptOutcome, attempts: number, now: number): NextState {
+  if (outcome.kind === 'sent') {
+    closePause(pause);
+    pause.deferred.clear();
+    return { next: 'sent' };
+  }
+  const { failure } = outcome;
+  const pausedUntil = outcome.kind === 'failed' ? movePause(policy, pause, outcome, now) : undefined;
+  if (failure.kind === 'permanent') return { next: 'dead' };
+  if (pausedUntil !== undefined && failure.scope === 'server' && HELD_FOR_OPERATOR.has(failure.code))
+    return { next: 'held', until: pausedUntil };
+  if (attempts >= policy.settings.maxAttempts) return { next: 'dead' };
+  if (pausedUntil !== undefined) return { next: 'pause', until: pausedUntil };
+  return { next: 'backoff', at: now + computeBackoffMs(attempts, policy.settings, policy.random) };
+}
+
+/** Moves the pause after a failed send; returns its end when the queue is (now) paused for this failure. */
+function movePause(
+  policy: PolicyInput,
+  pause: PauseState,
+  outcome: Extract<AttemptOutcome, { kind: 'failed' }>,
+  now: number,
+): number | undefined {
+  const { failure, isProbe, deliveryId } = outcome;
+  const cause = { code: failure.code, message: failure.message };
+  if (failure.scope === 'server') {
+    const notBefore = failure.retryAfterMs === undefined ? 0 : now + failure.retryAfterMs;
+    return openPause(policy, pause, now, isProbe, cause, notBefore);
+  }
+  if (failure.code !== 'SMTP_4XX') {
+    // The server answered about this message: it is reachable.
+    closePause(pause);
+    return undefined;
+  }
+  if (isProbe) return openPause(policy, pause, now, true, cause);
+  if (pause.state !== 'closed') return undefined;
+  pause.deferred.add(deliveryId);
+  if (pause.deferred.size < policy.pauseAfter4xx) return undefined;
+  pause.deferred.clear();
+  const message = `${policy.pauseAfter4xx} different deliveries in a row answered 4xx; last: ${cause.message}`;
+  return openPause(policy, pause, now, false, { ...cause, message });
+}
+
+function openPause(policy: PolicyInput, pause: PauseState, now: number, wasProbe: boolean, cause: BreakerCause, notBefore = 0): number {
+  // Sends already in flight when the pause began fail too; they do not lengthen it, unless the server
+  // asked for a longer one.
+  if (pause.state === 'open' && !wasProbe) {
+    pause.openUntil = Math.max(pause.openUntil, notBefore);
+    return pause.openUntil;
+  }
+  pause.failures += 1;
+  pause.openUntil = Math.max(notBefore, now + computePauseMs(policy.settings, pause.failures, policy.random));
+  pause.pausedSince ??= now;
+  pause.lastError = { code: cause.code, message: cause.message.slice(0, 300) };
+  pause.state = 'open';
+  return pause.openUntil;
+}
+
+function closePause(pause: PauseState): void {
+  pause.state = 'closed';
+  pause.openUntil = 0;
+  pause.failures = 0;
+  pause.pausedSince = null;
+  pause.lastError = null;
+}
