@@ -62,7 +62,7 @@ export interface Relay {
   smtpHealth: SmtpHealth;
   /** Present when EXPECT_REPORT_EVERY is set. */
   watchdog?: Watchdog;
-  /** The digest routes' schedules (issue 19); it queues nothing when no route has `digest`. */
+  /** The digest routes' schedules; it queues nothing when no route has `digest`. */
   digests: DigestScheduler;
   /** Releases what a previous process left in flight and starts the worker. */
   start(): Promise<void>;
@@ -91,7 +91,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   });
   const transport = createTransport(config, { readFile: io.readFile, clock: io.clock });
   const netbox = createRelayNetboxClients(config, io);
-  // The webhooks being answered: the worker's heavy steps give way to them (issue 16, step-pacer.ts).
+  // The webhooks being answered: the worker's heavy steps give way to them (step-pacer.ts).
   const webhooksInFlight = createActivityCounter();
   const delivery = createDeliveryPipeline(config, io, { store, renderer, transport, netbox, webhooksInFlight });
   const watchdog = createSourceWatchdogs(config, io, { store, onQueued: () => delivery.worker.kick() });

@@ -1,6 +1,6 @@
 /*
  * What the outbox commands do (`register-delivery-commands.ts` declares them): required when one of
- * them runs, so that `--help` loads neither the store nor the configuration (issue 16).
+ * them runs, so that `--help` loads neither the store nor the configuration.
  */
 import { DEFAULT_SOURCE_NAME, parseDurationMs, type Config } from '../config';
 import { buildDeliveriesJson, type DeliveryJson } from '../delivery';

@@ -21,7 +21,7 @@ const DEFAULT_WEBHOOK_NAME = 'compliance-relay';
  * alone needs express, prom-client, the HTTP and dashboard modules; `preview`, `migrate` and `backup`
  * their own; and every command but `backup` the configuration (zod, the store's and webhook's
  * schemas). Declaring the commands needs none of them, so `--help` loads commander and this folder's
- * declarations only (issue 16; test/integration/lazy-modules.test.ts says what each leaves unloaded).
+ * declarations only (test/integration/lazy-modules.test.ts says what each leaves unloaded).
  */
 /* eslint-disable @typescript-eslint/no-require-imports -- lazy on purpose (above) */
 const loadServe = () => require('./serve') as typeof ServeModule;

@@ -5,7 +5,7 @@ import path from 'node:path';
  * The version in the package's own package.json (the one `npm ci` installed), for `--version`.
  * Found by walking up from this module to the package.json named compliance-relay (as shared's
  * `findPackageRoot` does), without importing shared: its door also loads the environment fields and
- * zod, which `--help` does not need (issue 16).
+ * zod, which `--help` does not need.
  */
 export function readPackageVersion(start: string = __dirname): string {
   for (let dir = start; ; dir = path.dirname(dir)) {

@@ -94,7 +94,7 @@ export interface StreakView extends FailingPair {
   sinceText: string;
 }
 
-/** One test of a grouped trend list: its device count and the first few devices (issue 17). */
+/** One test of a grouped trend list: its device count and the first few devices. */
 export interface TestGroupView {
   test: string;
   severity: Severity;

@@ -148,7 +148,7 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       };
       const renderOptions = route.subject === undefined ? {} : { subject: route.subject };
       // In-line: with the CSS inlined at load a render is a Handlebars call (~0.05 ms), cheaper than
-      // a hop to a render thread, and one V8 isolate less is ~30 MB (issue 16, BENCHMARKS.md).
+      // a hop to a render thread, and one V8 isolate less is ~30 MB (BENCHMARKS.md).
       const rendered = renderWithinBudget(routeView, (v) => options.renderer.render(v, route.template, renderOptions));
       // Inline only when the HTML shows it: a template set without {{> trend-chart}} gets no stray attachment.
       const shown = png !== undefined && rendered.html.includes(`cid:${chart!.cid}`);

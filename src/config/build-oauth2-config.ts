@@ -5,7 +5,7 @@ import type { Env } from './schema';
 import { OAUTH2_TIMEOUT_MS } from './retired-settings';
 
 /**
- * How the relay obtains an OAuth2 access token (client credentials, issue 18): Microsoft identity
+ * How the relay obtains an OAuth2 access token (client credentials): Microsoft identity
  * platform v2 with a client secret or a certificate (a signed JWT client assertion), or a Google
  * service account (a signed JWT bearer grant that impersonates `subject`).
  */

@@ -199,7 +199,7 @@ function readNamedSources(
 }
 
 /**
- * A named source beyond loopback needs a webhook secret (as the default does, issue 14), and a route
+ * A named source beyond loopback needs a webhook secret (as the default does), and a route
  * may only name sources that exist: a typo would silently route nothing.
  */
 function checkSourceRules(e: Env, host: string, sources: SourceConfig[], routes: Route[] | undefined): ConfigIssue[] {
@@ -265,7 +265,7 @@ function readSecretFiles(env: Record<string, string>, readFile: (file: string) =
 
 /**
  * The environment is parsed once per process: without zod's eval fast path, which compiles a parser
- * for each object schema at its first parse and pays only over many parses (issue 16: a tenth of
+ * for each object schema at its first parse and pays only over many parses (a tenth of
  * `check-config`'s time went to it). Same result, same issues.
  */
 const ONE_PARSE = { jitless: true } as const;
@@ -527,7 +527,7 @@ function buildConfig(e: Env, built: ConfigParts): Omit<Config, 'warnings'> {
 }
 
 /**
- * Issue 14: a relay that takes unsigned deliveries must not do so from the network by accident.
+ * A relay that takes unsigned deliveries must not do so from the network by accident.
  * A secret that is empty or white space is refused (`WEBHOOK_SECRET=` is not "no secret" here, though
  * other empty values are unset: it is too easily a secret that went missing). Listening beyond
  * loopback needs WEBHOOK_SECRET, or WEBHOOK_ALLOW_UNSIGNED=true to say it is meant.
@@ -607,7 +607,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
       rateLimit: config.webhook.rateLimit.max > 0 ? config.webhook.rateLimit : 'off',
     },
     retention: config.retention,
-    // Only what is in force (issue 17): SQLite's settings mean nothing with DATABASE_URL, and the reverse.
+    // Only what is in force: SQLite's settings mean nothing with DATABASE_URL, and the reverse.
     store: databaseUrl
       ? { kind: 'postgres', databaseUrl: redactUrl(databaseUrl), databasePoolSize }
       : { kind: 'sqlite', dataDir, sqliteSynchronous },

@@ -55,7 +55,7 @@ export interface DashboardOptions {
   notices?: string[];
   /** The mail server's state (the SMTP health /readyz reports), shown as a banner while it fails. */
   mailStatus?: () => MailStatus;
-  /** The digest routes (issue 19): their schedules with next runs, and the latest periods (store.listDigestPeriods). */
+  /** The digest routes: their schedules with next runs, and the latest periods (store.listDigestPeriods). */
   digests?: {
     schedules: () => DigestsInput['schedules'];
     periods: (options: { limit: number }) => Promise<DigestPeriod[]>;

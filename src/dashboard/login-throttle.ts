@@ -11,7 +11,7 @@ const MAX_ADDRESSES = 10_000;
 
 /**
  * Slows down failed dashboard logins per client address, without ever refusing the right token
- * (issue 14): a lock-out would let anyone behind the same proxy lock the admin out. The first
+ * A lock-out would let anyone behind the same proxy lock the admin out. The first
  * {@link FREE_LOGIN_FAILURES} failures are answered at once, then each waits 1 s, 2 s, 4 s … up to
  * 30 s. A correct token is checked first and clears the address's failures.
  */

@@ -14,7 +14,7 @@ export type DeliveryContent =
 
 /**
  * What a delivery holds: a report row is read from the typed fields the webhook parsed at ingest
- * (issue 15: a listing of 100 rows loads and parses no body). Only a record without them loads its
+ * (a listing of 100 rows loads and parses no body). Only a record without them loads its
  * body: the watchdog's own (known by its dedup key) or a report stored before migration 6.
  */
 export async function readDeliveryContent(record: DeliveryRecord, store: Pick<Store, 'getDeliveryBody'>): Promise<DeliveryContent> {

@@ -38,7 +38,7 @@ export interface DeliveriesInput {
   routeNames: readonly string[];
   /** With several NetBox sources (SOURCES_FILE): their names; each row then names its source, and the list filters by it. */
   sourceNames?: readonly string[];
-  /** The digest routes (issue 19): their schedules and next runs, and the latest digests with their deliveries. */
+  /** The digest routes: their schedules and next runs, and the latest digests with their deliveries. */
   digests?: DigestsInput;
 }
 

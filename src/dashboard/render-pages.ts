@@ -89,7 +89,7 @@ export interface SmtpPauseBanner {
 
 export interface PageContext {
   csrf?: string;
-  /** The whole queue waits for the SMTP server: a banner with "try now" above every page (issue 17). */
+  /** The whole queue waits for the SMTP server: a banner with "try now" above every page. */
   smtpPause?: SmtpPauseBanner;
   /** Outcomes of sends the store refused, still held in memory: shown as a banner above every page. */
   unrecorded?: number;
@@ -117,7 +117,7 @@ export function renderLayout(title: string, body: SafeHtml, ctx: PageContext): s
     .value;
 }
 
-/** The warning that mails were sent whose outcome the store has not recorded yet (issue 21). */
+/** The warning that mails were sent whose outcome the store has not recorded yet. */
 function renderUnrecordedBanner(unrecorded: number | undefined): SafeHtml | '' {
   if (!unrecorded) return '';
   return html`<p class="banner" role="alert" data-unrecorded="${unrecorded}"><strong>The store refuses writes:</strong> ${unrecorded} outcome(s) of sends are not recorded yet. The relay keeps them in memory and retries (at MAX_UNRECORDED_OUTCOMES it claims no new delivery). Free space or bring the database back: a restart before they are recorded mails them again.</p>`;

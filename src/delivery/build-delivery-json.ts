@@ -96,7 +96,7 @@ export async function buildDeliveriesJson(
 }
 
 /**
- * One route's kept mail as `GET /api/deliveries/:id` shows it (issue 17: every route's mail, not one
+ * One route's kept mail as `GET /api/deliveries/:id` shows it (every route's mail, not one
  * per delivery): where it went, its Message-ID, when, the server's answer, the rendered parts, and
  * where to download its exact bytes.
  */

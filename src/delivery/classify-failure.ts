@@ -41,7 +41,7 @@ const TRANSPORT_CODES: ReadonlySet<FailureCode> = new Set<FailureCode>([
 /**
  * SMTP replies about the service, not the message (RFC 5321 §3.8, §4.2.3): 421 "closing transmission
  * channel". A 451 answers one transaction (greylisting, a recipient's quota, a local error for this
- * message) and is retried for that message alone (issue 17).
+ * message) and is retried for that message alone.
  */
 const SERVER_REPLY_CODES = new Set([421]);
 

@@ -209,7 +209,7 @@ async function tick(loop: WorkerLoop, fromTimer = false): Promise<void> {
 }
 
 /**
- * Claims in batches (issue 16): with more deliveries prepared ahead than the pool sends at once, a
+ * Claims in batches: with more deliveries prepared ahead than the pool sends at once, a
  * claim waits until a pool's worth of slots is free, as long as at least a pool's worth is still in
  * flight (the SMTP connections stay busy meanwhile, and each settled delivery ticks again). One
  * claim statement then takes several rows instead of one per settled delivery. Without prepare-ahead,

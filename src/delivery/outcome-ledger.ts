@@ -5,7 +5,7 @@ import { computeBackoffMs, type RetrySettings } from './retry-policy';
 
 /**
  * Outcomes held in memory at most (deliveries and report snapshots): past it the worker claims no
- * new work rather than send mail it could not record (issue 21).
+ * new work rather than send mail it could not record.
  */
 export const MAX_UNRECORDED_OUTCOMES = 10_000;
 
@@ -128,7 +128,7 @@ interface LedgerState {
 }
 
 /**
- * Keeps what the relay knows about its sends until the store has recorded it (issue 21). A mail
+ * Keeps what the relay knows about its sends until the store has recorded it. A mail
  * that went out but whose `sent` record could not be written (a full disk, a database briefly
  * away) would otherwise be claimed again when its lease ran out and mailed twice. Writes are tried
  * at once; a refused one is held in memory, in order per delivery, retried with exponential

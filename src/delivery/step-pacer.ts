@@ -20,12 +20,12 @@ export interface StepPacerOptions {
 /**
  * While webhooks wait, the worker runs one step per this many milliseconds: a step is 1–2 ms of the
  * event loop, so mailing keeps going (a flood of webhooks never stops it) at a small share of a busy
- * loop, and the acknowledgements get the rest (issue 16, BENCHMARKS.md "ack path first").
+ * loop, and the acknowledgements get the rest (BENCHMARKS.md "ack path first").
  */
 export const ACK_FIRST_STEP_GAP_MS = 25;
 
 /**
- * Issue 16, "keep the ack path first": NetBox ≤ 4.6 holds one of its workers until the relay answers,
+ * Keep the ack path first: NetBox ≤ 4.6 holds one of its workers until the relay answers,
  * and the relay's acknowledgements share the event loop with the worker. Steps of the deliveries in
  * flight resume together when a group commit or an SMTP answer resolves their promises, and promise
  * continuations all run before the loop turns again: a commit that resolved twenty deliveries' records

@@ -27,7 +27,7 @@ export interface SmtpSummary {
 }
 
 export interface Readiness {
-  /** The relay can accept deliveries: the store commits and templates are loaded. SMTP does not count (issue 17). */
+  /** The relay can accept deliveries: the store commits and templates are loaded. SMTP does not count. */
   ready: boolean;
   /** Names of the checks that keep the relay from accepting (`store`, `templates`). */
   failing: string[];

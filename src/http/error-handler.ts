@@ -19,7 +19,7 @@ export function createErrorHandler(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const relayError = toRelayError(error);
     // A body cut off with its connection (request timeout, client gone) can get no answer; the
-    // request log says what happened, once (issue 14, item 7).
+    // request log says what happened, once.
     if (relayError.code === 'REQUEST_ABORTED' && req.socket?.destroyed) {
       res.destroy();
       return;

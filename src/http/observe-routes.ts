@@ -32,7 +32,7 @@ export function createObserveRouter(options: ObserveRoutesOptions): Router {
   });
 
   // Details (the SMTP host and port, a server's error text) only for a caller with a token: an
-  // unauthenticated probe needs the status and the names of failing checks, nothing more (issue 14).
+  // unauthenticated probe needs the status and the names of failing checks, nothing more.
   const detailTokens = [options.metricsToken, options.adminToken].filter((t): t is string => t !== undefined);
   router.get('/readyz', async (req: Request, res: Response) => {
     const readiness = await options.readiness();

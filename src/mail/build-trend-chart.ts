@@ -1,5 +1,5 @@
 /**
- * The small pass-ratio chart of a report mail (issue 19): SVG built here, rasterised on the server by
+ * The small pass-ratio chart of a report mail: SVG built here, rasterised on the server by
  * resvg (a Rust renderer whose binary ships inside its npm package; no browser, no chart service, no
  * external URL). Its few labels (percentages, report ids) are drawn as strokes (stroke-text.ts), not
  * text, so no font is loaded and resvg's system-font scan, 30-60 ms per render, never runs; the legend is
@@ -26,7 +26,7 @@ export const TREND_CHART_PIXEL_RATIO = 2;
 /** The plot area's margins, CSS pixels: room for the y labels on the left and the report ids below. */
 export const TREND_CHART_PLOT = { left: 46, right: 14, top: 12, bottom: 28 } as const;
 const PAD = TREND_CHART_PLOT;
-/** The most a chart's PNG may weigh in a mail (issue 19). */
+/** The most a chart's PNG may weigh in a mail. */
 export const TREND_CHART_MAX_BYTES = 40 * 1024;
 /** resvg's `shapeRendering` values (its ShapeRendering enum). */
 const SHAPE_RENDERING_CRISP = 1;

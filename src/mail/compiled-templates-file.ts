@@ -4,7 +4,7 @@ import path from 'node:path';
 
 /**
  * The file, in the package's own templates folder, that holds the shipped templates compiled ahead by
- * Handlebars (issue 16): compiling them was the largest part of `check-config`'s time, and the compiler
+ * Handlebars: compiling them was the largest part of `check-config`'s time, and the compiler
  * with source-map 35 of the 228 modules it loaded. Only the package's own copy is read, never one in TEMPLATES_DIR: it holds
  * JavaScript that the relay evaluates, and a templates folder may be less trusted than the code. A
  * user's templates still use it for every source unchanged from the shipped ones (lookups are by source).

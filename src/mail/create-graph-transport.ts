@@ -27,7 +27,7 @@ const ERROR_BODY_MAX_CHARS = 16 * 1024;
 const DEFAULT_THROTTLE_MS = 60_000;
 
 /**
- * Microsoft Graph's sendMail as a transport (issue 18), for tenants that turned SMTP AUTH off: the
+ * Microsoft Graph's sendMail as a transport, for tenants that turned SMTP AUTH off: the
  * mail is built by nodemailer exactly as for SMTP (same headers, parts and Message-ID; envelope-only
  * blind copies become a Bcc header, see withBccHeader), then posted base64-encoded as `text/plain` to
  * `/v1.0/users/{sender}/sendMail`, which answers 202 with no body. Recipients come from the MIME

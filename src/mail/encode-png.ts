@@ -1,7 +1,7 @@
 import zlib from 'node:zlib';
 
 /**
- * The zlib level of a chart's pixels. Measured on the chart (960×264 RGBA, rows unfiltered; issue 16,
+ * The zlib level of a chart's pixels. Measured on the chart (960×264 RGBA, rows unfiltered,
  * BENCHMARKS.md): level 3 deflates a 12-report chart in ~0.8 ms to ~17 kB, where resvg's own PNG
  * encoder took ~3 ms for ~17 kB and a jagged 30-report chart came out smaller than resvg's too; level 4
  * and up cost 2–3× the time for a few kB. pngjs, with the same deflate, spent ~1.5 ms more on its JavaScript

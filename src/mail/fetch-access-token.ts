@@ -171,7 +171,7 @@ function describeCause(error: unknown): string {
   return String(err?.cause?.code ?? err?.cause?.message ?? err?.message ?? error).slice(0, 200);
 }
 
-/** jose, loaded when a token is first requested: commands that never send do not load it (issue 16). */
+/** jose, loaded when a token is first requested: commands that never send do not load it. */
 function loadJose(): typeof Jose {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only OAuth2 relays sign assertions
   return require('jose') as typeof Jose;

@@ -4,7 +4,7 @@ import path from 'node:path';
 
 /**
  * The file, in a templates directory, that holds the CSS-inlined HTML of its template sets, computed
- * ahead (issue 16): loading juice (cheerio, parse5, undici: ~250 modules) and running it was most of
+ * ahead: loading juice (cheerio, parse5, undici: ~250 modules) and running it was most of
  * `check-config`'s time and ~10 MB of `serve` at rest. The shipped templates carry one; a user's copy
  * of them carries it too, and is used only for the sets whose sources it was computed from.
  */

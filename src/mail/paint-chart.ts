@@ -24,7 +24,7 @@ export const PAINTER_COLLECT_EVERY_CHARTS = 8;
 
 /*
  * The painter thread: resvg's render and resvg's PNG encoding together cost ~3 ms per chart, 40 % of the
- * whole relay's main thread when every report mail carries one (issue 19 on issue 16's bench). On a
+ * whole relay's main thread when every report mail carries one (end-to-end bench). On a
  * second thread they run beside the webhook acks and the SMTP dialogue. resvg's own renderAsync
  * leaves the PNG encoding (two thirds of it) on the caller's thread, hence a thread of our own. The
  * thread now takes resvg's pixels and deflates them itself (encode-png.ts, ~3× cheaper than asPng());

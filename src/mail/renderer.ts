@@ -62,7 +62,7 @@ const TEXT_OPTIONS: CompileOptions = { strict: true, noEscape: true };
 
 /*
  * Handlebars' runtime renders the templates; its compiler (parser, code generator and source-map: 35
- * modules) is required only for a template that is not among those compiled ahead (issue 16).
+ * modules) is required only for a template that is not among those compiled ahead.
  */
 /* eslint-disable @typescript-eslint/no-require-imports -- lazy on purpose (an import would load them with the module) */
 const loadHandlebarsRuntime = () => require('handlebars/runtime') as Hbs;
@@ -117,7 +117,7 @@ export function loadRenderer(dir: string, options: RendererOptions = {}): Render
       };
       // A subject is one header line: CR/LF would end it (header injection), so fold all white space.
       // Bidi overrides and control characters from NetBox's names are made visible in every part
-      // (issue 14): here, on the output, so that no template, shipped or a user's, can let one through.
+      // Here, on the output, so that no template, shipped or a user's, can let one through.
       const subject = neutralizeText(runSubject().replace(/\s+/g, ' ').trim());
       const html = neutralizeText(run('html'));
       const text = neutralizeText(
@@ -194,7 +194,7 @@ function createTemplateCompiler(hbs: Hbs, ahead: CompiledTemplates, record?: Com
 /**
  * Turns a precompiled spec into a template of `hbs`. `hbs.compile` is lazy (it compiles at the first
  * render), so a check at load had to `precompile` the same source first and the template was compiled
- * twice: a fifth of `check-config` (issue 16). The precompiled spec, evaluated and handed to
+ * twice: a fifth of `check-config`. The precompiled spec, evaluated and handed to
  * `hbs.template`, is what Handlebars documents for precompiled templates and what `compile` builds
  * internally: same options, same function, and a syntax error thrown at load.
  */

@@ -40,7 +40,7 @@ export function createTransport(settings: TransportSettings, io: TransportIo): M
   return settings.smtp ? createSmtpTransport(settings.smtp, io) : createFileTransport(settings.mail.outboxDir);
 }
 
-/** nodemailer, loaded when a transport is made: `--help` and `check-config` never send (issue 16). */
+/** nodemailer, loaded when a transport is made: `--help` and `check-config` never send. */
 function loadNodemailer(): typeof nodemailer {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only commands that send load it
   return require('nodemailer') as typeof nodemailer;

@@ -172,7 +172,7 @@ function registerQueueSeries(registry: Registry, options: MetricsOptions): Queue
   return { scrapeErrors, depth, oldest };
 }
 
-/** The SMTP pause gauges (issue 17): whether the whole queue waits for the server, and until when; both 0 when not paused. */
+/** The SMTP pause gauges: whether the whole queue waits for the server, and until when; both 0 when not paused. */
 function registerPauseGauges(registry: Registry, options: MetricsOptions): void {
   const gauges: [name: string, help: string, whilePaused: (pause: Pick<SmtpPauseStatus, 'openUntil'>) => number][] = [
     ['smtp_paused', '1 while the SMTP circuit breaker holds the whole queue (server unreachable, 421, repeated 4xx), else 0.', () => 1],

@@ -2,7 +2,7 @@
  * Every URL the relay builds for NetBox — the API requests that carry the token, and the links in
  * mails and on the dashboard — is built here, with the URL API, from NETBOX_URL's origin and base path
  * plus a path checked by {@link findNetboxPathProblem}. Joining strings let a webhook's `data.url` of
- * `@evil.example/` turn `https://netbox.example.com` into a URL on evil.example (issue 14).
+ * `@evil.example/` turn `https://netbox.example.com` into a URL on evil.example.
  */
 
 /** NETBOX_URL split into what NetBox URLs are built from. */

@@ -1,7 +1,7 @@
 import type { Document, LineCounter } from 'yaml';
 import type * as Yaml from 'yaml';
 
-/** The YAML parser, loaded only when a ROUTES_FILE is read (issue 16: the CLI loads what it uses). */
+/** The YAML parser, loaded only when a ROUTES_FILE is read (the CLI loads what it uses). */
 function loadYaml(): typeof Yaml {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only with ROUTES_FILE
   return require('yaml') as typeof Yaml;

@@ -58,7 +58,7 @@ export function planRoutes(routes: readonly Route[], facts: ReportFacts, trend: 
 }
 
 /**
- * A digest route (issue 19) never mails a report on its own and never stops the chain: the routes
+ * A digest route never mails a report on its own and never stops the chain: the routes
  * after it decide as if it were not there. Its decision only says whether the report will be in its
  * next digest (the digest itself re-reads the period's reports when it is composed).
  */

@@ -16,7 +16,7 @@ const MAX_RECIPIENTS = 100;
 
 const severity = z.enum(ROUTE_SEVERITIES, { error: `must be one of ${ROUTE_SEVERITIES.join(', ')}` });
 const percent = z.number({ error: 'must be a number of percent (0–100)' }).min(0).max(100);
-// Each check says what is wrong: -1 is a whole number, it is below 0 (issue 17).
+// Each check says what is wrong: -1 is a whole number, it is below 0.
 const nonNegative = z
   .number({ error: 'must be a whole number (0 or more)' })
   .int('must be a whole number (0 or more)')
@@ -242,7 +242,7 @@ const timezone = z.string().refine((tz) => {
 }, 'is not a time zone name this Node knows (examples: UTC, Europe/Berlin)');
 
 /**
- * `digest: { schedule: "0 8 * * MON", timezone: Europe/Berlin }` (issue 19): the route mails one digest
+ * `digest: { schedule: "0 8 * * MON", timezone: Europe/Berlin }`: the route mails one digest
  * per period instead of one mail per report. The schedule is a cron expression read by croner (five
  * fields, or six with seconds first); the time zone defaults to MAIL_TIMEZONE.
  */

@@ -24,7 +24,7 @@ export interface MailRecorder {
 
 /**
  * Keeps the exact mail sent for each route of each delivery, for the dashboard and the admin API
- * ("what did each team receive?"; issue 17: a report mailed to two routes keeps both). Composing
+ * ("what did each team receive?";: a report mailed to two routes keeps both). Composing
  * builds the MIME bytes once; the worker then sends those bytes (`raw` with its envelope), and each
  * route's send, once recorded, stores them with the SMTP answer. Storing happens after the send is
  * recorded as done: a failure to keep the copy is logged, never turned into a second mail.

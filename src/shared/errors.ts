@@ -109,7 +109,7 @@ export const FAILURE_CATALOGUE = {
   // report's, so the delivery is retried (a new thread paints it).
   CHART_PAINTER: { retryable: true, configProblem: false, scope: 'message', source: 'content' },
   ROUTE_REMOVED: { retryable: false, configProblem: true, scope: 'message', source: 'config' },
-  // OAuth2 (issue 18). The token endpoint or the server refused the app's credentials or token: every
+  // OAuth2. The token endpoint or the server refused the app's credentials or token: every
   // mail would fail alike until an operator fixes the app registration, so the queue pauses (nothing is
   // dead-lettered for it) and drains by itself once the fix is deployed.
   OAUTH2_REFUSED: { retryable: true, configProblem: true, scope: 'server', source: 'config' },

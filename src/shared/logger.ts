@@ -2,7 +2,7 @@ import type pino from 'pino';
 import type { Logger } from 'pino';
 import { createSecretMask } from './mask-secrets';
 
-/** pino, loaded by the first logger: `--help` and `check-config` log nothing and do not load it (issue 16). */
+/** pino, loaded by the first logger: `--help` and `check-config` log nothing and do not load it. */
 function loadPino(): typeof pino {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only commands that log load it
   return require('pino') as typeof pino;

@@ -66,7 +66,7 @@ interface PendingInsert {
 
 /**
  * The pg driver, loaded by the first PgStore: a relay on SQLite, `--help` and `check-config` never
- * load it (it took longer to load than the rest of the CLI together; issue 16).
+ * load it (it took longer to load than the rest of the CLI together).
  */
 function loadPg(): typeof pg {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only with DATABASE_URL

@@ -138,8 +138,8 @@ export function toListParams(options: ListOptions): { params: ListParams; ascend
  * The ids of the oldest `:limit` due deliveries, as `due_id`. PostgreSQL: one condition with `OR`,
  * locked with SKIP LOCKED (its partial indexes serve both sides; a claim per state there was tried
  * and mailed a report twice in `postgres-restart`, so it stays one locking SELECT). SQLite: the `OR`
- * made it gather every due row and sort them on each claim (1.5 ms per claim with 20,000 queued,
- * issue 16); the oldest of each state are read in id order instead (`+next_attempt_at` keeps the
+ * made it gather every due row and sort them on each claim (1.5 ms per claim with 20,000 queued);
+ * the oldest of each state are read in id order instead (`+next_attempt_at` keeps the
  * queued branch on the `(state, id)` index: queued rows are due on arrival) and merged. SQLite runs
  * one writer at a time, so the one statement is as atomic as before.
  */

@@ -36,7 +36,7 @@ import { DEFAULT_SOURCE_NAME } from '../webhook';
 
 /**
  * The better-sqlite3 driver (its native addon), loaded by the first store opened: the commands that
- * never open a store (`--help`, `check-config`) do not load it (issue 16).
+ * never open a store (`--help`, `check-config`) do not load it.
  */
 export function loadSqliteDriver(): typeof Database {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only when a SQLite file is opened
@@ -226,7 +226,7 @@ export class SqliteStore implements Store {
    * Commits a turn's writes in one transaction; the promises settle once it is on disk. While
    * {@link MAX_SYNCS_IN_FLIGHT} WAL fsyncs run, a commit could not start its own and would wait for
    * one of them to end anyway: the writes are held until then and committed together with those of
-   * the turns after them, one transaction instead of one per turn (issue 16), at the same latency.
+   * the turns after them, one transaction instead of one per turn, at the same latency.
    */
   private commitBatch(turn: PendingWrite[]): void {
     this.heldWrites.push(...turn);
@@ -461,7 +461,7 @@ export class SqliteStore implements Store {
     return this.run((db) => selectOne(db, queries.deliveries.getBody, { id }))?.body;
   }
 
-  /** Group-committed: a transaction and an fsync of its own per mail sent cost more than the row (issue 16). */
+  /** Group-committed: a transaction and an fsync of its own per mail sent cost more than the row. */
   saveSentMessage(deliveryId: number, message: SentMessage): Promise<void> {
     return this.queueChange(queries.sentMessages.save, toSentMessageParams(deliveryId, message));
   }

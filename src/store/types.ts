@@ -19,7 +19,7 @@ export interface NewDelivery {
   /** The NetBox source a record belongs to when it is not a report (a watchdog's alert); a report carries its own. */
   netboxSource?: string;
   /**
-   * The report as the webhook parsed it (issue 15, "parse once"), stored column by column so that
+   * The report as the webhook parsed it ("parse once"), stored column by column so that
    * the worker and the dashboard never parse the body again. Absent for the watchdog's own records.
    */
   report?: ReportDelivery | null;
@@ -350,7 +350,7 @@ export interface WatchdogState {
 /** Dedup keys of the digests' outbox records start with this: `digest:<route>@<period start ISO>`. */
 export const DIGEST_KEY_PREFIX = 'digest:';
 
-/** One period of a digest route (issue 19), as the store keeps it. */
+/** One period of a digest route, as the store keeps it. */
 export interface DigestPeriod {
   route: string;
   /** Epoch ms; reports received at or after it, and before `periodEnd`, are in its digest. */

@@ -42,7 +42,7 @@ export interface FailingStreak extends FailingPair {
 }
 
 /**
- * How a report compares with the previous one of its series (by creation time). Issue 5's notify
+ * How a report compares with the previous one of its series (by creation time). The notify
  * policies (on-change, regression) read `failingSetChanged` and `regression`.
  */
 export interface Trend {
@@ -73,7 +73,7 @@ export interface Trend {
   /** Pairs failing now and in the previous report, longest streak first; capped at TREND_PAIR_CAP. */
   stillFailing: FailingStreak[];
   stillFailingCount: number;
-  /** Every newly failing pair grouped per test (issue 17: one line per test, HIGH first); capped at TREND_PAIR_CAP tests. */
+  /** Every newly failing pair grouped per test (one line per test, HIGH first); capped at TREND_PAIR_CAP tests. */
   newlyFailingTests: TestPairsGroup[];
   newlyFailingTestCount: number;
   /** Every still-failing pair grouped per test, with the longest streak; capped at TREND_PAIR_CAP tests. */

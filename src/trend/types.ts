@@ -71,7 +71,7 @@ export interface ReportReadOptions {
   /**
    * False: its failing pairs come without their NetBox ids (default true). The trend's walk past the
    * previous report asks only which pairs failed; the ids are a fifth of a large set's bytes and a
-   * quarter of its decoding (issue 16, BENCHMARKS.md).
+   * quarter of its decoding (BENCHMARKS.md).
    */
   failingIds?: boolean;
 }

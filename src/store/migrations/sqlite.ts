@@ -118,7 +118,7 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
   {
     version: 6,
     name: 'delivery_report_fields',
-    // Issue 15 "parse once": the report as the webhook parsed it, so the worker and the dashboard read
+    // "parse once": the report as the webhook parsed it, so the worker and the dashboard read
     // typed columns instead of re-parsing each body. NULL in rows stored before (and in the watchdog's
     // own records): readers fall back on the body there. custom_fields is JSON text (a free-form object).
     // ADD COLUMN without a default only rewrites the schema, not the rows.
@@ -143,7 +143,7 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
   {
     version: 7,
     name: 'sent_messages_per_route',
-    // Issue 17: one kept copy per (delivery, route), so a report mailed to two routes keeps both mails.
+    // One kept copy per (delivery, route), so a report mailed to two routes keeps both mails.
     // SQLite cannot change a primary key in place: the table is rebuilt in this migration's transaction.
     // A copy kept before names its route only when exactly one route of its delivery was sent (then it
     // is that route's mail, with that Message-ID); otherwise its route is '' ("not recorded").
@@ -176,7 +176,7 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
   {
     version: 8,
     name: 'delivery_list_indexes',
-    // Issue 17, the dashboard's filters: by state, report id or date range, newest first by id
+    // The dashboard's filters: by state, report id or date range, newest first by id
     // (keyset paging), from an index however many sent rows pile up. And NetBox's ids of each failing
     // result, so that `preview --id` renders the failing-tests section of a sent mail from the store.
     sql: `
@@ -189,7 +189,7 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
   {
     version: 9,
     name: 'netbox_sources',
-    // Issue 18: the NetBox source that posted each delivery (every row stored before belongs to the
+    // The NetBox source that posted each delivery (every row stored before belongs to the
     // default source; a constant default only rewrites the schema, not the rows), and the watchdog's
     // state per source, the single row of migration 3 becoming the default source's.
     sql: `
@@ -209,7 +209,7 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
   {
     version: 10,
     name: 'digest_periods',
-    // Issue 19: one row per period of a digest route, written once (route + period start is the key,
+    // One row per period of a digest route, written once (route + period start is the key,
     // so replicas and restarts queue each period's digest once), in the transaction that queues its
     // mail in the outbox. delivery_id is NULL for the period that ended before the route's first run.
     sql: `
@@ -228,7 +228,7 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
   {
     version: 11,
     name: 'route_mail_owner_groups',
-    // Issue 20: the owner group of a route mail addressed to NetBox's contacts (JSON), decided once
+    // The owner group of a route mail addressed to NetBox's contacts (JSON), decided once
     // with the plan; NULL for every other mail.
     sql: `
       ALTER TABLE route_mails ADD COLUMN owner_group TEXT;
@@ -237,7 +237,7 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
   {
     version: 12,
     name: 'reports_failing_index',
-    // Issue 16: the reports of a series that still hold a failing set, indexed on their own, so saving a
+    // The reports of a series that still hold a failing set, indexed on their own, so saving a
     // report (forgetOldFailing: the sets older than the newest 100 become unknown) looks at ~101 rows, not
     // at the whole series: ~7.5 ms per report for a series of 50,000, on the event loop, growing with age.
     sql: `

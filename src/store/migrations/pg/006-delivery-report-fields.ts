@@ -1,5 +1,5 @@
 /**
- * PostgreSQL migration 006 (mirrors SQLite migration 6), issue 15 "parse once": the report as the
+ * PostgreSQL migration 006 (mirrors SQLite migration 6) "parse once": the report as the
  * webhook parsed it, so the worker and the dashboard read typed columns instead of re-parsing each
  * body. NULL in rows stored before (and in the watchdog's own records): readers fall back on the
  * body there. Counts are BIGINT because the schema accepts up to 2^53 − 1. custom_fields is JSON

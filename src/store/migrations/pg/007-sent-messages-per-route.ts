@@ -1,5 +1,5 @@
 /**
- * PostgreSQL migration 007 (mirrors SQLite migration 7), issue 17: one kept copy per (delivery,
+ * PostgreSQL migration 007 (mirrors SQLite migration 7): one kept copy per (delivery,
  * route), so a report mailed to two routes keeps both mails. A copy kept before names its route only
  * when exactly one route of its delivery was sent (then it is that route's mail, with that
  * Message-ID); otherwise its route is '' ("not recorded"). Adding a column with a constant default is

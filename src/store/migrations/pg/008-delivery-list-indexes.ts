@@ -1,5 +1,5 @@
 /**
- * PostgreSQL migration 008 (mirrors SQLite migration 8), issue 17: the dashboard's filters. A report
+ * PostgreSQL migration 008 (mirrors SQLite migration 8): the dashboard's filters. A report
  * id and a date range are answered from an index, newest first by id (keyset paging), however many
  * sent rows pile up. A filter by state already has `deliveries_state (state, id)` (migration 001).
  * And NetBox's ids of each failing result (`reports.failing_ids`, parallel to `failing`), so that

@@ -1,5 +1,5 @@
 /**
- * PostgreSQL migration 009 (mirrors SQLite migration 9), issue 18: the NetBox source that posted each
+ * PostgreSQL migration 009 (mirrors SQLite migration 9): the NetBox source that posted each
  * delivery, every row stored before belonging to the default source (a constant default is a catalogue
  * change only, PostgreSQL ≥ 11: no table rewrite, a brief lock); and the watchdog's state per source,
  * the single row of migration 3 becoming the default source's.

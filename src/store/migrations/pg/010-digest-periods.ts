@@ -1,5 +1,5 @@
 /**
- * PostgreSQL migration 010 (mirrors SQLite migration 10), issue 19: one row per period of a digest
+ * PostgreSQL migration 010 (mirrors SQLite migration 10): one row per period of a digest
  * route, keyed by route + period start, written in the transaction that queues the period's mail.
  */
 export const MIGRATION_010_DIGEST_PERIODS = {

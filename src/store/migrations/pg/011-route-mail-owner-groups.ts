@@ -1,5 +1,5 @@
 /**
- * PostgreSQL migration 011 (mirrors SQLite migration 11), issue 20: the owner group of a route mail
+ * PostgreSQL migration 011 (mirrors SQLite migration 11): the owner group of a route mail
  * addressed to NetBox's contacts (JSON: recipients, why, devices, counts), decided once with the plan
  * so a retry or another replica sends exactly the groups decided then. NULL for every other mail.
  */
