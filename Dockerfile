@@ -31,5 +31,5 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # --heap-growing-percent=100: V8's old generation grows to at most twice what its last full collection left
 # alive (V8 picked 4x under a burst: a 20,000-webhook burst peaked at 254-257 MB, 205-210 MB with it; see
-# docs/architecture.md). A V8 flag is the operator's choice: Node refuses this one in NODE_OPTIONS, so it is here.
+# docs/operations.md, "Memory"). A V8 flag is the operator's choice: Node refuses this one in NODE_OPTIONS, so it is here.
 CMD ["node", "--heap-growing-percent=100", "dist/src/main.js", "serve"]
