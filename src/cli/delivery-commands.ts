@@ -5,7 +5,15 @@
 import { DEFAULT_SOURCE_NAME, parseDurationMs, type Config } from '../config';
 import { buildDeliveriesJson, type DeliveryJson } from '../delivery';
 import { createSecretMask, neutralizeText, systemClock } from '../shared';
-import { DELIVERY_STATES, openStore, StorageUnavailableError, type DeliveryState, type Store } from '../store';
+import {
+  DELIVERY_STATES,
+  DIGEST_KEY_PREFIX,
+  openStore,
+  WATCHDOG_KEY_PREFIX,
+  StorageUnavailableError,
+  type DeliveryState,
+  type Store,
+} from '../store';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo, type SetExitCode } from './io';
 import { loadConfigOrReport } from './load-config-or-report';
 
@@ -122,6 +130,13 @@ async function withStore(io: CliIo, setExitCode: SetExitCode, fn: (store: Store,
   }
 }
 
+/** A report's id; a digest names its route and a watchdog notice says so (neither has a report of its own). */
+function describeWhatIsMailed(d: DeliveryJson): string {
+  if (d.dedupKey.startsWith(DIGEST_KEY_PREFIX)) return `digest ${d.dedupKey.slice(DIGEST_KEY_PREFIX.length).split('@')[0]}`;
+  if (d.dedupKey.startsWith(WATCHDOG_KEY_PREFIX)) return 'watchdog';
+  return String(d.reportId);
+}
+
 /** The width a `deliveries` table never exceeds (a classic terminal; `--json` has everything). */
 export const TABLE_WIDTH = 100;
 /** Lines an error may wrap onto before it is cut with "…". */
@@ -130,7 +145,7 @@ const ERROR_LINES = 3;
 /** Each column: its header, its text, and the most it may take (longer text is cut with "…"). */
 const COLUMNS: [string, (d: DeliveryJson) => string, number][] = [
   ['ID', (d) => String(d.id), 16],
-  ['REPORT', (d) => String(d.reportId), 16],
+  ['REPORT', describeWhatIsMailed, 16],
   // A named NetBox source shows as `<source>@<address>`; the default source as its address alone, as before sources.
   ['NETBOX', (d) => (d.netboxSource === DEFAULT_SOURCE_NAME ? d.source : `${d.netboxSource}@${d.source}`), 15],
   ['STATE', (d) => d.state, 8],

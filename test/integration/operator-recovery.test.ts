@@ -1,3 +1,4 @@
+import { buildDigestJob } from '../../src/digest';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { runCliCaptured } from '../helpers/run-cli';
@@ -45,6 +46,18 @@ describe('operator recovery: list dead deliveries and requeue them', () => {
       ...init,
       headers: init.token === null ? {} : { Authorization: `Bearer ${init.token ?? ADMIN_TOKEN}` },
     });
+
+  it('`deliveries` names a digest by its route, never as report 0', async () => {
+    const periodEnd = Date.parse('2026-03-09T07:00:00Z');
+    await relay.relay.store.insertDelivery(
+      buildDigestJob({ route: 'weekly', periodStart: periodEnd - 7 * 86_400_000, periodEnd, late: false, queuedAt: periodEnd }),
+    );
+    const table = await runCliCaptured(['deliveries'], env);
+    expect(table.code).toBe(0);
+    const row = table.stdout.split('\n').find((l) => /^\d+\s+digest weekly\s/.test(l));
+    expect(row).toBeDefined();
+    expect(table.stdout).not.toMatch(/^\d+\s+0\s/m);
+  });
 
   it('a 5xx is dead at once; `deliveries` shows it with its error; `retry <id>` and `retry --all-dead` send them', async () => {
     for (const id of [1, 2, 3]) expect((await post(id)).status).toBe(202);
