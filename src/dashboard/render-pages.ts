@@ -161,6 +161,11 @@ export function headerBlock(raw: Buffer): string {
   return (end === -1 ? text : text.slice(0, end)).replace(/\r\n/g, '\n');
 }
 
+/** The verdict a mail was sent with (its `X-Compliance-Verdict` header, decided once by the trend); none for notices. */
+function readVerdictHeader(raw: Buffer): string | undefined {
+  return /^X-Compliance-Verdict:[ \t]*([a-z]+)/im.exec(headerBlock(raw))?.[1];
+}
+
 /** A page for one delivery: what it holds, what happened, and the exact mail that was sent. */
 export function renderDelivery(input: {
   record: DeliveryRecord;
@@ -219,7 +224,8 @@ ${d.messageId ? html`<dt>Message-ID</dt><dd><code>${d.messageId}</code></dd>` : 
 function renderSentMail(deliveryId: number, m: SentMessage, formatTime: (ms: number) => string): SafeHtml {
   const name = m.route === '' ? "route not recorded (kept before each route's mail was kept)" : m.route;
   const messageId = findMessageId(m);
-  return html`<section class="route-mail" data-route="${m.route}"><h2>Mail of route <q>${name}</q></h2><dl><dt>Route</dt><dd>${name}</dd><dt>Envelope from</dt><dd>${m.envelopeFrom}</dd><dt>Envelope to</dt><dd class="mail-recipients">${m.envelopeTo.join(', ')}</dd>${messageId ? html`<dt>Message-ID</dt><dd><code class="mail-message-id">${messageId}</code></dd>` : ''}<dt>Server answer</dt><dd>${m.response}</dd><dt>Sent</dt><dd>${formatTime(m.sentAt)}</dd></dl>
+  const verdict = readVerdictHeader(m.raw);
+  return html`<section class="route-mail" data-route="${m.route}"><h2>Mail of route <q>${name}</q></h2><dl><dt>Route</dt><dd>${name}</dd><dt>Envelope from</dt><dd>${m.envelopeFrom}</dd><dt>Envelope to</dt><dd class="mail-recipients">${m.envelopeTo.join(', ')}</dd><dt>Subject</dt><dd class="mail-subject">${m.subject}</dd>${verdict ? html`<dt>Verdict</dt><dd class="mail-verdict">${verdict}</dd>` : ''}${messageId ? html`<dt>Message-ID</dt><dd><code class="mail-message-id">${messageId}</code></dd>` : ''}<dt>Server answer</dt><dd>${m.response}</dd><dt>Sent</dt><dd>${formatTime(m.sentAt)}</dd></dl>
 <p><a class="mail-eml" href="/ui/deliveries/${deliveryId}/message.eml?route=${encodeURIComponent(m.route)}" download="${buildEmlFileName(deliveryId, m.route)}">Download the message (.eml)</a></p>
 <h3>Headers</h3><pre class="mail-headers">${headerBlock(m.raw)}</pre>
 ${m.html !== null ? html`<h3>HTML part</h3><iframe title="The HTML part of the mail of route ${name}" sandbox="" referrerpolicy="no-referrer" srcdoc="${buildSrcdoc(embedRawInlineImages(m.html, m.raw))}"></iframe>` : ''}

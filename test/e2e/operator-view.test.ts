@@ -110,6 +110,11 @@ describe('the operator view in a real browser (JavaScript off)', () => {
       const section = page.locator(`section.route-mail[data-route="${route}"]`);
       await expect(section.locator('h2').textContent()).resolves.toContain(route);
       await expect(section.locator('.mail-message-id').textContent()).resolves.toBe(byRoute.get(route)!.parsed.messageId);
+      // The verdict the mail was sent with, and its subject that leads with it: the dashboard says what the mail said.
+      const verdict = byRoute.get(route)!.parsed.headers.get('x-compliance-verdict') as string;
+      expect(verdict).toMatch(/^(first|better|worse|mixed|same)$/);
+      await expect(section.locator('.mail-verdict').textContent()).resolves.toBe(verdict);
+      await expect(section.locator('.mail-subject').textContent()).resolves.toBe(byRoute.get(route)!.parsed.subject);
       await expect(section.locator('.mail-recipients').textContent()).resolves.toContain(to[0]);
       await expect(section.frameLocator('iframe[sandbox=""]').locator('body').innerText()).resolves.toContain('Compliance report 301');
       const href = await section.locator('a.mail-eml').getAttribute('href');
