@@ -14,10 +14,10 @@ import {
 import { createFailureSummarizer } from '../../src/enrichment';
 import { buildTrendChart, loadRenderer } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
-import { buildTrend, type FailingPair, type ReportSnapshot } from '../../src/trend';
-import { parseDelivery, type ReportDelivery } from '../../src/webhook';
+import { buildTrend, type FailingPair } from '../../src/trend';
+import type { ReportDelivery } from '../../src/webhook';
 import { launchChromium } from '../helpers/browser';
-import { buildBody, buildReportData } from '../helpers/netbox-json';
+import { createReportSeries } from '../helpers/report-series';
 
 const OUT = path.join(__dirname, '..', '..', 'test-output', 'mail-series');
 const NETBOX = 'https://netbox.example.com';
@@ -38,55 +38,11 @@ const SERIES: { id: number; failing: FailingPair[] }[] = [
   { id: 205, failing: [ntp(dev(1)), snmp(dev(1))] },
 ];
 
-function countsOf(failing: FailingPair[]): ReportSnapshot['counts'] {
-  const failed = (s: string) => failing.filter((p) => p.severity === s).length;
-  return {
-    totalPassed: 36 - failing.length,
-    totalCount: 36,
-    highPassed: 12 - failed('HIGH'),
-    highCount: 12,
-    middlePassed: 12 - failed('MIDDLE'),
-    middleCount: 12,
-    lowPassed: 12 - failed('LOW'),
-    lowCount: 12,
-  };
-}
-
-const createdOf = (id: number) => new Date(Date.UTC(2026, 2, 1, 6) + (id - 201) * 86_400_000).toISOString();
-
-function snapshotOf(step: (typeof SERIES)[number]): ReportSnapshot {
-  const created = createdOf(step.id);
-  return {
-    dedupKey: `${step.id}@${created}`,
-    series: 's',
-    reportId: step.id,
-    created,
-    createdMs: Date.parse(created),
-    counts: countsOf(step.failing),
-    failing: step.failing,
-  };
-}
-
-function deliveryOf(step: (typeof SERIES)[number]): ReportDelivery {
-  const c = countsOf(step.failing);
-  const data = buildReportData({
-    id: step.id,
-    device_count: 12,
-    test_count: 3,
-    total_passed: c.totalPassed,
-    total_count: c.totalCount,
-    high_passed: c.highPassed,
-    high_count: c.highCount,
-    middle_passed: c.middlePassed,
-    middle_count: c.middleCount,
-    low_passed: c.lowPassed,
-    low_count: c.lowCount,
-    created: createdOf(step.id),
-  });
-  const d = parseDelivery(buildBody({ data }));
-  if (d.kind !== 'report') throw new Error('not a report');
-  return d;
-}
+const { countsOf, snapshotOf, deliveryOf } = createReportSeries({
+  resultsPerSeverity: 12,
+  deviceCount: 12,
+  createdOf: (id) => new Date(Date.UTC(2026, 2, 1, 6) + (id - 201) * 86_400_000).toISOString(),
+});
 
 /** Report i of the series as the relay mails it: failures from NetBox, the trend, the chart (inline as data:). */
 function buildMail(i: number): { view: ReportView; delivery: ReportDelivery; html: string } {

@@ -2,18 +2,14 @@ import { buildEnrichmentView, buildFilterHeaders, buildReportView, buildTrendVie
 import { createFailureSummarizer } from '../../src/enrichment';
 import { loadRenderer } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
-import { buildTrend, type FailingPair, type ReportSnapshot } from '../../src/trend';
-import { parseDelivery, type ReportDelivery } from '../../src/webhook';
+import { buildTrend, type FailingPair } from '../../src/trend';
 import { textOf } from '../helpers/html';
-import { buildBody, buildReportData } from '../helpers/netbox-json';
+import { createReportSeries, type SeriesStep } from '../helpers/report-series';
 
 const renderer = loadRenderer(defaultTemplatesDir());
 
 /** One report of a series: 10 results per severity on 10 devices, `failing` the pairs that failed. */
-interface Step {
-  id: number;
-  failing: FailingPair[];
-}
+type Step = SeriesStep;
 
 const high = (device: string): FailingPair => ({ device, test: 'ntp-servers', severity: 'HIGH' });
 const middle = (device: string): FailingPair => ({ device, test: 'snmp-community', severity: 'MIDDLE' });
@@ -28,57 +24,11 @@ const SERIES: Step[] = [
   { id: 204, failing: [] },
 ];
 
-function countsOf(failing: FailingPair[]): ReportSnapshot['counts'] {
-  const failed = (severity: string) => failing.filter((p) => p.severity === severity).length;
-  return {
-    totalPassed: 30 - failing.length,
-    totalCount: 30,
-    highPassed: 10 - failed('HIGH'),
-    highCount: 10,
-    middlePassed: 10 - failed('MIDDLE'),
-    middleCount: 10,
-    lowPassed: 10 - failed('LOW'),
-    lowCount: 10,
-  };
-}
-
-function createdOf(step: Step): string {
-  return new Date(Date.UTC(2026, 2, 1, 10) + (step.id - 200) * 3_600_000).toISOString();
-}
-
-function snapshotOf(step: Step): ReportSnapshot {
-  const created = createdOf(step);
-  return {
-    dedupKey: `${step.id}@${created}`,
-    series: 's',
-    reportId: step.id,
-    created,
-    createdMs: Date.parse(created),
-    counts: countsOf(step.failing),
-    failing: step.failing,
-  };
-}
-
-function deliveryOf(step: Step): ReportDelivery {
-  const c = countsOf(step.failing);
-  const data = buildReportData({
-    id: step.id,
-    device_count: 10,
-    test_count: 3,
-    total_passed: c.totalPassed,
-    total_count: c.totalCount,
-    high_passed: c.highPassed,
-    high_count: c.highCount,
-    middle_passed: c.middlePassed,
-    middle_count: c.middleCount,
-    low_passed: c.lowPassed,
-    low_count: c.lowCount,
-    created: createdOf(step),
-  });
-  const d = parseDelivery(buildBody({ data }));
-  if (d.kind !== 'report') throw new Error('not a report');
-  return d;
-}
+const { countsOf, snapshotOf, deliveryOf } = createReportSeries({
+  resultsPerSeverity: 10,
+  deviceCount: 10,
+  createdOf: (id) => new Date(Date.UTC(2026, 2, 1, 10) + (id - 200) * 3_600_000).toISOString(),
+});
 
 /** The view of each report of the series, each compared with the one before it. */
 function buildSeriesViews(): ReportView[] {
