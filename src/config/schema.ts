@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_WAIVER_MAX_DAYS } from '../waivers';
 import { address, addressList, bool, cidrList, duration, httpUrl, nonNegativeInt, port, positiveInt } from '../shared';
 
 /**
@@ -146,6 +147,12 @@ export const EnvSchema = z.object({
 
   // Watchdog: mail the recipients when no report arrived for this long (unset: off)
   EXPECT_REPORT_EVERY: duration.optional(),
+
+  // Accepted exceptions (docs/waivers.md)
+  /** YAML waivers kept in git, merged with the stored ones and read-only in the dashboard. */
+  WAIVERS_FILE: z.string().trim().optional(),
+  /** How far ahead a waiver's until may be, in days from when it is made. */
+  WAIVER_MAX_DAYS: positiveInt(DEFAULT_WAIVER_MAX_DAYS, 3650),
 
   // Dashboard and admin
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
