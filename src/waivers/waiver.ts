@@ -77,3 +77,25 @@ export function classifyWaiver(waiver: Pick<Waiver, 'endsAt'>, at: number): Waiv
   if (waiver.endsAt <= at) return 'expired';
   return waiver.endsAt - at <= WAIVER_EXPIRING_DAYS * DAY_MS ? 'expiring' : 'active';
 }
+
+/** A waiver as the admin API and `waivers list --json` show it: times as ISO 8601, its status at `now`. */
+export function buildWaiverJson(waiver: Waiver, now: number) {
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  return {
+    id: waiver.id,
+    origin: waiver.origin,
+    readOnly: waiver.origin === 'file',
+    status: classifyWaiver(waiver, now),
+    source: waiver.source,
+    test: waiver.test,
+    device: waiver.device,
+    allDevices: waiver.device === null,
+    until: waiver.until,
+    endsAt: iso(waiver.endsAt),
+    reason: waiver.reason,
+    author: waiver.author,
+    createdAt: iso(waiver.createdAt),
+    expiredAt: iso(waiver.expiredAt),
+    expiredBy: waiver.expiredBy,
+  };
+}
