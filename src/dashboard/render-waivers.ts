@@ -1,5 +1,5 @@
 import type { ErrorIssue } from '../shared';
-import { classifyWaiver, WAIVER_STATUSES, type Waiver, type WaiverStatus } from '../waivers';
+import { buildWaiverFormPath, classifyWaiver, WAIVER_STATUSES, type Waiver, type WaiverStatus } from '../waivers';
 import { html, type SafeHtml } from './html';
 
 /** The list's filters as typed (kept in the form). */
@@ -60,10 +60,12 @@ function renderWaiverRow(w: Waiver, input: { now: number; csrf: string; formatTi
   const device = w.device ?? html`<strong>all devices</strong>`;
   const origin = w.origin === 'file' ? html`<br><span class="muted">WAIVERS_FILE (read-only)</span>` : '';
   const ended = w.expiredAt !== null ? html`<br><span class="muted">ended ${input.formatTime(w.expiredAt)} by ${w.expiredBy}</span>` : '';
-  const action =
+  const renew = html`<a href="${buildWaiverFormPath(w)}">Renew…</a>`;
+  const expire =
     w.origin === 'store' && status !== 'expired'
       ? html`<form method="post" action="/ui/waivers/${w.id}/expire"><input type="hidden" name="csrf" value="${input.csrf}"><label>Your name <input name="author" required maxlength="200"></label> <button type="submit" aria-label="Expire waiver ${w.id} now">Expire now</button></form>`
       : '';
+  const action = html`${renew}${expire}`;
   return html`<tr data-waiver="${w.id}" data-status="${status}" data-origin="${w.origin}"><td>#${w.id} <span class="state state-${status === 'expired' ? 'dead' : status === 'expiring' ? 'retrying' : 'sent'}">${STATUS_LABEL[status]}</span><br><span class="muted">${w.source}</span>${origin}</td><td>${w.test} · ${device}</td><td>${w.until}${ended}</td><td>${w.reason || html`<span class="muted">(no reason given)</span>`}<br><span class="muted">${w.author}, ${input.formatTime(w.createdAt)}</span></td><td>${action}</td></tr>`;
 }
 

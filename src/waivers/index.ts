@@ -8,6 +8,7 @@ export {
   WAIVER_REASON_MAX,
   DAY_MS,
   buildWaiverEnd,
+  buildWaiverFormPath,
   buildWaiverJson,
   classifyWaiver,
   isCalendarDay,

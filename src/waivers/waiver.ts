@@ -99,3 +99,13 @@ export function buildWaiverJson(waiver: Waiver, now: number) {
     expiredBy: waiver.expiredBy,
   };
 }
+
+/**
+ * The dashboard's add form, pre-filled for a (source, test, device): what a mail's "Accept as an
+ * exception…" link and the list's "Renew…" open. Names only: the link grants nothing, the login does.
+ */
+export function buildWaiverFormPath(pair: { source: string; test: string; device?: string | null }): string {
+  const params = new URLSearchParams({ source: pair.source, test: pair.test });
+  if (pair.device) params.set('device', pair.device);
+  return `/ui/waivers/new?${params.toString()}`;
+}

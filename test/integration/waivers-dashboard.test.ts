@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Clock } from '../../src/shared';
-import { decodeEntities, textOf } from '../helpers/html';
+import { decodeEntities, hrefsOf, textOf } from '../helpers/html';
 import { makeTempDir, startTestRelay, type TestRelay } from '../helpers/relay-harness';
 
 const ADMIN_TOKEN = 'waivers-dashboard-token-0123456789';
@@ -84,6 +84,10 @@ describe('the waivers pages of the dashboard', () => {
     expect((await relay.relay.store.listWaivers({ at: NOW })).map((w) => [w.test, w.device, w.author])).toEqual([
       ['ntp-synced', 'sw 1', 'dana'],
     ]);
+    // Each row offers the form again, pre-filled, to renew it (the link a mail will carry: names only).
+    const renew = hrefsOf(list).find((href) => href.includes('test=ntp-synced'));
+    expect(renew).toBe('/ui/waivers/new?source=default&test=ntp-synced&device=sw+1');
+    expect(valueOf(await (await get(renew!)).text(), 'device')).toBe('sw 1');
   });
 
   it('refuses a form without the session`s CSRF token, and shows every problem with what was typed', async () => {
