@@ -1,24 +1,8 @@
-import { ConfigError, loadConfig } from '../../src/config';
 import { buildWaiverEnd } from '../../src/waivers';
+import { configMessages, loadWithFiles } from '../helpers/config-files';
 
-const read = (files: Record<string, string>) => (file: string) => {
-  if (!(file in files)) throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
-  return files[file];
-};
-
-function load(env: Record<string, string>, files: Record<string, string> = {}) {
-  return loadConfig(env, { readFile: read(files), cwd: '/srv' });
-}
-
-function messagesOf(env: Record<string, string>, files: Record<string, string>): string[] {
-  try {
-    load(env, files);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues.map((i) => `${i.variable}: ${i.message}`);
-    throw error;
-  }
-  return [];
-}
+const load = loadWithFiles;
+const messagesOf = configMessages;
 
 const GOOD = `waivers:
   - test: telnet-disabled
