@@ -1,5 +1,6 @@
 import { ackUnderOutageBenchmark } from './ack-under-outage';
 import { burstBenchmark } from './burst';
+import { cliFirstCallBenchmark } from './cli-first-call';
 import { endToEndBenchmark } from './end-to-end';
 import { enrichmentBenchmark } from './enrichment';
 import { footprintBenchmark } from './footprint';
@@ -17,6 +18,7 @@ import type { Benchmark } from './lib/types';
 export const BENCHMARKS: Benchmark[] = [
   renderBenchmark,
   reportHistoryBenchmark,
+  cliFirstCallBenchmark,
   footprintBenchmark,
   ingestBenchmark,
   ingestWithWorkerBenchmark,

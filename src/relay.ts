@@ -250,6 +250,8 @@ function createDeliveryPipeline(
       store,
       sources: config.sources,
       onOwnerFallback: (source, code) => metrics.recordOwnerFallback(code, source),
+      onRecipientsRefused: (route, refused) =>
+        logger.warn({ route, refused }, `route ${route}: NetBox names contacts the route may not mail; their failures go to its fallback`),
     }),
     clock,
     logger,
@@ -458,7 +460,10 @@ async function startRelay(parts: RelayParts, io: RelayIo): Promise<void> {
   const { store } = parts;
   try {
     const migration = await store.migrate();
-    if (migration.applied.length > 0) io.logger.info(migration, 'store schema migrated');
+    // One line: the names of what was applied are for `migrate`, not for every first start.
+    const applied = migration.applied.length;
+    if (applied > 0)
+      io.logger.info({ version: migration.version, applied }, `store schema migrated to version ${migration.version} (${applied} applied)`);
     // Only a single-owner store (SQLite) may release every lease: what was "sending" when it last
     // stopped was interrupted. Replicas sharing PostgreSQL leave live leases alone; a dead replica's
     // claims come back when their lease (LEASE_MS) expires.
@@ -532,6 +537,7 @@ function warnAboutDigestRetention(config: Config, digests: DigestScheduler, logg
 function logBootWarnings(config: Config, logger: Logger): void {
   const unsigned = describeUnsignedWebhook(config);
   if (unsigned) logger.warn({ host: config.http.host }, unsigned);
+  for (const w of config.warnings) logger.warn({ variable: w.variable }, `${w.variable} ${w.message}`);
   if (!config.netbox.url) logger.warn('NETBOX_URL is not set: links in mails will be relative paths');
   if (!config.smtp && !config.graph)
     logger.warn({ dir: config.mail.outboxDir }, `SMTP_URL is not set: mails are written as .eml files under ${config.mail.outboxDir}`);

@@ -1,15 +1,19 @@
-import { redactConfig, type Config } from '../config';
+import { listSettings, redactConfig, type Config, type Setting } from '../config';
 import { createTransport, defaultTemplatesDir, loadRenderer, TemplateError } from '../mail';
 import { verifyRouteTemplates } from '../compose';
 import type * as OnlineCheckModule from './check-sources-online';
+import { describeMailFailure } from './describe-mail-failure';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, type CliIo, type SetExitCode } from './io';
 import { loadConfigOrReport } from './load-config-or-report';
 
 /* eslint-disable-next-line @typescript-eslint/no-require-imports -- only `--online` asks NetBox */
 const loadOnlineCheck = () => require('./check-sources-online') as typeof OnlineCheckModule;
 
-/** `check-config`: loads the configuration and the route templates, and prints the configuration (redacted). */
-export async function checkConfig(io: CliIo, setExitCode: SetExitCode, online: boolean): Promise<void> {
+/**
+ * `check-config`: loads the configuration and the route templates, and prints the settings in force by
+ * variable name (set by the user, defaulted; secrets redacted), or with `--json` the whole configuration.
+ */
+export async function checkConfig(io: CliIo, setExitCode: SetExitCode, flags: { online: boolean; json: boolean }): Promise<void> {
   const config = loadConfigOrReport(io);
   if (!config) {
     setExitCode(EXIT_CONFIG);
@@ -26,8 +30,32 @@ export async function checkConfig(io: CliIo, setExitCode: SetExitCode, online: b
     }
     throw error;
   }
-  io.stdout.write(`${JSON.stringify(redactConfig(config), null, 2)}\nThe configuration is valid.\n`);
-  if (online) setExitCode(await loadOnlineCheck().checkSourcesOnline(config, io));
+  for (const w of config.warnings) io.stderr.write(`compliance-relay: warning: ${w.variable} ${w.message}\n`);
+  io.stdout.write(
+    `${flags.json ? JSON.stringify(redactConfig(config), null, 2) : formatSettings(io.env, config)}\nThe configuration is valid.\n`,
+  );
+  if (flags.online) setExitCode(await loadOnlineCheck().checkSourcesOnline(config, io));
+}
+
+/** The settings as NAME=value lines a user can compare with their .env: what they set, then the defaults. */
+function formatSettings(env: CliIo['env'], config: Config): string {
+  const { set, defaulted, advancedDefaulted, unset } = listSettings(env, config);
+  const lines = (settings: Setting[]) => settings.map((s) => `  ${s.name}=${s.value}`);
+  const files = [
+    config.routing.file ? `ROUTES_FILE ${config.routing.file}: routes ${config.routing.routes.map((r) => r.name).join(', ')}` : undefined,
+    config.sources.length > 1 ? `NetBox sources: ${config.sources.map((s) => s.name).join(', ')}` : undefined,
+  ].filter((line): line is string => line !== undefined);
+  return [
+    `Set by you (environment or .env; secrets redacted):`,
+    ...(set.length > 0 ? lines(set) : ['  (nothing)']),
+    `Defaults in force:`,
+    ...lines(defaulted),
+    `Advanced defaults in force (rarely changed; docs/configuration.md):`,
+    ...lines(advancedDefaulted),
+    `Not set (optional): ${unset.join(', ')}`,
+    ...files,
+    `(check-config --json prints the whole configuration in force.)`,
+  ].join('\n');
 }
 
 /**
@@ -46,8 +74,7 @@ export async function verifySmtp(io: CliIo, setExitCode: SetExitCode): Promise<v
     await transport.verify((step) => io.stdout.write(`  ok  ${step}\n`));
     io.stdout.write(`${describeVerified(config)}\n`);
   } catch (error) {
-    const err = error as { code?: string; message?: string };
-    io.stderr.write(`compliance-relay: SMTP check failed (${err.code ?? 'error'}): ${err.message ?? String(error)}\n`);
+    io.stderr.write(`compliance-relay: SMTP check failed ${describeMailFailure(error, config)}\n`);
     setExitCode(EXIT_UNAVAILABLE);
   } finally {
     await transport.close();

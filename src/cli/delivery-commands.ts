@@ -3,8 +3,8 @@
  * them runs, so that `--help` loads neither the store nor the configuration (issue 16).
  */
 import { DEFAULT_SOURCE_NAME, parseDurationMs, type Config } from '../config';
-import { buildDeliveriesJson, createSecretMask, type DeliveryJson } from '../delivery';
-import { neutralizeText, systemClock } from '../shared';
+import { buildDeliveriesJson, type DeliveryJson } from '../delivery';
+import { createSecretMask, neutralizeText, systemClock } from '../shared';
 import { DELIVERY_STATES, openStore, StorageUnavailableError, type DeliveryState, type Store } from '../store';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo, type SetExitCode } from './io';
 import { loadConfigOrReport } from './load-config-or-report';

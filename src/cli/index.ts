@@ -80,10 +80,13 @@ function registerRelayCommands(program: Command, io: CliIo, setExitCode: SetExit
   program
     .command('check-config')
     .description(
-      'validate the environment, ROUTES_FILE, SOURCES_FILE and templates without starting; prints the configuration in force (secrets redacted)',
+      'validate the environment, ROUTES_FILE, SOURCES_FILE and templates without starting; prints each variable as set or defaulted (secrets redacted)',
     )
     .option('--online', "also ask each NetBox source's NetBox for its status and whether its token reads test results")
-    .action(async (flags: { online?: boolean }) => loadCheckConfig().checkConfig(io, setExitCode, flags.online === true));
+    .option('--json', 'print the whole configuration in force as JSON (secrets redacted) instead of the variables')
+    .action(async (flags: { online?: boolean; json?: boolean }) =>
+      loadCheckConfig().checkConfig(io, setExitCode, { online: flags.online === true, json: flags.json === true }),
+    );
 
   program
     .command('migrate')

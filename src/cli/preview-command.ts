@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { DEFAULT_SOURCE_NAME, type Config } from '../config';
 import { createReportComposer, SAMPLE_ENVELOPE } from '../compose';
+import { describeMailFailure } from './describe-mail-failure';
 import { describeOwnerGroups, findOwnerGroups } from './owner-groups';
 import { createTransport, defaultTemplatesDir, loadRenderer, TemplateError } from '../mail';
 import { buildDefaultRoute, type Route } from '../routing';
@@ -177,10 +178,7 @@ export async function sendTestCommand(options: { to?: string }, config: Config, 
     );
     return 0;
   } catch (error) {
-    const err = error as { code?: string; responseCode?: number; message?: string };
-    io.stderr.write(
-      `compliance-relay: the test mail was not sent (${err.code ?? 'error'}${err.responseCode ? ` ${err.responseCode}` : ''}): ${err.message ?? String(error)}\n`,
-    );
+    io.stderr.write(`compliance-relay: the test mail was not sent ${describeMailFailure(error, config)}\n`);
     return EXIT_UNAVAILABLE;
   } finally {
     await transport.close();

@@ -1,15 +1,18 @@
-import http from 'node:http';
+import http, { type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { redactConfig, type Config } from '../config';
 import { TemplateError } from '../mail';
-import { createRelay } from '../relay';
-import { createLogger, resolveLogFormat, systemClock } from '../shared';
+import { createRelay, type Relay } from '../relay';
+import { createLogger, resolveLogFormat, systemClock, type Logger } from '../shared';
+import { DataDirLockedError, lockDataDir, type DataDirLock } from '../store';
 import { EXIT_CONFIG, type CliIo } from './io';
 
 /**
- * `compliance-relay serve`: builds the relay, listens, and on SIGTERM/SIGINT stops accepting,
- * lets sends in flight finish within SHUTDOWN_TIMEOUT_MS, closes SMTP and the store. Resolves
- * with the exit code once everything is closed.
+ * `compliance-relay serve`: takes the data directory (SQLite), binds the port, then builds the relay
+ * (SQLite migrates as it opens), releases what a previous process left in flight and starts the
+ * worker. In that order, a relay that cannot start (the directory or the port taken) has changed
+ * nothing. On SIGTERM/SIGINT it stops accepting, lets sends in flight finish within
+ * SHUTDOWN_TIMEOUT_MS, closes SMTP and the store. Resolves with the exit code once everything is closed.
  */
 export async function serve(config: Config, io: CliIo): Promise<number> {
   const format = resolveLogFormat(config.log.format, io.stdoutIsTty === true);
@@ -18,10 +21,26 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
   logger.info(describeBoot(config));
   logger.debug({ config: redactConfig(config) }, 'configuration in force');
 
+  let lock: DataDirLock | undefined;
+  try {
+    lock = config.store.databaseUrl ? undefined : lockDataDir(config.store.dataDir);
+  } catch (error) {
+    if (!(error instanceof DataDirLockedError)) throw error;
+    logger.fatal({ code: error.code, dir: error.dataDir, pid: error.pid }, describeLockedDataDir(error));
+    return EXIT_CONFIG;
+  }
+  const gate = createGatedServer(config);
+  const bound = await bindPort(gate.server, config, logger);
+  if (!bound) {
+    lock?.release();
+    return EXIT_CONFIG;
+  }
   let relay;
   try {
     relay = createRelay(config, { clock: systemClock, logger, readFile: io.readFile });
   } catch (error) {
+    gate.server.close();
+    lock?.release();
     if (error instanceof TemplateError) {
       logger.fatal({ file: error.file, line: error.line }, error.message);
       return EXIT_CONFIG;
@@ -29,25 +48,69 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
     throw error;
   }
   await relay.start();
-
-  // Node looks for expired header/request timeouts only every connectionsCheckingInterval (30 s by
-  // default): check often enough that HTTP_HEADERS_TIMEOUT_MS is what a slow client really gets.
-  const server = http.createServer({ connectionsCheckingInterval: Math.min(1_000, config.http.headersTimeoutMs) }, relay.app);
-  // Slow clients are cut: headers and the whole request have bounds, so nobody pins a socket.
-  server.headersTimeout = config.http.headersTimeoutMs;
-  server.requestTimeout = config.http.requestTimeoutMs;
-  server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.http.port, config.http.host, () => resolve());
-  });
+  gate.open(relay.app);
   io.markStarted?.();
-  const address = server.address() as AddressInfo;
+  const address = gate.server.address() as AddressInfo;
   logger.info(
     { host: address.address, port: address.port, webhook: config.webhook.path },
     `listening on ${address.address}:${address.port}, webhook at ${config.webhook.path}`,
   );
+  return waitForSignal(gate.server, relay, { config, io, logger, lock });
+}
 
+/**
+ * The HTTP server, listening before the relay exists: requests that arrive while it starts wait for
+ * it (a webhook is never answered by a half-built relay), then go to the app.
+ */
+function createGatedServer(config: Config): { server: http.Server; open: (app: RequestListener) => void } {
+  let app: RequestListener | undefined;
+  const waiting: (() => void)[] = [];
+  // Node looks for expired header/request timeouts only every connectionsCheckingInterval (30 s by
+  // default): check often enough that HTTP_HEADERS_TIMEOUT_MS is what a slow client really gets.
+  const server = http.createServer({ connectionsCheckingInterval: Math.min(1_000, config.http.headersTimeoutMs) }, (req, res) => {
+    if (app) app(req, res);
+    else waiting.push(() => app!(req, res));
+  });
+  // Slow clients are cut: headers and the whole request have bounds, so nobody pins a socket.
+  server.headersTimeout = config.http.headersTimeoutMs;
+  server.requestTimeout = config.http.requestTimeoutMs;
+  server.keepAliveTimeout = 5_000;
+  return {
+    server,
+    open(ready) {
+      app = ready;
+      for (const next of waiting.splice(0)) next();
+    },
+  };
+}
+
+/** Listens on PORT/HOST; a port that cannot be had is logged as one line saying what to change. */
+async function bindPort(server: http.Server, config: Config, logger: Logger): Promise<boolean> {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.http.port, config.http.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const words = describeListenError(code, config.http);
+    if (!words) throw error;
+    logger.fatal({ code, host: config.http.host, port: config.http.port }, words);
+    return false;
+  }
+}
+
+/** The shutdown on SIGTERM/SIGINT: no new requests, sends in flight finished, then the store and the lock let go. */
+function waitForSignal(
+  server: http.Server,
+  relay: Relay,
+  context: { config: Config; io: CliIo; logger: Logger; lock: DataDirLock | undefined },
+): Promise<number> {
+  const { config, io, logger, lock } = context;
   return new Promise<number>((resolve) => {
     let shuttingDown = false;
     io.onSignal((signal) => {
@@ -63,16 +126,39 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
         .then(
           () => {
             clearTimeout(force);
+            lock?.release();
             logger.info('stopped');
             resolve(0);
           },
           (error: unknown) => {
+            lock?.release();
             logger.error({ err: error }, 'error while stopping');
             resolve(1);
           },
         );
     });
   });
+}
+
+/** A second relay on one SQLite directory: who holds it, and the two ways on. */
+export function describeLockedDataDir(error: DataDirLockedError): string {
+  return (
+    `DATA_DIR ${error.dataDir} is in use by another relay (PID ${error.pid ?? 'unknown'}); nothing was changed. ` +
+    'One relay per SQLite data directory: stop that relay, or set DATA_DIR to another directory. ' +
+    'To run several replicas, give them one PostgreSQL database (DATABASE_URL).'
+  );
+}
+
+/** Why PORT/HOST cannot be listened on, and what to change; undefined for errors a user cannot cause. */
+export function describeListenError(code: string | undefined, where: { host: string; port: number }): string | undefined {
+  const at = `PORT=${where.port} on HOST=${where.host}`;
+  if (code === 'EADDRINUSE')
+    return `${at} is already in use (another relay or program listens there); nothing was changed. Stop it, or set PORT to a free port.`;
+  if (code === 'EACCES')
+    return `${at} needs privileges this user lacks (ports below 1024); nothing was changed. Set PORT to 1024 or above (e.g. 8080).`;
+  if (code === 'EADDRNOTAVAIL')
+    return `HOST=${where.host} is not an address of this machine; nothing was changed. Set HOST to one of its addresses, 127.0.0.1 or 0.0.0.0.`;
+  return undefined;
 }
 
 /** The boot line: what the relay stores in, mails through and talks to, in one short sentence. */

@@ -7,6 +7,14 @@ export interface DigestSourceContent {
   series: SeriesPeriodTrend[];
 }
 
+/** A series beyond the digest's cap on sections: one table row, from its latest report (no section, no chart). */
+export interface DigestSeriesSummary {
+  source: string;
+  series: string;
+  reportCount: number;
+  latest: PeriodPoint;
+}
+
 /** What a digest is about, gathered from the store (digest/): the view below is built from it. */
 export interface DigestContent {
   route: string;
@@ -19,6 +27,8 @@ export interface DigestContent {
   /** The zone the dates are written in (the route's digest.timezone, else MAIL_TIMEZONE). */
   timezone: string;
   sources: DigestSourceContent[];
+  /** The series beyond the cap on sections (the least failing), one row each; absent or empty: none. */
+  otherSeries?: DigestSeriesSummary[];
   /** Configured NetBox sources from which no report at all arrived in the period (the watchdog's view). */
   silentSources: string[];
 }
@@ -85,6 +95,15 @@ export interface DigestView {
     reportCount: number;
     noReports: boolean;
     sources: { name: string; series: DigestSeriesView[] }[];
+    /** The series summarised in one table row each (beyond the cap on sections and charts). */
+    otherSeries: {
+      source: string;
+      name: string;
+      reportCount: number;
+      latest: { reportId: number; createdText: string };
+      percentText: string;
+      failed: number;
+    }[];
     silentSources: string[];
   };
 }
@@ -98,7 +117,17 @@ export const DIGEST_REPORTS_LISTED = 10;
 export function buildDigestView(content: DigestContent): DigestView {
   const at = (ms: number) => formatDateTime(new Date(ms).toISOString(), content.timezone);
   const sources = content.sources.map((s) => ({ name: s.source, series: s.series.map((t) => buildSeriesView(t, content.timezone)) }));
-  const reportCount = sources.reduce((sum, s) => sum + s.series.reduce((n, t) => n + t.reportCount, 0), 0);
+  const otherSeries = (content.otherSeries ?? []).map((o) => ({
+    source: o.source,
+    name: nameSeries(o.series),
+    reportCount: o.reportCount,
+    latest: { reportId: o.latest.reportId, createdText: formatDateTime(o.latest.created, content.timezone) },
+    percentText: o.latest.ratios.overall === null ? '—' : `${o.latest.ratios.overall.toFixed(1)}%`,
+    failed: o.latest.failed.overall,
+  }));
+  const reportCount =
+    sources.reduce((sum, s) => sum + s.series.reduce((n, t) => n + t.reportCount, 0), 0) +
+    otherSeries.reduce((n, o) => n + o.reportCount, 0);
   return {
     digest: {
       route: content.route,
@@ -110,6 +139,7 @@ export function buildDigestView(content: DigestContent): DigestView {
       reportCount,
       noReports: reportCount === 0,
       sources,
+      otherSeries,
       silentSources: content.silentSources,
     },
   };

@@ -34,6 +34,7 @@ export {
   buildDigestView,
   type DigestContent,
   type DigestSourceContent,
+  type DigestSeriesSummary,
   type DigestView,
   type DigestSeriesView,
   type DigestRatioView,

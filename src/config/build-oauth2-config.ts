@@ -2,6 +2,7 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { isLoopbackHost } from '../shared';
 import type { ConfigIssue } from './config-issue';
 import type { Env } from './schema';
+import { OAUTH2_TIMEOUT_MS } from './retired-settings';
 
 /**
  * How the relay obtains an OAuth2 access token (client credentials, issue 18): Microsoft identity
@@ -9,7 +10,7 @@ import type { Env } from './schema';
  * service account (a signed JWT bearer grant that impersonates `subject`).
  */
 export interface OAuth2Config {
-  provider: 'microsoft' | 'google';
+  provider: Env['OAUTH2_PROVIDER'];
   tokenUrl: string;
   scope: string;
   /** Microsoft: the application (client) ID; Google: the service account's client_email. */
@@ -126,7 +127,7 @@ function buildMicrosoftConfig({ e, use, why, readFile, issues }: BuildContext): 
     clientId: e.OAUTH2_CLIENT_ID,
     clientSecret: e.OAUTH2_CLIENT_SECRET,
     ...credential,
-    timeoutMs: e.OAUTH2_TIMEOUT_MS,
+    timeoutMs: OAUTH2_TIMEOUT_MS,
   };
 }
 
@@ -188,7 +189,7 @@ function buildGoogleConfig({ e, use, why, readFile, issues }: BuildContext): OAu
     privateKeyPem: key.privateKey,
     // The service account acts as the mailbox it logs in to.
     subject: use.user,
-    timeoutMs: e.OAUTH2_TIMEOUT_MS,
+    timeoutMs: OAUTH2_TIMEOUT_MS,
   };
 }
 

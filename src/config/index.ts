@@ -12,4 +12,12 @@ export {
 export { MAX_SOURCES, type SourceConfig } from './sources-file';
 export { DEFAULT_SOURCE_NAME } from '../webhook';
 export { EnvSchema, SECRET_VARIABLES, type Env } from './schema';
+export { listSettings, type Setting, type SettingsInForce } from './list-settings';
 export { parseDurationMs, isMailbox } from '../shared';
+export {
+  describeSettings,
+  renderEnvExample,
+  renderSettingsReference,
+  replaceSettingsReference,
+  type SettingDoc,
+} from './describe-settings';

@@ -1,10 +1,12 @@
 import path from 'node:path';
 import { buildDefaultRoute, formatRoutesIssue, parseRoutesFile, RoutesFileError, type Condition, type Route } from '../routing';
-import { isLoopbackHost } from '../shared';
+import { z } from 'zod';
+import { describeZodIssue, isLoopbackHost, type ZodIssueFacts } from '../shared';
 import { EnvSchema, SECRET_VARIABLES, type Env } from './schema';
 import { buildOAuth2Config, checkEndpointUrl, checkUnusedOAuth2, type OAuth2Config } from './build-oauth2-config';
 import type { ConfigIssue } from './config-issue';
-import { readSourcesFile, type SourceConfig } from './sources-file';
+import { buildDefaultSource, normalizeWebhookPath, readSourcesFile, type SourceConfig } from './sources-file';
+import { checkRetiredSettings, GRAPH_CONCURRENCY, PAUSE_AFTER_4XX_IN_A_ROW } from './retired-settings';
 import { readWaiversFile } from './waivers-file';
 import type { Waiver } from '../waivers';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
@@ -75,7 +77,7 @@ export interface Config {
   retention: { days: number; intervalMs: number };
   store: {
     dataDir: string;
-    sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA';
+    sqliteSynchronous: Env['SQLITE_SYNCHRONOUS'];
     /** Set: PostgreSQL shared by replicas (DATABASE_URL). Unset: SQLite under dataDir. */
     databaseUrl?: string;
     databasePoolSize: number;
@@ -102,6 +104,7 @@ export interface Config {
     /** MAIL_CHART_REPORTS: reports the mail's trend chart plots, the current one included; 0: no chart. */
     chartReports: number;
   };
+  /** `url`, `token` and `caFile` are the default source's (`sources[0].netbox`); the rest applies to every source. */
   netbox: {
     url?: string;
     /** A NetBox API token (read access for enrichment, write access for `netbox-setup`); a secret. */
@@ -123,7 +126,7 @@ export interface Config {
   /** `maxUnrecordedOutcomes`: sends whose outcome the store refused, held in memory at most; past it no new claim. */
   worker: { pollMs: number; leaseMs: number; concurrency: number; maxUnrecordedOutcomes: number; pauseAfter4xx: number };
   /** `auto` (LOG_FORMAT unset): pretty when stdout is a terminal, JSON otherwise. */
-  log: { level: Env['LOG_LEVEL']; format: 'json' | 'pretty' | 'auto' };
+  log: { level: Env['LOG_LEVEL']; format: NonNullable<Env['LOG_FORMAT']> | 'auto' };
   /** /metrics (optionally behind a bearer token) and the periodic SMTP check behind /readyz. */
   observe: { metricsToken?: string; smtpCheckIntervalMs: number };
   /** ADMIN_TOKEN: the dashboard at /ui (and the admin API) are off without it. */
@@ -134,6 +137,8 @@ export interface Config {
   watchdog: { expectEveryMs?: number };
   /** Every secret value, so the logger can mask them wherever they appear. */
   secretValues: string[];
+  /** Variables still set that the relay no longer reads, each naming what replaced it: said by check-config and at start. */
+  warnings: ConfigIssue[];
 }
 
 export interface LoadConfigOptions {
@@ -145,9 +150,6 @@ export interface LoadConfigOptions {
 
 /** Default recipient when writing .eml files with no MAIL_TO: a newcomer can still open the mail. */
 const FILE_MODE_DEFAULT_TO = 'compliance-reports@localhost';
-
-/** How often /readyz's SMTP check reconnects when no send has told us more recently. */
-const DEFAULT_SMTP_CHECK_INTERVAL_MS = 5 * 60_000;
 
 /**
  * Validates the environment once, at boot. Empty values count as unset (as `${VAR:-}` in compose
@@ -176,7 +178,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   issues.push(...checkSourceRules(e, host, sources, routes));
   const waivers = readWaivers(e, { ...options, cwd }, sources, issues);
   if (issues.length > 0) throw new ConfigError(issues);
-  return buildConfig(e, { host, smtp, graph, routesFile, routes, sources, cwd, waivers });
+  return { ...buildConfig(e, { host, smtp, graph, routesFile, routes, sources, cwd, waivers }), warnings: checkRetiredSettings(env) };
 }
 
 /** SOURCES_FILE's sources; their problems are pushed onto `issues`, each naming the source and the field. */
@@ -262,10 +264,6 @@ function checkSourceRules(e: Env, host: string, sources: SourceConfig[], routes:
 function collectSourceNames(condition: Condition | undefined): string[] {
   if (!condition) return [];
   return [...(condition.source ?? []), ...[...(condition.all ?? []), ...(condition.any ?? [])].flatMap(collectSourceNames)];
-}
-
-function normalizeWebhookPath(value: string): string {
-  return value.replace(/\/+$/, '') || '/';
 }
 
 /** Replaces each `<NAME>_FILE` by the secret it holds (in `env`); returns what went wrong. */
@@ -406,7 +404,7 @@ function buildGraphConfig(
     url: e.GRAPH_URL.replace(/\/+$/, ''),
     sender: mailboxAddress(e.GRAPH_SENDER ?? e.MAIL_FROM),
     timeoutMs: e.GRAPH_TIMEOUT_MS,
-    concurrency: e.GRAPH_CONCURRENCY,
+    concurrency: GRAPH_CONCURRENCY,
     oauth2,
   };
 }
@@ -482,11 +480,11 @@ interface ConfigParts {
 }
 
 /** The validated environment as the relay's typed configuration. */
-function buildConfig(e: Env, built: ConfigParts): Config {
+function buildConfig(e: Env, built: ConfigParts): Omit<Config, 'warnings'> {
   const { host, smtp, graph, routesFile, routes, cwd } = built;
   const dataDir = path.resolve(cwd, e.DATA_DIR);
-  const secrets = [e.WEBHOOK_SECRET, e.WEBHOOK_SECRET_PREVIOUS].filter((s): s is string => s !== undefined);
-  const defaultSource = buildDefaultSource(e, secrets, cwd);
+  const defaultSource = buildDefaultSource(e, { webhookPath: normalizeWebhookPath(e.WEBHOOK_PATH), cwd });
+  const secrets = defaultSource.secrets;
   return {
     http: {
       host,
@@ -501,7 +499,7 @@ function buildConfig(e: Env, built: ConfigParts): Config {
       secrets,
       unsignedFromNetwork: secrets.length === 0 && !isLoopbackHost(host),
       maxBytes: e.WEBHOOK_MAX_BYTES,
-      allowedIps: e.WEBHOOK_ALLOWED_IPS,
+      allowedIps: defaultSource.allowedIps,
       rateLimit: { max: e.WEBHOOK_RATE_LIMIT, windowMs: e.WEBHOOK_RATE_LIMIT_WINDOW_MS },
     },
     retention: { days: e.RETENTION_DAYS, intervalMs: e.RETENTION_INTERVAL_MS },
@@ -545,31 +543,14 @@ function buildConfig(e: Env, built: ConfigParts): Config {
       leaseMs: e.LEASE_MS,
       concurrency: graph ? graph.concurrency : smtp ? smtp.poolSize : 1,
       maxUnrecordedOutcomes: e.MAX_UNRECORDED_OUTCOMES,
-      pauseAfter4xx: e.SMTP_PAUSE_AFTER_4XX,
+      pauseAfter4xx: PAUSE_AFTER_4XX_IN_A_ROW,
     },
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? 'auto' },
     admin: { token: e.ADMIN_TOKEN },
-    watchdog: { expectEveryMs: e.EXPECT_REPORT_EVERY },
+    watchdog: { expectEveryMs: defaultSource.expectEveryMs },
     waivers: built.waivers,
-    observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL ?? DEFAULT_SMTP_CHECK_INTERVAL_MS },
+    observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL },
     secretValues: collectSecretValues(e, secrets, smtp ?? graph, built.sources),
-  };
-}
-
-/** The `default` source: the bare WEBHOOK_PATH with WEBHOOK_SECRET*, WEBHOOK_ALLOWED_IPS and NETBOX_*, as before sources existed. */
-function buildDefaultSource(e: Env, secrets: string[], cwd: string): SourceConfig {
-  return {
-    name: DEFAULT_SOURCE_NAME,
-    path: normalizeWebhookPath(e.WEBHOOK_PATH),
-    secrets,
-    allowedIps: e.WEBHOOK_ALLOWED_IPS,
-    netbox: {
-      url: e.NETBOX_URL?.replace(/\/+$/, ''),
-      token: e.NETBOX_TOKEN,
-      caFile: e.NETBOX_CA_FILE ? path.resolve(cwd, e.NETBOX_CA_FILE) : undefined,
-    },
-    tags: {},
-    expectEveryMs: e.EXPECT_REPORT_EVERY,
   };
 }
 
@@ -615,10 +596,26 @@ function parseTrustProxy(value: string): boolean | number | string {
   return value;
 }
 
-function describeIssue(issue: { code: string; message: string; path: PropertyKey[] }, env: Record<string, string>): string {
+function describeIssue(issue: ZodIssueFacts & { path: PropertyKey[] }, env: Record<string, string>): string {
   const name = String(issue.path[0] ?? '');
   const shown = name in env && !/SECRET|PASSWORD|TOKEN|DATABASE_URL/.test(name) ? ` (got "${env[name]}")` : '';
-  return `${issue.message}${shown}`;
+  return `${describeNumberRange(name, issue) ?? describeZodIssue(issue)}${shown}`;
+}
+
+/**
+ * A numeric variable's whole allowed range, whichever bound or type the value missed: "must be a whole
+ * number from 0 to 65535" tells the user what to write in one reading.
+ */
+function describeNumberRange(name: string, issue: ZodIssueFacts): string | undefined {
+  if (!['invalid_type', 'too_big', 'too_small'].includes(issue.code ?? '')) return undefined;
+  let field: unknown = EnvSchema.shape[name as keyof Env];
+  while (field instanceof z.ZodDefault || field instanceof z.ZodOptional) field = field.unwrap();
+  if (!(field instanceof z.ZodNumber)) return undefined;
+  const kind = field.isInt ? 'a whole number' : 'a number';
+  const { minValue: min, maxValue: max } = field;
+  const upper = max !== null && max < Number.MAX_SAFE_INTEGER ? max : undefined;
+  if (min !== null && upper !== undefined) return `must be ${kind} from ${min} to ${upper}`;
+  return min !== null ? `must be ${kind}, at least ${min}` : `must be ${kind}`;
 }
 
 /** The configuration as it may be logged: secrets replaced, so the boot log can show what is in force. */

@@ -3,163 +3,373 @@ import { DEFAULT_WAIVER_MAX_DAYS } from '../waivers';
 import { address, addressList, bool, cidrList, duration, httpUrl, nonNegativeInt, port, positiveInt } from '../shared';
 
 /**
- * Every environment variable the relay reads, with its default. The README and .env.example list
- * the same variables; a test keeps the three in step.
+ * Where a setting is documented: `basics` first (what most relays need), then optional features, then the
+ * mail provider's (OAuth2, Microsoft Graph), then `advanced` knobs that are rarely right to change.
+ */
+export const SETTING_GROUPS = {
+  basics: 'Basics',
+  features: 'Optional features',
+  provider: 'OAuth2 and Microsoft Graph',
+  advanced: 'Advanced',
+} as const;
+
+export type SettingGroup = keyof typeof SETTING_GROUPS;
+
+/** What the reference, .env.example and `check-config` say of one setting. */
+export interface SettingMeta {
+  group: SettingGroup;
+  /** One line: what it does, with its unit when the name does not carry it. */
+  description: string;
+  /** The default in words when the schema cannot hold it (derived from other settings). */
+  defaultText?: string;
+  /** A value to show in .env.example when there is no default. */
+  example?: string;
+}
+
+/** One setting: its type, default and allowed values (the schema) with its group and description. */
+function setting<T extends z.ZodType>(schema: T, meta: SettingMeta): T {
+  return schema.meta({ ...meta });
+}
+
+/** The documentation of a setting of {@link EnvSchema}. */
+export function readSettingMeta(name: keyof Env): SettingMeta {
+  return EnvSchema.shape[name].meta() as unknown as SettingMeta;
+}
+
+/**
+ * Every environment variable the relay reads: its type, default, allowed values, group and description.
+ * docs/configuration.md's reference, .env.example and `check-config` are generated from it.
  */
 export const EnvSchema = z.object({
-  // HTTP listener
-  // No default here: loadConfig picks 127.0.0.1 without a webhook secret, 0.0.0.0 with one (issue 14).
-  HOST: z.string().trim().min(1).optional(),
-  PORT: port(8080),
-  TRUST_PROXY: z.string().trim().default('false'),
-  SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
-  HTTP_HEADERS_TIMEOUT_MS: positiveInt(10_000),
-  HTTP_REQUEST_TIMEOUT_MS: positiveInt(30_000),
-
-  // Webhook
-  WEBHOOK_PATH: z
-    .string()
-    .trim()
-    .regex(/^\/[A-Za-z0-9/_.~-]*$/, 'must be a path starting with /')
-    .default('/webhook'),
-  WEBHOOK_SECRET: z.string().max(255).optional(),
-  WEBHOOK_SECRET_PREVIOUS: z.string().max(255).optional(),
-  /** Listen beyond loopback without WEBHOOK_SECRET, knowingly: anyone who reaches the port can queue mail. */
-  WEBHOOK_ALLOW_UNSIGNED: bool(false),
-  WEBHOOK_MAX_BYTES: positiveInt(1_048_576, 64 * 1_048_576),
-  WEBHOOK_ALLOWED_IPS: cidrList.optional(),
-  WEBHOOK_RATE_LIMIT: nonNegativeInt(0),
-  WEBHOOK_RATE_LIMIT_WINDOW_MS: positiveInt(60_000),
-
-  // Retention of sent deliveries
-  RETENTION_DAYS: nonNegativeInt(30, 36_500),
-  RETENTION_INTERVAL_MS: positiveInt(3_600_000),
+  // Listener and webhook
+  // No default here: loadConfig picks 127.0.0.1 without a webhook secret, 0.0.0.0 with one.
+  HOST: setting(z.string().trim().min(1).optional(), {
+    group: 'basics',
+    description: 'Address to listen on. Beyond loopback the relay needs WEBHOOK_SECRET (or WEBHOOK_ALLOW_UNSIGNED=true).',
+    defaultText: '127.0.0.1 without WEBHOOK_SECRET, 0.0.0.0 with it',
+    example: '0.0.0.0',
+  }),
+  PORT: setting(port(8080), { group: 'basics', description: 'Port to listen on.' }),
+  TRUST_PROXY: setting(z.string().trim().default('false'), {
+    group: 'basics',
+    description: 'Behind a reverse proxy: true, a hop count, or the proxy addresses/CIDRs (express "trust proxy").',
+  }),
+  WEBHOOK_PATH: setting(
+    z
+      .string()
+      .trim()
+      .regex(/^\/[A-Za-z0-9/_.~-]*$/, 'must be a path starting with /')
+      .default('/webhook'),
+    { group: 'basics', description: 'Path of the webhook NetBox posts to (a trailing slash is accepted).' },
+  ),
+  WEBHOOK_SECRET: setting(z.string().max(255).optional(), {
+    group: 'basics',
+    description: "The NetBox webhook's secret: X-Hook-Signature must match (openssl rand -hex 32). Empty is an error.",
+    example: 'change-me',
+  }),
+  WEBHOOK_SECRET_PREVIOUS: setting(z.string().max(255).optional(), {
+    group: 'basics',
+    description: 'During a rotation, the old secret, accepted too.',
+  }),
+  WEBHOOK_ALLOW_UNSIGNED: setting(bool(false), {
+    group: 'basics',
+    description: 'true: listen beyond loopback without WEBHOOK_SECRET; anyone who reaches the port can queue mail.',
+  }),
+  WEBHOOK_ALLOWED_IPS: setting(cidrList.optional(), {
+    group: 'features',
+    description: 'Comma-separated addresses and CIDR ranges allowed to post (others get 403); unset: any.',
+    example: '10.0.0.0/8, 2001:db8::/32',
+  }),
+  WEBHOOK_RATE_LIMIT: setting(nonNegativeInt(0), {
+    group: 'features',
+    description: 'Webhook requests per client address per WEBHOOK_RATE_LIMIT_WINDOW_MS (429 beyond it); 0: no limit.',
+  }),
 
   // Storage
-  DATA_DIR: z.string().trim().min(1).default('./data'),
-  SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL', 'EXTRA']).default('FULL'),
-  DATABASE_URL: z
-    .string()
-    .trim()
-    .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a PostgreSQL URL (example: postgres://relay:secret@db:5432/compliance_relay)')
-    .optional(),
-  DATABASE_POOL_SIZE: positiveInt(10, 100),
+  DATA_DIR: setting(z.string().trim().min(1).default('./data'), {
+    group: 'basics',
+    description: 'Where relay.sqlite (the outbox) and, without SMTP, mail/*.eml live. One relay per data dir.',
+  }),
+  DATABASE_URL: setting(
+    z
+      .string()
+      .trim()
+      .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a PostgreSQL URL (example: postgres://relay:secret@db:5432/compliance_relay)')
+      .optional(),
+    {
+      group: 'basics',
+      description: 'PostgreSQL instead of SQLite, so that several relays share one queue.',
+      example: 'postgres://relay:password@db.example.com:5432/compliance_relay',
+    },
+  ),
+  RETENTION_DAYS: setting(nonNegativeInt(30, 36_500), {
+    group: 'features',
+    description: 'Sent deliveries (and their bodies) are deleted this many days after sending; 0 keeps them.',
+  }),
 
   // SMTP
-  SMTP_URL: z.string().trim().optional(),
-  SMTP_USER: z.string().optional(),
-  SMTP_PASSWORD: z.string().optional(),
-  SMTP_TLS_REJECT_UNAUTHORIZED: bool(true),
-  SMTP_CA_FILE: z.string().trim().optional(),
-  SMTP_POOL_SIZE: positiveInt(5, 100),
-  SMTP_CONNECTION_TIMEOUT_MS: positiveInt(10_000),
-  SMTP_GREETING_TIMEOUT_MS: positiveInt(10_000),
-  SMTP_SOCKET_TIMEOUT_MS: positiveInt(60_000),
-  /** `password`: SMTP_USER/SMTP_PASSWORD as always (or no login); `oauth2`: AUTH XOAUTH2 with a token (issue 18). */
-  SMTP_AUTH: z.enum(['password', 'oauth2']).default('password'),
-
-  // Mail transport: SMTP (or .eml files without SMTP_URL), or Microsoft Graph's sendMail (issue 18)
-  MAIL_TRANSPORT: z.enum(['smtp', 'graph']).default('smtp'),
-  GRAPH_URL: httpUrl.default('https://graph.microsoft.com'),
-  /** The mailbox Graph sends as (`/users/{sender}/sendMail`); default: MAIL_FROM's address. */
-  GRAPH_SENDER: address.optional(),
-  GRAPH_TIMEOUT_MS: positiveInt(30_000),
-  // Exchange Online allows 4 concurrent requests per app and mailbox.
-  GRAPH_CONCURRENCY: positiveInt(4, 16),
-
-  // OAuth2 client credentials, for SMTP_AUTH=oauth2 and MAIL_TRANSPORT=graph
-  OAUTH2_PROVIDER: z.enum(['microsoft', 'google']).default('microsoft'),
-  OAUTH2_TENANT_ID: z
-    .string()
-    .trim()
-    .regex(
-      /^[A-Za-z0-9.-]+$/,
-      'must be the directory (tenant) ID or domain, e.g. 00000000-0000-0000-0000-000000000000 or contoso.onmicrosoft.com',
-    )
-    .optional(),
-  OAUTH2_CLIENT_ID: z.string().trim().min(1).max(200).optional(),
-  OAUTH2_CLIENT_SECRET: z.string().max(1000).optional(),
-  OAUTH2_CERTIFICATE_FILE: z.string().trim().optional(),
-  OAUTH2_PRIVATE_KEY_FILE: z.string().trim().optional(),
-  OAUTH2_SERVICE_ACCOUNT_FILE: z.string().trim().optional(),
-  OAUTH2_SCOPE: z.string().trim().min(1).max(1000).optional(),
-  OAUTH2_TOKEN_URL: httpUrl.optional(),
-  OAUTH2_TIMEOUT_MS: positiveInt(10_000),
+  SMTP_URL: setting(z.string().trim().optional(), {
+    group: 'basics',
+    description: 'smtp://host:587 (STARTTLS when offered) or smtps://host:465; unset: mails are .eml files in DATA_DIR/mail.',
+    example: 'smtp://mail.example.com:587',
+  }),
+  SMTP_USER: setting(z.string().optional(), { group: 'basics', description: 'SMTP login, if not in SMTP_URL.' }),
+  SMTP_PASSWORD: setting(z.string().optional(), { group: 'basics', description: 'SMTP password, if not in SMTP_URL.' }),
+  SMTP_CA_FILE: setting(z.string().trim().optional(), {
+    group: 'features',
+    description: "PEM file with the CA that signed the SMTP server's certificate (private CA or self-signed).",
+  }),
+  SMTP_TLS_REJECT_UNAUTHORIZED: setting(bool(true), {
+    group: 'features',
+    description: "Verify the SMTP server's certificate. Turn off only for a lab.",
+  }),
+  SMTP_POOL_SIZE: setting(positiveInt(5, 100), {
+    group: 'features',
+    description: 'Pooled SMTP connections, and so sends in flight at once.',
+  }),
 
   // Mail
-  MAIL_FROM: address.default('Compliance Relay <compliance-relay@localhost>'),
-  MAIL_TO: addressList.optional(),
-  MAIL_CC: addressList.optional(),
-  MAIL_BCC: addressList.optional(),
-  MAIL_REPLY_TO: address.optional(),
-  MAIL_TIMEZONE: z
-    .string()
-    .trim()
-    .default('UTC')
-    .refine((tz) => {
-      try {
-        new Intl.DateTimeFormat('en-GB', { timeZone: tz });
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'is not an IANA time zone (example: Europe/Berlin)'),
-  TEMPLATES_DIR: z.string().trim().optional(),
-  /** YAML routes: who gets which report (see README "Routes"); without it MAIL_TO gets every report. */
-  ROUTES_FILE: z.string().trim().optional(),
-  /** YAML NetBox sources beside the default one (see README "Several NetBox sources"). */
-  SOURCES_FILE: z.string().trim().optional(),
-
-  // NetBox
-  NETBOX_URL: httpUrl.optional(),
-  // A header value: printable ASCII only, so a stray newline cannot add a header.
-  NETBOX_TOKEN: z
-    .string()
-    .trim()
-    .max(500)
-    .regex(/^[\x21-\x7e]+$/, 'must be one token without spaces (nbt_<key>.<token> or a 40-character key)')
-    .optional(),
-  NETBOX_CA_FILE: z.string().trim().optional(),
-  NETBOX_TLS_REJECT_UNAUTHORIZED: bool(true),
-  NETBOX_TIMEOUT_MS: positiveInt(10_000),
-  NETBOX_ENRICH_BUDGET_MS: positiveInt(30_000),
-  MAIL_MAX_FAILURES: positiveInt(50, 10_000),
-  MAIL_ATTACH_CSV: bool(false),
-  MAIL_ATTACH_MAX_BYTES: positiveInt(5_000_000, 50_000_000),
-  // The report mail's trend chart: how many reports of the series it plots (the current one included); 0 = no chart.
+  MAIL_FROM: setting(address.default('Compliance Relay <compliance-relay@localhost>'), {
+    group: 'basics',
+    description: 'Sender; its domain also names the Message-IDs.',
+  }),
+  MAIL_TO: setting(addressList.optional(), {
+    group: 'basics',
+    description: 'Comma-separated recipients; required with SMTP_URL unless ROUTES_FILE is set.',
+    defaultText: 'compliance-reports@localhost without SMTP',
+    example: 'netops@example.com',
+  }),
+  MAIL_CC: setting(addressList.optional(), { group: 'basics', description: 'Comma-separated copy recipients.' }),
+  MAIL_BCC: setting(addressList.optional(), {
+    group: 'basics',
+    description: 'Comma-separated blind copies (envelope only, never in a header).',
+  }),
+  MAIL_REPLY_TO: setting(address.optional(), { group: 'features', description: 'Reply-To address.' }),
+  MAIL_TIMEZONE: setting(
+    z
+      .string()
+      .trim()
+      .default('UTC')
+      .refine((tz) => {
+        try {
+          new Intl.DateTimeFormat('en-GB', { timeZone: tz });
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'is not an IANA time zone (example: Europe/Berlin)'),
+    { group: 'basics', description: 'IANA time zone for dates in mails (Europe/Berlin).' },
+  ),
+  ROUTES_FILE: setting(z.string().trim().optional(), {
+    group: 'basics',
+    description: 'YAML routes: who gets which report (docs/routes.md); unset: every report to MAIL_TO/CC/BCC.',
+  }),
+  SOURCES_FILE: setting(z.string().trim().optional(), {
+    group: 'basics',
+    description: 'YAML list of further NetBox instances, each at WEBHOOK_PATH/<name> (docs/sources.md).',
+  }),
+  MAIL_MAX_FAILURES: setting(positiveInt(50, 10_000), {
+    group: 'features',
+    description: 'Most failing tests listed in a mail; the rest as "and N more" linked to NetBox.',
+  }),
+  MAIL_ATTACH_CSV: setting(bool(false), { group: 'features', description: 'Attach every failing result as a CSV file.' }),
+  MAIL_ATTACH_MAX_BYTES: setting(positiveInt(5_000_000, 50_000_000), {
+    group: 'features',
+    description: 'Size cap of the CSV attachment; a truncated file is said so in the mail.',
+  }),
   // At most 30: more points than that no longer fit the chart's width legibly, nor its PNG the 40 kB budget.
-  MAIL_CHART_REPORTS: nonNegativeInt(12, 30),
+  MAIL_CHART_REPORTS: setting(nonNegativeInt(12, 30), {
+    group: 'features',
+    description: "Reports the mail's trend chart plots, the current one included; 0: no chart.",
+  }),
+  TEMPLATES_DIR: setting(z.string().trim().optional(), {
+    group: 'features',
+    description: 'A copy of templates/ to use instead of the built-in templates.',
+  }),
 
-  // Delivery worker
-  RETRY_MAX_ATTEMPTS: positiveInt(48, 1000),
-  RETRY_BASE_MS: positiveInt(60_000),
-  RETRY_MAX_DELAY_MS: positiveInt(3_600_000),
-  WORKER_POLL_MS: positiveInt(1_000),
-  LEASE_MS: positiveInt(300_000),
-  MAX_UNRECORDED_OUTCOMES: positiveInt(10_000),
-  /** Different deliveries answered 4xx in a row (no mail accepted between) before the whole queue pauses. */
-  SMTP_PAUSE_AFTER_4XX: positiveInt(3, 1000),
+  // NetBox: the default source (SOURCES_FILE adds named ones)
+  NETBOX_URL: setting(httpUrl.optional(), {
+    group: 'basics',
+    description: "NetBox's base URL, for absolute links in mails; unset: links are relative.",
+    example: 'https://netbox.example.com',
+  }),
+  // A header value: printable ASCII only, so a stray newline cannot add a header.
+  NETBOX_TOKEN: setting(
+    z
+      .string()
+      .trim()
+      .max(500)
+      .regex(/^[\x21-\x7e]+$/, 'must be one token without spaces (nbt_<key>.<token> or a 40-character key)')
+      .optional(),
+    { group: 'basics', description: 'NetBox API token (read-only is enough); with it, mails list the failing tests.' },
+  ),
+  NETBOX_CA_FILE: setting(z.string().trim().optional(), {
+    group: 'features',
+    description: "PEM file with the CA that signed NetBox's certificate (private CA).",
+  }),
+  NETBOX_TLS_REJECT_UNAUTHORIZED: setting(bool(true), {
+    group: 'features',
+    description: "Verify NetBox's certificate. Turn off only for a lab.",
+  }),
 
-  // Logs
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Operations
+  ADMIN_TOKEN: setting(z.string().min(16, 'must be at least 16 characters').max(512).optional(), {
+    group: 'basics',
+    description: 'Turns on the dashboard at /ui and the admin API; at least 16 characters (openssl rand -hex 32).',
+  }),
+  METRICS_TOKEN: setting(z.string().min(16, 'must be at least 16 characters').max(512).optional(), {
+    group: 'basics',
+    description: 'When set, GET /metrics needs "Authorization: Bearer <token>" (at least 16 characters).',
+  }),
+  LOG_LEVEL: setting(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), {
+    group: 'basics',
+    description: 'Least severe log level written.',
+  }),
   // Unset: pretty on a terminal, JSON otherwise (decided where stdout is known, cli/serve.ts).
-  LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'must be json or pretty (unset: pretty on a terminal, JSON otherwise)' }).optional(),
+  LOG_FORMAT: setting(
+    z.enum(['json', 'pretty'], { error: 'must be json or pretty (unset: pretty on a terminal, JSON otherwise)' }).optional(),
+    {
+      group: 'basics',
+      description: 'json (one object per line) or pretty (for a person).',
+      defaultText: 'pretty on a terminal, else json',
+    },
+  ),
+  EXPECT_REPORT_EVERY: setting(duration.optional(), {
+    group: 'features',
+    description: 'A duration (24h, 7d): with no report for that long, mail the recipients once (the watchdog).',
+  }),
+  WAIVERS_FILE: setting(z.string().trim().optional(), {
+    group: 'features',
+    description: 'YAML accepted exceptions kept in git, merged with the stored ones and read-only in the dashboard (docs/waivers.md).',
+    example: '/etc/relay/waivers.yaml',
+  }),
+  WAIVER_MAX_DAYS: setting(positiveInt(DEFAULT_WAIVER_MAX_DAYS, 3650), {
+    group: 'features',
+    description: "How far ahead a waiver's end may be, in days from when it is made.",
+  }),
+  SMTP_CHECK_INTERVAL: setting(duration.prefault('5m'), {
+    group: 'features',
+    description: "A duration (30s, 5m): how often /readyz's SMTP check connects, besides every real send.",
+  }),
+  DATABASE_POOL_SIZE: setting(positiveInt(10, 100), { group: 'features', description: 'PostgreSQL connections per relay.' }),
 
-  // Watchdog: mail the recipients when no report arrived for this long (unset: off)
-  EXPECT_REPORT_EVERY: duration.optional(),
+  // Mail provider: OAuth2 (SMTP_AUTH=oauth2 or MAIL_TRANSPORT=graph) and Microsoft Graph
+  SMTP_AUTH: setting(z.enum(['password', 'oauth2']).default('password'), {
+    group: 'provider',
+    description: 'password: SMTP_USER/SMTP_PASSWORD (or no login); oauth2: AUTH XOAUTH2 with a token from OAUTH2_*.',
+  }),
+  MAIL_TRANSPORT: setting(z.enum(['smtp', 'graph']).default('smtp'), {
+    group: 'provider',
+    description: "smtp: SMTP_URL (or .eml files); graph: Microsoft Graph's sendMail with the OAUTH2_* settings.",
+  }),
+  GRAPH_SENDER: setting(address.optional(), {
+    group: 'provider',
+    description: 'The mailbox Graph sends as (/users/{sender}/sendMail).',
+    defaultText: "MAIL_FROM's address",
+  }),
+  GRAPH_URL: setting(httpUrl.default('https://graph.microsoft.com'), {
+    group: 'provider',
+    description: "Graph's base URL (national clouds; http:// only to a loopback address).",
+  }),
+  GRAPH_TIMEOUT_MS: setting(positiveInt(30_000), { group: 'provider', description: 'Time for one sendMail request.' }),
+  OAUTH2_PROVIDER: setting(z.enum(['microsoft', 'google']).default('microsoft'), {
+    group: 'provider',
+    description: 'microsoft (client credentials) or google (Workspace service account).',
+  }),
+  OAUTH2_TENANT_ID: setting(
+    z
+      .string()
+      .trim()
+      .regex(
+        /^[A-Za-z0-9.-]+$/,
+        'must be the directory (tenant) ID or domain, e.g. 00000000-0000-0000-0000-000000000000 or contoso.onmicrosoft.com',
+      )
+      .optional(),
+    { group: 'provider', description: 'Microsoft: the directory (tenant) ID or domain (required).' },
+  ),
+  OAUTH2_CLIENT_ID: setting(z.string().trim().min(1).max(200).optional(), {
+    group: 'provider',
+    description: 'Microsoft: the application (client) ID (required).',
+  }),
+  OAUTH2_CLIENT_SECRET: setting(z.string().max(1000).optional(), {
+    group: 'provider',
+    description: "Microsoft: a client secret's value; or a certificate (the next two).",
+  }),
+  OAUTH2_CERTIFICATE_FILE: setting(z.string().trim().optional(), {
+    group: 'provider',
+    description: 'Microsoft: the PEM certificate uploaded to the app registration.',
+  }),
+  OAUTH2_PRIVATE_KEY_FILE: setting(z.string().trim().optional(), {
+    group: 'provider',
+    description: "The certificate's PEM private key (RSA).",
+  }),
+  OAUTH2_SERVICE_ACCOUNT_FILE: setting(z.string().trim().optional(), {
+    group: 'provider',
+    description: "Google: the service account's JSON key (required); it acts as SMTP_USER.",
+  }),
+  OAUTH2_SCOPE: setting(z.string().trim().min(1).max(1000).optional(), {
+    group: 'provider',
+    description: 'The token scope.',
+    defaultText: 'by provider and transport',
+  }),
+  OAUTH2_TOKEN_URL: setting(httpUrl.optional(), {
+    group: 'provider',
+    description: "The token endpoint (https:// except to loopback); default: the provider's, or the key file's token_uri.",
+    defaultText: 'by provider',
+  }),
 
-  // Accepted exceptions (docs/waivers.md)
-  /** YAML waivers kept in git, merged with the stored ones and read-only in the dashboard. */
-  WAIVERS_FILE: z.string().trim().optional(),
-  /** How far ahead a waiver's until may be, in days from when it is made. */
-  WAIVER_MAX_DAYS: positiveInt(DEFAULT_WAIVER_MAX_DAYS, 3650),
-
-  // Dashboard and admin
-  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
-
-  // Health and metrics
-  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
-  SMTP_CHECK_INTERVAL: duration.optional(),
+  // Advanced: limits and timings with sound defaults
+  SHUTDOWN_TIMEOUT_MS: setting(positiveInt(10_000), {
+    group: 'advanced',
+    description: 'On SIGTERM, how long sends in flight may finish (unfinished ones are resent at the next start).',
+  }),
+  HTTP_HEADERS_TIMEOUT_MS: setting(positiveInt(10_000), { group: 'advanced', description: 'A client must send its headers within this.' }),
+  HTTP_REQUEST_TIMEOUT_MS: setting(positiveInt(30_000), {
+    group: 'advanced',
+    description: 'A client must send its whole request within this.',
+  }),
+  WEBHOOK_MAX_BYTES: setting(positiveInt(1_048_576, 64 * 1_048_576), {
+    group: 'advanced',
+    description: 'Larger webhook bodies are refused with 413.',
+  }),
+  WEBHOOK_RATE_LIMIT_WINDOW_MS: setting(positiveInt(60_000), { group: 'advanced', description: "The rate limit's window." }),
+  RETENTION_INTERVAL_MS: setting(positiveInt(3_600_000), {
+    group: 'advanced',
+    description: 'How often the relay prunes sent deliveries (also once at start).',
+  }),
+  SQLITE_SYNCHRONOUS: setting(z.enum(['FULL', 'NORMAL', 'EXTRA']).default('FULL'), {
+    group: 'advanced',
+    description: 'FULL: each acknowledged delivery survives a power loss; NORMAL: a process crash only (docs/operations.md).',
+  }),
+  SMTP_CONNECTION_TIMEOUT_MS: setting(positiveInt(10_000), { group: 'advanced', description: 'Time to open an SMTP connection.' }),
+  SMTP_GREETING_TIMEOUT_MS: setting(positiveInt(10_000), {
+    group: 'advanced',
+    description: "Time to wait for the SMTP server's greeting.",
+  }),
+  SMTP_SOCKET_TIMEOUT_MS: setting(positiveInt(60_000), { group: 'advanced', description: 'Idle time allowed on an SMTP connection.' }),
+  NETBOX_TIMEOUT_MS: setting(positiveInt(10_000), { group: 'advanced', description: 'One NetBox request may stay silent this long.' }),
+  NETBOX_ENRICH_BUDGET_MS: setting(positiveInt(30_000), {
+    group: 'advanced',
+    description: "All of one mail's NetBox requests end within this (must be below LEASE_MS).",
+  }),
+  RETRY_MAX_ATTEMPTS: setting(positiveInt(48, 1000), { group: 'advanced', description: 'Sends per delivery before it is dead.' }),
+  RETRY_BASE_MS: setting(positiveInt(60_000), {
+    group: 'advanced',
+    description: 'First retry delay cap; doubles after each failure (full jitter below it).',
+  }),
+  RETRY_MAX_DELAY_MS: setting(positiveInt(3_600_000), { group: 'advanced', description: 'Largest retry delay cap.' }),
+  WORKER_POLL_MS: setting(positiveInt(1_000), {
+    group: 'advanced',
+    description: 'How often the queue is looked at when nothing wakes the worker.',
+  }),
+  LEASE_MS: setting(positiveInt(300_000), {
+    group: 'advanced',
+    description: 'How long a send holds its delivery before another process may take it over.',
+  }),
+  MAX_UNRECORDED_OUTCOMES: setting(positiveInt(10_000), {
+    group: 'advanced',
+    description: 'Sends whose outcome the store refused, held in memory; at this many no new delivery is claimed.',
+  }),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { formatRoutesIssue, parseYamlListFile, RoutesFileError, SOURCE_NAME_PATTERN } from '../routing';
 import { duration, httpUrl, parseCidr } from '../shared';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
+import type { Env } from './schema';
 
 /** Sources one relay serves at most: each one is a route, a NetBox client and a metrics label value. */
 export const MAX_SOURCES = 50;
@@ -102,18 +103,47 @@ function buildSource(entry: SourceEntry, context: SourcesContext, report: (field
   const token = secret('token');
   if (entry.netbox_url === undefined && (token !== undefined || entry.ca_file !== undefined))
     report('netbox_url', 'is required with a token or a CA file');
-  return {
-    name: entry.name,
-    path: `${context.webhookPath === '/' ? '' : context.webhookPath}/${entry.name}`,
+  return assembleSource(entry.name, context, {
     secrets: [current, previous].filter((s): s is string => s !== undefined),
     allowedIps: entry.allowed_ips?.map((c) => parseCidr(c)!),
-    netbox: {
-      url: entry.netbox_url?.replace(/\/+$/, ''),
-      token,
-      caFile: entry.ca_file ? path.resolve(context.cwd, entry.ca_file) : undefined,
-    },
+    netbox: { url: entry.netbox_url, token, caFile: entry.ca_file },
     tags: entry.tags ?? {},
     expectEveryMs: entry.expect_report_every,
+  });
+}
+
+/**
+ * The `default` source, the only place it is defined: NETBOX_URL, NETBOX_TOKEN, NETBOX_CA_FILE,
+ * WEBHOOK_SECRET(_PREVIOUS), WEBHOOK_ALLOWED_IPS and EXPECT_REPORT_EVERY, at the bare WEBHOOK_PATH.
+ */
+export function buildDefaultSource(e: Env, context: Pick<SourcesContext, 'webhookPath' | 'cwd'>): SourceConfig {
+  return assembleSource(DEFAULT_SOURCE_NAME, context, {
+    secrets: [e.WEBHOOK_SECRET, e.WEBHOOK_SECRET_PREVIOUS].filter((s): s is string => s !== undefined),
+    allowedIps: e.WEBHOOK_ALLOWED_IPS,
+    netbox: { url: e.NETBOX_URL, token: e.NETBOX_TOKEN, caFile: e.NETBOX_CA_FILE },
+    tags: {},
+    expectEveryMs: e.EXPECT_REPORT_EVERY,
+  });
+}
+
+/** WEBHOOK_PATH without its trailing slashes (`/` stays `/`). */
+export function normalizeWebhookPath(value: string): string {
+  return value.replace(/\/+$/, '') || '/';
+}
+
+/** A source as the relay holds it, whichever way it was given: its path, NetBox's URL and CA file made canonical. */
+function assembleSource(
+  name: string,
+  context: Pick<SourcesContext, 'webhookPath' | 'cwd'>,
+  fields: Omit<SourceConfig, 'name' | 'path'>,
+): SourceConfig {
+  const { url, token, caFile } = fields.netbox;
+  const base = context.webhookPath === '/' ? '' : context.webhookPath;
+  return {
+    ...fields,
+    name,
+    path: name === DEFAULT_SOURCE_NAME ? context.webhookPath : `${base}/${name}`,
+    netbox: { url: url?.replace(/\/+$/, ''), token, caFile: caFile ? path.resolve(context.cwd, caFile) : undefined },
   };
 }
 

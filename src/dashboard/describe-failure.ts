@@ -1,3 +1,4 @@
+import { describeMailError } from '../mail';
 import { parseFailureCode, type FailureCode } from '../shared';
 
 /**
@@ -32,7 +33,12 @@ const FAILURE_WORDS: Partial<Record<FailureCode, string>> = {
   SMTP_PAUSED: 'Sending is paused: the mail server failed for every message lately.',
 };
 
-/** The failure code of a delivery in words (codes outside the catalogue read as "unknown"). */
-export function describeFailure(code: string | null): string {
-  return FAILURE_WORDS[parseFailureCode(code)] ?? 'The send failed for a reason the relay does not know; it is tried again.';
+/**
+ * A delivery's failure in words: what happened and what to change when the stored error is one a user
+ * can fix (refused, DNS, TLS, certificate, login: the same words as `verify-smtp`), else its code's
+ * sentence (codes outside the catalogue read as "unknown").
+ */
+export function describeFailure(code: string | null, error?: string | null): string {
+  const fixable = code ? describeMailError({ code, message: error ?? '' }) : undefined;
+  return fixable ?? FAILURE_WORDS[parseFailureCode(code)] ?? 'The send failed for a reason the relay does not know; it is tried again.';
 }

@@ -163,7 +163,7 @@ function renderRow(row: DeliveryRow, input: DeliveriesInput, back: string): Safe
       ? html`<br><span class="next-attempt">next try ${input.formatTime(d.nextAttemptAt)}</span>`
       : '';
   const error = d.lastError
-    ? html`<span class="error-words">${describeFailure(d.lastErrorCode)}</span><br><span class="error">${d.lastErrorCode ? `${d.lastErrorCode}: ` : ''}${truncate(d.lastError, 160)}</span>`
+    ? html`<span class="error-words">${describeFailure(d.lastErrorCode, d.lastError)}</span><br><span class="error">${d.lastErrorCode ? `${d.lastErrorCode}: ` : ''}${truncate(d.lastError, 160)}</span>`
     : '';
   return html`<tr data-delivery="${d.id}" data-state="${d.state}"${high ? html` data-high-failing="true"` : ''}><td data-label="Delivery"><a href="/ui/deliveries/${d.id}">#${d.id}</a><br><span class="muted">${input.formatTime(d.receivedAt)}</span></td><td data-label="What">${named ? html`<span class="source" data-source="${d.netboxSource}">${d.netboxSource}</span> · ` : ''}${describeContent(content)}${flag}${netbox}</td><td data-label="State">${stateBadge(d.state)} <span class="muted">${d.attempts} attempt${d.attempts === 1 ? '' : 's'}</span>${next}${routes}</td><td data-label="Last error">${error}</td><td>${renderAction(d, input.csrf, back)}</td></tr>`;
 }

@@ -145,9 +145,3 @@ export function buildEmlFileName(deliveryId: number, route: string): string {
   const safe = route.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80);
   return safe ? `delivery-${deliveryId}-${safe}.eml` : `delivery-${deliveryId}.eml`;
 }
-
-/** Replaces every occurrence of each secret (and its URL-encoded form) with [REDACTED]. */
-export function createSecretMask(secrets: readonly string[]): (text: string) => string {
-  const values = secrets.filter((s) => s.length >= 4).flatMap((s) => [s, encodeURIComponent(s)]);
-  return (text) => values.reduce((out, s) => out.split(s).join('[REDACTED]'), text);
-}

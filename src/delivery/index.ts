@@ -34,7 +34,6 @@ export {
   buildDeliveryJson,
   buildEmlFileName,
   buildSentMailsJson,
-  createSecretMask,
   findMessageId,
   type DeliveryJson,
   type DeliveryRouteJson,

@@ -34,6 +34,8 @@ export function createRoutePlanner(options: {
   sources?: readonly SourceFacts[];
   /** A route by owner fell back to its fixed recipients because NetBox could not say who owns what (for /metrics). */
   onOwnerFallback?: (source: string, code: string) => void;
+  /** NetBox named contacts a route by owner may not mail (each line: who, through which object, why); their failures went to the fallback. */
+  onRecipientsRefused?: (route: string, refused: readonly string[]) => void;
 }): RoutePlanner {
   const tags = new Map((options.sources ?? []).map((s) => [s.name, s.tags]));
   const byName = new Map(options.routes.map((r) => [r.name, r]));
@@ -57,7 +59,8 @@ export function createRoutePlanner(options: {
     const plan: NewRouteMail[] = [];
     for (const decision of decisions) {
       const route = byName.get(decision.route);
-      if (decision.outcome === 'send' && route?.owners) plan.push(...(await splitByOwner(route, decision, composed, lookup)));
+      if (decision.outcome === 'send' && route?.owners)
+        plan.push(...(await splitByOwner(route, decision, composed, lookup, options.onRecipientsRefused)));
       else if (decision.outcome === 'send' && route && decision.devices) plan.push(await scopeToDevices(route, decision, composed));
       else if (decision.outcome === 'send' && route?.match && hasDeviceCondition(route.match) && facts.hasFailures && !facts.devices)
         plan.push(unscoped(route, decision, composed, lookup));
@@ -86,6 +89,7 @@ async function splitByOwner(
   decision: RouteDecision,
   composed: ComposedReport,
   lookup: OwnerLookup | undefined,
+  onRecipientsRefused?: (route: string, refused: readonly string[]) => void,
 ): Promise<NewRouteMail[]> {
   const spec = route.owners!;
   const whole = (why: string, note: string | null): NewRouteMail => ({
@@ -118,6 +122,8 @@ async function splitByOwner(
   const scope = decision.devices ? new Set(decision.devices) : null;
   const scoped = scope ? failures.filter((r) => r.deviceId !== null && scope.has(r.deviceId)) : failures;
   const groups = buildOwnerGroups(spec, scoped, lookup.devices, lookup.contacts);
+  const refused = groups.flatMap((g) => g.refused);
+  if (refused.length > 0) onRecipientsRefused?.(route.name, refused);
   const plan: NewRouteMail[] = [];
   for (const g of groups) {
     // A route narrowed by a device condition knows only its failing devices: its ratios are theirs.
@@ -132,7 +138,7 @@ async function splitByOwner(
       counts,
       ownedDevices,
       whole: false,
-      note: null,
+      note: g.note,
     };
     plan.push({ ...decision, route: `${route.name}~${g.key}`, reason: `${decision.reason}; ${g.why}`, ownerGroup: group });
   }

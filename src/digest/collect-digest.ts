@@ -1,7 +1,15 @@
 import type { DigestContent, DigestSourceContent } from '../compose';
 import { buildReportFacts, buildRoutingTrend, matchCondition, type Condition, type Route, type SourceFacts } from '../routing';
 import type { DeliveryRecord, Store } from '../store';
-import { buildPeriodTrend, buildReportSnapshot, buildSourceSeriesKey, buildTrend, type ReportSnapshot } from '../trend';
+import {
+  buildPeriodPoint,
+  buildPeriodTrend,
+  buildReportSnapshot,
+  buildSourceSeriesKey,
+  buildTrend,
+  type PeriodPoint,
+  type ReportSnapshot,
+} from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import type { DigestJob } from './digest-job';
 
@@ -16,6 +24,22 @@ export interface DigestSources {
 const PAGE_SIZE = 500;
 
 /**
+ * Series with a section and a chart in one digest: the worst ones (most failing results in their
+ * latest report). Each distinct base path in a report's `url` starts a series, so their number is
+ * NetBox's to choose: 1,500 series once made a 21 MB mail with 1,500 charts. The others get one
+ * table row each.
+ */
+export const MAX_DIGEST_SERIES = 20;
+
+/** One series while the period is read: its latest report and its records, not their snapshots. */
+interface SeriesTally {
+  source: string;
+  series: string;
+  latest: PeriodPoint;
+  records: DeliveryRecord[];
+}
+
+/**
  * Gathers a digest from the store: every report received in the job's period that matches the route
  * (its conditions decided on the report's facts and on its trend against the report before it, as a
  * per-report route decides), grouped by NetBox source and series, with each series' period trend.
@@ -24,18 +48,23 @@ const PAGE_SIZE = 500;
  */
 export async function collectDigest(deps: DigestSources, route: Route, job: DigestJob, timezone: string): Promise<DigestContent> {
   const received = await listPeriodReports(deps.store, job);
-  const bySource = new Map<string, Map<string, ReportSnapshot[]>>();
-  for (const record of received) {
-    const snapshot = await findSnapshot(deps, record);
-    if (route.match && !(await matchesRoute(deps, route.match, record, snapshot))) continue;
-    const series = bySource.get(record.netboxSource) ?? new Map<string, ReportSnapshot[]>();
-    series.set(snapshot.series, [...(series.get(snapshot.series) ?? []), snapshot]);
-    bySource.set(record.netboxSource, series);
-  }
+  const tallies = await tallySeries(deps, route, received);
+  // The worst series first; a tie by name, so the same period always gives the same digest.
+  const ranked = [...tallies.values()].sort(
+    (a, b) =>
+      b.latest.failed.overall - a.latest.failed.overall ||
+      (a.latest.ratios.overall ?? 100) - (b.latest.ratios.overall ?? 100) ||
+      a.source.localeCompare(b.source) ||
+      a.series.localeCompare(b.series),
+  );
+  const detailed = ranked.slice(0, MAX_DIGEST_SERIES);
   const sources: DigestSourceContent[] = [];
-  for (const [source, seriesMap] of [...bySource].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const source of [...new Set(detailed.map((t) => t.source))].sort((a, b) => a.localeCompare(b))) {
     const series = [];
-    for (const [, reports] of [...seriesMap].sort(([a], [b]) => a.localeCompare(b))) {
+    for (const tally of detailed.filter((t) => t.source === source).sort((a, b) => a.series.localeCompare(b.series))) {
+      // Read again for the few series shown whole: the period's snapshots are never all held at once.
+      const reports: ReportSnapshot[] = [];
+      for (const record of tally.records) reports.push(await findSnapshot(deps, record));
       const first = reports.reduce((a, b) =>
         b.createdMs < a.createdMs || (b.createdMs === a.createdMs && b.reportId < a.reportId) ? b : a,
       );
@@ -43,10 +72,35 @@ export async function collectDigest(deps: DigestSources, route: Route, job: Dige
     }
     sources.push({ source, series });
   }
+  const otherSeries = ranked
+    .slice(MAX_DIGEST_SERIES)
+    .map((t) => ({ source: t.source, series: t.series, reportCount: t.records.length, latest: t.latest }));
   const heard = new Set(received.map((r) => r.netboxSource));
   const watched = namedSources(route.match);
   const silentSources = deps.sources.map((s) => s.name).filter((name) => !heard.has(name) && (!watched || watched.has(name)));
-  return { ...job, timezone, sources, silentSources };
+  return { ...job, timezone, sources, otherSeries, silentSources };
+}
+
+/** The period's matching reports by series: each series' latest report and its records (snapshots are dropped as read). */
+async function tallySeries(deps: DigestSources, route: Route, received: readonly DeliveryRecord[]): Promise<Map<string, SeriesTally>> {
+  const tallies = new Map<string, SeriesTally>();
+  for (const record of received) {
+    const snapshot = await findSnapshot(deps, record);
+    if (route.match && !(await matchesRoute(deps, route.match, record, snapshot))) continue;
+    const key = `${record.netboxSource}\n${snapshot.series}`;
+    const point = buildPeriodPoint(snapshot);
+    const tally = tallies.get(key);
+    if (!tally) tallies.set(key, { source: record.netboxSource, series: snapshot.series, latest: point, records: [record] });
+    else {
+      tally.records.push(record);
+      if (
+        point.createdMs > tally.latest.createdMs ||
+        (point.createdMs === tally.latest.createdMs && point.reportId > tally.latest.reportId)
+      )
+        tally.latest = point;
+    }
+  }
+  return tallies;
 }
 
 /** The period's report deliveries (not the watchdog's or the digests' own records), oldest first. */

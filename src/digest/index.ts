@@ -7,5 +7,5 @@ export {
   type DigestRouteSchedule,
 } from './create-digest-scheduler';
 export { withDigestMail, type DigestMailSettings } from './with-digest-mail';
-export { collectDigest, type DigestSources } from './collect-digest';
+export { collectDigest, MAX_DIGEST_SERIES, type DigestSources } from './collect-digest';
 export { buildDigestJob, parseDigestJob, type DigestJob } from './digest-job';

@@ -1,5 +1,5 @@
 import type { WorkerOutcome } from '../delivery';
-import type { MailTransport } from '../mail';
+import { describeMailError, type MailTransport } from '../mail';
 import type { Clock, FailureCode, Logger } from '../shared';
 
 /** The latest word on whether mail can leave: from a periodic check or from the last send. */
@@ -69,13 +69,9 @@ export function createSmtpHealth(options: { transport: MailTransport; clock: Clo
         () => set({ ok: true, source: 'verify', checkedAt: options.clock.now() }),
         (error: unknown) => {
           const err = error as { code?: unknown; message?: unknown };
-          set({
-            ok: false,
-            source: 'verify',
-            checkedAt: options.clock.now(),
-            code: typeof err.code === 'string' ? err.code : 'ERROR',
-            message: String(err.message ?? error).slice(0, 300),
-          });
+          const code = typeof err.code === 'string' ? err.code : 'ERROR';
+          const message = String(err.message ?? error);
+          set({ ok: false, source: 'verify', checkedAt: options.clock.now(), code, message: describeForUser(code, message) });
         },
       )
       .then(() => current)
@@ -101,7 +97,7 @@ export function createSmtpHealth(options: { transport: MailTransport; clock: Clo
         source: 'send',
         checkedAt: options.clock.now(),
         code: outcome.failure.code,
-        message: outcome.failure.message.slice(0, 300),
+        message: describeForUser(outcome.failure.code, outcome.failure.message),
       });
     },
     check,
@@ -121,4 +117,12 @@ export function createSmtpHealth(options: { transport: MailTransport; clock: Clo
       nextCheckAt = undefined;
     },
   };
+}
+
+/**
+ * What the dashboard's banner, /readyz and the log say: what happened and what to change when the
+ * failure is one a user can fix (refused, DNS, TLS, certificate, login), else the error as it came.
+ */
+function describeForUser(code: string, message: string): string {
+  return describeMailError({ code, message }) ?? message.slice(0, 300);
 }

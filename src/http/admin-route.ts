@@ -1,7 +1,7 @@
 import express, { type Request, type Response, type Router } from 'express';
-import { buildDeliveriesJson, buildEmlFileName, buildSentMailsJson, createSecretMask } from '../delivery';
+import { buildDeliveriesJson, buildEmlFileName, buildSentMailsJson } from '../delivery';
 import { createAdminGuard } from './admin-guard';
-import { RelayError, type Clock, type Logger } from '../shared';
+import { createSecretMask, RelayError, type Clock, type Logger } from '../shared';
 import { DELIVERY_STATES, type DeliveryState, type Store } from '../store';
 import { SOURCE_NAME_PATTERN } from '../routing';
 

@@ -1,7 +1,7 @@
 import { createHash, createPrivateKey, randomUUID, X509Certificate } from 'node:crypto';
 import type * as Jose from 'jose';
 import type { OAuth2Config } from '../config';
-import type { Clock } from '../shared';
+import { createSecretMask, type Clock } from '../shared';
 
 /** An OAuth2 access token and when it stops being valid (epoch ms, by the injected clock). */
 export interface AccessToken {
@@ -131,8 +131,10 @@ function parseTokenResponse(config: OAuth2Config, res: Response, text: string, n
     const lifetime = Number.isFinite(seconds) && seconds > 0 ? seconds : DEFAULT_TOKEN_LIFETIME_SECONDS;
     return { accessToken: body.access_token, expiresAt: nowMs + lifetime * 1000 };
   }
-  const error = typeof body.error === 'string' ? body.error.slice(0, 100) : undefined;
-  const description = typeof body.error_description === 'string' ? `: ${body.error_description.split(/\r?\n/)[0].slice(0, 300)}` : '';
+  // The endpoint may echo the form it was sent, client secret included: masked before it is cut short.
+  const mask = createSecretMask([config.clientSecret]);
+  const error = typeof body.error === 'string' ? mask(body.error).slice(0, 100) : undefined;
+  const description = typeof body.error_description === 'string' ? `: ${mask(body.error_description).split(/\r?\n/)[0].slice(0, 300)}` : '';
   if (REFUSAL_STATUSES.has(res.status) && error !== undefined) {
     throw new OAuth2Error('OAUTH2_REFUSED', `token endpoint ${host} refused the credentials (${res.status} ${error}${description})`);
   }

@@ -45,3 +45,4 @@ export {
 } from './build-trend-chart';
 export { paintChartInThread, stopChartPainter, ChartPainterError, PAINTER_COLLECT_EVERY_CHARTS, type PaintChart } from './paint-chart';
 export { embedInlineImages, embedRawInlineImages } from './embed-inline-images';
+export { describeMailError, type MailErrorFacts } from './describe-mail-error';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type nodemailer from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool';
 import type { GraphConfig, SmtpConfig } from '../config';
-import { systemClock, type Clock } from '../shared';
+import { createSecretMask, systemClock, type Clock, type SecretMask } from '../shared';
 import { createAccessTokenFetcher } from './fetch-access-token';
 import { createTokenCache, type TokenCache } from './create-token-cache';
 import { createGraphTransport } from './create-graph-transport';
@@ -70,15 +70,18 @@ export function createSmtpTransport(config: SmtpConfig, io: TransportIo): MailTr
     );
   }
   const oauth2 = config.oauth2 !== undefined;
+  // An SMTP server may echo the login (535 with the password, or AUTH PLAIN's base64), a token
+  // endpoint the client secret: hidden before any reply becomes an error text, a log line or a row.
+  const mask = createSecretMask([config.password, config.oauth2?.clientSecret]);
   return {
     kind: 'smtp',
     async send(message) {
       const info = await transporter.sendMail(message).catch((error: unknown) => {
-        throw withOAuth2Code(error, oauth2);
+        throw maskReply(withOAuth2Code(error, oauth2), mask);
       });
       return {
         messageId: info.messageId,
-        response: info.response,
+        response: mask(info.response),
         accepted: (info.accepted ?? []).map(String),
         rejected: (info.rejected ?? []).map(String),
       };
@@ -88,7 +91,7 @@ export function createSmtpTransport(config: SmtpConfig, io: TransportIo): MailTr
         if (onStep) await verifySmtpSteps({ options, user: config.user, password: config.password, tokens, onStep });
         else await transporter.verify();
       } catch (error) {
-        throw withOAuth2Code(error, oauth2);
+        throw maskReply(withOAuth2Code(error, oauth2), mask);
       }
     },
     close() {
@@ -139,6 +142,15 @@ function createSmtpTokenCache(config: SmtpConfig, io: TransportIo): TokenCache {
  * (nodemailer reports it as EAUTH), or OAUTH2_REFUSED when the server refused the token even after
  * nodemailer renewed it (535). With a password nothing changes: EAUTH stays EAUTH.
  */
+/** The error with the server's words (its message and its `response`, the SMTP reply) masked. */
+function maskReply(error: unknown, mask: SecretMask): unknown {
+  if (!error || typeof error !== 'object') return error;
+  const err = error as { message?: unknown; response?: unknown };
+  if (typeof err.message === 'string') err.message = mask(err.message);
+  if (typeof err.response === 'string') err.response = mask(err.response);
+  return error;
+}
+
 function withOAuth2Code(error: unknown, oauth2: boolean): unknown {
   if (!oauth2 || !error || typeof error !== 'object') return error;
   const err = error as { code?: unknown; oauth2Code?: unknown };

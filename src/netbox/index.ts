@@ -1,4 +1,11 @@
-export { createNetboxClient, buildAuthorization, type NetboxClient, type NetboxClientOptions, type RequestBudget } from './netbox-client';
+export {
+  createNetboxClient,
+  buildAuthorization,
+  MAX_PAGE_KEPT_BYTES,
+  type NetboxClient,
+  type NetboxClientOptions,
+  type RequestBudget,
+} from './netbox-client';
 export { NetboxError, classifyNetboxStatus, describeTlsFailure, type NetboxErrorCode } from './netbox-error';
 export { splitResultsUrl } from './results-url';
 export { parsePageStream, PageScanner, type NetboxPage } from './parse-page-stream';

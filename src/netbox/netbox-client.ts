@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { buildNetboxUrl, parseNetboxBase, type BuildNetboxUrlOptions, type NetboxBase } from '../report';
-import { systemClock, type Clock } from '../shared';
+import { createSecretMask, systemClock, type Clock, type SecretMask } from '../shared';
 import { NetboxError, classifyNetboxStatus, describeTlsFailure } from './netbox-error';
 import { parsePageStream, type NetboxPage } from './parse-page-stream';
 
@@ -21,8 +21,10 @@ export interface NetboxClientOptions {
   maxAttempts?: number;
   /** First pause between attempts, doubled each time; default 250 ms. */
   retryBaseMs?: number;
-  /** Largest page accepted, in bytes (default 256 MiB: 1000 results with large explanations). */
+  /** Largest page accepted, in bytes (default 256 MiB: 1000 results with large explanations, skipped as they stream). */
   maxPageBytes?: number;
+  /** Most of a page held in memory, in bytes: everything but the skipped explanations (default {@link MAX_PAGE_KEPT_BYTES}). */
+  maxPageKeptBytes?: number;
   /** Largest non-list document accepted, in bytes (default 1 MiB). */
   maxDocumentBytes?: number;
   /** Agent for tests and benchmarks (keep-alive is on by default). */
@@ -70,6 +72,13 @@ export function buildAuthorization(token: string): string {
 /** Largest number of pages followed: a `next` loop in a broken proxy must not run forever. */
 const MAX_PAGES = 10_000;
 
+/**
+ * What one page may hold in memory: 1,000 results without explanations are about 0.6 MB, 1,000
+ * devices about 3 MB. A NetBox (or anything answering in its place) sending more is treated as
+ * broken: its page is refused (PROTOCOL) and the mail goes without what it would have said, saying why.
+ */
+export const MAX_PAGE_KEPT_BYTES = 16 * 1024 * 1024;
+
 /** What every request of one client needs: the options resolved once, with their defaults. */
 interface ClientContext {
   base: NetboxBase;
@@ -79,9 +88,12 @@ interface ClientContext {
   timeoutMs: number;
   /** The Authorization header's value, when NETBOX_TOKEN is set. */
   authorization?: string;
+  /** Hides the token in what NetBox (or a proxy before it) answers: a 403's `detail` may echo the header. */
+  mask: SecretMask;
   maxAttempts: number;
   retryBaseMs: number;
   maxPageBytes: number;
+  maxPageKeptBytes: number;
   maxDocumentBytes: number;
   sleep: (ms: number) => Promise<void>;
 }
@@ -121,9 +133,11 @@ function buildClientContext(options: NetboxClientOptions): ClientContext {
     clock: options.clock ?? systemClock,
     timeoutMs: options.timeoutMs,
     authorization: options.token ? buildAuthorization(options.token) : undefined,
+    mask: createSecretMask([options.token]),
     maxAttempts: options.maxAttempts ?? 3,
     retryBaseMs: options.retryBaseMs ?? 250,
     maxPageBytes: options.maxPageBytes ?? 256 * 1024 * 1024,
+    maxPageKeptBytes: options.maxPageKeptBytes ?? MAX_PAGE_KEPT_BYTES,
     maxDocumentBytes: options.maxDocumentBytes ?? 1024 * 1024,
     sleep: options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
   };
@@ -182,7 +196,11 @@ function openResponse(context: ClientContext, url: URL, budget: RequestBudget): 
         return;
       }
       readBounded(response, 64 * 1024)
-        .then((text) => reject(classifyNetboxStatus(status, url.pathname + url.search, detailOf(text))))
+        .then((text) => {
+          // Masked as text (an echo in any form) and again once JSON escapes are read.
+          const detail = detailOf(context.mask(text));
+          reject(classifyNetboxStatus(status, url.pathname + url.search, detail === undefined ? undefined : context.mask(detail)));
+        })
         .catch(() => reject(classifyNetboxStatus(status, url.pathname + url.search)));
     });
     request.end();
@@ -240,7 +258,7 @@ async function streamPages(
     const pageUrl: URL = url;
     const page: NetboxPage = await withRetries(
       context,
-      async () => parsePageStream(await openResponse(context, pageUrl, budget), context.maxPageBytes),
+      async () => parsePageStream(await openResponse(context, pageUrl, budget), context.maxPageBytes, context.maxPageKeptBytes),
       budget,
     );
     count ??= page.count;

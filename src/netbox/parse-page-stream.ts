@@ -46,7 +46,12 @@ export class PageScanner {
   private elementBytes = 0;
   private inElement = false;
   private skipping = false;
+  /** Bytes of results kept so far (explanations and custom fields, skipped, are not). */
+  private keptResultBytes = 0;
   readonly results: Record<string, unknown>[] = [];
+
+  /** `maxKeptBytes`: what the page may hold in memory (its results and the rest, not what is skipped); over it, PROTOCOL. */
+  constructor(private readonly maxKeptBytes = Number.POSITIVE_INFINITY) {}
 
   /** Feeds the next chunk of the page. */
   push(chunk: Buffer): void {
@@ -66,6 +71,13 @@ export class PageScanner {
       this.flush(chunk, n);
       this.segStart = 0;
     }
+    this.checkKept();
+  }
+
+  /** A page is parsed into objects held until it is complete: what it keeps is bounded, like a NetBox outage beyond. */
+  private checkKept(): void {
+    if (this.keptResultBytes + this.skeleton.length > this.maxKeptBytes)
+      throw new NetboxError('PROTOCOL', `a NetBox page holds more than ${this.maxKeptBytes} bytes besides explanations`);
   }
 
   /** Inside a string in `results`: jumps to its closing quote (or the chunk's end); returns the last index consumed. */
@@ -206,6 +218,8 @@ export class PageScanner {
     if (this.segStart < 0 || end <= this.segStart) return;
     const part = chunk.subarray(this.segStart, end);
     this.elementBytes += part.length;
+    this.keptResultBytes += part.length;
+    this.checkKept();
     if (this.elementBytes > MAX_RESULT_BYTES)
       throw new NetboxError('PROTOCOL', `a result in a NetBox page exceeds ${MAX_RESULT_BYTES} bytes without its explanation`);
     // Copied: the chunk's memory is reused by the socket once this call returns.
@@ -238,9 +252,9 @@ function backslashesBefore(chunk: Buffer, end: number, start: number): number {
   return count;
 }
 
-/** Reads one page from a byte stream with {@link PageScanner}, refusing more than `maxBytes`. */
-export async function parsePageStream(body: Readable, maxBytes: number): Promise<NetboxPage> {
-  const scanner = new PageScanner();
+/** Reads one page from a byte stream with {@link PageScanner}, refusing more than `maxBytes` read or `maxKeptBytes` kept. */
+export async function parsePageStream(body: Readable, maxBytes: number, maxKeptBytes?: number): Promise<NetboxPage> {
+  const scanner = new PageScanner(maxKeptBytes);
   let bytes = 0;
   try {
     for await (const chunk of body as AsyncIterable<Buffer>) {

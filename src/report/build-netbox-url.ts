@@ -74,14 +74,31 @@ export function buildNetboxUrl(base: NetboxBase, pathOrUrl: string, options: Bui
   }
   const problem = findNetboxPathProblem(path);
   if (problem) return { ok: false, reason: `${describe(pathOrUrl)} is not a NetBox path: it ${problem}` };
+  // Dot-segments (`..`, `%2e%2e`, `.%2E`) are resolved first, as the URL parser and every server
+  // would: `/netbox/../other-app/` must not pass the base-path check below as a NetBox path.
+  const resolved = resolveDotSegments(path);
   // NetBox's own paths carry its base path already; a NETBOX_URL with a base path must not double it.
-  const full = base.basePath && path !== base.basePath && !path.startsWith(`${base.basePath}/`) ? `${base.basePath}${path}` : path;
+  const full = base.basePath && !isUnderBasePath(resolved, base.basePath) ? `${base.basePath}${resolved}` : resolved;
   const url = new URL(full, `${base.origin}/`);
-  // The checks above should make this impossible; this line is what the token's safety rests on.
+  // The checks above should make this impossible; these lines are what the token's safety rests on.
   if (url.origin !== base.origin || url.username !== '' || url.password !== '') {
     return { ok: false, reason: `${describe(pathOrUrl)} leads to ${url.origin}, not NETBOX_URL's origin ${base.origin}` };
   }
+  if (base.basePath && !isUnderBasePath(url.pathname, base.basePath)) {
+    return { ok: false, reason: `${describe(pathOrUrl)} leads to ${url.pathname}, outside NETBOX_URL's base path ${base.basePath}` };
+  }
   return { ok: true, url };
+}
+
+/** `path` (a clean path, its query and fragment) with its dot-segments, plain or percent-encoded, resolved (RFC 3986 §5.2.4). */
+function resolveDotSegments(path: string): string {
+  const url = new URL(path, 'http://resolve.invalid');
+  return `${url.pathname}${url.search}${url.hash}`;
+}
+
+function isUnderBasePath(path: string, basePath: string): boolean {
+  const pathOnly = path.split(/[?#]/, 1)[0];
+  return pathOnly === basePath || pathOnly.startsWith(`${basePath}/`);
 }
 
 /** NetBox's BASE_PATH as the report's API `url` shows it: `/netbox/api/plugins/...` → `/netbox`, else ''. */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { OwnerContact } from '../enrichment';
 import type { NetboxDevice, OwnerObjectType } from '../netbox';
 import type { Severity } from '../report';
+import { isDomainAllowed, parseContactAddress } from './parse-contact-address';
 import type { OwnerSpec } from './routes-schema';
 
 /** One failing result as grouping needs it. */
@@ -23,7 +24,19 @@ export interface OwnerGroupDraft {
   failed: Record<Severity, number>;
   /** The NetBox objects (device, site, tenant) through which the group owns its devices; none for `unowned`. */
   objects: { type: OwnerObjectType; id: number }[];
+  /** For the fallback's mail: the contacts NetBox names that were not mailed, and why; else null. */
+  note: string | null;
+  /** Each contact not mailed, one line each (`"x@outside.example" (contact of site fra1): outside allowed_domains`), for the log. */
+  refused: string[];
 }
+
+/**
+ * Recipients of one owner mail at most: NetBox's contacts of one object, so that its To header stays
+ * readable and a contact list grown by an attacker cannot fan out. An object with more goes to the fallback.
+ */
+export const MAX_OWNER_RECIPIENTS = 20;
+/** Refused contacts named in the fallback's mail; the log lists them all. */
+const MAX_REFUSED_IN_NOTE = 5;
 
 /** The key of the group of failures nobody owns. */
 export const UNOWNED_GROUP_KEY = 'unowned';
@@ -50,17 +63,7 @@ export function buildOwnerGroups(
     const key = `${c.objectType}:${c.objectId}`;
     byObject.set(key, [...(byObject.get(key) ?? []), c]);
   }
-  const groups = new Map<
-    string,
-    {
-      to: string[];
-      objects: string[];
-      refs: Map<string, { type: OwnerObjectType; id: number }>;
-      ids: Set<number>;
-      names: Set<string>;
-      failed: Record<Severity, number>;
-    }
-  >();
+  const groups = new Map<string, GroupTally>();
   const join = (key: string, to: string[], owner: Owner | null, failure: OwnedFailure) => {
     let group = groups.get(key);
     if (!group) {
@@ -73,25 +76,54 @@ export function buildOwnerGroups(
     group.names.add(failure.device);
     group.failed[failure.severity] += 1;
   };
+  const refused = new Set<string>();
   for (const failure of failures) {
     const device = failure.deviceId === null ? undefined : byId.get(failure.deviceId);
-    const owners = device ? findOwners(spec, device, byObject) : [];
-    if (owners.length === 0) join(UNOWNED_GROUP_KEY, spec.fallback, null, failure);
-    for (const owner of owners) join(buildGroupKey(owner.to), owner.to, owner, failure);
+    const found = device ? findOwners(spec, device, byObject) : { owners: [], refused: [] };
+    // A contact the route may not mail is not silently dropped: its failures reach the fallback too.
+    if (found.owners.length === 0 || found.refused.length > 0) join(UNOWNED_GROUP_KEY, spec.fallback, null, failure);
+    for (const owner of found.owners) join(buildGroupKey(owner.to), owner.to, owner, failure);
+    for (const line of found.refused) refused.add(line);
   }
+  return [...groups.entries()].map(([key, g]) => finishGroup(spec, key, g, [...refused]));
+}
+
+/** What a group gathers while the failures are split. */
+interface GroupTally {
+  to: string[];
+  objects: string[];
+  refs: Map<string, { type: OwnerObjectType; id: number }>;
+  ids: Set<number>;
+  names: Set<string>;
+  failed: Record<Severity, number>;
+}
+
+/** A group as the plan records it: why its recipients get it, and for the fallback which contacts were not mailed. */
+function finishGroup(spec: OwnerSpec, key: string, g: GroupTally, refused: string[]): OwnerGroupDraft {
   const rank = `${spec.priority ? `${spec.priority} ` : ''}${spec.role}`;
-  return [...groups.entries()].map(([key, g]) => ({
+  const unowned = key === UNOWNED_GROUP_KEY;
+  return {
     key,
     to: g.to,
-    why:
-      key === UNOWNED_GROUP_KEY
-        ? `no ${rank} contact of these devices (${spec.on.join(', ')}) has an e-mail address in NetBox: you are this route's fallback`
-        : `you are the ${rank} contact of ${listObjects(g.objects)}`,
+    why: !unowned
+      ? `you are the ${rank} contact of ${listObjects(g.objects)}`
+      : refused.length > 0
+        ? `NetBox names ${rank} contacts of these devices (${spec.on.join(', ')}) that this route may not mail, or none: you are this route's fallback`
+        : `no ${rank} contact of these devices (${spec.on.join(', ')}) has an e-mail address in NetBox: you are this route's fallback`,
     deviceIds: [...g.ids].sort((a, b) => a - b),
     devices: [...g.names].sort((a, b) => a.localeCompare(b)),
     failed: g.failed,
     objects: [...g.refs.values()],
-  }));
+    note: unowned && refused.length > 0 ? describeRefused(refused) : null,
+    refused: unowned ? refused : [],
+  };
+}
+
+/** "Not mailed: "a@x, b@y" (contact of site fra1): is not one plain e-mail address (…); … and 3 more." */
+function describeRefused(lines: readonly string[]): string {
+  const shown = lines.slice(0, MAX_REFUSED_IN_NOTE).join('; ');
+  const more = lines.length > MAX_REFUSED_IN_NOTE ? ` and ${lines.length - MAX_REFUSED_IN_NOTE} more` : '';
+  return `Not mailed: ${shown}${more}.`;
 }
 
 /** One object owning a device: its contacts' addresses, its words ("site fra1") and itself. */
@@ -101,22 +133,55 @@ interface Owner {
   ref: { type: OwnerObjectType; id: number };
 }
 
-/** The owners of one device: per object in `on` with contacts, those contacts' addresses and the object's words. */
-function findOwners(spec: OwnerSpec, device: NetboxDevice, byObject: Map<string, OwnerContact[]>): Owner[] {
+/**
+ * The owners of one device: per object in `on` with contacts, those contacts' addresses and the
+ * object's words; and each contact that may not be mailed (not one plain address, outside
+ * `allowed_domains`, or one of more than {@link MAX_OWNER_RECIPIENTS}), described.
+ */
+function findOwners(spec: OwnerSpec, device: NetboxDevice, byObject: Map<string, OwnerContact[]>): { owners: Owner[]; refused: string[] } {
   const objects: { type: OwnerObjectType; id: number | null; name: string }[] = spec.on.map((on) => {
     if (on === 'device') return { type: 'dcim.device', id: device.id, name: device.name };
     const ref = on === 'site' ? device.site : device.tenant;
     return { type: on === 'site' ? 'dcim.site' : 'tenancy.tenant', id: ref?.id ?? null, name: ref?.slug || ref?.name || '' };
   });
-  return objects.flatMap((o) => {
-    const found = o.id === null ? [] : (byObject.get(`${o.type}:${o.id}`) ?? []);
-    const seen = new Set<string>();
-    const to = found
-      .map((c) => c.email)
-      .filter((email) => (seen.has(email.toLowerCase()) ? false : (seen.add(email.toLowerCase()), true)))
-      .sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
-    return to.length && o.id !== null ? [{ to, object: `${OBJECT_WORDS[o.type]} ${o.name}`, ref: { type: o.type, id: o.id } }] : [];
-  });
+  const owners: Owner[] = [];
+  const refused: string[] = [];
+  for (const o of objects) {
+    if (o.id === null) continue;
+    const object = `${OBJECT_WORDS[o.type]} ${o.name}`;
+    const { to, refused: notMailed } = readRecipients(byObject.get(`${o.type}:${o.id}`) ?? [], spec.allowedDomains);
+    refused.push(...notMailed.map((r) => `${quote(r.email)} (contact of ${object}): ${r.reason}`));
+    if (to.length > MAX_OWNER_RECIPIENTS)
+      refused.push(`the ${to.length} contacts of ${object}: more than ${MAX_OWNER_RECIPIENTS} for one mail`);
+    else if (to.length > 0) owners.push({ to, object, ref: { type: o.type, id: o.id } });
+  }
+  return { owners, refused };
+}
+
+/** An object's contacts' addresses that may be mailed (each once, sorted), and the others with the reason. */
+function readRecipients(
+  contacts: readonly OwnerContact[],
+  allowedDomains: readonly string[],
+): { to: string[]; refused: { email: string; reason: string }[] } {
+  const seen = new Set<string>();
+  const to: string[] = [];
+  const refused: { email: string; reason: string }[] = [];
+  for (const c of contacts) {
+    const parsed = parseContactAddress(c.email);
+    if (!parsed.ok) refused.push({ email: c.email, reason: parsed.reason });
+    else if (!isDomainAllowed(parsed.domain, allowedDomains))
+      refused.push({ email: c.email, reason: `${parsed.domain} is outside the route's allowed_domains` });
+    else if (!seen.has(parsed.address.toLowerCase())) {
+      seen.add(parsed.address.toLowerCase());
+      to.push(parsed.address);
+    }
+  }
+  return { to: to.sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())), refused };
+}
+
+/** A NetBox string in a note or a log line: quoted, its control characters escaped, cut short. */
+function quote(value: string): string {
+  return JSON.stringify(value.length > 100 ? `${value.slice(0, 99)}…` : value);
 }
 
 /** The same recipients (whatever their case and order) give the same key, on every replica. */

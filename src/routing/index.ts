@@ -49,4 +49,5 @@ export {
   type RouteOutcome,
   type LastSentLookup,
 } from './plan-routes';
-export { buildOwnerGroups, UNOWNED_GROUP_KEY, type OwnerGroupDraft, type OwnedFailure } from './build-owner-groups';
+export { buildOwnerGroups, UNOWNED_GROUP_KEY, MAX_OWNER_RECIPIENTS, type OwnerGroupDraft, type OwnedFailure } from './build-owner-groups';
+export { parseContactAddress, isDomainAllowed, type ContactAddress } from './parse-contact-address';

@@ -8,6 +8,7 @@ function loadYaml(): typeof Yaml {
 }
 import type { z } from 'zod';
 import { RoutesFileSchema, type Route } from './routes-schema';
+import { describeZodIssue } from '../shared';
 
 /** The largest routes file accepted: it is configuration, read once at boot. */
 export const MAX_ROUTES_FILE_BYTES = 256 * 1024;
@@ -77,7 +78,7 @@ export function parseYamlListFile<T>(text: string, file: string, schema: z.ZodTy
       issues.map((issue) => ({
         line: lineOf(doc, lineCounter, issue.path),
         where: describePath(issue.path, value, list),
-        message: issue.message,
+        message: describeZodIssue(issue),
       })),
     );
   }

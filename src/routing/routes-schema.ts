@@ -166,13 +166,37 @@ const NetboxContacts = z.strictObject({
   priority: z.enum(CONTACT_PRIORITIES, { error: `must be one of ${CONTACT_PRIORITIES.join(', ')}` }).optional(),
 });
 
+/** One `allowed_domains` entry: a host name (`example.com`) or its subdomains (`*.example.com`). */
+const DOMAIN_PATTERN = /^(?:\*\.)?(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
 /**
- * `to: { netbox_contacts: {...}, fallback: noc@example.com }`: the recipients are NetBox's contacts of
- * each failing device; `fallback` gets the failures nobody owns, and the whole report when NetBox
+ * `allowed_domains: [example.com, "*.example.org"]`, or `"*"` written out for any domain: where
+ * NetBox's contacts may be mailed. Required, because whoever may edit a contact in NetBox would
+ * otherwise choose who receives the failing devices' details.
+ */
+const AllowedDomains = z
+  .union([z.string(), z.array(z.string()).min(1).max(MAX_RECIPIENTS)], {
+    error: 'must list the mail domains NetBox contacts may be at (example: [example.com]), or be "*" for any',
+  })
+  .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim().toLowerCase()).filter(Boolean))
+  .superRefine((domains, ctx) => {
+    if (domains.length === 0) ctx.addIssue({ code: 'custom', message: 'needs at least one domain, or "*" for any' });
+    if (domains.includes('*') && domains.length > 1) ctx.addIssue({ code: 'custom', message: '"*" allows any domain: write it alone' });
+    for (const d of domains) {
+      if (d !== '*' && !DOMAIN_PATTERN.test(d))
+        ctx.addIssue({ code: 'custom', message: `${JSON.stringify(d)} is not a domain (example.com or *.example.com)` });
+    }
+  });
+
+/**
+ * `to: { netbox_contacts: {...}, fallback: noc@example.com, allowed_domains: [example.com] }`: the
+ * recipients are NetBox's contacts of each failing device, when their address is in an allowed
+ * domain; `fallback` gets the failures nobody may be mailed about, and the whole report when NetBox
  * cannot say who owns what.
  */
 const OwnersTo = z.strictObject({
   netbox_contacts: NetboxContacts,
+  allowed_domains: AllowedDomains,
   fallback: z
     .union([z.string(), z.array(z.string())], { error: 'must be an address or a list of addresses' })
     .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean))
@@ -194,6 +218,8 @@ export interface OwnerSpec {
   on: OwnerObject[];
   priority?: (typeof CONTACT_PRIORITIES)[number];
   fallback: string[];
+  /** Lower case: `example.com`, `*.example.com`, or `*` alone for any. */
+  allowedDomains: string[];
 }
 
 const duration = z.union([z.string(), z.number()]).transform((value, ctx) => {
@@ -267,7 +293,7 @@ export const RouteSchema = z
   .transform(({ to, ...rest }) => {
     const route: typeof rest & { to: string[]; owners?: OwnerSpec } = { ...rest, to: Array.isArray(to) ? to : [] };
     if (Array.isArray(to)) return route;
-    route.owners = { role: to.netbox_contacts.role, on: to.netbox_contacts.on, fallback: to.fallback };
+    route.owners = { role: to.netbox_contacts.role, on: to.netbox_contacts.on, fallback: to.fallback, allowedDomains: to.allowed_domains };
     if (to.netbox_contacts.priority !== undefined) route.owners.priority = to.netbox_contacts.priority;
     return route;
   })

@@ -15,6 +15,7 @@ export { createActivityCounter, type ActivityCounter } from './activity-counter'
 export { createLogger, createSilentLogger, resolveLogFormat, type Logger, type LoggerOptions } from './logger';
 export { findPackageRoot } from './paths';
 export { neutralizeText } from './neutralize-text';
+export { createSecretMask, SECRET_MARK, type SecretMask } from './mask-secrets';
 export {
   address,
   addressList,
@@ -30,3 +31,4 @@ export {
   parseDurationMs,
   parseCidr,
 } from './env-fields';
+export { describeZodIssue, type ZodIssueFacts } from './describe-zod-issue';

@@ -1,5 +1,6 @@
 import type pino from 'pino';
 import type { Logger } from 'pino';
+import { createSecretMask } from './mask-secrets';
 
 /** pino, loaded by the first logger: `--help` and `check-config` log nothing and do not load it (issue 16). */
 function loadPino(): typeof pino {
@@ -40,21 +41,14 @@ const REDACT_PATHS = [
 
 /**
  * Builds the process logger: structured JSON (pino) by default, pretty for a terminal.
- * Secret values are masked twice: by key (redact paths) and by value, so a secret that reaches a
- * message string (an SMTP URL in an error, say) is still never written.
+ * Secret values are masked twice: by key (redact paths) and by value, in each form (plain,
+ * URL-encoded, JSON-escaped, base64), so a secret that reaches a message string (an SMTP URL in an
+ * error, say) is still never written.
  */
 export function createLogger(options: LoggerOptions): Logger {
   const pino = loadPino();
-  const secrets = (options.secrets ?? []).filter((s) => s.length >= 4);
-  const maskSecrets = (line: string): string => {
-    let out = line;
-    for (const s of secrets) out = out.split(s).join('[REDACTED]');
-    for (const s of secrets) {
-      const encoded = encodeURIComponent(s);
-      if (encoded !== s) out = out.split(encoded).join('[REDACTED]');
-    }
-    return out;
-  };
+  const secrets = options.secrets ?? [];
+  const maskSecrets = createSecretMask(secrets);
   const base: pino.LoggerOptions = {
     level: options.level,
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },

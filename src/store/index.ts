@@ -3,3 +3,4 @@ export { SqliteStore, SQLITE_FILE_NAME, loadSqliteDriver, type SqliteStoreOption
 export { PgStore, PG_MIGRATION_LOCK_KEY, type PgStoreOptions } from './pg-store';
 export { PG_MIGRATIONS, type PgMigration } from './migrations/pg';
 export { openStore, type StoreSettings } from './open-store';
+export { lockDataDir, DataDirLockedError, DATA_DIR_LOCK_FILE, DATA_DIR_PID_FILE, type DataDirLock } from './lock-data-dir';

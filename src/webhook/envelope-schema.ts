@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkCustomFields } from './check-custom-fields';
 
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const text = (max: number) => z.string().max(max);
@@ -23,7 +24,7 @@ export const ReportSchema = z
     high_passed: count,
     high_count: count,
     results_url: text(2048),
-    custom_fields: z.record(z.string().max(200), z.unknown()).nullish(),
+    custom_fields: z.record(z.string().max(200), z.unknown()).nullish().superRefine(checkCustomFields),
     created: text(64).refine((v) => !Number.isNaN(Date.parse(v)), 'is not a date-time'),
     last_updated: text(64).nullish(),
   })

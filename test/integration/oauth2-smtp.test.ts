@@ -185,7 +185,7 @@ describe('SMTP_AUTH=oauth2: AUTH XOAUTH2 with a client-credentials token (issue 
       },
       dir,
     );
-    expect(await runCli(['node', 'compliance-relay', 'check-config'], io)).toBe(0);
+    expect(await runCli(['node', 'compliance-relay', 'check-config', '--json'], io)).toBe(0);
     const shown = JSON.parse(io.out().slice(0, io.out().lastIndexOf('}') + 1)) as { smtp: { oauth2: Record<string, unknown> } };
     expect(shown.smtp.oauth2).toMatchObject({
       provider: 'microsoft',

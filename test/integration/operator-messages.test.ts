@@ -157,7 +157,7 @@ describe('what the relay says to an operator', () => {
       },
       dir,
     );
-    expect(await runCli(['node', 'compliance-relay', 'check-config'], io)).toBe(0);
+    expect(await runCli(['node', 'compliance-relay', 'check-config', '--json'], io)).toBe(0);
     const shown = JSON.parse(io.out().slice(0, io.out().lastIndexOf('}') + 1)) as Record<string, Record<string, unknown>>;
     expect(shown.store).toEqual({
       kind: 'postgres',

@@ -31,6 +31,7 @@ routes:
     to:
       netbox_contacts: { role: owner, on: [device, site, tenant], priority: primary }
       fallback: noc@example.com
+      allowed_domains: [example.com]
     continue: true
   - name: core-page
     match:
@@ -194,6 +195,58 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
     expect(netbox.requests.some((q) => q.path.startsWith('/api/tenancy/contact-assignments/') && q.path.includes(typeFilter))).toBe(true);
     expect(netbox.requests.filter((q) => q.path.startsWith('/api/tenancy/contacts/')).length).toBeGreaterThanOrEqual(2);
     expect(netbox.requests.some((q) => q.path.startsWith('/api/tenancy/contact-assignments/') && q.path.includes('offset=2'))).toBe(true);
+  });
+
+  it('contacts whose e-mail field is a list, a group, a disguised name, carries a CR LF or is outside allowed_domains are not mailed: the fallback gets their failures, with the reason, and the log says so', async () => {
+    stock(netbox);
+    // ams1's owner Bob is replaced by contacts that would each add or disguise recipients.
+    netbox.assignments.splice(
+      netbox.assignments.findIndex((a) => a.id === 3),
+      1,
+    );
+    const hostile: [number, string][] = [
+      [21, 'bob@example.com, x@outside.example'],
+      [22, 'bob@example.com; x@outside.example'],
+      [23, 'team: bob@example.com, x@outside.example;'],
+      [24, '"bob@example.com" <x@outside.example>'],
+      [25, 'bob@example.com\r\nBcc: y@outside.example'],
+      [26, 'mallory@outside.example'],
+    ];
+    for (const [id, email] of hostile) {
+      netbox.contacts.set(id, { id, name: `c${id}`, email });
+      netbox.assignments.push({ id: 100 + id, objectType: 'dcim.site', objectId: 2, contactId: id, role: OWNER, priority: 'primary' });
+    }
+    // fra1 also names an outsider next to Alice and Eve: they still get their mail, the fallback hears of fra1 too.
+    netbox.contacts.set(27, { id: 27, name: 'Out', email: 'out@example.com.outside.example' });
+    netbox.assignments.push({ id: 127, objectType: 'dcim.site', objectId: 1, contactId: 27, role: OWNER, priority: 'primary' });
+    const r = await start();
+    await deliver(r, 305);
+    await smtp.waitFor(3);
+    await waitUntil(() => r.workerOutcomes.length > 0 || undefined, 10_000, 'the outcome');
+    const envelopes = smtp.received.flatMap((m) => m.envelope.to);
+    expect(envelopes.filter((a) => !a.endsWith('@example.com'))).toEqual([]);
+    expect(smtp.received.map(to).sort()).toEqual(['alice@example.com,eve@example.com', 'noc@example.com', 'oncall@example.com']);
+    const noc = smtp.received.find((m) => to(m) === 'noc@example.com')!;
+    expect(JSON.stringify(noc.parsed.to)).not.toContain('outside');
+    expect(text(noc)).toContain('sw-ams-1');
+    expect(text(noc)).toContain('sw-fra-1');
+    expect(text(noc)).toContain('sw-lon-1');
+    expect(text(noc)).toContain("you are this route's fallback. Not mailed:");
+    expect(text(noc)).toContain('"bob@example.com, x@outside.example" (contact of site ams1): is not one plain e-mail address');
+    expect(text(noc)).toContain('"out@example.com.outside.example" (contact of site fra1): example.com.outside.example is outside');
+    expect(text(noc)).toContain(' and 2 more.');
+    const warning = r.logs.map((l) => JSON.parse(l) as { level: number; msg: string; refused?: string[] }).find((l) => l.refused);
+    expect(warning).toMatchObject({
+      level: 40,
+      msg: expect.stringContaining('route owners: NetBox names contacts the route may not mail'),
+    });
+    expect(warning!.refused).toHaveLength(7);
+    expect(warning!.refused).toContain(
+      `"mallory@outside.example" (contact of site ams1): outside.example is outside the route's allowed_domains`,
+    );
+    expect(warning!.refused).toContain(
+      '"bob@example.com\\r\\nBcc: y@outside.example" (contact of site ams1): is not one plain e-mail address (a list, a name or a character outside a plain local part)',
+    );
   });
 
   it('NetBox too slow with the owners (within the enrichment budget): the fallback gets the whole report with a note', async () => {

@@ -59,7 +59,7 @@ describe('the compliance-relay process', () => {
     fs.rmSync(cwd, { recursive: true, force: true });
   });
 
-  it('is reached as the README says, `npx compliance-relay`, and prints its version', () => {
+  it('is reached through the package bin (`npx compliance-relay`) and prints its version', () => {
     const root = path.join(__dirname, '../..');
     const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
     const result = spawnSync('npx', ['--no-install', 'compliance-relay', '--version'], {

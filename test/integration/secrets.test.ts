@@ -47,12 +47,17 @@ describe('secrets never appear in logs, answers or command output', () => {
       server: {
         authOptional: false,
         allowInsecureAuth: true,
-        onAuth: (_auth, _session, callback) => callback(new Error('Invalid username or password')),
+        // A server that echoes what it was sent: the password, and AUTH PLAIN's base64 of it.
+        onAuth: (auth, _session, callback) => {
+          const plain = Buffer.from(`\0${auth.username}\0${auth.password}`).toString('base64');
+          callback(new Error(`Invalid username or password ${auth.password} (${plain})`));
+        },
       },
     });
-    netbox = http.createServer((_req, res) => {
+    // A NetBox (or a proxy before it) that echoes the Authorization header in its 403.
+    netbox = http.createServer((req, res) => {
       res.writeHead(403, { 'Content-Type': 'application/json' });
-      res.end('{"detail":"Invalid token"}');
+      res.end(JSON.stringify({ detail: `Invalid token: ${req.headers.authorization}` }));
     });
     await new Promise<void>((resolve) => netbox.listen(0, '127.0.0.1', () => resolve()));
   });

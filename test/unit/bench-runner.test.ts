@@ -14,6 +14,13 @@ describe('bench runner', () => {
     for (const f of run.figures) expect(Number.isFinite(f.value)).toBe(true);
   });
 
+  it("runs the README's first command line for its timing (the figure itself is read in npm run bench)", async () => {
+    const run = await runBenchmarks({ only: ['cli-first-call'], quick: true, log: () => {} });
+    expect(run.failures).toEqual([]);
+    expect(run.figures.map((f) => f.baseline?.name)).toEqual(['node -e 0 (first call)', 'node -e 0']);
+    for (const f of run.figures) expect(Number.isFinite(f.value)).toBe(true);
+  });
+
   it('judges ratio targets against the same-run baseline and bounds against the value', () => {
     expect(
       evaluateFigure('b', {

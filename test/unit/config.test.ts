@@ -169,9 +169,9 @@ describe('documentation stays in step with the schema', () => {
   const root = path.join(__dirname, '../..');
   const variables = [...Object.keys(EnvSchema.shape), ...SECRET_VARIABLES.map((s) => `${s}_FILE`)];
   const example = fs.readFileSync(path.join(root, '.env.example'), 'utf8');
-  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+  const readme = fs.readFileSync(path.join(root, 'docs/configuration.md'), 'utf8');
 
-  it.each(variables)('%s is in .env.example and README.md', (name) => {
+  it.each(variables)('%s is in .env.example and docs/configuration.md', (name) => {
     expect(example).toMatch(new RegExp(`^#?\\s*${name}=`, 'm'));
     expect(readme).toContain(`\`${name}\``);
   });

@@ -82,7 +82,7 @@ describe('digest routes in the routes file', () => {
       [
         'routes:',
         '  - name: w',
-        '    to: { netbox_contacts: { role: owner }, fallback: noc@example.com }',
+        '    to: { netbox_contacts: { role: owner }, fallback: noc@example.com, allowed_domains: example.com }',
         '    digest: { schedule: "0 8 * * *" }',
         '',
       ].join('\n'),

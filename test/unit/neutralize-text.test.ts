@@ -69,6 +69,21 @@ describe('bidi and control characters from NetBox (issue 14)', () => {
     expect(escapeHtml('\u202egnp.exe\t<b>')).toBe('[U+202E]gnp.exe\t&lt;b&gt;');
   });
 
+  it('include the bidi marks U+200E, U+200F, U+061C and the other invisible format characters, but not the joiners', () => {
+    const marks = ['\u200e', '\u200f', '\u061c', '\u200b', '\u2060', '\u2064', '\ufeff', '\u00ad', '\u{e0041}'];
+    for (const c of marks) {
+      const code = c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+      expect(neutralizeText(`sw${c}-1`)).toBe(`sw[U+${code}]-1`);
+    }
+    // Every Bidi_Control character, by Unicode's own property: none reaches a reader unseen.
+    for (let cp = 0; cp <= 0x10ffff; cp += 1) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const c = String.fromCodePoint(cp);
+      if (/\p{Bidi_Control}/u.test(c)) expect(neutralizeText(c)).toMatch(/^\[U\+[0-9A-F]{4,6}\]$/);
+    }
+    for (const s of ['\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645', '\u{1f469}\u200d\u{1f4bb}']) expect(neutralizeText(s)).toBe(s);
+  });
+
   it('leave ordinary text, including right-to-left scripts, as it is', () => {
     for (const s of ['sw-core-1', 'Ünïcödé — ok', 'מתג-ליבה', 'line 1\nline 2\ttab']) expect(neutralizeText(s)).toBe(s);
   });

@@ -50,6 +50,7 @@ describe('routes file: recipients from NetBox contacts and device conditions', (
       on: ['device', 'site', 'tenant'],
       priority: 'primary',
       fallback: ['noc@example.com'],
+      allowedDomains: ['example.com'],
     });
     expect(routes[1].cc).toEqual(['compliance-archive@example.com']);
   });
@@ -62,11 +63,17 @@ describe('routes file: recipients from NetBox contacts and device conditions', (
         '    to:',
         '      netbox_contacts: { role: operations }',
         '      fallback: [a@example.com, b@example.com]',
+        '      allowed_domains: "*"',
         '',
       ].join('\n'),
       'routes.yaml',
     );
-    expect(route.owners).toEqual({ role: 'operations', on: ['device', 'site', 'tenant'], fallback: ['a@example.com', 'b@example.com'] });
+    expect(route.owners).toEqual({
+      role: 'operations',
+      on: ['device', 'site', 'tenant'],
+      fallback: ['a@example.com', 'b@example.com'],
+      allowedDomains: ['*'],
+    });
   });
 
   it('refuses a contacts route without a fallback, an unknown object, a bad priority and an empty device condition, naming each', () => {
@@ -142,6 +149,7 @@ describe('owner groups: one per set of owners, a fallback for the rest', () => {
     on: ['device', 'site', 'tenant'] as ('device' | 'site' | 'tenant')[],
     priority: 'primary' as const,
     fallback: ['noc@example.com'],
+    allowedDomains: ['example.com'],
   };
   const devices = [
     device(1, 'fra-1', 'fra1', 1, { tenant: ref(7, 'acme') }),

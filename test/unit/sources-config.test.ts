@@ -93,7 +93,7 @@ describe('SOURCES_FILE: several NetBox sources', () => {
     expect(text).toContain('source 2 (lab) token: secrets are never written in SOURCES_FILE');
     expect(text).toContain('source 3 (lab) name: "lab" is already the name of source 2');
     expect(text).toContain('source 4 (default) name: "default" is the source configured from NETBOX_URL and WEBHOOK_*');
-    expect(text).toContain('source 4 (default): Unrecognized key: "colour"');
+    expect(text).toContain('source 4 (default): unknown key colour (check the spelling)');
     expect(text).toContain('source 4 (default) expect_report_every: is not a duration');
   });
 

@@ -69,7 +69,7 @@ describe('WAIVERS_FILE and WAIVER_MAX_DAYS', () => {
     expect(messagesOf({ WAIVERS_FILE: '/etc/w.yaml' }, { '/etc/w.yaml': bad })).toEqual([
       'WAIVERS_FILE: /etc/w.yaml line 2: waiver 1 device: is required (or all devices, with a reason)',
       'WAIVERS_FILE: /etc/w.yaml line 6: waiver 2 reason: is required when the waiver covers all devices',
-      'WAIVERS_FILE: /etc/w.yaml line 11: waiver 3: Unrecognized key: "colour"',
+      'WAIVERS_FILE: /etc/w.yaml line 11: waiver 3: unknown key colour (check the spelling)',
       'WAIVERS_FILE: /etc/w.yaml line 14: waiver 3 until: may be at most 180 days after 2026-11-20 (WAIVER_MAX_DAYS)',
       'WAIVERS_FILE: /etc/w.yaml line 13: waiver 3 source: must be a configured source (default)',
     ]);

@@ -1,0 +1,78 @@
+import { SECRET_VARIABLES } from './schema';
+import { describeSettings } from './describe-settings';
+import type { Config } from './load-config';
+
+/** One variable as `check-config` shows it: its name and its value in force, secrets redacted. */
+export interface Setting {
+  name: string;
+  value: string;
+}
+
+export interface SettingsInForce {
+  /** Variables the user set (environment or .env), by name, secrets and URL passwords redacted. */
+  set: Setting[];
+  /** Variables left unset whose default is in force (those that mean nothing here, e.g. GRAPH_* with SMTP, are left out). */
+  defaulted: Setting[];
+  /** The same for the advanced group: limits and timings rarely right to change, shown apart. */
+  advancedDefaulted: Setting[];
+  /** Optional variables left unset (no default: the feature is off or derived from others). */
+  unset: string[];
+}
+
+const SECRETS: ReadonlySet<string> = new Set(SECRET_VARIABLES);
+const REDACTED = '[REDACTED]';
+
+/**
+ * The configuration in the words the user wrote it in: each variable the schema knows, as set, as
+ * defaulted, or unset. `config` supplies the one default that is derived (HOST depends on
+ * WEBHOOK_SECRET). Secrets never appear: a set secret (or its `_FILE`) reads [REDACTED] or its file name.
+ */
+export function listSettings(env: Record<string, string | undefined>, config: Config): SettingsInForce {
+  const result: SettingsInForce = { set: [], defaulted: [], advancedDefaulted: [], unset: [] };
+  // In the reference's order (basics first), defaults as a user writes them (5m, not 300000).
+  for (const { name, group, default: byDefault } of describeSettings()) {
+    const raw = env[name];
+    const file = SECRETS.has(name) ? env[`${name}_FILE`] : undefined;
+    if (raw !== undefined && raw !== '') result.set.push({ name, value: SECRETS.has(name) ? REDACTED : redactUrlPassword(raw) });
+    else if (file !== undefined && file !== '') result.set.push({ name: `${name}_FILE`, value: file });
+    else if (name === 'HOST') result.defaulted.push({ name, value: `${config.http.host} (${describeHostDefault(config)})` });
+    else if (byDefault !== undefined) {
+      if (isInForce(name, config)) (group === 'advanced' ? result.advancedDefaulted : result.defaulted).push({ name, value: byDefault });
+      // OAuth2's and Graph's unset settings are noise to a relay that uses neither.
+    } else if (group !== 'provider' || isInForce(name, config)) result.unset.push(name);
+  }
+  return result;
+}
+
+/**
+ * Whether a defaulted variable means anything with this configuration: Graph's settings without
+ * MAIL_TRANSPORT=graph, SQLite's with DATABASE_URL, SMTP's without SMTP_URL do not, so they are not shown.
+ */
+function isInForce(name: string, config: Config): boolean {
+  const oauth2 = config.smtp?.oauth2 !== undefined || config.graph !== undefined;
+  if (name.startsWith('GRAPH_')) return config.graph !== undefined;
+  if (name.startsWith('OAUTH2_')) return oauth2;
+  if (name.startsWith('SMTP_')) return config.smtp !== undefined;
+  if (name === 'DATABASE_POOL_SIZE') return config.store.databaseUrl !== undefined;
+  if (name === 'SQLITE_SYNCHRONOUS' || name === 'DATA_DIR') return config.store.databaseUrl === undefined;
+  if (name.startsWith('NETBOX_')) return config.sources.some((s) => s.netbox.url !== undefined);
+  if (name === 'MAIL_ATTACH_MAX_BYTES') return config.mail.attachCsv;
+  if (name === 'WEBHOOK_RATE_LIMIT_WINDOW_MS') return config.webhook.rateLimit.max > 0;
+  return true;
+}
+
+function describeHostDefault(config: Config): string {
+  return config.webhook.secrets.length > 0 ? 'all interfaces: WEBHOOK_SECRET is set' : 'loopback only: no WEBHOOK_SECRET';
+}
+
+/** SMTP_URL and the like may carry a password in their user part. */
+function redactUrlPassword(value: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]*@/i.test(value)) return value;
+  try {
+    const url = new URL(value);
+    url.password = 'REDACTED';
+    return url.toString();
+  } catch {
+    return REDACTED;
+  }
+}

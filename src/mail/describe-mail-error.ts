@@ -1,0 +1,96 @@
+/** What a failed connection, TLS handshake or login to the mail server looked like (an error, or a stored failure). */
+export interface MailErrorFacts {
+  code?: string;
+  message?: string;
+}
+
+/** One kind of failure a user can cause and fix: how to recognise it, and the words for it. */
+interface MailErrorRule {
+  matches: (code: string, message: string) => boolean;
+  describe: (server: string, message: string) => string;
+}
+
+/** OpenSSL's words when the peer's first bytes are not TLS: an SMTP greeting, read as a TLS record. */
+const NOT_TLS = /wrong version number|packet length too long|unknown protocol|ssl3_get_record|record layer failure/i;
+/** Node's and OpenSSL's words for a certificate the relay does not trust (tls.checkServerIdentity, X509 verify). */
+const UNTRUSTED =
+  /certificate|self[- ]signed|unable to verify|unable to get (local )?issuer|altnames|CERT_|DEPTH_ZERO|UNABLE_TO_VERIFY|ERR_TLS_CERT/i;
+
+/** nodemailer's and Node's codes for failing to connect, secure the connection or log in. */
+const CONNECTION_CODES: ReadonlySet<string> = new Set([
+  'ESOCKET',
+  'ECONNECTION',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EDNS',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETLS',
+  'EAUTH',
+  'ENOAUTH',
+  'ERROR',
+]);
+
+/*
+ * Ordered: a TLS failure arrives as ESOCKET like a refused connection, so the message decides first.
+ * Each sentence says what happened, then what to change; the raw error stays in the logs beside it.
+ */
+const RULES: MailErrorRule[] = [
+  {
+    matches: (_code, message) => NOT_TLS.test(message),
+    describe: (server) =>
+      `${server} does not speak TLS from the first byte (SMTP_URL is smtps://, the server starts in plain text and offers STARTTLS). ` +
+      'Use smtp:// with this port (STARTTLS is used when offered), or the server’s implicit-TLS port (usually 465) with smtps://.',
+  },
+  {
+    matches: (_code, message) => UNTRUSTED.test(message),
+    describe: (server, message) =>
+      `the certificate of ${server} is not trusted (${message.slice(0, 120)}). ` +
+      'Put the CA that signed it in SMTP_CA_FILE (PEM), and make SMTP_URL’s host the name on the certificate; SMTP_TLS_REJECT_UNAUTHORIZED=false turns the check off (not recommended).',
+  },
+  {
+    matches: (code, message) => code === 'ECONNREFUSED' || /ECONNREFUSED/.test(message),
+    describe: (server) =>
+      `nothing accepts connections at ${server} (connection refused). Check the host and port in SMTP_URL (587 STARTTLS, 465 smtps://, 25) and that the mail server runs.`,
+  },
+  {
+    matches: (code, message) => code === 'EDNS' || /ENOTFOUND|EAI_AGAIN|EAI_NONAME/.test(message),
+    describe: (server) =>
+      `the host name of ${server} does not resolve (DNS). Check the spelling of the host in SMTP_URL, and that this machine can resolve it (/etc/resolv.conf, the container's DNS).`,
+  },
+  {
+    matches: (code, message) => code === 'ETIMEDOUT' || /timed? ?out|Greeting never received/i.test(message),
+    describe: (server, message) =>
+      `${server} did not answer in time (${/greeting/i.test(message) ? 'connected, but no SMTP greeting' : 'timed out'}). A firewall may drop the connection, the port may be wrong, ` +
+      'or it speaks TLS from the first byte (port 465: use smtps://). Check SMTP_URL; for a slow server raise SMTP_CONNECTION_TIMEOUT_MS or SMTP_GREETING_TIMEOUT_MS.',
+  },
+  {
+    matches: (code) => code === 'EAUTH' || code === 'ENOAUTH',
+    describe: (server, message) =>
+      /no auth|ENOAUTH|authentication required|530/i.test(message) && !/Invalid login|535/.test(message)
+        ? `${server} requires a login and none is configured. Set SMTP_USER and SMTP_PASSWORD (or SMTP_PASSWORD_FILE).`
+        : `${server} refused the login (${message.slice(0, 120)}). Check SMTP_USER and SMTP_PASSWORD (or SMTP_PASSWORD_FILE); some providers need an app password or SMTP_AUTH=oauth2.`,
+  },
+];
+
+/**
+ * A connection, TLS or login failure in words a user acts on: what happened and what to change.
+ * Undefined for failures outside this list (the server's answer to a message, a template): those
+ * are described where they are caught. `server` names the mail server (`host:port` from SMTP_URL);
+ * absent, the address in the error or "the mail server in SMTP_URL".
+ */
+export function describeMailError(error: MailErrorFacts, server?: string): string | undefined {
+  const code = error.code ?? '';
+  // The server's answer to a message (4xx, 5xx, a refused address) or a template proves the connection
+  // worked: its words ("timeout", "certificate") are the server's, not a connection failure's.
+  if (code !== '' && !CONNECTION_CODES.has(code)) return undefined;
+  const message = error.message ?? '';
+  const where = server ?? /\b(\d{1,3}(?:\.\d{1,3}){3}:\d+)\b/.exec(message)?.[1] ?? 'the mail server in SMTP_URL';
+  const rule = RULES.find((r) => r.matches(code, message));
+  return rule ? capitalize(rule.describe(where, message)) : undefined;
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

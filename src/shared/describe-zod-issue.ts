@@ -1,0 +1,71 @@
+/** The parts of a zod issue its words are built from (zod's own `message` is English for developers). */
+export interface ZodIssueFacts {
+  /** Absent: an issue the caller made itself, whose message is kept. */
+  code?: string;
+  message: string;
+  expected?: string;
+  received?: string;
+  origin?: string;
+  maximum?: unknown;
+  minimum?: unknown;
+  inclusive?: boolean;
+  values?: readonly unknown[];
+  format?: string;
+  keys?: readonly string[];
+  pattern?: string;
+}
+
+/** zod's own sentences start like this; a schema's own message (`'must be a path starting with /'`) does not. */
+const ZOD_DEFAULT_MESSAGE = /^(Invalid|Too (big|small)|Unrecognized|Expected)/;
+
+const TYPE_WORDS: Record<string, string> = {
+  number: 'a number',
+  int: 'a whole number',
+  string: 'text',
+  array: 'a list',
+  object: 'a mapping (key: value)',
+  boolean: 'true or false',
+};
+
+/**
+ * A schema issue in the words of the person who wrote the value: "must be a whole number", "must be
+ * one of json, pretty", "is required", never zod's "expected number, received NaN". A message the
+ * schema wrote itself is kept. The caller puts the variable or field name in front.
+ */
+export function describeZodIssue(issue: ZodIssueFacts): string {
+  if (!ZOD_DEFAULT_MESSAGE.test(issue.message)) return issue.message;
+  switch (issue.code) {
+    case 'invalid_type':
+      if (issue.received === 'undefined' || /received undefined|nonoptional/.test(issue.message)) return 'is required';
+      return `must be ${TYPE_WORDS[issue.expected ?? ''] ?? issue.expected ?? 'another kind of value'}`;
+    case 'too_big':
+    case 'too_small':
+      return describeBound(issue);
+    case 'invalid_value':
+      if (issue.expected === 'stringbool') {
+        const others = (issue.values ?? []).filter((v) => v !== 'true' && v !== 'false');
+        return `must be true or false${others.length > 0 ? ` (or ${others.join(', ')})` : ''}`;
+      }
+      return `must be one of ${(issue.values ?? []).map(String).join(', ')}`;
+    case 'invalid_format':
+      if (issue.format === 'email') return 'must be an e-mail address (name@example.com)';
+      if (issue.format === 'url') return 'must be a URL (https://host/path)';
+      if (issue.format === 'regex' && issue.pattern) return `must match ${issue.pattern}`;
+      return `must be a valid ${issue.format ?? 'value'}`;
+    case 'unrecognized_keys':
+      return `unknown key${(issue.keys ?? []).length === 1 ? '' : 's'} ${(issue.keys ?? []).join(', ')} (check the spelling)`;
+    case 'invalid_union':
+      return 'has a value of none of the allowed forms';
+    default:
+      return issue.message;
+  }
+}
+
+function describeBound(issue: ZodIssueFacts): string {
+  const big = issue.code === 'too_big';
+  const limit = String(big ? issue.maximum : issue.minimum);
+  const relation = issue.inclusive === false ? (big ? 'below' : 'above') : big ? 'at most' : 'at least';
+  if (issue.origin === 'string') return `must be ${relation} ${limit} characters long`;
+  if (issue.origin === 'array' || issue.origin === 'set') return `must have ${relation} ${limit} entr${limit === '1' ? 'y' : 'ies'}`;
+  return `must be ${relation} ${limit}`;
+}

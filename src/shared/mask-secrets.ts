@@ -1,0 +1,104 @@
+/**
+ * One mask for every text that may hold a secret: what a remote server answered (NetBox's `detail`,
+ * an SMTP reply, a token endpoint's `error_description`) before it is logged, stored, mailed or
+ * shown, and every log line. A server that echoes what it was sent echoes it in the form it was
+ * sent: plain, URL-encoded (a query or a form body), JSON-escaped, or base64 (SMTP AUTH PLAIN's
+ * `\0user\0password`, HTTP Basic), so each form is masked.
+ */
+
+/** What a secret becomes. */
+export const SECRET_MARK = '[REDACTED]';
+
+/**
+ * Shorter values are not masked: they would hide ordinary words (no real secret is that short). From
+ * 5 bytes on, a secret has a base64 form at each of its three alignments.
+ */
+const MIN_SECRET_CHARS = 4;
+const BASE64_CHAR = /[A-Za-z0-9+/=_-]/;
+/** Masking can join text into a secret again ("[REDACTED]" next to its tail); it is repeated until nothing changes. */
+const MAX_PASSES = 4;
+
+/** Replaces every secret in a text, in each of its forms, with {@link SECRET_MARK}. */
+export type SecretMask = (text: string) => string;
+
+/**
+ * Creates the mask for these secret values (each in every form: plain, URL-encoded with upper- or
+ * lower-case hex and `+` for space, JSON-escaped, and base64 or base64url wherever it sits in the
+ * encoded bytes, where the whole base64 word is masked). Pure; a mask of no secrets returns the text.
+ */
+export function createSecretMask(secrets: readonly (string | undefined)[]): SecretMask {
+  const values = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= MIN_SECRET_CHARS))];
+  if (values.length === 0) return (text) => text;
+  const literals = new Set<string>();
+  const cores = new Set<string>();
+  for (const value of values) {
+    for (const form of textForms(value)) literals.add(form);
+    for (const core of base64Cores(value)) {
+      cores.add(core);
+      cores.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
+    }
+  }
+  // Longest first, so a secret that contains another is masked whole. Literals only: no backtracking.
+  const all = [...new Set([...literals, ...cores])].sort((a, b) => b.length - a.length);
+  const pattern = new RegExp(all.map(escapeRegExp).join('|'), 'g');
+  const maskOnce = (text: string): string => {
+    const ranges: [number, number][] = [];
+    for (const m of text.matchAll(pattern)) {
+      let start = m.index;
+      let end = start + m[0].length;
+      if (cores.has(m[0])) {
+        // A secret inside base64 leaves its neighbours' bits in the word around it: the word goes whole.
+        while (start > 0 && BASE64_CHAR.test(text[start - 1])) start -= 1;
+        while (end < text.length && BASE64_CHAR.test(text[end])) end += 1;
+      }
+      const last = ranges.at(-1);
+      if (last && start <= last[1]) last[1] = Math.max(last[1], end);
+      else ranges.push([start, end]);
+    }
+    if (ranges.length === 0) return text;
+    let out = '';
+    let at = 0;
+    for (const [start, end] of ranges) {
+      out += text.slice(at, start) + SECRET_MARK;
+      at = end;
+    }
+    return out + text.slice(at);
+  };
+  return (text) => {
+    let out = text;
+    for (let pass = 0; pass < MAX_PASSES; pass += 1) {
+      const next = maskOnce(out);
+      if (next === out) break;
+      out = next;
+    }
+    return out;
+  };
+}
+
+/** The secret as text may carry it: itself, URL-encoded (both hex cases, form encoding), JSON-escaped. */
+function textForms(value: string): string[] {
+  const uri = encodeURIComponent(value);
+  const form = new URLSearchParams({ v: value }).toString().slice(2);
+  const json = JSON.stringify(value).slice(1, -1);
+  const lowerHex = (s: string) => s.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase());
+  return [value, uri, lowerHex(uri), form, lowerHex(form), json];
+}
+
+/**
+ * The base64 of the secret's bytes at each of the three alignments it can have inside a longer
+ * encoded value (`\0user\0password`): from byte k, whole 3-byte groups only. Any base64 text of bytes
+ * holding the secret contains one of these.
+ */
+function base64Cores(value: string): string[] {
+  const bytes = Buffer.from(value, 'utf8');
+  const cores: string[] = [];
+  for (let k = 0; k < 3; k += 1) {
+    const whole = Math.floor((bytes.length - k) / 3) * 3;
+    if (whole >= 3) cores.push(bytes.subarray(k, k + whole).toString('base64'));
+  }
+  return cores;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadSqliteDriver } from './sqlite-store';
+
+/** The file whose lock says "a relay runs on this data directory"; it holds no data. */
+export const DATA_DIR_LOCK_FILE = 'relay.lock';
+/** The holder's process id, written beside the lock (the lock file itself cannot be read while held). */
+export const DATA_DIR_PID_FILE = 'relay.pid';
+
+/** Another process holds the data directory: `pid` is what it wrote beside the lock, if anything yet. */
+export class DataDirLockedError extends Error {
+  readonly code = 'DATA_DIR_LOCKED';
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number | undefined,
+  ) {
+    super(`DATA_DIR ${dataDir} is in use by another relay (PID ${pid ?? 'unknown'})`);
+    this.name = 'DataDirLockedError';
+  }
+}
+
+export interface DataDirLock {
+  /** Lets the next relay in; the OS does the same when this process dies. */
+  release(): void;
+}
+
+/**
+ * Takes the data directory for this process, or throws {@link DataDirLockedError} at once.
+ *
+ * The lock is SQLite's own, on a dedicated file: in `locking_mode=EXCLUSIVE` a connection that has
+ * written keeps its exclusive lock until it closes (sqlite.org/pragma.html#pragma_locking_mode). On
+ * Unix that is a POSIX advisory lock, which the kernel drops when the process ends however it ends
+ * (SIGKILL, OOM), so a crash never leaves the directory held; and it needs no native module beyond the
+ * SQLite driver the store already loads. SQLite also arbitrates between connections of one process.
+ * The data file itself is not used for this: the store's connection (WAL, readers while it writes)
+ * and `backup` must keep sharing it.
+ */
+export function lockDataDir(dataDir: string, pid: number = process.pid): DataDirLock {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const pidFile = path.join(dataDir, DATA_DIR_PID_FILE);
+  // timeout 0: a held lock is answered at once, not after better-sqlite3's default 5 s wait.
+  const db = new (loadSqliteDriver())(path.join(dataDir, DATA_DIR_LOCK_FILE), { timeout: 0 });
+  try {
+    db.pragma('locking_mode = EXCLUSIVE');
+    // No journal file beside the lock: it holds one row that nothing needs to survive.
+    db.pragma('journal_mode = MEMORY');
+    // The first write takes the exclusive lock, which this connection then keeps.
+    db.exec('CREATE TABLE IF NOT EXISTS holder (pid INTEGER); DELETE FROM holder;');
+    db.prepare('INSERT INTO holder (pid) VALUES (?)').run(pid);
+  } catch (error) {
+    db.close();
+    if ((error as { code?: string }).code?.startsWith('SQLITE_BUSY') || (error as { code?: string }).code === 'SQLITE_LOCKED')
+      throw new DataDirLockedError(dataDir, readHolderPid(pidFile));
+    throw error;
+  }
+  fs.writeFileSync(pidFile, `${pid}\n`);
+  let released = false;
+  return {
+    release() {
+      if (released) return;
+      released = true;
+      // Only our own PID is removed: after a crash the next holder has written its own.
+      if (readHolderPid(pidFile) === pid) fs.rmSync(pidFile, { force: true });
+      db.close();
+    },
+  };
+}
+
+function readHolderPid(pidFile: string): number | undefined {
+  try {
+    const pid = Number.parseInt(fs.readFileSync(pidFile, 'utf8'), 10);
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
