@@ -24,7 +24,8 @@ import { createApp } from './http';
 import { defaultTemplatesDir, createTransport, loadRenderer, type MailTransport, type PaintChart, type Renderer } from './mail';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
 import { createDashboardRouter } from './dashboard';
-import { createMetrics, type RelayMetrics } from './metrics';
+import { createMetrics, registerWaiverGauge, type RelayMetrics } from './metrics';
+import { createWaiverBook, type WaiverBook } from './waivers';
 import { createMailRecorder } from './sent-mail';
 import { createWatchdog, withWatchdogMail, type Watchdog } from './watchdog';
 import { createDigestScheduler, withDigestMail, type DigestScheduler } from './digest';
@@ -274,6 +275,18 @@ function createDeliveryPipeline(
   return { worker, outcomes, metrics, smtpHealth };
 }
 
+/** The accepted exceptions of this configuration (stored ones and WAIVERS_FILE's) on this store: the app, the dashboard and the CLI share it. */
+export function createRelayWaiverBook(config: Config, io: Pick<RelayIo, 'clock' | 'logger'>, store: Store): WaiverBook {
+  return createWaiverBook({
+    storage: store,
+    fileWaivers: config.waivers.fileWaivers,
+    sources: config.sources.map((s) => s.name),
+    maxDays: config.waivers.maxDays,
+    clock: io.clock,
+    logger: io.logger,
+  });
+}
+
 /**
  * One NetBox source's report composer exactly as the worker runs it (templates, routes, the source's own
  * NetBox failing results, the CSV and the trend, all from the configuration): `preview` uses it too, so
@@ -387,11 +400,14 @@ function createRelayComposer(
 function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'transport' | 'netbox' | 'retention'>): Express {
   const { clock, logger } = io;
   const { store, worker, outcomes, metrics, watchdog } = parts;
+  const waivers = createRelayWaiverBook(config, io, store);
+  registerWaiverGauge(metrics.registry, { countActive: () => waivers.countActive(), logger });
   return createApp({
     config,
     store,
     clock,
     logger,
+    waivers,
     onQueued: () => {
       worker.kick();
       // A report that ends a silence is announced at once, not at the next check.
@@ -420,6 +436,7 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'tr
       digests: { schedules: () => parts.digests.schedules(), periods: (options) => store.listDigestPeriods(options) },
       notices: config.webhook.unsignedFromNetwork ? [describeUnsignedWebhook(config)!] : [],
       sleep: io.sleep,
+      waivers,
     }),
     observe: {
       readiness: () =>
