@@ -304,6 +304,8 @@ export function createRelayReportComposer(
     storedFailures?: ReportInsightsOptions['storedFailures'];
     onNetboxError?: (code: string) => void;
     routes?: readonly Route[];
+    /** The accepted exceptions the mails leave out and list; absent: none. */
+    waivers?: WaiverBook;
   },
 ): ReportComposer {
   const { source } = deps;
@@ -335,6 +337,8 @@ export function createRelayReportComposer(
       logger: isDefault ? io.logger : io.logger.child({ source: source.name }),
       onNetboxError: deps.onNetboxError,
       source: isDefault ? undefined : source.name,
+      waivers: deps.waivers && ((options) => deps.waivers!.forReport(options)),
+      relayUrl: config.relayUrl,
     }),
     // Owners are asked of the source's own NetBox with its own token, within the same budget per look-up.
     owners:
@@ -364,12 +368,14 @@ function createRelayComposer(
     listReportsBefore: deps.store.listReportsBefore.bind(deps.store),
     saveReport: (snapshot: ReportSnapshot) => deps.outcomes.saveReport(snapshot),
   };
+  const waivers = createRelayWaiverBook(config, io, deps.store);
   const composerFor = (source: SourceConfig) =>
     createRelayReportComposer(config, io, {
       renderer: deps.renderer,
       source,
       netbox: deps.netbox.get(source.name),
       history,
+      waivers,
       onNetboxError: (code) => deps.metrics.recordNetboxFetchError(code, source.name),
     });
   const composers = new Map(config.sources.map((source) => [source.name, composerFor(source)]));

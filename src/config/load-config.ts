@@ -133,6 +133,8 @@ export interface Config {
   admin: { token?: string };
   /** Accepted exceptions: WAIVERS_FILE's entries (read-only) and how far ahead any waiver may run (WAIVER_MAX_DAYS). */
   waivers: { file?: string; maxDays: number; fileWaivers: Waiver[] };
+  /** RELAY_URL: the relay's public URL, for the mails' links to its dashboard; undefined: no such links. */
+  relayUrl?: string;
   /** EXPECT_REPORT_EVERY in ms; undefined: the watchdog is off. */
   watchdog: { expectEveryMs?: number };
   /** Every secret value, so the logger can mask them wherever they appear. */
@@ -549,6 +551,7 @@ function buildConfig(e: Env, built: ConfigParts): Omit<Config, 'warnings'> {
     admin: { token: e.ADMIN_TOKEN },
     watchdog: { expectEveryMs: defaultSource.expectEveryMs },
     waivers: built.waivers,
+    relayUrl: e.RELAY_URL,
     observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL },
     secretValues: collectSecretValues(e, secrets, smtp ?? graph, built.sources),
   };
@@ -665,6 +668,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
     admin: config.admin.token ? { token: '[REDACTED]' } : 'off: ADMIN_TOKEN is not set (no dashboard, no admin API)',
     watchdog: config.watchdog.expectEveryMs ? config.watchdog : 'off: EXPECT_REPORT_EVERY is not set',
     waivers: { file: config.waivers.file ?? 'none', fileWaivers: config.waivers.fileWaivers.length, maxDays: config.waivers.maxDays },
+    relayUrl: config.relayUrl ?? 'none: mails carry no "Accept as an exception" links',
     observe: {
       metricsToken: config.observe.metricsToken ? '[REDACTED]' : undefined,
       smtpCheckIntervalMs: config.observe.smtpCheckIntervalMs,

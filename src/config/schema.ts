@@ -243,6 +243,12 @@ export const EnvSchema = z.object({
     description: 'YAML accepted exceptions kept in git, merged with the stored ones and read-only in the dashboard (docs/waivers.md).',
     example: '/etc/relay/waivers.yaml',
   }),
+  RELAY_URL: setting(httpUrl.optional(), {
+    group: 'features',
+    description:
+      'The relay\'s own public URL (its dashboard): each failing result in a mail links to its pre-filled "Accept as an exception" form; unset: no link.',
+    example: 'https://relay.example.com',
+  }),
   WAIVER_MAX_DAYS: setting(positiveInt(DEFAULT_WAIVER_MAX_DAYS, 3650), {
     group: 'features',
     description: "How far ahead a waiver's end may be, in days from when it is made.",
