@@ -1,13 +1,15 @@
 /**
- * Accepted exceptions in the mails, on the real relay (SQLite in a temp dir, a real smtp-server, the
- * NetBox double, an injected clock): a waived pair leaves the verdict, the on-change decision and the
- * owner mails, is listed under "Accepted exceptions" with who/why/until, and comes back as newly
- * failing ("waiver expired") the day after its end.
+ * Accepted exceptions in the mails, on the real relay (a real smtp-server, the NetBox double, an
+ * injected clock): a waived pair leaves the verdict, the on-change decision and the owner mails, is
+ * listed under "Accepted exceptions" with who/why/until, and comes back as newly failing ("waiver
+ * expired") the day after its end. Once on SQLite in a temp dir; once on PostgreSQL with two relays
+ * sharing the database: the waivers are added through the first relay's admin API, the reports go to the second.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Clock } from '../../src/shared';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
+import { createTestSchema, type TestSchema } from '../helpers/pg-schema';
 import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
 import { countResults, startNetboxDouble, type NetboxDouble, type ResultSpec } from '../helpers/validity-results-double';
@@ -56,10 +58,14 @@ function results(failing: string[]): ResultSpec[] {
 const text = (m: ReceivedMail) => String(m.parsed.text);
 const to = (m: ReceivedMail) => [...m.envelope.to].sort().join(',');
 
-describe('accepted exceptions in the mails', () => {
+describe.each([
+  ['SQLite, one relay', 1],
+  ['PostgreSQL, two relays', 2],
+])('accepted exceptions in the mails (%s)', (_store, replicas) => {
   let smtp: SmtpPeer;
   let netbox: NetboxDouble;
-  let relay: TestRelay;
+  let relays: TestRelay[] = [];
+  let schema: TestSchema | undefined;
   let dir: string;
   const clock: Clock & { at: number } = { at: 0, now: () => clock.at };
 
@@ -75,21 +81,23 @@ describe('accepted exceptions in the mails', () => {
     netbox.assignments.push({ id: 1, objectType: 'dcim.site', objectId: FRA.id, contactId: 11, role: OWNER, priority: 'primary' });
     netbox.assignments.push({ id: 2, objectType: 'dcim.site', objectId: AMS.id, contactId: 12, role: OWNER, priority: 'primary' });
     clock.at = Date.parse('2026-11-27T09:00:00Z');
-    relay = await startTestRelay(
-      {
-        SMTP_URL: smtp.url,
-        MAIL_FROM: 'Compliance <relay@example.com>',
-        ROUTES_FILE: path.join(dir, 'routes.yaml'),
-        NETBOX_URL: netbox.url,
-        NETBOX_TOKEN: TOKEN,
-        ADMIN_TOKEN,
-        RELAY_URL: 'https://relay.example.com/',
-      },
-      { clock, dataDir: path.join(dir, 'data') },
-    );
+    schema = replicas > 1 ? await createTestSchema('waivers_mail') : undefined;
+    const env = {
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'Compliance <relay@example.com>',
+      ROUTES_FILE: path.join(dir, 'routes.yaml'),
+      NETBOX_URL: netbox.url,
+      NETBOX_TOKEN: TOKEN,
+      ADMIN_TOKEN,
+      RELAY_URL: 'https://relay.example.com/',
+      ...(schema ? { DATABASE_URL: schema.url } : {}),
+    };
+    relays = [];
+    for (let i = 0; i < replicas; i += 1) relays.push(await startTestRelay(env, { clock, dataDir: path.join(dir, `data${i}`) }));
   });
   afterEach(async () => {
-    await relay.stop();
+    await Promise.all(relays.map((r) => r.stop()));
+    await schema?.drop();
     await netbox.close();
     await smtp.close();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -101,10 +109,12 @@ describe('accepted exceptions in the mails', () => {
     const specs = results(failing);
     netbox.reports.set(id, { id, created, results: specs });
     const before = smtp.received.length;
-    const outcomes = relay.workerOutcomes.length;
+    const settled = () => relays.reduce((n, r) => n + r.workerOutcomes.length, 0);
+    const outcomes = settled();
     const body = buildBody({ version: '4.6', timestamp: created, data: buildReportData({ id, created, ...countResults(specs) }) });
-    expect((await postWebhook(relay.webhookUrl, body)).status).toBe(202);
-    await waitUntil(() => relay.workerOutcomes.length > outcomes || undefined, 15_000, `report ${id} settled`);
+    // Reports go to the last relay; waivers are made on the first.
+    expect((await postWebhook(relays[relays.length - 1].webhookUrl, body)).status).toBe(202);
+    await waitUntil(() => settled() > outcomes || undefined, 15_000, `report ${id} settled`);
     await smtp.waitFor(before + mails);
     // Nothing more arrives for this report than expected.
     await new Promise((r) => setTimeout(r, 300));
@@ -113,7 +123,7 @@ describe('accepted exceptions in the mails', () => {
   }
 
   async function addWaiver(body: Record<string, unknown>): Promise<void> {
-    const response = await fetch(`${relay.url}/api/waivers`, {
+    const response = await fetch(`${relays[0].url}/api/waivers`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
       body: JSON.stringify(body),
@@ -145,6 +155,11 @@ describe('accepted exceptions in the mails', () => {
       author: 'alice',
     });
     await addWaiver({ test: 'ssh-v2-only', allDevices: true, until: '2027-03-31', reason: 'Old images until the upgrade', author: 'bob' });
+    // Every relay on the store lists them.
+    const listed = await fetch(`${relays[relays.length - 1].url}/api/waivers?status=active`, {
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(((await listed.json()) as { waivers: unknown[] }).waivers).toHaveLength(2);
 
     // Report 2: telnet newly fails on lab-sw1, waived. Without the waiver this is "worse" and on-change would mail.
     const second = await deliver(
