@@ -172,6 +172,9 @@ describe.each([
     const team2 = second.find((m) => to(m) === 'team@example.com')!;
     expect(team2.parsed.headers.get('x-compliance-verdict')).toBe('same');
     const body2 = text(team2);
+    expect(body2).toContain(
+      'Same as report 1: 55.6% passed, was 66.7% (\u221211.1 pts, +1 failing); HIGH 50.0%, was 66.7%. The verdict leaves out 3 accepted exceptions.',
+    );
     expect(body2).toContain('ACCEPTED EXCEPTIONS: 3 waived results, 1 ending within 7 days');
     expect(body2).toMatch(
       /\* telnet-disabled \[HIGH\] on lab-sw1 \(ends in 3 days\)\n\s+until 2026-12-01, accepted by alice: Lab switch, retired soon/,
