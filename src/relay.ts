@@ -392,6 +392,7 @@ function createRelayComposer(
   return withDigestMail(withWatchdog, {
     store: deps.store,
     sources: config.sources.map((s) => ({ name: s.name, tags: s.tags, netboxUrl: s.netbox.url })),
+    waivers: (source) => waivers.list({ source }),
     renderer: deps.renderer,
     routes: config.routing.routes,
     from: config.mail.from,
