@@ -9,6 +9,7 @@ const LAYERS = [
   ['netbox'],
   ['webhook'],
   ['trend'],
+  ['waivers'],
   ['store'],
   ['enrichment'],
   ['routing'],

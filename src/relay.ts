@@ -24,7 +24,8 @@ import { createApp } from './http';
 import { defaultTemplatesDir, createTransport, loadRenderer, type MailTransport, type PaintChart, type Renderer } from './mail';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
 import { createDashboardRouter } from './dashboard';
-import { createMetrics, type RelayMetrics } from './metrics';
+import { createMetrics, registerWaiverGauge, type RelayMetrics } from './metrics';
+import { createWaiverBook, type WaiverBook } from './waivers';
 import { createMailRecorder } from './sent-mail';
 import { createWatchdog, withWatchdogMail, type Watchdog } from './watchdog';
 import { createDigestScheduler, withDigestMail, type DigestScheduler } from './digest';
@@ -274,6 +275,18 @@ function createDeliveryPipeline(
   return { worker, outcomes, metrics, smtpHealth };
 }
 
+/** The accepted exceptions of this configuration (stored ones and WAIVERS_FILE's) on this store: the app, the dashboard and the CLI share it. */
+export function createRelayWaiverBook(config: Config, io: Pick<RelayIo, 'clock' | 'logger'>, store: Store): WaiverBook {
+  return createWaiverBook({
+    storage: store,
+    fileWaivers: config.waivers.fileWaivers,
+    sources: config.sources.map((s) => s.name),
+    maxDays: config.waivers.maxDays,
+    clock: io.clock,
+    logger: io.logger,
+  });
+}
+
 /**
  * One NetBox source's report composer exactly as the worker runs it (templates, routes, the source's own
  * NetBox failing results, the CSV and the trend, all from the configuration): `preview` uses it too, so
@@ -291,6 +304,8 @@ export function createRelayReportComposer(
     storedFailures?: ReportInsightsOptions['storedFailures'];
     onNetboxError?: (code: string) => void;
     routes?: readonly Route[];
+    /** The accepted exceptions the mails leave out and list; absent: none. */
+    waivers?: WaiverBook;
   },
 ): ReportComposer {
   const { source } = deps;
@@ -322,6 +337,8 @@ export function createRelayReportComposer(
       logger: isDefault ? io.logger : io.logger.child({ source: source.name }),
       onNetboxError: deps.onNetboxError,
       source: isDefault ? undefined : source.name,
+      waivers: deps.waivers && ((options) => deps.waivers!.forReport(options)),
+      relayUrl: config.relayUrl,
     }),
     // Owners are asked of the source's own NetBox with its own token, within the same budget per look-up.
     owners:
@@ -351,12 +368,14 @@ function createRelayComposer(
     listReportsBefore: deps.store.listReportsBefore.bind(deps.store),
     saveReport: (snapshot: ReportSnapshot) => deps.outcomes.saveReport(snapshot),
   };
+  const waivers = createRelayWaiverBook(config, io, deps.store);
   const composerFor = (source: SourceConfig) =>
     createRelayReportComposer(config, io, {
       renderer: deps.renderer,
       source,
       netbox: deps.netbox.get(source.name),
       history,
+      waivers,
       onNetboxError: (code) => deps.metrics.recordNetboxFetchError(code, source.name),
     });
   const composers = new Map(config.sources.map((source) => [source.name, composerFor(source)]));
@@ -373,6 +392,7 @@ function createRelayComposer(
   return withDigestMail(withWatchdog, {
     store: deps.store,
     sources: config.sources.map((s) => ({ name: s.name, tags: s.tags, netboxUrl: s.netbox.url })),
+    waivers: (source) => waivers.list({ source }),
     renderer: deps.renderer,
     routes: config.routing.routes,
     from: config.mail.from,
@@ -387,11 +407,14 @@ function createRelayComposer(
 function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'transport' | 'netbox' | 'retention'>): Express {
   const { clock, logger } = io;
   const { store, worker, outcomes, metrics, watchdog } = parts;
+  const waivers = createRelayWaiverBook(config, io, store);
+  registerWaiverGauge(metrics.registry, { countActive: () => waivers.countActive(), logger });
   return createApp({
     config,
     store,
     clock,
     logger,
+    waivers,
     onQueued: () => {
       worker.kick();
       // A report that ends a silence is announced at once, not at the next check.
@@ -420,6 +443,7 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'tr
       digests: { schedules: () => parts.digests.schedules(), periods: (options) => store.listDigestPeriods(options) },
       notices: config.webhook.unsignedFromNetwork ? [describeUnsignedWebhook(config)!] : [],
       sleep: io.sleep,
+      waivers,
     }),
     observe: {
       readiness: () =>

@@ -114,7 +114,8 @@ export async function pruneDeliveries(opts: PruneOptions, io: CliIo, setExitCode
   });
 }
 
-async function withStore(io: CliIo, setExitCode: SetExitCode, fn: (store: Store, config: Config) => Promise<void>): Promise<void> {
+/** Runs `fn` with the configuration and the store `serve` uses; an unusable store is exit 69, a bad configuration 78. */
+export async function withStore(io: CliIo, setExitCode: SetExitCode, fn: (store: Store, config: Config) => Promise<void>): Promise<void> {
   const config = loadConfigOrReport(io);
   if (!config) return setExitCode(EXIT_CONFIG);
   let store: Store | undefined;

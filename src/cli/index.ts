@@ -5,6 +5,7 @@ import type * as CheckConfigModule from './check-config-command';
 import type * as ConfigLoadModule from './load-config-or-report';
 import { EXIT_CONFIG, EXIT_USAGE, type CliIo, type SetExitCode } from './io';
 import { registerDeliveryCommands } from './register-delivery-commands';
+import { registerWaiverCommands } from './register-waiver-commands';
 import type * as MigrateModule from './migrate';
 import type * as BackupModule from './backup-command';
 import type * as NetboxSetupModule from './netbox-setup-command';
@@ -52,6 +53,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   // Registered in this order, which is the order `--help` lists them in.
   registerRelayCommands(program, io, setExitCode);
   registerDeliveryCommands(program, io, setExitCode);
+  registerWaiverCommands(program, io, setExitCode);
   registerMailCommands(program, io, setExitCode);
   registerSetupCommands(program, io, setExitCode);
 

@@ -5,7 +5,8 @@ import { buildDigestJob, collectDigest, type DigestJob } from '../digest';
 import { defaultTemplatesDir, loadRenderer } from '../mail';
 import { parseDigestSchedule, type Route } from '../routing';
 import { buildRawMessage } from '../sent-mail';
-import { systemClock, type Clock } from '../shared';
+import { createSilentLogger, systemClock, type Clock } from '../shared';
+import { createRelayWaiverBook } from '../relay';
 import { openStore, type Store } from '../store';
 import { EXIT_USAGE, type CliIo } from './io';
 import { writePreviewFiles } from './write-preview-files';
@@ -69,7 +70,8 @@ export async function previewDigest(
   try {
     if (options.period === undefined || options.period === 'last') Object.assign(job, await findRecordedPeriod(store, job));
     const sources = config.sources.map((s) => ({ name: s.name, tags: s.tags, netboxUrl: s.netbox.url }));
-    const content = await collectDigest({ store, sources }, route, job, timezone);
+    const waivers = createRelayWaiverBook(config, { clock, logger: createSilentLogger() }, store);
+    const content = await collectDigest({ store, sources, waivers: (source) => waivers.list({ source }) }, route, job, timezone);
     const message = await buildDigestMail(content, {
       renderer,
       from: config.mail.from,

@@ -2,7 +2,7 @@ import type { ReportComposer } from '../compose';
 import type { Config } from '../config';
 import type { Renderer } from '../mail';
 import type { NetboxClient } from '../netbox';
-import { createRelayReportComposer, findDeliverySource } from '../relay';
+import { createRelayReportComposer, createRelayWaiverBook, findDeliverySource } from '../relay';
 import type { Route } from '../routing';
 import { createSilentLogger, systemClock } from '../shared';
 import type { Store } from '../store';
@@ -17,20 +17,18 @@ export function createReadOnlyComposer(
   deps: { renderer: Renderer; store?: Store; netbox?: NetboxClient; sourceName: string; routes?: readonly Route[] },
 ): ReportComposer {
   const { store } = deps;
-  return createRelayReportComposer(
-    config,
-    { clock: systemClock, logger: createSilentLogger() },
-    {
-      renderer: deps.renderer,
-      source: findDeliverySource(config, deps.sourceName),
-      netbox: deps.netbox,
-      routes: deps.routes,
-      history: store && {
-        findReportBefore: store.findReportBefore.bind(store),
-        listReportsBefore: store.listReportsBefore.bind(store),
-        saveReport: () => Promise.resolve(),
-      },
-      storedFailures: store && (async (d) => (await store.findReport(d.dedupKey))?.failing),
+  const io = { clock: systemClock, logger: createSilentLogger() };
+  return createRelayReportComposer(config, io, {
+    waivers: store && createRelayWaiverBook(config, io, store),
+    renderer: deps.renderer,
+    source: findDeliverySource(config, deps.sourceName),
+    netbox: deps.netbox,
+    routes: deps.routes,
+    history: store && {
+      findReportBefore: store.findReportBefore.bind(store),
+      listReportsBefore: store.listReportsBefore.bind(store),
+      saveReport: () => Promise.resolve(),
     },
-  );
+    storedFailures: store && (async (d) => (await store.findReport(d.dedupKey))?.failing),
+  });
 }

@@ -90,6 +90,8 @@ export interface DigestSeriesView {
   fixed: FailingPair[];
   fixedCount: number;
   worstDevices: { device: string; failing: number; high: number }[];
+  /** Failing results of the latest report that are accepted exceptions, counted apart (docs/waivers.md); 0 when none. */
+  waived: number;
   chart: DigestChartView;
 }
 
@@ -200,6 +202,7 @@ function buildSeriesView(trend: SeriesPeriodTrend, timezone: string): DigestSeri
     fixed: change.fixed,
     fixedCount: change.fixedCount,
     worstDevices: trend.worstDevices,
+    waived: trend.waived,
     chart: buildChartView(trend.points, timezone),
   };
 }

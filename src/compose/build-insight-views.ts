@@ -7,6 +7,10 @@ import { buildVerdictView, type VerdictView } from './build-verdict-view';
 export interface ResultLinkView {
   name: string;
   url: string;
+  /** The relay dashboard's form to accept this failure as an exception, pre-filled (names only); null without RELAY_URL. */
+  acceptUrl: string | null;
+  /** Its waiver ended since the previous report: it is back among the failures ("waiver expired"). */
+  waiverExpired: boolean;
 }
 
 /** One failing test in the mail. */
@@ -154,6 +158,10 @@ export interface EnrichmentViewOptions {
   attachment: AttachmentView | null;
   /** The trend: each listed result carries its badge (new, failing since); absent or null: no badges. */
   trend?: Trend | null;
+  /** Pairs (by pairKey) whose waiver ended since the previous report. */
+  waiverExpired?: ReadonlySet<string>;
+  /** The link to accept a failing (test, device) as an exception; absent: none. */
+  acceptUrl?: (pair: { test: string; device: string }) => string;
 }
 
 const TOP_DEVICES = 10;
@@ -190,7 +198,12 @@ export function buildEnrichmentView(enrichment: Enrichment, options: EnrichmentV
       };
       groups.push(group);
     }
-    const devices = test.firstResults.map((r) => ({ name: r.device, url: web(`/plugins/validity/test-results/${r.resultId}/`) }));
+    const devices = test.firstResults.map((r) => ({
+      name: r.device,
+      url: web(`/plugins/validity/test-results/${r.resultId}/`),
+      acceptUrl: options.acceptUrl?.({ test: test.name, device: r.device }) ?? null,
+      waiverExpired: options.waiverExpired?.has(pairKey({ test: test.name, device: r.device })) ?? false,
+    }));
     const badges = options.trend?.badges;
     group.tests.push({
       name: test.name,

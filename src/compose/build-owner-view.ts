@@ -3,6 +3,7 @@ import type { OwnerGroupPlan } from '../store';
 import type { ReportDelivery } from '../webhook';
 import { buildReportView, type OwnersView, type ReportView } from './build-report-view';
 import type { ReportInsights } from './create-report-insights';
+import { keepNamedWaivers } from './build-waivers-view';
 
 /** Names of a group's devices listed in the mail; the rest are counted. */
 const MAX_LISTED_DEVICES = 20;
@@ -44,6 +45,8 @@ export function buildOwnerGroupView(input: {
     enrichment: section?.enrichment ?? view.enrichment,
     trend: null,
     sourceName: input.sourceName,
+    // Its failures are its own, without the accepted exceptions; only a HIGH failure hidden on several devices is named.
+    waivers: keepNamedWaivers(view.waivers),
   });
   return { view: { ...own, owners }, attachments: section?.attachments };
 }

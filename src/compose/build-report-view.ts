@@ -3,6 +3,7 @@ import { bandOf, buildLinks, formatDateTime, formatPercent, passPercent, type Ba
 import type { ReportDelivery } from '../webhook';
 import type { EnrichmentView, TrendView } from './build-insight-views';
 import { formatDeltaShort, type VerdictView } from './build-verdict-view';
+import type { WaiversView } from './build-waivers-view';
 
 /** One line of the summary: overall or one severity. */
 export interface RatioView {
@@ -25,6 +26,8 @@ export interface RatioView {
    */
   tone: Tone;
   hasResults: boolean;
+  /** Of `failed`: results that are accepted exceptions ("N waived" beside the ratio, which stays validity's); 0 when none. */
+  waived: number;
 }
 
 /** The mail's colour scale: the worst failing severity, `ok` when nothing failed, `none` when nothing ran. */
@@ -104,6 +107,8 @@ export interface ReportView {
   chart: ChartView | null;
   /** A route mailing NetBox's contacts: this owner group's share and why it was chosen (see OwnersView); else null. */
   owners: OwnersView | null;
+  /** The accepted exceptions of this report (see WaiversView); null when no waiver touched it. Always present. */
+  waivers: WaiversView | null;
 }
 
 export interface ReportViewOptions {
@@ -115,20 +120,23 @@ export interface ReportViewOptions {
   chart?: ChartView | null;
   /** The source's name, given when the relay serves several NetBox sources: the mail names it. */
   sourceName?: string;
+  waivers?: WaiversView | null;
 }
 
 /** Builds the template data for one report delivery. Pure: same input, same view. */
 export function buildReportView(delivery: ReportDelivery, options: ReportViewOptions): ReportView {
   const r = delivery.report;
+  const waivers = options.waivers ?? null;
+  const waived = waivers?.bySeverity ?? { HIGH: 0, MIDDLE: 0, LOW: 0 };
   const severities = [
-    buildRatio('HIGH', r.high_passed, r.high_count),
-    buildRatio('MIDDLE', r.middle_passed, r.middle_count),
-    buildRatio('LOW', r.low_passed, r.low_count),
+    buildRatio('HIGH', r.high_passed, r.high_count, waived.HIGH),
+    buildRatio('MIDDLE', r.middle_passed, r.middle_count, waived.MIDDLE),
+    buildRatio('LOW', r.low_passed, r.low_count, waived.LOW),
   ];
   const worst = buildWorst(severities);
   const trend = options.trend ?? null;
   const verdict = trend?.verdict ?? null;
-  const overall = buildRatio('Overall', r.total_passed, r.total_count);
+  const overall = buildRatio('Overall', r.total_passed, r.total_count, waivers?.count ?? 0);
   overall.tone = toneOfOverall(overall, verdict);
   const highFailed = r.high_count - r.high_passed;
   const netboxHost = options.netboxUrl ? new URL(options.netboxUrl).host : null;
@@ -170,13 +178,14 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
     trend,
     chart: options.chart ?? null,
     owners: null,
+    waivers,
   };
 }
 
 const SEVERITY_TONE: Record<Severity, Tone> = { HIGH: 'high', MIDDLE: 'middle', LOW: 'low' };
 
 /** One line of the summary; its tone is its severity's when any of its results failed. */
-function buildRatio(name: string, passed: number, count: number): RatioView {
+function buildRatio(name: string, passed: number, count: number, waived = 0): RatioView {
   const percent = passPercent(passed, count);
   const failed = count - passed;
   const tone: Tone = count === 0 ? 'none' : failed === 0 ? 'ok' : (SEVERITY_TONE[name as Severity] ?? 'none');
@@ -191,6 +200,7 @@ function buildRatio(name: string, passed: number, count: number): RatioView {
     band: bandOf(percent),
     tone,
     hasResults: count > 0,
+    waived,
   };
 }
 

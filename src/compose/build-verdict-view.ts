@@ -46,10 +46,13 @@ export function buildVerdictView(trend: Trend, percentText: string): VerdictView
   const was = overall.previousPercent === null ? '' : `, was ${overall.previousPercent.toFixed(1)}%`;
   const high = trend.severities.find((d) => d.name === 'HIGH');
   const highClause = high && (high.direction !== 'same' || hasNewHigh(trend)) ? `; ${describeHigh(high, trend)}` : '';
+  // The deltas are validity's figures: when accepted exceptions are why they moved, the line says so.
+  const waived = trend.leftOut.HIGH + trend.leftOut.MIDDLE + trend.leftOut.LOW;
+  const waivedClause = waived > 0 ? ` The verdict leaves out ${waived} accepted ${waived === 1 ? 'exception' : 'exceptions'}.` : '';
   return {
     ...base,
     previousReportId: id,
-    text: `${lead}: ${percentText} passed${was} (${overall.deltaPointsText}, ${overall.deltaFailedText})${highClause}.`,
+    text: `${lead}: ${percentText} passed${was} (${overall.deltaPointsText}, ${overall.deltaFailedText})${highClause}.${waivedClause}`,
     scopeText: scopeChanged
       ? `The scope changed: report ${id} had ${overall.previousCount} results, this one ${overall.count}, so the percentages compare different tests or devices.`
       : null,

@@ -12,17 +12,21 @@ import { buildMailChart, type MailChart } from './build-mail-chart';
 import { buildEnrichmentView, buildTrendView, type EnrichmentView, type TrendView } from './build-insight-views';
 import type { PaintChart } from '../mail';
 import type { NetboxClient } from '../netbox';
-import type { Clock, Logger } from '../shared';
+import { systemClock, type Clock, type Logger } from '../shared';
 import {
   buildReportSnapshot,
   buildSourceSeriesKey,
   recordReportTrend,
+  pairKey,
   type FailingPair,
+  type LeftOutPairs,
   type ReportHistory,
   type ReportSnapshot,
   type Trend,
 } from '../trend';
-import type { ReportDelivery } from '../webhook';
+import { DEFAULT_SOURCE_NAME, type ReportDelivery } from '../webhook';
+import { applyWaivers, buildWaiverFormPath, type Waiver, type WaiverOutcome } from '../waivers';
+import { buildWaiversView, type WaiversView } from './build-waivers-view';
 
 /** What the relay adds to a report's mail beyond the webhook's counts. */
 export interface ReportInsights {
@@ -34,8 +38,10 @@ export interface ReportInsights {
   attachments: NonNullable<SendMailOptions['attachments']>;
   /** The trend chart, drawn once for every route of this report; null when off (MAIL_CHART_REPORTS=0) or without history. */
   chart: MailChart | null;
-  /** The failing results read (NetBox's order), or null when NetBox could not provide them. */
+  /** The failing results read (NetBox's order) that are not accepted exceptions, or null when NetBox could not provide them. */
   failures: FailingResult[] | null;
+  /** The accepted exceptions this report's mail lists (see WaiversView); null when no waiver touched it. */
+  waivers: WaiversView | null;
   /** The failing-tests section and CSV of some of the failing results only (one owner's devices). */
   insightsFor(keep: (result: FailingResult) => boolean): Pick<ReportInsights, 'enrichment' | 'attachments'>;
 }
@@ -71,6 +77,10 @@ export interface ReportInsightsOptions {
   onNetboxError?: (code: string) => void;
   /** A named NetBox source (not the default): its reports form a history of their own. */
   source?: string;
+  /** The waivers a report needs (the waiver book's `forReport`); absent: none apply. */
+  waivers?: (options: { source: string; previousReportAt: number | null }) => Promise<Waiver[]>;
+  /** RELAY_URL: each failing result links to the dashboard's pre-filled waiver form; absent: no link. */
+  relayUrl?: string;
 }
 
 /**
@@ -84,45 +94,27 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
     const log = (deliveryLog ?? options.logger).child({ reportId: report.id });
     const basePath = findNetboxBasePath(report.url);
     const links = buildLinks(report.id, report.url, report.results_url, options.netboxUrl);
-    const stored = await options.storedFailures?.(delivery);
-    const enrichment: Enrichment =
-      stored && stored.every((pair) => pair.ids)
-        ? { status: 'ok', summary: summarizeStoredFailures(stored) }
-        : await enrichReport(delivery, {
-            client: options.client,
-            hasToken: options.hasToken,
-            budgetMs: options.budgetMs,
-            clock: options.clock,
-          });
-    if (enrichment.status === 'missing' && enrichment.code !== 'NO_NETBOX_URL' && enrichment.code !== 'NO_TOKEN') {
-      log.warn(
-        { code: enrichment.code, error: enrichment.detail ?? enrichment.reason },
-        'mail goes without the failing results: NetBox could not provide them',
-      );
-      options.onNetboxError?.(enrichment.code);
-    }
+    const enrichment = await readFailures(options, delivery, log);
 
-    let trend: Trend | null = null;
-    let trendView: TrendView | null = null;
-    let chart: MailChart | null = null;
-    if (options.history) {
-      const failing = toFailingPairs(enrichment);
-      const series = buildSourceSeriesKey({ source: options.source, netboxUrl: options.netboxUrl, reportUrl: report.url });
-      // A history that cannot be read is a storage failure like any other: the delivery is tried again
-      // (routes need the previous report to decide on-change and regression). Saves never throw: the
-      // relay's history keeps a refused save in its outcome ledger.
-      const snapshot = buildReportSnapshot(delivery, series, failing);
-      trend = await recordReportTrend(options.history, snapshot);
-      chart = await prepareChart(options, snapshot);
-      trendView = buildTrendView(trend, {
-        timezone: options.timezone,
-        basePath,
-        netboxUrl: options.netboxUrl,
-        currentFailingKnown: failing !== null,
-        passed: report.total_passed,
-        count: report.total_count,
-      });
-    }
+    const failing = toFailingPairs(enrichment);
+    const recorded = options.history ? await recordTrend(options, delivery, failing) : null;
+    const trend = recorded?.trend ?? null;
+    const outcome = recorded?.outcome ?? null;
+    const trendView = trend
+      ? buildTrendView(trend, {
+          timezone: options.timezone,
+          basePath,
+          netboxUrl: options.netboxUrl,
+          currentFailingKnown: failing !== null,
+          passed: report.total_passed,
+          count: report.total_count,
+        })
+      : null;
+    // Accepted exceptions leave the failing list (and the CSV, owner groups, device routes) here, once.
+    const kept = outcome ? withoutWaived(enrichment, outcome) : enrichment;
+    const waiverSource = options.source ?? DEFAULT_SOURCE_NAME;
+    const expired = new Set(outcome?.waiverExpired.map((m) => pairKey(m.pair)) ?? []);
+    const relayUrl = options.relayUrl?.replace(/\/+$/, '');
 
     const buildSection = (current: Enrichment, suffix: string): Pick<ReportInsights, 'enrichment' | 'attachments'> => {
       const built = buildCsvAttachment(current, {
@@ -141,27 +133,109 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
           maxFailures: options.maxFailures,
           attachment: built.attachment,
           trend,
+          waiverExpired: expired,
+          acceptUrl: relayUrl ? (pair) => `${relayUrl}${buildWaiverFormPath({ source: waiverSource, ...pair })}` : undefined,
         }),
         attachments: built.attachments,
       };
     };
     // Built after the trend: each failing result it lists carries its badge (new, or failing since).
-    const whole = buildSection(enrichment, '');
+    const whole = buildSection(kept, '');
 
     return {
       ...whole,
       trend,
       trendView,
-      chart,
-      failures: enrichment.status === 'ok' ? enrichment.summary.results : null,
+      chart: recorded?.chart ?? null,
+      failures: kept.status === 'ok' ? kept.summary.results : null,
+      waivers: outcome ? buildWaiversView(outcome, recorded!.now) : null,
       insightsFor: (keep) => {
-        if (enrichment.status !== 'ok') return whole;
+        if (kept.status !== 'ok') return whole;
         const summarizer = createFailureSummarizer();
-        summarizer.addResults(enrichment.summary.results.filter(keep));
+        summarizer.addResults(kept.summary.results.filter(keep));
         return buildSection({ status: 'ok', summary: summarizer.finish() }, '-owners');
       },
     };
   };
+}
+
+/**
+ * Records the report in its series and compares it with the previous one (a history that cannot be
+ * read is a storage failure like any other: the delivery is tried again; saves never throw: the
+ * relay's history keeps a refused save in its outcome ledger). The waivers are applied here, once,
+ * where the failing pairs meet the trend: the verdict and every route decision see them left out.
+ */
+async function recordTrend(
+  options: ReportInsightsOptions,
+  delivery: ReportDelivery,
+  failing: FailingPair[] | null,
+): Promise<{ trend: Trend; chart: MailChart | null; outcome: WaiverOutcome<FailingPair> | null; now: number }> {
+  const series = buildSourceSeriesKey({ source: options.source, netboxUrl: options.netboxUrl, reportUrl: delivery.report.url });
+  const snapshot = buildReportSnapshot(delivery, series, failing);
+  const now = (options.clock ?? systemClock).now();
+  const decided: { outcome: WaiverOutcome<FailingPair> | null } = { outcome: null };
+  const read = options.waivers;
+  const leaveOut =
+    read && failing
+      ? async (previous: ReportSnapshot | null): Promise<LeftOutPairs> => {
+          const source = options.source ?? DEFAULT_SOURCE_NAME;
+          const previousReportAt = previous?.createdMs ?? null;
+          const waivers = await read({ source, previousReportAt });
+          decided.outcome = applyWaivers(failing, waivers, now, { source, previousReportAt });
+          return buildLeftOut(decided.outcome, previous, waivers, now);
+        }
+      : undefined;
+  const trend = await recordReportTrend(options.history!, snapshot, { leaveOut });
+  const chart = await prepareChart(options, snapshot);
+  return { trend, chart, outcome: decided.outcome, now };
+}
+
+/**
+ * What the comparison leaves out: this report's waived pairs; of the previous report, the pairs waived
+ * now (so a waiver made since is not "fixed") and those whose waiver has ended since (so they come back
+ * as newly failing, "waiver expired").
+ */
+function buildLeftOut(
+  outcome: WaiverOutcome<FailingPair>,
+  previous: ReportSnapshot | null,
+  waivers: readonly Waiver[],
+  now: number,
+): LeftOutPairs {
+  const current = new Set(outcome.waived.map((m) => pairKey(m.pair)));
+  const before = new Set(outcome.waiverExpired.map((m) => pairKey(m.pair)));
+  if (previous?.failing) for (const m of applyWaivers(previous.failing, waivers, now).waived) before.add(pairKey(m.pair));
+  return { current, previous: before };
+}
+
+/** The failing results without the waived ones (the same enrichment when none is). */
+function withoutWaived(enrichment: Enrichment, outcome: WaiverOutcome<FailingPair>): Enrichment {
+  if (enrichment.status !== 'ok' || outcome.waived.length === 0) return enrichment;
+  const waived = new Set(outcome.waived.map((m) => pairKey(m.pair)));
+  const summarizer = createFailureSummarizer();
+  summarizer.addResults(enrichment.summary.results.filter((r) => !waived.has(pairKey(r))));
+  return { status: 'ok', summary: summarizer.finish() };
+}
+
+/** The failing results: those kept with the report (preview) when each has its ids, else NetBox's. */
+async function readFailures(options: ReportInsightsOptions, delivery: ReportDelivery, log: Logger): Promise<Enrichment> {
+  const stored = await options.storedFailures?.(delivery);
+  const enrichment: Enrichment =
+    stored && stored.every((pair) => pair.ids)
+      ? { status: 'ok', summary: summarizeStoredFailures(stored) }
+      : await enrichReport(delivery, {
+          client: options.client,
+          hasToken: options.hasToken,
+          budgetMs: options.budgetMs,
+          clock: options.clock,
+        });
+  if (enrichment.status === 'missing' && enrichment.code !== 'NO_NETBOX_URL' && enrichment.code !== 'NO_TOKEN') {
+    log.warn(
+      { code: enrichment.code, error: enrichment.detail ?? enrichment.reason },
+      'mail goes without the failing results: NetBox could not provide them',
+    );
+    options.onNetboxError?.(enrichment.code);
+  }
+  return enrichment;
 }
 
 /** The failing pairs NetBox gave (with their ids), or null when they are unknown. */

@@ -120,6 +120,7 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       trend: insights?.trendView,
       chart: insights?.chart?.view,
       sourceName: options.source?.name,
+      waivers: insights?.waivers,
     });
     const chart = insights?.chart ?? null;
     const attachments = insights?.attachments.length ? insights.attachments : undefined;

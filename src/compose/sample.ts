@@ -4,8 +4,10 @@ import { createFailureSummarizer } from '../enrichment';
 import { buildLinks } from '../report';
 import { buildReportSnapshot, buildTrend } from '../trend';
 import { parseDelivery, type ReportDelivery } from '../webhook';
+import { buildWaiverFormPath } from '../waivers';
 import { buildEnrichmentView, buildTrendView } from './build-insight-views';
 import { buildReportView, type ReportView } from './build-report-view';
+import type { WaiversView } from './build-waivers-view';
 
 /**
  * The delivery recorded in validity's documentation (NetBox ≤ 3.6 era): report 29, 5 of 8 MIDDLE
@@ -64,6 +66,50 @@ const SAMPLE_CHART_VIEW: ChartView = {
   currentText: '88.9%',
 };
 
+/** Accepted exceptions as the sample mail lists them: one ending within the week, one on all devices hiding a HIGH failure on two. */
+const SAMPLE_WAIVERS_VIEW: WaiversView = {
+  count: 3,
+  bySeverity: { HIGH: 2, MIDDLE: 1, LOW: 0 },
+  items: [
+    {
+      test: 'ssh-v2-only',
+      severity: 'HIGH',
+      devicesText: 'all devices (2): sw-lab-1, sw-lab-2',
+      results: 2,
+      author: 'bob',
+      reason: 'Old images until the upgrade',
+      until: '2023-06-30',
+      expiring: false,
+      expiringText: '',
+      fromFile: true,
+    },
+    {
+      test: 'telnet-disabled',
+      severity: 'MIDDLE',
+      devicesText: 'sw-lab-1',
+      results: 1,
+      author: 'alice',
+      reason: 'Lab switch, retired soon',
+      until: '2023-04-15',
+      expiring: true,
+      expiringText: 'ends in 3 days',
+      fromFile: false,
+    },
+  ],
+  expiringCount: 1,
+  hiddenHigh: [
+    {
+      test: 'ssh-v2-only',
+      devices: ['sw-lab-1', 'sw-lab-2'],
+      devicesText: 'sw-lab-1, sw-lab-2',
+      deviceCount: 2,
+      author: 'bob',
+      reason: 'Old images until the upgrade',
+      until: '2023-06-30',
+    },
+  ],
+};
+
 /**
  * The sample report as the relay mails it when NetBox answered: failing tests, devices, a CSV note
  * and a trend with a newly failing, a fixed and a still-failing pair. Rendered at boot (next to the
@@ -109,6 +155,7 @@ export function sampleInsightViews(config: Pick<Config, 'mail' | 'netbox'>): Rep
     {
       ...viewOptions,
       trend: sampleTrend,
+      acceptUrl: (pair) => `https://relay.example.com${buildWaiverFormPath({ source: 'default', ...pair })}`,
       attachment: {
         fileName: 'report-29-failures.csv',
         rows: 2,
@@ -139,7 +186,7 @@ export function sampleInsightViews(config: Pick<Config, 'mail' | 'netbox'>): Rep
     count: delivery.report.total_count,
   });
   return [
-    buildReportView(delivery, { ...base, enrichment, trend, chart: SAMPLE_CHART_VIEW }),
+    buildReportView(delivery, { ...base, enrichment, trend, chart: SAMPLE_CHART_VIEW, waivers: SAMPLE_WAIVERS_VIEW }),
     buildReportView(delivery, { ...base, enrichment: missing, trend: first }),
   ];
 }

@@ -7,6 +7,8 @@ import { buildOAuth2Config, checkEndpointUrl, checkUnusedOAuth2, type OAuth2Conf
 import type { ConfigIssue } from './config-issue';
 import { buildDefaultSource, normalizeWebhookPath, readSourcesFile, type SourceConfig } from './sources-file';
 import { checkRetiredSettings, GRAPH_CONCURRENCY, PAUSE_AFTER_4XX_IN_A_ROW } from './retired-settings';
+import { readWaiversFile } from './waivers-file';
+import type { Waiver } from '../waivers';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 
 export type { ConfigIssue } from './config-issue';
@@ -129,6 +131,10 @@ export interface Config {
   observe: { metricsToken?: string; smtpCheckIntervalMs: number };
   /** ADMIN_TOKEN: the dashboard at /ui (and the admin API) are off without it. */
   admin: { token?: string };
+  /** Accepted exceptions: WAIVERS_FILE's entries (read-only) and how far ahead any waiver may run (WAIVER_MAX_DAYS). */
+  waivers: { file?: string; maxDays: number; fileWaivers: Waiver[] };
+  /** RELAY_URL: the relay's public URL, for the mails' links to its dashboard; undefined: no such links. */
+  relayUrl?: string;
   /** EXPECT_REPORT_EVERY in ms; undefined: the watchdog is off. */
   watchdog: { expectEveryMs?: number };
   /** Every secret value, so the logger can mask them wherever they appear. */
@@ -172,8 +178,9 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   const cwd = options.cwd ?? process.cwd();
   const sources = e.SOURCES_FILE ? readNamedSources(e, env, { ...options, cwd }, issues) : [];
   issues.push(...checkSourceRules(e, host, sources, routes));
+  const waivers = readWaivers(e, { ...options, cwd }, sources, issues);
   if (issues.length > 0) throw new ConfigError(issues);
-  return { ...buildConfig(e, { host, smtp, graph, routesFile, routes, sources, cwd }), warnings: checkRetiredSettings(env) };
+  return { ...buildConfig(e, { host, smtp, graph, routesFile, routes, sources, cwd, waivers }), warnings: checkRetiredSettings(env) };
 }
 
 /** SOURCES_FILE's sources; their problems are pushed onto `issues`, each naming the source and the field. */
@@ -196,6 +203,27 @@ function readNamedSources(
   );
   issues.push(...messages.map((message) => ({ variable: 'SOURCES_FILE', message })));
   return sources;
+}
+
+/** WAIVER_MAX_DAYS and WAIVERS_FILE's entries, each checked against the configured sources; problems go onto `issues`. */
+function readWaivers(
+  e: Env,
+  options: LoadConfigOptions & { cwd: string },
+  sources: SourceConfig[],
+  issues: ConfigIssue[],
+): Config['waivers'] {
+  if (!e.WAIVERS_FILE) return { maxDays: e.WAIVER_MAX_DAYS, fileWaivers: [] };
+  const file = path.resolve(options.cwd, e.WAIVERS_FILE);
+  const messages: string[] = [];
+  const context = {
+    file,
+    readFile: options.readFile,
+    maxDays: e.WAIVER_MAX_DAYS,
+    sources: [DEFAULT_SOURCE_NAME, ...sources.map((s) => s.name)],
+  };
+  const fileWaivers = readWaiversFile(context, messages);
+  issues.push(...messages.map((message) => ({ variable: 'WAIVERS_FILE', message })));
+  return { file, maxDays: e.WAIVER_MAX_DAYS, fileWaivers };
 }
 
 /**
@@ -450,6 +478,7 @@ interface ConfigParts {
   routes?: Route[];
   sources: SourceConfig[];
   cwd: string;
+  waivers: Config['waivers'];
 }
 
 /** The validated environment as the relay's typed configuration. */
@@ -521,6 +550,8 @@ function buildConfig(e: Env, built: ConfigParts): Omit<Config, 'warnings'> {
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? 'auto' },
     admin: { token: e.ADMIN_TOKEN },
     watchdog: { expectEveryMs: defaultSource.expectEveryMs },
+    waivers: built.waivers,
+    relayUrl: e.RELAY_URL,
     observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL },
     secretValues: collectSecretValues(e, secrets, smtp ?? graph, built.sources),
   };
@@ -636,6 +667,8 @@ export function redactConfig(config: Config): Record<string, unknown> {
     log: config.log,
     admin: config.admin.token ? { token: '[REDACTED]' } : 'off: ADMIN_TOKEN is not set (no dashboard, no admin API)',
     watchdog: config.watchdog.expectEveryMs ? config.watchdog : 'off: EXPECT_REPORT_EVERY is not set',
+    waivers: { file: config.waivers.file ?? 'none', fileWaivers: config.waivers.fileWaivers.length, maxDays: config.waivers.maxDays },
+    relayUrl: config.relayUrl ?? 'none: mails carry no "Accept as an exception" links',
     observe: {
       metricsToken: config.observe.metricsToken ? '[REDACTED]' : undefined,
       smtpCheckIntervalMs: config.observe.smtpCheckIntervalMs,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_WAIVER_MAX_DAYS } from '../waivers';
 import { address, addressList, bool, cidrList, duration, httpUrl, nonNegativeInt, port, positiveInt } from '../shared';
 
 /**
@@ -236,6 +237,21 @@ export const EnvSchema = z.object({
   EXPECT_REPORT_EVERY: setting(duration.optional(), {
     group: 'features',
     description: 'A duration (24h, 7d): with no report for that long, mail the recipients once (the watchdog).',
+  }),
+  WAIVERS_FILE: setting(z.string().trim().optional(), {
+    group: 'features',
+    description: 'YAML accepted exceptions kept in git, merged with the stored ones and read-only in the dashboard (docs/waivers.md).',
+    example: '/etc/relay/waivers.yaml',
+  }),
+  RELAY_URL: setting(httpUrl.optional(), {
+    group: 'features',
+    description:
+      'The relay\'s own public URL (its dashboard): each failing result in a mail links to its pre-filled "Accept as an exception" form; unset: no link.',
+    example: 'https://relay.example.com',
+  }),
+  WAIVER_MAX_DAYS: setting(positiveInt(DEFAULT_WAIVER_MAX_DAYS, 3650), {
+    group: 'features',
+    description: "How far ahead a waiver's end may be, in days from when it is made.",
   }),
   SMTP_CHECK_INTERVAL: setting(duration.prefault('5m'), {
     group: 'features',

@@ -10,6 +10,8 @@ import { buildFilterParams, FILTER_PARAMS, parseListFilters } from './parse-list
 import { readDeliveryContent, toChartReport, type DeliveryContent } from './read-delivery-content';
 import { renderDeliveries, type DigestsInput, type ListPage } from './render-deliveries';
 import { DASHBOARD_CSP, renderDelivery, renderLayout, renderLogin, type MailStatus, type PageContext } from './render-pages';
+import { registerWaiverPages } from './waiver-pages';
+import type { WaiverBook } from '../waivers';
 import { createSessionKeys, readCookie, SESSION_COOKIE, SESSION_TTL_MS, type Session, type SessionKeys } from './session';
 
 export interface DashboardOptions {
@@ -55,6 +57,8 @@ export interface DashboardOptions {
   notices?: string[];
   /** The mail server's state (the SMTP health /readyz reports), shown as a banner while it fails. */
   mailStatus?: () => MailStatus;
+  /** Accepted exceptions: the waivers pages (list, add, expire) under /ui/waivers. */
+  waivers?: WaiverBook;
   /** The digest routes: their schedules with next runs, and the latest periods (store.listDigestPeriods). */
   digests?: {
     schedules: () => DigestsInput['schedules'];
@@ -118,6 +122,11 @@ export function createDashboardRouter(options: DashboardOptions): Router {
     res.redirect(303, `/ui?smtp=${result}`);
   });
   router.post('/deliveries/:id/retry-now', form, requireCsrf, (req: Authed, res: Response) => retryDeliveryNow(deps, req, res));
+  if (options.waivers) {
+    const { clock, logger } = options;
+    const pageContext = (req: Request) => buildPageContext(deps, req);
+    registerWaiverPages(router, { book: options.waivers, clock, logger, formatTime: deps.formatTime, pageContext, requireCsrf });
+  }
   return router;
 }
 

@@ -109,7 +109,7 @@ export interface MailStatus {
 /** The document around every page. */
 export function renderLayout(title: string, body: SafeHtml, ctx: PageContext): string {
   const nav = ctx.csrf
-    ? html`<a href="/ui">Deliveries</a><form method="post" action="/ui/logout"><input type="hidden" name="csrf" value="${ctx.csrf}"><button type="submit">Log out</button></form>`
+    ? html`<a href="/ui">Deliveries</a><a href="/ui/waivers">Waivers</a><form method="post" action="/ui/logout"><input type="hidden" name="csrf" value="${ctx.csrf}"><button type="submit">Log out</button></form>`
     : '';
   return html`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · compliance-relay</title><style>${new SafeHtml(STYLE)}</style></head>

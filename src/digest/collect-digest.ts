@@ -7,10 +7,12 @@ import {
   buildReportSnapshot,
   buildSourceSeriesKey,
   buildTrend,
+  pairKey,
   type PeriodPoint,
   type ReportSnapshot,
 } from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
+import { applyWaivers, type Waiver } from '../waivers';
 import type { DigestJob } from './digest-job';
 
 /** What gathering a digest reads. */
@@ -18,6 +20,8 @@ export interface DigestSources {
   store: Pick<Store, 'listDeliveries' | 'findReport' | 'findReportBefore'>;
   /** The configured NetBox sources (name, tags and NetBox URL): for conditions, series and silent sources. */
   sources: readonly (SourceFacts & { netboxUrl?: string })[];
+  /** Every waiver of a source (the waiver book's list): a digest counts the accepted exceptions apart. Absent: none. */
+  waivers?: (source: string) => Promise<Waiver[]>;
 }
 
 /** Rows read per page of the period's deliveries. */
@@ -68,7 +72,9 @@ export async function collectDigest(deps: DigestSources, route: Route, job: Dige
       const first = reports.reduce((a, b) =>
         b.createdMs < a.createdMs || (b.createdMs === a.createdMs && b.reportId < a.reportId) ? b : a,
       );
-      series.push(buildPeriodTrend(reports, await deps.store.findReportBefore(first.series, first)));
+      series.push(
+        buildPeriodTrend(reports, await deps.store.findReportBefore(first.series, first), await findWaived(deps, source, reports, job)),
+      );
     }
     sources.push({ source, series });
   }
@@ -79,6 +85,14 @@ export async function collectDigest(deps: DigestSources, route: Route, job: Dige
   const watched = namedSources(route.match);
   const silentSources = deps.sources.map((s) => s.name).filter((name) => !heard.has(name) && (!watched || watched.has(name)));
   return { ...job, timezone, sources, otherSeries, silentSources };
+}
+
+/** The latest report's pairs that are accepted exceptions at the period's end (so a retry counts the same). */
+async function findWaived(deps: DigestSources, source: string, reports: readonly ReportSnapshot[], job: DigestJob): Promise<Set<string>> {
+  const latest = reports.reduce((a, b) => (b.createdMs > a.createdMs || (b.createdMs === a.createdMs && b.reportId > a.reportId) ? b : a));
+  if (!deps.waivers || !latest.failing) return new Set();
+  const outcome = applyWaivers(latest.failing, await deps.waivers(source), job.periodEnd - 1, { source });
+  return new Set(outcome.waived.map((m) => pairKey(m.pair)));
 }
 
 /** The period's matching reports by series: each series' latest report and its records (snapshots are dropped as read). */

@@ -1,6 +1,6 @@
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import { buildDeliveriesJson, buildEmlFileName, buildSentMailsJson } from '../delivery';
-import { verifyBearerToken } from './bearer-token';
+import { createAdminGuard } from './admin-guard';
 import { createSecretMask, RelayError, type Clock, type Logger } from '../shared';
 import { DELIVERY_STATES, type DeliveryState, type Store } from '../store';
 import { SOURCE_NAME_PATTERN } from '../routing';
@@ -31,16 +31,7 @@ export function createAdminRouter(options: AdminRouteOptions): Router {
   const show = async (record: Parameters<typeof buildDeliveriesJson>[1][number]) =>
     (await buildDeliveriesJson(options.store, [record], mask))[0];
 
-  router.use('/api/deliveries', (req: Request, res: Response, next: NextFunction) => {
-    if (options.token === undefined) return next(new RelayError('ADMIN_DISABLED'));
-    if (!verifyBearerToken(req.get('authorization'), options.token)) {
-      options.logger.warn({ ip: req.ip, method: req.method, path: req.path }, 'admin API: missing or wrong bearer token');
-      res.set('WWW-Authenticate', 'Bearer realm="compliance-relay"');
-      return next(new RelayError('UNAUTHORIZED'));
-    }
-    res.set('Cache-Control', 'no-store');
-    next();
-  });
+  router.use('/api/deliveries', createAdminGuard(options));
 
   router.get('/api/deliveries', async (req: Request, res: Response) => {
     const state = parseState(req.query.state);

@@ -9,6 +9,8 @@ import { createRequestLogger } from './request-log';
 import { createWebhookGuards } from './webhook-guards';
 import type { WebhookOutcome } from '../webhook';
 import { createWebhookRouter } from './webhook-route';
+import { createWaiversRouter } from './waivers-route';
+import type { WaiverBook } from '../waivers';
 
 export interface AppDeps {
   config: Pick<Config, 'http' | 'webhook' | 'sources'> & Partial<Pick<Config, 'admin' | 'secretValues'>>;
@@ -25,6 +27,8 @@ export interface AppDeps {
   dashboard?: Router;
   /** /readyz and /metrics; without it only /healthz is served. */
   observe?: ObserveRoutesOptions;
+  /** Accepted exceptions: the admin API's `/api/waivers`. */
+  waivers?: WaiverBook;
 }
 
 /** Builds the express app. It never listens: the entry point (or a test) does. */
@@ -65,6 +69,8 @@ export function createApp(deps: AppDeps): Express {
       onRequeued: deps.onRequeued,
     }),
   );
+  if (deps.waivers)
+    app.use(createWaiversRouter({ token: deps.config.admin?.token, book: deps.waivers, clock: deps.clock, logger: deps.logger }));
 
   app.use(notFound);
   app.use(createErrorHandler(deps.logger));

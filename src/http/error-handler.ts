@@ -4,6 +4,7 @@ import { buildErrorBody, RelayError, type Logger } from '../shared';
 /** body-parser's error types, mapped onto the catalogue. */
 const BODY_PARSER_ERRORS: Record<string, RelayError['code']> = {
   'entity.too.large': 'PAYLOAD_TOO_LARGE',
+  'entity.parse.failed': 'BODY_NOT_JSON',
   'encoding.unsupported': 'UNSUPPORTED_ENCODING',
   'charset.unsupported': 'UNSUPPORTED_MEDIA_TYPE',
   'request.aborted': 'REQUEST_ABORTED',

@@ -6,3 +6,5 @@ export { createWebhookGuards, isAllowed, type WebhookGuardOptions } from './webh
 export { createObserveRouter, type ObserveRoutesOptions } from './observe-routes';
 export { createRequestLogger } from './request-log';
 export { verifyBearerToken } from './bearer-token';
+export { createWaiversRouter, parseWaiverQuery, type WaiversRouteOptions } from './waivers-route';
+export { createAdminGuard } from './admin-guard';

@@ -1,1 +1,2 @@
 export { createMetrics, type MetricsOptions, type RelayMetrics } from './create-metrics';
+export { registerWaiverGauge } from './register-waiver-gauge';

@@ -1,4 +1,4 @@
-import { DEFAULT_SOURCE_FACTS, type ReportFacts, type RoutingTrend } from './report-facts';
+import { DEFAULT_SOURCE_FACTS, hasUnwaivedFailures, type ReportFacts, type RoutingTrend } from './report-facts';
 import type { NetboxDevice, NetboxRef } from '../netbox';
 import type { Condition, DeviceConditionT, Route, RouteSeverity } from './routes-schema';
 
@@ -180,7 +180,8 @@ export function decideNotify(
   }
   const change = describeChange(facts, trend);
   if (change.changed) return { send: true, reason: `matched; ${change.why} (notify: on-change)`, reminder: false };
-  if (route.repeat_after !== undefined && facts.hasFailures) {
+  // Accepted exceptions alone are not a reason to remind anyone.
+  if (route.repeat_after !== undefined && hasUnwaivedFailures(facts, trend)) {
     const last = lastSentCompletedAt === null ? NaN : Date.parse(lastSentCompletedAt);
     const now = Date.parse(facts.completedAt);
     if (Number.isNaN(last) || now - last >= route.repeat_after) {
@@ -199,6 +200,8 @@ export function decideNotify(
 function describeChange(facts: ReportFacts, trend: RoutingTrend): { changed: boolean; why: string } {
   const previous = trend.previous;
   if (!previous) {
+    if (facts.hasFailures && !hasUnwaivedFailures(facts, trend))
+      return { changed: false, why: 'first report, every failure an accepted exception' };
     return facts.hasFailures
       ? { changed: true, why: 'first report, with failures' }
       : { changed: false, why: 'first report, nothing failed' };

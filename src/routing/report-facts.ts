@@ -51,6 +51,8 @@ export interface RoutingTrend {
   newlyFailing: number | null;
   /** Whether the set of failing pairs differs from the previous report's; null when unknown. */
   failingSetChanged: boolean | null;
+  /** Failing results of this report that are accepted exceptions (waived pairs): no reason to mail on their own. Absent: none. */
+  waived?: number;
 }
 
 /** The facts of a report, from its numbers (the same ones the mail shows: validity's rounding). */
@@ -74,7 +76,7 @@ export function buildReportFacts(delivery: ReportDelivery, source: SourceFacts =
 
 /** A trend from counts alone (no failing pairs): what the relay knows without NetBox enrichment. */
 export function buildCountTrend(previous: ReportFacts | null): RoutingTrend {
-  return { previous, newlyFailing: null, failingSetChanged: null };
+  return { previous, newlyFailing: null, failingSetChanged: null, waived: 0 };
 }
 
 /**
@@ -83,7 +85,8 @@ export function buildCountTrend(previous: ReportFacts | null): RoutingTrend {
  * failed counts, which the deltas carry).
  */
 export function buildRoutingTrend(trend: Trend, current: ReportFacts): RoutingTrend {
-  if (!trend.previous) return buildCountTrend(null);
+  const waived = trend.leftOut.HIGH + trend.leftOut.MIDDLE + trend.leftOut.LOW;
+  if (!trend.previous) return { ...buildCountTrend(null), waived };
   const before = (name: string, fallback: RatioFacts): RatioFacts => {
     const delta = name === 'overall' ? trend.overall : trend.severities.find((d) => d.name === name);
     return delta ? { failed: delta.previousFailed, percent: delta.previousPercent } : fallback;
@@ -105,5 +108,11 @@ export function buildRoutingTrend(trend: Trend, current: ReportFacts): RoutingTr
     previous,
     newlyFailing: trend.failingSetKnown ? trend.newlyFailingCount : null,
     failingSetChanged: trend.failingSetKnown ? trend.failingSetChanged : null,
+    waived,
   };
+}
+
+/** Something failed that is not an accepted exception: what on-change's first report and reminders ask. */
+export function hasUnwaivedFailures(facts: ReportFacts, trend: RoutingTrend): boolean {
+  return facts.hasFailures && facts.ratios.overall.failed > (trend.waived ?? 0);
 }

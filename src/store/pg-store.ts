@@ -19,6 +19,8 @@ import { buildRouteGroupsPattern, decodeRouteMailRow, toRouteMailParams } from '
 import { fromSentMessageRow, toSentMessageParams } from './sent-message-rows';
 import { decodeWatchdogRow } from './watchdog-rows';
 import { decodeDigestPeriodRow } from './digest-rows';
+import { decodeWaiverRow, parseStoredWaiverId, selectListWaivers, toWaiverParams, waiverQueries } from './waiver-rows';
+import type { NewWaiver, Waiver, WaiverFilter } from '../waivers';
 import { StorageUnavailableError } from './types';
 import type {
   ClaimedDelivery,
@@ -507,6 +509,31 @@ export class PgStore implements Store {
       (await this.selectAll(queries.routeMails.lastCompletedAt, { route, routeGroups: buildRouteGroupsPattern(route), deliveryId }))[0]
         ?.t ?? null
     );
+  }
+
+  async addWaiver(waiver: NewWaiver): Promise<Waiver> {
+    return decodeWaiverRow((await this.selectAll(waiverQueries.insert, toWaiverParams(waiver)))[0]);
+  }
+
+  async getWaiver(id: string): Promise<Waiver | undefined> {
+    const n = parseStoredWaiverId(id);
+    const [row] = n === undefined ? [] : await this.selectAll(waiverQueries.get, { id: n });
+    return row && decodeWaiverRow(row);
+  }
+
+  async listWaivers(filter: WaiverFilter): Promise<Waiver[]> {
+    const { statement, params } = selectListWaivers(filter);
+    return (await this.selectAll(statement, params)).map(decodeWaiverRow);
+  }
+
+  async expireWaiver(id: string, change: { now: number; by: string }): Promise<Waiver | undefined> {
+    const n = parseStoredWaiverId(id);
+    const [row] = n === undefined ? [] : await this.selectAll(waiverQueries.expire, { ...change, id: n });
+    return row && decodeWaiverRow(row);
+  }
+
+  async countWaiversInForce(at: number): Promise<number> {
+    return (await this.selectAll(waiverQueries.countInForce, { at }))[0].n;
   }
 
   async checkWritable(now: number): Promise<void> {

@@ -12,6 +12,8 @@ import { buildRouteGroupsPattern, decodeRouteMailRow, toRouteMailParams } from '
 import { fromSentMessageRow, toSentMessageParams } from './sent-message-rows';
 import { decodeWatchdogRow } from './watchdog-rows';
 import { decodeDigestPeriodRow } from './digest-rows';
+import { decodeWaiverRow, parseStoredWaiverId, selectListWaivers, toWaiverParams, waiverQueries } from './waiver-rows';
+import type { NewWaiver, Waiver, WaiverFilter } from '../waivers';
 import { StorageUnavailableError } from './types';
 import type {
   ClaimedDelivery,
@@ -565,6 +567,32 @@ export class SqliteStore implements Store {
         selectOne(db, queries.routeMails.lastCompletedAt, { route, routeGroups: buildRouteGroupsPattern(route), deliveryId }),
       )?.t ?? null
     );
+  }
+
+  async addWaiver(waiver: NewWaiver): Promise<Waiver> {
+    return decodeWaiverRow(await this.runDurably((db) => selectOne(db, waiverQueries.insert, toWaiverParams(waiver))!));
+  }
+
+  async getWaiver(id: string): Promise<Waiver | undefined> {
+    const n = parseStoredWaiverId(id);
+    const row = n === undefined ? undefined : this.run((db) => selectOne(db, waiverQueries.get, { id: n }));
+    return row && decodeWaiverRow(row);
+  }
+
+  async listWaivers(filter: WaiverFilter): Promise<Waiver[]> {
+    const { statement, params } = selectListWaivers(filter);
+    return this.run((db) => selectAll(db, statement, params)).map(decodeWaiverRow);
+  }
+
+  async expireWaiver(id: string, change: { now: number; by: string }): Promise<Waiver | undefined> {
+    const n = parseStoredWaiverId(id);
+    if (n === undefined) return undefined;
+    const row = await this.runDurably((db) => selectOne(db, waiverQueries.expire, { ...change, id: n }));
+    return row && decodeWaiverRow(row);
+  }
+
+  async countWaiversInForce(at: number): Promise<number> {
+    return this.run((db) => selectOne(db, waiverQueries.countInForce, { at }))!.n;
   }
 
   async checkWritable(now: number): Promise<void> {

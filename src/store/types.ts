@@ -1,5 +1,6 @@
 import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from '../trend';
 import type { ReportDelivery } from '../webhook';
+import type { WaiverStorage } from '../waivers';
 
 /** States of a delivery: queued → sending → sent, or → retrying → sending …, or → dead. */
 export const DELIVERY_STATES = ['queued', 'sending', 'retrying', 'sent', 'dead'] as const;
@@ -170,7 +171,8 @@ export interface QueuedDigest {
   deliveryId: number | null;
 }
 
-export interface Store {
+/** The waivers' methods ({@link WaiverStorage}) are part of it: accepted exceptions live beside the reports they waive. */
+export interface Store extends WaiverStorage {
   /**
    * True when one process owns the store (SQLite): whatever is `sending` at boot was interrupted and is
    * released at once. False when replicas share it (PostgreSQL): leases of live replicas must stand,

@@ -1,5 +1,5 @@
 import { passPercent } from '../report';
-import { buildTrend, type Trend } from './build-trend';
+import { buildTrend, pairKey, type Trend } from './build-trend';
 import type { FailingPair, ReportSnapshot } from './types';
 
 /** Pass percentages of one report: overall and per severity (null where nothing was counted). */
@@ -47,8 +47,10 @@ export interface SeriesPeriodTrend {
    * failing sets are known; a pair that failed and was fixed within the period is in neither).
    */
   change: Trend;
-  /** Devices by failing results in the latest report, HIGH first; empty when its failing pairs are unknown. */
+  /** Devices by failing results in the latest report, HIGH first, accepted exceptions left out; empty when its failing pairs are unknown. */
   worstDevices: DeviceFailures[];
+  /** Failing pairs of the latest report that are accepted exceptions (counted apart; the ratios stay validity's). */
+  waived: number;
 }
 
 /** Devices shown as the worst of a series. */
@@ -58,7 +60,12 @@ export const WORST_DEVICES_SHOWN = 5;
  * The period trend of one series: `reports` are the period's reports of that series (any order),
  * `before` the series' last report before the period, if any. Pure: same input, same trend.
  */
-export function buildPeriodTrend(reports: readonly ReportSnapshot[], before: ReportSnapshot | undefined): SeriesPeriodTrend {
+export function buildPeriodTrend(
+  reports: readonly ReportSnapshot[],
+  before: ReportSnapshot | undefined,
+  /** The pairs (by pairKey) that are accepted exceptions at the period's end: left out of the change, counted apart. */
+  waived: ReadonlySet<string> = new Set(),
+): SeriesPeriodTrend {
   if (reports.length === 0) throw new Error('a period trend needs at least one report');
   const sorted = [...reports].sort((a, b) => a.createdMs - b.createdMs || a.reportId - b.reportId);
   const last = sorted[sorted.length - 1];
@@ -68,8 +75,9 @@ export function buildPeriodTrend(reports: readonly ReportSnapshot[], before: Rep
     points: sorted.map(buildPeriodPoint),
     latest: buildPeriodPoint(last),
     baseline: reference ? { reportId: reference.reportId, created: reference.created, inPeriod: before === undefined } : null,
-    change: buildTrend(last, reference ? [reference] : []),
-    worstDevices: last.failing ? rankDevices(last.failing) : [],
+    change: buildTrend(last, reference ? [reference] : [], { leftOut: { current: waived, previous: waived } }),
+    worstDevices: last.failing ? rankDevices(last.failing.filter((pair) => !waived.has(pairKey(pair)))) : [],
+    waived: last.failing ? last.failing.filter((pair) => waived.has(pairKey(pair))).length : 0,
   };
 }
 

@@ -87,6 +87,20 @@ export interface Trend {
    * failing result it lists with it, so each (device, test) is listed once, with what changed.
    */
   badges: ReadonlyMap<string, PairBadge>;
+  /**
+   * Failing pairs of this report left out of the comparison (accepted exceptions), per severity. The
+   * deltas keep validity's own figures; the verdict, `failingSetChanged` and `regression` count these as passed.
+   */
+  leftOut: Record<Severity, number>;
+}
+
+/**
+ * Pairs (by {@link pairKey}) to leave out of the comparison: those waived in this report, and those of
+ * the previous report that count as passed there (waived now, or waived then and come back since).
+ */
+export interface LeftOutPairs {
+  current: ReadonlySet<string>;
+  previous: ReadonlySet<string>;
 }
 
 /** A failing pair's place in the series: newly failing, or failing for `reports` reports in a row. */
@@ -121,31 +135,45 @@ export function failingKeys(failing: readonly FailingPair[]): ReadonlySet<string
 export function buildTrend(
   current: ReportSnapshot,
   history: readonly ReportSnapshot[],
-  options: { historyTruncated?: boolean } = {},
+  options: { historyTruncated?: boolean; leftOut?: LeftOutPairs } = {},
 ): Trend {
-  const previous = history[0];
-  if (!previous) return buildFirstTrend();
+  const leftOut = options.leftOut ?? { current: new Set<string>(), previous: new Set<string>() };
+  const currentLeftOut = countBySeverity(current.failing, leftOut.current);
+  const previousRaw = history[0];
+  if (!previousRaw) return { ...buildFirstTrend(), leftOut: currentLeftOut };
   const c = current.counts;
-  const p = previous.counts;
+  const p = previousRaw.counts;
+  const previousLeftOut = countBySeverity(previousRaw.failing, leftOut.previous);
+  // What the decisions compare: left-out pairs count as passed on their side.
+  const cd = addPassed(c, currentLeftOut);
+  const pd = addPassed(p, previousLeftOut);
+  const decided = [
+    buildDelta('Overall', cd.totalPassed, cd.totalCount, pd.totalPassed, pd.totalCount),
+    buildDelta('HIGH', cd.highPassed, cd.highCount, pd.highPassed, pd.highCount),
+    buildDelta('MIDDLE', cd.middlePassed, cd.middleCount, pd.middlePassed, pd.middleCount),
+    buildDelta('LOW', cd.lowPassed, cd.lowCount, pd.lowPassed, pd.lowCount),
+  ];
   const overall = buildDelta('Overall', c.totalPassed, c.totalCount, p.totalPassed, p.totalCount);
   const severities = [
     buildDelta('HIGH', c.highPassed, c.highCount, p.highPassed, p.highCount),
     buildDelta('MIDDLE', c.middlePassed, c.middleCount, p.middlePassed, p.middleCount),
     buildDelta('LOW', c.lowPassed, c.lowCount, p.lowPassed, p.lowCount),
   ];
-  const countsDiffer = [overall, ...severities].some((d) => d.deltaFailed !== 0) || failedOf(c) !== failedOf(p);
+  const countsDiffer = decided.some((d) => d.deltaFailed !== 0) || failedOf(cd) !== failedOf(pd);
+  const previous = withoutPairs(previousRaw, leftOut.previous);
+  const currentKept = withoutPairs(current, leftOut.current);
 
   let newlyFailing: FailingPair[] = [];
   let fixed: FailingPair[] = [];
   let still: FailingPair[] = [];
   const failingSetKnown = current.failing !== null && previous.failing !== null;
-  if (current.failing !== null && previous.failing !== null) {
+  if (currentKept.failing !== null && previous.failing !== null) {
     const before = failingKeys(previous.failing);
-    const now = failingKeys(current.failing);
-    const currentKeys = current.failing.map(pairKey);
-    newlyFailing = sortPairs(current.failing.filter((_, i) => !before.has(currentKeys[i])));
+    const now = failingKeys(currentKept.failing);
+    const currentKeys = currentKept.failing.map(pairKey);
+    newlyFailing = sortPairs(currentKept.failing.filter((_, i) => !before.has(currentKeys[i])));
     fixed = sortPairs(previous.failing.filter((pair) => !now.has(pairKey(pair))));
-    still = current.failing.filter((_, i) => before.has(currentKeys[i]));
+    still = currentKept.failing.filter((_, i) => before.has(currentKeys[i]));
   }
   const failingSetChanged = countsDiffer || newlyFailing.length > 0 || fixed.length > 0 ? true : failingSetKnown ? false : null;
   const stillFailing = buildStreaks(current, still, history, options.historyTruncated ?? false);
@@ -156,13 +184,13 @@ export function buildTrend(
   for (const s of stillFailing)
     badges.set(pairKey(s), { kind: 'streak', reports: s.reports, sinceReportId: s.sinceReportId, atLeast: s.atLeast });
   return {
-    ...decideVerdict({ current: c, previous: p, newlyFailing, fixed }),
+    ...decideVerdict({ current: cd, previous: pd, newlyFailing, fixed }),
     previous: { reportId: previous.reportId, created: previous.created, dedupKey: previous.dedupKey },
     overall,
     severities,
     failingSetKnown,
     failingSetChanged,
-    regression: [overall, ...severities].some((d) => d.direction === 'worse') || newlyFailing.length > 0,
+    regression: decided.some((d) => d.direction === 'worse') || newlyFailing.length > 0,
     newlyFailing: newlyFailing.slice(0, TREND_PAIR_CAP),
     newlyFailingCount: newlyFailing.length,
     fixed: fixed.slice(0, TREND_PAIR_CAP),
@@ -176,11 +204,36 @@ export function buildTrend(
     fixedTests: fixedTests.slice(0, TREND_PAIR_CAP),
     fixedTestCount: fixedTests.length,
     badges,
+    leftOut: currentLeftOut,
   };
 }
 
+/** How many of a failing set's pairs are in `keys`, per severity. */
+function countBySeverity(failing: readonly FailingPair[] | null, keys: ReadonlySet<string>): Record<Severity, number> {
+  const counts: Record<Severity, number> = { HIGH: 0, MIDDLE: 0, LOW: 0 };
+  if (failing && keys.size > 0) for (const pair of failing) if (keys.has(pairKey(pair))) counts[pair.severity] += 1;
+  return counts;
+}
+
+/** Counts with some failing results counted as passed. */
+function addPassed(counts: ReportCounts, extra: Record<Severity, number>): ReportCounts {
+  return {
+    ...counts,
+    totalPassed: counts.totalPassed + extra.HIGH + extra.MIDDLE + extra.LOW,
+    highPassed: counts.highPassed + extra.HIGH,
+    middlePassed: counts.middlePassed + extra.MIDDLE,
+    lowPassed: counts.lowPassed + extra.LOW,
+  };
+}
+
+/** A snapshot without some of its failing pairs (the same object when there are none to drop). */
+function withoutPairs(snapshot: ReportSnapshot, keys: ReadonlySet<string>): ReportSnapshot {
+  if (!snapshot.failing || keys.size === 0) return snapshot;
+  return { ...snapshot, failing: snapshot.failing.filter((pair) => !keys.has(pairKey(pair))) };
+}
+
 /** The trend of the first report of a series: nothing to compare with. */
-function buildFirstTrend(): Trend {
+function buildFirstTrend(): Omit<Trend, 'leftOut'> {
   return {
     verdict: 'first',
     scopeChanged: false,

@@ -1,4 +1,13 @@
-export { buildTrend, pairKey, TREND_PAIR_CAP, type PairBadge, type Trend, type TrendDelta, type FailingStreak } from './build-trend';
+export {
+  buildTrend,
+  pairKey,
+  TREND_PAIR_CAP,
+  type LeftOutPairs,
+  type PairBadge,
+  type Trend,
+  type TrendDelta,
+  type FailingStreak,
+} from './build-trend';
 export { recordReportTrend, STREAK_HISTORY_MAX, type ReportHistory } from './record-report-trend';
 export { buildReportSnapshot, buildSeriesKey, buildSourceSeriesKey } from './build-report-snapshot';
 export type { FailingIds, FailingPair, ReportCounts, ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from './types';

@@ -1,4 +1,4 @@
-import { buildTrend, failingKeys, type Trend } from './build-trend';
+import { buildTrend, failingKeys, type LeftOutPairs, type Trend } from './build-trend';
 import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from './types';
 
 /** The part of the Store the trend needs. */
@@ -25,7 +25,14 @@ export const STREAK_HISTORY_MAX = 30;
 export async function recordReportTrend(
   store: ReportHistory,
   current: ReportSnapshot,
-  options: { maxHistory?: number } = {},
+  options: {
+    maxHistory?: number;
+    /**
+     * The pairs to leave out of the comparison (accepted exceptions), decided once the previous report
+     * (null: none) is known. The stored snapshot keeps every failing pair: what is left out is decided anew per report.
+     */
+    leaveOut?: (previous: ReportSnapshot | null) => Promise<LeftOutPairs>;
+  } = {},
 ): Promise<Trend> {
   const maxHistory = options.maxHistory ?? STREAK_HISTORY_MAX;
   const history: ReportSnapshot[] = [];
@@ -49,7 +56,8 @@ export async function recordReportTrend(
     for (const key of open) if (!failing.has(key)) open.delete(key);
     if (open.size === 0) break;
   }
-  const trend = buildTrend(current, history, { historyTruncated: truncated });
+  const leftOut = options.leaveOut ? await options.leaveOut(history[0] ?? null) : undefined;
+  const trend = buildTrend(current, history, { historyTruncated: truncated, leftOut });
   await store.saveReport(current);
   return trend;
 }

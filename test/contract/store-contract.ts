@@ -953,6 +953,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
             '010-digest_periods',
             '011-route_mail_owner_groups',
             '012-reports_failing_index',
+            '013-waivers',
           ]);
           expect(report.version).toBeGreaterThanOrEqual(6);
           const [before] = await upgraded.listDeliveries();

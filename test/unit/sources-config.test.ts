@@ -1,24 +1,9 @@
-import { ConfigError, loadConfig, redactConfig } from '../../src/config';
+import { redactConfig } from '../../src/config';
 import { buildCountTrend, parseRoutesFile, planRoutes, type ReportFacts, type SourceFacts } from '../../src/routing';
+import { configMessages, loadWithFiles } from '../helpers/config-files';
 
-const read = (files: Record<string, string>) => (file: string) => {
-  if (!(file in files)) throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
-  return files[file];
-};
-
-function load(env: Record<string, string>, files: Record<string, string>) {
-  return loadConfig(env, { readFile: read(files), cwd: '/srv' });
-}
-
-function messagesOf(env: Record<string, string>, files: Record<string, string>): string[] {
-  try {
-    load(env, files);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues.map((i) => `${i.variable}: ${i.message}`);
-    throw error;
-  }
-  return [];
-}
+const load = loadWithFiles;
+const messagesOf = configMessages;
 
 const GOOD = `sources:
   - name: prod

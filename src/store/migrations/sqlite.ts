@@ -244,4 +244,26 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
       CREATE INDEX reports_series_failing ON reports (series, created_ms, report_id) WHERE failing IS NOT NULL;
     `,
   },
+  {
+    version: 13,
+    name: 'waivers',
+    // Accepted exceptions, never deleted: expiring one moves ends_at to that moment and records who did it.
+    // device NULL: every device of the source; until_day as given (YYYY-MM-DD), ends_at when it stops holding.
+    sql: `
+      CREATE TABLE waivers (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        source      TEXT    NOT NULL,
+        test        TEXT    NOT NULL,
+        device      TEXT,
+        until_day   TEXT    NOT NULL,
+        ends_at     INTEGER NOT NULL,
+        reason      TEXT    NOT NULL,
+        author      TEXT    NOT NULL,
+        created_at  INTEGER NOT NULL,
+        expired_at  INTEGER,
+        expired_by  TEXT
+      );
+      CREATE INDEX waivers_source_ends ON waivers (source, ends_at);
+    `,
+  },
 ];

@@ -10,6 +10,7 @@ import { MIGRATION_009_NETBOX_SOURCES } from './009-netbox-sources';
 import { MIGRATION_010_DIGEST_PERIODS } from './010-digest-periods';
 import { MIGRATION_011_ROUTE_MAIL_OWNER_GROUPS } from './011-route-mail-owner-groups';
 import { MIGRATION_012_REPORTS_FAILING_INDEX } from './012-reports-failing-index';
+import { MIGRATION_013_WAIVERS } from './013-waivers';
 
 /** One versioned schema change; `sql` runs in one transaction. */
 export interface PgMigration {
@@ -36,4 +37,5 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   MIGRATION_010_DIGEST_PERIODS,
   MIGRATION_011_ROUTE_MAIL_OWNER_GROUPS,
   MIGRATION_012_REPORTS_FAILING_INDEX,
+  MIGRATION_013_WAIVERS,
 ];

@@ -1,0 +1,130 @@
+/*
+ * What the `waivers` commands do (`register-waiver-commands.ts` declares them): required when one of
+ * them runs, so that `--help` loads neither the store nor the configuration.
+ */
+import type { Config } from '../config';
+import { buildWaiverJson, createWaiverBook, WAIVER_STATUSES, type Waiver, type WaiverBook, type WaiverStatus } from '../waivers';
+import { createLogger, neutralizeText, RelayError, systemClock } from '../shared';
+import type { Store } from '../store';
+import { withStore } from './delivery-commands';
+import { EXIT_USAGE, type CliIo, type SetExitCode } from './io';
+
+export interface WaiverListOptions {
+  status?: string;
+  source?: string;
+  test?: string;
+  device?: string;
+  json?: boolean;
+}
+
+export interface WaiverAddOptions {
+  source?: string;
+  test: string;
+  device?: string;
+  allDevices?: boolean;
+  until: string;
+  reason?: string;
+  author: string;
+}
+
+/** The book on this store; its audit lines go to stderr as JSON, beside the command's own output. */
+function openBook(io: CliIo, store: Store, config: Config): WaiverBook {
+  const logger = createLogger({
+    level: 'info',
+    format: 'json',
+    secrets: config.secretValues,
+    destination: { write: (line: string) => void io.stderr.write(line) },
+  });
+  const clock = io.clock ?? systemClock;
+  const sources = config.sources.map((s) => s.name);
+  return createWaiverBook({
+    storage: store,
+    fileWaivers: config.waivers.fileWaivers,
+    sources,
+    maxDays: config.waivers.maxDays,
+    clock,
+    logger,
+  });
+}
+
+/** Runs one waiver action; a refusal (invalid, unknown, read-only, ended) prints its reasons and exits 64. */
+function withBook(io: CliIo, setExitCode: SetExitCode, fn: (book: WaiverBook) => Promise<void>): Promise<void> {
+  return withStore(io, setExitCode, async (store, config) => {
+    try {
+      await fn(openBook(io, store, config));
+    } catch (error) {
+      if (!(error instanceof RelayError) || error.status >= 500) throw error;
+      io.stderr.write(`compliance-relay: ${error.message}\n`);
+      for (const issue of error.issues ?? []) io.stderr.write(`  - --${toFlag(issue.path)}: ${issue.message}\n`);
+      setExitCode(EXIT_USAGE);
+    }
+  });
+}
+
+/** `allDevices` → `all-devices`: issues name the flag the user typed. */
+function toFlag(path: string): string {
+  return path.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/** `waivers list`: stored and WAIVERS_FILE waivers, newest first, as a table or JSON. */
+export async function listWaivers(opts: WaiverListOptions, io: CliIo, setExitCode: SetExitCode): Promise<void> {
+  if (opts.status !== undefined && !(WAIVER_STATUSES as readonly string[]).includes(opts.status)) {
+    io.stderr.write(`compliance-relay: --status must be one of ${WAIVER_STATUSES.join(', ')}\n`);
+    return setExitCode(EXIT_USAGE);
+  }
+  await withBook(io, setExitCode, async (book) => {
+    const filter = { status: opts.status as WaiverStatus | undefined, source: opts.source, test: opts.test, device: opts.device };
+    const waivers = await book.list(Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)));
+    const now = (io.clock ?? systemClock).now();
+    if (opts.json) io.stdout.write(`${JSON.stringify({ waivers: waivers.map((w) => buildWaiverJson(w, now)) }, null, 2)}\n`);
+    else io.stdout.write(formatWaiverTable(waivers, now));
+  });
+}
+
+/** `waivers add`: the same rules as the dashboard and the API. */
+export async function addWaiver(opts: WaiverAddOptions, io: CliIo, setExitCode: SetExitCode): Promise<void> {
+  await withBook(io, setExitCode, async (book) => {
+    const waiver = await book.add(opts);
+    io.stdout.write(`Added waiver ${waiver.id}: ${describe(waiver)} until ${waiver.until} (end of that day, UTC).\n`);
+  });
+}
+
+/** `waivers expire <id>`: ends a stored waiver now; it stays listed as expired. */
+export async function expireWaiver(id: string, opts: { author: string }, io: CliIo, setExitCode: SetExitCode): Promise<void> {
+  await withBook(io, setExitCode, async (book) => {
+    const waiver = await book.expire(id, opts.author);
+    io.stdout.write(`Expired waiver ${waiver.id}: ${describe(waiver)} counts as failing again.\n`);
+  });
+}
+
+function describe(waiver: Waiver): string {
+  return `${waiver.test} on ${waiver.device ?? 'all devices'} (${waiver.source})`;
+}
+
+const COLUMNS: [string, (w: Waiver, now: number) => string, number][] = [
+  ['ID', (w) => w.id, 10],
+  ['STATUS', (w, now) => buildWaiverJson(w, now).status + (w.origin === 'file' ? ' (file)' : ''), 16],
+  ['SOURCE', (w) => w.source, 12],
+  ['TEST', (w) => w.test, 24],
+  ['DEVICE', (w) => w.device ?? '(all devices)', 20],
+  ['UNTIL', (w) => w.until, 10],
+  ['AUTHOR', (w) => w.author, 14],
+  ['REASON', (w) => w.reason || '-', 40],
+];
+
+/** One line per waiver, cells cut with "…" and control characters made visible. */
+export function formatWaiverTable(waivers: readonly Waiver[], now: number): string {
+  if (waivers.length === 0) return 'No waivers.\n';
+  const cut = (text: string, max: number) => {
+    const cell = neutralizeText(text).replace(/[\r\n\t]+/g, ' ');
+    return cell.length > max ? `${cell.slice(0, max - 1)}…` : cell;
+  };
+  const rows = waivers.map((w) => COLUMNS.map(([, get, max]) => cut(get(w, now), max)));
+  const widths = COLUMNS.map(([header], i) => Math.max(header.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
+  return [line(COLUMNS.map(([h]) => h)), ...rows.map(line)].join('\n') + '\n';
+}

@@ -1,0 +1,117 @@
+import type { Severity } from '../report';
+import type { FailingPair } from '../trend';
+import { DAY_MS, WAIVER_EXPIRING_DAYS, type Waiver, type WaiverOutcome } from '../waivers';
+
+/** One accepted exception the mail lists: a waiver and the failing results of this report it covers. */
+export interface WaiverItemView {
+  test: string;
+  severity: Severity;
+  /** "lab-sw1", or "all devices (3): a, b, c" for a waiver on every device. */
+  devicesText: string;
+  /** Failing results of this report it covers. */
+  results: number;
+  author: string;
+  /** Empty for a waiver on one named device made without one. */
+  reason: string;
+  /** The last day it holds (YYYY-MM-DD, UTC). */
+  until: string;
+  /** Ends within 7 days: the mail flags it so someone renews it or fixes the failure. */
+  expiring: boolean;
+  /** "ends in 3 days" or "ends today" when expiring; "" otherwise. */
+  expiringText: string;
+  /** From WAIVERS_FILE (read-only in the dashboard). */
+  fromFile: boolean;
+}
+
+/** A HIGH failure one waiver hides on several devices: every mail names it in its header section. */
+export interface HiddenHighView {
+  test: string;
+  devices: string[];
+  /** The devices, comma-separated. */
+  devicesText: string;
+  deviceCount: number;
+  author: string;
+  reason: string;
+  until: string;
+}
+
+/**
+ * `waivers` in the view: the accepted exceptions of this report. Their results are left out of the
+ * failing list, the verdict and the route decisions; the ratios stay validity's own figures.
+ */
+export interface WaiversView {
+  /** Failing results waived in this report. */
+  count: number;
+  /** Waived results per severity (the "N waived" beside each ratio). */
+  bySeverity: Record<Severity, number>;
+  /** One line per waiver used, HIGH first; empty in an owner group's mail. */
+  items: WaiverItemView[];
+  /** Of `items`: those ending within 7 days. */
+  expiringCount: number;
+  hiddenHigh: HiddenHighView[];
+}
+
+const SEVERITY_ORDER: Record<Severity, number> = { HIGH: 0, MIDDLE: 1, LOW: 2 };
+/** Devices named per all-devices waiver line; the rest are counted. */
+const DEVICES_NAMED = 5;
+
+/** Builds `waivers` for the templates, or null when no waiver touched this report. Pure. */
+export function buildWaiversView(outcome: WaiverOutcome<FailingPair>, now: number): WaiversView | null {
+  if (outcome.waived.length === 0) return null;
+  const byWaiver = new Map<string, { waiver: Waiver; severity: Severity; devices: string[] }>();
+  const bySeverity: Record<Severity, number> = { HIGH: 0, MIDDLE: 0, LOW: 0 };
+  for (const { pair, waiver } of outcome.waived) {
+    bySeverity[pair.severity] += 1;
+    const entry = byWaiver.get(waiver.id) ?? { waiver, severity: pair.severity, devices: [] };
+    if (SEVERITY_ORDER[pair.severity] < SEVERITY_ORDER[entry.severity]) entry.severity = pair.severity;
+    entry.devices.push(pair.device);
+    byWaiver.set(waiver.id, entry);
+  }
+  const expiring = new Set(outcome.expiring.map((w) => w.id));
+  const items = [...byWaiver.values()]
+    .sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || a.waiver.test.localeCompare(b.waiver.test))
+    .map(({ waiver, severity, devices }) => buildItem(waiver, severity, devices.sort(), expiring.has(waiver.id), now));
+  return {
+    count: outcome.waived.length,
+    bySeverity,
+    items,
+    expiringCount: items.filter((i) => i.expiring).length,
+    hiddenHigh: outcome.mustName.map((h) => ({
+      test: h.test,
+      devices: h.devices,
+      devicesText: h.devices.join(', '),
+      deviceCount: h.devices.length,
+      author: h.waiver.author,
+      reason: h.waiver.reason,
+      until: h.waiver.until,
+    })),
+  };
+}
+
+/** An owner group's share: its failures are its own, so only what every mail must name stays. */
+export function keepNamedWaivers(view: WaiversView | null): WaiversView | null {
+  if (!view || view.hiddenHigh.length === 0) return null;
+  return { ...view, count: 0, bySeverity: { HIGH: 0, MIDDLE: 0, LOW: 0 }, items: [], expiringCount: 0 };
+}
+
+function buildItem(waiver: Waiver, severity: Severity, devices: string[], expiring: boolean, now: number): WaiverItemView {
+  const named = devices.slice(0, DEVICES_NAMED).join(', ');
+  const more = devices.length > DEVICES_NAMED ? ` and ${devices.length - DEVICES_NAMED} more` : '';
+  const days = Math.floor((waiver.endsAt - now) / DAY_MS);
+  return {
+    test: waiver.test,
+    severity,
+    devicesText: waiver.device ?? `all devices (${devices.length}): ${named}${more}`,
+    results: devices.length,
+    author: waiver.author,
+    reason: waiver.reason,
+    until: waiver.until,
+    expiring,
+    expiringText: !expiring
+      ? ''
+      : days <= 0
+        ? 'ends today'
+        : `ends in ${Math.min(days, WAIVER_EXPIRING_DAYS)} ${days === 1 ? 'day' : 'days'}`,
+    fromFile: waiver.origin === 'file',
+  };
+}

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { formatRoutesIssue, parseYamlListFile, RoutesFileError } from '../routing';
+import { buildWaiverEnd, DAY_MS, isCalendarDay, parseNewWaiver, type Waiver } from '../waivers';
+
+/** Entries one WAIVERS_FILE holds at most: it is configuration, read once at boot. */
+export const MAX_FILE_WAIVERS = 1000;
+
+/** The file's spelling of a request field, for its messages (`all_devices`, not `allDevices`). */
+const FILE_FIELD: Record<string, string> = { allDevices: 'all_devices' };
+
+/**
+ * One WAIVERS_FILE entry, checked with the rules every waiver keeps (a device or all_devices with a
+ * reason, until at most `maxDays` after `created`), and turned into a read-only waiver. An entry whose
+ * until has passed stays, as history.
+ */
+function buildFileWaiverSchema(rules: { maxDays: number; sources: readonly string[] }) {
+  return z
+    .strictObject({
+      source: z.string().optional(),
+      test: z.string({ error: 'is required (the test name as NetBox shows it)' }),
+      device: z.string().optional(),
+      all_devices: z.boolean().optional(),
+      until: z.string({ error: 'is required (YYYY-MM-DD)' }),
+      reason: z.string().optional(),
+      author: z.string({ error: 'is required (who accepted the exception)' }),
+      created: z
+        .string({ error: 'is required (YYYY-MM-DD: the day the exception was accepted)' })
+        .refine(isCalendarDay, 'must be a date as YYYY-MM-DD'),
+    })
+    .transform((entry, ctx) => {
+      const createdAt = buildWaiverEnd(entry.created) - DAY_MS;
+      const request = { ...entry, allDevices: entry.all_devices, all_devices: undefined, created: undefined };
+      const parsed = parseNewWaiver(request, { ...rules, now: createdAt, createdAt, pastAllowed: true });
+      if (parsed.ok) return parsed.waiver;
+      for (const issue of parsed.issues)
+        ctx.addIssue({ code: 'custom', path: [FILE_FIELD[issue.path] ?? issue.path], message: issue.message });
+      return z.NEVER;
+    });
+}
+
+/**
+ * Reads WAIVERS_FILE: exceptions kept in git beside the stored ones. Every problem is pushed onto
+ * `issues` as "<file> line N: waiver 2 until: why", so one run lists them all.
+ */
+export function readWaiversFile(
+  context: { file: string; readFile: (file: string) => string; maxDays: number; sources: readonly string[] },
+  issues: string[],
+): Waiver[] {
+  const schema = z.strictObject({
+    waivers: z
+      .array(buildFileWaiverSchema(context), { error: 'must be a list of waivers' })
+      .max(MAX_FILE_WAIVERS, `may hold at most ${MAX_FILE_WAIVERS} waivers`),
+  });
+  try {
+    const { waivers } = parseYamlListFile(context.readFile(context.file), context.file, schema, { listKey: 'waivers', noun: 'waiver' });
+    return waivers.map((waiver, i) => ({ ...waiver, id: `file:${i + 1}`, origin: 'file', expiredAt: null, expiredBy: null }));
+  } catch (error) {
+    if (error instanceof RoutesFileError) issues.push(...error.issues.map((i) => `${context.file} ${formatRoutesIssue(i)}`));
+    else issues.push(`cannot read ${context.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    return [];
+  }
+}

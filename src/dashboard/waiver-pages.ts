@@ -1,0 +1,122 @@
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import { RelayError, type Clock, type Logger } from '../shared';
+import { WAIVER_NAME_MAX, WAIVER_STATUSES, type WaiverBook, type WaiverStatus } from '../waivers';
+import { html } from './html';
+import { renderLayout, type PageContext } from './render-pages';
+import { renderWaiverForm, renderWaiverList, type WaiverFormValues, type WaiverListQuery } from './render-waivers';
+
+export interface WaiverPagesDeps {
+  book: WaiverBook;
+  clock: Clock;
+  logger: Logger;
+  formatTime: (ms: number) => string;
+  /** The session's CSRF token and the banners, for a request that has a session. */
+  pageContext: (req: Request) => PageContext & { csrf: string };
+  /** Refuses a POST whose form lacks the session's CSRF token (runs after the form is parsed). */
+  requireCsrf: RequestHandler;
+}
+
+/**
+ * The waivers pages under /ui/waivers (behind the dashboard's login): the list with its filters and an
+ * expire button per stored waiver in force, and the add form, which opens pre-filled from
+ * `?source=&test=&device=` (ids and names only: the link carries no authority, the session does).
+ */
+export function registerWaiverPages(router: Router, deps: WaiverPagesDeps): void {
+  // A reason of 2,000 characters, percent-encoded, is more than the dashboard's 4 kB forms allow.
+  const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 10 });
+  router.get('/waivers', (req, res) => showWaivers(deps, req, res));
+  router.get('/waivers/new', (req, res) => {
+    const values = pickText(req.query as Record<string, unknown>, ['source', 'test', 'device']);
+    sendForm(deps, req, res, 200, { source: values.source ?? deps.book.sources[0], ...values });
+  });
+  router.post('/waivers', form, deps.requireCsrf, (req, res) => addWaiver(deps, req, res));
+  router.post('/waivers/:id/expire', form, deps.requireCsrf, (req, res) => expireWaiver(deps, req, res));
+}
+
+/** GET /waivers: the filtered list and what the last POST did. */
+async function showWaivers(deps: WaiverPagesDeps, req: Request, res: Response): Promise<void> {
+  const raw = req.query as Record<string, unknown>;
+  const query: WaiverListQuery = pickText(raw, ['source', 'test', 'device']);
+  if (typeof raw.status === 'string' && (WAIVER_STATUSES as readonly string[]).includes(raw.status))
+    query.status = raw.status as WaiverStatus;
+  const waivers = await deps.book.list({ ...query, limit: 500 });
+  const ctx = deps.pageContext(req);
+  const body = renderWaiverList({
+    waivers,
+    query,
+    sources: deps.book.sources,
+    now: deps.clock.now(),
+    csrf: ctx.csrf,
+    flash: readFlash(raw),
+    formatTime: deps.formatTime,
+  });
+  res.type('html').send(renderLayout('Waivers', body, ctx));
+}
+
+/** POST /waivers: stores the waiver and goes to the list, or shows the form again with every problem. */
+async function addWaiver(deps: WaiverPagesDeps, req: Request, res: Response): Promise<void> {
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  const values: WaiverFormValues = {
+    ...pickText(body, ['source', 'test', 'device', 'until', 'reason', 'author']),
+    allDevices: body.all_devices === 'on',
+  };
+  try {
+    const waiver = await deps.book.add(values);
+    deps.logger.info({ ip: req.ip, waiverId: waiver.id }, 'dashboard: waiver added');
+    res.redirect(303, `/ui/waivers?added=${encodeURIComponent(waiver.id)}`);
+  } catch (error) {
+    if (!(error instanceof RelayError) || error.code !== 'INVALID_REQUEST') throw error;
+    sendForm(deps, req, res, 400, values, error.issues);
+  }
+}
+
+/** POST /waivers/:id/expire: ends a stored waiver now; a file's, an ended or an unknown one is refused on the page. */
+async function expireWaiver(deps: WaiverPagesDeps, req: Request, res: Response): Promise<void> {
+  const id = String(req.params.id);
+  const author = (req.body as Record<string, unknown> | undefined)?.author;
+  try {
+    await deps.book.expire(id, typeof author === 'string' ? author : '');
+    res.redirect(303, `/ui/waivers?expired=${encodeURIComponent(id)}`);
+  } catch (error) {
+    if (!(error instanceof RelayError)) throw error;
+    const text = error.issues?.map((i) => `${i.path} ${i.message}`).join('; ') ?? error.message;
+    const page = html`<section><h1>Not expired</h1><p class="flash bad" role="alert">${text}</p><p><a href="/ui/waivers">All waivers</a></p></section>`;
+    res
+      .status(error.status)
+      .type('html')
+      .send(renderLayout('Not expired', page, deps.pageContext(req)));
+  }
+}
+
+function sendForm(
+  deps: WaiverPagesDeps,
+  req: Request,
+  res: Response,
+  status: number,
+  values: WaiverFormValues,
+  issues?: RelayError['issues'],
+): void {
+  const ctx = deps.pageContext(req);
+  const body = renderWaiverForm({ values, sources: deps.book.sources, maxDays: deps.book.maxDays, csrf: ctx.csrf, issues });
+  res
+    .status(status)
+    .type('html')
+    .send(renderLayout('Add a waiver', body, ctx));
+}
+
+/** The named single text values of a query or form, bounded (a reason may be longer than a name). */
+function pickText<K extends string>(from: Record<string, unknown>, names: readonly K[]): Partial<Record<K, string>> {
+  const picked: Partial<Record<K, string>> = {};
+  for (const name of names) {
+    const value = from[name];
+    if (typeof value === 'string' && value !== '') picked[name] = value.slice(0, name === 'reason' ? 4000 : WAIVER_NAME_MAX * 2);
+  }
+  return picked;
+}
+
+/** What the last POST did, from the redirect's query. */
+function readFlash(query: Record<string, unknown>): { text: string; bad: boolean } | undefined {
+  if (typeof query.added === 'string') return { text: `Waiver #${query.added.slice(0, 20)} added.`, bad: false };
+  if (typeof query.expired === 'string') return { text: `Waiver #${query.expired.slice(0, 20)} expired: it no longer holds.`, bad: false };
+  return undefined;
+}

@@ -1,0 +1,22 @@
+import { Gauge, type Registry } from 'prom-client';
+import type { Logger } from '../shared';
+
+/**
+ * `compliance_relay_waivers_active`: accepted exceptions in force now (stored and WAIVERS_FILE's), read
+ * at scrape time so every replica sharing a PostgreSQL store reports the same figure. A store that
+ * cannot answer leaves the last value (the queue gauges count such scrapes).
+ */
+export function registerWaiverGauge(registry: Registry, options: { countActive: () => Promise<number>; logger: Logger }): void {
+  new Gauge({
+    name: 'compliance_relay_waivers_active',
+    help: 'Accepted exceptions (waivers) in force now, stored and from WAIVERS_FILE.',
+    registers: [registry],
+    async collect() {
+      try {
+        this.set(await options.countActive());
+      } catch (error) {
+        options.logger.warn({ err: error }, 'metrics: cannot count the waivers in force');
+      }
+    },
+  });
+}

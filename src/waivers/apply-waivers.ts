@@ -1,0 +1,117 @@
+import type { Severity } from '../report';
+import { DAY_MS, isWaiverInForce, WAIVER_EXPIRING_DAYS, type Waiver } from './waiver';
+
+/** A failing (device, test) pair of a report, as the trend keeps it (names, not NetBox ids). */
+export interface WaivablePair {
+  device: string;
+  test: string;
+  severity: Severity;
+}
+
+/** A pair and the waiver that decides about it. */
+export interface WaiverMatch<P extends WaivablePair> {
+  pair: P;
+  waiver: Waiver;
+}
+
+/** A HIGH failure one waiver hides on several devices: the mail's header names it, every time. */
+export interface HiddenHighFailure {
+  waiver: Waiver;
+  test: string;
+  /** The devices it hides the failure on, sorted. */
+  devices: string[];
+}
+
+/** What the report's waivers do to its failing pairs. */
+export interface WaiverOutcome<P extends WaivablePair> {
+  /** Pairs left out of the verdict, on-change decisions, reminders and owner mails, with their waiver. */
+  waived: WaiverMatch<P>[];
+  /** Pairs still counted as failing, in their order. */
+  failing: P[];
+  /** Waivers that waived a pair here and end within {@link WAIVER_EXPIRING_DAYS} days, soonest first. */
+  expiring: Waiver[];
+  /** Of `failing`: pairs whose waiver ended since the previous report ("waiver expired"). */
+  waiverExpired: WaiverMatch<P>[];
+  /** HIGH failures hidden on more than one device by a waiver that names none: never hidden silently. */
+  mustName: HiddenHighFailure[];
+}
+
+/** Which report the pairs belong to. */
+export interface WaiverContext {
+  /** The report's NetBox source; waivers of other sources are ignored. Absent: the caller already chose them. */
+  source?: string;
+  /** When the previous report of the series was made (epoch ms); null or absent: no "waiver expired" can be told. */
+  previousReportAt?: number | null;
+}
+
+/**
+ * Applies waivers to a report's failing pairs at `now`. A pair is waived by a waiver of its source and
+ * test that holds at `now` and names its device or every device (one naming the device wins, then the
+ * one that runs longest). Pure: the mail pipeline calls it with the waivers read from the store and WAIVERS_FILE.
+ */
+export function applyWaivers<P extends WaivablePair>(
+  failingPairs: readonly P[],
+  waivers: readonly Waiver[],
+  now: number,
+  context: WaiverContext = {},
+): WaiverOutcome<P> {
+  const relevant = context.source === undefined ? waivers : waivers.filter((w) => w.source === context.source);
+  const inForce = relevant.filter((w) => isWaiverInForce(w, now));
+  const ended = relevant.filter((w) => hasEndedSince(w, context.previousReportAt, now));
+  const waived: WaiverMatch<P>[] = [];
+  const failing: P[] = [];
+  const waiverExpired: WaiverMatch<P>[] = [];
+  for (const pair of failingPairs) {
+    const waiver = pickWaiver(pair, inForce);
+    if (waiver) {
+      waived.push({ pair, waiver });
+      continue;
+    }
+    failing.push(pair);
+    const lapsed = pickWaiver(pair, ended);
+    if (lapsed) waiverExpired.push({ pair, waiver: lapsed });
+  }
+  return { waived, failing, expiring: findExpiring(waived, now), waiverExpired, mustName: findHiddenHighFailures(waived) };
+}
+
+/** Ended after the previous report and by now: the pair it covered comes back as newly failing. */
+function hasEndedSince(waiver: Waiver, previousReportAt: number | null | undefined, now: number): boolean {
+  if (previousReportAt === null || previousReportAt === undefined) return false;
+  return waiver.endsAt > previousReportAt && waiver.endsAt <= now && waiver.createdAt <= previousReportAt;
+}
+
+/** The waiver that decides about a pair: its own device's before every device's, then the latest end. */
+function pickWaiver(pair: WaivablePair, waivers: readonly Waiver[]): Waiver | undefined {
+  let best: Waiver | undefined;
+  for (const w of waivers) {
+    if (w.test !== pair.test || (w.device !== null && w.device !== pair.device)) continue;
+    if (!best || rankWaiver(w) > rankWaiver(best)) best = w;
+  }
+  return best;
+}
+
+/** Naming the device outranks any end date; among equals the later end wins. */
+function rankWaiver(waiver: Waiver): number {
+  return (waiver.device === null ? 0 : 1e15) + waiver.endsAt;
+}
+
+/** The waivers used here that end within the week, each once, soonest first. */
+function findExpiring(waived: readonly WaiverMatch<WaivablePair>[], now: number): Waiver[] {
+  const soon = new Map<string, Waiver>();
+  for (const { waiver } of waived) if (waiver.endsAt - now <= WAIVER_EXPIRING_DAYS * DAY_MS) soon.set(waiver.id, waiver);
+  return [...soon.values()].sort((a, b) => a.endsAt - b.endsAt || a.id.localeCompare(b.id));
+}
+
+/** Per all-devices waiver, the devices it hides a HIGH failure on, when there are several. */
+function findHiddenHighFailures(waived: readonly WaiverMatch<WaivablePair>[]): HiddenHighFailure[] {
+  const byWaiver = new Map<string, { waiver: Waiver; devices: Set<string> }>();
+  for (const { pair, waiver } of waived) {
+    if (pair.severity !== 'HIGH' || waiver.device !== null) continue;
+    const entry = byWaiver.get(waiver.id) ?? { waiver, devices: new Set<string>() };
+    entry.devices.add(pair.device);
+    byWaiver.set(waiver.id, entry);
+  }
+  return [...byWaiver.values()]
+    .filter((e) => e.devices.size > 1)
+    .map((e) => ({ waiver: e.waiver, test: e.waiver.test, devices: [...e.devices].sort() }));
+}
