@@ -12,6 +12,7 @@ import { launchChromium } from '../helpers/browser';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
+import { AMS, FRA, NTP, OWNER, TELNET, WAIVER_ROUTES } from '../helpers/waiver-scenario';
 import { countResults, startNetboxDouble, type NetboxDouble, type ResultSpec } from '../helpers/validity-results-double';
 
 jest.setTimeout(120_000);
@@ -19,26 +20,6 @@ jest.setTimeout(120_000);
 const TOKEN = '0123456789abcdef0123456789abcdef01234567';
 const ADMIN_TOKEN = 'waiver-e2e-admin-token-0123456789';
 const RELAY_URL = 'https://relay.example.com';
-const TELNET = { id: 1, name: 'telnet-disabled', severity: 'HIGH' as const };
-const NTP = { id: 2, name: 'ntp-synced', severity: 'MIDDLE' as const };
-const OWNER = { id: 1, name: 'Owner', slug: 'owner' };
-const FRA = { id: 1, name: 'Frankfurt 1', slug: 'fra1' };
-const AMS = { id: 2, name: 'Amsterdam 1', slug: 'ams1' };
-const ROUTES = `
-routes:
-  - name: team
-    to: team@example.com
-    continue: true
-  - name: changes
-    to: changes@example.com
-    notify: on-change
-    continue: true
-  - name: owners
-    to:
-      netbox_contacts: { role: owner, on: [site], priority: primary }
-      fallback: noc@example.com
-      allowed_domains: [example.com]
-`;
 
 /** lab-sw1 (fra1, Alice's) and sw2 (ams1, Bob's) run both tests; `failing` lists "test/device". */
 function results(failing: string[]): ResultSpec[] {
@@ -75,7 +56,7 @@ describe('a failing HIGH result accepted from the mail`s link, in a real browser
   });
   beforeEach(async () => {
     dir = makeTempDir('waiver-e2e-');
-    fs.writeFileSync(path.join(dir, 'routes.yaml'), ROUTES);
+    fs.writeFileSync(path.join(dir, 'routes.yaml'), WAIVER_ROUTES);
     smtp = await startSmtpPeer();
     netbox = await startNetboxDouble({ authorization: `Token ${TOKEN}` });
     const role = { id: 5, name: 'Switch', slug: 'switch' };

@@ -12,36 +12,17 @@ import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { createTestSchema, type TestSchema } from '../helpers/pg-schema';
 import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
+import { AMS, FRA, NTP, OWNER, TELNET, WAIVER_ROUTES } from '../helpers/waiver-scenario';
 import { countResults, startNetboxDouble, type NetboxDouble, type ResultSpec } from '../helpers/validity-results-double';
 
 const TOKEN = '0123456789abcdef0123456789abcdef01234567';
 const ADMIN_TOKEN = 'waivers-mail-admin-token-0123456789';
-const TELNET = { id: 1, name: 'telnet-disabled', severity: 'HIGH' as const };
-const NTP = { id: 2, name: 'ntp-synced', severity: 'MIDDLE' as const };
 const SSH = { id: 3, name: 'ssh-v2-only', severity: 'HIGH' as const };
-const OWNER = { id: 1, name: 'Owner', slug: 'owner' };
-const FRA = { id: 1, name: 'Frankfurt 1', slug: 'fra1' };
-const AMS = { id: 2, name: 'Amsterdam 1', slug: 'ams1' };
 const DEVICES: [number, string, typeof FRA][] = [
   [101, 'lab-sw1', FRA],
   [102, 'sw2', AMS],
   [103, 'sw3', AMS],
 ];
-const ROUTES = `
-routes:
-  - name: team
-    to: team@example.com
-    continue: true
-  - name: changes
-    to: changes@example.com
-    notify: on-change
-    continue: true
-  - name: owners
-    to:
-      netbox_contacts: { role: owner, on: [site], priority: primary }
-      fallback: noc@example.com
-      allowed_domains: [example.com]
-`;
 
 /** Every device runs every test; `failing` lists the "test/device" pairs that fail. */
 function results(failing: string[]): ResultSpec[] {
@@ -71,7 +52,7 @@ describe.each([
 
   beforeEach(async () => {
     dir = makeTempDir('relay-waivers-mail-');
-    fs.writeFileSync(path.join(dir, 'routes.yaml'), ROUTES);
+    fs.writeFileSync(path.join(dir, 'routes.yaml'), WAIVER_ROUTES);
     smtp = await startSmtpPeer();
     netbox = await startNetboxDouble({ authorization: `Token ${TOKEN}` });
     for (const [id, name, site] of DEVICES)
