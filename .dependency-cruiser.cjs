@@ -15,6 +15,7 @@ const LAYERS = [
   ['routing'],
   ['config'],
   ['mail'],
+  ['notify'],
   ['compose'],
   ['delivery'],
   ['health', 'metrics', 'sent-mail', 'watchdog', 'digest'],

@@ -1,6 +1,6 @@
 import type { Logger } from '../shared';
 import { StorageUnavailableError, type ClaimedDelivery } from '../store';
-import { classifyRenderFailure, type FailureClass } from './classify-failure';
+import { classifyRenderFailure, type FailureClass } from '../notify';
 import type { DeliveryContext } from './delivery-context';
 import type { ComposedMail } from '../compose';
 

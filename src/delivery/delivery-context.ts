@@ -1,7 +1,7 @@
 import type { MailTransport } from '../mail';
 import type { Clock, Logger } from '../shared';
 import type { ClaimedDelivery, Store } from '../store';
-import type { FailureClass } from './classify-failure';
+import type { FailureClass } from '../notify';
 import type { OutcomeLedger, OutcomeWrite } from './outcome-ledger';
 import type { ProbeSlot } from './probe-slot';
 import type { RetryDecider } from './retry-policy';

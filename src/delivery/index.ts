@@ -5,7 +5,7 @@ export {
   type FailureClass,
   type FailureKind,
   type FailureScope,
-} from './classify-failure';
+} from '../notify';
 export { createRoutePlanner, type RoutePlanner } from './route-planner';
 export {
   createOutcomeLedger,

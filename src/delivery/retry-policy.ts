@@ -1,4 +1,4 @@
-import type { FailureClass } from './classify-failure';
+import type { FailureClass } from '../notify';
 
 /** RETRY_MAX_ATTEMPTS, RETRY_BASE_MS, RETRY_MAX_DELAY_MS. */
 export interface RetrySettings {

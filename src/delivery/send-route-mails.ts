@@ -2,7 +2,7 @@ import type { SendMailOptions } from 'nodemailer';
 import type { SendResult } from '../mail';
 import type { Logger } from '../shared';
 import type { ClaimedDelivery, RouteMailRecord } from '../store';
-import { buildFailureClass, classifyFailure, classifyRenderFailure, type FailureClass } from './classify-failure';
+import { buildFailureClass, classifyFailure, classifyRenderFailure, type FailureClass } from '../notify';
 import { recordOutcome, type DeliveryContext } from './delivery-context';
 import type { ComposedMail } from '../compose';
 import type { NextState } from './retry-policy';

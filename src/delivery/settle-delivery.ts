@@ -1,6 +1,6 @@
 import { parseFailureCode, type Logger } from '../shared';
 import type { ClaimedDelivery, RouteMailRecord } from '../store';
-import type { FailureClass } from './classify-failure';
+import type { FailureClass } from '../notify';
 import { recordOutcome, type DeliveryContext } from './delivery-context';
 import type { RouteFailure, SendReport } from './send-route-mails';
 

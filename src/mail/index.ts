@@ -48,3 +48,4 @@ export {
 export { paintChartInThread, stopChartPainter, ChartPainterError, PAINTER_COLLECT_EVERY_CHARTS, type PaintChart } from './paint-chart';
 export { embedInlineImages, embedRawInlineImages } from './embed-inline-images';
 export { describeMailError, type MailErrorFacts } from './describe-mail-error';
+export type { OutgoingMail } from './outgoing-mail';
