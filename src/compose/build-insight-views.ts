@@ -119,6 +119,8 @@ export interface TestGroupView {
 export interface TrendView {
   /** The verdict against the previous report (decided in trend/), as the mail words it. */
   verdict: VerdictView;
+  /** An owner group's devices only: compared by failing results (no points; see Trend.devicesOnly). */
+  devicesOnly: boolean;
   first: boolean;
   firstText: string | null;
   previous: { reportId: number; created: string; createdText: string; url: string } | null;
@@ -292,6 +294,7 @@ export function buildTrendView(trend: Trend, options: TrendViewOptions): TrendVi
   }
   return {
     verdict: buildVerdictView(trend, formatPercent(options.passed, options.count)),
+    devicesOnly: trend.devicesOnly,
     first: previous === null,
     firstText:
       previous === null ? 'This is the first report the relay has seen from this NetBox: there is nothing to compare with yet.' : null,

@@ -4,6 +4,8 @@ import type { ReportDelivery } from '../webhook';
 import { buildReportView, type OwnersView, type ReportView } from './build-report-view';
 import type { ReportInsights } from './create-report-insights';
 import { keepNamedWaivers } from './build-waivers-view';
+import { buildTrendView } from './build-insight-views';
+import { findNetboxBasePath } from '../report';
 
 /** Names of a group's devices listed in the mail; the rest are counted. */
 const MAX_LISTED_DEVICES = 20;
@@ -11,13 +13,14 @@ const MAX_LISTED_DEVICES = 20;
 /**
  * The view and attachments of one owner group's mail: the failing results of its devices only, the
  * pass ratios per severity over its own devices (counted when the plan was made) and the report's
- * totals beside them. The trend is the whole report's, so a group's mail leaves it out.
+ * totals beside them, and its own trend: verdict, newly failing, fixed and streaks over its devices
+ * (see buildDevicesTrend), which the subject, first line and X-Compliance-Verdict read.
  */
 export function buildOwnerGroupView(input: {
   view: ReportView;
   delivery: ReportDelivery;
   group: OwnerGroupPlan;
-  insights?: ReportInsights;
+  insights?: Pick<ReportInsights, 'attachments' | 'insightsFor' | 'trendFor'>;
   netboxUrl?: string;
   timezone: string;
   sourceName?: string;
@@ -39,11 +42,22 @@ export function buildOwnerGroupView(input: {
   const ids = new Set(group.deviceIds);
   const names = new Set(group.devices);
   const section = input.insights?.insightsFor((r) => (r.deviceId !== null ? ids.has(r.deviceId) : names.has(r.device)));
-  const own = buildReportView(group.counts ? withCounts(input.delivery, group) : input.delivery, {
+  const delivery = group.counts ? withCounts(input.delivery, group) : input.delivery;
+  const trend = input.insights?.trendFor(names, group.counts) ?? null;
+  const own = buildReportView(delivery, {
     netboxUrl: input.netboxUrl,
     timezone: input.timezone,
     enrichment: section?.enrichment ?? view.enrichment,
-    trend: null,
+    trend: trend
+      ? buildTrendView(trend, {
+          timezone: input.timezone,
+          basePath: findNetboxBasePath(delivery.report.url),
+          netboxUrl: input.netboxUrl,
+          currentFailingKnown: true,
+          passed: delivery.report.total_passed,
+          count: delivery.report.total_count,
+        })
+      : null,
     sourceName: input.sourceName,
     // Its failures are its own, without the accepted exceptions; only a HIGH failure hidden on several devices is named.
     waivers: keepNamedWaivers(view.waivers),

@@ -16,7 +16,10 @@ export interface VerdictView {
   scopeChanged: boolean;
   /** The report compared with; null for the first report. */
   previousReportId: number | null;
-  /** "Worse than report 41: 83.3% passed, was 90.7% (−7.4 pts, +2 failing); HIGH 80.0%, was 90.0%." */
+  /**
+   * "Worse than report 41: 83.3% passed, was 90.7% (−7.4 pts, +2 failing); HIGH 80.0%, was 90.0%."; for an
+   * owner group's devices, "Worse than report 41 on these devices: 3 failing, was 1; HIGH 2 failing, was 0, 2 newly failing."
+   */
   text: string;
   /** "These reports cover different results (108 now, 8 in report 29): the percentages compare different scopes." or null. */
   scopeText: string | null;
@@ -49,10 +52,14 @@ export function buildVerdictView(trend: Trend, percentText: string): VerdictView
   // The deltas are validity's figures: when accepted exceptions are why they moved, the line says so.
   const waived = trend.leftOut.HIGH + trend.leftOut.MIDDLE + trend.leftOut.LOW;
   const waivedClause = waived > 0 ? ` The verdict leaves out ${waived} accepted ${waived === 1 ? 'exception' : 'exceptions'}.` : '';
+  // An owner group's share: the previous report's ratios over its devices are unknown, its failing results are not.
+  const figures = trend.devicesOnly
+    ? ` on these devices: ${overall.failed} failing, was ${overall.previousFailed}`
+    : `: ${percentText} passed${was} (${overall.deltaPointsText}, ${overall.deltaFailedText})`;
   return {
     ...base,
     previousReportId: id,
-    text: `${lead}: ${percentText} passed${was} (${overall.deltaPointsText}, ${overall.deltaFailedText})${highClause}.${waivedClause}`,
+    text: `${lead}${figures}${highClause}.${waivedClause}`,
     scopeText: scopeChanged
       ? `The scope changed: report ${id} had ${overall.previousCount} results, this one ${overall.count}, so the percentages compare different tests or devices.`
       : null,
@@ -69,10 +76,12 @@ function countNewHigh(trend: Trend): number {
 }
 
 function describeHigh(high: TrendDelta, trend: Trend): string {
+  const newly = countNewHigh(trend);
+  const newlyText = newly > 0 ? `, ${newly} newly failing` : '';
+  if (trend.devicesOnly) return `HIGH ${high.failed} failing, was ${high.previousFailed}${newlyText}`;
   const now = high.percent === null ? '—' : `${high.percent.toFixed(1)}%`;
   const was = high.previousPercent === null ? '' : `, was ${high.previousPercent.toFixed(1)}%`;
-  const newly = countNewHigh(trend);
-  return `HIGH ${now}${was}${newly > 0 ? `, ${newly} newly failing` : ''}`;
+  return `HIGH ${now}${was}${newlyText}`;
 }
 
 /** "(−7.4)", "(+2.0)", "(±0.0)": the overall change in points, for the subject. */

@@ -20,6 +20,7 @@ import {
   pairKey,
   type FailingPair,
   type LeftOutPairs,
+  type RecordedTrend,
   type ReportHistory,
   type ReportSnapshot,
   type Trend,
@@ -44,6 +45,8 @@ export interface ReportInsights {
   waivers: WaiversView | null;
   /** The failing-tests section and CSV of some of the failing results only (one owner's devices). */
   insightsFor(keep: (result: FailingResult) => boolean): Pick<ReportInsights, 'enrichment' | 'attachments'>;
+  /** The trend of some devices only (one owner's, by name; see buildDevicesTrend); null without history. */
+  trendFor: RecordedTrend['trendOfDevices'];
 }
 
 export interface ReportInsightsOptions {
@@ -147,6 +150,7 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
       trend,
       trendView,
       chart: recorded?.chart ?? null,
+      trendFor: (devices, counts) => recorded?.trendOfDevices(devices, counts) ?? null,
       failures: kept.status === 'ok' ? kept.summary.results : null,
       waivers: outcome ? buildWaiversView(outcome, recorded!.now) : null,
       insightsFor: (keep) => {
@@ -169,7 +173,13 @@ async function recordTrend(
   options: ReportInsightsOptions,
   delivery: ReportDelivery,
   failing: FailingPair[] | null,
-): Promise<{ trend: Trend; chart: MailChart | null; outcome: WaiverOutcome<FailingPair> | null; now: number }> {
+): Promise<{
+  trend: Trend;
+  trendOfDevices: RecordedTrend['trendOfDevices'];
+  chart: MailChart | null;
+  outcome: WaiverOutcome<FailingPair> | null;
+  now: number;
+}> {
   const series = buildSourceSeriesKey({ source: options.source, netboxUrl: options.netboxUrl, reportUrl: delivery.report.url });
   const snapshot = buildReportSnapshot(delivery, series, failing);
   const now = (options.clock ?? systemClock).now();
@@ -185,9 +195,9 @@ async function recordTrend(
           return buildLeftOut(decided.outcome, previous, waivers, now);
         }
       : undefined;
-  const trend = await recordReportTrend(options.history!, snapshot, { leaveOut });
+  const { trend, trendOfDevices } = await recordReportTrend(options.history!, snapshot, { leaveOut });
   const chart = await prepareChart(options, snapshot);
-  return { trend, chart, outcome: decided.outcome, now };
+  return { trend, trendOfDevices, chart, outcome: decided.outcome, now };
 }
 
 /**

@@ -140,7 +140,7 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
             sourceName: options.source?.name,
           })
         : { view, attachments };
-      // The series chart is the whole report's, like the trend: an owner group's own share goes without it.
+      // The series chart is the whole report's: an owner group's own share goes without it.
       const png = route.chart === false || (group && !group.whole) ? undefined : await drawChartPng(chart, log);
       const routeView = {
         ...scoped.view,

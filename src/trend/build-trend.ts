@@ -21,12 +21,18 @@ export interface TrendDelta {
   failed: number;
   previousFailed: number;
   deltaFailed: number;
-  /** Results of this line in each report: they differ when the reports cover different tests or devices. */
+  /**
+   * Results of this line in each report: they differ when the reports cover different tests or devices. In
+   * a devices-only trend both are this report's count of those devices (0 when unknown): the previous one's is not kept.
+   */
   count: number;
   previousCount: number;
   /** "+2 failing", "−1 failing", "±0 failing". */
   deltaFailedText: string;
-  /** "better" when the pass percentage rose, "worse" when it fell, "same" otherwise (also when not comparable). */
+  /**
+   * "better" when the pass percentage rose, "worse" when it fell, "same" otherwise (also when not
+   * comparable); in a devices-only trend (see Trend.devicesOnly), by the failing count instead.
+   */
   direction: 'better' | 'worse' | 'same';
 }
 
@@ -50,6 +56,12 @@ export interface Trend {
   verdict: Verdict;
   /** The compared reports cover different results (see decideVerdict); false for the first report. */
   scopeChanged: boolean;
+  /**
+   * Some of the report's devices only (an owner group's share, see buildDevicesTrend): the previous
+   * report's pass ratios over them are not known, so the verdict is decided on failing results per
+   * severity and the deltas carry failing counts, not points.
+   */
+  devicesOnly: boolean;
   /** The report compared with, or null for the first report of its series (nothing to compare with). */
   previous: { reportId: number; created: string; dedupKey: string } | null;
   overall: TrendDelta | null;
@@ -163,10 +175,56 @@ export function buildTrend(
   const previous = withoutPairs(previousRaw, leftOut.previous);
   const currentKept = withoutPairs(current, leftOut.current);
 
+  const failingSetKnown = current.failing !== null && previous.failing !== null;
+  const pairs = comparePairs(current, currentKept, previous, history, options.historyTruncated ?? false);
+  const failingSetChanged = countsDiffer || pairs.newlyFailing.length > 0 || pairs.fixed.length > 0 ? true : failingSetKnown ? false : null;
+  return {
+    ...decideVerdict({ current: cd, previous: pd, newlyFailing: pairs.newlyFailing, fixed: pairs.fixed }),
+    devicesOnly: false,
+    previous: { reportId: previous.reportId, created: previous.created, dedupKey: previous.dedupKey },
+    overall,
+    severities,
+    failingSetKnown,
+    failingSetChanged,
+    regression: decided.some((d) => d.direction === 'worse') || pairs.newlyFailing.length > 0,
+    ...pairs.lists,
+    leftOut: currentLeftOut,
+  };
+}
+
+/** The pair lists of a trend (newly failing, fixed, still failing, grouped, badges), and the uncapped lists the verdict reads. */
+type PairLists = Pick<
+  Trend,
+  | 'newlyFailing'
+  | 'newlyFailingCount'
+  | 'fixed'
+  | 'fixedCount'
+  | 'stillFailing'
+  | 'stillFailingCount'
+  | 'newlyFailingTests'
+  | 'newlyFailingTestCount'
+  | 'stillFailingTests'
+  | 'stillFailingTestCount'
+  | 'fixedTests'
+  | 'fixedTestCount'
+  | 'badges'
+>;
+
+/**
+ * Compares the kept failing pairs of this report with those of the previous one (both without their
+ * left-out pairs): what newly fails, what got fixed, and how long the rest has failed (walking `history`).
+ * Empty lists when either set is unknown.
+ */
+export function comparePairs(
+  current: ReportSnapshot,
+  currentKept: ReportSnapshot,
+  previous: ReportSnapshot,
+  history: readonly ReportSnapshot[],
+  historyTruncated: boolean,
+): { lists: PairLists; newlyFailing: FailingPair[]; fixed: FailingPair[] } {
   let newlyFailing: FailingPair[] = [];
   let fixed: FailingPair[] = [];
   let still: FailingPair[] = [];
-  const failingSetKnown = current.failing !== null && previous.failing !== null;
   if (currentKept.failing !== null && previous.failing !== null) {
     const before = failingKeys(previous.failing);
     const now = failingKeys(currentKept.failing);
@@ -175,8 +233,7 @@ export function buildTrend(
     fixed = sortPairs(previous.failing.filter((pair) => !now.has(pairKey(pair))));
     still = currentKept.failing.filter((_, i) => before.has(currentKeys[i]));
   }
-  const failingSetChanged = countsDiffer || newlyFailing.length > 0 || fixed.length > 0 ? true : failingSetKnown ? false : null;
-  const stillFailing = buildStreaks(current, still, history, options.historyTruncated ?? false);
+  const stillFailing = buildStreaks(current, still, history, historyTruncated);
   const newlyFailingTests = groupPairsByTest(newlyFailing);
   const stillFailingTests = groupPairsByTest(stillFailing);
   const fixedTests = groupPairsByTest(fixed);
@@ -184,32 +241,28 @@ export function buildTrend(
   for (const s of stillFailing)
     badges.set(pairKey(s), { kind: 'streak', reports: s.reports, sinceReportId: s.sinceReportId, atLeast: s.atLeast });
   return {
-    ...decideVerdict({ current: cd, previous: pd, newlyFailing, fixed }),
-    previous: { reportId: previous.reportId, created: previous.created, dedupKey: previous.dedupKey },
-    overall,
-    severities,
-    failingSetKnown,
-    failingSetChanged,
-    regression: decided.some((d) => d.direction === 'worse') || newlyFailing.length > 0,
-    newlyFailing: newlyFailing.slice(0, TREND_PAIR_CAP),
-    newlyFailingCount: newlyFailing.length,
-    fixed: fixed.slice(0, TREND_PAIR_CAP),
-    fixedCount: fixed.length,
-    stillFailing: stillFailing.slice(0, TREND_PAIR_CAP),
-    stillFailingCount: stillFailing.length,
-    newlyFailingTests: newlyFailingTests.slice(0, TREND_PAIR_CAP),
-    newlyFailingTestCount: newlyFailingTests.length,
-    stillFailingTests: stillFailingTests.slice(0, TREND_PAIR_CAP),
-    stillFailingTestCount: stillFailingTests.length,
-    fixedTests: fixedTests.slice(0, TREND_PAIR_CAP),
-    fixedTestCount: fixedTests.length,
-    badges,
-    leftOut: currentLeftOut,
+    newlyFailing,
+    fixed,
+    lists: {
+      newlyFailing: newlyFailing.slice(0, TREND_PAIR_CAP),
+      newlyFailingCount: newlyFailing.length,
+      fixed: fixed.slice(0, TREND_PAIR_CAP),
+      fixedCount: fixed.length,
+      stillFailing: stillFailing.slice(0, TREND_PAIR_CAP),
+      stillFailingCount: stillFailing.length,
+      newlyFailingTests: newlyFailingTests.slice(0, TREND_PAIR_CAP),
+      newlyFailingTestCount: newlyFailingTests.length,
+      stillFailingTests: stillFailingTests.slice(0, TREND_PAIR_CAP),
+      stillFailingTestCount: stillFailingTests.length,
+      fixedTests: fixedTests.slice(0, TREND_PAIR_CAP),
+      fixedTestCount: fixedTests.length,
+      badges,
+    },
   };
 }
 
 /** How many of a failing set's pairs are in `keys`, per severity. */
-function countBySeverity(failing: readonly FailingPair[] | null, keys: ReadonlySet<string>): Record<Severity, number> {
+export function countBySeverity(failing: readonly FailingPair[] | null, keys: ReadonlySet<string>): Record<Severity, number> {
   const counts: Record<Severity, number> = { HIGH: 0, MIDDLE: 0, LOW: 0 };
   if (failing && keys.size > 0) for (const pair of failing) if (keys.has(pairKey(pair))) counts[pair.severity] += 1;
   return counts;
@@ -227,16 +280,17 @@ function addPassed(counts: ReportCounts, extra: Record<Severity, number>): Repor
 }
 
 /** A snapshot without some of its failing pairs (the same object when there are none to drop). */
-function withoutPairs(snapshot: ReportSnapshot, keys: ReadonlySet<string>): ReportSnapshot {
+export function withoutPairs(snapshot: ReportSnapshot, keys: ReadonlySet<string>): ReportSnapshot {
   if (!snapshot.failing || keys.size === 0) return snapshot;
   return { ...snapshot, failing: snapshot.failing.filter((pair) => !keys.has(pairKey(pair))) };
 }
 
 /** The trend of the first report of a series: nothing to compare with. */
-function buildFirstTrend(): Omit<Trend, 'leftOut'> {
+export function buildFirstTrend(devicesOnly = false): Omit<Trend, 'leftOut'> {
   return {
     verdict: 'first',
     scopeChanged: false,
+    devicesOnly,
     previous: null,
     overall: null,
     severities: [],
@@ -282,9 +336,14 @@ function buildDelta(name: TrendDelta['name'], passed: number, count: number, pre
     deltaFailed,
     count,
     previousCount,
-    deltaFailedText: `${signOf(deltaFailed)}${Math.abs(deltaFailed)} failing`,
+    deltaFailedText: formatDeltaFailed(deltaFailed),
     direction: deltaPoints === null || deltaPoints === 0 ? 'same' : deltaPoints > 0 ? 'better' : 'worse',
   };
+}
+
+/** "+2 failing", "−1 failing", "±0 failing". */
+export function formatDeltaFailed(deltaFailed: number): string {
+  return `${signOf(deltaFailed)}${Math.abs(deltaFailed)} failing`;
 }
 
 function signOf(n: number): string {

@@ -8,7 +8,8 @@ export {
   type TrendDelta,
   type FailingStreak,
 } from './build-trend';
-export { recordReportTrend, STREAK_HISTORY_MAX, type ReportHistory } from './record-report-trend';
+export { recordReportTrend, STREAK_HISTORY_MAX, type RecordedTrend, type ReportHistory } from './record-report-trend';
+export { buildDevicesTrend, type DeviceCounts } from './build-devices-trend';
 export { buildReportSnapshot, buildSeriesKey, buildSourceSeriesKey } from './build-report-snapshot';
 export type { FailingIds, FailingPair, ReportCounts, ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from './types';
 export { groupPairsByTest, GROUP_DEVICES_SHOWN, type TestPairsGroup } from './group-pairs-by-test';

@@ -1,4 +1,5 @@
 import { buildTrend, failingKeys, type LeftOutPairs, type Trend } from './build-trend';
+import { buildDevicesTrend, type DeviceCounts } from './build-devices-trend';
 import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from './types';
 
 /** The part of the Store the trend needs. */
@@ -14,13 +15,21 @@ export interface ReportHistory {
   saveReport(snapshot: ReportSnapshot): Promise<void>;
 }
 
+/** A report's trend, and the same comparison over some of its devices (an owner group's share). */
+export interface RecordedTrend {
+  trend: Trend;
+  /** See buildDevicesTrend: null when this report's or the previous one's failing results are unknown. */
+  trendOfDevices: (devices: ReadonlySet<string>, counts?: DeviceCounts | null) => Trend | null;
+}
+
 /** How far back "failing since" looks; older streaks read "failing for at least N reports". */
 export const STREAK_HISTORY_MAX = 30;
 
 /**
  * Compares `current` with the report created before it in its series (so a report that arrives
  * late compares with the one before it, not with the newest), then stores `current`. Storing is
- * idempotent: a retried mail records the same report again and computes the same trend.
+ * idempotent: a retried mail records the same report again and computes the same trend. The history read
+ * is kept for {@link RecordedTrend.trendOfDevices}.
  */
 export async function recordReportTrend(
   store: ReportHistory,
@@ -33,7 +42,7 @@ export async function recordReportTrend(
      */
     leaveOut?: (previous: ReportSnapshot | null) => Promise<LeftOutPairs>;
   } = {},
-): Promise<Trend> {
+): Promise<RecordedTrend> {
   const maxHistory = options.maxHistory ?? STREAK_HISTORY_MAX;
   const history: ReportSnapshot[] = [];
   let truncated = false;
@@ -59,5 +68,9 @@ export async function recordReportTrend(
   const leftOut = options.leaveOut ? await options.leaveOut(history[0] ?? null) : undefined;
   const trend = buildTrend(current, history, { historyTruncated: truncated, leftOut });
   await store.saveReport(current);
-  return trend;
+  // The history read reaches as far back as any failing pair's streak, so it serves every subset of the devices.
+  return {
+    trend,
+    trendOfDevices: (devices, counts) => buildDevicesTrend(current, history, { devices, counts, historyTruncated: truncated, leftOut }),
+  };
 }

@@ -14,7 +14,7 @@ import {
 import { createFailureSummarizer } from '../../src/enrichment';
 import { buildTrendChart, loadRenderer } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
-import { buildTrend, type FailingPair } from '../../src/trend';
+import { buildDevicesTrend, buildTrend, type FailingPair } from '../../src/trend';
 import type { ReportDelivery } from '../../src/webhook';
 import { launchChromium } from '../helpers/browser';
 import { createReportSeries } from '../helpers/report-series';
@@ -115,9 +115,16 @@ describe('a series of report mails, a digest and an owner mail in a real browser
     SERIES.forEach((step, i) => mails.push([`report-${step.id}-${verdicts[i]}`, buildMail(i).html]));
     mails.push(['digest', renderer.render(buildDigestView(sampleDigestContents('Europe/Berlin')[0]), 'digest').html]);
     const { view, delivery } = buildMail(2);
+    // fra1's share of report 203 against report 202: its MIDDLE result on leaf-02 fixed, so its own verdict is "better".
+    const history = SERIES.slice(0, 2).reverse().map(snapshotOf);
     const owner = buildOwnerGroupView({
       view,
       delivery,
+      insights: {
+        attachments: [],
+        insightsFor: () => ({ enrichment: view.enrichment!, attachments: [] }),
+        trendFor: (devices, counts) => buildDevicesTrend(snapshotOf(SERIES[2]), history, { devices, counts }),
+      },
       group: {
         route: 'owners',
         key: 'o-fra1',
@@ -134,6 +141,7 @@ describe('a series of report mails, a digest and an owner mail in a real browser
       timezone: 'Europe/Berlin',
       sourceName: 'prod',
     });
+    expect(owner.view.verdict?.direction).toBe('better');
     mails.push(['owner-fra1', renderer.render(owner.view).html]);
     browser = await launchChromium();
   }, 60_000);

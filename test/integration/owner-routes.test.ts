@@ -39,13 +39,22 @@ routes:
     to: oncall@example.com
 `;
 
-/** Two results per device (HIGH ntp, MIDDLE snmp): `fails` names the tests failing on it. */
-function results(): ResultSpec[] {
-  const plan: [number, string, ('ntp' | 'snmp')[]][] = [
-    [101, 'sw-fra-1', ['ntp']],
-    [102, 'sw-fra-2', ['snmp']],
-    [103, 'sw-ams-1', ['ntp', 'snmp']],
-    [104, 'sw-lon-1', ['ntp']],
+type Fails = ('ntp' | 'snmp')[];
+
+/** Two results per device (HIGH ntp, MIDDLE snmp): each device's list names the tests failing on it. */
+function results(
+  fails: Record<'sw-fra-1' | 'sw-fra-2' | 'sw-ams-1' | 'sw-lon-1', Fails> = {
+    'sw-fra-1': ['ntp'],
+    'sw-fra-2': ['snmp'],
+    'sw-ams-1': ['ntp', 'snmp'],
+    'sw-lon-1': ['ntp'],
+  },
+): ResultSpec[] {
+  const plan: [number, string, Fails][] = [
+    [101, 'sw-fra-1', fails['sw-fra-1']],
+    [102, 'sw-fra-2', fails['sw-fra-2']],
+    [103, 'sw-ams-1', fails['sw-ams-1']],
+    [104, 'sw-lon-1', fails['sw-lon-1']],
     [105, 'sw-fra-ok', []],
   ];
   return plan.flatMap(([id, name, fails], i) => [
@@ -121,12 +130,11 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
     return relay;
   }
 
-  async function deliver(r: TestRelay, id: number): Promise<number> {
-    const specs = results();
-    netbox.reports.set(id, { id, created: '2026-03-06T15:11:18.123456Z', results: specs });
+  async function deliver(r: TestRelay, id: number, specs = results(), created = '2026-03-06T15:11:18.123456Z'): Promise<number> {
+    netbox.reports.set(id, { id, created, results: specs });
     const body = buildBody({
       version: '4.6',
-      data: buildReportData({ id, created: '2026-03-06T15:11:18.123456Z', ...countResults(specs) }),
+      data: buildReportData({ id, created, ...countResults(specs) }),
     });
     const res = await postWebhook(r.webhookUrl, body);
     expect(res.status).toBe(202);
@@ -155,7 +163,7 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
 
     const fra = mails.find((m) => to(m) === 'alice@example.com,eve@example.com')!;
     // Over every device of fra1, the passing sw-fra-ok too; the failures listed are only the failing ones.
-    expect(fra.parsed.subject).toMatch(/^66\.7% passed, .* \u2014 report 301 \u00b7 /);
+    expect(fra.parsed.subject).toMatch(/^First: 66\.7%, .* \u2014 report 301 \u00b7 /);
     expect(text(fra)).toContain('Why you: you are the primary owner contact of site fra1.');
     expect(text(fra)).toContain('These figures are for every device you own in NetBox (3); with failures: sw-fra-1, sw-fra-2.');
     expect(text(fra)).toContain('The whole report: 5/10 passed (50.0%), HIGH 2/5 (40.0%), MIDDLE 3/5 (60.0%).');
@@ -166,12 +174,12 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
     expect(text(fra)).not.toContain('sw-lon-1');
 
     const ams = mails.find((m) => to(m) === 'bob@example.com')!;
-    expect(ams.parsed.subject).toMatch(/^0\.0% passed, .* \u2014 report 301 \u00b7 /);
+    expect(ams.parsed.subject).toMatch(/^First: 0\.0%, .* \u2014 report 301 \u00b7 /);
     expect(text(ams)).toContain('you are the primary owner contact of site ams1');
     expect(text(ams)).not.toContain('sw-fra-');
 
     const noc = mails.find((m) => to(m) === 'noc@example.com')!;
-    expect(noc.parsed.subject).toMatch(/^50\.0% passed, .* \u2014 report 301 \u00b7 /);
+    expect(noc.parsed.subject).toMatch(/^First: 50\.0%, .* \u2014 report 301 \u00b7 /);
     expect(text(noc)).toContain("you are this route's fallback");
     expect(text(noc)).toContain('These figures are for your 1 device only: sw-lon-1.');
     expect(text(noc)).toContain('sw-lon-1');
@@ -179,7 +187,7 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
 
     // Only the core switch's failures page the on-call: its own figures, not the report's.
     const page = mails.find((m) => to(m) === 'oncall@example.com')!;
-    expect(page.parsed.subject).toMatch(/^50\.0% passed, .* \u2014 report 301 \u00b7 /);
+    expect(page.parsed.subject).toMatch(/^First: 50\.0%, .* \u2014 report 301 \u00b7 /);
     expect(text(page)).toContain("the route's device condition selects this device");
     expect(text(page)).not.toContain('sw-ams-1');
 
@@ -195,6 +203,58 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
     expect(netbox.requests.some((q) => q.path.startsWith('/api/tenancy/contact-assignments/') && q.path.includes(typeFilter))).toBe(true);
     expect(netbox.requests.filter((q) => q.path.startsWith('/api/tenancy/contacts/')).length).toBeGreaterThanOrEqual(2);
     expect(netbox.requests.some((q) => q.path.startsWith('/api/tenancy/contact-assignments/') && q.path.includes('offset=2'))).toBe(true);
+  });
+
+  it("each owner's mail carries its own group's verdict and newly failing, whatever the whole report did", async () => {
+    stock(netbox);
+    const r = await start();
+    // Report 311: fra1's devices pass; ams1 fails HIGH ntp and MIDDLE snmp; lon1 (unowned) fails ntp.
+    await deliver(
+      r,
+      311,
+      results({ 'sw-fra-1': [], 'sw-fra-2': [], 'sw-ams-1': ['ntp', 'snmp'], 'sw-lon-1': ['ntp'] }),
+      '2026-03-06T15:11:18.123456Z',
+    );
+    await smtp.waitFor(2);
+    await waitUntil(() => r.workerOutcomes.length > 0 || undefined, 10_000, 'the first outcome');
+    const before = smtp.received.length;
+    // Report 312: the whole report gains (HIGH 3/5 → 5/5, 70% → 80%), but fra1's sw-fra-1 newly fails snmp;
+    // ams1 fixed its HIGH ntp.
+    await deliver(
+      r,
+      312,
+      results({ 'sw-fra-1': ['snmp'], 'sw-fra-2': [], 'sw-ams-1': ['snmp'], 'sw-lon-1': [] }),
+      '2026-03-07T15:11:18.123456Z',
+    );
+    // alice+eve (fra1), bob (ams1), the core page (sw-fra-1 is a core switch).
+    await smtp.waitFor(before + 3);
+    await waitUntil(() => (r.workerOutcomes.length > 1 ? true : undefined), 10_000, 'the second outcome');
+    const mails = smtp.received.slice(before);
+    expect(mails.map(to).sort()).toEqual(['alice@example.com,eve@example.com', 'bob@example.com', 'oncall@example.com']);
+    const verdictOf = (m: ReceivedMail) => m.parsed.headers.get('x-compliance-verdict');
+
+    // (The whole report's verdict is "mixed": HIGH better, MIDDLE newly failing; test/unit/devices-trend.test.ts.)
+    const fra = mails.find((m) => to(m) === 'alice@example.com,eve@example.com')!;
+    expect(fra.parsed.subject).toMatch(/^Worse: /);
+    expect(verdictOf(fra)).toBe('worse');
+    // The first line under the banner is the group's verdict, on its failing results.
+    const fraLines = text(fra).split('\n');
+    expect(fraLines[2]).toBe('Worse than report 311 on these devices: 1 failing, was 0.');
+    expect(text(fra)).toContain('Newly failing: [MIDDLE] snmp-community (1 device)');
+    expect(text(fra)).not.toContain('sw-ams-1');
+    expect(text(fra)).not.toContain('Fixed since report 311');
+
+    const ams = mails.find((m) => to(m) === 'bob@example.com')!;
+    expect(ams.parsed.subject).toMatch(/^Better: /);
+    expect(verdictOf(ams)).toBe('better');
+    expect(text(ams)).toContain('Better than report 311 on these devices: 1 failing, was 2; HIGH 0 failing, was 1.');
+    expect(text(ams)).not.toMatch(/Newly failing/);
+    expect(text(ams)).toContain('Fixed since report 311:\n  - [HIGH] ntp-servers: sw-ams-1');
+    expect(text(ams)).not.toContain('sw-fra-1');
+
+    // The core page narrowed to sw-fra-1 by its device condition reads that device's own verdict too.
+    const page = mails.find((m) => to(m) === 'oncall@example.com')!;
+    expect(verdictOf(page)).toBe('worse');
   });
 
   it('contacts whose e-mail field is a list, a group, a disguised name, carries a CR LF or is outside allowed_domains are not mailed: the fallback gets their failures, with the reason, and the log says so', async () => {
@@ -280,7 +340,7 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
     const carol = mails.find((m) => to(m) === 'carol@example.com')!;
     expect(text(carol)).toContain('you are the primary owner contact of tenant acme');
     expect(text(carol)).toContain('These figures are for every device you own in NetBox (1); with failures: sw-fra-1.');
-    expect(carol.parsed.subject).toMatch(/^50\.0% passed, .* \u2014 report 302 \u00b7 /);
+    expect(carol.parsed.subject).toMatch(/^First: 50\.0%, .* \u2014 report 302 \u00b7 /);
     const fra = mails.find((m) => to(m) === 'alice@example.com,eve@example.com')!;
     expect(text(fra)).toContain('sw-fra-1');
     expect(mails.map(to).sort()).toEqual([

@@ -1,0 +1,132 @@
+import { passPercent, type Severity } from '../report';
+import {
+  buildFirstTrend,
+  comparePairs,
+  countBySeverity,
+  formatDeltaFailed,
+  withoutPairs,
+  type LeftOutPairs,
+  type Trend,
+  type TrendDelta,
+} from './build-trend';
+import { decideVerdict } from './decide-verdict';
+import type { FailingPair, ReportCounts, ReportSnapshot } from './types';
+
+/** Passed and counted results per severity of some devices in this report (an owner group's counts). */
+export type DeviceCounts = Record<Severity, { passed: number; count: number }>;
+
+const SEVERITIES: readonly Severity[] = ['HIGH', 'MIDDLE', 'LOW'];
+
+/**
+ * The trend of some of a report's devices only (an owner group's share): this report's and the previous
+ * one's failing pairs filtered to `devices` (by name, as the history keeps pairs) and compared as
+ * buildTrend compares whole reports, with the same streaks and badges. The history keeps each report's
+ * counts over all its devices, not over these, so the previous report's pass ratios of these devices are
+ * unknown: the verdict is decided by decideVerdict on their failing results per severity (both sides
+ * over one count, so a ratio compares failing counts: HIGH first, the same rule), never "scope
+ * changed", and the deltas carry failing counts, not points. `counts` (this report's, when known) gives
+ * the current percentages. Null when this report's or the previous one's failing results are unknown:
+ * there is nothing to filter. Pure.
+ */
+export function buildDevicesTrend(
+  current: ReportSnapshot,
+  history: readonly ReportSnapshot[],
+  options: { devices: ReadonlySet<string>; counts?: DeviceCounts | null; historyTruncated?: boolean; leftOut?: LeftOutPairs },
+): Trend | null {
+  const leftOut = options.leftOut ?? { current: new Set<string>(), previous: new Set<string>() };
+  const keep = (pairs: readonly FailingPair[]) => pairs.filter((pair) => options.devices.has(pair.device));
+  if (current.failing === null) return null;
+  const mine: ReportSnapshot = { ...current, failing: keep(current.failing) };
+  const currentLeftOut = countBySeverity(mine.failing, leftOut.current);
+  const previousRaw = history[0];
+  if (!previousRaw) return { ...buildFirstTrend(true), leftOut: currentLeftOut };
+  if (previousRaw.failing === null) return null;
+  const before: ReportSnapshot = { ...previousRaw, failing: keep(previousRaw.failing) };
+  const currentKept = withoutPairs(mine, leftOut.current);
+  const previous = withoutPairs(before, leftOut.previous);
+  const pairs = comparePairs(mine, currentKept, previous, history, options.historyTruncated ?? false);
+
+  // The decision counts the kept pairs (accepted exceptions left out), the deltas every failing pair, as validity does.
+  const nowKept = countFailing(currentKept.failing!);
+  const thenKept = countFailing(previous.failing!);
+  const now = countFailing(mine.failing!);
+  const then = countFailing(before.failing!);
+  const counts = options.counts ?? null;
+  const delta = (name: TrendDelta['name'], severity: Severity | null) => {
+    const sum = (of: Record<Severity, number>) => (severity ? of[severity] : of.HIGH + of.MIDDLE + of.LOW);
+    const passed = counts ? (severity ? counts[severity].passed : SEVERITIES.reduce((n, s) => n + counts[s].passed, 0)) : 0;
+    const count = counts ? (severity ? counts[severity].count : SEVERITIES.reduce((n, s) => n + counts[s].count, 0)) : 0;
+    return buildFailingDelta(name, sum(now), sum(then), passPercent(passed, count), count);
+  };
+  const changed = pairs.newlyFailing.length > 0 || pairs.fixed.length > 0 || SEVERITIES.some((s) => nowKept[s] !== thenKept[s]);
+  return {
+    ...decideVerdict({
+      current: overSameCount(nowKept, thenKept),
+      previous: overSameCount(thenKept, nowKept),
+      newlyFailing: pairs.newlyFailing,
+      fixed: pairs.fixed,
+    }),
+    devicesOnly: true,
+    previous: { reportId: previousRaw.reportId, created: previousRaw.created, dedupKey: previousRaw.dedupKey },
+    overall: delta('Overall', null),
+    severities: SEVERITIES.map((s) => delta(s, s)),
+    failingSetKnown: true,
+    failingSetChanged: changed,
+    regression: pairs.newlyFailing.length > 0 || SEVERITIES.some((s) => nowKept[s] > thenKept[s]),
+    ...pairs.lists,
+    leftOut: currentLeftOut,
+  };
+}
+
+function countFailing(pairs: readonly FailingPair[]): Record<Severity, number> {
+  const counts: Record<Severity, number> = { HIGH: 0, MIDDLE: 0, LOW: 0 };
+  for (const pair of pairs) counts[pair.severity] += 1;
+  return counts;
+}
+
+/**
+ * Counts whose pass ratios compare failing results: per severity, both sides over the larger of the two
+ * failing counts (so a ratio falls exactly when the failing count grows, and no results means no change).
+ */
+function overSameCount(failing: Record<Severity, number>, other: Record<Severity, number>): ReportCounts {
+  const line = (s: Severity) => {
+    const count = Math.max(failing[s], other[s]);
+    return { passed: count - failing[s], count };
+  };
+  const [high, middle, low] = SEVERITIES.map(line);
+  return {
+    totalPassed: high.passed + middle.passed + low.passed,
+    totalCount: high.count + middle.count + low.count,
+    highPassed: high.passed,
+    highCount: high.count,
+    middlePassed: middle.passed,
+    middleCount: middle.count,
+    lowPassed: low.passed,
+    lowCount: low.count,
+  };
+}
+
+/** A line of a devices-only trend: failing counts against the previous report, this report's percentage, no points. */
+function buildFailingDelta(
+  name: TrendDelta['name'],
+  failed: number,
+  previousFailed: number,
+  percent: number | null,
+  count: number,
+): TrendDelta {
+  const deltaFailed = failed - previousFailed;
+  return {
+    name,
+    percent,
+    previousPercent: null,
+    deltaPoints: null,
+    deltaPointsText: '—',
+    failed,
+    previousFailed,
+    deltaFailed,
+    count,
+    previousCount: count,
+    deltaFailedText: formatDeltaFailed(deltaFailed),
+    direction: deltaFailed > 0 ? 'worse' : deltaFailed < 0 ? 'better' : 'same',
+  };
+}
