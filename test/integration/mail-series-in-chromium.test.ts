@@ -14,7 +14,7 @@ import {
 import { createFailureSummarizer } from '../../src/enrichment';
 import { buildTrendChart, loadRenderer } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
-import { buildDevicesTrend, buildTrend, type FailingPair } from '../../src/trend';
+import { buildDevicesTrend, buildTrend, type FailingPair, type Trend } from '../../src/trend';
 import type { ReportDelivery } from '../../src/webhook';
 import { launchChromium } from '../helpers/browser';
 import { createReportSeries } from '../helpers/report-series';
@@ -44,24 +44,31 @@ const { countsOf, snapshotOf, deliveryOf } = createReportSeries({
   createdOf: (id) => new Date(Date.UTC(2026, 2, 1, 6) + (id - 201) * 86_400_000).toISOString(),
 });
 
+/** The failing-tests section of report `step`, of the devices `keep` takes (all by default), tagged from `trend`. */
+function buildFailures(step: (typeof SERIES)[number], trend: Trend, keep: (device: string) => boolean = () => true) {
+  const summarizer = createFailureSummarizer();
+  summarizer.add(
+    step.failing
+      .map((p, k) => ({
+        id: 9000 + k,
+        passed: false,
+        test: { id: p.test.length, name: p.test, severity: p.severity },
+        device: { id: 100 + k, name: p.device },
+      }))
+      .filter((r) => keep(r.device.name)),
+  );
+  return buildEnrichmentView(
+    { status: 'ok', summary: summarizer.finish() },
+    { reportId: step.id, basePath: '', netboxUrl: NETBOX, failedResultsUrl: `${NETBOX}/failed`, maxFailures: 50, attachment: null, trend },
+  );
+}
+
 /** Report i of the series as the relay mails it: failures from NetBox, the trend, the chart (inline as data:). */
 function buildMail(i: number): { view: ReportView; delivery: ReportDelivery; html: string } {
   const step = SERIES[i];
   const history = SERIES.slice(0, i).reverse().map(snapshotOf);
   const trend = buildTrend(snapshotOf(step), history);
-  const summarizer = createFailureSummarizer();
-  summarizer.add(
-    step.failing.map((p, k) => ({
-      id: 9000 + k,
-      passed: false,
-      test: { id: p.test.length, name: p.test, severity: p.severity },
-      device: { id: 100 + k, name: p.device },
-    })),
-  );
-  const enrichment = buildEnrichmentView(
-    { status: 'ok', summary: summarizer.finish() },
-    { reportId: step.id, basePath: '', netboxUrl: NETBOX, failedResultsUrl: `${NETBOX}/failed`, maxFailures: 50, attachment: null, trend },
-  );
+  const enrichment = buildFailures(step, trend);
   const c = countsOf(step.failing);
   const trendView = buildTrendView(trend, {
     timezone: 'Europe/Berlin',
@@ -117,12 +124,16 @@ describe('a series of report mails, a digest and an owner mail in a real browser
     const { view, delivery } = buildMail(2);
     // fra1's share of report 203 against report 202: its MIDDLE result on leaf-02 fixed, so its own verdict is "better".
     const history = SERIES.slice(0, 2).reverse().map(snapshotOf);
+    const fra1 = new Set([dev(1), dev(2)]);
     const owner = buildOwnerGroupView({
       view,
       delivery,
       insights: {
         attachments: [],
-        insightsFor: () => ({ enrichment: view.enrichment!, attachments: [] }),
+        insightsFor: () => ({
+          enrichment: buildFailures(SERIES[2], buildTrend(snapshotOf(SERIES[2]), history), (d) => fra1.has(d)),
+          attachments: [],
+        }),
         trendFor: (devices, counts) => buildDevicesTrend(snapshotOf(SERIES[2]), history, { devices, counts }),
       },
       group: {
