@@ -201,19 +201,13 @@ describe('the HTML mail in a real browser', () => {
 
   /**
    * Runs in the page: every element whose box reaches past the viewport's right edge (a cell pushed
-   * wide by a long name, a URL that does not wrap), plus the document's own scroll width. What an
-   * ancestor clips (a device name cut with an ellipsis) is not seen, so it does not count.
+   * wide by a long name, a URL that does not wrap), plus the document's own scroll width. Nothing in
+   * the mail clips (no `overflow`, which Outlook ignores), so every such element counts.
    */
   const FIND_OVERFLOW = `(() => {
     const client = document.documentElement.clientWidth;
-    const clipped = (e) => {
-      for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
-        if (getComputedStyle(a).overflowX !== 'visible' && a.getBoundingClientRect().right <= client + 0.5) return true;
-      }
-      return false;
-    };
     const wide = [...document.body.querySelectorAll('*')]
-      .filter((e) => e.getBoundingClientRect().right > client + 0.5 && !clipped(e))
+      .filter((e) => e.getBoundingClientRect().right > client + 0.5)
       .map((e) => e.tagName.toLowerCase() + '.' + (e.getAttribute('class') || '') + ': ' + (e.textContent || '').trim().slice(0, 40));
     return { scroll: document.documentElement.scrollWidth, client, wide };
   })()`;

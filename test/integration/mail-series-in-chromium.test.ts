@@ -104,11 +104,10 @@ function buildMail(i: number): { view: ReportView; delivery: ReportDelivery; htm
   return { view, delivery, html };
 }
 
-/** Every element reaching past the viewport's right edge, unless an ancestor clips it. */
+/** Every element reaching past the viewport's right edge (nothing in the mail clips). */
 const FIND_OVERFLOW = `(() => {
   const client = document.documentElement.clientWidth;
-  const clipped = (e) => { for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) if (getComputedStyle(a).overflowX !== 'visible' && a.getBoundingClientRect().right <= client + 0.5) return true; return false; };
-  const wide = [...document.body.querySelectorAll('*')].filter((e) => e.getBoundingClientRect().right > client + 0.5 && !clipped(e)).map((e) => e.tagName + '.' + (e.getAttribute('class') || ''));
+  const wide = [...document.body.querySelectorAll('*')].filter((e) => e.getBoundingClientRect().right > client + 0.5).map((e) => e.tagName + '.' + (e.getAttribute('class') || ''));
   return { scroll: document.documentElement.scrollWidth, client, wide };
 })()`;
 
