@@ -19,7 +19,7 @@ export interface SmtpHealth {
   status(): SmtpStatus;
   /** Takes a worker outcome into account (sent → ok; a connection, TLS or login failure → failing). */
   record(outcome: WorkerOutcome): void;
-  /** Runs a check now (the transport's verify: connect, TLS, login; or the .eml directory is writable). */
+  /** Runs a check now (the notifier's verify: connect, TLS, login; or the .eml directory is writable). */
   check(): Promise<SmtpStatus>;
   /** Checks now and then every `intervalMs` (the timer does not keep the process alive). */
   start(): void;
