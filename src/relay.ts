@@ -21,7 +21,8 @@ import {
   type WorkerOutcome,
 } from './delivery';
 import { createApp } from './http';
-import { defaultTemplatesDir, createTransport, loadRenderer, type MailTransport, type PaintChart, type Renderer } from './mail';
+import { defaultTemplatesDir, loadRenderer, type PaintChart, type Renderer } from './mail';
+import { createNotifier, type Notifier } from './notify';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
 import { createDashboardRouter } from './dashboard';
 import { createMetrics, registerWaiverGauge, type RelayMetrics } from './metrics';
@@ -56,7 +57,7 @@ export interface Relay {
   /** Outcomes of sends the store refused, held and retried until recorded. */
   outcomes: OutcomeLedger;
   retention: Retention;
-  transport: MailTransport;
+  transport: Notifier;
   renderer: Renderer;
   /** Prometheus series; `recordNetboxFetchError` is for the NetBox client. */
   metrics: RelayMetrics;
@@ -90,7 +91,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const store = openStore(config.store, {
     onIdleError: (error) => io.logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
   });
-  const transport = createTransport(config, { readFile: io.readFile, clock: io.clock });
+  const transport = createNotifier(config, { readFile: io.readFile, clock: io.clock });
   const netbox = createRelayNetboxClients(config, io);
   // The webhooks being answered: the worker's heavy steps give way to them (step-pacer.ts).
   const webhooksInFlight = createActivityCounter();
@@ -140,7 +141,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
 interface RelayParts {
   store: Store;
   renderer: Renderer;
-  transport: MailTransport;
+  transport: Notifier;
   /** One NetBox client per source that has a NETBOX_URL, by source name: each with its own token and CA. */
   netbox: Map<string, NetboxClient>;
   worker: Worker;
@@ -238,7 +239,7 @@ function createDeliveryPipeline(
     smtpPause: () => worker.breaker,
     sources: config.sources.map((s) => s.name),
   });
-  const smtpHealth = createSmtpHealth({ transport, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
+  const smtpHealth = createSmtpHealth({ notifier: transport, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
   const recorder = createMailRecorder({ store, logger, clock });
   const worker = createWorker({
     store,

@@ -1,6 +1,6 @@
 /**
- * The SMTP floor: nodemailer alone, through the relay's own SMTP transport factory
- * (`createSmtpTransport`: the relay's pool size, TCP_NODELAY), pushing one mail the relay rendered
+ * The SMTP floor: nodemailer alone, through the relay's own SMTP notifier
+ * (`createSmtpNotifier`: the relay's pool size, TCP_NODELAY), pushing one mail the relay rendered
  * (captured whole by the sink from a first delivery) `count` times, all handed to the pool at once.
  * Nothing is rendered or built while the clock runs: the bytes are sent as they are (`raw`).
  * With `stock`, nodemailer's own pooled transport with its defaults instead (Nagle's algorithm on):
@@ -8,9 +8,10 @@
  * IPC: `{type:'run', env, count, raw (base64), from, to, stock?}` → `{type:'result', elapsedMs, sent, failed}`.
  */
 import fs from 'node:fs';
-import nodemailer, { type SendMailOptions } from 'nodemailer';
+import nodemailer from 'nodemailer';
 import { loadConfig } from '../../src/config';
-import { createSmtpTransport } from '../../src/mail';
+import type { OutgoingMail } from '../../src/mail';
+import { createSmtpNotifier } from '../../src/notify';
 
 interface PushRequest {
   type: string;
@@ -36,15 +37,15 @@ async function push({ env, count, raw, from, to, stock }: PushRequest) {
   const config = loadConfig(env, { readFile: (f) => fs.readFileSync(f, 'utf8') });
   if (!config.smtp) throw new Error('the floor needs SMTP_URL');
   const bytes = Buffer.from(raw, 'base64');
-  const messages: SendMailOptions[] = Array.from({ length: count }, () => ({ envelope: { from, to }, raw: bytes }));
+  const mail: OutgoingMail = { raw: bytes, envelope: { from, to }, messageId: '', subject: '', text: null, html: null };
   const transport = stock
     ? createStockTransport(config.smtp.url, config.smtp.poolSize)
-    : createSmtpTransport(config.smtp, { readFile: (f) => fs.readFileSync(f) });
+    : createSmtpNotifier(config.smtp, { readFile: (f) => fs.readFileSync(f) });
   const started = Date.now();
-  const results = await Promise.allSettled(messages.map((m) => transport.send(m)));
+  const results = await Promise.all(Array.from({ length: count }, () => transport.send(mail)));
   const elapsedMs = Date.now() - started;
   await transport.close();
-  const failed = results.filter((r) => r.status === 'rejected').length;
+  const failed = results.filter((r) => r.status !== 'sent').length;
   return { elapsedMs, sent: count - failed, failed, startedAt: started };
 }
 
@@ -59,7 +60,11 @@ function createStockTransport(url: string, poolSize: number) {
     secure: false,
   });
   return {
-    send: (message: SendMailOptions) => transporter.sendMail(message),
+    send: (mail: OutgoingMail) =>
+      transporter.sendMail({ raw: mail.raw, envelope: mail.envelope }).then(
+        () => ({ status: 'sent' }),
+        () => ({ status: 'failed' }),
+      ),
     close: () => Promise.resolve(transporter.close()),
   };
 }

@@ -3,7 +3,7 @@
  * checked on the raw body, one Handlebars template rendered and the mail sent with nodemailer inside
  * the request, answered once the SMTP server accepted it. Nothing is stored (a crash or an SMTP outage
  * loses the report), nothing is retried, the mail is a plain summary without trend, chart or links.
- * Its transport is the relay's own (`createSmtpTransport`: pooled, TCP_NODELAY), so the comparison
+ * Its sender is the relay's own (`createSmtpNotifier`: pooled, TCP_NODELAY), so the comparison
  * is of what each does per mail, not of Nagle's algorithm. Env: PORT, SMTP_URL, SMTP_POOL_SIZE,
  * WEBHOOK_SECRET, MAIL_FROM, MAIL_TO.
  */
@@ -13,11 +13,12 @@ import http from 'node:http';
 import express from 'express';
 import Handlebars from 'handlebars';
 import { loadConfig } from '../../src/config';
-import { createSmtpTransport } from '../../src/mail';
+import { buildOutgoingMail } from '../../src/mail';
+import { createSmtpNotifier } from '../../src/notify';
 
 const config = loadConfig(process.env, { readFile: (f) => fs.readFileSync(f, 'utf8') });
 if (!config.smtp) throw new Error('send-in-request needs SMTP_URL');
-const transport = createSmtpTransport(config.smtp, { readFile: (f) => fs.readFileSync(f) });
+const transport = createSmtpNotifier(config.smtp, { readFile: (f) => fs.readFileSync(f) });
 const secret = process.env.WEBHOOK_SECRET ?? '';
 const from = process.env.MAIL_FROM ?? 'relay@example.com';
 const to = process.env.MAIL_TO ?? 'ops@example.com';
@@ -51,17 +52,24 @@ app.post(
       return;
     }
     const data = (req.body as { data: Record<string, number> }).data;
-    transport
-      .send({
-        from,
-        to,
-        subject: `Compliance report ${data.id}: ${data.total_passed}/${data.total_count} passed`,
-        headers: { 'X-Compliance-Report-Id': String(data.id) },
-        html: html(data),
-        text: text(data),
-      })
+    // Built with MailComposer as nodemailer's sendMail would build it, then sent as those bytes.
+    buildOutgoingMail({
+      from,
+      to: [to],
+      cc: [],
+      bcc: [],
+      subject: `Compliance report ${data.id}: ${data.total_passed}/${data.total_count} passed`,
+      headers: { 'X-Compliance-Report-Id': String(data.id) },
+      html: html(data),
+      text: text(data),
+      attachments: [],
+      messageId: `<report-${data.id}.${Date.now()}@example.com>`,
+      date: new Date(),
+    })
+      .then((mail) => transport.send(mail))
       .then(
-        () => res.status(200).json({ status: 'sent' }),
+        (result) =>
+          result.status === 'sent' ? res.status(200).json({ status: 'sent' }) : res.status(502).json({ error: result.failure.message }),
         (error: unknown) => res.status(502).json({ error: String(error) }),
       );
   },

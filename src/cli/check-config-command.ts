@@ -1,5 +1,6 @@
 import { listSettings, redactConfig, type Config, type Setting } from '../config';
-import { createTransport, defaultTemplatesDir, loadRenderer, TemplateError } from '../mail';
+import { defaultTemplatesDir, loadRenderer, TemplateError } from '../mail';
+import { createNotifier } from '../notify';
 import { verifyRouteTemplates } from '../compose';
 import type * as OnlineCheckModule from './check-sources-online';
 import { describeMailFailure } from './describe-mail-failure';
@@ -69,15 +70,15 @@ export async function verifySmtp(io: CliIo, setExitCode: SetExitCode): Promise<v
     setExitCode(EXIT_CONFIG);
     return;
   }
-  const transport = createTransport(config, { readFile: io.readFile });
+  const notifier = createNotifier(config, { readFile: io.readFile });
   try {
-    await transport.verify((step) => io.stdout.write(`  ok  ${step}\n`));
+    await notifier.verify((step) => io.stdout.write(`  ok  ${step}\n`));
     io.stdout.write(`${describeVerified(config)}\n`);
   } catch (error) {
     io.stderr.write(`compliance-relay: SMTP check failed ${describeMailFailure(error, config)}\n`);
     setExitCode(EXIT_UNAVAILABLE);
   } finally {
-    await transport.close();
+    await notifier.close();
   }
 }
 

@@ -3,9 +3,9 @@ import { DEFAULT_SOURCE_NAME, type Config } from '../config';
 import { createReportComposer, SAMPLE_ENVELOPE } from '../compose';
 import { describeMailFailure } from './describe-mail-failure';
 import { describeOwnerGroups, findOwnerGroups } from './owner-groups';
-import { createTransport, defaultTemplatesDir, loadRenderer, TemplateError } from '../mail';
+import { defaultTemplatesDir, loadRenderer, TemplateError, type Renderer } from '../mail';
+import { createNotifier } from '../notify';
 import { buildDefaultRoute, type Route } from '../routing';
-import { buildRawMessage } from '../sent-mail';
 import { createRelayNetboxClients } from '../relay';
 import { RelayError, systemClock } from '../shared';
 import { openStore, StorageUnavailableError, type ClaimedDelivery, type Store } from '../store';
@@ -125,14 +125,13 @@ async function writePreview(
       io.stderr.write(`compliance-relay: route ${route.name} has no owner group "${context.group}" for this report\n`);
       return EXIT_USAGE;
     }
-    const message = (await composed.messageFor({ name: route.name, reminder: false, reason: 'preview', group }))!;
-    const { raw, envelope } = await buildRawMessage(message);
+    const mail = (await composed.messageFor({ name: route.name, reminder: false, reason: 'preview', group }))!;
     const out = path.resolve(io.cwd, context.out);
-    writePreviewFiles(out, message, raw);
+    writePreviewFiles(out, mail);
     const others = config.routing.routes.filter((r) => r.name !== route.name).map((r) => r.name);
     io.stdout.write(
-      `Route ${route.name}${others.length ? ` (other routes: ${others.join(', ')}; choose with --route)` : ''}: ${String(message.subject)}\n` +
-        `Envelope: from ${envelope.from} to ${envelope.to.join(', ')}\n` +
+      `Route ${route.name}${others.length ? ` (other routes: ${others.join(', ')}; choose with --route)` : ''}: ${mail.subject}\n` +
+        `Envelope: from ${mail.envelope.from} to ${mail.envelope.to.join(', ')}\n` +
         describeOwnerGroups(owners, group) +
         `Wrote subject.txt, mail.html, mail.txt and mail.eml to ${out}\n`,
     );
@@ -144,7 +143,7 @@ async function writePreview(
 
 /**
  * `send-test`: sends the sample report (validity's documented delivery) through the configured
- * transport to `--to` (default: the first route's recipients) and prints the server's answer.
+ * notifier to `--to` (default: the first route's recipients) and prints the server's answer.
  */
 export async function sendTestCommand(options: { to?: string }, config: Config, io: CliIo): Promise<number> {
   const first = config.routing.routes[0];
@@ -166,30 +165,40 @@ export async function sendTestCommand(options: { to?: string }, config: Config, 
     attempts: 1,
     report: parsed,
   } as ClaimedDelivery;
-  const message = (await (
-    await createRouteComposer(config, route, { implicitRoute: false })(delivery)
+  const mail = (await (
+    await createRouteComposer(config, route, { implicitRoute: false, subjectPrefix: '[test] ' })(delivery)
   ).messageFor({ name: route.name, reminder: false, reason: 'send-test' }))!;
-  message.subject = `[test] ${String(message.subject)}`;
-  const transport = createTransport(config, { readFile: io.readFile });
+  const notifier = createNotifier(config, { readFile: io.readFile });
   try {
-    const result = await transport.send(message);
-    io.stdout.write(
-      `Sent the sample report to ${result.accepted.join(', ') || route.to.join(', ')}${result.rejected.length ? ` (refused: ${result.rejected.join(', ')})` : ''}.\nServer answer: ${result.response}\n`,
-    );
+    const result = await notifier.send(mail);
+    if (result.status !== 'sent') {
+      io.stderr.write(`compliance-relay: the test mail was not sent ${describeMailFailure(result.failure, config)}\n`);
+      return EXIT_UNAVAILABLE;
+    }
+    io.stdout.write(`Sent the sample report to ${mail.envelope.to.join(', ')}.\nServer answer: ${result.response}\n`);
     return 0;
-  } catch (error) {
-    io.stderr.write(`compliance-relay: the test mail was not sent ${describeMailFailure(error, config)}\n`);
-    return EXIT_UNAVAILABLE;
   } finally {
-    await transport.close();
+    await notifier.close();
   }
 }
 
 /** The composer the relay uses, for one route, the default source and without NetBox enrichment (nothing is fetched or stored). */
-function createRouteComposer(config: Config, route: Route, options: { implicitRoute?: boolean } = {}) {
+function createRouteComposer(config: Config, route: Route, options: { implicitRoute?: boolean; subjectPrefix?: string } = {}) {
   const source = config.sources.find((s) => s.name === DEFAULT_SOURCE_NAME);
+  const loaded = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
+  const { subjectPrefix } = options;
+  // The prefix goes into the subject before the mail is built: its bytes are final once built.
+  const renderer: Renderer = subjectPrefix
+    ? {
+        ...loaded,
+        render: (...args) => {
+          const rendered = loaded.render(...args);
+          return { ...rendered, subject: `${subjectPrefix}${rendered.subject}` };
+        },
+      }
+    : loaded;
   return createReportComposer({
-    renderer: loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir()),
+    renderer,
     clock: systemClock,
     from: config.mail.from,
     replyTo: config.mail.replyTo,

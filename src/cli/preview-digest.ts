@@ -4,7 +4,6 @@ import { buildDigestMail } from '../compose';
 import { buildDigestJob, collectDigest, type DigestJob } from '../digest';
 import { defaultTemplatesDir, loadRenderer } from '../mail';
 import { parseDigestSchedule, type Route } from '../routing';
-import { buildRawMessage } from '../sent-mail';
 import { createSilentLogger, systemClock, type Clock } from '../shared';
 import { createRelayWaiverBook } from '../relay';
 import { openStore, type Store } from '../store';
@@ -72,7 +71,7 @@ export async function previewDigest(
     const sources = config.sources.map((s) => ({ name: s.name, tags: s.tags, netboxUrl: s.netbox.url }));
     const waivers = createRelayWaiverBook(config, { clock, logger: createSilentLogger() }, store);
     const content = await collectDigest({ store, sources, waivers: (source) => waivers.list({ source }) }, route, job, timezone);
-    const message = await buildDigestMail(content, {
+    const mail = await buildDigestMail(content, {
       renderer,
       from: config.mail.from,
       recipients: { to: route.to, cc: route.cc, bcc: route.bcc, replyTo: config.mail.replyTo },
@@ -82,12 +81,11 @@ export async function previewDigest(
       template: route.template,
       subject: route.subject,
     });
-    const { raw, envelope } = await buildRawMessage(message);
     const out = path.resolve(io.cwd, options.out);
-    writePreviewFiles(out, message, raw);
+    writePreviewFiles(out, mail);
     io.stdout.write(
-      `Digest ${route.name}, ${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}: ${String(message.subject)}\n` +
-        `Envelope: from ${envelope.from} to ${envelope.to.join(', ')}\n` +
+      `Digest ${route.name}, ${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}: ${mail.subject}\n` +
+        `Envelope: from ${mail.envelope.from} to ${mail.envelope.to.join(', ')}\n` +
         `Wrote subject.txt, mail.html, mail.txt and mail.eml to ${out}\n`,
     );
     return 0;

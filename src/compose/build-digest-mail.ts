@@ -1,14 +1,15 @@
-import type { SendMailOptions } from 'nodemailer';
 import type { Logger } from '../shared';
 import {
   buildMessage,
   buildMessageId,
+  buildOutgoingMail,
   buildThreadId,
   ChartPainterError,
   describeTrend,
   paintChartInThread,
   TREND_CHART_HEIGHT,
   TREND_CHART_WIDTH,
+  type OutgoingMail,
   type PaintChart,
   type Recipients,
   type Renderer,
@@ -41,7 +42,7 @@ export interface DigestMailOptions {
  * A digest's mail: the digest template set rendered with the period's view, marked automatic like
  * the report mails, and with X-Compliance-Digest naming the route for client-side filters.
  */
-export async function buildDigestMail(content: DigestContent, options: DigestMailOptions): Promise<SendMailOptions> {
+export async function buildDigestMail(content: DigestContent, options: DigestMailOptions): Promise<OutgoingMail> {
   const view = buildDigestView(content);
   const charts = placeDigestCharts(view, `${content.route}.${content.periodStart}`, options.paintChart ?? paintChartInThread);
   const render = () =>
@@ -56,7 +57,7 @@ export async function buildDigestMail(content: DigestContent, options: DigestMai
   const attachments = drawn.filter((a): a is ChartAttachment => a !== undefined);
   // A chart that could not be drawn is left out of the HTML too (no broken image): rendered again without it.
   if (attachments.length < drawn.length) rendered = render();
-  return buildMessage({
+  const mail = buildMessage({
     rendered,
     from: options.from,
     recipients: options.recipients,
@@ -75,8 +76,9 @@ export async function buildDigestMail(content: DigestContent, options: DigestMai
       'X-Compliance-Digest-Period': `${new Date(content.periodStart).toISOString()}/${new Date(content.periodEnd).toISOString()}`,
       ...(content.late ? { 'X-Compliance-Digest-Late': 'true' } : {}),
     },
-    attachments: attachments.length ? attachments : undefined,
+    attachments,
   });
+  return buildOutgoingMail(mail);
 }
 
 /** One series' chart in a digest: its Content-ID, its PNG drawn when asked, and how to take it out of the view. */

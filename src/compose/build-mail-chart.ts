@@ -1,4 +1,3 @@
-import type { SendMailOptions } from 'nodemailer';
 import {
   buildSparkline,
   chooseChartRange,
@@ -10,6 +9,7 @@ import {
   type PaintChart,
   type TrendChartPoint,
   type TrendChartSeries,
+  type MailAttachment,
 } from '../mail';
 import type { ReportCounts, ReportPoint, ReportSnapshot } from '../trend';
 
@@ -32,7 +32,7 @@ export interface ChartView {
 }
 
 /** A drawn chart as a mail's inline attachment. */
-export type ChartAttachment = NonNullable<SendMailOptions['attachments']>[number];
+export type ChartAttachment = MailAttachment;
 
 /** The chart once per report: its view and the inline attachment a route's mail carries when its template shows it. */
 export interface MailChart {
@@ -87,7 +87,8 @@ export async function drawChartAttachment(
   name: { filename: string; cid: string },
   paint: PaintChart,
 ): Promise<ChartAttachment> {
-  return { ...name, content: await drawTrendChartPng(series, paint), contentType: 'image/png', contentDisposition: 'inline' };
+  // An image with a Content-ID goes in-line (MailComposer's own default for it).
+  return { ...name, content: await drawTrendChartPng(series, paint), contentType: 'image/png' };
 }
 
 /** A stored report as a point of the chart: pass ratios from its counts, null where it had no results. */

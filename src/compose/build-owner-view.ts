@@ -1,4 +1,4 @@
-import type { SendMailOptions } from 'nodemailer';
+import type { MailAttachment } from '../mail';
 import type { OwnerGroupPlan } from '../store';
 import type { ReportDelivery } from '../webhook';
 import { buildReportView, type OwnersView, type ReportView } from './build-report-view';
@@ -24,7 +24,7 @@ export function buildOwnerGroupView(input: {
   netboxUrl?: string;
   timezone: string;
   sourceName?: string;
-}): { view: ReportView; attachments: NonNullable<SendMailOptions['attachments']> | undefined } {
+}): { view: ReportView; attachments: MailAttachment[] | undefined } {
   const { view, group } = input;
   const owners: OwnersView = {
     key: group.key,

@@ -1,4 +1,3 @@
-import type { SendMailOptions } from 'nodemailer';
 import {
   buildFailuresCsv,
   createFailureSummarizer,
@@ -10,7 +9,7 @@ import {
 import { buildLinks, buildWebUrl, findNetboxBasePath, formatPercent } from '../report';
 import { buildMailChart, type MailChart } from './build-mail-chart';
 import { buildEnrichmentView, buildTrendView, type EnrichmentView, type TrendView } from './build-insight-views';
-import type { PaintChart } from '../mail';
+import type { MailAttachment, PaintChart } from '../mail';
 import type { NetboxClient } from '../netbox';
 import { systemClock, type Clock, type Logger } from '../shared';
 import {
@@ -36,7 +35,7 @@ export interface ReportInsights {
   trend: Trend | null;
   /** The same trend as the templates show it. */
   trendView: TrendView | null;
-  attachments: NonNullable<SendMailOptions['attachments']>;
+  attachments: MailAttachment[];
   /** The trend chart, drawn once for every route of this report; null when off (MAIL_CHART_REPORTS=0) or without history. */
   chart: MailChart | null;
   /** The failing results read (NetBox's order) that are not accepted exceptions, or null when NetBox could not provide them. */

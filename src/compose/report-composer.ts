@@ -1,6 +1,14 @@
-import type { SendMailOptions } from 'nodemailer';
 import type { Clock, Logger } from '../shared';
-import { buildMessage, buildMessageId, buildThreadId, ChartPainterError, type Recipients, type Renderer } from '../mail';
+import {
+  buildMessage,
+  buildMessageId,
+  buildOutgoingMail,
+  buildThreadId,
+  ChartPainterError,
+  type OutgoingMail,
+  type Recipients,
+  type Renderer,
+} from '../mail';
 import { buildReportView, type ReportView } from './build-report-view';
 import type { Route } from '../routing';
 import type { ClaimedDelivery, OwnerGroupPlan } from '../store';
@@ -42,10 +50,10 @@ export interface ComposedReport {
   /** NetBox's devices and contacts for this report (routes by owner, `device` conditions); null without NetBox. */
   owners: OwnerDirectory | null;
   /**
-   * The mail for one route, or undefined when the route is no longer configured. Async so that a
-   * wrapper can turn it into the exact bytes to send (the dashboard keeps them).
+   * The finished mail for one route (its bytes built once: the worker sends and keeps exactly these),
+   * or undefined when the route is no longer configured.
    */
-  messageFor(route: RouteContext): Promise<SendMailOptions | undefined>;
+  messageFor(route: RouteContext): Promise<OutgoingMail | undefined>;
 }
 
 /**
@@ -63,7 +71,8 @@ export interface ComposedNotice {
   kind: 'notice';
   /** The name it is recorded under (e.g. `watchdog`). */
   route: string;
-  message: SendMailOptions;
+  /** The finished mail, built once: sent and kept as these bytes. */
+  message: OutgoingMail;
   /** Why it is sent, as the deliveries listing shows it (default: a relay notice, not routed). */
   reason?: string;
 }
@@ -125,7 +134,7 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
     const chart = insights?.chart ?? null;
     const attachments = insights?.attachments.length ? insights.attachments : undefined;
     /** One route's mail (one owner group's, when the route mails NetBox's contacts), or undefined when the route is gone. */
-    const buildRouteMessage = async (context: RouteContext): Promise<SendMailOptions | undefined> => {
+    const buildRouteMessage = async (context: RouteContext): Promise<OutgoingMail | undefined> => {
       const route = routes.get(context.name);
       if (!route) return undefined;
       const group = context.group ?? null;
@@ -154,35 +163,30 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       // Inline only when the HTML shows it: a template set without {{> trend-chart}} gets no stray attachment.
       const shown = png !== undefined && rendered.html.includes(`cid:${chart!.cid}`);
       const all = [...(scoped.attachments ?? []), ...(shown ? [png] : [])];
-      // A route by owner without a group (a preview, a send-test) goes to its fallback.
-      const recipients: Recipients = {
-        to: route.owners ? (group?.to ?? route.owners.fallback) : route.to,
-        cc: route.cc,
-        bcc: route.bcc,
-        replyTo: options.replyTo,
-      };
       // Each owner group is a conversation of its own: the same owners' mails stack report after report.
       const mailRoute = context.mailRoute ?? (group && !group.whole && route.owners ? `${route.name}~${group.key}` : route.name);
-      return buildMessage({
-        rendered,
-        from: options.from,
-        recipients,
-        messageId: buildMessageId({
-          deliveryId: delivery.id,
-          reportId: delivery.reportId,
-          dedupKey: delivery.dedupKey,
+      return buildOutgoingMail(
+        buildMessage({
+          rendered,
           from: options.from,
-          route: options.implicitRoute ? undefined : mailRoute,
+          recipients: recipientsFor(route, group, options.replyTo),
+          messageId: buildMessageId({
+            deliveryId: delivery.id,
+            reportId: delivery.reportId,
+            dedupKey: delivery.dedupKey,
+            from: options.from,
+            route: options.implicitRoute ? undefined : mailRoute,
+          }),
+          threadId: buildThreadId({
+            from: options.from,
+            route: mailRoute,
+            source: options.source?.isDefault ? undefined : options.source?.name,
+          }),
+          date: new Date(options.clock.now()),
+          headers: { ...buildFilterHeaders(scoped.view, route.name), ...(group ? { 'X-Compliance-Owner-Group': group.key } : {}) },
+          attachments: all,
         }),
-        threadId: buildThreadId({
-          from: options.from,
-          route: mailRoute,
-          source: options.source?.isDefault ? undefined : options.source?.name,
-        }),
-        date: new Date(options.clock.now()),
-        headers: { ...buildFilterHeaders(scoped.view, route.name), ...(group ? { 'X-Compliance-Owner-Group': group.key } : {}) },
-        attachments: all.length ? all : undefined,
-      });
+      );
     };
     return {
       kind: 'report',
@@ -195,6 +199,11 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       messageFor: buildRouteMessage,
     };
   };
+}
+
+/** A route's recipients; a route by owner without a group (a preview, a send-test) goes to its fallback. */
+function recipientsFor(route: Route, group: OwnerGroupPlan | null, replyTo: string | undefined): Recipients {
+  return { to: route.owners ? (group?.to ?? route.owners.fallback) : route.to, cc: route.cc, bcc: route.bcc, replyTo };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock, Logger } from '../shared';
-import type { MailTransport } from '../mail';
+import type { Notifier } from '../notify';
 import type { ClaimedDelivery, Store } from '../store';
 import { claimDeliveries, computeClaimCapacity } from './claim-deliveries';
 import type { DeliveryContext, RouteSentEvent, WorkerOutcome } from './delivery-context';
@@ -16,7 +16,7 @@ import { createStepPacer } from './step-pacer';
 
 export interface WorkerOptions {
   store: Store;
-  transport: MailTransport;
+  transport: Notifier;
   compose: DeliveryComposer;
   /** Decides what each route does with a delivery; evaluated once per delivery and recorded. */
   planRoutes: RoutePlanner;

@@ -1,4 +1,4 @@
-import type { MailTransport } from '../mail';
+import type { Notifier } from '../notify';
 import type { Clock, Logger } from '../shared';
 import type { ClaimedDelivery, Store } from '../store';
 import type { FailureClass } from '../notify';
@@ -31,7 +31,7 @@ export interface RouteSentEvent {
  */
 export interface DeliveryContext {
   readonly store: Store;
-  readonly transport: MailTransport;
+  readonly transport: Notifier;
   readonly compose: DeliveryComposer;
   readonly planRoutes: RoutePlanner;
   readonly clock: Clock;

@@ -1,8 +1,7 @@
-import type { SendMailOptions } from 'nodemailer';
-import type { SendResult } from '../mail';
+import type { OutgoingMail } from '../mail';
 import type { Logger } from '../shared';
 import type { ClaimedDelivery, RouteMailRecord } from '../store';
-import { buildFailureClass, classifyFailure, classifyRenderFailure, type FailureClass } from '../notify';
+import { buildFailureClass, classifyRenderFailure, type FailureClass } from '../notify';
 import { recordOutcome, type DeliveryContext } from './delivery-context';
 import type { ComposedMail } from '../compose';
 import type { NextState } from './retry-policy';
@@ -122,8 +121,8 @@ function selectDueRouteMails(plan: RouteMailRecord[], attempts: number): RouteMa
 async function renderRouteMail(
   composed: ComposedMail,
   mail: RouteMailRecord,
-): Promise<{ ok: true; message: SendMailOptions } | { ok: false; failure: FailureClass }> {
-  let message: SendMailOptions | undefined;
+): Promise<{ ok: true; message: OutgoingMail } | { ok: false; failure: FailureClass }> {
+  let message: OutgoingMail | undefined;
   try {
     if (composed.kind === 'report') {
       const group = mail.ownerGroup ?? null;
@@ -145,21 +144,19 @@ async function sendRouteMail(
   context: DeliveryContext,
   input: SendRouteMailsInput,
   mail: RouteMailRecord,
-  message: SendMailOptions,
+  message: OutgoingMail,
   log: Logger,
 ): Promise<RouteSendResult> {
   const { policy } = context;
-  let result: SendResult;
-  try {
-    result = await context.transport.send(message);
-  } catch (error) {
-    const failure = classifyFailure(error);
+  const result = await context.transport.send(message);
+  if (result.status !== 'sent') {
+    const { failure } = result;
     await recordRouteFailure(context, input.delivery, mail.route, failure);
     return decideAfterFailure(context, input, failure);
   }
   if (input.isProbe && policy.state !== 'closed') context.logger.info('the SMTP server answers again: resuming deliveries, oldest first');
   policy.decide({ kind: 'sent' }, input.delivery.attempts, context.clock.now());
-  const messageId = String(message.messageId ?? result.messageId);
+  const messageId = message.messageId;
   await recordOutcome(context, input.delivery, {
     kind: 'route-sent',
     route: mail.route,

@@ -1,5 +1,6 @@
 import type { WorkerOutcome } from '../delivery';
-import { describeMailError, type MailTransport } from '../mail';
+import { describeMailError } from '../mail';
+import type { Notifier } from '../notify';
 import type { Clock, FailureCode, Logger } from '../shared';
 
 /** The latest word on whether mail can leave: from a periodic check or from the last send. */
@@ -18,7 +19,7 @@ export interface SmtpHealth {
   status(): SmtpStatus;
   /** Takes a worker outcome into account (sent → ok; a connection, TLS or login failure → failing). */
   record(outcome: WorkerOutcome): void;
-  /** Runs a check now (the transport's verify: connect, TLS, login; or the .eml directory is writable). */
+  /** Runs a check now (the notifier's verify: connect, TLS, login; or the .eml directory is writable). */
   check(): Promise<SmtpStatus>;
   /** Checks now and then every `intervalMs` (the timer does not keep the process alive). */
   start(): void;
@@ -47,7 +48,7 @@ const NOT_ABOUT_REACHING_SMTP: ReadonlySet<FailureCode> = new Set<FailureCode>([
  * each outcome updates the status; between sends a periodic `verify()` keeps it fresh (a relay
  * that sends one report a day would otherwise learn of a changed password only at the next report).
  */
-export function createSmtpHealth(options: { transport: MailTransport; clock: Clock; logger: Logger; intervalMs: number }): SmtpHealth {
+export function createSmtpHealth(options: { notifier: Notifier; clock: Clock; logger: Logger; intervalMs: number }): SmtpHealth {
   let current: SmtpStatus = { ok: true };
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<SmtpStatus> | undefined;
@@ -63,7 +64,7 @@ export function createSmtpHealth(options: { transport: MailTransport; clock: Clo
   };
 
   const check = (): Promise<SmtpStatus> => {
-    running ??= options.transport
+    running ??= options.notifier
       .verify()
       .then(
         () => set({ ok: true, source: 'verify', checkedAt: options.clock.now() }),

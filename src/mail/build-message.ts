@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SendMailOptions } from 'nodemailer';
+import type { MailAttachment, MailContent } from './mail-content';
 import type { RenderedMail } from './renderer';
 
 export interface Recipients {
@@ -23,7 +23,7 @@ export interface MessageInput {
   threadId?: string;
   /** Extra headers for client-side filters (X-Compliance-*). */
   headers?: Record<string, string>;
-  attachments?: SendMailOptions['attachments'];
+  attachments?: MailAttachment[];
 }
 
 /**
@@ -68,32 +68,29 @@ function domainOf(from: string): string {
 }
 
 /**
- * The nodemailer message: multipart/alternative (text then HTML), marked as automatic so that
+ * A mail's content: multipart/alternative (text then HTML), marked as automatic so that
  * auto-responders and Exchange stay quiet (RFC 3834 Auto-Submitted; X-Auto-Response-Suppress).
- * bcc goes into the envelope only: nodemailer never writes a Bcc header.
+ * bcc goes into the envelope only (buildOutgoingMail writes no Bcc header).
  */
-export function buildMessage(input: MessageInput): SendMailOptions {
+export function buildMessage(input: MessageInput): MailContent {
   return {
     from: input.from,
     to: input.recipients.to,
-    cc: input.recipients.cc.length ? input.recipients.cc : undefined,
-    bcc: input.recipients.bcc.length ? input.recipients.bcc : undefined,
+    cc: input.recipients.cc,
+    bcc: input.recipients.bcc,
     replyTo: input.recipients.replyTo,
     subject: input.rendered.subject,
     text: input.rendered.text,
     html: input.rendered.html,
     messageId: input.messageId,
     inReplyTo: input.threadId,
-    references: input.threadId ? [input.threadId] : undefined,
     date: input.date,
     headers: {
       'Auto-Submitted': 'auto-generated',
       'X-Auto-Response-Suppress': 'All',
       ...sanitizeHeaders(input.headers ?? {}),
     },
-    attachments: input.attachments,
-    disableFileAccess: true,
-    disableUrlAccess: true,
+    attachments: input.attachments ?? [],
   };
 }
 

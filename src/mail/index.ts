@@ -11,18 +11,8 @@ export {
   type RenderedMail,
 } from './renderer';
 export { buildMessage, buildMessageId, buildThreadId, type MessageInput, type Recipients } from './build-message';
-export {
-  createTransport,
-  createSmtpTransport,
-  createFileTransport,
-  type MailTransport,
-  type SendResult,
-  type TransportSettings,
-  type TransportIo,
-} from './transport';
-export { createAccessTokenFetcher, OAuth2Error, type AccessToken, type FetchAccessToken } from './fetch-access-token';
-export { createTokenCache, TOKEN_REFRESH_BEFORE_EXPIRY_MS, type TokenCache } from './create-token-cache';
-export { createGraphTransport, classifyGraphResponse, parseRetryAfterMs, GraphError } from './create-graph-transport';
+export type { MailAttachment, MailContent } from './mail-content';
+export { buildOutgoingMail } from './build-outgoing-mail';
 export { INLINED_CSS_FILE } from './inlined-css-file';
 export { COMPILED_TEMPLATES_FILE } from './compiled-templates-file';
 export {
@@ -46,6 +36,6 @@ export {
   drawTrendChartPng,
 } from './build-trend-chart';
 export { paintChartInThread, stopChartPainter, ChartPainterError, PAINTER_COLLECT_EVERY_CHARTS, type PaintChart } from './paint-chart';
-export { embedInlineImages, embedRawInlineImages } from './embed-inline-images';
+export { embedRawInlineImages } from './embed-raw-inline-images';
 export { describeMailError, type MailErrorFacts } from './describe-mail-error';
 export type { OutgoingMail } from './outgoing-mail';

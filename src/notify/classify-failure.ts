@@ -26,10 +26,10 @@ export interface FailureClass {
 }
 
 /**
- * Codes a transport sets itself (OAuth2, Microsoft Graph): they are already the catalogue's word, and
+ * Codes a notifier sets itself (OAuth2, Microsoft Graph): they are already the catalogue's word, and
  * win over the reply code nodemailer attaches (a refused XOAUTH2 login comes with 535).
  */
-const TRANSPORT_CODES: ReadonlySet<FailureCode> = new Set<FailureCode>([
+const NOTIFIER_CODES: ReadonlySet<FailureCode> = new Set<FailureCode>([
   'OAUTH2_REFUSED',
   'OAUTH2_UNAVAILABLE',
   'GRAPH_THROTTLED',
@@ -58,7 +58,7 @@ export function classifyFailure(error: unknown): FailureClass {
   const message = describe(error);
   if (error instanceof TemplateError) return buildFailureClass('TEMPLATE', message);
   const code = typeof err.code === 'string' ? err.code : undefined;
-  if (isFailureCode(code) && TRANSPORT_CODES.has(code)) {
+  if (isFailureCode(code) && NOTIFIER_CODES.has(code)) {
     const retryAfterMs = typeof err.retryAfterMs === 'number' && err.retryAfterMs > 0 ? err.retryAfterMs : undefined;
     return { ...buildFailureClass(code, message), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
   }

@@ -1,5 +1,6 @@
 import type { OutgoingMail } from '../mail';
-import type { FailureClass } from './classify-failure';
+import type { Clock } from '../shared';
+import { classifyFailure, type FailureClass } from './classify-failure';
 
 /**
  * What a notifier made of one mail: accepted (`response`: the server's answer, or where the file was
@@ -22,4 +23,17 @@ export interface Notifier {
    */
   verify(onStep?: (step: string) => void): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A failed send as a notifier answers it: tried again later (a transient failure) or failed for good. */
+export function buildFailedResult(error: unknown): Extract<NotifyResult, { status: 'retry' | 'failed' }> {
+  const failure = classifyFailure(error);
+  return failure.kind === 'transient' ? { status: 'retry', failure } : { status: 'failed', failure };
+}
+
+/** What a notifier may touch: `readFile` reads SMTP_CA_FILE; `clock` dates tokens; `fetch` for token and Graph requests. */
+export interface NotifierIo {
+  readFile: (file: string) => Buffer;
+  clock?: Clock;
+  fetch?: typeof fetch;
 }

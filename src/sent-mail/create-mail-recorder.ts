@@ -1,20 +1,11 @@
-import type { SendMailOptions } from 'nodemailer';
 import type { ComposedMail, DeliveryComposer } from '../compose';
 import type { RouteSentEvent, WorkerOutcome } from '../delivery';
+import type { OutgoingMail } from '../mail';
 import type { Clock, Logger } from '../shared';
 import type { Store } from '../store';
-import { buildRawMessage } from './build-raw-message';
-
-interface Pending {
-  raw: Buffer;
-  envelope: { from: string; to: string[] };
-  subject: string;
-  text: string | null;
-  html: string | null;
-}
 
 export interface MailRecorder {
-  /** Wraps a composer: the message is built to bytes once and sent as those bytes. */
+  /** Wraps a composer: each finished mail it gives is kept until its route's send is recorded. */
   wrap(compose: DeliveryComposer): DeliveryComposer;
   /** After one route's mail was sent and recorded: keeps its bytes in the store. */
   recordRouteSent(event: RouteSentEvent): void;
@@ -24,38 +15,31 @@ export interface MailRecorder {
 
 /**
  * Keeps the exact mail sent for each route of each delivery, for the dashboard and the admin API
- * ("what did each team receive?";: a report mailed to two routes keeps both). Composing
- * builds the MIME bytes once; the worker then sends those bytes (`raw` with its envelope), and each
- * route's send, once recorded, stores them with the SMTP answer. Storing happens after the send is
+ * ("what did each team receive?": a report mailed to two routes keeps both). Composing
+ * builds the MIME bytes once; the worker sends those bytes, and each route's send, once recorded,
+ * stores them with the SMTP answer. Storing happens after the send is
  * recorded as done: a failure to keep the copy is logged, never turned into a second mail.
  */
 export function createMailRecorder(options: { store: Pick<Store, 'saveSentMessage'>; logger: Logger; clock: Clock }): MailRecorder {
   // Normally bounded by the sends in flight (every claimed delivery ends in one outcome); the cap
   // guards against a path that composes without reporting an outcome (a lost lease, say).
   // Per delivery, the mail of each route (ROUTES_FILE) built in this attempt.
-  const pending = new Map<number, Map<string, Pending>>();
+  const pending = new Map<number, Map<string, OutgoingMail>>();
   const MAX_PENDING = 1_000;
-  const keep = async (deliveryId: number, route: string, message: SendMailOptions): Promise<SendMailOptions> => {
-    const { raw, envelope } = await buildRawMessage(message);
+  const keep = (deliveryId: number, route: string, mail: OutgoingMail): OutgoingMail => {
     let routes = pending.get(deliveryId);
     if (!routes) {
       if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
-      pending.set(deliveryId, (routes = new Map<string, Pending>()));
+      pending.set(deliveryId, (routes = new Map<string, OutgoingMail>()));
     }
-    routes.set(route, {
-      raw,
-      envelope,
-      subject: String(message.subject ?? ''),
-      text: typeof message.text === 'string' ? message.text : null,
-      html: typeof message.html === 'string' ? message.html : null,
-    });
-    return { raw, envelope, messageId: message.messageId, subject: message.subject };
+    routes.set(route, mail);
+    return mail;
   };
   return {
     wrap(compose) {
       return async (delivery, log): Promise<ComposedMail> => {
         const composed = await compose(delivery, log);
-        if (composed.kind === 'notice') return { ...composed, message: await keep(delivery.id, composed.route, composed.message) };
+        if (composed.kind === 'notice') return { ...composed, message: keep(delivery.id, composed.route, composed.message) };
         return {
           ...composed,
           async messageFor(route) {

@@ -1,5 +1,4 @@
-import type { SendMailOptions } from 'nodemailer';
-import { buildMessage, buildMessageId, type Recipients } from '../mail';
+import { buildMessage, buildMessageId, buildOutgoingMail, type OutgoingMail, type Recipients } from '../mail';
 import { formatDateTime } from '../report';
 import type { WatchdogAlert } from './watchdog-alert';
 
@@ -37,7 +36,7 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
  * arriving again" when they resume. Plain wording, built in code (it has no report to show), and
  * marked automatic like the report mails.
  */
-export function buildWatchdogMail(alert: WatchdogAlert, options: WatchdogMailOptions): SendMailOptions {
+export function buildWatchdogMail(alert: WatchdogAlert, options: WatchdogMailOptions): Promise<OutgoingMail> {
   const since = formatDateTime(new Date(alert.silentSince).toISOString(), options.timezone);
   const every = formatDuration(alert.expectEveryMs);
   let subject: string;
@@ -71,7 +70,7 @@ export function buildWatchdogMail(alert: WatchdogAlert, options: WatchdogMailOpt
   const html = `<!DOCTYPE html><html><body style="font-family: sans-serif; font-size: 14px; color: #222">${lines
     .map((l) => (l === '' ? '<br>' : `<p style="margin: 0 0 6px">${escapeHtml(l)}</p>`))
     .join('')}</body></html>`;
-  return buildMessage({
+  const content = buildMessage({
     rendered: { subject, text, html },
     from: options.from,
     recipients: options.recipients,
@@ -85,4 +84,5 @@ export function buildWatchdogMail(alert: WatchdogAlert, options: WatchdogMailOpt
     date: options.date,
     headers: { 'X-Compliance-Watchdog': alert.kind, ...(alert.source ? { 'X-Compliance-Source': alert.source } : {}) },
   });
+  return buildOutgoingMail(content);
 }

@@ -18,7 +18,7 @@ export function withWatchdogMail(
     return {
       kind: 'notice',
       route: 'watchdog',
-      message: buildWatchdogMail(alert, {
+      message: await buildWatchdogMail(alert, {
         from: options.from,
         recipients: options.recipients,
         timezone: options.timezone,

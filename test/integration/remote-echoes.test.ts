@@ -1,6 +1,7 @@
 import type { OAuth2Config, SmtpConfig } from '../../src/config';
 import { createSmtpHealth } from '../../src/health';
-import { createAccessTokenFetcher, createSmtpTransport } from '../../src/mail';
+import { buildOutgoingMail } from '../../src/mail';
+import { createAccessTokenFetcher, createSmtpNotifier } from '../../src/notify';
 import { createSilentLogger } from '../../src/shared';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { postWebhook, startTestRelay, waitUntil } from '../helpers/relay-harness';
@@ -73,17 +74,34 @@ describe('secrets echoed by a remote server', () => {
       greetingTimeoutMs: 5_000,
       socketTimeoutMs: 5_000,
     };
-    const transport = createSmtpTransport(config, { readFile: () => Buffer.alloc(0) });
+    const notifier = createSmtpNotifier(config, { readFile: () => Buffer.alloc(0) });
     try {
-      const sent = await transport.send({ from: 'r@example.com', to: 'a@example.com', text: 'x' }).catch((e: unknown) => e as Error);
-      const verified = await transport.verify().catch((e: unknown) => e as Error);
-      const health = createSmtpHealth({ transport, clock: { now: () => 0 }, logger: createSilentLogger(), intervalMs: 60_000 });
+      const mail = await buildOutgoingMail({
+        from: 'r@example.com',
+        to: ['a@example.com'],
+        cc: [],
+        bcc: [],
+        subject: 's',
+        text: 'x',
+        html: '<p>x</p>',
+        attachments: [],
+        headers: {},
+        messageId: '<echo@example.com>',
+        date: new Date(0),
+      });
+      const sent = await notifier.send(mail);
+      if (sent.status === 'sent') throw new Error('the login should have been refused');
+      const verified = await notifier.verify().then(
+        () => new Error('the login should have been refused'),
+        (e: unknown) => e as Error,
+      );
+      const health = createSmtpHealth({ notifier, clock: { now: () => 0 }, logger: createSilentLogger(), intervalMs: 60_000 });
       const status = await health.check();
-      const texts = [sent, verified].map((e) => `${(e as Error).message} ${String((e as { response?: string }).response)}`);
+      const texts = [sent.failure.message, `${verified.message} ${String((verified as { response?: string }).response)}`];
       expect(texts[0]).toContain('bad login [REDACTED] [REDACTED] [REDACTED]');
       expectNoEcho([...texts, JSON.stringify(status)].join('\n'), PASSWORD);
     } finally {
-      await transport.close();
+      await notifier.close();
       await smtp.close();
     }
   });

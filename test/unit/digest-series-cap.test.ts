@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { simpleParser } from 'mailparser';
 import { buildDigestMail } from '../../src/compose';
 import { DAY_MS } from '../../src/delivery';
 import { collectDigest, MAX_DIGEST_SERIES } from '../../src/digest';
@@ -81,7 +82,7 @@ describe(`a digest over ${SERIES} series (real SQLite file)`, () => {
       },
     });
     expect(painted).toBe(MAX_DIGEST_SERIES);
-    expect(mail.attachments).toHaveLength(MAX_DIGEST_SERIES);
+    expect((await simpleParser(mail.raw)).attachments).toHaveLength(MAX_DIGEST_SERIES);
     const text = String(mail.text);
     expect(text).toContain(`== ${SERIES - MAX_DIGEST_SERIES} more series (fewer failing results; one line each, no chart) ==`);
     // One line per summarised series, each naming its NetBox base path, its figures and its latest report.

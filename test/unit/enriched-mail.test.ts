@@ -10,7 +10,8 @@ import { parseDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir } from '../helpers/relay-harness';
 import { buildResults, countResults, startNetboxDouble, type NetboxDouble, type ResultSpec } from '../helpers/validity-results-double';
-import type { SendMailOptions } from 'nodemailer';
+import { simpleParser, type Attachment } from 'mailparser';
+import type { OutgoingMail } from '../../src/mail';
 import { buildDefaultRoute, DEFAULT_ROUTE_NAME } from '../../src/routing';
 
 const TOKEN = 'nbt_relayRO01.k7Hq2mZ9xW4vB8nR3tY6uJ1oP5sA0dF';
@@ -90,9 +91,11 @@ describe('the mail names what failed and what changed (golden renders)', () => {
       netboxUrl: netbox.url,
       insights,
     });
-    // The mail of the implicit default route (no ROUTES_FILE): what MAIL_TO receives.
-    return async (delivery: ClaimedDelivery): Promise<SendMailOptions> =>
-      (await (await compose(delivery)).messageFor({ name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'test' }))!;
+    // The mail of the implicit default route (no ROUTES_FILE): what MAIL_TO receives, its attachments as a mail client reads them.
+    return async (delivery: ClaimedDelivery): Promise<OutgoingMail & { attachments: Attachment[] }> => {
+      const mail = (await (await compose(delivery)).messageFor({ name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'test' }))!;
+      return { ...mail, attachments: (await simpleParser(mail.raw)).attachments };
+    };
   }
 
   /** Publishes a report on the double and returns the delivery NetBox would have sent for it. */
@@ -159,7 +162,7 @@ describe('the mail names what failed and what changed (golden renders)', () => {
     expectGolden('enriched.txt', text, netbox.url);
     expectGolden('enriched.html', String(mail.html), netbox.url);
     // The CSV: every failing result, RFC 4180, result pages absolute on NETBOX_URL.
-    const [csv] = mail.attachments as { filename: string; content: Buffer }[];
+    const [csv] = mail.attachments;
     expect(csv.filename).toBe('report-43-failures.csv');
     const lines = csv.content.toString('utf8').split('\r\n');
     expect(lines[0]).toBe('device,test,severity,result_url');
@@ -175,7 +178,7 @@ describe('the mail names what failed and what changed (golden renders)', () => {
         failing((i) => i % 3 === 0),
       ),
     );
-    const [csv] = mail.attachments as { content: Buffer }[];
+    const [csv] = mail.attachments;
     expect(csv.content.length).toBeLessThanOrEqual(400);
     const rows = csv.content.toString('utf8').split('\r\n').length - 2;
     expect(String(mail.text)).toContain(
@@ -263,7 +266,7 @@ describe('the mail names what failed and what changed (golden renders)', () => {
 
   async function render(compose: ReturnType<typeof composer>, delivery: ClaimedDelivery): Promise<{ text: string; html: string }> {
     const mail = await compose(delivery);
-    expect(mail.attachments).toBeUndefined();
+    expect(mail.attachments).toEqual([]);
     return { text: String(mail.text), html: String(mail.html) };
   }
 

@@ -2,8 +2,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OAuth2Config } from '../../src/config';
 import { classifyFailure } from '../../src/delivery';
-import { withBccHeader } from '../../src/mail/create-graph-transport';
-import { classifyGraphResponse, createAccessTokenFetcher, createTokenCache, OAuth2Error, parseRetryAfterMs } from '../../src/mail';
+import {
+  classifyGraphResponse,
+  createAccessTokenFetcher,
+  createTokenCache,
+  OAuth2Error,
+  parseRetryAfterMs,
+  withBccHeader,
+} from '../../src/notify';
 
 const T0 = Date.parse('2026-05-01T08:00:00Z');
 

@@ -9,9 +9,9 @@ import {
   buildTrendChart,
   describeTrend,
   drawTrendChartPng,
-  embedInlineImages,
   paintChartInThread,
   embedRawInlineImages,
+  buildOutgoingMail,
   stopChartPainter,
   ChartPainterError,
   TREND_CHART_HEIGHT,
@@ -20,7 +20,6 @@ import {
   TREND_CHART_WIDTH,
   type TrendChartPoint,
 } from '../../src/mail';
-import { buildRawMessage } from '../../src/sent-mail';
 
 const point = (reportId: number, ratios: TrendChartPoint['ratios']): TrendChartPoint => ({
   reportId,
@@ -169,14 +168,25 @@ describe('the trend chart of a report mail', () => {
     const cid = 'trend-chart.2.1772776800000@compliance-relay';
     const html = `<p>before</p><img src="cid:${cid}" alt="x"><p>after</p>`;
     const attachments = [
-      { filename: 'report-2-failures.csv', content: 'device,test\n' },
-      { filename: 'report-2-trend.png', content: chart.png, contentType: 'image/png', contentDisposition: 'inline' as const, cid },
+      { filename: 'report-2-failures.csv', content: Buffer.from('device,test\n'), contentType: 'text/csv' },
+      { filename: 'report-2-trend.png', content: chart.png, contentType: 'image/png', cid },
     ];
-    const { raw } = await buildRawMessage({ from: 'relay@example.com', to: 'ops@example.com', subject: 's', text: 't', html, attachments });
+    const { raw } = await buildOutgoingMail({
+      from: 'relay@example.com',
+      to: ['ops@example.com'],
+      cc: [],
+      bcc: [],
+      subject: 's',
+      text: 't',
+      html,
+      attachments,
+      headers: {},
+      messageId: '<chart@example.com>',
+      date: new Date(0),
+    });
     const asClient = String((await simpleParser(raw)).html);
     expect(asClient).toContain('data:image/png;base64,');
-    // The preview (from the message) and the dashboard (from the kept bytes) both match it.
-    expect(embedInlineImages(html, attachments)).toBe(asClient);
+    // The preview and the dashboard (both from the kept bytes) match it.
     expect(embedRawInlineImages(html, raw)).toBe(asClient);
     // HTML without cid: links is returned as it is.
     expect(embedRawInlineImages('<p>plain</p>', raw)).toBe('<p>plain</p>');

@@ -1,23 +1,6 @@
-import type { SendMailOptions } from 'nodemailer';
-
 /**
- * The HTML with each `cid:` reference to an inline attachment replaced by a `data:` URI of its bytes,
- * for a copy shown outside the mail (the `preview` command's mail.html, opened in a browser): the
- * same HTML a mail client (and mailparser) shows. The mail itself keeps `cid:`.
- */
-export function embedInlineImages(html: string, attachments: SendMailOptions['attachments']): string {
-  let out = html;
-  for (const a of attachments ?? []) {
-    if (!a.cid || !Buffer.isBuffer(a.content)) continue;
-    const uri = `data:${a.contentType ?? 'application/octet-stream'};base64,${a.content.toString('base64')}`;
-    out = out.split(`cid:${a.cid}`).join(uri);
-  }
-  return out;
-}
-
-/**
- * The same for a message kept as its MIME bytes (the dashboard's copy of a sent mail, whose stored HTML
- * still says `cid:`): each base64 part with a Content-ID referenced by the HTML becomes a `data:` URI,
+ * The HTML of a mail kept as its MIME bytes (the dashboard's copy of a sent mail, the `preview`
+ * command's mail.html), whose HTML still says `cid:`, for a page shown outside a mail client: each base64 part with a Content-ID referenced by the HTML becomes a `data:` URI,
  * so the page shows the chart the recipient saw. Only the relay's own messages (nodemailer's layout:
  * a part's headers, a blank line, base64 lines, the next boundary) are read; anything else is left as is.
  */

@@ -1,46 +1,14 @@
-import fs from 'node:fs';
 import net, { isIP } from 'node:net';
-import path from 'node:path';
 import type nodemailer from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool';
-import type { GraphConfig, SmtpConfig } from '../config';
-import { createSecretMask, systemClock, type Clock, type SecretMask } from '../shared';
+import type { SmtpConfig } from '../config';
+import { createSecretMask, systemClock, type SecretMask } from '../shared';
 import { createAccessTokenFetcher } from './fetch-access-token';
 import { createTokenCache, type TokenCache } from './create-token-cache';
-import { createGraphTransport } from './create-graph-transport';
+import { buildFailedResult, type Notifier, type NotifierIo } from './notifier';
 import { verifySmtpSteps } from './verify-smtp-steps';
-import type { MailTransport } from './mail-transport';
 
-export type { MailTransport, SendResult } from './mail-transport';
-
-/** Where the relay's mails go, as configured: Graph, SMTP_URL, otherwise `.eml` files in the outbox directory. */
-export interface TransportSettings {
-  smtp?: SmtpConfig;
-  graph?: GraphConfig;
-  mail: { outboxDir: string };
-}
-
-/** What a transport may touch: `readFile` reads SMTP_CA_FILE; `clock` dates tokens; `fetch` for token and Graph requests. */
-export interface TransportIo {
-  readFile: (file: string) => Buffer;
-  clock?: Clock;
-  fetch?: typeof fetch;
-}
-
-/**
- * The relay's transport for `settings`: Microsoft Graph (MAIL_TRANSPORT=graph), the SMTP pool when an
- * SMTP server is configured, otherwise the `.eml` file transport (the core does not touch the disk itself).
- */
-export function createTransport(settings: TransportSettings, io: TransportIo): MailTransport {
-  if (settings.graph) {
-    const clock = io.clock ?? systemClock;
-    const tokens = createTokenCache({ fetchToken: createAccessTokenFetcher(settings.graph.oauth2, { clock, fetch: io.fetch }), clock });
-    return createGraphTransport(settings.graph, { tokens, clock, fetch: io.fetch });
-  }
-  return settings.smtp ? createSmtpTransport(settings.smtp, io) : createFileTransport(settings.mail.outboxDir);
-}
-
-/** nodemailer, loaded when a transport is made: `--help` and `check-config` never send. */
+/** nodemailer, loaded when a notifier is made: `--help` and `check-config` never send. */
 function loadNodemailer(): typeof nodemailer {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only commands that send load it
   return require('nodemailer') as typeof nodemailer;
@@ -53,7 +21,7 @@ function loadNodemailer(): typeof nodemailer {
  * token through its provision hook (`oauth2_provision_cb`), so every pooled connection shares one
  * token and one request for it; a token the server refuses is renewed once by nodemailer.
  */
-export function createSmtpTransport(config: SmtpConfig, io: TransportIo): MailTransport {
+export function createSmtpNotifier(config: SmtpConfig, io: NotifierIo): Notifier {
   const options = buildSmtpOptions(config, io.readFile);
   const transporter = loadNodemailer().createTransport({ ...options, pool: true, maxConnections: config.poolSize });
   const tokens = config.oauth2 ? createSmtpTokenCache(config, io) : undefined;
@@ -75,16 +43,14 @@ export function createSmtpTransport(config: SmtpConfig, io: TransportIo): MailTr
   const mask = createSecretMask([config.password, config.oauth2?.clientSecret]);
   return {
     kind: 'smtp',
-    async send(message) {
-      const info = await transporter.sendMail(message).catch((error: unknown) => {
-        throw maskReply(withOAuth2Code(error, oauth2), mask);
-      });
-      return {
-        messageId: info.messageId,
-        response: mask(info.response),
-        accepted: (info.accepted ?? []).map(String),
-        rejected: (info.rejected ?? []).map(String),
-      };
+    async send(mail) {
+      try {
+        // The bytes as built, to the envelope as built: nodemailer composes nothing more.
+        const info = await transporter.sendMail({ raw: mail.raw, envelope: mail.envelope });
+        return { status: 'sent', response: mask(info.response) };
+      } catch (error) {
+        return buildFailedResult(maskReply(withOAuth2Code(error, oauth2), mask));
+      }
     },
     async verify(onStep) {
       try {
@@ -132,16 +98,11 @@ function buildSmtpOptions(config: SmtpConfig, readFile: (file: string) => Buffer
   };
 }
 
-function createSmtpTokenCache(config: SmtpConfig, io: TransportIo): TokenCache {
+function createSmtpTokenCache(config: SmtpConfig, io: NotifierIo): TokenCache {
   const clock = io.clock ?? systemClock;
   return createTokenCache({ fetchToken: createAccessTokenFetcher(config.oauth2!, { clock, fetch: io.fetch }), clock });
 }
 
-/**
- * An OAuth2 login failure with the code that says what happened: the token request's own code
- * (nodemailer reports it as EAUTH), or OAUTH2_REFUSED when the server refused the token even after
- * nodemailer renewed it (535). With a password nothing changes: EAUTH stays EAUTH.
- */
 /** The error with the server's words (its message and its `response`, the SMTP reply) masked. */
 function maskReply(error: unknown, mask: SecretMask): unknown {
   if (!error || typeof error !== 'object') return error;
@@ -151,6 +112,11 @@ function maskReply(error: unknown, mask: SecretMask): unknown {
   return error;
 }
 
+/**
+ * An OAuth2 login failure with the code that says what happened: the token request's own code
+ * (nodemailer reports it as EAUTH), or OAUTH2_REFUSED when the server refused the token even after
+ * nodemailer renewed it (535). With a password nothing changes: EAUTH stays EAUTH.
+ */
 function withOAuth2Code(error: unknown, oauth2: boolean): unknown {
   if (!oauth2 || !error || typeof error !== 'object') return error;
   const err = error as { code?: unknown; oauth2Code?: unknown };
@@ -176,36 +142,5 @@ function withOAuth2Code(error: unknown, oauth2: boolean): unknown {
 function connectWithoutDelay(host: string, port: number) {
   return (_options: unknown, callback: (error: Error | null, socketOptions?: { connection: net.Socket }) => void): void => {
     callback(null, { connection: net.connect({ host, port, noDelay: true }) });
-  };
-}
-
-/**
- * Writes each mail as `<dir>/<name>.eml` (RFC 5322 bytes, as an SMTP server would receive them).
- * The name comes from the Message-ID, so a retried send overwrites rather than duplicates, and the
- * file appears whole (written aside, then renamed).
- */
-export function createFileTransport(dir: string): MailTransport {
-  const transporter = loadNodemailer().createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
-  return {
-    kind: 'file',
-    async send(message) {
-      const info = await transporter.sendMail(message);
-      await fs.promises.mkdir(dir, { recursive: true });
-      const name = `${String(message.messageId ?? info.messageId)
-        .replace(/^<|>$/g, '')
-        .replace(/[^A-Za-z0-9._-]/g, '_')}.eml`;
-      const file = path.join(dir, name);
-      const tmp = `${file}.${process.pid}.tmp`;
-      await fs.promises.writeFile(tmp, info.message as Buffer);
-      await fs.promises.rename(tmp, file);
-      const envelope = info.envelope as { to?: string[] };
-      return { messageId: info.messageId, response: `written to ${file}`, accepted: envelope.to ?? [], rejected: [], path: file };
-    },
-    async verify(onStep) {
-      await fs.promises.mkdir(dir, { recursive: true });
-      await fs.promises.access(dir, fs.constants.W_OK);
-      onStep?.(`${dir} is writable`);
-    },
-    async close() {},
   };
 }

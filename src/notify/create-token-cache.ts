@@ -1,7 +1,7 @@
 import type { Clock } from '../shared';
 import type { AccessToken, FetchAccessToken } from './fetch-access-token';
 
-/** One access token shared by every connection (or request) of a transport. */
+/** One access token shared by every connection (or request) of a notifier. */
 export interface TokenCache {
   /**
    * A token that stays valid for a while yet: the cached one, or a new one. One request is in flight

@@ -1,8 +1,7 @@
-import type nodemailer from 'nodemailer';
 import type { GraphConfig } from '../config';
 import type { Clock } from '../shared';
 import type { TokenCache } from './create-token-cache';
-import type { MailTransport } from './mail-transport';
+import { buildFailedResult, type Notifier } from './notifier';
 
 /**
  * A failed sendMail call, with the code that says whether a retry can help (FAILURE_CATALOGUE):
@@ -27,43 +26,34 @@ const ERROR_BODY_MAX_CHARS = 16 * 1024;
 const DEFAULT_THROTTLE_MS = 60_000;
 
 /**
- * Microsoft Graph's sendMail as a transport, for tenants that turned SMTP AUTH off: the
- * mail is built by nodemailer exactly as for SMTP (same headers, parts and Message-ID; envelope-only
- * blind copies become a Bcc header, see withBccHeader), then posted base64-encoded as `text/plain` to
- * `/v1.0/users/{sender}/sendMail`, which answers 202 with no body. Recipients come from the MIME
- * headers; the token is the app's (client credentials, Mail.Send application permission).
+ * Microsoft Graph's sendMail as a notifier, for tenants that turned SMTP AUTH off: the mail's own
+ * bytes, as they would go to an SMTP server (envelope-only blind copies become a Bcc header, see
+ * withBccHeader), posted base64-encoded as `text/plain` to `/v1.0/users/{sender}/sendMail`, which
+ * answers 202 with no body. Recipients come from the MIME headers; the token is the app's (client
+ * credentials, Mail.Send application permission).
  */
-export function createGraphTransport(config: GraphConfig, deps: { tokens: TokenCache; clock: Clock; fetch?: typeof fetch }): MailTransport {
+export function createGraphNotifier(config: GraphConfig, deps: { tokens: TokenCache; clock: Clock; fetch?: typeof fetch }): Notifier {
   const fetchImpl = deps.fetch ?? fetch;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only commands that send load nodemailer
-  const composer = (require('nodemailer') as typeof nodemailer).createTransport({
-    streamTransport: true,
-    buffer: true,
-    newline: 'windows',
-  });
   const endpoint = `${config.url}/v1.0/users/${encodeURIComponent(config.sender)}/sendMail`;
   return {
     kind: 'graph',
-    async send(message) {
-      const built = await composer.sendMail(message);
-      const envelope = built.envelope as { to?: string[] };
-      const body = withBccHeader(built.message as Buffer, envelope.to ?? []).toString('base64');
-      const { res, token } = await postWithToken(deps.tokens, (accessToken) =>
-        postMime(fetchImpl, endpoint, accessToken, body, config.timeoutMs),
-      );
-      if (res.status === 202 || res.ok) {
-        const requestId = res.headers.get('request-id');
-        await res.body?.cancel();
-        return {
-          messageId: built.messageId,
-          response: `${res.status} Accepted by Microsoft Graph${requestId ? ` (request-id ${requestId})` : ''}`,
-          accepted: envelope.to ?? [],
-          rejected: [],
-        };
+    async send(mail) {
+      try {
+        const body = withBccHeader(mail.raw, mail.envelope.to).toString('base64');
+        const { res, token } = await postWithToken(deps.tokens, (accessToken) =>
+          postMime(fetchImpl, endpoint, accessToken, body, config.timeoutMs),
+        );
+        if (res.status === 202 || res.ok) {
+          const requestId = res.headers.get('request-id');
+          await res.body?.cancel();
+          return { status: 'sent', response: `${res.status} Accepted by Microsoft Graph${requestId ? ` (request-id ${requestId})` : ''}` };
+        }
+        const failure = await classifyGraphResponse(res, deps.clock.now());
+        if (failure.code === 'OAUTH2_REFUSED') deps.tokens.invalidate(token.accessToken);
+        return buildFailedResult(failure);
+      } catch (error) {
+        return buildFailedResult(error);
       }
-      const failure = await classifyGraphResponse(res, deps.clock.now());
-      if (failure.code === 'OAUTH2_REFUSED') deps.tokens.invalidate(token.accessToken);
-      throw failure;
     },
     async verify(onStep) {
       const token = await deps.tokens.get();
@@ -71,7 +61,6 @@ export function createGraphTransport(config: GraphConfig, deps: { tokens: TokenC
       onStep?.(`Microsoft Graph: mail will be sent as ${config.sender} via ${endpoint} (not tried: it would send a mail)`);
     },
     close() {
-      composer.close();
       return Promise.resolve();
     },
   };

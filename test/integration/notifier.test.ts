@@ -1,0 +1,143 @@
+import fs from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { SmtpConfig } from '../../src/config';
+import { buildOutgoingMail, type OutgoingMail } from '../../src/mail';
+import { createFileNotifier, createSmtpNotifier, type Notifier, type NotifyResult } from '../../src/notify';
+import { makeTempDir } from '../helpers/relay-harness';
+import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
+import { createTestCertificates } from '../helpers/test-certificates';
+
+/** A small finished mail, as compose hands it to the notifier. */
+function buildMail(): Promise<OutgoingMail> {
+  return buildOutgoingMail({
+    from: 'Compliance <relay@example.com>',
+    to: ['netops@example.com'],
+    cc: ['audit@example.com'],
+    bcc: ['archive@example.com'],
+    subject: 'Worse: 61.9% (\u22122.4) \u2014 report 43',
+    text: 'Pass ratio 61.9 %\n',
+    html: '<p>Pass ratio 61.9 %</p>',
+    attachments: [],
+    headers: { 'X-Compliance-Report-Id': '43' },
+    messageId: '<report-43.d1.notifier@example.com>',
+    date: new Date('2026-03-06T15:12:00Z'),
+  });
+}
+
+function smtpConfig(url: string, overrides: Partial<SmtpConfig> = {}): SmtpConfig {
+  return {
+    url,
+    tlsRejectUnauthorized: true,
+    poolSize: 1,
+    connectionTimeoutMs: 5_000,
+    greetingTimeoutMs: 5_000,
+    socketTimeoutMs: 5_000,
+    ...overrides,
+  };
+}
+
+/** What the notifier answers for one mail; it must never reject. */
+async function sendOnce(notifier: Notifier, mail: OutgoingMail): Promise<NotifyResult> {
+  try {
+    return await notifier.send(mail);
+  } finally {
+    await notifier.close();
+  }
+}
+
+/** A port nothing listens on: bound, then closed again. */
+async function findClosedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('the SMTP notifier answers sent, retry or failed, and never rejects', () => {
+  let peer: SmtpPeer | undefined;
+  let mail: OutgoingMail;
+  beforeAll(async () => {
+    mail = await buildMail();
+  });
+  afterEach(async () => {
+    await peer?.close();
+    peer = undefined;
+  });
+
+  it('accepted: sent, and the server received exactly the bytes kept as the sent copy, to the envelope (Bcc included)', async () => {
+    peer = await startSmtpPeer();
+    const result = await sendOnce(createSmtpNotifier(smtpConfig(peer.url), { readFile: fs.readFileSync }), mail);
+    expect(result).toMatchObject({ status: 'sent', response: expect.stringContaining('250') });
+    const [received] = await peer.waitFor(1);
+    expect(received.raw.equals(mail.raw)).toBe(true);
+    expect(received.envelope).toEqual({
+      from: 'relay@example.com',
+      to: ['netops@example.com', 'audit@example.com', 'archive@example.com'],
+    });
+    expect(received.parsed.messageId).toBe(mail.messageId);
+    expect(received.parsed.headers.has('bcc')).toBe(false);
+  });
+
+  it.each([
+    [450, 'retry', 'message', 'SMTP_4XX'],
+    [421, 'retry', 'server', 'SMTP_4XX'],
+    [550, 'failed', 'message', 'SMTP_5XX'],
+  ] as const)('a %i reply: %s (%s), %s', async (code, status, scope, failureCode) => {
+    peer = await startSmtpPeer({ behaviour: { type: 'reject', code, message: `${code} not now` } });
+    const result = await sendOnce(createSmtpNotifier(smtpConfig(peer.url), { readFile: fs.readFileSync }), mail);
+    expect(result).toMatchObject({ status, failure: { scope, code: failureCode, message: expect.stringContaining(String(code)) } });
+  });
+
+  it('connection refused: retry, the whole server', async () => {
+    const url = `smtp://127.0.0.1:${await findClosedPort()}`;
+    const result = await sendOnce(createSmtpNotifier(smtpConfig(url), { readFile: fs.readFileSync }), mail);
+    expect(result).toMatchObject({ status: 'retry', failure: { scope: 'server', configProblem: false } });
+    expect(result.status !== 'sent' && result.failure.message).toContain('ECONNREFUSED');
+  });
+
+  it('the connection dropped before the answer: retry, the whole server', async () => {
+    peer = await startSmtpPeer({ behaviour: { type: 'drop' } });
+    const result = await sendOnce(createSmtpNotifier(smtpConfig(peer.url), { readFile: fs.readFileSync }), mail);
+    expect(result).toMatchObject({ status: 'retry', failure: { kind: 'transient', scope: 'server' } });
+    expect(peer.received).toHaveLength(0);
+  });
+
+  it('a certificate it cannot verify: a configuration problem that holds the queue (retry, whole server), and nothing is sent', async () => {
+    const certs = createTestCertificates(makeTempDir('notifier-tls-'));
+    peer = await startSmtpPeer({ server: { secure: true, key: certs.key, cert: certs.cert } });
+    const result = await sendOnce(createSmtpNotifier(smtpConfig(peer.url), { readFile: fs.readFileSync }), mail);
+    // ETLS stays retryable (FAILURE_CATALOGUE): nothing is given up for it, an operator fixes SMTP_CA_FILE.
+    expect(result).toMatchObject({ status: 'retry', failure: { code: 'ETLS', configProblem: true, scope: 'server' } });
+    expect(peer.attempts).toBe(0);
+  });
+
+  it('a refused login: failed, a configuration problem', async () => {
+    peer = await startSmtpPeer({
+      server: { authOptional: false, onAuth: (_auth, _session, callback) => callback(new Error('535 5.7.8 bad credentials')) },
+    });
+    const config = smtpConfig(peer.url, { user: 'relay', password: 'wrong' });
+    const result = await sendOnce(createSmtpNotifier(config, { readFile: fs.readFileSync }), mail);
+    expect(result).toMatchObject({ status: 'failed', failure: { code: 'EAUTH', configProblem: true } });
+  });
+});
+
+describe('the file notifier', () => {
+  it('writes the bytes as <Message-ID>.eml and says where', async () => {
+    const dir = makeTempDir('notifier-file-');
+    const mail = await buildMail();
+    const result = await sendOnce(createFileNotifier(dir), mail);
+    const file = path.join(dir, 'report-43.d1.notifier_example.com.eml');
+    expect(result).toEqual({ status: 'sent', response: `written to ${file}`, path: file });
+    expect(fs.readFileSync(file).equals(mail.raw)).toBe(true);
+  });
+
+  it('a directory it cannot write: retry, not a rejection', async () => {
+    const parent = makeTempDir('notifier-file-');
+    const blocked = path.join(parent, 'not-a-dir');
+    fs.writeFileSync(blocked, '');
+    const result = await sendOnce(createFileNotifier(path.join(blocked, 'outbox')), await buildMail());
+    expect(result).toMatchObject({ status: 'retry', failure: { kind: 'transient' } });
+  });
+});
