@@ -15,11 +15,9 @@ import {
 } from './compose';
 import {
   createBatchHistory,
-  createRetention,
   createRoutePlanner,
   createWorker,
   type Composers,
-  type Retention,
   type Worker,
   type WorkerOutcome,
 } from './delivery';
@@ -41,7 +39,7 @@ import { createWatchdog, createWatchdogComposer, type Watchdog } from './watchdo
 import { createDigestComposer, createDigestScheduler, type DigestScheduler } from './digest';
 import type { WebhookOutcome } from './webhook';
 import { createActivityCounter, type ActivityCounter, type Clock, type Logger } from './shared';
-import { openStore, StorageUnavailableError, type Store } from './store';
+import { createRetention, openStore, StorageUnavailableError, type Retention, type Store } from './store';
 import type { ReportHistory } from './trend';
 import { buildNoticeRecipients, type Route } from './routing';
 

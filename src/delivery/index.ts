@@ -10,7 +10,6 @@ export { createRoutePlanner, type RoutePlanner } from './route-planner';
 export { createWorker, BATCH_PER_CONNECTION, type TryNowResult, type Worker, type WorkerOptions } from './create-worker';
 export { createBatchHistory, type BatchHistory, type Composer, type Composers } from './compose-batch';
 export type { UnrecordedStatus, WorkerOutcome } from './settle-batch';
-export { createRetention, DAY_MS, type Retention } from './retention';
 export {
   computeBackoffMs,
   createRetryDecider,
@@ -24,13 +23,3 @@ export {
   type RetrySettings,
   type SmtpPauseStatus,
 } from './retry-policy';
-export {
-  buildDeliveriesJson,
-  buildDeliveryJson,
-  buildEmlFileName,
-  buildSentMailsJson,
-  findMessageId,
-  type DeliveryJson,
-  type DeliveryRouteJson,
-  type SentMailJson,
-} from './build-delivery-json';
