@@ -32,6 +32,8 @@ export interface RouteMail {
   mail?: OutgoingMail;
   failure?: FailureClass;
   result?: NotifyResult;
+  /** When the server accepted it. */
+  sentAt?: number;
   /** What the retry policy decided after a failed send. */
   next?: NextState;
 }
@@ -117,7 +119,11 @@ async function composeItem(stage: ComposeStage, item: BatchItem): Promise<void> 
     }));
     logPlan(item);
   }
-  for (const entry of selectDueRoutes(item.plan, delivery.attempts)) item.mails.push(await buildRouteMail(composed, entry));
+  for (const entry of selectDueRoutes(item.plan, delivery.attempts)) {
+    const mail = await buildRouteMail(composed, entry);
+    if (mail.mail) item.log.debug({ route: mail.route, subject: mail.mail.subject }, 'mail rendered');
+    item.mails.push(mail);
+  }
 }
 
 /**

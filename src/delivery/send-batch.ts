@@ -13,21 +13,20 @@ export interface SendStage {
 }
 
 /**
- * The send stage: every built mail of the batch, in claim and plan order, `concurrency` at a time. The
- * retry policy hears each answer; once it pauses the queue (the server as a whole failed), the mails not
- * started yet are not tried: their deliveries wait with the queue, except the probe, which alone may
- * talk to a paused server.
+ * The send stage: the batch's deliveries in claim order, `concurrency` at a time, each one's route mails
+ * in plan order. The retry policy hears each answer; once it pauses the queue (the server as a whole
+ * failed), the mails not started yet are not tried: their deliveries wait with the queue, except the
+ * probe, which alone may talk to a paused server.
  */
 export async function sendBatch(stage: SendStage, items: BatchItem[]): Promise<void> {
-  const queue = items.flatMap((item) => item.mails.filter((m) => m.mail).map((mail) => ({ item, mail })));
   let next = 0;
   const lane = async () => {
-    while (next < queue.length) {
-      const { item, mail } = queue[next++];
-      await sendRouteMail(stage, item, mail);
+    while (next < items.length) {
+      const item = items[next++];
+      for (const mail of item.mails) if (mail.mail) await sendRouteMail(stage, item, mail);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(stage.concurrency, queue.length)) }, lane));
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(stage.concurrency, items.length)) }, lane));
 }
 
 async function sendRouteMail(stage: SendStage, item: BatchItem, mail: RouteMail): Promise<void> {
@@ -43,6 +42,7 @@ async function sendRouteMail(stage: SendStage, item: BatchItem, mail: RouteMail)
   mail.result = result;
   const now = clock.now();
   if (result.status === 'sent') {
+    mail.sentAt = now;
     if (item.isProbe && policy.state !== 'closed') stage.logger.info('the SMTP server answers again: resuming deliveries, oldest first');
     policy.decide({ kind: 'sent' }, item.delivery.attempts, now);
     log.info(

@@ -90,7 +90,7 @@ export function decideSettlement(
     const failure = mail.failure ?? (mail.result && mail.result.status !== 'sent' ? mail.result.failure : undefined);
     if (mail.result?.status === 'sent') {
       routes.push({ route: mail.route, state: 'sent', messageId: mail.mail!.messageId, response: mail.result.response });
-      sent.push(toSentMessage(mail, mail.result.response, now));
+      sent.push(toSentMessage(mail, mail.result.response, mail.sentAt ?? now));
     } else if (failure) {
       const next = mail.next ?? stage.policy.decide({ kind: 'not-built', failure }, delivery.attempts, now);
       const later = next.next === 'backoff' ? next.at : next.next === 'pause' || next.next === 'held' ? next.until : undefined;
@@ -163,7 +163,7 @@ function toEarlierFailure(lastError: string | null, lastErrorCode: string | null
   };
 }
 
-function toSentMessage(mail: RouteMail, response: string, now: number): SentMessage {
+function toSentMessage(mail: RouteMail, response: string, sentAt: number): SentMessage {
   const m = mail.mail!;
   return {
     route: mail.route,
@@ -175,7 +175,7 @@ function toSentMessage(mail: RouteMail, response: string, now: number): SentMess
     text: m.text,
     html: m.html,
     response,
-    sentAt: now,
+    sentAt,
   };
 }
 
