@@ -18,7 +18,7 @@ const LAYERS = [
   ['notify'],
   ['compose'],
   ['delivery'],
-  ['health', 'metrics', 'sent-mail', 'watchdog', 'digest'],
+  ['health', 'metrics', 'watchdog', 'digest'],
   ['http', 'dashboard', 'netbox-setup'],
   ['relay.ts'],
   ['cli'],

@@ -6,17 +6,14 @@ import {
   createReportComposer,
   createReportInsights,
   verifyRouteTemplates,
-  type DeliveryComposer,
   type ReportComposer,
   type ReportInsightsOptions,
 } from './compose';
 import {
-  createOutcomeLedger,
-  createRetention,
+  createBatchHistory,
   createRoutePlanner,
   createWorker,
-  type OutcomeLedger,
-  type Retention,
+  type Composers,
   type Worker,
   type WorkerOutcome,
 } from './delivery';
@@ -27,13 +24,12 @@ import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
 import { createDashboardRouter } from './dashboard';
 import { createMetrics, registerWaiverGauge, type RelayMetrics } from './metrics';
 import { createWaiverBook, type WaiverBook } from './waivers';
-import { createMailRecorder } from './sent-mail';
-import { createWatchdog, withWatchdogMail, type Watchdog } from './watchdog';
-import { createDigestScheduler, withDigestMail, type DigestScheduler } from './digest';
+import { createWatchdog, createWatchdogComposer, type Watchdog } from './watchdog';
+import { createDigestComposer, createDigestScheduler, type DigestScheduler } from './digest';
 import type { WebhookOutcome } from './webhook';
 import { createActivityCounter, type ActivityCounter, type Clock, type Logger } from './shared';
-import { openStore, StorageUnavailableError, type Store } from './store';
-import type { ReportHistory, ReportSnapshot } from './trend';
+import { createRetention, openStore, StorageUnavailableError, type Retention, type Store } from './store';
+import type { ReportHistory } from './trend';
 import { buildNoticeRecipients, type Route } from './routing';
 
 /** The world as the relay sees it: injected so that tests run the real thing in-process. */
@@ -54,10 +50,8 @@ export interface Relay {
   app: Express;
   store: Store;
   worker: Worker;
-  /** Outcomes of sends the store refused, held and retried until recorded. */
-  outcomes: OutcomeLedger;
   retention: Retention;
-  transport: Notifier;
+  notifier: Notifier;
   renderer: Renderer;
   /** Prometheus series; `recordNetboxFetchError` is for the NetBox client. */
   metrics: RelayMetrics;
@@ -75,12 +69,9 @@ export interface Relay {
 /** The templates shipped with the package (defined in mail/, where the command line finds it without loading the relay). */
 export { defaultTemplatesDir } from './mail';
 
-/** Deliveries claimed and prepared per SMTP connection (the worker's `prepareAhead`). */
-export const PREPARE_AHEAD_PER_CONNECTION = 4;
-
 /**
  * Builds the whole relay from a validated config: store, renderer (templates compiled and checked
- * against a sample report now, so a broken template stops the start), transport, worker and app.
+ * against a sample report now, so a broken template stops the start), notifier, worker and app.
  * Nothing listens and no timer runs until `start()` and the caller's `listen`.
  */
 export function createRelay(config: Config, io: RelayIo): Relay {
@@ -91,11 +82,11 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const store = openStore(config.store, {
     onIdleError: (error) => io.logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
   });
-  const transport = createNotifier(config, { readFile: io.readFile, clock: io.clock });
+  const notifier = createNotifier(config, { readFile: io.readFile, clock: io.clock });
   const netbox = createRelayNetboxClients(config, io);
-  // The webhooks being answered: the worker's heavy steps give way to them (step-pacer.ts).
+  // The webhooks being answered, for the metrics.
   const webhooksInFlight = createActivityCounter();
-  const delivery = createDeliveryPipeline(config, io, { store, renderer, transport, netbox, webhooksInFlight });
+  const delivery = createDeliveryPipeline(config, io, { store, renderer, notifier, netbox, webhooksInFlight });
   const watchdog = createSourceWatchdogs(config, io, { store, onQueued: () => delivery.worker.kick() });
   const digests = createDigestScheduler({
     store,
@@ -114,15 +105,14 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     days: config.retention.days,
     intervalMs: config.retention.intervalMs,
   });
-  const parts = { store, renderer, transport, netbox, watchdog, digests, retention, webhooksInFlight, ...delivery };
+  const parts = { store, renderer, notifier, netbox, watchdog, digests, retention, webhooksInFlight, ...delivery };
   let stopped = false;
   return {
     app,
     store,
     worker: delivery.worker,
-    outcomes: delivery.outcomes,
     retention,
-    transport,
+    notifier,
     renderer,
     metrics: delivery.metrics,
     smtpHealth: delivery.smtpHealth,
@@ -141,11 +131,10 @@ export function createRelay(config: Config, io: RelayIo): Relay {
 interface RelayParts {
   store: Store;
   renderer: Renderer;
-  transport: Notifier;
+  notifier: Notifier;
   /** One NetBox client per source that has a NETBOX_URL, by source name: each with its own token and CA. */
   netbox: Map<string, NetboxClient>;
   worker: Worker;
-  outcomes: OutcomeLedger;
   metrics: RelayMetrics;
   smtpHealth: SmtpHealth;
   watchdog?: Watchdog;
@@ -207,45 +196,34 @@ function createSourceWatchdogs(config: Config, io: RelayIo, deps: { store: Store
 }
 
 /**
- * The mail side: the outcome ledger, metrics, SMTP health, the composer (insights, trend, the watchdog's
- * notices, the sent-mail record) and the worker that runs them.
+ * The mail side: metrics, SMTP health, the composers (reports with their insights and trend, digests,
+ * the watchdog's notices) and the worker that runs them, stage after stage.
  */
 function createDeliveryPipeline(
   config: Config,
   io: RelayIo,
-  deps: Pick<RelayParts, 'store' | 'renderer' | 'transport' | 'netbox' | 'webhooksInFlight'>,
-): Pick<RelayParts, 'worker' | 'outcomes' | 'metrics' | 'smtpHealth'> {
+  deps: Pick<RelayParts, 'store' | 'renderer' | 'notifier' | 'netbox' | 'webhooksInFlight'>,
+): Pick<RelayParts, 'worker' | 'metrics' | 'smtpHealth'> {
   const { clock, logger } = io;
-  const { store, transport } = deps;
-  const outcomes = createOutcomeLedger({
-    store,
-    clock,
-    logger,
-    leaseMs: config.worker.leaseMs,
-    maxUnrecorded: config.worker.maxUnrecordedOutcomes,
-    random: io.random,
-    onChange: () => {
-      // Below the cap again: the worker claims again (it is built below; this runs only after a write failed).
-      if (!outcomes.full) worker.kick();
-    },
-  });
+  const { store, notifier } = deps;
   const metrics = createMetrics({
     store,
     clock,
     logger,
-    unrecordedOutcomes: () => outcomes.unrecorded,
+    unrecordedOutcomes: () => worker.unrecorded.count,
     webhooksInFlight: () => deps.webhooksInFlight.active,
     // The worker is built below; the gauges are read only at scrape time.
     smtpPause: () => worker.breaker,
     sources: config.sources.map((s) => s.name),
   });
-  const smtpHealth = createSmtpHealth({ notifier: transport, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
-  const recorder = createMailRecorder({ store, logger, clock });
+  const smtpHealth = createSmtpHealth({ notifier, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
+  // The trend's history: what a batch composes is written by its settle.
+  const history = createBatchHistory(store);
   const worker = createWorker({
     store,
-    ledger: outcomes,
-    transport,
-    compose: recorder.wrap(createRelayComposer(config, io, { ...deps, outcomes, metrics })),
+    notifier,
+    composers: createRelayComposers(config, io, { ...deps, history, metrics }),
+    history,
     planRoutes: createRoutePlanner({
       routes: config.routing.routes,
       store,
@@ -258,22 +236,17 @@ function createDeliveryPipeline(
     logger,
     retry: config.retry,
     concurrency: config.worker.concurrency,
-    // Deliveries prepared ahead keep the pool busy while the next mails render.
-    prepareAhead: config.worker.concurrency * PREPARE_AHEAD_PER_CONNECTION,
     pollMs: config.worker.pollMs,
     leaseMs: config.worker.leaseMs,
     pauseAfter4xx: config.worker.pauseAfter4xx,
-    acksWaiting: () => deps.webhooksInFlight.active > 0,
     random: io.random,
-    onOutcome: (outcome) => {
-      recorder.record(outcome);
+    observe: (outcome) => {
       metrics.recordWorker(outcome);
       smtpHealth.record(outcome);
       io.onWorkerOutcome?.(outcome);
     },
-    onRouteSent: (event) => recorder.recordRouteSent(event),
   });
-  return { worker, outcomes, metrics, smtpHealth };
+  return { worker, metrics, smtpHealth };
 }
 
 /** The accepted exceptions of this configuration (stored ones and WAIVERS_FILE's) on this store: the app, the dashboard and the CLI share it. */
@@ -357,40 +330,29 @@ export function findDeliverySource(config: Config, name: string): SourceConfig {
   return config.sources.find((s) => s.name === name) ?? { name, path: '', secrets: [], netbox: {}, tags: {} };
 }
 
-/** Reports (with each source's NetBox failures, the CSV and the trend), the watchdog's notices and the digests, composed. */
-function createRelayComposer(
+/** The composer of each kind of delivery: reports (with each source's NetBox failures, the CSV and the trend), digests, the watchdog's notices. */
+function createRelayComposers(
   config: Config,
   io: RelayIo,
-  deps: Pick<RelayParts, 'store' | 'renderer' | 'netbox' | 'outcomes' | 'metrics'>,
-): DeliveryComposer {
-  // The trend's history is read from the store and saved through the ledger, which keeps a refused save.
-  const history = {
-    findReportBefore: deps.store.findReportBefore.bind(deps.store),
-    listReportsBefore: deps.store.listReportsBefore.bind(deps.store),
-    saveReport: (snapshot: ReportSnapshot) => deps.outcomes.saveReport(snapshot),
-  };
+  deps: Pick<RelayParts, 'store' | 'renderer' | 'netbox' | 'metrics'> & { history: ReportHistory },
+): Composers {
   const waivers = createRelayWaiverBook(config, io, deps.store);
   const composerFor = (source: SourceConfig) =>
     createRelayReportComposer(config, io, {
       renderer: deps.renderer,
       source,
       netbox: deps.netbox.get(source.name),
-      history,
+      history: deps.history,
       waivers,
       onNetboxError: (code) => deps.metrics.recordNetboxFetchError(code, source.name),
     });
   const composers = new Map(config.sources.map((source) => [source.name, composerFor(source)]));
-  const reportComposer: ReportComposer = (delivery, log) =>
+  const report: ReportComposer = (delivery, log) =>
     (composers.get(delivery.netboxSource) ?? composerFor(findDeliverySource(config, delivery.netboxSource)))(delivery, log);
   // The watchdog's notices go to everyone who expects reports: MAIL_TO/CC/BCC, or every route's recipients.
   const recipients = { ...buildNoticeRecipients(config.routing.routes), replyTo: config.mail.replyTo };
-  const withWatchdog = withWatchdogMail(reportComposer, {
-    from: config.mail.from,
-    recipients,
-    timezone: config.mail.timezone,
-    clock: io.clock,
-  });
-  return withDigestMail(withWatchdog, {
+  const watchdog = createWatchdogComposer({ from: config.mail.from, recipients, timezone: config.mail.timezone, clock: io.clock });
+  const digest = createDigestComposer({
     store: deps.store,
     sources: config.sources.map((s) => ({ name: s.name, tags: s.tags, netboxUrl: s.netbox.url })),
     waivers: (source) => waivers.list({ source }),
@@ -402,12 +364,13 @@ function createRelayComposer(
     clock: io.clock,
     paintChart: io.paintChart,
   });
+  return { report, digest, watchdog };
 }
 
 /** The HTTP side: webhook, admin API, dashboard, health and metrics (createApp never listens). */
-function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'transport' | 'netbox' | 'retention'>): Express {
+function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'notifier' | 'netbox' | 'retention'>): Express {
   const { clock, logger } = io;
-  const { store, worker, outcomes, metrics, watchdog } = parts;
+  const { store, worker, metrics, watchdog } = parts;
   const waivers = createRelayWaiverBook(config, io, store);
   registerWaiverGauge(metrics.registry, { countActive: () => waivers.countActive(), logger });
   return createApp({
@@ -437,7 +400,7 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'tr
       routeNames: config.routing.routes.map((r) => r.name),
       sources: config.sources,
       onRequeued: () => worker.kick(),
-      unrecordedOutcomes: () => outcomes.unrecorded,
+      unrecordedOutcomes: () => worker.unrecorded.count,
       smtpPause: () => worker.breaker,
       tryNow: () => worker.tryNow(),
       mailStatus: () => parts.smtpHealth.status(),
@@ -454,7 +417,7 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'tr
           smtp: parts.smtpHealth,
           pause: () => worker.breaker,
           clock,
-          unrecorded: () => ({ count: outcomes.unrecorded, ...outcomes.lastError }),
+          unrecorded: () => worker.unrecorded,
         }),
       metrics,
       metricsToken: config.observe.metricsToken,
@@ -494,21 +457,20 @@ async function startRelay(parts: RelayParts, io: RelayIo): Promise<void> {
 
 /** Stops the worker (waiting for sends in flight up to the bound), then closes SMTP, NetBox and the store. */
 async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promise<void> {
-  const { worker, outcomes } = parts;
+  const { worker } = parts;
   const { logger } = io;
   parts.retention.stop();
   parts.smtpHealth.stop();
   parts.watchdog?.stop();
   parts.digests.stop();
-  const deadline = io.clock.now() + config.http.shutdownTimeoutMs;
+  // The batch in flight gets the bound to be sent and recorded; a mail sent but not recorded by then is logged with its Message-ID.
   const drained = await worker.stop(config.http.shutdownTimeoutMs);
   if (!drained)
-    logger.warn({ inFlight: worker.inFlight }, 'shutdown bound reached with sends in flight: they will be sent again at the next start');
-  // Outcomes the store refused get the rest of the bound; each one left is logged with its Message-IDs.
-  const unrecorded = await outcomes.settle(deadline);
-  if (unrecorded > 0)
-    logger.error({ unrecorded }, 'shutdown with outcomes unrecorded: the mails named above may be sent again at the next start');
-  await parts.transport.close();
+    logger.warn(
+      { inFlight: worker.inFlight },
+      'shutdown bound reached with a batch in flight: its deliveries will be tried again at the next start',
+    );
+  await parts.notifier.close();
   for (const client of parts.netbox.values()) client.close();
   await parts.store.close();
 }
@@ -550,3 +512,4 @@ function logBootWarnings(config: Config, logger: Logger): void {
   if (!config.smtp && !config.graph)
     logger.warn({ dir: config.mail.outboxDir }, `SMTP_URL is not set: mails are written as .eml files under ${config.mail.outboxDir}`);
 }
+

@@ -3,7 +3,7 @@
  * them runs, so that `--help` loads neither the store nor the configuration.
  */
 import { DEFAULT_SOURCE_NAME, parseDurationMs, type Config } from '../config';
-import { buildDeliveriesJson, type DeliveryJson } from '../delivery';
+import { buildDeliveriesJson, type DeliveryJson } from '../http';
 import { createSecretMask, neutralizeText, systemClock } from '../shared';
 import {
   DELIVERY_STATES,

@@ -123,8 +123,7 @@ export interface Config {
   /** Ordered routes; without ROUTES_FILE one implicit `default` route to MAIL_TO/CC/BCC. */
   routing: { file?: string; routes: Route[] };
   retry: { maxAttempts: number; baseMs: number; maxDelayMs: number };
-  /** `maxUnrecordedOutcomes`: sends whose outcome the store refused, held in memory at most; past it no new claim. */
-  worker: { pollMs: number; leaseMs: number; concurrency: number; maxUnrecordedOutcomes: number; pauseAfter4xx: number };
+  worker: { pollMs: number; leaseMs: number; concurrency: number; pauseAfter4xx: number };
   /** `auto` (LOG_FORMAT unset): pretty when stdout is a terminal, JSON otherwise. */
   log: { level: Env['LOG_LEVEL']; format: NonNullable<Env['LOG_FORMAT']> | 'auto' };
   /** /metrics (optionally behind a bearer token) and the periodic SMTP check behind /readyz. */
@@ -544,7 +543,6 @@ function buildConfig(e: Env, built: ConfigParts): Omit<Config, 'warnings'> {
       pollMs: e.WORKER_POLL_MS,
       leaseMs: e.LEASE_MS,
       concurrency: graph ? graph.concurrency : smtp ? smtp.poolSize : 1,
-      maxUnrecordedOutcomes: e.MAX_UNRECORDED_OUTCOMES,
       pauseAfter4xx: PAUSE_AFTER_4XX_IN_A_ROW,
     },
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? 'auto' },

@@ -17,6 +17,8 @@ export const RETIRED_SETTINGS: Readonly<Record<string, string>> = {
   GRAPH_CONCURRENCY: `is no longer read: Graph requests in flight are fixed at ${GRAPH_CONCURRENCY}, Exchange Online's limit per app and mailbox; remove it`,
   SMTP_PAUSE_AFTER_4XX: `is no longer read: ${PAUSE_AFTER_4XX_IN_A_ROW} different deliveries answered 4xx in a row pause the queue; remove it`,
   OAUTH2_TIMEOUT_MS: `is no longer read: a token request may take ${OAUTH2_TIMEOUT_MS / 1000} s; remove it`,
+  MAX_UNRECORDED_OUTCOMES:
+    'is no longer read: the worker settles one batch at a time, and a batch the store refuses holds the queue until it is recorded; remove it',
 };
 
 /** A warning for each retired variable that is still set (environment or .env), naming what replaced it. */

@@ -372,10 +372,6 @@ export const EnvSchema = z.object({
     group: 'advanced',
     description: 'How long a send holds its delivery before another process may take it over.',
   }),
-  MAX_UNRECORDED_OUTCOMES: setting(positiveInt(10_000), {
-    group: 'advanced',
-    description: 'Sends whose outcome the store refused, held in memory; at this many no new delivery is claimed.',
-  }),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

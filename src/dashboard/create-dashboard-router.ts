@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { buildEmlFileName, type SmtpPauseStatus, type TryNowResult } from '../delivery';
+import type { SmtpPauseStatus, TryNowResult } from '../delivery';
+import { buildEmlFileName } from '../http';
 import { buildLinks, formatDateTime, formatShortDay } from '../report';
 import type { Clock, Logger } from '../shared';
 import type { DeliveryRecord, DigestPeriod, ListOptions, Store } from '../store';

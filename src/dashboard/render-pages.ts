@@ -1,4 +1,4 @@
-import { buildEmlFileName, findMessageId } from '../delivery';
+import { buildEmlFileName, findMessageId } from '../http';
 import { formatPercent } from '../report';
 import { embedRawInlineImages } from '../mail';
 import { describeContent, stateBadge } from './render-deliveries';

@@ -7,19 +7,9 @@ export {
   type FailureScope,
 } from '../notify';
 export { createRoutePlanner, type RoutePlanner } from './route-planner';
-export {
-  createOutcomeLedger,
-  MAX_UNRECORDED_OUTCOMES,
-  type OutcomeLedger,
-  type OutcomeLedgerOptions,
-  type OutcomeWrite,
-  type OutcomeOwner,
-  type LedgerError,
-  type LedgerTimers,
-} from './outcome-ledger';
-export { createWorker, type TryNowResult, type Worker, type WorkerOptions } from './create-worker';
-export type { RouteSentEvent, WorkerOutcome } from './delivery-context';
-export { createRetention, DAY_MS, type Retention } from './retention';
+export { createWorker, BATCH_PER_CONNECTION, type TryNowResult, type Worker, type WorkerOptions } from './create-worker';
+export { createBatchHistory, type BatchHistory, type Composer, type Composers } from './compose-batch';
+export type { UnrecordedStatus, WorkerOutcome } from './settle-batch';
 export {
   computeBackoffMs,
   createRetryDecider,
@@ -33,13 +23,3 @@ export {
   type RetrySettings,
   type SmtpPauseStatus,
 } from './retry-policy';
-export {
-  buildDeliveriesJson,
-  buildDeliveryJson,
-  buildEmlFileName,
-  buildSentMailsJson,
-  findMessageId,
-  type DeliveryJson,
-  type DeliveryRouteJson,
-  type SentMailJson,
-} from './build-delivery-json';

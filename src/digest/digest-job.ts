@@ -22,6 +22,7 @@ const MARK = 'compliance_relay_digest';
 export function buildDigestJob(job: DigestJob): NewDelivery {
   const start = new Date(job.periodStart).toISOString();
   return {
+    kind: 'digest',
     dedupKey: `${DIGEST_KEY_PREFIX}${job.route}@${start}`,
     reportId: 0,
     reportCreated: start,

@@ -6,6 +6,6 @@ export {
   type DigestSchedulerOptions,
   type DigestRouteSchedule,
 } from './create-digest-scheduler';
-export { withDigestMail, type DigestMailSettings } from './with-digest-mail';
+export { createDigestComposer, type DigestMailSettings } from './create-digest-composer';
 export { collectDigest, MAX_DIGEST_SERIES, type DigestSources } from './collect-digest';
 export { buildDigestJob, parseDigestJob, type DigestJob } from './digest-job';

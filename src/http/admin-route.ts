@@ -1,5 +1,5 @@
 import express, { type Request, type Response, type Router } from 'express';
-import { buildDeliveriesJson, buildEmlFileName, buildSentMailsJson } from '../delivery';
+import { buildDeliveriesJson, buildEmlFileName, buildSentMailsJson } from './build-delivery-json';
 import { createAdminGuard } from './admin-guard';
 import { createSecretMask, RelayError, type Clock, type Logger } from '../shared';
 import { DELIVERY_STATES, type DeliveryState, type Store } from '../store';

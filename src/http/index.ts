@@ -8,3 +8,13 @@ export { createRequestLogger } from './request-log';
 export { verifyBearerToken } from './bearer-token';
 export { createWaiversRouter, parseWaiverQuery, type WaiversRouteOptions } from './waivers-route';
 export { createAdminGuard } from './admin-guard';
+export {
+  buildDeliveriesJson,
+  buildDeliveryJson,
+  buildEmlFileName,
+  buildSentMailsJson,
+  findMessageId,
+  type DeliveryJson,
+  type DeliveryRouteJson,
+  type SentMailJson,
+} from './build-delivery-json';

@@ -3,6 +3,7 @@ import {
   DELIVERY_STATES,
   StorageUnavailableError,
   type ClaimedDelivery,
+  type DeliveryKind,
   type DeliveryRecord,
   type DeliveryState,
   type InsertResult,
@@ -12,6 +13,7 @@ import {
 /** The columns of a `deliveries` row before migration 6. */
 interface BaseDeliveryRow {
   id: number;
+  kind: DeliveryKind;
   dedup_key: string;
   report_id: number;
   report_created: string;
@@ -62,6 +64,7 @@ export type DeliveryRow = BaseDeliveryRow & ReportColumns;
 
 /** The columns a new delivery's INSERT binds, in order; its parameters are named after them. */
 export const INSERT_COLUMNS = [
+  'kind',
   'dedup_key',
   'report_id',
   'report_created',
@@ -82,7 +85,7 @@ export const INSERT_COLUMNS = [
 export type DeliveryParams = Record<(typeof INSERT_COLUMNS)[number], unknown>;
 
 /** Every column of a delivery record, without its body (listings never load bodies). */
-export const DELIVERY_RECORD_COLUMNS = `id, dedup_key, report_id, report_created, completed_at, source, received_at, state, attempts,
+export const DELIVERY_RECORD_COLUMNS = `id, kind, dedup_key, report_id, report_created, completed_at, source, received_at, state, attempts,
   next_attempt_at, last_error, last_error_code, message_id, sent_at, updated_at, display, url, results_url, ${COUNT_COLUMNS.join(', ')},
   custom_fields, triggered_by, netbox_source`;
 
@@ -95,6 +98,7 @@ export function toDeliveryParams(delivery: NewDelivery): DeliveryParams {
   const parsed = delivery.report;
   const r = parsed?.report;
   const params: Record<string, unknown> = {
+    kind: delivery.kind ?? 'report',
     dedup_key: delivery.dedupKey,
     report_id: delivery.reportId,
     report_created: delivery.reportCreated,
@@ -135,6 +139,7 @@ function decodeRowReport(row: DeliveryRow): ReportDelivery | null {
 export function decodeDeliveryRow(row: DeliveryRow): DeliveryRecord {
   return {
     id: row.id,
+    kind: row.kind,
     dedupKey: row.dedup_key,
     reportId: row.report_id,
     reportCreated: row.report_created,

@@ -6,6 +6,7 @@ import { POSTGRES_DIALECT } from './dialect';
 import { buildInsertDeliveries, queries, selectListDeliveries, toInsertParams, toListParams } from './queries';
 import type { Statement } from './statement';
 import { TurnBatch } from './turn-batch';
+import { buildPlanStatements, buildReportStatements, buildSettlementStatements } from './settle-statements';
 import {
   decodeClaimedRows,
   decodeDeliveryRow,
@@ -15,14 +16,15 @@ import {
   resolveInsertResults,
 } from './delivery-rows';
 import { decodeReportPointRow, decodeReportRow, toReportParams } from './report-rows';
-import { buildRouteGroupsPattern, decodeRouteMailRow, toRouteMailParams } from './route-mail-rows';
-import { fromSentMessageRow, toSentMessageParams } from './sent-message-rows';
+import { buildRouteGroupsPattern, decodeRouteMailRow } from './route-mail-rows';
+import { fromSentMessageRow } from './sent-message-rows';
 import { decodeWatchdogRow } from './watchdog-rows';
 import { decodeDigestPeriodRow } from './digest-rows';
 import { decodeWaiverRow, parseStoredWaiverId, selectListWaivers, toWaiverParams, waiverQueries } from './waiver-rows';
 import type { NewWaiver, Waiver, WaiverFilter } from '../waivers';
 import { StorageUnavailableError } from './types';
 import type {
+  SettledBatch,
   ClaimedDelivery,
   DeliveryRecord,
   DeliveryState,
@@ -31,7 +33,6 @@ import type {
   ListOptions,
   MigrationReport,
   NewDelivery,
-  NewRouteMail,
   QueueDigestInput,
   QueuedDigest,
   RouteMailRecord,
@@ -318,16 +319,19 @@ export class PgStore implements Store {
     return this.execute(queries.deliveries.extendLeases, { ids, owner, leaseUntil: now + leaseMs });
   }
 
-  async markSent(id: number, result: { now: number; messageId: string }): Promise<void> {
-    await this.execute(queries.deliveries.markSent, { ...result, id });
-  }
-
-  async markRetry(id: number, result: { now: number; nextAttemptAt: number; error: string; code: string }): Promise<void> {
-    await this.execute(queries.deliveries.markRetry, { ...result, id });
-  }
-
-  async markDead(id: number, result: { now: number; error: string; code: string }): Promise<void> {
-    await this.execute(queries.deliveries.markDead, { ...result, id });
+  async settleBatch(batch: SettledBatch): Promise<void> {
+    await this.transaction(async (client) => {
+      for (const d of batch.deliveries) {
+        if (d.plan) {
+          // The lock on the delivery row makes the whole plan come from one replica should two settle it at once.
+          await runStatement(client, queries.deliveries.lock, { id: d.id });
+          if ((await runStatement(client, queries.routeMails.count, { deliveryId: d.id })).rows[0].n === 0)
+            for (const s of buildPlanStatements(d.id, d.plan, batch.now)) await runStatement(client, s.statement, s.params);
+        }
+        for (const s of buildSettlementStatements(d, batch.now)) await runStatement(client, s.statement, s.params);
+      }
+      for (const s of buildReportStatements(batch)) await runStatement(client, s.statement, s.params);
+    });
   }
 
   releaseLeases(now: number): Promise<number> {
@@ -408,10 +412,6 @@ export class PgStore implements Store {
     return (await this.selectAll(queries.deliveries.getBody, { id }))[0]?.body;
   }
 
-  async saveSentMessage(deliveryId: number, message: SentMessage): Promise<void> {
-    await this.execute(queries.sentMessages.save, toSentMessageParams(deliveryId, message));
-  }
-
   async getSentMessage(deliveryId: number, route: string): Promise<SentMessage | undefined> {
     const [row] = await this.selectAll(queries.sentMessages.get, { deliveryId, route });
     return row && fromSentMessageRow(row);
@@ -474,34 +474,10 @@ export class PgStore implements Store {
     return rows.map(decodeDigestPeriodRow);
   }
 
-  async recordRouteDecisions(deliveryId: number, decisions: NewRouteMail[], now: number): Promise<RouteMailRecord[]> {
-    return this.transaction(async (client) => {
-      // The lock on the delivery row makes the whole set come from one replica when two decide at once.
-      await runStatement(client, queries.deliveries.lock, { id: deliveryId });
-      if ((await runStatement(client, queries.routeMails.count, { deliveryId })).rows[0].n === 0) {
-        for (const decision of decisions)
-          await runStatement(client, queries.routeMails.insert, toRouteMailParams(deliveryId, decision, now));
-      }
-      return (await runStatement(client, queries.routeMails.ofDelivery, { deliveryId })).rows.map(decodeRouteMailRow);
-    });
-  }
-
   async listRouteMails(deliveryIds: number[]): Promise<RouteMailRecord[]> {
     const ids = [...new Set(deliveryIds.filter((id) => Number.isSafeInteger(id)))];
     if (ids.length === 0) return [];
     return (await this.selectAll(queries.routeMails.ofDeliveries, { deliveryIds: ids })).map(decodeRouteMailRow);
-  }
-
-  async markRouteMailSent(deliveryId: number, route: string, result: { now: number; messageId: string; response: string }): Promise<void> {
-    await this.execute(queries.routeMails.markSent, { ...result, deliveryId, route });
-  }
-
-  async markRouteMailFailed(
-    deliveryId: number,
-    route: string,
-    { permanent, ...result }: { now: number; error: string; code: string; permanent: boolean },
-  ): Promise<void> {
-    await this.execute(queries.routeMails.markFailed, { ...result, deliveryId, route, state: permanent ? 'failed' : 'pending' });
   }
 
   async lastRouteMailCompletedAt(route: string, deliveryId: number): Promise<string | null> {

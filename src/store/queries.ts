@@ -12,14 +12,7 @@ import type { RouteMailParams, RouteMailRow } from './route-mail-rows';
 import { SENT_MESSAGE_COLUMNS, type SentMessageParams, type SentMessageRow } from './sent-message-rows';
 import type { Dialect } from './dialect';
 import { defineStatement, type Statement } from './statement';
-import {
-  DIGEST_KEY_PREFIX,
-  REPORT_FAILING_SETS_KEPT,
-  WATCHDOG_KEY_PREFIX,
-  type DeliveryState,
-  type ListOptions,
-  type NewDelivery,
-} from './types';
+import { REPORT_FAILING_SETS_KEPT, type DeliveryState, type ListOptions, type NewDelivery } from './types';
 import type { WatchdogRow } from './watchdog-rows';
 import type { DigestPeriodRow } from './digest-rows';
 
@@ -232,10 +225,9 @@ const deliveries = {
          SELECT MIN(next_attempt_at) AS t FROM deliveries WHERE state IN ('queued', 'retrying')
          UNION ALL SELECT MIN(lease_until) FROM deliveries WHERE state = 'sending') AS due`,
   ),
-  /** The watchdog's alerts and the digests are not reports (the prefixes are constants without quotes or wildcards). */
+  /** The watchdog's alerts and the digests are not reports. */
   lastReportReceivedAt: defineStatement<{ source: string }, TimeRow>(
-    () => `SELECT MAX(received_at) AS t FROM deliveries WHERE netbox_source = :source AND dedup_key NOT LIKE '${WATCHDOG_KEY_PREFIX}%'
-       AND dedup_key NOT LIKE '${DIGEST_KEY_PREFIX}%'`,
+    () => `SELECT MAX(received_at) AS t FROM deliveries WHERE netbox_source = :source AND kind = 'report'`,
   ),
   /** Held until commit on PostgreSQL, so that one replica's routing decisions are recorded whole. */
   lock: defineStatement<DeliveryId, { id: number }>((d) => `SELECT id FROM deliveries WHERE id = :id${d.forUpdate}`),

@@ -6,16 +6,18 @@ import { SQLITE_DIALECT } from './dialect';
 import { queries, selectListDeliveries, toListParams } from './queries';
 import type { Statement } from './statement';
 import { TurnBatch } from './turn-batch';
+import { buildPlanStatements, buildReportStatements, buildSettlementStatements } from './settle-statements';
 import { decodeClaimedRows, decodeDeliveryRow, decodeListedRows, decodeStateCounts, toDeliveryParams } from './delivery-rows';
 import { decodeReportPointRow, decodeReportRow, toReportParams } from './report-rows';
-import { buildRouteGroupsPattern, decodeRouteMailRow, toRouteMailParams } from './route-mail-rows';
-import { fromSentMessageRow, toSentMessageParams } from './sent-message-rows';
+import { buildRouteGroupsPattern, decodeRouteMailRow } from './route-mail-rows';
+import { fromSentMessageRow } from './sent-message-rows';
 import { decodeWatchdogRow } from './watchdog-rows';
 import { decodeDigestPeriodRow } from './digest-rows';
 import { decodeWaiverRow, parseStoredWaiverId, selectListWaivers, toWaiverParams, waiverQueries } from './waiver-rows';
 import type { NewWaiver, Waiver, WaiverFilter } from '../waivers';
 import { StorageUnavailableError } from './types';
 import type {
+  SettledBatch,
   ClaimedDelivery,
   DeliveryRecord,
   DeliveryState,
@@ -24,7 +26,6 @@ import type {
   ListOptions,
   MigrationReport,
   NewDelivery,
-  NewRouteMail,
   QueueDigestInput,
   QueuedDigest,
   RouteMailRecord,
@@ -362,21 +363,16 @@ export class SqliteStore implements Store {
     return this.queueWrite((db) => execute(db, queries.deliveries.extendLeases, params), { single: true });
   }
 
-  markSent(id: number, result: { now: number; messageId: string }): Promise<void> {
-    return this.queueChange(queries.deliveries.markSent, { ...result, id });
-  }
-
-  markRetry(id: number, result: { now: number; nextAttemptAt: number; error: string; code: string }): Promise<void> {
-    return this.queueChange(queries.deliveries.markRetry, { ...result, id });
-  }
-
-  markDead(id: number, result: { now: number; error: string; code: string }): Promise<void> {
-    return this.queueChange(queries.deliveries.markDead, { ...result, id });
-  }
-
-  /** Queues a one-statement write that resolves with nothing once durable. */
-  private async queueChange<P extends object>(statement: Statement<P, unknown>, params: P): Promise<void> {
-    await this.queueWrite((db) => execute(db, statement, params), { single: true });
+  /** One savepoint in the turn's group commit: the batch lands whole or not at all. */
+  async settleBatch(batch: SettledBatch): Promise<void> {
+    await this.queueWrite((db) => {
+      for (const d of batch.deliveries) {
+        if (d.plan && selectOne(db, queries.routeMails.count, { deliveryId: d.id })!.n === 0)
+          for (const s of buildPlanStatements(d.id, d.plan, batch.now)) execute(db, s.statement, s.params);
+        for (const s of buildSettlementStatements(d, batch.now)) execute(db, s.statement, s.params);
+      }
+      for (const s of buildReportStatements(batch)) execute(db, s.statement, s.params);
+    });
   }
 
   releaseLeases(now: number): Promise<number> {
@@ -463,11 +459,6 @@ export class SqliteStore implements Store {
     return this.run((db) => selectOne(db, queries.deliveries.getBody, { id }))?.body;
   }
 
-  /** Group-committed: a transaction and an fsync of its own per mail sent cost more than the row. */
-  saveSentMessage(deliveryId: number, message: SentMessage): Promise<void> {
-    return this.queueChange(queries.sentMessages.save, toSentMessageParams(deliveryId, message));
-  }
-
   async getSentMessage(deliveryId: number, route: string): Promise<SentMessage | undefined> {
     const row = this.run((db) => selectOne(db, queries.sentMessages.get, { deliveryId, route }));
     return row && fromSentMessageRow(row);
@@ -534,31 +525,10 @@ export class SqliteStore implements Store {
     return rows.map(decodeDigestPeriodRow);
   }
 
-  async recordRouteDecisions(deliveryId: number, decisions: NewRouteMail[], now: number): Promise<RouteMailRecord[]> {
-    return this.queueWrite((db) => {
-      if (selectOne(db, queries.routeMails.count, { deliveryId })!.n === 0) {
-        for (const decision of decisions) execute(db, queries.routeMails.insert, toRouteMailParams(deliveryId, decision, now));
-      }
-      return selectAll(db, queries.routeMails.ofDelivery, { deliveryId }).map(decodeRouteMailRow);
-    });
-  }
-
   async listRouteMails(deliveryIds: number[]): Promise<RouteMailRecord[]> {
     const ids = [...new Set(deliveryIds.filter((id) => Number.isSafeInteger(id)))];
     if (ids.length === 0) return [];
     return this.run((db) => selectAll(db, queries.routeMails.ofDeliveries, { deliveryIds: ids })).map(decodeRouteMailRow);
-  }
-
-  markRouteMailSent(deliveryId: number, route: string, result: { now: number; messageId: string; response: string }): Promise<void> {
-    return this.queueChange(queries.routeMails.markSent, { ...result, deliveryId, route });
-  }
-
-  markRouteMailFailed(
-    deliveryId: number,
-    route: string,
-    { permanent, ...result }: { now: number; error: string; code: string; permanent: boolean },
-  ): Promise<void> {
-    return this.queueChange(queries.routeMails.markFailed, { ...result, deliveryId, route, state: permanent ? 'failed' : 'pending' });
   }
 
   async lastRouteMailCompletedAt(route: string, deliveryId: number): Promise<string | null> {

@@ -6,8 +6,14 @@ import type { WaiverStorage } from '../waivers';
 export const DELIVERY_STATES = ['queued', 'sending', 'retrying', 'sent', 'dead'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
+/** What a delivery is: a NetBox report, a route's digest of a period, or the watchdog's notice. It chooses the composer. */
+export const DELIVERY_KINDS = ['report', 'digest', 'watchdog'] as const;
+export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
+
 /** What the webhook stores, before the 2xx. */
 export interface NewDelivery {
+  /** Default `report`. */
+  kind?: DeliveryKind;
   dedupKey: string;
   reportId: number;
   reportCreated: string;
@@ -28,6 +34,7 @@ export interface NewDelivery {
 
 export interface DeliveryRecord {
   id: number;
+  kind: DeliveryKind;
   dedupKey: string;
   reportId: number;
   reportCreated: string;
@@ -194,9 +201,6 @@ export interface Store extends WaiverStorage {
    * other row alone, and `updated_at` too (no state changes). Resolves with how many were extended.
    */
   extendLeases(options: { ids: number[]; owner: string; now: number; leaseMs: number }): Promise<number>;
-  markSent(id: number, result: { now: number; messageId: string }): Promise<void>;
-  markRetry(id: number, result: { now: number; nextAttemptAt: number; error: string; code: string }): Promise<void>;
-  markDead(id: number, result: { now: number; error: string; code: string }): Promise<void>;
   /** Releases every lease (a single-process store at boot: what was in flight when it died). */
   releaseLeases(now: number): Promise<number>;
   getDelivery(id: number): Promise<DeliveryRecord | undefined>;
@@ -273,26 +277,19 @@ export interface Store extends WaiverStorage {
   listDigestPeriods(options?: { route?: string; limit?: number }): Promise<DigestPeriod[]>;
   /** The exact bytes NetBox sent for a delivery (for the dashboard's report page and chart). */
   getDeliveryBody(id: number): Promise<Buffer | undefined>;
-  /** Keeps one route's mail as it was sent for a delivery (the latest send of that route replaces an earlier one). */
-  saveSentMessage(deliveryId: number, message: SentMessage): Promise<void>;
   /** The kept mail of one route of a delivery (`''`: a copy kept before routes were recorded with it). */
   getSentMessage(deliveryId: number, route: string): Promise<SentMessage | undefined>;
   /** Every kept mail of a delivery, one per route, in the order they were sent. */
   listSentMessages(deliveryId: number): Promise<SentMessage[]>;
   /**
-   * Records the routing decisions of a delivery, once: when decisions are already stored (a retry, a
-   * restart, another replica) they are kept and returned instead, so a route is never decided twice.
+   * Writes what one batch of attempts came to, in one transaction: each delivery's route plan (at its first
+   * attempt; a plan another replica recorded first is kept), its route mails' states, the copies of the
+   * mails the server accepted (the same bytes), its state, and the reports composed for the batch (the
+   * trend's history). All of it lands or none: a batch refused is written again as a whole.
    */
-  recordRouteDecisions(deliveryId: number, decisions: NewRouteMail[], now: number): Promise<RouteMailRecord[]>;
+  settleBatch(batch: SettledBatch): Promise<void>;
   /** The route mails of these deliveries, by delivery then route position. */
   listRouteMails(deliveryIds: number[]): Promise<RouteMailRecord[]>;
-  markRouteMailSent(deliveryId: number, route: string, result: { now: number; messageId: string; response: string }): Promise<void>;
-  /** A transient failure leaves the mail `pending` (with its error) for the next retry; a permanent one makes it `failed`. */
-  markRouteMailFailed(
-    deliveryId: number,
-    route: string,
-    result: { now: number; error: string; code: string; permanent: boolean },
-  ): Promise<void>;
   /**
    * The completion time of the newest report created before this delivery's that was mailed (or is
    * being mailed) on the route: what `repeat_after` measures from.
@@ -301,6 +298,36 @@ export interface Store extends WaiverStorage {
   /** Proves the store can commit (for readiness checks). */
   checkWritable(now: number): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What one attempt at a delivery came to, as the settle stage writes it. */
+export interface DeliverySettlement {
+  id: number;
+  /** The route decisions made at this attempt (its first); absent when they were recorded before. */
+  plan?: NewRouteMail[];
+  /** The route mails tried in this attempt. */
+  routes: RouteMailOutcome[];
+  /** The copies of the mails the server accepted in this attempt. */
+  sent: SentMessage[];
+  state: DeliveryStateChange;
+}
+
+/** A route mail's outcome: sent, failed for good, or failed for now (`pending`, tried again with the delivery). */
+export type RouteMailOutcome =
+  | { route: string; state: 'sent'; messageId: string; response: string }
+  | { route: string; state: 'failed' | 'pending'; error: string; code: string };
+
+/** Where a delivery goes after an attempt. */
+export type DeliveryStateChange =
+  | { state: 'sent'; messageId: string }
+  | { state: 'retrying'; nextAttemptAt: number; error: string; code: string }
+  | { state: 'dead'; error: string; code: string };
+
+export interface SettledBatch {
+  now: number;
+  deliveries: DeliverySettlement[];
+  /** The report snapshots composed in this batch (the trend's history), whatever their deliveries came to. */
+  reports: ReportSnapshot[];
 }
 
 /** What {@link Store.migrate} did: the migrations applied now (empty when up to date) and the schema version. */

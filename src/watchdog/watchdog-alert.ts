@@ -23,6 +23,7 @@ const MARK = 'compliance_relay_watchdog';
 export function buildWatchdogAlert(alert: WatchdogAlert): NewDelivery {
   const since = new Date(alert.silentSince).toISOString();
   return {
+    kind: 'watchdog',
     dedupKey: `${WATCHDOG_KEY_PREFIX}${alert.source ? `${alert.source}/` : ''}${alert.kind}@${since}`,
     reportId: 0,
     reportCreated: since,

@@ -4,10 +4,18 @@
  * same for one relay or three lives here, so a method added to the Store interface gets its tests
  * here and runs against both engines.
  */
-import { REPORT_FAILING_SETS_KEPT, StorageUnavailableError, type DeliveryRecord, type NewDelivery, type Store } from '../../src/store';
+import {
+  REPORT_FAILING_SETS_KEPT,
+  StorageUnavailableError,
+  type DeliveryRecord,
+  type NewDelivery,
+  type SettledBatch,
+  type Store,
+} from '../../src/store';
 import type { ReportSnapshot } from '../../src/trend';
 import { assignSource, parseDelivery, type ReportDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
+import { markDead, markRetry, markRouteMail, markSent, recordPlan, saveSentCopy } from '../helpers/store-writes';
 
 /** A fresh, empty backing (a temp dir, a schema) from which several store instances can be opened. */
 export interface StoreBacking {
@@ -234,9 +242,9 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       for (const n of [1, 2, 3, 4, 5, 6, 7]) ids.push((await store.insertDelivery(makeDelivery(n))).id);
       await store.claimDue({ now: T0 + 10, limit: 4, owner: 'gone', leaseMs: 1_000 });
       // 1: its lease runs out at T0 + 1_010; 2: a retry due at T0 + 500; 3: a retry not due yet; 4: sent.
-      await store.markRetry(ids[1], { now: T0 + 20, nextAttemptAt: T0 + 500, error: 'greylisted', code: 'SMTP_4XX' });
-      await store.markRetry(ids[2], { now: T0 + 20, nextAttemptAt: T0 + 60_000, error: 'greylisted', code: 'SMTP_4XX' });
-      await store.markSent(ids[3], { now: T0 + 20, messageId: '<4@relay>' });
+      await markRetry(store, ids[1], { now: T0 + 20, nextAttemptAt: T0 + 500, error: 'greylisted', code: 'SMTP_4XX' });
+      await markRetry(store, ids[2], { now: T0 + 20, nextAttemptAt: T0 + 60_000, error: 'greylisted', code: 'SMTP_4XX' });
+      await markSent(store, ids[3], { now: T0 + 20, messageId: '<4@relay>' });
       // Received later than the claim's `now`: queued but not due.
       const late = (await store.insertDelivery(makeDelivery(8, { receivedAt: T0 + 10_000 }))).id;
 
@@ -262,7 +270,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
     test("extendLeases keeps its owner's claims from being taken over, and touches nothing else", async () => {
       const ids = await Promise.all([1, 2, 3, 4].map(async (n) => (await store.insertDelivery(makeDelivery(n))).id));
       await store.claimDue({ now: T0 + 10, limit: 3, owner: 'holder', leaseMs: 1_000 });
-      await store.markSent(ids[2], { now: T0 + 20, messageId: '<3@relay>' });
+      await markSent(store, ids[2], { now: T0 + 20, messageId: '<3@relay>' });
       const other = await open();
       await other.claimDue({ now: T0 + 30, limit: 1, owner: 'other', leaseMs: 1_000 });
 
@@ -299,9 +307,9 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       const ids = await Promise.all([1, 2, 3, 4].map(async (n) => (await store.insertDelivery(makeDelivery(n))).id));
       await store.claimDue({ now: T0 + 10, limit: 3, owner: 'a', leaseMs: 60_000 });
       const pauseEnd = T0 + 60_000;
-      await store.markRetry(ids[0], { now: T0 + 20, nextAttemptAt: pauseEnd, error: 'refused', code: 'ECONNREFUSED' });
-      await store.markRetry(ids[1], { now: T0 + 20, nextAttemptAt: T0 + 30_000, error: 'greylisted', code: 'SMTP_4XX' });
-      await store.markRetry(ids[2], { now: T0 + 20, nextAttemptAt: pauseEnd + 1, error: 'greylisted', code: 'SMTP_4XX' });
+      await markRetry(store, ids[0], { now: T0 + 20, nextAttemptAt: pauseEnd, error: 'refused', code: 'ECONNREFUSED' });
+      await markRetry(store, ids[1], { now: T0 + 20, nextAttemptAt: T0 + 30_000, error: 'greylisted', code: 'SMTP_4XX' });
+      await markRetry(store, ids[2], { now: T0 + 20, nextAttemptAt: pauseEnd + 1, error: 'greylisted', code: 'SMTP_4XX' });
       expect(await store.expediteRetries({ now: T0 + 100, until: pauseEnd })).toBe(2);
       const due = await store.claimDue({ now: T0 + 100, limit: 10, owner: 'b', leaseMs: 60_000 });
       // Oldest first; the one due after the pause and the queued one (due already) keep their times.
@@ -309,13 +317,24 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect((await store.getDelivery(ids[2]))!.nextAttemptAt).toBe(pauseEnd + 1);
     });
 
-    test('markSent, markRetry and markDead record the outcome and end the lease', async () => {
+    test('settleBatch records each delivery of the batch as sent, retrying or dead, and ends its lease', async () => {
       const ids = await Promise.all([1, 2, 3].map(async (n) => (await store.insertDelivery(makeDelivery(n))).id));
       await store.claimDue({ now: T0 + 10, limit: 3, owner: 'a', leaseMs: 60_000 });
 
-      await store.markSent(ids[0], { now: T0 + 20, messageId: '<1@relay>' });
-      await store.markRetry(ids[1], { now: T0 + 20, nextAttemptAt: T0 + 5_000, error: 'greylisted', code: 'SMTP_4XX' });
-      await store.markDead(ids[2], { now: T0 + 20, error: 'no such user', code: 'SMTP_5XX' });
+      await store.settleBatch({
+        now: T0 + 20,
+        deliveries: [
+          { id: ids[0], routes: [], sent: [], state: { state: 'sent', messageId: '<1@relay>' } },
+          {
+            id: ids[1],
+            routes: [],
+            sent: [],
+            state: { state: 'retrying', nextAttemptAt: T0 + 5_000, error: 'greylisted', code: 'SMTP_4XX' },
+          },
+          { id: ids[2], routes: [], sent: [], state: { state: 'dead', error: 'no such user', code: 'SMTP_5XX' } },
+        ],
+        reports: [],
+      });
 
       expect(await store.getDelivery(ids[0])).toMatchObject({
         state: 'sent',
@@ -344,15 +363,131 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       const [retried] = await store.claimDue({ now: T0 + 5_000, limit: 5, owner: 'b', leaseMs: 60_000 });
       expect(retried).toMatchObject({ id: ids[1], attempts: 2 });
 
-      await store.markSent(ids[1], { now: T0 + 5_010, messageId: '<2@relay>' });
+      await markSent(store, ids[1], { now: T0 + 5_010, messageId: '<2@relay>' });
       expect(await store.getDelivery(ids[1])).toMatchObject({ state: 'sent', lastError: null, lastErrorCode: null });
+      // An empty batch writes nothing and resolves.
+      await expect(store.settleBatch({ now: T0 + 6_000, deliveries: [], reports: [] })).resolves.toBeUndefined();
+      expect(await store.countByState()).toEqual({ queued: 0, sending: 0, retrying: 0, sent: 2, dead: 1 });
+    });
+
+    test("settleBatch writes a batch whole: plan, route mails, the sent copy (same bytes), the delivery's state and the report snapshot; a second settle with another plan keeps the first plan", async () => {
+      const { id } = await store.insertDelivery(makeDelivery(1));
+      await store.claimDue({ now: T0 + 10, limit: 1, owner: 'a', leaseMs: 60_000 });
+      const plan = [
+        { route: 'on-call', position: 0, outcome: 'send' as const, reason: 'matched', reminder: false },
+        { route: 'auditors', position: 1, outcome: 'send' as const, reason: 'matched', reminder: true },
+        { route: 'lead', position: 2, outcome: 'skipped' as const, reason: 'not matched', reminder: false },
+      ];
+      const copy = (route: string, messageId: string, sentAt: number) => ({
+        route,
+        messageId,
+        raw: Buffer.concat([
+          Buffer.from(`Message-ID: ${messageId}\r\nSubject: =?UTF-8?Q?B=C3=BCro?=\r\n\r\n`),
+          Buffer.from([0xc3, 0xa9, 0x00, 0xff]),
+        ]),
+        envelopeFrom: 'relay@example.com',
+        envelopeTo: [`${route}@example.com`, 'bcc@example.com'],
+        subject: 'Büro',
+        text: 'body é\n',
+        html: '<p>é</p>',
+        response: `250 queued as ${route}`,
+        sentAt,
+      });
+      const onCall = copy('on-call', '<1-on-call@relay>', T0 + 20);
+      const report = { ...makeReport(1, T0, PAIRS_WITH_IDS), dedupKey: makeDelivery(1).dedupKey };
+
+      // First attempt: on-call accepted, auditors greylisted; the delivery retries.
+      const firstAttempt = (reports: ReportSnapshot[]): SettledBatch => ({
+        now: T0 + 20,
+        deliveries: [
+          {
+            id,
+            plan,
+            routes: [
+              { route: 'on-call', state: 'sent', messageId: onCall.messageId, response: onCall.response },
+              { route: 'auditors', state: 'pending', error: '451 try later', code: 'SMTP_4XX' },
+            ],
+            sent: [onCall],
+            state: { state: 'retrying', nextAttemptAt: T0 + 5_000, error: '451 try later', code: 'SMTP_4XX' },
+          },
+        ],
+        reports,
+      });
+      // A batch the engine refuses (its last row breaks a NOT NULL column) leaves nothing of it behind.
+      const unstorable = { ...report, counts: { ...report.counts, totalPassed: null as unknown as number } };
+      await expect(store.settleBatch(firstAttempt([unstorable]))).rejects.toThrow();
+      expect(await store.listRouteMails([id])).toEqual([]);
+      expect(await store.listSentMessages(id)).toEqual([]);
+      expect(await store.getDelivery(id)).toMatchObject({ state: 'sending', attempts: 1, lastError: null });
+      expect(await store.findReport(report.dedupKey)).toBeUndefined();
+      // Written again as a whole, it lands.
+      await store.settleBatch(firstAttempt([report]));
+
+      // Another instance (a second connection, a replica) reads all of it.
+      const other = await open();
+      expect(
+        (await other.listRouteMails([id])).map((m) => [m.route, m.outcome, m.state, m.reminder, m.messageId, m.lastErrorCode]),
+      ).toEqual([
+        ['on-call', 'send', 'sent', false, onCall.messageId, null],
+        ['auditors', 'send', 'pending', true, null, 'SMTP_4XX'],
+        ['lead', 'skipped', 'skipped', false, null, null],
+      ]);
+      expect((await other.listRouteMails([id]))[0]).toMatchObject({ response: onCall.response, sentAt: T0 + 20, decidedAt: T0 + 20 });
+      const kept = await other.getSentMessage(id, 'on-call');
+      expect(kept).toEqual(onCall);
+      expect(kept!.raw.equals(onCall.raw)).toBe(true);
+      expect(await other.getDelivery(id)).toMatchObject({
+        state: 'retrying',
+        nextAttemptAt: T0 + 5_000,
+        lastErrorCode: 'SMTP_4XX',
+        attempts: 1,
+      });
+      expect(await other.findReport(report.dedupKey)).toEqual(report);
+      // The lease ended: nothing is claimable before the retry is due, not even after the old lease's end.
+      expect(await other.claimDue({ now: T0 + 4_999, limit: 5, owner: 'b', leaseMs: 60_000 })).toEqual([]);
+
+      // Second attempt, on the other instance, with a plan of its own (the routes changed meanwhile): the first plan stands.
+      const [retried] = await other.claimDue({ now: T0 + 5_000, limit: 5, owner: 'b', leaseMs: 60_000 });
+      expect(retried).toMatchObject({ id, attempts: 2 });
+      const auditors = copy('auditors', '<1-auditors@relay>', T0 + 5_010);
+      await other.settleBatch({
+        now: T0 + 5_010,
+        deliveries: [
+          {
+            id,
+            plan: [
+              { route: 'on-call', position: 0, outcome: 'skipped', reason: 'changed', reminder: false },
+              { route: 'newcomer', position: 1, outcome: 'send', reason: 'matched', reminder: false },
+            ],
+            routes: [{ route: 'auditors', state: 'sent', messageId: auditors.messageId, response: auditors.response }],
+            sent: [auditors],
+            state: { state: 'sent', messageId: auditors.messageId },
+          },
+        ],
+        reports: [{ ...report, failing: null }],
+      });
+      expect((await store.listRouteMails([id])).map((m) => [m.route, m.outcome, m.state, m.lastError])).toEqual([
+        ['on-call', 'send', 'sent', null],
+        ['auditors', 'send', 'sent', null],
+        ['lead', 'skipped', 'skipped', null],
+      ]);
+      expect((await store.listRouteMails([id]))[0]).toMatchObject({ messageId: onCall.messageId, decidedAt: T0 + 20 });
+      expect(await store.listSentMessages(id)).toEqual([onCall, auditors]);
+      expect(await store.getDelivery(id)).toMatchObject({
+        state: 'sent',
+        messageId: auditors.messageId,
+        sentAt: T0 + 5_010,
+        lastError: null,
+      });
+      // The retried report without its failing set keeps the one stored.
+      expect((await store.findReport(report.dedupKey))!.failing).toEqual(PAIRS_WITH_IDS);
     });
 
     test('requeue puts a dead or sent delivery back, due now, with attempts reset', async () => {
       const ids = await Promise.all([1, 2, 3].map(async (n) => (await store.insertDelivery(makeDelivery(n))).id));
       await store.claimDue({ now: T0 + 10, limit: 3, owner: 'a', leaseMs: 60_000 });
-      await store.markDead(ids[0], { now: T0 + 20, error: 'x', code: 'SMTP_5XX' });
-      await store.markDead(ids[1], { now: T0 + 20, error: 'x', code: 'SMTP_5XX' });
+      await markDead(store, ids[0], { now: T0 + 20, error: 'x', code: 'SMTP_5XX' });
+      await markDead(store, ids[1], { now: T0 + 20, error: 'x', code: 'SMTP_5XX' });
 
       expect(await store.requeue(ids[2], T0 + 30)).toBe(false); // still sending
       expect(await store.requeue(ids[0], T0 + 30)).toBe(true);
@@ -364,33 +499,45 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(await store.requeueAllDead(T0 + 40)).toBe(0);
       expect((await store.countByState()).queued).toBe(2);
 
-      await store.markSent(ids[2], { now: T0 + 50, messageId: '<3@relay>' });
+      await markSent(store, ids[2], { now: T0 + 50, messageId: '<3@relay>' });
       expect(await store.requeue(ids[2], T0 + 60)).toBe(true);
     });
 
     test('pruneDeliveries deletes only the given state, last changed before the cut-off, with its key', async () => {
       const ids = await Promise.all([1, 2, 3, 4].map(async (n) => (await store.insertDelivery(makeDelivery(n))).id));
       await store.claimDue({ now: T0 + 10, limit: 4, owner: 'a', leaseMs: 60_000 });
-      await store.markSent(ids[0], { now: T0 + 100, messageId: '<1@relay>' });
-      await store.markSent(ids[1], { now: T0 + 300, messageId: '<2@relay>' });
-      await store.markDead(ids[2], { now: T0 + 100, error: 'x', code: 'SMTP_5XX' });
-      // What the dashboard keeps of a delivery (its route decisions, its sent mail) goes with it.
+      // Sent with what the dashboard keeps of a delivery (its route decisions, its sent mail), which goes with it.
       const decision = { route: 'core', position: 0, outcome: 'send' as const, reason: 'matched', reminder: false };
-      for (const id of [ids[0], ids[1]]) {
-        await store.recordRouteDecisions(id, [decision], T0);
-        await store.saveSentMessage(id, {
-          route: 'core',
-          messageId: `<${id}@relay>`,
-          raw: Buffer.from('Subject: x\r\n\r\nbody\r\n'),
-          envelopeFrom: 'relay@example.com',
-          envelopeTo: ['a@example.com'],
-          subject: 'x',
-          text: 'body',
-          html: null,
-          response: '250 OK',
-          sentAt: T0,
+      const settleSent = (id: number, now: number) =>
+        store.settleBatch({
+          now,
+          deliveries: [
+            {
+              id,
+              plan: [decision],
+              routes: [{ route: 'core', state: 'sent', messageId: `<${id}@relay>`, response: '250 OK' }],
+              sent: [
+                {
+                  route: 'core',
+                  messageId: `<${id}@relay>`,
+                  raw: Buffer.from('Subject: x\r\n\r\nbody\r\n'),
+                  envelopeFrom: 'relay@example.com',
+                  envelopeTo: ['a@example.com'],
+                  subject: 'x',
+                  text: 'body',
+                  html: null,
+                  response: '250 OK',
+                  sentAt: now,
+                },
+              ],
+              state: { state: 'sent', messageId: `<${id}@relay>` },
+            },
+          ],
+          reports: [],
         });
-      }
+      await settleSent(ids[0], T0 + 100);
+      await settleSent(ids[1], T0 + 300);
+      await markDead(store, ids[2], { now: T0 + 100, error: 'x', code: 'SMTP_5XX' });
 
       expect(await store.pruneDeliveries({ state: 'sent', before: T0 + 200 })).toBe(1);
       expect(await store.getDelivery(ids[0])).toBeUndefined();
@@ -425,7 +572,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       const [claimed] = await store.claimDue({ now: T0 + 300, limit: 2, owner: 'a', leaseMs: 1_000 });
       expect(claimed).toBeDefined();
       const all = await store.listDeliveries();
-      for (const d of all) await store.markSent(d.id, { now: T0 + 400, messageId: `<${d.id}@relay>` });
+      for (const d of all) await markSent(store, d.id, { now: T0 + 400, messageId: `<${d.id}@relay>` });
       expect(await store.nextDueAt()).toBeNull();
     });
 
@@ -436,10 +583,10 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(await store.oldestPendingAt()).toBe(T0 + 100);
       await store.claimDue({ now: T0 + 300, limit: 1, owner: 'a', leaseMs: 60_000 });
       expect(await store.oldestPendingAt()).toBe(T0 + 100); // sending still counts
-      await store.markSent(a.id, { now: T0 + 400, messageId: '<a@relay>' });
+      await markSent(store, a.id, { now: T0 + 400, messageId: '<a@relay>' });
       expect(await store.oldestPendingAt()).toBe(T0 + 200);
       await store.claimDue({ now: T0 + 500, limit: 1, owner: 'a', leaseMs: 60_000 });
-      await store.markDead(b.id, { now: T0 + 600, error: 'x', code: 'SMTP_5XX' });
+      await markDead(store, b.id, { now: T0 + 600, error: 'x', code: 'SMTP_5XX' });
       expect(await store.oldestPendingAt()).toBeNull();
     });
 
@@ -456,7 +603,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       const ids: number[] = [];
       for (const n of [1, 2, 3, 4, 5]) ids.push((await store.insertDelivery(makeDelivery(n))).id);
       await store.claimDue({ now: T0 + 10, limit: 1, owner: 'a', leaseMs: 60_000 });
-      await store.markDead(ids[0], { now: T0 + 20, error: 'x', code: 'SMTP_5XX' });
+      await markDead(store, ids[0], { now: T0 + 20, error: 'x', code: 'SMTP_5XX' });
 
       expect((await store.listDeliveries()).map((d) => d.id)).toEqual([...ids].reverse());
       expect((await store.listDeliveries({ limit: 2 })).map((d) => d.id)).toEqual([ids[4], ids[3]]);
@@ -470,9 +617,9 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       const ids: number[] = [];
       for (const n of [1, 2, 3, 4, 5, 6]) ids.push((await store.insertDelivery(makeDelivery(n, { reportId: n % 2 ? 7 : 8 }))).id);
       const decide = (route: string) => ({ route, position: 0, outcome: 'send' as const, reason: 'matched', reminder: false });
-      await store.recordRouteDecisions(ids[0], [decide('core')], T0);
-      await store.recordRouteDecisions(ids[3], [decide('core'), { ...decide('edge'), position: 1 }], T0);
-      await store.recordRouteDecisions(ids[4], [decide('edge')], T0);
+      await recordPlan(store, ids[0], [decide('core')], T0);
+      await recordPlan(store, ids[3], [decide('core'), { ...decide('edge'), position: 1 }], T0);
+      await recordPlan(store, ids[4], [decide('edge')], T0);
       // Failing results as enrichment stored them with each report (same dedup key as the delivery).
       const failing = (device: string, test: string) => [{ device, test, severity: 'HIGH' as const }];
       await store.saveReport({ ...makeReport(2, T0, failing('Core-SW1', 'ntp_configured')), dedupKey: makeDelivery(2).dedupKey });
@@ -534,8 +681,8 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       const a = await store.insertDelivery(makeDelivery(1));
       const b = await store.insertDelivery(makeDelivery(2));
       await store.claimDue({ now: T0 + 10, limit: 2, owner: 'a', leaseMs: 60_000 });
-      await store.markRetry(a.id, { now: T0 + 20, nextAttemptAt: T0 + 600_000, error: '451 try later', code: 'SMTP_4XX' });
-      await store.markDead(b.id, { now: T0 + 20, error: '550 no', code: 'SMTP_5XX' });
+      await markRetry(store, a.id, { now: T0 + 20, nextAttemptAt: T0 + 600_000, error: '451 try later', code: 'SMTP_4XX' });
+      await markDead(store, b.id, { now: T0 + 20, error: '550 no', code: 'SMTP_5XX' });
 
       expect(await store.retryNow(a.id, T0 + 30)).toBe(true);
       expect(await store.getDelivery(a.id)).toMatchObject({
@@ -645,7 +792,13 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(seenHere).toEqual({ state: 'ok', since: null, createdAt: T0, changedAt: T0, version: 0 });
       expect(seenThere).toEqual(seenHere);
       const alert = (n: number): NewDelivery =>
-        makeDelivery(n, { dedupKey: `watchdog:overdue@${T0}`, reportId: 0, source: 'watchdog', receivedAt: T0 + 1000 + n });
+        makeDelivery(n, {
+          dedupKey: `watchdog:overdue@${T0}`,
+          kind: 'watchdog',
+          reportId: 0,
+          source: 'watchdog',
+          receivedAt: T0 + 1000 + n,
+        });
       const results = await Promise.all([
         store.transitionWatchdog({ expectedVersion: 0, state: 'overdue', since: T0, now: T0 + 1000, alert: alert(1) }),
         other.transitionWatchdog({ expectedVersion: 0, state: 'overdue', since: T0, now: T0 + 1001, alert: alert(2) }),
@@ -654,7 +807,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(await other.getWatchdogState(T0 + 2000)).toMatchObject({ state: 'overdue', since: T0, version: 1 });
       const queued = await store.listDeliveries();
       expect(queued).toHaveLength(1);
-      expect(queued[0]).toMatchObject({ id: results.find((r) => r.won)!.alertId, source: 'watchdog', state: 'queued' });
+      expect(queued[0]).toMatchObject({ id: results.find((r) => r.won)!.alertId, kind: 'watchdog', source: 'watchdog', state: 'queued' });
       // The watchdog's own records never count as a report arriving.
       expect(await store.lastReportReceivedAt()).toBeNull();
       await store.insertDelivery(makeDelivery(7));
@@ -676,7 +829,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
         deliveryId: null,
       });
       const job = (n: number): NewDelivery =>
-        makeDelivery(n, { dedupKey: `digest:weekly@${T0}`, reportId: 0, source: 'digest', receivedAt: T0 + 7000 + n });
+        makeDelivery(n, { dedupKey: `digest:weekly@${T0}`, kind: 'digest', reportId: 0, source: 'digest', receivedAt: T0 + 7000 + n });
       const period = { route: 'weekly', periodStart: T0, periodEnd: T0 + 7000 };
       const results = await Promise.all([
         store.queueDigest({ ...period, late: false, now: T0 + 7001, job: job(1) }),
@@ -686,7 +839,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       const winner = results.find((r) => r.queued)!;
       const queued = await store.listDeliveries();
       expect(queued).toHaveLength(1);
-      expect(queued[0]).toMatchObject({ id: winner.deliveryId, source: 'digest', state: 'queued', report: null });
+      expect(queued[0]).toMatchObject({ id: winner.deliveryId, kind: 'digest', source: 'digest', state: 'queued', report: null });
       expect(await other.lastDigestPeriod('weekly')).toMatchObject({ ...period, deliveryId: winner.deliveryId });
       // The same period end under another start (a changed schedule read twice) is refused too.
       expect(
@@ -723,23 +876,24 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
         response: '250 OK',
         sentAt: T0,
       };
-      await store.saveSentMessage(id, first);
+      await saveSentCopy(store, id, first);
       const other = await open();
       const got = await other.getSentMessage(id, 'on-call');
       expect(got).toEqual(first);
       expect(got!.raw.equals(raw)).toBe(true);
       // A second route's mail of the same delivery is kept next to the first (issue 17), not over it.
       const second = { ...first, route: 'auditors', messageId: '<2@relay>', envelopeTo: ['audit@example.com'], sentAt: T0 + 2 };
-      await store.saveSentMessage(id, second);
+      await saveSentCopy(store, id, second);
       expect(await other.listSentMessages(id)).toEqual([first, second]);
-      await store.saveSentMessage(id, { ...first, html: null, response: '250 queued as 2', sentAt: T0 + 5 });
+      await saveSentCopy(store, id, { ...first, html: null, response: '250 queued as 2', sentAt: T0 + 5 });
       expect(await other.getSentMessage(id, 'on-call')).toMatchObject({ html: null, response: '250 queued as 2', sentAt: T0 + 5 });
       expect((await other.listSentMessages(id)).map((m) => m.route)).toEqual(['auditors', 'on-call']);
     });
 
     test('route decisions are recorded once: a second decision (retry, other replica) keeps the first', async () => {
       const { id } = await store.insertDelivery(makeDelivery(1));
-      const first = await store.recordRouteDecisions(
+      const first = await recordPlan(
+        store,
         id,
         [
           { route: 'on-call', position: 0, outcome: 'send', reason: 'matched', reminder: false },
@@ -754,7 +908,8 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
         ['lead', 'skipped', 'skipped', false],
       ]);
       const other = await open();
-      const again = await other.recordRouteDecisions(
+      const again = await recordPlan(
+        other,
         id,
         [{ route: 'on-call', position: 0, outcome: 'skipped', reason: 'other', reminder: true }],
         T0 + 1,
@@ -762,15 +917,15 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(again).toEqual(first);
 
       // A transient failure keeps the mail pending with its error; a permanent one makes it failed; sent clears the error.
-      await store.markRouteMailFailed(id, 'on-call', { now: T0 + 2, error: '451 try later', code: 'SMTP_4XX', permanent: false });
+      await markRouteMail(store, id, { route: 'on-call', state: 'pending', error: '451 try later', code: 'SMTP_4XX' }, T0 + 2);
       expect((await store.listRouteMails([id]))[0]).toMatchObject({
         state: 'pending',
         lastError: '451 try later',
         lastErrorCode: 'SMTP_4XX',
       });
-      await store.markRouteMailFailed(id, 'on-call', { now: T0 + 3, error: '550 no such user', code: 'SMTP_5XX', permanent: true });
+      await markRouteMail(store, id, { route: 'on-call', state: 'failed', error: '550 no such user', code: 'SMTP_5XX' }, T0 + 3);
       expect((await store.listRouteMails([id]))[0]).toMatchObject({ state: 'failed', lastErrorCode: 'SMTP_5XX' });
-      await store.markRouteMailSent(id, 'on-call', { now: T0 + 4, messageId: '<m@x>', response: '250 OK' });
+      await markRouteMail(store, id, { route: 'on-call', state: 'sent', messageId: '<m@x>', response: '250 OK' }, T0 + 4);
       expect((await other.listRouteMails([id, id + 1000]))[0]).toMatchObject({
         deliveryId: id,
         state: 'sent',
@@ -780,7 +935,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
         lastError: null,
       });
       // A sent mail never goes back to failed.
-      await store.markRouteMailFailed(id, 'on-call', { now: T0 + 5, error: 'late', code: 'X', permanent: true });
+      await markRouteMail(store, id, { route: 'on-call', state: 'failed', error: 'late', code: 'X' }, T0 + 5);
       expect((await store.listRouteMails([id]))[0].state).toBe('sent');
       expect(await store.listRouteMails([])).toEqual([]);
     });
@@ -792,12 +947,8 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
         const { id } = await store.insertDelivery(makeDelivery(d, { reportCreated: day(d), completedAt: `2026-03-0${d}T06:00:05Z` }));
         ids.push(id);
       }
-      await store.recordRouteDecisions(ids[0], [{ route: 'on-call', position: 0, outcome: 'send', reason: 'first', reminder: false }], T0);
-      await store.recordRouteDecisions(
-        ids[1],
-        [{ route: 'on-call', position: 0, outcome: 'suppressed', reason: 'same', reminder: false }],
-        T0,
-      );
+      await recordPlan(store, ids[0], [{ route: 'on-call', position: 0, outcome: 'send', reason: 'first', reminder: false }], T0);
+      await recordPlan(store, ids[1], [{ route: 'on-call', position: 0, outcome: 'suppressed', reason: 'same', reminder: false }], T0);
       expect(await store.lastRouteMailCompletedAt('on-call', ids[2])).toBe('2026-03-01T06:00:05Z');
       expect(await store.lastRouteMailCompletedAt('on-call', ids[0])).toBeNull();
       expect(await store.lastRouteMailCompletedAt('auditors', ids[2])).toBeNull();
@@ -818,7 +969,8 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
         whole: false,
         note: null,
       };
-      const plan = await store.recordRouteDecisions(
+      const plan = await recordPlan(
+        store,
         first.id,
         [
           { route: 'own_ers~o-0123456789ab', position: 0, outcome: 'send', reason: 'matched', reminder: false, ownerGroup: group },
@@ -840,16 +992,12 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
         ['auditors', null],
       ]);
       expect(plan[0].ownerGroup).toEqual(group);
-      await store.markRouteMailSent(first.id, 'own_ers~unowned', { now: T0 + 1, messageId: '<m@x>', response: '250 OK' });
+      await markRouteMail(store, first.id, { route: 'own_ers~unowned', state: 'sent', messageId: '<m@x>', response: '250 OK' }, T0 + 1);
       expect((await store.listRouteMails([first.id])).map((m) => m.state)).toEqual(['pending', 'sent', 'pending']);
       expect(await store.lastRouteMailCompletedAt('own_ers', second.id)).toBe('2026-03-01T06:00:05Z');
       // `_` is a LIKE wildcard: the groups of route `ownXers` are not `own_ers`'s mails.
       const third = await store.insertDelivery(makeDelivery(3, { reportCreated: day(3), completedAt: '2026-03-03T06:00:05Z' }));
-      await store.recordRouteDecisions(
-        second.id,
-        [{ route: 'ownXers~o-1', position: 0, outcome: 'send', reason: 'matched', reminder: false }],
-        T0,
-      );
+      await recordPlan(store, second.id, [{ route: 'ownXers~o-1', position: 0, outcome: 'send', reason: 'matched', reminder: false }], T0);
       expect(await store.lastRouteMailCompletedAt('ownXers', third.id)).toBe('2026-03-02T06:00:05Z');
       expect(await store.lastRouteMailCompletedAt('own_ers', third.id)).toBe('2026-03-01T06:00:05Z');
     });
@@ -877,16 +1025,22 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
 
       // repeat_after measures from the last mail of this route for this source, never another source's.
       const later = await store.insertDelivery({ ...ofSource('lab'), dedupKey: 'lab/later', reportCreated: '2099-01-01T00:00:00Z' });
-      await store.recordRouteDecisions(first.id, [{ route: 'on-call', position: 0, outcome: 'send', reason: 'x', reminder: false }], T0);
+      await recordPlan(store, first.id, [{ route: 'on-call', position: 0, outcome: 'send', reason: 'x', reminder: false }], T0);
       expect(await store.lastRouteMailCompletedAt('on-call', later.id)).toBeNull();
-      await store.recordRouteDecisions(lab.id, [{ route: 'on-call', position: 0, outcome: 'send', reason: 'x', reminder: false }], T0);
+      await recordPlan(store, lab.id, [{ route: 'on-call', position: 0, outcome: 'send', reason: 'x', reminder: false }], T0);
       expect(await store.lastRouteMailCompletedAt('on-call', later.id)).toBe(parsed.completedAt);
     });
 
     test('each NetBox source has its own watchdog state and its own last report', async () => {
       const lab = makeDelivery(8, { dedupKey: 'lab/8@x', netboxSource: 'lab', receivedAt: T0 + 8 });
       expect(await store.getWatchdogState(T0, 'lab')).toEqual({ state: 'ok', since: null, createdAt: T0, changedAt: T0, version: 0 });
-      const alert = makeDelivery(9, { dedupKey: `watchdog:lab/overdue@${T0}`, reportId: 0, source: 'watchdog', netboxSource: 'lab' });
+      const alert = makeDelivery(9, {
+        dedupKey: `watchdog:lab/overdue@${T0}`,
+        kind: 'watchdog',
+        reportId: 0,
+        source: 'watchdog',
+        netboxSource: 'lab',
+      });
       const moved = await store.transitionWatchdog({ expectedVersion: 0, state: 'overdue', since: T0, now: T0 + 10, alert, source: 'lab' });
       expect(moved.won).toBe(true);
       const other = await open();
@@ -921,7 +1075,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
 
     test("a row without typed fields (stored before them, or the watchdog's own) reads report: null", async () => {
       const { id } = await store.insertDelivery(makeDelivery(1));
-      const alert = makeDelivery(2, { dedupKey: `watchdog:overdue@${T0}`, reportId: 0, source: 'watchdog' });
+      const alert = makeDelivery(2, { dedupKey: `watchdog:overdue@${T0}`, kind: 'watchdog', reportId: 0, source: 'watchdog' });
       const { alertId } = await store.transitionWatchdog({
         expectedVersion: (await store.getWatchdogState(T0)).version,
         state: 'overdue',
@@ -954,6 +1108,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
             '011-route_mail_owner_groups',
             '012-reports_failing_index',
             '013-waivers',
+            '014-delivery_kind',
           ]);
           expect(report.version).toBeGreaterThanOrEqual(6);
           const [before] = await upgraded.listDeliveries();
@@ -998,7 +1153,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
           expect(two[0]).toMatchObject({ route: '', messageId: null, envelopeTo: ['team2@example.com'], sentAt: T0 + 2 });
           expect((await upgraded.getSentMessage(2, ''))!.raw.equals(raw(2))).toBe(true);
           // New sends of that delivery are kept per route, next to the old copy.
-          await upgraded.saveSentMessage(2, { ...two[0], route: 'auditors', messageId: '<new@relay>', sentAt: T0 + 9 });
+          await saveSentCopy(upgraded, 2, { ...two[0], route: 'auditors', messageId: '<new@relay>', sentAt: T0 + 9 });
           expect((await upgraded.listSentMessages(2)).map((m) => m.route)).toEqual(['', 'auditors']);
         } finally {
           await upgraded.close();

@@ -6,7 +6,7 @@ import express from 'express';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createDashboardRouter, createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
 import { createSilentLogger, type Clock } from '../../src/shared';
-import { SqliteStore } from '../../src/store';
+import { SqliteStore, type DeliveryStateChange, type NewRouteMail } from '../../src/store';
 import { launchChromium } from '../helpers/browser';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir } from '../helpers/relay-harness';
@@ -73,6 +73,7 @@ describe('the deliveries list: counts, filters, keyset pages, retry now, phone a
   });
 
   async function seed(): Promise<void> {
+    const plans = new Map<number, NewRouteMail[]>(); // report id → its route decisions
     for (let n = 1; n <= COUNT; n += 1) {
       const high = hasHighFailure(n) ? 7 : 10;
       const data = buildReportData({
@@ -95,8 +96,7 @@ describe('the deliveries list: counts, filters, keyset pages, retry now, phone a
         reason: 'matched',
         reminder: false,
       });
-      const routes = n % 5 === 0 ? [decide('core', 0), decide('edge', 1)] : [decide(n % 2 ? 'edge' : 'core', 0)];
-      await store.recordRouteDecisions(id, routes, receivedAt(n));
+      plans.set(n, n % 5 === 0 ? [decide('core', 0), decide('edge', 1)] : [decide(n % 2 ? 'edge' : 'core', 0)]);
       const failing = [{ device: `spine-${n}.dc1`, test: n % 2 ? 'bgp_peers_up' : 'ntp_synced', severity: 'HIGH' as const }];
       const created = new Date(receivedAt(n) - 60_000).toISOString();
       await store.saveReport({
@@ -119,17 +119,18 @@ describe('the deliveries list: counts, filters, keyset pages, retry now, phone a
       });
     }
     await store.claimDue({ now: NOW - DAY_MS, limit: COUNT, owner: 'seed', leaseMs: 60_000 });
-    for (const [n, id] of ids) {
-      if (isRetrying(n))
-        await store.markRetry(id, {
-          now: NOW - 1000,
-          nextAttemptAt: NOW + 3_600_000,
-          error: '451 4.3.0 mailbox busy\u001b[31m',
-          code: 'SMTP_4XX',
-        });
-      else if (isDead(n)) await store.markDead(id, { now: NOW - 1000, error: '550 5.1.1 user unknown', code: 'SMTP_5XX' });
-      else await store.markSent(id, { now: NOW - 1000, messageId: `<${n}@relay>` });
-    }
+    // One batch settles every attempt, as the worker does: each delivery's route plan and its outcome.
+    const outcome = (n: number): DeliveryStateChange =>
+      isRetrying(n)
+        ? { state: 'retrying', nextAttemptAt: NOW + 3_600_000, error: '451 4.3.0 mailbox busy\u001b[31m', code: 'SMTP_4XX' }
+        : isDead(n)
+          ? { state: 'dead', error: '550 5.1.1 user unknown', code: 'SMTP_5XX' }
+          : { state: 'sent', messageId: `<${n}@relay>` };
+    await store.settleBatch({
+      now: NOW - 1000,
+      deliveries: [...ids].map(([n, id]) => ({ id, plan: plans.get(n), routes: [], sent: [], state: outcome(n) })),
+      reports: [],
+    });
   }
 
   async function openPage(options: { width: number; dark?: boolean }): Promise<{ context: BrowserContext; page: Page }> {

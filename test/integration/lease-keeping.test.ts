@@ -1,3 +1,4 @@
+import type { SqliteStore } from '../../src/store';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
@@ -6,11 +7,11 @@ const SECRET = 'lease-keeping-secret';
 const LEASE_MS = 600;
 
 /**
- * Deliveries prepared ahead wait for a send slot. When the send in front of them is slow (a server
- * that takes its time to answer), that wait outlasts LEASE_MS: their claims must be kept alive, or
- * they are claimed again and mailed twice.
+ * A batch in flight keeps its claims alive. When a send is slow (a server that takes its time to
+ * answer), the batch outlasts LEASE_MS: were its leases not extended, another replica (or this relay's
+ * next claim) would take those deliveries again and mail them twice.
  */
-describe('leases of deliveries waiting for a send slot', () => {
+describe('leases of a batch in flight', () => {
   let smtp: SmtpPeer | undefined;
   let relay: TestRelay | undefined;
 
@@ -19,7 +20,7 @@ describe('leases of deliveries waiting for a send slot', () => {
     await smtp?.close();
   });
 
-  it('outlive a slow send in front of them: every report is mailed once', async () => {
+  it('outlive a slow send: the lease stays ahead, and every report is mailed once', async () => {
     let answer!: () => void;
     const slow = new Promise<void>((resolve) => (answer = resolve));
     smtp = await startSmtpPeer();
@@ -33,13 +34,25 @@ describe('leases of deliveries waiting for a send slot', () => {
       LEASE_MS: String(LEASE_MS),
       NETBOX_ENRICH_BUDGET_MS: '200',
     });
-    for (const id of [801, 802, 803]) {
+    const post = async (id: number) => {
       const body = buildBody({ data: buildReportData({ id }) });
-      expect((await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) })).status).toBe(202);
-    }
-    await waitUntil(() => relay!.relay.worker.inFlight === 3 || undefined, 10_000, 'three deliveries in flight');
-    // Four leases long: an unkept claim of 802 or 803 would have been taken again by now.
+      expect((await postWebhook(relay!.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) })).status).toBe(202);
+    };
+    await post(801);
+    await waitUntil(() => relay!.relay.worker.inFlight >= 1 || undefined, 10_000, 'the first delivery in flight');
+    await post(802);
+    await post(803);
+    const db = (relay.relay.store as SqliteStore).database;
+    const leaseOf801 = () =>
+      db.prepare('SELECT state, lease_until AS leaseUntil FROM deliveries WHERE report_id = 801').get() as {
+        state: string;
+        leaseUntil: number;
+      };
+    // Four leases long: an unkept claim would have run out by now.
     await new Promise((resolve) => setTimeout(resolve, 4 * LEASE_MS));
+    const lease = leaseOf801();
+    expect(lease.state).toBe('sending');
+    expect(lease.leaseUntil).toBeGreaterThan(Date.now());
     answer();
     await smtp.waitFor(3, 10_000);
     await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 3 ? true : undefined), 10_000, 'all three sent');

@@ -11,6 +11,7 @@ import { captureIo } from '../helpers/cli-io';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir, postWebhook, startTestRelay, waitUntil } from '../helpers/relay-harness';
 import { startSmtpPeer } from '../helpers/smtp-peer';
+import { recordPlan } from '../helpers/store-writes';
 import { createTestCertificates } from '../helpers/test-certificates';
 
 jest.setTimeout(120_000);
@@ -109,13 +110,14 @@ describe('what the relay says to an operator', () => {
         body,
         receivedAt: Date.now(),
       });
-      await store.recordRouteDecisions(
+      await store.claimDue({ now: Date.now() + 1, limit: 1, owner: 'test', leaseMs: 60_000 });
+      await recordPlan(
+        store,
         deliveryId,
         [{ route: 'a-route-with-a-rather-long-name', position: 0, outcome: 'send', reason: 'matched', reminder: false }],
         Date.now(),
+        { state: 'dead', error: long, code: 'SMTP_5XX' },
       );
-      await store.claimDue({ now: Date.now() + 1, limit: 1, owner: 'test', leaseMs: 60_000 });
-      await store.markDead(deliveryId, { now: Date.now(), error: long, code: 'SMTP_5XX' });
     }
     await store.close();
     const env = { DATA_DIR: path.join(dir, 'data') };

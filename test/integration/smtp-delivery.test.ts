@@ -108,7 +108,11 @@ describe('sending through a real SMTP server', () => {
     relay = await start({ RETRY_BASE_MS: '60000', RETRY_MAX_DELAY_MS: '60000' });
     const dataDir = relay.dataDir;
     for (const id of [90, 91, 92]) await postWebhook(relay.webhookUrl, buildBody({ data: buildReportData({ id }) }));
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).retrying === 3 ? true : undefined));
+    // The first failure pauses the queue: the others wait for its end, queued or retrying.
+    await waitUntil(async () => {
+      const { retrying, queued } = await relay!.relay.store.countByState();
+      return retrying >= 1 && retrying + queued === 3 ? true : undefined;
+    });
     await relay.stop();
     relay = undefined;
     smtp.setBehaviour({ type: 'accept' });

@@ -62,7 +62,7 @@ describe('the store goes away while a report is being composed', () => {
     db.stop();
     try {
       await waitUntil(
-        () => relay!.logs.some((l) => l.includes('cannot prepare the delivery')) || undefined,
+        () => relay!.logs.some((l) => l.includes('cannot compose: the store is unavailable')) || undefined,
         20_000,
         'the failed preparation to be logged',
       );

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { SqliteStore, type NewDelivery } from '../../src/store';
 import { makeTempDir } from '../helpers/relay-harness';
+import { markDead, markRetry, markSent } from '../helpers/store-writes';
 
 function delivery(n: number): NewDelivery {
   return {
@@ -37,13 +38,13 @@ describe('SQLite group commit of inserts, claims and outcomes', () => {
     expect(claimed.map((c) => c.reportId)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
     // Same turn again: a mix of outcomes, plus a claim that must not see rows still leased.
     const [, , , again] = await Promise.all([
-      Promise.all(claimed.slice(0, 10).map((c) => store.markSent(c.id, { now: 3_000, messageId: `<m${c.id}@x>` }))),
+      Promise.all(claimed.slice(0, 10).map((c) => markSent(store, c.id, { now: 3_000, messageId: `<m${c.id}@x>` }))),
       Promise.all(
         claimed
           .slice(10, 20)
-          .map((c) => store.markRetry(c.id, { now: 3_000, nextAttemptAt: 9_000, error: 'refused', code: 'ECONNREFUSED' })),
+          .map((c) => markRetry(store, c.id, { now: 3_000, nextAttemptAt: 9_000, error: 'refused', code: 'ECONNREFUSED' })),
       ),
-      Promise.all(claimed.slice(20).map((c) => store.markDead(c.id, { now: 3_000, error: '550 no', code: 'SMTP_5XX' }))),
+      Promise.all(claimed.slice(20).map((c) => markDead(store, c.id, { now: 3_000, error: '550 no', code: 'SMTP_5XX' }))),
       store.claimDue({ now: 3_000, limit: 30, owner: 'w2', leaseMs: 60_000 }),
     ]);
     expect(again).toEqual([]);
@@ -64,7 +65,7 @@ describe('SQLite group commit of inserts, claims and outcomes', () => {
     const pending = store.insertDelivery(delivery(1));
     await store.close();
     await expect(pending).resolves.toMatchObject({ duplicate: false });
-    await expect(store.markSent(1, { now: 1, messageId: '<x@y>' })).rejects.toMatchObject({ code: 'STORE_CLOSED' });
+    await expect(markSent(store, 1, { now: 1, messageId: '<x@y>' })).rejects.toMatchObject({ code: 'STORE_CLOSED' });
   });
 });
 

@@ -266,4 +266,14 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
       CREATE INDEX waivers_source_ends ON waivers (source, ends_at);
     `,
   },
+  {
+    version: 14,
+    name: 'delivery_kind',
+    // What a delivery is (report, digest, watchdog) chooses its composer; rows stored before said it by their key.
+    sql: `
+      ALTER TABLE deliveries ADD COLUMN kind TEXT NOT NULL DEFAULT 'report';
+      UPDATE deliveries SET kind = 'digest' WHERE dedup_key LIKE 'digest:%';
+      UPDATE deliveries SET kind = 'watchdog' WHERE dedup_key LIKE 'watchdog:%';
+    `,
+  },
 ];

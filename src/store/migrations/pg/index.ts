@@ -11,6 +11,7 @@ import { MIGRATION_010_DIGEST_PERIODS } from './010-digest-periods';
 import { MIGRATION_011_ROUTE_MAIL_OWNER_GROUPS } from './011-route-mail-owner-groups';
 import { MIGRATION_012_REPORTS_FAILING_INDEX } from './012-reports-failing-index';
 import { MIGRATION_013_WAIVERS } from './013-waivers';
+import { MIGRATION_014_DELIVERY_KIND } from './014-delivery-kind';
 
 /** One versioned schema change; `sql` runs in one transaction. */
 export interface PgMigration {
@@ -38,4 +39,5 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   MIGRATION_011_ROUTE_MAIL_OWNER_GROUPS,
   MIGRATION_012_REPORTS_FAILING_INDEX,
   MIGRATION_013_WAIVERS,
+  MIGRATION_014_DELIVERY_KIND,
 ];

@@ -1,5 +1,5 @@
 import type { Clock, Logger } from '../shared';
-import type { Store } from '../store';
+import type { Store } from './types';
 
 export const DAY_MS = 86_400_000;
 

@@ -1,7 +1,8 @@
-import { buildDigestMail, UnreadableDeliveryError, type DeliveryComposer } from '../compose';
+import { buildDigestMail, UnreadableDeliveryError, type ComposedNotice } from '../compose';
 import type { PaintChart, Renderer } from '../mail';
 import type { Route } from '../routing';
-import type { Clock } from '../shared';
+import type { Clock, Logger } from '../shared';
+import type { ClaimedDelivery } from '../store';
 import { collectDigest, type DigestSources } from './collect-digest';
 import { parseDigestJob } from './digest-job';
 
@@ -18,14 +19,13 @@ export interface DigestMailSettings extends DigestSources {
 }
 
 /**
- * Wraps the composer so the worker also sends the digests: a digest job becomes its route's digest
- * mail (gathered from the store when it is composed, rendered with the route's digest template, sent to
- * the route's recipients); anything else goes to the wrapped composer unchanged.
+ * The composer of digests: a digest job becomes its route's digest mail (gathered from the store when
+ * it is composed, rendered with the route's digest template, sent to the route's recipients).
  */
-export function withDigestMail(compose: DeliveryComposer, settings: DigestMailSettings): DeliveryComposer {
+export function createDigestComposer(settings: DigestMailSettings): (delivery: ClaimedDelivery, log: Logger) => Promise<ComposedNotice> {
   return async (delivery, log) => {
     const job = parseDigestJob(delivery.dedupKey, delivery.body);
-    if (!job) return compose(delivery, log);
+    if (!job) throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a digest job`);
     const route = settings.routes.find((r) => r.name === job.route && r.digest);
     // A route removed (or no longer a digest) since the period was queued has no recipients to mail.
     if (!route) throw new UnreadableDeliveryError(`digest route ${job.route} is no longer in the routes file`);

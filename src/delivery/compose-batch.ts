@@ -1,0 +1,213 @@
+import type { ComposedMail, RouteContext } from '../compose';
+import type { OutgoingMail } from '../mail';
+import { buildFailureClass, classifyRenderFailure, type FailureClass, type NotifyResult } from '../notify';
+import type { Logger } from '../shared';
+import {
+  StorageUnavailableError,
+  type ClaimedDelivery,
+  type DeliveryKind,
+  type NewRouteMail,
+  type RouteMailRecord,
+  type Store,
+} from '../store';
+import type { ReportCursor, ReportHistory, ReportPoint, ReportSnapshot } from '../trend';
+import type { NextState } from './retry-policy';
+import type { RoutePlanner } from './route-planner';
+
+/** Composes one kind of delivery (a report, a digest, the watchdog's notice). */
+export type Composer = (delivery: ClaimedDelivery, log: Logger) => Promise<ComposedMail>;
+
+/** The composer of each kind of delivery: the `kind` column chooses. */
+export type Composers = Readonly<Record<DeliveryKind, Composer>>;
+
+/** One route's place in a delivery's plan, as recorded or as decided at this attempt. */
+export type PlannedRoute = Pick<
+  RouteMailRecord,
+  'route' | 'state' | 'reason' | 'reminder' | 'ownerGroup' | 'messageId' | 'lastError' | 'lastErrorCode'
+>;
+
+/** One route mail of this attempt: built (and, after the send stage, what came of it), or why it could not be built. */
+export interface RouteMail {
+  route: string;
+  mail?: OutgoingMail;
+  failure?: FailureClass;
+  result?: NotifyResult;
+  /** When the server accepted it. */
+  sentAt?: number;
+  /** What the retry policy decided after a failed send. */
+  next?: NextState;
+}
+
+/** A claimed delivery on its way through the stages; each stage fills in its part. */
+export interface BatchItem {
+  delivery: ClaimedDelivery;
+  log: Logger;
+  /** The route plan: as recorded at an earlier attempt, or decided now (then `newPlan` holds it for the settle). */
+  plan: PlannedRoute[];
+  newPlan?: NewRouteMail[];
+  /** The route mails due in this attempt, in plan order. */
+  mails: RouteMail[];
+  /** Nothing could be composed (a template error, say): nothing was sent. */
+  composeFailure?: FailureClass;
+  /** The store was away while composing: nothing is written for it; its claim comes back when its lease ends. */
+  abandoned?: boolean;
+  /** The queue paused before this delivery's first send: it waits with the queue until then. */
+  deferredUntil?: number;
+  /** This delivery tests a paused server: it alone may send. */
+  isProbe?: boolean;
+}
+
+export interface ComposeStage {
+  composers: Composers;
+  planRoutes: RoutePlanner;
+  store: Pick<Store, 'listRouteMails'>;
+}
+
+/**
+ * The compose stage, one delivery at a time (a turn of the event loop between two, so webhooks are
+ * answered meanwhile): its kind's composer builds the report (or notice), the plan is read (or decided,
+ * at the first attempt) and every route mail due is built to its final bytes.
+ */
+export async function composeBatch(stage: ComposeStage, deliveries: ClaimedDelivery[], log: Logger): Promise<BatchItem[]> {
+  const recorded = await stage.store.listRouteMails(deliveries.map((d) => d.id));
+  const items: BatchItem[] = [];
+  for (const delivery of deliveries) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const item: BatchItem = {
+      delivery,
+      log: log.child({ deliveryId: delivery.id, reportId: delivery.reportId, attempt: delivery.attempts }),
+      plan: recorded.filter((r) => r.deliveryId === delivery.id),
+      mails: [],
+    };
+    items.push(item);
+    try {
+      await composeItem(stage, item);
+    } catch (error) {
+      // Composing reads the store (the trend's history, routes' last mails): a store away says nothing about the report.
+      if (!(error instanceof StorageUnavailableError)) throw error;
+      item.log.error(
+        { err: error },
+        'cannot compose: the store is unavailable (nothing was sent); it will be tried again when its lease expires',
+      );
+      item.abandoned = true;
+    }
+  }
+  return items;
+}
+
+async function composeItem(stage: ComposeStage, item: BatchItem): Promise<void> {
+  const { delivery } = item;
+  let composed: ComposedMail;
+  try {
+    composed = await stage.composers[delivery.kind](delivery, item.log);
+  } catch (error) {
+    if (error instanceof StorageUnavailableError) throw error;
+    item.composeFailure = classifyRenderFailure(error);
+    return;
+  }
+  if (item.plan.length === 0) {
+    item.newPlan =
+      composed.kind === 'notice'
+        ? [{ route: composed.route, position: 0, outcome: 'send', reason: composed.reason ?? 'relay notice (not routed)', reminder: false }]
+        : await stage.planRoutes(delivery, composed);
+    item.plan = item.newPlan.map((d) => ({
+      ...d,
+      state: d.outcome === 'send' ? 'pending' : d.outcome,
+      messageId: null,
+      lastError: null,
+      lastErrorCode: null,
+    }));
+    logPlan(item);
+  }
+  for (const entry of selectDueRoutes(item.plan, delivery.attempts)) {
+    const mail = await buildRouteMail(composed, entry);
+    if (mail.mail) item.log.debug({ route: mail.route, subject: mail.mail.subject }, 'mail rendered');
+    item.mails.push(mail);
+  }
+}
+
+/**
+ * The routes to mail in this attempt. A route that failed for good is tried again only when the delivery
+ * starts over (its first attempt, or an operator's requeue), not on each retry of another route.
+ */
+function selectDueRoutes(plan: PlannedRoute[], attempts: number): PlannedRoute[] {
+  return plan.filter((m) => m.state === 'pending' || (m.state === 'failed' && attempts <= 1));
+}
+
+/** The finished mail of one route, or why there is none: its template failed, or the route is gone from ROUTES_FILE. */
+async function buildRouteMail(composed: ComposedMail, entry: PlannedRoute): Promise<RouteMail> {
+  const { route } = entry;
+  try {
+    let mail: OutgoingMail | undefined;
+    if (composed.kind === 'report') {
+      const group = entry.ownerGroup ?? null;
+      const context: RouteContext = {
+        name: group?.route ?? route,
+        mailRoute: route,
+        reminder: entry.reminder,
+        reason: entry.reason,
+        group,
+      };
+      mail = await composed.messageFor(context);
+    } else if (route === composed.route) mail = composed.message;
+    if (mail) return { route, mail };
+    return {
+      route,
+      failure: buildFailureClass('ROUTE_REMOVED', `route ${route} is no longer in ROUTES_FILE; restore it and retry the delivery`),
+    };
+  } catch (error) {
+    return { route, failure: classifyRenderFailure(error ?? new Error('rendering failed')) };
+  }
+}
+
+function logPlan(item: BatchItem): void {
+  for (const d of item.newPlan ?? []) {
+    if (d.outcome === 'suppressed') item.log.info({ route: d.route, reason: d.reason }, `route ${d.route}: mail suppressed`);
+    else item.log.debug({ route: d.route, outcome: d.outcome, reason: d.reason }, `route ${d.route}: ${d.outcome}`);
+  }
+}
+
+/** The trend's history as the composers of one batch see it: the store, plus the reports composed earlier in the batch. */
+export interface BatchHistory extends ReportHistory {
+  /** The reports composed since the last call, for the settle to write; forgets them. */
+  take(): ReportSnapshot[];
+}
+
+/**
+ * The report history the composers read and write. Reports composed in a batch are written by its
+ * settle, in the batch's one transaction; until then a later report of the same series in the batch
+ * compares with them here, as it would once they are stored.
+ */
+export function createBatchHistory(store: Pick<Store, 'findReportBefore' | 'listReportsBefore'>): BatchHistory {
+  let pending = new Map<string, ReportSnapshot>();
+  const before = (series: string, cursor: ReportCursor) =>
+    [...pending.values()].filter((r) => r.series === series && compareReports(r, cursor) < 0);
+  return {
+    async findReportBefore(series, cursor, options) {
+      const stored = await store.findReportBefore(series, cursor, options);
+      const candidates = [...(stored ? [stored] : []), ...before(series, cursor)];
+      return candidates.sort(compareReports).at(-1);
+    },
+    async listReportsBefore(series, cursor, limit) {
+      const stored = await store.listReportsBefore(series, cursor, limit);
+      const composed = before(series, cursor);
+      if (composed.length === 0) return stored;
+      const keys = new Set(composed.map((r) => r.dedupKey));
+      const points: ReportPoint[] = [...stored.filter((p) => !keys.has(p.dedupKey)), ...composed.map(({ failing: _, ...point }) => point)];
+      return points.sort(compareReports).slice(-limit);
+    },
+    async saveReport(snapshot) {
+      pending.set(snapshot.dedupKey, snapshot);
+    },
+    take() {
+      const taken = [...pending.values()];
+      pending = new Map();
+      return taken;
+    },
+  };
+}
+
+/** Series order: by creation, then report id. */
+function compareReports(a: ReportCursor, b: ReportCursor): number {
+  return a.createdMs - b.createdMs || a.reportId - b.reportId;
+}

@@ -1,0 +1,71 @@
+import type { Notifier } from '../notify';
+import type { Clock, Logger } from '../shared';
+import type { BatchItem, RouteMail } from './compose-batch';
+import type { RetryDecider } from './retry-policy';
+
+export interface SendStage {
+  notifier: Notifier;
+  policy: RetryDecider;
+  clock: Clock;
+  logger: Logger;
+  /** Mails on the wire at once (the SMTP pool's size). */
+  concurrency: number;
+}
+
+/**
+ * The send stage: the batch's deliveries in claim order, `concurrency` at a time, each one's route mails
+ * in plan order. The retry policy hears each answer; once it pauses the queue (the server as a whole
+ * failed), the mails not started yet are not tried: their deliveries wait with the queue, except the
+ * probe, which alone may talk to a paused server.
+ */
+export async function sendBatch(stage: SendStage, items: BatchItem[]): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const item = items[next++];
+      for (const mail of item.mails) if (mail.mail) await sendRouteMail(stage, item, mail);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(stage.concurrency, items.length)) }, lane));
+}
+
+async function sendRouteMail(stage: SendStage, item: BatchItem, mail: RouteMail): Promise<void> {
+  const { policy, clock } = stage;
+  if (item.deferredUntil !== undefined) return;
+  if (policy.state !== 'closed' && !item.isProbe) {
+    // Behind a send that paused the queue: what this delivery has not sent waits with the queue, untried.
+    item.deferredUntil = Math.max(policy.openUntil, clock.now());
+    return;
+  }
+  const log = item.log.child({ route: mail.route });
+  const result = await stage.notifier.send(mail.mail!);
+  mail.result = result;
+  const now = clock.now();
+  if (result.status === 'sent') {
+    mail.sentAt = now;
+    if (item.isProbe && policy.state !== 'closed') stage.logger.info('the SMTP server answers again: resuming deliveries, oldest first');
+    policy.decide({ kind: 'sent' }, item.delivery.attempts, now);
+    log.info(
+      { messageId: mail.mail!.messageId, response: result.response, ...(result.path ? { path: result.path } : {}) },
+      result.path ? `mail written to ${result.path}` : 'mail sent',
+    );
+    return;
+  }
+  const { failure } = result;
+  const wasClosed = policy.state === 'closed';
+  mail.next = policy.decide(
+    { kind: 'failed', failure, deliveryId: item.delivery.id, isProbe: item.isProbe === true },
+    item.delivery.attempts,
+    now,
+  );
+  const next = mail.next;
+  // The delivery's other mails would fail the same way: they wait for the server with it.
+  if (next.next === 'pause' || next.next === 'held') item.deferredUntil ??= next.until;
+  if ((next.next === 'pause' || next.next === 'held') && (wasClosed || item.isProbe))
+    stage.logger.warn(
+      { code: failure.code, error: policy.lastError?.message, pausedUntil: new Date(next.until).toISOString(), failures: policy.failures },
+      failure.configProblem
+        ? 'CONFIGURATION PROBLEM: no mail can be sent until it is fixed; pausing all deliveries (none is given up for it), then probing with the oldest'
+        : 'the SMTP server is unavailable: pausing all deliveries, then probing with the oldest',
+    );
+}

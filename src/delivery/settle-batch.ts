@@ -1,0 +1,294 @@
+import { parseFailureCode, type Clock, type Logger } from '../shared';
+import type { FailureClass } from '../notify';
+import type {
+  ClaimedDelivery,
+  DeliverySettlement,
+  DeliveryStateChange,
+  RouteMailOutcome,
+  SentMessage,
+  SettledBatch,
+  Store,
+} from '../store';
+import type { BatchHistory, BatchItem, RouteMail } from './compose-batch';
+import { computeBackoffMs, type RetryDecider } from './retry-policy';
+
+/** What one attempt came to, for metrics, the SMTP health check and tests (after it is recorded). */
+export type WorkerOutcome =
+  /** Every route mail of the delivery is sent (`routes`: those sent in this attempt, in order; `response`: the first one's answer). */
+  | { type: 'sent'; delivery: ClaimedDelivery; messageId: string; response: string; durationMs: number; routes: string[] }
+  /** No route mailed it: each matching route's notify policy held it back, or none matched. */
+  | { type: 'suppressed'; delivery: ClaimedDelivery; reasons: Record<string, string>; durationMs: number }
+  | { type: 'retry'; delivery: ClaimedDelivery; failure: FailureClass; nextAttemptAt: number; durationMs: number }
+  | { type: 'dead'; delivery: ClaimedDelivery; failure: FailureClass; durationMs: number };
+
+/** The settle's write, while the store refuses it: how many deliveries wait, and why (for /readyz, the gauge, the banner). */
+export interface UnrecordedStatus {
+  count: number;
+  code?: string;
+  message?: string;
+}
+
+export interface SettleStage {
+  store: Pick<Store, 'settleBatch'>;
+  history: BatchHistory;
+  policy: RetryDecider;
+  clock: Clock;
+  logger: Logger;
+  /** LEASE_MS: a refused write is tried again well within it (the batch's leases are kept meanwhile). */
+  leaseMs: number;
+  random: () => number;
+  /** After the batch is recorded. */
+  observe?: (outcome: WorkerOutcome) => void;
+}
+
+/** How often, at most, the "cannot be recorded" warning is logged while a batch waits. */
+const UNRECORDED_WARNING_EVERY_MS = 60_000;
+/** The first pause before writing a refused batch again. */
+const REWRITE_BASE_MS = 200;
+
+/** A batch being settled, and when its settle must give up (a stop's deadline). */
+export interface SettleState {
+  unrecorded: UnrecordedStatus;
+  lastWarnAt?: number;
+  /** Set by a stop: past it, a batch still refused is given up, each mail that may repeat logged. */
+  deadline?: number;
+}
+
+/**
+ * The settle stage: decides where each delivery of the batch goes (sent, retry at a time, dead), then
+ * writes all of it in one transaction with the reports composed for the batch. A write the store
+ * refuses (a full disk, a database away) is retried, the batch's leases kept by the worker meanwhile,
+ * so a mail sent is never sent again because its record failed; the worker claims nothing new until
+ * the batch is recorded. Resolves false when a stop's deadline came first.
+ */
+export async function settleBatch(stage: SettleStage, state: SettleState, items: BatchItem[], started: number): Promise<boolean> {
+  const now = stage.clock.now();
+  const decided = items.filter((item) => !item.abandoned).map((item) => decideSettlement(stage, item, now));
+  const batch: SettledBatch = { now, deliveries: decided.map((d) => d.settlement), reports: stage.history.take() };
+  if (batch.deliveries.length === 0 && batch.reports.length === 0) return true;
+  if (!(await writeBatch(stage, state, batch))) return false;
+  for (const { item, settlement } of decided) report(stage, item, settlement, now - started);
+  return true;
+}
+
+/** Where one delivery goes, from what its route mails came to (retry-policy.ts decided each failure). */
+export function decideSettlement(
+  stage: Pick<SettleStage, 'policy'>,
+  item: BatchItem,
+  now: number,
+): { item: BatchItem; settlement: DeliverySettlement } {
+  const { delivery } = item;
+  const base = { id: delivery.id, ...(item.newPlan ? { plan: item.newPlan } : {}) };
+  if (item.composeFailure)
+    return { item, settlement: { ...base, routes: [], sent: [], state: afterNotBuilt(stage, item, item.composeFailure, now) } };
+  const routes: RouteMailOutcome[] = [];
+  const sent: SentMessage[] = [];
+  const failures: { route: string; failure: FailureClass }[] = [];
+  let retryAt: number | undefined;
+  let untried = false;
+  for (const mail of item.mails) {
+    const failure = mail.failure ?? (mail.result && mail.result.status !== 'sent' ? mail.result.failure : undefined);
+    if (mail.result?.status === 'sent') {
+      routes.push({ route: mail.route, state: 'sent', messageId: mail.mail!.messageId, response: mail.result.response });
+      sent.push(toSentMessage(mail, mail.result.response, mail.sentAt ?? now));
+    } else if (failure) {
+      const next = mail.next ?? stage.policy.decide({ kind: 'not-built', failure }, delivery.attempts, now);
+      const later = next.next === 'backoff' ? next.at : next.next === 'pause' || next.next === 'held' ? next.until : undefined;
+      routes.push({ route: mail.route, state: later === undefined ? 'failed' : 'pending', error: failure.message, code: failure.code });
+      if (later !== undefined) retryAt ??= later;
+      else failures.push({ route: mail.route, failure });
+    } else untried = true;
+  }
+  const settlement = { ...base, routes, sent };
+  const transient = item.mails.find((m) => routes.some((r) => r.route === m.route && r.state === 'pending'));
+  if (retryAt !== undefined && transient) {
+    const failure = transient.failure ?? (transient.result as { failure: FailureClass }).failure;
+    const error = `route ${transient.route}: ${failure.message}`;
+    return {
+      item,
+      settlement: { ...settlement, state: { state: 'retrying', nextAttemptAt: item.deferredUntil ?? retryAt, error, code: failure.code } },
+    };
+  }
+  if (untried)
+    return {
+      item,
+      settlement: {
+        ...settlement,
+        state: {
+          state: 'retrying',
+          nextAttemptAt: item.deferredUntil ?? now,
+          error: 'the SMTP server was unavailable: waiting for it in queue order',
+          code: 'SMTP_PAUSED',
+        },
+      },
+    };
+  // A route that failed for good in an earlier attempt (and was not tried again) fails the delivery too.
+  const sentNow = new Set(routes.filter((r) => r.state === 'sent').map((r) => r.route));
+  for (const entry of item.plan)
+    if (entry.state === 'failed' && !sentNow.has(entry.route) && !failures.some((f) => f.route === entry.route))
+      failures.push({ route: entry.route, failure: toEarlierFailure(entry.lastError, entry.lastErrorCode) });
+  if (failures.length > 0) {
+    const [first] = failures;
+    const error = describeFailedRoutes(delivery.attempts, failures);
+    return { item, settlement: { ...settlement, state: { state: 'dead', error, code: first.failure.code } } };
+  }
+  const firstSent = item.plan.find((p) => p.state === 'sent' && p.messageId)?.messageId ?? sent[0]?.messageId ?? '';
+  return { item, settlement: { ...settlement, state: { state: 'sent', messageId: firstSent } } };
+}
+
+/** A delivery that could not be composed: backed off when the failure may pass, otherwise dead. */
+function afterNotBuilt(stage: Pick<SettleStage, 'policy'>, item: BatchItem, failure: FailureClass, now: number): DeliveryStateChange {
+  const next = stage.policy.decide({ kind: 'not-built', failure }, item.delivery.attempts, now);
+  if (next.next === 'backoff') return { state: 'retrying', nextAttemptAt: next.at, error: failure.message, code: failure.code };
+  return { state: 'dead', error: failure.message, code: failure.code };
+}
+
+/** A dead delivery's error: every route that failed, each with its own error. */
+function describeFailedRoutes(attempts: number, failures: { route: string; failure: FailureClass }[]): string {
+  const parts = failures.map(({ route, failure }) => {
+    const message = failure.kind === 'transient' ? `gave up after ${attempts} attempts: ${failure.message}` : failure.message;
+    return `route ${route}: ${message}`;
+  });
+  return parts.length === 1 ? parts[0] : `${parts.length} routes failed: ${parts.join('; ')}`;
+}
+
+function toEarlierFailure(lastError: string | null, lastErrorCode: string | null): FailureClass {
+  // Stored by this relay, so from the catalogue; a code an older version stored reads as UNKNOWN.
+  return {
+    kind: 'permanent',
+    code: parseFailureCode(lastErrorCode),
+    configProblem: false,
+    scope: 'message',
+    message: lastError ?? 'failed earlier',
+  };
+}
+
+function toSentMessage(mail: RouteMail, response: string, sentAt: number): SentMessage {
+  const m = mail.mail!;
+  return {
+    route: mail.route,
+    messageId: m.messageId,
+    raw: m.raw,
+    envelopeFrom: m.envelope.from,
+    envelopeTo: m.envelope.to,
+    subject: m.subject,
+    text: m.text,
+    html: m.html,
+    response,
+    sentAt,
+  };
+}
+
+/** Writes the batch; a refusal is retried with backoff (within a quarter lease) until it lands or a stop's deadline passes. */
+async function writeBatch(stage: SettleStage, state: SettleState, batch: SettledBatch): Promise<boolean> {
+  const capMs = Math.max(1, Math.floor(stage.leaseMs / 4));
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await stage.store.settleBatch(batch);
+      if (state.unrecorded.count > 0) stage.logger.info('every held outcome is recorded now');
+      state.unrecorded = { count: 0 };
+      return true;
+    } catch (error) {
+      const err = error as { code?: unknown; message?: unknown };
+      state.unrecorded = {
+        count: batch.deliveries.length,
+        code: typeof err.code === 'string' ? err.code : 'ERROR',
+        message: String(err.message ?? error).slice(0, 300),
+      };
+      warnUnrecorded(stage, state);
+      const now = stage.clock.now();
+      if (state.deadline !== undefined && now >= state.deadline) {
+        logGivenUp(stage.logger, batch);
+        return false;
+      }
+      const wait = Math.max(
+        1,
+        computeBackoffMs(attempt, { maxAttempts: Infinity, baseMs: Math.min(REWRITE_BASE_MS, capMs), maxDelayMs: capMs }, stage.random),
+      );
+      await new Promise((resolve) =>
+        setTimeout(resolve, state.deadline === undefined ? wait : Math.min(wait, Math.max(1, state.deadline - now))),
+      );
+    }
+  }
+}
+
+function warnUnrecorded(stage: SettleStage, state: SettleState): void {
+  const now = stage.clock.now();
+  // Once a minute, not per delivery: a full disk fails every write, and the log is on that disk too.
+  if (state.lastWarnAt !== undefined && now - state.lastWarnAt < UNRECORDED_WARNING_EVERY_MS) return;
+  state.lastWarnAt = now;
+  const { count, code, message } = state.unrecorded;
+  stage.logger.warn(
+    { unrecorded: count, code, error: message },
+    `${count} outcome(s) of sends cannot be recorded: the store refuses writes. They are kept in memory and retried; their mails are not sent again, and no new delivery is claimed meanwhile`,
+  );
+}
+
+/** A stop came before the store took the batch: each mail that went out may go again at the next start. */
+function logGivenUp(logger: Logger, batch: SettledBatch): void {
+  for (const d of batch.deliveries) {
+    const messageIds = d.sent.map((m) => m.messageId ?? '');
+    const fields = { deliveryId: d.id, messageIds, unrecorded: d.state.state };
+    if (messageIds.length > 0)
+      logger.error(
+        fields,
+        `shutdown: delivery ${d.id} was mailed (${messageIds.join(', ')}) but that is not recorded: it may be mailed again at the next start`,
+      );
+    else logger.error(fields, `shutdown: the outcome of delivery ${d.id} is not recorded: it will be tried again at the next start`);
+  }
+}
+
+/** Logs the recorded outcome and tells the observer. */
+function report(stage: SettleStage, item: BatchItem, settlement: DeliverySettlement, durationMs: number): void {
+  const { delivery, log } = item;
+  const change = settlement.state;
+  if (change.state === 'sent') {
+    const routes = settlement.routes.filter((r) => r.state === 'sent');
+    if (routes.length === 0 && !item.plan.some((p) => p.state === 'sent')) {
+      const reasons = Object.fromEntries(item.plan.map((p) => [p.route, p.reason]));
+      log.info({ reasons }, 'no mail for this report: every route suppressed it or did not match');
+      stage.observe?.({ type: 'suppressed', delivery, reasons, durationMs });
+      return;
+    }
+    const first = routes[0];
+    stage.observe?.({
+      type: 'sent',
+      delivery,
+      messageId: change.messageId,
+      response: first?.state === 'sent' ? first.response : '',
+      durationMs,
+      routes: routes.map((r) => r.route),
+    });
+    return;
+  }
+  if (change.state === 'retrying' && change.code === 'SMTP_PAUSED') {
+    // Not an attempt of its own: it waited for the server with the queue.
+    log.debug(
+      { nextAttemptAt: new Date(change.nextAttemptAt).toISOString() },
+      'not sent: the SMTP server is paused; waiting with the queue',
+    );
+    return;
+  }
+  const failure = findFailure(item, change);
+  if (change.state === 'retrying') {
+    const fields = { code: change.code, error: change.error, nextAttemptAt: new Date(change.nextAttemptAt).toISOString() };
+    if (failure.configProblem) log.error(fields, 'send failed: configuration problem (will retry)');
+    else log.warn(fields, item.composeFailure ? 'cannot compose the mail now (nothing was sent); will retry' : 'send failed; will retry');
+    stage.observe?.({ type: 'retry', delivery, failure, nextAttemptAt: change.nextAttemptAt, durationMs });
+    return;
+  }
+  const fields = { code: change.code, error: change.error };
+  if (failure.configProblem) log.fatal(fields, 'delivery is dead: CONFIGURATION PROBLEM, fix it and retry the dead deliveries');
+  else log.error(fields, 'delivery is dead: the failure is permanent');
+  stage.observe?.({ type: 'dead', delivery, failure: { ...failure, message: change.error }, durationMs });
+}
+
+/** The failure behind a retry or a death, as classified (the first one that decided it). */
+function findFailure(item: BatchItem, change: Exclude<DeliveryStateChange, { state: 'sent' }>): FailureClass {
+  if (item.composeFailure) return item.composeFailure;
+  for (const m of item.mails) {
+    const failure = m.failure ?? (m.result && m.result.status !== 'sent' ? m.result.failure : undefined);
+    if (failure && failure.code === change.code) return failure;
+  }
+  return toEarlierFailure(change.error, change.code);
+}

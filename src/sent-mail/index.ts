@@ -1,1 +1,0 @@
-export { createMailRecorder, type MailRecorder } from './create-mail-recorder';
