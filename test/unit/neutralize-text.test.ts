@@ -42,7 +42,8 @@ describe('bidi and control characters from NetBox (issue 14)', () => {
     for (const part of [mail.subject, mail.html, mail.text]) expect(part).not.toMatch(BIDI_AND_CONTROLS);
     expect(mail.subject).toContain('report-[U+202E]gnp.exe');
     expect(mail.html).toContain('report-[U+202E]gnp.exe');
-    expect(mail.html).toContain('sw-[U+202E]gnp.exe');
+    // Device names may break at dots and hyphens (<wbr>), which a reader does not see.
+    expect(mail.html.replaceAll('<wbr>', '')).toContain('sw-[U+202E]gnp.exe');
     expect(mail.text).toContain('sw-[U+202E]gnp.exe');
     expect(mail.text).toContain('ntp[U+0085]servers');
     expect(mail.text).toContain('run by ad[U+2066]min[U+0007]');
