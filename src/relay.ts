@@ -21,7 +21,7 @@ import {
   type WorkerOutcome,
 } from './delivery';
 import { createApp } from './http';
-import { defaultTemplatesDir, createTransport, loadRenderer, type MailTransport, type PaintChart, type Renderer } from './mail';
+import { defaultTemplatesDir, createTransport, loadRenderer, type MailTransport, type Renderer } from './mail';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
 import { createDashboardRouter } from './dashboard';
 import { createMetrics, registerWaiverGauge, type RelayMetrics } from './metrics';
@@ -45,8 +45,6 @@ export interface RelayIo {
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
   /** Waits (the dashboard's slowed-down failed logins); absent: a real timer. Injected so tests need not wait. */
   sleep?: (ms: number) => Promise<void>;
-  /** Paints report mails' trend charts; absent: the painter thread. Injected so tests can make it fail. */
-  paintChart?: PaintChart;
 }
 
 export interface Relay {
@@ -295,7 +293,7 @@ export function createRelayWaiverBook(config: Config, io: Pick<RelayIo, 'clock' 
  */
 export function createRelayReportComposer(
   config: Config,
-  io: Pick<RelayIo, 'clock' | 'logger' | 'paintChart'>,
+  io: Pick<RelayIo, 'clock' | 'logger'>,
   deps: {
     renderer: Renderer;
     source: SourceConfig;
@@ -333,7 +331,6 @@ export function createRelayReportComposer(
       attachCsv: config.mail.attachCsv,
       attachMaxBytes: config.mail.attachMaxBytes,
       chartReports: config.mail.chartReports,
-      paintChart: io.paintChart,
       logger: isDefault ? io.logger : io.logger.child({ source: source.name }),
       onNetboxError: deps.onNetboxError,
       source: isDefault ? undefined : source.name,
@@ -399,7 +396,6 @@ function createRelayComposer(
     replyTo: config.mail.replyTo,
     defaultTimezone: config.mail.timezone,
     clock: io.clock,
-    paintChart: io.paintChart,
   });
 }
 

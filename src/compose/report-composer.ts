@@ -1,6 +1,6 @@
 import type { SendMailOptions } from 'nodemailer';
 import type { Clock, Logger } from '../shared';
-import { buildMessage, buildMessageId, buildThreadId, ChartPainterError, type Recipients, type Renderer } from '../mail';
+import { buildMessage, buildMessageId, buildThreadId, type Recipients, type Renderer } from '../mail';
 import { buildReportView, type ReportView } from './build-report-view';
 import type { Route } from '../routing';
 import type { ClaimedDelivery, OwnerGroupPlan } from '../store';
@@ -9,7 +9,6 @@ import { buildOwnerGroupView } from './build-owner-view';
 import { renderWithinBudget } from './render-within-budget';
 import type { Trend } from '../trend';
 import type { ReportInsights } from './create-report-insights';
-import type { MailChart } from './build-mail-chart';
 import { parseDelivery, type ReportDelivery } from '../webhook';
 
 /** How the report reached a route, for the templates (`route.*`) and the headers. */
@@ -118,11 +117,10 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       timezone: options.timezone,
       enrichment: insights?.enrichment,
       trend: insights?.trendView,
-      chart: insights?.chart?.view,
+      chart: insights?.chart,
       sourceName: options.source?.name,
       waivers: insights?.waivers,
     });
-    const chart = insights?.chart ?? null;
     const attachments = insights?.attachments.length ? insights.attachments : undefined;
     /** One route's mail (one owner group's, when the route mails NetBox's contacts), or undefined when the route is gone. */
     const buildRouteMessage = async (context: RouteContext): Promise<SendMailOptions | undefined> => {
@@ -141,19 +139,15 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
           })
         : { view, attachments };
       // The series chart is the whole report's, like the trend: an owner group's own share goes without it.
-      const png = route.chart === false || (group && !group.whole) ? undefined : await drawChartPng(chart, log);
       const routeView = {
         ...scoped.view,
         route: { name: context.name, reminder: context.reminder, reason: context.reason },
-        chart: png ? scoped.view.chart : null,
+        chart: route.chart === false || (group && !group.whole) ? null : scoped.view.chart,
       };
       const renderOptions = route.subject === undefined ? {} : { subject: route.subject };
       // In-line: with the CSS inlined at load a render is a Handlebars call (~0.05 ms), cheaper than
       // a hop to a render thread, and one V8 isolate less is ~30 MB (BENCHMARKS.md).
       const rendered = renderWithinBudget(routeView, (v) => options.renderer.render(v, route.template, renderOptions));
-      // Inline only when the HTML shows it: a template set without {{> trend-chart}} gets no stray attachment.
-      const shown = png !== undefined && rendered.html.includes(`cid:${chart!.cid}`);
-      const all = [...(scoped.attachments ?? []), ...(shown ? [png] : [])];
       // A route by owner without a group (a preview, a send-test) goes to its fallback.
       const recipients: Recipients = {
         to: route.owners ? (group?.to ?? route.owners.fallback) : route.to,
@@ -181,7 +175,7 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
         }),
         date: new Date(options.clock.now()),
         headers: { ...buildFilterHeaders(scoped.view, route.name), ...(group ? { 'X-Compliance-Owner-Group': group.key } : {}) },
-        attachments: all.length ? all : undefined,
+        attachments: scoped.attachments?.length ? scoped.attachments : undefined,
       });
     };
     return {
@@ -195,26 +189,6 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       messageFor: buildRouteMessage,
     };
   };
-}
-
-/**
- * The chart's PNG, drawn at the first route that shows it and kept for the others (once per report). One
- * that cannot be drawn is logged and left out: the mail goes without the chart rather than not at all.
- * The painter thread stopping is not the chart's fault: that fails the route's mail, to be retried
- * with its chart (ChartPainterError, `CHART_PAINTER`).
- */
-async function drawChartPng(
-  chart: MailChart | null,
-  log: Logger | undefined,
-): Promise<Awaited<ReturnType<MailChart['attachment']>> | undefined> {
-  if (!chart) return undefined;
-  try {
-    return await chart.attachment();
-  } catch (error) {
-    if (error instanceof ChartPainterError) throw error;
-    log?.warn({ error: (error as Error).message }, 'mail goes without its trend chart: it could not be drawn');
-    return undefined;
-  }
 }
 
 /**

@@ -64,7 +64,7 @@ export async function sendRouteMails(context: DeliveryContext, input: SendRouteM
     if (!rendered.ok) {
       const { failure } = rendered;
       await recordRouteFailure(context, input.delivery, mail.route, failure);
-      // Permanent (a template error), unless the chart painter thread stopped: then it is tried again.
+      // A template error: permanent (classifyRenderFailure).
       const next = context.policy.decide({ kind: 'not-built', failure }, input.delivery.attempts, context.clock.now());
       if (failure.kind === 'transient') report.transient ??= { route: mail.route, failure, next };
       else report.permanent ??= { route: mail.route, failure };
@@ -193,7 +193,7 @@ function decideAfterFailure(context: DeliveryContext, input: SendRouteMailsInput
   return { sent: false, failure, next };
 }
 
-/** Records that one route's mail failed (a render failure is permanent but for CHART_PAINTER: classifyRenderFailure). */
+/** Records that one route's mail failed (a render failure is permanent: classifyRenderFailure). */
 function recordRouteFailure(
   context: DeliveryContext,
   delivery: ClaimedDelivery,

@@ -1,5 +1,5 @@
 import { buildDigestMail, UnreadableDeliveryError, type DeliveryComposer } from '../compose';
-import type { PaintChart, Renderer } from '../mail';
+import type { Renderer } from '../mail';
 import type { Route } from '../routing';
 import type { Clock } from '../shared';
 import { collectDigest, type DigestSources } from './collect-digest';
@@ -13,8 +13,6 @@ export interface DigestMailSettings extends DigestSources {
   /** MAIL_TIMEZONE: the zone of a digest route without its own. */
   defaultTimezone: string;
   clock: Clock;
-  /** Paints the digest's charts; absent: the painter thread. */
-  paintChart?: PaintChart;
 }
 
 /**
@@ -43,8 +41,6 @@ export function withDigestMail(compose: DeliveryComposer, settings: DigestMailSe
         date: new Date(settings.clock.now()),
         template: route.template,
         subject: route.subject,
-        paintChart: settings.paintChart,
-        log,
       }),
     };
   };
