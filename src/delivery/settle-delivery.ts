@@ -152,8 +152,7 @@ async function settleDone(context: DeliveryContext, input: SettleInput, now: num
 
 /**
  * A mail that could not be composed: dead when the failure is permanent (a template error: the same input
- * fails the same way), otherwise (the chart painter thread stopped) tried again with the deliveries'
- * own backoff, until RETRY_MAX_ATTEMPTS.
+ * fails the same way), otherwise tried again with the deliveries' own backoff, until RETRY_MAX_ATTEMPTS.
  */
 export async function settleComposeFailure(
   context: DeliveryContext,

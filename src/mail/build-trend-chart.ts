@@ -1,7 +1,7 @@
 /**
  * The pass-ratio chart of a report or digest mail, as data for an HTML table (templates/partials/
- * trend-chart.hbs): small multiples, one strip per line (overall, then each severity), a marker per
- * report placed by its cell's top and bottom padding within that strip's own range. No image: nothing to
+ * trend-chart.hbs): small multiples, one strip per line (overall, then each severity) under its name, a
+ * marker per report placed by its cell's top and bottom padding within that strip's own range. No image: nothing to
  * rasterise or attach (a few microseconds per chart), text that reads in dark mode, and tables and
  * padding, which every mail client lays out.
  */
@@ -63,15 +63,15 @@ export interface TrendChartRow {
 export interface TrendChart {
   /** Reports plotted. */
   reports: number;
+  /** The table's columns: the range labels', then one per report (a strip's name spans them all). */
+  columns: number;
   /** The trend in words (the table's accessible name). */
   alt: string;
   /** The lines that have results in the window, overall first. */
   rows: TrendChartRow[];
-  /** The oldest and newest reports' ids under the strips, and how many columns each label spans. */
+  /** The oldest and newest reports' ids, under the strips' left and right ends. */
   firstId: number;
   lastId: number;
-  firstSpan: number;
-  lastSpan: number;
   /** The overall pass ratio of each report as block characters, on the overall strip's range. */
   sparkline: string;
   /** That range, "80–100%". */
@@ -108,15 +108,13 @@ export function buildTrendChart(series: TrendChartSeries): TrendChart {
   });
   const overall = points.map((p) => p.ratios.overall ?? null);
   const range = chooseChartRange(overall);
-  const firstSpan = Math.ceil(points.length / 2);
   return {
     reports: points.length,
+    columns: points.length + 1,
     alt: describeTrend(series),
     rows,
     firstId: points[0].reportId,
     lastId: points[points.length - 1].reportId,
-    firstSpan,
-    lastSpan: points.length - firstSpan,
     sparkline: buildSparkline(overall, range),
     rangeText: `${Math.round(range.low * 100)}\u2013${formatTick(range.high)}`,
   };

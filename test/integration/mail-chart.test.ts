@@ -66,7 +66,7 @@ const READ_CHART = `(() => {
   const table = document.querySelector('table.chart');
   const range = document.createRange();
   const strips = [...table.querySelectorAll('tr.chart-strip')].map((tr) => {
-    const cells = [...tr.querySelectorAll('td[rowspan]')].slice(1);
+    const cells = [...tr.querySelectorAll('td[rowspan]')];
     const tops = cells.map((td) => { range.selectNodeContents(td); return Math.round(range.getBoundingClientRect().top); });
     return { key: tr.className.replace('chart-strip chart-line-', ''), tops, current: cells.map((td) => td.className === 'chart-current'), colour: getComputedStyle(tr).color };
   });

@@ -35,7 +35,7 @@ describe('the trend chart of a report mail', () => {
     expect(chart.rows.flatMap((r) => r.cells.map((c) => c.current))).toEqual([false, false, true, false, false, true]);
     // Every cell is the strip's height, however its marker sits.
     for (const cell of chart.rows.flatMap((r) => r.cells)) expect(cell.top + cell.bottom).toBe(TREND_CHART_STRIP_PX);
-    expect([chart.firstId, chart.lastId, chart.firstSpan + chart.lastSpan]).toEqual([1, 3, 3]);
+    expect([chart.firstId, chart.lastId, chart.columns]).toEqual([1, 3, 4]);
   });
 
   it('zooms each strip to its own values and labels the range: 83 → 97 % fills its strip, 100 → 50 % fills its own', () => {
