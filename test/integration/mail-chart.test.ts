@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { TREND_CHART_LINES } from '../../src/mail';
+import { sampleInsightViews } from '../../src/compose';
+import { buildTrendChart, loadRenderer, TREND_CHART_LINES, TREND_CHART_MAX_REPORTS } from '../../src/mail';
+import { defaultTemplatesDir } from '../../src/relay';
 import { findPackageRoot } from '../../src/shared';
 import { launchChromium } from '../helpers/browser';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
@@ -188,5 +190,31 @@ describe('the trend chart in the report mail', () => {
         }
       },
     );
+
+    it(`fits ${TREND_CHART_MAX_REPORTS} reports (MAIL_CHART_REPORTS at its maximum) on a 375 px phone, with overflow-wrap and word-break removed`, async () => {
+      const points = Array.from({ length: TREND_CHART_MAX_REPORTS }, (_, i) => ({
+        reportId: 100_000 + i,
+        at: '2026-03-01T06:00:00Z',
+        ratios: { overall: 0.5 + 0.4 * Math.sin(i), HIGH: 0.3 + 0.2 * Math.cos(i), MIDDLE: 0.9, LOW: i % 3 ? 0.7 : null },
+      }));
+      const chart = { ...buildTrendChart({ points, currentIndex: points.length - 1 }), currentText: '90.0%', currentLabel: 'this report' };
+      const [view] = sampleInsightViews({ mail: { timezone: 'UTC' }, netbox: { url: 'https://netbox.example.com' } } as never);
+      // As Gmail shows it: no overflow-wrap, no word-break.
+      const html = loadRenderer(defaultTemplatesDir())
+        .render({ ...view, chart })
+        .html.replace(/(overflow-wrap|word-break):[^;"]*;?/g, '');
+      const context = await browser.newContext({ viewport: { width: 375, height: 900 } });
+      try {
+        const page = await context.newPage();
+        await page.setContent(html, { waitUntil: 'load' });
+        await page.screenshot({ path: path.join(OUT, `chart-${TREND_CHART_MAX_REPORTS}-reports-375px.png`), fullPage: true });
+        const shown = await page.evaluate<ShownChart>(READ_CHART);
+        expect(shown.scroll).toBeLessThanOrEqual(375);
+        expect(shown.right).toBeLessThanOrEqual(375);
+        expect(shown.strips.map((s) => s.tops.length)).toEqual([30, 30, 30, 30]);
+      } finally {
+        await context.close();
+      }
+    });
   });
 });
