@@ -125,7 +125,7 @@ describe('the trend chart in the report mail', () => {
       ['MIDDLE', '\u25a0'],
       ['LOW', '\u25c6'],
     ]) {
-      expect(String(html)).toContain(`${glyph}&nbsp;${name}</td>`);
+      expect(String(html)).toContain(`${glyph}</span>&nbsp;${name}</td>`);
     }
   });
 
