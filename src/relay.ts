@@ -9,16 +9,9 @@ import {
   type ReportComposer,
   type ReportInsightsOptions,
 } from './compose';
-import {
-  createBatchHistory,
-  createRoutePlanner,
-  createWorker,
-  type Composers,
-  type Worker,
-  type WorkerOutcome,
-} from './delivery';
+import { createBatchHistory, createRoutePlanner, createWorker, type Composers, type Worker, type WorkerOutcome } from './delivery';
 import { createApp } from './http';
-import { defaultTemplatesDir, loadRenderer, type PaintChart, type Renderer } from './mail';
+import { defaultTemplatesDir, loadRenderer, type Renderer } from './mail';
 import { createNotifier, type Notifier } from './notify';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
 import { createDashboardRouter } from './dashboard';
@@ -42,8 +35,6 @@ export interface RelayIo {
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
   /** Waits (the dashboard's slowed-down failed logins); absent: a real timer. Injected so tests need not wait. */
   sleep?: (ms: number) => Promise<void>;
-  /** Paints report mails' trend charts; absent: the painter thread. Injected so tests can make it fail. */
-  paintChart?: PaintChart;
 }
 
 export interface Relay {
@@ -269,7 +260,7 @@ export function createRelayWaiverBook(config: Config, io: Pick<RelayIo, 'clock' 
  */
 export function createRelayReportComposer(
   config: Config,
-  io: Pick<RelayIo, 'clock' | 'logger' | 'paintChart'>,
+  io: Pick<RelayIo, 'clock' | 'logger'>,
   deps: {
     renderer: Renderer;
     source: SourceConfig;
@@ -307,7 +298,6 @@ export function createRelayReportComposer(
       attachCsv: config.mail.attachCsv,
       attachMaxBytes: config.mail.attachMaxBytes,
       chartReports: config.mail.chartReports,
-      paintChart: io.paintChart,
       logger: isDefault ? io.logger : io.logger.child({ source: source.name }),
       onNetboxError: deps.onNetboxError,
       source: isDefault ? undefined : source.name,
@@ -362,7 +352,6 @@ function createRelayComposers(
     replyTo: config.mail.replyTo,
     defaultTimezone: config.mail.timezone,
     clock: io.clock,
-    paintChart: io.paintChart,
   });
   return { report, digest, watchdog };
 }
@@ -512,4 +501,3 @@ function logBootWarnings(config: Config, logger: Logger): void {
   if (!config.smtp && !config.graph)
     logger.warn({ dir: config.mail.outboxDir }, `SMTP_URL is not set: mails are written as .eml files under ${config.mail.outboxDir}`);
 }
-

@@ -1,6 +1,7 @@
 import { formatDateTime } from '../report';
 import type { FailingPair, PeriodPoint, SeriesPeriodTrend } from '../trend';
-import { buildSparkline, chooseChartRange } from '../mail';
+import { buildTrendChart, TREND_CHART_MAX_REPORTS } from '../mail';
+import type { ChartView } from './build-mail-chart';
 import { buildVerdictView, formatDeltaShort, type VerdictView } from './build-verdict-view';
 
 /** One NetBox source's series over a digest's period. */
@@ -47,24 +48,17 @@ export interface DigestRatioView {
   failed: number;
 }
 
-/** The chart's data for one series (the PNG is drawn from it; the sparkline below is its text form). */
+/** The chart of one series over the period (its last {@link TREND_CHART_MAX_REPORTS} reports) and its text form. */
 export interface DigestChartView {
   points: (PeriodPoint & { createdText: string })[];
-  /** "▂▄▇█" over the overall pass percentage, scaled between its lowest and highest value. */
+  /** Reports the chart and sparkline show: the period's last ones. */
+  charted: number;
+  /** "▂▄▇█" over the overall pass percentage of the charted reports, on the chart's overall range. */
   sparkline: string;
-  /** "92.0%–96.5%": the range the sparkline is scaled on. */
+  /** "92–97%": that range. */
   rangeText: string;
-  /** The period's chart as an inline PNG (set by the digest's mail; null in a bare view). */
-  image: DigestChartImage | null;
-}
-
-/** The chart of a series over the period, as `<img>` attributes: `src` is the `cid:` of the PNG the mail carries. */
-export interface DigestChartImage {
-  src: string;
-  alt: string;
-  /** CSS pixels (the PNG is twice as large). */
-  width: number;
-  height: number;
+  /** The report mail's chart (`{{> trend-chart chart=chart.table}}`); null below 2 reports. */
+  table: ChartView | null;
 }
 
 export interface DigestSeriesView {
@@ -231,18 +225,28 @@ function buildDigestSubject(content: DigestContent, series: DigestSeriesView[], 
   return `${late}${word}: ${count} of ${series.length} NetBoxes, ${failing}${tail}`;
 }
 
-/** The sparkline: one block per report, on the y range the chart is drawn on (as a report mail's). */
+/** The period's chart, as a report mail's, over its last reports: one point is not a trend, and a week of hourly reports would not fit a phone. */
 function buildChartView(points: readonly PeriodPoint[], timezone: string): DigestChartView {
+  const listed = points.map((p) => ({ ...p, createdText: formatMinutes(p.created, timezone) }));
+  const shown = points.slice(-TREND_CHART_MAX_REPORTS);
+  if (shown.length === 0) return { points: listed, charted: 0, sparkline: '', rangeText: '', table: null };
   const ratio = (v: number | null) => (v === null ? null : v / 100);
-  const range = chooseChartRange(points.map((p) => ({ ratios: { overall: ratio(p.ratios.overall) } })));
+  const chart = buildTrendChart({
+    points: shown.map((p) => ({
+      reportId: p.reportId,
+      at: p.created,
+      ratios: { overall: ratio(p.ratios.overall), HIGH: ratio(p.ratios.HIGH), MIDDLE: ratio(p.ratios.MIDDLE), LOW: ratio(p.ratios.LOW) },
+    })),
+    currentIndex: shown.length - 1,
+  });
+  const overall = shown[shown.length - 1].ratios.overall;
+  const currentText = overall === null ? '\u2014' : `${overall.toFixed(1)}%`;
   return {
-    points: points.map((p) => ({ ...p, createdText: formatMinutes(p.created, timezone) })),
-    sparkline: buildSparkline(
-      points.map((p) => ratio(p.ratios.overall)),
-      range,
-    ),
-    rangeText: `${Math.round(range.low * 100)}\u2013${Math.round(range.high * 100)}%`,
-    image: null,
+    points: listed,
+    charted: shown.length,
+    sparkline: chart.sparkline,
+    rangeText: chart.rangeText,
+    table: shown.length > 1 ? { ...chart, currentText, currentLabel: 'the latest report' } : null,
   };
 }
 

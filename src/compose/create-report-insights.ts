@@ -7,9 +7,9 @@ import {
   type FailureSummary,
 } from '../enrichment';
 import { buildLinks, buildWebUrl, findNetboxBasePath, formatPercent } from '../report';
-import { buildMailChart, type MailChart } from './build-mail-chart';
+import { buildMailChart, type ChartView } from './build-mail-chart';
 import { buildEnrichmentView, buildTrendView, type EnrichmentView, type TrendView } from './build-insight-views';
-import type { MailAttachment, PaintChart } from '../mail';
+import type { MailAttachment } from '../mail';
 import type { NetboxClient } from '../netbox';
 import { systemClock, type Clock, type Logger } from '../shared';
 import {
@@ -36,8 +36,8 @@ export interface ReportInsights {
   /** The same trend as the templates show it. */
   trendView: TrendView | null;
   attachments: MailAttachment[];
-  /** The trend chart, drawn once for every route of this report; null when off (MAIL_CHART_REPORTS=0) or without history. */
-  chart: MailChart | null;
+  /** The trend chart, built once for every route of this report; null when off (MAIL_CHART_REPORTS=0) or without history. */
+  chart: ChartView | null;
   /** The failing results read (NetBox's order) that are not accepted exceptions, or null when NetBox could not provide them. */
   failures: FailingResult[] | null;
   /** The accepted exceptions this report's mail lists (see WaiversView); null when no waiver touched it. */
@@ -67,8 +67,6 @@ export interface ReportInsightsOptions {
   attachMaxBytes: number;
   /** MAIL_CHART_REPORTS: reports the trend chart plots, the current one included; 0 or absent: no chart. */
   chartReports?: number;
-  /** What rasterises the chart; absent: the relay's painter thread. */
-  paintChart?: PaintChart;
   logger: Logger;
   /**
    * The failing results kept with this report when its mail was composed (preview): used instead of
@@ -175,7 +173,7 @@ async function recordTrend(
 ): Promise<{
   trend: Trend;
   trendOfDevices: RecordedTrend['trendOfDevices'];
-  chart: MailChart | null;
+  chart: ChartView | null;
   outcome: WaiverOutcome<FailingPair> | null;
   now: number;
 }> {
@@ -261,16 +259,16 @@ function toFailingPairs(enrichment: Enrichment): FailingPair[] | null {
 /**
  * The chart of this report and the ones before it in its series, read from the stored history (not
  * including the current report's own row: its save may still wait in the outcome ledger while the
- * storage is full, and the mail must not). The PNG itself is drawn when the first route's mail shows it.
+ * storage is full, and the mail must not).
  */
-async function prepareChart(options: ReportInsightsOptions, snapshot: ReportSnapshot): Promise<MailChart | null> {
+async function prepareChart(options: ReportInsightsOptions, snapshot: ReportSnapshot): Promise<ChartView | null> {
   const limit = options.chartReports ?? 0;
   if (limit <= 0 || !options.history?.listReportsBefore) return null;
   const earlier = await options.history.listReportsBefore(snapshot.series, snapshot, limit - 1);
   // One point is not a trend: the first report of a series goes without a chart.
   if (earlier.length === 0) return null;
   const c = snapshot.counts;
-  return buildMailChart(snapshot, earlier, formatPercent(c.totalPassed, c.totalCount), options.paintChart);
+  return buildMailChart(snapshot, earlier, formatPercent(c.totalPassed, c.totalCount));
 }
 
 /** The CSV of the failing results (MAIL_ATTACH_CSV), as an attachment and as the section's note about it. */

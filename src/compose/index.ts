@@ -15,7 +15,7 @@ export {
   type EnrichmentViewOptions,
   type TrendViewOptions,
 } from './build-insight-views';
-export { buildMailChart, toChartPoint, type ChartView, type MailChart } from './build-mail-chart';
+export { buildMailChart, toChartPoint, type ChartView } from './build-mail-chart';
 export { createReportInsights, type ReportInsights, type ReportInsightsOptions } from './create-report-insights';
 export { verifyRouteTemplates } from './verify-route-templates';
 export { SAMPLE_ENVELOPE, sampleDeliveryView, sampleInsightViews } from './sample';

@@ -1,14 +1,5 @@
 import type { Clock, Logger } from '../shared';
-import {
-  buildMessage,
-  buildMessageId,
-  buildOutgoingMail,
-  buildThreadId,
-  ChartPainterError,
-  type OutgoingMail,
-  type Recipients,
-  type Renderer,
-} from '../mail';
+import { buildMessage, buildMessageId, buildOutgoingMail, buildThreadId, type OutgoingMail, type Recipients, type Renderer } from '../mail';
 import { buildReportView, type ReportView } from './build-report-view';
 import type { Route } from '../routing';
 import type { ClaimedDelivery, OwnerGroupPlan } from '../store';
@@ -17,7 +8,6 @@ import { buildOwnerGroupView } from './build-owner-view';
 import { renderWithinBudget } from './render-within-budget';
 import type { Trend } from '../trend';
 import type { ReportInsights } from './create-report-insights';
-import type { MailChart } from './build-mail-chart';
 import { parseDelivery, type ReportDelivery } from '../webhook';
 
 /** How the report reached a route, for the templates (`route.*`) and the headers. */
@@ -127,11 +117,10 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       timezone: options.timezone,
       enrichment: insights?.enrichment,
       trend: insights?.trendView,
-      chart: insights?.chart?.view,
+      chart: insights?.chart,
       sourceName: options.source?.name,
       waivers: insights?.waivers,
     });
-    const chart = insights?.chart ?? null;
     const attachments = insights?.attachments.length ? insights.attachments : undefined;
     /** One route's mail (one owner group's, when the route mails NetBox's contacts), or undefined when the route is gone. */
     const buildRouteMessage = async (context: RouteContext): Promise<OutgoingMail | undefined> => {
@@ -149,20 +138,16 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
             sourceName: options.source?.name,
           })
         : { view, attachments };
-      // The series chart is the whole report's: an owner group's own share goes without it.
-      const png = route.chart === false || (group && !group.whole) ? undefined : await drawChartPng(chart, log);
+      // The series chart is the whole report's, like the trend: an owner group's own share goes without it.
       const routeView = {
         ...scoped.view,
         route: { name: context.name, reminder: context.reminder, reason: context.reason },
-        chart: png ? scoped.view.chart : null,
+        chart: route.chart === false || (group && !group.whole) ? null : scoped.view.chart,
       };
       const renderOptions = route.subject === undefined ? {} : { subject: route.subject };
       // In-line: with the CSS inlined at load a render is a Handlebars call (~0.05 ms), cheaper than
       // a hop to a render thread, and one V8 isolate less is ~30 MB (BENCHMARKS.md).
       const rendered = renderWithinBudget(routeView, (v) => options.renderer.render(v, route.template, renderOptions));
-      // Inline only when the HTML shows it: a template set without {{> trend-chart}} gets no stray attachment.
-      const shown = png !== undefined && rendered.html.includes(`cid:${chart!.cid}`);
-      const all = [...(scoped.attachments ?? []), ...(shown ? [png] : [])];
       // Each owner group is a conversation of its own: the same owners' mails stack report after report.
       const mailRoute = context.mailRoute ?? (group && !group.whole && route.owners ? `${route.name}~${group.key}` : route.name);
       return buildOutgoingMail(
@@ -184,7 +169,7 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
           }),
           date: new Date(options.clock.now()),
           headers: { ...buildFilterHeaders(scoped.view, route.name), ...(group ? { 'X-Compliance-Owner-Group': group.key } : {}) },
-          attachments: all,
+          attachments: scoped.attachments?.length ? scoped.attachments : undefined,
         }),
       );
     };
@@ -204,26 +189,6 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
 /** A route's recipients; a route by owner without a group (a preview, a send-test) goes to its fallback. */
 function recipientsFor(route: Route, group: OwnerGroupPlan | null, replyTo: string | undefined): Recipients {
   return { to: route.owners ? (group?.to ?? route.owners.fallback) : route.to, cc: route.cc, bcc: route.bcc, replyTo };
-}
-
-/**
- * The chart's PNG, drawn at the first route that shows it and kept for the others (once per report). One
- * that cannot be drawn is logged and left out: the mail goes without the chart rather than not at all.
- * The painter thread stopping is not the chart's fault: that fails the route's mail, to be retried
- * with its chart (ChartPainterError, `CHART_PAINTER`).
- */
-async function drawChartPng(
-  chart: MailChart | null,
-  log: Logger | undefined,
-): Promise<Awaited<ReturnType<MailChart['attachment']>> | undefined> {
-  if (!chart) return undefined;
-  try {
-    return await chart.attachment();
-  } catch (error) {
-    if (error instanceof ChartPainterError) throw error;
-    log?.warn({ error: (error as Error).message }, 'mail goes without its trend chart: it could not be drawn');
-    return undefined;
-  }
 }
 
 /**

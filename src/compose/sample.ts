@@ -1,5 +1,6 @@
 import type { ChartView } from './build-mail-chart';
 import type { Config } from '../config';
+import { buildTrendChart } from '../mail';
 import { createFailureSummarizer } from '../enrichment';
 import { buildLinks } from '../report';
 import { buildReportSnapshot, buildTrend } from '../trend';
@@ -54,16 +55,18 @@ export function sampleDeliveryView(config: Pick<Config, 'mail' | 'netbox'>): Rep
   return buildReportView(sampleDelivery(), { netboxUrl: config.netbox.url, timezone: config.mail.timezone });
 }
 
-/** A chart as the templates see it (the boot check renders templates only: no PNG is drawn). */
+/** A chart as the templates see it: three reports of the sample's series, rising. */
 const SAMPLE_CHART_VIEW: ChartView = {
-  src: 'cid:trend-chart.29.1681328193000@compliance-relay',
-  alt: 'Pass ratio per severity over the last 3 reports (27 to 29): overall rose from 80% to 88.9%. Report 29, this one, is marked at the right.',
-  width: 400,
-  height: 190,
-  reports: 3,
-  sparkline: '▁▄█',
-  rangeText: '80\u201390%',
+  ...buildTrendChart({
+    points: [
+      { reportId: 27, at: '2023-04-10T19:36:33Z', ratios: { overall: 0.8, HIGH: 0.75, MIDDLE: 0.8, LOW: 1 } },
+      { reportId: 28, at: '2023-04-11T19:36:33Z', ratios: { overall: 0.85, HIGH: 0.75, MIDDLE: 0.9, LOW: 1 } },
+      { reportId: 29, at: '2023-04-12T19:36:33Z', ratios: { overall: 0.889, HIGH: 0.8, MIDDLE: 1, LOW: 1 } },
+    ],
+    currentIndex: 2,
+  }),
   currentText: '88.9%',
+  currentLabel: 'this report',
 };
 
 /** Accepted exceptions as the sample mail lists them: one ending within the week, one on all devices hiding a HIGH failure on two. */

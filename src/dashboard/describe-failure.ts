@@ -28,7 +28,6 @@ const FAILURE_WORDS: Partial<Record<FailureCode, string>> = {
   TEMPLATE: 'A mail template failed to render (a configuration problem).',
   RENDER: 'The mail could not be built from this report.',
   EUNREADABLE: 'The stored delivery could not be read.',
-  CHART_PAINTER: "The trend chart's painter thread stopped while drawing it; it is tried again.",
   ROUTE_REMOVED: 'Its route is no longer in ROUTES_FILE.',
   SMTP_PAUSED: 'Sending is paused: the mail server failed for every message lately.',
 };

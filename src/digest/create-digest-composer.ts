@@ -1,5 +1,5 @@
 import { buildDigestMail, UnreadableDeliveryError, type ComposedNotice } from '../compose';
-import type { PaintChart, Renderer } from '../mail';
+import type { Renderer } from '../mail';
 import type { Route } from '../routing';
 import type { Clock, Logger } from '../shared';
 import type { ClaimedDelivery } from '../store';
@@ -14,16 +14,14 @@ export interface DigestMailSettings extends DigestSources {
   /** MAIL_TIMEZONE: the zone of a digest route without its own. */
   defaultTimezone: string;
   clock: Clock;
-  /** Paints the digest's charts; absent: the painter thread. */
-  paintChart?: PaintChart;
 }
 
 /**
  * The composer of digests: a digest job becomes its route's digest mail (gathered from the store when
  * it is composed, rendered with the route's digest template, sent to the route's recipients).
  */
-export function createDigestComposer(settings: DigestMailSettings): (delivery: ClaimedDelivery, log: Logger) => Promise<ComposedNotice> {
-  return async (delivery, log) => {
+export function createDigestComposer(settings: DigestMailSettings): (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedNotice> {
+  return async (delivery) => {
     const job = parseDigestJob(delivery.dedupKey, delivery.body);
     if (!job) throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a digest job`);
     const route = settings.routes.find((r) => r.name === job.route && r.digest);
@@ -43,8 +41,6 @@ export function createDigestComposer(settings: DigestMailSettings): (delivery: C
         date: new Date(settings.clock.now()),
         template: route.template,
         subject: route.subject,
-        paintChart: settings.paintChart,
-        log,
       }),
     };
   };

@@ -34,7 +34,6 @@ const NOT_ABOUT_REACHING_SMTP: ReadonlySet<FailureCode> = new Set<FailureCode>([
   'TEMPLATE',
   'RENDER',
   'EUNREADABLE',
-  'CHART_PAINTER',
   'ROUTE_REMOVED',
   'EENVELOPE',
   'EMESSAGE',

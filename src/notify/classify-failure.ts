@@ -77,12 +77,10 @@ export function classifyFailure(error: unknown): FailureClass {
 
 /**
  * A template or composition error: the same input fails the same way, so it is permanent whatever
- * the error; one without a code of its own is `RENDER`. The exception is the chart painter thread
- * stopping (`CHART_PAINTER`): not the input's fault, so it stays retryable.
+ * the error; one without a code of its own is `RENDER`.
  */
 export function classifyRenderFailure(error: unknown): FailureClass {
   const classified = classifyFailure(error);
-  if (classified.code === 'CHART_PAINTER') return classified;
   const failure: FailureClass = { ...classified, kind: 'permanent' };
   if (failure.code === 'UNKNOWN') failure.code = 'RENDER';
   return failure;

@@ -105,9 +105,6 @@ export const FAILURE_CATALOGUE = {
   TEMPLATE: { retryable: false, configProblem: true, scope: 'message', source: 'content' },
   RENDER: { retryable: false, configProblem: false, scope: 'message', source: 'content' },
   EUNREADABLE: { retryable: false, configProblem: false, scope: 'message', source: 'content' },
-  // The chart painter thread stopped with this mail's chart unpainted: the thread's fault, not the
-  // report's, so the delivery is retried (a new thread paints it).
-  CHART_PAINTER: { retryable: true, configProblem: false, scope: 'message', source: 'content' },
   ROUTE_REMOVED: { retryable: false, configProblem: true, scope: 'message', source: 'config' },
   // OAuth2. The token endpoint or the server refused the app's credentials or token: every
   // mail would fail alike until an operator fixes the app registration, so the queue pauses (nothing is

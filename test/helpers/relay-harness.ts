@@ -5,7 +5,6 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../../src/config';
 import type { WorkerOutcome } from '../../src/delivery';
-import type { PaintChart } from '../../src/mail';
 import type { WebhookOutcome } from '../../src/webhook';
 import { createRelay, type Relay } from '../../src/relay';
 import { createLogger, systemClock, type Clock, type Logger } from '../../src/shared';
@@ -38,7 +37,6 @@ export async function startTestRelay(
     dataDir?: string;
     random?: () => number;
     sleep?: (ms: number) => Promise<void>;
-    paintChart?: PaintChart;
   } = {},
 ): Promise<TestRelay> {
   const dataDir = options.dataDir ?? makeTempDir();
@@ -61,7 +59,6 @@ export async function startTestRelay(
     readFile: (f) => fs.readFileSync(f),
     random: options.random,
     sleep: options.sleep,
-    paintChart: options.paintChart,
     onWorkerOutcome: (e) => workerOutcomes.push(e),
     onWebhookOutcome: (e) => webhookOutcomes.push(e),
   });

@@ -35,7 +35,7 @@ function packagesLoadedBy(args: string[], cwd?: string): { status: number | null
 
 /** What only `serve` needs: the HTTP app, its rate limiter, metrics; and what only some commands or settings need. */
 const SERVE_ONLY = ['express', 'express-rate-limit', 'prom-client'];
-const NOT_FOR_CHECKS = [...SERVE_ONLY, 'pg', 'better-sqlite3', 'nodemailer', 'pino', '@resvg/resvg-js'];
+const NOT_FOR_CHECKS = [...SERVE_ONLY, 'pg', 'better-sqlite3', 'nodemailer', 'pino'];
 /** Handlebars' runtime (renders compiled templates) and its compiler (parser, code generator; loads source-map). */
 const HANDLEBARS_RUNTIME = 'handlebars/dist/cjs/handlebars.runtime.js';
 const HANDLEBARS_COMPILER = 'handlebars/dist/cjs/handlebars/compiler/';

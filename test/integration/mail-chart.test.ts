@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { simpleParser, type ParsedMail } from 'mailparser';
 import type { Browser } from 'playwright-core';
-import { PNG } from 'pngjs';
-import { TREND_CHART_HEIGHT, TREND_CHART_MARKER_COLOUR, TREND_CHART_PLOT, TREND_CHART_WIDTH } from '../../src/mail';
+import { sampleInsightViews } from '../../src/compose';
+import { buildTrendChart, loadRenderer, TREND_CHART_LINES, TREND_CHART_MAX_REPORTS } from '../../src/mail';
+import { defaultTemplatesDir } from '../../src/relay';
 import { findPackageRoot } from '../../src/shared';
 import { launchChromium } from '../helpers/browser';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
@@ -11,11 +11,11 @@ import { makeTempDir, postWebhook, startTestRelay, type TestRelay } from '../hel
 import { startSmtpPeer, type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
 
 /**
- * Issue 19: each report mail carries a small chart of pass ratio per severity over the last reports of
- * its series, the current report marked, as an inline PNG (cid:) drawn on the server. A series whose
- * HIGH ratio falls while the others rise goes through the real relay to a real SMTP server; the PNG is
- * decoded and looked at pixel by pixel, and the mail is opened in Chromium at 375 px, light and dark
- * (screenshots in test-output/mail-chart/).
+ * Each report mail carries a small chart of pass ratio per severity over the last reports of its
+ * series, the current report shaded: an HTML table, a strip per line, no image. A series whose HIGH
+ * ratio falls while the others rise goes through the real relay to a real SMTP server, and the mail is
+ * opened in Chromium at 375 px, light and dark (screenshots in test-output/mail-chart/), where the
+ * markers are found where their ratios put them.
  */
 
 const OUT = path.join(findPackageRoot(), 'test-output', 'mail-chart');
@@ -57,10 +57,23 @@ function body(r: (typeof SERIES)[number], day: number): Buffer {
   });
 }
 
-function hex(png: PNG, x: number, y: number): string {
-  const i = (png.width * Math.round(y) + Math.round(x)) * 4;
-  return `#${[0, 1, 2].map((k) => png.data[i + k].toString(16).padStart(2, '0')).join('')}`;
+interface ShownChart {
+  right: number;
+  scroll: number;
+  strips: { key: string; tops: number[]; current: boolean[]; colour: string }[];
 }
+
+/** Where the chart lies on the page: each strip's line, its markers' tops, which cell is shaded, its colour. */
+const READ_CHART = `(() => {
+  const table = document.querySelector('table.chart');
+  const range = document.createRange();
+  const strips = [...table.querySelectorAll('tr.chart-strip')].map((tr) => {
+    const cells = [...tr.querySelectorAll('td[rowspan]')];
+    const tops = cells.map((td) => { range.selectNodeContents(td); return Math.round(range.getBoundingClientRect().top); });
+    return { key: tr.className.replace('chart-strip chart-line-', ''), tops, current: cells.map((td) => td.className === 'chart-current'), colour: getComputedStyle(tr).color };
+  });
+  return { right: table.getBoundingClientRect().right, scroll: document.documentElement.scrollWidth, strips };
+})()`;
 
 describe('the trend chart in the report mail', () => {
   let smtp: SmtpPeer;
@@ -94,76 +107,40 @@ describe('the trend chart in the report mail', () => {
     mails.find(
       (m) => m.parsed.headers.get('x-compliance-route') === route && m.parsed.headers.get('x-compliance-report-id') === String(reportId),
     )!;
-  /** The mail as sent, its cid: links kept (mailparser turns them into data: URIs by default). */
-  const parseKeepingCid = (mail: ReceivedMail): Promise<ParsedMail> => simpleParser(mail.raw, { keepCidLinks: true });
 
-  it('carries an inline PNG whose Content-ID is the HTML image source, 2× its shown size and at most 40 kB', async () => {
-    const parsed = await parseKeepingCid(mailOf('team', 104));
-    const images = parsed.attachments.filter((a) => a.contentType === 'image/png');
-    expect(images).toHaveLength(1);
-    const [image] = images;
-    expect(image.contentDisposition).toBe('inline');
-    expect(image.cid).toEqual(expect.any(String));
-    const img = /<img class="trend-chart" src="([^"]+)" width="(\d+)" height="(\d+)" alt="([^"]+)"/.exec(String(parsed.html));
-    expect(img).not.toBeNull();
-    expect(img![1]).toBe(`cid:${image.cid}`);
-    expect([Number(img![2]), Number(img![3])]).toEqual([TREND_CHART_WIDTH, TREND_CHART_HEIGHT]);
-    const png = PNG.sync.read(image.content);
-    expect([png.width, png.height]).toEqual([2 * TREND_CHART_WIDTH, 2 * TREND_CHART_HEIGHT]);
-    expect(image.content.length).toBeLessThanOrEqual(40 * 1024);
-    // No plate: transparent around the lines, so a dark mail background shows through.
-    expect(png.data[(Math.floor(png.height / 2) * png.width + 2) * 4 + 3]).toBe(0);
-  });
-
-  it('says the trend in its alt text: HIGH fell, the others rose, the current report is marked', async () => {
-    const parsed = await parseKeepingCid(mailOf('team', 104));
-    const alt = /<img class="trend-chart"[^>]* alt="([^"]+)"/.exec(String(parsed.html))![1];
-    expect(alt).toContain('over the last 4 reports (101 to 104)');
-    expect(alt).toContain('overall rose from 20% to 85%');
-    expect(alt).toContain('HIGH fell from 100% to 25%');
-    expect(alt).toContain('MIDDLE rose from 0% to 100%');
-    expect(alt).toContain('LOW rose from 0% to 100%');
-    expect(alt).toContain('Report 104, this one, is marked');
-  });
-
-  it('marks the current report: the marker colour at its point (right end, at 85 %), nowhere else', async () => {
-    const parsed = await parseKeepingCid(mailOf('team', 104));
-    const png = PNG.sync.read(parsed.attachments.find((a) => a.contentType === 'image/png')!.content);
-    const plotHeight = TREND_CHART_HEIGHT - TREND_CHART_PLOT.top - TREND_CHART_PLOT.bottom;
-    const x = 2 * (TREND_CHART_WIDTH - TREND_CHART_PLOT.right);
-    const y = 2 * (TREND_CHART_PLOT.top + (1 - 0.85) * plotHeight);
-    // A ring around the point (5 px, 10 at 2×), and the report's id under the axis: nowhere else.
-    expect(hex(png, x + 10, y)).toBe(TREND_CHART_MARKER_COLOUR);
-    let outside = 0;
-    let inside = 0;
-    let label = 0;
-    for (let py = 0; py < png.height; py++) {
-      for (let px = 0; px < png.width; px++) {
-        if (hex(png, px, py) !== TREND_CHART_MARKER_COLOUR) continue;
-        if (Math.hypot(px - x, py - y) <= 16) inside += 1;
-        else if (py > 2 * (TREND_CHART_HEIGHT - TREND_CHART_PLOT.bottom) && px > png.width / 2) label += 1;
-        else outside += 1;
-      }
+  it('is part of the HTML: a table with a strip per line, no image and no attachment', () => {
+    const { html, attachments } = mailOf('team', 104).parsed;
+    expect(attachments).toEqual([]);
+    expect(String(html)).not.toContain('<img');
+    const label = /<table class="chart" title="([^"]+)"/.exec(String(html))![1];
+    expect(label).toContain('over the last 4 reports (101 to 104)');
+    expect(label).toContain('overall rose from 20% to 85%');
+    expect(label).toContain('HIGH fell from 100% to 25%');
+    expect(label).toContain('MIDDLE rose from 0% to 100%');
+    expect(label).toContain('Report 104, this one, is shaded');
+    // Each line's name with its marker shape, in its colour.
+    for (const [name, glyph] of [
+      ['Overall', '\u25cb'],
+      ['HIGH', '\u25cf'],
+      ['MIDDLE', '\u25a0'],
+      ['LOW', '\u25c6'],
+    ]) {
+      expect(String(html)).toContain(`${glyph}</span>&nbsp;${name}</td>`);
     }
-    expect(inside).toBeGreaterThan(30);
-    expect(label).toBeGreaterThan(10);
-    expect(outside).toBe(0);
-    // The first report's overall point (20 %, left end) is a plain dot, not the marker.
-    expect(hex(png, 2 * TREND_CHART_PLOT.left, 2 * (TREND_CHART_PLOT.top + 0.8 * plotHeight))).not.toBe(TREND_CHART_MARKER_COLOUR);
   });
 
-  it('gives the text part a one-line sparkline of the overall ratio', () => {
+  it("gives the text part a one-line sparkline of the overall ratio, on the overall strip's range", () => {
     const text = String(mailOf('team', 104).parsed.text);
-    // 20 %, 55 %, 80 %, 85 % on the chart's range (0–100 % here, the series spans most of it).
+    // 20 %, 55 %, 80 %, 85 %: the series spans most of 0–100 %.
     expect(text).toContain('Pass ratio, last 4 reports (overall, oldest first, 0\u2013100%): ▂▅▇▇ now 85.0%');
     // The first report of the series: one point is not a trend, no chart and no sparkline.
     expect(String(mailOf('team', 101).parsed.text)).not.toContain('Pass ratio, last');
+    expect(String(mailOf('team', 101).parsed.html)).not.toContain('class="chart"');
   });
 
-  it('leaves the chart out of a route with chart: false (no image, no section, no sparkline)', () => {
+  it('leaves the chart out of a route with chart: false (no table, no section, no sparkline)', () => {
     const quiet = mailOf('quiet', 104).parsed;
-    expect(quiet.attachments.filter((a) => a.contentType === 'image/png')).toEqual([]);
-    expect(String(quiet.html)).not.toContain('trend-chart');
+    expect(String(quiet.html)).not.toContain('class="chart"');
     expect(String(quiet.text)).not.toContain('Pass ratio, last');
   });
 
@@ -176,36 +153,65 @@ describe('the trend chart in the report mail', () => {
       await browser?.close();
     });
 
-    it.each(['light', 'dark'] as const)('%s: the chart is shown whole, within the screen (screenshot kept)', async (scheme) => {
-      // As a mail client shows it: mailparser puts the inline PNG in as a data: URI.
-      const html = String(mailOf('team', 104).parsed.html);
-      const context = await browser.newContext({ viewport: { width: 375, height: 900 }, colorScheme: scheme });
+    it.each(['light', 'dark'] as const)(
+      '%s: within the screen, each marker where its ratio puts it, in its colour (screenshot kept)',
+      async (scheme) => {
+        const html = String(mailOf('team', 104).parsed.html);
+        const context = await browser.newContext({ viewport: { width: 375, height: 900 }, colorScheme: scheme });
+        try {
+          const page = await context.newPage();
+          await page.route('**/*', (route) =>
+            route.request().url() === PAGE_URL
+              ? route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html })
+              : route.abort(),
+          );
+          await page.goto(PAGE_URL, { waitUntil: 'load' });
+          const chart = page.locator('table.chart');
+          await chart.scrollIntoViewIfNeeded();
+          await page.screenshot({ path: path.join(OUT, `report-104-375px-${scheme}.png`), fullPage: true });
+          const shown = await page.evaluate<ShownChart>(READ_CHART);
+          expect(shown.right).toBeLessThanOrEqual(375);
+          expect(shown.scroll).toBeLessThanOrEqual(375);
+          expect(shown.strips.map((s) => s.key)).toEqual(['overall', 'high', 'middle', 'low']);
+          const [overall, high, middle] = shown.strips;
+          // HIGH fell report after report: each marker lower on the screen than the one before; overall and MIDDLE rose.
+          for (let i = 1; i < 4; i++) {
+            expect(high.tops[i]).toBeGreaterThan(high.tops[i - 1]);
+            expect(overall.tops[i]).toBeLessThan(overall.tops[i - 1]);
+          }
+          expect(middle.tops[3]).toBeLessThan(middle.tops[0]);
+          // Only the current report's column is shaded.
+          for (const strip of shown.strips) expect(strip.current).toEqual([false, false, false, true]);
+          // The dashboard's colours, lighter ones on a dark background.
+          const rgb = (hex: string) => `rgb(${[1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16)).join(', ')})`;
+          expect(shown.strips.map((s) => s.colour)).toEqual(TREND_CHART_LINES.map((l) => rgb(scheme === 'dark' ? l.darkColour : l.colour)));
+        } finally {
+          await context.close();
+        }
+      },
+    );
+
+    it(`fits ${TREND_CHART_MAX_REPORTS} reports (MAIL_CHART_REPORTS at its maximum) on a 375 px phone, with overflow-wrap and word-break removed`, async () => {
+      const points = Array.from({ length: TREND_CHART_MAX_REPORTS }, (_, i) => ({
+        reportId: 100_000 + i,
+        at: '2026-03-01T06:00:00Z',
+        ratios: { overall: 0.5 + 0.4 * Math.sin(i), HIGH: 0.3 + 0.2 * Math.cos(i), MIDDLE: 0.9, LOW: i % 3 ? 0.7 : null },
+      }));
+      const chart = { ...buildTrendChart({ points, currentIndex: points.length - 1 }), currentText: '90.0%', currentLabel: 'this report' };
+      const [view] = sampleInsightViews({ mail: { timezone: 'UTC' }, netbox: { url: 'https://netbox.example.com' } } as never);
+      // As Gmail shows it: no overflow-wrap, no word-break.
+      const html = loadRenderer(defaultTemplatesDir())
+        .render({ ...view, chart })
+        .html.replace(/(overflow-wrap|word-break):[^;"]*;?/g, '');
+      const context = await browser.newContext({ viewport: { width: 375, height: 900 } });
       try {
         const page = await context.newPage();
-        await page.route('**/*', (route) =>
-          route.request().url() === PAGE_URL
-            ? route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html })
-            : route.abort(),
-        );
-        await page.goto(PAGE_URL, { waitUntil: 'load' });
-        const chart = page.locator('img.trend-chart');
-        await chart.scrollIntoViewIfNeeded();
-        await page.screenshot({ path: path.join(OUT, `report-104-375px-${scheme}.png`), fullPage: true });
-        const shown = await chart.evaluate((el) => {
-          const img = el as unknown as {
-            naturalWidth: number;
-            complete: boolean;
-            getBoundingClientRect(): { width: number; height: number; right: number };
-          };
-          const r = img.getBoundingClientRect();
-          return { natural: img.naturalWidth, complete: img.complete, width: r.width, height: r.height, right: r.right };
-        });
-        expect(shown.complete).toBe(true);
-        expect(shown.natural).toBe(2 * TREND_CHART_WIDTH);
-        expect(shown.width).toBeGreaterThan(250);
+        await page.setContent(html, { waitUntil: 'load' });
+        await page.screenshot({ path: path.join(OUT, `chart-${TREND_CHART_MAX_REPORTS}-reports-375px.png`), fullPage: true });
+        const shown = await page.evaluate<ShownChart>(READ_CHART);
+        expect(shown.scroll).toBeLessThanOrEqual(375);
         expect(shown.right).toBeLessThanOrEqual(375);
-        // Aspect ratio kept when it shrinks to the phone's width.
-        expect(shown.height / shown.width).toBeCloseTo(TREND_CHART_HEIGHT / TREND_CHART_WIDTH, 2);
+        expect(shown.strips.map((s) => s.tops.length)).toEqual([30, 30, 30, 30]);
       } finally {
         await context.close();
       }

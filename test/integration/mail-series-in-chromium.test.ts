@@ -87,20 +87,9 @@ function buildMail(i: number): { view: ReportView; delivery: ReportDelivery; htm
     enrichment,
     trend: trendView,
     sourceName: 'prod',
-    chart: chart
-      ? {
-          src: 'cid:chart',
-          alt: chart.alt,
-          width: chart.width,
-          height: chart.height,
-          reports: points.length,
-          sparkline: chart.sparkline,
-          rangeText: '',
-          currentText: '',
-        }
-      : null,
+    chart: chart ? { ...chart, currentText: '', currentLabel: 'this report' } : null,
   });
-  const html = renderer.render(view).html.replace('cid:chart', chart ? `data:image/png;base64,${chart.png.toString('base64')}` : '');
+  const html = renderer.render(view).html;
   return { view, delivery, html };
 }
 

@@ -1,5 +1,5 @@
 import { classifyFailure, classifyRenderFailure, computeBackoffMs, maxRetrySpanMs } from '../../src/delivery';
-import { ChartPainterError, TemplateError } from '../../src/mail';
+import { TemplateError } from '../../src/mail';
 
 /** Errors shaped as nodemailer raises them: `code` and, for SMTP replies, `responseCode`. */
 function smtpError(fields: { code?: string; responseCode?: number; message?: string }): Error {
@@ -101,18 +101,12 @@ describe('classifyFailure: the one table of what a retry can fix', () => {
     expect(c.message).not.toMatch(/\n|at Object/);
   });
 
-  it('composing: a template or render error is permanent, the chart painter thread stopping is retried', () => {
+  it('composing: a template or render error is permanent', () => {
     expect(classifyRenderFailure(new TemplateError('html.hbs', new Error('"x" not defined')))).toMatchObject({
       kind: 'permanent',
       code: 'TEMPLATE',
     });
     expect(classifyRenderFailure(new Error('something odd'))).toMatchObject({ kind: 'permanent', code: 'RENDER' });
-    expect(classifyRenderFailure(new ChartPainterError('the chart painter thread ended (exit code 1)'))).toMatchObject({
-      kind: 'transient',
-      code: 'CHART_PAINTER',
-      configProblem: false,
-      scope: 'message',
-    });
   });
 });
 

@@ -92,7 +92,6 @@ describe('a digest with an accepted exception (real SQLite file)', () => {
       deliveryId: 1,
       dedupKey: 'digest:weekly',
       date: new Date(job.queuedAt),
-      paintChart: () => Promise.resolve(Buffer.alloc(0)),
     });
     return String(mail.text);
   }

@@ -223,10 +223,10 @@ describe('the shipped digest template', () => {
     // The most urgent verdict of its series first, as a report mail's subject.
     expect(full.subject).toBe('Mixed: 1 of 2 NetBoxes, 1 HIGH failing \u2014 digest sample \u00b7 3 reports');
     expect(full.text).toContain('No report at all was received from the NetBox source lab this period.');
-    expect(full.text).toContain('Overall over the period: ▁▇ (90\u201396%)');
+    expect(full.text).toContain('Overall, last 2 reports (oldest first, 90\u201396%): ▁▇');
     expect(full.text).toContain('Newly failing (1):\n  - [MIDDLE] snmp-community on sw-core-01');
     expect(full.text).toContain('Fixed (1):\n  - [LOW] banner on sw-edge-07');
-    expect(full.html).toContain('<span class="spark"');
+    expect(full.html).toContain('<table class="chart" title="Pass ratio per severity over the last 2 reports (41 to 42)');
     expect(lateEmpty.subject).toBe('[late] No reports \u2014 digest sample \u00b7 0 reports');
     expect(lateEmpty.text).toContain('No matching report was received this period.');
   });
@@ -311,7 +311,6 @@ describe('a digest mail', () => {
       deliveryId: 7,
       dedupKey: 'digest:sample@2023-04-10T05:00:00.000Z',
       date: new Date(0),
-      paintChart: () => Promise.resolve(Buffer.from('png')),
     });
     expect(mail.messageId).toMatch(/^<digest\.d7\.sample\.[0-9a-f]{16}@example\.com>$/);
     expect(String(mail.html)).toMatch(/<p class="verdict verdict-(worse|mixed|better|same|first)"/);

@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import { createReportComposer, createReportInsights } from '../../src/compose';
-import { classifyRenderFailure } from '../../src/delivery';
-import { ChartPainterError, loadRenderer, type PaintChart } from '../../src/mail';
+import { loadRenderer } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
 import { buildDefaultRoute, DEFAULT_ROUTE_NAME } from '../../src/routing';
 import { createSilentLogger } from '../../src/shared';
@@ -113,11 +112,8 @@ describe('the report composer reads the stored typed report', () => {
   });
 });
 
-/**
- * Issue 16's painter thread: a chart resvg cannot draw leaves the mail without it, but the thread
- * stopping with the chart unpainted fails the mail as CHART_PAINTER, to be retried with its chart.
- */
-describe('the report composer and the chart painter', () => {
+/** The trend chart is part of the HTML (a table): nothing to draw or attach, nothing that can fail apart from the mail. */
+describe('the report composer and the trend chart', () => {
   let dataDir: string;
   let store: SqliteStore;
   beforeEach(() => {
@@ -129,7 +125,7 @@ describe('the report composer and the chart painter', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  async function mailWithPainter(paintChart: PaintChart, options: { earlier: boolean } = { earlier: true }) {
+  async function mailOfSecondReport(options: { earlier: boolean } = { earlier: true }) {
     const composeWithChart = createReportComposer({
       renderer: loadRenderer(defaultTemplatesDir()),
       clock: { now: () => T0 },
@@ -142,7 +138,6 @@ describe('the report composer and the chart painter', () => {
         budgetMs: 1000,
         history: store,
         chartReports: 12,
-        paintChart,
         timezone: 'Europe/Berlin',
         maxFailures: 3,
         attachCsv: false,
@@ -178,27 +173,18 @@ describe('the report composer and the chart painter', () => {
     return (await composeWithChart(claimed)).messageFor({ name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'test' });
   }
 
-  it('attaches the painted PNG', async () => {
-    const png = Buffer.from('painted');
-    const message = await mailWithPainter(() => Promise.resolve(png));
-    expect((await simpleParser(message!.raw)).attachments).toEqual([expect.objectContaining({ contentType: 'image/png', content: png })]);
+  it('shows the chart in the HTML, without an attachment, and its sparkline in the text', async () => {
+    const message = await mailOfSecondReport();
+    expect((await simpleParser(message!.raw)).attachments).toEqual([]);
+    expect(message!.html).toContain('Pass ratio, last 2 reports');
+    expect(message!.html).toMatch(/<table class="chart" title="Pass ratio per severity over the last 2 reports \(8 to 9\)/);
+    expect(message!.text).toMatch(/Pass ratio, last 2 reports \(overall, oldest first, [^)]+\): \S\S now /);
   });
 
   it('leaves the chart out of the first report of a series: one point is not a trend', async () => {
-    const message = await mailWithPainter(() => Promise.resolve(Buffer.from('painted')), { earlier: false });
+    const message = await mailOfSecondReport({ earlier: false });
     expect((await simpleParser(message!.raw)).attachments).toEqual([]);
     expect(message!.html).not.toContain('Pass ratio, last');
-  });
-
-  it('sends the mail without a chart resvg could not draw', async () => {
-    const message = await mailWithPainter(() => Promise.reject(new Error('the chart could not be drawn: bad SVG')));
-    expect((await simpleParser(message!.raw)).attachments).toEqual([]);
-    expect(message!.html).not.toContain('cid:trend-chart');
-  });
-
-  it('fails the mail, retryably, when the painter thread stopped with the chart', async () => {
-    const failed = mailWithPainter(() => Promise.reject(new ChartPainterError('the chart painter thread ended (exit code 1)')));
-    await expect(failed).rejects.toBeInstanceOf(ChartPainterError);
-    expect(classifyRenderFailure(await failed.catch((e: unknown) => e))).toMatchObject({ kind: 'transient', code: 'CHART_PAINTER' });
+    expect(message!.html).not.toContain('class="chart"');
   });
 });

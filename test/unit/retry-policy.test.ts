@@ -34,8 +34,6 @@ describe('the retry policy: the next state from (outcome, attempts, now)', () =>
     ['and never dead, even past the last attempt', failed('OAUTH2_REFUSED'), 99, { next: 'held', until: T0 + 750 }],
     ['Graph refusing the app the mailbox is held too', failed('GRAPH_ACCESS_DENIED'), 99, { next: 'held', until: T0 + 750 }],
     ['a template error is dead at once', notBuilt('TEMPLATE'), 1, { next: 'dead' }],
-    ['a stopped chart painter retries with backoff', notBuilt('CHART_PAINTER'), 2, { next: 'backoff', at: T0 + 1_000 }],
-    ['until the last attempt', notBuilt('CHART_PAINTER'), 5, { next: 'dead' }],
   ];
 
   it.each(table)('%s', (_name, outcome, attempts, expected) => {
