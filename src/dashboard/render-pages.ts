@@ -120,7 +120,7 @@ export function renderLayout(title: string, body: SafeHtml, ctx: PageContext): s
 /** The warning that mails were sent whose outcome the store has not recorded yet. */
 function renderUnrecordedBanner(unrecorded: number | undefined): SafeHtml | '' {
   if (!unrecorded) return '';
-  return html`<p class="banner" role="alert" data-unrecorded="${unrecorded}"><strong>The store refuses writes:</strong> ${unrecorded} outcome(s) of sends are not recorded yet. The relay keeps them in memory and retries (at MAX_UNRECORDED_OUTCOMES it claims no new delivery). Free space or bring the database back: a restart before they are recorded mails them again.</p>`;
+  return html`<p class="banner" role="alert" data-unrecorded="${unrecorded}"><strong>The store refuses writes:</strong> ${unrecorded} outcome(s) of sends are not recorded yet. The relay keeps them in memory, retries, and claims no new delivery meanwhile. Free space or bring the database back: a restart before they are recorded mails them again.</p>`;
 }
 
 /** The whole queue waits for the SMTP server: since when, the next try, why, and a button to try now. */
