@@ -23,6 +23,10 @@ export async function buildOutgoingMail(content: MailContent): Promise<OutgoingM
     date: content.date,
     headers: content.headers,
     attachments: content.attachments.length ? content.attachments : undefined,
+    // The relay's parts are markup and mostly ASCII words, for which nodemailer's own detection (a count of
+    // every letter of every part) picks quoted-printable anyway: saying so skips that count, about a sixth
+    // of a mail's CPU (npm run bench, end-to-end profile).
+    textEncoding: 'quoted-printable',
     // Every part is given as bytes or text: nothing is read from a path or a URL.
     disableFileAccess: true,
     disableUrlAccess: true,
