@@ -20,7 +20,7 @@ export interface WorkerOptions {
   clock: Clock;
   logger: Logger;
   retry: RetrySettings;
-  /** Mails on the wire at once (the SMTP pool's size); a batch claims {@link BATCH_PER_CONNECTION} times as many. */
+  /** Deliveries in a batch, sent side by side (the SMTP pool's size): one batch at most is mailed twice after a crash. */
   concurrency: number;
   /** How often the queue is looked at when nothing wakes the worker. */
   pollMs: number;
@@ -34,9 +34,6 @@ export interface WorkerOptions {
   /** Hears every outcome once it is recorded (metrics, the SMTP health check, tests). */
   observe?: (outcome: WorkerOutcome) => void;
 }
-
-/** Deliveries claimed per SMTP connection: a batch keeps every connection busy and is settled in one write. */
-export const BATCH_PER_CONNECTION = 4;
 
 /** What {@link Worker.tryNow} did. */
 export type TryNowResult =
@@ -132,7 +129,7 @@ async function runLoop(loop: Loop): Promise<void> {
   const { store, clock, logger, concurrency, leaseMs } = loop.options;
   while (!loop.stopping) {
     const now = clock.now();
-    const limit = loop.policy.capacity(now, Math.max(1, concurrency) * BATCH_PER_CONNECTION);
+    const limit = loop.policy.capacity(now, Math.max(1, concurrency));
     if (limit > 0) {
       // Whether this claim is the probe of a paused queue is decided before the await.
       const asProbe = loop.policy.state === 'open';

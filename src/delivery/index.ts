@@ -7,7 +7,7 @@ export {
   type FailureScope,
 } from '../notify';
 export { createRoutePlanner, type RoutePlanner } from './route-planner';
-export { createWorker, BATCH_PER_CONNECTION, type TryNowResult, type Worker, type WorkerOptions } from './create-worker';
+export { createWorker, type TryNowResult, type Worker, type WorkerOptions } from './create-worker';
 export { createBatchHistory, type BatchHistory, type Composer, type Composers } from './compose-batch';
 export type { UnrecordedStatus, WorkerOutcome } from './settle-batch';
 export {
