@@ -9,7 +9,7 @@ import {
   type ReportComposer,
   type ReportInsightsOptions,
 } from './compose';
-import { createBatchHistory, createRoutePlanner, createWorker, type Composers, type Worker, type WorkerOutcome } from './delivery';
+import { createBatchHistory, createWorker, type Composers, type Worker, type WorkerOutcome } from './delivery';
 import { createApp } from './http';
 import { defaultTemplatesDir, loadRenderer, type Renderer } from './mail';
 import { createNotifier, type Notifier } from './notify';
@@ -23,7 +23,7 @@ import type { WebhookOutcome } from './webhook';
 import { createActivityCounter, type ActivityCounter, type Clock, type Logger } from './shared';
 import { createRetention, openStore, StorageUnavailableError, type Retention, type Store } from './store';
 import type { ReportHistory } from './trend';
-import { buildNoticeRecipients, type Route } from './routing';
+import { buildNoticeRecipients, createRoutePlanner, type Route } from './routing';
 
 /** The world as the relay sees it: injected so that tests run the real thing in-process. */
 export interface RelayIo {

@@ -1,5 +1,5 @@
 import type { ComposedReport } from '../compose';
-import { createRoutePlanner } from '../delivery';
+import { createRoutePlanner } from '../routing';
 import type { Route } from '../routing';
 import type { ClaimedDelivery, OwnerGroupPlan, Store } from '../store';
 

@@ -40,6 +40,8 @@ export interface ReportInsights {
   chart: ChartView | null;
   /** The failing results read (NetBox's order) that are not accepted exceptions, or null when NetBox could not provide them. */
   failures: FailingResult[] | null;
+  /** Why `failures` is null: NetBox's answer (or the setting that is not made), as data for routing and the log. */
+  failuresMissing: { code: string; reason: string } | null;
   /** The accepted exceptions this report's mail lists (see WaiversView); null when no waiver touched it. */
   waivers: WaiversView | null;
   /** The failing-tests section and CSV of some of the failing results only (one owner's devices). */
@@ -149,6 +151,7 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
       chart: recorded?.chart ?? null,
       trendFor: (devices, counts) => recorded?.trendOfDevices(devices, counts) ?? null,
       failures: kept.status === 'ok' ? kept.summary.results : null,
+      failuresMissing: kept.status === 'missing' ? { code: kept.code, reason: kept.reason } : null,
       waivers: outcome ? buildWaiversView(outcome, recorded!.now) : null,
       insightsFor: (keep) => {
         if (kept.status !== 'ok') return whole;

@@ -37,6 +37,8 @@ export interface ComposedReport {
   trend: Trend | null;
   /** The failing results read from NetBox, or null when it could not provide them. */
   failures: FailingResult[] | null;
+  /** Why `failures` is null (NetBox's answer, or no NETBOX_URL); null when they were read. */
+  failuresMissing: { code: string; reason: string } | null;
   /** NetBox's devices and contacts for this report (routes by owner, `device` conditions); null without NetBox. */
   owners: OwnerDirectory | null;
   /**
@@ -179,6 +181,7 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       view,
       trend: insights?.trend ?? null,
       failures: insights?.failures ?? null,
+      failuresMissing: insights?.failuresMissing ?? null,
       owners: options.owners ? options.owners(delivery.dedupKey, parsed.report.results_url) : null,
       // An async function: a throw (a template error, say) arrives as its rejection.
       messageFor: buildRouteMessage,

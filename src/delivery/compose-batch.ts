@@ -12,7 +12,7 @@ import {
 } from '../store';
 import type { ReportCursor, ReportHistory, ReportPoint, ReportSnapshot } from '../trend';
 import type { NextState } from './retry-policy';
-import type { RoutePlanner } from './route-planner';
+import type { RoutePlanner } from '../routing';
 
 /** Composes one kind of delivery (a report, a digest, the watchdog's notice). */
 export type Composer = (delivery: ClaimedDelivery, log: Logger) => Promise<ComposedMail>;

@@ -4,7 +4,7 @@ import type { Clock, Logger } from '../shared';
 import type { ClaimedDelivery, Store } from '../store';
 import { composeBatch, type BatchHistory, type Composers } from './compose-batch';
 import { createRetryDecider, type RetryDecider, type RetrySettings, type SmtpPauseStatus } from './retry-policy';
-import type { RoutePlanner } from './route-planner';
+import type { RoutePlanner } from '../routing';
 import { sendBatch } from './send-batch';
 import { settleBatch, type SettleState, type UnrecordedStatus, type WorkerOutcome } from './settle-batch';
 

@@ -6,7 +6,6 @@ export {
   type FailureKind,
   type FailureScope,
 } from '../notify';
-export { createRoutePlanner, type RoutePlanner } from './route-planner';
 export { createWorker, type TryNowResult, type Worker, type WorkerOptions } from './create-worker';
 export { createBatchHistory, type BatchHistory, type Composer, type Composers } from './compose-batch';
 export type { UnrecordedStatus, WorkerOutcome } from './settle-batch';

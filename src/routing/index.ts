@@ -51,3 +51,4 @@ export {
 } from './plan-routes';
 export { buildOwnerGroups, UNOWNED_GROUP_KEY, MAX_OWNER_RECIPIENTS, type OwnerGroupDraft, type OwnedFailure } from './build-owner-groups';
 export { parseContactAddress, isDomainAllowed, type ContactAddress } from './parse-contact-address';
+export { createRoutePlanner, WHOLE_GROUP_KEY, type PlannedReport, type RoutePlanner } from './create-route-planner';

@@ -1,21 +1,24 @@
-import type { ComposedReport } from '../compose';
-import type { FailingResult, OwnerLookup } from '../enrichment';
-import {
-  buildCountTrend,
-  buildOwnerGroups,
-  buildReportFacts,
-  buildRoutingTrend,
-  planRoutes,
-  hasDeviceCondition,
-  type OwnerGroupDraft,
-  type Route,
-  type RouteDecision,
-  type SourceFacts,
-} from '../routing';
+import type { FailingResult, OwnerDirectory, OwnerLookup } from '../enrichment';
 import type { ClaimedDelivery, NewRouteMail, OwnerGroupPlan, Store } from '../store';
+import type { Trend } from '../trend';
+import type { ReportDelivery } from '../webhook';
+import { buildOwnerGroups, type OwnerGroupDraft } from './build-owner-groups';
+import { hasDeviceCondition, planRoutes, type RouteDecision } from './plan-routes';
+import { buildCountTrend, buildReportFacts, buildRoutingTrend, type SourceFacts } from './report-facts';
+import type { Route } from './routes-schema';
+
+/** What routes decide on: the report as parsed, its trend, and what NetBox said of its failing results and their owners. */
+export interface PlannedReport {
+  delivery: ReportDelivery;
+  trend: Trend | null;
+  failures: FailingResult[] | null;
+  /** Why `failures` is null; null when they were read. */
+  failuresMissing: { code: string; reason: string } | null;
+  owners: OwnerDirectory | null;
+}
 
 /** Decides, for a delivery, what each route does with it (a route mailing NetBox's contacts: one row per owner group). */
-export type RoutePlanner = (delivery: ClaimedDelivery, composed: ComposedReport) => Promise<NewRouteMail[]>;
+export type RoutePlanner = (delivery: ClaimedDelivery, composed: PlannedReport) => Promise<NewRouteMail[]>;
 
 /** The key of the mail holding the whole report (nothing failed, or NetBox could not say who owns what). */
 export const WHOLE_GROUP_KEY = 'whole';
@@ -53,7 +56,7 @@ export function createRoutePlanner(options: {
     else if (lookup) options.onOwnerFallback?.(delivery.netboxSource, lookup.code);
     else if (needsOwners && composed.failures === null && facts.hasFailures) {
       // The failing results themselves could not be read: nobody can say who owns what.
-      options.onOwnerFallback?.(delivery.netboxSource, composed.view.enrichment?.missingCode ?? 'NO_RESULTS');
+      options.onOwnerFallback?.(delivery.netboxSource, composed.failuresMissing?.code ?? 'NO_RESULTS');
     }
     const decisions = planRoutes(options.routes, facts, trend, (name) => lastSent.get(name) ?? null);
     const plan: NewRouteMail[] = [];
@@ -71,7 +74,7 @@ export function createRoutePlanner(options: {
 }
 
 /** NetBox's failing devices and the contacts every route by owner asks for, in one bounded, cached look-up. */
-async function lookupOwners(routes: readonly Route[], composed: ComposedReport): Promise<OwnerLookup | undefined> {
+async function lookupOwners(routes: readonly Route[], composed: PlannedReport): Promise<OwnerLookup | undefined> {
   if (!composed.failures || !composed.owners) return undefined;
   const ids = [...new Set(composed.failures.flatMap((r) => (r.deviceId === null ? [] : [r.deviceId])))];
   if (ids.length === 0) return undefined;
@@ -87,7 +90,7 @@ async function lookupOwners(routes: readonly Route[], composed: ComposedReport):
 async function splitByOwner(
   route: Route,
   decision: RouteDecision,
-  composed: ComposedReport,
+  composed: PlannedReport,
   lookup: OwnerLookup | undefined,
   onRecipientsRefused?: (route: string, refused: readonly string[]) => void,
 ): Promise<NewRouteMail[]> {
@@ -111,7 +114,7 @@ async function splitByOwner(
   if (failures !== null && failures.length === 0) return [whole("nothing failed: the whole report goes to this route's fallback", null)];
   if (!failures || lookup?.status !== 'ok') {
     const cause = !failures
-      ? (composed.view.enrichment?.missingReason ?? 'the failing results could not be read from NetBox')
+      ? (composed.failuresMissing?.reason ?? 'the failing results could not be read from NetBox')
       : lookup?.status === 'missing'
         ? lookup.reason
         : 'the relay has no NetBox URL and token for this source';
@@ -146,7 +149,7 @@ async function splitByOwner(
 }
 
 /** The ratios over a group's failing devices alone (unowned devices, or a route narrowed to some devices). */
-async function countFailingDevices(g: OwnerGroupDraft, composed: ComposedReport): Promise<Pick<OwnerGroupPlan, 'counts' | 'ownedDevices'>> {
+async function countFailingDevices(g: OwnerGroupDraft, composed: PlannedReport): Promise<Pick<OwnerGroupPlan, 'counts' | 'ownedDevices'>> {
   const countable = g.deviceIds.length > 0 && g.devices.length === g.deviceIds.length;
   return { counts: countable ? await composed.owners!.countResults(g.deviceIds, g.failed) : null, ownedDevices: null };
 }
@@ -159,7 +162,7 @@ async function countFailingDevices(g: OwnerGroupDraft, composed: ComposedReport)
 async function countOwnedDevices(
   g: OwnerGroupDraft,
   failures: readonly FailingResult[],
-  composed: ComposedReport,
+  composed: PlannedReport,
 ): Promise<Pick<OwnerGroupPlan, 'counts' | 'ownedDevices'>> {
   const owned = g.objects.length > 0 ? await composed.owners!.ownedDevices(g.objects) : null;
   if (!owned) return countFailingDevices(g, composed);
@@ -171,7 +174,7 @@ async function countOwnedDevices(
 }
 
 /** A route whose `device` conditions select some failing devices: its one mail holds only theirs (and their counts). */
-async function scopeToDevices(route: Route, decision: RouteDecision, composed: ComposedReport): Promise<NewRouteMail> {
+async function scopeToDevices(route: Route, decision: RouteDecision, composed: PlannedReport): Promise<NewRouteMail> {
   const ids = new Set(decision.devices);
   const failures = (composed.failures ?? []).filter((r) => r.deviceId !== null && ids.has(r.deviceId));
   const failed = { HIGH: 0, MIDDLE: 0, LOW: 0 };
@@ -190,11 +193,11 @@ async function scopeToDevices(route: Route, decision: RouteDecision, composed: C
  * A route with a `device` condition when NetBox could not say which devices fail where: it matched so
  * no page is lost, and its mail is the whole report, saying why.
  */
-function unscoped(route: Route, decision: RouteDecision, composed: ComposedReport, lookup: OwnerLookup | undefined): NewRouteMail {
+function unscoped(route: Route, decision: RouteDecision, composed: PlannedReport, lookup: OwnerLookup | undefined): NewRouteMail {
   const cause =
     lookup?.status === 'missing'
       ? lookup.reason
-      : (composed.view.enrichment?.missingReason ?? 'the relay has no NetBox URL and token for this source');
+      : (composed.failuresMissing?.reason ?? 'the relay has no NetBox URL and token for this source');
   const note = `NetBox could not say which failing devices the route's device condition selects (${cause}), so this is the whole report.`;
   return {
     ...decision,
