@@ -9,7 +9,8 @@ import type { Benchmark, BenchContext, Figure } from './lib/types';
 /** Issue 16's targets for the durable ack path of `serve`, worker on. */
 const REFUSING_RATIO_TARGET = 0.9;
 const MAILING_RATIO_TARGET = 0.5;
-const MAILING_ACK_P99_TARGET_MS = 15;
+/** The ack path first by construction: p99 while the worker mails within this multiple of bare Express's p99. */
+const MAILING_ACK_P99_RATIO_TARGET = 1.5;
 
 interface Settings {
   connections: number;
@@ -156,7 +157,7 @@ function buildFigures(runs: Record<Which, RunResult[]>, s: Settings): Figure[] {
       value: mailing.load.latencyP99Ms,
       unit: 'ms',
       baseline: { name: 'bare Express p99', value: express.latencyP99Ms },
-      target: { kind: 'at-most', value: MAILING_ACK_P99_TARGET_MS },
+      target: { kind: 'ratio-at-most', ratio: MAILING_ACK_P99_RATIO_TARGET },
       note: `autocannon, 1 ms resolution, closed loop at ${s.connections} connections; p50 ${mailing.load.latencyP50Ms} ms (bare Express ${express.latencyP50Ms} ms)`,
     },
   ];
