@@ -158,15 +158,10 @@ function registerQueueSeries(registry: Registry, options: MetricsOptions): Queue
   registerScrapeGauge(
     registry,
     'unrecorded_outcomes',
-    'Outcomes of sends (and report history entries) the store refused, held in memory and retried; above 0 a restart may repeat those mails.',
+    'Deliveries whose record the store refused (with their route mails, kept copies and report history), held in memory and written again; above 0 a restart may repeat those mails.',
     () => options.unrecordedOutcomes?.() ?? 0,
   );
-  registerScrapeGauge(
-    registry,
-    'webhooks_in_flight',
-    'Webhooks received and not answered yet; while above 0 the worker spaces out its composing (the acknowledgements come first).',
-    () => options.webhooksInFlight?.() ?? 0,
-  );
+  registerScrapeGauge(registry, 'webhooks_in_flight', 'Webhooks received and not answered yet.', () => options.webhooksInFlight?.() ?? 0);
   registerPauseGauges(registry, options);
   for (const state of DELIVERY_STATES) depth.set({ state }, 0);
   return { scrapeErrors, depth, oldest };

@@ -99,7 +99,7 @@ describe('GET /metrics', () => {
   });
 
   it('counts a webhook in flight while its body arrives, and none once each was answered, refused or abandoned', async () => {
-    // The worker spaces out its composing while this is above 0: a count left behind would slow mail for good.
+    // An operator reads this as webhooks waiting for their answer: a count left behind would say some wait for good.
     const inFlight = async () => sampleValue(await scrape(relay.url), 'compliance_relay_webhooks_in_flight');
     expect(await inFlight()).toBe(0);
     const one = signed(11);
