@@ -67,27 +67,37 @@ export async function settleBatch(stage: SettleStage, state: SettleState, items:
   const batch: SettledBatch = { now, deliveries: decided.map((d) => d.settlement), reports: stage.history.take() };
   if (batch.deliveries.length === 0 && batch.reports.length === 0) return true;
   if (!(await writeBatch(stage, state, batch))) return false;
-  for (const { item, settlement } of decided) report(stage, item, settlement, now - started);
+  for (const d of decided) announce(stage, d, now - started);
   return true;
 }
 
+/** Where one delivery goes, and the failure that decided it (none when it is sent, or waits with the queue). */
+export interface Decided {
+  item: BatchItem;
+  settlement: DeliverySettlement;
+  failure?: FailureClass;
+}
+
+/** What a route mail's attempt failed with: its build, or the notifier's answer. */
+function failureOf(mail: RouteMail): FailureClass | undefined {
+  return mail.failure ?? (mail.result && mail.result.status !== 'sent' ? mail.result.failure : undefined);
+}
+
 /** Where one delivery goes, from what its route mails came to (retry-policy.ts decided each failure). */
-export function decideSettlement(
-  stage: Pick<SettleStage, 'policy'>,
-  item: BatchItem,
-  now: number,
-): { item: BatchItem; settlement: DeliverySettlement } {
+export function decideSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, now: number): Decided {
   const { delivery } = item;
   const base = { id: delivery.id, ...(item.newPlan ? { plan: item.newPlan } : {}) };
-  if (item.composeFailure)
-    return { item, settlement: { ...base, routes: [], sent: [], state: afterNotBuilt(stage, item, item.composeFailure, now) } };
+  if (item.composeFailure) {
+    const state = afterNotBuilt(stage, item, item.composeFailure, now);
+    return { item, settlement: { ...base, routes: [], sent: [], state }, failure: item.composeFailure };
+  }
   const routes: RouteMailOutcome[] = [];
   const sent: SentMessage[] = [];
   const failures: { route: string; failure: FailureClass }[] = [];
-  let retryAt: number | undefined;
+  let retry: { route: string; failure: FailureClass; at: number } | undefined;
   let untried = false;
   for (const mail of item.mails) {
-    const failure = mail.failure ?? (mail.result && mail.result.status !== 'sent' ? mail.result.failure : undefined);
+    const failure = failureOf(mail);
     if (mail.result?.status === 'sent') {
       routes.push({ route: mail.route, state: 'sent', messageId: mail.mail!.messageId, response: mail.result.response });
       sent.push(toSentMessage(mail, mail.result.response, mail.sentAt ?? now));
@@ -95,42 +105,33 @@ export function decideSettlement(
       const next = mail.next ?? stage.policy.decide({ kind: 'not-built', failure }, delivery.attempts, now);
       const later = next.next === 'backoff' ? next.at : next.next === 'pause' || next.next === 'held' ? next.until : undefined;
       routes.push({ route: mail.route, state: later === undefined ? 'failed' : 'pending', error: failure.message, code: failure.code });
-      if (later !== undefined) retryAt ??= later;
-      else failures.push({ route: mail.route, failure });
+      if (later === undefined) failures.push({ route: mail.route, failure });
+      else retry ??= { route: mail.route, failure, at: later };
     } else untried = true;
   }
   const settlement = { ...base, routes, sent };
-  const transient = item.mails.find((m) => routes.some((r) => r.route === m.route && r.state === 'pending'));
-  if (retryAt !== undefined && transient) {
-    const failure = transient.failure ?? (transient.result as { failure: FailureClass }).failure;
-    const error = `route ${transient.route}: ${failure.message}`;
+  if (retry) {
+    const { failure } = retry;
+    const error = `route ${retry.route}: ${failure.message}`;
+    const state = { state: 'retrying' as const, nextAttemptAt: item.deferredUntil ?? retry.at, error, code: failure.code };
+    return { item, settlement: { ...settlement, state }, failure };
+  }
+  if (untried) {
+    const error = 'the SMTP server was unavailable: waiting for it in queue order';
     return {
       item,
-      settlement: { ...settlement, state: { state: 'retrying', nextAttemptAt: item.deferredUntil ?? retryAt, error, code: failure.code } },
+      settlement: { ...settlement, state: { state: 'retrying', nextAttemptAt: item.deferredUntil ?? now, error, code: 'SMTP_PAUSED' } },
     };
   }
-  if (untried)
-    return {
-      item,
-      settlement: {
-        ...settlement,
-        state: {
-          state: 'retrying',
-          nextAttemptAt: item.deferredUntil ?? now,
-          error: 'the SMTP server was unavailable: waiting for it in queue order',
-          code: 'SMTP_PAUSED',
-        },
-      },
-    };
   // A route that failed for good in an earlier attempt (and was not tried again) fails the delivery too.
-  const sentNow = new Set(routes.filter((r) => r.state === 'sent').map((r) => r.route));
+  const tried = new Set(routes.map((r) => r.route));
   for (const entry of item.plan)
-    if (entry.state === 'failed' && !sentNow.has(entry.route) && !failures.some((f) => f.route === entry.route))
+    if (entry.state === 'failed' && !tried.has(entry.route))
       failures.push({ route: entry.route, failure: toEarlierFailure(entry.lastError, entry.lastErrorCode) });
   if (failures.length > 0) {
     const [first] = failures;
-    const error = describeFailedRoutes(delivery.attempts, failures);
-    return { item, settlement: { ...settlement, state: { state: 'dead', error, code: first.failure.code } } };
+    const state = { state: 'dead' as const, error: describeFailedRoutes(delivery.attempts, failures), code: first.failure.code };
+    return { item, settlement: { ...settlement, state }, failure: first.failure };
   }
   const firstSent = item.plan.find((p) => p.state === 'sent' && p.messageId)?.messageId ?? sent[0]?.messageId ?? '';
   return { item, settlement: { ...settlement, state: { state: 'sent', messageId: firstSent } } };
@@ -239,7 +240,7 @@ function logGivenUp(logger: Logger, batch: SettledBatch): void {
 }
 
 /** Logs the recorded outcome and tells the observer. */
-function report(stage: SettleStage, item: BatchItem, settlement: DeliverySettlement, durationMs: number): void {
+function announce(stage: SettleStage, { item, settlement, failure: decidedBy }: Decided, durationMs: number): void {
   const { delivery, log } = item;
   const change = settlement.state;
   if (change.state === 'sent') {
@@ -269,7 +270,7 @@ function report(stage: SettleStage, item: BatchItem, settlement: DeliverySettlem
     );
     return;
   }
-  const failure = findFailure(item, change);
+  const failure = decidedBy ?? toEarlierFailure(change.error, change.code);
   if (change.state === 'retrying') {
     const fields = { code: change.code, error: change.error, nextAttemptAt: new Date(change.nextAttemptAt).toISOString() };
     if (failure.configProblem) log.error(fields, 'send failed: configuration problem (will retry)');
@@ -281,14 +282,4 @@ function report(stage: SettleStage, item: BatchItem, settlement: DeliverySettlem
   if (failure.configProblem) log.fatal(fields, 'delivery is dead: CONFIGURATION PROBLEM, fix it and retry the dead deliveries');
   else log.error(fields, 'delivery is dead: the failure is permanent');
   stage.observe?.({ type: 'dead', delivery, failure: { ...failure, message: change.error }, durationMs });
-}
-
-/** The failure behind a retry or a death, as classified (the first one that decided it). */
-function findFailure(item: BatchItem, change: Exclude<DeliveryStateChange, { state: 'sent' }>): FailureClass {
-  if (item.composeFailure) return item.composeFailure;
-  for (const m of item.mails) {
-    const failure = m.failure ?? (m.result && m.result.status !== 'sent' ? m.result.failure : undefined);
-    if (failure && failure.code === change.code) return failure;
-  }
-  return toEarlierFailure(change.error, change.code);
 }
