@@ -5,15 +5,7 @@
 import { DEFAULT_SOURCE_NAME, parseDurationMs, type Config } from '../config';
 import { buildDeliveriesJson, type DeliveryJson } from '../http';
 import { createSecretMask, neutralizeText, systemClock } from '../shared';
-import {
-  DELIVERY_STATES,
-  DIGEST_KEY_PREFIX,
-  openStore,
-  WATCHDOG_KEY_PREFIX,
-  StorageUnavailableError,
-  type DeliveryState,
-  type Store,
-} from '../store';
+import { DELIVERY_STATES, DIGEST_KEY_PREFIX, openStore, StorageUnavailableError, type DeliveryState, type Store } from '../store';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo, type SetExitCode } from './io';
 import { loadConfigOrReport } from './load-config-or-report';
 
@@ -133,8 +125,9 @@ export async function withStore(io: CliIo, setExitCode: SetExitCode, fn: (store:
 
 /** A report's id; a digest names its route and a watchdog notice says so (neither has a report of its own). */
 function describeWhatIsMailed(d: DeliveryJson): string {
-  if (d.dedupKey.startsWith(DIGEST_KEY_PREFIX)) return `digest ${d.dedupKey.slice(DIGEST_KEY_PREFIX.length).split('@')[0]}`;
-  if (d.dedupKey.startsWith(WATCHDOG_KEY_PREFIX)) return 'watchdog';
+  // A digest's key names its route and period: `digest:<route>@<period start>`.
+  if (d.kind === 'digest') return `digest ${d.dedupKey.slice(DIGEST_KEY_PREFIX.length).split('@')[0]}`;
+  if (d.kind === 'watchdog') return 'watchdog';
   return String(d.reportId);
 }
 

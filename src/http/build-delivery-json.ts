@@ -1,4 +1,4 @@
-import type { DeliveryRecord, RouteMailRecord, SentMessage, Store } from '../store';
+import type { DeliveryKind, DeliveryRecord, RouteMailRecord, SentMessage, Store } from '../store';
 
 /**
  * A delivery as the admin API and `deliveries --json` show it: times as ISO 8601 (UTC), never the
@@ -6,6 +6,8 @@ import type { DeliveryRecord, RouteMailRecord, SentMessage, Store } from '../sto
  */
 export interface DeliveryJson {
   id: number;
+  /** What is mailed: a NetBox `report`, a route's `digest`, or the `watchdog`'s notice. */
+  kind: DeliveryKind;
   /** The idempotency key: `data.id@data.created`, prefixed `<source>/` for a named NetBox source. */
   dedupKey: string;
   reportId: number;
@@ -47,6 +49,7 @@ export function buildDeliveryJson(
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   return {
     id: record.id,
+    kind: record.kind,
     dedupKey: record.dedupKey,
     reportId: record.reportId,
     reportCreated: record.reportCreated,

@@ -124,6 +124,7 @@ describe('operator recovery: list dead deliveries and requeue them', () => {
       deliveries: [
         {
           id: expect.any(Number),
+          kind: 'report',
           dedupKey: '2@2023-04-12T19:36:33.690567Z',
           reportId: 2,
           reportCreated: '2023-04-12T19:36:33.690567Z',
