@@ -37,20 +37,9 @@ export interface RelayIo {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export interface Relay {
+/** One relay: its parts (those start and stop act on), the app, and its start and stop. */
+export interface Relay extends Omit<RelayParts, 'netbox' | 'webhooksInFlight'> {
   app: Express;
-  store: Store;
-  worker: Worker;
-  retention: Retention;
-  notifier: Notifier;
-  renderer: Renderer;
-  /** Prometheus series; `recordNetboxFetchError` is for the NetBox client. */
-  metrics: RelayMetrics;
-  smtpHealth: SmtpHealth;
-  /** Present when EXPECT_REPORT_EVERY is set. */
-  watchdog?: Watchdog;
-  /** The digest routes' schedules; it queues nothing when no route has `digest`. */
-  digests: DigestScheduler;
   /** Releases what a previous process left in flight and starts the worker. */
   start(): Promise<void>;
   /** Stops the worker (waiting for sends in flight up to the bound), closes SMTP and the store. */
@@ -99,16 +88,8 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const parts = { store, renderer, notifier, netbox, watchdog, digests, retention, webhooksInFlight, ...delivery };
   let stopped = false;
   return {
+    ...parts,
     app,
-    store,
-    worker: delivery.worker,
-    retention,
-    notifier,
-    renderer,
-    metrics: delivery.metrics,
-    smtpHealth: delivery.smtpHealth,
-    watchdog,
-    digests,
     start: () => startRelay(parts, io),
     async stop() {
       if (stopped) return;
@@ -126,9 +107,12 @@ interface RelayParts {
   /** One NetBox client per source that has a NETBOX_URL, by source name: each with its own token and CA. */
   netbox: Map<string, NetboxClient>;
   worker: Worker;
+  /** Prometheus series; `recordNetboxFetchError` is for the NetBox client. */
   metrics: RelayMetrics;
   smtpHealth: SmtpHealth;
+  /** Present when EXPECT_REPORT_EVERY (or a source's `expect_report_every`) is set. */
   watchdog?: Watchdog;
+  /** The digest routes' schedules; it queues nothing when no route has `digest`. */
   digests: DigestScheduler;
   retention: Retention;
   /** Webhooks received and not answered yet. */
