@@ -330,3 +330,17 @@ describe('every source, test or script file a page names exists', () => {
     expect(fs.existsSync(path.join(root, file))).toBe(true);
   });
 });
+
+describe('no comment in src/ names a retired setting, as if it were still read', () => {
+  const retired = Object.keys(RETIRED_SETTINGS);
+  const comments = filesUnder('src', ['.ts'])
+    .filter((file) => !file.endsWith('retired-settings.ts'))
+    .flatMap((file) =>
+      read(file)
+        .split('\n')
+        .filter((line) => /^\s*(\*|\/\/|\/\*)/.test(line) && retired.some((name) => new RegExp(`\\b${name}\\b`).test(line)))
+        .map((line) => `${file}: ${line.trim()}`),
+    );
+
+  it('names none', () => expect(comments).toEqual([]));
+});
