@@ -1,5 +1,5 @@
 /**
- * The layer order of src/, bottom to top (README "Layout"; shared/STYLE.md). A module may import only from its
+ * The layer order of src/, bottom to top (docs/architecture.md, "The layers"). A module may import only from its
  * own layer or a layer below it, never in a circle, and another folder only through its public door (index.ts).
  * `npm run layers` (part of `npm test`) fails on any import that breaks this.
  */

@@ -43,6 +43,21 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const setExitCode: SetExitCode = (code) => {
     exitCode = code;
   };
+  const program = createProgram(io, setExitCode);
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT_USAGE;
+    throw error;
+  }
+  return exitCode;
+}
+
+/**
+ * The program with every command and option declared (nothing loaded, nothing run until it parses):
+ * what `--help` lists, and what the docs are checked against.
+ */
+export function createProgram(io: CliIo, setExitCode: SetExitCode): Command {
   const program = new Command()
     .name('compliance-relay')
     .description('Receives NetBox validity compliance-report webhooks and e-mails a summary.')
@@ -56,14 +71,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerWaiverCommands(program, io, setExitCode);
   registerMailCommands(program, io, setExitCode);
   registerSetupCommands(program, io, setExitCode);
-
-  try {
-    await program.parseAsync(argv);
-  } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT_USAGE;
-    throw error;
-  }
-  return exitCode;
+  return program;
 }
 
 /** `serve`, `check-config`, `migrate` and `verify-smtp`: running the relay and checking what it needs. */

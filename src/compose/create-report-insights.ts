@@ -165,8 +165,8 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
 
 /**
  * Records the report in its series and compares it with the previous one (a history that cannot be
- * read is a storage failure like any other: the delivery is tried again; saves never throw: the
- * relay's history keeps a refused save in its outcome ledger). The waivers are applied here, once,
+ * read is a storage failure like any other: the delivery is tried again; the report itself is written
+ * by the batch's settle, with the rest of the batch). The waivers are applied here, once,
  * where the failing pairs meet the trend: the verdict and every route decision see them left out.
  */
 async function recordTrend(
@@ -261,8 +261,8 @@ function toFailingPairs(enrichment: Enrichment): FailingPair[] | null {
 
 /**
  * The chart of this report and the ones before it in its series, read from the stored history (not
- * including the current report's own row: its save may still wait in the outcome ledger while the
- * storage is full, and the mail must not).
+ * including the current report's own row: it is written by the batch's settle, after the mail is
+ * composed).
  */
 async function prepareChart(options: ReportInsightsOptions, snapshot: ReportSnapshot): Promise<ChartView | null> {
   const limit = options.chartReports ?? 0;

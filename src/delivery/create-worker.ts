@@ -29,7 +29,7 @@ export interface WorkerOptions {
   /** This process's name on its leases. */
   owner?: string;
   random?: () => number;
-  /** SMTP_PAUSE_AFTER_4XX: different deliveries answered 4xx in a row before the whole queue pauses. */
+  /** Different deliveries answered 4xx in a row before the whole queue pauses (default 3). */
   pauseAfter4xx?: number;
   /** Hears every outcome once it is recorded (metrics, the SMTP health check, tests). */
   observe?: (outcome: WorkerOutcome) => void;

@@ -13,7 +13,6 @@ export {
   computeBackoffMs,
   createRetryDecider,
   maxRetrySpanMs,
-  DEFAULT_PAUSE_AFTER_4XX,
   type AttemptOutcome,
   type BreakerCause,
   type BreakerState,

@@ -7,8 +7,8 @@ export interface RetrySettings {
   maxDelayMs: number;
 }
 
-/** The default of SMTP_PAUSE_AFTER_4XX: different deliveries answered 4xx in a row before the queue pauses. */
-export const DEFAULT_PAUSE_AFTER_4XX = 3;
+/** Different deliveries answered 4xx in a row, by default, before the queue pauses. */
+const DEFAULT_PAUSE_AFTER_4XX = 3;
 
 /**
  * `closed`: deliveries are claimed freely. `open`: the mail server is down; nothing is claimed until
@@ -92,7 +92,7 @@ export interface RetryDecider extends Readonly<SmtpPauseStatus> {
   /**
    * The next state of a delivery whose attempt number `attempts` came to `outcome` at `now`. A failed
    * send also moves the pause: a server-wide failure opens (or, for the probe, re-opens) it; a
-   * message's 4xx pauses the queue when it is the probe's answer or the latest of SMTP_PAUSE_AFTER_4XX
+   * message's 4xx pauses the queue when it is the probe's answer or the latest of `pauseAfter4xx`
    * different deliveries in a row; any other answer proves the server reachable and ends it.
    */
   decide(outcome: AttemptOutcome, attempts: number, now: number): NextState;

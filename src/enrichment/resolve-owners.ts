@@ -10,8 +10,8 @@ import {
   type NetboxDevice,
   type OwnerObjectType,
   type RequestBudget,
-  type SeverityCounts,
 } from '../netbox';
+import type { SeverityCounts } from '../report';
 import { systemClock, type Clock } from '../shared';
 
 /** Which contacts own a device, as a route asks for them. */

@@ -21,7 +21,7 @@ export interface AdminRouteOptions {
 export const ADMIN_MAX_LIMIT = 500;
 
 /**
- * The admin API under `/api/deliveries` (README "Admin API"): list, show, requeue one, requeue every
+ * The admin API under `/api/deliveries` (docs/admin-api.md): list, show, requeue one, requeue every
  * dead delivery. Every call needs `Authorization: Bearer <ADMIN_TOKEN>`; without a configured token
  * the whole API is disabled (404 ADMIN_DISABLED), so nothing is reachable by default.
  */

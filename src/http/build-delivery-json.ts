@@ -2,7 +2,7 @@ import type { DeliveryKind, DeliveryRecord, RouteMailRecord, SentMessage, Store 
 
 /**
  * A delivery as the admin API and `deliveries --json` show it: times as ISO 8601 (UTC), never the
- * stored body. One shape for both, documented in the README ("Admin API").
+ * stored body. One shape for both, documented in docs/admin-api.md.
  */
 export interface DeliveryJson {
   id: number;

@@ -7,9 +7,8 @@ export type { InlinedHtmlTemplates };
 type HandlebarsParser = Pick<typeof HandlebarsNamespace, 'parse'>;
 
 /**
- * Options as the relay always gave juice (it used to run on every rendered mail): `@media` rules stay
- * in `<style>` (dark mode, small screens), pixel widths become `width` attributes. New: the rules that
- * matched no element are kept in `<style>` too (`removeInlinedSelectors`), since at load an element
+ * The options the relay gives juice: `@media` rules stay in `<style>` (dark mode, small screens), pixel
+ * widths become `width` attributes, and the rules that matched no element are kept in `<style>` too (`removeInlinedSelectors`), since at load an element
  * whose class comes from data (`class="band-{{band}}"`) cannot be matched; a client that honours
  * `<style>` still styles it.
  */

@@ -21,5 +21,4 @@ export {
   type OwnerObjectType,
   type ContactAssignment,
   type NetboxContact,
-  type SeverityCounts,
 } from './read-owners';

@@ -1,3 +1,4 @@
+import type { SeverityCounts } from '../report';
 import type { NetboxClient, RequestBudget } from './netbox-client';
 import { NetboxError } from './netbox-error';
 import { splitResultsUrl } from './results-url';
@@ -141,9 +142,6 @@ export async function listContacts(
   });
   return contacts;
 }
-
-/** Passed and counted results per severity, as the webhook's counts are. */
-export type SeverityCounts = Record<'HIGH' | 'MIDDLE' | 'LOW', { passed: number; count: number }>;
 
 /**
  * The results of a report on these devices, counted per severity (`count` of a one-item page, one

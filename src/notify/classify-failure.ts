@@ -9,7 +9,7 @@ export type FailureKind = 'transient' | 'permanent';
  * way, so the worker pauses the whole queue and probes with the oldest delivery. `message`: this
  * delivery only (a 450 mailbox busy, a 451 greylisting or local error, a 5xx, a template error); a
  * message's 4xx still pauses the queue when several different deliveries get one in a row
- * (retry-policy.ts, SMTP_PAUSE_AFTER_4XX).
+ * (retry-policy.ts: three in a row).
  */
 export type FailureScope = 'server' | 'message';
 

@@ -1,4 +1,4 @@
-export { SEVERITIES, type Severity } from './severity';
+export { SEVERITIES, type Severity, type SeverityCounts } from './severity';
 export { formatPercent, passPercent, roundHalfEven1, bandOf, NO_RESULTS, type Band } from './percent';
 export { buildLinks, absoluteUrl, buildWebUrl, type ReportLinks } from './build-links';
 export { formatDateTime, formatShortDay, startOfDayMs } from './format-date-time';

@@ -195,7 +195,7 @@ export function decideNotify(
 /**
  * Has the failing state changed since the previous report? By the set of failing pairs when known,
  * otherwise by the failed count of each severity (two different failures that swap places in the
- * same severity look unchanged then; the README says so).
+ * same severity look unchanged then; docs/routes.md says so).
  */
 function describeChange(facts: ReportFacts, trend: RoutingTrend): { changed: boolean; why: string } {
   const previous = trend.previous;

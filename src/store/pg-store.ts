@@ -150,7 +150,7 @@ export class PgStore implements Store {
    * The listener is attached inside pg-pool's callback, not after its promise: a new connection is
    * handed over while the driver is still reading the TCP segment that finished the start-up, and a
    * database in fast shutdown sends its FATAL in that same segment. Behind an `await`, that 'error'
-   * found no listener (the CI failure of stop 27).
+   * found no listener and ended the process.
    */
   private checkout(): Promise<{ client: pg.PoolClient; release: (broken: boolean) => void }> {
     return new Promise((resolve, reject) => {

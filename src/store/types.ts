@@ -1,3 +1,4 @@
+import type { SeverityCounts } from '../report';
 import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from '../trend';
 import type { ReportDelivery } from '../webhook';
 import type { WaiverStorage } from '../waivers';
@@ -116,9 +117,6 @@ export interface NewRouteMail {
   ownerGroup?: OwnerGroupPlan | null;
 }
 
-/** Passed and counted results per severity of an owner group's devices. */
-export type OwnerGroupCounts = Record<'HIGH' | 'MIDDLE' | 'LOW', { passed: number; count: number }>;
-
 /**
  * One owner group of a route's mail, as decided when the delivery was planned: who gets it, why, and
  * which devices' failures it holds. `whole` is the whole report to the fallback (NetBox could not
@@ -135,7 +133,7 @@ export interface OwnerGroupPlan {
   deviceIds: number[];
   devices: string[];
   /** The group's results per severity; null when NetBox could not count them (the mail then shows failures only). */
-  counts: OwnerGroupCounts | null;
+  counts: SeverityCounts | null;
   /**
    * How many devices `counts` is over: every device NetBox lists for the group's objects (its sites,
    * tenants, devices), failing or not. Absent or null: over the failing devices alone.

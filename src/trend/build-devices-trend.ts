@@ -1,4 +1,4 @@
-import { passPercent, type Severity } from '../report';
+import { passPercent, type Severity, type SeverityCounts } from '../report';
 import {
   buildFirstTrend,
   comparePairs,
@@ -11,9 +11,6 @@ import {
 } from './build-trend';
 import { decideVerdict } from './decide-verdict';
 import type { FailingPair, ReportCounts, ReportSnapshot } from './types';
-
-/** Passed and counted results per severity of some devices in this report (an owner group's counts). */
-export type DeviceCounts = Record<Severity, { passed: number; count: number }>;
 
 const SEVERITIES: readonly Severity[] = ['HIGH', 'MIDDLE', 'LOW'];
 
@@ -31,7 +28,7 @@ const SEVERITIES: readonly Severity[] = ['HIGH', 'MIDDLE', 'LOW'];
 export function buildDevicesTrend(
   current: ReportSnapshot,
   history: readonly ReportSnapshot[],
-  options: { devices: ReadonlySet<string>; counts?: DeviceCounts | null; historyTruncated?: boolean; leftOut?: LeftOutPairs },
+  options: { devices: ReadonlySet<string>; counts?: SeverityCounts | null; historyTruncated?: boolean; leftOut?: LeftOutPairs },
 ): Trend | null {
   const leftOut = options.leftOut ?? { current: new Set<string>(), previous: new Set<string>() };
   const keep = (pairs: readonly FailingPair[]) => pairs.filter((pair) => options.devices.has(pair.device));

@@ -23,7 +23,7 @@ export interface PeriodPoint {
 }
 
 /** A device with failing results in the period's latest report. */
-export interface DeviceFailures {
+export interface WorstDevice {
   device: string;
   failing: number;
   /** Of which HIGH: the first key of "worst". */
@@ -48,7 +48,7 @@ export interface SeriesPeriodTrend {
    */
   change: Trend;
   /** Devices by failing results in the latest report, HIGH first, accepted exceptions left out; empty when its failing pairs are unknown. */
-  worstDevices: DeviceFailures[];
+  worstDevices: WorstDevice[];
   /** Failing pairs of the latest report that are accepted exceptions (counted apart; the ratios stay validity's). */
   waived: number;
 }
@@ -104,8 +104,8 @@ export function buildPeriodPoint(report: ReportSnapshot): PeriodPoint {
   };
 }
 
-function rankDevices(failing: readonly FailingPair[]): DeviceFailures[] {
-  const byDevice = new Map<string, DeviceFailures>();
+function rankDevices(failing: readonly FailingPair[]): WorstDevice[] {
+  const byDevice = new Map<string, WorstDevice>();
   for (const pair of failing) {
     const entry = byDevice.get(pair.device) ?? { device: pair.device, failing: 0, high: 0 };
     entry.failing += 1;

@@ -9,7 +9,7 @@ export {
   type FailingStreak,
 } from './build-trend';
 export { recordReportTrend, STREAK_HISTORY_MAX, type RecordedTrend, type ReportHistory } from './record-report-trend';
-export { buildDevicesTrend, type DeviceCounts } from './build-devices-trend';
+export { buildDevicesTrend } from './build-devices-trend';
 export { buildReportSnapshot, buildSeriesKey, buildSourceSeriesKey } from './build-report-snapshot';
 export type { FailingIds, FailingPair, ReportCounts, ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from './types';
 export { groupPairsByTest, GROUP_DEVICES_SHOWN, type TestPairsGroup } from './group-pairs-by-test';
@@ -20,6 +20,6 @@ export {
   type SeriesPeriodTrend,
   type PeriodPoint,
   type PeriodRatios,
-  type DeviceFailures,
+  type WorstDevice,
 } from './build-period-trend';
 export { decideVerdict, VERDICTS, type Verdict, type VerdictDecision, type VerdictFacts } from './decide-verdict';

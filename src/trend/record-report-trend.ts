@@ -1,5 +1,6 @@
 import { buildTrend, failingKeys, type LeftOutPairs, type Trend } from './build-trend';
-import { buildDevicesTrend, type DeviceCounts } from './build-devices-trend';
+import type { SeverityCounts } from '../report';
+import { buildDevicesTrend } from './build-devices-trend';
 import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from './types';
 
 /** The part of the Store the trend needs. */
@@ -19,7 +20,7 @@ export interface ReportHistory {
 export interface RecordedTrend {
   trend: Trend;
   /** See buildDevicesTrend: null when this report's or the previous one's failing results are unknown. */
-  trendOfDevices: (devices: ReadonlySet<string>, counts?: DeviceCounts | null) => Trend | null;
+  trendOfDevices: (devices: ReadonlySet<string>, counts?: SeverityCounts | null) => Trend | null;
 }
 
 /** How far back "failing since" looks; older streaks read "failing for at least N reports". */

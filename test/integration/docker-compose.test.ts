@@ -41,7 +41,8 @@ describe('docker-compose.yml', () => {
     expect(relay.environment.WEBHOOK_SECRET).toBe('compose-demo-secret-change-me');
     expect(Object.keys(config.volumes)).toContain('relay-data');
     expect(config.services.mailcatcher.image).toBe('mailhog/mailhog:v1.0.1');
-    expect(config.services.mailcatcher.ports[0]).toMatchObject({ target: 8025 });
+    // The catcher's UI shows every mail: published on loopback only, as the README's localhost link says.
+    expect(config.services.mailcatcher.ports[0]).toMatchObject({ target: 8025, published: 8025, host_ip: '127.0.0.1' });
   });
 
   it('lets Mailpit replace MailHog and the operator set the recipients and secret', () => {
@@ -58,6 +59,7 @@ describe('docker-compose.yml', () => {
     // Unset optional settings reach the relay as empty values, which it treats as unset.
     expect(config.services.relay.environment.ADMIN_TOKEN).toBe('');
     expect(config.services.relay.ports[0]).toMatchObject({ published: 18080, host_ip: '0.0.0.0' });
+    expect(config.services.mailcatcher.ports[0]).toMatchObject({ host_ip: '127.0.0.1' });
   });
 });
 
