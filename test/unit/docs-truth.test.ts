@@ -106,6 +106,21 @@ function flagsOf(command: Command): string[] {
   return [...own, '--help', ...(command.parent ? flagsOf(command.parent) : [])];
 }
 
+/** Flags of the other tools the pages show: curl, docker compose, node, npm, the bench, pg_ctlcluster, unshare. */
+const OTHER_TOOLS_FLAGS = [
+  '--data-binary',
+  '--build',
+  '--profile',
+  '--heap-growing-percent',
+  '--max-semi-space-size',
+  '--prefix',
+  '--omit',
+  '--only',
+  '--skip-systemctl-redirect',
+  '--mount',
+  '--propagation',
+];
+
 interface CommandLine {
   page: string;
   line: string;
@@ -136,6 +151,14 @@ describe('every command and flag a page shows is one the CLI declares', () => {
     expect(command).toBeDefined();
     const flags = [...text.matchAll(/(?<![\w-])--[a-z][a-z-]*/g)].map((m) => m[0]);
     expect(flags.filter((f) => !flagsOf(command!).includes(f))).toEqual([]);
+  });
+
+  // Anywhere else a flag is named (prose, a comment after a command), it is one of some command's.
+  const allFlags = new Set([...program.commands.flatMap((c) => [c, ...c.commands]).flatMap(flagsOf), ...OTHER_TOOLS_FLAGS]);
+  const prose = namesIn(/(?<![\w-])(--[a-z][a-z-]*)/g);
+
+  it.each(prose)('%s names %s, a flag of one of the commands (or of a tool the page shows)', (_page, flag) => {
+    expect(allFlags).toContain(flag);
   });
 
   it('docs/commands.md lists every command', () => {
