@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { Express, RequestHandler } from 'express';
 import { DEFAULT_SOURCE_NAME, type Config, type SourceConfig } from './config';
 import { createNetboxClient, type NetboxClient } from './netbox';
 import { createOwnerResolver } from './enrichment';
@@ -14,7 +14,7 @@ import { createApp } from './http';
 import { defaultTemplatesDir, loadRenderer, type Renderer } from './mail';
 import { createNotifier, type Notifier } from './notify';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
-import { createDashboardRouter } from './dashboard';
+import type * as DashboardModule from './dashboard';
 import { createMetrics, registerWaiverGauge, type RelayMetrics } from './metrics';
 import { createWaiverBook, type WaiverBook } from './waivers';
 import { createWatchdog, createWatchdogComposer, type Watchdog } from './watchdog';
@@ -363,7 +363,7 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'no
       metrics.recordWebhook(outcome);
       io.onWebhookOutcome?.(outcome);
     },
-    dashboard: createDashboardRouter({
+    dashboard: createLazyDashboard(() => ({
       adminToken: config.admin.token,
       store,
       clock,
@@ -381,7 +381,7 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'no
       notices: config.webhook.unsignedFromNetwork ? [describeUnsignedWebhook(config)!] : [],
       sleep: io.sleep,
       waivers,
-    }),
+    })),
     observe: {
       readiness: () =>
         checkReadiness({
@@ -397,6 +397,16 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'no
       adminToken: config.admin.token,
     },
   });
+}
+
+/** The dashboard, built by its first request: a relay nobody browses never loads its pages' code. */
+function createLazyDashboard(options: () => DashboardModule.DashboardOptions): RequestHandler {
+  let dashboard: RequestHandler | undefined;
+  return (req, res, next) => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose (above)
+    dashboard ??= (require('./dashboard') as typeof DashboardModule).createDashboardRouter(options());
+    dashboard(req, res, next);
+  };
 }
 
 /** Releases what a previous process left in flight and starts the worker and the timers. */

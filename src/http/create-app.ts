@@ -1,4 +1,4 @@
-import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { DEFAULT_SOURCE_NAME, type Config, type SourceConfig } from '../config';
 import type { ActivityCounter, Clock, Logger } from '../shared';
 import type { Store } from '../store';
@@ -24,7 +24,7 @@ export interface AppDeps {
   /** Counts the webhooks from their arrival at a webhook path until their answer is sent (the worker yields to them). */
   webhooksInFlight?: ActivityCounter;
   /** The dashboard, mounted at /ui. */
-  dashboard?: Router;
+  dashboard?: RequestHandler;
   /** /readyz and /metrics; without it only /healthz is served. */
   observe?: ObserveRoutesOptions;
   /** Accepted exceptions: the admin API's `/api/waivers`. */

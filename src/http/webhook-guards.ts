@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import type * as RateLimitModule from 'express-rate-limit';
 import ipaddr from 'ipaddr.js';
 import { RelayError, type Clock, type Logger } from '../shared';
 
@@ -31,6 +31,8 @@ export function createWebhookGuards(options: WebhookGuardOptions): RequestHandle
     });
   }
   if (options.rateLimit.max > 0) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only with WEBHOOK_RATE_LIMIT (off by default)
+    const { rateLimit } = require('express-rate-limit') as typeof RateLimitModule;
     guards.push(
       rateLimit({
         windowMs: options.rateLimit.windowMs,

@@ -3,8 +3,9 @@ import type nodemailer from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool';
 import type { SmtpConfig } from '../config';
 import { createSecretMask, systemClock, type SecretMask } from '../shared';
-import { createAccessTokenFetcher } from './fetch-access-token';
-import { createTokenCache, type TokenCache } from './create-token-cache';
+import type * as AccessTokenModule from './fetch-access-token';
+import type * as TokenCacheModule from './create-token-cache';
+import type { TokenCache } from './create-token-cache';
 import { buildFailedResult, type Notifier, type NotifierIo } from './notifier';
 import { verifySmtpSteps } from './verify-smtp-steps';
 
@@ -98,7 +99,12 @@ function buildSmtpOptions(config: SmtpConfig, readFile: (file: string) => Buffer
   };
 }
 
+/** The OAuth2 token cache, whose code only a relay with SMTP_AUTH=oauth2 loads. */
 function createSmtpTokenCache(config: SmtpConfig, io: NotifierIo): TokenCache {
+  /* eslint-disable @typescript-eslint/no-require-imports -- lazy on purpose: only with SMTP_AUTH=oauth2 */
+  const { createTokenCache } = require('./create-token-cache') as typeof TokenCacheModule;
+  const { createAccessTokenFetcher } = require('./fetch-access-token') as typeof AccessTokenModule;
+  /* eslint-enable @typescript-eslint/no-require-imports */
   const clock = io.clock ?? systemClock;
   return createTokenCache({ fetchToken: createAccessTokenFetcher(config.oauth2!, { clock, fetch: io.fetch }), clock });
 }

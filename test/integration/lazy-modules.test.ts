@@ -33,6 +33,65 @@ function packagesLoadedBy(args: string[], cwd?: string): { status: number | null
   return { status: run.status, packages, files, stdout: run.stdout };
 }
 
+/**
+ * Starts `serve` with `env` (and a port the OS just gave out) in a fresh Node process, cwd `cwd`; once
+ * /healthz answers, GETs each of `paths` in turn. Returns the files (under node_modules:
+ * `<package>/<path>`; the relay's own: `src/<path>`) it had loaded at rest, then after each path.
+ */
+function modulesLoadedByServe(env: Record<string, string>, cwd: string, paths: string[] = []): { atRest: string[]; after: string[][] } {
+  const script = `
+    const net = require('node:net');
+    const list = () => Object.keys(require.cache).map((file) => {
+      const k = file.split(require('node:path').sep).join('/');
+      const i = k.lastIndexOf('/node_modules/');
+      const j = k.lastIndexOf('/dist/src/');
+      return i >= 0 ? k.slice(i + '/node_modules/'.length) : j >= 0 ? k.slice(j + '/dist/'.length) : undefined;
+    }).filter(Boolean);
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = probe.address().port;
+      probe.close(() => {
+        process.env.PORT = String(port);
+        process.argv = [process.argv[0], 'compliance-relay', 'serve'];
+        require(${JSON.stringify(MAIN)});
+        const base = 'http://127.0.0.1:' + port;
+        const poll = setInterval(() => {
+          fetch(base + '/healthz').then(async (res) => {
+            if (!res.ok) return;
+            clearInterval(poll);
+            const loaded = { atRest: list(), after: [] };
+            for (const p of ${JSON.stringify(paths)}) {
+              await (await fetch(base + p, { redirect: 'manual' })).arrayBuffer();
+              loaded.after.push(list());
+            }
+            process.stderr.write('LOADED ' + JSON.stringify(loaded) + '\\n');
+            process.exit(0);
+          }, () => undefined);
+        }, 50);
+      });
+    });
+  `;
+  const run = spawnSync(process.execPath, ['-e', script], {
+    cwd,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', ...env },
+    timeout: 60_000,
+  });
+  const line = run.stderr.split('\n').find((l) => l.startsWith('LOADED '));
+  if (!line) throw new Error(`no module list from serve: ${run.stderr}`);
+  return JSON.parse(line.slice('LOADED '.length)) as { atRest: string[]; after: string[][] };
+}
+
+/** The packages among `files` (as modulesLoadedByServe names them). */
+function packagesOf(files: string[]): string[] {
+  return [...new Set(files.filter((f) => !f.startsWith('src/')).map((file) => /^(?:@[^/]+\/)?[^/]+/.exec(file)![0]))];
+}
+
+/** The relay's dashboard pages, and what only a relay that mails through Microsoft Graph or logs in with OAuth2 needs. */
+const DASHBOARD_FILES = /^src\/dashboard\//;
+const GRAPH_OAUTH2_FILES = ['src/notify/create-graph-notifier.js', 'src/notify/fetch-access-token.js', 'src/notify/create-token-cache.js'];
+/** Packages no relay needs at rest unless configured for them: PostgreSQL, OAuth2 (JWT), CSS inlining, YAML, the rate limiter. */
+const UNCONFIGURED_PACKAGES = ['pg', 'jose', 'juice', 'yaml', 'express-rate-limit'];
+
 /** What only `serve` needs: the HTTP app, its rate limiter, metrics; and what only some commands or settings need. */
 const SERVE_ONLY = ['express', 'express-rate-limit', 'prom-client'];
 const NOT_FOR_CHECKS = [...SERVE_ONLY, 'pg', 'better-sqlite3', 'nodemailer', 'pino'];
@@ -98,5 +157,40 @@ describe('modules the CLI loads', () => {
     expect(packages).toContain('better-sqlite3');
     expect(packages).not.toContain('pg');
     expect(packages.filter((p) => SERVE_ONLY.includes(p))).toEqual([]);
+  });
+
+  it("a zero-configuration relay at rest has loaded neither PostgreSQL's client, Graph's nor OAuth2's code, nodemailer, nor the dashboard; /ui loads the dashboard", () => {
+    const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'lazy-serve-'));
+    try {
+      const { atRest, after } = modulesLoadedByServe({}, cwd, ['/ui']);
+      expect(packagesOf(atRest).filter((p) => [...UNCONFIGURED_PACKAGES, 'nodemailer'].includes(p))).toEqual([]);
+      expect(atRest.filter((f) => DASHBOARD_FILES.test(f) || GRAPH_OAUTH2_FILES.includes(f))).toEqual([]);
+      // The same list, asked after a request to the dashboard (off: it says how to turn it on), has its code.
+      expect(after[0].some((f) => DASHBOARD_FILES.test(f))).toBe(true);
+    } finally {
+      fs.rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it('with SMTP, NetBox and the dashboard configured, serve loads nodemailer but not PostgreSQL, OAuth2 or the dashboard until it is browsed', () => {
+    const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'lazy-serve-'));
+    const env = {
+      // A port nobody listens on: the relay starts anyway (mail waits), which is all this looks at.
+      SMTP_URL: 'smtp://127.0.0.1:9',
+      MAIL_TO: 'noc@example.com',
+      NETBOX_URL: 'http://127.0.0.1:9',
+      NETBOX_TOKEN: 'netbox-token-0123456789',
+      ADMIN_TOKEN: 'admin-token-0123456789abcdef',
+      WEBHOOK_SECRET: 'webhook-secret-0123456789',
+    };
+    try {
+      const { atRest, after } = modulesLoadedByServe(env, cwd, ['/ui/login']);
+      expect(packagesOf(atRest)).toContain('nodemailer');
+      expect(packagesOf(atRest).filter((p) => UNCONFIGURED_PACKAGES.includes(p))).toEqual([]);
+      expect(atRest.filter((f) => DASHBOARD_FILES.test(f) || GRAPH_OAUTH2_FILES.includes(f))).toEqual([]);
+      expect(after[0].some((f) => DASHBOARD_FILES.test(f))).toBe(true);
+    } finally {
+      fs.rmSync(cwd, { recursive: true, force: true });
+    }
   });
 });

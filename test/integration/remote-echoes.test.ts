@@ -1,7 +1,8 @@
 import type { OAuth2Config, SmtpConfig } from '../../src/config';
 import { createSmtpHealth } from '../../src/health';
 import { buildOutgoingMail } from '../../src/mail';
-import { createAccessTokenFetcher, createSmtpNotifier } from '../../src/notify';
+import { createSmtpNotifier } from '../../src/notify';
+import { createAccessTokenFetcher } from '../../src/notify/fetch-access-token';
 import { createSilentLogger } from '../../src/shared';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { postWebhook, startTestRelay, waitUntil } from '../helpers/relay-harness';

@@ -2,14 +2,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OAuth2Config } from '../../src/config';
 import { classifyFailure } from '../../src/delivery';
-import {
-  classifyGraphResponse,
-  createAccessTokenFetcher,
-  createTokenCache,
-  OAuth2Error,
-  parseRetryAfterMs,
-  withBccHeader,
-} from '../../src/notify';
+// Graph's and OAuth2's pieces are inner files of notify/: only a relay configured for them loads them.
+import { classifyGraphResponse, parseRetryAfterMs, withBccHeader } from '../../src/notify/create-graph-notifier';
+import { createAccessTokenFetcher, OAuth2Error } from '../../src/notify/fetch-access-token';
+import { createTokenCache } from '../../src/notify/create-token-cache';
 
 const T0 = Date.parse('2026-05-01T08:00:00Z');
 
