@@ -179,7 +179,7 @@ export function buildTrend(
   const pairs = comparePairs(current, currentKept, previous, history, options.historyTruncated ?? false);
   const failingSetChanged = countsDiffer || pairs.newlyFailing.length > 0 || pairs.fixed.length > 0 ? true : failingSetKnown ? false : null;
   return {
-    ...decideVerdict({ current: cd, previous: pd, newlyFailing: pairs.newlyFailing, fixed: pairs.fixed }),
+    ...decideVerdict({ current: cd, previous: pd, newlyFailing: pairs.newlyFailing, fixed: pairs.fixed, failingSetKnown }),
     devicesOnly: false,
     previous: { reportId: previous.reportId, created: previous.created, dedupKey: previous.dedupKey },
     overall,
