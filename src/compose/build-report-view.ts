@@ -56,8 +56,12 @@ export interface OwnersView {
   note: string | null;
   /** The whole report, not one owner's share of it. */
   whole: boolean;
+  /** The group's failing devices (up to 20 names) and how many more. */
   devices: string[];
   moreDevices: number;
+  /** The group's devices that failed in the previous report and fail nothing now (up to 20 names), and how many more. */
+  fixedDevices: string[];
+  moreFixedDevices: number;
   deviceCount: number;
   /** The ratios above are this group's own devices' (false: NetBox could not count them; they are the report's). */
   ownRatios: boolean;
