@@ -275,7 +275,7 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
       ),
     );
     stock(netbox);
-    const r = await start();
+    const r = await start({ ADMIN_TOKEN });
     // Report 321: sw-ams-1 (Bob's, ams1) fails ntp and snmp; fra1's sw-fra-1 fails ntp.
     await deliver(r, 321, results({ 'sw-fra-1': ['ntp'], 'sw-fra-2': [], 'sw-ams-1': ['ntp', 'snmp'], 'sw-lon-1': [] }));
     await waitUntil(() => r.workerOutcomes.length > 0 || undefined, 10_000, 'the first outcome');
@@ -315,6 +315,10 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
     expect(plan.filter((m) => m.route.startsWith('failing-owners~')).map((m) => m.ownerGroup?.to)).toEqual([
       ['alice@example.com', 'eve@example.com'],
     ]);
+    // The delivery's page names the fixed device, not "the whole report".
+    const cookie = `${SESSION_COOKIE}=${createSessionKeys(ADMIN_TOKEN).issue(Date.now()).cookie}`;
+    const page = textOf(await (await fetch(`${r.url}/ui/deliveries/${deliveryId}`, { headers: { Cookie: cookie } })).text());
+    expect(page).toContain('fixed, failing nothing now: sw-ams-1');
   });
 
   it('contacts whose e-mail field is a list, a group, a disguised name, carries a CR LF or is outside allowed_domains are not mailed: the fallback gets their failures, with the reason, and the log says so', async () => {
