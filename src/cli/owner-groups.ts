@@ -34,7 +34,9 @@ export function describeOwnerGroups(owners: OwnerGroupsFound, shown: OwnerGroupP
   if (owners.groups.length === 0) return '';
   const how = owners.recorded ? 'as recorded when the delivery was planned' : 'resolved now from NetBox; nothing is stored';
   const lines = owners.groups.map((g) => {
-    const devices = g.devices.length ? ` (${g.devices.join(', ')})` : '';
+    const fixed = g.fixedDevices?.length ? `fixed, failing nothing now: ${g.fixedDevices.join(', ')}` : '';
+    const listed = [g.devices.join(', '), fixed].filter((part) => part !== '').join('; ');
+    const devices = listed ? ` (${listed})` : '';
     return `${indent}${g === shown ? '* ' : '  '}${g.key}: ${g.to.join(', ')}: ${g.why}${devices}${g.note ? `. ${g.note}` : ''}\n`;
   });
   return `${indent}Owner groups (${how}${shown ? '; choose with --group' : ''}):\n${lines.join('')}`;

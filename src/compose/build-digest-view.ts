@@ -2,7 +2,7 @@ import { formatDateTime } from '../report';
 import type { FailingPair, PeriodPoint, SeriesPeriodTrend } from '../trend';
 import { buildTrendChart, TREND_CHART_MAX_REPORTS } from '../mail';
 import type { ChartView } from './build-mail-chart';
-import { buildVerdictView, formatDeltaShort, type VerdictView } from './build-verdict-view';
+import { buildVerdictView, formatAccepted, formatDeltaShort, type VerdictView } from './build-verdict-view';
 
 /** One NetBox source's series over a digest's period. */
 export interface DigestSourceContent {
@@ -68,7 +68,7 @@ export interface DigestSeriesView {
   verdict: VerdictView;
   /** The latest report's page in NetBox, or null when the series has no NetBox URL (no NETBOX_URL). */
   latestUrl: string | null;
-  /** Failed HIGH results in the latest report. */
+  /** Failed HIGH results in the latest report that are not accepted exceptions (those are in `waived`). */
   highFailed: number;
   reportCount: number;
   latest: { reportId: number; createdText: string };
@@ -176,7 +176,7 @@ function buildSeriesView(trend: SeriesPeriodTrend, timezone: string): DigestSeri
     name,
     verdict: buildVerdictView(change, overall.percentText),
     latestUrl: /^https?:\/\//.test(name) ? `${name}/plugins/validity/reports/${trend.latest.reportId}/` : null,
-    highFailed: trend.latest.failed.HIGH,
+    highFailed: trend.latest.failed.HIGH - change.leftOut.HIGH,
     reportCount: trend.points.length,
     latest: { reportId: trend.latest.reportId, createdText: formatMinutes(trend.latest.created, timezone) },
     reports: [...trend.points]
@@ -214,7 +214,7 @@ function buildDigestSubject(content: DigestContent, series: DigestSeriesView[], 
   const tail = ` \u2014 digest ${content.route} \u00b7 ${reportCount} ${reportCount === 1 ? 'report' : 'reports'}`;
   if (series.length === 0) return `${late}No reports${tail}`;
   const high = series.reduce((n, s) => n + s.highFailed, 0);
-  const failing = high > 0 ? `${high} HIGH failing` : 'no HIGH failing';
+  const failing = `${high > 0 ? `${high} HIGH failing` : 'no HIGH failing'}${formatAccepted(series.reduce((n, s) => n + s.waived, 0))}`;
   if (series.length === 1) {
     const [one] = series;
     return `${late}${one.verdict.word}: ${one.ratios[0].percentText}${one.ratios[0].delta}, ${failing}${tail}`;

@@ -26,6 +26,7 @@ export function buildOwnerGroupView(input: {
   sourceName?: string;
 }): { view: ReportView; attachments: MailAttachment[] | undefined } {
   const { view, group } = input;
+  const fixed = group.fixedDevices ?? [];
   const owners: OwnersView = {
     key: group.key,
     why: group.why,
@@ -33,7 +34,9 @@ export function buildOwnerGroupView(input: {
     whole: group.whole,
     devices: group.devices.slice(0, MAX_LISTED_DEVICES),
     moreDevices: Math.max(0, group.devices.length - MAX_LISTED_DEVICES),
-    deviceCount: group.ownedDevices ?? group.devices.length,
+    fixedDevices: fixed.slice(0, MAX_LISTED_DEVICES),
+    moreFixedDevices: Math.max(0, fixed.length - MAX_LISTED_DEVICES),
+    deviceCount: group.ownedDevices ?? group.devices.length + fixed.length,
     ownRatios: !group.whole && group.counts !== null,
     owned: !group.whole && group.counts !== null && group.ownedDevices != null,
     report: { overall: view.overall, severities: view.severities },
@@ -43,7 +46,8 @@ export function buildOwnerGroupView(input: {
   const names = new Set(group.devices);
   const section = input.insights?.insightsFor((r) => (r.deviceId !== null ? ids.has(r.deviceId) : names.has(r.device)));
   const delivery = group.counts ? withCounts(input.delivery, group) : input.delivery;
-  const trend = input.insights?.trendFor(names, group.counts) ?? null;
+  // Its trend is over its failing and its fixed devices, so their fixes count.
+  const trend = input.insights?.trendFor(new Set([...group.devices, ...fixed]), group.counts) ?? null;
   const own = buildReportView(delivery, {
     netboxUrl: input.netboxUrl,
     timezone: input.timezone,
@@ -73,7 +77,7 @@ function withCounts(delivery: ReportDelivery, group: OwnerGroupPlan): ReportDeli
     ...delivery,
     report: {
       ...delivery.report,
-      device_count: group.ownedDevices ?? group.devices.length,
+      device_count: group.ownedDevices ?? group.devices.length + (group.fixedDevices?.length ?? 0),
       high_passed: c.HIGH.passed,
       high_count: c.HIGH.count,
       middle_passed: c.MIDDLE.passed,

@@ -2,7 +2,7 @@ import type { ChartView } from './build-mail-chart';
 import { bandOf, buildLinks, formatDateTime, formatPercent, passPercent, type Band, type ReportLinks, type Severity } from '../report';
 import type { ReportDelivery } from '../webhook';
 import type { EnrichmentView, TrendView } from './build-insight-views';
-import { formatDeltaShort, type VerdictView } from './build-verdict-view';
+import { formatAccepted, formatDeltaShort, type VerdictView } from './build-verdict-view';
 import type { WaiversView } from './build-waivers-view';
 
 /** One line of the summary: overall or one severity. */
@@ -56,8 +56,12 @@ export interface OwnersView {
   note: string | null;
   /** The whole report, not one owner's share of it. */
   whole: boolean;
+  /** The group's failing devices (up to 20 names) and how many more. */
   devices: string[];
   moreDevices: number;
+  /** The group's devices that failed in the previous report and fail nothing now (up to 20 names), and how many more. */
+  fixedDevices: string[];
+  moreFixedDevices: number;
   deviceCount: number;
   /** The ratios above are this group's own devices' (false: NetBox could not count them; they are the report's). */
   ownRatios: boolean;
@@ -138,7 +142,9 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
   const verdict = trend?.verdict ?? null;
   const overall = buildRatio('Overall', r.total_passed, r.total_count, waivers?.count ?? 0);
   overall.tone = toneOfOverall(overall, verdict);
-  const highFailed = r.high_count - r.high_passed;
+  // What the mail lists as failing: accepted exceptions are counted apart (the ratios stay NetBox's).
+  const highFailed = r.high_count - r.high_passed - waived.HIGH;
+  const accepted = waivers?.count ?? 0;
   const netboxHost = options.netboxUrl ? new URL(options.netboxUrl).host : null;
   return {
     report: {
@@ -168,7 +174,8 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
       id: r.id,
       percentText: overall.percentText,
       highFailed,
-      failed: overall.failed,
+      failed: overall.failed - accepted,
+      accepted,
       hasResults: overall.hasResults,
       instance: options.sourceName ?? netboxHost,
       verdict,
@@ -224,8 +231,11 @@ function toneOfOverall(overall: RatioView, verdict: VerdictView | null): Tone {
 interface SubjectFacts {
   id: number;
   percentText: string;
+  /** Failing results the mail lists as failing (accepted exceptions apart), HIGH and all. */
   highFailed: number;
   failed: number;
+  /** Failing results that are accepted exceptions. */
+  accepted: number;
   hasResults: boolean;
   /** The source's name with several sources, else NETBOX_URL's host. */
   instance: string | null;
@@ -237,11 +247,19 @@ interface SubjectFacts {
 /**
  * `Worse: 83.3% (−7.4), 5 HIGH failing — report 202 · prod`. The verdict, the percentage and the HIGH
  * count come first, inside the ~40 characters a phone's inbox shows; the report and the instance after.
+ * Accepted exceptions are counted apart (`1 HIGH failing, 1 accepted`, `0 failing, 3 accepted`).
  */
 function buildDefaultSubject(f: SubjectFacts): string {
   const where = ` \u2014 report ${f.id}${f.instance ? ` \u00b7 ${f.instance}` : ''}`;
   if (!f.hasResults) return `${f.verdict ? `${f.verdict.word}: no results` : 'No results'}${where}`;
   const lead = f.verdict ? `${f.verdict.word}: ${f.percentText}${f.deltaText}` : `${f.percentText} passed`;
-  const failing = f.highFailed > 0 ? `${f.highFailed} HIGH failing` : f.failed > 0 ? `${f.failed} failing, no HIGH` : 'all passed';
-  return `${lead}, ${failing}${f.verdict?.scopeChanged ? ', scope changed' : ''}${where}`;
+  const failing =
+    f.highFailed > 0
+      ? `${f.highFailed} HIGH failing`
+      : f.failed > 0
+        ? `${f.failed} failing, no HIGH`
+        : f.accepted > 0
+          ? '0 failing'
+          : 'all passed';
+  return `${lead}, ${failing}${formatAccepted(f.accepted)}${f.verdict?.scopeChanged ? ', scope changed' : ''}${where}`;
 }

@@ -90,3 +90,8 @@ export function formatDeltaShort(overall: TrendDelta | null): string {
   const d = overall.deltaPoints;
   return ` (${d > 0 ? '+' : d < 0 ? MINUS : '±'}${Math.abs(d).toFixed(1)})`;
 }
+
+/** ", 2 accepted": the failing results that are accepted exceptions, counted apart in a subject; "" when none. */
+export function formatAccepted(accepted: number): string {
+  return accepted > 0 ? `, ${accepted} accepted` : '';
+}

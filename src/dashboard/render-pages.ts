@@ -214,7 +214,7 @@ ${d.messageId ? html`<dt>Message-ID</dt><dd><code>${d.messageId}</code></dd>` : 
   const routes = input.routes?.length
     ? html`<section><h2>Routes</h2><table><thead><tr><th>Route</th><th>State</th><th>Why</th><th>Mail</th></tr></thead><tbody>${input.routes.map(
         (r) =>
-          html`<tr><td>${r.route}${r.ownerGroup ? html`<br><span class="muted">to ${r.ownerGroup.to.join(', ')}</span>` : ''}</td><td>${r.state}${r.reminder ? ' (reminder)' : ''}</td><td>${r.reason}${r.ownerGroup ? html`<br><span class="muted">${r.ownerGroup.devices.length ? `devices: ${r.ownerGroup.devices.join(', ')}` : 'the whole report'}${r.ownerGroup.note ? ` — ${r.ownerGroup.note}` : ''}</span>` : ''}</td><td>${r.messageId ? html`<code>${r.messageId}</code>` : ''}${r.lastError ? html`<span class="error">${r.lastErrorCode ?? ''} ${r.lastError}</span>` : ''}</td></tr>`,
+          html`<tr><td>${r.route}${r.ownerGroup ? html`<br><span class="muted">to ${r.ownerGroup.to.join(', ')}</span>` : ''}</td><td>${r.state}${r.reminder ? ' (reminder)' : ''}</td><td>${r.reason}${r.ownerGroup ? html`<br><span class="muted">${describeGroupDevices(r.ownerGroup)}${r.ownerGroup.note ? ` — ${r.ownerGroup.note}` : ''}</span>` : ''}</td><td>${r.messageId ? html`<code>${r.messageId}</code>` : ''}${r.lastError ? html`<span class="error">${r.lastErrorCode ?? ''} ${r.lastError}</span>` : ''}</td></tr>`,
       )}</tbody></table></section>`
     : '';
   return html`<p><a href="/ui">← All deliveries</a></p>${summary}${routes}${counts}${mail}`;
@@ -242,4 +242,11 @@ function renderAlert(alert: WatchdogAlert, formatTime: (ms: number) => string): 
  */
 function buildSrcdoc(mailHtml: string): string {
   return `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">${mailHtml}`;
+}
+
+/** "devices: sw1, sw2", with the group's fixed devices after them, or "the whole report". */
+function describeGroupDevices(group: { devices: string[]; fixedDevices?: string[] }): string {
+  const fixed = group.fixedDevices?.length ? `fixed, failing nothing now: ${group.fixedDevices.join(', ')}` : '';
+  const failing = group.devices.length ? `devices: ${group.devices.join(', ')}` : '';
+  return [failing, fixed].filter((part) => part !== '').join('; ') || 'the whole report';
 }

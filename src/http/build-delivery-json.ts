@@ -80,6 +80,7 @@ export function buildDeliveryJson(
                 to: r.ownerGroup.to,
                 why: r.ownerGroup.why,
                 devices: r.ownerGroup.devices,
+                ...(r.ownerGroup.fixedDevices?.length ? { fixedDevices: r.ownerGroup.fixedDevices } : {}),
                 note: r.ownerGroup.note,
               },
             }

@@ -18,8 +18,12 @@ export interface OwnerGroupDraft {
   key: string;
   to: string[];
   why: string;
+  /** The group's failing devices. */
   deviceIds: number[];
   devices: string[];
+  /** The group's devices that failed in the previous report and fail nothing now: their fixes are the group's too. */
+  fixedDeviceIds: number[];
+  fixedDevices: string[];
   /** The group's failing results per severity (from the failing results read). */
   failed: Record<Severity, number>;
   /** The NetBox objects (device, site, tenant) through which the group owns its devices; none for `unowned`. */
@@ -43,19 +47,27 @@ export const UNOWNED_GROUP_KEY = 'unowned';
 
 const OBJECT_WORDS: Record<OwnerObjectType, string> = { 'dcim.device': 'device', 'dcim.site': 'site', 'tenancy.tenant': 'tenant' };
 
+/** A device that failed in the previous report and fails nothing now. */
+export interface FixedOwnedDevice {
+  deviceId: number;
+  device: string;
+}
+
 /**
  * Splits a route's failing results by owner: for each failing device, each object in `on` (the
  * device, its site, its tenant) whose NetBox contacts (of the route's role and priority, with an
  * e-mail address) are known makes the device part of the group of exactly those contacts; a device
  * owned through its site by one team and its tenant by another is in both groups. Groups are keyed by
  * their recipients, so two sites with the same owner give one mail. A device nobody owns goes to the
- * fallback addresses.
+ * fallback addresses. The `fixed` devices (failing before, nothing now) join their owners' groups the
+ * same way, so that each group's mail counts its fixes; a group may hold fixed devices only.
  */
 export function buildOwnerGroups(
   spec: OwnerSpec,
   failures: readonly OwnedFailure[],
   devices: readonly NetboxDevice[],
   contacts: readonly OwnerContact[],
+  fixed: readonly FixedOwnedDevice[] = [],
 ): OwnerGroupDraft[] {
   const byId = new Map(devices.map((d) => [d.id, d]));
   const byObject = new Map<string, OwnerContact[]>();
@@ -64,27 +76,42 @@ export function buildOwnerGroups(
     byObject.set(key, [...(byObject.get(key) ?? []), c]);
   }
   const groups = new Map<string, GroupTally>();
-  const join = (key: string, to: string[], owner: Owner | null, failure: OwnedFailure) => {
+  const join = (key: string, to: string[], owner: Owner | null, add: (group: GroupTally) => void) => {
     let group = groups.get(key);
     if (!group) {
-      group = { to, objects: [], refs: new Map(), ids: new Set(), names: new Set(), failed: { HIGH: 0, MIDDLE: 0, LOW: 0 } };
+      group = {
+        to,
+        objects: [],
+        refs: new Map(),
+        ids: new Set(),
+        names: new Set(),
+        fixed: new Map(),
+        failed: { HIGH: 0, MIDDLE: 0, LOW: 0 },
+      };
       groups.set(key, group);
     }
     if (owner !== null && !group.objects.includes(owner.object)) group.objects.push(owner.object);
     if (owner !== null) group.refs.set(`${owner.ref.type}:${owner.ref.id}`, owner.ref);
-    if (failure.deviceId !== null) group.ids.add(failure.deviceId);
-    group.names.add(failure.device);
-    group.failed[failure.severity] += 1;
+    add(group);
   };
   const refused = new Set<string>();
-  for (const failure of failures) {
-    const device = failure.deviceId === null ? undefined : byId.get(failure.deviceId);
+  /** Puts a device in its owners' groups, or the fallback's: a contact the route may not mail is not silently dropped. */
+  const place = (deviceId: number | null, add: (group: GroupTally) => void) => {
+    const device = deviceId === null ? undefined : byId.get(deviceId);
     const found = device ? findOwners(spec, device, byObject) : { owners: [], refused: [] };
-    // A contact the route may not mail is not silently dropped: its failures reach the fallback too.
-    if (found.owners.length === 0 || found.refused.length > 0) join(UNOWNED_GROUP_KEY, spec.fallback, null, failure);
-    for (const owner of found.owners) join(buildGroupKey(owner.to), owner.to, owner, failure);
+    if (found.owners.length === 0 || found.refused.length > 0) join(UNOWNED_GROUP_KEY, spec.fallback, null, add);
+    for (const owner of found.owners) join(buildGroupKey(owner.to), owner.to, owner, add);
     for (const line of found.refused) refused.add(line);
-  }
+  };
+  for (const failure of failures)
+    place(failure.deviceId, (group) => {
+      if (failure.deviceId !== null) group.ids.add(failure.deviceId);
+      group.names.add(failure.device);
+      group.failed[failure.severity] += 1;
+    });
+  const failing = new Set(failures.map((f) => f.device));
+  for (const device of fixed)
+    if (!failing.has(device.device)) place(device.deviceId, (group) => group.fixed.set(device.deviceId, device.device));
   return [...groups.entries()].map(([key, g]) => finishGroup(spec, key, g, [...refused]));
 }
 
@@ -95,6 +122,8 @@ interface GroupTally {
   refs: Map<string, { type: OwnerObjectType; id: number }>;
   ids: Set<number>;
   names: Set<string>;
+  /** Fixed devices: NetBox id → name. */
+  fixed: Map<number, string>;
   failed: Record<Severity, number>;
 }
 
@@ -112,6 +141,8 @@ function finishGroup(spec: OwnerSpec, key: string, g: GroupTally, refused: strin
         : `no ${rank} contact of these devices (${spec.on.join(', ')}) has an e-mail address in NetBox: you are this route's fallback`,
     deviceIds: [...g.ids].sort((a, b) => a - b),
     devices: [...g.names].sort((a, b) => a.localeCompare(b)),
+    fixedDeviceIds: [...g.fixed.keys()].sort((a, b) => a - b),
+    fixedDevices: [...g.fixed.values()].sort((a, b) => a.localeCompare(b)),
     failed: g.failed,
     objects: [...g.refs.values()],
     note: unowned && refused.length > 0 ? describeRefused(refused) : null,

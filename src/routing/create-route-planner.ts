@@ -2,7 +2,7 @@ import type { FailingResult, OwnerDirectory, OwnerLookup } from '../enrichment';
 import type { ClaimedDelivery, NewRouteMail, OwnerGroupPlan, Store } from '../store';
 import type { Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
-import { buildOwnerGroups, type OwnerGroupDraft } from './build-owner-groups';
+import { buildOwnerGroups, type FixedOwnedDevice, type OwnerGroupDraft } from './build-owner-groups';
 import { hasDeviceCondition, planRoutes, type RouteDecision } from './plan-routes';
 import { buildCountTrend, buildReportFacts, buildRoutingTrend, type SourceFacts } from './report-facts';
 import type { Route } from './routes-schema';
@@ -52,8 +52,11 @@ export function createRoutePlanner(options: {
       if (route.repeat_after !== undefined) lastSent.set(route.name, await options.store.lastRouteMailCompletedAt(route.name, delivery.id));
     }
     const lookup = needsDevices ? await lookupOwners(options.routes, composed) : undefined;
-    if (lookup?.status === 'ok') facts.devices = lookup.devices;
-    else if (lookup) options.onOwnerFallback?.(delivery.netboxSource, lookup.code);
+    // `device` conditions look at the failing devices; the fixed ones were looked up for their owners only.
+    const failingIds = new Set((composed.failures ?? []).flatMap((r) => (r.deviceId === null ? [] : [r.deviceId])));
+    if (lookup?.status === 'ok') {
+      if (failingIds.size > 0) facts.devices = lookup.devices.filter((d) => failingIds.has(d.id));
+    } else if (lookup) options.onOwnerFallback?.(delivery.netboxSource, lookup.code);
     else if (needsOwners && composed.failures === null && facts.hasFailures) {
       // The failing results themselves could not be read: nobody can say who owns what.
       options.onOwnerFallback?.(delivery.netboxSource, composed.failuresMissing?.code ?? 'NO_RESULTS');
@@ -73,10 +76,14 @@ export function createRoutePlanner(options: {
   };
 }
 
-/** NetBox's failing devices and the contacts every route by owner asks for, in one bounded, cached look-up. */
+/**
+ * NetBox's failing devices (and, for routes by owner, the fixed ones: see {@link listFixedDevices}) and
+ * the contacts every route by owner asks for, in one bounded, cached look-up.
+ */
 async function lookupOwners(routes: readonly Route[], composed: PlannedReport): Promise<OwnerLookup | undefined> {
   if (!composed.failures || !composed.owners) return undefined;
-  const ids = [...new Set(composed.failures.flatMap((r) => (r.deviceId === null ? [] : [r.deviceId])))];
+  const fixed = routes.some((r) => r.owners !== undefined) ? listFixedDevices(composed).map((d) => d.deviceId) : [];
+  const ids = [...new Set([...composed.failures.flatMap((r) => (r.deviceId === null ? [] : [r.deviceId])), ...fixed])];
   if (ids.length === 0) return undefined;
   const queries = routes.flatMap((r) => (r.owners ? [{ role: r.owners.role, on: r.owners.on, priority: r.owners.priority }] : []));
   return composed.owners.lookup(ids, queries);
@@ -111,7 +118,10 @@ async function splitByOwner(
     },
   });
   const failures = composed.failures;
-  if (failures !== null && failures.length === 0) return [whole("nothing failed: the whole report goes to this route's fallback", null)];
+  // A route narrowed by a device condition selects failing devices; its groups' fixes are those of their failing devices.
+  const fixed = decision.devices ? [] : listFixedDevices(composed);
+  if (failures !== null && failures.length === 0 && (fixed.length === 0 || lookup?.status !== 'ok'))
+    return [whole("nothing failed: the whole report goes to this route's fallback", null)];
   if (!failures || lookup?.status !== 'ok') {
     const cause = !failures
       ? (composed.failuresMissing?.reason ?? 'the failing results could not be read from NetBox')
@@ -124,7 +134,10 @@ async function splitByOwner(
   }
   const scope = decision.devices ? new Set(decision.devices) : null;
   const scoped = scope ? failures.filter((r) => r.deviceId !== null && scope.has(r.deviceId)) : failures;
-  const groups = buildOwnerGroups(spec, scoped, lookup.devices, lookup.contacts);
+  const groups = buildOwnerGroups(spec, scoped, lookup.devices, lookup.contacts, fixed).filter(
+    // On an on-failure route, a group whose devices fail nothing now has nothing to be told.
+    (g) => route.notify !== 'on-failure' || g.devices.length > 0,
+  );
   const refused = groups.flatMap((g) => g.refused);
   if (refused.length > 0) onRecipientsRefused?.(route.name, refused);
   const plan: NewRouteMail[] = [];
@@ -136,8 +149,9 @@ async function splitByOwner(
       key: g.key,
       to: g.to,
       why: g.why,
-      deviceIds: g.deviceIds,
+      deviceIds: [...g.deviceIds, ...g.fixedDeviceIds],
       devices: g.devices,
+      ...(g.fixedDevices.length > 0 ? { fixedDevices: g.fixedDevices } : {}),
       counts,
       ownedDevices,
       whole: false,
@@ -148,10 +162,11 @@ async function splitByOwner(
   return plan;
 }
 
-/** The ratios over a group's failing devices alone (unowned devices, or a route narrowed to some devices). */
+/** The ratios over a group's failing (and fixed) devices alone (unowned devices, or a route narrowed to some devices). */
 async function countFailingDevices(g: OwnerGroupDraft, composed: PlannedReport): Promise<Pick<OwnerGroupPlan, 'counts' | 'ownedDevices'>> {
-  const countable = g.deviceIds.length > 0 && g.devices.length === g.deviceIds.length;
-  return { counts: countable ? await composed.owners!.countResults(g.deviceIds, g.failed) : null, ownedDevices: null };
+  const ids = [...g.deviceIds, ...g.fixedDeviceIds];
+  const countable = ids.length > 0 && g.devices.length === g.deviceIds.length;
+  return { counts: countable ? await composed.owners!.countResults(ids, g.failed) : null, ownedDevices: null };
 }
 
 /**
@@ -166,7 +181,7 @@ async function countOwnedDevices(
 ): Promise<Pick<OwnerGroupPlan, 'counts' | 'ownedDevices'>> {
   const owned = g.objects.length > 0 ? await composed.owners!.ownedDevices(g.objects) : null;
   if (!owned) return countFailingDevices(g, composed);
-  const ids = new Set([...owned, ...g.deviceIds]);
+  const ids = new Set([...owned, ...g.deviceIds, ...g.fixedDeviceIds]);
   const failed = { HIGH: 0, MIDDLE: 0, LOW: 0 };
   for (const r of failures) if (r.deviceId !== null && ids.has(r.deviceId)) failed[r.severity] += 1;
   const counts = await composed.owners!.countResults([...ids], failed);
@@ -214,4 +229,15 @@ function unscoped(route: Route, decision: RouteDecision, composed: PlannedReport
       note,
     },
   };
+}
+
+/**
+ * The devices with a fixed pair (the trend's, so "fixed" means what the trend says) that fail nothing
+ * now and whose NetBox id the history kept: an owner group's mail counts their fixes.
+ */
+function listFixedDevices(composed: PlannedReport): FixedOwnedDevice[] {
+  const failing = new Set((composed.failures ?? []).map((r) => r.device));
+  return (composed.trend?.fixedDevices ?? []).flatMap((d) =>
+    d.id === null || failing.has(d.name) ? [] : [{ deviceId: d.id, device: d.name }],
+  );
 }

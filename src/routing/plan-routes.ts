@@ -174,8 +174,11 @@ export function decideNotify(
 ): { send: boolean; reason: string; reminder: boolean } {
   if (route.notify === 'always') return { send: true, reason: 'matched (notify: always)', reminder: false };
   if (route.notify === 'on-failure') {
+    // Accepted exceptions are not failures a route asked to hear about.
+    if (hasUnwaivedFailures(facts, trend))
+      return { send: true, reason: 'matched and something failed (notify: on-failure)', reminder: false };
     return facts.hasFailures
-      ? { send: true, reason: 'matched and something failed (notify: on-failure)', reminder: false }
+      ? { send: false, reason: 'every failure an accepted exception (notify: on-failure)', reminder: false }
       : { send: false, reason: 'every test passed (notify: on-failure)', reminder: false };
   }
   const change = describeChange(facts, trend);

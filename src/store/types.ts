@@ -130,8 +130,15 @@ export interface OwnerGroupPlan {
   to: string[];
   /** "you are the primary owner contact of site fra1". */
   why: string;
+  /** NetBox ids of the group's devices in this mail: its failing devices and its `fixedDevices`. */
   deviceIds: number[];
+  /** The group's failing devices. */
   devices: string[];
+  /**
+   * The group's devices that failed in the previous report and fail nothing now: the group's trend
+   * counts their fixes. Absent (plans recorded before): none.
+   */
+  fixedDevices?: string[];
   /** The group's results per severity; null when NetBox could not count them (the mail then shows failures only). */
   counts: SeverityCounts | null;
   /**

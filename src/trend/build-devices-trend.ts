@@ -62,6 +62,7 @@ export function buildDevicesTrend(
       previous: overSameCount(thenKept, nowKept),
       newlyFailing: pairs.newlyFailing,
       fixed: pairs.fixed,
+      failingSetKnown: true,
     }),
     devicesOnly: true,
     previous: { reportId: previousRaw.reportId, created: previousRaw.created, dedupKey: previousRaw.dedupKey },

@@ -82,6 +82,11 @@ export interface Trend {
   /** Pairs that failed in the previous report and no longer fail; capped at TREND_PAIR_CAP. */
   fixed: FailingPair[];
   fixedCount: number;
+  /**
+   * Every device with a fixed pair, each once, by name, uncapped: an owner group's mail counts the fixes
+   * of its devices, also of one that fails nothing now. `id` is NetBox's, when the history kept it.
+   */
+  fixedDevices: FixedDevice[];
   /** Pairs failing now and in the previous report, longest streak first; capped at TREND_PAIR_CAP. */
   stillFailing: FailingStreak[];
   stillFailingCount: number;
@@ -113,6 +118,12 @@ export interface Trend {
 export interface LeftOutPairs {
   current: ReadonlySet<string>;
   previous: ReadonlySet<string>;
+}
+
+/** A device with a fixed pair (see Trend.fixedDevices). */
+export interface FixedDevice {
+  name: string;
+  id: number | null;
 }
 
 /** A failing pair's place in the series: newly failing, or failing for `reports` reports in a row. */
@@ -179,7 +190,7 @@ export function buildTrend(
   const pairs = comparePairs(current, currentKept, previous, history, options.historyTruncated ?? false);
   const failingSetChanged = countsDiffer || pairs.newlyFailing.length > 0 || pairs.fixed.length > 0 ? true : failingSetKnown ? false : null;
   return {
-    ...decideVerdict({ current: cd, previous: pd, newlyFailing: pairs.newlyFailing, fixed: pairs.fixed }),
+    ...decideVerdict({ current: cd, previous: pd, newlyFailing: pairs.newlyFailing, fixed: pairs.fixed, failingSetKnown }),
     devicesOnly: false,
     previous: { reportId: previous.reportId, created: previous.created, dedupKey: previous.dedupKey },
     overall,
@@ -199,6 +210,7 @@ type PairLists = Pick<
   | 'newlyFailingCount'
   | 'fixed'
   | 'fixedCount'
+  | 'fixedDevices'
   | 'stillFailing'
   | 'stillFailingCount'
   | 'newlyFailingTests'
@@ -248,6 +260,7 @@ export function comparePairs(
       newlyFailingCount: newlyFailing.length,
       fixed: fixed.slice(0, TREND_PAIR_CAP),
       fixedCount: fixed.length,
+      fixedDevices: listFixedDevices(fixed),
       stillFailing: stillFailing.slice(0, TREND_PAIR_CAP),
       stillFailingCount: stillFailing.length,
       newlyFailingTests: newlyFailingTests.slice(0, TREND_PAIR_CAP),
@@ -259,6 +272,16 @@ export function comparePairs(
       badges,
     },
   };
+}
+
+/** The devices of some pairs, each once, by name. */
+function listFixedDevices(pairs: readonly FailingPair[]): FixedDevice[] {
+  const byName = new Map<string, FixedDevice>();
+  for (const pair of pairs) {
+    const known = byName.get(pair.device);
+    if (!known || known.id === null) byName.set(pair.device, { name: pair.device, id: pair.ids?.device ?? null });
+  }
+  return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** How many of a failing set's pairs are in `keys`, per severity. */
@@ -301,6 +324,7 @@ export function buildFirstTrend(devicesOnly = false): Omit<Trend, 'leftOut'> {
     newlyFailingCount: 0,
     fixed: [],
     fixedCount: 0,
+    fixedDevices: [],
     stillFailing: [],
     stillFailingCount: 0,
     newlyFailingTests: [],

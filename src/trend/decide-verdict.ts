@@ -31,6 +31,11 @@ export interface VerdictFacts {
   previous: ReportCounts | null;
   newlyFailing: readonly Pick<FailingPair, 'severity'>[];
   fixed: readonly Pick<FailingPair, 'severity'>[];
+  /**
+   * Both reports' failing (device, test) pairs are known, so `newlyFailing`/`fixed` are exact. When not,
+   * a severity's failing count stands in for them: more failing is worse, fewer is better.
+   */
+  failingSetKnown: boolean;
 }
 
 const KEYS: Record<Severity, { passed: keyof ReportCounts; count: keyof ReportCounts }> = {
@@ -40,8 +45,11 @@ const KEYS: Record<Severity, { passed: keyof ReportCounts; count: keyof ReportCo
 };
 
 /**
- * Decides the verdict, severity first. Per severity: its pass ratio fell or one of its results newly
- * fails → worse; its ratio rose or one of its results was fixed → better; both → mixed. Then HIGH
+ * Decides the verdict, severity first. Per severity: a severity that had results and has none now was not
+ * evaluated and says nothing (never better, never worse); otherwise its pass ratio fell or one of its
+ * results newly fails (without the failing sets: its failing count rose, also from no results before) →
+ * worse; its ratio rose or one of its results was fixed (without the sets: its failing count fell) →
+ * better; both → mixed. Then HIGH
  * dominates: HIGH worse is "worse", or "mixed" when MIDDLE/LOW improved; HIGH mixed is "mixed"; HIGH
  * better is "better" unless MIDDLE/LOW got worse ("mixed"); HIGH unchanged leaves it to MIDDLE and LOW
  * (either worse → worse, either better → better, one each → mixed). Pure.
@@ -70,9 +78,21 @@ function combineSignals(signals: Signal[]): Signal {
 
 function decideSignal(severity: Severity, facts: VerdictFacts, previous: ReportCounts): Signal {
   const { passed, count } = KEYS[severity];
-  const ratio = compareRatios(facts.current[passed], facts.current[count], previous[passed], previous[count]);
-  const newly = facts.newlyFailing.some((p) => p.severity === severity);
-  const fixed = facts.fixed.some((p) => p.severity === severity);
+  const { current } = facts;
+  // No result of this severity now: nothing of it was measured, so nothing of it got better or worse.
+  if (current[count] === 0) return 'same';
+  const ratio = compareRatios(current[passed], current[count], previous[passed], previous[count]);
+  let newly: boolean;
+  let fixed: boolean;
+  if (facts.failingSetKnown) {
+    newly = facts.newlyFailing.some((p) => p.severity === severity);
+    fixed = facts.fixed.some((p) => p.severity === severity);
+  } else {
+    // The failing counts stand in for the sets; the count before is 0 when there were no results then.
+    const failingDelta = current[count] - current[passed] - (previous[count] - previous[passed]);
+    newly = failingDelta > 0;
+    fixed = failingDelta < 0;
+  }
   const worse = ratio < 0 || newly;
   const better = ratio > 0 || (fixed && ratio === 0);
   return worse && better ? 'mixed' : worse ? 'worse' : better ? 'better' : 'same';

@@ -226,11 +226,12 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
       results({ 'sw-fra-1': ['snmp'], 'sw-fra-2': [], 'sw-ams-1': ['snmp'], 'sw-lon-1': [] }),
       '2026-03-07T15:11:18.123456Z',
     );
-    // alice+eve (fra1), bob (ams1), the core page (sw-fra-1 is a core switch).
-    await smtp.waitFor(before + 3);
+    // alice+eve (fra1), bob (ams1), the core page (sw-fra-1 is a core switch), and the fallback: lon1's
+    // sw-lon-1 (nobody's) fails nothing now, and its fix is the fallback group's.
+    await smtp.waitFor(before + 4);
     await waitUntil(() => (r.workerOutcomes.length > 1 ? true : undefined), 10_000, 'the second outcome');
     const mails = smtp.received.slice(before);
-    expect(mails.map(to).sort()).toEqual(['alice@example.com,eve@example.com', 'bob@example.com', 'oncall@example.com']);
+    expect(mails.map(to).sort()).toEqual(['alice@example.com,eve@example.com', 'bob@example.com', 'noc@example.com', 'oncall@example.com']);
     const verdictOf = (m: ReceivedMail) => m.parsed.headers.get('x-compliance-verdict');
 
     // (The whole report's verdict is "mixed": HIGH better, MIDDLE newly failing; test/unit/devices-trend.test.ts.)
@@ -252,9 +253,72 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
     expect(text(ams)).toContain('Fixed since report 311:\n  - [HIGH] ntp-servers: sw-ams-1');
     expect(text(ams)).not.toContain('sw-fra-1');
 
+    const noc = mails.find((m) => to(m) === 'noc@example.com')!;
+    expect(verdictOf(noc)).toBe('better');
+    expect(text(noc)).toContain('Fixed since report 311:\n  - [HIGH] ntp-servers: sw-lon-1');
+    expect(text(noc)).toContain(
+      'These figures are for your 1 device only. Fixed since the previous report, failing nothing now: sw-lon-1.',
+    );
+    expect(text(noc)).toMatch(/Devices: 1 /);
+
     // The core page narrowed to sw-fra-1 by its device condition reads that device's own verdict too.
     const page = mails.find((m) => to(m) === 'oncall@example.com')!;
     expect(verdictOf(page)).toBe('worse');
+  });
+
+  it("an owner group whose device now passes everything gets its mail, with the fix and a better verdict; an on-failure route's does not", async () => {
+    fs.writeFileSync(
+      path.join(dir, 'routes.yaml'),
+      ROUTES.replace(
+        '  - name: core-page',
+        '  - name: failing-owners\n    to:\n      netbox_contacts: { role: owner, on: [site], priority: primary }\n      fallback: noc-failing@example.com\n      allowed_domains: [example.com]\n    notify: on-failure\n    continue: true\n  - name: core-page',
+      ),
+    );
+    stock(netbox);
+    const r = await start({ ADMIN_TOKEN });
+    // Report 321: sw-ams-1 (Bob's, ams1) fails ntp and snmp; fra1's sw-fra-1 fails ntp.
+    await deliver(r, 321, results({ 'sw-fra-1': ['ntp'], 'sw-fra-2': [], 'sw-ams-1': ['ntp', 'snmp'], 'sw-lon-1': [] }));
+    await waitUntil(() => r.workerOutcomes.length > 0 || undefined, 10_000, 'the first outcome');
+    const before = smtp.received.length;
+    // Report 322: sw-ams-1 passes everything; sw-fra-1 still fails ntp.
+    const deliveryId = await deliver(
+      r,
+      322,
+      results({ 'sw-fra-1': ['ntp'], 'sw-fra-2': [], 'sw-ams-1': [], 'sw-lon-1': [] }),
+      '2026-03-07T15:11:18.123456Z',
+    );
+    // Bob, fra1's owners on both routes, the core page (sw-fra-1 is a core switch).
+    await smtp.waitFor(before + 4);
+    await waitUntil(() => (r.workerOutcomes.length > 1 ? true : undefined), 10_000, 'the second outcome');
+    const mails = smtp.received.slice(before);
+    expect(mails).toHaveLength(4);
+    const bobs = mails.filter((m) => to(m) === 'bob@example.com');
+    // Bob's owners mail, and none from the on-failure route: nothing of his fails now.
+    expect(bobs).toHaveLength(1);
+    const bob = bobs[0];
+    expect(bob.parsed.headers.get('x-compliance-verdict')).toBe('better');
+    expect(bob.parsed.subject).toMatch(/^Better: 100\.0%, all passed \u2014 report 322/);
+    expect(text(bob)).toContain('Better than report 321 on these devices: 0 failing, was 2; HIGH 0 failing, was 1.');
+    expect(text(bob)).toContain('Fixed since report 321:');
+    expect(text(bob)).toMatch(/\[HIGH\] ntp-servers: sw-ams-1/);
+    expect(text(bob)).toMatch(/\[MIDDLE\] snmp-community: sw-ams-1/);
+    expect(text(bob)).toContain('Fixed since the previous report, failing nothing now: sw-ams-1.');
+    expect(text(bob)).not.toContain('sw-fra-1');
+    // fra1's owners hear from both routes: sw-fra-1 still fails.
+    expect(mails.filter((m) => to(m) === 'alice@example.com,eve@example.com')).toHaveLength(2);
+    // The plan records Bob's group with its fixed device, and the on-failure route has no group for it.
+    const plan = await r.relay.store.listRouteMails([deliveryId]);
+    expect(plan.find((m) => m.route.startsWith('owners~') && m.ownerGroup?.to.includes('bob@example.com'))?.ownerGroup).toMatchObject({
+      devices: [],
+      fixedDevices: ['sw-ams-1'],
+    });
+    expect(plan.filter((m) => m.route.startsWith('failing-owners~')).map((m) => m.ownerGroup?.to)).toEqual([
+      ['alice@example.com', 'eve@example.com'],
+    ]);
+    // The delivery's page names the fixed device, not "the whole report".
+    const cookie = `${SESSION_COOKIE}=${createSessionKeys(ADMIN_TOKEN).issue(Date.now()).cookie}`;
+    const page = textOf(await (await fetch(`${r.url}/ui/deliveries/${deliveryId}`, { headers: { Cookie: cookie } })).text());
+    expect(page).toContain('fixed, failing nothing now: sw-ams-1');
   });
 
   it('contacts whose e-mail field is a list, a group, a disguised name, carries a CR LF or is outside allowed_domains are not mailed: the fallback gets their failures, with the reason, and the log says so', async () => {

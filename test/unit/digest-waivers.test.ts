@@ -77,7 +77,7 @@ describe('a digest with an accepted exception (real SQLite file)', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function digestText(waivers?: Waiver[]): Promise<string> {
+  async function digestMail(waivers?: Waiver[]) {
     const [route] = parseRoutesFile(
       ['routes:', '  - name: weekly', '    to: a@example.com', '    digest: { schedule: "0 7 * * MON", timezone: UTC }', ''].join('\n'),
       'routes.yaml',
@@ -93,8 +93,9 @@ describe('a digest with an accepted exception (real SQLite file)', () => {
       dedupKey: 'digest:weekly',
       date: new Date(job.queuedAt),
     });
-    return String(mail.text);
+    return mail;
   }
+  const digestText = async (waivers?: Waiver[]) => String((await digestMail(waivers)).text);
 
   it('without the waiver the newly failing HIGH pair is the period`s change', async () => {
     const text = await digestText();
@@ -106,5 +107,10 @@ describe('a digest with an accepted exception (real SQLite file)', () => {
     const text = await digestText([waiver]);
     expect(text).toContain("Accepted exceptions: 1 waived result in report 2, not counted as changes (the percentages are NetBox's).");
     expect(text).not.toContain('lab-sw1');
+  });
+
+  it('its subject counts the HIGH failures the digest lists as failing, the accepted one apart', async () => {
+    expect((await digestMail()).subject).toMatch(/, 1 HIGH failing \u2014 digest weekly/);
+    expect((await digestMail([waiver])).subject).toMatch(/, no HIGH failing, 1 accepted \u2014 digest weekly/);
   });
 });

@@ -204,4 +204,24 @@ describe('owner groups: one per set of owners, a fallback for the rest', () => {
     expect(b).toHaveLength(1);
     expect(b[0]).toMatchObject({ why: 'you are the primary owner contact of site fra1 and site ams1', deviceIds: [1, 2, 3] });
   });
+
+  it('a device fixed since the previous report joins its owners, apart from the failing ones; one still failing is not "fixed"', () => {
+    const contacts = [contact('dcim.site', 1, 'alice@example.com'), contact('dcim.site', 2, 'bob@example.com')];
+    const fixed = [
+      { deviceId: 3, device: 'ams-1' },
+      { deviceId: 2, device: 'fra-2' },
+    ];
+    const groups = buildOwnerGroups(spec, failures.slice(0, 2), devices, contacts, fixed);
+    const byTo = Object.fromEntries(groups.map((g) => [g.to.join(','), g]));
+    // Bob's only device fails nothing now: his group holds its fix alone.
+    expect(byTo['bob@example.com']).toMatchObject({
+      deviceIds: [],
+      devices: [],
+      fixedDeviceIds: [3],
+      fixedDevices: ['ams-1'],
+      failed: { HIGH: 0, MIDDLE: 0, LOW: 0 },
+    });
+    // fra-2 still fails something: it is one of Alice's failing devices, not a fixed one.
+    expect(byTo['alice@example.com']).toMatchObject({ deviceIds: [1, 2], fixedDevices: [] });
+  });
 });

@@ -117,9 +117,21 @@ describe('report trend', () => {
     await record(store, snapshot(2, '2026-03-02T10:00:00Z', {}, [withIds(ntp('sw1'), 200), withIds(ntp('sw2'), 210)]));
     const trend = await record(store, snapshot(3, '2026-03-03T10:00:00Z', {}, [withIds(ntp('sw1'), 300)]));
     expect(trend.fixed).toEqual([withIds(ntp('sw2'), 210)]);
+    // Its device, with NetBox's id, for the owner mails that count its fix.
+    expect(trend.fixedDevices).toEqual([{ name: 'sw2', id: 211 }]);
     expect(trend.stillFailing).toEqual([
       { ...withIds(ntp('sw1'), 300), reports: 3, sinceReportId: 1, sinceCreated: '2026-03-01T10:00:00Z', atLeast: false },
     ]);
+  });
+
+  it('lists every fixed device once, past the cap of listed pairs', () => {
+    const devices = Array.from({ length: 25 }, (_, i) => `sw${String(i).padStart(2, '0')}`);
+    const before = snapshot(1, '2026-03-01T10:00:00Z', {}, [...devices.map(ntp), ...devices.map(snmp)]);
+    const trend = buildTrend(snapshot(2, '2026-03-02T10:00:00Z', {}, []), [before]);
+    expect(trend.fixed).toHaveLength(20);
+    expect(trend.fixedCount).toBe(50);
+    expect(trend.fixedDevices.map((d) => d.name)).toEqual(devices);
+    expect(trend.fixedDevices.every((d) => d.id === null)).toBe(true);
   });
 
   it('compares a report that arrives late with the one created before it', async () => {

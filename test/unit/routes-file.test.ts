@@ -195,4 +195,17 @@ describe('routes: matching, continue and notify policy', () => {
       reason: 'every test passed (notify: on-failure)',
     });
   });
+
+  it('on-failure holds back a report whose only failures are accepted exceptions, and mails one with one more', () => {
+    const r = parseRoutesFile('routes:\n  - name: r\n    to: a@example.com\n    notify: on-failure\n', 'r.yaml');
+    const twoHighFailing = facts({ HIGH: [8, 10] });
+    expect(planRoutes(r, twoHighFailing, { ...buildCountTrend(null), waived: 2 }, never)[0]).toMatchObject({
+      outcome: 'suppressed',
+      reason: 'every failure an accepted exception (notify: on-failure)',
+    });
+    expect(planRoutes(r, twoHighFailing, { ...buildCountTrend(null), waived: 1 }, never)[0]).toMatchObject({
+      outcome: 'send',
+      reason: 'matched and something failed (notify: on-failure)',
+    });
+  });
 });
