@@ -2,6 +2,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { Clock, Logger } from '../shared';
 import { RelayError } from '../shared';
 import { StorageUnavailableError, type Store } from '../store';
+import { buildSourceSeriesKey } from '../trend';
 import { assignSource, parseDelivery, verifySignature, type WebhookOutcome } from '../webhook';
 import { requestLogger } from './request-log';
 
@@ -9,6 +10,8 @@ export interface WebhookRouteOptions {
   path: string;
   /** The NetBox source this path belongs to; absent: the default source. */
   source?: string;
+  /** The source's NETBOX_URL (absent without one): with the report's base path, the series it belongs to. */
+  netboxUrl?: string;
   secrets: readonly string[];
   maxBytes: number;
   store: Store;
@@ -59,6 +62,8 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
         receivedAt: options.clock.now(),
         // The one parse of this body: the store keeps its typed fields, so no reader parses it again.
         report: delivery,
+        // Its place in its series is stored with it: the next report compares with it even before it is mailed.
+        series: buildSourceSeriesKey({ source: options.source, netboxUrl: options.netboxUrl, reportUrl: delivery.report.url }),
       });
     } catch (error) {
       if (error instanceof StorageUnavailableError) {

@@ -15,7 +15,7 @@ import {
   findMissingKeys,
   resolveInsertResults,
 } from './delivery-rows';
-import { decodeReportPointRow, decodeReportRow, toReportParams } from './report-rows';
+import { decodeReportPointRow, decodeReportRow, hasArrival, toArrivalParams, toReportParams } from './report-rows';
 import { buildRouteGroupsPattern, decodeRouteMailRow } from './route-mail-rows';
 import { fromSentMessageRow } from './sent-message-rows';
 import { decodeWatchdogRow } from './watchdog-rows';
@@ -285,12 +285,11 @@ export class PgStore implements Store {
     for (let start = 0; start < batch.length; start += INSERT_CHUNK) {
       const chunk = batch.slice(start, start + INSERT_CHUNK);
       try {
-        const results = await this.onPool((pool) =>
-          insertDeliveries(
-            pool,
-            chunk.map((p) => p.delivery),
-          ),
-        );
+        const deliveries = chunk.map((p) => p.delivery);
+        // A chunk without report rows to write stays one statement; with them, one transaction.
+        const results = deliveries.some(hasArrival)
+          ? await this.transaction((client) => insertDeliveries(client, deliveries))
+          : await this.onPool((pool) => insertDeliveries(pool, deliveries));
         chunk.forEach((p, i) => p.resolve(results[i]));
       } catch (error) {
         for (const p of chunk) p.reject(error);
@@ -539,7 +538,11 @@ async function insertDeliveries(queryable: Queryable, deliveries: NewDelivery[])
   const inserted = await runStatement(queryable, buildInsertDeliveries(deliveries.length), toInsertParams(deliveries));
   const missing = findMissingKeys(deliveries, inserted.rows);
   const existing = missing.length > 0 ? (await runStatement(queryable, queries.deliveries.findIdsByKey, { keys: missing })).rows : [];
-  return resolveInsertResults(deliveries, inserted.rows, existing);
+  const results = resolveInsertResults(deliveries, inserted.rows, existing);
+  // In arrival order: a report is late when a newer one of its series arrived before it, in this chunk too.
+  for (const [i, d] of deliveries.entries())
+    if (!results[i].duplicate && hasArrival(d)) await runStatement(queryable, queries.reports.arrive, toArrivalParams(d.report, d.series));
+  return results;
 }
 
 /** The pool, or one connection checked out of it (inside a transaction). */

@@ -6,7 +6,7 @@ import {
   type DeliveryRow,
   type InsertedRow,
 } from './delivery-rows';
-import { REPORT_POINT_COLUMNS, type ReportParams, type ReportPointRow, type ReportRow } from './report-rows';
+import { REPORT_POINT_COLUMNS, type ArrivalParams, type ReportParams, type ReportPointRow, type ReportRow } from './report-rows';
 import type { ReportCursor } from '../trend';
 import type { RouteMailParams, RouteMailRow } from './route-mail-rows';
 import { SENT_MESSAGE_COLUMNS, type SentMessageParams, type SentMessageRow } from './sent-message-rows';
@@ -241,13 +241,27 @@ const BEFORE_IN_SERIES = `WHERE series = :series AND (created_ms < :createdMs OR
        ORDER BY created_ms DESC, report_id DESC`;
 
 const reports = {
-  /** A retried report keeps the failing set it had when the new one is unknown. */
+  /**
+   * A report's row as its webhook is stored (in the same transaction): counts known, failing set not yet,
+   * so that a successor compares with it before its mail is composed. Late when a newer report of its
+   * series is stored already. A row already there (a webhook sent again) stays as it is.
+   */
+  arrive: defineStatement<ArrivalParams>(
+    () => `INSERT INTO reports (dedup_key, series, report_id, report_created, created_ms, total_passed, total_count, high_passed, high_count,
+         middle_passed, middle_count, low_passed, low_count, composed, arrived_late)
+       VALUES (:dedupKey, :series, :reportId, :created, :createdMs, :totalPassed, :totalCount, :highPassed, :highCount,
+         :middlePassed, :middleCount, :lowPassed, :lowCount, 0,
+         CASE WHEN EXISTS (SELECT 1 FROM reports WHERE series = :series
+           AND (created_ms > :createdMs OR (created_ms = :createdMs AND report_id > :reportId))) THEN 1 ELSE 0 END)
+       ON CONFLICT (dedup_key) DO NOTHING`,
+  ),
+  /** A retried report keeps the failing set it had when the new one is unknown; its arrival stays as recorded. */
   save: defineStatement<ReportParams>(
     () => `INSERT INTO reports (dedup_key, series, report_id, report_created, created_ms, total_passed, total_count, high_passed, high_count,
-         middle_passed, middle_count, low_passed, low_count, failing, failing_ids, failing_count)
+         middle_passed, middle_count, low_passed, low_count, failing, failing_ids, failing_count, composed)
        VALUES (:dedupKey, :series, :reportId, :created, :createdMs, :totalPassed, :totalCount, :highPassed, :highCount,
-         :middlePassed, :middleCount, :lowPassed, :lowCount, :failing, :failingIds, :failingCount)
-       ON CONFLICT (dedup_key) DO UPDATE SET series = excluded.series, total_passed = excluded.total_passed,
+         :middlePassed, :middleCount, :lowPassed, :lowCount, :failing, :failingIds, :failingCount, 1)
+       ON CONFLICT (dedup_key) DO UPDATE SET composed = 1, series = excluded.series, total_passed = excluded.total_passed,
          total_count = excluded.total_count, high_passed = excluded.high_passed, high_count = excluded.high_count,
          middle_passed = excluded.middle_passed, middle_count = excluded.middle_count, low_passed = excluded.low_passed,
          low_count = excluded.low_count, failing = COALESCE(excluded.failing, reports.failing),

@@ -30,6 +30,12 @@ export interface NewDelivery {
    * the worker and the dashboard never parse the body again. Absent for the watchdog's own records.
    */
   report?: ReportDelivery | null;
+  /**
+   * The report's series (see buildSourceSeriesKey): with `report`, its row in the report history is
+   * written in the same transaction as the delivery, so that the next report of the series compares
+   * with it before its own mail is composed. Absent: the row is written when its mail is composed.
+   */
+  series?: string;
 }
 
 export interface DeliveryRecord {
