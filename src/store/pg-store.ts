@@ -3,7 +3,15 @@ import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } fro
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { PG_MIGRATIONS, type PgMigration } from './migrations/pg';
 import { POSTGRES_DIALECT } from './dialect';
-import { buildInsertDeliveries, queries, selectListDeliveries, toInsertParams, toListParams } from './queries';
+import {
+  buildArriveReports,
+  buildInsertDeliveries,
+  queries,
+  selectListDeliveries,
+  toArrivalsParams,
+  toInsertParams,
+  toListParams,
+} from './queries';
 import type { Statement } from './statement';
 import { TurnBatch } from './turn-batch';
 import { buildPlanStatements, buildReportStatements, buildSettlementStatements } from './settle-statements';
@@ -58,7 +66,7 @@ export interface PgStoreOptions {
 /** The key of the advisory lock that serialises migrations across replicas starting together. */
 export const PG_MIGRATION_LOCK_KEY = 0x636f6d70; // "comp"
 
-/** Rows per multi-row INSERT: 22 parameters each (delivery and report columns) stays below PostgreSQL's 65535. */
+/** Rows per multi-row INSERT: 22 parameters each (delivery and report columns; 13 for the report history row) stays below PostgreSQL's 65535. */
 const INSERT_CHUNK = 1000;
 
 interface PendingInsert {
@@ -539,9 +547,8 @@ async function insertDeliveries(queryable: Queryable, deliveries: NewDelivery[])
   const missing = findMissingKeys(deliveries, inserted.rows);
   const existing = missing.length > 0 ? (await runStatement(queryable, queries.deliveries.findIdsByKey, { keys: missing })).rows : [];
   const results = resolveInsertResults(deliveries, inserted.rows, existing);
-  // In arrival order: a report is late when a newer one of its series arrived before it, in this chunk too.
-  for (const [i, d] of deliveries.entries())
-    if (!results[i].duplicate && hasArrival(d)) await runStatement(queryable, queries.reports.arrive, toArrivalParams(d.report, d.series));
+  const arrivals = deliveries.flatMap((d, i) => (!results[i].duplicate && hasArrival(d) ? [toArrivalParams(d.report, d.series)] : []));
+  if (arrivals.length > 0) await runStatement(queryable, buildArriveReports(arrivals.length), toArrivalsParams(arrivals));
   return results;
 }
 

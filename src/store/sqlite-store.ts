@@ -3,7 +3,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite';
 import { SQLITE_DIALECT } from './dialect';
-import { queries, selectListDeliveries, toListParams } from './queries';
+import { queries, selectListDeliveries, toArrivalsParams, toListParams } from './queries';
 import type { Statement } from './statement';
 import { TurnBatch } from './turn-batch';
 import { buildPlanStatements, buildReportStatements, buildSettlementStatements } from './settle-statements';
@@ -614,7 +614,7 @@ function runBatch(db: Database.Database, batch: PendingWrite[]): ({ value: unkno
 function insertOne(db: Database.Database, delivery: NewDelivery): InsertResult {
   const inserted = selectOne(db, queries.deliveries.insert, toDeliveryParams(delivery));
   if (inserted) {
-    if (hasArrival(delivery)) execute(db, queries.reports.arrive, toArrivalParams(delivery.report, delivery.series));
+    if (hasArrival(delivery)) execute(db, queries.reports.arrive, toArrivalsParams([toArrivalParams(delivery.report, delivery.series)]));
     return { id: inserted.id, duplicate: false };
   }
   return { id: selectOne(db, queries.deliveries.findIdsByKey, { keys: [delivery.dedupKey] })!.id, duplicate: true };
