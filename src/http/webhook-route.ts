@@ -1,8 +1,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Clock, Logger } from '../shared';
 import { RelayError } from '../shared';
-import { StorageUnavailableError, type Store } from '../store';
-import { buildSourceSeriesKey } from '../trend';
+import { buildNewDelivery, StorageUnavailableError, type Store } from '../store';
 import { assignSource, parseDelivery, verifySignature, type WebhookOutcome } from '../webhook';
 import { requestLogger } from './request-log';
 
@@ -52,19 +51,14 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
     const delivery = assignSource(parsed, options.source);
     let result;
     try {
-      result = await options.store.insertDelivery({
-        dedupKey: delivery.dedupKey,
-        reportId: delivery.report.id,
-        reportCreated: delivery.report.created,
-        completedAt: delivery.completedAt,
-        source: req.ip ?? req.socket.remoteAddress ?? 'unknown',
-        body,
-        receivedAt: options.clock.now(),
-        // The one parse of this body: the store keeps its typed fields, so no reader parses it again.
-        report: delivery,
-        // Its place in its series is stored with it: the next report compares with it even before it is mailed.
-        series: buildSourceSeriesKey({ source: options.source, netboxUrl: options.netboxUrl, reportUrl: delivery.report.url }),
-      });
+      result = await options.store.insertDelivery(
+        buildNewDelivery(delivery, {
+          body,
+          sender: req.ip ?? req.socket.remoteAddress ?? 'unknown',
+          receivedAt: options.clock.now(),
+          netboxUrl: options.netboxUrl,
+        }),
+      );
     } catch (error) {
       if (error instanceof StorageUnavailableError) {
         log().error({ code: error.code, err: error.message }, 'delivery NOT stored: answered 503 so the sender can retry');
