@@ -27,6 +27,7 @@ export function createReadOnlyComposer(
     history: store && {
       findReportBefore: store.findReportBefore.bind(store),
       listReportsBefore: store.listReportsBefore.bind(store),
+      findReport: store.findReport.bind(store),
       saveReport: () => Promise.resolve(),
     },
     storedFailures: store && (async (d) => (await store.findReport(d.dedupKey))?.failing),

@@ -130,6 +130,9 @@ export interface TrendView {
   failingSetKnown: boolean;
   /** Why newly failing / fixed pairs are not listed (a report whose failing results are unknown), or null. */
   failingSetNote: string | null;
+  /** A newer report of the series was received before this one: it says so, and with what it is compared. */
+  arrivedLate: boolean;
+  arrivalText: string | null;
   failingSetChanged: boolean | null;
   regression: boolean;
   newlyFailing: PairView[];
@@ -288,9 +291,11 @@ export function buildTrendView(trend: Trend, options: TrendViewOptions): TrendVi
   let failingSetNote: string | null = null;
   // Without NETBOX_URL the mail's one line about that setting says it all: nothing was "not read".
   if (previous && !trend.failingSetKnown && options.netboxUrl !== undefined) {
-    failingSetNote = options.currentFailingKnown
-      ? `Which devices and tests changed is unknown: the failing results of report ${previous.reportId} were not read from NetBox.`
-      : 'Which devices and tests changed is unknown: the failing results of this report could not be read from NetBox.';
+    failingSetNote = !options.currentFailingKnown
+      ? 'Which devices and tests changed is unknown: the failing results of this report could not be read from NetBox.'
+      : previous.pending
+        ? `Compared on counts only: the failing results of report ${previous.reportId} were not known yet (its mail was still being prepared).`
+        : `Which devices and tests changed is unknown: the failing results of report ${previous.reportId} were not read from NetBox.`;
   }
   return {
     verdict: buildVerdictView(trend, formatPercent(options.passed, options.count)),
@@ -310,6 +315,12 @@ export function buildTrendView(trend: Trend, options: TrendViewOptions): TrendVi
     severities: trend.severities,
     failingSetKnown: trend.failingSetKnown,
     failingSetNote,
+    arrivedLate: trend.arrivedLate === true,
+    arrivalText: trend.arrivedLate
+      ? `Arrived late: a newer report of this series was received before it. ${
+          previous ? `It is compared with report ${previous.reportId}, created before it` : 'No report was created before it'
+        }; the newer report's mail stands as it was sent.`
+      : null,
     failingSetChanged: trend.failingSetChanged,
     regression: trend.regression,
     newlyFailing: trend.newlyFailing,

@@ -213,6 +213,8 @@ export function buildFilterHeaders(view: ReportView, route: string): Record<stri
     'X-Compliance-High-Failed': String(view.highFailed),
     // The trend's verdict (first, better, worse, mixed, same), for mail rules; `none` without a trend.
     'X-Compliance-Verdict': view.verdict?.direction ?? 'none',
+    // A report received after a newer one of its series (its verdict is against the report created before it).
+    ...(view.trend?.arrivedLate ? { 'X-Compliance-Arrived': 'late' } : {}),
     'X-Compliance-Route': route,
     ...(view.source ? { 'X-Compliance-Source': view.source.name } : {}),
   };

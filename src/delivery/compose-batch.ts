@@ -178,7 +178,7 @@ export interface BatchHistory extends ReportHistory {
  * settle, in the batch's one transaction; until then a later report of the same series in the batch
  * compares with them here, as it would once they are stored.
  */
-export function createBatchHistory(store: Pick<Store, 'findReportBefore' | 'listReportsBefore'>): BatchHistory {
+export function createBatchHistory(store: Pick<Store, 'findReportBefore' | 'listReportsBefore' | 'findReport'>): BatchHistory {
   let pending = new Map<string, ReportSnapshot>();
   const before = (series: string, cursor: ReportCursor) =>
     [...pending.values()].filter((r) => r.series === series && compareReports(r, cursor) < 0);
@@ -199,6 +199,7 @@ export function createBatchHistory(store: Pick<Store, 'findReportBefore' | 'list
     async saveReport(snapshot) {
       pending.set(snapshot.dedupKey, snapshot);
     },
+    findReport: (dedupKey) => store.findReport(dedupKey),
     take() {
       const taken = [...pending.values()];
       pending = new Map();

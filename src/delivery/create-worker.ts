@@ -13,7 +13,7 @@ export interface WorkerOptions {
   notifier: Notifier;
   /** The composer of each kind of delivery. */
   composers: Composers;
-  /** The trend's history the report composer reads and writes: the settle writes what a batch composed. */
+  /** The trend's history the report composer reads and writes: what a batch composed is written before its sends (replicas) or by its settle. */
   history: BatchHistory;
   /** Decides what each route does with a delivery, at its first attempt; the settle records it. */
   planRoutes: RoutePlanner;
@@ -160,6 +160,7 @@ async function runBatch(loop: Loop, deliveries: ClaimedDelivery[], asProbe: bool
   loop.batch = deliveries.map((d) => d.id);
   try {
     const items = await composeBatch(options, deliveries, options.logger);
+    await shareComposedReports(options);
     // A probe is claimed alone: the oldest due delivery.
     if (asProbe && items.length > 0) items[0].isProbe = true;
     await sendBatch({ ...options, policy }, items);
@@ -173,6 +174,25 @@ async function runBatch(loop: Loop, deliveries: ClaimedDelivery[], asProbe: bool
     // Still probing here: the probe never reached the server (it could not be composed); the next claim probes again.
     if (policy.state === 'probing') policy.probeEnded(options.clock.now());
     loop.batch = [];
+  }
+}
+
+/**
+ * With replicas (a shared store), the reports the batch composed are written before its mails are
+ * sent, so that another replica composing a successor meanwhile compares with them whole (their failing
+ * sets too), not on counts only. One write per batch; a write the store refuses leaves them to the
+ * settle, as on a single-owner store, where the next batch always starts after this one's settle.
+ */
+async function shareComposedReports(options: WorkerOptions): Promise<void> {
+  const { store, history, clock, logger } = options;
+  if (store.singleOwner) return;
+  const reports = history.take();
+  if (reports.length === 0) return;
+  try {
+    await store.settleBatch({ now: clock.now(), deliveries: [], reports });
+  } catch (error) {
+    logger.warn({ err: error }, 'cannot record the composed reports before sending; the settle records them');
+    for (const report of reports) await history.saveReport(report);
   }
 }
 

@@ -101,6 +101,7 @@ function mountSourceWebhook(app: Express, deps: AppDeps, source: SourceConfig): 
     createWebhookRouter({
       path: source.path,
       source: name,
+      netboxUrl: source.netbox.url,
       secrets: source.secrets,
       maxBytes: deps.config.webhook.maxBytes,
       store: deps.store,

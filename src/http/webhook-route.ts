@@ -1,7 +1,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Clock, Logger } from '../shared';
 import { RelayError } from '../shared';
-import { StorageUnavailableError, type Store } from '../store';
+import { buildNewDelivery, StorageUnavailableError, type Store } from '../store';
 import { assignSource, parseDelivery, verifySignature, type WebhookOutcome } from '../webhook';
 import { requestLogger } from './request-log';
 
@@ -9,6 +9,8 @@ export interface WebhookRouteOptions {
   path: string;
   /** The NetBox source this path belongs to; absent: the default source. */
   source?: string;
+  /** The source's NETBOX_URL (absent without one): with the report's base path, the series it belongs to. */
+  netboxUrl?: string;
   secrets: readonly string[];
   maxBytes: number;
   store: Store;
@@ -49,17 +51,14 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
     const delivery = assignSource(parsed, options.source);
     let result;
     try {
-      result = await options.store.insertDelivery({
-        dedupKey: delivery.dedupKey,
-        reportId: delivery.report.id,
-        reportCreated: delivery.report.created,
-        completedAt: delivery.completedAt,
-        source: req.ip ?? req.socket.remoteAddress ?? 'unknown',
-        body,
-        receivedAt: options.clock.now(),
-        // The one parse of this body: the store keeps its typed fields, so no reader parses it again.
-        report: delivery,
-      });
+      result = await options.store.insertDelivery(
+        buildNewDelivery(delivery, {
+          body,
+          sender: req.ip ?? req.socket.remoteAddress ?? 'unknown',
+          receivedAt: options.clock.now(),
+          netboxUrl: options.netboxUrl,
+        }),
+      );
     } catch (error) {
       if (error instanceof StorageUnavailableError) {
         log().error({ code: error.code, err: error.message }, 'delivery NOT stored: answered 503 so the sender can retry');

@@ -5,3 +5,4 @@ export { PG_MIGRATIONS, type PgMigration } from './migrations/pg';
 export { openStore, type StoreSettings } from './open-store';
 export { lockDataDir, DataDirLockedError, DATA_DIR_LOCK_FILE, DATA_DIR_PID_FILE, type DataDirLock } from './lock-data-dir';
 export { createRetention, DAY_MS, type Retention } from './create-retention';
+export { buildNewDelivery } from './build-new-delivery';

@@ -3,7 +3,15 @@ import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } fro
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { PG_MIGRATIONS, type PgMigration } from './migrations/pg';
 import { POSTGRES_DIALECT } from './dialect';
-import { buildInsertDeliveries, queries, selectListDeliveries, toInsertParams, toListParams } from './queries';
+import {
+  buildArriveReports,
+  buildInsertDeliveries,
+  queries,
+  selectListDeliveries,
+  toArrivalsParams,
+  toInsertParams,
+  toListParams,
+} from './queries';
 import type { Statement } from './statement';
 import { TurnBatch } from './turn-batch';
 import { buildPlanStatements, buildReportStatements, buildSettlementStatements } from './settle-statements';
@@ -15,7 +23,7 @@ import {
   findMissingKeys,
   resolveInsertResults,
 } from './delivery-rows';
-import { decodeReportPointRow, decodeReportRow, toReportParams } from './report-rows';
+import { decodeReportPointRow, decodeReportRow, hasArrival, toArrivalParams, toReportParams } from './report-rows';
 import { buildRouteGroupsPattern, decodeRouteMailRow } from './route-mail-rows';
 import { fromSentMessageRow } from './sent-message-rows';
 import { decodeWatchdogRow } from './watchdog-rows';
@@ -58,7 +66,7 @@ export interface PgStoreOptions {
 /** The key of the advisory lock that serialises migrations across replicas starting together. */
 export const PG_MIGRATION_LOCK_KEY = 0x636f6d70; // "comp"
 
-/** Rows per multi-row INSERT: 22 parameters each (delivery and report columns) stays below PostgreSQL's 65535. */
+/** Rows per multi-row INSERT: 22 parameters each (delivery and report columns; 13 for the report history row) stays below PostgreSQL's 65535. */
 const INSERT_CHUNK = 1000;
 
 interface PendingInsert {
@@ -285,12 +293,11 @@ export class PgStore implements Store {
     for (let start = 0; start < batch.length; start += INSERT_CHUNK) {
       const chunk = batch.slice(start, start + INSERT_CHUNK);
       try {
-        const results = await this.onPool((pool) =>
-          insertDeliveries(
-            pool,
-            chunk.map((p) => p.delivery),
-          ),
-        );
+        const deliveries = chunk.map((p) => p.delivery);
+        // A chunk without report rows to write stays one statement; with them, one transaction.
+        const results = deliveries.some(hasArrival)
+          ? await this.transaction((client) => insertDeliveries(client, deliveries))
+          : await this.onPool((pool) => insertDeliveries(pool, deliveries));
         chunk.forEach((p, i) => p.resolve(results[i]));
       } catch (error) {
         for (const p of chunk) p.reject(error);
@@ -539,7 +546,10 @@ async function insertDeliveries(queryable: Queryable, deliveries: NewDelivery[])
   const inserted = await runStatement(queryable, buildInsertDeliveries(deliveries.length), toInsertParams(deliveries));
   const missing = findMissingKeys(deliveries, inserted.rows);
   const existing = missing.length > 0 ? (await runStatement(queryable, queries.deliveries.findIdsByKey, { keys: missing })).rows : [];
-  return resolveInsertResults(deliveries, inserted.rows, existing);
+  const results = resolveInsertResults(deliveries, inserted.rows, existing);
+  const arrivals = deliveries.flatMap((d, i) => (!results[i].duplicate && hasArrival(d) ? [toArrivalParams(d.report, d.series)] : []));
+  if (arrivals.length > 0) await runStatement(queryable, buildArriveReports(arrivals.length), toArrivalsParams(arrivals));
+  return results;
 }
 
 /** The pool, or one connection checked out of it (inside a transaction). */

@@ -6,7 +6,7 @@ import {
   type DeliveryRow,
   type InsertedRow,
 } from './delivery-rows';
-import { REPORT_POINT_COLUMNS, type ReportParams, type ReportPointRow, type ReportRow } from './report-rows';
+import { REPORT_POINT_COLUMNS, type ArrivalParams, type ReportParams, type ReportPointRow, type ReportRow } from './report-rows';
 import type { ReportCursor } from '../trend';
 import type { RouteMailParams, RouteMailRow } from './route-mail-rows';
 import { SENT_MESSAGE_COLUMNS, type SentMessageParams, type SentMessageRow } from './sent-message-rows';
@@ -233,6 +233,56 @@ const deliveries = {
   lock: defineStatement<DeliveryId, { id: number }>((d) => `SELECT id FROM deliveries WHERE id = :id${d.forUpdate}`),
 };
 
+/** The columns of a report's arrival row: its parameter in {@link ArrivalParams}, and its type (VALUES rows are untyped). */
+const ARRIVAL_COLUMNS: readonly [column: string, param: keyof ArrivalParams, type: 'TEXT' | 'BIGINT' | 'INTEGER'][] = [
+  ['dedup_key', 'dedupKey', 'TEXT'],
+  ['series', 'series', 'TEXT'],
+  ['report_id', 'reportId', 'BIGINT'],
+  ['report_created', 'created', 'TEXT'],
+  ['created_ms', 'createdMs', 'BIGINT'],
+  ['total_passed', 'totalPassed', 'INTEGER'],
+  ['total_count', 'totalCount', 'INTEGER'],
+  ['high_passed', 'highPassed', 'INTEGER'],
+  ['high_count', 'highCount', 'INTEGER'],
+  ['middle_passed', 'middlePassed', 'INTEGER'],
+  ['middle_count', 'middleCount', 'INTEGER'],
+  ['low_passed', 'lowPassed', 'INTEGER'],
+  ['low_count', 'lowCount', 'INTEGER'],
+];
+
+/**
+ * Reports' rows as their webhooks are stored (in the same transaction): counts known, failing set not yet,
+ * so that a successor compares with them before their mails are composed. A report is late when a newer one
+ * of its series is stored already: a range of the series' index from its creation time on (an OR of the two
+ * orders read the whole series instead). Rows of one statement do not see each other (they arrived together).
+ * A row already there (a webhook sent again) stays as it is. VALUES names its columns column1, column2, … in
+ * both engines; parameters are suffixed by the row's place (see {@link toArrivalsParams}).
+ */
+export function buildArriveReports(count: number): Statement<Record<string, unknown>> {
+  const rows = Array.from(
+    { length: count },
+    (_, i) => `(${ARRIVAL_COLUMNS.map(([, param, type]) => `CAST(:${param}${i} AS ${type})`).join(', ')})`,
+  );
+  const v = (column: string) => `v.column${ARRIVAL_COLUMNS.findIndex(([c]) => c === column) + 1}`;
+  return defineStatement(
+    () => `INSERT INTO reports (${ARRIVAL_COLUMNS.map(([column]) => column).join(', ')}, composed, arrived_late)
+       SELECT ${ARRIVAL_COLUMNS.map(([column]) => v(column)).join(', ')}, 0,
+         CASE WHEN EXISTS (SELECT 1 FROM reports r WHERE r.series = ${v('series')} AND r.created_ms >= ${v('created_ms')}
+           AND (r.created_ms > ${v('created_ms')} OR r.report_id > ${v('report_id')})) THEN 1 ELSE 0 END
+       FROM (VALUES ${rows.join(', ')}) AS v
+       WHERE true ON CONFLICT (dedup_key) DO NOTHING`,
+  );
+}
+
+/** The parameters of {@link buildArriveReports} for these rows. */
+export function toArrivalsParams(rows: readonly ArrivalParams[]): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  rows.forEach((row, i) => {
+    for (const [, param] of ARRIVAL_COLUMNS) params[`${param}${i}`] = row[param];
+  });
+  return params;
+}
+
 /** A place in a report series: the reports created before (createdMs, reportId). */
 type ReportCursorParams = { series: string } & ReportCursor;
 
@@ -241,13 +291,15 @@ const BEFORE_IN_SERIES = `WHERE series = :series AND (created_ms < :createdMs OR
        ORDER BY created_ms DESC, report_id DESC`;
 
 const reports = {
-  /** A retried report keeps the failing set it had when the new one is unknown. */
+  /** One report's arrival row (see {@link buildArriveReports}); its parameters are suffixed `0`. */
+  arrive: buildArriveReports(1),
+  /** A retried report keeps the failing set it had when the new one is unknown; its arrival stays as recorded. */
   save: defineStatement<ReportParams>(
     () => `INSERT INTO reports (dedup_key, series, report_id, report_created, created_ms, total_passed, total_count, high_passed, high_count,
-         middle_passed, middle_count, low_passed, low_count, failing, failing_ids, failing_count)
+         middle_passed, middle_count, low_passed, low_count, failing, failing_ids, failing_count, composed)
        VALUES (:dedupKey, :series, :reportId, :created, :createdMs, :totalPassed, :totalCount, :highPassed, :highCount,
-         :middlePassed, :middleCount, :lowPassed, :lowCount, :failing, :failingIds, :failingCount)
-       ON CONFLICT (dedup_key) DO UPDATE SET series = excluded.series, total_passed = excluded.total_passed,
+         :middlePassed, :middleCount, :lowPassed, :lowCount, :failing, :failingIds, :failingCount, 1)
+       ON CONFLICT (dedup_key) DO UPDATE SET composed = 1, series = excluded.series, total_passed = excluded.total_passed,
          total_count = excluded.total_count, high_passed = excluded.high_passed, high_count = excluded.high_count,
          middle_passed = excluded.middle_passed, middle_count = excluded.middle_count, low_passed = excluded.low_passed,
          low_count = excluded.low_count, failing = COALESCE(excluded.failing, reports.failing),

@@ -1,4 +1,6 @@
-import type { FailingPair, ReportPoint, ReportSnapshot } from '../trend';
+import { buildReportSnapshot, type FailingPair, type ReportPoint, type ReportSnapshot } from '../trend';
+import type { ReportDelivery } from '../webhook';
+import type { NewDelivery } from './types';
 
 /** A `reports` row as both stores read it (PostgreSQL returns the same column names). */
 export interface ReportRow extends ReportPointRow {
@@ -9,7 +11,7 @@ export interface ReportRow extends ReportPointRow {
 
 /** The columns of a report's counts, without its failing set: what the chart's history read selects. */
 export const REPORT_POINT_COLUMNS = `dedup_key, series, report_id, report_created, created_ms, total_passed, total_count,
-  high_passed, high_count, middle_passed, middle_count, low_passed, low_count`;
+  high_passed, high_count, middle_passed, middle_count, low_passed, low_count, composed, arrived_late`;
 
 /** A `reports` row read with {@link REPORT_POINT_COLUMNS}. */
 export interface ReportPointRow {
@@ -26,6 +28,10 @@ export interface ReportPointRow {
   middle_count: number;
   low_passed: number;
   low_count: number;
+  /** 0 while the report's mail is not composed yet (its row written with its webhook); absent before migration 15. */
+  composed?: number;
+  /** 1 when a newer report of its series was stored before it. */
+  arrived_late?: number;
 }
 
 /** The parameters of a `reports` row: the snapshot's counts, its failing pairs encoded. */
@@ -39,6 +45,20 @@ export type ReportParams = ReportSnapshot['counts'] & {
   failingIds: string | null;
   failingCount: number | null;
 };
+
+/** The parameters of a report's row as its webhook is stored: its counts, without a failing set. */
+export type ArrivalParams = Omit<ReportParams, 'failing' | 'failingIds' | 'failingCount'>;
+
+/** A report as its webhook parsed it, in `series`, as the parameters of its arrival row. */
+export function toArrivalParams(delivery: ReportDelivery, series: string): ArrivalParams {
+  const { failing: _f, failingIds: _i, failingCount: _c, ...params } = toReportParams(buildReportSnapshot(delivery, series, null));
+  return params;
+}
+
+/** Whether a new delivery comes with its report's row (a report, and the series it belongs to). */
+export function hasArrival(delivery: NewDelivery): delivery is NewDelivery & { report: ReportDelivery; series: string } {
+  return Boolean(delivery.report && delivery.series);
+}
 
 /** A snapshot as the parameters of its row. */
 export function toReportParams(snapshot: ReportSnapshot): ReportParams {
@@ -134,5 +154,7 @@ export function decodeReportPointRow(row: ReportPointRow): ReportPoint {
       lowPassed: row.low_passed,
       lowCount: row.low_count,
     },
+    ...(Number(row.composed ?? 1) === 0 ? { pending: true } : {}),
+    ...(Number(row.arrived_late ?? 0) === 1 ? { arrivedLate: true } : {}),
   };
 }

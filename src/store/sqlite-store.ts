@@ -3,12 +3,12 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite';
 import { SQLITE_DIALECT } from './dialect';
-import { queries, selectListDeliveries, toListParams } from './queries';
+import { queries, selectListDeliveries, toArrivalsParams, toListParams } from './queries';
 import type { Statement } from './statement';
 import { TurnBatch } from './turn-batch';
 import { buildPlanStatements, buildReportStatements, buildSettlementStatements } from './settle-statements';
 import { decodeClaimedRows, decodeDeliveryRow, decodeListedRows, decodeStateCounts, toDeliveryParams } from './delivery-rows';
-import { decodeReportPointRow, decodeReportRow, toReportParams } from './report-rows';
+import { decodeReportPointRow, decodeReportRow, hasArrival, toArrivalParams, toReportParams } from './report-rows';
 import { buildRouteGroupsPattern, decodeRouteMailRow } from './route-mail-rows';
 import { fromSentMessageRow } from './sent-message-rows';
 import { decodeWatchdogRow } from './watchdog-rows';
@@ -206,7 +206,8 @@ export class SqliteStore implements Store {
   }
 
   insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
-    return this.queueWrite((db) => insertOne(db, delivery), { single: true });
+    // With its report's row, two statements: in a savepoint of their own, so that they land together.
+    return this.queueWrite((db) => insertOne(db, delivery), { single: !hasArrival(delivery) });
   }
 
   /**
@@ -612,7 +613,10 @@ function runBatch(db: Database.Database, batch: PendingWrite[]): ({ value: unkno
 /** Inserts one delivery, or finds the one stored with its key. */
 function insertOne(db: Database.Database, delivery: NewDelivery): InsertResult {
   const inserted = selectOne(db, queries.deliveries.insert, toDeliveryParams(delivery));
-  if (inserted) return { id: inserted.id, duplicate: false };
+  if (inserted) {
+    if (hasArrival(delivery)) execute(db, queries.reports.arrive, toArrivalsParams([toArrivalParams(delivery.report, delivery.series)]));
+    return { id: inserted.id, duplicate: false };
+  }
   return { id: selectOne(db, queries.deliveries.findIdsByKey, { keys: [delivery.dedupKey] })!.id, duplicate: true };
 }
 

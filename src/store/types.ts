@@ -31,6 +31,12 @@ export interface NewDelivery {
    * the worker and the dashboard never parse the body again. Absent for the watchdog's own records.
    */
   report?: ReportDelivery | null;
+  /**
+   * The report's series (see buildSourceSeriesKey): with `report`, its row in the report history is
+   * written in the same transaction as the delivery, so that the next report of the series compares
+   * with it before its own mail is composed. Absent: the row is written when its mail is composed.
+   */
+  series?: string;
 }
 
 export interface DeliveryRecord {
@@ -234,12 +240,16 @@ export interface Store extends WaiverStorage {
   /** When the next queued/retrying delivery is due, if any. */
   nextDueAt(): Promise<number | null>;
   /**
-   * Stores a report's counts and failing pairs for the trend, replacing the one with the same
-   * dedup key (a retried mail records its report again). Failing sets older than the newest
+   * Stores a report's counts and failing pairs for the trend once its mail is composed, replacing the one
+   * with the same dedup key (its row from the webhook, or a retried mail's); whether it arrived late stays
+   * as recorded at its arrival. Failing sets older than the newest
    * {@link REPORT_FAILING_SETS_KEPT} of a series are dropped (set to unknown); counts stay.
    */
   saveReport(snapshot: ReportSnapshot): Promise<void>;
-  /** The report stored under a delivery's dedup key (once its mail was composed), if any. */
+  /**
+   * The report stored under a delivery's dedup key, if any: from its webhook on (counts, `pending` until its
+   * mail is composed, `arrivedLate`), with its failing set once composed.
+   */
   findReport(dedupKey: string): Promise<ReportSnapshot | undefined>;
   /**
    * The newest report of `series` strictly before (createdMs, reportId), ordered by creation time then id.

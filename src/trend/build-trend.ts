@@ -62,8 +62,13 @@ export interface Trend {
    * severity and the deltas carry failing counts, not points.
    */
   devicesOnly: boolean;
-  /** The report compared with, or null for the first report of its series (nothing to compare with). */
-  previous: { reportId: number; created: string; dedupKey: string } | null;
+  /**
+   * The report compared with, or null for the first report of its series (nothing to compare with).
+   * `pending`: stored, its mail not composed yet, so compared on counts only (see ReportSnapshot.pending).
+   */
+  previous: { reportId: number; created: string; dedupKey: string; pending?: boolean } | null;
+  /** A newer report of the series had been stored when this one arrived (see ReportSnapshot.arrivedLate). */
+  arrivedLate?: boolean;
   overall: TrendDelta | null;
   /** HIGH, MIDDLE, LOW; empty when there is no previous report. */
   severities: TrendDelta[];

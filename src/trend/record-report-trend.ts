@@ -14,6 +14,8 @@ export interface ReportHistory {
   listReportsBefore?(series: string, before: ReportCursor, limit: number): Promise<ReportPoint[]>;
   /** Stores (or replaces, by dedup key) a report's snapshot. */
   saveReport(snapshot: ReportSnapshot): Promise<void>;
+  /** The report stored under a dedup key (to learn whether it arrived late); absent: none arrives late. */
+  findReport?(dedupKey: string): Promise<ReportSnapshot | undefined>;
 }
 
 /** A report's trend, and the same comparison over some of its devices (an owner group's share). */
@@ -27,10 +29,12 @@ export interface RecordedTrend {
 export const STREAK_HISTORY_MAX = 30;
 
 /**
- * Compares `current` with the report created before it in its series (so a report that arrives
- * late compares with the one before it, not with the newest), then stores `current`. Storing is
- * idempotent: a retried mail records the same report again and computes the same trend. The history read
- * is kept for {@link RecordedTrend.trendOfDevices}.
+ * Compares `current` with the report created before it in its series (NetBox's order: created, then id),
+ * stored whether or not its mail has been composed yet; one not composed yet is compared on counts
+ * only (its failing set is not known yet) and the trend says so. A report that arrived late compares with
+ * the one before it, not with the newest, and the trend says it arrived late; the newer report's row is
+ * left as it is. Then stores `current`. Storing is idempotent: a retried mail records the same report
+ * again and computes the same trend. The history read is kept for {@link RecordedTrend.trendOfDevices}.
  */
 export async function recordReportTrend(
   store: ReportHistory,
@@ -67,11 +71,26 @@ export async function recordReportTrend(
     if (open.size === 0) break;
   }
   const leftOut = options.leaveOut ? await options.leaveOut(history[0] ?? null) : undefined;
-  const trend = buildTrend(current, history, { historyTruncated: truncated, leftOut });
+  const arrivedLate = (await store.findReport?.(current.dedupKey))?.arrivedLate === true;
+  const mark = (trend: Trend): Trend => markOrder(trend, history[0]?.pending === true, arrivedLate);
+  const trend = mark(buildTrend(current, history, { historyTruncated: truncated, leftOut }));
   await store.saveReport(current);
   // The history read reaches as far back as any failing pair's streak, so it serves every subset of the devices.
   return {
     trend,
-    trendOfDevices: (devices, counts) => buildDevicesTrend(current, history, { devices, counts, historyTruncated: truncated, leftOut }),
+    trendOfDevices: (devices, counts) => {
+      const own = buildDevicesTrend(current, history, { devices, counts, historyTruncated: truncated, leftOut });
+      return own && mark(own);
+    },
+  };
+}
+
+/** The trend with what its place in the series adds: its previous report not composed yet, or itself late. */
+function markOrder(trend: Trend, previousPending: boolean, arrivedLate: boolean): Trend {
+  if (!previousPending && !arrivedLate) return trend;
+  return {
+    ...trend,
+    ...(arrivedLate ? { arrivedLate: true } : {}),
+    previous: trend.previous && previousPending ? { ...trend.previous, pending: true } : trend.previous,
   };
 }

@@ -50,6 +50,13 @@ export interface ReportSnapshot {
   createdMs: number;
   counts: ReportCounts;
   failing: FailingPair[] | null;
+  /**
+   * Stored with its webhook, its mail not composed yet: `failing` is null because it is not known yet
+   * (its counts are). Absent once composed.
+   */
+  pending?: boolean;
+  /** A newer report of its series had been stored when it arrived (a late webhook, or one fetched late). */
+  arrivedLate?: boolean;
 }
 
 /**

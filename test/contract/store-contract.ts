@@ -739,6 +739,63 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       });
     });
 
+    test('a report delivery stored with its series is in the history at once: counts known, failing set not yet, until it is composed', async () => {
+      const series = 'https://netbox.example.com|';
+      const arrival = (id: number, created: string) => ({
+        ...makeReportDelivery(buildBody({ data: buildReportData({ id, created, total_passed: id, total_count: 50 }) })),
+        series,
+      });
+      const first = arrival(41, '2026-11-21T10:00:00.000000Z');
+      const second = arrival(42, '2026-11-21T11:00:00.000000Z');
+      expect((await store.insertDelivery(first)).duplicate).toBe(false);
+      const after = { createdMs: Date.parse('2026-11-21T10:30:00Z'), reportId: 1 };
+
+      const stored = await store.findReportBefore(series, after);
+      expect(stored).toMatchObject({ dedupKey: first.dedupKey, reportId: 41, counts: { totalPassed: 41, totalCount: 50 }, failing: null });
+      expect(stored?.pending).toBe(true);
+      expect(stored?.arrivedLate).toBeUndefined();
+      expect(await store.listReportsBefore(series, after, 5)).toMatchObject([{ reportId: 41, pending: true }]);
+      // Another series does not see it.
+      expect(await store.findReportBefore('https://other.example.com|', after)).toBeUndefined();
+
+      // Composed: its failing set is known; the same webhook sent again changes nothing.
+      const pair = { device: 'sw1', test: 'ntp', severity: 'HIGH' as const };
+      await store.saveReport({ ...stored!, pending: undefined, failing: [pair] });
+      expect((await store.insertDelivery(first)).duplicate).toBe(true);
+      const composed = await store.findReport(first.dedupKey);
+      expect(composed?.failing).toEqual([pair]);
+      expect(composed?.pending).toBeUndefined();
+      // A delivery without its series (a watchdog's alert, a caller that does not know it) writes no row.
+      await store.insertDelivery({ ...second, series: undefined });
+      expect(await store.findReport(second.dedupKey)).toBeUndefined();
+    });
+
+    test('a report stored after a newer one of its series is marked late; the newer one is left as it was', async () => {
+      const series = 'https://netbox.example.com|';
+      const arrival = (id: number, created: string) => ({
+        ...makeReportDelivery(buildBody({ data: buildReportData({ id, created }) })),
+        series,
+      });
+      const older = arrival(50, '2026-11-21T10:00:00.000000Z');
+      const newer = arrival(51, '2026-11-21T11:00:00.000000Z');
+      const other = { ...arrival(49, '2026-11-21T09:00:00.000000Z'), series: 'https://other.example.com|' };
+      await store.insertDelivery(newer);
+      const pair = { device: 'sw1', test: 'ntp', severity: 'HIGH' as const };
+      const newerComposed = { ...(await store.findReport(newer.dedupKey))!, pending: undefined, failing: [pair] };
+      await store.saveReport(newerComposed);
+      await store.insertDelivery(older);
+      await store.insertDelivery(other);
+
+      expect((await store.findReport(older.dedupKey))?.arrivedLate).toBe(true);
+      expect((await store.findReport(newer.dedupKey))?.arrivedLate).toBeUndefined();
+      // Another series' newer report does not make it late.
+      expect((await store.findReport(other.dedupKey))?.arrivedLate).toBeUndefined();
+      // Its own mail composed: still late; the newer report's row is untouched.
+      await store.saveReport({ ...(await store.findReport(older.dedupKey))!, pending: undefined, arrivedLate: undefined, failing: [] });
+      expect(await store.findReport(older.dedupKey)).toMatchObject({ arrivedLate: true, failing: [] });
+      expect(await store.findReport(newer.dedupKey)).toEqual(newerComposed);
+    });
+
     test('listReportsBefore gives the newest reports of a series before a report, oldest first, at most the limit', async () => {
       const series = 'https://netbox.example.com|';
       for (const [id, ms] of [
@@ -1109,6 +1166,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
             '012-reports_failing_index',
             '013-waivers',
             '014-delivery_kind',
+            '015-report_arrival',
           ]);
           expect(report.version).toBeGreaterThanOrEqual(6);
           const [before] = await upgraded.listDeliveries();

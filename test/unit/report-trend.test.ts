@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import { SqliteStore } from '../../src/store';
-import { buildTrend, recordReportTrend, type FailingPair, type ReportSnapshot } from '../../src/trend';
+import { buildTrendView } from '../../src/compose';
+import { buildReportSnapshot, buildTrend, recordReportTrend, type FailingPair, type ReportSnapshot } from '../../src/trend';
+import { parseDelivery } from '../../src/webhook';
+import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir } from '../helpers/relay-harness';
 
 /** The whole report's trend, as the mail reads it. */
@@ -140,6 +143,74 @@ describe('report trend', () => {
     const late = await record(store, snapshot(21, '2026-03-02T10:00:00Z', { totalPassed: 0, totalCount: 2 }, [ntp('a'), ntp('b')]));
     expect(late.previous?.reportId).toBe(20);
     expect(late.newlyFailing).toEqual([ntp('b')]);
+  });
+
+  /** A report's webhook stored as the webhook route stores it: its row in the history written with it. */
+  async function arrive(id: number, created: string, counts: Record<string, number>): Promise<ReportSnapshot> {
+    const body = buildBody({ data: buildReportData({ id, created, ...counts }) });
+    const parsed = parseDelivery(body);
+    if (parsed.kind !== 'report') throw new Error('not a report');
+    await store.insertDelivery({
+      dedupKey: parsed.dedupKey,
+      reportId: id,
+      reportCreated: created,
+      completedAt: parsed.completedAt,
+      source: '127.0.0.1',
+      body,
+      receivedAt: Date.now(),
+      report: parsed,
+      series: SERIES,
+    });
+    return buildReportSnapshot(parsed, SERIES, null);
+  }
+
+  it('compares with a predecessor stored but not yet composed on its counts, and says so', async () => {
+    const counts = { total_passed: 9, total_count: 10, high_passed: 4, high_count: 5, middle_passed: 5, middle_count: 5 };
+    await arrive(30, '2026-03-01T10:00:00Z', { ...counts, low_passed: 0, low_count: 0 });
+    const { trend } = await recordReportTrend(
+      store,
+      snapshot(
+        31,
+        '2026-03-02T10:00:00Z',
+        { totalPassed: 7, totalCount: 10, highPassed: 2, highCount: 5, middlePassed: 5, middleCount: 5 },
+        [ntp('a'), ntp('b'), ntp('c')],
+      ),
+    );
+    expect(trend.previous).toMatchObject({ reportId: 30, pending: true });
+    expect(trend.verdict).toBe('worse');
+    expect(trend.failingSetKnown).toBe(false);
+    expect(trend.newlyFailing).toEqual([]);
+    const view = buildTrendView(trend, {
+      timezone: 'UTC',
+      basePath: '',
+      netboxUrl: 'https://netbox.example.com',
+      currentFailingKnown: true,
+      passed: 7,
+      count: 10,
+    });
+    expect(view.failingSetNote).toBe(
+      'Compared on counts only: the failing results of report 30 were not known yet (its mail was still being prepared).',
+    );
+    expect(view.arrivalText).toBeNull();
+  });
+
+  it("marks a report stored after a newer one of its series as late, on its trend and its devices' trends", async () => {
+    await record(store, snapshot(40, '2026-03-01T10:00:00Z', { totalPassed: 1, totalCount: 2 }, [ntp('a')]));
+    await arrive(42, '2026-03-03T10:00:00Z', { total_passed: 2, total_count: 2 });
+    const late = await arrive(41, '2026-03-02T10:00:00Z', { total_passed: 0, total_count: 2 });
+    const recorded = await recordReportTrend(store, { ...late, failing: [ntp('a'), ntp('b')] });
+    expect(recorded.trend).toMatchObject({ arrivedLate: true, previous: { reportId: 40 } });
+    expect(recorded.trend.previous?.pending).toBeUndefined();
+    expect(recorded.trend.newlyFailing).toEqual([ntp('b')]);
+    expect(recorded.trendOfDevices(new Set(['b']))?.arrivedLate).toBe(true);
+    const view = buildTrendView(recorded.trend, { timezone: 'UTC', basePath: '', currentFailingKnown: true, passed: 0, count: 2 });
+    expect(view.arrivalText).toBe(
+      "Arrived late: a newer report of this series was received before it. It is compared with report 40, created before it; the newer report's mail stands as it was sent.",
+    );
+    // The newer report is not late, and its row is untouched by the late one's.
+    const newer = await store.findReport('42@2026-03-03T10:00:00Z');
+    expect(newer).toMatchObject({ reportId: 42, pending: true, failing: null });
+    expect(newer?.arrivedLate).toBeUndefined();
   });
 
   it('keeps two series apart and records a retried report once', async () => {

@@ -276,4 +276,16 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
       UPDATE deliveries SET kind = 'watchdog' WHERE dedup_key LIKE 'watchdog:%';
     `,
   },
+  {
+    version: 15,
+    name: 'report_arrival',
+    // A report's row is written when its webhook is stored, before its mail is composed, so a successor
+    // compares with it at once. composed = 0 until its failing set has been read (every row stored before
+    // was written by a composed mail); arrived_late = 1 when a newer report of its series was stored before it.
+    // A constant default only rewrites the schema, not the rows.
+    sql: `
+      ALTER TABLE reports ADD COLUMN composed INTEGER NOT NULL DEFAULT 1;
+      ALTER TABLE reports ADD COLUMN arrived_late INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
