@@ -1,10 +1,12 @@
-import type { FailingPair, ReportPoint, ReportSnapshot } from '../trend';
+import type { FailingPair, PairStates, ReportPoint, ReportSnapshot } from '../trend';
 
 /** A `reports` row as both stores read it (PostgreSQL returns the same column names). */
 export interface ReportRow extends ReportPointRow {
   failing: string | null;
   /** JSON `[[resultId, deviceId, testId], ...]`, one per failing pair; NULL when any pair came without ids. */
   failing_ids: string | null;
+  /** JSON of the report's PairStates (see encodePairStates); absent from reads that leave it out. */
+  pair_states?: string | null;
 }
 
 /** The columns of a report's counts, without its failing set: what the chart's history read selects. */
@@ -38,6 +40,7 @@ export type ReportParams = ReportSnapshot['counts'] & {
   failing: string | null;
   failingIds: string | null;
   failingCount: number | null;
+  pairStates: string | null;
 };
 
 /** A snapshot as the parameters of its row. */
@@ -53,7 +56,42 @@ export function toReportParams(snapshot: ReportSnapshot): ReportParams {
     failing: encodeFailingPairs(failing),
     failingIds: encodeFailingIds(failing),
     failingCount: failing?.length ?? null,
+    pairStates: encodePairStates(snapshot.states ?? null),
   };
+}
+
+/** A report's PairStates as JSON (its maps as `[key, hasResult]` entries); null stays null. */
+export function encodePairStates(states: PairStates | null): string | null {
+  if (!states) return null;
+  return JSON.stringify({
+    now: states.now && [...states.now],
+    before: states.before && [...states.before],
+    deletedTests: states.deletedTests,
+    deletedDevices: states.deletedDevices,
+    unknownReason: states.unknownReason,
+  });
+}
+
+/** The inverse of {@link encodePairStates}; a value that does not decode counts as not asked (null). */
+export function decodePairStates(value: string | null | undefined): PairStates | null {
+  if (!value) return null;
+  try {
+    const raw = JSON.parse(value) as Record<string, unknown>;
+    const map = (v: unknown) =>
+      Array.isArray(v)
+        ? new Map(v.filter((e): e is [string, boolean] => Array.isArray(e) && typeof e[0] === 'string').map(([k, b]) => [k, b === true]))
+        : null;
+    const names = (v: unknown) => (Array.isArray(v) ? v.filter((n): n is string => typeof n === 'string') : []);
+    return {
+      now: map(raw.now),
+      before: map(raw.before),
+      deletedTests: names(raw.deletedTests),
+      deletedDevices: names(raw.deletedDevices),
+      unknownReason: typeof raw.unknownReason === 'string' ? raw.unknownReason : null,
+    };
+  } catch {
+    return null;
+  }
 }
 
 const SEVERITIES = new Set(['HIGH', 'MIDDLE', 'LOW']);
@@ -113,7 +151,13 @@ export function decodeFailingPairs(value: string | null): FailingPair[] | null {
 
 /** A `reports` row (either store) as the trend's snapshot. */
 export function decodeReportRow(row: ReportRow): ReportSnapshot {
-  return { ...decodeReportPointRow(row), failing: attachFailingIds(decodeFailingPairs(row.failing), row.failing_ids ?? null) };
+  const snapshot: ReportSnapshot = {
+    ...decodeReportPointRow(row),
+    failing: attachFailingIds(decodeFailingPairs(row.failing), row.failing_ids ?? null),
+  };
+  const states = decodePairStates(row.pair_states);
+  if (states) snapshot.states = states;
+  return snapshot;
 }
 
 /** A report's counts as read by the chart's history (no failing set). */

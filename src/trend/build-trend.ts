@@ -1,5 +1,5 @@
 import { passPercent, type Severity } from '../report';
-import type { FailingPair, ReportCounts, ReportSnapshot } from './types';
+import type { FailingPair, PairStates, ReportCounts, ReportSnapshot } from './types';
 import { groupPairsByTest, type TestPairsGroup } from './group-pairs-by-test';
 import { decideVerdict, type Verdict } from './decide-verdict';
 
@@ -76,10 +76,13 @@ export interface Trend {
   failingSetChanged: boolean | null;
   /** True when any pass percentage fell or a pair newly fails. */
   regression: boolean;
-  /** Pairs failing now that passed (or were absent) in the previous report; capped at TREND_PAIR_CAP. */
+  /**
+   * Pairs failing now that passed in the previous report (without {@link PairStates}: that did not fail
+   * there); capped at TREND_PAIR_CAP.
+   */
   newlyFailing: FailingPair[];
   newlyFailingCount: number;
-  /** Pairs that failed in the previous report and no longer fail; capped at TREND_PAIR_CAP. */
+  /** Pairs that failed in the previous report and NetBox shows passed in this one; capped at TREND_PAIR_CAP. */
   fixed: FailingPair[];
   fixedCount: number;
   /** Pairs failing now and in the previous report, longest streak first; capped at TREND_PAIR_CAP. */
@@ -94,6 +97,18 @@ export interface Trend {
   /** Every fixed pair grouped per test, HIGH first; capped at TREND_PAIR_CAP tests. */
   fixedTests: TestPairsGroup[];
   fixedTestCount: number;
+  /**
+   * Pairs that failed in the previous report and have no result in this one: not evaluated this time
+   * (device removed or skipped, out of a test's selector, test deleted). Neither fixed nor failing, and
+   * left out of the verdict. Uncapped, in device then test order.
+   */
+  notEvaluated: FailingPair[];
+  /** Pairs that failed in the previous report and do not fail now, of which NetBox could not say whether they passed or were not evaluated. */
+  undeterminedCount: number;
+  /** Pairs failing now that have no result in the previous report (new since, or not evaluated there); uncapped. */
+  notEvaluatedBefore: FailingPair[];
+  /** Pairs failing now that did not fail in the previous report, of which NetBox could not say whether they passed there. */
+  undeterminedBeforeCount: number;
   /**
    * Each failing pair's badge, by {@link pairKey}, uncapped: `new`, or its streak. The mail tags every
    * failing result it lists with it, so each (device, test) is listed once, with what changed.
@@ -115,8 +130,13 @@ export interface LeftOutPairs {
   previous: ReadonlySet<string>;
 }
 
-/** A failing pair's place in the series: newly failing, or failing for `reports` reports in a row. */
-export type PairBadge = { kind: 'new' } | { kind: 'streak'; reports: number; sinceReportId: number; atLeast: boolean };
+/**
+ * A failing pair's place in the series: newly failing (it passed in the previous report), failing for
+ * `reports` reports in a row, without a result in the previous report (`unseen`), or not failing there
+ * with nothing known of whether it passed (`unknown`).
+ */
+export type PairBadge =
+  { kind: 'new' } | { kind: 'unseen' } | { kind: 'unknown' } | { kind: 'streak'; reports: number; sinceReportId: number; atLeast: boolean };
 
 const SEVERITY_ORDER: Record<Severity, number> = { HIGH: 0, MIDDLE: 1, LOW: 2 };
 
@@ -147,7 +167,12 @@ export function failingKeys(failing: readonly FailingPair[]): ReadonlySet<string
 export function buildTrend(
   current: ReportSnapshot,
   history: readonly ReportSnapshot[],
-  options: { historyTruncated?: boolean; leftOut?: LeftOutPairs } = {},
+  options: {
+    historyTruncated?: boolean;
+    leftOut?: LeftOutPairs;
+    /** What NetBox's results say of the pairs that changed; absent: every pair was evaluated in both reports (a sample). */
+    states?: PairStates;
+  } = {},
 ): Trend {
   const leftOut = options.leftOut ?? { current: new Set<string>(), previous: new Set<string>() };
   const currentLeftOut = countBySeverity(current.failing, leftOut.current);
@@ -176,10 +201,20 @@ export function buildTrend(
   const currentKept = withoutPairs(current, leftOut.current);
 
   const failingSetKnown = current.failing !== null && previous.failing !== null;
-  const pairs = comparePairs(current, currentKept, previous, history, options.historyTruncated ?? false);
+  const pairs = comparePairs(current, currentKept, previous, history, options.historyTruncated ?? false, options.states);
   const failingSetChanged = countsDiffer || pairs.newlyFailing.length > 0 || pairs.fixed.length > 0 ? true : failingSetKnown ? false : null;
+  // A previous failure not evaluated now (or not known to be) leaves the previous side of the verdict's
+  // ratios: its disappearance is no improvement of anything evaluated.
+  const decision = decideVerdict({
+    current: cd,
+    previous: withoutFailed(pd, countPairs(pairs.notComparable)),
+    newlyFailing: pairs.newlyFailing,
+    fixed: pairs.fixed,
+  });
   return {
-    ...decideVerdict({ current: cd, previous: pd, newlyFailing: pairs.newlyFailing, fixed: pairs.fixed }),
+    verdict: decision.verdict,
+    // The scope as NetBox counted it: a device that dropped out changed it.
+    scopeChanged: decideVerdict({ current: cd, previous: pd, newlyFailing: [], fixed: [] }).scopeChanged,
     devicesOnly: false,
     previous: { reportId: previous.reportId, created: previous.created, dedupKey: previous.dedupKey },
     overall,
@@ -192,7 +227,7 @@ export function buildTrend(
   };
 }
 
-/** The pair lists of a trend (newly failing, fixed, still failing, grouped, badges), and the uncapped lists the verdict reads. */
+/** The pair lists of a trend (newly failing, fixed, still failing, not evaluated, grouped, badges), and the uncapped lists the verdict reads. */
 type PairLists = Pick<
   Trend,
   | 'newlyFailing'
@@ -207,13 +242,28 @@ type PairLists = Pick<
   | 'stillFailingTestCount'
   | 'fixedTests'
   | 'fixedTestCount'
+  | 'notEvaluated'
+  | 'undeterminedCount'
+  | 'notEvaluatedBefore'
+  | 'undeterminedBeforeCount'
   | 'badges'
 >;
 
+/** What comparePairs hands the verdict: the uncapped lists, and the previous failures it must not count. */
+export interface ComparedPairs {
+  lists: PairLists;
+  newlyFailing: FailingPair[];
+  fixed: FailingPair[];
+  /** Previous failures not evaluated now, or not known to have been: they leave the previous side of the ratios. */
+  notComparable: FailingPair[];
+}
+
 /**
  * Compares the kept failing pairs of this report with those of the previous one (both without their
- * left-out pairs): what newly fails, what got fixed, and how long the rest has failed (walking `history`).
- * Empty lists when either set is unknown.
+ * left-out pairs): what newly fails, what got fixed, what was not evaluated, and how long the rest has
+ * failed (walking `history`). A pair that stopped failing is fixed only when `states` shows it passed;
+ * one that started failing is newly failing only when it passed in the previous report. Without
+ * `states`, every pair is taken as evaluated in both reports. Empty lists when either set is unknown.
  */
 export function comparePairs(
   current: ReportSnapshot,
@@ -221,28 +271,36 @@ export function comparePairs(
   previous: ReportSnapshot,
   history: readonly ReportSnapshot[],
   historyTruncated: boolean,
-): { lists: PairLists; newlyFailing: FailingPair[]; fixed: FailingPair[] } {
-  let newlyFailing: FailingPair[] = [];
-  let fixed: FailingPair[] = [];
+  states?: PairStates,
+): ComparedPairs {
+  let gone: FailingPair[] = [];
+  let appeared: FailingPair[] = [];
   let still: FailingPair[] = [];
   if (currentKept.failing !== null && previous.failing !== null) {
     const before = failingKeys(previous.failing);
     const now = failingKeys(currentKept.failing);
     const currentKeys = currentKept.failing.map(pairKey);
-    newlyFailing = sortPairs(currentKept.failing.filter((_, i) => !before.has(currentKeys[i])));
-    fixed = sortPairs(previous.failing.filter((pair) => !now.has(pairKey(pair))));
+    appeared = currentKept.failing.filter((_, i) => !before.has(currentKeys[i]));
+    gone = previous.failing.filter((pair) => !now.has(pairKey(pair)));
     still = currentKept.failing.filter((_, i) => before.has(currentKeys[i]));
   }
+  const wentBy = splitByState(gone, states ? states.now : undefined);
+  const cameBy = splitByState(appeared, states ? states.before : undefined);
+  const newlyFailing = sortPairs(cameBy.passed);
+  const fixed = sortPairs(wentBy.passed);
   const stillFailing = buildStreaks(current, still, history, historyTruncated);
   const newlyFailingTests = groupPairsByTest(newlyFailing);
   const stillFailingTests = groupPairsByTest(stillFailing);
   const fixedTests = groupPairsByTest(fixed);
   const badges = new Map<string, PairBadge>(newlyFailing.map((pair) => [pairKey(pair), { kind: 'new' }]));
+  for (const pair of cameBy.absent) badges.set(pairKey(pair), { kind: 'unseen' });
+  for (const pair of cameBy.unknown) badges.set(pairKey(pair), { kind: 'unknown' });
   for (const s of stillFailing)
     badges.set(pairKey(s), { kind: 'streak', reports: s.reports, sinceReportId: s.sinceReportId, atLeast: s.atLeast });
   return {
     newlyFailing,
     fixed,
+    notComparable: [...wentBy.absent, ...wentBy.unknown],
     lists: {
       newlyFailing: newlyFailing.slice(0, TREND_PAIR_CAP),
       newlyFailingCount: newlyFailing.length,
@@ -256,8 +314,47 @@ export function comparePairs(
       stillFailingTestCount: stillFailingTests.length,
       fixedTests: fixedTests.slice(0, TREND_PAIR_CAP),
       fixedTestCount: fixedTests.length,
+      notEvaluated: sortByDevice(wentBy.absent),
+      undeterminedCount: wentBy.unknown.length,
+      notEvaluatedBefore: sortByDevice(cameBy.absent),
+      undeterminedBeforeCount: cameBy.unknown.length,
       badges,
     },
+  };
+}
+
+/**
+ * Pairs by what one report's results say of them: passed, no result (absent), or not known. Without a
+ * states map (`undefined`) every pair counts as passed; a null map knows none.
+ */
+function splitByState(
+  pairs: readonly FailingPair[],
+  states: ReadonlyMap<string, boolean> | null | undefined,
+): { passed: FailingPair[]; absent: FailingPair[]; unknown: FailingPair[] } {
+  if (states === undefined) return { passed: [...pairs], absent: [], unknown: [] };
+  const split = { passed: [] as FailingPair[], absent: [] as FailingPair[], unknown: [] as FailingPair[] };
+  for (const pair of pairs) {
+    const state = states?.get(pairKey(pair));
+    (state === true ? split.passed : state === false ? split.absent : split.unknown).push(pair);
+  }
+  return split;
+}
+
+/** Failing pairs per severity. */
+function countPairs(pairs: readonly FailingPair[]): Record<Severity, number> {
+  const counts: Record<Severity, number> = { HIGH: 0, MIDDLE: 0, LOW: 0 };
+  for (const pair of pairs) counts[pair.severity] += 1;
+  return counts;
+}
+
+/** Counts without some failing results (as if they had not been evaluated). */
+function withoutFailed(counts: ReportCounts, failed: Record<Severity, number>): ReportCounts {
+  return {
+    ...counts,
+    totalCount: counts.totalCount - failed.HIGH - failed.MIDDLE - failed.LOW,
+    highCount: counts.highCount - failed.HIGH,
+    middleCount: counts.middleCount - failed.MIDDLE,
+    lowCount: counts.lowCount - failed.LOW,
   };
 }
 
@@ -309,6 +406,10 @@ export function buildFirstTrend(devicesOnly = false): Omit<Trend, 'leftOut'> {
     stillFailingTestCount: 0,
     fixedTests: [],
     fixedTestCount: 0,
+    notEvaluated: [],
+    undeterminedCount: 0,
+    notEvaluatedBefore: [],
+    undeterminedBeforeCount: 0,
     badges: new Map(),
   };
 }
@@ -348,6 +449,10 @@ export function formatDeltaFailed(deltaFailed: number): string {
 
 function signOf(n: number): string {
   return n > 0 ? '+' : n < 0 ? MINUS : '±';
+}
+
+function sortByDevice(pairs: FailingPair[]): FailingPair[] {
+  return [...pairs].sort((a, b) => a.device.localeCompare(b.device) || a.test.localeCompare(b.test));
 }
 
 function sortPairs<T extends FailingPair>(pairs: T[]): T[] {

@@ -276,4 +276,13 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
       UPDATE deliveries SET kind = 'watchdog' WHERE dedup_key LIKE 'watchdog:%';
     `,
   },
+  {
+    version: 15,
+    name: 'report_pair_states',
+    // What NetBox's results said of the pairs that changed since the previous report (passed, or not
+    // evaluated), kept with the report so that `preview --id` words its mail as it was sent.
+    sql: `
+      ALTER TABLE reports ADD COLUMN pair_states TEXT;
+    `,
+  },
 ];
