@@ -78,6 +78,8 @@ export interface NetboxDouble {
   slowOffsets: Map<number, number>;
   /** Delay, in ms, before answering any request to this path (without the base path, e.g. `/api/tenancy/contact-assignments/`). */
   slowPaths: Map<string, number>;
+  /** Delay, in ms, before answering a request whose query has this parameter and value (`passed=true`). */
+  slowQueries: Map<string, number>;
   devices: Map<number, DeviceSpec>;
   contacts: Map<number, ContactSpec>;
   assignments: AssignmentSpec[];
@@ -130,6 +132,7 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
   const failNext: number[] = [];
   const slowOffsets = new Map<number, number>();
   const slowPaths = new Map<string, number>();
+  const slowQueries = new Map<string, number>();
   const devices = new Map<number, DeviceSpec>();
   const contacts = new Map<number, ContactSpec>();
   const assignments: AssignmentSpec[] = [];
@@ -153,7 +156,10 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
   };
 
   const server = http.createServer((req, res) => {
-    const delay = slowPaths.get(new URL(req.url ?? '/', 'http://double').pathname.slice(basePath.length));
+    const requested = new URL(req.url ?? '/', 'http://double');
+    const delay =
+      slowPaths.get(requested.pathname.slice(basePath.length)) ??
+      [...requested.searchParams].map(([name, value]) => slowQueries.get(`${name}=${value}`)).find((d) => d !== undefined);
     if (delay === undefined) return handle(req, res);
     const timer = setTimeout(() => {
       if (!res.destroyed) handle(req, res);
@@ -279,6 +285,7 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
     failNext,
     slowOffsets,
     slowPaths,
+    slowQueries,
     devices,
     contacts,
     assignments,
