@@ -108,6 +108,11 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
 
     const failing = toFailingPairs(enrichment);
     const recorded = options.history ? await recordTrend(options, delivery, failing, deadline) : null;
+    if (recorded?.states?.unknownReason)
+      log.warn(
+        { reason: recorded.states.unknownReason },
+        'the mail cannot tell fixed from not evaluated: NetBox could not say which pairs passed',
+      );
     const trend = recorded?.trend ?? null;
     const outcome = recorded?.outcome ?? null;
     const trendView = trend
