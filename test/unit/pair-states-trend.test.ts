@@ -1,4 +1,12 @@
-import { buildDevicesTrend, buildTrend, pairKey, type FailingPair, type PairStates, type ReportSnapshot } from '../../src/trend';
+import {
+  buildDevicesTrend,
+  buildPeriodTrend,
+  buildTrend,
+  pairKey,
+  type FailingPair,
+  type PairStates,
+  type ReportSnapshot,
+} from '../../src/trend';
 
 const HIGH_TEST = 'ntp-synced';
 const pair = (device: string, test = HIGH_TEST): FailingPair => ({ device, test, severity: 'HIGH' });
@@ -138,5 +146,29 @@ describe('three states per (device, test): failing, passed, not evaluated', () =
     expect(trend?.fixedCount).toBe(0);
     expect(trend?.notEvaluated.map((p) => p.device)).toEqual(['sw3']);
     expect(trend?.verdict).toBe('same');
+  });
+});
+
+describe("a digest's period: fixed only when a report of the period showed the pair passed", () => {
+  it('reads each pair from the report right after its last failure, as that report recorded it', () => {
+    const r1 = report(1, 10, [pair('sw3'), pair('sw4'), pair('sw5')]);
+    // Report 2: sw4 passed, sw3 had no result; sw5 still fails. Report 3: sw5 stops failing, its state not kept.
+    const r2 = {
+      ...report(2, 9, [pair('sw5')]),
+      states: states([
+        [pair('sw3'), false],
+        [pair('sw4'), true],
+      ]),
+    };
+    const r3 = { ...report(3, 9, []), states: states(null) };
+    const change = buildPeriodTrend([r2, r3], r1).change;
+    expect(change.fixed.map((p) => p.device)).toEqual(['sw4']);
+    expect(change.notEvaluated.map((p) => p.device)).toEqual(['sw3']);
+    expect(change.undeterminedCount).toBe(1);
+  });
+
+  it('reports stored before the states were kept count their pairs as evaluated, as the relay did then', () => {
+    const change = buildPeriodTrend([report(2, 10, [])], report(1, 10, [pair('sw3')])).change;
+    expect(change.fixed.map((p) => p.device)).toEqual(['sw3']);
   });
 });
