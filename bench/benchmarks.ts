@@ -3,6 +3,7 @@ import { burstBenchmark } from './burst';
 import { cliFirstCallBenchmark } from './cli-first-call';
 import { endToEndBenchmark } from './end-to-end';
 import { enrichmentBenchmark } from './enrichment';
+import { enrichmentStatesBenchmark } from './enrichment-states';
 import { footprintBenchmark } from './footprint';
 import { ingestBenchmark } from './ingest';
 import { ingestWithWorkerBenchmark } from './ingest-with-worker';
@@ -26,5 +27,6 @@ export const BENCHMARKS: Benchmark[] = [
   endToEndBenchmark,
   burstBenchmark,
   enrichmentBenchmark,
+  enrichmentStatesBenchmark,
   pgReplicasBenchmark,
 ];

@@ -251,6 +251,7 @@ export function createRelayReportComposer(
     netbox?: NetboxClient;
     history?: ReportHistory;
     storedFailures?: ReportInsightsOptions['storedFailures'];
+    storedStates?: ReportInsightsOptions['storedStates'];
     onNetboxError?: (code: string) => void;
     routes?: readonly Route[];
     /** The accepted exceptions the mails leave out and list; absent: none. */
@@ -277,6 +278,7 @@ export function createRelayReportComposer(
       clock: io.clock,
       history: deps.history,
       storedFailures: deps.storedFailures,
+      storedStates: deps.storedStates,
       timezone: config.mail.timezone,
       maxFailures: config.mail.maxFailures,
       attachCsv: config.mail.attachCsv,

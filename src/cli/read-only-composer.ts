@@ -31,5 +31,6 @@ export function createReadOnlyComposer(
       saveReport: () => Promise.resolve(),
     },
     storedFailures: store && (async (d) => (await store.findReport(d.dedupKey))?.failing),
+    storedStates: store && (async (d) => (await store.findReport(d.dedupKey))?.states),
   });
 }

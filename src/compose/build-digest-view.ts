@@ -1,5 +1,5 @@
 import { formatDateTime } from '../report';
-import type { FailingPair, PeriodPoint, SeriesPeriodTrend } from '../trend';
+import type { FailingPair, PeriodPoint, SeriesPeriodTrend, Trend } from '../trend';
 import { buildTrendChart, TREND_CHART_MAX_REPORTS } from '../mail';
 import type { ChartView } from './build-mail-chart';
 import { buildVerdictView, formatAccepted, formatDeltaShort, type VerdictView } from './build-verdict-view';
@@ -83,6 +83,12 @@ export interface DigestSeriesView {
   newlyFailingCount: number;
   fixed: FailingPair[];
   fixedCount: number;
+  /**
+   * What changed without NetBox showing a pass or a failure on both sides, in one line ("2 results that
+   * failed at the start stopped failing without a passing result (not evaluated, or not known): not counted
+   * as fixed."); null when there is nothing of the kind.
+   */
+  evaluationNote: string | null;
   worstDevices: { device: string; failing: number; high: number }[];
   /** Failing results of the latest report that are accepted exceptions, counted apart (docs/waivers.md); 0 when none. */
   waived: number;
@@ -195,10 +201,27 @@ function buildSeriesView(trend: SeriesPeriodTrend, timezone: string): DigestSeri
     newlyFailingCount: change.newlyFailingCount,
     fixed: change.fixed,
     fixedCount: change.fixedCount,
+    evaluationNote: describeUnevaluated(change),
     worstDevices: trend.worstDevices,
     waived: trend.waived,
     chart: buildChartView(trend.points, timezone),
   };
+}
+
+/** The digest's one line about pairs that stopped or started failing where a side was not evaluated (or not known). */
+function describeUnevaluated(change: Trend): string | null {
+  const stopped = change.notEvaluated.length + change.undeterminedCount;
+  const started = change.notEvaluatedBefore.length + change.undeterminedBeforeCount;
+  const results = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const parts = [
+    stopped > 0
+      ? `${results(stopped, 'result')} that failed at the start stopped failing without a passing result (not evaluated, or not known): not counted as fixed`
+      : '',
+    started > 0
+      ? `${results(started, 'failing result')} had no passing result before (new, not evaluated, or not known): not counted as newly failing`
+      : '',
+  ].filter(Boolean);
+  return parts.length ? `${parts.join('; ')}.` : null;
 }
 
 /** Verdicts from the most to the least urgent: a digest of several series is named by its most urgent. */

@@ -1,7 +1,8 @@
 import type { Enrichment } from '../enrichment';
-import { pairKey, type FailingPair, type PairBadge, type TestPairsGroup, type Trend, type TrendDelta } from '../trend';
+import { pairKey, type FailingPair, type PairBadge, type PairStates, type TestPairsGroup, type Trend, type TrendDelta } from '../trend';
 import { buildWebUrl, formatDateTime, formatPercent, type Severity } from '../report';
 import { buildVerdictView, type VerdictView } from './build-verdict-view';
+import { buildEvaluationLines, type EvaluationLines } from './build-evaluation-lines';
 
 /** A device name linked to its failing result in NetBox. */
 export interface ResultLinkView {
@@ -116,7 +117,7 @@ export interface TestGroupView {
  * `trend` in the view: the change against the previous report of the same NetBox (by creation time).
  * `first` is true (and `firstText` says so) when there is nothing to compare with.
  */
-export interface TrendView {
+export interface TrendView extends EvaluationLines {
   /** The verdict against the previous report (decided in trend/), as the mail words it. */
   verdict: VerdictView;
   /** An owner group's devices only: compared by failing results (no points; see Trend.devicesOnly). */
@@ -217,7 +218,7 @@ export function buildEnrichmentView(enrichment: Enrichment, options: EnrichmentV
       devices,
       moreDevices: test.failingDevices - test.firstResults.length,
       resultsUrl: test.testId !== null ? filtered(`test_id=${test.testId}`) : options.failedResultsUrl,
-      tagged: tagDevices(test.name, devices, badges),
+      tagged: tagDevices(test.name, devices, badges, options.trend?.previous?.reportId ?? null),
       newDevices: newByTest.get(test.name) ?? 0,
     });
   }
@@ -254,19 +255,41 @@ function countNewByTest(
   return counts;
 }
 
-/** A test's named devices grouped by badge: new first, then the longest streak first. */
-function tagDevices(test: string, devices: ResultLinkView[], badges: ReadonlyMap<string, PairBadge> | undefined): TaggedDevicesView[] {
+/**
+ * A test's named devices grouped by badge: new first, then those the previous report did not evaluate or
+ * could not be told about, then the longest streak first.
+ */
+function tagDevices(
+  test: string,
+  devices: ResultLinkView[],
+  badges: ReadonlyMap<string, PairBadge> | undefined,
+  previousReportId: number | null,
+): TaggedDevicesView[] {
   if (!badges || badges.size === 0) return devices.length ? [{ tag: '', isNew: false, devices }] : [];
   const groups = new Map<string, TaggedDevicesView & { order: number }>();
   for (const device of devices) {
     const badge = badges.get(pairKey({ test, device: device.name }));
-    const tag = !badge ? '' : badge.kind === 'new' ? 'new' : describeStreak(badge);
-    const order = !badge ? 0 : badge.kind === 'new' ? Number.MAX_SAFE_INTEGER : badge.reports;
+    const tag = !badge ? '' : describeBadge(badge, previousReportId);
+    const order = !badge ? 0 : badge.kind === 'streak' ? badge.reports : BADGE_ORDER[badge.kind];
     const group = groups.get(tag) ?? { tag, isNew: badge?.kind === 'new', devices: [], order };
     group.devices.push(device);
     groups.set(tag, group);
   }
   return [...groups.values()].sort((a, b) => b.order - a.order).map(({ tag, isNew, devices: named }) => ({ tag, isNew, devices: named }));
+}
+
+const BADGE_ORDER: Record<Exclude<PairBadge['kind'], 'streak'>, number> = {
+  new: Number.MAX_SAFE_INTEGER,
+  unseen: Number.MAX_SAFE_INTEGER - 1,
+  unknown: Number.MAX_SAFE_INTEGER - 2,
+};
+
+/** "new", "no result in report 41", "not failing in report 41", or the streak. */
+function describeBadge(badge: PairBadge, previousReportId: number | null): string {
+  if (badge.kind === 'new') return 'new';
+  if (badge.kind === 'unseen') return `no result in report ${previousReportId ?? '?'}`;
+  if (badge.kind === 'unknown') return `not failing in report ${previousReportId ?? '?'}`;
+  return describeStreak(badge);
 }
 
 function describeStreak(badge: Extract<PairBadge, { kind: 'streak' }>): string {
@@ -282,6 +305,8 @@ export interface TrendViewOptions {
   /** This report's (or owner group's) passed and result counts: the verdict line's percentage. */
   passed: number;
   count: number;
+  /** What NetBox said of the pairs that changed (deleted tests and devices, why some could not be told); absent or null: nothing. */
+  states?: PairStates | null;
 }
 
 /** Builds `trend` for the templates. */
@@ -341,6 +366,7 @@ export function buildTrendView(trend: Trend, options: TrendViewOptions): TrendVi
     moreStillFailingTests: trend.stillFailingTestCount - trend.stillFailingTests.length,
     fixedTests: trend.fixedTests.map(buildTestGroupView),
     moreFixedTests: trend.fixedTestCount - trend.fixedTests.length,
+    ...buildEvaluationLines(trend, options.states ?? null),
   };
 }
 

@@ -20,7 +20,7 @@ export function buildOwnerGroupView(input: {
   view: ReportView;
   delivery: ReportDelivery;
   group: OwnerGroupPlan;
-  insights?: Pick<ReportInsights, 'attachments' | 'insightsFor' | 'trendFor'>;
+  insights?: Pick<ReportInsights, 'attachments' | 'insightsFor' | 'trendFor'> & Partial<Pick<ReportInsights, 'states'>>;
   netboxUrl?: string;
   timezone: string;
   sourceName?: string;
@@ -60,6 +60,7 @@ export function buildOwnerGroupView(input: {
           currentFailingKnown: true,
           passed: delivery.report.total_passed,
           count: delivery.report.total_count,
+          states: input.insights?.states,
         })
       : null,
     sourceName: input.sourceName,

@@ -2,6 +2,7 @@ import {
   buildFailuresCsv,
   createFailureSummarizer,
   enrichReport,
+  readPairStates,
   type Enrichment,
   type FailingResult,
   type FailureSummary,
@@ -19,6 +20,7 @@ import {
   pairKey,
   type FailingPair,
   type LeftOutPairs,
+  type PairStates,
   type RecordedTrend,
   type ReportHistory,
   type ReportSnapshot,
@@ -42,6 +44,8 @@ export interface ReportInsights {
   failures: FailingResult[] | null;
   /** Why `failures` is null: NetBox's answer (or the setting that is not made), as data for routing and the log. */
   failuresMissing: { code: string; reason: string } | null;
+  /** What NetBox said of the pairs that changed since the previous report; null when nothing was compared. */
+  states: PairStates | null;
   /** The accepted exceptions this report's mail lists (see WaiversView); null when no waiver touched it. */
   waivers: WaiversView | null;
   /** The failing-tests section and CSV of some of the failing results only (one owner's devices). */
@@ -75,6 +79,8 @@ export interface ReportInsightsOptions {
    * asking NetBox when every one has its ids, so the failing-tests section reads as it was sent.
    */
   storedFailures?: (delivery: ReportDelivery) => Promise<FailingPair[] | null | undefined>;
+  /** What NetBox said of the pairs that changed when this report's mail was composed (preview): used instead of asking again. */
+  storedStates?: (delivery: ReportDelivery) => Promise<PairStates | null | undefined>;
   /** Called with the error code when NetBox could not provide the results (for /metrics). */
   onNetboxError?: (code: string) => void;
   /** A named NetBox source (not the default): its reports form a history of their own. */
@@ -96,10 +102,17 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
     const log = (deliveryLog ?? options.logger).child({ reportId: report.id });
     const basePath = findNetboxBasePath(report.url);
     const links = buildLinks(report.id, report.url, report.results_url, options.netboxUrl);
-    const enrichment = await readFailures(options, delivery, log);
+    // One budget for every request to NetBox this mail makes: the failing results, then the changed pairs.
+    const deadline = (options.clock ?? systemClock).now() + options.budgetMs;
+    const enrichment = await readFailures(options, delivery, log, deadline);
 
     const failing = toFailingPairs(enrichment);
-    const recorded = options.history ? await recordTrend(options, delivery, failing) : null;
+    const recorded = options.history ? await recordTrend(options, delivery, failing, deadline) : null;
+    if (recorded?.states?.unknownReason)
+      log.warn(
+        { reason: recorded.states.unknownReason },
+        'the mail cannot tell fixed from not evaluated: NetBox could not say which pairs passed',
+      );
     const trend = recorded?.trend ?? null;
     const outcome = recorded?.outcome ?? null;
     const trendView = trend
@@ -110,6 +123,7 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
           currentFailingKnown: failing !== null,
           passed: report.total_passed,
           count: report.total_count,
+          states: recorded?.states ?? null,
         })
       : null;
     // Accepted exceptions leave the failing list (and the CSV, owner groups, device routes) here, once.
@@ -149,6 +163,7 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
       trend,
       trendView,
       chart: recorded?.chart ?? null,
+      states: recorded?.states ?? null,
       trendFor: (devices, counts) => recorded?.trendOfDevices(devices, counts) ?? null,
       failures: kept.status === 'ok' ? kept.summary.results : null,
       failuresMissing: kept.status === 'missing' ? { code: kept.code, reason: kept.reason } : null,
@@ -173,31 +188,52 @@ async function recordTrend(
   options: ReportInsightsOptions,
   delivery: ReportDelivery,
   failing: FailingPair[] | null,
+  deadline: number,
 ): Promise<{
   trend: Trend;
   trendOfDevices: RecordedTrend['trendOfDevices'];
   chart: ChartView | null;
   outcome: WaiverOutcome<FailingPair> | null;
   now: number;
+  /** What NetBox said of the pairs that changed; null when nothing was compared. */
+  states: PairStates | null;
 }> {
   const series = buildSourceSeriesKey({ source: options.source, netboxUrl: options.netboxUrl, reportUrl: delivery.report.url });
   const snapshot = buildReportSnapshot(delivery, series, failing);
   const now = (options.clock ?? systemClock).now();
   const decided: { outcome: WaiverOutcome<FailingPair> | null } = { outcome: null };
-  const read = options.waivers;
+  const readWaivers = options.waivers;
   const leaveOut =
-    read && failing
+    readWaivers && failing
       ? async (previous: ReportSnapshot | null): Promise<LeftOutPairs> => {
           const source = options.source ?? DEFAULT_SOURCE_NAME;
           const previousReportAt = previous?.createdMs ?? null;
-          const waivers = await read({ source, previousReportAt });
+          const waivers = await readWaivers({ source, previousReportAt });
           decided.outcome = applyWaivers(failing, waivers, now, { source, previousReportAt });
           return buildLeftOut(decided.outcome, previous, waivers, now);
         }
       : undefined;
-  const { trend, trendOfDevices } = await recordReportTrend(options.history!, snapshot, { leaveOut });
+  const read: { states: PairStates | null } = { states: null };
+  const readStates =
+    failing &&
+    (async (previous: ReportSnapshot) => {
+      if (!previous.failing) return { now: null, before: null, deletedTests: [], deletedDevices: [], unknownReason: null };
+      const stored = await options.storedStates?.(delivery);
+      read.states =
+        stored ??
+        (await readPairStates({
+          client: options.client,
+          resultsUrl: delivery.report.results_url,
+          current: failing,
+          previous: { reportId: previous.reportId, failing: previous.failing },
+          budget: { deadline },
+          budgetMs: options.budgetMs,
+        }));
+      return read.states;
+    });
+  const { trend, trendOfDevices } = await recordReportTrend(options.history!, snapshot, { leaveOut, readStates: readStates || undefined });
   const chart = await prepareChart(options, snapshot);
-  return { trend, trendOfDevices, chart, outcome: decided.outcome, now };
+  return { trend, trendOfDevices, chart, outcome: decided.outcome, now, states: read.states };
 }
 
 /**
@@ -227,7 +263,7 @@ function withoutWaived(enrichment: Enrichment, outcome: WaiverOutcome<FailingPai
 }
 
 /** The failing results: those kept with the report (preview) when each has its ids, else NetBox's. */
-async function readFailures(options: ReportInsightsOptions, delivery: ReportDelivery, log: Logger): Promise<Enrichment> {
+async function readFailures(options: ReportInsightsOptions, delivery: ReportDelivery, log: Logger, deadline: number): Promise<Enrichment> {
   const stored = await options.storedFailures?.(delivery);
   const enrichment: Enrichment =
     stored && stored.every((pair) => pair.ids)
@@ -237,6 +273,7 @@ async function readFailures(options: ReportInsightsOptions, delivery: ReportDeli
           hasToken: options.hasToken,
           budgetMs: options.budgetMs,
           clock: options.clock,
+          deadline,
         });
   if (enrichment.status === 'missing' && enrichment.code !== 'NO_NETBOX_URL' && enrichment.code !== 'NO_TOKEN') {
     log.warn(

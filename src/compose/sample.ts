@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import { buildTrendChart } from '../mail';
 import { createFailureSummarizer } from '../enrichment';
 import { buildLinks } from '../report';
-import { buildReportSnapshot, buildTrend } from '../trend';
+import { buildReportSnapshot, buildTrend, pairKey, type FailingPair, type PairStates } from '../trend';
 import { parseDelivery, type ReportDelivery } from '../webhook';
 import { buildWaiverFormPath } from '../waivers';
 import { buildEnrichmentView, buildTrendView } from './build-insight-views';
@@ -113,9 +113,23 @@ const SAMPLE_WAIVERS_VIEW: WaiversView = {
   ],
 };
 
+/** What NetBox said of the sample's changed pairs: the first passed (fixed), the second has no result, the third could not be told. */
+function buildSampleStates(gone: readonly FailingPair[], newlyFailing: FailingPair): PairStates {
+  return {
+    now: new Map([
+      [pairKey(gone[0]), true],
+      [pairKey(gone[1]), false],
+    ]),
+    before: new Map([[pairKey(newlyFailing), true]]),
+    deletedTests: [],
+    deletedDevices: [],
+    unknownReason: 'NetBox did not answer within the 30 s allowed (NETBOX_ENRICH_BUDGET_MS)',
+  };
+}
+
 /**
  * The sample report as the relay mails it when NetBox answered: failing tests, devices, a CSV note
- * and a trend with a newly failing, a fixed and a still-failing pair. Rendered at boot (next to the
+ * and a trend with a newly failing, a fixed, a not evaluated, an undetermined and a still-failing pair. Rendered at boot (next to the
  * plain sample and a sample whose details are missing) so that a template whose enrichment or trend
  * sections are broken stops the start, not the first real delivery.
  */
@@ -147,12 +161,11 @@ export function sampleInsightViews(config: Pick<Config, 'mail' | 'netbox'>): Rep
     created,
     createdMs: Date.parse(created),
   });
-  const previous = snapshot(28, '2023-04-11T19:36:33Z', [
-    ...pairs.slice(1),
-    { device: 'sw-edge-2', test: 'ntp-servers', severity: 'MIDDLE' },
-  ]);
+  const gone = ['sw-edge-2', 'sw-edge-3', 'sw-edge-4'].map((device) => ({ device, test: 'ntp-servers', severity: 'MIDDLE' as const }));
+  const previous = snapshot(28, '2023-04-11T19:36:33Z', [...pairs.slice(1), ...gone]);
   const older = snapshot(27, '2023-04-10T19:36:33Z', pairs.slice(1));
-  const sampleTrend = buildTrend(snapshot(29, delivery.report.created, pairs), [previous, older]);
+  const states = buildSampleStates(gone, pairs[0]);
+  const sampleTrend = buildTrend(snapshot(29, delivery.report.created, pairs), [previous, older], { states });
   const enrichment = buildEnrichmentView(
     { status: 'ok', summary },
     {
@@ -175,6 +188,7 @@ export function sampleInsightViews(config: Pick<Config, 'mail' | 'netbox'>): Rep
     currentFailingKnown: true,
     passed: delivery.report.total_passed,
     count: delivery.report.total_count,
+    states,
   });
   const missing = buildEnrichmentView(
     { status: 'missing', code: 'UNREACHABLE', reason: 'Failing tests are not listed: NetBox could not be reached (ECONNREFUSED).' },

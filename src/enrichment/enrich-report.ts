@@ -25,6 +25,8 @@ export interface EnrichReportOptions {
   budgetMs: number;
   /** Where the budget's deadline is measured from; the NetBox client must be given the same clock (default: the system's). */
   clock?: Clock;
+  /** The budget's deadline when the caller shares it with more requests (default: `budgetMs` from now). */
+  deadline?: number;
 }
 
 /** NetBox's page size cap (MAX_PAGE_SIZE); larger values are silently clamped, `next` covers the rest. */
@@ -53,7 +55,7 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
       reason: 'Failing tests are not listed: set NETBOX_TOKEN (a read-only NetBox API token) on the relay to see them here.',
     };
   }
-  const budget = { deadline: (options.clock ?? systemClock).now() + options.budgetMs };
+  const budget = { deadline: options.deadline ?? (options.clock ?? systemClock).now() + options.budgetMs };
   try {
     // The report itself first: a 404 says validity deleted it, and its creation time proves it is the
     // report the webhook announced (and not one with the same id on another NetBox).

@@ -24,3 +24,12 @@ export {
   type OwnerContact,
   type OwnerQuery,
 } from './resolve-owners';
+export {
+  readPassedPairs,
+  buildPassedPath,
+  buildResultsUrlOf,
+  IDS_PER_REQUEST,
+  type PairToAsk,
+  type PassedPairs,
+} from './read-passed-pairs';
+export { readPairStates, type ReadPairStatesOptions } from './read-pair-states';

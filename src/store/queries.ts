@@ -296,19 +296,19 @@ const reports = {
   /** A retried report keeps the failing set it had when the new one is unknown; its arrival stays as recorded. */
   save: defineStatement<ReportParams>(
     () => `INSERT INTO reports (dedup_key, series, report_id, report_created, created_ms, total_passed, total_count, high_passed, high_count,
-         middle_passed, middle_count, low_passed, low_count, failing, failing_ids, failing_count, composed)
+         middle_passed, middle_count, low_passed, low_count, failing, failing_ids, failing_count, pair_states, composed)
        VALUES (:dedupKey, :series, :reportId, :created, :createdMs, :totalPassed, :totalCount, :highPassed, :highCount,
-         :middlePassed, :middleCount, :lowPassed, :lowCount, :failing, :failingIds, :failingCount, 1)
+         :middlePassed, :middleCount, :lowPassed, :lowCount, :failing, :failingIds, :failingCount, :pairStates, 1)
        ON CONFLICT (dedup_key) DO UPDATE SET composed = 1, series = excluded.series, total_passed = excluded.total_passed,
          total_count = excluded.total_count, high_passed = excluded.high_passed, high_count = excluded.high_count,
          middle_passed = excluded.middle_passed, middle_count = excluded.middle_count, low_passed = excluded.low_passed,
          low_count = excluded.low_count, failing = COALESCE(excluded.failing, reports.failing),
          failing_ids = CASE WHEN excluded.failing IS NULL THEN reports.failing_ids ELSE excluded.failing_ids END,
-         failing_count = COALESCE(excluded.failing_count, reports.failing_count)`,
+         failing_count = COALESCE(excluded.failing_count, reports.failing_count), pair_states = excluded.pair_states`,
   ),
   /** Bounded history: the newest failing sets of the series stay, older ones become unknown. */
   forgetOldFailing: defineStatement<{ series: string }>(
-    () => `UPDATE reports SET failing = NULL, failing_ids = NULL, failing_count = NULL
+    () => `UPDATE reports SET failing = NULL, failing_ids = NULL, failing_count = NULL, pair_states = NULL
        WHERE series = :series AND failing IS NOT NULL AND dedup_key NOT IN (
          SELECT dedup_key FROM reports WHERE series = :series ORDER BY created_ms DESC, report_id DESC LIMIT ${REPORT_FAILING_SETS_KEPT})`,
   ),

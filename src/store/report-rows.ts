@@ -1,4 +1,4 @@
-import { buildReportSnapshot, type FailingPair, type ReportPoint, type ReportSnapshot } from '../trend';
+import { buildReportSnapshot, type FailingPair, type PairStates, type ReportPoint, type ReportSnapshot } from '../trend';
 import type { ReportDelivery } from '../webhook';
 import type { NewDelivery } from './types';
 
@@ -7,6 +7,8 @@ export interface ReportRow extends ReportPointRow {
   failing: string | null;
   /** JSON `[[resultId, deviceId, testId], ...]`, one per failing pair; NULL when any pair came without ids. */
   failing_ids: string | null;
+  /** JSON of the report's PairStates (see encodePairStates); absent from reads that leave it out. */
+  pair_states?: string | null;
 }
 
 /** The columns of a report's counts, without its failing set: what the chart's history read selects. */
@@ -44,14 +46,15 @@ export type ReportParams = ReportSnapshot['counts'] & {
   failing: string | null;
   failingIds: string | null;
   failingCount: number | null;
+  pairStates: string | null;
 };
 
 /** The parameters of a report's row as its webhook is stored: its counts, without a failing set. */
-export type ArrivalParams = Omit<ReportParams, 'failing' | 'failingIds' | 'failingCount'>;
+export type ArrivalParams = Omit<ReportParams, 'failing' | 'failingIds' | 'failingCount' | 'pairStates'>;
 
 /** A report as its webhook parsed it, in `series`, as the parameters of its arrival row. */
 export function toArrivalParams(delivery: ReportDelivery, series: string): ArrivalParams {
-  const { failing: _f, failingIds: _i, failingCount: _c, ...params } = toReportParams(buildReportSnapshot(delivery, series, null));
+  const { failing: _f, failingIds: _i, failingCount: _c, pairStates: _s, ...params } = toReportParams(buildReportSnapshot(delivery, series, null));
   return params;
 }
 
@@ -73,7 +76,42 @@ export function toReportParams(snapshot: ReportSnapshot): ReportParams {
     failing: encodeFailingPairs(failing),
     failingIds: encodeFailingIds(failing),
     failingCount: failing?.length ?? null,
+    pairStates: encodePairStates(snapshot.states ?? null),
   };
+}
+
+/** A report's PairStates as JSON (its maps as `[key, hasResult]` entries); null stays null. */
+export function encodePairStates(states: PairStates | null): string | null {
+  if (!states) return null;
+  return JSON.stringify({
+    now: states.now && [...states.now],
+    before: states.before && [...states.before],
+    deletedTests: states.deletedTests,
+    deletedDevices: states.deletedDevices,
+    unknownReason: states.unknownReason,
+  });
+}
+
+/** The inverse of {@link encodePairStates}; a value that does not decode counts as not asked (null). */
+export function decodePairStates(value: string | null | undefined): PairStates | null {
+  if (!value) return null;
+  try {
+    const raw = JSON.parse(value) as Record<string, unknown>;
+    const map = (v: unknown) =>
+      Array.isArray(v)
+        ? new Map(v.filter((e): e is [string, boolean] => Array.isArray(e) && typeof e[0] === 'string').map(([k, b]) => [k, b === true]))
+        : null;
+    const names = (v: unknown) => (Array.isArray(v) ? v.filter((n): n is string => typeof n === 'string') : []);
+    return {
+      now: map(raw.now),
+      before: map(raw.before),
+      deletedTests: names(raw.deletedTests),
+      deletedDevices: names(raw.deletedDevices),
+      unknownReason: typeof raw.unknownReason === 'string' ? raw.unknownReason : null,
+    };
+  } catch {
+    return null;
+  }
 }
 
 const SEVERITIES = new Set(['HIGH', 'MIDDLE', 'LOW']);
@@ -133,7 +171,13 @@ export function decodeFailingPairs(value: string | null): FailingPair[] | null {
 
 /** A `reports` row (either store) as the trend's snapshot. */
 export function decodeReportRow(row: ReportRow): ReportSnapshot {
-  return { ...decodeReportPointRow(row), failing: attachFailingIds(decodeFailingPairs(row.failing), row.failing_ids ?? null) };
+  const snapshot: ReportSnapshot = {
+    ...decodeReportPointRow(row),
+    failing: attachFailingIds(decodeFailingPairs(row.failing), row.failing_ids ?? null),
+  };
+  const states = decodePairStates(row.pair_states);
+  if (states) snapshot.states = states;
+  return snapshot;
 }
 
 /** A report's counts as read by the chart's history (no failing set). */

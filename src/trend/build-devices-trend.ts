@@ -4,13 +4,14 @@ import {
   comparePairs,
   countBySeverity,
   formatDeltaFailed,
+  pairKey,
   withoutPairs,
   type LeftOutPairs,
   type Trend,
   type TrendDelta,
 } from './build-trend';
 import { decideVerdict } from './decide-verdict';
-import type { FailingPair, ReportCounts, ReportSnapshot } from './types';
+import type { FailingPair, PairStates, ReportCounts, ReportSnapshot } from './types';
 
 const SEVERITIES: readonly Severity[] = ['HIGH', 'MIDDLE', 'LOW'];
 
@@ -28,7 +29,14 @@ const SEVERITIES: readonly Severity[] = ['HIGH', 'MIDDLE', 'LOW'];
 export function buildDevicesTrend(
   current: ReportSnapshot,
   history: readonly ReportSnapshot[],
-  options: { devices: ReadonlySet<string>; counts?: SeverityCounts | null; historyTruncated?: boolean; leftOut?: LeftOutPairs },
+  options: {
+    devices: ReadonlySet<string>;
+    counts?: SeverityCounts | null;
+    historyTruncated?: boolean;
+    leftOut?: LeftOutPairs;
+    /** See buildTrend. */
+    states?: PairStates;
+  },
 ): Trend | null {
   const leftOut = options.leftOut ?? { current: new Set<string>(), previous: new Set<string>() };
   const keep = (pairs: readonly FailingPair[]) => pairs.filter((pair) => options.devices.has(pair.device));
@@ -41,11 +49,13 @@ export function buildDevicesTrend(
   const before: ReportSnapshot = { ...previousRaw, failing: keep(previousRaw.failing) };
   const currentKept = withoutPairs(mine, leftOut.current);
   const previous = withoutPairs(before, leftOut.previous);
-  const pairs = comparePairs(mine, currentKept, previous, history, options.historyTruncated ?? false);
+  const pairs = comparePairs(mine, currentKept, previous, history, options.historyTruncated ?? false, options.states);
 
   // The decision counts the kept pairs (accepted exceptions left out), the deltas every failing pair, as validity does.
   const nowKept = countFailing(currentKept.failing!);
-  const thenKept = countFailing(previous.failing!);
+  // A previous failure not evaluated now is no change of these devices' failing results.
+  const notComparable = new Set(pairs.notComparable.map(pairKey));
+  const thenKept = countFailing(previous.failing!.filter((pair) => !notComparable.has(pairKey(pair))));
   const now = countFailing(mine.failing!);
   const then = countFailing(before.failing!);
   const counts = options.counts ?? null;

@@ -1,6 +1,6 @@
 import { passPercent } from '../report';
 import { buildTrend, pairKey, type Trend } from './build-trend';
-import type { FailingPair, ReportSnapshot } from './types';
+import type { FailingPair, PairStates, ReportSnapshot } from './types';
 
 /** Pass percentages of one report: overall and per severity (null where nothing was counted). */
 export interface PeriodRatios {
@@ -75,7 +75,10 @@ export function buildPeriodTrend(
     points: sorted.map(buildPeriodPoint),
     latest: buildPeriodPoint(last),
     baseline: reference ? { reportId: reference.reportId, created: reference.created, inPeriod: before === undefined } : null,
-    change: buildTrend(last, reference ? [reference] : [], { leftOut: { current: waived, previous: waived } }),
+    change: buildTrend(last, reference ? [reference] : [], {
+      leftOut: { current: waived, previous: waived },
+      states: reference ? derivePeriodStates([reference, ...sorted.filter((r) => r !== reference)]) : undefined,
+    }),
     worstDevices: last.failing ? rankDevices(last.failing.filter((pair) => !waived.has(pairKey(pair)))) : [],
     waived: last.failing ? last.failing.filter((pair) => waived.has(pairKey(pair))).length : 0,
   };
@@ -102,6 +105,44 @@ export function buildPeriodPoint(report: ReportSnapshot): PeriodPoint {
       LOW: c.lowCount - c.lowPassed,
     },
   };
+}
+
+/**
+ * What the period's stored comparisons say of the pairs whose failing changed from its first report
+ * (`chain[0]`) to its last: a pair that stopped failing is fixed when the report right after its last
+ * failure shows it passed, not evaluated when that report has no result for it; a pair failing at the end
+ * is newly failing when the report where its last run of failures began shows it passed in the report
+ * before. Anything those reports did not record (a report between with an unknown failing set, a
+ * comparison not kept) stays unknown. Reports stored before these states were kept (`states` absent)
+ * count their pairs as evaluated, as the relay did then.
+ */
+function derivePeriodStates(chain: readonly ReportSnapshot[]): PairStates | undefined {
+  const first = chain[0];
+  const last = chain[chain.length - 1];
+  if (!first.failing || !last.failing || chain.some((r) => r.failing === null)) return undefined;
+  const sets = chain.map((r) => new Set(r.failing!.map(pairKey)));
+  const now = new Map<string, boolean>();
+  const before = new Map<string, boolean>();
+  const stateIn = (report: ReportSnapshot, side: 'now' | 'before', key: string) =>
+    report.states === undefined ? true : (report.states?.[side]?.get(key) ?? undefined);
+  for (const key of sets[0]) {
+    if (sets[sets.length - 1].has(key)) continue;
+    const after = findLast(sets, (set) => set.has(key)) + 1;
+    const state = stateIn(chain[after], 'now', key);
+    if (state !== undefined) now.set(key, state);
+  }
+  for (const key of sets[sets.length - 1]) {
+    if (sets[0].has(key)) continue;
+    const began = findLast(sets, (set) => !set.has(key)) + 1;
+    const state = stateIn(chain[began], 'before', key);
+    if (state !== undefined) before.set(key, state);
+  }
+  return { now, before, deletedTests: [], deletedDevices: [], unknownReason: 'the reports of the period did not record it' };
+}
+
+function findLast<T>(items: readonly T[], test: (item: T) => boolean): number {
+  for (let i = items.length - 1; i >= 0; i -= 1) if (test(items[i])) return i;
+  return -1;
 }
 
 function rankDevices(failing: readonly FailingPair[]): WorstDevice[] {

@@ -1,7 +1,10 @@
 import { passPercent, type Severity } from '../report';
-import type { FailingPair, ReportCounts, ReportSnapshot } from './types';
+import type { FailingPair, PairStates, ReportCounts, ReportSnapshot } from './types';
 import { groupPairsByTest, type TestPairsGroup } from './group-pairs-by-test';
 import { decideVerdict, type Verdict } from './decide-verdict';
+import { buildStreaks, failingKeys, pairKey, type FailingStreak } from './build-streaks';
+
+export { failingKeys, pairKey, type FailingStreak } from './build-streaks';
 
 /** U+2212, as in "−1 failing": a real minus sign reads better than a hyphen in a mail. */
 const MINUS = '\u2212';
@@ -34,17 +37,6 @@ export interface TrendDelta {
    * comparable); in a devices-only trend (see Trend.devicesOnly), by the failing count instead.
    */
   direction: 'better' | 'worse' | 'same';
-}
-
-/** A pair that has failed in several reports in a row. */
-export interface FailingStreak extends FailingPair {
-  /** Reports in a row this pair has failed, this one included (a lower bound when `atLeast`). */
-  reports: number;
-  /** The oldest report of the streak the relay knows. */
-  sinceReportId: number;
-  sinceCreated: string;
-  /** True when the walk back stopped (history cap or a report whose failing set is unknown) while the pair still failed. */
-  atLeast: boolean;
 }
 
 /**
@@ -81,10 +73,13 @@ export interface Trend {
   failingSetChanged: boolean | null;
   /** True when any pass percentage fell or a pair newly fails. */
   regression: boolean;
-  /** Pairs failing now that passed (or were absent) in the previous report; capped at TREND_PAIR_CAP. */
+  /**
+   * Pairs failing now that passed in the previous report (without {@link PairStates}: that did not fail
+   * there); capped at TREND_PAIR_CAP.
+   */
   newlyFailing: FailingPair[];
   newlyFailingCount: number;
-  /** Pairs that failed in the previous report and no longer fail; capped at TREND_PAIR_CAP. */
+  /** Pairs that failed in the previous report and NetBox shows passed in this one; capped at TREND_PAIR_CAP. */
   fixed: FailingPair[];
   fixedCount: number;
   /**
@@ -104,6 +99,18 @@ export interface Trend {
   /** Every fixed pair grouped per test, HIGH first; capped at TREND_PAIR_CAP tests. */
   fixedTests: TestPairsGroup[];
   fixedTestCount: number;
+  /**
+   * Pairs that failed in the previous report and have no result in this one: not evaluated this time
+   * (device removed or skipped, out of a test's selector, test deleted). Neither fixed nor failing, and
+   * left out of the verdict. Uncapped, in device then test order.
+   */
+  notEvaluated: FailingPair[];
+  /** Pairs that failed in the previous report and do not fail now, of which NetBox could not say whether they passed or were not evaluated. */
+  undeterminedCount: number;
+  /** Pairs failing now that have no result in the previous report (new since, or not evaluated there); uncapped. */
+  notEvaluatedBefore: FailingPair[];
+  /** Pairs failing now that did not fail in the previous report, of which NetBox could not say whether they passed there. */
+  undeterminedBeforeCount: number;
   /**
    * Each failing pair's badge, by {@link pairKey}, uncapped: `new`, or its streak. The mail tags every
    * failing result it lists with it, so each (device, test) is listed once, with what changed.
@@ -131,29 +138,15 @@ export interface FixedDevice {
   id: number | null;
 }
 
-/** A failing pair's place in the series: newly failing, or failing for `reports` reports in a row. */
-export type PairBadge = { kind: 'new' } | { kind: 'streak'; reports: number; sinceReportId: number; atLeast: boolean };
+/**
+ * A failing pair's place in the series: newly failing (it passed in the previous report), failing for
+ * `reports` reports in a row, without a result in the previous report (`unseen`), or not failing there
+ * with nothing known of whether it passed (`unknown`).
+ */
+export type PairBadge =
+  { kind: 'new' } | { kind: 'unseen' } | { kind: 'unknown' } | { kind: 'streak'; reports: number; sinceReportId: number; atLeast: boolean };
 
 const SEVERITY_ORDER: Record<Severity, number> = { HIGH: 0, MIDDLE: 1, LOW: 2 };
-
-/** The identity of a pair inside a set. */
-export function pairKey(pair: Pick<FailingPair, 'device' | 'test'>): string {
-  return `${pair.test}\u0000${pair.device}`;
-}
-
-/**
- * The keys of a report's failing pairs as a set, made once per set: the trend's walk back through the
- * history and the streaks ask for the same reports' sets again, and a key made once is hashed once.
- * With the streaks' typed arrays (below), a trend of 2,000 pairs failing for 30 reports went from 137 to
- * ~48 ms of the event loop (`npm run bench -- --only report-history`); building these sets is now the
- * largest part of what is not reading.
- */
-const keySets = new WeakMap<readonly FailingPair[], ReadonlySet<string>>();
-export function failingKeys(failing: readonly FailingPair[]): ReadonlySet<string> {
-  let keys = keySets.get(failing);
-  if (!keys) keySets.set(failing, (keys = new Set(failing.map(pairKey))));
-  return keys;
-}
 
 /**
  * Compares a report with the previous one of its series. `history` is the previous reports, newest
@@ -163,7 +156,12 @@ export function failingKeys(failing: readonly FailingPair[]): ReadonlySet<string
 export function buildTrend(
   current: ReportSnapshot,
   history: readonly ReportSnapshot[],
-  options: { historyTruncated?: boolean; leftOut?: LeftOutPairs } = {},
+  options: {
+    historyTruncated?: boolean;
+    leftOut?: LeftOutPairs;
+    /** What NetBox's results say of the pairs that changed; absent: every pair was evaluated in both reports (a sample). */
+    states?: PairStates;
+  } = {},
 ): Trend {
   const leftOut = options.leftOut ?? { current: new Set<string>(), previous: new Set<string>() };
   const currentLeftOut = countBySeverity(current.failing, leftOut.current);
@@ -192,10 +190,21 @@ export function buildTrend(
   const currentKept = withoutPairs(current, leftOut.current);
 
   const failingSetKnown = current.failing !== null && previous.failing !== null;
-  const pairs = comparePairs(current, currentKept, previous, history, options.historyTruncated ?? false);
+  const pairs = comparePairs(current, currentKept, previous, history, options.historyTruncated ?? false, options.states);
   const failingSetChanged = countsDiffer || pairs.newlyFailing.length > 0 || pairs.fixed.length > 0 ? true : failingSetKnown ? false : null;
+  // A previous failure not evaluated now (or not known to be) leaves the previous side of the verdict's
+  // ratios: its disappearance is no improvement of anything evaluated.
+  const decision = decideVerdict({
+    current: cd,
+    previous: withoutFailed(pd, countPairs(pairs.notComparable)),
+    newlyFailing: pairs.newlyFailing,
+    fixed: pairs.fixed,
+    failingSetKnown,
+  });
   return {
-    ...decideVerdict({ current: cd, previous: pd, newlyFailing: pairs.newlyFailing, fixed: pairs.fixed, failingSetKnown }),
+    verdict: decision.verdict,
+    // The scope as NetBox counted it: a device that dropped out changed it.
+    scopeChanged: decideVerdict({ current: cd, previous: pd, newlyFailing: [], fixed: [], failingSetKnown }).scopeChanged,
     devicesOnly: false,
     previous: { reportId: previous.reportId, created: previous.created, dedupKey: previous.dedupKey },
     overall,
@@ -208,7 +217,7 @@ export function buildTrend(
   };
 }
 
-/** The pair lists of a trend (newly failing, fixed, still failing, grouped, badges), and the uncapped lists the verdict reads. */
+/** The pair lists of a trend (newly failing, fixed, still failing, not evaluated, grouped, badges), and the uncapped lists the verdict reads. */
 type PairLists = Pick<
   Trend,
   | 'newlyFailing'
@@ -224,13 +233,28 @@ type PairLists = Pick<
   | 'stillFailingTestCount'
   | 'fixedTests'
   | 'fixedTestCount'
+  | 'notEvaluated'
+  | 'undeterminedCount'
+  | 'notEvaluatedBefore'
+  | 'undeterminedBeforeCount'
   | 'badges'
 >;
 
+/** What comparePairs hands the verdict: the uncapped lists, and the previous failures it must not count. */
+export interface ComparedPairs {
+  lists: PairLists;
+  newlyFailing: FailingPair[];
+  fixed: FailingPair[];
+  /** Previous failures not evaluated now, or not known to have been: they leave the previous side of the ratios. */
+  notComparable: FailingPair[];
+}
+
 /**
  * Compares the kept failing pairs of this report with those of the previous one (both without their
- * left-out pairs): what newly fails, what got fixed, and how long the rest has failed (walking `history`).
- * Empty lists when either set is unknown.
+ * left-out pairs): what newly fails, what got fixed, what was not evaluated, and how long the rest has
+ * failed (walking `history`). A pair that stopped failing is fixed only when `states` shows it passed;
+ * one that started failing is newly failing only when it passed in the previous report. Without
+ * `states`, every pair is taken as evaluated in both reports. Empty lists when either set is unknown.
  */
 export function comparePairs(
   current: ReportSnapshot,
@@ -238,28 +262,36 @@ export function comparePairs(
   previous: ReportSnapshot,
   history: readonly ReportSnapshot[],
   historyTruncated: boolean,
-): { lists: PairLists; newlyFailing: FailingPair[]; fixed: FailingPair[] } {
-  let newlyFailing: FailingPair[] = [];
-  let fixed: FailingPair[] = [];
+  states?: PairStates,
+): ComparedPairs {
+  let gone: FailingPair[] = [];
+  let appeared: FailingPair[] = [];
   let still: FailingPair[] = [];
   if (currentKept.failing !== null && previous.failing !== null) {
     const before = failingKeys(previous.failing);
     const now = failingKeys(currentKept.failing);
     const currentKeys = currentKept.failing.map(pairKey);
-    newlyFailing = sortPairs(currentKept.failing.filter((_, i) => !before.has(currentKeys[i])));
-    fixed = sortPairs(previous.failing.filter((pair) => !now.has(pairKey(pair))));
+    appeared = currentKept.failing.filter((_, i) => !before.has(currentKeys[i]));
+    gone = previous.failing.filter((pair) => !now.has(pairKey(pair)));
     still = currentKept.failing.filter((_, i) => before.has(currentKeys[i]));
   }
+  const wentBy = splitByState(gone, states ? states.now : undefined);
+  const cameBy = splitByState(appeared, states ? states.before : undefined);
+  const newlyFailing = sortPairs(cameBy.passed);
+  const fixed = sortPairs(wentBy.passed);
   const stillFailing = buildStreaks(current, still, history, historyTruncated);
   const newlyFailingTests = groupPairsByTest(newlyFailing);
   const stillFailingTests = groupPairsByTest(stillFailing);
   const fixedTests = groupPairsByTest(fixed);
   const badges = new Map<string, PairBadge>(newlyFailing.map((pair) => [pairKey(pair), { kind: 'new' }]));
+  for (const pair of cameBy.absent) badges.set(pairKey(pair), { kind: 'unseen' });
+  for (const pair of cameBy.unknown) badges.set(pairKey(pair), { kind: 'unknown' });
   for (const s of stillFailing)
     badges.set(pairKey(s), { kind: 'streak', reports: s.reports, sinceReportId: s.sinceReportId, atLeast: s.atLeast });
   return {
     newlyFailing,
     fixed,
+    notComparable: [...wentBy.absent, ...wentBy.unknown],
     lists: {
       newlyFailing: newlyFailing.slice(0, TREND_PAIR_CAP),
       newlyFailingCount: newlyFailing.length,
@@ -274,6 +306,10 @@ export function comparePairs(
       stillFailingTestCount: stillFailingTests.length,
       fixedTests: fixedTests.slice(0, TREND_PAIR_CAP),
       fixedTestCount: fixedTests.length,
+      notEvaluated: sortByDevice(wentBy.absent),
+      undeterminedCount: wentBy.unknown.length,
+      notEvaluatedBefore: sortByDevice(cameBy.absent),
+      undeterminedBeforeCount: cameBy.unknown.length,
       badges,
     },
   };
@@ -287,6 +323,41 @@ function listFixedDevices(pairs: readonly FailingPair[]): FixedDevice[] {
     if (!known || known.id === null) byName.set(pair.device, { name: pair.device, id: pair.ids?.device ?? null });
   }
   return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/**
+ * Pairs by what one report's results say of them: passed, no result (absent), or not known. Without a
+ * states map (`undefined`) every pair counts as passed; a null map knows none.
+ */
+function splitByState(
+  pairs: readonly FailingPair[],
+  states: ReadonlyMap<string, boolean> | null | undefined,
+): { passed: FailingPair[]; absent: FailingPair[]; unknown: FailingPair[] } {
+  if (states === undefined) return { passed: [...pairs], absent: [], unknown: [] };
+  const split = { passed: [] as FailingPair[], absent: [] as FailingPair[], unknown: [] as FailingPair[] };
+  for (const pair of pairs) {
+    const state = states?.get(pairKey(pair));
+    (state === true ? split.passed : state === false ? split.absent : split.unknown).push(pair);
+  }
+  return split;
+}
+
+/** Failing pairs per severity. */
+function countPairs(pairs: readonly FailingPair[]): Record<Severity, number> {
+  const counts: Record<Severity, number> = { HIGH: 0, MIDDLE: 0, LOW: 0 };
+  for (const pair of pairs) counts[pair.severity] += 1;
+  return counts;
+}
+
+/** Counts without some failing results (as if they had not been evaluated). */
+function withoutFailed(counts: ReportCounts, failed: Record<Severity, number>): ReportCounts {
+  return {
+    ...counts,
+    totalCount: counts.totalCount - failed.HIGH - failed.MIDDLE - failed.LOW,
+    highCount: counts.highCount - failed.HIGH,
+    middleCount: counts.middleCount - failed.MIDDLE,
+    lowCount: counts.lowCount - failed.LOW,
+  };
 }
 
 /** How many of a failing set's pairs are in `keys`, per severity. */
@@ -338,6 +409,10 @@ export function buildFirstTrend(devicesOnly = false): Omit<Trend, 'leftOut'> {
     stillFailingTestCount: 0,
     fixedTests: [],
     fixedTestCount: 0,
+    notEvaluated: [],
+    undeterminedCount: 0,
+    notEvaluatedBefore: [],
+    undeterminedBeforeCount: 0,
     badges: new Map(),
   };
 }
@@ -379,73 +454,12 @@ function signOf(n: number): string {
   return n > 0 ? '+' : n < 0 ? MINUS : '±';
 }
 
+function sortByDevice(pairs: FailingPair[]): FailingPair[] {
+  return [...pairs].sort((a, b) => a.device.localeCompare(b.device) || a.test.localeCompare(b.test));
+}
+
 function sortPairs<T extends FailingPair>(pairs: T[]): T[] {
   return [...pairs].sort(
     (a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || a.test.localeCompare(b.test) || a.device.localeCompare(b.device),
-  );
-}
-
-/**
- * Walks back through the history while each pair keeps failing. The walk keeps its counts in typed
- * arrays, one slot per pair, and makes each pair's streak object once at the end: updating 2,000
- * objects made by spreading the pairs, 30 reports deep, cost ~60 ms where the arrays take ~5.
- */
-function buildStreaks(
-  current: ReportSnapshot,
-  still: FailingPair[],
-  history: readonly ReportSnapshot[],
-  historyTruncated: boolean,
-): FailingStreak[] {
-  if (still.length === 0) return [];
-  const keys = still.map(pairKey);
-  /** Reports in a row each pair has failed; the oldest of them as an index into `history` (-1: the current report). */
-  const reports = new Uint32Array(still.length).fill(1);
-  const since = new Int32Array(still.length).fill(-1);
-  const open = new Uint8Array(still.length).fill(1);
-  const atLeast = new Uint8Array(still.length);
-  const markOpenAtLeast = () => open.forEach((o, j) => (atLeast[j] = o ? 1 : atLeast[j]));
-  for (let i = 0; i < history.length; i += 1) {
-    const report = history[i];
-    if (report.failing === null) {
-      // Unknown beyond here: what is still open is "at least" that long.
-      markOpenAtLeast();
-      break;
-    }
-    const failing = failingKeys(report.failing);
-    let anyOpen = false;
-    for (let j = 0; j < keys.length; j += 1) {
-      if (!open[j]) continue;
-      if (failing.has(keys[j])) {
-        reports[j] += 1;
-        since[j] = i;
-        anyOpen = true;
-      } else {
-        open[j] = 0;
-      }
-    }
-    if (!anyOpen) break;
-    if (i === history.length - 1 && historyTruncated) markOpenAtLeast();
-  }
-  const streaks: FailingStreak[] = still.map((pair, j) => {
-    const oldest = since[j] < 0 ? current : history[since[j]];
-    // Written out, not spread (see above).
-    const streak: FailingStreak = {
-      device: pair.device,
-      test: pair.test,
-      severity: pair.severity,
-      reports: reports[j],
-      sinceReportId: oldest.reportId,
-      sinceCreated: oldest.created,
-      atLeast: atLeast[j] === 1,
-    };
-    if (pair.ids) streak.ids = pair.ids;
-    return streak;
-  });
-  return streaks.sort(
-    (a, b) =>
-      b.reports - a.reports ||
-      SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
-      a.test.localeCompare(b.test) ||
-      a.device.localeCompare(b.device),
   );
 }

@@ -11,7 +11,16 @@ export {
 export { recordReportTrend, STREAK_HISTORY_MAX, type RecordedTrend, type ReportHistory } from './record-report-trend';
 export { buildDevicesTrend } from './build-devices-trend';
 export { buildReportSnapshot, buildSeriesKey, buildSourceSeriesKey } from './build-report-snapshot';
-export type { FailingIds, FailingPair, ReportCounts, ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from './types';
+export type {
+  FailingIds,
+  FailingPair,
+  PairStates,
+  ReportCounts,
+  ReportCursor,
+  ReportPoint,
+  ReportReadOptions,
+  ReportSnapshot,
+} from './types';
 export { groupPairsByTest, GROUP_DEVICES_SHOWN, type TestPairsGroup } from './group-pairs-by-test';
 export {
   buildPeriodTrend,

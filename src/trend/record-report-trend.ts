@@ -1,7 +1,7 @@
 import { buildTrend, failingKeys, type LeftOutPairs, type Trend } from './build-trend';
 import type { SeverityCounts } from '../report';
 import { buildDevicesTrend } from './build-devices-trend';
-import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from './types';
+import type { PairStates, ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from './types';
 
 /** The part of the Store the trend needs. */
 export interface ReportHistory {
@@ -46,6 +46,8 @@ export async function recordReportTrend(
      * (null: none) is known. The stored snapshot keeps every failing pair: what is left out is decided anew per report.
      */
     leaveOut?: (previous: ReportSnapshot | null) => Promise<LeftOutPairs>;
+    /** What NetBox's results say of the pairs that changed since `previous` (see PairStates), kept with the report; absent: see buildTrend. */
+    readStates?: (previous: ReportSnapshot) => Promise<PairStates>;
   } = {},
 ): Promise<RecordedTrend> {
   const maxHistory = options.maxHistory ?? STREAK_HISTORY_MAX;
@@ -73,13 +75,14 @@ export async function recordReportTrend(
   const leftOut = options.leaveOut ? await options.leaveOut(history[0] ?? null) : undefined;
   const arrivedLate = (await store.findReport?.(current.dedupKey))?.arrivedLate === true;
   const mark = (trend: Trend): Trend => markOrder(trend, history[0]?.pending === true, arrivedLate);
-  const trend = mark(buildTrend(current, history, { historyTruncated: truncated, leftOut }));
-  await store.saveReport(current);
+  const states = options.readStates && history[0] ? await options.readStates(history[0]) : undefined;
+  const trend = mark(buildTrend(current, history, { historyTruncated: truncated, leftOut, states }));
+  await store.saveReport(states ? { ...current, states } : current);
   // The history read reaches as far back as any failing pair's streak, so it serves every subset of the devices.
   return {
     trend,
     trendOfDevices: (devices, counts) => {
-      const own = buildDevicesTrend(current, history, { devices, counts, historyTruncated: truncated, leftOut });
+      const own = buildDevicesTrend(current, history, { devices, counts, historyTruncated: truncated, leftOut, states });
       return own && mark(own);
     },
   };

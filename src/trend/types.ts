@@ -22,6 +22,28 @@ export interface FailingIds {
   test: number | null;
 }
 
+/**
+ * What NetBox's results say of the pairs whose failing changed between two reports. validity writes a result
+ * only for a (device, test) it evaluated, so a pair missing from a failing set either passed or was not
+ * evaluated: only a result with `passed: true` says which. Each side is null when NetBox could not tell
+ * (no answer within the budget, a report deleted since, a pair without its NetBox ids).
+ */
+export interface PairStates {
+  /**
+   * The pairs that failed in the previous report and do not fail in this one, by pairKey: true when this
+   * report has a result for the pair (so it passed), false when it has none. A pair not in the map (or a
+   * null map) is one NetBox could not tell.
+   */
+  now: ReadonlyMap<string, boolean> | null;
+  /** The pairs failing in this report that did not fail in the previous one: whether the previous report has a result for each. */
+  before: ReadonlyMap<string, boolean> | null;
+  /** Names of the asked tests and devices NetBox no longer has (deleted since, with their results). */
+  deletedTests: readonly string[];
+  deletedDevices: readonly string[];
+  /** Why some pairs' states are not known, for the mail; null when NetBox answered for every pair asked. */
+  unknownReason: string | null;
+}
+
 /** The counts a report carries in its webhook (validity's `*_passed` / `*_count`). */
 export interface ReportCounts {
   totalPassed: number;
@@ -57,6 +79,11 @@ export interface ReportSnapshot {
   pending?: boolean;
   /** A newer report of its series had been stored when it arrived (a late webhook, or one fetched late). */
   arrivedLate?: boolean;
+  /**
+   * What NetBox's results said of the pairs that changed since the previous report when this one was
+   * compared, kept so that a preview of its mail says the same; absent or null when not asked.
+   */
+  states?: PairStates | null;
 }
 
 /**

@@ -664,6 +664,24 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(await store.findReport('nothing@here')).toBeUndefined();
     });
 
+    test("findReport reads back what NetBox said of a report's changed pairs, for the preview", async () => {
+      const states = {
+        now: new Map([
+          ['ntp\u0000sw3', false],
+          ['ntp\u0000sw4', true],
+        ]),
+        before: null,
+        deletedTests: [],
+        deletedDevices: ['sw3'],
+        unknownReason: 'NetBox no longer has report 9',
+      };
+      const report = { ...makeReport(11, T0, PAIRS_WITH_IDS), states };
+      await store.saveReport(report);
+      expect((await store.findReport(report.dedupKey))!.states).toEqual(states);
+      await store.saveReport({ ...report, states: null });
+      expect((await store.findReport(report.dedupKey))!.states).toBeUndefined();
+    });
+
     test('findReportBefore with failingIds: false reads the same report and pairs, without their NetBox ids', async () => {
       const report = makeReport(10, T0, PAIRS_WITH_IDS);
       await store.saveReport(report);
@@ -1167,6 +1185,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
             '013-waivers',
             '014-delivery_kind',
             '015-report_arrival',
+            '016-report_pair_states',
           ]);
           expect(report.version).toBeGreaterThanOrEqual(6);
           const [before] = await upgraded.listDeliveries();

@@ -78,6 +78,8 @@ export interface NetboxDouble {
   slowOffsets: Map<number, number>;
   /** Delay, in ms, before answering any request to this path (without the base path, e.g. `/api/tenancy/contact-assignments/`). */
   slowPaths: Map<string, number>;
+  /** Delay, in ms, before answering a request whose query has this parameter and value (`passed=true`). */
+  slowQueries: Map<string, number>;
   devices: Map<number, DeviceSpec>;
   contacts: Map<number, ContactSpec>;
   assignments: AssignmentSpec[];
@@ -118,8 +120,9 @@ export function renderResult(r: ResultSpec, reportId: number, origin: string, ba
 
 /**
  * A NetBox + validity API double on a real listener (port 0): token check (403 {"detail"}), report
- * detail (404 when unknown), results list with NetBox's filters and limit/offset pagination whose
- * `next` is absolute on NetBox's own idea of its host, 400 for an unknown report_id.
+ * detail (404 when unknown), results list with NetBox's filters (`test_id` and `device_id` repeatable)
+ * and limit/offset pagination whose `next` is absolute on NetBox's own idea of its host, 400 for an
+ * unknown report_id, test_id or device_id (a device or test is known while some report has a result of it).
  */
 export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<NetboxDouble> {
   const basePath = options.basePath ?? '';
@@ -129,6 +132,7 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
   const failNext: number[] = [];
   const slowOffsets = new Map<number, number>();
   const slowPaths = new Map<string, number>();
+  const slowQueries = new Map<string, number>();
   const devices = new Map<number, DeviceSpec>();
   const contacts = new Map<number, ContactSpec>();
   const assignments: AssignmentSpec[] = [];
@@ -152,7 +156,10 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
   };
 
   const server = http.createServer((req, res) => {
-    const delay = slowPaths.get(new URL(req.url ?? '/', 'http://double').pathname.slice(basePath.length));
+    const requested = new URL(req.url ?? '/', 'http://double');
+    const delay =
+      slowPaths.get(requested.pathname.slice(basePath.length)) ??
+      [...requested.searchParams].map(([name, value]) => slowQueries.get(`${name}=${value}`)).find((d) => d !== undefined);
     if (delay === undefined) return handle(req, res);
     const timer = setTimeout(() => {
       if (!res.destroyed) handle(req, res);
@@ -232,9 +239,22 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
       const passed = url.searchParams.get('passed');
       const severity = url.searchParams.get('severity');
       const deviceIds = ids(url, 'device_id');
+      const testIds = ids(url, 'test_id');
+      // validity's test_id and device_id are ModelMultipleChoiceFilters over every test and device in
+      // NetBox: one id NetBox does not have (deleted, and its results with it) refuses the whole request.
+      const everyResult = [...reports.values()].flatMap((r) => r.results);
+      const refused = (name: string, wanted: number[], known: Set<number>) => {
+        const unknown = wanted.find((id) => !known.has(id));
+        if (unknown === undefined) return false;
+        json(res, 400, { [name]: [`Select a valid choice. ${unknown} is not one of the available choices.`] });
+        return true;
+      };
+      if (refused('test_id', testIds, new Set(everyResult.map((r) => r.test.id)))) return;
+      if (refused('device_id', deviceIds, new Set([...everyResult.map((r) => r.device.id), ...devices.keys()]))) return;
       const rows = report.results
         .filter((r) => passed === null || String(r.passed) === passed)
-        .filter((r) => (severity === null || r.test.severity === severity) && (deviceIds.length === 0 || deviceIds.includes(r.device.id)));
+        .filter((r) => (severity === null || r.test.severity === severity) && (deviceIds.length === 0 || deviceIds.includes(r.device.id)))
+        .filter((r) => testIds.length === 0 || testIds.includes(r.test.id));
       const limit = Math.min(Number(url.searchParams.get('limit') ?? 50), 1000);
       const offset = Number(url.searchParams.get('offset') ?? 0);
       const omit = options.honoursOmit !== false && url.searchParams.get('omit') === 'explanation';
@@ -265,6 +285,7 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
     failNext,
     slowOffsets,
     slowPaths,
+    slowQueries,
     devices,
     contacts,
     assignments,

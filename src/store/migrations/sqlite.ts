@@ -288,4 +288,13 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
       ALTER TABLE reports ADD COLUMN arrived_late INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 16,
+    name: 'report_pair_states',
+    // What NetBox's results said of the pairs that changed since the previous report (passed, or not
+    // evaluated), kept with the report so that `preview --id` words its mail as it was sent.
+    sql: `
+      ALTER TABLE reports ADD COLUMN pair_states TEXT;
+    `,
+  },
 ];

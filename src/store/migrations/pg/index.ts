@@ -13,6 +13,7 @@ import { MIGRATION_012_REPORTS_FAILING_INDEX } from './012-reports-failing-index
 import { MIGRATION_013_WAIVERS } from './013-waivers';
 import { MIGRATION_014_DELIVERY_KIND } from './014-delivery-kind';
 import { MIGRATION_015_REPORT_ARRIVAL } from './015-report-arrival';
+import { MIGRATION_016_REPORT_PAIR_STATES } from './016-report-pair-states';
 
 /** One versioned schema change; `sql` runs in one transaction. */
 export interface PgMigration {
@@ -42,4 +43,5 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   MIGRATION_013_WAIVERS,
   MIGRATION_014_DELIVERY_KIND,
   MIGRATION_015_REPORT_ARRIVAL,
+  MIGRATION_016_REPORT_PAIR_STATES,
 ];
