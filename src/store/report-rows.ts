@@ -54,7 +54,13 @@ export type ArrivalParams = Omit<ReportParams, 'failing' | 'failingIds' | 'faili
 
 /** A report as its webhook parsed it, in `series`, as the parameters of its arrival row. */
 export function toArrivalParams(delivery: ReportDelivery, series: string): ArrivalParams {
-  const { failing: _f, failingIds: _i, failingCount: _c, pairStates: _s, ...params } = toReportParams(buildReportSnapshot(delivery, series, null));
+  const {
+    failing: _f,
+    failingIds: _i,
+    failingCount: _c,
+    pairStates: _s,
+    ...params
+  } = toReportParams(buildReportSnapshot(delivery, series, null));
   return params;
 }
 
