@@ -2,12 +2,12 @@
  * A NetBox + validity double for a big network, in its own process: two reports of DEVICES × TESTS
  * results, computed from (report, test, device) rather than stored, serialized as validity does
  * (test/helpers' renderResult), each with EXPLANATION_BYTES of explanation unless the request says
- * `omit=explanation`. The previous report fails 1 % of its pairs; in the current one about 1 % of those
+ * `omit=explanation` (HONOURS_OMIT=false: NetBox < 4.5.2, which sends them anyway). The previous report fails 1 % of its pairs; in the current one about 1 % of those
  * failures changed (some pass now, as many new ones fail) and every 1,000th device has no result at all
  * (not evaluated). `test-results/` applies validity's filters as django-filter does — different filters
  * AND-ed, a repeated one (`report_id`, `test_id`, `device_id`) OR-ed; an id NetBox does not have refuses
  * the request with 400 — with limit/offset paging clamped at 1,000 and an absolute `next`.
- * IPC: `ready {url, reports: {id: webhook counts}}`; `{type:'requests'}` → `requests {paths}`: every
+ * IPC: `ready {url, reports: {id: webhook counts}, changes: {fixed, notEvaluated, newlyFailing, stillFailing}}`; `{type:'requests'}` → `requests {paths}`: every
  * request path (with its query) since the previous `requests` message.
  */
 import http from 'node:http';
@@ -84,6 +84,21 @@ function countReport(report: number, tests: number, devices: number): Record<str
   return { ...counts, device_count: evaluated.size, test_count: tests };
 }
 
+/** How the current report's failures differ from the previous one's, pair by pair. */
+function countChanges(tests: number, devices: number): Record<string, number> {
+  const changes = { fixed: 0, notEvaluated: 0, newlyFailing: 0, stillFailing: 0 };
+  for (let device = 1; device <= devices; device += 1)
+    for (let test = 1; test <= tests; test += 1) {
+      const before = passesIn(BIG_PREVIOUS, test, device);
+      const now = passesIn(BIG_CURRENT, test, device);
+      if (before === false && now === true) changes.fixed += 1;
+      else if (before === false && now === undefined) changes.notEvaluated += 1;
+      else if (before === false) changes.stillFailing += 1;
+      else if (now === false) changes.newlyFailing += 1;
+    }
+  return changes;
+}
+
 function range(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i + 1);
 }
@@ -91,7 +106,9 @@ function range(n: number): number[] {
 function main(): void {
   const devices = Number(process.env.DEVICES ?? 10_000);
   const tests = Number(process.env.TESTS ?? 50);
-  const explanationBytes = Number(process.env.EXPLANATION_BYTES ?? 500);
+  const explanationBytes = Number(process.env.EXPLANATION_BYTES ?? 2_000);
+  // NetBox < 4.5.2 has no ?omit and sends every explanation anyway.
+  const honoursOmit = process.env.HONOURS_OMIT !== 'false';
   let paths: string[] = [];
   const json = (res: http.ServerResponse, status: number, body: unknown) => {
     const text = JSON.stringify(body);
@@ -135,7 +152,7 @@ function main(): void {
     };
     const limit = Math.min(Number(url.searchParams.get('limit') ?? 50), MAX_PAGE_SIZE);
     const offset = Number(url.searchParams.get('offset') ?? 0);
-    const omit = url.searchParams.get('omit') === 'explanation';
+    const omit = honoursOmit && url.searchParams.get('omit') === 'explanation';
     let count = 0;
     const page: unknown[] = [];
     forEachResult(q, (report, test, device, passed) => {
@@ -171,7 +188,7 @@ function main(): void {
   });
   server.listen(0, '127.0.0.1', () => {
     const { port } = server.address() as AddressInfo;
-    process.send!({ type: 'ready', url: `http://127.0.0.1:${port}`, reports: counted });
+    process.send!({ type: 'ready', url: `http://127.0.0.1:${port}`, reports: counted, changes: countChanges(tests, devices) });
   });
 }
 
