@@ -23,8 +23,10 @@ import { decodeDigestPeriodRow } from './digest-rows';
 import { decodeWaiverRow, parseStoredWaiverId, selectListWaivers, toWaiverParams, waiverQueries } from './waiver-rows';
 import type { NewWaiver, Waiver, WaiverFilter } from '../waivers';
 import { StorageUnavailableError } from './types';
+import { catchUpQueries, decodeCatchUpRow } from './catch-up-rows';
 import type {
   SettledBatch,
+  CatchUpState,
   ClaimedDelivery,
   DeliveryRecord,
   DeliveryState,
@@ -510,6 +512,28 @@ export class PgStore implements Store {
 
   async countWaiversInForce(at: number): Promise<number> {
     return (await this.selectAll(waiverQueries.countInForce, { at }))[0].n;
+  }
+
+  async takeCatchUpLease(input: { source: string; owner: string; now: number; leaseMs: number }): Promise<CatchUpState | undefined> {
+    const { leaseMs, ...lease } = input;
+    const [row] = await this.selectAll(catchUpQueries.takeLease, { ...lease, until: input.now + leaseMs });
+    return row && decodeCatchUpRow(row);
+  }
+
+  async finishCatchUp(input: { source: string; owner: string; now: number; seen?: ReportCursor }): Promise<void> {
+    const { source, owner, now, seen } = input;
+    if (seen) await this.execute(catchUpQueries.succeed, { source, owner, now, ...seen });
+    else await this.execute(catchUpQueries.release, { source, owner });
+  }
+
+  async getCatchUpState(source: string): Promise<CatchUpState | undefined> {
+    const [row] = await this.selectAll(catchUpQueries.get, { source });
+    return row && decodeCatchUpRow(row);
+  }
+
+  async newestStoredReport(source: string): Promise<{ reportId: number; created: string } | undefined> {
+    const [row] = await this.selectAll(catchUpQueries.newestStoredReport, { source });
+    return row && { reportId: row.report_id, created: row.report_created };
   }
 
   async checkWritable(now: number): Promise<void> {

@@ -68,6 +68,7 @@ test("migration 9 keeps the watchdog's state as the default source's", async () 
         '012-reports_failing_index',
         '013-waivers',
         '014-delivery_kind',
+        '015-catch_up',
       ]);
       expect(await store.getWatchdogState(100)).toEqual({ state: 'overdue', since: 5, createdAt: 1, changedAt: 6, version: 3 });
       expect(await store.getWatchdogState(100, 'lab')).toEqual({ state: 'ok', since: null, createdAt: 100, changedAt: 100, version: 0 });

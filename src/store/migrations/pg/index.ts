@@ -12,6 +12,7 @@ import { MIGRATION_011_ROUTE_MAIL_OWNER_GROUPS } from './011-route-mail-owner-gr
 import { MIGRATION_012_REPORTS_FAILING_INDEX } from './012-reports-failing-index';
 import { MIGRATION_013_WAIVERS } from './013-waivers';
 import { MIGRATION_014_DELIVERY_KIND } from './014-delivery-kind';
+import { MIGRATION_015_CATCH_UP } from './015-catch-up';
 
 /** One versioned schema change; `sql` runs in one transaction. */
 export interface PgMigration {
@@ -40,4 +41,5 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   MIGRATION_012_REPORTS_FAILING_INDEX,
   MIGRATION_013_WAIVERS,
   MIGRATION_014_DELIVERY_KIND,
+  MIGRATION_015_CATCH_UP,
 ];
