@@ -19,6 +19,7 @@ import { createMetrics, registerWaiverGauge, type RelayMetrics } from './metrics
 import { createWaiverBook, type WaiverBook } from './waivers';
 import { createWatchdog, createWatchdogComposer, type Watchdog } from './watchdog';
 import { createDigestComposer, createDigestScheduler, type DigestScheduler } from './digest';
+import { createSourceCatchUps, type CatchUpOutcome, type SourceCatchUps } from './catch-up';
 import type { WebhookOutcome } from './webhook';
 import { createActivityCounter, type ActivityCounter, type Clock, type Logger } from './shared';
 import { createRetention, openStore, StorageUnavailableError, type Retention, type Store } from './store';
@@ -33,6 +34,7 @@ export interface RelayIo {
   random?: () => number;
   onWorkerOutcome?: (event: WorkerOutcome) => void;
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
+  onCatchUpOutcome?: (outcome: CatchUpOutcome) => void;
   /** Waits (the dashboard's slowed-down failed logins); absent: a real timer. Injected so tests need not wait. */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -77,6 +79,15 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     onQueued: () => delivery.worker.kick(),
   });
   warnAboutDigestRetention(config, digests, io.logger);
+  const catchUps = createSourceCatchUps(config, {
+    store,
+    netbox,
+    clock: io.clock,
+    logger: io.logger,
+    registry: delivery.metrics.registry,
+    onQueued: () => delivery.worker.kick(),
+    onOutcome: io.onCatchUpOutcome,
+  });
   const app = createRelayApp(config, io, { store, renderer, watchdog, digests, webhooksInFlight, ...delivery });
   const retention = createRetention({
     store,
@@ -85,7 +96,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     days: config.retention.days,
     intervalMs: config.retention.intervalMs,
   });
-  const parts = { store, renderer, notifier, netbox, watchdog, digests, retention, webhooksInFlight, ...delivery };
+  const parts = { store, renderer, notifier, netbox, watchdog, digests, catchUps, retention, webhooksInFlight, ...delivery };
   let stopped = false;
   return {
     ...parts,
@@ -114,6 +125,8 @@ interface RelayParts {
   watchdog?: Watchdog;
   /** The digest routes' schedules; it queues nothing when no route has `digest`. */
   digests: DigestScheduler;
+  /** Fetching from NetBox the reports whose webhook never arrived, for the sources that have it on. */
+  catchUps: SourceCatchUps;
   retention: Retention;
   /** Webhooks received and not answered yet. */
   webhooksInFlight: ActivityCounter;
@@ -301,7 +314,9 @@ export function createRelayReportComposer(
  * other source's token goes to it).
  */
 export function findDeliverySource(config: Config, name: string): SourceConfig {
-  return config.sources.find((s) => s.name === name) ?? { name, path: '', secrets: [], netbox: {}, tags: {} };
+  return (
+    config.sources.find((s) => s.name === name) ?? { name, path: '', secrets: [], netbox: {}, tags: {}, catchUp: { everyMs: null, max: 0 } }
+  );
 }
 
 /** The composer of each kind of delivery: reports (with each source's NetBox failures, the CSV and the trend), digests, the watchdog's notices. */
@@ -341,7 +356,7 @@ function createRelayComposers(
 }
 
 /** The HTTP side: webhook, admin API, dashboard, health and metrics (createApp never listens). */
-function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'notifier' | 'netbox' | 'retention'>): Express {
+function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'notifier' | 'netbox' | 'retention' | 'catchUps'>): Express {
   const { clock, logger } = io;
   const { store, worker, metrics, watchdog } = parts;
   const waivers = createRelayWaiverBook(config, io, store);
@@ -426,6 +441,7 @@ async function startRelay(parts: RelayParts, io: RelayIo): Promise<void> {
   parts.smtpHealth.start();
   parts.watchdog?.start();
   parts.digests.start();
+  parts.catchUps.start();
 }
 
 /** Stops the worker (waiting for sends in flight up to the bound), then closes SMTP, NetBox and the store. */
@@ -436,6 +452,7 @@ async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promis
   parts.smtpHealth.stop();
   parts.watchdog?.stop();
   parts.digests.stop();
+  parts.catchUps.stop();
   // The batch in flight gets the bound to be sent and recorded; a mail sent but not recorded by then is logged with its Message-ID.
   const drained = await worker.stop(config.http.shutdownTimeoutMs);
   if (!drained)

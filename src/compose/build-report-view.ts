@@ -74,6 +74,10 @@ export interface ReportView {
   completedAtText: string;
   timezone: string;
   triggeredBy: string | null;
+  /** How the report reached the relay: `catch-up` when fetched from NetBox because its webhook never arrived. */
+  receivedVia: 'webhook' | 'catch-up';
+  /** The mail's one line about a report fetched by the catch-up; null for a webhook's. Always present. */
+  receivedText: string | null;
   overall: RatioView;
   severities: RatioView[];
   highFailed: number;
@@ -121,7 +125,13 @@ export interface ReportViewOptions {
   /** The source's name, given when the relay serves several NetBox sources: the mail names it. */
   sourceName?: string;
   waivers?: WaiversView | null;
+  /** Default `webhook`. */
+  receivedVia?: 'webhook' | 'catch-up';
 }
+
+/** What a mail says of a report the catch-up fetched: where it came from, and what its time is. */
+export const CAUGHT_UP_TEXT =
+  'Fetched from NetBox by the relay: its webhook never arrived. The time above is when the run started (NetBox keeps no end time).';
 
 /** Builds the template data for one report delivery. Pure: same input, same view. */
 export function buildReportView(delivery: ReportDelivery, options: ReportViewOptions): ReportView {
@@ -153,6 +163,8 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
     completedAtText: formatDateTime(delivery.completedAt, options.timezone),
     timezone: options.timezone,
     triggeredBy: delivery.triggeredBy ?? null,
+    receivedVia: options.receivedVia ?? 'webhook',
+    receivedText: options.receivedVia === 'catch-up' ? CAUGHT_UP_TEXT : null,
     overall,
     severities,
     highFailed,

@@ -36,6 +36,11 @@ export const catchUpQueries = {
     () => `SELECT report_id, report_created FROM deliveries WHERE netbox_source = :source AND kind = 'report'
        ORDER BY report_id DESC LIMIT 1`,
   ),
+  /** The NetBox ids of a source's reports the outbox holds in (afterId, uptoId]: received already, by webhook or catch-up. */
+  storedReportIds: defineStatement<{ source: string; afterId: number; uptoId: number }, { report_id: number }>(
+    () => `SELECT report_id FROM deliveries WHERE netbox_source = :source AND kind = 'report' AND report_id > :afterId
+       AND report_id <= :uptoId`,
+  ),
 };
 
 /** Turns the row into the state the Store interface returns. */

@@ -536,6 +536,11 @@ export class PgStore implements Store {
     return row && { reportId: row.report_id, created: row.report_created };
   }
 
+  async listStoredReportIds(source: string, afterId: number, uptoId: number): Promise<number[]> {
+    const rows = await this.selectAll(catchUpQueries.storedReportIds, { source, afterId, uptoId });
+    return rows.map((r) => r.report_id).sort((a, b) => a - b);
+  }
+
   async checkWritable(now: number): Promise<void> {
     await this.execute(queries.health.probe, { now });
   }

@@ -590,6 +590,11 @@ export class SqliteStore implements Store {
     return row && { reportId: row.report_id, created: row.report_created };
   }
 
+  async listStoredReportIds(source: string, afterId: number, uptoId: number): Promise<number[]> {
+    const rows = this.run((db) => selectAll(db, catchUpQueries.storedReportIds, { source, afterId, uptoId }));
+    return rows.map((r) => r.report_id).sort((a, b) => a - b);
+  }
+
   async checkWritable(now: number): Promise<void> {
     this.run((db) => execute(db, queries.health.probe, { now }));
   }

@@ -316,6 +316,8 @@ export interface Store extends WaiverStorage {
   getCatchUpState(source: string): Promise<CatchUpState | undefined>;
   /** The report of the highest NetBox id the outbox holds for a source (webhooks count as seen), if any. */
   newestStoredReport(source: string): Promise<{ reportId: number; created: string } | undefined>;
+  /** The NetBox ids of a source's reports the outbox holds with `afterId < id <= uptoId`, ascending. */
+  listStoredReportIds(source: string, afterId: number, uptoId: number): Promise<number[]>;
   /** Proves the store can commit (for readiness checks). */
   checkWritable(now: number): Promise<void>;
   close(): Promise<void>;

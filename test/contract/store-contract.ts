@@ -819,6 +819,9 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect((await store.getDelivery(fetched.id))?.receivedVia).toBe('catch-up');
       expect((await store.listDeliveries()).map((d) => d.receivedVia)).toContain('catch-up');
       expect(await store.newestStoredReport('default')).toEqual({ reportId: 9, created: '2026-11-21T10:00:00.000000+00:00' });
+      expect(await store.listStoredReportIds('default', 4, 30)).toEqual([9]);
+      expect(await store.listStoredReportIds('default', 3, 9)).toEqual([4, 9]);
+      expect(await store.listStoredReportIds('lab', 0, 100)).toEqual([30]);
     });
 
     test('the watchdog moves by compare-and-set: of two instances that saw the same state, one wins and queues the mail', async () => {

@@ -84,6 +84,35 @@ export interface NetboxDouble {
   close(): Promise<void>;
 }
 
+/**
+ * A report as validity's API serializes it (NETBOX.md "The report"): its counts from its results, and
+ * `url`/`results_url` absolute on the host NetBox believes it has (the webhook's are relative).
+ */
+export function renderReport(report: DoubleReport, api: string): Record<string, unknown> {
+  const count = (results: ResultSpec[]) => ({ passed: results.filter((r) => r.passed).length, count: results.length });
+  const of = (severity: string) => count(report.results.filter((r) => r.test.severity === severity));
+  const [total, high, middle, low] = [count(report.results), of('HIGH'), of('MIDDLE'), of('LOW')];
+  return {
+    id: report.id,
+    url: `${api}/reports/${report.id}/`,
+    display: `report-${report.id}`,
+    device_count: new Set(report.results.map((r) => r.device.id)).size,
+    test_count: new Set(report.results.map((r) => r.test.id)).size,
+    total_passed: total.passed,
+    total_count: total.count,
+    low_passed: low.passed,
+    low_count: low.count,
+    middle_passed: middle.passed,
+    middle_count: middle.count,
+    high_passed: high.passed,
+    high_count: high.count,
+    results_url: `${api}/test-results/?report_id=${report.id}`,
+    custom_fields: {},
+    created: report.created,
+    last_updated: report.created,
+  };
+}
+
 /** Builds the API representation of a result, with a large explanation when asked. */
 export function renderResult(r: ResultSpec, reportId: number, origin: string, basePath: string): Record<string, unknown> {
   const api = `${origin}${basePath}/api`;
@@ -117,8 +146,8 @@ export function renderResult(r: ResultSpec, reportId: number, origin: string, ba
 }
 
 /**
- * A NetBox + validity API double on a real listener (port 0): token check (403 {"detail"}), report
- * detail (404 when unknown), results list with NetBox's filters and limit/offset pagination whose
+ * A NetBox + validity API double on a real listener (port 0): token check (403 {"detail"}), reports list
+ * (newest first, `?ordering=`, paged) and detail (404 when unknown), results list with NetBox's filters and limit/offset pagination whose
  * `next` is absolute on NetBox's own idea of its host, 400 for an unknown report_id.
  */
 export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<NetboxDouble> {
@@ -175,12 +204,17 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
     if (reportMatch) {
       const report = reports.get(Number(reportMatch[1]));
       if (!report) return json(res, 404, { detail: 'No ComplianceReport matches the given query.' });
-      return json(res, 200, {
-        id: report.id,
-        url: `${publicOrigin}${api}/reports/${report.id}/`,
-        display: `report-${report.id}`,
-        created: report.created,
-      });
+      return json(res, 200, renderReport(report, `${publicOrigin}${api}`));
+    }
+    if (url.pathname === `${api}/reports/`) {
+      // validity's model orders by -created; NetBox's ?ordering= applies (no filterset).
+      const ordering = url.searchParams.get('ordering') ?? '-created';
+      const key = ordering.replace(/^-/, '') as 'created' | 'id';
+      const sign = ordering.startsWith('-') ? -1 : 1;
+      const rows = [...reports.values()]
+        .sort((a, b) => sign * (key === 'id' ? a.id - b.id : Date.parse(a.created) - Date.parse(b.created) || a.id - b.id))
+        .map((r) => renderReport(r, `${publicOrigin}${api}`));
+      return json(res, 200, page(url, rows));
     }
     if (url.pathname === `${basePath}/api/status/`) {
       return json(res, 200, { 'netbox-version': version, plugins: { validity: '3.5.2' }, 'python-version': '3.12.3' });

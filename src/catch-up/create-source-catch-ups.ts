@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import type { Registry } from 'prom-client';
+import { describeCatchUp, planCatchUp, type Config } from '../config';
+import { registerCatchUpSeries } from '../metrics';
+import type { NetboxClient } from '../netbox';
+import type { Clock, Logger } from '../shared';
+import type { Store } from '../store';
+import { createCatchUp, type CatchUp, type CatchUpOutcome } from './create-catch-up';
+
+/** The catch-ups of every source that has it on, run as one. */
+export interface SourceCatchUps {
+  /** The sources caught up (their NetBox URL and token set, their cadence not `off`). */
+  readonly sources: readonly string[];
+  /** Catches every source up now; resolves with each one's outcome. */
+  run(): Promise<CatchUpOutcome[]>;
+  start(): void;
+  stop(): void;
+}
+
+/**
+ * One catch-up per source whose plan is on (see planCatchUp), each with the source's own NetBox client
+ * and this process's name on the leases; says at start, once per source, whether it runs and, if not, why.
+ */
+export function createSourceCatchUps(
+  config: Pick<Config, 'sources'>,
+  deps: {
+    store: Store;
+    netbox: ReadonlyMap<string, NetboxClient>;
+    clock: Clock;
+    logger: Logger;
+    /** The relay's metrics registry: the catch-up's series are registered on it. */
+    registry: Registry;
+    onQueued?: (id: number) => void;
+    onOutcome?: (outcome: CatchUpOutcome) => void;
+  },
+): SourceCatchUps {
+  const catchUps: CatchUp[] = [];
+  const owner = `relay-${process.pid}-${randomUUID().slice(0, 8)}`;
+  let record: (outcome: CatchUpOutcome) => void = () => undefined;
+  for (const source of config.sources) {
+    const plan = planCatchUp(source);
+    const client = deps.netbox.get(source.name);
+    deps.logger.info({ source: source.name }, `catch-up of missed reports: ${describeCatchUp(plan)}`);
+    if (!plan.on || !client) continue;
+    catchUps.push(
+      createCatchUp({
+        source: source.name,
+        client,
+        store: deps.store,
+        clock: deps.clock,
+        logger: deps.logger,
+        everyMs: plan.everyMs,
+        max: plan.max,
+        owner,
+        onQueued: deps.onQueued,
+        onOutcome: (outcome) => {
+          record(outcome);
+          deps.onOutcome?.(outcome);
+        },
+      }),
+    );
+  }
+  const sources = catchUps.map((c) => c.source);
+  record = registerCatchUpSeries(deps.registry, { sources, store: deps.store, clock: deps.clock, logger: deps.logger });
+  return {
+    sources,
+    run: () => Promise.all(catchUps.map((c) => c.run())),
+    start: () => catchUps.forEach((c) => c.start()),
+    stop: () => catchUps.forEach((c) => c.stop()),
+  };
+}

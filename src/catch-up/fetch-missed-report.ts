@@ -1,0 +1,59 @@
+import { NetboxError, type NetboxClient, type RequestBudget } from '../netbox';
+import type { NewDelivery } from '../store';
+import { assignSource, parseDelivery } from '../webhook';
+import { REPORTS_PATH } from './list-newer-reports';
+
+/**
+ * Fetches one missed report and makes it the delivery its webhook would have stored: the same envelope
+ * (event `created`, `validity.compliancereport`), parsed by the webhook's own parser, so the same dedup
+ * key, fields and checks; marked as received by the catch-up. `deleted`: NetBox no longer has it.
+ */
+export async function fetchMissedReport(
+  client: NetboxClient,
+  reportId: number,
+  context: { source: string; now: number; budget: RequestBudget },
+): Promise<NewDelivery | 'deleted'> {
+  let document: unknown;
+  try {
+    document = await client.getJson(`${REPORTS_PATH}${reportId}/`, context.budget);
+  } catch (error) {
+    if (error instanceof NetboxError && error.code === 'NOT_FOUND') return 'deleted';
+    throw error;
+  }
+  const data = toWebhookLinks(document);
+  // The webhook's timestamp is the run's end, which the API does not keep: the parser then takes the creation time.
+  const envelope = { event: 'created', model: 'compliancereport', object_type: 'validity.compliancereport', data, snapshots: null };
+  const body = Buffer.from(JSON.stringify(envelope), 'utf8');
+  const parsed = parseDelivery(body);
+  if (parsed.kind !== 'report' || parsed.report.id !== reportId)
+    throw new NetboxError('PROTOCOL', `NetBox answered ${REPORTS_PATH}${reportId}/ with another object`);
+  const delivery = assignSource(parsed, context.source);
+  return {
+    dedupKey: delivery.dedupKey,
+    reportId: delivery.report.id,
+    reportCreated: delivery.report.created,
+    completedAt: delivery.completedAt,
+    source: 'catch-up',
+    body,
+    receivedAt: context.now,
+    report: delivery,
+    receivedVia: 'catch-up',
+  };
+}
+
+/**
+ * The API builds `url` and `results_url` from the request (absolute, on the host NetBox believes it
+ * has); the webhook sends them relative. The path (with NetBox's base path) is what the relay keeps.
+ */
+function toWebhookLinks(document: unknown): unknown {
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) return document;
+  const data = { ...(document as Record<string, unknown>) };
+  for (const key of ['url', 'results_url']) {
+    const value = data[key];
+    if (typeof value === 'string' && /^https?:\/\//i.test(value)) {
+      const url = new URL(value);
+      data[key] = `${url.pathname}${url.search}`;
+    }
+  }
+  return data;
+}

@@ -1,0 +1,297 @@
+import fs from 'node:fs';
+import type { CatchUpOutcome } from '../../src/catch-up';
+import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
+import { createTestSchema, type TestSchema } from '../helpers/pg-schema';
+import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { startSmtpPeer, type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
+import { buildResults, countResults, startNetboxDouble, type NetboxDouble } from '../helpers/validity-results-double';
+
+const TOKEN = '0123456789abcdef0123456789abcdef01234567';
+const SECRET = 'catch-up-webhook-secret';
+const TESTS = [
+  { id: 1, name: 'ntp-servers', severity: 'HIGH' as const },
+  { id: 2, name: 'snmp-community', severity: 'MIDDLE' as const },
+];
+/** Where NetBox believes it lives: its lists' `next` links and its reports' `url` point there. */
+const NETBOX_HOST = 'http://netbox.internal:8000';
+
+jest.setTimeout(60_000);
+
+/** Report `id` as validity creates it: created one minute after the previous id, `failing` of its 6 results failed. */
+function addReport(netbox: NetboxDouble, id: number, failing = 1): void {
+  const results = buildResults(6, { firstId: id * 100, fails: (i) => i < failing, tests: TESTS });
+  netbox.reports.set(id, { id, created: createdOf(id), results });
+}
+
+function createdOf(id: number): string {
+  return new Date(Date.UTC(2026, 10, 20, 10, 0, 0) + id * 60_000).toISOString().replace('Z', '123Z');
+}
+
+/** NetBox's webhook for a report of the double, signed as NetBox signs it. */
+function webhookBody(netbox: NetboxDouble, id: number): Buffer {
+  const report = netbox.reports.get(id)!;
+  return buildBody({ version: '4.6', data: buildReportData({ id, created: report.created, ...countResults(report.results) }) });
+}
+
+const reportIdOf = (mail: ReceivedMail) => mail.parsed.headers.get('x-compliance-report-id') as string | undefined;
+const receivedOf = (mail: ReceivedMail) => mail.parsed.headers.get('x-compliance-received') as string | undefined;
+
+describe('catch-up: reports whose webhook never arrived are fetched from NetBox and mailed once, oldest first', () => {
+  let smtp: SmtpPeer;
+  let netbox: NetboxDouble;
+  let relays: TestRelay[] = [];
+  let outcomes: CatchUpOutcome[] = [];
+
+  beforeEach(async () => {
+    smtp = await startSmtpPeer();
+    // Pages of 2, with absolute `next` links on NetBox's own host: the relay pages as it would through a proxy.
+    netbox = await startNetboxDouble({ authorization: `Token ${TOKEN}`, maxPageSize: 2, publicOrigin: NETBOX_HOST });
+    outcomes = [];
+  });
+  afterEach(async () => {
+    await Promise.allSettled(relays.map((r) => r.stop()));
+    relays = [];
+    await netbox.close();
+    await smtp.close();
+  });
+
+  async function start(env: Record<string, string> = {}, dataDir?: string): Promise<TestRelay> {
+    const relay = await startTestRelay(
+      {
+        SMTP_URL: smtp.url,
+        MAIL_TO: 'netops@example.com',
+        WEBHOOK_SECRET: SECRET,
+        NETBOX_URL: netbox.url,
+        NETBOX_TOKEN: TOKEN,
+        SMTP_POOL_SIZE: '1',
+        // Runs at start; the tests run it again when they need to (relay.catchUps.run()), never by waiting.
+        CATCH_UP_EVERY: '1h',
+        ...env,
+      },
+      { dataDir },
+    );
+    relays.push(relay);
+    return relay;
+  }
+
+  /** The outcome of the catch-up the relay ran at its start. */
+  async function startedCatchUp(relay: TestRelay): Promise<CatchUpOutcome[]> {
+    return relay.relay.catchUps.run();
+  }
+
+  async function runCatchUp(relay: TestRelay): Promise<CatchUpOutcome> {
+    const [outcome] = await relay.relay.catchUps.run();
+    outcomes.push(outcome);
+    return outcome;
+  }
+
+  it('a relay stopped while three reports were created mails all three once, in order, each against its predecessor, marked fetched late; the late webhook is a duplicate', async () => {
+    addReport(netbox, 10, 1);
+    const dataDir = makeTempDir('catch-up-');
+    let relay = await start({}, dataDir);
+    expect(await startedCatchUp(relay)).toMatchObject([{ result: 'done', queued: 0 }]);
+    addReport(netbox, 11, 1);
+    const posted = await postWebhook(relay.webhookUrl, webhookBody(netbox, 11), {
+      'X-Hook-Signature': netboxSignature(webhookBody(netbox, 11), SECRET),
+    });
+    expect(posted.status).toBe(202);
+    await smtp.waitFor(1);
+    await relay.stop();
+    relays = [];
+
+    // While the relay is stopped NetBox creates three reports; their webhooks go nowhere.
+    addReport(netbox, 12, 2);
+    addReport(netbox, 13, 0);
+    addReport(netbox, 14, 3);
+    relay = await start({}, dataDir);
+    const mails = (await smtp.waitFor(4)).slice(1);
+    expect(mails.map(reportIdOf)).toEqual(['12', '13', '14']);
+    expect(mails.map(receivedOf)).toEqual(['catch-up', 'catch-up', 'catch-up']);
+    const texts = mails.map((m) => String(m.parsed.text));
+    for (const text of texts) expect(text).toContain('Fetched from NetBox by the relay: its webhook never arrived.');
+    expect(texts[0]).toMatch(/Worse than report 11/);
+    expect(texts[1]).toMatch(/Better than report 12/);
+    expect(texts[2]).toMatch(/Worse than report 13/);
+    // The webhook that did arrive is not marked.
+    expect(receivedOf(smtp.received[0])).toBeUndefined();
+    expect(String(smtp.received[0].parsed.text)).not.toContain('Fetched from NetBox');
+
+    // NetBox's webhook for one of them arrives late after all: already stored, not mailed again.
+    const late = webhookBody(netbox, 13);
+    const answer = await postWebhook(relay.webhookUrl, late, { 'X-Hook-Signature': netboxSignature(late, SECRET) });
+    expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject({ status: 'duplicate' });
+    expect(await runCatchUp(relay)).toMatchObject({ result: 'done', queued: 0 });
+    await waitUntil(async () => ((await relay.relay.store.countByState()).queued === 0 ? true : undefined), 10_000, 'an empty queue');
+    expect(smtp.received).toHaveLength(4);
+
+    // The deliveries listing says which came by catch-up.
+    const listed = await relay.relay.store.listDeliveries();
+    expect(listed.map((d) => [d.reportId, d.receivedVia])).toEqual([
+      [14, 'catch-up'],
+      [13, 'catch-up'],
+      [12, 'catch-up'],
+      [11, 'webhook'],
+    ]);
+    // The list was paged on NetBox's own host, rebased onto NETBOX_URL, with the token.
+    expect(netbox.requests.some((r) => r.path.startsWith('/api/plugins/validity/reports/?') && r.path.includes('offset=2'))).toBe(true);
+    expect(relay.logs.join('\n')).not.toContain(TOKEN);
+  });
+
+  it('a report created while the relay runs, whose webhook never comes, is mailed at the next turn of CATCH_UP_EVERY', async () => {
+    addReport(netbox, 3);
+    const relay = await start({ CATCH_UP_EVERY: '200ms' });
+    await waitUntil(() => relay.logs.find((l) => l.includes("catch-up starts at NetBox's newest report 3")), 10_000, 'the start');
+    addReport(netbox, 4, 2);
+    const [mail] = await smtp.waitFor(1);
+    expect(reportIdOf(mail)).toBe('4');
+    expect(receivedOf(mail)).toBe('catch-up');
+  });
+
+  it('a first start against a NetBox with 50 old reports mails nothing: the newest is the starting point, logged', async () => {
+    for (let id = 1; id <= 50; id += 1) addReport(netbox, id);
+    const relay = await start();
+    expect(await startedCatchUp(relay)).toMatchObject([{ result: 'done', queued: 0 }]);
+    expect(relay.logs.some((l) => l.includes("catch-up starts at NetBox's newest report 50: older reports are not mailed"))).toBe(true);
+    // Only the first page was read.
+    expect(netbox.requests.filter((r) => r.path.startsWith('/api/plugins/validity/reports/'))).toHaveLength(1);
+    addReport(netbox, 51);
+    expect(await runCatchUp(relay)).toMatchObject({ result: 'done', queued: 1 });
+    const [mail] = await smtp.waitFor(1);
+    expect(reportIdOf(mail)).toBe('51');
+    expect(smtp.received).toHaveLength(1);
+  });
+
+  it('30 missed reports: the newest 20 are mailed one by one, the other 10 named in one notice with links', async () => {
+    addReport(netbox, 1);
+    const relay = await start();
+    await startedCatchUp(relay);
+    for (let id = 2; id <= 31; id += 1) addReport(netbox, id);
+    expect(await runCatchUp(relay)).toMatchObject({ result: 'done', queued: 20 });
+    const mails = await smtp.waitFor(21, 30_000);
+    const reports = mails.filter((m) => reportIdOf(m) !== undefined);
+    expect(reports.map(reportIdOf)).toEqual(Array.from({ length: 20 }, (_, i) => String(12 + i)));
+    const [notice] = mails.filter((m) => reportIdOf(m) === undefined);
+    expect(notice.parsed.subject).toBe('30 compliance reports missed while the relay was not told');
+    const text = String(notice.parsed.text);
+    expect(text).toContain('20 of them are mailed one by one (the newest)');
+    for (let id = 2; id <= 11; id += 1) expect(text).toContain(`- report ${id}, created `);
+    expect(text).toContain(`${netbox.url}/plugins/validity/reports/2/`);
+    expect(text).not.toContain('- report 12,');
+    // Run again: nothing new, no second notice.
+    expect(await runCatchUp(relay)).toMatchObject({ result: 'done', queued: 0 });
+    await waitUntil(async () => ((await relay.relay.store.countByState()).queued === 0 ? true : undefined), 10_000, 'an empty queue');
+    expect(smtp.received).toHaveLength(21);
+    const metrics = await relay.relay.metrics.render();
+    expect(metrics).toContain('compliance_relay_catch_up_reports_total{source="default"} 20');
+    expect(metrics).toMatch(/compliance_relay_catch_up_last_success_age_seconds\{source="default"\} \d/);
+  });
+
+  it('a report NetBox deleted before the relay could fetch it is named in the notice, not retried', async () => {
+    addReport(netbox, 1);
+    const relay = await start();
+    await startedCatchUp(relay);
+    addReport(netbox, 2);
+    addReport(netbox, 3);
+    addReport(netbox, 4);
+    // validity keeps its newest reports only: 2 is gone before the relay asks.
+    netbox.reports.delete(2);
+    expect(await runCatchUp(relay)).toMatchObject({ result: 'done', queued: 2 });
+    const mails = await smtp.waitFor(3);
+    expect(mails.filter((m) => reportIdOf(m)).map(reportIdOf)).toEqual(['3', '4']);
+    const notice = mails.find((m) => reportIdOf(m) === undefined)!;
+    expect(String(notice.parsed.text)).toContain(
+      'No longer in NetBox when the relay asked (validity keeps only its newest reports), so not mailed: report 2.',
+    );
+    expect(await runCatchUp(relay)).toMatchObject({ result: 'done', queued: 0 });
+    await waitUntil(async () => ((await relay.relay.store.countByState()).queued === 0 ? true : undefined), 10_000, 'an empty queue');
+    expect(smtp.received).toHaveLength(3);
+  });
+
+  it('NetBox down during a catch-up: logged with the reason, counted, readiness unaffected, and the report mailed at the next turn', async () => {
+    addReport(netbox, 1);
+    const relay = await start({ METRICS_TOKEN: 'metrics-token-1234' });
+    await startedCatchUp(relay);
+    addReport(netbox, 2);
+    netbox.failNext.push(503, 503, 503, 503, 503, 503);
+    expect(await runCatchUp(relay)).toMatchObject({ result: 'failed', code: 'NETBOX_SERVER' });
+    expect(relay.logs.some((l) => l.includes('catch-up of missed reports failed') && l.includes('HTTP 503'))).toBe(true);
+    expect(await relay.relay.metrics.render()).toContain(
+      'compliance_relay_catch_up_failures_total{source="default",code="NETBOX_SERVER"} 1',
+    );
+    const ready = await fetch(`${relay.url}/readyz`, { headers: { Authorization: 'Bearer metrics-token-1234' } });
+    expect(ready.status).toBe(200);
+    expect(smtp.received).toHaveLength(0);
+
+    netbox.failNext.length = 0;
+    expect(await runCatchUp(relay)).toMatchObject({ result: 'done', queued: 1 });
+    const [mail] = await smtp.waitFor(1);
+    expect(reportIdOf(mail)).toBe('2');
+  });
+
+  it('a token NetBox refuses: the failure says so, with the token masked', async () => {
+    addReport(netbox, 1);
+    const relay = await start({ NETBOX_TOKEN: 'fedcba9876543210fedcba9876543210fedcba98' });
+    expect(await startedCatchUp(relay)).toMatchObject([{ result: 'failed', code: 'NETBOX_AUTH' }]);
+    expect(relay.logs.join('\n')).not.toContain('fedcba9876543210fedcba9876543210fedcba98');
+  });
+});
+
+describe('catch-up with two relays on one PostgreSQL database', () => {
+  let schema: TestSchema;
+  let smtp: SmtpPeer;
+  let netbox: NetboxDouble;
+  const relays: TestRelay[] = [];
+  const dirs: string[] = [];
+
+  beforeAll(async () => {
+    schema = await createTestSchema('catch_up');
+    smtp = await startSmtpPeer();
+    netbox = await startNetboxDouble({ authorization: `Token ${TOKEN}`, maxPageSize: 2, publicOrigin: NETBOX_HOST });
+  });
+  afterAll(async () => {
+    await Promise.allSettled(relays.map((r) => r.stop()));
+    await netbox.close();
+    await smtp.close();
+    await schema.drop();
+    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('each missed report is mailed once, whichever relay catches up', async () => {
+    addReport(netbox, 1);
+    for (let i = 0; i < 2; i += 1) {
+      const dir = makeTempDir('catch-up-pg-');
+      dirs.push(dir);
+      relays.push(
+        await startTestRelay(
+          {
+            DATABASE_URL: schema.url,
+            SMTP_URL: smtp.url,
+            MAIL_TO: 'netops@example.com',
+            WEBHOOK_SECRET: SECRET,
+            NETBOX_URL: netbox.url,
+            NETBOX_TOKEN: TOKEN,
+            CATCH_UP_EVERY: '1h',
+          },
+          { dataDir: dir },
+        ),
+      );
+    }
+    await Promise.all(relays.map((r) => r.relay.catchUps.run()));
+    for (let id = 2; id <= 6; id += 1) addReport(netbox, id, id % 3);
+    // Both relays at once, three rounds: one holds the lease at a time, the dedup key has the last word.
+    const runs: CatchUpOutcome[] = [];
+    for (let round = 0; round < 3; round += 1) runs.push(...(await Promise.all(relays.map((r) => r.relay.catchUps.run()))).flat());
+    const queued = runs.reduce((n, o) => n + (o.result === 'done' ? o.queued : 0), 0);
+    expect(queued).toBe(5);
+    expect(runs.some((o) => o.result === 'failed')).toBe(false);
+    const mails = await smtp.waitFor(5);
+    await waitUntil(
+      async () => ((await relays[0].relay.store.countByState()).sent === 5 ? true : undefined),
+      20_000,
+      'five sent deliveries',
+    );
+    expect(mails.map(reportIdOf).sort()).toEqual(['2', '3', '4', '5', '6']);
+    expect(smtp.received).toHaveLength(5);
+  });
+});
