@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { DEFAULT_SOURCE_NAME, type Config, type SourceConfig } from './config';
+import { DEFAULT_SOURCE_NAME, planCatchUp, type Config, type SourceConfig } from './config';
 import { createNetboxClient, type NetboxClient } from './netbox';
 import { createOwnerResolver } from './enrichment';
 import {
@@ -171,6 +171,7 @@ function createSourceWatchdogs(config: Config, io: RelayIo, deps: { store: Store
             expectEveryMs: source.expectEveryMs,
             onQueued: deps.onQueued,
             source: source.name === DEFAULT_SOURCE_NAME ? undefined : source.name,
+            catchUp: planCatchUp(source).on,
           }),
         ],
   );

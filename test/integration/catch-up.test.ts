@@ -295,3 +295,58 @@ describe('catch-up with two relays on one PostgreSQL database', () => {
     expect(smtp.received).toHaveLength(5);
   });
 });
+
+describe('the watchdog with catch-up on says what NetBox itself shows', () => {
+  let smtp: SmtpPeer;
+  let netbox: NetboxDouble;
+  let relay: TestRelay | undefined;
+  let now: number;
+
+  beforeEach(async () => {
+    now = Date.parse('2026-11-20T08:00:00Z');
+    smtp = await startSmtpPeer();
+    netbox = await startNetboxDouble({ authorization: `Token ${TOKEN}`, maxPageSize: 2, publicOrigin: NETBOX_HOST });
+    addReport(netbox, 1);
+    relay = await startTestRelay(
+      {
+        SMTP_URL: smtp.url,
+        MAIL_TO: 'netops@example.com',
+        MAIL_TIMEZONE: 'UTC',
+        NETBOX_URL: netbox.url,
+        NETBOX_TOKEN: TOKEN,
+        EXPECT_REPORT_EVERY: '24h',
+        CATCH_UP_EVERY: '1h',
+      },
+      { clock: { now: () => now } },
+    );
+    await relay.relay.catchUps.run();
+  });
+  afterEach(async () => {
+    await relay?.stop();
+    await netbox.close();
+    await smtp.close();
+  });
+
+  it('"no report" after NetBox was asked means NetBox has none, not a lost webhook', async () => {
+    now += 25 * 3_600_000;
+    expect(await relay!.relay.catchUps.run()).toMatchObject([{ result: 'done', queued: 0 }]);
+    expect(await relay!.relay.watchdog!.evaluate()).toBe('overdue');
+    const [mail] = await smtp.waitFor(1);
+    const text = String(mail.parsed.text);
+    expect(text).toContain(
+      'NetBox had no newer report either when the relay last listed its reports, at 2026-11-21 09:00:00 UTC (catch-up): no webhook was lost',
+    );
+    expect(text).not.toContain('silence can mean a lost report');
+  });
+
+  it('when the catch-up could not ask NetBox since the silence began, the mail says it cannot tell', async () => {
+    now += 25 * 3_600_000;
+    netbox.failNext.push(403, 403, 403);
+    expect(await relay!.relay.catchUps.run()).toMatchObject([{ result: 'failed', code: 'NETBOX_AUTH' }]);
+    expect(await relay!.relay.watchdog!.evaluate()).toBe('overdue');
+    const [mail] = await smtp.waitFor(1);
+    expect(String(mail.parsed.text)).toContain(
+      "The relay has not listed NetBox's reports since 2026-11-20 08:00:00 UTC (its catch-up fails",
+    );
+  });
+});
