@@ -1,5 +1,8 @@
 import fs from 'node:fs';
 import type { CatchUpOutcome } from '../../src/catch-up';
+import { createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
+import { textOf } from '../helpers/html';
+import { runCliCaptured } from '../helpers/run-cli';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import { createTestSchema, type TestSchema } from '../helpers/pg-schema';
 import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
@@ -136,6 +139,32 @@ describe('catch-up: reports whose webhook never arrived are fetched from NetBox 
     // The list was paged on NetBox's own host, rebased onto NETBOX_URL, with the token.
     expect(netbox.requests.some((r) => r.path.startsWith('/api/plugins/validity/reports/?') && r.path.includes('offset=2'))).toBe(true);
     expect(relay.logs.join('\n')).not.toContain(TOKEN);
+  });
+
+  it('the dashboard, the admin API and `deliveries` say which report was fetched late', async () => {
+    addReport(netbox, 1);
+    const adminToken = 'catch-up-admin-token-0123456789';
+    const relay = await start({ ADMIN_TOKEN: adminToken });
+    await startedCatchUp(relay);
+    addReport(netbox, 2);
+    expect(await runCatchUp(relay)).toMatchObject({ result: 'done', queued: 1 });
+    await smtp.waitFor(1);
+    const [delivery] = await relay.relay.store.listDeliveries();
+    const api = await fetch(`${relay.url}/api/deliveries/${delivery.id}`, { headers: { Authorization: `Bearer ${adminToken}` } });
+    expect(((await api.json()) as { delivery: unknown }).delivery).toMatchObject({
+      reportId: 2,
+      receivedVia: 'catch-up',
+      source: 'catch-up',
+    });
+    const cookie = `${SESSION_COOKIE}=${createSessionKeys(adminToken).issue(Date.now()).cookie}`;
+    const list = textOf(await (await fetch(`${relay.url}/ui`, { headers: { Cookie: cookie } })).text());
+    expect(list).toMatch(/Report 2: 5\/6 passed \(83\.3%\) HIGH failing 1\/3 fetched late/);
+    const page = textOf(await (await fetch(`${relay.url}/ui/deliveries/${delivery.id}`, { headers: { Cookie: cookie } })).text());
+    expect(page).toContain('fetched from NetBox by the catch-up: its webhook never arrived');
+    await relay.stop();
+    relays = [];
+    const cli = await runCliCaptured(['deliveries'], { DATA_DIR: relay.dataDir, MAIL_TO: 'netops@example.com' });
+    expect(cli.stdout).toMatch(/\n\d+\s+2 catch-up\s/);
   });
 
   it('a report created while the relay runs, whose webhook never comes, is mailed at the next turn of CATCH_UP_EVERY', async () => {

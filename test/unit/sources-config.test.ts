@@ -51,9 +51,7 @@ describe('SOURCES_FILE: several NetBox sources', () => {
     expect(catchUpOf({ NETBOX_URL: 'https://nb.example.com', NETBOX_TOKEN: 'abc', CATCH_UP_EVERY: 'off' })).toBe(
       'off: CATCH_UP_EVERY is off',
     );
-    expect(catchUpOf({ NETBOX_URL: 'https://nb.example.com' })).toBe(
-      'off: NETBOX_TOKEN is not set: NetBox lists reports only to a token',
-    );
+    expect(catchUpOf({ NETBOX_URL: 'https://nb.example.com' })).toBe('off: NETBOX_TOKEN is not set: NetBox lists reports only to a token');
     expect(messagesOf({ CATCH_UP_EVERY: 'often', CATCH_UP_MAX: '0' }, {}).join('\n')).toMatch(
       /CATCH_UP_EVERY.*is not a duration \(examples: 5m, 1h\) nor off[\s\S]*CATCH_UP_MAX/,
     );
