@@ -62,12 +62,22 @@ export async function catchUpSource(state: CatchUpState, context: SourceCatchUpC
   const toMail = listing.newer.slice(-context.max).filter(notStored);
   const skipped = listing.newer.slice(0, Math.max(0, listing.newer.length - context.max)).filter(notStored);
   const deleted = findVanishedIds(after, listing.newer, stored);
+  const refused: number[] = [];
   let queued = 0;
   let mailed = 0;
   for (const report of toMail) {
     const delivery = await fetchMissedReport(client, report.id, { source: context.source, now: context.now, budget });
     if (delivery === 'deleted') {
       deleted.push(report.id);
+      continue;
+    }
+    if ('refused' in delivery) {
+      // Retrying cannot help (NetBox serves it so each time): named in the notice instead of blocking the source.
+      refused.push(report.id);
+      logger.warn(
+        { source: context.source, reportId: report.id, reason: delivery.refused },
+        'missed report refused: its fields fail the checks a webhook must pass',
+      );
       continue;
     }
     mailed += 1;
@@ -80,7 +90,7 @@ export async function catchUpSource(state: CatchUpState, context: SourceCatchUpC
     );
     context.onQueued?.(result.id);
   }
-  if (skipped.length > 0 || deleted.length > 0) await queueNotice(context, { mailed, skipped, deleted });
+  if (skipped.length > 0 || deleted.length > 0 || refused.length > 0) await queueNotice(context, { mailed, skipped, deleted, refused });
   return { queued, seen };
 }
 
@@ -112,7 +122,7 @@ function findVanishedIds(after: ReportCursor, newer: readonly ListedReport[], st
 /** One notice naming the reports not mailed one by one, and those NetBox deleted before they could be fetched. */
 async function queueNotice(
   context: SourceCatchUpContext,
-  found: { mailed: number; skipped: ListedReport[]; deleted: number[] },
+  found: { mailed: number; skipped: ListedReport[]; deleted: number[]; refused: number[] },
 ): Promise<void> {
   const base = context.client.url;
   const notice: MissedReportsNotice = {
@@ -122,6 +132,7 @@ async function queueNotice(
     mailed: found.mailed,
     skipped: found.skipped.map((r) => ({ id: r.id, created: r.created, link: `${base}/plugins/validity/reports/${r.id}/` })),
     deleted: [...found.deleted].sort((a, b) => a - b),
+    refused: found.refused,
   };
   const result = await context.store.insertDelivery(buildMissedReportsRecord(notice));
   if (result.duplicate) return;

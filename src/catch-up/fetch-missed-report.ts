@@ -1,4 +1,5 @@
 import { NetboxError, type NetboxClient, type RequestBudget } from '../netbox';
+import { RelayError } from '../shared';
 import type { NewDelivery } from '../store';
 import { assignSource, parseDelivery } from '../webhook';
 import { REPORTS_PATH } from './list-newer-reports';
@@ -6,13 +7,14 @@ import { REPORTS_PATH } from './list-newer-reports';
 /**
  * Fetches one missed report and makes it the delivery its webhook would have stored: the same envelope
  * (event `created`, `validity.compliancereport`), parsed by the webhook's own parser, so the same dedup
- * key, fields and checks; marked as received by the catch-up. `deleted`: NetBox no longer has it.
+ * key, fields and checks; marked as received by the catch-up. `deleted`: NetBox no longer has it;
+ * `refused`: it fails the checks a webhook's report must pass (it would have been refused as a webhook too).
  */
 export async function fetchMissedReport(
   client: NetboxClient,
   reportId: number,
   context: { source: string; now: number; budget: RequestBudget },
-): Promise<NewDelivery | 'deleted'> {
+): Promise<NewDelivery | 'deleted' | { refused: string }> {
   let document: unknown;
   try {
     document = await client.getJson(`${REPORTS_PATH}${reportId}/`, context.budget);
@@ -24,7 +26,14 @@ export async function fetchMissedReport(
   // The webhook's timestamp is the run's end, which the API does not keep: the parser then takes the creation time.
   const envelope = { event: 'created', model: 'compliancereport', object_type: 'validity.compliancereport', data, snapshots: null };
   const body = Buffer.from(JSON.stringify(envelope), 'utf8');
-  const parsed = parseDelivery(body);
+  let parsed;
+  try {
+    parsed = parseDelivery(body);
+  } catch (error) {
+    if (error instanceof RelayError)
+      return { refused: [error.message, ...(error.issues ?? []).map((i) => `${i.path}: ${i.message}`)].join(' ') };
+    throw error;
+  }
   if (parsed.kind !== 'report' || parsed.report.id !== reportId)
     throw new NetboxError('PROTOCOL', `NetBox answered ${REPORTS_PATH}${reportId}/ with another object`);
   const delivery = assignSource(parsed, context.source);

@@ -19,6 +19,8 @@ export interface MissedReportsNotice {
   skipped: { id: number; created: string; link: string }[];
   /** Ids of missed reports NetBox no longer has (validity keeps the newest `store_reports`), ascending. */
   deleted: number[];
+  /** Ids of missed reports whose fields fail the checks a webhook's report must pass (not mailed), ascending. */
+  refused?: number[];
 }
 
 /** The JSON key that marks a body as the catch-up's notice (a NetBox body never has it). */
@@ -29,7 +31,7 @@ const MARK = 'compliance_relay_missed_reports';
  * (a crash before the relay recorded what it saw, another replica) queues the same notice once.
  */
 export function buildMissedReportsRecord(notice: MissedReportsNotice): NewDelivery {
-  const ids = [...notice.skipped.map((r) => r.id), ...notice.deleted].sort((a, b) => a - b);
+  const ids = [...notice.skipped.map((r) => r.id), ...notice.deleted, ...(notice.refused ?? [])].sort((a, b) => a - b);
   const at = new Date(notice.detectedAt).toISOString();
   return {
     kind: 'watchdog',
@@ -72,7 +74,8 @@ export function formatIdRanges(ids: readonly number[]): string {
 /** The notice's mail: what was missed, which were not mailed (with links) and which NetBox had already deleted. */
 export function buildMissedReportsMail(notice: MissedReportsNotice, options: WatchdogMailOptions): Promise<OutgoingMail> {
   const from = notice.source ? ` of the NetBox source ${notice.source}` : '';
-  const missed = notice.mailed + notice.skipped.length + notice.deleted.length;
+  const refused = notice.refused ?? [];
+  const missed = notice.mailed + notice.skipped.length + notice.deleted.length + refused.length;
   const lines: { text: string; link?: string }[] = [
     {
       text: `The relay found ${missed} compliance report${missed === 1 ? '' : 's'}${from} in NetBox whose webhook never reached it. ${notice.mailed} of them ${notice.mailed === 1 ? 'is' : 'are'} mailed one by one (the newest), each marked as fetched from NetBox.`,
@@ -91,6 +94,13 @@ export function buildMissedReportsMail(notice: MissedReportsNotice, options: Wat
       },
     );
   }
+  if (refused.length > 0)
+    lines.push(
+      { text: '' },
+      {
+        text: `Refused, so not mailed: report ${formatIdRanges(refused)} (its fields fail the checks a webhook's report must pass; the relay's log says which).`,
+      },
+    );
   const subject = `${notice.source ? `${notice.source}: ` : ''}${missed} compliance report${missed === 1 ? '' : 's'} missed while the relay was not told`;
   const text = `${lines.map((l) => l.text).join('\n')}\n`;
   const html = `<!DOCTYPE html><html><body style="font-family: sans-serif; font-size: 14px; color: #222">${lines

@@ -15,6 +15,8 @@ export interface DoubleReport {
   id: number;
   created: string;
   results: ResultSpec[];
+  /** Fields served instead of those derived from the results (a report the relay must refuse, say). */
+  fields?: Record<string, unknown>;
 }
 
 /** A NetBox object nested in a device (site, tenant, role, platform, tag). */
@@ -78,6 +80,10 @@ export interface NetboxDouble {
   slowOffsets: Map<number, number>;
   /** Delay, in ms, before answering any request to this path (without the base path, e.g. `/api/tenancy/contact-assignments/`). */
   slowPaths: Map<string, number>;
+  /** Requests to this path (without the base path) are answered only once the promise settles. */
+  gates: Map<string, Promise<unknown>>;
+  /** The requests (path and query) held by a gate, as they arrived. */
+  held: string[];
   devices: Map<number, DeviceSpec>;
   contacts: Map<number, ContactSpec>;
   assignments: AssignmentSpec[];
@@ -110,6 +116,7 @@ export function renderReport(report: DoubleReport, api: string): Record<string, 
     custom_fields: {},
     created: report.created,
     last_updated: report.created,
+    ...report.fields,
   };
 }
 
@@ -158,6 +165,8 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
   const failNext: number[] = [];
   const slowOffsets = new Map<number, number>();
   const slowPaths = new Map<string, number>();
+  const gates = new Map<string, Promise<unknown>>();
+  const held: string[] = [];
   const devices = new Map<number, DeviceSpec>();
   const contacts = new Map<number, ContactSpec>();
   const assignments: AssignmentSpec[] = [];
@@ -181,6 +190,14 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
   };
 
   const server = http.createServer((req, res) => {
+    const gate = gates.get(new URL(req.url ?? '/', 'http://double').pathname.slice(basePath.length));
+    if (gate) {
+      held.push(req.url ?? '/');
+      void gate.then(() => {
+        if (!res.destroyed) handle(req, res);
+      });
+      return;
+    }
     const delay = slowPaths.get(new URL(req.url ?? '/', 'http://double').pathname.slice(basePath.length));
     if (delay === undefined) return handle(req, res);
     const timer = setTimeout(() => {
@@ -299,6 +316,8 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
     failNext,
     slowOffsets,
     slowPaths,
+    gates,
+    held,
     devices,
     contacts,
     assignments,

@@ -237,6 +237,55 @@ describe('catch-up: reports whose webhook never arrived are fetched from NetBox 
     expect(smtp.received).toHaveLength(3);
   });
 
+  it('a missed report whose fields a webhook would have been refused for is named in the notice, and the others still mailed', async () => {
+    addReport(netbox, 1);
+    const relay = await start();
+    await startedCatchUp(relay);
+    addReport(netbox, 2);
+    addReport(netbox, 3);
+    netbox.reports.get(2)!.fields = { total_passed: 99 };
+    expect(await runCatchUp(relay)).toMatchObject({ result: 'done', queued: 1 });
+    const mails = await smtp.waitFor(2);
+    expect(mails.filter((m) => reportIdOf(m)).map(reportIdOf)).toEqual(['3']);
+    const notice = mails.find((m) => reportIdOf(m) === undefined)!;
+    expect(String(notice.parsed.text)).toContain('Refused, so not mailed: report 2');
+    expect(relay.logs.some((l) => l.includes('missed report refused') && l.includes('total_passed'))).toBe(true);
+  });
+
+  it('never holds up a webhook: one is answered while a catch-up waits for NetBox', async () => {
+    addReport(netbox, 1);
+    const relay = await start();
+    await startedCatchUp(relay);
+    addReport(netbox, 2);
+    let release!: () => void;
+    netbox.gates.set('/api/plugins/validity/reports/', new Promise<void>((resolve) => (release = resolve)));
+    let caughtUp = false;
+    const catchUp = runCatchUp(relay).then((outcome) => {
+      caughtUp = true;
+      return outcome;
+    });
+    await waitUntil(() => netbox.held.length > 0 || undefined, 5_000, 'the catch-up to ask NetBox');
+    addReport(netbox, 5);
+    const body = webhookBody(netbox, 5);
+    const answer = await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) });
+    expect(answer.status).toBe(202);
+    await smtp.waitFor(1);
+    // The webhook's report was mailed while the catch-up still waited for NetBox.
+    expect(caughtUp).toBe(false);
+    release();
+    expect(await catchUp).toMatchObject({ result: 'done', queued: 1 });
+    const mails = await smtp.waitFor(2);
+    expect(mails.map(reportIdOf)).toEqual(['5', '2']);
+  });
+
+  it('check-config says whether the catch-up runs, and why not', async () => {
+    const base = { MAIL_TO: 'netops@example.com', DATA_DIR: makeTempDir('catch-up-config-') };
+    const on = await runCliCaptured(['check-config'], { ...base, NETBOX_URL: netbox.url, NETBOX_TOKEN: TOKEN });
+    expect(on.stdout).toContain('Catch-up of missed reports: every 5m, at most 20 missed reports mailed per run');
+    const off = await runCliCaptured(['check-config'], { ...base, NETBOX_URL: netbox.url });
+    expect(off.stdout).toContain('Catch-up of missed reports: off: NETBOX_TOKEN is not set: NetBox lists reports only to a token');
+  });
+
   it('NetBox down during a catch-up: logged with the reason, counted, readiness unaffected, and the report mailed at the next turn', async () => {
     addReport(netbox, 1);
     const relay = await start({ METRICS_TOKEN: 'metrics-token-1234' });
