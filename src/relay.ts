@@ -19,7 +19,7 @@ import { createMetrics, registerWaiverGauge, type RelayMetrics } from './metrics
 import { createWaiverBook, type WaiverBook } from './waivers';
 import { createWatchdog, createWatchdogComposer, type Watchdog } from './watchdog';
 import { createDigestComposer, createDigestScheduler, type DigestScheduler } from './digest';
-import { createSourceCatchUps, type CatchUpOutcome, type SourceCatchUps } from './catch-up';
+import { createSourceCatchUps, type SourceCatchUps } from './catch-up';
 import type { WebhookOutcome } from './webhook';
 import { createActivityCounter, type ActivityCounter, type Clock, type Logger } from './shared';
 import { createRetention, openStore, StorageUnavailableError, type Retention, type Store } from './store';
@@ -34,7 +34,6 @@ export interface RelayIo {
   random?: () => number;
   onWorkerOutcome?: (event: WorkerOutcome) => void;
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
-  onCatchUpOutcome?: (outcome: CatchUpOutcome) => void;
   /** Waits (the dashboard's slowed-down failed logins); absent: a real timer. Injected so tests need not wait. */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -79,15 +78,8 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     onQueued: () => delivery.worker.kick(),
   });
   warnAboutDigestRetention(config, digests, io.logger);
-  const catchUps = createSourceCatchUps(config, {
-    store,
-    netbox,
-    clock: io.clock,
-    logger: io.logger,
-    registry: delivery.metrics.registry,
-    onQueued: () => delivery.worker.kick(),
-    onOutcome: io.onCatchUpOutcome,
-  });
+  const { registry } = delivery.metrics;
+  const catchUps = createSourceCatchUps(config, { ...io, store, netbox, registry, onQueued: () => delivery.worker.kick() });
   const app = createRelayApp(config, io, { store, renderer, watchdog, digests, webhooksInFlight, ...delivery });
   const retention = createRetention({
     store,

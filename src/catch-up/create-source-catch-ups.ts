@@ -31,37 +31,20 @@ export function createSourceCatchUps(
     /** The relay's metrics registry: the catch-up's series are registered on it. */
     registry: Registry;
     onQueued?: (id: number) => void;
-    onOutcome?: (outcome: CatchUpOutcome) => void;
   },
 ): SourceCatchUps {
-  const catchUps: CatchUp[] = [];
-  const owner = `relay-${process.pid}-${randomUUID().slice(0, 8)}`;
-  let record: (outcome: CatchUpOutcome) => void = () => undefined;
-  for (const source of config.sources) {
+  const planned = config.sources.flatMap((source) => {
     const plan = planCatchUp(source);
     const client = deps.netbox.get(source.name);
     deps.logger.info({ source: source.name }, `catch-up of missed reports: ${describeCatchUp(plan)}`);
-    if (!plan.on || !client) continue;
-    catchUps.push(
-      createCatchUp({
-        source: source.name,
-        client,
-        store: deps.store,
-        clock: deps.clock,
-        logger: deps.logger,
-        everyMs: plan.everyMs,
-        max: plan.max,
-        owner,
-        onQueued: deps.onQueued,
-        onOutcome: (outcome) => {
-          record(outcome);
-          deps.onOutcome?.(outcome);
-        },
-      }),
-    );
-  }
-  const sources = catchUps.map((c) => c.source);
-  record = registerCatchUpSeries(deps.registry, { sources, store: deps.store, clock: deps.clock, logger: deps.logger });
+    return plan.on && client ? [{ source: source.name, client, everyMs: plan.everyMs, max: plan.max }] : [];
+  });
+  const sources = planned.map((p) => p.source);
+  const record = registerCatchUpSeries(deps.registry, { sources, store: deps.store, clock: deps.clock, logger: deps.logger });
+  const owner = `relay-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const catchUps: CatchUp[] = planned.map((p) =>
+    createCatchUp({ ...p, store: deps.store, clock: deps.clock, logger: deps.logger, owner, onQueued: deps.onQueued, onOutcome: record }),
+  );
   return {
     sources,
     run: () => Promise.all(catchUps.map((c) => c.run())),
