@@ -445,7 +445,7 @@ async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promis
   parts.smtpHealth.stop();
   parts.watchdog?.stop();
   parts.digests.stop();
-  parts.catchUps.stop();
+  const catchUpsStopped = parts.catchUps.stop();
   // The batch in flight gets the bound to be sent and recorded; a mail sent but not recorded by then is logged with its Message-ID.
   const drained = await worker.stop(config.http.shutdownTimeoutMs);
   if (!drained)
@@ -455,6 +455,8 @@ async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promis
     );
   await parts.notifier.close();
   for (const client of parts.netbox.values()) client.close();
+  // A catch-up in flight ends (its NetBox requests cut) and gives its lease back before the store closes.
+  await catchUpsStopped;
   await parts.store.close();
 }
 

@@ -1,4 +1,4 @@
-import type { NetboxClient } from '../netbox';
+import type { NetboxClient, RequestBudget } from '../netbox';
 import { NetboxError } from '../netbox';
 import { RelayError, type Clock, type Logger } from '../shared';
 import { StorageUnavailableError, type Store } from '../store';
@@ -36,7 +36,8 @@ export interface CatchUp {
   run(): Promise<CatchUpOutcome>;
   /** Runs at once, then every `everyMs`, on a timer that never keeps the process alive. */
   start(): void;
-  stop(): void;
+  /** Stops the timer and ends the run in flight's budget; resolves once that run has ended (closing the NetBox client cuts its request). */
+  stop(): Promise<void>;
 }
 
 /**
@@ -49,6 +50,8 @@ export function createCatchUp(options: CatchUpOptions): CatchUp {
   const { store, clock, logger, source, owner } = options;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<CatchUpOutcome> | undefined;
+  /** The run in flight's NetBox budget: a stop ends it, so no request starts or is retried after. */
+  let budget: RequestBudget | undefined;
 
   async function runOnce(): Promise<CatchUpOutcome> {
     const now = clock.now();
@@ -59,6 +62,7 @@ export function createCatchUp(options: CatchUpOptions): CatchUp {
       return fail(error);
     }
     if (!state) return { source, result: 'busy' };
+    budget = { deadline: now + CATCH_UP_BUDGET_MS };
     try {
       const result = await catchUpSource(state, {
         source,
@@ -67,7 +71,7 @@ export function createCatchUp(options: CatchUpOptions): CatchUp {
         logger,
         max: options.max,
         now,
-        budget: { deadline: now + CATCH_UP_BUDGET_MS },
+        budget,
         onQueued: options.onQueued,
       });
       await store.finishCatchUp({ source, owner, now: clock.now(), seen: result.seen });
@@ -106,9 +110,11 @@ export function createCatchUp(options: CatchUpOptions): CatchUp {
       timer = setInterval(() => void run(), options.everyMs);
       timer.unref();
     },
-    stop() {
+    async stop() {
       if (timer) clearInterval(timer);
       timer = undefined;
+      if (budget) budget.deadline = 0;
+      await running;
     },
   };
 }

@@ -14,7 +14,8 @@ export interface SourceCatchUps {
   /** Catches every source up now; resolves with each one's outcome. */
   run(): Promise<CatchUpOutcome[]>;
   start(): void;
-  stop(): void;
+  /** Stops the timers; resolves once the runs in flight have ended. */
+  stop(): Promise<void>;
 }
 
 /**
@@ -49,6 +50,8 @@ export function createSourceCatchUps(
     sources,
     run: () => Promise.all(catchUps.map((c) => c.run())),
     start: () => catchUps.forEach((c) => c.start()),
-    stop: () => catchUps.forEach((c) => c.stop()),
+    stop: async () => {
+      await Promise.all(catchUps.map((c) => c.stop()));
+    },
   };
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { CatchUpOutcome } from '../../src/catch-up';
 import { createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
+import { SqliteStore } from '../../src/store';
 import { textOf } from '../helpers/html';
 import { runCliCaptured } from '../helpers/run-cli';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
@@ -276,6 +277,29 @@ describe('catch-up: reports whose webhook never arrived are fetched from NetBox 
     expect(await catchUp).toMatchObject({ result: 'done', queued: 1 });
     const mails = await smtp.waitFor(2);
     expect(mails.map(reportIdOf)).toEqual(['5', '2']);
+  });
+
+  it('a stop during a catch-up cuts it short and gives its lease back, so the next start catches up at once', async () => {
+    addReport(netbox, 1);
+    const relay = await start();
+    await startedCatchUp(relay);
+    addReport(netbox, 2);
+    netbox.gates.set('/api/plugins/validity/reports/', new Promise(() => undefined));
+    const catchUp = runCatchUp(relay);
+    await waitUntil(() => netbox.held.length > 0 || undefined, 5_000, 'the catch-up to ask NetBox');
+    await relay.stop();
+    relays = [];
+    expect(await catchUp).toMatchObject({ result: 'failed' });
+    netbox.gates.clear();
+    const store = SqliteStore.open({ dataDir: relay.dataDir });
+    try {
+      expect(await store.takeCatchUpLease({ source: 'default', owner: 'next', now: Date.now(), leaseMs: 1_000 })).toBeDefined();
+      await store.finishCatchUp({ source: 'default', owner: 'next', now: Date.now() });
+    } finally {
+      await store.close();
+    }
+    const again = await start({}, relay.dataDir);
+    expect(await startedCatchUp(again)).toMatchObject([{ result: 'done', queued: 1 }]);
   });
 
   it('check-config says whether the catch-up runs, and why not', async () => {
