@@ -339,6 +339,73 @@ describe('catch-up: reports whose webhook never arrived are fetched from NetBox 
   });
 });
 
+describe('catch-up per NetBox source', () => {
+  it('each source is caught up in its own NetBox, with its own settings, keys and starting point', async () => {
+    const smtp = await startSmtpPeer();
+    const lab = await startNetboxDouble({ authorization: `Bearer nbt_lab.token`, maxPageSize: 2, publicOrigin: NETBOX_HOST });
+    const prod = await startNetboxDouble({ authorization: `Token ${TOKEN}`, maxPageSize: 2, publicOrigin: NETBOX_HOST });
+    const dir = makeTempDir('catch-up-sources-');
+    fs.writeFileSync(
+      `${dir}/sources.yaml`,
+      [
+        'sources:',
+        '  - name: lab',
+        `    netbox_url: ${lab.url}`,
+        '    token_env: LAB_TOKEN',
+        '    webhook_secret_env: LAB_SECRET',
+        '    catch_up_every: 1h',
+        '    catch_up_max: 1',
+        '  - name: prod',
+        `    netbox_url: ${prod.url}`,
+        '    token_env: PROD_TOKEN',
+        '    webhook_secret_env: PROD_SECRET',
+        '    catch_up_every: off',
+        '',
+      ].join('\n'),
+    );
+    const relay = await startTestRelay({
+      SMTP_URL: smtp.url,
+      MAIL_TO: 'netops@example.com',
+      WEBHOOK_SECRET: SECRET,
+      SOURCES_FILE: `${dir}/sources.yaml`,
+      CATCH_UP_EVERY: '1h',
+      LAB_TOKEN: 'nbt_lab.token',
+      LAB_SECRET: 'lab-webhook-secret',
+      PROD_TOKEN: TOKEN,
+      PROD_SECRET: 'prod-webhook-secret',
+    });
+    try {
+      addReport(lab, 29);
+      addReport(prod, 29);
+      expect(relay.relay.catchUps.sources).toEqual(['lab']);
+      expect(relay.logs.some((l) => l.includes('catch-up of missed reports: off: catch_up_every of prod in SOURCES_FILE is off'))).toBe(
+        true,
+      );
+      expect(relay.logs.some((l) => l.includes('catch-up of missed reports: off: NETBOX_URL is not set'))).toBe(true);
+      await relay.relay.catchUps.run();
+      addReport(lab, 30);
+      addReport(lab, 31);
+      expect(await relay.relay.catchUps.run()).toMatchObject([{ source: 'lab', result: 'done', queued: 1 }]);
+      const mails = await smtp.waitFor(2);
+      const report = mails.find((m) => reportIdOf(m) === '31')!;
+      expect(report.parsed.headers.get('x-compliance-source')).toBe('lab');
+      expect(receivedOf(report)).toBe('catch-up');
+      const notice = mails.find((m) => reportIdOf(m) === undefined)!;
+      expect(notice.parsed.subject).toBe('lab: 2 compliance reports missed while the relay was not told');
+      expect(String(notice.parsed.text)).toContain(`- report 30, created `);
+      const [delivery] = (await relay.relay.store.listDeliveries({ netboxSource: 'lab' })).filter((d) => d.kind === 'report');
+      expect(delivery.dedupKey).toBe(`lab/31@${createdOf(31)}`);
+      expect(prod.requests.filter((r) => r.path.includes('/reports/'))).toEqual([]);
+    } finally {
+      await relay.stop();
+      await lab.close();
+      await prod.close();
+      await smtp.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('catch-up with two relays on one PostgreSQL database', () => {
   let schema: TestSchema;
   let smtp: SmtpPeer;
