@@ -39,9 +39,9 @@ const MAX_GAP_IDS = 1_000;
  * is mailed.
  */
 export async function catchUpSource(state: CatchUpState, context: SourceCatchUpContext): Promise<SourceCatchUpResult> {
-  const { client, budget, logger } = context;
+  const { logger } = context;
   const after = state.seen ?? (await newestReceived(context));
-  const listing = await listNewerReports(client, after, budget);
+  const listing = await listNewerReports(context.client, after, context.budget);
   if (!after) {
     const seen = listing.newest ? toCursor(listing.newest) : { createdMs: 0, reportId: 0 };
     logger.info(
@@ -61,37 +61,50 @@ export async function catchUpSource(state: CatchUpState, context: SourceCatchUpC
   const notStored = (r: ListedReport) => !stored.has(r.id);
   const toMail = listing.newer.slice(-context.max).filter(notStored);
   const skipped = listing.newer.slice(0, Math.max(0, listing.newer.length - context.max)).filter(notStored);
-  const deleted = findVanishedIds(after, listing.newer, stored);
-  const refused: number[] = [];
-  let queued = 0;
-  let mailed = 0;
-  for (const report of toMail) {
-    const delivery = await fetchMissedReport(client, report.id, { source: context.source, now: context.now, budget });
+  const fetched = await queueMissedReports(toMail, context);
+  const deleted = [...findVanishedIds(after, listing.newer, stored), ...fetched.deleted];
+  if (skipped.length > 0 || deleted.length > 0 || fetched.refused.length > 0)
+    await queueNotice(context, { mailed: fetched.mailed, skipped, deleted, refused: fetched.refused });
+  return { queued: fetched.queued, seen };
+}
+
+/**
+ * Fetches each report, oldest first, and queues it as its webhook would have been. Resolves with how
+ * many were queued now (`mailed` counts those already queued by a run cut short too), and the ids of
+ * those NetBox no longer had or served in a form the webhook refuses.
+ */
+async function queueMissedReports(
+  reports: readonly ListedReport[],
+  context: SourceCatchUpContext,
+): Promise<{ queued: number; mailed: number; deleted: number[]; refused: number[] }> {
+  const { logger, source } = context;
+  const found = { queued: 0, mailed: 0, deleted: [] as number[], refused: [] as number[] };
+  for (const report of reports) {
+    const delivery = await fetchMissedReport(context.client, report.id, { source, now: context.now, budget: context.budget });
     if (delivery === 'deleted') {
-      deleted.push(report.id);
+      found.deleted.push(report.id);
       continue;
     }
     if ('refused' in delivery) {
       // Retrying cannot help (NetBox serves it so each time): named in the notice instead of blocking the source.
-      refused.push(report.id);
+      found.refused.push(report.id);
       logger.warn(
-        { source: context.source, reportId: report.id, reason: delivery.refused },
+        { source, reportId: report.id, reason: delivery.refused },
         'missed report refused: its fields fail the checks a webhook must pass',
       );
       continue;
     }
-    mailed += 1;
+    found.mailed += 1;
     const result = await context.store.insertDelivery(delivery);
     if (result.duplicate) continue;
-    queued += 1;
+    found.queued += 1;
     logger.info(
-      { source: context.source, reportId: report.id, deliveryId: result.id },
+      { source, reportId: report.id, deliveryId: result.id },
       'missed report queued: fetched from NetBox because its webhook never arrived',
     );
     context.onQueued?.(result.id);
   }
-  if (skipped.length > 0 || deleted.length > 0 || refused.length > 0) await queueNotice(context, { mailed, skipped, deleted, refused });
-  return { queued, seen };
+  return found;
 }
 
 /** The newest report this source received before catch-up ever ran for it (by webhook): where it starts. */
