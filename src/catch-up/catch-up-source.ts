@@ -3,7 +3,7 @@ import type { Logger } from '../shared';
 import type { CatchUpState, Store } from '../store';
 import type { ReportCursor } from '../trend';
 import { buildMissedReportsRecord, type MissedReportsNotice } from '../watchdog';
-import { DEFAULT_SOURCE_NAME, normalizeTimestamp } from '../webhook';
+import { buildDedupKey, DEFAULT_SOURCE_NAME, normalizeTimestamp } from '../webhook';
 import { fetchMissedReport } from './fetch-missed-report';
 import { listNewerReports, toCursor, type ListedReport } from './list-newer-reports';
 
@@ -12,7 +12,7 @@ export interface SourceCatchUpContext {
   /** The source's name (`default` for NETBOX_URL's). */
   source: string;
   client: NetboxClient;
-  store: Pick<Store, 'newestStoredReport' | 'listStoredReportIds' | 'insertDelivery'>;
+  store: Pick<Store, 'newestStoredReport' | 'listStoredReportIds' | 'findKnownKeys' | 'insertDelivery'>;
   logger: Logger;
   /** CATCH_UP_MAX: missed reports mailed one by one; older ones are named in the notice. */
   max: number;
@@ -56,9 +56,10 @@ export async function catchUpSource(state: CatchUpState, context: SourceCatchUpC
   const seen = newest ? toCursor(newest) : after;
   if (!newest) return { queued: 0, seen };
   const stored = new Set(await context.store.listStoredReportIds(context.source, after.reportId, maxId(listing.newer)));
+  const known = new Set(await context.store.findKnownKeys(listing.newer.map((r) => buildDedupKey(r.id, r.created, context.source))));
   // The newest CATCH_UP_MAX of what NetBox lists after the last seen, so that a run cut short and run
-  // again picks the same ones; those the outbox holds already (their webhook came) are left out.
-  const notStored = (r: ListedReport) => !stored.has(r.id);
+  // again picks the same ones; those the relay received already (their webhook came) are left out.
+  const notStored = (r: ListedReport) => !stored.has(r.id) && !known.has(buildDedupKey(r.id, r.created, context.source));
   const toMail = listing.newer.slice(-context.max).filter(notStored);
   const skipped = listing.newer.slice(0, Math.max(0, listing.newer.length - context.max)).filter(notStored);
   const fetched = await queueMissedReports(toMail, context);

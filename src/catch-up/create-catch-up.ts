@@ -19,7 +19,10 @@ export type CatchUpOutcome =
 export interface CatchUpOptions {
   source: string;
   client: NetboxClient;
-  store: Pick<Store, 'takeCatchUpLease' | 'finishCatchUp' | 'newestStoredReport' | 'listStoredReportIds' | 'insertDelivery'>;
+  store: Pick<
+    Store,
+    'takeCatchUpLease' | 'finishCatchUp' | 'newestStoredReport' | 'listStoredReportIds' | 'findKnownKeys' | 'insertDelivery'
+  >;
   clock: Clock;
   logger: Logger;
   everyMs: number;

@@ -41,6 +41,14 @@ export const catchUpQueries = {
     () => `SELECT report_id FROM deliveries WHERE netbox_source = :source AND kind = 'report' AND report_id > :afterId
        AND report_id <= :uptoId`,
   ),
+  /**
+   * Which of these dedup keys the relay holds: a delivery, or a report in the trend's history (which
+   * retention never prunes), so a report received long ago is still known after its delivery is gone.
+   */
+  knownKeys: defineStatement<{ keys: string[] }, { dedup_key: string }>(
+    (d) => `SELECT dedup_key FROM deliveries WHERE dedup_key ${d.inList(':keys')}
+       UNION SELECT dedup_key FROM reports WHERE dedup_key ${d.inList(':keys')}`,
+  ),
 };
 
 /** Turns the row into the state the Store interface returns. */

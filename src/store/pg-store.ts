@@ -541,6 +541,11 @@ export class PgStore implements Store {
     return rows.map((r) => r.report_id).sort((a, b) => a - b);
   }
 
+  async findKnownKeys(keys: readonly string[]): Promise<string[]> {
+    if (keys.length === 0) return [];
+    return (await this.selectAll(catchUpQueries.knownKeys, { keys: [...keys] })).map((r) => r.dedup_key);
+  }
+
   async checkWritable(now: number): Promise<void> {
     await this.execute(queries.health.probe, { now });
   }

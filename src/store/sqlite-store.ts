@@ -595,6 +595,11 @@ export class SqliteStore implements Store {
     return rows.map((r) => r.report_id).sort((a, b) => a - b);
   }
 
+  async findKnownKeys(keys: readonly string[]): Promise<string[]> {
+    if (keys.length === 0) return [];
+    return this.run((db) => selectAll(db, catchUpQueries.knownKeys, { keys: [...keys] })).map((r) => r.dedup_key);
+  }
+
   async checkWritable(now: number): Promise<void> {
     this.run((db) => execute(db, queries.health.probe, { now }));
   }

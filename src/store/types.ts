@@ -318,6 +318,8 @@ export interface Store extends WaiverStorage {
   newestStoredReport(source: string): Promise<{ reportId: number; created: string } | undefined>;
   /** The NetBox ids of a source's reports the outbox holds with `afterId < id <= uptoId`, ascending. */
   listStoredReportIds(source: string, afterId: number, uptoId: number): Promise<number[]>;
+  /** Of these dedup keys, those of a delivery or of a report in the trend's history (kept after retention prunes its delivery). */
+  findKnownKeys(keys: readonly string[]): Promise<string[]>;
   /** Proves the store can commit (for readiness checks). */
   checkWritable(now: number): Promise<void>;
   close(): Promise<void>;

@@ -822,6 +822,11 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(await store.listStoredReportIds('default', 4, 30)).toEqual([9]);
       expect(await store.listStoredReportIds('default', 3, 9)).toEqual([4, 9]);
       expect(await store.listStoredReportIds('lab', 0, 100)).toEqual([30]);
+      // A report in the trend's history stays known after its delivery is pruned.
+      await store.saveReport(makeReport(77, T0, []));
+      const known = await store.findKnownKeys([makeDelivery(9).dedupKey, makeReport(77, T0, []).dedupKey, 'lab/31@x', '5@x']);
+      expect(known.sort()).toEqual([makeDelivery(9).dedupKey, makeReport(77, T0, []).dedupKey].sort());
+      expect(await store.findKnownKeys([])).toEqual([]);
     });
 
     test('the watchdog moves by compare-and-set: of two instances that saw the same state, one wins and queues the mail', async () => {

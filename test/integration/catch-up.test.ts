@@ -168,6 +168,21 @@ describe('catch-up: reports whose webhook never arrived are fetched from NetBox 
     expect(cli.stdout).toMatch(/\n\d+\s+2 catch-up\s/);
   });
 
+  it('a report received by webhook is not fetched again, even once retention pruned its delivery', async () => {
+    addReport(netbox, 1);
+    const relay = await start();
+    await startedCatchUp(relay);
+    addReport(netbox, 2);
+    const body = webhookBody(netbox, 2);
+    expect((await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) })).status).toBe(202);
+    await smtp.waitFor(1);
+    await waitUntil(async () => ((await relay.relay.store.countByState()).sent === 1 ? true : undefined), 10_000, 'the sent record');
+    expect(await relay.relay.store.pruneDeliveries({ state: 'sent', before: Date.now() + 60_000 })).toBe(1);
+    expect(await runCatchUp(relay)).toMatchObject({ result: 'done', queued: 0 });
+    expect(await relay.relay.store.countByState()).toMatchObject({ queued: 0, sending: 0 });
+    expect(smtp.received).toHaveLength(1);
+  });
+
   it('a report created while the relay runs, whose webhook never comes, is mailed at the next turn of CATCH_UP_EVERY', async () => {
     addReport(netbox, 3);
     const relay = await start({ CATCH_UP_EVERY: '200ms' });
