@@ -1,6 +1,7 @@
 import type { ChartView } from './build-mail-chart';
 import { bandOf, buildLinks, formatDateTime, formatPercent, passPercent, type Band, type ReportLinks, type Severity } from '../report';
 import type { ReportDelivery } from '../webhook';
+import type { ReceivedVia } from '../store';
 import type { EnrichmentView, TrendView } from './build-insight-views';
 import { formatDeltaShort, type VerdictView } from './build-verdict-view';
 import type { WaiversView } from './build-waivers-view';
@@ -75,7 +76,7 @@ export interface ReportView {
   timezone: string;
   triggeredBy: string | null;
   /** How the report reached the relay: `catch-up` when fetched from NetBox because its webhook never arrived. */
-  receivedVia: 'webhook' | 'catch-up';
+  receivedVia: ReceivedVia;
   /** The mail's one line about a report fetched by the catch-up; null for a webhook's. Always present. */
   receivedText: string | null;
   overall: RatioView;
@@ -126,7 +127,7 @@ export interface ReportViewOptions {
   sourceName?: string;
   waivers?: WaiversView | null;
   /** Default `webhook`. */
-  receivedVia?: 'webhook' | 'catch-up';
+  receivedVia?: ReceivedVia;
 }
 
 /** What a mail says of a report the catch-up fetched: where it came from, and what its time is. */
