@@ -354,6 +354,42 @@ describe('catch-up: reports whose webhook never arrived are fetched from NetBox 
   });
 });
 
+describe('catch-up of a NetBox under a base path', () => {
+  it('pages and fetches under the base path, and the mail links the report as the webhook would', async () => {
+    const smtp = await startSmtpPeer();
+    const netbox = await startNetboxDouble({
+      authorization: `Token ${TOKEN}`,
+      maxPageSize: 2,
+      publicOrigin: NETBOX_HOST,
+      basePath: '/netbox',
+    });
+    const relay = await startTestRelay({
+      SMTP_URL: smtp.url,
+      MAIL_TO: 'netops@example.com',
+      NETBOX_URL: netbox.url,
+      NETBOX_TOKEN: TOKEN,
+      CATCH_UP_EVERY: '1h',
+    });
+    try {
+      for (let id = 1; id <= 3; id += 1) addReport(netbox, id);
+      await relay.relay.catchUps.run();
+      addReport(netbox, 4);
+      expect(await relay.relay.catchUps.run()).toMatchObject([{ result: 'done', queued: 1 }]);
+      const [mail] = await smtp.waitFor(1);
+      expect(String(mail.parsed.text)).toContain(`${netbox.url}/plugins/validity/reports/4/`);
+      const [delivery] = await relay.relay.store.listDeliveries();
+      expect(delivery.report?.report).toMatchObject({
+        url: '/netbox/api/plugins/validity/reports/4/',
+        results_url: '/netbox/api/plugins/validity/test-results/?report_id=4',
+      });
+    } finally {
+      await relay.stop();
+      await netbox.close();
+      await smtp.close();
+    }
+  });
+});
+
 describe('catch-up per NetBox source', () => {
   it('each source is caught up in its own NetBox, with its own settings, keys and starting point', async () => {
     const smtp = await startSmtpPeer();
