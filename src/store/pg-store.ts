@@ -31,8 +31,10 @@ import { decodeDigestPeriodRow } from './digest-rows';
 import { decodeWaiverRow, parseStoredWaiverId, selectListWaivers, toWaiverParams, waiverQueries } from './waiver-rows';
 import type { NewWaiver, Waiver, WaiverFilter } from '../waivers';
 import { StorageUnavailableError } from './types';
+import { catchUpQueries, decodeCatchUpRow } from './catch-up-rows';
 import type {
   SettledBatch,
+  CatchUpState,
   ClaimedDelivery,
   DeliveryRecord,
   DeliveryState,
@@ -517,6 +519,38 @@ export class PgStore implements Store {
 
   async countWaiversInForce(at: number): Promise<number> {
     return (await this.selectAll(waiverQueries.countInForce, { at }))[0].n;
+  }
+
+  async takeCatchUpLease(input: { source: string; owner: string; now: number; leaseMs: number }): Promise<CatchUpState | undefined> {
+    const { leaseMs, ...lease } = input;
+    const [row] = await this.selectAll(catchUpQueries.takeLease, { ...lease, until: input.now + leaseMs });
+    return row && decodeCatchUpRow(row);
+  }
+
+  async finishCatchUp(input: { source: string; owner: string; now: number; seen?: ReportCursor }): Promise<void> {
+    const { source, owner, now, seen } = input;
+    if (seen) await this.execute(catchUpQueries.succeed, { source, owner, now, ...seen });
+    else await this.execute(catchUpQueries.release, { source, owner });
+  }
+
+  async getCatchUpState(source: string): Promise<CatchUpState | undefined> {
+    const [row] = await this.selectAll(catchUpQueries.get, { source });
+    return row && decodeCatchUpRow(row);
+  }
+
+  async newestStoredReport(source: string): Promise<{ reportId: number; created: string } | undefined> {
+    const [row] = await this.selectAll(catchUpQueries.newestStoredReport, { source });
+    return row && { reportId: row.report_id, created: row.report_created };
+  }
+
+  async listStoredReportIds(source: string, afterId: number, uptoId: number): Promise<number[]> {
+    const rows = await this.selectAll(catchUpQueries.storedReportIds, { source, afterId, uptoId });
+    return rows.map((r) => r.report_id).sort((a, b) => a - b);
+  }
+
+  async findKnownKeys(keys: readonly string[]): Promise<string[]> {
+    if (keys.length === 0) return [];
+    return (await this.selectAll(catchUpQueries.knownKeys, { keys: [...keys] })).map((r) => r.dedup_key);
   }
 
   async checkWritable(now: number): Promise<void> {

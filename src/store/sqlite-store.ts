@@ -16,8 +16,10 @@ import { decodeDigestPeriodRow } from './digest-rows';
 import { decodeWaiverRow, parseStoredWaiverId, selectListWaivers, toWaiverParams, waiverQueries } from './waiver-rows';
 import type { NewWaiver, Waiver, WaiverFilter } from '../waivers';
 import { StorageUnavailableError } from './types';
+import { catchUpQueries, decodeCatchUpRow } from './catch-up-rows';
 import type {
   SettledBatch,
+  CatchUpState,
   ClaimedDelivery,
   DeliveryRecord,
   DeliveryState,
@@ -564,6 +566,39 @@ export class SqliteStore implements Store {
 
   async countWaiversInForce(at: number): Promise<number> {
     return this.run((db) => selectOne(db, waiverQueries.countInForce, { at }))!.n;
+  }
+
+  async takeCatchUpLease(input: { source: string; owner: string; now: number; leaseMs: number }): Promise<CatchUpState | undefined> {
+    const { leaseMs, ...lease } = input;
+    const row = await this.runDurably((db) => selectOne(db, catchUpQueries.takeLease, { ...lease, until: input.now + leaseMs }));
+    return row && decodeCatchUpRow(row);
+  }
+
+  async finishCatchUp(input: { source: string; owner: string; now: number; seen?: ReportCursor }): Promise<void> {
+    const { source, owner, now, seen } = input;
+    await this.runDurably((db) =>
+      seen ? execute(db, catchUpQueries.succeed, { source, owner, now, ...seen }) : execute(db, catchUpQueries.release, { source, owner }),
+    );
+  }
+
+  async getCatchUpState(source: string): Promise<CatchUpState | undefined> {
+    const row = this.run((db) => selectOne(db, catchUpQueries.get, { source }));
+    return row && decodeCatchUpRow(row);
+  }
+
+  async newestStoredReport(source: string): Promise<{ reportId: number; created: string } | undefined> {
+    const row = this.run((db) => selectOne(db, catchUpQueries.newestStoredReport, { source }));
+    return row && { reportId: row.report_id, created: row.report_created };
+  }
+
+  async listStoredReportIds(source: string, afterId: number, uptoId: number): Promise<number[]> {
+    const rows = this.run((db) => selectAll(db, catchUpQueries.storedReportIds, { source, afterId, uptoId }));
+    return rows.map((r) => r.report_id).sort((a, b) => a - b);
+  }
+
+  async findKnownKeys(keys: readonly string[]): Promise<string[]> {
+    if (keys.length === 0) return [];
+    return this.run((db) => selectAll(db, catchUpQueries.knownKeys, { keys: [...keys] })).map((r) => r.dedup_key);
   }
 
   async checkWritable(now: number): Promise<void> {
