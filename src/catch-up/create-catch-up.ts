@@ -125,9 +125,9 @@ export function createCatchUp(options: CatchUpOptions): CatchUp {
   };
 }
 
-/** A stable code for the metrics: NetBox's (AUTH, TIMEOUT, …), the store's, or the parser's. */
+/** A stable code for the metrics: NetBox's (AUTH, TIMEOUT, …, as `netbox_fetch_errors_total` says them), the store's, or the parser's. */
 function codeOf(error: unknown): string {
-  if (error instanceof NetboxError) return `NETBOX_${error.code}`;
+  if (error instanceof NetboxError) return error.code;
   if (error instanceof StorageUnavailableError) return 'STORAGE_UNAVAILABLE';
   if (error instanceof RelayError) return error.code;
   return 'ERROR';

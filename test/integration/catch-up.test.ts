@@ -331,10 +331,10 @@ describe('catch-up: reports whose webhook never arrived are fetched from NetBox 
     await startedCatchUp(relay);
     addReport(netbox, 2);
     netbox.failNext.push(503, 503, 503, 503, 503, 503);
-    expect(await runCatchUp(relay)).toMatchObject({ result: 'failed', code: 'NETBOX_SERVER' });
+    expect(await runCatchUp(relay)).toMatchObject({ result: 'failed', code: 'SERVER' });
     expect(relay.logs.some((l) => l.includes('catch-up of missed reports failed') && l.includes('HTTP 503'))).toBe(true);
     expect(await relay.relay.metrics.render()).toContain(
-      'compliance_relay_catch_up_failures_total{source="default",code="NETBOX_SERVER"} 1',
+      'compliance_relay_catch_up_failures_total{source="default",code="SERVER"} 1',
     );
     const ready = await fetch(`${relay.url}/readyz`, { headers: { Authorization: 'Bearer metrics-token-1234' } });
     expect(ready.status).toBe(200);
@@ -349,7 +349,7 @@ describe('catch-up: reports whose webhook never arrived are fetched from NetBox 
   it('a token NetBox refuses: the failure says so, with the token masked', async () => {
     addReport(netbox, 1);
     const relay = await start({ NETBOX_TOKEN: 'fedcba9876543210fedcba9876543210fedcba98' });
-    expect(await startedCatchUp(relay)).toMatchObject([{ result: 'failed', code: 'NETBOX_AUTH' }]);
+    expect(await startedCatchUp(relay)).toMatchObject([{ result: 'failed', code: 'AUTH' }]);
     expect(relay.logs.join('\n')).not.toContain('fedcba9876543210fedcba9876543210fedcba98');
   });
 });
@@ -562,7 +562,7 @@ describe('the watchdog with catch-up on says what NetBox itself shows', () => {
   it('when the catch-up could not ask NetBox since the silence began, the mail says it cannot tell', async () => {
     now += 25 * 3_600_000;
     netbox.failNext.push(403, 403, 403);
-    expect(await relay!.relay.catchUps.run()).toMatchObject([{ result: 'failed', code: 'NETBOX_AUTH' }]);
+    expect(await relay!.relay.catchUps.run()).toMatchObject([{ result: 'failed', code: 'AUTH' }]);
     expect(await relay!.relay.watchdog!.evaluate()).toBe('overdue');
     const [mail] = await smtp.waitFor(1);
     expect(String(mail.parsed.text)).toContain(
