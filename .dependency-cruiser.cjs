@@ -19,6 +19,7 @@ const LAYERS = [
   ['compose'],
   ['delivery'],
   ['health', 'metrics', 'watchdog', 'digest'],
+  ['catch-up'],
   ['http', 'dashboard', 'netbox-setup'],
   ['relay.ts'],
   ['cli'],

@@ -1,4 +1,5 @@
 import { ackUnderOutageBenchmark } from './ack-under-outage';
+import { bigNetworkBenchmark } from './big-network';
 import { burstBenchmark } from './burst';
 import { cliFirstCallBenchmark } from './cli-first-call';
 import { endToEndBenchmark } from './end-to-end';
@@ -29,4 +30,5 @@ export const BENCHMARKS: Benchmark[] = [
   enrichmentBenchmark,
   enrichmentStatesBenchmark,
   pgReplicasBenchmark,
+  bigNetworkBenchmark,
 ];

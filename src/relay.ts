@@ -1,5 +1,5 @@
 import type { Express, RequestHandler } from 'express';
-import { DEFAULT_SOURCE_NAME, type Config, type SourceConfig } from './config';
+import { DEFAULT_SOURCE_NAME, planCatchUp, type Config, type SourceConfig } from './config';
 import { createNetboxClient, type NetboxClient } from './netbox';
 import { createOwnerResolver } from './enrichment';
 import {
@@ -19,6 +19,7 @@ import { createMetrics, registerWaiverGauge, type RelayMetrics } from './metrics
 import { createWaiverBook, type WaiverBook } from './waivers';
 import { createWatchdog, createWatchdogComposer, type Watchdog } from './watchdog';
 import { createDigestComposer, createDigestScheduler, type DigestScheduler } from './digest';
+import { createSourceCatchUps, type SourceCatchUps } from './catch-up';
 import type { WebhookOutcome } from './webhook';
 import { createActivityCounter, type ActivityCounter, type Clock, type Logger } from './shared';
 import { createRetention, openStore, StorageUnavailableError, type Retention, type Store } from './store';
@@ -77,6 +78,8 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     onQueued: () => delivery.worker.kick(),
   });
   warnAboutDigestRetention(config, digests, io.logger);
+  const { registry } = delivery.metrics;
+  const catchUps = createSourceCatchUps(config, { ...io, store, netbox, registry, onQueued: () => delivery.worker.kick() });
   const app = createRelayApp(config, io, { store, renderer, watchdog, digests, webhooksInFlight, ...delivery });
   const retention = createRetention({
     store,
@@ -85,7 +88,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
     days: config.retention.days,
     intervalMs: config.retention.intervalMs,
   });
-  const parts = { store, renderer, notifier, netbox, watchdog, digests, retention, webhooksInFlight, ...delivery };
+  const parts = { store, renderer, notifier, netbox, watchdog, digests, catchUps, retention, webhooksInFlight, ...delivery };
   let stopped = false;
   return {
     ...parts,
@@ -114,6 +117,8 @@ interface RelayParts {
   watchdog?: Watchdog;
   /** The digest routes' schedules; it queues nothing when no route has `digest`. */
   digests: DigestScheduler;
+  /** Fetching from NetBox the reports whose webhook never arrived, for the sources that have it on. */
+  catchUps: SourceCatchUps;
   retention: Retention;
   /** Webhooks received and not answered yet. */
   webhooksInFlight: ActivityCounter;
@@ -158,6 +163,7 @@ function createSourceWatchdogs(config: Config, io: RelayIo, deps: { store: Store
             expectEveryMs: source.expectEveryMs,
             onQueued: deps.onQueued,
             source: source.name === DEFAULT_SOURCE_NAME ? undefined : source.name,
+            catchUp: planCatchUp(source).on,
           }),
         ],
   );
@@ -303,7 +309,9 @@ export function createRelayReportComposer(
  * other source's token goes to it).
  */
 export function findDeliverySource(config: Config, name: string): SourceConfig {
-  return config.sources.find((s) => s.name === name) ?? { name, path: '', secrets: [], netbox: {}, tags: {} };
+  return (
+    config.sources.find((s) => s.name === name) ?? { name, path: '', secrets: [], netbox: {}, tags: {}, catchUp: { everyMs: null, max: 0 } }
+  );
 }
 
 /** The composer of each kind of delivery: reports (with each source's NetBox failures, the CSV and the trend), digests, the watchdog's notices. */
@@ -343,7 +351,7 @@ function createRelayComposers(
 }
 
 /** The HTTP side: webhook, admin API, dashboard, health and metrics (createApp never listens). */
-function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'notifier' | 'netbox' | 'retention'>): Express {
+function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'notifier' | 'netbox' | 'retention' | 'catchUps'>): Express {
   const { clock, logger } = io;
   const { store, worker, metrics, watchdog } = parts;
   const waivers = createRelayWaiverBook(config, io, store);
@@ -438,6 +446,7 @@ async function startRelay(parts: RelayParts, io: RelayIo): Promise<void> {
   parts.smtpHealth.start();
   parts.watchdog?.start();
   parts.digests.start();
+  parts.catchUps.start();
 }
 
 /** Stops the worker (waiting for sends in flight up to the bound), then closes SMTP, NetBox and the store. */
@@ -448,6 +457,7 @@ async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promis
   parts.smtpHealth.stop();
   parts.watchdog?.stop();
   parts.digests.stop();
+  const catchUpsStopped = parts.catchUps.stop();
   // The batch in flight gets the bound to be sent and recorded; a mail sent but not recorded by then is logged with its Message-ID.
   const drained = await worker.stop(config.http.shutdownTimeoutMs);
   if (!drained)
@@ -457,6 +467,8 @@ async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promis
     );
   await parts.notifier.close();
   for (const client of parts.netbox.values()) client.close();
+  // A catch-up in flight ends (its NetBox requests cut) and gives its lease back before the store closes.
+  await catchUpsStopped;
   await parts.store.close();
 }
 

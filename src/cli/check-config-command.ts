@@ -1,4 +1,4 @@
-import { listSettings, redactConfig, type Config, type Setting } from '../config';
+import { describeCatchUp, listSettings, planCatchUp, redactConfig, type Config, type Setting } from '../config';
 import { defaultTemplatesDir, loadRenderer, TemplateError } from '../mail';
 import { createNotifier } from '../notify';
 import { verifyRouteTemplates } from '../compose';
@@ -45,6 +45,9 @@ function formatSettings(env: CliIo['env'], config: Config): string {
   const files = [
     config.routing.file ? `ROUTES_FILE ${config.routing.file}: routes ${config.routing.routes.map((r) => r.name).join(', ')}` : undefined,
     config.sources.length > 1 ? `NetBox sources: ${config.sources.map((s) => s.name).join(', ')}` : undefined,
+    ...config.sources.map(
+      (s) => `Catch-up of missed reports${config.sources.length > 1 ? ` (${s.name})` : ''}: ${describeCatchUp(planCatchUp(s))}`,
+    ),
   ].filter((line): line is string => line !== undefined);
   return [
     `Set by you (environment or .env; secrets redacted):`,

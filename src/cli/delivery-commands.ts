@@ -123,12 +123,13 @@ export async function withStore(io: CliIo, setExitCode: SetExitCode, fn: (store:
   }
 }
 
-/** A report's id; a digest names its route and a watchdog notice says so (neither has a report of its own). */
+/** A report's id (and `catch-up` when fetched late); a digest names its route, a watchdog or catch-up notice says so. */
 function describeWhatIsMailed(d: DeliveryJson): string {
   // A digest's key names its route and period: `digest:<route>@<period start>`.
   if (d.kind === 'digest') return `digest ${d.dedupKey.slice(DIGEST_KEY_PREFIX.length).split('@')[0]}`;
-  if (d.kind === 'watchdog') return 'watchdog';
-  return String(d.reportId);
+  if (d.kind === 'watchdog') return d.source === 'catch-up' ? 'catch-up notice' : 'watchdog';
+  // Fetched from NetBox because its webhook never arrived.
+  return d.receivedVia === 'catch-up' ? `${d.reportId} catch-up` : String(d.reportId);
 }
 
 /** The width a `deliveries` table never exceeds (a classic terminal; `--json` has everything). */

@@ -1,6 +1,7 @@
 import type { ChartView } from './build-mail-chart';
 import { bandOf, buildLinks, formatDateTime, formatPercent, passPercent, type Band, type ReportLinks, type Severity } from '../report';
 import type { ReportDelivery } from '../webhook';
+import type { ReceivedVia } from '../store';
 import type { EnrichmentView, TrendView } from './build-insight-views';
 import { formatAccepted, formatDeltaShort, type VerdictView } from './build-verdict-view';
 import type { WaiversView } from './build-waivers-view';
@@ -78,6 +79,10 @@ export interface ReportView {
   completedAtText: string;
   timezone: string;
   triggeredBy: string | null;
+  /** How the report reached the relay: `catch-up` when fetched from NetBox because its webhook never arrived. */
+  receivedVia: ReceivedVia;
+  /** The mail's one line about a report fetched by the catch-up; null for a webhook's. Always present. */
+  receivedText: string | null;
   overall: RatioView;
   severities: RatioView[];
   highFailed: number;
@@ -125,7 +130,13 @@ export interface ReportViewOptions {
   /** The source's name, given when the relay serves several NetBox sources: the mail names it. */
   sourceName?: string;
   waivers?: WaiversView | null;
+  /** Default `webhook`. */
+  receivedVia?: ReceivedVia;
 }
+
+/** What a mail says of a report the catch-up fetched: where it came from, and what its time is. */
+export const CAUGHT_UP_TEXT =
+  'Fetched from NetBox by the relay: its webhook never arrived. The time above is when the run started (NetBox keeps no end time).';
 
 /** Builds the template data for one report delivery. Pure: same input, same view. */
 export function buildReportView(delivery: ReportDelivery, options: ReportViewOptions): ReportView {
@@ -159,6 +170,8 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
     completedAtText: formatDateTime(delivery.completedAt, options.timezone),
     timezone: options.timezone,
     triggeredBy: delivery.triggeredBy ?? null,
+    receivedVia: options.receivedVia ?? 'webhook',
+    receivedText: options.receivedVia === 'catch-up' ? CAUGHT_UP_TEXT : null,
     overall,
     severities,
     highFailed,

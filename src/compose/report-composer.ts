@@ -122,6 +122,7 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       chart: insights?.chart,
       sourceName: options.source?.name,
       waivers: insights?.waivers,
+      receivedVia: delivery.receivedVia,
     });
     const attachments = insights?.attachments.length ? insights.attachments : undefined;
     /** One route's mail (one owner group's, when the route mails NetBox's contacts), or undefined when the route is gone. */
@@ -217,5 +218,7 @@ export function buildFilterHeaders(view: ReportView, route: string): Record<stri
     ...(view.trend?.arrivedLate ? { 'X-Compliance-Arrived': 'late' } : {}),
     'X-Compliance-Route': route,
     ...(view.source ? { 'X-Compliance-Source': view.source.name } : {}),
+    // Only for a report fetched from NetBox because its webhook never arrived.
+    ...(view.receivedVia === 'catch-up' ? { 'X-Compliance-Received': 'catch-up' } : {}),
   };
 }

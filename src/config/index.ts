@@ -9,7 +9,8 @@ export {
   type OAuth2Config,
   type LoadConfigOptions,
 } from './load-config';
-export { MAX_SOURCES, type SourceConfig } from './sources-file';
+export { MAX_SOURCES, type SourceConfig, type CatchUpSettings } from './sources-file';
+export { planCatchUp, describeCatchUp, type CatchUpPlan } from './describe-catch-up';
 export { DEFAULT_SOURCE_NAME } from '../webhook';
 export { EnvSchema, SECRET_VARIABLES, type Env } from './schema';
 export { listSettings, type Setting, type SettingsInForce } from './list-settings';

@@ -5,6 +5,7 @@ import { describeZodIssue, isLoopbackHost, type ZodIssueFacts } from '../shared'
 import { EnvSchema, SECRET_VARIABLES, type Env } from './schema';
 import { buildOAuth2Config, checkEndpointUrl, checkUnusedOAuth2, type OAuth2Config } from './build-oauth2-config';
 import type { ConfigIssue } from './config-issue';
+import { describeCatchUp, planCatchUp } from './describe-catch-up';
 import { buildDefaultSource, normalizeWebhookPath, readSourcesFile, type SourceConfig } from './sources-file';
 import { checkRetiredSettings, GRAPH_CONCURRENCY, PAUSE_AFTER_4XX_IN_A_ROW } from './retired-settings';
 import { readWaiversFile } from './waivers-file';
@@ -197,6 +198,7 @@ function readNamedSources(
       env,
       webhookPath: normalizeWebhookPath(e.WEBHOOK_PATH),
       cwd: options.cwd,
+      catchUp: { everyMs: e.CATCH_UP_EVERY, max: e.CATCH_UP_MAX },
     },
     messages,
   );
@@ -658,6 +660,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
       ...s,
       secrets: s.secrets.length,
       netbox: { ...s.netbox, token: s.netbox.token ? '[REDACTED]' : undefined },
+      catchUp: describeCatchUp(planCatchUp(s)),
     })),
     routing: config.routing,
     retry: config.retry,

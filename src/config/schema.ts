@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_WAIVER_MAX_DAYS } from '../waivers';
-import { address, addressList, bool, cidrList, duration, httpUrl, nonNegativeInt, port, positiveInt } from '../shared';
+import { address, addressList, bool, cidrList, duration, httpUrl, nonNegativeInt, parseDurationMs, port, positiveInt } from '../shared';
 
 /**
  * Where a setting is documented: `basics` first (what most relays need), then optional features, then the
@@ -25,6 +25,18 @@ export interface SettingMeta {
   /** A value to show in .env.example when there is no default. */
   example?: string;
 }
+
+/** A duration, or `off` (null): how often the catch-up asks NetBox; SOURCES_FILE's `catch_up_every` reads the same. */
+export const catchUpEvery = z
+  .string()
+  .trim()
+  .transform((value, ctx): number | null => {
+    if (value.toLowerCase() === 'off') return null;
+    const ms = parseDurationMs(value);
+    if (ms !== undefined) return ms;
+    ctx.addIssue({ code: 'custom', message: 'is not a duration (examples: 5m, 1h) nor off' });
+    return z.NEVER;
+  });
 
 /** One setting: its type, default and allowed values (the schema) with its group and description. */
 function setting<T extends z.ZodType>(schema: T, meta: SettingMeta): T {
@@ -237,6 +249,15 @@ export const EnvSchema = z.object({
   EXPECT_REPORT_EVERY: setting(duration.optional(), {
     group: 'features',
     description: 'A duration (24h, 7d): with no report for that long, mail the recipients once (the watchdog).',
+  }),
+  CATCH_UP_EVERY: setting(catchUpEvery.prefault('5m'), {
+    group: 'features',
+    description:
+      "A duration (5m, 1h) or off: how often the relay lists NetBox's reports and queues those whose webhook never arrived (needs NETBOX_URL and NETBOX_TOKEN).",
+  }),
+  CATCH_UP_MAX: setting(positiveInt(20, 1000), {
+    group: 'features',
+    description: 'Missed reports of a source mailed one by one per catch-up (the newest); older ones are named in one notice.',
   }),
   WAIVERS_FILE: setting(z.string().trim().optional(), {
     group: 'features',

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { formatRoutesIssue, parseYamlListFile, RoutesFileError, SOURCE_NAME_PATTERN } from '../routing';
 import { duration, httpUrl, parseCidr } from '../shared';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
-import type { Env } from './schema';
+import { catchUpEvery, type Env } from './schema';
 
 /** Sources one relay serves at most: each one is a route, a NetBox client and a metrics label value. */
 export const MAX_SOURCES = 50;
@@ -20,8 +20,19 @@ export interface SourceConfig {
   netbox: { url?: string; token?: string; caFile?: string };
   /** Free labels routes can match on (`source_tags: { env: prod }`). */
   tags: Record<string, string>;
+  /**
+   * Fetching from NetBox the reports whose webhook never arrived: every `everyMs` (null: off), at most
+   * `max` mailed one by one per run. Runs only with the source's NetBox URL and token.
+   */
+  catchUp: CatchUpSettings;
   /** The watchdog's cadence for this source (`expect_report_every`; EXPECT_REPORT_EVERY for the default); undefined: not watched. */
   expectEveryMs?: number;
+}
+
+/** CATCH_UP_EVERY and CATCH_UP_MAX, or a source's `catch_up_every` and `catch_up_max`. */
+export interface CatchUpSettings {
+  everyMs: number | null;
+  max: number;
 }
 
 /**
@@ -55,6 +66,12 @@ const SourceSchema = z.strictObject({
     .transform(String)
     .pipe(duration)
     .optional(),
+  catch_up_every: z
+    .union([z.string(), z.number()], { error: 'is not a duration (examples: 5m, 1h) nor off' })
+    .transform(String)
+    .pipe(catchUpEvery)
+    .optional(),
+  catch_up_max: z.number().int().min(1).max(1000).optional(),
 });
 
 const SourcesFileSchema = z.strictObject({
@@ -71,6 +88,8 @@ export interface SourcesContext {
   /** WEBHOOK_PATH, normalised: each source posts to `<webhookPath>/<name>`. */
   webhookPath: string;
   cwd: string;
+  /** CATCH_UP_EVERY and CATCH_UP_MAX: what a source that does not say otherwise gets. */
+  catchUp: CatchUpSettings;
 }
 
 /**
@@ -109,6 +128,10 @@ function buildSource(entry: SourceEntry, context: SourcesContext, report: (field
     netbox: { url: entry.netbox_url, token, caFile: entry.ca_file },
     tags: entry.tags ?? {},
     expectEveryMs: entry.expect_report_every,
+    catchUp: {
+      everyMs: entry.catch_up_every === undefined ? context.catchUp.everyMs : entry.catch_up_every,
+      max: entry.catch_up_max ?? context.catchUp.max,
+    },
   });
 }
 
@@ -123,6 +146,7 @@ export function buildDefaultSource(e: Env, context: Pick<SourcesContext, 'webhoo
     netbox: { url: e.NETBOX_URL, token: e.NETBOX_TOKEN, caFile: e.NETBOX_CA_FILE },
     tags: {},
     expectEveryMs: e.EXPECT_REPORT_EVERY,
+    catchUp: { everyMs: e.CATCH_UP_EVERY, max: e.CATCH_UP_MAX },
   });
 }
 

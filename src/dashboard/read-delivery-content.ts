@@ -1,7 +1,7 @@
 import type { DeliveryRecord, Store } from '../store';
 import type { Report } from '../webhook';
 import { parseDelivery } from '../webhook';
-import { parseWatchdogAlert, type WatchdogAlert } from '../watchdog';
+import { parseMissedReportsNotice, parseWatchdogAlert, type MissedReportsNotice, type WatchdogAlert } from '../watchdog';
 import { parseDigestJob, type DigestJob } from '../digest';
 import type { ChartReport } from './build-pass-chart';
 
@@ -9,6 +9,7 @@ import type { ChartReport } from './build-pass-chart';
 export type DeliveryContent =
   | { kind: 'report'; report: Report }
   | { kind: 'watchdog'; alert: WatchdogAlert }
+  | { kind: 'missed'; notice: MissedReportsNotice }
   | { kind: 'digest'; job: DigestJob }
   | { kind: 'other'; reason: string };
 
@@ -22,9 +23,11 @@ export async function readDeliveryContent(record: DeliveryRecord, store: Pick<St
   return readStoredBody(record.dedupKey, await store.getDeliveryBody(record.id));
 }
 
-/** Reads a stored body: a watchdog record, a validity report stored before its fields were kept, or something the page only names. */
+/** Reads a stored body: a watchdog record (or the catch-up's notice), a validity report stored before its fields were kept, or something the page only names. */
 function readStoredBody(dedupKey: string, body: Buffer | undefined): DeliveryContent {
   if (!body) return { kind: 'other', reason: 'the stored body is gone' };
+  const notice = parseMissedReportsNotice(dedupKey, body);
+  if (notice) return { kind: 'missed', notice };
   const alert = parseWatchdogAlert(dedupKey, body);
   if (alert) return { kind: 'watchdog', alert };
   const job = parseDigestJob(dedupKey, body);

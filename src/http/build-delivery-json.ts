@@ -17,6 +17,8 @@ export interface DeliveryJson {
   source: string;
   /** The NetBox source whose webhook path it was posted to (`default`: the bare path). */
   netboxSource: string;
+  /** `webhook`, or `catch-up` when the relay fetched the report from NetBox because its webhook never arrived. */
+  receivedVia: DeliveryRecord['receivedVia'];
   state: DeliveryRecord['state'];
   attempts: number;
   receivedAt: string;
@@ -56,6 +58,7 @@ export function buildDeliveryJson(
     completedAt: record.completedAt,
     source: record.source,
     netboxSource: record.netboxSource,
+    receivedVia: record.receivedVia,
     state: record.state,
     attempts: record.attempts,
     receivedAt: iso(record.receivedAt)!,

@@ -53,13 +53,14 @@ export interface NetboxClient {
    * GETs every page of a list (`pathOrUrl` as for getJson), following `next` (rewritten onto
    * NETBOX_URL's origin; a `next` that is not a clean path is refused), and calls
    * `onPage` with each page's results (explanations dropped) once the page is complete, so a page
-   * retried after a reset is never delivered twice.
+   * retried after a reset is never delivered twice. `onPage` answering `false` stops there (the rest is
+   * not requested).
    */
   /** Closes idle keep-alive connections (at shutdown). */
   close(): void;
   streamList(
     pathOrUrl: string,
-    onPage: (results: Record<string, unknown>[], page: { count: number | null; index: number }) => void,
+    onPage: (results: Record<string, unknown>[], page: { count: number | null; index: number }) => unknown,
     budget: RequestBudget,
   ): Promise<{ pages: number; items: number; count: number | null }>;
 }
@@ -243,7 +244,7 @@ async function fetchJson(context: ClientContext, pathOrUrl: string, budget: Requ
 async function streamPages(
   context: ClientContext,
   pathOrUrl: string,
-  onPage: (results: Record<string, unknown>[], page: { count: number | null; index: number }) => void,
+  onPage: (results: Record<string, unknown>[], page: { count: number | null; index: number }) => unknown,
   budget: RequestBudget,
 ): Promise<{ pages: number; items: number; count: number | null }> {
   let url: URL | null = resolveUrl(context, pathOrUrl);
@@ -262,10 +263,10 @@ async function streamPages(
       budget,
     );
     count ??= page.count;
-    onPage(page.results, { count, index: pages });
+    const more = onPage(page.results, { count, index: pages });
     pages += 1;
     items += page.results.length;
-    url = page.next ? resolveUrl(context, page.next, { rebaseForeignOrigin: true }) : null;
+    url = more === false ? null : page.next ? resolveUrl(context, page.next, { rebaseForeignOrigin: true }) : null;
   }
   return { pages, items, count };
 }

@@ -7,6 +7,7 @@ import {
   type DeliveryRecord,
   type DeliveryState,
   type InsertResult,
+  type ReceivedVia,
   type NewDelivery,
 } from './types';
 
@@ -14,6 +15,8 @@ import {
 interface BaseDeliveryRow {
   id: number;
   kind: DeliveryKind;
+  /** Migration 15; rows stored before it came by webhook. */
+  received_via: ReceivedVia;
   dedup_key: string;
   report_id: number;
   report_created: string;
@@ -59,7 +62,7 @@ type ReportColumns = Record<CountColumn, number | null> & {
   triggered_by: string | null;
 };
 
-/** A `deliveries` row as both stores read it (the same column names and number types in SQLite and PostgreSQL). */
+/** A `deliveries` row as both engines read it (the same column names and number types in SQLite and PostgreSQL). */
 export type DeliveryRow = BaseDeliveryRow & ReportColumns;
 
 /** The columns a new delivery's INSERT binds, in order; its parameters are named after them. */
@@ -79,6 +82,7 @@ export const INSERT_COLUMNS = [
   'custom_fields',
   'triggered_by',
   'netbox_source',
+  'received_via',
 ] as const;
 
 /** The parameters of a new delivery's INSERT. */
@@ -87,7 +91,7 @@ export type DeliveryParams = Record<(typeof INSERT_COLUMNS)[number], unknown>;
 /** Every column of a delivery record, without its body (listings never load bodies). */
 export const DELIVERY_RECORD_COLUMNS = `id, kind, dedup_key, report_id, report_created, completed_at, source, received_at, state, attempts,
   next_attempt_at, last_error, last_error_code, message_id, sent_at, updated_at, display, url, results_url, ${COUNT_COLUMNS.join(', ')},
-  custom_fields, triggered_by, netbox_source`;
+  custom_fields, triggered_by, netbox_source, received_via`;
 
 /**
  * A new delivery as the parameters of its INSERT: the report's fields flattened into their columns,
@@ -113,6 +117,7 @@ export function toDeliveryParams(delivery: NewDelivery): DeliveryParams {
     custom_fields: r?.custom_fields === undefined ? null : JSON.stringify(r.custom_fields),
     triggered_by: parsed?.triggeredBy ?? null,
     netbox_source: parsed?.source ?? delivery.netboxSource ?? DEFAULT_SOURCE_NAME,
+    received_via: delivery.receivedVia ?? 'webhook',
   };
   for (const column of COUNT_COLUMNS) params[column] = r ? r[column] : null;
   return params as DeliveryParams;
@@ -140,6 +145,7 @@ export function decodeDeliveryRow(row: DeliveryRow): DeliveryRecord {
   return {
     id: row.id,
     kind: row.kind,
+    receivedVia: row.received_via,
     dedupKey: row.dedup_key,
     reportId: row.report_id,
     reportCreated: row.report_created,

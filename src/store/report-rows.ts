@@ -2,7 +2,7 @@ import { buildReportSnapshot, type FailingPair, type PairStates, type ReportPoin
 import type { ReportDelivery } from '../webhook';
 import type { NewDelivery } from './types';
 
-/** A `reports` row as both stores read it (PostgreSQL returns the same column names). */
+/** A `reports` row as both engines read it (PostgreSQL returns the same column names). */
 export interface ReportRow extends ReportPointRow {
   failing: string | null;
   /** JSON `[[resultId, deviceId, testId], ...]`, one per failing pair; NULL when any pair came without ids. */
@@ -54,7 +54,13 @@ export type ArrivalParams = Omit<ReportParams, 'failing' | 'failingIds' | 'faili
 
 /** A report as its webhook parsed it, in `series`, as the parameters of its arrival row. */
 export function toArrivalParams(delivery: ReportDelivery, series: string): ArrivalParams {
-  const { failing: _f, failingIds: _i, failingCount: _c, pairStates: _s, ...params } = toReportParams(buildReportSnapshot(delivery, series, null));
+  const {
+    failing: _f,
+    failingIds: _i,
+    failingCount: _c,
+    pairStates: _s,
+    ...params
+  } = toReportParams(buildReportSnapshot(delivery, series, null));
   return params;
 }
 

@@ -11,7 +11,9 @@ import { fromSentMessageRow } from './sent-message-rows';
 import { decodeWatchdogRow } from './watchdog-rows';
 import { decodeDigestPeriodRow } from './digest-rows';
 import { decodeWaiverRow, parseStoredWaiverId, selectListWaivers, toWaiverParams, waiverQueries } from './waiver-rows';
+import { catchUpQueries, decodeCatchUpRow } from './catch-up-rows';
 import type {
+  CatchUpState,
   ClaimedDelivery,
   DeliveryRecord,
   DeliveryState,
@@ -265,6 +267,38 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
 
   async countWaiversInForce(at: number): Promise<number> {
     return (await this.row(waiverQueries.countInForce, { at }))!.n;
+  }
+
+  async takeCatchUpLease(input: { source: string; owner: string; now: number; leaseMs: number }): Promise<CatchUpState | undefined> {
+    const { leaseMs, ...lease } = input;
+    const row = await this.engine.write(selectOne(catchUpQueries.takeLease, { ...lease, until: input.now + leaseMs }), { atomic: false });
+    return row && decodeCatchUpRow(row);
+  }
+
+  async finishCatchUp(input: { source: string; owner: string; now: number; seen?: ReportCursor }): Promise<void> {
+    const { source, owner, now, seen } = input;
+    if (seen) await this.change(catchUpQueries.succeed, { source, owner, now, ...seen });
+    else await this.change(catchUpQueries.release, { source, owner });
+  }
+
+  async getCatchUpState(source: string): Promise<CatchUpState | undefined> {
+    const row = await this.row(catchUpQueries.get, { source });
+    return row && decodeCatchUpRow(row);
+  }
+
+  async newestStoredReport(source: string): Promise<{ reportId: number; created: string } | undefined> {
+    const row = await this.row(catchUpQueries.newestStoredReport, { source });
+    return row && { reportId: row.report_id, created: row.report_created };
+  }
+
+  async listStoredReportIds(source: string, afterId: number, uptoId: number): Promise<number[]> {
+    const rows = await this.rows(catchUpQueries.storedReportIds, { source, afterId, uptoId });
+    return rows.map((r) => r.report_id).sort((a, b) => a - b);
+  }
+
+  async findKnownKeys(keys: readonly string[]): Promise<string[]> {
+    if (keys.length === 0) return [];
+    return (await this.rows(catchUpQueries.knownKeys, { keys: [...keys] })).map((r) => r.dedup_key);
   }
 
   async checkWritable(now: number): Promise<void> {

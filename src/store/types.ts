@@ -11,10 +11,16 @@ export type DeliveryState = (typeof DELIVERY_STATES)[number];
 export const DELIVERY_KINDS = ['report', 'digest', 'watchdog'] as const;
 export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
 
+/** How a report reached the relay: NetBox's webhook, or fetched from NetBox's list because its webhook never came. */
+export const RECEIVED_VIA = ['webhook', 'catch-up'] as const;
+export type ReceivedVia = (typeof RECEIVED_VIA)[number];
+
 /** What the webhook stores, before the 2xx. */
 export interface NewDelivery {
   /** Default `report`. */
   kind?: DeliveryKind;
+  /** Default `webhook`. */
+  receivedVia?: ReceivedVia;
   dedupKey: string;
   reportId: number;
   reportCreated: string;
@@ -42,6 +48,7 @@ export interface NewDelivery {
 export interface DeliveryRecord {
   id: number;
   kind: DeliveryKind;
+  receivedVia: ReceivedVia;
   dedupKey: string;
   reportId: number;
   reportCreated: string;
@@ -307,6 +314,24 @@ export interface Store extends WaiverStorage {
    * being mailed) on the route: what `repeat_after` measures from.
    */
   lastRouteMailCompletedAt(route: string, deliveryId: number): Promise<string | null>;
+  /**
+   * Takes the catch-up lease of a NetBox source until `now + leaseMs` in one statement, if no other owner
+   * holds it unexpired; resolves with what the source's catch-up knows, or undefined when another holds it.
+   */
+  takeCatchUpLease(input: { source: string; owner: string; now: number; leaseMs: number }): Promise<CatchUpState | undefined>;
+  /**
+   * Releases the lease `owner` holds; with `seen`, the catch-up succeeded: the newest report seen moves
+   * there and the success is recorded. Nothing changes when the lease is no longer `owner`'s.
+   */
+  finishCatchUp(input: { source: string; owner: string; now: number; seen?: ReportCursor }): Promise<void>;
+  /** What the source's catch-up knows (for the metrics), if it ever ran. */
+  getCatchUpState(source: string): Promise<CatchUpState | undefined>;
+  /** The report of the highest NetBox id the outbox holds for a source (webhooks count as seen), if any. */
+  newestStoredReport(source: string): Promise<{ reportId: number; created: string } | undefined>;
+  /** The NetBox ids of a source's reports the outbox holds with `afterId < id <= uptoId`, ascending. */
+  listStoredReportIds(source: string, afterId: number, uptoId: number): Promise<number[]>;
+  /** Of these dedup keys, those of a delivery or of a report in the trend's history (kept after retention prunes its delivery). */
+  findKnownKeys(keys: readonly string[]): Promise<string[]>;
   /** Proves the store can commit (for readiness checks). */
   checkWritable(now: number): Promise<void>;
   close(): Promise<void>;
@@ -340,6 +365,14 @@ export interface SettledBatch {
   deliveries: DeliverySettlement[];
   /** The report snapshots composed in this batch (the trend's history), whatever their deliveries came to. */
   reports: ReportSnapshot[];
+}
+
+/** A NetBox source's catch-up, as the store keeps it. */
+export interface CatchUpState {
+  /** The newest report seen (by creation time, then id); `reportId` 0: NetBox had none. Null before the first catch-up. */
+  seen: ReportCursor | null;
+  /** When a catch-up of this source last succeeded (epoch ms), by any relay sharing the store. */
+  succeededAt: number | null;
 }
 
 /** What {@link Store.migrate} did: the migrations applied now (empty when up to date) and the schema version. */

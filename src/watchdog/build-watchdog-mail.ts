@@ -29,6 +29,28 @@ export function formatDuration(ms: number): string {
   return parts.join(' ');
 }
 
+/**
+ * The catch-up listed NetBox's reports well into the silence (past half of it) and found none newer:
+ * NetBox has none either. An older listing shows nothing about the rest of the silence.
+ */
+function netboxHasNone(alert: WatchdogAlert): boolean {
+  return alert.netboxCheckedAt != null && alert.netboxCheckedAt >= alert.silentSince + alert.expectEveryMs / 2;
+}
+
+/** What the silence can mean, as far as the relay could check NetBox itself (the catch-up lists its reports). */
+function describeNetboxCheck(alert: WatchdogAlert, timezone: string): string[] {
+  const checked = alert.netboxCheckedAt == null ? undefined : formatDateTime(new Date(alert.netboxCheckedAt).toISOString(), timezone);
+  if (netboxHasNone(alert))
+    return [
+      `NetBox had no newer report either when the relay last listed its reports, at ${checked} (catch-up): no webhook was lost, the tests did not run or did not succeed. Check:`,
+    ];
+  if (alert.netboxCheckedAt !== undefined)
+    return [
+      `The relay has not listed NetBox's reports ${checked ? `since ${checked}` : 'yet'} (its catch-up fails: see the logs and compliance_relay_catch_up_failures_total), so it cannot tell whether NetBox has reports whose webhook was lost. Check:`,
+    ];
+  return ['NetBox drops a webhook that fails without retrying it, so silence can mean a lost report. Check:'];
+}
+
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
@@ -48,11 +70,15 @@ export function buildWatchdogMail(alert: WatchdogAlert, options: WatchdogMailOpt
       `No compliance report${from} has reached the relay since ${since} (${formatDuration(alert.detectedAt - alert.silentSince)} ago).`,
       `One is expected at least every ${every} (${alert.source ? `expect_report_every of ${alert.source} in SOURCES_FILE` : 'EXPECT_REPORT_EVERY'}).`,
       '',
-      'NetBox drops a webhook that fails without retrying it, so silence can mean a lost report. Check:',
+      ...describeNetboxCheck(alert, options.timezone),
       '- that the scheduled "Run Compliance Tests" still runs and succeeds in NetBox;',
-      '- that the webhook and its event rule exist and are enabled (compliance-relay netbox-setup --dry-run shows what differs);',
-      "- NetBox's failed background jobs (Admin > Background Tasks > failed) for webhook errors;",
-      "- the relay's logs and /metrics for rejected deliveries (a signature or secret mismatch, say).",
+      ...(netboxHasNone(alert)
+        ? []
+        : [
+            '- that the webhook and its event rule exist and are enabled (compliance-relay netbox-setup --dry-run shows what differs);',
+            "- NetBox's failed background jobs (Admin > Background Tasks > failed) for webhook errors;",
+            "- the relay's logs and /metrics for rejected deliveries (a signature or secret mismatch, say).",
+          ]),
       '',
       'You will get one more mail when reports arrive again.',
     ];

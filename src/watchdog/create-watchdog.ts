@@ -1,9 +1,10 @@
 import type { Clock, Logger } from '../shared';
 import type { Store } from '../store';
+import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { buildWatchdogAlert } from './watchdog-alert';
 
 export interface WatchdogOptions {
-  store: Pick<Store, 'lastReportReceivedAt' | 'getWatchdogState' | 'transitionWatchdog'>;
+  store: Pick<Store, 'lastReportReceivedAt' | 'getWatchdogState' | 'transitionWatchdog' | 'getCatchUpState'>;
   clock: Clock;
   logger: Logger;
   /** EXPECT_REPORT_EVERY: the longest silence before the recipients are told. */
@@ -14,6 +15,8 @@ export interface WatchdogOptions {
   onQueued?: (id: number) => void;
   /** The named NetBox source this watchdog watches (its own state, its own reports); absent: the default source. */
   source?: string;
+  /** The source's catch-up runs: the overdue mail says whether NetBox itself has no report (it asked). */
+  catchUp?: boolean;
 }
 
 export interface Watchdog {
@@ -52,6 +55,7 @@ export function createWatchdog(options: WatchdogOptions): Watchdog {
         expectEveryMs: options.expectEveryMs,
         detectedAt: now,
         source,
+        ...(options.catchUp ? { netboxCheckedAt: (await store.getCatchUpState(source ?? DEFAULT_SOURCE_NAME))?.succeededAt ?? null } : {}),
       });
       const result = await store.transitionWatchdog({
         expectedVersion: state.version,

@@ -2,3 +2,10 @@ export { createWatchdog, type Watchdog, type WatchdogOptions } from './create-wa
 export { createWatchdogComposer } from './create-watchdog-composer';
 export { buildWatchdogAlert, parseWatchdogAlert, type WatchdogAlert } from './watchdog-alert';
 export { buildWatchdogMail, formatDuration } from './build-watchdog-mail';
+export {
+  buildMissedReportsRecord,
+  buildMissedReportsMail,
+  parseMissedReportsNotice,
+  formatIdRanges,
+  type MissedReportsNotice,
+} from './missed-reports-notice';

@@ -11,6 +11,11 @@ export interface WatchdogAlert {
   detectedAt: number;
   /** The named NetBox source that went silent; absent: the default source. */
   source?: string;
+  /**
+   * With catch-up on: when the relay last listed NetBox's reports successfully (null: not yet). A check
+   * after the silence began means NetBox has no report either, not that a webhook was lost. Absent: catch-up off.
+   */
+  netboxCheckedAt?: number | null;
 }
 
 /** The JSON key that marks a body as a watchdog record (a NetBox body never has it). */

@@ -3,6 +3,7 @@ export {
   parseDelivery,
   normalizeTimestamp,
   assignSource,
+  buildDedupKey,
   DEFAULT_SOURCE_NAME,
   type Delivery,
   type ReportDelivery,

@@ -30,7 +30,13 @@ export const DEFAULT_SOURCE_NAME = 'default';
  */
 export function assignSource(delivery: ReportDelivery, source: string | undefined): ReportDelivery {
   if (source === undefined || source === DEFAULT_SOURCE_NAME) return delivery;
-  return { ...delivery, source, dedupKey: `${source}/${delivery.dedupKey}` };
+  return { ...delivery, source, dedupKey: buildDedupKey(delivery.report.id, delivery.report.created, source) };
+}
+
+/** A report's idempotency key: `<id>@<created>` as NetBox serializes them, `<source>/…` for a named source. */
+export function buildDedupKey(reportId: number, created: string, source?: string): string {
+  const key = `${reportId}@${created}`;
+  return source === undefined || source === DEFAULT_SOURCE_NAME ? key : `${source}/${key}`;
 }
 
 /** A well-formed NetBox event the relay acknowledges but does not mail. */
@@ -84,7 +90,7 @@ export function parseDelivery(body: Uint8Array): Delivery {
   return {
     kind: 'report',
     report: data,
-    dedupKey: `${data.id}@${data.created}`,
+    dedupKey: buildDedupKey(data.id, data.created),
     completedAt: normalizeTimestamp(env.timestamp) ?? normalizeTimestamp(data.created) ?? data.created,
     triggeredBy: triggeredBy(env),
   };

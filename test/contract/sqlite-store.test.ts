@@ -70,6 +70,7 @@ test("migration 9 keeps the watchdog's state as the default source's", async () 
         '014-delivery_kind',
         '015-report_arrival',
         '016-report_pair_states',
+        '017-catch_up',
       ]);
       expect(await store.getWatchdogState(100)).toEqual({ state: 'overdue', since: 5, createdAt: 1, changedAt: 6, version: 3 });
       expect(await store.getWatchdogState(100, 'lab')).toEqual({ state: 'ok', since: null, createdAt: 100, changedAt: 100, version: 0 });

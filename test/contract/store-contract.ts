@@ -860,6 +860,50 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(kept).toMatchObject({ reportId: n, failing: [pair] });
     });
 
+    test('one catch-up per source at a time: of two relays asking at once one gets the lease, the other after it is released or expired', async () => {
+      const other = await open();
+      const lease = { source: 'default', now: T0, leaseMs: 60_000 };
+      const taken = await Promise.all([store.takeCatchUpLease({ ...lease, owner: 'a' }), other.takeCatchUpLease({ ...lease, owner: 'b' })]);
+      expect(taken.filter((t) => t !== undefined)).toEqual([{ seen: null, succeededAt: null }]);
+      const winner = taken[0] ? 'a' : 'b';
+      const loser = winner === 'a' ? 'b' : 'a';
+      // Another source has a lease of its own.
+      expect(await store.takeCatchUpLease({ ...lease, source: 'lab', owner: loser })).toEqual({ seen: null, succeededAt: null });
+      // A finish by a relay that does not hold the lease changes nothing.
+      await store.finishCatchUp({ source: 'default', owner: loser, now: T0 + 1, seen: { createdMs: 5, reportId: 5 } });
+      expect(await store.getCatchUpState('default')).toEqual({ seen: null, succeededAt: null });
+      await store.finishCatchUp({ source: 'default', owner: winner, now: T0 + 2, seen: { createdMs: T0 - 10, reportId: 7 } });
+      expect(await other.takeCatchUpLease({ ...lease, now: T0 + 3, owner: loser })).toEqual({
+        seen: { createdMs: T0 - 10, reportId: 7 },
+        succeededAt: T0 + 2,
+      });
+      // Held and unexpired: refused; expired (its relay died): taken over. A failed run keeps what was seen.
+      expect(await store.takeCatchUpLease({ ...lease, now: T0 + 4, owner: winner })).toBeUndefined();
+      expect(await store.takeCatchUpLease({ ...lease, now: T0 + 3 + 60_000, owner: winner })).toBeDefined();
+      await store.finishCatchUp({ source: 'default', owner: winner, now: T0 + 70_000 });
+      expect(await store.getCatchUpState('default')).toEqual({ seen: { createdMs: T0 - 10, reportId: 7 }, succeededAt: T0 + 2 });
+    });
+
+    test('a delivery says how it was received, and the newest stored report of a source is the highest NetBox id', async () => {
+      expect(await store.newestStoredReport('default')).toBeUndefined();
+      const hooked = await store.insertDelivery(makeDelivery(9));
+      const fetched = await store.insertDelivery(makeDelivery(4, { receivedVia: 'catch-up' }));
+      await store.insertDelivery(makeDelivery(12, { kind: 'watchdog', dedupKey: 'watchdog:x' }));
+      await store.insertDelivery(makeDelivery(30, { netboxSource: 'lab', dedupKey: 'lab/30' }));
+      expect((await store.getDelivery(hooked.id))?.receivedVia).toBe('webhook');
+      expect((await store.getDelivery(fetched.id))?.receivedVia).toBe('catch-up');
+      expect((await store.listDeliveries()).map((d) => d.receivedVia)).toContain('catch-up');
+      expect(await store.newestStoredReport('default')).toEqual({ reportId: 9, created: '2026-11-21T10:00:00.000000+00:00' });
+      expect(await store.listStoredReportIds('default', 4, 30)).toEqual([9]);
+      expect(await store.listStoredReportIds('default', 3, 9)).toEqual([4, 9]);
+      expect(await store.listStoredReportIds('lab', 0, 100)).toEqual([30]);
+      // A report in the trend's history stays known after its delivery is pruned.
+      await saveReport(store, makeReport(77, T0, []));
+      const known = await store.findKnownKeys([makeDelivery(9).dedupKey, makeReport(77, T0, []).dedupKey, 'lab/31@x', '5@x']);
+      expect(known.sort()).toEqual([makeDelivery(9).dedupKey, makeReport(77, T0, []).dedupKey].sort());
+      expect(await store.findKnownKeys([])).toEqual([]);
+    });
+
     test('the watchdog moves by compare-and-set: of two instances that saw the same state, one wins and queues the mail', async () => {
       const other = await open();
       const seenHere = await store.getWatchdogState(T0);
@@ -1186,6 +1230,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
             '014-delivery_kind',
             '015-report_arrival',
             '016-report_pair_states',
+            '017-catch_up',
           ]);
           expect(report.version).toBeGreaterThanOrEqual(6);
           const [before] = await upgraded.listDeliveries();

@@ -41,7 +41,7 @@ export async function startTestRelay(
 ): Promise<TestRelay> {
   const dataDir = options.dataDir ?? makeTempDir();
   const config = loadConfig(
-    { DATA_DIR: dataDir, WORKER_POLL_MS: '50', LOG_LEVEL: 'debug', ...env },
+    { DATA_DIR: dataDir, WORKER_POLL_MS: '50', LOG_LEVEL: 'debug', CATCH_UP_EVERY: 'off', ...env },
     { readFile: (f) => fs.readFileSync(f, 'utf8') },
   );
   const logs: string[] = [];

@@ -15,6 +15,8 @@ export interface DoubleReport {
   id: number;
   created: string;
   results: ResultSpec[];
+  /** Fields served instead of those derived from the results (a report the relay must refuse, say). */
+  fields?: Record<string, unknown>;
 }
 
 /** A NetBox object nested in a device (site, tenant, role, platform, tag). */
@@ -80,10 +82,44 @@ export interface NetboxDouble {
   slowPaths: Map<string, number>;
   /** Delay, in ms, before answering a request whose query has this parameter and value (`passed=true`). */
   slowQueries: Map<string, number>;
+  /** Requests to this path (without the base path) are answered only once the promise settles. */
+  gates: Map<string, Promise<unknown>>;
+  /** The requests (path and query) held by a gate, as they arrived. */
+  held: string[];
   devices: Map<number, DeviceSpec>;
   contacts: Map<number, ContactSpec>;
   assignments: AssignmentSpec[];
   close(): Promise<void>;
+}
+
+/**
+ * A report as validity's API serializes it (NETBOX.md "The report"): its counts from its results, and
+ * `url`/`results_url` absolute on the host NetBox believes it has (the webhook's are relative).
+ */
+export function renderReport(report: DoubleReport, api: string): Record<string, unknown> {
+  const count = (results: ResultSpec[]) => ({ passed: results.filter((r) => r.passed).length, count: results.length });
+  const of = (severity: string) => count(report.results.filter((r) => r.test.severity === severity));
+  const [total, high, middle, low] = [count(report.results), of('HIGH'), of('MIDDLE'), of('LOW')];
+  return {
+    id: report.id,
+    url: `${api}/reports/${report.id}/`,
+    display: `report-${report.id}`,
+    device_count: new Set(report.results.map((r) => r.device.id)).size,
+    test_count: new Set(report.results.map((r) => r.test.id)).size,
+    total_passed: total.passed,
+    total_count: total.count,
+    low_passed: low.passed,
+    low_count: low.count,
+    middle_passed: middle.passed,
+    middle_count: middle.count,
+    high_passed: high.passed,
+    high_count: high.count,
+    results_url: `${api}/test-results/?report_id=${report.id}`,
+    custom_fields: {},
+    created: report.created,
+    last_updated: report.created,
+    ...report.fields,
+  };
 }
 
 /** Builds the API representation of a result, with a large explanation when asked. */
@@ -119,10 +155,11 @@ export function renderResult(r: ResultSpec, reportId: number, origin: string, ba
 }
 
 /**
- * A NetBox + validity API double on a real listener (port 0): token check (403 {"detail"}), report
- * detail (404 when unknown), results list with NetBox's filters (`test_id` and `device_id` repeatable)
- * and limit/offset pagination whose `next` is absolute on NetBox's own idea of its host, 400 for an
- * unknown report_id, test_id or device_id (a device or test is known while some report has a result of it).
+ * A NetBox + validity API double on a real listener (port 0): token check (403 {"detail"}), reports list
+ * (newest first, `?ordering=`, paged) and detail (404 when unknown), results list with NetBox's filters
+ * (`test_id` and `device_id` repeatable) and limit/offset pagination whose `next` is absolute on NetBox's own
+ * idea of its host, 400 for an unknown report_id, test_id or device_id (a device or test is known while some
+ * report has a result of it).
  */
 export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<NetboxDouble> {
   const basePath = options.basePath ?? '';
@@ -133,6 +170,8 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
   const slowOffsets = new Map<number, number>();
   const slowPaths = new Map<string, number>();
   const slowQueries = new Map<string, number>();
+  const gates = new Map<string, Promise<unknown>>();
+  const held: string[] = [];
   const devices = new Map<number, DeviceSpec>();
   const contacts = new Map<number, ContactSpec>();
   const assignments: AssignmentSpec[] = [];
@@ -157,6 +196,14 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
 
   const server = http.createServer((req, res) => {
     const requested = new URL(req.url ?? '/', 'http://double');
+    const gate = gates.get(requested.pathname.slice(basePath.length));
+    if (gate) {
+      held.push(req.url ?? '/');
+      void gate.then(() => {
+        if (!res.destroyed) handle(req, res);
+      });
+      return;
+    }
     const delay =
       slowPaths.get(requested.pathname.slice(basePath.length)) ??
       [...requested.searchParams].map(([name, value]) => slowQueries.get(`${name}=${value}`)).find((d) => d !== undefined);
@@ -182,12 +229,17 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
     if (reportMatch) {
       const report = reports.get(Number(reportMatch[1]));
       if (!report) return json(res, 404, { detail: 'No ComplianceReport matches the given query.' });
-      return json(res, 200, {
-        id: report.id,
-        url: `${publicOrigin}${api}/reports/${report.id}/`,
-        display: `report-${report.id}`,
-        created: report.created,
-      });
+      return json(res, 200, renderReport(report, `${publicOrigin}${api}`));
+    }
+    if (url.pathname === `${api}/reports/`) {
+      // validity's model orders by -created; NetBox's ?ordering= applies (no filterset).
+      const ordering = url.searchParams.get('ordering') ?? '-created';
+      const key = ordering.replace(/^-/, '') as 'created' | 'id';
+      const sign = ordering.startsWith('-') ? -1 : 1;
+      const rows = [...reports.values()]
+        .sort((a, b) => sign * (key === 'id' ? a.id - b.id : Date.parse(a.created) - Date.parse(b.created) || a.id - b.id))
+        .map((r) => renderReport(r, `${publicOrigin}${api}`));
+      return json(res, 200, page(url, rows));
     }
     if (url.pathname === `${basePath}/api/status/`) {
       return json(res, 200, { 'netbox-version': version, plugins: { validity: '3.5.2' }, 'python-version': '3.12.3' });
@@ -286,6 +338,8 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
     slowOffsets,
     slowPaths,
     slowQueries,
+    gates,
+    held,
     devices,
     contacts,
     assignments,

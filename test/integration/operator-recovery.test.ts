@@ -131,6 +131,7 @@ describe('operator recovery: list dead deliveries and requeue them', () => {
           completedAt: expect.any(String),
           source: '127.0.0.1',
           netboxSource: 'default',
+          receivedVia: 'webhook',
           state: 'dead',
           attempts: 1,
           receivedAt: expect.stringMatching(/Z$/),

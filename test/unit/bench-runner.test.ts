@@ -21,6 +21,15 @@ describe('bench runner', () => {
     for (const f of run.figures) expect(Number.isFinite(f.value)).toBe(true);
   });
 
+  it('mails a small network through the built relay and its NetBox double, and measures it next to the plain download', async () => {
+    const run = await runBenchmarks({ only: ['big-network'], quick: true, log: () => {} });
+    expect(run.failures).toEqual([]);
+    const html = run.figures.find((f) => f.name === 'big network: the mail’s HTML');
+    expect(html?.value).toBeGreaterThan(1000);
+    for (const f of run.figures) expect(Number.isFinite(f.value)).toBe(true);
+    expect(run.figures.filter((f) => f.baseline).every((f) => f.baseline!.value > 0)).toBe(true);
+  }, 120_000);
+
   it('judges ratio targets against the same-run baseline and bounds against the value', () => {
     expect(
       evaluateFigure('b', {

@@ -14,6 +14,8 @@ const GOOD = `sources:
     allowed_ips: [10.20.0.0/16, 192.0.2.7]
     tags: { env: prod, region: 1 }
     expect_report_every: 24h
+    catch_up_every: 1m
+    catch_up_max: 5
   - name: lab
     netbox_url: http://netbox-lab:8000
     token_env: LAB_TOKEN
@@ -35,8 +37,24 @@ describe('SOURCES_FILE: several NetBox sources', () => {
         allowedIps: ['10.0.0.0/8'],
         netbox: { url: 'https://nb.example.com', token: 'abc', caFile: undefined },
         tags: {},
+        catchUp: { everyMs: 300_000, max: 20 },
       },
     ]);
+  });
+
+  it('catch-up runs only with a NetBox URL and token and a cadence that is not off, and says why not', () => {
+    const catchUpOf = (env: Record<string, string>) =>
+      (redactConfig(load(env, {})).sources as { catchUp: string }[]).map((s) => s.catchUp)[0];
+    expect(catchUpOf({ NETBOX_URL: 'https://nb.example.com', NETBOX_TOKEN: 'abc' })).toBe(
+      'every 5m, at most 20 missed reports mailed per run',
+    );
+    expect(catchUpOf({ NETBOX_URL: 'https://nb.example.com', NETBOX_TOKEN: 'abc', CATCH_UP_EVERY: 'off' })).toBe(
+      'off: CATCH_UP_EVERY is off',
+    );
+    expect(catchUpOf({ NETBOX_URL: 'https://nb.example.com' })).toBe('off: NETBOX_TOKEN is not set: NetBox lists reports only to a token');
+    expect(messagesOf({ CATCH_UP_EVERY: 'often', CATCH_UP_MAX: '0' }, {}).join('\n')).toMatch(
+      /CATCH_UP_EVERY.*is not a duration \(examples: 5m, 1h\) nor off[\s\S]*CATCH_UP_MAX/,
+    );
   });
 
   it('reads each source with its secrets by reference, its own path, URL, token, CA and addresses', () => {
@@ -63,6 +81,17 @@ describe('SOURCES_FILE: several NetBox sources', () => {
       expectEveryMs: 86_400_000,
     });
     expect(config.sources[2].expectEveryMs).toBeUndefined();
+    // A source's own catch-up cadence, or CATCH_UP_EVERY and CATCH_UP_MAX; each says whether it runs and why not.
+    expect(config.sources.map((s) => s.catchUp)).toEqual([
+      { everyMs: 300_000, max: 20 },
+      { everyMs: 60_000, max: 5 },
+      { everyMs: 300_000, max: 20 },
+    ]);
+    expect((redactConfig(config).sources as { catchUp: string }[]).map((s) => s.catchUp)).toEqual([
+      'off: NETBOX_URL is not set: there is no NetBox to ask',
+      'every 1m, at most 5 missed reports mailed per run',
+      'every 5m, at most 20 missed reports mailed per run',
+    ]);
     expect(config.sources[2]).toMatchObject({ secrets: ['lab-hook'], netbox: { token: 'nbt_lab.token', caFile: '/srv/lab-ca.pem' } });
     // Every source's secrets are masked in logs, and the printed configuration shows none of them.
     expect(config.secretValues).toEqual(expect.arrayContaining(['prod-hook', 'old-hook', 'prod-token', 'lab-hook', 'nbt_lab.token']));
@@ -83,6 +112,8 @@ describe('SOURCES_FILE: several NetBox sources', () => {
   - name: default
     webhook_secret_env: EMPTY
     expect_report_every: soon
+    catch_up_every: sometimes
+    catch_up_max: 0
     colour: blue
 `;
     const messages = messagesOf({ SOURCES_FILE: '/etc/sources.yaml', HOST: '127.0.0.1', EMPTY: ' ' }, { '/etc/sources.yaml': file });
@@ -95,6 +126,8 @@ describe('SOURCES_FILE: several NetBox sources', () => {
     expect(text).toContain('source 4 (default) name: "default" is the source configured from NETBOX_URL and WEBHOOK_*');
     expect(text).toContain('source 4 (default): unknown key colour (check the spelling)');
     expect(text).toContain('source 4 (default) expect_report_every: is not a duration');
+    expect(text).toContain('source 4 (default) catch_up_every: is not a duration (examples: 5m, 1h) nor off');
+    expect(text).toContain('source 4 (default) catch_up_max:');
   });
 
   it('reports unreadable, unset, blank and doubled secret references, each with its source and field', () => {

@@ -297,4 +297,22 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
       ALTER TABLE reports ADD COLUMN pair_states TEXT;
     `,
   },
+  {
+    version: 17,
+    name: 'catch_up',
+    // How a delivery reached the relay (its webhook, or fetched from NetBox by the catch-up), and per NetBox
+    // source the newest report seen (kept apart from the deliveries, which retention prunes) with the lease
+    // that lets one relay at a time catch up.
+    sql: `
+      ALTER TABLE deliveries ADD COLUMN received_via TEXT NOT NULL DEFAULT 'webhook';
+      CREATE TABLE catch_up_sources (
+        source           TEXT    PRIMARY KEY,
+        seen_created_ms  INTEGER,
+        seen_report_id   INTEGER,
+        lease_owner      TEXT,
+        lease_until      INTEGER NOT NULL DEFAULT 0,
+        succeeded_at     INTEGER
+      );
+    `,
+  },
 ];

@@ -14,6 +14,7 @@ import { MIGRATION_013_WAIVERS } from './013-waivers';
 import { MIGRATION_014_DELIVERY_KIND } from './014-delivery-kind';
 import { MIGRATION_015_REPORT_ARRIVAL } from './015-report-arrival';
 import { MIGRATION_016_REPORT_PAIR_STATES } from './016-report-pair-states';
+import { MIGRATION_017_CATCH_UP } from './017-catch-up';
 
 /** One versioned schema change; `sql` runs in one transaction. */
 export interface PgMigration {
@@ -44,4 +45,5 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   MIGRATION_014_DELIVERY_KIND,
   MIGRATION_015_REPORT_ARRIVAL,
   MIGRATION_016_REPORT_PAIR_STATES,
+  MIGRATION_017_CATCH_UP,
 ];

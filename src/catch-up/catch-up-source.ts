@@ -1,0 +1,165 @@
+import type { NetboxClient, RequestBudget } from '../netbox';
+import type { Logger } from '../shared';
+import type { CatchUpState, Store } from '../store';
+import type { ReportCursor } from '../trend';
+import { buildMissedReportsRecord, type MissedReportsNotice } from '../watchdog';
+import { buildDedupKey, DEFAULT_SOURCE_NAME, normalizeTimestamp } from '../webhook';
+import { fetchMissedReport } from './fetch-missed-report';
+import { listNewerReports, toCursor, type ListedReport } from './list-newer-reports';
+
+/** What one catch-up of a source needs, besides the lease it runs under. */
+export interface SourceCatchUpContext {
+  /** The source's name (`default` for NETBOX_URL's). */
+  source: string;
+  /** The source's NETBOX_URL as configured (see CatchUpOptions). */
+  netboxUrl?: string;
+  client: NetboxClient;
+  store: Pick<Store, 'newestStoredReport' | 'listStoredReportIds' | 'findKnownKeys' | 'insertDelivery'>;
+  logger: Logger;
+  /** CATCH_UP_MAX: missed reports mailed one by one; older ones are named in the notice. */
+  max: number;
+  now: number;
+  budget: RequestBudget;
+  /** A delivery was queued (wakes the worker). */
+  onQueued?: (id: number) => void;
+}
+
+/** What a catch-up did: reports queued now, and where the next one starts. */
+export interface SourceCatchUpResult {
+  queued: number;
+  seen: ReportCursor;
+}
+
+/** Gaps in NetBox's ids wider than this are not named one by one (a NetBox restored from elsewhere, say). */
+const MAX_GAP_IDS = 1_000;
+
+/**
+ * Queues, oldest first and through the webhook's own insert, every report NetBox lists after the newest
+ * this source has seen that the outbox does not hold; the newest CATCH_UP_MAX are mailed one by one,
+ * older ones and those NetBox deleted meanwhile are named in one notice. A source never caught up
+ * before starts at the newest report it received by webhook, or else at NetBox's newest: nothing older
+ * is mailed.
+ */
+export async function catchUpSource(state: CatchUpState, context: SourceCatchUpContext): Promise<SourceCatchUpResult> {
+  const { logger } = context;
+  const after = state.seen ?? (await newestReceived(context));
+  const listing = await listNewerReports(context.client, after, context.budget);
+  if (!after) {
+    const seen = listing.newest ? toCursor(listing.newest) : { createdMs: 0, reportId: 0 };
+    logger.info(
+      { source: context.source, reportId: listing.newest?.id ?? null },
+      listing.newest
+        ? `catch-up starts at NetBox's newest report ${listing.newest.id}: older reports are not mailed`
+        : 'catch-up starts with NetBox holding no report: every report from now on is mailed',
+    );
+    return { queued: 0, seen };
+  }
+  const newest = listing.newer.at(-1);
+  const seen = newest ? toCursor(newest) : after;
+  if (!newest) return { queued: 0, seen };
+  const stored = new Set(await context.store.listStoredReportIds(context.source, after.reportId, maxId(listing.newer)));
+  const known = new Set(await context.store.findKnownKeys(listing.newer.map((r) => buildDedupKey(r.id, r.created, context.source))));
+  // The newest CATCH_UP_MAX of what NetBox lists after the last seen, so that a run cut short and run
+  // again picks the same ones; those the relay received already (their webhook came) are left out.
+  const notStored = (r: ListedReport) => !stored.has(r.id) && !known.has(buildDedupKey(r.id, r.created, context.source));
+  const toMail = listing.newer.slice(-context.max).filter(notStored);
+  const skipped = listing.newer.slice(0, Math.max(0, listing.newer.length - context.max)).filter(notStored);
+  const fetched = await queueMissedReports(toMail, context);
+  const deleted = [...findVanishedIds(after, listing.newer, stored), ...fetched.deleted];
+  if (skipped.length > 0 || deleted.length > 0 || fetched.refused.length > 0)
+    await queueNotice(context, { mailed: fetched.mailed, skipped, deleted, refused: fetched.refused });
+  return { queued: fetched.queued, seen };
+}
+
+/**
+ * Fetches each report, oldest first, and queues it as its webhook would have been. Resolves with how
+ * many were queued now (`mailed` counts those already queued by a run cut short too), and the ids of
+ * those NetBox no longer had or served in a form the webhook refuses.
+ */
+async function queueMissedReports(
+  reports: readonly ListedReport[],
+  context: SourceCatchUpContext,
+): Promise<{ queued: number; mailed: number; deleted: number[]; refused: number[] }> {
+  const { logger, source } = context;
+  const found = { queued: 0, mailed: 0, deleted: [] as number[], refused: [] as number[] };
+  for (const report of reports) {
+    const delivery = await fetchMissedReport(context.client, report.id, {
+      source,
+      netboxUrl: context.netboxUrl,
+      now: context.now,
+      budget: context.budget,
+    });
+    if (delivery === 'deleted') {
+      found.deleted.push(report.id);
+      continue;
+    }
+    if ('refused' in delivery) {
+      // Retrying cannot help (NetBox serves it so each time): named in the notice instead of blocking the source.
+      found.refused.push(report.id);
+      logger.warn(
+        { source, reportId: report.id, reason: delivery.refused },
+        'missed report refused: its fields fail the checks a webhook must pass',
+      );
+      continue;
+    }
+    found.mailed += 1;
+    const result = await context.store.insertDelivery(delivery);
+    if (result.duplicate) continue;
+    found.queued += 1;
+    logger.info(
+      { source, reportId: report.id, deliveryId: result.id },
+      'missed report queued: fetched from NetBox because its webhook never arrived',
+    );
+    context.onQueued?.(result.id);
+  }
+  return found;
+}
+
+/** The newest report this source received before catch-up ever ran for it (by webhook): where it starts. */
+async function newestReceived(context: SourceCatchUpContext): Promise<ReportCursor | null> {
+  const stored = await context.store.newestStoredReport(context.source);
+  if (!stored) return null;
+  return { createdMs: Date.parse(normalizeTimestamp(stored.created) ?? stored.created), reportId: stored.reportId };
+}
+
+function maxId(reports: readonly ListedReport[]): number {
+  return reports.reduce((m, r) => Math.max(m, r.id), 0);
+}
+
+/**
+ * Ids between the last seen report and the newest listed that NetBox no longer lists and the outbox
+ * never held: NetBox ids grow with each report, so these existed and are gone (deleted by validity's
+ * `store_reports`, or a run that never finished). Unknown when nothing was seen before (id 0).
+ */
+function findVanishedIds(after: ReportCursor, newer: readonly ListedReport[], stored: ReadonlySet<number>): number[] {
+  const top = maxId(newer);
+  if (after.reportId === 0 || top - after.reportId > MAX_GAP_IDS) return [];
+  const listed = new Set(newer.map((r) => r.id));
+  const vanished: number[] = [];
+  for (let id = after.reportId + 1; id < top; id += 1) if (!listed.has(id) && !stored.has(id)) vanished.push(id);
+  return vanished;
+}
+
+/** One notice naming the reports not mailed one by one, and those NetBox deleted before they could be fetched. */
+async function queueNotice(
+  context: SourceCatchUpContext,
+  found: { mailed: number; skipped: ListedReport[]; deleted: number[]; refused: number[] },
+): Promise<void> {
+  const base = context.client.url;
+  const notice: MissedReportsNotice = {
+    kind: 'missed',
+    ...(context.source === DEFAULT_SOURCE_NAME ? {} : { source: context.source }),
+    detectedAt: context.now,
+    mailed: found.mailed,
+    skipped: found.skipped.map((r) => ({ id: r.id, created: r.created, link: `${base}/plugins/validity/reports/${r.id}/` })),
+    deleted: [...found.deleted].sort((a, b) => a - b),
+    refused: found.refused,
+  };
+  const result = await context.store.insertDelivery(buildMissedReportsRecord(notice));
+  if (result.duplicate) return;
+  context.logger.warn(
+    { source: context.source, skipped: notice.skipped.length, deleted: notice.deleted, deliveryId: result.id },
+    'missed reports not mailed one by one (beyond CATCH_UP_MAX, or deleted in NetBox): one notice names them',
+  );
+  context.onQueued?.(result.id);
+}

@@ -1,0 +1,134 @@
+import type { NetboxClient, RequestBudget } from '../netbox';
+import { NetboxError } from '../netbox';
+import { RelayError, type Clock, type Logger } from '../shared';
+import { StorageUnavailableError, type Store } from '../store';
+import { catchUpSource } from './catch-up-source';
+
+/** How long one catch-up may talk to NetBox (the list and the missed reports) before it gives up until next time. */
+export const CATCH_UP_BUDGET_MS = 60_000;
+/** The lease outlives the budget, so a live run keeps it; a dead relay's lease lapses after this. */
+const LEASE_MS = 2 * CATCH_UP_BUDGET_MS;
+
+/** What one catch-up of a source came to, for the metrics and the tests. */
+export type CatchUpOutcome =
+  | { source: string; result: 'done'; queued: number; at: number }
+  /** Another relay sharing the store holds the source's lease: it catches up. */
+  | { source: string; result: 'busy' }
+  | { source: string; result: 'failed'; code: string };
+
+export interface CatchUpOptions {
+  source: string;
+  /** The source's NETBOX_URL as configured: a report's series is keyed by it, as its webhook's is. */
+  netboxUrl?: string;
+  client: NetboxClient;
+  store: Pick<
+    Store,
+    'takeCatchUpLease' | 'finishCatchUp' | 'newestStoredReport' | 'listStoredReportIds' | 'findKnownKeys' | 'insertDelivery'
+  >;
+  clock: Clock;
+  logger: Logger;
+  everyMs: number;
+  max: number;
+  /** This relay's name for the lease (unique per process). */
+  owner: string;
+  onQueued?: (id: number) => void;
+  onOutcome?: (outcome: CatchUpOutcome) => void;
+}
+
+export interface CatchUp {
+  readonly source: string;
+  /** Catches up now (or joins the run under way); never rejects. */
+  run(): Promise<CatchUpOutcome>;
+  /** Runs at once, then every `everyMs`, on a timer that never keeps the process alive. */
+  start(): void;
+  /** Stops the timer and ends the run in flight's budget; resolves once that run has ended (closing the NetBox client cuts its request). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Fetches from NetBox the reports of one source whose webhook never arrived, at start and every
+ * CATCH_UP_EVERY, under the source's lease in the store (one relay at a time). It runs beside the
+ * webhook and the worker, never before them; a failure is logged with its reason, counted and tried
+ * again at the next turn, with what was seen left where it was.
+ */
+export function createCatchUp(options: CatchUpOptions): CatchUp {
+  const { store, clock, logger, source, owner } = options;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<CatchUpOutcome> | undefined;
+  /** The run in flight's NetBox budget: a stop ends it, so no request starts or is retried after. */
+  let budget: RequestBudget | undefined;
+
+  async function runOnce(): Promise<CatchUpOutcome> {
+    const now = clock.now();
+    let state;
+    try {
+      state = await store.takeCatchUpLease({ source, owner, now, leaseMs: LEASE_MS });
+    } catch (error) {
+      return fail(error);
+    }
+    if (!state) return { source, result: 'busy' };
+    budget = { deadline: now + CATCH_UP_BUDGET_MS };
+    try {
+      const result = await catchUpSource(state, {
+        source,
+        netboxUrl: options.netboxUrl,
+        client: options.client,
+        store,
+        logger,
+        max: options.max,
+        now,
+        budget,
+        onQueued: options.onQueued,
+      });
+      await store.finishCatchUp({ source, owner, now: clock.now(), seen: result.seen });
+      return { source, result: 'done', queued: result.queued, at: clock.now() };
+    } catch (error) {
+      await store.finishCatchUp({ source, owner, now: clock.now() }).catch(() => undefined);
+      return fail(error);
+    }
+  }
+
+  function fail(error: unknown): CatchUpOutcome {
+    const code = codeOf(error);
+    // NetBox's messages are masked by its client (the token never shows); the next turn tries again.
+    logger.warn({ source, code, err: (error as Error).message }, 'catch-up of missed reports failed: tried again at its next turn');
+    return { source, result: 'failed', code };
+  }
+
+  const run = (): Promise<CatchUpOutcome> => {
+    running ??= runOnce()
+      .then((outcome) => {
+        options.onOutcome?.(outcome);
+        return outcome;
+      })
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  };
+
+  return {
+    source,
+    run,
+    start() {
+      if (timer) return;
+      void run();
+      timer = setInterval(() => void run(), options.everyMs);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      if (budget) budget.deadline = 0;
+      await running;
+    },
+  };
+}
+
+/** A stable code for the metrics: NetBox's (AUTH, TIMEOUT, …, as `netbox_fetch_errors_total` says them), the store's, or the parser's. */
+function codeOf(error: unknown): string {
+  if (error instanceof NetboxError) return error.code;
+  if (error instanceof StorageUnavailableError) return 'STORAGE_UNAVAILABLE';
+  if (error instanceof RelayError) return error.code;
+  return 'ERROR';
+}

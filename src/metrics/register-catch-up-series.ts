@@ -1,0 +1,53 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Clock, Logger } from '../shared';
+import type { Store } from '../store';
+
+/** One catch-up of a source as the metrics count it (the catch-up's own outcome, which lives above this layer). */
+export type CatchUpCount =
+  { source: string; result: 'done'; queued: number } | { source: string; result: 'busy' | 'failed'; code?: string };
+
+/**
+ * The catch-up's series, for the sources it runs for: reports it queued, its failures by code, and the
+ * seconds since a catch-up of the source last succeeded, by any relay sharing the store (read from the
+ * store at scrape time; absent before the first success). Returns the recorder of each run's outcome.
+ */
+export function registerCatchUpSeries(
+  registry: Registry,
+  options: { sources: readonly string[]; store: Pick<Store, 'getCatchUpState'>; clock: Clock; logger: Logger },
+): (count: CatchUpCount) => void {
+  const caughtUp = new Counter({
+    name: 'compliance_relay_catch_up_reports_total',
+    help: 'Reports fetched from NetBox and queued because their webhook never arrived, by NetBox source.',
+    labelNames: ['source'] as const,
+    registers: [registry],
+  });
+  const failures = new Counter({
+    name: 'compliance_relay_catch_up_failures_total',
+    help: 'Catch-ups that failed (tried again at the next turn), by NetBox source and code (NETBOX_AUTH, NETBOX_UNREACHABLE, …).',
+    labelNames: ['source', 'code'] as const,
+    registers: [registry],
+  });
+  for (const source of options.sources) caughtUp.inc({ source }, 0);
+  new Gauge({
+    name: 'compliance_relay_catch_up_last_success_age_seconds',
+    help: 'Seconds since a catch-up of the NetBox source last succeeded (by any relay sharing the store).',
+    labelNames: ['source'] as const,
+    registers: [registry],
+    async collect() {
+      for (const source of options.sources) {
+        try {
+          const state = await options.store.getCatchUpState(source);
+          if (state?.succeededAt != null) this.set({ source }, Math.max(0, (options.clock.now() - state.succeededAt) / 1000));
+        } catch (error) {
+          options.logger.warn({ err: error, source }, 'metrics: cannot read the catch-up state');
+        }
+      }
+    },
+  });
+  const known = new Set(options.sources);
+  return (count) => {
+    if (!known.has(count.source)) return;
+    if (count.result === 'done') caughtUp.inc({ source: count.source }, count.queued);
+    else if (count.result === 'failed') failures.inc({ source: count.source, code: (count.code ?? 'ERROR').slice(0, 40) });
+  };
+}

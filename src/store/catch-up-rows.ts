@@ -1,0 +1,58 @@
+import { defineStatement } from './statement';
+import type { CatchUpState } from './types';
+
+/** A `catch_up_sources` row as both engines read it. */
+export interface CatchUpRow {
+  seen_created_ms: number | null;
+  seen_report_id: number | null;
+  succeeded_at: number | null;
+}
+
+const CATCH_UP_COLUMNS = 'seen_created_ms, seen_report_id, succeeded_at';
+
+/** The catch-up's statements, written once for both engines. */
+export const catchUpQueries = {
+  /**
+   * One statement: the row is created with the lease, or the lease moves to `owner` only when it expired
+   * (or is already its own). A replica that loses gets no row back; on PostgreSQL a concurrent upsert of
+   * the same source waits for the winner's commit, then finds the lease taken.
+   */
+  takeLease: defineStatement<{ source: string; owner: string; now: number; until: number }, CatchUpRow>(
+    () => `INSERT INTO catch_up_sources (source, lease_owner, lease_until) VALUES (:source, :owner, :until)
+       ON CONFLICT (source) DO UPDATE SET lease_owner = excluded.lease_owner, lease_until = excluded.lease_until
+       WHERE catch_up_sources.lease_until <= :now OR catch_up_sources.lease_owner = :owner
+       RETURNING ${CATCH_UP_COLUMNS}`,
+  ),
+  succeed: defineStatement<{ source: string; owner: string; now: number; createdMs: number; reportId: number }>(
+    () => `UPDATE catch_up_sources SET seen_created_ms = :createdMs, seen_report_id = :reportId, succeeded_at = :now,
+         lease_owner = NULL, lease_until = 0 WHERE source = :source AND lease_owner = :owner`,
+  ),
+  release: defineStatement<{ source: string; owner: string }>(
+    () => 'UPDATE catch_up_sources SET lease_owner = NULL, lease_until = 0 WHERE source = :source AND lease_owner = :owner',
+  ),
+  get: defineStatement<{ source: string }, CatchUpRow>(() => `SELECT ${CATCH_UP_COLUMNS} FROM catch_up_sources WHERE source = :source`),
+  /** Report ids grow with creation in one NetBox: the highest stored is the newest the relay received. */
+  newestStoredReport: defineStatement<{ source: string }, { report_id: number; report_created: string }>(
+    () => `SELECT report_id, report_created FROM deliveries WHERE netbox_source = :source AND kind = 'report'
+       ORDER BY report_id DESC LIMIT 1`,
+  ),
+  /** The NetBox ids of a source's reports the outbox holds in (afterId, uptoId]: received already, by webhook or catch-up. */
+  storedReportIds: defineStatement<{ source: string; afterId: number; uptoId: number }, { report_id: number }>(
+    () => `SELECT report_id FROM deliveries WHERE netbox_source = :source AND kind = 'report' AND report_id > :afterId
+       AND report_id <= :uptoId`,
+  ),
+  /**
+   * Which of these dedup keys the relay holds: a delivery, or a report in the trend's history (which
+   * retention never prunes), so a report received long ago is still known after its delivery is gone.
+   */
+  knownKeys: defineStatement<{ keys: string[] }, { dedup_key: string }>(
+    (d) => `SELECT dedup_key FROM deliveries WHERE dedup_key ${d.inList(':keys')}
+       UNION SELECT dedup_key FROM reports WHERE dedup_key ${d.inList(':keys')}`,
+  ),
+};
+
+/** Turns the row into the state the Store interface returns. */
+export function decodeCatchUpRow(row: CatchUpRow): CatchUpState {
+  const seen = row.seen_created_ms === null ? null : { createdMs: row.seen_created_ms, reportId: row.seen_report_id ?? 0 };
+  return { seen, succeededAt: row.succeeded_at };
+}
