@@ -1,6 +1,6 @@
 import type { WorkerOutcome } from '../delivery';
 import { describeMailError } from '../mail';
-import type { Notifier } from '../notify';
+import { readFailureCode, type Notifier } from '../notify';
 import type { Clock, FailureCode, Logger } from '../shared';
 
 /** The latest word on whether mail can leave: from a periodic check or from the last send. */
@@ -68,9 +68,8 @@ export function createSmtpHealth(options: { notifier: Notifier; clock: Clock; lo
       .then(
         () => set({ ok: true, source: 'verify', checkedAt: options.clock.now() }),
         (error: unknown) => {
-          const err = error as { code?: unknown; message?: unknown };
-          const code = typeof err.code === 'string' ? err.code : 'ERROR';
-          const message = String(err.message ?? error);
+          const code = readFailureCode(error);
+          const message = String((error as { message?: unknown } | null)?.message ?? error);
           set({ ok: false, source: 'verify', checkedAt: options.clock.now(), code, message: describeForUser(code, message) });
         },
       )
