@@ -30,6 +30,8 @@ export {
   isMailbox,
   isLoopbackHost,
   parseDurationMs,
+  describeBadDuration,
+  describeShortWebhookSecret,
   parseCidr,
 } from './env-fields';
 export { describeZodIssue, type ZodIssueFacts } from './describe-zod-issue';
