@@ -12,6 +12,7 @@ export {
 } from './failure-catalogue';
 export { renderFailureCatalogue, replaceFailureCatalogue } from './render-failure-catalogue';
 export { systemClock, type Clock } from './clock';
+export { createAuthThrottle, type AuthThrottle } from './auth-throttle';
 export { createActivityCounter, type ActivityCounter } from './activity-counter';
 export { createLogger, createSilentLogger, resolveLogFormat, type Logger, type LoggerOptions } from './logger';
 export { findPackageRoot } from './paths';
