@@ -61,8 +61,10 @@ export function classifyFailure(error: unknown): FailureClass {
   // A refused login stays a login problem whatever reply code came with it (454 included).
   if (code === 'EAUTH' || code === 'ENOAUTH') return buildFailureClass(code, message);
   // Certificate trust (untrusted, expired, another host's): nothing will change until an operator fixes
-  // SMTP_CA_FILE, and every mail fails alike. A server's reply that mentions a certificate is still a reply.
-  if (code === 'ETLS' || (responseCode === undefined && isCertificateFailure(message))) return buildFailureClass('ETLS', message);
+  // SMTP_CA_FILE, and every mail fails alike. nodemailer says ESOCKET (or ECONNECTION) and only the words tell;
+  // a server's reply that mentions a certificate is still a reply.
+  if (code === 'ETLS' || (isSocketCode(code) && responseCode === undefined && isCertificateFailure(message)))
+    return buildFailureClass('ETLS', message);
   if (responseCode !== undefined && responseCode >= 400 && responseCode < 500) {
     return { ...buildFailureClass('SMTP_4XX', message), scope: SERVER_REPLY_CODES.has(responseCode) ? 'server' : 'message' };
   }
@@ -86,6 +88,11 @@ export function classifyRenderFailure(error: unknown): FailureClass {
 export function buildFailureClass(code: FailureCode, message: string): FailureClass {
   const entry = FAILURE_CATALOGUE[code];
   return { kind: entry.retryable ? 'transient' : 'permanent', code, configProblem: entry.configProblem, scope: entry.scope, message };
+}
+
+/** The codes a TLS handshake's failure arrives with: nodemailer's socket and connection codes, Node's own (CERT_…), or none. */
+function isSocketCode(code: string | undefined): boolean {
+  return code === undefined || code === 'ESOCKET' || code === 'ECONNECTION' || !isFailureCode(code);
 }
 
 /** A one-line description with the SMTP answer when there is one; never a stack. */

@@ -12,12 +12,22 @@ export interface FailureFacts {
   /** `server`: every delivery would fail alike (the worker pauses the whole queue); `message`: this one only. */
   scope: 'server' | 'message';
   transport: FailureTransport;
+  /**
+   * The failure says nothing against reaching the mail server: it answered about this message (so it is
+   * reachable), or it was never asked (the template or the stored delivery was at fault).
+   */
+  serverReachable: boolean;
   /** What happened, in words an on-call reads at a glance (dashboard, docs/errors.md). */
   words: string;
 }
 
 function smtp(retryable: boolean, scope: 'server' | 'message', words: string): FailureFacts {
-  return { retryable, configProblem: false, heldForOperator: false, scope, transport: 'smtp', words };
+  return { retryable, configProblem: false, heldForOperator: false, scope, transport: 'smtp', serverReachable: false, words };
+}
+
+/** The mail server answered about this message: it is reachable. */
+function reply(facts: FailureFacts): FailureFacts {
+  return { ...facts, serverReachable: true };
 }
 
 /**
@@ -28,10 +38,10 @@ function smtp(retryable: boolean, scope: 'server' | 'message', words: string): F
  * stored code reads like the library's documentation.
  */
 export const FAILURE_CATALOGUE = {
-  SMTP_4XX: smtp(true, 'message', 'The mail server refused the message for now (temporary 4xx).'),
-  SMTP_5XX: smtp(false, 'message', 'The mail server refused the message for good (5xx).'),
-  EENVELOPE: smtp(false, 'message', 'The mail server refused a sender or recipient address.'),
-  EMESSAGE: smtp(false, 'message', 'The mail server refused the message content.'),
+  SMTP_4XX: reply(smtp(true, 'message', 'The mail server refused the message for now (temporary 4xx).')),
+  SMTP_5XX: reply(smtp(false, 'message', 'The mail server refused the message for good (5xx).')),
+  EENVELOPE: reply(smtp(false, 'message', 'The mail server refused a sender or recipient address.')),
+  EMESSAGE: reply(smtp(false, 'message', 'The mail server refused the message content.')),
   ECONNECTION: smtp(true, 'server', 'The mail server could not be reached.'),
   ECONNREFUSED: smtp(true, 'server', 'The mail server refused the connection (is it running, is SMTP_URL right?).'),
   ECONNRESET: smtp(true, 'server', 'The mail server dropped the connection.'),
@@ -60,6 +70,7 @@ export const FAILURE_CATALOGUE = {
     heldForOperator: true,
     scope: 'server',
     transport: 'oauth2',
+    serverReachable: false,
     words: "The OAuth2 token endpoint or the mail server refused the app's credentials (client secret, tenant, grant).",
   },
   OAUTH2_UNAVAILABLE: {
@@ -68,6 +79,7 @@ export const FAILURE_CATALOGUE = {
     heldForOperator: false,
     scope: 'server',
     transport: 'oauth2',
+    serverReachable: false,
     words: 'The OAuth2 token endpoint could not be reached or is overloaded (429, 5xx): no token yet.',
   },
   // Microsoft Graph's sendMail: 429 (the pause honours Retry-After), 5xx or no answer, 403/404 (the app may
@@ -79,22 +91,23 @@ export const FAILURE_CATALOGUE = {
     configProblem: true,
     heldForOperator: true,
   },
-  GRAPH_REJECTED: graph(false, 'message', 'Microsoft Graph refused this message (a 4xx about it: a recipient, its size).'),
-  TEMPLATE: { ...relay(false, 'message', 'A mail template failed to render (a configuration problem).'), configProblem: true },
-  RENDER: relay(false, 'message', 'The mail could not be built from this report.'),
-  EUNREADABLE: relay(false, 'message', 'The stored delivery could not be read.'),
-  ROUTE_REMOVED: { ...relay(false, 'message', 'Its route is no longer in ROUTES_FILE.'), configProblem: true },
+  GRAPH_REJECTED: reply(graph(false, 'message', 'Microsoft Graph refused this message (a 4xx about it: a recipient, its size).')),
+  TEMPLATE: { ...relay(false, 'message', 'A mail template failed to render (a configuration problem).', true), configProblem: true },
+  RENDER: relay(false, 'message', 'The mail could not be built from this report.', true),
+  EUNREADABLE: relay(false, 'message', 'The stored delivery could not be read.', true),
+  ROUTE_REMOVED: { ...relay(false, 'message', 'Its route is no longer in ROUTES_FILE.', true), configProblem: true },
   SMTP_PAUSED: relay(true, 'server', 'Sending is paused: the mail server failed for every message lately.'),
   // Anything else: a retry that fails again costs little, a mail wrongly given up costs a report.
   UNKNOWN: relay(true, 'message', 'The send failed for a reason the relay does not know.'),
 } as const satisfies Record<string, FailureFacts>;
 
 function graph(retryable: boolean, scope: 'server' | 'message', words: string): FailureFacts {
-  return { retryable, configProblem: false, heldForOperator: false, scope, transport: 'graph', words };
+  return { retryable, configProblem: false, heldForOperator: false, scope, transport: 'graph', serverReachable: false, words };
 }
 
-function relay(retryable: boolean, scope: 'server' | 'message', words: string): FailureFacts {
-  return { retryable, configProblem: false, heldForOperator: false, scope, transport: 'relay', words };
+/** The relay's own failure; `notSent`: the mail server was never asked (the template or the stored delivery was at fault). */
+function relay(retryable: boolean, scope: 'server' | 'message', words: string, notSent = false): FailureFacts {
+  return { retryable, configProblem: false, heldForOperator: false, scope, transport: 'relay', serverReachable: notSent, words };
 }
 
 export type FailureCode = keyof typeof FAILURE_CATALOGUE;
