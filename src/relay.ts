@@ -21,7 +21,7 @@ import { createWatchdog, createWatchdogComposer, type Watchdog } from './watchdo
 import { createDigestComposer, createDigestScheduler, type DigestScheduler } from './digest';
 import { createSourceCatchUps, type SourceCatchUps } from './catch-up';
 import type { WebhookOutcome } from './webhook';
-import { createActivityCounter, type ActivityCounter, type Clock, type Logger } from './shared';
+import { createActivityCounter, createAuthThrottle, type ActivityCounter, type Clock, type Logger } from './shared';
 import { createRetention, openStore, StorageUnavailableError, type Retention, type Store } from './store';
 import type { ReportHistory } from './trend';
 import { buildNoticeRecipients, createRoutePlanner, type Route } from './routing';
@@ -356,10 +356,14 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'no
   const { store, worker, metrics, watchdog } = parts;
   const waivers = createRelayWaiverBook(config, io, store);
   registerWaiverGauge(metrics.registry, { countActive: () => waivers.countActive(), logger });
+  // One count of wrong admin tokens per address, whether tried at the dashboard's login or the admin API.
+  const authThrottle = createAuthThrottle();
   return createApp({
     config,
     store,
     clock,
+    authThrottle,
+    sleep: io.sleep,
     logger,
     waivers,
     onQueued: () => {
@@ -389,6 +393,7 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'no
       mailStatus: () => parts.smtpHealth.status(),
       digests: { schedules: () => parts.digests.schedules(), periods: (options) => store.listDigestPeriods(options) },
       notices: config.webhook.unsignedFromNetwork ? [describeUnsignedWebhook(config)!] : [],
+      throttle: authThrottle,
       sleep: io.sleep,
       waivers,
     })),

@@ -1,14 +1,16 @@
 import type { Config } from '../config';
 import { describeMailError } from '../mail';
+import { readFailureCode } from '../notify';
 
 /**
- * A failed SMTP check or send as the command line prints it: the code, then what happened and what
- * to do when the failure is one a user can fix (refused, timed out, DNS, TLS, certificate, login),
- * else the server's own words.
+ * A failed SMTP check or send as the command line prints it: the catalogue's code (as the relay stores
+ * it), then what happened and what to do when the failure is one a user can fix (refused, timed out,
+ * DNS, TLS, certificate, login), else the server's own words.
  */
 export function describeMailFailure(error: unknown, config: Config): string {
   const err = error as { code?: string; responseCode?: number; message?: string };
   const server = config.smtp ? new URL(config.smtp.url).host : undefined;
-  const code = `${err.code ?? 'error'}${err.responseCode ? ` ${err.responseCode}` : ''}`;
-  return `(${code}): ${describeMailError(err, server) ?? err.message ?? String(error)}`;
+  const code = readFailureCode(error);
+  const reply = err.responseCode ? ` ${err.responseCode}` : '';
+  return `(${code}${reply}): ${describeMailError({ code, message: err.message }, server) ?? err.message ?? String(error)}`;
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { buildDefaultRoute, formatRoutesIssue, parseRoutesFile, RoutesFileError, type Condition, type Route } from '../routing';
 import { z } from 'zod';
-import { describeZodIssue, isLoopbackHost, type ZodIssueFacts } from '../shared';
+import { describeShortWebhookSecret, describeZodIssue, isLoopbackHost, type ZodIssueFacts } from '../shared';
 import { EnvSchema, SECRET_VARIABLES, type Env } from './schema';
 import { buildOAuth2Config, checkEndpointUrl, checkUnusedOAuth2, type OAuth2Config } from './build-oauth2-config';
 import type { ConfigIssue } from './config-issue';
@@ -560,7 +560,9 @@ function buildConfig(e: Env, built: ConfigParts): Omit<Config, 'warnings'> {
 /**
  * A relay that takes unsigned deliveries must not do so from the network by accident.
  * A secret that is empty or white space is refused (`WEBHOOK_SECRET=` is not "no secret" here, though
- * other empty values are unset: it is too easily a secret that went missing). Listening beyond
+ * other empty values are unset: it is too easily a secret that went missing), and so is one shorter than
+ * 16 characters (the README's placeholder, a test value). The previous secret of a rotation is
+ * accepted as it is: it is the one being retired. Listening beyond
  * loopback needs WEBHOOK_SECRET, or WEBHOOK_ALLOW_UNSIGNED=true to say it is meant.
  */
 function checkWebhookExposure(rawEnv: Record<string, string | undefined>, e: Env, host: string): ConfigIssue[] {
@@ -577,6 +579,8 @@ function checkWebhookExposure(rawEnv: Record<string, string | undefined>, e: Env
       message: 'is empty or only white space: give the secret NetBox signs with (openssl rand -hex 32), or remove the variable',
     });
   }
+  const short = e.WEBHOOK_SECRET !== undefined && !blank('WEBHOOK_SECRET') ? describeShortWebhookSecret(e.WEBHOOK_SECRET) : undefined;
+  if (short) issues.push({ variable: rawEnv.WEBHOOK_SECRET_FILE ? 'WEBHOOK_SECRET_FILE' : 'WEBHOOK_SECRET', message: short });
   const signed = e.WEBHOOK_SECRET !== undefined && !blank('WEBHOOK_SECRET');
   // A blank secret is reported above; saying again that one is required would only repeat it.
   if (!signed && !blank('WEBHOOK_SECRET') && !isLoopbackHost(host) && !e.WEBHOOK_ALLOW_UNSIGNED) {

@@ -76,8 +76,8 @@ export const EnvSchema = z.object({
   ),
   WEBHOOK_SECRET: setting(z.string().max(255).optional(), {
     group: 'basics',
-    description: "The NetBox webhook's secret: X-Hook-Signature must match (openssl rand -hex 32). Empty is an error.",
-    example: 'change-me',
+    description:
+      "The NetBox webhook's secret, at least 16 characters (generate one: openssl rand -hex 32): X-Hook-Signature must match. Empty is an error.",
   }),
   WEBHOOK_SECRET_PREVIOUS: setting(z.string().max(255).optional(), {
     group: 'basics',
@@ -248,7 +248,8 @@ export const EnvSchema = z.object({
   ),
   EXPECT_REPORT_EVERY: setting(duration.optional(), {
     group: 'features',
-    description: 'A duration (24h, 7d): with no report for that long, mail the recipients once (the watchdog).',
+    description: 'A duration with its unit (24h, 7d): with no report for that long, mail the recipients once (the watchdog).',
+    example: '24h',
   }),
   CATCH_UP_EVERY: setting(catchUpEvery.prefault('5m'), {
     group: 'features',
@@ -276,7 +277,7 @@ export const EnvSchema = z.object({
   }),
   SMTP_CHECK_INTERVAL: setting(duration.prefault('5m'), {
     group: 'features',
-    description: "A duration (30s, 5m): how often /readyz's SMTP check connects, besides every real send.",
+    description: "A duration with its unit (30s, 5m): how often /readyz's SMTP check connects, besides every real send.",
   }),
   DATABASE_POOL_SIZE: setting(positiveInt(10, 100), { group: 'features', description: 'PostgreSQL connections per relay.' }),
 

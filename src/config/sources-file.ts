@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { formatRoutesIssue, parseYamlListFile, RoutesFileError, SOURCE_NAME_PATTERN } from '../routing';
-import { duration, httpUrl, parseCidr } from '../shared';
+import { describeShortWebhookSecret, duration, httpUrl, parseCidr } from '../shared';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { catchUpEvery, type Env } from './schema';
 
@@ -202,6 +202,11 @@ function resolveSecret(
   } else return undefined;
   if (value.trim() === '') {
     report(file !== undefined ? `${field}_file` : `${field}_env`, 'is empty or only white space');
+    return undefined;
+  }
+  const short = field === 'webhook_secret' ? describeShortWebhookSecret(value) : undefined;
+  if (short) {
+    report(file !== undefined ? `${field}_file` : `${field}_env`, short);
     return undefined;
   }
   if (field === 'token' && !/^[\x21-\x7e]{1,500}$/.test(value)) {

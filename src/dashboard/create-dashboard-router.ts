@@ -2,11 +2,10 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import type { SmtpPauseStatus, TryNowResult } from '../delivery';
 import { buildEmlFileName } from '../http';
 import { buildLinks, formatDateTime, formatShortDay } from '../report';
-import type { Clock, Logger } from '../shared';
+import { createAuthThrottle, type AuthThrottle, type Clock, type Logger } from '../shared';
 import type { DeliveryRecord, DigestPeriod, ListOptions, Store } from '../store';
 import { buildPassChart, type ChartReport } from './build-pass-chart';
 import { html } from './html';
-import { createLoginThrottle } from './login-throttle';
 import { buildFilterParams, FILTER_PARAMS, parseListFilters } from './parse-list-filters';
 import { readDeliveryContent, toChartReport, type DeliveryContent } from './read-delivery-content';
 import { renderDeliveries, type DigestsInput, type ListPage } from './render-deliveries';
@@ -52,7 +51,9 @@ export interface DashboardOptions {
   /** Deliveries per page of the main list, and reports in the chart. */
   listLimit?: number;
   chartLimit?: number;
-  /** Waits before a failed login is answered (see createLoginThrottle); injectable so tests need not wait. */
+  /** Slows down failed logins per address; shared with the admin API, which takes the same token. */
+  throttle?: AuthThrottle;
+  /** Waits before a failed login is answered; injectable so tests need not wait. */
   sleep?: (ms: number) => Promise<void>;
   /** Warnings about the relay's own configuration, shown on every page after login. */
   notices?: string[];
@@ -165,7 +166,7 @@ function readSession(deps: DashboardDeps, req: Request): Session | undefined {
 /** POST /login: the admin token for a session cookie; failures are slowed down per address. */
 function createLoginHandler(deps: DashboardDeps): (req: Request, res: Response) => Promise<void> {
   const { options, keys } = deps;
-  const throttle = createLoginThrottle();
+  const throttle = options.throttle ?? createAuthThrottle();
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   return async (req, res) => {
     const token = (req.body as Record<string, unknown> | undefined)?.token;

@@ -1,4 +1,5 @@
 import type { FailureClass } from '../notify';
+import { FAILURE_CATALOGUE } from '../shared';
 
 /** RETRY_MAX_ATTEMPTS, RETRY_BASE_MS, RETRY_MAX_DELAY_MS. */
 export interface RetrySettings {
@@ -55,14 +56,6 @@ export type NextState =
   | { next: 'held'; until: number }
   /** Nothing later can succeed, or the last attempt failed. */
   | { next: 'dead' };
-
-/**
- * A refused OAuth2 token (or Graph refusing the app the mailbox) stops every mail alike until an
- * operator renews the secret or grants the permission, which can take days (client secrets expire
- * on a date). The queue waits for it however long it takes: no delivery is dead-lettered for it, not
- * even the one that probes the server past RETRY_MAX_ATTEMPTS.
- */
-const HELD_FOR_OPERATOR: ReadonlySet<string> = new Set(['OAUTH2_REFUSED', 'GRAPH_ACCESS_DENIED']);
 
 /**
  * Exponential backoff with full jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"):
@@ -179,7 +172,9 @@ function decideNext(policy: PolicyInput, pause: PauseState, outcome: AttemptOutc
   const { failure } = outcome;
   const pausedUntil = outcome.kind === 'failed' ? movePause(policy, pause, outcome, now) : undefined;
   if (failure.kind === 'permanent') return { next: 'dead' };
-  if (pausedUntil !== undefined && failure.scope === 'server' && HELD_FOR_OPERATOR.has(failure.code))
+  // A refused OAuth2 token or Graph refusing the app the mailbox stops every mail alike until an operator
+  // acts, which can take days: no delivery is given up for it, not even the probe past RETRY_MAX_ATTEMPTS.
+  if (pausedUntil !== undefined && failure.scope === 'server' && FAILURE_CATALOGUE[failure.code].heldForOperator)
     return { next: 'held', until: pausedUntil };
   if (attempts >= policy.settings.maxAttempts) return { next: 'dead' };
   if (pausedUntil !== undefined) return { next: 'pause', until: pausedUntil };

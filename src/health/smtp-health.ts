@@ -1,7 +1,7 @@
 import type { WorkerOutcome } from '../delivery';
 import { describeMailError } from '../mail';
-import type { Notifier } from '../notify';
-import type { Clock, FailureCode, Logger } from '../shared';
+import { readFailureCode, type Notifier } from '../notify';
+import { FAILURE_CATALOGUE, type Clock, type Logger } from '../shared';
 
 /** The latest word on whether mail can leave: from a periodic check or from the last send. */
 export interface SmtpStatus {
@@ -25,22 +25,6 @@ export interface SmtpHealth {
   start(): void;
   stop(): void;
 }
-
-/**
- * Failure codes that say nothing about reaching the server: the template or the stored body was at
- * fault, or the server answered (4xx/5xx for this message), which proves it is reachable.
- */
-const NOT_ABOUT_REACHING_SMTP: ReadonlySet<FailureCode> = new Set<FailureCode>([
-  'TEMPLATE',
-  'RENDER',
-  'EUNREADABLE',
-  'ROUTE_REMOVED',
-  'EENVELOPE',
-  'EMESSAGE',
-  'SMTP_4XX',
-  'SMTP_5XX',
-  'GRAPH_REJECTED',
-]);
 
 /**
  * Tracks whether the mail server is reachable, for /readyz. A real send is the best evidence, so
@@ -68,9 +52,8 @@ export function createSmtpHealth(options: { notifier: Notifier; clock: Clock; lo
       .then(
         () => set({ ok: true, source: 'verify', checkedAt: options.clock.now() }),
         (error: unknown) => {
-          const err = error as { code?: unknown; message?: unknown };
-          const code = typeof err.code === 'string' ? err.code : 'ERROR';
-          const message = String(err.message ?? error);
+          const code = readFailureCode(error);
+          const message = String((error as { message?: unknown } | null)?.message ?? error);
           set({ ok: false, source: 'verify', checkedAt: options.clock.now(), code, message: describeForUser(code, message) });
         },
       )
@@ -91,7 +74,8 @@ export function createSmtpHealth(options: { notifier: Notifier; clock: Clock; lo
       }
       // Every route held the report back: nothing was sent, so nothing is learnt about SMTP.
       if (outcome.type === 'suppressed') return;
-      if (NOT_ABOUT_REACHING_SMTP.has(outcome.failure.code)) return;
+      // The server answered about this message, or was never asked: nothing is learnt about reaching it.
+      if (FAILURE_CATALOGUE[outcome.failure.code].serverReachable) return;
       set({
         ok: false,
         source: 'send',

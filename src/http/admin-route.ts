@@ -1,7 +1,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { buildDeliveriesJson, buildEmlFileName, buildSentMailsJson } from './build-delivery-json';
 import { createAdminGuard } from './admin-guard';
-import { createSecretMask, RelayError, type Clock, type Logger } from '../shared';
+import { createSecretMask, RelayError, type AuthThrottle, type Clock, type Logger } from '../shared';
 import { DELIVERY_STATES, type DeliveryState, type Store } from '../store';
 import { SOURCE_NAME_PATTERN } from '../routing';
 
@@ -15,6 +15,9 @@ export interface AdminRouteOptions {
   secrets?: readonly string[];
   /** Called after a requeue (wakes the worker). */
   onRequeued?: () => void;
+  /** Slows down wrong tokens, shared with the dashboard's login and `/api/waivers`. */
+  throttle: AuthThrottle;
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** Largest page of `GET /api/deliveries`. */

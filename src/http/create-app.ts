@@ -1,6 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { DEFAULT_SOURCE_NAME, type Config, type SourceConfig } from '../config';
-import type { ActivityCounter, Clock, Logger } from '../shared';
+import { createAuthThrottle, type ActivityCounter, type AuthThrottle, type Clock, type Logger } from '../shared';
 import type { Store } from '../store';
 import { createAdminRouter } from './admin-route';
 import { createErrorHandler, notFound, toRelayError } from './error-handler';
@@ -29,6 +29,10 @@ export interface AppDeps {
   observe?: ObserveRoutesOptions;
   /** Accepted exceptions: the admin API's `/api/waivers`. */
   waivers?: WaiverBook;
+  /** Slows down wrong admin tokens per address; the dashboard's login shares it. */
+  authThrottle?: AuthThrottle;
+  /** Waits before a wrong admin token is answered; injectable so tests need not wait. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** Builds the express app. It never listens: the entry point (or a test) does. */
@@ -59,8 +63,10 @@ export function createApp(deps: AppDeps): Express {
     if (source !== undefined) deps.onWebhookOutcome?.({ outcome: 'rejected', code: toRelayError(error).code, ...sourceLabel(source) });
     next(error);
   });
+  const guard = { throttle: deps.authThrottle ?? createAuthThrottle(), sleep: deps.sleep };
   app.use(
     createAdminRouter({
+      ...guard,
       token: deps.config.admin?.token,
       store: deps.store,
       clock: deps.clock,
@@ -70,7 +76,7 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   if (deps.waivers)
-    app.use(createWaiversRouter({ token: deps.config.admin?.token, book: deps.waivers, clock: deps.clock, logger: deps.logger }));
+    app.use(createWaiversRouter({ ...guard, token: deps.config.admin?.token, book: deps.waivers, clock: deps.clock, logger: deps.logger }));
 
   app.use(notFound);
   app.use(createErrorHandler(deps.logger));

@@ -1,5 +1,5 @@
 import express, { type Request, type Response, type Router } from 'express';
-import { RelayError, type Clock, type Logger } from '../shared';
+import { RelayError, type AuthThrottle, type Clock, type Logger } from '../shared';
 import { buildWaiverJson, WAIVER_NAME_MAX, WAIVER_STATUSES, type WaiverBook, type WaiverFilter, type WaiverStatus } from '../waivers';
 import { createAdminGuard } from './admin-guard';
 
@@ -9,6 +9,9 @@ export interface WaiversRouteOptions {
   book: WaiverBook;
   clock: Clock;
   logger: Logger;
+  /** Slows down wrong tokens, shared with the dashboard's login and `/api/deliveries`. */
+  throttle: AuthThrottle;
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /**

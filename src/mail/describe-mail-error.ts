@@ -1,3 +1,5 @@
+import { FAILURE_CATALOGUE, isCertificateFailure, type FailureCode } from '../shared';
+
 /** What a failed connection, TLS handshake or login to the mail server looked like (an error, or a stored failure). */
 export interface MailErrorFacts {
   code?: string;
@@ -12,23 +14,16 @@ interface MailErrorRule {
 
 /** OpenSSL's words when the peer's first bytes are not TLS: an SMTP greeting, read as a TLS record. */
 const NOT_TLS = /wrong version number|packet length too long|unknown protocol|ssl3_get_record|record layer failure/i;
-/** Node's and OpenSSL's words for a certificate the relay does not trust (tls.checkServerIdentity, X509 verify). */
-const UNTRUSTED =
-  /certificate|self[- ]signed|unable to verify|unable to get (local )?issuer|altnames|CERT_|DEPTH_ZERO|UNABLE_TO_VERIFY|ERR_TLS_CERT/i;
-
-/** nodemailer's and Node's codes for failing to connect, secure the connection or log in. */
+/**
+ * The catalogue's codes for failing to reach, secure or log in to the mail server, and the codes
+ * nodemailer and Node give before the relay classifies them (`ENOTFOUND`, `ERROR`).
+ */
 const CONNECTION_CODES: ReadonlySet<string> = new Set([
-  'ESOCKET',
-  'ECONNECTION',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EDNS',
+  ...(Object.keys(FAILURE_CATALOGUE) as FailureCode[]).filter((code) => {
+    const facts = FAILURE_CATALOGUE[code];
+    return facts.transport === 'smtp' && (facts.scope === 'server' || facts.configProblem);
+  }),
   'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETLS',
-  'EAUTH',
-  'ENOAUTH',
   'ERROR',
 ]);
 
@@ -44,7 +39,7 @@ const RULES: MailErrorRule[] = [
       'Use smtp:// with this port (STARTTLS is used when offered), or the server’s implicit-TLS port (usually 465) with smtps://.',
   },
   {
-    matches: (_code, message) => UNTRUSTED.test(message),
+    matches: (code, message) => code === 'ETLS' || isCertificateFailure(message),
     describe: (server, message) =>
       `the certificate of ${server} is not trusted (${message.slice(0, 120)}). ` +
       'Put the CA that signed it in SMTP_CA_FILE (PEM), and make SMTP_URL’s host the name on the certificate; SMTP_TLS_REJECT_UNAUTHORIZED=false turns the check off (not recommended).',

@@ -1,5 +1,5 @@
 import { TemplateError } from '../mail';
-import { FAILURE_CATALOGUE, isFailureCode, type FailureCode } from '../shared';
+import { FAILURE_CATALOGUE, isCertificateFailure, isFailureCode, type FailureCode } from '../shared';
 
 export type FailureKind = 'transient' | 'permanent';
 
@@ -29,14 +29,9 @@ export interface FailureClass {
  * Codes a notifier sets itself (OAuth2, Microsoft Graph): they are already the catalogue's word, and
  * win over the reply code nodemailer attaches (a refused XOAUTH2 login comes with 535).
  */
-const NOTIFIER_CODES: ReadonlySet<FailureCode> = new Set<FailureCode>([
-  'OAUTH2_REFUSED',
-  'OAUTH2_UNAVAILABLE',
-  'GRAPH_THROTTLED',
-  'GRAPH_UNAVAILABLE',
-  'GRAPH_ACCESS_DENIED',
-  'GRAPH_REJECTED',
-]);
+const NOTIFIER_CODES: ReadonlySet<FailureCode> = new Set(
+  (Object.keys(FAILURE_CATALOGUE) as FailureCode[]).filter((code) => ['oauth2', 'graph'].includes(FAILURE_CATALOGUE[code].transport)),
+);
 
 /**
  * SMTP replies about the service, not the message (RFC 5321 §3.8, §4.2.3): 421 "closing transmission
@@ -65,8 +60,11 @@ export function classifyFailure(error: unknown): FailureClass {
   const responseCode = typeof err.responseCode === 'number' ? err.responseCode : undefined;
   // A refused login stays a login problem whatever reply code came with it (454 included).
   if (code === 'EAUTH' || code === 'ENOAUTH') return buildFailureClass(code, message);
-  // Certificate trust: nothing will change until an operator fixes SMTP_CA_FILE, and every mail fails alike.
-  if (code === 'ETLS' || isCertificateError(err)) return buildFailureClass('ETLS', message);
+  // Certificate trust (untrusted, expired, another host's): nothing will change until an operator fixes
+  // SMTP_CA_FILE, and every mail fails alike. nodemailer says ESOCKET (or ECONNECTION) and only the words tell;
+  // a server's reply that mentions a certificate is still a reply.
+  if (code === 'ETLS' || (isSocketCode(code) && responseCode === undefined && isCertificateFailure(message)))
+    return buildFailureClass('ETLS', message);
   if (responseCode !== undefined && responseCode >= 400 && responseCode < 500) {
     return { ...buildFailureClass('SMTP_4XX', message), scope: SERVER_REPLY_CODES.has(responseCode) ? 'server' : 'message' };
   }
@@ -92,12 +90,9 @@ export function buildFailureClass(code: FailureCode, message: string): FailureCl
   return { kind: entry.retryable ? 'transient' : 'permanent', code, configProblem: entry.configProblem, scope: entry.scope, message };
 }
 
-function isCertificateError(err: { code?: unknown; message?: unknown }): boolean {
-  // Whatever the error carries is matched as text (String() is the conversion meant).
-  const code: unknown = err.code ?? '';
-  const message: unknown = err.message ?? '';
-  const text = `${String(code)} ${String(message)}`;
-  return /CERT_|SELF_SIGNED|UNABLE_TO_VERIFY_LEAF_SIGNATURE|ERR_TLS_CERT_ALTNAME|unable to verify|self[- ]signed certificate/i.test(text);
+/** The codes a TLS handshake's failure arrives with: nodemailer's socket and connection codes, Node's own (CERT_…), or none. */
+function isSocketCode(code: string | undefined): boolean {
+  return code === undefined || code === 'ESOCKET' || code === 'ECONNECTION' || !isFailureCode(code);
 }
 
 /** A one-line description with the SMTP answer when there is one; never a stack. */
@@ -106,4 +101,16 @@ function describe(error: unknown): string {
   const message = typeof err?.message === 'string' ? err.message : String(error);
   const response = typeof err?.response === 'string' && !message.includes(err.response) ? ` (${err.response})` : '';
   return `${message}${response}`.replace(/\s+/g, ' ').slice(0, 1000);
+}
+
+/**
+ * The code a command or the health check shows for a failed check: the catalogue's (so an expired
+ * certificate reads `ETLS` everywhere, as it is stored), or the error's own when the catalogue has none
+ * (a file notifier's `EACCES`).
+ */
+export function readFailureCode(error: unknown): string {
+  const { code } = classifyFailure(error);
+  if (code !== 'UNKNOWN') return code;
+  const own = (error as { code?: unknown } | null)?.code;
+  return typeof own === 'string' ? own : 'ERROR';
 }

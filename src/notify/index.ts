@@ -2,6 +2,7 @@ export {
   buildFailureClass,
   classifyFailure,
   classifyRenderFailure,
+  readFailureCode,
   type FailureClass,
   type FailureKind,
   type FailureScope,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isMailbox, parseDurationMs } from '../shared';
+import { describeBadDuration, isMailbox, parseDurationMs } from '../shared';
 import { parseDigestSchedule } from './digest-schedule';
 
 /** Severities a condition can name; `overall` is the total over all three. */
@@ -225,7 +225,7 @@ export interface OwnerSpec {
 const duration = z.union([z.string(), z.number()]).transform((value, ctx) => {
   const ms = parseDurationMs(String(value));
   if (ms === undefined) {
-    ctx.addIssue({ code: 'custom', message: 'is not a duration (examples: 12h, 7d, 2w)' });
+    ctx.addIssue({ code: 'custom', message: describeBadDuration(String(value)) });
     return z.NEVER;
   }
   return ms;

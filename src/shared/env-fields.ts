@@ -32,26 +32,46 @@ export function isMailbox(value: string): boolean {
   return !!addr && /^[^@\s]+@[^@\s]+$/.test(addr);
 }
 
-/** A duration such as `500ms`, `30s`, `15m`, `24h`, `7d`, or a plain number of milliseconds. */
+/**
+ * A duration with its unit: `500ms`, `30s`, `15m`, `24h`, `7d`, `2w`. A bare number is refused rather than
+ * guessed: `24` meant as hours and read as milliseconds would check every 24 ms.
+ */
 export const duration = z
   .string()
   .trim()
   .transform((value, ctx) => {
     const ms = parseDurationMs(value);
     if (ms === undefined) {
-      ctx.addIssue({ code: 'custom', message: 'is not a duration (examples: 30s, 15m, 24h, 7d)' });
+      ctx.addIssue({ code: 'custom', message: describeBadDuration(value) });
       return z.NEVER;
     }
     return ms;
   });
 
+/** Why `value` is not a duration, with an example to copy. */
+export function describeBadDuration(value: string): string {
+  return /^\d+(?:\.\d+)?$/.test(value.trim())
+    ? 'has no unit: write it with one, e.g. 24h (ms, s, m, h, d or w); a bare number is not taken as milliseconds'
+    : 'is not a duration (examples: 30s, 15m, 24h, 7d)';
+}
+
+/** `value` (a number with its unit: ms, s, m, h, d, w) in milliseconds; undefined without a unit or above the safe range. */
 export function parseDurationMs(value: string): number | undefined {
-  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?$/.exec(value.trim());
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)$/.exec(value.trim());
   if (!m) return undefined;
   const n = Number(m[1]);
-  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[(m[2] ?? 'ms') as 'ms'];
+  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[m[2] as 'ms'];
   const ms = Math.round(n * unit);
   return Number.isSafeInteger(ms) && ms > 0 ? ms : undefined;
+}
+
+/** The shortest webhook secret accepted: a short one can be guessed from the signatures NetBox sends. */
+export const MIN_WEBHOOK_SECRET_LENGTH = 16;
+
+/** Why a webhook secret is refused for its length, or undefined when it is long enough. */
+export function describeShortWebhookSecret(secret: string): string | undefined {
+  if (secret.length >= MIN_WEBHOOK_SECRET_LENGTH) return undefined;
+  return `is ${secret.length} characters; a webhook secret needs at least ${MIN_WEBHOOK_SECRET_LENGTH}: generate one with \`openssl rand -hex 32\` and give the same to NetBox's webhook`;
 }
 
 export const httpUrl = z

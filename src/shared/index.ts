@@ -1,16 +1,18 @@
+export { ERROR_CATALOGUE, RelayError, buildErrorBody, type ErrorCode, type ErrorIssue } from './errors';
 export {
-  ERROR_CATALOGUE,
   FAILURE_CATALOGUE,
-  RelayError,
-  buildErrorBody,
+  describeFailureOutcome,
+  isCertificateFailure,
   isFailureCode,
   parseFailureCode,
-  type ErrorCode,
-  type ErrorIssue,
+  readFailureFacts,
   type FailureCode,
-  type FailureSource,
-} from './errors';
+  type FailureFacts,
+  type FailureTransport,
+} from './failure-catalogue';
+export { renderFailureCatalogue, replaceFailureCatalogue } from './render-failure-catalogue';
 export { systemClock, type Clock } from './clock';
+export { createAuthThrottle, type AuthThrottle } from './auth-throttle';
 export { createActivityCounter, type ActivityCounter } from './activity-counter';
 export { createLogger, createSilentLogger, resolveLogFormat, type Logger, type LoggerOptions } from './logger';
 export { findPackageRoot } from './paths';
@@ -29,6 +31,8 @@ export {
   isMailbox,
   isLoopbackHost,
   parseDurationMs,
+  describeBadDuration,
+  describeShortWebhookSecret,
   parseCidr,
 } from './env-fields';
 export { describeZodIssue, type ZodIssueFacts } from './describe-zod-issue';

@@ -10,9 +10,10 @@ export interface TestCertificates {
 
 /**
  * A private CA and a server certificate for 127.0.0.1 / localhost, made with `openssl` at test time
- * (nothing secret is committed). The server certificate is what a self-signed SMTP server presents.
+ * (nothing secret is committed). The server certificate is what a self-signed SMTP server presents;
+ * with `expired`, it stopped being valid a day ago (signed by the same CA, so only its dates are wrong).
  */
-export function createTestCertificates(dir: string): TestCertificates {
+export function createTestCertificates(dir: string, options: { expired?: boolean } = {}): TestCertificates {
   const file = (name: string) => path.join(dir, name);
   const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
   openssl(
@@ -43,7 +44,7 @@ export function createTestCertificates(dir: string): TestCertificates {
     file('ca.key'),
     '-CAcreateserial',
     '-days',
-    '2',
+    options.expired ? '-1' : '2',
     '-extfile',
     file('server.ext'),
     '-out',

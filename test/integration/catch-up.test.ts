@@ -333,9 +333,7 @@ describe('catch-up: reports whose webhook never arrived are fetched from NetBox 
     netbox.failNext.push(503, 503, 503, 503, 503, 503);
     expect(await runCatchUp(relay)).toMatchObject({ result: 'failed', code: 'SERVER' });
     expect(relay.logs.some((l) => l.includes('catch-up of missed reports failed') && l.includes('HTTP 503'))).toBe(true);
-    expect(await relay.relay.metrics.render()).toContain(
-      'compliance_relay_catch_up_failures_total{source="default",code="SERVER"} 1',
-    );
+    expect(await relay.relay.metrics.render()).toContain('compliance_relay_catch_up_failures_total{source="default",code="SERVER"} 1');
     const ready = await fetch(`${relay.url}/readyz`, { headers: { Authorization: 'Bearer metrics-token-1234' } });
     expect(ready.status).toBe(200);
     expect(smtp.received).toHaveLength(0);

@@ -55,6 +55,42 @@ describe('dashboard logins are slowed down, never locked (issue 14, item 5)', ()
   });
 });
 
+describe('wrong admin tokens are slowed down alike at the admin API and the dashboard login, one count per address', () => {
+  let relay: TestRelay | undefined;
+  afterEach(async () => {
+    await relay?.stop();
+    relay = undefined;
+  });
+
+  const api = (url: string, token: string, path = '/api/deliveries') =>
+    fetch(`${url}${path}`, { headers: { Authorization: `Bearer ${token}` } }).then((res) => res.status);
+
+  it('30 wrong bearer tokens wait longer and longer, the right one is answered at once, and the login form shares the count', async () => {
+    const waits: number[] = [];
+    relay = await startTestRelay({ ADMIN_TOKEN }, { sleep: async (ms) => void waits.push(ms) });
+    for (let i = 0; i < 30; i += 1) expect(await api(relay.url, `wrong-bearer-token-${i}`)).toBe(401);
+    expect(waits).toEqual([1000, 2000, 4000, 8000, 16000, ...Array(20).fill(30000)]);
+    // The same address guessing at the login form or /api/waivers is not a fresh start.
+    expect((await postLogin(relay.url, 'wrong-at-the-form')).status).toBe(401);
+    expect(await api(relay.url, 'wrong-at-waivers', '/api/waivers')).toBe(401);
+    expect(waits.slice(25)).toEqual([30000, 30000]);
+    // The right token is never refused, and starts the address afresh.
+    expect(await api(relay.url, ADMIN_TOKEN)).toBe(200);
+    expect(waits).toHaveLength(27);
+    expect(await api(relay.url, 'wrong-after-success')).toBe(401);
+    expect(waits).toHaveLength(27);
+  });
+
+  it('failed logins at the form slow down the admin API for that address', async () => {
+    const waits: number[] = [];
+    relay = await startTestRelay({ ADMIN_TOKEN }, { sleep: async (ms) => void waits.push(ms) });
+    for (let i = 0; i < 5; i += 1) expect((await postLogin(relay.url, `wrong-token-number-${i}`)).status).toBe(401);
+    expect(waits).toEqual([]);
+    expect(await api(relay.url, 'wrong-bearer-token')).toBe(401);
+    expect(waits).toEqual([1000]);
+  });
+});
+
 describe('the dashboard says what the configuration exposes, and links only to NetBox (issue 14)', () => {
   let relay: TestRelay | undefined;
   afterEach(async () => {

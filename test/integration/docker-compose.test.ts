@@ -49,13 +49,13 @@ describe('docker-compose.yml', () => {
     const config = composeConfig({
       MAIL_CATCHER_IMAGE: 'axllent/mailpit:latest',
       MAIL_TO: 'ops@example.org',
-      WEBHOOK_SECRET: 'abc',
+      WEBHOOK_SECRET: 'operator-webhook-secret',
       RELAY_PORT: '18080',
       RELAY_PUBLISH_ADDRESS: '0.0.0.0',
     });
     expect(config.services.mailcatcher.image).toBe('axllent/mailpit:latest');
     expect(config.services.relay.environment.MAIL_TO).toBe('ops@example.org');
-    expect(config.services.relay.environment.WEBHOOK_SECRET).toBe('abc');
+    expect(config.services.relay.environment.WEBHOOK_SECRET).toBe('operator-webhook-secret');
     // Unset optional settings reach the relay as empty values, which it treats as unset.
     expect(config.services.relay.environment.ADMIN_TOKEN).toBe('');
     expect(config.services.relay.ports[0]).toMatchObject({ published: 18080, host_ip: '0.0.0.0' });
@@ -126,7 +126,7 @@ describe('docker-compose.yml, profile ha', () => {
 
 describe('docker-compose.yml, profile ha: two NetBox sources', () => {
   it('gives both relays the same SOURCES_FILE, which the relay accepts as prod and lab, each on its own path and secret', () => {
-    const config = composeConfig({ PROD_WEBHOOK_SECRET: 'prod-s3cret' });
+    const config = composeConfig({ PROD_WEBHOOK_SECRET: 'prod-webhook-s3cret' });
     const [a, b] = ['relay-a', 'relay-b'].map((name) => config.services[name]);
     expect(a.environment).toEqual(b.environment);
     expect(a.volumes).toEqual(b.volumes);
@@ -144,7 +144,7 @@ describe('docker-compose.yml, profile ha: two NetBox sources', () => {
     );
     expect(relayConfig.sources.map((s) => [s.name, s.path, s.secrets, s.tags])).toEqual([
       ['default', '/webhook', ['compose-demo-secret-change-me'], {}],
-      ['prod', '/webhook/prod', ['prod-s3cret'], { env: 'prod' }],
+      ['prod', '/webhook/prod', ['prod-webhook-s3cret'], { env: 'prod' }],
       ['lab', '/webhook/lab', ['compose-demo-lab-secret-change-me'], { env: 'lab' }],
     ]);
   });

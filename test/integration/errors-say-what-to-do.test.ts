@@ -91,11 +91,21 @@ describe('every error a user can cause says what happened and what to do', () =>
       const tls = await peer({ server: { secure: true, key: certs.key, cert: certs.cert } });
       const r = await verifySmtp({ SMTP_URL: tls.url });
       expect(r.code).toBe(69);
-      expect(r.stderr).toContain(`The certificate of 127.0.0.1:${tls.port} is not trusted`);
+      // ETLS, the code a delivery stores for it, not the ESOCKET nodemailer reports.
+      expect(r.stderr).toContain(`(ETLS): The certificate of 127.0.0.1:${tls.port} is not trusted`);
       expect(r.stderr).toContain('SMTP_CA_FILE');
       // The same server passes once its CA is given: the advice is the fix.
       const fixed = await verifySmtp({ SMTP_URL: tls.url, SMTP_CA_FILE: certs.caFile });
       expect(fixed.code).toBe(0);
+    });
+
+    it('expired certificate, from a trusted CA: ETLS with the same advice, not a network fault', async () => {
+      const expired = createTestCertificates(makeTempDir('relay-errors-expired-'), { expired: true });
+      const tls = await peer({ server: { secure: true, key: expired.key, cert: expired.cert } });
+      const r = await verifySmtp({ SMTP_URL: tls.url, SMTP_CA_FILE: expired.caFile });
+      expect(r.code).toBe(69);
+      expect(r.stderr).toContain(`(ETLS): The certificate of 127.0.0.1:${tls.port} is not trusted (certificate has expired)`);
+      expect(r.stderr).not.toContain('ESOCKET');
     });
 
     it('wrong login: names SMTP_USER and SMTP_PASSWORD', async () => {

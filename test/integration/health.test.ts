@@ -1,6 +1,7 @@
 import { buildBody, buildReportData } from '../helpers/netbox-json';
-import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
+import { createTestCertificates } from '../helpers/test-certificates';
 
 const METRICS_TOKEN = 'health-metrics-token-0123456789';
 const ADMIN_TOKEN = 'health-admin-token-0123456789ab';
@@ -79,6 +80,23 @@ describe('GET /healthz and /readyz', () => {
     smtp = await startSmtpPeer({ port });
     await relay.relay.smtpHealth.check();
     expect(await getJson(`${relay.url}/readyz`)).toMatchObject({ status: 200, body: { smtp: { ok: true, state: 'ok' } } });
+  });
+
+  it('an expired certificate is failing as ETLS, with the fix, not as a network fault', async () => {
+    const certs = createTestCertificates(makeTempDir('health-expired-'), { expired: true });
+    smtp = await startSmtpPeer({ server: { secure: true, key: certs.key, cert: certs.cert } });
+    relay = await startTestRelay({ SMTP_URL: smtp.url, SMTP_CA_FILE: certs.caFile, MAIL_TO: 'netops@example.com', METRICS_TOKEN });
+    const down = await waitUntil(
+      async () => {
+        const r = await getJson(`${relay!.url}/readyz`);
+        return r.body.smtp.ok === false ? r : undefined;
+      },
+      10_000,
+      'SMTP to be reported failing',
+    );
+    expect(down.body.checks.smtp).toMatchObject({ ok: false, source: 'verify', code: 'ETLS' });
+    expect(down.body.checks.smtp.message).toContain('is not trusted (certificate has expired)');
+    expect(down.body.checks.smtp.message).toContain('SMTP_CA_FILE');
   });
 
   it('turns failing when a send cannot reach the server, and passing when a send succeeds', async () => {

@@ -113,6 +113,16 @@ describe('the SMTP notifier answers sent, retry or failed, and never rejects', (
     expect(peer.attempts).toBe(0);
   });
 
+  it('an expired certificate from a CA it trusts: ETLS too, not a network fault (ESOCKET), and nothing is sent', async () => {
+    const certs = createTestCertificates(makeTempDir('notifier-expired-'), { expired: true });
+    peer = await startSmtpPeer({ server: { secure: true, key: certs.key, cert: certs.cert } });
+    const config = smtpConfig(peer.url, { caFile: certs.caFile });
+    const result = await sendOnce(createSmtpNotifier(config, { readFile: fs.readFileSync }), mail);
+    expect(result).toMatchObject({ status: 'retry', failure: { code: 'ETLS', configProblem: true, scope: 'server' } });
+    expect(result.status === 'retry' && result.failure.message).toContain('certificate has expired');
+    expect(peer.attempts).toBe(0);
+  });
+
   it('a refused login: failed, a configuration problem', async () => {
     peer = await startSmtpPeer({
       server: { authOptional: false, onAuth: (_auth, _session, callback) => callback(new Error('535 5.7.8 bad credentials')) },

@@ -31,21 +31,21 @@ describe('webhook guards', () => {
       );
       relay = await startTestRelay({
         SOURCES_FILE: path.join(dir, 'sources.yaml'),
-        LAB_SECRET: 'lab-secret',
-        WEBHOOK_SECRET: 'default-secret',
+        LAB_SECRET: 'lab-webhook-secret',
+        WEBHOOK_SECRET: 'default-webhook-secret',
       });
       const labBody = body(1);
       const refused = await postWebhook(`${relay.url}/webhook/lab`, labBody, {
-        'X-Hook-Signature': netboxSignature(labBody, 'lab-secret'),
+        'X-Hook-Signature': netboxSignature(labBody, 'lab-webhook-secret'),
       });
       expect(refused.status).toBe(403);
       expect(refused.json.error).toMatchObject({ code: 'FORBIDDEN_ADDRESS', retryable: false });
       expect(relay.logs.join('\n')).toContain('client address not in SOURCES_FILE source lab allowed_ips');
       // The default path has no allow-list of its own: the lab's list does not apply to it.
       const plain = body(2);
-      expect((await postWebhook(relay.webhookUrl, plain, { 'X-Hook-Signature': netboxSignature(plain, 'default-secret') })).status).toBe(
-        202,
-      );
+      expect(
+        (await postWebhook(relay.webhookUrl, plain, { 'X-Hook-Signature': netboxSignature(plain, 'default-webhook-secret') })).status,
+      ).toBe(202);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -76,6 +76,26 @@ describe('classifyFailure: the one table of what a retry can fix', () => {
       ],
       ['ETLS', smtpError({ code: 'ETLS' }), { kind: 'transient', code: 'ETLS', configProblem: true, scope: 'server' }],
       [
+        'an expired certificate (nodemailer says ESOCKET)',
+        smtpError({ code: 'ESOCKET', message: 'certificate has expired' }),
+        { kind: 'transient', code: 'ETLS', configProblem: true, scope: 'server' },
+      ],
+      [
+        'a certificate from an unknown CA, with its chain',
+        smtpError({ code: 'ESOCKET', message: 'unable to get local issuer certificate' }),
+        { kind: 'transient', code: 'ETLS', configProblem: true, scope: 'server' },
+      ],
+      [
+        "Node's own code for a certificate for another host",
+        smtpError({ code: 'ERR_TLS_CERT_ALTNAME_INVALID', message: "Hostname/IP does not match certificate's altnames" }),
+        { kind: 'transient', code: 'ETLS', configProblem: true, scope: 'server' },
+      ],
+      [
+        'a 4xx reply that mentions a certificate is still a reply',
+        smtpError({ code: 'EENVELOPE', responseCode: 454, message: '454 4.7.0 TLS not available: certificate problem' }),
+        { kind: 'transient', code: 'SMTP_4XX', configProblem: false, scope: 'message' },
+      ],
+      [
         'template error',
         new TemplateError('html.hbs', new Error('"x" not defined')),
         { kind: 'permanent', code: 'TEMPLATE', configProblem: true, scope: 'message' },

@@ -79,8 +79,11 @@ describe('loadConfig', () => {
   });
 
   it('reads <NAME>_FILE secrets (trailing newline dropped), refuses both forms and unreadable files', () => {
-    const config = loadConfig({ WEBHOOK_SECRET_FILE: '/run/secrets/hook' }, { readFile: read({ '/run/secrets/hook': 's3cret\n' }) });
-    expect(config.webhook.secrets).toEqual(['s3cret']);
+    const config = loadConfig(
+      { WEBHOOK_SECRET_FILE: '/run/secrets/hook' },
+      { readFile: read({ '/run/secrets/hook': 's3cret-webhook-secret\n' }) },
+    );
+    expect(config.webhook.secrets).toEqual(['s3cret-webhook-secret']);
     expect(issuesOf({ WEBHOOK_SECRET: 'a', WEBHOOK_SECRET_FILE: '/x' })[0]).toMatchObject({
       variable: 'WEBHOOK_SECRET',
       message: expect.stringContaining('not both'),
@@ -111,11 +114,42 @@ describe('loadConfig', () => {
   });
 });
 
+describe('values that look valid but mean something else are refused', () => {
+  it('a duration without a unit, naming the variable and an example, instead of reading it as milliseconds', () => {
+    const issues = issuesOf({ EXPECT_REPORT_EVERY: '24', SMTP_CHECK_INTERVAL: '300' });
+    expect(issues.map((i) => i.variable)).toEqual(['EXPECT_REPORT_EVERY', 'SMTP_CHECK_INTERVAL']);
+    for (const issue of issues) expect(issue.message).toContain('has no unit: write it with one, e.g. 24h');
+    expect(loadConfig({ EXPECT_REPORT_EVERY: '24h' }, { readFile: read({}) }).watchdog.expectEveryMs).toBe(86_400_000);
+    expect(loadConfig({ SMTP_CHECK_INTERVAL: '90s' }, { readFile: read({}) }).observe.smtpCheckIntervalMs).toBe(90_000);
+  });
+
+  it('a _MS setting takes a whole number of milliseconds, its unit in its name: a unit in the value is refused', () => {
+    expect(issuesOf({ LEASE_MS: '5m' }).map((i) => i.variable)).toEqual(['LEASE_MS']);
+    expect(loadConfig({ LEASE_MS: '120000', NETBOX_ENRICH_BUDGET_MS: '30000' }, { readFile: read({}) }).worker.leaseMs).toBe(120_000);
+  });
+
+  it('a webhook secret shorter than 16 characters, saying how to generate one, in the variable or its file', () => {
+    for (const env of [{ WEBHOOK_SECRET: '…' }, { WEBHOOK_SECRET: 'change-me' }]) {
+      const issues = issuesOf(env);
+      expect(issues).toEqual([{ variable: 'WEBHOOK_SECRET', message: expect.stringContaining('needs at least 16') }]);
+      expect(issues[0].message).toContain('openssl rand -hex 32');
+      expect(JSON.stringify(issues)).not.toContain('change-me');
+    }
+    expect(issuesOf({ WEBHOOK_SECRET_FILE: '/run/secrets/hook' }, { '/run/secrets/hook': 'short\n' }).map((i) => i.variable)).toEqual([
+      'WEBHOOK_SECRET_FILE',
+    ]);
+    expect(issuesOf({ WEBHOOK_SECRET: '0123456789abcdef' })).toEqual([]);
+    // The secret being retired during a rotation is the old one NetBox still signs with: it is taken as it is.
+    expect(issuesOf({ WEBHOOK_SECRET: '0123456789abcdef', WEBHOOK_SECRET_PREVIOUS: 'old' })).toEqual([]);
+  });
+});
+
 describe('an unsigned webhook is never open to the network by accident (issue 14)', () => {
   it('listens on all interfaces by default only with a webhook secret', () => {
-    expect(loadConfig({ WEBHOOK_SECRET: 's3cret' }, { readFile: read({}) }).http.host).toBe('0.0.0.0');
+    expect(loadConfig({ WEBHOOK_SECRET: 's3cret-webhook-secret' }, { readFile: read({}) }).http.host).toBe('0.0.0.0');
     expect(
-      loadConfig({ WEBHOOK_SECRET_FILE: '/run/secrets/hook' }, { readFile: read({ '/run/secrets/hook': 's3cret\n' }) }).http.host,
+      loadConfig({ WEBHOOK_SECRET_FILE: '/run/secrets/hook' }, { readFile: read({ '/run/secrets/hook': 's3cret-webhook-secret\n' }) }).http
+        .host,
     ).toBe('0.0.0.0');
     expect(loadConfig({}, { readFile: read({}) }).http.host).toBe('127.0.0.1');
   });
@@ -135,7 +169,7 @@ describe('an unsigned webhook is never open to the network by accident (issue 14
     expect(config.http.host).toBe('0.0.0.0');
     expect(config.webhook).toMatchObject({ secrets: [], unsignedFromNetwork: true });
     expect(redactConfig(config).webhook).toMatchObject({ signed: false, unsignedFromNetwork: true });
-    expect(issuesOf({ WEBHOOK_SECRET: 's3cret', WEBHOOK_ALLOW_UNSIGNED: 'true' })).toEqual([
+    expect(issuesOf({ WEBHOOK_SECRET: 's3cret-webhook-secret', WEBHOOK_ALLOW_UNSIGNED: 'true' })).toEqual([
       { variable: 'WEBHOOK_ALLOW_UNSIGNED', message: expect.stringContaining('no effect') },
     ]);
   });
@@ -145,7 +179,9 @@ describe('an unsigned webhook is never open to the network by accident (issue 14
       { variable: 'WEBHOOK_SECRET', message: expect.stringContaining('empty or only white space') },
     ]);
     expect(issuesOf({ WEBHOOK_SECRET: '' }).map((i) => i.variable)).toEqual(['WEBHOOK_SECRET']);
-    expect(issuesOf({ WEBHOOK_SECRET: 'ok', WEBHOOK_SECRET_PREVIOUS: '\t' }).map((i) => i.variable)).toEqual(['WEBHOOK_SECRET_PREVIOUS']);
+    expect(issuesOf({ WEBHOOK_SECRET: 'ok-webhook-secret', WEBHOOK_SECRET_PREVIOUS: '\t' }).map((i) => i.variable)).toEqual([
+      'WEBHOOK_SECRET_PREVIOUS',
+    ]);
     expect(issuesOf({ WEBHOOK_SECRET_FILE: '/run/secrets/hook' }, { '/run/secrets/hook': '  \n' }).map((i) => i.variable)).toEqual([
       'WEBHOOK_SECRET_FILE',
     ]);

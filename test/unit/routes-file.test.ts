@@ -84,6 +84,15 @@ describe('routes file: validation names the route, the field and the line', () =
     expect(byWhere['route 2 (A) name']).toMatchObject({ line: 7, message: expect.stringContaining('route 1') });
   });
 
+  it('refuses a repeat_after without a unit instead of reading it as milliseconds', () => {
+    const issues = issuesOf(
+      ['routes:', '  - name: a', '    to: a@example.com', '    notify: on-change', '    repeat_after: 12', ''].join('\n'),
+    );
+    expect(issues).toEqual([
+      expect.objectContaining({ where: 'route 1 (a) repeat_after', message: expect.stringContaining('has no unit') }),
+    ]);
+  });
+
   it('reports YAML syntax errors with their line', () => {
     const issues = issuesOf('routes:\n  - name: a\n    to: [a@example.com\n');
     expect(issues[0]).toMatchObject({ where: 'YAML', line: expect.any(Number) });

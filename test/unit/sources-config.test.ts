@@ -26,14 +26,19 @@ const GOOD = `sources:
 describe('SOURCES_FILE: several NetBox sources', () => {
   it('without it there is one source, default, built from the variables of today', () => {
     const config = load(
-      { NETBOX_URL: 'https://nb.example.com/', NETBOX_TOKEN: 'abc', WEBHOOK_SECRET: 's', WEBHOOK_ALLOWED_IPS: '10.0.0.0/8' },
+      {
+        NETBOX_URL: 'https://nb.example.com/',
+        NETBOX_TOKEN: 'abc',
+        WEBHOOK_SECRET: 'default-hook-secret',
+        WEBHOOK_ALLOWED_IPS: '10.0.0.0/8',
+      },
       {},
     );
     expect(config.sources).toEqual([
       {
         name: 'default',
         path: '/webhook',
-        secrets: ['s'],
+        secrets: ['default-hook-secret'],
         allowedIps: ['10.0.0.0/8'],
         netbox: { url: 'https://nb.example.com', token: 'abc', caFile: undefined },
         tags: {},
@@ -61,12 +66,12 @@ describe('SOURCES_FILE: several NetBox sources', () => {
     const config = load(
       {
         SOURCES_FILE: 'sources.yaml',
-        WEBHOOK_SECRET: 'd',
+        WEBHOOK_SECRET: 'default-hook-secret',
         LAB_TOKEN: 'nbt_lab.token',
-        LAB_SECRET: 'lab-hook',
+        LAB_SECRET: 'lab-webhook-secret',
         PROD_OLD_SECRET: 'old-hook',
       },
-      { '/srv/sources.yaml': GOOD, '/srv/secrets/prod-token': 'prod-token\n', '/run/secrets/prod-hook': 'prod-hook\n' },
+      { '/srv/sources.yaml': GOOD, '/srv/secrets/prod-token': 'prod-token\n', '/run/secrets/prod-hook': 'prod-webhook-secret\n' },
     );
     expect(config.sources.map((s) => [s.name, s.path])).toEqual([
       ['default', '/webhook'],
@@ -74,7 +79,7 @@ describe('SOURCES_FILE: several NetBox sources', () => {
       ['lab', '/webhook/lab'],
     ]);
     expect(config.sources[1]).toMatchObject({
-      secrets: ['prod-hook', 'old-hook'],
+      secrets: ['prod-webhook-secret', 'old-hook'],
       allowedIps: ['10.20.0.0/16', '192.0.2.7/32'],
       netbox: { url: 'https://netbox.example.com', token: 'prod-token' },
       tags: { env: 'prod', region: '1' },
@@ -92,11 +97,17 @@ describe('SOURCES_FILE: several NetBox sources', () => {
       'every 1m, at most 5 missed reports mailed per run',
       'every 5m, at most 20 missed reports mailed per run',
     ]);
-    expect(config.sources[2]).toMatchObject({ secrets: ['lab-hook'], netbox: { token: 'nbt_lab.token', caFile: '/srv/lab-ca.pem' } });
+    expect(config.sources[2]).toMatchObject({
+      secrets: ['lab-webhook-secret'],
+      netbox: { token: 'nbt_lab.token', caFile: '/srv/lab-ca.pem' },
+    });
     // Every source's secrets are masked in logs, and the printed configuration shows none of them.
-    expect(config.secretValues).toEqual(expect.arrayContaining(['prod-hook', 'old-hook', 'prod-token', 'lab-hook', 'nbt_lab.token']));
+    expect(config.secretValues).toEqual(
+      expect.arrayContaining(['prod-webhook-secret', 'old-hook', 'prod-token', 'lab-webhook-secret', 'nbt_lab.token']),
+    );
     const printed = JSON.stringify(redactConfig(config));
-    for (const secret of ['prod-hook', 'old-hook', 'prod-token', 'lab-hook', 'nbt_lab.token']) expect(printed).not.toContain(secret);
+    for (const secret of ['prod-webhook-secret', 'old-hook', 'prod-token', 'lab-webhook-secret', 'nbt_lab.token'])
+      expect(printed).not.toContain(secret);
   });
 
   it('lists every problem at once, naming the source and the field', () => {
@@ -128,6 +139,18 @@ describe('SOURCES_FILE: several NetBox sources', () => {
     expect(text).toContain('source 4 (default) expect_report_every: is not a duration');
     expect(text).toContain('source 4 (default) catch_up_every: is not a duration (examples: 5m, 1h) nor off');
     expect(text).toContain('source 4 (default) catch_up_max:');
+  });
+
+  it('refuses a webhook secret shorter than 16 characters and a duration without a unit, each with its source and field', () => {
+    const lines = (...more: string[]) => ['sources:', '  - name: lab', ...more, ''].join('\n');
+    const secret = messagesOf(
+      { SOURCES_FILE: '/etc/sources.yaml', LAB_SECRET: 'lab' },
+      { '/etc/sources.yaml': lines('    webhook_secret_env: LAB_SECRET') },
+    ).join('\n');
+    expect(secret).toContain('source 1 (lab) webhook_secret_env: is 3 characters; a webhook secret needs at least 16');
+    expect(secret).toContain('openssl rand -hex 32');
+    const every = messagesOf({ SOURCES_FILE: '/etc/sources.yaml' }, { '/etc/sources.yaml': lines('    expect_report_every: 24') });
+    expect(every.join('\n')).toContain('source 1 (lab) expect_report_every: has no unit: write it with one, e.g. 24h');
   });
 
   it('reports unreadable, unset, blank and doubled secret references, each with its source and field', () => {
@@ -165,7 +188,7 @@ describe('SOURCES_FILE: several NetBox sources', () => {
     to: prod@example.com
 `;
     const messages = messagesOf(
-      { SOURCES_FILE: '/s.yaml', ROUTES_FILE: '/r.yaml', HOST: '0.0.0.0', WEBHOOK_SECRET: 'default-secret' },
+      { SOURCES_FILE: '/s.yaml', ROUTES_FILE: '/r.yaml', HOST: '0.0.0.0', WEBHOOK_SECRET: 'default-webhook-secret' },
       { '/s.yaml': sources, '/r.yaml': routes },
     );
     expect(messages).toEqual([

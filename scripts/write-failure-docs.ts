@@ -1,0 +1,11 @@
+/**
+ * `npm run docs:failures`: writes the failure catalogue's table in docs/errors.md from
+ * src/shared/failure-catalogue.ts. test/unit/failure-docs.test.ts fails when it is stale.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { replaceFailureCatalogue } from '../src/shared';
+
+const page = path.join(__dirname, '../../docs/errors.md');
+fs.writeFileSync(page, replaceFailureCatalogue(fs.readFileSync(page, 'utf8')));
+process.stdout.write('Wrote the failure catalogue in docs/errors.md from src/shared/failure-catalogue.ts.\n');

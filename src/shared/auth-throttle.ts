@@ -1,0 +1,49 @@
+/** Failed attempts per address answered at once; each later one waits longer. */
+const FREE_FAILURES = 5;
+/** The first delay, doubled for each further failure. */
+const DELAY_BASE_MS = 1_000;
+/** The longest delay of one failed attempt. */
+const DELAY_MAX_MS = 30_000;
+/** An address's failures are forgotten this long after its last one. */
+const FAILURE_MEMORY_MS = 15 * 60_000;
+/** Addresses remembered at most; beyond it the oldest are dropped (memory stays bounded under a flood). */
+const MAX_ADDRESSES = 10_000;
+
+/**
+ * Slows down wrong admin tokens per client address — the dashboard's login form and the admin API's
+ * bearer token alike, one count for both, since both guess the same token — without ever refusing
+ * the right one: a lock-out would let anyone behind the same proxy lock the admin out. The first
+ * five failures are answered at once, then each waits 1 s, 2 s, 4 s … up to 30 s. The right token is
+ * checked first and clears the address's failures.
+ */
+export interface AuthThrottle {
+  /** Records a wrong token from `address` at `now`; returns how long to wait before answering it. */
+  recordFailure(address: string, now: number): number;
+  /** The right token: the address starts afresh. */
+  recordSuccess(address: string): void;
+}
+
+/** Creates the throttle; time comes from the caller's clock. */
+export function createAuthThrottle(): AuthThrottle {
+  const failures = new Map<string, { count: number; lastAt: number }>();
+  return {
+    recordFailure(address, now) {
+      const previous = failures.get(address);
+      const count = previous && now - previous.lastAt < FAILURE_MEMORY_MS ? previous.count + 1 : 1;
+      // Re-inserting keeps the map ordered by last failure, so the oldest entry is the first one.
+      failures.delete(address);
+      failures.set(address, { count, lastAt: now });
+      if (failures.size > MAX_ADDRESSES) failures.delete(failures.keys().next().value!);
+      return buildAuthDelayMs(count);
+    },
+    recordSuccess(address) {
+      failures.delete(address);
+    },
+  };
+}
+
+/** The wait before answering the `count`-th wrong token in a row from one address. */
+function buildAuthDelayMs(count: number): number {
+  if (count <= FREE_FAILURES) return 0;
+  return Math.min(DELAY_MAX_MS, DELAY_BASE_MS * 2 ** Math.min(count - FREE_FAILURES - 1, 16));
+}

@@ -1,0 +1,111 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { createDashboardRouter, createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
+import { createSilentLogger, FAILURE_CATALOGUE, type Clock, type FailureCode } from '../../src/shared';
+import { SqliteStore, type DeliveryStateChange } from '../../src/store';
+import { textOf } from '../helpers/html';
+import { buildBody, buildReportData } from '../helpers/netbox-json';
+import { makeTempDir } from '../helpers/relay-harness';
+import { makeReportDelivery } from '../contract/store-contract';
+
+const ADMIN_TOKEN = 'dashboard-admin-token-0123456789';
+const NOW = Date.parse('2026-03-06T16:00:00Z');
+
+/** One stored failure per row: how the worker settles a delivery that failed with `code`. */
+const FAILURES: Record<string, DeliveryStateChange> = {
+  graphRejected: { state: 'dead', code: 'GRAPH_REJECTED', error: 'Graph 400 ErrorInvalidRecipients: At least one recipient is not valid.' },
+  expiredCertificate: { state: 'retrying', code: 'ETLS', error: 'certificate has expired', nextAttemptAt: NOW + 60_000 },
+  oauth2Refused: {
+    state: 'retrying',
+    code: 'OAUTH2_REFUSED',
+    error: 'invalid_client: AADSTS7000222 the client secret keys are expired',
+    nextAttemptAt: NOW + 60_000,
+  },
+  unknown: { state: 'retrying', code: 'UNKNOWN', error: 'something new (code EWHATEVER)', nextAttemptAt: NOW + 60_000 },
+};
+
+/**
+ * What the dashboard tells an on-call about a failed delivery comes from the one failure catalogue:
+ * whether it is tried again is the catalogue's `retryable` (and held-for-operator), never a sentence of
+ * its own. A real SQLite store, settled as the worker settles, read through the real dashboard over HTTP.
+ */
+describe('the dashboard describes each stored failure as the catalogue does', () => {
+  let dataDir: string;
+  let store: SqliteStore;
+  let server: http.Server;
+  let url: string;
+  const ids = new Map<string, number>();
+
+  beforeAll(async () => {
+    dataDir = makeTempDir('failure-words-');
+    store = SqliteStore.open({ dataDir });
+    let n = 0;
+    for (const name of Object.keys(FAILURES)) {
+      n += 1;
+      const body = buildBody({ data: buildReportData({ id: n, created: new Date(NOW - n * 60_000).toISOString() }) });
+      ids.set(name, (await store.insertDelivery(makeReportDelivery(body, NOW - n * 60_000))).id);
+    }
+    await store.claimDue({ now: NOW - 1000, limit: ids.size, owner: 'test', leaseMs: 60_000 });
+    await store.settleBatch({
+      now: NOW - 1000,
+      deliveries: [...ids].map(([name, id]) => ({ id, routes: [], sent: [], state: FAILURES[name] })),
+      reports: [],
+    });
+    const clock: Clock = { now: () => NOW };
+    const app = express();
+    app.use('/ui', createDashboardRouter({ adminToken: ADMIN_TOKEN, store, clock, logger: createSilentLogger(), timezone: 'UTC' }));
+    server = http.createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await store.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** The words in a delivery's row of the list. */
+  async function wordsFor(name: string): Promise<string> {
+    const cookie = `${SESSION_COOKIE}=${createSessionKeys(ADMIN_TOKEN).issue(NOW).cookie}`;
+    const page = await (await fetch(`${url}/ui`, { headers: { cookie } })).text();
+    const row = new RegExp(`<tr data-delivery="${ids.get(name)}"[\\s\\S]*?</tr>`).exec(page)?.[0];
+    expect(row).toBeDefined();
+    return textOf(/<span class="error-words">([\s\S]*?)<\/span>/.exec(row!)?.[1] ?? '');
+  }
+
+  it('a message Microsoft Graph refused is dead: the dashboard says it is not tried again', async () => {
+    const words = await wordsFor('graphRejected');
+    expect(FAILURE_CATALOGUE.GRAPH_REJECTED.retryable).toBe(false);
+    expect(words).toContain('Microsoft Graph refused this message');
+    expect(words).toContain('It is not tried again.');
+    expect(words).not.toMatch(/is tried again/);
+  });
+
+  it('an expired certificate (ETLS) names the fix and says it is tried again once fixed', async () => {
+    const words = await wordsFor('expiredCertificate');
+    expect(words).toContain('is not trusted (certificate has expired)');
+    expect(words).toContain('SMTP_CA_FILE');
+    expect(words).toContain('It is tried again, but only an operator’s fix can make it pass.');
+  });
+
+  it('a refused OAuth2 secret holds the queue for an operator: nothing is given up', async () => {
+    expect(await wordsFor('oauth2Refused')).toContain(
+      "refused the app's credentials (client secret, tenant, grant). The queue waits for an operator to fix it; nothing is given up.",
+    );
+  });
+
+  it('a failure the relay does not know is tried again', async () => {
+    expect(await wordsFor('unknown')).toBe('The send failed for a reason the relay does not know. It is tried again.');
+  });
+});
+
+describe('the failure catalogue', () => {
+  it('holds the queue for an operator only for codes that pause the whole queue and are retried', () => {
+    const held = (Object.keys(FAILURE_CATALOGUE) as FailureCode[]).filter((code) => FAILURE_CATALOGUE[code].heldForOperator);
+    expect(held).toEqual(['OAUTH2_REFUSED', 'GRAPH_ACCESS_DENIED']);
+    for (const code of held) expect(FAILURE_CATALOGUE[code]).toMatchObject({ retryable: true, scope: 'server', configProblem: true });
+  });
+});

@@ -1,0 +1,43 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/**
+ * What `npm pack` ships (docs/errors.md, "A server install without the test tools") is what the
+ * packaged relay reads at run time: the compiled code with both stores' migrations, the templates with
+ * their compiled and inlined forms, and the examples the docs point to; and every `files` entry names
+ * something that exists. It reads the dist/ that `npm test` builds first.
+ */
+describe('the npm package', () => {
+  const packed = (): string[] => {
+    if (!fs.existsSync(path.join(ROOT, 'dist/src/main.js'))) throw new Error('dist/ is missing: run `npm run build` first');
+    const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' });
+    return (JSON.parse(out) as { files: { path: string }[] }[])[0].files.map((f) => f.path);
+  };
+
+  it('names in `files` only what exists, and ships what `serve` reads at run time', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { files: string[]; bin: Record<string, string> };
+    for (const entry of pkg.files) expect([entry, fs.existsSync(path.join(ROOT, entry))]).toEqual([entry, true]);
+    const files = packed();
+    for (const entry of pkg.files) expect([entry, files.some((f) => f === entry || f.startsWith(`${entry}/`))]).toEqual([entry, true]);
+    const migrations = (dir: string) =>
+      fs
+        .readdirSync(path.join(ROOT, 'src/store/migrations', dir))
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => `dist/src/store/migrations/${dir}/${f.replace(/\.ts$/, '.js')}`);
+    expect(files).toEqual(
+      expect.arrayContaining([
+        ...Object.values(pkg.bin),
+        'dist/src/store/migrations/sqlite.js',
+        ...migrations('pg'),
+        'templates/compiled-templates.json',
+        'templates/inlined-css.json',
+        'templates/report/html.hbs',
+        'examples/routes.yaml',
+      ]),
+    );
+    expect(files.filter((f) => /^(src|test|bench|scripts)\//.test(f))).toEqual([]);
+  });
+});
