@@ -6,7 +6,7 @@ export interface BatchHistory extends ReportHistory {
   listReportsBefore: NonNullable<ReportHistory['listReportsBefore']>;
   /** A new batch: what was read from the store for the last one is forgotten. */
   startBatch(deliveries: readonly Pick<ClaimedDelivery, 'kind' | 'reportId' | 'reportCreated'>[]): void;
-  /** The reports composed since the last call, for the settle to write; forgets them. */
+  /** The reports composed since the last call, for the settle to write; forgets them, and the batch's read. */
   take(): ReportSnapshot[];
 }
 
@@ -79,6 +79,8 @@ export function createBatchHistory(store: Pick<Store, 'findReportBefore' | 'list
     take() {
       const taken = [...pending.values()];
       pending = new Map();
+      // The batch is composed: its read is not kept for anything after it.
+      batch = undefined;
       return taken;
     },
   };
