@@ -4,7 +4,7 @@ import type { ReportCursor, ReportHistory, ReportPoint, ReportSnapshot } from '.
 /** The trend's history as the composers of one batch see it: the store, plus the reports composed earlier in the batch. */
 export interface BatchHistory extends ReportHistory {
   listReportsBefore: NonNullable<ReportHistory['listReportsBefore']>;
-  /** A new batch: what was read from the store for the last one is forgotten. */
+  /** A batch of these deliveries starts: a series' stored history is read once for all of them (nothing from an earlier batch's read is kept). */
   startBatch(deliveries: readonly Pick<ClaimedDelivery, 'kind' | 'reportId' | 'reportCreated'>[]): void;
   /** The reports composed since the last call, for the settle to write; forgets them, and the batch's read. */
   take(): ReportSnapshot[];
