@@ -10,7 +10,7 @@ import {
   type RouteMailRecord,
   type Store,
 } from '../store';
-import type { ReportCursor, ReportHistory, ReportPoint, ReportSnapshot } from '../trend';
+import type { BatchHistory } from './create-batch-history';
 import type { NextState } from './retry-policy';
 import type { RoutePlanner } from '../routing';
 
@@ -61,6 +61,7 @@ export interface ComposeStage {
   composers: Composers;
   planRoutes: RoutePlanner;
   store: Pick<Store, 'listRouteMails'>;
+  history: Pick<BatchHistory, 'startBatch'>;
 }
 
 /**
@@ -69,6 +70,7 @@ export interface ComposeStage {
  * at the first attempt) and every route mail due is built to its final bytes.
  */
 export async function composeBatch(stage: ComposeStage, deliveries: ClaimedDelivery[], log: Logger): Promise<BatchItem[]> {
+  stage.history.startBatch(deliveries);
   const recorded = await stage.store.listRouteMails(deliveries.map((d) => d.id));
   const items: BatchItem[] = [];
   for (const delivery of deliveries) {
@@ -165,50 +167,4 @@ function logPlan(item: BatchItem): void {
     if (d.outcome === 'suppressed') item.log.info({ route: d.route, reason: d.reason }, `route ${d.route}: mail suppressed`);
     else item.log.debug({ route: d.route, outcome: d.outcome, reason: d.reason }, `route ${d.route}: ${d.outcome}`);
   }
-}
-
-/** The trend's history as the composers of one batch see it: the store, plus the reports composed earlier in the batch. */
-export interface BatchHistory extends ReportHistory {
-  /** The reports composed since the last call, for the settle to write; forgets them. */
-  take(): ReportSnapshot[];
-}
-
-/**
- * The report history the composers read and write. Reports composed in a batch are written by its
- * settle, in the batch's one transaction; until then a later report of the same series in the batch
- * compares with them here, as it would once they are stored.
- */
-export function createBatchHistory(store: Pick<Store, 'findReportBefore' | 'listReportsBefore' | 'findReport'>): BatchHistory {
-  let pending = new Map<string, ReportSnapshot>();
-  const before = (series: string, cursor: ReportCursor) =>
-    [...pending.values()].filter((r) => r.series === series && compareReports(r, cursor) < 0);
-  return {
-    async findReportBefore(series, cursor, options) {
-      const stored = await store.findReportBefore(series, cursor, options);
-      const candidates = [...(stored ? [stored] : []), ...before(series, cursor)];
-      return candidates.sort(compareReports).at(-1);
-    },
-    async listReportsBefore(series, cursor, limit) {
-      const stored = await store.listReportsBefore(series, cursor, limit);
-      const composed = before(series, cursor);
-      if (composed.length === 0) return stored;
-      const keys = new Set(composed.map((r) => r.dedupKey));
-      const points: ReportPoint[] = [...stored.filter((p) => !keys.has(p.dedupKey)), ...composed.map(({ failing: _, ...point }) => point)];
-      return points.sort(compareReports).slice(-limit);
-    },
-    async saveReport(snapshot) {
-      pending.set(snapshot.dedupKey, snapshot);
-    },
-    findReport: (dedupKey) => store.findReport(dedupKey),
-    take() {
-      const taken = [...pending.values()];
-      pending = new Map();
-      return taken;
-    },
-  };
-}
-
-/** Series order: by creation, then report id. */
-function compareReports(a: ReportCursor, b: ReportCursor): number {
-  return a.createdMs - b.createdMs || a.reportId - b.reportId;
 }

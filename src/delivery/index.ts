@@ -7,7 +7,8 @@ export {
   type FailureScope,
 } from '../notify';
 export { createWorker, type TryNowResult, type Worker, type WorkerOptions } from './create-worker';
-export { createBatchHistory, type BatchHistory, type Composer, type Composers } from './compose-batch';
+export { type Composer, type Composers } from './compose-batch';
+export { createBatchHistory, type BatchHistory } from './create-batch-history';
 export type { UnrecordedStatus, WorkerOutcome } from './settle-batch';
 export {
   computeBackoffMs,

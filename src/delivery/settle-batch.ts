@@ -9,7 +9,8 @@ import type {
   SettledBatch,
   Store,
 } from '../store';
-import type { BatchHistory, BatchItem, RouteMail } from './compose-batch';
+import type { BatchItem, RouteMail } from './compose-batch';
+import type { BatchHistory } from './create-batch-history';
 import { computeBackoffMs, type RetryDecider } from './retry-policy';
 
 /** What one attempt came to, for metrics, the SMTP health check and tests (after it is recorded). */

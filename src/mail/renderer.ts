@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type HandlebarsNamespace from 'handlebars';
-import { neutralizeText } from '../shared';
+import { neutralizeView } from '../shared';
 import {
   emptyCompiledTemplates,
   formatCompiledTemplatesFile,
@@ -97,9 +97,13 @@ export function loadRenderer(dir: string, options: RendererOptions = {}): Render
   return {
     dir,
     sets,
-    render(view, templateSet = DEFAULT_TEMPLATE_SET, renderOptions = {}) {
+    render(untrusted, templateSet = DEFAULT_TEMPLATE_SET, renderOptions = {}) {
       const set = compiled.get(templateSet);
       if (!set) throw new TemplateError(path.join(dir, templateSet), new Error(`no template set "${templateSet}"`));
+      // Bidi overrides and control characters from NetBox's names are made visible in the view, before
+      // any template (shipped or a user's) or helper sees it, so none can let one through; the
+      // templates' own text is the operator's.
+      const view = neutralizeView(untrusted);
       const run = (part: Part) => {
         try {
           return part === 'html' ? set.parts.html.fn(view, { partials: set.htmlPartials }) : set.parts[part].fn(view);
@@ -116,16 +120,12 @@ export function loadRenderer(dir: string, options: RendererOptions = {}): Render
         }
       };
       // A subject is one header line: CR/LF would end it (header injection), so fold all white space.
-      // Bidi overrides and control characters from NetBox's names are made visible in every part
-      // Here, on the output, so that no template, shipped or a user's, can let one through.
-      const subject = neutralizeText(runSubject().replace(/\s+/g, ' ').trim());
-      const html = neutralizeText(run('html'));
-      const text = neutralizeText(
-        `${run('text')
-          .replace(/\r\n/g, '\n')
-          .replace(/\n{3,}/g, '\n\n')
-          .trim()}\n`,
-      );
+      const subject = runSubject().replace(/\s+/g, ' ').trim();
+      const html = run('html');
+      const text = `${run('text')
+        .replace(/\r\n/g, '\n')
+        .replace(/\n{3,}/g, '\n\n')
+        .trim()}\n`;
       return { subject, html, text };
     },
   };

@@ -16,7 +16,7 @@ export { createAuthThrottle, type AuthThrottle } from './auth-throttle';
 export { createActivityCounter, type ActivityCounter } from './activity-counter';
 export { createLogger, createSilentLogger, resolveLogFormat, type Logger, type LoggerOptions } from './logger';
 export { findPackageRoot } from './paths';
-export { neutralizeText } from './neutralize-text';
+export { neutralizeText, neutralizeView } from './neutralize-text';
 export { createSecretMask, SECRET_MARK, type SecretMask } from './mask-secrets';
 export {
   address,

@@ -1,15 +1,7 @@
-import { buildMessage, buildMessageId, buildOutgoingMail, type OutgoingMail, type Recipients } from '../mail';
+import type { OutgoingMail } from '../mail';
 import { formatDateTime } from '../report';
+import { buildNoticeMail, type WatchdogMailOptions } from './build-notice-mail';
 import type { WatchdogAlert } from './watchdog-alert';
-
-export interface WatchdogMailOptions {
-  from: string;
-  recipients: Recipients;
-  timezone: string;
-  deliveryId: number;
-  dedupKey: string;
-  date: Date;
-}
 
 /** "1 day 3 hours", "5 hours 12 minutes", "40 minutes": the two largest units. */
 export function formatDuration(ms: number): string {
@@ -51,8 +43,6 @@ function describeNetboxCheck(alert: WatchdogAlert, timezone: string): string[] {
   return ['NetBox drops a webhook that fails without retrying it, so silence can mean a lost report. Check:'];
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
 /**
  * The watchdog's mail: "no compliance report received since …" when reports stop, "reports are
  * arriving again" when they resume. Plain wording, built in code (it has no report to show), and
@@ -87,28 +77,14 @@ export function buildWatchdogMail(alert: WatchdogAlert, options: WatchdogMailOpt
     subject = 'Compliance reports are arriving again';
     lines = [
       `A compliance report${from} arrived at ${at}, after ${formatDuration((alert.resumedAt ?? alert.detectedAt) - alert.silentSince)} without one (the previous arrived at ${since}).`,
-      'Its own mail follows separately. Reports that NetBox could not deliver during the silence are not recovered: run the tests again in NetBox if you need them.',
+      // With the catch-up on, a report whose webhook was lost meanwhile is fetched from NetBox; without it, it is gone.
+      alert.netboxCheckedAt !== undefined
+        ? 'Its own mail follows separately. Reports NetBox created during the silence whose webhook never came are fetched from NetBox by the catch-up and mailed, each marked as such.'
+        : 'Its own mail follows separately. Reports that NetBox could not deliver during the silence are not recovered: run the tests again in NetBox if you need them.',
     ];
   }
-  // A named source's notices say which NetBox went silent, as its reports do.
-  if (alert.source) subject = `${alert.source}: ${subject}`;
-  const text = `${lines.join('\n')}\n`;
-  const html = `<!DOCTYPE html><html><body style="font-family: sans-serif; font-size: 14px; color: #222">${lines
-    .map((l) => (l === '' ? '<br>' : `<p style="margin: 0 0 6px">${escapeHtml(l)}</p>`))
-    .join('')}</body></html>`;
-  const content = buildMessage({
-    rendered: { subject, text, html },
-    from: options.from,
-    recipients: options.recipients,
-    messageId: buildMessageId({
-      deliveryId: options.deliveryId,
-      reportId: 0,
-      dedupKey: options.dedupKey,
-      from: options.from,
-      route: `watchdog-${alert.kind}`,
-    }),
-    date: options.date,
-    headers: { 'X-Compliance-Watchdog': alert.kind, ...(alert.source ? { 'X-Compliance-Source': alert.source } : {}) },
-  });
-  return buildOutgoingMail(content);
+  return buildNoticeMail(
+    { subject, lines: lines.map((text) => ({ text })), route: `watchdog-${alert.kind}`, kind: alert.kind, source: alert.source },
+    options,
+  );
 }

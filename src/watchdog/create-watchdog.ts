@@ -26,6 +26,12 @@ export interface Watchdog {
   stop(): void;
 }
 
+/** With the catch-up on: when it last listed the source's reports in NetBox (null: never yet). */
+async function readNetboxCheck(options: WatchdogOptions): Promise<{ netboxCheckedAt?: number | null }> {
+  if (!options.catchUp) return {};
+  return { netboxCheckedAt: (await options.store.getCatchUpState(options.source ?? DEFAULT_SOURCE_NAME))?.succeededAt ?? null };
+}
+
 /**
  * Makes silence visible: NetBox drops a failed webhook without retrying, so a report that never
  * arrives would otherwise go unnoticed. When no report arrived within `expectEveryMs`, one
@@ -42,7 +48,7 @@ export function createWatchdog(options: WatchdogOptions): Watchdog {
 
   async function evaluateOnce(): Promise<'overdue' | 'resumed' | undefined> {
     const now = clock.now();
-    const source = options.source;
+    const { source } = options;
     const state = await store.getWatchdogState(now, source);
     const last = await store.lastReportReceivedAt(source);
     if (state.state === 'ok') {
@@ -55,7 +61,7 @@ export function createWatchdog(options: WatchdogOptions): Watchdog {
         expectEveryMs: options.expectEveryMs,
         detectedAt: now,
         source,
-        ...(options.catchUp ? { netboxCheckedAt: (await store.getCatchUpState(source ?? DEFAULT_SOURCE_NAME))?.succeededAt ?? null } : {}),
+        ...(await readNetboxCheck(options)),
       });
       const result = await store.transitionWatchdog({
         expectedVersion: state.version,
@@ -82,6 +88,7 @@ export function createWatchdog(options: WatchdogOptions): Watchdog {
       expectEveryMs: options.expectEveryMs,
       detectedAt: now,
       source,
+      ...(await readNetboxCheck(options)),
     });
     // `since` is kept on the ok state: the next silence is measured from the new report, not from it.
     const result = await store.transitionWatchdog({ expectedVersion: state.version, state: 'ok', since: last, now, alert, source });
@@ -106,10 +113,8 @@ export function createWatchdog(options: WatchdogOptions): Watchdog {
     evaluate,
     start() {
       if (timer) return;
-      const tick = () =>
-        void evaluate().catch((error: unknown) =>
-          logger.error({ err: error }, 'watchdog: cannot read or update its state; will try again'),
-        );
+      const fail = (error: unknown) => logger.error({ err: error }, 'watchdog: cannot read or update its state; will try again');
+      const tick = () => void evaluate().catch(fail);
       tick();
       timer = setInterval(tick, checkEveryMs);
       timer.unref();

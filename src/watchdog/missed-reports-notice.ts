@@ -1,7 +1,7 @@
-import { buildMessage, buildMessageId, buildOutgoingMail, type OutgoingMail } from '../mail';
+import type { OutgoingMail } from '../mail';
 import { formatDateTime } from '../report';
 import { WATCHDOG_KEY_PREFIX, type NewDelivery } from '../store';
-import type { WatchdogMailOptions } from './build-watchdog-mail';
+import { buildNoticeMail, type NoticeLine, type WatchdogMailOptions } from './build-notice-mail';
 
 /**
  * The catch-up's notice: missed reports it did not mail one by one (beyond CATCH_UP_MAX) and reports
@@ -57,8 +57,6 @@ export function parseMissedReportsNotice(dedupKey: string, body: Buffer): Missed
   }
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
 /** "report 12, 13, 17": ids, a run of consecutive ones shown as a range. */
 export function formatIdRanges(ids: readonly number[]): string {
   const parts: string[] = [];
@@ -76,7 +74,7 @@ export function buildMissedReportsMail(notice: MissedReportsNotice, options: Wat
   const from = notice.source ? ` of the NetBox source ${notice.source}` : '';
   const refused = notice.refused ?? [];
   const missed = notice.mailed + notice.skipped.length + notice.deleted.length + refused.length;
-  const lines: { text: string; link?: string }[] = [
+  const lines: NoticeLine[] = [
     {
       text: `The relay found ${missed} compliance report${missed === 1 ? '' : 's'}${from} in NetBox whose webhook never reached it. ${notice.mailed} of them ${notice.mailed === 1 ? 'is' : 'are'} mailed one by one (the newest), each marked as fetched from NetBox.`,
     },
@@ -101,30 +99,6 @@ export function buildMissedReportsMail(notice: MissedReportsNotice, options: Wat
         text: `Refused, so not mailed: report ${formatIdRanges(refused)} (its fields fail the checks a webhook's report must pass; the relay's log says which).`,
       },
     );
-  const subject = `${notice.source ? `${notice.source}: ` : ''}${missed} compliance report${missed === 1 ? '' : 's'} missed while the relay was not told`;
-  const text = `${lines.map((l) => l.text).join('\n')}\n`;
-  const html = `<!DOCTYPE html><html><body style="font-family: sans-serif; font-size: 14px; color: #222">${lines
-    .map((l) => {
-      if (l.text === '') return '<br>';
-      const body = l.link
-        ? escapeHtml(l.text.slice(0, -l.link.length)) + `<a href="${escapeHtml(l.link)}">${escapeHtml(l.link)}</a>`
-        : escapeHtml(l.text);
-      return `<p style="margin: 0 0 6px">${body}</p>`;
-    })
-    .join('')}</body></html>`;
-  const content = buildMessage({
-    rendered: { subject, text, html },
-    from: options.from,
-    recipients: options.recipients,
-    messageId: buildMessageId({
-      deliveryId: options.deliveryId,
-      reportId: 0,
-      dedupKey: options.dedupKey,
-      from: options.from,
-      route: 'catch-up-missed',
-    }),
-    date: options.date,
-    headers: { 'X-Compliance-Watchdog': 'missed', ...(notice.source ? { 'X-Compliance-Source': notice.source } : {}) },
-  });
-  return buildOutgoingMail(content);
+  const subject = `${missed} compliance report${missed === 1 ? '' : 's'} missed while the relay was not told`;
+  return buildNoticeMail({ subject, lines, route: 'catch-up-missed', kind: 'missed', source: notice.source }, options);
 }

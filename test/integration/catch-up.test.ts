@@ -567,4 +567,18 @@ describe('the watchdog with catch-up on says what NetBox itself shows', () => {
       "The relay has not listed NetBox's reports since 2026-11-20 08:00:00 UTC (its catch-up fails",
     );
   });
+
+  it('"arriving again" says reports whose webhook was lost meanwhile are fetched, not that they are gone', async () => {
+    now += 25 * 3_600_000;
+    expect(await relay!.relay.watchdog!.evaluate()).toBe('overdue');
+    await smtp.waitFor(1);
+    addReport(netbox, 2);
+    now += 3_600_000;
+    expect(await relay!.relay.catchUps.run()).toMatchObject([{ result: 'done', queued: 1 }]);
+    expect(await relay!.relay.watchdog!.evaluate()).toBe('resumed');
+    const resumed = (await smtp.waitFor(3)).find((m) => m.parsed.headers.get('x-compliance-watchdog') === 'resumed')!;
+    const text = String(resumed.parsed.text);
+    expect(text).toContain('whose webhook never came are fetched from NetBox by the catch-up');
+    expect(text).not.toContain('are not recovered');
+  });
 });

@@ -4,7 +4,7 @@ import { createFailureSummarizer } from '../../src/enrichment';
 import { buildEnrichmentView, buildReportView } from '../../src/compose';
 import { loadRenderer } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
-import { neutralizeText } from '../../src/shared';
+import { neutralizeText, neutralizeView } from '../../src/shared';
 import { parseDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 
@@ -87,5 +87,16 @@ describe('bidi and control characters from NetBox (issue 14)', () => {
 
   it('leave ordinary text, including right-to-left scripts, as it is', () => {
     for (const s of ['sw-core-1', 'Ünïcödé — ok', 'מתג-ליבה', 'line 1\nline 2\ttab']) expect(neutralizeText(s)).toBe(s);
+  });
+
+  it('are made visible in every string and key of a view before any template sees it, the view itself left as it was', () => {
+    const view = { report: { display: 'r\u202e1', id: 7, ok: true, none: null }, rows: [['sw\u2066', 3]], byName: { 'sw\u0007': 'x' } };
+    const before = structuredClone(view);
+    expect(neutralizeView(view)).toEqual({
+      report: { display: 'r[U+202E]1', id: 7, ok: true, none: null },
+      rows: [['sw[U+2066]', 3]],
+      byName: { 'sw[U+0007]': 'x' },
+    });
+    expect(view).toEqual(before);
   });
 });

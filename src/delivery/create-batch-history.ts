@@ -1,0 +1,92 @@
+import type { ClaimedDelivery, Store } from '../store';
+import type { ReportCursor, ReportHistory, ReportPoint, ReportSnapshot } from '../trend';
+
+/** The trend's history as the composers of one batch see it: the store, plus the reports composed earlier in the batch. */
+export interface BatchHistory extends ReportHistory {
+  listReportsBefore: NonNullable<ReportHistory['listReportsBefore']>;
+  /** A batch of these deliveries starts: a series' stored history is read once for all of them (nothing from an earlier batch's read is kept). */
+  startBatch(deliveries: readonly Pick<ClaimedDelivery, 'kind' | 'reportId' | 'reportCreated'>[]): void;
+  /** The reports composed since the last call, for the settle to write; forgets them, and the batch's read. */
+  take(): ReportSnapshot[];
+}
+
+/** The stored reports of a series before the batch's newest report, read once for the batch. */
+interface SeriesRead {
+  points: ReportPoint[];
+  /** Fewer than asked for: the series holds no older report. */
+  complete: boolean;
+}
+
+/**
+ * The report history the composers read and write. Reports composed in a batch are written by its
+ * settle, in the batch's one transaction; until then a later report of the same series in the batch
+ * compares with them here, as it would once they are stored. A series' stored history is read once
+ * per batch (the chart's reports before the batch's newest, and as many more as the batch holds), and
+ * each report of the batch takes its part of that read; where the read does not reach far enough
+ * back, the store is asked again.
+ */
+export function createBatchHistory(store: Pick<Store, 'findReportBefore' | 'listReportsBefore' | 'findReport'>): BatchHistory {
+  let pending = new Map<string, ReportSnapshot>();
+  let batch: { newest: ReportCursor; size: number; reads: Map<string, SeriesRead> } | undefined;
+  const before = (series: string, cursor: ReportCursor) =>
+    [...pending.values()].filter((r) => r.series === series && compareReports(r, cursor) < 0);
+  /** The newest `limit` stored reports before `cursor` as this batch's read of the series has them; undefined: it cannot tell. */
+  const knownBefore = (series: string, cursor: ReportCursor, limit: number): ReportPoint[] | undefined => {
+    const read = batch?.reads.get(series);
+    if (!read || compareReports(cursor, batch!.newest) > 0) return undefined;
+    // The read holds every stored report from its oldest one on: those before `cursor` are the newest ones.
+    const known = read.points.filter((p) => compareReports(p, cursor) < 0);
+    return known.length >= limit || read.complete ? known.slice(-limit) : undefined;
+  };
+  const readStoredBefore = async (series: string, cursor: ReportCursor, limit: number): Promise<ReportPoint[]> => {
+    if (batch && !batch.reads.has(series) && compareReports(cursor, batch.newest) <= 0) {
+      const readLimit = limit + batch.size;
+      const points = await store.listReportsBefore(series, batch.newest, readLimit);
+      batch.reads.set(series, { points, complete: points.length < readLimit });
+    }
+    return knownBefore(series, cursor, limit) ?? store.listReportsBefore(series, cursor, limit);
+  };
+  return {
+    startBatch(deliveries) {
+      const cursors = deliveries
+        .filter((d) => d.kind === 'report')
+        .map((d) => ({ createdMs: Date.parse(d.reportCreated), reportId: d.reportId }))
+        .sort(compareReports);
+      const newest = cursors.at(-1);
+      batch = newest && { newest, size: cursors.length, reads: new Map() };
+    },
+    async findReportBefore(series, cursor, options) {
+      const composed = before(series, cursor).sort(compareReports).at(-1);
+      // A report composed in this batch that is at least as new as any stored one before `cursor` is the answer.
+      const stored = composed && knownBefore(series, cursor, 1);
+      if (composed && stored && (stored.length === 0 || compareReports(stored[0], composed) <= 0)) return composed;
+      const found = await store.findReportBefore(series, cursor, options);
+      const candidates = [...(found ? [found] : []), ...(composed ? [composed] : [])];
+      return candidates.sort(compareReports).at(-1);
+    },
+    async listReportsBefore(series, cursor, limit) {
+      const stored = await readStoredBefore(series, cursor, limit);
+      const composed = before(series, cursor);
+      if (composed.length === 0) return stored;
+      const keys = new Set(composed.map((r) => r.dedupKey));
+      const points: ReportPoint[] = [...stored.filter((p) => !keys.has(p.dedupKey)), ...composed.map(({ failing: _, ...point }) => point)];
+      return points.sort(compareReports).slice(-limit);
+    },
+    async saveReport(snapshot) {
+      pending.set(snapshot.dedupKey, snapshot);
+    },
+    findReport: (dedupKey) => store.findReport(dedupKey),
+    take() {
+      const taken = [...pending.values()];
+      pending = new Map();
+      // The batch is composed: its read is not kept for anything after it.
+      batch = undefined;
+      return taken;
+    },
+  };
+}
+
+/** Series order: by creation, then report id. */
+function compareReports(a: ReportCursor, b: ReportCursor): number {
+  return a.createdMs - b.createdMs || a.reportId - b.reportId;
+}

@@ -1,0 +1,57 @@
+import { buildMessage, buildMessageId, buildOutgoingMail, type OutgoingMail, type Recipients } from '../mail';
+
+export interface WatchdogMailOptions {
+  from: string;
+  recipients: Recipients;
+  timezone: string;
+  deliveryId: number;
+  dedupKey: string;
+  date: Date;
+}
+
+/** One line of a relay notice: its text, ending with `link` when it has one (the HTML part links it). */
+export interface NoticeLine {
+  text: string;
+  link?: string;
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * A relay notice (the watchdog's, the catch-up's): plain lines built in code, as text and as the same
+ * lines in HTML, marked automatic like the report mails. `kind` goes into `X-Compliance-Watchdog` and the
+ * Message-ID's route (`<route>`), so a retry keeps the same Message-ID.
+ */
+export function buildNoticeMail(
+  notice: { subject: string; lines: readonly NoticeLine[]; route: string; kind: string; source?: string },
+  options: WatchdogMailOptions,
+): Promise<OutgoingMail> {
+  const { lines, source } = notice;
+  // A named source's notices say which NetBox they are about, as its reports do.
+  const subject = source ? `${source}: ${notice.subject}` : notice.subject;
+  const text = `${lines.map((l) => l.text).join('\n')}\n`;
+  const html = `<!DOCTYPE html><html><body style="font-family: sans-serif; font-size: 14px; color: #222">${lines
+    .map((l) => (l.text === '' ? '<br>' : `<p style="margin: 0 0 6px">${renderLine(l)}</p>`))
+    .join('')}</body></html>`;
+  const content = buildMessage({
+    rendered: { subject, text, html },
+    from: options.from,
+    recipients: options.recipients,
+    messageId: buildMessageId({
+      deliveryId: options.deliveryId,
+      reportId: 0,
+      dedupKey: options.dedupKey,
+      from: options.from,
+      route: notice.route,
+    }),
+    date: options.date,
+    headers: { 'X-Compliance-Watchdog': notice.kind, ...(source ? { 'X-Compliance-Source': source } : {}) },
+  });
+  return buildOutgoingMail(content);
+}
+
+function renderLine(line: NoticeLine): string {
+  if (!line.link) return escapeHtml(line.text);
+  const link = escapeHtml(line.link);
+  return `${escapeHtml(line.text.slice(0, -line.link.length))}<a href="${link}">${link}</a>`;
+}
