@@ -2,6 +2,7 @@ import path from 'node:path';
 import { SqliteStore } from '../src/store';
 import { recordReportTrend, STREAK_HISTORY_MAX, type ReportSnapshot } from '../src/trend';
 import type { Benchmark, BenchContext, Figure } from './lib/types';
+import { reportHistoryOf, saveReport } from '../test/helpers/store-writes';
 
 /**
  * A long-lived series must not make each new report dearer: saving one report (its snapshot, then
@@ -60,7 +61,7 @@ function snapshot(series: string, id: number, pairs = 0): ReportSnapshot {
 /** Stores `count` reports of a series, many per commit (the store groups a turn's writes). */
 async function fill(store: SqliteStore, series: string, count: number): Promise<void> {
   for (let start = 0; start < count; start += 500) {
-    const batch = Array.from({ length: Math.min(500, count - start) }, (_, i) => store.saveReport(snapshot(series, start + i)));
+    const batch = Array.from({ length: Math.min(500, count - start) }, (_, i) => saveReport(store, snapshot(series, start + i)));
     await Promise.all(batch);
   }
 }
@@ -91,7 +92,7 @@ async function measureStreaks(store: SqliteStore, series: string, after: number,
     let used = process.cpuUsage(readStart);
     readUs += used.user + used.system;
     readStart = process.cpuUsage();
-    await recordReportTrend(store, current);
+    await recordReportTrend(reportHistoryOf(store), current);
     used = process.cpuUsage(readStart);
     trendUs += used.user + used.system;
   }
@@ -101,7 +102,7 @@ async function measureStreaks(store: SqliteStore, series: string, after: number,
 /** CPU per report for `n` reports saved one after the other onto `series`, starting at report `from`. */
 async function measureSaves(store: SqliteStore, series: string, from: number, n: number): Promise<number> {
   const before = process.cpuUsage();
-  for (let i = 0; i < n; i++) await store.saveReport(snapshot(series, from + i));
+  for (let i = 0; i < n; i++) await saveReport(store, snapshot(series, from + i));
   const used = process.cpuUsage(before);
   return (used.user + used.system) / 1000 / n;
 }
@@ -127,7 +128,7 @@ export const reportHistoryBenchmark: Benchmark = {
         longMs.push(await measureSaves(store, 'long', long + round * saves, saves));
       }
       // Twelve reports each, one series with 2,000 failing pairs a report, one with 2.
-      for (let id = 0; id < 12; id++) await store.saveReport(snapshot('wide', id, WIDE_FAILING_PAIRS));
+      for (let id = 0; id < 12; id++) await saveReport(store, snapshot('wide', id, WIDE_FAILING_PAIRS));
       await fill(store, 'narrow', 12);
       const reads = ctx.quick ? 10 : 200;
       const wideMs: number[] = [];
@@ -139,7 +140,7 @@ export const reportHistoryBenchmark: Benchmark = {
       // A series whose 2,000 failing pairs fail in every report: each trend walks back 30 reports.
       const streakRuns = ctx.quick ? 2 : 10;
       await Promise.all(
-        Array.from({ length: STREAK_HISTORY_MAX + 1 }, (_, id) => store.saveReport(snapshot('streak', id, WIDE_FAILING_PAIRS))),
+        Array.from({ length: STREAK_HISTORY_MAX + 1 }, (_, id) => saveReport(store, snapshot('streak', id, WIDE_FAILING_PAIRS))),
       );
       const streaks = [];
       for (let round = 0; round < 2; round++)
@@ -156,7 +157,7 @@ export const reportHistoryBenchmark: Benchmark = {
           unit: 'ms',
           baseline: { name: `the same with ${short} before it`, value: shortBest },
           target: { kind: 'ratio-at-most', ratio: LONG_SERIES_RATIO_TARGET },
-          note: `SqliteStore.saveReport (snapshot + forgetOldFailing), every report with a failing set, ${saves} saves one after the other, synchronous=NORMAL, best of 2 alternating rounds; before migration 12 (partial index on reports that hold a failing set) it grew with the series`,
+          note: `a settleBatch of one report (snapshot + forgetOldFailing), every report with a failing set, ${saves} saves one after the other, synchronous=NORMAL, best of 2 alternating rounds; before migration 12 (partial index on reports that hold a failing set) it grew with the series`,
         },
         {
           name: `read the chart's history, ${WIDE_FAILING_PAIRS.toLocaleString('en-US')} failing pairs a report (CPU)`,

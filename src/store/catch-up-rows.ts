@@ -1,7 +1,7 @@
 import { defineStatement } from './statement';
 import type { CatchUpState } from './types';
 
-/** A `catch_up_sources` row as both stores read it. */
+/** A `catch_up_sources` row as both engines read it. */
 export interface CatchUpRow {
   seen_created_ms: number | null;
   seen_report_id: number | null;
@@ -10,7 +10,7 @@ export interface CatchUpRow {
 
 const CATCH_UP_COLUMNS = 'seen_created_ms, seen_report_id, succeeded_at';
 
-/** The catch-up's statements, written once for both stores. */
+/** The catch-up's statements, written once for both engines. */
 export const catchUpQueries = {
   /**
    * One statement: the row is created with the lease, or the lease moves to `owner` only when it expired

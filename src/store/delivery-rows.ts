@@ -62,7 +62,7 @@ type ReportColumns = Record<CountColumn, number | null> & {
   triggered_by: string | null;
 };
 
-/** A `deliveries` row as both stores read it (the same column names and number types in SQLite and PostgreSQL). */
+/** A `deliveries` row as both engines read it (the same column names and number types in SQLite and PostgreSQL). */
 export type DeliveryRow = BaseDeliveryRow & ReportColumns;
 
 /** The columns a new delivery's INSERT binds, in order; its parameters are named after them. */

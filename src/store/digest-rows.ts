@@ -1,6 +1,6 @@
 import type { DigestPeriod } from './types';
 
-/** A `digest_periods` row as both stores read it. */
+/** A `digest_periods` row as both engines read it. */
 export interface DigestPeriodRow {
   route: string;
   period_start: number;

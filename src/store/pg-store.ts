@@ -1,56 +1,12 @@
 import type pg from 'pg';
-import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from '../trend';
-import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { PG_MIGRATIONS, type PgMigration } from './migrations/pg';
 import { POSTGRES_DIALECT } from './dialect';
-import {
-  buildArriveReports,
-  buildInsertDeliveries,
-  queries,
-  selectListDeliveries,
-  toArrivalsParams,
-  toInsertParams,
-  toListParams,
-} from './queries';
-import type { Statement } from './statement';
 import { TurnBatch } from './turn-batch';
-import { buildPlanStatements, buildReportStatements, buildSettlementStatements } from './settle-statements';
-import {
-  decodeClaimedRows,
-  decodeDeliveryRow,
-  decodeListedRows,
-  decodeStateCounts,
-  findMissingKeys,
-  resolveInsertResults,
-} from './delivery-rows';
-import { decodeReportPointRow, decodeReportRow, hasArrival, toArrivalParams, toReportParams } from './report-rows';
-import { buildRouteGroupsPattern, decodeRouteMailRow } from './route-mail-rows';
-import { fromSentMessageRow } from './sent-message-rows';
-import { decodeWatchdogRow } from './watchdog-rows';
-import { decodeDigestPeriodRow } from './digest-rows';
-import { decodeWaiverRow, parseStoredWaiverId, selectListWaivers, toWaiverParams, waiverQueries } from './waiver-rows';
-import type { NewWaiver, Waiver, WaiverFilter } from '../waivers';
+import { hasArrival } from './report-rows';
+import { SqlStore, type StoreEngine } from './sql-store';
+import { insertDeliveries, type Work } from './store-work';
 import { StorageUnavailableError } from './types';
-import { catchUpQueries, decodeCatchUpRow } from './catch-up-rows';
-import type {
-  SettledBatch,
-  CatchUpState,
-  ClaimedDelivery,
-  DeliveryRecord,
-  DeliveryState,
-  DigestPeriod,
-  InsertResult,
-  ListOptions,
-  MigrationReport,
-  NewDelivery,
-  QueueDigestInput,
-  QueuedDigest,
-  RouteMailRecord,
-  SentMessage,
-  Store,
-  WatchdogState,
-  WatchdogStateName,
-} from './types';
+import type { InsertResult, MigrationReport, NewDelivery } from './types';
 
 export interface PgStoreOptions {
   /** `postgres://user:password@host:5432/database` (query options such as `sslmode` are honoured). */
@@ -97,8 +53,8 @@ function buildTypes(driver: typeof pg): { getTypeParser: typeof pg.types.getType
 }
 
 /**
- * The store for several replicas: one PostgreSQL database shared by every relay process.
- * The same contract as {@link SqliteStore}; what differs is who may take work. Claims use
+ * The engine of the store for several replicas: one PostgreSQL database shared by every relay process.
+ * The same contract as SQLite's; what differs is who may take work. Claims use
  * `FOR UPDATE SKIP LOCKED` with a lease, so replicas never claim the same delivery at once, and a
  * replica that dies loses its claims when their lease expires. The unique constraint on the dedup key
  * makes two replicas receiving the same delivery at the same moment store it once.
@@ -106,9 +62,10 @@ function buildTypes(driver: typeof pg): { getTypeParser: typeof pg.types.getType
  * Inserts are group-committed: every delivery arriving in the same event-loop turn goes in one
  * multi-row INSERT (one commit), and each caller's promise resolves only after that commit.
  */
-export class PgStore implements Store {
+class PgEngine implements StoreEngine {
   /** Several processes share the database: none may release the others' leases at boot. */
   readonly singleOwner = false;
+  readonly locksRows = true;
   private readonly pool: pg.Pool;
   /** The inserts of this event-loop turn, committed together on the next. */
   private readonly inserts = new TurnBatch<PendingInsert>((batch) => this.startFlush(batch));
@@ -237,21 +194,24 @@ export class PgStore implements Store {
     }
   }
 
-  /** Runs a statement of queries.ts; resolves with how many rows it changed. */
-  private async execute<P extends object>(statement: Statement<P, unknown>, params: P): Promise<number> {
-    return (await this.onPool((pool) => runStatement(pool, statement, params))).rowCount ?? 0;
+  read<T>(work: Work<T>): Promise<T> {
+    return this.onPool((pool) => runWork(pool, work));
   }
 
-  /** Runs a query of queries.ts; resolves with its rows. */
-  private async selectAll<P extends object, R>(statement: Statement<P, R>, params: P): Promise<R[]> {
-    return (await this.onPool((pool) => runStatement(pool, statement, params))).rows;
+  write<T>(work: Work<T>, { atomic }: { atomic: boolean }): Promise<T> {
+    return atomic ? this.transaction((client) => runWork(client, work)) : this.read(work);
+  }
+
+  /** Each write commits on its own: replicas, not one process, share the database. */
+  writeGrouped<T>(work: Work<T>, options: { atomic: boolean }): Promise<T> {
+    return this.write(work, options);
   }
 
   /** Runs `fn` in one transaction on one pooled connection; rolled back (and mapped to 503) on failure. */
   private async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     if (this.closed) throw new StorageUnavailableError('the store is closed', 'STORE_CLOSED');
     await this.migrate();
-    let checkedOut: Awaited<ReturnType<PgStore['checkout']>>;
+    let checkedOut: Awaited<ReturnType<PgEngine['checkout']>>;
     try {
       checkedOut = await this.checkout();
     } catch (error) {
@@ -298,263 +258,13 @@ export class PgStore implements Store {
         const deliveries = chunk.map((p) => p.delivery);
         // A chunk without report rows to write stays one statement; with them, one transaction.
         const results = deliveries.some(hasArrival)
-          ? await this.transaction((client) => insertDeliveries(client, deliveries))
-          : await this.onPool((pool) => insertDeliveries(pool, deliveries));
+          ? await this.transaction((client) => runWork(client, insertDeliveries(deliveries)))
+          : await this.onPool((pool) => runWork(pool, insertDeliveries(deliveries)));
         chunk.forEach((p, i) => p.resolve(results[i]));
       } catch (error) {
         for (const p of chunk) p.reject(error);
       }
     }
-  }
-
-  async claimDue({
-    now,
-    limit,
-    owner,
-    leaseMs,
-  }: {
-    now: number;
-    limit: number;
-    owner: string;
-    leaseMs: number;
-  }): Promise<ClaimedDelivery[]> {
-    if (limit <= 0) return [];
-    // SKIP LOCKED (see the statement): replicas claiming at the same moment each get different rows.
-    return decodeClaimedRows(await this.selectAll(queries.deliveries.claimDue, { now, limit, owner, leaseUntil: now + leaseMs }));
-  }
-
-  async extendLeases({ ids, owner, now, leaseMs }: { ids: number[]; owner: string; now: number; leaseMs: number }): Promise<number> {
-    if (ids.length === 0) return 0;
-    return this.execute(queries.deliveries.extendLeases, { ids, owner, leaseUntil: now + leaseMs });
-  }
-
-  async settleBatch(batch: SettledBatch): Promise<void> {
-    await this.transaction(async (client) => {
-      for (const d of batch.deliveries) {
-        if (d.plan) {
-          // The lock on the delivery row makes the whole plan come from one replica should two settle it at once.
-          await runStatement(client, queries.deliveries.lock, { id: d.id });
-          if ((await runStatement(client, queries.routeMails.count, { deliveryId: d.id })).rows[0].n === 0)
-            for (const s of buildPlanStatements(d.id, d.plan, batch.now)) await runStatement(client, s.statement, s.params);
-        }
-        for (const s of buildSettlementStatements(d, batch.now)) await runStatement(client, s.statement, s.params);
-      }
-      for (const s of buildReportStatements(batch)) await runStatement(client, s.statement, s.params);
-    });
-  }
-
-  releaseLeases(now: number): Promise<number> {
-    return this.execute(queries.deliveries.releaseLeases, { now });
-  }
-
-  async getDelivery(id: number): Promise<DeliveryRecord | undefined> {
-    const [row] = await this.selectAll(queries.deliveries.get, { id });
-    return row && decodeDeliveryRow(row);
-  }
-
-  async listDeliveries(options: ListOptions = {}): Promise<DeliveryRecord[]> {
-    const { params, ascending } = toListParams(options);
-    return decodeListedRows(await this.selectAll(selectListDeliveries(options), params), ascending);
-  }
-
-  async retryNow(id: number, now: number): Promise<boolean> {
-    return (await this.execute(queries.deliveries.retryNow, { id, now })) === 1;
-  }
-
-  async requeue(id: number, now: number): Promise<boolean> {
-    return (await this.execute(queries.deliveries.requeue, { id, now })) === 1;
-  }
-
-  requeueAllDead(now: number): Promise<number> {
-    return this.execute(queries.deliveries.requeueAllDead, { now });
-  }
-
-  expediteRetries(options: { now: number; until: number }): Promise<number> {
-    return this.execute(queries.deliveries.expediteRetries, options);
-  }
-
-  pruneDeliveries(options: { state: 'sent' | 'dead'; before: number }): Promise<number> {
-    return this.transaction(async (client) => {
-      await runStatement(client, queries.deliveries.pruneSentMessages, options);
-      await runStatement(client, queries.deliveries.pruneRouteMails, options);
-      return (await runStatement(client, queries.deliveries.prune, options)).rowCount ?? 0;
-    });
-  }
-
-  async countByState(): Promise<Record<DeliveryState, number>> {
-    return decodeStateCounts(await this.selectAll(queries.deliveries.countByState, {}));
-  }
-
-  async oldestPendingAt(): Promise<number | null> {
-    return (await this.selectAll(queries.deliveries.oldestPendingAt, {}))[0]?.t ?? null;
-  }
-
-  async nextDueAt(): Promise<number | null> {
-    return (await this.selectAll(queries.deliveries.nextDueAt, {}))[0]?.t ?? null;
-  }
-
-  async saveReport(snapshot: ReportSnapshot): Promise<void> {
-    await this.transaction(async (client) => {
-      await runStatement(client, queries.reports.save, toReportParams(snapshot));
-      await runStatement(client, queries.reports.forgetOldFailing, { series: snapshot.series });
-    });
-  }
-
-  async findReport(dedupKey: string): Promise<ReportSnapshot | undefined> {
-    const [row] = await this.selectAll(queries.reports.get, { dedupKey });
-    return row && decodeReportRow(row);
-  }
-
-  async findReportBefore(series: string, before: ReportCursor, options: ReportReadOptions = {}): Promise<ReportSnapshot | undefined> {
-    const statement = options.failingIds === false ? queries.reports.findBeforeWithoutIds : queries.reports.findBefore;
-    const [row] = await this.selectAll(statement, { ...before, series });
-    return row && decodeReportRow(row);
-  }
-
-  async listReportsBefore(series: string, before: ReportCursor, limit: number): Promise<ReportPoint[]> {
-    if (limit <= 0) return [];
-    const rows = await this.selectAll(queries.reports.listBefore, { ...before, series, limit });
-    return rows.map(decodeReportPointRow).reverse();
-  }
-
-  async getDeliveryBody(id: number): Promise<Buffer | undefined> {
-    return (await this.selectAll(queries.deliveries.getBody, { id }))[0]?.body;
-  }
-
-  async getSentMessage(deliveryId: number, route: string): Promise<SentMessage | undefined> {
-    const [row] = await this.selectAll(queries.sentMessages.get, { deliveryId, route });
-    return row && fromSentMessageRow(row);
-  }
-
-  async listSentMessages(deliveryId: number): Promise<SentMessage[]> {
-    return (await this.selectAll(queries.sentMessages.ofDelivery, { deliveryId })).map(fromSentMessageRow);
-  }
-
-  async lastReportReceivedAt(source: string = DEFAULT_SOURCE_NAME): Promise<number | null> {
-    return (await this.selectAll(queries.deliveries.lastReportReceivedAt, { source }))[0]?.t ?? null;
-  }
-
-  async getWatchdogState(now: number, source: string = DEFAULT_SOURCE_NAME): Promise<WatchdogState> {
-    await this.execute(queries.watchdog.ensure, { now, source });
-    return decodeWatchdogRow((await this.selectAll(queries.watchdog.get, { source }))[0]);
-  }
-
-  async transitionWatchdog(input: {
-    expectedVersion: number;
-    state: WatchdogStateName;
-    since: number | null;
-    now: number;
-    alert: NewDelivery;
-    source?: string;
-  }): Promise<{ won: boolean; alertId?: number }> {
-    const { alert, source = DEFAULT_SOURCE_NAME, ...rest } = input;
-    const transition = { ...rest, source };
-    return this.transaction(async (client) => {
-      if ((await runStatement(client, queries.watchdog.transition, transition)).rowCount !== 1) return { won: false };
-      const [result] = await insertDeliveries(client, [alert]);
-      return { won: true, alertId: result.id };
-    });
-  }
-
-  async lastDigestPeriod(route: string): Promise<DigestPeriod | undefined> {
-    const [row] = await this.selectAll(queries.digests.last, { route });
-    return row ? decodeDigestPeriodRow(row) : undefined;
-  }
-
-  async queueDigest(input: QueueDigestInput): Promise<QueuedDigest> {
-    const { job, late, ...period } = input;
-    // A replica inserting the same period at once waits for the first one's commit, then inserts nothing.
-    return this.transaction(async (client) => {
-      const inserted = await runStatement(client, queries.digests.insert, { ...period, late: late ? 1 : 0 });
-      if (inserted.rowCount !== 1) return { queued: false, deliveryId: null };
-      if (!job) return { queued: true, deliveryId: null };
-      const [result] = await insertDeliveries(client, [job]);
-      await runStatement(client, queries.digests.attach, { route: period.route, periodStart: period.periodStart, deliveryId: result.id });
-      return { queued: true, deliveryId: result.id };
-    });
-  }
-
-  async listDigestPeriods(options: { route?: string; limit?: number } = {}): Promise<DigestPeriod[]> {
-    const limit = options.limit ?? 100;
-    const rows =
-      options.route === undefined
-        ? await this.selectAll(queries.digests.list, { limit })
-        : await this.selectAll(queries.digests.listOfRoute, { route: options.route, limit });
-    return rows.map(decodeDigestPeriodRow);
-  }
-
-  async listRouteMails(deliveryIds: number[]): Promise<RouteMailRecord[]> {
-    const ids = [...new Set(deliveryIds.filter((id) => Number.isSafeInteger(id)))];
-    if (ids.length === 0) return [];
-    return (await this.selectAll(queries.routeMails.ofDeliveries, { deliveryIds: ids })).map(decodeRouteMailRow);
-  }
-
-  async lastRouteMailCompletedAt(route: string, deliveryId: number): Promise<string | null> {
-    return (
-      (await this.selectAll(queries.routeMails.lastCompletedAt, { route, routeGroups: buildRouteGroupsPattern(route), deliveryId }))[0]
-        ?.t ?? null
-    );
-  }
-
-  async addWaiver(waiver: NewWaiver): Promise<Waiver> {
-    return decodeWaiverRow((await this.selectAll(waiverQueries.insert, toWaiverParams(waiver)))[0]);
-  }
-
-  async getWaiver(id: string): Promise<Waiver | undefined> {
-    const n = parseStoredWaiverId(id);
-    const [row] = n === undefined ? [] : await this.selectAll(waiverQueries.get, { id: n });
-    return row && decodeWaiverRow(row);
-  }
-
-  async listWaivers(filter: WaiverFilter): Promise<Waiver[]> {
-    const { statement, params } = selectListWaivers(filter);
-    return (await this.selectAll(statement, params)).map(decodeWaiverRow);
-  }
-
-  async expireWaiver(id: string, change: { now: number; by: string }): Promise<Waiver | undefined> {
-    const n = parseStoredWaiverId(id);
-    const [row] = n === undefined ? [] : await this.selectAll(waiverQueries.expire, { ...change, id: n });
-    return row && decodeWaiverRow(row);
-  }
-
-  async countWaiversInForce(at: number): Promise<number> {
-    return (await this.selectAll(waiverQueries.countInForce, { at }))[0].n;
-  }
-
-  async takeCatchUpLease(input: { source: string; owner: string; now: number; leaseMs: number }): Promise<CatchUpState | undefined> {
-    const { leaseMs, ...lease } = input;
-    const [row] = await this.selectAll(catchUpQueries.takeLease, { ...lease, until: input.now + leaseMs });
-    return row && decodeCatchUpRow(row);
-  }
-
-  async finishCatchUp(input: { source: string; owner: string; now: number; seen?: ReportCursor }): Promise<void> {
-    const { source, owner, now, seen } = input;
-    if (seen) await this.execute(catchUpQueries.succeed, { source, owner, now, ...seen });
-    else await this.execute(catchUpQueries.release, { source, owner });
-  }
-
-  async getCatchUpState(source: string): Promise<CatchUpState | undefined> {
-    const [row] = await this.selectAll(catchUpQueries.get, { source });
-    return row && decodeCatchUpRow(row);
-  }
-
-  async newestStoredReport(source: string): Promise<{ reportId: number; created: string } | undefined> {
-    const [row] = await this.selectAll(catchUpQueries.newestStoredReport, { source });
-    return row && { reportId: row.report_id, created: row.report_created };
-  }
-
-  async listStoredReportIds(source: string, afterId: number, uptoId: number): Promise<number[]> {
-    const rows = await this.selectAll(catchUpQueries.storedReportIds, { source, afterId, uptoId });
-    return rows.map((r) => r.report_id).sort((a, b) => a - b);
-  }
-
-  async findKnownKeys(keys: readonly string[]): Promise<string[]> {
-    if (keys.length === 0) return [];
-    return (await this.selectAll(catchUpQueries.knownKeys, { keys: [...keys] })).map((r) => r.dedup_key);
-  }
-
-  async checkWritable(now: number): Promise<void> {
-    await this.execute(queries.health.probe, { now });
   }
 
   async close(): Promise<void> {
@@ -566,37 +276,35 @@ export class PgStore implements Store {
     await this.pool.end();
   }
 
-  /** The pool, for modules that keep their own tables in the same database. */
   get database(): pg.Pool {
     return this.pool;
   }
 }
 
-/**
- * Inserts deliveries in one statement (a key repeated in the batch, or already stored, is not
- * inserted again) and looks up the ids of those that were already there.
- */
-async function insertDeliveries(queryable: Queryable, deliveries: NewDelivery[]): Promise<InsertResult[]> {
-  const inserted = await runStatement(queryable, buildInsertDeliveries(deliveries.length), toInsertParams(deliveries));
-  const missing = findMissingKeys(deliveries, inserted.rows);
-  const existing = missing.length > 0 ? (await runStatement(queryable, queries.deliveries.findIdsByKey, { keys: missing })).rows : [];
-  const results = resolveInsertResults(deliveries, inserted.rows, existing);
-  const arrivals = deliveries.flatMap((d, i) => (!results[i].duplicate && hasArrival(d) ? [toArrivalParams(d.report, d.series)] : []));
-  if (arrivals.length > 0) await runStatement(queryable, buildArriveReports(arrivals.length), toArrivalsParams(arrivals));
-  return results;
+/** The store for several replicas: one PostgreSQL database (see {@link PgEngine}) under the logic of {@link SqlStore}. */
+export class PgStore extends SqlStore<PgEngine> {
+  constructor(options: PgStoreOptions) {
+    super(new PgEngine(options));
+  }
+
+  /** The pool, for modules that keep their own tables in the same database. */
+  get database(): pg.Pool {
+    return this.engine.database;
+  }
 }
 
 /** The pool, or one connection checked out of it (inside a transaction). */
 type Queryable = pg.Pool | pg.PoolClient;
 
-/** Runs a statement of queries.ts with PostgreSQL's placeholders. */
-async function runStatement<P extends object, R>(
-  queryable: Queryable,
-  statement: Statement<P, R>,
-  params: P,
-): Promise<{ rows: R[]; rowCount: number | null }> {
-  const result = await queryable.query(statement.compile(POSTGRES_DIALECT).text, statement.bind(POSTGRES_DIALECT, params));
-  return { rows: result.rows as R[], rowCount: result.rowCount };
+/** Runs a piece of store work, one statement after the other, with PostgreSQL's placeholders. */
+async function runWork<T>(queryable: Queryable, work: Work<T>): Promise<T> {
+  let step = work.next();
+  while (!step.done) {
+    const { statement, params, result } = step.value;
+    const { rows, rowCount } = await queryable.query(statement.compile(POSTGRES_DIALECT).text, statement.bind(POSTGRES_DIALECT, params));
+    step = work.next(result === 'rows' ? rows : result === 'row' ? rows[0] : (rowCount ?? 0));
+  }
+  return step.value;
 }
 
 /**

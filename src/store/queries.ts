@@ -17,7 +17,7 @@ import type { WatchdogRow } from './watchdog-rows';
 import type { DigestPeriodRow } from './digest-rows';
 
 /*
- * Every statement of both stores, written once. Parameters are `:name`; what SQLite and PostgreSQL
+ * Every statement of both engines, written once. Parameters are `:name`; what SQLite and PostgreSQL
  * spell differently comes from the Dialect (see dialect.ts). Each store runs these through its own
  * driver and keeps its own transactions, group commit and migrations.
  */
@@ -419,5 +419,5 @@ const health = {
   probe: defineStatement<Time>(() => 'INSERT INTO health_probe (id, at) VALUES (1, :now) ON CONFLICT (id) DO UPDATE SET at = excluded.at'),
 };
 
-/** The statements of both stores, by table. */
+/** The statements of both engines, by table. */
 export const queries = { deliveries, reports, sentMessages, watchdog, digests, routeMails, health };

@@ -2,7 +2,7 @@ import { buildReportSnapshot, type FailingPair, type PairStates, type ReportPoin
 import type { ReportDelivery } from '../webhook';
 import type { NewDelivery } from './types';
 
-/** A `reports` row as both stores read it (PostgreSQL returns the same column names). */
+/** A `reports` row as both engines read it (PostgreSQL returns the same column names). */
 export interface ReportRow extends ReportPointRow {
   failing: string | null;
   /** JSON `[[resultId, deviceId, testId], ...]`, one per failing pair; NULL when any pair came without ids. */

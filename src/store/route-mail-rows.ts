@@ -1,6 +1,6 @@
 import type { NewRouteMail, OwnerGroupPlan, RouteMailRecord, RouteMailState } from './types';
 
-/** A `route_mails` row as both stores read it; only `reminder` differs (SQLite 0/1, PostgreSQL boolean). */
+/** A `route_mails` row as both engines read it; only `reminder` differs (SQLite 0/1, PostgreSQL boolean). */
 export interface RouteMailRow {
   delivery_id: number;
   route: string;

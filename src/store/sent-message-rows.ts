@@ -1,6 +1,6 @@
 import type { SentMessage } from './types';
 
-/** A `sent_messages` row as both stores read it. */
+/** A `sent_messages` row as both engines read it. */
 export interface SentMessageRow {
   route: string;
   message_id: string | null;

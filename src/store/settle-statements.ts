@@ -15,14 +15,14 @@ function bind<P extends object>(statement: Statement<P, unknown>, params: P): Bo
   return { statement: statement, params };
 }
 
-/** The plan's rows; written only when the delivery has none yet (each store checks, under its own lock). */
+/** The plan's rows; written only when the delivery has none yet (settleBatch checks, under the delivery row's lock on PostgreSQL). */
 export function buildPlanStatements(deliveryId: number, plan: readonly NewRouteMail[], now: number): BoundStatement[] {
   return plan.map((decision) => bind(queries.routeMails.insert, toRouteMailParams(deliveryId, decision, now)));
 }
 
 /**
  * The rest of one delivery's settle, in order: its route mails, the copies of what was sent, its state.
- * Written once for both stores; each runs them in its own transaction.
+ * Run by the one store over either engine, in one transaction.
  */
 export function buildSettlementStatements(d: DeliverySettlement, now: number): BoundStatement[] {
   const statements: BoundStatement[] = [];

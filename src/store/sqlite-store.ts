@@ -3,41 +3,12 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite';
 import { SQLITE_DIALECT } from './dialect';
-import { queries, selectListDeliveries, toArrivalsParams, toListParams } from './queries';
-import type { Statement } from './statement';
 import { TurnBatch } from './turn-batch';
-import { buildPlanStatements, buildReportStatements, buildSettlementStatements } from './settle-statements';
-import { decodeClaimedRows, decodeDeliveryRow, decodeListedRows, decodeStateCounts, toDeliveryParams } from './delivery-rows';
-import { decodeReportPointRow, decodeReportRow, hasArrival, toArrivalParams, toReportParams } from './report-rows';
-import { buildRouteGroupsPattern, decodeRouteMailRow } from './route-mail-rows';
-import { fromSentMessageRow } from './sent-message-rows';
-import { decodeWatchdogRow } from './watchdog-rows';
-import { decodeDigestPeriodRow } from './digest-rows';
-import { decodeWaiverRow, parseStoredWaiverId, selectListWaivers, toWaiverParams, waiverQueries } from './waiver-rows';
-import type { NewWaiver, Waiver, WaiverFilter } from '../waivers';
+import { hasArrival } from './report-rows';
+import { SqlStore, type StoreEngine } from './sql-store';
+import { insertDelivery, type Work } from './store-work';
 import { StorageUnavailableError } from './types';
-import { catchUpQueries, decodeCatchUpRow } from './catch-up-rows';
-import type {
-  SettledBatch,
-  CatchUpState,
-  ClaimedDelivery,
-  DeliveryRecord,
-  DeliveryState,
-  DigestPeriod,
-  InsertResult,
-  ListOptions,
-  MigrationReport,
-  NewDelivery,
-  QueueDigestInput,
-  QueuedDigest,
-  RouteMailRecord,
-  SentMessage,
-  Store,
-  WatchdogState,
-  WatchdogStateName,
-} from './types';
-import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from '../trend';
-import { DEFAULT_SOURCE_NAME } from '../webhook';
+import type { InsertResult, MigrationReport, NewDelivery } from './types';
 
 /**
  * The better-sqlite3 driver (its native addon), loaded by the first store opened: the commands that
@@ -73,7 +44,7 @@ export const SQLITE_FILE_NAME = 'relay.sqlite';
 const MAX_SYNCS_IN_FLIGHT = 2;
 
 interface PendingWrite {
-  op: (db: Database.Database) => unknown;
+  work: Work<unknown>;
   /**
    * One SQL statement: SQLite rolls a failed statement back by itself, so it needs no savepoint
    * of its own (a savepoint is two more statements per write).
@@ -98,7 +69,7 @@ function prepareCached(db: Database.Database, sql: string): Database.Statement {
 }
 
 /**
- * The default store: one SQLite file in WAL mode, owned by one relay process.
+ * The default store's engine: one SQLite file in WAL mode, owned by one relay process.
  *
  * Writes on the hot paths are group-committed: every insert, claim and outcome (sent, retry, dead)
  * asked for in the same event-loop turn is written in one transaction, and each caller's promise
@@ -115,9 +86,11 @@ function prepareCached(db: Database.Database, sql: string): Database.Statement {
  * This is the durability of SQLite's FULL: a commit is acknowledged only once its WAL frames are
  * on stable storage.
  */
-export class SqliteStore implements Store {
+class SqliteEngine implements StoreEngine {
   /** One relay process owns the file: what is `sending` at its boot was interrupted. */
   readonly singleOwner = true;
+  /** One writer at a time: the write transaction is exclusive. */
+  readonly locksRows = false;
   private db: Database.Database;
   private readonly file: string;
   private readonly options: Required<SqliteStoreOptions>;
@@ -140,7 +113,7 @@ export class SqliteStore implements Store {
   /** close() began: what is held commits now, without waiting for a free fsync slot. */
   private closing = false;
 
-  private constructor(options: SqliteStoreOptions) {
+  constructor(options: SqliteStoreOptions) {
     this.options = { synchronous: 'FULL', busyTimeoutMs: 200, fsync: fs.fsync, ...options };
     this.syncsWal = this.options.synchronous === 'FULL';
     this.file = path.join(options.dataDir, SQLITE_FILE_NAME);
@@ -153,12 +126,6 @@ export class SqliteStore implements Store {
       this.db = new (loadSqliteDriver())(':memory:');
       this.needsReopen = true;
     }
-  }
-
-  /** Opens (creating and migrating when needed) the store under `dataDir`. */
-  static open(options: SqliteStoreOptions): SqliteStore {
-    fs.mkdirSync(options.dataDir, { recursive: true });
-    return new SqliteStore(options);
   }
 
   private openDatabase(): Database.Database {
@@ -209,7 +176,20 @@ export class SqliteStore implements Store {
 
   insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
     // With its report's row, two statements: in a savepoint of their own, so that they land together.
-    return this.queueWrite((db) => insertOne(db, delivery), { single: !hasArrival(delivery) });
+    return this.queueWrite(insertDelivery(delivery), { single: !hasArrival(delivery) });
+  }
+
+  async read<T>(work: Work<T>): Promise<T> {
+    return this.run((db) => runWork(db, work));
+  }
+
+  /** Outside the group commit; resolves once it is on disk. */
+  write<T>(work: Work<T>, { atomic }: { atomic: boolean }): Promise<T> {
+    return this.runDurably((db) => (atomic ? db.transaction(() => runWork(db, work))() : runWork(db, work)));
+  }
+
+  writeGrouped<T>(work: Work<T>, { atomic }: { atomic: boolean }): Promise<T> {
+    return this.queueWrite(work, { single: !atomic });
   }
 
   /**
@@ -218,13 +198,13 @@ export class SqliteStore implements Store {
    * several runs in its own savepoint. A storage error (I/O, full, locked) rejects the whole batch,
    * since nothing of it was committed.
    */
-  private queueWrite<T>(op: (db: Database.Database) => T, { single = false }: { single?: boolean } = {}): Promise<T> {
+  private queueWrite<T>(work: Work<T>, { single }: { single: boolean }): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.closed) {
         reject(new StorageUnavailableError('the store is closed', 'STORE_CLOSED'));
         return;
       }
-      this.writes.add({ op, single, resolve: resolve, reject });
+      this.writes.add({ work, single, resolve: resolve, reject });
     });
   }
 
@@ -343,268 +323,6 @@ export class SqliteStore implements Store {
     this.walFd = undefined;
   }
 
-  async claimDue({
-    now,
-    limit,
-    owner,
-    leaseMs,
-  }: {
-    now: number;
-    limit: number;
-    owner: string;
-    leaseMs: number;
-  }): Promise<ClaimedDelivery[]> {
-    if (limit <= 0) return [];
-    const params = { now, limit, owner, leaseUntil: now + leaseMs };
-    const rows = await this.queueWrite((db) => selectAll(db, queries.deliveries.claimDue, params), { single: true });
-    return decodeClaimedRows(rows);
-  }
-
-  async extendLeases({ ids, owner, now, leaseMs }: { ids: number[]; owner: string; now: number; leaseMs: number }): Promise<number> {
-    if (ids.length === 0) return 0;
-    const params = { ids, owner, leaseUntil: now + leaseMs };
-    return this.queueWrite((db) => execute(db, queries.deliveries.extendLeases, params), { single: true });
-  }
-
-  /** One savepoint in the turn's group commit: the batch lands whole or not at all. */
-  async settleBatch(batch: SettledBatch): Promise<void> {
-    await this.queueWrite((db) => {
-      for (const d of batch.deliveries) {
-        if (d.plan && selectOne(db, queries.routeMails.count, { deliveryId: d.id })!.n === 0)
-          for (const s of buildPlanStatements(d.id, d.plan, batch.now)) execute(db, s.statement, s.params);
-        for (const s of buildSettlementStatements(d, batch.now)) execute(db, s.statement, s.params);
-      }
-      for (const s of buildReportStatements(batch)) execute(db, s.statement, s.params);
-    });
-  }
-
-  releaseLeases(now: number): Promise<number> {
-    return this.runDurably((db) => execute(db, queries.deliveries.releaseLeases, { now }));
-  }
-
-  async getDelivery(id: number): Promise<DeliveryRecord | undefined> {
-    const row = this.run((db) => selectOne(db, queries.deliveries.get, { id }));
-    return row && decodeDeliveryRow(row);
-  }
-
-  async listDeliveries(options: ListOptions = {}): Promise<DeliveryRecord[]> {
-    const { params, ascending } = toListParams(options);
-    return decodeListedRows(
-      this.run((db) => selectAll(db, selectListDeliveries(options), params)),
-      ascending,
-    );
-  }
-
-  async retryNow(id: number, now: number): Promise<boolean> {
-    return (await this.runDurably((db) => execute(db, queries.deliveries.retryNow, { id, now }))) === 1;
-  }
-
-  async requeue(id: number, now: number): Promise<boolean> {
-    return (await this.runDurably((db) => execute(db, queries.deliveries.requeue, { id, now }))) === 1;
-  }
-
-  requeueAllDead(now: number): Promise<number> {
-    return this.runDurably((db) => execute(db, queries.deliveries.requeueAllDead, { now }));
-  }
-
-  expediteRetries(options: { now: number; until: number }): Promise<number> {
-    return this.runDurably((db) => execute(db, queries.deliveries.expediteRetries, options));
-  }
-
-  async countByState(): Promise<Record<DeliveryState, number>> {
-    return decodeStateCounts(this.run((db) => selectAll(db, queries.deliveries.countByState, {})));
-  }
-
-  pruneDeliveries(options: { state: 'sent' | 'dead'; before: number }): Promise<number> {
-    return this.runDurably((db) =>
-      db.transaction(() => {
-        execute(db, queries.deliveries.pruneSentMessages, options);
-        execute(db, queries.deliveries.pruneRouteMails, options);
-        return execute(db, queries.deliveries.prune, options);
-      })(),
-    );
-  }
-
-  async oldestPendingAt(): Promise<number | null> {
-    return this.run((db) => selectOne(db, queries.deliveries.oldestPendingAt, {}))?.t ?? null;
-  }
-
-  async nextDueAt(): Promise<number | null> {
-    return this.run((db) => selectOne(db, queries.deliveries.nextDueAt, {}))?.t ?? null;
-  }
-
-  /** Group-committed with the worker's other writes of the turn (its own savepoint): one mail's writes share one commit and one fsync. */
-  async saveReport(snapshot: ReportSnapshot): Promise<void> {
-    await this.queueWrite((db) => {
-      execute(db, queries.reports.save, toReportParams(snapshot));
-      execute(db, queries.reports.forgetOldFailing, { series: snapshot.series });
-    });
-  }
-
-  async findReport(dedupKey: string): Promise<ReportSnapshot | undefined> {
-    const row = this.run((db) => selectOne(db, queries.reports.get, { dedupKey }));
-    return row && decodeReportRow(row);
-  }
-
-  async findReportBefore(series: string, before: ReportCursor, options: ReportReadOptions = {}): Promise<ReportSnapshot | undefined> {
-    const statement = options.failingIds === false ? queries.reports.findBeforeWithoutIds : queries.reports.findBefore;
-    const row = this.run((db) => selectOne(db, statement, { ...before, series }));
-    return row && decodeReportRow(row);
-  }
-
-  async listReportsBefore(series: string, before: ReportCursor, limit: number): Promise<ReportPoint[]> {
-    if (limit <= 0) return [];
-    const rows = this.run((db) => selectAll(db, queries.reports.listBefore, { ...before, series, limit }));
-    return rows.map(decodeReportPointRow).reverse();
-  }
-
-  async getDeliveryBody(id: number): Promise<Buffer | undefined> {
-    return this.run((db) => selectOne(db, queries.deliveries.getBody, { id }))?.body;
-  }
-
-  async getSentMessage(deliveryId: number, route: string): Promise<SentMessage | undefined> {
-    const row = this.run((db) => selectOne(db, queries.sentMessages.get, { deliveryId, route }));
-    return row && fromSentMessageRow(row);
-  }
-
-  async listSentMessages(deliveryId: number): Promise<SentMessage[]> {
-    return this.run((db) => selectAll(db, queries.sentMessages.ofDelivery, { deliveryId })).map(fromSentMessageRow);
-  }
-
-  async lastReportReceivedAt(source: string = DEFAULT_SOURCE_NAME): Promise<number | null> {
-    return this.run((db) => selectOne(db, queries.deliveries.lastReportReceivedAt, { source }))?.t ?? null;
-  }
-
-  async getWatchdogState(now: number, source: string = DEFAULT_SOURCE_NAME): Promise<WatchdogState> {
-    return this.run((db) => {
-      execute(db, queries.watchdog.ensure, { now, source });
-      return decodeWatchdogRow(selectOne(db, queries.watchdog.get, { source })!);
-    });
-  }
-
-  async transitionWatchdog(input: {
-    expectedVersion: number;
-    state: WatchdogStateName;
-    since: number | null;
-    now: number;
-    alert: NewDelivery;
-    source?: string;
-  }): Promise<{ won: boolean; alertId?: number }> {
-    const { alert, source = DEFAULT_SOURCE_NAME, ...rest } = input;
-    const transition = { ...rest, source };
-    return this.runDurably((db) =>
-      db.transaction(() => {
-        if (execute(db, queries.watchdog.transition, transition) !== 1) return { won: false };
-        return { won: true, alertId: insertOne(db, alert).id };
-      })(),
-    );
-  }
-
-  async lastDigestPeriod(route: string): Promise<DigestPeriod | undefined> {
-    const row = this.run((db) => selectOne(db, queries.digests.last, { route }));
-    return row ? decodeDigestPeriodRow(row) : undefined;
-  }
-
-  async queueDigest(input: QueueDigestInput): Promise<QueuedDigest> {
-    const { job, late, ...period } = input;
-    return this.runDurably((db) =>
-      db.transaction(() => {
-        if (execute(db, queries.digests.insert, { ...period, late: late ? 1 : 0 }) !== 1) return { queued: false, deliveryId: null };
-        if (!job) return { queued: true, deliveryId: null };
-        const deliveryId = insertOne(db, job).id;
-        execute(db, queries.digests.attach, { route: period.route, periodStart: period.periodStart, deliveryId });
-        return { queued: true, deliveryId };
-      })(),
-    );
-  }
-
-  async listDigestPeriods(options: { route?: string; limit?: number } = {}): Promise<DigestPeriod[]> {
-    const limit = options.limit ?? 100;
-    const rows = this.run((db) =>
-      options.route === undefined
-        ? selectAll(db, queries.digests.list, { limit })
-        : selectAll(db, queries.digests.listOfRoute, { route: options.route, limit }),
-    );
-    return rows.map(decodeDigestPeriodRow);
-  }
-
-  async listRouteMails(deliveryIds: number[]): Promise<RouteMailRecord[]> {
-    const ids = [...new Set(deliveryIds.filter((id) => Number.isSafeInteger(id)))];
-    if (ids.length === 0) return [];
-    return this.run((db) => selectAll(db, queries.routeMails.ofDeliveries, { deliveryIds: ids })).map(decodeRouteMailRow);
-  }
-
-  async lastRouteMailCompletedAt(route: string, deliveryId: number): Promise<string | null> {
-    return (
-      this.run((db) =>
-        selectOne(db, queries.routeMails.lastCompletedAt, { route, routeGroups: buildRouteGroupsPattern(route), deliveryId }),
-      )?.t ?? null
-    );
-  }
-
-  async addWaiver(waiver: NewWaiver): Promise<Waiver> {
-    return decodeWaiverRow(await this.runDurably((db) => selectOne(db, waiverQueries.insert, toWaiverParams(waiver))!));
-  }
-
-  async getWaiver(id: string): Promise<Waiver | undefined> {
-    const n = parseStoredWaiverId(id);
-    const row = n === undefined ? undefined : this.run((db) => selectOne(db, waiverQueries.get, { id: n }));
-    return row && decodeWaiverRow(row);
-  }
-
-  async listWaivers(filter: WaiverFilter): Promise<Waiver[]> {
-    const { statement, params } = selectListWaivers(filter);
-    return this.run((db) => selectAll(db, statement, params)).map(decodeWaiverRow);
-  }
-
-  async expireWaiver(id: string, change: { now: number; by: string }): Promise<Waiver | undefined> {
-    const n = parseStoredWaiverId(id);
-    if (n === undefined) return undefined;
-    const row = await this.runDurably((db) => selectOne(db, waiverQueries.expire, { ...change, id: n }));
-    return row && decodeWaiverRow(row);
-  }
-
-  async countWaiversInForce(at: number): Promise<number> {
-    return this.run((db) => selectOne(db, waiverQueries.countInForce, { at }))!.n;
-  }
-
-  async takeCatchUpLease(input: { source: string; owner: string; now: number; leaseMs: number }): Promise<CatchUpState | undefined> {
-    const { leaseMs, ...lease } = input;
-    const row = await this.runDurably((db) => selectOne(db, catchUpQueries.takeLease, { ...lease, until: input.now + leaseMs }));
-    return row && decodeCatchUpRow(row);
-  }
-
-  async finishCatchUp(input: { source: string; owner: string; now: number; seen?: ReportCursor }): Promise<void> {
-    const { source, owner, now, seen } = input;
-    await this.runDurably((db) =>
-      seen ? execute(db, catchUpQueries.succeed, { source, owner, now, ...seen }) : execute(db, catchUpQueries.release, { source, owner }),
-    );
-  }
-
-  async getCatchUpState(source: string): Promise<CatchUpState | undefined> {
-    const row = this.run((db) => selectOne(db, catchUpQueries.get, { source }));
-    return row && decodeCatchUpRow(row);
-  }
-
-  async newestStoredReport(source: string): Promise<{ reportId: number; created: string } | undefined> {
-    const row = this.run((db) => selectOne(db, catchUpQueries.newestStoredReport, { source }));
-    return row && { reportId: row.report_id, created: row.report_created };
-  }
-
-  async listStoredReportIds(source: string, afterId: number, uptoId: number): Promise<number[]> {
-    const rows = this.run((db) => selectAll(db, catchUpQueries.storedReportIds, { source, afterId, uptoId }));
-    return rows.map((r) => r.report_id).sort((a, b) => a - b);
-  }
-
-  async findKnownKeys(keys: readonly string[]): Promise<string[]> {
-    if (keys.length === 0) return [];
-    return this.run((db) => selectAll(db, catchUpQueries.knownKeys, { keys: [...keys] })).map((r) => r.dedup_key);
-  }
-
-  async checkWritable(now: number): Promise<void> {
-    this.run((db) => execute(db, queries.health.probe, { now }));
-  }
-
   async close(): Promise<void> {
     if (this.closed) return;
     this.closing = true;
@@ -618,24 +336,37 @@ export class SqliteStore implements Store {
     this.closeWal();
   }
 
-  /** The underlying connection, for modules that keep their own tables in the same file. */
   get database(): Database.Database {
     return this.db;
   }
 }
 
+/** The default store: one SQLite file (see {@link SqliteEngine}) under the logic of {@link SqlStore}. */
+export class SqliteStore extends SqlStore<SqliteEngine> {
+  /** Opens (creating and migrating when needed) the store under `dataDir`. */
+  static open(options: SqliteStoreOptions): SqliteStore {
+    fs.mkdirSync(options.dataDir, { recursive: true });
+    return new SqliteStore(new SqliteEngine(options));
+  }
+
+  /** The underlying connection, for modules that keep their own tables in the same file. */
+  get database(): Database.Database {
+    return this.engine.database;
+  }
+}
+
 /** Runs one write in a savepoint (a transaction nested in the batch's); one function per connection. */
-const savepointRunners = new WeakMap<Database.Database, (op: (db: Database.Database) => unknown, db: Database.Database) => unknown>();
+const savepointRunners = new WeakMap<Database.Database, (work: Work<unknown>, db: Database.Database) => unknown>();
 
 /** Runs a batch of queued writes in one transaction; a write of several statements runs in its own savepoint. */
 function runBatch(db: Database.Database, batch: PendingWrite[]): ({ value: unknown } | { error: unknown })[] {
   let inSavepoint = savepointRunners.get(db);
   if (!inSavepoint)
-    savepointRunners.set(db, (inSavepoint = db.transaction((op: (db: Database.Database) => unknown, conn: Database.Database) => op(conn))));
+    savepointRunners.set(db, (inSavepoint = db.transaction((work: Work<unknown>, conn: Database.Database) => runWork(conn, work))));
   return db.transaction(() =>
     batch.map((p) => {
       try {
-        return { value: p.single ? p.op(db) : inSavepoint(p.op, db) };
+        return { value: p.single ? runWork(db, p.work) : inSavepoint(p.work, db) };
       } catch (error) {
         // Nothing of the batch can commit after an I/O error: fail it all (run() maps and reopens).
         if (toStorageError(error) instanceof StorageUnavailableError) throw error;
@@ -645,41 +376,18 @@ function runBatch(db: Database.Database, batch: PendingWrite[]): ({ value: unkno
   )();
 }
 
-/** Inserts one delivery, or finds the one stored with its key. */
-function insertOne(db: Database.Database, delivery: NewDelivery): InsertResult {
-  const inserted = selectOne(db, queries.deliveries.insert, toDeliveryParams(delivery));
-  if (inserted) {
-    if (hasArrival(delivery)) execute(db, queries.reports.arrive, toArrivalsParams([toArrivalParams(delivery.report, delivery.series)]));
-    return { id: inserted.id, duplicate: false };
+/** Runs a piece of store work to its end on the connection, each statement prepared once per connection. */
+function runWork<T>(db: Database.Database, work: Work<T>): T {
+  let step = work.next();
+  while (!step.done) {
+    const { statement, params, result } = step.value;
+    const prepared = prepareCached(db, statement.compile(SQLITE_DIALECT).text);
+    const values = statement.bind(SQLITE_DIALECT, params);
+    step = work.next(
+      result === 'rows' ? prepared.all(...values) : result === 'row' ? prepared.get(...values) : prepared.run(...values).changes,
+    );
   }
-  return { id: selectOne(db, queries.deliveries.findIdsByKey, { keys: [delivery.dedupKey] })!.id, duplicate: true };
-}
-
-/** The connection's prepared copy of a statement of queries.ts, and the values it binds. */
-function prepareBound<P extends object>(
-  db: Database.Database,
-  statement: Statement<P, unknown>,
-  params: P,
-): [Database.Statement, unknown[]] {
-  return [prepareCached(db, statement.compile(SQLITE_DIALECT).text), statement.bind(SQLITE_DIALECT, params)];
-}
-
-/** Runs a statement; returns how many rows it changed. */
-function execute<P extends object>(db: Database.Database, statement: Statement<P, unknown>, params: P): number {
-  const [prepared, values] = prepareBound(db, statement, params);
-  return prepared.run(...values).changes;
-}
-
-/** The first row of a query, if any. */
-function selectOne<P extends object, R>(db: Database.Database, statement: Statement<P, R>, params: P): R | undefined {
-  const [prepared, values] = prepareBound(db, statement, params);
-  return prepared.get(...values) as R | undefined;
-}
-
-/** Every row of a query (or of a write's RETURNING). */
-function selectAll<P extends object, R>(db: Database.Database, statement: Statement<P, R>, params: P): R[] {
-  const [prepared, values] = prepareBound(db, statement, params);
-  return prepared.all(...values) as R[];
+  return step.value;
 }
 
 /** Applies the pending migrations; returns their names. */

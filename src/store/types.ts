@@ -247,13 +247,6 @@ export interface Store extends WaiverStorage {
   /** When the next queued/retrying delivery is due, if any. */
   nextDueAt(): Promise<number | null>;
   /**
-   * Stores a report's counts and failing pairs for the trend once its mail is composed, replacing the one
-   * with the same dedup key (its row from the webhook, or a retried mail's); whether it arrived late stays
-   * as recorded at its arrival. Failing sets older than the newest
-   * {@link REPORT_FAILING_SETS_KEPT} of a series are dropped (set to unknown); counts stay.
-   */
-  saveReport(snapshot: ReportSnapshot): Promise<void>;
-  /**
    * The report stored under a delivery's dedup key, if any: from its webhook on (counts, `pending` until its
    * mail is composed, `arrivedLate`), with its failing set once composed.
    */
@@ -308,6 +301,10 @@ export interface Store extends WaiverStorage {
    * attempt; a plan another replica recorded first is kept), its route mails' states, the copies of the
    * mails the server accepted (the same bytes), its state, and the reports composed for the batch (the
    * trend's history). All of it lands or none: a batch refused is written again as a whole.
+   *
+   * A report replaces the one with the same dedup key (its row from the webhook, or a retried mail's);
+   * whether it arrived late stays as recorded at its arrival. Failing sets older than the newest
+   * {@link REPORT_FAILING_SETS_KEPT} of a series are dropped (set to unknown); counts stay.
    */
   settleBatch(batch: SettledBatch): Promise<void>;
   /** The route mails of these deliveries, by delivery then route position. */

@@ -1,7 +1,7 @@
 import { WAIVER_EXPIRING_DAYS, DAY_MS, type NewWaiver, type Waiver, type WaiverFilter } from '../waivers';
 import { defineStatement, type Statement } from './statement';
 
-/** A `waivers` row as both stores read it. */
+/** A `waivers` row as both engines read it. */
 export interface WaiverRow {
   id: number;
   source: string;

@@ -1,6 +1,6 @@
 import type { WatchdogState, WatchdogStateName } from './types';
 
-/** The `watchdog_state` row as both stores read it. */
+/** The `watchdog_state` row as both engines read it. */
 export interface WatchdogRow {
   state: WatchdogStateName;
   since: number | null;

@@ -15,7 +15,7 @@ import {
 import type { ReportSnapshot } from '../../src/trend';
 import { assignSource, parseDelivery, type ReportDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
-import { markDead, markRetry, markRouteMail, markSent, recordPlan, saveSentCopy } from '../helpers/store-writes';
+import { markDead, markRetry, markRouteMail, markSent, recordPlan, saveReport, saveSentCopy } from '../helpers/store-writes';
 
 /** A fresh, empty backing (a temp dir, a schema) from which several store instances can be opened. */
 export interface StoreBacking {
@@ -622,9 +622,9 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       await recordPlan(store, ids[4], [decide('edge')], T0);
       // Failing results as enrichment stored them with each report (same dedup key as the delivery).
       const failing = (device: string, test: string) => [{ device, test, severity: 'HIGH' as const }];
-      await store.saveReport({ ...makeReport(2, T0, failing('Core-SW1', 'ntp_configured')), dedupKey: makeDelivery(2).dedupKey });
-      await store.saveReport({ ...makeReport(3, T0, failing('edge_100%', 'snmp "v3"')), dedupKey: makeDelivery(3).dedupKey });
-      await store.saveReport({ ...makeReport(4, T0, null), dedupKey: makeDelivery(4).dedupKey });
+      await saveReport(store, { ...makeReport(2, T0, failing('Core-SW1', 'ntp_configured')), dedupKey: makeDelivery(2).dedupKey });
+      await saveReport(store, { ...makeReport(3, T0, failing('edge_100%', 'snmp "v3"')), dedupKey: makeDelivery(3).dedupKey });
+      await saveReport(store, { ...makeReport(4, T0, null), dedupKey: makeDelivery(4).dedupKey });
       const list = async (options: Parameters<Store['listDeliveries']>[0]) => (await store.listDeliveries(options)).map((d) => d.id);
 
       expect(await list({ route: 'core' })).toEqual([ids[3], ids[0]]);
@@ -653,13 +653,13 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
 
     test('findReport reads a report by dedup key with the NetBox ids of its failing results, kept across a retry without them', async () => {
       const report = makeReport(10, T0, PAIRS_WITH_IDS);
-      await store.saveReport(report);
+      await saveReport(store, report);
       expect((await store.findReport(report.dedupKey))!.failing).toEqual(PAIRS_WITH_IDS);
       // A retry that could not read the failing results keeps the ones stored, ids included.
-      await store.saveReport({ ...report, failing: null });
+      await saveReport(store, { ...report, failing: null });
       expect((await store.findReport(report.dedupKey))!.failing).toEqual(PAIRS_WITH_IDS);
       // Pairs without ids (an older relay's) read back without them.
-      await store.saveReport({ ...report, failing: PAIRS_WITH_IDS.map(({ ids: _ids, ...pair }) => pair) });
+      await saveReport(store, { ...report, failing: PAIRS_WITH_IDS.map(({ ids: _ids, ...pair }) => pair) });
       expect((await store.findReport(report.dedupKey))!.failing).toEqual(PAIRS_WITH_IDS.map(({ ids: _ids, ...pair }) => pair));
       expect(await store.findReport('nothing@here')).toBeUndefined();
     });
@@ -676,15 +676,15 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
         unknownReason: 'NetBox no longer has report 9',
       };
       const report = { ...makeReport(11, T0, PAIRS_WITH_IDS), states };
-      await store.saveReport(report);
+      await saveReport(store, report);
       expect((await store.findReport(report.dedupKey))!.states).toEqual(states);
-      await store.saveReport({ ...report, states: null });
+      await saveReport(store, { ...report, states: null });
       expect((await store.findReport(report.dedupKey))!.states).toBeUndefined();
     });
 
     test('findReportBefore with failingIds: false reads the same report and pairs, without their NetBox ids', async () => {
       const report = makeReport(10, T0, PAIRS_WITH_IDS);
-      await store.saveReport(report);
+      await saveReport(store, report);
       const cursor = { createdMs: T0 + 1_000, reportId: 11 };
       expect(await store.findReportBefore(report.series, cursor)).toEqual(report);
       expect(await store.findReportBefore(report.series, cursor, { failingIds: true })).toEqual(report);
@@ -731,10 +731,10 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
 
     test('saveReport keeps one row per report; findReportBefore walks a series newest first', async () => {
       const pair = { device: 'sw1', test: 'ntp-servers', severity: 'HIGH' as const };
-      await store.saveReport(makeReport(10, T0, [pair]));
-      await store.saveReport(makeReport(12, T0 + 1_000, null));
-      await store.saveReport(makeReport(11, T0 + 1_000, []));
-      await store.saveReport(makeReport(99, T0 + 500, [pair], 'https://other.example.com|'));
+      await saveReport(store, makeReport(10, T0, [pair]));
+      await saveReport(store, makeReport(12, T0 + 1_000, null));
+      await saveReport(store, makeReport(11, T0 + 1_000, []));
+      await saveReport(store, makeReport(99, T0 + 500, [pair], 'https://other.example.com|'));
 
       expect(await store.findReportBefore('https://netbox.example.com|', { createdMs: T0, reportId: 10 })).toBeUndefined();
       // Same creation time: the lower report id comes first.
@@ -749,7 +749,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       );
 
       // Saved again (a retry) with an unknown failing set: counts update, the known set stays.
-      await store.saveReport({ ...makeReport(10, T0, null), counts: { ...makeReport(10, T0, null).counts, totalPassed: 42 } });
+      await saveReport(store, { ...makeReport(10, T0, null), counts: { ...makeReport(10, T0, null).counts, totalPassed: 42 } });
       expect(await store.findReportBefore('https://netbox.example.com|', { createdMs: T0 + 1, reportId: 1 })).toMatchObject({
         reportId: 10,
         counts: { totalPassed: 42 },
@@ -778,7 +778,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
 
       // Composed: its failing set is known; the same webhook sent again changes nothing.
       const pair = { device: 'sw1', test: 'ntp', severity: 'HIGH' as const };
-      await store.saveReport({ ...stored!, pending: undefined, failing: [pair] });
+      await saveReport(store, { ...stored!, pending: undefined, failing: [pair] });
       expect((await store.insertDelivery(first)).duplicate).toBe(true);
       const composed = await store.findReport(first.dedupKey);
       expect(composed?.failing).toEqual([pair]);
@@ -800,7 +800,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       await store.insertDelivery(newer);
       const pair = { device: 'sw1', test: 'ntp', severity: 'HIGH' as const };
       const newerComposed = { ...(await store.findReport(newer.dedupKey))!, pending: undefined, failing: [pair] };
-      await store.saveReport(newerComposed);
+      await saveReport(store, newerComposed);
       await store.insertDelivery(older);
       await store.insertDelivery(other);
 
@@ -809,7 +809,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       // Another series' newer report does not make it late.
       expect((await store.findReport(other.dedupKey))?.arrivedLate).toBeUndefined();
       // Its own mail composed: still late; the newer report's row is untouched.
-      await store.saveReport({ ...(await store.findReport(older.dedupKey))!, pending: undefined, arrivedLate: undefined, failing: [] });
+      await saveReport(store, { ...(await store.findReport(older.dedupKey))!, pending: undefined, arrivedLate: undefined, failing: [] });
       expect(await store.findReport(older.dedupKey)).toMatchObject({ arrivedLate: true, failing: [] });
       expect(await store.findReport(newer.dedupKey)).toEqual(newerComposed);
     });
@@ -823,8 +823,8 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
         [3, T0 + 2_000],
         [5, T0 + 3_000],
       ] as const)
-        await store.saveReport(makeReport(id, ms, null));
-      await store.saveReport(makeReport(98, T0 + 2_500, null, 'https://other.example.com|'));
+        await saveReport(store, makeReport(id, ms, null));
+      await saveReport(store, makeReport(98, T0 + 2_500, null, 'https://other.example.com|'));
       const ids = async (before: { createdMs: number; reportId: number }, limit: number) =>
         (await store.listReportsBefore(series, before, limit)).map((r) => r.reportId);
 
@@ -842,7 +842,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
     test('listReportsBefore reads counts only: the failing set of a report stays in the store (the chart plots counts)', async () => {
       const series = 'https://netbox.example.com|';
       const failing = [{ device: 'sw1', test: 'ntp-servers', severity: 'HIGH' as const }];
-      await store.saveReport(makeReport(1, T0, failing));
+      await saveReport(store, makeReport(1, T0, failing));
       const [listed] = await store.listReportsBefore(series, { createdMs: T0 + 1_000, reportId: 2 }, 5);
       expect(listed).toEqual({ ...makeReport(1, T0, null), failing: undefined });
       expect(listed).not.toHaveProperty('failing');
@@ -853,7 +853,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
     test('only the newest failing sets of a series are kept', async () => {
       const pair = { device: 'sw1', test: 'ntp-servers', severity: 'HIGH' as const };
       const n = REPORT_FAILING_SETS_KEPT + 2;
-      for (let i = 1; i <= n; i += 1) await store.saveReport(makeReport(i, T0 + i, [pair]));
+      for (let i = 1; i <= n; i += 1) await saveReport(store, makeReport(i, T0 + i, [pair]));
       const oldest = await store.findReportBefore('https://netbox.example.com|', { createdMs: T0 + 2, reportId: 2 });
       expect(oldest).toMatchObject({ reportId: 1, failing: null });
       const kept = await store.findReportBefore('https://netbox.example.com|', { createdMs: T0 + n + 1, reportId: 1 });
@@ -898,7 +898,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(await store.listStoredReportIds('default', 3, 9)).toEqual([4, 9]);
       expect(await store.listStoredReportIds('lab', 0, 100)).toEqual([30]);
       // A report in the trend's history stays known after its delivery is pruned.
-      await store.saveReport(makeReport(77, T0, []));
+      await saveReport(store, makeReport(77, T0, []));
       const known = await store.findKnownKeys([makeDelivery(9).dedupKey, makeReport(77, T0, []).dedupKey, 'lab/31@x', '5@x']);
       expect(known.sort()).toEqual([makeDelivery(9).dedupKey, makeReport(77, T0, []).dedupKey].sort());
       expect(await store.findKnownKeys([])).toEqual([]);

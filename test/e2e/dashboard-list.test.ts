@@ -11,6 +11,7 @@ import { launchChromium } from '../helpers/browser';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir } from '../helpers/relay-harness';
 import { makeReportDelivery } from '../contract/store-contract';
+import { saveReport } from '../helpers/store-writes';
 
 jest.setTimeout(180_000);
 
@@ -99,7 +100,7 @@ describe('the deliveries list: counts, filters, keyset pages, retry now, phone a
       plans.set(n, n % 5 === 0 ? [decide('core', 0), decide('edge', 1)] : [decide(n % 2 ? 'edge' : 'core', 0)]);
       const failing = [{ device: `spine-${n}.dc1`, test: n % 2 ? 'bgp_peers_up' : 'ntp_synced', severity: 'HIGH' as const }];
       const created = new Date(receivedAt(n) - 60_000).toISOString();
-      await store.saveReport({
+      await saveReport(store, {
         dedupKey: delivery.dedupKey,
         series: 'https://netbox.example.com|',
         reportId: n,

@@ -4,6 +4,7 @@
  * seeded state goes through the same transaction as a real attempt's.
  */
 import type { DeliveryStateChange, NewRouteMail, RouteMailOutcome, RouteMailRecord, SentMessage, Store } from '../../src/store';
+import type { ReportHistory, ReportSnapshot } from '../../src/trend';
 
 /** Settles one delivery: its plan (kept only if it has none yet), route mails, sent copies and state. */
 async function settleOne(
@@ -79,4 +80,22 @@ export function markRouteMail(
 export function saveSentCopy(store: Store, id: number, message: SentMessage, state?: DeliveryStateChange): Promise<void> {
   const change: DeliveryStateChange = state ?? { state: 'sent', messageId: message.messageId ?? `<copy-${id}@test>` };
   return settleOne(store, id, message.sentAt, change, { sent: [message] });
+}
+
+/**
+ * Stores a report's snapshot for the trend the one way the worker does: in a
+ * {@link Store.settleBatch} (with no delivery), as the reports composed for a batch.
+ */
+export function saveReport(store: Store, snapshot: ReportSnapshot): Promise<void> {
+  return store.settleBatch({ now: 0, deliveries: [], reports: [snapshot] });
+}
+
+/** The store as the trend reads and writes it (see {@link saveReport}). */
+export function reportHistoryOf(store: Store): ReportHistory {
+  return {
+    findReportBefore: (series, before, options) => store.findReportBefore(series, before, options),
+    listReportsBefore: (series, before, limit) => store.listReportsBefore(series, before, limit),
+    findReport: (dedupKey) => store.findReport(dedupKey),
+    saveReport: (snapshot) => saveReport(store, snapshot),
+  };
 }

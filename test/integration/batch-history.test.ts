@@ -5,6 +5,7 @@ import type { ReportCursor, ReportSnapshot } from '../../src/trend';
 import { makeReport, makeReportDelivery } from '../contract/store-contract';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir } from '../helpers/relay-harness';
+import { saveReport } from '../helpers/store-writes';
 
 const SERIES = 'https://netbox.example.com|';
 const T0 = Date.parse('2026-11-20T08:00:00Z');
@@ -64,12 +65,12 @@ describe('the history a batch of reports compares with', () => {
     dataDir = makeTempDir('batch-history-');
     store = SqliteStore.open({ dataDir });
     // 20 composed reports, then the batch's 5 stored by their webhooks, not composed yet; another series beside them.
-    for (let id = 1; id <= 20; id += 1) await store.saveReport(makeReport(id, at(id), [pair]));
+    for (let id = 1; id <= 20; id += 1) await saveReport(store, makeReport(id, at(id), [pair]));
     for (let id = 21; id <= 25; id += 1) {
       const data = buildReportData({ id, created: new Date(at(id)).toISOString(), total_passed: id, total_count: 100 });
       await store.insertDelivery({ ...makeReportDelivery(buildBody({ data })), series: SERIES });
     }
-    await store.saveReport(makeReport(99, at(22), [pair], 'https://other.example.com|'));
+    await saveReport(store, makeReport(99, at(22), [pair], 'https://other.example.com|'));
   });
   afterEach(async () => {
     await store.close();
@@ -104,7 +105,7 @@ describe('the history a batch of reports compares with', () => {
     expect(reads.listReportsBefore).toBe(2);
     history.take();
     // The settle stores report 21 composed; the next batch (22 again, a retry) sees it so, not as its last read had it.
-    await store.saveReport(makeReport(21, at(21), [pair]));
+    await saveReport(store, makeReport(21, at(21), [pair]));
     history.startBatch([claimed(makeReport(22, at(22), null))]);
     const chart = await history.listReportsBefore(SERIES, { createdMs: at(22), reportId: 22 }, 2);
     expect(chart.map((p) => [p.reportId, p.pending ?? false])).toEqual([

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { SqliteStore } from '../../src/store';
 import { buildDevicesTrend, buildTrend, recordReportTrend, type FailingPair, type ReportSnapshot } from '../../src/trend';
 import { makeTempDir } from '../helpers/relay-harness';
+import { reportHistoryOf } from '../helpers/store-writes';
 
 const ntp = (device: string): FailingPair => ({ device, test: 'ntp-servers', severity: 'HIGH' });
 const snmp = (device: string): FailingPair => ({ device, test: 'snmp-community', severity: 'MIDDLE' });
@@ -92,8 +93,8 @@ describe("an owner group's trend: its devices' failing results against the previ
     const dir = makeTempDir('devices-trend-');
     const store = SqliteStore.open({ dataDir: dir });
     try {
-      await recordReportTrend(store, before);
-      const recorded = await recordReportTrend(store, now);
+      await recordReportTrend(reportHistoryOf(store), before);
+      const recorded = await recordReportTrend(reportHistoryOf(store), now);
       expect(recorded.trend.verdict).toBe('mixed');
       expect(recorded.trendOfDevices(FRA)?.verdict).toBe('worse');
       expect(recorded.trendOfDevices(AMS)?.verdict).toBe('better');

@@ -10,6 +10,7 @@ import { buildWaiverEnd, type Waiver } from '../../src/waivers';
 import { parseDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir } from '../helpers/relay-harness';
+import { saveReport } from '../helpers/store-writes';
 
 /** A digest counts accepted exceptions apart: its change and worst devices leave them out, the percentages stay NetBox's. */
 
@@ -69,7 +70,7 @@ describe('a digest with an accepted exception (real SQLite file)', () => {
         report,
       });
       const series = buildSourceSeriesKey({ reportUrl: report.report.url });
-      await store.saveReport(buildReportSnapshot(report, series, failing));
+      await saveReport(store, buildReportSnapshot(report, series, failing));
     }
   });
   afterAll(async () => {

@@ -10,6 +10,7 @@ import { loadRenderer } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
 import { buildCountTrend, parseDigestSchedule, parseRoutesFile, planRoutes, RoutesFileError, type ReportFacts } from '../../src/routing';
 import { buildPeriodTrend, buildReportSnapshot, buildSourceSeriesKey, type FailingPair, type ReportSnapshot } from '../../src/trend';
+import { saveReport } from '../helpers/store-writes';
 
 function issuesOf(text: string): RoutesFileError['issues'] {
   try {
@@ -263,7 +264,7 @@ describe('gathering a digest from the store (real SQLite file)', () => {
       report: delivery,
     });
     const series = buildSourceSeriesKey({ source: source === 'default' ? undefined : source, reportUrl: delivery.report.url });
-    if (failing) await store.saveReport(buildReportSnapshot(delivery, series, failing));
+    if (failing) await saveReport(store, buildReportSnapshot(delivery, series, failing));
   }
 
   it("keeps the period's matching reports, measures against the report before, and names the silent sources the route watches", async () => {

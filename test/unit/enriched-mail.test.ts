@@ -13,6 +13,7 @@ import { buildResults, countResults, startNetboxDouble, type NetboxDouble, type 
 import { simpleParser, type Attachment } from 'mailparser';
 import type { OutgoingMail } from '../../src/mail';
 import { buildDefaultRoute, DEFAULT_ROUTE_NAME } from '../../src/routing';
+import { reportHistoryOf } from '../helpers/store-writes';
 
 const TOKEN = 'nbt_relayRO01.k7Hq2mZ9xW4vB8nR3tY6uJ1oP5sA0dF';
 const GOLDEN_DIR = path.join(__dirname, '..', 'fixtures', 'golden', 'enrichment');
@@ -74,7 +75,7 @@ describe('the mail names what failed and what changed (golden renders)', () => {
       hasToken: overrides.hasToken ?? true,
       netboxUrl: netbox.url,
       budgetMs: overrides.budgetMs ?? 5000,
-      history: store,
+      history: reportHistoryOf(store),
       timezone: 'Europe/Berlin',
       maxFailures: 3,
       attachCsv: overrides.attachCsv ?? false,

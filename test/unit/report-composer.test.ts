@@ -10,6 +10,7 @@ import { SqliteStore, type ClaimedDelivery } from '../../src/store';
 import { parseDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir } from '../helpers/relay-harness';
+import { reportHistoryOf, saveReport } from '../helpers/store-writes';
 
 const T0 = Date.parse('2026-03-06T15:12:00Z');
 const compose = createReportComposer({
@@ -136,7 +137,7 @@ describe('the report composer and the trend chart', () => {
       insights: createReportInsights({
         hasToken: false,
         budgetMs: 1000,
-        history: store,
+        history: reportHistoryOf(store),
         chartReports: 12,
         timezone: 'Europe/Berlin',
         maxFailures: 3,
@@ -158,7 +159,7 @@ describe('the report composer and the trend chart', () => {
       lowCount: 0,
     };
     if (options.earlier) {
-      await store.saveReport({
+      await saveReport(store, {
         dedupKey: `8@${created}`,
         series: 'netbox|',
         reportId: 8,

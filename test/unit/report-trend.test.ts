@@ -5,6 +5,7 @@ import { buildReportSnapshot, buildTrend, recordReportTrend, type FailingPair, t
 import { parseDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir } from '../helpers/relay-harness';
+import { reportHistoryOf } from '../helpers/store-writes';
 
 /** The whole report's trend, as the mail reads it. */
 const record = async (...args: Parameters<typeof recordReportTrend>) => (await recordReportTrend(...args)).trend;
@@ -55,7 +56,10 @@ describe('report trend', () => {
   });
 
   it('says there is nothing to compare with for the first report', async () => {
-    const trend = await record(store, snapshot(1, '2026-03-01T10:00:00Z', { totalPassed: 7, totalCount: 9 }, [ntp('sw1'), ntp('sw2')]));
+    const trend = await record(
+      reportHistoryOf(store),
+      snapshot(1, '2026-03-01T10:00:00Z', { totalPassed: 7, totalCount: 9 }, [ntp('sw1'), ntp('sw2')]),
+    );
     expect(trend.previous).toBeNull();
     expect(trend.overall).toBeNull();
     expect(trend.failingSetChanged).toBeNull();
@@ -81,8 +85,8 @@ describe('report trend', () => {
       { totalPassed: 6, totalCount: 9, highPassed: 1, highCount: 3, middlePassed: 5, middleCount: 6 },
       [ntp('sw1'), snmp('sw3'), ntp('sw9')],
     );
-    await record(store, r1);
-    const t2 = await record(store, r2);
+    await record(reportHistoryOf(store), r1);
+    const t2 = await record(reportHistoryOf(store), r2);
     expect(t2.previous).toEqual({ reportId: 10, created: '2026-03-01T10:00:00Z', dedupKey: r1.dedupKey });
     expect(t2.fixed).toEqual([ntp('sw2')]);
     expect(t2.newlyFailing).toEqual([]);
@@ -102,7 +106,7 @@ describe('report trend', () => {
     expect(t2.regression).toBe(false);
     expect(t2.failingSetChanged).toBe(true);
 
-    const t3 = await record(store, { ...r3, counts: { ...r3.counts, middlePassed: 4, totalPassed: 5 } });
+    const t3 = await record(reportHistoryOf(store), { ...r3, counts: { ...r3.counts, middlePassed: 4, totalPassed: 5 } });
     expect(t3.newlyFailing).toEqual([ntp('sw9')]);
     expect(t3.fixed).toEqual([]);
     expect(t3.regression).toBe(true);
@@ -116,9 +120,9 @@ describe('report trend', () => {
   it('keeps the NetBox ids of the pairs the previous report failed, and measures streaks past it', async () => {
     // The walk reads the previous report whole and the older ones without ids: what a mail links to comes from the first.
     const withIds = (pair: FailingPair, result: number): FailingPair => ({ ...pair, ids: { result, device: result + 1, test: 9 } });
-    await record(store, snapshot(1, '2026-03-01T10:00:00Z', {}, [withIds(ntp('sw1'), 100), withIds(ntp('sw2'), 110)]));
-    await record(store, snapshot(2, '2026-03-02T10:00:00Z', {}, [withIds(ntp('sw1'), 200), withIds(ntp('sw2'), 210)]));
-    const trend = await record(store, snapshot(3, '2026-03-03T10:00:00Z', {}, [withIds(ntp('sw1'), 300)]));
+    await record(reportHistoryOf(store), snapshot(1, '2026-03-01T10:00:00Z', {}, [withIds(ntp('sw1'), 100), withIds(ntp('sw2'), 110)]));
+    await record(reportHistoryOf(store), snapshot(2, '2026-03-02T10:00:00Z', {}, [withIds(ntp('sw1'), 200), withIds(ntp('sw2'), 210)]));
+    const trend = await record(reportHistoryOf(store), snapshot(3, '2026-03-03T10:00:00Z', {}, [withIds(ntp('sw1'), 300)]));
     expect(trend.fixed).toEqual([withIds(ntp('sw2'), 210)]);
     // Its device, with NetBox's id, for the owner mails that count its fix.
     expect(trend.fixedDevices).toEqual([{ name: 'sw2', id: 211 }]);
@@ -138,9 +142,12 @@ describe('report trend', () => {
   });
 
   it('compares a report that arrives late with the one created before it', async () => {
-    await record(store, snapshot(20, '2026-03-01T10:00:00Z', { totalPassed: 1, totalCount: 2 }, [ntp('a')]));
-    await record(store, snapshot(22, '2026-03-03T10:00:00Z', { totalPassed: 2, totalCount: 2 }, []));
-    const late = await record(store, snapshot(21, '2026-03-02T10:00:00Z', { totalPassed: 0, totalCount: 2 }, [ntp('a'), ntp('b')]));
+    await record(reportHistoryOf(store), snapshot(20, '2026-03-01T10:00:00Z', { totalPassed: 1, totalCount: 2 }, [ntp('a')]));
+    await record(reportHistoryOf(store), snapshot(22, '2026-03-03T10:00:00Z', { totalPassed: 2, totalCount: 2 }, []));
+    const late = await record(
+      reportHistoryOf(store),
+      snapshot(21, '2026-03-02T10:00:00Z', { totalPassed: 0, totalCount: 2 }, [ntp('a'), ntp('b')]),
+    );
     expect(late.previous?.reportId).toBe(20);
     expect(late.newlyFailing).toEqual([ntp('b')]);
   });
@@ -168,7 +175,7 @@ describe('report trend', () => {
     const counts = { total_passed: 9, total_count: 10, high_passed: 4, high_count: 5, middle_passed: 5, middle_count: 5 };
     await arrive(30, '2026-03-01T10:00:00Z', { ...counts, low_passed: 0, low_count: 0 });
     const { trend } = await recordReportTrend(
-      store,
+      reportHistoryOf(store),
       snapshot(
         31,
         '2026-03-02T10:00:00Z',
@@ -195,10 +202,10 @@ describe('report trend', () => {
   });
 
   it("marks a report stored after a newer one of its series as late, on its trend and its devices' trends", async () => {
-    await record(store, snapshot(40, '2026-03-01T10:00:00Z', { totalPassed: 1, totalCount: 2 }, [ntp('a')]));
+    await record(reportHistoryOf(store), snapshot(40, '2026-03-01T10:00:00Z', { totalPassed: 1, totalCount: 2 }, [ntp('a')]));
     await arrive(42, '2026-03-03T10:00:00Z', { total_passed: 2, total_count: 2 });
     const late = await arrive(41, '2026-03-02T10:00:00Z', { total_passed: 0, total_count: 2 });
-    const recorded = await recordReportTrend(store, { ...late, failing: [ntp('a'), ntp('b')] });
+    const recorded = await recordReportTrend(reportHistoryOf(store), { ...late, failing: [ntp('a'), ntp('b')] });
     expect(recorded.trend).toMatchObject({ arrivedLate: true, previous: { reportId: 40 } });
     expect(recorded.trend.previous?.pending).toBeUndefined();
     expect(recorded.trend.newlyFailing).toEqual([ntp('b')]);
@@ -214,22 +221,25 @@ describe('report trend', () => {
   });
 
   it('keeps two series apart and records a retried report once', async () => {
-    await record(store, snapshot(5, '2026-03-01T10:00:00Z', { totalPassed: 1, totalCount: 2 }, [ntp('a')], 'https://other.example.com|'));
+    await record(
+      reportHistoryOf(store),
+      snapshot(5, '2026-03-01T10:00:00Z', { totalPassed: 1, totalCount: 2 }, [ntp('a')], 'https://other.example.com|'),
+    );
     const first = snapshot(5, '2026-03-02T10:00:00Z', { totalPassed: 2, totalCount: 2 }, []);
-    expect((await record(store, first)).previous).toBeNull();
-    expect((await record(store, first)).previous).toBeNull();
-    const next = await record(store, snapshot(6, '2026-03-03T10:00:00Z', { totalPassed: 2, totalCount: 2 }, []));
+    expect((await record(reportHistoryOf(store), first)).previous).toBeNull();
+    expect((await record(reportHistoryOf(store), first)).previous).toBeNull();
+    const next = await record(reportHistoryOf(store), snapshot(6, '2026-03-03T10:00:00Z', { totalPassed: 2, totalCount: 2 }, []));
     expect(next.previous?.reportId).toBe(5);
     expect(next.failingSetChanged).toBe(false);
   });
 
   it('says when the failing pairs are unknown, and still compares the counts', async () => {
-    await record(store, snapshot(1, '2026-03-01T10:00:00Z', { totalPassed: 1, totalCount: 2 }, null));
-    const same = await record(store, snapshot(2, '2026-03-02T10:00:00Z', { totalPassed: 1, totalCount: 2 }, [ntp('a')]));
+    await record(reportHistoryOf(store), snapshot(1, '2026-03-01T10:00:00Z', { totalPassed: 1, totalCount: 2 }, null));
+    const same = await record(reportHistoryOf(store), snapshot(2, '2026-03-02T10:00:00Z', { totalPassed: 1, totalCount: 2 }, [ntp('a')]));
     expect(same.failingSetKnown).toBe(false);
     expect(same.failingSetChanged).toBeNull();
     expect(same.newlyFailing).toEqual([]);
-    const worse = await record(store, snapshot(3, '2026-03-03T10:00:00Z', { totalPassed: 0, totalCount: 2 }, null));
+    const worse = await record(reportHistoryOf(store), snapshot(3, '2026-03-03T10:00:00Z', { totalPassed: 0, totalCount: 2 }, null));
     expect(worse.failingSetChanged).toBe(true);
     expect(worse.regression).toBe(true);
   });

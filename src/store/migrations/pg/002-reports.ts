@@ -2,7 +2,7 @@
 export const MIGRATION_002_REPORTS = {
   version: 2,
   name: 'reports',
-  // failing: JSON [[device, test, severity], ...] as text (both stores decode the same string); NULL = unknown.
+  // failing: JSON [[device, test, severity], ...] as text (both engines decode the same string); NULL = unknown.
   sql: `
     CREATE TABLE reports (
       dedup_key       TEXT    PRIMARY KEY,

@@ -1,0 +1,339 @@
+import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from '../trend';
+import { DEFAULT_SOURCE_NAME } from '../webhook';
+import type { NewWaiver, Waiver, WaiverFilter } from '../waivers';
+import { queries, selectListDeliveries, toListParams } from './queries';
+import type { Statement } from './statement';
+import { decode, execute, insertDelivery, selectAll, selectOne, settleBatch, type Work } from './store-work';
+import { decodeClaimedRows, decodeDeliveryRow, decodeListedRows, decodeStateCounts } from './delivery-rows';
+import { decodeReportPointRow, decodeReportRow } from './report-rows';
+import { buildRouteGroupsPattern, decodeRouteMailRow } from './route-mail-rows';
+import { fromSentMessageRow } from './sent-message-rows';
+import { decodeWatchdogRow } from './watchdog-rows';
+import { decodeDigestPeriodRow } from './digest-rows';
+import { decodeWaiverRow, parseStoredWaiverId, selectListWaivers, toWaiverParams, waiverQueries } from './waiver-rows';
+import { catchUpQueries, decodeCatchUpRow } from './catch-up-rows';
+import type {
+  CatchUpState,
+  ClaimedDelivery,
+  DeliveryRecord,
+  DeliveryState,
+  DigestPeriod,
+  InsertResult,
+  ListOptions,
+  MigrationReport,
+  NewDelivery,
+  QueueDigestInput,
+  QueuedDigest,
+  RouteMailRecord,
+  SentMessage,
+  SettledBatch,
+  Store,
+  WatchdogState,
+  WatchdogStateName,
+} from './types';
+
+/**
+ * What truly differs between SQLite and PostgreSQL under one {@link SqlStore}: how a piece of
+ * {@link Work} runs (synchronously on one file, awaited on a pool), transactions and durability, the
+ * group commit, migrations, and which failures are "storage unavailable".
+ */
+export interface StoreEngine {
+  /** See {@link Store.singleOwner}. */
+  readonly singleOwner: boolean;
+  /** PostgreSQL: rows another replica may settle at the same moment are locked before being read. */
+  readonly locksRows: boolean;
+  migrate(): Promise<MigrationReport>;
+  /** Reads (and writes that need no acknowledgement of durability: an idempotent ensure, a probe). */
+  read<T>(work: Work<T>): Promise<T>;
+  /** A write acknowledged once durable; `atomic`: its statements in one transaction. */
+  write<T>(work: Work<T>, options: { atomic: boolean }): Promise<T>;
+  /** A hot-path write (claim, lease, settle): it may share its commit with the other writes of its turn. */
+  writeGrouped<T>(work: Work<T>, options: { atomic: boolean }): Promise<T>;
+  /** Commits a delivery from a webhook (or finds the one with its key), group-committed with its turn. */
+  insertDelivery(delivery: NewDelivery): Promise<InsertResult>;
+  close(): Promise<void>;
+}
+
+/** The store's logic, written once: each method is statements of `queries.ts` run by the engine. */
+export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
+  readonly singleOwner: boolean;
+
+  constructor(protected readonly engine: E) {
+    this.singleOwner = engine.singleOwner;
+  }
+
+  migrate(): Promise<MigrationReport> {
+    return this.engine.migrate();
+  }
+
+  private rows<P extends object, R>(statement: Statement<P, R>, params: P): Promise<R[]> {
+    return this.engine.read(selectAll(statement, params));
+  }
+
+  private row<P extends object, R>(statement: Statement<P, R>, params: P): Promise<R | undefined> {
+    return this.engine.read(selectOne(statement, params));
+  }
+
+  /** A single write statement, durable before it resolves; with how many rows it changed. */
+  private change<P extends object>(statement: Statement<P, unknown>, params: P): Promise<number> {
+    return this.engine.write(execute(statement, params), { atomic: false });
+  }
+
+  insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
+    return this.engine.insertDelivery(delivery);
+  }
+
+  async claimDue({
+    now,
+    limit,
+    owner,
+    leaseMs,
+  }: {
+    now: number;
+    limit: number;
+    owner: string;
+    leaseMs: number;
+  }): Promise<ClaimedDelivery[]> {
+    if (limit <= 0) return [];
+    // SKIP LOCKED on PostgreSQL (see the statement): replicas claiming at the same moment each get different rows.
+    const params = { now, limit, owner, leaseUntil: now + leaseMs };
+    return decodeClaimedRows(await this.engine.writeGrouped(selectAll(queries.deliveries.claimDue, params), { atomic: false }));
+  }
+
+  async extendLeases({ ids, owner, now, leaseMs }: { ids: number[]; owner: string; now: number; leaseMs: number }): Promise<number> {
+    if (ids.length === 0) return 0;
+    const params = { ids, owner, leaseUntil: now + leaseMs };
+    return this.engine.writeGrouped(execute(queries.deliveries.extendLeases, params), { atomic: false });
+  }
+
+  /** One transaction (on SQLite a savepoint in the turn's group commit): the batch lands whole or not at all. */
+  async settleBatch(batch: SettledBatch): Promise<void> {
+    await this.engine.writeGrouped(settleBatch(batch, this.engine.locksRows), { atomic: true });
+  }
+
+  releaseLeases(now: number): Promise<number> {
+    return this.change(queries.deliveries.releaseLeases, { now });
+  }
+
+  async getDelivery(id: number): Promise<DeliveryRecord | undefined> {
+    const row = await this.row(queries.deliveries.get, { id });
+    return row && decodeDeliveryRow(row);
+  }
+
+  async listDeliveries(options: ListOptions = {}): Promise<DeliveryRecord[]> {
+    const { params, ascending } = toListParams(options);
+    return decodeListedRows(await this.rows(selectListDeliveries(options), params), ascending);
+  }
+
+  async retryNow(id: number, now: number): Promise<boolean> {
+    return (await this.change(queries.deliveries.retryNow, { id, now })) === 1;
+  }
+
+  async requeue(id: number, now: number): Promise<boolean> {
+    return (await this.change(queries.deliveries.requeue, { id, now })) === 1;
+  }
+
+  requeueAllDead(now: number): Promise<number> {
+    return this.change(queries.deliveries.requeueAllDead, { now });
+  }
+
+  expediteRetries(options: { now: number; until: number }): Promise<number> {
+    return this.change(queries.deliveries.expediteRetries, options);
+  }
+
+  async countByState(): Promise<Record<DeliveryState, number>> {
+    return decodeStateCounts(await this.rows(queries.deliveries.countByState, {}));
+  }
+
+  pruneDeliveries(options: { state: 'sent' | 'dead'; before: number }): Promise<number> {
+    return this.engine.write(prune(options), { atomic: true });
+  }
+
+  async oldestPendingAt(): Promise<number | null> {
+    return (await this.row(queries.deliveries.oldestPendingAt, {}))?.t ?? null;
+  }
+
+  async nextDueAt(): Promise<number | null> {
+    return (await this.row(queries.deliveries.nextDueAt, {}))?.t ?? null;
+  }
+
+  async findReport(dedupKey: string): Promise<ReportSnapshot | undefined> {
+    const row = await this.row(queries.reports.get, { dedupKey });
+    return row && decodeReportRow(row);
+  }
+
+  async findReportBefore(series: string, before: ReportCursor, options: ReportReadOptions = {}): Promise<ReportSnapshot | undefined> {
+    const statement = options.failingIds === false ? queries.reports.findBeforeWithoutIds : queries.reports.findBefore;
+    const row = await this.row(statement, { ...before, series });
+    return row && decodeReportRow(row);
+  }
+
+  async listReportsBefore(series: string, before: ReportCursor, limit: number): Promise<ReportPoint[]> {
+    if (limit <= 0) return [];
+    const rows = await this.rows(queries.reports.listBefore, { ...before, series, limit });
+    return rows.map(decodeReportPointRow).reverse();
+  }
+
+  async getDeliveryBody(id: number): Promise<Buffer | undefined> {
+    return (await this.row(queries.deliveries.getBody, { id }))?.body;
+  }
+
+  async getSentMessage(deliveryId: number, route: string): Promise<SentMessage | undefined> {
+    const row = await this.row(queries.sentMessages.get, { deliveryId, route });
+    return row && fromSentMessageRow(row);
+  }
+
+  async listSentMessages(deliveryId: number): Promise<SentMessage[]> {
+    return (await this.rows(queries.sentMessages.ofDelivery, { deliveryId })).map(fromSentMessageRow);
+  }
+
+  async lastReportReceivedAt(source: string = DEFAULT_SOURCE_NAME): Promise<number | null> {
+    return (await this.row(queries.deliveries.lastReportReceivedAt, { source }))?.t ?? null;
+  }
+
+  /** The row is created on first use; creating it again is harmless, so it needs no durable write. */
+  getWatchdogState(now: number, source: string = DEFAULT_SOURCE_NAME): Promise<WatchdogState> {
+    return this.engine.read(ensureWatchdog(now, source));
+  }
+
+  transitionWatchdog(input: {
+    expectedVersion: number;
+    state: WatchdogStateName;
+    since: number | null;
+    now: number;
+    alert: NewDelivery;
+    source?: string;
+  }): Promise<{ won: boolean; alertId?: number }> {
+    const { alert, source = DEFAULT_SOURCE_NAME, ...rest } = input;
+    return this.engine.write(transitionWatchdog({ ...rest, source }, alert), { atomic: true });
+  }
+
+  async lastDigestPeriod(route: string): Promise<DigestPeriod | undefined> {
+    const row = await this.row(queries.digests.last, { route });
+    return row ? decodeDigestPeriodRow(row) : undefined;
+  }
+
+  /** A replica inserting the same period at once waits for the first one's commit, then inserts nothing. */
+  queueDigest(input: QueueDigestInput): Promise<QueuedDigest> {
+    return this.engine.write(queueDigest(input), { atomic: true });
+  }
+
+  async listDigestPeriods(options: { route?: string; limit?: number } = {}): Promise<DigestPeriod[]> {
+    const limit = options.limit ?? 100;
+    const rows =
+      options.route === undefined
+        ? await this.rows(queries.digests.list, { limit })
+        : await this.rows(queries.digests.listOfRoute, { route: options.route, limit });
+    return rows.map(decodeDigestPeriodRow);
+  }
+
+  async listRouteMails(deliveryIds: number[]): Promise<RouteMailRecord[]> {
+    const ids = [...new Set(deliveryIds.filter((id) => Number.isSafeInteger(id)))];
+    if (ids.length === 0) return [];
+    return (await this.rows(queries.routeMails.ofDeliveries, { deliveryIds: ids })).map(decodeRouteMailRow);
+  }
+
+  async lastRouteMailCompletedAt(route: string, deliveryId: number): Promise<string | null> {
+    const params = { route, routeGroups: buildRouteGroupsPattern(route), deliveryId };
+    return (await this.row(queries.routeMails.lastCompletedAt, params))?.t ?? null;
+  }
+
+  async addWaiver(waiver: NewWaiver): Promise<Waiver> {
+    return this.engine.write(
+      decode(selectOne(waiverQueries.insert, toWaiverParams(waiver)), (row) => decodeWaiverRow(row!)),
+      {
+        atomic: false,
+      },
+    );
+  }
+
+  async getWaiver(id: string): Promise<Waiver | undefined> {
+    const n = parseStoredWaiverId(id);
+    const row = n === undefined ? undefined : await this.row(waiverQueries.get, { id: n });
+    return row && decodeWaiverRow(row);
+  }
+
+  async listWaivers(filter: WaiverFilter): Promise<Waiver[]> {
+    const { statement, params } = selectListWaivers(filter);
+    return (await this.rows(statement, params)).map(decodeWaiverRow);
+  }
+
+  async expireWaiver(id: string, change: { now: number; by: string }): Promise<Waiver | undefined> {
+    const n = parseStoredWaiverId(id);
+    if (n === undefined) return undefined;
+    const row = await this.engine.write(selectOne(waiverQueries.expire, { ...change, id: n }), { atomic: false });
+    return row && decodeWaiverRow(row);
+  }
+
+  async countWaiversInForce(at: number): Promise<number> {
+    return (await this.row(waiverQueries.countInForce, { at }))!.n;
+  }
+
+  async takeCatchUpLease(input: { source: string; owner: string; now: number; leaseMs: number }): Promise<CatchUpState | undefined> {
+    const { leaseMs, ...lease } = input;
+    const row = await this.engine.write(selectOne(catchUpQueries.takeLease, { ...lease, until: input.now + leaseMs }), { atomic: false });
+    return row && decodeCatchUpRow(row);
+  }
+
+  async finishCatchUp(input: { source: string; owner: string; now: number; seen?: ReportCursor }): Promise<void> {
+    const { source, owner, now, seen } = input;
+    if (seen) await this.change(catchUpQueries.succeed, { source, owner, now, ...seen });
+    else await this.change(catchUpQueries.release, { source, owner });
+  }
+
+  async getCatchUpState(source: string): Promise<CatchUpState | undefined> {
+    const row = await this.row(catchUpQueries.get, { source });
+    return row && decodeCatchUpRow(row);
+  }
+
+  async newestStoredReport(source: string): Promise<{ reportId: number; created: string } | undefined> {
+    const row = await this.row(catchUpQueries.newestStoredReport, { source });
+    return row && { reportId: row.report_id, created: row.report_created };
+  }
+
+  async listStoredReportIds(source: string, afterId: number, uptoId: number): Promise<number[]> {
+    const rows = await this.rows(catchUpQueries.storedReportIds, { source, afterId, uptoId });
+    return rows.map((r) => r.report_id).sort((a, b) => a - b);
+  }
+
+  async findKnownKeys(keys: readonly string[]): Promise<string[]> {
+    if (keys.length === 0) return [];
+    return (await this.rows(catchUpQueries.knownKeys, { keys: [...keys] })).map((r) => r.dedup_key);
+  }
+
+  async checkWritable(now: number): Promise<void> {
+    await this.engine.read(execute(queries.health.probe, { now }));
+  }
+
+  close(): Promise<void> {
+    return this.engine.close();
+  }
+}
+
+function* prune(options: { state: 'sent' | 'dead'; before: number }): Work<number> {
+  yield* execute(queries.deliveries.pruneSentMessages, options);
+  yield* execute(queries.deliveries.pruneRouteMails, options);
+  return yield* execute(queries.deliveries.prune, options);
+}
+
+function* ensureWatchdog(now: number, source: string): Work<WatchdogState> {
+  yield* execute(queries.watchdog.ensure, { now, source });
+  return decodeWatchdogRow((yield* selectOne(queries.watchdog.get, { source }))!);
+}
+
+function* transitionWatchdog(
+  transition: { expectedVersion: number; state: WatchdogStateName; since: number | null; now: number; source: string },
+  alert: NewDelivery,
+): Work<{ won: boolean; alertId?: number }> {
+  if ((yield* execute(queries.watchdog.transition, transition)) !== 1) return { won: false };
+  return { won: true, alertId: (yield* insertDelivery(alert)).id };
+}
+
+function* queueDigest(input: QueueDigestInput): Work<QueuedDigest> {
+  const { job, late, ...period } = input;
+  if ((yield* execute(queries.digests.insert, { ...period, late: late ? 1 : 0 })) !== 1) return { queued: false, deliveryId: null };
+  if (!job) return { queued: true, deliveryId: null };
+  const deliveryId = (yield* insertDelivery(job)).id;
+  yield* execute(queries.digests.attach, { route: period.route, periodStart: period.periodStart, deliveryId });
+  return { queued: true, deliveryId };
+}
