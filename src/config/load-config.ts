@@ -5,7 +5,6 @@ import { describeShortWebhookSecret, describeZodIssue, isLoopbackHost, type ZodI
 import { EnvSchema, SECRET_VARIABLES, type Env } from './schema';
 import { buildOAuth2Config, checkEndpointUrl, checkUnusedOAuth2, type OAuth2Config } from './build-oauth2-config';
 import type { ConfigIssue } from './config-issue';
-import { describeCatchUp, planCatchUp } from './describe-catch-up';
 import { buildDefaultSource, normalizeWebhookPath, readSourcesFile, type SourceConfig } from './sources-file';
 import { checkRetiredSettings, GRAPH_CONCURRENCY, PAUSE_AFTER_4XX_IN_A_ROW } from './retired-settings';
 import { readWaiversFile } from './waivers-file';
@@ -25,123 +24,25 @@ export class ConfigError extends Error {
   }
 }
 
-export interface SmtpConfig {
-  url: string;
-  user?: string;
-  password?: string;
-  tlsRejectUnauthorized: boolean;
-  caFile?: string;
-  poolSize: number;
-  connectionTimeoutMs: number;
-  greetingTimeoutMs: number;
-  socketTimeoutMs: number;
-  /** SMTP_AUTH=oauth2: AUTH XOAUTH2 as `user`, with a token from these settings (no password). */
-  oauth2?: OAuth2Config;
-}
-
-/** MAIL_TRANSPORT=graph: mails go to Microsoft Graph's sendMail as `sender`, with a token from `oauth2`. */
-export interface GraphConfig {
-  /** Graph's base URL (no trailing slash); `/v1.0/users/{sender}/sendMail` is appended. */
-  url: string;
-  sender: string;
-  timeoutMs: number;
-  /** Requests in flight at once (Exchange Online allows 4 per app and mailbox). */
-  concurrency: number;
-  oauth2: OAuth2Config;
-}
-
-export interface Config {
-  http: {
-    host: string;
-    port: number;
-    trustProxy: boolean | number | string;
-    shutdownTimeoutMs: number;
-    headersTimeoutMs: number;
-    requestTimeoutMs: number;
-  };
-  webhook: {
-    path: string;
-    /** Current secret first, then the previous one during a rotation; empty when unsigned. */
-    secrets: string[];
-    /**
-     * True when deliveries are accepted unsigned from beyond loopback (WEBHOOK_ALLOW_UNSIGNED=true
-     * without a secret): warned about at every start and on the dashboard.
-     */
-    unsignedFromNetwork: boolean;
-    maxBytes: number;
-    /** CIDR ranges allowed to post; undefined: every address. */
-    allowedIps?: string[];
-    /** Requests per window per client address; 0: no limit. */
-    rateLimit: { max: number; windowMs: number };
-  };
-  /** Sent deliveries (and their bodies) older than `days` are pruned every `intervalMs`; 0 days: kept. */
-  retention: { days: number; intervalMs: number };
-  store: {
-    dataDir: string;
-    sqliteSynchronous: Env['SQLITE_SYNCHRONOUS'];
-    /** Set: PostgreSQL shared by replicas (DATABASE_URL). Unset: SQLite under dataDir. */
-    databaseUrl?: string;
-    databasePoolSize: number;
-  };
-  /** Absent (and no `graph`): mails are written as .eml files under `<dataDir>/mail`. */
-  smtp?: SmtpConfig;
-  /** MAIL_TRANSPORT=graph: Microsoft Graph instead of SMTP. */
-  graph?: GraphConfig;
-  mail: {
-    from: string;
-    to: string[];
-    cc: string[];
-    bcc: string[];
-    replyTo?: string;
-    timezone: string;
-    templatesDir?: string;
-    /** Where .eml files go when no SMTP server is configured. */
-    outboxDir: string;
-    /** Failing tests listed in a mail at most ("and N more" links to NetBox). */
-    maxFailures: number;
-    /** Attach every failing result as CSV, capped at attachMaxBytes. */
-    attachCsv: boolean;
-    attachMaxBytes: number;
-    /** MAIL_CHART_REPORTS: reports the mail's trend chart plots, the current one included; 0: no chart. */
-    chartReports: number;
-  };
-  /** `url`, `token` and `caFile` are the default source's (`sources[0].netbox`); the rest applies to every source. */
-  netbox: {
-    url?: string;
-    /** A NetBox API token (read access for enrichment, write access for `netbox-setup`); a secret. */
-    token?: string;
-    caFile?: string;
-    tlsRejectUnauthorized: boolean;
-    timeoutMs: number;
-    /** The whole enrichment of one mail (retries included) ends within this. */
-    enrichBudgetMs: number;
-  };
-  /**
-   * The NetBox sources: `default` first (WEBHOOK_PATH, WEBHOOK_SECRET*, WEBHOOK_ALLOWED_IPS, NETBOX_*),
-   * then those of SOURCES_FILE, each at `<WEBHOOK_PATH>/<name>`. More than one: mails name their source.
-   */
-  sources: SourceConfig[];
-  /** Ordered routes; without ROUTES_FILE one implicit `default` route to MAIL_TO/CC/BCC. */
-  routing: { file?: string; routes: Route[] };
-  retry: { maxAttempts: number; baseMs: number; maxDelayMs: number };
-  worker: { pollMs: number; leaseMs: number; concurrency: number; pauseAfter4xx: number };
-  /** `auto` (LOG_FORMAT unset): pretty when stdout is a terminal, JSON otherwise. */
-  log: { level: Env['LOG_LEVEL']; format: NonNullable<Env['LOG_FORMAT']> | 'auto' };
-  /** /metrics (optionally behind a bearer token) and the periodic SMTP check behind /readyz. */
-  observe: { metricsToken?: string; smtpCheckIntervalMs: number };
-  /** ADMIN_TOKEN: the dashboard at /ui (and the admin API) are off without it. */
-  admin: { token?: string };
-  /** Accepted exceptions: WAIVERS_FILE's entries (read-only) and how far ahead any waiver may run (WAIVER_MAX_DAYS). */
-  waivers: { file?: string; maxDays: number; fileWaivers: Waiver[] };
-  /** RELAY_URL: the relay's public URL, for the mails' links to its dashboard; undefined: no such links. */
-  relayUrl?: string;
-  /** EXPECT_REPORT_EVERY in ms; undefined: the watchdog is off. */
-  watchdog: { expectEveryMs?: number };
-  /** Every secret value, so the logger can mask them wherever they appear. */
-  secretValues: string[];
+/**
+ * The relay's configuration: every field's type comes from {@link EnvSchema} through the builders below,
+ * so a setting is defined once (the schema) and read under one name.
+ */
+export type Config = OptionalWhenUndefined<ReturnType<typeof buildConfig>> & {
   /** Variables still set that the relay no longer reads, each naming what replaced it: said by check-config and at start. */
   warnings: ConfigIssue[];
-}
+};
+
+/** SMTP_URL (and MAIL_TRANSPORT=smtp): pooled SMTP; absent (and no Graph), mails are written as .eml files. */
+export type SmtpConfig = OptionalWhenUndefined<NonNullable<ReturnType<typeof buildSmtpConfig>>>;
+
+/** MAIL_TRANSPORT=graph: mails go to Microsoft Graph's sendMail as `sender`, with a token from `oauth2`. */
+export type GraphConfig = OptionalWhenUndefined<NonNullable<ReturnType<typeof buildGraphConfig>>>;
+
+/** A built object's type as callers write one (tests, tools): a field that may be undefined may be left out. */
+type OptionalWhenUndefined<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & {
+  [K in keyof T as undefined extends T[K] ? K : never]?: T[K];
+};
 
 export interface LoadConfigOptions {
   /** Reads a `<NAME>_FILE` secret; injected so only the entry point touches the file system. */
@@ -206,13 +107,15 @@ function readNamedSources(
   return sources;
 }
 
+/** Accepted exceptions: WAIVERS_FILE's entries (read-only) and how far ahead any waiver may run (WAIVER_MAX_DAYS). */
+interface WaiversConfig {
+  file?: string;
+  maxDays: number;
+  fileWaivers: Waiver[];
+}
+
 /** WAIVER_MAX_DAYS and WAIVERS_FILE's entries, each checked against the configured sources; problems go onto `issues`. */
-function readWaivers(
-  e: Env,
-  options: LoadConfigOptions & { cwd: string },
-  sources: SourceConfig[],
-  issues: ConfigIssue[],
-): Config['waivers'] {
+function readWaivers(e: Env, options: LoadConfigOptions & { cwd: string }, sources: SourceConfig[], issues: ConfigIssue[]): WaiversConfig {
   if (!e.WAIVERS_FILE) return { maxDays: e.WAIVER_MAX_DAYS, fileWaivers: [] };
   const file = path.resolve(options.cwd, e.WAIVERS_FILE);
   const messages: string[] = [];
@@ -317,12 +220,7 @@ function parseEnvironment(env: Record<string, string>): { values: Env; broken: R
 }
 
 /** SMTP settings, or undefined when mails go to .eml files (or Graph); problems are pushed onto `issues`. */
-function buildSmtpConfig(
-  e: Env,
-  broken: ReadonlySet<string>,
-  issues: ConfigIssue[],
-  readFile: (file: string) => string,
-): SmtpConfig | undefined {
+function buildSmtpConfig(e: Env, broken: ReadonlySet<string>, issues: ConfigIssue[], readFile: (file: string) => string) {
   if (e.SMTP_URL === undefined || e.MAIL_TRANSPORT === 'graph') {
     if (e.SMTP_URL !== undefined)
       issues.push({
@@ -389,12 +287,7 @@ function buildSmtpOAuth2(
 }
 
 /** MAIL_TRANSPORT=graph: the sender mailbox (default MAIL_FROM's address), Graph's URL and the app's credentials. */
-function buildGraphConfig(
-  e: Env,
-  broken: ReadonlySet<string>,
-  issues: ConfigIssue[],
-  readFile: (file: string) => string,
-): GraphConfig | undefined {
+function buildGraphConfig(e: Env, broken: ReadonlySet<string>, issues: ConfigIssue[], readFile: (file: string) => string) {
   if (e.MAIL_TRANSPORT !== 'graph') {
     if (e.GRAPH_SENDER !== undefined) issues.push({ variable: 'GRAPH_SENDER', message: 'has no effect without MAIL_TRANSPORT=graph' });
     return undefined;
@@ -479,11 +372,11 @@ interface ConfigParts {
   routes?: Route[];
   sources: SourceConfig[];
   cwd: string;
-  waivers: Config['waivers'];
+  waivers: WaiversConfig;
 }
 
 /** The validated environment as the relay's typed configuration. */
-function buildConfig(e: Env, built: ConfigParts): Omit<Config, 'warnings'> {
+function buildConfig(e: Env, built: ConfigParts) {
   const { host, smtp, graph, routesFile, routes, cwd } = built;
   const dataDir = path.resolve(cwd, e.DATA_DIR);
   const defaultSource = buildDefaultSource(e, { webhookPath: normalizeWebhookPath(e.WEBHOOK_PATH), cwd });
@@ -547,13 +440,14 @@ function buildConfig(e: Env, built: ConfigParts): Omit<Config, 'warnings'> {
       concurrency: graph ? graph.concurrency : smtp ? smtp.poolSize : 1,
       pauseAfter4xx: PAUSE_AFTER_4XX_IN_A_ROW,
     },
-    log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? 'auto' },
+    // `auto` (LOG_FORMAT unset): pretty when stdout is a terminal, JSON otherwise.
+    log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? ('auto' as const) },
     admin: { token: e.ADMIN_TOKEN },
     watchdog: { expectEveryMs: defaultSource.expectEveryMs },
     waivers: built.waivers,
     relayUrl: e.RELAY_URL,
     observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL },
-    secretValues: collectSecretValues(e, secrets, smtp ?? graph, built.sources),
+    secretValues: collectSecretValues(e, smtp ?? graph, built.sources),
   };
 }
 
@@ -625,78 +519,22 @@ function describeNumberRange(name: string, issue: ZodIssueFacts): string | undef
   return min !== null ? `must be ${kind}, at least ${min}` : `must be ${kind}`;
 }
 
-/** The configuration as it may be logged: secrets replaced, so the boot log can show what is in force. */
-export function redactConfig(config: Config): Record<string, unknown> {
-  const smtpUrl = config.smtp ? redactUrl(config.smtp.url) : undefined;
-  const { outboxDir, to, cc, bcc, ...mail } = config.mail;
-  const { dataDir, sqliteSynchronous, databaseUrl, databasePoolSize } = config.store;
-  return {
-    http: config.http,
-    webhook: {
-      path: config.webhook.path,
-      signed: config.webhook.secrets.length > 0,
-      unsignedFromNetwork: config.webhook.unsignedFromNetwork,
-      secrets: config.webhook.secrets.length,
-      maxBytes: config.webhook.maxBytes,
-      allowedIps: config.webhook.allowedIps ?? 'any',
-      rateLimit: config.webhook.rateLimit.max > 0 ? config.webhook.rateLimit : 'off',
-    },
-    retention: config.retention,
-    // Only what is in force: SQLite's settings mean nothing with DATABASE_URL, and the reverse.
-    store: databaseUrl
-      ? { kind: 'postgres', databaseUrl: redactUrl(databaseUrl), databasePoolSize }
-      : { kind: 'sqlite', dataDir, sqliteSynchronous },
-    smtp: config.smtp
-      ? {
-          ...config.smtp,
-          url: smtpUrl,
-          password: config.smtp.password ? '[REDACTED]' : undefined,
-          oauth2: redactOAuth2(config.smtp.oauth2),
-        }
-      : config.graph
-        ? 'none: mails go through Microsoft Graph'
-        : 'none: mails are written as .eml files',
-    graph: config.graph ? { ...config.graph, oauth2: redactOAuth2(config.graph.oauth2) } : undefined,
-    // The outbox directory only without SMTP; MAIL_TO/CC/BCC only without ROUTES_FILE (routes name their own).
-    mail: { ...mail, ...(config.smtp ? {} : { outboxDir }), ...(config.routing.file ? {} : { to, cc, bcc }) },
-    netbox: describeNetbox(config.netbox),
-    sources: config.sources.map((s) => ({
-      ...s,
-      secrets: s.secrets.length,
-      netbox: { ...s.netbox, token: s.netbox.token ? '[REDACTED]' : undefined },
-      catchUp: describeCatchUp(planCatchUp(s)),
-    })),
-    routing: config.routing,
-    retry: config.retry,
-    worker: config.worker,
-    log: config.log,
-    admin: config.admin.token ? { token: '[REDACTED]' } : 'off: ADMIN_TOKEN is not set (no dashboard, no admin API)',
-    watchdog: config.watchdog.expectEveryMs ? config.watchdog : 'off: EXPECT_REPORT_EVERY is not set',
-    waivers: { file: config.waivers.file ?? 'none', fileWaivers: config.waivers.fileWaivers.length, maxDays: config.waivers.maxDays },
-    relayUrl: config.relayUrl ?? 'none: mails carry no "Accept as an exception" links',
-    observe: {
-      metricsToken: config.observe.metricsToken ? '[REDACTED]' : undefined,
-      smtpCheckIntervalMs: config.observe.smtpCheckIntervalMs,
-    },
-  };
-}
-
-/** Every secret value in force, so that the logger masks it wherever it appears. */
+/**
+ * Every secret value in force, so that the logger masks it wherever it appears: the settings the schema
+ * flags `secret`, and what is derived from them or read from files (passwords in URLs, keys, sources' secrets).
+ */
 function collectSecretValues(
   e: Env,
-  webhookSecrets: string[],
   mail: { password?: string; oauth2?: OAuth2Config } | undefined,
   sources: readonly SourceConfig[],
 ): string[] {
+  const declared = SECRET_VARIABLES.map((name) => e[name]).filter((value): value is string => typeof value === 'string');
   return [
+    ...declared,
     ...sources.flatMap((s) => [...s.secrets, ...(s.netbox.token ? [s.netbox.token] : [])]),
-    ...webhookSecrets,
     ...(mail && 'password' in mail && mail.password ? [mail.password] : []),
     ...oauth2Secrets(mail?.oauth2),
-    ...(e.METRICS_TOKEN ? [e.METRICS_TOKEN] : []),
-    ...(e.NETBOX_TOKEN ? [e.NETBOX_TOKEN] : []),
-    ...databaseSecrets(e.DATABASE_URL),
-    ...(e.ADMIN_TOKEN ? [e.ADMIN_TOKEN] : []),
+    ...databasePassword(e.DATABASE_URL),
   ];
 }
 
@@ -711,43 +549,13 @@ function keyLines(pem: string): string[] {
   return pem.split(/\r?\n/).filter((line) => line.length >= 16 && !line.startsWith('-----'));
 }
 
-/** OAuth2 settings as they may be logged: which credential, never its value. */
-function redactOAuth2(oauth2: OAuth2Config | undefined): Record<string, unknown> | undefined {
-  if (!oauth2) return undefined;
-  const { clientSecret, privateKeyPem, certificatePem, ...rest } = oauth2;
-  return {
-    ...rest,
-    clientSecret: clientSecret ? '[REDACTED]' : undefined,
-    privateKey: privateKeyPem ? '[REDACTED]' : undefined,
-    certificate: certificatePem ? 'set' : undefined,
-  };
-}
-
-/** NetBox's settings in force: none without NETBOX_URL; no enrichment timings without a token (nothing is fetched). */
-function describeNetbox(netbox: Config['netbox']): unknown {
-  if (!netbox.url) return 'off: NETBOX_URL is not set (mail links are relative, no failing tests)';
-  const tls = { caFile: netbox.caFile, tlsRejectUnauthorized: netbox.tlsRejectUnauthorized };
-  if (!netbox.token) return { url: netbox.url, token: 'not set: mails list no failing tests', ...tls };
-  return { url: netbox.url, token: '[REDACTED]', ...tls, timeoutMs: netbox.timeoutMs, enrichBudgetMs: netbox.enrichBudgetMs };
-}
-
-/** The whole DATABASE_URL and its password, so neither reaches a log line. */
-function databaseSecrets(url: string | undefined): string[] {
+/** DATABASE_URL's password, so it reaches no log line even alone. */
+function databasePassword(url: string | undefined): string[] {
   if (!url) return [];
   try {
     const password = decodeURIComponent(new URL(url).password);
-    return password ? [url, password] : [url];
+    return password ? [password] : [];
   } catch {
-    return [url];
-  }
-}
-
-function redactUrl(value: string): string {
-  try {
-    const url = new URL(value);
-    if (url.password) url.password = 'REDACTED';
-    return url.toString();
-  } catch {
-    return '[unparseable]';
+    return [];
   }
 }

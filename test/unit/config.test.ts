@@ -112,6 +112,48 @@ describe('loadConfig', () => {
     expect(shown).not.toContain('hook-secret-value');
     expect(config.secretValues).toEqual(expect.arrayContaining(['hunter2-pass', 'hook-secret-value']));
   });
+
+  it('redacts every setting the schema flags secret, wherever the configuration holds it', () => {
+    const secrets: Record<string, string> = {
+      WEBHOOK_SECRET: 'hook-secret-current-0001',
+      WEBHOOK_SECRET_PREVIOUS: 'hook-secret-previous-0002',
+      SMTP_PASSWORD: 'smtp-password-0003',
+      METRICS_TOKEN: 'metrics-token-value-0004',
+      NETBOX_TOKEN: 'nbt_netbox.token-0005',
+      ADMIN_TOKEN: 'admin-token-value-0006',
+      DATABASE_URL: 'postgres://relay:db-password-0007@db.example.com/relay',
+      OAUTH2_CLIENT_SECRET: 'oauth2-client-secret-0008',
+    };
+    // Both transports, so that each secret is in force in one of the two.
+    const smtp = loadConfig(
+      {
+        ...secrets,
+        OAUTH2_CLIENT_SECRET: undefined,
+        SMTP_URL: 'smtp://mail.example.com',
+        SMTP_USER: 'relay',
+        MAIL_TO: 'a@b.c',
+        NETBOX_URL: 'https://netbox.example.com',
+      },
+      { readFile: read({}) },
+    );
+    const graph = loadConfig(
+      {
+        ...secrets,
+        SMTP_PASSWORD: undefined,
+        MAIL_TRANSPORT: 'graph',
+        OAUTH2_TENANT_ID: 'contoso.onmicrosoft.com',
+        OAUTH2_CLIENT_ID: 'app',
+        MAIL_TO: 'a@b.c',
+        NETBOX_URL: 'https://netbox.example.com',
+      },
+      { readFile: read({}) },
+    );
+    expect([...SECRET_VARIABLES].sort()).toEqual(Object.keys(secrets).sort());
+    const shown = JSON.stringify([redactConfig(smtp), redactConfig(graph)]);
+    for (const value of [...Object.values(secrets), 'db-password-0007']) expect(shown).not.toContain(value);
+    expect(redactConfig(smtp).admin).toEqual({ token: '[REDACTED]' });
+    expect(redactConfig(graph).store).toMatchObject({ databaseUrl: 'postgres://relay:REDACTED@db.example.com/relay' });
+  });
 });
 
 describe('values that look valid but mean something else are refused', () => {
