@@ -202,9 +202,6 @@ function buildConfig(e: Env, built: ConfigParts) {
     graph,
     mail: {
       from: e.MAIL_FROM,
-      to: e.MAIL_TO && e.MAIL_TO.length > 0 ? e.MAIL_TO : [FILE_MODE_DEFAULT_TO],
-      cc: e.MAIL_CC ?? [],
-      bcc: e.MAIL_BCC ?? [],
       replyTo: e.MAIL_REPLY_TO,
       timezone: e.MAIL_TIMEZONE,
       templatesDir: e.TEMPLATES_DIR ? path.resolve(cwd, e.TEMPLATES_DIR) : undefined,
@@ -241,7 +238,6 @@ function buildConfig(e: Env, built: ConfigParts) {
     // `auto` (LOG_FORMAT unset): pretty when stdout is a terminal, JSON otherwise.
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? ('auto' as const) },
     admin: { token: e.ADMIN_TOKEN },
-    watchdog: { expectEveryMs: defaultSource.expectEveryMs },
     waivers: built.waivers,
     relayUrl: e.RELAY_URL,
     observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL },

@@ -10,7 +10,7 @@ const REDACTED = '[REDACTED]';
  */
 export function redactConfig(config: Config): Record<string, unknown> {
   const secrets = new Set(config.secretValues);
-  const { outboxDir, to, cc, bcc, ...mail } = config.mail;
+  const { outboxDir, ...mail } = config.mail;
   const { dataDir, sqliteSynchronous, databaseUrl, databasePoolSize } = config.store;
   const shown = {
     http: config.http,
@@ -25,8 +25,8 @@ export function redactConfig(config: Config): Record<string, unknown> {
     store: databaseUrl ? { kind: 'postgres', databaseUrl, databasePoolSize } : { kind: 'sqlite', dataDir, sqliteSynchronous },
     smtp: config.smtp ?? (config.graph ? 'none: mails go through Microsoft Graph' : 'none: mails are written as .eml files'),
     graph: config.graph,
-    // The outbox directory only without SMTP; MAIL_TO/CC/BCC only without ROUTES_FILE (routes name their own).
-    mail: { ...mail, ...(config.smtp ? {} : { outboxDir }), ...(config.routing.file ? {} : { to, cc, bcc }) },
+    // The outbox directory only without SMTP; MAIL_TO/CC/BCC are the default route's recipients (under routing).
+    mail: { ...mail, ...(config.smtp ? {} : { outboxDir }) },
     netbox: describeNetbox(config.netbox),
     sources: config.sources.map((s) => ({ ...s, catchUp: describeCatchUp(planCatchUp(s)) })),
     routing: config.routing,
@@ -34,7 +34,8 @@ export function redactConfig(config: Config): Record<string, unknown> {
     worker: config.worker,
     log: config.log,
     admin: config.admin.token ? config.admin : 'off: ADMIN_TOKEN is not set (no dashboard, no admin API)',
-    watchdog: config.watchdog.expectEveryMs ? config.watchdog : 'off: EXPECT_REPORT_EVERY is not set',
+    // The default source's cadence (each source's own is shown with it).
+    watchdog: config.sources[0].expectEveryMs ? { expectEveryMs: config.sources[0].expectEveryMs } : 'off: EXPECT_REPORT_EVERY is not set',
     waivers: { file: config.waivers.file ?? 'none', fileWaivers: config.waivers.fileWaivers.length, maxDays: config.waivers.maxDays },
     relayUrl: config.relayUrl ?? 'none: mails carry no "Accept as an exception" links',
     observe: config.observe,

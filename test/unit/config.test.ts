@@ -161,7 +161,7 @@ describe('values that look valid but mean something else are refused', () => {
     const issues = issuesOf({ EXPECT_REPORT_EVERY: '24', SMTP_CHECK_INTERVAL: '300' });
     expect(issues.map((i) => i.variable)).toEqual(['EXPECT_REPORT_EVERY', 'SMTP_CHECK_INTERVAL']);
     for (const issue of issues) expect(issue.message).toContain('has no unit: write it with one, e.g. 24h');
-    expect(loadConfig({ EXPECT_REPORT_EVERY: '24h' }, { readFile: read({}) }).watchdog.expectEveryMs).toBe(86_400_000);
+    expect(loadConfig({ EXPECT_REPORT_EVERY: '24h' }, { readFile: read({}) }).sources[0].expectEveryMs).toBe(86_400_000);
     expect(loadConfig({ SMTP_CHECK_INTERVAL: '90s' }, { readFile: read({}) }).observe.smtpCheckIntervalMs).toBe(90_000);
   });
 
