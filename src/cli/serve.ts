@@ -51,8 +51,8 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
   gate.open(relay.app);
   const address = gate.server.address() as AddressInfo;
   logger.info(
-    { host: address.address, port: address.port, webhook: config.webhook.path },
-    `listening on ${address.address}:${address.port}, webhook at ${config.webhook.path}`,
+    { host: address.address, port: address.port, webhook: config.sources[0].path },
+    `listening on ${address.address}:${address.port}, webhook at ${config.sources[0].path}`,
   );
   return waitForSignal(gate.server, relay, { config, io, logger, lock });
 }

@@ -62,7 +62,7 @@ function isInForce(name: string, config: Config): boolean {
 }
 
 function describeHostDefault(config: Config): string {
-  return config.webhook.secrets.length > 0 ? 'all interfaces: WEBHOOK_SECRET is set' : 'loopback only: no WEBHOOK_SECRET';
+  return config.sources[0].secrets.length > 0 ? 'all interfaces: WEBHOOK_SECRET is set' : 'loopback only: no WEBHOOK_SECRET';
 }
 
 /** SMTP_URL and the like may carry a password in their user part. */

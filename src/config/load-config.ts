@@ -188,12 +188,10 @@ function buildConfig(e: Env, built: ConfigParts) {
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
     },
+    // The default source's path, secrets and allowed addresses are in `sources[0]`; these apply to every source.
     webhook: {
-      path: defaultSource.path,
-      secrets,
       unsignedFromNetwork: secrets.length === 0 && !isLoopbackHost(host),
       maxBytes: e.WEBHOOK_MAX_BYTES,
-      allowedIps: defaultSource.allowedIps,
       rateLimit: { max: e.WEBHOOK_RATE_LIMIT, windowMs: e.WEBHOOK_RATE_LIMIT_WINDOW_MS },
     },
     retention: { days: e.RETENTION_DAYS, intervalMs: e.RETENTION_INTERVAL_MS },

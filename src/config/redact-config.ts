@@ -16,8 +16,9 @@ export function redactConfig(config: Config): Record<string, unknown> {
     http: config.http,
     webhook: {
       ...config.webhook,
-      signed: config.webhook.secrets.length > 0,
-      allowedIps: config.webhook.allowedIps ?? 'any',
+      path: config.sources[0].path,
+      signed: config.sources[0].secrets.length > 0,
+      allowedIps: config.sources[0].allowedIps ?? 'any',
       rateLimit: config.webhook.rateLimit.max > 0 ? config.webhook.rateLimit : 'off',
     },
     retention: config.retention,

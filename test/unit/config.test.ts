@@ -25,7 +25,8 @@ describe('loadConfig', () => {
     expect(config.store.dataDir).toBe('/srv/data');
     expect(config.smtp).toBeUndefined();
     expect(config.mail.outboxDir).toBe('/srv/data/mail');
-    expect(config.webhook).toMatchObject({ path: '/webhook', secrets: [], maxBytes: 1_048_576 });
+    expect(config.webhook).toMatchObject({ maxBytes: 1_048_576 });
+    expect(config.sources[0]).toMatchObject({ path: '/webhook', secrets: [] });
   });
 
   it('lists every problem at once, by variable name', () => {
@@ -83,7 +84,7 @@ describe('loadConfig', () => {
       { WEBHOOK_SECRET_FILE: '/run/secrets/hook' },
       { readFile: read({ '/run/secrets/hook': 's3cret-webhook-secret\n' }) },
     );
-    expect(config.webhook.secrets).toEqual(['s3cret-webhook-secret']);
+    expect(config.sources[0].secrets).toEqual(['s3cret-webhook-secret']);
     expect(issuesOf({ WEBHOOK_SECRET: 'a', WEBHOOK_SECRET_FILE: '/x' })[0]).toMatchObject({
       variable: 'WEBHOOK_SECRET',
       message: expect.stringContaining('not both'),
@@ -209,7 +210,8 @@ describe('an unsigned webhook is never open to the network by accident (issue 14
   it('accepts unsigned deliveries from the network only when WEBHOOK_ALLOW_UNSIGNED=true says so', () => {
     const config = loadConfig({ HOST: '0.0.0.0', WEBHOOK_ALLOW_UNSIGNED: 'true' }, { readFile: read({}) });
     expect(config.http.host).toBe('0.0.0.0');
-    expect(config.webhook).toMatchObject({ secrets: [], unsignedFromNetwork: true });
+    expect(config.webhook).toMatchObject({ unsignedFromNetwork: true });
+    expect(config.sources[0].secrets).toEqual([]);
     expect(redactConfig(config).webhook).toMatchObject({ signed: false, unsignedFromNetwork: true });
     expect(issuesOf({ WEBHOOK_SECRET: 's3cret-webhook-secret', WEBHOOK_ALLOW_UNSIGNED: 'true' })).toEqual([
       { variable: 'WEBHOOK_ALLOW_UNSIGNED', message: expect.stringContaining('no effect') },
