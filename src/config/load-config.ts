@@ -209,8 +209,8 @@ function buildConfig(e: Env, built: ConfigParts) {
       attachMaxBytes: e.MAIL_ATTACH_MAX_BYTES,
       chartReports: e.MAIL_CHART_REPORTS,
     },
+    // The default source's URL, token and CA are in `sources[0].netbox`; these apply to every source.
     netbox: {
-      ...defaultSource.netbox,
       tlsRejectUnauthorized: e.NETBOX_TLS_REJECT_UNAUTHORIZED,
       timeoutMs: e.NETBOX_TIMEOUT_MS,
       enrichBudgetMs: e.NETBOX_ENRICH_BUDGET_MS,

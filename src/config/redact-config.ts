@@ -28,7 +28,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
     graph: config.graph,
     // The outbox directory only without SMTP; MAIL_TO/CC/BCC are the default route's recipients (under routing).
     mail: { ...mail, ...(config.smtp ? {} : { outboxDir }) },
-    netbox: describeNetbox(config.netbox),
+    netbox: describeNetbox(config.netbox, config.sources[0].netbox),
     sources: config.sources.map((s) => ({ ...s, catchUp: describeCatchUp(planCatchUp(s)) })),
     routing: config.routing,
     retry: config.retry,
@@ -45,11 +45,11 @@ export function redactConfig(config: Config): Record<string, unknown> {
 }
 
 /** NetBox's settings in force: none without NETBOX_URL; no enrichment timings without a token (nothing is fetched). */
-function describeNetbox(netbox: Config['netbox']): unknown {
+function describeNetbox(shared: Config['netbox'], netbox: Config['sources'][number]['netbox']): unknown {
   if (!netbox.url) return 'off: NETBOX_URL is not set (mail links are relative, no failing tests)';
-  const tls = { caFile: netbox.caFile, tlsRejectUnauthorized: netbox.tlsRejectUnauthorized };
+  const tls = { caFile: netbox.caFile, tlsRejectUnauthorized: shared.tlsRejectUnauthorized };
   if (!netbox.token) return { url: netbox.url, token: 'not set: mails list no failing tests', ...tls };
-  return { url: netbox.url, token: netbox.token, ...tls, timeoutMs: netbox.timeoutMs, enrichBudgetMs: netbox.enrichBudgetMs };
+  return { url: netbox.url, token: netbox.token, ...tls, timeoutMs: shared.timeoutMs, enrichBudgetMs: shared.enrichBudgetMs };
 }
 
 /** A copy of `value` where each secret string reads [REDACTED], and a URL's secret password REDACTED. */
