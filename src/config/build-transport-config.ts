@@ -1,6 +1,6 @@
 import { checkEndpointUrl, buildOAuth2Config, type OAuth2Config } from './build-oauth2-config';
 import type { ConfigIssue } from './config-issue';
-import { GRAPH_CONCURRENCY } from './retired-settings';
+import { GRAPH_CONCURRENCY, GRAPH_TIMEOUT_MS } from './retired-settings';
 import type { Env } from './schema';
 
 /** SMTP settings, or undefined when mails go to .eml files (or Graph); problems are pushed onto `issues`. */
@@ -83,7 +83,7 @@ export function buildGraphConfig(e: Env, broken: ReadonlySet<string>, issues: Co
   return {
     url: e.GRAPH_URL.replace(/\/+$/, ''),
     sender: mailboxAddress(e.GRAPH_SENDER ?? e.MAIL_FROM),
-    timeoutMs: e.GRAPH_TIMEOUT_MS,
+    timeoutMs: GRAPH_TIMEOUT_MS,
     concurrency: GRAPH_CONCURRENCY,
     oauth2,
   };

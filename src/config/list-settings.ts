@@ -57,7 +57,6 @@ function isInForce(name: string, config: Config): boolean {
   if (name === 'SQLITE_SYNCHRONOUS' || name === 'DATA_DIR') return config.store.databaseUrl === undefined;
   if (name.startsWith('NETBOX_')) return config.sources.some((s) => s.netbox.url !== undefined);
   if (name === 'MAIL_ATTACH_MAX_BYTES') return config.mail.attachCsv;
-  if (name === 'WEBHOOK_RATE_LIMIT_WINDOW_MS') return config.webhook.rateLimit.max > 0;
   return true;
 }
 

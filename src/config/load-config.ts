@@ -11,7 +11,7 @@ import type { ConfigIssue } from './config-issue';
 import { parseEnvironment, readSecretFiles } from './parse-environment';
 import { readRoutes } from './routes-file';
 import { buildDefaultSource, normalizeWebhookPath, readSourcesFile, type SourceConfig } from './sources-file';
-import { checkRetiredSettings, PAUSE_AFTER_4XX_IN_A_ROW } from './retired-settings';
+import { checkRetiredSettings, PAUSE_AFTER_4XX_IN_A_ROW, WEBHOOK_RATE_LIMIT_WINDOW_MS } from './retired-settings';
 import { readWaiversFile } from './waivers-file';
 import type { Waiver } from '../waivers';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
@@ -192,7 +192,7 @@ function buildConfig(e: Env, built: ConfigParts) {
     webhook: {
       unsignedFromNetwork: secrets.length === 0 && !isLoopbackHost(host),
       maxBytes: e.WEBHOOK_MAX_BYTES,
-      rateLimit: { max: e.WEBHOOK_RATE_LIMIT, windowMs: e.WEBHOOK_RATE_LIMIT_WINDOW_MS },
+      rateLimit: { max: e.WEBHOOK_RATE_LIMIT, windowMs: WEBHOOK_RATE_LIMIT_WINDOW_MS },
     },
     retention: { days: e.RETENTION_DAYS, intervalMs: e.RETENTION_INTERVAL_MS },
     store: { dataDir, sqliteSynchronous: e.SQLITE_SYNCHRONOUS, databaseUrl: e.DATABASE_URL, databasePoolSize: e.DATABASE_POOL_SIZE },

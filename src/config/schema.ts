@@ -98,7 +98,7 @@ export const EnvSchema = z.object({
   }),
   WEBHOOK_RATE_LIMIT: setting(nonNegativeInt(0), {
     group: 'features',
-    description: 'Webhook requests per client address per WEBHOOK_RATE_LIMIT_WINDOW_MS (429 beyond it); 0: no limit.',
+    description: 'Webhook requests per client address per minute (429 beyond it); 0: no limit.',
   }),
 
   // Storage
@@ -306,7 +306,6 @@ export const EnvSchema = z.object({
     group: 'provider',
     description: "Graph's base URL (national clouds; http:// only to a loopback address).",
   }),
-  GRAPH_TIMEOUT_MS: setting(positiveInt(30_000), { group: 'provider', description: 'Time for one sendMail request.' }),
   OAUTH2_PROVIDER: setting(z.enum(['microsoft', 'google']).default('microsoft'), {
     group: 'provider',
     description: 'microsoft (client credentials) or google (Workspace service account).',
@@ -368,7 +367,6 @@ export const EnvSchema = z.object({
     group: 'advanced',
     description: 'Larger webhook bodies are refused with 413.',
   }),
-  WEBHOOK_RATE_LIMIT_WINDOW_MS: setting(positiveInt(60_000), { group: 'advanced', description: "The rate limit's window." }),
   RETENTION_INTERVAL_MS: setting(positiveInt(3_600_000), {
     group: 'advanced',
     description: 'How often the relay prunes sent deliveries (also once at start).',
