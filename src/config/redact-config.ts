@@ -52,7 +52,7 @@ function describeNetbox(shared: Config['netbox'], netbox: Config['sources'][numb
   return { url: netbox.url, token: netbox.token, ...tls, timeoutMs: shared.timeoutMs, enrichBudgetMs: shared.enrichBudgetMs };
 }
 
-/** A copy of `value` where each secret string reads [REDACTED], and a URL's secret password REDACTED. */
+/** A copy of `value` where each secret string reads [REDACTED], a URL's password REDACTED, and a PEM block only that it is set. */
 function maskSecrets(value: unknown, secrets: ReadonlySet<string>): unknown {
   if (typeof value === 'string') return maskString(value, secrets);
   if (Array.isArray(value)) return value.map((item) => maskSecrets(item, secrets));
@@ -67,7 +67,9 @@ function maskString(value: string, secrets: ReadonlySet<string>): string {
     url.password = 'REDACTED';
     return url.toString();
   }
-  return secrets.has(value) ? REDACTED : value;
+  if (secrets.has(value)) return REDACTED;
+  // A certificate is public, but its many lines of base64 tell a reader nothing: that it is set is enough.
+  return value.startsWith('-----BEGIN ') ? 'set (PEM, not shown)' : value;
 }
 
 function parseUrl(value: string): URL | undefined {

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, EnvSchema, loadConfig, redactConfig, SECRET_VARIABLES } from '../../src/config';
+import { createTestCertificates } from '../helpers/test-certificates';
+import { makeTempDir } from '../helpers/relay-harness';
 
 const read = (files: Record<string, string>) => (file: string) => {
   if (!(file in files)) throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
@@ -154,6 +156,37 @@ describe('loadConfig', () => {
     for (const value of [...Object.values(secrets), 'db-password-0007']) expect(shown).not.toContain(value);
     expect(redactConfig(smtp).admin).toEqual({ token: '[REDACTED]' });
     expect(redactConfig(graph).store).toMatchObject({ databaseUrl: 'postgres://relay:REDACTED@db.example.com/relay' });
+  });
+});
+
+describe('the redacted configuration with a certificate credential', () => {
+  it('shows the private key as [REDACTED] and the certificate only as set', () => {
+    const dir = makeTempDir('config-redact-');
+    try {
+      const certs = createTestCertificates(dir);
+      fs.writeFileSync(path.join(dir, 'cert.pem'), certs.cert);
+      fs.writeFileSync(path.join(dir, 'key.pem'), certs.key);
+      const config = loadConfig(
+        {
+          SMTP_URL: 'smtp://smtp.office365.com:587',
+          SMTP_AUTH: 'oauth2',
+          SMTP_USER: 'relay@contoso.example',
+          MAIL_TO: 'a@b.c',
+          OAUTH2_TENANT_ID: 'contoso.onmicrosoft.com',
+          OAUTH2_CLIENT_ID: 'app',
+          OAUTH2_CERTIFICATE_FILE: path.join(dir, 'cert.pem'),
+          OAUTH2_PRIVATE_KEY_FILE: path.join(dir, 'key.pem'),
+        },
+        { readFile: (file) => fs.readFileSync(file, 'utf8') },
+      );
+      const shown = redactConfig(config).smtp as { oauth2: Record<string, unknown> };
+      expect(shown.oauth2).toMatchObject({ privateKeyPem: '[REDACTED]', certificatePem: 'set (PEM, not shown)', clientId: 'app' });
+      const body = (pem: Buffer) => pem.toString().split('\n')[1];
+      expect(JSON.stringify(shown)).not.toContain(body(certs.key));
+      expect(JSON.stringify(shown)).not.toContain(body(certs.cert));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
