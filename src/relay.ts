@@ -59,7 +59,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   logBootWarnings(config, io.logger);
   const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
   // Every route's template set and subject render the sample report now: a broken one stops the start.
-  verifyRouteTemplates(renderer, config);
+  verifyRouteTemplates(renderer, { ...config, netbox: config.sources[0].netbox });
   const store = openStore(config.store, {
     onIdleError: (error) => io.logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
   });
@@ -383,7 +383,7 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'no
       clock,
       logger,
       timezone: config.mail.timezone,
-      netboxUrl: config.netbox.url,
+      netboxUrl: config.sources[0].netbox.url,
       routeNames: config.routing.routes.map((r) => r.name),
       sources: config.sources,
       onRequeued: () => worker.kick(),
@@ -481,8 +481,8 @@ async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promis
  * What an unsigned webhook means for this relay, or undefined when deliveries must be signed.
  * Logged at every start; the WEBHOOK_ALLOW_UNSIGNED case is also shown on every dashboard page.
  */
-export function describeUnsignedWebhook(config: Pick<Config, 'http' | 'webhook'>): string | undefined {
-  if (config.webhook.secrets.length > 0) return undefined;
+export function describeUnsignedWebhook(config: Pick<Config, 'http' | 'webhook' | 'sources'>): string | undefined {
+  if (config.sources[0].secrets.length > 0) return undefined;
   if (config.webhook.unsignedFromNetwork) {
     return `WEBHOOK_ALLOW_UNSIGNED=true: deliveries are accepted WITHOUT a signature from anyone who can reach ${config.http.host}:${config.http.port}. Set WEBHOOK_SECRET on the NetBox webhook and here.`;
   }
@@ -510,7 +510,7 @@ function logBootWarnings(config: Config, logger: Logger): void {
   const unsigned = describeUnsignedWebhook(config);
   if (unsigned) logger.warn({ host: config.http.host }, unsigned);
   for (const w of config.warnings) logger.warn({ variable: w.variable }, `${w.variable} ${w.message}`);
-  if (!config.netbox.url) logger.warn('NETBOX_URL is not set: links in mails will be relative paths');
+  if (!config.sources[0].netbox.url) logger.warn('NETBOX_URL is not set: links in mails will be relative paths');
   if (!config.smtp && !config.graph)
     logger.warn({ dir: config.mail.outboxDir }, `SMTP_URL is not set: mails are written as .eml files under ${config.mail.outboxDir}`);
 }

@@ -22,7 +22,7 @@ export async function checkConfig(io: CliIo, setExitCode: SetExitCode, flags: { 
   }
   try {
     const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
-    verifyRouteTemplates(renderer, config);
+    verifyRouteTemplates(renderer, { ...config, netbox: config.sources[0].netbox });
   } catch (error) {
     if (error instanceof TemplateError) {
       io.stderr.write(`compliance-relay: ${error.message}\n`);

@@ -51,8 +51,8 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
   gate.open(relay.app);
   const address = gate.server.address() as AddressInfo;
   logger.info(
-    { host: address.address, port: address.port, webhook: config.webhook.path },
-    `listening on ${address.address}:${address.port}, webhook at ${config.webhook.path}`,
+    { host: address.address, port: address.port, webhook: config.sources[0].path },
+    `listening on ${address.address}:${address.port}, webhook at ${config.sources[0].path}`,
   );
   return waitForSignal(gate.server, relay, { config, io, logger, lock });
 }
@@ -165,6 +165,7 @@ export function describeBoot(config: Config): string {
   const store = config.store.databaseUrl ? `PostgreSQL (pool ${config.store.databasePoolSize})` : `SQLite in ${config.store.dataDir}`;
   const mail = config.smtp ? `SMTP ${new URL(config.smtp.url).host}` : `.eml files in ${config.mail.outboxDir}`;
   const routes = config.routing.routes.length;
-  const netbox = config.netbox.url ? `NetBox ${new URL(config.netbox.url).host}` : 'no NetBox';
+  const { url: netboxUrl } = config.sources[0].netbox;
+  const netbox = netboxUrl ? `NetBox ${new URL(netboxUrl).host}` : 'no NetBox';
   return `compliance-relay starting: ${store}, mail via ${mail}, ${routes} route${routes === 1 ? '' : 's'}, ${netbox}, dashboard ${config.admin.token ? 'on' : 'off'}`;
 }

@@ -1,5 +1,8 @@
 import type { ChartView } from './build-mail-chart';
-import type { Config } from '../config';
+import type { Config, SourceConfig } from '../config';
+
+/** What the sample mails need: the time zone, and the default source's NetBox for their links. */
+export type SampleSettings = { mail: Pick<Config['mail'], 'timezone'>; netbox: Pick<SourceConfig['netbox'], 'url'> };
 import { buildTrendChart } from '../mail';
 import { createFailureSummarizer } from '../enrichment';
 import { buildLinks } from '../report';
@@ -51,7 +54,7 @@ export function sampleDelivery(): ReportDelivery {
   return parsed;
 }
 
-export function sampleDeliveryView(config: Pick<Config, 'mail' | 'netbox'>): ReportView {
+export function sampleDeliveryView(config: SampleSettings): ReportView {
   return buildReportView(sampleDelivery(), { netboxUrl: config.netbox.url, timezone: config.mail.timezone });
 }
 
@@ -133,7 +136,7 @@ function buildSampleStates(gone: readonly FailingPair[], newlyFailing: FailingPa
  * plain sample and a sample whose details are missing) so that a template whose enrichment or trend
  * sections are broken stops the start, not the first real delivery.
  */
-export function sampleInsightViews(config: Pick<Config, 'mail' | 'netbox'>): ReportView[] {
+export function sampleInsightViews(config: SampleSettings): ReportView[] {
   const delivery = sampleDelivery();
   const base = { netboxUrl: config.netbox.url, timezone: config.mail.timezone };
   const links = buildLinks(delivery.report.id, delivery.report.url, delivery.report.results_url, config.netbox.url);

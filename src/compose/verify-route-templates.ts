@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Config } from '../config';
 import type { Route } from '../routing';
 import { TemplateError, type Renderer } from '../mail';
-import { sampleDeliveryView, sampleInsightViews } from './sample';
+import { sampleDeliveryView, sampleInsightViews, type SampleSettings } from './sample';
 import { buildDigestView } from './build-digest-view';
 import { DIGEST_TEMPLATE_SET } from './build-digest-mail';
 import { sampleDigestContents } from './sample-digest';
@@ -12,7 +12,7 @@ import { sampleDigestContents } from './sample-digest';
  * missing set, a syntax error or an unknown variable (templates are strict) fails at boot with the
  * file and line, not at the first delivery. Throws {@link TemplateError}.
  */
-export function verifyRouteTemplates(renderer: Renderer, config: Pick<Config, 'mail' | 'netbox' | 'routing'>): void {
+export function verifyRouteTemplates(renderer: Renderer, config: SampleSettings & Pick<Config, 'routing'>): void {
   // The plain sample and the samples with enrichment and trend sections filled (every branch of the templates).
   const views = [sampleDeliveryView(config), ...sampleInsightViews(config)];
   const digestViews = sampleDigestContents(config.mail.timezone).map(buildDigestView);

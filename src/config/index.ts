@@ -1,6 +1,5 @@
 export {
   loadConfig,
-  redactConfig,
   ConfigError,
   type Config,
   type ConfigIssue,
@@ -9,6 +8,7 @@ export {
   type OAuth2Config,
   type LoadConfigOptions,
 } from './load-config';
+export { redactConfig } from './redact-config';
 export { MAX_SOURCES, type SourceConfig, type CatchUpSettings } from './sources-file';
 export { planCatchUp, describeCatchUp, type CatchUpPlan } from './describe-catch-up';
 export { DEFAULT_SOURCE_NAME } from '../webhook';

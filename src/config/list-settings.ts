@@ -57,12 +57,11 @@ function isInForce(name: string, config: Config): boolean {
   if (name === 'SQLITE_SYNCHRONOUS' || name === 'DATA_DIR') return config.store.databaseUrl === undefined;
   if (name.startsWith('NETBOX_')) return config.sources.some((s) => s.netbox.url !== undefined);
   if (name === 'MAIL_ATTACH_MAX_BYTES') return config.mail.attachCsv;
-  if (name === 'WEBHOOK_RATE_LIMIT_WINDOW_MS') return config.webhook.rateLimit.max > 0;
   return true;
 }
 
 function describeHostDefault(config: Config): string {
-  return config.webhook.secrets.length > 0 ? 'all interfaces: WEBHOOK_SECRET is set' : 'loopback only: no WEBHOOK_SECRET';
+  return config.sources[0].secrets.length > 0 ? 'all interfaces: WEBHOOK_SECRET is set' : 'loopback only: no WEBHOOK_SECRET';
 }
 
 /** SMTP_URL and the like may carry a password in their user part. */

@@ -24,6 +24,8 @@ export interface SettingMeta {
   defaultText?: string;
   /** A value to show in .env.example when there is no default. */
   example?: string;
+  /** Holds a secret: accepted as `<NAME>_FILE` too (never both), masked in logs, redacted wherever shown. */
+  secret?: true;
 }
 
 /** A duration, or `off` (null): how often the catch-up asks NetBox; SOURCES_FILE's `catch_up_every` reads the same. */
@@ -75,11 +77,13 @@ export const EnvSchema = z.object({
     { group: 'basics', description: 'Path of the webhook NetBox posts to (a trailing slash is accepted).' },
   ),
   WEBHOOK_SECRET: setting(z.string().max(255).optional(), {
+    secret: true,
     group: 'basics',
     description:
       "The NetBox webhook's secret, at least 16 characters (generate one: openssl rand -hex 32): X-Hook-Signature must match. Empty is an error.",
   }),
   WEBHOOK_SECRET_PREVIOUS: setting(z.string().max(255).optional(), {
+    secret: true,
     group: 'basics',
     description: 'During a rotation, the old secret, accepted too.',
   }),
@@ -94,7 +98,7 @@ export const EnvSchema = z.object({
   }),
   WEBHOOK_RATE_LIMIT: setting(nonNegativeInt(0), {
     group: 'features',
-    description: 'Webhook requests per client address per WEBHOOK_RATE_LIMIT_WINDOW_MS (429 beyond it); 0: no limit.',
+    description: 'Webhook requests per client address per minute (429 beyond it); 0: no limit.',
   }),
 
   // Storage
@@ -109,6 +113,7 @@ export const EnvSchema = z.object({
       .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a PostgreSQL URL (example: postgres://relay:secret@db:5432/compliance_relay)')
       .optional(),
     {
+      secret: true,
       group: 'basics',
       description: 'PostgreSQL instead of SQLite, so that several relays share one queue.',
       example: 'postgres://relay:password@db.example.com:5432/compliance_relay',
@@ -126,7 +131,7 @@ export const EnvSchema = z.object({
     example: 'smtp://mail.example.com:587',
   }),
   SMTP_USER: setting(z.string().optional(), { group: 'basics', description: 'SMTP login, if not in SMTP_URL.' }),
-  SMTP_PASSWORD: setting(z.string().optional(), { group: 'basics', description: 'SMTP password, if not in SMTP_URL.' }),
+  SMTP_PASSWORD: setting(z.string().optional(), { secret: true, group: 'basics', description: 'SMTP password, if not in SMTP_URL.' }),
   SMTP_CA_FILE: setting(z.string().trim().optional(), {
     group: 'features',
     description: "PEM file with the CA that signed the SMTP server's certificate (private CA or self-signed).",
@@ -213,7 +218,7 @@ export const EnvSchema = z.object({
       .max(500)
       .regex(/^[\x21-\x7e]+$/, 'must be one token without spaces (nbt_<key>.<token> or a 40-character key)')
       .optional(),
-    { group: 'basics', description: 'NetBox API token (read-only is enough); with it, mails list the failing tests.' },
+    { secret: true, group: 'basics', description: 'NetBox API token (read-only is enough); with it, mails list the failing tests.' },
   ),
   NETBOX_CA_FILE: setting(z.string().trim().optional(), {
     group: 'features',
@@ -226,10 +231,12 @@ export const EnvSchema = z.object({
 
   // Operations
   ADMIN_TOKEN: setting(z.string().min(16, 'must be at least 16 characters').max(512).optional(), {
+    secret: true,
     group: 'basics',
     description: 'Turns on the dashboard at /ui and the admin API; at least 16 characters (openssl rand -hex 32).',
   }),
   METRICS_TOKEN: setting(z.string().min(16, 'must be at least 16 characters').max(512).optional(), {
+    secret: true,
     group: 'basics',
     description: 'When set, GET /metrics needs "Authorization: Bearer <token>" (at least 16 characters).',
   }),
@@ -299,7 +306,6 @@ export const EnvSchema = z.object({
     group: 'provider',
     description: "Graph's base URL (national clouds; http:// only to a loopback address).",
   }),
-  GRAPH_TIMEOUT_MS: setting(positiveInt(30_000), { group: 'provider', description: 'Time for one sendMail request.' }),
   OAUTH2_PROVIDER: setting(z.enum(['microsoft', 'google']).default('microsoft'), {
     group: 'provider',
     description: 'microsoft (client credentials) or google (Workspace service account).',
@@ -320,6 +326,7 @@ export const EnvSchema = z.object({
     description: 'Microsoft: the application (client) ID (required).',
   }),
   OAUTH2_CLIENT_SECRET: setting(z.string().max(1000).optional(), {
+    secret: true,
     group: 'provider',
     description: "Microsoft: a client secret's value; or a certificate (the next two).",
   }),
@@ -360,7 +367,6 @@ export const EnvSchema = z.object({
     group: 'advanced',
     description: 'Larger webhook bodies are refused with 413.',
   }),
-  WEBHOOK_RATE_LIMIT_WINDOW_MS: setting(positiveInt(60_000), { group: 'advanced', description: "The rate limit's window." }),
   RETENTION_INTERVAL_MS: setting(positiveInt(3_600_000), {
     group: 'advanced',
     description: 'How often the relay prunes sent deliveries (also once at start).',
@@ -398,14 +404,7 @@ export const EnvSchema = z.object({
 
 export type Env = z.infer<typeof EnvSchema>;
 
-/** Variables that hold secrets: each may instead be given as `<NAME>_FILE`, never both. */
-export const SECRET_VARIABLES = [
-  'WEBHOOK_SECRET',
-  'WEBHOOK_SECRET_PREVIOUS',
-  'SMTP_PASSWORD',
-  'OAUTH2_CLIENT_SECRET',
-  'METRICS_TOKEN',
-  'NETBOX_TOKEN',
-  'ADMIN_TOKEN',
-  'DATABASE_URL',
-] as const;
+/** Variables that hold secrets (flagged `secret` in {@link EnvSchema}): each may instead be given as `<NAME>_FILE`, never both. */
+export const SECRET_VARIABLES: readonly (keyof Env)[] = (Object.keys(EnvSchema.shape) as (keyof Env)[]).filter(
+  (name) => readSettingMeta(name).secret === true,
+);

@@ -69,7 +69,7 @@ export async function startTestRelay(
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
-    webhookUrl: `${url}${config.webhook.path}`,
+    webhookUrl: `${url}${config.sources[0].path}`,
     relay,
     config,
     dataDir,

@@ -20,6 +20,19 @@ describe('a retired variable at start', () => {
     );
   });
 
+  it('keeps the webhook rate limit per minute when the retired window is still set', async () => {
+    relay = await startTestRelay({ WEBHOOK_RATE_LIMIT: '2', WEBHOOK_RATE_LIMIT_WINDOW_MS: '1000', TRUST_PROXY: 'loopback' });
+    const warning = relay.logs
+      .map((l) => JSON.parse(l) as { level: number; msg: string; variable?: string })
+      .find((l) => l.level === 40 && l.variable === 'WEBHOOK_RATE_LIMIT_WINDOW_MS');
+    expect(warning?.msg).toBe('WEBHOOK_RATE_LIMIT_WINDOW_MS is no longer read: WEBHOOK_RATE_LIMIT counts requests per minute; remove it');
+    const post = () => fetch(relay!.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const statuses = [];
+    for (let i = 0; i < 3; i += 1) statuses.push((await post()).status);
+    expect(statuses[2]).toBe(429);
+    expect(Number((await post()).headers.get('retry-after'))).toBeGreaterThan(1);
+  });
+
   it('says nothing of the kind when none is set', async () => {
     relay = await startTestRelay({});
     expect(relay.logs.join('\n')).not.toContain('is no longer read');

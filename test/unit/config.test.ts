@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, EnvSchema, loadConfig, redactConfig, SECRET_VARIABLES } from '../../src/config';
+import { createTestCertificates } from '../helpers/test-certificates';
+import { makeTempDir } from '../helpers/relay-harness';
 
 const read = (files: Record<string, string>) => (file: string) => {
   if (!(file in files)) throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
@@ -25,7 +27,8 @@ describe('loadConfig', () => {
     expect(config.store.dataDir).toBe('/srv/data');
     expect(config.smtp).toBeUndefined();
     expect(config.mail.outboxDir).toBe('/srv/data/mail');
-    expect(config.webhook).toMatchObject({ path: '/webhook', secrets: [], maxBytes: 1_048_576 });
+    expect(config.webhook).toMatchObject({ maxBytes: 1_048_576 });
+    expect(config.sources[0]).toMatchObject({ path: '/webhook', secrets: [] });
   });
 
   it('lists every problem at once, by variable name', () => {
@@ -83,7 +86,7 @@ describe('loadConfig', () => {
       { WEBHOOK_SECRET_FILE: '/run/secrets/hook' },
       { readFile: read({ '/run/secrets/hook': 's3cret-webhook-secret\n' }) },
     );
-    expect(config.webhook.secrets).toEqual(['s3cret-webhook-secret']);
+    expect(config.sources[0].secrets).toEqual(['s3cret-webhook-secret']);
     expect(issuesOf({ WEBHOOK_SECRET: 'a', WEBHOOK_SECRET_FILE: '/x' })[0]).toMatchObject({
       variable: 'WEBHOOK_SECRET',
       message: expect.stringContaining('not both'),
@@ -112,6 +115,79 @@ describe('loadConfig', () => {
     expect(shown).not.toContain('hook-secret-value');
     expect(config.secretValues).toEqual(expect.arrayContaining(['hunter2-pass', 'hook-secret-value']));
   });
+
+  it('redacts every setting the schema flags secret, wherever the configuration holds it', () => {
+    const secrets: Record<string, string> = {
+      WEBHOOK_SECRET: 'hook-secret-current-0001',
+      WEBHOOK_SECRET_PREVIOUS: 'hook-secret-previous-0002',
+      SMTP_PASSWORD: 'smtp-password-0003',
+      METRICS_TOKEN: 'metrics-token-value-0004',
+      NETBOX_TOKEN: 'nbt_netbox.token-0005',
+      ADMIN_TOKEN: 'admin-token-value-0006',
+      DATABASE_URL: 'postgres://relay:db-password-0007@db.example.com/relay',
+      OAUTH2_CLIENT_SECRET: 'oauth2-client-secret-0008',
+    };
+    // Both transports, so that each secret is in force in one of the two.
+    const smtp = loadConfig(
+      {
+        ...secrets,
+        OAUTH2_CLIENT_SECRET: undefined,
+        SMTP_URL: 'smtp://mail.example.com',
+        SMTP_USER: 'relay',
+        MAIL_TO: 'a@b.c',
+        NETBOX_URL: 'https://netbox.example.com',
+      },
+      { readFile: read({}) },
+    );
+    const graph = loadConfig(
+      {
+        ...secrets,
+        SMTP_PASSWORD: undefined,
+        MAIL_TRANSPORT: 'graph',
+        OAUTH2_TENANT_ID: 'contoso.onmicrosoft.com',
+        OAUTH2_CLIENT_ID: 'app',
+        MAIL_TO: 'a@b.c',
+        NETBOX_URL: 'https://netbox.example.com',
+      },
+      { readFile: read({}) },
+    );
+    expect([...SECRET_VARIABLES].sort()).toEqual(Object.keys(secrets).sort());
+    const shown = JSON.stringify([redactConfig(smtp), redactConfig(graph)]);
+    for (const value of [...Object.values(secrets), 'db-password-0007']) expect(shown).not.toContain(value);
+    expect(redactConfig(smtp).admin).toEqual({ token: '[REDACTED]' });
+    expect(redactConfig(graph).store).toMatchObject({ databaseUrl: 'postgres://relay:REDACTED@db.example.com/relay' });
+  });
+});
+
+describe('the redacted configuration with a certificate credential', () => {
+  it('shows the private key as [REDACTED] and the certificate only as set', () => {
+    const dir = makeTempDir('config-redact-');
+    try {
+      const certs = createTestCertificates(dir);
+      fs.writeFileSync(path.join(dir, 'cert.pem'), certs.cert);
+      fs.writeFileSync(path.join(dir, 'key.pem'), certs.key);
+      const config = loadConfig(
+        {
+          SMTP_URL: 'smtp://smtp.office365.com:587',
+          SMTP_AUTH: 'oauth2',
+          SMTP_USER: 'relay@contoso.example',
+          MAIL_TO: 'a@b.c',
+          OAUTH2_TENANT_ID: 'contoso.onmicrosoft.com',
+          OAUTH2_CLIENT_ID: 'app',
+          OAUTH2_CERTIFICATE_FILE: path.join(dir, 'cert.pem'),
+          OAUTH2_PRIVATE_KEY_FILE: path.join(dir, 'key.pem'),
+        },
+        { readFile: (file) => fs.readFileSync(file, 'utf8') },
+      );
+      const shown = redactConfig(config).smtp as { oauth2: Record<string, unknown> };
+      expect(shown.oauth2).toMatchObject({ privateKeyPem: '[REDACTED]', certificatePem: 'set (PEM, not shown)', clientId: 'app' });
+      const body = (pem: Buffer) => pem.toString().split('\n')[1];
+      expect(JSON.stringify(shown)).not.toContain(body(certs.key));
+      expect(JSON.stringify(shown)).not.toContain(body(certs.cert));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('values that look valid but mean something else are refused', () => {
@@ -119,7 +195,7 @@ describe('values that look valid but mean something else are refused', () => {
     const issues = issuesOf({ EXPECT_REPORT_EVERY: '24', SMTP_CHECK_INTERVAL: '300' });
     expect(issues.map((i) => i.variable)).toEqual(['EXPECT_REPORT_EVERY', 'SMTP_CHECK_INTERVAL']);
     for (const issue of issues) expect(issue.message).toContain('has no unit: write it with one, e.g. 24h');
-    expect(loadConfig({ EXPECT_REPORT_EVERY: '24h' }, { readFile: read({}) }).watchdog.expectEveryMs).toBe(86_400_000);
+    expect(loadConfig({ EXPECT_REPORT_EVERY: '24h' }, { readFile: read({}) }).sources[0].expectEveryMs).toBe(86_400_000);
     expect(loadConfig({ SMTP_CHECK_INTERVAL: '90s' }, { readFile: read({}) }).observe.smtpCheckIntervalMs).toBe(90_000);
   });
 
@@ -167,7 +243,8 @@ describe('an unsigned webhook is never open to the network by accident (issue 14
   it('accepts unsigned deliveries from the network only when WEBHOOK_ALLOW_UNSIGNED=true says so', () => {
     const config = loadConfig({ HOST: '0.0.0.0', WEBHOOK_ALLOW_UNSIGNED: 'true' }, { readFile: read({}) });
     expect(config.http.host).toBe('0.0.0.0');
-    expect(config.webhook).toMatchObject({ secrets: [], unsignedFromNetwork: true });
+    expect(config.webhook).toMatchObject({ unsignedFromNetwork: true });
+    expect(config.sources[0].secrets).toEqual([]);
     expect(redactConfig(config).webhook).toMatchObject({ signed: false, unsignedFromNetwork: true });
     expect(issuesOf({ WEBHOOK_SECRET: 's3cret-webhook-secret', WEBHOOK_ALLOW_UNSIGNED: 'true' })).toEqual([
       { variable: 'WEBHOOK_ALLOW_UNSIGNED', message: expect.stringContaining('no effect') },

@@ -10,7 +10,7 @@ import { makeTempDir } from '../helpers/relay-harness';
  * `check-config` loads juice for them (issue 16). These check it is the same as juice's output, is
  * used only for the sources it was computed from, and gives the same mails.
  */
-const [enriched] = sampleInsightViews({ mail: { timezone: 'UTC' } as never, netbox: { url: 'https://netbox.example.com' } as never });
+const [enriched] = sampleInsightViews({ mail: { timezone: 'UTC' }, netbox: { url: 'https://netbox.example.com' } });
 
 /** A copy of the shipped templates (with their inlined-CSS file) in a fresh directory. */
 function copyShippedTemplates(): string {

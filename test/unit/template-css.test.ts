@@ -111,7 +111,7 @@ describe('a user template set', () => {
 
 describe('the shipped templates', () => {
   const renderer = loadRenderer(defaultTemplatesDir());
-  const [enriched] = sampleInsightViews({ mail: { timezone: 'UTC' } as never, netbox: { url: 'https://netbox.example.com' } as never });
+  const [enriched] = sampleInsightViews({ mail: { timezone: 'UTC' }, netbox: { url: 'https://netbox.example.com' } });
 
   it('choose no class from data, so that every class can be inlined at load', () => {
     const files = [

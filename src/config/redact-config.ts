@@ -1,0 +1,82 @@
+import { describeCatchUp, planCatchUp } from './describe-catch-up';
+import type { Config } from './load-config';
+
+const REDACTED = '[REDACTED]';
+
+/**
+ * The configuration as it may be logged: only what is in force, and every secret value (those of the
+ * settings the schema flags `secret`, and what is derived from them: `Config.secretValues`) replaced
+ * wherever it sits, so a new secret setting is redacted without being named here.
+ */
+export function redactConfig(config: Config): Record<string, unknown> {
+  const secrets = new Set(config.secretValues);
+  const { outboxDir, ...mail } = config.mail;
+  const { dataDir, sqliteSynchronous, databaseUrl, databasePoolSize } = config.store;
+  const shown = {
+    http: config.http,
+    webhook: {
+      ...config.webhook,
+      path: config.sources[0].path,
+      signed: config.sources[0].secrets.length > 0,
+      allowedIps: config.sources[0].allowedIps ?? 'any',
+      rateLimit: config.webhook.rateLimit.max > 0 ? config.webhook.rateLimit : 'off',
+    },
+    retention: config.retention,
+    // Only what is in force: SQLite's settings mean nothing with DATABASE_URL, and the reverse.
+    store: databaseUrl ? { kind: 'postgres', databaseUrl, databasePoolSize } : { kind: 'sqlite', dataDir, sqliteSynchronous },
+    smtp: config.smtp ?? (config.graph ? 'none: mails go through Microsoft Graph' : 'none: mails are written as .eml files'),
+    graph: config.graph,
+    // The outbox directory only without SMTP; MAIL_TO/CC/BCC are the default route's recipients (under routing).
+    mail: { ...mail, ...(config.smtp ? {} : { outboxDir }) },
+    netbox: describeNetbox(config.netbox, config.sources[0].netbox),
+    sources: config.sources.map((s) => ({ ...s, catchUp: describeCatchUp(planCatchUp(s)) })),
+    routing: config.routing,
+    retry: config.retry,
+    worker: config.worker,
+    log: config.log,
+    admin: config.admin.token ? config.admin : 'off: ADMIN_TOKEN is not set (no dashboard, no admin API)',
+    // The default source's cadence (each source's own is shown with it).
+    watchdog: config.sources[0].expectEveryMs ? { expectEveryMs: config.sources[0].expectEveryMs } : 'off: EXPECT_REPORT_EVERY is not set',
+    waivers: { file: config.waivers.file ?? 'none', fileWaivers: config.waivers.fileWaivers.length, maxDays: config.waivers.maxDays },
+    relayUrl: config.relayUrl ?? 'none: mails carry no "Accept as an exception" links',
+    observe: config.observe,
+  };
+  return maskSecrets(shown, secrets) as Record<string, unknown>;
+}
+
+/** NetBox's settings in force: none without NETBOX_URL; no enrichment timings without a token (nothing is fetched). */
+function describeNetbox(shared: Config['netbox'], netbox: Config['sources'][number]['netbox']): unknown {
+  if (!netbox.url) return 'off: NETBOX_URL is not set (mail links are relative, no failing tests)';
+  const tls = { caFile: netbox.caFile, tlsRejectUnauthorized: shared.tlsRejectUnauthorized };
+  if (!netbox.token) return { url: netbox.url, token: 'not set: mails list no failing tests', ...tls };
+  return { url: netbox.url, token: netbox.token, ...tls, timeoutMs: shared.timeoutMs, enrichBudgetMs: shared.enrichBudgetMs };
+}
+
+/** A copy of `value` where each secret string reads [REDACTED], a URL's password REDACTED, and a PEM block only that it is set. */
+function maskSecrets(value: unknown, secrets: ReadonlySet<string>): unknown {
+  if (typeof value === 'string') return maskString(value, secrets);
+  if (Array.isArray(value)) return value.map((item) => maskSecrets(item, secrets));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, maskSecrets(item, secrets)]));
+}
+
+function maskString(value: string, secrets: ReadonlySet<string>): string {
+  const url = parseUrl(value);
+  if (url?.password) {
+    // The URL stays readable (which server, which user); only its password goes.
+    url.password = 'REDACTED';
+    return url.toString();
+  }
+  if (secrets.has(value)) return REDACTED;
+  // A certificate is public, but its many lines of base64 tell a reader nothing: that it is set is enough.
+  return value.startsWith('-----BEGIN ') ? 'set (PEM, not shown)' : value;
+}
+
+function parseUrl(value: string): URL | undefined {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return undefined;
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+}
