@@ -163,7 +163,11 @@ export function describeListenError(code: string | undefined, where: { host: str
 /** The boot line: what the relay stores in, mails through and talks to, in one short sentence. */
 export function describeBoot(config: Config): string {
   const store = config.store.databaseUrl ? `PostgreSQL (pool ${config.store.databasePoolSize})` : `SQLite in ${config.store.dataDir}`;
-  const mail = config.smtp ? `SMTP ${new URL(config.smtp.url).host}` : `.eml files in ${config.mail.outboxDir}`;
+  const mail = config.graph
+    ? `Microsoft Graph as ${config.graph.sender}`
+    : config.smtp
+      ? `SMTP ${new URL(config.smtp.url).host}`
+      : `.eml files in ${config.mail.outboxDir}`;
   const routes = config.routing.routes.length;
   const { url: netboxUrl } = config.sources[0].netbox;
   const netbox = netboxUrl ? `NetBox ${new URL(netboxUrl).host}` : 'no NetBox';
