@@ -1,5 +1,5 @@
 import type { Express, RequestHandler } from 'express';
-import { DEFAULT_SOURCE_NAME, planCatchUp, type Config, type SourceConfig } from './config';
+import { DEFAULT_SOURCE_NAME, describeUnsignedWebhook, listBootWarnings, planCatchUp, type Config, type SourceConfig } from './config';
 import { createNetboxClient, type NetboxClient } from './netbox';
 import { createOwnerResolver } from './enrichment';
 import {
@@ -56,7 +56,7 @@ export { defaultTemplatesDir } from './mail';
  * Nothing listens and no timer runs until `start()` and the caller's `listen`.
  */
 export function createRelay(config: Config, io: RelayIo): Relay {
-  logBootWarnings(config, io.logger);
+  for (const w of listBootWarnings(config)) io.logger.warn(w.fields, w.message);
   const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
   // Every route's template set and subject render the sample report now: a broken one stops the start.
   verifyRouteTemplates(renderer, { ...config, netbox: config.sources[0].netbox });
@@ -478,18 +478,6 @@ async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promis
 }
 
 /**
- * What an unsigned webhook means for this relay, or undefined when deliveries must be signed.
- * Logged at every start; the WEBHOOK_ALLOW_UNSIGNED case is also shown on every dashboard page.
- */
-export function describeUnsignedWebhook(config: Pick<Config, 'http' | 'webhook' | 'sources'>): string | undefined {
-  if (config.sources[0].secrets.length > 0) return undefined;
-  if (config.webhook.unsignedFromNetwork) {
-    return `WEBHOOK_ALLOW_UNSIGNED=true: deliveries are accepted WITHOUT a signature from anyone who can reach ${config.http.host}:${config.http.port}. Set WEBHOOK_SECRET on the NetBox webhook and here.`;
-  }
-  return `WEBHOOK_SECRET is not set: deliveries are accepted WITHOUT a signature check, on ${config.http.host} (loopback) only. Set WEBHOOK_SECRET on the NetBox webhook and here to listen on the network.`;
-}
-
-/**
  * A digest reads its period's reports from the outbox, where RETENTION_DAYS prunes sent deliveries: a
  * period longer than that would lose its first reports before its tick. Said once at start.
  */
@@ -503,14 +491,4 @@ function warnAboutDigestRetention(config: Config, digests: DigestScheduler, logg
         `digest route ${s.route}: its periods are longer than RETENTION_DAYS, so reports pruned before its tick are missing from its digest; raise RETENTION_DAYS`,
       );
   }
-}
-
-/** What an operator should know at start: each said once. */
-function logBootWarnings(config: Config, logger: Logger): void {
-  const unsigned = describeUnsignedWebhook(config);
-  if (unsigned) logger.warn({ host: config.http.host }, unsigned);
-  for (const w of config.warnings) logger.warn({ variable: w.variable }, `${w.variable} ${w.message}`);
-  if (!config.sources[0].netbox.url) logger.warn('NETBOX_URL is not set: links in mails will be relative paths');
-  if (!config.smtp && !config.graph)
-    logger.warn({ dir: config.mail.outboxDir }, `SMTP_URL is not set: mails are written as .eml files under ${config.mail.outboxDir}`);
 }

@@ -9,6 +9,7 @@ export {
   type LoadConfigOptions,
 } from './load-config';
 export { redactConfig } from './redact-config';
+export { describeUnsignedWebhook, listBootWarnings, type BootWarning } from './list-boot-warnings';
 export { MAX_SOURCES, type SourceConfig, type CatchUpSettings } from './sources-file';
 export { planCatchUp, describeCatchUp, type CatchUpPlan } from './describe-catch-up';
 export { DEFAULT_SOURCE_NAME } from '../webhook';
