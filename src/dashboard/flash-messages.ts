@@ -1,0 +1,53 @@
+import type { Request } from 'express';
+import type { TryNowResult } from '../delivery';
+import { buildFilterParams, FILTER_PARAMS } from './parse-list-filters';
+
+/** What a retry did while SMTP was paused (it tried the server now), or nothing when it was not paused. */
+function describeRetryWhilePaused(smtp: unknown, id: number): string {
+  if (smtp === 'probing-now')
+    return ` SMTP was paused, so the server is being tried now: the oldest queued delivery goes first as a probe, and the queue (#${id} included) follows in order once it gets through.`;
+  if (smtp === 'probe-in-flight') return ` SMTP is paused and a probe is in flight: #${id} goes in its turn once the server answers.`;
+  return '';
+}
+
+/** What "try now" did, in words. */
+const TRY_NOW_TEXT: Record<TryNowResult, string> = {
+  'probing-now': 'Trying SMTP now: the oldest queued delivery is sent as a probe; when it gets through, the queue resumes oldest first.',
+  'probe-in-flight': 'A probe of the SMTP server is in flight now: its answer decides whether the queue resumes.',
+  'not-paused': 'SMTP is not paused: the queue was looked at again.',
+};
+
+/** What the last POST did, from the redirect's query: a retry, a "retry now", a "try now", or a retry that also tried SMTP. */
+export function readFlash(query: Record<string, unknown>): { text: string; bad: boolean } | undefined {
+  const id = (name: string) => {
+    const n = Number(query[name]);
+    return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+  };
+  const retried = id('retried');
+  if (retried) return { text: `Delivery #${retried} is queued again.${describeRetryWhilePaused(query.smtp, retried)}`, bad: false };
+  const now = id('retried_now');
+  if (now) return { text: `Delivery #${now} is due now: the worker tries it at once.`, bad: false };
+  const not = id('not_retried');
+  if (not) return { text: `Delivery #${not} was not retried: it is not dead (any more).`, bad: true };
+  const notNow = id('not_retried_now');
+  if (notNow) return { text: `Delivery #${notNow} was not retried: it is not waiting for a retry (any more).`, bad: true };
+  const smtp = typeof query.smtp === 'string' ? TRY_NOW_TEXT[query.smtp as TryNowResult] : undefined;
+  return smtp ? { text: smtp, bad: false } : undefined;
+}
+
+/** An invalid query is shown back as typed (single text values only), so the operator can correct it. */
+export function pickTextParams(query: Record<string, unknown>): Record<string, string> {
+  const shown: Record<string, string> = {};
+  for (const name of FILTER_PARAMS) if (typeof query[name] === 'string') shown[name] = query[name].slice(0, 200);
+  return shown;
+}
+
+/** Back to the list with the filters the form came from (the hidden `back` field, filters only) and what happened. */
+export function buildReturnUrl(req: Request, outcome: string, id: number, smtp?: TryNowResult): string {
+  const back = (req.body as Record<string, unknown> | undefined)?.back;
+  const given = new URLSearchParams(typeof back === 'string' ? back.slice(0, 1024) : '');
+  const kept = buildFilterParams(Object.fromEntries(FILTER_PARAMS.flatMap((name) => (given.has(name) ? [[name, given.get(name)!]] : []))));
+  kept.set(outcome, String(id));
+  if (smtp) kept.set('smtp', smtp);
+  return `/ui?${kept.toString()}`;
+}
