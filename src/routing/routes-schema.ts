@@ -69,10 +69,6 @@ const SourceTagsCondition = z
   .record(z.string().min(1).max(100), z.union([z.string().max(200), z.number(), z.boolean()]).transform(String))
   .refine((tags) => Object.keys(tags).length > 0, 'needs at least one tag');
 
-/** Device attributes a `device` condition names (NetBox's slugs or names; several values: any of them). */
-export const DEVICE_FIELDS = ['site', 'tenant', 'role', 'platform'] as const;
-export type DeviceField = (typeof DEVICE_FIELDS)[number];
-
 const slugList = z
   .union([z.string().min(1).max(200), z.array(z.string().min(1).max(200)).min(1).max(MAX_CONDITION_ITEMS)], {
     error: 'must be a name (slug) or a list of them',
@@ -259,8 +255,6 @@ const DigestSchema = z
       ctx.addIssue({ code: 'custom', path: ['schedule'], message: `is not a cron expression: ${(error as Error).message}` });
     }
   });
-
-export type DigestSettings = z.infer<typeof DigestSchema>;
 
 /** Route names appear in Message-IDs and headers: keep them to a safe token. */
 export const ROUTE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;

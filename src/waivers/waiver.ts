@@ -8,7 +8,6 @@ export const WAIVER_EXPIRING_DAYS = 7;
 
 /** Where a waiver was made: in the store (dashboard, admin API, CLI) or in WAIVERS_FILE, which only its file changes. */
 export const WAIVER_ORIGINS = ['store', 'file'] as const;
-export type WaiverOrigin = (typeof WAIVER_ORIGINS)[number];
 
 /** What a waiver is at a given time: in force and far from its end, in force within a week of it, or over. */
 export const WAIVER_STATUSES = ['active', 'expiring', 'expired'] as const;
