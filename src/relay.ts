@@ -481,7 +481,7 @@ async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promis
  * What an unsigned webhook means for this relay, or undefined when deliveries must be signed.
  * Logged at every start; the WEBHOOK_ALLOW_UNSIGNED case is also shown on every dashboard page.
  */
-export function describeUnsignedWebhook(config: Pick<Config, 'http' | 'webhook' | 'sources'>): string | undefined {
+function describeUnsignedWebhook(config: Pick<Config, 'http' | 'webhook' | 'sources'>): string | undefined {
   if (config.sources[0].secrets.length > 0) return undefined;
   if (config.webhook.unsignedFromNetwork) {
     return `WEBHOOK_ALLOW_UNSIGNED=true: deliveries are accepted WITHOUT a signature from anyone who can reach ${config.http.host}:${config.http.port}. Set WEBHOOK_SECRET on the NetBox webhook and here.`;
