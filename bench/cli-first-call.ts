@@ -12,7 +12,7 @@ const FIRST_CALL_TARGET_MS = 300;
  * The README's first command exactly as written there (`node dist/src/main.js check-config`, from the
  * clone's root, nothing installed beyond `npm ci`), timed spawn to exit.
  */
-export const README_FIRST_COMMAND = ['dist/src/main.js', 'check-config'];
+const README_FIRST_COMMAND = ['dist/src/main.js', 'check-config'];
 
 /** Wall time (ms) of one `node …` from spawn to exit, in the clone's root; it must exit 0. */
 function timeNode(args: string[], dotenv: string): number {

@@ -20,7 +20,7 @@ const CPU_PER_MAIL_RATIO_TARGET = 2;
  * `count` signed webhooks (8 connections, as fast as acknowledged) into a running relay; mails/s
  * from the first POST to the `count`th mail the sink accepted. Every webhook must be acknowledged.
  */
-export async function measureRelayMails(
+async function measureRelayMails(
   relay: Pick<RelayProcess, 'webhookUrl'>,
   sink: SmtpSink,
   count: number,

@@ -8,7 +8,7 @@ import { startBenchServer } from './lib/processes';
 import { BENCH_SECRET, buildRelayEnv } from './lib/relay-env';
 import type { Benchmark, BenchContext, Figure } from './lib/types';
 
-export interface IngestSettings {
+interface IngestSettings {
   connections: number;
   durationSeconds: number;
   warmupSeconds: number;

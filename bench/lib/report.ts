@@ -32,7 +32,7 @@ function verdict(f: FigureResult): string {
 }
 
 /** The results as rows: benchmark, figure, value, baseline, ratio, target, met, note. */
-export function buildRows(figures: FigureResult[]): string[][] {
+function buildRows(figures: FigureResult[]): string[][] {
   return figures.map((f) => [
     f.benchmark,
     f.name,

@@ -1,6 +1,6 @@
 import { askChild, forkBenchScript, stopChild, waitForMessage } from './processes';
 
-export interface SinkStats {
+interface SinkStats {
   count: number;
   firstAt: number;
   lastAt: number;

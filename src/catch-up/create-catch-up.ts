@@ -5,7 +5,7 @@ import { StorageUnavailableError, type Store } from '../store';
 import { catchUpSource } from './catch-up-source';
 
 /** How long one catch-up may talk to NetBox (the list and the missed reports) before it gives up until next time. */
-export const CATCH_UP_BUDGET_MS = 60_000;
+const CATCH_UP_BUDGET_MS = 60_000;
 /** The lease outlives the budget, so a live run keeps it; a dead relay's lease lapses after this. */
 const LEASE_MS = 2 * CATCH_UP_BUDGET_MS;
 

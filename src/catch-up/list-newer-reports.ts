@@ -13,7 +13,7 @@ export interface ListedReport {
 }
 
 /** Whether a report comes after a place in NetBox's order (creation time, then id). */
-export function isAfter(report: ReportCursor, cursor: ReportCursor): boolean {
+function isAfter(report: ReportCursor, cursor: ReportCursor): boolean {
   return report.createdMs > cursor.createdMs || (report.createdMs === cursor.createdMs && report.reportId > cursor.reportId);
 }
 

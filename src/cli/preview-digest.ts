@@ -15,7 +15,7 @@ import { writePreviewFiles } from './write-preview-files';
  * `current` (from that tick to now: the next digest so far), or `<from>/<to>` (ISO 8601 dates or
  * times). A string says what is wrong.
  */
-export function parseDigestPeriod(value: string | undefined, route: Route, timezone: string, now: number): DigestJob | string {
+function parseDigestPeriod(value: string | undefined, route: Route, timezone: string, now: number): DigestJob | string {
   const job = (periodStart: number, periodEnd: number): DigestJob => ({
     route: route.name,
     periodStart,

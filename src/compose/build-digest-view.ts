@@ -11,7 +11,7 @@ export interface DigestSourceContent {
 }
 
 /** A series beyond the digest's cap on sections: one table row, from its latest report (no section, no chart). */
-export interface DigestSeriesSummary {
+interface DigestSeriesSummary {
   source: string;
   series: string;
   reportCount: number;
@@ -37,7 +37,7 @@ export interface DigestContent {
 }
 
 /** One line of a series' figures: overall or one severity. */
-export interface DigestRatioView {
+interface DigestRatioView {
   name: string;
   percentText: string;
   /** "+2.5 pts" against the period's baseline, "—" without one. */
@@ -49,7 +49,7 @@ export interface DigestRatioView {
 }
 
 /** The chart of one series over the period (its last {@link TREND_CHART_MAX_REPORTS} reports) and its text form. */
-export interface DigestChartView {
+interface DigestChartView {
   points: (PeriodPoint & { createdText: string })[];
   /** Reports the chart and sparkline show: the period's last ones. */
   charted: number;
@@ -61,7 +61,7 @@ export interface DigestChartView {
   table: ChartView | null;
 }
 
-export interface DigestSeriesView {
+interface DigestSeriesView {
   /** The NetBox (and base path) the series' reports came from. */
   name: string;
   /** The latest report against the period's baseline, decided as a report mail's (trend/ decideVerdict). */
@@ -123,7 +123,7 @@ export interface DigestView {
 }
 
 /** Reports listed per series in a digest (an hourly series has 168 a week: the chart shows them all). */
-export const DIGEST_REPORTS_LISTED = 10;
+const DIGEST_REPORTS_LISTED = 10;
 
 /** The view of a digest mail: dates in the digest's zone, figures as the report mails write them. */
 export function buildDigestView(content: DigestContent): DigestView {

@@ -1,7 +1,7 @@
 import type { FailingPair, PairStates, Trend } from '../trend';
 
 /** Devices (or deleted tests) named in a line; the rest is a count. */
-export const EVALUATION_LINE_NAMES = 10;
+const EVALUATION_LINE_NAMES = 10;
 
 /** The mail's lines about what one of the two reports did not evaluate, or could not be told; each null when there is nothing to say. */
 export interface EvaluationLines {

@@ -5,7 +5,7 @@ import { buildVerdictView, type VerdictView } from './build-verdict-view';
 import { buildEvaluationLines, type EvaluationLines } from './build-evaluation-lines';
 
 /** A device name linked to its failing result in NetBox. */
-export interface ResultLinkView {
+interface ResultLinkView {
   name: string;
   url: string;
   /** The relay dashboard's form to accept this failure as an exception, pre-filled (names only); null without RELAY_URL. */
@@ -15,7 +15,7 @@ export interface ResultLinkView {
 }
 
 /** One failing test in the mail. */
-export interface FailingTestView {
+interface FailingTestView {
   name: string;
   severity: Severity;
   /** Failing results of this test (one per device, or per device pair). */
@@ -36,7 +36,7 @@ export interface FailingTestView {
 }
 
 /** Devices of one failing test that share a badge. */
-export interface TaggedDevicesView {
+interface TaggedDevicesView {
   /** "new", "failing since report 41 (3 in a row)", or "" when the trend is unknown. */
   tag: string;
   isNew: boolean;
@@ -44,13 +44,13 @@ export interface TaggedDevicesView {
 }
 
 /** The failing tests of one severity. */
-export interface SeverityGroupView {
+interface SeverityGroupView {
   severity: Severity;
   failingResults: number;
   tests: FailingTestView[];
 }
 
-export interface DeviceFailuresView {
+interface DeviceFailuresView {
   name: string;
   failures: number;
   /** NetBox's results page filtered to this device's failures in this report. */
@@ -58,7 +58,7 @@ export interface DeviceFailuresView {
 }
 
 /** The CSV attachment of every failing result (MAIL_ATTACH_CSV). */
-export interface AttachmentView {
+interface AttachmentView {
   fileName: string;
   rows: number;
   totalRows: number;
@@ -91,16 +91,16 @@ export interface EnrichmentView {
 }
 
 /** A (device, test) pair in the trend. */
-export type PairView = FailingPair;
+type PairView = FailingPair;
 
-export interface StreakView extends FailingPair {
+interface StreakView extends FailingPair {
   reports: number;
   /** "failing since report 10 / 2026-03-01 10:00:00 UTC (3 reports in a row)". */
   sinceText: string;
 }
 
 /** One test of a grouped trend list: its device count and the first few devices. */
-export interface TestGroupView {
+interface TestGroupView {
   test: string;
   severity: Severity;
   /** Devices of this test in the list (exact). */

@@ -7,7 +7,7 @@ import { formatAccepted, formatDeltaShort, type VerdictView } from './build-verd
 import type { WaiversView } from './build-waivers-view';
 
 /** One line of the summary: overall or one severity. */
-export interface RatioView {
+interface RatioView {
   name: string;
   passed: number;
   failed: number;
@@ -32,10 +32,10 @@ export interface RatioView {
 }
 
 /** The mail's colour scale: the worst failing severity, `ok` when nothing failed, `none` when nothing ran. */
-export type Tone = 'high' | 'middle' | 'low' | 'ok' | 'none';
+type Tone = 'high' | 'middle' | 'low' | 'ok' | 'none';
 
 /** The worst failing severity: what the banner says first and the colour it is painted in. */
-export interface WorstView {
+interface WorstView {
   severity: Severity;
   /** Failed results of that severity. */
   failed: number;
@@ -135,7 +135,7 @@ export interface ReportViewOptions {
 }
 
 /** What a mail says of a report the catch-up fetched: where it came from, and what its time is. */
-export const CAUGHT_UP_TEXT =
+const CAUGHT_UP_TEXT =
   'Fetched from NetBox by the relay: its webhook never arrived. The time above is when the run started (NetBox keeps no end time).';
 
 /** Builds the template data for one report delivery. Pure: same input, same view. */

@@ -3,7 +3,7 @@ import type { FailingPair } from '../trend';
 import { DAY_MS, WAIVER_EXPIRING_DAYS, type Waiver, type WaiverOutcome } from '../waivers';
 
 /** One accepted exception the mail lists: a waiver and the failing results of this report it covers. */
-export interface WaiverItemView {
+interface WaiverItemView {
   test: string;
   severity: Severity;
   /** "lab-sw1", or "all devices (3): a, b, c" for a waiver on every device. */
@@ -24,7 +24,7 @@ export interface WaiverItemView {
 }
 
 /** A HIGH failure one waiver hides on several devices: every mail names it in its header section. */
-export interface HiddenHighView {
+interface HiddenHighView {
   test: string;
   devices: string[];
   /** The devices, comma-separated. */

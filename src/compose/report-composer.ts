@@ -49,13 +49,6 @@ export interface ComposedReport {
 }
 
 /**
- * Turns a stored delivery into what the worker sends: a report rendered per route, or a relay
- * notice. `log` is the worker's logger for this delivery (bound to its deliveryId and attempt), for
- * anything composing wants to say (enrichment, say).
- */
-export type DeliveryComposer = (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedMail>;
-
-/**
  * A relay notice that is not a report (the watchdog's "no report since …"): one ready message on one
  * pseudo-route, recorded and sent once like a route mail, never routed.
  */

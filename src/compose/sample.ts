@@ -48,7 +48,7 @@ export const SAMPLE_ENVELOPE = {
   },
 } as const;
 
-export function sampleDelivery(): ReportDelivery {
+function sampleDelivery(): ReportDelivery {
   const parsed = parseDelivery(Buffer.from(JSON.stringify(SAMPLE_ENVELOPE)));
   if (parsed.kind !== 'report') throw new Error('the built-in sample is not a report');
   return parsed;

@@ -6,7 +6,7 @@ import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { catchUpEvery, type Env } from './schema';
 
 /** Sources one relay serves at most: each one is a route, a NetBox client and a metrics label value. */
-export const MAX_SOURCES = 50;
+const MAX_SOURCES = 50;
 
 /** One NetBox instance the relay receives reports from and enriches them with. */
 export interface SourceConfig {
@@ -30,7 +30,7 @@ export interface SourceConfig {
 }
 
 /** CATCH_UP_EVERY and CATCH_UP_MAX, or a source's `catch_up_every` and `catch_up_max`. */
-export interface CatchUpSettings {
+interface CatchUpSettings {
   everyMs: number | null;
   max: number;
 }

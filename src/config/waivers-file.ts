@@ -3,7 +3,7 @@ import { formatRoutesIssue, parseYamlListFile, RoutesFileError } from '../routin
 import { buildWaiverEnd, DAY_MS, isCalendarDay, parseNewWaiver, type Waiver } from '../waivers';
 
 /** Entries one WAIVERS_FILE holds at most: it is configuration, read once at boot. */
-export const MAX_FILE_WAIVERS = 1000;
+const MAX_FILE_WAIVERS = 1000;
 
 /** The file's spelling of a request field, for its messages (`all_devices`, not `allDevices`). */
 const FILE_FIELD: Record<string, string> = { allDevices: 'all_devices' };

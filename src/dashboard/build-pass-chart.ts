@@ -1,7 +1,7 @@
 import { CHART_LINES, formatPercent, passPercent, type ChartLineKey } from '../report';
 import { html, type SafeHtml } from './html';
 
-export interface Ratio {
+interface Ratio {
   passed: number;
   count: number;
 }
@@ -50,7 +50,7 @@ export const CHART_LAYOUTS = {
  * Which points get a date under the axis: every `step`-th from the newest backwards, the step wide
  * enough that no two labels overlap, and a day already shown by the label before it is not repeated.
  */
-export function chooseAxisLabels(days: readonly string[], plotWidthPx: number): boolean[] {
+function chooseAxisLabels(days: readonly string[], plotWidthPx: number): boolean[] {
   const spacing = days.length <= 1 ? plotWidthPx : plotWidthPx / (days.length - 1);
   const widest = Math.max(0, ...days.map((d) => d.length)) * CHAR_WIDTH_PX + LABEL_GAP_PX;
   const step = Math.max(1, Math.ceil(widest / spacing));

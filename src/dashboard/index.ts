@@ -1,4 +1,4 @@
 export { createDashboardRouter, type DashboardOptions } from './create-dashboard-router';
-export { buildPassChart, CHART_SERIES, type ChartReport } from './build-pass-chart';
+export { buildPassChart, CHART_SERIES } from './build-pass-chart';
 export { createSessionKeys, SESSION_COOKIE } from './session';
-export { html, escapeHtml, SafeHtml } from './html';
+export { html, escapeHtml } from './html';

@@ -37,7 +37,7 @@ const day = z
   }, 'is not a day of the calendar');
 
 /** The list's GET parameters; anything else in the query (a flash after a retry) is not a filter and is ignored. */
-export const ListQuerySchema = z
+const ListQuerySchema = z
   .object({
     state: optional(z.enum(DELIVERY_STATES, { error: `must be one of ${DELIVERY_STATES.join(', ')}` })),
     source: optional(text('a NetBox source name from SOURCES_FILE')),

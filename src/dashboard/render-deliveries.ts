@@ -6,7 +6,7 @@ import type { FilterIssue, ListQuery } from './parse-list-filters';
 import { buildFilterParams } from './parse-list-filters';
 import type { DeliveryContent } from './read-delivery-content';
 
-export interface DeliveryRow {
+interface DeliveryRow {
   record: DeliveryRecord;
   content: DeliveryContent;
   /** The report's page in NetBox (only on NETBOX_URL's origin), when NETBOX_URL is set. */
@@ -56,7 +56,7 @@ export interface DigestsInput {
 }
 
 /** The digests beside the deliveries: each route's next run, then the latest digests, each linking its delivery (and its mail). */
-export function renderDigests(input: DigestsInput, formatTime: (ms: number) => string): SafeHtml {
+function renderDigests(input: DigestsInput, formatTime: (ms: number) => string): SafeHtml {
   const schedules = html`<table class="digest-routes"><thead><tr><th>Digest route</th><th>Schedule</th><th>Next run</th></tr></thead><tbody>${input.schedules.map(
     (s) =>
       html`<tr data-digest-route="${s.route}"><td>${s.route}</td><td data-label="Schedule"><code>${s.schedule}</code> (${s.timezone})</td><td data-label="Next run">${s.nextRunAt === null ? 'never' : formatTime(s.nextRunAt)}</td></tr>`,

@@ -77,7 +77,7 @@ export const DASHBOARD_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /** The SMTP pause as the banner shows it, times already formatted. */
-export interface SmtpPauseBanner {
+interface SmtpPauseBanner {
   /** As /readyz names it: `paused` until the next try, `probing` while the oldest delivery tests the server. */
   state: 'paused' | 'probing';
   since: string;
@@ -155,7 +155,7 @@ ${error ? html`<p class="flash bad" role="alert">${error}</p>` : ''}
 }
 
 /** The header block of a raw message (everything before the first empty line), unfolded lines kept. */
-export function headerBlock(raw: Buffer): string {
+function headerBlock(raw: Buffer): string {
   const text = raw.toString('utf8');
   const end = text.search(/\r?\n\r?\n/);
   return (end === -1 ? text : text.slice(0, end)).replace(/\r\n/g, '\n');

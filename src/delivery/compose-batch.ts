@@ -15,13 +15,13 @@ import type { NextState } from './retry-policy';
 import type { RoutePlanner } from '../routing';
 
 /** Composes one kind of delivery (a report, a digest, the watchdog's notice). */
-export type Composer = (delivery: ClaimedDelivery, log: Logger) => Promise<ComposedMail>;
+type Composer = (delivery: ClaimedDelivery, log: Logger) => Promise<ComposedMail>;
 
 /** The composer of each kind of delivery: the `kind` column chooses. */
 export type Composers = Readonly<Record<DeliveryKind, Composer>>;
 
 /** One route's place in a delivery's plan, as recorded or as decided at this attempt. */
-export type PlannedRoute = Pick<
+type PlannedRoute = Pick<
   RouteMailRecord,
   'route' | 'state' | 'reason' | 'reminder' | 'ownerGroup' | 'messageId' | 'lastError' | 'lastErrorCode'
 >;

@@ -15,10 +15,10 @@ const DEFAULT_PAUSE_AFTER_4XX = 3;
  * `closed`: deliveries are claimed freely. `open`: the mail server is down; nothing is claimed until
  * `openUntil`. `probing`: one delivery (the oldest due) is in flight to find out whether it is back.
  */
-export type BreakerState = 'closed' | 'open' | 'probing';
+type BreakerState = 'closed' | 'open' | 'probing';
 
 /** Why the queue is paused: the failure that opened (or last re-opened) the pause. */
-export interface BreakerCause {
+interface BreakerCause {
   code: string;
   message: string;
 }

@@ -73,7 +73,7 @@ export async function settleBatch(stage: SettleStage, state: SettleState, items:
 }
 
 /** Where one delivery goes, and the failure that decided it (none when it is sent, or waits with the queue). */
-export interface Decided {
+interface Decided {
   item: BatchItem;
   settlement: DeliverySettlement;
   failure?: FailureClass;
@@ -85,7 +85,7 @@ function failureOf(mail: RouteMail): FailureClass | undefined {
 }
 
 /** Where one delivery goes, from what its route mails came to (retry-policy.ts decided each failure). */
-export function decideSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, now: number): Decided {
+function decideSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, now: number): Decided {
   const { delivery } = item;
   const base = { id: delivery.id, ...(item.newPlan ? { plan: item.newPlan } : {}) };
   if (item.composeFailure) {

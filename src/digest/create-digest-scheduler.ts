@@ -4,10 +4,10 @@ import type { DigestPeriod, Store } from '../store';
 import { buildDigestJob } from './digest-job';
 
 /** A digest queued this long after its tick says it is late (the relay was not running at the tick). */
-export const DIGEST_LATE_AFTER_MS = 10 * 60_000;
+const DIGEST_LATE_AFTER_MS = 10 * 60_000;
 
 /** How often the schedules are looked at (a digest goes out at most this long after its tick). */
-export const DIGEST_CHECK_EVERY_MS = 30_000;
+const DIGEST_CHECK_EVERY_MS = 30_000;
 
 export interface DigestSchedulerOptions {
   store: Pick<Store, 'lastDigestPeriod' | 'queueDigest'>;
@@ -23,7 +23,7 @@ export interface DigestSchedulerOptions {
 }
 
 /** One digest route's schedule, for the dashboard. */
-export interface DigestRouteSchedule {
+interface DigestRouteSchedule {
   route: string;
   schedule: string;
   timezone: string;

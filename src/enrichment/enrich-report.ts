@@ -4,7 +4,7 @@ import type { ReportDelivery } from '../webhook';
 import { createFailureSummarizer, type FailureSummary } from './summarize-failures';
 
 /** Why the failing results are not in the mail. */
-export type EnrichmentMissingCode = 'NO_NETBOX_URL' | 'NO_TOKEN' | 'OTHER_NETBOX' | NetboxErrorCode;
+type EnrichmentMissingCode = 'NO_NETBOX_URL' | 'NO_TOKEN' | 'OTHER_NETBOX' | NetboxErrorCode;
 
 export type Enrichment =
   | { status: 'ok'; summary: FailureSummary }
@@ -79,7 +79,7 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
  * `results_url` plus the filters: failures only, biggest pages, no explanations (NetBox ≥ 4.5.2).
  * Only the query is touched: the path stays exactly as the webhook gave it, for the client to check.
  */
-export function buildFailedResultsPath(resultsUrl: string): string {
+function buildFailedResultsPath(resultsUrl: string): string {
   const { path, params } = splitResultsUrl(resultsUrl);
   params.set('passed', 'false');
   params.set('limit', String(RESULTS_PAGE_SIZE));

@@ -20,7 +20,7 @@ export interface PassedPairs {
  * ModelMultipleChoiceFilter), so one request asks for a block of tests × devices; 100 ids of up to 7
  * digits keep a query under 2.5 kB, below every proxy's URL limit.
  */
-export const IDS_PER_REQUEST = 100;
+const IDS_PER_REQUEST = 100;
 
 /** Requests in flight at once: the NetBox client's keep-alive agent holds four sockets. */
 const CONCURRENT_REQUESTS = 4;
@@ -110,7 +110,7 @@ function buildBlocks(pairs: readonly PairToAsk[]): { tests: number[]; devices: n
 }
 
 /** `results_url` with the filters: passed only, these tests and devices, biggest pages, no explanations. */
-export function buildPassedPath(resultsUrl: string, tests: readonly number[], devices: readonly number[]): string {
+function buildPassedPath(resultsUrl: string, tests: readonly number[], devices: readonly number[]): string {
   const { path, params } = splitResultsUrl(resultsUrl);
   params.set('passed', 'true');
   for (const id of tests) params.append('test_id', String(id));

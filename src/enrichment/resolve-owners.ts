@@ -15,7 +15,7 @@ import type { SeverityCounts } from '../report';
 import { systemClock, type Clock } from '../shared';
 
 /** Which contacts own a device, as a route asks for them. */
-export interface OwnerQuery {
+interface OwnerQuery {
   role: string;
   on: readonly ('device' | 'site' | 'tenant')[];
   priority?: string;

@@ -11,7 +11,7 @@ export interface FailingResult {
 }
 
 /** One failing test and the devices it fails on. */
-export interface FailingTest {
+interface FailingTest {
   testId: number | null;
   name: string;
   severity: Severity;
@@ -21,7 +21,7 @@ export interface FailingTest {
   firstResults: FailingResult[];
 }
 
-export interface DeviceFailures {
+interface DeviceFailures {
   deviceId: number | null;
   name: string;
   failures: number;
@@ -38,7 +38,7 @@ export interface FailureSummary {
 }
 
 /** Results kept per test for the mail ("the first few device names"). */
-export const FIRST_RESULTS_PER_TEST = 5;
+const FIRST_RESULTS_PER_TEST = 5;
 
 const SEVERITY_ORDER: Record<Severity, number> = { HIGH: 0, MIDDLE: 1, LOW: 2 };
 

@@ -4,7 +4,7 @@ import type { Clock } from '../shared';
 import type { Store } from '../store';
 import type { SmtpHealth } from './smtp-health';
 
-export interface ReadinessCheck {
+interface ReadinessCheck {
   ok: boolean;
   [detail: string]: unknown;
 }
@@ -14,10 +14,10 @@ export interface ReadinessCheck {
  * queue still flows: it is retried); `paused`: the circuit breaker holds the whole queue until
  * `nextTryAt`; `probing`: the oldest delivery is testing the server now.
  */
-export type SmtpState = 'ok' | 'failing' | 'paused' | 'probing';
+type SmtpState = 'ok' | 'failing' | 'paused' | 'probing';
 
 /** The `smtp` part of /readyz's body, shown to everyone: no host, no server text. */
-export interface SmtpSummary {
+interface SmtpSummary {
   ok: boolean;
   state: SmtpState;
   /** When the paused queue next probes the server, or when the next connection check runs (ISO 8601). */

@@ -1,2 +1,2 @@
-export { createSmtpHealth, type SmtpHealth, type SmtpStatus } from './smtp-health';
-export { checkReadiness, type Readiness, type ReadinessCheck, type ReadinessDeps } from './check-readiness';
+export { createSmtpHealth, type SmtpHealth } from './smtp-health';
+export { checkReadiness, type Readiness } from './check-readiness';

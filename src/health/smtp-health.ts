@@ -4,7 +4,7 @@ import { readFailureCode, type Notifier } from '../notify';
 import { FAILURE_CATALOGUE, type Clock, type Logger } from '../shared';
 
 /** The latest word on whether mail can leave: from a periodic check or from the last send. */
-export interface SmtpStatus {
+interface SmtpStatus {
   ok: boolean;
   /** `verify` (a connection check) or `send` (a real delivery's outcome); absent before any check. */
   source?: 'verify' | 'send';

@@ -21,7 +21,7 @@ export interface AdminRouteOptions {
 }
 
 /** Largest page of `GET /api/deliveries`. */
-export const ADMIN_MAX_LIMIT = 500;
+const ADMIN_MAX_LIMIT = 500;
 
 /**
  * The admin API under `/api/deliveries` (docs/admin-api.md): list, show, requeue one, requeue every

@@ -32,7 +32,7 @@ export interface DeliveryJson {
   routes: DeliveryRouteJson[];
 }
 
-export interface DeliveryRouteJson {
+interface DeliveryRouteJson {
   route: string;
   /** The route's decision: `send`, `suppressed` (notify policy) or `skipped` (no match). */
   outcome: RouteMailRecord['outcome'];
@@ -43,7 +43,7 @@ export interface DeliveryRouteJson {
 }
 
 /** Maps a stored record to its JSON view; `mask` hides secret values that may sit in an error text. */
-export function buildDeliveryJson(
+function buildDeliveryJson(
   record: DeliveryRecord,
   mask: (text: string) => string = (t) => t,
   routes: readonly RouteMailRecord[] = [],

@@ -49,7 +49,7 @@ export function createWaiversRouter(options: WaiversRouteOptions): Router {
 }
 
 /** `?status=&source=&test=&device=&limit=` as a filter; anything malformed is a 400 naming the parameter. */
-export function parseWaiverQuery(query: Record<string, unknown>): Omit<WaiverFilter, 'at'> {
+function parseWaiverQuery(query: Record<string, unknown>): Omit<WaiverFilter, 'at'> {
   const issues: { path: string; message: string }[] = [];
   const text = (name: 'source' | 'test' | 'device') => {
     const value = query[name];

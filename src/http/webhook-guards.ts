@@ -57,7 +57,7 @@ export function createWebhookGuards(options: WebhookGuardOptions): RequestHandle
 }
 
 /** Whether `ip` (IPv4, IPv6 or IPv4-mapped IPv6) falls in one of `ranges`. */
-export function isAllowed(ip: string | undefined, ranges: readonly [ipaddr.IPv4 | ipaddr.IPv6, number][]): boolean {
+function isAllowed(ip: string | undefined, ranges: readonly [ipaddr.IPv4 | ipaddr.IPv6, number][]): boolean {
   if (!ip || !ipaddr.isValid(ip)) return false;
   const addr = ipaddr.process(ip);
   return ranges.some(([range, bits]) => addr.kind() === range.kind() && addr.match(range, bits));

@@ -22,7 +22,7 @@ export interface WebhookRouteOptions {
 }
 
 /** Seconds a client should wait before retrying after a 503 (storage could not commit). */
-export const STORAGE_RETRY_AFTER_SECONDS = 30;
+const STORAGE_RETRY_AFTER_SECONDS = 30;
 
 /**
  * POST <path> (a trailing slash is accepted): checks the content type, reads the raw body within

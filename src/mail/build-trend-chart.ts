@@ -22,7 +22,7 @@ const STEADY_POINTS = 0.5;
 /** Each marker shape as a character (the dashboard draws the same shapes; Overall, a dashed line there, is a ring). */
 const GLYPHS: Record<ChartMarker, string> = { none: '\u25cb', circle: '\u25cf', square: '\u25a0', diamond: '\u25c6' };
 
-export type TrendChartLine = (typeof TREND_CHART_LINES)[number]['key'];
+type TrendChartLine = (typeof TREND_CHART_LINES)[number]['key'];
 
 /** One report of the series: its pass ratios (0..1), null or absent where it had no results of that severity. */
 export interface TrendChartPoint {
@@ -38,7 +38,7 @@ export interface TrendChartSeries {
 }
 
 /** One report in one strip: its marker's padding above and below (they add up to the strip's height). */
-export interface TrendChartCell {
+interface TrendChartCell {
   top: number;
   bottom: number;
   /** The line's marker, or '' for a report without results of it. */
@@ -47,7 +47,7 @@ export interface TrendChartCell {
 }
 
 /** One strip: a line's name, marker and colour, its range's labels, and a cell per report. */
-export interface TrendChartRow {
+interface TrendChartRow {
   /** `overall`, `high`, `middle`, `low`: the class (`chart-line-…`) its dark-mode colour hangs on. */
   key: string;
   name: string;

@@ -5,13 +5,11 @@ export {
   buildCompiledTemplatesFile,
   registerTemplateHelpers,
   TemplateError,
-  DEFAULT_TEMPLATE_SET,
   type Renderer,
-  type RendererOptions,
   type RenderedMail,
 } from './renderer';
-export { buildMessage, buildMessageId, buildThreadId, type MessageInput, type Recipients } from './build-message';
-export type { MailAttachment, MailContent } from './mail-content';
+export { buildMessage, buildMessageId, buildThreadId, type Recipients } from './build-message';
+export type { MailAttachment } from './mail-content';
 export { buildOutgoingMail } from './build-outgoing-mail';
 export { INLINED_CSS_FILE } from './inlined-css-file';
 export { COMPILED_TEMPLATES_FILE } from './compiled-templates-file';
@@ -23,14 +21,9 @@ export {
   TREND_CHART_LINES,
   TREND_CHART_MAX_REPORTS,
   TREND_CHART_STRIP_PX,
-  type ChartRange,
   type TrendChart,
-  type TrendChartCell,
-  type TrendChartLine,
   type TrendChartPoint,
-  type TrendChartRow,
-  type TrendChartSeries,
 } from './build-trend-chart';
 export { embedRawInlineImages } from './embed-raw-inline-images';
-export { describeMailError, type MailErrorFacts } from './describe-mail-error';
+export { describeMailError } from './describe-mail-error';
 export type { OutgoingMail } from './outgoing-mail';

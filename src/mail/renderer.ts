@@ -43,7 +43,7 @@ export class TemplateError extends Error {
   }
 }
 
-export const DEFAULT_TEMPLATE_SET = 'report';
+const DEFAULT_TEMPLATE_SET = 'report';
 const PARTS = ['subject', 'html', 'text'] as const;
 type Part = (typeof PARTS)[number];
 type Hbs = typeof HandlebarsNamespace;

@@ -1,3 +1,3 @@
-export { createMetrics, type MetricsOptions, type RelayMetrics } from './create-metrics';
+export { createMetrics, type RelayMetrics } from './create-metrics';
 export { registerWaiverGauge } from './register-waiver-gauge';
-export { registerCatchUpSeries, type CatchUpCount } from './register-catch-up-series';
+export { registerCatchUpSeries } from './register-catch-up-series';

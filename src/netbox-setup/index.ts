@@ -1,20 +1,3 @@
-export {
-  runNetboxSetup,
-  NetboxSetupError,
-  type NetboxSetupOptions,
-  type NetboxSetupIo,
-  type NetboxSetupResult,
-  type SetupAction,
-} from './run-netbox-setup';
-export { createNetboxApi, NetboxApiError, type NetboxApi, type FetchLike } from './netbox-api';
-export {
-  parseNetboxVersion,
-  selectSetupForm,
-  buildWebhookFields,
-  buildEventRuleFields,
-  diffFields,
-  REPORT_OBJECT_TYPE,
-  type SetupForm,
-  type NetboxVersion,
-} from './plan-setup';
+export { runNetboxSetup, NetboxSetupError } from './run-netbox-setup';
+export { type FetchLike } from './netbox-api';
 export { createNodeFetch } from './request-json';

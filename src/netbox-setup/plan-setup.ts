@@ -1,5 +1,5 @@
 /** The validity report's object type, as NetBox names it in `content_types` / `object_types`. */
-export const REPORT_OBJECT_TYPE = 'validity.compliancereport';
+const REPORT_OBJECT_TYPE = 'validity.compliancereport';
 
 /**
  * How a NetBox version wants a webhook to be triggered (NETBOX.md, "Creating the webhook"):

@@ -36,7 +36,7 @@ export interface NetboxSetupIo {
   generateSecret: () => string;
 }
 
-export type SetupAction = 'created' | 'updated' | 'unchanged';
+type SetupAction = 'created' | 'updated' | 'unchanged';
 
 export interface NetboxSetupResult {
   netboxVersion: string;

@@ -1,14 +1,6 @@
-export {
-  createNetboxClient,
-  buildAuthorization,
-  MAX_PAGE_KEPT_BYTES,
-  type NetboxClient,
-  type NetboxClientOptions,
-  type RequestBudget,
-} from './netbox-client';
-export { NetboxError, classifyNetboxStatus, describeTlsFailure, type NetboxErrorCode } from './netbox-error';
+export { createNetboxClient, buildAuthorization, MAX_PAGE_KEPT_BYTES, type NetboxClient, type RequestBudget } from './netbox-client';
+export { NetboxError, describeTlsFailure, type NetboxErrorCode } from './netbox-error';
 export { splitResultsUrl } from './results-url';
-export { parsePageStream, PageScanner, type NetboxPage } from './parse-page-stream';
 export {
   readNetboxMajor,
   listDevices,
@@ -19,6 +11,4 @@ export {
   type NetboxRef,
   type NetboxDevice,
   type OwnerObjectType,
-  type ContactAssignment,
-  type NetboxContact,
 } from './read-owners';

@@ -31,7 +31,7 @@ const NULL_BYTES = Buffer.from('null');
  * from what remains. A general streaming tokenizer (stream-json) was measured at about 4 MB/s here;
  * this scanner only tracks strings and brackets.
  */
-export class PageScanner {
+class PageScanner {
   private depth = 0;
   private inString = false;
   private escape = false;

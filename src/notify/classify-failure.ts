@@ -1,7 +1,7 @@
 import { TemplateError } from '../mail';
 import { FAILURE_CATALOGUE, isCertificateFailure, isFailureCode, type FailureCode } from '../shared';
 
-export type FailureKind = 'transient' | 'permanent';
+type FailureKind = 'transient' | 'permanent';
 
 /**
  * Who the failure is about. `server`: the SMTP service as a whole is unreachable or refusing
@@ -11,7 +11,7 @@ export type FailureKind = 'transient' | 'permanent';
  * message's 4xx still pauses the queue when several different deliveries get one in a row
  * (retry-policy.ts: three in a row).
  */
-export type FailureScope = 'server' | 'message';
+type FailureScope = 'server' | 'message';
 
 export interface FailureClass {
   kind: FailureKind;

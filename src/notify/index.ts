@@ -1,12 +1,4 @@
-export {
-  buildFailureClass,
-  classifyFailure,
-  classifyRenderFailure,
-  readFailureCode,
-  type FailureClass,
-  type FailureKind,
-  type FailureScope,
-} from './classify-failure';
+export { buildFailureClass, classifyFailure, classifyRenderFailure, readFailureCode, type FailureClass } from './classify-failure';
 export type { Notifier, NotifyResult } from './notifier';
 export { createNotifier } from './create-notifier';
 export { createSmtpNotifier } from './create-smtp-notifier';

@@ -44,7 +44,7 @@ export function buildLinks(reportId: number, apiUrl: string, resultsApiUrl: stri
  * A NetBox path on NETBOX_URL (base path not doubled), built by buildNetboxUrl. A path it refuses
  * never becomes a link elsewhere: NETBOX_URL itself is linked instead.
  */
-export function absoluteUrl(path: string, netboxUrl: string): string {
+function absoluteUrl(path: string, netboxUrl: string): string {
   const base = parseNetboxBase(netboxUrl);
   const built = buildNetboxUrl(base, path);
   return built.ok ? built.url.href : new URL(`${base.basePath}/`, `${base.origin}/`).href;

@@ -3,7 +3,7 @@
  * printed with one decimal, and "—" when there is nothing to count.
  */
 
-export const NO_RESULTS = '—';
+const NO_RESULTS = '—';
 
 /** Colour bands of validity's UI: ≥ 75 green, ≥ 50 yellow, ≥ 25 orange, else red. */
 export type Band = 'green' | 'yellow' | 'orange' | 'red' | 'none';
@@ -13,7 +13,7 @@ export type Band = 'green' | 'yellow' | 'orange' | 'red' | 'none';
  * half up. They differ only on exact ties at the second decimal, which a double can hold only as
  * n + 0.25 or n + 0.75: 6.25 is "6.2" in Python and "6.3" in toFixed (6.75 is "6.8" in both).
  */
-export function roundHalfEven1(value: number): number {
+function roundHalfEven1(value: number): number {
   const quarters = value * 4;
   if (Number.isInteger(quarters) && !Number.isInteger(value * 2)) {
     const floor = Math.floor(value);

@@ -43,7 +43,7 @@ export const MAX_OWNER_RECIPIENTS = 20;
 const MAX_REFUSED_IN_NOTE = 5;
 
 /** The key of the group of failures nobody owns. */
-export const UNOWNED_GROUP_KEY = 'unowned';
+const UNOWNED_GROUP_KEY = 'unowned';
 
 const OBJECT_WORDS: Record<OwnerObjectType, string> = { 'dcim.device': 'device', 'dcim.site': 'site', 'tenancy.tenant': 'tenant' };
 

@@ -8,7 +8,7 @@ import { buildCountTrend, buildReportFacts, buildRoutingTrend, type SourceFacts 
 import type { Route } from './routes-schema';
 
 /** What routes decide on: the report as parsed, its trend, and what NetBox said of its failing results and their owners. */
-export interface PlannedReport {
+interface PlannedReport {
   delivery: ReportDelivery;
   trend: Trend | null;
   failures: FailingResult[] | null;
@@ -21,7 +21,7 @@ export interface PlannedReport {
 export type RoutePlanner = (delivery: ClaimedDelivery, composed: PlannedReport) => Promise<NewRouteMail[]>;
 
 /** The key of the mail holding the whole report (nothing failed, or NetBox could not say who owns what). */
-export const WHOLE_GROUP_KEY = 'whole';
+const WHOLE_GROUP_KEY = 'whole';
 
 /**
  * Evaluates the routes for a report on its facts and on the trend composition derived and recorded

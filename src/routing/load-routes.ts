@@ -11,7 +11,7 @@ import { RoutesFileSchema, type Route } from './routes-schema';
 import { describeZodIssue } from '../shared';
 
 /** The largest routes file accepted: it is configuration, read once at boot. */
-export const MAX_ROUTES_FILE_BYTES = 256 * 1024;
+const MAX_ROUTES_FILE_BYTES = 256 * 1024;
 
 /** The name of the route used when no ROUTES_FILE is given: MAIL_TO/CC/BCC get every report. */
 export const DEFAULT_ROUTE_NAME = 'default';

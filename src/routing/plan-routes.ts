@@ -8,7 +8,7 @@ import type { Condition, DeviceConditionT, Route, RouteSeverity } from './routes
  * - `suppressed`: the route matched but its notify policy held the mail back;
  * - `skipped`: the route did not match, or an earlier matching route had no `continue`.
  */
-export type RouteOutcome = 'send' | 'suppressed' | 'skipped';
+type RouteOutcome = 'send' | 'suppressed' | 'skipped';
 
 export interface RouteDecision {
   route: string;
@@ -120,7 +120,7 @@ export function matchCondition(condition: Condition, facts: ReportFacts, trend: 
 }
 
 /** True when the device has every attribute the condition names (a list: any of its values; tags: each one). */
-export function matchDevice(condition: DeviceConditionT, device: NetboxDevice): boolean {
+function matchDevice(condition: DeviceConditionT, device: NetboxDevice): boolean {
   const named = (ref: NetboxRef | null, values: string[]) => ref !== null && values.some((v) => v === ref.slug || v === ref.name);
   if (condition.site && !named(device.site, condition.site)) return false;
   if (condition.tenant && !named(device.tenant, condition.tenant)) return false;
@@ -166,7 +166,7 @@ function sameText(actual: unknown, expected: unknown): boolean {
 }
 
 /** The notify policy of a matched route: send now, or hold back and say why. */
-export function decideNotify(
+function decideNotify(
   route: Route,
   facts: ReportFacts,
   trend: RoutingTrend,

@@ -5,7 +5,7 @@ import { DEFAULT_SOURCE_NAME, type ReportDelivery } from '../webhook';
 import type { RouteSeverity } from './routes-schema';
 
 /** One severity's (or the overall) numbers as routes see them. */
-export interface RatioFacts {
+interface RatioFacts {
   failed: number;
   /** As NetBox shows it (one decimal), null when nothing was counted. */
   percent: number | null;

@@ -3,14 +3,14 @@ import { describeBadDuration, isMailbox, parseDurationMs } from '../shared';
 import { parseDigestSchedule } from './digest-schedule';
 
 /** Severities a condition can name; `overall` is the total over all three. */
-export const ROUTE_SEVERITIES = ['HIGH', 'MIDDLE', 'LOW', 'overall'] as const;
+const ROUTE_SEVERITIES = ['HIGH', 'MIDDLE', 'LOW', 'overall'] as const;
 export type RouteSeverity = (typeof ROUTE_SEVERITIES)[number];
 
-export const NOTIFY_POLICIES = ['always', 'on-failure', 'on-change'] as const;
-export type NotifyPolicy = (typeof NOTIFY_POLICIES)[number];
+const NOTIFY_POLICIES = ['always', 'on-failure', 'on-change'] as const;
+type NotifyPolicy = (typeof NOTIFY_POLICIES)[number];
 
 /** Bounds: a routes file is configuration, not data; these stop a typo from building a monster. */
-export const MAX_ROUTES = 100;
+const MAX_ROUTES = 100;
 const MAX_CONDITION_ITEMS = 50;
 const MAX_RECIPIENTS = 100;
 
@@ -69,10 +69,6 @@ const SourceTagsCondition = z
   .record(z.string().min(1).max(100), z.union([z.string().max(200), z.number(), z.boolean()]).transform(String))
   .refine((tags) => Object.keys(tags).length > 0, 'needs at least one tag');
 
-/** Device attributes a `device` condition names (NetBox's slugs or names; several values: any of them). */
-export const DEVICE_FIELDS = ['site', 'tenant', 'role', 'platform'] as const;
-export type DeviceField = (typeof DEVICE_FIELDS)[number];
-
 const slugList = z
   .union([z.string().min(1).max(200), z.array(z.string().min(1).max(200)).min(1).max(MAX_CONDITION_ITEMS)], {
     error: 'must be a name (slug) or a list of them',
@@ -93,10 +89,10 @@ const DeviceCondition = z
   })
   .refine((d) => Object.values(d).some((v) => v !== undefined), 'give at least one of site, tenant, role, platform, tags');
 
-export type FailedConditionT = z.infer<typeof FailedCondition>;
-export type PassPercentConditionT = z.infer<typeof PassPercentCondition>;
-export type RegressionConditionT = z.infer<typeof RegressionCondition>;
-export type CustomFieldConditionT = z.infer<typeof CustomFieldCondition>;
+type FailedConditionT = z.infer<typeof FailedCondition>;
+type PassPercentConditionT = z.infer<typeof PassPercentCondition>;
+type RegressionConditionT = z.infer<typeof RegressionCondition>;
+type CustomFieldConditionT = z.infer<typeof CustomFieldCondition>;
 export type DeviceConditionT = z.infer<typeof DeviceCondition>;
 
 /** One condition: exactly one key. `all`/`any` nest. */
@@ -114,7 +110,7 @@ export interface Condition {
 
 const CONDITION_KEYS = ['failed', 'pass_percent', 'regression', 'custom_field', 'source', 'source_tags', 'device', 'all', 'any'] as const;
 
-export const ConditionSchema: z.ZodType<Condition> = z
+const ConditionSchema: z.ZodType<Condition> = z
   .strictObject({
     failed: FailedCondition.optional(),
     pass_percent: PassPercentCondition.optional(),
@@ -148,9 +144,9 @@ const recipients = z
   .default([]);
 
 /** Objects a contact can be assigned to that own a device: the device itself, its site, its tenant. */
-export const OWNER_OBJECTS = ['device', 'site', 'tenant'] as const;
-export type OwnerObject = (typeof OWNER_OBJECTS)[number];
-export const CONTACT_PRIORITIES = ['primary', 'secondary', 'tertiary', 'inactive'] as const;
+const OWNER_OBJECTS = ['device', 'site', 'tenant'] as const;
+type OwnerObject = (typeof OWNER_OBJECTS)[number];
+const CONTACT_PRIORITIES = ['primary', 'secondary', 'tertiary', 'inactive'] as const;
 
 /** `netbox_contacts: { role: owner, on: [device, site, tenant], priority: primary }`. */
 const NetboxContacts = z.strictObject({
@@ -260,12 +256,10 @@ const DigestSchema = z
     }
   });
 
-export type DigestSettings = z.infer<typeof DigestSchema>;
-
 /** Route names appear in Message-IDs and headers: keep them to a safe token. */
-export const ROUTE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const ROUTE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-export const RouteSchema = z
+const RouteSchema = z
   .strictObject({
     name: z
       .string({ error: 'is required (letters, digits, - _ .)' })

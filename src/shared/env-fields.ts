@@ -66,7 +66,7 @@ export function parseDurationMs(value: string): number | undefined {
 }
 
 /** The shortest webhook secret accepted: a short one can be guessed from the signatures NetBox sends. */
-export const MIN_WEBHOOK_SECRET_LENGTH = 16;
+const MIN_WEBHOOK_SECRET_LENGTH = 16;
 
 /** Why a webhook secret is refused for its length, or undefined when it is long enough. */
 export function describeShortWebhookSecret(secret: string): string | undefined {

@@ -1,5 +1,5 @@
 /** Which transport sets a code: `oauth2` for either transport that logs in with OAuth2; `relay` for the relay's own. */
-export type FailureTransport = 'smtp' | 'graph' | 'oauth2' | 'relay';
+type FailureTransport = 'smtp' | 'graph' | 'oauth2' | 'relay';
 
 /** What the catalogue knows of one delivery failure code. */
 export interface FailureFacts {

@@ -1,4 +1,4 @@
-export { ERROR_CATALOGUE, RelayError, buildErrorBody, type ErrorCode, type ErrorIssue } from './errors';
+export { RelayError, buildErrorBody, type ErrorCode, type ErrorIssue } from './errors';
 export {
   FAILURE_CATALOGUE,
   describeFailureOutcome,
@@ -7,14 +7,12 @@ export {
   parseFailureCode,
   readFailureFacts,
   type FailureCode,
-  type FailureFacts,
-  type FailureTransport,
 } from './failure-catalogue';
-export { renderFailureCatalogue, replaceFailureCatalogue } from './render-failure-catalogue';
+export { replaceFailureCatalogue } from './render-failure-catalogue';
 export { systemClock, type Clock } from './clock';
 export { createAuthThrottle, type AuthThrottle } from './auth-throttle';
 export { createActivityCounter, type ActivityCounter } from './activity-counter';
-export { createLogger, createSilentLogger, resolveLogFormat, type Logger, type LoggerOptions } from './logger';
+export { createLogger, createSilentLogger, resolveLogFormat, type Logger } from './logger';
 export { findPackageRoot } from './paths';
 export { neutralizeText, neutralizeView } from './neutralize-text';
 export { createSecretMask, SECRET_MARK, type SecretMask } from './mask-secrets';

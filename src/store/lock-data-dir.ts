@@ -3,9 +3,9 @@ import path from 'node:path';
 import { loadSqliteDriver } from './sqlite-store';
 
 /** The file whose lock says "a relay runs on this data directory"; it holds no data. */
-export const DATA_DIR_LOCK_FILE = 'relay.lock';
+const DATA_DIR_LOCK_FILE = 'relay.lock';
 /** The holder's process id, written beside the lock (the lock file itself cannot be read while held). */
-export const DATA_DIR_PID_FILE = 'relay.pid';
+const DATA_DIR_PID_FILE = 'relay.pid';
 
 /** Another process holds the data directory: `pid` is what it wrote beside the lock, if anything yet. */
 export class DataDirLockedError extends Error {

@@ -22,7 +22,7 @@ export interface PgStoreOptions {
 }
 
 /** The key of the advisory lock that serialises migrations across replicas starting together. */
-export const PG_MIGRATION_LOCK_KEY = 0x636f6d70; // "comp"
+const PG_MIGRATION_LOCK_KEY = 0x636f6d70; // "comp"
 
 /** Rows per multi-row INSERT: 22 parameters each (delivery and report columns; 13 for the report history row) stays below PostgreSQL's 65535. */
 const INSERT_CHUNK = 1000;
@@ -316,7 +316,7 @@ async function runWork<T>(queryable: Queryable, work: Work<T>): Promise<T> {
 const PROGRAMMING_ERROR_CLASSES = new Set(['22', '23', '42', '2B', '2D', '3F', '44']);
 
 /** Maps a pg or socket error to {@link StorageUnavailableError} unless a retry cannot help. */
-export function toStorageError(error: unknown): unknown {
+function toStorageError(error: unknown): unknown {
   if (error instanceof StorageUnavailableError) return error;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && PROGRAMMING_ERROR_CLASSES.has(code.slice(0, 2))) return error;

@@ -87,7 +87,7 @@ export function toReportParams(snapshot: ReportSnapshot): ReportParams {
 }
 
 /** A report's PairStates as JSON (its maps as `[key, hasResult]` entries); null stays null. */
-export function encodePairStates(states: PairStates | null): string | null {
+function encodePairStates(states: PairStates | null): string | null {
   if (!states) return null;
   return JSON.stringify({
     now: states.now && [...states.now],
@@ -99,7 +99,7 @@ export function encodePairStates(states: PairStates | null): string | null {
 }
 
 /** The inverse of {@link encodePairStates}; a value that does not decode counts as not asked (null). */
-export function decodePairStates(value: string | null | undefined): PairStates | null {
+function decodePairStates(value: string | null | undefined): PairStates | null {
   if (!value) return null;
   try {
     const raw = JSON.parse(value) as Record<string, unknown>;
@@ -123,7 +123,7 @@ export function decodePairStates(value: string | null | undefined): PairStates |
 const SEVERITIES = new Set(['HIGH', 'MIDDLE', 'LOW']);
 
 /** Failing pairs as compact JSON (`[[device, test, severity], ...]`); null stays null (unknown). */
-export function encodeFailingPairs(pairs: readonly FailingPair[] | null): string | null {
+function encodeFailingPairs(pairs: readonly FailingPair[] | null): string | null {
   return pairs === null ? null : JSON.stringify(pairs.map((p) => [p.device, p.test, p.severity]));
 }
 
@@ -131,7 +131,7 @@ export function encodeFailingPairs(pairs: readonly FailingPair[] | null): string
  * The NetBox ids of failing pairs, in the same order, kept apart from the names (a search of the names
  * never matches an id); null unless every pair has them.
  */
-export function encodeFailingIds(pairs: readonly FailingPair[] | null): string | null {
+function encodeFailingIds(pairs: readonly FailingPair[] | null): string | null {
   if (pairs === null || !pairs.every((p) => p.ids)) return null;
   return JSON.stringify(pairs.map((p) => [p.ids!.result, p.ids!.device, p.ids!.test]));
 }
@@ -157,7 +157,7 @@ function attachFailingIds(pairs: FailingPair[] | null, value: string | null): Fa
 }
 
 /** The inverse of {@link encodeFailingPairs}; a row that does not decode counts as unknown. */
-export function decodeFailingPairs(value: string | null): FailingPair[] | null {
+function decodeFailingPairs(value: string | null): FailingPair[] | null {
   if (value === null) return null;
   try {
     const rows = JSON.parse(value) as unknown;

@@ -46,7 +46,7 @@ export function defineStatement<P extends object = Record<string, never>, R = ne
 }
 
 /** Replaces `:name` parameters by the dialect's placeholders. */
-export function compileSql(sql: string, dialect: Dialect): CompiledStatement {
+function compileSql(sql: string, dialect: Dialect): CompiledStatement {
   const names: string[] = [];
   const slots = new Map<string, number>();
   const text = sql.replace(PARAMETER, (_match, name: string) => {

@@ -6,10 +6,10 @@ import type { Statement } from './statement';
 import type { InsertResult, NewDelivery, SettledBatch } from './types';
 
 /** What a step asks of the engine: every row, the first row, or how many rows the statement changed. */
-export type StepResult = 'rows' | 'row' | 'count';
+type StepResult = 'rows' | 'row' | 'count';
 
 /** One statement of a piece of store work, with what it binds. */
-export interface Step {
+interface Step {
   statement: Statement<object, unknown>;
   params: object;
   result: StepResult;

@@ -86,7 +86,7 @@ export interface InsertResult {
  * What a listing may be narrowed to (the dashboard's filters). Every filter is optional and they
  * combine with AND.
  */
-export interface DeliveryFilter {
+interface DeliveryFilter {
   state?: DeliveryState;
   /** Only deliveries with a routing decision for this route (ROUTES_FILE name). */
   route?: string;

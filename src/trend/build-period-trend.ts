@@ -3,7 +3,7 @@ import { buildTrend, pairKey, type Trend } from './build-trend';
 import type { FailingPair, PairStates, ReportSnapshot } from './types';
 
 /** Pass percentages of one report: overall and per severity (null where nothing was counted). */
-export interface PeriodRatios {
+interface PeriodRatios {
   overall: number | null;
   HIGH: number | null;
   MIDDLE: number | null;
@@ -23,7 +23,7 @@ export interface PeriodPoint {
 }
 
 /** A device with failing results in the period's latest report. */
-export interface WorstDevice {
+interface WorstDevice {
   device: string;
   failing: number;
   /** Of which HIGH: the first key of "worst". */
@@ -54,7 +54,7 @@ export interface SeriesPeriodTrend {
 }
 
 /** Devices shown as the worst of a series. */
-export const WORST_DEVICES_SHOWN = 5;
+const WORST_DEVICES_SHOWN = 5;
 
 /**
  * The period trend of one series: `reports` are the period's reports of that series (any order),

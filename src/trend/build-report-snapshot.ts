@@ -9,7 +9,7 @@ import type { FailingPair, ReportSnapshot } from './types';
  * NetBox's RQ workers change address on every container or pod restart, which would cut every trend.
  * A second NetBox with another base path (or a relay without NETBOX_URL) gets its own series.
  */
-export function buildSeriesKey(options: { netboxUrl?: string; reportUrl: string }): string {
+function buildSeriesKey(options: { netboxUrl?: string; reportUrl: string }): string {
   return `${options.netboxUrl ?? 'netbox'}|${findNetboxBasePath(options.reportUrl)}`;
 }
 

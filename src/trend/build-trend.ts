@@ -4,13 +4,13 @@ import { groupPairsByTest, type TestPairsGroup } from './group-pairs-by-test';
 import { decideVerdict, type Verdict } from './decide-verdict';
 import { buildStreaks, failingKeys, pairKey, type FailingStreak } from './build-streaks';
 
-export { failingKeys, pairKey, type FailingStreak } from './build-streaks';
+export { failingKeys, pairKey } from './build-streaks';
 
 /** U+2212, as in "−1 failing": a real minus sign reads better than a hyphen in a mail. */
 const MINUS = '\u2212';
 
 /** Newly failing / fixed / still failing pairs listed in a trend, at most (counts are always exact). */
-export const TREND_PAIR_CAP = 20;
+const TREND_PAIR_CAP = 20;
 
 /** Change of one line (Overall or one severity) against the previous report. */
 export interface TrendDelta {
@@ -133,7 +133,7 @@ export interface LeftOutPairs {
 }
 
 /** A device with a fixed pair (see Trend.fixedDevices). */
-export interface FixedDevice {
+interface FixedDevice {
   name: string;
   id: number | null;
 }

@@ -8,8 +8,6 @@ import type { FailingPair, ReportCounts } from './types';
  */
 export type Verdict = 'first' | 'better' | 'worse' | 'mixed' | 'same';
 
-export const VERDICTS: readonly Verdict[] = ['first', 'better', 'worse', 'mixed', 'same'];
-
 /** The verdict and whether the two reports covered different results (see {@link decideVerdict}). */
 export interface VerdictDecision {
   verdict: Verdict;

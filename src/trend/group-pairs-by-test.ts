@@ -2,7 +2,7 @@ import type { Severity } from '../report';
 import type { FailingPair } from './types';
 
 /** Devices named per test in a grouped list; the rest is a count ("the first few devices"). */
-export const GROUP_DEVICES_SHOWN = 3;
+const GROUP_DEVICES_SHOWN = 3;
 
 /** The pairs of one test, as a mail lists them: one line per test, not one per result. */
 export interface TestPairsGroup {

@@ -16,7 +16,7 @@ export interface FailingPair {
   ids?: FailingIds;
 }
 
-export interface FailingIds {
+interface FailingIds {
   result: number;
   device: number | null;
   test: number | null;

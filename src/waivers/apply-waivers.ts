@@ -9,13 +9,13 @@ export interface WaivablePair {
 }
 
 /** A pair and the waiver that decides about it. */
-export interface WaiverMatch<P extends WaivablePair> {
+interface WaiverMatch<P extends WaivablePair> {
   pair: P;
   waiver: Waiver;
 }
 
 /** A HIGH failure one waiver hides on several devices: the mail's header names it, every time. */
-export interface HiddenHighFailure {
+interface HiddenHighFailure {
   waiver: Waiver;
   test: string;
   /** The devices it hides the failure on, sorted. */

@@ -100,7 +100,7 @@ export function createWaiverBook(options: WaiverBookOptions): WaiverBook {
 }
 
 /** The same filter the stores apply in SQL, for WAIVERS_FILE's entries. */
-export function matchesFilter(waiver: Waiver, filter: WaiverFilter): boolean {
+function matchesFilter(waiver: Waiver, filter: WaiverFilter): boolean {
   const status = classifyWaiver(waiver, filter.at);
   if (filter.status === 'active' && status === 'expired') return false;
   if (filter.status !== undefined && filter.status !== 'active' && filter.status !== status) return false;

@@ -17,7 +17,7 @@ const name = (what: string) =>
  * A waiver as a person asks for it (admin API body, CLI flags, dashboard form, a WAIVERS_FILE entry):
  * a device, or `allDevices` with a reason. Text fields arrive as strings; a form's unticked box is absent.
  */
-export const WaiverRequestSchema = z.object({
+const WaiverRequestSchema = z.object({
   source: name('a NetBox source').optional(),
   test: name('the test name as NetBox shows it'),
   device: z.string().trim().max(WAIVER_NAME_MAX, `must be at most ${WAIVER_NAME_MAX} characters`).optional(),
@@ -26,7 +26,7 @@ export const WaiverRequestSchema = z.object({
   reason: z.string().trim().max(WAIVER_REASON_MAX, `must be at most ${WAIVER_REASON_MAX} characters`).optional(),
   author: name('who accepts the exception'),
 });
-export type WaiverRequest = z.infer<typeof WaiverRequestSchema>;
+type WaiverRequest = z.infer<typeof WaiverRequestSchema>;
 
 /** What deciding a new waiver needs besides the request. */
 export interface WaiverRules {

@@ -7,15 +7,14 @@ export const DAY_MS = 86_400_000;
 export const WAIVER_EXPIRING_DAYS = 7;
 
 /** Where a waiver was made: in the store (dashboard, admin API, CLI) or in WAIVERS_FILE, which only its file changes. */
-export const WAIVER_ORIGINS = ['store', 'file'] as const;
-export type WaiverOrigin = (typeof WAIVER_ORIGINS)[number];
+const WAIVER_ORIGINS = ['store', 'file'] as const;
 
 /** What a waiver is at a given time: in force and far from its end, in force within a week of it, or over. */
 export const WAIVER_STATUSES = ['active', 'expiring', 'expired'] as const;
 export type WaiverStatus = (typeof WAIVER_STATUSES)[number];
 
 /** A calendar day as people write it in a form, a file or a command line. */
-export const IsoDateSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as YYYY-MM-DD (example: 2027-03-31)');
+const IsoDateSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as YYYY-MM-DD (example: 2027-03-31)');
 
 /** NetBox names (source, test, device) are short; the bounds keep a form or a file from storing a novel. */
 export const WAIVER_NAME_MAX = 200;

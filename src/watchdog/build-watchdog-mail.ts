@@ -4,7 +4,7 @@ import { buildNoticeMail, type WatchdogMailOptions } from './build-notice-mail';
 import type { WatchdogAlert } from './watchdog-alert';
 
 /** "1 day 3 hours", "5 hours 12 minutes", "40 minutes": the two largest units. */
-export function formatDuration(ms: number): string {
+function formatDuration(ms: number): string {
   const units: [string, number][] = [
     ['day', 86_400_000],
     ['hour', 3_600_000],

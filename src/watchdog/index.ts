@@ -1,11 +1,4 @@
-export { createWatchdog, type Watchdog, type WatchdogOptions } from './create-watchdog';
+export { createWatchdog, type Watchdog } from './create-watchdog';
 export { createWatchdogComposer } from './create-watchdog-composer';
 export { buildWatchdogAlert, parseWatchdogAlert, type WatchdogAlert } from './watchdog-alert';
-export { buildWatchdogMail, formatDuration } from './build-watchdog-mail';
-export {
-  buildMissedReportsRecord,
-  buildMissedReportsMail,
-  parseMissedReportsNotice,
-  formatIdRanges,
-  type MissedReportsNotice,
-} from './missed-reports-notice';
+export { buildMissedReportsRecord, parseMissedReportsNotice, type MissedReportsNotice } from './missed-reports-notice';

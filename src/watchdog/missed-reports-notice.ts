@@ -58,7 +58,7 @@ export function parseMissedReportsNotice(dedupKey: string, body: Buffer): Missed
 }
 
 /** "report 12, 13, 17": ids, a run of consecutive ones shown as a range. */
-export function formatIdRanges(ids: readonly number[]): string {
+function formatIdRanges(ids: readonly number[]): string {
   const parts: string[] = [];
   for (let i = 0; i < ids.length;) {
     let j = i;

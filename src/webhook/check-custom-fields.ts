@@ -5,10 +5,10 @@ import type { z } from 'zod';
  * Bounded here, at the door, so that a 100,000-level value is a 422 naming its field rather than a
  * stack overflow later (JSON.stringify and zod recurse), and a huge one never reaches the store.
  */
-export const MAX_CUSTOM_FIELD_DEPTH = 32;
+const MAX_CUSTOM_FIELD_DEPTH = 32;
 /** Characters of one field's value, as JSON, about: strings and keys counted, plus a few per value. */
-export const MAX_CUSTOM_FIELD_CHARS = 512 * 1024;
-export const MAX_CUSTOM_FIELDS = 500;
+const MAX_CUSTOM_FIELD_CHARS = 512 * 1024;
+const MAX_CUSTOM_FIELDS = 500;
 
 /** Adds an issue on each field of `fields` nested too deep or too large (walked without recursion). */
 export function checkCustomFields(fields: Record<string, unknown> | null | undefined, ctx: z.RefinementCtx): void {

@@ -40,7 +40,7 @@ export function buildDedupKey(reportId: number, created: string, source?: string
 }
 
 /** A well-formed NetBox event the relay acknowledges but does not mail. */
-export interface IgnoredDelivery {
+interface IgnoredDelivery {
   kind: 'ignored';
   reason: string;
 }

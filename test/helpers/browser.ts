@@ -6,7 +6,7 @@ import { chromium, type Browser } from 'playwright-core';
  * ones it keeps trying (and failing) to reach Google's hosts and stalls. Deliberately not `--single-process`
  * or `--no-zygote` (@sparticuz/chromium's serverless defaults): with them a second page in one browser hangs.
  */
-export const CHROMIUM_ARGS = [
+const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',

@@ -75,7 +75,7 @@ function eventRuleFields(version: DoubleVersion): Record<string, FieldSpec> | un
   return fields;
 }
 
-export interface DoubleRequest {
+interface DoubleRequest {
   method: string;
   path: string;
   authorization?: string;

@@ -13,7 +13,7 @@ export interface OAuth2DoubleOptions {
   google?: { clientEmail: string; publicKeyPem: string; subjects: string[] };
 }
 
-export interface GraphSend {
+interface GraphSend {
   sender: string;
   token: string;
   raw: Buffer;
@@ -21,7 +21,7 @@ export interface GraphSend {
 }
 
 /** How Graph's sendMail answers the next request (default 202). */
-export type GraphBehaviour =
+type GraphBehaviour =
   { type: 'accept' } | { type: 'throttle'; retryAfterSeconds?: number } | { type: 'error'; status: number; code: string; message: string };
 
 export interface OAuth2Double {

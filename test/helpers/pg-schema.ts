@@ -42,7 +42,7 @@ export async function createTestSchema(prefix = 'relay_test'): Promise<TestSchem
 }
 
 /** Adds `options=-c search_path=<schema>` to a connection string. */
-export function withSearchPath(url: string, schema: string): string {
+function withSearchPath(url: string, schema: string): string {
   const u = new URL(url);
   u.searchParams.set('options', `-c search_path=${schema}`);
   return u.toString();

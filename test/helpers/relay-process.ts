@@ -4,7 +4,7 @@ import { findPackageRoot } from '../../src/shared';
 import { waitUntil } from './relay-harness';
 
 /** The built entry point: child-process tests run what users run (`npm test` builds it first). */
-export const MAIN_JS = path.join(findPackageRoot(), 'dist/src/main.js');
+const MAIN_JS = path.join(findPackageRoot(), 'dist/src/main.js');
 
 export interface RelayProcess {
   child: ChildProcess;

@@ -11,7 +11,7 @@ export interface ResultSpec {
   explanationBytes?: number;
 }
 
-export interface DoubleReport {
+interface DoubleReport {
   id: number;
   created: string;
   results: ResultSpec[];
@@ -20,14 +20,14 @@ export interface DoubleReport {
 }
 
 /** A NetBox object nested in a device (site, tenant, role, platform, tag). */
-export interface RefSpec {
+interface RefSpec {
   id: number;
   name: string;
   slug: string;
 }
 
 /** A device as `/api/dcim/devices/` serves it (3.x: `device_role`, 4.x: `role`). */
-export interface DeviceSpec {
+interface DeviceSpec {
   id: number;
   name: string;
   site: RefSpec;
@@ -38,13 +38,13 @@ export interface DeviceSpec {
 }
 
 /** A contact (`/api/tenancy/contacts/`, with its e-mail) and its assignments. */
-export interface ContactSpec {
+interface ContactSpec {
   id: number;
   name: string;
   email: string;
 }
 
-export interface AssignmentSpec {
+interface AssignmentSpec {
   id: number;
   /** `dcim.device`, `dcim.site`, `tenancy.tenant`. */
   objectType: string;
@@ -96,7 +96,7 @@ export interface NetboxDouble {
  * A report as validity's API serializes it (NETBOX.md "The report"): its counts from its results, and
  * `url`/`results_url` absolute on the host NetBox believes it has (the webhook's are relative).
  */
-export function renderReport(report: DoubleReport, api: string): Record<string, unknown> {
+function renderReport(report: DoubleReport, api: string): Record<string, unknown> {
   const count = (results: ResultSpec[]) => ({ passed: results.filter((r) => r.passed).length, count: results.length });
   const of = (severity: string) => count(report.results.filter((r) => r.test.severity === severity));
   const [total, high, middle, low] = [count(report.results), of('HIGH'), of('MIDDLE'), of('LOW')];
