@@ -2,6 +2,7 @@ import http, { type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { redactConfig, type Config } from '../config';
 import { TemplateError } from '../mail';
+import { findTransport } from '../notify';
 import { createRelay, type Relay } from '../relay';
 import { createLogger, resolveLogFormat, systemClock, type Logger } from '../shared';
 import { DataDirLockedError, lockDataDir, type DataDirLock } from '../store';
@@ -163,11 +164,7 @@ export function describeListenError(code: string | undefined, where: { host: str
 /** The boot line: what the relay stores in, mails through and talks to, in one short sentence. */
 export function describeBoot(config: Config): string {
   const store = config.store.databaseUrl ? `PostgreSQL (pool ${config.store.databasePoolSize})` : `SQLite in ${config.store.dataDir}`;
-  const mail = config.graph
-    ? `Microsoft Graph as ${config.graph.sender}`
-    : config.smtp
-      ? `SMTP ${new URL(config.smtp.url).host}`
-      : `.eml files in ${config.mail.outboxDir}`;
+  const mail = findTransport(config).describeStart(config);
   const routes = config.routing.routes.length;
   const { url: netboxUrl } = config.sources[0].netbox;
   const netbox = netboxUrl ? `NetBox ${new URL(netboxUrl).host}` : 'no NetBox';

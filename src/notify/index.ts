@@ -7,7 +7,7 @@ export {
   type FailureKind,
   type FailureScope,
 } from './classify-failure';
-export type { Notifier, NotifyResult } from './notifier';
-export { createNotifier } from './create-notifier';
+export type { Notifier, NotifierIo, NotifierSettings, NotifyResult, TransportDescriptor } from './notifier';
+export { createNotifier, findTransport, TRANSPORTS } from './create-notifier';
 export { createSmtpNotifier } from './create-smtp-notifier';
 export { createFileNotifier } from './create-file-notifier';
