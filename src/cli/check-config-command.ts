@@ -73,10 +73,10 @@ export async function verifySmtp(io: CliIo, setExitCode: SetExitCode): Promise<v
     setExitCode(EXIT_CONFIG);
     return;
   }
-  const notifier = createNotifier(config, { readFile: io.readFile });
+  const notifier = createNotifier(config, { readFile: io.readFile }, io.transports);
   try {
     await notifier.verify((step) => io.stdout.write(`  ok  ${step}\n`));
-    io.stdout.write(`${findTransport(config).describeVerified(config)}\n`);
+    io.stdout.write(`${findTransport(config, io.transports).describeVerified(config)}\n`);
   } catch (error) {
     io.stderr.write(`compliance-relay: SMTP check failed ${describeMailFailure(error, config)}\n`);
     setExitCode(EXIT_UNAVAILABLE);
