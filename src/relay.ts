@@ -12,7 +12,7 @@ import {
 import { createBatchHistory, createWorker, type Composers, type Worker, type WorkerOutcome } from './delivery';
 import { createApp } from './http';
 import { defaultTemplatesDir, loadRenderer, type Renderer } from './mail';
-import { createNotifier, type Notifier } from './notify';
+import { createNotifier, type Notifier, type TransportDescriptor } from './notify';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
 import type * as DashboardModule from './dashboard';
 import { createMetrics, registerWaiverGauge, type RelayMetrics } from './metrics';
@@ -36,6 +36,8 @@ export interface RelayIo {
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
   /** Waits (the dashboard's slowed-down failed logins); absent: a real timer. Injected so tests need not wait. */
   sleep?: (ms: number) => Promise<void>;
+  /** The transports mails may go through; absent: the relay's own (notify's TRANSPORTS). */
+  transports?: readonly TransportDescriptor[];
 }
 
 /** One relay: its parts (those start and stop act on), the app, and its start and stop. */
@@ -63,7 +65,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const store = openStore(config.store, {
     onIdleError: (error) => io.logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
   });
-  const notifier = createNotifier(config, { readFile: io.readFile, clock: io.clock });
+  const notifier = createNotifier(config, { readFile: io.readFile, clock: io.clock }, io.transports);
   const netbox = createRelayNetboxClients(config, io);
   // The webhooks being answered, for the metrics.
   const webhooksInFlight = createActivityCounter();

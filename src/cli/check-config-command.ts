@@ -1,6 +1,6 @@
 import { describeCatchUp, listSettings, planCatchUp, redactConfig, type Config, type Setting } from '../config';
 import { defaultTemplatesDir, loadRenderer, TemplateError } from '../mail';
-import { createNotifier } from '../notify';
+import { createNotifier, findTransport } from '../notify';
 import { verifyRouteTemplates } from '../compose';
 import type * as OnlineCheckModule from './check-sources-online';
 import { describeMailFailure } from './describe-mail-failure';
@@ -73,21 +73,14 @@ export async function verifySmtp(io: CliIo, setExitCode: SetExitCode): Promise<v
     setExitCode(EXIT_CONFIG);
     return;
   }
-  const notifier = createNotifier(config, { readFile: io.readFile });
+  const notifier = createNotifier(config, { readFile: io.readFile }, io.transports);
   try {
     await notifier.verify((step) => io.stdout.write(`  ok  ${step}\n`));
-    io.stdout.write(`${describeVerified(config)}\n`);
+    io.stdout.write(`${findTransport(config, io.transports).describeVerified(config)}\n`);
   } catch (error) {
     io.stderr.write(`compliance-relay: SMTP check failed ${describeMailFailure(error, config)}\n`);
     setExitCode(EXIT_UNAVAILABLE);
   } finally {
     await notifier.close();
   }
-}
-
-function describeVerified(config: Config): string {
-  if (config.graph) return `Microsoft Graph gave a token for ${config.graph.sender}; no mail was sent.`;
-  if (!config.smtp) return `No SMTP_URL: mails are written to ${config.mail.outboxDir}, which is writable.`;
-  const login = config.smtp.oauth2 ? ' and the XOAUTH2 login' : config.smtp.user ? ' and the login' : '';
-  return `SMTP server ${new URL(config.smtp.url).host} accepted the connection${login}.`;
 }

@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { Clock } from '../shared';
+import type { TransportDescriptor } from '../notify';
 
 /** What a command may touch, handed down from main.ts. */
 export interface CliIo {
@@ -14,6 +15,8 @@ export interface CliIo {
   onSignal: (handler: (signal: string) => void) => void;
   /** The time commands read (`preview --digest`'s periods); absent: the system clock. */
   clock?: Clock;
+  /** The transports mails may go through; absent: the relay's own (notify's TRANSPORTS). */
+  transports?: readonly TransportDescriptor[];
 }
 
 /** sysexits.h EX_CONFIG: the configuration is wrong; restarting will not help. */

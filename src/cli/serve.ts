@@ -2,6 +2,7 @@ import http, { type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { redactConfig, type Config } from '../config';
 import { TemplateError } from '../mail';
+import { findTransport, type TransportDescriptor } from '../notify';
 import { createRelay, type Relay } from '../relay';
 import { createLogger, resolveLogFormat, systemClock, type Logger } from '../shared';
 import { DataDirLockedError, lockDataDir, type DataDirLock } from '../store';
@@ -18,7 +19,7 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
   const format = resolveLogFormat(config.log.format, io.stdoutIsTty === true);
   const logger = createLogger({ level: config.log.level, format, secrets: config.secretValues });
   // One short line; the whole configuration in force (redacted) only at debug.
-  logger.info(describeBoot(config));
+  logger.info(describeBoot(config, io.transports));
   logger.debug({ config: redactConfig(config) }, 'configuration in force');
 
   let lock: DataDirLock | undefined;
@@ -37,7 +38,7 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
   }
   let relay;
   try {
-    relay = createRelay(config, { clock: systemClock, logger, readFile: io.readFile });
+    relay = createRelay(config, { clock: systemClock, logger, readFile: io.readFile, transports: io.transports });
   } catch (error) {
     gate.server.close();
     lock?.release();
@@ -161,13 +162,9 @@ export function describeListenError(code: string | undefined, where: { host: str
 }
 
 /** The boot line: what the relay stores in, mails through and talks to, in one short sentence. */
-export function describeBoot(config: Config): string {
+export function describeBoot(config: Config, transports?: readonly TransportDescriptor[]): string {
   const store = config.store.databaseUrl ? `PostgreSQL (pool ${config.store.databasePoolSize})` : `SQLite in ${config.store.dataDir}`;
-  const mail = config.graph
-    ? `Microsoft Graph as ${config.graph.sender}`
-    : config.smtp
-      ? `SMTP ${new URL(config.smtp.url).host}`
-      : `.eml files in ${config.mail.outboxDir}`;
+  const mail = findTransport(config, transports).describeStart(config);
   const routes = config.routing.routes.length;
   const { url: netboxUrl } = config.sources[0].netbox;
   const netbox = netboxUrl ? `NetBox ${new URL(netboxUrl).host}` : 'no NetBox';

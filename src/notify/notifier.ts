@@ -1,3 +1,4 @@
+import type { GraphConfig, SmtpConfig } from '../config';
 import type { OutgoingMail } from '../mail';
 import type { Clock } from '../shared';
 import { classifyFailure, type FailureClass } from './classify-failure';
@@ -14,7 +15,8 @@ export type NotifyResult =
 
 /** Where mails go: an SMTP server, Microsoft Graph, or `.eml` files. The only place that knows how. */
 export interface Notifier {
-  readonly kind: 'smtp' | 'graph' | 'file';
+  /** The transport's name (its descriptor's `name`). */
+  readonly kind: string;
   /** Never rejects: every failure is classified into the result. */
   send(mail: OutgoingMail): Promise<NotifyResult>;
   /**
@@ -36,4 +38,23 @@ export interface NotifierIo {
   readFile: (file: string) => Buffer;
   clock?: Clock;
   fetch?: typeof fetch;
+}
+
+/**
+ * One transport, described once: when the configuration selects it, how its notifier is made, and the
+ * words the start line (`mail via …`) and `verify-smtp` (after every step passed) say about it.
+ */
+export interface TransportDescriptor {
+  readonly name: string;
+  selects(settings: NotifierSettings): boolean;
+  create(settings: NotifierSettings, io: NotifierIo): Notifier;
+  describeStart(settings: NotifierSettings): string;
+  describeVerified(settings: NotifierSettings): string;
+}
+
+/** Where the relay's mails go, as configured: Graph, SMTP_URL, otherwise `.eml` files in the outbox directory. */
+export interface NotifierSettings {
+  smtp?: SmtpConfig;
+  graph?: GraphConfig;
+  mail: { outboxDir: string };
 }

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../../src/config';
 import type { WorkerOutcome } from '../../src/delivery';
 import type { WebhookOutcome } from '../../src/webhook';
+import type { TransportDescriptor } from '../../src/notify';
 import { createRelay, type Relay } from '../../src/relay';
 import { createLogger, systemClock, type Clock, type Logger } from '../../src/shared';
 
@@ -37,6 +38,7 @@ export async function startTestRelay(
     dataDir?: string;
     random?: () => number;
     sleep?: (ms: number) => Promise<void>;
+    transports?: readonly TransportDescriptor[];
   } = {},
 ): Promise<TestRelay> {
   const dataDir = options.dataDir ?? makeTempDir();
@@ -59,6 +61,7 @@ export async function startTestRelay(
     readFile: (f) => fs.readFileSync(f),
     random: options.random,
     sleep: options.sleep,
+    transports: options.transports,
     onWorkerOutcome: (e) => workerOutcomes.push(e),
     onWebhookOutcome: (e) => webhookOutcomes.push(e),
   });
