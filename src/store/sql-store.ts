@@ -29,7 +29,7 @@ import type {
   SettledBatch,
   Store,
   WatchdogState,
-  WatchdogStateName,
+  WatchdogTransition,
 } from './types';
 
 /**
@@ -196,14 +196,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
     return this.engine.read(ensureWatchdog(now, source));
   }
 
-  transitionWatchdog(input: {
-    expectedVersion: number;
-    state: WatchdogStateName;
-    since: number | null;
-    now: number;
-    alert: NewDelivery;
-    source?: string;
-  }): Promise<{ won: boolean; alertId?: number }> {
+  transitionWatchdog(input: WatchdogTransition): Promise<{ won: boolean; alertId?: number }> {
     const { alert, source = DEFAULT_SOURCE_NAME, ...rest } = input;
     return this.engine.write(transitionWatchdog({ ...rest, source }, alert), { atomic: true });
   }
@@ -322,7 +315,7 @@ function* ensureWatchdog(now: number, source: string): Work<WatchdogState> {
 }
 
 function* transitionWatchdog(
-  transition: { expectedVersion: number; state: WatchdogStateName; since: number | null; now: number; source: string },
+  transition: Required<Omit<WatchdogTransition, 'alert'>>,
   alert: NewDelivery,
 ): Work<{ won: boolean; alertId?: number }> {
   if ((yield* execute(queries.watchdog.transition, transition)) !== 1) return { won: false };
