@@ -3,7 +3,7 @@ import { DEFAULT_SOURCE_NAME } from '../webhook';
 import type { NewWaiver, Waiver, WaiverFilter } from '../waivers';
 import { queries, selectListDeliveries, toListParams } from './queries';
 import type { Statement } from './statement';
-import { decode, execute, insertDelivery, selectAll, selectOne, settleBatch, type Work } from './store-work';
+import { execute, insertDelivery, selectAll, selectOne, settleBatch, type Work } from './store-work';
 import { decodeClaimedRows, decodeDeliveryRow, decodeListedRows, decodeStateCounts } from './delivery-rows';
 import { decodeReportPointRow, decodeReportRow } from './report-rows';
 import { buildRouteGroupsPattern, decodeRouteMailRow } from './route-mail-rows';
@@ -232,12 +232,8 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
   }
 
   async addWaiver(waiver: NewWaiver): Promise<Waiver> {
-    return this.engine.write(
-      decode(selectOne(waiverQueries.insert, toWaiverParams(waiver)), (row) => decodeWaiverRow(row!)),
-      {
-        atomic: false,
-      },
-    );
+    const row = await this.engine.write(selectOne(waiverQueries.insert, toWaiverParams(waiver)), { atomic: false });
+    return decodeWaiverRow(row!);
   }
 
   async getWaiver(id: string): Promise<Waiver | undefined> {
