@@ -58,10 +58,11 @@ export async function catchUpSource(state: CatchUpState, context: SourceCatchUpC
   const seen = newest ? toCursor(newest) : after;
   if (!newest) return { queued: 0, seen };
   const stored = new Set(await context.store.listStoredReportIds(context.source, after.reportId, maxId(listing.newer)));
-  const known = new Set(await context.store.findKnownKeys(listing.newer.map((r) => buildDedupKey(r.id, r.created, context.source))));
+  const keyOf = (r: ListedReport) => buildDedupKey(r.id, r.created, context.source);
+  const known = new Set(await context.store.findKnownKeys(listing.newer.map(keyOf)));
   // The newest CATCH_UP_MAX of what NetBox lists after the last seen, so that a run cut short and run
   // again picks the same ones; those the relay received already (their webhook came) are left out.
-  const notStored = (r: ListedReport) => !stored.has(r.id) && !known.has(buildDedupKey(r.id, r.created, context.source));
+  const notStored = (r: ListedReport) => !stored.has(r.id) && !known.has(keyOf(r));
   const toMail = listing.newer.slice(-context.max).filter(notStored);
   const skipped = listing.newer.slice(0, Math.max(0, listing.newer.length - context.max)).filter(notStored);
   const fetched = await queueMissedReports(toMail, context);

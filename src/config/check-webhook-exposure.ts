@@ -24,9 +24,11 @@ export function checkWebhookExposure(rawEnv: Record<string, string | undefined>,
       message: 'is empty or only white space: give the secret NetBox signs with (openssl rand -hex 32), or remove the variable',
     });
   }
-  const short = e.WEBHOOK_SECRET !== undefined && !blank('WEBHOOK_SECRET') ? describeShortWebhookSecret(e.WEBHOOK_SECRET) : undefined;
+  // The secret in force: a blank one is reported above.
+  const secret = blank('WEBHOOK_SECRET') ? undefined : e.WEBHOOK_SECRET;
+  const signed = secret !== undefined;
+  const short = signed ? describeShortWebhookSecret(secret) : undefined;
   if (short) issues.push({ variable: rawEnv.WEBHOOK_SECRET_FILE ? 'WEBHOOK_SECRET_FILE' : 'WEBHOOK_SECRET', message: short });
-  const signed = e.WEBHOOK_SECRET !== undefined && !blank('WEBHOOK_SECRET');
   // A blank secret is reported above; saying again that one is required would only repeat it.
   if (!signed && !blank('WEBHOOK_SECRET') && !isLoopbackHost(host) && !e.WEBHOOK_ALLOW_UNSIGNED) {
     issues.push({

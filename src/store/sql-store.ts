@@ -3,7 +3,7 @@ import { DEFAULT_SOURCE_NAME } from '../webhook';
 import type { NewWaiver, Waiver, WaiverFilter } from '../waivers';
 import { queries, selectListDeliveries, toListParams } from './queries';
 import type { Statement } from './statement';
-import { decode, execute, insertDelivery, selectAll, selectOne, settleBatch, type Work } from './store-work';
+import { execute, insertDelivery, selectAll, selectOne, settleBatch, type Work } from './store-work';
 import { decodeClaimedRows, decodeDeliveryRow, decodeListedRows, decodeStateCounts } from './delivery-rows';
 import { decodeReportPointRow, decodeReportRow } from './report-rows';
 import { buildRouteGroupsPattern, decodeRouteMailRow } from './route-mail-rows';
@@ -29,7 +29,7 @@ import type {
   SettledBatch,
   Store,
   WatchdogState,
-  WatchdogStateName,
+  WatchdogTransition,
 } from './types';
 
 /**
@@ -196,14 +196,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
     return this.engine.read(ensureWatchdog(now, source));
   }
 
-  transitionWatchdog(input: {
-    expectedVersion: number;
-    state: WatchdogStateName;
-    since: number | null;
-    now: number;
-    alert: NewDelivery;
-    source?: string;
-  }): Promise<{ won: boolean; alertId?: number }> {
+  transitionWatchdog(input: WatchdogTransition): Promise<{ won: boolean; alertId?: number }> {
     const { alert, source = DEFAULT_SOURCE_NAME, ...rest } = input;
     return this.engine.write(transitionWatchdog({ ...rest, source }, alert), { atomic: true });
   }
@@ -239,12 +232,8 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
   }
 
   async addWaiver(waiver: NewWaiver): Promise<Waiver> {
-    return this.engine.write(
-      decode(selectOne(waiverQueries.insert, toWaiverParams(waiver)), (row) => decodeWaiverRow(row!)),
-      {
-        atomic: false,
-      },
-    );
+    const row = await this.engine.write(selectOne(waiverQueries.insert, toWaiverParams(waiver)), { atomic: false });
+    return decodeWaiverRow(row!);
   }
 
   async getWaiver(id: string): Promise<Waiver | undefined> {
@@ -322,7 +311,7 @@ function* ensureWatchdog(now: number, source: string): Work<WatchdogState> {
 }
 
 function* transitionWatchdog(
-  transition: { expectedVersion: number; state: WatchdogStateName; since: number | null; now: number; source: string },
+  transition: Required<Omit<WatchdogTransition, 'alert'>>,
   alert: NewDelivery,
 ): Work<{ won: boolean; alertId?: number }> {
   if ((yield* execute(queries.watchdog.transition, transition)) !== 1) return { won: false };

@@ -38,11 +38,6 @@ export function* execute<P extends object>(statement: Statement<P, unknown>, par
   return (yield { statement: statement, params, result: 'count' }) as number;
 }
 
-/** Runs work whose statements each come with their own result; its value is the last one's. */
-export function* decode<T, U>(work: Work<T>, fn: (value: T) => U): Work<U> {
-  return fn(yield* work);
-}
-
 /** Inserts one delivery, or finds the one stored with its key; with its report's arrival row. */
 export function* insertDelivery(delivery: NewDelivery): Work<InsertResult> {
   const inserted = yield* selectOne(queries.deliveries.insert, toDeliveryParams(delivery));

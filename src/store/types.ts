@@ -180,6 +180,17 @@ export interface RouteMailRecord extends NewRouteMail {
  * The durable outbox. Every method is async so that SQLite and PostgreSQL share one contract.
  * Errors that mean "storage cannot commit now" are thrown as {@link StorageUnavailableError}.
  */
+/** A watchdog move to make (Store.transitionWatchdog): the version it was seen at, where it goes, and the alert it queues. */
+export interface WatchdogTransition {
+  expectedVersion: number;
+  state: WatchdogStateName;
+  since: number | null;
+  now: number;
+  alert: NewDelivery;
+  /** The NetBox source whose watchdog moves (default: `default`). */
+  source?: string;
+}
+
 /** A digest period to queue (Store.queueDigest): its route and bounds, and its outbox record, if it mails. */
 export interface QueueDigestInput {
   route: string;
@@ -270,15 +281,7 @@ export interface Store extends WaiverStorage {
    * and in the same transaction queues `alert` in the outbox. Of several replicas that saw the same
    * state, exactly one wins; the others get `won: false` and send nothing.
    */
-  transitionWatchdog(input: {
-    expectedVersion: number;
-    state: WatchdogStateName;
-    since: number | null;
-    now: number;
-    alert: NewDelivery;
-    /** The NetBox source whose watchdog moves (default: `default`). */
-    source?: string;
-  }): Promise<{ won: boolean; alertId?: number }>;
+  transitionWatchdog(input: WatchdogTransition): Promise<{ won: boolean; alertId?: number }>;
   /** The newest period recorded for a digest route (queued or, before its first run, passed over), if any. */
   lastDigestPeriod(route: string): Promise<DigestPeriod | undefined>;
   /**
