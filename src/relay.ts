@@ -81,7 +81,14 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   });
   warnAboutDigestRetention(config, digests, io.logger);
   const { registry } = delivery.metrics;
-  const catchUps = createSourceCatchUps(config, { ...io, store, netbox, registry, onQueued: () => delivery.worker.kick() });
+  const catchUps = createSourceCatchUps(config, {
+    ...io,
+    store,
+    netbox,
+    registry,
+    owner: delivery.worker.owner,
+    onQueued: () => delivery.worker.kick(),
+  });
   const app = createRelayApp(config, io, { store, renderer, watchdog, digests, webhooksInFlight, ...delivery });
   const retention = createRetention({
     store,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { describeCatchUp, planCatchUp, type Config } from '../config';
 import { registerCatchUpSeries } from '../metrics';
@@ -31,6 +30,8 @@ export function createSourceCatchUps(
     logger: Logger;
     /** The relay's metrics registry: the catch-up's series are registered on it. */
     registry: Registry;
+    /** This process's name on leases (the worker's), so a lease in the store names the relay that holds it. */
+    owner: string;
     onQueued?: (id: number) => void;
   },
 ): SourceCatchUps {
@@ -42,9 +43,16 @@ export function createSourceCatchUps(
   });
   const sources = planned.map((p) => p.source);
   const record = registerCatchUpSeries(deps.registry, { sources, store: deps.store, clock: deps.clock, logger: deps.logger });
-  const owner = `relay-${process.pid}-${randomUUID().slice(0, 8)}`;
   const catchUps: CatchUp[] = planned.map((p) =>
-    createCatchUp({ ...p, store: deps.store, clock: deps.clock, logger: deps.logger, owner, onQueued: deps.onQueued, onOutcome: record }),
+    createCatchUp({
+      ...p,
+      store: deps.store,
+      clock: deps.clock,
+      logger: deps.logger,
+      owner: deps.owner,
+      onQueued: deps.onQueued,
+      onOutcome: record,
+    }),
   );
   return {
     sources,

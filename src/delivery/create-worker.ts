@@ -46,6 +46,8 @@ export type TryNowResult =
   | 'not-paused';
 
 export interface Worker {
+  /** This process's name on the leases it takes (the catch-up's leases carry the same). */
+  readonly owner: string;
   start(): void;
   /** Looks at the queue now (after an ingest). */
   kick(): void;
@@ -101,6 +103,7 @@ export function createWorker(options: WorkerOptions): Worker {
     leaseTimer: undefined,
   };
   return {
+    owner: loop.owner,
     get inFlight() {
       return loop.batch.length;
     },
