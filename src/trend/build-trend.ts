@@ -341,7 +341,7 @@ function splitByState(
 }
 
 /** Failing pairs per severity. */
-function countPairs(pairs: readonly FailingPair[]): Record<Severity, number> {
+export function countPairs(pairs: readonly FailingPair[]): Record<Severity, number> {
   const counts: Record<Severity, number> = { HIGH: 0, MIDDLE: 0, LOW: 0 };
   for (const pair of pairs) counts[pair.severity] += 1;
   return counts;
