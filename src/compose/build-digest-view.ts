@@ -3,6 +3,7 @@ import type { FailingPair, PeriodPoint, SeriesPeriodTrend, Trend } from '../tren
 import { buildTrendChart, TREND_CHART_MAX_REPORTS } from '../mail';
 import type { ChartView } from './build-mail-chart';
 import { buildVerdictView, formatAccepted, formatDeltaShort, type VerdictView } from './build-verdict-view';
+import { count } from './build-evaluation-lines';
 
 /** One NetBox source's series over a digest's period. */
 export interface DigestSourceContent {
@@ -212,13 +213,12 @@ function buildSeriesView(trend: SeriesPeriodTrend, timezone: string): DigestSeri
 function describeUnevaluated(change: Trend): string | null {
   const stopped = change.notEvaluated.length + change.undeterminedCount;
   const started = change.notEvaluatedBefore.length + change.undeterminedBeforeCount;
-  const results = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
   const parts = [
     stopped > 0
-      ? `${results(stopped, 'result')} that failed at the start stopped failing without a passing result (not evaluated, or not known): not counted as fixed`
+      ? `${count(stopped, 'result')} that failed at the start stopped failing without a passing result (not evaluated, or not known): not counted as fixed`
       : '',
     started > 0
-      ? `${results(started, 'failing result')} had no passing result before (new, not evaluated, or not known): not counted as newly failing`
+      ? `${count(started, 'failing result')} had no passing result before (new, not evaluated, or not known): not counted as newly failing`
       : '',
   ].filter(Boolean);
   return parts.length ? `${parts.join('; ')}.` : null;

@@ -62,7 +62,8 @@ function describePairs(pairs: readonly FailingPair[], deletedTests: ReadonlySet<
   return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
 }
 
-function count(n: number, noun: string): string {
+/** "1 result", "3 results". */
+export function count(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 

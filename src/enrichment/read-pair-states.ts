@@ -1,5 +1,5 @@
 import { NetboxError, type NetboxClient, type RequestBudget } from '../netbox';
-import { pairKey, type FailingPair, type PairStates } from '../trend';
+import { failingKeys, pairKey, type FailingPair, type PairStates } from '../trend';
 import { buildResultsUrlOf, readPassedPairs, type PairToAsk } from './read-passed-pairs';
 
 export interface ReadPairStatesOptions {
@@ -23,8 +23,9 @@ export interface ReadPairStatesOptions {
  * a side NetBox cannot answer stays unknown, with one line saying why.
  */
 export async function readPairStates(options: ReadPairStatesOptions): Promise<PairStates> {
-  const nowKeys = new Set(options.current.map(pairKey));
-  const beforeKeys = new Set(options.previous.failing.map(pairKey));
+  // The trend's walk made these sets already (same arrays): failingKeys returns them.
+  const nowKeys = failingKeys(options.current);
+  const beforeKeys = failingKeys(options.previous.failing);
   const gone = options.previous.failing.filter((p) => !nowKeys.has(pairKey(p)));
   const appeared = options.current.filter((p) => !beforeKeys.has(pairKey(p)));
   const now = new Map<string, boolean>();

@@ -3,6 +3,7 @@ import {
   buildFirstTrend,
   comparePairs,
   countBySeverity,
+  countPairs,
   formatDeltaFailed,
   pairKey,
   withoutPairs,
@@ -52,12 +53,12 @@ export function buildDevicesTrend(
   const pairs = comparePairs(mine, currentKept, previous, history, options.historyTruncated ?? false, options.states);
 
   // The decision counts the kept pairs (accepted exceptions left out), the deltas every failing pair, as validity does.
-  const nowKept = countFailing(currentKept.failing!);
+  const nowKept = countPairs(currentKept.failing!);
   // A previous failure not evaluated now is no change of these devices' failing results.
   const notComparable = new Set(pairs.notComparable.map(pairKey));
-  const thenKept = countFailing(previous.failing!.filter((pair) => !notComparable.has(pairKey(pair))));
-  const now = countFailing(mine.failing!);
-  const then = countFailing(before.failing!);
+  const thenKept = countPairs(previous.failing!.filter((pair) => !notComparable.has(pairKey(pair))));
+  const now = countPairs(mine.failing!);
+  const then = countPairs(before.failing!);
   const counts = options.counts ?? null;
   const delta = (name: TrendDelta['name'], severity: Severity | null) => {
     const sum = (of: Record<Severity, number>) => (severity ? of[severity] : of.HIGH + of.MIDDLE + of.LOW);
@@ -84,12 +85,6 @@ export function buildDevicesTrend(
     ...pairs.lists,
     leftOut: currentLeftOut,
   };
-}
-
-function countFailing(pairs: readonly FailingPair[]): Record<Severity, number> {
-  const counts: Record<Severity, number> = { HIGH: 0, MIDDLE: 0, LOW: 0 };
-  for (const pair of pairs) counts[pair.severity] += 1;
-  return counts;
 }
 
 /**

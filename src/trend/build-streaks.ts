@@ -12,7 +12,8 @@ export interface FailingStreak extends FailingPair {
   atLeast: boolean;
 }
 
-const SEVERITY_ORDER: Record<Severity, number> = { HIGH: 0, MIDDLE: 1, LOW: 2 };
+/** HIGH first: the order the trend's lists sort by. */
+export const SEVERITY_ORDER: Record<Severity, number> = { HIGH: 0, MIDDLE: 1, LOW: 2 };
 
 /** The identity of a pair inside a set. */
 export function pairKey(pair: Pick<FailingPair, 'device' | 'test'>): string {

@@ -2,7 +2,7 @@ import { passPercent, type Severity } from '../report';
 import type { FailingPair, PairStates, ReportCounts, ReportSnapshot } from './types';
 import { groupPairsByTest, type TestPairsGroup } from './group-pairs-by-test';
 import { decideVerdict, type Verdict } from './decide-verdict';
-import { buildStreaks, failingKeys, pairKey, type FailingStreak } from './build-streaks';
+import { buildStreaks, failingKeys, pairKey, SEVERITY_ORDER, type FailingStreak } from './build-streaks';
 
 export { failingKeys, pairKey } from './build-streaks';
 
@@ -145,8 +145,6 @@ interface FixedDevice {
  */
 export type PairBadge =
   { kind: 'new' } | { kind: 'unseen' } | { kind: 'unknown' } | { kind: 'streak'; reports: number; sinceReportId: number; atLeast: boolean };
-
-const SEVERITY_ORDER: Record<Severity, number> = { HIGH: 0, MIDDLE: 1, LOW: 2 };
 
 /**
  * Compares a report with the previous one of its series. `history` is the previous reports, newest
@@ -343,7 +341,7 @@ function splitByState(
 }
 
 /** Failing pairs per severity. */
-function countPairs(pairs: readonly FailingPair[]): Record<Severity, number> {
+export function countPairs(pairs: readonly FailingPair[]): Record<Severity, number> {
   const counts: Record<Severity, number> = { HIGH: 0, MIDDLE: 0, LOW: 0 };
   for (const pair of pairs) counts[pair.severity] += 1;
   return counts;

@@ -1,4 +1,4 @@
-export { buildTrend, pairKey, type LeftOutPairs, type PairBadge, type Trend, type TrendDelta } from './build-trend';
+export { buildTrend, failingKeys, pairKey, type LeftOutPairs, type PairBadge, type Trend, type TrendDelta } from './build-trend';
 export { recordReportTrend, STREAK_HISTORY_MAX, type RecordedTrend, type ReportHistory } from './record-report-trend';
 export { buildDevicesTrend } from './build-devices-trend';
 export { buildReportSnapshot, buildSourceSeriesKey } from './build-report-snapshot';
