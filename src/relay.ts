@@ -70,25 +70,19 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   // The webhooks being answered, for the metrics.
   const webhooksInFlight = createActivityCounter();
   const delivery = createDeliveryPipeline(config, io, { store, renderer, notifier, netbox, webhooksInFlight });
-  const watchdog = createSourceWatchdogs(config, io, { store, onQueued: () => delivery.worker.kick() });
+  const kick = () => delivery.worker.kick();
+  const watchdog = createSourceWatchdogs(config, io, { store, onQueued: kick });
   const digests = createDigestScheduler({
     store,
     clock: io.clock,
     logger: io.logger,
     routes: config.routing.routes,
     defaultTimezone: config.mail.timezone,
-    onQueued: () => delivery.worker.kick(),
+    onQueued: kick,
   });
   warnAboutDigestRetention(config, digests, io.logger);
   const { registry } = delivery.metrics;
-  const catchUps = createSourceCatchUps(config, {
-    ...io,
-    store,
-    netbox,
-    registry,
-    owner: delivery.worker.owner,
-    onQueued: () => delivery.worker.kick(),
-  });
+  const catchUps = createSourceCatchUps(config, { ...io, store, netbox, registry, owner: delivery.worker.owner, onQueued: kick });
   const app = createRelayApp(config, io, { store, renderer, watchdog, digests, webhooksInFlight, ...delivery });
   const retention = createRetention({
     store,
