@@ -1,6 +1,6 @@
 /*
- * Limits and timings that suit every relay, so they are not settings. Config still carries each one (tests
- * shorten them through it), but only these values come from here.
+ * Limits and timings that suit every relay, so they are not settings. Config still carries each one, so that
+ * a test can shorten it; the relay's value comes only from here.
  */
 
 /** A client must send its headers within 10 s: NetBox sends them at once, a slowloris client is cut. */
@@ -21,7 +21,7 @@ export const NETBOX_TIMEOUT_MS = 10_000;
 /** All of one mail's NetBox requests end within 30 s: the mail goes without the details rather than late. */
 export const NETBOX_ENRICH_BUDGET_MS = 30_000;
 
-/** Sends per delivery before it is dead: with the delays below, at most 42 h, so a weekend outage is outlived. */
+/** Sends per delivery before it is dead: with the delays below, given up after at most 42 h, so a day-long outage loses nothing. */
 export const RETRY_MAX_ATTEMPTS = 48;
 
 /** The first retry delay cap; it doubles after each failure (full jitter below it). */
