@@ -438,14 +438,14 @@ async function startRelay(parts: RelayParts, io: RelayIo): Promise<void> {
       io.logger.info({ version: migration.version, applied }, `store schema migrated to version ${migration.version} (${applied} applied)`);
     // Only a single-owner store (SQLite) may release every lease: what was "sending" when it last
     // stopped was interrupted. Replicas sharing PostgreSQL leave live leases alone; a dead replica's
-    // claims come back when their lease (LEASE_MS) expires.
+    // claims come back when their lease expires.
     if (store.singleOwner) {
       const released = await store.releaseLeases(io.clock.now());
       if (released > 0) io.logger.warn({ released }, 'resuming deliveries that were being sent when the relay last stopped');
     }
   } catch (error) {
     // Storage is unusable right now: start anyway (the webhook answers 503 until it is back); the
-    // leases left behind expire after LEASE_MS and those deliveries are sent then.
+    // leases left behind expire and those deliveries are sent then.
     if (!(error instanceof StorageUnavailableError)) throw error;
     io.logger.error({ code: error.code, err: error.message }, 'the outbox is not usable at start; answering 503 until it is');
   }

@@ -69,7 +69,7 @@ export async function retryDeliveries(id: string | undefined, opts: RetryOptions
     if (opts.allDead) {
       const n = await store.requeueAllDead(now);
       io.stdout.write(
-        `Requeued ${n} dead ${n === 1 ? 'delivery' : 'deliveries'}; a running relay sends ${n === 1 ? 'it' : 'them'} within WORKER_POLL_MS.\n`,
+        `Requeued ${n} dead ${n === 1 ? 'delivery' : 'deliveries'}; a running relay sends ${n === 1 ? 'it' : 'them'} within a second.\n`,
       );
       return;
     }

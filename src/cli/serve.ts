@@ -66,7 +66,7 @@ function createGatedServer(config: Config): { server: http.Server; open: (app: R
   let app: RequestListener | undefined;
   const waiting: (() => void)[] = [];
   // Node looks for expired header/request timeouts only every connectionsCheckingInterval (30 s by
-  // default): check often enough that HTTP_HEADERS_TIMEOUT_MS is what a slow client really gets.
+  // default): check often enough that the headers timeout is what a slow client really gets.
   const server = http.createServer({ connectionsCheckingInterval: Math.min(1_000, config.http.headersTimeoutMs) }, (req, res) => {
     if (app) app(req, res);
     else waiting.push(() => app!(req, res));

@@ -59,7 +59,7 @@ export interface ReportInsightsOptions {
   client?: NetboxClient;
   hasToken: boolean;
   netboxUrl?: string;
-  /** NETBOX_ENRICH_BUDGET_MS. */
+  /** How long all of one mail's NetBox requests may take. */
   budgetMs: number;
   /** The clock the budget is measured on; the NetBox client must use the same one. */
   clock?: Clock;

@@ -126,7 +126,7 @@ function buildSampleStates(gone: readonly FailingPair[], newlyFailing: FailingPa
     before: new Map([[pairKey(newlyFailing), true]]),
     deletedTests: [],
     deletedDevices: [],
-    unknownReason: 'NetBox did not answer within the 30 s allowed (NETBOX_ENRICH_BUDGET_MS)',
+    unknownReason: 'NetBox did not answer within the 30 s allowed',
   };
 }
 

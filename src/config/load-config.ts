@@ -6,6 +6,19 @@ import { checkUnusedOAuth2 } from './build-oauth2-config';
 import { buildGraphConfig, buildSmtpConfig } from './build-transport-config';
 import { checkSourceRules } from './check-source-rules';
 import { checkWebhookExposure } from './check-webhook-exposure';
+import {
+  HTTP_HEADERS_TIMEOUT_MS,
+  HTTP_REQUEST_TIMEOUT_MS,
+  LEASE_MS,
+  NETBOX_ENRICH_BUDGET_MS,
+  NETBOX_TIMEOUT_MS,
+  RETENTION_INTERVAL_MS,
+  RETRY_BASE_MS,
+  RETRY_MAX_ATTEMPTS,
+  RETRY_MAX_DELAY_MS,
+  WEBHOOK_MAX_BYTES,
+  WORKER_POLL_MS,
+} from './fixed-limits';
 import { collectSecretValues } from './collect-secret-values';
 import type { ConfigIssue } from './config-issue';
 import { parseEnvironment, readSecretFiles } from './parse-environment';
@@ -150,14 +163,6 @@ function checkCrossFieldRules(e: Env, broken: ReadonlySet<string>): ConfigIssue[
       if (e[v] !== undefined) issues.push({ variable: v, message: 'has no effect without NETBOX_URL' });
     }
   }
-  const enrichmentOn = e.NETBOX_URL !== undefined && e.NETBOX_TOKEN !== undefined;
-  if (enrichmentOn && e.NETBOX_ENRICH_BUDGET_MS >= e.LEASE_MS && valid('NETBOX_ENRICH_BUDGET_MS', 'LEASE_MS')) {
-    // A mail still being composed when its lease ends would be claimed and sent twice.
-    issues.push({ variable: 'NETBOX_ENRICH_BUDGET_MS', message: `must be below LEASE_MS (${e.LEASE_MS}) when NetBox enrichment is on` });
-  }
-  if (e.RETRY_BASE_MS > e.RETRY_MAX_DELAY_MS && valid('RETRY_BASE_MS', 'RETRY_MAX_DELAY_MS')) {
-    issues.push({ variable: 'RETRY_BASE_MS', message: `must not exceed RETRY_MAX_DELAY_MS (${e.RETRY_MAX_DELAY_MS})` });
-  }
   return issues;
 }
 
@@ -185,16 +190,16 @@ function buildConfig(e: Env, built: ConfigParts) {
       port: e.PORT,
       trustProxy: parseTrustProxy(e.TRUST_PROXY),
       shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
-      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
-      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: HTTP_REQUEST_TIMEOUT_MS,
     },
     // The default source's path, secrets and allowed addresses are in `sources[0]`; these apply to every source.
     webhook: {
       unsignedFromNetwork: secrets.length === 0 && !isLoopbackHost(host),
-      maxBytes: e.WEBHOOK_MAX_BYTES,
+      maxBytes: WEBHOOK_MAX_BYTES,
       rateLimit: { max: e.WEBHOOK_RATE_LIMIT, windowMs: WEBHOOK_RATE_LIMIT_WINDOW_MS },
     },
-    retention: { days: e.RETENTION_DAYS, intervalMs: e.RETENTION_INTERVAL_MS },
+    retention: { days: e.RETENTION_DAYS, intervalMs: RETENTION_INTERVAL_MS },
     store: { dataDir, sqliteSynchronous: e.SQLITE_SYNCHRONOUS, databaseUrl: e.DATABASE_URL, databasePoolSize: e.DATABASE_POOL_SIZE },
     smtp,
     graph,
@@ -212,8 +217,8 @@ function buildConfig(e: Env, built: ConfigParts) {
     // The default source's URL, token and CA are in `sources[0].netbox`; these apply to every source.
     netbox: {
       tlsRejectUnauthorized: e.NETBOX_TLS_REJECT_UNAUTHORIZED,
-      timeoutMs: e.NETBOX_TIMEOUT_MS,
-      enrichBudgetMs: e.NETBOX_ENRICH_BUDGET_MS,
+      timeoutMs: NETBOX_TIMEOUT_MS,
+      enrichBudgetMs: NETBOX_ENRICH_BUDGET_MS,
     },
     sources: [defaultSource, ...built.sources],
     routing: {
@@ -226,10 +231,10 @@ function buildConfig(e: Env, built: ConfigParts) {
         }),
       ],
     },
-    retry: { maxAttempts: e.RETRY_MAX_ATTEMPTS, baseMs: e.RETRY_BASE_MS, maxDelayMs: e.RETRY_MAX_DELAY_MS },
+    retry: { maxAttempts: RETRY_MAX_ATTEMPTS, baseMs: RETRY_BASE_MS, maxDelayMs: RETRY_MAX_DELAY_MS },
     worker: {
-      pollMs: e.WORKER_POLL_MS,
-      leaseMs: e.LEASE_MS,
+      pollMs: WORKER_POLL_MS,
+      leaseMs: LEASE_MS,
       concurrency: graph ? graph.concurrency : smtp ? smtp.poolSize : 1,
       pauseAfter4xx: PAUSE_AFTER_4XX_IN_A_ROW,
     },

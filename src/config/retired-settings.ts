@@ -1,4 +1,16 @@
 import type { ConfigIssue } from './config-issue';
+import {
+  HTTP_HEADERS_TIMEOUT_MS,
+  HTTP_REQUEST_TIMEOUT_MS,
+  LEASE_MS,
+  NETBOX_ENRICH_BUDGET_MS,
+  NETBOX_TIMEOUT_MS,
+  RETRY_BASE_MS,
+  RETRY_MAX_ATTEMPTS,
+  RETRY_MAX_DELAY_MS,
+  WEBHOOK_MAX_BYTES,
+  WORKER_POLL_MS,
+} from './fixed-limits';
 
 /** sendMail requests in flight at once: Exchange Online allows 4 per app and mailbox, so more only earns 429s. */
 export const GRAPH_CONCURRENCY = 4;
@@ -27,6 +39,17 @@ export const RETIRED_SETTINGS: Readonly<Record<string, string>> = {
   WEBHOOK_RATE_LIMIT_WINDOW_MS: 'is no longer read: WEBHOOK_RATE_LIMIT counts requests per minute; remove it',
   MAX_UNRECORDED_OUTCOMES:
     'is no longer read: the worker settles one batch at a time, and a batch the store refuses holds the queue until it is recorded; remove it',
+  HTTP_HEADERS_TIMEOUT_MS: `is no longer read: a client has ${HTTP_HEADERS_TIMEOUT_MS / 1000} s to send its headers; remove it`,
+  HTTP_REQUEST_TIMEOUT_MS: `is no longer read: a client has ${HTTP_REQUEST_TIMEOUT_MS / 1000} s to send its whole request; remove it`,
+  WEBHOOK_MAX_BYTES: `is no longer read: webhook bodies over ${WEBHOOK_MAX_BYTES / 1_048_576} MiB are refused with 413; remove it`,
+  RETENTION_INTERVAL_MS: 'is no longer read: sent deliveries are pruned at start and then every hour; remove it',
+  NETBOX_TIMEOUT_MS: `is no longer read: one NetBox request may stay silent ${NETBOX_TIMEOUT_MS / 1000} s; remove it`,
+  NETBOX_ENRICH_BUDGET_MS: `is no longer read: all of one mail's NetBox requests end within ${NETBOX_ENRICH_BUDGET_MS / 1000} s; remove it`,
+  RETRY_MAX_ATTEMPTS: `is no longer read: a delivery is sent at most ${RETRY_MAX_ATTEMPTS} times (over at most 42 h) before it is dead; remove it`,
+  RETRY_BASE_MS: `is no longer read: the first retry comes within ${RETRY_BASE_MS / 60_000} minute, each next one within twice as long; remove it`,
+  RETRY_MAX_DELAY_MS: `is no longer read: retries are at most ${RETRY_MAX_DELAY_MS / 3_600_000} hour apart; remove it`,
+  WORKER_POLL_MS: `is no longer read: the queue is looked at every ${WORKER_POLL_MS / 1000} s when nothing wakes the worker; remove it`,
+  LEASE_MS: `is no longer read: a send holds its delivery for ${LEASE_MS / 60_000} minutes (renewed while it runs) before another relay may take it over; remove it`,
 };
 
 /** A warning for each retired variable that is still set (environment or .env), naming what replaced it. */

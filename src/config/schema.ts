@@ -356,24 +356,13 @@ export const EnvSchema = z.object({
   // Advanced: limits and timings with sound defaults
   SHUTDOWN_TIMEOUT_MS: setting(positiveInt(10_000), {
     group: 'advanced',
-    description: 'On SIGTERM, how long sends in flight may finish (unfinished ones are resent at the next start).',
-  }),
-  HTTP_HEADERS_TIMEOUT_MS: setting(positiveInt(10_000), { group: 'advanced', description: 'A client must send its headers within this.' }),
-  HTTP_REQUEST_TIMEOUT_MS: setting(positiveInt(30_000), {
-    group: 'advanced',
-    description: 'A client must send its whole request within this.',
-  }),
-  WEBHOOK_MAX_BYTES: setting(positiveInt(1_048_576, 64 * 1_048_576), {
-    group: 'advanced',
-    description: 'Larger webhook bodies are refused with 413.',
-  }),
-  RETENTION_INTERVAL_MS: setting(positiveInt(3_600_000), {
-    group: 'advanced',
-    description: 'How often the relay prunes sent deliveries (also once at start).',
+    description:
+      "On SIGTERM, how long sends in flight may finish (unfinished ones are resent at the next start): keep it below the orchestrator's grace period (Kubernetes: terminationGracePeriodSeconds, 30 s by default).",
   }),
   SQLITE_SYNCHRONOUS: setting(z.enum(['FULL', 'NORMAL', 'EXTRA']).default('FULL'), {
     group: 'advanced',
-    description: 'FULL: each acknowledged delivery survives a power loss; NORMAL: a process crash only (docs/operations.md).',
+    description:
+      'Durability against speed: FULL, each acknowledged delivery survives a power loss; NORMAL, faster on slow disks but only a process crash is survived (docs/operations.md).',
   }),
   SMTP_CONNECTION_TIMEOUT_MS: setting(positiveInt(10_000), { group: 'advanced', description: 'Time to open an SMTP connection.' }),
   SMTP_GREETING_TIMEOUT_MS: setting(positiveInt(10_000), {
@@ -381,25 +370,6 @@ export const EnvSchema = z.object({
     description: "Time to wait for the SMTP server's greeting.",
   }),
   SMTP_SOCKET_TIMEOUT_MS: setting(positiveInt(60_000), { group: 'advanced', description: 'Idle time allowed on an SMTP connection.' }),
-  NETBOX_TIMEOUT_MS: setting(positiveInt(10_000), { group: 'advanced', description: 'One NetBox request may stay silent this long.' }),
-  NETBOX_ENRICH_BUDGET_MS: setting(positiveInt(30_000), {
-    group: 'advanced',
-    description: "All of one mail's NetBox requests end within this (must be below LEASE_MS).",
-  }),
-  RETRY_MAX_ATTEMPTS: setting(positiveInt(48, 1000), { group: 'advanced', description: 'Sends per delivery before it is dead.' }),
-  RETRY_BASE_MS: setting(positiveInt(60_000), {
-    group: 'advanced',
-    description: 'First retry delay cap; doubles after each failure (full jitter below it).',
-  }),
-  RETRY_MAX_DELAY_MS: setting(positiveInt(3_600_000), { group: 'advanced', description: 'Largest retry delay cap.' }),
-  WORKER_POLL_MS: setting(positiveInt(1_000), {
-    group: 'advanced',
-    description: 'How often the queue is looked at when nothing wakes the worker.',
-  }),
-  LEASE_MS: setting(positiveInt(300_000), {
-    group: 'advanced',
-    description: 'How long a send holds its delivery before another process may take it over.',
-  }),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -1,7 +1,7 @@
 import type { FailureClass } from '../notify';
 import { FAILURE_CATALOGUE } from '../shared';
 
-/** RETRY_MAX_ATTEMPTS, RETRY_BASE_MS, RETRY_MAX_DELAY_MS. */
+/** Sends per delivery before it is dead, and the first and largest retry delay caps. */
 export interface RetrySettings {
   maxAttempts: number;
   baseMs: number;
@@ -173,7 +173,7 @@ function decideNext(policy: PolicyInput, pause: PauseState, outcome: AttemptOutc
   const pausedUntil = outcome.kind === 'failed' ? movePause(policy, pause, outcome, now) : undefined;
   if (failure.kind === 'permanent') return { next: 'dead' };
   // A refused OAuth2 token or Graph refusing the app the mailbox stops every mail alike until an operator
-  // acts, which can take days: no delivery is given up for it, not even the probe past RETRY_MAX_ATTEMPTS.
+  // acts, which can take days: no delivery is given up for it, not even the probe past its last attempt.
   if (pausedUntil !== undefined && failure.scope === 'server' && FAILURE_CATALOGUE[failure.code].heldForOperator)
     return { next: 'held', until: pausedUntil };
   if (attempts >= policy.settings.maxAttempts) return { next: 'dead' };

@@ -35,7 +35,7 @@ export interface SettleStage {
   policy: RetryDecider;
   clock: Clock;
   logger: Logger;
-  /** LEASE_MS: a refused write is tried again well within it (the batch's leases are kept meanwhile). */
+  /** The claims' lease: a refused write is tried again well within it (the batch's leases are kept meanwhile). */
   leaseMs: number;
   random: () => number;
   /** After the batch is recorded. */

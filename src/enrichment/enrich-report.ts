@@ -21,7 +21,7 @@ export interface EnrichReportOptions {
   /** Absent when NETBOX_URL is unset. */
   client?: NetboxClient;
   hasToken: boolean;
-  /** NETBOX_ENRICH_BUDGET_MS: the whole fetch, retries included, ends within it. */
+  /** The whole fetch, retries included, ends within it. */
   budgetMs: number;
   /** Where the budget's deadline is measured from; the NetBox client must be given the same clock (default: the system's). */
   clock?: Clock;
@@ -107,7 +107,7 @@ function describeFailure(error: unknown, delivery: ReportDelivery, options: Enri
     UNREACHABLE: describeTlsFailure(error.detail ?? '', '')
       ? `Failing tests are not listed: ${error.message}.`
       : `Failing tests are not listed: NetBox at ${where} could not be reached (${error.detail ?? error.message}).`,
-    TIMEOUT: `Failing tests are not listed: NetBox did not answer within the ${seconds} s allowed (NETBOX_ENRICH_BUDGET_MS).`,
+    TIMEOUT: `Failing tests are not listed: NetBox did not answer within the ${seconds} s allowed.`,
     SERVER: `Failing tests are not listed: NetBox answered HTTP ${error.status ?? 500} and kept failing.`,
     PROTOCOL: `Failing tests are not listed: NetBox's answer was not what its API sends (${error.message}).`,
     UNSAFE_URL: `Failing tests are not listed: the relay ${error.message} (its NetBox token was not sent).`,

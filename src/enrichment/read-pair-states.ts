@@ -11,7 +11,7 @@ export interface ReadPairStatesOptions {
   current: readonly FailingPair[];
   previous: { reportId: number; failing: readonly FailingPair[] };
   budget: RequestBudget;
-  /** NETBOX_ENRICH_BUDGET_MS, for the mail's words. */
+  /** The enrichment budget, for the mail's words. */
   budgetMs: number;
 }
 
@@ -77,8 +77,7 @@ function toAsk(pairs: readonly FailingPair[]): PairToAsk[] | null {
 
 function describeUnknown(error: unknown, budgetMs: number, previousReportId: number, askingPrevious: boolean): string {
   if (!(error instanceof NetboxError)) return `reading NetBox's results failed (${(error as Error)?.message ?? String(error)})`;
-  if (error.code === 'TIMEOUT')
-    return `NetBox did not answer within the ${Math.round(budgetMs / 100) / 10} s allowed (NETBOX_ENRICH_BUDGET_MS)`;
+  if (error.code === 'TIMEOUT') return `NetBox did not answer within the ${Math.round(budgetMs / 100) / 10} s allowed`;
   if (error.code === 'NOT_FOUND' && askingPrevious) return `NetBox no longer has report ${previousReportId}`;
   return `NetBox could not answer (${error.message})`;
 }

@@ -36,7 +36,7 @@ export interface OwnerContact {
 export type OwnerLookup =
   { status: 'ok'; devices: NetboxDevice[]; contacts: OwnerContact[] } | { status: 'missing'; code: string; reason: string };
 
-/** Owner look-ups bound to one delivery's budget (NETBOX_ENRICH_BUDGET_MS, measured from the first request). */
+/** Owner look-ups bound to one delivery's budget (measured from the first request). */
 export interface OwnerDirectory {
   lookup(deviceIds: readonly number[], queries: readonly OwnerQuery[]): Promise<OwnerLookup>;
   /** Every device NetBox lists for these objects (devices, sites, tenants), or null when it could not say. */
@@ -169,7 +169,7 @@ function describeLookupFailure(error: unknown, options: OwnerResolverOptions): O
   const seconds = Math.round(options.budgetMs / 100) / 10;
   const reasons: Record<string, string> = {
     AUTH: `NetBox refused the relay's token when asked for devices and contacts (HTTP ${error.status ?? 403}); check that it may read dcim and tenancy`,
-    TIMEOUT: `NetBox did not say who owns the devices within the ${seconds} s allowed (NETBOX_ENRICH_BUDGET_MS)`,
+    TIMEOUT: `NetBox did not say who owns the devices within the ${seconds} s allowed`,
     UNREACHABLE: `NetBox at ${options.client.url} could not be reached for the owners (${error.detail ?? error.message})`,
     SERVER: `NetBox answered HTTP ${error.status ?? 500} when asked for the owners, and kept failing`,
   };

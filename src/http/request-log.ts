@@ -26,7 +26,7 @@ export function createRequestLogger(logger: Logger): RequestHandler {
     const id = typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', id);
     (req as TaggedRequest)[REQUEST_ID] = id;
-    // Node cuts a request that outlives HTTP_REQUEST_TIMEOUT_MS by destroying its socket with
+    // Node cuts a request that outlives the server's request timeout by destroying its socket with
     // ERR_HTTP_REQUEST_TIMEOUT; that error is the only place the reason shows.
     let cutBy: string | undefined;
     const onSocketError = (error: NodeJS.ErrnoException) => {
@@ -88,8 +88,7 @@ export function requestLogger(req: Request, logger: Logger): Logger {
  * before sending all of it, or after (then a delivery may have been stored: its id is on the line).
  */
 function describeCut(socketError: string | undefined, requestComplete: boolean): { outcome: string; text: string } {
-  if (socketError === 'ERR_HTTP_REQUEST_TIMEOUT')
-    return { outcome: 'timed out', text: 'timed out (HTTP_REQUEST_TIMEOUT_MS) before the request was complete' };
+  if (socketError === 'ERR_HTTP_REQUEST_TIMEOUT') return { outcome: 'timed out', text: 'timed out before the request was complete' };
   if (!requestComplete) return { outcome: 'client closed', text: 'closed by the client before the request was complete' };
   return { outcome: 'client closed', text: 'closed by the client before the answer was sent' };
 }

@@ -15,7 +15,7 @@ export interface NetboxClientOptions {
   ca?: string | Buffer;
   /** NETBOX_TLS_REJECT_UNAUTHORIZED (default true). */
   rejectUnauthorized?: boolean;
-  /** NETBOX_TIMEOUT_MS: one request may stay silent this long. */
+  /** One request may stay silent this long. */
   timeoutMs: number;
   /** Attempts per request for transient failures (5xx, timeouts, resets); default 3. */
   maxAttempts?: number;
@@ -103,7 +103,7 @@ const HEADERS: Readonly<Record<string, string>> = { Accept: 'application/json', 
 
 /**
  * Creates the client. Nothing is sent until a method is called; every request is bounded by
- * NETBOX_TIMEOUT_MS of silence and by the caller's deadline, and transient failures are retried
+ * `timeoutMs` of silence and by the caller's deadline, and transient failures are retried
  * (exponential pauses) only while the deadline leaves room.
  */
 export function createNetboxClient(options: NetboxClientOptions): NetboxClient {

@@ -4,7 +4,7 @@
  * - NOT_FOUND: 404 for the report, or 400 for its `report_id` filter: validity deleted it (it keeps
  *   only the newest `store_reports`), so a retry cannot help;
  * - UNREACHABLE: connection refused/reset, DNS, TLS (retryable);
- * - TIMEOUT: no answer within NETBOX_TIMEOUT_MS or the enrichment budget (retryable);
+ * - TIMEOUT: no answer within the request timeout or the enrichment budget (retryable);
  * - SERVER: 5xx (retryable);
  * - PROTOCOL: an answer that is not the JSON NetBox sends (a proxy's login page, say);
  * - UNSAFE_URL: the URL to request (from a webhook, or a page's `next`) is not a clean path on

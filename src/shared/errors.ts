@@ -9,7 +9,7 @@ const ERROR_CATALOGUE = {
   REPORT_INVALID: { status: 422, retryable: false, message: 'The compliance report fields are invalid.' },
   SIGNATURE_MISSING: { status: 401, retryable: false, message: 'X-Hook-Signature is required: a webhook secret is configured.' },
   SIGNATURE_INVALID: { status: 401, retryable: false, message: 'X-Hook-Signature does not match the body.' },
-  PAYLOAD_TOO_LARGE: { status: 413, retryable: false, message: 'The request body exceeds WEBHOOK_MAX_BYTES.' },
+  PAYLOAD_TOO_LARGE: { status: 413, retryable: false, message: 'The request body exceeds the 1 MiB a webhook may have.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false, message: 'The body must be application/json.' },
   UNSUPPORTED_ENCODING: { status: 415, retryable: false, message: 'Compressed or encoded bodies are not accepted.' },
   REQUEST_ABORTED: { status: 400, retryable: true, message: 'The request body was not received completely.' },

@@ -4,7 +4,7 @@ import { simpleParser, type AddressObject } from 'mailparser';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../helpers/browser';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
-import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { makeTempDir, postWebhook, quickRetries, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 
 jest.setTimeout(120_000);
@@ -138,8 +138,8 @@ describe('the operator view in a real browser (JavaScript off)', () => {
     smtp.setBehaviour((attempt) => (attempt === 1 ? { type: 'reject', code: 550, message: 'mailbox unavailable' } : { type: 'accept' }));
     relay = await startTestRelay(
       // A pause of 10 minutes: only "try now" can end it within this test.
-      { SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', ADMIN_TOKEN, RETRY_BASE_MS: '600000', RETRY_MAX_DELAY_MS: '600000' },
-      { random: () => 1 },
+      { SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', ADMIN_TOKEN },
+      { random: () => 1, tune: quickRetries(600_000, 600_000) },
     );
     const post = async (reportId: number) => {
       const res = await postWebhook(relay!.webhookUrl, buildBody({ data: buildReportData({ id: reportId }) }));

@@ -222,15 +222,13 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown): void
 /** The app registration the tests use: a Microsoft tenant with a client secret. */
 export const CONTOSO_APP = { tenant: 'contoso-tenant', clientId: 'relay-client-id', clientSecret: 'client-secret-Zq8Vw2Lk5' };
 
-/** The relay's OAUTH2_* variables for {@link CONTOSO_APP} against `double`, with short retry pauses. */
+/** The relay's OAUTH2_* variables for {@link CONTOSO_APP} against `double` (start it with `tune: quickRetries(50, 200)`). */
 export function buildContosoAppEnv(double: OAuth2Double): Record<string, string> {
   return {
     OAUTH2_TENANT_ID: CONTOSO_APP.tenant,
     OAUTH2_CLIENT_ID: CONTOSO_APP.clientId,
     OAUTH2_CLIENT_SECRET: CONTOSO_APP.clientSecret,
     OAUTH2_TOKEN_URL: double.microsoftTokenUrl,
-    RETRY_BASE_MS: '50',
-    RETRY_MAX_DELAY_MS: '200',
   };
 }
 

@@ -39,13 +39,18 @@ export async function startTestRelay(
     random?: () => number;
     sleep?: (ms: number) => Promise<void>;
     transports?: readonly TransportDescriptor[];
+    /** Shortens what the relay holds fixed (polling, retries, leases, budgets), the one test-only injection. */
+    tune?: (config: Config) => Config;
   } = {},
 ): Promise<TestRelay> {
   const dataDir = options.dataDir ?? makeTempDir();
-  const config = loadConfig(
-    { DATA_DIR: dataDir, WORKER_POLL_MS: '50', LOG_LEVEL: 'debug', CATCH_UP_EVERY: 'off', ...env },
+  const loaded = loadConfig(
+    { DATA_DIR: dataDir, LOG_LEVEL: 'debug', CATCH_UP_EVERY: 'off', ...env },
     { readFile: (f) => fs.readFileSync(f, 'utf8') },
   );
+  // Quick polling unless the test tunes it: work that nothing wakes the worker for is found in 50 ms, not a second.
+  const quick: Config = { ...loaded, worker: { ...loaded.worker, pollMs: 50 } };
+  const config = options.tune ? options.tune(quick) : quick;
   const logs: string[] = [];
   const logger: Logger = createLogger({
     level: config.log.level,
@@ -121,4 +126,14 @@ export async function waitUntil<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** A `tune` that retries within `maxDelayMs` instead of the relay's minutes: for tests of what a retry does, not when. */
+export function quickRetries(baseMs: number, maxDelayMs: number): (config: Config) => Config {
+  return (config) => ({ ...config, retry: { ...config.retry, baseMs, maxDelayMs } });
+}
+
+/** A `tune` that gives all of one mail's NetBox requests `enrichBudgetMs` (and one request `timeoutMs`) instead of the relay's 30 s (10 s). */
+export function quickNetbox(enrichBudgetMs: number, timeoutMs?: number): (config: Config) => Config {
+  return (config) => ({ ...config, netbox: { ...config.netbox, enrichBudgetMs, timeoutMs: timeoutMs ?? config.netbox.timeoutMs } });
 }

@@ -27,8 +27,8 @@ describe('check-config shows each variable as set or defaulted', () => {
     expect(defaultPart).toContain('SMTP_POOL_SIZE=5');
     // Limits and timings rarely right to change come apart, after the rest.
     const [, advancedPart] = defaultPart.split('Advanced defaults in force');
-    expect(advancedPart).toContain('LEASE_MS=300000');
-    expect(defaultPart.split('Advanced defaults in force')[0]).not.toContain('LEASE_MS');
+    expect(advancedPart).toContain('SHUTDOWN_TIMEOUT_MS=10000');
+    expect(defaultPart.split('Advanced defaults in force')[0]).not.toContain('SHUTDOWN_TIMEOUT_MS');
     // Graph's settings mean nothing with SMTP: not shown as if in force.
     expect(r.stdout).not.toContain('GRAPH_TIMEOUT_MS');
     // Nor are OAuth2's unset settings listed as if one might be missing.

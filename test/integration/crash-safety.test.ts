@@ -55,7 +55,6 @@ describe('crash safety: SIGKILL in the middle of a burst of 1,000 deliveries', (
       SMTP_POOL_SIZE: String(POOL_SIZE),
       MAIL_TO: 'oncall@example.com',
       WEBHOOK_SECRET: SECRET,
-      WORKER_POLL_MS: '50',
       TEMPLATES_DIR: `${dir}/templates`,
     };
     const bodies = Array.from({ length: DELIVERIES }, (_, i) =>

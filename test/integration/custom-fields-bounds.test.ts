@@ -20,7 +20,11 @@ describe('custom_fields bounds at the webhook', () => {
   let relay: TestRelay;
   beforeAll(async () => {
     smtp = await startSmtpPeer();
-    relay = await startTestRelay({ SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', WEBHOOK_MAX_BYTES: String(4 * 1024 * 1024) });
+    // Bodies up to 4 MiB: the custom fields' own bounds are under test here, not the body's.
+    relay = await startTestRelay(
+      { SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com' },
+      { tune: (c) => ({ ...c, webhook: { ...c.webhook, maxBytes: 4 * 1024 * 1024 } }) },
+    );
   });
   afterAll(async () => {
     await relay.stop();

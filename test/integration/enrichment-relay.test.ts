@@ -1,5 +1,6 @@
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
-import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import type { Config } from '../../src/config';
+import { postWebhook, quickNetbox, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 import { buildResults, countResults, startNetboxDouble, type NetboxDouble } from '../helpers/validity-results-double';
 
@@ -25,14 +26,11 @@ describe('the relay reads the failing results from NetBox when it mails a report
     await smtp.close();
   });
 
-  async function start(env: Record<string, string>): Promise<TestRelay> {
-    relay = await startTestRelay({
-      SMTP_URL: smtp.url,
-      MAIL_TO: 'netops@example.com',
-      WEBHOOK_SECRET: SECRET,
-      NETBOX_TOKEN: TOKEN,
-      ...env,
-    });
+  async function start(env: Record<string, string>, tune?: (config: Config) => Config): Promise<TestRelay> {
+    relay = await startTestRelay(
+      { SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', WEBHOOK_SECRET: SECRET, NETBOX_TOKEN: TOKEN, ...env },
+      { tune },
+    );
     return relay;
   }
 
@@ -68,7 +66,7 @@ describe('the relay reads the failing results from NetBox when it mails a report
   it('still sends the mail, with the counts and why the details are missing, when NetBox is down', async () => {
     const url = netbox.url;
     await netbox.close();
-    const r = await start({ NETBOX_URL: url, NETBOX_ENRICH_BUDGET_MS: '2000', NETBOX_TIMEOUT_MS: '1000' });
+    const r = await start({ NETBOX_URL: url }, quickNetbox(2000, 1000));
     netbox = await startNetboxDouble({ authorization: `Token ${TOKEN}` }); // for afterEach; not the relay's NetBox
     await deliver(r, 78);
     const [mail] = await smtp.waitFor(1);

@@ -1,7 +1,7 @@
 import { loadConfig, ConfigError } from '../../src/config';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import { buildContosoAppEnv, CONTOSO_APP, createSkewedClock, startOAuth2Double, type OAuth2Double } from '../helpers/oauth2-double';
-import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { postWebhook, quickRetries, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 
 const SECRET = 'graph-webhook-secret';
 const SENDER = 'reports@contoso.example';
@@ -41,7 +41,7 @@ describe('MAIL_TRANSPORT=graph: sendMail with the same MIME message (issue 18)',
     });
     relay = await startTestRelay(
       { ...graphEnv(double), MAIL_FROM: `Compliance Relay <${SENDER}>`, MAIL_BCC: 'audit@contoso.example' },
-      { clock: { now } },
+      { clock: { now }, tune: quickRetries(50, 200) },
     );
     const ids = Array.from({ length: 8 }, (_, i) => 600 + i);
     for (const id of ids) {
@@ -104,7 +104,7 @@ describe('MAIL_TRANSPORT=graph: sendMail with the same MIME message (issue 18)',
       code: 'ErrorAccessDenied',
       message: 'Access is denied. Check credentials and try again.',
     }));
-    relay = await startTestRelay({ ...graphEnv(double), GRAPH_SENDER: SENDER });
+    relay = await startTestRelay({ ...graphEnv(double), GRAPH_SENDER: SENDER }, { tune: quickRetries(50, 200) });
     const body = buildBody({ data: buildReportData({ id: 660 }) });
     await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) });
     await waitUntil(() => (double!.graphAttempts >= 2 ? true : undefined), 10_000, 'a probe after the pause');

@@ -1,5 +1,5 @@
 import { buildBody, buildReportData } from '../helpers/netbox-json';
-import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { makeTempDir, postWebhook, quickRetries, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 import { createTestCertificates } from '../helpers/test-certificates';
 
@@ -102,8 +102,8 @@ describe('GET /healthz and /readyz', () => {
   it('turns failing when a send cannot reach the server, and passing when a send succeeds', async () => {
     smtp = await startSmtpPeer();
     relay = await startTestRelay(
-      { SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', RETRY_BASE_MS: '300', RETRY_MAX_DELAY_MS: '300', METRICS_TOKEN },
-      { random: () => 1 },
+      { SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', METRICS_TOKEN },
+      { random: () => 1, tune: quickRetries(300, 300) },
     );
     await waitUntil(async () => (await getJson(`${relay!.url}/readyz`)).body.checks.smtp.source, 10_000, 'the first check');
     smtp.setBehaviour({ type: 'drop' });

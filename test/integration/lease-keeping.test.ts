@@ -26,14 +26,10 @@ describe('leases of a batch in flight', () => {
     smtp = await startSmtpPeer();
     // The first mail is held by the server for several leases; the rest are answered at once.
     smtp.setBehaviour((attempt) => ({ type: 'accept', ...(attempt === 1 ? { after: slow } : {}) }));
-    relay = await startTestRelay({
-      SMTP_URL: smtp.url,
-      MAIL_TO: 'oncall@example.com',
-      WEBHOOK_SECRET: SECRET,
-      SMTP_POOL_SIZE: '1',
-      LEASE_MS: String(LEASE_MS),
-      NETBOX_ENRICH_BUDGET_MS: '200',
-    });
+    relay = await startTestRelay(
+      { SMTP_URL: smtp.url, MAIL_TO: 'oncall@example.com', WEBHOOK_SECRET: SECRET, SMTP_POOL_SIZE: '1' },
+      { tune: (c) => ({ ...c, worker: { ...c.worker, leaseMs: LEASE_MS } }) },
+    );
     const post = async (id: number) => {
       const body = buildBody({ data: buildReportData({ id }) });
       expect((await postWebhook(relay!.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) })).status).toBe(202);

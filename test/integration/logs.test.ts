@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
-import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { makeTempDir, postWebhook, quickRetries, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 
 describe('structured logs', () => {
@@ -13,8 +13,8 @@ describe('structured logs', () => {
   beforeEach(async () => {
     smtp = await startSmtpPeer();
     relay = await startTestRelay(
-      { SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', WEBHOOK_SECRET: secret, RETRY_BASE_MS: '100', RETRY_MAX_DELAY_MS: '100' },
-      { random: () => 0.5 },
+      { SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', WEBHOOK_SECRET: secret },
+      { random: () => 0.5, tune: quickRetries(100, 100) },
     );
   });
   afterEach(async () => {

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import { sampleValue, scrape } from '../helpers/prometheus';
-import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { postWebhook, quickNetbox, quickRetries, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 
 const secret = 'metrics-test-webhook-secret';
@@ -28,10 +28,8 @@ describe('GET /metrics', () => {
         SMTP_URL: smtp.url,
         MAIL_TO: 'netops@example.com',
         WEBHOOK_SECRET: secret,
-        RETRY_BASE_MS: '3600000',
-        RETRY_MAX_DELAY_MS: '3600000',
       },
-      { clock: { now: () => now }, random: () => 0.99 },
+      { clock: { now: () => now }, random: () => 0.99, tune: quickRetries(3_600_000, 3_600_000) },
     );
   });
   afterEach(async () => {
@@ -151,11 +149,10 @@ describe('NetBox fetch errors', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
     const port = (probe.address() as net.AddressInfo).port;
     await new Promise((resolve) => probe.close(resolve));
-    relay = await startTestRelay({
-      NETBOX_URL: `http://127.0.0.1:${port}`,
-      NETBOX_TOKEN: '0123456789abcdef0123456789abcdef01234567',
-      NETBOX_ENRICH_BUDGET_MS: '2000',
-    });
+    relay = await startTestRelay(
+      { NETBOX_URL: `http://127.0.0.1:${port}`, NETBOX_TOKEN: '0123456789abcdef0123456789abcdef01234567' },
+      { tune: quickNetbox(2000) },
+    );
     expect(sampleValue(await scrape(relay.url), 'compliance_relay_netbox_fetch_errors_total', { reason: 'UNREACHABLE' })).toBeUndefined();
 
     const res = await postWebhook(relay.webhookUrl, buildBody({ data: buildReportData({ id: 9, total_passed: 5, total_count: 8 }) }));

@@ -1,6 +1,7 @@
 import type { ParsedMail } from 'mailparser';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
-import { postWebhook, startTestRelay, type TestRelay } from '../helpers/relay-harness';
+import type { Config } from '../../src/config';
+import { postWebhook, quickNetbox, startTestRelay, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 import { countResults, startNetboxDouble, type NetboxDouble, type ResultSpec } from '../helpers/validity-results-double';
 
@@ -47,15 +48,11 @@ describe('a pair without a result in a report is not evaluated, never fixed', ()
     return (await smtp.waitFor(mailsSoFar + 1))[mailsSoFar].parsed;
   }
 
-  async function start(env: Record<string, string> = {}): Promise<TestRelay> {
-    relay = await startTestRelay({
-      SMTP_URL: smtp.url,
-      MAIL_TO: 'netops@example.com',
-      WEBHOOK_SECRET: SECRET,
-      NETBOX_URL: netbox.url,
-      NETBOX_TOKEN: TOKEN,
-      ...env,
-    });
+  async function start(tune?: (config: Config) => Config): Promise<TestRelay> {
+    relay = await startTestRelay(
+      { SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com', WEBHOOK_SECRET: SECRET, NETBOX_URL: netbox.url, NETBOX_TOKEN: TOKEN },
+      { tune },
+    );
     return relay;
   }
 
@@ -207,7 +204,7 @@ describe('a pair without a result in a report is not evaluated, never fixed', ()
   });
 
   it('when NetBox cannot answer within the budget, the mail says fixed and not evaluated could not be told apart, and lists neither', async () => {
-    const r = await start({ NETBOX_ENRICH_BUDGET_MS: '1500' });
+    const r = await start(quickNetbox(1500));
     await mailOf(
       r,
       1,
@@ -224,7 +221,7 @@ describe('a pair without a result in a report is not evaluated, never fixed', ()
     );
     const text = String(mail.text);
     expect(text).toContain(
-      '2 results that failed in report 1 do not fail now: fixed and not evaluated could not be told apart this time, so neither is listed (NetBox did not answer within the 1.5 s allowed (NETBOX_ENRICH_BUDGET_MS)).',
+      '2 results that failed in report 1 do not fail now: fixed and not evaluated could not be told apart this time, so neither is listed (NetBox did not answer within the 1.5 s allowed).',
     );
     expect(text).not.toContain('Fixed since report 1');
     expect(text).not.toContain('Not evaluated this time');

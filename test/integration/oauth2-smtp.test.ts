@@ -4,7 +4,7 @@ import { runCli } from '../../src/cli';
 import { captureIo } from '../helpers/cli-io';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import { buildContosoAppEnv, CONTOSO_APP, createSkewedClock, startOAuth2Double, type OAuth2Double } from '../helpers/oauth2-double';
-import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { makeTempDir, postWebhook, quickRetries, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 import { createTestCertificates } from '../helpers/test-certificates';
 
@@ -86,7 +86,7 @@ describe('SMTP_AUTH=oauth2: AUTH XOAUTH2 with a client-credentials token (issue 
       clock.advance(HOUR_MS);
       return { type: 'reject', code: 450, message: '4.2.1 mailbox busy, try again' };
     });
-    relay = await startTestRelay({ ...microsoftEnv(double, peer), SMTP_POOL_SIZE: '3' }, { clock: { now } });
+    relay = await startTestRelay({ ...microsoftEnv(double, peer), SMTP_POOL_SIZE: '3' }, { clock: { now }, tune: quickRetries(50, 200) });
     const ids = Array.from({ length: 12 }, (_, i) => 700 + i);
     await postReports(relay, ids);
 
@@ -113,7 +113,7 @@ describe('SMTP_AUTH=oauth2: AUTH XOAUTH2 with a client-credentials token (issue 
     });
     double.setRefusing(true);
     peer = await startXoauth2Peer(double, []);
-    relay = await startTestRelay({ ...microsoftEnv(double, peer), ADMIN_TOKEN });
+    relay = await startTestRelay({ ...microsoftEnv(double, peer), ADMIN_TOKEN }, { tune: quickRetries(50, 200) });
     await postReports(relay, [801, 802]);
 
     await waitUntil(
@@ -158,7 +158,7 @@ describe('SMTP_AUTH=oauth2: AUTH XOAUTH2 with a client-credentials token (issue 
     });
     const auths: { token: string; ok: boolean }[] = [];
     peer = await startXoauth2Peer(double, auths, true);
-    relay = await startTestRelay(microsoftEnv(double, peer));
+    relay = await startTestRelay(microsoftEnv(double, peer), { tune: quickRetries(50, 200) });
     await postReports(relay, [901]);
 
     const outcome = await waitUntil(() => relay!.workerOutcomes.find((o) => o.type === 'retry'), 10_000, 'a retry');

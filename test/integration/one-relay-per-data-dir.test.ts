@@ -56,7 +56,6 @@ describe('one relay per SQLite data directory', () => {
     SMTP_POOL_SIZE: '1',
     MAIL_TO: 'oncall@example.com',
     WEBHOOK_SECRET: SECRET,
-    WORKER_POLL_MS: '50',
   });
 
   async function startFirstWithReportsInFlight(dataDir: string): Promise<ChildRelay> {

@@ -1,6 +1,6 @@
 import { buildDigestJob } from '../../src/digest';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
-import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { postWebhook, quickRetries, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { runCliCaptured } from '../helpers/run-cli';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 
@@ -25,10 +25,8 @@ describe('operator recovery: list dead deliveries and requeue them', () => {
       MAIL_TO: 'oncall@example.com',
       WEBHOOK_SECRET: SECRET,
       ADMIN_TOKEN,
-      RETRY_BASE_MS: '20',
-      RETRY_MAX_DELAY_MS: '50',
     };
-    relay = await startTestRelay(env);
+    relay = await startTestRelay(env, { tune: quickRetries(20, 50) });
     env.DATA_DIR = relay.dataDir;
   });
   afterEach(async () => {

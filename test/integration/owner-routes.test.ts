@@ -6,7 +6,8 @@ import { textOf } from '../helpers/html';
 import { sampleValue } from '../helpers/prometheus';
 import { captureIo } from '../helpers/cli-io';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
-import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import type { Config } from '../../src/config';
+import { makeTempDir, postWebhook, quickNetbox, quickRetries, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
 import { countResults, startNetboxDouble, type NetboxDouble, type ResultSpec } from '../helpers/validity-results-double';
 
@@ -115,7 +116,7 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function start(env: Record<string, string> = {}): Promise<TestRelay> {
+  async function start(env: Record<string, string> = {}, tune?: (config: Config) => Config): Promise<TestRelay> {
     relay = await startTestRelay(
       {
         SMTP_URL: smtp.url,
@@ -125,7 +126,7 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
         NETBOX_TOKEN: TOKEN,
         ...env,
       },
-      { dataDir: path.join(dir, 'data') },
+      { dataDir: path.join(dir, 'data'), tune },
     );
     return relay;
   }
@@ -377,7 +378,7 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
     stock(netbox);
     // The failing results come at once; the contact assignments only after the budget is spent.
     netbox.slowPaths.set('/api/tenancy/contact-assignments/', 5_000);
-    const r = await start({ NETBOX_ENRICH_BUDGET_MS: '1500', NETBOX_TIMEOUT_MS: '1000' });
+    const r = await start({}, quickNetbox(1500, 1000));
     await deliver(r, 305);
     await smtp.waitFor(2);
     await waitUntil(() => r.workerOutcomes.length > 0 || undefined, 10_000, 'the outcome');
@@ -490,7 +491,7 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
 
   it('a 4xx in the middle of the owner mails retries only the one refused, with the groups decided at first, even after a restart', async () => {
     stock(netbox);
-    const r = await start({ RETRY_BASE_MS: '50', RETRY_MAX_DELAY_MS: '100' });
+    const r = await start({}, quickRetries(50, 100));
     smtp.setBehaviour((attempt) => (attempt === 2 ? { type: 'reject', code: 451, message: 'try again later' } : { type: 'accept' }));
     const id = await deliver(r, 303);
     await waitUntil(() => (r.workerOutcomes.some((o) => o.type === 'sent') ? true : undefined), 15_000, 'the delivery to be sent');
@@ -538,10 +539,8 @@ describe('routes by owner when NetBox is down', () => {
         ROUTES_FILE: path.join(dir, 'routes.yaml'),
         NETBOX_URL: url,
         NETBOX_TOKEN: TOKEN,
-        NETBOX_ENRICH_BUDGET_MS: '2000',
-        NETBOX_TIMEOUT_MS: '1000',
       },
-      { dataDir: path.join(dir, 'data') },
+      { dataDir: path.join(dir, 'data'), tune: quickNetbox(2000, 1000) },
     );
     try {
       const specs = results();

@@ -64,7 +64,7 @@ describe('DATABASE_URL switches the relay to PostgreSQL', () => {
 
     const relay = await startTestRelay({ DATABASE_URL: schema.url, SMTP_URL: smtp.url, MAIL_TO: 'netops@example.com' });
     try {
-      await new Promise((r) => setTimeout(r, 300)); // a few worker polls (WORKER_POLL_MS=50)
+      await new Promise((r) => setTimeout(r, 300)); // a few worker polls (the harness polls every 50 ms)
       const { rows } = await schema.query<{ state: string; lease_owner: string }>('SELECT state, lease_owner FROM deliveries');
       expect(rows).toEqual([{ state: 'sending', lease_owner: 'replica-other' }]);
       expect(smtp.received).toHaveLength(0);

@@ -33,9 +33,9 @@ describe('retention', () => {
         MAIL_TO: 'oncall@example.com',
         WEBHOOK_SECRET: SECRET,
         RETENTION_DAYS: '30',
-        RETENTION_INTERVAL_MS: '50',
       },
-      { clock: { now: () => now } },
+      // Pruning every 50 ms rather than hourly, so the test sees it happen on its own.
+      { clock: { now: () => now }, tune: (c) => ({ ...c, retention: { ...c.retention, intervalMs: 50 } }) },
     );
     const post = async (id: number) => {
       const body = buildBody({ data: buildReportData({ id }) });

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
-import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import type { Config } from '../../src/config';
+import { makeTempDir, postWebhook, quickRetries, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
 
 const ROUTES = `
@@ -61,7 +62,7 @@ describe('routes: the right people get the right mails', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function start(extra: Record<string, string> = {}) {
+  async function start(extra: Record<string, string> = {}, tune?: (config: Config) => Config) {
     relay = await startTestRelay(
       {
         ADMIN_TOKEN: 'admin-token-for-the-routes-test',
@@ -71,7 +72,7 @@ describe('routes: the right people get the right mails', () => {
         NETBOX_URL: 'https://netbox.example.com',
         ...extra,
       },
-      { dataDir: path.join(dir, 'data') },
+      { dataDir: path.join(dir, 'data'), tune },
     );
   }
 
@@ -182,7 +183,7 @@ describe('routes: the right people get the right mails', () => {
   });
 
   it('a transient failure of one route retries only that route: the others are never sent twice, even after a restart', async () => {
-    await start({ RETRY_BASE_MS: '50', RETRY_MAX_DELAY_MS: '100' });
+    await start({}, quickRetries(50, 100));
     // The second DATA of the run (auditors, after on-call) is refused with 451 once.
     smtp.setBehaviour((attempt) => (attempt === 2 ? { type: 'reject', code: 451, message: 'try again later' } : { type: 'accept' }));
     const id = await deliver(report(201, 5, 8, 20));

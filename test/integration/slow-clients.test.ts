@@ -51,10 +51,8 @@ describe('slow clients are cut and do not pin the relay', () => {
 
   beforeAll(async () => {
     dir = makeTempDir('relay-slow-');
-    child = await startChildRelay(
-      { DATA_DIR: `${dir}/data`, HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: '2000' },
-      { cwd: dir },
-    );
+    // The relay's own bounds: 10 s for the headers, 30 s for the whole request.
+    child = await startChildRelay({ DATA_DIR: `${dir}/data` }, { cwd: dir });
   });
   afterAll(async () => {
     for (const c of clients) c.stop();
@@ -90,9 +88,9 @@ describe('slow clients are cut and do not pin the relay', () => {
     const again = await postWebhook(`${child.url}/webhook`, buildBody({ data: buildReportData({ id: 2 }) }));
     expect(again.status).toBe(202);
     expect(again.json.id).toBe(normal.json.id + 1);
-  }, 60_000);
+  }, 90_000);
 
-  it('logs a request cut at HTTP_REQUEST_TIMEOUT_MS once, at warn, as timed out with no status sent (issue 14)', async () => {
+  it('logs a request cut at the request timeout once, at warn, as timed out with no status sent (issue 14)', async () => {
     const body = buildBody({ data: buildReportData({ id: 10 }) }).toString('latin1');
     const before = child.output.length;
     const client = startSlowClient(
@@ -130,9 +128,9 @@ describe('slow clients are cut and do not pin the relay', () => {
         path: '/webhook',
         outcome: 'timed out',
         statusSent: false,
-        msg: 'POST /webhook timed out (HTTP_REQUEST_TIMEOUT_MS) before the request was complete: no status sent',
+        msg: 'POST /webhook timed out before the request was complete: no status sent',
       }),
     ]);
     expect(about[0]).not.toHaveProperty('status');
-  }, 30_000);
+  }, 60_000);
 });

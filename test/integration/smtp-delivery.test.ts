@@ -2,11 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
-import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import type { Config } from '../../src/config';
+import { postWebhook, quickRetries, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 
-/** Fast retries for tests; the defaults span about a day. */
-const FAST_RETRY = { RETRY_BASE_MS: '20', RETRY_MAX_DELAY_MS: '100' };
+/** Fast retries for tests; the relay's own span up to two days. */
+const FAST_RETRY = quickRetries(20, 100);
 
 describe('sending through a real SMTP server', () => {
   let smtp: SmtpPeer;
@@ -20,17 +21,18 @@ describe('sending through a real SMTP server', () => {
     await smtp.close();
   });
 
-  const start = (env: Record<string, string> = {}) =>
-    startTestRelay({
-      SMTP_URL: smtp.url,
-      MAIL_FROM: 'Relay <relay@example.com>',
-      MAIL_TO: 'a@example.com,B Team <b@example.com>',
-      MAIL_CC: 'cc@example.com',
-      MAIL_BCC: 'audit@example.com',
-      MAIL_REPLY_TO: 'noc@example.com',
-      ...FAST_RETRY,
-      ...env,
-    });
+  const start = (tune: (config: Config) => Config = FAST_RETRY) =>
+    startTestRelay(
+      {
+        SMTP_URL: smtp.url,
+        MAIL_FROM: 'Relay <relay@example.com>',
+        MAIL_TO: 'a@example.com,B Team <b@example.com>',
+        MAIL_CC: 'cc@example.com',
+        MAIL_BCC: 'audit@example.com',
+        MAIL_REPLY_TO: 'noc@example.com',
+      },
+      { tune },
+    );
 
   it('a 451 answer is retried and the mail arrives once, with the Message-ID derived from the delivery', async () => {
     smtp.setBehaviour((attempt) => (attempt === 1 ? { type: 'reject', code: 451, message: 'try again later' } : { type: 'accept' }));
@@ -91,9 +93,9 @@ describe('sending through a real SMTP server', () => {
     expect(record.attempts).toBe(3);
   });
 
-  it('gives up after RETRY_MAX_ATTEMPTS transient failures and keeps the last error', async () => {
+  it('gives up after its last attempt at a transient failure and keeps the last error', async () => {
     smtp.setBehaviour({ type: 'reject', code: 452, message: 'insufficient storage' });
-    relay = await start({ RETRY_MAX_ATTEMPTS: '3' });
+    relay = await start((c) => FAST_RETRY({ ...c, retry: { ...c.retry, maxAttempts: 3 } }));
     const res = await postWebhook(relay.webhookUrl, buildBody({ data: buildReportData({ id: 81 }) }));
     const record = await waitUntil(async () => {
       const d = await relay!.relay.store.getDelivery(res.json.id);
@@ -105,7 +107,7 @@ describe('sending through a real SMTP server', () => {
 
   it('a restart resumes every pending delivery', async () => {
     smtp.setBehaviour({ type: 'reject', code: 421, message: 'closing' });
-    relay = await start({ RETRY_BASE_MS: '60000', RETRY_MAX_DELAY_MS: '60000' });
+    relay = await start(quickRetries(60_000, 60_000));
     const dataDir = relay.dataDir;
     for (const id of [90, 91, 92]) await postWebhook(relay.webhookUrl, buildBody({ data: buildReportData({ id }) }));
     // The first failure pauses the queue: the others wait for its end, queued or retrying.
@@ -118,8 +120,8 @@ describe('sending through a real SMTP server', () => {
     smtp.setBehaviour({ type: 'accept' });
     // Retries are due in up to a minute; a restart does not lose them, and requeued ones go at once.
     relay = await startTestRelay(
-      { SMTP_URL: smtp.url, MAIL_TO: 'a@example.com', ...FAST_RETRY },
-      { dataDir, clock: { now: () => Date.now() + 120_000 } },
+      { SMTP_URL: smtp.url, MAIL_TO: 'a@example.com' },
+      { dataDir, clock: { now: () => Date.now() + 120_000 }, tune: FAST_RETRY },
     );
     const mails = await smtp.waitFor(3);
     expect(mails.map((m) => m.parsed.headers.get('x-compliance-report-id')).sort()).toEqual(['90', '91', '92']);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
-import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { makeTempDir, postWebhook, quickRetries, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 
 const SECRET = 'outage-webhook-secret';
@@ -26,15 +26,16 @@ describe('SMTP outage: refused, then 421/451, then back', () => {
     const port = probe.port;
     await probe.close();
 
-    relay = await startTestRelay({
-      SMTP_URL: `smtp://127.0.0.1:${port}`,
-      MAIL_TO: 'oncall@example.com',
-      WEBHOOK_SECRET: SECRET,
-      // One connection: the order in which mails reach the server is the order they were sent.
-      SMTP_POOL_SIZE: '1',
-      RETRY_BASE_MS: '50',
-      RETRY_MAX_DELAY_MS: '400',
-    });
+    relay = await startTestRelay(
+      {
+        SMTP_URL: `smtp://127.0.0.1:${port}`,
+        MAIL_TO: 'oncall@example.com',
+        WEBHOOK_SECRET: SECRET,
+        // One connection: the order in which mails reach the server is the order they were sent.
+        SMTP_POOL_SIZE: '1',
+      },
+      { tune: quickRetries(50, 400) },
+    );
 
     for (let i = 0; i < QUEUED; i += 1) {
       const body = buildBody({ data: buildReportData({ id: 500 + i }) });
@@ -79,16 +80,16 @@ describe('SMTP outage: refused, then 421/451, then back', () => {
     const dir = makeTempDir();
     const routesFile = path.join(dir, 'routes.yaml');
     fs.writeFileSync(routesFile, 'routes:\n  - name: failures\n    to: oncall@example.com\n    notify: on-failure\n');
-    relay = await startTestRelay({
-      SMTP_URL: `smtp://127.0.0.1:${port}`,
-      ROUTES_FILE: routesFile,
-      WEBHOOK_SECRET: SECRET,
-      SMTP_POOL_SIZE: '1',
-      RETRY_BASE_MS: '50',
-      RETRY_MAX_DELAY_MS: '400',
+    relay = await startTestRelay(
+      {
+        SMTP_URL: `smtp://127.0.0.1:${port}`,
+        ROUTES_FILE: routesFile,
+        WEBHOOK_SECRET: SECRET,
+        SMTP_POOL_SIZE: '1',
+      },
       // The failing report that opens the breaker goes dead at once, so the next claim is the passing one.
-      RETRY_MAX_ATTEMPTS: '1',
-    });
+      { tune: (c) => quickRetries(50, 400)({ ...c, retry: { ...c.retry, maxAttempts: 1 } }) },
+    );
     const post = async (data: Record<string, unknown>) => {
       const body = buildBody({ data });
       expect((await postWebhook(relay!.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) })).status).toBe(202);
@@ -118,9 +119,9 @@ describe('SMTP outage: refused, then 421/451, then back', () => {
       attempt === 1 ? { type: 'reject', code: 451, message: '4.7.1 greylisted, try again later' } : { type: 'accept' },
     );
     relay = await startTestRelay(
-      { SMTP_URL: smtp.url, MAIL_TO: 'oncall@example.com', WEBHOOK_SECRET: SECRET, SMTP_POOL_SIZE: '1', RETRY_BASE_MS: '8000' },
+      { SMTP_URL: smtp.url, MAIL_TO: 'oncall@example.com', WEBHOOK_SECRET: SECRET, SMTP_POOL_SIZE: '1' },
       // The greylisted message's own backoff is its whole cap (8 s): long after the others went.
-      { random: () => 1 },
+      { random: () => 1, tune: (c) => ({ ...c, retry: { ...c.retry, baseMs: 8000 } }) },
     );
     const post = async (id: number) => {
       const body = buildBody({ data: buildReportData({ id }) });

@@ -36,21 +36,24 @@ describe('the store goes away while a report is being composed', () => {
   });
 
   test('the delivery is tried again once the database is back, and mailed once (not dead)', async () => {
-    relay = await startTestRelay({
-      DATABASE_URL: db.url,
-      SMTP_URL: smtp.url,
-      MAIL_TO: 'netops@example.com',
-      WEBHOOK_SECRET: SECRET,
-      NETBOX_URL: netbox.url,
-      NETBOX_TOKEN: TOKEN,
-      NETBOX_ENRICH_BUDGET_MS: '4000',
-      // The claim left by the failed preparation comes back after its lease (kept above the SMTP timeouts).
-      LEASE_MS: '6000',
-      SMTP_CONNECTION_TIMEOUT_MS: '3000',
-      SMTP_GREETING_TIMEOUT_MS: '3000',
-      SMTP_SOCKET_TIMEOUT_MS: '3000',
-      WORKER_POLL_MS: '100',
-    });
+    relay = await startTestRelay(
+      {
+        DATABASE_URL: db.url,
+        SMTP_URL: smtp.url,
+        MAIL_TO: 'netops@example.com',
+        WEBHOOK_SECRET: SECRET,
+        NETBOX_URL: netbox.url,
+        NETBOX_TOKEN: TOKEN,
+        SMTP_CONNECTION_TIMEOUT_MS: '3000',
+        SMTP_GREETING_TIMEOUT_MS: '3000',
+        SMTP_SOCKET_TIMEOUT_MS: '3000',
+      },
+      // The claim left by the failed preparation comes back after its lease (kept above the SMTP timeouts
+      // and the enrichment budget, as the relay's own are).
+      {
+        tune: (c) => ({ ...c, worker: { ...c.worker, leaseMs: 6000, pollMs: 100 }, netbox: { ...c.netbox, enrichBudgetMs: 4000 } }),
+      },
+    );
     const results = buildResults(6, { fails: (i) => i % 2 === 0 });
     netbox.reports.set(41, { id: 41, created: CREATED, results });
     netbox.slowOffsets.set(0, NETBOX_DELAY_MS);

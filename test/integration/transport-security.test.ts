@@ -34,7 +34,10 @@ describe('SMTP TLS is verified unless told otherwise', () => {
 
   async function sendOne(mode: (typeof modes)[number][1], env: Record<string, string>) {
     smtp = await startSmtpPeer({ server: { ...mode, key: certs.key, cert: certs.cert } });
-    relay = await startTestRelay({ SMTP_URL: smtp.url, MAIL_TO: 'oncall@example.com', RETRY_BASE_MS: '1000', ...env });
+    relay = await startTestRelay(
+      { SMTP_URL: smtp.url, MAIL_TO: 'oncall@example.com', ...env },
+      { tune: (c) => ({ ...c, retry: { ...c.retry, baseMs: 1000 } }) },
+    );
     expect((await postWebhook(relay.webhookUrl, buildBody({ data: buildReportData({ id: 5 }) }))).status).toBe(202);
     return waitUntil(() => relay!.workerOutcomes[0], 15_000, 'the first send to finish');
   }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type Database from 'better-sqlite3';
+import type { Config } from '../../src/config';
 import { SqliteStore } from '../../src/store';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres';
@@ -10,6 +11,8 @@ import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 const SECRET = 'unrecorded-outcomes-secret';
 const ADMIN_TOKEN = 'admin-token-for-unrecorded-outcomes';
 const LEASE_MS = 1_500;
+/** Short leases, so that a claim whose outcome were forgotten would be taken and mailed again within the test. */
+const shortLease = (config: Config): Config => ({ ...config, worker: { ...config.worker, leaseMs: LEASE_MS } });
 
 jest.setTimeout(180_000);
 
@@ -39,10 +42,6 @@ describe('outcomes the store cannot record yet', () => {
     MAIL_TO: 'netops@example.com',
     WEBHOOK_SECRET: SECRET,
     ADMIN_TOKEN,
-    // Short, so that a claim whose outcome were forgotten would be taken and mailed again within the test.
-    LEASE_MS: String(LEASE_MS),
-    NETBOX_ENRICH_BUDGET_MS: '500',
-    WORKER_POLL_MS: '50',
     SHUTDOWN_TIMEOUT_MS: '1500',
     ...extra,
   });
@@ -99,7 +98,7 @@ describe('outcomes the store cannot record yet', () => {
   test('SQLite, disk full while mailing: every acknowledged report is mailed once, before and after space returns, and across a restart', async () => {
     const dataDir = makeTempDir('relay-unrecorded-');
     dirs.push(dataDir);
-    relay = await startTestRelay(env({ SMTP_POOL_SIZE: '2' }), { dataDir });
+    relay = await startTestRelay(env({ SMTP_POOL_SIZE: '2' }), { dataDir, tune: shortLease });
     const disk = prepareDisk();
     const posted = gate();
     // The disk fills while the third mail is on the wire: the server accepts it, the relay cannot record it.
@@ -155,7 +154,7 @@ describe('outcomes the store cannot record yet', () => {
 
     // A clean stop and a start: nothing is mailed again. Report 14 is claimed after any leftover (oldest first).
     await relay.stop();
-    relay = await startTestRelay(env({ SMTP_POOL_SIZE: '2' }), { dataDir });
+    relay = await startTestRelay(env({ SMTP_POOL_SIZE: '2' }), { dataDir, tune: shortLease });
     expect((await post(14)).status).toBe(202);
     await waitUntil(
       async () => ((await relay!.relay.store.countByState()).sent === accepted.length + 1 ? true : undefined),
@@ -169,7 +168,7 @@ describe('outcomes the store cannot record yet', () => {
   test('SQLite, while a batch cannot be recorded the worker claims and sends nothing more, then resumes in order', async () => {
     const dataDir = makeTempDir('relay-unrecorded-');
     dirs.push(dataDir);
-    relay = await startTestRelay(env({ SMTP_POOL_SIZE: '1' }), { dataDir });
+    relay = await startTestRelay(env({ SMTP_POOL_SIZE: '1' }), { dataDir, tune: shortLease });
     const disk = prepareDisk();
     const posted = gate();
     smtp.setBehaviour((attempt) => {
@@ -197,7 +196,7 @@ describe('outcomes the store cannot record yet', () => {
   test('SQLite, stopped while the disk is still full: each mail that may repeat is logged with its Message-ID, and only those repeat', async () => {
     const dataDir = makeTempDir('relay-unrecorded-');
     dirs.push(dataDir);
-    relay = await startTestRelay(env({ SMTP_POOL_SIZE: '2' }), { dataDir });
+    relay = await startTestRelay(env({ SMTP_POOL_SIZE: '2' }), { dataDir, tune: shortLease });
     const disk = prepareDisk();
     const posted = gate();
     smtp.setBehaviour((attempt) => {
@@ -218,7 +217,7 @@ describe('outcomes the store cannot record yet', () => {
     expect(mailedBeforeStop).toEqual(expect.arrayContaining(logged));
 
     // Space is back at the next start (the cap was that process's own): what was logged is mailed again, nothing else.
-    relay = await startTestRelay(env({ SMTP_POOL_SIZE: '2' }), { dataDir });
+    relay = await startTestRelay(env({ SMTP_POOL_SIZE: '2' }), { dataDir, tune: shortLease });
     expect((await post(6)).status).toBe(202);
     await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 6 ? true : undefined), 30_000, 'all six sent');
     expect(new Set(reportIdsMailed())).toEqual(new Set(range(1, 6)));
@@ -247,9 +246,6 @@ describe('outcomes the store cannot record yet: PostgreSQL', () => {
     MAIL_TO: 'netops@example.com',
     WEBHOOK_SECRET: SECRET,
     SMTP_POOL_SIZE: '2',
-    LEASE_MS: String(LEASE_MS),
-    NETBOX_ENRICH_BUDGET_MS: '500',
-    WORKER_POLL_MS: '50',
     SHUTDOWN_TIMEOUT_MS: '1500',
   });
   const post = (id: number) => {
@@ -262,7 +258,7 @@ describe('outcomes the store cannot record yet: PostgreSQL', () => {
     smtp.received.map((m) => Number(/\u2014 report (\d+)/.exec(String(m.parsed.subject))?.[1])).sort((a, b) => a - b);
 
   test('the database goes away after a send: the mail is recorded once it is back, never sent twice, not across a restart either', async () => {
-    relay = await startTestRelay(env());
+    relay = await startTestRelay(env(), { tune: shortLease });
     let release!: () => void;
     const posted = new Promise<void>((resolve) => (release = resolve));
     // The database stops while the third mail is on the wire: the server accepts it, the relay cannot record it.
@@ -292,7 +288,7 @@ describe('outcomes the store cannot record yet: PostgreSQL', () => {
     expect(new Set(messageIds()).size).toBe(8);
 
     await relay.stop();
-    relay = await startTestRelay(env());
+    relay = await startTestRelay(env(), { tune: shortLease });
     expect((await post(10)).status).toBe(202);
     await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 9 ? true : undefined), 30_000, 'report 10 sent');
     expect(reportIdsMailed()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 10]);

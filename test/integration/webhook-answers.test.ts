@@ -8,7 +8,10 @@ describe('POST /webhook answers (real listener, SQLite in a temp dir)', () => {
   let relay: TestRelay;
   beforeAll(async () => {
     // No SMTP: mails go to .eml files, which keeps this suite about the HTTP answers.
-    relay = await startTestRelay({ WEBHOOK_SECRET: SECRET, WEBHOOK_SECRET_PREVIOUS: PREVIOUS, WEBHOOK_MAX_BYTES: '4096' });
+    relay = await startTestRelay(
+      { WEBHOOK_SECRET: SECRET, WEBHOOK_SECRET_PREVIOUS: PREVIOUS },
+      { tune: (c) => ({ ...c, webhook: { ...c.webhook, maxBytes: 4096 } }) },
+    );
   });
   afterAll(() => relay.stop());
 
@@ -99,7 +102,7 @@ describe('POST /webhook answers (real listener, SQLite in a temp dir)', () => {
     expect(JSON.stringify(res.json)).not.toMatch(/at .*\.ts:\d+/);
   });
 
-  it('413 PAYLOAD_TOO_LARGE over WEBHOOK_MAX_BYTES, before the signature is even looked at', async () => {
+  it('413 PAYLOAD_TOO_LARGE over the size limit, before the signature is even looked at', async () => {
     const body = Buffer.from(pythonJsonDumps({ ...buildEnvelope(), padding: 'x'.repeat(5000) }));
     const res = await postWebhook(relay.webhookUrl, body, signed(body));
     expect(res.status).toBe(413);

@@ -35,18 +35,18 @@ describe('loadConfig', () => {
     const issues = issuesOf({
       PORT: 'eighty',
       SMTP_URL: 'http://mail',
-      WEBHOOK_MAX_BYTES: '-1',
+      MAIL_MAX_FAILURES: '-1',
       LOG_LEVEL: 'loud',
       MAIL_TIMEZONE: 'Mars/Olympus',
     });
     // Schema problems and the rules about the valid rest, in one pass: SMTP_URL's scheme and the missing MAIL_TO too.
     expect(issues.map((i) => i.variable).sort()).toEqual([
       'LOG_LEVEL',
+      'MAIL_MAX_FAILURES',
       'MAIL_TIMEZONE',
       'MAIL_TO',
       'PORT',
       'SMTP_URL',
-      'WEBHOOK_MAX_BYTES',
     ]);
     expect(issues.find((i) => i.variable === 'PORT')?.message).toContain('eighty');
   });
@@ -60,17 +60,14 @@ describe('loadConfig', () => {
   });
 
   it('checks a rule between two variables only with valid values on both sides', () => {
-    // LEASE_MS is refused; its default must not stand in for it in the budget rule.
-    const issues = issuesOf({ LEASE_MS: 'soon', NETBOX_ENRICH_BUDGET_MS: '400000', NETBOX_URL: 'https://nb', NETBOX_TOKEN: 'tok' });
-    expect(issues.map((i) => i.variable)).toEqual(['LEASE_MS']);
+    // NETBOX_URL is refused; its absence must not make NETBOX_TOKEN look set without it.
+    const issues = issuesOf({ NETBOX_URL: 'netbox.example.com', NETBOX_TOKEN: '0123456789abcdef' });
+    expect(issues.map((i) => i.variable)).toEqual(['NETBOX_URL']);
   });
 
-  it('applies the enrichment budget rule only when enrichment is configured', () => {
-    // A PostgreSQL replica set with a short lease and no NetBox never spends the budget.
-    expect(issuesOf({ DATABASE_URL: 'postgres://relay@db/relay', LEASE_MS: '10000' })).toEqual([]);
-    expect(issuesOf({ LEASE_MS: '10000', NETBOX_URL: 'https://netbox.example.com', NETBOX_TOKEN: '0123456789abcdef' })).toEqual([
-      { variable: 'NETBOX_ENRICH_BUDGET_MS', message: expect.stringMatching(/below LEASE_MS \(10000\)/) },
-    ]);
+  it('composes a mail within its lease: a mail still being composed when its claim lapsed would be sent twice', () => {
+    const config = loadConfig({ NETBOX_URL: 'https://netbox.example.com', NETBOX_TOKEN: '0123456789abcdef' }, { readFile: read({}) });
+    expect(config.netbox.enrichBudgetMs).toBeLessThan(config.worker.leaseMs);
   });
 
   it('reports contradictions: SMTP without MAIL_TO, a password without a user, credentials twice', () => {
@@ -200,8 +197,8 @@ describe('values that look valid but mean something else are refused', () => {
   });
 
   it('a _MS setting takes a whole number of milliseconds, its unit in its name: a unit in the value is refused', () => {
-    expect(issuesOf({ LEASE_MS: '5m' }).map((i) => i.variable)).toEqual(['LEASE_MS']);
-    expect(loadConfig({ LEASE_MS: '120000', NETBOX_ENRICH_BUDGET_MS: '30000' }, { readFile: read({}) }).worker.leaseMs).toBe(120_000);
+    expect(issuesOf({ SHUTDOWN_TIMEOUT_MS: '5m' }).map((i) => i.variable)).toEqual(['SHUTDOWN_TIMEOUT_MS']);
+    expect(loadConfig({ SHUTDOWN_TIMEOUT_MS: '120000' }, { readFile: read({}) }).http.shutdownTimeoutMs).toBe(120_000);
   });
 
   it('a webhook secret shorter than 16 characters, saying how to generate one, in the variable or its file', () => {
