@@ -39,13 +39,16 @@ export async function startTestRelay(
     random?: () => number;
     sleep?: (ms: number) => Promise<void>;
     transports?: readonly TransportDescriptor[];
+    /** Changes the loaded configuration: the one way a test sets a fixed value (a catch-up's maximum, say). */
+    tune?: (config: Config) => Config;
   } = {},
 ): Promise<TestRelay> {
   const dataDir = options.dataDir ?? makeTempDir();
-  const config = loadConfig(
+  const loaded = loadConfig(
     { DATA_DIR: dataDir, WORKER_POLL_MS: '50', LOG_LEVEL: 'debug', CATCH_UP_EVERY: 'off', ...env },
     { readFile: (f) => fs.readFileSync(f, 'utf8') },
   );
+  const config = options.tune ? options.tune(loaded) : loaded;
   const logs: string[] = [];
   const logger: Logger = createLogger({
     level: config.log.level,
