@@ -165,7 +165,7 @@ export const reportHistoryBenchmark: Benchmark = {
           unit: 'ms',
           baseline: { name: 'the same read, 2 failing pairs a report', value: Math.min(...narrowMs) },
           target: { kind: 'ratio-at-most', ratio: WIDE_READ_RATIO_TARGET },
-          note: `SqliteStore.listReportsBefore, the 11 reports before the 12th (MAIL_CHART_REPORTS=12), ${reads} reads, best of 2 alternating rounds; before it read counts only, it parsed each report's failing set too: 5.44 ms, 63×`,
+          note: `SqliteStore.listReportsBefore, the 11 reports before the 12th (the chart's 12 reports), ${reads} reads, best of 2 alternating rounds; before it read counts only, it parsed each report's failing set too: 5.44 ms, 63×`,
         },
         {
           name: `trend of a report, ${WIDE_FAILING_PAIRS.toLocaleString('en-US')} pairs failing for ${STREAK_HISTORY_MAX} reports (CPU)`,

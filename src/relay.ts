@@ -5,6 +5,9 @@ import { createOwnerResolver } from './enrichment';
 import {
   createReportComposer,
   createReportInsights,
+  CHART_REPORTS,
+  CSV_ATTACHMENT_MAX_BYTES,
+  MAX_FAILING_TESTS_LISTED,
   verifyRouteTemplates,
   type ReportComposer,
   type ReportInsightsOptions,
@@ -141,7 +144,6 @@ export function createRelayNetboxClients(config: Config, io: Pick<RelayIo, 'cloc
         url: source.netbox.url,
         token: source.netbox.token,
         ca: source.netbox.caFile ? io.readFile(source.netbox.caFile) : undefined,
-        rejectUnauthorized: config.netbox.tlsRejectUnauthorized,
         timeoutMs: config.netbox.timeoutMs,
         clock: io.clock,
       }),
@@ -239,7 +241,6 @@ export function createRelayWaiverBook(config: Config, io: Pick<RelayIo, 'clock' 
     storage: store,
     fileWaivers: config.waivers.fileWaivers,
     sources: config.sources.map((s) => s.name),
-    maxDays: config.waivers.maxDays,
     clock: io.clock,
     logger: io.logger,
   });
@@ -273,7 +274,6 @@ export function createRelayReportComposer(
     renderer: deps.renderer,
     clock: io.clock,
     from: config.mail.from,
-    replyTo: config.mail.replyTo,
     routes: deps.routes ?? config.routing.routes,
     implicitRoute: config.routing.file === undefined,
     timezone: config.mail.timezone,
@@ -289,10 +289,10 @@ export function createRelayReportComposer(
       storedFailures: deps.storedFailures,
       storedStates: deps.storedStates,
       timezone: config.mail.timezone,
-      maxFailures: config.mail.maxFailures,
+      maxFailures: MAX_FAILING_TESTS_LISTED,
       attachCsv: config.mail.attachCsv,
-      attachMaxBytes: config.mail.attachMaxBytes,
-      chartReports: config.mail.chartReports,
+      attachMaxBytes: CSV_ATTACHMENT_MAX_BYTES,
+      chartReports: CHART_REPORTS,
       logger: isDefault ? io.logger : io.logger.child({ source: source.name }),
       onNetboxError: deps.onNetboxError,
       source: isDefault ? undefined : source.name,
@@ -337,7 +337,7 @@ function createRelayComposers(
   const report: ReportComposer = (delivery, log) =>
     (composers.get(delivery.netboxSource) ?? composerFor(findDeliverySource(config, delivery.netboxSource)))(delivery, log);
   // The watchdog's notices go to everyone who expects reports: MAIL_TO/CC/BCC, or every route's recipients.
-  const recipients = { ...buildNoticeRecipients(config.routing.routes), replyTo: config.mail.replyTo };
+  const recipients = buildNoticeRecipients(config.routing.routes);
   const watchdog = createWatchdogComposer({ from: config.mail.from, recipients, timezone: config.mail.timezone, clock: io.clock });
   const digest = createDigestComposer({
     store: deps.store,
@@ -346,7 +346,6 @@ function createRelayComposers(
     renderer: deps.renderer,
     routes: config.routing.routes,
     from: config.mail.from,
-    replyTo: config.mail.replyTo,
     defaultTimezone: config.mail.timezone,
     clock: io.clock,
   });

@@ -16,7 +16,7 @@ export interface SourceCatchUpContext {
   client: NetboxClient;
   store: Pick<Store, 'newestStoredReport' | 'listStoredReportIds' | 'findKnownKeys' | 'insertDelivery'>;
   logger: Logger;
-  /** CATCH_UP_MAX: missed reports mailed one by one; older ones are named in the notice. */
+  /** Missed reports mailed one by one (the source's `catchUp.max`); older ones are named in the notice. */
   max: number;
   now: number;
   budget: RequestBudget;
@@ -35,7 +35,7 @@ const MAX_GAP_IDS = 1_000;
 
 /**
  * Queues, oldest first and through the webhook's own insert, every report NetBox lists after the newest
- * this source has seen that the outbox does not hold; the newest CATCH_UP_MAX are mailed one by one,
+ * this source has seen that the outbox does not hold; the newest `max` are mailed one by one,
  * older ones and those NetBox deleted meanwhile are named in one notice. A source never caught up
  * before starts at the newest report it received by webhook, or else at NetBox's newest: nothing older
  * is mailed.
@@ -60,7 +60,7 @@ export async function catchUpSource(state: CatchUpState, context: SourceCatchUpC
   const stored = new Set(await context.store.listStoredReportIds(context.source, after.reportId, maxId(listing.newer)));
   const keyOf = (r: ListedReport) => buildDedupKey(r.id, r.created, context.source);
   const known = new Set(await context.store.findKnownKeys(listing.newer.map(keyOf)));
-  // The newest CATCH_UP_MAX of what NetBox lists after the last seen, so that a run cut short and run
+  // The newest `max` of what NetBox lists after the last seen, so that a run cut short and run
   // again picks the same ones; those the relay received already (their webhook came) are left out.
   const notStored = (r: ListedReport) => !stored.has(r.id) && !known.has(keyOf(r));
   const toMail = listing.newer.slice(-context.max).filter(notStored);
@@ -160,7 +160,7 @@ async function queueNotice(
   if (result.duplicate) return;
   context.logger.warn(
     { source: context.source, skipped: notice.skipped.length, deleted: notice.deleted, deliveryId: result.id },
-    'missed reports not mailed one by one (beyond CATCH_UP_MAX, or deleted in NetBox): one notice names them',
+    'missed reports not mailed one by one (beyond the newest mailed, or deleted in NetBox): one notice names them',
   );
   context.onQueued?.(result.id);
 }

@@ -35,7 +35,6 @@ async function checkSource(config: Config, source: SourceConfig, io: CliIo): Pro
     url: source.netbox.url,
     token: source.netbox.token,
     ca: source.netbox.caFile ? io.readFile(source.netbox.caFile) : undefined,
-    rejectUnauthorized: config.netbox.tlsRejectUnauthorized,
     timeoutMs: config.netbox.timeoutMs,
     maxAttempts: 1,
   });

@@ -9,7 +9,7 @@ export interface CliIo {
   stderr: Writable;
   readFile: (file: string) => Buffer;
   cwd: string;
-  /** Whether stdout is a terminal (LOG_FORMAT unset: pretty logs there, JSON otherwise). */
+  /** Whether stdout is a terminal: pretty logs there, JSON otherwise. */
   stdoutIsTty?: boolean;
   /** Registers a handler for SIGTERM/SIGINT (main.ts wires it to process signals). */
   onSignal: (handler: (signal: string) => void) => void;

@@ -86,7 +86,6 @@ export async function netboxSetupCommand(flags: NetboxSetupFlags, io: CliIo, fet
           fetchImpl ??
           createNodeFetch({
             ca: source.netbox.caFile ? io.readFile(source.netbox.caFile) : undefined,
-            rejectUnauthorized: config.netbox.tlsRejectUnauthorized,
           }),
         print: (line) => io.stdout.write(`${line}\n`),
         readSecretFile: (file) => {

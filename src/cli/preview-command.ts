@@ -201,7 +201,6 @@ function createRouteComposer(config: Config, route: Route, options: { implicitRo
     renderer,
     clock: systemClock,
     from: config.mail.from,
-    replyTo: config.mail.replyTo,
     routes: [route],
     implicitRoute: options.implicitRoute ?? config.routing.file === undefined,
     timezone: config.mail.timezone,

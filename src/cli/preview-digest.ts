@@ -74,7 +74,7 @@ export async function previewDigest(
     const mail = await buildDigestMail(content, {
       renderer,
       from: config.mail.from,
-      recipients: { to: route.to, cc: route.cc, bcc: route.bcc, replyTo: config.mail.replyTo },
+      recipients: { to: route.to, cc: route.cc, bcc: route.bcc, replyTo: route.reply_to },
       deliveryId: 0,
       dedupKey: buildDigestJob(job).dedupKey,
       date: new Date(clock.now()),

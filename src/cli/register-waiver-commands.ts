@@ -28,7 +28,7 @@ export function registerWaiverCommands(program: Command, io: CliIo, setExitCode:
     .requiredOption('--test <name>', 'the test, as NetBox names it')
     .option('--device <name>', 'the device, as NetBox names it')
     .option('--all-devices', 'every device of the source (then --reason is required)')
-    .requiredOption('--until <YYYY-MM-DD>', 'the last day the waiver holds (UTC), at most WAIVER_MAX_DAYS ahead')
+    .requiredOption('--until <YYYY-MM-DD>', 'the last day the waiver holds (UTC), at most 180 days ahead')
     .option('--reason <text>', 'why the failure is accepted')
     .requiredOption('--author <name>', 'who accepts it')
     .option('--source <name>', 'the NetBox source (default: default)')

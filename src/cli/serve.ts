@@ -4,8 +4,8 @@ import { redactConfig, type Config } from '../config';
 import { TemplateError } from '../mail';
 import { findTransport, type TransportDescriptor } from '../notify';
 import { createRelay, type Relay } from '../relay';
-import { createLogger, resolveLogFormat, systemClock, type Logger } from '../shared';
-import { DataDirLockedError, lockDataDir, type DataDirLock } from '../store';
+import { createLogger, systemClock, type Logger } from '../shared';
+import { DataDirLockedError, lockDataDir, PG_POOL_SIZE, type DataDirLock } from '../store';
 import { EXIT_CONFIG, type CliIo } from './io';
 
 /**
@@ -16,7 +16,8 @@ import { EXIT_CONFIG, type CliIo } from './io';
  * SHUTDOWN_TIMEOUT_MS, closes SMTP and the store. Resolves with the exit code once everything is closed.
  */
 export async function serve(config: Config, io: CliIo): Promise<number> {
-  const format = resolveLogFormat(config.log.format, io.stdoutIsTty === true);
+  // Pretty for a person at a terminal, JSON for a collector.
+  const format = io.stdoutIsTty === true ? 'pretty' : 'json';
   const logger = createLogger({ level: config.log.level, format, secrets: config.secretValues });
   // One short line; the whole configuration in force (redacted) only at debug.
   logger.info(describeBoot(config, io.transports));
@@ -163,7 +164,7 @@ export function describeListenError(code: string | undefined, where: { host: str
 
 /** The boot line: what the relay stores in, mails through and talks to, in one short sentence. */
 export function describeBoot(config: Config, transports?: readonly TransportDescriptor[]): string {
-  const store = config.store.databaseUrl ? `PostgreSQL (pool ${config.store.databasePoolSize})` : `SQLite in ${config.store.dataDir}`;
+  const store = config.store.databaseUrl ? `PostgreSQL (pool ${PG_POOL_SIZE})` : `SQLite in ${config.store.dataDir}`;
   const mail = findTransport(config, transports).describeStart(config);
   const routes = config.routing.routes.length;
   const { url: netboxUrl } = config.sources[0].netbox;

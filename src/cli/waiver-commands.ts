@@ -41,7 +41,6 @@ function openBook(io: CliIo, store: Store, config: Config): WaiverBook {
     storage: store,
     fileWaivers: config.waivers.fileWaivers,
     sources,
-    maxDays: config.waivers.maxDays,
     clock,
     logger,
   });

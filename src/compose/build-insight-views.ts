@@ -63,7 +63,7 @@ interface AttachmentView {
   rows: number;
   totalRows: number;
   truncated: boolean;
-  /** "The attached CSV lists the first 812 of 10000 failing results (MAIL_ATTACH_MAX_BYTES)." or null. */
+  /** "The attached CSV lists the first 812 of 10000 failing results: it is capped at 5000000 bytes." or null. */
   note: string | null;
 }
 
@@ -78,9 +78,9 @@ export interface EnrichmentView {
   missingCode: string | null;
   failingResults: number;
   failingTests: number;
-  /** HIGH first; only severities with failures. At most MAIL_MAX_FAILURES tests in all. */
+  /** HIGH first; only severities with failures. At most `maxFailures` tests in all. */
   groups: SeverityGroupView[];
-  /** Failing tests left out by MAIL_MAX_FAILURES; 0 when all are listed. */
+  /** Failing tests left out by `maxFailures`; 0 when all are listed. */
   moreTests: number;
   /** Where the left-out ones are: NetBox's failed results page of this report. */
   moreTestsUrl: string;
@@ -159,7 +159,7 @@ export interface EnrichmentViewOptions {
   basePath: string;
   netboxUrl?: string;
   failedResultsUrl: string;
-  /** MAIL_MAX_FAILURES: failing tests listed at most. */
+  /** Failing tests listed at most (the relay's: MAX_FAILING_TESTS_LISTED). */
   maxFailures: number;
   attachment: AttachmentView | null;
   /** The trend: each listed result carries its badge (new, failing since); absent or null: no badges. */

@@ -30,6 +30,18 @@ import { DEFAULT_SOURCE_NAME, type ReportDelivery } from '../webhook';
 import { applyWaivers, buildWaiverFormPath, type Waiver, type WaiverOutcome } from '../waivers';
 import { buildWaiversView, type WaiversView } from './build-waivers-view';
 
+/**
+ * Failing tests a mail lists, the rest counted in "and N more" linked to NetBox: a large report's HTML stays
+ * well under Gmail's 102 KB clipping size, past which the links at the end of the mail are hidden.
+ */
+export const MAX_FAILING_TESTS_LISTED = 50;
+
+/** Size cap of the CSV attachment (MAIL_ATTACH_CSV): 5 MB passes the attachment limits of common mail servers. */
+export const CSV_ATTACHMENT_MAX_BYTES = 5_000_000;
+
+/** Reports the trend chart plots, the current one included: enough to see a direction, few enough to read each point. */
+export const CHART_REPORTS = 12;
+
 /** What the relay adds to a report's mail beyond the webhook's counts. */
 export interface ReportInsights {
   enrichment: EnrichmentView;
@@ -38,7 +50,7 @@ export interface ReportInsights {
   /** The same trend as the templates show it. */
   trendView: TrendView | null;
   attachments: MailAttachment[];
-  /** The trend chart, built once for every route of this report; null when off (MAIL_CHART_REPORTS=0) or without history. */
+  /** The trend chart, built once for every route of this report; null when off (chartReports 0) or without history. */
   chart: ChartView | null;
   /** The failing results read (NetBox's order) that are not accepted exceptions, or null when NetBox could not provide them. */
   failures: FailingResult[] | null;
@@ -66,12 +78,12 @@ export interface ReportInsightsOptions {
   /** Report history for the trend; absent: no trend. */
   history?: ReportHistory;
   timezone: string;
-  /** MAIL_MAX_FAILURES. */
+  /** Failing tests listed at most: the relay's is {@link MAX_FAILING_TESTS_LISTED}. */
   maxFailures: number;
-  /** MAIL_ATTACH_CSV and MAIL_ATTACH_MAX_BYTES. */
+  /** MAIL_ATTACH_CSV, and the attachment's cap: the relay's is {@link CSV_ATTACHMENT_MAX_BYTES}. */
   attachCsv: boolean;
   attachMaxBytes: number;
-  /** MAIL_CHART_REPORTS: reports the trend chart plots, the current one included; 0 or absent: no chart. */
+  /** Reports the trend chart plots, the current one included (the relay's: {@link CHART_REPORTS}); 0 or absent: no chart. */
   chartReports?: number;
   logger: Logger;
   /**
@@ -336,7 +348,7 @@ function buildCsvAttachment(
       totalRows: csv.totalRows,
       truncated: csv.truncated,
       note: csv.truncated
-        ? `The attached ${fileName} lists the first ${csv.rows} of ${csv.totalRows} failing results: it is capped at ${options.attachMaxBytes} bytes (MAIL_ATTACH_MAX_BYTES). All of them: ${options.failedResultsUrl}`
+        ? `The attached ${fileName} lists the first ${csv.rows} of ${csv.totalRows} failing results: it is capped at ${options.attachMaxBytes} bytes. All of them: ${options.failedResultsUrl}`
         : null,
     },
   };

@@ -1,7 +1,13 @@
 export { buildReportView, type ReportView } from './build-report-view';
 export { buildEnrichmentView, buildTrendView } from './build-insight-views';
 export { toChartPoint, type ChartView } from './build-mail-chart';
-export { createReportInsights, type ReportInsightsOptions } from './create-report-insights';
+export {
+  createReportInsights,
+  CHART_REPORTS,
+  CSV_ATTACHMENT_MAX_BYTES,
+  MAX_FAILING_TESTS_LISTED,
+  type ReportInsightsOptions,
+} from './create-report-insights';
 export { verifyRouteTemplates } from './verify-route-templates';
 export { SAMPLE_ENVELOPE, sampleDeliveryView, sampleInsightViews } from './sample';
 export {

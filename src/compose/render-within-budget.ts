@@ -12,7 +12,7 @@ export const MAIL_HTML_MAX_BYTES = 100_000;
 /**
  * Renders the view; while its HTML is over {@link MAIL_HTML_MAX_BYTES}, renders it again with half the
  * failing tests listed (the others counted in `moreTests`), down to none. A report within the budget is
- * rendered once, as before; only a very large list (MAIL_MAX_FAILURES raised, long names) pays again.
+ * rendered once, as before; only a very long list (long names) pays again.
  */
 export function renderWithinBudget<V extends ReportView>(view: V, render: (view: V) => RenderedMail): RenderedMail {
   let rendered = render(view);

@@ -71,7 +71,6 @@ export interface ReportComposerOptions {
   renderer: Renderer;
   clock: Clock;
   from: string;
-  replyTo?: string;
   routes: readonly Route[];
   /**
    * True for the implicit `default` route (no ROUTES_FILE): its Message-IDs keep the form they had
@@ -150,7 +149,7 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
         buildMessage({
           rendered,
           from: options.from,
-          recipients: recipientsFor(route, group, options.replyTo),
+          recipients: recipientsFor(route, group),
           messageId: buildMessageId({
             deliveryId: delivery.id,
             reportId: delivery.reportId,
@@ -184,8 +183,8 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
 }
 
 /** A route's recipients; a route by owner without a group (a preview, a send-test) goes to its fallback. */
-function recipientsFor(route: Route, group: OwnerGroupPlan | null, replyTo: string | undefined): Recipients {
-  return { to: route.owners ? (group?.to ?? route.owners.fallback) : route.to, cc: route.cc, bcc: route.bcc, replyTo };
+function recipientsFor(route: Route, group: OwnerGroupPlan | null): Recipients {
+  return { to: route.owners ? (group?.to ?? route.owners.fallback) : route.to, cc: route.cc, bcc: route.bcc, replyTo: route.reply_to };
 }
 
 /**

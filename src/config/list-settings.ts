@@ -53,10 +53,8 @@ function isInForce(name: string, config: Config): boolean {
   if (name.startsWith('GRAPH_')) return config.graph !== undefined;
   if (name.startsWith('OAUTH2_')) return oauth2;
   if (name.startsWith('SMTP_')) return config.smtp !== undefined;
-  if (name === 'DATABASE_POOL_SIZE') return config.store.databaseUrl !== undefined;
   if (name === 'SQLITE_SYNCHRONOUS' || name === 'DATA_DIR') return config.store.databaseUrl === undefined;
   if (name.startsWith('NETBOX_')) return config.sources.some((s) => s.netbox.url !== undefined);
-  if (name === 'MAIL_ATTACH_MAX_BYTES') return config.mail.attachCsv;
   return true;
 }
 

@@ -95,21 +95,23 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   const routesFile = e.ROUTES_FILE ? path.resolve(options.cwd ?? process.cwd(), e.ROUTES_FILE) : undefined;
   const routes = routesFile ? readRoutes(routesFile, options.readFile, issues) : undefined;
   const cwd = options.cwd ?? process.cwd();
-  const sources = e.SOURCES_FILE ? readNamedSources(e, env, { ...options, cwd }, issues) : [];
+  const warnings = checkRetiredSettings(env);
+  const sources = e.SOURCES_FILE ? readNamedSources(e, env, { ...options, cwd }, { issues, warnings }) : [];
   issues.push(...checkSourceRules(e, host, sources, routes));
   const waivers = readWaivers(e, { ...options, cwd }, sources, issues);
   if (issues.length > 0) throw new ConfigError(issues);
-  return { ...buildConfig(e, { host, smtp, graph, routesFile, routes, sources, cwd, waivers }), warnings: checkRetiredSettings(env) };
+  return { ...buildConfig(e, { host, smtp, graph, routesFile, routes, sources, cwd, waivers }), warnings };
 }
 
-/** SOURCES_FILE's sources; their problems are pushed onto `issues`, each naming the source and the field. */
+/** SOURCES_FILE's sources; their problems (and fields no longer read) are pushed onto `found`, each naming the source and the field. */
 function readNamedSources(
   e: Env,
   env: Record<string, string>,
   options: LoadConfigOptions & { cwd: string },
-  issues: ConfigIssue[],
+  found: { issues: ConfigIssue[]; warnings: ConfigIssue[] },
 ): SourceConfig[] {
   const messages: string[] = [];
+  const retired: string[] = [];
   const sources = readSourcesFile(
     {
       file: path.resolve(options.cwd, e.SOURCES_FILE!),
@@ -117,35 +119,31 @@ function readNamedSources(
       env,
       webhookPath: normalizeWebhookPath(e.WEBHOOK_PATH),
       cwd: options.cwd,
-      catchUp: { everyMs: e.CATCH_UP_EVERY, max: e.CATCH_UP_MAX },
+      catchUpEveryMs: e.CATCH_UP_EVERY,
     },
     messages,
+    retired,
   );
-  issues.push(...messages.map((message) => ({ variable: 'SOURCES_FILE', message })));
+  found.issues.push(...messages.map((message) => ({ variable: 'SOURCES_FILE', message })));
+  found.warnings.push(...retired.map((message) => ({ variable: 'SOURCES_FILE', message })));
   return sources;
 }
 
-/** Accepted exceptions: WAIVERS_FILE's entries (read-only) and how far ahead any waiver may run (WAIVER_MAX_DAYS). */
+/** Accepted exceptions: WAIVERS_FILE's entries, read-only. */
 interface WaiversConfig {
   file?: string;
-  maxDays: number;
   fileWaivers: Waiver[];
 }
 
-/** WAIVER_MAX_DAYS and WAIVERS_FILE's entries, each checked against the configured sources; problems go onto `issues`. */
+/** WAIVERS_FILE's entries, each checked against the configured sources; problems go onto `issues`. */
 function readWaivers(e: Env, options: LoadConfigOptions & { cwd: string }, sources: SourceConfig[], issues: ConfigIssue[]): WaiversConfig {
-  if (!e.WAIVERS_FILE) return { maxDays: e.WAIVER_MAX_DAYS, fileWaivers: [] };
+  if (!e.WAIVERS_FILE) return { fileWaivers: [] };
   const file = path.resolve(options.cwd, e.WAIVERS_FILE);
   const messages: string[] = [];
-  const context = {
-    file,
-    readFile: options.readFile,
-    maxDays: e.WAIVER_MAX_DAYS,
-    sources: [DEFAULT_SOURCE_NAME, ...sources.map((s) => s.name)],
-  };
+  const context = { file, readFile: options.readFile, sources: [DEFAULT_SOURCE_NAME, ...sources.map((s) => s.name)] };
   const fileWaivers = readWaiversFile(context, messages);
   issues.push(...messages.map((message) => ({ variable: 'WAIVERS_FILE', message })));
-  return { file, maxDays: e.WAIVER_MAX_DAYS, fileWaivers };
+  return { file, fileWaivers };
 }
 
 /**
@@ -200,23 +198,18 @@ function buildConfig(e: Env, built: ConfigParts) {
       rateLimit: { max: e.WEBHOOK_RATE_LIMIT, windowMs: WEBHOOK_RATE_LIMIT_WINDOW_MS },
     },
     retention: { days: e.RETENTION_DAYS, intervalMs: RETENTION_INTERVAL_MS },
-    store: { dataDir, sqliteSynchronous: e.SQLITE_SYNCHRONOUS, databaseUrl: e.DATABASE_URL, databasePoolSize: e.DATABASE_POOL_SIZE },
+    store: { dataDir, sqliteSynchronous: e.SQLITE_SYNCHRONOUS, databaseUrl: e.DATABASE_URL },
     smtp,
     graph,
     mail: {
       from: e.MAIL_FROM,
-      replyTo: e.MAIL_REPLY_TO,
       timezone: e.MAIL_TIMEZONE,
       templatesDir: e.TEMPLATES_DIR ? path.resolve(cwd, e.TEMPLATES_DIR) : undefined,
       outboxDir: path.join(dataDir, 'mail'),
-      maxFailures: e.MAIL_MAX_FAILURES,
       attachCsv: e.MAIL_ATTACH_CSV,
-      attachMaxBytes: e.MAIL_ATTACH_MAX_BYTES,
-      chartReports: e.MAIL_CHART_REPORTS,
     },
     // The default source's URL, token and CA are in `sources[0].netbox`; these apply to every source.
     netbox: {
-      tlsRejectUnauthorized: e.NETBOX_TLS_REJECT_UNAUTHORIZED,
       timeoutMs: NETBOX_TIMEOUT_MS,
       enrichBudgetMs: NETBOX_ENRICH_BUDGET_MS,
     },
@@ -238,8 +231,7 @@ function buildConfig(e: Env, built: ConfigParts) {
       concurrency: graph ? graph.concurrency : smtp ? smtp.poolSize : 1,
       pauseAfter4xx: PAUSE_AFTER_4XX_IN_A_ROW,
     },
-    // `auto` (LOG_FORMAT unset): pretty when stdout is a terminal, JSON otherwise.
-    log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? ('auto' as const) },
+    log: { level: e.LOG_LEVEL },
     admin: { token: e.ADMIN_TOKEN },
     waivers: built.waivers,
     relayUrl: e.RELAY_URL,

@@ -11,7 +11,7 @@ const REDACTED = '[REDACTED]';
 export function redactConfig(config: Config): Record<string, unknown> {
   const secrets = new Set(config.secretValues);
   const { outboxDir, ...mail } = config.mail;
-  const { dataDir, sqliteSynchronous, databaseUrl, databasePoolSize } = config.store;
+  const { dataDir, sqliteSynchronous, databaseUrl } = config.store;
   const shown = {
     http: config.http,
     webhook: {
@@ -23,7 +23,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
     },
     retention: config.retention,
     // Only what is in force: SQLite's settings mean nothing with DATABASE_URL, and the reverse.
-    store: databaseUrl ? { kind: 'postgres', databaseUrl, databasePoolSize } : { kind: 'sqlite', dataDir, sqliteSynchronous },
+    store: databaseUrl ? { kind: 'postgres', databaseUrl } : { kind: 'sqlite', dataDir, sqliteSynchronous },
     smtp: config.smtp ?? (config.graph ? 'none: mails go through Microsoft Graph' : 'none: mails are written as .eml files'),
     graph: config.graph,
     // The outbox directory only without SMTP; MAIL_TO/CC/BCC are the default route's recipients (under routing).
@@ -37,7 +37,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
     admin: config.admin.token ? config.admin : 'off: ADMIN_TOKEN is not set (no dashboard, no admin API)',
     // The default source's cadence (each source's own is shown with it).
     watchdog: config.sources[0].expectEveryMs ? { expectEveryMs: config.sources[0].expectEveryMs } : 'off: EXPECT_REPORT_EVERY is not set',
-    waivers: { file: config.waivers.file ?? 'none', fileWaivers: config.waivers.fileWaivers.length, maxDays: config.waivers.maxDays },
+    waivers: { file: config.waivers.file ?? 'none', fileWaivers: config.waivers.fileWaivers.length },
     relayUrl: config.relayUrl ?? 'none: mails carry no "Accept as an exception" links',
     observe: config.observe,
   };
@@ -47,7 +47,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
 /** NetBox's settings in force: none without NETBOX_URL; no enrichment timings without a token (nothing is fetched). */
 function describeNetbox(shared: Config['netbox'], netbox: Config['sources'][number]['netbox']): unknown {
   if (!netbox.url) return 'off: NETBOX_URL is not set (mail links are relative, no failing tests)';
-  const tls = { caFile: netbox.caFile, tlsRejectUnauthorized: shared.tlsRejectUnauthorized };
+  const tls = { caFile: netbox.caFile };
   if (!netbox.token) return { url: netbox.url, token: 'not set: mails list no failing tests', ...tls };
   return { url: netbox.url, token: netbox.token, ...tls, timeoutMs: shared.timeoutMs, enrichBudgetMs: shared.enrichBudgetMs };
 }

@@ -1,3 +1,5 @@
+import { PG_POOL_SIZE } from '../store';
+import { WAIVER_MAX_DAYS_AHEAD } from '../waivers';
 import type { ConfigIssue } from './config-issue';
 import {
   HTTP_HEADERS_TIMEOUT_MS,
@@ -11,6 +13,7 @@ import {
   WEBHOOK_MAX_BYTES,
   WORKER_POLL_MS,
 } from './fixed-limits';
+import { CATCH_UP_MAX_MAILED } from './sources-file';
 
 /** sendMail requests in flight at once: Exchange Online allows 4 per app and mailbox, so more only earns 429s. */
 export const GRAPH_CONCURRENCY = 4;
@@ -50,6 +53,18 @@ export const RETIRED_SETTINGS: Readonly<Record<string, string>> = {
   RETRY_MAX_DELAY_MS: `is no longer read: retries are at most ${RETRY_MAX_DELAY_MS / 3_600_000} hour apart; remove it`,
   WORKER_POLL_MS: `is no longer read: the queue is looked at every ${WORKER_POLL_MS / 1000} s when nothing wakes the worker; remove it`,
   LEASE_MS: `is no longer read: a send holds its delivery for ${LEASE_MS / 60_000} minutes (renewed while it runs) before another relay may take it over; remove it`,
+  // The mail's limits live in compose/ (below this layer): their values are written out here, and a test holds them equal.
+  MAIL_MAX_FAILURES:
+    'is no longer read: a mail lists at most 50 failing tests, so that Gmail does not clip it, the rest behind "and N more" linked to NetBox; remove it',
+  MAIL_CHART_REPORTS: "is no longer read: the trend chart plots the last 12 reports (a route's chart: false leaves it out); remove it",
+  MAIL_ATTACH_MAX_BYTES: 'is no longer read: the CSV attachment (MAIL_ATTACH_CSV) is capped at 5000000 bytes; remove it',
+  MAIL_REPLY_TO: 'is no longer read: mails carry a Reply-To only from their route; set reply_to on the route in ROUTES_FILE',
+  CATCH_UP_MAX: `is no longer read: a catch-up mails at most ${CATCH_UP_MAX_MAILED} missed reports of a source one by one, and names older ones in one notice; remove it`,
+  WAIVER_MAX_DAYS: `is no longer read: a waiver's until may be at most ${WAIVER_MAX_DAYS_AHEAD} days after it is made; remove it`,
+  DATABASE_POOL_SIZE: `is no longer read: a relay holds at most ${PG_POOL_SIZE} PostgreSQL connections; remove it`,
+  LOG_FORMAT: 'is no longer read: logs are pretty on a terminal and JSON otherwise; remove it',
+  NETBOX_TLS_REJECT_UNAUTHORIZED:
+    "is no longer read: NetBox's certificate is always verified; give a private CA or a self-signed certificate with NETBOX_CA_FILE (or a source's ca_file in SOURCES_FILE); remove it",
 };
 
 /** A warning for each retired variable that is still set (environment or .env), naming what replaced it. */

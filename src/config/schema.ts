@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { DEFAULT_WAIVER_MAX_DAYS } from '../waivers';
 import { address, addressList, bool, cidrList, duration, httpUrl, nonNegativeInt, parseDurationMs, port, positiveInt } from '../shared';
 
 /**
@@ -161,7 +160,6 @@ export const EnvSchema = z.object({
     group: 'basics',
     description: 'Comma-separated blind copies (envelope only, never in a header).',
   }),
-  MAIL_REPLY_TO: setting(address.optional(), { group: 'features', description: 'Reply-To address.' }),
   MAIL_TIMEZONE: setting(
     z
       .string()
@@ -185,20 +183,7 @@ export const EnvSchema = z.object({
     group: 'basics',
     description: 'YAML list of further NetBox instances, each at WEBHOOK_PATH/<name> (docs/sources.md).',
   }),
-  MAIL_MAX_FAILURES: setting(positiveInt(50, 10_000), {
-    group: 'features',
-    description: 'Most failing tests listed in a mail; the rest as "and N more" linked to NetBox.',
-  }),
   MAIL_ATTACH_CSV: setting(bool(false), { group: 'features', description: 'Attach every failing result as a CSV file.' }),
-  MAIL_ATTACH_MAX_BYTES: setting(positiveInt(5_000_000, 50_000_000), {
-    group: 'features',
-    description: 'Size cap of the CSV attachment; a truncated file is said so in the mail.',
-  }),
-  // At most 30: more points than that no longer fit the chart's width legibly, nor its PNG the 40 kB budget.
-  MAIL_CHART_REPORTS: setting(nonNegativeInt(12, 30), {
-    group: 'features',
-    description: "Reports the mail's trend chart plots, the current one included; 0: no chart.",
-  }),
   TEMPLATES_DIR: setting(z.string().trim().optional(), {
     group: 'features',
     description: 'A copy of templates/ to use instead of the built-in templates.',
@@ -222,11 +207,7 @@ export const EnvSchema = z.object({
   ),
   NETBOX_CA_FILE: setting(z.string().trim().optional(), {
     group: 'features',
-    description: "PEM file with the CA that signed NetBox's certificate (private CA).",
-  }),
-  NETBOX_TLS_REJECT_UNAUTHORIZED: setting(bool(true), {
-    group: 'features',
-    description: "Verify NetBox's certificate. Turn off only for a lab.",
+    description: "PEM file with the CA that signed NetBox's certificate (private CA or self-signed): the certificate is always verified.",
   }),
 
   // Operations
@@ -244,15 +225,6 @@ export const EnvSchema = z.object({
     group: 'basics',
     description: 'Least severe log level written.',
   }),
-  // Unset: pretty on a terminal, JSON otherwise (decided where stdout is known, cli/serve.ts).
-  LOG_FORMAT: setting(
-    z.enum(['json', 'pretty'], { error: 'must be json or pretty (unset: pretty on a terminal, JSON otherwise)' }).optional(),
-    {
-      group: 'basics',
-      description: 'json (one object per line) or pretty (for a person).',
-      defaultText: 'pretty on a terminal, else json',
-    },
-  ),
   EXPECT_REPORT_EVERY: setting(duration.optional(), {
     group: 'features',
     description: 'A duration with its unit (24h, 7d): with no report for that long, mail the recipients once (the watchdog).',
@@ -262,10 +234,6 @@ export const EnvSchema = z.object({
     group: 'features',
     description:
       "A duration (5m, 1h) or off: how often the relay lists NetBox's reports and queues those whose webhook never arrived (needs NETBOX_URL and NETBOX_TOKEN).",
-  }),
-  CATCH_UP_MAX: setting(positiveInt(20, 1000), {
-    group: 'features',
-    description: 'Missed reports of a source mailed one by one per catch-up (the newest); older ones are named in one notice.',
   }),
   WAIVERS_FILE: setting(z.string().trim().optional(), {
     group: 'features',
@@ -278,15 +246,10 @@ export const EnvSchema = z.object({
       'The relay\'s own public URL (its dashboard): each failing result in a mail links to its pre-filled "Accept as an exception" form; unset: no link.',
     example: 'https://relay.example.com',
   }),
-  WAIVER_MAX_DAYS: setting(positiveInt(DEFAULT_WAIVER_MAX_DAYS, 3650), {
-    group: 'features',
-    description: "How far ahead a waiver's end may be, in days from when it is made.",
-  }),
   SMTP_CHECK_INTERVAL: setting(duration.prefault('5m'), {
     group: 'features',
     description: "A duration with its unit (30s, 5m): how often /readyz's SMTP check connects, besides every real send.",
   }),
-  DATABASE_POOL_SIZE: setting(positiveInt(10, 100), { group: 'features', description: 'PostgreSQL connections per relay.' }),
 
   // Mail provider: OAuth2 (SMTP_AUTH=oauth2 or MAIL_TRANSPORT=graph) and Microsoft Graph
   SMTP_AUTH: setting(z.enum(['password', 'oauth2']).default('password'), {

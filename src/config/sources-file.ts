@@ -8,6 +8,12 @@ import { catchUpEvery, type Env } from './schema';
 /** Sources one relay serves at most: each one is a route, a NetBox client and a metrics label value. */
 const MAX_SOURCES = 50;
 
+/**
+ * Missed reports of a source mailed one by one per catch-up, the newest: enough for a day's outage at
+ * hourly reports; beyond it a flood of old mails helps no one, and one notice names the rest.
+ */
+export const CATCH_UP_MAX_MAILED = 20;
+
 /** One NetBox instance the relay receives reports from and enriches them with. */
 export interface SourceConfig {
   name: string;
@@ -29,7 +35,7 @@ export interface SourceConfig {
   expectEveryMs?: number;
 }
 
-/** CATCH_UP_EVERY and CATCH_UP_MAX, or a source's `catch_up_every` and `catch_up_max`. */
+/** CATCH_UP_EVERY or a source's `catch_up_every`, and {@link CATCH_UP_MAX_MAILED}. */
 interface CatchUpSettings {
   everyMs: number | null;
   max: number;
@@ -71,7 +77,8 @@ const SourceSchema = z.strictObject({
     .transform(String)
     .pipe(catchUpEvery)
     .optional(),
-  catch_up_max: z.number().int().min(1).max(1000).optional(),
+  // No longer read (CATCH_UP_MAX_MAILED holds for every source), but accepted with a warning: the relay works as before.
+  catch_up_max: z.unknown().optional(),
 });
 
 const SourcesFileSchema = z.strictObject({
@@ -88,15 +95,16 @@ export interface SourcesContext {
   /** WEBHOOK_PATH, normalised: each source posts to `<webhookPath>/<name>`. */
   webhookPath: string;
   cwd: string;
-  /** CATCH_UP_EVERY and CATCH_UP_MAX: what a source that does not say otherwise gets. */
-  catchUp: CatchUpSettings;
+  /** CATCH_UP_EVERY: what a source that does not say otherwise gets. */
+  catchUpEveryMs: number | null;
 }
 
 /**
  * Reads SOURCES_FILE: the named NetBox sources beside the default one. Every problem is pushed onto
- * `issues` as "<file> line N: source 2 (lab) token_file: why", so one run lists them all.
+ * `issues` as "<file> line N: source 2 (lab) token_file: why", so one run lists them all; a field that
+ * is no longer read onto `warnings`, in the same words.
  */
-export function readSourcesFile(context: SourcesContext, issues: string[]): SourceConfig[] {
+export function readSourcesFile(context: SourcesContext, issues: string[], warnings: string[]): SourceConfig[] {
   let entries: SourceEntry[];
   try {
     entries = parseYamlListFile(context.readFile(context.file), context.file, SourcesFileSchema, {
@@ -108,6 +116,12 @@ export function readSourcesFile(context: SourcesContext, issues: string[]): Sour
     else issues.push(`cannot read ${context.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     return [];
   }
+  entries.forEach((entry, i) => {
+    if (entry.catch_up_max !== undefined)
+      warnings.push(
+        `${context.file}: source ${i + 1} (${entry.name}) catch_up_max is no longer read: a catch-up mails at most ${CATCH_UP_MAX_MAILED} missed reports of a source one by one; remove it`,
+      );
+  });
   return entries.map((entry, i) =>
     buildSource(entry, context, (field, message) => issues.push(`${context.file}: source ${i + 1} (${entry.name}) ${field}: ${message}`)),
   );
@@ -128,10 +142,7 @@ function buildSource(entry: SourceEntry, context: SourcesContext, report: (field
     netbox: { url: entry.netbox_url, token, caFile: entry.ca_file },
     tags: entry.tags ?? {},
     expectEveryMs: entry.expect_report_every,
-    catchUp: {
-      everyMs: entry.catch_up_every === undefined ? context.catchUp.everyMs : entry.catch_up_every,
-      max: entry.catch_up_max ?? context.catchUp.max,
-    },
+    catchUp: { everyMs: entry.catch_up_every === undefined ? context.catchUpEveryMs : entry.catch_up_every, max: CATCH_UP_MAX_MAILED },
   });
 }
 
@@ -146,7 +157,7 @@ export function buildDefaultSource(e: Env, context: Pick<SourcesContext, 'webhoo
     netbox: { url: e.NETBOX_URL, token: e.NETBOX_TOKEN, caFile: e.NETBOX_CA_FILE },
     tags: {},
     expectEveryMs: e.EXPECT_REPORT_EVERY,
-    catchUp: { everyMs: e.CATCH_UP_EVERY, max: e.CATCH_UP_MAX },
+    catchUp: { everyMs: e.CATCH_UP_EVERY, max: CATCH_UP_MAX_MAILED },
   });
 }
 

@@ -10,10 +10,10 @@ const FILE_FIELD: Record<string, string> = { allDevices: 'all_devices' };
 
 /**
  * One WAIVERS_FILE entry, checked with the rules every waiver keeps (a device or all_devices with a
- * reason, until at most `maxDays` after `created`), and turned into a read-only waiver. An entry whose
+ * reason, until at most WAIVER_MAX_DAYS_AHEAD after `created`), and turned into a read-only waiver. An entry whose
  * until has passed stays, as history.
  */
-function buildFileWaiverSchema(rules: { maxDays: number; sources: readonly string[] }) {
+function buildFileWaiverSchema(rules: { sources: readonly string[] }) {
   return z
     .strictObject({
       source: z.string().optional(),
@@ -43,7 +43,7 @@ function buildFileWaiverSchema(rules: { maxDays: number; sources: readonly strin
  * `issues` as "<file> line N: waiver 2 until: why", so one run lists them all.
  */
 export function readWaiversFile(
-  context: { file: string; readFile: (file: string) => string; maxDays: number; sources: readonly string[] },
+  context: { file: string; readFile: (file: string) => string; sources: readonly string[] },
   issues: string[],
 ): Waiver[] {
   const schema = z.strictObject({

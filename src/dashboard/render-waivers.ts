@@ -1,5 +1,5 @@
 import type { ErrorIssue } from '../shared';
-import { buildWaiverFormPath, classifyWaiver, WAIVER_STATUSES, type Waiver, type WaiverStatus } from '../waivers';
+import { buildWaiverFormPath, classifyWaiver, WAIVER_MAX_DAYS_AHEAD, WAIVER_STATUSES, type Waiver, type WaiverStatus } from '../waivers';
 import { html, type SafeHtml } from './html';
 
 /** The list's filters as typed (kept in the form). */
@@ -73,7 +73,6 @@ function renderWaiverRow(w: Waiver, input: { now: number; csrf: string; formatTi
 export function renderWaiverForm(input: {
   values: WaiverFormValues;
   sources: readonly string[];
-  maxDays: number;
   csrf: string;
   issues?: readonly ErrorIssue[];
 }): SafeHtml {
@@ -82,7 +81,7 @@ export function renderWaiverForm(input: {
     ? html`<div class="flash bad" role="alert"><p>The waiver was not added:</p><ul>${input.issues.map((i) => html`<li><code>${i.path}</code> ${i.message}</li>`)}</ul></div>`
     : '';
   return html`<section><h1>Accept a failing test as an exception</h1>${issues}
-<p class="muted">The test stops counting as a failure in the mails until the end of the day you give (UTC), at most ${input.maxDays} days ahead. Every add and expire is written to the relay's log.</p>
+<p class="muted">The test stops counting as a failure in the mails until the end of the day you give (UTC), at most ${WAIVER_MAX_DAYS_AHEAD} days ahead. Every add and expire is written to the relay's log.</p>
 <form method="post" action="/ui/waivers" class="waiver-form"><input type="hidden" name="csrf" value="${input.csrf}">
 <p><label>NetBox source<br><select name="source">${input.sources.map((s) => html`<option${v.source === s ? ' selected' : ''}>${s}</option>`)}</select></label></p>
 <p><label>Test (its name in NetBox)<br><input name="test" value="${v.test ?? ''}" required maxlength="200"></label></p>

@@ -97,7 +97,7 @@ function sendForm(
   issues?: RelayError['issues'],
 ): void {
   const ctx = deps.pageContext(req);
-  const body = renderWaiverForm({ values, sources: deps.book.sources, maxDays: deps.book.maxDays, csrf: ctx.csrf, issues });
+  const body = renderWaiverForm({ values, sources: deps.book.sources, csrf: ctx.csrf, issues });
   res
     .status(status)
     .type('html')

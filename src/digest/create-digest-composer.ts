@@ -10,7 +10,6 @@ export interface DigestMailSettings extends DigestSources {
   renderer: Renderer;
   routes: readonly Route[];
   from: string;
-  replyTo?: string;
   /** MAIL_TIMEZONE: the zone of a digest route without its own. */
   defaultTimezone: string;
   clock: Clock;
@@ -35,7 +34,7 @@ export function createDigestComposer(settings: DigestMailSettings): (delivery: C
       message: await buildDigestMail(content, {
         renderer: settings.renderer,
         from: settings.from,
-        recipients: { to: route.to, cc: route.cc, bcc: route.bcc, replyTo: settings.replyTo },
+        recipients: { to: route.to, cc: route.cc, bcc: route.bcc, replyTo: route.reply_to },
         deliveryId: delivery.id,
         dedupKey: delivery.dedupKey,
         date: new Date(settings.clock.now()),

@@ -13,7 +13,7 @@ export const TREND_CHART_LINES = CHART_LINES;
 
 /** Height of a strip's range, CSS pixels: the marker's top sits between 0 (the range's top) and this. */
 export const TREND_CHART_STRIP_PX = 30;
-/** Reports a chart shows at most (MAIL_CHART_REPORTS' limit): more no longer fit a phone's width. */
+/** Reports a chart shows at most (a digest's period may hold more): more no longer fit a phone's width. */
 export const TREND_CHART_MAX_REPORTS = 30;
 
 const SPARK_BARS = '▁▂▃▄▅▆▇█';

@@ -6,10 +6,10 @@ import type { FetchLike } from './netbox-api';
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
 /**
- * A {@link FetchLike} over node's http/https, so the setup trusts NETBOX_CA_FILE and honours
- * NETBOX_TLS_REJECT_UNAUTHORIZED like the relay's own NetBox client.
+ * A {@link FetchLike} over node's http/https, so the setup trusts NETBOX_CA_FILE (and verifies NetBox's
+ * certificate) like the relay's own NetBox client.
  */
-export function createNodeFetch(options: { ca?: string | Buffer; rejectUnauthorized?: boolean } = {}): FetchLike {
+export function createNodeFetch(options: { ca?: string | Buffer } = {}): FetchLike {
   return (url, init) =>
     new Promise((resolve, reject) => {
       const target = new URL(url);
@@ -20,7 +20,7 @@ export function createNodeFetch(options: { ca?: string | Buffer; rejectUnauthori
           method: init.method,
           headers: { ...init.headers, ...(init.body !== undefined ? { 'Content-Length': String(Buffer.byteLength(init.body)) } : {}) },
           signal: init.signal,
-          ...(target.protocol === 'https:' ? { ca: options.ca, rejectUnauthorized: options.rejectUnauthorized ?? true } : {}),
+          ...(target.protocol === 'https:' ? { ca: options.ca } : {}),
         },
         (res) => {
           const chunks: Buffer[] = [];

@@ -11,10 +11,8 @@ export interface NetboxClientOptions {
   url: string;
   /** NETBOX_TOKEN: a v2 token `nbt_<key>.<token>` (NetBox ≥ 4.5) or a legacy 40-hex key. */
   token?: string;
-  /** PEM contents of NETBOX_CA_FILE (read by the caller). */
+  /** PEM contents of NETBOX_CA_FILE (read by the caller): NetBox's certificate is always verified, against it when given. */
   ca?: string | Buffer;
-  /** NETBOX_TLS_REJECT_UNAUTHORIZED (default true). */
-  rejectUnauthorized?: boolean;
   /** One request may stay silent this long. */
   timeoutMs: number;
   /** Attempts per request for transient failures (5xx, timeouts, resets); default 3. */
@@ -124,9 +122,7 @@ function buildClientContext(options: NetboxClientOptions): ClientContext {
   const isHttps = base.origin.startsWith('https:');
   const agent =
     options.agent ??
-    (isHttps
-      ? new https.Agent({ keepAlive: true, maxSockets: 4, ca: options.ca, rejectUnauthorized: options.rejectUnauthorized ?? true })
-      : new http.Agent({ keepAlive: true, maxSockets: 4 }));
+    (isHttps ? new https.Agent({ keepAlive: true, maxSockets: 4, ca: options.ca }) : new http.Agent({ keepAlive: true, maxSockets: 4 }));
   return {
     base,
     isHttps,

@@ -273,10 +273,12 @@ const RouteSchema = z
       .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be the name of a folder under the templates directory')
       .optional(),
     subject: z.string().min(1).max(500).optional(),
+    /** The Reply-To of this route's mails (reports and digests): where a recipient's answer goes instead of MAIL_FROM. */
+    reply_to: z.string({ error: 'must be an e-mail address' }).trim().refine(isMailbox, 'is not an e-mail address').optional(),
     notify: z.enum(NOTIFY_POLICIES, { error: `must be one of ${NOTIFY_POLICIES.join(', ')}` }).default('always'),
     repeat_after: duration.optional(),
     continue: z.boolean({ error: 'must be true or false' }).default(false),
-    /** false: this route's mails go without the trend chart (MAIL_CHART_REPORTS); absent: with it. */
+    /** false: this route's mails go without the trend chart; absent: with it. */
     chart: z.boolean({ error: 'must be true or false' }).optional(),
     digest: DigestSchema.optional(),
   })

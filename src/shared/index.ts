@@ -12,7 +12,7 @@ export { replaceFailureCatalogue } from './render-failure-catalogue';
 export { systemClock, type Clock } from './clock';
 export { createAuthThrottle, type AuthThrottle } from './auth-throttle';
 export { createActivityCounter, type ActivityCounter } from './activity-counter';
-export { createLogger, createSilentLogger, resolveLogFormat, type Logger } from './logger';
+export { createLogger, createSilentLogger, type Logger } from './logger';
 export { findPackageRoot } from './paths';
 export { neutralizeText, neutralizeView } from './neutralize-text';
 export { createSecretMask, SECRET_MARK, type SecretMask } from './mask-secrets';

@@ -66,9 +66,3 @@ export function createLogger(options: LoggerOptions): Logger {
 export function createSilentLogger(): Logger {
   return loadPino()({ level: 'silent' });
 }
-
-/** LOG_FORMAT as the logger takes it: `auto` is pretty for a person at a terminal, JSON for a collector. */
-export function resolveLogFormat(setting: 'json' | 'pretty' | 'auto', stdoutIsTty: boolean): LoggerOptions['format'] {
-  if (setting !== 'auto') return setting;
-  return stdoutIsTty ? 'pretty' : 'json';
-}

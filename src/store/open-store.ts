@@ -7,7 +7,6 @@ export interface StoreSettings {
   sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA';
   /** Set: PostgreSQL, shared by replicas. Unset: SQLite under `dataDir`, one process. */
   databaseUrl?: string;
-  databasePoolSize?: number;
 }
 
 /**
@@ -17,7 +16,7 @@ export interface StoreSettings {
  */
 export function openStore(settings: StoreSettings, hooks: { onIdleError?: (error: Error) => void } = {}): Store {
   if (settings.databaseUrl) {
-    return new PgStore({ connectionString: settings.databaseUrl, poolSize: settings.databasePoolSize, onIdleError: hooks.onIdleError });
+    return new PgStore({ connectionString: settings.databaseUrl, onIdleError: hooks.onIdleError });
   }
   return SqliteStore.open({ dataDir: settings.dataDir, synchronous: settings.sqliteSynchronous });
 }

@@ -11,7 +11,7 @@ import type { InsertResult, MigrationReport, NewDelivery } from './types';
 export interface PgStoreOptions {
   /** `postgres://user:password@host:5432/database` (query options such as `sslmode` are honoured). */
   connectionString: string;
-  /** Connections per relay process. */
+  /** Connections per relay process; default {@link PG_POOL_SIZE}. */
   poolSize?: number;
   /** How long to wait for a connection (from the pool or a new one) before answering 503. */
   connectionTimeoutMs?: number;
@@ -20,6 +20,12 @@ export interface PgStoreOptions {
   /** Called when an idle pooled connection fails (PostgreSQL restarted): for a log line. */
   onIdleError?: (error: Error) => void;
 }
+
+/**
+ * PostgreSQL connections per relay: the sends in flight and the webhook's inserts share them, and ten per
+ * replica leave room under PostgreSQL's default max_connections (100) for several replicas.
+ */
+export const PG_POOL_SIZE = 10;
 
 /** The key of the advisory lock that serialises migrations across replicas starting together. */
 const PG_MIGRATION_LOCK_KEY = 0x636f6d70; // "comp"
@@ -79,7 +85,7 @@ class PgEngine implements StoreEngine {
     const driver = loadPg();
     this.pool = new driver.Pool({
       connectionString: options.connectionString,
-      max: options.poolSize ?? 10,
+      max: options.poolSize ?? PG_POOL_SIZE,
       connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
       idleTimeoutMillis: 30_000,
       statement_timeout: options.statementTimeoutMs ?? 15_000,

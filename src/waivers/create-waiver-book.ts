@@ -39,7 +39,6 @@ export interface WaiverBook {
   forReport(options: { source: string; previousReportAt: number | null }): Promise<Waiver[]>;
   countActive(): Promise<number>;
   readonly sources: readonly string[];
-  readonly maxDays: number;
 }
 
 export interface WaiverBookOptions {
@@ -47,7 +46,6 @@ export interface WaiverBookOptions {
   /** WAIVERS_FILE's entries (origin `file`): listed with the stored ones, never changed here. */
   fileWaivers: readonly Waiver[];
   sources: readonly string[];
-  maxDays: number;
   clock: Clock;
   logger: Logger;
 }
@@ -57,7 +55,6 @@ export function createWaiverBook(options: WaiverBookOptions): WaiverBook {
   const { storage, fileWaivers, clock, logger } = options;
   return {
     sources: options.sources,
-    maxDays: options.maxDays,
     async list(filter = {}) {
       const at = clock.now();
       const stored = await storage.listWaivers({ ...filter, at });
@@ -69,7 +66,7 @@ export function createWaiverBook(options: WaiverBookOptions): WaiverBook {
       return fileWaivers.find((w) => w.id === id) ?? (await storage.getWaiver(id));
     },
     async add(request) {
-      const parsed = parseNewWaiver(request, { now: clock.now(), maxDays: options.maxDays, sources: options.sources });
+      const parsed = parseNewWaiver(request, { now: clock.now(), sources: options.sources });
       if (!parsed.ok) throw new RelayError('INVALID_REQUEST', { message: 'The waiver is invalid.', issues: parsed.issues });
       const waiver = await storage.addWaiver(parsed.waiver);
       logger.info({ audit: 'waiver.add', waiver: describeWaiver(waiver) }, `waiver ${waiver.id} added by ${waiver.author}`);

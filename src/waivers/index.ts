@@ -12,6 +12,6 @@ export {
   type Waiver,
   type WaiverStatus,
 } from './waiver';
-export { parseNewWaiver, DEFAULT_WAIVER_MAX_DAYS, type WaiverRules } from './parse-new-waiver';
+export { parseNewWaiver, WAIVER_MAX_DAYS_AHEAD, type WaiverRules } from './parse-new-waiver';
 export { applyWaivers, type WaivablePair, type WaiverOutcome } from './apply-waivers';
 export { createWaiverBook, type WaiverBook, type WaiverFilter, type WaiverStorage } from './create-waiver-book';

@@ -3,8 +3,8 @@ import type { ErrorIssue } from '../shared';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { buildWaiverEnd, DAY_MS, isCalendarDay, WAIVER_NAME_MAX, WAIVER_REASON_MAX, type NewWaiver } from './waiver';
 
-/** WAIVER_MAX_DAYS' default: half a year, after which an exception must be looked at again. */
-export const DEFAULT_WAIVER_MAX_DAYS = 180;
+/** How far ahead a waiver's `until` may be, in days from when it is made: half a year, after which an exception must be looked at again. */
+export const WAIVER_MAX_DAYS_AHEAD = 180;
 
 const name = (what: string) =>
   z
@@ -32,8 +32,6 @@ type WaiverRequest = z.infer<typeof WaiverRequestSchema>;
 export interface WaiverRules {
   /** Now (epoch ms): the waiver's creation time, and the day `until` may not be before. */
   now: number;
-  /** WAIVER_MAX_DAYS: `until` at most this many days after today (after `created` for a file entry). */
-  maxDays: number;
   /** The configured NetBox source names; a waiver for another would never match a report. */
   sources: readonly string[];
   /** Where the waiver starts counting from, when not now (a WAIVERS_FILE entry's `created`). */
@@ -82,18 +80,18 @@ function checkDevice(request: WaiverRequest): ErrorIssue[] {
   return [];
 }
 
-/** `until` is a real day, not before the day the waiver starts, and at most maxDays after it. */
+/** `until` is a real day, not before the day the waiver starts, and at most {@link WAIVER_MAX_DAYS_AHEAD} after it. */
 function checkUntil(until: string, rules: WaiverRules): ErrorIssue[] {
   if (!isCalendarDay(until)) return [{ path: 'until', message: 'must be a date as YYYY-MM-DD (example: 2027-03-31)' }];
   const start = rules.createdAt ?? rules.now;
   const firstDay = Math.floor(start / DAY_MS) * DAY_MS;
   const lastDay = buildWaiverEnd(until) - DAY_MS;
   if (!rules.pastAllowed && lastDay < Math.floor(rules.now / DAY_MS) * DAY_MS) return [{ path: 'until', message: 'is in the past' }];
-  if (lastDay - firstDay > rules.maxDays * DAY_MS)
+  if (lastDay - firstDay > WAIVER_MAX_DAYS_AHEAD * DAY_MS)
     return [
       {
         path: 'until',
-        message: `may be at most ${rules.maxDays} days after ${new Date(firstDay).toISOString().slice(0, 10)} (WAIVER_MAX_DAYS)`,
+        message: `may be at most ${WAIVER_MAX_DAYS_AHEAD} days after ${new Date(firstDay).toISOString().slice(0, 10)}`,
       },
     ];
   return [];

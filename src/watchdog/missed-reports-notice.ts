@@ -4,7 +4,7 @@ import { WATCHDOG_KEY_PREFIX, type NewDelivery } from '../store';
 import { buildNoticeMail, type NoticeLine, type WatchdogMailOptions } from './build-notice-mail';
 
 /**
- * The catch-up's notice: missed reports it did not mail one by one (beyond CATCH_UP_MAX) and reports
+ * The catch-up's notice: missed reports it did not mail one by one (beyond the newest mailed) and reports
  * NetBox deleted before the relay could fetch them. Stored as a watchdog record (same outbox, same
  * recipients), so it is sent once, retried like any mail, never lost to a crash.
  */
@@ -15,7 +15,7 @@ export interface MissedReportsNotice {
   detectedAt: number;
   /** How many missed reports this catch-up queued to be mailed one by one. */
   mailed: number;
-  /** Missed reports not mailed (the oldest beyond CATCH_UP_MAX), oldest first, with their page in NetBox. */
+  /** Missed reports not mailed (older than the newest mailed), oldest first, with their page in NetBox. */
   skipped: { id: number; created: string; link: string }[];
   /** Ids of missed reports NetBox no longer has (validity keeps the newest `store_reports`), ascending. */
   deleted: number[];
@@ -80,7 +80,7 @@ export function buildMissedReportsMail(notice: MissedReportsNotice, options: Wat
     },
   ];
   if (notice.skipped.length > 0) {
-    lines.push({ text: '' }, { text: `Not mailed (older than the newest CATCH_UP_MAX), still in NetBox:` });
+    lines.push({ text: '' }, { text: 'Not mailed (older than the ones mailed one by one), still in NetBox:' });
     for (const r of notice.skipped)
       lines.push({ text: `- report ${r.id}, created ${formatDateTime(r.created, options.timezone)}: ${r.link}`, link: r.link });
   }

@@ -18,6 +18,7 @@ const ROUTES = `
 routes:
   - name: weekly
     to: digest@example.com
+    reply_to: compliance-lead@example.com
     match: { failed: { severity: overall, above: 0 } }
     digest: { schedule: "0 8 * * MON", timezone: Europe/Berlin }
   - name: every-report
@@ -92,6 +93,7 @@ describe('a digest route on SQLite with a fake clock', () => {
     expect(queued.late).toBe(false);
     const [digest] = await waitForDigests(1);
     expect(digest.envelope.to).toEqual(['digest@example.com']);
+    expect(digest.parsed.replyTo?.text).toBe('compliance-lead@example.com');
     expect(digest.parsed.subject).toMatch(/^(First|Better|Worse|Mixed|Same): .*HIGH failing \u2014 digest weekly \u00b7 2 reports$/);
     expect(digest.parsed.text).toContain('2 reports received; latest: report 103');
     expect(digest.parsed.text).toContain('Reports: 103 (2026-03-06 14:00 CET, 87.5%), 101 (2026-03-04 14:00 CET, 75.0%)\n');

@@ -1,8 +1,5 @@
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
-import { makeTempDir, postWebhook, quickRetries, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { postWebhook, quickRetries, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 
 describe('structured logs', () => {
@@ -56,38 +53,5 @@ describe('structured logs', () => {
     const id = res.headers.get('x-request-id');
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     await waitUntil(() => relay.logs.some((l) => l.includes(id!)), 5_000, 'the request line');
-  });
-});
-
-describe('LOG_FORMAT=pretty', () => {
-  it('writes human-readable lines instead of JSON', async () => {
-    const dataDir = makeTempDir();
-    const main = path.resolve(__dirname, '../../dist/src/main.js');
-    const child = spawn(process.execPath, [main, 'serve'], {
-      env: {
-        PATH: process.env.PATH,
-        DATA_DIR: dataDir,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        LOG_FORMAT: 'pretty',
-        DOTENV_CONFIG_PATH: path.join(dataDir, 'none.env'),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
-    try {
-      await waitUntil(() => /listening on/.test(out), 60_000, 'the listening line');
-    } finally {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    }
-    // eslint-disable-next-line no-control-regex
-    const plain = out.replace(/\x1b\[[0-9;]*m/g, '');
-    const line = plain.split('\n').find((l) => l.includes('listening on'))!;
-    expect(line.trimStart().startsWith('{')).toBe(false);
-    expect(line).toMatch(/INFO.*listening on 127\.0\.0\.1:\d+/);
   });
 });

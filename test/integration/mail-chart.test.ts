@@ -191,7 +191,7 @@ describe('the trend chart in the report mail', () => {
       },
     );
 
-    it(`fits ${TREND_CHART_MAX_REPORTS} reports (MAIL_CHART_REPORTS at its maximum) on a 375 px phone, with overflow-wrap and word-break removed`, async () => {
+    it(`fits ${TREND_CHART_MAX_REPORTS} reports (a digest's most) on a 375 px phone, with overflow-wrap and word-break removed`, async () => {
       const points = Array.from({ length: TREND_CHART_MAX_REPORTS }, (_, i) => ({
         reportId: 100_000 + i,
         at: '2026-03-01T06:00:00Z',

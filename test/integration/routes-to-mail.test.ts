@@ -18,6 +18,7 @@ routes:
       failed: { severity: HIGH, above: 0 }
     to: oncall@example.com
     cc: noc@example.com
+    reply_to: NOC lead <noc-lead@example.com>
     notify: on-change
     continue: true
   - name: auditors
@@ -111,8 +112,11 @@ describe('routes: the right people get the right mails', () => {
     const onCall = smtp.received.find((m) => routeOf(m) === 'on-call')!;
     expect(onCall.envelope.to.sort()).toEqual(['noc@example.com', 'oncall@example.com']);
     expect(onCall.parsed.headers.get('cc')).toMatchObject({ text: 'noc@example.com' });
+    // A route's reply_to is its mails' Reply-To; a route without one sends none (answers go to MAIL_FROM).
+    expect(onCall.parsed.replyTo?.value).toEqual([{ name: 'NOC lead', address: 'noc-lead@example.com' }]);
     const auditors = smtp.received.filter((m) => routeOf(m) === 'auditors');
     for (const m of auditors) {
+      expect(m.parsed.headers.has('reply-to')).toBe(false);
       expect(m.envelope.to.sort()).toEqual(['archive@example.com', 'auditors@example.com']);
       expect(m.raw.toString('latin1')).not.toMatch(/archive@example\.com/);
       expect(m.parsed.headers.has('bcc')).toBe(false);

@@ -35,17 +35,17 @@ describe('loadConfig', () => {
     const issues = issuesOf({
       PORT: 'eighty',
       SMTP_URL: 'http://mail',
-      MAIL_MAX_FAILURES: '-1',
+      RETENTION_DAYS: '-1',
       LOG_LEVEL: 'loud',
       MAIL_TIMEZONE: 'Mars/Olympus',
     });
     // Schema problems and the rules about the valid rest, in one pass: SMTP_URL's scheme and the missing MAIL_TO too.
     expect(issues.map((i) => i.variable).sort()).toEqual([
       'LOG_LEVEL',
-      'MAIL_MAX_FAILURES',
       'MAIL_TIMEZONE',
       'MAIL_TO',
       'PORT',
+      'RETENTION_DAYS',
       'SMTP_URL',
     ]);
     expect(issues.find((i) => i.variable === 'PORT')?.message).toContain('eighty');

@@ -47,7 +47,7 @@ function buildLargeReportView(maxFailures: number) {
 }
 
 describe('a report with 5,000 failing results', () => {
-  it.each([50, 10_000])("keeps its HTML under Gmail's clipping size, MAIL_MAX_FAILURES=%i, and points to the rest", (maxFailures) => {
+  it.each([50, 10_000])("keeps its HTML under Gmail's clipping size, %i tests listed, and points to the rest", (maxFailures) => {
     const view = buildLargeReportView(maxFailures);
     const rendered = renderWithinBudget(view, (v) => renderer.render(v));
     expect(Buffer.byteLength(rendered.html)).toBeLessThan(MAIL_HTML_MAX_BYTES);

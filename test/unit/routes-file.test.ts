@@ -66,6 +66,7 @@ describe('routes file: validation names the route, the field and the line', () =
         'routes:',
         '  - name: a',
         '    to: not-an-address',
+        '    reply_to: "NOC <noc@example.com>\\nBcc: x@evil.example"',
         '    match:',
         '      any:',
         '        - failed: { severity: CRITICAL, above: 0 }',
@@ -78,10 +79,12 @@ describe('routes file: validation names the route, the field and the line', () =
     );
     const byWhere = Object.fromEntries(issues.map((i) => [i.where, i]));
     expect(byWhere['route 1 (a) to[0]']).toMatchObject({ line: 3, message: 'is not an e-mail address' });
-    expect(byWhere['route 1 (a) match.any[0].failed.severity']).toMatchObject({ line: 6 });
-    expect(issues.find((i) => i.message.includes('notfy'))).toMatchObject({ where: 'route 2 (A)', line: 7 });
-    expect(byWhere['route 2 (A) repeat_after']).toMatchObject({ line: 10, message: expect.stringContaining('on-change') });
-    expect(byWhere['route 2 (A) name']).toMatchObject({ line: 7, message: expect.stringContaining('route 1') });
+    // A line break in reply_to would add a header: refused like any address that is not one.
+    expect(byWhere['route 1 (a) reply_to']).toMatchObject({ line: 4, message: 'is not an e-mail address' });
+    expect(byWhere['route 1 (a) match.any[0].failed.severity']).toMatchObject({ line: 7 });
+    expect(issues.find((i) => i.message.includes('notfy'))).toMatchObject({ where: 'route 2 (A)', line: 8 });
+    expect(byWhere['route 2 (A) repeat_after']).toMatchObject({ line: 11, message: expect.stringContaining('on-change') });
+    expect(byWhere['route 2 (A) name']).toMatchObject({ line: 8, message: expect.stringContaining('route 1') });
   });
 
   it('refuses a repeat_after without a unit instead of reading it as milliseconds', () => {

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { CHART_REPORTS, CSV_ATTACHMENT_MAX_BYTES, MAX_FAILING_TESTS_LISTED } from '../../src/compose';
 import { describeSettings, loadConfig, renderEnvExample, replaceSettingsReference } from '../../src/config';
 
 const root = path.join(__dirname, '../..');
@@ -70,6 +71,27 @@ describe('a variable no longer read is warned about, naming what replaced it', (
     expect(config.netbox).toMatchObject({ timeoutMs: 10_000, enrichBudgetMs: 30_000 });
     expect(config.retry).toEqual({ maxAttempts: 48, baseMs: 60_000, maxDelayMs: 3_600_000 });
     expect(config.worker).toMatchObject({ pollMs: 1_000, leaseMs: 300_000 });
+  });
+
+  // Each still set loads as before, with a warning that says what holds now (the number being the one in force).
+  it.each([
+    ['MAIL_MAX_FAILURES', '100', `at most ${MAX_FAILING_TESTS_LISTED} failing tests`],
+    ['MAIL_CHART_REPORTS', '0', `the last ${CHART_REPORTS} reports (a route's chart: false leaves it out)`],
+    ['MAIL_ATTACH_MAX_BYTES', '1000', `capped at ${CSV_ATTACHMENT_MAX_BYTES} bytes`],
+    ['MAIL_REPLY_TO', 'noc@example.com', 'set reply_to on the route in ROUTES_FILE'],
+    ['CATCH_UP_MAX', '5', 'at most 20 missed reports of a source'],
+    ['WAIVER_MAX_DAYS', '30', 'at most 180 days after it is made'],
+    ['DATABASE_POOL_SIZE', '4', 'at most 10 PostgreSQL connections'],
+    ['LOG_FORMAT', 'json', 'pretty on a terminal and JSON otherwise'],
+    [
+      'NETBOX_TLS_REJECT_UNAUTHORIZED',
+      'false',
+      "NetBox's certificate is always verified; give a private CA or a self-signed certificate with NETBOX_CA_FILE (or a source's ca_file",
+    ],
+  ])('%s=%s still set: a warning naming what holds now', (name, value, holds) => {
+    const config = loadConfig({ [name]: value }, { readFile: () => '' });
+    expect(config.warnings).toEqual([{ variable: name, message: expect.stringContaining(`is no longer read: `) }]);
+    expect(config.warnings[0].message).toContain(holds);
   });
 
   it('nothing retired set: no warning', () => {

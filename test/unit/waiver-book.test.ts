@@ -44,7 +44,6 @@ describe('the waiver book for a report', () => {
       storage: store,
       fileWaivers: [FILE_WAIVER],
       sources: ['default', 'lab'],
-      maxDays: 180,
       clock,
       logger: createSilentLogger(),
     });

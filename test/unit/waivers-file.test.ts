@@ -20,9 +20,9 @@ const GOOD = `waivers:
     created: 2026-01-10
 `;
 
-describe('WAIVERS_FILE and WAIVER_MAX_DAYS', () => {
-  it('without them: no file waivers, 180 days at most', () => {
-    expect(load({}).waivers).toEqual({ maxDays: 180, fileWaivers: [] });
+describe('WAIVERS_FILE', () => {
+  it('without it: no file waivers', () => {
+    expect(load({}).waivers).toEqual({ fileWaivers: [] });
   });
 
   it("reads the file's entries as read-only waivers numbered in file order; one already over stays as history", () => {
@@ -70,26 +70,23 @@ describe('WAIVERS_FILE and WAIVER_MAX_DAYS', () => {
       'WAIVERS_FILE: /etc/w.yaml line 2: waiver 1 device: is required (or all devices, with a reason)',
       'WAIVERS_FILE: /etc/w.yaml line 6: waiver 2 reason: is required when the waiver covers all devices',
       'WAIVERS_FILE: /etc/w.yaml line 11: waiver 3: unknown key colour (check the spelling)',
-      'WAIVERS_FILE: /etc/w.yaml line 14: waiver 3 until: may be at most 180 days after 2026-11-20 (WAIVER_MAX_DAYS)',
+      'WAIVERS_FILE: /etc/w.yaml line 14: waiver 3 until: may be at most 180 days after 2026-11-20',
       'WAIVERS_FILE: /etc/w.yaml line 13: waiver 3 source: must be a configured source (default)',
     ]);
   });
 
-  it('checks until against WAIVER_MAX_DAYS from the entry`s created day, and the source against the configured ones', () => {
+  it('checks until against 180 days from the entry`s created day, and the source against the configured ones', () => {
     const entry = (extra: string) => `waivers:\n  - test: ssh\n    device: sw1\n    author: carol\n    created: 2026-11-20\n${extra}`;
-    expect(messagesOf({ WAIVERS_FILE: 'w.yaml', WAIVER_MAX_DAYS: '30' }, { '/srv/w.yaml': entry('    until: 2026-12-21\n') })).toEqual([
-      'WAIVERS_FILE: /srv/w.yaml line 6: waiver 1 until: may be at most 30 days after 2026-11-20 (WAIVER_MAX_DAYS)',
+    expect(messagesOf({ WAIVERS_FILE: 'w.yaml' }, { '/srv/w.yaml': entry('    until: 2027-05-20\n') })).toEqual([
+      'WAIVERS_FILE: /srv/w.yaml line 6: waiver 1 until: may be at most 180 days after 2026-11-20',
     ]);
-    expect(messagesOf({ WAIVERS_FILE: 'w.yaml', WAIVER_MAX_DAYS: '30' }, { '/srv/w.yaml': entry('    until: 2026-12-20\n') })).toEqual([]);
+    expect(messagesOf({ WAIVERS_FILE: 'w.yaml' }, { '/srv/w.yaml': entry('    until: 2027-05-19\n') })).toEqual([]);
     expect(messagesOf({ WAIVERS_FILE: 'w.yaml' }, { '/srv/w.yaml': entry('    until: 2026-12-20\n    source: lab\n') })).toEqual([
       'WAIVERS_FILE: /srv/w.yaml line 7: waiver 1 source: must be a configured source (default)',
     ]);
   });
 
-  it('a missing file, and a WAIVER_MAX_DAYS that is not a whole number of days, are named', () => {
-    expect(messagesOf({ WAIVERS_FILE: 'nope.yaml', WAIVER_MAX_DAYS: 'half a year' }, {})).toEqual([
-      expect.stringMatching(/^WAIVER_MAX_DAYS: /),
-      'WAIVERS_FILE: cannot read /srv/nope.yaml: ENOENT',
-    ]);
+  it('a missing file is named', () => {
+    expect(messagesOf({ WAIVERS_FILE: 'nope.yaml' }, {})).toEqual(['WAIVERS_FILE: cannot read /srv/nope.yaml: ENOENT']);
   });
 });
