@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { SQLITE_FILE_NAME } from '../src/store';
 import { computeInclusiveShare, summarizeSelfTime, type CpuProfile } from './lib/cpu-profile';
 import { describeFailures, runLoad, type LoadResult } from './lib/load';
-import { startBenchServer } from './lib/processes';
+import { readStartNodeFlags, startBenchServer } from './lib/processes';
 import { BENCH_SECRET, buildRelayEnv } from './lib/relay-env';
 import type { Benchmark, BenchContext, Figure } from './lib/types';
 
@@ -54,7 +54,7 @@ async function profileRelay(ctx: BenchContext, s: IngestSettings): Promise<{ sql
   const server = await startBenchServer(
     'servers/relay-without-worker.js',
     { ...buildRelayEnv(), DATA_DIR: path.join(dir, 'data'), HOST: '127.0.0.1' },
-    ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+    [...readStartNodeFlags(), '--cpu-prof', `--cpu-prof-dir=${dir}`],
   );
   try {
     await runLoad({
@@ -108,11 +108,15 @@ export const ingestBenchmark: Benchmark = {
       for (const which of ['relay', 'express', 'http', 'relayNormal'] as const) {
         if (which === 'relay' || which === 'relayNormal') {
           const dataDir = path.join(ctx.tmpDir, `${which}-${round}`);
-          const server = await startBenchServer('servers/relay-without-worker.js', {
-            ...buildRelayEnv({ SQLITE_SYNCHRONOUS: which === 'relay' ? 'FULL' : 'NORMAL' }),
-            DATA_DIR: dataDir,
-            HOST: '127.0.0.1',
-          });
+          const server = await startBenchServer(
+            'servers/relay-without-worker.js',
+            {
+              ...buildRelayEnv({ SQLITE_SYNCHRONOUS: which === 'relay' ? 'FULL' : 'NORMAL' }),
+              DATA_DIR: dataDir,
+              HOST: '127.0.0.1',
+            },
+            readStartNodeFlags(),
+          );
           try {
             const { measured, okTotal } = await loadServer(server.url, s);
             runs[which].push(measured);

@@ -7,6 +7,7 @@ import {
   forkBenchScript,
   readCpuMs,
   readMachineCpuTicks,
+  readStartNodeFlags,
   startRelayProcess,
   stopChild,
   waitForMessage,
@@ -72,6 +73,7 @@ async function measureIngest(
       const port = await findFreePort();
       const child = forkBenchScript('servers/relay-without-worker.js', {
         env: { ...env, DATA_DIR: path.join(ctx.tmpDir, `ingest-${setup.label}-${i}`), PORT: String(port), HOST: '127.0.0.1' },
+        execArgv: readStartNodeFlags(),
       });
       children.push(child);
       await waitForMessage(child, 'ready');

@@ -113,6 +113,19 @@ export function readMemoryMb(pid: number): { rssMb: number; peakRssMb: number; a
   return { rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024, anonMb: kb('RssAnon') / 1024, fileMb: kb('RssFile') / 1024 };
 }
 
+/**
+ * The flags `npm start` gives `node` before `dist/src/main.js` (package.json's `start` script: the one list,
+ * which the Dockerfile's CMD repeats and a test holds equal), so that every figure is for the relay as users run it.
+ */
+export function readStartNodeFlags(): string[] {
+  const pkg = JSON.parse(fs.readFileSync(path.join(findPackageRoot(), 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.split(/\s+/);
+  const main = words.indexOf('dist/src/main.js');
+  if (words[0] !== 'node' || main < 0)
+    throw new Error(`package.json's start is not "node [flags] dist/src/main.js ...": ${pkg.scripts.start}`);
+  return words.slice(1, main);
+}
+
 export interface RelayProcess {
   pid: number;
   url: string;
@@ -124,9 +137,9 @@ export interface RelayProcess {
 }
 
 /**
- * The real thing: `node dist/src/main.js serve` as a child process with its own environment
+ * The real thing: `node [npm start's flags] dist/src/main.js serve` as a child process with its own environment
  * (DATA_DIR in a temp dir, cwd there too so no developer .env is read). Resolves once /healthz answers.
- * `zeroConfig`: no variable but PORT, as a first-time user starts it.
+ * `zeroConfig`: no variable but PORT, as a first-time user starts it. `execArgv` comes after the start flags.
  */
 export async function startRelayProcess(options: {
   dataDir: string;
@@ -139,7 +152,7 @@ export async function startRelayProcess(options: {
   const webhookPath = options.env.WEBHOOK_PATH ?? '/webhook';
   // Zero config: nothing but a free port (the default DATA_DIR, ./data, is under the temp cwd).
   const defaults = options.zeroConfig ? {} : { HOST: '127.0.0.1', DATA_DIR: options.dataDir, LOG_LEVEL: 'warn' };
-  const child = spawn(process.execPath, [...(options.execArgv ?? []), distPath('src', 'main.js'), 'serve'], {
+  const child = spawn(process.execPath, [...readStartNodeFlags(), ...(options.execArgv ?? []), distPath('src', 'main.js'), 'serve'], {
     cwd: options.dataDir,
     env: { PATH: process.env.PATH ?? '', PORT: String(port), ...defaults, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -72,6 +72,16 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/^CMD \["node", (?:"--[a-z-]+=[0-9]+", )*"dist\/src\/main\.js", "serve"\]$/m);
   });
 
+  it("starts node with the same flags as `npm start`, and compose's relays keep that command", () => {
+    const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]) as string[];
+    const start = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+    expect(cmd.join(' ')).toBe(start);
+    const services = composeConfig({}).services as Record<string, { image?: string; command?: unknown; entrypoint?: unknown }>;
+    const relays = Object.values(services).filter((s) => s.image === 'compliance-relay:local');
+    expect(relays).toHaveLength(3);
+    for (const relay of relays) expect([relay.command, relay.entrypoint]).toEqual([undefined, undefined]);
+  });
+
   it('copies everything the runtime reads (templates, compiled sources, package.json)', () => {
     for (const needed of ['templates', 'dist/src', 'package.json', 'node_modules']) expect(dockerfile).toContain(needed);
     // The build stage compiles exactly the sources the image ships.
