@@ -321,6 +321,7 @@ const reports = {
          SELECT dedup_key FROM reports WHERE series = :series ORDER BY created_ms DESC, report_id DESC LIMIT ${REPORT_FAILING_SETS_KEPT})`,
   ),
   get: defineStatement<{ dedupKey: string }, ReportRow>(() => 'SELECT * FROM reports WHERE dedup_key = :dedupKey'),
+  ofKeys: defineStatement<{ dedupKeys: string[] }, ReportRow>((d) => `SELECT * FROM reports WHERE dedup_key ${d.inList(':dedupKeys')}`),
   findBefore: defineStatement<ReportCursorParams, ReportRow>(() => `SELECT * FROM reports ${BEFORE_IN_SERIES} LIMIT 1`),
   /** The same report without its failing pairs' NetBox ids (the trend's walk past the previous report). */
   findBeforeWithoutIds: defineStatement<ReportCursorParams, ReportRow>(
