@@ -298,13 +298,12 @@ const reports = {
   /** One report's arrival row (see {@link buildArriveReports}); its parameters are suffixed `0`. */
   arrive: buildArriveReports(1),
   /**
-   * Composed reports' rows (each `ReportParams`). A retried report keeps
-   * the failing set it had when the new one is unknown; its arrival stays as recorded.
+   * Composed reports' rows (each `ReportParams`). A retried report keeps the failing set it had when the
+   * new one is unknown; its arrival stays as recorded.
    */
   save: defineRowsStatement(
-    (
-      count,
-    ) => `INSERT INTO reports (dedup_key, series, report_id, report_created, created_ms, total_passed, total_count, high_passed, high_count,
+    (count) => `INSERT INTO reports (
+         dedup_key, series, report_id, report_created, created_ms, total_passed, total_count, high_passed, high_count,
          middle_passed, middle_count, low_passed, low_count, failing, failing_ids, failing_count, pair_states, composed)
        VALUES ${buildValuesRows(REPORT_VALUES, count, '1')}
        ON CONFLICT (dedup_key) DO UPDATE SET composed = 1, series = excluded.series, total_passed = excluded.total_passed,
@@ -396,9 +395,8 @@ const routeMails = {
   ),
   /** Routing decisions (each `RouteMailParams`), decided at `:now`. DO NOTHING keeps the first replica's decision for a route when two decide at once. */
   insert: defineRowsStatement(
-    (
-      count,
-    ) => `INSERT INTO route_mails (delivery_id, route, position, outcome, reason, reminder, state, owner_group, decided_at, updated_at)
+    (count) => `INSERT INTO route_mails (
+         delivery_id, route, position, outcome, reason, reminder, state, owner_group, decided_at, updated_at)
        VALUES ${buildValuesRows(ROUTE_MAIL_VALUES, count, ':now, :now')} ON CONFLICT (delivery_id, route) DO NOTHING`,
   ),
   ofDelivery: defineStatement<{ deliveryId: number }, RouteMailRow>(
