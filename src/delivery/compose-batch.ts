@@ -70,8 +70,7 @@ export interface ComposeStage {
  * at the first attempt) and every route mail due is built to its final bytes.
  */
 export async function composeBatch(stage: ComposeStage, deliveries: ClaimedDelivery[], log: Logger): Promise<BatchItem[]> {
-  stage.history.startBatch(deliveries);
-  const recorded = await stage.store.listRouteMails(deliveries.map((d) => d.id));
+  const [recorded] = await Promise.all([stage.store.listRouteMails(deliveries.map((d) => d.id)), stage.history.startBatch(deliveries)]);
   const items: BatchItem[] = [];
   for (const delivery of deliveries) {
     await new Promise<void>((resolve) => setImmediate(resolve));

@@ -4,8 +4,12 @@ import type { ReportCursor, ReportHistory, ReportPoint, ReportSnapshot } from '.
 /** The trend's history as the composers of one batch see it: the store, plus the reports composed earlier in the batch. */
 export interface BatchHistory extends ReportHistory {
   listReportsBefore: NonNullable<ReportHistory['listReportsBefore']>;
-  /** A batch of these deliveries starts: a series' stored history is read once for all of them (nothing from an earlier batch's read is kept). */
-  startBatch(deliveries: readonly Pick<ClaimedDelivery, 'kind' | 'reportId' | 'reportCreated'>[]): void;
+  findReport: NonNullable<ReportHistory['findReport']>;
+  /**
+   * A batch of these deliveries starts: their own reports' rows are read at once (whether each arrived
+   * late), and a series' stored history once for all of them (nothing from an earlier batch's read is kept).
+   */
+  startBatch(deliveries: readonly Pick<ClaimedDelivery, 'kind' | 'reportId' | 'reportCreated' | 'dedupKey'>[]): Promise<void>;
   /** The reports composed since the last call, for the settle to write; forgets them, and the batch's read. */
   take(): ReportSnapshot[];
 }
@@ -25,9 +29,13 @@ interface SeriesRead {
  * each report of the batch takes its part of that read; where the read does not reach far enough
  * back, the store is asked again.
  */
-export function createBatchHistory(store: Pick<Store, 'findReportBefore' | 'listReportsBefore' | 'findReport'>): BatchHistory {
+export function createBatchHistory(
+  store: Pick<Store, 'findReportBefore' | 'listReportsBefore' | 'findReport' | 'findReports'>,
+): BatchHistory {
   let pending = new Map<string, ReportSnapshot>();
   let batch: { newest: ReportCursor; size: number; reads: Map<string, SeriesRead> } | undefined;
+  /** The batch's own reports as stored when it started, by dedup key (a key without a row maps to undefined). */
+  let own = new Map<string, ReportSnapshot | undefined>();
   const before = (series: string, cursor: ReportCursor) =>
     [...pending.values()].filter((r) => r.series === series && compareReports(r, cursor) < 0);
   /** The newest `limit` stored reports before `cursor` as this batch's read of the series has them; undefined: it cannot tell. */
@@ -47,13 +55,13 @@ export function createBatchHistory(store: Pick<Store, 'findReportBefore' | 'list
     return knownBefore(series, cursor, limit) ?? store.listReportsBefore(series, cursor, limit);
   };
   return {
-    startBatch(deliveries) {
-      const cursors = deliveries
-        .filter((d) => d.kind === 'report')
-        .map((d) => ({ createdMs: Date.parse(d.reportCreated), reportId: d.reportId }))
-        .sort(compareReports);
+    async startBatch(deliveries) {
+      const reports = deliveries.filter((d) => d.kind === 'report');
+      const cursors = reports.map((d) => ({ createdMs: Date.parse(d.reportCreated), reportId: d.reportId })).sort(compareReports);
       const newest = cursors.at(-1);
       batch = newest && { newest, size: cursors.length, reads: new Map() };
+      own = new Map(reports.map((d) => [d.dedupKey, undefined]));
+      if (own.size > 0) for (const report of await store.findReports([...own.keys()])) own.set(report.dedupKey, report);
     },
     async findReportBefore(series, cursor, options) {
       const composed = before(series, cursor).sort(compareReports).at(-1);
@@ -75,12 +83,13 @@ export function createBatchHistory(store: Pick<Store, 'findReportBefore' | 'list
     async saveReport(snapshot) {
       pending.set(snapshot.dedupKey, snapshot);
     },
-    findReport: (dedupKey) => store.findReport(dedupKey),
+    findReport: async (dedupKey) => (own.has(dedupKey) ? own.get(dedupKey) : store.findReport(dedupKey)),
     take() {
       const taken = [...pending.values()];
       pending = new Map();
-      // The batch is composed: its read is not kept for anything after it.
+      // The batch is composed: its reads are not kept for anything after it.
       batch = undefined;
+      own = new Map();
       return taken;
     },
   };

@@ -1,4 +1,5 @@
 import { DEFAULT_SOURCE_NAME, type Report, type ReportDelivery } from '../webhook';
+import type { ValuesCell } from './statement';
 import {
   DELIVERY_STATES,
   StorageUnavailableError,
@@ -6,6 +7,7 @@ import {
   type DeliveryKind,
   type DeliveryRecord,
   type DeliveryState,
+  type DeliveryStateChange,
   type InsertResult,
   type ReceivedVia,
   type NewDelivery,
@@ -220,4 +222,31 @@ export function decodeStateCounts(rows: readonly { state: DeliveryState; n: numb
   const counts = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
   for (const row of rows) counts[row.state] = row.n;
   return counts;
+}
+
+/** Where a delivery goes after an attempt, as the parameters of its row in the settle (what its state leaves unset is NULL). */
+export interface SettleStateRow {
+  id: number;
+  state: DeliveryStateChange['state'];
+  nextAttemptAt: number | null;
+  error: string | null;
+  code: string | null;
+  messageId: string | null;
+}
+
+/** The cells of a {@link SettleStateRow}, typed (they are read as a table, not inserted). */
+export const SETTLE_STATE_VALUES: readonly ValuesCell[] = [
+  ['id', 'BIGINT'],
+  ['state', 'TEXT'],
+  ['nextAttemptAt', 'BIGINT'],
+  ['error', 'TEXT'],
+  ['code', 'TEXT'],
+  ['messageId', 'TEXT'],
+];
+
+/** A delivery's state change as the parameters of its row. */
+export function toSettleStateRow(id: number, change: DeliveryStateChange): SettleStateRow {
+  if (change.state === 'sent') return { id, state: 'sent', nextAttemptAt: null, error: null, code: null, messageId: change.messageId };
+  const nextAttemptAt = change.state === 'retrying' ? change.nextAttemptAt : null;
+  return { id, state: change.state, nextAttemptAt, error: change.error, code: change.code, messageId: null };
 }

@@ -1,17 +1,18 @@
 import {
   DELIVERY_RECORD_COLUMNS,
   INSERT_COLUMNS,
+  SETTLE_STATE_VALUES,
   toDeliveryParams,
   type DeliveryParams,
   type DeliveryRow,
   type InsertedRow,
 } from './delivery-rows';
-import { REPORT_POINT_COLUMNS, type ArrivalParams, type ReportParams, type ReportPointRow, type ReportRow } from './report-rows';
+import { REPORT_POINT_COLUMNS, REPORT_VALUES, type ArrivalParams, type ReportPointRow, type ReportRow } from './report-rows';
 import type { ReportCursor } from '../trend';
-import type { RouteMailParams, RouteMailRow } from './route-mail-rows';
-import { SENT_MESSAGE_COLUMNS, type SentMessageParams, type SentMessageRow } from './sent-message-rows';
+import { ROUTE_MAIL_VALUES, ROUTE_OUTCOME_VALUES, type RouteMailRow } from './route-mail-rows';
+import { SENT_MESSAGE_COLUMNS, SENT_MESSAGE_VALUES, type SentMessageRow } from './sent-message-rows';
 import type { Dialect } from './dialect';
-import { defineStatement, type Statement } from './statement';
+import { buildValuesRows, defineRowsStatement, defineStatement, type Statement } from './statement';
 import { REPORT_FAILING_SETS_KEPT, type DeliveryState, type ListOptions, type NewDelivery } from './types';
 import type { WatchdogRow } from './watchdog-rows';
 import type { DigestPeriodRow } from './digest-rows';
@@ -170,17 +171,18 @@ const deliveries = {
   extendLeases: defineStatement<{ ids: number[]; owner: string; leaseUntil: number }>(
     (d) => `UPDATE deliveries SET lease_until = :leaseUntil WHERE state = 'sending' AND lease_owner = :owner AND id ${d.inList(':ids')}`,
   ),
-  markSent: defineStatement<DeliveryId & Time & { messageId: string }>(
-    () => `UPDATE deliveries SET state = 'sent', sent_at = :now, message_id = :messageId, next_attempt_at = NULL, lease_owner = NULL,
-         lease_until = NULL, last_error = NULL, last_error_code = NULL, updated_at = :now WHERE id = :id`,
-  ),
-  markRetry: defineStatement<DeliveryId & Time & { nextAttemptAt: number; error: string; code: string }>(
-    () => `UPDATE deliveries SET state = 'retrying', next_attempt_at = :nextAttemptAt, last_error = :error, last_error_code = :code, lease_owner = NULL,
-         lease_until = NULL, updated_at = :now WHERE id = :id`,
-  ),
-  markDead: defineStatement<DeliveryId & Time & { error: string; code: string }>(
-    () => `UPDATE deliveries SET state = 'dead', next_attempt_at = NULL, last_error = :error, last_error_code = :code, lease_owner = NULL,
-         lease_until = NULL, updated_at = :now WHERE id = :id`,
+  /**
+   * Where each delivery of a settled batch goes, one row each (see `SettleStateRow`): sent (with its
+   * Message-ID and time), retrying at a time, or dead; the lease ends. A state other than sent keeps the
+   * Message-ID and sending time of an earlier attempt.
+   */
+  settle: defineRowsStatement(
+    (count) => `WITH v (id, state, next_attempt_at, error, code, message_id) AS (VALUES ${buildValuesRows(SETTLE_STATE_VALUES, count)})
+       UPDATE deliveries SET state = v.state, next_attempt_at = v.next_attempt_at, last_error = v.error, last_error_code = v.code,
+         sent_at = CASE WHEN v.state = 'sent' THEN :now ELSE deliveries.sent_at END,
+         message_id = CASE WHEN v.state = 'sent' THEN v.message_id ELSE deliveries.message_id END,
+         lease_owner = NULL, lease_until = NULL, updated_at = :now
+       FROM v WHERE deliveries.id = v.id`,
   ),
   releaseLeases: defineStatement<Time>(
     () => `UPDATE deliveries SET state = 'retrying', next_attempt_at = :now, lease_owner = NULL, lease_until = NULL, updated_at = :now
@@ -229,8 +231,10 @@ const deliveries = {
   lastReportReceivedAt: defineStatement<{ source: string }, TimeRow>(
     () => `SELECT MAX(received_at) AS t FROM deliveries WHERE netbox_source = :source AND kind = 'report'`,
   ),
-  /** Held until commit on PostgreSQL, so that one replica's routing decisions are recorded whole. */
-  lock: defineStatement<DeliveryId, { id: number }>((d) => `SELECT id FROM deliveries WHERE id = :id${d.forUpdate}`),
+  /** Held until commit on PostgreSQL, so that one replica's routing decisions are recorded whole; in id order, as every replica takes them. */
+  lock: defineStatement<{ ids: number[] }, { id: number }>(
+    (d) => `SELECT id FROM deliveries WHERE id ${d.inList(':ids')} ORDER BY id${d.forUpdate}`,
+  ),
 };
 
 /** The columns of a report's arrival row: its parameter in {@link ArrivalParams}, and its type (VALUES rows are untyped). */
@@ -293,12 +297,15 @@ const BEFORE_IN_SERIES = `WHERE series = :series AND (created_ms < :createdMs OR
 const reports = {
   /** One report's arrival row (see {@link buildArriveReports}); its parameters are suffixed `0`. */
   arrive: buildArriveReports(1),
-  /** A retried report keeps the failing set it had when the new one is unknown; its arrival stays as recorded. */
-  save: defineStatement<ReportParams>(
-    () => `INSERT INTO reports (dedup_key, series, report_id, report_created, created_ms, total_passed, total_count, high_passed, high_count,
+  /**
+   * Composed reports' rows (each `ReportParams`). A retried report keeps the failing set it had when the
+   * new one is unknown; its arrival stays as recorded.
+   */
+  save: defineRowsStatement(
+    (count) => `INSERT INTO reports (
+         dedup_key, series, report_id, report_created, created_ms, total_passed, total_count, high_passed, high_count,
          middle_passed, middle_count, low_passed, low_count, failing, failing_ids, failing_count, pair_states, composed)
-       VALUES (:dedupKey, :series, :reportId, :created, :createdMs, :totalPassed, :totalCount, :highPassed, :highCount,
-         :middlePassed, :middleCount, :lowPassed, :lowCount, :failing, :failingIds, :failingCount, :pairStates, 1)
+       VALUES ${buildValuesRows(REPORT_VALUES, count, '1')}
        ON CONFLICT (dedup_key) DO UPDATE SET composed = 1, series = excluded.series, total_passed = excluded.total_passed,
          total_count = excluded.total_count, high_passed = excluded.high_passed, high_count = excluded.high_count,
          middle_passed = excluded.middle_passed, middle_count = excluded.middle_count, low_passed = excluded.low_passed,
@@ -313,6 +320,7 @@ const reports = {
          SELECT dedup_key FROM reports WHERE series = :series ORDER BY created_ms DESC, report_id DESC LIMIT ${REPORT_FAILING_SETS_KEPT})`,
   ),
   get: defineStatement<{ dedupKey: string }, ReportRow>(() => 'SELECT * FROM reports WHERE dedup_key = :dedupKey'),
+  ofKeys: defineStatement<{ dedupKeys: string[] }, ReportRow>((d) => `SELECT * FROM reports WHERE dedup_key ${d.inList(':dedupKeys')}`),
   findBefore: defineStatement<ReportCursorParams, ReportRow>(() => `SELECT * FROM reports ${BEFORE_IN_SERIES} LIMIT 1`),
   /** The same report without its failing pairs' NetBox ids (the trend's walk past the previous report). */
   findBeforeWithoutIds: defineStatement<ReportCursorParams, ReportRow>(
@@ -327,9 +335,9 @@ const reports = {
 
 const sentMessages = {
   /** One copy per (delivery, route): the latest send of a route's mail (a deliberate resend) replaces the earlier one. */
-  save: defineStatement<SentMessageParams>(
-    () => `INSERT INTO sent_messages (delivery_id, ${SENT_MESSAGE_COLUMNS})
-       VALUES (:deliveryId, :route, :messageId, :raw, :envelopeFrom, :envelopeTo, :subject, :text, :html, :response, :sentAt)
+  save: defineRowsStatement(
+    (count) => `INSERT INTO sent_messages (delivery_id, ${SENT_MESSAGE_COLUMNS})
+       VALUES ${buildValuesRows(SENT_MESSAGE_VALUES, count)}
        ON CONFLICT (delivery_id, route) DO UPDATE SET message_id = excluded.message_id, raw = excluded.raw,
          envelope_from = excluded.envelope_from, envelope_to = excluded.envelope_to, subject = excluded.subject,
          text_part = excluded.text_part, html_part = excluded.html_part, response = excluded.response, sent_at = excluded.sent_at`,
@@ -381,13 +389,15 @@ const digests = {
 };
 
 const routeMails = {
-  count: defineStatement<{ deliveryId: number }, { n: number }>(
-    () => 'SELECT COUNT(*) AS n FROM route_mails WHERE delivery_id = :deliveryId',
+  /** Which of these deliveries have a route plan recorded. */
+  planned: defineStatement<{ deliveryIds: number[] }, { delivery_id: number }>(
+    (d) => `SELECT DISTINCT delivery_id FROM route_mails WHERE delivery_id ${d.inList(':deliveryIds')}`,
   ),
-  /** DO NOTHING keeps the first replica's decision for a route when two decide at once. */
-  insert: defineStatement<RouteMailParams>(
-    () => `INSERT INTO route_mails (delivery_id, route, position, outcome, reason, reminder, state, decided_at, updated_at, owner_group)
-       VALUES (:deliveryId, :route, :position, :outcome, :reason, :reminder, :state, :now, :now, :ownerGroup) ON CONFLICT (delivery_id, route) DO NOTHING`,
+  /** Routing decisions (each `RouteMailParams`), decided at `:now`. DO NOTHING keeps the first replica's decision for a route when two decide at once. */
+  insert: defineRowsStatement(
+    (count) => `INSERT INTO route_mails (
+         delivery_id, route, position, outcome, reason, reminder, state, owner_group, decided_at, updated_at)
+       VALUES ${buildValuesRows(ROUTE_MAIL_VALUES, count, ':now, :now')} ON CONFLICT (delivery_id, route) DO NOTHING`,
   ),
   ofDelivery: defineStatement<{ deliveryId: number }, RouteMailRow>(
     () => 'SELECT * FROM route_mails WHERE delivery_id = :deliveryId ORDER BY position, route',
@@ -395,14 +405,18 @@ const routeMails = {
   ofDeliveries: defineStatement<{ deliveryIds: number[] }, RouteMailRow>(
     (d) => `SELECT * FROM route_mails WHERE delivery_id ${d.inList(':deliveryIds')} ORDER BY delivery_id, position, route`,
   ),
-  markSent: defineStatement<{ deliveryId: number; route: string; now: number; messageId: string; response: string }>(
-    () => `UPDATE route_mails SET state = 'sent', message_id = :messageId, response = :response, sent_at = :now, last_error = NULL, last_error_code = NULL,
-         updated_at = :now WHERE delivery_id = :deliveryId AND route = :route`,
-  ),
-  /** A mail already sent stays sent. */
-  markFailed: defineStatement<{ deliveryId: number; route: string; now: number; state: 'failed' | 'pending'; error: string; code: string }>(
-    () => `UPDATE route_mails SET state = :state, last_error = :error, last_error_code = :code, updated_at = :now
-       WHERE delivery_id = :deliveryId AND route = :route AND state <> 'sent'`,
+  /**
+   * What route mails came to at `:now`, one row each (`RouteOutcomeRow`): sent (with its Message-ID and
+   * the server's answer), or failed for good or for now with its error. A mail already sent stays sent.
+   */
+  settle: defineRowsStatement(
+    (
+      count,
+    ) => `WITH v (delivery_id, route, state, message_id, response, error, code) AS (VALUES ${buildValuesRows(ROUTE_OUTCOME_VALUES, count)})
+       UPDATE route_mails SET state = v.state, message_id = COALESCE(v.message_id, route_mails.message_id),
+         response = COALESCE(v.response, route_mails.response), sent_at = CASE WHEN v.state = 'sent' THEN :now ELSE route_mails.sent_at END,
+         last_error = v.error, last_error_code = v.code, updated_at = :now
+       FROM v WHERE route_mails.delivery_id = v.delivery_id AND route_mails.route = v.route AND (v.state = 'sent' OR route_mails.state <> 'sent')`,
   ),
   /** What `repeat_after` measures from: the newest report created before this one that the route mailed. */
   lastCompletedAt: defineStatement<{ route: string; routeGroups: string; deliveryId: number }, { t: string }>(

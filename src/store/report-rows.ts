@@ -1,5 +1,6 @@
 import { buildReportSnapshot, type FailingPair, type PairStates, type ReportPoint, type ReportSnapshot } from '../trend';
 import type { ReportDelivery } from '../webhook';
+import type { ValuesCell } from './statement';
 import type { NewDelivery } from './types';
 
 /** A `reports` row as both engines read it (PostgreSQL returns the same column names). */
@@ -48,6 +49,29 @@ export type ReportParams = ReportSnapshot['counts'] & {
   failingCount: number | null;
   pairStates: string | null;
 };
+
+/** The cells of a {@link ReportParams} row, in the INSERT's column order. */
+export const REPORT_VALUES: readonly ValuesCell[] = (
+  [
+    'dedupKey',
+    'series',
+    'reportId',
+    'created',
+    'createdMs',
+    'totalPassed',
+    'totalCount',
+    'highPassed',
+    'highCount',
+    'middlePassed',
+    'middleCount',
+    'lowPassed',
+    'lowCount',
+    'failing',
+    'failingIds',
+    'failingCount',
+    'pairStates',
+  ] satisfies (keyof ReportParams)[]
+).map((name) => [name]);
 
 /** The parameters of a report's row as its webhook is stored: its counts, without a failing set. */
 export type ArrivalParams = Omit<ReportParams, 'failing' | 'failingIds' | 'failingCount' | 'pairStates'>;

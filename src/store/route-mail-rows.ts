@@ -1,4 +1,5 @@
-import type { NewRouteMail, OwnerGroupPlan, RouteMailRecord, RouteMailState } from './types';
+import type { ValuesCell } from './statement';
+import type { NewRouteMail, OwnerGroupPlan, RouteMailOutcome, RouteMailRecord, RouteMailState } from './types';
 
 /** A `route_mails` row as both engines read it; only `reminder` differs (SQLite 0/1, PostgreSQL boolean). */
 export interface RouteMailRow {
@@ -29,15 +30,55 @@ export interface RouteMailParams {
   reason: string;
   reminder: boolean;
   state: RouteMailState;
-  now: number;
   ownerGroup: string | null;
 }
 
+/** The cells of a decision's row, in the INSERT's column order. */
+export const ROUTE_MAIL_VALUES: readonly ValuesCell[] = [
+  ['deliveryId'],
+  ['route'],
+  ['position'],
+  ['outcome'],
+  ['reason'],
+  ['reminder'],
+  ['state'],
+  ['ownerGroup'],
+];
+
 /** A routing decision as the parameters of its row. */
-export function toRouteMailParams(deliveryId: number, decision: NewRouteMail, now: number): RouteMailParams {
+export function toRouteMailParams(deliveryId: number, decision: NewRouteMail): RouteMailParams {
   const { route, position, outcome, reason, reminder } = decision;
   const ownerGroup = decision.ownerGroup ? JSON.stringify(decision.ownerGroup) : null;
-  return { deliveryId, route, position, outcome, reason, reminder, state: outcome === 'send' ? 'pending' : outcome, now, ownerGroup };
+  return { deliveryId, route, position, outcome, reason, reminder, state: outcome === 'send' ? 'pending' : outcome, ownerGroup };
+}
+
+/** What a route mail came to, as the parameters of its row in the settle: a sent mail has no error, a failed one no Message-ID. */
+export interface RouteOutcomeRow {
+  deliveryId: number;
+  route: string;
+  state: RouteMailOutcome['state'];
+  messageId: string | null;
+  response: string | null;
+  error: string | null;
+  code: string | null;
+}
+
+/** The cells of a {@link RouteOutcomeRow}, typed (they are read as a table, not inserted). */
+export const ROUTE_OUTCOME_VALUES: readonly ValuesCell[] = [
+  ['deliveryId', 'BIGINT'],
+  ['route', 'TEXT'],
+  ['state', 'TEXT'],
+  ['messageId', 'TEXT'],
+  ['response', 'TEXT'],
+  ['error', 'TEXT'],
+  ['code', 'TEXT'],
+];
+
+/** A route mail's outcome as the parameters of its row. */
+export function toRouteOutcomeRow(deliveryId: number, r: RouteMailOutcome): RouteOutcomeRow {
+  const { route, state } = r;
+  if (r.state === 'sent') return { deliveryId, route, state, messageId: r.messageId, response: r.response, error: null, code: null };
+  return { deliveryId, route, state, messageId: null, response: null, error: r.error, code: r.code };
 }
 
 /** Turns a row into the record the Store interface returns. */

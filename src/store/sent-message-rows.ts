@@ -1,3 +1,4 @@
+import type { ValuesCell } from './statement';
 import type { SentMessage } from './types';
 
 /** A `sent_messages` row as both engines read it. */
@@ -16,6 +17,21 @@ export interface SentMessageRow {
 
 /** The parameters of a `sent_messages` row: the message with its recipients as JSON text. */
 export type SentMessageParams = Omit<SentMessage, 'envelopeTo'> & { deliveryId: number; envelopeTo: string };
+
+/** The cells of a {@link SentMessageParams} row, in the INSERT's column order. */
+export const SENT_MESSAGE_VALUES: readonly ValuesCell[] = [
+  ['deliveryId'],
+  ['route'],
+  ['messageId'],
+  ['raw'],
+  ['envelopeFrom'],
+  ['envelopeTo'],
+  ['subject'],
+  ['text'],
+  ['html'],
+  ['response'],
+  ['sentAt'],
+];
 
 /** A sent message as the parameters of its row. */
 export function toSentMessageParams(deliveryId: number, m: SentMessage): SentMessageParams {

@@ -1,9 +1,10 @@
 import { queries } from './queries';
 import { toReportParams } from './report-rows';
-import { toRouteMailParams } from './route-mail-rows';
+import { toRouteMailParams, toRouteOutcomeRow } from './route-mail-rows';
 import { toSentMessageParams } from './sent-message-rows';
-import type { Statement } from './statement';
-import type { DeliverySettlement, NewRouteMail, SettledBatch } from './types';
+import { toSettleStateRow } from './delivery-rows';
+import { toRowsParams, type Statement } from './statement';
+import type { DeliverySettlement, SettledBatch } from './types';
 
 /** One statement of a settle, with what it binds. */
 export interface BoundStatement {
@@ -11,46 +12,57 @@ export interface BoundStatement {
   params: object;
 }
 
-function bind<P extends object>(statement: Statement<P, unknown>, params: P): BoundStatement {
-  return { statement: statement, params };
+/**
+ * Rows per statement: the widest row (a report's, 17 parameters) stays well below SQLite's 32,766
+ * parameters and PostgreSQL's 65,535. A batch holds one row per delivery, route mail or report.
+ */
+const ROWS_PER_STATEMENT = 500;
+
+/** A rows statement over `rows`, in as many statements as it takes (none for no rows). */
+function bindRows(
+  family: (count: number) => Statement<Record<string, unknown>, unknown>,
+  rows: readonly object[],
+  shared: object = {},
+): BoundStatement[] {
+  const bound: BoundStatement[] = [];
+  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
+    const chunk = rows.slice(start, start + ROWS_PER_STATEMENT);
+    bound.push({ statement: family(chunk.length), params: toRowsParams(chunk, shared) });
+  }
+  return bound;
 }
 
-/** The plan's rows; written only when the delivery has none yet (settleBatch checks, under the delivery row's lock on PostgreSQL). */
-export function buildPlanStatements(deliveryId: number, plan: readonly NewRouteMail[], now: number): BoundStatement[] {
-  return plan.map((decision) => bind(queries.routeMails.insert, toRouteMailParams(deliveryId, decision, now)));
+/** The plans of these deliveries (those without one recorded yet: settleBatch checks, under the rows' lock on PostgreSQL). */
+export function buildPlanStatements(deliveries: readonly DeliverySettlement[], now: number): BoundStatement[] {
+  const rows = deliveries.flatMap((d) => (d.plan ?? []).map((decision) => toRouteMailParams(d.id, decision)));
+  return bindRows(queries.routeMails.insert, rows, { now });
 }
 
 /**
- * The rest of one delivery's settle, in order: its route mails, the copies of what was sent, its state.
- * Run by the one store over either engine, in one transaction.
+ * The rest of the batch's settle, one statement for each kind of row whatever the batch's size: the
+ * route mails' outcomes, the copies of what was sent, the deliveries' states, then the reports composed
+ * (each saved, and its series' old failing sets forgotten). Run by the one store over either engine,
+ * in one transaction.
  */
-export function buildSettlementStatements(d: DeliverySettlement, now: number): BoundStatement[] {
-  const statements: BoundStatement[] = [];
-  for (const r of d.routes) {
-    if (r.state === 'sent')
-      statements.push(
-        bind(queries.routeMails.markSent, { deliveryId: d.id, route: r.route, now, messageId: r.messageId, response: r.response }),
-      );
-    else
-      statements.push(
-        bind(queries.routeMails.markFailed, { deliveryId: d.id, route: r.route, now, state: r.state, error: r.error, code: r.code }),
-      );
-  }
-  for (const message of d.sent) statements.push(bind(queries.sentMessages.save, toSentMessageParams(d.id, message)));
-  const change = d.state;
-  if (change.state === 'sent') statements.push(bind(queries.deliveries.markSent, { id: d.id, now, messageId: change.messageId }));
-  else if (change.state === 'retrying')
-    statements.push(
-      bind(queries.deliveries.markRetry, { id: d.id, now, nextAttemptAt: change.nextAttemptAt, error: change.error, code: change.code }),
-    );
-  else statements.push(bind(queries.deliveries.markDead, { id: d.id, now, error: change.error, code: change.code }));
-  return statements;
-}
-
-/** The batch's report snapshots (the trend's history): each saved, and its series' old failing sets forgotten. */
-export function buildReportStatements(batch: SettledBatch): BoundStatement[] {
-  return batch.reports.flatMap((snapshot) => [
-    bind(queries.reports.save, toReportParams(snapshot)),
-    bind(queries.reports.forgetOldFailing, { series: snapshot.series }),
-  ]);
+export function buildSettlementStatements(batch: SettledBatch): BoundStatement[] {
+  const { now, deliveries } = batch;
+  const series = [...new Set(batch.reports.map((r) => r.series))];
+  return [
+    ...bindRows(
+      queries.routeMails.settle,
+      deliveries.flatMap((d) => d.routes.map((r) => toRouteOutcomeRow(d.id, r))),
+      { now },
+    ),
+    ...bindRows(
+      queries.sentMessages.save,
+      deliveries.flatMap((d) => d.sent.map((m) => toSentMessageParams(d.id, m))),
+    ),
+    ...bindRows(
+      queries.deliveries.settle,
+      deliveries.map((d) => toSettleStateRow(d.id, d.state)),
+      { now },
+    ),
+    ...bindRows(queries.reports.save, batch.reports.map(toReportParams)),
+    ...series.map((s) => ({ statement: queries.reports.forgetOldFailing, params: { series: s } })),
+  ];
 }

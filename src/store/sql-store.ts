@@ -162,6 +162,11 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
     return row && decodeReportRow(row);
   }
 
+  async findReports(dedupKeys: readonly string[]): Promise<ReportSnapshot[]> {
+    if (dedupKeys.length === 0) return [];
+    return (await this.rows(queries.reports.ofKeys, { dedupKeys: [...dedupKeys] })).map(decodeReportRow);
+  }
+
   async findReportBefore(series: string, before: ReportCursor, options: ReportReadOptions = {}): Promise<ReportSnapshot | undefined> {
     const statement = options.failingIds === false ? queries.reports.findBeforeWithoutIds : queries.reports.findBefore;
     const row = await this.row(statement, { ...before, series });

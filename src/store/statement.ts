@@ -59,3 +59,42 @@ function compileSql(sql: string, dialect: Dialect): CompiledStatement {
   });
   return { text, names };
 }
+
+/** A SQL type to cast a VALUES cell to: outside an INSERT, PostgreSQL gives VALUES' parameters no type of their own. */
+export type ValuesType = 'TEXT' | 'BIGINT' | 'INTEGER';
+
+/**
+ * A statement over a list of rows: its text built for each row count on first use, each count a
+ * prepared statement of its own. Row `i` binds its parameters as `:<name><i>` ({@link toRowsParams}).
+ */
+export function defineRowsStatement<R = never>(build: (count: number) => string): (count: number) => Statement<Record<string, unknown>, R> {
+  const byCount = new Map<number, Statement<Record<string, unknown>, R>>();
+  return (count) => {
+    let statement = byCount.get(count);
+    if (!statement) byCount.set(count, (statement = defineStatement(() => build(count))));
+    return statement;
+  };
+}
+
+/** A VALUES cell: the parameter it binds, and the type it is cast to where the statement needs one. */
+export type ValuesCell = readonly [name: string, type?: ValuesType];
+
+/**
+ * `(:a0, :b0), (:a1, :b1), …`: `count` rows of these parameters, each cast where a type is given,
+ * each row ending with `shared` (SQL the rows have in common, such as `:now`) when given.
+ */
+export function buildValuesRows(cells: readonly ValuesCell[], count: number, shared?: string): string {
+  return Array.from({ length: count }, (_, i) => {
+    const row = cells.map(([name, type]) => (type ? `CAST(:${name}${i} AS ${type})` : `:${name}${i}`));
+    return `(${[...row, ...(shared ? [shared] : [])].join(', ')})`;
+  }).join(', ');
+}
+
+/** The parameters of a rows statement: each row's named `<name><i>`, next to the ones all rows share. */
+export function toRowsParams(rows: readonly object[], shared: object = {}): Record<string, unknown> {
+  const params: Record<string, unknown> = { ...shared };
+  rows.forEach((row, i) => {
+    for (const [name, value] of Object.entries(row)) params[`${name}${i}`] = value;
+  });
+  return params;
+}

@@ -1,7 +1,7 @@
 import { buildArriveReports, buildInsertDeliveries, queries, toArrivalsParams, toInsertParams } from './queries';
 import { findMissingKeys, resolveInsertResults, toDeliveryParams } from './delivery-rows';
 import { hasArrival, toArrivalParams } from './report-rows';
-import { buildPlanStatements, buildReportStatements, buildSettlementStatements } from './settle-statements';
+import { buildPlanStatements, buildSettlementStatements } from './settle-statements';
 import type { Statement } from './statement';
 import type { InsertResult, NewDelivery, SettledBatch } from './types';
 
@@ -63,18 +63,23 @@ export function* insertDeliveries(deliveries: NewDelivery[]): Work<InsertResult[
 }
 
 /**
- * Writes what one batch of attempts came to. `locksRows`: the delivery row is locked before its plan
- * is checked, so that the whole plan comes from one replica should two settle it at once (SQLite's
- * write transaction is exclusive already).
+ * Writes what one batch of attempts came to, a statement per kind of row rather than per delivery.
+ * `locksRows`: the planned deliveries' rows are locked before their plans are checked, so that each
+ * whole plan comes from one replica should two settle it at once (SQLite's write transaction is
+ * exclusive already); the check is a statement of its own, so that it sees what a replica that held
+ * the lock before committed.
  */
 export function* settleBatch(batch: SettledBatch, locksRows: boolean): Work<void> {
-  for (const d of batch.deliveries) {
-    if (d.plan) {
-      if (locksRows) yield* execute(queries.deliveries.lock, { id: d.id });
-      if ((yield* selectOne(queries.routeMails.count, { deliveryId: d.id }))!.n === 0)
-        for (const s of buildPlanStatements(d.id, d.plan, batch.now)) yield* execute(s.statement, s.params);
-    }
-    for (const s of buildSettlementStatements(d, batch.now)) yield* execute(s.statement, s.params);
+  const planning = batch.deliveries.filter((d) => d.plan);
+  if (planning.length > 0) {
+    const ids = planning.map((d) => d.id);
+    if (locksRows) yield* execute(queries.deliveries.lock, { ids });
+    const planned = new Set((yield* selectAll(queries.routeMails.planned, { deliveryIds: ids })).map((r) => r.delivery_id));
+    for (const s of buildPlanStatements(
+      planning.filter((d) => !planned.has(d.id)),
+      batch.now,
+    ))
+      yield* execute(s.statement, s.params);
   }
-  for (const s of buildReportStatements(batch)) yield* execute(s.statement, s.params);
+  for (const s of buildSettlementStatements(batch)) yield* execute(s.statement, s.params);
 }

@@ -262,6 +262,8 @@ export interface Store extends WaiverStorage {
    * mail is composed, `arrivedLate`), with its failing set once composed.
    */
   findReport(dedupKey: string): Promise<ReportSnapshot | undefined>;
+  /** {@link findReport} for several keys in one read (a batch's reports); a key with no report is left out. */
+  findReports(dedupKeys: readonly string[]): Promise<ReportSnapshot[]>;
   /**
    * The newest report of `series` strictly before (createdMs, reportId), ordered by creation time then id.
    * `failingIds: false` leaves the NetBox ids of its failing pairs unread (the pairs come without `ids`).

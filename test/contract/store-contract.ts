@@ -664,6 +664,19 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(await store.findReport('nothing@here')).toBeUndefined();
     });
 
+    test('findReports reads several reports by dedup key at once, each as findReport reads it; a key without a report is left out', async () => {
+      const reports = [
+        makeReport(11, T0, PAIRS_WITH_IDS),
+        makeReport(12, T0 + 1_000, null),
+        makeReport(13, T0, [], 'https://other.example.com|'),
+      ];
+      for (const report of reports) await saveReport(store, report);
+      const found = await store.findReports([...reports.map((r) => r.dedupKey), 'nothing@here']);
+      expect(found.sort((a, b) => a.reportId - b.reportId)).toEqual(await Promise.all(reports.map((r) => store.findReport(r.dedupKey))));
+      expect(found.map((r) => r.reportId).sort()).toEqual([11, 12, 13]);
+      expect(await store.findReports([])).toEqual([]);
+    });
+
     test("findReport reads back what NetBox said of a report's changed pairs, for the preview", async () => {
       const states = {
         now: new Map([

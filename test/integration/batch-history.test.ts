@@ -12,12 +12,12 @@ const T0 = Date.parse('2026-11-20T08:00:00Z');
 const CHART = 11;
 const at = (id: number) => T0 + id * 60_000;
 const cursorOf = (r: ReportSnapshot): ReportCursor => ({ createdMs: r.createdMs, reportId: r.reportId });
-const claimed = (r: ReportSnapshot) => ({ kind: 'report' as const, reportId: r.reportId, reportCreated: r.created });
+const claimed = (r: ReportSnapshot) => ({ kind: 'report' as const, reportId: r.reportId, reportCreated: r.created, dedupKey: r.dedupKey });
 const pair = { device: 'sw1', test: 'ntp-servers', severity: 'HIGH' as const };
 
 /** The real store, counting its history reads. */
 function countReads(store: SqliteStore) {
-  const reads = { findReportBefore: 0, listReportsBefore: 0 };
+  const reads = { findReportBefore: 0, listReportsBefore: 0, findReport: 0, findReports: 0 };
   return {
     reads,
     store: {
@@ -29,7 +29,14 @@ function countReads(store: SqliteStore) {
         reads.listReportsBefore += 1;
         return store.listReportsBefore(...args);
       },
-      findReport: (dedupKey: string) => store.findReport(dedupKey),
+      findReport: (dedupKey: string) => {
+        reads.findReport += 1;
+        return store.findReport(dedupKey);
+      },
+      findReports: (dedupKeys: readonly string[]) => {
+        reads.findReports += 1;
+        return store.findReports(dedupKeys);
+      },
     },
   };
 }
@@ -43,14 +50,17 @@ async function composeBoth(store: SqliteStore, batch: ReportSnapshot[], limit = 
   const counted = countReads(store);
   const history = createBatchHistory(counted.store);
   const direct = createBatchHistory(store);
-  history.startBatch(batch.map(claimed));
-  const seen: { previous?: number; chart: number[] }[] = [];
+  await history.startBatch(batch.map(claimed));
+  await direct.startBatch([]);
+  const seen: { previous?: number; chart: number[]; arrivedLate?: boolean }[] = [];
   for (const report of batch) {
+    const own = await history.findReport(report.dedupKey);
+    expect(own).toEqual(await store.findReport(report.dedupKey));
     const previous = await history.findReportBefore(SERIES, cursorOf(report), { failingIds: true });
     expect(previous).toEqual(await direct.findReportBefore(SERIES, cursorOf(report), { failingIds: true }));
     const chart = await history.listReportsBefore(SERIES, cursorOf(report), limit);
     expect(chart).toEqual(await direct.listReportsBefore(SERIES, cursorOf(report), limit));
-    seen.push({ previous: previous?.reportId, chart: chart.map((p) => p.reportId) });
+    seen.push({ previous: previous?.reportId, chart: chart.map((p) => p.reportId), arrivedLate: own?.arrivedLate });
     const composed = { ...report, failing: [pair] };
     await history.saveReport(composed);
     await direct.saveReport(composed);
@@ -83,8 +93,20 @@ describe('the history a batch of reports compares with', () => {
     const { seen, reads } = await composeBoth(store, batchOf([21, 22, 23, 24, 25]));
     expect(seen.map((s) => s.previous)).toEqual([20, 21, 22, 23, 24]);
     expect(seen[4].chart).toEqual([14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24]);
-    // The first report's previous one is read whole (its failing set); every chart and later previous report comes from one read.
-    expect(reads).toEqual({ findReportBefore: 1, listReportsBefore: 1 });
+    // The first report's previous one is read whole (its failing set); every chart and later previous report comes from one
+    // read, and the batch's own reports (whether each arrived late) from another.
+    expect(reads).toEqual({ findReportBefore: 1, listReportsBefore: 1, findReport: 0, findReports: 1 });
+  });
+
+  it("tells which of the batch's reports arrived late, from the one read of the batch's own reports", async () => {
+    for (const id of [27, 26]) {
+      const data = buildReportData({ id, created: new Date(at(id)).toISOString(), total_passed: id, total_count: 100 });
+      await store.insertDelivery({ ...makeReportDelivery(buildBody({ data })), series: SERIES });
+    }
+    const { seen, reads } = await composeBoth(store, batchOf([26, 27]));
+    expect(seen.map((s) => s.arrivedLate)).toEqual([true, undefined]);
+    expect(reads.findReports).toBe(1);
+    expect(reads.findReport).toBe(0);
   });
 
   it("a stored report between two of the batch, not in it, is the next one's previous report", async () => {
@@ -106,7 +128,7 @@ describe('the history a batch of reports compares with', () => {
     history.take();
     // The settle stores report 21 composed; the next batch (22 again, a retry) sees it so, not as its last read had it.
     await saveReport(store, makeReport(21, at(21), [pair]));
-    history.startBatch([claimed(makeReport(22, at(22), null))]);
+    await history.startBatch([claimed(makeReport(22, at(22), null))]);
     const chart = await history.listReportsBefore(SERIES, { createdMs: at(22), reportId: 22 }, 2);
     expect(chart.map((p) => [p.reportId, p.pending ?? false])).toEqual([
       [20, false],
