@@ -1,4 +1,4 @@
-import type { Severity } from '../report';
+import { SEVERITY_ORDER, type Severity } from '../report';
 import type { FailingPair } from '../trend';
 import { DAY_MS, WAIVER_EXPIRING_DAYS, type Waiver, type WaiverOutcome } from '../waivers';
 
@@ -51,7 +51,6 @@ export interface WaiversView {
   hiddenHigh: HiddenHighView[];
 }
 
-const SEVERITY_ORDER: Record<Severity, number> = { HIGH: 0, MIDDLE: 1, LOW: 2 };
 /** Devices named per all-devices waiver line; the rest are counted. */
 const DEVICES_NAMED = 5;
 

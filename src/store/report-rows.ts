@@ -1,3 +1,4 @@
+import { SEVERITIES } from '../report';
 import { buildReportSnapshot, type FailingPair, type PairStates, type ReportPoint, type ReportSnapshot } from '../trend';
 import type { ReportDelivery } from '../webhook';
 import type { NewDelivery } from './types';
@@ -120,7 +121,7 @@ function decodePairStates(value: string | null | undefined): PairStates | null {
   }
 }
 
-const SEVERITIES = new Set(['HIGH', 'MIDDLE', 'LOW']);
+const SEVERITY_NAMES: ReadonlySet<string> = new Set(SEVERITIES);
 
 /** Failing pairs as compact JSON (`[[device, test, severity], ...]`); null stays null (unknown). */
 function encodeFailingPairs(pairs: readonly FailingPair[] | null): string | null {
@@ -165,7 +166,7 @@ function decodeFailingPairs(value: string | null): FailingPair[] | null {
     // One pass, no intermediate array: a trend decodes up to 30 of these sets per report.
     const pairs: FailingPair[] = [];
     for (const r of rows as unknown[]) {
-      if (Array.isArray(r) && typeof r[0] === 'string' && typeof r[1] === 'string' && SEVERITIES.has(r[2] as string)) {
+      if (Array.isArray(r) && typeof r[0] === 'string' && typeof r[1] === 'string' && SEVERITY_NAMES.has(r[2] as string)) {
         pairs.push({ device: r[0], test: r[1], severity: r[2] as FailingPair['severity'] });
       }
     }

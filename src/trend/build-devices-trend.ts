@@ -1,4 +1,4 @@
-import { passPercent, type Severity, type SeverityCounts } from '../report';
+import { passPercent, SEVERITIES, type Severity, type SeverityCounts } from '../report';
 import {
   buildFirstTrend,
   comparePairs,
@@ -13,8 +13,6 @@ import {
 } from './build-trend';
 import { decideVerdict } from './decide-verdict';
 import type { FailingPair, PairStates, ReportCounts, ReportSnapshot } from './types';
-
-const SEVERITIES: readonly Severity[] = ['HIGH', 'MIDDLE', 'LOW'];
 
 /**
  * The trend of some of a report's devices only (an owner group's share): this report's and the previous

@@ -1,8 +1,8 @@
-import { passPercent, type Severity } from '../report';
+import { passPercent, SEVERITY_ORDER, type Severity } from '../report';
 import type { FailingPair, PairStates, ReportCounts, ReportSnapshot } from './types';
 import { groupPairsByTest, type TestPairsGroup } from './group-pairs-by-test';
 import { decideVerdict, type Verdict } from './decide-verdict';
-import { buildStreaks, failingKeys, pairKey, SEVERITY_ORDER, type FailingStreak } from './build-streaks';
+import { buildStreaks, failingKeys, pairKey, type FailingStreak } from './build-streaks';
 
 export { failingKeys, pairKey } from './build-streaks';
 
