@@ -1,3 +1,4 @@
+import { setTimeout as wait } from 'node:timers/promises';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { SmtpPauseStatus, TryNowResult } from '../delivery';
 import { buildEmlFileName } from '../http';
@@ -168,7 +169,7 @@ function readSession(deps: DashboardDeps, req: Request): Session | undefined {
 function createLoginHandler(deps: DashboardDeps): (req: Request, res: Response) => Promise<void> {
   const { options, keys } = deps;
   const throttle = options.throttle ?? createAuthThrottle();
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const sleep = options.sleep ?? wait;
   return async (req, res) => {
     const token = (req.body as Record<string, unknown> | undefined)?.token;
     const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
