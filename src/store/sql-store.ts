@@ -282,7 +282,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
 
   async listStoredReportIds(source: string, afterId: number, uptoId: number): Promise<number[]> {
     const rows = await this.rows(catchUpQueries.storedReportIds, { source, afterId, uptoId });
-    return rows.map((r) => r.report_id).sort((a, b) => a - b);
+    return rows.map((r) => r.report_id);
   }
 
   async findKnownKeys(keys: readonly string[]): Promise<string[]> {
