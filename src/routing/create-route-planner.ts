@@ -9,12 +9,16 @@ import { buildCountTrend, buildReportFacts, buildRoutingTrend, type SourceFacts 
 import type { Route } from './routes-schema';
 
 /** What routes decide on: the report as parsed, its trend, and what NetBox said of its failing results and their owners. */
-interface PlannedReport {
+export interface PlannedReport {
+  /** The delivery as parsed from its stored bytes. */
   delivery: ReportDelivery;
+  /** The trend composition derived and recorded (routes read it for on-change and regression); null without history. */
   trend: Trend | null;
+  /** The failing results read from NetBox, or null when it could not provide them. */
   failures: FailingResult[] | null;
-  /** Why `failures` is null; null when they were read. */
+  /** Why `failures` is null (NetBox's answer, or no NETBOX_URL); null when they were read. */
   failuresMissing: { code: string; reason: string } | null;
+  /** NetBox's devices and contacts for this report (routes by owner, `device` conditions); null without NetBox. */
   owners: OwnerDirectory | null;
 }
 

@@ -38,17 +38,13 @@ export interface ReportPointRow {
 }
 
 /** The parameters of a `reports` row: the snapshot's counts, its failing pairs encoded. */
-export type ReportParams = ReportSnapshot['counts'] & {
-  dedupKey: string;
-  series: string;
-  reportId: number;
-  created: string;
-  createdMs: number;
-  failing: string | null;
-  failingIds: string | null;
-  failingCount: number | null;
-  pairStates: string | null;
-};
+export type ReportParams = ReportSnapshot['counts'] &
+  Pick<ReportSnapshot, 'dedupKey' | 'series' | 'reportId' | 'created' | 'createdMs'> & {
+    failing: string | null;
+    failingIds: string | null;
+    failingCount: number | null;
+    pairStates: string | null;
+  };
 
 /** The parameters of a report's row as its webhook is stored: its counts, without a failing set. */
 export type ArrivalParams = Omit<ReportParams, 'failing' | 'failingIds' | 'failingCount' | 'pairStates'>;
