@@ -10,7 +10,8 @@ import { buildRouteGroupsPattern, decodeRouteMailRow } from './route-mail-rows';
 import { fromSentMessageRow } from './sent-message-rows';
 import { decodeWatchdogRow } from './watchdog-rows';
 import { decodeDigestPeriodRow } from './digest-rows';
-import { decodeWaiverRow, parseStoredWaiverId, selectListWaivers, toWaiverParams, waiverQueries } from './waiver-rows';
+import { parseStoredId } from './parse-stored-id';
+import { decodeWaiverRow, selectListWaivers, toWaiverParams, waiverQueries } from './waiver-rows';
 import { catchUpQueries, decodeCatchUpRow } from './catch-up-rows';
 import type {
   CatchUpState,
@@ -237,7 +238,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
   }
 
   async getWaiver(id: string): Promise<Waiver | undefined> {
-    const n = parseStoredWaiverId(id);
+    const n = parseStoredId(id);
     const row = n === undefined ? undefined : await this.row(waiverQueries.get, { id: n });
     return row && decodeWaiverRow(row);
   }
@@ -248,7 +249,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
   }
 
   async expireWaiver(id: string, change: { now: number; by: string }): Promise<Waiver | undefined> {
-    const n = parseStoredWaiverId(id);
+    const n = parseStoredId(id);
     if (n === undefined) return undefined;
     const row = await this.engine.write(selectOne(waiverQueries.expire, { ...change, id: n }), { atomic: false });
     return row && decodeWaiverRow(row);
