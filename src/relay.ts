@@ -135,21 +135,24 @@ interface RelayParts {
  * source's token only ever goes to its own NetBox.
  */
 export function createRelayNetboxClients(config: Config, io: Pick<RelayIo, 'clock' | 'readFile'>): Map<string, NetboxClient> {
-  const clients = new Map<string, NetboxClient>();
-  for (const source of config.sources) {
-    if (!source.netbox.url) continue;
-    clients.set(
-      source.name,
-      createNetboxClient({
-        url: source.netbox.url,
-        token: source.netbox.token,
-        ca: source.netbox.caFile ? io.readFile(source.netbox.caFile) : undefined,
-        timeoutMs: config.netbox.timeoutMs,
-        clock: io.clock,
-      }),
-    );
-  }
-  return clients;
+  return new Map(config.sources.filter((s) => s.netbox.url).map((source) => [source.name, createSourceNetboxClient(config, source, io)]));
+}
+
+/** The NetBox client of one source that has a NetBox URL: its URL, token and CA, the relay's TLS check and timeout. */
+export function createSourceNetboxClient(
+  config: Config,
+  source: SourceConfig,
+  io: Pick<RelayIo, 'clock' | 'readFile'>,
+  options: { maxAttempts?: number } = {},
+): NetboxClient {
+  return createNetboxClient({
+    url: source.netbox.url!,
+    token: source.netbox.token,
+    ca: source.netbox.caFile ? io.readFile(source.netbox.caFile) : undefined,
+    timeoutMs: config.netbox.timeoutMs,
+    clock: io.clock,
+    ...options,
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { NetboxClient, RequestBudget } from '../netbox';
 import { NetboxError } from '../netbox';
-import { RelayError, type Clock, type Logger } from '../shared';
+import { createRepeatingTask, RelayError, type Clock, type Logger } from '../shared';
 import { StorageUnavailableError, type Store } from '../store';
 import { catchUpSource } from './catch-up-source';
 
@@ -53,7 +53,6 @@ export interface CatchUp {
  */
 export function createCatchUp(options: CatchUpOptions): CatchUp {
   const { store, clock, logger, source, owner } = options;
-  let timer: NodeJS.Timeout | undefined;
   let running: Promise<CatchUpOutcome> | undefined;
   /** The run in flight's NetBox budget: a stop ends it, so no request starts or is retried after. */
   let budget: RequestBudget | undefined;
@@ -107,18 +106,13 @@ export function createCatchUp(options: CatchUpOptions): CatchUp {
     return running;
   };
 
+  const task = createRepeatingTask(() => void run(), options.everyMs);
   return {
     source,
     run,
-    start() {
-      if (timer) return;
-      void run();
-      timer = setInterval(() => void run(), options.everyMs);
-      timer.unref();
-    },
+    start: task.start,
     async stop() {
-      if (timer) clearInterval(timer);
-      timer = undefined;
+      task.stop();
       if (budget) budget.deadline = 0;
       await running;
     },

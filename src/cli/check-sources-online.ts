@@ -1,5 +1,6 @@
 import type { Config, SourceConfig } from '../config';
-import { createNetboxClient, NetboxError } from '../netbox';
+import { NetboxError } from '../netbox';
+import { createSourceNetboxClient } from '../relay';
 import { systemClock } from '../shared';
 import { checkOwnerRoutesOnline } from './check-owner-routes';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, type CliIo } from './io';
@@ -31,13 +32,7 @@ export async function checkSourcesOnline(config: Config, io: CliIo): Promise<num
 async function checkSource(config: Config, source: SourceConfig, io: CliIo): Promise<SourceCheck> {
   const name = `NetBox source ${source.name}`;
   if (!source.netbox.url) return { line: `${name}: no NetBox URL, nothing to check (links stay relative, no enrichment)`, exitCode: 0 };
-  const client = createNetboxClient({
-    url: source.netbox.url,
-    token: source.netbox.token,
-    ca: source.netbox.caFile ? io.readFile(source.netbox.caFile) : undefined,
-    timeoutMs: config.netbox.timeoutMs,
-    maxAttempts: 1,
-  });
+  const client = createSourceNetboxClient(config, source, { clock: systemClock, readFile: io.readFile }, { maxAttempts: 1 });
   const budget = () => ({ deadline: systemClock.now() + config.netbox.timeoutMs });
   try {
     const status = (await client.getJson('/api/status/', budget())) as { 'netbox-version'?: unknown; plugins?: Record<string, unknown> };

@@ -5,7 +5,15 @@
 import { DEFAULT_SOURCE_NAME, parseDurationMs, type Config } from '../config';
 import { buildDeliveriesJson, type DeliveryJson } from '../http';
 import { createSecretMask, neutralizeText, systemClock } from '../shared';
-import { DELIVERY_STATES, DIGEST_KEY_PREFIX, openStore, StorageUnavailableError, type DeliveryState, type Store } from '../store';
+import {
+  DELIVERY_STATES,
+  DIGEST_KEY_PREFIX,
+  openStore,
+  parseStoredId,
+  StorageUnavailableError,
+  type DeliveryState,
+  type Store,
+} from '../store';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo, type SetExitCode } from './io';
 import { loadConfigOrReport } from './load-config-or-report';
 
@@ -73,17 +81,17 @@ export async function retryDeliveries(id: string | undefined, opts: RetryOptions
       );
       return;
     }
-    const deliveryId = /^\d{1,15}$/.test(id!) ? Number(id) : NaN;
-    const record = Number.isSafeInteger(deliveryId) ? await store.getDelivery(deliveryId) : undefined;
+    const deliveryId = parseStoredId(id!);
+    const record = deliveryId === undefined ? undefined : await store.getDelivery(deliveryId);
     if (!record) {
       io.stderr.write(`compliance-relay: no delivery ${id}\n`);
       return setExitCode(EXIT_USAGE);
     }
-    if (!(await store.requeue(deliveryId, now))) {
-      io.stderr.write(`compliance-relay: delivery ${deliveryId} is ${record.state}; only dead or sent deliveries can be requeued\n`);
+    if (!(await store.requeue(record.id, now))) {
+      io.stderr.write(`compliance-relay: delivery ${record.id} is ${record.state}; only dead or sent deliveries can be requeued\n`);
       return setExitCode(EXIT_USAGE);
     }
-    io.stdout.write(`Requeued delivery ${deliveryId} (report ${record.reportId}).\n`);
+    io.stdout.write(`Requeued delivery ${record.id} (report ${record.reportId}).\n`);
   });
 }
 

@@ -1,4 +1,4 @@
-import type { Severity } from '../report';
+import { countPerSeverity, SEVERITY_ORDER, type Severity } from '../report';
 import type { FailingPair } from '../trend';
 import { DAY_MS, WAIVER_EXPIRING_DAYS, type Waiver, type WaiverOutcome } from '../waivers';
 
@@ -51,7 +51,6 @@ export interface WaiversView {
   hiddenHigh: HiddenHighView[];
 }
 
-const SEVERITY_ORDER: Record<Severity, number> = { HIGH: 0, MIDDLE: 1, LOW: 2 };
 /** Devices named per all-devices waiver line; the rest are counted. */
 const DEVICES_NAMED = 5;
 
@@ -59,9 +58,7 @@ const DEVICES_NAMED = 5;
 export function buildWaiversView(outcome: WaiverOutcome<FailingPair>, now: number): WaiversView | null {
   if (outcome.waived.length === 0) return null;
   const byWaiver = new Map<string, { waiver: Waiver; severity: Severity; devices: string[] }>();
-  const bySeverity: Record<Severity, number> = { HIGH: 0, MIDDLE: 0, LOW: 0 };
   for (const { pair, waiver } of outcome.waived) {
-    bySeverity[pair.severity] += 1;
     const entry = byWaiver.get(waiver.id) ?? { waiver, severity: pair.severity, devices: [] };
     if (SEVERITY_ORDER[pair.severity] < SEVERITY_ORDER[entry.severity]) entry.severity = pair.severity;
     entry.devices.push(pair.device);
@@ -73,7 +70,7 @@ export function buildWaiversView(outcome: WaiverOutcome<FailingPair>, now: numbe
     .map(({ waiver, severity, devices }) => buildItem(waiver, severity, devices.sort(), expiring.has(waiver.id), now));
   return {
     count: outcome.waived.length,
-    bySeverity,
+    bySeverity: countPerSeverity(outcome.waived.map((w) => w.pair)),
     items,
     expiringCount: items.filter((i) => i.expiring).length,
     hiddenHigh: outcome.mustName.map((h) => ({

@@ -225,27 +225,28 @@ async function recordTrend(
           return buildLeftOut(decided.outcome, previous, waivers, now);
         }
       : undefined;
-  const read: { states: PairStates | null } = { states: null };
   const readStates =
     failing &&
     (async (previous: ReportSnapshot) => {
       if (!previous.failing) return { now: null, before: null, deletedTests: [], deletedDevices: [], unknownReason: null };
-      const stored = await options.storedStates?.(delivery);
-      read.states =
-        stored ??
-        (await readPairStates({
+      return (
+        (await options.storedStates?.(delivery)) ??
+        readPairStates({
           client: options.client,
           resultsUrl: delivery.report.results_url,
           current: failing,
           previous: { reportId: previous.reportId, failing: previous.failing },
           budget: { deadline },
           budgetMs: options.budgetMs,
-        }));
-      return read.states;
+        })
+      );
     });
-  const { trend, trendOfDevices } = await recordReportTrend(options.history!, snapshot, { leaveOut, readStates: readStates || undefined });
+  const { trend, trendOfDevices, states } = await recordReportTrend(options.history!, snapshot, {
+    leaveOut,
+    readStates: readStates || undefined,
+  });
   const chart = await prepareChart(options, snapshot);
-  return { trend, trendOfDevices, chart, outcome: decided.outcome, now, states: read.states };
+  return { trend, trendOfDevices, chart, outcome: decided.outcome, now, states: states ?? null };
 }
 
 /**

@@ -1,12 +1,11 @@
 import type { Clock, Logger } from '../shared';
 import { buildMessage, buildMessageId, buildOutgoingMail, buildThreadId, type OutgoingMail, type Recipients, type Renderer } from '../mail';
 import { buildReportView, type ReportView } from './build-report-view';
-import type { Route } from '../routing';
+import type { PlannedReport, Route } from '../routing';
 import type { ClaimedDelivery, OwnerGroupPlan } from '../store';
-import type { FailingResult, OwnerDirectory } from '../enrichment';
+import type { OwnerDirectory } from '../enrichment';
 import { buildOwnerGroupView } from './build-owner-view';
 import { renderWithinBudget } from './render-within-budget';
-import type { Trend } from '../trend';
 import type { ReportInsights } from './create-report-insights';
 import { parseDelivery, type ReportDelivery } from '../webhook';
 
@@ -28,19 +27,9 @@ export interface RouteContext {
 }
 
 /** One report, composed once; rendered per route. */
-export interface ComposedReport {
+export interface ComposedReport extends PlannedReport {
   kind: 'report';
-  /** The delivery as parsed from its stored bytes. */
-  delivery: ReportDelivery;
   view: ReportView;
-  /** The trend composition derived and recorded (routes read it for on-change and regression); null without history. */
-  trend: Trend | null;
-  /** The failing results read from NetBox, or null when it could not provide them. */
-  failures: FailingResult[] | null;
-  /** Why `failures` is null (NetBox's answer, or no NETBOX_URL); null when they were read. */
-  failuresMissing: { code: string; reason: string } | null;
-  /** NetBox's devices and contacts for this report (routes by owner, `device` conditions); null without NetBox. */
-  owners: OwnerDirectory | null;
   /**
    * The finished mail for one route (its bytes built once: the worker sends and keeps exactly these),
    * or undefined when the route is no longer configured.

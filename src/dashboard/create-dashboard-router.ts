@@ -1,9 +1,10 @@
+import { setTimeout as wait } from 'node:timers/promises';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { SmtpPauseStatus, TryNowResult } from '../delivery';
 import { buildEmlFileName } from '../http';
 import { buildLinks, formatDateTime, formatShortDay } from '../report';
 import { createAuthThrottle, type AuthThrottle, type Clock, type Logger } from '../shared';
-import type { DeliveryRecord, DigestPeriod, ListOptions, Store } from '../store';
+import { parseStoredId, type DeliveryRecord, type DigestPeriod, type ListOptions, type Store } from '../store';
 import { buildPassChart, type ChartReport } from './build-pass-chart';
 import { html } from './html';
 import { parseListFilters } from './parse-list-filters';
@@ -168,7 +169,7 @@ function readSession(deps: DashboardDeps, req: Request): Session | undefined {
 function createLoginHandler(deps: DashboardDeps): (req: Request, res: Response) => Promise<void> {
   const { options, keys } = deps;
   const throttle = options.throttle ?? createAuthThrottle();
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const sleep = options.sleep ?? wait;
   return async (req, res) => {
     const token = (req.body as Record<string, unknown> | undefined)?.token;
     const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
@@ -323,12 +324,12 @@ async function readListPage(deps: DashboardDeps, filter: ListOptions, contentOf:
   const rows = await Promise.all(
     shown.map(async (record) => {
       const content = await contentOf(record);
-      const netboxUrl = findNetboxUrl(options, record);
-      const netboxLink =
-        content.kind === 'report' && netboxUrl
-          ? buildLinks(content.report.id, content.report.url, content.report.results_url, netboxUrl).report
-          : undefined;
-      return { record, content, netboxLink, routes: routes.filter((r) => r.deliveryId === record.id) };
+      return {
+        record,
+        content,
+        netboxLink: buildNetboxLink(options, record, content),
+        routes: routes.filter((r) => r.deliveryId === record.id),
+      };
     }),
   );
   const first = shown[0]?.id;
@@ -360,15 +361,17 @@ async function readChartReports(deps: DashboardDeps, contentOf: ReadContent): Pr
     .sort((a, b) => a.reportId - b.reportId || a.deliveryId - b.deliveryId);
 }
 
-/** The NetBox a delivery's links point into: its own source's, with several sources. */
-function findNetboxUrl(options: DashboardOptions, record: DeliveryRecord): string | undefined {
-  return options.sources ? options.sources.find((s) => s.name === record.netboxSource)?.netbox.url : options.netboxUrl;
+/** A report's page in NetBox: in its own source's NetBox, with several sources; none without a NetBox URL. */
+function buildNetboxLink(options: DashboardOptions, record: DeliveryRecord, content: DeliveryContent): string | undefined {
+  const netboxUrl = options.sources ? options.sources.find((s) => s.name === record.netboxSource)?.netbox.url : options.netboxUrl;
+  if (content.kind !== 'report' || !netboxUrl) return undefined;
+  return buildLinks(content.report.id, content.report.url, content.report.results_url, netboxUrl).report;
 }
 
 /** The delivery named by `:id`, or undefined once a 404 page has been sent. */
 async function findDelivery(deps: DashboardDeps, req: Request, res: Response): Promise<DeliveryRecord | undefined> {
-  const id = /^\d{1,15}$/.test(String(req.params.id)) ? Number(req.params.id) : NaN;
-  const record = Number.isSafeInteger(id) ? await deps.options.store.getDelivery(id) : undefined;
+  const id = parseStoredId(String(req.params.id));
+  const record = id === undefined ? undefined : await deps.options.store.getDelivery(id);
   if (!record)
     res
       .status(404)
@@ -384,11 +387,7 @@ async function showDelivery(deps: DashboardDeps, req: Authed, res: Response): Pr
   if (!record) return;
   const content = await readDeliveryContent(record, options.store);
   const sent = await options.store.listSentMessages(record.id);
-  const netboxUrl = findNetboxUrl(options, record);
-  const reportLink =
-    content.kind === 'report' && netboxUrl
-      ? buildLinks(content.report.id, content.report.url, content.report.results_url, netboxUrl).report
-      : undefined;
+  const reportLink = buildNetboxLink(options, record, content);
   const page = buildPageContext(deps, req);
   const routes = await options.store.listRouteMails([record.id]);
   res.type('html').send(

@@ -1,5 +1,5 @@
 import { formatPercent } from '../report';
-import { DELIVERY_STATES, type DeliveryRecord, type DeliveryState, type RouteMailRecord } from '../store';
+import { DELIVERY_STATES, type DeliveryRecord, type DeliveryState, type DigestPeriod, type RouteMailRecord } from '../store';
 import { describeFailure } from './describe-failure';
 import { html, type SafeHtml } from './html';
 import type { FilterIssue, ListQuery } from './parse-list-filters';
@@ -45,14 +45,7 @@ export interface DeliveriesInput {
 export interface DigestsInput {
   schedules: readonly { route: string; schedule: string; timezone: string; nextRunAt: number | null }[];
   /** Newest first; a period without a delivery is the one before the route's first run. */
-  periods: readonly {
-    route: string;
-    periodStart: number;
-    periodEnd: number;
-    deliveryId: number | null;
-    late: boolean;
-    state?: DeliveryState;
-  }[];
+  periods: readonly (DigestPeriod & { state?: DeliveryState })[];
 }
 
 /** The digests beside the deliveries: each route's next run, then the latest digests, each linking its delivery (and its mail). */

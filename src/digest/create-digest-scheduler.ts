@@ -1,5 +1,5 @@
 import { parseDigestSchedule, type DigestSchedule, type Route } from '../routing';
-import type { Clock, Logger } from '../shared';
+import { coalesceRuns, createRepeatingTask, type Clock, type Logger } from '../shared';
 import type { DigestPeriod, Store } from '../store';
 import { buildDigestJob } from './digest-job';
 
@@ -58,8 +58,6 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
       const timezone = route.digest!.timezone ?? options.defaultTimezone;
       return { route, timezone, schedule: parseDigestSchedule(route.digest!.schedule, timezone) };
     });
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<DigestPeriod[]> | undefined;
 
   async function evaluateRoute(route: Route, schedule: DigestSchedule, now: number): Promise<DigestPeriod | undefined> {
     const tick = schedule.tickAtOrBefore(now);
@@ -98,13 +96,12 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     return queued;
   }
 
-  const evaluate = (): Promise<DigestPeriod[]> => {
-    // One evaluation at a time in this process; the unique key settles races between processes.
-    running ??= evaluateOnce().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
+  // One evaluation at a time in this process; the unique key settles races between processes.
+  const evaluate = coalesceRuns(evaluateOnce);
+  const task = createRepeatingTask(
+    () => void evaluate().catch((error: unknown) => logger.error({ err: error }, 'digests: cannot read or queue a digest; will try again')),
+    options.checkEveryMs ?? DIGEST_CHECK_EVERY_MS,
+  );
 
   return {
     evaluate,
@@ -121,16 +118,8 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
         };
       }),
     start() {
-      if (timer || routes.length === 0) return;
-      const tick = () =>
-        void evaluate().catch((error: unknown) => logger.error({ err: error }, 'digests: cannot read or queue a digest; will try again'));
-      tick();
-      timer = setInterval(tick, options.checkEveryMs ?? DIGEST_CHECK_EVERY_MS);
-      timer.unref();
+      if (routes.length > 0) task.start();
     },
-    stop() {
-      if (timer) clearInterval(timer);
-      timer = undefined;
-    },
+    stop: task.stop,
   };
 }

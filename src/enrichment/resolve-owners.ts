@@ -11,7 +11,7 @@ import {
   type OwnerObjectType,
   type RequestBudget,
 } from '../netbox';
-import type { SeverityCounts } from '../report';
+import type { Severity, SeverityCounts } from '../report';
 import { systemClock, type Clock } from '../shared';
 
 /** Which contacts own a device, as a route asks for them. */
@@ -42,7 +42,7 @@ export interface OwnerDirectory {
   /** Every device NetBox lists for these objects (devices, sites, tenants), or null when it could not say. */
   ownedDevices(objects: readonly { type: OwnerObjectType; id: number }[]): Promise<number[] | null>;
   /** The results of these devices counted per severity, or null when NetBox could not say. */
-  countResults(deviceIds: readonly number[], failed: Record<'HIGH' | 'MIDDLE' | 'LOW', number>): Promise<SeverityCounts | null>;
+  countResults(deviceIds: readonly number[], failed: Record<Severity, number>): Promise<SeverityCounts | null>;
 }
 
 export interface OwnerResolverOptions {

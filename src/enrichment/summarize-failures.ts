@@ -1,4 +1,4 @@
-import type { Severity } from '../report';
+import { SEVERITY_ORDER, type Severity } from '../report';
 
 /** One failing result, as the mail, the CSV and the trend need it. */
 export interface FailingResult {
@@ -39,8 +39,6 @@ export interface FailureSummary {
 
 /** Results kept per test for the mail ("the first few device names"). */
 const FIRST_RESULTS_PER_TEST = 5;
-
-const SEVERITY_ORDER: Record<Severity, number> = { HIGH: 0, MIDDLE: 1, LOW: 2 };
 
 /** Accumulates failing results page by page; `finish()` sorts. Passing results are ignored. */
 export interface FailureSummarizer {

@@ -1,7 +1,7 @@
 import type { WorkerOutcome } from '../delivery';
 import { describeMailError } from '../mail';
 import { readFailureCode, type Notifier } from '../notify';
-import { FAILURE_CATALOGUE, type Clock, type Logger } from '../shared';
+import { coalesceRuns, createRepeatingTask, FAILURE_CATALOGUE, type Clock, type Logger } from '../shared';
 
 /** The latest word on whether mail can leave: from a periodic check or from the last send. */
 interface SmtpStatus {
@@ -33,8 +33,6 @@ export interface SmtpHealth {
  */
 export function createSmtpHealth(options: { notifier: Notifier; clock: Clock; logger: Logger; intervalMs: number }): SmtpHealth {
   let current: SmtpStatus = { ok: true };
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<SmtpStatus> | undefined;
 
   const set = (next: SmtpStatus) => {
     if (current.ok && !next.ok)
@@ -46,8 +44,8 @@ export function createSmtpHealth(options: { notifier: Notifier; clock: Clock; lo
     current = next;
   };
 
-  const check = (): Promise<SmtpStatus> => {
-    running ??= options.notifier
+  const check = coalesceRuns(() =>
+    options.notifier
       .verify()
       .then(
         () => set({ ok: true, source: 'verify', checkedAt: options.clock.now() }),
@@ -57,14 +55,14 @@ export function createSmtpHealth(options: { notifier: Notifier; clock: Clock; lo
           set({ ok: false, source: 'verify', checkedAt: options.clock.now(), code, message: describeForUser(code, message) });
         },
       )
-      .then(() => current)
-      .finally(() => {
-        running = undefined;
-      });
-    return running;
-  };
+      .then(() => current),
+  );
 
   let nextCheckAt: number | undefined;
+  const checks = createRepeatingTask(() => {
+    nextCheckAt = options.clock.now() + options.intervalMs;
+    void check();
+  }, options.intervalMs);
   return {
     status: () => (nextCheckAt === undefined ? current : { ...current, nextCheckAt }),
     record(outcome) {
@@ -85,19 +83,9 @@ export function createSmtpHealth(options: { notifier: Notifier; clock: Clock; lo
       });
     },
     check,
-    start() {
-      if (timer) return;
-      const tick = () => {
-        nextCheckAt = options.clock.now() + options.intervalMs;
-        void check();
-      };
-      tick();
-      timer = setInterval(tick, options.intervalMs);
-      timer.unref();
-    },
+    start: checks.start,
     stop() {
-      if (timer) clearInterval(timer);
-      timer = undefined;
+      checks.stop();
       nextCheckAt = undefined;
     },
   };

@@ -1,3 +1,4 @@
+import { setTimeout as wait } from 'node:timers/promises';
 import type { NextFunction, Request, Response } from 'express';
 import { RelayError, type AuthThrottle, type Clock, type Logger } from '../shared';
 import { verifyBearerToken } from './bearer-token';
@@ -18,7 +19,7 @@ export interface AdminGuardOptions {
  * answered more and more slowly per address (the throttle); answers are never cached.
  */
 export function createAdminGuard(options: AdminGuardOptions) {
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const sleep = options.sleep ?? wait;
   return (req: Request, res: Response, next: NextFunction): void => {
     if (options.token === undefined) return next(new RelayError('ADMIN_DISABLED'));
     const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { setTimeout as wait } from 'node:timers/promises';
 import type { IncomingMessage } from 'node:http';
 import { buildNetboxUrl, parseNetboxBase, type BuildNetboxUrlOptions, type NetboxBase } from '../report';
 import { createSecretMask, systemClock, type Clock, type SecretMask } from '../shared';
@@ -27,8 +28,6 @@ export interface NetboxClientOptions {
   maxDocumentBytes?: number;
   /** Agent for tests and benchmarks (keep-alive is on by default). */
   agent?: http.Agent;
-  /** Sleep, injectable so tests need not wait. */
-  sleep?: (ms: number) => Promise<void>;
   /** The clock a caller's deadline is measured on (default: the system's). */
   clock?: Clock;
 }
@@ -94,7 +93,6 @@ interface ClientContext {
   maxPageBytes: number;
   maxPageKeptBytes: number;
   maxDocumentBytes: number;
-  sleep: (ms: number) => Promise<void>;
 }
 
 const HEADERS: Readonly<Record<string, string>> = { Accept: 'application/json', 'User-Agent': 'compliance-relay' };
@@ -136,7 +134,6 @@ function buildClientContext(options: NetboxClientOptions): ClientContext {
     maxPageBytes: options.maxPageBytes ?? 256 * 1024 * 1024,
     maxPageKeptBytes: options.maxPageKeptBytes ?? MAX_PAGE_KEPT_BYTES,
     maxDocumentBytes: options.maxDocumentBytes ?? 1024 * 1024,
-    sleep: options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
   };
 }
 
@@ -213,7 +210,7 @@ async function withRetries<T>(context: ClientContext, what: (attempt: number) =>
       const failure = toNetboxError(error);
       const pause = context.retryBaseMs * 2 ** (attempt - 1);
       if (!failure.retryable || attempt >= context.maxAttempts || context.clock.now() + pause >= budget.deadline) throw failure;
-      await context.sleep(pause);
+      await wait(pause);
     }
   }
 }

@@ -1,4 +1,4 @@
-import type { SeverityCounts } from '../report';
+import { SEVERITIES, type Severity, type SeverityCounts } from '../report';
 import type { NetboxClient, RequestBudget } from './netbox-client';
 import { NetboxError } from './netbox-error';
 import { splitResultsUrl } from './results-url';
@@ -152,12 +152,12 @@ export async function countDeviceResults(
   client: NetboxClient,
   resultsUrl: string,
   deviceIds: readonly number[],
-  failedPerSeverity: Record<'HIGH' | 'MIDDLE' | 'LOW', number>,
+  failedPerSeverity: Record<Severity, number>,
   budget: RequestBudget,
 ): Promise<SeverityCounts> {
   const { path, params: base } = splitResultsUrl(resultsUrl);
   const counts: SeverityCounts = { HIGH: { passed: 0, count: 0 }, MIDDLE: { passed: 0, count: 0 }, LOW: { passed: 0, count: 0 } };
-  for (const severity of ['HIGH', 'MIDDLE', 'LOW'] as const) {
+  for (const severity of SEVERITIES) {
     for (const chunk of chunkIds(deviceIds)) {
       const params = new URLSearchParams(base);
       for (const id of chunk) params.append('device_id', String(id));

@@ -1,4 +1,4 @@
-export { type Severity, type SeverityCounts } from './severity';
+export { countPerSeverity, SEVERITIES, SEVERITY_ORDER, type Severity, type SeverityCounts } from './severity';
 export { formatPercent, passPercent, bandOf, type Band } from './percent';
 export { buildLinks, buildWebUrl, type ReportLinks } from './build-links';
 export { formatDateTime, formatShortDay, startOfDayMs } from './format-date-time';

@@ -1,5 +1,6 @@
 import type { FailingResult, OwnerDirectory, OwnerLookup } from '../enrichment';
 import type { ClaimedDelivery, NewRouteMail, OwnerGroupPlan, Store } from '../store';
+import { countPerSeverity } from '../report';
 import type { Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
 import { buildOwnerGroups, type FixedOwnedDevice, type OwnerGroupDraft } from './build-owner-groups';
@@ -8,12 +9,16 @@ import { buildCountTrend, buildReportFacts, buildRoutingTrend, type SourceFacts 
 import type { Route } from './routes-schema';
 
 /** What routes decide on: the report as parsed, its trend, and what NetBox said of its failing results and their owners. */
-interface PlannedReport {
+export interface PlannedReport {
+  /** The delivery as parsed from its stored bytes. */
   delivery: ReportDelivery;
+  /** The trend composition derived and recorded (routes read it for on-change and regression); null without history. */
   trend: Trend | null;
+  /** The failing results read from NetBox, or null when it could not provide them. */
   failures: FailingResult[] | null;
-  /** Why `failures` is null; null when they were read. */
+  /** Why `failures` is null (NetBox's answer, or no NETBOX_URL); null when they were read. */
   failuresMissing: { code: string; reason: string } | null;
+  /** NetBox's devices and contacts for this report (routes by owner, `device` conditions); null without NetBox. */
   owners: OwnerDirectory | null;
 }
 
@@ -182,8 +187,7 @@ async function countOwnedDevices(
   const owned = g.objects.length > 0 ? await composed.owners!.ownedDevices(g.objects) : null;
   if (!owned) return countFailingDevices(g, composed);
   const ids = new Set([...owned, ...g.deviceIds, ...g.fixedDeviceIds]);
-  const failed = { HIGH: 0, MIDDLE: 0, LOW: 0 };
-  for (const r of failures) if (r.deviceId !== null && ids.has(r.deviceId)) failed[r.severity] += 1;
+  const failed = countPerSeverity(failures.filter((r) => r.deviceId !== null && ids.has(r.deviceId)));
   const counts = await composed.owners!.countResults([...ids], failed);
   return counts ? { counts, ownedDevices: ids.size } : countFailingDevices(g, composed);
 }
@@ -192,10 +196,8 @@ async function countOwnedDevices(
 async function scopeToDevices(route: Route, decision: RouteDecision, composed: PlannedReport): Promise<NewRouteMail> {
   const ids = new Set(decision.devices);
   const failures = (composed.failures ?? []).filter((r) => r.deviceId !== null && ids.has(r.deviceId));
-  const failed = { HIGH: 0, MIDDLE: 0, LOW: 0 };
-  for (const r of failures) failed[r.severity] += 1;
   const deviceIds = [...ids].sort((a, b) => a - b);
-  const counts = deviceIds.length > 0 && composed.owners ? await composed.owners.countResults(deviceIds, failed) : null;
+  const counts = deviceIds.length > 0 && composed.owners ? await composed.owners.countResults(deviceIds, countPerSeverity(failures)) : null;
   const devices = [...new Set(failures.map((r) => r.device))].sort((a, b) => a.localeCompare(b));
   const why = `the route's device condition selects ${devices.length === 1 ? 'this device' : `these ${devices.length} devices`}`;
   return {

@@ -13,4 +13,4 @@ export { buildReportFacts, buildCountTrend, buildRoutingTrend, type SourceFacts,
 export { planRoutes, matchCondition } from './plan-routes';
 export { buildOwnerGroups, MAX_OWNER_RECIPIENTS } from './build-owner-groups';
 export { parseContactAddress } from './parse-contact-address';
-export { createRoutePlanner, type RoutePlanner } from './create-route-planner';
+export { createRoutePlanner, type PlannedReport, type RoutePlanner } from './create-route-planner';

@@ -1,5 +1,6 @@
 import { DEFAULT_SOURCE_FACTS, hasUnwaivedFailures, type ReportFacts, type RoutingTrend } from './report-facts';
 import type { NetboxDevice, NetboxRef } from '../netbox';
+import { SEVERITIES } from '../report';
 import type { Condition, DeviceConditionT, Route, RouteSeverity } from './routes-schema';
 
 /**
@@ -148,7 +149,7 @@ function selectDevices(condition: Condition, facts: ReportFacts, trend: RoutingT
 function newlyFailing(facts: ReportFacts, trend: RoutingTrend, severity: RouteSeverity): number {
   if (trend.newlyFailing !== null) return trend.newlyFailing;
   const previous = trend.previous!;
-  const severities: RouteSeverity[] = severity === 'overall' ? ['HIGH', 'MIDDLE', 'LOW'] : [severity];
+  const severities: readonly RouteSeverity[] = severity === 'overall' ? SEVERITIES : [severity];
   return severities.reduce((sum, s) => sum + Math.max(0, facts.ratios[s].failed - previous.ratios[s].failed), 0);
 }
 
@@ -214,7 +215,7 @@ function describeChange(facts: ReportFacts, trend: RoutingTrend): { changed: boo
       ? { changed: true, why: `failing pairs changed since report ${previous.reportId}` }
       : { changed: false, why: `same failing pairs as report ${previous.reportId}` };
   }
-  const changed = (['HIGH', 'MIDDLE', 'LOW'] as const).filter((s) => facts.ratios[s].failed !== previous.ratios[s].failed);
+  const changed = SEVERITIES.filter((s) => facts.ratios[s].failed !== previous.ratios[s].failed);
   return changed.length > 0
     ? {
         changed: true,

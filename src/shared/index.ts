@@ -12,6 +12,7 @@ export { replaceFailureCatalogue } from './render-failure-catalogue';
 export { systemClock, type Clock } from './clock';
 export { createAuthThrottle, type AuthThrottle } from './auth-throttle';
 export { createActivityCounter, type ActivityCounter } from './activity-counter';
+export { coalesceRuns, createRepeatingTask } from './create-repeating-task';
 export { createLogger, createSilentLogger, type Logger } from './logger';
 export { findPackageRoot } from './paths';
 export { neutralizeText, neutralizeView } from './neutralize-text';

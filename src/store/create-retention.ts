@@ -1,4 +1,4 @@
-import type { Clock, Logger } from '../shared';
+import { createRepeatingTask, type Clock, type Logger } from '../shared';
 import type { Store } from './types';
 
 export const DAY_MS = 86_400_000;
@@ -16,7 +16,6 @@ export interface Retention {
  * `days` = 0 keeps everything.
  */
 export function createRetention(options: { store: Store; clock: Clock; logger: Logger; days: number; intervalMs: number }): Retention {
-  let timer: NodeJS.Timeout | undefined;
   const pruneNow = async (): Promise<number> => {
     if (options.days <= 0) return 0;
     const before = options.clock.now() - options.days * DAY_MS;
@@ -28,19 +27,15 @@ export function createRetention(options: { store: Store; clock: Clock; logger: L
       );
     return pruned;
   };
-  const run = () =>
-    void pruneNow().catch((error: unknown) => options.logger.warn({ err: error }, 'cannot prune old deliveries now; will try again'));
+  const task = createRepeatingTask(
+    () => void pruneNow().catch((error: unknown) => options.logger.warn({ err: error }, 'cannot prune old deliveries now; will try again')),
+    options.intervalMs,
+  );
   return {
     pruneNow,
     start() {
-      if (timer || options.days <= 0) return;
-      run();
-      timer = setInterval(run, options.intervalMs);
-      timer.unref();
+      if (options.days > 0) task.start();
     },
-    stop() {
-      if (timer) clearInterval(timer);
-      timer = undefined;
-    },
+    stop: task.stop,
   };
 }

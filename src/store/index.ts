@@ -6,3 +6,4 @@ export { openStore } from './open-store';
 export { lockDataDir, DataDirLockedError, type DataDirLock } from './lock-data-dir';
 export { createRetention, DAY_MS, type Retention } from './create-retention';
 export { buildNewDelivery } from './build-new-delivery';
+export { parseStoredId } from './parse-stored-id';

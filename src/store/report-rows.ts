@@ -1,3 +1,4 @@
+import { SEVERITIES } from '../report';
 import { buildReportSnapshot, type FailingPair, type PairStates, type ReportPoint, type ReportSnapshot } from '../trend';
 import type { ReportDelivery } from '../webhook';
 import type { ValuesCell } from './statement';
@@ -38,17 +39,13 @@ export interface ReportPointRow {
 }
 
 /** The parameters of a `reports` row: the snapshot's counts, its failing pairs encoded. */
-export type ReportParams = ReportSnapshot['counts'] & {
-  dedupKey: string;
-  series: string;
-  reportId: number;
-  created: string;
-  createdMs: number;
-  failing: string | null;
-  failingIds: string | null;
-  failingCount: number | null;
-  pairStates: string | null;
-};
+export type ReportParams = ReportSnapshot['counts'] &
+  Pick<ReportSnapshot, 'dedupKey' | 'series' | 'reportId' | 'created' | 'createdMs'> & {
+    failing: string | null;
+    failingIds: string | null;
+    failingCount: number | null;
+    pairStates: string | null;
+  };
 
 /** The cells of a {@link ReportParams} row, in the INSERT's column order. */
 export const REPORT_VALUES: readonly ValuesCell[] = (
@@ -144,7 +141,7 @@ function decodePairStates(value: string | null | undefined): PairStates | null {
   }
 }
 
-const SEVERITIES = new Set(['HIGH', 'MIDDLE', 'LOW']);
+const SEVERITY_NAMES: ReadonlySet<string> = new Set(SEVERITIES);
 
 /** Failing pairs as compact JSON (`[[device, test, severity], ...]`); null stays null (unknown). */
 function encodeFailingPairs(pairs: readonly FailingPair[] | null): string | null {
@@ -189,7 +186,7 @@ function decodeFailingPairs(value: string | null): FailingPair[] | null {
     // One pass, no intermediate array: a trend decodes up to 30 of these sets per report.
     const pairs: FailingPair[] = [];
     for (const r of rows as unknown[]) {
-      if (Array.isArray(r) && typeof r[0] === 'string' && typeof r[1] === 'string' && SEVERITIES.has(r[2] as string)) {
+      if (Array.isArray(r) && typeof r[0] === 'string' && typeof r[1] === 'string' && SEVERITY_NAMES.has(r[2] as string)) {
         pairs.push({ device: r[0], test: r[1], severity: r[2] as FailingPair['severity'] });
       }
     }

@@ -10,7 +10,8 @@ import { buildRouteGroupsPattern, decodeRouteMailRow } from './route-mail-rows';
 import { fromSentMessageRow } from './sent-message-rows';
 import { decodeWatchdogRow } from './watchdog-rows';
 import { decodeDigestPeriodRow } from './digest-rows';
-import { decodeWaiverRow, parseStoredWaiverId, selectListWaivers, toWaiverParams, waiverQueries } from './waiver-rows';
+import { parseStoredId } from './parse-stored-id';
+import { decodeWaiverRow, selectListWaivers, toWaiverParams, waiverQueries } from './waiver-rows';
 import { catchUpQueries, decodeCatchUpRow } from './catch-up-rows';
 import type {
   CatchUpState,
@@ -242,7 +243,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
   }
 
   async getWaiver(id: string): Promise<Waiver | undefined> {
-    const n = parseStoredWaiverId(id);
+    const n = parseStoredId(id);
     const row = n === undefined ? undefined : await this.row(waiverQueries.get, { id: n });
     return row && decodeWaiverRow(row);
   }
@@ -253,7 +254,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
   }
 
   async expireWaiver(id: string, change: { now: number; by: string }): Promise<Waiver | undefined> {
-    const n = parseStoredWaiverId(id);
+    const n = parseStoredId(id);
     if (n === undefined) return undefined;
     const row = await this.engine.write(selectOne(waiverQueries.expire, { ...change, id: n }), { atomic: false });
     return row && decodeWaiverRow(row);
@@ -287,7 +288,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
 
   async listStoredReportIds(source: string, afterId: number, uptoId: number): Promise<number[]> {
     const rows = await this.rows(catchUpQueries.storedReportIds, { source, afterId, uptoId });
-    return rows.map((r) => r.report_id).sort((a, b) => a - b);
+    return rows.map((r) => r.report_id);
   }
 
   async findKnownKeys(keys: readonly string[]): Promise<string[]> {

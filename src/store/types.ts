@@ -333,7 +333,7 @@ export interface Store extends WaiverStorage {
   getCatchUpState(source: string): Promise<CatchUpState | undefined>;
   /** The report of the highest NetBox id the outbox holds for a source (webhooks count as seen), if any. */
   newestStoredReport(source: string): Promise<{ reportId: number; created: string } | undefined>;
-  /** The NetBox ids of a source's reports the outbox holds with `afterId < id <= uptoId`, ascending. */
+  /** The NetBox ids of a source's reports the outbox holds with `afterId < id <= uptoId`, in no particular order. */
   listStoredReportIds(source: string, afterId: number, uptoId: number): Promise<number[]>;
   /** Of these dedup keys, those of a delivery or of a report in the trend's history (kept after retention prunes its delivery). */
   findKnownKeys(keys: readonly string[]): Promise<string[]>;

@@ -18,12 +18,6 @@ export interface WaiverRow {
 
 const WAIVER_COLUMNS = 'id, source, test, device, until_day, ends_at, reason, author, created_at, expired_at, expired_by';
 
-/** The ids a store gives: digits only (a file's `file:<n>` or anything else is no stored waiver). */
-export function parseStoredWaiverId(id: string): number | undefined {
-  const n = /^\d{1,15}$/.test(id) ? Number(id) : NaN;
-  return Number.isSafeInteger(n) ? n : undefined;
-}
-
 /** Turns the row into the waiver the Store interface returns. */
 export function decodeWaiverRow(row: WaiverRow): Waiver {
   return {

@@ -1,9 +1,8 @@
-import { passPercent, type Severity, type SeverityCounts } from '../report';
+import { countPerSeverity, passPercent, SEVERITIES, type Severity, type SeverityCounts } from '../report';
 import {
   buildFirstTrend,
   comparePairs,
   countBySeverity,
-  countPairs,
   formatDeltaFailed,
   pairKey,
   withoutPairs,
@@ -13,8 +12,6 @@ import {
 } from './build-trend';
 import { decideVerdict } from './decide-verdict';
 import type { FailingPair, PairStates, ReportCounts, ReportSnapshot } from './types';
-
-const SEVERITIES: readonly Severity[] = ['HIGH', 'MIDDLE', 'LOW'];
 
 /**
  * The trend of some of a report's devices only (an owner group's share): this report's and the previous
@@ -53,12 +50,12 @@ export function buildDevicesTrend(
   const pairs = comparePairs(mine, currentKept, previous, history, options.historyTruncated ?? false, options.states);
 
   // The decision counts the kept pairs (accepted exceptions left out), the deltas every failing pair, as validity does.
-  const nowKept = countPairs(currentKept.failing!);
+  const nowKept = countPerSeverity(currentKept.failing!);
   // A previous failure not evaluated now is no change of these devices' failing results.
   const notComparable = new Set(pairs.notComparable.map(pairKey));
-  const thenKept = countPairs(previous.failing!.filter((pair) => !notComparable.has(pairKey(pair))));
-  const now = countPairs(mine.failing!);
-  const then = countPairs(before.failing!);
+  const thenKept = countPerSeverity(previous.failing!.filter((pair) => !notComparable.has(pairKey(pair))));
+  const now = countPerSeverity(mine.failing!);
+  const then = countPerSeverity(before.failing!);
   const counts = options.counts ?? null;
   const delta = (name: TrendDelta['name'], severity: Severity | null) => {
     const sum = (of: Record<Severity, number>) => (severity ? of[severity] : of.HIGH + of.MIDDLE + of.LOW);

@@ -1,4 +1,4 @@
-import type { Severity } from '../report';
+import { SEVERITY_ORDER } from '../report';
 import type { FailingPair, ReportSnapshot } from './types';
 
 /** A pair that has failed in several reports in a row. */
@@ -11,9 +11,6 @@ export interface FailingStreak extends FailingPair {
   /** True when the walk back stopped (history cap or a report whose failing set is unknown) while the pair still failed. */
   atLeast: boolean;
 }
-
-/** HIGH first: the order the trend's lists sort by. */
-export const SEVERITY_ORDER: Record<Severity, number> = { HIGH: 0, MIDDLE: 1, LOW: 2 };
 
 /** The identity of a pair inside a set. */
 export function pairKey(pair: Pick<FailingPair, 'device' | 'test'>): string {

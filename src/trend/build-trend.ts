@@ -1,8 +1,8 @@
-import { passPercent, type Severity } from '../report';
+import { countPerSeverity, passPercent, SEVERITY_ORDER, type Severity } from '../report';
 import type { FailingPair, PairStates, ReportCounts, ReportSnapshot } from './types';
 import { groupPairsByTest, type TestPairsGroup } from './group-pairs-by-test';
 import { decideVerdict, type Verdict } from './decide-verdict';
-import { buildStreaks, failingKeys, pairKey, SEVERITY_ORDER, type FailingStreak } from './build-streaks';
+import { buildStreaks, failingKeys, pairKey, type FailingStreak } from './build-streaks';
 
 export { failingKeys, pairKey } from './build-streaks';
 
@@ -194,7 +194,7 @@ export function buildTrend(
   // ratios: its disappearance is no improvement of anything evaluated.
   const decision = decideVerdict({
     current: cd,
-    previous: withoutFailed(pd, countPairs(pairs.notComparable)),
+    previous: withoutFailed(pd, countPerSeverity(pairs.notComparable)),
     newlyFailing: pairs.newlyFailing,
     fixed: pairs.fixed,
     failingSetKnown,
@@ -338,13 +338,6 @@ function splitByState(
     (state === true ? split.passed : state === false ? split.absent : split.unknown).push(pair);
   }
   return split;
-}
-
-/** Failing pairs per severity. */
-export function countPairs(pairs: readonly FailingPair[]): Record<Severity, number> {
-  const counts: Record<Severity, number> = { HIGH: 0, MIDDLE: 0, LOW: 0 };
-  for (const pair of pairs) counts[pair.severity] += 1;
-  return counts;
 }
 
 /** Counts without some failing results (as if they had not been evaluated). */

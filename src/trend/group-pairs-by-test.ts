@@ -1,4 +1,4 @@
-import type { Severity } from '../report';
+import { SEVERITY_ORDER, type Severity } from '../report';
 import type { FailingPair } from './types';
 
 /** Devices named per test in a grouped list; the rest is a count ("the first few devices"). */
@@ -17,8 +17,6 @@ export interface TestPairsGroup {
   /** The report where that longest streak began; null for pairs without a streak. */
   longestSinceReportId: number | null;
 }
-
-const SEVERITY_ORDER: Record<Severity, number> = { HIGH: 0, MIDDLE: 1, LOW: 2 };
 
 /**
  * Groups (device, test) pairs per test: HIGH first, then most devices, then by name. Takes every

@@ -23,6 +23,8 @@ export interface RecordedTrend {
   trend: Trend;
   /** See buildDevicesTrend: null when this report's or the previous one's failing results are unknown. */
   trendOfDevices: (devices: ReadonlySet<string>, counts?: SeverityCounts | null) => Trend | null;
+  /** What `readStates` answered (kept with the report); absent when it was not asked. */
+  states?: PairStates;
 }
 
 /** How far back "failing since" looks; older streaks read "failing for at least N reports". */
@@ -81,6 +83,7 @@ export async function recordReportTrend(
   // The history read reaches as far back as any failing pair's streak, so it serves every subset of the devices.
   return {
     trend,
+    states,
     trendOfDevices: (devices, counts) => {
       const own = buildDevicesTrend(current, history, { devices, counts, historyTruncated: truncated, leftOut, states });
       return own && mark(own);

@@ -1,4 +1,4 @@
-import type { Clock, Logger } from '../shared';
+import { coalesceRuns, createRepeatingTask, type Clock, type Logger } from '../shared';
 import type { Store } from '../store';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { buildWatchdogAlert } from './watchdog-alert';
@@ -43,8 +43,6 @@ async function readNetboxCheck(options: WatchdogOptions): Promise<{ netboxChecke
 export function createWatchdog(options: WatchdogOptions): Watchdog {
   const { store, clock, logger } = options;
   const checkEveryMs = options.checkEveryMs ?? Math.min(60_000, Math.max(1_000, Math.floor(options.expectEveryMs / 10)));
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<'overdue' | 'resumed' | undefined> | undefined;
 
   async function evaluateOnce(): Promise<'overdue' | 'resumed' | undefined> {
     const now = clock.now();
@@ -101,27 +99,8 @@ export function createWatchdog(options: WatchdogOptions): Watchdog {
     return 'resumed';
   }
 
-  const evaluate = (): Promise<'overdue' | 'resumed' | undefined> => {
-    // One evaluation at a time in this process; the compare-and-set settles races between processes.
-    running ??= evaluateOnce().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-
-  return {
-    evaluate,
-    start() {
-      if (timer) return;
-      const fail = (error: unknown) => logger.error({ err: error }, 'watchdog: cannot read or update its state; will try again');
-      const tick = () => void evaluate().catch(fail);
-      tick();
-      timer = setInterval(tick, checkEveryMs);
-      timer.unref();
-    },
-    stop() {
-      if (timer) clearInterval(timer);
-      timer = undefined;
-    },
-  };
+  // One evaluation at a time in this process; the compare-and-set settles races between processes.
+  const evaluate = coalesceRuns(evaluateOnce);
+  const fail = (error: unknown) => logger.error({ err: error }, 'watchdog: cannot read or update its state; will try again');
+  return { evaluate, ...createRepeatingTask(() => void evaluate().catch(fail), checkEveryMs) };
 }

@@ -908,7 +908,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect((await store.listDeliveries()).map((d) => d.receivedVia)).toContain('catch-up');
       expect(await store.newestStoredReport('default')).toEqual({ reportId: 9, created: '2026-11-21T10:00:00.000000+00:00' });
       expect(await store.listStoredReportIds('default', 4, 30)).toEqual([9]);
-      expect(await store.listStoredReportIds('default', 3, 9)).toEqual([4, 9]);
+      expect(new Set(await store.listStoredReportIds('default', 3, 9))).toEqual(new Set([4, 9]));
       expect(await store.listStoredReportIds('lab', 0, 100)).toEqual([30]);
       // A report in the trend's history stays known after its delivery is pruned.
       await saveReport(store, makeReport(77, T0, []));

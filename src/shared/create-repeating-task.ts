@@ -1,0 +1,35 @@
+/** Work run on a timer: now, then every `everyMs` until stopped. */
+interface RepeatingTask {
+  /** Runs the work at once, then every `everyMs`, on a timer that never keeps the process alive; started twice, it runs once. */
+  start: () => void;
+  stop: () => void;
+}
+
+/** The one timer the relay's periodic jobs (catch-up, digests, retention, SMTP check, watchdog) run on. */
+export function createRepeatingTask(work: () => void, everyMs: number): RepeatingTask {
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    start() {
+      if (timer) return;
+      work();
+      timer = setInterval(work, everyMs);
+      timer.unref();
+    },
+    stop() {
+      clearInterval(timer);
+      timer = undefined;
+    },
+  };
+}
+
+/**
+ * `run`, one at a time: a call while a run is in flight joins it instead of starting another (within
+ * this process; between processes the store decides).
+ */
+export function coalesceRuns<T>(run: () => Promise<T>): () => Promise<T> {
+  let running: Promise<T> | undefined;
+  return () =>
+    (running ??= run().finally(() => {
+      running = undefined;
+    }));
+}
