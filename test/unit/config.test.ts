@@ -40,14 +40,7 @@ describe('loadConfig', () => {
       MAIL_TIMEZONE: 'Mars/Olympus',
     });
     // Schema problems and the rules about the valid rest, in one pass: SMTP_URL's scheme and the missing MAIL_TO too.
-    expect(issues.map((i) => i.variable).sort()).toEqual([
-      'LOG_LEVEL',
-      'MAIL_TIMEZONE',
-      'MAIL_TO',
-      'PORT',
-      'RETENTION_DAYS',
-      'SMTP_URL',
-    ]);
+    expect(issues.map((i) => i.variable).sort()).toEqual(['LOG_LEVEL', 'MAIL_TIMEZONE', 'MAIL_TO', 'PORT', 'RETENTION_DAYS', 'SMTP_URL']);
     expect(issues.find((i) => i.variable === 'PORT')?.message).toContain('eighty');
   });
 
