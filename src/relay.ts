@@ -293,7 +293,8 @@ export function createRelayReportComposer(
       storedStates: deps.storedStates,
       timezone: config.mail.timezone,
       maxFailures: MAX_FAILING_TESTS_LISTED,
-      attachCsv: config.mail.attachCsv,
+      // Built once per report when some route attaches it; each route's mail then carries it or not.
+      attachCsv: (deps.routes ?? config.routing.routes).some((r) => r.attach_csv === true),
       attachMaxBytes: CSV_ATTACHMENT_MAX_BYTES,
       chartReports: CHART_REPORTS,
       logger: isDefault ? io.logger : io.logger.child({ source: source.name }),

@@ -57,7 +57,7 @@ interface DeviceFailuresView {
   url: string;
 }
 
-/** The CSV attachment of every failing result (MAIL_ATTACH_CSV). */
+/** The CSV attachment of every failing result (a route's attach_csv). */
 interface AttachmentView {
   fileName: string;
   rows: number;

@@ -36,7 +36,7 @@ import { buildWaiversView, type WaiversView } from './build-waivers-view';
  */
 export const MAX_FAILING_TESTS_LISTED = 50;
 
-/** Size cap of the CSV attachment (MAIL_ATTACH_CSV): 5 MB passes the attachment limits of common mail servers. */
+/** Size cap of the CSV attachment (a route's attach_csv): 5 MB passes the attachment limits of common mail servers. */
 export const CSV_ATTACHMENT_MAX_BYTES = 5_000_000;
 
 /** Reports the trend chart plots, the current one included: enough to see a direction, few enough to read each point. */
@@ -80,7 +80,7 @@ export interface ReportInsightsOptions {
   timezone: string;
   /** Failing tests listed at most: the relay's is {@link MAX_FAILING_TESTS_LISTED}. */
   maxFailures: number;
-  /** MAIL_ATTACH_CSV, and the attachment's cap: the relay's is {@link CSV_ATTACHMENT_MAX_BYTES}. */
+  /** Whether to build the CSV (some route has attach_csv), and its cap: the relay's is {@link CSV_ATTACHMENT_MAX_BYTES}. */
   attachCsv: boolean;
   attachMaxBytes: number;
   /** Reports the trend chart plots, the current one included (the relay's: {@link CHART_REPORTS}); 0 or absent: no chart. */
@@ -324,7 +324,7 @@ async function prepareChart(options: ReportInsightsOptions, snapshot: ReportSnap
   return buildMailChart(snapshot, earlier, formatPercent(c.totalPassed, c.totalCount));
 }
 
-/** The CSV of the failing results (MAIL_ATTACH_CSV), as an attachment and as the section's note about it. */
+/** The CSV of the failing results (a route's attach_csv), as an attachment and as the section's note about it. */
 function buildCsvAttachment(
   enrichment: Enrichment,
   options: Pick<ReportInsightsOptions, 'attachCsv' | 'attachMaxBytes' | 'netboxUrl'> & {

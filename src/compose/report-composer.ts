@@ -122,9 +122,12 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
             sourceName: options.source?.name,
           })
         : { view, attachments };
+      // The CSV is built once for every route that attaches it; a route without attach_csv goes without it and its note.
+      const attachCsv = route.attach_csv === true;
       // The series chart is the whole report's, like the trend: an owner group's own share goes without it.
       const routeView = {
         ...scoped.view,
+        enrichment: attachCsv || !scoped.view.enrichment ? scoped.view.enrichment : { ...scoped.view.enrichment, attachment: null },
         route: { name: context.name, reminder: context.reminder, reason: context.reason },
         chart: route.chart === false || (group && !group.whole) ? null : scoped.view.chart,
       };
@@ -153,7 +156,7 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
           }),
           date: new Date(options.clock.now()),
           headers: { ...buildFilterHeaders(scoped.view, route.name), ...(group ? { 'X-Compliance-Owner-Group': group.key } : {}) },
-          attachments: scoped.attachments?.length ? scoped.attachments : undefined,
+          attachments: attachCsv && scoped.attachments?.length ? scoped.attachments : undefined,
         }),
       );
     };

@@ -206,7 +206,6 @@ function buildConfig(e: Env, built: ConfigParts) {
       timezone: e.MAIL_TIMEZONE,
       templatesDir: e.TEMPLATES_DIR ? path.resolve(cwd, e.TEMPLATES_DIR) : undefined,
       outboxDir: path.join(dataDir, 'mail'),
-      attachCsv: e.MAIL_ATTACH_CSV,
     },
     // The default source's URL, token and CA are in `sources[0].netbox`; these apply to every source.
     netbox: {

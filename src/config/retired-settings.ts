@@ -57,7 +57,8 @@ export const RETIRED_SETTINGS: Readonly<Record<string, string>> = {
   MAIL_MAX_FAILURES:
     'is no longer read: a mail lists at most 50 failing tests, so that Gmail does not clip it, the rest behind "and N more" linked to NetBox; remove it',
   MAIL_CHART_REPORTS: "is no longer read: the trend chart plots the last 12 reports (a route's chart: false leaves it out); remove it",
-  MAIL_ATTACH_MAX_BYTES: 'is no longer read: the CSV attachment (MAIL_ATTACH_CSV) is capped at 5000000 bytes; remove it',
+  MAIL_ATTACH_MAX_BYTES: "is no longer read: the CSV attachment (a route's attach_csv) is capped at 5000000 bytes; remove it",
+  MAIL_ATTACH_CSV: 'is no longer read: set attach_csv: true on the route in ROUTES_FILE',
   MAIL_REPLY_TO: 'is no longer read: mails carry a Reply-To only from their route; set reply_to on the route in ROUTES_FILE',
   CATCH_UP_MAX: `is no longer read: a catch-up mails at most ${CATCH_UP_MAX_MAILED} missed reports of a source one by one, and names older ones in one notice; remove it`,
   WAIVER_MAX_DAYS: `is no longer read: a waiver's until may be at most ${WAIVER_MAX_DAYS_AHEAD} days after it is made; remove it`,

@@ -183,10 +183,6 @@ export const EnvSchema = z.object({
     group: 'basics',
     description: 'YAML list of further NetBox instances, each at WEBHOOK_PATH/<name> (docs/sources.md).',
   }),
-  MAIL_ATTACH_CSV: setting(bool(false), {
-    group: 'features',
-    description: 'Attach every failing result as a CSV file, up to 5 MB (a truncated file is said so in the mail).',
-  }),
   TEMPLATES_DIR: setting(z.string().trim().optional(), {
     group: 'features',
     description: 'A copy of templates/ to use instead of the built-in templates.',

@@ -280,6 +280,8 @@ const RouteSchema = z
     continue: z.boolean({ error: 'must be true or false' }).default(false),
     /** false: this route's mails go without the trend chart; absent: with it. */
     chart: z.boolean({ error: 'must be true or false' }).optional(),
+    /** true: this route's report mails carry the CSV of the failing results (an owner group's mail, its own share); absent: none. */
+    attach_csv: z.boolean({ error: 'must be true or false' }).optional(),
     digest: DigestSchema.optional(),
   })
   // Before the transform, which zod skips once a field has a problem: a digest route's other problems are listed too.
@@ -309,7 +311,10 @@ const RouteSchema = z
  * A digest route takes no part in the per-report chain (it never stops it, it never mails a report on
  * its own), so what only means something there is refused rather than silently ignored.
  */
-function checkDigestRoute(r: { notify: NotifyPolicy; continue: boolean; owners: boolean }, ctx: z.RefinementCtx): void {
+function checkDigestRoute(
+  r: { notify: NotifyPolicy; continue: boolean; owners: boolean; attach_csv?: boolean },
+  ctx: z.RefinementCtx,
+): void {
   // A digest sums up every matching report for one audience; splitting it per owner is not what it says.
   if (r.owners)
     ctx.addIssue({
@@ -328,6 +333,12 @@ function checkDigestRoute(r: { notify: NotifyPolicy; continue: boolean; owners: 
       code: 'custom',
       path: ['continue'],
       message: 'does not apply to a digest route (it never stops the per-report routes after it)',
+    });
+  if (r.attach_csv)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['attach_csv'],
+      message: "does not apply to a digest route (a digest attaches no report's CSV)",
     });
 }
 

@@ -10,7 +10,7 @@ describe('check-config shows each variable as set or defaulted', () => {
     SMTP_PASSWORD_FILE: '/run/secrets/smtp',
     MAIL_TO: 'ops@example.com',
     WEBHOOK_SECRET: 'a-webhook-secret-value',
-    MAIL_ATTACH_CSV: 'true',
+    MAIL_TIMEZONE: 'Europe/Berlin',
   });
 
   it('lists what the user set by name, then the defaults in force, with secrets redacted', async () => {
@@ -19,7 +19,7 @@ describe('check-config shows each variable as set or defaulted', () => {
     expect(r.code).toBe(0);
     const [setPart, defaultPart] = r.stdout.split('Defaults in force:');
     expect(setPart).toContain('MAIL_TO=ops@example.com');
-    expect(setPart).toContain('MAIL_ATTACH_CSV=true');
+    expect(setPart).toContain('MAIL_TIMEZONE=Europe/Berlin');
     expect(setPart).toContain('SMTP_URL=smtp://relay:REDACTED@mail.example.com:587');
     expect(setPart).toContain('WEBHOOK_SECRET=[REDACTED]');
     expect(defaultPart).toContain('PORT=8080');
@@ -34,7 +34,7 @@ describe('check-config shows each variable as set or defaulted', () => {
     // Nor are OAuth2's unset settings listed as if one might be missing.
     expect(r.stdout).not.toContain('OAUTH2_TENANT_ID');
     // The internal keys of the JSON dump are not what a user reads.
-    expect(r.stdout).not.toMatch(/attachCsv|pauseAfter4xx|"smtp"/);
+    expect(r.stdout).not.toMatch(/\btimezone\b|pauseAfter4xx|"smtp"/);
     expect(r.stdout).not.toContain('Pa55-in-url');
     expect(r.stdout).not.toContain('a-webhook-secret-value');
     expect(r.stdout).toContain('The configuration is valid.');
@@ -66,8 +66,8 @@ describe('check-config shows each variable as set or defaulted', () => {
   it('--json prints the whole configuration in force, redacted', async () => {
     const r = await runCliCaptured(['check-config', '--json'], { ...env(), SMTP_PASSWORD_FILE: undefined });
     expect(r.code).toBe(0);
-    const shown = JSON.parse(r.stdout.slice(0, r.stdout.lastIndexOf('}') + 1)) as { mail: { attachCsv: boolean }; smtp: { url: string } };
-    expect(shown.mail.attachCsv).toBe(true);
+    const shown = JSON.parse(r.stdout.slice(0, r.stdout.lastIndexOf('}') + 1)) as { mail: { timezone: string }; smtp: { url: string } };
+    expect(shown.mail.timezone).toBe('Europe/Berlin');
     expect(shown.smtp.url).toBe('smtp://relay:REDACTED@mail.example.com:587');
     expect(r.stdout).not.toContain('a-webhook-secret-value');
   });

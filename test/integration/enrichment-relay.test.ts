@@ -1,6 +1,8 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import type { Config } from '../../src/config';
-import { postWebhook, quickNetbox, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { makeTempDir, postWebhook, quickNetbox, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 import { buildResults, countResults, startNetboxDouble, type NetboxDouble } from '../helpers/validity-results-double';
 
@@ -44,23 +46,40 @@ describe('the relay reads the failing results from NetBox when it mails a report
     expect(res.status).toBe(202);
   }
 
-  it('mails the failing tests and devices with a CSV, and never logs the token', async () => {
-    const r = await start({ NETBOX_URL: netbox.url, MAIL_ATTACH_CSV: 'true' });
+  it('mails the failing tests and devices, with a CSV on the route that attaches it, and never logs the token', async () => {
+    const dir = makeTempDir('enrichment-relay-');
+    const routesFile = path.join(dir, 'routes.yaml');
+    fs.writeFileSync(
+      routesFile,
+      [
+        'routes:',
+        '  - { name: analysts, to: analysts@example.com, attach_csv: true, continue: true }',
+        '  - { name: noc, to: noc@example.com }',
+      ].join('\n'),
+    );
+    const r = await start({ NETBOX_URL: netbox.url, ROUTES_FILE: routesFile });
     await deliver(r, 77);
-    const [mail] = await smtp.waitFor(1);
-    const text = String(mail.parsed.text);
+    const received = await smtp.waitFor(2);
+    const byRoute = (name: string) => received.find((m) => m.parsed.headers.get('x-compliance-route') === name)!.parsed;
+    const mail = byRoute('analysts');
+    const text = String(mail.text);
     expect(text).toContain('WHAT FAILED: 4 failing results in 2 tests');
     expect(text).toContain(`sw-000  ${netbox.url}/plugins/validity/test-results/1000/`);
     // One attached file, the CSV; no chart: the first report of a series has no trend to draw.
-    const files = mail.parsed.attachments.filter((a) => a.contentDisposition !== 'inline');
+    const files = mail.attachments.filter((a) => a.contentDisposition !== 'inline');
     expect(files.map((a) => [a.filename, a.contentType])).toEqual([['report-77-failures.csv', 'text/csv']]);
-    expect(mail.parsed.attachments.filter((a) => a.contentDisposition === 'inline')).toEqual([]);
+    expect(mail.attachments.filter((a) => a.contentDisposition === 'inline')).toEqual([]);
     expect(files[0].content.toString('utf8')).toContain(
       `sw-003,snmp-community,MIDDLE,${netbox.url}/plugins/validity/test-results/1003/\r\n`,
     );
+    // The route without attach_csv: the same failing tests, no file attached.
+    const noc = byRoute('noc');
+    expect(String(noc.text)).toContain('WHAT FAILED: 4 failing results in 2 tests');
+    expect(noc.attachments).toEqual([]);
     // The webhook was answered before NetBox was asked: the results were read by the worker.
     expect(netbox.requests[0].authorization).toBe(`Token ${TOKEN}`);
     expect(r.logs.join('\n')).not.toContain(TOKEN);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('still sends the mail, with the counts and why the details are missing, when NetBox is down', async () => {

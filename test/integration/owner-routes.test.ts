@@ -33,6 +33,7 @@ routes:
       netbox_contacts: { role: owner, on: [device, site, tenant], priority: primary }
       fallback: noc@example.com
       allowed_domains: [example.com]
+    attach_csv: true
     continue: true
   - name: core-page
     match:
@@ -173,6 +174,11 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
     expect(text(fra)).toContain('sw-fra-1');
     expect(text(fra)).not.toContain('sw-ams-1');
     expect(text(fra)).not.toContain('sw-lon-1');
+    // The route attaches the CSV (attach_csv): each group's mail, of its own devices' failures.
+    expect(fra.parsed.attachments.map((a) => a.filename)).toEqual(['report-301-failures-owners.csv']);
+    const fraCsv = fra.parsed.attachments[0].content.toString('utf8');
+    expect(fraCsv).toContain('sw-fra-1,');
+    expect(fraCsv).not.toContain('sw-ams-1');
 
     const ams = mails.find((m) => to(m) === 'bob@example.com')!;
     expect(ams.parsed.subject).toMatch(/^First: 0\.0%, .* \u2014 report 301 \u00b7 /);
@@ -191,6 +197,8 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
     expect(page.parsed.subject).toMatch(/^First: 50\.0%, .* \u2014 report 301 \u00b7 /);
     expect(text(page)).toContain("the route's device condition selects this device");
     expect(text(page)).not.toContain('sw-ams-1');
+    // A route without attach_csv attaches nothing.
+    expect(page.parsed.attachments).toEqual([]);
 
     // One thread per owner group: different Message-IDs and thread roots, stable group keys in a header.
     const groupMails = [fra, ams, noc];

@@ -20,6 +20,7 @@ routes:
     match: { failed: { severity: HIGH, above: 0 } }
     to: oncall@example.com
     subject: "[on-call] {{defaultSubject}}"
+    attach_csv: true
     continue: true
   - name: auditors
     to: auditors@example.com
@@ -59,7 +60,6 @@ describe('preview --id renders exactly the mail that was sent', () => {
     WEBHOOK_SECRET: SECRET,
     NETBOX_URL: netbox.url,
     NETBOX_TOKEN: TOKEN,
-    MAIL_ATTACH_CSV: 'true',
   });
 
   async function deliver(r: TestRelay, id: number, created: string, fails: (i: number) => boolean): Promise<number> {
@@ -99,6 +99,8 @@ describe('preview --id renders exactly the mail that was sent', () => {
       expect(preview.attachments.map((a) => [a.filename, a.content.toString('utf8')])).toEqual(
         sent.parsed.attachments.map((a) => [a.filename, a.content.toString('utf8')]),
       );
+      // on-call attaches the CSV (attach_csv: true), auditors do not.
+      expect(preview.attachments.map((a) => a.filename)).toEqual(route === 'on-call' ? ['report-51-failures.csv'] : []);
       // What the preview used to leave out: the trend against report 50 and the failing tests.
       expect(out('mail.txt')).toContain('CHANGE SINCE THE PREVIOUS REPORT');
       expect(out('mail.txt')).toContain('Compared with report 50');

@@ -62,6 +62,7 @@ describe('digest routes in the routes file', () => {
         '    to: a@example.com',
         '    notify: on-change',
         '    continue: true',
+        '    attach_csv: true',
         '    digest: { schedule: "every monday", timezone: Mars/Olympus }',
         '',
       ].join('\n'),
@@ -71,6 +72,7 @@ describe('digest routes in the routes file', () => {
     expect(byWhere['route 1 (weekly) digest.timezone']).toMatch(/^is not a time zone name/);
     expect(byWhere['route 1 (weekly) notify']).toMatch(/does not apply to a digest route/);
     expect(byWhere['route 1 (weekly) continue']).toMatch(/does not apply to a digest route/);
+    expect(byWhere['route 1 (weekly) attach_csv']).toMatch(/does not apply to a digest route/);
 
     // A valid schedule in an unknown zone is one problem, the zone's.
     const zoneOnly = issuesOf(

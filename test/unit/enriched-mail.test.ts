@@ -68,7 +68,14 @@ describe('the mail names what failed and what changed (golden renders)', () => {
   });
 
   function composer(
-    overrides: { client?: NetboxClient; hasToken?: boolean; budgetMs?: number; attachCsv?: boolean; attachMaxBytes?: number } = {},
+    overrides: {
+      client?: NetboxClient;
+      hasToken?: boolean;
+      budgetMs?: number;
+      attachCsv?: boolean;
+      routeAttachCsv?: boolean;
+      attachMaxBytes?: number;
+    } = {},
   ) {
     const insights = createReportInsights({
       client: 'client' in overrides ? overrides.client : client,
@@ -86,13 +93,18 @@ describe('the mail names what failed and what changed (golden renders)', () => {
       renderer,
       clock: { now: () => Date.parse('2026-03-06T15:12:00Z') },
       from: 'Compliance <relay@example.com>',
-      routes: [buildDefaultRoute({ to: ['netops@example.com'], cc: [], bcc: [] })],
+      routes: [
+        {
+          ...buildDefaultRoute({ to: ['netops@example.com'], cc: [], bcc: [] }),
+          attach_csv: overrides.routeAttachCsv ?? overrides.attachCsv,
+        },
+      ],
       implicitRoute: true,
       timezone: 'Europe/Berlin',
       netboxUrl: netbox.url,
       insights,
     });
-    // The mail of the implicit default route (no ROUTES_FILE): what MAIL_TO receives, its attachments as a mail client reads them.
+    // The mail of one route to netops (with attach_csv when the CSV is asked for), its attachments as a mail client reads them.
     return async (delivery: ClaimedDelivery): Promise<OutgoingMail & { attachments: Attachment[] }> => {
       const mail = (await (await compose(delivery)).messageFor({ name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'test' }))!;
       return { ...mail, attachments: (await simpleParser(mail.raw)).attachments };
@@ -186,6 +198,18 @@ describe('the mail names what failed and what changed (golden renders)', () => {
       `The attached report-44-failures.csv lists the first ${rows} of 16 failing results: it is capped at 400 bytes.`,
     );
     expect(String(mail.html)).toContain(`lists the first ${rows} of 16 failing results`);
+    // Another route of the same relay without attach_csv: neither the file nor the note about it.
+    const other = await composer({ attachCsv: true, routeAttachCsv: false, attachMaxBytes: 400 })(
+      report(
+        45,
+        '2026-03-06T16:00:00Z',
+        failing((i) => i % 3 === 0),
+      ),
+    );
+    expect(other.attachments).toEqual([]);
+    expect(String(other.text)).toContain('WHAT FAILED: 16 failing results');
+    expect(String(other.text)).not.toContain('attached');
+    expect(String(other.html)).not.toContain('attached');
   });
 
   const degraded: [string, () => Promise<{ text: string; html: string }>][] = [

@@ -79,6 +79,7 @@ describe('a variable no longer read is warned about, naming what replaced it', (
     ['MAIL_CHART_REPORTS', '0', `the last ${CHART_REPORTS} reports (a route's chart: false leaves it out)`],
     ['MAIL_ATTACH_MAX_BYTES', '1000', `capped at ${CSV_ATTACHMENT_MAX_BYTES} bytes`],
     ['MAIL_REPLY_TO', 'noc@example.com', 'set reply_to on the route in ROUTES_FILE'],
+    ['MAIL_ATTACH_CSV', 'true', 'set attach_csv: true on the route in ROUTES_FILE'],
     ['CATCH_UP_MAX', '5', 'at most 20 missed reports of a source'],
     ['WAIVER_MAX_DAYS', '30', 'at most 180 days after it is made'],
     ['DATABASE_POOL_SIZE', '4', 'at most 10 PostgreSQL connections'],
