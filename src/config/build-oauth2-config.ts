@@ -4,13 +4,16 @@ import type { ConfigIssue } from './config-issue';
 import type { Env } from './schema';
 import { OAUTH2_TIMEOUT_MS } from './retired-settings';
 
+/** The provider, from the credentials given: a service-account key is Google's, a tenant and client ID Microsoft's. */
+export type OAuth2Provider = 'microsoft' | 'google';
+
 /**
  * How the relay obtains an OAuth2 access token (client credentials): Microsoft identity
  * platform v2 with a client secret or a certificate (a signed JWT client assertion), or a Google
  * service account (a signed JWT bearer grant that impersonates `subject`).
  */
 export interface OAuth2Config {
-  provider: Env['OAUTH2_PROVIDER'];
+  provider: OAuth2Provider;
   tokenUrl: string;
   scope: string;
   /** Microsoft: the application (client) ID; Google: the service account's client_email. */
@@ -30,26 +33,26 @@ export interface OAuth2Config {
 /** What uses the token: SMTP's XOAUTH2 (needs the mailbox) or Graph's sendMail. */
 export type OAuth2Use = { kind: 'smtp'; user?: string } | { kind: 'graph' };
 
+/**
+ * The retired variable that held the certificate's key apart (the key now sits in the certificate's PEM
+ * bundle): a relay that still sets it keeps its certificate credential working, warned as retired.
+ */
+export interface RetiredOAuth2Settings {
+  privateKeyFile?: string;
+}
+
 const OAUTH2_VARIABLES = [
   'OAUTH2_TENANT_ID',
   'OAUTH2_CLIENT_ID',
   'OAUTH2_CLIENT_SECRET',
   'OAUTH2_CERTIFICATE_FILE',
-  'OAUTH2_PRIVATE_KEY_FILE',
   'OAUTH2_SERVICE_ACCOUNT_FILE',
-  'OAUTH2_SCOPE',
   'OAUTH2_TOKEN_URL',
 ] as const;
 
-const MICROSOFT_ONLY = [
-  'OAUTH2_TENANT_ID',
-  'OAUTH2_CLIENT_ID',
-  'OAUTH2_CLIENT_SECRET',
-  'OAUTH2_CERTIFICATE_FILE',
-  'OAUTH2_PRIVATE_KEY_FILE',
-] as const;
+const MICROSOFT_ONLY = ['OAUTH2_TENANT_ID', 'OAUTH2_CLIENT_ID', 'OAUTH2_CLIENT_SECRET', 'OAUTH2_CERTIFICATE_FILE'] as const;
 
-/** Default scopes: Exchange Online's SMTP, Graph, and Gmail (which has no narrower scope for SMTP). */
+/** Scopes by provider and transport: Exchange Online's SMTP, Graph, and Gmail (which has no narrower scope for SMTP). */
 const SCOPES = {
   microsoftSmtp: 'https://outlook.office365.com/.default',
   microsoftGraph: 'https://graph.microsoft.com/.default',
@@ -58,11 +61,17 @@ const SCOPES = {
 
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 
+/** The SMTP login is AUTH XOAUTH2 when an app's credentials are given: Microsoft's client ID or Google's service account. */
+export function wantsOAuth2Login(e: Env): boolean {
+  return e.OAUTH2_CLIENT_ID !== undefined || e.OAUTH2_SERVICE_ACCOUNT_FILE !== undefined;
+}
+
 /** Issues for OAUTH2_* variables set while nothing uses OAuth2. */
 export function checkUnusedOAuth2(e: Env): ConfigIssue[] {
   return OAUTH2_VARIABLES.filter((v) => e[v] !== undefined).map((variable) => ({
     variable,
-    message: 'has no effect unless SMTP_AUTH=oauth2 (with SMTP_URL) or MAIL_TRANSPORT=graph',
+    message:
+      'has no effect unless SMTP_URL is set with OAUTH2_CLIENT_ID (Microsoft) or OAUTH2_SERVICE_ACCOUNT_FILE (Google), or MAIL_TRANSPORT=graph',
   }));
 }
 
@@ -74,56 +83,71 @@ export function checkUnusedOAuth2(e: Env): ConfigIssue[] {
 export function buildOAuth2Config(
   e: Env,
   use: OAuth2Use,
-  readFile: (file: string) => string,
-  issues: ConfigIssue[],
+  context: { readFile: (file: string) => string; issues: ConfigIssue[]; retired: RetiredOAuth2Settings },
 ): OAuth2Config | undefined {
-  const why = use.kind === 'smtp' ? 'SMTP_AUTH=oauth2' : 'MAIL_TRANSPORT=graph';
-  if (use.kind === 'graph' && e.OAUTH2_PROVIDER !== 'microsoft') {
-    issues.push({ variable: 'OAUTH2_PROVIDER', message: 'must be microsoft with MAIL_TRANSPORT=graph (Graph is Microsoft 365 only)' });
-    return undefined;
-  }
+  const { issues } = context;
+  const provider = deriveProvider(e, use, issues);
+  if (!provider) return undefined;
   const before = issues.length;
   checkEndpointUrl('OAUTH2_TOKEN_URL', e.OAUTH2_TOKEN_URL, issues);
-  const context: BuildContext = { e, use, why, readFile, issues };
-  const config = e.OAUTH2_PROVIDER === 'microsoft' ? buildMicrosoftConfig(context) : buildGoogleConfig(context);
+  const why = use.kind === 'smtp' ? "Microsoft's XOAUTH2 login" : 'MAIL_TRANSPORT=graph';
+  const build: BuildContext = { ...context, e, use, why };
+  const config = provider === 'microsoft' ? buildMicrosoftConfig(build) : buildGoogleConfig(build);
   return issues.length === before ? config : undefined;
 }
 
-/** What a provider's builder reads (`why`: the setting that needs OAuth2) and where it reports problems. */
+/** Google when a service-account key is given, Microsoft otherwise; both providers' credentials at once is an error. */
+function deriveProvider(e: Env, use: OAuth2Use, issues: ConfigIssue[]): OAuth2Provider | undefined {
+  if (e.OAUTH2_SERVICE_ACCOUNT_FILE === undefined) return 'microsoft';
+  const microsoft = (['OAUTH2_TENANT_ID', 'OAUTH2_CLIENT_ID'] as const).filter((v) => e[v] !== undefined);
+  if (microsoft.length > 0) {
+    issues.push({
+      variable: 'OAUTH2_SERVICE_ACCOUNT_FILE',
+      message: `and ${microsoft.join(' and ')} are both set: the first means Google, the other Microsoft; keep one provider's credentials`,
+    });
+    return undefined;
+  }
+  if (use.kind === 'graph') {
+    issues.push({
+      variable: 'OAUTH2_SERVICE_ACCOUNT_FILE',
+      message: "is Google's; MAIL_TRANSPORT=graph is Microsoft 365 only (OAUTH2_TENANT_ID, OAUTH2_CLIENT_ID and a secret or certificate)",
+    });
+    return undefined;
+  }
+  return 'google';
+}
+
+/** What a provider's builder reads (`why`: what needs OAuth2) and where it reports problems. */
 interface BuildContext {
   e: Env;
   use: OAuth2Use;
   why: string;
   readFile: (file: string) => string;
   issues: ConfigIssue[];
+  retired: RetiredOAuth2Settings;
 }
 
-function buildMicrosoftConfig({ e, use, why, readFile, issues }: BuildContext): OAuth2Config | undefined {
-  const required = `is required with ${why} and OAUTH2_PROVIDER=microsoft`;
+function buildMicrosoftConfig({ e, use, why, readFile, issues, retired }: BuildContext): OAuth2Config | undefined {
+  const required = `is required with ${why}`;
   if (e.OAUTH2_TENANT_ID === undefined)
     issues.push({ variable: 'OAUTH2_TENANT_ID', message: `${required}: the Directory (tenant) ID from the app registration's Overview` });
   if (e.OAUTH2_CLIENT_ID === undefined)
     issues.push({ variable: 'OAUTH2_CLIENT_ID', message: `${required}: the Application (client) ID from the app registration's Overview` });
-  if (e.OAUTH2_SERVICE_ACCOUNT_FILE !== undefined)
-    issues.push({
-      variable: 'OAUTH2_SERVICE_ACCOUNT_FILE',
-      message: 'is for OAUTH2_PROVIDER=google; Microsoft uses a client secret or a certificate',
-    });
-  const certificate = e.OAUTH2_CERTIFICATE_FILE !== undefined || e.OAUTH2_PRIVATE_KEY_FILE !== undefined;
+  const certificate = e.OAUTH2_CERTIFICATE_FILE !== undefined || retired.privateKeyFile !== undefined;
   if (e.OAUTH2_CLIENT_SECRET !== undefined && certificate) {
     issues.push({ variable: 'OAUTH2_CLIENT_SECRET', message: 'give a client secret or a certificate (OAUTH2_CERTIFICATE_FILE), not both' });
   } else if (e.OAUTH2_CLIENT_SECRET === undefined && !certificate) {
     issues.push({
       variable: 'OAUTH2_CLIENT_SECRET',
-      message: `${required} unless a certificate is given (OAUTH2_CERTIFICATE_FILE and OAUTH2_PRIVATE_KEY_FILE)`,
+      message: `${required} unless a certificate is given (OAUTH2_CERTIFICATE_FILE: the certificate and its private key in one PEM file)`,
     });
   }
-  const credential = certificate ? readCertificateCredential(e, readFile, issues) : {};
+  const credential = certificate ? readCertificateCredential(e, { readFile, issues, retired }) : {};
   if (e.OAUTH2_TENANT_ID === undefined || e.OAUTH2_CLIENT_ID === undefined) return undefined;
   return {
     provider: 'microsoft',
     tokenUrl: e.OAUTH2_TOKEN_URL ?? `https://login.microsoftonline.com/${encodeURIComponent(e.OAUTH2_TENANT_ID)}/oauth2/v2.0/token`,
-    scope: e.OAUTH2_SCOPE ?? (use.kind === 'graph' ? SCOPES.microsoftGraph : SCOPES.microsoftSmtp),
+    scope: use.kind === 'graph' ? SCOPES.microsoftGraph : SCOPES.microsoftSmtp,
     clientId: e.OAUTH2_CLIENT_ID,
     clientSecret: e.OAUTH2_CLIENT_SECRET,
     ...credential,
@@ -131,60 +155,77 @@ function buildMicrosoftConfig({ e, use, why, readFile, issues }: BuildContext): 
   };
 }
 
-/** The certificate and its private key (both PEM), parsed now so that a wrong file is named at boot. */
+/**
+ * The certificate and its private key, parsed now so that a wrong file is named at boot: both in
+ * OAUTH2_CERTIFICATE_FILE (the usual PEM bundle), or the key still in its retired file of its own.
+ */
 function readCertificateCredential(
   e: Env,
-  readFile: (file: string) => string,
-  issues: ConfigIssue[],
+  { readFile, issues, retired }: Pick<BuildContext, 'readFile' | 'issues' | 'retired'>,
 ): { certificatePem?: string; privateKeyPem?: string } {
-  const certificatePem = readPem('OAUTH2_CERTIFICATE_FILE', e.OAUTH2_CERTIFICATE_FILE, readFile, issues, (pem) => new X509Certificate(pem));
-  const privateKeyPem = readPem('OAUTH2_PRIVATE_KEY_FILE', e.OAUTH2_PRIVATE_KEY_FILE, readFile, issues, (pem) => createPrivateKey(pem));
-  return { certificatePem, privateKeyPem };
-}
-
-function readPem(
-  variable: string,
-  file: string | undefined,
-  readFile: (file: string) => string,
-  issues: ConfigIssue[],
-  parse: (pem: string) => unknown,
-): string | undefined {
+  const variable = 'OAUTH2_CERTIFICATE_FILE';
+  const file = e.OAUTH2_CERTIFICATE_FILE;
   if (file === undefined) {
     issues.push({
       variable,
-      message: 'is required with a certificate credential (OAUTH2_CERTIFICATE_FILE and OAUTH2_PRIVATE_KEY_FILE, both PEM)',
+      message: 'is required with a certificate credential: one PEM file holding the certificate and its private key',
     });
-    return undefined;
+    return {};
   }
-  const pem = readConfigFile(variable, file, readFile, issues);
+  const bundle = readConfigFile(variable, file, readFile, issues);
+  if (bundle === undefined) return {};
+  const certificatePem = parsePem(findPemBlock(bundle, /^CERTIFICATE$/), (pem) => new X509Certificate(pem));
+  if (certificatePem === undefined) issues.push({ variable, message: `${file} holds no PEM certificate` });
+  if (retired.privateKeyFile !== undefined) {
+    const keyPem = readConfigFile('OAUTH2_PRIVATE_KEY_FILE', retired.privateKeyFile, readFile, issues);
+    const privateKeyPem = keyPem === undefined ? undefined : parsePem(keyPem, (pem) => createPrivateKey(pem));
+    if (keyPem !== undefined && privateKeyPem === undefined)
+      issues.push({ variable: 'OAUTH2_PRIVATE_KEY_FILE', message: `${retired.privateKeyFile} is not a PEM private key` });
+    return { certificatePem, privateKeyPem };
+  }
+  const privateKeyPem = parsePem(findPemBlock(bundle, /PRIVATE KEY$/), (pem) => createPrivateKey(pem));
+  if (privateKeyPem === undefined)
+    issues.push({ variable, message: `${file} holds no PEM private key: append the certificate's private key to it (one PEM bundle)` });
+  return { certificatePem, privateKeyPem };
+}
+
+/**
+ * The first PEM block whose label matches, alone: the certificate is kept apart from its key, so that
+ * the key is a secret (masked in logs) and the certificate is not.
+ */
+function findPemBlock(text: string, label: RegExp): string | undefined {
+  for (const [block, name] of text.matchAll(/-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g)) {
+    if (label.test(name)) return `${block}\n`;
+  }
+  return undefined;
+}
+
+/** `pem` when `parse` accepts it, otherwise undefined. */
+function parsePem(pem: string | undefined, parse: (pem: string) => unknown): string | undefined {
   if (pem === undefined) return undefined;
   try {
     parse(pem);
     return pem;
   } catch {
-    issues.push({ variable, message: `${file} is not a PEM ${variable === 'OAUTH2_CERTIFICATE_FILE' ? 'certificate' : 'private key'}` });
     return undefined;
   }
 }
 
-function buildGoogleConfig({ e, use, why, readFile, issues }: BuildContext): OAuth2Config | undefined {
+function buildGoogleConfig({ e, use, readFile, issues }: BuildContext): OAuth2Config | undefined {
   for (const variable of MICROSOFT_ONLY) {
     if (e[variable] !== undefined)
-      issues.push({ variable, message: 'is for OAUTH2_PROVIDER=microsoft; Google uses OAUTH2_SERVICE_ACCOUNT_FILE' });
+      issues.push({
+        variable,
+        message: "is Microsoft's; Google (OAUTH2_SERVICE_ACCOUNT_FILE is set) uses the service account's key alone",
+      });
   }
-  if (e.OAUTH2_SERVICE_ACCOUNT_FILE === undefined) {
-    issues.push({
-      variable: 'OAUTH2_SERVICE_ACCOUNT_FILE',
-      message: `is required with ${why} and OAUTH2_PROVIDER=google: the service account's JSON key file`,
-    });
-    return undefined;
-  }
+  if (e.OAUTH2_SERVICE_ACCOUNT_FILE === undefined) return undefined;
   const key = parseServiceAccount(e.OAUTH2_SERVICE_ACCOUNT_FILE, readFile, issues);
   if (!key || use.kind !== 'smtp' || use.user === undefined) return undefined;
   return {
     provider: 'google',
     tokenUrl: e.OAUTH2_TOKEN_URL ?? key.tokenUri ?? GOOGLE_TOKEN_URL,
-    scope: e.OAUTH2_SCOPE ?? SCOPES.google,
+    scope: SCOPES.google,
     clientId: key.clientEmail,
     privateKeyPem: key.privateKey,
     // The service account acts as the mailbox it logs in to.

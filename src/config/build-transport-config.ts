@@ -1,10 +1,31 @@
-import { checkEndpointUrl, buildOAuth2Config, type OAuth2Config } from './build-oauth2-config';
+import {
+  checkEndpointUrl,
+  buildOAuth2Config,
+  wantsOAuth2Login,
+  type OAuth2Config,
+  type RetiredOAuth2Settings,
+} from './build-oauth2-config';
 import type { ConfigIssue } from './config-issue';
-import { GRAPH_CONCURRENCY, GRAPH_TIMEOUT_MS } from './retired-settings';
+import {
+  GRAPH_CONCURRENCY,
+  GRAPH_TIMEOUT_MS,
+  SMTP_CONNECTION_TIMEOUT_MS,
+  SMTP_GREETING_TIMEOUT_MS,
+  SMTP_SOCKET_TIMEOUT_MS,
+} from './retired-settings';
 import type { Env } from './schema';
 
+/** What the transport builders read besides the parsed environment, and where they report problems. */
+export interface TransportBuildContext {
+  broken: ReadonlySet<string>;
+  issues: ConfigIssue[];
+  readFile: (file: string) => string;
+  retired: RetiredOAuth2Settings;
+}
+
 /** SMTP settings, or undefined when mails go to .eml files (or Graph); problems are pushed onto `issues`. */
-export function buildSmtpConfig(e: Env, broken: ReadonlySet<string>, issues: ConfigIssue[], readFile: (file: string) => string) {
+export function buildSmtpConfig(e: Env, context: TransportBuildContext) {
+  const { broken, issues } = context;
   if (e.SMTP_URL === undefined || e.MAIL_TRANSPORT === 'graph') {
     if (e.SMTP_URL !== undefined)
       issues.push({
@@ -14,11 +35,6 @@ export function buildSmtpConfig(e: Env, broken: ReadonlySet<string>, issues: Con
     for (const v of ['SMTP_USER', 'SMTP_PASSWORD', 'SMTP_CA_FILE'] as const) {
       if (e[v] !== undefined) issues.push({ variable: v, message: 'has no effect without SMTP_URL' });
     }
-    if (e.SMTP_AUTH === 'oauth2' && e.SMTP_URL === undefined)
-      issues.push({
-        variable: 'SMTP_AUTH',
-        message: 'oauth2 needs SMTP_URL (the server to log in to, e.g. smtp://smtp.office365.com:587)',
-      });
     return undefined;
   }
   let url: URL | undefined;
@@ -43,46 +59,39 @@ export function buildSmtpConfig(e: Env, broken: ReadonlySet<string>, issues: Con
     url: e.SMTP_URL,
     user,
     password,
-    tlsRejectUnauthorized: e.SMTP_TLS_REJECT_UNAUTHORIZED,
     caFile: e.SMTP_CA_FILE,
     poolSize: e.SMTP_POOL_SIZE,
-    connectionTimeoutMs: e.SMTP_CONNECTION_TIMEOUT_MS,
-    greetingTimeoutMs: e.SMTP_GREETING_TIMEOUT_MS,
-    socketTimeoutMs: e.SMTP_SOCKET_TIMEOUT_MS,
-    oauth2: e.SMTP_AUTH === 'oauth2' ? buildSmtpOAuth2(e, { user, password }, readFile, issues) : undefined,
+    connectionTimeoutMs: SMTP_CONNECTION_TIMEOUT_MS,
+    greetingTimeoutMs: SMTP_GREETING_TIMEOUT_MS,
+    socketTimeoutMs: SMTP_SOCKET_TIMEOUT_MS,
+    oauth2: wantsOAuth2Login(e) ? buildSmtpOAuth2(e, { user, password }, context) : undefined,
   };
 }
 
-/** SMTP_AUTH=oauth2: the mailbox is required, a password refused (the login is a token). */
-function buildSmtpOAuth2(
-  e: Env,
-  login: { user?: string; password?: string },
-  readFile: (file: string) => string,
-  issues: ConfigIssue[],
-): OAuth2Config | undefined {
+/** The app's OAuth2 credentials are given: the mailbox is required, a password refused (the login is a token). */
+function buildSmtpOAuth2(e: Env, login: { user?: string; password?: string }, context: TransportBuildContext): OAuth2Config | undefined {
+  const { issues } = context;
+  const why = 'with an XOAUTH2 login (OAUTH2_CLIENT_ID or OAUTH2_SERVICE_ACCOUNT_FILE is set)';
   if (login.password !== undefined)
-    issues.push({ variable: 'SMTP_PASSWORD', message: 'has no effect with SMTP_AUTH=oauth2 (the login is an access token): remove it' });
+    issues.push({ variable: 'SMTP_PASSWORD', message: `has no effect ${why}: the login is an access token; remove it` });
   if (login.user === undefined)
     issues.push({
       variable: 'SMTP_USER',
-      message: 'is required with SMTP_AUTH=oauth2: the mailbox to log in as (with Google, the one the service account acts as)',
+      message: `is required ${why}: the mailbox to log in as (with Google, the one the service account acts as)`,
     });
-  return buildOAuth2Config(e, { kind: 'smtp', user: login.user }, readFile, issues);
+  return buildOAuth2Config(e, { kind: 'smtp', user: login.user }, context);
 }
 
-/** MAIL_TRANSPORT=graph: the sender mailbox (default MAIL_FROM's address), Graph's URL and the app's credentials. */
-export function buildGraphConfig(e: Env, broken: ReadonlySet<string>, issues: ConfigIssue[], readFile: (file: string) => string) {
-  if (e.MAIL_TRANSPORT !== 'graph') {
-    if (e.GRAPH_SENDER !== undefined) issues.push({ variable: 'GRAPH_SENDER', message: 'has no effect without MAIL_TRANSPORT=graph' });
-    return undefined;
-  }
-  checkRecipientsRequired(e, broken, 'MAIL_TRANSPORT=graph', issues);
-  checkEndpointUrl('GRAPH_URL', e.GRAPH_URL, issues);
-  const oauth2 = buildOAuth2Config(e, { kind: 'graph' }, readFile, issues);
+/** MAIL_TRANSPORT=graph: the sender mailbox (MAIL_FROM's address), Graph's URL and the app's credentials. */
+export function buildGraphConfig(e: Env, context: TransportBuildContext) {
+  if (e.MAIL_TRANSPORT !== 'graph') return undefined;
+  checkRecipientsRequired(e, context.broken, 'MAIL_TRANSPORT=graph', context.issues);
+  checkEndpointUrl('GRAPH_URL', e.GRAPH_URL, context.issues);
+  const oauth2 = buildOAuth2Config(e, { kind: 'graph' }, context);
   if (!oauth2) return undefined;
   return {
     url: e.GRAPH_URL.replace(/\/+$/, ''),
-    sender: mailboxAddress(e.GRAPH_SENDER ?? e.MAIL_FROM),
+    sender: mailboxAddress(e.MAIL_FROM),
     timeoutMs: GRAPH_TIMEOUT_MS,
     concurrency: GRAPH_CONCURRENCY,
     oauth2,

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { buildDefaultRoute, type Route } from '../routing';
 import { isLoopbackHost } from '../shared';
 import type { Env } from './schema';
-import { checkUnusedOAuth2 } from './build-oauth2-config';
+import { checkUnusedOAuth2, wantsOAuth2Login } from './build-oauth2-config';
 import { buildGraphConfig, buildSmtpConfig } from './build-transport-config';
 import { checkSourceRules } from './check-source-rules';
 import { checkWebhookExposure } from './check-webhook-exposure';
@@ -11,7 +11,7 @@ import type { ConfigIssue } from './config-issue';
 import { parseEnvironment, readSecretFiles } from './parse-environment';
 import { readRoutes } from './routes-file';
 import { buildDefaultSource, normalizeWebhookPath, readSourcesFile, type SourceConfig } from './sources-file';
-import { checkRetiredSettings, PAUSE_AFTER_4XX_IN_A_ROW, WEBHOOK_RATE_LIMIT_WINDOW_MS } from './retired-settings';
+import { checkRetiredSettings, PAUSE_AFTER_4XX_IN_A_ROW, SMTP_CHECK_INTERVAL_MS, WEBHOOK_RATE_LIMIT_WINDOW_MS } from './retired-settings';
 import { readWaiversFile } from './waivers-file';
 import type { Waiver } from '../waivers';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
@@ -72,10 +72,11 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   const issues = readSecretFiles(env, options.readFile);
   const { values: e, broken, issues: schemaIssues } = parseEnvironment(env);
   issues.push(...schemaIssues);
-  const smtp = buildSmtpConfig(e, broken, issues, options.readFile);
-  const graph = buildGraphConfig(e, broken, issues, options.readFile);
-  const oauth2InUse = (e.SMTP_AUTH === 'oauth2' && e.SMTP_URL !== undefined) || e.MAIL_TRANSPORT === 'graph';
-  if (!oauth2InUse && !broken.has('SMTP_AUTH') && !broken.has('MAIL_TRANSPORT')) issues.push(...checkUnusedOAuth2(e));
+  const transportContext = { broken, issues, readFile: options.readFile, retired: { privateKeyFile: env.OAUTH2_PRIVATE_KEY_FILE } };
+  const smtp = buildSmtpConfig(e, transportContext);
+  const graph = buildGraphConfig(e, transportContext);
+  const oauth2InUse = (wantsOAuth2Login(e) && e.SMTP_URL !== undefined) || e.MAIL_TRANSPORT === 'graph';
+  if (!oauth2InUse && !broken.has('MAIL_TRANSPORT')) issues.push(...checkUnusedOAuth2(e));
   const host = e.HOST ?? (e.WEBHOOK_SECRET !== undefined ? '0.0.0.0' : '127.0.0.1');
   if (!broken.has('HOST') && !broken.has('WEBHOOK_ALLOW_UNSIGNED')) issues.push(...checkWebhookExposure(rawEnv, e, host));
   issues.push(...checkCrossFieldRules(e, broken));
@@ -238,7 +239,7 @@ function buildConfig(e: Env, built: ConfigParts) {
     admin: { token: e.ADMIN_TOKEN },
     waivers: built.waivers,
     relayUrl: e.RELAY_URL,
-    observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL },
+    observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: SMTP_CHECK_INTERVAL_MS },
     secretValues: collectSecretValues(e, smtp ?? graph, built.sources),
   };
 }

@@ -136,10 +136,6 @@ export const EnvSchema = z.object({
     group: 'features',
     description: "PEM file with the CA that signed the SMTP server's certificate (private CA or self-signed).",
   }),
-  SMTP_TLS_REJECT_UNAUTHORIZED: setting(bool(true), {
-    group: 'features',
-    description: "Verify the SMTP server's certificate. Turn off only for a lab.",
-  }),
   SMTP_POOL_SIZE: setting(positiveInt(5, 100), {
     group: 'features',
     description: 'Pooled SMTP connections, and so sends in flight at once.',
@@ -282,33 +278,17 @@ export const EnvSchema = z.object({
     group: 'features',
     description: "How far ahead a waiver's end may be, in days from when it is made.",
   }),
-  SMTP_CHECK_INTERVAL: setting(duration.prefault('5m'), {
-    group: 'features',
-    description: "A duration with its unit (30s, 5m): how often /readyz's SMTP check connects, besides every real send.",
-  }),
   DATABASE_POOL_SIZE: setting(positiveInt(10, 100), { group: 'features', description: 'PostgreSQL connections per relay.' }),
 
-  // Mail provider: OAuth2 (SMTP_AUTH=oauth2 or MAIL_TRANSPORT=graph) and Microsoft Graph
-  SMTP_AUTH: setting(z.enum(['password', 'oauth2']).default('password'), {
-    group: 'provider',
-    description: 'password: SMTP_USER/SMTP_PASSWORD (or no login); oauth2: AUTH XOAUTH2 with a token from OAUTH2_*.',
-  }),
+  // Mail provider: OAuth2 (the SMTP login with OAUTH2_CLIENT_ID or OAUTH2_SERVICE_ACCOUNT_FILE, or MAIL_TRANSPORT=graph) and Microsoft Graph
   MAIL_TRANSPORT: setting(z.enum(['smtp', 'graph']).default('smtp'), {
     group: 'provider',
-    description: "smtp: SMTP_URL (or .eml files); graph: Microsoft Graph's sendMail with the OAUTH2_* settings.",
-  }),
-  GRAPH_SENDER: setting(address.optional(), {
-    group: 'provider',
-    description: 'The mailbox Graph sends as (/users/{sender}/sendMail).',
-    defaultText: "MAIL_FROM's address",
+    description:
+      "smtp: SMTP_URL (or .eml files), logging in with AUTH XOAUTH2 when OAUTH2_CLIENT_ID or OAUTH2_SERVICE_ACCOUNT_FILE is set; graph: Microsoft Graph's sendMail as MAIL_FROM's address, with the OAUTH2_* settings.",
   }),
   GRAPH_URL: setting(httpUrl.default('https://graph.microsoft.com'), {
     group: 'provider',
     description: "Graph's base URL (national clouds; http:// only to a loopback address).",
-  }),
-  OAUTH2_PROVIDER: setting(z.enum(['microsoft', 'google']).default('microsoft'), {
-    group: 'provider',
-    description: 'microsoft (client credentials) or google (Workspace service account).',
   }),
   OAUTH2_TENANT_ID: setting(
     z
@@ -319,7 +299,7 @@ export const EnvSchema = z.object({
         'must be the directory (tenant) ID or domain, e.g. 00000000-0000-0000-0000-000000000000 or contoso.onmicrosoft.com',
       )
       .optional(),
-    { group: 'provider', description: 'Microsoft: the directory (tenant) ID or domain (required).' },
+    { group: 'provider', description: 'Microsoft: the directory (tenant) ID or domain (required with Microsoft).' },
   ),
   OAUTH2_CLIENT_ID: setting(z.string().trim().min(1).max(200).optional(), {
     group: 'provider',
@@ -328,24 +308,16 @@ export const EnvSchema = z.object({
   OAUTH2_CLIENT_SECRET: setting(z.string().max(1000).optional(), {
     secret: true,
     group: 'provider',
-    description: "Microsoft: a client secret's value; or a certificate (the next two).",
+    description: "Microsoft: a client secret's value; or a certificate (OAUTH2_CERTIFICATE_FILE).",
   }),
   OAUTH2_CERTIFICATE_FILE: setting(z.string().trim().optional(), {
     group: 'provider',
-    description: 'Microsoft: the PEM certificate uploaded to the app registration.',
-  }),
-  OAUTH2_PRIVATE_KEY_FILE: setting(z.string().trim().optional(), {
-    group: 'provider',
-    description: "The certificate's PEM private key (RSA).",
+    description:
+      'Microsoft: one PEM file holding the certificate uploaded to the app registration and its private key (RSA), the usual bundle.',
   }),
   OAUTH2_SERVICE_ACCOUNT_FILE: setting(z.string().trim().optional(), {
     group: 'provider',
-    description: "Google: the service account's JSON key (required); it acts as SMTP_USER.",
-  }),
-  OAUTH2_SCOPE: setting(z.string().trim().min(1).max(1000).optional(), {
-    group: 'provider',
-    description: 'The token scope.',
-    defaultText: 'by provider and transport',
+    description: "Google: the service account's JSON key; it acts as SMTP_USER. Setting it means the provider is Google.",
   }),
   OAUTH2_TOKEN_URL: setting(httpUrl.optional(), {
     group: 'provider',
@@ -375,12 +347,6 @@ export const EnvSchema = z.object({
     group: 'advanced',
     description: 'FULL: each acknowledged delivery survives a power loss; NORMAL: a process crash only (docs/operations.md).',
   }),
-  SMTP_CONNECTION_TIMEOUT_MS: setting(positiveInt(10_000), { group: 'advanced', description: 'Time to open an SMTP connection.' }),
-  SMTP_GREETING_TIMEOUT_MS: setting(positiveInt(10_000), {
-    group: 'advanced',
-    description: "Time to wait for the SMTP server's greeting.",
-  }),
-  SMTP_SOCKET_TIMEOUT_MS: setting(positiveInt(60_000), { group: 'advanced', description: 'Idle time allowed on an SMTP connection.' }),
   NETBOX_TIMEOUT_MS: setting(positiveInt(10_000), { group: 'advanced', description: 'One NetBox request may stay silent this long.' }),
   NETBOX_ENRICH_BUDGET_MS: setting(positiveInt(30_000), {
     group: 'advanced',

@@ -39,13 +39,16 @@ export async function startTestRelay(
     random?: () => number;
     sleep?: (ms: number) => Promise<void>;
     transports?: readonly TransportDescriptor[];
+    /** The one test-only injection: short timings (timeouts, polling) that are constants, not settings. */
+    tune?: (config: Config) => Config;
   } = {},
 ): Promise<TestRelay> {
   const dataDir = options.dataDir ?? makeTempDir();
-  const config = loadConfig(
+  const loaded = loadConfig(
     { DATA_DIR: dataDir, WORKER_POLL_MS: '50', LOG_LEVEL: 'debug', CATCH_UP_EVERY: 'off', ...env },
     { readFile: (f) => fs.readFileSync(f, 'utf8') },
   );
+  const config = options.tune ? options.tune(loaded) : loaded;
   const logs: string[] = [];
   const logger: Logger = createLogger({
     level: config.log.level,
@@ -121,4 +124,10 @@ export async function waitUntil<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** A `tune` for startTestRelay: the SMTP connection, greeting and idle timeouts all set to `ms`. */
+export function smtpTimeouts(ms: number): (config: Config) => Config {
+  return (config) =>
+    config.smtp ? { ...config, smtp: { ...config.smtp, connectionTimeoutMs: ms, greetingTimeoutMs: ms, socketTimeoutMs: ms } } : config;
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres';
-import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { postWebhook, smtpTimeouts, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 
 const SECRET = 'restart-webhook-secret';
@@ -29,22 +29,22 @@ describe('PostgreSQL restarts while the relay runs', () => {
   const mailedIds = () => new Set(smtp.received.map((m) => /\u2014 report (\d+)/.exec(String(m.parsed.subject))?.[1]));
 
   test('503 while it is down (never a false 2xx), and the queue resumes when it is back', async () => {
-    relay = await startTestRelay({
-      DATABASE_URL: db.url,
-      SMTP_URL: smtp.url,
-      MAIL_TO: 'netops@example.com',
-      WEBHOOK_SECRET: SECRET,
-      SMTP_POOL_SIZE: String(SMTP_POOL_SIZE),
-      // A claim whose preparation failed (the database went away before its send) comes back after its
-      // lease; the lease stays above the SMTP timeouts so that a slow send is never taken over.
-      LEASE_MS: '20000',
-      SMTP_CONNECTION_TIMEOUT_MS: '8000',
-      SMTP_GREETING_TIMEOUT_MS: '8000',
-      SMTP_SOCKET_TIMEOUT_MS: '8000',
-      NETBOX_ENRICH_BUDGET_MS: '1000', // must stay below LEASE_MS
-      WORKER_POLL_MS: '100',
-      TEMPLATES_DIR: path.resolve(__dirname, '../fixtures/templates-light'),
-    });
+    relay = await startTestRelay(
+      {
+        DATABASE_URL: db.url,
+        SMTP_URL: smtp.url,
+        MAIL_TO: 'netops@example.com',
+        WEBHOOK_SECRET: SECRET,
+        SMTP_POOL_SIZE: String(SMTP_POOL_SIZE),
+        // A claim whose preparation failed (the database went away before its send) comes back after its
+        // lease; the lease stays above the SMTP timeouts so that a slow send is never taken over.
+        LEASE_MS: '20000',
+        NETBOX_ENRICH_BUDGET_MS: '1000', // must stay below LEASE_MS
+        WORKER_POLL_MS: '100',
+        TEMPLATES_DIR: path.resolve(__dirname, '../fixtures/templates-light'),
+      },
+      { tune: smtpTimeouts(8_000) },
+    );
 
     // Before: accepted and mailed.
     for (let id = 1; id <= 10; id += 1) expect((await post(id)).status).toBe(202);

@@ -1,6 +1,6 @@
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres';
-import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { postWebhook, smtpTimeouts, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 import { buildResults, countResults, startNetboxDouble, type NetboxDouble } from '../helpers/validity-results-double';
 
@@ -36,21 +36,21 @@ describe('the store goes away while a report is being composed', () => {
   });
 
   test('the delivery is tried again once the database is back, and mailed once (not dead)', async () => {
-    relay = await startTestRelay({
-      DATABASE_URL: db.url,
-      SMTP_URL: smtp.url,
-      MAIL_TO: 'netops@example.com',
-      WEBHOOK_SECRET: SECRET,
-      NETBOX_URL: netbox.url,
-      NETBOX_TOKEN: TOKEN,
-      NETBOX_ENRICH_BUDGET_MS: '4000',
-      // The claim left by the failed preparation comes back after its lease (kept above the SMTP timeouts).
-      LEASE_MS: '6000',
-      SMTP_CONNECTION_TIMEOUT_MS: '3000',
-      SMTP_GREETING_TIMEOUT_MS: '3000',
-      SMTP_SOCKET_TIMEOUT_MS: '3000',
-      WORKER_POLL_MS: '100',
-    });
+    relay = await startTestRelay(
+      {
+        DATABASE_URL: db.url,
+        SMTP_URL: smtp.url,
+        MAIL_TO: 'netops@example.com',
+        WEBHOOK_SECRET: SECRET,
+        NETBOX_URL: netbox.url,
+        NETBOX_TOKEN: TOKEN,
+        NETBOX_ENRICH_BUDGET_MS: '4000',
+        // The claim left by the failed preparation comes back after its lease (kept above the SMTP timeouts).
+        LEASE_MS: '6000',
+        WORKER_POLL_MS: '100',
+      },
+      { tune: smtpTimeouts(3_000) },
+    );
     const results = buildResults(6, { fails: (i) => i % 2 === 0 });
     netbox.reports.set(41, { id: 41, created: CREATED, results });
     netbox.slowOffsets.set(0, NETBOX_DELAY_MS);
