@@ -65,7 +65,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const store = openStore(config.store, {
     onIdleError: (error) => io.logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
   });
-  const notifier = createNotifier(config, { readFile: io.readFile, clock: io.clock }, io.transports);
+  const notifier = createNotifier(config.transport, { readFile: io.readFile, clock: io.clock }, io.transports);
   const netbox = createRelayNetboxClients(config, io);
   // The webhooks being answered, for the metrics.
   const webhooksInFlight = createActivityCounter();

@@ -1,9 +1,8 @@
 import path from 'node:path';
 import { buildDefaultRoute, type Route } from '../routing';
 import { isLoopbackHost } from '../shared';
-import type { Env } from './schema';
-import { checkUnusedOAuth2, wantsOAuth2Login } from './build-oauth2-config';
-import { buildGraphConfig, buildSmtpConfig } from './build-transport-config';
+import { configureTransport, findTransport, TRANSPORTS, type TransportConfig, type TransportDescriptor } from '../notify';
+import { buildEnvSchema, type Env } from './schema';
 import { checkSourceRules } from './check-source-rules';
 import { checkWebhookExposure } from './check-webhook-exposure';
 import { collectSecretValues } from './collect-secret-values';
@@ -17,7 +16,6 @@ import type { Waiver } from '../waivers';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 
 export type { ConfigIssue } from './config-issue';
-export type { OAuth2Config } from './build-oauth2-config';
 
 /** Thrown by {@link loadConfig} with every problem found, not just the first. */
 export class ConfigError extends Error {
@@ -38,12 +36,6 @@ export type Config = OptionalWhenUndefined<ReturnType<typeof buildConfig>> & {
   warnings: ConfigIssue[];
 };
 
-/** SMTP_URL (and MAIL_TRANSPORT=smtp): pooled SMTP; absent (and no Graph), mails are written as .eml files. */
-export type SmtpConfig = OptionalWhenUndefined<NonNullable<ReturnType<typeof buildSmtpConfig>>>;
-
-/** MAIL_TRANSPORT=graph: mails go to Microsoft Graph's sendMail as `sender`, with a token from `oauth2`. */
-export type GraphConfig = OptionalWhenUndefined<NonNullable<ReturnType<typeof buildGraphConfig>>>;
-
 /** A built object's type as callers write one (tests, tools): a field that may be undefined may be left out. */
 type OptionalWhenUndefined<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & {
   [K in keyof T as undefined extends T[K] ? K : never]?: T[K];
@@ -54,6 +46,8 @@ export interface LoadConfigOptions {
   readFile: (file: string) => string;
   /** Base for relative paths (DATA_DIR); default: the current directory. */
   cwd?: string;
+  /** The transports mails may go through, whose settings sections join the schema; absent: notify's TRANSPORTS. */
+  transports?: readonly TransportDescriptor[];
 }
 
 /** Default recipient when writing .eml files with no MAIL_TO: a newcomer can still open the mail. */
@@ -69,14 +63,23 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   for (const [key, value] of Object.entries(rawEnv)) {
     if (value !== undefined && value !== '') env[key] = value;
   }
-  const issues = readSecretFiles(env, options.readFile);
-  const { values: e, broken, issues: schemaIssues } = parseEnvironment(env);
+  const transports = options.transports ?? TRANSPORTS;
+  const schema = buildEnvSchema(transports);
+  const issues = readSecretFiles(env, options.readFile, schema);
+  const { values: e, broken, issues: schemaIssues } = parseEnvironment(env, schema);
   issues.push(...schemaIssues);
-  const transportContext = { broken, issues, readFile: options.readFile, retired: { privateKeyFile: env.OAUTH2_PRIVATE_KEY_FILE } };
-  const smtp = buildSmtpConfig(e, transportContext);
-  const graph = buildGraphConfig(e, transportContext);
-  const oauth2InUse = (wantsOAuth2Login(e) && e.SMTP_URL !== undefined) || e.MAIL_TRANSPORT === 'graph';
-  if (!oauth2InUse && !broken.has('MAIL_TRANSPORT')) issues.push(...checkUnusedOAuth2(e));
+  const transport = configureTransport(
+    e,
+    {
+      issues,
+      broken,
+      readFile: options.readFile,
+      rawEnv: env,
+      outboxDir: path.join(path.resolve(options.cwd ?? process.cwd(), e.DATA_DIR), 'mail'),
+      requireRecipients: (when) => checkRecipientsRequired(e, broken, when, issues),
+    },
+    transports,
+  );
   const host = e.HOST ?? (e.WEBHOOK_SECRET !== undefined ? '0.0.0.0' : '127.0.0.1');
   if (!broken.has('HOST') && !broken.has('WEBHOOK_ALLOW_UNSIGNED')) issues.push(...checkWebhookExposure(rawEnv, e, host));
   issues.push(...checkCrossFieldRules(e, broken));
@@ -87,7 +90,21 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   issues.push(...checkSourceRules(e, host, sources, routes));
   const waivers = readWaivers(e, { ...options, cwd }, sources, issues);
   if (issues.length > 0) throw new ConfigError(issues);
-  return { ...buildConfig(e, { host, smtp, graph, routesFile, routes, sources, cwd, waivers }), warnings: checkRetiredSettings(env) };
+  const described = findTransport(transport, transports);
+  return {
+    ...buildConfig(e, { host, transport, described, routesFile, routes, sources, cwd, waivers }),
+    warnings: checkRetiredSettings(env),
+  };
+}
+
+/** Real mail needs recipients: MAIL_TO, or ROUTES_FILE naming them. */
+function checkRecipientsRequired(e: Env, broken: ReadonlySet<string>, when: string, issues: ConfigIssue[]): void {
+  if ((!e.MAIL_TO || e.MAIL_TO.length === 0) && e.ROUTES_FILE === undefined && !broken.has('MAIL_TO') && !broken.has('ROUTES_FILE')) {
+    issues.push({
+      variable: 'MAIL_TO',
+      message: `is required when ${when} and there is no ROUTES_FILE (comma-separated addresses)`,
+    });
+  }
 }
 
 /** SOURCES_FILE's sources; their problems are pushed onto `issues`, each naming the source and the field. */
@@ -165,8 +182,9 @@ function checkCrossFieldRules(e: Env, broken: ReadonlySet<string>): ConfigIssue[
 /** What loadConfig has read and checked before the configuration is assembled. */
 interface ConfigParts {
   host: string;
-  smtp?: SmtpConfig;
-  graph?: GraphConfig;
+  transport: TransportConfig;
+  /** The descriptor of the transport in force. */
+  described: TransportDescriptor;
   routesFile?: string;
   routes?: Route[];
   sources: SourceConfig[];
@@ -176,7 +194,7 @@ interface ConfigParts {
 
 /** The validated environment as the relay's typed configuration. */
 function buildConfig(e: Env, built: ConfigParts) {
-  const { host, smtp, graph, routesFile, routes, cwd } = built;
+  const { host, transport, described, routesFile, routes, cwd } = built;
   const dataDir = path.resolve(cwd, e.DATA_DIR);
   const defaultSource = buildDefaultSource(e, { webhookPath: normalizeWebhookPath(e.WEBHOOK_PATH), cwd });
   const secrets = defaultSource.secrets;
@@ -197,8 +215,7 @@ function buildConfig(e: Env, built: ConfigParts) {
     },
     retention: { days: e.RETENTION_DAYS, intervalMs: e.RETENTION_INTERVAL_MS },
     store: { dataDir, sqliteSynchronous: e.SQLITE_SYNCHRONOUS, databaseUrl: e.DATABASE_URL, databasePoolSize: e.DATABASE_POOL_SIZE },
-    smtp,
-    graph,
+    transport,
     mail: {
       from: e.MAIL_FROM,
       replyTo: e.MAIL_REPLY_TO,
@@ -231,7 +248,7 @@ function buildConfig(e: Env, built: ConfigParts) {
     worker: {
       pollMs: e.WORKER_POLL_MS,
       leaseMs: e.LEASE_MS,
-      concurrency: graph ? graph.concurrency : smtp ? smtp.poolSize : 1,
+      concurrency: described.concurrency(transport.settings),
       pauseAfter4xx: PAUSE_AFTER_4XX_IN_A_ROW,
     },
     // `auto` (LOG_FORMAT unset): pretty when stdout is a terminal, JSON otherwise.
@@ -240,7 +257,7 @@ function buildConfig(e: Env, built: ConfigParts) {
     waivers: built.waivers,
     relayUrl: e.RELAY_URL,
     observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: SMTP_CHECK_INTERVAL_MS },
-    secretValues: collectSecretValues(e, smtp ?? graph, built.sources),
+    secretValues: [...collectSecretValues(e, built.sources), ...described.secrets(transport.settings)],
   };
 }
 

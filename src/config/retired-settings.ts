@@ -1,28 +1,18 @@
+import {
+  GRAPH_CONCURRENCY,
+  GRAPH_TIMEOUT_MS,
+  OAUTH2_TIMEOUT_MS,
+  SMTP_CONNECTION_TIMEOUT_MS,
+  SMTP_GREETING_TIMEOUT_MS,
+  SMTP_SOCKET_TIMEOUT_MS,
+} from '../notify';
 import type { ConfigIssue } from './config-issue';
-
-/** sendMail requests in flight at once: Exchange Online allows 4 per app and mailbox, so more only earns 429s. */
-export const GRAPH_CONCURRENCY = 4;
 
 /** Different deliveries answered 4xx in a row (no mail accepted between) before the whole queue pauses. */
 export const PAUSE_AFTER_4XX_IN_A_ROW = 3;
 
-/** Time for one Graph sendMail request. */
-export const GRAPH_TIMEOUT_MS = 30_000;
-
 /** WEBHOOK_RATE_LIMIT counts a client's requests over this window: "per minute" is what operators reason in. */
 export const WEBHOOK_RATE_LIMIT_WINDOW_MS = 60_000;
-
-/** Time for one OAuth2 token request. */
-export const OAUTH2_TIMEOUT_MS = 10_000;
-
-/** Time to open an SMTP connection: a reachable server answers in well under a second, a dropped packet never. */
-export const SMTP_CONNECTION_TIMEOUT_MS = 10_000;
-
-/** Time for the SMTP server's greeting: busy servers delay it a few seconds (tarpitting), never this long. */
-export const SMTP_GREETING_TIMEOUT_MS = 10_000;
-
-/** Silence allowed on an SMTP connection: a server may take a while to accept a large message's data. */
-export const SMTP_SOCKET_TIMEOUT_MS = 60_000;
 
 /** How often /readyz's SMTP check connects besides every real send: often enough for an alert, rarely enough for the server. */
 export const SMTP_CHECK_INTERVAL_MS = 5 * 60_000;

@@ -1,13 +1,26 @@
 import net, { isIP } from 'node:net';
 import type nodemailer from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool';
-import type { SmtpConfig } from '../config';
 import { createSecretMask, systemClock, type SecretMask } from '../shared';
 import type * as AccessTokenModule from './fetch-access-token';
 import type * as TokenCacheModule from './create-token-cache';
 import type { TokenCache } from './create-token-cache';
+import type { OAuth2Config } from './oauth2-settings';
 import { buildFailedResult, type Notifier, type NotifierIo } from './notifier';
 import { verifySmtpSteps } from './verify-smtp-steps';
+
+/** SMTP_URL (and MAIL_TRANSPORT=smtp): pooled SMTP, with a password, an XOAUTH2 token, or no login. */
+export interface SmtpConfig {
+  url: string;
+  user?: string;
+  password?: string;
+  caFile?: string;
+  poolSize: number;
+  connectionTimeoutMs: number;
+  greetingTimeoutMs: number;
+  socketTimeoutMs: number;
+  oauth2?: OAuth2Config;
+}
 
 /** nodemailer, loaded when a notifier is made: `--help` and `check-config` never send. */
 function loadNodemailer(): typeof nodemailer {

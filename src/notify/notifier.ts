@@ -1,6 +1,6 @@
-import type { GraphConfig, SmtpConfig } from '../config';
+import type { z } from 'zod';
 import type { OutgoingMail } from '../mail';
-import type { Clock } from '../shared';
+import type { Clock, ConfigIssue, FailureFacts } from '../shared';
 import { classifyFailure, type FailureClass } from './classify-failure';
 
 /**
@@ -40,21 +40,44 @@ export interface NotifierIo {
   fetch?: typeof fetch;
 }
 
-/**
- * One transport, described once: when the configuration selects it, how its notifier is made, and the
- * words the start line (`mail via …`) and `verify-smtp` (after every step passed) say about it.
- */
-export interface TransportDescriptor {
-  readonly name: string;
-  selects(settings: NotifierSettings): boolean;
-  create(settings: NotifierSettings, io: NotifierIo): Notifier;
-  describeStart(settings: NotifierSettings): string;
-  describeVerified(settings: NotifierSettings): string;
+/** What a transport's `configure` may use besides the parsed environment, and where it reports problems. */
+export interface TransportContext {
+  issues: ConfigIssue[];
+  /** Variables whose value the schema refused: rules comparing with them are not checked. */
+  broken: ReadonlySet<string>;
+  /** Reads a file the settings name (a CA, a key), at boot. */
+  readFile: (file: string) => string;
+  /** The environment as given: a retired variable a transport still honours for a release is read from here. */
+  rawEnv: Readonly<Record<string, string>>;
+  /** DATA_DIR/mail, where `.eml` files go. */
+  outboxDir: string;
+  /** Real mail needs recipients: reports MAIL_TO when neither it nor ROUTES_FILE is given (`when`: what sends real mail). */
+  requireRecipients(when: string): void;
 }
 
-/** Where the relay's mails go, as configured: Graph, SMTP_URL, otherwise `.eml` files in the outbox directory. */
-export interface NotifierSettings {
-  smtp?: SmtpConfig;
-  graph?: GraphConfig;
-  mail: { outboxDir: string };
+/**
+ * One transport, described once: its settings section (zod fields with their docs, part of the relay's
+ * one schema), the configuration it takes from them (`configure`: undefined when they do not select it),
+ * how its notifier is made, the words the start line (`mail via …`) and `verify-smtp` (after every step
+ * passed) say about it, and the failure codes only it sets, with their words and whether they hold the
+ * queue for an operator. `notify/create-notifier.ts`'s TRANSPORTS lists them, most specific first.
+ */
+export interface TransportDescriptor<Name extends string = string, Settings = unknown> {
+  readonly name: Name;
+  readonly settings: z.ZodRawShape;
+  configure(env: Readonly<Record<string, unknown>>, context: TransportContext): Settings | undefined;
+  create(settings: Settings, io: NotifierIo): Notifier;
+  describeStart(settings: Settings): string;
+  describeVerified(settings: Settings): string;
+  /** Sends in flight at once (the worker's batch). */
+  concurrency(settings: Settings): number;
+  /** Secret values its configuration holds or derives (a password, a key), masked wherever logged. */
+  secrets(settings: Settings): string[];
+  readonly failures: Readonly<Record<string, FailureFacts>>;
 }
+
+/** The transport in force: the chosen descriptor's name and the configuration it took. */
+export type ConfiguredTransport<D> = D extends TransportDescriptor<infer Name, infer Settings> ? { name: Name; settings: Settings } : never;
+
+/** The environment a transport reads: its own section (and any other it shares), as parsed, and MAIL_FROM. */
+export type SectionEnv<Shape extends z.ZodRawShape> = z.infer<z.ZodObject<Shape>> & { MAIL_FROM: string };

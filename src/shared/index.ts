@@ -7,6 +7,7 @@ export {
   parseFailureCode,
   readFailureFacts,
   type FailureCode,
+  type FailureFacts,
 } from './failure-catalogue';
 export { replaceFailureCatalogue } from './render-failure-catalogue';
 export { systemClock, type Clock } from './clock';
@@ -34,3 +35,4 @@ export {
   parseCidr,
 } from './env-fields';
 export { describeZodIssue, type ZodIssueFacts } from './describe-zod-issue';
+export { setting, SETTING_GROUPS, type ConfigIssue, type SettingGroup, type SettingMeta } from './setting-meta';

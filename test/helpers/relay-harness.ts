@@ -46,7 +46,7 @@ export async function startTestRelay(
   const dataDir = options.dataDir ?? makeTempDir();
   const loaded = loadConfig(
     { DATA_DIR: dataDir, WORKER_POLL_MS: '50', LOG_LEVEL: 'debug', CATCH_UP_EVERY: 'off', ...env },
-    { readFile: (f) => fs.readFileSync(f, 'utf8') },
+    { readFile: (f) => fs.readFileSync(f, 'utf8'), transports: options.transports },
   );
   const config = options.tune ? options.tune(loaded) : loaded;
   const logs: string[] = [];
@@ -129,5 +129,13 @@ export async function waitUntil<T>(
 /** A `tune` for startTestRelay: the SMTP connection, greeting and idle timeouts all set to `ms`. */
 export function smtpTimeouts(ms: number): (config: Config) => Config {
   return (config) =>
-    config.smtp ? { ...config, smtp: { ...config.smtp, connectionTimeoutMs: ms, greetingTimeoutMs: ms, socketTimeoutMs: ms } } : config;
+    config.transport.name === 'smtp'
+      ? {
+          ...config,
+          transport: {
+            ...config.transport,
+            settings: { ...config.transport.settings, connectionTimeoutMs: ms, greetingTimeoutMs: ms, socketTimeoutMs: ms },
+          },
+        }
+      : config;
 }

@@ -5,18 +5,30 @@ import { runCli } from '../../src/cli';
 import { describeBoot } from '../../src/cli/serve';
 import type { OutgoingMail } from '../../src/mail';
 import { TRANSPORTS, type TransportDescriptor } from '../../src/notify';
+import { setting } from '../../src/shared';
+import { z } from 'zod';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import { makeTempDir, postWebhook, startTestRelay, waitUntil } from '../helpers/relay-harness';
 
 const SECRET = 'descriptor-webhook-secret';
 
-/** A tiny transport written here: it keeps each mail in memory, and is chosen by being first in the list. */
-function createMemoryTransport(): { transport: TransportDescriptor; sent: OutgoingMail[]; verified: string[] } {
+/**
+ * A tiny transport written here: it keeps each mail in memory. Its own setting, MEMORY_MAILBOX, chooses
+ * it (first in the list); without it the relay's own transports are used.
+ */
+function createMemoryTransport(): {
+  transport: TransportDescriptor<'memory', { mailbox: string }>;
+  sent: OutgoingMail[];
+  verified: string[];
+} {
   const sent: OutgoingMail[] = [];
   const verified: string[] = [];
-  const transport: TransportDescriptor = {
+  const transport: TransportDescriptor<'memory', { mailbox: string }> = {
     name: 'memory',
-    selects: () => true,
+    settings: {
+      MEMORY_MAILBOX: setting(z.string().trim().optional(), { group: 'features', description: 'Keep mails in this in-memory mailbox.' }),
+    },
+    configure: (env) => (typeof env.MEMORY_MAILBOX === 'string' ? { mailbox: env.MEMORY_MAILBOX } : undefined),
     create: () => ({
       kind: 'memory',
       async send(mail) {
@@ -29,8 +41,11 @@ function createMemoryTransport(): { transport: TransportDescriptor; sent: Outgoi
       },
       async close() {},
     }),
-    describeStart: () => 'memory (kept in the test)',
-    describeVerified: () => 'The memory transport holds the mails; no mail was sent.',
+    describeStart: (memory) => `memory ${memory.mailbox} (kept in the test)`,
+    describeVerified: (memory) => `The memory transport holds the mails in ${memory.mailbox}; no mail was sent.`,
+    concurrency: () => 1,
+    secrets: () => [],
+    failures: {},
   };
   return { transport, sent, verified };
 }
@@ -40,7 +55,7 @@ describe('a transport described by its descriptor alone', () => {
   it('delivers the relay’s mails', async () => {
     const memory = createMemoryTransport();
     const relay = await startTestRelay(
-      { MAIL_TO: 'oncall@example.com', WEBHOOK_SECRET: SECRET },
+      { MAIL_TO: 'oncall@example.com', WEBHOOK_SECRET: SECRET, MEMORY_MAILBOX: 'inbox' },
       { transports: [memory.transport, ...TRANSPORTS] },
     );
     try {
@@ -57,12 +72,20 @@ describe('a transport described by its descriptor alone', () => {
     }
   });
 
-  it('names it on the start line', () => {
-    const config = loadConfig({ DATA_DIR: makeTempDir(), MAIL_TO: 'oncall@example.com' }, { readFile: (f) => fs.readFileSync(f, 'utf8') });
+  it('is chosen by its own setting, and names it on the start line', () => {
     const { transport } = createMemoryTransport();
-    expect(describeBoot(config, [transport, ...TRANSPORTS])).toContain('mail via memory (kept in the test)');
-    // Without it, the same configuration writes .eml files.
-    expect(describeBoot(config)).toContain(`mail via .eml files in ${config.mail.outboxDir}`);
+    const transports = [transport, ...TRANSPORTS];
+    const load = (env: Record<string, string>) =>
+      loadConfig(
+        { DATA_DIR: makeTempDir(), MAIL_TO: 'oncall@example.com', ...env },
+        { readFile: (f) => fs.readFileSync(f, 'utf8'), transports },
+      );
+    const config = load({ MEMORY_MAILBOX: 'inbox' });
+    expect(config.transport).toEqual({ name: 'memory', settings: { mailbox: 'inbox' } });
+    expect(describeBoot(config, transports)).toContain('mail via memory inbox (kept in the test)');
+    // Without its setting, the same relay writes .eml files.
+    const without = load({});
+    expect(describeBoot(without, transports)).toContain(`mail via .eml files in ${without.mail.outboxDir}`);
   });
 
   it('is checked by verify-smtp, with its own words', async () => {
@@ -71,7 +94,7 @@ describe('a transport described by its descriptor alone', () => {
     let out = '';
     stdout.on('data', (c: Buffer) => (out += c.toString()));
     const code = await runCli(['node', 'compliance-relay', 'verify-smtp'], {
-      env: { DATA_DIR: makeTempDir(), MAIL_TO: 'oncall@example.com' },
+      env: { DATA_DIR: makeTempDir(), MAIL_TO: 'oncall@example.com', MEMORY_MAILBOX: 'inbox' },
       stdout,
       stderr: new PassThrough(),
       readFile: (f) => fs.readFileSync(f),
@@ -82,6 +105,6 @@ describe('a transport described by its descriptor alone', () => {
     expect(code).toBe(0);
     expect(memory.verified).toEqual(['verify']);
     expect(out).toContain('ok  the memory is there');
-    expect(out).toContain('The memory transport holds the mails; no mail was sent.');
+    expect(out).toContain('The memory transport holds the mails in inbox; no mail was sent.');
   });
 });

@@ -25,7 +25,7 @@ describe('loadConfig', () => {
     expect(config.http).toMatchObject({ host: '127.0.0.1', port: 8080 });
     expect(config.webhook.unsignedFromNetwork).toBe(false);
     expect(config.store.dataDir).toBe('/srv/data');
-    expect(config.smtp).toBeUndefined();
+    expect(config.transport.name).toBe('file');
     expect(config.mail.outboxDir).toBe('/srv/data/mail');
     expect(config.webhook).toMatchObject({ maxBytes: 1_048_576 });
     expect(config.sources[0]).toMatchObject({ path: '/webhook', secrets: [] });
@@ -99,7 +99,7 @@ describe('loadConfig', () => {
 
   it('treats empty values as unset (compose passes ${VAR:-} as "")', () => {
     const config = loadConfig({ SMTP_URL: '', PORT: '', MAIL_TO: '' }, { readFile: read({}) });
-    expect(config.smtp).toBeUndefined();
+    expect(config.transport.name).toBe('file');
     expect(config.http.port).toBe(8080);
   });
 

@@ -53,7 +53,7 @@ describe('a variable no longer read is warned about, naming what replaced it', (
   ])('%s=%s still set: warned, and the fixed value (%s) holds', (name, value, words) => {
     const config = loadConfig({ SMTP_URL: 'smtp://mail.example.com:587', MAIL_TO: 'a@b.c', [name]: value }, { readFile: () => '' });
     expect(config.warnings).toEqual([{ variable: name, message: expect.stringContaining(words) }]);
-    expect(config.smtp).toMatchObject({ connectionTimeoutMs: 10_000, greetingTimeoutMs: 10_000, socketTimeoutMs: 60_000 });
+    expect(config.transport.settings).toMatchObject({ connectionTimeoutMs: 10_000, greetingTimeoutMs: 10_000, socketTimeoutMs: 60_000 });
     expect(config.observe.smtpCheckIntervalMs).toBe(300_000);
   });
 

@@ -1,8 +1,51 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { isLoopbackHost } from '../shared';
-import type { ConfigIssue } from './config-issue';
-import type { Env } from './schema';
-import { OAUTH2_TIMEOUT_MS } from './retired-settings';
+import { z } from 'zod';
+import { httpUrl, isLoopbackHost, setting, type ConfigIssue } from '../shared';
+import type { TransportContext } from './notifier';
+
+/** Time for one OAuth2 token request. */
+export const OAUTH2_TIMEOUT_MS = 10_000;
+
+/** The app's credentials, read by both transports that log in with OAuth2 (SMTP's XOAUTH2 and Microsoft Graph). */
+export const OAUTH2_SETTINGS = {
+  OAUTH2_TENANT_ID: setting(
+    z
+      .string()
+      .trim()
+      .regex(
+        /^[A-Za-z0-9.-]+$/,
+        'must be the directory (tenant) ID or domain, e.g. 00000000-0000-0000-0000-000000000000 or contoso.onmicrosoft.com',
+      )
+      .optional(),
+    { group: 'provider', description: 'Microsoft: the directory (tenant) ID or domain (required with Microsoft).' },
+  ),
+  OAUTH2_CLIENT_ID: setting(z.string().trim().min(1).max(200).optional(), {
+    group: 'provider',
+    description: 'Microsoft: the application (client) ID (required).',
+  }),
+  OAUTH2_CLIENT_SECRET: setting(z.string().max(1000).optional(), {
+    secret: true,
+    group: 'provider',
+    description: "Microsoft: a client secret's value; or a certificate (OAUTH2_CERTIFICATE_FILE).",
+  }),
+  OAUTH2_CERTIFICATE_FILE: setting(z.string().trim().optional(), {
+    group: 'provider',
+    description:
+      'Microsoft: one PEM file holding the certificate uploaded to the app registration and its private key (RSA), the usual bundle.',
+  }),
+  OAUTH2_SERVICE_ACCOUNT_FILE: setting(z.string().trim().optional(), {
+    group: 'provider',
+    description: "Google: the service account's JSON key; it acts as SMTP_USER. Setting it means the provider is Google.",
+  }),
+  OAUTH2_TOKEN_URL: setting(httpUrl.optional(), {
+    group: 'provider',
+    description: "The token endpoint (https:// except to loopback); default: the provider's, or the key file's token_uri.",
+    defaultText: 'by provider',
+  }),
+};
+
+/** The OAuth2 settings as parsed. */
+type Env = z.infer<z.ZodObject<typeof OAUTH2_SETTINGS>>;
 
 /** The provider, from the credentials given: a service-account key is Google's, a tenant and client ID Microsoft's. */
 export type OAuth2Provider = 'microsoft' | 'google';
@@ -37,7 +80,7 @@ export type OAuth2Use = { kind: 'smtp'; user?: string } | { kind: 'graph' };
  * The retired variable that held the certificate's key apart (the key now sits in the certificate's PEM
  * bundle): a relay that still sets it keeps its certificate credential working, warned as retired.
  */
-export interface RetiredOAuth2Settings {
+interface RetiredOAuth2Settings {
   privateKeyFile?: string;
 }
 
@@ -66,6 +109,14 @@ export function wantsOAuth2Login(e: Env): boolean {
   return e.OAUTH2_CLIENT_ID !== undefined || e.OAUTH2_SERVICE_ACCOUNT_FILE !== undefined;
 }
 
+/** The client secret and the private key (and each line of the key, in case a log line holds one). */
+export function oauth2Secrets(oauth2: OAuth2Config | undefined): string[] {
+  if (!oauth2) return [];
+  const keyLines = (pem: string) => pem.split(/\r?\n/).filter((line) => line.length >= 16 && !line.startsWith('-----'));
+  const key = oauth2.privateKeyPem ? [oauth2.privateKeyPem, ...keyLines(oauth2.privateKeyPem)] : [];
+  return [...(oauth2.clientSecret ? [oauth2.clientSecret] : []), ...key];
+}
+
 /** Issues for OAUTH2_* variables set while nothing uses OAuth2. */
 export function checkUnusedOAuth2(e: Env): ConfigIssue[] {
   return OAUTH2_VARIABLES.filter((v) => e[v] !== undefined).map((variable) => ({
@@ -83,15 +134,16 @@ export function checkUnusedOAuth2(e: Env): ConfigIssue[] {
 export function buildOAuth2Config(
   e: Env,
   use: OAuth2Use,
-  context: { readFile: (file: string) => string; issues: ConfigIssue[]; retired: RetiredOAuth2Settings },
+  context: Pick<TransportContext, 'readFile' | 'issues' | 'rawEnv'>,
 ): OAuth2Config | undefined {
-  const { issues } = context;
+  const { issues, readFile } = context;
+  const retired: RetiredOAuth2Settings = { privateKeyFile: context.rawEnv.OAUTH2_PRIVATE_KEY_FILE };
   const provider = deriveProvider(e, use, issues);
   if (!provider) return undefined;
   const before = issues.length;
   checkEndpointUrl('OAUTH2_TOKEN_URL', e.OAUTH2_TOKEN_URL, issues);
   const why = use.kind === 'smtp' ? "Microsoft's XOAUTH2 login" : 'MAIL_TRANSPORT=graph';
-  const build: BuildContext = { ...context, e, use, why };
+  const build: BuildContext = { readFile, issues, retired, e, use, why };
   const config = provider === 'microsoft' ? buildMicrosoftConfig(build) : buildGoogleConfig(build);
   return issues.length === before ? config : undefined;
 }
