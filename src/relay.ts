@@ -12,7 +12,7 @@ import {
 import { createBatchHistory, createWorker, type Composers, type Worker, type WorkerOutcome } from './delivery';
 import { createApp } from './http';
 import { defaultTemplatesDir, loadRenderer, type Renderer } from './mail';
-import { createNotifier, type Notifier, type TransportDescriptor } from './notify';
+import { buildFailureCatalogue, createNotifier, type Notifier, type TransportDescriptor } from './notify';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
 import type * as DashboardModule from './dashboard';
 import { createMetrics, registerWaiverGauge, type RelayMetrics } from './metrics';
@@ -386,6 +386,7 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'no
       clock,
       logger,
       timezone: config.mail.timezone,
+      failures: buildFailureCatalogue(io.transports),
       netboxUrl: config.sources[0].netbox.url,
       routeNames: config.routing.routes.map((r) => r.name),
       sources: config.sources,

@@ -1,6 +1,5 @@
 import type { Config } from '../config';
-import { describeMailError } from '../mail';
-import { readFailureCode } from '../notify';
+import { describeMailError, readFailureCode } from '../notify';
 
 /**
  * A failed SMTP check or send as the command line prints it: the catalogue's code (as the relay stores

@@ -4,7 +4,9 @@ import type * as AccessTokenModule from './fetch-access-token';
 import type * as TokenCacheModule from './create-token-cache';
 import type * as GraphModule from './create-graph-notifier';
 import type { GraphConfig } from './create-graph-notifier';
-import type { SectionEnv, TransportContext, TransportDescriptor } from './notifier';
+import type { SectionEnv, TransportDescriptor } from './notifier';
+import type { TransportContext } from './transport-context';
+import { GRAPH_FAILURES } from './graph-failures';
 import { buildOAuth2Config, checkEndpointUrl, OAUTH2_SETTINGS, oauth2Secrets } from './oauth2-settings';
 
 /** sendMail requests in flight at once: Exchange Online allows 4 per app and mailbox, so more only earns 429s. */
@@ -46,7 +48,7 @@ export const graphTransport: TransportDescriptor<'graph', GraphConfig> = {
   describeVerified: (graph) => `Microsoft Graph gave a token for ${graph.sender}; no mail was sent.`,
   concurrency: (graph) => graph.concurrency,
   secrets: (graph) => oauth2Secrets(graph.oauth2),
-  failures: {},
+  failures: GRAPH_FAILURES,
 };
 
 /** MAIL_TRANSPORT=graph: the sender mailbox (MAIL_FROM's address), Graph's URL and the app's credentials. */

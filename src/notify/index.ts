@@ -1,6 +1,15 @@
 export { buildFailureClass, classifyFailure, classifyRenderFailure, readFailureCode, type FailureClass } from './classify-failure';
 export type { Notifier, NotifyResult, TransportDescriptor } from './notifier';
-export { configureTransport, createNotifier, findTransport, TRANSPORTS, type TransportConfig } from './create-notifier';
+export {
+  buildFailureCatalogue,
+  configureTransport,
+  createNotifier,
+  FAILURE_CATALOGUE,
+  findTransport,
+  TRANSPORTS,
+  type TransportConfig,
+} from './create-notifier';
+export { describeMailError } from './describe-mail-error';
 export { createSmtpNotifier, type SmtpConfig } from './create-smtp-notifier';
 export { createFileNotifier } from './create-file-notifier';
 export type { OAuth2Config } from './oauth2-settings';

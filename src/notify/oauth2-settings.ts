@@ -1,7 +1,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { z } from 'zod';
-import { httpUrl, isLoopbackHost, setting, type ConfigIssue } from '../shared';
-import type { TransportContext } from './notifier';
+import { httpUrl, isLoopbackHost, setting, type ConfigIssue, type FailureFacts } from '../shared';
+import type { TransportContext } from './transport-context';
 
 /** Time for one OAuth2 token request. */
 export const OAUTH2_TIMEOUT_MS = 10_000;
@@ -42,6 +42,30 @@ export const OAUTH2_SETTINGS = {
     description: "The token endpoint (https:// except to loopback); default: the provider's, or the key file's token_uri.",
     defaultText: 'by provider',
   }),
+};
+
+/** The codes of a token request: either transport that logs in with OAuth2 sets them (both descriptors list them). */
+export const OAUTH2_FAILURES: Readonly<Record<string, FailureFacts>> = {
+  // The token endpoint or the server refused the app's credentials or token: every mail would fail alike
+  // until an operator renews the secret (client secrets expire on a date), which can take days.
+  OAUTH2_REFUSED: {
+    retryable: true,
+    configProblem: true,
+    heldForOperator: true,
+    scope: 'server',
+    transport: 'oauth2',
+    serverReachable: false,
+    words: "The OAuth2 token endpoint or the mail server refused the app's credentials (client secret, tenant, grant).",
+  },
+  OAUTH2_UNAVAILABLE: {
+    retryable: true,
+    configProblem: false,
+    heldForOperator: false,
+    scope: 'server',
+    transport: 'oauth2',
+    serverReachable: false,
+    words: 'The OAuth2 token endpoint could not be reached or is overloaded (429, 5xx): no token yet.',
+  },
 };
 
 /** The OAuth2 settings as parsed. */

@@ -1,10 +1,13 @@
 import { z } from 'zod';
 import { positiveInt, setting } from '../shared';
 import { createSmtpNotifier, type SmtpConfig } from './create-smtp-notifier';
-import type { SectionEnv, TransportContext, TransportDescriptor } from './notifier';
+import type { SectionEnv, TransportDescriptor } from './notifier';
+import { SMTP_FAILURES } from './smtp-failures';
+import type { TransportContext } from './transport-context';
 import {
   buildOAuth2Config,
   checkUnusedOAuth2,
+  OAUTH2_FAILURES,
   OAUTH2_SETTINGS,
   oauth2Secrets,
   wantsOAuth2Login,
@@ -55,7 +58,7 @@ export const smtpTransport: TransportDescriptor<'smtp', SmtpConfig> = {
   },
   concurrency: (smtp) => smtp.poolSize,
   secrets: (smtp) => [...(smtp.password ? [smtp.password] : []), ...oauth2Secrets(smtp.oauth2)],
-  failures: {},
+  failures: { ...SMTP_FAILURES, ...OAUTH2_FAILURES },
 };
 
 /** SMTP settings, or undefined when mails go to .eml files (or Graph); problems are pushed onto `issues`. */

@@ -1,11 +1,12 @@
 export { RelayError, buildErrorBody, type ErrorCode, type ErrorIssue } from './errors';
 export {
-  FAILURE_CATALOGUE,
+  RELAY_FAILURES,
   describeFailureOutcome,
   isCertificateFailure,
   isFailureCode,
   parseFailureCode,
   readFailureFacts,
+  type FailureCatalogue,
   type FailureCode,
   type FailureFacts,
 } from './failure-catalogue';

@@ -1,4 +1,5 @@
-import { FAILURE_CATALOGUE, isCertificateFailure, type FailureCode } from '../shared';
+import { isCertificateFailure } from '../shared';
+import { SMTP_FAILURES } from './smtp-failures';
 
 /** What a failed connection, TLS handshake or login to the mail server looked like (an error, or a stored failure). */
 export interface MailErrorFacts {
@@ -19,9 +20,9 @@ const NOT_TLS = /wrong version number|packet length too long|unknown protocol|ss
  * nodemailer and Node give before the relay classifies them (`ENOTFOUND`, `ERROR`).
  */
 const CONNECTION_CODES: ReadonlySet<string> = new Set([
-  ...(Object.keys(FAILURE_CATALOGUE) as FailureCode[]).filter((code) => {
-    const facts = FAILURE_CATALOGUE[code];
-    return facts.transport === 'smtp' && (facts.scope === 'server' || facts.configProblem);
+  ...Object.keys(SMTP_FAILURES).filter((code) => {
+    const facts = SMTP_FAILURES[code];
+    return facts.scope === 'server' || facts.configProblem;
   }),
   'ENOTFOUND',
   'ERROR',
