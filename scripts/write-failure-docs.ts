@@ -4,8 +4,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { FAILURE_CATALOGUE } from '../src/notify';
 import { replaceFailureCatalogue } from '../src/shared';
 
 const page = path.join(__dirname, '../../docs/errors.md');
-fs.writeFileSync(page, replaceFailureCatalogue(fs.readFileSync(page, 'utf8')));
+fs.writeFileSync(page, replaceFailureCatalogue(fs.readFileSync(page, 'utf8'), FAILURE_CATALOGUE));
 process.stdout.write('Wrote the failure catalogue in docs/errors.md from src/shared/failure-catalogue.ts.\n');

@@ -15,7 +15,7 @@ import {
 import { createBatchHistory, createWorker, type Composers, type Worker, type WorkerOutcome } from './delivery';
 import { createApp } from './http';
 import { defaultTemplatesDir, loadRenderer, type Renderer } from './mail';
-import { createNotifier, type Notifier, type TransportDescriptor } from './notify';
+import { buildFailureCatalogue, createNotifier, type Notifier, type TransportDescriptor } from './notify';
 import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
 import type * as DashboardModule from './dashboard';
 import { createMetrics, registerWaiverGauge, type RelayMetrics } from './metrics';
@@ -68,7 +68,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const store = openStore(config.store, {
     onIdleError: (error) => io.logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
   });
-  const notifier = createNotifier(config, { readFile: io.readFile, clock: io.clock }, io.transports);
+  const notifier = createNotifier(config.transport, { readFile: io.readFile, clock: io.clock }, io.transports);
   const netbox = createRelayNetboxClients(config, io);
   // The webhooks being answered, for the metrics.
   const webhooksInFlight = createActivityCounter();
@@ -389,6 +389,7 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'no
       clock,
       logger,
       timezone: config.mail.timezone,
+      failures: buildFailureCatalogue(io.transports),
       netboxUrl: config.sources[0].netbox.url,
       routeNames: config.routing.routes.map((r) => r.name),
       sources: config.sources,

@@ -35,12 +35,13 @@ process.send!({ type: 'ready' });
 /** Sends the captured mail `count` times; the clock runs from the first send to the last answer. */
 async function push({ env, count, raw, from, to, stock }: PushRequest) {
   const config = loadConfig(env, { readFile: (f) => fs.readFileSync(f, 'utf8') });
-  if (!config.smtp) throw new Error('the floor needs SMTP_URL');
+  if (config.transport.name !== 'smtp') throw new Error('the floor needs SMTP_URL');
+  const smtp = config.transport.settings;
   const bytes = Buffer.from(raw, 'base64');
   const mail: OutgoingMail = { raw: bytes, envelope: { from, to }, messageId: '', subject: '', text: null, html: null };
   const transport = stock
-    ? createStockTransport(config.smtp.url, config.smtp.poolSize)
-    : createSmtpNotifier(config.smtp, { readFile: (f) => fs.readFileSync(f) });
+    ? createStockTransport(smtp.url, smtp.poolSize)
+    : createSmtpNotifier(smtp, { readFile: (f) => fs.readFileSync(f) });
   const started = Date.now();
   const results = await Promise.all(Array.from({ length: count }, () => transport.send(mail)));
   const elapsedMs = Date.now() - started;

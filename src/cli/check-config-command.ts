@@ -33,14 +33,14 @@ export async function checkConfig(io: CliIo, setExitCode: SetExitCode, flags: { 
   }
   for (const w of config.warnings) io.stderr.write(`compliance-relay: warning: ${w.variable} ${w.message}\n`);
   io.stdout.write(
-    `${flags.json ? JSON.stringify(redactConfig(config), null, 2) : formatSettings(io.env, config)}\nThe configuration is valid.\n`,
+    `${flags.json ? JSON.stringify(redactConfig(config), null, 2) : formatSettings(io, config)}\nThe configuration is valid.\n`,
   );
   if (flags.online) setExitCode(await loadOnlineCheck().checkSourcesOnline(config, io));
 }
 
 /** The settings as NAME=value lines a user can compare with their .env: what they set, then the defaults. */
-function formatSettings(env: CliIo['env'], config: Config): string {
-  const { set, defaulted, advancedDefaulted, unset } = listSettings(env, config);
+function formatSettings(io: CliIo, config: Config): string {
+  const { set, defaulted, advancedDefaulted, unset } = listSettings(io.env, config, io.transports);
   const lines = (settings: Setting[]) => settings.map((s) => `  ${s.name}=${s.value}`);
   const files = [
     config.routing.file ? `ROUTES_FILE ${config.routing.file}: routes ${config.routing.routes.map((r) => r.name).join(', ')}` : undefined,
@@ -73,10 +73,10 @@ export async function verifySmtp(io: CliIo, setExitCode: SetExitCode): Promise<v
     setExitCode(EXIT_CONFIG);
     return;
   }
-  const notifier = createNotifier(config, { readFile: io.readFile }, io.transports);
+  const notifier = createNotifier(config.transport, { readFile: io.readFile }, io.transports);
   try {
     await notifier.verify((step) => io.stdout.write(`  ok  ${step}\n`));
-    io.stdout.write(`${findTransport(config, io.transports).describeVerified(config)}\n`);
+    io.stdout.write(`${findTransport(config.transport, io.transports).describeVerified(config.transport.settings)}\n`);
   } catch (error) {
     io.stderr.write(`compliance-relay: SMTP check failed ${describeMailFailure(error, config)}\n`);
     setExitCode(EXIT_UNAVAILABLE);

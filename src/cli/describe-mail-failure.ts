@@ -1,6 +1,5 @@
 import type { Config } from '../config';
-import { describeMailError } from '../mail';
-import { readFailureCode } from '../notify';
+import { describeMailError, readFailureCode } from '../notify';
 
 /**
  * A failed SMTP check or send as the command line prints it: the catalogue's code (as the relay stores
@@ -9,7 +8,7 @@ import { readFailureCode } from '../notify';
  */
 export function describeMailFailure(error: unknown, config: Config): string {
   const err = error as { code?: string; responseCode?: number; message?: string };
-  const server = config.smtp ? new URL(config.smtp.url).host : undefined;
+  const server = config.transport.name === 'smtp' ? new URL(config.transport.settings.url).host : undefined;
   const code = readFailureCode(error);
   const reply = err.responseCode ? ` ${err.responseCode}` : '';
   return `(${code}${reply}): ${describeMailError({ code, message: err.message }, server) ?? err.message ?? String(error)}`;

@@ -4,7 +4,7 @@ import type { CliIo } from './io';
 /** Loads the config, or prints every problem by variable name and returns undefined. */
 export function loadConfigOrReport(io: CliIo): Config | undefined {
   try {
-    return loadConfig(io.env, { readFile: (file) => io.readFile(file).toString('utf8'), cwd: io.cwd });
+    return loadConfig(io.env, { readFile: (file) => io.readFile(file).toString('utf8'), cwd: io.cwd, transports: io.transports });
   } catch (error) {
     if (error instanceof ConfigError) {
       io.stderr.write(`compliance-relay: the configuration is invalid (nothing was started):\n`);

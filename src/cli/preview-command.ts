@@ -168,7 +168,7 @@ export async function sendTestCommand(options: { to?: string }, config: Config, 
   const mail = (await (
     await createRouteComposer(config, route, { implicitRoute: false, subjectPrefix: '[test] ' })(delivery)
   ).messageFor({ name: route.name, reminder: false, reason: 'send-test' }))!;
-  const notifier = createNotifier(config, { readFile: io.readFile });
+  const notifier = createNotifier(config.transport, { readFile: io.readFile }, io.transports);
   try {
     const result = await notifier.send(mail);
     if (result.status !== 'sent') {

@@ -165,7 +165,7 @@ export function describeListenError(code: string | undefined, where: { host: str
 /** The boot line: what the relay stores in, mails through and talks to, in one short sentence. */
 export function describeBoot(config: Config, transports?: readonly TransportDescriptor[]): string {
   const store = config.store.databaseUrl ? `PostgreSQL (pool ${PG_POOL_SIZE})` : `SQLite in ${config.store.dataDir}`;
-  const mail = findTransport(config, transports).describeStart(config);
+  const mail = findTransport(config.transport, transports).describeStart(config.transport.settings);
   const routes = config.routing.routes.length;
   const { url: netboxUrl } = config.sources[0].netbox;
   const netbox = netboxUrl ? `NetBox ${new URL(netboxUrl).host}` : 'no NetBox';

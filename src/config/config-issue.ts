@@ -1,5 +1,1 @@
-/** One problem with the configuration, named by its variable. */
-export interface ConfigIssue {
-  variable: string;
-  message: string;
-}
+export type { ConfigIssue } from '../shared';

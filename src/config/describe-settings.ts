@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { RETIRED_SETTINGS } from './retired-settings';
-import { EnvSchema, readSettingMeta, SECRET_VARIABLES, SETTING_GROUPS, type Env, type SettingGroup } from './schema';
+import {
+  EnvSchema,
+  listSecretVariables,
+  readSettingMeta,
+  SETTING_GROUPS,
+  type Env,
+  type SettingGroup,
+  type SettingsSchema,
+} from './schema';
 
 /** One setting as the reference and .env.example show it, read from {@link EnvSchema}. */
 export interface SettingDoc {
@@ -26,22 +34,21 @@ interface JsonProperty {
   maximum?: number;
 }
 
-const SECRETS: ReadonlySet<string> = new Set(SECRET_VARIABLES);
-
-/** Every setting, basics first, each group in the schema's order. */
-export function describeSettings(): SettingDoc[] {
+/** Every setting of `schema` (the relay's, or it with further transports' sections), basics first, each group in the schema's order. */
+export function describeSettings(schema: SettingsSchema = EnvSchema): SettingDoc[] {
+  const secrets: ReadonlySet<string> = new Set(listSecretVariables(schema));
   // The input side: defaults and bounds as a user writes them, not as the relay holds them (5m, not 300000).
-  const json = z.toJSONSchema(EnvSchema, { io: 'input', unrepresentable: 'any' }) as { properties: Record<string, JsonProperty> };
-  const parsed = EnvSchema.parse({}, { jitless: true }) as Record<string, unknown>;
-  const docs = (Object.keys(EnvSchema.shape) as (keyof Env)[]).map((name): SettingDoc => {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { properties: Record<string, JsonProperty> };
+  const parsed = schema.parse({}, { jitless: true }) as Record<string, unknown>;
+  const docs = (Object.keys(schema.shape) as (keyof Env)[]).map((name): SettingDoc => {
     const property = json.properties[name] ?? {};
     const value = property.default ?? parsed[name];
     return {
       name,
-      ...readSettingMeta(name),
+      ...readSettingMeta(name, schema),
       default: value === undefined ? undefined : typeof value === 'string' ? value : JSON.stringify(value),
       allowed: describeAllowed(property, typeof parsed[name] === 'boolean'),
-      secret: SECRETS.has(name),
+      secret: secrets.has(name),
     };
   });
   const order = Object.keys(SETTING_GROUPS);

@@ -1,4 +1,5 @@
-export { loadConfig, ConfigError, type Config, type SmtpConfig, type GraphConfig, type OAuth2Config } from './load-config';
+export { loadConfig, ConfigError, type Config } from './load-config';
+export type { OAuth2Config, SmtpConfig } from '../notify';
 export { redactConfig } from './redact-config';
 export { describeUnsignedWebhook, listBootWarnings } from './list-boot-warnings';
 export { type SourceConfig } from './sources-file';

@@ -25,7 +25,7 @@ export function listBootWarnings(config: Config): BootWarning[] {
   if (unsigned) warnings.push({ fields: { host: config.http.host }, message: unsigned });
   for (const w of config.warnings) warnings.push({ fields: { variable: w.variable }, message: `${w.variable} ${w.message}` });
   if (!config.sources[0].netbox.url) warnings.push({ fields: {}, message: 'NETBOX_URL is not set: links in mails will be relative paths' });
-  if (!config.smtp && !config.graph)
+  if (config.transport.name === 'file')
     warnings.push({
       fields: { dir: config.mail.outboxDir },
       message: `SMTP_URL is not set: mails are written as .eml files under ${config.mail.outboxDir}`,

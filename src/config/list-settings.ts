@@ -1,4 +1,5 @@
-import { SECRET_VARIABLES } from './schema';
+import type { TransportDescriptor } from '../notify';
+import { buildEnvSchema, listSecretVariables } from './schema';
 import { describeSettings } from './describe-settings';
 import type { Config } from './load-config';
 
@@ -19,7 +20,6 @@ export interface SettingsInForce {
   unset: string[];
 }
 
-const SECRETS: ReadonlySet<string> = new Set(SECRET_VARIABLES);
 const REDACTED = '[REDACTED]';
 
 /**
@@ -27,10 +27,16 @@ const REDACTED = '[REDACTED]';
  * defaulted, or unset. `config` supplies the one default that is derived (HOST depends on
  * WEBHOOK_SECRET). Secrets never appear: a set secret (or its `_FILE`) reads [REDACTED] or its file name.
  */
-export function listSettings(env: Record<string, string | undefined>, config: Config): SettingsInForce {
+export function listSettings(
+  env: Record<string, string | undefined>,
+  config: Config,
+  transports?: readonly TransportDescriptor[],
+): SettingsInForce {
   const result: SettingsInForce = { set: [], defaulted: [], advancedDefaulted: [], unset: [] };
+  const schema = buildEnvSchema(transports);
+  const SECRETS: ReadonlySet<string> = new Set(listSecretVariables(schema));
   // In the reference's order (basics first), defaults as a user writes them (5m, not 300000).
-  for (const { name, group, default: byDefault } of describeSettings()) {
+  for (const { name, group, default: byDefault } of describeSettings(schema)) {
     const raw = env[name];
     const file = SECRETS.has(name) ? env[`${name}_FILE`] : undefined;
     if (raw !== undefined && raw !== '') result.set.push({ name, value: SECRETS.has(name) ? REDACTED : redactUrlPassword(raw) });
@@ -49,10 +55,11 @@ export function listSettings(env: Record<string, string | undefined>, config: Co
  * MAIL_TRANSPORT=graph, SQLite's with DATABASE_URL, SMTP's without SMTP_URL do not, so they are not shown.
  */
 function isInForce(name: string, config: Config): boolean {
-  const oauth2 = config.smtp?.oauth2 !== undefined || config.graph !== undefined;
-  if (name.startsWith('GRAPH_')) return config.graph !== undefined;
+  const { transport } = config;
+  const oauth2 = transport.name === 'graph' || (transport.name === 'smtp' && transport.settings.oauth2 !== undefined);
+  if (name.startsWith('GRAPH_')) return transport.name === 'graph';
   if (name.startsWith('OAUTH2_')) return oauth2;
-  if (name.startsWith('SMTP_')) return config.smtp !== undefined;
+  if (name.startsWith('SMTP_')) return transport.name === 'smtp';
   if (name === 'SQLITE_SYNCHRONOUS' || name === 'DATA_DIR') return config.store.databaseUrl === undefined;
   if (name.startsWith('NETBOX_')) return config.sources.some((s) => s.netbox.url !== undefined);
   return true;

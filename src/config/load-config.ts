@@ -1,9 +1,8 @@
 import path from 'node:path';
 import { buildDefaultRoute, type Route } from '../routing';
 import { isLoopbackHost } from '../shared';
-import type { Env } from './schema';
-import { checkUnusedOAuth2 } from './build-oauth2-config';
-import { buildGraphConfig, buildSmtpConfig } from './build-transport-config';
+import { configureTransport, findTransport, TRANSPORTS, type TransportConfig, type TransportDescriptor } from '../notify';
+import { buildEnvSchema, type Env } from './schema';
 import { checkSourceRules } from './check-source-rules';
 import { checkWebhookExposure } from './check-webhook-exposure';
 import {
@@ -24,13 +23,12 @@ import type { ConfigIssue } from './config-issue';
 import { parseEnvironment, readSecretFiles } from './parse-environment';
 import { readRoutes } from './routes-file';
 import { buildDefaultSource, normalizeWebhookPath, readSourcesFile, type SourceConfig } from './sources-file';
-import { checkRetiredSettings, PAUSE_AFTER_4XX_IN_A_ROW, WEBHOOK_RATE_LIMIT_WINDOW_MS } from './retired-settings';
+import { checkRetiredSettings, PAUSE_AFTER_4XX_IN_A_ROW, SMTP_CHECK_INTERVAL_MS, WEBHOOK_RATE_LIMIT_WINDOW_MS } from './retired-settings';
 import { readWaiversFile } from './waivers-file';
 import type { Waiver } from '../waivers';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 
 export type { ConfigIssue } from './config-issue';
-export type { OAuth2Config } from './build-oauth2-config';
 
 /** Thrown by {@link loadConfig} with every problem found, not just the first. */
 export class ConfigError extends Error {
@@ -51,12 +49,6 @@ export type Config = OptionalWhenUndefined<ReturnType<typeof buildConfig>> & {
   warnings: ConfigIssue[];
 };
 
-/** SMTP_URL (and MAIL_TRANSPORT=smtp): pooled SMTP; absent (and no Graph), mails are written as .eml files. */
-export type SmtpConfig = OptionalWhenUndefined<NonNullable<ReturnType<typeof buildSmtpConfig>>>;
-
-/** MAIL_TRANSPORT=graph: mails go to Microsoft Graph's sendMail as `sender`, with a token from `oauth2`. */
-export type GraphConfig = OptionalWhenUndefined<NonNullable<ReturnType<typeof buildGraphConfig>>>;
-
 /** A built object's type as callers write one (tests, tools): a field that may be undefined may be left out. */
 type OptionalWhenUndefined<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & {
   [K in keyof T as undefined extends T[K] ? K : never]?: T[K];
@@ -67,6 +59,8 @@ export interface LoadConfigOptions {
   readFile: (file: string) => string;
   /** Base for relative paths (DATA_DIR); default: the current directory. */
   cwd?: string;
+  /** The transports mails may go through, whose settings sections join the schema; absent: notify's TRANSPORTS. */
+  transports?: readonly TransportDescriptor[];
 }
 
 /** Default recipient when writing .eml files with no MAIL_TO: a newcomer can still open the mail. */
@@ -82,13 +76,23 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   for (const [key, value] of Object.entries(rawEnv)) {
     if (value !== undefined && value !== '') env[key] = value;
   }
-  const issues = readSecretFiles(env, options.readFile);
-  const { values: e, broken, issues: schemaIssues } = parseEnvironment(env);
+  const transports = options.transports ?? TRANSPORTS;
+  const schema = buildEnvSchema(transports);
+  const issues = readSecretFiles(env, options.readFile, schema);
+  const { values: e, broken, issues: schemaIssues } = parseEnvironment(env, schema);
   issues.push(...schemaIssues);
-  const smtp = buildSmtpConfig(e, broken, issues, options.readFile);
-  const graph = buildGraphConfig(e, broken, issues, options.readFile);
-  const oauth2InUse = (e.SMTP_AUTH === 'oauth2' && e.SMTP_URL !== undefined) || e.MAIL_TRANSPORT === 'graph';
-  if (!oauth2InUse && !broken.has('SMTP_AUTH') && !broken.has('MAIL_TRANSPORT')) issues.push(...checkUnusedOAuth2(e));
+  const transport = configureTransport(
+    e,
+    {
+      issues,
+      broken,
+      readFile: options.readFile,
+      rawEnv: env,
+      outboxDir: path.join(path.resolve(options.cwd ?? process.cwd(), e.DATA_DIR), 'mail'),
+      requireRecipients: (when) => checkRecipientsRequired(e, broken, when, issues),
+    },
+    transports,
+  );
   const host = e.HOST ?? (e.WEBHOOK_SECRET !== undefined ? '0.0.0.0' : '127.0.0.1');
   if (!broken.has('HOST') && !broken.has('WEBHOOK_ALLOW_UNSIGNED')) issues.push(...checkWebhookExposure(rawEnv, e, host));
   issues.push(...checkCrossFieldRules(e, broken));
@@ -100,7 +104,21 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   issues.push(...checkSourceRules(e, host, sources, routes));
   const waivers = readWaivers(e, { ...options, cwd }, sources, issues);
   if (issues.length > 0) throw new ConfigError(issues);
-  return { ...buildConfig(e, { host, smtp, graph, routesFile, routes, sources, cwd, waivers }), warnings };
+  const described = findTransport(transport, transports);
+  return {
+    ...buildConfig(e, { host, transport, described, routesFile, routes, sources, cwd, waivers }),
+    warnings,
+  };
+}
+
+/** Real mail needs recipients: MAIL_TO, or ROUTES_FILE naming them. */
+function checkRecipientsRequired(e: Env, broken: ReadonlySet<string>, when: string, issues: ConfigIssue[]): void {
+  if ((!e.MAIL_TO || e.MAIL_TO.length === 0) && e.ROUTES_FILE === undefined && !broken.has('MAIL_TO') && !broken.has('ROUTES_FILE')) {
+    issues.push({
+      variable: 'MAIL_TO',
+      message: `is required when ${when} and there is no ROUTES_FILE (comma-separated addresses)`,
+    });
+  }
 }
 
 /** SOURCES_FILE's sources; their problems (and fields no longer read) are pushed onto `found`, each naming the source and the field. */
@@ -167,8 +185,9 @@ function checkCrossFieldRules(e: Env, broken: ReadonlySet<string>): ConfigIssue[
 /** What loadConfig has read and checked before the configuration is assembled. */
 interface ConfigParts {
   host: string;
-  smtp?: SmtpConfig;
-  graph?: GraphConfig;
+  transport: TransportConfig;
+  /** The descriptor of the transport in force. */
+  described: TransportDescriptor;
   routesFile?: string;
   routes?: Route[];
   sources: SourceConfig[];
@@ -178,7 +197,7 @@ interface ConfigParts {
 
 /** The validated environment as the relay's typed configuration. */
 function buildConfig(e: Env, built: ConfigParts) {
-  const { host, smtp, graph, routesFile, routes, cwd } = built;
+  const { host, transport, described, routesFile, routes, cwd } = built;
   const dataDir = path.resolve(cwd, e.DATA_DIR);
   const defaultSource = buildDefaultSource(e, { webhookPath: normalizeWebhookPath(e.WEBHOOK_PATH), cwd });
   const secrets = defaultSource.secrets;
@@ -199,8 +218,7 @@ function buildConfig(e: Env, built: ConfigParts) {
     },
     retention: { days: e.RETENTION_DAYS, intervalMs: RETENTION_INTERVAL_MS },
     store: { dataDir, sqliteSynchronous: e.SQLITE_SYNCHRONOUS, databaseUrl: e.DATABASE_URL },
-    smtp,
-    graph,
+    transport,
     mail: {
       from: e.MAIL_FROM,
       timezone: e.MAIL_TIMEZONE,
@@ -227,15 +245,15 @@ function buildConfig(e: Env, built: ConfigParts) {
     worker: {
       pollMs: WORKER_POLL_MS,
       leaseMs: LEASE_MS,
-      concurrency: graph ? graph.concurrency : smtp ? smtp.poolSize : 1,
+      concurrency: described.concurrency(transport.settings),
       pauseAfter4xx: PAUSE_AFTER_4XX_IN_A_ROW,
     },
     log: { level: e.LOG_LEVEL },
     admin: { token: e.ADMIN_TOKEN },
     waivers: built.waivers,
     relayUrl: e.RELAY_URL,
-    observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: e.SMTP_CHECK_INTERVAL },
-    secretValues: collectSecretValues(e, smtp ?? graph, built.sources),
+    observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: SMTP_CHECK_INTERVAL_MS },
+    secretValues: [...collectSecretValues(e, built.sources), ...described.secrets(transport.settings)],
   };
 }
 

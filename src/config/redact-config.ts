@@ -24,10 +24,9 @@ export function redactConfig(config: Config): Record<string, unknown> {
     retention: config.retention,
     // Only what is in force: SQLite's settings mean nothing with DATABASE_URL, and the reverse.
     store: databaseUrl ? { kind: 'postgres', databaseUrl } : { kind: 'sqlite', dataDir, sqliteSynchronous },
-    smtp: config.smtp ?? (config.graph ? 'none: mails go through Microsoft Graph' : 'none: mails are written as .eml files'),
-    graph: config.graph,
+    ...describeTransport(config.transport),
     // The outbox directory only without SMTP; MAIL_TO/CC/BCC are the default route's recipients (under routing).
-    mail: { ...mail, ...(config.smtp ? {} : { outboxDir }) },
+    mail: { ...mail, ...(config.transport.name === 'smtp' ? {} : { outboxDir }) },
     netbox: describeNetbox(config.netbox, config.sources[0].netbox),
     sources: config.sources.map((s) => ({ ...s, catchUp: describeCatchUp(planCatchUp(s)) })),
     routing: config.routing,
@@ -42,6 +41,15 @@ export function redactConfig(config: Config): Record<string, unknown> {
     observe: config.observe,
   };
   return maskSecrets(shown, secrets) as Record<string, unknown>;
+}
+
+/** The transport in force under its own name; `smtp` says where mail goes instead when it is not SMTP. */
+function describeTransport(transport: Config['transport']): Record<string, unknown> {
+  if (transport.name === 'smtp') return { smtp: transport.settings };
+  if (transport.name === 'file') return { smtp: 'none: mails are written as .eml files' };
+  if (transport.name === 'graph') return { smtp: 'none: mails go through Microsoft Graph', graph: transport.settings };
+  const { name, settings } = transport as { name: string; settings: unknown };
+  return { smtp: `none: mails go through ${name}`, [name]: settings };
 }
 
 /** NetBox's settings in force: none without NETBOX_URL; no enrichment timings without a token (nothing is fetched). */

@@ -1,31 +1,23 @@
 import { z } from 'zod';
-import { address, addressList, bool, cidrList, duration, httpUrl, nonNegativeInt, parseDurationMs, port, positiveInt } from '../shared';
+import { GRAPH_SETTINGS, SMTP_SETTINGS, TRANSPORTS, type TransportDescriptor } from '../notify';
+import {
+  address,
+  addressList,
+  bool,
+  cidrList,
+  duration,
+  httpUrl,
+  nonNegativeInt,
+  parseDurationMs,
+  port,
+  positiveInt,
+  setting,
+  SETTING_GROUPS,
+  type SettingGroup,
+  type SettingMeta,
+} from '../shared';
 
-/**
- * Where a setting is documented: `basics` first (what most relays need), then optional features, then the
- * mail provider's (OAuth2, Microsoft Graph), then `advanced` knobs that are rarely right to change.
- */
-export const SETTING_GROUPS = {
-  basics: 'Basics',
-  features: 'Optional features',
-  provider: 'OAuth2 and Microsoft Graph',
-  advanced: 'Advanced',
-} as const;
-
-export type SettingGroup = keyof typeof SETTING_GROUPS;
-
-/** What the reference, .env.example and `check-config` say of one setting. */
-export interface SettingMeta {
-  group: SettingGroup;
-  /** One line: what it does, with its unit when the name does not carry it. */
-  description: string;
-  /** The default in words when the schema cannot hold it (derived from other settings). */
-  defaultText?: string;
-  /** A value to show in .env.example when there is no default. */
-  example?: string;
-  /** Holds a secret: accepted as `<NAME>_FILE` too (never both), masked in logs, redacted wherever shown. */
-  secret?: true;
-}
+export { SETTING_GROUPS, type SettingGroup, type SettingMeta };
 
 /** A duration, or `off` (null): how often the catch-up asks NetBox; SOURCES_FILE's `catch_up_every` reads the same. */
 export const catchUpEvery = z
@@ -39,14 +31,26 @@ export const catchUpEvery = z
     return z.NEVER;
   });
 
-/** One setting: its type, default and allowed values (the schema) with its group and description. */
-function setting<T extends z.ZodType>(schema: T, meta: SettingMeta): T {
-  return schema.meta({ ...meta });
+/** The documentation of a setting of `schema`. */
+export function readSettingMeta(name: string, schema: SettingsSchema = EnvSchema): SettingMeta {
+  return (schema.shape[name] as z.ZodType).meta() as unknown as SettingMeta;
 }
 
-/** The documentation of a setting of {@link EnvSchema}. */
-export function readSettingMeta(name: keyof Env): SettingMeta {
-  return EnvSchema.shape[name].meta() as unknown as SettingMeta;
+/** A schema of settings: {@link EnvSchema}, or it with further transports' sections. */
+export type SettingsSchema = z.ZodObject<z.ZodRawShape>;
+
+/**
+ * The relay's one schema with every transport's section: a transport's settings are its descriptor's, so
+ * one added to TRANSPORTS (or given by a test) is parsed, documented and listed like the rest. The built-in
+ * sections already sit in {@link EnvSchema}, where the reference shows them.
+ */
+export function buildEnvSchema(transports: readonly TransportDescriptor[] = TRANSPORTS): SettingsSchema {
+  return EnvSchema.extend(Object.assign({}, ...transports.map((t) => t.settings)) as z.ZodRawShape);
+}
+
+/** The variables of `schema` that hold secrets (flagged `secret`): each may instead be given as `<NAME>_FILE`, never both. */
+export function listSecretVariables(schema: SettingsSchema): string[] {
+  return Object.keys(schema.shape).filter((name) => readSettingMeta(name, schema).secret === true);
 }
 
 /**
@@ -123,26 +127,8 @@ export const EnvSchema = z.object({
     description: 'Sent deliveries (and their bodies) are deleted this many days after sending; 0 keeps them.',
   }),
 
-  // SMTP
-  SMTP_URL: setting(z.string().trim().optional(), {
-    group: 'basics',
-    description: 'smtp://host:587 (STARTTLS when offered) or smtps://host:465; unset: mails are .eml files in DATA_DIR/mail.',
-    example: 'smtp://mail.example.com:587',
-  }),
-  SMTP_USER: setting(z.string().optional(), { group: 'basics', description: 'SMTP login, if not in SMTP_URL.' }),
-  SMTP_PASSWORD: setting(z.string().optional(), { secret: true, group: 'basics', description: 'SMTP password, if not in SMTP_URL.' }),
-  SMTP_CA_FILE: setting(z.string().trim().optional(), {
-    group: 'features',
-    description: "PEM file with the CA that signed the SMTP server's certificate (private CA or self-signed).",
-  }),
-  SMTP_TLS_REJECT_UNAUTHORIZED: setting(bool(true), {
-    group: 'features',
-    description: "Verify the SMTP server's certificate. Turn off only for a lab.",
-  }),
-  SMTP_POOL_SIZE: setting(positiveInt(5, 100), {
-    group: 'features',
-    description: 'Pooled SMTP connections, and so sends in flight at once.',
-  }),
+  // SMTP: the SMTP transport's section
+  ...SMTP_SETTINGS,
 
   // Mail
   MAIL_FROM: setting(address.default('Compliance Relay <compliance-relay@localhost>'), {
@@ -245,75 +231,9 @@ export const EnvSchema = z.object({
       'The relay\'s own public URL (its dashboard): each failing result in a mail links to its pre-filled "Accept as an exception" form; unset: no link.',
     example: 'https://relay.example.com',
   }),
-  SMTP_CHECK_INTERVAL: setting(duration.prefault('5m'), {
-    group: 'features',
-    description: "A duration with its unit (30s, 5m): how often /readyz's SMTP check connects, besides every real send.",
-  }),
 
-  // Mail provider: OAuth2 (SMTP_AUTH=oauth2 or MAIL_TRANSPORT=graph) and Microsoft Graph
-  SMTP_AUTH: setting(z.enum(['password', 'oauth2']).default('password'), {
-    group: 'provider',
-    description: 'password: SMTP_USER/SMTP_PASSWORD (or no login); oauth2: AUTH XOAUTH2 with a token from OAUTH2_*.',
-  }),
-  MAIL_TRANSPORT: setting(z.enum(['smtp', 'graph']).default('smtp'), {
-    group: 'provider',
-    description: "smtp: SMTP_URL (or .eml files); graph: Microsoft Graph's sendMail with the OAUTH2_* settings.",
-  }),
-  GRAPH_SENDER: setting(address.optional(), {
-    group: 'provider',
-    description: 'The mailbox Graph sends as (/users/{sender}/sendMail).',
-    defaultText: "MAIL_FROM's address",
-  }),
-  GRAPH_URL: setting(httpUrl.default('https://graph.microsoft.com'), {
-    group: 'provider',
-    description: "Graph's base URL (national clouds; http:// only to a loopback address).",
-  }),
-  OAUTH2_PROVIDER: setting(z.enum(['microsoft', 'google']).default('microsoft'), {
-    group: 'provider',
-    description: 'microsoft (client credentials) or google (Workspace service account).',
-  }),
-  OAUTH2_TENANT_ID: setting(
-    z
-      .string()
-      .trim()
-      .regex(
-        /^[A-Za-z0-9.-]+$/,
-        'must be the directory (tenant) ID or domain, e.g. 00000000-0000-0000-0000-000000000000 or contoso.onmicrosoft.com',
-      )
-      .optional(),
-    { group: 'provider', description: 'Microsoft: the directory (tenant) ID or domain (required).' },
-  ),
-  OAUTH2_CLIENT_ID: setting(z.string().trim().min(1).max(200).optional(), {
-    group: 'provider',
-    description: 'Microsoft: the application (client) ID (required).',
-  }),
-  OAUTH2_CLIENT_SECRET: setting(z.string().max(1000).optional(), {
-    secret: true,
-    group: 'provider',
-    description: "Microsoft: a client secret's value; or a certificate (the next two).",
-  }),
-  OAUTH2_CERTIFICATE_FILE: setting(z.string().trim().optional(), {
-    group: 'provider',
-    description: 'Microsoft: the PEM certificate uploaded to the app registration.',
-  }),
-  OAUTH2_PRIVATE_KEY_FILE: setting(z.string().trim().optional(), {
-    group: 'provider',
-    description: "The certificate's PEM private key (RSA).",
-  }),
-  OAUTH2_SERVICE_ACCOUNT_FILE: setting(z.string().trim().optional(), {
-    group: 'provider',
-    description: "Google: the service account's JSON key (required); it acts as SMTP_USER.",
-  }),
-  OAUTH2_SCOPE: setting(z.string().trim().min(1).max(1000).optional(), {
-    group: 'provider',
-    description: 'The token scope.',
-    defaultText: 'by provider and transport',
-  }),
-  OAUTH2_TOKEN_URL: setting(httpUrl.optional(), {
-    group: 'provider',
-    description: "The token endpoint (https:// except to loopback); default: the provider's, or the key file's token_uri.",
-    defaultText: 'by provider',
-  }),
+  // Mail provider: OAuth2 (the SMTP login with OAUTH2_CLIENT_ID or OAUTH2_SERVICE_ACCOUNT_FILE, or MAIL_TRANSPORT=graph) and Microsoft Graph
+  ...GRAPH_SETTINGS,
 
   // Advanced: limits and timings with sound defaults
   SHUTDOWN_TIMEOUT_MS: setting(positiveInt(10_000), {
@@ -326,17 +246,9 @@ export const EnvSchema = z.object({
     description:
       'Durability against speed: FULL, each acknowledged delivery survives a power loss; NORMAL, faster on slow disks but only a process crash is survived (docs/operations.md).',
   }),
-  SMTP_CONNECTION_TIMEOUT_MS: setting(positiveInt(10_000), { group: 'advanced', description: 'Time to open an SMTP connection.' }),
-  SMTP_GREETING_TIMEOUT_MS: setting(positiveInt(10_000), {
-    group: 'advanced',
-    description: "Time to wait for the SMTP server's greeting.",
-  }),
-  SMTP_SOCKET_TIMEOUT_MS: setting(positiveInt(60_000), { group: 'advanced', description: 'Idle time allowed on an SMTP connection.' }),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
 
 /** Variables that hold secrets (flagged `secret` in {@link EnvSchema}): each may instead be given as `<NAME>_FILE`, never both. */
-export const SECRET_VARIABLES: readonly (keyof Env)[] = (Object.keys(EnvSchema.shape) as (keyof Env)[]).filter(
-  (name) => readSettingMeta(name).secret === true,
-);
+export const SECRET_VARIABLES = listSecretVariables(EnvSchema) as (keyof Env)[];

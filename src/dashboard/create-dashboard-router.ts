@@ -3,7 +3,8 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import type { SmtpPauseStatus, TryNowResult } from '../delivery';
 import { buildEmlFileName } from '../http';
 import { buildLinks, formatDateTime, formatShortDay } from '../report';
-import { createAuthThrottle, type AuthThrottle, type Clock, type Logger } from '../shared';
+import { FAILURE_CATALOGUE } from '../notify';
+import { createAuthThrottle, type AuthThrottle, type Clock, type FailureCatalogue, type Logger } from '../shared';
 import { parseStoredId, type DeliveryRecord, type DigestPeriod, type ListOptions, type Store } from '../store';
 import { buildPassChart, type ChartReport } from './build-pass-chart';
 import { html } from './html';
@@ -34,6 +35,8 @@ export interface DashboardOptions {
   clock: Clock;
   logger: Logger;
   timezone: string;
+  /** The relay's failure catalogue (its transports' codes and its own); absent: notify's, for the relay's own transports. */
+  failures?: FailureCatalogue;
   netboxUrl?: string;
   /**
    * The NetBox sources (SOURCES_FILE) by name with their NetBox URL: with more than one, the list names
@@ -288,6 +291,7 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
           flash: readFlash(query),
           formatTime,
           routeNames: options.routeNames ?? [],
+          failures: options.failures ?? FAILURE_CATALOGUE,
           sourceNames: (options.sources ?? []).map((source) => source.name),
           digests,
         }),

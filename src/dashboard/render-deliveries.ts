@@ -1,3 +1,4 @@
+import type { FailureCatalogue } from '../shared';
 import { formatPercent } from '../report';
 import { DELIVERY_STATES, type DeliveryRecord, type DeliveryState, type DigestPeriod, type RouteMailRecord } from '../store';
 import { describeFailure } from './describe-failure';
@@ -25,6 +26,8 @@ export interface ListPage {
 
 export interface DeliveriesInput {
   page?: ListPage;
+  /** The relay's failure catalogue (its transports' codes and its own): a failed delivery's words. */
+  failures: FailureCatalogue;
   /** The query as given (kept in the form), and its problems when it is invalid. */
   query: Partial<Record<keyof ListQuery, string | number>>;
   issues?: FilterIssue[];
@@ -160,7 +163,7 @@ function renderRow(row: DeliveryRow, input: DeliveriesInput, back: string): Safe
       ? html`<br><span class="next-attempt">next try ${input.formatTime(d.nextAttemptAt)}</span>`
       : '';
   const error = d.lastError
-    ? html`<span class="error-words">${describeFailure(d.lastErrorCode, d.lastError)}</span><br><span class="error">${d.lastErrorCode ? `${d.lastErrorCode}: ` : ''}${truncate(d.lastError, 160)}</span>`
+    ? html`<span class="error-words">${describeFailure(d.lastErrorCode, d.lastError, input.failures)}</span><br><span class="error">${d.lastErrorCode ? `${d.lastErrorCode}: ` : ''}${truncate(d.lastError, 160)}</span>`
     : '';
   return html`<tr data-delivery="${d.id}" data-state="${d.state}"${high ? html` data-high-failing="true"` : ''}><td data-label="Delivery"><a href="/ui/deliveries/${d.id}">#${d.id}</a><br><span class="muted">${input.formatTime(d.receivedAt)}</span></td><td data-label="What">${named ? html`<span class="source" data-source="${d.netboxSource}">${d.netboxSource}</span> · ` : ''}${describeContent(content)}${flag}${d.receivedVia === 'catch-up' ? html` <span class="received-catch-up" title="Fetched from NetBox by the relay: its webhook never arrived">fetched late</span>` : ''}${netbox}</td><td data-label="State">${stateBadge(d.state)} <span class="muted">${d.attempts} attempt${d.attempts === 1 ? '' : 's'}</span>${next}${routes}</td><td data-label="Last error">${error}</td><td>${renderAction(d, input.csrf, back)}</td></tr>`;
 }

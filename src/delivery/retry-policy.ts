@@ -1,5 +1,6 @@
 import type { FailureClass } from '../notify';
-import { FAILURE_CATALOGUE } from '../shared';
+import { readFailureFacts } from '../shared';
+import { FAILURE_CATALOGUE } from '../notify';
 
 /** Sends per delivery before it is dead, and the first and largest retry delay caps. */
 export interface RetrySettings {
@@ -174,8 +175,8 @@ function decideNext(policy: PolicyInput, pause: PauseState, outcome: AttemptOutc
   if (failure.kind === 'permanent') return { next: 'dead' };
   // A refused OAuth2 token or Graph refusing the app the mailbox stops every mail alike until an operator
   // acts, which can take days: no delivery is given up for it, not even the probe past its last attempt.
-  if (pausedUntil !== undefined && failure.scope === 'server' && FAILURE_CATALOGUE[failure.code].heldForOperator)
-    return { next: 'held', until: pausedUntil };
+  const held = failure.heldForOperator ?? readFailureFacts(failure.code, FAILURE_CATALOGUE).heldForOperator;
+  if (pausedUntil !== undefined && failure.scope === 'server' && held) return { next: 'held', until: pausedUntil };
   if (attempts >= policy.settings.maxAttempts) return { next: 'dead' };
   if (pausedUntil !== undefined) return { next: 'pause', until: pausedUntil };
   return { next: 'backoff', at: now + computeBackoffMs(attempts, policy.settings, policy.random) };

@@ -1,5 +1,5 @@
 import { parseFailureCode, type Clock, type Logger } from '../shared';
-import type { FailureClass } from '../notify';
+import { FAILURE_CATALOGUE, type FailureClass } from '../notify';
 import type {
   ClaimedDelivery,
   DeliverySettlement,
@@ -158,7 +158,7 @@ function toEarlierFailure(lastError: string | null, lastErrorCode: string | null
   // Stored by this relay, so from the catalogue; a code an older version stored reads as UNKNOWN.
   return {
     kind: 'permanent',
-    code: parseFailureCode(lastErrorCode),
+    code: parseFailureCode(lastErrorCode, FAILURE_CATALOGUE),
     configProblem: false,
     scope: 'message',
     message: lastError ?? 'failed earlier',

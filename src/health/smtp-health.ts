@@ -1,7 +1,6 @@
 import type { WorkerOutcome } from '../delivery';
-import { describeMailError } from '../mail';
-import { readFailureCode, type Notifier } from '../notify';
-import { coalesceRuns, createRepeatingTask, FAILURE_CATALOGUE, type Clock, type Logger } from '../shared';
+import { describeMailError, FAILURE_CATALOGUE, readFailureCode, type Notifier } from '../notify';
+import { coalesceRuns, createRepeatingTask, readFailureFacts, type Clock, type Logger } from '../shared';
 
 /** The latest word on whether mail can leave: from a periodic check or from the last send. */
 interface SmtpStatus {
@@ -73,7 +72,7 @@ export function createSmtpHealth(options: { notifier: Notifier; clock: Clock; lo
       // Every route held the report back: nothing was sent, so nothing is learnt about SMTP.
       if (outcome.type === 'suppressed') return;
       // The server answered about this message, or was never asked: nothing is learnt about reaching it.
-      if (FAILURE_CATALOGUE[outcome.failure.code].serverReachable) return;
+      if (outcome.failure.serverReachable ?? readFailureFacts(outcome.failure.code, FAILURE_CATALOGUE).serverReachable) return;
       set({
         ok: false,
         source: 'send',

@@ -25,5 +25,4 @@ export {
   type TrendChartPoint,
 } from './build-trend-chart';
 export { embedRawInlineImages } from './embed-raw-inline-images';
-export { describeMailError } from './describe-mail-error';
 export type { OutgoingMail } from './outgoing-mail';

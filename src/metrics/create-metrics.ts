@@ -2,6 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { SmtpPauseStatus, WorkerOutcome } from '../delivery';
 import { DEFAULT_SOURCE_NAME, type WebhookOutcome } from '../webhook';
 import { isFailureCode, type Clock, type FailureCode, type Logger } from '../shared';
+import { FAILURE_CATALOGUE } from '../notify';
 import { DELIVERY_STATES, type Store } from '../store';
 
 /** The relay's Prometheus series. One instance per relay: tests run several relays in one process. */
@@ -235,7 +236,7 @@ async function refreshQueue(queue: QueueSeries, options: MetricsOptions): Promis
  * stay bounded. The type already says so; the check keeps a code cast past it out of the labels too.
  */
 function buildFailureLabel(code: FailureCode): FailureCode {
-  return isFailureCode(code) ? code : 'UNKNOWN';
+  return isFailureCode(code, FAILURE_CATALOGUE) ? code : 'UNKNOWN';
 }
 
 /** A bounded label for why a delivery was ignored (the reason text itself names arbitrary types). */

@@ -1,5 +1,8 @@
 import { TemplateError } from '../mail';
-import { FAILURE_CATALOGUE, isCertificateFailure, isFailureCode, type FailureCode } from '../shared';
+import { isCertificateFailure, RELAY_FAILURES, type FailureCatalogue, type FailureCode, type FailureFacts } from '../shared';
+import { GRAPH_FAILURES } from './graph-failures';
+import { OAUTH2_FAILURES } from './oauth2-settings';
+import { SMTP_FAILURES } from './smtp-failures';
 
 type FailureKind = 'transient' | 'permanent';
 
@@ -15,8 +18,12 @@ type FailureScope = 'server' | 'message';
 
 export interface FailureClass {
   kind: FailureKind;
-  /** Stable code from the shared FAILURE_CATALOGUE, stored with the delivery and used in metrics. */
+  /** Stable code from the relay's catalogue (notify's FAILURE_CATALOGUE), stored with the delivery and used in metrics. */
   code: FailureCode;
+  /** The queue waits for an operator's fix however long it takes (the catalogue's `heldForOperator`). */
+  heldForOperator?: boolean;
+  /** The failure says nothing against reaching the mail server (the catalogue's `serverReachable`). */
+  serverReachable?: boolean;
   /** A configuration problem (bad credentials, TLS trust): logged loudly, an operator must act. */
   configProblem: boolean;
   scope: FailureScope;
@@ -29,9 +36,14 @@ export interface FailureClass {
  * Codes a notifier sets itself (OAuth2, Microsoft Graph): they are already the catalogue's word, and
  * win over the reply code nodemailer attaches (a refused XOAUTH2 login comes with 535).
  */
-const NOTIFIER_CODES: ReadonlySet<FailureCode> = new Set(
-  (Object.keys(FAILURE_CATALOGUE) as FailureCode[]).filter((code) => ['oauth2', 'graph'].includes(FAILURE_CATALOGUE[code].transport)),
-);
+const NOTIFIER_CODES: ReadonlySet<FailureCode> = new Set([...Object.keys(OAUTH2_FAILURES), ...Object.keys(GRAPH_FAILURES)]);
+
+/** The codes this classifier picks from: SMTP's, OAuth2's and Graph's, and the relay's own. */
+const CLASSIFIED: FailureCatalogue = { ...SMTP_FAILURES, ...GRAPH_FAILURES, ...RELAY_FAILURES };
+
+function isFailureCode(code: unknown): code is FailureCode {
+  return typeof code === 'string' && Object.hasOwn(CLASSIFIED, code);
+}
 
 /**
  * SMTP replies about the service, not the message (RFC 5321 §3.8, §4.2.3): 421 "closing transmission
@@ -42,7 +54,7 @@ const SERVER_REPLY_CODES = new Set([421]);
 
 /**
  * The one place that decides whether a failed send can succeed later (prometheus/alertmanager
- * notify/retry_stage): it picks the code, and the shared FAILURE_CATALOGUE says what the code means.
+ * notify/retry_stage): it picks the code, and the catalogue says what the code means.
  * SMTP 4xx replies, connection, DNS and timeout errors are transient: retry with backoff. 5xx
  * replies, envelope errors and template errors are permanent: dead at once. Authentication failures
  * are permanent and a configuration problem. A code outside the catalogue is `UNKNOWN` (transient),
@@ -70,7 +82,7 @@ export function classifyFailure(error: unknown): FailureClass {
   }
   if (responseCode !== undefined && responseCode >= 500 && responseCode < 600) return buildFailureClass('SMTP_5XX', message);
   if (isFailureCode(code)) return buildFailureClass(code, message);
-  return buildFailureClass('UNKNOWN', code === undefined ? message : `${message} (code ${code.slice(0, 40)})`);
+  return buildFailureClass('UNKNOWN', code === undefined ? message : `${message} (code ${String(code).slice(0, 40)})`);
 }
 
 /**
@@ -84,10 +96,21 @@ export function classifyRenderFailure(error: unknown): FailureClass {
   return failure;
 }
 
-/** A failure of `code` as the catalogue describes it. */
-export function buildFailureClass(code: FailureCode, message: string): FailureClass {
-  const entry = FAILURE_CATALOGUE[code];
-  return { kind: entry.retryable ? 'transient' : 'permanent', code, configProblem: entry.configProblem, scope: entry.scope, message };
+/** A failure of `code` as the catalogue describes it (`facts`: a transport's own code, outside SMTP's and Graph's). */
+export function buildFailureClass(
+  code: FailureCode,
+  message: string,
+  facts: FailureFacts = CLASSIFIED[code] ?? RELAY_FAILURES.UNKNOWN,
+): FailureClass {
+  return {
+    kind: facts.retryable ? 'transient' : 'permanent',
+    code,
+    configProblem: facts.configProblem,
+    scope: facts.scope,
+    heldForOperator: facts.heldForOperator,
+    serverReachable: facts.serverReachable,
+    message,
+  };
 }
 
 /** The codes a TLS handshake's failure arrives with: nodemailer's socket and connection codes, Node's own (CERT_…), or none. */

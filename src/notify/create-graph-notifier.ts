@@ -1,7 +1,16 @@
-import type { GraphConfig } from '../config';
 import type { Clock } from '../shared';
 import type { TokenCache } from './create-token-cache';
+import type { OAuth2Config } from './oauth2-settings';
 import { buildFailedResult, type Notifier } from './notifier';
+
+/** MAIL_TRANSPORT=graph: mails go to Microsoft Graph's sendMail as `sender`, with a token from `oauth2`. */
+export interface GraphConfig {
+  url: string;
+  sender: string;
+  timeoutMs: number;
+  concurrency: number;
+  oauth2: OAuth2Config;
+}
 
 /**
  * A failed sendMail call, with the code that says whether a retry can help (FAILURE_CATALOGUE):

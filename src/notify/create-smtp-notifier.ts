@@ -1,13 +1,26 @@
 import net, { isIP } from 'node:net';
 import type nodemailer from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool';
-import type { SmtpConfig } from '../config';
 import { createSecretMask, systemClock, type SecretMask } from '../shared';
 import type * as AccessTokenModule from './fetch-access-token';
 import type * as TokenCacheModule from './create-token-cache';
 import type { TokenCache } from './create-token-cache';
+import type { OAuth2Config } from './oauth2-settings';
 import { buildFailedResult, type Notifier, type NotifierIo } from './notifier';
 import { verifySmtpSteps } from './verify-smtp-steps';
+
+/** SMTP_URL (and MAIL_TRANSPORT=smtp): pooled SMTP, with a password, an XOAUTH2 token, or no login. */
+export interface SmtpConfig {
+  url: string;
+  user?: string;
+  password?: string;
+  caFile?: string;
+  poolSize: number;
+  connectionTimeoutMs: number;
+  greetingTimeoutMs: number;
+  socketTimeoutMs: number;
+  oauth2?: OAuth2Config;
+}
 
 /** nodemailer, loaded when a notifier is made: `--help` and `check-config` never send. */
 function loadNodemailer(): typeof nodemailer {
@@ -17,8 +30,8 @@ function loadNodemailer(): typeof nodemailer {
 
 /**
  * SMTP through a nodemailer pool. `smtp://` upgrades with STARTTLS when the server offers it,
- * `smtps://` is implicit TLS; certificates are verified unless explicitly turned off. With OAuth2
- * (SMTP_AUTH=oauth2) nodemailer logs in with AUTH XOAUTH2 and asks the relay's token cache for the
+ * `smtps://` is implicit TLS; certificates are always verified (SMTP_CA_FILE adds a private CA). With
+ * OAuth2 (the app's credentials are set) nodemailer logs in with AUTH XOAUTH2 and asks the relay's token cache for the
  * token through its provision hook (`oauth2_provision_cb`), so every pooled connection shares one
  * token and one request for it; a token the server refuses is renewed once by nodemailer.
  */
@@ -85,7 +98,7 @@ function buildSmtpOptions(config: SmtpConfig, readFile: (file: string) => Buffer
         ? { user: config.user, pass: config.password ?? '' }
         : undefined,
     tls: {
-      rejectUnauthorized: config.tlsRejectUnauthorized,
+      rejectUnauthorized: true,
       ca: config.caFile ? readFile(config.caFile) : undefined,
       // SNI carries host names only (RFC 6066 §3); for an IP address the certificate's IP SAN is checked.
       servername: isIP(host) ? undefined : url.hostname,
@@ -99,9 +112,9 @@ function buildSmtpOptions(config: SmtpConfig, readFile: (file: string) => Buffer
   };
 }
 
-/** The OAuth2 token cache, whose code only a relay with SMTP_AUTH=oauth2 loads. */
+/** The OAuth2 token cache, whose code only a relay with an XOAUTH2 login loads. */
 function createSmtpTokenCache(config: SmtpConfig, io: NotifierIo): TokenCache {
-  /* eslint-disable @typescript-eslint/no-require-imports -- lazy on purpose: only with SMTP_AUTH=oauth2 */
+  /* eslint-disable @typescript-eslint/no-require-imports -- lazy on purpose: only with an XOAUTH2 login */
   const { createTokenCache } = require('./create-token-cache') as typeof TokenCacheModule;
   const { createAccessTokenFetcher } = require('./fetch-access-token') as typeof AccessTokenModule;
   /* eslint-enable @typescript-eslint/no-require-imports */

@@ -1,6 +1,6 @@
 import { createHash, createPrivateKey, randomUUID, X509Certificate } from 'node:crypto';
 import type * as Jose from 'jose';
-import type { OAuth2Config } from '../config';
+import type { OAuth2Config } from './oauth2-settings';
 import { createSecretMask, type Clock } from '../shared';
 
 /** An OAuth2 access token and when it stops being valid (epoch ms, by the injected clock). */

@@ -1,5 +1,18 @@
 export { buildFailureClass, classifyFailure, classifyRenderFailure, readFailureCode, type FailureClass } from './classify-failure';
 export type { Notifier, NotifyResult, TransportDescriptor } from './notifier';
-export { createNotifier, findTransport, TRANSPORTS } from './create-notifier';
-export { createSmtpNotifier } from './create-smtp-notifier';
+export {
+  buildFailureCatalogue,
+  configureTransport,
+  createNotifier,
+  FAILURE_CATALOGUE,
+  findTransport,
+  TRANSPORTS,
+  type TransportConfig,
+} from './create-notifier';
+export { describeMailError } from './describe-mail-error';
+export { createSmtpNotifier, type SmtpConfig } from './create-smtp-notifier';
 export { createFileNotifier } from './create-file-notifier';
+export type { OAuth2Config } from './oauth2-settings';
+export { GRAPH_CONCURRENCY, GRAPH_SETTINGS, GRAPH_TIMEOUT_MS } from './graph-transport';
+export { OAUTH2_TIMEOUT_MS } from './oauth2-settings';
+export { SMTP_CONNECTION_TIMEOUT_MS, SMTP_GREETING_TIMEOUT_MS, SMTP_SETTINGS, SMTP_SOCKET_TIMEOUT_MS } from './smtp-transport';

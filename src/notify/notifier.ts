@@ -1,6 +1,7 @@
-import type { GraphConfig, SmtpConfig } from '../config';
+import type { z } from 'zod';
 import type { OutgoingMail } from '../mail';
-import type { Clock } from '../shared';
+import type { Clock, FailureFacts } from '../shared';
+import type { TransportContext } from './transport-context';
 import { classifyFailure, type FailureClass } from './classify-failure';
 
 /**
@@ -41,20 +42,28 @@ export interface NotifierIo {
 }
 
 /**
- * One transport, described once: when the configuration selects it, how its notifier is made, and the
- * words the start line (`mail via …`) and `verify-smtp` (after every step passed) say about it.
+ * One transport, described once: its settings section (zod fields with their docs, part of the relay's
+ * one schema), the configuration it takes from them (`configure`: undefined when they do not select it),
+ * how its notifier is made, the words the start line (`mail via …`) and `verify-smtp` (after every step
+ * passed) say about it, and the failure codes only it sets, with their words and whether they hold the
+ * queue for an operator. `notify/create-notifier.ts`'s TRANSPORTS lists them, most specific first.
  */
-export interface TransportDescriptor {
-  readonly name: string;
-  selects(settings: NotifierSettings): boolean;
-  create(settings: NotifierSettings, io: NotifierIo): Notifier;
-  describeStart(settings: NotifierSettings): string;
-  describeVerified(settings: NotifierSettings): string;
+export interface TransportDescriptor<Name extends string = string, Settings = unknown> {
+  readonly name: Name;
+  readonly settings: z.ZodRawShape;
+  configure(env: Readonly<Record<string, unknown>>, context: TransportContext): Settings | undefined;
+  create(settings: Settings, io: NotifierIo): Notifier;
+  describeStart(settings: Settings): string;
+  describeVerified(settings: Settings): string;
+  /** Sends in flight at once (the worker's batch). */
+  concurrency(settings: Settings): number;
+  /** Secret values its configuration holds or derives (a password, a key), masked wherever logged. */
+  secrets(settings: Settings): string[];
+  readonly failures: Readonly<Record<string, FailureFacts>>;
 }
 
-/** Where the relay's mails go, as configured: Graph, SMTP_URL, otherwise `.eml` files in the outbox directory. */
-export interface NotifierSettings {
-  smtp?: SmtpConfig;
-  graph?: GraphConfig;
-  mail: { outboxDir: string };
-}
+/** The transport in force: the chosen descriptor's name and the configuration it took. */
+export type ConfiguredTransport<D> = D extends TransportDescriptor<infer Name, infer Settings> ? { name: Name; settings: Settings } : never;
+
+/** The environment a transport reads: its own section (and any other it shares), as parsed, and MAIL_FROM. */
+export type SectionEnv<Shape extends z.ZodRawShape> = z.infer<z.ZodObject<Shape>> & { MAIL_FROM: string };

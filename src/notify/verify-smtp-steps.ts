@@ -8,7 +8,7 @@ export interface VerifySmtpInput {
   options: Omit<SMTPPool.Options, 'pool'>;
   user?: string;
   password?: string;
-  /** Set with SMTP_AUTH=oauth2: the login is AUTH XOAUTH2 with this cache's token. */
+  /** Set with OAuth2 credentials: the login is AUTH XOAUTH2 with this cache's token. */
   tokens?: TokenCache;
   onStep: (step: string) => void;
 }
@@ -43,9 +43,7 @@ export async function verifySmtpSteps(input: VerifySmtpInput): Promise<void> {
 
 function describeTls(connection: SMTPConnection, options: VerifySmtpInput['options']): string {
   if (!connection.secure) return 'TLS: none (the server offered no STARTTLS; the login and mails travel in clear)';
-  const verified =
-    options.tls?.rejectUnauthorized === false ? 'certificate NOT verified (SMTP_TLS_REJECT_UNAUTHORIZED=false)' : 'certificate verified';
-  return `TLS: ${options.secure ? 'implicit (smtps://)' : 'STARTTLS'}, ${verified}`;
+  return `TLS: ${options.secure ? 'implicit (smtps://)' : 'STARTTLS'}, certificate verified`;
 }
 
 async function login(connection: SMTPConnection, input: VerifySmtpInput): Promise<void> {

@@ -1,5 +1,5 @@
-/** Which transport sets a code: `oauth2` for either transport that logs in with OAuth2; `relay` for the relay's own. */
-type FailureTransport = 'smtp' | 'graph' | 'oauth2' | 'relay';
+/** Which transport sets a code (its descriptor's name): `oauth2` for either transport that logs in with OAuth2; `relay` for the relay's own. */
+type FailureTransport = string;
 
 /** What the catalogue knows of one delivery failure code. */
 export interface FailureFacts {
@@ -21,77 +21,13 @@ export interface FailureFacts {
   words: string;
 }
 
-function smtp(retryable: boolean, scope: 'server' | 'message', words: string): FailureFacts {
-  return { retryable, configProblem: false, heldForOperator: false, scope, transport: 'smtp', serverReachable: false, words };
-}
-
-/** The mail server answered about this message: it is reachable. */
-function reply(facts: FailureFacts): FailureFacts {
-  return { ...facts, serverReachable: true };
-}
-
 /**
- * The one closed catalogue of delivery failure codes: what is stored with a delivery, logged, used as a
- * metric label, and read by the retry policy, the dashboard, the commands and docs/errors.md. SMTP_4XX's
- * scope depends on the reply (421 is about the service, RFC 5321 §3.8), so it is decided where the error
- * is classified. Codes are nodemailer's `err.code` where it has one (nodemailer `lib/errors.js`), so the
- * stored code reads like the library's documentation.
+ * The relay's own failure codes: a template, a stored delivery, a route, the pause, and UNKNOWN. The codes
+ * a transport sets are its descriptor's (`failures`); notify's FAILURE_CATALOGUE joins them with these into
+ * the one closed catalogue: what is stored with a delivery, logged, used as a metric label, and read by the
+ * retry policy, the dashboard, the commands and docs/errors.md.
  */
-export const FAILURE_CATALOGUE = {
-  SMTP_4XX: reply(smtp(true, 'message', 'The mail server refused the message for now (temporary 4xx).')),
-  SMTP_5XX: reply(smtp(false, 'message', 'The mail server refused the message for good (5xx).')),
-  EENVELOPE: reply(smtp(false, 'message', 'The mail server refused a sender or recipient address.')),
-  EMESSAGE: reply(smtp(false, 'message', 'The mail server refused the message content.')),
-  ECONNECTION: smtp(true, 'server', 'The mail server could not be reached.'),
-  ECONNREFUSED: smtp(true, 'server', 'The mail server refused the connection (is it running, is SMTP_URL right?).'),
-  ECONNRESET: smtp(true, 'server', 'The mail server dropped the connection.'),
-  ETIMEDOUT: smtp(true, 'server', 'The mail server did not answer in time.'),
-  ESOCKET: smtp(true, 'server', 'The connection to the mail server failed.'),
-  EDNS: smtp(true, 'server', "The mail server's name could not be resolved."),
-  EPIPE: smtp(true, 'server', 'The mail server closed the connection while the message was sent.'),
-  EHOSTUNREACH: smtp(true, 'server', 'The mail server is unreachable from here (no route to the host).'),
-  ENETUNREACH: smtp(true, 'server', 'The network of the mail server is unreachable.'),
-  EAI_AGAIN: smtp(true, 'server', "The mail server's name could not be resolved now (DNS)."),
-  EPROTOCOL: smtp(true, 'message', 'The mail server answered something SMTP does not allow.'),
-  ESTREAM: smtp(true, 'message', 'The message could not be streamed to the mail server.'),
-  // Certificate trust (untrusted, expired, another host's): nothing changes until an operator fixes
-  // SMTP_CA_FILE or SMTP_URL, yet it is retried so that the queue drains by itself once the fix is deployed.
-  ETLS: {
-    ...smtp(true, 'server', "The mail server's certificate is not trusted (untrusted CA, expired, or another host's name)."),
-    configProblem: true,
-  },
-  EAUTH: { ...smtp(false, 'message', 'The mail server refused the SMTP user name or password.'), configProblem: true },
-  ENOAUTH: { ...smtp(false, 'message', 'The mail server wants a login and none is configured.'), configProblem: true },
-  // The token endpoint or the server refused the app's credentials or token: every mail would fail alike
-  // until an operator renews the secret (client secrets expire on a date), which can take days.
-  OAUTH2_REFUSED: {
-    retryable: true,
-    configProblem: true,
-    heldForOperator: true,
-    scope: 'server',
-    transport: 'oauth2',
-    serverReachable: false,
-    words: "The OAuth2 token endpoint or the mail server refused the app's credentials (client secret, tenant, grant).",
-  },
-  OAUTH2_UNAVAILABLE: {
-    retryable: true,
-    configProblem: false,
-    heldForOperator: false,
-    scope: 'server',
-    transport: 'oauth2',
-    serverReachable: false,
-    words: 'The OAuth2 token endpoint could not be reached or is overloaded (429, 5xx): no token yet.',
-  },
-  // Microsoft Graph's sendMail: 429 (the pause honours Retry-After), 5xx or no answer, 403/404 (the app may
-  // not send as the mailbox, or it does not exist), and a 4xx about this message.
-  GRAPH_THROTTLED: graph(true, 'server', 'Microsoft Graph asked to slow down (429); the queue waits at least its Retry-After.'),
-  GRAPH_UNAVAILABLE: graph(true, 'server', 'Microsoft Graph could not be reached or failed (5xx).'),
-  GRAPH_ACCESS_DENIED: {
-    ...graph(true, 'server', 'Microsoft Graph refused to send as this mailbox (403/404: permission Mail.Send, or no such mailbox).'),
-    configProblem: true,
-    heldForOperator: true,
-  },
-  GRAPH_REJECTED: reply(graph(false, 'message', 'Microsoft Graph refused this message (a 4xx about it: a recipient, its size).')),
+export const RELAY_FAILURES = {
   TEMPLATE: { ...relay(false, 'message', 'A mail template failed to render (a configuration problem).', true), configProblem: true },
   RENDER: relay(false, 'message', 'The mail could not be built from this report.', true),
   EUNREADABLE: relay(false, 'message', 'The stored delivery could not be read.', true),
@@ -101,30 +37,30 @@ export const FAILURE_CATALOGUE = {
   UNKNOWN: relay(true, 'message', 'The send failed for a reason the relay does not know.'),
 } as const satisfies Record<string, FailureFacts>;
 
-function graph(retryable: boolean, scope: 'server' | 'message', words: string): FailureFacts {
-  return { retryable, configProblem: false, heldForOperator: false, scope, transport: 'graph', serverReachable: false, words };
-}
-
 /** The relay's own failure; `notSent`: the mail server was never asked (the template or the stored delivery was at fault). */
 function relay(retryable: boolean, scope: 'server' | 'message', words: string, notSent = false): FailureFacts {
   return { retryable, configProblem: false, heldForOperator: false, scope, transport: 'relay', serverReachable: notSent, words };
 }
 
-export type FailureCode = keyof typeof FAILURE_CATALOGUE;
+/** A code of the relay's catalogue: the relay's own (RELAY_FAILURES) or one a transport sets (its descriptor's). */
+export type FailureCode = string;
 
-/** The facts of `code` (an unknown code reads as `UNKNOWN`). */
-export function readFailureFacts(code: unknown): FailureFacts {
-  return FAILURE_CATALOGUE[parseFailureCode(code)];
+/** Every code the relay may store, with its facts: the relay's own and its transports' (notify's FAILURE_CATALOGUE). */
+export type FailureCatalogue = Readonly<Record<string, FailureFacts>>;
+
+/** The facts of `code` in `catalogue` (an unknown code reads as `UNKNOWN`). */
+export function readFailureFacts(code: unknown, catalogue: FailureCatalogue): FailureFacts {
+  return catalogue[parseFailureCode(code, catalogue)] ?? RELAY_FAILURES.UNKNOWN;
 }
 
-/** True when `code` is one of {@link FAILURE_CATALOGUE}'s codes. */
-export function isFailureCode(code: unknown): code is FailureCode {
-  return typeof code === 'string' && Object.hasOwn(FAILURE_CATALOGUE, code);
+/** True when `code` is one of `catalogue`'s codes. */
+export function isFailureCode(code: unknown, catalogue: FailureCatalogue): code is FailureCode {
+  return typeof code === 'string' && Object.hasOwn(catalogue, code);
 }
 
 /** A stored or foreign code as a catalogue code: anything outside the catalogue is `UNKNOWN`. */
-export function parseFailureCode(code: unknown): FailureCode {
-  return isFailureCode(code) ? code : 'UNKNOWN';
+export function parseFailureCode(code: unknown, catalogue: FailureCatalogue): FailureCode {
+  return isFailureCode(code, catalogue) ? code : 'UNKNOWN';
 }
 
 /** What happens next to a delivery that failed with these facts, in one sentence. */

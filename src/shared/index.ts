@@ -1,12 +1,14 @@
 export { RelayError, buildErrorBody, type ErrorCode, type ErrorIssue } from './errors';
 export {
-  FAILURE_CATALOGUE,
+  RELAY_FAILURES,
   describeFailureOutcome,
   isCertificateFailure,
   isFailureCode,
   parseFailureCode,
   readFailureFacts,
+  type FailureCatalogue,
   type FailureCode,
+  type FailureFacts,
 } from './failure-catalogue';
 export { replaceFailureCatalogue } from './render-failure-catalogue';
 export { systemClock, type Clock } from './clock';
@@ -35,3 +37,4 @@ export {
   parseCidr,
 } from './env-fields';
 export { describeZodIssue, type ZodIssueFacts } from './describe-zod-issue';
+export { setting, SETTING_GROUPS, type ConfigIssue, type SettingGroup, type SettingMeta } from './setting-meta';

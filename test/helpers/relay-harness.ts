@@ -46,7 +46,7 @@ export async function startTestRelay(
   const dataDir = options.dataDir ?? makeTempDir();
   const loaded = loadConfig(
     { DATA_DIR: dataDir, LOG_LEVEL: 'debug', CATCH_UP_EVERY: 'off', ...env },
-    { readFile: (f) => fs.readFileSync(f, 'utf8') },
+    { readFile: (f) => fs.readFileSync(f, 'utf8'), transports: options.transports },
   );
   // Quick polling unless the test tunes it: work that nothing wakes the worker for is found in 50 ms, not a second.
   const quick: Config = { ...loaded, worker: { ...loaded.worker, pollMs: 50 } };
@@ -136,4 +136,18 @@ export function quickRetries(baseMs: number, maxDelayMs: number): (config: Confi
 /** A `tune` that gives all of one mail's NetBox requests `enrichBudgetMs` (and one request `timeoutMs`) instead of the relay's 30 s (10 s). */
 export function quickNetbox(enrichBudgetMs: number, timeoutMs?: number): (config: Config) => Config {
   return (config) => ({ ...config, netbox: { ...config.netbox, enrichBudgetMs, timeoutMs: timeoutMs ?? config.netbox.timeoutMs } });
+}
+
+/** A `tune` for startTestRelay: the SMTP connection, greeting and idle timeouts all set to `ms`. */
+export function smtpTimeouts(ms: number): (config: Config) => Config {
+  return (config) =>
+    config.transport.name === 'smtp'
+      ? {
+          ...config,
+          transport: {
+            ...config.transport,
+            settings: { ...config.transport.settings, connectionTimeoutMs: ms, greetingTimeoutMs: ms, socketTimeoutMs: ms },
+          },
+        }
+      : config;
 }

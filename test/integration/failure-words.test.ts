@@ -3,7 +3,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { createDashboardRouter, createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
-import { createSilentLogger, FAILURE_CATALOGUE, type Clock, type FailureCode } from '../../src/shared';
+import { FAILURE_CATALOGUE } from '../../src/notify';
+import { createSilentLogger, type Clock } from '../../src/shared';
 import { SqliteStore, type DeliveryStateChange } from '../../src/store';
 import { textOf } from '../helpers/html';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
@@ -104,7 +105,7 @@ describe('the dashboard describes each stored failure as the catalogue does', ()
 
 describe('the failure catalogue', () => {
   it('holds the queue for an operator only for codes that pause the whole queue and are retried', () => {
-    const held = (Object.keys(FAILURE_CATALOGUE) as FailureCode[]).filter((code) => FAILURE_CATALOGUE[code].heldForOperator);
+    const held = Object.keys(FAILURE_CATALOGUE).filter((code) => FAILURE_CATALOGUE[code].heldForOperator);
     expect(held).toEqual(['OAUTH2_REFUSED', 'GRAPH_ACCESS_DENIED']);
     for (const code of held) expect(FAILURE_CATALOGUE[code]).toMatchObject({ retryable: true, scope: 'server', configProblem: true });
   });

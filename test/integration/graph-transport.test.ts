@@ -104,7 +104,7 @@ describe('MAIL_TRANSPORT=graph: sendMail with the same MIME message (issue 18)',
       code: 'ErrorAccessDenied',
       message: 'Access is denied. Check credentials and try again.',
     }));
-    relay = await startTestRelay({ ...graphEnv(double), GRAPH_SENDER: SENDER }, { tune: quickRetries(50, 200) });
+    relay = await startTestRelay({ ...graphEnv(double), MAIL_FROM: SENDER }, { tune: quickRetries(50, 200) });
     const body = buildBody({ data: buildReportData({ id: 660 }) });
     await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) });
     await waitUntil(() => (double!.graphAttempts >= 2 ? true : undefined), 10_000, 'a probe after the pause');
@@ -126,7 +126,6 @@ describe('MAIL_TRANSPORT=graph: sendMail with the same MIME message (issue 18)',
     expect(
       load({
         SMTP_URL: 'smtp://mail.example.com',
-        SMTP_AUTH: 'oauth2',
         SMTP_USER: SENDER,
         OAUTH2_CLIENT_ID: 'x',
         OAUTH2_CLIENT_SECRET: 'y',
@@ -135,13 +134,31 @@ describe('MAIL_TRANSPORT=graph: sendMail with the same MIME message (issue 18)',
     expect(
       load({
         SMTP_URL: 'smtp://mail.example.com',
-        SMTP_AUTH: 'oauth2',
         OAUTH2_TENANT_ID: 't',
         OAUTH2_CLIENT_ID: 'x',
         OAUTH2_CLIENT_SECRET: 'y',
       }),
     ).toEqual(['SMTP_USER']);
-    expect(load({ MAIL_TRANSPORT: 'graph', OAUTH2_PROVIDER: 'google' })).toEqual(['OAUTH2_PROVIDER']);
+    // The provider follows from the credentials: a service account is Google's, which Graph does not take.
+    expect(load({ MAIL_TRANSPORT: 'graph', OAUTH2_SERVICE_ACCOUNT_FILE: '/etc/relay/key.json' })).toEqual(['OAUTH2_SERVICE_ACCOUNT_FILE']);
+    const both = (() => {
+      try {
+        loadConfig(
+          {
+            SMTP_URL: 'smtp://smtp.gmail.com',
+            SMTP_USER: SENDER,
+            MAIL_TO: 'a@example.com',
+            OAUTH2_CLIENT_ID: 'x',
+            OAUTH2_SERVICE_ACCOUNT_FILE: '/k.json',
+          },
+          { readFile: () => '' },
+        );
+        return [];
+      } catch (error) {
+        return (error as ConfigError).issues;
+      }
+    })();
+    expect(both).toEqual([{ variable: 'OAUTH2_SERVICE_ACCOUNT_FILE', message: expect.stringContaining('OAUTH2_CLIENT_ID are both set') }]);
     expect(
       load({
         MAIL_TRANSPORT: 'graph',

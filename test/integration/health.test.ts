@@ -47,7 +47,6 @@ describe('GET /healthz and /readyz', () => {
     relay = await startTestRelay({
       SMTP_URL: `smtp://127.0.0.1:${port}`,
       MAIL_TO: 'netops@example.com',
-      SMTP_CONNECTION_TIMEOUT_MS: '2000',
       METRICS_TOKEN,
     });
     const down = await waitUntil(
@@ -128,7 +127,6 @@ describe('GET /healthz and /readyz', () => {
     relay = await startTestRelay({
       SMTP_URL: `smtp://127.0.0.1:${port}`,
       MAIL_TO: 'netops@example.com',
-      SMTP_CONNECTION_TIMEOUT_MS: '2000',
       ADMIN_TOKEN,
     });
     await waitUntil(
@@ -146,7 +144,6 @@ describe('GET /healthz and /readyz', () => {
     relay = await startTestRelay({
       SMTP_URL: `smtp://127.0.0.1:${port}`,
       MAIL_TO: 'netops@example.com',
-      SMTP_CONNECTION_TIMEOUT_MS: '2000',
     });
     await waitUntil(
       async () => ((await getJson(`${relay!.url}/readyz`, null)).body.smtp.ok === false ? true : undefined),

@@ -28,7 +28,6 @@ function buildMail(): Promise<OutgoingMail> {
 function smtpConfig(url: string, overrides: Partial<SmtpConfig> = {}): SmtpConfig {
   return {
     url,
-    tlsRejectUnauthorized: true,
     poolSize: 1,
     connectionTimeoutMs: 5_000,
     greetingTimeoutMs: 5_000,

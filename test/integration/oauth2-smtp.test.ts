@@ -48,7 +48,6 @@ function reportIds(peer: SmtpPeer): number[] {
 function microsoftEnv(double: OAuth2Double, peer: SmtpPeer): Record<string, string> {
   return {
     SMTP_URL: peer.url,
-    SMTP_AUTH: 'oauth2',
     SMTP_USER: MAILBOX,
     MAIL_FROM: `Compliance Relay <${MAILBOX}>`,
     MAIL_TO: 'netops@contoso.example',
@@ -57,7 +56,7 @@ function microsoftEnv(double: OAuth2Double, peer: SmtpPeer): Record<string, stri
   };
 }
 
-describe('SMTP_AUTH=oauth2: AUTH XOAUTH2 with a client-credentials token (issue 18)', () => {
+describe('OAuth2 credentials with SMTP: AUTH XOAUTH2 with a client-credentials token', () => {
   let double: OAuth2Double | undefined;
   let peer: SmtpPeer | undefined;
   let relay: TestRelay | undefined;
@@ -175,7 +174,6 @@ describe('SMTP_AUTH=oauth2: AUTH XOAUTH2 with a client-credentials token (issue 
     const io = captureIo(
       {
         SMTP_URL: 'smtp://smtp.office365.com:587',
-        SMTP_AUTH: 'oauth2',
         SMTP_USER: MAILBOX,
         MAIL_TO: 'netops@contoso.example',
         DATA_DIR: dir,
@@ -199,8 +197,8 @@ describe('SMTP_AUTH=oauth2: AUTH XOAUTH2 with a client-credentials token (issue 
   it('verify-smtp shows each step with a certificate credential (Microsoft) and a service account (Google)', async () => {
     const dir = makeTempDir('relay-oauth2-cli-');
     const certs = createTestCertificates(dir);
-    fs.writeFileSync(path.join(dir, 'app-cert.pem'), certs.cert);
-    fs.writeFileSync(path.join(dir, 'app-key.pem'), certs.key);
+    // The usual bundle: the certificate and its private key in one PEM file.
+    fs.writeFileSync(path.join(dir, 'app-bundle.pem'), Buffer.concat([certs.cert, certs.key]));
     const { publicKey, privateKey } = await import('node:crypto').then((c) =>
       c.generateKeyPairSync('rsa', {
         modulusLength: 2048,
@@ -214,15 +212,14 @@ describe('SMTP_AUTH=oauth2: AUTH XOAUTH2 with a client-credentials token (issue 
       google: { clientEmail: 'relay@project.iam.gserviceaccount.com', publicKeyPem: publicKey, subjects: [MAILBOX] },
     });
     peer = await startXoauth2Peer(double, []);
-    const base = { SMTP_URL: peer.url, SMTP_AUTH: 'oauth2', SMTP_USER: MAILBOX, MAIL_TO: 'netops@contoso.example', DATA_DIR: dir };
+    const base = { SMTP_URL: peer.url, SMTP_USER: MAILBOX, MAIL_TO: 'netops@contoso.example', DATA_DIR: dir };
 
     const microsoft = captureIo(
       {
         ...base,
         OAUTH2_TENANT_ID: 'contoso-tenant',
         OAUTH2_CLIENT_ID: 'relay-client-id',
-        OAUTH2_CERTIFICATE_FILE: path.join(dir, 'app-cert.pem'),
-        OAUTH2_PRIVATE_KEY_FILE: path.join(dir, 'app-key.pem'),
+        OAUTH2_CERTIFICATE_FILE: path.join(dir, 'app-bundle.pem'),
         OAUTH2_TOKEN_URL: double.microsoftTokenUrl,
       },
       dir,
@@ -243,18 +240,37 @@ describe('SMTP_AUTH=oauth2: AUTH XOAUTH2 with a client-credentials token (issue 
         token_uri: double.googleTokenUrl,
       }),
     );
-    const google = captureIo({ ...base, OAUTH2_PROVIDER: 'google', OAUTH2_SERVICE_ACCOUNT_FILE: keyFile }, dir);
+    const google = captureIo({ ...base, OAUTH2_SERVICE_ACCOUNT_FILE: keyFile }, dir);
     expect(await runCli(['node', 'compliance-relay', 'verify-smtp'], google)).toBe(0);
     expect(google.out()).toContain(`ok  AUTH XOAUTH2 accepted for ${MAILBOX}`);
     expect(double.tokenRequests.map((r) => r.grant)).toEqual(['client_credentials', 'jwt-bearer']);
 
     // A mailbox the service account may not act as: Google refuses the grant, and the command says so.
-    const other = captureIo(
-      { ...base, SMTP_USER: 'someone-else@contoso.example', OAUTH2_PROVIDER: 'google', OAUTH2_SERVICE_ACCOUNT_FILE: keyFile },
-      dir,
-    );
+    const other = captureIo({ ...base, SMTP_USER: 'someone-else@contoso.example', OAUTH2_SERVICE_ACCOUNT_FILE: keyFile }, dir);
     expect(await runCli(['node', 'compliance-relay', 'verify-smtp'], other)).toBe(69);
     expect(other.err()).toContain('OAUTH2_REFUSED');
     expect(other.err()).toContain('unauthorized_client');
+
+    // A relay upgraded as it was (SMTP_AUTH, OAUTH2_PROVIDER, the key in its own file) still logs in, warned of each.
+    fs.writeFileSync(path.join(dir, 'app-cert.pem'), certs.cert);
+    fs.writeFileSync(path.join(dir, 'app-key.pem'), certs.key);
+    const upgraded = {
+      ...base,
+      SMTP_AUTH: 'oauth2',
+      OAUTH2_PROVIDER: 'microsoft',
+      OAUTH2_TENANT_ID: 'contoso-tenant',
+      OAUTH2_CLIENT_ID: 'relay-client-id',
+      OAUTH2_CERTIFICATE_FILE: path.join(dir, 'app-cert.pem'),
+      OAUTH2_PRIVATE_KEY_FILE: path.join(dir, 'app-key.pem'),
+      OAUTH2_TOKEN_URL: double.microsoftTokenUrl,
+    };
+    const before = captureIo(upgraded, dir);
+    expect(await runCli(['node', 'compliance-relay', 'verify-smtp'], before)).toBe(0);
+    expect(before.out()).toContain(`ok  AUTH XOAUTH2 accepted for ${MAILBOX}`);
+    const checked = captureIo(upgraded, dir);
+    expect(await runCli(['node', 'compliance-relay', 'check-config'], checked)).toBe(0);
+    expect(checked.err()).toContain('warning: SMTP_AUTH is no longer read');
+    expect(checked.err()).toContain('warning: OAUTH2_PROVIDER is no longer read');
+    expect(checked.err()).toContain('warning: OAUTH2_PRIVATE_KEY_FILE is read for this release only: append the private key');
   }, 30_000);
 });

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres';
-import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { postWebhook, smtpTimeouts, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 
 const SECRET = 'restart-webhook-secret';
@@ -36,14 +36,11 @@ describe('PostgreSQL restarts while the relay runs', () => {
         MAIL_TO: 'netops@example.com',
         WEBHOOK_SECRET: SECRET,
         SMTP_POOL_SIZE: String(SMTP_POOL_SIZE),
-        SMTP_CONNECTION_TIMEOUT_MS: '8000',
-        SMTP_GREETING_TIMEOUT_MS: '8000',
-        SMTP_SOCKET_TIMEOUT_MS: '8000',
         TEMPLATES_DIR: path.resolve(__dirname, '../fixtures/templates-light'),
       },
       // A claim whose preparation failed (the database went away before its send) comes back after its
       // lease; the lease stays above the SMTP timeouts so that a slow send is never taken over.
-      { tune: (c) => ({ ...c, worker: { ...c.worker, leaseMs: 20_000, pollMs: 100 } }) },
+      { tune: (c) => smtpTimeouts(8_000)({ ...c, worker: { ...c.worker, leaseMs: 20_000, pollMs: 100 } }) },
     );
 
     // Before: accepted and mailed.

@@ -69,7 +69,6 @@ describe('secrets echoed by a remote server', () => {
       url: smtp.url,
       user: 'relay',
       password: PASSWORD,
-      tlsRejectUnauthorized: true,
       poolSize: 1,
       connectionTimeoutMs: 5_000,
       greetingTimeoutMs: 5_000,

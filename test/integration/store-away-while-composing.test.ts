@@ -1,6 +1,6 @@
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres';
-import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { postWebhook, smtpTimeouts, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 import { buildResults, countResults, startNetboxDouble, type NetboxDouble } from '../helpers/validity-results-double';
 
@@ -44,14 +44,12 @@ describe('the store goes away while a report is being composed', () => {
         WEBHOOK_SECRET: SECRET,
         NETBOX_URL: netbox.url,
         NETBOX_TOKEN: TOKEN,
-        SMTP_CONNECTION_TIMEOUT_MS: '3000',
-        SMTP_GREETING_TIMEOUT_MS: '3000',
-        SMTP_SOCKET_TIMEOUT_MS: '3000',
       },
       // The claim left by the failed preparation comes back after its lease (kept above the SMTP timeouts
       // and the enrichment budget, as the relay's own are).
       {
-        tune: (c) => ({ ...c, worker: { ...c.worker, leaseMs: 6000, pollMs: 100 }, netbox: { ...c.netbox, enrichBudgetMs: 4000 } }),
+        tune: (c) =>
+          smtpTimeouts(3_000)({ ...c, worker: { ...c.worker, leaseMs: 6000, pollMs: 100 }, netbox: { ...c.netbox, enrichBudgetMs: 4000 } }),
       },
     );
     const results = buildResults(6, { fails: (i) => i % 2 === 0 });

@@ -4,22 +4,49 @@ import { loadConfig } from '../../src/config';
 import { runCli } from '../../src/cli';
 import { describeBoot } from '../../src/cli/serve';
 import type { OutgoingMail } from '../../src/mail';
-import { TRANSPORTS, type TransportDescriptor } from '../../src/notify';
+import { buildFailureClass, TRANSPORTS, type TransportDescriptor } from '../../src/notify';
+import { createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
+import { textOf } from '../helpers/html';
+import { setting } from '../../src/shared';
+import { z } from 'zod';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import { makeTempDir, postWebhook, startTestRelay, waitUntil } from '../helpers/relay-harness';
 
 const SECRET = 'descriptor-webhook-secret';
 
-/** A tiny transport written here: it keeps each mail in memory, and is chosen by being first in the list. */
-function createMemoryTransport(): { transport: TransportDescriptor; sent: OutgoingMail[]; verified: string[] } {
+/**
+ * A tiny transport written here: it keeps each mail in memory. Its own setting, MEMORY_MAILBOX, chooses
+ * it (first in the list); without it the relay's own transports are used.
+ */
+function createMemoryTransport(options: { full?: boolean } = {}): {
+  transport: TransportDescriptor<'memory', { mailbox: string }>;
+  sent: OutgoingMail[];
+  verified: string[];
+} {
   const sent: OutgoingMail[] = [];
   const verified: string[] = [];
-  const transport: TransportDescriptor = {
+  const failures = {
+    MEMORY_FULL: {
+      retryable: false,
+      configProblem: false,
+      heldForOperator: false,
+      scope: 'message',
+      transport: 'memory',
+      serverReachable: true,
+      words: 'The in-memory mailbox is full.',
+    },
+  } as const;
+  const transport: TransportDescriptor<'memory', { mailbox: string }> = {
     name: 'memory',
-    selects: () => true,
-    create: () => ({
+    settings: {
+      MEMORY_MAILBOX: setting(z.string().trim().optional(), { group: 'features', description: 'Keep mails in this in-memory mailbox.' }),
+    },
+    configure: (env) => (typeof env.MEMORY_MAILBOX === 'string' ? { mailbox: env.MEMORY_MAILBOX } : undefined),
+    create: (memory) => ({
       kind: 'memory',
       async send(mail) {
+        if (options.full)
+          return { status: 'failed', failure: buildFailureClass('MEMORY_FULL', `${memory.mailbox} holds no more`, failures.MEMORY_FULL) };
         sent.push(mail);
         return { status: 'sent', response: `kept as mail #${sent.length}` };
       },
@@ -29,8 +56,11 @@ function createMemoryTransport(): { transport: TransportDescriptor; sent: Outgoi
       },
       async close() {},
     }),
-    describeStart: () => 'memory (kept in the test)',
-    describeVerified: () => 'The memory transport holds the mails; no mail was sent.',
+    describeStart: (memory) => `memory ${memory.mailbox} (kept in the test)`,
+    describeVerified: (memory) => `The memory transport holds the mails in ${memory.mailbox}; no mail was sent.`,
+    concurrency: () => 1,
+    secrets: () => [],
+    failures,
   };
   return { transport, sent, verified };
 }
@@ -40,7 +70,7 @@ describe('a transport described by its descriptor alone', () => {
   it('delivers the relay’s mails', async () => {
     const memory = createMemoryTransport();
     const relay = await startTestRelay(
-      { MAIL_TO: 'oncall@example.com', WEBHOOK_SECRET: SECRET },
+      { MAIL_TO: 'oncall@example.com', WEBHOOK_SECRET: SECRET, MEMORY_MAILBOX: 'inbox' },
       { transports: [memory.transport, ...TRANSPORTS] },
     );
     try {
@@ -57,12 +87,20 @@ describe('a transport described by its descriptor alone', () => {
     }
   });
 
-  it('names it on the start line', () => {
-    const config = loadConfig({ DATA_DIR: makeTempDir(), MAIL_TO: 'oncall@example.com' }, { readFile: (f) => fs.readFileSync(f, 'utf8') });
+  it('is chosen by its own setting, and names it on the start line', () => {
     const { transport } = createMemoryTransport();
-    expect(describeBoot(config, [transport, ...TRANSPORTS])).toContain('mail via memory (kept in the test)');
-    // Without it, the same configuration writes .eml files.
-    expect(describeBoot(config)).toContain(`mail via .eml files in ${config.mail.outboxDir}`);
+    const transports = [transport, ...TRANSPORTS];
+    const load = (env: Record<string, string>) =>
+      loadConfig(
+        { DATA_DIR: makeTempDir(), MAIL_TO: 'oncall@example.com', ...env },
+        { readFile: (f) => fs.readFileSync(f, 'utf8'), transports },
+      );
+    const config = load({ MEMORY_MAILBOX: 'inbox' });
+    expect(config.transport).toEqual({ name: 'memory', settings: { mailbox: 'inbox' } });
+    expect(describeBoot(config, transports)).toContain('mail via memory inbox (kept in the test)');
+    // Without its setting, the same relay writes .eml files.
+    const without = load({});
+    expect(describeBoot(without, transports)).toContain(`mail via .eml files in ${without.mail.outboxDir}`);
   });
 
   it('is checked by verify-smtp, with its own words', async () => {
@@ -71,7 +109,7 @@ describe('a transport described by its descriptor alone', () => {
     let out = '';
     stdout.on('data', (c: Buffer) => (out += c.toString()));
     const code = await runCli(['node', 'compliance-relay', 'verify-smtp'], {
-      env: { DATA_DIR: makeTempDir(), MAIL_TO: 'oncall@example.com' },
+      env: { DATA_DIR: makeTempDir(), MAIL_TO: 'oncall@example.com', MEMORY_MAILBOX: 'inbox' },
       stdout,
       stderr: new PassThrough(),
       readFile: (f) => fs.readFileSync(f),
@@ -82,6 +120,46 @@ describe('a transport described by its descriptor alone', () => {
     expect(code).toBe(0);
     expect(memory.verified).toEqual(['verify']);
     expect(out).toContain('ok  the memory is there');
-    expect(out).toContain('The memory transport holds the mails; no mail was sent.');
+    expect(out).toContain('The memory transport holds the mails in inbox; no mail was sent.');
+  });
+
+  it('is listed by check-config with its own setting', async () => {
+    const memory = createMemoryTransport();
+    const stdout = new PassThrough();
+    let out = '';
+    stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const code = await runCli(['node', 'compliance-relay', 'check-config'], {
+      env: { DATA_DIR: makeTempDir(), MAIL_TO: 'oncall@example.com', MEMORY_MAILBOX: 'inbox' },
+      stdout,
+      stderr: new PassThrough(),
+      readFile: (f) => fs.readFileSync(f),
+      cwd: process.cwd(),
+      onSignal: () => undefined,
+      transports: [memory.transport, ...TRANSPORTS],
+    });
+    expect(code).toBe(0);
+    expect(out).toContain('  MEMORY_MAILBOX=inbox');
+    expect(out).toContain('The configuration is valid.');
+  });
+
+  it('a delivery it failed is described on the dashboard with its own words', async () => {
+    const memory = createMemoryTransport({ full: true });
+    const adminToken = 'descriptor-admin-token-0123456789';
+    const relay = await startTestRelay(
+      { MAIL_TO: 'oncall@example.com', WEBHOOK_SECRET: SECRET, MEMORY_MAILBOX: 'inbox', ADMIN_TOKEN: adminToken },
+      { transports: [memory.transport, ...TRANSPORTS] },
+    );
+    try {
+      const body = buildBody({ data: buildReportData({ id: 6 }) });
+      expect((await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) })).status).toBe(202);
+      await waitUntil(async () => ((await relay.relay.store.countByState()).dead === 1 ? true : undefined), 15_000, 'the delivery dead');
+      const cookie = `${SESSION_COOKIE}=${createSessionKeys(adminToken).issue(Date.now()).cookie}`;
+      const page = await (await fetch(`${relay.url}/ui`, { headers: { cookie } })).text();
+      const words = textOf(/<span class="error-words">([\s\S]*?)<\/span>/.exec(page)?.[1] ?? '');
+      expect(words).toBe('The in-memory mailbox is full. It is not tried again.');
+      expect(textOf(page)).toContain('MEMORY_FULL: route default: inbox holds no more');
+    } finally {
+      await relay.stop();
+    }
   });
 });

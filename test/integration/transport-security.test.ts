@@ -5,11 +5,11 @@ import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 import { createTestCertificates, type TestCertificates } from '../helpers/test-certificates';
 
 /**
- * Guarantee 8 (SMTP half): TLS to the SMTP server is verified by default. A server whose certificate
- * comes from a private CA is refused, accepted once SMTP_CA_FILE names that CA, or once verification
- * is explicitly turned off, for implicit TLS (smtps://) and STARTTLS (smtp://) alike.
+ * Guarantee 9 (SMTP half): TLS to the SMTP server is always verified. A server whose certificate comes
+ * from a private CA is refused, and accepted once SMTP_CA_FILE names that CA, for implicit TLS (smtps://)
+ * and STARTTLS (smtp://) alike; the retired SMTP_TLS_REJECT_UNAUTHORIZED=false turns nothing off.
  */
-describe('SMTP TLS is verified unless told otherwise', () => {
+describe('SMTP TLS is always verified', () => {
   let dir: string;
   let certs: TestCertificates;
   let smtp: SmtpPeer | undefined;
@@ -56,10 +56,13 @@ describe('SMTP TLS is verified unless told otherwise', () => {
       expect(smtp!.received).toHaveLength(1);
     });
 
-    it('accepts it when SMTP_TLS_REJECT_UNAUTHORIZED=false', async () => {
+    it('still refuses it when the retired SMTP_TLS_REJECT_UNAUTHORIZED=false is set, and warns that SMTP_CA_FILE is the way', async () => {
       const outcome = await sendOne(mode, { SMTP_TLS_REJECT_UNAUTHORIZED: 'false' });
-      expect(outcome).toMatchObject({ type: 'sent' });
-      expect(smtp!.received).toHaveLength(1);
+      expect(outcome).toMatchObject({ type: 'retry', failure: { code: 'ETLS' } });
+      expect(smtp!.received).toHaveLength(0);
+      expect(relay!.config.warnings).toEqual([
+        { variable: 'SMTP_TLS_REJECT_UNAUTHORIZED', message: expect.stringContaining('always verified; give a private CA') },
+      ]);
     });
   });
 });

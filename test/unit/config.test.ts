@@ -25,7 +25,7 @@ describe('loadConfig', () => {
     expect(config.http).toMatchObject({ host: '127.0.0.1', port: 8080 });
     expect(config.webhook.unsignedFromNetwork).toBe(false);
     expect(config.store.dataDir).toBe('/srv/data');
-    expect(config.smtp).toBeUndefined();
+    expect(config.transport.name).toBe('file');
     expect(config.mail.outboxDir).toBe('/srv/data/mail');
     expect(config.webhook).toMatchObject({ maxBytes: 1_048_576 });
     expect(config.sources[0]).toMatchObject({ path: '/webhook', secrets: [] });
@@ -89,7 +89,7 @@ describe('loadConfig', () => {
 
   it('treats empty values as unset (compose passes ${VAR:-} as "")', () => {
     const config = loadConfig({ SMTP_URL: '', PORT: '', MAIL_TO: '' }, { readFile: read({}) });
-    expect(config.smtp).toBeUndefined();
+    expect(config.transport.name).toBe('file');
     expect(config.http.port).toBe(8080);
   });
 
@@ -154,18 +154,16 @@ describe('the redacted configuration with a certificate credential', () => {
     const dir = makeTempDir('config-redact-');
     try {
       const certs = createTestCertificates(dir);
-      fs.writeFileSync(path.join(dir, 'cert.pem'), certs.cert);
-      fs.writeFileSync(path.join(dir, 'key.pem'), certs.key);
+      // The usual bundle: the certificate and its private key in one PEM file.
+      fs.writeFileSync(path.join(dir, 'bundle.pem'), Buffer.concat([certs.cert, certs.key]));
       const config = loadConfig(
         {
           SMTP_URL: 'smtp://smtp.office365.com:587',
-          SMTP_AUTH: 'oauth2',
           SMTP_USER: 'relay@contoso.example',
           MAIL_TO: 'a@b.c',
           OAUTH2_TENANT_ID: 'contoso.onmicrosoft.com',
           OAUTH2_CLIENT_ID: 'app',
-          OAUTH2_CERTIFICATE_FILE: path.join(dir, 'cert.pem'),
-          OAUTH2_PRIVATE_KEY_FILE: path.join(dir, 'key.pem'),
+          OAUTH2_CERTIFICATE_FILE: path.join(dir, 'bundle.pem'),
         },
         { readFile: (file) => fs.readFileSync(file, 'utf8') },
       );
@@ -182,11 +180,11 @@ describe('the redacted configuration with a certificate credential', () => {
 
 describe('values that look valid but mean something else are refused', () => {
   it('a duration without a unit, naming the variable and an example, instead of reading it as milliseconds', () => {
-    const issues = issuesOf({ EXPECT_REPORT_EVERY: '24', SMTP_CHECK_INTERVAL: '300' });
-    expect(issues.map((i) => i.variable)).toEqual(['EXPECT_REPORT_EVERY', 'SMTP_CHECK_INTERVAL']);
+    const issues = issuesOf({ EXPECT_REPORT_EVERY: '24' });
+    expect(issues.map((i) => i.variable)).toEqual(['EXPECT_REPORT_EVERY']);
     for (const issue of issues) expect(issue.message).toContain('has no unit: write it with one, e.g. 24h');
     expect(loadConfig({ EXPECT_REPORT_EVERY: '24h' }, { readFile: read({}) }).sources[0].expectEveryMs).toBe(86_400_000);
-    expect(loadConfig({ SMTP_CHECK_INTERVAL: '90s' }, { readFile: read({}) }).observe.smtpCheckIntervalMs).toBe(90_000);
+    expect(loadConfig({ EXPECT_REPORT_EVERY: '90s' }, { readFile: read({}) }).sources[0].expectEveryMs).toBe(90_000);
   });
 
   it('a _MS setting takes a whole number of milliseconds, its unit in its name: a unit in the value is refused', () => {

@@ -1,4 +1,4 @@
-import { describeMailError } from '../../src/mail';
+import { describeMailError } from '../../src/notify';
 
 // The words for real errors are asserted against real peers in test/integration/errors-say-what-to-do.test.ts;
 // this checks only what is decided from the code: the server's own answers are never reworded.

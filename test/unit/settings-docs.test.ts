@@ -33,8 +33,8 @@ describe('the settings documentation is generated from the schema', () => {
   });
 
   it('shows a duration default as written (5m), and the relay holds it in milliseconds', () => {
-    expect(describeSettings().find((s) => s.name === 'SMTP_CHECK_INTERVAL')?.default).toBe('5m');
-    expect(loadConfig({}, { readFile: () => '' }).observe.smtpCheckIntervalMs).toBe(300_000);
+    expect(describeSettings().find((s) => s.name === 'CATCH_UP_EVERY')?.default).toBe('5m');
+    expect(loadConfig({}, { readFile: () => '' }).sources[0].catchUp.everyMs).toBe(300_000);
   });
 });
 
@@ -93,6 +93,18 @@ describe('a variable no longer read is warned about, naming what replaced it', (
     const config = loadConfig({ [name]: value }, { readFile: () => '' });
     expect(config.warnings).toEqual([{ variable: name, message: expect.stringContaining(`is no longer read: `) }]);
     expect(config.warnings[0].message).toContain(holds);
+  });
+
+  it.each([
+    ['SMTP_CONNECTION_TIMEOUT_MS', '2000', '10 s'],
+    ['SMTP_GREETING_TIMEOUT_MS', '2000', '10 s'],
+    ['SMTP_SOCKET_TIMEOUT_MS', '2000', '60 s'],
+    ['SMTP_CHECK_INTERVAL', '30s', 'every 5 minutes'],
+  ])('%s=%s still set: warned, and the fixed value (%s) holds', (name, value, words) => {
+    const config = loadConfig({ SMTP_URL: 'smtp://mail.example.com:587', MAIL_TO: 'a@b.c', [name]: value }, { readFile: () => '' });
+    expect(config.warnings).toEqual([{ variable: name, message: expect.stringContaining(words) }]);
+    expect(config.transport.settings).toMatchObject({ connectionTimeoutMs: 10_000, greetingTimeoutMs: 10_000, socketTimeoutMs: 60_000 });
+    expect(config.observe.smtpCheckIntervalMs).toBe(300_000);
   });
 
   it('nothing retired set: no warning', () => {

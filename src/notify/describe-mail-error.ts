@@ -1,4 +1,5 @@
-import { FAILURE_CATALOGUE, isCertificateFailure, type FailureCode } from '../shared';
+import { isCertificateFailure } from '../shared';
+import { SMTP_FAILURES } from './smtp-failures';
 
 /** What a failed connection, TLS handshake or login to the mail server looked like (an error, or a stored failure). */
 export interface MailErrorFacts {
@@ -19,9 +20,9 @@ const NOT_TLS = /wrong version number|packet length too long|unknown protocol|ss
  * nodemailer and Node give before the relay classifies them (`ENOTFOUND`, `ERROR`).
  */
 const CONNECTION_CODES: ReadonlySet<string> = new Set([
-  ...(Object.keys(FAILURE_CATALOGUE) as FailureCode[]).filter((code) => {
-    const facts = FAILURE_CATALOGUE[code];
-    return facts.transport === 'smtp' && (facts.scope === 'server' || facts.configProblem);
+  ...Object.keys(SMTP_FAILURES).filter((code) => {
+    const facts = SMTP_FAILURES[code];
+    return facts.scope === 'server' || facts.configProblem;
   }),
   'ENOTFOUND',
   'ERROR',
@@ -42,7 +43,7 @@ const RULES: MailErrorRule[] = [
     matches: (code, message) => code === 'ETLS' || isCertificateFailure(message),
     describe: (server, message) =>
       `the certificate of ${server} is not trusted (${message.slice(0, 120)}). ` +
-      'Put the CA that signed it in SMTP_CA_FILE (PEM), and make SMTP_URL’s host the name on the certificate; SMTP_TLS_REJECT_UNAUTHORIZED=false turns the check off (not recommended).',
+      'Put the CA that signed it in SMTP_CA_FILE (PEM), and make SMTP_URL’s host the name on the certificate.',
   },
   {
     matches: (code, message) => code === 'ECONNREFUSED' || /ECONNREFUSED/.test(message),
@@ -58,14 +59,14 @@ const RULES: MailErrorRule[] = [
     matches: (code, message) => code === 'ETIMEDOUT' || /timed? ?out|Greeting never received/i.test(message),
     describe: (server, message) =>
       `${server} did not answer in time (${/greeting/i.test(message) ? 'connected, but no SMTP greeting' : 'timed out'}). A firewall may drop the connection, the port may be wrong, ` +
-      'or it speaks TLS from the first byte (port 465: use smtps://). Check SMTP_URL; for a slow server raise SMTP_CONNECTION_TIMEOUT_MS or SMTP_GREETING_TIMEOUT_MS.',
+      'or it speaks TLS from the first byte (port 465: use smtps://). Check SMTP_URL; the relay waits 10 s to connect and 10 s for the greeting.',
   },
   {
     matches: (code) => code === 'EAUTH' || code === 'ENOAUTH',
     describe: (server, message) =>
       /no auth|ENOAUTH|authentication required|530/i.test(message) && !/Invalid login|535/.test(message)
         ? `${server} requires a login and none is configured. Set SMTP_USER and SMTP_PASSWORD (or SMTP_PASSWORD_FILE).`
-        : `${server} refused the login (${message.slice(0, 120)}). Check SMTP_USER and SMTP_PASSWORD (or SMTP_PASSWORD_FILE); some providers need an app password or SMTP_AUTH=oauth2.`,
+        : `${server} refused the login (${message.slice(0, 120)}). Check SMTP_USER and SMTP_PASSWORD (or SMTP_PASSWORD_FILE); some providers need an app password or OAuth2 (OAUTH2_CLIENT_ID, docs/mail-servers.md).`,
   },
 ];
 

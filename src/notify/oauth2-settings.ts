@@ -1,0 +1,371 @@
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { z } from 'zod';
+import { httpUrl, isLoopbackHost, setting, type ConfigIssue, type FailureFacts } from '../shared';
+import type { TransportContext } from './transport-context';
+
+/** Time for one OAuth2 token request. */
+export const OAUTH2_TIMEOUT_MS = 10_000;
+
+/** The app's credentials, read by both transports that log in with OAuth2 (SMTP's XOAUTH2 and Microsoft Graph). */
+export const OAUTH2_SETTINGS = {
+  OAUTH2_TENANT_ID: setting(
+    z
+      .string()
+      .trim()
+      .regex(
+        /^[A-Za-z0-9.-]+$/,
+        'must be the directory (tenant) ID or domain, e.g. 00000000-0000-0000-0000-000000000000 or contoso.onmicrosoft.com',
+      )
+      .optional(),
+    { group: 'provider', description: 'Microsoft: the directory (tenant) ID or domain (required with Microsoft).' },
+  ),
+  OAUTH2_CLIENT_ID: setting(z.string().trim().min(1).max(200).optional(), {
+    group: 'provider',
+    description: 'Microsoft: the application (client) ID (required).',
+  }),
+  OAUTH2_CLIENT_SECRET: setting(z.string().max(1000).optional(), {
+    secret: true,
+    group: 'provider',
+    description: "Microsoft: a client secret's value; or a certificate (OAUTH2_CERTIFICATE_FILE).",
+  }),
+  OAUTH2_CERTIFICATE_FILE: setting(z.string().trim().optional(), {
+    group: 'provider',
+    description:
+      'Microsoft: one PEM file holding the certificate uploaded to the app registration and its private key (RSA), the usual bundle.',
+  }),
+  OAUTH2_SERVICE_ACCOUNT_FILE: setting(z.string().trim().optional(), {
+    group: 'provider',
+    description: "Google: the service account's JSON key; it acts as SMTP_USER. Setting it means the provider is Google.",
+  }),
+  OAUTH2_TOKEN_URL: setting(httpUrl.optional(), {
+    group: 'provider',
+    description: "The token endpoint (https:// except to loopback); default: the provider's, or the key file's token_uri.",
+    defaultText: 'by provider',
+  }),
+};
+
+/** The codes of a token request: either transport that logs in with OAuth2 sets them (both descriptors list them). */
+export const OAUTH2_FAILURES: Readonly<Record<string, FailureFacts>> = {
+  // The token endpoint or the server refused the app's credentials or token: every mail would fail alike
+  // until an operator renews the secret (client secrets expire on a date), which can take days.
+  OAUTH2_REFUSED: {
+    retryable: true,
+    configProblem: true,
+    heldForOperator: true,
+    scope: 'server',
+    transport: 'oauth2',
+    serverReachable: false,
+    words: "The OAuth2 token endpoint or the mail server refused the app's credentials (client secret, tenant, grant).",
+  },
+  OAUTH2_UNAVAILABLE: {
+    retryable: true,
+    configProblem: false,
+    heldForOperator: false,
+    scope: 'server',
+    transport: 'oauth2',
+    serverReachable: false,
+    words: 'The OAuth2 token endpoint could not be reached or is overloaded (429, 5xx): no token yet.',
+  },
+};
+
+/** The OAuth2 settings as parsed. */
+type Env = z.infer<z.ZodObject<typeof OAUTH2_SETTINGS>>;
+
+/** The provider, from the credentials given: a service-account key is Google's, a tenant and client ID Microsoft's. */
+export type OAuth2Provider = 'microsoft' | 'google';
+
+/**
+ * How the relay obtains an OAuth2 access token (client credentials): Microsoft identity
+ * platform v2 with a client secret or a certificate (a signed JWT client assertion), or a Google
+ * service account (a signed JWT bearer grant that impersonates `subject`).
+ */
+export interface OAuth2Config {
+  provider: OAuth2Provider;
+  tokenUrl: string;
+  scope: string;
+  /** Microsoft: the application (client) ID; Google: the service account's client_email. */
+  clientId: string;
+  /** Microsoft, client-secret credential; a secret. */
+  clientSecret?: string;
+  /** PEM private key: Microsoft's certificate credential, or the Google service account's key; a secret. */
+  privateKeyPem?: string;
+  /** Microsoft's certificate credential: the certificate uploaded to the app registration (PEM). */
+  certificatePem?: string;
+  /** Google: the mailbox the service account acts as (domain-wide delegation). */
+  subject?: string;
+  /** Each token request ends within this. */
+  timeoutMs: number;
+}
+
+/** What uses the token: SMTP's XOAUTH2 (needs the mailbox) or Graph's sendMail. */
+export type OAuth2Use = { kind: 'smtp'; user?: string } | { kind: 'graph' };
+
+/**
+ * The retired variable that held the certificate's key apart (the key now sits in the certificate's PEM
+ * bundle): a relay that still sets it keeps its certificate credential working, warned as retired.
+ */
+interface RetiredOAuth2Settings {
+  privateKeyFile?: string;
+}
+
+const OAUTH2_VARIABLES = [
+  'OAUTH2_TENANT_ID',
+  'OAUTH2_CLIENT_ID',
+  'OAUTH2_CLIENT_SECRET',
+  'OAUTH2_CERTIFICATE_FILE',
+  'OAUTH2_SERVICE_ACCOUNT_FILE',
+  'OAUTH2_TOKEN_URL',
+] as const;
+
+const MICROSOFT_ONLY = ['OAUTH2_TENANT_ID', 'OAUTH2_CLIENT_ID', 'OAUTH2_CLIENT_SECRET', 'OAUTH2_CERTIFICATE_FILE'] as const;
+
+/** Scopes by provider and transport: Exchange Online's SMTP, Graph, and Gmail (which has no narrower scope for SMTP). */
+const SCOPES = {
+  microsoftSmtp: 'https://outlook.office365.com/.default',
+  microsoftGraph: 'https://graph.microsoft.com/.default',
+  google: 'https://mail.google.com/',
+};
+
+const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
+
+/** The SMTP login is AUTH XOAUTH2 when an app's credentials are given: Microsoft's client ID or Google's service account. */
+export function wantsOAuth2Login(e: Env): boolean {
+  return e.OAUTH2_CLIENT_ID !== undefined || e.OAUTH2_SERVICE_ACCOUNT_FILE !== undefined;
+}
+
+/** The client secret and the private key (and each line of the key, in case a log line holds one). */
+export function oauth2Secrets(oauth2: OAuth2Config | undefined): string[] {
+  if (!oauth2) return [];
+  const keyLines = (pem: string) => pem.split(/\r?\n/).filter((line) => line.length >= 16 && !line.startsWith('-----'));
+  const key = oauth2.privateKeyPem ? [oauth2.privateKeyPem, ...keyLines(oauth2.privateKeyPem)] : [];
+  return [...(oauth2.clientSecret ? [oauth2.clientSecret] : []), ...key];
+}
+
+/** Issues for OAUTH2_* variables set while nothing uses OAuth2. */
+export function checkUnusedOAuth2(e: Env): ConfigIssue[] {
+  return OAUTH2_VARIABLES.filter((v) => e[v] !== undefined).map((variable) => ({
+    variable,
+    message:
+      'has no effect unless SMTP_URL is set with OAUTH2_CLIENT_ID (Microsoft) or OAUTH2_SERVICE_ACCOUNT_FILE (Google), or MAIL_TRANSPORT=graph',
+  }));
+}
+
+/**
+ * The OAuth2 settings for `use`, read and checked once at boot: every missing variable is named,
+ * and the key, certificate and service-account files are read and parsed now, so a wrong file stops
+ * the start rather than the first send. Problems are pushed onto `issues`.
+ */
+export function buildOAuth2Config(
+  e: Env,
+  use: OAuth2Use,
+  context: Pick<TransportContext, 'readFile' | 'issues' | 'rawEnv'>,
+): OAuth2Config | undefined {
+  const { issues, readFile } = context;
+  const retired: RetiredOAuth2Settings = { privateKeyFile: context.rawEnv.OAUTH2_PRIVATE_KEY_FILE };
+  const provider = deriveProvider(e, use, issues);
+  if (!provider) return undefined;
+  const before = issues.length;
+  checkEndpointUrl('OAUTH2_TOKEN_URL', e.OAUTH2_TOKEN_URL, issues);
+  const why = use.kind === 'smtp' ? "Microsoft's XOAUTH2 login" : 'MAIL_TRANSPORT=graph';
+  const build: BuildContext = { readFile, issues, retired, e, use, why };
+  const config = provider === 'microsoft' ? buildMicrosoftConfig(build) : buildGoogleConfig(build);
+  return issues.length === before ? config : undefined;
+}
+
+/** Google when a service-account key is given, Microsoft otherwise; both providers' credentials at once is an error. */
+function deriveProvider(e: Env, use: OAuth2Use, issues: ConfigIssue[]): OAuth2Provider | undefined {
+  if (e.OAUTH2_SERVICE_ACCOUNT_FILE === undefined) return 'microsoft';
+  const microsoft = (['OAUTH2_TENANT_ID', 'OAUTH2_CLIENT_ID'] as const).filter((v) => e[v] !== undefined);
+  if (microsoft.length > 0) {
+    issues.push({
+      variable: 'OAUTH2_SERVICE_ACCOUNT_FILE',
+      message: `and ${microsoft.join(' and ')} are both set: the first means Google, the other Microsoft; keep one provider's credentials`,
+    });
+    return undefined;
+  }
+  if (use.kind === 'graph') {
+    issues.push({
+      variable: 'OAUTH2_SERVICE_ACCOUNT_FILE',
+      message: "is Google's; MAIL_TRANSPORT=graph is Microsoft 365 only (OAUTH2_TENANT_ID, OAUTH2_CLIENT_ID and a secret or certificate)",
+    });
+    return undefined;
+  }
+  return 'google';
+}
+
+/** What a provider's builder reads (`why`: what needs OAuth2) and where it reports problems. */
+interface BuildContext {
+  e: Env;
+  use: OAuth2Use;
+  why: string;
+  readFile: (file: string) => string;
+  issues: ConfigIssue[];
+  retired: RetiredOAuth2Settings;
+}
+
+function buildMicrosoftConfig({ e, use, why, readFile, issues, retired }: BuildContext): OAuth2Config | undefined {
+  const required = `is required with ${why}`;
+  if (e.OAUTH2_TENANT_ID === undefined)
+    issues.push({ variable: 'OAUTH2_TENANT_ID', message: `${required}: the Directory (tenant) ID from the app registration's Overview` });
+  if (e.OAUTH2_CLIENT_ID === undefined)
+    issues.push({ variable: 'OAUTH2_CLIENT_ID', message: `${required}: the Application (client) ID from the app registration's Overview` });
+  const certificate = e.OAUTH2_CERTIFICATE_FILE !== undefined || retired.privateKeyFile !== undefined;
+  if (e.OAUTH2_CLIENT_SECRET !== undefined && certificate) {
+    issues.push({ variable: 'OAUTH2_CLIENT_SECRET', message: 'give a client secret or a certificate (OAUTH2_CERTIFICATE_FILE), not both' });
+  } else if (e.OAUTH2_CLIENT_SECRET === undefined && !certificate) {
+    issues.push({
+      variable: 'OAUTH2_CLIENT_SECRET',
+      message: `${required} unless a certificate is given (OAUTH2_CERTIFICATE_FILE: the certificate and its private key in one PEM file)`,
+    });
+  }
+  const credential = certificate ? readCertificateCredential(e, { readFile, issues, retired }) : {};
+  if (e.OAUTH2_TENANT_ID === undefined || e.OAUTH2_CLIENT_ID === undefined) return undefined;
+  return {
+    provider: 'microsoft',
+    tokenUrl: e.OAUTH2_TOKEN_URL ?? `https://login.microsoftonline.com/${encodeURIComponent(e.OAUTH2_TENANT_ID)}/oauth2/v2.0/token`,
+    scope: use.kind === 'graph' ? SCOPES.microsoftGraph : SCOPES.microsoftSmtp,
+    clientId: e.OAUTH2_CLIENT_ID,
+    clientSecret: e.OAUTH2_CLIENT_SECRET,
+    ...credential,
+    timeoutMs: OAUTH2_TIMEOUT_MS,
+  };
+}
+
+/**
+ * The certificate and its private key, parsed now so that a wrong file is named at boot: both in
+ * OAUTH2_CERTIFICATE_FILE (the usual PEM bundle), or the key still in its retired file of its own.
+ */
+function readCertificateCredential(
+  e: Env,
+  { readFile, issues, retired }: Pick<BuildContext, 'readFile' | 'issues' | 'retired'>,
+): { certificatePem?: string; privateKeyPem?: string } {
+  const variable = 'OAUTH2_CERTIFICATE_FILE';
+  const file = e.OAUTH2_CERTIFICATE_FILE;
+  if (file === undefined) {
+    issues.push({
+      variable,
+      message: 'is required with a certificate credential: one PEM file holding the certificate and its private key',
+    });
+    return {};
+  }
+  const bundle = readConfigFile(variable, file, readFile, issues);
+  if (bundle === undefined) return {};
+  const certificatePem = parsePem(findPemBlock(bundle, /^CERTIFICATE$/), (pem) => new X509Certificate(pem));
+  if (certificatePem === undefined) issues.push({ variable, message: `${file} holds no PEM certificate` });
+  if (retired.privateKeyFile !== undefined) {
+    const keyPem = readConfigFile('OAUTH2_PRIVATE_KEY_FILE', retired.privateKeyFile, readFile, issues);
+    const privateKeyPem = keyPem === undefined ? undefined : parsePem(keyPem, (pem) => createPrivateKey(pem));
+    if (keyPem !== undefined && privateKeyPem === undefined)
+      issues.push({ variable: 'OAUTH2_PRIVATE_KEY_FILE', message: `${retired.privateKeyFile} is not a PEM private key` });
+    return { certificatePem, privateKeyPem };
+  }
+  const privateKeyPem = parsePem(findPemBlock(bundle, /PRIVATE KEY$/), (pem) => createPrivateKey(pem));
+  if (privateKeyPem === undefined)
+    issues.push({ variable, message: `${file} holds no PEM private key: append the certificate's private key to it (one PEM bundle)` });
+  return { certificatePem, privateKeyPem };
+}
+
+/**
+ * The first PEM block whose label matches, alone: the certificate is kept apart from its key, so that
+ * the key is a secret (masked in logs) and the certificate is not.
+ */
+function findPemBlock(text: string, label: RegExp): string | undefined {
+  for (const [block, name] of text.matchAll(/-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g)) {
+    if (label.test(name)) return `${block}\n`;
+  }
+  return undefined;
+}
+
+/** `pem` when `parse` accepts it, otherwise undefined. */
+function parsePem(pem: string | undefined, parse: (pem: string) => unknown): string | undefined {
+  if (pem === undefined) return undefined;
+  try {
+    parse(pem);
+    return pem;
+  } catch {
+    return undefined;
+  }
+}
+
+function buildGoogleConfig({ e, use, readFile, issues }: BuildContext): OAuth2Config | undefined {
+  for (const variable of MICROSOFT_ONLY) {
+    if (e[variable] !== undefined)
+      issues.push({
+        variable,
+        message: "is Microsoft's; Google (OAUTH2_SERVICE_ACCOUNT_FILE is set) uses the service account's key alone",
+      });
+  }
+  if (e.OAUTH2_SERVICE_ACCOUNT_FILE === undefined) return undefined;
+  const key = parseServiceAccount(e.OAUTH2_SERVICE_ACCOUNT_FILE, readFile, issues);
+  if (!key || use.kind !== 'smtp' || use.user === undefined) return undefined;
+  return {
+    provider: 'google',
+    tokenUrl: e.OAUTH2_TOKEN_URL ?? key.tokenUri ?? GOOGLE_TOKEN_URL,
+    scope: SCOPES.google,
+    clientId: key.clientEmail,
+    privateKeyPem: key.privateKey,
+    // The service account acts as the mailbox it logs in to.
+    subject: use.user,
+    timeoutMs: OAUTH2_TIMEOUT_MS,
+  };
+}
+
+/** A Google service-account key file: `{"type": "service_account", "client_email", "private_key", "token_uri"}`. */
+function parseServiceAccount(
+  file: string,
+  readFile: (file: string) => string,
+  issues: ConfigIssue[],
+): { clientEmail: string; privateKey: string; tokenUri?: string } | undefined {
+  const variable = 'OAUTH2_SERVICE_ACCOUNT_FILE';
+  const text = readConfigFile(variable, file, readFile, issues);
+  if (text === undefined) return undefined;
+  let key: { type?: unknown; client_email?: unknown; private_key?: unknown; token_uri?: unknown };
+  try {
+    key = JSON.parse(text) as typeof key;
+  } catch {
+    issues.push({ variable, message: `${file} is not JSON (download a JSON key for the service account)` });
+    return undefined;
+  }
+  const privateKey = typeof key.private_key === 'string' ? key.private_key : '';
+  let keyOk = false;
+  try {
+    createPrivateKey(privateKey);
+    keyOk = true;
+  } catch {
+    keyOk = false;
+  }
+  if (key.type !== 'service_account' || typeof key.client_email !== 'string' || !keyOk) {
+    issues.push({ variable, message: `${file} is not a service-account key (type "service_account", client_email, private_key)` });
+    return undefined;
+  }
+  const tokenUri = typeof key.token_uri === 'string' ? key.token_uri : undefined;
+  if (tokenUri !== undefined) checkEndpointUrl(`${variable} token_uri`, tokenUri, issues);
+  return { clientEmail: key.client_email, privateKey, tokenUri };
+}
+
+function readConfigFile(variable: string, file: string, readFile: (file: string) => string, issues: ConfigIssue[]): string | undefined {
+  try {
+    return readFile(file);
+  } catch (error) {
+    issues.push({ variable, message: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}` });
+    return undefined;
+  }
+}
+
+/**
+ * Tokens and mail travel over these URLs: https only, except to a loopback address (a local test
+ * double); the certificate is verified like every other TLS peer of the relay.
+ */
+export function checkEndpointUrl(variable: string, value: string | undefined, issues: ConfigIssue[]): void {
+  if (value === undefined) return;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    issues.push({ variable, message: 'is not a URL' });
+    return;
+  }
+  if (url.protocol !== 'https:' && !isLoopbackHost(url.hostname)) {
+    issues.push({ variable, message: 'must be an https:// URL (http:// only to a loopback address, for tests)' });
+  }
+}

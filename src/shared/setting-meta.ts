@@ -1,0 +1,38 @@
+import type { z } from 'zod';
+
+/**
+ * Where a setting is documented: `basics` first (what most relays need), then optional features, then the
+ * mail provider's (OAuth2, Microsoft Graph), then `advanced` knobs that are rarely right to change.
+ */
+export const SETTING_GROUPS = {
+  basics: 'Basics',
+  features: 'Optional features',
+  provider: 'OAuth2 and Microsoft Graph',
+  advanced: 'Advanced',
+} as const;
+
+export type SettingGroup = keyof typeof SETTING_GROUPS;
+
+/** What the reference, .env.example and `check-config` say of one setting. */
+export interface SettingMeta {
+  group: SettingGroup;
+  /** One line: what it does, with its unit when the name does not carry it. */
+  description: string;
+  /** The default in words when the schema cannot hold it (derived from other settings). */
+  defaultText?: string;
+  /** A value to show in .env.example when there is no default. */
+  example?: string;
+  /** Holds a secret: accepted as `<NAME>_FILE` too (never both), masked in logs, redacted wherever shown. */
+  secret?: true;
+}
+
+/** One setting: its type, default and allowed values (the schema) with its group and description. */
+export function setting<T extends z.ZodType>(schema: T, meta: SettingMeta): T {
+  return schema.meta({ ...meta });
+}
+
+/** One problem with the configuration, named by its variable. */
+export interface ConfigIssue {
+  variable: string;
+  message: string;
+}
