@@ -130,15 +130,12 @@ interface RelayParts {
   webhooksInFlight: ActivityCounter;
 }
 
-/**
- * The NetBox clients for enrichment, on the relay's clock: one per source with a NetBox URL, so that a
- * source's token only ever goes to its own NetBox.
- */
+/** The NetBox clients for enrichment: one per source with a NetBox URL, so a source's token only ever goes to its own NetBox. */
 export function createRelayNetboxClients(config: Config, io: Pick<RelayIo, 'clock' | 'readFile'>): Map<string, NetboxClient> {
   return new Map(config.sources.filter((s) => s.netbox.url).map((source) => [source.name, createSourceNetboxClient(config, source, io)]));
 }
 
-/** The NetBox client of one source that has a NetBox URL: its URL, token and CA, the relay's TLS check and timeout. */
+/** The NetBox client of one source that has a NetBox URL: its URL, token and CA, on the relay's clock and timeout. */
 export function createSourceNetboxClient(
   config: Config,
   source: SourceConfig,
