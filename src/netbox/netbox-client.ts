@@ -114,7 +114,7 @@ export function createNetboxClient(options: NetboxClientOptions): NetboxClient {
   };
 }
 
-/** Resolves the options' defaults and the agent (keep-alive; NETBOX_CA_FILE and the TLS check for https). */
+/** Resolves the options' defaults and the agent (keep-alive; for https, NETBOX_CA_FILE's CA when given, the certificate always verified). */
 function buildClientContext(options: NetboxClientOptions): ClientContext {
   const base = parseNetboxBase(options.url);
   const isHttps = base.origin.startsWith('https:');
