@@ -201,6 +201,7 @@ function createDeliveryPipeline(
     // The worker is built below; the gauges are read only at scrape time.
     smtpPause: () => worker.breaker,
     sources: config.sources.map((s) => s.name),
+    failures: buildFailureCatalogue(io.transports),
   });
   const smtpHealth = createSmtpHealth({ notifier, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
   // The trend's history: what a batch composes is written by its settle.

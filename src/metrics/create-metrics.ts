@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { SmtpPauseStatus, WorkerOutcome } from '../delivery';
 import { DEFAULT_SOURCE_NAME, type WebhookOutcome } from '../webhook';
-import { isFailureCode, type Clock, type FailureCode, type Logger } from '../shared';
+import { isFailureCode, type Clock, type FailureCatalogue, type FailureCode, type Logger } from '../shared';
 import { FAILURE_CATALOGUE } from '../notify';
 import { DELIVERY_STATES, type Store } from '../store';
 
@@ -35,6 +35,8 @@ export interface MetricsOptions {
   processMetrics?: boolean;
   /** The configured NetBox source names: the only values of the `source` label (default: `default` alone). */
   sources?: readonly string[];
+  /** The codes a failed send may be labelled with: the relay's own and its transports' (default: the built-in transports'). */
+  failures?: FailureCatalogue;
 }
 
 const PREFIX = 'compliance_relay_';
@@ -77,7 +79,7 @@ export function createMetrics(options: MetricsOptions): RelayMetrics {
       recordWebhookOutcome(traffic, outcome);
     },
     recordWorker(outcome) {
-      recordWorkerOutcome(traffic, outcome);
+      recordWorkerOutcome(traffic, outcome, options.failures ?? FAILURE_CATALOGUE);
     },
     recordNetboxFetchError(reason, source) {
       traffic.netboxErrors.inc({ reason: reason.slice(0, 40), source: traffic.sourceLabel(source) });
@@ -206,7 +208,7 @@ function recordWebhookOutcome(traffic: TrafficSeries, outcome: WebhookOutcome): 
 }
 
 /** Counts one send attempt (mails sent, or the failure and what followed) and observes its duration. */
-function recordWorkerOutcome(traffic: TrafficSeries, outcome: WorkerOutcome): void {
+function recordWorkerOutcome(traffic: TrafficSeries, outcome: WorkerOutcome, failures: FailureCatalogue): void {
   const seconds = Math.max(0, outcome.durationMs) / 1000;
   if (outcome.type === 'sent') {
     // One delivery may mail several routes (ROUTES_FILE): count mails, not deliveries.
@@ -215,7 +217,7 @@ function recordWorkerOutcome(traffic: TrafficSeries, outcome: WorkerOutcome): vo
     return;
   }
   if (outcome.type === 'suppressed') return;
-  traffic.failed.inc({ reason: buildFailureLabel(outcome.failure.code), then: outcome.type });
+  traffic.failed.inc({ reason: buildFailureLabel(outcome.failure.code, failures), then: outcome.type });
   traffic.latency.observe({ result: 'failed' }, seconds);
 }
 
@@ -232,11 +234,11 @@ async function refreshQueue(queue: QueueSeries, options: MetricsOptions): Promis
 }
 
 /**
- * The `reason` label of a failed send: a code of the closed FAILURE_CATALOGUE only, so the series
+ * The `reason` label of a failed send: a code of the closed failure catalogue only, so the series
  * stay bounded. The type already says so; the check keeps a code cast past it out of the labels too.
  */
-function buildFailureLabel(code: FailureCode): FailureCode {
-  return isFailureCode(code, FAILURE_CATALOGUE) ? code : 'UNKNOWN';
+function buildFailureLabel(code: FailureCode, failures: FailureCatalogue): FailureCode {
+  return isFailureCode(code, failures) ? code : 'UNKNOWN';
 }
 
 /** A bounded label for why a delivery was ignored (the reason text itself names arbitrary types). */

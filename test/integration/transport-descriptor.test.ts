@@ -5,6 +5,7 @@ import { runCli } from '../../src/cli';
 import { describeBoot } from '../../src/cli/serve';
 import type { OutgoingMail } from '../../src/mail';
 import { buildFailureClass, TRANSPORTS, type TransportDescriptor } from '../../src/notify';
+import { sampleValue, scrape } from '../helpers/prometheus';
 import { createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
 import { textOf } from '../helpers/html';
 import { setting } from '../../src/shared';
@@ -142,7 +143,7 @@ describe('a transport described by its descriptor alone', () => {
     expect(out).toContain('The configuration is valid.');
   });
 
-  it('a delivery it failed is described on the dashboard with its own words', async () => {
+  it('a delivery it failed is described on the dashboard with its own words, and counted under its own code', async () => {
     const memory = createMemoryTransport({ full: true });
     const adminToken = 'descriptor-admin-token-0123456789';
     const relay = await startTestRelay(
@@ -158,6 +159,8 @@ describe('a transport described by its descriptor alone', () => {
       const words = textOf(/<span class="error-words">([\s\S]*?)<\/span>/.exec(page)?.[1] ?? '');
       expect(words).toBe('The in-memory mailbox is full. It is not tried again.');
       expect(textOf(page)).toContain('MEMORY_FULL: route default: inbox holds no more');
+      const metrics = await scrape(relay.url);
+      expect(sampleValue(metrics, 'compliance_relay_mail_failures_total', { reason: 'MEMORY_FULL', then: 'dead' })).toBe(1);
     } finally {
       await relay.stop();
     }
