@@ -1,4 +1,3 @@
-import { PG_POOL_SIZE } from '../store';
 import { WAIVER_MAX_DAYS_AHEAD } from '../waivers';
 import {
   GRAPH_CONCURRENCY,
@@ -64,7 +63,8 @@ export const RETIRED_SETTINGS: Readonly<Record<string, string>> = {
   MAIL_REPLY_TO: 'is no longer read: mails carry a Reply-To only from their route; set reply_to on the route in ROUTES_FILE',
   CATCH_UP_MAX: `is no longer read: a catch-up mails at most ${CATCH_UP_MAX_MAILED} missed reports of a source one by one, and names older ones in one notice; remove it`,
   WAIVER_MAX_DAYS: `is no longer read: a waiver's until may be at most ${WAIVER_MAX_DAYS_AHEAD} days after it is made; remove it`,
-  DATABASE_POOL_SIZE: `is no longer read: a relay holds at most ${PG_POOL_SIZE} PostgreSQL connections; remove it`,
+  // store/'s PG_POOL_SIZE, written out so that loading the settings does not load the store; a test holds them equal.
+  DATABASE_POOL_SIZE: 'is no longer read: a relay holds at most 10 PostgreSQL connections; remove it',
   LOG_FORMAT: 'is no longer read: logs are pretty on a terminal and JSON otherwise; remove it',
   NETBOX_TLS_REJECT_UNAUTHORIZED:
     "is no longer read: NetBox's certificate is always verified; give a private CA or a self-signed certificate with NETBOX_CA_FILE (or a source's ca_file in SOURCES_FILE); remove it",

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CHART_REPORTS, CSV_ATTACHMENT_MAX_BYTES, MAX_FAILING_TESTS_LISTED } from '../../src/compose';
+import { PG_POOL_SIZE } from '../../src/store';
 import { describeSettings, loadConfig, renderEnvExample, replaceSettingsReference } from '../../src/config';
 
 const root = path.join(__dirname, '../..');
@@ -82,7 +83,7 @@ describe('a variable no longer read is warned about, naming what replaced it', (
     ['MAIL_ATTACH_CSV', 'true', 'set attach_csv: true on the route in ROUTES_FILE'],
     ['CATCH_UP_MAX', '5', 'at most 20 missed reports of a source'],
     ['WAIVER_MAX_DAYS', '30', 'at most 180 days after it is made'],
-    ['DATABASE_POOL_SIZE', '4', 'at most 10 PostgreSQL connections'],
+    ['DATABASE_POOL_SIZE', '4', `at most ${PG_POOL_SIZE} PostgreSQL connections`],
     ['LOG_FORMAT', 'json', 'pretty on a terminal and JSON otherwise'],
     [
       'NETBOX_TLS_REJECT_UNAUTHORIZED',
