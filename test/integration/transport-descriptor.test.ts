@@ -1,7 +1,5 @@
-import { PassThrough } from 'node:stream';
 import fs from 'node:fs';
 import { loadConfig } from '../../src/config';
-import { runCli } from '../../src/cli';
 import { describeBoot } from '../../src/cli/serve';
 import type { OutgoingMail } from '../../src/mail';
 import { buildFailureClass, TRANSPORTS, type TransportDescriptor } from '../../src/notify';
@@ -12,6 +10,7 @@ import { setting } from '../../src/shared';
 import { z } from 'zod';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import { makeTempDir, postWebhook, startTestRelay, waitUntil } from '../helpers/relay-harness';
+import { runCliCaptured } from '../helpers/run-cli';
 
 const SECRET = 'descriptor-webhook-secret';
 
@@ -106,18 +105,13 @@ describe('a transport described by its descriptor alone', () => {
 
   it('is checked by verify-smtp, with its own words', async () => {
     const memory = createMemoryTransport();
-    const stdout = new PassThrough();
-    let out = '';
-    stdout.on('data', (c: Buffer) => (out += c.toString()));
-    const code = await runCli(['node', 'compliance-relay', 'verify-smtp'], {
-      env: { DATA_DIR: makeTempDir(), MAIL_TO: 'oncall@example.com', MEMORY_MAILBOX: 'inbox' },
-      stdout,
-      stderr: new PassThrough(),
-      readFile: (f) => fs.readFileSync(f),
-      cwd: process.cwd(),
-      onSignal: () => undefined,
-      transports: [memory.transport, ...TRANSPORTS],
-    });
+    const { code, stdout: out } = await runCliCaptured(
+      ['verify-smtp'],
+      { DATA_DIR: makeTempDir(), MAIL_TO: 'oncall@example.com', MEMORY_MAILBOX: 'inbox' },
+      {
+        transports: [memory.transport, ...TRANSPORTS],
+      },
+    );
     expect(code).toBe(0);
     expect(memory.verified).toEqual(['verify']);
     expect(out).toContain('ok  the memory is there');
@@ -126,18 +120,13 @@ describe('a transport described by its descriptor alone', () => {
 
   it('is listed by check-config with its own setting', async () => {
     const memory = createMemoryTransport();
-    const stdout = new PassThrough();
-    let out = '';
-    stdout.on('data', (c: Buffer) => (out += c.toString()));
-    const code = await runCli(['node', 'compliance-relay', 'check-config'], {
-      env: { DATA_DIR: makeTempDir(), MAIL_TO: 'oncall@example.com', MEMORY_MAILBOX: 'inbox' },
-      stdout,
-      stderr: new PassThrough(),
-      readFile: (f) => fs.readFileSync(f),
-      cwd: process.cwd(),
-      onSignal: () => undefined,
-      transports: [memory.transport, ...TRANSPORTS],
-    });
+    const { code, stdout: out } = await runCliCaptured(
+      ['check-config'],
+      { DATA_DIR: makeTempDir(), MAIL_TO: 'oncall@example.com', MEMORY_MAILBOX: 'inbox' },
+      {
+        transports: [memory.transport, ...TRANSPORTS],
+      },
+    );
     expect(code).toBe(0);
     expect(out).toContain('  MEMORY_MAILBOX=inbox');
     expect(out).toContain('The configuration is valid.');
