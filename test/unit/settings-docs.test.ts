@@ -27,6 +27,10 @@ describe('the settings documentation is generated from the schema', () => {
     expect(groups.indexOf('advanced')).toBe(groups.length - groups.filter((g) => g === 'advanced').length);
   });
 
+  it('documents at most 45 environment variables (_FILE forms of secrets aside): a new one replaces one, or is a constant', () => {
+    expect(describeSettings().length).toBeLessThanOrEqual(45);
+  });
+
   it('names the unit of every timing: _MS, or a duration written with its unit', () => {
     const timings = describeSettings().filter((s) => /TIMEOUT|DELAY|BUDGET|WINDOW|INTERVAL|POLL|LEASE|EVERY/.test(s.name));
     expect(timings.length).toBeGreaterThan(0);
