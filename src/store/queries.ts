@@ -1,19 +1,11 @@
-import {
-  DELIVERY_RECORD_COLUMNS,
-  INSERT_COLUMNS,
-  SETTLE_STATE_VALUES,
-  toDeliveryParams,
-  type DeliveryParams,
-  type DeliveryRow,
-  type InsertedRow,
-} from './delivery-rows';
-import { REPORT_POINT_COLUMNS, REPORT_VALUES, type ArrivalParams, type ReportPointRow, type ReportRow } from './report-rows';
+import { DELIVERY_RECORD_COLUMNS, INSERT_COLUMNS, SETTLE_STATE_VALUES, type DeliveryRow, type InsertedRow } from './delivery-rows';
+import { ARRIVAL_COLUMNS, REPORT_COLUMNS, REPORT_POINT_COLUMNS, type ReportPointRow, type ReportRow } from './report-rows';
 import type { ReportCursor } from '../trend';
 import { ROUTE_MAIL_VALUES, ROUTE_OUTCOME_VALUES, type RouteMailRow } from './route-mail-rows';
 import { SENT_MESSAGE_COLUMNS, SENT_MESSAGE_VALUES, type SentMessageRow } from './sent-message-rows';
 import type { Dialect } from './dialect';
 import { buildValuesRows, defineRowsStatement, defineStatement, type Statement } from './statement';
-import { REPORT_FAILING_SETS_KEPT, type DeliveryState, type ListOptions, type NewDelivery } from './types';
+import { REPORT_FAILING_SETS_KEPT, type DeliveryState, type ListOptions } from './types';
 import type { WatchdogRow } from './watchdog-rows';
 import type { DigestPeriodRow } from './digest-rows';
 
@@ -28,42 +20,6 @@ type DeliveryId = { id: number };
 
 /** A time (epoch ms) read by MIN/MAX, null when no row qualifies. */
 type TimeRow = { t: number | null };
-
-/** One row of an insert: the parameters are named after the columns, suffixed by the row's place in a batch. */
-function deliveryValues(suffix: string): string {
-  const fields = INSERT_COLUMNS.map((column) => `:${column}${suffix}`).join(', ');
-  // A new delivery is due at once: next_attempt_at and updated_at are its arrival time.
-  return `(${fields}, 'queued', 0, :received_at${suffix}, :received_at${suffix})`;
-}
-
-/**
- * Inserts deliveries (rows of {@link deliveryValues}) in one statement; a key already stored is left
- * alone and not returned. DO NOTHING (not DO UPDATE) tolerates the same key twice in one statement,
- * and on PostgreSQL waits for a concurrent insert of the same key by another replica to commit
- * before deciding.
- */
-function buildInsert<P extends object>(rows: string[]): Statement<P, InsertedRow> {
-  return defineStatement(
-    () => `INSERT INTO deliveries (${INSERT_COLUMNS.join(', ')}, state, attempts, next_attempt_at, updated_at)
-     VALUES ${rows.join(', ')}
-     ON CONFLICT (dedup_key) DO NOTHING RETURNING id, dedup_key`,
-  );
-}
-
-/** Inserts `count` deliveries at once (see {@link toInsertParams}). */
-export function buildInsertDeliveries(count: number): Statement<Record<string, unknown>, InsertedRow> {
-  return buildInsert(Array.from({ length: count }, (_, i) => deliveryValues(String(i))));
-}
-
-/** The parameters of {@link buildInsertDeliveries} for these deliveries. */
-export function toInsertParams(deliveries: readonly NewDelivery[]): Record<string, unknown> {
-  const params: Record<string, unknown> = {};
-  deliveries.forEach((delivery, i) => {
-    const row = toDeliveryParams(delivery);
-    for (const column of INSERT_COLUMNS) params[`${column}${i}`] = row[column];
-  });
-  return params;
-}
 
 /** The condition each listing option adds, named by the option that binds it. */
 const LIST_CONDITIONS = {
@@ -150,8 +106,20 @@ function selectDueIds(d: Dialect): string {
 }
 
 const deliveries = {
-  /** One delivery (the webhook's insert, the watchdog's alert), its parameters from {@link toDeliveryParams}. */
-  insert: buildInsert<DeliveryParams>([deliveryValues('')]),
+  /**
+   * Inserts deliveries (each row's parameters from `toDeliveryParams`), due at once; a key already stored
+   * is left alone and not returned. DO NOTHING (not DO UPDATE) tolerates the same key twice in one
+   * statement, and on PostgreSQL waits for a concurrent insert of the same key by another replica to commit.
+   */
+  insert: defineRowsStatement<InsertedRow>((count) => {
+    const rows = Array.from({ length: count }, (_, i) => {
+      const fields = INSERT_COLUMNS.map((column) => `:${column}${i}`).join(', ');
+      return `(${fields}, 'queued', 0, :received_at${i}, :received_at${i})`;
+    });
+    return `INSERT INTO deliveries (${INSERT_COLUMNS.join(', ')}, state, attempts, next_attempt_at, updated_at)
+     VALUES ${rows.join(', ')}
+     ON CONFLICT (dedup_key) DO NOTHING RETURNING id, dedup_key`;
+  }),
   findIdsByKey: defineStatement<{ keys: string[] }, InsertedRow>(
     (d) => `SELECT id, dedup_key FROM deliveries WHERE dedup_key ${d.inList(':keys')}`,
   ),
@@ -237,56 +205,6 @@ const deliveries = {
   ),
 };
 
-/** The columns of a report's arrival row: its parameter in {@link ArrivalParams}, and its type (VALUES rows are untyped). */
-const ARRIVAL_COLUMNS: readonly [column: string, param: keyof ArrivalParams, type: 'TEXT' | 'BIGINT' | 'INTEGER'][] = [
-  ['dedup_key', 'dedupKey', 'TEXT'],
-  ['series', 'series', 'TEXT'],
-  ['report_id', 'reportId', 'BIGINT'],
-  ['report_created', 'created', 'TEXT'],
-  ['created_ms', 'createdMs', 'BIGINT'],
-  ['total_passed', 'totalPassed', 'INTEGER'],
-  ['total_count', 'totalCount', 'INTEGER'],
-  ['high_passed', 'highPassed', 'INTEGER'],
-  ['high_count', 'highCount', 'INTEGER'],
-  ['middle_passed', 'middlePassed', 'INTEGER'],
-  ['middle_count', 'middleCount', 'INTEGER'],
-  ['low_passed', 'lowPassed', 'INTEGER'],
-  ['low_count', 'lowCount', 'INTEGER'],
-];
-
-/**
- * Reports' rows as their webhooks are stored (in the same transaction): counts known, failing set not yet,
- * so that a successor compares with them before their mails are composed. A report is late when a newer one
- * of its series is stored already: a range of the series' index from its creation time on (an OR of the two
- * orders read the whole series instead). Rows of one statement do not see each other (they arrived together).
- * A row already there (a webhook sent again) stays as it is. VALUES names its columns column1, column2, … in
- * both engines; parameters are suffixed by the row's place (see {@link toArrivalsParams}).
- */
-export function buildArriveReports(count: number): Statement<Record<string, unknown>> {
-  const rows = Array.from(
-    { length: count },
-    (_, i) => `(${ARRIVAL_COLUMNS.map(([, param, type]) => `CAST(:${param}${i} AS ${type})`).join(', ')})`,
-  );
-  const v = (column: string) => `v.column${ARRIVAL_COLUMNS.findIndex(([c]) => c === column) + 1}`;
-  return defineStatement(
-    () => `INSERT INTO reports (${ARRIVAL_COLUMNS.map(([column]) => column).join(', ')}, composed, arrived_late)
-       SELECT ${ARRIVAL_COLUMNS.map(([column]) => v(column)).join(', ')}, 0,
-         CASE WHEN EXISTS (SELECT 1 FROM reports r WHERE r.series = ${v('series')} AND r.created_ms >= ${v('created_ms')}
-           AND (r.created_ms > ${v('created_ms')} OR r.report_id > ${v('report_id')})) THEN 1 ELSE 0 END
-       FROM (VALUES ${rows.join(', ')}) AS v
-       WHERE true ON CONFLICT (dedup_key) DO NOTHING`,
-  );
-}
-
-/** The parameters of {@link buildArriveReports} for these rows. */
-export function toArrivalsParams(rows: readonly ArrivalParams[]): Record<string, unknown> {
-  const params: Record<string, unknown> = {};
-  rows.forEach((row, i) => {
-    for (const [, param] of ARRIVAL_COLUMNS) params[`${param}${i}`] = row[param];
-  });
-  return params;
-}
-
 /** A place in a report series: the reports created before (createdMs, reportId). */
 type ReportCursorParams = { series: string } & ReportCursor;
 
@@ -295,17 +213,37 @@ const BEFORE_IN_SERIES = `WHERE series = :series AND (created_ms < :createdMs OR
        ORDER BY created_ms DESC, report_id DESC`;
 
 const reports = {
-  /** One report's arrival row (see {@link buildArriveReports}); its parameters are suffixed `0`. */
-  arrive: buildArriveReports(1),
+  /**
+   * Reports' rows as their webhooks are stored (in the same transaction): counts known, failing set not yet,
+   * so that a successor compares with them before their mails are composed. A report is late when a newer one
+   * of its series is stored already: a range of the series' index from its creation time on (an OR of the two
+   * orders read the whole series instead). Rows of one statement do not see each other (they arrived together).
+   * A row already there (a webhook sent again) stays as it is. VALUES names its columns column1, column2, … in
+   * both engines.
+   */
+  arrive: defineRowsStatement((count) => {
+    const v = (column: string) => `v.column${ARRIVAL_COLUMNS.findIndex(([c]) => c === column) + 1}`;
+    return `INSERT INTO reports (${ARRIVAL_COLUMNS.map(([column]) => column).join(', ')}, composed, arrived_late)
+       SELECT ${ARRIVAL_COLUMNS.map(([column]) => v(column)).join(', ')}, 0,
+         CASE WHEN EXISTS (SELECT 1 FROM reports r WHERE r.series = ${v('series')} AND r.created_ms >= ${v('created_ms')}
+           AND (r.created_ms > ${v('created_ms')} OR r.report_id > ${v('report_id')})) THEN 1 ELSE 0 END
+       FROM (VALUES ${buildValuesRows(
+         ARRIVAL_COLUMNS.map(([, param, type]) => [param, type]),
+         count,
+       )}) AS v
+       WHERE true ON CONFLICT (dedup_key) DO NOTHING`;
+  }),
   /**
    * Composed reports' rows (each `ReportParams`). A retried report keeps the failing set it had when the
    * new one is unknown; its arrival stays as recorded.
    */
   save: defineRowsStatement(
-    (count) => `INSERT INTO reports (
-         dedup_key, series, report_id, report_created, created_ms, total_passed, total_count, high_passed, high_count,
-         middle_passed, middle_count, low_passed, low_count, failing, failing_ids, failing_count, pair_states, composed)
-       VALUES ${buildValuesRows(REPORT_VALUES, count, '1')}
+    (count) => `INSERT INTO reports (${REPORT_COLUMNS.map(([column]) => column).join(', ')}, composed)
+       VALUES ${buildValuesRows(
+         REPORT_COLUMNS.map(([, param]) => [param]),
+         count,
+         '1',
+       )}
        ON CONFLICT (dedup_key) DO UPDATE SET composed = 1, series = excluded.series, total_passed = excluded.total_passed,
          total_count = excluded.total_count, high_passed = excluded.high_passed, high_count = excluded.high_count,
          middle_passed = excluded.middle_passed, middle_count = excluded.middle_count, low_passed = excluded.low_passed,

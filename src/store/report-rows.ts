@@ -1,7 +1,7 @@
 import { SEVERITIES } from '../report';
 import { buildReportSnapshot, type FailingPair, type PairStates, type ReportPoint, type ReportSnapshot } from '../trend';
 import type { ReportDelivery } from '../webhook';
-import type { ValuesCell } from './statement';
+import type { ValuesType } from './statement';
 import type { NewDelivery } from './types';
 
 /** A `reports` row as both engines read it (PostgreSQL returns the same column names). */
@@ -47,28 +47,31 @@ export type ReportParams = ReportSnapshot['counts'] &
     pairStates: string | null;
   };
 
-/** The cells of a {@link ReportParams} row, in the INSERT's column order. */
-export const REPORT_VALUES: readonly ValuesCell[] = (
-  [
-    'dedupKey',
-    'series',
-    'reportId',
-    'created',
-    'createdMs',
-    'totalPassed',
-    'totalCount',
-    'highPassed',
-    'highCount',
-    'middlePassed',
-    'middleCount',
-    'lowPassed',
-    'lowCount',
-    'failing',
-    'failingIds',
-    'failingCount',
-    'pairStates',
-  ] satisfies (keyof ReportParams)[]
-).map((name) => [name]);
+/** A report's arrival columns (its counts), the {@link ReportParams} field each binds, and its type (VALUES rows are untyped). */
+export const ARRIVAL_COLUMNS = [
+  ['dedup_key', 'dedupKey', 'TEXT'],
+  ['series', 'series', 'TEXT'],
+  ['report_id', 'reportId', 'BIGINT'],
+  ['report_created', 'created', 'TEXT'],
+  ['created_ms', 'createdMs', 'BIGINT'],
+  ['total_passed', 'totalPassed', 'INTEGER'],
+  ['total_count', 'totalCount', 'INTEGER'],
+  ['high_passed', 'highPassed', 'INTEGER'],
+  ['high_count', 'highCount', 'INTEGER'],
+  ['middle_passed', 'middlePassed', 'INTEGER'],
+  ['middle_count', 'middleCount', 'INTEGER'],
+  ['low_passed', 'lowPassed', 'INTEGER'],
+  ['low_count', 'lowCount', 'INTEGER'],
+] as const satisfies readonly (readonly [string, keyof ReportParams, ValuesType])[];
+
+/** Every column a composed report saves, in the INSERT's order. */
+export const REPORT_COLUMNS = [
+  ...ARRIVAL_COLUMNS,
+  ['failing', 'failing'],
+  ['failing_ids', 'failingIds'],
+  ['failing_count', 'failingCount'],
+  ['pair_states', 'pairStates'],
+] as const satisfies readonly (readonly [string, keyof ReportParams, ValuesType?])[];
 
 /** The parameters of a report's row as its webhook is stored: its counts, without a failing set. */
 export type ArrivalParams = Omit<ReportParams, 'failing' | 'failingIds' | 'failingCount' | 'pairStates'>;
