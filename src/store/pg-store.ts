@@ -3,7 +3,7 @@ import { PG_MIGRATIONS, type PgMigration } from './migrations/pg';
 import { POSTGRES_DIALECT } from './dialect';
 import { TurnBatch } from './turn-batch';
 import { hasArrival } from './report-rows';
-import { SqlStore, type StoreEngine } from './sql-store';
+import { SqlStore, storeClosedError, type StoreEngine } from './sql-store';
 import { insertDeliveries, type Work } from './store-work';
 import { StorageUnavailableError } from './types';
 import type { InsertResult, MigrationReport, NewDelivery } from './types';
@@ -189,19 +189,15 @@ class PgEngine implements StoreEngine {
     }
   }
 
-  /** Runs statements on the pool after the migrations, mapping connection and server failures to 503s. */
-  private async onPool<T>(fn: (pool: pg.Pool) => Promise<T>): Promise<T> {
-    if (this.closed) throw new StorageUnavailableError('the store is closed', 'STORE_CLOSED');
+  /** Runs on the pool after the migrations, mapping connection and server failures to 503s. */
+  async read<T>(work: Work<T>): Promise<T> {
+    if (this.closed) throw storeClosedError();
     await this.migrate();
     try {
-      return await fn(this.pool);
+      return await runWork(this.pool, work);
     } catch (error) {
       throw toStorageError(error);
     }
-  }
-
-  read<T>(work: Work<T>): Promise<T> {
-    return this.onPool((pool) => runWork(pool, work));
   }
 
   write<T>(work: Work<T>, { atomic }: { atomic: boolean }): Promise<T> {
@@ -215,7 +211,7 @@ class PgEngine implements StoreEngine {
 
   /** Runs `fn` in one transaction on one pooled connection; rolled back (and mapped to 503) on failure. */
   private async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    if (this.closed) throw new StorageUnavailableError('the store is closed', 'STORE_CLOSED');
+    if (this.closed) throw storeClosedError();
     await this.migrate();
     let checkedOut: Awaited<ReturnType<PgEngine['checkout']>>;
     try {
@@ -241,13 +237,8 @@ class PgEngine implements StoreEngine {
   }
 
   insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
-    return new Promise((resolve, reject) => {
-      if (this.closed) {
-        reject(new StorageUnavailableError('the store is closed', 'STORE_CLOSED'));
-        return;
-      }
-      this.inserts.add({ delivery, resolve, reject });
-    });
+    if (this.closed) return Promise.reject(storeClosedError());
+    return new Promise((resolve, reject) => this.inserts.add({ delivery, resolve, reject }));
   }
 
   /** Starts committing a turn's inserts; close() waits for what is under way. */
@@ -263,9 +254,7 @@ class PgEngine implements StoreEngine {
       try {
         const deliveries = chunk.map((p) => p.delivery);
         // A chunk without report rows to write stays one statement; with them, one transaction.
-        const results = deliveries.some(hasArrival)
-          ? await this.transaction((client) => runWork(client, insertDeliveries(deliveries)))
-          : await this.onPool((pool) => runWork(pool, insertDeliveries(deliveries)));
+        const results = await this.write(insertDeliveries(deliveries), { atomic: deliveries.some(hasArrival) });
         chunk.forEach((p, i) => p.resolve(results[i]));
       } catch (error) {
         for (const p of chunk) p.reject(error);
@@ -281,21 +270,12 @@ class PgEngine implements StoreEngine {
     this.closed = true;
     await this.pool.end();
   }
-
-  get database(): pg.Pool {
-    return this.pool;
-  }
 }
 
 /** The store for several replicas: one PostgreSQL database (see {@link PgEngine}) under the logic of {@link SqlStore}. */
-export class PgStore extends SqlStore<PgEngine> {
+export class PgStore extends SqlStore {
   constructor(options: PgStoreOptions) {
     super(new PgEngine(options));
-  }
-
-  /** The pool, for modules that keep their own tables in the same database. */
-  get database(): pg.Pool {
-    return this.engine.database;
   }
 }
 
