@@ -1,35 +1,44 @@
 import { DELIVERY_RECORD_COLUMNS, INSERT_COLUMNS, SETTLE_STATE_VALUES, type DeliveryRow, type InsertedRow } from './delivery-rows';
-import { ARRIVAL_COLUMNS, REPORT_COLUMNS, REPORT_POINT_COLUMNS, type ReportPointRow, type ReportRow } from './report-rows';
+import {
+  ARRIVAL_COLUMNS,
+  ARRIVAL_VALUES,
+  REPORT_COLUMNS,
+  REPORT_POINT_COLUMNS,
+  REPORT_VALUES,
+  type ReportPointRow,
+  type ReportRow,
+} from './report-rows';
 import type { ReportCursor } from '../trend';
 import { ROUTE_MAIL_VALUES, ROUTE_OUTCOME_VALUES, type RouteMailRow } from './route-mail-rows';
 import { SENT_MESSAGE_COLUMNS, SENT_MESSAGE_VALUES, type SentMessageRow } from './sent-message-rows';
 import type { Dialect } from './dialect';
 import { buildValuesRows, defineRowsStatement, defineStatement, type Statement } from './statement';
-import { REPORT_FAILING_SETS_KEPT, type DeliveryState, type ListOptions } from './types';
-import type { WatchdogRow } from './watchdog-rows';
-import type { DigestPeriodRow } from './digest-rows';
+import {
+  REPORT_FAILING_SETS_KEPT,
+  type DeliveryState,
+  type DigestPeriod,
+  type ListOptions,
+  type WatchdogState,
+  type WatchdogStateName,
+} from './types';
 
-/*
- * Every statement of both engines, written once. Parameters are `:name`; what SQLite and PostgreSQL
- * spell differently comes from the Dialect (see dialect.ts). Each store runs these through its own
- * driver and keeps its own transactions, group commit and migrations.
- */
+/* Every statement of both engines, written once: `:name` parameters, engine spellings from the Dialect. */
 
 type Time = { now: number };
 type DeliveryId = { id: number };
+type Prune = { state: 'sent' | 'dead'; before: number };
 
 /** A time (epoch ms) read by MIN/MAX, null when no row qualifies. */
 type TimeRow = { t: number | null };
 
-/** The condition each listing option adds, named by the option that binds it. */
+/** The condition each listing option adds. */
 const LIST_CONDITIONS = {
   state: 'state = :state',
   route: 'EXISTS (SELECT 1 FROM route_mails r WHERE r.delivery_id = deliveries.id AND r.route = :route)',
   reportId: 'report_id = :reportId',
   receivedFrom: 'received_at >= :receivedFrom',
   receivedBefore: 'received_at < :receivedBefore',
-  // The failing pairs of the delivery's report as enrichment stored them (same dedup key), as JSON text;
-  // lower() on both sides so that each engine folds case alike for the text and the pattern.
+  // Inside the JSON text of the report's failing pairs; lower() on both sides so each engine folds case alike.
   search: `EXISTS (SELECT 1 FROM reports p WHERE p.dedup_key = deliveries.dedup_key AND lower(p.failing) LIKE lower(:search) ESCAPE '!')`,
   beforeId: 'id < :beforeId',
   afterId: 'id > :afterId',
@@ -42,10 +51,7 @@ const LIST_CONDITION_NAMES = Object.keys(LIST_CONDITIONS) as ListCondition[];
 /** The parameters of a listing statement: the options given, the search as its LIKE pattern. */
 export type ListParams = Omit<ListOptions, 'limit'> & { limit: number };
 
-/**
- * Rows of a listing, newest first, by keyset on the id. A page newer than `afterId` is read oldest
- * first (the rows just above the key) and reversed by the caller ({@link toListParams} says so).
- */
+/** A page newer than `afterId` is read oldest first (the rows just above the key) and reversed by the caller. */
 function buildListDeliveries(present: readonly ListCondition[]): Statement<ListParams, DeliveryRow> {
   const where = present.map((name) => LIST_CONDITIONS[name]);
   const order = present.includes('afterId') ? 'ASC' : 'DESC';
@@ -55,10 +61,9 @@ function buildListDeliveries(present: readonly ListCondition[]): Statement<ListP
   );
 }
 
-/** One text per combination of filters, built on first use, so each stays a prepared statement of its own. */
+/** One statement per combination of filters, so each stays a prepared statement of its own. */
 const LIST_DELIVERIES = new Map<string, Statement<ListParams, DeliveryRow>>();
 
-/** The listing statement for these options. */
 export function selectListDeliveries(options: ListOptions): Statement<ListParams, DeliveryRow> {
   const present = LIST_CONDITION_NAMES.filter((name) => options[name] !== undefined);
   const key = present.join(',');
@@ -73,9 +78,8 @@ function escapeLike(text: string): string {
 }
 
 /**
- * The parameters of {@link selectListDeliveries}, and whether the rows come oldest first (a page
- * after `afterId`). The search matches inside the JSON text of the failing pairs, so it is escaped
- * as JSON.stringify wrote the names (quotes, backslashes, control characters).
+ * The parameters of {@link selectListDeliveries}, and whether the rows come oldest first. The search is
+ * escaped as JSON.stringify wrote the names it matches (quotes, backslashes, control characters).
  */
 export function toListParams(options: ListOptions): { params: ListParams; ascending: boolean } {
   const params: ListParams = { ...options, limit: options.limit ?? 100 };
@@ -85,13 +89,11 @@ export function toListParams(options: ListOptions): { params: ListParams; ascend
 }
 
 /**
- * The ids of the oldest `:limit` due deliveries, as `due_id`. PostgreSQL: one condition with `OR`,
- * locked with SKIP LOCKED (its partial indexes serve both sides; a claim per state there was tried
- * and mailed a report twice in `postgres-restart`, so it stays one locking SELECT). SQLite: the `OR`
- * made it gather every due row and sort them on each claim (1.5 ms per claim with 20,000 queued);
- * the oldest of each state are read in id order instead (`+next_attempt_at` keeps the
- * queued branch on the `(state, id)` index: queued rows are due on arrival) and merged. SQLite runs
- * one writer at a time, so the one statement is as atomic as before.
+ * The ids of the oldest `:limit` due deliveries, as `due_id`. PostgreSQL: one locking SELECT with `OR`
+ * and SKIP LOCKED (its partial indexes serve both sides; a claim per state could mail a report twice).
+ * SQLite: an `OR` would gather and sort every due row on each claim, so the oldest of each state are
+ * read in id order and merged (`+next_attempt_at` keeps the queued branch on the `(state, id)` index:
+ * queued rows are due on arrival); one writer at a time keeps it atomic.
  */
 function selectDueIds(d: Dialect): string {
   if (d.name === 'postgres')
@@ -123,27 +125,18 @@ const deliveries = {
   findIdsByKey: defineStatement<{ keys: string[] }, InsertedRow>(
     (d) => `SELECT id, dedup_key FROM deliveries WHERE dedup_key ${d.inList(':keys')}`,
   ),
-  /**
-   * Leases the due deliveries, oldest first. The rows are chosen in a WITH query (locked there on
-   * PostgreSQL, skipping those another replica holds), then updated by id; `due_id`, not `id`, so
-   * the unqualified RETURNING columns name only the updated table (SQLite allows no qualified ones).
-   * One statement either way, so a claim stays atomic (see {@link selectDueIds}).
-   */
+  /** `due_id`, not `id`, so the unqualified RETURNING columns name only the updated table (SQLite allows no qualified ones). */
   claimDue: defineStatement<{ now: number; limit: number; owner: string; leaseUntil: number }, DeliveryRow>(
     (d) => `WITH due AS (${selectDueIds(d)})
        UPDATE deliveries SET state = 'sending', attempts = attempts + 1, lease_owner = :owner, lease_until = :leaseUntil, updated_at = :now
        FROM due WHERE deliveries.id = due.due_id
        RETURNING ${DELIVERY_RECORD_COLUMNS}, body`,
   ),
-  /** Keeps claims alive while their outcomes wait to be recorded; no state changes, so updated_at stays. */
+  /** No state changes, so updated_at stays. */
   extendLeases: defineStatement<{ ids: number[]; owner: string; leaseUntil: number }>(
     (d) => `UPDATE deliveries SET lease_until = :leaseUntil WHERE state = 'sending' AND lease_owner = :owner AND id ${d.inList(':ids')}`,
   ),
-  /**
-   * Where each delivery of a settled batch goes, one row each (see `SettleStateRow`): sent (with its
-   * Message-ID and time), retrying at a time, or dead; the lease ends. A state other than sent keeps the
-   * Message-ID and sending time of an earlier attempt.
-   */
+  /** One `SettleStateRow` per delivery; a state other than sent keeps an earlier attempt's Message-ID and sending time. */
   settle: defineRowsStatement(
     (count) => `WITH v (id, state, next_attempt_at, error, code, message_id) AS (VALUES ${buildValuesRows(SETTLE_STATE_VALUES, count)})
        UPDATE deliveries SET state = v.state, next_attempt_at = v.next_attempt_at, last_error = v.error, last_error_code = v.code,
@@ -169,21 +162,18 @@ const deliveries = {
     () => `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = :now, lease_owner = NULL, lease_until = NULL,
          updated_at = :now WHERE state = 'dead'`,
   ),
-  /** "Try now": retries due by `until` (those waiting for the end of an SMTP pause) become due now, in their id order. */
   expediteRetries: defineStatement<{ now: number; until: number }>(
     () => `UPDATE deliveries SET next_attempt_at = :now WHERE state = 'retrying' AND next_attempt_at > :now AND next_attempt_at <= :until`,
   ),
   countByState: defineStatement<Record<string, never>, { state: DeliveryState; n: number }>(
     () => 'SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state',
   ),
-  prune: defineStatement<{ state: 'sent' | 'dead'; before: number }>(
-    () => 'DELETE FROM deliveries WHERE state = :state AND updated_at < :before',
-  ),
-  /** Run before `prune`, in its transaction: the kept mails and route decisions of the deliveries it deletes go with them. */
-  pruneSentMessages: defineStatement<{ state: 'sent' | 'dead'; before: number }>(
+  prune: defineStatement<Prune>(() => 'DELETE FROM deliveries WHERE state = :state AND updated_at < :before'),
+  /** Run before `prune`, in its transaction. */
+  pruneSentMessages: defineStatement<Prune>(
     () => 'DELETE FROM sent_messages WHERE delivery_id IN (SELECT id FROM deliveries WHERE state = :state AND updated_at < :before)',
   ),
-  pruneRouteMails: defineStatement<{ state: 'sent' | 'dead'; before: number }>(
+  pruneRouteMails: defineStatement<Prune>(
     () => 'DELETE FROM route_mails WHERE delivery_id IN (SELECT id FROM deliveries WHERE state = :state AND updated_at < :before)',
   ),
   oldestPendingAt: defineStatement<Record<string, never>, TimeRow>(
@@ -195,55 +185,41 @@ const deliveries = {
          SELECT MIN(next_attempt_at) AS t FROM deliveries WHERE state IN ('queued', 'retrying')
          UNION ALL SELECT MIN(lease_until) FROM deliveries WHERE state = 'sending') AS due`,
   ),
-  /** The watchdog's alerts and the digests are not reports. */
   lastReportReceivedAt: defineStatement<{ source: string }, TimeRow>(
     () => `SELECT MAX(received_at) AS t FROM deliveries WHERE netbox_source = :source AND kind = 'report'`,
   ),
-  /** Held until commit on PostgreSQL, so that one replica's routing decisions are recorded whole; in id order, as every replica takes them. */
+  /** Held until commit on PostgreSQL; in id order, as every replica takes them. */
   lock: defineStatement<{ ids: number[] }, { id: number }>(
     (d) => `SELECT id FROM deliveries WHERE id ${d.inList(':ids')} ORDER BY id${d.forUpdate}`,
   ),
 };
 
-/** A place in a report series: the reports created before (createdMs, reportId). */
 type ReportCursorParams = { series: string } & ReportCursor;
 
-/** The reports of a series strictly before a cursor, newest first (ties on the creation time broken by report id). */
+/** Ties on the creation time are broken by report id. */
 const BEFORE_IN_SERIES = `WHERE series = :series AND (created_ms < :createdMs OR (created_ms = :createdMs AND report_id < :reportId))
        ORDER BY created_ms DESC, report_id DESC`;
 
 const reports = {
   /**
-   * Reports' rows as their webhooks are stored (in the same transaction): counts known, failing set not yet,
-   * so that a successor compares with them before their mails are composed. A report is late when a newer one
-   * of its series is stored already: a range of the series' index from its creation time on (an OR of the two
-   * orders read the whole series instead). Rows of one statement do not see each other (they arrived together).
-   * A row already there (a webhook sent again) stays as it is. VALUES names its columns column1, column2, … in
-   * both engines.
+   * Reports' rows as their webhooks are stored, counts without a failing set, so that a successor compares
+   * with them before their mails are composed. Late: a newer one of its series is stored already (a range of
+   * the series' index; an OR of the two orders read the whole series). Rows of one statement do not see each
+   * other. A row already there (a webhook sent again) stays. VALUES names its columns column1, … in both engines.
    */
   arrive: defineRowsStatement((count) => {
     const v = (column: string) => `v.column${ARRIVAL_COLUMNS.findIndex(([c]) => c === column) + 1}`;
+    const rows = buildValuesRows(ARRIVAL_VALUES, count);
     return `INSERT INTO reports (${ARRIVAL_COLUMNS.map(([column]) => column).join(', ')}, composed, arrived_late)
        SELECT ${ARRIVAL_COLUMNS.map(([column]) => v(column)).join(', ')}, 0,
          CASE WHEN EXISTS (SELECT 1 FROM reports r WHERE r.series = ${v('series')} AND r.created_ms >= ${v('created_ms')}
            AND (r.created_ms > ${v('created_ms')} OR r.report_id > ${v('report_id')})) THEN 1 ELSE 0 END
-       FROM (VALUES ${buildValuesRows(
-         ARRIVAL_COLUMNS.map(([, param, type]) => [param, type]),
-         count,
-       )}) AS v
-       WHERE true ON CONFLICT (dedup_key) DO NOTHING`;
+       FROM (VALUES ${rows}) AS v WHERE true ON CONFLICT (dedup_key) DO NOTHING`;
   }),
-  /**
-   * Composed reports' rows (each `ReportParams`). A retried report keeps the failing set it had when the
-   * new one is unknown; its arrival stays as recorded.
-   */
+  /** A retried report keeps the failing set it had when the new one is unknown; its arrival stays as recorded. */
   save: defineRowsStatement(
     (count) => `INSERT INTO reports (${REPORT_COLUMNS.map(([column]) => column).join(', ')}, composed)
-       VALUES ${buildValuesRows(
-         REPORT_COLUMNS.map(([, param]) => [param]),
-         count,
-         '1',
-       )}
+       VALUES ${buildValuesRows(REPORT_VALUES, count, '1')}
        ON CONFLICT (dedup_key) DO UPDATE SET composed = 1, series = excluded.series, total_passed = excluded.total_passed,
          total_count = excluded.total_count, high_passed = excluded.high_passed, high_count = excluded.high_count,
          middle_passed = excluded.middle_passed, middle_count = excluded.middle_count, low_passed = excluded.low_passed,
@@ -251,7 +227,6 @@ const reports = {
          failing_ids = CASE WHEN excluded.failing IS NULL THEN reports.failing_ids ELSE excluded.failing_ids END,
          failing_count = COALESCE(excluded.failing_count, reports.failing_count), pair_states = excluded.pair_states`,
   ),
-  /** Bounded history: the newest failing sets of the series stay, older ones become unknown. */
   forgetOldFailing: defineStatement<{ series: string }>(
     () => `UPDATE reports SET failing = NULL, failing_ids = NULL, failing_count = NULL, pair_states = NULL
        WHERE series = :series AND failing IS NOT NULL AND dedup_key NOT IN (
@@ -264,15 +239,14 @@ const reports = {
   findBeforeWithoutIds: defineStatement<ReportCursorParams, ReportRow>(
     () => `SELECT ${REPORT_POINT_COLUMNS}, failing, NULL AS failing_ids FROM reports ${BEFORE_IN_SERIES} LIMIT 1`,
   ),
-  /** The newest `limit` reports of a series before (createdMs, reportId), newest first (the mail's trend chart). */
-  /** Counts only: the failing sets are left where they are (see ReportPoint). */
+  /** Counts only: the failing sets are most of a row's weight. */
   listBefore: defineStatement<ReportCursorParams & { limit: number }, ReportPointRow>(
     () => `SELECT ${REPORT_POINT_COLUMNS} FROM reports ${BEFORE_IN_SERIES} LIMIT :limit`,
   ),
 };
 
 const sentMessages = {
-  /** One copy per (delivery, route): the latest send of a route's mail (a deliberate resend) replaces the earlier one. */
+  /** The latest send of a route's mail (a deliberate resend) replaces the earlier one. */
   save: defineRowsStatement(
     (count) => `INSERT INTO sent_messages (delivery_id, ${SENT_MESSAGE_COLUMNS})
        VALUES ${buildValuesRows(SENT_MESSAGE_VALUES, count)}
@@ -287,6 +261,19 @@ const sentMessages = {
     () => `SELECT ${SENT_MESSAGE_COLUMNS} FROM sent_messages WHERE delivery_id = :deliveryId ORDER BY sent_at, route`,
   ),
 };
+
+/** A `watchdog_states` row. */
+interface WatchdogRow {
+  state: WatchdogStateName;
+  since: number | null;
+  created_at: number;
+  changed_at: number;
+  version: number;
+}
+
+export function decodeWatchdogRow(row: WatchdogRow): WatchdogState {
+  return { state: row.state, since: row.since, createdAt: row.created_at, changedAt: row.changed_at, version: row.version };
+}
 
 const watchdog = {
   /** A NetBox source's row, created `ok` on first use; a replica that loses the race keeps the winner's. */
@@ -305,6 +292,27 @@ const watchdog = {
 };
 
 const DIGEST_PERIOD_COLUMNS = 'route, period_start, period_end, delivery_id, late, queued_at';
+
+/** A `digest_periods` row. */
+interface DigestPeriodRow {
+  route: string;
+  period_start: number;
+  period_end: number;
+  delivery_id: number | null;
+  late: number;
+  queued_at: number;
+}
+
+export function decodeDigestPeriodRow(row: DigestPeriodRow): DigestPeriod {
+  return {
+    route: row.route,
+    periodStart: Number(row.period_start),
+    periodEnd: Number(row.period_end),
+    deliveryId: row.delivery_id === null ? null : Number(row.delivery_id),
+    late: Number(row.late) === 1,
+    queuedAt: Number(row.queued_at),
+  };
+}
 
 const digests = {
   /** DO NOTHING on either key: a period already queued (by another replica, before a restart) stays as it was. */
@@ -336,9 +344,6 @@ const routeMails = {
     (count) => `INSERT INTO route_mails (
          delivery_id, route, position, outcome, reason, reminder, state, owner_group, decided_at, updated_at)
        VALUES ${buildValuesRows(ROUTE_MAIL_VALUES, count, ':now, :now')} ON CONFLICT (delivery_id, route) DO NOTHING`,
-  ),
-  ofDelivery: defineStatement<{ deliveryId: number }, RouteMailRow>(
-    () => 'SELECT * FROM route_mails WHERE delivery_id = :deliveryId ORDER BY position, route',
   ),
   ofDeliveries: defineStatement<{ deliveryIds: number[] }, RouteMailRow>(
     (d) => `SELECT * FROM route_mails WHERE delivery_id ${d.inList(':deliveryIds')} ORDER BY delivery_id, position, route`,

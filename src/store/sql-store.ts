@@ -1,15 +1,13 @@
 import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import type { NewWaiver, Waiver, WaiverFilter } from '../waivers';
-import { queries, selectListDeliveries, toListParams } from './queries';
+import { decodeDigestPeriodRow, decodeWatchdogRow, queries, selectListDeliveries, toListParams } from './queries';
 import type { Statement } from './statement';
 import { execute, insertDelivery, selectAll, selectOne, settleBatch, type Work } from './store-work';
 import { decodeClaimedRows, decodeDeliveryRow, decodeListedRows, decodeStateCounts } from './delivery-rows';
 import { decodeReportPointRow, decodeReportRow } from './report-rows';
 import { buildRouteGroupsPattern, decodeRouteMailRow } from './route-mail-rows';
 import { fromSentMessageRow } from './sent-message-rows';
-import { decodeWatchdogRow } from './watchdog-rows';
-import { decodeDigestPeriodRow } from './digest-rows';
 import { parseStoredId } from './parse-stored-id';
 import { decodeWaiverRow, selectListWaivers, toWaiverParams, waiverQueries } from './waiver-rows';
 import { catchUpQueries, decodeCatchUpRow } from './catch-up-rows';
