@@ -25,8 +25,6 @@ export interface SqliteStoreOptions {
    * own FULL plus directory syncs, fsyncing on the event loop.
    */
   synchronous?: 'FULL' | 'NORMAL' | 'EXTRA';
-  /** How long a writer waits on another connection's lock before giving up (503). */
-  busyTimeoutMs?: number;
   /** How the WAL is flushed with synchronous=FULL (default `fs.fsync`); tests slow it down or fail it. */
   fsync?: (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => void;
 }
@@ -94,7 +92,7 @@ class SqliteEngine implements StoreEngine {
   private closing = false;
 
   constructor(options: SqliteStoreOptions) {
-    this.options = { synchronous: 'FULL', busyTimeoutMs: 200, fsync: fs.fsync, ...options };
+    this.options = { synchronous: 'FULL', fsync: fs.fsync, ...options };
     this.syncsWal = this.options.synchronous === 'FULL';
     this.file = path.join(options.dataDir, SQLITE_FILE_NAME);
     try {
@@ -112,9 +110,10 @@ class SqliteEngine implements StoreEngine {
     const db = new (loadSqliteDriver())(this.file);
     try {
       db.pragma('journal_mode = WAL');
-      // FULL is kept by fsyncing the WAL off the event loop after each commit (see the class comment).
+      // FULL is kept by fsyncing the WAL off the event loop (see the class comment).
       db.pragma(`synchronous = ${this.syncsWal ? 'NORMAL' : this.options.synchronous}`);
-      db.pragma(`busy_timeout = ${this.options.busyTimeoutMs}`);
+      // How long a writer waits on another connection's lock before giving up (503).
+      db.pragma('busy_timeout = 200');
       this.migrationsApplied.push(...migrate(db));
       return db;
     } catch (error) {
@@ -145,7 +144,7 @@ class SqliteEngine implements StoreEngine {
     }
   }
 
-  /** SQLite migrates when the file is opened; this reports what that did. */
+  /** SQLite migrates when the file is opened. */
   async migrate(): Promise<MigrationReport> {
     return { applied: [...this.migrationsApplied], version: Math.max(0, ...SQLITE_MIGRATIONS.map((m) => m.version)) };
   }
