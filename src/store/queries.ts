@@ -90,7 +90,8 @@ export function toListParams(options: ListOptions): { params: ListParams; ascend
 
 /**
  * The ids of the oldest `:limit` due deliveries, as `due_id`. PostgreSQL: one locking SELECT with `OR`
- * and SKIP LOCKED (its partial indexes serve both sides; a claim per state could mail a report twice).
+ * (its partial indexes serve both sides; a claim per state could mail a report twice); SKIP LOCKED, so
+ * replicas claiming at the same moment each lock different rows instead of waiting for one another.
  * SQLite: an `OR` would gather and sort every due row on each claim, so the oldest of each state are
  * read in id order and merged (`+next_attempt_at` keeps the queued branch on the `(state, id)` index:
  * queued rows are due on arrival); one writer at a time keeps it atomic.
@@ -99,7 +100,7 @@ function selectDueIds(d: Dialect): string {
   if (d.name === 'postgres')
     return `SELECT id AS due_id FROM deliveries
          WHERE (state IN ('queued', 'retrying') AND next_attempt_at <= :now) OR (state = 'sending' AND lease_until <= :now)
-         ORDER BY id LIMIT :limit${d.skipLocked}`;
+         ORDER BY id LIMIT :limit FOR UPDATE SKIP LOCKED`;
   return `SELECT due_id FROM (
          SELECT id AS due_id FROM (SELECT id FROM deliveries WHERE state = 'queued' AND +next_attempt_at <= :now ORDER BY id LIMIT :limit)
          UNION ALL SELECT id FROM (SELECT id FROM deliveries WHERE state = 'retrying' AND next_attempt_at <= :now ORDER BY id LIMIT :limit)

@@ -93,7 +93,6 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
 
   async claimDue({ now, limit, owner, leaseMs }: Input<'claimDue'>): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
-    // SKIP LOCKED on PostgreSQL (see the statement): replicas claiming at the same moment each get different rows.
     const params = { now, limit, owner, leaseUntil: now + leaseMs };
     return decodeClaimedRows(await this.engine.writeGrouped(selectAll(queries.deliveries.claimDue, params), { atomic: false }));
   }

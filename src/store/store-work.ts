@@ -6,37 +6,33 @@ import { toSentMessageParams } from './sent-message-rows';
 import { toRowsParams, type Statement } from './statement';
 import type { InsertResult, NewDelivery, SettledBatch } from './types';
 
-/** What a step asks of the engine: every row, the first row, or how many rows the statement changed. */
-type StepResult = 'rows' | 'row' | 'count';
-
-/** One statement of a piece of store work, with what it binds. */
+/** One statement of a piece of store work, and what it asks of the engine: every row, the first, or how many changed. */
 interface Step {
   statement: Statement<object, unknown>;
   params: object;
-  result: StepResult;
+  result: 'rows' | 'row' | 'count';
 }
 
 /**
- * A piece of store logic, written once for both engines: it yields its statements one at a time and
- * receives each one's result. SQLite runs it to the end synchronously (better-sqlite3's transactions
- * and the group commit cannot span an `await`); PostgreSQL awaits each statement. The logic never
- * sees which.
+ * A piece of store logic, written once: it yields its statements one at a time and receives each one's
+ * result. SQLite runs it synchronously (its transactions and group commit cannot span an `await`);
+ * PostgreSQL awaits each statement.
  */
 export type Work<T> = Generator<Step, T, unknown>;
 
 /** Every row of a query (or of a write's RETURNING). */
 export function* selectAll<P extends object, R>(statement: Statement<P, R>, params: P): Work<R[]> {
-  return (yield { statement: statement, params, result: 'rows' }) as R[];
+  return (yield { statement, params, result: 'rows' }) as R[];
 }
 
 /** The first row of a query, if any. */
 export function* selectOne<P extends object, R>(statement: Statement<P, R>, params: P): Work<R | undefined> {
-  return (yield { statement: statement, params, result: 'row' }) as R | undefined;
+  return (yield { statement, params, result: 'row' }) as R | undefined;
 }
 
 /** Runs a statement; returns how many rows it changed. */
 export function* execute<P extends object>(statement: Statement<P, unknown>, params: P): Work<number> {
-  return (yield { statement: statement, params, result: 'count' }) as number;
+  return (yield { statement, params, result: 'count' }) as number;
 }
 
 /** Inserts one delivery, or finds the one stored with its key. */
