@@ -45,7 +45,6 @@ export const ROUTE_MAIL_VALUES: readonly ValuesCell[] = [
   ['ownerGroup'],
 ];
 
-/** A routing decision as the parameters of its row. */
 export function toRouteMailParams(deliveryId: number, decision: NewRouteMail): RouteMailParams {
   const { route, position, outcome, reason, reminder } = decision;
   const ownerGroup = decision.ownerGroup ? JSON.stringify(decision.ownerGroup) : null;
@@ -74,14 +73,12 @@ export const ROUTE_OUTCOME_VALUES: readonly ValuesCell[] = [
   ['code', 'TEXT'],
 ];
 
-/** A route mail's outcome as the parameters of its row. */
 export function toRouteOutcomeRow(deliveryId: number, r: RouteMailOutcome): RouteOutcomeRow {
   const { route, state } = r;
   if (r.state === 'sent') return { deliveryId, route, state, messageId: r.messageId, response: r.response, error: null, code: null };
   return { deliveryId, route, state, messageId: null, response: null, error: r.error, code: r.code };
 }
 
-/** Turns a row into the record the Store interface returns. */
 export function decodeRouteMailRow(row: RouteMailRow): RouteMailRecord {
   return {
     deliveryId: row.delivery_id,

@@ -33,12 +33,10 @@ export const SENT_MESSAGE_VALUES: readonly ValuesCell[] = [
   ['sentAt'],
 ];
 
-/** A sent message as the parameters of its row. */
 export function toSentMessageParams(deliveryId: number, m: SentMessage): SentMessageParams {
   return { ...m, deliveryId, envelopeTo: JSON.stringify(m.envelopeTo) };
 }
 
-/** Turns a row back into the message as it was sent. */
 export function fromSentMessageRow(row: SentMessageRow): SentMessage {
   return {
     route: row.route,

@@ -9,7 +9,7 @@ import { decodeReportPointRow, decodeReportRow } from './report-rows';
 import { buildRouteGroupsPattern, decodeRouteMailRow } from './route-mail-rows';
 import { fromSentMessageRow } from './sent-message-rows';
 import { parseStoredId } from './parse-stored-id';
-import { decodeWaiverRow, selectListWaivers, toWaiverParams, waiverQueries } from './waiver-rows';
+import { decodeWaiverRow, selectListWaivers, waiverQueries } from './waiver-rows';
 import { catchUpQueries, decodeCatchUpRow } from './catch-up-rows';
 import { StorageUnavailableError } from './types';
 import type {
@@ -234,7 +234,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
   }
 
   async addWaiver(waiver: NewWaiver): Promise<Waiver> {
-    const row = await this.engine.write(selectOne(waiverQueries.insert, toWaiverParams(waiver)), { atomic: false });
+    const row = await this.engine.write(selectOne(waiverQueries.insert, waiver), { atomic: false });
     return decodeWaiverRow(row!);
   }
 

@@ -18,7 +18,6 @@ export interface WaiverRow {
 
 const WAIVER_COLUMNS = 'id, source, test, device, until_day, ends_at, reason, author, created_at, expired_at, expired_by';
 
-/** Turns the row into the waiver the Store interface returns. */
 export function decodeWaiverRow(row: WaiverRow): Waiver {
   return {
     id: String(row.id),
@@ -71,15 +70,9 @@ export function selectListWaivers(filter: WaiverFilter): { statement: Statement<
   return { statement, params };
 }
 
-/** The parameters of {@link waiverQueries}.insert. */
-export function toWaiverParams(waiver: NewWaiver): Record<string, string | number | null> {
-  const { source, test, device, until, endsAt, reason, author, createdAt } = waiver;
-  return { source, test, device, until, endsAt, reason, author, createdAt };
-}
-
 /** The statements of the `waivers` table, for both stores. Nothing here deletes a row. */
 export const waiverQueries = {
-  insert: defineStatement<Record<string, string | number | null>, WaiverRow>(
+  insert: defineStatement<NewWaiver, WaiverRow>(
     () => `INSERT INTO waivers (source, test, device, until_day, ends_at, reason, author, created_at)
        VALUES (:source, :test, :device, :until, :endsAt, :reason, :author, :createdAt) RETURNING ${WAIVER_COLUMNS}`,
   ),
