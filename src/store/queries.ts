@@ -12,7 +12,7 @@ import type { ReportCursor } from '../trend';
 import { ROUTE_MAIL_VALUES, ROUTE_OUTCOME_VALUES, type RouteMailRow } from './route-mail-rows';
 import { SENT_MESSAGE_COLUMNS, SENT_MESSAGE_VALUES, type SentMessageRow } from './sent-message-rows';
 import type { Dialect } from './dialect';
-import { buildValuesRows, defineRowsStatement, defineStatement, type Statement } from './statement';
+import { buildValuesRows, defineFilteredStatement, defineRowsStatement, defineStatement, escapeLike, type Statement } from './statement';
 import {
   REPORT_FAILING_SETS_KEPT,
   type DeliveryState,
@@ -52,29 +52,14 @@ const LIST_CONDITION_NAMES = Object.keys(LIST_CONDITIONS) as ListCondition[];
 export type ListParams = Omit<ListOptions, 'limit'> & { limit: number };
 
 /** A page newer than `afterId` is read oldest first (the rows just above the key) and reversed by the caller. */
-function buildListDeliveries(present: readonly ListCondition[]): Statement<ListParams, DeliveryRow> {
-  const where = present.map((name) => LIST_CONDITIONS[name]);
-  const order = present.includes('afterId') ? 'ASC' : 'DESC';
-  return defineStatement(
-    () =>
-      `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id ${order} LIMIT :limit`,
-  );
-}
-
-/** One statement per combination of filters, so each stays a prepared statement of its own. */
-const LIST_DELIVERIES = new Map<string, Statement<ListParams, DeliveryRow>>();
+const listDeliveries = defineFilteredStatement<ListCondition, ListParams, DeliveryRow>(
+  LIST_CONDITIONS,
+  (where, present) =>
+    `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries ${where} ORDER BY id ${present.includes('afterId') ? 'ASC' : 'DESC'} LIMIT :limit`,
+);
 
 export function selectListDeliveries(options: ListOptions): Statement<ListParams, DeliveryRow> {
-  const present = LIST_CONDITION_NAMES.filter((name) => options[name] !== undefined);
-  const key = present.join(',');
-  let statement = LIST_DELIVERIES.get(key);
-  if (!statement) LIST_DELIVERIES.set(key, (statement = buildListDeliveries(present)));
-  return statement;
-}
-
-/** `!` escapes LIKE's wildcards, so a name with `%` or `_` matches only itself. */
-function escapeLike(text: string): string {
-  return text.replace(/[!%_]/g, (c) => `!${c}`);
+  return listDeliveries(LIST_CONDITION_NAMES.filter((name) => options[name] !== undefined));
 }
 
 /**

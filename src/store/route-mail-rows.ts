@@ -1,4 +1,4 @@
-import type { ValuesCell } from './statement';
+import { escapeLike, type ValuesCell } from './statement';
 import type { NewRouteMail, OwnerGroupPlan, RouteMailOutcome, RouteMailRecord, RouteMailState } from './types';
 
 /** A `route_mails` row as both engines read it; only `reminder` differs (SQLite 0/1, PostgreSQL boolean). */
@@ -34,16 +34,9 @@ export interface RouteMailParams {
 }
 
 /** The cells of a decision's row, in the INSERT's column order. */
-export const ROUTE_MAIL_VALUES: readonly ValuesCell[] = [
-  ['deliveryId'],
-  ['route'],
-  ['position'],
-  ['outcome'],
-  ['reason'],
-  ['reminder'],
-  ['state'],
-  ['ownerGroup'],
-];
+export const ROUTE_MAIL_VALUES = (
+  ['deliveryId', 'route', 'position', 'outcome', 'reason', 'reminder', 'state', 'ownerGroup'] satisfies (keyof RouteMailParams)[]
+).map((name): ValuesCell => [name]);
 
 export function toRouteMailParams(deliveryId: number, decision: NewRouteMail): RouteMailParams {
   const { route, position, outcome, reason, reminder } = decision;
@@ -101,5 +94,5 @@ export function decodeRouteMailRow(row: RouteMailRow): RouteMailRecord {
 
 /** The LIKE pattern (escape `!`) of a route's owner-group mails, `<route>~<key>`: they count as the route's mails. */
 export function buildRouteGroupsPattern(route: string): string {
-  return `${route.replace(/[!%_]/g, (c) => `!${c}`)}~%`;
+  return `${escapeLike(route)}~%`;
 }
