@@ -1,9 +1,7 @@
 import { DEFAULT_SOURCE_NAME, type Report, type ReportDelivery } from '../webhook';
 import type { ValuesCell } from './statement';
 import {
-  DELIVERY_STATES,
   StorageUnavailableError,
-  type ClaimedDelivery,
   type DeliveryKind,
   type DeliveryRecord,
   type DeliveryState,
@@ -153,16 +151,6 @@ export function decodeDeliveryRow(row: DeliveryRow): DeliveryRecord {
   };
 }
 
-/** A listing's rows as records, newest first (a page read upwards from its key comes oldest first). */
-export function decodeListedRows(rows: DeliveryRow[], ascending: boolean): DeliveryRecord[] {
-  return (ascending ? rows.reverse() : rows).map(decodeDeliveryRow);
-}
-
-/** Claimed rows (with their bodies) as claims, oldest first (RETURNING promises no order). */
-export function decodeClaimedRows(rows: DeliveryRow[]): ClaimedDelivery[] {
-  return rows.sort((a, b) => a.id - b.id).map((row) => ({ ...decodeDeliveryRow(row), body: row.body! }));
-}
-
 /** The row an insert returns (or the lookup of a key already stored). */
 export interface InsertedRow {
   id: number;
@@ -197,13 +185,6 @@ export function resolveInsertResults(
 export function findMissingKeys(deliveries: readonly NewDelivery[], inserted: readonly InsertedRow[]): string[] {
   const fresh = new Set(inserted.map((r) => r.dedup_key));
   return [...new Set(deliveries.map((d) => d.dedupKey).filter((k) => !fresh.has(k)))];
-}
-
-/** Counts per state from a GROUP BY, every state named (zero included). */
-export function decodeStateCounts(rows: readonly { state: DeliveryState; n: number }[]): Record<DeliveryState, number> {
-  const counts = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
-  for (const row of rows) counts[row.state] = row.n;
-  return counts;
 }
 
 /** A delivery's state change as the parameters of its row in the settle (what its state leaves unset is NULL). */

@@ -4,14 +4,13 @@ import type { NewWaiver, Waiver, WaiverFilter } from '../waivers';
 import { decodeDigestPeriodRow, decodeWatchdogRow, queries, selectListDeliveries, toListParams } from './queries';
 import type { Statement } from './statement';
 import { execute, insertDelivery, selectAll, selectOne, settleBatch, type Work } from './store-work';
-import { decodeClaimedRows, decodeDeliveryRow, decodeListedRows, decodeStateCounts } from './delivery-rows';
+import { decodeDeliveryRow } from './delivery-rows';
 import { decodeReportPointRow, decodeReportRow } from './report-rows';
 import { buildRouteGroupsPattern, decodeRouteMailRow } from './route-mail-rows';
 import { fromSentMessageRow } from './sent-message-rows';
-import { parseStoredId } from './parse-stored-id';
 import { decodeWaiverRow, selectListWaivers, waiverQueries } from './waiver-rows';
 import { catchUpQueries, decodeCatchUpRow } from './catch-up-rows';
-import { StorageUnavailableError } from './types';
+import { DELIVERY_STATES, StorageUnavailableError } from './types';
 import type {
   CatchUpState,
   ClaimedDelivery,
@@ -57,6 +56,12 @@ export interface StoreEngine {
 /** The first argument of a Store method. */
 type Input<M extends keyof Store> = Parameters<Extract<Store[M], (...args: never[]) => unknown>>[0];
 
+/** An id as the store gives them (deliveries, waivers): digits only; anything else (a file waiver's `file:<n>`, a typo) names none. */
+export function parseStoredId(id: string): number | undefined {
+  const n = /^\d{1,15}$/.test(id) ? Number(id) : NaN;
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
 /** A call on a store that close() has closed. */
 export function storeClosedError(): StorageUnavailableError {
   return new StorageUnavailableError('the store is closed', 'STORE_CLOSED');
@@ -94,7 +99,9 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
   async claimDue({ now, limit, owner, leaseMs }: Input<'claimDue'>): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
     const params = { now, limit, owner, leaseUntil: now + leaseMs };
-    return decodeClaimedRows(await this.engine.writeGrouped(selectAll(queries.deliveries.claimDue, params), { atomic: false }));
+    const rows = await this.engine.writeGrouped(selectAll(queries.deliveries.claimDue, params), { atomic: false });
+    // Oldest first: RETURNING promises no order.
+    return rows.sort((a, b) => a.id - b.id).map((row) => ({ ...decodeDeliveryRow(row), body: row.body! }));
   }
 
   async extendLeases({ ids, owner, now, leaseMs }: Input<'extendLeases'>): Promise<number> {
@@ -119,7 +126,8 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
 
   async listDeliveries(options: ListOptions = {}): Promise<DeliveryRecord[]> {
     const { params, ascending } = toListParams(options);
-    return decodeListedRows(await this.rows(selectListDeliveries(options), params), ascending);
+    const rows = await this.rows(selectListDeliveries(options), params);
+    return (ascending ? rows.reverse() : rows).map(decodeDeliveryRow);
   }
 
   async retryNow(id: number, now: number): Promise<boolean> {
@@ -139,7 +147,9 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
   }
 
   async countByState(): Promise<Record<DeliveryState, number>> {
-    return decodeStateCounts(await this.rows(queries.deliveries.countByState, {}));
+    const counts = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
+    for (const row of await this.rows(queries.deliveries.countByState, {})) counts[row.state] = row.n;
+    return counts;
   }
 
   pruneDeliveries(options: Input<'pruneDeliveries'>): Promise<number> {
