@@ -51,7 +51,6 @@ export const catchUpQueries = {
   ),
 };
 
-/** Turns the row into the state the Store interface returns. */
 export function decodeCatchUpRow(row: CatchUpRow): CatchUpState {
   const seen = row.seen_created_ms === null ? null : { createdMs: row.seen_created_ms, reportId: row.seen_report_id ?? 0 };
   return { seen, succeededAt: row.succeeded_at };

@@ -1,7 +1,6 @@
 import { createRepeatingTask, type Clock, type Logger } from '../shared';
+import { DAY_MS } from '../waivers';
 import type { Store } from './types';
-
-export const DAY_MS = 86_400_000;
 
 export interface Retention {
   /** Prunes once now; resolves with how many sent deliveries were deleted. */

@@ -1,9 +1,7 @@
 import { DEFAULT_SOURCE_NAME, type Report, type ReportDelivery } from '../webhook';
 import type { ValuesCell } from './statement';
 import {
-  DELIVERY_STATES,
   StorageUnavailableError,
-  type ClaimedDelivery,
   type DeliveryKind,
   type DeliveryRecord,
   type DeliveryState,
@@ -13,11 +11,10 @@ import {
   type NewDelivery,
 } from './types';
 
-/** The columns of a `deliveries` row before migration 6. */
-interface BaseDeliveryRow {
+/** A `deliveries` row as both engines read it (the same column names and number types). */
+export interface DeliveryRow extends Record<CountColumn, number | null> {
   id: number;
   kind: DeliveryKind;
-  /** Migration 15; rows stored before it came by webhook. */
   received_via: ReceivedVia;
   dedup_key: string;
   report_id: number;
@@ -34,11 +31,17 @@ interface BaseDeliveryRow {
   message_id: string | null;
   sent_at: number | null;
   updated_at: number;
-  /** The NetBox source (migration 7; rows stored before it belong to `default`). */
   netbox_source: string;
+  /** The report's typed columns (migration 6), all NULL in a row stored before it or not a report. */
+  display: string | null;
+  url: string | null;
+  results_url: string | null;
+  /** JSON text of `custom_fields` (the string `null` when NetBox sent null, NULL when it sent nothing). */
+  custom_fields: string | null;
+  triggered_by: string | null;
 }
 
-/** The counts of a report, each a column of its own (migration 6) under the report's own key. */
+/** The counts of a report, each a column of its own under the report's own key. */
 const COUNT_COLUMNS = [
   'device_count',
   'test_count',
@@ -53,19 +56,6 @@ const COUNT_COLUMNS = [
 ] as const;
 
 type CountColumn = (typeof COUNT_COLUMNS)[number];
-
-/** The report's typed columns (migration 6): all NULL in a row stored before it, or not a report. */
-type ReportColumns = Record<CountColumn, number | null> & {
-  display: string | null;
-  url: string | null;
-  results_url: string | null;
-  /** JSON text of `custom_fields` (the string `null` when NetBox sent null, NULL when it sent nothing). */
-  custom_fields: string | null;
-  triggered_by: string | null;
-};
-
-/** A `deliveries` row as both engines read it (the same column names and number types in SQLite and PostgreSQL). */
-export type DeliveryRow = BaseDeliveryRow & ReportColumns;
 
 /** The columns a new delivery's INSERT binds, in order; its parameters are named after them. */
 export const INSERT_COLUMNS = [
@@ -95,11 +85,7 @@ export const DELIVERY_RECORD_COLUMNS = `id, kind, dedup_key, report_id, report_c
   next_attempt_at, last_error, last_error_code, message_id, sent_at, updated_at, display, url, results_url, ${COUNT_COLUMNS.join(', ')},
   custom_fields, triggered_by, netbox_source, received_via`;
 
-/**
- * A new delivery as the parameters of its INSERT: the report's fields flattened into their columns,
- * NULL for a record that is not a report. Runs on the ack path: copies, plus one JSON.stringify of
- * `custom_fields` (usually `{}`).
- */
+/** A new delivery as the parameters of its INSERT: the report's fields flattened into their columns. */
 export function toDeliveryParams(delivery: NewDelivery): DeliveryParams {
   const parsed = delivery.report;
   const r = parsed?.report;
@@ -126,9 +112,8 @@ export function toDeliveryParams(delivery: NewDelivery): DeliveryParams {
 }
 
 /**
- * The report of a row, from its typed columns: the fields the webhook validated at ingest, trusted
- * as stored (no schema check, no body parse). Null when the row has none (stored before migration 6,
- * or the watchdog's record); `url` is never NULL in a report's row, so it tells which.
+ * The report of a row, trusted as the webhook validated it (no schema check, no body parse). `url` is
+ * never NULL in a report's row, so it tells a row that has none.
  */
 function decodeRowReport(row: DeliveryRow): ReportDelivery | null {
   if (row.url === null || row.results_url === null) return null;
@@ -142,7 +127,6 @@ function decodeRowReport(row: DeliveryRow): ReportDelivery | null {
   return delivery;
 }
 
-/** Turns a row into the record the Store interface returns. */
 export function decodeDeliveryRow(row: DeliveryRow): DeliveryRecord {
   return {
     id: row.id,
@@ -167,27 +151,13 @@ export function decodeDeliveryRow(row: DeliveryRow): DeliveryRecord {
   };
 }
 
-/** A listing's rows as records, newest first (a page read upwards from its key comes oldest first). */
-export function decodeListedRows(rows: DeliveryRow[], ascending: boolean): DeliveryRecord[] {
-  return (ascending ? rows.reverse() : rows).map(decodeDeliveryRow);
-}
-
-/** Claimed rows (with their bodies) as claims, oldest first (RETURNING promises no order). */
-export function decodeClaimedRows(rows: DeliveryRow[]): ClaimedDelivery[] {
-  return rows.sort((a, b) => a.id - b.id).map((row) => ({ ...decodeDeliveryRow(row), body: row.body! }));
-}
-
 /** The row an insert returns (or the lookup of a key already stored). */
 export interface InsertedRow {
   id: number;
   dedup_key: string;
 }
 
-/**
- * Each delivery's result from the rows the insert returned (`inserted`) and the ids found for the
- * keys it did not insert (`existing`). Only the first occurrence of a key in a batch is new; later
- * ones are duplicates of it.
- */
+/** Each delivery's result; only the first occurrence of a key in a batch is new, later ones are its duplicates. */
 export function resolveInsertResults(
   deliveries: readonly NewDelivery[],
   inserted: readonly InsertedRow[],
@@ -211,20 +181,13 @@ export function resolveInsertResults(
   });
 }
 
-/** The keys of these deliveries that the insert did not return: stored before, to be looked up. */
+/** The keys the insert did not return: stored before, to be looked up. */
 export function findMissingKeys(deliveries: readonly NewDelivery[], inserted: readonly InsertedRow[]): string[] {
   const fresh = new Set(inserted.map((r) => r.dedup_key));
   return [...new Set(deliveries.map((d) => d.dedupKey).filter((k) => !fresh.has(k)))];
 }
 
-/** Counts per state from a GROUP BY, every state named (zero included). */
-export function decodeStateCounts(rows: readonly { state: DeliveryState; n: number }[]): Record<DeliveryState, number> {
-  const counts = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
-  for (const row of rows) counts[row.state] = row.n;
-  return counts;
-}
-
-/** Where a delivery goes after an attempt, as the parameters of its row in the settle (what its state leaves unset is NULL). */
+/** A delivery's state change as the parameters of its row in the settle (what its state leaves unset is NULL). */
 export interface SettleStateRow {
   id: number;
   state: DeliveryStateChange['state'];
@@ -244,7 +207,6 @@ export const SETTLE_STATE_VALUES: readonly ValuesCell[] = [
   ['messageId', 'TEXT'],
 ];
 
-/** A delivery's state change as the parameters of its row. */
 export function toSettleStateRow(id: number, change: DeliveryStateChange): SettleStateRow {
   if (change.state === 'sent') return { id, state: 'sent', nextAttemptAt: null, error: null, code: null, messageId: change.messageId };
   const nextAttemptAt = change.state === 'retrying' ? change.nextAttemptAt : null;

@@ -14,14 +14,9 @@ export interface Dialect {
   readonly reusesPlaceholders: boolean;
   /** The placeholder of the parameter in `slot` (1-based). */
   placeholder(slot: number): string;
-  /**
-   * Appended to the claim's row selection. PostgreSQL: replicas claiming at the same moment each
-   * lock different rows instead of waiting for one another. SQLite: one writer at a time already.
-   */
-  readonly skipLocked: string;
   /** Appended to a SELECT that must hold its rows until commit (PostgreSQL); SQLite's write transaction is exclusive. */
   readonly forUpdate: string;
-  /** `<column> <inList(p)>`: the column is one of the list bound to `p` (a parameter given an array). */
+  /** `<column> <inList(p)>`: the column is one of the array bound to `p`. */
   inList(parameter: string): string;
   /** A parameter value as the driver binds it (booleans and lists have no SQLite type of their own). */
   encode(value: unknown): unknown;
@@ -32,7 +27,6 @@ export const SQLITE_DIALECT: Dialect = {
   name: 'sqlite',
   reusesPlaceholders: false,
   placeholder: () => '?',
-  skipLocked: '',
   forUpdate: '',
   // A list travels as one JSON text and json_each unpacks it: one statement text for any length.
   inList: (parameter) => `IN (SELECT value FROM json_each(${parameter}))`,
@@ -47,7 +41,6 @@ export const POSTGRES_DIALECT: Dialect = {
   name: 'postgres',
   reusesPlaceholders: true,
   placeholder: (slot) => `$${slot}`,
-  skipLocked: ' FOR UPDATE SKIP LOCKED',
   forUpdate: ' FOR UPDATE',
   // pg sends a JS array as an array literal; its element type is inferred from the column.
   inList: (parameter) => `= ANY(${parameter})`,

@@ -1,9 +1,9 @@
 export * from './types';
 export { SqliteStore, SQLITE_FILE_NAME, loadSqliteDriver } from './sqlite-store';
 export { PgStore, PG_POOL_SIZE } from './pg-store';
+export { parseStoredId } from './sql-store';
 export { PG_MIGRATIONS } from './migrations/pg';
 export { openStore } from './open-store';
 export { lockDataDir, DataDirLockedError, type DataDirLock } from './lock-data-dir';
-export { createRetention, DAY_MS, type Retention } from './create-retention';
+export { createRetention, type Retention } from './create-retention';
 export { buildNewDelivery } from './build-new-delivery';
-export { parseStoredId } from './parse-stored-id';

@@ -10,9 +10,8 @@ export interface StoreSettings {
 }
 
 /**
- * Opens the store the configuration asks for: PostgreSQL when DATABASE_URL is set, else SQLite.
- * SQLite migrates now; PostgreSQL migrates on `migrate()` (the relay's start) or its first statement,
- * so that building the relay does no network I/O.
+ * PostgreSQL when DATABASE_URL is set, else SQLite. SQLite migrates now; PostgreSQL on `migrate()` or its
+ * first statement, so that building the relay does no network I/O.
  */
 export function openStore(settings: StoreSettings, hooks: { onIdleError?: (error: Error) => void } = {}): Store {
   if (settings.databaseUrl) {

@@ -1,9 +1,9 @@
 import type pg from 'pg';
-import { PG_MIGRATIONS, type PgMigration } from './migrations/pg';
+import { PG_MIGRATIONS } from './migrations/pg';
 import { POSTGRES_DIALECT } from './dialect';
 import { TurnBatch } from './turn-batch';
 import { hasArrival } from './report-rows';
-import { SqlStore, type StoreEngine } from './sql-store';
+import { SqlStore, storeClosedError, type StoreEngine } from './sql-store';
 import { insertDeliveries, type Work } from './store-work';
 import { StorageUnavailableError } from './types';
 import type { InsertResult, MigrationReport, NewDelivery } from './types';
@@ -11,13 +11,11 @@ import type { InsertResult, MigrationReport, NewDelivery } from './types';
 export interface PgStoreOptions {
   /** `postgres://user:password@host:5432/database` (query options such as `sslmode` are honoured). */
   connectionString: string;
-  /** Connections per relay process; default {@link PG_POOL_SIZE}. */
+  /** Default {@link PG_POOL_SIZE}. */
   poolSize?: number;
-  /** How long to wait for a connection (from the pool or a new one) before answering 503. */
+  /** How long to wait for a connection before answering 503 (default 5 s). */
   connectionTimeoutMs?: number;
-  /** Bound on any one statement, so a stuck database turns into a 503 rather than a hung request. */
-  statementTimeoutMs?: number;
-  /** Called when an idle pooled connection fails (PostgreSQL restarted): for a log line. */
+  /** Called when a pooled connection fails (PostgreSQL restarted): for a log line. */
   onIdleError?: (error: Error) => void;
 }
 
@@ -30,7 +28,7 @@ export const PG_POOL_SIZE = 10;
 /** The key of the advisory lock that serialises migrations across replicas starting together. */
 const PG_MIGRATION_LOCK_KEY = 0x636f6d70; // "comp"
 
-/** Rows per multi-row INSERT: 22 parameters each (delivery and report columns; 13 for the report history row) stays below PostgreSQL's 65535. */
+/** Rows per multi-row INSERT: 22 parameters each stays below PostgreSQL's 65535. */
 const INSERT_CHUNK = 1000;
 
 interface PendingInsert {
@@ -39,10 +37,7 @@ interface PendingInsert {
   reject: (error: unknown) => void;
 }
 
-/**
- * The pg driver, loaded by the first PgStore: a relay on SQLite, `--help` and `check-config` never
- * load it (it took longer to load than the rest of the CLI together).
- */
+/** The pg driver, loaded by the first PgStore: a relay on SQLite, `--help` and `check-config` never load it. */
 function loadPg(): typeof pg {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only with DATABASE_URL
   return require('pg') as typeof pg;
@@ -59,21 +54,13 @@ function buildTypes(driver: typeof pg): { getTypeParser: typeof pg.types.getType
 }
 
 /**
- * The engine of the store for several replicas: one PostgreSQL database shared by every relay process.
- * The same contract as SQLite's; what differs is who may take work. Claims use
- * `FOR UPDATE SKIP LOCKED` with a lease, so replicas never claim the same delivery at once, and a
- * replica that dies loses its claims when their lease expires. The unique constraint on the dedup key
- * makes two replicas receiving the same delivery at the same moment store it once.
- *
- * Inserts are group-committed: every delivery arriving in the same event-loop turn goes in one
- * multi-row INSERT (one commit), and each caller's promise resolves only after that commit.
+ * The engine for several replicas sharing one PostgreSQL database. Inserts are group-committed: the
+ * deliveries arriving in one event-loop turn go in one multi-row INSERT, each promise resolving after it.
  */
 class PgEngine implements StoreEngine {
-  /** Several processes share the database: none may release the others' leases at boot. */
   readonly singleOwner = false;
   readonly locksRows = true;
   private readonly pool: pg.Pool;
-  /** The inserts of this event-loop turn, committed together on the next. */
   private readonly inserts = new TurnBatch<PendingInsert>((batch) => this.startFlush(batch));
   private flushing = new Set<Promise<void>>();
   private closed = false;
@@ -88,9 +75,10 @@ class PgEngine implements StoreEngine {
       max: options.poolSize ?? PG_POOL_SIZE,
       connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
       idleTimeoutMillis: 30_000,
-      statement_timeout: options.statementTimeoutMs ?? 15_000,
-      // The client-side bound also covers a server that vanished without closing the socket.
-      query_timeout: (options.statementTimeoutMs ?? 15_000) + 5_000,
+      // A stuck database is a 503, not a hung request; the client-side bound also covers a server that
+      // vanished without closing the socket.
+      statement_timeout: 15_000,
+      query_timeout: 20_000,
       application_name: 'compliance-relay',
       types: buildTypes(driver),
     });
@@ -100,13 +88,10 @@ class PgEngine implements StoreEngine {
     this.pool.on('error', (error) => options.onIdleError?.(error));
   }
 
-  /**
-   * Brings the schema up to date under `pg_advisory_lock`, so replicas starting together apply each
-   * migration once; applied versions are recorded in `schema_migrations`. Safe to call again.
-   */
+  /** Under `pg_advisory_lock`, so replicas starting together apply each migration once. */
   migrate(): Promise<MigrationReport> {
     if (!this.ready) {
-      this.ready = this.applyMigrations(PG_MIGRATIONS).catch((error: unknown) => {
+      this.ready = this.applyMigrations().catch((error: unknown) => {
         this.ready = undefined;
         throw toStorageError(error);
       });
@@ -115,15 +100,10 @@ class PgEngine implements StoreEngine {
   }
 
   /**
-   * Checks a connection out of the pool with an 'error' listener for as long as it is held: a
-   * checked-out connection that PostgreSQL terminates (a restart, 57P01) between two statements
-   * emits 'error', which without a listener would end the process. Such a connection is destroyed
-   * on release instead of going back to the pool.
-   *
-   * The listener is attached inside pg-pool's callback, not after its promise: a new connection is
-   * handed over while the driver is still reading the TCP segment that finished the start-up, and a
-   * database in fast shutdown sends its FATAL in that same segment. Behind an `await`, that 'error'
-   * found no listener and ended the process.
+   * Checks a connection out with an 'error' listener while it is held: PostgreSQL terminating it (a
+   * restart, 57P01) emits 'error', which unheard would end the process; such a connection is destroyed on
+   * release. The listener is attached inside pg-pool's callback, not after its promise: a database in fast
+   * shutdown sends its FATAL in the TCP segment that finished the start-up, before an `await` resumes.
    */
   private checkout(): Promise<{ client: pg.PoolClient; release: (broken: boolean) => void }> {
     return new Promise((resolve, reject) => {
@@ -149,7 +129,7 @@ class PgEngine implements StoreEngine {
     });
   }
 
-  private async applyMigrations(migrations: readonly PgMigration[]): Promise<MigrationReport> {
+  private async applyMigrations(): Promise<MigrationReport> {
     const { client, release } = await this.checkout();
     let broken = false;
     try {
@@ -160,7 +140,7 @@ class PgEngine implements StoreEngine {
         const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
         const done = new Set(rows.map((r) => r.version));
         const applied: string[] = [];
-        for (const migration of migrations) {
+        for (const migration of PG_MIGRATIONS) {
           if (done.has(migration.version)) continue;
           await client.query('BEGIN');
           try {
@@ -173,8 +153,7 @@ class PgEngine implements StoreEngine {
           }
           applied.push(`${String(migration.version).padStart(3, '0')}-${migration.name}`);
         }
-        const version = Math.max(0, ...migrations.map((m) => m.version));
-        return { applied, version };
+        return { applied, version: Math.max(0, ...PG_MIGRATIONS.map((m) => m.version)) };
       } finally {
         await client.query('SELECT pg_advisory_unlock($1)', [PG_MIGRATION_LOCK_KEY]).catch(() => {
           broken = true;
@@ -189,19 +168,15 @@ class PgEngine implements StoreEngine {
     }
   }
 
-  /** Runs statements on the pool after the migrations, mapping connection and server failures to 503s. */
-  private async onPool<T>(fn: (pool: pg.Pool) => Promise<T>): Promise<T> {
-    if (this.closed) throw new StorageUnavailableError('the store is closed', 'STORE_CLOSED');
+  /** Runs on the pool after the migrations, mapping connection and server failures to 503s. */
+  async read<T>(work: Work<T>): Promise<T> {
+    if (this.closed) throw storeClosedError();
     await this.migrate();
     try {
-      return await fn(this.pool);
+      return await runWork(this.pool, work);
     } catch (error) {
       throw toStorageError(error);
     }
-  }
-
-  read<T>(work: Work<T>): Promise<T> {
-    return this.onPool((pool) => runWork(pool, work));
   }
 
   write<T>(work: Work<T>, { atomic }: { atomic: boolean }): Promise<T> {
@@ -215,7 +190,7 @@ class PgEngine implements StoreEngine {
 
   /** Runs `fn` in one transaction on one pooled connection; rolled back (and mapped to 503) on failure. */
   private async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    if (this.closed) throw new StorageUnavailableError('the store is closed', 'STORE_CLOSED');
+    if (this.closed) throw storeClosedError();
     await this.migrate();
     let checkedOut: Awaited<ReturnType<PgEngine['checkout']>>;
     try {
@@ -241,13 +216,8 @@ class PgEngine implements StoreEngine {
   }
 
   insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
-    return new Promise((resolve, reject) => {
-      if (this.closed) {
-        reject(new StorageUnavailableError('the store is closed', 'STORE_CLOSED'));
-        return;
-      }
-      this.inserts.add({ delivery, resolve, reject });
-    });
+    if (this.closed) return Promise.reject(storeClosedError());
+    return new Promise((resolve, reject) => this.inserts.add({ delivery, resolve, reject }));
   }
 
   /** Starts committing a turn's inserts; close() waits for what is under way. */
@@ -263,9 +233,7 @@ class PgEngine implements StoreEngine {
       try {
         const deliveries = chunk.map((p) => p.delivery);
         // A chunk without report rows to write stays one statement; with them, one transaction.
-        const results = deliveries.some(hasArrival)
-          ? await this.transaction((client) => runWork(client, insertDeliveries(deliveries)))
-          : await this.onPool((pool) => runWork(pool, insertDeliveries(deliveries)));
+        const results = await this.write(insertDeliveries(deliveries), { atomic: deliveries.some(hasArrival) });
         chunk.forEach((p, i) => p.resolve(results[i]));
       } catch (error) {
         for (const p of chunk) p.reject(error);
@@ -281,21 +249,12 @@ class PgEngine implements StoreEngine {
     this.closed = true;
     await this.pool.end();
   }
-
-  get database(): pg.Pool {
-    return this.pool;
-  }
 }
 
 /** The store for several replicas: one PostgreSQL database (see {@link PgEngine}) under the logic of {@link SqlStore}. */
-export class PgStore extends SqlStore<PgEngine> {
+export class PgStore extends SqlStore {
   constructor(options: PgStoreOptions) {
     super(new PgEngine(options));
-  }
-
-  /** The pool, for modules that keep their own tables in the same database. */
-  get database(): pg.Pool {
-    return this.engine.database;
   }
 }
 

@@ -1,79 +1,44 @@
+import { DELIVERY_RECORD_COLUMNS, INSERT_COLUMNS, SETTLE_STATE_VALUES, type DeliveryRow, type InsertedRow } from './delivery-rows';
 import {
-  DELIVERY_RECORD_COLUMNS,
-  INSERT_COLUMNS,
-  SETTLE_STATE_VALUES,
-  toDeliveryParams,
-  type DeliveryParams,
-  type DeliveryRow,
-  type InsertedRow,
-} from './delivery-rows';
-import { REPORT_POINT_COLUMNS, REPORT_VALUES, type ArrivalParams, type ReportPointRow, type ReportRow } from './report-rows';
+  ARRIVAL_COLUMNS,
+  ARRIVAL_VALUES,
+  REPORT_COLUMNS,
+  REPORT_POINT_COLUMNS,
+  REPORT_VALUES,
+  type ReportPointRow,
+  type ReportRow,
+} from './report-rows';
 import type { ReportCursor } from '../trend';
 import { ROUTE_MAIL_VALUES, ROUTE_OUTCOME_VALUES, type RouteMailRow } from './route-mail-rows';
 import { SENT_MESSAGE_COLUMNS, SENT_MESSAGE_VALUES, type SentMessageRow } from './sent-message-rows';
 import type { Dialect } from './dialect';
-import { buildValuesRows, defineRowsStatement, defineStatement, type Statement } from './statement';
-import { REPORT_FAILING_SETS_KEPT, type DeliveryState, type ListOptions, type NewDelivery } from './types';
-import type { WatchdogRow } from './watchdog-rows';
-import type { DigestPeriodRow } from './digest-rows';
+import { buildValuesRows, defineFilteredStatement, defineRowsStatement, defineStatement, escapeLike, type Statement } from './statement';
+import {
+  REPORT_FAILING_SETS_KEPT,
+  type DeliveryState,
+  type DigestPeriod,
+  type ListOptions,
+  type WatchdogState,
+  type WatchdogStateName,
+} from './types';
 
-/*
- * Every statement of both engines, written once. Parameters are `:name`; what SQLite and PostgreSQL
- * spell differently comes from the Dialect (see dialect.ts). Each store runs these through its own
- * driver and keeps its own transactions, group commit and migrations.
- */
+/* Every statement of both engines, written once: `:name` parameters, engine spellings from the Dialect. */
 
 type Time = { now: number };
 type DeliveryId = { id: number };
+type Prune = { state: 'sent' | 'dead'; before: number };
 
 /** A time (epoch ms) read by MIN/MAX, null when no row qualifies. */
 type TimeRow = { t: number | null };
 
-/** One row of an insert: the parameters are named after the columns, suffixed by the row's place in a batch. */
-function deliveryValues(suffix: string): string {
-  const fields = INSERT_COLUMNS.map((column) => `:${column}${suffix}`).join(', ');
-  // A new delivery is due at once: next_attempt_at and updated_at are its arrival time.
-  return `(${fields}, 'queued', 0, :received_at${suffix}, :received_at${suffix})`;
-}
-
-/**
- * Inserts deliveries (rows of {@link deliveryValues}) in one statement; a key already stored is left
- * alone and not returned. DO NOTHING (not DO UPDATE) tolerates the same key twice in one statement,
- * and on PostgreSQL waits for a concurrent insert of the same key by another replica to commit
- * before deciding.
- */
-function buildInsert<P extends object>(rows: string[]): Statement<P, InsertedRow> {
-  return defineStatement(
-    () => `INSERT INTO deliveries (${INSERT_COLUMNS.join(', ')}, state, attempts, next_attempt_at, updated_at)
-     VALUES ${rows.join(', ')}
-     ON CONFLICT (dedup_key) DO NOTHING RETURNING id, dedup_key`,
-  );
-}
-
-/** Inserts `count` deliveries at once (see {@link toInsertParams}). */
-export function buildInsertDeliveries(count: number): Statement<Record<string, unknown>, InsertedRow> {
-  return buildInsert(Array.from({ length: count }, (_, i) => deliveryValues(String(i))));
-}
-
-/** The parameters of {@link buildInsertDeliveries} for these deliveries. */
-export function toInsertParams(deliveries: readonly NewDelivery[]): Record<string, unknown> {
-  const params: Record<string, unknown> = {};
-  deliveries.forEach((delivery, i) => {
-    const row = toDeliveryParams(delivery);
-    for (const column of INSERT_COLUMNS) params[`${column}${i}`] = row[column];
-  });
-  return params;
-}
-
-/** The condition each listing option adds, named by the option that binds it. */
+/** The condition each listing option adds. */
 const LIST_CONDITIONS = {
   state: 'state = :state',
   route: 'EXISTS (SELECT 1 FROM route_mails r WHERE r.delivery_id = deliveries.id AND r.route = :route)',
   reportId: 'report_id = :reportId',
   receivedFrom: 'received_at >= :receivedFrom',
   receivedBefore: 'received_at < :receivedBefore',
-  // The failing pairs of the delivery's report as enrichment stored them (same dedup key), as JSON text;
-  // lower() on both sides so that each engine folds case alike for the text and the pattern.
+  // Inside the JSON text of the report's failing pairs; lower() on both sides so each engine folds case alike.
   search: `EXISTS (SELECT 1 FROM reports p WHERE p.dedup_key = deliveries.dedup_key AND lower(p.failing) LIKE lower(:search) ESCAPE '!')`,
   beforeId: 'id < :beforeId',
   afterId: 'id > :afterId',
@@ -86,40 +51,20 @@ const LIST_CONDITION_NAMES = Object.keys(LIST_CONDITIONS) as ListCondition[];
 /** The parameters of a listing statement: the options given, the search as its LIKE pattern. */
 export type ListParams = Omit<ListOptions, 'limit'> & { limit: number };
 
-/**
- * Rows of a listing, newest first, by keyset on the id. A page newer than `afterId` is read oldest
- * first (the rows just above the key) and reversed by the caller ({@link toListParams} says so).
- */
-function buildListDeliveries(present: readonly ListCondition[]): Statement<ListParams, DeliveryRow> {
-  const where = present.map((name) => LIST_CONDITIONS[name]);
-  const order = present.includes('afterId') ? 'ASC' : 'DESC';
-  return defineStatement(
-    () =>
-      `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id ${order} LIMIT :limit`,
-  );
-}
+/** A page newer than `afterId` is read oldest first (the rows just above the key) and reversed by the caller. */
+const listDeliveries = defineFilteredStatement<ListCondition, ListParams, DeliveryRow>(
+  LIST_CONDITIONS,
+  (where, present) =>
+    `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries ${where} ORDER BY id ${present.includes('afterId') ? 'ASC' : 'DESC'} LIMIT :limit`,
+);
 
-/** One text per combination of filters, built on first use, so each stays a prepared statement of its own. */
-const LIST_DELIVERIES = new Map<string, Statement<ListParams, DeliveryRow>>();
-
-/** The listing statement for these options. */
 export function selectListDeliveries(options: ListOptions): Statement<ListParams, DeliveryRow> {
-  const present = LIST_CONDITION_NAMES.filter((name) => options[name] !== undefined);
-  const key = present.join(',');
-  let statement = LIST_DELIVERIES.get(key);
-  if (!statement) LIST_DELIVERIES.set(key, (statement = buildListDeliveries(present)));
-  return statement;
-}
-
-/** `!` escapes LIKE's wildcards, so a name with `%` or `_` matches only itself. */
-function escapeLike(text: string): string {
-  return text.replace(/[!%_]/g, (c) => `!${c}`);
+  return listDeliveries(LIST_CONDITION_NAMES.filter((name) => options[name] !== undefined));
 }
 
 /**
- * The parameters of {@link selectListDeliveries}, and whether the rows come oldest first (a page
- * after `afterId`). The search matches inside the JSON text of the failing pairs, so it is escaped
- * as JSON.stringify wrote the names (quotes, backslashes, control characters).
+ * The parameters of {@link selectListDeliveries}, and whether the rows come oldest first. The search is
+ * escaped as JSON.stringify wrote the names it matches (quotes, backslashes, control characters).
  */
 export function toListParams(options: ListOptions): { params: ListParams; ascending: boolean } {
   const params: ListParams = { ...options, limit: options.limit ?? 100 };
@@ -129,19 +74,18 @@ export function toListParams(options: ListOptions): { params: ListParams; ascend
 }
 
 /**
- * The ids of the oldest `:limit` due deliveries, as `due_id`. PostgreSQL: one condition with `OR`,
- * locked with SKIP LOCKED (its partial indexes serve both sides; a claim per state there was tried
- * and mailed a report twice in `postgres-restart`, so it stays one locking SELECT). SQLite: the `OR`
- * made it gather every due row and sort them on each claim (1.5 ms per claim with 20,000 queued);
- * the oldest of each state are read in id order instead (`+next_attempt_at` keeps the
- * queued branch on the `(state, id)` index: queued rows are due on arrival) and merged. SQLite runs
- * one writer at a time, so the one statement is as atomic as before.
+ * The ids of the oldest `:limit` due deliveries, as `due_id`. PostgreSQL: one locking SELECT with `OR`
+ * (its partial indexes serve both sides; a claim per state could mail a report twice); SKIP LOCKED, so
+ * replicas claiming at the same moment each lock different rows instead of waiting for one another.
+ * SQLite: an `OR` would gather and sort every due row on each claim, so the oldest of each state are
+ * read in id order and merged (`+next_attempt_at` keeps the queued branch on the `(state, id)` index:
+ * queued rows are due on arrival); one writer at a time keeps it atomic.
  */
 function selectDueIds(d: Dialect): string {
   if (d.name === 'postgres')
     return `SELECT id AS due_id FROM deliveries
          WHERE (state IN ('queued', 'retrying') AND next_attempt_at <= :now) OR (state = 'sending' AND lease_until <= :now)
-         ORDER BY id LIMIT :limit${d.skipLocked}`;
+         ORDER BY id LIMIT :limit FOR UPDATE SKIP LOCKED`;
   return `SELECT due_id FROM (
          SELECT id AS due_id FROM (SELECT id FROM deliveries WHERE state = 'queued' AND +next_attempt_at <= :now ORDER BY id LIMIT :limit)
          UNION ALL SELECT id FROM (SELECT id FROM deliveries WHERE state = 'retrying' AND next_attempt_at <= :now ORDER BY id LIMIT :limit)
@@ -150,32 +94,35 @@ function selectDueIds(d: Dialect): string {
 }
 
 const deliveries = {
-  /** One delivery (the webhook's insert, the watchdog's alert), its parameters from {@link toDeliveryParams}. */
-  insert: buildInsert<DeliveryParams>([deliveryValues('')]),
+  /**
+   * Inserts deliveries (each row's parameters from `toDeliveryParams`), due at once; a key already stored
+   * is left alone and not returned. DO NOTHING (not DO UPDATE) tolerates the same key twice in one
+   * statement, and on PostgreSQL waits for a concurrent insert of the same key by another replica to commit.
+   */
+  insert: defineRowsStatement<InsertedRow>((count) => {
+    const rows = Array.from({ length: count }, (_, i) => {
+      const fields = INSERT_COLUMNS.map((column) => `:${column}${i}`).join(', ');
+      return `(${fields}, 'queued', 0, :received_at${i}, :received_at${i})`;
+    });
+    return `INSERT INTO deliveries (${INSERT_COLUMNS.join(', ')}, state, attempts, next_attempt_at, updated_at)
+     VALUES ${rows.join(', ')}
+     ON CONFLICT (dedup_key) DO NOTHING RETURNING id, dedup_key`;
+  }),
   findIdsByKey: defineStatement<{ keys: string[] }, InsertedRow>(
     (d) => `SELECT id, dedup_key FROM deliveries WHERE dedup_key ${d.inList(':keys')}`,
   ),
-  /**
-   * Leases the due deliveries, oldest first. The rows are chosen in a WITH query (locked there on
-   * PostgreSQL, skipping those another replica holds), then updated by id; `due_id`, not `id`, so
-   * the unqualified RETURNING columns name only the updated table (SQLite allows no qualified ones).
-   * One statement either way, so a claim stays atomic (see {@link selectDueIds}).
-   */
+  /** `due_id`, not `id`, so the unqualified RETURNING columns name only the updated table (SQLite allows no qualified ones). */
   claimDue: defineStatement<{ now: number; limit: number; owner: string; leaseUntil: number }, DeliveryRow>(
     (d) => `WITH due AS (${selectDueIds(d)})
        UPDATE deliveries SET state = 'sending', attempts = attempts + 1, lease_owner = :owner, lease_until = :leaseUntil, updated_at = :now
        FROM due WHERE deliveries.id = due.due_id
        RETURNING ${DELIVERY_RECORD_COLUMNS}, body`,
   ),
-  /** Keeps claims alive while their outcomes wait to be recorded; no state changes, so updated_at stays. */
+  /** No state changes, so updated_at stays. */
   extendLeases: defineStatement<{ ids: number[]; owner: string; leaseUntil: number }>(
     (d) => `UPDATE deliveries SET lease_until = :leaseUntil WHERE state = 'sending' AND lease_owner = :owner AND id ${d.inList(':ids')}`,
   ),
-  /**
-   * Where each delivery of a settled batch goes, one row each (see `SettleStateRow`): sent (with its
-   * Message-ID and time), retrying at a time, or dead; the lease ends. A state other than sent keeps the
-   * Message-ID and sending time of an earlier attempt.
-   */
+  /** One `SettleStateRow` per delivery; a state other than sent keeps an earlier attempt's Message-ID and sending time. */
   settle: defineRowsStatement(
     (count) => `WITH v (id, state, next_attempt_at, error, code, message_id) AS (VALUES ${buildValuesRows(SETTLE_STATE_VALUES, count)})
        UPDATE deliveries SET state = v.state, next_attempt_at = v.next_attempt_at, last_error = v.error, last_error_code = v.code,
@@ -201,21 +148,18 @@ const deliveries = {
     () => `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = :now, lease_owner = NULL, lease_until = NULL,
          updated_at = :now WHERE state = 'dead'`,
   ),
-  /** "Try now": retries due by `until` (those waiting for the end of an SMTP pause) become due now, in their id order. */
   expediteRetries: defineStatement<{ now: number; until: number }>(
     () => `UPDATE deliveries SET next_attempt_at = :now WHERE state = 'retrying' AND next_attempt_at > :now AND next_attempt_at <= :until`,
   ),
   countByState: defineStatement<Record<string, never>, { state: DeliveryState; n: number }>(
     () => 'SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state',
   ),
-  prune: defineStatement<{ state: 'sent' | 'dead'; before: number }>(
-    () => 'DELETE FROM deliveries WHERE state = :state AND updated_at < :before',
-  ),
-  /** Run before `prune`, in its transaction: the kept mails and route decisions of the deliveries it deletes go with them. */
-  pruneSentMessages: defineStatement<{ state: 'sent' | 'dead'; before: number }>(
+  prune: defineStatement<Prune>(() => 'DELETE FROM deliveries WHERE state = :state AND updated_at < :before'),
+  /** Run before `prune`, in its transaction. */
+  pruneSentMessages: defineStatement<Prune>(
     () => 'DELETE FROM sent_messages WHERE delivery_id IN (SELECT id FROM deliveries WHERE state = :state AND updated_at < :before)',
   ),
-  pruneRouteMails: defineStatement<{ state: 'sent' | 'dead'; before: number }>(
+  pruneRouteMails: defineStatement<Prune>(
     () => 'DELETE FROM route_mails WHERE delivery_id IN (SELECT id FROM deliveries WHERE state = :state AND updated_at < :before)',
   ),
   oldestPendingAt: defineStatement<Record<string, never>, TimeRow>(
@@ -227,84 +171,40 @@ const deliveries = {
          SELECT MIN(next_attempt_at) AS t FROM deliveries WHERE state IN ('queued', 'retrying')
          UNION ALL SELECT MIN(lease_until) FROM deliveries WHERE state = 'sending') AS due`,
   ),
-  /** The watchdog's alerts and the digests are not reports. */
   lastReportReceivedAt: defineStatement<{ source: string }, TimeRow>(
     () => `SELECT MAX(received_at) AS t FROM deliveries WHERE netbox_source = :source AND kind = 'report'`,
   ),
-  /** Held until commit on PostgreSQL, so that one replica's routing decisions are recorded whole; in id order, as every replica takes them. */
+  /** Held until commit on PostgreSQL; in id order, as every replica takes them. */
   lock: defineStatement<{ ids: number[] }, { id: number }>(
     (d) => `SELECT id FROM deliveries WHERE id ${d.inList(':ids')} ORDER BY id${d.forUpdate}`,
   ),
 };
 
-/** The columns of a report's arrival row: its parameter in {@link ArrivalParams}, and its type (VALUES rows are untyped). */
-const ARRIVAL_COLUMNS: readonly [column: string, param: keyof ArrivalParams, type: 'TEXT' | 'BIGINT' | 'INTEGER'][] = [
-  ['dedup_key', 'dedupKey', 'TEXT'],
-  ['series', 'series', 'TEXT'],
-  ['report_id', 'reportId', 'BIGINT'],
-  ['report_created', 'created', 'TEXT'],
-  ['created_ms', 'createdMs', 'BIGINT'],
-  ['total_passed', 'totalPassed', 'INTEGER'],
-  ['total_count', 'totalCount', 'INTEGER'],
-  ['high_passed', 'highPassed', 'INTEGER'],
-  ['high_count', 'highCount', 'INTEGER'],
-  ['middle_passed', 'middlePassed', 'INTEGER'],
-  ['middle_count', 'middleCount', 'INTEGER'],
-  ['low_passed', 'lowPassed', 'INTEGER'],
-  ['low_count', 'lowCount', 'INTEGER'],
-];
-
-/**
- * Reports' rows as their webhooks are stored (in the same transaction): counts known, failing set not yet,
- * so that a successor compares with them before their mails are composed. A report is late when a newer one
- * of its series is stored already: a range of the series' index from its creation time on (an OR of the two
- * orders read the whole series instead). Rows of one statement do not see each other (they arrived together).
- * A row already there (a webhook sent again) stays as it is. VALUES names its columns column1, column2, … in
- * both engines; parameters are suffixed by the row's place (see {@link toArrivalsParams}).
- */
-export function buildArriveReports(count: number): Statement<Record<string, unknown>> {
-  const rows = Array.from(
-    { length: count },
-    (_, i) => `(${ARRIVAL_COLUMNS.map(([, param, type]) => `CAST(:${param}${i} AS ${type})`).join(', ')})`,
-  );
-  const v = (column: string) => `v.column${ARRIVAL_COLUMNS.findIndex(([c]) => c === column) + 1}`;
-  return defineStatement(
-    () => `INSERT INTO reports (${ARRIVAL_COLUMNS.map(([column]) => column).join(', ')}, composed, arrived_late)
-       SELECT ${ARRIVAL_COLUMNS.map(([column]) => v(column)).join(', ')}, 0,
-         CASE WHEN EXISTS (SELECT 1 FROM reports r WHERE r.series = ${v('series')} AND r.created_ms >= ${v('created_ms')}
-           AND (r.created_ms > ${v('created_ms')} OR r.report_id > ${v('report_id')})) THEN 1 ELSE 0 END
-       FROM (VALUES ${rows.join(', ')}) AS v
-       WHERE true ON CONFLICT (dedup_key) DO NOTHING`,
-  );
-}
-
-/** The parameters of {@link buildArriveReports} for these rows. */
-export function toArrivalsParams(rows: readonly ArrivalParams[]): Record<string, unknown> {
-  const params: Record<string, unknown> = {};
-  rows.forEach((row, i) => {
-    for (const [, param] of ARRIVAL_COLUMNS) params[`${param}${i}`] = row[param];
-  });
-  return params;
-}
-
-/** A place in a report series: the reports created before (createdMs, reportId). */
 type ReportCursorParams = { series: string } & ReportCursor;
 
-/** The reports of a series strictly before a cursor, newest first (ties on the creation time broken by report id). */
+/** Ties on the creation time are broken by report id. */
 const BEFORE_IN_SERIES = `WHERE series = :series AND (created_ms < :createdMs OR (created_ms = :createdMs AND report_id < :reportId))
        ORDER BY created_ms DESC, report_id DESC`;
 
 const reports = {
-  /** One report's arrival row (see {@link buildArriveReports}); its parameters are suffixed `0`. */
-  arrive: buildArriveReports(1),
   /**
-   * Composed reports' rows (each `ReportParams`). A retried report keeps the failing set it had when the
-   * new one is unknown; its arrival stays as recorded.
+   * Reports' rows as their webhooks are stored, counts without a failing set, so that a successor compares
+   * with them before their mails are composed. Late: a newer one of its series is stored already (a range of
+   * the series' index; an OR of the two orders read the whole series). Rows of one statement do not see each
+   * other. A row already there (a webhook sent again) stays. VALUES names its columns column1, … in both engines.
    */
+  arrive: defineRowsStatement((count) => {
+    const v = (column: string) => `v.column${ARRIVAL_COLUMNS.findIndex(([c]) => c === column) + 1}`;
+    const rows = buildValuesRows(ARRIVAL_VALUES, count);
+    return `INSERT INTO reports (${ARRIVAL_COLUMNS.map(([column]) => column).join(', ')}, composed, arrived_late)
+       SELECT ${ARRIVAL_COLUMNS.map(([column]) => v(column)).join(', ')}, 0,
+         CASE WHEN EXISTS (SELECT 1 FROM reports r WHERE r.series = ${v('series')} AND r.created_ms >= ${v('created_ms')}
+           AND (r.created_ms > ${v('created_ms')} OR r.report_id > ${v('report_id')})) THEN 1 ELSE 0 END
+       FROM (VALUES ${rows}) AS v WHERE true ON CONFLICT (dedup_key) DO NOTHING`;
+  }),
+  /** A retried report keeps the failing set it had when the new one is unknown; its arrival stays as recorded. */
   save: defineRowsStatement(
-    (count) => `INSERT INTO reports (
-         dedup_key, series, report_id, report_created, created_ms, total_passed, total_count, high_passed, high_count,
-         middle_passed, middle_count, low_passed, low_count, failing, failing_ids, failing_count, pair_states, composed)
+    (count) => `INSERT INTO reports (${REPORT_COLUMNS.map(([column]) => column).join(', ')}, composed)
        VALUES ${buildValuesRows(REPORT_VALUES, count, '1')}
        ON CONFLICT (dedup_key) DO UPDATE SET composed = 1, series = excluded.series, total_passed = excluded.total_passed,
          total_count = excluded.total_count, high_passed = excluded.high_passed, high_count = excluded.high_count,
@@ -313,7 +213,6 @@ const reports = {
          failing_ids = CASE WHEN excluded.failing IS NULL THEN reports.failing_ids ELSE excluded.failing_ids END,
          failing_count = COALESCE(excluded.failing_count, reports.failing_count), pair_states = excluded.pair_states`,
   ),
-  /** Bounded history: the newest failing sets of the series stay, older ones become unknown. */
   forgetOldFailing: defineStatement<{ series: string }>(
     () => `UPDATE reports SET failing = NULL, failing_ids = NULL, failing_count = NULL, pair_states = NULL
        WHERE series = :series AND failing IS NOT NULL AND dedup_key NOT IN (
@@ -326,15 +225,14 @@ const reports = {
   findBeforeWithoutIds: defineStatement<ReportCursorParams, ReportRow>(
     () => `SELECT ${REPORT_POINT_COLUMNS}, failing, NULL AS failing_ids FROM reports ${BEFORE_IN_SERIES} LIMIT 1`,
   ),
-  /** The newest `limit` reports of a series before (createdMs, reportId), newest first (the mail's trend chart). */
-  /** Counts only: the failing sets are left where they are (see ReportPoint). */
+  /** Counts only: the failing sets are most of a row's weight. */
   listBefore: defineStatement<ReportCursorParams & { limit: number }, ReportPointRow>(
     () => `SELECT ${REPORT_POINT_COLUMNS} FROM reports ${BEFORE_IN_SERIES} LIMIT :limit`,
   ),
 };
 
 const sentMessages = {
-  /** One copy per (delivery, route): the latest send of a route's mail (a deliberate resend) replaces the earlier one. */
+  /** The latest send of a route's mail (a deliberate resend) replaces the earlier one. */
   save: defineRowsStatement(
     (count) => `INSERT INTO sent_messages (delivery_id, ${SENT_MESSAGE_COLUMNS})
        VALUES ${buildValuesRows(SENT_MESSAGE_VALUES, count)}
@@ -349,6 +247,19 @@ const sentMessages = {
     () => `SELECT ${SENT_MESSAGE_COLUMNS} FROM sent_messages WHERE delivery_id = :deliveryId ORDER BY sent_at, route`,
   ),
 };
+
+/** A `watchdog_states` row. */
+interface WatchdogRow {
+  state: WatchdogStateName;
+  since: number | null;
+  created_at: number;
+  changed_at: number;
+  version: number;
+}
+
+export function decodeWatchdogRow(row: WatchdogRow): WatchdogState {
+  return { state: row.state, since: row.since, createdAt: row.created_at, changedAt: row.changed_at, version: row.version };
+}
 
 const watchdog = {
   /** A NetBox source's row, created `ok` on first use; a replica that loses the race keeps the winner's. */
@@ -367,6 +278,27 @@ const watchdog = {
 };
 
 const DIGEST_PERIOD_COLUMNS = 'route, period_start, period_end, delivery_id, late, queued_at';
+
+/** A `digest_periods` row. */
+interface DigestPeriodRow {
+  route: string;
+  period_start: number;
+  period_end: number;
+  delivery_id: number | null;
+  late: number;
+  queued_at: number;
+}
+
+export function decodeDigestPeriodRow(row: DigestPeriodRow): DigestPeriod {
+  return {
+    route: row.route,
+    periodStart: Number(row.period_start),
+    periodEnd: Number(row.period_end),
+    deliveryId: row.delivery_id === null ? null : Number(row.delivery_id),
+    late: Number(row.late) === 1,
+    queuedAt: Number(row.queued_at),
+  };
+}
 
 const digests = {
   /** DO NOTHING on either key: a period already queued (by another replica, before a restart) stays as it was. */
@@ -398,9 +330,6 @@ const routeMails = {
     (count) => `INSERT INTO route_mails (
          delivery_id, route, position, outcome, reason, reminder, state, owner_group, decided_at, updated_at)
        VALUES ${buildValuesRows(ROUTE_MAIL_VALUES, count, ':now, :now')} ON CONFLICT (delivery_id, route) DO NOTHING`,
-  ),
-  ofDelivery: defineStatement<{ deliveryId: number }, RouteMailRow>(
-    () => 'SELECT * FROM route_mails WHERE delivery_id = :deliveryId ORDER BY position, route',
   ),
   ofDeliveries: defineStatement<{ deliveryIds: number[] }, RouteMailRow>(
     (d) => `SELECT * FROM route_mails WHERE delivery_id ${d.inList(':deliveryIds')} ORDER BY delivery_id, position, route`,

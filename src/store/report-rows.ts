@@ -1,7 +1,7 @@
 import { SEVERITIES } from '../report';
 import { buildReportSnapshot, type FailingPair, type PairStates, type ReportPoint, type ReportSnapshot } from '../trend';
 import type { ReportDelivery } from '../webhook';
-import type { ValuesCell } from './statement';
+import type { ValuesCell, ValuesType } from './statement';
 import type { NewDelivery } from './types';
 
 /** A `reports` row as both engines read it (PostgreSQL returns the same column names). */
@@ -13,30 +13,13 @@ export interface ReportRow extends ReportPointRow {
   pair_states?: string | null;
 }
 
-/** The columns of a report's counts, without its failing set: what the chart's history read selects. */
-export const REPORT_POINT_COLUMNS = `dedup_key, series, report_id, report_created, created_ms, total_passed, total_count,
-  high_passed, high_count, middle_passed, middle_count, low_passed, low_count, composed, arrived_late`;
-
-/** A `reports` row read with {@link REPORT_POINT_COLUMNS}. */
-export interface ReportPointRow {
-  dedup_key: string;
-  series: string;
-  report_id: number;
-  report_created: string;
-  created_ms: number;
-  total_passed: number;
-  total_count: number;
-  high_passed: number;
-  high_count: number;
-  middle_passed: number;
-  middle_count: number;
-  low_passed: number;
-  low_count: number;
+/** A `reports` row read with {@link REPORT_POINT_COLUMNS}: its TEXT columns as strings, the others as numbers. */
+export type ReportPointRow = { [C in (typeof ARRIVAL_COLUMNS)[number] as C[0]]: C[2] extends 'TEXT' ? string : number } & {
   /** 0 while the report's mail is not composed yet (its row written with its webhook); absent before migration 15. */
   composed?: number;
   /** 1 when a newer report of its series was stored before it. */
   arrived_late?: number;
-}
+};
 
 /** The parameters of a `reports` row: the snapshot's counts, its failing pairs encoded. */
 export type ReportParams = ReportSnapshot['counts'] &
@@ -47,28 +30,38 @@ export type ReportParams = ReportSnapshot['counts'] &
     pairStates: string | null;
   };
 
-/** The cells of a {@link ReportParams} row, in the INSERT's column order. */
-export const REPORT_VALUES: readonly ValuesCell[] = (
-  [
-    'dedupKey',
-    'series',
-    'reportId',
-    'created',
-    'createdMs',
-    'totalPassed',
-    'totalCount',
-    'highPassed',
-    'highCount',
-    'middlePassed',
-    'middleCount',
-    'lowPassed',
-    'lowCount',
-    'failing',
-    'failingIds',
-    'failingCount',
-    'pairStates',
-  ] satisfies (keyof ReportParams)[]
-).map((name) => [name]);
+/** A report's arrival columns (its counts), the {@link ReportParams} field each binds, and its type (VALUES rows are untyped). */
+export const ARRIVAL_COLUMNS = [
+  ['dedup_key', 'dedupKey', 'TEXT'],
+  ['series', 'series', 'TEXT'],
+  ['report_id', 'reportId', 'BIGINT'],
+  ['report_created', 'created', 'TEXT'],
+  ['created_ms', 'createdMs', 'BIGINT'],
+  ['total_passed', 'totalPassed', 'INTEGER'],
+  ['total_count', 'totalCount', 'INTEGER'],
+  ['high_passed', 'highPassed', 'INTEGER'],
+  ['high_count', 'highCount', 'INTEGER'],
+  ['middle_passed', 'middlePassed', 'INTEGER'],
+  ['middle_count', 'middleCount', 'INTEGER'],
+  ['low_passed', 'lowPassed', 'INTEGER'],
+  ['low_count', 'lowCount', 'INTEGER'],
+] as const satisfies readonly (readonly [string, keyof ReportParams, ValuesType])[];
+
+/** The columns of a report's counts, without its failing set: what the chart's history read selects. */
+export const REPORT_POINT_COLUMNS = `${ARRIVAL_COLUMNS.map(([column]) => column).join(', ')}, composed, arrived_late`;
+
+/** Every column a composed report saves, in the INSERT's order. */
+export const REPORT_COLUMNS = [
+  ...ARRIVAL_COLUMNS,
+  ['failing', 'failing'],
+  ['failing_ids', 'failingIds'],
+  ['failing_count', 'failingCount'],
+  ['pair_states', 'pairStates'],
+] as const satisfies readonly (readonly [string, keyof ReportParams, ValuesType?])[];
+
+/** The cells of the arrival and save statements' rows. */
+export const ARRIVAL_VALUES: readonly ValuesCell[] = ARRIVAL_COLUMNS.map(([, param, type]) => [param, type]);
+export const REPORT_VALUES: readonly ValuesCell[] = REPORT_COLUMNS.map(([, param]) => [param]);
 
 /** The parameters of a report's row as its webhook is stored: its counts, without a failing set. */
 export type ArrivalParams = Omit<ReportParams, 'failing' | 'failingIds' | 'failingCount' | 'pairStates'>;

@@ -1,4 +1,4 @@
-import type { ValuesCell } from './statement';
+import { escapeLike, type ValuesCell } from './statement';
 import type { NewRouteMail, OwnerGroupPlan, RouteMailOutcome, RouteMailRecord, RouteMailState } from './types';
 
 /** A `route_mails` row as both engines read it; only `reminder` differs (SQLite 0/1, PostgreSQL boolean). */
@@ -34,18 +34,10 @@ export interface RouteMailParams {
 }
 
 /** The cells of a decision's row, in the INSERT's column order. */
-export const ROUTE_MAIL_VALUES: readonly ValuesCell[] = [
-  ['deliveryId'],
-  ['route'],
-  ['position'],
-  ['outcome'],
-  ['reason'],
-  ['reminder'],
-  ['state'],
-  ['ownerGroup'],
-];
+export const ROUTE_MAIL_VALUES = (
+  ['deliveryId', 'route', 'position', 'outcome', 'reason', 'reminder', 'state', 'ownerGroup'] satisfies (keyof RouteMailParams)[]
+).map((name): ValuesCell => [name]);
 
-/** A routing decision as the parameters of its row. */
 export function toRouteMailParams(deliveryId: number, decision: NewRouteMail): RouteMailParams {
   const { route, position, outcome, reason, reminder } = decision;
   const ownerGroup = decision.ownerGroup ? JSON.stringify(decision.ownerGroup) : null;
@@ -74,14 +66,12 @@ export const ROUTE_OUTCOME_VALUES: readonly ValuesCell[] = [
   ['code', 'TEXT'],
 ];
 
-/** A route mail's outcome as the parameters of its row. */
 export function toRouteOutcomeRow(deliveryId: number, r: RouteMailOutcome): RouteOutcomeRow {
   const { route, state } = r;
   if (r.state === 'sent') return { deliveryId, route, state, messageId: r.messageId, response: r.response, error: null, code: null };
   return { deliveryId, route, state, messageId: null, response: null, error: r.error, code: r.code };
 }
 
-/** Turns a row into the record the Store interface returns. */
 export function decodeRouteMailRow(row: RouteMailRow): RouteMailRecord {
   return {
     deliveryId: row.delivery_id,
@@ -104,5 +94,5 @@ export function decodeRouteMailRow(row: RouteMailRow): RouteMailRecord {
 
 /** The LIKE pattern (escape `!`) of a route's owner-group mails, `<route>~<key>`: they count as the route's mails. */
 export function buildRouteGroupsPattern(route: string): string {
-  return `${route.replace(/[!%_]/g, (c) => `!${c}`)}~%`;
+  return `${escapeLike(route)}~%`;
 }

@@ -19,26 +19,14 @@ export interface SentMessageRow {
 export type SentMessageParams = Omit<SentMessage, 'envelopeTo'> & { deliveryId: number; envelopeTo: string };
 
 /** The cells of a {@link SentMessageParams} row, in the INSERT's column order. */
-export const SENT_MESSAGE_VALUES: readonly ValuesCell[] = [
-  ['deliveryId'],
-  ['route'],
-  ['messageId'],
-  ['raw'],
-  ['envelopeFrom'],
-  ['envelopeTo'],
-  ['subject'],
-  ['text'],
-  ['html'],
-  ['response'],
-  ['sentAt'],
-];
+export const SENT_MESSAGE_VALUES = (
+  ['deliveryId', 'route', 'messageId', 'raw', 'envelopeFrom', 'envelopeTo', 'subject', 'text', 'html', 'response', 'sentAt'] as const
+).map((name): ValuesCell => [name]);
 
-/** A sent message as the parameters of its row. */
 export function toSentMessageParams(deliveryId: number, m: SentMessage): SentMessageParams {
   return { ...m, deliveryId, envelopeTo: JSON.stringify(m.envelopeTo) };
 }
 
-/** Turns a row back into the message as it was sent. */
 export function fromSentMessageRow(row: SentMessageRow): SentMessage {
   return {
     route: row.route,

@@ -1,18 +1,16 @@
 import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import type { NewWaiver, Waiver, WaiverFilter } from '../waivers';
-import { queries, selectListDeliveries, toListParams } from './queries';
+import { decodeDigestPeriodRow, decodeWatchdogRow, queries, selectListDeliveries, toListParams } from './queries';
 import type { Statement } from './statement';
 import { execute, insertDelivery, selectAll, selectOne, settleBatch, type Work } from './store-work';
-import { decodeClaimedRows, decodeDeliveryRow, decodeListedRows, decodeStateCounts } from './delivery-rows';
+import { decodeDeliveryRow } from './delivery-rows';
 import { decodeReportPointRow, decodeReportRow } from './report-rows';
 import { buildRouteGroupsPattern, decodeRouteMailRow } from './route-mail-rows';
 import { fromSentMessageRow } from './sent-message-rows';
-import { decodeWatchdogRow } from './watchdog-rows';
-import { decodeDigestPeriodRow } from './digest-rows';
-import { parseStoredId } from './parse-stored-id';
-import { decodeWaiverRow, selectListWaivers, toWaiverParams, waiverQueries } from './waiver-rows';
+import { decodeWaiverRow, selectListWaivers, waiverQueries } from './waiver-rows';
 import { catchUpQueries, decodeCatchUpRow } from './catch-up-rows';
+import { DELIVERY_STATES, StorageUnavailableError } from './types';
 import type {
   CatchUpState,
   ClaimedDelivery,
@@ -55,6 +53,20 @@ export interface StoreEngine {
   close(): Promise<void>;
 }
 
+/** The first argument of a Store method. */
+type Input<M extends keyof Store> = Parameters<Extract<Store[M], (...args: never[]) => unknown>>[0];
+
+/** An id as the store gives them (deliveries, waivers): digits only; anything else (a file waiver's `file:<n>`, a typo) names none. */
+export function parseStoredId(id: string): number | undefined {
+  const n = /^\d{1,15}$/.test(id) ? Number(id) : NaN;
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** A call on a store that close() has closed. */
+export function storeClosedError(): StorageUnavailableError {
+  return new StorageUnavailableError('the store is closed', 'STORE_CLOSED');
+}
+
 /** The store's logic, written once: each method is statements of `queries.ts` run by the engine. */
 export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
   readonly singleOwner: boolean;
@@ -84,24 +96,15 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
     return this.engine.insertDelivery(delivery);
   }
 
-  async claimDue({
-    now,
-    limit,
-    owner,
-    leaseMs,
-  }: {
-    now: number;
-    limit: number;
-    owner: string;
-    leaseMs: number;
-  }): Promise<ClaimedDelivery[]> {
+  async claimDue({ now, limit, owner, leaseMs }: Input<'claimDue'>): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
-    // SKIP LOCKED on PostgreSQL (see the statement): replicas claiming at the same moment each get different rows.
     const params = { now, limit, owner, leaseUntil: now + leaseMs };
-    return decodeClaimedRows(await this.engine.writeGrouped(selectAll(queries.deliveries.claimDue, params), { atomic: false }));
+    const rows = await this.engine.writeGrouped(selectAll(queries.deliveries.claimDue, params), { atomic: false });
+    // Oldest first: RETURNING promises no order.
+    return rows.sort((a, b) => a.id - b.id).map((row) => ({ ...decodeDeliveryRow(row), body: row.body! }));
   }
 
-  async extendLeases({ ids, owner, now, leaseMs }: { ids: number[]; owner: string; now: number; leaseMs: number }): Promise<number> {
+  async extendLeases({ ids, owner, now, leaseMs }: Input<'extendLeases'>): Promise<number> {
     if (ids.length === 0) return 0;
     const params = { ids, owner, leaseUntil: now + leaseMs };
     return this.engine.writeGrouped(execute(queries.deliveries.extendLeases, params), { atomic: false });
@@ -123,7 +126,8 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
 
   async listDeliveries(options: ListOptions = {}): Promise<DeliveryRecord[]> {
     const { params, ascending } = toListParams(options);
-    return decodeListedRows(await this.rows(selectListDeliveries(options), params), ascending);
+    const rows = await this.rows(selectListDeliveries(options), params);
+    return (ascending ? rows.reverse() : rows).map(decodeDeliveryRow);
   }
 
   async retryNow(id: number, now: number): Promise<boolean> {
@@ -138,15 +142,17 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
     return this.change(queries.deliveries.requeueAllDead, { now });
   }
 
-  expediteRetries(options: { now: number; until: number }): Promise<number> {
+  expediteRetries(options: Input<'expediteRetries'>): Promise<number> {
     return this.change(queries.deliveries.expediteRetries, options);
   }
 
   async countByState(): Promise<Record<DeliveryState, number>> {
-    return decodeStateCounts(await this.rows(queries.deliveries.countByState, {}));
+    const counts = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
+    for (const row of await this.rows(queries.deliveries.countByState, {})) counts[row.state] = row.n;
+    return counts;
   }
 
-  pruneDeliveries(options: { state: 'sent' | 'dead'; before: number }): Promise<number> {
+  pruneDeliveries(options: Input<'pruneDeliveries'>): Promise<number> {
     return this.engine.write(prune(options), { atomic: true });
   }
 
@@ -217,7 +223,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
     return this.engine.write(queueDigest(input), { atomic: true });
   }
 
-  async listDigestPeriods(options: { route?: string; limit?: number } = {}): Promise<DigestPeriod[]> {
+  async listDigestPeriods(options: Input<'listDigestPeriods'> = {}): Promise<DigestPeriod[]> {
     const limit = options.limit ?? 100;
     const rows =
       options.route === undefined
@@ -238,7 +244,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
   }
 
   async addWaiver(waiver: NewWaiver): Promise<Waiver> {
-    const row = await this.engine.write(selectOne(waiverQueries.insert, toWaiverParams(waiver)), { atomic: false });
+    const row = await this.engine.write(selectOne(waiverQueries.insert, waiver), { atomic: false });
     return decodeWaiverRow(row!);
   }
 
@@ -264,13 +270,13 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
     return (await this.row(waiverQueries.countInForce, { at }))!.n;
   }
 
-  async takeCatchUpLease(input: { source: string; owner: string; now: number; leaseMs: number }): Promise<CatchUpState | undefined> {
+  async takeCatchUpLease(input: Input<'takeCatchUpLease'>): Promise<CatchUpState | undefined> {
     const { leaseMs, ...lease } = input;
     const row = await this.engine.write(selectOne(catchUpQueries.takeLease, { ...lease, until: input.now + leaseMs }), { atomic: false });
     return row && decodeCatchUpRow(row);
   }
 
-  async finishCatchUp(input: { source: string; owner: string; now: number; seen?: ReportCursor }): Promise<void> {
+  async finishCatchUp(input: Input<'finishCatchUp'>): Promise<void> {
     const { source, owner, now, seen } = input;
     if (seen) await this.change(catchUpQueries.succeed, { source, owner, now, ...seen });
     else await this.change(catchUpQueries.release, { source, owner });
@@ -305,7 +311,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
   }
 }
 
-function* prune(options: { state: 'sent' | 'dead'; before: number }): Work<number> {
+function* prune(options: Input<'pruneDeliveries'>): Work<number> {
   yield* execute(queries.deliveries.pruneSentMessages, options);
   yield* execute(queries.deliveries.pruneRouteMails, options);
   return yield* execute(queries.deliveries.prune, options);

@@ -5,15 +5,12 @@ import { SQLITE_MIGRATIONS } from './migrations/sqlite';
 import { SQLITE_DIALECT } from './dialect';
 import { TurnBatch } from './turn-batch';
 import { hasArrival } from './report-rows';
-import { SqlStore, type StoreEngine } from './sql-store';
+import { SqlStore, storeClosedError, type StoreEngine } from './sql-store';
 import { insertDelivery, type Work } from './store-work';
 import { StorageUnavailableError } from './types';
 import type { InsertResult, MigrationReport, NewDelivery } from './types';
 
-/**
- * The better-sqlite3 driver (its native addon), loaded by the first store opened: the commands that
- * never open a store (`--help`, `check-config`) do not load it.
- */
+/** The better-sqlite3 driver, loaded by the first store opened: `--help` and `check-config` never load it. */
 export function loadSqliteDriver(): typeof Database {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only when a SQLite file is opened
   return require('better-sqlite3') as typeof Database;
@@ -23,15 +20,12 @@ export interface SqliteStoreOptions {
   /** Directory holding `relay.sqlite`; created when missing. */
   dataDir: string;
   /**
-   * FULL (default): each commit is fsynced before its promise resolves (so before the 2xx): an
-   * acknowledged delivery survives a process crash and a power loss. The fsync runs off the event
-   * loop (see {@link SqliteStore}). NORMAL survives a process crash only (the WAL is synced at
-   * checkpoints). EXTRA is SQLite's own FULL plus directory syncs, fsyncing on the event loop.
+   * FULL (default): each commit is fsynced (off the event loop) before its promise resolves, so an
+   * acknowledged delivery survives a power loss. NORMAL survives a process crash only. EXTRA is SQLite's
+   * own FULL plus directory syncs, fsyncing on the event loop.
    */
   synchronous?: 'FULL' | 'NORMAL' | 'EXTRA';
-  /** How long a writer waits on a lock held by another connection before giving up (503). */
-  busyTimeoutMs?: number;
-  /** How the WAL is flushed to disk with synchronous=FULL (default `fs.fsync`); tests slow it down or fail it. */
+  /** How the WAL is flushed with synchronous=FULL (default `fs.fsync`); tests slow it down or fail it. */
   fsync?: (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => void;
 }
 
@@ -45,19 +39,13 @@ const MAX_SYNCS_IN_FLIGHT = 2;
 
 interface PendingWrite {
   work: Work<unknown>;
-  /**
-   * One SQL statement: SQLite rolls a failed statement back by itself, so it needs no savepoint
-   * of its own (a savepoint is two more statements per write).
-   */
+  /** One SQL statement: SQLite rolls a failed statement back by itself, so it needs no savepoint. */
   single: boolean;
   resolve: (result: never) => void;
   reject: (error: unknown) => void;
 }
 
-/**
- * Prepared statements per connection: preparing compiles the SQL, which cost more than running
- * these one-row statements. Keyed by the connection, so a reopened file starts a fresh cache.
- */
+/** Prepared statements per connection (preparing costs more than running these one-row statements). */
 const statementCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
 
 function prepareCached(db: Database.Database, sql: string): Database.Statement {
@@ -69,52 +57,42 @@ function prepareCached(db: Database.Database, sql: string): Database.Statement {
 }
 
 /**
- * The default store's engine: one SQLite file in WAL mode, owned by one relay process.
+ * The default store's engine: one SQLite file in WAL mode, owned by one relay process. Hot-path writes
+ * asked for in the same event-loop turn are group-committed in one transaction.
  *
- * Writes on the hot paths are group-committed: every insert, claim and outcome (sent, retry, dead)
- * asked for in the same event-loop turn is written in one transaction, and each caller's promise
- * resolves only after that commit is on disk.
- *
- * Durability (synchronous=FULL) without blocking the event loop: better-sqlite3 is synchronous, so
- * SQLite's own FULL would fsync the WAL inside COMMIT, on the event loop, and stall every request
- * for the milliseconds a disk flush takes. Instead the connection runs with synchronous=NORMAL (a
- * commit only write()s its WAL frames; SQLite still syncs the WAL before each checkpoint and the
- * database after it) and the store fsyncs the WAL file itself on libuv's thread pool after the
- * commit. Each promise resolves only after an fsync that began after its commit, so everything a
- * caller could have observed (a row another request inserted, a claim) is durable when it learns
- * of it; batches committed while the fsyncs in flight run share the next one.
- * This is the durability of SQLite's FULL: a commit is acknowledged only once its WAL frames are
- * on stable storage.
+ * Durability (synchronous=FULL) without blocking the event loop: SQLite's own FULL would fsync the WAL
+ * inside COMMIT, on the event loop (better-sqlite3 is synchronous), stalling every request for a disk
+ * flush. Instead the connection runs with synchronous=NORMAL (a commit only write()s its WAL frames;
+ * SQLite still syncs around checkpoints) and the store fsyncs the WAL file on libuv's thread pool. Each
+ * promise resolves only after an fsync that began after its commit, so everything a caller could have
+ * observed (a row another request inserted, a claim) is durable when it learns of it: SQLite's FULL.
  */
 class SqliteEngine implements StoreEngine {
-  /** One relay process owns the file: what is `sending` at its boot was interrupted. */
   readonly singleOwner = true;
-  /** One writer at a time: the write transaction is exclusive. */
+  /** The write transaction is exclusive already. */
   readonly locksRows = false;
-  private db: Database.Database;
+  db: Database.Database;
   private readonly file: string;
   private readonly options: Required<SqliteStoreOptions>;
-  /** The writes of this event-loop turn, committed together on the next. */
   private readonly writes = new TurnBatch<PendingWrite>((batch) => this.commitBatch(batch));
   private closed = false;
   /** Set after an I/O-level failure: the next call reopens the file before using it. */
   private needsReopen = false;
-  /** Migrations applied when this store opened the file. */
   private readonly migrationsApplied: string[] = [];
-  /** synchronous=FULL: the store fsyncs the WAL after commits (off the event loop). */
+  /** synchronous=FULL: the store fsyncs the WAL itself. */
   private readonly syncsWal: boolean;
-  /** The WAL file, opened on the first sync of a connection (SQLite creates it on the first write). */
+  /** Opened on the first sync of a connection (SQLite creates the WAL on the first write). */
   private walFd: number | undefined;
-  /** Callbacks of commits waiting for a WAL fsync to start; `syncsInFlight` fsyncs are running. */
+  /** Commits waiting for a WAL fsync to start. */
   private awaitingSync: ((error?: Error) => void)[] = [];
   private syncsInFlight = 0;
-  /** Writes of earlier turns not committed yet: both fsync slots were busy (see commitBatch). */
+  /** Writes of earlier turns held while every fsync slot is busy (see commitBatch). */
   private heldWrites: PendingWrite[] = [];
   /** close() began: what is held commits now, without waiting for a free fsync slot. */
   private closing = false;
 
   constructor(options: SqliteStoreOptions) {
-    this.options = { synchronous: 'FULL', busyTimeoutMs: 200, fsync: fs.fsync, ...options };
+    this.options = { synchronous: 'FULL', fsync: fs.fsync, ...options };
     this.syncsWal = this.options.synchronous === 'FULL';
     this.file = path.join(options.dataDir, SQLITE_FILE_NAME);
     try {
@@ -132,9 +110,10 @@ class SqliteEngine implements StoreEngine {
     const db = new (loadSqliteDriver())(this.file);
     try {
       db.pragma('journal_mode = WAL');
-      // FULL is kept by fsyncing the WAL off the event loop after each commit (see the class comment).
+      // FULL is kept by fsyncing the WAL off the event loop (see the class comment).
       db.pragma(`synchronous = ${this.syncsWal ? 'NORMAL' : this.options.synchronous}`);
-      db.pragma(`busy_timeout = ${this.options.busyTimeoutMs}`);
+      // How long a writer waits on another connection's lock before giving up (503).
+      db.pragma('busy_timeout = 200');
       this.migrationsApplied.push(...migrate(db));
       return db;
     } catch (error) {
@@ -144,13 +123,9 @@ class SqliteEngine implements StoreEngine {
     }
   }
 
-  /**
-   * Runs `fn` on the connection, turning SQLite's I/O, lock and space errors into
-   * StorageUnavailableError. A failed connection is reopened on the next call, so the store recovers
-   * by itself once the disk is writable again.
-   */
+  /** Runs `fn` on the connection; a failed connection is reopened on the next call, once the disk is usable again. */
   private run<T>(fn: (db: Database.Database) => T): T {
-    if (this.closed) throw new StorageUnavailableError('the store is closed', 'STORE_CLOSED');
+    if (this.closed) throw storeClosedError();
     try {
       if (this.needsReopen) {
         this.db.close();
@@ -169,14 +144,14 @@ class SqliteEngine implements StoreEngine {
     }
   }
 
-  /** SQLite migrates when the file is opened; this reports what that did. */
+  /** SQLite migrates when the file is opened. */
   async migrate(): Promise<MigrationReport> {
     return { applied: [...this.migrationsApplied], version: Math.max(0, ...SQLITE_MIGRATIONS.map((m) => m.version)) };
   }
 
   insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
     // With its report's row, two statements: in a savepoint of their own, so that they land together.
-    return this.queueWrite(insertDelivery(delivery), { single: !hasArrival(delivery) });
+    return this.writeGrouped(insertDelivery(delivery), { atomic: hasArrival(delivery) });
   }
 
   async read<T>(work: Work<T>): Promise<T> {
@@ -184,28 +159,20 @@ class SqliteEngine implements StoreEngine {
   }
 
   /** Outside the group commit; resolves once it is on disk. */
-  write<T>(work: Work<T>, { atomic }: { atomic: boolean }): Promise<T> {
-    return this.runDurably((db) => (atomic ? db.transaction(() => runWork(db, work))() : runWork(db, work)));
-  }
-
-  writeGrouped<T>(work: Work<T>, { atomic }: { atomic: boolean }): Promise<T> {
-    return this.queueWrite(work, { single: !atomic });
+  async write<T>(work: Work<T>, { atomic }: { atomic: boolean }): Promise<T> {
+    const value = this.run((db) => (atomic ? db.transaction(() => runWork(db, work))() : runWork(db, work)));
+    await this.synced();
+    return value;
   }
 
   /**
-   * Queues a write for the next group commit (at most one event-loop turn away). A write that fails
-   * on its own (a constraint) rejects alone: a single statement is rolled back by SQLite, a write of
-   * several runs in its own savepoint. A storage error (I/O, full, locked) rejects the whole batch,
-   * since nothing of it was committed.
+   * Queued for the next group commit (at most one event-loop turn away). A write that fails on its own
+   * (a constraint) rejects alone: a single statement is rolled back by SQLite, an atomic one runs in its
+   * own savepoint. A storage error (I/O, full, locked) rejects the whole batch: nothing of it committed.
    */
-  private queueWrite<T>(work: Work<T>, { single }: { single: boolean }): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      if (this.closed) {
-        reject(new StorageUnavailableError('the store is closed', 'STORE_CLOSED'));
-        return;
-      }
-      this.writes.add({ work, single, resolve: resolve, reject });
-    });
+  writeGrouped<T>(work: Work<T>, { atomic }: { atomic: boolean }): Promise<T> {
+    if (this.closed) return Promise.reject(storeClosedError());
+    return new Promise<T>((resolve, reject) => this.writes.add({ work, single: !atomic, resolve, reject }));
   }
 
   /**
@@ -237,24 +204,14 @@ class SqliteEngine implements StoreEngine {
     });
   }
 
-  /** Runs a write outside the group commit and resolves once it is on disk. */
-  private async runDurably<T>(fn: (db: Database.Database) => T): Promise<T> {
-    const value = this.run(fn);
-    await this.synced();
-    return value;
-  }
-
   /** Resolves once everything committed so far is on disk; rejects as storage unavailable if it cannot be. */
   private synced(): Promise<void> {
     return new Promise((resolve, reject) => this.afterCommit((error) => (error ? reject(error) : resolve())));
   }
 
   /**
-   * Calls `done` once what has been committed so far is on stable storage: at once unless this
-   * store syncs the WAL itself, otherwise after an fsync of the WAL file that started after the
-   * commit, run on libuv's thread pool while the event loop goes on. Up to
-   * {@link MAX_SYNCS_IN_FLIGHT} run at once, so a commit never waits for an fsync that began before
-   * it; beyond that, commits wait and share the next one.
+   * Calls `done` once what has been committed so far is on stable storage: after an fsync of the WAL
+   * that started after the commit. Beyond {@link MAX_SYNCS_IN_FLIGHT}, commits wait and share the next one.
    */
   private afterCommit(done: (error?: Error) => void): void {
     if (!this.syncsWal) {
@@ -335,10 +292,6 @@ class SqliteEngine implements StoreEngine {
     this.db.close();
     this.closeWal();
   }
-
-  get database(): Database.Database {
-    return this.db;
-  }
 }
 
 /** The default store: one SQLite file (see {@link SqliteEngine}) under the logic of {@link SqlStore}. */
@@ -349,9 +302,9 @@ export class SqliteStore extends SqlStore<SqliteEngine> {
     return new SqliteStore(new SqliteEngine(options));
   }
 
-  /** The underlying connection, for modules that keep their own tables in the same file. */
+  /** The store's own connection (tests reach SQLite's per-connection settings through it). */
   get database(): Database.Database {
-    return this.engine.database;
+    return this.engine.db;
   }
 }
 

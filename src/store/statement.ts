@@ -60,6 +60,31 @@ function compileSql(sql: string, dialect: Dialect): CompiledStatement {
   return { text, names };
 }
 
+/**
+ * A query narrowed by whichever of `conditions` apply, joined with AND (`build` places the WHERE clause):
+ * one statement per combination, built on first use, so each stays a prepared statement of its own.
+ */
+export function defineFilteredStatement<C extends string, P extends object, R>(
+  conditions: Record<C, string>,
+  build: (where: string, present: readonly C[]) => string,
+): (present: readonly C[]) => Statement<P, R> {
+  const byKey = new Map<string, Statement<P, R>>();
+  return (present) => {
+    const key = present.join(',');
+    let statement = byKey.get(key);
+    if (!statement) {
+      const where = present.length > 0 ? `WHERE ${present.map((name) => conditions[name]).join(' AND ')}` : '';
+      byKey.set(key, (statement = defineStatement(() => build(where, present))));
+    }
+    return statement;
+  };
+}
+
+/** `!` escapes LIKE's wildcards (with `ESCAPE '!'`), so a name with `%` or `_` matches only itself. */
+export function escapeLike(text: string): string {
+  return text.replace(/[!%_]/g, (c) => `!${c}`);
+}
+
 /** A SQL type to cast a VALUES cell to: outside an INSERT, PostgreSQL gives VALUES' parameters no type of their own. */
 export type ValuesType = 'TEXT' | 'BIGINT' | 'INTEGER';
 

@@ -1,65 +1,75 @@
-import { buildArriveReports, buildInsertDeliveries, queries, toArrivalsParams, toInsertParams } from './queries';
-import { findMissingKeys, resolveInsertResults, toDeliveryParams } from './delivery-rows';
-import { hasArrival, toArrivalParams } from './report-rows';
-import { buildPlanStatements, buildSettlementStatements } from './settle-statements';
-import type { Statement } from './statement';
+import { queries } from './queries';
+import { findMissingKeys, resolveInsertResults, toDeliveryParams, toSettleStateRow } from './delivery-rows';
+import { hasArrival, toArrivalParams, toReportParams } from './report-rows';
+import { toRouteMailParams, toRouteOutcomeRow } from './route-mail-rows';
+import { toSentMessageParams } from './sent-message-rows';
+import { toRowsParams, type Statement } from './statement';
 import type { InsertResult, NewDelivery, SettledBatch } from './types';
 
-/** What a step asks of the engine: every row, the first row, or how many rows the statement changed. */
-type StepResult = 'rows' | 'row' | 'count';
-
-/** One statement of a piece of store work, with what it binds. */
+/** One statement of a piece of store work, and what it asks of the engine: every row, the first, or how many changed. */
 interface Step {
   statement: Statement<object, unknown>;
   params: object;
-  result: StepResult;
+  result: 'rows' | 'row' | 'count';
 }
 
 /**
- * A piece of store logic, written once for both engines: it yields its statements one at a time and
- * receives each one's result. SQLite runs it to the end synchronously (better-sqlite3's transactions
- * and the group commit cannot span an `await`); PostgreSQL awaits each statement. The logic never
- * sees which.
+ * A piece of store logic, written once: it yields its statements one at a time and receives each one's
+ * result. SQLite runs it synchronously (its transactions and group commit cannot span an `await`);
+ * PostgreSQL awaits each statement.
  */
 export type Work<T> = Generator<Step, T, unknown>;
 
 /** Every row of a query (or of a write's RETURNING). */
 export function* selectAll<P extends object, R>(statement: Statement<P, R>, params: P): Work<R[]> {
-  return (yield { statement: statement, params, result: 'rows' }) as R[];
+  return (yield { statement, params, result: 'rows' }) as R[];
 }
 
 /** The first row of a query, if any. */
 export function* selectOne<P extends object, R>(statement: Statement<P, R>, params: P): Work<R | undefined> {
-  return (yield { statement: statement, params, result: 'row' }) as R | undefined;
+  return (yield { statement, params, result: 'row' }) as R | undefined;
 }
 
 /** Runs a statement; returns how many rows it changed. */
 export function* execute<P extends object>(statement: Statement<P, unknown>, params: P): Work<number> {
-  return (yield { statement: statement, params, result: 'count' }) as number;
+  return (yield { statement, params, result: 'count' }) as number;
 }
 
-/** Inserts one delivery, or finds the one stored with its key; with its report's arrival row. */
+/** Inserts one delivery, or finds the one stored with its key. */
 export function* insertDelivery(delivery: NewDelivery): Work<InsertResult> {
-  const inserted = yield* selectOne(queries.deliveries.insert, toDeliveryParams(delivery));
-  if (inserted) {
-    if (hasArrival(delivery)) yield* execute(queries.reports.arrive, toArrivalsParams([toArrivalParams(delivery.report, delivery.series)]));
-    return { id: inserted.id, duplicate: false };
-  }
-  return { id: (yield* selectOne(queries.deliveries.findIdsByKey, { keys: [delivery.dedupKey] }))!.id, duplicate: true };
+  return (yield* insertDeliveries([delivery]))[0];
 }
 
 /**
- * Inserts deliveries in one statement (a key repeated in the batch, or already stored, is not
- * inserted again) and looks up the ids of those that were already there.
+ * Inserts deliveries in one statement, with their reports' arrival rows (a key repeated in the batch,
+ * or already stored, is not inserted again) and looks up the ids of those that were already there.
  */
 export function* insertDeliveries(deliveries: NewDelivery[]): Work<InsertResult[]> {
-  const inserted = yield* selectAll(buildInsertDeliveries(deliveries.length), toInsertParams(deliveries));
+  const inserted = yield* selectAll(queries.deliveries.insert(deliveries.length), toRowsParams(deliveries.map(toDeliveryParams)));
   const missing = findMissingKeys(deliveries, inserted);
   const existing = missing.length > 0 ? yield* selectAll(queries.deliveries.findIdsByKey, { keys: missing }) : [];
   const results = resolveInsertResults(deliveries, inserted, existing);
   const arrivals = deliveries.flatMap((d, i) => (!results[i].duplicate && hasArrival(d) ? [toArrivalParams(d.report, d.series)] : []));
-  if (arrivals.length > 0) yield* execute(buildArriveReports(arrivals.length), toArrivalsParams(arrivals));
+  if (arrivals.length > 0) yield* execute(queries.reports.arrive(arrivals.length), toRowsParams(arrivals));
   return results;
+}
+
+/**
+ * Rows per statement: the widest row (a report's, 17 parameters) stays well below SQLite's 32,766
+ * parameters and PostgreSQL's 65,535.
+ */
+const ROWS_PER_STATEMENT = 500;
+
+/** Runs a rows statement over `rows`, in as many statements as it takes (none for no rows). */
+function* executeRows(
+  family: (count: number) => Statement<Record<string, unknown>, unknown>,
+  rows: readonly object[],
+  shared: object = {},
+): Work<void> {
+  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
+    const chunk = rows.slice(start, start + ROWS_PER_STATEMENT);
+    yield* execute(family(chunk.length), toRowsParams(chunk, shared));
+  }
 }
 
 /**
@@ -70,16 +80,27 @@ export function* insertDeliveries(deliveries: NewDelivery[]): Work<InsertResult[
  * the lock before committed.
  */
 export function* settleBatch(batch: SettledBatch, locksRows: boolean): Work<void> {
-  const planning = batch.deliveries.filter((d) => d.plan);
+  const { now, deliveries } = batch;
+  const planning = deliveries.filter((d) => d.plan);
   if (planning.length > 0) {
     const ids = planning.map((d) => d.id);
     if (locksRows) yield* execute(queries.deliveries.lock, { ids });
     const planned = new Set((yield* selectAll(queries.routeMails.planned, { deliveryIds: ids })).map((r) => r.delivery_id));
-    for (const s of buildPlanStatements(
-      planning.filter((d) => !planned.has(d.id)),
-      batch.now,
-    ))
-      yield* execute(s.statement, s.params);
+    const unplanned = planning.filter((d) => !planned.has(d.id));
+    const decisions = unplanned.flatMap((d) => d.plan!.map((decision) => toRouteMailParams(d.id, decision)));
+    yield* executeRows(queries.routeMails.insert, decisions, { now });
   }
-  for (const s of buildSettlementStatements(batch)) yield* execute(s.statement, s.params);
+  const outcomes = deliveries.flatMap((d) => d.routes.map((r) => toRouteOutcomeRow(d.id, r)));
+  yield* executeRows(queries.routeMails.settle, outcomes, { now });
+  yield* executeRows(
+    queries.sentMessages.save,
+    deliveries.flatMap((d) => d.sent.map((m) => toSentMessageParams(d.id, m))),
+  );
+  yield* executeRows(
+    queries.deliveries.settle,
+    deliveries.map((d) => toSettleStateRow(d.id, d.state)),
+    { now },
+  );
+  yield* executeRows(queries.reports.save, batch.reports.map(toReportParams));
+  for (const series of new Set(batch.reports.map((r) => r.series))) yield* execute(queries.reports.forgetOldFailing, { series });
 }

@@ -1,15 +1,10 @@
-/**
- * Collects what is asked for during one event-loop turn and hands it over as one batch on the next
- * (`setImmediate`): the stores' group commit, so many writes share one transaction. What each store
- * does with a batch stays in the store.
- */
+/** Collects what is asked for during one event-loop turn and hands it over as one batch on the next (group commit). */
 export class TurnBatch<T> {
   private items: T[] = [];
   private scheduled = false;
 
   constructor(private readonly onBatch: (items: T[]) => void) {}
 
-  /** Adds an item to the batch of this turn. */
   add(item: T): void {
     this.items.push(item);
     if (!this.scheduled) {
@@ -18,7 +13,7 @@ export class TurnBatch<T> {
     }
   }
 
-  /** Hands over what has been collected now, without waiting for the turn to end (a store closing). */
+  /** Hands over what has been collected now (a store closing). */
   flush(): void {
     this.scheduled = false;
     const items = this.items;

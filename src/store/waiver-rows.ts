@@ -1,5 +1,5 @@
 import { WAIVER_EXPIRING_DAYS, DAY_MS, type NewWaiver, type Waiver, type WaiverFilter } from '../waivers';
-import { defineStatement, type Statement } from './statement';
+import { defineFilteredStatement, defineStatement, type Statement } from './statement';
 
 /** A `waivers` row as both engines read it. */
 export interface WaiverRow {
@@ -18,7 +18,6 @@ export interface WaiverRow {
 
 const WAIVER_COLUMNS = 'id, source, test, device, until_day, ends_at, reason, author, created_at, expired_at, expired_by';
 
-/** Turns the row into the waiver the Store interface returns. */
 export function decodeWaiverRow(row: WaiverRow): Waiver {
   return {
     id: String(row.id),
@@ -50,20 +49,16 @@ const WAIVER_CONDITIONS = {
 type WaiverCondition = keyof typeof WAIVER_CONDITIONS;
 type WaiverListParams = Record<string, string | number>;
 
-/** One text per combination of filters, built on first use. */
-const LIST_WAIVERS = new Map<string, Statement<WaiverListParams, WaiverRow>>();
+const listWaivers = defineFilteredStatement<WaiverCondition, WaiverListParams, WaiverRow>(
+  WAIVER_CONDITIONS,
+  (where) => `SELECT ${WAIVER_COLUMNS} FROM waivers ${where} ORDER BY id DESC LIMIT :limit`,
+);
 
 /** The listing statement for a filter and its parameters: newest first. */
 export function selectListWaivers(filter: WaiverFilter): { statement: Statement<WaiverListParams, WaiverRow>; params: WaiverListParams } {
   const present = (['source', 'test', 'device', 'endedSince'] as const).filter((name) => filter[name] !== undefined) as WaiverCondition[];
   if (filter.status) present.push(filter.status);
-  const key = present.join(',');
-  let statement = LIST_WAIVERS.get(key);
-  if (!statement) {
-    const where = present.map((name) => WAIVER_CONDITIONS[name]);
-    const text = `SELECT ${WAIVER_COLUMNS} FROM waivers ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT :limit`;
-    LIST_WAIVERS.set(key, (statement = defineStatement(() => text)));
-  }
+  const statement = listWaivers(present);
   const params: WaiverListParams = { limit: filter.limit ?? 500 };
   for (const name of ['source', 'test', 'device', 'endedSince'] as const) if (filter[name] !== undefined) params[name] = filter[name];
   if (filter.status) params.at = filter.at;
@@ -71,15 +66,9 @@ export function selectListWaivers(filter: WaiverFilter): { statement: Statement<
   return { statement, params };
 }
 
-/** The parameters of {@link waiverQueries}.insert. */
-export function toWaiverParams(waiver: NewWaiver): Record<string, string | number | null> {
-  const { source, test, device, until, endsAt, reason, author, createdAt } = waiver;
-  return { source, test, device, until, endsAt, reason, author, createdAt };
-}
-
 /** The statements of the `waivers` table, for both stores. Nothing here deletes a row. */
 export const waiverQueries = {
-  insert: defineStatement<Record<string, string | number | null>, WaiverRow>(
+  insert: defineStatement<NewWaiver, WaiverRow>(
     () => `INSERT INTO waivers (source, test, device, until_day, ends_at, reason, author, created_at)
        VALUES (:source, :test, :device, :until, :endsAt, :reason, :author, :createdAt) RETURNING ${WAIVER_COLUMNS}`,
   ),

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { simpleParser } from 'mailparser';
 import { buildDigestMail } from '../../src/compose';
-import { DAY_MS } from '../../src/store';
+import { DAY_MS } from '../../src/waivers';
 import { collectDigest, MAX_DIGEST_SERIES } from '../../src/digest';
 import { loadRenderer } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';

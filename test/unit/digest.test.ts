@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { buildDigestMail, buildDigestView, sampleDigestContents } from '../../src/compose';
-import { DAY_MS } from '../../src/store';
+import { DAY_MS } from '../../src/waivers';
 import { collectDigest } from '../../src/digest';
 import { SqliteStore } from '../../src/store';
 import { assignSource, parseDelivery } from '../../src/webhook';

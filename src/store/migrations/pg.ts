@@ -1,6 +1,7 @@
 /**
- * PostgreSQL schema migrations, mirroring SQLite's (sqlite.ts) version for version. Applied in order at start
- * under an advisory lock and recorded in `schema_migrations`. Append new entries; never edit one that has shipped.
+ * PostgreSQL schema migrations, mirroring SQLite's (sqlite.ts, where each is explained) version for version.
+ * Applied in order at start under an advisory lock and recorded in `schema_migrations`. Times are epoch
+ * milliseconds (BIGINT), as in SQLite. Append new entries; never edit one that has shipped.
  */
 export interface PgMigration {
   version: number;
@@ -10,10 +11,6 @@ export interface PgMigration {
 }
 
 export const PG_MIGRATIONS: readonly PgMigration[] = [
-  /**
-   * PostgreSQL migration 001: the outbox. Mirrors SQLite migration 1 column for column, so that both
-   * stores keep the same contract. Times are epoch milliseconds (BIGINT), as in SQLite.
-   */
   {
     version: 1,
     name: 'deliveries',
@@ -48,11 +45,9 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE TABLE health_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at BIGINT NOT NULL);
     `,
   },
-  /** PostgreSQL migration 002: one row per report for the trend (mirrors SQLite migration 2). */
   {
     version: 2,
     name: 'reports',
-    // failing: JSON [[device, test, severity], ...] as text (both engines decode the same string); NULL = unknown.
     sql: `
       CREATE TABLE reports (
         dedup_key       TEXT    PRIMARY KEY,
@@ -74,11 +69,9 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX reports_series_created ON reports (series, created_ms, report_id);
     `,
   },
-  /** PostgreSQL migration 003: the watchdog's shared state (mirrors SQLite migration 3). */
   {
     version: 3,
     name: 'watchdog_state',
-    // One row; `version` is the compare-and-set token, so of several replicas one sends each mail.
     sql: `
       CREATE TABLE watchdog_state (
         id          INTEGER PRIMARY KEY CHECK (id = 1),
@@ -90,7 +83,6 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
     `,
   },
-  /** PostgreSQL migration 004: the mail as it was sent per delivery (mirrors SQLite migration 4). */
   {
     version: 4,
     name: 'sent_messages',
@@ -108,11 +100,6 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
     `,
   },
-  /**
-   * PostgreSQL migration 005: one row per (delivery, route), the routing decision taken once and the
-   * state of that route's mail (mirrors SQLite migration 5), so a retry, a restart or another replica
-   * sends only the routes not yet sent.
-   */
   {
     version: 5,
     name: 'route_mails',
@@ -138,12 +125,8 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     `,
   },
   /**
-   * PostgreSQL migration 006 (mirrors SQLite migration 6) "parse once": the report as the
-   * webhook parsed it, so the worker and the dashboard read typed columns instead of re-parsing each
-   * body. NULL in rows stored before (and in the watchdog's own records): readers fall back on the
-   * body there. Counts are BIGINT because the schema accepts up to 2^53 − 1. custom_fields is JSON
-   * text, not JSONB: it is only ever read back whole, and text keeps SQLite and PostgreSQL alike.
-   * Nullable columns without a default are a catalogue change only: no table rewrite, a brief lock.
+   * Counts are BIGINT because the schema accepts up to 2^53 − 1. custom_fields is JSON text, not JSONB: it
+   * is only ever read back whole, and text keeps both engines alike. A catalogue change only (no rewrite).
    */
   {
     version: 6,
@@ -167,13 +150,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         ADD COLUMN triggered_by   TEXT;
     `,
   },
-  /**
-   * PostgreSQL migration 007 (mirrors SQLite migration 7): one kept copy per (delivery,
-   * route), so a report mailed to two routes keeps both mails. A copy kept before names its route only
-   * when exactly one route of its delivery was sent (then it is that route's mail, with that
-   * Message-ID); otherwise its route is '' ("not recorded"). Adding a column with a constant default is
-   * a catalogue change; the new primary key builds its index once over the (small) table.
-   */
+  /** A constant default is a catalogue change; the new primary key builds its index once over the (small) table. */
   {
     version: 7,
     name: 'sent_messages_per_route',
@@ -188,13 +165,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       ALTER TABLE sent_messages DROP CONSTRAINT sent_messages_pkey, ADD PRIMARY KEY (delivery_id, route);
     `,
   },
-  /**
-   * PostgreSQL migration 008 (mirrors SQLite migration 8): the dashboard's filters. A report
-   * id and a date range are answered from an index, newest first by id (keyset paging), however many
-   * sent rows pile up. A filter by state already has `deliveries_state (state, id)` (migration 001).
-   * And NetBox's ids of each failing result (`reports.failing_ids`, parallel to `failing`), so that
-   * `preview --id` renders the failing-tests section of a sent mail from the store.
-   */
+  /** A filter by state already has `deliveries_state (state, id)` (migration 001). */
   {
     version: 8,
     name: 'delivery_list_indexes',
@@ -204,12 +175,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       ALTER TABLE reports ADD COLUMN failing_ids TEXT;
     `,
   },
-  /**
-   * PostgreSQL migration 009 (mirrors SQLite migration 9): the NetBox source that posted each
-   * delivery, every row stored before belonging to the default source (a constant default is a catalogue
-   * change only, PostgreSQL ≥ 11: no table rewrite, a brief lock); and the watchdog's state per source,
-   * the single row of migration 3 becoming the default source's.
-   */
+  /** A constant default is a catalogue change only on PostgreSQL ≥ 11: no table rewrite, a brief lock. */
   {
     version: 9,
     name: 'netbox_sources',
@@ -227,10 +193,6 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         SELECT 'default', state, since, created_at, changed_at, version FROM watchdog_state;
     `,
   },
-  /**
-   * PostgreSQL migration 010 (mirrors SQLite migration 10): one row per period of a digest
-   * route, keyed by route + period start, written in the transaction that queues the period's mail.
-   */
   {
     version: 10,
     name: 'digest_periods',
@@ -247,11 +209,6 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
     `,
   },
-  /**
-   * PostgreSQL migration 011 (mirrors SQLite migration 11): the owner group of a route mail
-   * addressed to NetBox's contacts (JSON: recipients, why, devices, counts), decided once with the plan
-   * so a retry or another replica sends exactly the groups decided then. NULL for every other mail.
-   */
   {
     version: 11,
     name: 'route_mail_owner_groups',
@@ -259,13 +216,6 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       ALTER TABLE route_mails ADD COLUMN owner_group TEXT;
     `,
   },
-  /**
-   * PostgreSQL migration 012 (mirrors SQLite migration 12): the reports of a series that still hold a
-   * failing set, indexed on their own. Saving a report forgets the failing sets older than the newest
-   * 100 of its series (`forgetOldFailing`); without this index that statement visited every report the
-   * series ever had, so a series of 50,000 reports cost ~7.5 ms per report (SQLite, on the event loop)
-   * and grew with its age. With it, at most ~101 rows are looked at.
-   */
   {
     version: 12,
     name: 'reports_failing_index',
@@ -273,12 +223,6 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX reports_series_failing ON reports (series, created_ms, report_id) WHERE failing IS NOT NULL;
     `,
   },
-  /**
-   * PostgreSQL migration 013 (mirrors SQLite migration 13): accepted exceptions. A row is never deleted:
-   * expiring one moves `ends_at` to that moment and records who did it, so the history stays. `device`
-   * NULL waives the test on every device of the source; `until_day` is the last day as given (YYYY-MM-DD),
-   * `ends_at` when the waiver stops holding (epoch ms).
-   */
   {
     version: 13,
     name: 'waivers',
@@ -299,10 +243,6 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX waivers_source_ends ON waivers (source, ends_at);
     `,
   },
-  /**
-   * PostgreSQL migration 014 (mirrors SQLite migration 14): what a delivery is (report, digest, watchdog)
-   * chooses its composer; rows stored before said it by their dedup key.
-   */
   {
     version: 14,
     name: 'delivery_kind',
@@ -312,12 +252,6 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       UPDATE deliveries SET kind = 'watchdog' WHERE dedup_key LIKE 'watchdog:%';
     `,
   },
-  /**
-   * PostgreSQL migration 015 (mirrors SQLite migration 15): a report's row is written when its webhook is
-   * stored, before its mail is composed, so a successor compares with it at once. `composed` = 0 until its
-   * failing set has been read (every row stored before was written by a composed mail); `arrived_late` = 1
-   * when a newer report of its series was stored before it.
-   */
   {
     version: 15,
     name: 'report_arrival',
@@ -326,11 +260,6 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       ALTER TABLE reports ADD COLUMN arrived_late INTEGER NOT NULL DEFAULT 0;
     `,
   },
-  /**
-   * PostgreSQL migration 016 (mirrors SQLite migration 16): what NetBox's results said of the pairs that
-   * changed since the previous report (passed, or not evaluated), kept with the report so that `preview
-   * --id` words its mail as it was sent.
-   */
   {
     version: 16,
     name: 'report_pair_states',
@@ -338,11 +267,6 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       ALTER TABLE reports ADD COLUMN pair_states TEXT;
     `,
   },
-  /**
-   * PostgreSQL migration 017 (mirrors SQLite migration 17): how a delivery reached the relay (its webhook,
-   * or fetched from NetBox by the catch-up), and per NetBox source the newest report seen (kept apart from
-   * the deliveries, which retention prunes) with the lease that lets one relay at a time catch up.
-   */
   {
     version: 17,
     name: 'catch_up',

@@ -237,9 +237,8 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
   {
     version: 12,
     name: 'reports_failing_index',
-    // The reports of a series that still hold a failing set, indexed on their own, so saving a
-    // report (forgetOldFailing: the sets older than the newest 100 become unknown) looks at ~101 rows, not
-    // at the whole series: ~7.5 ms per report for a series of 50,000, on the event loop, growing with age.
+    // The reports of a series that still hold a failing set, indexed on their own, so saving a report
+    // (forgetOldFailing keeps the newest 100) looks at ~101 rows, not at the whole series, which grows with age.
     sql: `
       CREATE INDEX reports_series_failing ON reports (series, created_ms, report_id) WHERE failing IS NOT NULL;
     `,
