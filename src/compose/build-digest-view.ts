@@ -1,4 +1,4 @@
-import { formatDateTime } from '../report';
+import { formatDateTime, formatPercentValue } from '../report';
 import type { FailingPair, PeriodPoint, SeriesPeriodTrend, Trend } from '../trend';
 import { buildTrendChart, TREND_CHART_MAX_REPORTS } from '../mail';
 import type { ChartView } from './build-mail-chart';
@@ -37,46 +37,37 @@ export interface DigestContent {
   silentSources: string[];
 }
 
-/** One line of a series' figures: overall or one severity. */
+// The view types below are what the digest templates read: templates/README.md documents each field.
+
 interface DigestRatioView {
   name: string;
   percentText: string;
-  /** "+2.5 pts" against the period's baseline, "—" without one. */
   changeText: string;
-  /** " (−7.4)": the change in points as the subject writes it, or "". */
   delta: string;
   direction: 'better' | 'worse' | 'same';
   failed: number;
 }
 
-/** The chart of one series over the period (its last {@link TREND_CHART_MAX_REPORTS} reports) and its text form. */
 interface DigestChartView {
   points: (PeriodPoint & { createdText: string })[];
-  /** Reports the chart and sparkline show: the period's last ones. */
   charted: number;
-  /** "▂▄▇█" over the overall pass percentage of the charted reports, on the chart's overall range. */
   sparkline: string;
-  /** "92–97%": that range. */
   rangeText: string;
-  /** The report mail's chart (`{{> trend-chart chart=chart.table}}`); null below 2 reports. */
+  /** The report mail's chart; null below 2 reports. */
   table: ChartView | null;
 }
 
 interface DigestSeriesView {
-  /** The NetBox (and base path) the series' reports came from. */
   name: string;
-  /** The latest report against the period's baseline, decided as a report mail's (trend/ decideVerdict). */
+  /** The latest report against the period's baseline, decided in trend/ as a report mail's. */
   verdict: VerdictView;
-  /** The latest report's page in NetBox, or null when the series has no NetBox URL (no NETBOX_URL). */
   latestUrl: string | null;
   /** Failed HIGH results in the latest report that are not accepted exceptions (those are in `waived`). */
   highFailed: number;
   reportCount: number;
   latest: { reportId: number; createdText: string };
-  /** The period's newest reports, newest first (at most {@link DIGEST_REPORTS_LISTED}), and how many older ones are not listed. */
   reports: { reportId: number; createdText: string; percentText: string }[];
   moreReports: number;
-  /** "report 41 (before the period)", or "report 42 (the period's first)"; null for a lone first report. */
   baselineText: string | null;
   ratios: DigestRatioView[];
   failingKnown: boolean;
@@ -84,19 +75,12 @@ interface DigestSeriesView {
   newlyFailingCount: number;
   fixed: FailingPair[];
   fixedCount: number;
-  /**
-   * What changed without NetBox showing a pass or a failure on both sides, in one line ("2 results that
-   * failed at the start stopped failing without a passing result (not evaluated, or not known): not counted
-   * as fixed."); null when there is nothing of the kind.
-   */
   evaluationNote: string | null;
   worstDevices: { device: string; failing: number; high: number }[];
-  /** Failing results of the latest report that are accepted exceptions, counted apart (docs/waivers.md); 0 when none. */
   waived: number;
   chart: DigestChartView;
 }
 
-/** Everything a digest template can use (templates/README.md documents each field). */
 export interface DigestView {
   digest: {
     route: string;
@@ -108,7 +92,6 @@ export interface DigestView {
     reportCount: number;
     noReports: boolean;
     sources: { name: string; series: DigestSeriesView[] }[];
-    /** The series summarised in one table row each (beyond the cap on sections and charts). */
     otherSeries: {
       source: string;
       name: string;
@@ -118,7 +101,6 @@ export interface DigestView {
       failed: number;
     }[];
     silentSources: string[];
-    /** `Worse: 83.3% (−7.4), 5 HIGH failing — digest weekly · 7 reports`: what the default subject says. */
     defaultSubject: string;
   };
 }
@@ -135,7 +117,7 @@ export function buildDigestView(content: DigestContent): DigestView {
     name: nameSeries(o.series),
     reportCount: o.reportCount,
     latest: { reportId: o.latest.reportId, createdText: formatMinutes(o.latest.created, content.timezone) },
-    percentText: o.latest.ratios.overall === null ? '—' : `${o.latest.ratios.overall.toFixed(1)}%`,
+    percentText: formatPercentValue(o.latest.ratios.overall),
     failed: o.latest.failed.overall,
   }));
   const reportCount =
@@ -166,10 +148,9 @@ function buildSeriesView(trend: SeriesPeriodTrend, timezone: string): DigestSeri
   const deltas = change.overall ? [change.overall, ...change.severities] : [];
   const ratios = (['overall', 'HIGH', 'MIDDLE', 'LOW'] as const).map((key) => {
     const delta = deltas.find((d) => (key === 'overall' ? d.name === 'Overall' : d.name === key));
-    const pct = latest[key];
     return {
       name: key === 'overall' ? 'Overall' : key,
-      percentText: pct === null ? '—' : `${pct.toFixed(1)}%`,
+      percentText: formatPercentValue(latest[key]),
       changeText: delta?.deltaPointsText ?? '—',
       delta: formatDeltaShort(delta ?? null),
       direction: delta?.direction ?? 'same',
@@ -192,7 +173,7 @@ function buildSeriesView(trend: SeriesPeriodTrend, timezone: string): DigestSeri
       .map((p) => ({
         reportId: p.reportId,
         createdText: formatMinutes(p.created, timezone),
-        percentText: p.ratios.overall === null ? '—' : `${p.ratios.overall.toFixed(1)}%`,
+        percentText: formatPercentValue(p.ratios.overall),
       })),
     moreReports: Math.max(0, trend.points.length - DIGEST_REPORTS_LISTED),
     baselineText: baseline ? `report ${baseline.reportId} (${baseline.inPeriod ? "the period's first" : 'before the period'})` : null,
@@ -262,8 +243,7 @@ function buildChartView(points: readonly PeriodPoint[], timezone: string): Diges
     })),
     currentIndex: shown.length - 1,
   });
-  const overall = shown[shown.length - 1].ratios.overall;
-  const currentText = overall === null ? '\u2014' : `${overall.toFixed(1)}%`;
+  const currentText = formatPercentValue(shown[shown.length - 1].ratios.overall);
   return {
     points: listed,
     charted: shown.length,
