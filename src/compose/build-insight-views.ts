@@ -103,17 +103,16 @@ export interface EnrichmentViewOptions {
   failedResultsUrl: string;
   maxFailures: number;
   attachment: AttachmentView | null;
-  /** Each listed result carries its badge (new, failing since); absent or null: no badges. */
+  /** Each listed result carries its badge (new, failing since). */
   trend?: Trend | null;
   /** Pairs (by pairKey) whose waiver ended since the previous report. */
   waiverExpired?: ReadonlySet<string>;
-  /** The link to accept a failing (test, device) as an exception; absent: none. */
   acceptUrl?: (pair: { test: string; device: string }) => string;
 }
 
 const TOP_DEVICES = 10;
 
-/** Builds `enrichment` for the templates from what NetBox answered. */
+/** Builds `enrichment` for the templates. */
 export function buildEnrichmentView(enrichment: Enrichment, options: EnrichmentViewOptions): EnrichmentView {
   if (enrichment.status === 'missing') {
     return {
@@ -232,12 +231,11 @@ export interface TrendViewOptions {
   timezone: string;
   basePath: string;
   netboxUrl?: string;
-  /** Whether this report's failing results are known (else the note says why pairs are not compared). */
+  /** Else the note says why pairs are not compared. */
   currentFailingKnown: boolean;
-  /** This report's (or owner group's) passed and result counts: the verdict line's percentage. */
+  /** This report's (or owner group's) counts: the verdict line's percentage. */
   passed: number;
   count: number;
-  /** What NetBox said of the pairs that changed (deleted tests and devices, why some could not be told); absent or null: nothing. */
   states?: PairStates | null;
 }
 

@@ -191,9 +191,10 @@ function buildWorst(severities: RatioView[]): WorstView | null {
 function toneOfOverall(overall: RatioView, verdict: VerdictView | null): Tone {
   if (!overall.hasResults) return 'none';
   if (overall.failed === 0) return 'ok';
-  const direction = verdict?.direction;
-  return direction === 'worse' ? 'high' : direction === 'mixed' ? 'middle' : direction === 'better' ? 'ok' : 'none';
+  return (verdict && VERDICT_TONE[verdict.direction]) ?? 'none';
 }
+
+const VERDICT_TONE: Partial<Record<VerdictView['direction'], Tone>> = { worse: 'high', mixed: 'middle', better: 'ok' };
 
 interface SubjectFacts {
   id: number;

@@ -201,26 +201,23 @@ async function recordTrend(
           return buildLeftOut(decided.outcome, previous, waivers, now);
         }
       : undefined;
-  const readStates =
-    failing &&
-    (async (previous: ReportSnapshot) => {
-      if (!previous.failing) return { now: null, before: null, deletedTests: [], deletedDevices: [], unknownReason: null };
-      return (
-        (await options.storedStates?.(delivery)) ??
-        readPairStates({
-          client: options.client,
-          resultsUrl: delivery.report.results_url,
-          current: failing,
-          previous: { reportId: previous.reportId, failing: previous.failing },
-          budget: { deadline },
-          budgetMs: options.budgetMs,
-        })
-      );
-    });
-  const { trend, trendOfDevices, states } = await recordReportTrend(options.history!, snapshot, {
-    leaveOut,
-    readStates: readStates || undefined,
-  });
+  const readStates = failing
+    ? async (previous: ReportSnapshot) => {
+        if (!previous.failing) return { now: null, before: null, deletedTests: [], deletedDevices: [], unknownReason: null };
+        return (
+          (await options.storedStates?.(delivery)) ??
+          readPairStates({
+            client: options.client,
+            resultsUrl: delivery.report.results_url,
+            current: failing,
+            previous: { reportId: previous.reportId, failing: previous.failing },
+            budget: { deadline },
+            budgetMs: options.budgetMs,
+          })
+        );
+      }
+    : undefined;
+  const { trend, trendOfDevices, states } = await recordReportTrend(options.history!, snapshot, { leaveOut, readStates });
   const chart = await prepareChart(options, snapshot);
   return { trend, trendOfDevices, chart, outcome: decided.outcome, now, states: states ?? null };
 }
