@@ -1,8 +1,7 @@
 import { formatDateTime, formatPercentValue } from '../report';
-import type { FailingPair, PeriodPoint, SeriesPeriodTrend, Trend } from '../trend';
+import type { PeriodPoint, SeriesPeriodTrend, Trend } from '../trend';
 import { buildTrendChart, TREND_CHART_MAX_REPORTS } from '../mail';
-import type { ChartView } from './build-mail-chart';
-import { buildVerdictView, formatAccepted, formatDeltaShort, type VerdictView } from './build-verdict-view';
+import { buildVerdictView, formatAccepted, formatDeltaShort } from './build-verdict-view';
 import { count } from './build-evaluation-lines';
 
 /** One NetBox source's series over a digest's period. */
@@ -37,79 +36,14 @@ export interface DigestContent {
   silentSources: string[];
 }
 
-// The view types below are what the digest templates read: templates/README.md documents each field.
-
-interface DigestRatioView {
-  name: string;
-  percentText: string;
-  changeText: string;
-  delta: string;
-  direction: 'better' | 'worse' | 'same';
-  failed: number;
-}
-
-interface DigestChartView {
-  points: (PeriodPoint & { createdText: string })[];
-  charted: number;
-  sparkline: string;
-  rangeText: string;
-  /** The report mail's chart; null below 2 reports. */
-  table: ChartView | null;
-}
-
-interface DigestSeriesView {
-  name: string;
-  /** The latest report against the period's baseline, decided in trend/ as a report mail's. */
-  verdict: VerdictView;
-  latestUrl: string | null;
-  /** Failed HIGH results in the latest report that are not accepted exceptions (those are in `waived`). */
-  highFailed: number;
-  reportCount: number;
-  latest: { reportId: number; createdText: string };
-  reports: { reportId: number; createdText: string; percentText: string }[];
-  moreReports: number;
-  baselineText: string | null;
-  ratios: DigestRatioView[];
-  failingKnown: boolean;
-  newlyFailing: FailingPair[];
-  newlyFailingCount: number;
-  fixed: FailingPair[];
-  fixedCount: number;
-  evaluationNote: string | null;
-  worstDevices: { device: string; failing: number; high: number }[];
-  waived: number;
-  chart: DigestChartView;
-}
-
-export interface DigestView {
-  digest: {
-    route: string;
-    periodStartText: string;
-    periodEndText: string;
-    timezone: string;
-    late: boolean;
-    queuedAtText: string;
-    reportCount: number;
-    noReports: boolean;
-    sources: { name: string; series: DigestSeriesView[] }[];
-    otherSeries: {
-      source: string;
-      name: string;
-      reportCount: number;
-      latest: { reportId: number; createdText: string };
-      percentText: string;
-      failed: number;
-    }[];
-    silentSources: string[];
-    defaultSubject: string;
-  };
-}
+// The digest view's shape is what its builders below return: templates/README.md documents each field.
+type DigestSeriesView = ReturnType<typeof buildSeriesView>;
 
 /** Reports listed per series in a digest (an hourly series has 168 a week: the chart shows them all). */
 const DIGEST_REPORTS_LISTED = 10;
 
 /** The view of a digest mail: dates in the digest's zone, figures as the report mails write them. */
-export function buildDigestView(content: DigestContent): DigestView {
+export function buildDigestView(content: DigestContent) {
   const at = (ms: number) => formatMinutes(new Date(ms).toISOString(), content.timezone);
   const sources = content.sources.map((s) => ({ name: s.source, series: s.series.map((t) => buildSeriesView(t, content.timezone)) }));
   const otherSeries = (content.otherSeries ?? []).map((o) => ({
@@ -142,7 +76,7 @@ export function buildDigestView(content: DigestContent): DigestView {
   };
 }
 
-function buildSeriesView(trend: SeriesPeriodTrend, timezone: string): DigestSeriesView {
+function buildSeriesView(trend: SeriesPeriodTrend, timezone: string) {
   const change = trend.change;
   const latest = trend.latest.ratios;
   const deltas = change.overall ? [change.overall, ...change.severities] : [];
@@ -164,6 +98,7 @@ function buildSeriesView(trend: SeriesPeriodTrend, timezone: string): DigestSeri
     name,
     verdict: buildVerdictView(change, overall.percentText),
     latestUrl: /^https?:\/\//.test(name) ? `${name}/plugins/validity/reports/${trend.latest.reportId}/` : null,
+    // Accepted exceptions are counted apart, in `waived`.
     highFailed: trend.latest.failed.HIGH - change.leftOut.HIGH,
     reportCount: trend.points.length,
     latest: { reportId: trend.latest.reportId, createdText: formatMinutes(trend.latest.created, timezone) },
@@ -230,7 +165,7 @@ function buildDigestSubject(content: DigestContent, series: DigestSeriesView[], 
 }
 
 /** The period's chart, as a report mail's, over its last reports: one point is not a trend, and a week of hourly reports would not fit a phone. */
-function buildChartView(points: readonly PeriodPoint[], timezone: string): DigestChartView {
+function buildChartView(points: readonly PeriodPoint[], timezone: string) {
   const listed = points.map((p) => ({ ...p, createdText: formatMinutes(p.created, timezone) }));
   const shown = points.slice(-TREND_CHART_MAX_REPORTS);
   if (shown.length === 0) return { points: listed, charted: 0, sparkline: '', rangeText: '', table: null };

@@ -3,12 +3,22 @@ import type { Config, SourceConfig } from '../config';
 import { buildTrendChart } from '../mail';
 import { createFailureSummarizer } from '../enrichment';
 import { buildLinks } from '../report';
-import { buildReportSnapshot, buildTrend, pairKey, type FailingPair, type PairStates, type Trend } from '../trend';
+import {
+  buildPeriodTrend,
+  buildReportSnapshot,
+  buildTrend,
+  pairKey,
+  type FailingPair,
+  type PairStates,
+  type ReportSnapshot,
+  type Trend,
+} from '../trend';
 import { parseDelivery, type ReportDelivery } from '../webhook';
 import { buildWaiverFormPath } from '../waivers';
 import { buildEnrichmentView, buildTrendView } from './build-insight-views';
 import { buildReportView, type ReportView } from './build-report-view';
 import type { WaiversView } from './build-waivers-view';
+import type { DigestContent } from './build-digest-view';
 
 /** What the sample mails need: the time zone, and the default source's NetBox for their links. */
 export type SampleSettings = { mail: Pick<Config['mail'], 'timezone'>; netbox: Pick<SourceConfig['netbox'], 'url'> };
@@ -177,10 +187,7 @@ export function sampleInsightViews(config: SampleSettings): ReportView[] {
 function buildSampleTrends(delivery: ReportDelivery, pairs: FailingPair[]): { trend: Trend; first: Trend; states: PairStates } {
   const snapshot = (id: number, created: string, failing: FailingPair[]) => ({
     ...buildReportSnapshot(delivery, 'sample|', failing),
-    reportId: id,
-    dedupKey: `${id}@${created}`,
-    created,
-    createdMs: Date.parse(created),
+    ...identify(id, created),
   });
   const gone = ['sw-edge-2', 'sw-edge-3', 'sw-edge-4'].map((device) => ({ device, test: 'ntp-servers', severity: 'MIDDLE' as const }));
   const previous = snapshot(28, '2023-04-11T19:36:33Z', [...pairs.slice(1), ...gone]);
@@ -198,4 +205,59 @@ function buildSampleTrends(delivery: ReportDelivery, pairs: FailingPair[]): { tr
   };
   const current = snapshot(29, delivery.report.created, pairs);
   return { trend: buildTrend(current, [previous, older], { states }), first: buildTrend(current, []), states };
+}
+
+/** A sample report's identity: report `reportId`, created at `created`. */
+function identify(reportId: number, created: string): Pick<ReportSnapshot, 'reportId' | 'dedupKey' | 'created' | 'createdMs'> {
+  return { reportId, dedupKey: `${reportId}@${created}`, created, createdMs: Date.parse(created) };
+}
+
+const HOUR_MS = 3_600_000;
+const START_MS = Date.parse('2023-04-10T06:00:00Z');
+
+function sampleReport(reportId: number, hours: number, passed: number, failing: FailingPair[] | null): ReportSnapshot {
+  return {
+    ...identify(reportId, new Date(START_MS + hours * HOUR_MS).toISOString()),
+    series: 'https://netbox.example.com|',
+    counts: {
+      totalPassed: passed,
+      totalCount: 40,
+      highPassed: Math.min(passed, 10) - (failing?.filter((p) => p.severity === 'HIGH').length ? 1 : 0),
+      highCount: 10,
+      middlePassed: 15,
+      middleCount: 15,
+      lowPassed: Math.max(0, passed - 25),
+      lowCount: 15,
+    },
+    failing,
+  };
+}
+
+/**
+ * Sample digests that reach every branch of a digest template (several reports with newly failing,
+ * fixed and worst devices; a silent source; a late period with no report at all), rendered at boot
+ * so a broken digest template stops the start, as a broken report template does.
+ */
+export function sampleDigestContents(timezone: string): DigestContent[] {
+  const a: FailingPair = { device: 'sw-core-01', test: 'ntp-servers', severity: 'HIGH' };
+  const b: FailingPair = { device: 'sw-edge-07', test: 'banner', severity: 'LOW' };
+  const c: FailingPair = { device: 'sw-core-01', test: 'snmp-community', severity: 'MIDDLE' };
+  const before = sampleReport(40, -24, 37, [a, b]);
+  const period = [sampleReport(41, 0, 36, [a, b, c]), sampleReport(42, 24, 38, [a, c]), sampleReport(43, 48, 38, null)];
+  const base = {
+    route: 'sample',
+    periodStart: START_MS - HOUR_MS,
+    periodEnd: START_MS + 7 * 24 * HOUR_MS,
+    queuedAt: START_MS + 7 * 24 * HOUR_MS,
+    timezone,
+  };
+  return [
+    {
+      ...base,
+      late: false,
+      sources: [{ source: 'default', series: [buildPeriodTrend(period.slice(0, 2), before), buildPeriodTrend([period[2]], undefined)] }],
+      silentSources: ['lab'],
+    },
+    { ...base, late: true, sources: [], silentSources: [] },
+  ];
 }

@@ -2,10 +2,9 @@ import path from 'node:path';
 import type { Config } from '../config';
 import type { Route } from '../routing';
 import { TemplateError, type Renderer } from '../mail';
-import { sampleDeliveryView, sampleInsightViews, type SampleSettings } from './sample';
+import { sampleDeliveryView, sampleDigestContents, sampleInsightViews, type SampleSettings } from './sample';
 import { buildDigestView } from './build-digest-view';
 import { DIGEST_TEMPLATE_SET } from './build-digest-mail';
-import { sampleDigestContents } from './sample-digest';
 
 /**
  * Renders the sample report with every template set and with every route's set and subject, so a
