@@ -1,4 +1,4 @@
-import type { Enrichment } from '../enrichment';
+import type { Enrichment, FailureSummary } from '../enrichment';
 import { pairKey, type FailingPair, type PairBadge, type PairStates, type TestPairsGroup, type Trend, type TrendDelta } from '../trend';
 import { buildWebUrl, formatDateTime, formatPercent, SEVERITIES, type Severity } from '../report';
 import { buildVerdictView, type VerdictView } from './build-verdict-view';
@@ -133,7 +133,7 @@ export function buildEnrichmentView(enrichment: Enrichment, options: EnrichmentV
   const { summary } = enrichment;
   const listed = summary.tests.slice(0, options.maxFailures);
   const newByTest = countNewByTest(summary.results, options.trend?.badges);
-  const buildTest = (test: (typeof listed)[number]): FailingTestView => {
+  const buildTest = (test: FailureSummary['tests'][number]): FailingTestView => {
     const devices = test.firstResults.map((r) => ({
       name: r.device,
       url: web(`/plugins/validity/test-results/${r.resultId}/`),
