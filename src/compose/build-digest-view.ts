@@ -150,7 +150,7 @@ const URGENCY = ['worse', 'mixed', 'better', 'same', 'first'] as const;
  */
 function buildDigestSubject(content: DigestContent, series: DigestSeriesView[], reportCount: number): string {
   const late = content.late ? '[late] ' : '';
-  const tail = ` \u2014 digest ${content.route} \u00b7 ${reportCount} ${reportCount === 1 ? 'report' : 'reports'}`;
+  const tail = ` \u2014 digest ${content.route} \u00b7 ${count(reportCount, 'report')}`;
   if (series.length === 0) return `${late}No reports${tail}`;
   const high = series.reduce((n, s) => n + s.highFailed, 0);
   const failing = `${high > 0 ? `${high} HIGH failing` : 'no HIGH failing'}${formatAccepted(series.reduce((n, s) => n + s.waived, 0))}`;
@@ -160,8 +160,8 @@ function buildDigestSubject(content: DigestContent, series: DigestSeriesView[], 
   }
   const worst = URGENCY.find((v) => series.some((s) => s.verdict.direction === v))!;
   const word = series.find((s) => s.verdict.direction === worst)!.verdict.word;
-  const count = series.filter((s) => s.verdict.direction === worst).length;
-  return `${late}${word}: ${count} of ${series.length} NetBoxes, ${failing}${tail}`;
+  const sharing = series.filter((s) => s.verdict.direction === worst).length;
+  return `${late}${word}: ${sharing} of ${series.length} NetBoxes, ${failing}${tail}`;
 }
 
 /** The period's chart, as a report mail's, over its last reports: one point is not a trend, and a week of hourly reports would not fit a phone. */

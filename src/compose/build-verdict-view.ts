@@ -1,4 +1,5 @@
 import type { Trend, TrendDelta, Verdict } from '../trend';
+import { count } from './build-evaluation-lines';
 
 /** U+2212: a real minus sign, as the trend writes it. */
 const MINUS = '\u2212';
@@ -42,7 +43,7 @@ export function buildVerdictView(trend: Trend, percentText: string): VerdictView
   const highClause = high && (high.direction !== 'same' || countNewHigh(trend) > 0) ? `; ${describeHigh(high, trend)}` : '';
   // The deltas are validity's figures: when accepted exceptions are why they moved, the line says so.
   const waived = trend.leftOut.HIGH + trend.leftOut.MIDDLE + trend.leftOut.LOW;
-  const waivedClause = waived > 0 ? ` The verdict leaves out ${waived} accepted ${waived === 1 ? 'exception' : 'exceptions'}.` : '';
+  const waivedClause = waived > 0 ? ` The verdict leaves out ${count(waived, 'accepted exception')}.` : '';
   // An owner group's share: the previous report's ratios over its devices are unknown, its failing results are not.
   const figures = trend.devicesOnly
     ? ` on these devices: ${overall.failed} failing, was ${overall.previousFailed}`
