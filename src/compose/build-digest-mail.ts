@@ -8,11 +8,10 @@ export interface DigestMailOptions {
   renderer: Renderer;
   from: string;
   recipients: Recipients;
-  /** The outbox record (its id and key make the Message-ID, stable across retries). */
+  /** The outbox record's id and key make the Message-ID, stable across retries. */
   deliveryId: number;
   dedupKey: string;
   date: Date;
-  /** The route's `template` and `subject`, when it sets them. */
   template?: string;
   subject?: string;
 }

@@ -1,8 +1,7 @@
-import { formatDateTime } from '../report';
-import type { FailingPair, PeriodPoint, SeriesPeriodTrend, Trend } from '../trend';
+import { formatDateTime, formatPercentValue } from '../report';
+import type { PeriodPoint, SeriesPeriodTrend, Trend } from '../trend';
 import { buildTrendChart, TREND_CHART_MAX_REPORTS } from '../mail';
-import type { ChartView } from './build-mail-chart';
-import { buildVerdictView, formatAccepted, formatDeltaShort, type VerdictView } from './build-verdict-view';
+import { buildVerdictView, formatAccepted, formatDeltaShort } from './build-verdict-view';
 import { count } from './build-evaluation-lines';
 
 /** One NetBox source's series over a digest's period. */
@@ -37,97 +36,14 @@ export interface DigestContent {
   silentSources: string[];
 }
 
-/** One line of a series' figures: overall or one severity. */
-interface DigestRatioView {
-  name: string;
-  percentText: string;
-  /** "+2.5 pts" against the period's baseline, "—" without one. */
-  changeText: string;
-  /** " (−7.4)": the change in points as the subject writes it, or "". */
-  delta: string;
-  direction: 'better' | 'worse' | 'same';
-  failed: number;
-}
-
-/** The chart of one series over the period (its last {@link TREND_CHART_MAX_REPORTS} reports) and its text form. */
-interface DigestChartView {
-  points: (PeriodPoint & { createdText: string })[];
-  /** Reports the chart and sparkline show: the period's last ones. */
-  charted: number;
-  /** "▂▄▇█" over the overall pass percentage of the charted reports, on the chart's overall range. */
-  sparkline: string;
-  /** "92–97%": that range. */
-  rangeText: string;
-  /** The report mail's chart (`{{> trend-chart chart=chart.table}}`); null below 2 reports. */
-  table: ChartView | null;
-}
-
-interface DigestSeriesView {
-  /** The NetBox (and base path) the series' reports came from. */
-  name: string;
-  /** The latest report against the period's baseline, decided as a report mail's (trend/ decideVerdict). */
-  verdict: VerdictView;
-  /** The latest report's page in NetBox, or null when the series has no NetBox URL (no NETBOX_URL). */
-  latestUrl: string | null;
-  /** Failed HIGH results in the latest report that are not accepted exceptions (those are in `waived`). */
-  highFailed: number;
-  reportCount: number;
-  latest: { reportId: number; createdText: string };
-  /** The period's newest reports, newest first (at most {@link DIGEST_REPORTS_LISTED}), and how many older ones are not listed. */
-  reports: { reportId: number; createdText: string; percentText: string }[];
-  moreReports: number;
-  /** "report 41 (before the period)", or "report 42 (the period's first)"; null for a lone first report. */
-  baselineText: string | null;
-  ratios: DigestRatioView[];
-  failingKnown: boolean;
-  newlyFailing: FailingPair[];
-  newlyFailingCount: number;
-  fixed: FailingPair[];
-  fixedCount: number;
-  /**
-   * What changed without NetBox showing a pass or a failure on both sides, in one line ("2 results that
-   * failed at the start stopped failing without a passing result (not evaluated, or not known): not counted
-   * as fixed."); null when there is nothing of the kind.
-   */
-  evaluationNote: string | null;
-  worstDevices: { device: string; failing: number; high: number }[];
-  /** Failing results of the latest report that are accepted exceptions, counted apart (docs/waivers.md); 0 when none. */
-  waived: number;
-  chart: DigestChartView;
-}
-
-/** Everything a digest template can use (templates/README.md documents each field). */
-export interface DigestView {
-  digest: {
-    route: string;
-    periodStartText: string;
-    periodEndText: string;
-    timezone: string;
-    late: boolean;
-    queuedAtText: string;
-    reportCount: number;
-    noReports: boolean;
-    sources: { name: string; series: DigestSeriesView[] }[];
-    /** The series summarised in one table row each (beyond the cap on sections and charts). */
-    otherSeries: {
-      source: string;
-      name: string;
-      reportCount: number;
-      latest: { reportId: number; createdText: string };
-      percentText: string;
-      failed: number;
-    }[];
-    silentSources: string[];
-    /** `Worse: 83.3% (−7.4), 5 HIGH failing — digest weekly · 7 reports`: what the default subject says. */
-    defaultSubject: string;
-  };
-}
+// The digest view's shape is what its builders below return: templates/README.md documents each field.
+type DigestSeriesView = ReturnType<typeof buildSeriesView>;
 
 /** Reports listed per series in a digest (an hourly series has 168 a week: the chart shows them all). */
 const DIGEST_REPORTS_LISTED = 10;
 
 /** The view of a digest mail: dates in the digest's zone, figures as the report mails write them. */
-export function buildDigestView(content: DigestContent): DigestView {
+export function buildDigestView(content: DigestContent) {
   const at = (ms: number) => formatMinutes(new Date(ms).toISOString(), content.timezone);
   const sources = content.sources.map((s) => ({ name: s.source, series: s.series.map((t) => buildSeriesView(t, content.timezone)) }));
   const otherSeries = (content.otherSeries ?? []).map((o) => ({
@@ -135,7 +51,7 @@ export function buildDigestView(content: DigestContent): DigestView {
     name: nameSeries(o.series),
     reportCount: o.reportCount,
     latest: { reportId: o.latest.reportId, createdText: formatMinutes(o.latest.created, content.timezone) },
-    percentText: o.latest.ratios.overall === null ? '—' : `${o.latest.ratios.overall.toFixed(1)}%`,
+    percentText: formatPercentValue(o.latest.ratios.overall),
     failed: o.latest.failed.overall,
   }));
   const reportCount =
@@ -160,16 +76,15 @@ export function buildDigestView(content: DigestContent): DigestView {
   };
 }
 
-function buildSeriesView(trend: SeriesPeriodTrend, timezone: string): DigestSeriesView {
+function buildSeriesView(trend: SeriesPeriodTrend, timezone: string) {
   const change = trend.change;
   const latest = trend.latest.ratios;
   const deltas = change.overall ? [change.overall, ...change.severities] : [];
   const ratios = (['overall', 'HIGH', 'MIDDLE', 'LOW'] as const).map((key) => {
     const delta = deltas.find((d) => (key === 'overall' ? d.name === 'Overall' : d.name === key));
-    const pct = latest[key];
     return {
       name: key === 'overall' ? 'Overall' : key,
-      percentText: pct === null ? '—' : `${pct.toFixed(1)}%`,
+      percentText: formatPercentValue(latest[key]),
       changeText: delta?.deltaPointsText ?? '—',
       delta: formatDeltaShort(delta ?? null),
       direction: delta?.direction ?? 'same',
@@ -183,6 +98,7 @@ function buildSeriesView(trend: SeriesPeriodTrend, timezone: string): DigestSeri
     name,
     verdict: buildVerdictView(change, overall.percentText),
     latestUrl: /^https?:\/\//.test(name) ? `${name}/plugins/validity/reports/${trend.latest.reportId}/` : null,
+    // Accepted exceptions are counted apart, in `waived`.
     highFailed: trend.latest.failed.HIGH - change.leftOut.HIGH,
     reportCount: trend.points.length,
     latest: { reportId: trend.latest.reportId, createdText: formatMinutes(trend.latest.created, timezone) },
@@ -192,7 +108,7 @@ function buildSeriesView(trend: SeriesPeriodTrend, timezone: string): DigestSeri
       .map((p) => ({
         reportId: p.reportId,
         createdText: formatMinutes(p.created, timezone),
-        percentText: p.ratios.overall === null ? '—' : `${p.ratios.overall.toFixed(1)}%`,
+        percentText: formatPercentValue(p.ratios.overall),
       })),
     moreReports: Math.max(0, trend.points.length - DIGEST_REPORTS_LISTED),
     baselineText: baseline ? `report ${baseline.reportId} (${baseline.inPeriod ? "the period's first" : 'before the period'})` : null,
@@ -234,7 +150,7 @@ const URGENCY = ['worse', 'mixed', 'better', 'same', 'first'] as const;
  */
 function buildDigestSubject(content: DigestContent, series: DigestSeriesView[], reportCount: number): string {
   const late = content.late ? '[late] ' : '';
-  const tail = ` \u2014 digest ${content.route} \u00b7 ${reportCount} ${reportCount === 1 ? 'report' : 'reports'}`;
+  const tail = ` \u2014 digest ${content.route} \u00b7 ${count(reportCount, 'report')}`;
   if (series.length === 0) return `${late}No reports${tail}`;
   const high = series.reduce((n, s) => n + s.highFailed, 0);
   const failing = `${high > 0 ? `${high} HIGH failing` : 'no HIGH failing'}${formatAccepted(series.reduce((n, s) => n + s.waived, 0))}`;
@@ -244,12 +160,12 @@ function buildDigestSubject(content: DigestContent, series: DigestSeriesView[], 
   }
   const worst = URGENCY.find((v) => series.some((s) => s.verdict.direction === v))!;
   const word = series.find((s) => s.verdict.direction === worst)!.verdict.word;
-  const count = series.filter((s) => s.verdict.direction === worst).length;
-  return `${late}${word}: ${count} of ${series.length} NetBoxes, ${failing}${tail}`;
+  const sharing = series.filter((s) => s.verdict.direction === worst).length;
+  return `${late}${word}: ${sharing} of ${series.length} NetBoxes, ${failing}${tail}`;
 }
 
 /** The period's chart, as a report mail's, over its last reports: one point is not a trend, and a week of hourly reports would not fit a phone. */
-function buildChartView(points: readonly PeriodPoint[], timezone: string): DigestChartView {
+function buildChartView(points: readonly PeriodPoint[], timezone: string) {
   const listed = points.map((p) => ({ ...p, createdText: formatMinutes(p.created, timezone) }));
   const shown = points.slice(-TREND_CHART_MAX_REPORTS);
   if (shown.length === 0) return { points: listed, charted: 0, sparkline: '', rangeText: '', table: null };
@@ -262,8 +178,7 @@ function buildChartView(points: readonly PeriodPoint[], timezone: string): Diges
     })),
     currentIndex: shown.length - 1,
   });
-  const overall = shown[shown.length - 1].ratios.overall;
-  const currentText = overall === null ? '\u2014' : `${overall.toFixed(1)}%`;
+  const currentText = formatPercentValue(shown[shown.length - 1].ratios.overall);
   return {
     points: listed,
     charted: shown.length,

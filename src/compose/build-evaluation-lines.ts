@@ -5,11 +5,8 @@ const EVALUATION_LINE_NAMES = 10;
 
 /** The mail's lines about what one of the two reports did not evaluate, or could not be told; each null when there is nothing to say. */
 export interface EvaluationLines {
-  /** "Not evaluated this time: sw3 (3 tests), sw4 (ntp-synced) — no results in this report." */
   notEvaluatedLine: string | null;
-  /** "No results in report 41 (new since, or not evaluated there): sw9 (2 tests)." */
   notEvaluatedBeforeLine: string | null;
-  /** One line when NetBox could not tell fixed from not evaluated (or newly failing from not evaluated before). */
   undeterminedLine: string | null;
 }
 

@@ -3,9 +3,9 @@ import type { ReportCounts, ReportPoint, ReportSnapshot } from '../trend';
 
 /** The trend chart as the templates show it (`{{> trend-chart}}`, `{{> trend-chart-text}}`). */
 export interface ChartView extends TrendChart {
-  /** The current report's overall pass percentage ("62.5%"). */
+  /** "62.5%". */
   currentText: string;
-  /** What the shaded column is, under the chart: "this report", "the latest report". */
+  /** What the shaded column is: "this report", "the latest report". */
   currentLabel: string;
 }
 

@@ -5,7 +5,7 @@ import { buildReportView, type OwnersView, type ReportView } from './build-repor
 import type { ReportInsights } from './create-report-insights';
 import { keepNamedWaivers } from './build-waivers-view';
 import { buildTrendView } from './build-insight-views';
-import { findNetboxBasePath } from '../report';
+import { findNetboxBasePath, type SeverityCounts } from '../report';
 
 /** Names of a group's devices listed in the mail; the rest are counted. */
 const MAX_LISTED_DEVICES = 20;
@@ -45,7 +45,7 @@ export function buildOwnerGroupView(input: {
   const ids = new Set(group.deviceIds);
   const names = new Set(group.devices);
   const section = input.insights?.insightsFor((r) => (r.deviceId !== null ? ids.has(r.deviceId) : names.has(r.device)));
-  const delivery = group.counts ? withCounts(input.delivery, group) : input.delivery;
+  const delivery = group.counts ? withCounts(input.delivery, group.counts, owners.deviceCount) : input.delivery;
   // Its trend is over its failing and its fixed devices, so their fixes count.
   const trend = input.insights?.trendFor(new Set([...group.devices, ...fixed]), group.counts) ?? null;
   const own = buildReportView(delivery, {
@@ -71,14 +71,13 @@ export function buildOwnerGroupView(input: {
 }
 
 /** The report with the group's counts in place of the report's: the ratios (and subject) are the group's. */
-function withCounts(delivery: ReportDelivery, group: OwnerGroupPlan): ReportDelivery {
-  const c = group.counts!;
+function withCounts(delivery: ReportDelivery, c: SeverityCounts, deviceCount: number): ReportDelivery {
   const sum = (key: 'passed' | 'count') => c.HIGH[key] + c.MIDDLE[key] + c.LOW[key];
   return {
     ...delivery,
     report: {
       ...delivery.report,
-      device_count: group.ownedDevices ?? group.devices.length + (group.fixedDevices?.length ?? 0),
+      device_count: deviceCount,
       high_passed: c.HIGH.passed,
       high_count: c.HIGH.count,
       middle_passed: c.MIDDLE.passed,

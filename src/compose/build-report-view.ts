@@ -6,135 +6,89 @@ import type { EnrichmentView, TrendView } from './build-insight-views';
 import { formatAccepted, formatDeltaShort, type VerdictView } from './build-verdict-view';
 import type { WaiversView } from './build-waivers-view';
 
-/** One line of the summary: overall or one severity. */
+// The view types below are what the templates read: templates/README.md documents each field.
+
 interface RatioView {
   name: string;
   passed: number;
   failed: number;
   count: number;
-  /** "62.5%" or "—". */
   percentText: string;
-  /** 0–100 with one decimal, or null when count is 0. */
+  /** Null when count is 0. */
   percent: number | null;
-  /** Width of the bar's filled part in whole percent (0–100), for table cells. */
   barWidth: number;
   band: Band;
-  /**
-   * The colour of the bar and its percentage. A severity's line: `high`, `middle` or `low` when results
-   * of that severity failed (its state), `ok` when all passed, `none` without results. The Overall line
-   * follows the verdict: `high` (red) worse, `middle` (orange) mixed, `ok` (green) better or all passed,
-   * `none` (neutral) the same, the first report or no trend; never "the worst severity failing somewhere".
-   */
+  /** A severity's line: its state. The Overall line: the verdict's colour, never "the worst severity failing somewhere". */
   tone: Tone;
   hasResults: boolean;
-  /** Of `failed`: results that are accepted exceptions ("N waived" beside the ratio, which stays validity's); 0 when none. */
+  /** Of `failed`: accepted exceptions (the ratio stays validity's). */
   waived: number;
 }
 
 /** The mail's colour scale: the worst failing severity, `ok` when nothing failed, `none` when nothing ran. */
 type Tone = 'high' | 'middle' | 'low' | 'ok' | 'none';
 
-/** The worst failing severity: what the banner says first and the colour it is painted in. */
 interface WorstView {
   severity: Severity;
-  /** Failed results of that severity. */
   failed: number;
   tone: Tone;
   /** Failed results of lower severities. */
   otherFailed: number;
 }
 
-/**
- * An owner group's mail, as templates see it (`owners`): why these recipients, which devices, and
- * the whole report's figures beside the group's own.
- */
+/** `owners`: an owner group's share of the report, and the whole report's figures beside it. */
 export interface OwnersView {
-  /** `unowned`, `whole` or `o-…`: the group's key (also in the X-Compliance-Owner-Group header). */
   key: string;
-  /** "you are the primary owner contact of site fra1". */
   why: string;
-  /** Why the whole report went to the fallback (NetBox could not say who owns what); null otherwise. */
   note: string | null;
-  /** The whole report, not one owner's share of it. */
   whole: boolean;
-  /** The group's failing devices (up to 20 names) and how many more. */
   devices: string[];
   moreDevices: number;
-  /** The group's devices that failed in the previous report and fail nothing now (up to 20 names), and how many more. */
   fixedDevices: string[];
   moreFixedDevices: number;
   deviceCount: number;
-  /** The ratios above are this group's own devices' (false: NetBox could not count them; they are the report's). */
   ownRatios: boolean;
-  /** The ratios are over every device the group owns in NetBox (`deviceCount` of them), not only the failing ones in `devices`. */
   owned: boolean;
-  /** The whole report's figures, for context. */
   report: { overall: RatioView; severities: RatioView[] };
 }
 
-/** Everything a template can use. templates/README.md documents each field. */
+/** Everything a template can use. Each optional section is null rather than absent: templates run in strict mode. */
 export interface ReportView {
   report: { id: number; display: string; deviceCount: number; testCount: number; created: string; customFields: Record<string, unknown> };
   completedAt: string;
   completedAtText: string;
   timezone: string;
   triggeredBy: string | null;
-  /** How the report reached the relay: `catch-up` when fetched from NetBox because its webhook never arrived. */
   receivedVia: ReceivedVia;
-  /** The mail's one line about a report fetched by the catch-up; null for a webhook's. Always present. */
   receivedText: string | null;
   overall: RatioView;
   severities: RatioView[];
   highFailed: number;
   hasFailures: boolean;
-  /** The worst failing severity, or null when nothing failed. */
   worst: WorstView | null;
-  /**
-   * The banner's colour: `worst.tone`, `ok`, or `none` when the report has no results (or, should NetBox's
-   * total disagree with its severities, failures in none of them).
-   */
   tone: Tone;
-  /** Against the previous report (`direction` first for the first report); null without a trend (history off, a preview). */
   verdict: VerdictView | null;
-  /** NETBOX_URL's host (`netbox.example.com`, with a port if it has one); null without NETBOX_URL. */
   netboxHost: string | null;
-  /** What the mail calls the NetBox instance: the source's name with several sources, else `netboxHost`, or `NetBox`. */
   netboxName: string;
-  /** The NetBox source the report came from, when the relay serves several (SOURCES_FILE); null with one. */
   source: { name: string } | null;
   links: ReportLinks;
-  /** The subject line the default template builds; templates may ignore it. */
   defaultSubject: string;
-  /**
-   * What failed, from NetBox's results API (see EnrichmentView); null when the relay did not try
-   * (a preview, or a caller without NetBox). Always present: templates run in strict mode.
-   */
+  /** Null when the relay did not try (a preview, or a caller without NetBox). */
   enrichment: EnrichmentView | null;
-  /** The change since the previous report (see TrendView); null when no history is kept. Always present. */
   trend: TrendView | null;
-  /** The pass-ratio chart of the report series (see ChartView); null when off, without history, or for a route with `chart: false`. Always present. */
   chart: ChartView | null;
-  /** A route mailing NetBox's contacts: this owner group's share and why it was chosen (see OwnersView); else null. */
   owners: OwnersView | null;
-  /** The accepted exceptions of this report (see WaiversView); null when no waiver touched it. Always present. */
   waivers: WaiversView | null;
 }
 
-export interface ReportViewOptions {
+export interface ReportViewOptions extends Partial<Pick<ReportView, 'enrichment' | 'trend' | 'chart' | 'waivers' | 'receivedVia'>> {
   /** NetBox's base URL; links stay relative without it. */
   netboxUrl?: string;
   timezone: string;
-  enrichment?: EnrichmentView | null;
-  trend?: TrendView | null;
-  chart?: ChartView | null;
-  /** The source's name, given when the relay serves several NetBox sources: the mail names it. */
+  /** Given when the relay serves several NetBox sources: the mail names it. */
   sourceName?: string;
-  waivers?: WaiversView | null;
-  /** Default `webhook`. */
-  receivedVia?: ReceivedVia;
 }
 
-/** What a mail says of a report the catch-up fetched: where it came from, and what its time is. */
 const CAUGHT_UP_TEXT =
   'Fetched from NetBox by the relay: its webhook never arrived. The time above is when the run started (NetBox keeps no end time).';
 
@@ -237,9 +191,10 @@ function buildWorst(severities: RatioView[]): WorstView | null {
 function toneOfOverall(overall: RatioView, verdict: VerdictView | null): Tone {
   if (!overall.hasResults) return 'none';
   if (overall.failed === 0) return 'ok';
-  const direction = verdict?.direction;
-  return direction === 'worse' ? 'high' : direction === 'mixed' ? 'middle' : direction === 'better' ? 'ok' : 'none';
+  return (verdict && VERDICT_TONE[verdict.direction]) ?? 'none';
 }
+
+const VERDICT_TONE: Partial<Record<VerdictView['direction'], Tone>> = { worse: 'high', mixed: 'middle', better: 'ok' };
 
 interface SubjectFacts {
   id: number;
@@ -247,13 +202,11 @@ interface SubjectFacts {
   /** Failing results the mail lists as failing (accepted exceptions apart), HIGH and all. */
   highFailed: number;
   failed: number;
-  /** Failing results that are accepted exceptions. */
   accepted: number;
   hasResults: boolean;
   /** The source's name with several sources, else NETBOX_URL's host. */
   instance: string | null;
   verdict: VerdictView | null;
-  /** " (−7.4)": the overall change in points, or "". */
   deltaText: string;
 }
 

@@ -1,27 +1,19 @@
 import type { Trend, TrendDelta, Verdict } from '../trend';
+import { count } from './build-evaluation-lines';
 
 /** U+2212: a real minus sign, as the trend writes it. */
 const MINUS = '\u2212';
 
 /**
- * The trend's verdict as the mail shows it: the first line under the banner, the colour of that line and
- * of the Overall bar, the subject's first word and the `X-Compliance-Verdict` header. Decided in trend/
- * (decideVerdict); nothing here decides again.
+ * The trend's verdict as the mail words it (templates/README.md documents the fields): the first line under the
+ * banner, the subject's first word and the `X-Compliance-Verdict` header. Decided in trend/ (decideVerdict); nothing here decides again.
  */
 export interface VerdictView {
   direction: Verdict;
-  /** "Worse", "Better", "Mixed", "Same" or "First": the subject's first word. */
   word: string;
-  /** The compared reports cover different results (see decideVerdict). */
   scopeChanged: boolean;
-  /** The report compared with; null for the first report. */
   previousReportId: number | null;
-  /**
-   * "Worse than report 41: 83.3% passed, was 90.7% (−7.4 pts, +2 failing); HIGH 80.0%, was 90.0%."; for an
-   * owner group's devices, "Worse than report 41 on these devices: 3 failing, was 1; HIGH 2 failing, was 0, 2 newly failing."
-   */
   text: string;
-  /** "These reports cover different results (108 now, 8 in report 29): the percentages compare different scopes." or null. */
   scopeText: string | null;
 }
 
@@ -48,10 +40,10 @@ export function buildVerdictView(trend: Trend, percentText: string): VerdictView
   }[verdict];
   const was = overall.previousPercent === null ? '' : `, was ${overall.previousPercent.toFixed(1)}%`;
   const high = trend.severities.find((d) => d.name === 'HIGH');
-  const highClause = high && (high.direction !== 'same' || hasNewHigh(trend)) ? `; ${describeHigh(high, trend)}` : '';
+  const highClause = high && (high.direction !== 'same' || countNewHigh(trend) > 0) ? `; ${describeHigh(high, trend)}` : '';
   // The deltas are validity's figures: when accepted exceptions are why they moved, the line says so.
   const waived = trend.leftOut.HIGH + trend.leftOut.MIDDLE + trend.leftOut.LOW;
-  const waivedClause = waived > 0 ? ` The verdict leaves out ${waived} accepted ${waived === 1 ? 'exception' : 'exceptions'}.` : '';
+  const waivedClause = waived > 0 ? ` The verdict leaves out ${count(waived, 'accepted exception')}.` : '';
   // An owner group's share: the previous report's ratios over its devices are unknown, its failing results are not.
   const figures = trend.devicesOnly
     ? ` on these devices: ${overall.failed} failing, was ${overall.previousFailed}`
@@ -64,10 +56,6 @@ export function buildVerdictView(trend: Trend, percentText: string): VerdictView
       ? `The scope changed: report ${id} had ${overall.previousCount} results, this one ${overall.count}, so the percentages compare different tests or devices.`
       : null,
   };
-}
-
-function hasNewHigh(trend: Trend): boolean {
-  return countNewHigh(trend) > 0;
 }
 
 /** HIGH results newly failing (the grouped list counts every pair of its tests). */

@@ -2,24 +2,19 @@ import { countPerSeverity, SEVERITY_ORDER, type Severity } from '../report';
 import type { FailingPair } from '../trend';
 import { DAY_MS, WAIVER_EXPIRING_DAYS, type Waiver, type WaiverOutcome } from '../waivers';
 
-/** One accepted exception the mail lists: a waiver and the failing results of this report it covers. */
+// The view types below are what the templates read: templates/README.md documents each field.
+
 interface WaiverItemView {
   test: string;
   severity: Severity;
-  /** "lab-sw1", or "all devices (3): a, b, c" for a waiver on every device. */
   devicesText: string;
-  /** Failing results of this report it covers. */
   results: number;
   author: string;
   /** Empty for a waiver on one named device made without one. */
   reason: string;
-  /** The last day it holds (YYYY-MM-DD, UTC). */
   until: string;
-  /** Ends within 7 days: the mail flags it so someone renews it or fixes the failure. */
   expiring: boolean;
-  /** "ends in 3 days" or "ends today" when expiring; "" otherwise. */
   expiringText: string;
-  /** From WAIVERS_FILE (read-only in the dashboard). */
   fromFile: boolean;
 }
 
@@ -27,7 +22,6 @@ interface WaiverItemView {
 interface HiddenHighView {
   test: string;
   devices: string[];
-  /** The devices, comma-separated. */
   devicesText: string;
   deviceCount: number;
   author: string;
@@ -35,18 +29,12 @@ interface HiddenHighView {
   until: string;
 }
 
-/**
- * `waivers` in the view: the accepted exceptions of this report. Their results are left out of the
- * failing list, the verdict and the route decisions; the ratios stay validity's own figures.
- */
+/** `waivers`: their results are left out of the failing list, the verdict and the route decisions; the ratios stay validity's. */
 export interface WaiversView {
-  /** Failing results waived in this report. */
   count: number;
-  /** Waived results per severity (the "N waived" beside each ratio). */
   bySeverity: Record<Severity, number>;
-  /** One line per waiver used, HIGH first; empty in an owner group's mail. */
+  /** HIGH first; empty in an owner group's mail. */
   items: WaiverItemView[];
-  /** Of `items`: those ending within 7 days. */
   expiringCount: number;
   hiddenHigh: HiddenHighView[];
 }

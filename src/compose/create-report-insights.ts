@@ -5,7 +5,6 @@ import {
   readPairStates,
   type Enrichment,
   type FailingResult,
-  type FailureSummary,
 } from '../enrichment';
 import { buildLinks, buildWebUrl, findNetboxBasePath, formatPercent } from '../report';
 import { buildMailChart, type ChartView } from './build-mail-chart';
@@ -45,20 +44,18 @@ export const CHART_REPORTS = 12;
 /** What the relay adds to a report's mail beyond the webhook's counts. */
 export interface ReportInsights {
   enrichment: EnrichmentView;
-  /** The change since the previous report, derived and recorded here once; routes decide on it. Null without history. */
+  /** Derived and recorded here once; routes decide on it. Null without history. */
   trend: Trend | null;
-  /** The same trend as the templates show it. */
   trendView: TrendView | null;
   attachments: MailAttachment[];
-  /** The trend chart, built once for every route of this report; null when off (chartReports 0) or without history. */
+  /** Built once for every route of this report; null when off (chartReports 0) or without history. */
   chart: ChartView | null;
-  /** The failing results read (NetBox's order) that are not accepted exceptions, or null when NetBox could not provide them. */
+  /** The failing results (NetBox's order) that are not accepted exceptions; null when NetBox could not provide them. */
   failures: FailingResult[] | null;
-  /** Why `failures` is null: NetBox's answer (or the setting that is not made), as data for routing and the log. */
+  /** Why `failures` is null, as data for routing and the log. */
   failuresMissing: { code: string; reason: string } | null;
   /** What NetBox said of the pairs that changed since the previous report; null when nothing was compared. */
   states: PairStates | null;
-  /** The accepted exceptions this report's mail lists (see WaiversView); null when no waiver touched it. */
   waivers: WaiversView | null;
   /** The failing-tests section and CSV of some of the failing results only (one owner's devices). */
   insightsFor(keep: (result: FailingResult) => boolean): Pick<ReportInsights, 'enrichment' | 'attachments'>;
@@ -75,15 +72,14 @@ export interface ReportInsightsOptions {
   budgetMs: number;
   /** The clock the budget is measured on; the NetBox client must use the same one. */
   clock?: Clock;
-  /** Report history for the trend; absent: no trend. */
+  /** Absent: no trend. */
   history?: ReportHistory;
   timezone: string;
-  /** Failing tests listed at most: the relay's is {@link MAX_FAILING_TESTS_LISTED}. */
   maxFailures: number;
-  /** Whether to build the CSV (some route has attach_csv), and its cap: the relay's is {@link CSV_ATTACHMENT_MAX_BYTES}. */
+  /** Whether some route has attach_csv. */
   attachCsv: boolean;
   attachMaxBytes: number;
-  /** Reports the trend chart plots, the current one included (the relay's: {@link CHART_REPORTS}); 0 or absent: no chart. */
+  /** 0 or absent: no chart. */
   chartReports?: number;
   logger: Logger;
   /**
@@ -91,15 +87,15 @@ export interface ReportInsightsOptions {
    * asking NetBox when every one has its ids, so the failing-tests section reads as it was sent.
    */
   storedFailures?: (delivery: ReportDelivery) => Promise<FailingPair[] | null | undefined>;
-  /** What NetBox said of the pairs that changed when this report's mail was composed (preview): used instead of asking again. */
+  /** What NetBox said of the changed pairs when this report's mail was composed (preview): used instead of asking again. */
   storedStates?: (delivery: ReportDelivery) => Promise<PairStates | null | undefined>;
   /** Called with the error code when NetBox could not provide the results (for /metrics). */
   onNetboxError?: (code: string) => void;
   /** A named NetBox source (not the default): its reports form a history of their own. */
   source?: string;
-  /** The waivers a report needs (the waiver book's `forReport`); absent: none apply. */
+  /** The waiver book's `forReport`; absent: none apply. */
   waivers?: (options: { source: string; previousReportAt: number | null }) => Promise<Waiver[]>;
-  /** RELAY_URL: each failing result links to the dashboard's pre-filled waiver form; absent: no link. */
+  /** RELAY_URL: each failing result links to the dashboard's pre-filled waiver form. */
   relayUrl?: string;
 }
 
@@ -140,32 +136,18 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
       : null;
     // Accepted exceptions leave the failing list (and the CSV, owner groups, device routes) here, once.
     const kept = outcome ? withoutWaived(enrichment, outcome) : enrichment;
-    const waiverSource = options.source ?? DEFAULT_SOURCE_NAME;
     const expired = new Set(outcome?.waiverExpired.map((m) => pairKey(m.pair)) ?? []);
     const relayUrl = options.relayUrl?.replace(/\/+$/, '');
+    const source = options.source ?? DEFAULT_SOURCE_NAME;
+    const acceptUrl = relayUrl
+      ? (pair: Pick<FailingPair, 'test' | 'device'>) => `${relayUrl}${buildWaiverFormPath({ source, ...pair })}`
+      : undefined;
+    const where = { reportId: report.id, basePath, netboxUrl: options.netboxUrl, failedResultsUrl: links.failedResults };
 
     const buildSection = (current: Enrichment, suffix: string): Pick<ReportInsights, 'enrichment' | 'attachments'> => {
-      const built = buildCsvAttachment(current, {
-        ...options,
-        reportId: report.id,
-        basePath,
-        failedResultsUrl: links.failedResults,
-        suffix,
-      });
-      return {
-        enrichment: buildEnrichmentView(current, {
-          reportId: report.id,
-          basePath,
-          netboxUrl: options.netboxUrl,
-          failedResultsUrl: links.failedResults,
-          maxFailures: options.maxFailures,
-          attachment: built.attachment,
-          trend,
-          waiverExpired: expired,
-          acceptUrl: relayUrl ? (pair) => `${relayUrl}${buildWaiverFormPath({ source: waiverSource, ...pair })}` : undefined,
-        }),
-        attachments: built.attachments,
-      };
+      const built = buildCsvAttachment(current, { ...options, ...where, suffix });
+      const view = { ...where, maxFailures: options.maxFailures, attachment: built.attachment, trend, waiverExpired: expired, acceptUrl };
+      return { enrichment: buildEnrichmentView(current, view), attachments: built.attachments };
     };
     // Built after the trend: each failing result it lists carries its badge (new, or failing since).
     const whole = buildSection(kept, '');
@@ -180,12 +162,7 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
       failures: kept.status === 'ok' ? kept.summary.results : null,
       failuresMissing: kept.status === 'missing' ? { code: kept.code, reason: kept.reason } : null,
       waivers: outcome ? buildWaiversView(outcome, recorded!.now) : null,
-      insightsFor: (keep) => {
-        if (kept.status !== 'ok') return whole;
-        const summarizer = createFailureSummarizer();
-        summarizer.addResults(kept.summary.results.filter(keep));
-        return buildSection({ status: 'ok', summary: summarizer.finish() }, '-owners');
-      },
+      insightsFor: (keep) => (kept.status === 'ok' ? buildSection(summarize(kept.summary.results.filter(keep)), '-owners') : whole),
     };
   };
 }
@@ -201,15 +178,14 @@ async function recordTrend(
   delivery: ReportDelivery,
   failing: FailingPair[] | null,
   deadline: number,
-): Promise<{
-  trend: Trend;
-  trendOfDevices: RecordedTrend['trendOfDevices'];
-  chart: ChartView | null;
-  outcome: WaiverOutcome<FailingPair> | null;
-  now: number;
-  /** What NetBox said of the pairs that changed; null when nothing was compared. */
-  states: PairStates | null;
-}> {
+): Promise<
+  Omit<RecordedTrend, 'states'> & {
+    chart: ChartView | null;
+    outcome: WaiverOutcome<FailingPair> | null;
+    now: number;
+    states: PairStates | null;
+  }
+> {
   const series = buildSourceSeriesKey({ source: options.source, netboxUrl: options.netboxUrl, reportUrl: delivery.report.url });
   const snapshot = buildReportSnapshot(delivery, series, failing);
   const now = (options.clock ?? systemClock).now();
@@ -225,26 +201,23 @@ async function recordTrend(
           return buildLeftOut(decided.outcome, previous, waivers, now);
         }
       : undefined;
-  const readStates =
-    failing &&
-    (async (previous: ReportSnapshot) => {
-      if (!previous.failing) return { now: null, before: null, deletedTests: [], deletedDevices: [], unknownReason: null };
-      return (
-        (await options.storedStates?.(delivery)) ??
-        readPairStates({
-          client: options.client,
-          resultsUrl: delivery.report.results_url,
-          current: failing,
-          previous: { reportId: previous.reportId, failing: previous.failing },
-          budget: { deadline },
-          budgetMs: options.budgetMs,
-        })
-      );
-    });
-  const { trend, trendOfDevices, states } = await recordReportTrend(options.history!, snapshot, {
-    leaveOut,
-    readStates: readStates || undefined,
-  });
+  const readStates = failing
+    ? async (previous: ReportSnapshot) => {
+        if (!previous.failing) return { now: null, before: null, deletedTests: [], deletedDevices: [], unknownReason: null };
+        return (
+          (await options.storedStates?.(delivery)) ??
+          readPairStates({
+            client: options.client,
+            resultsUrl: delivery.report.results_url,
+            current: failing,
+            previous: { reportId: previous.reportId, failing: previous.failing },
+            budget: { deadline },
+            budgetMs: options.budgetMs,
+          })
+        );
+      }
+    : undefined;
+  const { trend, trendOfDevices, states } = await recordReportTrend(options.history!, snapshot, { leaveOut, readStates });
   const chart = await prepareChart(options, snapshot);
   return { trend, trendOfDevices, chart, outcome: decided.outcome, now, states: states ?? null };
 }
@@ -270,17 +243,31 @@ function buildLeftOut(
 function withoutWaived(enrichment: Enrichment, outcome: WaiverOutcome<FailingPair>): Enrichment {
   if (enrichment.status !== 'ok' || outcome.waived.length === 0) return enrichment;
   const waived = new Set(outcome.waived.map((m) => pairKey(m.pair)));
+  return summarize(enrichment.summary.results.filter((r) => !waived.has(pairKey(r))));
+}
+
+/** Some failing results (in NetBox's order) as an enrichment of their own. */
+function summarize(results: readonly FailingResult[]): Enrichment {
   const summarizer = createFailureSummarizer();
-  summarizer.addResults(enrichment.summary.results.filter((r) => !waived.has(pairKey(r))));
+  summarizer.addResults(results);
   return { status: 'ok', summary: summarizer.finish() };
 }
 
 /** The failing results: those kept with the report (preview) when each has its ids, else NetBox's. */
 async function readFailures(options: ReportInsightsOptions, delivery: ReportDelivery, log: Logger, deadline: number): Promise<Enrichment> {
   const stored = await options.storedFailures?.(delivery);
-  const enrichment: Enrichment =
+  const enrichment =
     stored && stored.every((pair) => pair.ids)
-      ? { status: 'ok', summary: summarizeStoredFailures(stored) }
+      ? summarize(
+          stored.map(({ device, test, severity, ids }) => ({
+            resultId: ids!.result,
+            device,
+            deviceId: ids!.device,
+            test,
+            testId: ids!.test,
+            severity,
+          })),
+        )
       : await enrichReport(delivery, {
           client: options.client,
           hasToken: options.hasToken,
@@ -309,11 +296,7 @@ function toFailingPairs(enrichment: Enrichment): FailingPair[] | null {
   }));
 }
 
-/**
- * The chart of this report and the ones before it in its series, read from the stored history (not
- * including the current report's own row: it is written by the batch's settle, after the mail is
- * composed).
- */
+/** The chart of this report and the ones before it in its series (its own row is written after the mail is composed). */
 async function prepareChart(options: ReportInsightsOptions, snapshot: ReportSnapshot): Promise<ChartView | null> {
   const limit = options.chartReports ?? 0;
   if (limit <= 0 || !options.history?.listReportsBefore) return null;
@@ -353,20 +336,4 @@ function buildCsvAttachment(
         : null,
     },
   };
-}
-
-/** The summary NetBox's results gave, from the failing results kept with the report (each with its ids). */
-function summarizeStoredFailures(pairs: readonly FailingPair[]): FailureSummary {
-  const summarizer = createFailureSummarizer();
-  summarizer.addResults(
-    pairs.map((p) => ({
-      resultId: p.ids!.result,
-      device: p.device,
-      deviceId: p.ids!.device,
-      test: p.test,
-      testId: p.ids!.test,
-      severity: p.severity,
-    })),
-  );
-  return summarizer.finish();
 }

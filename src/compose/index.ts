@@ -9,7 +9,7 @@ export {
   type ReportInsightsOptions,
 } from './create-report-insights';
 export { verifyRouteTemplates } from './verify-route-templates';
-export { SAMPLE_ENVELOPE, sampleDeliveryView, sampleInsightViews } from './sample';
+export { SAMPLE_ENVELOPE, sampleDeliveryView, sampleDigestContents, sampleInsightViews } from './sample';
 export {
   createReportComposer,
   buildFilterHeaders,
@@ -22,6 +22,5 @@ export {
 } from './report-composer';
 export { buildDigestView, type DigestContent, type DigestSourceContent } from './build-digest-view';
 export { buildDigestMail, DIGEST_TEMPLATE_SET } from './build-digest-mail';
-export { sampleDigestContents } from './sample-digest';
 export { buildOwnerGroupView } from './build-owner-view';
 export { renderWithinBudget, MAIL_HTML_MAX_BYTES } from './render-within-budget';

@@ -11,24 +11,19 @@ export const MAIL_HTML_MAX_BYTES = 100_000;
 
 /**
  * Renders the view; while its HTML is over {@link MAIL_HTML_MAX_BYTES}, renders it again with half the
- * failing tests listed (the others counted in `moreTests`), down to none. A report within the budget is
- * rendered once, as before; only a very long list (long names) pays again.
+ * failing tests listed (the others counted in `moreTests`), down to none.
  */
 export function renderWithinBudget<V extends ReportView>(view: V, render: (view: V) => RenderedMail): RenderedMail {
   let rendered = render(view);
   let current = view;
   while (Buffer.byteLength(rendered.html) > MAIL_HTML_MAX_BYTES) {
     const enrichment = current.enrichment;
-    const listed = enrichment ? countListedTests(enrichment) : 0;
+    const listed = enrichment ? enrichment.groups.reduce((n, g) => n + g.tests.length, 0) : 0;
     if (!enrichment || (listed === 0 && enrichment.topDevices.length === 0)) break;
     current = { ...current, enrichment: keepTests(enrichment, Math.floor(listed / 2)) };
     rendered = render(current);
   }
   return rendered;
-}
-
-function countListedTests(enrichment: EnrichmentView): number {
-  return enrichment.groups.reduce((n, g) => n + g.tests.length, 0);
 }
 
 /** The enrichment with only its first `keep` tests listed; with none, without the top devices either. */

@@ -18,11 +18,7 @@ export interface RouteContext {
   reason: string;
   /** A route mailing NetBox's contacts: the owner group this mail is for (its recipients, devices, why). */
   group?: OwnerGroupPlan | null;
-  /**
-   * The mail's name in the delivery's plan (`<route>~<group>` for an owner group's mail, as the route
-   * planner names it): its Message-ID, thread and kept copy go by it. The worker passes the planned
-   * name; without one (a preview of a file, a send-test) the composer names it as the planner would.
-   */
+  /** The mail's name in the delivery's plan (`<route>~<group>`): its Message-ID and thread go by it; absent: named as the planner would. */
   mailRoute?: string;
 }
 
@@ -30,10 +26,7 @@ export interface RouteContext {
 export interface ComposedReport extends PlannedReport {
   kind: 'report';
   view: ReportView;
-  /**
-   * The finished mail for one route (its bytes built once: the worker sends and keeps exactly these),
-   * or undefined when the route is no longer configured.
-   */
+  /** The finished mail for one route (the worker sends and keeps exactly these bytes); undefined when the route is gone. */
   messageFor(route: RouteContext): Promise<OutgoingMail | undefined>;
 }
 
@@ -45,15 +38,13 @@ export interface ComposedNotice {
   kind: 'notice';
   /** The name it is recorded under (e.g. `watchdog`). */
   route: string;
-  /** The finished mail, built once: sent and kept as these bytes. */
   message: OutgoingMail;
-  /** Why it is sent, as the deliveries listing shows it (default: a relay notice, not routed). */
+  /** As the deliveries listing shows it (default: a relay notice, not routed). */
   reason?: string;
 }
 
 export type ComposedMail = ComposedReport | ComposedNotice;
 
-/** The report composer: always a report, rendered per route. */
 export type ReportComposer = (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedReport>;
 
 export interface ReportComposerOptions {
@@ -68,12 +59,9 @@ export interface ReportComposerOptions {
   implicitRoute?: boolean;
   timezone: string;
   netboxUrl?: string;
-  /**
-   * The NetBox source these reports come from, given when the relay serves several: the mail names it
-   * (subject, body, footer, X-Compliance-Source) and a named source's reports thread apart per route.
-   */
+  /** Given when the relay serves several NetBox sources: the mail names it and a named source's reports thread apart. */
   source?: { name: string; isDefault: boolean };
-  /** Failing results from NetBox, the trend and the CSV; never throws, bounded by its own budget. */
+  /** Never throws, bounded by its own budget. */
   insights?: (delivery: ReportDelivery, log?: Logger) => Promise<ReportInsights>;
   /** NetBox's owners of a report's devices (enrichment's resolver for this source); absent without NetBox and token. */
   owners?: (reportKey: string, resultsUrl: string) => OwnerDirectory;
@@ -106,7 +94,6 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       receivedVia: delivery.receivedVia,
     });
     const attachments = insights?.attachments.length ? insights.attachments : undefined;
-    /** One route's mail (one owner group's, when the route mails NetBox's contacts), or undefined when the route is gone. */
     const buildRouteMessage = async (context: RouteContext): Promise<OutgoingMail | undefined> => {
       const route = routes.get(context.name);
       if (!route) return undefined;
@@ -132,8 +119,7 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
         chart: route.chart === false || (group && !group.whole) ? null : scoped.view.chart,
       };
       const renderOptions = route.subject === undefined ? {} : { subject: route.subject };
-      // In-line: with the CSS inlined at load a render is a Handlebars call (~0.05 ms), cheaper than
-      // a hop to a render thread, and one V8 isolate less is ~30 MB (BENCHMARKS.md).
+      // In-line, not on a render thread: with the CSS inlined at load a render is one Handlebars call.
       const rendered = renderWithinBudget(routeView, (v) => options.renderer.render(v, route.template, renderOptions));
       // Each owner group is a conversation of its own: the same owners' mails stack report after report.
       const mailRoute = context.mailRoute ?? (group && !group.whole && route.owners ? `${route.name}~${group.key}` : route.name);
@@ -179,11 +165,7 @@ function recipientsFor(route: Route, group: OwnerGroupPlan | null): Recipients {
   return { to: route.owners ? (group?.to ?? route.owners.fallback) : route.to, cc: route.cc, bcc: route.bcc, replyTo: route.reply_to };
 }
 
-/**
- * The report from the stored bytes, for a delivery without typed fields: one queued before the
- * upgrade that added them (migration 6), or handed in without them (a preview of a file). Every
- * delivery stored since carries the webhook's own parse, so this runs once per old row at most.
- */
+/** The report from the stored bytes, for a delivery without typed fields (stored before migration 6, or a preview of a file). */
 function parseStoredBody(delivery: ClaimedDelivery): ReportDelivery {
   const parsed = parseDelivery(delivery.body);
   if (parsed.kind !== 'report') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a report: ${parsed.reason}`);

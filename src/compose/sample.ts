@@ -1,17 +1,27 @@
 import type { ChartView } from './build-mail-chart';
 import type { Config, SourceConfig } from '../config';
-
-/** What the sample mails need: the time zone, and the default source's NetBox for their links. */
-export type SampleSettings = { mail: Pick<Config['mail'], 'timezone'>; netbox: Pick<SourceConfig['netbox'], 'url'> };
 import { buildTrendChart } from '../mail';
 import { createFailureSummarizer } from '../enrichment';
 import { buildLinks } from '../report';
-import { buildReportSnapshot, buildTrend, pairKey, type FailingPair, type PairStates } from '../trend';
+import {
+  buildPeriodTrend,
+  buildReportSnapshot,
+  buildTrend,
+  pairKey,
+  type FailingPair,
+  type PairStates,
+  type ReportSnapshot,
+  type Trend,
+} from '../trend';
 import { parseDelivery, type ReportDelivery } from '../webhook';
 import { buildWaiverFormPath } from '../waivers';
 import { buildEnrichmentView, buildTrendView } from './build-insight-views';
 import { buildReportView, type ReportView } from './build-report-view';
 import type { WaiversView } from './build-waivers-view';
+import type { DigestContent } from './build-digest-view';
+
+/** What the sample mails need: the time zone, and the default source's NetBox for their links. */
+export type SampleSettings = { mail: Pick<Config['mail'], 'timezone'>; netbox: Pick<SourceConfig['netbox'], 'url'> };
 
 /**
  * The delivery recorded in validity's documentation (NetBox ≤ 3.6 era): report 29, 5 of 8 MIDDLE
@@ -116,25 +126,10 @@ const SAMPLE_WAIVERS_VIEW: WaiversView = {
   ],
 };
 
-/** What NetBox said of the sample's changed pairs: the first passed (fixed), the second has no result, the third could not be told. */
-function buildSampleStates(gone: readonly FailingPair[], newlyFailing: FailingPair): PairStates {
-  return {
-    now: new Map([
-      [pairKey(gone[0]), true],
-      [pairKey(gone[1]), false],
-    ]),
-    before: new Map([[pairKey(newlyFailing), true]]),
-    deletedTests: [],
-    deletedDevices: [],
-    unknownReason: 'NetBox did not answer within the 30 s allowed',
-  };
-}
-
 /**
- * The sample report as the relay mails it when NetBox answered: failing tests, devices, a CSV note
- * and a trend with a newly failing, a fixed, a not evaluated, an undetermined and a still-failing pair. Rendered at boot (next to the
- * plain sample and a sample whose details are missing) so that a template whose enrichment or trend
- * sections are broken stops the start, not the first real delivery.
+ * The sample report as the relay mails it when NetBox answered (failing tests, devices, a CSV note and a trend with a newly
+ * failing, a fixed, a not evaluated, an undetermined and a still-failing pair), and one whose details are missing.
+ * Rendered at boot so that a template whose enrichment or trend sections are broken stops the start.
  */
 export function sampleInsightViews(config: SampleSettings): ReportView[] {
   const delivery = sampleDelivery();
@@ -156,24 +151,15 @@ export function sampleInsightViews(config: SampleSettings): ReportView[] {
     failedResultsUrl: links.failedResults,
     maxFailures: 1,
   };
-  const pairs = summary.results.map((r) => ({ device: r.device, test: r.test, severity: r.severity }));
-  const snapshot = (id: number, created: string, failing: typeof pairs) => ({
-    ...buildReportSnapshot(delivery, 'sample|', failing),
-    reportId: id,
-    dedupKey: `${id}@${created}`,
-    created,
-    createdMs: Date.parse(created),
-  });
-  const gone = ['sw-edge-2', 'sw-edge-3', 'sw-edge-4'].map((device) => ({ device, test: 'ntp-servers', severity: 'MIDDLE' as const }));
-  const previous = snapshot(28, '2023-04-11T19:36:33Z', [...pairs.slice(1), ...gone]);
-  const older = snapshot(27, '2023-04-10T19:36:33Z', pairs.slice(1));
-  const states = buildSampleStates(gone, pairs[0]);
-  const sampleTrend = buildTrend(snapshot(29, delivery.report.created, pairs), [previous, older], { states });
+  const sample = buildSampleTrends(
+    delivery,
+    summary.results.map((r) => ({ device: r.device, test: r.test, severity: r.severity })),
+  );
   const enrichment = buildEnrichmentView(
     { status: 'ok', summary },
     {
       ...viewOptions,
-      trend: sampleTrend,
+      trend: sample.trend,
       acceptUrl: (pair) => `https://relay.example.com${buildWaiverFormPath({ source: 'default', ...pair })}`,
       attachment: {
         fileName: 'report-29-failures.csv',
@@ -184,29 +170,94 @@ export function sampleInsightViews(config: SampleSettings): ReportView[] {
       },
     },
   );
-  const trend = buildTrendView(sampleTrend, {
-    timezone: config.mail.timezone,
-    basePath: '',
-    netboxUrl: config.netbox.url,
-    currentFailingKnown: true,
-    passed: delivery.report.total_passed,
-    count: delivery.report.total_count,
-    states,
-  });
   const missing = buildEnrichmentView(
     { status: 'missing', code: 'UNREACHABLE', reason: 'Failing tests are not listed: NetBox could not be reached (ECONNREFUSED).' },
     { ...viewOptions, attachment: null },
   );
-  const first = buildTrendView(buildTrend(snapshot(29, delivery.report.created, pairs), []), {
-    timezone: config.mail.timezone,
-    basePath: '',
-    netboxUrl: config.netbox.url,
-    currentFailingKnown: false,
-    passed: delivery.report.total_passed,
-    count: delivery.report.total_count,
-  });
+  const trendOptions = { ...base, basePath: '', passed: delivery.report.total_passed, count: delivery.report.total_count };
+  const trend = buildTrendView(sample.trend, { ...trendOptions, currentFailingKnown: true, states: sample.states });
+  const first = buildTrendView(sample.first, { ...trendOptions, currentFailingKnown: false });
   return [
     buildReportView(delivery, { ...base, enrichment, trend, chart: SAMPLE_CHART_VIEW, waivers: SAMPLE_WAIVERS_VIEW }),
     buildReportView(delivery, { ...base, enrichment: missing, trend: first }),
+  ];
+}
+
+/** The sample's trend against two earlier reports, and as the first report of its series. */
+function buildSampleTrends(delivery: ReportDelivery, pairs: FailingPair[]): { trend: Trend; first: Trend; states: PairStates } {
+  const snapshot = (id: number, created: string, failing: FailingPair[]) => ({
+    ...buildReportSnapshot(delivery, 'sample|', failing),
+    ...identify(id, created),
+  });
+  const gone = ['sw-edge-2', 'sw-edge-3', 'sw-edge-4'].map((device) => ({ device, test: 'ntp-servers', severity: 'MIDDLE' as const }));
+  const previous = snapshot(28, '2023-04-11T19:36:33Z', [...pairs.slice(1), ...gone]);
+  const older = snapshot(27, '2023-04-10T19:36:33Z', pairs.slice(1));
+  // NetBox's answer on the changed pairs: the first gone one passed (fixed), the second has no result, the third could not be told.
+  const states: PairStates = {
+    now: new Map([
+      [pairKey(gone[0]), true],
+      [pairKey(gone[1]), false],
+    ]),
+    before: new Map([[pairKey(pairs[0]), true]]),
+    deletedTests: [],
+    deletedDevices: [],
+    unknownReason: 'NetBox did not answer within the 30 s allowed',
+  };
+  const current = snapshot(29, delivery.report.created, pairs);
+  return { trend: buildTrend(current, [previous, older], { states }), first: buildTrend(current, []), states };
+}
+
+/** A sample report's identity: report `reportId`, created at `created`. */
+function identify(reportId: number, created: string): Pick<ReportSnapshot, 'reportId' | 'dedupKey' | 'created' | 'createdMs'> {
+  return { reportId, dedupKey: `${reportId}@${created}`, created, createdMs: Date.parse(created) };
+}
+
+const HOUR_MS = 3_600_000;
+const START_MS = Date.parse('2023-04-10T06:00:00Z');
+
+function sampleReport(reportId: number, hours: number, passed: number, failing: FailingPair[] | null): ReportSnapshot {
+  return {
+    ...identify(reportId, new Date(START_MS + hours * HOUR_MS).toISOString()),
+    series: 'https://netbox.example.com|',
+    counts: {
+      totalPassed: passed,
+      totalCount: 40,
+      highPassed: Math.min(passed, 10) - (failing?.filter((p) => p.severity === 'HIGH').length ? 1 : 0),
+      highCount: 10,
+      middlePassed: 15,
+      middleCount: 15,
+      lowPassed: Math.max(0, passed - 25),
+      lowCount: 15,
+    },
+    failing,
+  };
+}
+
+/**
+ * Sample digests that reach every branch of a digest template (several reports with newly failing,
+ * fixed and worst devices; a silent source; a late period with no report at all), rendered at boot
+ * so a broken digest template stops the start, as a broken report template does.
+ */
+export function sampleDigestContents(timezone: string): DigestContent[] {
+  const a: FailingPair = { device: 'sw-core-01', test: 'ntp-servers', severity: 'HIGH' };
+  const b: FailingPair = { device: 'sw-edge-07', test: 'banner', severity: 'LOW' };
+  const c: FailingPair = { device: 'sw-core-01', test: 'snmp-community', severity: 'MIDDLE' };
+  const before = sampleReport(40, -24, 37, [a, b]);
+  const period = [sampleReport(41, 0, 36, [a, b, c]), sampleReport(42, 24, 38, [a, c]), sampleReport(43, 48, 38, null)];
+  const base = {
+    route: 'sample',
+    periodStart: START_MS - HOUR_MS,
+    periodEnd: START_MS + 7 * 24 * HOUR_MS,
+    queuedAt: START_MS + 7 * 24 * HOUR_MS,
+    timezone,
+  };
+  return [
+    {
+      ...base,
+      late: false,
+      sources: [{ source: 'default', series: [buildPeriodTrend(period.slice(0, 2), before), buildPeriodTrend([period[2]], undefined)] }],
+      silentSources: ['lab'],
+    },
+    { ...base, late: true, sources: [], silentSources: [] },
   ];
 }

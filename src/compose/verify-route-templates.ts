@@ -2,10 +2,9 @@ import path from 'node:path';
 import type { Config } from '../config';
 import type { Route } from '../routing';
 import { TemplateError, type Renderer } from '../mail';
-import { sampleDeliveryView, sampleInsightViews, type SampleSettings } from './sample';
+import { sampleDeliveryView, sampleDigestContents, sampleInsightViews, type SampleSettings } from './sample';
 import { buildDigestView } from './build-digest-view';
 import { DIGEST_TEMPLATE_SET } from './build-digest-mail';
-import { sampleDigestContents } from './sample-digest';
 
 /**
  * Renders the sample report with every template set and with every route's set and subject, so a
@@ -16,30 +15,19 @@ export function verifyRouteTemplates(renderer: Renderer, config: SampleSettings 
   // The plain sample and the samples with enrichment and trend sections filled (every branch of the templates).
   const views = [sampleDeliveryView(config), ...sampleInsightViews(config)];
   const digestViews = sampleDigestContents(config.mail.timezone).map(buildDigestView);
+  const onRoute = (name: string) => views.map((view) => ({ ...view, route: { name, reminder: false, reason: 'sample' } }));
   // The digest set renders digests, not reports: it is checked with the sample digests only.
   for (const set of renderer.sets.filter((s) => s !== DIGEST_TEMPLATE_SET))
-    for (const view of views) renderer.render({ ...view, route: { name: 'sample', reminder: false, reason: 'sample' } }, set);
+    for (const view of onRoute('sample')) renderer.render(view, set);
   if (renderer.sets.includes(DIGEST_TEMPLATE_SET)) for (const view of digestViews) renderer.render(view, DIGEST_TEMPLATE_SET);
   for (const route of config.routing.routes) {
-    if (route.digest) {
-      verifyDigestRoute(renderer, route, digestViews, config.routing.file);
-      continue;
-    }
-    if (route.template !== undefined && !renderer.sets.includes(route.template)) {
-      throw new TemplateError(
-        path.join(renderer.dir, route.template),
-        new Error(
-          `route ${route.name} uses template set "${route.template}", which is not a folder with subject.hbs, html.hbs and text.hbs (found: ${renderer.sets.join(', ')})`,
-        ),
-      );
+    const set = route.digest ? (route.template ?? DIGEST_TEMPLATE_SET) : route.template;
+    if (set !== undefined && !renderer.sets.includes(set)) {
+      throw new TemplateError(path.join(renderer.dir, set), new Error(describeMissingSet(route, set, renderer.sets)));
     }
     try {
-      for (const view of views)
-        renderer.render(
-          { ...view, route: { name: route.name, reminder: false, reason: 'sample' } },
-          route.template,
-          route.subject === undefined ? {} : { subject: route.subject },
-        );
+      for (const view of route.digest ? digestViews : onRoute(route.name))
+        renderer.render(view, set, route.subject === undefined ? {} : { subject: route.subject });
     } catch (error) {
       if (error instanceof TemplateError && route.subject !== undefined && error.file.startsWith('subject')) {
         throw new TemplateError(`${config.routing.file ?? 'ROUTES_FILE'} route ${route.name} subject`, error.cause);
@@ -49,23 +37,8 @@ export function verifyRouteTemplates(renderer: Renderer, config: SampleSettings 
   }
 }
 
-/** A digest route's set (its `template`, else `digest`) and subject render the sample digests. */
-function verifyDigestRoute(renderer: Renderer, route: Route, views: readonly object[], routesFile: string | undefined): void {
-  const set = route.template ?? DIGEST_TEMPLATE_SET;
-  if (!renderer.sets.includes(set)) {
-    throw new TemplateError(
-      path.join(renderer.dir, set),
-      new Error(
-        `digest route ${route.name} needs the template set "${set}" (subject.hbs, html.hbs, text.hbs); copy templates/${DIGEST_TEMPLATE_SET} from the shipped templates into your TEMPLATES_DIR (found: ${renderer.sets.join(', ')})`,
-      ),
-    );
-  }
-  try {
-    for (const view of views) renderer.render(view, set, route.subject === undefined ? {} : { subject: route.subject });
-  } catch (error) {
-    if (error instanceof TemplateError && route.subject !== undefined && error.file.startsWith('subject')) {
-      throw new TemplateError(`${routesFile ?? 'ROUTES_FILE'} route ${route.name} subject`, error.cause);
-    }
-    throw error;
-  }
+function describeMissingSet(route: Route, set: string, found: readonly string[]): string {
+  return route.digest
+    ? `digest route ${route.name} needs the template set "${set}" (subject.hbs, html.hbs, text.hbs); copy templates/${DIGEST_TEMPLATE_SET} from the shipped templates into your TEMPLATES_DIR (found: ${found.join(', ')})`
+    : `route ${route.name} uses template set "${set}", which is not a folder with subject.hbs, html.hbs and text.hbs (found: ${found.join(', ')})`;
 }

@@ -20,23 +20,17 @@ export interface ReportLinks {
  */
 export function buildLinks(reportId: number, apiUrl: string, resultsApiUrl: string, netboxUrl?: string): ReportLinks {
   const basePath = findNetboxBasePath(apiUrl);
-  const canonicalResultsApi = `${basePath}/api/plugins/validity/test-results/?report_id=${reportId}`;
-  const paths = {
-    report: `${basePath}/plugins/validity/reports/${reportId}/`,
-    devices: `${basePath}/plugins/validity/reports/${reportId}/devices/`,
-    results: `${basePath}/plugins/validity/test-results/?report_id=${reportId}`,
-    failedResults: `${basePath}/plugins/validity/test-results/?report_id=${reportId}&passed=false`,
-    resultsApi: findNetboxPathProblem(resultsApiUrl) === null ? resultsApiUrl : canonicalResultsApi,
-  };
-  if (!netboxUrl) return { ...paths, relative: true };
-  const absolute = (p: string) => absoluteUrl(p, netboxUrl);
+  const link = (pagePath: string) => buildWebUrl(basePath, pagePath, netboxUrl);
   return {
-    report: absolute(paths.report),
-    devices: absolute(paths.devices),
-    results: absolute(paths.results),
-    failedResults: absolute(paths.failedResults),
-    resultsApi: absolute(paths.resultsApi),
-    relative: false,
+    report: link(`/plugins/validity/reports/${reportId}/`),
+    devices: link(`/plugins/validity/reports/${reportId}/devices/`),
+    results: link(`/plugins/validity/test-results/?report_id=${reportId}`),
+    failedResults: link(`/plugins/validity/test-results/?report_id=${reportId}&passed=false`),
+    resultsApi:
+      findNetboxPathProblem(resultsApiUrl) === null
+        ? buildWebUrl('', resultsApiUrl, netboxUrl)
+        : link(`/api/plugins/validity/test-results/?report_id=${reportId}`),
+    relative: !netboxUrl,
   };
 }
 

@@ -1,7 +1,6 @@
 /**
- * One formatter per shape and time zone. Building an Intl.DateTimeFormat loads and resolves locale and
- * zone data: it cost more than the rest of a mail's view (5.6 % of the relay's CPU end to end),
- * and a relay uses one or two zones for its whole life.
+ * One formatter per shape and time zone: building an Intl.DateTimeFormat loads and resolves locale and
+ * zone data, costlier than the rest of a mail's view, and a relay uses one or two zones for its whole life.
  */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 

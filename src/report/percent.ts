@@ -30,7 +30,11 @@ export function passPercent(passed: number, count: number): number | null {
 
 /** "62.5%", "100.0%", "0.0%", or "—" when count is 0 (never NaN, Infinity or undefined). */
 export function formatPercent(passed: number, count: number): string {
-  const pct = passPercent(passed, count);
+  return formatPercentValue(passPercent(passed, count));
+}
+
+/** A percentage already rounded to one decimal as {@link formatPercent} writes it; "—" for null. */
+export function formatPercentValue(pct: number | null): string {
   return pct === null ? NO_RESULTS : `${pct.toFixed(1)}%`;
 }
 
