@@ -1,7 +1,7 @@
-import type { Clock } from '../shared';
-import type { TokenCache } from './create-token-cache';
+import { systemClock } from '../shared';
+import { createOAuth2TokenCache, type TokenCache } from './create-token-cache';
 import type { OAuth2Config } from './oauth2-settings';
-import { buildFailedResult, type Notifier } from './notifier';
+import { buildFailedResult, type Notifier, type NotifierIo } from './notifier';
 
 /** MAIL_TRANSPORT=graph: mails go to Microsoft Graph's sendMail as `sender`, with a token from `oauth2`. */
 export interface GraphConfig {
@@ -41,15 +41,17 @@ const DEFAULT_THROTTLE_MS = 60_000;
  * answers 202 with no body. Recipients come from the MIME headers; the token is the app's (client
  * credentials, Mail.Send application permission).
  */
-export function createGraphNotifier(config: GraphConfig, deps: { tokens: TokenCache; clock: Clock; fetch?: typeof fetch }): Notifier {
-  const fetchImpl = deps.fetch ?? fetch;
+export function createGraphNotifier(config: GraphConfig, io: NotifierIo): Notifier {
+  const tokens = createOAuth2TokenCache(config.oauth2, io);
+  const clock = io.clock ?? systemClock;
+  const fetchImpl = io.fetch ?? fetch;
   const endpoint = `${config.url}/v1.0/users/${encodeURIComponent(config.sender)}/sendMail`;
   return {
     kind: 'graph',
     async send(mail) {
       try {
         const body = withBccHeader(mail.raw, mail.envelope.to).toString('base64');
-        const { res, token } = await postWithToken(deps.tokens, (accessToken) =>
+        const { res, token } = await postWithToken(tokens, (accessToken) =>
           postMime(fetchImpl, endpoint, accessToken, body, config.timeoutMs),
         );
         if (res.status === 202 || res.ok) {
@@ -57,15 +59,15 @@ export function createGraphNotifier(config: GraphConfig, deps: { tokens: TokenCa
           await res.body?.cancel();
           return { status: 'sent', response: `${res.status} Accepted by Microsoft Graph${requestId ? ` (request-id ${requestId})` : ''}` };
         }
-        const failure = await classifyGraphResponse(res, deps.clock.now());
-        if (failure.code === 'OAUTH2_REFUSED') deps.tokens.invalidate(token.accessToken);
+        const failure = await classifyGraphResponse(res, clock.now());
+        if (failure.code === 'OAUTH2_REFUSED') tokens.invalidate(token.accessToken);
         return buildFailedResult(failure);
       } catch (error) {
         return buildFailedResult(error);
       }
     },
     async verify(onStep) {
-      const token = await deps.tokens.get();
+      const token = await tokens.get();
       onStep?.(`token fetched (expires ${new Date(token.expiresAt).toISOString()})`);
       onStep?.(`Microsoft Graph: mail will be sent as ${config.sender} via ${endpoint} (not tried: it would send a mail)`);
     },

@@ -2,8 +2,7 @@ import { RELAY_FAILURES, type FailureCatalogue } from '../shared';
 import { fileTransport } from './file-transport';
 import { graphTransport } from './graph-transport';
 import { smtpTransport } from './smtp-transport';
-import type { ConfiguredTransport, Notifier, NotifierIo, TransportDescriptor } from './notifier';
-import type { TransportContext } from './transport-context';
+import type { ConfiguredTransport, Notifier, NotifierIo, TransportContext, TransportDescriptor } from './notifier';
 
 /** Every transport the relay knows, most specific first: the first whose settings select it is used. */
 export const TRANSPORTS = [graphTransport, smtpTransport, fileTransport] as const;

@@ -1,5 +1,7 @@
-import type { Clock } from '../shared';
-import type { AccessToken, FetchAccessToken } from './fetch-access-token';
+import { systemClock, type Clock } from '../shared';
+import { createAccessTokenFetcher, type AccessToken, type FetchAccessToken } from './fetch-access-token';
+import type { NotifierIo } from './notifier';
+import type { OAuth2Config } from './oauth2-settings';
 
 /** One access token shared by every connection (or request) of a notifier. */
 export interface TokenCache {
@@ -14,7 +16,7 @@ export interface TokenCache {
 }
 
 /** Tokens are renewed this long before they expire, or half-way through a shorter lifetime. */
-export const TOKEN_REFRESH_BEFORE_EXPIRY_MS = 5 * 60_000;
+const TOKEN_REFRESH_BEFORE_EXPIRY_MS = 5 * 60_000;
 
 /**
  * Caches the token of `fetchToken` and renews it before it expires, so that no connection logs in
@@ -49,4 +51,10 @@ export function createTokenCache(options: { fetchToken: FetchAccessToken; clock:
       if (cached?.accessToken === accessToken) cached = undefined;
     },
   };
+}
+
+/** The cached token of `oauth2`'s app, requested with `io`'s fetch and dated by its clock. */
+export function createOAuth2TokenCache(oauth2: OAuth2Config, io: Pick<NotifierIo, 'clock' | 'fetch'>): TokenCache {
+  const clock = io.clock ?? systemClock;
+  return createTokenCache({ fetchToken: createAccessTokenFetcher(oauth2, { clock, fetch: io.fetch }), clock });
 }

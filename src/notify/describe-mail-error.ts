@@ -1,5 +1,5 @@
 import { isCertificateFailure } from '../shared';
-import { SMTP_FAILURES } from './smtp-failures';
+import { SMTP_FAILURES } from './transport-failures';
 
 /** What a failed connection, TLS handshake or login to the mail server looked like (an error, or a stored failure). */
 export interface MailErrorFacts {

@@ -10,8 +10,8 @@ export {
   type TransportConfig,
 } from './create-notifier';
 export { describeMailError } from './describe-mail-error';
-export { createSmtpNotifier, type SmtpConfig } from './create-smtp-notifier';
-export { createFileNotifier } from './create-file-notifier';
+export { createSmtpNotifier, type SmtpConfig } from './smtp-transport';
+export { createFileNotifier } from './file-transport';
 export type { OAuth2Config } from './oauth2-settings';
 export { GRAPH_CONCURRENCY, GRAPH_SETTINGS, GRAPH_TIMEOUT_MS } from './graph-transport';
 export { OAUTH2_TIMEOUT_MS } from './oauth2-settings';

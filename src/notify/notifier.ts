@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import type { OutgoingMail } from '../mail';
-import type { Clock, FailureFacts } from '../shared';
-import type { TransportContext } from './transport-context';
+import type { Clock, ConfigIssue, FailureFacts } from '../shared';
 import { classifyFailure, type FailureClass } from './classify-failure';
 
 /**
@@ -60,6 +59,21 @@ export interface TransportDescriptor<Name extends string = string, Settings = un
   /** Secret values its configuration holds or derives (a password, a key), masked wherever logged. */
   secrets(settings: Settings): string[];
   readonly failures: Readonly<Record<string, FailureFacts>>;
+}
+
+/** What a transport's `configure` may use besides the parsed environment, and where it reports problems. */
+export interface TransportContext {
+  issues: ConfigIssue[];
+  /** Variables whose value the schema refused: rules comparing with them are not checked. */
+  broken: ReadonlySet<string>;
+  /** Reads a file the settings name (a CA, a key), at boot. */
+  readFile: (file: string) => string;
+  /** The environment as given: a retired variable a transport still honours for a release is read from here. */
+  rawEnv: Readonly<Record<string, string>>;
+  /** DATA_DIR/mail, where `.eml` files go. */
+  outboxDir: string;
+  /** Real mail needs recipients: reports MAIL_TO when neither it nor ROUTES_FILE is given (`when`: what sends real mail). */
+  requireRecipients(when: string): void;
 }
 
 /** The transport in force: the chosen descriptor's name and the configuration it took. */
