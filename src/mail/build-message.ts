@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { MailAttachment, MailContent } from './mail-content';
+import type { MailAttachment, MailContent } from './build-outgoing-mail';
 import type { RenderedMail } from './renderer';
 
 export interface Recipients {

@@ -1,6 +1,48 @@
 import type MailComposer from 'nodemailer/lib/mail-composer';
-import type { MailContent } from './mail-content';
-import type { OutgoingMail } from './outgoing-mail';
+
+/** A file carried by a mail: the CSV of failing results, a chart's PNG shown in-line by its `cid`. */
+export interface MailAttachment {
+  filename: string;
+  content: Buffer;
+  contentType: string;
+  /** Set for an image the HTML shows in-line (`<img src="cid:…">`). */
+  cid?: string;
+}
+
+/** What a mail says and to whom, before it is built to bytes: composing knows nothing of how a mail is encoded or sent. */
+export interface MailContent {
+  from: string;
+  to: string[];
+  cc: string[];
+  /** In the envelope only: never written as a header. */
+  bcc: string[];
+  replyTo?: string;
+  subject: string;
+  text: string;
+  html: string;
+  attachments: MailAttachment[];
+  /** Values never carry CR or LF. */
+  headers: Record<string, string>;
+  /** With its angle brackets. */
+  messageId: string;
+  /** A thread root, set as In-Reply-To and References. */
+  inReplyTo?: string;
+  date: Date;
+}
+
+/**
+ * A finished mail: its bytes built once (nodemailer's MailComposer), the envelope they go to, and what
+ * the relay keeps of it. The notifier sends exactly `raw`; the settle stage stores exactly `raw` as the
+ * sent copy, so the dashboard shows the bytes the server accepted.
+ */
+export interface OutgoingMail {
+  raw: Buffer;
+  envelope: { from: string; to: string[] };
+  messageId: string;
+  subject: string;
+  text: string | null;
+  html: string | null;
+}
 
 /**
  * Builds a mail's bytes once, with nodemailer's documented MailComposer (what its SMTP transport

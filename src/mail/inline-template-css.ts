@@ -1,16 +1,44 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import type HandlebarsNamespace from 'handlebars';
-import { hashInlineInput, type InlinedHtmlTemplates } from './inlined-css-file';
 
-export type { InlinedHtmlTemplates };
+/**
+ * The file, in a templates directory, that holds the CSS-inlined HTML of its template sets, computed
+ * ahead so that loading templates need not load juice (~250 modules) nor run it. The shipped templates
+ * carry one; a user's copy of them carries it too, and is used only for the sets whose sources it was computed from.
+ */
+export const INLINED_CSS_FILE = 'inlined-css.json';
+
+/** Bumped when the way a set is inlined changes (juice's options, the splicing of partials): old files then miss. */
+const INLINED_CSS_FORMAT = 1;
+
+/** One template set's HTML after its CSS was inlined: the template and the HTML partials it calls. */
+export interface InlinedHtmlTemplates {
+  /** `html.hbs` with style attributes; `<style>` keeps the media queries and the rules that matched nothing. */
+  html: string;
+  /**
+   * The partials the HTML calls by name, with style attributes, keyed by the name the template calls.
+   * A partial called from places where the CSS gives it different styles (`.a td` and `.b td`) gets one
+   * copy per style, named `<name>--inline-<n>`, and the call is renamed to match.
+   */
+  partials: Map<string, string>;
+}
+
+/** The file's content: the inlined HTML of each set, keyed by the hash of what it was computed from. */
+interface InlinedCssFileContent {
+  format: number;
+  sets: Record<string, { html: string; partials: [string, string][] }>;
+}
 
 /** What inlining needs of Handlebars: its parser (to find the partial calls). */
 type HandlebarsParser = Pick<typeof HandlebarsNamespace, 'parse'>;
 
 /**
  * The options the relay gives juice: `@media` rules stay in `<style>` (dark mode, small screens), pixel
- * widths become `width` attributes, and the rules that matched no element are kept in `<style>` too (`removeInlinedSelectors`), since at load an element
- * whose class comes from data (`class="band-{{band}}"`) cannot be matched; a client that honours
- * `<style>` still styles it.
+ * widths become `width` attributes, and the rules that matched no element are kept in `<style>` too,
+ * since at load an element whose class comes from data (`class="band-{{band}}"`) cannot be matched; a
+ * client that honours `<style>` still styles it.
  */
 const JUICE_OPTIONS = {
   preserveMediaQueries: true,
@@ -28,38 +56,71 @@ interface PartialCall {
 
 /**
  * Inlines the CSS of a set's `html.hbs` into its own markup and into the partials it calls, once, when
- * the templates load: rendering a mail is then a Handlebars call (juice was 85 % of a 2.4 ms
- * render). juice leaves `{{…}}` alone (its default code blocks include Handlebars), so the expressions
- * survive in text and attributes. The partials are spliced in where they are called before juice
- * sees the page, so a selector such as `.ratios td` reaches the cells of a partial called inside
- * `.ratios`; they are cut out again afterwards. Partials called through a sub-expression or as a block
- * (`{{#> name}}`) are not spliced in: their elements get only the rules kept in `<style>`.
+ * the templates load: rendering a mail is then a Handlebars call. juice leaves `{{…}}` alone (its
+ * default code blocks include Handlebars), so the expressions survive in text and attributes. The
+ * partials are spliced in where they are called before juice sees the page, so a selector such as
+ * `.ratios td` reaches the cells of a partial called inside `.ratios`; they are cut out again
+ * afterwards. Partials called through a sub-expression or as a block (`{{#> name}}`) are not spliced
+ * in: their elements get only the rules kept in `<style>`.
  */
 export function inlineTemplateCss(hbs: HandlebarsParser, html: string, partials: ReadonlyMap<string, string>): InlinedHtmlTemplates {
-  // Loaded here, at template load only: no mail render needs juice any more.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose (an import would load it with the module)
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only templates not inlined ahead need juice
   const juice = require('juice') as (html: string, options: object) => string;
   const calls: PartialCall[] = [];
   const spliced = splicePartials(hbs, html, partials, calls, []);
   return cutPartials(juice(spliced, JUICE_OPTIONS), calls);
 }
 
-/**
- * {@link inlineTemplateCss}, or the same result computed ahead and stored with the templates
- * (inlined-css-file.ts) when it was computed from exactly these sources: then juice is not loaded.
- */
+/** {@link inlineTemplateCss}, or the same result computed ahead from exactly these sources: then juice is not loaded. */
 export function findInlinedTemplateCss(
   hbs: HandlebarsParser,
   html: string,
   partials: ReadonlyMap<string, string>,
   computedAhead: ReadonlyMap<string, InlinedHtmlTemplates>,
 ): InlinedHtmlTemplates {
-  return computedAhead.get(hashInlineInput(html, partials, JUICE_OPTIONS)) ?? inlineTemplateCss(hbs, html, partials);
+  return computedAhead.get(hashInlineInput(html, partials)) ?? inlineTemplateCss(hbs, html, partials);
 }
 
-/** The key under which {@link findInlinedTemplateCss} looks up a set computed ahead. */
-export function keyInlineInput(html: string, partials: ReadonlyMap<string, string>): string {
-  return hashInlineInput(html, partials, JUICE_OPTIONS);
+/**
+ * The key of one set's inlining: a SHA-256 over the HTML template, every partial of the directory
+ * (name and source), juice's options and the format. Any change to what the inlining read gives
+ * another key, so a stale file is never used: the set is inlined with juice at load as if the file were absent.
+ */
+export function hashInlineInput(html: string, partials: ReadonlyMap<string, string>): string {
+  const input = JSON.stringify({
+    format: INLINED_CSS_FORMAT,
+    juiceOptions: JUICE_OPTIONS,
+    html,
+    partials: [...partials].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  });
+  return createHash('sha256').update(input).digest('hex');
+}
+
+/** The inlined sets stored in `dir`'s {@link INLINED_CSS_FILE}, by key; empty when there is none or it is not this format. */
+export function readInlinedCssFile(dir: string): Map<string, InlinedHtmlTemplates> {
+  let content: InlinedCssFileContent;
+  try {
+    content = JSON.parse(fs.readFileSync(path.join(dir, INLINED_CSS_FILE), 'utf8')) as InlinedCssFileContent;
+  } catch {
+    // Absent or unreadable: only a start-up cost, never a different mail.
+    return new Map();
+  }
+  if (content?.format !== INLINED_CSS_FORMAT || typeof content.sets !== 'object' || content.sets === null) return new Map();
+  const found = new Map<string, InlinedHtmlTemplates>();
+  for (const [key, entry] of Object.entries(content.sets)) {
+    if (typeof entry?.html !== 'string' || !Array.isArray(entry.partials)) continue;
+    found.set(key, { html: entry.html, partials: new Map(entry.partials) });
+  }
+  return found;
+}
+
+/** The file's text for `sets` (key → inlined set), as {@link readInlinedCssFile} reads it; stable, for diffs. */
+export function formatInlinedCssFile(sets: ReadonlyMap<string, InlinedHtmlTemplates>): string {
+  const content: InlinedCssFileContent = {
+    format: INLINED_CSS_FORMAT,
+    sets: Object.fromEntries([...sets].map(([key, set]) => [key, { html: set.html, partials: [...set.partials] }])),
+  };
+  return `${JSON.stringify(content, null, 2)}\n`;
 }
 
 const beginMarker = (id: number) => `{{!relay-inline-partial ${id}}}`;

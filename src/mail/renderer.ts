@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type HandlebarsNamespace from 'handlebars';
-import { neutralizeView } from '../shared';
+import { findPackageRoot, neutralizeView } from '../shared';
 import {
   emptyCompiledTemplates,
   formatCompiledTemplatesFile,
@@ -9,9 +9,14 @@ import {
   readCompiledTemplatesFile,
   type CompiledTemplates,
 } from './compiled-templates-file';
-import { defaultTemplatesDir } from './default-templates-dir';
-import { findInlinedTemplateCss, inlineTemplateCss, keyInlineInput, type InlinedHtmlTemplates } from './inline-template-css';
-import { formatInlinedCssFile, readInlinedCssFile } from './inlined-css-file';
+import {
+  findInlinedTemplateCss,
+  formatInlinedCssFile,
+  hashInlineInput,
+  inlineTemplateCss,
+  readInlinedCssFile,
+  type InlinedHtmlTemplates,
+} from './inline-template-css';
 
 /** The three parts of one mail, rendered. */
 export interface RenderedMail {
@@ -43,6 +48,11 @@ export class TemplateError extends Error {
   }
 }
 
+/** The templates shipped with the package. */
+export function defaultTemplatesDir(): string {
+  return path.join(findPackageRoot(), 'templates');
+}
+
 const DEFAULT_TEMPLATE_SET = 'report';
 const PARTS = ['subject', 'html', 'text'] as const;
 type Part = (typeof PARTS)[number];
@@ -69,21 +79,14 @@ const loadHandlebarsRuntime = () => require('handlebars/runtime') as Hbs;
 const loadHandlebarsCompiler = () => require('handlebars') as Hbs;
 /* eslint-enable @typescript-eslint/no-require-imports */
 
-/** Options of {@link loadRenderer}. */
-export interface RendererOptions {
-  /** Use the shipped templates compiled ahead (compiled-templates-file.ts) for unchanged sources; default true. */
-  compiledAhead?: boolean;
-}
-
 /**
- * Loads and compiles every template once, at boot, in strict mode (a missing variable throws
- * instead of printing nothing). HTML is escaped; text and subject are not (they are not HTML).
- * The HTML's CSS is inlined here, once per template set (see inline-template-css.ts), so a render
- * is only Handlebars. Compilation is forced here, so a syntax error fails the start, not the first
- * delivery. A source unchanged from the shipped templates takes its compiled form from the package
- * (compiled-templates-file.ts): the same function Handlebars would make, without compiling it again.
+ * Loads and compiles every template once, at boot, in strict mode (a missing variable throws instead
+ * of printing nothing), so a syntax error fails the start, not the first delivery. The HTML's CSS is
+ * inlined here, once per template set, so a render is only Handlebars. A source unchanged from the
+ * shipped templates takes its compiled form from the package (unless `compiledAhead` is false): the
+ * same function Handlebars would make, without compiling it again.
  */
-export function loadRenderer(dir: string, options: RendererOptions = {}): Renderer {
+export function loadRenderer(dir: string, options: { compiledAhead?: boolean } = {}): Renderer {
   const hbs = loadHandlebarsRuntime().create();
   registerTemplateHelpers(hbs);
   const ahead = options.compiledAhead === false ? emptyCompiledTemplates() : readCompiledTemplatesFile(defaultTemplatesDir());
@@ -92,7 +95,8 @@ export function loadRenderer(dir: string, options: RendererOptions = {}): Render
   // template's options: through here, so that it too is taken from the templates compiled ahead.
   hbs.compile = ((source: string, compileOptions: CompileOptions) => compiler.compile(source, compileOptions)) as Hbs['compile'];
   const { sets, compiled } = loadTemplates(hbs, dir, compiler);
-  const subjectOf = createSubjectCache(compiler);
+  // Inline subjects (from routes), compiled once each; syntax errors surface on first use, which is boot.
+  const subjects = new Map<string, Template>();
 
   return {
     dir,
@@ -112,11 +116,13 @@ export function loadRenderer(dir: string, options: RendererOptions = {}): Render
         }
       };
       const runSubject = () => {
-        if (renderOptions.subject === undefined) return run('subject');
+        const source = renderOptions.subject;
+        if (source === undefined) return run('subject');
         try {
-          return subjectOf(renderOptions.subject)(view);
+          if (!subjects.has(source)) subjects.set(source, compiler.compile(source, TEXT_OPTIONS));
+          return subjects.get(source)!(view);
         } catch (error) {
-          throw error instanceof TemplateError ? error : new TemplateError(`subject "${renderOptions.subject}"`, error);
+          throw new TemplateError(`subject "${source}"`, error);
         }
       };
       // A subject is one header line: CR/LF would end it (header injection), so fold all white space.
@@ -144,59 +150,49 @@ function loadTemplates(
   return { partials, sets, compiled };
 }
 
-/** Compiles templates, taking each from the templates compiled ahead when its source and options are there. */
-interface TemplateCompiler {
-  /** Throws Handlebars' error when `source` does not compile. */
-  check(source: string, options: CompileOptions): void;
-  /** Throws Handlebars' error when `source` does not parse. */
-  parse(source: string): void;
-  /** Handlebars' precompiled spec of `source` (JavaScript source). */
-  precompile(source: string, options: CompileOptions): string;
-  compile(source: string, options: CompileOptions): Template;
-}
-
 /**
- * A {@link TemplateCompiler} for `hbs` (a runtime instance: helpers and partials are registered on it).
+ * Compiles templates for `hbs` (a runtime instance: helpers and partials are registered on it), taking
+ * each from `ahead` when its source and options are there; `check` and `parse` throw Handlebars' error.
  * What it had to check or compile itself is added to `record` (how the shipped file is made).
  */
-function createTemplateCompiler(hbs: Hbs, ahead: CompiledTemplates, record?: CompiledTemplates): TemplateCompiler {
+function createTemplateCompiler(hbs: Hbs, ahead: CompiledTemplates, record?: CompiledTemplates) {
   // precompile returns the spec as JavaScript source (its typings say otherwise). It adds Handlebars'
   // defaults to the options it is given: a copy, so the key and compilerOptions stay as written.
   const handlebarsPrecompile = (source: string, options: CompileOptions) =>
     loadHandlebarsCompiler().precompile(source, { ...options }) as unknown as string;
-  const compiler: TemplateCompiler = {
-    check(source, options) {
+  const precompile = (source: string, options: CompileOptions): string => {
+    const key = hashTemplateInput(hbs.VERSION, source, options);
+    let code = ahead.specs.get(key);
+    if (code === undefined) {
+      code = handlebarsPrecompile(source, options);
+      record?.specs.set(key, code);
+    }
+    return code;
+  };
+  return {
+    check(source: string, options: CompileOptions): void {
       const key = hashTemplateInput(hbs.VERSION, source, options);
       if (ahead.checked.has(key) || ahead.specs.has(key)) return;
       handlebarsPrecompile(source, options);
       record?.checked.add(key);
     },
-    parse(source) {
+    parse(source: string): void {
       const key = hashTemplateInput(hbs.VERSION, source, 'parse');
       if (ahead.checked.has(key)) return;
       loadHandlebarsCompiler().parse(source);
       record?.checked.add(key);
     },
-    precompile(source, options) {
-      const key = hashTemplateInput(hbs.VERSION, source, options);
-      let code = ahead.specs.get(key);
-      if (code === undefined) {
-        code = handlebarsPrecompile(source, options);
-        record?.specs.set(key, code);
-      }
-      return code;
-    },
-    compile: (source, options) => evaluateSpec(hbs, compiler.precompile(source, options), options),
+    precompile,
+    compile: (source: string, options: CompileOptions): Template => evaluateSpec(hbs, precompile(source, options), options),
   };
-  return compiler;
 }
 
+type TemplateCompiler = ReturnType<typeof createTemplateCompiler>;
+
 /**
- * Turns a precompiled spec into a template of `hbs`. `hbs.compile` is lazy (it compiles at the first
- * render), so a check at load had to `precompile` the same source first and the template was compiled
- * twice: a fifth of `check-config`. The precompiled spec, evaluated and handed to
- * `hbs.template`, is what Handlebars documents for precompiled templates and what `compile` builds
- * internally: same options, same function, and a syntax error thrown at load.
+ * Turns a precompiled spec into a template of `hbs`, as Handlebars documents for precompiled templates
+ * and as `compile` does inside: same options, same function, but a syntax error thrown at load
+ * (`hbs.compile` is lazy) and the source compiled once.
  */
 function evaluateSpec(hbs: Hbs, code: string, options: CompileOptions): Template {
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- Handlebars' own output for our templates, evaluated as compile() does inside
@@ -330,26 +326,9 @@ export function buildInlinedCssFile(dir: string): string {
   const inlined = new Map<string, InlinedHtmlTemplates>();
   for (const set of findTemplateSets(dir)) {
     const html = fs.readFileSync(path.join(dir, set, 'html.hbs'), 'utf8');
-    inlined.set(keyInlineInput(html, partials), inlineTemplateCss(hbs, html, partials));
+    inlined.set(hashInlineInput(html, partials), inlineTemplateCss(hbs, html, partials));
   }
   return formatInlinedCssFile(inlined);
-}
-
-/** Inline subjects (from routes), compiled once each; syntax errors surface on first use, which is boot. */
-function createSubjectCache(compiler: TemplateCompiler): (source: string) => Template {
-  const subjects = new Map<string, Template>();
-  return (source) => {
-    let fn = subjects.get(source);
-    if (!fn) {
-      try {
-        fn = compiler.compile(source, TEXT_OPTIONS);
-      } catch (error) {
-        throw new TemplateError(`subject "${source}"`, error);
-      }
-      subjects.set(source, fn);
-    }
-    return fn;
-  };
 }
 
 /**
