@@ -138,35 +138,11 @@ function splicePartials(
   stack: readonly string[],
 ): string {
   const offsets = lineOffsets(source);
-  const found: Array<{ start: number; end: number; name: string }> = [];
-  const visit = (node: unknown): void => {
-    if (!node || typeof node !== 'object') return;
-    const n = node as {
-      type?: string;
-      name?: { type: string; original: string };
-      loc?: { start: { line: number; column: number }; end: { line: number; column: number } };
-    };
-    if (
-      n.type === 'PartialStatement' &&
-      n.name?.type === 'PathExpression' &&
-      n.loc &&
-      partials.has(n.name.original) &&
-      !stack.includes(n.name.original)
-    ) {
-      found.push({
-        start: offsets[n.loc.start.line - 1] + n.loc.start.column,
-        end: offsets[n.loc.end.line - 1] + n.loc.end.column,
-        name: n.name.original,
-      });
-      return;
-    }
-    for (const [key, value] of Object.entries(n)) {
-      if (key === 'loc') continue;
-      if (Array.isArray(value)) value.forEach(visit);
-      else visit(value);
-    }
-  };
-  visit(hbs.parse(source));
+  const found = findPartialCalls(hbs.parse(source)).flatMap(({ type, name, loc }) =>
+    type === 'PartialStatement' && loc && partials.has(name) && !stack.includes(name)
+      ? [{ name, start: offsets[loc.start.line - 1] + loc.start.column, end: offsets[loc.end.line - 1] + loc.end.column }]
+      : [],
+  );
   found.sort((a, b) => a.start - b.start);
   let out = '';
   let at = 0;
@@ -177,6 +153,24 @@ function splicePartials(
     at = end;
   }
   return out + source.slice(at);
+}
+
+type Location = { line: number; column: number };
+
+/** The partials a Handlebars AST calls by name (`{{> name}}`, `{{#> name}}`; one named by an expression is not known ahead). */
+export function findPartialCalls(ast: unknown): { type: string; name: string; loc?: { start: Location; end: Location } }[] {
+  const found: ReturnType<typeof findPartialCalls> = [];
+  const visit = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    const n = node as { type?: string; name?: { type?: string; original?: unknown }; loc?: { start: Location; end: Location } };
+    const name = n.name?.type === 'PathExpression' ? n.name.original : undefined;
+    if ((n.type === 'PartialStatement' || n.type === 'PartialBlockStatement') && typeof name === 'string') {
+      found.push({ type: n.type, name, loc: n.loc });
+    }
+    for (const value of Object.values(n)) (Array.isArray(value) ? value : [value]).forEach(visit);
+  };
+  visit(ast);
+  return found;
 }
 
 /** Where each line of `source` starts (Handlebars locations are line and column). */

@@ -11,6 +11,7 @@ import {
 } from './compiled-templates-file';
 import {
   findInlinedTemplateCss,
+  findPartialCalls,
   formatInlinedCssFile,
   hashInlineInput,
   inlineTemplateCss,
@@ -222,26 +223,18 @@ export function buildCompiledTemplatesFile(dir: string): string {
   return formatCompiledTemplatesFile(recorded);
 }
 
-/** The partials `sources` call by name, and those these call in turn (a partial named by an expression is not known ahead). */
+/** The partials `sources` call by name, and those these call in turn. */
 function findCalledPartials(sources: readonly string[], partials: ReadonlyMap<string, string>): Set<string> {
   const { parse } = loadHandlebarsCompiler();
   const called = new Set<string>();
-  const visit = (node: unknown): void => {
-    if (!node || typeof node !== 'object') return;
-    const n = node as { type?: string; name?: { type?: string; original?: unknown } };
-    const name = n.name?.type === 'PathExpression' ? n.name.original : undefined;
-    if (
-      (n.type === 'PartialStatement' || n.type === 'PartialBlockStatement') &&
-      typeof name === 'string' &&
-      partials.has(name) &&
-      !called.has(name)
-    ) {
+  const visit = (source: string): void => {
+    for (const { name } of findPartialCalls(parse(source))) {
+      if (!partials.has(name) || called.has(name)) continue;
       called.add(name);
-      visit(parse(partials.get(name)!));
+      visit(partials.get(name)!);
     }
-    for (const value of Object.values(n)) (Array.isArray(value) ? value : [value]).forEach(visit);
   };
-  sources.forEach((source) => visit(parse(source)));
+  sources.forEach(visit);
   return called;
 }
 

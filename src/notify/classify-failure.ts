@@ -31,11 +31,8 @@ const SERVER_REPLY_CODES = new Set([421]);
 
 /**
  * The one place that decides whether a failed send can succeed later (prometheus/alertmanager
- * notify/retry_stage): it picks the code, and the catalogue says what the code means.
- * SMTP 4xx replies, connection, DNS and timeout errors are transient: retry with backoff. 5xx
- * replies, envelope errors and template errors are permanent: dead at once. Authentication failures
- * are permanent and a configuration problem. A code outside the catalogue is `UNKNOWN` (transient),
- * its own code kept in the message only, so it can never become a metric label.
+ * notify/retry_stage): it picks the code, and the catalogue says what the code means. A code outside
+ * the catalogue is `UNKNOWN`, its own code kept in the message only, so it can never become a metric label.
  */
 export function classifyFailure(error: unknown): FailureClass {
   const err = (error ?? {}) as { code?: unknown; responseCode?: unknown; retryAfterMs?: unknown };
@@ -49,9 +46,8 @@ export function classifyFailure(error: unknown): FailureClass {
   const responseCode = typeof err.responseCode === 'number' ? err.responseCode : undefined;
   // A refused login stays a login problem whatever reply code came with it (454 included).
   if (code === 'EAUTH' || code === 'ENOAUTH') return buildFailureClass(code, message);
-  // Certificate trust (untrusted, expired, another host's): nothing will change until an operator fixes
-  // SMTP_CA_FILE, and every mail fails alike. nodemailer says ESOCKET (or ECONNECTION) and only the words tell;
-  // a server's reply that mentions a certificate is still a reply.
+  // An untrusted certificate: nodemailer says ESOCKET (or ECONNECTION) and only the words tell; a server's
+  // reply that mentions a certificate is still a reply.
   if (code === 'ETLS' || (isSocketCode(code) && responseCode === undefined && isCertificateFailure(message)))
     return buildFailureClass('ETLS', message);
   if (responseCode !== undefined && responseCode >= 400 && responseCode < 500) {
@@ -62,10 +58,7 @@ export function classifyFailure(error: unknown): FailureClass {
   return buildFailureClass('UNKNOWN', code === undefined ? message : `${message} (code ${String(code).slice(0, 40)})`);
 }
 
-/**
- * A template or composition error: the same input fails the same way, so it is permanent whatever
- * the error; one without a code of its own is `RENDER`.
- */
+/** A template or composition error: the same input fails the same way, so it is permanent; one without a code of its own is `RENDER`. */
 export function classifyRenderFailure(error: unknown): FailureClass {
   const classified = classifyFailure(error);
   const failure: FailureClass = { ...classified, kind: 'permanent' };

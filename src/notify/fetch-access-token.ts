@@ -13,15 +13,14 @@ export interface AccessToken {
 export type FetchAccessToken = () => Promise<AccessToken>;
 
 /**
- * A token request that failed. `OAUTH2_REFUSED`: the endpoint refused the app's credentials
- * (invalid_client, invalid_grant, unauthorized_client…), an operator must act; `OAUTH2_UNAVAILABLE`:
- * no answer, 429 or 5xx, a later attempt may succeed. The code is also kept as `oauth2Code`, since
- * nodemailer replaces `code` with EAUTH when the error reaches it through its provision callback.
+ * A token request that failed: the endpoint refused the app's credentials (`OAUTH2_REFUSED`), or gave
+ * no token (`OAUTH2_UNAVAILABLE`). The code is also kept as `oauth2Code`, since nodemailer replaces
+ * `code` with EAUTH when the error reaches it through its provision callback.
  */
 export class OAuth2Error extends Error {
-  readonly code: 'OAUTH2_REFUSED' | 'OAUTH2_UNAVAILABLE';
+  readonly code: OAuth2Error['oauth2Code'];
   readonly oauth2Code: 'OAUTH2_REFUSED' | 'OAUTH2_UNAVAILABLE';
-  constructor(code: 'OAUTH2_REFUSED' | 'OAUTH2_UNAVAILABLE', message: string, options: { cause?: unknown } = {}) {
+  constructor(code: OAuth2Error['oauth2Code'], message: string, options: { cause?: unknown } = {}) {
     super(message, options);
     this.name = 'OAuth2Error';
     this.code = code;
@@ -38,14 +37,14 @@ const GOOGLE_ASSERTION_LIFETIME_SECONDS = 60 * 60;
 /** When an answer leaves out expires_in, the token is renewed soon rather than trusted for long. */
 const DEFAULT_TOKEN_LIFETIME_SECONDS = 300;
 
-/** OAuth2 error codes (RFC 6749 §5.2) that mean the credentials or grant are wrong, not that the service is down. */
+/** Statuses of an OAuth2 error answer (RFC 6749 §5.2) that mean the credentials or grant are wrong, not that the service is down. */
 const REFUSAL_STATUSES = new Set([400, 401, 403]);
 
 /**
  * The token request for `config`: Microsoft identity platform v2 client credentials (a client secret,
  * or a certificate as a signed JWT client assertion, RFC 7523 §2.2), or Google's service-account JWT
  * bearer grant (RFC 7523 §2.1) with `sub` the mailbox to act as. A fresh assertion is signed for
- * every request. `fetchImpl` is the HTTP client (global fetch: TLS verified).
+ * every request.
  */
 export function createAccessTokenFetcher(config: OAuth2Config, deps: { clock: Clock; fetch?: typeof fetch }): FetchAccessToken {
   const fetchImpl = deps.fetch ?? fetch;
@@ -144,7 +143,6 @@ function parseTokenResponse(config: OAuth2Config, res: Response, text: string, n
   );
 }
 
-/** The answer's text, at most TOKEN_RESPONSE_MAX_BYTES of it. */
 async function readBoundedText(res: Response): Promise<string> {
   if (!res.body) return '';
   const chunks: Buffer[] = [];
