@@ -2,12 +2,7 @@ import { createHash } from 'node:crypto';
 import type { MailAttachment, MailContent } from './build-outgoing-mail';
 import type { RenderedMail } from './renderer';
 
-export interface Recipients {
-  to: string[];
-  cc: string[];
-  bcc: string[];
-  replyTo?: string;
-}
+export type Recipients = Pick<MailContent, 'to' | 'cc' | 'bcc' | 'replyTo'>;
 
 export interface MessageInput {
   rendered: RenderedMail;

@@ -30,11 +30,7 @@ export interface MailContent {
   date: Date;
 }
 
-/**
- * A finished mail: its bytes built once (nodemailer's MailComposer), the envelope they go to, and what
- * the relay keeps of it. The notifier sends exactly `raw`; the settle stage stores exactly `raw` as the
- * sent copy, so the dashboard shows the bytes the server accepted.
- */
+/** A finished mail: its bytes built once, the envelope they go to, and what the relay keeps of it. */
 export interface OutgoingMail {
   raw: Buffer;
   envelope: { from: string; to: string[] };
@@ -45,9 +41,9 @@ export interface OutgoingMail {
 }
 
 /**
- * Builds a mail's bytes once, with nodemailer's documented MailComposer (what its SMTP transport
- * would build), and the SMTP envelope (To, Cc and Bcc; no Bcc header is written). The notifier sends
- * these bytes and the relay keeps them, so what the dashboard shows is exactly what left.
+ * Builds a mail's bytes once, with nodemailer's documented MailComposer (what its SMTP transport would
+ * build), and the SMTP envelope (To, Cc and Bcc; no Bcc header is written). The notifier sends exactly
+ * these bytes and the relay stores them, so what the dashboard shows is exactly what the server accepted.
  */
 export async function buildOutgoingMail(content: MailContent): Promise<OutgoingMail> {
   const node = new (loadMailComposer())({
@@ -66,8 +62,7 @@ export async function buildOutgoingMail(content: MailContent): Promise<OutgoingM
     headers: content.headers,
     attachments: content.attachments.length ? content.attachments : undefined,
     // The relay's parts are markup and mostly ASCII words, for which nodemailer's own detection (a count of
-    // every letter of every part) picks quoted-printable anyway: saying so skips that count, about a sixth
-    // of a mail's CPU (npm run bench, end-to-end profile).
+    // every letter of every part) picks quoted-printable anyway: saying so skips that count.
     textEncoding: 'quoted-printable',
     // Every part is given as bytes or text: nothing is read from a path or a URL.
     disableFileAccess: true,

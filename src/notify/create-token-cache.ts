@@ -5,11 +5,7 @@ import type { OAuth2Config } from './oauth2-settings';
 
 /** One access token shared by every connection (or request) of a notifier. */
 export interface TokenCache {
-  /**
-   * A token that stays valid for a while yet: the cached one, or a new one. One request is in flight
-   * at most: callers that ask meanwhile share it. `renew`: the server refused the token it was given,
-   * so a new one is fetched even if the cached one looks valid.
-   */
+  /** A token valid for a while yet; one request in flight at most. `renew`: fetch anew (the server refused the cached one). */
   get(options?: { renew?: boolean }): Promise<AccessToken>;
   /** Forgets `accessToken` if it is the cached one (a server refused it): the next `get` fetches anew. */
   invalidate(accessToken: string): void;

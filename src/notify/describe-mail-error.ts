@@ -1,11 +1,6 @@
 import { isCertificateFailure } from '../shared';
+import { SMTP_CONNECTION_TIMEOUT_MS, SMTP_GREETING_TIMEOUT_MS } from './smtp-transport';
 import { SMTP_FAILURES } from './transport-failures';
-
-/** What a failed connection, TLS handshake or login to the mail server looked like (an error, or a stored failure). */
-export interface MailErrorFacts {
-  code?: string;
-  message?: string;
-}
 
 /** One kind of failure a user can cause and fix: how to recognise it, and the words for it. */
 interface MailErrorRule {
@@ -20,10 +15,7 @@ const NOT_TLS = /wrong version number|packet length too long|unknown protocol|ss
  * nodemailer and Node give before the relay classifies them (`ENOTFOUND`, `ERROR`).
  */
 const CONNECTION_CODES: ReadonlySet<string> = new Set([
-  ...Object.keys(SMTP_FAILURES).filter((code) => {
-    const facts = SMTP_FAILURES[code];
-    return facts.scope === 'server' || facts.configProblem;
-  }),
+  ...Object.keys(SMTP_FAILURES).filter((code) => SMTP_FAILURES[code].scope === 'server' || SMTP_FAILURES[code].configProblem),
   'ENOTFOUND',
   'ERROR',
 ]);
@@ -59,7 +51,7 @@ const RULES: MailErrorRule[] = [
     matches: (code, message) => code === 'ETIMEDOUT' || /timed? ?out|Greeting never received/i.test(message),
     describe: (server, message) =>
       `${server} did not answer in time (${/greeting/i.test(message) ? 'connected, but no SMTP greeting' : 'timed out'}). A firewall may drop the connection, the port may be wrong, ` +
-      'or it speaks TLS from the first byte (port 465: use smtps://). Check SMTP_URL; the relay waits 10 s to connect and 10 s for the greeting.',
+      `or it speaks TLS from the first byte (port 465: use smtps://). Check SMTP_URL; the relay waits ${SMTP_CONNECTION_TIMEOUT_MS / 1000} s to connect and ${SMTP_GREETING_TIMEOUT_MS / 1000} s for the greeting.`,
   },
   {
     matches: (code) => code === 'EAUTH' || code === 'ENOAUTH',
@@ -71,22 +63,18 @@ const RULES: MailErrorRule[] = [
 ];
 
 /**
- * A connection, TLS or login failure in words a user acts on: what happened and what to change.
- * Undefined for failures outside this list (the server's answer to a message, a template): those
- * are described where they are caught. `server` names the mail server (`host:port` from SMTP_URL);
- * absent, the address in the error or "the mail server in SMTP_URL".
+ * A connection, TLS or login failure (an error, or a stored failure) in words a user acts on: what
+ * happened and what to change. Undefined for failures outside this list (the server's answer to a
+ * message, a template): those are described where they are caught. `server` names the mail server
+ * (`host:port` from SMTP_URL); absent, the address in the error or "the mail server in SMTP_URL".
  */
-export function describeMailError(error: MailErrorFacts, server?: string): string | undefined {
+export function describeMailError(error: { code?: string; message?: string }, server?: string): string | undefined {
   const code = error.code ?? '';
   // The server's answer to a message (4xx, 5xx, a refused address) or a template proves the connection
   // worked: its words ("timeout", "certificate") are the server's, not a connection failure's.
   if (code !== '' && !CONNECTION_CODES.has(code)) return undefined;
   const message = error.message ?? '';
   const where = server ?? /\b(\d{1,3}(?:\.\d{1,3}){3}:\d+)\b/.exec(message)?.[1] ?? 'the mail server in SMTP_URL';
-  const rule = RULES.find((r) => r.matches(code, message));
-  return rule ? capitalize(rule.describe(where, message)) : undefined;
-}
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
+  const words = RULES.find((r) => r.matches(code, message))?.describe(where, message);
+  return words && words.charAt(0).toUpperCase() + words.slice(1);
 }

@@ -46,11 +46,7 @@ export const OAUTH2_SETTINGS = {
 
 type Env = z.infer<z.ZodObject<typeof OAUTH2_SETTINGS>>;
 
-/**
- * How the relay obtains an OAuth2 access token (client credentials): Microsoft identity
- * platform v2 with a client secret or a certificate (a signed JWT client assertion), or a Google
- * service account (a signed JWT bearer grant that impersonates `subject`).
- */
+/** How the relay obtains an OAuth2 access token (the grants are createAccessTokenFetcher's). */
 export interface OAuth2Config {
   provider: 'microsoft' | 'google';
   tokenUrl: string;
@@ -120,9 +116,9 @@ interface BuildContext {
 }
 
 /**
- * The OAuth2 settings for `use`, read and checked once at boot: every missing variable is named,
- * and the key, certificate and service-account files are read and parsed now, so a wrong file stops
- * the start rather than the first send. Problems are pushed onto `issues`.
+ * The OAuth2 settings for `use`, checked once at boot (problems pushed onto `issues`): every missing variable
+ * is named, and the key, certificate and service-account files are read and parsed now, so a wrong file stops
+ * the start rather than the first send.
  */
 export function buildOAuth2Config(
   e: Env,
@@ -234,10 +230,7 @@ function readCertificateCredential({ e, issues, retiredKeyFile, read }: BuildCon
   return { certificatePem, privateKeyPem };
 }
 
-/**
- * The first PEM block whose label matches, alone: the certificate is kept apart from its key, so that
- * the key is a secret (masked in logs) and the certificate is not.
- */
+/** The first PEM block whose label matches, alone, so that the key (a secret, masked in logs) is kept apart from the certificate. */
 function findPemBlock(text: string, label: RegExp): string | undefined {
   for (const [block, name] of text.matchAll(/-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g)) {
     if (label.test(name)) return `${block}\n`;

@@ -1,24 +1,15 @@
 import type { FailureFacts } from '../shared';
 
-/** The facts of a failure `transport` sets; `facts` overrides the usual (retried or not, nothing else). */
-const failureOf =
-  (transport: string) =>
-  (retryable: boolean, scope: FailureFacts['scope'], words: string, facts: Partial<FailureFacts> = {}): FailureFacts => ({
-    retryable,
-    configProblem: false,
-    heldForOperator: false,
-    scope,
-    transport,
-    serverReachable: false,
-    words,
-    ...facts,
-  });
-const smtp = failureOf('smtp');
-const graph = failureOf('graph');
-const oauth2 = failureOf('oauth2');
-
-/** The mail server answered about this message: it is reachable. */
-const REPLY = { serverReachable: true };
+/** The facts of a failure `transport` sets; `answered`: the mail server answered about this message, so it is reachable. */
+function failure(transport: string, retryable: boolean, scope: 'server' | 'message', words: string, answered = false): FailureFacts {
+  return { retryable, configProblem: false, heldForOperator: false, scope, transport, serverReachable: answered, words };
+}
+const smtp = failure.bind(undefined, 'smtp');
+const graph = failure.bind(undefined, 'graph');
+const oauth2 = failure.bind(undefined, 'oauth2');
+const ANSWERED = true;
+/** An operator must act, and the queue waits for the fix however long it takes. */
+const HELD_FOR_OPERATOR = { configProblem: true, heldForOperator: true };
 
 /**
  * The SMTP transport's failure codes. SMTP_4XX's scope depends on the reply (421 is about the service,
@@ -26,10 +17,10 @@ const REPLY = { serverReachable: true };
  * has one (nodemailer `lib/errors.js`), so the stored code reads like the library's documentation.
  */
 export const SMTP_FAILURES: Readonly<Record<string, FailureFacts>> = {
-  SMTP_4XX: smtp(true, 'message', 'The mail server refused the message for now (temporary 4xx).', REPLY),
-  SMTP_5XX: smtp(false, 'message', 'The mail server refused the message for good (5xx).', REPLY),
-  EENVELOPE: smtp(false, 'message', 'The mail server refused a sender or recipient address.', REPLY),
-  EMESSAGE: smtp(false, 'message', 'The mail server refused the message content.', REPLY),
+  SMTP_4XX: smtp(true, 'message', 'The mail server refused the message for now (temporary 4xx).', ANSWERED),
+  SMTP_5XX: smtp(false, 'message', 'The mail server refused the message for good (5xx).', ANSWERED),
+  EENVELOPE: smtp(false, 'message', 'The mail server refused a sender or recipient address.', ANSWERED),
+  EMESSAGE: smtp(false, 'message', 'The mail server refused the message content.', ANSWERED),
   ECONNECTION: smtp(true, 'server', 'The mail server could not be reached.'),
   ECONNREFUSED: smtp(true, 'server', 'The mail server refused the connection (is it running, is SMTP_URL right?).'),
   ECONNRESET: smtp(true, 'server', 'The mail server dropped the connection.'),
@@ -44,26 +35,22 @@ export const SMTP_FAILURES: Readonly<Record<string, FailureFacts>> = {
   ESTREAM: smtp(true, 'message', 'The message could not be streamed to the mail server.'),
   // Certificate trust (untrusted, expired, another host's): nothing changes until an operator fixes
   // SMTP_CA_FILE or SMTP_URL, yet it is retried so that the queue drains by itself once the fix is deployed.
-  ETLS: smtp(true, 'server', "The mail server's certificate is not trusted (untrusted CA, expired, or another host's name).", {
+  ETLS: {
+    ...smtp(true, 'server', "The mail server's certificate is not trusted (untrusted CA, expired, or another host's name)."),
     configProblem: true,
-  }),
-  EAUTH: smtp(false, 'message', 'The mail server refused the SMTP user name or password.', { configProblem: true }),
-  ENOAUTH: smtp(false, 'message', 'The mail server wants a login and none is configured.', { configProblem: true }),
+  },
+  EAUTH: { ...smtp(false, 'message', 'The mail server refused the SMTP user name or password.'), configProblem: true },
+  ENOAUTH: { ...smtp(false, 'message', 'The mail server wants a login and none is configured.'), configProblem: true },
 };
 
 /** The codes of a token request: either transport that logs in with OAuth2 sets them (both descriptors list them). */
 export const OAUTH2_FAILURES: Readonly<Record<string, FailureFacts>> = {
   // The token endpoint or the server refused the app's credentials or token: every mail would fail alike
   // until an operator renews the secret (client secrets expire on a date), which can take days.
-  OAUTH2_REFUSED: oauth2(
-    true,
-    'server',
-    "The OAuth2 token endpoint or the mail server refused the app's credentials (client secret, tenant, grant).",
-    {
-      configProblem: true,
-      heldForOperator: true,
-    },
-  ),
+  OAUTH2_REFUSED: {
+    ...oauth2(true, 'server', "The OAuth2 token endpoint or the mail server refused the app's credentials (client secret, tenant, grant)."),
+    ...HELD_FOR_OPERATOR,
+  },
   OAUTH2_UNAVAILABLE: oauth2(true, 'server', 'The OAuth2 token endpoint could not be reached or is overloaded (429, 5xx): no token yet.'),
 };
 
@@ -74,14 +61,9 @@ export const GRAPH_FAILURES: Readonly<Record<string, FailureFacts>> = {
   // not send as the mailbox, or it does not exist), and a 4xx about this message.
   GRAPH_THROTTLED: graph(true, 'server', 'Microsoft Graph asked to slow down (429); the queue waits at least its Retry-After.'),
   GRAPH_UNAVAILABLE: graph(true, 'server', 'Microsoft Graph could not be reached or failed (5xx).'),
-  GRAPH_ACCESS_DENIED: graph(
-    true,
-    'server',
-    'Microsoft Graph refused to send as this mailbox (403/404: permission Mail.Send, or no such mailbox).',
-    {
-      configProblem: true,
-      heldForOperator: true,
-    },
-  ),
-  GRAPH_REJECTED: graph(false, 'message', 'Microsoft Graph refused this message (a 4xx about it: a recipient, its size).', REPLY),
+  GRAPH_ACCESS_DENIED: {
+    ...graph(true, 'server', 'Microsoft Graph refused to send as this mailbox (403/404: permission Mail.Send, or no such mailbox).'),
+    ...HELD_FOR_OPERATOR,
+  },
+  GRAPH_REJECTED: graph(false, 'message', 'Microsoft Graph refused this message (a 4xx about it: a recipient, its size).', ANSWERED),
 };
