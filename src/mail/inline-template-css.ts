@@ -1,7 +1,5 @@
-import { createHash } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import type HandlebarsNamespace from 'handlebars';
+import { formatAheadFile, hashJson, readAheadFile, sortByKey } from './compiled-templates-file';
 
 /**
  * The file, in a templates directory, that holds the CSS-inlined HTML of its template sets, computed
@@ -23,12 +21,6 @@ export interface InlinedHtmlTemplates {
    * copy per style, named `<name>--inline-<n>`, and the call is renamed to match.
    */
   partials: Map<string, string>;
-}
-
-/** The file's content: the inlined HTML of each set, keyed by the hash of what it was computed from. */
-interface InlinedCssFileContent {
-  format: number;
-  sets: Record<string, { html: string; partials: [string, string][] }>;
 }
 
 /** What inlining needs of Handlebars: its parser (to find the partial calls). */
@@ -87,40 +79,26 @@ export function findInlinedTemplateCss(
  * another key, so a stale file is never used: the set is inlined with juice at load as if the file were absent.
  */
 export function hashInlineInput(html: string, partials: ReadonlyMap<string, string>): string {
-  const input = JSON.stringify({
-    format: INLINED_CSS_FORMAT,
-    juiceOptions: JUICE_OPTIONS,
-    html,
-    partials: [...partials].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-  });
-  return createHash('sha256').update(input).digest('hex');
+  return hashJson({ format: INLINED_CSS_FORMAT, juiceOptions: JUICE_OPTIONS, html, partials: sortByKey(partials) });
 }
 
 /** The inlined sets stored in `dir`'s {@link INLINED_CSS_FILE}, by key; empty when there is none or it is not this format. */
 export function readInlinedCssFile(dir: string): Map<string, InlinedHtmlTemplates> {
-  let content: InlinedCssFileContent;
-  try {
-    content = JSON.parse(fs.readFileSync(path.join(dir, INLINED_CSS_FILE), 'utf8')) as InlinedCssFileContent;
-  } catch {
-    // Absent or unreadable: only a start-up cost, never a different mail.
-    return new Map();
-  }
-  if (content?.format !== INLINED_CSS_FORMAT || typeof content.sets !== 'object' || content.sets === null) return new Map();
+  const sets = readAheadFile(dir, INLINED_CSS_FILE, INLINED_CSS_FORMAT)?.sets;
+  if (typeof sets !== 'object' || sets === null) return new Map();
   const found = new Map<string, InlinedHtmlTemplates>();
-  for (const [key, entry] of Object.entries(content.sets)) {
+  for (const [key, entry] of Object.entries(sets as Record<string, { html?: unknown; partials?: unknown } | null>)) {
     if (typeof entry?.html !== 'string' || !Array.isArray(entry.partials)) continue;
-    found.set(key, { html: entry.html, partials: new Map(entry.partials) });
+    found.set(key, { html: entry.html, partials: new Map(entry.partials as [string, string][]) });
   }
   return found;
 }
 
-/** The file's text for `sets` (key → inlined set), as {@link readInlinedCssFile} reads it; stable, for diffs. */
+/** The file's text for `sets` (key → inlined set), as {@link readInlinedCssFile} reads it: each set's partials as pairs. */
 export function formatInlinedCssFile(sets: ReadonlyMap<string, InlinedHtmlTemplates>): string {
-  const content: InlinedCssFileContent = {
-    format: INLINED_CSS_FORMAT,
+  return formatAheadFile(INLINED_CSS_FORMAT, {
     sets: Object.fromEntries([...sets].map(([key, set]) => [key, { html: set.html, partials: [...set.partials] }])),
-  };
-  return `${JSON.stringify(content, null, 2)}\n`;
+  });
 }
 
 const beginMarker = (id: number) => `{{!relay-inline-partial ${id}}}`;
