@@ -53,7 +53,6 @@ interface TrendChartRow {
 
 /** A chart as its template shows it. */
 export interface TrendChart {
-  /** Reports plotted. */
   reports: number;
   /** The table's columns: the range labels', then one per report (a strip's name spans them all). */
   columns: number;

@@ -4,10 +4,9 @@ import path from 'node:path';
 
 /**
  * The file, in the package's own templates folder, that holds the shipped templates compiled ahead by
- * Handlebars, so that loading them need not load nor run its compiler. Only the package's own copy is
- * read, never one in TEMPLATES_DIR: it holds JavaScript that the relay evaluates, and a templates folder
- * may be less trusted than the code. A user's templates still use it for every source unchanged from the
- * shipped ones (lookups are by source).
+ * Handlebars, so that loading them need not load nor run its compiler. Only the package's copy is read,
+ * never one in TEMPLATES_DIR: it holds JavaScript that the relay evaluates, and a templates folder may be
+ * less trusted than the code. Lookups are by source, so a user's unchanged templates still use it.
  */
 export const COMPILED_TEMPLATES_FILE = 'compiled-templates.json';
 
@@ -25,11 +24,7 @@ export function emptyCompiledTemplates(): CompiledTemplates {
   return { checked: new Set(), specs: new Map() };
 }
 
-/**
- * The key of one template: a SHA-256 over Handlebars' version, the compile options (or `parse` for a
- * source only checked to parse) and the source. Any change to these gives another key, so a stale file
- * is never used: the template is compiled at load as if the file were absent.
- */
+/** The key of one template: Handlebars' version, the compile options (or `parse` for a source only checked to parse) and the source. */
 export function hashTemplateInput(handlebarsVersion: string, source: string, options: Record<string, unknown> | 'parse'): string {
   const sortedOptions = options === 'parse' ? options : Object.fromEntries(sortByKey(Object.entries(options)));
   return hashJson({ format: COMPILED_TEMPLATES_FORMAT, handlebars: handlebarsVersion, options: sortedOptions, source });
@@ -51,7 +46,10 @@ export function formatCompiledTemplatesFile(compiled: CompiledTemplates): string
   });
 }
 
-/** The SHA-256 of `input` as JSON: the key under which a file computed ahead keeps what was computed from it. */
+/**
+ * The SHA-256 of `input` as JSON: the key under which a file computed ahead keeps what was computed from
+ * it. Any change to the input gives another key, so a stale entry is never used: it is computed at load.
+ */
 export function hashJson(input: unknown): string {
   return createHash('sha256').update(JSON.stringify(input)).digest('hex');
 }

@@ -2,9 +2,8 @@ import type HandlebarsNamespace from 'handlebars';
 import { formatAheadFile, hashJson, readAheadFile, sortByKey } from './compiled-templates-file';
 
 /**
- * The file, in a templates directory, that holds the CSS-inlined HTML of its template sets, computed
- * ahead so that loading templates need not load juice (~250 modules) nor run it. The shipped templates
- * carry one; a user's copy of them carries it too, and is used only for the sets whose sources it was computed from.
+ * The file, in a templates directory, that holds the CSS-inlined HTML of its template sets, computed ahead
+ * so that loading templates need not load juice (~250 modules) nor run it; used only for the sets whose sources it was computed from.
  */
 export const INLINED_CSS_FILE = 'inlined-css.json';
 
@@ -73,11 +72,7 @@ export function findInlinedTemplateCss(
   return computedAhead.get(hashInlineInput(html, partials)) ?? inlineTemplateCss(hbs, html, partials);
 }
 
-/**
- * The key of one set's inlining: a SHA-256 over the HTML template, every partial of the directory
- * (name and source), juice's options and the format. Any change to what the inlining read gives
- * another key, so a stale file is never used: the set is inlined with juice at load as if the file were absent.
- */
+/** The key of one set's inlining: the HTML template, every partial of the directory (name and source), juice's options and the format. */
 export function hashInlineInput(html: string, partials: ReadonlyMap<string, string>): string {
   return hashJson({ format: INLINED_CSS_FORMAT, juiceOptions: JUICE_OPTIONS, html, partials: sortByKey(partials) });
 }

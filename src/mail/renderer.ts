@@ -71,10 +71,7 @@ type CompileOptions = { strict: true; noEscape?: true };
 const HTML_OPTIONS: CompileOptions = { strict: true };
 const TEXT_OPTIONS: CompileOptions = { strict: true, noEscape: true };
 
-/*
- * Handlebars' runtime renders the templates; its compiler (parser, code generator and source-map: 35
- * modules) is required only for a template that is not among those compiled ahead.
- */
+// Handlebars' compiler (parser, code generator, source-map) loads only for a template not compiled ahead.
 /* eslint-disable @typescript-eslint/no-require-imports -- lazy on purpose (an import would load them with the module) */
 const loadHandlebarsRuntime = () => require('handlebars/runtime') as Hbs;
 const loadHandlebarsCompiler = () => require('handlebars') as Hbs;
@@ -205,11 +202,10 @@ function evaluateSpec(hbs: Hbs, code: string, options: CompileOptions): Template
 }
 
 /**
- * The content of the compiled-templates file for the templates in `dir`: every template the relay
- * compiles or checks when it loads them, and every partial a subject or text template calls (by
- * name, directly or through another partial) as Handlebars compiles it at that first call.
- * `npm run templates:inline` writes it for the shipped templates (after their inlined CSS, which it
- * compiles), and a test checks the shipped file equals it.
+ * The content of the compiled-templates file for the templates in `dir` (`npm run templates:inline`
+ * writes the shipped one after their inlined CSS; a test checks it): every template the relay compiles
+ * or checks when it loads them, and every partial a subject or text template calls, as Handlebars
+ * compiles it at that first call.
  */
 export function buildCompiledTemplatesFile(dir: string): string {
   const hbs = loadHandlebarsRuntime().create();
@@ -308,11 +304,7 @@ function compileSet(
   return { parts, htmlPartials };
 }
 
-/**
- * The content of the inlined-CSS file for the templates in `dir` (every set's HTML inlined with juice
- * now): `npm run templates:inline` writes it for the shipped templates, and a test checks the shipped
- * file equals it, so the two cannot drift apart.
- */
+/** The content of the inlined-CSS file for the templates in `dir`, inlined now (`npm run templates:inline`; a test checks it). */
 export function buildInlinedCssFile(dir: string): string {
   const hbs = loadHandlebarsCompiler().create();
   const partials = loadPartials(hbs, path.join(dir, 'partials'), createTemplateCompiler(hbs, emptyCompiledTemplates()));
@@ -339,7 +331,6 @@ export function registerTemplateHelpers(hbs: Hbs): void {
   hbs.registerHelper('gt', (a: number, b: number) => a > b);
   hbs.registerHelper('plural', (n: number, singular: string, plural: string) => (n === 1 ? singular : plural));
   hbs.registerHelper('lower', (s: unknown) => text(s).toLowerCase());
-  /** Pads a string to a width, for aligned columns in the text part. */
   hbs.registerHelper('pad', (value: unknown, width: number) => text(value).padEnd(typeof width === 'number' ? width : 0));
   hbs.registerHelper('padStart', (value: unknown, width: number) => text(value).padStart(typeof width === 'number' ? width : 0));
   /** A text bar of `width` characters for a 0–100 value: ████░░░░. */
@@ -386,6 +377,5 @@ export function registerTemplateHelpers(hbs: Hbs): void {
     'breakable',
     (value: unknown) => new hbs.SafeString(hbs.escapeExpression(text(value)).replace(/([./_:@-])(?=[^<])/g, '$1<wbr>')),
   );
-  /** 100 minus a width, for the empty cell next to a bar. */
   hbs.registerHelper('rest', (width: number) => Math.max(0, 100 - (Number(width) || 0)));
 }

@@ -1,5 +1,5 @@
 import { systemClock } from '../shared';
-import { createOAuth2TokenCache, type TokenCache } from './create-token-cache';
+import { createOAuth2TokenCache, type TokenCache } from './fetch-access-token';
 import type { OAuth2Config } from './oauth2-settings';
 import { buildFailedResult, type Notifier, type NotifierIo } from './notifier';
 

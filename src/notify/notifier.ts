@@ -3,11 +3,7 @@ import type { OutgoingMail } from '../mail';
 import type { Clock, ConfigIssue, FailureFacts } from '../shared';
 import { classifyFailure, type FailureClass } from './classify-failure';
 
-/**
- * What a notifier made of one mail: accepted (`response`: the server's answer, or where the file was
- * written), worth another try later (`failure.scope` says whether the message or the whole server
- * failed), or failed for good.
- */
+/** What a notifier made of one mail: accepted (`response`: the server's answer, or where the file was written), to retry, or failed for good. */
 export type NotifyResult =
   | { status: 'sent'; response: string; path?: string }
   | { status: 'retry'; failure: FailureClass }
@@ -44,8 +40,7 @@ export interface NotifierIo {
  * One transport, described once: its settings section (zod fields with their docs, part of the relay's
  * one schema), the configuration it takes from them (`configure`: undefined when they do not select it),
  * how its notifier is made, the words the start line (`mail via …`) and `verify-smtp` (after every step
- * passed) say about it, and the failure codes only it sets, with their words and whether they hold the
- * queue for an operator. `notify/create-notifier.ts`'s TRANSPORTS lists them, most specific first.
+ * passed) say about it, and the failure codes only it sets.
  */
 export interface TransportDescriptor<Name extends string = string, Settings = unknown> {
   readonly name: Name;

@@ -69,13 +69,6 @@ type OAuth2Use = { kind: 'smtp'; user?: string } | { kind: 'graph' };
 
 const MICROSOFT_ONLY = ['OAUTH2_TENANT_ID', 'OAUTH2_CLIENT_ID', 'OAUTH2_CLIENT_SECRET', 'OAUTH2_CERTIFICATE_FILE'] as const;
 
-/** Scopes by provider and transport: Exchange Online's SMTP, Graph, and Gmail (which has no narrower scope for SMTP). */
-const SCOPES = {
-  microsoftSmtp: 'https://outlook.office365.com/.default',
-  microsoftGraph: 'https://graph.microsoft.com/.default',
-  google: 'https://mail.google.com/',
-};
-
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 
 /** The SMTP login is AUTH XOAUTH2 when an app's credentials are given: Microsoft's client ID or Google's service account. */
@@ -191,7 +184,7 @@ function buildMicrosoftConfig(build: BuildContext): OAuth2Config | undefined {
   return {
     provider: 'microsoft',
     tokenUrl: e.OAUTH2_TOKEN_URL ?? `https://login.microsoftonline.com/${encodeURIComponent(e.OAUTH2_TENANT_ID)}/oauth2/v2.0/token`,
-    scope: use.kind === 'graph' ? SCOPES.microsoftGraph : SCOPES.microsoftSmtp,
+    scope: use.kind === 'graph' ? 'https://graph.microsoft.com/.default' : 'https://outlook.office365.com/.default',
     clientId: e.OAUTH2_CLIENT_ID,
     clientSecret: e.OAUTH2_CLIENT_SECRET,
     ...credential,
@@ -264,7 +257,8 @@ function buildGoogleConfig(build: BuildContext): OAuth2Config | undefined {
   return {
     provider: 'google',
     tokenUrl: e.OAUTH2_TOKEN_URL ?? key.tokenUri ?? GOOGLE_TOKEN_URL,
-    scope: SCOPES.google,
+    // Gmail has no narrower scope for SMTP.
+    scope: 'https://mail.google.com/',
     clientId: key.clientEmail,
     privateKeyPem: key.privateKey,
     // The service account acts as the mailbox it logs in to.

@@ -5,8 +5,8 @@ import type SMTPPool from 'nodemailer/lib/smtp-pool';
 import type XOAuth2 from 'nodemailer/lib/xoauth2';
 import { z } from 'zod';
 import { createSecretMask, positiveInt, setting, type SecretMask } from '../shared';
-import type * as TokenCacheModule from './create-token-cache';
-import type { TokenCache } from './create-token-cache';
+import type * as AccessTokenModule from './fetch-access-token';
+import type { TokenCache } from './fetch-access-token';
 import {
   buildFailedResult,
   type Notifier,
@@ -47,7 +47,6 @@ export const SMTP_GREETING_TIMEOUT_MS = 10_000;
 /** Silence allowed on an SMTP connection: a server may take a while to accept a large message's data. */
 export const SMTP_SOCKET_TIMEOUT_MS = 60_000;
 
-/** The SMTP transport's settings. */
 export const SMTP_SETTINGS = {
   SMTP_URL: setting(z.string().trim().optional(), {
     group: 'basics',
@@ -228,7 +227,7 @@ function buildSmtpOptions(config: SmtpConfig, readFile: (file: string) => Buffer
 /** The OAuth2 token cache, whose code only a relay with an XOAUTH2 login loads. */
 function createSmtpTokenCache(oauth2: OAuth2Config, io: NotifierIo): TokenCache {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only with an XOAUTH2 login
-  const { createOAuth2TokenCache } = require('./create-token-cache') as typeof TokenCacheModule;
+  const { createOAuth2TokenCache } = require('./fetch-access-token') as typeof AccessTokenModule;
   return createOAuth2TokenCache(oauth2, io);
 }
 
@@ -262,14 +261,11 @@ function rewordError(error: unknown, mask: SecretMask, oauth2: boolean): unknown
 }
 
 /**
- * TCP_NODELAY on every SMTP connection. nodemailer leaves Nagle's algorithm on, and an SMTP exchange
- * is a write followed by a wait for the reply: the message's final "\r\n.\r\n" is a small write
- * that Nagle holds until the server acknowledges the body, which the server delays by up to 40 ms
- * (Linux's delayed ACK): 40 ms added to every mail after the first on a pooled connection.
- * nodemailer's documented `getSocket` hook (meant for proxies) hands it a socket of ours, while it
- * connects: nodemailer's handlers are on it before it can fail, its greeting timeout bounds a connection
- * that never completes, and it speaks SMTP on it (STARTTLS, or TLS from the start for smtps://) with
- * the same certificate checks.
+ * TCP_NODELAY on every SMTP connection: nodemailer leaves Nagle's algorithm on, which holds the message's
+ * final "\r\n.\r\n" until the server acknowledges the body, and the server delays that by up to 40 ms
+ * (Linux's delayed ACK), on every mail after the first of a pooled connection. nodemailer's documented
+ * `getSocket` hook hands it our socket while it connects, so its handlers, greeting timeout, TLS and
+ * certificate checks apply as to its own.
  */
 function connectWithoutDelay(host: string, port: number) {
   return (_options: unknown, callback: (error: Error | null, socketOptions?: { connection: net.Socket }) => void): void => {
