@@ -136,12 +136,7 @@ async function postMime(
   }
 }
 
-/**
- * Graph's answer as a failure: 429 throttled and 5xx retried (after Retry-After when given), 401 a
- * refused token, 403/404 the app may not send as this mailbox or it does not exist (an operator must
- * act; the queue pauses), any other 4xx about this message (dead at once). The message carries Graph's
- * own `{"error": {"code", "message"}}`.
- */
+/** Graph's answer as a failure, by its status (the codes' words say what each means), with Graph's own `{"error": {"code", "message"}}`. */
 export async function classifyGraphResponse(res: Response, now: number): Promise<GraphError> {
   const text = (await res.text()).slice(0, ERROR_BODY_MAX_CHARS);
   let detail = '';

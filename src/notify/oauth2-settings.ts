@@ -102,7 +102,7 @@ interface BuildContext {
   /** What needs OAuth2, as the messages name it. */
   why: string;
   issues: ConfigIssue[];
-  /** The retired OAUTH2_PRIVATE_KEY_FILE (the key apart from its certificate): still honoured, warned as retired. */
+  /** The retired variable's file holding the certificate's key apart: a relay that still sets it keeps working, warned. */
   retiredKeyFile?: string;
   /** The file's text, or undefined with the problem reported as `variable`'s. */
   read: (variable: string, file: string) => string | undefined;

@@ -145,12 +145,6 @@ function configureSmtpOAuth2(e: SmtpEnv, login: { user?: string; password?: stri
   return buildOAuth2Config(e, { kind: 'smtp', user: login.user }, context);
 }
 
-/** nodemailer, loaded when a notifier is made: `--help` and `check-config` never send. */
-function loadNodemailer(): typeof nodemailer {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only commands that send load it
-  return require('nodemailer') as typeof nodemailer;
-}
-
 /**
  * SMTP through a nodemailer pool. `smtp://` upgrades with STARTTLS when the server offers it,
  * `smtps://` is implicit TLS; certificates are always verified (SMTP_CA_FILE adds a private CA). With
@@ -160,7 +154,9 @@ function loadNodemailer(): typeof nodemailer {
  */
 export function createSmtpNotifier(config: SmtpConfig, io: NotifierIo): Notifier {
   const options = buildSmtpOptions(config, io.readFile);
-  const transporter = loadNodemailer().createTransport({ ...options, pool: true, maxConnections: config.poolSize });
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: `--help` and `check-config` never send
+  const { createTransport } = require('nodemailer') as typeof nodemailer;
+  const transporter = createTransport({ ...options, pool: true, maxConnections: config.poolSize });
   const tokens = config.oauth2 ? createSmtpTokenCache(config.oauth2, io) : undefined;
   if (tokens) transporter.set('oauth2_provision_cb', provideToken(tokens));
   // An SMTP server may echo the login (535 with the password, or AUTH PLAIN's base64), a token
@@ -312,17 +308,15 @@ async function login(connection: SMTPConnection, config: SmtpConfig, tokens: Tok
     onStep('no login configured (SMTP_USER is not set)');
     return;
   }
-  const auth = tokens ? { oauth2: createXOAuth2(user, tokens) } : { credentials: { user, pass: password } };
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy like the rest of nodemailer
+  const XOAuth2Class = require('nodemailer/lib/xoauth2') as typeof XOAuth2;
+  const auth = tokens
+    ? { oauth2: new XOAuth2Class({ user, provisionCallback: provideToken(tokens) }) }
+    : { credentials: { user, pass: password } };
   await new Promise<void>((resolve, reject) => {
     connection.login(auth as SMTPConnection.AuthenticationOAuth2 | SMTPConnection.AuthenticationCredentials, (error) =>
       error ? reject(error) : resolve(),
     );
   });
   onStep(tokens ? `AUTH XOAUTH2 accepted for ${config.user}` : `login accepted for ${config.user}`);
-}
-
-function createXOAuth2(user: string, tokens: TokenCache): XOAuth2 {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy like the rest of nodemailer
-  const XOAuth2Class = require('nodemailer/lib/xoauth2') as typeof XOAuth2;
-  return new XOAuth2Class({ user, provisionCallback: provideToken(tokens) });
 }

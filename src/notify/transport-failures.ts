@@ -33,8 +33,7 @@ export const SMTP_FAILURES: Readonly<Record<string, FailureFacts>> = {
   EAI_AGAIN: smtp(true, 'server', "The mail server's name could not be resolved now (DNS)."),
   EPROTOCOL: smtp(true, 'message', 'The mail server answered something SMTP does not allow.'),
   ESTREAM: smtp(true, 'message', 'The message could not be streamed to the mail server.'),
-  // Certificate trust (untrusted, expired, another host's): nothing changes until an operator fixes
-  // SMTP_CA_FILE or SMTP_URL, yet it is retried so that the queue drains by itself once the fix is deployed.
+  // Only an operator's fix helps, yet it is retried so that the queue drains by itself once the fix is deployed.
   ETLS: {
     ...smtp(true, 'server', "The mail server's certificate is not trusted (untrusted CA, expired, or another host's name)."),
     configProblem: true,
@@ -45,8 +44,7 @@ export const SMTP_FAILURES: Readonly<Record<string, FailureFacts>> = {
 
 /** The codes of a token request: either transport that logs in with OAuth2 sets them (both descriptors list them). */
 export const OAUTH2_FAILURES: Readonly<Record<string, FailureFacts>> = {
-  // The token endpoint or the server refused the app's credentials or token: every mail would fail alike
-  // until an operator renews the secret (client secrets expire on a date), which can take days.
+  // Every mail would fail alike until an operator renews the secret (client secrets expire on a date), which can take days.
   OAUTH2_REFUSED: {
     ...oauth2(true, 'server', "The OAuth2 token endpoint or the mail server refused the app's credentials (client secret, tenant, grant)."),
     ...HELD_FOR_OPERATOR,
@@ -57,8 +55,6 @@ export const OAUTH2_FAILURES: Readonly<Record<string, FailureFacts>> = {
 /** Graph's codes, and OAuth2's (its token). */
 export const GRAPH_FAILURES: Readonly<Record<string, FailureFacts>> = {
   ...OAUTH2_FAILURES,
-  // Microsoft Graph's sendMail: 429 (the pause honours Retry-After), 5xx or no answer, 403/404 (the app may
-  // not send as the mailbox, or it does not exist), and a 4xx about this message.
   GRAPH_THROTTLED: graph(true, 'server', 'Microsoft Graph asked to slow down (429); the queue waits at least its Retry-After.'),
   GRAPH_UNAVAILABLE: graph(true, 'server', 'Microsoft Graph could not be reached or failed (5xx).'),
   GRAPH_ACCESS_DENIED: {
