@@ -46,7 +46,9 @@ export interface OutgoingMail {
  * these bytes and the relay stores them, so what the dashboard shows is exactly what the server accepted.
  */
 export async function buildOutgoingMail(content: MailContent): Promise<OutgoingMail> {
-  const node = new (loadMailComposer())({
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: `--help` and `check-config` never build a mail
+  const MailComposerClass = require('nodemailer/lib/mail-composer') as typeof MailComposer;
+  const node = new MailComposerClass({
     from: content.from,
     to: content.to,
     cc: content.cc.length ? content.cc : undefined,
@@ -81,12 +83,4 @@ export async function buildOutgoingMail(content: MailContent): Promise<OutgoingM
     text: content.text,
     html: content.html,
   };
-}
-
-/** nodemailer's composer, loaded at the first mail built: `--help` and `check-config` never build one. */
-let mailComposer: typeof MailComposer | undefined;
-function loadMailComposer(): typeof MailComposer {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only commands that mail load nodemailer
-  mailComposer ??= require('nodemailer/lib/mail-composer') as typeof MailComposer;
-  return mailComposer;
 }

@@ -70,11 +70,10 @@ export interface TrendChart {
 }
 
 /**
- * The pass-ratio chart of a report or digest mail, as data for an HTML table (templates/partials/
- * trend-chart.hbs): a strip per line that has results (overall, then each severity), a marker per report
- * placed by its cell's top and bottom padding within the strip's own range (see {@link chooseChartRange}).
- * No image: nothing to rasterise or attach, text that reads in dark mode, and tables and padding, which
- * every mail client lays out.
+ * The pass-ratio chart of a report or digest mail, as data for an HTML table (templates/partials/trend-chart.hbs):
+ * a strip per line that has results (overall, then each severity), a marker per report placed by its cell's top
+ * and bottom padding within the strip's own range (see {@link chooseChartRange}). No image: nothing to rasterise
+ * or attach, text that reads in dark mode, and tables and padding, which every mail client lays out.
  */
 export function buildTrendChart(series: TrendChartSeries): TrendChart {
   const { points, currentIndex } = series;

@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * The file, in the package's own templates folder, that holds the shipped templates compiled ahead by
- * Handlebars, so that loading them need not load nor run its compiler. Only the package's copy is read,
- * never one in TEMPLATES_DIR: it holds JavaScript that the relay evaluates, and a templates folder may be
- * less trusted than the code. Lookups are by source, so a user's unchanged templates still use it.
+ * The file, in the package's own templates folder, that holds the shipped templates compiled ahead by Handlebars,
+ * so that loading them need not load nor run its compiler. Only the package's copy is read, never one in
+ * TEMPLATES_DIR: it holds JavaScript that the relay evaluates, and a templates folder may be less trusted than the
+ * code. Lookups are by source, so a user's unchanged templates still use it.
  */
 export const COMPILED_TEMPLATES_FILE = 'compiled-templates.json';
 
@@ -59,10 +59,7 @@ export function sortByKey<T>(entries: Iterable<[string, T]>): [string, T][] {
   return [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-/**
- * A file computed ahead in `dir`, parsed; undefined when absent, unreadable or of another `format`
- * (then what it would hold is computed at load: only a start-up cost, never a different mail).
- */
+/** A file computed ahead in `dir`, parsed; undefined when absent, unreadable or of another `format` (a start-up cost only). */
 export function readAheadFile(dir: string, name: string, format: number): Record<string, unknown> | undefined {
   try {
     const content = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as Record<string, unknown> | null;

@@ -26,10 +26,9 @@ export interface InlinedHtmlTemplates {
 type HandlebarsParser = Pick<typeof HandlebarsNamespace, 'parse'>;
 
 /**
- * The options the relay gives juice: `@media` rules stay in `<style>` (dark mode, small screens), pixel
- * widths become `width` attributes, and the rules that matched no element are kept in `<style>` too,
- * since at load an element whose class comes from data (`class="band-{{band}}"`) cannot be matched; a
- * client that honours `<style>` still styles it.
+ * The options the relay gives juice: `@media` rules stay in `<style>` (dark mode, small screens), pixel widths
+ * become `width` attributes, and the rules that matched no element are kept in `<style>` too, since at load an
+ * element whose class comes from data (`class="band-{{band}}"`) cannot be matched.
  */
 const JUICE_OPTIONS = {
   preserveMediaQueries: true,
@@ -46,13 +45,12 @@ interface PartialCall {
 }
 
 /**
- * Inlines the CSS of a set's `html.hbs` into its own markup and into the partials it calls, once, when
- * the templates load: rendering a mail is then a Handlebars call. juice leaves `{{…}}` alone (its
- * default code blocks include Handlebars), so the expressions survive in text and attributes. The
- * partials are spliced in where they are called before juice sees the page, so a selector such as
- * `.ratios td` reaches the cells of a partial called inside `.ratios`; they are cut out again
- * afterwards. Partials called through a sub-expression or as a block (`{{#> name}}`) are not spliced
- * in: their elements get only the rules kept in `<style>`.
+ * Inlines the CSS of a set's `html.hbs` into its own markup and into the partials it calls, once, when the
+ * templates load: rendering a mail is then a Handlebars call. juice leaves `{{…}}` alone (its default code blocks
+ * include Handlebars), so the expressions survive in text and attributes. The partials are spliced in where they
+ * are called before juice sees the page, so a selector such as `.ratios td` reaches the cells of a partial called
+ * inside `.ratios`; they are cut out again afterwards. Partials called through a sub-expression or as a block
+ * (`{{#> name}}`) are not spliced in: their elements get only the rules kept in `<style>`.
  */
 export function inlineTemplateCss(hbs: HandlebarsParser, html: string, partials: ReadonlyMap<string, string>): InlinedHtmlTemplates {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only templates not inlined ahead need juice

@@ -78,11 +78,10 @@ const loadHandlebarsCompiler = () => require('handlebars') as Hbs;
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /**
- * Loads and compiles every template once, at boot, in strict mode (a missing variable throws instead
- * of printing nothing), so a syntax error fails the start, not the first delivery. The HTML's CSS is
- * inlined here, once per template set, so a render is only Handlebars. A source unchanged from the
- * shipped templates takes its compiled form from the package (unless `compiledAhead` is false): the
- * same function Handlebars would make, without compiling it again.
+ * Loads and compiles every template once, at boot, in strict mode (a missing variable throws instead of printing
+ * nothing), so a syntax error fails the start, not the first delivery. The HTML's CSS is inlined here, once per
+ * set, so a render is only Handlebars. A source unchanged from the shipped templates takes its compiled form from
+ * the package (unless `compiledAhead` is false): the same function Handlebars would make, without compiling it.
  */
 export function loadRenderer(dir: string, options: { compiledAhead?: boolean } = {}): Renderer {
   const hbs = loadHandlebarsRuntime().create();

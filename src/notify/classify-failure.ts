@@ -23,16 +23,15 @@ const NOTIFIER_CODES: ReadonlySet<FailureCode> = new Set([...Object.keys(OAUTH2_
 const CLASSIFIED: FailureCatalogue = { ...SMTP_FAILURES, ...GRAPH_FAILURES, ...RELAY_FAILURES };
 
 /**
- * SMTP replies about the service, not the message (RFC 5321 §3.8, §4.2.3): 421 "closing transmission
- * channel". A 451 answers one transaction (greylisting, a recipient's quota, a local error for this
- * message) and is retried for that message alone.
+ * SMTP replies about the service, not the message (RFC 5321 §3.8, §4.2.3): 421 "closing transmission channel".
+ * A 451 answers one transaction (greylisting, a recipient's quota) and is retried for that message alone.
  */
 const SERVER_REPLY_CODES = new Set([421]);
 
 /**
- * The one place that decides whether a failed send can succeed later (prometheus/alertmanager
- * notify/retry_stage): it picks the code, and the catalogue says what the code means. A code outside
- * the catalogue is `UNKNOWN`, its own code kept in the message only, so it can never become a metric label.
+ * The one place that decides whether a failed send can succeed later (alertmanager notify/retry_stage): it picks
+ * the code, the catalogue says what it means. A code outside the catalogue is `UNKNOWN`, its own code kept in the
+ * message only, so it can never become a metric label.
  */
 export function classifyFailure(error: unknown): FailureClass {
   const err = (error ?? {}) as { code?: unknown; responseCode?: unknown; retryAfterMs?: unknown };
@@ -97,9 +96,8 @@ function describe(error: unknown): string {
 }
 
 /**
- * The code a command or the health check shows for a failed check: the catalogue's (so an expired
- * certificate reads `ETLS` everywhere, as it is stored), or the error's own when the catalogue has none
- * (a file notifier's `EACCES`).
+ * The code a command or the health check shows for a failed check: the catalogue's (so an expired certificate
+ * reads `ETLS` everywhere, as it is stored), or the error's own when the catalogue has none (`EACCES`).
  */
 export function readFailureCode(error: unknown): string {
   const { code } = classifyFailure(error);

@@ -35,11 +35,10 @@ const ERROR_BODY_MAX_CHARS = 16 * 1024;
 const DEFAULT_THROTTLE_MS = 60_000;
 
 /**
- * Microsoft Graph's sendMail as a notifier, for tenants that turned SMTP AUTH off: the mail's own
- * bytes, as they would go to an SMTP server (envelope-only blind copies become a Bcc header, see
- * withBccHeader), posted base64-encoded as `text/plain` to `/v1.0/users/{sender}/sendMail`, which
- * answers 202 with no body. Recipients come from the MIME headers; the token is the app's (client
- * credentials, Mail.Send application permission).
+ * Microsoft Graph's sendMail as a notifier, for tenants that turned SMTP AUTH off: the mail's own bytes, as they
+ * would go to an SMTP server (with a Bcc header, see withBccHeader), posted base64-encoded as `text/plain` to
+ * `/v1.0/users/{sender}/sendMail`, which answers 202 with no body. Recipients come from the MIME headers; the
+ * token is the app's (client credentials, Mail.Send application permission).
  */
 export function createGraphNotifier(config: GraphConfig, io: NotifierIo): Notifier {
   const tokens = createOAuth2TokenCache(config.oauth2, io);

@@ -8,9 +8,8 @@ import type { ConfiguredTransport, Notifier, NotifierIo, TransportContext, Trans
 export const TRANSPORTS = [graphTransport, smtpTransport, fileTransport] as const;
 
 /**
- * The relay's one catalogue of failure codes: each transport's own (its descriptor's `failures`, listed from
- * the least specific transport, as docs/errors.md shows them) and the relay's. A transport given at run
- * time (a test) brings its codes the same way.
+ * The relay's one catalogue of failure codes: each transport's own (its descriptor's `failures`, listed from the
+ * least specific transport, as docs/errors.md shows them) and the relay's, for the transports given (a test's too).
  */
 export function buildFailureCatalogue(transports: readonly TransportDescriptor[] = TRANSPORTS): FailureCatalogue {
   return Object.assign({}, ...[...transports].reverse().map((t) => t.failures), RELAY_FAILURES) as FailureCatalogue;

@@ -2,12 +2,6 @@ import { isCertificateFailure } from '../shared';
 import { SMTP_CONNECTION_TIMEOUT_MS, SMTP_GREETING_TIMEOUT_MS } from './smtp-transport';
 import { SMTP_FAILURES } from './transport-failures';
 
-/** One kind of failure a user can cause and fix: how to recognise it, and the words for it. */
-interface MailErrorRule {
-  matches: (code: string, message: string) => boolean;
-  describe: (server: string, message: string) => string;
-}
-
 /** OpenSSL's words when the peer's first bytes are not TLS: an SMTP greeting, read as a TLS record. */
 const NOT_TLS = /wrong version number|packet length too long|unknown protocol|ssl3_get_record|record layer failure/i;
 /**
@@ -21,10 +15,11 @@ const CONNECTION_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /*
- * Ordered: a TLS failure arrives as ESOCKET like a refused connection, so the message decides first.
- * Each sentence says what happened, then what to change; the raw error stays in the logs beside it.
+ * The failures a user can cause and fix: how to recognise each, and its words. Ordered: a TLS failure arrives
+ * as ESOCKET like a refused connection, so the message decides first. Each sentence says what happened, then
+ * what to change; the raw error stays in the logs beside it.
  */
-const RULES: MailErrorRule[] = [
+const RULES: { matches: (code: string, message: string) => boolean; describe: (server: string, message: string) => string }[] = [
   {
     matches: (_code, message) => NOT_TLS.test(message),
     describe: (server) =>

@@ -17,9 +17,8 @@ export const fileTransport: TransportDescriptor<'file', { outboxDir: string }> =
 };
 
 /**
- * Writes each mail as `<dir>/<name>.eml` (the mail's bytes, as an SMTP server would receive them).
- * The name comes from the Message-ID, so a retried send overwrites rather than duplicates, and the
- * file appears whole (written aside, then renamed).
+ * Writes each mail's bytes as `<dir>/<name>.eml`, named from the Message-ID so that a retried send overwrites
+ * rather than duplicates; the file appears whole (written aside, then renamed).
  */
 export function createFileNotifier(dir: string): Notifier {
   return {

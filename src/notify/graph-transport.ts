@@ -52,14 +52,10 @@ function configureGraph(e: SectionEnv<typeof GRAPH_SETTINGS>, context: Transport
   if (!oauth2) return undefined;
   return {
     url: e.GRAPH_URL.replace(/\/+$/, ''),
-    sender: mailboxAddress(e.MAIL_FROM),
+    // MAIL_FROM's address: `Name <user@domain>` → `user@domain`.
+    sender: /<([^<>\s]+)>\s*$/.exec(e.MAIL_FROM)?.[1] ?? e.MAIL_FROM.trim(),
     timeoutMs: GRAPH_TIMEOUT_MS,
     concurrency: GRAPH_CONCURRENCY,
     oauth2,
   };
-}
-
-/** `Name <user@domain>` → `user@domain`. */
-function mailboxAddress(mailbox: string): string {
-  return /<([^<>\s]+)>\s*$/.exec(mailbox)?.[1] ?? mailbox.trim();
 }

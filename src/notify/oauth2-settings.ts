@@ -109,9 +109,8 @@ interface BuildContext {
 }
 
 /**
- * The OAuth2 settings for `use`, checked once at boot (problems pushed onto `issues`): every missing variable
- * is named, and the key, certificate and service-account files are read and parsed now, so a wrong file stops
- * the start rather than the first send.
+ * The OAuth2 settings for `use`, checked once at boot (problems pushed onto `issues`): every missing variable is
+ * named, and the key, certificate and service-account files are read and parsed now, so a wrong file stops the start.
  */
 export function buildOAuth2Config(
   e: Env,

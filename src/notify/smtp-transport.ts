@@ -146,11 +146,10 @@ function configureSmtpOAuth2(e: SmtpEnv, login: { user?: string; password?: stri
 }
 
 /**
- * SMTP through a nodemailer pool. `smtp://` upgrades with STARTTLS when the server offers it,
- * `smtps://` is implicit TLS; certificates are always verified (SMTP_CA_FILE adds a private CA). With
- * OAuth2 nodemailer logs in with AUTH XOAUTH2 and asks the relay's token cache for the token through
- * its provision hook (`oauth2_provision_cb`), so every pooled connection shares one token and one
- * request for it; a token the server refuses is renewed once by nodemailer.
+ * SMTP through a nodemailer pool. `smtp://` upgrades with STARTTLS when the server offers it, `smtps://` is
+ * implicit TLS; certificates are always verified (SMTP_CA_FILE adds a private CA). With OAuth2 nodemailer logs
+ * in with AUTH XOAUTH2, taking the token from the relay's cache (its `oauth2_provision_cb` hook), so every pooled
+ * connection shares one token and one request for it; a token the server refuses is renewed once by nodemailer.
  */
 export function createSmtpNotifier(config: SmtpConfig, io: NotifierIo): Notifier {
   const options = buildSmtpOptions(config, io.readFile);
@@ -241,10 +240,9 @@ function provideToken(tokens: TokenCache) {
 }
 
 /**
- * The error with the server's words (its message and its `response`, the SMTP reply) masked. With
- * OAuth2 its code says what happened: the token request's own (nodemailer reports it as EAUTH), or
- * OAUTH2_REFUSED when the server refused the token even after nodemailer renewed it (535). With a
- * password EAUTH stays EAUTH.
+ * The error with the server's words (its message and its `response`, the SMTP reply) masked. With OAuth2 its
+ * code says what happened: the token request's own (nodemailer reports it as EAUTH), or OAUTH2_REFUSED when the
+ * server refused the token even after nodemailer renewed it (535). With a password EAUTH stays EAUTH.
  */
 function rewordError(error: unknown, mask: SecretMask, oauth2: boolean): unknown {
   if (!error || typeof error !== 'object') return error;
