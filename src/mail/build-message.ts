@@ -1,13 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { MailAttachment, MailContent } from './mail-content';
+import type { MailAttachment, MailContent } from './build-outgoing-mail';
 import type { RenderedMail } from './renderer';
 
-export interface Recipients {
-  to: string[];
-  cc: string[];
-  bcc: string[];
-  replyTo?: string;
-}
+export type Recipients = Pick<MailContent, 'to' | 'cc' | 'bcc' | 'replyTo'>;
 
 export interface MessageInput {
   rendered: RenderedMail;
@@ -27,9 +22,8 @@ export interface MessageInput {
 }
 
 /**
- * A stable Message-ID for a delivery: the same delivery always gets the same id, so a retried send
- * is recognisably the same mail (RFC 5322 §3.6.4). The hash of the dedup key keeps ids distinct
- * even if a data dir is recreated and delivery ids start again.
+ * A stable Message-ID for a delivery, so a retried send is recognisably the same mail (RFC 5322 §3.6.4). The
+ * hash of the dedup key keeps ids distinct even if a data dir is recreated and delivery ids start again.
  */
 export function buildMessageId(options: {
   deliveryId: number;
@@ -52,9 +46,9 @@ export function buildMessageId(options: {
 }
 
 /**
- * The root of a route's mail thread: never sent itself, but every report of the route replies to it
- * (RFC 5322 §3.6.4 In-Reply-To/References), which is what Thunderbird, Apple Mail, Outlook and
- * mutt thread on. Gmail also needs the same subject, which reports of different runs do not have.
+ * The root of a route's mail thread: never sent itself, but every report of the route replies to it (RFC 5322
+ * §3.6.4 In-Reply-To/References), which Thunderbird, Apple Mail, Outlook and mutt thread on (Gmail also needs
+ * the same subject, which reports of different runs do not have).
  */
 export function buildThreadId(options: { from: string; route: string; source?: string }): string {
   const domain = domainOf(options.from);
@@ -68,9 +62,8 @@ function domainOf(from: string): string {
 }
 
 /**
- * A mail's content: multipart/alternative (text then HTML), marked as automatic so that
- * auto-responders and Exchange stay quiet (RFC 3834 Auto-Submitted; X-Auto-Response-Suppress).
- * bcc goes into the envelope only (buildOutgoingMail writes no Bcc header).
+ * A mail's content: multipart/alternative (text then HTML), marked as automatic so that auto-responders and
+ * Exchange stay quiet (RFC 3834 Auto-Submitted; X-Auto-Response-Suppress); bcc goes into the envelope only.
  */
 export function buildMessage(input: MessageInput): MailContent {
   return {

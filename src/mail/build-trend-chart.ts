@@ -1,11 +1,3 @@
-/**
- * The pass-ratio chart of a report or digest mail, as data for an HTML table (templates/partials/
- * trend-chart.hbs): small multiples, one strip per line (overall, then each severity) under its name, a
- * marker per report placed by its cell's top and bottom padding within that strip's own range. No image: nothing to
- * rasterise or attach (a few microseconds per chart), text that reads in dark mode, and tables and
- * padding, which every mail client lays out.
- */
-
 import { CHART_LINES, type ChartMarker } from '../report';
 
 /** The chart's lines: the relay's one definition of their colours and markers (report/chart-lines.ts). */
@@ -61,7 +53,6 @@ interface TrendChartRow {
 
 /** A chart as its template shows it. */
 export interface TrendChart {
-  /** Reports plotted. */
   reports: number;
   /** The table's columns: the range labels', then one per report (a strip's name spans them all). */
   columns: number;
@@ -79,9 +70,10 @@ export interface TrendChart {
 }
 
 /**
- * The chart of a series (oldest first, the current report shaded): a strip per line that has results,
- * each on its own range zoomed to its values (see {@link chooseChartRange}) and labelled at its top and
- * bottom, so an 83 → 97 % swing fills its strip and the labels say where it sits.
+ * The pass-ratio chart of a report or digest mail, as data for an HTML table (templates/partials/trend-chart.hbs):
+ * a strip per line that has results (overall, then each severity), a marker per report placed by its cell's top
+ * and bottom padding within the strip's own range (see {@link chooseChartRange}). No image: nothing to rasterise
+ * or attach, text that reads in dark mode, and tables and padding, which every mail client lays out.
  */
 export function buildTrendChart(series: TrendChartSeries): TrendChart {
   const { points, currentIndex } = series;

@@ -3,11 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * The file, in the package's own templates folder, that holds the shipped templates compiled ahead by
- * Handlebars: compiling them was the largest part of `check-config`'s time, and the compiler
- * with source-map 35 of the 228 modules it loaded. Only the package's own copy is read, never one in TEMPLATES_DIR: it holds
- * JavaScript that the relay evaluates, and a templates folder may be less trusted than the code. A
- * user's templates still use it for every source unchanged from the shipped ones (lookups are by source).
+ * The file, in the package's own templates folder, that holds the shipped templates compiled ahead by Handlebars,
+ * so that loading them need not load nor run its compiler. Only the package's copy is read, never one in
+ * TEMPLATES_DIR: it holds JavaScript that the relay evaluates, and a templates folder may be less trusted than the
+ * code. Lookups are by source, so a user's unchanged templates still use it.
  */
 export const COMPILED_TEMPLATES_FILE = 'compiled-templates.json';
 
@@ -20,56 +19,57 @@ export interface CompiledTemplates {
   specs: Map<string, string>;
 }
 
-interface CompiledTemplatesFileContent {
-  format: number;
-  checked: string[];
-  specs: Record<string, string>;
-}
-
 /** A store with nothing in it: every template is parsed and compiled by Handlebars. */
 export function emptyCompiledTemplates(): CompiledTemplates {
   return { checked: new Set(), specs: new Map() };
 }
 
-/**
- * The key of one template: a SHA-256 over Handlebars' version, the compile options (or `parse` for a
- * source only checked to parse) and the source. Any change to these gives another key, so a stale file
- * is never used: the template is compiled at load as if the file were absent.
- */
+/** The key of one template: Handlebars' version, the compile options (or `parse` for a source only checked to parse) and the source. */
 export function hashTemplateInput(handlebarsVersion: string, source: string, options: Record<string, unknown> | 'parse'): string {
-  const sortedOptions =
-    options === 'parse' ? options : Object.fromEntries(Object.entries(options).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  const input = JSON.stringify({ format: COMPILED_TEMPLATES_FORMAT, handlebars: handlebarsVersion, options: sortedOptions, source });
-  return createHash('sha256').update(input).digest('hex');
+  const sortedOptions = options === 'parse' ? options : Object.fromEntries(sortByKey(Object.entries(options)));
+  return hashJson({ format: COMPILED_TEMPLATES_FORMAT, handlebars: handlebarsVersion, options: sortedOptions, source });
 }
 
 /** The templates compiled ahead in `dir`'s {@link COMPILED_TEMPLATES_FILE}; empty when absent or of another format. */
 export function readCompiledTemplatesFile(dir: string): CompiledTemplates {
-  let content: CompiledTemplatesFileContent;
-  try {
-    content = JSON.parse(fs.readFileSync(path.join(dir, COMPILED_TEMPLATES_FILE), 'utf8')) as CompiledTemplatesFileContent;
-  } catch {
-    // Absent or unreadable: only a start-up cost, never a different mail.
-    return emptyCompiledTemplates();
-  }
-  if (
-    content?.format !== COMPILED_TEMPLATES_FORMAT ||
-    !Array.isArray(content.checked) ||
-    typeof content.specs !== 'object' ||
-    !content.specs
-  ) {
-    return emptyCompiledTemplates();
-  }
+  const content = readAheadFile(dir, COMPILED_TEMPLATES_FILE, COMPILED_TEMPLATES_FORMAT);
+  if (!content || !Array.isArray(content.checked) || typeof content.specs !== 'object' || !content.specs) return emptyCompiledTemplates();
   const specs = new Map(Object.entries(content.specs).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
-  return { checked: new Set(content.checked.filter((key) => typeof key === 'string')), specs };
+  return { checked: new Set(content.checked.filter((key): key is string => typeof key === 'string')), specs };
 }
 
 /** The file's text for `compiled`, as {@link readCompiledTemplatesFile} reads it; sorted by key, for stable diffs. */
 export function formatCompiledTemplatesFile(compiled: CompiledTemplates): string {
-  const content: CompiledTemplatesFileContent = {
-    format: COMPILED_TEMPLATES_FORMAT,
+  return formatAheadFile(COMPILED_TEMPLATES_FORMAT, {
     checked: [...compiled.checked].sort(),
-    specs: Object.fromEntries([...compiled.specs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
-  };
-  return `${JSON.stringify(content, null, 2)}\n`;
+    specs: Object.fromEntries(sortByKey(compiled.specs)),
+  });
+}
+
+/**
+ * The SHA-256 of `input` as JSON: the key under which a file computed ahead keeps what was computed from
+ * it. Any change to the input gives another key, so a stale entry is never used: it is computed at load.
+ */
+export function hashJson(input: unknown): string {
+  return createHash('sha256').update(JSON.stringify(input)).digest('hex');
+}
+
+/** `entries` sorted by key, so that keys and files computed ahead do not depend on reading order. */
+export function sortByKey<T>(entries: Iterable<[string, T]>): [string, T][] {
+  return [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** A file computed ahead in `dir`, parsed; undefined when absent, unreadable or of another `format` (a start-up cost only). */
+export function readAheadFile(dir: string, name: string, format: number): Record<string, unknown> | undefined {
+  try {
+    const content = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as Record<string, unknown> | null;
+    return content?.format === format ? content : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The text of a file computed ahead: its `format`, then `content`, indented for stable diffs. */
+export function formatAheadFile(format: number, content: object): string {
+  return `${JSON.stringify({ format, ...content }, null, 2)}\n`;
 }

@@ -1,8 +1,8 @@
 /**
- * The HTML of a mail kept as its MIME bytes (the dashboard's copy of a sent mail, the `preview`
- * command's mail.html), whose HTML still says `cid:`, for a page shown outside a mail client: each base64 part with a Content-ID referenced by the HTML becomes a `data:` URI,
- * so the page shows the chart the recipient saw. Only the relay's own messages (nodemailer's layout:
- * a part's headers, a blank line, base64 lines, the next boundary) are read; anything else is left as is.
+ * The HTML of a mail kept as its MIME bytes (a sent mail on the dashboard, `preview`'s mail.html) for a page
+ * outside a mail client: each base64 part whose Content-ID the HTML references becomes a `data:` URI, so the
+ * page shows the chart the recipient saw. Only the relay's own messages (nodemailer's layout: a part's
+ * headers, a blank line, base64 lines, the next boundary) are read; anything else is left as is.
  */
 export function embedRawInlineImages(html: string, raw: Buffer): string {
   if (!html.includes('cid:')) return html;

@@ -1,5 +1,5 @@
-export { defaultTemplatesDir } from './default-templates-dir';
 export {
+  defaultTemplatesDir,
   loadRenderer,
   buildInlinedCssFile,
   buildCompiledTemplatesFile,
@@ -9,9 +9,8 @@ export {
   type RenderedMail,
 } from './renderer';
 export { buildMessage, buildMessageId, buildThreadId, type Recipients } from './build-message';
-export type { MailAttachment } from './mail-content';
-export { buildOutgoingMail } from './build-outgoing-mail';
-export { INLINED_CSS_FILE } from './inlined-css-file';
+export { buildOutgoingMail, type MailAttachment, type OutgoingMail } from './build-outgoing-mail';
+export { INLINED_CSS_FILE } from './inline-template-css';
 export { COMPILED_TEMPLATES_FILE } from './compiled-templates-file';
 export {
   buildTrendChart,
@@ -25,4 +24,3 @@ export {
   type TrendChartPoint,
 } from './build-trend-chart';
 export { embedRawInlineImages } from './embed-raw-inline-images';
-export type { OutgoingMail } from './outgoing-mail';

@@ -1,16 +1,34 @@
 import type HandlebarsNamespace from 'handlebars';
-import { hashInlineInput, type InlinedHtmlTemplates } from './inlined-css-file';
+import { formatAheadFile, hashJson, readAheadFile, sortByKey } from './compiled-templates-file';
 
-export type { InlinedHtmlTemplates };
+/**
+ * The file, in a templates directory, that holds the CSS-inlined HTML of its template sets, computed ahead
+ * so that loading templates need not load juice (~250 modules) nor run it; used only for the sets whose sources it was computed from.
+ */
+export const INLINED_CSS_FILE = 'inlined-css.json';
+
+/** Bumped when the way a set is inlined changes (juice's options, the splicing of partials): old files then miss. */
+const INLINED_CSS_FORMAT = 1;
+
+/** One template set's HTML after its CSS was inlined: the template and the HTML partials it calls. */
+export interface InlinedHtmlTemplates {
+  /** `html.hbs` with style attributes; `<style>` keeps the media queries and the rules that matched nothing. */
+  html: string;
+  /**
+   * The partials the HTML calls by name, with style attributes, keyed by the name the template calls.
+   * A partial called from places where the CSS gives it different styles (`.a td` and `.b td`) gets one
+   * copy per style, named `<name>--inline-<n>`, and the call is renamed to match.
+   */
+  partials: Map<string, string>;
+}
 
 /** What inlining needs of Handlebars: its parser (to find the partial calls). */
 type HandlebarsParser = Pick<typeof HandlebarsNamespace, 'parse'>;
 
 /**
- * The options the relay gives juice: `@media` rules stay in `<style>` (dark mode, small screens), pixel
- * widths become `width` attributes, and the rules that matched no element are kept in `<style>` too (`removeInlinedSelectors`), since at load an element
- * whose class comes from data (`class="band-{{band}}"`) cannot be matched; a client that honours
- * `<style>` still styles it.
+ * The options the relay gives juice: `@media` rules stay in `<style>` (dark mode, small screens), pixel widths
+ * become `width` attributes, and the rules that matched no element are kept in `<style>` too, since at load an
+ * element whose class comes from data (`class="band-{{band}}"`) cannot be matched.
  */
 const JUICE_OPTIONS = {
   preserveMediaQueries: true,
@@ -27,39 +45,53 @@ interface PartialCall {
 }
 
 /**
- * Inlines the CSS of a set's `html.hbs` into its own markup and into the partials it calls, once, when
- * the templates load: rendering a mail is then a Handlebars call (juice was 85 % of a 2.4 ms
- * render). juice leaves `{{…}}` alone (its default code blocks include Handlebars), so the expressions
- * survive in text and attributes. The partials are spliced in where they are called before juice
- * sees the page, so a selector such as `.ratios td` reaches the cells of a partial called inside
- * `.ratios`; they are cut out again afterwards. Partials called through a sub-expression or as a block
+ * Inlines the CSS of a set's `html.hbs` into its own markup and into the partials it calls, once, when the
+ * templates load: rendering a mail is then a Handlebars call. juice leaves `{{…}}` alone (its default code blocks
+ * include Handlebars), so the expressions survive in text and attributes. The partials are spliced in where they
+ * are called before juice sees the page, so a selector such as `.ratios td` reaches the cells of a partial called
+ * inside `.ratios`; they are cut out again afterwards. Partials called through a sub-expression or as a block
  * (`{{#> name}}`) are not spliced in: their elements get only the rules kept in `<style>`.
  */
 export function inlineTemplateCss(hbs: HandlebarsParser, html: string, partials: ReadonlyMap<string, string>): InlinedHtmlTemplates {
-  // Loaded here, at template load only: no mail render needs juice any more.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose (an import would load it with the module)
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only templates not inlined ahead need juice
   const juice = require('juice') as (html: string, options: object) => string;
   const calls: PartialCall[] = [];
   const spliced = splicePartials(hbs, html, partials, calls, []);
   return cutPartials(juice(spliced, JUICE_OPTIONS), calls);
 }
 
-/**
- * {@link inlineTemplateCss}, or the same result computed ahead and stored with the templates
- * (inlined-css-file.ts) when it was computed from exactly these sources: then juice is not loaded.
- */
+/** {@link inlineTemplateCss}, or the same result computed ahead from exactly these sources: then juice is not loaded. */
 export function findInlinedTemplateCss(
   hbs: HandlebarsParser,
   html: string,
   partials: ReadonlyMap<string, string>,
   computedAhead: ReadonlyMap<string, InlinedHtmlTemplates>,
 ): InlinedHtmlTemplates {
-  return computedAhead.get(hashInlineInput(html, partials, JUICE_OPTIONS)) ?? inlineTemplateCss(hbs, html, partials);
+  return computedAhead.get(hashInlineInput(html, partials)) ?? inlineTemplateCss(hbs, html, partials);
 }
 
-/** The key under which {@link findInlinedTemplateCss} looks up a set computed ahead. */
-export function keyInlineInput(html: string, partials: ReadonlyMap<string, string>): string {
-  return hashInlineInput(html, partials, JUICE_OPTIONS);
+/** The key of one set's inlining: the HTML template, every partial of the directory (name and source), juice's options and the format. */
+export function hashInlineInput(html: string, partials: ReadonlyMap<string, string>): string {
+  return hashJson({ format: INLINED_CSS_FORMAT, juiceOptions: JUICE_OPTIONS, html, partials: sortByKey(partials) });
+}
+
+/** The inlined sets stored in `dir`'s {@link INLINED_CSS_FILE}, by key; empty when there is none or it is not this format. */
+export function readInlinedCssFile(dir: string): Map<string, InlinedHtmlTemplates> {
+  const sets = readAheadFile(dir, INLINED_CSS_FILE, INLINED_CSS_FORMAT)?.sets;
+  if (typeof sets !== 'object' || sets === null) return new Map();
+  const found = new Map<string, InlinedHtmlTemplates>();
+  for (const [key, entry] of Object.entries(sets as Record<string, { html?: unknown; partials?: unknown } | null>)) {
+    if (typeof entry?.html !== 'string' || !Array.isArray(entry.partials)) continue;
+    found.set(key, { html: entry.html, partials: new Map(entry.partials as [string, string][]) });
+  }
+  return found;
+}
+
+/** The file's text for `sets` (key → inlined set), as {@link readInlinedCssFile} reads it: each set's partials as pairs. */
+export function formatInlinedCssFile(sets: ReadonlyMap<string, InlinedHtmlTemplates>): string {
+  return formatAheadFile(INLINED_CSS_FORMAT, {
+    sets: Object.fromEntries([...sets].map(([key, set]) => [key, { html: set.html, partials: [...set.partials] }])),
+  });
 }
 
 const beginMarker = (id: number) => `{{!relay-inline-partial ${id}}}`;
@@ -77,35 +109,11 @@ function splicePartials(
   stack: readonly string[],
 ): string {
   const offsets = lineOffsets(source);
-  const found: Array<{ start: number; end: number; name: string }> = [];
-  const visit = (node: unknown): void => {
-    if (!node || typeof node !== 'object') return;
-    const n = node as {
-      type?: string;
-      name?: { type: string; original: string };
-      loc?: { start: { line: number; column: number }; end: { line: number; column: number } };
-    };
-    if (
-      n.type === 'PartialStatement' &&
-      n.name?.type === 'PathExpression' &&
-      n.loc &&
-      partials.has(n.name.original) &&
-      !stack.includes(n.name.original)
-    ) {
-      found.push({
-        start: offsets[n.loc.start.line - 1] + n.loc.start.column,
-        end: offsets[n.loc.end.line - 1] + n.loc.end.column,
-        name: n.name.original,
-      });
-      return;
-    }
-    for (const [key, value] of Object.entries(n)) {
-      if (key === 'loc') continue;
-      if (Array.isArray(value)) value.forEach(visit);
-      else visit(value);
-    }
-  };
-  visit(hbs.parse(source));
+  const found = findPartialCalls(hbs.parse(source)).flatMap(({ type, name, loc }) =>
+    type === 'PartialStatement' && loc && partials.has(name) && !stack.includes(name)
+      ? [{ name, start: offsets[loc.start.line - 1] + loc.start.column, end: offsets[loc.end.line - 1] + loc.end.column }]
+      : [],
+  );
   found.sort((a, b) => a.start - b.start);
   let out = '';
   let at = 0;
@@ -116,6 +124,24 @@ function splicePartials(
     at = end;
   }
   return out + source.slice(at);
+}
+
+type Location = { line: number; column: number };
+
+/** The partials a Handlebars AST calls by name (`{{> name}}`, `{{#> name}}`; one named by an expression is not known ahead). */
+export function findPartialCalls(ast: unknown): { type: string; name: string; loc?: { start: Location; end: Location } }[] {
+  const found: ReturnType<typeof findPartialCalls> = [];
+  const visit = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    const n = node as { type?: string; name?: { type?: string; original?: unknown }; loc?: { start: Location; end: Location } };
+    const name = n.name?.type === 'PathExpression' ? n.name.original : undefined;
+    if ((n.type === 'PartialStatement' || n.type === 'PartialBlockStatement') && typeof name === 'string') {
+      found.push({ type: n.type, name, loc: n.loc });
+    }
+    for (const value of Object.values(n)) (Array.isArray(value) ? value : [value]).forEach(visit);
+  };
+  visit(ast);
+  return found;
 }
 
 /** Where each line of `source` starts (Handlebars locations are line and column). */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type HandlebarsNamespace from 'handlebars';
-import { neutralizeView } from '../shared';
+import { findPackageRoot, neutralizeView } from '../shared';
 import {
   emptyCompiledTemplates,
   formatCompiledTemplatesFile,
@@ -9,9 +9,15 @@ import {
   readCompiledTemplatesFile,
   type CompiledTemplates,
 } from './compiled-templates-file';
-import { defaultTemplatesDir } from './default-templates-dir';
-import { findInlinedTemplateCss, inlineTemplateCss, keyInlineInput, type InlinedHtmlTemplates } from './inline-template-css';
-import { formatInlinedCssFile, readInlinedCssFile } from './inlined-css-file';
+import {
+  findInlinedTemplateCss,
+  findPartialCalls,
+  formatInlinedCssFile,
+  hashInlineInput,
+  inlineTemplateCss,
+  readInlinedCssFile,
+  type InlinedHtmlTemplates,
+} from './inline-template-css';
 
 /** The three parts of one mail, rendered. */
 export interface RenderedMail {
@@ -43,6 +49,11 @@ export class TemplateError extends Error {
   }
 }
 
+/** The templates shipped with the package. */
+export function defaultTemplatesDir(): string {
+  return path.join(findPackageRoot(), 'templates');
+}
+
 const DEFAULT_TEMPLATE_SET = 'report';
 const PARTS = ['subject', 'html', 'text'] as const;
 type Part = (typeof PARTS)[number];
@@ -60,30 +71,19 @@ type CompileOptions = { strict: true; noEscape?: true };
 const HTML_OPTIONS: CompileOptions = { strict: true };
 const TEXT_OPTIONS: CompileOptions = { strict: true, noEscape: true };
 
-/*
- * Handlebars' runtime renders the templates; its compiler (parser, code generator and source-map: 35
- * modules) is required only for a template that is not among those compiled ahead.
- */
+// Handlebars' compiler (parser, code generator, source-map) loads only for a template not compiled ahead.
 /* eslint-disable @typescript-eslint/no-require-imports -- lazy on purpose (an import would load them with the module) */
 const loadHandlebarsRuntime = () => require('handlebars/runtime') as Hbs;
 const loadHandlebarsCompiler = () => require('handlebars') as Hbs;
 /* eslint-enable @typescript-eslint/no-require-imports */
 
-/** Options of {@link loadRenderer}. */
-export interface RendererOptions {
-  /** Use the shipped templates compiled ahead (compiled-templates-file.ts) for unchanged sources; default true. */
-  compiledAhead?: boolean;
-}
-
 /**
- * Loads and compiles every template once, at boot, in strict mode (a missing variable throws
- * instead of printing nothing). HTML is escaped; text and subject are not (they are not HTML).
- * The HTML's CSS is inlined here, once per template set (see inline-template-css.ts), so a render
- * is only Handlebars. Compilation is forced here, so a syntax error fails the start, not the first
- * delivery. A source unchanged from the shipped templates takes its compiled form from the package
- * (compiled-templates-file.ts): the same function Handlebars would make, without compiling it again.
+ * Loads and compiles every template once, at boot, in strict mode (a missing variable throws instead of printing
+ * nothing), so a syntax error fails the start, not the first delivery. The HTML's CSS is inlined here, once per
+ * set, so a render is only Handlebars. A source unchanged from the shipped templates takes its compiled form from
+ * the package (unless `compiledAhead` is false): the same function Handlebars would make, without compiling it.
  */
-export function loadRenderer(dir: string, options: RendererOptions = {}): Renderer {
+export function loadRenderer(dir: string, options: { compiledAhead?: boolean } = {}): Renderer {
   const hbs = loadHandlebarsRuntime().create();
   registerTemplateHelpers(hbs);
   const ahead = options.compiledAhead === false ? emptyCompiledTemplates() : readCompiledTemplatesFile(defaultTemplatesDir());
@@ -92,7 +92,8 @@ export function loadRenderer(dir: string, options: RendererOptions = {}): Render
   // template's options: through here, so that it too is taken from the templates compiled ahead.
   hbs.compile = ((source: string, compileOptions: CompileOptions) => compiler.compile(source, compileOptions)) as Hbs['compile'];
   const { sets, compiled } = loadTemplates(hbs, dir, compiler);
-  const subjectOf = createSubjectCache(compiler);
+  // Inline subjects (from routes), compiled once each; syntax errors surface on first use, which is boot.
+  const subjects = new Map<string, Template>();
 
   return {
     dir,
@@ -112,11 +113,13 @@ export function loadRenderer(dir: string, options: RendererOptions = {}): Render
         }
       };
       const runSubject = () => {
-        if (renderOptions.subject === undefined) return run('subject');
+        const source = renderOptions.subject;
+        if (source === undefined) return run('subject');
         try {
-          return subjectOf(renderOptions.subject)(view);
+          if (!subjects.has(source)) subjects.set(source, compiler.compile(source, TEXT_OPTIONS));
+          return subjects.get(source)!(view);
         } catch (error) {
-          throw error instanceof TemplateError ? error : new TemplateError(`subject "${renderOptions.subject}"`, error);
+          throw new TemplateError(`subject "${source}"`, error);
         }
       };
       // A subject is one header line: CR/LF would end it (header injection), so fold all white space.
@@ -144,59 +147,49 @@ function loadTemplates(
   return { partials, sets, compiled };
 }
 
-/** Compiles templates, taking each from the templates compiled ahead when its source and options are there. */
-interface TemplateCompiler {
-  /** Throws Handlebars' error when `source` does not compile. */
-  check(source: string, options: CompileOptions): void;
-  /** Throws Handlebars' error when `source` does not parse. */
-  parse(source: string): void;
-  /** Handlebars' precompiled spec of `source` (JavaScript source). */
-  precompile(source: string, options: CompileOptions): string;
-  compile(source: string, options: CompileOptions): Template;
-}
-
 /**
- * A {@link TemplateCompiler} for `hbs` (a runtime instance: helpers and partials are registered on it).
+ * Compiles templates for `hbs` (a runtime instance: helpers and partials are registered on it), taking
+ * each from `ahead` when its source and options are there; `check` and `parse` throw Handlebars' error.
  * What it had to check or compile itself is added to `record` (how the shipped file is made).
  */
-function createTemplateCompiler(hbs: Hbs, ahead: CompiledTemplates, record?: CompiledTemplates): TemplateCompiler {
+function createTemplateCompiler(hbs: Hbs, ahead: CompiledTemplates, record?: CompiledTemplates) {
   // precompile returns the spec as JavaScript source (its typings say otherwise). It adds Handlebars'
   // defaults to the options it is given: a copy, so the key and compilerOptions stay as written.
   const handlebarsPrecompile = (source: string, options: CompileOptions) =>
     loadHandlebarsCompiler().precompile(source, { ...options }) as unknown as string;
-  const compiler: TemplateCompiler = {
-    check(source, options) {
+  const precompile = (source: string, options: CompileOptions): string => {
+    const key = hashTemplateInput(hbs.VERSION, source, options);
+    let code = ahead.specs.get(key);
+    if (code === undefined) {
+      code = handlebarsPrecompile(source, options);
+      record?.specs.set(key, code);
+    }
+    return code;
+  };
+  return {
+    check(source: string, options: CompileOptions): void {
       const key = hashTemplateInput(hbs.VERSION, source, options);
       if (ahead.checked.has(key) || ahead.specs.has(key)) return;
       handlebarsPrecompile(source, options);
       record?.checked.add(key);
     },
-    parse(source) {
+    parse(source: string): void {
       const key = hashTemplateInput(hbs.VERSION, source, 'parse');
       if (ahead.checked.has(key)) return;
       loadHandlebarsCompiler().parse(source);
       record?.checked.add(key);
     },
-    precompile(source, options) {
-      const key = hashTemplateInput(hbs.VERSION, source, options);
-      let code = ahead.specs.get(key);
-      if (code === undefined) {
-        code = handlebarsPrecompile(source, options);
-        record?.specs.set(key, code);
-      }
-      return code;
-    },
-    compile: (source, options) => evaluateSpec(hbs, compiler.precompile(source, options), options),
+    precompile,
+    compile: (source: string, options: CompileOptions): Template => evaluateSpec(hbs, precompile(source, options), options),
   };
-  return compiler;
 }
 
+type TemplateCompiler = ReturnType<typeof createTemplateCompiler>;
+
 /**
- * Turns a precompiled spec into a template of `hbs`. `hbs.compile` is lazy (it compiles at the first
- * render), so a check at load had to `precompile` the same source first and the template was compiled
- * twice: a fifth of `check-config`. The precompiled spec, evaluated and handed to
- * `hbs.template`, is what Handlebars documents for precompiled templates and what `compile` builds
- * internally: same options, same function, and a syntax error thrown at load.
+ * Turns a precompiled spec into a template of `hbs`, as Handlebars documents for precompiled templates
+ * and as `compile` does inside: same options, same function, but a syntax error thrown at load
+ * (`hbs.compile` is lazy) and the source compiled once.
  */
 function evaluateSpec(hbs: Hbs, code: string, options: CompileOptions): Template {
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- Handlebars' own output for our templates, evaluated as compile() does inside
@@ -208,11 +201,10 @@ function evaluateSpec(hbs: Hbs, code: string, options: CompileOptions): Template
 }
 
 /**
- * The content of the compiled-templates file for the templates in `dir`: every template the relay
- * compiles or checks when it loads them, and every partial a subject or text template calls (by
- * name, directly or through another partial) as Handlebars compiles it at that first call.
- * `npm run templates:inline` writes it for the shipped templates (after their inlined CSS, which it
- * compiles), and a test checks the shipped file equals it.
+ * The content of the compiled-templates file for the templates in `dir` (`npm run templates:inline`
+ * writes the shipped one after their inlined CSS; a test checks it): every template the relay compiles
+ * or checks when it loads them, and every partial a subject or text template calls, as Handlebars
+ * compiles it at that first call.
  */
 export function buildCompiledTemplatesFile(dir: string): string {
   const hbs = loadHandlebarsRuntime().create();
@@ -226,26 +218,18 @@ export function buildCompiledTemplatesFile(dir: string): string {
   return formatCompiledTemplatesFile(recorded);
 }
 
-/** The partials `sources` call by name, and those these call in turn (a partial named by an expression is not known ahead). */
+/** The partials `sources` call by name, and those these call in turn. */
 function findCalledPartials(sources: readonly string[], partials: ReadonlyMap<string, string>): Set<string> {
   const { parse } = loadHandlebarsCompiler();
   const called = new Set<string>();
-  const visit = (node: unknown): void => {
-    if (!node || typeof node !== 'object') return;
-    const n = node as { type?: string; name?: { type?: string; original?: unknown } };
-    const name = n.name?.type === 'PathExpression' ? n.name.original : undefined;
-    if (
-      (n.type === 'PartialStatement' || n.type === 'PartialBlockStatement') &&
-      typeof name === 'string' &&
-      partials.has(name) &&
-      !called.has(name)
-    ) {
+  const visit = (source: string): void => {
+    for (const { name } of findPartialCalls(parse(source))) {
+      if (!partials.has(name) || called.has(name)) continue;
       called.add(name);
-      visit(parse(partials.get(name)!));
+      visit(partials.get(name)!);
     }
-    for (const value of Object.values(n)) (Array.isArray(value) ? value : [value]).forEach(visit);
   };
-  sources.forEach((source) => visit(parse(source)));
+  sources.forEach(visit);
   return called;
 }
 
@@ -319,37 +303,16 @@ function compileSet(
   return { parts, htmlPartials };
 }
 
-/**
- * The content of the inlined-CSS file for the templates in `dir` (every set's HTML inlined with juice
- * now): `npm run templates:inline` writes it for the shipped templates, and a test checks the shipped
- * file equals it, so the two cannot drift apart.
- */
+/** The content of the inlined-CSS file for the templates in `dir`, inlined now (`npm run templates:inline`; a test checks it). */
 export function buildInlinedCssFile(dir: string): string {
   const hbs = loadHandlebarsCompiler().create();
   const partials = loadPartials(hbs, path.join(dir, 'partials'), createTemplateCompiler(hbs, emptyCompiledTemplates()));
   const inlined = new Map<string, InlinedHtmlTemplates>();
   for (const set of findTemplateSets(dir)) {
     const html = fs.readFileSync(path.join(dir, set, 'html.hbs'), 'utf8');
-    inlined.set(keyInlineInput(html, partials), inlineTemplateCss(hbs, html, partials));
+    inlined.set(hashInlineInput(html, partials), inlineTemplateCss(hbs, html, partials));
   }
   return formatInlinedCssFile(inlined);
-}
-
-/** Inline subjects (from routes), compiled once each; syntax errors surface on first use, which is boot. */
-function createSubjectCache(compiler: TemplateCompiler): (source: string) => Template {
-  const subjects = new Map<string, Template>();
-  return (source) => {
-    let fn = subjects.get(source);
-    if (!fn) {
-      try {
-        fn = compiler.compile(source, TEXT_OPTIONS);
-      } catch (error) {
-        throw new TemplateError(`subject "${source}"`, error);
-      }
-      subjects.set(source, fn);
-    }
-    return fn;
-  };
 }
 
 /**
@@ -367,7 +330,6 @@ export function registerTemplateHelpers(hbs: Hbs): void {
   hbs.registerHelper('gt', (a: number, b: number) => a > b);
   hbs.registerHelper('plural', (n: number, singular: string, plural: string) => (n === 1 ? singular : plural));
   hbs.registerHelper('lower', (s: unknown) => text(s).toLowerCase());
-  /** Pads a string to a width, for aligned columns in the text part. */
   hbs.registerHelper('pad', (value: unknown, width: number) => text(value).padEnd(typeof width === 'number' ? width : 0));
   hbs.registerHelper('padStart', (value: unknown, width: number) => text(value).padStart(typeof width === 'number' ? width : 0));
   /** A text bar of `width` characters for a 0–100 value: ████░░░░. */
@@ -414,6 +376,5 @@ export function registerTemplateHelpers(hbs: Hbs): void {
     'breakable',
     (value: unknown) => new hbs.SafeString(hbs.escapeExpression(text(value)).replace(/([./_:@-])(?=[^<])/g, '$1<wbr>')),
   );
-  /** 100 minus a width, for the empty cell next to a bar. */
   hbs.registerHelper('rest', (width: number) => Math.max(0, 100 - (Number(width) || 0)));
 }

@@ -1,32 +1,13 @@
 import { TemplateError } from '../mail';
-import { isCertificateFailure, RELAY_FAILURES, type FailureCatalogue, type FailureCode, type FailureFacts } from '../shared';
-import { GRAPH_FAILURES } from './graph-failures';
-import { OAUTH2_FAILURES } from './oauth2-settings';
-import { SMTP_FAILURES } from './smtp-failures';
+import { isCertificateFailure, isFailureCode, RELAY_FAILURES, type FailureCatalogue, type FailureCode, type FailureFacts } from '../shared';
+import { GRAPH_FAILURES, OAUTH2_FAILURES, SMTP_FAILURES } from './transport-failures';
 
-type FailureKind = 'transient' | 'permanent';
-
-/**
- * Who the failure is about. `server`: the SMTP service as a whole is unreachable or refusing
- * (connection errors, timeouts, 421 "service not available"): every delivery would fail the same
- * way, so the worker pauses the whole queue and probes with the oldest delivery. `message`: this
- * delivery only (a 450 mailbox busy, a 451 greylisting or local error, a 5xx, a template error); a
- * message's 4xx still pauses the queue when several different deliveries get one in a row
- * (retry-policy.ts: three in a row).
- */
-type FailureScope = 'server' | 'message';
-
-export interface FailureClass {
-  kind: FailureKind;
+/** A failed send as the retry policy reads it: its code, with the catalogue's facts of that code. */
+export interface FailureClass
+  extends Pick<FailureFacts, 'configProblem' | 'scope'>, Partial<Pick<FailureFacts, 'heldForOperator' | 'serverReachable'>> {
+  kind: 'transient' | 'permanent';
   /** Stable code from the relay's catalogue (notify's FAILURE_CATALOGUE), stored with the delivery and used in metrics. */
   code: FailureCode;
-  /** The queue waits for an operator's fix however long it takes (the catalogue's `heldForOperator`). */
-  heldForOperator?: boolean;
-  /** The failure says nothing against reaching the mail server (the catalogue's `serverReachable`). */
-  serverReachable?: boolean;
-  /** A configuration problem (bad credentials, TLS trust): logged loudly, an operator must act. */
-  configProblem: boolean;
-  scope: FailureScope;
   message: string;
   /** The server asked for this pause before the next try (Graph's Retry-After): the queue waits at least this long. */
   retryAfterMs?: number;
@@ -41,54 +22,42 @@ const NOTIFIER_CODES: ReadonlySet<FailureCode> = new Set([...Object.keys(OAUTH2_
 /** The codes this classifier picks from: SMTP's, OAuth2's and Graph's, and the relay's own. */
 const CLASSIFIED: FailureCatalogue = { ...SMTP_FAILURES, ...GRAPH_FAILURES, ...RELAY_FAILURES };
 
-function isFailureCode(code: unknown): code is FailureCode {
-  return typeof code === 'string' && Object.hasOwn(CLASSIFIED, code);
-}
-
 /**
- * SMTP replies about the service, not the message (RFC 5321 §3.8, §4.2.3): 421 "closing transmission
- * channel". A 451 answers one transaction (greylisting, a recipient's quota, a local error for this
- * message) and is retried for that message alone.
+ * SMTP replies about the service, not the message (RFC 5321 §3.8, §4.2.3): 421 "closing transmission channel".
+ * A 451 answers one transaction (greylisting, a recipient's quota) and is retried for that message alone.
  */
 const SERVER_REPLY_CODES = new Set([421]);
 
 /**
- * The one place that decides whether a failed send can succeed later (prometheus/alertmanager
- * notify/retry_stage): it picks the code, and the catalogue says what the code means.
- * SMTP 4xx replies, connection, DNS and timeout errors are transient: retry with backoff. 5xx
- * replies, envelope errors and template errors are permanent: dead at once. Authentication failures
- * are permanent and a configuration problem. A code outside the catalogue is `UNKNOWN` (transient),
- * its own code kept in the message only, so it can never become a metric label.
+ * The one place that decides whether a failed send can succeed later (alertmanager notify/retry_stage): it picks
+ * the code, the catalogue says what it means. A code outside the catalogue is `UNKNOWN`, its own code kept in the
+ * message only, so it can never become a metric label.
  */
 export function classifyFailure(error: unknown): FailureClass {
-  const err = (error ?? {}) as { code?: unknown; responseCode?: unknown; message?: unknown; response?: unknown; retryAfterMs?: unknown };
+  const err = (error ?? {}) as { code?: unknown; responseCode?: unknown; retryAfterMs?: unknown };
   const message = describe(error);
   if (error instanceof TemplateError) return buildFailureClass('TEMPLATE', message);
   const code = typeof err.code === 'string' ? err.code : undefined;
-  if (isFailureCode(code) && NOTIFIER_CODES.has(code)) {
+  if (isFailureCode(code, CLASSIFIED) && NOTIFIER_CODES.has(code)) {
     const retryAfterMs = typeof err.retryAfterMs === 'number' && err.retryAfterMs > 0 ? err.retryAfterMs : undefined;
     return { ...buildFailureClass(code, message), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
   }
   const responseCode = typeof err.responseCode === 'number' ? err.responseCode : undefined;
   // A refused login stays a login problem whatever reply code came with it (454 included).
   if (code === 'EAUTH' || code === 'ENOAUTH') return buildFailureClass(code, message);
-  // Certificate trust (untrusted, expired, another host's): nothing will change until an operator fixes
-  // SMTP_CA_FILE, and every mail fails alike. nodemailer says ESOCKET (or ECONNECTION) and only the words tell;
-  // a server's reply that mentions a certificate is still a reply.
+  // An untrusted certificate: nodemailer says ESOCKET (or ECONNECTION) and only the words tell; a server's
+  // reply that mentions a certificate is still a reply.
   if (code === 'ETLS' || (isSocketCode(code) && responseCode === undefined && isCertificateFailure(message)))
     return buildFailureClass('ETLS', message);
   if (responseCode !== undefined && responseCode >= 400 && responseCode < 500) {
     return { ...buildFailureClass('SMTP_4XX', message), scope: SERVER_REPLY_CODES.has(responseCode) ? 'server' : 'message' };
   }
   if (responseCode !== undefined && responseCode >= 500 && responseCode < 600) return buildFailureClass('SMTP_5XX', message);
-  if (isFailureCode(code)) return buildFailureClass(code, message);
+  if (isFailureCode(code, CLASSIFIED)) return buildFailureClass(code, message);
   return buildFailureClass('UNKNOWN', code === undefined ? message : `${message} (code ${String(code).slice(0, 40)})`);
 }
 
-/**
- * A template or composition error: the same input fails the same way, so it is permanent whatever
- * the error; one without a code of its own is `RENDER`.
- */
+/** A template or composition error: the same input fails the same way, so it is permanent; one without a code of its own is `RENDER`. */
 export function classifyRenderFailure(error: unknown): FailureClass {
   const classified = classifyFailure(error);
   const failure: FailureClass = { ...classified, kind: 'permanent' };
@@ -115,7 +84,7 @@ export function buildFailureClass(
 
 /** The codes a TLS handshake's failure arrives with: nodemailer's socket and connection codes, Node's own (CERT_…), or none. */
 function isSocketCode(code: string | undefined): boolean {
-  return code === undefined || code === 'ESOCKET' || code === 'ECONNECTION' || !isFailureCode(code);
+  return code === undefined || code === 'ESOCKET' || code === 'ECONNECTION' || !isFailureCode(code, CLASSIFIED);
 }
 
 /** A one-line description with the SMTP answer when there is one; never a stack. */
@@ -127,9 +96,8 @@ function describe(error: unknown): string {
 }
 
 /**
- * The code a command or the health check shows for a failed check: the catalogue's (so an expired
- * certificate reads `ETLS` everywhere, as it is stored), or the error's own when the catalogue has none
- * (a file notifier's `EACCES`).
+ * The code a command or the health check shows for a failed check: the catalogue's (so an expired certificate
+ * reads `ETLS` everywhere, as it is stored), or the error's own when the catalogue has none (`EACCES`).
  */
 export function readFailureCode(error: unknown): string {
   const { code } = classifyFailure(error);

@@ -1,7 +1,7 @@
-import type { Clock } from '../shared';
-import type { TokenCache } from './create-token-cache';
+import { systemClock } from '../shared';
+import { createOAuth2TokenCache, type TokenCache } from './fetch-access-token';
 import type { OAuth2Config } from './oauth2-settings';
-import { buildFailedResult, type Notifier } from './notifier';
+import { buildFailedResult, type Notifier, type NotifierIo } from './notifier';
 
 /** MAIL_TRANSPORT=graph: mails go to Microsoft Graph's sendMail as `sender`, with a token from `oauth2`. */
 export interface GraphConfig {
@@ -35,21 +35,22 @@ const ERROR_BODY_MAX_CHARS = 16 * 1024;
 const DEFAULT_THROTTLE_MS = 60_000;
 
 /**
- * Microsoft Graph's sendMail as a notifier, for tenants that turned SMTP AUTH off: the mail's own
- * bytes, as they would go to an SMTP server (envelope-only blind copies become a Bcc header, see
- * withBccHeader), posted base64-encoded as `text/plain` to `/v1.0/users/{sender}/sendMail`, which
- * answers 202 with no body. Recipients come from the MIME headers; the token is the app's (client
- * credentials, Mail.Send application permission).
+ * Microsoft Graph's sendMail as a notifier, for tenants that turned SMTP AUTH off: the mail's own bytes, as they
+ * would go to an SMTP server (with a Bcc header, see withBccHeader), posted base64-encoded as `text/plain` to
+ * `/v1.0/users/{sender}/sendMail`, which answers 202 with no body. Recipients come from the MIME headers; the
+ * token is the app's (client credentials, Mail.Send application permission).
  */
-export function createGraphNotifier(config: GraphConfig, deps: { tokens: TokenCache; clock: Clock; fetch?: typeof fetch }): Notifier {
-  const fetchImpl = deps.fetch ?? fetch;
+export function createGraphNotifier(config: GraphConfig, io: NotifierIo): Notifier {
+  const tokens = createOAuth2TokenCache(config.oauth2, io);
+  const clock = io.clock ?? systemClock;
+  const fetchImpl = io.fetch ?? fetch;
   const endpoint = `${config.url}/v1.0/users/${encodeURIComponent(config.sender)}/sendMail`;
   return {
     kind: 'graph',
     async send(mail) {
       try {
         const body = withBccHeader(mail.raw, mail.envelope.to).toString('base64');
-        const { res, token } = await postWithToken(deps.tokens, (accessToken) =>
+        const { res, token } = await postWithToken(tokens, (accessToken) =>
           postMime(fetchImpl, endpoint, accessToken, body, config.timeoutMs),
         );
         if (res.status === 202 || res.ok) {
@@ -57,15 +58,15 @@ export function createGraphNotifier(config: GraphConfig, deps: { tokens: TokenCa
           await res.body?.cancel();
           return { status: 'sent', response: `${res.status} Accepted by Microsoft Graph${requestId ? ` (request-id ${requestId})` : ''}` };
         }
-        const failure = await classifyGraphResponse(res, deps.clock.now());
-        if (failure.code === 'OAUTH2_REFUSED') deps.tokens.invalidate(token.accessToken);
+        const failure = await classifyGraphResponse(res, clock.now());
+        if (failure.code === 'OAUTH2_REFUSED') tokens.invalidate(token.accessToken);
         return buildFailedResult(failure);
       } catch (error) {
         return buildFailedResult(error);
       }
     },
     async verify(onStep) {
-      const token = await deps.tokens.get();
+      const token = await tokens.get();
       onStep?.(`token fetched (expires ${new Date(token.expiresAt).toISOString()})`);
       onStep?.(`Microsoft Graph: mail will be sent as ${config.sender} via ${endpoint} (not tried: it would send a mail)`);
     },
@@ -134,12 +135,7 @@ async function postMime(
   }
 }
 
-/**
- * Graph's answer as a failure: 429 throttled and 5xx retried (after Retry-After when given), 401 a
- * refused token, 403/404 the app may not send as this mailbox or it does not exist (an operator must
- * act; the queue pauses), any other 4xx about this message (dead at once). The message carries Graph's
- * own `{"error": {"code", "message"}}`.
- */
+/** Graph's answer as a failure, by its status (the codes' words say what each means), with Graph's own `{"error": {"code", "message"}}`. */
 export async function classifyGraphResponse(res: Response, now: number): Promise<GraphError> {
   const text = (await res.text()).slice(0, ERROR_BODY_MAX_CHARS);
   let detail = '';

@@ -2,16 +2,14 @@ import { RELAY_FAILURES, type FailureCatalogue } from '../shared';
 import { fileTransport } from './file-transport';
 import { graphTransport } from './graph-transport';
 import { smtpTransport } from './smtp-transport';
-import type { ConfiguredTransport, Notifier, NotifierIo, TransportDescriptor } from './notifier';
-import type { TransportContext } from './transport-context';
+import type { ConfiguredTransport, Notifier, NotifierIo, TransportContext, TransportDescriptor } from './notifier';
 
 /** Every transport the relay knows, most specific first: the first whose settings select it is used. */
 export const TRANSPORTS = [graphTransport, smtpTransport, fileTransport] as const;
 
 /**
- * The relay's one catalogue of failure codes: each transport's own (its descriptor's `failures`, listed from
- * the least specific transport, as docs/errors.md shows them) and the relay's. A transport given at run
- * time (a test) brings its codes the same way.
+ * The relay's one catalogue of failure codes: each transport's own (its descriptor's `failures`, listed from the
+ * least specific transport, as docs/errors.md shows them) and the relay's, for the transports given (a test's too).
  */
 export function buildFailureCatalogue(transports: readonly TransportDescriptor[] = TRANSPORTS): FailureCatalogue {
   return Object.assign({}, ...[...transports].reverse().map((t) => t.failures), RELAY_FAILURES) as FailureCatalogue;

@@ -1,17 +1,6 @@
 import { isCertificateFailure } from '../shared';
-import { SMTP_FAILURES } from './smtp-failures';
-
-/** What a failed connection, TLS handshake or login to the mail server looked like (an error, or a stored failure). */
-export interface MailErrorFacts {
-  code?: string;
-  message?: string;
-}
-
-/** One kind of failure a user can cause and fix: how to recognise it, and the words for it. */
-interface MailErrorRule {
-  matches: (code: string, message: string) => boolean;
-  describe: (server: string, message: string) => string;
-}
+import { SMTP_CONNECTION_TIMEOUT_MS, SMTP_GREETING_TIMEOUT_MS } from './smtp-transport';
+import { SMTP_FAILURES } from './transport-failures';
 
 /** OpenSSL's words when the peer's first bytes are not TLS: an SMTP greeting, read as a TLS record. */
 const NOT_TLS = /wrong version number|packet length too long|unknown protocol|ssl3_get_record|record layer failure/i;
@@ -20,19 +9,17 @@ const NOT_TLS = /wrong version number|packet length too long|unknown protocol|ss
  * nodemailer and Node give before the relay classifies them (`ENOTFOUND`, `ERROR`).
  */
 const CONNECTION_CODES: ReadonlySet<string> = new Set([
-  ...Object.keys(SMTP_FAILURES).filter((code) => {
-    const facts = SMTP_FAILURES[code];
-    return facts.scope === 'server' || facts.configProblem;
-  }),
+  ...Object.keys(SMTP_FAILURES).filter((code) => SMTP_FAILURES[code].scope === 'server' || SMTP_FAILURES[code].configProblem),
   'ENOTFOUND',
   'ERROR',
 ]);
 
 /*
- * Ordered: a TLS failure arrives as ESOCKET like a refused connection, so the message decides first.
- * Each sentence says what happened, then what to change; the raw error stays in the logs beside it.
+ * The failures a user can cause and fix: how to recognise each, and its words. Ordered: a TLS failure arrives
+ * as ESOCKET like a refused connection, so the message decides first. Each sentence says what happened, then
+ * what to change; the raw error stays in the logs beside it.
  */
-const RULES: MailErrorRule[] = [
+const RULES: { matches: (code: string, message: string) => boolean; describe: (server: string, message: string) => string }[] = [
   {
     matches: (_code, message) => NOT_TLS.test(message),
     describe: (server) =>
@@ -59,7 +46,7 @@ const RULES: MailErrorRule[] = [
     matches: (code, message) => code === 'ETIMEDOUT' || /timed? ?out|Greeting never received/i.test(message),
     describe: (server, message) =>
       `${server} did not answer in time (${/greeting/i.test(message) ? 'connected, but no SMTP greeting' : 'timed out'}). A firewall may drop the connection, the port may be wrong, ` +
-      'or it speaks TLS from the first byte (port 465: use smtps://). Check SMTP_URL; the relay waits 10 s to connect and 10 s for the greeting.',
+      `or it speaks TLS from the first byte (port 465: use smtps://). Check SMTP_URL; the relay waits ${SMTP_CONNECTION_TIMEOUT_MS / 1000} s to connect and ${SMTP_GREETING_TIMEOUT_MS / 1000} s for the greeting.`,
   },
   {
     matches: (code) => code === 'EAUTH' || code === 'ENOAUTH',
@@ -71,22 +58,18 @@ const RULES: MailErrorRule[] = [
 ];
 
 /**
- * A connection, TLS or login failure in words a user acts on: what happened and what to change.
- * Undefined for failures outside this list (the server's answer to a message, a template): those
- * are described where they are caught. `server` names the mail server (`host:port` from SMTP_URL);
- * absent, the address in the error or "the mail server in SMTP_URL".
+ * A connection, TLS or login failure (an error, or a stored failure) in words a user acts on: what
+ * happened and what to change. Undefined for failures outside this list (the server's answer to a
+ * message, a template): those are described where they are caught. `server` names the mail server
+ * (`host:port` from SMTP_URL); absent, the address in the error or "the mail server in SMTP_URL".
  */
-export function describeMailError(error: MailErrorFacts, server?: string): string | undefined {
+export function describeMailError(error: { code?: string; message?: string }, server?: string): string | undefined {
   const code = error.code ?? '';
   // The server's answer to a message (4xx, 5xx, a refused address) or a template proves the connection
   // worked: its words ("timeout", "certificate") are the server's, not a connection failure's.
   if (code !== '' && !CONNECTION_CODES.has(code)) return undefined;
   const message = error.message ?? '';
   const where = server ?? /\b(\d{1,3}(?:\.\d{1,3}){3}:\d+)\b/.exec(message)?.[1] ?? 'the mail server in SMTP_URL';
-  const rule = RULES.find((r) => r.matches(code, message));
-  return rule ? capitalize(rule.describe(where, message)) : undefined;
-}
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
+  const words = RULES.find((r) => r.matches(code, message))?.describe(where, message);
+  return words && words.charAt(0).toUpperCase() + words.slice(1);
 }

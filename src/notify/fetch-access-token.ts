@@ -1,7 +1,8 @@
 import { createHash, createPrivateKey, randomUUID, X509Certificate } from 'node:crypto';
 import type * as Jose from 'jose';
+import type { NotifierIo } from './notifier';
 import type { OAuth2Config } from './oauth2-settings';
-import { createSecretMask, type Clock } from '../shared';
+import { createSecretMask, systemClock, type Clock } from '../shared';
 
 /** An OAuth2 access token and when it stops being valid (epoch ms, by the injected clock). */
 export interface AccessToken {
@@ -13,20 +14,71 @@ export interface AccessToken {
 export type FetchAccessToken = () => Promise<AccessToken>;
 
 /**
- * A token request that failed. `OAUTH2_REFUSED`: the endpoint refused the app's credentials
- * (invalid_client, invalid_grant, unauthorized_client…), an operator must act; `OAUTH2_UNAVAILABLE`:
- * no answer, 429 or 5xx, a later attempt may succeed. The code is also kept as `oauth2Code`, since
- * nodemailer replaces `code` with EAUTH when the error reaches it through its provision callback.
+ * A token request that failed: the endpoint refused the app's credentials (`OAUTH2_REFUSED`), or gave
+ * no token (`OAUTH2_UNAVAILABLE`). The code is also kept as `oauth2Code`, since nodemailer replaces
+ * `code` with EAUTH when the error reaches it through its provision callback.
  */
 export class OAuth2Error extends Error {
-  readonly code: 'OAUTH2_REFUSED' | 'OAUTH2_UNAVAILABLE';
+  readonly code: OAuth2Error['oauth2Code'];
   readonly oauth2Code: 'OAUTH2_REFUSED' | 'OAUTH2_UNAVAILABLE';
-  constructor(code: 'OAUTH2_REFUSED' | 'OAUTH2_UNAVAILABLE', message: string, options: { cause?: unknown } = {}) {
+  constructor(code: OAuth2Error['oauth2Code'], message: string, options: { cause?: unknown } = {}) {
     super(message, options);
     this.name = 'OAuth2Error';
     this.code = code;
     this.oauth2Code = code;
   }
+}
+
+/** One access token shared by every connection (or request) of a notifier. */
+export interface TokenCache {
+  /** A token valid for a while yet; one request in flight at most. `renew`: fetch anew (the server refused the cached one). */
+  get(options?: { renew?: boolean }): Promise<AccessToken>;
+  /** Forgets `accessToken` if it is the cached one (a server refused it): the next `get` fetches anew. */
+  invalidate(accessToken: string): void;
+}
+
+/** Tokens are renewed this long before they expire, or half-way through a shorter lifetime. */
+const TOKEN_REFRESH_BEFORE_EXPIRY_MS = 5 * 60_000;
+
+/**
+ * Caches the token of `fetchToken` and renews it before it expires, so that no connection logs in
+ * with a token about to lapse and a pool of connections asks the token endpoint once, not once per
+ * connection. A failed request is not cached: the next `get` tries again.
+ */
+export function createTokenCache(options: { fetchToken: FetchAccessToken; clock: Clock }): TokenCache {
+  let cached: (AccessToken & { renewAt: number }) | undefined;
+  let inFlight: Promise<AccessToken> | undefined;
+
+  const fetchNew = (): Promise<AccessToken> => {
+    inFlight ??= (async () => {
+      const fetchedAt = options.clock.now();
+      try {
+        const token = await options.fetchToken();
+        const lifetime = Math.max(0, token.expiresAt - fetchedAt);
+        cached = { ...token, renewAt: token.expiresAt - Math.min(TOKEN_REFRESH_BEFORE_EXPIRY_MS, lifetime / 2) };
+        return token;
+      } finally {
+        inFlight = undefined;
+      }
+    })();
+    return inFlight;
+  };
+
+  return {
+    get(getOptions = {}) {
+      if (!getOptions.renew && cached && options.clock.now() < cached.renewAt) return Promise.resolve(cached);
+      return fetchNew();
+    },
+    invalidate(accessToken) {
+      if (cached?.accessToken === accessToken) cached = undefined;
+    },
+  };
+}
+
+/** The cached token of `oauth2`'s app, requested with `io`'s fetch and dated by its clock. */
+export function createOAuth2TokenCache(oauth2: OAuth2Config, io: Pick<NotifierIo, 'clock' | 'fetch'>): TokenCache {
+  const clock = io.clock ?? systemClock;
+  return createTokenCache({ fetchToken: createAccessTokenFetcher(oauth2, { clock, fetch: io.fetch }), clock });
 }
 
 /** Token answers are small JSON objects; anything longer is not one. */
@@ -38,14 +90,14 @@ const GOOGLE_ASSERTION_LIFETIME_SECONDS = 60 * 60;
 /** When an answer leaves out expires_in, the token is renewed soon rather than trusted for long. */
 const DEFAULT_TOKEN_LIFETIME_SECONDS = 300;
 
-/** OAuth2 error codes (RFC 6749 §5.2) that mean the credentials or grant are wrong, not that the service is down. */
+/** Statuses of an OAuth2 error answer (RFC 6749 §5.2) that mean the credentials or grant are wrong, not that the service is down. */
 const REFUSAL_STATUSES = new Set([400, 401, 403]);
 
 /**
  * The token request for `config`: Microsoft identity platform v2 client credentials (a client secret,
  * or a certificate as a signed JWT client assertion, RFC 7523 §2.2), or Google's service-account JWT
  * bearer grant (RFC 7523 §2.1) with `sub` the mailbox to act as. A fresh assertion is signed for
- * every request. `fetchImpl` is the HTTP client (global fetch: TLS verified).
+ * every request.
  */
 export function createAccessTokenFetcher(config: OAuth2Config, deps: { clock: Clock; fetch?: typeof fetch }): FetchAccessToken {
   const fetchImpl = deps.fetch ?? fetch;
@@ -144,7 +196,6 @@ function parseTokenResponse(config: OAuth2Config, res: Response, text: string, n
   );
 }
 
-/** The answer's text, at most TOKEN_RESPONSE_MAX_BYTES of it. */
 async function readBoundedText(res: Response): Promise<string> {
   if (!res.body) return '';
   const chunks: Buffer[] = [];

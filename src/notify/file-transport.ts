@@ -1,13 +1,9 @@
-import { createFileNotifier } from './create-file-notifier';
-import type { TransportDescriptor } from './notifier';
+import fs from 'node:fs';
+import path from 'node:path';
+import { buildFailedResult, type Notifier, type TransportDescriptor } from './notifier';
 
-/** Where `.eml` files go: DATA_DIR/mail. */
-export interface FileConfig {
-  outboxDir: string;
-}
-
-/** `.eml` files in the outbox directory: what the relay does when no other transport is configured. */
-export const fileTransport: TransportDescriptor<'file', FileConfig> = {
+/** `.eml` files in the outbox directory (DATA_DIR/mail): what the relay does when no other transport is configured. */
+export const fileTransport: TransportDescriptor<'file', { outboxDir: string }> = {
   name: 'file',
   settings: {},
   configure: (_env, context) => ({ outboxDir: context.outboxDir }),
@@ -19,3 +15,32 @@ export const fileTransport: TransportDescriptor<'file', FileConfig> = {
   secrets: () => [],
   failures: {},
 };
+
+/**
+ * Writes each mail's bytes as `<dir>/<name>.eml`, named from the Message-ID so that a retried send overwrites
+ * rather than duplicates; the file appears whole (written aside, then renamed).
+ */
+export function createFileNotifier(dir: string): Notifier {
+  return {
+    kind: 'file',
+    async send(mail) {
+      try {
+        await fs.promises.mkdir(dir, { recursive: true });
+        const name = `${mail.messageId.replace(/^<|>$/g, '').replace(/[^A-Za-z0-9._-]/g, '_')}.eml`;
+        const file = path.join(dir, name);
+        const tmp = `${file}.${process.pid}.tmp`;
+        await fs.promises.writeFile(tmp, mail.raw);
+        await fs.promises.rename(tmp, file);
+        return { status: 'sent', response: `written to ${file}`, path: file };
+      } catch (error) {
+        return buildFailedResult(error);
+      }
+    },
+    async verify(onStep) {
+      await fs.promises.mkdir(dir, { recursive: true });
+      await fs.promises.access(dir, fs.constants.W_OK);
+      onStep?.(`${dir} is writable`);
+    },
+    async close() {},
+  };
+}

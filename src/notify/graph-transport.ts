@@ -1,12 +1,9 @@
 import { z } from 'zod';
-import { httpUrl, setting, systemClock } from '../shared';
-import type * as AccessTokenModule from './fetch-access-token';
-import type * as TokenCacheModule from './create-token-cache';
+import { httpUrl, setting } from '../shared';
 import type * as GraphModule from './create-graph-notifier';
 import type { GraphConfig } from './create-graph-notifier';
-import type { SectionEnv, TransportDescriptor } from './notifier';
-import type { TransportContext } from './transport-context';
-import { GRAPH_FAILURES } from './graph-failures';
+import type { SectionEnv, TransportContext, TransportDescriptor } from './notifier';
+import { GRAPH_FAILURES } from './transport-failures';
 import { buildOAuth2Config, checkEndpointUrl, OAUTH2_SETTINGS, oauth2Secrets } from './oauth2-settings';
 
 /** sendMail requests in flight at once: Exchange Online allows 4 per app and mailbox, so more only earns 429s. */
@@ -35,14 +32,9 @@ export const graphTransport: TransportDescriptor<'graph', GraphConfig> = {
   settings: GRAPH_SETTINGS,
   configure: (env, context) => configureGraph(env as SectionEnv<typeof GRAPH_SETTINGS>, context),
   create(graph, io) {
-    /* eslint-disable @typescript-eslint/no-require-imports -- lazy on purpose: Graph's and OAuth2's code only when MAIL_TRANSPORT=graph */
-    const { createTokenCache } = require('./create-token-cache') as typeof TokenCacheModule;
-    const { createAccessTokenFetcher } = require('./fetch-access-token') as typeof AccessTokenModule;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: Graph's and OAuth2's code only when MAIL_TRANSPORT=graph
     const { createGraphNotifier } = require('./create-graph-notifier') as typeof GraphModule;
-    /* eslint-enable @typescript-eslint/no-require-imports */
-    const clock = io.clock ?? systemClock;
-    const tokens = createTokenCache({ fetchToken: createAccessTokenFetcher(graph.oauth2, { clock, fetch: io.fetch }), clock });
-    return createGraphNotifier(graph, { tokens, clock, fetch: io.fetch });
+    return createGraphNotifier(graph, io);
   },
   describeStart: (graph) => `Microsoft Graph as ${graph.sender}`,
   describeVerified: (graph) => `Microsoft Graph gave a token for ${graph.sender}; no mail was sent.`,
@@ -60,14 +52,10 @@ function configureGraph(e: SectionEnv<typeof GRAPH_SETTINGS>, context: Transport
   if (!oauth2) return undefined;
   return {
     url: e.GRAPH_URL.replace(/\/+$/, ''),
-    sender: mailboxAddress(e.MAIL_FROM),
+    // MAIL_FROM's address: `Name <user@domain>` → `user@domain`.
+    sender: /<([^<>\s]+)>\s*$/.exec(e.MAIL_FROM)?.[1] ?? e.MAIL_FROM.trim(),
     timeoutMs: GRAPH_TIMEOUT_MS,
     concurrency: GRAPH_CONCURRENCY,
     oauth2,
   };
-}
-
-/** `Name <user@domain>` → `user@domain`. */
-function mailboxAddress(mailbox: string): string {
-  return /<([^<>\s]+)>\s*$/.exec(mailbox)?.[1] ?? mailbox.trim();
 }

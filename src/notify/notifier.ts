@@ -1,14 +1,9 @@
 import type { z } from 'zod';
 import type { OutgoingMail } from '../mail';
-import type { Clock, FailureFacts } from '../shared';
-import type { TransportContext } from './transport-context';
+import type { Clock, ConfigIssue, FailureFacts } from '../shared';
 import { classifyFailure, type FailureClass } from './classify-failure';
 
-/**
- * What a notifier made of one mail: accepted (`response`: the server's answer, or where the file was
- * written), worth another try later (`failure.scope` says whether the message or the whole server
- * failed), or failed for good.
- */
+/** What a notifier made of one mail: accepted (`response`: the server's answer, or where the file was written), to retry, or failed for good. */
 export type NotifyResult =
   | { status: 'sent'; response: string; path?: string }
   | { status: 'retry'; failure: FailureClass }
@@ -45,8 +40,7 @@ export interface NotifierIo {
  * One transport, described once: its settings section (zod fields with their docs, part of the relay's
  * one schema), the configuration it takes from them (`configure`: undefined when they do not select it),
  * how its notifier is made, the words the start line (`mail via …`) and `verify-smtp` (after every step
- * passed) say about it, and the failure codes only it sets, with their words and whether they hold the
- * queue for an operator. `notify/create-notifier.ts`'s TRANSPORTS lists them, most specific first.
+ * passed) say about it, and the failure codes only it sets.
  */
 export interface TransportDescriptor<Name extends string = string, Settings = unknown> {
   readonly name: Name;
@@ -60,6 +54,21 @@ export interface TransportDescriptor<Name extends string = string, Settings = un
   /** Secret values its configuration holds or derives (a password, a key), masked wherever logged. */
   secrets(settings: Settings): string[];
   readonly failures: Readonly<Record<string, FailureFacts>>;
+}
+
+/** What a transport's `configure` may use besides the parsed environment, and where it reports problems. */
+export interface TransportContext {
+  issues: ConfigIssue[];
+  /** Variables whose value the schema refused: rules comparing with them are not checked. */
+  broken: ReadonlySet<string>;
+  /** Reads a file the settings name (a CA, a key), at boot. */
+  readFile: (file: string) => string;
+  /** The environment as given: a retired variable a transport still honours for a release is read from here. */
+  rawEnv: Readonly<Record<string, string>>;
+  /** DATA_DIR/mail, where `.eml` files go. */
+  outboxDir: string;
+  /** Real mail needs recipients: reports MAIL_TO when neither it nor ROUTES_FILE is given (`when`: what sends real mail). */
+  requireRecipients(when: string): void;
 }
 
 /** The transport in force: the chosen descriptor's name and the configuration it took. */

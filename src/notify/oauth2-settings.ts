@@ -1,7 +1,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { z } from 'zod';
-import { httpUrl, isLoopbackHost, setting, type ConfigIssue, type FailureFacts } from '../shared';
-import type { TransportContext } from './transport-context';
+import { httpUrl, isLoopbackHost, setting, type ConfigIssue } from '../shared';
+import type { TransportContext } from './notifier';
 
 /** Time for one OAuth2 token request. */
 export const OAUTH2_TIMEOUT_MS = 10_000;
@@ -44,48 +44,16 @@ export const OAUTH2_SETTINGS = {
   }),
 };
 
-/** The codes of a token request: either transport that logs in with OAuth2 sets them (both descriptors list them). */
-export const OAUTH2_FAILURES: Readonly<Record<string, FailureFacts>> = {
-  // The token endpoint or the server refused the app's credentials or token: every mail would fail alike
-  // until an operator renews the secret (client secrets expire on a date), which can take days.
-  OAUTH2_REFUSED: {
-    retryable: true,
-    configProblem: true,
-    heldForOperator: true,
-    scope: 'server',
-    transport: 'oauth2',
-    serverReachable: false,
-    words: "The OAuth2 token endpoint or the mail server refused the app's credentials (client secret, tenant, grant).",
-  },
-  OAUTH2_UNAVAILABLE: {
-    retryable: true,
-    configProblem: false,
-    heldForOperator: false,
-    scope: 'server',
-    transport: 'oauth2',
-    serverReachable: false,
-    words: 'The OAuth2 token endpoint could not be reached or is overloaded (429, 5xx): no token yet.',
-  },
-};
-
-/** The OAuth2 settings as parsed. */
 type Env = z.infer<z.ZodObject<typeof OAUTH2_SETTINGS>>;
 
-/** The provider, from the credentials given: a service-account key is Google's, a tenant and client ID Microsoft's. */
-export type OAuth2Provider = 'microsoft' | 'google';
-
-/**
- * How the relay obtains an OAuth2 access token (client credentials): Microsoft identity
- * platform v2 with a client secret or a certificate (a signed JWT client assertion), or a Google
- * service account (a signed JWT bearer grant that impersonates `subject`).
- */
+/** How the relay obtains an OAuth2 access token (the grants are createAccessTokenFetcher's). */
 export interface OAuth2Config {
-  provider: OAuth2Provider;
+  provider: 'microsoft' | 'google';
   tokenUrl: string;
   scope: string;
   /** Microsoft: the application (client) ID; Google: the service account's client_email. */
   clientId: string;
-  /** Microsoft, client-secret credential; a secret. */
+  /** Microsoft's client-secret credential; a secret. */
   clientSecret?: string;
   /** PEM private key: Microsoft's certificate credential, or the Google service account's key; a secret. */
   privateKeyPem?: string;
@@ -93,38 +61,13 @@ export interface OAuth2Config {
   certificatePem?: string;
   /** Google: the mailbox the service account acts as (domain-wide delegation). */
   subject?: string;
-  /** Each token request ends within this. */
   timeoutMs: number;
 }
 
 /** What uses the token: SMTP's XOAUTH2 (needs the mailbox) or Graph's sendMail. */
-export type OAuth2Use = { kind: 'smtp'; user?: string } | { kind: 'graph' };
-
-/**
- * The retired variable that held the certificate's key apart (the key now sits in the certificate's PEM
- * bundle): a relay that still sets it keeps its certificate credential working, warned as retired.
- */
-interface RetiredOAuth2Settings {
-  privateKeyFile?: string;
-}
-
-const OAUTH2_VARIABLES = [
-  'OAUTH2_TENANT_ID',
-  'OAUTH2_CLIENT_ID',
-  'OAUTH2_CLIENT_SECRET',
-  'OAUTH2_CERTIFICATE_FILE',
-  'OAUTH2_SERVICE_ACCOUNT_FILE',
-  'OAUTH2_TOKEN_URL',
-] as const;
+type OAuth2Use = { kind: 'smtp'; user?: string } | { kind: 'graph' };
 
 const MICROSOFT_ONLY = ['OAUTH2_TENANT_ID', 'OAUTH2_CLIENT_ID', 'OAUTH2_CLIENT_SECRET', 'OAUTH2_CERTIFICATE_FILE'] as const;
-
-/** Scopes by provider and transport: Exchange Online's SMTP, Graph, and Gmail (which has no narrower scope for SMTP). */
-const SCOPES = {
-  microsoftSmtp: 'https://outlook.office365.com/.default',
-  microsoftGraph: 'https://graph.microsoft.com/.default',
-  google: 'https://mail.google.com/',
-};
 
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 
@@ -143,17 +86,31 @@ export function oauth2Secrets(oauth2: OAuth2Config | undefined): string[] {
 
 /** Issues for OAUTH2_* variables set while nothing uses OAuth2. */
 export function checkUnusedOAuth2(e: Env): ConfigIssue[] {
-  return OAUTH2_VARIABLES.filter((v) => e[v] !== undefined).map((variable) => ({
-    variable,
-    message:
-      'has no effect unless SMTP_URL is set with OAUTH2_CLIENT_ID (Microsoft) or OAUTH2_SERVICE_ACCOUNT_FILE (Google), or MAIL_TRANSPORT=graph',
-  }));
+  return (Object.keys(OAUTH2_SETTINGS) as (keyof Env)[])
+    .filter((v) => e[v] !== undefined)
+    .map((variable) => ({
+      variable,
+      message:
+        'has no effect unless SMTP_URL is set with OAUTH2_CLIENT_ID (Microsoft) or OAUTH2_SERVICE_ACCOUNT_FILE (Google), or MAIL_TRANSPORT=graph',
+    }));
+}
+
+/** What a provider's builder reads and where it reports problems. */
+interface BuildContext {
+  e: Env;
+  use: OAuth2Use;
+  /** What needs OAuth2, as the messages name it. */
+  why: string;
+  issues: ConfigIssue[];
+  /** The retired variable's file holding the certificate's key apart: a relay that still sets it keeps working, warned. */
+  retiredKeyFile?: string;
+  /** The file's text, or undefined with the problem reported as `variable`'s. */
+  read: (variable: string, file: string) => string | undefined;
 }
 
 /**
- * The OAuth2 settings for `use`, read and checked once at boot: every missing variable is named,
- * and the key, certificate and service-account files are read and parsed now, so a wrong file stops
- * the start rather than the first send. Problems are pushed onto `issues`.
+ * The OAuth2 settings for `use`, checked once at boot (problems pushed onto `issues`): every missing variable is
+ * named, and the key, certificate and service-account files are read and parsed now, so a wrong file stops the start.
  */
 export function buildOAuth2Config(
   e: Env,
@@ -161,19 +118,31 @@ export function buildOAuth2Config(
   context: Pick<TransportContext, 'readFile' | 'issues' | 'rawEnv'>,
 ): OAuth2Config | undefined {
   const { issues, readFile } = context;
-  const retired: RetiredOAuth2Settings = { privateKeyFile: context.rawEnv.OAUTH2_PRIVATE_KEY_FILE };
   const provider = deriveProvider(e, use, issues);
   if (!provider) return undefined;
   const before = issues.length;
   checkEndpointUrl('OAUTH2_TOKEN_URL', e.OAUTH2_TOKEN_URL, issues);
-  const why = use.kind === 'smtp' ? "Microsoft's XOAUTH2 login" : 'MAIL_TRANSPORT=graph';
-  const build: BuildContext = { readFile, issues, retired, e, use, why };
+  const build: BuildContext = {
+    e,
+    use,
+    why: use.kind === 'smtp' ? "Microsoft's XOAUTH2 login" : 'MAIL_TRANSPORT=graph',
+    issues,
+    retiredKeyFile: context.rawEnv.OAUTH2_PRIVATE_KEY_FILE,
+    read: (variable, file) => {
+      try {
+        return readFile(file);
+      } catch (error) {
+        issues.push({ variable, message: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}` });
+        return undefined;
+      }
+    },
+  };
   const config = provider === 'microsoft' ? buildMicrosoftConfig(build) : buildGoogleConfig(build);
   return issues.length === before ? config : undefined;
 }
 
 /** Google when a service-account key is given, Microsoft otherwise; both providers' credentials at once is an error. */
-function deriveProvider(e: Env, use: OAuth2Use, issues: ConfigIssue[]): OAuth2Provider | undefined {
+function deriveProvider(e: Env, use: OAuth2Use, issues: ConfigIssue[]): OAuth2Config['provider'] | undefined {
   if (e.OAUTH2_SERVICE_ACCOUNT_FILE === undefined) return 'microsoft';
   const microsoft = (['OAUTH2_TENANT_ID', 'OAUTH2_CLIENT_ID'] as const).filter((v) => e[v] !== undefined);
   if (microsoft.length > 0) {
@@ -193,23 +162,14 @@ function deriveProvider(e: Env, use: OAuth2Use, issues: ConfigIssue[]): OAuth2Pr
   return 'google';
 }
 
-/** What a provider's builder reads (`why`: what needs OAuth2) and where it reports problems. */
-interface BuildContext {
-  e: Env;
-  use: OAuth2Use;
-  why: string;
-  readFile: (file: string) => string;
-  issues: ConfigIssue[];
-  retired: RetiredOAuth2Settings;
-}
-
-function buildMicrosoftConfig({ e, use, why, readFile, issues, retired }: BuildContext): OAuth2Config | undefined {
-  const required = `is required with ${why}`;
+function buildMicrosoftConfig(build: BuildContext): OAuth2Config | undefined {
+  const { e, use, issues } = build;
+  const required = `is required with ${build.why}`;
   if (e.OAUTH2_TENANT_ID === undefined)
     issues.push({ variable: 'OAUTH2_TENANT_ID', message: `${required}: the Directory (tenant) ID from the app registration's Overview` });
   if (e.OAUTH2_CLIENT_ID === undefined)
     issues.push({ variable: 'OAUTH2_CLIENT_ID', message: `${required}: the Application (client) ID from the app registration's Overview` });
-  const certificate = e.OAUTH2_CERTIFICATE_FILE !== undefined || retired.privateKeyFile !== undefined;
+  const certificate = e.OAUTH2_CERTIFICATE_FILE !== undefined || build.retiredKeyFile !== undefined;
   if (e.OAUTH2_CLIENT_SECRET !== undefined && certificate) {
     issues.push({ variable: 'OAUTH2_CLIENT_SECRET', message: 'give a client secret or a certificate (OAUTH2_CERTIFICATE_FILE), not both' });
   } else if (e.OAUTH2_CLIENT_SECRET === undefined && !certificate) {
@@ -218,12 +178,12 @@ function buildMicrosoftConfig({ e, use, why, readFile, issues, retired }: BuildC
       message: `${required} unless a certificate is given (OAUTH2_CERTIFICATE_FILE: the certificate and its private key in one PEM file)`,
     });
   }
-  const credential = certificate ? readCertificateCredential(e, { readFile, issues, retired }) : {};
+  const credential = certificate ? readCertificateCredential(build) : {};
   if (e.OAUTH2_TENANT_ID === undefined || e.OAUTH2_CLIENT_ID === undefined) return undefined;
   return {
     provider: 'microsoft',
     tokenUrl: e.OAUTH2_TOKEN_URL ?? `https://login.microsoftonline.com/${encodeURIComponent(e.OAUTH2_TENANT_ID)}/oauth2/v2.0/token`,
-    scope: use.kind === 'graph' ? SCOPES.microsoftGraph : SCOPES.microsoftSmtp,
+    scope: use.kind === 'graph' ? 'https://graph.microsoft.com/.default' : 'https://outlook.office365.com/.default',
     clientId: e.OAUTH2_CLIENT_ID,
     clientSecret: e.OAUTH2_CLIENT_SECRET,
     ...credential,
@@ -235,10 +195,7 @@ function buildMicrosoftConfig({ e, use, why, readFile, issues, retired }: BuildC
  * The certificate and its private key, parsed now so that a wrong file is named at boot: both in
  * OAUTH2_CERTIFICATE_FILE (the usual PEM bundle), or the key still in its retired file of its own.
  */
-function readCertificateCredential(
-  e: Env,
-  { readFile, issues, retired }: Pick<BuildContext, 'readFile' | 'issues' | 'retired'>,
-): { certificatePem?: string; privateKeyPem?: string } {
+function readCertificateCredential({ e, issues, retiredKeyFile, read }: BuildContext): { certificatePem?: string; privateKeyPem?: string } {
   const variable = 'OAUTH2_CERTIFICATE_FILE';
   const file = e.OAUTH2_CERTIFICATE_FILE;
   if (file === undefined) {
@@ -248,15 +205,15 @@ function readCertificateCredential(
     });
     return {};
   }
-  const bundle = readConfigFile(variable, file, readFile, issues);
+  const bundle = read(variable, file);
   if (bundle === undefined) return {};
   const certificatePem = parsePem(findPemBlock(bundle, /^CERTIFICATE$/), (pem) => new X509Certificate(pem));
   if (certificatePem === undefined) issues.push({ variable, message: `${file} holds no PEM certificate` });
-  if (retired.privateKeyFile !== undefined) {
-    const keyPem = readConfigFile('OAUTH2_PRIVATE_KEY_FILE', retired.privateKeyFile, readFile, issues);
-    const privateKeyPem = keyPem === undefined ? undefined : parsePem(keyPem, (pem) => createPrivateKey(pem));
+  if (retiredKeyFile !== undefined) {
+    const keyPem = read('OAUTH2_PRIVATE_KEY_FILE', retiredKeyFile);
+    const privateKeyPem = parsePem(keyPem, (pem) => createPrivateKey(pem));
     if (keyPem !== undefined && privateKeyPem === undefined)
-      issues.push({ variable: 'OAUTH2_PRIVATE_KEY_FILE', message: `${retired.privateKeyFile} is not a PEM private key` });
+      issues.push({ variable: 'OAUTH2_PRIVATE_KEY_FILE', message: `${retiredKeyFile} is not a PEM private key` });
     return { certificatePem, privateKeyPem };
   }
   const privateKeyPem = parsePem(findPemBlock(bundle, /PRIVATE KEY$/), (pem) => createPrivateKey(pem));
@@ -265,10 +222,7 @@ function readCertificateCredential(
   return { certificatePem, privateKeyPem };
 }
 
-/**
- * The first PEM block whose label matches, alone: the certificate is kept apart from its key, so that
- * the key is a secret (masked in logs) and the certificate is not.
- */
+/** The first PEM block whose label matches, alone, so that the key (a secret, masked in logs) is kept apart from the certificate. */
 function findPemBlock(text: string, label: RegExp): string | undefined {
   for (const [block, name] of text.matchAll(/-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g)) {
     if (label.test(name)) return `${block}\n`;
@@ -287,7 +241,8 @@ function parsePem(pem: string | undefined, parse: (pem: string) => unknown): str
   }
 }
 
-function buildGoogleConfig({ e, use, readFile, issues }: BuildContext): OAuth2Config | undefined {
+function buildGoogleConfig(build: BuildContext): OAuth2Config | undefined {
+  const { e, use, issues } = build;
   for (const variable of MICROSOFT_ONLY) {
     if (e[variable] !== undefined)
       issues.push({
@@ -296,12 +251,13 @@ function buildGoogleConfig({ e, use, readFile, issues }: BuildContext): OAuth2Co
       });
   }
   if (e.OAUTH2_SERVICE_ACCOUNT_FILE === undefined) return undefined;
-  const key = parseServiceAccount(e.OAUTH2_SERVICE_ACCOUNT_FILE, readFile, issues);
+  const key = parseServiceAccount(e.OAUTH2_SERVICE_ACCOUNT_FILE, build);
   if (!key || use.kind !== 'smtp' || use.user === undefined) return undefined;
   return {
     provider: 'google',
     tokenUrl: e.OAUTH2_TOKEN_URL ?? key.tokenUri ?? GOOGLE_TOKEN_URL,
-    scope: SCOPES.google,
+    // Gmail has no narrower scope for SMTP.
+    scope: 'https://mail.google.com/',
     clientId: key.clientEmail,
     privateKeyPem: key.privateKey,
     // The service account acts as the mailbox it logs in to.
@@ -313,11 +269,10 @@ function buildGoogleConfig({ e, use, readFile, issues }: BuildContext): OAuth2Co
 /** A Google service-account key file: `{"type": "service_account", "client_email", "private_key", "token_uri"}`. */
 function parseServiceAccount(
   file: string,
-  readFile: (file: string) => string,
-  issues: ConfigIssue[],
+  { issues, read }: BuildContext,
 ): { clientEmail: string; privateKey: string; tokenUri?: string } | undefined {
   const variable = 'OAUTH2_SERVICE_ACCOUNT_FILE';
-  const text = readConfigFile(variable, file, readFile, issues);
+  const text = read(variable, file);
   if (text === undefined) return undefined;
   let key: { type?: unknown; client_email?: unknown; private_key?: unknown; token_uri?: unknown };
   try {
@@ -326,30 +281,14 @@ function parseServiceAccount(
     issues.push({ variable, message: `${file} is not JSON (download a JSON key for the service account)` });
     return undefined;
   }
-  const privateKey = typeof key.private_key === 'string' ? key.private_key : '';
-  let keyOk = false;
-  try {
-    createPrivateKey(privateKey);
-    keyOk = true;
-  } catch {
-    keyOk = false;
-  }
-  if (key.type !== 'service_account' || typeof key.client_email !== 'string' || !keyOk) {
+  const privateKey = parsePem(typeof key.private_key === 'string' ? key.private_key : '', (pem) => createPrivateKey(pem));
+  if (key.type !== 'service_account' || typeof key.client_email !== 'string' || privateKey === undefined) {
     issues.push({ variable, message: `${file} is not a service-account key (type "service_account", client_email, private_key)` });
     return undefined;
   }
   const tokenUri = typeof key.token_uri === 'string' ? key.token_uri : undefined;
   if (tokenUri !== undefined) checkEndpointUrl(`${variable} token_uri`, tokenUri, issues);
   return { clientEmail: key.client_email, privateKey, tokenUri };
-}
-
-function readConfigFile(variable: string, file: string, readFile: (file: string) => string, issues: ConfigIssue[]): string | undefined {
-  try {
-    return readFile(file);
-  } catch (error) {
-    issues.push({ variable, message: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}` });
-    return undefined;
-  }
 }
 
 /**

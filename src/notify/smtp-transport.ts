@@ -1,18 +1,42 @@
+import net, { isIP } from 'node:net';
+import type nodemailer from 'nodemailer';
+import type SMTPConnection from 'nodemailer/lib/smtp-connection';
+import type SMTPPool from 'nodemailer/lib/smtp-pool';
+import type XOAuth2 from 'nodemailer/lib/xoauth2';
 import { z } from 'zod';
-import { positiveInt, setting } from '../shared';
-import { createSmtpNotifier, type SmtpConfig } from './create-smtp-notifier';
-import type { SectionEnv, TransportDescriptor } from './notifier';
-import { SMTP_FAILURES } from './smtp-failures';
-import type { TransportContext } from './transport-context';
+import { createSecretMask, positiveInt, setting, type SecretMask } from '../shared';
+import type * as AccessTokenModule from './fetch-access-token';
+import type { TokenCache } from './fetch-access-token';
+import {
+  buildFailedResult,
+  type Notifier,
+  type NotifierIo,
+  type SectionEnv,
+  type TransportContext,
+  type TransportDescriptor,
+} from './notifier';
 import {
   buildOAuth2Config,
   checkUnusedOAuth2,
-  OAUTH2_FAILURES,
   OAUTH2_SETTINGS,
   oauth2Secrets,
   wantsOAuth2Login,
   type OAuth2Config,
 } from './oauth2-settings';
+import { OAUTH2_FAILURES, SMTP_FAILURES } from './transport-failures';
+
+/** SMTP_URL (and MAIL_TRANSPORT=smtp): pooled SMTP, with a password, an XOAUTH2 token, or no login. */
+export interface SmtpConfig {
+  url: string;
+  user?: string;
+  password?: string;
+  caFile?: string;
+  poolSize: number;
+  connectionTimeoutMs: number;
+  greetingTimeoutMs: number;
+  socketTimeoutMs: number;
+  oauth2?: OAuth2Config;
+}
 
 /** Time to open an SMTP connection: a reachable server answers in well under a second, a dropped packet never. */
 export const SMTP_CONNECTION_TIMEOUT_MS = 10_000;
@@ -23,7 +47,6 @@ export const SMTP_GREETING_TIMEOUT_MS = 10_000;
 /** Silence allowed on an SMTP connection: a server may take a while to accept a large message's data. */
 export const SMTP_SOCKET_TIMEOUT_MS = 60_000;
 
-/** The SMTP transport's settings. */
 export const SMTP_SETTINGS = {
   SMTP_URL: setting(z.string().trim().optional(), {
     group: 'basics',
@@ -50,7 +73,7 @@ export const smtpTransport: TransportDescriptor<'smtp', SmtpConfig> = {
   name: 'smtp',
   settings: SMTP_SETTINGS,
   configure: (env, context) => configureSmtp(env as SmtpEnv, context),
-  create: (smtp, io) => createSmtpNotifier(smtp, io),
+  create: createSmtpNotifier,
   describeStart: (smtp) => `SMTP ${new URL(smtp.url).host}`,
   describeVerified(smtp) {
     const login = smtp.oauth2 ? ' and the XOAUTH2 login' : smtp.user ? ' and the login' : '';
@@ -120,4 +143,178 @@ function configureSmtpOAuth2(e: SmtpEnv, login: { user?: string; password?: stri
       message: `is required ${why}: the mailbox to log in as (with Google, the one the service account acts as)`,
     });
   return buildOAuth2Config(e, { kind: 'smtp', user: login.user }, context);
+}
+
+/**
+ * SMTP through a nodemailer pool. `smtp://` upgrades with STARTTLS when the server offers it, `smtps://` is
+ * implicit TLS; certificates are always verified (SMTP_CA_FILE adds a private CA). With OAuth2 nodemailer logs
+ * in with AUTH XOAUTH2, taking the token from the relay's cache (its `oauth2_provision_cb` hook), so every pooled
+ * connection shares one token and one request for it; a token the server refuses is renewed once by nodemailer.
+ */
+export function createSmtpNotifier(config: SmtpConfig, io: NotifierIo): Notifier {
+  const options = buildSmtpOptions(config, io.readFile);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: `--help` and `check-config` never send
+  const { createTransport } = require('nodemailer') as typeof nodemailer;
+  const transporter = createTransport({ ...options, pool: true, maxConnections: config.poolSize });
+  const tokens = config.oauth2 ? createSmtpTokenCache(config.oauth2, io) : undefined;
+  if (tokens) transporter.set('oauth2_provision_cb', provideToken(tokens));
+  // An SMTP server may echo the login (535 with the password, or AUTH PLAIN's base64), a token
+  // endpoint the client secret: hidden before any reply becomes an error text, a log line or a row.
+  const mask = createSecretMask([config.password, config.oauth2?.clientSecret]);
+  const reword = (error: unknown) => rewordError(error, mask, config.oauth2 !== undefined);
+  return {
+    kind: 'smtp',
+    async send(mail) {
+      try {
+        // The bytes as built, to the envelope as built: nodemailer composes nothing more.
+        const info = await transporter.sendMail({ raw: mail.raw, envelope: mail.envelope });
+        return { status: 'sent', response: mask(info.response) };
+      } catch (error) {
+        return buildFailedResult(reword(error));
+      }
+    },
+    async verify(onStep) {
+      try {
+        if (onStep) await verifySmtpSteps(options, config, tokens, onStep);
+        else await transporter.verify();
+      } catch (error) {
+        throw reword(error);
+      }
+    },
+    close() {
+      transporter.close();
+      return Promise.resolve();
+    },
+  };
+}
+
+/** The pool's connection settings (host, TLS, timeouts, login), shared with the step-by-step check. */
+function buildSmtpOptions(config: SmtpConfig, readFile: (file: string) => Buffer): Omit<SMTPPool.Options, 'pool'> {
+  const url = new URL(config.url);
+  const secure = url.protocol === 'smtps:';
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = url.port ? Number(url.port) : secure ? 465 : 587;
+  return {
+    getSocket: connectWithoutDelay(host, port),
+    host,
+    port,
+    secure,
+    auth: config.oauth2
+      ? { type: 'OAuth2', user: config.user }
+      : config.user
+        ? { user: config.user, pass: config.password ?? '' }
+        : undefined,
+    tls: {
+      rejectUnauthorized: true,
+      ca: config.caFile ? readFile(config.caFile) : undefined,
+      // SNI carries host names only (RFC 6066 §3); for an IP address the certificate's IP SAN is checked.
+      servername: isIP(host) ? undefined : url.hostname,
+    },
+    connectionTimeout: config.connectionTimeoutMs,
+    greetingTimeout: config.greetingTimeoutMs,
+    socketTimeout: config.socketTimeoutMs,
+    // nodemailer's own logger would print envelopes; the relay logs what matters itself.
+    logger: false,
+    debug: false,
+  };
+}
+
+/** The OAuth2 token cache, whose code only a relay with an XOAUTH2 login loads. */
+function createSmtpTokenCache(oauth2: OAuth2Config, io: NotifierIo): TokenCache {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only with an XOAUTH2 login
+  const { createOAuth2TokenCache } = require('./fetch-access-token') as typeof AccessTokenModule;
+  return createOAuth2TokenCache(oauth2, io);
+}
+
+/**
+ * nodemailer's token hook (the pool's `oauth2_provision_cb`, XOAuth2's `provisionCallback`), answered
+ * from the relay's cache. Expiry 0: nodemailer keeps no expiry of its own; the cache decides when a token is renewed.
+ */
+function provideToken(tokens: TokenCache) {
+  return (_user: string, renew: boolean, callback: (error: Error | null, token: string, expires: number) => void): void => {
+    tokens.get({ renew }).then(
+      (token) => callback(null, token.accessToken, 0),
+      (error: Error) => callback(error, '', 0),
+    );
+  };
+}
+
+/**
+ * The error with the server's words (its message and its `response`, the SMTP reply) masked. With OAuth2 its
+ * code says what happened: the token request's own (nodemailer reports it as EAUTH), or OAUTH2_REFUSED when the
+ * server refused the token even after nodemailer renewed it (535). With a password EAUTH stays EAUTH.
+ */
+function rewordError(error: unknown, mask: SecretMask, oauth2: boolean): unknown {
+  if (!error || typeof error !== 'object') return error;
+  const err = error as { code?: unknown; oauth2Code?: unknown; message?: unknown; response?: unknown };
+  if (oauth2 && typeof err.oauth2Code === 'string') err.code = err.oauth2Code;
+  else if (oauth2 && err.code === 'EAUTH') err.code = 'OAUTH2_REFUSED';
+  if (typeof err.message === 'string') err.message = mask(err.message);
+  if (typeof err.response === 'string') err.response = mask(err.response);
+  return error;
+}
+
+/**
+ * TCP_NODELAY on every SMTP connection: nodemailer leaves Nagle's algorithm on, which holds the message's
+ * final "\r\n.\r\n" until the server acknowledges the body, and the server delays that by up to 40 ms
+ * (Linux's delayed ACK), on every mail after the first of a pooled connection. nodemailer's documented
+ * `getSocket` hook hands it our socket while it connects, so its handlers, greeting timeout, TLS and
+ * certificate checks apply as to its own.
+ */
+function connectWithoutDelay(host: string, port: number) {
+  return (_options: unknown, callback: (error: Error | null, socketOptions?: { connection: net.Socket }) => void): void => {
+    callback(null, { connection: net.connect({ host, port, noDelay: true }) });
+  };
+}
+
+/**
+ * The SMTP check one step at a time, for `verify-smtp`: the token (OAuth2), the connection, TLS and the
+ * login, each reported as it passes, so that a failure shows which step failed. It uses nodemailer's
+ * own SMTPConnection (the class its pool uses), with the pool's settings, and sends nothing.
+ */
+async function verifySmtpSteps(
+  options: Omit<SMTPPool.Options, 'pool'>,
+  config: SmtpConfig,
+  tokens: TokenCache | undefined,
+  onStep: (step: string) => void,
+): Promise<void> {
+  if (tokens) {
+    const token = await tokens.get();
+    onStep(`token fetched (expires ${new Date(token.expiresAt).toISOString()})`);
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy like the rest of nodemailer (only commands that send load it)
+  const Connection = require('nodemailer/lib/smtp-connection') as typeof SMTPConnection;
+  const { getSocket: _pooled, ...connectionOptions } = options;
+  const connection = new Connection(connectionOptions);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      connection.once('error', reject);
+      connection.connect(() => resolve());
+    });
+    onStep(`connected to ${options.host}:${options.port}`);
+    if (!connection.secure) onStep('TLS: none (the server offered no STARTTLS; the login and mails travel in clear)');
+    else onStep(`TLS: ${options.secure ? 'implicit (smtps://)' : 'STARTTLS'}, certificate verified`);
+    await login(connection, config, tokens, onStep);
+  } finally {
+    connection.close();
+  }
+}
+
+async function login(connection: SMTPConnection, config: SmtpConfig, tokens: TokenCache | undefined, onStep: (step: string) => void) {
+  const { user = '', password = '' } = config;
+  if (!tokens && !config.user) {
+    onStep('no login configured (SMTP_USER is not set)');
+    return;
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy like the rest of nodemailer
+  const XOAuth2Class = require('nodemailer/lib/xoauth2') as typeof XOAuth2;
+  const auth = tokens
+    ? { oauth2: new XOAuth2Class({ user, provisionCallback: provideToken(tokens) }) }
+    : { credentials: { user, pass: password } };
+  await new Promise<void>((resolve, reject) => {
+    connection.login(auth as SMTPConnection.AuthenticationOAuth2 | SMTPConnection.AuthenticationCredentials, (error) =>
+      error ? reject(error) : resolve(),
+    );
+  });
+  onStep(tokens ? `AUTH XOAUTH2 accepted for ${config.user}` : `login accepted for ${config.user}`);
 }

@@ -88,7 +88,7 @@ function packagesOf(files: string[]): string[] {
 
 /** The relay's dashboard pages, and what only a relay that mails through Microsoft Graph or logs in with OAuth2 needs. */
 const DASHBOARD_FILES = /^src\/dashboard\//;
-const GRAPH_OAUTH2_FILES = ['src/notify/create-graph-notifier.js', 'src/notify/fetch-access-token.js', 'src/notify/create-token-cache.js'];
+const GRAPH_OAUTH2_FILES = ['src/notify/create-graph-notifier.js', 'src/notify/fetch-access-token.js'];
 /** Packages no relay needs at rest unless configured for them: PostgreSQL, OAuth2 (JWT), CSS inlining, YAML, the rate limiter. */
 const UNCONFIGURED_PACKAGES = ['pg', 'jose', 'juice', 'yaml', 'express-rate-limit'];
 

@@ -4,8 +4,7 @@ import type { OAuth2Config } from '../../src/config';
 import { classifyFailure } from '../../src/delivery';
 // Graph's and OAuth2's pieces are inner files of notify/: only a relay configured for them loads them.
 import { classifyGraphResponse, parseRetryAfterMs, withBccHeader } from '../../src/notify/create-graph-notifier';
-import { createAccessTokenFetcher, OAuth2Error } from '../../src/notify/fetch-access-token';
-import { createTokenCache } from '../../src/notify/create-token-cache';
+import { createAccessTokenFetcher, createTokenCache, OAuth2Error } from '../../src/notify/fetch-access-token';
 
 const T0 = Date.parse('2026-05-01T08:00:00Z');
 
