@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { Config } from '../config';
 import { buildDigestMail } from '../compose';
 import { buildDigestJob, collectDigest, type DigestJob } from '../digest';
@@ -81,13 +80,8 @@ export async function previewDigest(
       template: route.template,
       subject: route.subject,
     });
-    const out = path.resolve(io.cwd, options.out);
-    writePreviewFiles(out, mail);
-    io.stdout.write(
-      `Digest ${route.name}, ${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}: ${mail.subject}\n` +
-        `Envelope: from ${mail.envelope.from} to ${mail.envelope.to.join(', ')}\n` +
-        `Wrote subject.txt, mail.html, mail.txt and mail.eml to ${out}\n`,
-    );
+    const period = `${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}`;
+    writePreviewFiles(io, options.out, mail, `Digest ${route.name}, ${period}`);
     return 0;
   } finally {
     await store.close();
