@@ -24,10 +24,6 @@ export interface ListOptions {
   json?: boolean;
 }
 
-export interface RetryOptions {
-  allDead?: boolean;
-}
-
 export interface PruneOptions {
   dead?: boolean;
   sent?: boolean;
@@ -56,18 +52,19 @@ export async function listDeliveries(opts: ListOptions, io: CliIo, setExitCode: 
       await store.listDeliveries({ state: opts.state as DeliveryState | undefined, limit, netboxSource: opts.source }),
       mask,
     );
-    if (opts.json) {
-      io.stdout.write(`${JSON.stringify({ deliveries: rows, counts: await store.countByState() }, null, 2)}\n`);
-      return;
-    }
-    io.stdout.write(formatTable(rows));
     const counts = await store.countByState();
-    io.stdout.write(`\n${DELIVERY_STATES.map((s) => `${s}: ${counts[s]}`).join('  ')}\n`);
+    if (opts.json) io.stdout.write(`${JSON.stringify({ deliveries: rows, counts }, null, 2)}\n`);
+    else io.stdout.write(`${formatTable(rows)}\n${DELIVERY_STATES.map((s) => `${s}: ${counts[s]}`).join('  ')}\n`);
   });
 }
 
 /** `retry <id>` / `retry --all-dead`: puts one delivery, or every dead one, back in the queue. */
-export async function retryDeliveries(id: string | undefined, opts: RetryOptions, io: CliIo, setExitCode: SetExitCode): Promise<void> {
+export async function retryDeliveries(
+  id: string | undefined,
+  opts: { allDead?: boolean },
+  io: CliIo,
+  setExitCode: SetExitCode,
+): Promise<void> {
   if ((id === undefined) === !opts.allDead) {
     io.stderr.write('compliance-relay: give a delivery id or --all-dead (one of them)\n');
     return setExitCode(EXIT_USAGE);
@@ -141,7 +138,7 @@ function describeWhatIsMailed(d: DeliveryJson): string {
 }
 
 /** The width a `deliveries` table never exceeds (a classic terminal; `--json` has everything). */
-export const TABLE_WIDTH = 100;
+const TABLE_WIDTH = 100;
 /** Lines an error may wrap onto before it is cut with "…". */
 const ERROR_LINES = 3;
 
@@ -149,7 +146,7 @@ const ERROR_LINES = 3;
 const COLUMNS: [string, (d: DeliveryJson) => string, number][] = [
   ['ID', (d) => String(d.id), 16],
   ['REPORT', describeWhatIsMailed, 16],
-  // A named NetBox source shows as `<source>@<address>`; the default source as its address alone, as before sources.
+  // A named NetBox source shows as `<source>@<address>`; the default source as its address alone.
   ['NETBOX', (d) => (d.netboxSource === DEFAULT_SOURCE_NAME ? d.source : `${d.netboxSource}@${d.source}`), 15],
   ['STATE', (d) => d.state, 8],
   ['ATTEMPTS', (d) => String(d.attempts), 8],
@@ -171,16 +168,17 @@ const COLUMNS: [string, (d: DeliveryJson) => string, number][] = [
 ];
 
 /** Text for one terminal cell: control characters made visible, line breaks and tabs as spaces. */
-function toCell(text: string): string {
+export function toCell(text: string): string {
   return neutralizeText(text).replace(/[\r\n\t]+/g, ' ');
 }
 
-function cut(text: string, width: number): string {
+/** `text`, cut with "…" to at most `width` characters. */
+export function cut(text: string, width: number): string {
   return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text;
 }
 
 /** Word-wraps `text` to `width`, at most `maxLines` lines, the last cut with "…" when text is left. */
-export function wrapText(text: string, width: number, maxLines: number): string[] {
+function wrapText(text: string, width: number, maxLines: number): string[] {
   const lines: string[] = [];
   let rest = text.trim();
   while (rest.length > 0 && lines.length < maxLines) {
@@ -202,7 +200,7 @@ export function wrapText(text: string, width: number, maxLines: number): string[
  * An aligned table that fits {@link TABLE_WIDTH} columns, one line per delivery: long cells are cut
  * with "…"; an error cut in its column is repeated under the table, wrapped over a few lines.
  */
-export function formatTable(rows: DeliveryJson[]): string {
+function formatTable(rows: DeliveryJson[]): string {
   if (rows.length === 0) return 'No deliveries.\n';
   const texts = rows.map((r) => COLUMNS.map(([, get, max]) => cut(toCell(get(r)), max)));
   const natural = COLUMNS.map(([header], i) => Math.max(header.length, ...texts.map((row) => row[i].length)));

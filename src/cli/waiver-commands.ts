@@ -4,9 +4,9 @@
  */
 import type { Config } from '../config';
 import { buildWaiverJson, createWaiverBook, WAIVER_STATUSES, type Waiver, type WaiverBook, type WaiverStatus } from '../waivers';
-import { createLogger, neutralizeText, RelayError, systemClock } from '../shared';
+import { createLogger, RelayError, systemClock } from '../shared';
 import type { Store } from '../store';
-import { withStore } from './delivery-commands';
+import { cut, toCell, withStore } from './delivery-commands';
 import { EXIT_USAGE, type CliIo, type SetExitCode } from './io';
 
 export interface WaiverListOptions {
@@ -35,13 +35,11 @@ function openBook(io: CliIo, store: Store, config: Config): WaiverBook {
     secrets: config.secretValues,
     destination: { write: (line: string) => void io.stderr.write(line) },
   });
-  const clock = io.clock ?? systemClock;
-  const sources = config.sources.map((s) => s.name);
   return createWaiverBook({
     storage: store,
     fileWaivers: config.waivers.fileWaivers,
-    sources,
-    clock,
+    sources: config.sources.map((s) => s.name),
+    clock: io.clock ?? systemClock,
     logger,
   });
 }
@@ -112,13 +110,9 @@ const COLUMNS: [string, (w: Waiver, now: number) => string, number][] = [
 ];
 
 /** One line per waiver, cells cut with "…" and control characters made visible. */
-export function formatWaiverTable(waivers: readonly Waiver[], now: number): string {
+function formatWaiverTable(waivers: readonly Waiver[], now: number): string {
   if (waivers.length === 0) return 'No waivers.\n';
-  const cut = (text: string, max: number) => {
-    const cell = neutralizeText(text).replace(/[\r\n\t]+/g, ' ');
-    return cell.length > max ? `${cell.slice(0, max - 1)}…` : cell;
-  };
-  const rows = waivers.map((w) => COLUMNS.map(([, get, max]) => cut(get(w, now), max)));
+  const rows = waivers.map((w) => COLUMNS.map(([, get, max]) => cut(toCell(get(w, now)), max)));
   const widths = COLUMNS.map(([header], i) => Math.max(header.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) =>
     cells
