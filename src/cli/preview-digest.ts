@@ -1,11 +1,10 @@
 import type { Config } from '../config';
-import { buildDigestMail } from '../compose';
-import { buildDigestJob, collectDigest, type DigestJob } from '../digest';
+import { buildDigestJob, createDigestComposer, type DigestJob } from '../digest';
 import { defaultTemplatesDir, loadRenderer } from '../mail';
 import { parseDigestSchedule, type Route } from '../routing';
 import { createSilentLogger, systemClock, type Clock } from '../shared';
 import { createRelayWaiverBook } from '../relay';
-import { openStore, type Store } from '../store';
+import { openStore, type ClaimedDelivery, type Store } from '../store';
 import { EXIT_USAGE, type CliIo } from './io';
 import { writePreviewFiles } from './write-preview-files';
 
@@ -67,19 +66,18 @@ export async function previewDigest(
   const store: Store = openStore(config.store);
   try {
     if (options.period === undefined || options.period === 'last') Object.assign(job, await findRecordedPeriod(store, job));
-    const sources = config.sources.map((s) => ({ name: s.name, tags: s.tags, netboxUrl: s.netbox.url }));
     const waivers = createRelayWaiverBook(config, { clock, logger: createSilentLogger() }, store);
-    const content = await collectDigest({ store, sources, waivers: (source) => waivers.list({ source }) }, route, job, timezone);
-    const mail = await buildDigestMail(content, {
+    const composeDigest = createDigestComposer({
+      store,
+      sources: config.sources.map((s) => ({ name: s.name, tags: s.tags, netboxUrl: s.netbox.url })),
+      waivers: (source) => waivers.list({ source }),
       renderer,
+      routes: [route],
       from: config.mail.from,
-      recipients: { to: route.to, cc: route.cc, bcc: route.bcc, replyTo: route.reply_to },
-      deliveryId: 0,
-      dedupKey: buildDigestJob(job).dedupKey,
-      date: new Date(clock.now()),
-      template: route.template,
-      subject: route.subject,
+      defaultTimezone: config.mail.timezone,
+      clock,
     });
+    const { message: mail } = await composeDigest({ ...buildDigestJob(job), id: 0 } as ClaimedDelivery);
     const period = `${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}`;
     writePreviewFiles(io, options.out, mail, `Digest ${route.name}, ${period}`);
     return 0;
