@@ -2,12 +2,8 @@ import { describeCatchUp, listSettings, planCatchUp, redactConfig, type Config, 
 import { defaultTemplatesDir, loadRenderer, TemplateError } from '../mail';
 import { createNotifier, findTransport } from '../notify';
 import { verifyRouteTemplates } from '../compose';
-import type * as OnlineCheckModule from './check-sources-online';
 import { describeMailFailure } from './describe-mail-failure';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, type CliIo } from './io';
-
-/* eslint-disable-next-line @typescript-eslint/no-require-imports -- only `--online` asks NetBox */
-const loadOnlineCheck = () => require('./check-sources-online') as typeof OnlineCheckModule;
 
 /**
  * `check-config`: loads the configuration and the route templates, and prints the settings in force by
@@ -28,7 +24,8 @@ export async function checkConfig(config: Config, io: CliIo, flags: { online: bo
   io.stdout.write(
     `${flags.json ? JSON.stringify(redactConfig(config), null, 2) : formatSettings(io, config)}\nThe configuration is valid.\n`,
   );
-  return flags.online ? loadOnlineCheck().checkSourcesOnline(config, io) : 0;
+  // Imported only when `--online` asks NetBox.
+  return flags.online ? (await import('./check-sources-online')).checkSourcesOnline(config, io) : 0;
 }
 
 /** The settings as NAME=value lines a user can compare with their .env: what they set, then the defaults. */

@@ -1,7 +1,3 @@
-/*
- * What the outbox commands do (`register-delivery-commands.ts` declares them): required when one of
- * them runs, so that `--help` loads neither the store nor the configuration.
- */
 import { DEFAULT_SOURCE_NAME, parseDurationMs, type Config } from '../config';
 import { buildDeliveriesJson, type DeliveryJson } from '../http';
 import { createSecretMask, neutralizeText, systemClock } from '../shared';

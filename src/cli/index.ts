@@ -2,19 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import type { Config } from '../config';
-import type * as BackupModule from './backup-command';
-import type * as CheckConfigModule from './check-config-command';
-import type * as DeliveryCommandsModule from './delivery-commands';
 import type { ListOptions, PruneOptions } from './delivery-commands';
 import { EXIT_CONFIG, EXIT_USAGE, type CliIo, type SetExitCode } from './io';
-import type * as ConfigLoadModule from './load-config-or-report';
-import type * as MigrateModule from './migrate';
-import type * as NetboxSetupModule from './netbox-setup-command';
 import type { NetboxSetupFlags } from './netbox-setup-command';
-import type * as PreviewModule from './preview-command';
 import type { PreviewOptions } from './preview-command';
-import type * as ServeModule from './serve';
-import type * as WaiverCommandsModule from './waiver-commands';
 import type { WaiverAddOptions, WaiverListOptions } from './waiver-commands';
 
 export { type CliIo, EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE } from './io';
@@ -31,23 +22,12 @@ const DEFAULT_WEBHOOK_NAME = 'compliance-relay';
 const STATE_CHOICES = 'queued|sending|retrying|sent|dead';
 
 /*
- * Every command's module is loaded when that command runs rather than when the CLI starts: `serve`
- * alone needs express, prom-client, the HTTP and dashboard modules; `preview`, `migrate` and `backup`
- * their own; and every command the configuration (zod, the store's and webhook's schemas). Declaring
- * the commands needs none of them, so `--help` loads commander and this folder's declarations only
+ * Every command imports its module when it runs rather than when the CLI starts: `serve` alone needs
+ * express, prom-client, the HTTP and dashboard modules; `preview`, `migrate` and `backup` their own;
+ * and every command the configuration (zod, the store's and webhook's schemas). Declaring the commands
+ * needs none of them, so `--help` loads commander and this folder's declarations only
  * (test/integration/lazy-modules.test.ts says what each leaves unloaded).
  */
-/* eslint-disable @typescript-eslint/no-require-imports -- lazy on purpose (above) */
-const loadServe = () => require('./serve') as typeof ServeModule;
-const loadPreview = () => require('./preview-command') as typeof PreviewModule;
-const loadMigrate = () => require('./migrate') as typeof MigrateModule;
-const loadBackup = () => require('./backup-command') as typeof BackupModule;
-const loadCheckConfig = () => require('./check-config-command') as typeof CheckConfigModule;
-const loadNetboxSetup = () => require('./netbox-setup-command') as typeof NetboxSetupModule;
-const loadDeliveryCommands = () => require('./delivery-commands') as typeof DeliveryCommandsModule;
-const loadWaiverCommands = () => require('./waiver-commands') as typeof WaiverCommandsModule;
-const loadConfigOrReport = (io: CliIo) => (require('./load-config-or-report') as typeof ConfigLoadModule).loadConfigOrReport(io);
-/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** Runs a command that needs the configuration: an invalid one is reported and exits 78, before the command loads. */
 type RunWithConfig = (command: (config: Config) => number | Promise<number>) => Promise<void>;
@@ -82,7 +62,7 @@ export function createProgram(io: CliIo, setExitCode: SetExitCode): Command {
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
   const withConfig: RunWithConfig = async (command) => {
-    const config = loadConfigOrReport(io);
+    const config = (await import('./load-config-or-report')).loadConfigOrReport(io);
     setExitCode(config ? await command(config) : EXIT_CONFIG);
   };
 
@@ -100,7 +80,7 @@ function registerRelayCommands(program: Command, io: CliIo, withConfig: RunWithC
   program
     .command('serve', { isDefault: true })
     .description('run the relay: webhook receiver and mail worker (the default)')
-    .action(() => withConfig((config) => loadServe().serve(config, io)));
+    .action(() => withConfig(async (config) => (await import('./serve')).serve(config, io)));
 
   program
     .command('check-config')
@@ -110,18 +90,20 @@ function registerRelayCommands(program: Command, io: CliIo, withConfig: RunWithC
     .option('--online', "also ask each NetBox source's NetBox for its status and whether its token reads test results")
     .option('--json', 'print the whole configuration in force as JSON (secrets redacted) instead of the variables')
     .action((flags: { online?: boolean; json?: boolean }) =>
-      withConfig((config) => loadCheckConfig().checkConfig(config, io, { online: flags.online === true, json: flags.json === true })),
+      withConfig(async (config) =>
+        (await import('./check-config-command')).checkConfig(config, io, { online: flags.online === true, json: flags.json === true }),
+      ),
     );
 
   program
     .command('migrate')
     .description('bring the store schema up to date (SQLite, or PostgreSQL when DATABASE_URL is set) and exit')
-    .action(() => withConfig((config) => loadMigrate().migrateStore(config, io)));
+    .action(() => withConfig(async (config) => (await import('./migrate')).migrateStore(config, io)));
 
   program
     .command('verify-smtp')
     .description('connect to SMTP_URL (OAuth2 token, TLS and login included; or get a Graph token) and print each step; sends nothing')
-    .action(() => withConfig((config) => loadCheckConfig().verifySmtp(config, io)));
+    .action(() => withConfig(async (config) => (await import('./check-config-command')).verifySmtp(config, io)));
 }
 
 /**
@@ -137,14 +119,16 @@ function registerDeliveryCommands(program: Command, io: CliIo, setExitCode: SetE
     .option('--limit <n>', 'at most this many (default 50)', '50')
     .option('--source <name>', 'only deliveries of this NetBox source (SOURCES_FILE; `default` for the bare webhook path)')
     .option('--json', 'one JSON document (the admin API shape) instead of a table')
-    .action((opts: ListOptions) => loadDeliveryCommands().listDeliveries(opts, io, setExitCode));
+    .action(async (opts: ListOptions) => (await import('./delivery-commands')).listDeliveries(opts, io, setExitCode));
 
   program
     .command('retry')
     .description('requeue a dead (or sent) delivery by id, or every dead delivery with --all-dead')
     .argument('[id]', 'delivery id (see `deliveries`)')
     .option('--all-dead', 'requeue every dead delivery')
-    .action((id: string | undefined, opts: { allDead?: boolean }) => loadDeliveryCommands().retryDeliveries(id, opts, io, setExitCode));
+    .action(async (id: string | undefined, opts: { allDead?: boolean }) =>
+      (await import('./delivery-commands')).retryDeliveries(id, opts, io, setExitCode),
+    );
 
   program
     .command('prune')
@@ -152,7 +136,7 @@ function registerDeliveryCommands(program: Command, io: CliIo, setExitCode: SetE
     .option('--dead', 'prune dead deliveries (never pruned automatically)')
     .option('--sent', 'prune sent deliveries')
     .requiredOption('--older-than <duration>', 'age of the last change, e.g. 30d, 12h')
-    .action((opts: PruneOptions) => loadDeliveryCommands().pruneDeliveries(opts, io, setExitCode));
+    .action(async (opts: PruneOptions) => (await import('./delivery-commands')).pruneDeliveries(opts, io, setExitCode));
 }
 
 /**
@@ -169,7 +153,7 @@ function registerWaiverCommands(program: Command, io: CliIo, setExitCode: SetExi
     .option('--test <name>', 'only this test')
     .option('--device <name>', 'only this device')
     .option('--json', 'one JSON document (the admin API shape) instead of a table')
-    .action((opts: WaiverListOptions) => loadWaiverCommands().listWaivers(opts, io, setExitCode));
+    .action(async (opts: WaiverListOptions) => (await import('./waiver-commands')).listWaivers(opts, io, setExitCode));
 
   waivers
     .command('add')
@@ -181,14 +165,14 @@ function registerWaiverCommands(program: Command, io: CliIo, setExitCode: SetExi
     .option('--reason <text>', 'why the failure is accepted')
     .requiredOption('--author <name>', 'who accepts it')
     .option('--source <name>', 'the NetBox source (default: default)')
-    .action((opts: WaiverAddOptions) => loadWaiverCommands().addWaiver(opts, io, setExitCode));
+    .action(async (opts: WaiverAddOptions) => (await import('./waiver-commands')).addWaiver(opts, io, setExitCode));
 
   waivers
     .command('expire')
     .description('end a stored waiver now (it stays listed, as expired); WAIVERS_FILE entries end in the file')
     .argument('<id>', 'the waiver id (see `waivers list`)')
     .requiredOption('--author <name>', 'who ends it')
-    .action((id: string, opts: { author: string }) => loadWaiverCommands().expireWaiver(id, opts, io, setExitCode));
+    .action(async (id: string, opts: { author: string }) => (await import('./waiver-commands')).expireWaiver(id, opts, io, setExitCode));
 }
 
 /** `preview` and `send-test`: what a mail looks like, and whether the SMTP server takes one. */
@@ -210,14 +194,16 @@ function registerMailCommands(program: Command, io: CliIo, withConfig: RunWithCo
     .option('--group <key>', 'a route by owner (netbox_contacts): the owner group whose mail to write (default: the first)')
     .requiredOption('--out <dir>', 'where to write the four files')
     .action((file: string | undefined, options: PreviewOptions) =>
-      withConfig((config) => loadPreview().previewCommand(file, options, config, io)),
+      withConfig(async (config) => (await import('./preview-command')).previewCommand(file, options, config, io)),
     );
 
   program
     .command('send-test')
     .description('send the sample report through the configured SMTP server and print its answer')
     .option('--to <addresses>', "comma-separated recipients (default: the first route's, i.e. MAIL_TO without ROUTES_FILE)")
-    .action((options: { to?: string }) => withConfig((config) => loadPreview().sendTestCommand(options, config, io)));
+    .action((options: { to?: string }) =>
+      withConfig(async (config) => (await import('./preview-command')).sendTestCommand(options, config, io)),
+    );
 }
 
 /** `backup` and `netbox-setup`: copying the store, and configuring NetBox to call the relay. */
@@ -226,7 +212,7 @@ function registerSetupCommands(program: Command, io: CliIo, withConfig: RunWithC
     .command('backup')
     .description('copy the SQLite store (DATA_DIR) to a new file while the relay runs (VACUUM INTO); for PostgreSQL use pg_dump')
     .argument('<file>', 'the backup file to create (must not exist)')
-    .action((file: string) => withConfig((config) => loadBackup().backupCommand(file, config, io)));
+    .action((file: string) => withConfig(async (config) => (await import('./backup-command')).backupCommand(file, config, io)));
 
   program
     .command('netbox-setup')
@@ -242,7 +228,9 @@ function registerSetupCommands(program: Command, io: CliIo, withConfig: RunWithC
     .option('--source <name>', "the NetBox source to set up (SOURCES_FILE); default: NETBOX_URL's")
     .option('--dry-run', 'read NetBox and print the requests that would be sent; change nothing')
     .option('--show-secret', 'print the webhook secret (it is never printed otherwise)')
-    .action((flags: NetboxSetupFlags) => withConfig((config) => loadNetboxSetup().netboxSetupCommand(flags, config, io)));
+    .action((flags: NetboxSetupFlags) =>
+      withConfig(async (config) => (await import('./netbox-setup-command')).netboxSetupCommand(flags, config, io)),
+    );
 }
 
 /**

@@ -33,10 +33,7 @@ export async function migrateStore(config: Config, io: CliIo): Promise<number> {
 
 /** host:port/database, never the credentials. */
 function describeDatabase(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.host}${u.pathname}`;
-  } catch {
-    return '(unparseable DATABASE_URL)';
-  }
+  if (!URL.canParse(url)) return '(unparseable DATABASE_URL)';
+  const { host, pathname } = new URL(url);
+  return `${host}${pathname}`;
 }

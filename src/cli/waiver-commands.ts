@@ -1,11 +1,5 @@
-/*
- * What the `waivers` commands do (`register-waiver-commands.ts` declares them): required when one of
- * them runs, so that `--help` loads neither the store nor the configuration.
- */
-import type { Config } from '../config';
 import { buildWaiverJson, createWaiverBook, WAIVER_STATUSES, type Waiver, type WaiverBook, type WaiverStatus } from '../waivers';
 import { createLogger, RelayError, systemClock } from '../shared';
-import type { Store } from '../store';
 import { cut, toCell, withStore } from './delivery-commands';
 import { EXIT_USAGE, type CliIo, type SetExitCode } from './io';
 
@@ -27,28 +21,27 @@ export interface WaiverAddOptions {
   author: string;
 }
 
-/** The book on this store; its audit lines go to stderr as JSON, beside the command's own output. */
-function openBook(io: CliIo, store: Store, config: Config): WaiverBook {
-  const logger = createLogger({
-    level: 'info',
-    format: 'json',
-    secrets: config.secretValues,
-    destination: { write: (line: string) => void io.stderr.write(line) },
-  });
-  return createWaiverBook({
-    storage: store,
-    fileWaivers: config.waivers.fileWaivers,
-    sources: config.sources.map((s) => s.name),
-    clock: io.clock ?? systemClock,
-    logger,
-  });
-}
-
-/** Runs one waiver action; a refusal (invalid, unknown, read-only, ended) prints its reasons and exits 64. */
+/**
+ * Runs one waiver action on the book of this store, its audit lines on stderr as JSON beside the command's
+ * own output; a refusal (invalid, unknown, read-only, ended) prints its reasons and exits 64.
+ */
 function withBook(io: CliIo, setExitCode: SetExitCode, fn: (book: WaiverBook) => Promise<void>): Promise<void> {
   return withStore(io, setExitCode, async (store, config) => {
+    const logger = createLogger({
+      level: 'info',
+      format: 'json',
+      secrets: config.secretValues,
+      destination: { write: (line: string) => void io.stderr.write(line) },
+    });
+    const book = createWaiverBook({
+      storage: store,
+      fileWaivers: config.waivers.fileWaivers,
+      sources: config.sources.map((s) => s.name),
+      clock: io.clock ?? systemClock,
+      logger,
+    });
     try {
-      await fn(openBook(io, store, config));
+      await fn(book);
     } catch (error) {
       if (!(error instanceof RelayError) || error.status >= 500) throw error;
       io.stderr.write(`compliance-relay: ${error.message}\n`);
