@@ -5,8 +5,7 @@ import { createRelayNetboxClients, createSourceNetboxClient } from '../relay';
 import { systemClock } from '../shared';
 import { openStore, type Store } from '../store';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, type CliIo } from './io';
-import { describeOwnerGroups, findOwnerGroups } from './owner-groups';
-import { createReadOnlyComposer } from './read-only-composer';
+import { createReadOnlyComposer, describeOwnerGroups, findOwnerGroups } from './read-only-composer';
 
 /**
  * `check-config --online`: asks each source's NetBox, with that source's token only, for its status

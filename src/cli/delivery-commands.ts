@@ -10,7 +10,7 @@ import {
   type DeliveryState,
   type Store,
 } from '../store';
-import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo, type SetExitCode } from './io';
+import { EXIT_CONFIG, EXIT_UNAVAILABLE, UsageError, type CliIo, type SetExitCode } from './io';
 import { loadConfigOrReport } from './load-config-or-report';
 
 export interface ListOptions {
@@ -29,25 +29,16 @@ export interface PruneOptions {
 /** `deliveries`: prints the newest deliveries as a table (or JSON) and the count per state. */
 export async function listDeliveries(opts: ListOptions, io: CliIo, setExitCode: SetExitCode): Promise<void> {
   if (opts.state !== undefined && !(DELIVERY_STATES as readonly string[]).includes(opts.state)) {
-    io.stderr.write(`compliance-relay: --state must be one of ${DELIVERY_STATES.join(', ')}\n`);
-    return setExitCode(EXIT_USAGE);
+    throw new UsageError(`--state must be one of ${DELIVERY_STATES.join(', ')}`);
   }
   const limit = Number(opts.limit);
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100_000) {
-    io.stderr.write('compliance-relay: --limit must be a whole number from 1 to 100000\n');
-    return setExitCode(EXIT_USAGE);
-  }
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100_000) throw new UsageError('--limit must be a whole number from 1 to 100000');
   await withStore(io, setExitCode, async (store, config) => {
     if (opts.source !== undefined && !config.sources.some((s) => s.name === opts.source)) {
-      io.stderr.write(`compliance-relay: --source must be one of ${config.sources.map((s) => s.name).join(', ')}\n`);
-      return setExitCode(EXIT_USAGE);
+      throw new UsageError(`--source must be one of ${config.sources.map((s) => s.name).join(', ')}`);
     }
-    const mask = createSecretMask(config.secretValues);
-    const rows = await buildDeliveriesJson(
-      store,
-      await store.listDeliveries({ state: opts.state as DeliveryState | undefined, limit, netboxSource: opts.source }),
-      mask,
-    );
+    const listed = await store.listDeliveries({ state: opts.state as DeliveryState | undefined, limit, netboxSource: opts.source });
+    const rows = await buildDeliveriesJson(store, listed, createSecretMask(config.secretValues));
     const counts = await store.countByState();
     if (opts.json) io.stdout.write(`${JSON.stringify({ deliveries: rows, counts }, null, 2)}\n`);
     else io.stdout.write(`${formatTable(rows)}\n${DELIVERY_STATES.map((s) => `${s}: ${counts[s]}`).join('  ')}\n`);
@@ -61,10 +52,7 @@ export async function retryDeliveries(
   io: CliIo,
   setExitCode: SetExitCode,
 ): Promise<void> {
-  if ((id === undefined) === !opts.allDead) {
-    io.stderr.write('compliance-relay: give a delivery id or --all-dead (one of them)\n');
-    return setExitCode(EXIT_USAGE);
-  }
+  if ((id === undefined) === !opts.allDead) throw new UsageError('give a delivery id or --all-dead (one of them)');
   await withStore(io, setExitCode, async (store) => {
     const now = systemClock.now();
     if (opts.allDead) {
@@ -76,13 +64,9 @@ export async function retryDeliveries(
     }
     const deliveryId = parseStoredId(id!);
     const record = deliveryId === undefined ? undefined : await store.getDelivery(deliveryId);
-    if (!record) {
-      io.stderr.write(`compliance-relay: no delivery ${id}\n`);
-      return setExitCode(EXIT_USAGE);
-    }
+    if (!record) throw new UsageError(`no delivery ${id}`);
     if (!(await store.requeue(record.id, now))) {
-      io.stderr.write(`compliance-relay: delivery ${record.id} is ${record.state}; only dead or sent deliveries can be requeued\n`);
-      return setExitCode(EXIT_USAGE);
+      throw new UsageError(`delivery ${record.id} is ${record.state}; only dead or sent deliveries can be requeued`);
     }
     io.stdout.write(`Requeued delivery ${record.id} (report ${record.reportId}).\n`);
   });
@@ -92,8 +76,7 @@ export async function retryDeliveries(
 export async function pruneDeliveries(opts: PruneOptions, io: CliIo, setExitCode: SetExitCode): Promise<void> {
   const ageMs = parseDurationMs(opts.olderThan);
   if (ageMs === undefined || (!opts.dead && !opts.sent)) {
-    io.stderr.write('compliance-relay: use --dead and/or --sent with --older-than <duration> (e.g. 30d)\n');
-    return setExitCode(EXIT_USAGE);
+    throw new UsageError('use --dead and/or --sent with --older-than <duration> (e.g. 30d)');
   }
   await withStore(io, setExitCode, async (store) => {
     const before = systemClock.now() - ageMs;

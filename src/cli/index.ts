@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import type { Config } from '../config';
 import type { ListOptions, PruneOptions } from './delivery-commands';
-import { EXIT_CONFIG, EXIT_USAGE, type CliIo, type SetExitCode } from './io';
+import { EXIT_CONFIG, EXIT_USAGE, UsageError, type CliIo, type SetExitCode } from './io';
 import type { NetboxSetupFlags } from './netbox-setup-command';
 import type { PreviewOptions } from './preview-command';
 import type { WaiverAddOptions, WaiverListOptions } from './waiver-commands';
@@ -45,7 +45,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT_USAGE;
-    throw error;
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr.write(`compliance-relay: ${error.message}\n`);
+    return EXIT_USAGE;
   }
   return exitCode;
 }

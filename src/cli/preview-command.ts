@@ -2,7 +2,6 @@ import path from 'node:path';
 import { DEFAULT_SOURCE_NAME, type Config } from '../config';
 import { createReportComposer, SAMPLE_ENVELOPE } from '../compose';
 import { describeMailFailure } from './describe-mail-failure';
-import { describeOwnerGroups, findOwnerGroups } from './owner-groups';
 import { defaultTemplatesDir, loadRenderer, TemplateError, type Renderer } from '../mail';
 import { createNotifier } from '../notify';
 import { buildDefaultRoute, type Route } from '../routing';
@@ -10,9 +9,9 @@ import { createRelayNetboxClients } from '../relay';
 import { RelayError, systemClock } from '../shared';
 import { openStore, StorageUnavailableError, type ClaimedDelivery, type Store } from '../store';
 import { parseDelivery } from '../webhook';
-import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo } from './io';
+import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, UsageError, type CliIo } from './io';
 import { previewDigest } from './preview-digest';
-import { createReadOnlyComposer } from './read-only-composer';
+import { createReadOnlyComposer, describeOwnerGroups, findOwnerGroups } from './read-only-composer';
 import { writePreviewFiles } from './write-preview-files';
 
 export interface PreviewOptions {
@@ -45,8 +44,8 @@ export async function previewCommand(file: string | undefined, options: PreviewO
     const route = await chooseRoute(config.routing.routes, options.route, store, loaded.id);
     return await writePreview(loaded, route, { config, io, store, out: options.out, group: options.group });
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     io.stderr.write(`compliance-relay: ${describe(error)}\n`);
-    if (error instanceof UsageError) return EXIT_USAGE;
     if (error instanceof TemplateError) return EXIT_CONFIG;
     // The delivery asked for is not a report (a digest is made of reports the relay accepted).
     if (error instanceof RelayError && options.digest === undefined) return EXIT_USAGE;
@@ -56,9 +55,6 @@ export async function previewCommand(file: string | undefined, options: PreviewO
     await store?.close();
   }
 }
-
-/** A command line the preview cannot follow; its message is what the user is told. */
-class UsageError extends Error {}
 
 /** What is wrong with the options, or undefined. */
 function findOptionProblem(file: string | undefined, options: PreviewOptions, config: Config): string | undefined {
@@ -213,7 +209,6 @@ async function readStoredDelivery(store: Store, options: PreviewOptions): Promis
 }
 
 function describe(error: unknown): string {
-  if (error instanceof UsageError) return error.message;
   if (error instanceof RelayError)
     return `${error.code}: ${error.message}${error.issues ? ` (${error.issues.map((i) => `${i.path}: ${i.message}`).join('; ')})` : ''}`;
   const err = error as NodeJS.ErrnoException;

@@ -5,15 +5,15 @@ import { parseDigestSchedule, type Route } from '../routing';
 import { createSilentLogger, systemClock, type Clock } from '../shared';
 import { createRelayWaiverBook } from '../relay';
 import { openStore, type ClaimedDelivery, type Store } from '../store';
-import { EXIT_USAGE, type CliIo } from './io';
+import { UsageError, type CliIo } from './io';
 import { writePreviewFiles } from './write-preview-files';
 
 /**
  * The period `--period` names: `last` (default: the period that ended at the schedule's latest tick),
  * `current` (from that tick to now: the next digest so far), or `<from>/<to>` (ISO 8601 dates or
- * times). A string says what is wrong.
+ * times).
  */
-function parseDigestPeriod(value: string | undefined, route: Route, timezone: string, now: number): DigestJob | string {
+function parseDigestPeriod(value: string | undefined, route: Route, timezone: string, now: number): DigestJob {
   const job = (periodStart: number, periodEnd: number): DigestJob => ({
     route: route.name,
     periodStart,
@@ -24,7 +24,7 @@ function parseDigestPeriod(value: string | undefined, route: Route, timezone: st
   const schedule = parseDigestSchedule(route.digest!.schedule, timezone);
   const tick = schedule.tickAtOrBefore(now);
   if (value === undefined || value === 'last' || value === 'current') {
-    if (tick === null) return `the schedule of route ${route.name} has no tick before now`;
+    if (tick === null) throw new UsageError(`the schedule of route ${route.name} has no tick before now`);
     if (value === 'current') return job(tick, now);
     return job(schedule.tickAtOrBefore(tick - 1) ?? tick - 1, tick);
   }
@@ -32,7 +32,7 @@ function parseDigestPeriod(value: string | undefined, route: Route, timezone: st
   const start = Date.parse(from);
   const end = Date.parse(to ?? '');
   if (extra !== undefined || Number.isNaN(start) || Number.isNaN(end) || end <= start) {
-    return `--period must be last, current or <from>/<to> (ISO 8601, from before to), not "${value}"`;
+    throw new UsageError(`--period must be last, current or <from>/<to> (ISO 8601, from before to), not "${value}"`);
   }
   return job(start, end);
 }
@@ -53,15 +53,10 @@ export async function previewDigest(
   const route = config.routing.routes.find((r) => r.name === routeName && r.digest);
   if (!route) {
     const digests = config.routing.routes.filter((r) => r.digest).map((r) => r.name);
-    io.stderr.write(`compliance-relay: no digest route "${routeName}" (digest routes: ${digests.join(', ') || 'none'})\n`);
-    return EXIT_USAGE;
+    throw new UsageError(`no digest route "${routeName}" (digest routes: ${digests.join(', ') || 'none'})`);
   }
   const timezone = route.digest!.timezone ?? config.mail.timezone;
   const job = parseDigestPeriod(options.period, route, timezone, clock.now());
-  if (typeof job === 'string') {
-    io.stderr.write(`compliance-relay: ${job}\n`);
-    return EXIT_USAGE;
-  }
   const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
   const store: Store = openStore(config.store);
   try {

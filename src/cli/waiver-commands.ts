@@ -1,7 +1,7 @@
 import { buildWaiverJson, createWaiverBook, WAIVER_STATUSES, type Waiver, type WaiverBook, type WaiverStatus } from '../waivers';
 import { createLogger, RelayError, systemClock } from '../shared';
 import { cut, toCell, withStore } from './delivery-commands';
-import { EXIT_USAGE, type CliIo, type SetExitCode } from './io';
+import { EXIT_USAGE, UsageError, type CliIo, type SetExitCode } from './io';
 
 export interface WaiverListOptions {
   status?: string;
@@ -59,8 +59,7 @@ function toFlag(path: string): string {
 /** `waivers list`: stored and WAIVERS_FILE waivers, newest first, as a table or JSON. */
 export async function listWaivers(opts: WaiverListOptions, io: CliIo, setExitCode: SetExitCode): Promise<void> {
   if (opts.status !== undefined && !(WAIVER_STATUSES as readonly string[]).includes(opts.status)) {
-    io.stderr.write(`compliance-relay: --status must be one of ${WAIVER_STATUSES.join(', ')}\n`);
-    return setExitCode(EXIT_USAGE);
+    throw new UsageError(`--status must be one of ${WAIVER_STATUSES.join(', ')}`);
   }
   await withBook(io, setExitCode, async (book) => {
     const filter = { status: opts.status as WaiverStatus | undefined, source: opts.source, test: opts.test, device: opts.device };
