@@ -131,20 +131,15 @@ const COLUMNS: [string, (d: DeliveryJson) => string, number][] = [
   ['ATTEMPTS', (d) => String(d.attempts), 8],
   // To the second: the milliseconds say nothing to an operator.
   ['NEXT ATTEMPT', (d) => (d.nextAttemptAt ? d.nextAttemptAt.replace(/\.\d+Z$/, 'Z') : '-'), 20],
-  [
-    'ROUTES',
-    (d) =>
-      d.routes.length
-        ? d.routes
-            .map(
-              (r) =>
-                `${r.route}${r.owners ? ` → ${r.owners.to.join(' ')}` : ''}: ${r.outcome === 'send' ? r.state : `${r.outcome} (${r.reason})`}`,
-            )
-            .join(', ')
-        : '-',
-    30,
-  ],
+  ['ROUTES', describeRoutes, 30],
 ];
+
+/** Each route: its state when mailed, else why not; a route by owner names its recipients. */
+function describeRoutes(d: DeliveryJson): string {
+  if (d.routes.length === 0) return '-';
+  const outcome = (r: DeliveryJson['routes'][number]) => (r.outcome === 'send' ? r.state : `${r.outcome} (${r.reason})`);
+  return d.routes.map((r) => `${r.route}${r.owners ? ` → ${r.owners.to.join(' ')}` : ''}: ${outcome(r)}`).join(', ');
+}
 
 /** Text for one terminal cell: control characters made visible, line breaks and tabs as spaces. */
 export function toCell(text: string): string {
@@ -160,18 +155,14 @@ export function cut(text: string, width: number): string {
 function wrapText(text: string, width: number, maxLines: number): string[] {
   const lines: string[] = [];
   let rest = text.trim();
-  while (rest.length > 0 && lines.length < maxLines) {
-    if (rest.length <= width) {
-      lines.push(rest);
-      rest = '';
-      break;
-    }
+  while (rest.length > width && lines.length < maxLines) {
     const space = rest.lastIndexOf(' ', width);
     const end = space > width / 2 ? space : width;
     lines.push(rest.slice(0, end).trimEnd());
     rest = rest.slice(end).trimStart();
   }
-  if (rest.length > 0) lines[lines.length - 1] = cut(`${lines[lines.length - 1]} ${rest}`, width);
+  if (rest.length > 0 && lines.length < maxLines) lines.push(rest);
+  else if (rest.length > 0) lines[lines.length - 1] = cut(`${lines[lines.length - 1]} ${rest}`, width);
   return lines;
 }
 

@@ -14,10 +14,8 @@ export { type CliIo, EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE } from './io';
 const DEFAULT_WEBHOOK_NAME = 'compliance-relay';
 
 /*
- * The states `--state` accepts, as the help text lists them. Written out rather than read from the
- * store's DELIVERY_STATES so that declaring the commands loads no store (and no zod) for `--help`;
- * `deliveries --state` is still checked against the store's list, and
- * test/integration/lazy-modules.test.ts checks that this help line names every one of them.
+ * The states `deliveries --state` accepts, for its help: not read from the store's DELIVERY_STATES, so that
+ * `--help` loads no store (and no zod); test/integration/lazy-modules.test.ts checks it names every one.
  */
 const STATE_CHOICES = 'queued|sending|retrying|sent|dead';
 

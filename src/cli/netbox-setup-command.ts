@@ -30,7 +30,6 @@ export interface NetboxSetupFlags {
   dryRun?: boolean;
   showSecret?: boolean;
   name: string;
-  /** The NetBox source to set up (SOURCES_FILE); default: the one of NETBOX_URL/NETBOX_TOKEN. */
   source?: string;
 }
 

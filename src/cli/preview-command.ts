@@ -31,7 +31,6 @@ export interface PreviewOptions {
  * A stored delivery (`--id`, `--last`) is rendered as the worker renders it: the trend against the
  * stored history and the failing tests kept with the report (NetBox is asked only when the store has
  * none, as the worker would), so the preview is the mail that was, or will be, sent (its Date aside).
- * Without `--route`, the first route the delivery was mailed on (else the first configured route).
  */
 export async function previewCommand(file: string | undefined, options: PreviewOptions, config: Config, io: CliIo): Promise<number> {
   let store: Store | undefined;

@@ -86,19 +86,12 @@ export function buildEventRuleFields(form: SetupForm, input: { name: string; web
  * NetBox answers choice fields as `{value, label}` and lists in any order: both are normalised.
  */
 export function diffFields(existing: Record<string, unknown>, desired: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(desired).filter(([key, want]) => !sameValue(existing[key], want)));
+  const same = (have: unknown, want: unknown) => JSON.stringify(normalise(have)) === JSON.stringify(normalise(want));
+  return Object.fromEntries(Object.entries(desired).filter(([key, want]) => !same(existing[key], want)));
 }
 
 function normalise(value: unknown): unknown {
   if (value && typeof value === 'object' && !Array.isArray(value) && 'value' in value) return value.value;
-  if (Array.isArray(value))
-    return value
-      .map(normalise)
-      .map((v) => JSON.stringify(v))
-      .sort();
+  if (Array.isArray(value)) return value.map((v) => JSON.stringify(normalise(v))).sort();
   return value ?? null;
-}
-
-function sameValue(have: unknown, want: unknown): boolean {
-  return JSON.stringify(normalise(have)) === JSON.stringify(normalise(want));
 }

@@ -18,7 +18,6 @@ export interface NetboxSetupOptions {
 
 export interface NetboxSetupIo {
   fetch: FetchLike;
-  /** One line of output for the operator. */
   print: (line: string) => void;
   /** The secret file's content, or undefined when it does not exist. */
   readSecretFile: (file: string) => string | undefined;
