@@ -14,11 +14,9 @@ export async function checkConfig(config: Config, io: CliIo, flags: { online: bo
     const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
     verifyRouteTemplates(renderer, { ...config, netbox: config.sources[0].netbox });
   } catch (error) {
-    if (error instanceof TemplateError) {
-      io.stderr.write(`compliance-relay: ${error.message}\n`);
-      return EXIT_CONFIG;
-    }
-    throw error;
+    if (!(error instanceof TemplateError)) throw error;
+    io.stderr.write(`compliance-relay: ${error.message}\n`);
+    return EXIT_CONFIG;
   }
   for (const w of config.warnings) io.stderr.write(`compliance-relay: warning: ${w.variable} ${w.message}\n`);
   io.stdout.write(

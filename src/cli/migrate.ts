@@ -21,11 +21,10 @@ export async function migrateStore(config: Config, io: CliIo): Promise<number> {
     );
     return 0;
   } catch (error) {
-    if (error instanceof StorageUnavailableError || (error as { code?: string }).code?.startsWith('SQLITE_')) {
-      io.stderr.write(`compliance-relay: cannot migrate ${where} (${(error as { code?: string }).code}): ${(error as Error).message}\n`);
-      return EXIT_UNAVAILABLE;
-    }
-    throw error;
+    const code = (error as { code?: string }).code;
+    if (!(error instanceof StorageUnavailableError || code?.startsWith('SQLITE_'))) throw error;
+    io.stderr.write(`compliance-relay: cannot migrate ${where} (${code}): ${(error as Error).message}\n`);
+    return EXIT_UNAVAILABLE;
   } finally {
     await store?.close();
   }

@@ -92,10 +92,8 @@ export async function netboxSetupCommand(flags: NetboxSetupFlags, config: Config
     );
     return 0;
   } catch (error) {
-    if (error instanceof NetboxSetupError) {
-      io.stderr.write(`compliance-relay netbox-setup: ${error.message}\n`);
-      return error.kind === 'unavailable' ? EXIT_UNAVAILABLE : EXIT_CONFIG;
-    }
-    throw error;
+    if (!(error instanceof NetboxSetupError)) throw error;
+    io.stderr.write(`compliance-relay netbox-setup: ${error.message}\n`);
+    return error.kind === 'unavailable' ? EXIT_UNAVAILABLE : EXIT_CONFIG;
   }
 }

@@ -9,9 +9,8 @@ import { UsageError, type CliIo } from './io';
 import { writePreviewFiles } from './write-preview-files';
 
 /**
- * The period `--period` names: `last` (default: the period that ended at the schedule's latest tick),
- * `current` (from that tick to now: the next digest so far), or `<from>/<to>` (ISO 8601 dates or
- * times).
+ * The period `--period` names: `last` (default: the period that ended at the schedule's latest tick), `current`
+ * (from that tick to now: the next digest so far), or `<from>/<to>` (ISO 8601 dates or times).
  */
 function parseDigestPeriod(value: string | undefined, route: Route, timezone: string, now: number): DigestJob {
   const job = (periodStart: number, periodEnd: number): DigestJob => ({

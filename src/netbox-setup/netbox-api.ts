@@ -3,14 +3,8 @@ import https from 'node:https';
 import { buildAuthorization, describeTlsFailure } from '../netbox';
 import { buildNetboxUrl, parseNetboxBase } from '../report';
 
-/** The fetch the setup uses ({@link createNodeFetch} in production; injected so tests and dry runs can watch). */
-export type FetchLike = (
-  url: string,
-  init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal },
-) => Promise<{
-  status: number;
-  text(): Promise<string>;
-}>;
+/** The fetch the setup uses: {@link createNodeFetch}'s, injected so that a test can watch. */
+export type FetchLike = ReturnType<typeof createNodeFetch>;
 
 /** Largest answer read from NetBox during setup (a page of webhooks or event rules is small). */
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
@@ -80,12 +74,12 @@ function describeDrfError(body: unknown): string {
 }
 
 /**
- * A {@link FetchLike} over node's http/https, so the setup trusts NETBOX_CA_FILE (and verifies NetBox's
+ * A fetch over node's http/https, so the setup trusts NETBOX_CA_FILE (and verifies NetBox's
  * certificate) like the relay's own NetBox client.
  */
-export function createNodeFetch(options: { ca?: string | Buffer } = {}): FetchLike {
-  return (url, init) =>
-    new Promise((resolve, reject) => {
+export function createNodeFetch(options: { ca?: string | Buffer } = {}) {
+  return (url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) =>
+    new Promise<{ status: number; text(): Promise<string> }>((resolve, reject) => {
       const target = new URL(url);
       const lib = target.protocol === 'https:' ? https : http;
       const req = lib.request(
