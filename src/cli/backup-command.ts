@@ -1,18 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
+import type { Config } from '../config';
 import { loadSqliteDriver, SQLITE_FILE_NAME } from '../store';
-import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo } from './io';
-import { loadConfigOrReport } from './load-config-or-report';
+import { EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo } from './io';
 
 /**
  * `compliance-relay backup <file>`: a consistent copy of the SQLite store while the relay keeps
  * running (`VACUUM INTO` on a read-only connection: WAL lets it read a snapshot without blocking
  * the writer). The copy is a complete, compacted database that the relay can open as its data.
  */
-export function backupCommand(target: string, io: CliIo): number {
-  const config = loadConfigOrReport(io);
-  if (!config) return EXIT_CONFIG;
+export function backupCommand(target: string, config: Config, io: CliIo): number {
   if (config.store.databaseUrl) {
     io.stderr.write('compliance-relay backup: the store is PostgreSQL (DATABASE_URL): back it up with pg_dump or your database backups.\n');
     return EXIT_USAGE;

@@ -2,40 +2,28 @@ import { describeCatchUp, listSettings, planCatchUp, redactConfig, type Config, 
 import { defaultTemplatesDir, loadRenderer, TemplateError } from '../mail';
 import { createNotifier, findTransport } from '../notify';
 import { verifyRouteTemplates } from '../compose';
-import type * as OnlineCheckModule from './check-sources-online';
 import { describeMailFailure } from './describe-mail-failure';
-import { EXIT_CONFIG, EXIT_UNAVAILABLE, type CliIo, type SetExitCode } from './io';
-import { loadConfigOrReport } from './load-config-or-report';
-
-/* eslint-disable-next-line @typescript-eslint/no-require-imports -- only `--online` asks NetBox */
-const loadOnlineCheck = () => require('./check-sources-online') as typeof OnlineCheckModule;
+import { EXIT_CONFIG, EXIT_UNAVAILABLE, type CliIo } from './io';
 
 /**
  * `check-config`: loads the configuration and the route templates, and prints the settings in force by
  * variable name (set by the user, defaulted; secrets redacted), or with `--json` the whole configuration.
  */
-export async function checkConfig(io: CliIo, setExitCode: SetExitCode, flags: { online: boolean; json: boolean }): Promise<void> {
-  const config = loadConfigOrReport(io);
-  if (!config) {
-    setExitCode(EXIT_CONFIG);
-    return;
-  }
+export async function checkConfig(config: Config, io: CliIo, flags: { online: boolean; json: boolean }): Promise<number> {
   try {
     const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
     verifyRouteTemplates(renderer, { ...config, netbox: config.sources[0].netbox });
   } catch (error) {
-    if (error instanceof TemplateError) {
-      io.stderr.write(`compliance-relay: ${error.message}\n`);
-      setExitCode(EXIT_CONFIG);
-      return;
-    }
-    throw error;
+    if (!(error instanceof TemplateError)) throw error;
+    io.stderr.write(`compliance-relay: ${error.message}\n`);
+    return EXIT_CONFIG;
   }
   for (const w of config.warnings) io.stderr.write(`compliance-relay: warning: ${w.variable} ${w.message}\n`);
   io.stdout.write(
     `${flags.json ? JSON.stringify(redactConfig(config), null, 2) : formatSettings(io, config)}\nThe configuration is valid.\n`,
   );
-  if (flags.online) setExitCode(await loadOnlineCheck().checkSourcesOnline(config, io));
+  // Imported only when `--online` asks NetBox.
+  return flags.online ? (await import('./check-sources-online')).checkSourcesOnline(config, io) : 0;
 }
 
 /** The settings as NAME=value lines a user can compare with their .env: what they set, then the defaults. */
@@ -67,19 +55,15 @@ function formatSettings(io: CliIo, config: Config): string {
  * directory) and prints each step as it passes (token fetched, connected, TLS, login), so that a
  * failure shows which step failed. Sends nothing.
  */
-export async function verifySmtp(io: CliIo, setExitCode: SetExitCode): Promise<void> {
-  const config = loadConfigOrReport(io);
-  if (!config) {
-    setExitCode(EXIT_CONFIG);
-    return;
-  }
+export async function verifySmtp(config: Config, io: CliIo): Promise<number> {
   const notifier = createNotifier(config.transport, { readFile: io.readFile }, io.transports);
   try {
     await notifier.verify((step) => io.stdout.write(`  ok  ${step}\n`));
     io.stdout.write(`${findTransport(config.transport, io.transports).describeVerified(config.transport.settings)}\n`);
+    return 0;
   } catch (error) {
     io.stderr.write(`compliance-relay: SMTP check failed ${describeMailFailure(error, config)}\n`);
-    setExitCode(EXIT_UNAVAILABLE);
+    return EXIT_UNAVAILABLE;
   } finally {
     await notifier.close();
   }

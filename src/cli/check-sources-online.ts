@@ -1,16 +1,11 @@
 import type { Config, SourceConfig } from '../config';
+import { defaultTemplatesDir, loadRenderer, type Renderer } from '../mail';
 import { NetboxError } from '../netbox';
-import { createSourceNetboxClient } from '../relay';
+import { createRelayNetboxClients, createSourceNetboxClient } from '../relay';
 import { systemClock } from '../shared';
-import { checkOwnerRoutesOnline } from './check-owner-routes';
+import { openStore, type Store } from '../store';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, type CliIo } from './io';
-
-/** One source's NetBox as `check-config --online` found it. */
-interface SourceCheck {
-  line: string;
-  /** 0 when fine; EXIT_CONFIG when NetBox refused (token, plugin); EXIT_UNAVAILABLE when it did not answer. */
-  exitCode: number;
-}
+import { createReadOnlyComposer, describeOwnerGroups, findOwnerGroups } from './read-only-composer';
 
 /**
  * `check-config --online`: asks each source's NetBox, with that source's token only, for its status
@@ -29,7 +24,8 @@ export async function checkSourcesOnline(config: Config, io: CliIo): Promise<num
   return exitCode;
 }
 
-async function checkSource(config: Config, source: SourceConfig, io: CliIo): Promise<SourceCheck> {
+/** One source's NetBox: a line to print, and 0, EXIT_CONFIG when NetBox refused (token, plugin) or EXIT_UNAVAILABLE when it did not answer. */
+async function checkSource(config: Config, source: SourceConfig, io: CliIo): Promise<{ line: string; exitCode: number }> {
   const name = `NetBox source ${source.name}`;
   if (!source.netbox.url) return { line: `${name}: no NetBox URL, nothing to check (links stay relative, no enrichment)`, exitCode: 0 };
   const client = createSourceNetboxClient(config, source, { clock: systemClock, readFile: io.readFile }, { maxAttempts: 1 });
@@ -51,5 +47,48 @@ async function checkSource(config: Config, source: SourceConfig, io: CliIo): Pro
     return { line: `${name} (${client.url}): ${error.code}: ${error.message}`, exitCode };
   } finally {
     client.close();
+  }
+}
+
+/**
+ * `check-config --online`, routes by owner: for the latest report of each source in the store, whom
+ * each route by owner would reach (the groups recorded for it, else resolved now from NetBox, with
+ * the source's own token) and why. Prints only; reads the store, writes nothing.
+ */
+async function checkOwnerRoutesOnline(config: Config, io: CliIo): Promise<void> {
+  const routes = config.routing.routes.filter((r) => r.owners !== undefined);
+  if (routes.length === 0) return;
+  let store: Store | undefined;
+  let renderer: Renderer | undefined;
+  const netbox = createRelayNetboxClients(config, { clock: systemClock, readFile: io.readFile });
+  try {
+    store = openStore(config.store);
+    for (const source of config.sources) {
+      const [latest] = await store.listDeliveries({ limit: 1, netboxSource: source.name });
+      if (!latest) {
+        io.stdout.write(`Routes by owner, source ${source.name}: no report in the store yet\n`);
+        continue;
+      }
+      const body = await store.getDeliveryBody(latest.id);
+      if (!body) continue;
+      const delivery = { ...latest, body };
+      renderer ??= loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
+      const composer = createReadOnlyComposer(config, { renderer, store, netbox: netbox.get(source.name), sourceName: source.name });
+      const composed = await composer(delivery);
+      for (const route of routes) {
+        const owners = await findOwnerGroups(config.routing.routes, route.name, delivery, composed, store);
+        const head = `Route ${route.name}, latest report ${latest.reportId} of source ${source.name} (delivery ${latest.id})`;
+        io.stdout.write(
+          owners.groups.length
+            ? `${head}:\n${describeOwnerGroups(owners, null, '  ')}`
+            : `${head}: would not mail it (not matched, or held back)\n`,
+        );
+      }
+    }
+  } catch (error) {
+    io.stdout.write(`Routes by owner: could not be checked (${(error as Error)?.message ?? String(error)})\n`);
+  } finally {
+    for (const client of netbox.values()) client.close();
+    await store?.close();
   }
 }

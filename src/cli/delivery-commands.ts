@@ -1,7 +1,3 @@
-/*
- * What the outbox commands do (`register-delivery-commands.ts` declares them): required when one of
- * them runs, so that `--help` loads neither the store nor the configuration.
- */
 import { DEFAULT_SOURCE_NAME, parseDurationMs, type Config } from '../config';
 import { buildDeliveriesJson, type DeliveryJson } from '../http';
 import { createSecretMask, neutralizeText, systemClock } from '../shared';
@@ -14,7 +10,7 @@ import {
   type DeliveryState,
   type Store,
 } from '../store';
-import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo, type SetExitCode } from './io';
+import { EXIT_CONFIG, EXIT_UNAVAILABLE, UsageError, type CliIo, type SetExitCode } from './io';
 import { loadConfigOrReport } from './load-config-or-report';
 
 export interface ListOptions {
@@ -22,10 +18,6 @@ export interface ListOptions {
   source?: string;
   limit: string;
   json?: boolean;
-}
-
-export interface RetryOptions {
-  allDead?: boolean;
 }
 
 export interface PruneOptions {
@@ -37,41 +29,30 @@ export interface PruneOptions {
 /** `deliveries`: prints the newest deliveries as a table (or JSON) and the count per state. */
 export async function listDeliveries(opts: ListOptions, io: CliIo, setExitCode: SetExitCode): Promise<void> {
   if (opts.state !== undefined && !(DELIVERY_STATES as readonly string[]).includes(opts.state)) {
-    io.stderr.write(`compliance-relay: --state must be one of ${DELIVERY_STATES.join(', ')}\n`);
-    return setExitCode(EXIT_USAGE);
+    throw new UsageError(`--state must be one of ${DELIVERY_STATES.join(', ')}`);
   }
   const limit = Number(opts.limit);
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100_000) {
-    io.stderr.write('compliance-relay: --limit must be a whole number from 1 to 100000\n');
-    return setExitCode(EXIT_USAGE);
-  }
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100_000) throw new UsageError('--limit must be a whole number from 1 to 100000');
   await withStore(io, setExitCode, async (store, config) => {
     if (opts.source !== undefined && !config.sources.some((s) => s.name === opts.source)) {
-      io.stderr.write(`compliance-relay: --source must be one of ${config.sources.map((s) => s.name).join(', ')}\n`);
-      return setExitCode(EXIT_USAGE);
+      throw new UsageError(`--source must be one of ${config.sources.map((s) => s.name).join(', ')}`);
     }
-    const mask = createSecretMask(config.secretValues);
-    const rows = await buildDeliveriesJson(
-      store,
-      await store.listDeliveries({ state: opts.state as DeliveryState | undefined, limit, netboxSource: opts.source }),
-      mask,
-    );
-    if (opts.json) {
-      io.stdout.write(`${JSON.stringify({ deliveries: rows, counts: await store.countByState() }, null, 2)}\n`);
-      return;
-    }
-    io.stdout.write(formatTable(rows));
+    const listed = await store.listDeliveries({ state: opts.state as DeliveryState | undefined, limit, netboxSource: opts.source });
+    const rows = await buildDeliveriesJson(store, listed, createSecretMask(config.secretValues));
     const counts = await store.countByState();
-    io.stdout.write(`\n${DELIVERY_STATES.map((s) => `${s}: ${counts[s]}`).join('  ')}\n`);
+    if (opts.json) io.stdout.write(`${JSON.stringify({ deliveries: rows, counts }, null, 2)}\n`);
+    else io.stdout.write(`${formatTable(rows)}\n${DELIVERY_STATES.map((s) => `${s}: ${counts[s]}`).join('  ')}\n`);
   });
 }
 
 /** `retry <id>` / `retry --all-dead`: puts one delivery, or every dead one, back in the queue. */
-export async function retryDeliveries(id: string | undefined, opts: RetryOptions, io: CliIo, setExitCode: SetExitCode): Promise<void> {
-  if ((id === undefined) === !opts.allDead) {
-    io.stderr.write('compliance-relay: give a delivery id or --all-dead (one of them)\n');
-    return setExitCode(EXIT_USAGE);
-  }
+export async function retryDeliveries(
+  id: string | undefined,
+  opts: { allDead?: boolean },
+  io: CliIo,
+  setExitCode: SetExitCode,
+): Promise<void> {
+  if ((id === undefined) === !opts.allDead) throw new UsageError('give a delivery id or --all-dead (one of them)');
   await withStore(io, setExitCode, async (store) => {
     const now = systemClock.now();
     if (opts.allDead) {
@@ -83,13 +64,9 @@ export async function retryDeliveries(id: string | undefined, opts: RetryOptions
     }
     const deliveryId = parseStoredId(id!);
     const record = deliveryId === undefined ? undefined : await store.getDelivery(deliveryId);
-    if (!record) {
-      io.stderr.write(`compliance-relay: no delivery ${id}\n`);
-      return setExitCode(EXIT_USAGE);
-    }
+    if (!record) throw new UsageError(`no delivery ${id}`);
     if (!(await store.requeue(record.id, now))) {
-      io.stderr.write(`compliance-relay: delivery ${record.id} is ${record.state}; only dead or sent deliveries can be requeued\n`);
-      return setExitCode(EXIT_USAGE);
+      throw new UsageError(`delivery ${record.id} is ${record.state}; only dead or sent deliveries can be requeued`);
     }
     io.stdout.write(`Requeued delivery ${record.id} (report ${record.reportId}).\n`);
   });
@@ -99,8 +76,7 @@ export async function retryDeliveries(id: string | undefined, opts: RetryOptions
 export async function pruneDeliveries(opts: PruneOptions, io: CliIo, setExitCode: SetExitCode): Promise<void> {
   const ageMs = parseDurationMs(opts.olderThan);
   if (ageMs === undefined || (!opts.dead && !opts.sent)) {
-    io.stderr.write('compliance-relay: use --dead and/or --sent with --older-than <duration> (e.g. 30d)\n');
-    return setExitCode(EXIT_USAGE);
+    throw new UsageError('use --dead and/or --sent with --older-than <duration> (e.g. 30d)');
   }
   await withStore(io, setExitCode, async (store) => {
     const before = systemClock.now() - ageMs;
@@ -141,7 +117,7 @@ function describeWhatIsMailed(d: DeliveryJson): string {
 }
 
 /** The width a `deliveries` table never exceeds (a classic terminal; `--json` has everything). */
-export const TABLE_WIDTH = 100;
+const TABLE_WIDTH = 100;
 /** Lines an error may wrap onto before it is cut with "…". */
 const ERROR_LINES = 3;
 
@@ -149,52 +125,44 @@ const ERROR_LINES = 3;
 const COLUMNS: [string, (d: DeliveryJson) => string, number][] = [
   ['ID', (d) => String(d.id), 16],
   ['REPORT', describeWhatIsMailed, 16],
-  // A named NetBox source shows as `<source>@<address>`; the default source as its address alone, as before sources.
+  // A named NetBox source shows as `<source>@<address>`; the default source as its address alone.
   ['NETBOX', (d) => (d.netboxSource === DEFAULT_SOURCE_NAME ? d.source : `${d.netboxSource}@${d.source}`), 15],
   ['STATE', (d) => d.state, 8],
   ['ATTEMPTS', (d) => String(d.attempts), 8],
   // To the second: the milliseconds say nothing to an operator.
   ['NEXT ATTEMPT', (d) => (d.nextAttemptAt ? d.nextAttemptAt.replace(/\.\d+Z$/, 'Z') : '-'), 20],
-  [
-    'ROUTES',
-    (d) =>
-      d.routes.length
-        ? d.routes
-            .map(
-              (r) =>
-                `${r.route}${r.owners ? ` → ${r.owners.to.join(' ')}` : ''}: ${r.outcome === 'send' ? r.state : `${r.outcome} (${r.reason})`}`,
-            )
-            .join(', ')
-        : '-',
-    30,
-  ],
+  ['ROUTES', describeRoutes, 30],
 ];
 
+/** Each route: its state when mailed, else why not; a route by owner names its recipients. */
+function describeRoutes(d: DeliveryJson): string {
+  if (d.routes.length === 0) return '-';
+  const outcome = (r: DeliveryJson['routes'][number]) => (r.outcome === 'send' ? r.state : `${r.outcome} (${r.reason})`);
+  return d.routes.map((r) => `${r.route}${r.owners ? ` → ${r.owners.to.join(' ')}` : ''}: ${outcome(r)}`).join(', ');
+}
+
 /** Text for one terminal cell: control characters made visible, line breaks and tabs as spaces. */
-function toCell(text: string): string {
+export function toCell(text: string): string {
   return neutralizeText(text).replace(/[\r\n\t]+/g, ' ');
 }
 
-function cut(text: string, width: number): string {
+/** `text`, cut with "…" to at most `width` characters. */
+export function cut(text: string, width: number): string {
   return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text;
 }
 
 /** Word-wraps `text` to `width`, at most `maxLines` lines, the last cut with "…" when text is left. */
-export function wrapText(text: string, width: number, maxLines: number): string[] {
+function wrapText(text: string, width: number, maxLines: number): string[] {
   const lines: string[] = [];
   let rest = text.trim();
-  while (rest.length > 0 && lines.length < maxLines) {
-    if (rest.length <= width) {
-      lines.push(rest);
-      rest = '';
-      break;
-    }
+  while (rest.length > width && lines.length < maxLines) {
     const space = rest.lastIndexOf(' ', width);
     const end = space > width / 2 ? space : width;
     lines.push(rest.slice(0, end).trimEnd());
     rest = rest.slice(end).trimStart();
   }
-  if (rest.length > 0) lines[lines.length - 1] = cut(`${lines[lines.length - 1]} ${rest}`, width);
+  if (rest.length > 0 && lines.length < maxLines) lines.push(rest);
+  else if (rest.length > 0) lines[lines.length - 1] = cut(`${lines[lines.length - 1]} ${rest}`, width);
   return lines;
 }
 
@@ -202,7 +170,7 @@ export function wrapText(text: string, width: number, maxLines: number): string[
  * An aligned table that fits {@link TABLE_WIDTH} columns, one line per delivery: long cells are cut
  * with "…"; an error cut in its column is repeated under the table, wrapped over a few lines.
  */
-export function formatTable(rows: DeliveryJson[]): string {
+function formatTable(rows: DeliveryJson[]): string {
   if (rows.length === 0) return 'No deliveries.\n';
   const texts = rows.map((r) => COLUMNS.map(([, get, max]) => cut(toCell(get(r)), max)));
   const natural = COLUMNS.map(([header], i) => Math.max(header.length, ...texts.map((row) => row[i].length)));

@@ -1,16 +1,12 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { Command, CommanderError } from 'commander';
+import type { Config } from '../config';
+import type { ListOptions, PruneOptions } from './delivery-commands';
+import { EXIT_CONFIG, EXIT_USAGE, UsageError, type CliIo, type SetExitCode } from './io';
+import type { NetboxSetupFlags } from './netbox-setup-command';
 import type { PreviewOptions } from './preview-command';
-import type * as PreviewModule from './preview-command';
-import type * as CheckConfigModule from './check-config-command';
-import type * as ConfigLoadModule from './load-config-or-report';
-import { EXIT_CONFIG, EXIT_USAGE, type CliIo, type SetExitCode } from './io';
-import { registerDeliveryCommands } from './register-delivery-commands';
-import { registerWaiverCommands } from './register-waiver-commands';
-import type * as MigrateModule from './migrate';
-import type * as BackupModule from './backup-command';
-import type * as NetboxSetupModule from './netbox-setup-command';
-import type * as ServeModule from './serve';
-import { readPackageVersion } from './read-package-version';
+import type { WaiverAddOptions, WaiverListOptions } from './waiver-commands';
 
 export { type CliIo, EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE } from './io';
 
@@ -18,21 +14,21 @@ export { type CliIo, EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE } from './io';
 const DEFAULT_WEBHOOK_NAME = 'compliance-relay';
 
 /*
- * Every command's module is loaded when that command runs rather than when the CLI starts: `serve`
- * alone needs express, prom-client, the HTTP and dashboard modules; `preview`, `migrate` and `backup`
- * their own; and every command but `backup` the configuration (zod, the store's and webhook's
- * schemas). Declaring the commands needs none of them, so `--help` loads commander and this folder's
- * declarations only (test/integration/lazy-modules.test.ts says what each leaves unloaded).
+ * The states `deliveries --state` accepts, for its help: not read from the store's DELIVERY_STATES, so that
+ * `--help` loads no store (and no zod); test/integration/lazy-modules.test.ts checks it names every one.
  */
-/* eslint-disable @typescript-eslint/no-require-imports -- lazy on purpose (above) */
-const loadServe = () => require('./serve') as typeof ServeModule;
-const loadPreview = () => require('./preview-command') as typeof PreviewModule;
-const loadMigrate = () => require('./migrate') as typeof MigrateModule;
-const loadBackup = () => require('./backup-command') as typeof BackupModule;
-const loadCheckConfig = () => require('./check-config-command') as typeof CheckConfigModule;
-const loadNetboxSetup = () => require('./netbox-setup-command') as typeof NetboxSetupModule;
-const loadConfigOrReport = (io: CliIo) => (require('./load-config-or-report') as typeof ConfigLoadModule).loadConfigOrReport(io);
-/* eslint-enable @typescript-eslint/no-require-imports */
+const STATE_CHOICES = 'queued|sending|retrying|sent|dead';
+
+/*
+ * Every command imports its module when it runs rather than when the CLI starts: `serve` alone needs
+ * express, prom-client, the HTTP and dashboard modules; `preview`, `migrate` and `backup` their own;
+ * and every command the configuration (zod, the store's and webhook's schemas). Declaring the commands
+ * needs none of them, so `--help` loads commander and this folder's declarations only
+ * (test/integration/lazy-modules.test.ts says what each leaves unloaded).
+ */
+
+/** Runs a command that needs the configuration: an invalid one is reported and exits 78, before the command loads. */
+type RunWithConfig = (command: (config: Config) => number | Promise<number>) => Promise<void>;
 
 /**
  * Runs one command line and resolves with its exit code. Commands take their configuration from
@@ -40,15 +36,16 @@ const loadConfigOrReport = (io: CliIo) => (require('./load-config-or-report') as
  */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let exitCode = 0;
-  const setExitCode: SetExitCode = (code) => {
+  const program = createProgram(io, (code) => {
     exitCode = code;
-  };
-  const program = createProgram(io, setExitCode);
+  });
   try {
     await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT_USAGE;
-    throw error;
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr.write(`compliance-relay: ${error.message}\n`);
+    return EXIT_USAGE;
   }
   return exitCode;
 }
@@ -64,25 +61,26 @@ export function createProgram(io: CliIo, setExitCode: SetExitCode): Command {
     .version(readPackageVersion(), '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+  const withConfig: RunWithConfig = async (command) => {
+    const config = (await import('./load-config-or-report')).loadConfigOrReport(io);
+    setExitCode(config ? await command(config) : EXIT_CONFIG);
+  };
 
   // Registered in this order, which is the order `--help` lists them in.
-  registerRelayCommands(program, io, setExitCode);
+  registerRelayCommands(program, io, withConfig);
   registerDeliveryCommands(program, io, setExitCode);
   registerWaiverCommands(program, io, setExitCode);
-  registerMailCommands(program, io, setExitCode);
-  registerSetupCommands(program, io, setExitCode);
+  registerMailCommands(program, io, withConfig);
+  registerSetupCommands(program, io, withConfig);
   return program;
 }
 
 /** `serve`, `check-config`, `migrate` and `verify-smtp`: running the relay and checking what it needs. */
-function registerRelayCommands(program: Command, io: CliIo, setExitCode: SetExitCode): void {
+function registerRelayCommands(program: Command, io: CliIo, withConfig: RunWithConfig): void {
   program
     .command('serve', { isDefault: true })
     .description('run the relay: webhook receiver and mail worker (the default)')
-    .action(async () => {
-      const config = loadConfigOrReport(io);
-      setExitCode(config ? await loadServe().serve(config, io) : EXIT_CONFIG);
-    });
+    .action(() => withConfig(async (config) => (await import('./serve')).serve(config, io)));
 
   program
     .command('check-config')
@@ -91,26 +89,94 @@ function registerRelayCommands(program: Command, io: CliIo, setExitCode: SetExit
     )
     .option('--online', "also ask each NetBox source's NetBox for its status and whether its token reads test results")
     .option('--json', 'print the whole configuration in force as JSON (secrets redacted) instead of the variables')
-    .action(async (flags: { online?: boolean; json?: boolean }) =>
-      loadCheckConfig().checkConfig(io, setExitCode, { online: flags.online === true, json: flags.json === true }),
+    .action((flags: { online?: boolean; json?: boolean }) =>
+      withConfig(async (config) =>
+        (await import('./check-config-command')).checkConfig(config, io, { online: flags.online === true, json: flags.json === true }),
+      ),
     );
 
   program
     .command('migrate')
     .description('bring the store schema up to date (SQLite, or PostgreSQL when DATABASE_URL is set) and exit')
-    .action(async () => {
-      const config = loadConfigOrReport(io);
-      setExitCode(config ? await loadMigrate().migrateStore(config, io) : EXIT_CONFIG);
-    });
+    .action(() => withConfig(async (config) => (await import('./migrate')).migrateStore(config, io)));
 
   program
     .command('verify-smtp')
     .description('connect to SMTP_URL (OAuth2 token, TLS and login included; or get a Graph token) and print each step; sends nothing')
-    .action(() => loadCheckConfig().verifySmtp(io, setExitCode));
+    .action(() => withConfig(async (config) => (await import('./check-config-command')).verifySmtp(config, io)));
+}
+
+/**
+ * Operator commands on the outbox: `deliveries` (list), `retry <id>` / `retry --all-dead` (requeue),
+ * `prune --dead --older-than 30d`. They open the same store as `serve` (SQLite or PostgreSQL; safe
+ * while it runs: SQLite WAL lets another process write) and never print a body or a secret.
+ */
+function registerDeliveryCommands(program: Command, io: CliIo, setExitCode: SetExitCode): void {
+  program
+    .command('deliveries')
+    .description('list deliveries, newest first: id, report, NetBox, state, attempts, next attempt, last error')
+    .option('--state <state>', `only this state (${STATE_CHOICES})`)
+    .option('--limit <n>', 'at most this many (default 50)', '50')
+    .option('--source <name>', 'only deliveries of this NetBox source (SOURCES_FILE; `default` for the bare webhook path)')
+    .option('--json', 'one JSON document (the admin API shape) instead of a table')
+    .action(async (opts: ListOptions) => (await import('./delivery-commands')).listDeliveries(opts, io, setExitCode));
+
+  program
+    .command('retry')
+    .description('requeue a dead (or sent) delivery by id, or every dead delivery with --all-dead')
+    .argument('[id]', 'delivery id (see `deliveries`)')
+    .option('--all-dead', 'requeue every dead delivery')
+    .action(async (id: string | undefined, opts: { allDead?: boolean }) =>
+      (await import('./delivery-commands')).retryDeliveries(id, opts, io, setExitCode),
+    );
+
+  program
+    .command('prune')
+    .description('delete old deliveries now: sent ones (as RETENTION_DAYS does), or dead ones with --dead')
+    .option('--dead', 'prune dead deliveries (never pruned automatically)')
+    .option('--sent', 'prune sent deliveries')
+    .requiredOption('--older-than <duration>', 'age of the last change, e.g. 30d, 12h')
+    .action(async (opts: PruneOptions) => (await import('./delivery-commands')).pruneDeliveries(opts, io, setExitCode));
+}
+
+/**
+ * `waivers list|add|expire`: accepted exceptions in the store `serve` uses (safe while it runs), with the
+ * rules of the dashboard and the admin API; each add and expire prints its audit line (JSON) on stderr.
+ */
+function registerWaiverCommands(program: Command, io: CliIo, setExitCode: SetExitCode): void {
+  const waivers = program.command('waivers').description('accepted exceptions: list, add or expire waivers (see docs/waivers.md)');
+  waivers
+    .command('list')
+    .description('list waivers, newest first: stored ones and WAIVERS_FILE entries (read-only)')
+    .option('--status <status>', 'only active (expiring included), expiring (within 7 days) or expired ones')
+    .option('--source <name>', 'only this NetBox source')
+    .option('--test <name>', 'only this test')
+    .option('--device <name>', 'only this device')
+    .option('--json', 'one JSON document (the admin API shape) instead of a table')
+    .action(async (opts: WaiverListOptions) => (await import('./waiver-commands')).listWaivers(opts, io, setExitCode));
+
+  waivers
+    .command('add')
+    .description('accept a failing test on a device (or on all devices, with a reason) until a date')
+    .requiredOption('--test <name>', 'the test, as NetBox names it')
+    .option('--device <name>', 'the device, as NetBox names it')
+    .option('--all-devices', 'every device of the source (then --reason is required)')
+    .requiredOption('--until <YYYY-MM-DD>', 'the last day the waiver holds (UTC), at most 180 days ahead')
+    .option('--reason <text>', 'why the failure is accepted')
+    .requiredOption('--author <name>', 'who accepts it')
+    .option('--source <name>', 'the NetBox source (default: default)')
+    .action(async (opts: WaiverAddOptions) => (await import('./waiver-commands')).addWaiver(opts, io, setExitCode));
+
+  waivers
+    .command('expire')
+    .description('end a stored waiver now (it stays listed, as expired); WAIVERS_FILE entries end in the file')
+    .argument('<id>', 'the waiver id (see `waivers list`)')
+    .requiredOption('--author <name>', 'who ends it')
+    .action(async (id: string, opts: { author: string }) => (await import('./waiver-commands')).expireWaiver(id, opts, io, setExitCode));
 }
 
 /** `preview` and `send-test`: what a mail looks like, and whether the SMTP server takes one. */
-function registerMailCommands(program: Command, io: CliIo, setExitCode: SetExitCode): void {
+function registerMailCommands(program: Command, io: CliIo, withConfig: RunWithConfig): void {
   program
     .command('preview')
     .description(
@@ -127,30 +193,26 @@ function registerMailCommands(program: Command, io: CliIo, setExitCode: SetExitC
     )
     .option('--group <key>', 'a route by owner (netbox_contacts): the owner group whose mail to write (default: the first)')
     .requiredOption('--out <dir>', 'where to write the four files')
-    .action(async (file: string | undefined, options: PreviewOptions) => {
-      const config = loadConfigOrReport(io);
-      setExitCode(config ? await loadPreview().previewCommand(file, options, config, io) : EXIT_CONFIG);
-    });
+    .action((file: string | undefined, options: PreviewOptions) =>
+      withConfig(async (config) => (await import('./preview-command')).previewCommand(file, options, config, io)),
+    );
 
   program
     .command('send-test')
     .description('send the sample report through the configured SMTP server and print its answer')
     .option('--to <addresses>', "comma-separated recipients (default: the first route's, i.e. MAIL_TO without ROUTES_FILE)")
-    .action(async (options: { to?: string }) => {
-      const config = loadConfigOrReport(io);
-      setExitCode(config ? await loadPreview().sendTestCommand(options, config, io) : EXIT_CONFIG);
-    });
+    .action((options: { to?: string }) =>
+      withConfig(async (config) => (await import('./preview-command')).sendTestCommand(options, config, io)),
+    );
 }
 
 /** `backup` and `netbox-setup`: copying the store, and configuring NetBox to call the relay. */
-function registerSetupCommands(program: Command, io: CliIo, setExitCode: SetExitCode): void {
+function registerSetupCommands(program: Command, io: CliIo, withConfig: RunWithConfig): void {
   program
     .command('backup')
     .description('copy the SQLite store (DATA_DIR) to a new file while the relay runs (VACUUM INTO); for PostgreSQL use pg_dump')
     .argument('<file>', 'the backup file to create (must not exist)')
-    .action((file: string) => {
-      setExitCode(loadBackup().backupCommand(file, io));
-    });
+    .action((file: string) => withConfig(async (config) => (await import('./backup-command')).backupCommand(file, config, io)));
 
   program
     .command('netbox-setup')
@@ -166,9 +228,22 @@ function registerSetupCommands(program: Command, io: CliIo, setExitCode: SetExit
     .option('--source <name>', "the NetBox source to set up (SOURCES_FILE); default: NETBOX_URL's")
     .option('--dry-run', 'read NetBox and print the requests that would be sent; change nothing')
     .option('--show-secret', 'print the webhook secret (it is never printed otherwise)')
-    .action(
-      async (flags: { payloadUrl: string; secretFile?: string; name: string; source?: string; dryRun?: boolean; showSecret?: boolean }) => {
-        setExitCode(await loadNetboxSetup().netboxSetupCommand(flags, io));
-      },
+    .action((flags: NetboxSetupFlags) =>
+      withConfig(async (config) => (await import('./netbox-setup-command')).netboxSetupCommand(flags, config, io)),
     );
+}
+
+/**
+ * The version in the package's own package.json, for `--version`: found by walking up from this module
+ * (as shared's `findPackageRoot` does) without importing shared, whose door loads zod, which `--help` does not need.
+ */
+function readPackageVersion(): string {
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'package.json');
+    if (fs.existsSync(candidate)) {
+      const pkg = JSON.parse(fs.readFileSync(candidate, 'utf8')) as { name?: string; version: string };
+      if (pkg.name === 'compliance-relay') return pkg.version;
+    }
+    if (path.dirname(dir) === dir) throw new Error(`compliance-relay package.json not found above ${__dirname}`);
+  }
 }

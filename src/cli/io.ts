@@ -26,5 +26,8 @@ export const EXIT_UNAVAILABLE = 69;
 /** sysexits.h EX_USAGE: the command line is wrong. */
 export const EXIT_USAGE = 64;
 
+/** A command line a command cannot follow: `runCli` prints its message and resolves with EXIT_USAGE. */
+export class UsageError extends Error {}
+
 /** Records a command's exit code for `runCli` to resolve with. */
 export type SetExitCode = (code: number) => void;

@@ -6,11 +6,9 @@ export function loadConfigOrReport(io: CliIo): Config | undefined {
   try {
     return loadConfig(io.env, { readFile: (file) => io.readFile(file).toString('utf8'), cwd: io.cwd, transports: io.transports });
   } catch (error) {
-    if (error instanceof ConfigError) {
-      io.stderr.write(`compliance-relay: the configuration is invalid (nothing was started):\n`);
-      for (const issue of error.issues) io.stderr.write(`  - ${issue.variable}: ${issue.message}\n`);
-      return undefined;
-    }
-    throw error;
+    if (!(error instanceof ConfigError)) throw error;
+    io.stderr.write(`compliance-relay: the configuration is invalid (nothing was started):\n`);
+    for (const issue of error.issues) io.stderr.write(`  - ${issue.variable}: ${issue.message}\n`);
+    return undefined;
   }
 }

@@ -21,11 +21,10 @@ export async function migrateStore(config: Config, io: CliIo): Promise<number> {
     );
     return 0;
   } catch (error) {
-    if (error instanceof StorageUnavailableError || (error as { code?: string }).code?.startsWith('SQLITE_')) {
-      io.stderr.write(`compliance-relay: cannot migrate ${where} (${(error as { code?: string }).code}): ${(error as Error).message}\n`);
-      return EXIT_UNAVAILABLE;
-    }
-    throw error;
+    const code = (error as { code?: string }).code;
+    if (!(error instanceof StorageUnavailableError || code?.startsWith('SQLITE_'))) throw error;
+    io.stderr.write(`compliance-relay: cannot migrate ${where} (${code}): ${(error as Error).message}\n`);
+    return EXIT_UNAVAILABLE;
   } finally {
     await store?.close();
   }
@@ -33,10 +32,7 @@ export async function migrateStore(config: Config, io: CliIo): Promise<number> {
 
 /** host:port/database, never the credentials. */
 function describeDatabase(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.host}${u.pathname}`;
-  } catch {
-    return '(unparseable DATABASE_URL)';
-  }
+  if (!URL.canParse(url)) return '(unparseable DATABASE_URL)';
+  const { host, pathname } = new URL(url);
+  return `${host}${pathname}`;
 }

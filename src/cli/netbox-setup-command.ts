@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createNodeFetch, runNetboxSetup, NetboxSetupError, type FetchLike } from '../netbox-setup';
-import { DEFAULT_SOURCE_NAME, type SourceConfig } from '../config';
+import { createNodeFetch, runNetboxSetup, NetboxSetupError } from '../netbox-setup';
+import { DEFAULT_SOURCE_NAME, type Config, type SourceConfig } from '../config';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo } from './io';
-import { loadConfigOrReport } from './load-config-or-report';
 
 /** What a source lacks for `netbox-setup`, named as the operator configures it (variables or SOURCES_FILE fields). */
 function findSourceProblems(source: SourceConfig): string[] {
@@ -31,17 +30,14 @@ export interface NetboxSetupFlags {
   dryRun?: boolean;
   showSecret?: boolean;
   name: string;
-  /** The NetBox source to set up (SOURCES_FILE); default: the one of NETBOX_URL/NETBOX_TOKEN. */
   source?: string;
 }
 
 /**
- * `compliance-relay netbox-setup`: checks the flags and NETBOX_URL/NETBOX_TOKEN, then runs the
+ * `compliance-relay netbox-setup`: checks the flags and the source's NetBox URL and token, then runs the
  * setup with the real network and file system. Resolves with the exit code.
  */
-export async function netboxSetupCommand(flags: NetboxSetupFlags, io: CliIo, fetchImpl?: FetchLike): Promise<number> {
-  const config = loadConfigOrReport(io);
-  if (!config) return EXIT_CONFIG;
+export async function netboxSetupCommand(flags: NetboxSetupFlags, config: Config, io: CliIo): Promise<number> {
   const source = config.sources.find((s) => s.name === (flags.source ?? DEFAULT_SOURCE_NAME));
   if (!source) {
     io.stderr.write(`compliance-relay netbox-setup: --source must be one of ${config.sources.map((s) => s.name).join(', ')}.\n`);
@@ -52,13 +48,8 @@ export async function netboxSetupCommand(flags: NetboxSetupFlags, io: CliIo, fet
     io.stderr.write(`compliance-relay netbox-setup: ${problems.join('; ')}.\n`);
     return EXIT_CONFIG;
   }
-  let payload: URL | undefined;
-  try {
-    payload = new URL(flags.payloadUrl);
-  } catch {
-    payload = undefined;
-  }
-  if (!payload || (payload.protocol !== 'http:' && payload.protocol !== 'https:') || flags.payloadUrl.length > 500) {
+  const protocol = URL.canParse(flags.payloadUrl) ? new URL(flags.payloadUrl).protocol : undefined;
+  if ((protocol !== 'http:' && protocol !== 'https:') || flags.payloadUrl.length > 500) {
     io.stderr.write(
       `compliance-relay netbox-setup: --payload-url must be an http(s) URL of at most 500 characters (the relay's webhook address as NetBox reaches it, e.g. https://relay.example.com${source.path}).\n`,
     );
@@ -68,7 +59,6 @@ export async function netboxSetupCommand(flags: NetboxSetupFlags, io: CliIo, fet
     io.stderr.write('compliance-relay netbox-setup: --name must be 1 to 150 characters.\n');
     return EXIT_USAGE;
   }
-  const secretFile = flags.secretFile ? path.resolve(io.cwd, flags.secretFile) : undefined;
   try {
     await runNetboxSetup(
       {
@@ -76,17 +66,13 @@ export async function netboxSetupCommand(flags: NetboxSetupFlags, io: CliIo, fet
         token: source.netbox.token!,
         payloadUrl: flags.payloadUrl,
         name: flags.name,
-        secretFile,
+        secretFile: flags.secretFile ? path.resolve(io.cwd, flags.secretFile) : undefined,
         configuredSecret: source.secrets[0],
         dryRun: flags.dryRun === true,
         showSecret: flags.showSecret === true,
       },
       {
-        fetch:
-          fetchImpl ??
-          createNodeFetch({
-            ca: source.netbox.caFile ? io.readFile(source.netbox.caFile) : undefined,
-          }),
+        fetch: createNodeFetch({ ca: source.netbox.caFile ? io.readFile(source.netbox.caFile) : undefined }),
         print: (line) => io.stdout.write(`${line}\n`),
         readSecretFile: (file) => {
           try {
@@ -106,10 +92,8 @@ export async function netboxSetupCommand(flags: NetboxSetupFlags, io: CliIo, fet
     );
     return 0;
   } catch (error) {
-    if (error instanceof NetboxSetupError) {
-      io.stderr.write(`compliance-relay netbox-setup: ${error.message}\n`);
-      return error.kind === 'unavailable' ? EXIT_UNAVAILABLE : EXIT_CONFIG;
-    }
-    throw error;
+    if (!(error instanceof NetboxSetupError)) throw error;
+    io.stderr.write(`compliance-relay netbox-setup: ${error.message}\n`);
+    return error.kind === 'unavailable' ? EXIT_UNAVAILABLE : EXIT_CONFIG;
   }
 }

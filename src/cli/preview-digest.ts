@@ -1,21 +1,18 @@
-import path from 'node:path';
 import type { Config } from '../config';
-import { buildDigestMail } from '../compose';
-import { buildDigestJob, collectDigest, type DigestJob } from '../digest';
+import { buildDigestJob, createDigestComposer, type DigestJob } from '../digest';
 import { defaultTemplatesDir, loadRenderer } from '../mail';
 import { parseDigestSchedule, type Route } from '../routing';
 import { createSilentLogger, systemClock, type Clock } from '../shared';
 import { createRelayWaiverBook } from '../relay';
-import { openStore, type Store } from '../store';
-import { EXIT_USAGE, type CliIo } from './io';
+import { openStore, type ClaimedDelivery, type Store } from '../store';
+import { UsageError, type CliIo } from './io';
 import { writePreviewFiles } from './write-preview-files';
 
 /**
- * The period `--period` names: `last` (default: the period that ended at the schedule's latest tick),
- * `current` (from that tick to now: the next digest so far), or `<from>/<to>` (ISO 8601 dates or
- * times). A string says what is wrong.
+ * The period `--period` names: `last` (default: the period that ended at the schedule's latest tick), `current`
+ * (from that tick to now: the next digest so far), or `<from>/<to>` (ISO 8601 dates or times).
  */
-function parseDigestPeriod(value: string | undefined, route: Route, timezone: string, now: number): DigestJob | string {
+function parseDigestPeriod(value: string | undefined, route: Route, timezone: string, now: number): DigestJob {
   const job = (periodStart: number, periodEnd: number): DigestJob => ({
     route: route.name,
     periodStart,
@@ -26,7 +23,7 @@ function parseDigestPeriod(value: string | undefined, route: Route, timezone: st
   const schedule = parseDigestSchedule(route.digest!.schedule, timezone);
   const tick = schedule.tickAtOrBefore(now);
   if (value === undefined || value === 'last' || value === 'current') {
-    if (tick === null) return `the schedule of route ${route.name} has no tick before now`;
+    if (tick === null) throw new UsageError(`the schedule of route ${route.name} has no tick before now`);
     if (value === 'current') return job(tick, now);
     return job(schedule.tickAtOrBefore(tick - 1) ?? tick - 1, tick);
   }
@@ -34,7 +31,7 @@ function parseDigestPeriod(value: string | undefined, route: Route, timezone: st
   const start = Date.parse(from);
   const end = Date.parse(to ?? '');
   if (extra !== undefined || Number.isNaN(start) || Number.isNaN(end) || end <= start) {
-    return `--period must be last, current or <from>/<to> (ISO 8601, from before to), not "${value}"`;
+    throw new UsageError(`--period must be last, current or <from>/<to> (ISO 8601, from before to), not "${value}"`);
   }
   return job(start, end);
 }
@@ -55,39 +52,28 @@ export async function previewDigest(
   const route = config.routing.routes.find((r) => r.name === routeName && r.digest);
   if (!route) {
     const digests = config.routing.routes.filter((r) => r.digest).map((r) => r.name);
-    io.stderr.write(`compliance-relay: no digest route "${routeName}" (digest routes: ${digests.join(', ') || 'none'})\n`);
-    return EXIT_USAGE;
+    throw new UsageError(`no digest route "${routeName}" (digest routes: ${digests.join(', ') || 'none'})`);
   }
   const timezone = route.digest!.timezone ?? config.mail.timezone;
   const job = parseDigestPeriod(options.period, route, timezone, clock.now());
-  if (typeof job === 'string') {
-    io.stderr.write(`compliance-relay: ${job}\n`);
-    return EXIT_USAGE;
-  }
   const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
   const store: Store = openStore(config.store);
   try {
     if (options.period === undefined || options.period === 'last') Object.assign(job, await findRecordedPeriod(store, job));
-    const sources = config.sources.map((s) => ({ name: s.name, tags: s.tags, netboxUrl: s.netbox.url }));
     const waivers = createRelayWaiverBook(config, { clock, logger: createSilentLogger() }, store);
-    const content = await collectDigest({ store, sources, waivers: (source) => waivers.list({ source }) }, route, job, timezone);
-    const mail = await buildDigestMail(content, {
+    const composeDigest = createDigestComposer({
+      store,
+      sources: config.sources.map((s) => ({ name: s.name, tags: s.tags, netboxUrl: s.netbox.url })),
+      waivers: (source) => waivers.list({ source }),
       renderer,
+      routes: [route],
       from: config.mail.from,
-      recipients: { to: route.to, cc: route.cc, bcc: route.bcc, replyTo: route.reply_to },
-      deliveryId: 0,
-      dedupKey: buildDigestJob(job).dedupKey,
-      date: new Date(clock.now()),
-      template: route.template,
-      subject: route.subject,
+      defaultTimezone: config.mail.timezone,
+      clock,
     });
-    const out = path.resolve(io.cwd, options.out);
-    writePreviewFiles(out, mail);
-    io.stdout.write(
-      `Digest ${route.name}, ${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}: ${mail.subject}\n` +
-        `Envelope: from ${mail.envelope.from} to ${mail.envelope.to.join(', ')}\n` +
-        `Wrote subject.txt, mail.html, mail.txt and mail.eml to ${out}\n`,
-    );
+    const { message: mail } = await composeDigest({ ...buildDigestJob(job), id: 0 } as ClaimedDelivery);
+    const period = `${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}`;
+    writePreviewFiles(io, options.out, mail, `Digest ${route.name}, ${period}`);
     return 0;
   } finally {
     await store.close();

@@ -1,11 +1,11 @@
-import type { ReportComposer } from '../compose';
+import type { ComposedReport, ReportComposer } from '../compose';
 import type { Config } from '../config';
 import type { Renderer } from '../mail';
 import type { NetboxClient } from '../netbox';
 import { createRelayReportComposer, createRelayWaiverBook, findDeliverySource } from '../relay';
-import type { Route } from '../routing';
+import { createRoutePlanner, type Route } from '../routing';
 import { createSilentLogger, systemClock } from '../shared';
-import type { Store } from '../store';
+import type { ClaimedDelivery, OwnerGroupPlan, Store } from '../store';
 
 /**
  * The relay's report composer for a command that looks and does not send (`preview`, `check-config
@@ -33,4 +33,43 @@ export function createReadOnlyComposer(
     storedFailures: store && (async (d) => (await store.findReport(d.dedupKey))?.failing),
     storedStates: store && (async (d) => (await store.findReport(d.dedupKey))?.states),
   });
+}
+
+/** A route's owner groups for one delivery, and whether they are the recorded ones. */
+export interface OwnerGroupsFound {
+  groups: OwnerGroupPlan[];
+  recorded: boolean;
+}
+
+/**
+ * The owner groups of route `name` (by owner, or narrowed by a `device` condition) for a delivery: as
+ * recorded when the delivery was planned, else resolved now from NetBox exactly as the worker would
+ * (with `routes` in order, so `continue` counts), nothing stored.
+ */
+export async function findOwnerGroups(
+  routes: readonly Route[],
+  name: string,
+  delivery: ClaimedDelivery,
+  composed: ComposedReport,
+  store: Store | undefined,
+): Promise<OwnerGroupsFound> {
+  const mails = store && delivery.id > 0 ? await store.listRouteMails([delivery.id]) : [];
+  const recorded = mails.flatMap((m) => (m.ownerGroup?.route === name ? [m.ownerGroup] : []));
+  if (recorded.length > 0) return { groups: recorded, recorded: true };
+  const planner = createRoutePlanner({ routes, store: store ?? { lastRouteMailCompletedAt: () => Promise.resolve(null) } });
+  const plan = await planner(delivery, composed);
+  return { groups: plan.flatMap((m) => (m.ownerGroup?.route === name ? [m.ownerGroup] : [])), recorded: false };
+}
+
+/** "Owner groups (as recorded when the delivery was planned): …", one line per group, the one shown marked. */
+export function describeOwnerGroups(owners: OwnerGroupsFound, shown: OwnerGroupPlan | null, indent = ''): string {
+  if (owners.groups.length === 0) return '';
+  const how = owners.recorded ? 'as recorded when the delivery was planned' : 'resolved now from NetBox; nothing is stored';
+  const lines = owners.groups.map((g) => {
+    const fixed = g.fixedDevices?.length ? `fixed, failing nothing now: ${g.fixedDevices.join(', ')}` : '';
+    const listed = [g.devices.join(', '), fixed].filter((part) => part !== '').join('; ');
+    const devices = listed ? ` (${listed})` : '';
+    return `${indent}${g === shown ? '* ' : '  '}${g.key}: ${g.to.join(', ')}: ${g.why}${devices}${g.note ? `. ${g.note}` : ''}\n`;
+  });
+  return `${indent}Owner groups (${how}${shown ? '; choose with --group' : ''}):\n${lines.join('')}`;
 }

@@ -16,7 +16,6 @@ import { EXIT_CONFIG, type CliIo } from './io';
  * SHUTDOWN_TIMEOUT_MS, closes SMTP and the store. Resolves with the exit code once everything is closed.
  */
 export async function serve(config: Config, io: CliIo): Promise<number> {
-  // Pretty for a person at a terminal, JSON for a collector.
   const format = io.stdoutIsTty === true ? 'pretty' : 'json';
   const logger = createLogger({ level: config.log.level, format, secrets: config.secretValues });
   // One short line; the whole configuration in force (redacted) only at debug.
@@ -43,11 +42,9 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
   } catch (error) {
     gate.server.close();
     lock?.release();
-    if (error instanceof TemplateError) {
-      logger.fatal({ file: error.file, line: error.line }, error.message);
-      return EXIT_CONFIG;
-    }
-    throw error;
+    if (!(error instanceof TemplateError)) throw error;
+    logger.fatal({ file: error.file, line: error.line }, error.message);
+    return EXIT_CONFIG;
   }
   await relay.start();
   gate.open(relay.app);

@@ -1,13 +1,7 @@
-/*
- * What the `waivers` commands do (`register-waiver-commands.ts` declares them): required when one of
- * them runs, so that `--help` loads neither the store nor the configuration.
- */
-import type { Config } from '../config';
 import { buildWaiverJson, createWaiverBook, WAIVER_STATUSES, type Waiver, type WaiverBook, type WaiverStatus } from '../waivers';
-import { createLogger, neutralizeText, RelayError, systemClock } from '../shared';
-import type { Store } from '../store';
-import { withStore } from './delivery-commands';
-import { EXIT_USAGE, type CliIo, type SetExitCode } from './io';
+import { createLogger, RelayError, systemClock } from '../shared';
+import { cut, toCell, withStore } from './delivery-commands';
+import { EXIT_USAGE, UsageError, type CliIo, type SetExitCode } from './io';
 
 export interface WaiverListOptions {
   status?: string;
@@ -27,30 +21,27 @@ export interface WaiverAddOptions {
   author: string;
 }
 
-/** The book on this store; its audit lines go to stderr as JSON, beside the command's own output. */
-function openBook(io: CliIo, store: Store, config: Config): WaiverBook {
-  const logger = createLogger({
-    level: 'info',
-    format: 'json',
-    secrets: config.secretValues,
-    destination: { write: (line: string) => void io.stderr.write(line) },
-  });
-  const clock = io.clock ?? systemClock;
-  const sources = config.sources.map((s) => s.name);
-  return createWaiverBook({
-    storage: store,
-    fileWaivers: config.waivers.fileWaivers,
-    sources,
-    clock,
-    logger,
-  });
-}
-
-/** Runs one waiver action; a refusal (invalid, unknown, read-only, ended) prints its reasons and exits 64. */
+/**
+ * Runs one waiver action on the book of this store, its audit lines on stderr as JSON beside the command's
+ * own output; a refusal (invalid, unknown, read-only, ended) prints its reasons and exits 64.
+ */
 function withBook(io: CliIo, setExitCode: SetExitCode, fn: (book: WaiverBook) => Promise<void>): Promise<void> {
   return withStore(io, setExitCode, async (store, config) => {
+    const logger = createLogger({
+      level: 'info',
+      format: 'json',
+      secrets: config.secretValues,
+      destination: { write: (line: string) => void io.stderr.write(line) },
+    });
+    const book = createWaiverBook({
+      storage: store,
+      fileWaivers: config.waivers.fileWaivers,
+      sources: config.sources.map((s) => s.name),
+      clock: io.clock ?? systemClock,
+      logger,
+    });
     try {
-      await fn(openBook(io, store, config));
+      await fn(book);
     } catch (error) {
       if (!(error instanceof RelayError) || error.status >= 500) throw error;
       io.stderr.write(`compliance-relay: ${error.message}\n`);
@@ -68,8 +59,7 @@ function toFlag(path: string): string {
 /** `waivers list`: stored and WAIVERS_FILE waivers, newest first, as a table or JSON. */
 export async function listWaivers(opts: WaiverListOptions, io: CliIo, setExitCode: SetExitCode): Promise<void> {
   if (opts.status !== undefined && !(WAIVER_STATUSES as readonly string[]).includes(opts.status)) {
-    io.stderr.write(`compliance-relay: --status must be one of ${WAIVER_STATUSES.join(', ')}\n`);
-    return setExitCode(EXIT_USAGE);
+    throw new UsageError(`--status must be one of ${WAIVER_STATUSES.join(', ')}`);
   }
   await withBook(io, setExitCode, async (book) => {
     const filter = { status: opts.status as WaiverStatus | undefined, source: opts.source, test: opts.test, device: opts.device };
@@ -112,13 +102,9 @@ const COLUMNS: [string, (w: Waiver, now: number) => string, number][] = [
 ];
 
 /** One line per waiver, cells cut with "…" and control characters made visible. */
-export function formatWaiverTable(waivers: readonly Waiver[], now: number): string {
+function formatWaiverTable(waivers: readonly Waiver[], now: number): string {
   if (waivers.length === 0) return 'No waivers.\n';
-  const cut = (text: string, max: number) => {
-    const cell = neutralizeText(text).replace(/[\r\n\t]+/g, ' ');
-    return cell.length > max ? `${cell.slice(0, max - 1)}…` : cell;
-  };
-  const rows = waivers.map((w) => COLUMNS.map(([, get, max]) => cut(get(w, now), max)));
+  const rows = waivers.map((w) => COLUMNS.map(([, get, max]) => cut(toCell(get(w, now)), max)));
   const widths = COLUMNS.map(([header], i) => Math.max(header.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) =>
     cells

@@ -1,3 +1,2 @@
 export { runNetboxSetup, NetboxSetupError } from './run-netbox-setup';
-export { type FetchLike } from './netbox-api';
-export { createNodeFetch } from './request-json';
+export { createNodeFetch } from './netbox-api';

@@ -1,68 +1,48 @@
+import http from 'node:http';
+import https from 'node:https';
 import { buildAuthorization, describeTlsFailure } from '../netbox';
 import { buildNetboxUrl, parseNetboxBase } from '../report';
 
-/** The fetch the setup uses (global fetch in production; injected so tests and dry runs can watch). */
-export type FetchLike = (
-  url: string,
-  init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal },
-) => Promise<{
-  status: number;
-  text(): Promise<string>;
-}>;
+/** The fetch the setup uses: {@link createNodeFetch}'s, injected so that a test can watch. */
+export type FetchLike = ReturnType<typeof createNodeFetch>;
+
+/** Largest answer read from NetBox during setup (a page of webhooks or event rules is small). */
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
 /** A NetBox API call that failed: `status` 0 means no answer (network, TLS, timeout). */
 export class NetboxApiError extends Error {
-  readonly status: number;
-  readonly method: string;
-  readonly path: string;
-  /** DRF's error body (`{"field": ["message"]}` or `{"detail": "..."}`), when there is one. */
-  readonly body?: unknown;
-  constructor(method: string, path: string, status: number, message: string, body?: unknown) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
     this.name = 'NetboxApiError';
-    this.method = method;
-    this.path = path;
-    this.status = status;
-    this.body = body;
   }
 }
 
-export interface NetboxApi {
-  get<T = unknown>(path: string): Promise<T>;
-  post<T = unknown>(path: string, body: object): Promise<T>;
-  patch<T = unknown>(path: string, body: object): Promise<T>;
-}
+export type NetboxApi = ReturnType<typeof createNetboxApi>;
 
-export interface NetboxApiOptions {
-  /** NETBOX_URL, with NetBox's BASE_PATH if it has one; no trailing slash. */
-  url: string;
-  token: string;
-  fetch: FetchLike;
-  timeoutMs?: number;
-}
-
-/** A minimal JSON client for NetBox's REST API: one request, one answer, errors with DRF's body. */
-export function createNetboxApi(options: NetboxApiOptions): NetboxApi {
+/** A minimal JSON client for NetBox's REST API at `url` (NETBOX_URL, with its base path): one request, one answer, errors with DRF's body. */
+export function createNetboxApi(options: { url: string; token: string; fetch: FetchLike }) {
   const base = parseNetboxBase(options.url);
   const headers = { Authorization: buildAuthorization(options.token), Accept: 'application/json' };
   const call = async <T>(method: string, path: string, body?: object): Promise<T> => {
+    const fail = (status: number, what: string) => new NetboxApiError(status, `${method} ${path}: ${what}`);
     // The token goes only to NETBOX_URL's origin, whatever an id in NetBox's answers held.
     const built = buildNetboxUrl(base, path);
-    if (!built.ok) throw new NetboxApiError(method, path, 0, `${method} ${path}: refused: ${built.reason}`);
+    if (!built.ok) throw fail(0, `refused: ${built.reason}`);
     let res;
     try {
       res = await options.fetch(built.url.href, {
         method,
         headers: body ? { ...headers, 'Content-Type': 'application/json' } : headers,
         body: body ? JSON.stringify(body) : undefined,
-        signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
+        signal: AbortSignal.timeout(15_000),
       });
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
       const tls = cause?.code ? describeTlsFailure(cause.code, cause.message ?? '') : undefined;
-      if (tls) throw new NetboxApiError(method, path, 0, `${method} ${path}: ${tls}`);
-      const why = cause?.code ?? cause?.message ?? (error as Error).message;
-      throw new NetboxApiError(method, path, 0, `${method} ${path}: NetBox did not answer (${why})`);
+      throw fail(0, tls ?? `NetBox did not answer (${cause?.code ?? cause?.message ?? (error as Error).message})`);
     }
     const text = await res.text();
     let json: unknown;
@@ -71,22 +51,15 @@ export function createNetboxApi(options: NetboxApiOptions): NetboxApi {
     } catch {
       json = undefined;
     }
-    if (res.status >= 200 && res.status < 300) {
-      if (json === undefined && text !== '')
-        throw new NetboxApiError(
-          method,
-          path,
-          res.status,
-          `${method} ${path}: the answer is not JSON (is NETBOX_URL the NetBox address, with its base path?)`,
-        );
-      return json as T;
-    }
-    throw new NetboxApiError(method, path, res.status, `${method} ${path}: NetBox answered ${res.status}${describeDrfError(json)}`, json);
+    if (res.status < 200 || res.status >= 300) throw fail(res.status, `NetBox answered ${res.status}${describeDrfError(json)}`);
+    if (json === undefined && text !== '')
+      throw fail(res.status, 'the answer is not JSON (is NETBOX_URL the NetBox address, with its base path?)');
+    return json as T;
   };
   return {
-    get: (path) => call('GET', path),
-    post: (path, body) => call('POST', path, body),
-    patch: (path, body) => call('PATCH', path, body),
+    get: <T = unknown>(path: string) => call<T>('GET', path),
+    post: <T = unknown>(path: string, body: object) => call<T>('POST', path, body),
+    patch: (path: string, body: object) => call('PATCH', path, body),
   };
 }
 
@@ -98,4 +71,45 @@ function describeDrfError(body: unknown): string {
     ([field, problems]) => `${field}: ${Array.isArray(problems) ? problems.join(' ') : JSON.stringify(problems)}`,
   );
   return parts.length ? `: ${parts.join('; ').slice(0, 1000)}` : '';
+}
+
+/**
+ * A fetch over node's http/https, so the setup trusts NETBOX_CA_FILE (and verifies NetBox's
+ * certificate) like the relay's own NetBox client.
+ */
+export function createNodeFetch(options: { ca?: string | Buffer } = {}) {
+  return (url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) =>
+    new Promise<{ status: number; text(): Promise<string> }>((resolve, reject) => {
+      const target = new URL(url);
+      const lib = target.protocol === 'https:' ? https : http;
+      const req = lib.request(
+        target,
+        {
+          method: init.method,
+          headers: { ...init.headers, ...(init.body !== undefined ? { 'Content-Length': String(Buffer.byteLength(init.body)) } : {}) },
+          signal: init.signal,
+          ...(target.protocol === 'https:' ? { ca: options.ca } : {}),
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > MAX_ANSWER_BYTES) {
+              req.destroy(Object.assign(new Error(`answer larger than ${MAX_ANSWER_BYTES} bytes`), { code: 'ETOOBIG' }));
+              return;
+            }
+            chunks.push(chunk);
+          });
+          res.on('end', () => {
+            const body = Buffer.concat(chunks).toString('utf8');
+            resolve({ status: res.statusCode ?? 0, text: () => Promise.resolve(body) });
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('error', (error) => reject(Object.assign(new Error(error.message), { cause: error })));
+      if (init.body !== undefined) req.write(init.body);
+      req.end();
+    });
 }

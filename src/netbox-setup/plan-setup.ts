@@ -2,13 +2,30 @@
 const REPORT_OBJECT_TYPE = 'validity.compliancereport';
 
 /**
- * How a NetBox version wants a webhook to be triggered (NETBOX.md, "Creating the webhook"):
- * - `webhook` (≤ 3.6): the webhook itself has `type_create` and `content_types`; no event rule.
- * - `event-rule-content-types` (3.7): an event rule with `type_create` and `content_types`.
- * - `event-rule-object-types` (4.0): an event rule with `type_create` and `object_types`.
- * - `event-rule-event-types` (≥ 4.1): an event rule with `event_types: ["object_created"]` and `object_types`.
+ * How each NetBox version wants a webhook to be triggered (NETBOX.md, "Creating the webhook"): how the
+ * command's output describes it, and the fields that trigger it (on the webhook itself up to 3.6, on an
+ * event rule from 3.7).
  */
-export type SetupForm = 'webhook' | 'event-rule-content-types' | 'event-rule-object-types' | 'event-rule-event-types';
+const SETUP_FORMS = {
+  webhook: {
+    description: 'NetBox ≤ 3.6: the webhook itself is triggered (type_create + content_types)',
+    trigger: { content_types: [REPORT_OBJECT_TYPE], type_create: true },
+  },
+  'event-rule-content-types': {
+    description: 'NetBox 3.7: an event rule (type_create + content_types) triggers the webhook',
+    trigger: { content_types: [REPORT_OBJECT_TYPE], type_create: true },
+  },
+  'event-rule-object-types': {
+    description: 'NetBox 4.0: an event rule (type_create + object_types) triggers the webhook',
+    trigger: { object_types: [REPORT_OBJECT_TYPE], type_create: true },
+  },
+  'event-rule-event-types': {
+    description: 'NetBox ≥ 4.1: an event rule (event_types object_created) triggers the webhook',
+    trigger: { object_types: [REPORT_OBJECT_TYPE], event_types: ['object_created'] },
+  },
+};
+
+export type SetupForm = keyof typeof SETUP_FORMS;
 
 export interface NetboxVersion {
   major: number;
@@ -24,7 +41,7 @@ export function parseNetboxVersion(text: unknown): NetboxVersion | undefined {
 }
 
 /** Which configuration form a NetBox version needs. */
-export function selectSetupForm(version: Pick<NetboxVersion, 'major' | 'minor'>): SetupForm {
+export function selectSetupForm(version: NetboxVersion): SetupForm {
   const v = version.major * 100 + version.minor;
   if (v <= 306) return 'webhook';
   if (v === 307) return 'event-rule-content-types';
@@ -34,16 +51,7 @@ export function selectSetupForm(version: Pick<NetboxVersion, 'major' | 'minor'>)
 
 /** A human description of the form, for the command's output. */
 export function describeSetupForm(form: SetupForm): string {
-  switch (form) {
-    case 'webhook':
-      return 'NetBox ≤ 3.6: the webhook itself is triggered (type_create + content_types)';
-    case 'event-rule-content-types':
-      return 'NetBox 3.7: an event rule (type_create + content_types) triggers the webhook';
-    case 'event-rule-object-types':
-      return 'NetBox 4.0: an event rule (type_create + object_types) triggers the webhook';
-    case 'event-rule-event-types':
-      return 'NetBox ≥ 4.1: an event rule (event_types object_created) triggers the webhook';
-  }
+  return SETUP_FORMS[form].description;
 }
 
 /**
@@ -51,7 +59,7 @@ export function describeSetupForm(form: SetupForm): string {
  * is what the relay verifies and parses: a template would change it), a secret, and TLS verification on.
  */
 export function buildWebhookFields(form: SetupForm, input: { name: string; payloadUrl: string; secret: string }): Record<string, unknown> {
-  const fields: Record<string, unknown> = {
+  const fields = {
     name: input.name,
     payload_url: input.payloadUrl,
     http_method: 'POST',
@@ -60,10 +68,7 @@ export function buildWebhookFields(form: SetupForm, input: { name: string; paylo
     secret: input.secret,
     ssl_verification: true,
   };
-  if (form === 'webhook') {
-    Object.assign(fields, { content_types: [REPORT_OBJECT_TYPE], type_create: true, enabled: true });
-  }
-  return fields;
+  return form === 'webhook' ? { ...fields, ...SETUP_FORMS.webhook.trigger, enabled: true } : fields;
 }
 
 /**
@@ -71,17 +76,9 @@ export function buildWebhookFields(form: SetupForm, input: { name: string; paylo
  * `action_object_id`: `action_object` is read-only (validity's own docs get this wrong).
  */
 export function buildEventRuleFields(form: SetupForm, input: { name: string; webhookId: number }): Record<string, unknown> | undefined {
+  if (form === 'webhook') return undefined;
   const target = { action_type: 'webhook', action_object_type: 'extras.webhook', action_object_id: input.webhookId, enabled: true };
-  switch (form) {
-    case 'webhook':
-      return undefined;
-    case 'event-rule-content-types':
-      return { name: input.name, content_types: [REPORT_OBJECT_TYPE], type_create: true, ...target };
-    case 'event-rule-object-types':
-      return { name: input.name, object_types: [REPORT_OBJECT_TYPE], type_create: true, ...target };
-    case 'event-rule-event-types':
-      return { name: input.name, object_types: [REPORT_OBJECT_TYPE], event_types: ['object_created'], ...target };
-  }
+  return { name: input.name, ...SETUP_FORMS[form].trigger, ...target };
 }
 
 /**
@@ -89,23 +86,12 @@ export function buildEventRuleFields(form: SetupForm, input: { name: string; web
  * NetBox answers choice fields as `{value, label}` and lists in any order: both are normalised.
  */
 export function diffFields(existing: Record<string, unknown>, desired: Record<string, unknown>): Record<string, unknown> {
-  const changes: Record<string, unknown> = {};
-  for (const [key, want] of Object.entries(desired)) {
-    if (!sameValue(existing[key], want)) changes[key] = want;
-  }
-  return changes;
+  const same = (have: unknown, want: unknown) => JSON.stringify(normalise(have)) === JSON.stringify(normalise(want));
+  return Object.fromEntries(Object.entries(desired).filter(([key, want]) => !same(existing[key], want)));
 }
 
 function normalise(value: unknown): unknown {
   if (value && typeof value === 'object' && !Array.isArray(value) && 'value' in value) return value.value;
-  if (Array.isArray(value))
-    return value
-      .map(normalise)
-      .map((v) => JSON.stringify(v))
-      .sort();
+  if (Array.isArray(value)) return value.map((v) => JSON.stringify(normalise(v))).sort();
   return value ?? null;
-}
-
-function sameValue(have: unknown, want: unknown): boolean {
-  return JSON.stringify(normalise(have)) === JSON.stringify(normalise(want));
 }

@@ -1,13 +1,5 @@
 import { createNetboxApi, NetboxApiError, type FetchLike, type NetboxApi } from './netbox-api';
-import {
-  buildEventRuleFields,
-  buildWebhookFields,
-  describeSetupForm,
-  diffFields,
-  parseNetboxVersion,
-  selectSetupForm,
-  type SetupForm,
-} from './plan-setup';
+import { buildEventRuleFields, buildWebhookFields, describeSetupForm, diffFields, parseNetboxVersion, selectSetupForm } from './plan-setup';
 
 export interface NetboxSetupOptions {
   netboxUrl: string;
@@ -26,27 +18,18 @@ export interface NetboxSetupOptions {
 
 export interface NetboxSetupIo {
   fetch: FetchLike;
-  /** One line of output for the operator. */
   print: (line: string) => void;
   /** The secret file's content, or undefined when it does not exist. */
   readSecretFile: (file: string) => string | undefined;
   /** Creates the file with mode 0600; fails if it exists. */
   writeSecretFile: (file: string, secret: string) => void;
-  /** A new secret (256 bits, hex). */
   generateSecret: () => string;
 }
 
-type SetupAction = 'created' | 'updated' | 'unchanged';
-
-export interface NetboxSetupResult {
-  netboxVersion: string;
-  validityVersion: string;
-  form: SetupForm;
-  webhook: { id: number | null; action: SetupAction; changedFields: string[] };
-  eventRule?: { id: number | null; action: SetupAction; changedFields: string[] };
-  secretSource: 'file' | 'config' | 'netbox' | 'generated';
-  secretWritten?: string;
-  changed: boolean;
+/** What a run did to one NetBox object (`id` null: a dry run that would create it). */
+interface Applied {
+  id: number | null;
+  action: 'created' | 'updated' | 'unchanged';
 }
 
 /** Why the setup stopped: `kind` picks the exit code (config: fix something; unavailable: try again). */
@@ -70,7 +53,7 @@ interface NamedObject {
  * needs. A second run with the same inputs sends no write and says so. `--dry-run` still reads
  * NetBox (to know what would change) but prints the writes instead of sending them.
  */
-export async function runNetboxSetup(options: NetboxSetupOptions, io: NetboxSetupIo): Promise<NetboxSetupResult> {
+export async function runNetboxSetup(options: NetboxSetupOptions, io: NetboxSetupIo): Promise<void> {
   const api = createNetboxApi({ url: options.netboxUrl, token: options.token, fetch: io.fetch });
   const print = io.print;
   try {
@@ -97,10 +80,9 @@ export async function runNetboxSetup(options: NetboxSetupOptions, io: NetboxSetu
     const secret = resolveSecret(options, io, existingWebhook);
 
     // The file first: if NetBox then fails, a rerun finds the same secret there and finishes the job.
-    let secretWritten: string | undefined;
-    if (secret.writeTo && !options.dryRun) {
-      io.writeSecretFile(secret.writeTo, secret.value);
-      secretWritten = secret.writeTo;
+    const secretWritten = secret.writeTo !== undefined && !options.dryRun;
+    if (secretWritten) {
+      io.writeSecretFile(secret.writeTo!, secret.value);
       print(`Secret written to ${secret.writeTo} (mode 0600). Give it to the relay: WEBHOOK_SECRET_FILE=${secret.writeTo}`);
     } else if (secret.writeTo) {
       print(`Would write the secret to ${secret.writeTo} (mode 0600).`);
@@ -111,32 +93,21 @@ export async function runNetboxSetup(options: NetboxSetupOptions, io: NetboxSetu
     }
 
     const webhookFields = buildWebhookFields(form, { name: options.name, payloadUrl: options.payloadUrl, secret: secret.value });
-    const webhook = await applyObject(api, io, options, 'webhook', '/api/extras/webhooks/', existingWebhook, webhookFields);
+    const webhook = await applyObject(api, io, options, 'Webhook', '/api/extras/webhooks/', existingWebhook, webhookFields);
 
-    let eventRule: NetboxSetupResult['eventRule'];
-    if (form !== 'webhook') {
+    let eventRule: Applied | undefined;
+    const ruleFields = buildEventRuleFields(form, { name: options.name, webhookId: webhook.id ?? -1 });
+    if (ruleFields) {
       const existingRule = await findByName(api, '/api/extras/event-rules/', options.name);
-      const ruleFields = buildEventRuleFields(form, { name: options.name, webhookId: webhook.id ?? -1 })!;
-      eventRule = await applyObject(api, io, options, 'event rule', '/api/extras/event-rules/', existingRule, ruleFields);
+      eventRule = await applyObject(api, io, options, 'Event rule', '/api/extras/event-rules/', existingRule, ruleFields);
     }
 
     if (options.showSecret) print(`Secret: ${secret.value}`);
 
-    const changed =
-      webhook.action !== 'unchanged' || (eventRule !== undefined && eventRule.action !== 'unchanged') || secretWritten !== undefined;
+    const changed = webhook.action !== 'unchanged' || (eventRule !== undefined && eventRule.action !== 'unchanged') || secretWritten;
     if (options.dryRun) print('Dry run: nothing was changed.');
     else if (!changed) print('Nothing changed: NetBox is already set up.');
     else print(`Done. Run "Run Compliance Tests" in NetBox: the relay at ${options.payloadUrl} will receive the report.`);
-    return {
-      netboxVersion: version.text,
-      validityVersion: validity,
-      form,
-      webhook,
-      eventRule,
-      secretSource: secret.source,
-      secretWritten,
-      changed,
-    };
   } catch (error) {
     if (error instanceof NetboxApiError) throw toSetupError(error);
     throw error;
@@ -160,7 +131,7 @@ function resolveSecret(
   options: NetboxSetupOptions,
   io: NetboxSetupIo,
   existing: NamedObject | undefined,
-): { value: string; source: NetboxSetupResult['secretSource']; writeTo?: string } {
+): { value: string; source: 'file' | 'config' | 'netbox' | 'generated'; writeTo?: string } {
   if (options.secretFile) {
     const fromFile = io.readSecretFile(options.secretFile)?.replace(/\r?\n$/, '');
     if (fromFile) return { value: fromFile, source: 'file' };
@@ -181,44 +152,40 @@ async function applyObject(
   api: NetboxApi,
   io: NetboxSetupIo,
   options: NetboxSetupOptions,
-  what: string,
+  what: 'Webhook' | 'Event rule',
   listPath: string,
   existing: NamedObject | undefined,
   desired: Record<string, unknown>,
-): Promise<{ id: number | null; action: SetupAction; changedFields: string[] }> {
+): Promise<Applied> {
   const shown = (body: Record<string, unknown>) => JSON.stringify(redactSecret(body, options.showSecret));
   if (!existing) {
     if (options.dryRun) {
       io.print(`Would send: POST ${options.netboxUrl}${listPath} ${shown(desired)}`);
-      return { id: null, action: 'created', changedFields: Object.keys(desired) };
+      return { id: null, action: 'created' };
     }
     const created = await api.post<NamedObject>(listPath, desired);
-    io.print(`${capitalise(what)} "${options.name}": created (id ${created.id}).`);
-    return { id: created.id, action: 'created', changedFields: Object.keys(desired) };
+    io.print(`${what} "${options.name}": created (id ${created.id}).`);
+    return { id: created.id, action: 'created' };
   }
   const changes = diffFields(existing, desired);
   const fields = Object.keys(changes);
   if (fields.length === 0) {
-    io.print(`${capitalise(what)} "${options.name}": unchanged (id ${existing.id}).`);
-    return { id: existing.id, action: 'unchanged', changedFields: [] };
+    io.print(`${what} "${options.name}": unchanged (id ${existing.id}).`);
+    return { id: existing.id, action: 'unchanged' };
   }
   const path = `${listPath}${existing.id}/`;
   if (options.dryRun) {
     io.print(`Would send: PATCH ${options.netboxUrl}${path} ${shown(changes)}`);
-    return { id: existing.id, action: 'updated', changedFields: fields };
+  } else {
+    await api.patch(path, changes);
+    io.print(`${what} "${options.name}": updated ${fields.join(', ')} (id ${existing.id}).`);
   }
-  await api.patch(path, changes);
-  io.print(`${capitalise(what)} "${options.name}": updated ${fields.join(', ')} (id ${existing.id}).`);
-  return { id: existing.id, action: 'updated', changedFields: fields };
+  return { id: existing.id, action: 'updated' };
 }
 
 function redactSecret(body: Record<string, unknown>, show: boolean): Record<string, unknown> {
   if (show || typeof body.secret !== 'string') return body;
   return { ...body, secret: `[${body.secret.length} characters, not shown]` };
-}
-
-function capitalise(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 /** Turns an API failure into what the operator can do about it. */
