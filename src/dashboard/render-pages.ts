@@ -1,9 +1,12 @@
+import type { Response } from 'express';
 import { buildEmlFileName, findMessageId } from '../http';
 import { formatPercent } from '../report';
 import { embedRawInlineImages } from '../mail';
 import { describeContent, stateBadge } from './render-deliveries';
 import type { DeliveryRecord, RouteMailRecord, SentMessage } from '../store';
 import type { WatchdogAlert } from '../watchdog';
+import type { Report } from '../webhook';
+import { CHART_SERIES } from './build-pass-chart';
 import { html, SafeHtml } from './html';
 import type { DeliveryContent } from './read-delivery-content';
 
@@ -76,26 +79,13 @@ const STYLE = `
 export const DASHBOARD_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-/** The SMTP pause as the banner shows it, times already formatted. */
-interface SmtpPauseBanner {
-  /** As /readyz names it: `paused` until the next try, `probing` while the oldest delivery tests the server. */
-  state: 'paused' | 'probing';
-  since: string;
-  nextTry: string;
-  lastError: string;
-  /** The catalogue code of the last error (OAUTH2_REFUSED, SMTP_4XX, …), for scripts and tests. */
-  code?: string;
-}
-
+/** The banners above every page after login, and the session's CSRF token for the header's forms. */
 export interface PageContext {
   csrf?: string;
-  /** The whole queue waits for the SMTP server: a banner with "try now" above every page. */
-  smtpPause?: SmtpPauseBanner;
-  /** Outcomes of sends the store refused, still held in memory: shown as a banner above every page. */
+  /** The SMTP pause, times already formatted; `state` as /readyz names it. */
+  smtpPause?: { state: 'paused' | 'probing'; since: string; nextTry: string; lastError: string; code?: string };
   unrecorded?: number;
-  /** Configuration warnings (an unsigned webhook open to the network), shown above the page. */
   notices?: string[];
-  /** The mail server's state as /readyz's smtp check reports it: a banner while it fails. */
   mail?: MailStatus;
 }
 
@@ -106,8 +96,15 @@ export interface MailStatus {
   message?: string;
 }
 
-/** The document around every page. */
-export function renderLayout(title: string, body: SafeHtml, ctx: PageContext): string {
+/** Sends `body` inside the document around every page. */
+export function sendPage(res: Response, status: number, title: string, body: SafeHtml, ctx: PageContext = {}): void {
+  res
+    .status(status)
+    .type('html')
+    .send(renderLayout(title, body, ctx));
+}
+
+function renderLayout(title: string, body: SafeHtml, ctx: PageContext): string {
   const nav = ctx.csrf
     ? html`<a href="/ui">Deliveries</a><a href="/ui/waivers">Waivers</a><form method="post" action="/ui/logout"><input type="hidden" name="csrf" value="${ctx.csrf}"><button type="submit">Log out</button></form>`
     : '';
@@ -194,16 +191,7 @@ ${d.messageId ? html`<dt>Message-ID</dt><dd><code>${d.messageId}</code></dd>` : 
 
   const counts =
     input.content.kind === 'report'
-      ? html`<section><h2>Report counts</h2><table><thead><tr><th>Severity</th><th>Passed</th><th>Pass rate</th></tr></thead><tbody>${(
-          [
-            ['HIGH', input.content.report.high_passed, input.content.report.high_count],
-            ['MIDDLE', input.content.report.middle_passed, input.content.report.middle_count],
-            ['LOW', input.content.report.low_passed, input.content.report.low_count],
-            ['All', input.content.report.total_passed, input.content.report.total_count],
-          ] as const
-        ).map(
-          ([name, p, c]) => html`<tr><td>${name}</td><td>${c === 0 ? '—' : `${p}/${c}`}</td><td>${formatPercent(p, c)}</td></tr>`,
-        )}</tbody></table></section>`
+      ? renderCounts(input.content.report)
       : input.content.kind === 'watchdog'
         ? renderAlert(input.content.alert, input.formatTime)
         : '';
@@ -218,6 +206,14 @@ ${d.messageId ? html`<dt>Message-ID</dt><dd><code>${d.messageId}</code></dd>` : 
       )}</tbody></table></section>`
     : '';
   return html`<p><a href="/ui">← All deliveries</a></p>${summary}${routes}${counts}${mail}`;
+}
+
+function renderCounts(report: Report): SafeHtml {
+  const rows = CHART_SERIES.map(({ key, name }) => {
+    const [p, c] = [report[`${key}_passed`], report[`${key}_count`]];
+    return html`<tr><td>${name}</td><td>${c === 0 ? '—' : `${p}/${c}`}</td><td>${formatPercent(p, c)}</td></tr>`;
+  });
+  return html`<section><h2>Report counts</h2><table><thead><tr><th>Severity</th><th>Passed</th><th>Pass rate</th></tr></thead><tbody>${rows}</tbody></table></section>`;
 }
 
 /** One route's mail as it was sent: where it went, its Message-ID, the .eml, headers, HTML and text parts. */

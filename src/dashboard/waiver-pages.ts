@@ -2,7 +2,7 @@ import express, { type Request, type RequestHandler, type Response, type Router 
 import { RelayError, type Clock, type Logger } from '../shared';
 import { WAIVER_NAME_MAX, WAIVER_STATUSES, type WaiverBook, type WaiverStatus } from '../waivers';
 import { html } from './html';
-import { renderLayout, type PageContext } from './render-pages';
+import { sendPage, type PageContext } from './render-pages';
 import { renderWaiverForm, renderWaiverList, type WaiverFormValues, type WaiverListQuery } from './render-waivers';
 
 export interface WaiverPagesDeps {
@@ -10,9 +10,8 @@ export interface WaiverPagesDeps {
   clock: Clock;
   logger: Logger;
   formatTime: (ms: number) => string;
-  /** The session's CSRF token and the banners, for a request that has a session. */
   pageContext: (req: Request) => PageContext & { csrf: string };
-  /** Refuses a POST whose form lacks the session's CSRF token (runs after the form is parsed). */
+  /** Runs after the form is parsed. */
   requireCsrf: RequestHandler;
 }
 
@@ -41,16 +40,17 @@ async function showWaivers(deps: WaiverPagesDeps, req: Request, res: Response): 
     query.status = raw.status as WaiverStatus;
   const waivers = await deps.book.list({ ...query, limit: 500 });
   const ctx = deps.pageContext(req);
+  const { formatTime, book } = deps;
   const body = renderWaiverList({
     waivers,
     query,
-    sources: deps.book.sources,
+    sources: book.sources,
     now: deps.clock.now(),
     csrf: ctx.csrf,
     flash: readFlash(raw),
-    formatTime: deps.formatTime,
+    formatTime,
   });
-  res.type('html').send(renderLayout('Waivers', body, ctx));
+  sendPage(res, 200, 'Waivers', body, ctx);
 }
 
 /** POST /waivers: stores the waiver and goes to the list, or shows the form again with every problem. */
@@ -81,10 +81,7 @@ async function expireWaiver(deps: WaiverPagesDeps, req: Request, res: Response):
     if (!(error instanceof RelayError)) throw error;
     const text = error.issues?.map((i) => `${i.path} ${i.message}`).join('; ') ?? error.message;
     const page = html`<section><h1>Not expired</h1><p class="flash bad" role="alert">${text}</p><p><a href="/ui/waivers">All waivers</a></p></section>`;
-    res
-      .status(error.status)
-      .type('html')
-      .send(renderLayout('Not expired', page, deps.pageContext(req)));
+    sendPage(res, error.status, 'Not expired', page, deps.pageContext(req));
   }
 }
 
@@ -97,11 +94,7 @@ function sendForm(
   issues?: RelayError['issues'],
 ): void {
   const ctx = deps.pageContext(req);
-  const body = renderWaiverForm({ values, sources: deps.book.sources, csrf: ctx.csrf, issues });
-  res
-    .status(status)
-    .type('html')
-    .send(renderLayout('Add a waiver', body, ctx));
+  sendPage(res, status, 'Add a waiver', renderWaiverForm({ values, sources: deps.book.sources, csrf: ctx.csrf, issues }), ctx);
 }
 
 /** The named single text values of a query or form, bounded (a reason may be longer than a name). */

@@ -10,26 +10,21 @@ interface ReadinessCheck {
 }
 
 /**
- * Whether mail leaves now. `ok`; `failing`: the last check or send could not reach the server (the
- * queue still flows: it is retried); `paused`: the circuit breaker holds the whole queue until
- * `nextTryAt`; `probing`: the oldest delivery is testing the server now.
+ * The `smtp` part of /readyz's body, shown to everyone: no host, no server text. `failing`: the last
+ * check or send could not reach the server (the queue still flows: it is retried); `paused`: the circuit
+ * breaker holds the whole queue until `nextTryAt`; `probing`: the oldest delivery is testing the server now.
  */
-type SmtpState = 'ok' | 'failing' | 'paused' | 'probing';
-
-/** The `smtp` part of /readyz's body, shown to everyone: no host, no server text. */
 interface SmtpSummary {
   ok: boolean;
-  state: SmtpState;
+  state: 'ok' | 'failing' | 'paused' | 'probing';
   /** When the paused queue next probes the server, or when the next connection check runs (ISO 8601). */
   nextTryAt?: string;
-  /** Since when the queue is paused (ISO 8601). */
   pausedSince?: string;
 }
 
 export interface Readiness {
   /** The relay can accept deliveries: the store commits and templates are loaded. SMTP does not count. */
   ready: boolean;
-  /** Names of the checks that keep the relay from accepting (`store`, `templates`). */
   failing: string[];
   smtp: SmtpSummary;
   checks: Record<'store' | 'templates' | 'smtp', ReadinessCheck>;
@@ -39,7 +34,7 @@ export interface ReadinessDeps {
   store: Pick<Store, 'checkWritable'>;
   renderer: Pick<Renderer, 'sets'>;
   smtp: Pick<SmtpHealth, 'status'>;
-  /** The worker's circuit breaker: whether the queue is paused for SMTP, until when and why. */
+  /** The worker's SMTP circuit breaker. */
   pause?: () => SmtpPauseStatus;
   clock: Clock;
   /** Outcomes the store refused and the relay still holds (with the store's last answer), if any. */
@@ -67,7 +62,6 @@ export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
   return { ready: failing.length === 0, failing, smtp: summary, checks };
 }
 
-/** The store commits a write now, and no outcome waits to be recorded. */
 async function checkStore(deps: ReadinessDeps): Promise<ReadinessCheck> {
   try {
     await deps.store.checkWritable(deps.clock.now());
@@ -90,7 +84,7 @@ function checkSmtp(deps: ReadinessDeps): { summary: SmtpSummary; check: Readines
   const s = deps.smtp.status();
   const pause = deps.pause?.();
   const iso = (ms: number) => new Date(ms).toISOString();
-  const state: SmtpState = pause?.state === 'open' ? 'paused' : pause?.state === 'probing' ? 'probing' : s.ok ? 'ok' : 'failing';
+  const state: SmtpSummary['state'] = pause?.state === 'open' ? 'paused' : pause?.state === 'probing' ? 'probing' : s.ok ? 'ok' : 'failing';
   const nextTry = pause?.state === 'open' ? pause.openUntil : state === 'failing' ? s.nextCheckAt : undefined;
   const summary: SmtpSummary = {
     ok: state === 'ok',

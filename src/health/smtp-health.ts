@@ -16,9 +16,9 @@ interface SmtpStatus {
 
 export interface SmtpHealth {
   status(): SmtpStatus;
-  /** Takes a worker outcome into account (sent → ok; a connection, TLS or login failure → failing). */
+  /** Sent → ok; a connection, TLS or login failure → failing. */
   record(outcome: WorkerOutcome): void;
-  /** Runs a check now (the notifier's verify: connect, TLS, login; or the .eml directory is writable). */
+  /** The notifier's verify now: connect, TLS, login (or the .eml directory is writable). */
   check(): Promise<SmtpStatus>;
   /** Checks now and then every `intervalMs` (the timer does not keep the process alive). */
   start(): void;
@@ -90,10 +90,7 @@ export function createSmtpHealth(options: { notifier: Notifier; clock: Clock; lo
   };
 }
 
-/**
- * What the dashboard's banner, /readyz and the log say: what happened and what to change when the
- * failure is one a user can fix (refused, DNS, TLS, certificate, login), else the error as it came.
- */
+/** What to change when a user can fix the failure (refused, DNS, TLS, certificate, login), else the error as it came. */
 function describeForUser(code: string, message: string): string {
   return describeMailError({ code, message }) ?? message.slice(0, 300);
 }

@@ -4,6 +4,7 @@ import { RelayError, type AuthThrottle, type Clock, type Logger } from '../share
 import { verifyBearerToken } from './bearer-token';
 
 export interface AdminGuardOptions {
+  /** ADMIN_TOKEN; undefined: 404 ADMIN_DISABLED. */
   token?: string;
   logger: Logger;
   clock: Clock;

@@ -18,7 +18,7 @@ export interface AppDeps {
   clock: Clock;
   logger: Logger;
   onQueued?: (id: number) => void;
-  /** Called after an operator requeued deliveries through the admin API. */
+  /** An operator requeued deliveries through the admin API. */
   onRequeued?: () => void;
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
   /** Counts the webhooks from their arrival at a webhook path until their answer is sent (the worker yields to them). */
@@ -31,7 +31,6 @@ export interface AppDeps {
   waivers?: WaiverBook;
   /** Slows down wrong admin tokens per address; the dashboard's login shares it. */
   authThrottle?: AuthThrottle;
-  /** Waits before a wrong admin token is answered; injectable so tests need not wait. */
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -114,9 +113,7 @@ function mountSourceWebhook(app: Express, deps: AppDeps, source: SourceConfig): 
       clock: deps.clock,
       logger: deps.logger,
       onQueued: deps.onQueued,
-      onOutcome: (outcome) => {
-        deps.onWebhookOutcome?.(outcome);
-      },
+      onOutcome: deps.onWebhookOutcome,
     }),
   );
 }

@@ -13,11 +13,8 @@ const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
  * echoed as X-Request-Id; handlers log through {@link requestLogger}, so their lines carry it too.
  * Headers, bodies and query strings are never logged: they may hold signatures, tokens or cookies.
  * A handler that stores a delivery sets `res.locals.deliveryId`, which the request line then shows.
- *
- * This was pino-http, which builds two child loggers per request (one serializing the whole
- * request through the redaction paths) even when nothing is logged: a quarter of the ack path's
- * CPU under load (BENCHMARKS.md, ingest profile). Here the child logger is made only when a line
- * is written, and the request line only when its level is enabled.
+ * The child logger is made only when a line is written, and the request line only when its level is
+ * enabled: this runs on every webhook's acknowledgement.
  */
 export function createRequestLogger(logger: Logger): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {

@@ -1,20 +1,18 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { SmtpPauseStatus, WorkerOutcome } from '../delivery';
 import { DEFAULT_SOURCE_NAME, type WebhookOutcome } from '../webhook';
-import { isFailureCode, type Clock, type FailureCatalogue, type FailureCode, type Logger } from '../shared';
+import { isFailureCode, type Clock, type FailureCatalogue, type Logger } from '../shared';
 import { FAILURE_CATALOGUE } from '../notify';
 import { DELIVERY_STATES, type Store } from '../store';
 
 /** The relay's Prometheus series. One instance per relay: tests run several relays in one process. */
 export interface RelayMetrics {
   readonly registry: Registry;
-  /** Counts one webhook request by outcome (rejections by error code). */
   recordWebhook(outcome: WebhookOutcome): void;
-  /** Counts one send attempt and observes its duration. */
   recordWorker(outcome: WorkerOutcome): void;
-  /** Counts one failed NetBox API call (`reason`: an HTTP status such as `404`, or `timeout`, `network`, …) of a source (default: `default`). */
+  /** `reason`: an HTTP status such as `404`, or `timeout`, `network`, …; `source` absent: `default`. */
   recordNetboxFetchError(reason: string, source?: string): void;
-  /** Counts a route by owner that mailed the whole report to its fallback: NetBox could not say who owns what. */
+  /** A route by owner mailed the whole report to its fallback: NetBox could not say who owns what. */
   recordOwnerFallback(reason: string, source?: string): void;
   /** The exposition text, with the queue gauges read from the store now. */
   render(): Promise<string>;
@@ -25,11 +23,9 @@ export interface MetricsOptions {
   store: Pick<Store, 'countByState' | 'oldestPendingAt'>;
   clock: Clock;
   logger: Logger;
-  /** Outcomes of sends waiting to be recorded (the store refused them), read at scrape time. */
+  /** These three are read at scrape time. */
   unrecordedOutcomes?: () => number;
-  /** Webhooks received and not answered yet, read at scrape time (the worker yields to them). */
   webhooksInFlight?: () => number;
-  /** The worker's SMTP circuit breaker, read at scrape time. */
   smtpPause?: () => Pick<SmtpPauseStatus, 'state' | 'openUntil'>;
   /** Process metrics (CPU, memory, event loop lag, GC): on by default. */
   processMetrics?: boolean;
@@ -41,24 +37,8 @@ export interface MetricsOptions {
 
 const PREFIX = 'compliance_relay_';
 
-/** The series that move with each webhook request, send attempt and NetBox call. */
-interface TrafficSeries {
-  received: Counter<'outcome' | 'code' | 'source'>;
-  sent: Counter;
-  failed: Counter<'reason' | 'then'>;
-  latency: Histogram<'result'>;
-  netboxErrors: Counter<'reason' | 'source'>;
-  ownerFallbacks: Counter<'reason' | 'source'>;
-  /** Bounds the `source` label to the configured set. */
-  sourceLabel: (source: string | undefined) => string;
-}
-
-/** The series read from the store at scrape time. */
-interface QueueSeries {
-  scrapeErrors: Counter;
-  depth: Gauge<'state'>;
-  oldest: Gauge;
-}
+type TrafficSeries = ReturnType<typeof registerTrafficSeries>;
+type QueueSeries = ReturnType<typeof registerQueueSeries>;
 
 /**
  * Builds the relay's metrics on its own Registry (never prom-client's global one). Counters move
@@ -95,7 +75,7 @@ export function createMetrics(options: MetricsOptions): RelayMetrics {
 }
 
 /** Registers the webhook, send and NetBox series; the outcomes known in advance start at 0. */
-function registerTrafficSeries(registry: Registry, sources: readonly string[]): TrafficSeries {
+function registerTrafficSeries(registry: Registry, sources: readonly string[]) {
   const received = new Counter({
     name: `${PREFIX}deliveries_received_total`,
     help: 'Webhook requests by NetBox source and outcome: queued, duplicate, ignored (code = why), rejected (code = error code).',
@@ -136,12 +116,13 @@ function registerTrafficSeries(registry: Registry, sources: readonly string[]): 
   // Reasons known in advance start at 0, so rate() works from the first failure on.
   for (const source of sources) for (const outcome of ['queued', 'duplicate'] as const) received.inc({ outcome, code: '', source }, 0);
   const known = new Set(sources);
+  // Bounds the `source` label to the configured set.
   const sourceLabel = (source: string | undefined) => (source !== undefined && known.has(source) ? source : DEFAULT_SOURCE_NAME);
   return { received, sent, failed, latency, netboxErrors, ownerFallbacks, sourceLabel };
 }
 
 /** Registers the queue gauges (every state starts at 0), their scrape-error counter and the unrecorded-outcomes gauge. */
-function registerQueueSeries(registry: Registry, options: MetricsOptions): QueueSeries {
+function registerQueueSeries(registry: Registry, options: MetricsOptions) {
   const scrapeErrors = new Counter({
     name: `${PREFIX}store_scrape_errors_total`,
     help: 'Scrapes where the queue gauges could not be read from the store (they keep their last value).',
@@ -165,29 +146,26 @@ function registerQueueSeries(registry: Registry, options: MetricsOptions): Queue
     () => options.unrecordedOutcomes?.() ?? 0,
   );
   registerScrapeGauge(registry, 'webhooks_in_flight', 'Webhooks received and not answered yet.', () => options.webhooksInFlight?.() ?? 0);
-  registerPauseGauges(registry, options);
+  const paused = () => {
+    const pause = options.smtpPause?.();
+    return pause && pause.state !== 'closed' ? pause : undefined;
+  };
+  registerScrapeGauge(
+    registry,
+    'smtp_paused',
+    '1 while the SMTP circuit breaker holds the whole queue (server unreachable, 421, repeated 4xx), else 0.',
+    () => (paused() ? 1 : 0),
+  );
+  registerScrapeGauge(
+    registry,
+    'smtp_paused_until_seconds',
+    'While paused: when the next probe of the SMTP server may go (Unix seconds; in the past while a probe is in flight); 0 when not paused.',
+    () => (paused()?.openUntil ?? 0) / 1000,
+  );
   for (const state of DELIVERY_STATES) depth.set({ state }, 0);
   return { scrapeErrors, depth, oldest };
 }
 
-/** The SMTP pause gauges: whether the whole queue waits for the server, and until when; both 0 when not paused. */
-function registerPauseGauges(registry: Registry, options: MetricsOptions): void {
-  const gauges: [name: string, help: string, whilePaused: (pause: Pick<SmtpPauseStatus, 'openUntil'>) => number][] = [
-    ['smtp_paused', '1 while the SMTP circuit breaker holds the whole queue (server unreachable, 421, repeated 4xx), else 0.', () => 1],
-    [
-      'smtp_paused_until_seconds',
-      'While paused: when the next probe of the SMTP server may go (Unix seconds; in the past while a probe is in flight); 0 when not paused.',
-      (pause) => pause.openUntil / 1000,
-    ],
-  ];
-  for (const [name, help, whilePaused] of gauges)
-    registerScrapeGauge(registry, name, help, () => {
-      const pause = options.smtpPause?.();
-      return pause && pause.state !== 'closed' ? whilePaused(pause) : 0;
-    });
-}
-
-/** A gauge whose value is read when /metrics is scraped. */
 function registerScrapeGauge(registry: Registry, name: string, help: string, read: () => number): void {
   new Gauge({
     name: `${PREFIX}${name}`,
@@ -199,7 +177,6 @@ function registerScrapeGauge(registry: Registry, name: string, help: string, rea
   });
 }
 
-/** Counts one webhook request by outcome (rejections by error code, ignored ones by a bounded reason). */
 function recordWebhookOutcome(traffic: TrafficSeries, outcome: WebhookOutcome): void {
   const source = traffic.sourceLabel(outcome.source);
   if (outcome.outcome === 'rejected') traffic.received.inc({ outcome: 'rejected', code: outcome.code, source });
@@ -207,7 +184,6 @@ function recordWebhookOutcome(traffic: TrafficSeries, outcome: WebhookOutcome): 
   else traffic.received.inc({ outcome: outcome.outcome, code: '', source });
 }
 
-/** Counts one send attempt (mails sent, or the failure and what followed) and observes its duration. */
 function recordWorkerOutcome(traffic: TrafficSeries, outcome: WorkerOutcome, failures: FailureCatalogue): void {
   const seconds = Math.max(0, outcome.durationMs) / 1000;
   if (outcome.type === 'sent') {
@@ -217,7 +193,9 @@ function recordWorkerOutcome(traffic: TrafficSeries, outcome: WorkerOutcome, fai
     return;
   }
   if (outcome.type === 'suppressed') return;
-  traffic.failed.inc({ reason: buildFailureLabel(outcome.failure.code, failures), then: outcome.type });
+  // A code of the closed catalogue only, so the series stay bounded (even for a code cast past the type).
+  const reason = isFailureCode(outcome.failure.code, failures) ? outcome.failure.code : 'UNKNOWN';
+  traffic.failed.inc({ reason, then: outcome.type });
   traffic.latency.observe({ result: 'failed' }, seconds);
 }
 
@@ -231,14 +209,6 @@ async function refreshQueue(queue: QueueSeries, options: MetricsOptions): Promis
     queue.scrapeErrors.inc();
     options.logger.warn({ err: error }, 'metrics: cannot read the queue from the store');
   }
-}
-
-/**
- * The `reason` label of a failed send: a code of the closed failure catalogue only, so the series
- * stay bounded. The type already says so; the check keeps a code cast past it out of the labels too.
- */
-function buildFailureLabel(code: FailureCode, failures: FailureCatalogue): FailureCode {
-  return isFailureCode(code, failures) ? code : 'UNKNOWN';
 }
 
 /** A bounded label for why a delivery was ignored (the reason text itself names arbitrary types). */
