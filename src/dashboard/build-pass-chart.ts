@@ -40,8 +40,8 @@ const AXIS_FONT_PX = 11;
 const CHAR_WIDTH_PX = 7;
 const LABEL_GAP_PX = 10;
 
-/** The chart's two layouts: wide for a desk, narrow (fewer labels, same font size) for a phone. */
-export const CHART_LAYOUTS = {
+/** Wide for a desk, narrow (fewer labels, same font size) for a phone. */
+const CHART_LAYOUTS = {
   wide: { width: 760, className: 'pass-chart' },
   narrow: { width: 360, className: 'pass-chart-narrow' },
 } as const;
@@ -65,10 +65,8 @@ function chooseAxisLabels(days: readonly string[], plotWidthPx: number): boolean
 }
 
 /**
- * Pass percentage per severity across reports, as inline SVG built on the server: no script, no
- * CDN, readable in any browser (and by a screen reader through its title and the table beside it).
- * A severity with no results in a report leaves a gap in its line rather than a fake 0 %. The x axis
- * carries the reports' days, spaced so that labels never collide (see {@link chooseAxisLabels}).
+ * Pass percentage per severity across reports, as inline SVG built on the server (no script, no CDN).
+ * A severity with no results in a report leaves a gap in its line rather than a fake 0 %.
  */
 export function buildPassChart(reports: readonly ChartReport[], layout: keyof typeof CHART_LAYOUTS = 'wide'): SafeHtml {
   const { width: WIDTH, className } = CHART_LAYOUTS[layout];

@@ -79,10 +79,8 @@ interface DashboardDeps {
 }
 
 /**
- * The dashboard at /ui: a login form that exchanges ADMIN_TOKEN for a signed HttpOnly,
- * SameSite=Strict session cookie; recent deliveries with a retry button for dead ones (POST with a
- * per-session CSRF token); a server-made SVG chart of pass percentages per severity; and for each
- * delivery the exact mail that was sent. No JavaScript anywhere, and a CSP that forbids it.
+ * The dashboard at /ui, behind a login that exchanges ADMIN_TOKEN for a signed HttpOnly, SameSite=Strict
+ * session cookie; every POST carries a per-session CSRF token. No JavaScript anywhere, and a CSP that forbids it.
  */
 export function createDashboardRouter(options: DashboardOptions): Router {
   const router = express.Router();
@@ -184,7 +182,6 @@ function createSessionGuard(deps: DashboardDeps): (req: Authed, res: Response, n
   };
 }
 
-/** Every POST carries the session's CSRF token in a hidden field. */
 function createCsrfCheck(deps: DashboardDeps): (req: Authed, res: Response, next: NextFunction) => void {
   return (req, res, next) => {
     const token = (req.body as Record<string, unknown> | undefined)?.csrf;
@@ -253,7 +250,6 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
   sendPage(res, filters.ok ? 200 : 400, 'Deliveries', body, pageContext);
 }
 
-/** Digests shown on the list page: how many of the latest, with their deliveries' states. */
 const DIGESTS_SHOWN = 10;
 
 async function readDigests(options: DashboardOptions): Promise<DigestsInput | undefined> {
@@ -266,10 +262,7 @@ async function readDigests(options: DashboardOptions): Promise<DigestsInput | un
   return { schedules, periods: withState.filter((p) => p.deliveryId !== null).slice(0, DIGESTS_SHOWN) };
 }
 
-/**
- * One page of the list, read by keyset: one row more than the page is asked for, to know whether
- * there is a next page in the direction of travel; the other direction exists when a key was given.
- */
+/** One page of the list by keyset: one row more than asked for says whether a page follows in the direction of travel. */
 async function readListPage(deps: DashboardDeps, filter: ListOptions, contentOf: ReadContent): Promise<ListPage> {
   const { options } = deps;
   const limit = options.listLimit ?? 100;

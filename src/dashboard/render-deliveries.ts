@@ -1,10 +1,9 @@
-import type { FailureCatalogue } from '../shared';
+import { describeFailureOutcome, readFailureFacts, type FailureCatalogue } from '../shared';
+import { describeMailError } from '../notify';
 import { formatPercent } from '../report';
 import { DELIVERY_STATES, type DeliveryRecord, type DeliveryState, type DigestPeriod, type RouteMailRecord } from '../store';
-import { describeFailure } from './describe-failure';
 import { html, type SafeHtml } from './html';
-import type { FilterIssue, ListQuery } from './parse-list-filters';
-import { buildFilterParams } from './parse-list-filters';
+import { buildFilterParams, type FilterIssue, type ListQuery } from './parse-list-filters';
 import type { DeliveryContent } from './read-delivery-content';
 
 interface DeliveryRow {
@@ -175,6 +174,16 @@ function renderAction(d: DeliveryRecord, csrf: string, back: string): SafeHtml |
   if (d.state === 'dead') return form('retry', 'Retry', `Retry delivery ${d.id}`);
   if (d.state === 'retrying') return form('retry-now', 'Retry now', `Retry delivery ${d.id} now`);
   return '';
+}
+
+/**
+ * A failure in words: what to change when a user can fix it (refused, DNS, TLS, certificate, login: the
+ * same words as `verify-smtp`), else the catalogue's words for its code; then whether it is tried again.
+ */
+function describeFailure(code: string | null, error: string, catalogue: FailureCatalogue): string {
+  const facts = readFailureFacts(code, catalogue);
+  const fixable = code ? describeMailError({ code, message: error }) : undefined;
+  return `${fixable ?? facts.words} ${describeFailureOutcome(facts)}`;
 }
 
 function truncate(s: string, n: number): string {

@@ -71,10 +71,8 @@ const STYLE = `
 `;
 
 /**
- * The Content-Security-Policy of every dashboard page: nothing may load from elsewhere and no
- * script runs at all; inline styles are allowed (the page's and the mail's). The sent mail's HTML
- * is shown in a sandboxed srcdoc iframe, which inherits this policy, so a remote image or a script
- * in a mail cannot load or run either.
+ * Nothing may load from elsewhere and no script runs; inline styles are allowed (the page's and the mail's).
+ * The sandboxed srcdoc iframe that shows a mail inherits it, so a mail's remote image or script cannot load or run.
  */
 export const DASHBOARD_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'";
@@ -134,16 +132,12 @@ function renderSmtpPauseBanner(ctx: PageContext): SafeHtml | '' {
   return html`<div class="banner smtp-paused" role="alert" data-smtp-state="${pause.state}" data-mail-code="${pause.code ?? ''}"><p><strong>SMTP paused</strong> since <time class="smtp-since">${pause.since}</time>, ${next}, last error <code class="smtp-last-error">${pause.lastError}</code>. Deliveries wait in the outbox (nothing is lost) and go oldest first once the server answers.</p>${button}</div>`;
 }
 
-/**
- * The mail server refuses or cannot be reached (a refused OAuth2 token, a certificate, an outage): the
- * same reason as /readyz's smtp check, so an operator sees why the queue is not moving.
- */
+/** The mail server refuses or cannot be reached: the same reason as /readyz's smtp check. */
 function renderMailBanner(mail: MailStatus | undefined): SafeHtml | '' {
   if (!mail || mail.ok) return '';
   return html`<p class="banner" role="alert" data-mail-code="${mail.code ?? ''}"><strong>Mail is not going out${mail.code ? html` (${mail.code})` : ''}:</strong> ${mail.message ?? 'the last check failed'}. Deliveries wait in the queue and are sent, oldest first, once the server takes them again.</p>`;
 }
 
-/** The login form. */
 export function renderLogin(error: string | undefined): SafeHtml {
   return html`<section><h1>Log in</h1>
 <p class="muted">Enter the relay's ADMIN_TOKEN. The browser keeps a signed session cookie, not the token.</p>

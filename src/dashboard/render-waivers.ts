@@ -1,14 +1,10 @@
 import type { ErrorIssue } from '../shared';
-import { buildWaiverFormPath, classifyWaiver, WAIVER_MAX_DAYS_AHEAD, WAIVER_STATUSES, type Waiver, type WaiverStatus } from '../waivers';
+import { buildWaiverFormPath, classifyWaiver, WAIVER_MAX_DAYS_AHEAD, WAIVER_STATUSES } from '../waivers';
+import type { Waiver, WaiverFilter, WaiverStatus } from '../waivers';
 import { html, type SafeHtml } from './html';
 
 /** The list's filters as typed (kept in the form). */
-export interface WaiverListQuery {
-  status?: WaiverStatus;
-  source?: string;
-  test?: string;
-  device?: string;
-}
+export type WaiverListQuery = Pick<WaiverFilter, 'status' | 'source' | 'test' | 'device'>;
 
 /** The add form's fields as typed or pre-filled (from the mail's "Accept as an exception…" link). */
 export interface WaiverFormValues {

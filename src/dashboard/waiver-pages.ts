@@ -16,9 +16,8 @@ export interface WaiverPagesDeps {
 }
 
 /**
- * The waivers pages under /ui/waivers (behind the dashboard's login): the list with its filters and an
- * expire button per stored waiver in force, and the add form, which opens pre-filled from
- * `?source=&test=&device=` (ids and names only: the link carries no authority, the session does).
+ * The waivers pages under /ui/waivers: the list, and the add form pre-filled from `?source=&test=&device=`
+ * (names only: the link carries no authority, the session does).
  */
 export function registerWaiverPages(router: Router, deps: WaiverPagesDeps): void {
   // A reason of 2,000 characters, percent-encoded, is more than the dashboard's 4 kB forms allow.
@@ -32,7 +31,6 @@ export function registerWaiverPages(router: Router, deps: WaiverPagesDeps): void
   router.post('/waivers/:id/expire', form, deps.requireCsrf, (req, res) => expireWaiver(deps, req, res));
 }
 
-/** GET /waivers: the filtered list and what the last POST did. */
 async function showWaivers(deps: WaiverPagesDeps, req: Request, res: Response): Promise<void> {
   const raw = req.query as Record<string, unknown>;
   const query: WaiverListQuery = pickText(raw, ['source', 'test', 'device']);

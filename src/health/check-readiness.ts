@@ -42,13 +42,10 @@ export interface ReadinessDeps {
 }
 
 /**
- * What /readyz reports: the outbox commits a write now and the templates are compiled (both needed to
- * accept a delivery: otherwise not ready), and whether mail leaves (`smtp`: reported, never a reason
- * for 503, since accepting into the outbox while SMTP is away is exactly the relay's job, and a load
- * balancer dropping the relay would drop NetBox's deliveries with it). Each part is named so an
- * operator sees which one to fix. Outcomes waiting to be recorded fail the store check too: the store
- * refused a real write (the probe's one-row update may still fit on a full disk), so a new delivery
- * could not be kept either.
+ * What /readyz reports: ready when the outbox commits a write and the templates are compiled. SMTP is
+ * reported, never a reason for 503: accepting while SMTP is away is the relay's job, and a load balancer
+ * dropping the relay would drop NetBox's deliveries with it. Outcomes waiting to be recorded fail the
+ * store check: the store refused a real write (the probe's one-row update may still fit on a full disk).
  */
 export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
   const store = await checkStore(deps);

@@ -14,23 +14,14 @@ interface SmtpStatus {
   nextCheckAt?: number;
 }
 
-export interface SmtpHealth {
-  status(): SmtpStatus;
-  /** Sent → ok; a connection, TLS or login failure → failing. */
-  record(outcome: WorkerOutcome): void;
-  /** The notifier's verify now: connect, TLS, login (or the .eml directory is writable). */
-  check(): Promise<SmtpStatus>;
-  /** Checks now and then every `intervalMs` (the timer does not keep the process alive). */
-  start(): void;
-  stop(): void;
-}
+export type SmtpHealth = ReturnType<typeof createSmtpHealth>;
 
 /**
  * Tracks whether the mail server is reachable, for /readyz. A real send is the best evidence, so
  * each outcome updates the status; between sends a periodic `verify()` keeps it fresh (a relay
  * that sends one report a day would otherwise learn of a changed password only at the next report).
  */
-export function createSmtpHealth(options: { notifier: Notifier; clock: Clock; logger: Logger; intervalMs: number }): SmtpHealth {
+export function createSmtpHealth(options: { notifier: Notifier; clock: Clock; logger: Logger; intervalMs: number }) {
   let current: SmtpStatus = { ok: true };
 
   const set = (next: SmtpStatus) => {
@@ -43,7 +34,8 @@ export function createSmtpHealth(options: { notifier: Notifier; clock: Clock; lo
     current = next;
   };
 
-  const check = coalesceRuns(() =>
+  // The notifier's verify: connect, TLS, login (or the .eml directory is writable).
+  const check = coalesceRuns((): Promise<SmtpStatus> =>
     options.notifier
       .verify()
       .then(
@@ -63,8 +55,9 @@ export function createSmtpHealth(options: { notifier: Notifier; clock: Clock; lo
     void check();
   }, options.intervalMs);
   return {
-    status: () => (nextCheckAt === undefined ? current : { ...current, nextCheckAt }),
-    record(outcome) {
+    status: (): SmtpStatus => (nextCheckAt === undefined ? current : { ...current, nextCheckAt }),
+    /** Sent → ok; a connection, TLS or login failure → failing. */
+    record(outcome: WorkerOutcome): void {
       if (outcome.type === 'sent') {
         set({ ok: true, source: 'send', checkedAt: options.clock.now() });
         return;
@@ -82,6 +75,7 @@ export function createSmtpHealth(options: { notifier: Notifier; clock: Clock; lo
       });
     },
     check,
+    /** Checks now and then every `intervalMs` (the timer does not keep the process alive). */
     start: checks.start,
     stop() {
       checks.stop();

@@ -69,10 +69,7 @@ const REQUEST_ID = Symbol('requestId');
 const REQUEST_LOGGER = Symbol('requestLogger');
 type TaggedRequest = Request & { [REQUEST_ID]?: string; [REQUEST_LOGGER]?: Logger };
 
-/**
- * The logger for lines about this request: a child of `logger` carrying its request id (`reqId`),
- * made on first use. Outside the request logger's reach, `logger` itself.
- */
+/** The logger for lines about this request: a child carrying its `reqId`, made on first use (else `logger`). */
 export function requestLogger(req: Request, logger: Logger): Logger {
   const tagged = req as TaggedRequest;
   const id = tagged[REQUEST_ID];
@@ -90,7 +87,6 @@ function describeCut(socketError: string | undefined, requestComplete: boolean):
   return { outcome: 'client closed', text: 'closed by the client before the answer was sent' };
 }
 
-/** The path without its query string. */
 function pathOf(url: string | undefined): string {
   const raw = url ?? '/';
   const q = raw.indexOf('?');

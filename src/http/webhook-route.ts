@@ -1,6 +1,5 @@
 import express, { type Request, type Response, type Router } from 'express';
-import type { Clock, Logger } from '../shared';
-import { RelayError } from '../shared';
+import { RelayError, type Clock, type Logger } from '../shared';
 import { buildNewDelivery, StorageUnavailableError, type Store } from '../store';
 import { assignSource, parseDelivery, verifySignature, type WebhookOutcome } from '../webhook';
 import { requestLogger } from './request-log';
@@ -83,13 +82,10 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
 
 /** 415 before reading the body: only JSON (`application/json` with any parameters, or `+json`). */
 function requireJson(req: Request, _res: Response, next: (error?: unknown) => void): void {
-  if (!req.is(['application/json', '+json'])) {
-    next(
-      new RelayError('UNSUPPORTED_MEDIA_TYPE', {
-        message: `The body must be application/json, not ${req.get('content-type') ?? 'untyped'}.`,
-      }),
-    );
-    return;
-  }
-  next();
+  if (req.is(['application/json', '+json'])) return next();
+  next(
+    new RelayError('UNSUPPORTED_MEDIA_TYPE', {
+      message: `The body must be application/json, not ${req.get('content-type') ?? 'untyped'}.`,
+    }),
+  );
 }

@@ -41,9 +41,8 @@ type TrafficSeries = ReturnType<typeof registerTrafficSeries>;
 type QueueSeries = ReturnType<typeof registerQueueSeries>;
 
 /**
- * Builds the relay's metrics on its own Registry (never prom-client's global one). Counters move
- * with each request and send; queue depth and the oldest pending delivery's age are read from the
- * store at scrape time, so every replica sharing a PostgreSQL store reports the same queue.
+ * The relay's metrics on its own Registry (never prom-client's global one). The queue gauges are read from
+ * the store at scrape time, so every replica sharing a PostgreSQL store reports the same queue.
  */
 export function createMetrics(options: MetricsOptions): RelayMetrics {
   const registry = new Registry();
