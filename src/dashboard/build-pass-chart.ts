@@ -1,23 +1,20 @@
 import { CHART_LINES, formatPercent, passPercent, type ChartLineKey } from '../report';
+import type { Report } from '../webhook';
 import { html, type SafeHtml } from './html';
 
-interface Ratio {
-  passed: number;
-  count: number;
-}
+export type ChartReport = ReturnType<typeof toChartReport>;
 
-/** One stored report, as the chart plots it (oldest first). */
-export interface ChartReport {
-  reportId: number;
-  deliveryId: number;
-  /** Shown in tooltips (the report's creation time, formatted). */
-  when: string;
-  /** Shown under the axis: the report's creation day, short ("6 Mar"). */
-  day: string;
-  high: Ratio;
-  middle: Ratio;
-  low: Ratio;
-  total: Ratio;
+/** One stored report as the chart plots it: `when` in tooltips, `day` ("6 Mar") under the axis. */
+export function toChartReport(deliveryId: number, report: Report, when: { when: string; day: string }) {
+  return {
+    reportId: report.id,
+    deliveryId,
+    ...when,
+    high: { passed: report.high_passed, count: report.high_count },
+    middle: { passed: report.middle_passed, count: report.middle_count },
+    low: { passed: report.low_passed, count: report.low_count },
+    total: { passed: report.total_passed, count: report.total_count },
+  };
 }
 
 /** The chart's series, in the colours and dashes of every pass-ratio chart of the relay (report/chart-lines.ts). */

@@ -3,7 +3,6 @@ import type { Report } from '../webhook';
 import { parseDelivery } from '../webhook';
 import { parseMissedReportsNotice, parseWatchdogAlert, type MissedReportsNotice, type WatchdogAlert } from '../watchdog';
 import { parseDigestJob, type DigestJob } from '../digest';
-import type { ChartReport } from './build-pass-chart';
 
 export type DeliveryContent =
   | { kind: 'report'; report: Report }
@@ -35,17 +34,4 @@ function readStoredBody(dedupKey: string, body: Buffer | undefined): DeliveryCon
   } catch (error) {
     return { kind: 'other', reason: (error as Error).message };
   }
-}
-
-/** A report's counts as the chart plots them. */
-export function toChartReport(deliveryId: number, report: Report, when: { when: string; day: string }): ChartReport {
-  return {
-    reportId: report.id,
-    deliveryId,
-    ...when,
-    high: { passed: report.high_passed, count: report.high_count },
-    middle: { passed: report.middle_passed, count: report.middle_count },
-    low: { passed: report.low_passed, count: report.low_count },
-    total: { passed: report.total_passed, count: report.total_count },
-  };
 }

@@ -161,12 +161,11 @@ function readVerdictHeader(raw: Buffer): string | undefined {
 export function renderDelivery(input: {
   record: DeliveryRecord;
   content: DeliveryContent;
-  /** The kept mail of each route that was sent, in the order they were sent. */
+  /** In the order they were sent. */
   sent: SentMessage[];
   csrf: string;
   formatTime: (ms: number) => string;
   reportLink?: string;
-  /** The routing decision and mail state of each route (ROUTES_FILE), suppressed ones with their reason. */
   routes?: RouteMailRecord[];
   /** Several NetBox sources: the page names the delivery's. */
   named?: boolean;

@@ -46,13 +46,8 @@ export function createApp(deps: AppDeps): Express {
   for (const source of deps.config.sources) mountSourceWebhook(app, deps, source);
 
   // After the webhook: the route NetBox waits on is matched first.
-  if (deps.observe) {
-    app.use(createObserveRouter(deps.observe));
-  } else {
-    app.get('/healthz', (_req, res) => {
-      res.json({ status: 'ok' });
-    });
-  }
+  if (deps.observe) app.use(createObserveRouter(deps.observe));
+  else app.get('/healthz', (_req, res) => res.json({ status: 'ok' }));
 
   if (deps.dashboard) app.use('/ui', deps.dashboard);
 

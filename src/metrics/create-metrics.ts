@@ -35,7 +35,10 @@ export interface MetricsOptions {
   failures?: FailureCatalogue;
 }
 
-const PREFIX = 'compliance_relay_';
+/** What every series of the relay shares: its name's prefix and its own registry. */
+function series(registry: Registry, name: string) {
+  return { name: `compliance_relay_${name}`, registers: [registry] };
+}
 
 type TrafficSeries = ReturnType<typeof registerTrafficSeries>;
 type QueueSeries = ReturnType<typeof registerQueueSeries>;
@@ -76,40 +79,31 @@ export function createMetrics(options: MetricsOptions): RelayMetrics {
 /** Registers the webhook, send and NetBox series; the outcomes known in advance start at 0. */
 function registerTrafficSeries(registry: Registry, sources: readonly string[]) {
   const received = new Counter({
-    name: `${PREFIX}deliveries_received_total`,
+    ...series(registry, 'deliveries_received_total'),
     help: 'Webhook requests by NetBox source and outcome: queued, duplicate, ignored (code = why), rejected (code = error code).',
     labelNames: ['outcome', 'code', 'source'] as const,
-    registers: [registry],
   });
-  const sent = new Counter({
-    name: `${PREFIX}mails_sent_total`,
-    help: 'Mails accepted by the SMTP server (or written as .eml).',
-    registers: [registry],
-  });
+  const sent = new Counter({ ...series(registry, 'mails_sent_total'), help: 'Mails accepted by the SMTP server (or written as .eml).' });
   const failed = new Counter({
-    name: `${PREFIX}mail_failures_total`,
+    ...series(registry, 'mail_failures_total'),
     help: 'Failed send attempts by reason (SMTP_4XX, SMTP_5XX, ECONNECTION, EAUTH, TEMPLATE, …) and what followed (retry or dead).',
     labelNames: ['reason', 'then'] as const,
-    registers: [registry],
   });
   const latency = new Histogram({
-    name: `${PREFIX}send_duration_seconds`,
+    ...series(registry, 'send_duration_seconds'),
     help: 'Time from claiming a delivery to the SMTP answer (rendering included), by result.',
     labelNames: ['result'] as const,
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
-    registers: [registry],
   });
   const netboxErrors = new Counter({
-    name: `${PREFIX}netbox_fetch_errors_total`,
+    ...series(registry, 'netbox_fetch_errors_total'),
     help: 'Failed NetBox API calls by NetBox source and reason (HTTP status, timeout, network).',
     labelNames: ['reason', 'source'] as const,
-    registers: [registry],
   });
   const ownerFallbacks = new Counter({
-    name: `${PREFIX}owner_fallbacks_total`,
+    ...series(registry, 'owner_fallbacks_total'),
     help: 'Owner look-ups (routes by NetBox contacts) that failed, so the whole report went to the fallback addresses, by source and reason.',
     labelNames: ['reason', 'source'] as const,
-    registers: [registry],
   });
   sent.inc(0);
   // Reasons known in advance start at 0, so rate() works from the first failure on.
@@ -123,20 +117,17 @@ function registerTrafficSeries(registry: Registry, sources: readonly string[]) {
 /** Registers the queue gauges (every state starts at 0), their scrape-error counter and the unrecorded-outcomes gauge. */
 function registerQueueSeries(registry: Registry, options: MetricsOptions) {
   const scrapeErrors = new Counter({
-    name: `${PREFIX}store_scrape_errors_total`,
+    ...series(registry, 'store_scrape_errors_total'),
     help: 'Scrapes where the queue gauges could not be read from the store (they keep their last value).',
-    registers: [registry],
   });
   const depth = new Gauge({
-    name: `${PREFIX}queue_deliveries`,
+    ...series(registry, 'queue_deliveries'),
     help: 'Deliveries in the outbox by state.',
     labelNames: ['state'] as const,
-    registers: [registry],
   });
   const oldest = new Gauge({
-    name: `${PREFIX}oldest_pending_delivery_age_seconds`,
+    ...series(registry, 'oldest_pending_delivery_age_seconds'),
     help: 'Age of the oldest delivery not yet sent nor dead (0 when none is pending).',
-    registers: [registry],
   });
   registerScrapeGauge(
     registry,
@@ -167,9 +158,8 @@ function registerQueueSeries(registry: Registry, options: MetricsOptions) {
 
 function registerScrapeGauge(registry: Registry, name: string, help: string, read: () => number): void {
   new Gauge({
-    name: `${PREFIX}${name}`,
+    ...series(registry, name),
     help,
-    registers: [registry],
     collect() {
       this.set(read());
     },
