@@ -346,10 +346,7 @@ async function showDelivery(deps: DashboardDeps, req: Authed, res: Response): Pr
   sendPage(res, 200, `Delivery #${record.id}`, body, page);
 }
 
-/**
- * GET /deliveries/:id/message.eml?route=NAME: one route's kept message, byte for byte. Without
- * `route`, the first one kept (the link of pages from before every route's mail was kept).
- */
+/** GET /deliveries/:id/message.eml?route=NAME: one route's kept message, byte for byte (without `route`, the first one kept). */
 async function downloadMessage(deps: DashboardDeps, req: Request, res: Response): Promise<void> {
   const record = await findDelivery(deps, req, res);
   if (!record) return;

@@ -1,6 +1,5 @@
 import type { DeliveryRecord, Store } from '../store';
-import type { Report } from '../webhook';
-import { parseDelivery } from '../webhook';
+import { parseDelivery, type Report } from '../webhook';
 import { parseMissedReportsNotice, parseWatchdogAlert, type MissedReportsNotice, type WatchdogAlert } from '../watchdog';
 import { parseDigestJob, type DigestJob } from '../digest';
 
@@ -17,10 +16,8 @@ export type DeliveryContent =
  */
 export async function readDeliveryContent(record: DeliveryRecord, store: Pick<Store, 'getDeliveryBody'>): Promise<DeliveryContent> {
   if (record.report) return { kind: 'report', report: record.report.report };
-  return readStoredBody(record.dedupKey, await store.getDeliveryBody(record.id));
-}
-
-function readStoredBody(dedupKey: string, body: Buffer | undefined): DeliveryContent {
+  const { dedupKey } = record;
+  const body = await store.getDeliveryBody(record.id);
   if (!body) return { kind: 'other', reason: 'the stored body is gone' };
   const notice = parseMissedReportsNotice(dedupKey, body);
   if (notice) return { kind: 'missed', notice };

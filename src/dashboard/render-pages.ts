@@ -112,7 +112,6 @@ function renderLayout(title: string, body: SafeHtml, ctx: PageContext): string {
     .value;
 }
 
-/** The warning that mails were sent whose outcome the store has not recorded yet. */
 function renderUnrecordedBanner(unrecorded: number | undefined): SafeHtml | '' {
   if (!unrecorded) return '';
   return html`<p class="banner" role="alert" data-unrecorded="${unrecorded}"><strong>The store refuses writes:</strong> ${unrecorded} outcome(s) of sends are not recorded yet. The relay keeps them in memory, retries, and claims no new delivery meanwhile. Free space or bring the database back: a restart before they are recorded mails them again.</p>`;
@@ -225,10 +224,7 @@ function renderAlert(alert: WatchdogAlert, formatTime: (ms: number) => string): 
   return html`<section><h2>Watchdog</h2><dl><dt>Kind</dt><dd>${alert.kind}</dd><dt>Silent since</dt><dd>${formatTime(alert.silentSince)}</dd>${alert.resumedAt ? html`<dt>Resumed</dt><dd>${formatTime(alert.resumedAt)}</dd>` : ''}</dl></section>`;
 }
 
-/**
- * The mail's HTML for the iframe's srcdoc, with its own CSP as a second fence (no scripts, no
- * remote loads) in case a browser does not apply the page's policy to srcdoc documents.
- */
+/** The mail for the srcdoc, with its own CSP as a second fence in case a browser does not apply the page's to srcdoc. */
 function buildSrcdoc(mailHtml: string): string {
   return `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">${mailHtml}`;
 }

@@ -61,8 +61,7 @@ function renderWaiverRow(w: Waiver, input: { now: number; csrf: string; formatTi
     w.origin === 'store' && status !== 'expired'
       ? html`<form method="post" action="/ui/waivers/${w.id}/expire"><input type="hidden" name="csrf" value="${input.csrf}"><label>Your name <input name="author" required maxlength="200"></label> <button type="submit" aria-label="Expire waiver ${w.id} now">Expire now</button></form>`
       : '';
-  const action = html`${renew}${expire}`;
-  return html`<tr data-waiver="${w.id}" data-status="${status}" data-origin="${w.origin}"><td>#${w.id} <span class="state state-${status === 'expired' ? 'dead' : status === 'expiring' ? 'retrying' : 'sent'}">${STATUS_LABEL[status]}</span><br><span class="muted">${w.source}</span>${origin}</td><td>${w.test} · ${device}</td><td>${w.until}${ended}</td><td>${w.reason || html`<span class="muted">(no reason given)</span>`}<br><span class="muted">${w.author}, ${input.formatTime(w.createdAt)}</span></td><td>${action}</td></tr>`;
+  return html`<tr data-waiver="${w.id}" data-status="${status}" data-origin="${w.origin}"><td>#${w.id} <span class="state state-${status === 'expired' ? 'dead' : status === 'expiring' ? 'retrying' : 'sent'}">${STATUS_LABEL[status]}</span><br><span class="muted">${w.source}</span>${origin}</td><td>${w.test} · ${device}</td><td>${w.until}${ended}</td><td>${w.reason || html`<span class="muted">(no reason given)</span>`}<br><span class="muted">${w.author}, ${input.formatTime(w.createdAt)}</span></td><td>${renew}${expire}</td></tr>`;
 }
 
 /** The add form, pre-filled from a link or from what was typed, with the problems of the last try. */

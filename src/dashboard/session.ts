@@ -1,6 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** How long a dashboard login lasts. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 export const SESSION_COOKIE = 'cr_ui_session';
 
@@ -57,7 +56,6 @@ export function createSessionKeys(adminToken: string) {
   };
 }
 
-/** The value of one cookie in a Cookie header. */
 export function readCookie(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
     const eq = part.indexOf('=');

@@ -105,7 +105,6 @@ function pickText<K extends string>(from: Record<string, unknown>, names: readon
   return picked;
 }
 
-/** What the last POST did, from the redirect's query. */
 function readFlash(query: Record<string, unknown>): { text: string; bad: boolean } | undefined {
   if (typeof query.added === 'string') return { text: `Waiver #${query.added.slice(0, 20)} added.`, bad: false };
   if (typeof query.expired === 'string') return { text: `Waiver #${query.expired.slice(0, 20)} expired: it no longer holds.`, bad: false };

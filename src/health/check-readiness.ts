@@ -34,7 +34,6 @@ export interface ReadinessDeps {
   store: Pick<Store, 'checkWritable'>;
   renderer: Pick<Renderer, 'sets'>;
   smtp: Pick<SmtpHealth, 'status'>;
-  /** The worker's SMTP circuit breaker. */
   pause?: () => SmtpPauseStatus;
   clock: Clock;
   /** Outcomes the store refused and the relay still holds (with the store's last answer), if any. */
@@ -52,11 +51,10 @@ export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
   const templates: ReadinessCheck =
     deps.renderer.sets.length > 0 ? { ok: true, sets: [...deps.renderer.sets] } : { ok: false, message: 'no template set is loaded' };
   const { summary, check: smtp } = checkSmtp(deps);
-  const checks = { store, templates, smtp };
   const failing = Object.entries({ store, templates })
     .filter(([, c]) => !c.ok)
     .map(([name]) => name);
-  return { ready: failing.length === 0, failing, smtp: summary, checks };
+  return { ready: failing.length === 0, failing, smtp: summary, checks: { store, templates, smtp } };
 }
 
 async function checkStore(deps: ReadinessDeps): Promise<ReadinessCheck> {

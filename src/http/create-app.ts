@@ -23,7 +23,6 @@ export interface AppDeps {
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
   /** Counts the webhooks from their arrival at a webhook path until their answer is sent (the worker yields to them). */
   webhooksInFlight?: ActivityCounter;
-  /** The dashboard, mounted at /ui. */
   dashboard?: RequestHandler;
   /** /readyz and /metrics; without it only /healthz is served. */
   observe?: ObserveRoutesOptions;

@@ -21,9 +21,7 @@ export function createObserveRouter(options: ObserveRoutesOptions): Router {
     next();
   });
 
-  router.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
+  router.get('/healthz', (_req, res) => res.json({ status: 'ok' }));
 
   // Details (the SMTP host and port, a server's error text) only for a caller with a token: an
   // unauthenticated probe needs the status and the names of failing checks, nothing more.

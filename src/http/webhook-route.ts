@@ -34,7 +34,6 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
 
   router.post(options.path, requireJson, rawBody, async (req: Request, res: Response) => {
     const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    // The request logger's child carries the request id into these lines; it is made on first use.
     const log = (): Logger => requestLogger(req, options.logger);
     if (options.secrets.length > 0) {
       const verdict = verifySignature(body, req.get('x-hook-signature'), options.secrets);

@@ -53,22 +53,14 @@ export function createMetrics(options: MetricsOptions): RelayMetrics {
   // Registered in this order, which is the order of the exposition text.
   const traffic = registerTrafficSeries(registry, options.sources ?? [DEFAULT_SOURCE_NAME]);
   const queue = registerQueueSeries(registry, options);
-
+  const labels = (reason: string, source?: string) => ({ reason: reason.slice(0, 40), source: traffic.sourceLabel(source) });
   return {
     registry,
     contentType: registry.contentType,
-    recordWebhook(outcome) {
-      recordWebhookOutcome(traffic, outcome);
-    },
-    recordWorker(outcome) {
-      recordWorkerOutcome(traffic, outcome, options.failures ?? FAILURE_CATALOGUE);
-    },
-    recordNetboxFetchError(reason, source) {
-      traffic.netboxErrors.inc({ reason: reason.slice(0, 40), source: traffic.sourceLabel(source) });
-    },
-    recordOwnerFallback(reason, source) {
-      traffic.ownerFallbacks.inc({ reason: reason.slice(0, 40), source: traffic.sourceLabel(source) });
-    },
+    recordWebhook: (outcome) => recordWebhookOutcome(traffic, outcome),
+    recordWorker: (outcome) => recordWorkerOutcome(traffic, outcome, options.failures ?? FAILURE_CATALOGUE),
+    recordNetboxFetchError: (reason, source) => traffic.netboxErrors.inc(labels(reason, source)),
+    recordOwnerFallback: (reason, source) => traffic.ownerFallbacks.inc(labels(reason, source)),
     async render() {
       await refreshQueue(queue, options);
       return registry.metrics();
