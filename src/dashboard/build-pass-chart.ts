@@ -75,10 +75,8 @@ export function buildPassChart(reports: readonly ChartReport[], layout: keyof ty
     (p) =>
       html`<line class="grid" x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${y(p)}" y2="${y(p)}" stroke="#e5e7e9" /><text x="${PAD.left - 6}" y="${y(p) + 4}" text-anchor="end" font-size="${AXIS_FONT_PX}" fill="#566573">${p}%</text>`,
   );
-  const labelled = chooseAxisLabels(
-    reports.map((r) => r.day),
-    plotW,
-  );
+  const days = reports.map((r) => r.day);
+  const labelled = chooseAxisLabels(days, plotW);
   const xLabels = reports.map((r, i) =>
     labelled[i]
       ? html`<text class="axis-day" x="${x(i)}" y="${HEIGHT - PAD.bottom + 16}" text-anchor="middle" font-size="${AXIS_FONT_PX}" fill="#566573">${r.day}</text>`

@@ -274,23 +274,13 @@ async function readListPage(deps: DashboardDeps, filter: ListOptions, contentOf:
   const rows = await Promise.all(
     shown.map(async (record) => {
       const content = await contentOf(record);
-      return {
-        record,
-        content,
-        netboxLink: buildNetboxLink(options, record, content),
-        routes: routes.filter((r) => r.deliveryId === record.id),
-      };
+      const own = routes.filter((r) => r.deliveryId === record.id);
+      return { record, content, netboxLink: buildNetboxLink(options, record, content), routes: own };
     }),
   );
-  const first = shown[0]?.id;
-  const last = shown[shown.length - 1]?.id;
   const hasNewer = filter.afterId !== undefined ? more : filter.beforeId !== undefined;
-  const hasOlder = filter.afterId !== undefined ? true : more;
-  return {
-    rows,
-    newerThan: hasNewer && first !== undefined ? first : undefined,
-    olderThan: hasOlder && last !== undefined ? last : undefined,
-  };
+  const hasOlder = filter.afterId !== undefined || more;
+  return { rows, newerThan: hasNewer ? shown[0]?.id : undefined, olderThan: hasOlder ? shown.at(-1)?.id : undefined };
 }
 
 /** The newest reports for the history chart (whatever the list's filters), oldest first. */

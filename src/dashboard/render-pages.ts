@@ -96,10 +96,8 @@ export interface MailStatus {
 
 /** Sends `body` inside the document around every page. */
 export function sendPage(res: Response, status: number, title: string, body: SafeHtml, ctx: PageContext = {}): void {
-  res
-    .status(status)
-    .type('html')
-    .send(renderLayout(title, body, ctx));
+  res.status(status).type('html');
+  res.send(renderLayout(title, body, ctx));
 }
 
 function renderLayout(title: string, body: SafeHtml, ctx: PageContext): string {
