@@ -56,20 +56,15 @@ export function createApp(deps: AppDeps): Express {
     if (source !== undefined) deps.onWebhookOutcome?.({ outcome: 'rejected', code: toRelayError(error).code, ...sourceLabel(source) });
     next(error);
   });
-  const guard = { throttle: deps.authThrottle ?? createAuthThrottle(), sleep: deps.sleep };
-  app.use(
-    createAdminRouter({
-      ...guard,
-      token: deps.config.admin?.token,
-      store: deps.store,
-      clock: deps.clock,
-      logger: deps.logger,
-      secrets: deps.config.secretValues,
-      onRequeued: deps.onRequeued,
-    }),
-  );
-  if (deps.waivers)
-    app.use(createWaiversRouter({ ...guard, token: deps.config.admin?.token, book: deps.waivers, clock: deps.clock, logger: deps.logger }));
+  const admin = {
+    token: deps.config.admin?.token,
+    clock: deps.clock,
+    logger: deps.logger,
+    throttle: deps.authThrottle ?? createAuthThrottle(),
+    sleep: deps.sleep,
+  };
+  app.use(createAdminRouter({ ...admin, store: deps.store, secrets: deps.config.secretValues, onRequeued: deps.onRequeued }));
+  if (deps.waivers) app.use(createWaiversRouter({ ...admin, book: deps.waivers }));
 
   app.use(notFound);
   app.use(createErrorHandler(deps.logger));
