@@ -49,6 +49,7 @@ export function createSessionKeys(adminToken: string) {
     verifyCsrf(session: Session, token: unknown): boolean {
       return typeof token === 'string' && sameString(mac(csrfKey, session.id), token);
     },
+    /** True when `candidate` is the admin token (constant-time). */
     verifyAdminToken(candidate: unknown): boolean {
       if (typeof candidate !== 'string' || candidate.length === 0 || candidate.length > 1024) return false;
       return timingSafeEqual(createHmac('sha256', key).update(candidate).digest(), tokenDigest);
