@@ -1,23 +1,20 @@
 import { CHART_LINES, formatPercent, passPercent, type ChartLineKey } from '../report';
+import type { Report } from '../webhook';
 import { html, type SafeHtml } from './html';
 
-interface Ratio {
-  passed: number;
-  count: number;
-}
+export type ChartReport = ReturnType<typeof toChartReport>;
 
-/** One stored report, as the chart plots it (oldest first). */
-export interface ChartReport {
-  reportId: number;
-  deliveryId: number;
-  /** Shown in tooltips (the report's creation time, formatted). */
-  when: string;
-  /** Shown under the axis: the report's creation day, short ("6 Mar"). */
-  day: string;
-  high: Ratio;
-  middle: Ratio;
-  low: Ratio;
-  total: Ratio;
+/** One stored report as the chart plots it: `when` in tooltips, `day` ("6 Mar") under the axis. */
+export function toChartReport(deliveryId: number, report: Report, when: { when: string; day: string }) {
+  return {
+    reportId: report.id,
+    deliveryId,
+    ...when,
+    high: { passed: report.high_passed, count: report.high_count },
+    middle: { passed: report.middle_passed, count: report.middle_count },
+    low: { passed: report.low_passed, count: report.low_count },
+    total: { passed: report.total_passed, count: report.total_count },
+  };
 }
 
 /** The chart's series, in the colours and dashes of every pass-ratio chart of the relay (report/chart-lines.ts). */
@@ -40,8 +37,8 @@ const AXIS_FONT_PX = 11;
 const CHAR_WIDTH_PX = 7;
 const LABEL_GAP_PX = 10;
 
-/** The chart's two layouts: wide for a desk, narrow (fewer labels, same font size) for a phone. */
-export const CHART_LAYOUTS = {
+/** Wide for a desk, narrow (fewer labels, same font size) for a phone. */
+const CHART_LAYOUTS = {
   wide: { width: 760, className: 'pass-chart' },
   narrow: { width: 360, className: 'pass-chart-narrow' },
 } as const;
@@ -65,10 +62,8 @@ function chooseAxisLabels(days: readonly string[], plotWidthPx: number): boolean
 }
 
 /**
- * Pass percentage per severity across reports, as inline SVG built on the server: no script, no
- * CDN, readable in any browser (and by a screen reader through its title and the table beside it).
- * A severity with no results in a report leaves a gap in its line rather than a fake 0 %. The x axis
- * carries the reports' days, spaced so that labels never collide (see {@link chooseAxisLabels}).
+ * Pass percentage per severity across reports, as inline SVG built on the server (no script, no CDN).
+ * A severity with no results in a report leaves a gap in its line rather than a fake 0 %.
  */
 export function buildPassChart(reports: readonly ChartReport[], layout: keyof typeof CHART_LAYOUTS = 'wide'): SafeHtml {
   const { width: WIDTH, className } = CHART_LAYOUTS[layout];
@@ -80,10 +75,8 @@ export function buildPassChart(reports: readonly ChartReport[], layout: keyof ty
     (p) =>
       html`<line class="grid" x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${y(p)}" y2="${y(p)}" stroke="#e5e7e9" /><text x="${PAD.left - 6}" y="${y(p) + 4}" text-anchor="end" font-size="${AXIS_FONT_PX}" fill="#566573">${p}%</text>`,
   );
-  const labelled = chooseAxisLabels(
-    reports.map((r) => r.day),
-    plotW,
-  );
+  const days = reports.map((r) => r.day);
+  const labelled = chooseAxisLabels(days, plotW);
   const xLabels = reports.map((r, i) =>
     labelled[i]
       ? html`<text class="axis-day" x="${x(i)}" y="${HEIGHT - PAD.bottom + 16}" text-anchor="middle" font-size="${AXIS_FONT_PX}" fill="#566573">${r.day}</text>`

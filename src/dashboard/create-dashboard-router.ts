@@ -6,12 +6,12 @@ import { buildLinks, formatDateTime, formatShortDay } from '../report';
 import { FAILURE_CATALOGUE } from '../notify';
 import { createAuthThrottle, type AuthThrottle, type Clock, type FailureCatalogue, type Logger } from '../shared';
 import { parseStoredId, type DeliveryRecord, type DigestPeriod, type ListOptions, type Store } from '../store';
-import { buildPassChart, type ChartReport } from './build-pass-chart';
+import { buildPassChart, toChartReport, type ChartReport } from './build-pass-chart';
 import { html } from './html';
 import { parseListFilters } from './parse-list-filters';
-import { readDeliveryContent, toChartReport, type DeliveryContent } from './read-delivery-content';
+import { readDeliveryContent, type DeliveryContent } from './read-delivery-content';
 import { renderDeliveries, type DigestsInput, type ListPage } from './render-deliveries';
-import { DASHBOARD_CSP, renderDelivery, renderLayout, renderLogin, type MailStatus, type PageContext } from './render-pages';
+import { DASHBOARD_CSP, renderDelivery, renderLogin, sendPage, type MailStatus, type PageContext } from './render-pages';
 import { registerWaiverPages } from './waiver-pages';
 import { buildReturnUrl, pickTextParams, readFlash } from './flash-messages';
 import type { WaiverBook } from '../waivers';
@@ -35,38 +35,32 @@ export interface DashboardOptions {
   clock: Clock;
   logger: Logger;
   timezone: string;
-  /** The relay's failure catalogue (its transports' codes and its own); absent: notify's, for the relay's own transports. */
+  /** The relay's failure catalogue (its transports' codes and its own); absent: notify's. */
   failures?: FailureCatalogue;
   netboxUrl?: string;
-  /**
-   * The NetBox sources (SOURCES_FILE) by name with their NetBox URL: with more than one, the list names
-   * each delivery's source and filters by it (`?source=`), and a report links into its own NetBox.
-   */
+  /** SOURCES_FILE's sources: with more than one, the list names and filters by source; reports link into their own NetBox. */
   sources?: readonly { name: string; netbox: { url?: string } }[];
-  /** Outcomes of sends waiting to be recorded (the store refused them), for the banner. */
+  /** Outcomes of sends the store refused, still held in memory: a banner on every page. */
   unrecordedOutcomes?: () => number;
   /** A delivery was put back in the queue (wakes the worker). */
   onRequeued?: (id: number) => void;
-  /** The worker's SMTP circuit breaker: a banner on every page while it holds the queue. */
+  /** The worker's SMTP circuit breaker: a banner with "try now" on every page while it holds the queue. */
   smtpPause?: () => SmtpPauseStatus;
-  /** "Try now": a paused queue probes the SMTP server at once. */
   tryNow?: () => Promise<TryNowResult>;
-  /** Route names of ROUTES_FILE, suggested in the list's route filter. */
+  /** ROUTES_FILE's route names, suggested in the list's route filter. */
   routeNames?: readonly string[];
-  /** Deliveries per page of the main list, and reports in the chart. */
   listLimit?: number;
   chartLimit?: number;
   /** Slows down failed logins per address; shared with the admin API, which takes the same token. */
   throttle?: AuthThrottle;
-  /** Waits before a failed login is answered; injectable so tests need not wait. */
   sleep?: (ms: number) => Promise<void>;
-  /** Warnings about the relay's own configuration, shown on every page after login. */
+  /** Warnings about the relay's own configuration (an unsigned webhook open to the network). */
   notices?: string[];
-  /** The mail server's state (the SMTP health /readyz reports), shown as a banner while it fails. */
+  /** The mail server's state as /readyz's smtp check reports it: a banner while it fails. */
   mailStatus?: () => MailStatus;
-  /** Accepted exceptions: the waivers pages (list, add, expire) under /ui/waivers. */
+  /** Accepted exceptions: the waivers pages under /ui/waivers. */
   waivers?: WaiverBook;
-  /** The digest routes: their schedules with next runs, and the latest periods (store.listDigestPeriods). */
+  /** The digest routes' schedules with next runs, and the latest periods. */
   digests?: {
     schedules: () => DigestsInput['schedules'];
     periods: (options: { limit: number }) => Promise<DigestPeriod[]>;
@@ -75,22 +69,18 @@ export interface DashboardOptions {
 
 type Authed = Request & { session?: Session };
 
-/** A row's content, read once per request. */
 type ReadContent = (record: DeliveryRecord) => Promise<DeliveryContent>;
 
-/** What the dashboard's handlers share once ADMIN_TOKEN is set. */
 interface DashboardDeps {
   options: DashboardOptions;
   keys: SessionKeys;
-  /** Epoch milliseconds as the dashboard shows them, in TIMEZONE. */
+  /** Epoch milliseconds in TIMEZONE. */
   formatTime: (ms: number) => string;
 }
 
 /**
- * The dashboard at /ui: a login form that exchanges ADMIN_TOKEN for a signed HttpOnly,
- * SameSite=Strict session cookie; recent deliveries with a retry button for dead ones (POST with a
- * per-session CSRF token); a server-made SVG chart of pass percentages per severity; and for each
- * delivery the exact mail that was sent. No JavaScript anywhere, and a CSP that forbids it.
+ * The dashboard at /ui, behind a login that exchanges ADMIN_TOKEN for a signed HttpOnly, SameSite=Strict
+ * session cookie; every POST carries a per-session CSRF token. No JavaScript anywhere, and a CSP that forbids it.
  */
 export function createDashboardRouter(options: DashboardOptions): Router {
   const router = express.Router();
@@ -110,7 +100,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
 
   router.get('/login', (req, res) => {
     if (readSession(deps, req)) return res.redirect(303, '/ui');
-    res.type('html').send(renderLayout('Log in', renderLogin(undefined), {}));
+    sendPage(res, 200, 'Log in', renderLogin(undefined));
   });
   router.post('/login', form, createLoginHandler(deps));
   // Everything below needs a session; a browser without one is sent to the login form.
@@ -129,11 +119,9 @@ export function createDashboardRouter(options: DashboardOptions): Router {
     res.redirect(303, `/ui?smtp=${result}`);
   });
   router.post('/deliveries/:id/retry-now', form, requireCsrf, (req: Authed, res: Response) => retryDeliveryNow(deps, req, res));
-  if (options.waivers) {
-    const { clock, logger } = options;
-    const pageContext = (req: Request) => buildPageContext(deps, req);
-    registerWaiverPages(router, { book: options.waivers, clock, logger, formatTime: deps.formatTime, pageContext, requireCsrf });
-  }
+  const { clock, logger, waivers: book } = options;
+  const pageContext = (req: Request) => buildPageContext(deps, req);
+  if (book) registerWaiverPages(router, { book, clock, logger, formatTime: deps.formatTime, pageContext, requireCsrf });
   return router;
 }
 
@@ -149,21 +137,11 @@ function setSecurityHeaders(_req: Request, res: Response, next: NextFunction): v
   next();
 }
 
-/** Without ADMIN_TOKEN every dashboard page is a 404 that says how to turn it on. */
 function sendDashboardOff(_req: Request, res: Response): void {
-  res
-    .status(404)
-    .type('html')
-    .send(
-      renderLayout(
-        'Dashboard off',
-        html`<section><h1>The dashboard is off</h1><p>Set <code>ADMIN_TOKEN</code> (at least 16 characters) to turn it on.</p></section>`,
-        {},
-      ),
-    );
+  const body = html`<section><h1>The dashboard is off</h1><p>Set <code>ADMIN_TOKEN</code> (at least 16 characters) to turn it on.</p></section>`;
+  sendPage(res, 404, 'Dashboard off', body);
 }
 
-/** The request's valid session, if its cookie carries one. */
 function readSession(deps: DashboardDeps, req: Request): Session | undefined {
   return deps.keys.verify(readCookie(req.get('cookie'), SESSION_COOKIE), deps.options.clock.now());
 }
@@ -181,11 +159,7 @@ function createLoginHandler(deps: DashboardDeps): (req: Request, res: Response) 
       const delayMs = throttle.recordFailure(address, options.clock.now());
       options.logger.warn({ ip: req.ip, delayMs }, 'dashboard: failed login');
       if (delayMs > 0) await sleep(delayMs);
-      res
-        .status(401)
-        .type('html')
-        .send(renderLayout('Log in', renderLogin('That is not the admin token.'), {}));
-      return;
+      return sendPage(res, 401, 'Log in', renderLogin('That is not the admin token.'));
     }
     throttle.recordSuccess(address);
     const { cookie } = keys.issue(options.clock.now());
@@ -201,34 +175,19 @@ function createSessionGuard(deps: DashboardDeps): (req: Authed, res: Response, n
     const session = readSession(deps, req);
     if (!session) {
       if (req.method === 'GET') return res.redirect(303, '/ui/login');
-      return res
-        .status(401)
-        .type('html')
-        .send(renderLayout('Log in', renderLogin('Your session has ended: log in again.'), {}));
+      return sendPage(res, 401, 'Log in', renderLogin('Your session has ended: log in again.'));
     }
     req.session = session;
     next();
   };
 }
 
-/** Every POST carries the session's CSRF token in a hidden field. */
 function createCsrfCheck(deps: DashboardDeps): (req: Authed, res: Response, next: NextFunction) => void {
   return (req, res, next) => {
     const token = (req.body as Record<string, unknown> | undefined)?.csrf;
-    if (!deps.keys.verifyCsrf(req.session!, token)) {
-      res
-        .status(403)
-        .type('html')
-        .send(
-          renderLayout(
-            'Refused',
-            html`<section><h1>Refused</h1><p>The form's security token is missing or stale. <a href="/ui">Reload the dashboard</a> and try again.</p></section>`,
-            {},
-          ),
-        );
-      return;
-    }
-    next();
+    if (deps.keys.verifyCsrf(req.session!, token)) return next();
+    const body = html`<section><h1>Refused</h1><p>The form's security token is missing or stale. <a href="/ui">Reload the dashboard</a> and try again.</p></section>`;
+    sendPage(res, 403, 'Refused', body);
   };
 }
 
@@ -244,7 +203,7 @@ function buildPageContext(deps: DashboardDeps, req: Authed): PageContext & { csr
       pause && pause.state !== 'closed'
         ? {
             state: pause.state === 'open' ? 'paused' : 'probing',
-            since: formatTime(pause.pausedSince ?? deps.options.clock.now()),
+            since: formatTime(pause.pausedSince ?? options.clock.now()),
             nextTry: formatTime(pause.openUntil),
             lastError: pause.lastError ? `${pause.lastError.code}: ${pause.lastError.message}` : 'unknown',
             code: pause.lastError?.code,
@@ -273,34 +232,24 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
     readDigests(options),
   ]);
   const pageContext = buildPageContext(deps, req);
-  const shownQuery = filters.ok ? filters.query : pickTextParams(query);
-  res
-    .status(filters.ok ? 200 : 400)
-    .type('html')
-    .send(
-      renderLayout(
-        'Deliveries',
-        renderDeliveries({
-          page,
-          query: shownQuery,
-          issues: filters.ok ? undefined : filters.issues,
-          counts,
-          chart: html`${buildPassChart(chart, 'wide')}${buildPassChart(chart, 'narrow')}`,
-          chartCount: chart.length,
-          csrf: pageContext.csrf,
-          flash: readFlash(query),
-          formatTime,
-          routeNames: options.routeNames ?? [],
-          failures: options.failures ?? FAILURE_CATALOGUE,
-          sourceNames: (options.sources ?? []).map((source) => source.name),
-          digests,
-        }),
-        pageContext,
-      ),
-    );
+  const body = renderDeliveries({
+    page,
+    query: filters.ok ? filters.query : pickTextParams(query),
+    issues: filters.ok ? undefined : filters.issues,
+    counts,
+    chart: html`${buildPassChart(chart, 'wide')}${buildPassChart(chart, 'narrow')}`,
+    chartCount: chart.length,
+    csrf: pageContext.csrf,
+    flash: readFlash(query),
+    formatTime,
+    routeNames: options.routeNames ?? [],
+    failures: options.failures ?? FAILURE_CATALOGUE,
+    sourceNames: (options.sources ?? []).map((source) => source.name),
+    digests,
+  });
+  sendPage(res, filters.ok ? 200 : 400, 'Deliveries', body, pageContext);
 }
 
-/** Digests shown on the list page: how many of the latest, with their deliveries' states. */
 const DIGESTS_SHOWN = 10;
 
 async function readDigests(options: DashboardOptions): Promise<DigestsInput | undefined> {
@@ -313,10 +262,7 @@ async function readDigests(options: DashboardOptions): Promise<DigestsInput | un
   return { schedules, periods: withState.filter((p) => p.deliveryId !== null).slice(0, DIGESTS_SHOWN) };
 }
 
-/**
- * One page of the list, read by keyset: one row more than the page is asked for, to know whether
- * there is a next page in the direction of travel; the other direction exists when a key was given.
- */
+/** One page of the list by keyset: one row more than asked for says whether a page follows in the direction of travel. */
 async function readListPage(deps: DashboardDeps, filter: ListOptions, contentOf: ReadContent): Promise<ListPage> {
   const { options } = deps;
   const limit = options.listLimit ?? 100;
@@ -328,23 +274,13 @@ async function readListPage(deps: DashboardDeps, filter: ListOptions, contentOf:
   const rows = await Promise.all(
     shown.map(async (record) => {
       const content = await contentOf(record);
-      return {
-        record,
-        content,
-        netboxLink: buildNetboxLink(options, record, content),
-        routes: routes.filter((r) => r.deliveryId === record.id),
-      };
+      const own = routes.filter((r) => r.deliveryId === record.id);
+      return { record, content, netboxLink: buildNetboxLink(options, record, content), routes: own };
     }),
   );
-  const first = shown[0]?.id;
-  const last = shown[shown.length - 1]?.id;
   const hasNewer = filter.afterId !== undefined ? more : filter.beforeId !== undefined;
-  const hasOlder = filter.afterId !== undefined ? true : more;
-  return {
-    rows,
-    newerThan: hasNewer && first !== undefined ? first : undefined,
-    olderThan: hasOlder && last !== undefined ? last : undefined,
-  };
+  const hasOlder = filter.afterId !== undefined || more;
+  return { rows, newerThan: hasNewer ? shown[0]?.id : undefined, olderThan: hasOlder ? shown.at(-1)?.id : undefined };
 }
 
 /** The newest reports for the history chart (whatever the list's filters), oldest first. */
@@ -376,11 +312,7 @@ function buildNetboxLink(options: DashboardOptions, record: DeliveryRecord, cont
 async function findDelivery(deps: DashboardDeps, req: Request, res: Response): Promise<DeliveryRecord | undefined> {
   const id = parseStoredId(String(req.params.id));
   const record = id === undefined ? undefined : await deps.options.store.getDelivery(id);
-  if (!record)
-    res
-      .status(404)
-      .type('html')
-      .send(renderLayout('Not found', html`<section><h1>No such delivery</h1><p><a href="/ui">All deliveries</a></p></section>`, {}));
+  if (!record) sendPage(res, 404, 'Not found', html`<section><h1>No such delivery</h1><p><a href="/ui">All deliveries</a></p></section>`);
   return record;
 }
 
@@ -390,32 +322,21 @@ async function showDelivery(deps: DashboardDeps, req: Authed, res: Response): Pr
   const record = await findDelivery(deps, req, res);
   if (!record) return;
   const content = await readDeliveryContent(record, options.store);
-  const sent = await options.store.listSentMessages(record.id);
-  const reportLink = buildNetboxLink(options, record, content);
   const page = buildPageContext(deps, req);
-  const routes = await options.store.listRouteMails([record.id]);
-  res.type('html').send(
-    renderLayout(
-      `Delivery #${record.id}`,
-      renderDelivery({
-        record,
-        content,
-        sent,
-        csrf: page.csrf,
-        formatTime,
-        reportLink,
-        routes,
-        named: (options.sources?.length ?? 0) > 1,
-      }),
-      page,
-    ),
-  );
+  const body = renderDelivery({
+    record,
+    content,
+    sent: await options.store.listSentMessages(record.id),
+    csrf: page.csrf,
+    formatTime,
+    reportLink: buildNetboxLink(options, record, content),
+    routes: await options.store.listRouteMails([record.id]),
+    named: (options.sources?.length ?? 0) > 1,
+  });
+  sendPage(res, 200, `Delivery #${record.id}`, body, page);
 }
 
-/**
- * GET /deliveries/:id/message.eml?route=NAME: one route's kept message, byte for byte. Without
- * `route`, the first one kept (the link of pages from before every route's mail was kept).
- */
+/** GET /deliveries/:id/message.eml?route=NAME: one route's kept message, byte for byte (without `route`, the first one kept). */
 async function downloadMessage(deps: DashboardDeps, req: Request, res: Response): Promise<void> {
   const record = await findDelivery(deps, req, res);
   if (!record) return;

@@ -10,7 +10,6 @@ function describeRetryWhilePaused(smtp: unknown, id: number): string {
   return '';
 }
 
-/** What "try now" did, in words. */
 const TRY_NOW_TEXT: Record<TryNowResult, string> = {
   'probing-now': 'Trying SMTP now: the oldest queued delivery is sent as a probe; when it gets through, the queue resumes oldest first.',
   'probe-in-flight': 'A probe of the SMTP server is in flight now: its answer decides whether the queue resumes.',

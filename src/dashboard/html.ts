@@ -8,10 +8,7 @@ export class SafeHtml {
   }
 }
 
-/**
- * Escapes text for HTML content and double-quoted attributes, and makes bidi overrides and control
- * characters visible: everything a page shows from a report, a mail or an error is untrusted.
- */
+/** Escapes text for HTML and double-quoted attributes, bidi overrides and control characters made visible. */
 export function escapeHtml(value: unknown): string {
   // Anything may be interpolated: String() is the conversion meant, null and undefined show as nothing.
   const shown: unknown = value ?? '';
@@ -21,10 +18,7 @@ export function escapeHtml(value: unknown): string {
   );
 }
 
-/**
- * A tagged template for pages: every interpolated value is escaped unless it is {@link SafeHtml}
- * (another `html` result); arrays are joined. So a report field or an SMTP error can never inject markup.
- */
+/** A tagged template: every interpolated value is escaped unless it is {@link SafeHtml}; arrays are joined. */
 export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
   let out = strings[0];
   values.forEach((value, i) => {

@@ -8,7 +8,6 @@ export type FilterParam = (typeof FILTER_PARAMS)[number];
 
 /** Longest route name or search text accepted (route names are short YAML keys; device names ≤ 64 in NetBox). */
 const MAX_TEXT_LENGTH = 100;
-const MAX_ID = Number.MAX_SAFE_INTEGER;
 
 /** An absent parameter and an empty form field are the same: no filter. */
 const optional = <T extends z.ZodType>(schema: T) =>
@@ -26,7 +25,7 @@ const id = (what: string) =>
     .string({ error: 'must be given once' })
     .regex(/^\d{1,16}$/, `must be ${what}: a whole number from 1`)
     .transform(Number)
-    .refine((n) => n >= 1 && n <= MAX_ID, `must be ${what}: a whole number from 1`);
+    .refine((n) => n >= 1 && n <= Number.MAX_SAFE_INTEGER, `must be ${what}: a whole number from 1`);
 
 const day = z
   .string({ error: 'must be given once' })
@@ -53,7 +52,6 @@ const ListQuerySchema = z
   .refine((q) => q.before === undefined || q.after === undefined, { path: ['after'], message: 'cannot be combined with before' });
 export type ListQuery = z.infer<typeof ListQuerySchema>;
 
-/** One problem with the list's query: the parameter and why. */
 export interface FilterIssue {
   param: string;
   message: string;

@@ -1,11 +1,8 @@
 import type { DeliveryRecord, Store } from '../store';
-import type { Report } from '../webhook';
-import { parseDelivery } from '../webhook';
+import { parseDelivery, type Report } from '../webhook';
 import { parseMissedReportsNotice, parseWatchdogAlert, type MissedReportsNotice, type WatchdogAlert } from '../watchdog';
 import { parseDigestJob, type DigestJob } from '../digest';
-import type { ChartReport } from './build-pass-chart';
 
-/** What a stored delivery holds, for display. */
 export type DeliveryContent =
   | { kind: 'report'; report: Report }
   | { kind: 'watchdog'; alert: WatchdogAlert }
@@ -14,17 +11,13 @@ export type DeliveryContent =
   | { kind: 'other'; reason: string };
 
 /**
- * What a delivery holds: a report row is read from the typed fields the webhook parsed at ingest
- * (a listing of 100 rows loads and parses no body). Only a record without them loads its
- * body: the watchdog's own (known by its dedup key) or a report stored before migration 6.
+ * What a delivery holds: a report from the typed fields parsed at ingest, so a listing loads no body.
+ * Only a record without them (the watchdog's, a digest's, a report stored before migration 6) loads its body.
  */
 export async function readDeliveryContent(record: DeliveryRecord, store: Pick<Store, 'getDeliveryBody'>): Promise<DeliveryContent> {
   if (record.report) return { kind: 'report', report: record.report.report };
-  return readStoredBody(record.dedupKey, await store.getDeliveryBody(record.id));
-}
-
-/** Reads a stored body: a watchdog record (or the catch-up's notice), a validity report stored before its fields were kept, or something the page only names. */
-function readStoredBody(dedupKey: string, body: Buffer | undefined): DeliveryContent {
+  const { dedupKey } = record;
+  const body = await store.getDeliveryBody(record.id);
   if (!body) return { kind: 'other', reason: 'the stored body is gone' };
   const notice = parseMissedReportsNotice(dedupKey, body);
   if (notice) return { kind: 'missed', notice };
@@ -38,17 +31,4 @@ function readStoredBody(dedupKey: string, body: Buffer | undefined): DeliveryCon
   } catch (error) {
     return { kind: 'other', reason: (error as Error).message };
   }
-}
-
-/** A report's counts as the chart plots them. */
-export function toChartReport(deliveryId: number, report: Report, when: { when: string; day: string }): ChartReport {
-  return {
-    reportId: report.id,
-    deliveryId,
-    ...when,
-    high: { passed: report.high_passed, count: report.high_count },
-    middle: { passed: report.middle_passed, count: report.middle_count },
-    low: { passed: report.low_passed, count: report.low_count },
-    total: { passed: report.total_passed, count: report.total_count },
-  };
 }

@@ -1,32 +1,20 @@
-import type { FailureCatalogue } from '../shared';
+import { describeFailureOutcome, readFailureFacts, type FailureCatalogue } from '../shared';
+import { describeMailError } from '../notify';
 import { formatPercent } from '../report';
 import { DELIVERY_STATES, type DeliveryRecord, type DeliveryState, type DigestPeriod, type RouteMailRecord } from '../store';
-import { describeFailure } from './describe-failure';
 import { html, type SafeHtml } from './html';
-import type { FilterIssue, ListQuery } from './parse-list-filters';
-import { buildFilterParams } from './parse-list-filters';
+import { buildFilterParams, type FilterIssue, type ListQuery } from './parse-list-filters';
 import type { DeliveryContent } from './read-delivery-content';
 
-interface DeliveryRow {
-  record: DeliveryRecord;
-  content: DeliveryContent;
-  /** The report's page in NetBox (only on NETBOX_URL's origin), when NETBOX_URL is set. */
-  netboxLink?: string;
-  routes: RouteMailRecord[];
-}
-
-/** One page of the list and the keys of its neighbours (keyset paging: ids, never offsets). */
+/** One page of the list and the keys of its neighbours, when there are any (keyset paging: ids, never offsets). */
 export interface ListPage {
-  rows: DeliveryRow[];
-  /** The id to read older rows below, when there are any. */
+  rows: { record: DeliveryRecord; content: DeliveryContent; netboxLink?: string; routes: RouteMailRecord[] }[];
   olderThan?: number;
-  /** The id to read newer rows above, when the page is not the newest. */
   newerThan?: number;
 }
 
 export interface DeliveriesInput {
   page?: ListPage;
-  /** The relay's failure catalogue (its transports' codes and its own): a failed delivery's words. */
   failures: FailureCatalogue;
   /** The query as given (kept in the form), and its problems when it is invalid. */
   query: Partial<Record<keyof ListQuery, string | number>>;
@@ -37,11 +25,9 @@ export interface DeliveriesInput {
   csrf: string;
   flash?: { text: string; bad: boolean };
   formatTime: (ms: number) => string;
-  /** Route names of ROUTES_FILE, offered as suggestions in the route filter. */
   routeNames: readonly string[];
-  /** With several NetBox sources (SOURCES_FILE): their names; each row then names its source, and the list filters by it. */
+  /** With more than one, each row names its source and the list filters by it. */
   sourceNames?: readonly string[];
-  /** The digest routes: their schedules and next runs, and the latest digests with their deliveries. */
   digests?: DigestsInput;
 }
 
@@ -147,7 +133,7 @@ function renderTable(input: DeliveriesInput, page: ListPage): SafeHtml {
 <tbody>${rows.length ? rows : html`<tr><td colspan="5" class="muted">${back ? 'No delivery matches these filters.' : 'No deliveries yet.'}</td></tr>`}</tbody></table>${pager}`;
 }
 
-function renderRow(row: DeliveryRow, input: DeliveriesInput, back: string): SafeHtml {
+function renderRow(row: ListPage['rows'][number], input: DeliveriesInput, back: string): SafeHtml {
   const { record: d, content } = row;
   const named = (input.sourceNames?.length ?? 0) > 1;
   const high = content.kind === 'report' && content.report.high_passed < content.report.high_count ? content.report : undefined;
@@ -175,6 +161,16 @@ function renderAction(d: DeliveryRecord, csrf: string, back: string): SafeHtml |
   if (d.state === 'dead') return form('retry', 'Retry', `Retry delivery ${d.id}`);
   if (d.state === 'retrying') return form('retry-now', 'Retry now', `Retry delivery ${d.id} now`);
   return '';
+}
+
+/**
+ * A failure in words: what to change when a user can fix it (refused, DNS, TLS, certificate, login: the
+ * same words as `verify-smtp`), else the catalogue's words for its code; then whether it is tried again.
+ */
+function describeFailure(code: string | null, error: string, catalogue: FailureCatalogue): string {
+  const facts = readFailureFacts(code, catalogue);
+  const fixable = code ? describeMailError({ code, message: error }) : undefined;
+  return `${fixable ?? facts.words} ${describeFailureOutcome(facts)}`;
 }
 
 function truncate(s: string, n: number): string {

@@ -1,9 +1,12 @@
+import type { Response } from 'express';
 import { buildEmlFileName, findMessageId } from '../http';
 import { formatPercent } from '../report';
 import { embedRawInlineImages } from '../mail';
 import { describeContent, stateBadge } from './render-deliveries';
 import type { DeliveryRecord, RouteMailRecord, SentMessage } from '../store';
 import type { WatchdogAlert } from '../watchdog';
+import type { Report } from '../webhook';
+import { CHART_SERIES } from './build-pass-chart';
 import { html, SafeHtml } from './html';
 import type { DeliveryContent } from './read-delivery-content';
 
@@ -68,34 +71,19 @@ const STYLE = `
 `;
 
 /**
- * The Content-Security-Policy of every dashboard page: nothing may load from elsewhere and no
- * script runs at all; inline styles are allowed (the page's and the mail's). The sent mail's HTML
- * is shown in a sandboxed srcdoc iframe, which inherits this policy, so a remote image or a script
- * in a mail cannot load or run either.
+ * Nothing may load from elsewhere and no script runs; inline styles are allowed (the page's and the mail's).
+ * The sandboxed srcdoc iframe that shows a mail inherits it, so a mail's remote image or script cannot load or run.
  */
 export const DASHBOARD_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-/** The SMTP pause as the banner shows it, times already formatted. */
-interface SmtpPauseBanner {
-  /** As /readyz names it: `paused` until the next try, `probing` while the oldest delivery tests the server. */
-  state: 'paused' | 'probing';
-  since: string;
-  nextTry: string;
-  lastError: string;
-  /** The catalogue code of the last error (OAUTH2_REFUSED, SMTP_4XX, …), for scripts and tests. */
-  code?: string;
-}
-
+/** The banners above every page after login, and the session's CSRF token for the header's forms. */
 export interface PageContext {
   csrf?: string;
-  /** The whole queue waits for the SMTP server: a banner with "try now" above every page. */
-  smtpPause?: SmtpPauseBanner;
-  /** Outcomes of sends the store refused, still held in memory: shown as a banner above every page. */
+  /** The SMTP pause, times already formatted; `state` as /readyz names it. */
+  smtpPause?: { state: 'paused' | 'probing'; since: string; nextTry: string; lastError: string; code?: string };
   unrecorded?: number;
-  /** Configuration warnings (an unsigned webhook open to the network), shown above the page. */
   notices?: string[];
-  /** The mail server's state as /readyz's smtp check reports it: a banner while it fails. */
   mail?: MailStatus;
 }
 
@@ -106,8 +94,13 @@ export interface MailStatus {
   message?: string;
 }
 
-/** The document around every page. */
-export function renderLayout(title: string, body: SafeHtml, ctx: PageContext): string {
+/** Sends `body` inside the document around every page. */
+export function sendPage(res: Response, status: number, title: string, body: SafeHtml, ctx: PageContext = {}): void {
+  res.status(status).type('html');
+  res.send(renderLayout(title, body, ctx));
+}
+
+function renderLayout(title: string, body: SafeHtml, ctx: PageContext): string {
   const nav = ctx.csrf
     ? html`<a href="/ui">Deliveries</a><a href="/ui/waivers">Waivers</a><form method="post" action="/ui/logout"><input type="hidden" name="csrf" value="${ctx.csrf}"><button type="submit">Log out</button></form>`
     : '';
@@ -117,7 +110,6 @@ export function renderLayout(title: string, body: SafeHtml, ctx: PageContext): s
     .value;
 }
 
-/** The warning that mails were sent whose outcome the store has not recorded yet. */
 function renderUnrecordedBanner(unrecorded: number | undefined): SafeHtml | '' {
   if (!unrecorded) return '';
   return html`<p class="banner" role="alert" data-unrecorded="${unrecorded}"><strong>The store refuses writes:</strong> ${unrecorded} outcome(s) of sends are not recorded yet. The relay keeps them in memory, retries, and claims no new delivery meanwhile. Free space or bring the database back: a restart before they are recorded mails them again.</p>`;
@@ -137,16 +129,12 @@ function renderSmtpPauseBanner(ctx: PageContext): SafeHtml | '' {
   return html`<div class="banner smtp-paused" role="alert" data-smtp-state="${pause.state}" data-mail-code="${pause.code ?? ''}"><p><strong>SMTP paused</strong> since <time class="smtp-since">${pause.since}</time>, ${next}, last error <code class="smtp-last-error">${pause.lastError}</code>. Deliveries wait in the outbox (nothing is lost) and go oldest first once the server answers.</p>${button}</div>`;
 }
 
-/**
- * The mail server refuses or cannot be reached (a refused OAuth2 token, a certificate, an outage): the
- * same reason as /readyz's smtp check, so an operator sees why the queue is not moving.
- */
+/** The mail server refuses or cannot be reached: the same reason as /readyz's smtp check. */
 function renderMailBanner(mail: MailStatus | undefined): SafeHtml | '' {
   if (!mail || mail.ok) return '';
   return html`<p class="banner" role="alert" data-mail-code="${mail.code ?? ''}"><strong>Mail is not going out${mail.code ? html` (${mail.code})` : ''}:</strong> ${mail.message ?? 'the last check failed'}. Deliveries wait in the queue and are sent, oldest first, once the server takes them again.</p>`;
 }
 
-/** The login form. */
 export function renderLogin(error: string | undefined): SafeHtml {
   return html`<section><h1>Log in</h1>
 <p class="muted">Enter the relay's ADMIN_TOKEN. The browser keeps a signed session cookie, not the token.</p>
@@ -170,12 +158,11 @@ function readVerdictHeader(raw: Buffer): string | undefined {
 export function renderDelivery(input: {
   record: DeliveryRecord;
   content: DeliveryContent;
-  /** The kept mail of each route that was sent, in the order they were sent. */
+  /** In the order they were sent. */
   sent: SentMessage[];
   csrf: string;
   formatTime: (ms: number) => string;
   reportLink?: string;
-  /** The routing decision and mail state of each route (ROUTES_FILE), suppressed ones with their reason. */
   routes?: RouteMailRecord[];
   /** Several NetBox sources: the page names the delivery's. */
   named?: boolean;
@@ -194,16 +181,7 @@ ${d.messageId ? html`<dt>Message-ID</dt><dd><code>${d.messageId}</code></dd>` : 
 
   const counts =
     input.content.kind === 'report'
-      ? html`<section><h2>Report counts</h2><table><thead><tr><th>Severity</th><th>Passed</th><th>Pass rate</th></tr></thead><tbody>${(
-          [
-            ['HIGH', input.content.report.high_passed, input.content.report.high_count],
-            ['MIDDLE', input.content.report.middle_passed, input.content.report.middle_count],
-            ['LOW', input.content.report.low_passed, input.content.report.low_count],
-            ['All', input.content.report.total_passed, input.content.report.total_count],
-          ] as const
-        ).map(
-          ([name, p, c]) => html`<tr><td>${name}</td><td>${c === 0 ? '—' : `${p}/${c}`}</td><td>${formatPercent(p, c)}</td></tr>`,
-        )}</tbody></table></section>`
+      ? renderCounts(input.content.report)
       : input.content.kind === 'watchdog'
         ? renderAlert(input.content.alert, input.formatTime)
         : '';
@@ -218,6 +196,14 @@ ${d.messageId ? html`<dt>Message-ID</dt><dd><code>${d.messageId}</code></dd>` : 
       )}</tbody></table></section>`
     : '';
   return html`<p><a href="/ui">← All deliveries</a></p>${summary}${routes}${counts}${mail}`;
+}
+
+function renderCounts(report: Report): SafeHtml {
+  const rows = CHART_SERIES.map(({ key, name }) => {
+    const [p, c] = [report[`${key}_passed`], report[`${key}_count`]];
+    return html`<tr><td>${name}</td><td>${c === 0 ? '—' : `${p}/${c}`}</td><td>${formatPercent(p, c)}</td></tr>`;
+  });
+  return html`<section><h2>Report counts</h2><table><thead><tr><th>Severity</th><th>Passed</th><th>Pass rate</th></tr></thead><tbody>${rows}</tbody></table></section>`;
 }
 
 /** One route's mail as it was sent: where it went, its Message-ID, the .eml, headers, HTML and text parts. */
@@ -236,10 +222,7 @@ function renderAlert(alert: WatchdogAlert, formatTime: (ms: number) => string): 
   return html`<section><h2>Watchdog</h2><dl><dt>Kind</dt><dd>${alert.kind}</dd><dt>Silent since</dt><dd>${formatTime(alert.silentSince)}</dd>${alert.resumedAt ? html`<dt>Resumed</dt><dd>${formatTime(alert.resumedAt)}</dd>` : ''}</dl></section>`;
 }
 
-/**
- * The mail's HTML for the iframe's srcdoc, with its own CSP as a second fence (no scripts, no
- * remote loads) in case a browser does not apply the page's policy to srcdoc documents.
- */
+/** The mail for the srcdoc, with its own CSP as a second fence in case a browser does not apply the page's to srcdoc. */
 function buildSrcdoc(mailHtml: string): string {
   return `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">${mailHtml}`;
 }

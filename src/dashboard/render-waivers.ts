@@ -1,14 +1,10 @@
 import type { ErrorIssue } from '../shared';
-import { buildWaiverFormPath, classifyWaiver, WAIVER_MAX_DAYS_AHEAD, WAIVER_STATUSES, type Waiver, type WaiverStatus } from '../waivers';
+import { buildWaiverFormPath, classifyWaiver, WAIVER_MAX_DAYS_AHEAD, WAIVER_STATUSES } from '../waivers';
+import type { Waiver, WaiverFilter, WaiverStatus } from '../waivers';
 import { html, type SafeHtml } from './html';
 
 /** The list's filters as typed (kept in the form). */
-export interface WaiverListQuery {
-  status?: WaiverStatus;
-  source?: string;
-  test?: string;
-  device?: string;
-}
+export type WaiverListQuery = Pick<WaiverFilter, 'status' | 'source' | 'test' | 'device'>;
 
 /** The add form's fields as typed or pre-filled (from the mail's "Accept as an exception…" link). */
 export interface WaiverFormValues {
@@ -65,8 +61,7 @@ function renderWaiverRow(w: Waiver, input: { now: number; csrf: string; formatTi
     w.origin === 'store' && status !== 'expired'
       ? html`<form method="post" action="/ui/waivers/${w.id}/expire"><input type="hidden" name="csrf" value="${input.csrf}"><label>Your name <input name="author" required maxlength="200"></label> <button type="submit" aria-label="Expire waiver ${w.id} now">Expire now</button></form>`
       : '';
-  const action = html`${renew}${expire}`;
-  return html`<tr data-waiver="${w.id}" data-status="${status}" data-origin="${w.origin}"><td>#${w.id} <span class="state state-${status === 'expired' ? 'dead' : status === 'expiring' ? 'retrying' : 'sent'}">${STATUS_LABEL[status]}</span><br><span class="muted">${w.source}</span>${origin}</td><td>${w.test} · ${device}</td><td>${w.until}${ended}</td><td>${w.reason || html`<span class="muted">(no reason given)</span>`}<br><span class="muted">${w.author}, ${input.formatTime(w.createdAt)}</span></td><td>${action}</td></tr>`;
+  return html`<tr data-waiver="${w.id}" data-status="${status}" data-origin="${w.origin}"><td>#${w.id} <span class="state state-${status === 'expired' ? 'dead' : status === 'expiring' ? 'retrying' : 'sent'}">${STATUS_LABEL[status]}</span><br><span class="muted">${w.source}</span>${origin}</td><td>${w.test} · ${device}</td><td>${w.until}${ended}</td><td>${w.reason || html`<span class="muted">(no reason given)</span>`}<br><span class="muted">${w.author}, ${input.formatTime(w.createdAt)}</span></td><td>${renew}${expire}</td></tr>`;
 }
 
 /** The add form, pre-filled from a link or from what was typed, with the problems of the last try. */

@@ -1,6 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** How long a dashboard login lasts. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 export const SESSION_COOKIE = 'cr_ui_session';
 
@@ -9,17 +8,7 @@ export interface Session {
   expiresAt: number;
 }
 
-export interface SessionKeys {
-  /** A signed session value for the cookie (never the admin token itself). */
-  issue(now: number): { cookie: string; session: Session };
-  /** The session in a cookie value, if its signature is good and it has not expired. */
-  verify(cookie: string | undefined, now: number): Session | undefined;
-  /** The per-session token forms carry in a hidden field (POST only). */
-  csrfToken(session: Session): string;
-  verifyCsrf(session: Session, token: unknown): boolean;
-  /** True when `candidate` is the admin token (constant-time). */
-  verifyAdminToken(candidate: unknown): boolean;
-}
+export type SessionKeys = ReturnType<typeof createSessionKeys>;
 
 const mac = (key: Buffer, data: string) => createHmac('sha256', key).update(data).digest('base64url');
 
@@ -35,36 +24,39 @@ function sameString(a: string, b: string): boolean {
  * token logs everyone out. The cookie holds a random id and an expiry, signed; the CSRF token is
  * an HMAC of the session id, so it needs no server-side storage either.
  */
-export function createSessionKeys(adminToken: string): SessionKeys {
+export function createSessionKeys(adminToken: string) {
   const key = createHmac('sha256', adminToken).update('compliance-relay/dashboard-session/v1').digest();
   const csrfKey = createHmac('sha256', key).update('csrf').digest();
   const tokenDigest = createHmac('sha256', key).update(adminToken).digest();
   return {
-    issue(now) {
+    /** A signed session value for the cookie (never the admin token itself). */
+    issue(now: number): { cookie: string; session: Session } {
       const session = { id: randomBytes(18).toString('base64url'), expiresAt: now + SESSION_TTL_MS };
       const payload = `v1.${session.id}.${session.expiresAt}`;
       return { cookie: `${payload}.${mac(key, payload)}`, session };
     },
-    verify(cookie, now) {
+    /** The session in a cookie value, if its signature is good and it has not expired. */
+    verify(cookie: string | undefined, now: number): Session | undefined {
       const m = /^(v1\.([A-Za-z0-9_-]{24})\.(\d{1,16}))\.([A-Za-z0-9_-]{43})$/.exec(cookie ?? '');
       if (!m || !sameString(mac(key, m[1]), m[4])) return undefined;
       const expiresAt = Number(m[3]);
       return expiresAt > now ? { id: m[2], expiresAt } : undefined;
     },
-    csrfToken(session) {
+    /** The per-session token forms carry in a hidden field (POST only). */
+    csrfToken(session: Session): string {
       return mac(csrfKey, session.id);
     },
-    verifyCsrf(session, token) {
+    verifyCsrf(session: Session, token: unknown): boolean {
       return typeof token === 'string' && sameString(mac(csrfKey, session.id), token);
     },
-    verifyAdminToken(candidate) {
+    /** True when `candidate` is the admin token (constant-time). */
+    verifyAdminToken(candidate: unknown): boolean {
       if (typeof candidate !== 'string' || candidate.length === 0 || candidate.length > 1024) return false;
       return timingSafeEqual(createHmac('sha256', key).update(candidate).digest(), tokenDigest);
     },
   };
 }
 
-/** The value of one cookie in a Cookie header. */
 export function readCookie(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
     const eq = part.indexOf('=');

@@ -2,7 +2,7 @@ import express, { type Request, type RequestHandler, type Response, type Router 
 import { RelayError, type Clock, type Logger } from '../shared';
 import { WAIVER_NAME_MAX, WAIVER_STATUSES, type WaiverBook, type WaiverStatus } from '../waivers';
 import { html } from './html';
-import { renderLayout, type PageContext } from './render-pages';
+import { sendPage, type PageContext } from './render-pages';
 import { renderWaiverForm, renderWaiverList, type WaiverFormValues, type WaiverListQuery } from './render-waivers';
 
 export interface WaiverPagesDeps {
@@ -10,16 +10,14 @@ export interface WaiverPagesDeps {
   clock: Clock;
   logger: Logger;
   formatTime: (ms: number) => string;
-  /** The session's CSRF token and the banners, for a request that has a session. */
   pageContext: (req: Request) => PageContext & { csrf: string };
-  /** Refuses a POST whose form lacks the session's CSRF token (runs after the form is parsed). */
+  /** Runs after the form is parsed. */
   requireCsrf: RequestHandler;
 }
 
 /**
- * The waivers pages under /ui/waivers (behind the dashboard's login): the list with its filters and an
- * expire button per stored waiver in force, and the add form, which opens pre-filled from
- * `?source=&test=&device=` (ids and names only: the link carries no authority, the session does).
+ * The waivers pages under /ui/waivers: the list, and the add form pre-filled from `?source=&test=&device=`
+ * (names only: the link carries no authority, the session does).
  */
 export function registerWaiverPages(router: Router, deps: WaiverPagesDeps): void {
   // A reason of 2,000 characters, percent-encoded, is more than the dashboard's 4 kB forms allow.
@@ -33,7 +31,6 @@ export function registerWaiverPages(router: Router, deps: WaiverPagesDeps): void
   router.post('/waivers/:id/expire', form, deps.requireCsrf, (req, res) => expireWaiver(deps, req, res));
 }
 
-/** GET /waivers: the filtered list and what the last POST did. */
 async function showWaivers(deps: WaiverPagesDeps, req: Request, res: Response): Promise<void> {
   const raw = req.query as Record<string, unknown>;
   const query: WaiverListQuery = pickText(raw, ['source', 'test', 'device']);
@@ -41,16 +38,17 @@ async function showWaivers(deps: WaiverPagesDeps, req: Request, res: Response): 
     query.status = raw.status as WaiverStatus;
   const waivers = await deps.book.list({ ...query, limit: 500 });
   const ctx = deps.pageContext(req);
+  const { formatTime, book } = deps;
   const body = renderWaiverList({
     waivers,
     query,
-    sources: deps.book.sources,
+    sources: book.sources,
     now: deps.clock.now(),
     csrf: ctx.csrf,
     flash: readFlash(raw),
-    formatTime: deps.formatTime,
+    formatTime,
   });
-  res.type('html').send(renderLayout('Waivers', body, ctx));
+  sendPage(res, 200, 'Waivers', body, ctx);
 }
 
 /** POST /waivers: stores the waiver and goes to the list, or shows the form again with every problem. */
@@ -81,10 +79,7 @@ async function expireWaiver(deps: WaiverPagesDeps, req: Request, res: Response):
     if (!(error instanceof RelayError)) throw error;
     const text = error.issues?.map((i) => `${i.path} ${i.message}`).join('; ') ?? error.message;
     const page = html`<section><h1>Not expired</h1><p class="flash bad" role="alert">${text}</p><p><a href="/ui/waivers">All waivers</a></p></section>`;
-    res
-      .status(error.status)
-      .type('html')
-      .send(renderLayout('Not expired', page, deps.pageContext(req)));
+    sendPage(res, error.status, 'Not expired', page, deps.pageContext(req));
   }
 }
 
@@ -97,11 +92,7 @@ function sendForm(
   issues?: RelayError['issues'],
 ): void {
   const ctx = deps.pageContext(req);
-  const body = renderWaiverForm({ values, sources: deps.book.sources, csrf: ctx.csrf, issues });
-  res
-    .status(status)
-    .type('html')
-    .send(renderLayout('Add a waiver', body, ctx));
+  sendPage(res, status, 'Add a waiver', renderWaiverForm({ values, sources: deps.book.sources, csrf: ctx.csrf, issues }), ctx);
 }
 
 /** The named single text values of a query or form, bounded (a reason may be longer than a name). */
@@ -114,7 +105,6 @@ function pickText<K extends string>(from: Record<string, unknown>, names: readon
   return picked;
 }
 
-/** What the last POST did, from the redirect's query. */
 function readFlash(query: Record<string, unknown>): { text: string; bad: boolean } | undefined {
   if (typeof query.added === 'string') return { text: `Waiver #${query.added.slice(0, 20)} added.`, bad: false };
   if (typeof query.expired === 'string') return { text: `Waiver #${query.expired.slice(0, 20)} expired: it no longer holds.`, bad: false };

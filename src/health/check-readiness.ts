@@ -10,26 +10,21 @@ interface ReadinessCheck {
 }
 
 /**
- * Whether mail leaves now. `ok`; `failing`: the last check or send could not reach the server (the
- * queue still flows: it is retried); `paused`: the circuit breaker holds the whole queue until
- * `nextTryAt`; `probing`: the oldest delivery is testing the server now.
+ * The `smtp` part of /readyz's body, shown to everyone: no host, no server text. `failing`: the last
+ * check or send could not reach the server (the queue still flows: it is retried); `paused`: the circuit
+ * breaker holds the whole queue until `nextTryAt`; `probing`: the oldest delivery is testing the server now.
  */
-type SmtpState = 'ok' | 'failing' | 'paused' | 'probing';
-
-/** The `smtp` part of /readyz's body, shown to everyone: no host, no server text. */
 interface SmtpSummary {
   ok: boolean;
-  state: SmtpState;
+  state: 'ok' | 'failing' | 'paused' | 'probing';
   /** When the paused queue next probes the server, or when the next connection check runs (ISO 8601). */
   nextTryAt?: string;
-  /** Since when the queue is paused (ISO 8601). */
   pausedSince?: string;
 }
 
 export interface Readiness {
   /** The relay can accept deliveries: the store commits and templates are loaded. SMTP does not count. */
   ready: boolean;
-  /** Names of the checks that keep the relay from accepting (`store`, `templates`). */
   failing: string[];
   smtp: SmtpSummary;
   checks: Record<'store' | 'templates' | 'smtp', ReadinessCheck>;
@@ -39,7 +34,6 @@ export interface ReadinessDeps {
   store: Pick<Store, 'checkWritable'>;
   renderer: Pick<Renderer, 'sets'>;
   smtp: Pick<SmtpHealth, 'status'>;
-  /** The worker's circuit breaker: whether the queue is paused for SMTP, until when and why. */
   pause?: () => SmtpPauseStatus;
   clock: Clock;
   /** Outcomes the store refused and the relay still holds (with the store's last answer), if any. */
@@ -47,27 +41,22 @@ export interface ReadinessDeps {
 }
 
 /**
- * What /readyz reports: the outbox commits a write now and the templates are compiled (both needed to
- * accept a delivery: otherwise not ready), and whether mail leaves (`smtp`: reported, never a reason
- * for 503, since accepting into the outbox while SMTP is away is exactly the relay's job, and a load
- * balancer dropping the relay would drop NetBox's deliveries with it). Each part is named so an
- * operator sees which one to fix. Outcomes waiting to be recorded fail the store check too: the store
- * refused a real write (the probe's one-row update may still fit on a full disk), so a new delivery
- * could not be kept either.
+ * What /readyz reports: ready when the outbox commits a write and the templates are compiled. SMTP is
+ * reported, never a reason for 503: accepting while SMTP is away is the relay's job, and a load balancer
+ * dropping the relay would drop NetBox's deliveries with it. Outcomes waiting to be recorded fail the
+ * store check: the store refused a real write (the probe's one-row update may still fit on a full disk).
  */
 export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
   const store = await checkStore(deps);
   const templates: ReadinessCheck =
     deps.renderer.sets.length > 0 ? { ok: true, sets: [...deps.renderer.sets] } : { ok: false, message: 'no template set is loaded' };
   const { summary, check: smtp } = checkSmtp(deps);
-  const checks = { store, templates, smtp };
   const failing = Object.entries({ store, templates })
     .filter(([, c]) => !c.ok)
     .map(([name]) => name);
-  return { ready: failing.length === 0, failing, smtp: summary, checks };
+  return { ready: failing.length === 0, failing, smtp: summary, checks: { store, templates, smtp } };
 }
 
-/** The store commits a write now, and no outcome waits to be recorded. */
 async function checkStore(deps: ReadinessDeps): Promise<ReadinessCheck> {
   try {
     await deps.store.checkWritable(deps.clock.now());
@@ -90,7 +79,7 @@ function checkSmtp(deps: ReadinessDeps): { summary: SmtpSummary; check: Readines
   const s = deps.smtp.status();
   const pause = deps.pause?.();
   const iso = (ms: number) => new Date(ms).toISOString();
-  const state: SmtpState = pause?.state === 'open' ? 'paused' : pause?.state === 'probing' ? 'probing' : s.ok ? 'ok' : 'failing';
+  const state: SmtpSummary['state'] = pause?.state === 'open' ? 'paused' : pause?.state === 'probing' ? 'probing' : s.ok ? 'ok' : 'failing';
   const nextTry = pause?.state === 'open' ? pause.openUntil : state === 'failing' ? s.nextCheckAt : undefined;
   const summary: SmtpSummary = {
     ok: state === 'ok',

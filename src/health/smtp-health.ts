@@ -14,23 +14,14 @@ interface SmtpStatus {
   nextCheckAt?: number;
 }
 
-export interface SmtpHealth {
-  status(): SmtpStatus;
-  /** Takes a worker outcome into account (sent → ok; a connection, TLS or login failure → failing). */
-  record(outcome: WorkerOutcome): void;
-  /** Runs a check now (the notifier's verify: connect, TLS, login; or the .eml directory is writable). */
-  check(): Promise<SmtpStatus>;
-  /** Checks now and then every `intervalMs` (the timer does not keep the process alive). */
-  start(): void;
-  stop(): void;
-}
+export type SmtpHealth = ReturnType<typeof createSmtpHealth>;
 
 /**
  * Tracks whether the mail server is reachable, for /readyz. A real send is the best evidence, so
  * each outcome updates the status; between sends a periodic `verify()` keeps it fresh (a relay
  * that sends one report a day would otherwise learn of a changed password only at the next report).
  */
-export function createSmtpHealth(options: { notifier: Notifier; clock: Clock; logger: Logger; intervalMs: number }): SmtpHealth {
+export function createSmtpHealth(options: { notifier: Notifier; clock: Clock; logger: Logger; intervalMs: number }) {
   let current: SmtpStatus = { ok: true };
 
   const set = (next: SmtpStatus) => {
@@ -43,7 +34,8 @@ export function createSmtpHealth(options: { notifier: Notifier; clock: Clock; lo
     current = next;
   };
 
-  const check = coalesceRuns(() =>
+  // The notifier's verify: connect, TLS, login (or the .eml directory is writable).
+  const check = coalesceRuns((): Promise<SmtpStatus> =>
     options.notifier
       .verify()
       .then(
@@ -63,8 +55,9 @@ export function createSmtpHealth(options: { notifier: Notifier; clock: Clock; lo
     void check();
   }, options.intervalMs);
   return {
-    status: () => (nextCheckAt === undefined ? current : { ...current, nextCheckAt }),
-    record(outcome) {
+    status: (): SmtpStatus => (nextCheckAt === undefined ? current : { ...current, nextCheckAt }),
+    /** Sent → ok; a connection, TLS or login failure → failing. */
+    record(outcome: WorkerOutcome): void {
       if (outcome.type === 'sent') {
         set({ ok: true, source: 'send', checkedAt: options.clock.now() });
         return;
@@ -82,6 +75,7 @@ export function createSmtpHealth(options: { notifier: Notifier; clock: Clock; lo
       });
     },
     check,
+    /** Checks now and then every `intervalMs` (the timer does not keep the process alive). */
     start: checks.start,
     stop() {
       checks.stop();
@@ -90,10 +84,7 @@ export function createSmtpHealth(options: { notifier: Notifier; clock: Clock; lo
   };
 }
 
-/**
- * What the dashboard's banner, /readyz and the log say: what happened and what to change when the
- * failure is one a user can fix (refused, DNS, TLS, certificate, login), else the error as it came.
- */
+/** What to change when a user can fix the failure (refused, DNS, TLS, certificate, login), else the error as it came. */
 function describeForUser(code: string, message: string): string {
   return describeMailError({ code, message }) ?? message.slice(0, 300);
 }

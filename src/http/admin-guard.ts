@@ -4,6 +4,7 @@ import { RelayError, type AuthThrottle, type Clock, type Logger } from '../share
 import { verifyBearerToken } from './bearer-token';
 
 export interface AdminGuardOptions {
+  /** ADMIN_TOKEN; undefined: 404 ADMIN_DISABLED. */
   token?: string;
   logger: Logger;
   clock: Clock;
@@ -14,9 +15,8 @@ export interface AdminGuardOptions {
 }
 
 /**
- * The admin API's door: `Authorization: Bearer <ADMIN_TOKEN>` on every call; without a configured
- * token the API is disabled (404 ADMIN_DISABLED), so nothing is reachable by default. Wrong tokens are
- * answered more and more slowly per address (the throttle); answers are never cached.
+ * The admin API's door: `Authorization: Bearer <ADMIN_TOKEN>` on every call, nothing reachable without a
+ * configured token; wrong tokens are answered more and more slowly per address; answers are never cached.
  */
 export function createAdminGuard(options: AdminGuardOptions) {
   const sleep = options.sleep ?? wait;

@@ -1,33 +1,21 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { buildDeliveriesJson, buildEmlFileName, buildSentMailsJson } from './build-delivery-json';
-import { createAdminGuard } from './admin-guard';
-import { createSecretMask, RelayError, type AuthThrottle, type Clock, type Logger } from '../shared';
+import { createAdminGuard, type AdminGuardOptions } from './admin-guard';
+import { createSecretMask, RelayError } from '../shared';
 import { DELIVERY_STATES, type DeliveryState, type Store } from '../store';
 import { SOURCE_NAME_PATTERN } from '../routing';
 
-export interface AdminRouteOptions {
-  /** Undefined: the admin API answers 404 ADMIN_DISABLED. */
-  token?: string;
+export interface AdminRouteOptions extends AdminGuardOptions {
   store: Store;
-  clock: Clock;
-  logger: Logger;
   /** Secret values to mask in error texts shown to the operator. */
   secrets?: readonly string[];
   /** Called after a requeue (wakes the worker). */
   onRequeued?: () => void;
-  /** Slows down wrong tokens, shared with the dashboard's login and `/api/waivers`. */
-  throttle: AuthThrottle;
-  sleep?: (ms: number) => Promise<void>;
 }
 
-/** Largest page of `GET /api/deliveries`. */
 const ADMIN_MAX_LIMIT = 500;
 
-/**
- * The admin API under `/api/deliveries` (docs/admin-api.md): list, show, requeue one, requeue every
- * dead delivery. Every call needs `Authorization: Bearer <ADMIN_TOKEN>`; without a configured token
- * the whole API is disabled (404 ADMIN_DISABLED), so nothing is reachable by default.
- */
+/** The admin API under `/api/deliveries` (docs/admin-api.md): list, show, requeue one, requeue every dead delivery. */
 export function createAdminRouter(options: AdminRouteOptions): Router {
   const router = express.Router();
   const mask = createSecretMask(options.secrets ?? []);

@@ -1,53 +1,13 @@
-import type { DeliveryKind, DeliveryRecord, RouteMailRecord, SentMessage, Store } from '../store';
+import type { DeliveryRecord, RouteMailRecord, SentMessage, Store } from '../store';
 
 /**
- * A delivery as the admin API and `deliveries --json` show it: times as ISO 8601 (UTC), never the
- * stored body. One shape for both, documented in docs/admin-api.md.
+ * A delivery as the admin API and `deliveries --json` show it (docs/admin-api.md): times as ISO 8601
+ * (UTC), never the stored body, with what each route decided.
  */
-export interface DeliveryJson {
-  id: number;
-  /** What is mailed: a NetBox `report`, a route's `digest`, or the `watchdog`'s notice. */
-  kind: DeliveryKind;
-  /** The idempotency key: `data.id@data.created`, prefixed `<source>/` for a named NetBox source. */
-  dedupKey: string;
-  reportId: number;
-  reportCreated: string;
-  completedAt: string;
-  /** The client address that posted it (the NetBox instance, or the proxy in front). */
-  source: string;
-  /** The NetBox source whose webhook path it was posted to (`default`: the bare path). */
-  netboxSource: string;
-  /** `webhook`, or `catch-up` when the relay fetched the report from NetBox because its webhook never arrived. */
-  receivedVia: DeliveryRecord['receivedVia'];
-  state: DeliveryRecord['state'];
-  attempts: number;
-  receivedAt: string;
-  nextAttemptAt: string | null;
-  lastError: string | null;
-  lastErrorCode: string | null;
-  messageId: string | null;
-  sentAt: string | null;
-  updatedAt: string;
-  /** What each route decided for this report: sent, suppressed by its notify policy (and why), pending, failed. */
-  routes: DeliveryRouteJson[];
-}
-
-interface DeliveryRouteJson {
-  route: string;
-  /** The route's decision: `send`, `suppressed` (notify policy) or `skipped` (no match). */
-  outcome: RouteMailRecord['outcome'];
-  state: RouteMailRecord['state'];
-  reason: string;
-  /** A route mailing NetBox's contacts: this mail's owner group (who, why, which devices); absent otherwise. */
-  owners?: { group: string; to: string[]; why: string; devices: string[]; note: string | null };
-}
+export type DeliveryJson = ReturnType<typeof buildDeliveryJson>;
 
 /** Maps a stored record to its JSON view; `mask` hides secret values that may sit in an error text. */
-function buildDeliveryJson(
-  record: DeliveryRecord,
-  mask: (text: string) => string = (t) => t,
-  routes: readonly RouteMailRecord[] = [],
-): DeliveryJson {
+function buildDeliveryJson(record: DeliveryRecord, mask: (text: string) => string, routes: readonly RouteMailRecord[]) {
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   return {
     id: record.id,
@@ -102,29 +62,8 @@ export async function buildDeliveriesJson(
   return records.map((record) => buildDeliveryJson(record, mask, routes));
 }
 
-/**
- * One route's kept mail as `GET /api/deliveries/:id` shows it (every route's mail, not one
- * per delivery): where it went, its Message-ID, when, the server's answer, the rendered parts, and
- * where to download its exact bytes.
- */
-export interface SentMailJson {
-  /** The route whose mail it is; `""` for a copy kept before routes were recorded with it. */
-  route: string;
-  envelopeFrom: string;
-  /** Every envelope recipient (To, Cc and Bcc). */
-  recipients: string[];
-  messageId: string | null;
-  subject: string;
-  sentAt: string;
-  response: string;
-  text: string | null;
-  html: string | null;
-  /** The exact bytes sent, as message/rfc822 (same bearer token). */
-  eml: string;
-}
-
-/** The kept mails of a delivery, one per route, as the admin API shows them. */
-export function buildSentMailsJson(deliveryId: number, messages: readonly SentMessage[], mask: (text: string) => string): SentMailJson[] {
+/** The kept mails of a delivery, one per route, as `GET /api/deliveries/:id` shows them, with where to download each. */
+export function buildSentMailsJson(deliveryId: number, messages: readonly SentMessage[], mask: (text: string) => string) {
   return messages.map((m) => ({
     route: m.route,
     envelopeFrom: m.envelopeFrom,

@@ -18,12 +18,11 @@ export interface AppDeps {
   clock: Clock;
   logger: Logger;
   onQueued?: (id: number) => void;
-  /** Called after an operator requeued deliveries through the admin API. */
+  /** An operator requeued deliveries through the admin API. */
   onRequeued?: () => void;
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
   /** Counts the webhooks from their arrival at a webhook path until their answer is sent (the worker yields to them). */
   webhooksInFlight?: ActivityCounter;
-  /** The dashboard, mounted at /ui. */
   dashboard?: RequestHandler;
   /** /readyz and /metrics; without it only /healthz is served. */
   observe?: ObserveRoutesOptions;
@@ -31,7 +30,6 @@ export interface AppDeps {
   waivers?: WaiverBook;
   /** Slows down wrong admin tokens per address; the dashboard's login shares it. */
   authThrottle?: AuthThrottle;
-  /** Waits before a wrong admin token is answered; injectable so tests need not wait. */
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -47,13 +45,8 @@ export function createApp(deps: AppDeps): Express {
   for (const source of deps.config.sources) mountSourceWebhook(app, deps, source);
 
   // After the webhook: the route NetBox waits on is matched first.
-  if (deps.observe) {
-    app.use(createObserveRouter(deps.observe));
-  } else {
-    app.get('/healthz', (_req, res) => {
-      res.json({ status: 'ok' });
-    });
-  }
+  if (deps.observe) app.use(createObserveRouter(deps.observe));
+  else app.get('/healthz', (_req, res) => res.json({ status: 'ok' }));
 
   if (deps.dashboard) app.use('/ui', deps.dashboard);
 
@@ -63,20 +56,15 @@ export function createApp(deps: AppDeps): Express {
     if (source !== undefined) deps.onWebhookOutcome?.({ outcome: 'rejected', code: toRelayError(error).code, ...sourceLabel(source) });
     next(error);
   });
-  const guard = { throttle: deps.authThrottle ?? createAuthThrottle(), sleep: deps.sleep };
-  app.use(
-    createAdminRouter({
-      ...guard,
-      token: deps.config.admin?.token,
-      store: deps.store,
-      clock: deps.clock,
-      logger: deps.logger,
-      secrets: deps.config.secretValues,
-      onRequeued: deps.onRequeued,
-    }),
-  );
-  if (deps.waivers)
-    app.use(createWaiversRouter({ ...guard, token: deps.config.admin?.token, book: deps.waivers, clock: deps.clock, logger: deps.logger }));
+  const admin = {
+    token: deps.config.admin?.token,
+    clock: deps.clock,
+    logger: deps.logger,
+    throttle: deps.authThrottle ?? createAuthThrottle(),
+    sleep: deps.sleep,
+  };
+  app.use(createAdminRouter({ ...admin, store: deps.store, secrets: deps.config.secretValues, onRequeued: deps.onRequeued }));
+  if (deps.waivers) app.use(createWaiversRouter({ ...admin, book: deps.waivers }));
 
   app.use(notFound);
   app.use(createErrorHandler(deps.logger));
@@ -114,9 +102,7 @@ function mountSourceWebhook(app: Express, deps: AppDeps, source: SourceConfig): 
       clock: deps.clock,
       logger: deps.logger,
       onQueued: deps.onQueued,
-      onOutcome: (outcome) => {
-        deps.onWebhookOutcome?.(outcome);
-      },
+      onOutcome: deps.onWebhookOutcome,
     }),
   );
 }

@@ -13,13 +13,7 @@ export interface ObserveRoutesOptions {
   adminToken?: string;
 }
 
-/**
- * GET /healthz (the process answers: for liveness), GET /readyz (store writable and templates loaded,
- * else 503 naming the failing part; `smtp` says whether mail leaves, paused and until when, without
- * failing readiness; each check's details only with the metrics or admin token as a bearer token),
- * GET /metrics (Prometheus text format).
- * None of them caches: a probe must see the state now.
- */
+/** GET /healthz (liveness), /readyz (503 naming the failing part) and /metrics; none caches: a probe must see the state now. */
 export function createObserveRouter(options: ObserveRoutesOptions): Router {
   const router = express.Router();
   router.use(['/healthz', '/readyz', '/metrics'], (_req, res, next) => {
@@ -27,9 +21,7 @@ export function createObserveRouter(options: ObserveRoutesOptions): Router {
     next();
   });
 
-  router.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
+  router.get('/healthz', (_req, res) => res.json({ status: 'ok' }));
 
   // Details (the SMTP host and port, a server's error text) only for a caller with a token: an
   // unauthenticated probe needs the status and the names of failing checks, nothing more.

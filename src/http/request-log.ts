@@ -13,11 +13,8 @@ const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
  * echoed as X-Request-Id; handlers log through {@link requestLogger}, so their lines carry it too.
  * Headers, bodies and query strings are never logged: they may hold signatures, tokens or cookies.
  * A handler that stores a delivery sets `res.locals.deliveryId`, which the request line then shows.
- *
- * This was pino-http, which builds two child loggers per request (one serializing the whole
- * request through the redaction paths) even when nothing is logged: a quarter of the ack path's
- * CPU under load (BENCHMARKS.md, ingest profile). Here the child logger is made only when a line
- * is written, and the request line only when its level is enabled.
+ * The child logger is made only when a line is written, and the request line only when its level is
+ * enabled: this runs on every webhook's acknowledgement.
  */
 export function createRequestLogger(logger: Logger): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -72,10 +69,7 @@ const REQUEST_ID = Symbol('requestId');
 const REQUEST_LOGGER = Symbol('requestLogger');
 type TaggedRequest = Request & { [REQUEST_ID]?: string; [REQUEST_LOGGER]?: Logger };
 
-/**
- * The logger for lines about this request: a child of `logger` carrying its request id (`reqId`),
- * made on first use. Outside the request logger's reach, `logger` itself.
- */
+/** The logger for lines about this request: a child carrying its `reqId`, made on first use (else `logger`). */
 export function requestLogger(req: Request, logger: Logger): Logger {
   const tagged = req as TaggedRequest;
   const id = tagged[REQUEST_ID];
@@ -93,7 +87,6 @@ function describeCut(socketError: string | undefined, requestComplete: boolean):
   return { outcome: 'client closed', text: 'closed by the client before the answer was sent' };
 }
 
-/** The path without its query string. */
 function pathOf(url: string | undefined): string {
   const raw = url ?? '/';
   const q = raw.indexOf('?');

@@ -1,23 +1,15 @@
 import express, { type Request, type Response, type Router } from 'express';
-import { RelayError, type AuthThrottle, type Clock, type Logger } from '../shared';
+import { RelayError } from '../shared';
 import { buildWaiverJson, WAIVER_NAME_MAX, WAIVER_STATUSES, type WaiverBook, type WaiverFilter, type WaiverStatus } from '../waivers';
-import { createAdminGuard } from './admin-guard';
+import { createAdminGuard, type AdminGuardOptions } from './admin-guard';
 
-export interface WaiversRouteOptions {
-  /** Undefined: 404 ADMIN_DISABLED, as for the rest of the admin API. */
-  token?: string;
+export interface WaiversRouteOptions extends AdminGuardOptions {
   book: WaiverBook;
-  clock: Clock;
-  logger: Logger;
-  /** Slows down wrong tokens, shared with the dashboard's login and `/api/deliveries`. */
-  throttle: AuthThrottle;
-  sleep?: (ms: number) => Promise<void>;
 }
 
 /**
- * The admin API for accepted exceptions under `/api/waivers` (docs/waivers.md): list (filters: status,
- * source, test, device), show, add, expire. Behind ADMIN_TOKEN like `/api/deliveries`; errors are the
- * catalogue's JSON. A WAIVERS_FILE entry is listed but cannot be expired here (409 CONFLICT).
+ * The admin API for accepted exceptions under `/api/waivers` (docs/waivers.md): list, show, add, expire.
+ * A WAIVERS_FILE entry is listed but cannot be expired here (409 CONFLICT).
  */
 export function createWaiversRouter(options: WaiversRouteOptions): Router {
   const router = express.Router();

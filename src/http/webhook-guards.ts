@@ -6,8 +6,8 @@ import { RelayError, type Clock, type Logger } from '../shared';
 export interface WebhookGuardOptions {
   /** CIDR ranges allowed to post; undefined: every address. */
   allowedIps?: readonly string[];
-  /** Where the allow-list was configured, named in the refusal's log line (default `WEBHOOK_ALLOWED_IPS`). */
-  allowedIpsSetting?: string;
+  /** Where the allow-list was configured, named in the refusal's log line. */
+  allowedIpsSetting: string;
   /** Requests per window per client address; 0: no limit. */
   rateLimit: { max: number; windowMs: number };
   logger: Logger;
@@ -25,8 +25,7 @@ export function createWebhookGuards(options: WebhookGuardOptions): RequestHandle
     const ranges = options.allowedIps.map((cidr) => ipaddr.parseCIDR(cidr));
     guards.push((req: Request, _res: Response, next: NextFunction) => {
       if (isAllowed(req.ip, ranges)) return next();
-      const setting = options.allowedIpsSetting ?? 'WEBHOOK_ALLOWED_IPS';
-      options.logger.warn({ ip: req.ip }, `webhook refused: client address not in ${setting}`);
+      options.logger.warn({ ip: req.ip }, `webhook refused: client address not in ${options.allowedIpsSetting}`);
       next(new RelayError('FORBIDDEN_ADDRESS'));
     });
   }

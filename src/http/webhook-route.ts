@@ -1,6 +1,5 @@
 import express, { type Request, type Response, type Router } from 'express';
-import type { Clock, Logger } from '../shared';
-import { RelayError } from '../shared';
+import { RelayError, type Clock, type Logger } from '../shared';
 import { buildNewDelivery, StorageUnavailableError, type Store } from '../store';
 import { assignSource, parseDelivery, verifySignature, type WebhookOutcome } from '../webhook';
 import { requestLogger } from './request-log';
@@ -35,7 +34,6 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
 
   router.post(options.path, requireJson, rawBody, async (req: Request, res: Response) => {
     const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    // The request logger's child carries the request id into these lines; it is made on first use.
     const log = (): Logger => requestLogger(req, options.logger);
     if (options.secrets.length > 0) {
       const verdict = verifySignature(body, req.get('x-hook-signature'), options.secrets);
@@ -83,13 +81,10 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
 
 /** 415 before reading the body: only JSON (`application/json` with any parameters, or `+json`). */
 function requireJson(req: Request, _res: Response, next: (error?: unknown) => void): void {
-  if (!req.is(['application/json', '+json'])) {
-    next(
-      new RelayError('UNSUPPORTED_MEDIA_TYPE', {
-        message: `The body must be application/json, not ${req.get('content-type') ?? 'untyped'}.`,
-      }),
-    );
-    return;
-  }
-  next();
+  if (req.is(['application/json', '+json'])) return next();
+  next(
+    new RelayError('UNSUPPORTED_MEDIA_TYPE', {
+      message: `The body must be application/json, not ${req.get('content-type') ?? 'untyped'}.`,
+    }),
+  );
 }

@@ -1,20 +1,18 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { SmtpPauseStatus, WorkerOutcome } from '../delivery';
 import { DEFAULT_SOURCE_NAME, type WebhookOutcome } from '../webhook';
-import { isFailureCode, type Clock, type FailureCatalogue, type FailureCode, type Logger } from '../shared';
+import { isFailureCode, type Clock, type FailureCatalogue, type Logger } from '../shared';
 import { FAILURE_CATALOGUE } from '../notify';
 import { DELIVERY_STATES, type Store } from '../store';
 
 /** The relay's Prometheus series. One instance per relay: tests run several relays in one process. */
 export interface RelayMetrics {
   readonly registry: Registry;
-  /** Counts one webhook request by outcome (rejections by error code). */
   recordWebhook(outcome: WebhookOutcome): void;
-  /** Counts one send attempt and observes its duration. */
   recordWorker(outcome: WorkerOutcome): void;
-  /** Counts one failed NetBox API call (`reason`: an HTTP status such as `404`, or `timeout`, `network`, …) of a source (default: `default`). */
+  /** `reason`: an HTTP status such as `404`, or `timeout`, `network`, …; `source` absent: `default`. */
   recordNetboxFetchError(reason: string, source?: string): void;
-  /** Counts a route by owner that mailed the whole report to its fallback: NetBox could not say who owns what. */
+  /** A route by owner mailed the whole report to its fallback: NetBox could not say who owns what. */
   recordOwnerFallback(reason: string, source?: string): void;
   /** The exposition text, with the queue gauges read from the store now. */
   render(): Promise<string>;
@@ -25,11 +23,9 @@ export interface MetricsOptions {
   store: Pick<Store, 'countByState' | 'oldestPendingAt'>;
   clock: Clock;
   logger: Logger;
-  /** Outcomes of sends waiting to be recorded (the store refused them), read at scrape time. */
+  /** These three are read at scrape time. */
   unrecordedOutcomes?: () => number;
-  /** Webhooks received and not answered yet, read at scrape time (the worker yields to them). */
   webhooksInFlight?: () => number;
-  /** The worker's SMTP circuit breaker, read at scrape time. */
   smtpPause?: () => Pick<SmtpPauseStatus, 'state' | 'openUntil'>;
   /** Process metrics (CPU, memory, event loop lag, GC): on by default. */
   processMetrics?: boolean;
@@ -39,31 +35,17 @@ export interface MetricsOptions {
   failures?: FailureCatalogue;
 }
 
-const PREFIX = 'compliance_relay_';
-
-/** The series that move with each webhook request, send attempt and NetBox call. */
-interface TrafficSeries {
-  received: Counter<'outcome' | 'code' | 'source'>;
-  sent: Counter;
-  failed: Counter<'reason' | 'then'>;
-  latency: Histogram<'result'>;
-  netboxErrors: Counter<'reason' | 'source'>;
-  ownerFallbacks: Counter<'reason' | 'source'>;
-  /** Bounds the `source` label to the configured set. */
-  sourceLabel: (source: string | undefined) => string;
+/** What every series of the relay shares: its name's prefix and its own registry. */
+function series(registry: Registry, name: string) {
+  return { name: `compliance_relay_${name}`, registers: [registry] };
 }
 
-/** The series read from the store at scrape time. */
-interface QueueSeries {
-  scrapeErrors: Counter;
-  depth: Gauge<'state'>;
-  oldest: Gauge;
-}
+type TrafficSeries = ReturnType<typeof registerTrafficSeries>;
+type QueueSeries = ReturnType<typeof registerQueueSeries>;
 
 /**
- * Builds the relay's metrics on its own Registry (never prom-client's global one). Counters move
- * with each request and send; queue depth and the oldest pending delivery's age are read from the
- * store at scrape time, so every replica sharing a PostgreSQL store reports the same queue.
+ * The relay's metrics on its own Registry (never prom-client's global one). The queue gauges are read from
+ * the store at scrape time, so every replica sharing a PostgreSQL store reports the same queue.
  */
 export function createMetrics(options: MetricsOptions): RelayMetrics {
   const registry = new Registry();
@@ -71,22 +53,14 @@ export function createMetrics(options: MetricsOptions): RelayMetrics {
   // Registered in this order, which is the order of the exposition text.
   const traffic = registerTrafficSeries(registry, options.sources ?? [DEFAULT_SOURCE_NAME]);
   const queue = registerQueueSeries(registry, options);
-
+  const labels = (reason: string, source?: string) => ({ reason: reason.slice(0, 40), source: traffic.sourceLabel(source) });
   return {
     registry,
     contentType: registry.contentType,
-    recordWebhook(outcome) {
-      recordWebhookOutcome(traffic, outcome);
-    },
-    recordWorker(outcome) {
-      recordWorkerOutcome(traffic, outcome, options.failures ?? FAILURE_CATALOGUE);
-    },
-    recordNetboxFetchError(reason, source) {
-      traffic.netboxErrors.inc({ reason: reason.slice(0, 40), source: traffic.sourceLabel(source) });
-    },
-    recordOwnerFallback(reason, source) {
-      traffic.ownerFallbacks.inc({ reason: reason.slice(0, 40), source: traffic.sourceLabel(source) });
-    },
+    recordWebhook: (outcome) => recordWebhookOutcome(traffic, outcome),
+    recordWorker: (outcome) => recordWorkerOutcome(traffic, outcome, options.failures ?? FAILURE_CATALOGUE),
+    recordNetboxFetchError: (reason, source) => traffic.netboxErrors.inc(labels(reason, source)),
+    recordOwnerFallback: (reason, source) => traffic.ownerFallbacks.inc(labels(reason, source)),
     async render() {
       await refreshQueue(queue, options);
       return registry.metrics();
@@ -95,68 +69,57 @@ export function createMetrics(options: MetricsOptions): RelayMetrics {
 }
 
 /** Registers the webhook, send and NetBox series; the outcomes known in advance start at 0. */
-function registerTrafficSeries(registry: Registry, sources: readonly string[]): TrafficSeries {
+function registerTrafficSeries(registry: Registry, sources: readonly string[]) {
   const received = new Counter({
-    name: `${PREFIX}deliveries_received_total`,
+    ...series(registry, 'deliveries_received_total'),
     help: 'Webhook requests by NetBox source and outcome: queued, duplicate, ignored (code = why), rejected (code = error code).',
     labelNames: ['outcome', 'code', 'source'] as const,
-    registers: [registry],
   });
-  const sent = new Counter({
-    name: `${PREFIX}mails_sent_total`,
-    help: 'Mails accepted by the SMTP server (or written as .eml).',
-    registers: [registry],
-  });
+  const sent = new Counter({ ...series(registry, 'mails_sent_total'), help: 'Mails accepted by the SMTP server (or written as .eml).' });
   const failed = new Counter({
-    name: `${PREFIX}mail_failures_total`,
+    ...series(registry, 'mail_failures_total'),
     help: 'Failed send attempts by reason (SMTP_4XX, SMTP_5XX, ECONNECTION, EAUTH, TEMPLATE, …) and what followed (retry or dead).',
     labelNames: ['reason', 'then'] as const,
-    registers: [registry],
   });
   const latency = new Histogram({
-    name: `${PREFIX}send_duration_seconds`,
+    ...series(registry, 'send_duration_seconds'),
     help: 'Time from claiming a delivery to the SMTP answer (rendering included), by result.',
     labelNames: ['result'] as const,
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
-    registers: [registry],
   });
   const netboxErrors = new Counter({
-    name: `${PREFIX}netbox_fetch_errors_total`,
+    ...series(registry, 'netbox_fetch_errors_total'),
     help: 'Failed NetBox API calls by NetBox source and reason (HTTP status, timeout, network).',
     labelNames: ['reason', 'source'] as const,
-    registers: [registry],
   });
   const ownerFallbacks = new Counter({
-    name: `${PREFIX}owner_fallbacks_total`,
+    ...series(registry, 'owner_fallbacks_total'),
     help: 'Owner look-ups (routes by NetBox contacts) that failed, so the whole report went to the fallback addresses, by source and reason.',
     labelNames: ['reason', 'source'] as const,
-    registers: [registry],
   });
   sent.inc(0);
   // Reasons known in advance start at 0, so rate() works from the first failure on.
   for (const source of sources) for (const outcome of ['queued', 'duplicate'] as const) received.inc({ outcome, code: '', source }, 0);
   const known = new Set(sources);
+  // Bounds the `source` label to the configured set.
   const sourceLabel = (source: string | undefined) => (source !== undefined && known.has(source) ? source : DEFAULT_SOURCE_NAME);
   return { received, sent, failed, latency, netboxErrors, ownerFallbacks, sourceLabel };
 }
 
 /** Registers the queue gauges (every state starts at 0), their scrape-error counter and the unrecorded-outcomes gauge. */
-function registerQueueSeries(registry: Registry, options: MetricsOptions): QueueSeries {
+function registerQueueSeries(registry: Registry, options: MetricsOptions) {
   const scrapeErrors = new Counter({
-    name: `${PREFIX}store_scrape_errors_total`,
+    ...series(registry, 'store_scrape_errors_total'),
     help: 'Scrapes where the queue gauges could not be read from the store (they keep their last value).',
-    registers: [registry],
   });
   const depth = new Gauge({
-    name: `${PREFIX}queue_deliveries`,
+    ...series(registry, 'queue_deliveries'),
     help: 'Deliveries in the outbox by state.',
     labelNames: ['state'] as const,
-    registers: [registry],
   });
   const oldest = new Gauge({
-    name: `${PREFIX}oldest_pending_delivery_age_seconds`,
+    ...series(registry, 'oldest_pending_delivery_age_seconds'),
     help: 'Age of the oldest delivery not yet sent nor dead (0 when none is pending).',
-    registers: [registry],
   });
   registerScrapeGauge(
     registry,
@@ -165,41 +128,36 @@ function registerQueueSeries(registry: Registry, options: MetricsOptions): Queue
     () => options.unrecordedOutcomes?.() ?? 0,
   );
   registerScrapeGauge(registry, 'webhooks_in_flight', 'Webhooks received and not answered yet.', () => options.webhooksInFlight?.() ?? 0);
-  registerPauseGauges(registry, options);
+  const paused = () => {
+    const pause = options.smtpPause?.();
+    return pause && pause.state !== 'closed' ? pause : undefined;
+  };
+  registerScrapeGauge(
+    registry,
+    'smtp_paused',
+    '1 while the SMTP circuit breaker holds the whole queue (server unreachable, 421, repeated 4xx), else 0.',
+    () => (paused() ? 1 : 0),
+  );
+  registerScrapeGauge(
+    registry,
+    'smtp_paused_until_seconds',
+    'While paused: when the next probe of the SMTP server may go (Unix seconds; in the past while a probe is in flight); 0 when not paused.',
+    () => (paused()?.openUntil ?? 0) / 1000,
+  );
   for (const state of DELIVERY_STATES) depth.set({ state }, 0);
   return { scrapeErrors, depth, oldest };
 }
 
-/** The SMTP pause gauges: whether the whole queue waits for the server, and until when; both 0 when not paused. */
-function registerPauseGauges(registry: Registry, options: MetricsOptions): void {
-  const gauges: [name: string, help: string, whilePaused: (pause: Pick<SmtpPauseStatus, 'openUntil'>) => number][] = [
-    ['smtp_paused', '1 while the SMTP circuit breaker holds the whole queue (server unreachable, 421, repeated 4xx), else 0.', () => 1],
-    [
-      'smtp_paused_until_seconds',
-      'While paused: when the next probe of the SMTP server may go (Unix seconds; in the past while a probe is in flight); 0 when not paused.',
-      (pause) => pause.openUntil / 1000,
-    ],
-  ];
-  for (const [name, help, whilePaused] of gauges)
-    registerScrapeGauge(registry, name, help, () => {
-      const pause = options.smtpPause?.();
-      return pause && pause.state !== 'closed' ? whilePaused(pause) : 0;
-    });
-}
-
-/** A gauge whose value is read when /metrics is scraped. */
 function registerScrapeGauge(registry: Registry, name: string, help: string, read: () => number): void {
   new Gauge({
-    name: `${PREFIX}${name}`,
+    ...series(registry, name),
     help,
-    registers: [registry],
     collect() {
       this.set(read());
     },
   });
 }
 
-/** Counts one webhook request by outcome (rejections by error code, ignored ones by a bounded reason). */
 function recordWebhookOutcome(traffic: TrafficSeries, outcome: WebhookOutcome): void {
   const source = traffic.sourceLabel(outcome.source);
   if (outcome.outcome === 'rejected') traffic.received.inc({ outcome: 'rejected', code: outcome.code, source });
@@ -207,7 +165,6 @@ function recordWebhookOutcome(traffic: TrafficSeries, outcome: WebhookOutcome): 
   else traffic.received.inc({ outcome: outcome.outcome, code: '', source });
 }
 
-/** Counts one send attempt (mails sent, or the failure and what followed) and observes its duration. */
 function recordWorkerOutcome(traffic: TrafficSeries, outcome: WorkerOutcome, failures: FailureCatalogue): void {
   const seconds = Math.max(0, outcome.durationMs) / 1000;
   if (outcome.type === 'sent') {
@@ -217,7 +174,9 @@ function recordWorkerOutcome(traffic: TrafficSeries, outcome: WorkerOutcome, fai
     return;
   }
   if (outcome.type === 'suppressed') return;
-  traffic.failed.inc({ reason: buildFailureLabel(outcome.failure.code, failures), then: outcome.type });
+  // A code of the closed catalogue only, so the series stay bounded (even for a code cast past the type).
+  const reason = isFailureCode(outcome.failure.code, failures) ? outcome.failure.code : 'UNKNOWN';
+  traffic.failed.inc({ reason, then: outcome.type });
   traffic.latency.observe({ result: 'failed' }, seconds);
 }
 
@@ -231,14 +190,6 @@ async function refreshQueue(queue: QueueSeries, options: MetricsOptions): Promis
     queue.scrapeErrors.inc();
     options.logger.warn({ err: error }, 'metrics: cannot read the queue from the store');
   }
-}
-
-/**
- * The `reason` label of a failed send: a code of the closed failure catalogue only, so the series
- * stay bounded. The type already says so; the check keeps a code cast past it out of the labels too.
- */
-function buildFailureLabel(code: FailureCode, failures: FailureCatalogue): FailureCode {
-  return isFailureCode(code, failures) ? code : 'UNKNOWN';
 }
 
 /** A bounded label for why a delivery was ignored (the reason text itself names arbitrary types). */

@@ -7,9 +7,8 @@ export type CatchUpCount =
   { source: string; result: 'done'; queued: number } | { source: string; result: 'busy' | 'failed'; code?: string };
 
 /**
- * The catch-up's series, for the sources it runs for: reports it queued, its failures by code, and the
- * seconds since a catch-up of the source last succeeded, by any relay sharing the store (read from the
- * store at scrape time; absent before the first success). Returns the recorder of each run's outcome.
+ * The catch-up's series for its sources: reports queued, failures by code, and the age of the last
+ * success by any relay sharing the store (read at scrape time). Returns the recorder of each run's outcome.
  */
 export function registerCatchUpSeries(
   registry: Registry,

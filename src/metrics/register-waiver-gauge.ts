@@ -1,11 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Logger } from '../shared';
 
-/**
- * `compliance_relay_waivers_active`: accepted exceptions in force now (stored and WAIVERS_FILE's), read
- * at scrape time so every replica sharing a PostgreSQL store reports the same figure. A store that
- * cannot answer leaves the last value (the queue gauges count such scrapes).
- */
+/** Waivers in force now, read at scrape time so every replica sharing a store reports the same figure. */
 export function registerWaiverGauge(registry: Registry, options: { countActive: () => Promise<number>; logger: Logger }): void {
   new Gauge({
     name: 'compliance_relay_waivers_active',

@@ -3,11 +3,7 @@ import { z } from 'zod';
 import { RelayError, type ErrorIssue } from '../shared';
 import { EnvelopeSchema, ReportSchema, type Envelope, type Report } from './envelope-schema';
 
-/**
- * A compliance report delivery the relay will mail: what the rest of the relay reads, parsed once at
- * the door and kept by the store column for column (the envelope itself is not: nothing past the
- * webhook reads it, and the raw body stays stored for audit).
- */
+/** A report delivery the relay will mail, parsed once at the door (nothing past the webhook reads the envelope). */
 export interface ReportDelivery {
   kind: 'report';
   report: Report;
@@ -24,10 +20,7 @@ export interface ReportDelivery {
 /** The source configured from NETBOX_URL and WEBHOOK_* (the bare webhook path), and of rows stored before sources. */
 export const DEFAULT_SOURCE_NAME = 'default';
 
-/**
- * The delivery as posted to a named source's path: report ids collide across NetBoxes, so its
- * identity (the dedup key) carries the source. The default source keeps today's keys.
- */
+/** The delivery as posted to a named source's path: report ids collide across NetBoxes, so its dedup key carries the source. */
 export function assignSource(delivery: ReportDelivery, source: string | undefined): ReportDelivery {
   if (source === undefined || source === DEFAULT_SOURCE_NAME) return delivery;
   return { ...delivery, source, dedupKey: buildDedupKey(delivery.report.id, delivery.report.created, source) };
@@ -39,13 +32,8 @@ export function buildDedupKey(reportId: number, created: string, source?: string
   return source === undefined || source === DEFAULT_SOURCE_NAME ? key : `${source}/${key}`;
 }
 
-/** A well-formed NetBox event the relay acknowledges but does not mail. */
-interface IgnoredDelivery {
-  kind: 'ignored';
-  reason: string;
-}
-
-export type Delivery = ReportDelivery | IgnoredDelivery;
+/** An ignored delivery is a well-formed NetBox event the relay acknowledges but does not mail. */
+type Delivery = ReportDelivery | { kind: 'ignored'; reason: string };
 
 const REPORT_MODEL = 'compliancereport';
 const REPORT_OBJECT_TYPE = 'validity.compliancereport';

@@ -1,7 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-export type SignatureVerdict = 'valid' | 'missing' | 'invalid';
-
 /** What NetBox puts in X-Hook-Signature: lowercase hex HMAC-SHA512 of the exact body bytes. */
 export function signBody(body: Uint8Array, secret: string): string {
   return createHmac('sha512', Buffer.from(secret, 'utf8')).update(body).digest('hex');
@@ -12,7 +10,7 @@ export function signBody(body: Uint8Array, secret: string): string {
  * previous one during a rotation). Constant-time compare after a length check, so the time taken
  * does not reveal how much of a forged signature was right (octokit/webhooks-methods `verify`).
  */
-export function verifySignature(body: Uint8Array, header: string | undefined, secrets: readonly string[]): SignatureVerdict {
+export function verifySignature(body: Uint8Array, header: string | undefined, secrets: readonly string[]): 'valid' | 'missing' | 'invalid' {
   if (header === undefined) return 'missing';
   const hex = header.trim();
   if (hex === '') return 'missing';
