@@ -6,6 +6,7 @@ import {
   listOwnedDeviceIds,
   NetboxError,
   readNetboxMajor,
+  type ContactAssignment,
   type NetboxClient,
   type NetboxDevice,
   type OwnerObjectType,
@@ -22,15 +23,7 @@ interface OwnerQuery {
 }
 
 /** A contact with an e-mail address, assigned to an object that owns failing devices. */
-export interface OwnerContact {
-  objectType: OwnerObjectType;
-  objectId: number;
-  contactId: number;
-  contactName: string;
-  email: string;
-  role: string;
-  priority: string | null;
-}
+export type OwnerContact = ContactAssignment & { contactName: string; email: string };
 
 /** What NetBox says about a report's failing devices and their owners, or why it could not say. */
 export type OwnerLookup =
@@ -80,12 +73,13 @@ export function createOwnerResolver(options: OwnerResolverOptions): (reportKey: 
     if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
     return value;
   };
+  const idsKey = (ids: readonly number[]) => [...ids].sort((a, b) => a - b).join(',');
   return (reportKey, resultsUrl) => {
     let budget: RequestBudget | undefined;
     const startBudget = () => (budget ??= { deadline: clock.now() + options.budgetMs });
     return {
       async lookup(deviceIds, queries) {
-        const key = `${reportKey}|owners|${[...deviceIds].sort((a, b) => a - b).join(',')}|${JSON.stringify(queries)}`;
+        const key = `${reportKey}|owners|${idsKey(deviceIds)}|${JSON.stringify(queries)}`;
         try {
           return await cached(key, () => lookupOwners(options, deviceIds, queries, startBudget()));
         } catch (error) {
@@ -93,10 +87,8 @@ export function createOwnerResolver(options: OwnerResolverOptions): (reportKey: 
         }
       },
       async ownedDevices(objects) {
-        const key = `${reportKey}|owned|${objects
-          .map((o) => `${o.type}:${o.id}`)
-          .sort()
-          .join(',')}`;
+        const names = objects.map((o) => `${o.type}:${o.id}`).sort();
+        const key = `${reportKey}|owned|${names.join(',')}`;
         try {
           return await cached(key, () => listOwnedDeviceIds(options.client, objects, startBudget(), options.pageSize));
         } catch {
@@ -104,7 +96,7 @@ export function createOwnerResolver(options: OwnerResolverOptions): (reportKey: 
         }
       },
       async countResults(deviceIds, failed) {
-        const key = `${reportKey}|counts|${[...deviceIds].sort((a, b) => a - b).join(',')}`;
+        const key = `${reportKey}|counts|${idsKey(deviceIds)}`;
         try {
           return await cached(key, () => countDeviceResults(options.client, resultsUrl, deviceIds, failed, startBudget()));
         } catch {

@@ -1,7 +1,6 @@
 import { SEVERITIES, type Severity, type SeverityCounts } from '../report';
 import type { NetboxClient, RequestBudget } from './netbox-client';
 import { NetboxError } from './netbox-error';
-import { splitResultsUrl } from './results-url';
 
 /** A related object as NetBox nests it (site, tenant, role, platform, tag): what routes match on. */
 export interface NetboxRef {
@@ -25,12 +24,11 @@ export interface NetboxDevice {
 /** The objects a contact assignment may own a device through (NetBox's `app_label.model`). */
 export type OwnerObjectType = 'dcim.device' | 'dcim.site' | 'tenancy.tenant';
 
-/** One contact assignment (`/api/tenancy/contact-assignments/`): contact → object, with a role and priority. */
+/** One contact assignment (`/api/tenancy/contact-assignments/`): contact → object, with its role's slug and priority. */
 export interface ContactAssignment {
   objectType: OwnerObjectType;
   objectId: number;
   contactId: number;
-  /** The contact role's slug. */
   role: string;
   /** `primary`, `secondary`, … or null when unset. */
   priority: string | null;
@@ -45,6 +43,17 @@ export interface NetboxContact {
 
 /** Ids per request: NetBox takes a repeated `id=`; a long URL is refused by some proxies. */
 const IDS_PER_REQUEST = 50;
+
+/**
+ * A report's `results_url` as its path and its query's parameters (a fragment dropped), so filters can be
+ * added while the path stays exactly as the webhook gave it, for the client to check against NETBOX_URL.
+ */
+export function splitResultsUrl(resultsUrl: string): { path: string; params: URLSearchParams } {
+  const cut = resultsUrl.search(/[?#]/);
+  const path = cut === -1 ? resultsUrl : resultsUrl.slice(0, cut);
+  const query = cut === -1 || resultsUrl[cut] === '#' ? '' : resultsUrl.slice(cut + 1).split('#', 1)[0];
+  return { path, params: new URLSearchParams(query) };
+}
 
 /** NetBox's major version from `/api/status/`: contact assignments name their object's type differently in 3.x and 4.x. */
 export async function readNetboxMajor(client: NetboxClient, budget: RequestBudget): Promise<number> {
