@@ -1,17 +1,15 @@
-import type { NetboxClient, RequestBudget } from '../netbox';
-import type { Logger } from '../shared';
-import type { CatchUpState, Store } from '../store';
+import { NetboxError, type NetboxClient, type RequestBudget } from '../netbox';
+import { RelayError, type Logger } from '../shared';
+import { buildNewDelivery, type CatchUpState, type NewDelivery, type Store } from '../store';
 import type { ReportCursor } from '../trend';
 import { buildMissedReportsRecord, type MissedReportsNotice } from '../watchdog';
-import { buildDedupKey, DEFAULT_SOURCE_NAME, normalizeTimestamp } from '../webhook';
-import { fetchMissedReport } from './fetch-missed-report';
-import { listNewerReports, toCursor, type ListedReport } from './list-newer-reports';
+import { assignSource, buildDedupKey, DEFAULT_SOURCE_NAME, normalizeTimestamp, parseDelivery } from '../webhook';
 
 /** What one catch-up of a source needs, besides the lease it runs under. */
 export interface SourceCatchUpContext {
   /** The source's name (`default` for NETBOX_URL's). */
   source: string;
-  /** The source's NETBOX_URL as configured (see CatchUpOptions). */
+  /** The source's NETBOX_URL as configured: a report's series is keyed by it, as its webhook's is. */
   netboxUrl?: string;
   client: NetboxClient;
   store: Pick<Store, 'newestStoredReport' | 'listStoredReportIds' | 'findKnownKeys' | 'insertDelivery'>;
@@ -84,12 +82,7 @@ async function queueMissedReports(
   const { logger, source } = context;
   const found = { queued: 0, mailed: 0, deleted: [] as number[], refused: [] as number[] };
   for (const report of reports) {
-    const delivery = await fetchMissedReport(context.client, report.id, {
-      source,
-      netboxUrl: context.netboxUrl,
-      now: context.now,
-      budget: context.budget,
-    });
+    const delivery = await fetchMissedReport(report.id, context);
     if (delivery === 'deleted') {
       found.deleted.push(report.id);
       continue;
@@ -163,4 +156,114 @@ async function queueNotice(
     'missed reports not mailed one by one (beyond the newest mailed, or deleted in NetBox): one notice names them',
   );
   context.onQueued?.(result.id);
+}
+
+/** validity's reports list: no filterset, newest first by its model's ordering; NetBox's `?ordering=` applies. */
+const REPORTS_PATH = '/api/plugins/validity/reports/';
+
+/** A report as the list names it: enough to place it in NetBox's order and fetch it. */
+interface ListedReport {
+  id: number;
+  /** As NetBox serializes it: with the id, the report's dedup key. */
+  created: string;
+  createdMs: number;
+}
+
+/** Whether a report comes after a place in NetBox's order (creation time, then id). */
+function isAfter(report: ReportCursor, cursor: ReportCursor): boolean {
+  return report.createdMs > cursor.createdMs || (report.createdMs === cursor.createdMs && report.reportId > cursor.reportId);
+}
+
+/** The place of a listed report in NetBox's order. */
+function toCursor(report: ListedReport): ReportCursor {
+  return { createdMs: report.createdMs, reportId: report.id };
+}
+
+/**
+ * Lists NetBox's reports newest first, page after page, until one at or before `after` (so a relay that
+ * missed nothing reads one page); `after` null: the first page only, for its newest report. Resolves
+ * with the reports after `after`, oldest first, and the newest report NetBox has.
+ */
+async function listNewerReports(
+  client: NetboxClient,
+  after: ReportCursor | null,
+  budget: RequestBudget,
+): Promise<{ newer: ListedReport[]; newest: ListedReport | undefined }> {
+  const newer: ListedReport[] = [];
+  let newest: ListedReport | undefined;
+  await client.streamList(
+    `${REPORTS_PATH}?ordering=-created`,
+    (results) => {
+      let reachedSeen = after === null;
+      for (const item of results) {
+        const report = parseListedReport(item);
+        if (!newest || isAfter(toCursor(report), toCursor(newest))) newest = report;
+        if (after && isAfter(toCursor(report), after)) newer.push(report);
+        else reachedSeen = true;
+      }
+      return !reachedSeen;
+    },
+    budget,
+  );
+  return { newer: newer.sort((a, b) => (isAfter(toCursor(a), toCursor(b)) ? 1 : -1)), newest };
+}
+
+/** One entry of the list; anything without an id and a creation time is not validity's list. */
+function parseListedReport(item: Record<string, unknown>): ListedReport {
+  const { id, created } = item;
+  const createdMs = typeof created === 'string' ? Date.parse(created) : Number.NaN;
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1 || typeof created !== 'string' || Number.isNaN(createdMs))
+    throw new NetboxError('PROTOCOL', `NetBox's reports list holds an entry without an id and a creation time (${REPORTS_PATH})`);
+  return { id, created, createdMs };
+}
+
+/**
+ * Fetches one missed report and makes it the delivery its webhook would have stored: the same envelope
+ * (event `created`, `validity.compliancereport`), parsed by the webhook's own parser, so the same dedup
+ * key, fields and checks; marked as received by the catch-up. `deleted`: NetBox no longer has it;
+ * `refused`: it fails the checks a webhook's report must pass (it would have been refused as a webhook too).
+ */
+async function fetchMissedReport(reportId: number, context: SourceCatchUpContext): Promise<NewDelivery | 'deleted' | { refused: string }> {
+  let document: unknown;
+  try {
+    document = await context.client.getJson(`${REPORTS_PATH}${reportId}/`, context.budget);
+  } catch (error) {
+    if (error instanceof NetboxError && error.code === 'NOT_FOUND') return 'deleted';
+    throw error;
+  }
+  const data = toWebhookLinks(document);
+  // The webhook's timestamp is the run's end, which the API does not keep: the parser then takes the creation time.
+  const envelope = { event: 'created', model: 'compliancereport', object_type: 'validity.compliancereport', data, snapshots: null };
+  const body = Buffer.from(JSON.stringify(envelope), 'utf8');
+  let parsed;
+  try {
+    parsed = parseDelivery(body);
+  } catch (error) {
+    if (error instanceof RelayError)
+      return { refused: [error.message, ...(error.issues ?? []).map((i) => `${i.path}: ${i.message}`)].join(' ') };
+    throw error;
+  }
+  if (parsed.kind !== 'report' || parsed.report.id !== reportId)
+    throw new NetboxError('PROTOCOL', `NetBox answered ${REPORTS_PATH}${reportId}/ with another object`);
+  const delivery = assignSource(parsed, context.source);
+  // Queued as its webhook would have been (its history row too, marked late when a newer report was stored first).
+  const stored = buildNewDelivery(delivery, { body, sender: 'catch-up', receivedAt: context.now, netboxUrl: context.netboxUrl });
+  return { ...stored, receivedVia: 'catch-up' };
+}
+
+/**
+ * The API builds `url` and `results_url` from the request (absolute, on the host NetBox believes it
+ * has); the webhook sends them relative. The path (with NetBox's base path) is what the relay keeps.
+ */
+function toWebhookLinks(document: unknown): unknown {
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) return document;
+  const data = { ...(document as Record<string, unknown>) };
+  for (const key of ['url', 'results_url']) {
+    const value = data[key];
+    if (typeof value === 'string' && /^https?:\/\//i.test(value)) {
+      const url = new URL(value);
+      data[key] = `${url.pathname}${url.search}`;
+    }
+  }
+  return data;
 }
