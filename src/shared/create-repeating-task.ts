@@ -1,4 +1,3 @@
-/** Work run on a timer: now, then every `everyMs` until stopped. */
 interface RepeatingTask {
   /** Runs the work at once, then every `everyMs`, on a timer that never keeps the process alive; started twice, it runs once. */
   start: () => void;

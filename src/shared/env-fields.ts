@@ -11,15 +11,16 @@ export const nonNegativeInt = (def: number, max = Number.MAX_SAFE_INTEGER) => z.
 
 export const bool = (def: boolean) => z.stringbool({ truthy: ['true', '1', 'yes', 'on'], falsy: ['false', '0', 'no', 'off'] }).default(def);
 
+const splitList = (value: string) =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
 /** A comma-separated list of e-mail addresses (display names allowed: `Ops <ops@example.com>`). */
 export const addressList = z
   .string()
-  .transform((value) =>
-    value
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-  )
+  .transform(splitList)
   .pipe(z.array(z.string().refine(isMailbox, 'is not an e-mail address')));
 
 export const address = z.string().trim().refine(isMailbox, 'is not an e-mail address');
@@ -91,10 +92,7 @@ export const httpUrl = z
  * normalised to CIDR strings. An empty list is refused: it would lock every sender out.
  */
 export const cidrList = z.string().transform((value, ctx) => {
-  const items = value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const items = splitList(value);
   if (items.length === 0) {
     ctx.addIssue({ code: 'custom', message: 'is empty: leave it unset to allow every address' });
     return z.NEVER;

@@ -1,6 +1,3 @@
-/** Which transport sets a code (its descriptor's name): `oauth2` for either transport that logs in with OAuth2; `relay` for the relay's own. */
-type FailureTransport = string;
-
 /** What the catalogue knows of one delivery failure code. */
 export interface FailureFacts {
   /** A later attempt can succeed (principle 3). */
@@ -11,7 +8,8 @@ export interface FailureFacts {
   heldForOperator: boolean;
   /** `server`: every delivery would fail alike (the worker pauses the whole queue); `message`: this one only. */
   scope: 'server' | 'message';
-  transport: FailureTransport;
+  /** Which transport sets the code (its descriptor's name): `oauth2` for either transport that logs in with OAuth2; `relay` for the relay's own. */
+  transport: string;
   /**
    * The failure says nothing against reaching the mail server: it answered about this message (so it is
    * reachable), or it was never asked (the template or the stored delivery was at fault).
