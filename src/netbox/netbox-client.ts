@@ -33,6 +33,7 @@ export interface RequestBudget {
 
 /** Receives each complete page's results; answering `false` stops the list there. */
 type PageHandler = (results: Record<string, unknown>[], page: { count: number | null; index: number }) => unknown;
+type ListTotals = { pages: number; items: number; count: number | null };
 
 /** A read-only NetBox REST API client for what the relay needs: single documents and paginated lists. */
 export interface NetboxClient {
@@ -49,11 +50,7 @@ export interface NetboxClient {
    * page's results (explanations dropped) once the page is complete, so a page retried after a reset
    * is never delivered twice.
    */
-  streamList(
-    pathOrUrl: string,
-    onPage: PageHandler,
-    budget: RequestBudget,
-  ): Promise<{ pages: number; items: number; count: number | null }>;
+  streamList(pathOrUrl: string, onPage: PageHandler, budget: RequestBudget): Promise<ListTotals>;
   /** Closes idle keep-alive connections (at shutdown). */
   close(): void;
 }
@@ -71,9 +68,8 @@ const MAX_PAGE_BYTES = 256 * 1024 * 1024;
 const MAX_DOCUMENT_BYTES = 1024 * 1024;
 
 /**
- * What one page may hold in memory: 1,000 results without explanations are about 0.6 MB, 1,000
- * devices about 3 MB. A NetBox (or anything answering in its place) sending more is treated as
- * broken: its page is refused (PROTOCOL) and the mail goes without what it would have said, saying why.
+ * What one page may hold in memory (1,000 results without explanations are about 0.6 MB, 1,000 devices
+ * about 3 MB): a NetBox sending more is treated as broken, its page refused (PROTOCOL).
  */
 export const MAX_PAGE_KEPT_BYTES = 16 * 1024 * 1024;
 
@@ -88,9 +84,8 @@ type ClientContext = Required<Pick<NetboxClientOptions, 'timeoutMs' | 'maxAttemp
 const HEADERS: Readonly<Record<string, string>> = { Accept: 'application/json', 'User-Agent': 'compliance-relay' };
 
 /**
- * Creates the client. Nothing is sent until a method is called; every request is bounded by
- * `timeoutMs` of silence and by the caller's deadline, and transient failures are retried
- * (exponential pauses) only while the deadline leaves room.
+ * Creates the client. Every request is bounded by `timeoutMs` of silence and by the caller's deadline;
+ * transient failures are retried (exponential pauses) only while the deadline leaves room.
  */
 export function createNetboxClient(options: NetboxClientOptions): NetboxClient {
   const base = parseNetboxBase(options.url);
@@ -149,11 +144,8 @@ function openResponse(context: ClientContext, url: URL, budget: RequestBudget): 
       reject(new NetboxError('TIMEOUT', 'the time budget for NetBox ran out'));
       return;
     }
-    const request = (url.protocol === 'https:' ? https : http).request(url, {
-      method: 'GET',
-      headers: requestHeaders,
-      agent: context.agent,
-    });
+    const transport = url.protocol === 'https:' ? https : http;
+    const request = transport.request(url, { method: 'GET', headers: requestHeaders, agent: context.agent });
     let answer: IncomingMessage | undefined;
     // Destroying the response too, with the reason, lets the body's reader say "timeout", not "reset".
     const abort = (error: NetboxError) => (answer && !answer.complete ? answer.destroy(error) : request.destroy(error));
@@ -189,10 +181,10 @@ function openResponse(context: ClientContext, url: URL, budget: RequestBudget): 
 }
 
 /** Runs `what` again after a retryable failure, with doubling pauses, while attempts and the deadline allow. */
-async function withRetries<T>(context: ClientContext, what: (attempt: number) => Promise<T>, budget: RequestBudget): Promise<T> {
+async function withRetries<T>(context: ClientContext, what: () => Promise<T>, budget: RequestBudget): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await what(attempt);
+      return await what();
     } catch (error) {
       const failure = toNetboxError(error);
       const pause = context.retryBaseMs * 2 ** (attempt - 1);
@@ -221,7 +213,7 @@ async function fetchJson(context: ClientContext, pathOrUrl: string, budget: Requ
 }
 
 /** Follows a list's `next` links from `pathOrUrl`, handing each complete page to `onPage` (see NetboxClient.streamList). */
-async function streamPages(context: ClientContext, pathOrUrl: string, onPage: PageHandler, budget: RequestBudget) {
+async function streamPages(context: ClientContext, pathOrUrl: string, onPage: PageHandler, budget: RequestBudget): Promise<ListTotals> {
   let url: URL | null = resolveUrl(context, pathOrUrl);
   const seen = new Set<string>();
   let pages = 0;

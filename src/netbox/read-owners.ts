@@ -78,10 +78,7 @@ export async function listDevices(
   return devices;
 }
 
-/**
- * Every device NetBox lists for these objects (a device itself, every device of a site or of a
- * tenant), by id: the devices an owner owns, failing or not, whose results make the owner's ratios.
- */
+/** The ids of every device NetBox lists for these objects (a device, a site's, a tenant's): an owner's devices, failing or not. */
 export async function listOwnedDeviceIds(
   client: NetboxClient,
   objects: readonly { type: OwnerObjectType; id: number }[],
@@ -108,9 +105,8 @@ export async function listOwnedDeviceIds(
 }
 
 /**
- * The assignments of contacts with `role` (and `priority`) to these objects. NetBox 4.x filters and
- * names the object's type `object_type`, 3.x `content_type`; both are read, and the answer is
- * filtered again here, so a filter NetBox ignored cannot widen who gets mail.
+ * The assignments of contacts with `role` (and `priority`) to these objects (the object's type is `object_type` in
+ * NetBox 4.x, `content_type` in 3.x), filtered again here, so a filter NetBox ignored cannot widen who gets mail.
  */
 export async function listContactAssignments(
   client: NetboxClient,
@@ -153,9 +149,8 @@ export async function listContacts(
 }
 
 /**
- * The results of a report on these devices, counted per severity (`count` of a one-item page, one
- * request per severity and batch): the ratios of one owner's devices. `failedPerSeverity` comes from
- * the failing results already read, so passed = counted − failed.
+ * The results of a report on these devices per severity (`count` of a one-item page per severity and batch): an
+ * owner's ratios. `failedPerSeverity` comes from the failing results already read: passed = counted − failed.
  */
 export async function countDeviceResults(
   client: NetboxClient,
@@ -182,10 +177,7 @@ export async function countDeviceResults(
   return counts;
 }
 
-/**
- * Streams the list at `path` for these ids, {@link IDS_PER_REQUEST} at a time (`param` repeated, the
- * other filters beside it), following NetBox's `next` links; each row goes to `onRow`.
- */
+/** Streams the list at `path` for these ids, {@link IDS_PER_REQUEST} at a time (`param` repeated, the filters beside it). */
 async function streamListByIds(
   client: NetboxClient,
   list: { path: string; param: string; ids: readonly number[]; filters?: Record<string, string>; pageSize: number },
@@ -232,7 +224,6 @@ function readDevice(raw: Record<string, unknown>): NetboxDevice[] {
 }
 
 function readAssignment(raw: Record<string, unknown>): ContactAssignment[] {
-  // 4.x: object_type; 3.x: content_type. Both are "app_label.model" strings.
   const type = typeof raw.object_type === 'string' ? raw.object_type : raw.content_type;
   const contact = raw.contact as Record<string, unknown> | null | undefined;
   const role = readRef(raw.role);
