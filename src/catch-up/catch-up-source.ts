@@ -32,11 +32,9 @@ export interface SourceCatchUpResult {
 const MAX_GAP_IDS = 1_000;
 
 /**
- * Queues, oldest first and through the webhook's own insert, every report NetBox lists after the newest
- * this source has seen that the outbox does not hold; the newest `max` are mailed one by one,
- * older ones and those NetBox deleted meanwhile are named in one notice. A source never caught up
- * before starts at the newest report it received by webhook, or else at NetBox's newest: nothing older
- * is mailed.
+ * Queues, oldest first and through the webhook's own insert, every report NetBox lists after the newest this source has
+ * seen that the outbox does not hold: the newest `max` are mailed one by one, older ones and those NetBox deleted meanwhile
+ * are named in one notice. A source never caught up before starts at its newest report received by webhook, or NetBox's.
  */
 export async function catchUpSource(state: CatchUpState, context: SourceCatchUpContext): Promise<SourceCatchUpResult> {
   const { logger } = context;
@@ -71,9 +69,8 @@ export async function catchUpSource(state: CatchUpState, context: SourceCatchUpC
 }
 
 /**
- * Fetches each report, oldest first, and queues it as its webhook would have been. Resolves with how
- * many were queued now (`mailed` counts those already queued by a run cut short too), and the ids of
- * those NetBox no longer had or served in a form the webhook refuses.
+ * Fetches each report, oldest first, and queues it as its webhook would have been: how many were queued now (`mailed`
+ * counts those a run cut short queued too), and the ids of those NetBox no longer had or served in a form the webhook refuses.
  */
 async function queueMissedReports(
   reports: readonly ListedReport[],
@@ -121,9 +118,8 @@ function maxId(reports: readonly ListedReport[]): number {
 }
 
 /**
- * Ids between the last seen report and the newest listed that NetBox no longer lists and the outbox
- * never held: NetBox ids grow with each report, so these existed and are gone (deleted by validity's
- * `store_reports`, or a run that never finished). Unknown when nothing was seen before (id 0).
+ * Ids between the last seen report and the newest listed that NetBox no longer lists and the outbox never held: NetBox ids
+ * grow with each report, so these existed and are gone (validity's `store_reports`, or a run that never finished).
  */
 function findVanishedIds(after: ReportCursor, newer: readonly ListedReport[], stored: ReadonlySet<number>): number[] {
   const top = maxId(newer);
@@ -180,9 +176,8 @@ function toCursor(report: ListedReport): ReportCursor {
 }
 
 /**
- * Lists NetBox's reports newest first, page after page, until one at or before `after` (so a relay that
- * missed nothing reads one page); `after` null: the first page only, for its newest report. Resolves
- * with the reports after `after`, oldest first, and the newest report NetBox has.
+ * The reports after `after`, oldest first, and NetBox's newest: listed newest first until one at or before `after` (a relay
+ * that missed nothing reads one page); `after` null: the first page only.
  */
 async function listNewerReports(
   client: NetboxClient,
@@ -218,10 +213,8 @@ function parseListedReport(item: Record<string, unknown>): ListedReport {
 }
 
 /**
- * Fetches one missed report and makes it the delivery its webhook would have stored: the same envelope
- * (event `created`, `validity.compliancereport`), parsed by the webhook's own parser, so the same dedup
- * key, fields and checks; marked as received by the catch-up. `deleted`: NetBox no longer has it;
- * `refused`: it fails the checks a webhook's report must pass (it would have been refused as a webhook too).
+ * Fetches one missed report as the delivery its webhook would have stored: the same envelope, parsed by the webhook's own
+ * parser (same dedup key, fields and checks). `deleted`: NetBox no longer has it; `refused`: it fails those checks.
  */
 async function fetchMissedReport(reportId: number, context: SourceCatchUpContext): Promise<NewDelivery | 'deleted' | { refused: string }> {
   let document: unknown;
@@ -251,10 +244,7 @@ async function fetchMissedReport(reportId: number, context: SourceCatchUpContext
   return { ...stored, receivedVia: 'catch-up' };
 }
 
-/**
- * The API builds `url` and `results_url` from the request (absolute, on the host NetBox believes it
- * has); the webhook sends them relative. The path (with NetBox's base path) is what the relay keeps.
- */
+/** The API makes `url` and `results_url` absolute (on the host NetBox believes it has), the webhook relative: the path is kept. */
 function toWebhookLinks(document: unknown): unknown {
   if (typeof document !== 'object' || document === null || Array.isArray(document)) return document;
   const data = { ...(document as Record<string, unknown>) };

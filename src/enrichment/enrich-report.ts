@@ -33,9 +33,8 @@ export interface EnrichReportOptions {
 const RESULTS_PAGE_SIZE = 1000;
 
 /**
- * Fetches the failing results of a report from NetBox and summarizes them while they stream in.
- * Never throws: every failure becomes `{status: 'missing'}` with one line saying why, so the mail
- * still goes out with the webhook's counts. A report where everything passed needs no request.
+ * Fetches the failing results of a report from NetBox and summarizes them while they stream in. Never throws: every
+ * failure becomes `{status: 'missing'}` with one line saying why, so the mail still goes out with the webhook's counts.
  */
 export async function enrichReport(delivery: ReportDelivery, options: EnrichReportOptions): Promise<Enrichment> {
   const report = delivery.report;

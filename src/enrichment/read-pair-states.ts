@@ -16,11 +16,9 @@ interface ReadPairStatesOptions {
 }
 
 /**
- * Asks NetBox, within the enrichment's budget, about the pairs whose failing changed: those that failed
- * in the previous report and not in this one (passed in this one, or not evaluated?), and those failing
- * in this one that did not fail in the previous one (passed there, or not evaluated there?). Only those
- * pairs are asked for (see readPassedPairs); an unchanged failing set costs no request. Never throws:
- * a side NetBox cannot answer stays unknown, with one line saying why.
+ * Asks NetBox, within the enrichment's budget, whether the pairs whose failing changed passed or were not evaluated: on this
+ * report for those that failed only in the previous one, on the previous for those failing only in this one. An unchanged
+ * failing set costs no request. Never throws: a side NetBox cannot answer stays unknown, with one line saying why.
  */
 export async function readPairStates(options: ReadPairStatesOptions): Promise<PairStates> {
   // The trend's walk made these sets already (same arrays): failingKeys returns them.
@@ -97,9 +95,8 @@ interface PassedPairs {
 }
 
 /**
- * Ids per filter in one request. validity's `test_id` and `device_id` are repeatable (django-filter
- * ModelMultipleChoiceFilter), so one request asks for a block of tests × devices; 100 ids of up to 7
- * digits keep a query under 2.5 kB, below every proxy's URL limit.
+ * Ids per filter in one request: validity's `test_id` and `device_id` are repeatable (django-filter ModelMultipleChoiceFilter);
+ * 100 ids of up to 7 digits keep a query under 2.5 kB, below every proxy's URL limit.
  */
 const IDS_PER_REQUEST = 100;
 
@@ -107,14 +104,10 @@ const IDS_PER_REQUEST = 100;
 const CONCURRENT_REQUESTS = 4;
 
 /**
- * Which of `pairs` NetBox shows passed in the report whose results are at `resultsUrl` (a report's
- * `results_url`, whatever report_id it names): the keys of those with a `passed: true` result. A pair
- * absent from the answer has no passed result there. Only those pairs are asked for: grouped per test,
- * tests with the same devices asked together, ids in blocks of {@link IDS_PER_REQUEST}, explanations
- * omitted. validity answers 400 for the whole request when one id names a device or test deleted
- * from NetBox (such a pair has no result anywhere): the block is halved on that filter until the
- * deleted id stands alone and is left out. Throws a NetboxError when NetBox cannot answer (the
- * caller then knows none of them); never takes longer than `budget`.
+ * The keys of `pairs` with a `passed: true` result in the report whose `results_url` is `resultsUrl`, asking only for
+ * those pairs (see buildBlocks). validity answers 400 for the whole request when one id names a device or test deleted
+ * from NetBox (such a pair has no result anywhere): the block is halved on that filter until the deleted id stands alone
+ * and is left out. Throws a NetboxError when NetBox cannot answer; never takes longer than `budget`.
  */
 export async function readPassedPairs(
   client: NetboxClient,
@@ -165,9 +158,8 @@ export async function readPassedPairs(
 }
 
 /**
- * The requests' blocks: per test its devices; tests with the very same devices together (a device that
- * dropped out fails many tests: one request), each side cut into blocks of IDS_PER_REQUEST. Every block
- * asks exactly for pairs in `pairs`.
+ * The requests' blocks: per test its devices, tests with the very same devices together (a device that dropped out fails
+ * many tests: one request), each side cut into IDS_PER_REQUEST. Every block asks only for pairs in `pairs`.
  */
 function buildBlocks(pairs: readonly PairToAsk[]): { tests: number[]; devices: number[] }[] {
   const devicesOfTest = new Map<number, number[]>();

@@ -53,10 +53,8 @@ const MAX_CACHED = 200;
 const DEFAULT_TTL_MS = 10 * 60 * 1000;
 
 /**
- * Creates the owner resolver of one NetBox source: `forReport(key, resultsUrl)` gives a directory whose
- * look-ups share one time budget and a cache (per report, with a TTL), so two routes asking the same
- * question, or a plan retried shortly after, cost no second round of requests. Never throws: NetBox
- * slow, down or refusing becomes `{status: 'missing'}` with one line saying why.
+ * Creates the owner resolver of one NetBox source: a report's directory shares one time budget and a cache (with a TTL),
+ * so two routes asking the same, or a plan retried shortly after, cost no second round of requests. Never throws.
  */
 export function createOwnerResolver(options: OwnerResolverOptions): (reportKey: string, resultsUrl: string) => OwnerDirectory {
   const clock = options.clock ?? systemClock;
