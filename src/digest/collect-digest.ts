@@ -31,9 +31,8 @@ export interface DigestSources {
 const PAGE_SIZE = 500;
 
 /**
- * Series with a section and a chart in one digest: the worst ones (most failing results in their latest
- * report). Each distinct base path in a report's `url` starts a series, so their number is NetBox's to
- * choose, and each chart weighs on the mail. The others get one table row each.
+ * Series with a section and a chart in one digest: the worst ones (most failing results in their latest report). Each base
+ * path in a report's `url` starts a series, so their number is NetBox's to choose; the others get one table row each.
  */
 export const MAX_DIGEST_SERIES = 20;
 
@@ -46,11 +45,9 @@ interface SeriesTally {
 }
 
 /**
- * Gathers a digest from the store: every report received in the job's period that matches the route
- * (its conditions decided on the report's facts and on its trend against the report before it, as a
- * per-report route decides), grouped by NetBox source and series, with each series' period trend.
- * Reads only what the store keeps, so the same period gives the same digest on a retry, on another
- * replica and in `preview --digest`.
+ * Gathers a digest: every report received in the job's period that matches the route (decided as a per-report route
+ * decides), grouped by NetBox source and series, with each series' period trend. Reads only what the store keeps, so
+ * the same period gives the same digest on a retry, on another replica and in `preview --digest`.
  */
 export async function collectDigest(deps: DigestSources, route: Route, job: DigestJob, timezone: string): Promise<DigestContent> {
   const received = await listPeriodReports(deps.store, job);
@@ -96,10 +93,7 @@ export interface DigestMailSettings extends DigestSources {
   clock: Clock;
 }
 
-/**
- * The composer of digests: a digest job becomes its route's digest mail (gathered from the store when
- * it is composed, rendered with the route's digest template, sent to the route's recipients).
- */
+/** The composer of digests: a digest job becomes its route's digest mail, gathered from the store when it is composed. */
 export function createDigestComposer(settings: DigestMailSettings): (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedNotice> {
   return async (delivery) => {
     const job = parseDigestJob(delivery.dedupKey, delivery.body);
@@ -170,10 +164,7 @@ async function listPeriodReports(store: DigestSources['store'], job: DigestJob):
   return rows.reverse();
 }
 
-/**
- * The report as its mail recorded it (with its failing pairs when NetBox answered); a report whose
- * mail was not composed yet gets its counts only, in the series the composer would give it.
- */
+/** The report as its mail recorded it; one whose mail was not composed yet: its counts, in the series the composer would give it. */
 async function findSnapshot(deps: DigestSources, record: DeliveryRecord): Promise<ReportSnapshot> {
   const stored = await deps.store.findReport(record.dedupKey);
   if (stored) return stored;
@@ -193,10 +184,7 @@ async function matchesRoute(deps: DigestSources, condition: Condition, record: D
   return matchCondition(condition, facts, buildRoutingTrend(buildTrend(snapshot, previous ? [previous] : []), facts));
 }
 
-/**
- * The sources a condition restricts a route to (`source: …`, alone or in an `all`), or undefined when
- * any source may match: a source the route never covers is not reported silent in its digest.
- */
+/** The sources a condition restricts a route to (`source: …`, alone or in an `all`): the others are not reported silent. */
 function namedSources(condition: Condition | undefined): Set<string> | undefined {
   if (!condition) return undefined;
   if (condition.source) return new Set(condition.source);

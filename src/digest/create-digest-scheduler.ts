@@ -43,12 +43,10 @@ export interface DigestScheduler {
 }
 
 /**
- * Queues each digest route's digest once per period. A period runs from the end of the route's last
- * recorded period to the latest tick at or before now, so a relay that was down at one or more ticks
- * sends one digest covering them at its next start, marked late. The period is recorded and its mail
- * queued in one transaction under a unique key (route + period start), so replicas sharing a store and
- * restarts queue it exactly once; the worker sends it like any outbox record. The first time a route
- * is seen, the tick just past is recorded without a mail: its first digest covers the period after it.
+ * Queues each digest route's digest once per period: from the end of its last recorded period to the latest tick, so a
+ * relay down at some ticks sends one digest covering them, marked late. The period is recorded and its mail queued in one
+ * transaction under a unique key (route + period start), so replicas and restarts queue it exactly once. A route seen the
+ * first time records the tick just past without a mail.
  */
 export function createDigestScheduler(options: DigestSchedulerOptions): DigestScheduler {
   const { store, clock, logger } = options;

@@ -15,10 +15,7 @@ export interface DigestJob {
 /** The JSON key that marks a body as a digest job (a NetBox body never has it). */
 const MARK = 'compliance_relay_digest';
 
-/**
- * The outbox record of a digest. Its dedup key names the route and the period's start, the same key
- * as the digest_periods row queued with it, so even outside that row a period cannot be queued twice.
- */
+/** The outbox record of a digest: its dedup key is its digest_periods row's (route, period start), so it is queued once. */
 export function buildDigestJob(job: DigestJob): NewDelivery {
   const start = new Date(job.periodStart).toISOString();
   return {

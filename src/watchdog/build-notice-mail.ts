@@ -18,9 +18,8 @@ export interface NoticeLine {
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
- * A relay notice (the watchdog's, the catch-up's): plain lines built in code, as text and as the same
- * lines in HTML, marked automatic like the report mails. `kind` goes into `X-Compliance-Watchdog` and the
- * Message-ID's route (`<route>`), so a retry keeps the same Message-ID.
+ * A relay notice (the watchdog's, the catch-up's): lines built in code, as text and as HTML, marked automatic like the
+ * report mails. `kind` goes into `X-Compliance-Watchdog`; the Message-ID is built from `route`, so a retry keeps it.
  */
 export function buildNoticeMail(
   notice: { subject: string; lines: readonly NoticeLine[]; route: string; kind: string; source?: string },

@@ -36,12 +36,9 @@ async function readNetboxCheck(options: WatchdogOptions): Promise<{ netboxChecke
 }
 
 /**
- * Makes silence visible: NetBox drops a failed webhook without retrying, so a report that never
- * arrives would otherwise go unnoticed. When no report arrived within `expectEveryMs`, one
- * "no compliance report received since …" mail is queued; when one arrives again, one "reports are
- * arriving again" mail. The state lives in the store and moves by compare-and-set, in the same
- * transaction that queues the mail, so replicas sharing a store send each mail once, and the mail
- * goes through the outbox (retried like any report, never lost to a crash).
+ * Makes silence visible (NetBox drops a failed webhook without retrying): one mail when no report arrived within
+ * `expectEveryMs`, one when reports arrive again. The state moves by compare-and-set in the store, in the transaction
+ * that queues the mail in the outbox, so replicas sharing a store send each mail once, and none is lost to a crash.
  */
 export function createWatchdog(options: WatchdogOptions): Watchdog {
   const { store, clock, logger } = options;

@@ -14,20 +14,14 @@ export interface WatchdogAlert {
   detectedAt: number;
   /** The named NetBox source that went silent; absent: the default source. */
   source?: string;
-  /**
-   * With catch-up on: when the relay last listed NetBox's reports successfully (null: not yet). A check
-   * after the silence began means NetBox has no report either, not that a webhook was lost. Absent: catch-up off.
-   */
+  /** With catch-up on: when the relay last listed NetBox's reports successfully (null: not yet). Absent: catch-up off. */
   netboxCheckedAt?: number | null;
 }
 
 /** The JSON key that marks a body as a watchdog record (a NetBox body never has it). */
 const MARK = 'compliance_relay_watchdog';
 
-/**
- * The outbox record for a watchdog mail. Its dedup key names the silence it is about, so even
- * outside the compare-and-set two records for the same silence would collapse into one.
- */
+/** The outbox record for a watchdog mail: its dedup key names the silence, so two records for one silence collapse into one. */
 export function buildWatchdogAlert(alert: WatchdogAlert): NewDelivery {
   const since = new Date(alert.silentSince).toISOString();
   return {
@@ -94,11 +88,7 @@ function describeNetboxCheck(alert: WatchdogAlert, timezone: string): string[] {
   return ['NetBox drops a webhook that fails without retrying it, so silence can mean a lost report. Check:'];
 }
 
-/**
- * The watchdog's mail: "no compliance report received since …" when reports stop, "reports are
- * arriving again" when they resume. Plain wording, built in code (it has no report to show), and
- * marked automatic like the report mails.
- */
+/** The watchdog's mail: "no compliance report received since …" when reports stop, "arriving again" when they resume. */
 export function buildWatchdogMail(alert: WatchdogAlert, options: WatchdogMailOptions): Promise<OutgoingMail> {
   const since = formatDateTime(new Date(alert.silentSince).toISOString(), options.timezone);
   const every = formatDuration(alert.expectEveryMs);
