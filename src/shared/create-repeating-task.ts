@@ -21,10 +21,7 @@ export function createRepeatingTask(work: () => void, everyMs: number): Repeatin
   };
 }
 
-/**
- * `run`, one at a time: a call while a run is in flight joins it instead of starting another (within
- * this process; between processes the store decides).
- */
+/** `run`, one at a time in this process: a call while a run is in flight joins it. */
 export function coalesceRuns<T>(run: () => Promise<T>): () => Promise<T> {
   let running: Promise<T> | undefined;
   return () =>

@@ -10,20 +10,15 @@ export interface FailureFacts {
   scope: 'server' | 'message';
   /** Which transport sets the code (its descriptor's name): `oauth2` for either transport that logs in with OAuth2; `relay` for the relay's own. */
   transport: string;
-  /**
-   * The failure says nothing against reaching the mail server: it answered about this message (so it is
-   * reachable), or it was never asked (the template or the stored delivery was at fault).
-   */
+  /** The failure says nothing against reaching the mail server: it answered about this message, or was never asked. */
   serverReachable: boolean;
   /** What happened, in words an on-call reads at a glance (dashboard, docs/errors.md). */
   words: string;
 }
 
 /**
- * The relay's own failure codes: a template, a stored delivery, a route, the pause, and UNKNOWN. The codes
- * a transport sets are its descriptor's (`failures`); notify's FAILURE_CATALOGUE joins them with these into
- * the one closed catalogue: what is stored with a delivery, logged, used as a metric label, and read by the
- * retry policy, the dashboard, the commands and docs/errors.md.
+ * The relay's own failure codes. notify's FAILURE_CATALOGUE joins them with the transports' (their descriptors'
+ * `failures`) into the one closed catalogue stored, logged, used as a metric label and read by everything else.
  */
 export const RELAY_FAILURES = {
   TEMPLATE: { ...relay(false, 'message', 'A mail template failed to render (a configuration problem).', true), configProblem: true },
@@ -69,9 +64,8 @@ export function describeFailureOutcome(facts: FailureFacts): string {
 }
 
 /**
- * Node's and OpenSSL's words for a server certificate the relay does not trust: an unknown CA, a
- * self-signed one, expired or not yet valid, another host's name (tls.checkServerIdentity, X509 verify).
- * nodemailer reports all of them as `ESOCKET`, with only these words to tell them from a network fault.
+ * Node's and OpenSSL's words for a server certificate the relay does not trust (unknown CA, self-signed, expired, another
+ * host's name): nodemailer reports all of them as `ESOCKET`, with only these words to tell them from a network fault.
  */
 const CERTIFICATE_NOT_TRUSTED =
   /certificate|self[- ]signed|unable to verify|unable to get (local )?issuer|altnames|CERT_|DEPTH_ZERO|UNABLE_TO_VERIFY|ERR_TLS_CERT/i;
