@@ -17,7 +17,6 @@ export interface DigestSchedulerOptions {
   routes: readonly Route[];
   /** MAIL_TIMEZONE: the zone of a schedule without its own. */
   defaultTimezone: string;
-  checkEveryMs?: number;
   /** A digest was queued in the outbox (wakes the worker). */
   onQueued?: (deliveryId: number) => void;
 }
@@ -98,7 +97,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
   const evaluate = coalesceRuns(evaluateOnce);
   const task = createRepeatingTask(
     () => void evaluate().catch((error: unknown) => logger.error({ err: error }, 'digests: cannot read or queue a digest; will try again')),
-    options.checkEveryMs ?? DIGEST_CHECK_EVERY_MS,
+    DIGEST_CHECK_EVERY_MS,
   );
 
   return {

@@ -12,8 +12,6 @@ export interface WatchdogOptions {
   logger: Logger;
   /** EXPECT_REPORT_EVERY: the longest silence before the recipients are told. */
   expectEveryMs: number;
-  /** How often the silence is measured (default: a tenth of expectEveryMs, between 1 s and 60 s). */
-  checkEveryMs?: number;
   /** An alert was queued in the outbox (wakes the worker). */
   onQueued?: (id: number) => void;
   /** The named NetBox source this watchdog watches (its own state, its own reports); absent: the default source. */
@@ -42,7 +40,8 @@ async function readNetboxCheck(options: WatchdogOptions): Promise<{ netboxChecke
  */
 export function createWatchdog(options: WatchdogOptions): Watchdog {
   const { store, clock, logger } = options;
-  const checkEveryMs = options.checkEveryMs ?? Math.min(60_000, Math.max(1_000, Math.floor(options.expectEveryMs / 10)));
+  // The silence is measured every tenth of expectEveryMs, between 1 s and 60 s.
+  const checkEveryMs = Math.min(60_000, Math.max(1_000, Math.floor(options.expectEveryMs / 10)));
 
   async function evaluateOnce(): Promise<'overdue' | 'resumed' | undefined> {
     const now = clock.now();
