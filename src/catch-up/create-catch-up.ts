@@ -27,15 +27,6 @@ interface CatchUpOptions extends Omit<SourceCatchUpContext, 'store' | 'now' | 'b
   onOutcome?: (outcome: CatchUpOutcome) => void;
 }
 
-interface CatchUp {
-  /** Catches up now (or joins the run under way); never rejects. */
-  run(): Promise<CatchUpOutcome>;
-  /** Runs at once, then every `everyMs`, on a timer that never keeps the process alive. */
-  start(): void;
-  /** Stops the timer and ends the run in flight's budget; resolves once that run has ended (closing the NetBox client cuts its request). */
-  stop(): Promise<void>;
-}
-
 /** The catch-ups of every source that has it on, run as one. */
 export interface SourceCatchUps {
   /** The sources caught up (their NetBox URL and token set, their cadence not `off`). */
@@ -85,12 +76,11 @@ export function createSourceCatchUps(
 }
 
 /**
- * Fetches from NetBox the reports of one source whose webhook never arrived, at start and every
- * CATCH_UP_EVERY, under the source's lease in the store (one relay at a time). It runs beside the
- * webhook and the worker, never before them; a failure is logged with its reason, counted and tried
- * again at the next turn, with what was seen left where it was.
+ * Fetches from NetBox the reports of one source whose webhook never arrived, at start and every CATCH_UP_EVERY, under
+ * the source's lease in the store (one relay at a time), beside the webhook and the worker. `run` joins a run under way
+ * and never rejects: a failure is logged, counted and tried again at the next turn, with what was seen left where it was.
  */
-function createCatchUp(options: CatchUpOptions): CatchUp {
+function createCatchUp(options: CatchUpOptions) {
   const { store, clock, logger, source, owner } = options;
   let running: Promise<CatchUpOutcome> | undefined;
   /** The run in flight's NetBox budget: a stop ends it, so no request starts or is retried after. */
@@ -137,6 +127,7 @@ function createCatchUp(options: CatchUpOptions): CatchUp {
   return {
     run,
     start: task.start,
+    // Ends the run in flight's budget and waits for it (closing the NetBox client cuts its request).
     async stop() {
       task.stop();
       if (budget) budget.deadline = 0;

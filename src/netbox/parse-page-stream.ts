@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { NetboxError } from './netbox-error';
 
 /** One page of a NetBox list: `{count, next, previous, results}`. */
-export interface NetboxPage {
+interface NetboxPage {
   count: number | null;
   next: string | null;
   results: Record<string, unknown>[];
