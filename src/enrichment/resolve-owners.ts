@@ -149,13 +149,8 @@ async function lookupOwners(
 }
 
 function describeLookupFailure(error: unknown, options: OwnerResolverOptions): OwnerLookup {
-  if (!(error instanceof NetboxError)) {
-    return {
-      status: 'missing',
-      code: 'PROTOCOL',
-      reason: `reading the owners from NetBox failed (${(error as Error)?.message ?? String(error)})`,
-    };
-  }
+  const failed = `reading the owners from NetBox failed (${(error as Error)?.message ?? String(error)})`;
+  if (!(error instanceof NetboxError)) return { status: 'missing', code: 'PROTOCOL', reason: failed };
   const seconds = Math.round(options.budgetMs / 100) / 10;
   const reasons: Record<string, string> = {
     AUTH: `NetBox refused the relay's token when asked for devices and contacts (HTTP ${error.status ?? 403}); check that it may read dcim and tenancy`,
@@ -163,5 +158,5 @@ function describeLookupFailure(error: unknown, options: OwnerResolverOptions): O
     UNREACHABLE: `NetBox at ${options.client.url} could not be reached for the owners (${error.detail ?? error.message})`,
     SERVER: `NetBox answered HTTP ${error.status ?? 500} when asked for the owners, and kept failing`,
   };
-  return { status: 'missing', code: error.code, reason: reasons[error.code] ?? `reading the owners from NetBox failed (${error.message})` };
+  return { status: 'missing', code: error.code, reason: reasons[error.code] ?? failed };
 }

@@ -32,17 +32,12 @@ export function buildNoticeMail(
   const html = `<!DOCTYPE html><html><body style="font-family: sans-serif; font-size: 14px; color: #222">${lines
     .map((l) => (l.text === '' ? '<br>' : `<p style="margin: 0 0 6px">${renderLine(l)}</p>`))
     .join('')}</body></html>`;
+  const { from, deliveryId, dedupKey } = options;
   const content = buildMessage({
     rendered: { subject, text, html },
-    from: options.from,
+    from,
     recipients: options.recipients,
-    messageId: buildMessageId({
-      deliveryId: options.deliveryId,
-      reportId: 0,
-      dedupKey: options.dedupKey,
-      from: options.from,
-      route: notice.route,
-    }),
+    messageId: buildMessageId({ deliveryId, reportId: 0, dedupKey, from, route: notice.route }),
     date: options.date,
     headers: { 'X-Compliance-Watchdog': notice.kind, ...(source ? { 'X-Compliance-Source': source } : {}) },
   });

@@ -80,20 +80,14 @@ export function buildMissedReportsMail(notice: MissedReportsNotice, options: Wat
     for (const r of notice.skipped)
       lines.push({ text: `- report ${r.id}, created ${formatDateTime(r.created, options.timezone)}: ${r.link}`, link: r.link });
   }
-  if (notice.deleted.length > 0) {
-    lines.push(
-      { text: '' },
-      {
-        text: `No longer in NetBox when the relay asked (validity keeps only its newest reports), so not mailed: report ${formatIdRanges(notice.deleted)}.`,
-      },
+  const paragraph = (text: string) => lines.push({ text: '' }, { text });
+  if (notice.deleted.length > 0)
+    paragraph(
+      `No longer in NetBox when the relay asked (validity keeps only its newest reports), so not mailed: report ${formatIdRanges(notice.deleted)}.`,
     );
-  }
   if (refused.length > 0)
-    lines.push(
-      { text: '' },
-      {
-        text: `Refused, so not mailed: report ${formatIdRanges(refused)} (its fields fail the checks a webhook's report must pass; the relay's log says which).`,
-      },
+    paragraph(
+      `Refused, so not mailed: report ${formatIdRanges(refused)} (its fields fail the checks a webhook's report must pass; the relay's log says which).`,
     );
   const subject = `${missed} compliance report${missed === 1 ? '' : 's'} missed while the relay was not told`;
   return buildNoticeMail({ subject, lines, route: 'catch-up-missed', kind: 'missed', source: notice.source }, options);
