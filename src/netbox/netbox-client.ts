@@ -258,10 +258,10 @@ function readBounded(response: IncomingMessage, maxBytes: number): Promise<strin
 /** NetBox (Django REST framework) explains refusals as `{"detail": "..."}`. */
 function detailOf(text: string): string | undefined {
   try {
-    const detail = (JSON.parse(text) as { detail?: unknown }).detail;
-    if (typeof detail === 'string') return detail.slice(0, 300);
+    const body = JSON.parse(text) as Record<string, unknown>;
+    if (typeof body.detail === 'string') return body.detail.slice(0, 300);
     // A 400 for an unknown filter value lists the field: {"report_id": ["Select a valid choice..."]}.
-    const first = Object.entries(JSON.parse(text) as Record<string, unknown>)[0];
+    const first = Object.entries(body)[0];
     if (first) return `${first[0]}: ${JSON.stringify(first[1]).slice(0, 300)}`;
   } catch {
     // Not JSON: a proxy's page; the status says enough.

@@ -86,20 +86,12 @@ export async function listOwnedDeviceIds(
   pageSize = 1000,
 ): Promise<number[]> {
   const ids = new Set(objects.filter((o) => o.type === 'dcim.device').map((o) => o.id));
-  const filters: [OwnerObjectType, string][] = [
-    ['dcim.site', 'site_id'],
-    ['tenancy.tenant', 'tenant_id'],
-  ];
-  for (const [type, filter] of filters) {
+  for (const [type, param] of Object.entries({ 'dcim.site': 'site_id', 'tenancy.tenant': 'tenant_id' })) {
     const ofType = objects.filter((o) => o.type === type).map((o) => o.id);
-    await streamListByIds(
-      client,
-      { path: '/api/dcim/devices/', param: filter, ids: ofType, filters: { brief: '1' }, pageSize },
-      budget,
-      (raw) => {
-        if (typeof raw.id === 'number') ids.add(raw.id);
-      },
-    );
+    const list = { path: '/api/dcim/devices/', param, ids: ofType, filters: { brief: '1' }, pageSize };
+    await streamListByIds(client, list, budget, (raw) => {
+      if (typeof raw.id === 'number') ids.add(raw.id);
+    });
   }
   return [...ids].sort((a, b) => a - b);
 }
