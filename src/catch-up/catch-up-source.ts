@@ -22,12 +22,6 @@ export interface SourceCatchUpContext {
   onQueued?: (id: number) => void;
 }
 
-/** What a catch-up did: reports queued now, and where the next one starts. */
-export interface SourceCatchUpResult {
-  queued: number;
-  seen: ReportCursor;
-}
-
 /** Gaps in NetBox's ids wider than this are not named one by one (a NetBox restored from elsewhere, say). */
 const MAX_GAP_IDS = 1_000;
 
@@ -35,8 +29,9 @@ const MAX_GAP_IDS = 1_000;
  * Queues, oldest first and through the webhook's own insert, every report NetBox lists after the newest this source has
  * seen that the outbox does not hold: the newest `max` are mailed one by one, older ones and those NetBox deleted meanwhile
  * are named in one notice. A source never caught up before starts at its newest report received by webhook, or NetBox's.
+ * Resolves with how many were queued now, and where the next catch-up starts.
  */
-export async function catchUpSource(state: CatchUpState, context: SourceCatchUpContext): Promise<SourceCatchUpResult> {
+export async function catchUpSource(state: CatchUpState, context: SourceCatchUpContext): Promise<{ queued: number; seen: ReportCursor }> {
   const { logger } = context;
   const after = state.seen ?? (await newestReceived(context));
   const listing = await listNewerReports(context.client, after, context.budget);

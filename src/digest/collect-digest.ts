@@ -16,7 +16,7 @@ import {
 } from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { applyWaivers, type Waiver } from '../waivers';
-import { parseDigestJob, type DigestJob } from './digest-job';
+import { parseDigestJob, type DigestJob } from './create-digest-scheduler';
 
 /** What gathering a digest reads. */
 export interface DigestSources {

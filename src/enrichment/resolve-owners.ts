@@ -44,8 +44,6 @@ export interface OwnerResolverOptions {
   clock?: Clock;
   /** How long a report's answer is reused (a retry of a plan step, a preview right after); default 10 min. */
   ttlMs?: number;
-  /** The `limit` asked for (tests use a small one to see pagination); default NetBox's cap, 1000. */
-  pageSize?: number;
 }
 
 /** Answers kept at most: one per recent report and route query. */
@@ -88,7 +86,7 @@ export function createOwnerResolver(options: OwnerResolverOptions): (reportKey: 
         const names = objects.map((o) => `${o.type}:${o.id}`).sort();
         const key = `${reportKey}|owned|${names.join(',')}`;
         try {
-          return await cached(key, () => listOwnedDeviceIds(options.client, objects, startBudget(), options.pageSize));
+          return await cached(key, () => listOwnedDeviceIds(options.client, objects, startBudget()));
         } catch {
           return null;
         }
@@ -111,8 +109,8 @@ async function lookupOwners(
   queries: readonly OwnerQuery[],
   budget: RequestBudget,
 ): Promise<OwnerLookup> {
-  const { client, pageSize } = options;
-  const devices = deviceIds.length ? await listDevices(client, deviceIds, budget, pageSize) : [];
+  const { client } = options;
+  const devices = deviceIds.length ? await listDevices(client, deviceIds, budget) : [];
   if (queries.length === 0) return { status: 'ok', devices, contacts: [] };
   const major = await readNetboxMajor(client, budget);
   const objects: Record<OwnerObjectType, number[]> = {
@@ -130,12 +128,10 @@ async function lookupOwners(
       if (asked.has(key) || objects[objectType].length === 0) continue;
       asked.add(key);
       const q = { major, objectType, objectIds: objects[objectType], role: query.role, priority: query.priority };
-      assignments.push(...(await listContactAssignments(client, q, budget, pageSize)));
+      assignments.push(...(await listContactAssignments(client, q, budget)));
     }
   }
-  const contacts = new Map(
-    (await listContacts(client, [...new Set(assignments.map((a) => a.contactId))], budget, pageSize)).map((c) => [c.id, c]),
-  );
+  const contacts = new Map((await listContacts(client, [...new Set(assignments.map((a) => a.contactId))], budget)).map((c) => [c.id, c]));
   return {
     status: 'ok',
     devices,

@@ -192,9 +192,8 @@ class PageScanner {
     } catch (error) {
       throw new NetboxError('PROTOCOL', `NetBox sent a page that is not JSON: ${(error as Error).message}`);
     }
-    if (!this.sawResults || page === null || typeof page !== 'object' || !Array.isArray(page.results)) {
+    if (!this.sawResults || page === null || typeof page !== 'object' || !Array.isArray(page.results))
       throw new NetboxError('PROTOCOL', 'NetBox sent JSON without a "results" list (is NETBOX_URL the NetBox API?)');
-    }
     return {
       count: typeof page.count === 'number' ? page.count : null,
       next: typeof page.next === 'string' && page.next !== '' ? page.next : null,

@@ -43,6 +43,8 @@ export interface NetboxContact {
 
 /** Ids per request: NetBox takes a repeated `id=`; a long URL is refused by some proxies. */
 const IDS_PER_REQUEST = 50;
+/** NetBox's page size cap (MAX_PAGE_SIZE). */
+const PAGE_SIZE = 1000;
 
 /**
  * A report's `results_url` as its path and its query's parameters (a fragment dropped), so filters can be
@@ -65,16 +67,9 @@ export async function readNetboxMajor(client: NetboxClient, budget: RequestBudge
 }
 
 /** The devices with these ids, read in batches (`id=` repeated) following NetBox's `next` links. */
-export async function listDevices(
-  client: NetboxClient,
-  ids: readonly number[],
-  budget: RequestBudget,
-  pageSize = 1000,
-): Promise<NetboxDevice[]> {
+export async function listDevices(client: NetboxClient, ids: readonly number[], budget: RequestBudget): Promise<NetboxDevice[]> {
   const devices: NetboxDevice[] = [];
-  await streamListByIds(client, { path: '/api/dcim/devices/', param: 'id', ids, pageSize }, budget, (raw) =>
-    devices.push(...readDevice(raw)),
-  );
+  await streamListByIds(client, { path: '/api/dcim/devices/', param: 'id', ids }, budget, (raw) => devices.push(...readDevice(raw)));
   return devices;
 }
 
@@ -83,12 +78,11 @@ export async function listOwnedDeviceIds(
   client: NetboxClient,
   objects: readonly { type: OwnerObjectType; id: number }[],
   budget: RequestBudget,
-  pageSize = 1000,
 ): Promise<number[]> {
   const ids = new Set(objects.filter((o) => o.type === 'dcim.device').map((o) => o.id));
   for (const [type, param] of Object.entries({ 'dcim.site': 'site_id', 'tenancy.tenant': 'tenant_id' })) {
     const ofType = objects.filter((o) => o.type === type).map((o) => o.id);
-    const list = { path: '/api/dcim/devices/', param, ids: ofType, filters: { brief: '1' }, pageSize };
+    const list = { path: '/api/dcim/devices/', param, ids: ofType, filters: { brief: '1' } };
     await streamListByIds(client, list, budget, (raw) => {
       if (typeof raw.id === 'number') ids.add(raw.id);
     });
@@ -104,7 +98,7 @@ export async function listContactAssignments(
   client: NetboxClient,
   query: { major: number; objectType: OwnerObjectType; objectIds: readonly number[]; role: string; priority?: string },
   budget: RequestBudget,
-  pageSize = 1000,
+  pageSize = PAGE_SIZE,
 ): Promise<ContactAssignment[]> {
   const found: ContactAssignment[] = [];
   const wanted = new Set(query.objectIds);
@@ -122,14 +116,9 @@ export async function listContactAssignments(
 }
 
 /** The contacts with these ids (for their e-mail addresses), in batches. */
-export async function listContacts(
-  client: NetboxClient,
-  ids: readonly number[],
-  budget: RequestBudget,
-  pageSize = 1000,
-): Promise<NetboxContact[]> {
+export async function listContacts(client: NetboxClient, ids: readonly number[], budget: RequestBudget): Promise<NetboxContact[]> {
   const contacts: NetboxContact[] = [];
-  await streamListByIds(client, { path: '/api/tenancy/contacts/', param: 'id', ids, pageSize }, budget, (raw) => {
+  await streamListByIds(client, { path: '/api/tenancy/contacts/', param: 'id', ids }, budget, (raw) => {
     if (typeof raw.id !== 'number') return;
     contacts.push({
       id: raw.id,
@@ -172,14 +161,14 @@ export async function countDeviceResults(
 /** Streams the list at `path` for these ids, {@link IDS_PER_REQUEST} at a time (`param` repeated, the filters beside it). */
 async function streamListByIds(
   client: NetboxClient,
-  list: { path: string; param: string; ids: readonly number[]; filters?: Record<string, string>; pageSize: number },
+  list: { path: string; param: string; ids: readonly number[]; filters?: Record<string, string>; pageSize?: number },
   budget: RequestBudget,
   onRow: (raw: Record<string, unknown>) => void,
 ): Promise<void> {
   for (const chunk of chunkIds(list.ids)) {
     const query = new URLSearchParams(chunk.map((id): [string, string] => [list.param, String(id)]));
     for (const [name, value] of Object.entries(list.filters ?? {})) query.set(name, value);
-    query.set('limit', String(list.pageSize));
+    query.set('limit', String(list.pageSize ?? PAGE_SIZE));
     await client.streamList(`${list.path}?${query.toString()}`, (page) => page.forEach(onRow), budget);
   }
 }
