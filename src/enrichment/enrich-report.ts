@@ -1,4 +1,4 @@
-import { describeTlsFailure, NetboxError, splitResultsUrl, type NetboxClient, type NetboxErrorCode } from '../netbox';
+import { describeTlsFailure, NETBOX_PAGE_SIZE, NetboxError, splitResultsUrl, type NetboxClient, type NetboxErrorCode } from '../netbox';
 import { systemClock, type Clock } from '../shared';
 import type { ReportDelivery } from '../webhook';
 import { createFailureSummarizer, type FailureSummary } from './summarize-failures';
@@ -28,9 +28,6 @@ export interface EnrichReportOptions {
   /** The budget's deadline when the caller shares it with more requests (default: `budgetMs` from now). */
   deadline?: number;
 }
-
-/** NetBox's page size cap (MAX_PAGE_SIZE); larger values are silently clamped, `next` covers the rest. */
-const RESULTS_PAGE_SIZE = 1000;
 
 /**
  * Fetches the failing results of a report from NetBox and summarizes them while they stream in. Never throws: every
@@ -69,7 +66,7 @@ export function buildResultsPath(resultsUrl: string, passed: boolean, ids: Recor
   const { path, params } = splitResultsUrl(resultsUrl);
   params.set('passed', String(passed));
   for (const [filter, values] of Object.entries(ids)) for (const id of values) params.append(filter, String(id));
-  params.set('limit', String(RESULTS_PAGE_SIZE));
+  params.set('limit', String(NETBOX_PAGE_SIZE));
   params.set('omit', 'explanation');
   return `${path}?${params.toString()}`;
 }

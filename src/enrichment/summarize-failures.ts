@@ -114,9 +114,5 @@ function readFailingResult(raw: Record<string, unknown>): FailingResult | null {
 }
 
 function pickName(o: Record<string, unknown>): string | undefined {
-  for (const key of ['name', 'display']) {
-    const v = o[key];
-    if (typeof v === 'string' && v !== '') return v.slice(0, 300);
-  }
-  return undefined;
+  return [o.name, o.display].find((v): v is string => typeof v === 'string' && v !== '')?.slice(0, 300);
 }

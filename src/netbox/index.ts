@@ -8,6 +8,7 @@ export {
   listContacts,
   countDeviceResults,
   splitResultsUrl,
+  NETBOX_PAGE_SIZE,
   type ContactAssignment,
   type NetboxRef,
   type NetboxDevice,

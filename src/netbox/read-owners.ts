@@ -43,8 +43,8 @@ export interface NetboxContact {
 
 /** Ids per request: NetBox takes a repeated `id=`; a long URL is refused by some proxies. */
 const IDS_PER_REQUEST = 50;
-/** NetBox's page size cap (MAX_PAGE_SIZE). */
-const PAGE_SIZE = 1000;
+/** NetBox's page size cap (MAX_PAGE_SIZE); larger values are silently clamped, `next` covers the rest. */
+export const NETBOX_PAGE_SIZE = 1000;
 
 /**
  * A report's `results_url` as its path and its query's parameters (a fragment dropped), so filters can be
@@ -98,7 +98,7 @@ export async function listContactAssignments(
   client: NetboxClient,
   query: { major: number; objectType: OwnerObjectType; objectIds: readonly number[]; role: string; priority?: string },
   budget: RequestBudget,
-  pageSize = PAGE_SIZE,
+  pageSize = NETBOX_PAGE_SIZE,
 ): Promise<ContactAssignment[]> {
   const found: ContactAssignment[] = [];
   const wanted = new Set(query.objectIds);
@@ -168,7 +168,7 @@ async function streamListByIds(
   for (const chunk of chunkIds(list.ids)) {
     const query = new URLSearchParams(chunk.map((id): [string, string] => [list.param, String(id)]));
     for (const [name, value] of Object.entries(list.filters ?? {})) query.set(name, value);
-    query.set('limit', String(list.pageSize ?? PAGE_SIZE));
+    query.set('limit', String(list.pageSize ?? NETBOX_PAGE_SIZE));
     await client.streamList(`${list.path}?${query.toString()}`, (page) => page.forEach(onRow), budget);
   }
 }
