@@ -141,9 +141,7 @@ export async function readPassedPairs(
         return;
       }
       const half = Math.ceil(ids.length / 2);
-      for (const part of [ids.slice(0, half), ids.slice(half)]) {
-        await (filter === 'test_id' ? ask(part, devices) : ask(tests, part));
-      }
+      for (const part of [ids.slice(0, half), ids.slice(half)]) await (filter === 'test_id' ? ask(part, devices) : ask(tests, part));
     }
   };
   let next = 0;

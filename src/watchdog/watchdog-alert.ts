@@ -91,7 +91,6 @@ function describeNetboxCheck(alert: WatchdogAlert, timezone: string): string[] {
 /** The watchdog's mail: "no compliance report received since …" when reports stop, "arriving again" when they resume. */
 export function buildWatchdogMail(alert: WatchdogAlert, options: WatchdogMailOptions): Promise<OutgoingMail> {
   const since = formatDateTime(new Date(alert.silentSince).toISOString(), options.timezone);
-  const every = formatDuration(alert.expectEveryMs);
   let subject: string;
   let lines: string[];
   const from = alert.source ? ` from the NetBox source ${alert.source}` : '';
@@ -99,7 +98,7 @@ export function buildWatchdogMail(alert: WatchdogAlert, options: WatchdogMailOpt
     subject = `No compliance report received since ${since}`;
     lines = [
       `No compliance report${from} has reached the relay since ${since} (${formatDuration(alert.detectedAt - alert.silentSince)} ago).`,
-      `One is expected at least every ${every} (${alert.source ? `expect_report_every of ${alert.source} in SOURCES_FILE` : 'EXPECT_REPORT_EVERY'}).`,
+      `One is expected at least every ${formatDuration(alert.expectEveryMs)} (${alert.source ? `expect_report_every of ${alert.source} in SOURCES_FILE` : 'EXPECT_REPORT_EVERY'}).`,
       '',
       ...describeNetboxCheck(alert, options.timezone),
       '- that the scheduled "Run Compliance Tests" still runs and succeeds in NetBox;',
@@ -114,11 +113,11 @@ export function buildWatchdogMail(alert: WatchdogAlert, options: WatchdogMailOpt
       'You will get one more mail when reports arrive again.',
     ];
   } else {
-    const at = formatDateTime(new Date(alert.resumedAt ?? alert.detectedAt).toISOString(), options.timezone);
+    const resumedAt = alert.resumedAt ?? alert.detectedAt;
+    const at = formatDateTime(new Date(resumedAt).toISOString(), options.timezone);
     subject = 'Compliance reports are arriving again';
     lines = [
-      `A compliance report${from} arrived at ${at}, after ${formatDuration((alert.resumedAt ?? alert.detectedAt) - alert.silentSince)} without one (the previous arrived at ${since}).`,
-      // With the catch-up on, a report whose webhook was lost meanwhile is fetched from NetBox; without it, it is gone.
+      `A compliance report${from} arrived at ${at}, after ${formatDuration(resumedAt - alert.silentSince)} without one (the previous arrived at ${since}).`,
       alert.netboxCheckedAt !== undefined
         ? 'Its own mail follows separately. Reports NetBox created during the silence whose webhook never came are fetched from NetBox by the catch-up and mailed, each marked as such.'
         : 'Its own mail follows separately. Reports that NetBox could not deliver during the silence are not recovered: run the tests again in NetBox if you need them.',
