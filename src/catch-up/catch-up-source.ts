@@ -1,17 +1,15 @@
-import type { NetboxClient, RequestBudget } from '../netbox';
-import type { Logger } from '../shared';
-import type { CatchUpState, Store } from '../store';
+import { NetboxError, type NetboxClient, type RequestBudget } from '../netbox';
+import { RelayError, type Logger } from '../shared';
+import { buildNewDelivery, type CatchUpState, type NewDelivery, type Store } from '../store';
 import type { ReportCursor } from '../trend';
 import { buildMissedReportsRecord, type MissedReportsNotice } from '../watchdog';
-import { buildDedupKey, DEFAULT_SOURCE_NAME, normalizeTimestamp } from '../webhook';
-import { fetchMissedReport } from './fetch-missed-report';
-import { listNewerReports, toCursor, type ListedReport } from './list-newer-reports';
+import { assignSource, buildDedupKey, DEFAULT_SOURCE_NAME, normalizeTimestamp, parseDelivery } from '../webhook';
 
 /** What one catch-up of a source needs, besides the lease it runs under. */
 export interface SourceCatchUpContext {
   /** The source's name (`default` for NETBOX_URL's). */
   source: string;
-  /** The source's NETBOX_URL as configured (see CatchUpOptions). */
+  /** The source's NETBOX_URL as configured: a report's series is keyed by it, as its webhook's is. */
   netboxUrl?: string;
   client: NetboxClient;
   store: Pick<Store, 'newestStoredReport' | 'listStoredReportIds' | 'findKnownKeys' | 'insertDelivery'>;
@@ -24,23 +22,16 @@ export interface SourceCatchUpContext {
   onQueued?: (id: number) => void;
 }
 
-/** What a catch-up did: reports queued now, and where the next one starts. */
-export interface SourceCatchUpResult {
-  queued: number;
-  seen: ReportCursor;
-}
-
 /** Gaps in NetBox's ids wider than this are not named one by one (a NetBox restored from elsewhere, say). */
 const MAX_GAP_IDS = 1_000;
 
 /**
- * Queues, oldest first and through the webhook's own insert, every report NetBox lists after the newest
- * this source has seen that the outbox does not hold; the newest `max` are mailed one by one,
- * older ones and those NetBox deleted meanwhile are named in one notice. A source never caught up
- * before starts at the newest report it received by webhook, or else at NetBox's newest: nothing older
- * is mailed.
+ * Queues, oldest first and through the webhook's own insert, every report NetBox lists after the newest this source has
+ * seen that the outbox does not hold: the newest `max` are mailed one by one, older ones and those NetBox deleted meanwhile
+ * are named in one notice. A source never caught up before starts at its newest report received by webhook, or NetBox's.
+ * Resolves with how many were queued now, and where the next catch-up starts.
  */
-export async function catchUpSource(state: CatchUpState, context: SourceCatchUpContext): Promise<SourceCatchUpResult> {
+export async function catchUpSource(state: CatchUpState, context: SourceCatchUpContext): Promise<{ queued: number; seen: ReportCursor }> {
   const { logger } = context;
   const after = state.seen ?? (await newestReceived(context));
   const listing = await listNewerReports(context.client, after, context.budget);
@@ -73,9 +64,8 @@ export async function catchUpSource(state: CatchUpState, context: SourceCatchUpC
 }
 
 /**
- * Fetches each report, oldest first, and queues it as its webhook would have been. Resolves with how
- * many were queued now (`mailed` counts those already queued by a run cut short too), and the ids of
- * those NetBox no longer had or served in a form the webhook refuses.
+ * Fetches each report, oldest first, and queues it as its webhook would have been: how many were queued now (`mailed`
+ * counts those a run cut short queued too), and the ids of those NetBox no longer had or served in a form the webhook refuses.
  */
 async function queueMissedReports(
   reports: readonly ListedReport[],
@@ -84,12 +74,7 @@ async function queueMissedReports(
   const { logger, source } = context;
   const found = { queued: 0, mailed: 0, deleted: [] as number[], refused: [] as number[] };
   for (const report of reports) {
-    const delivery = await fetchMissedReport(context.client, report.id, {
-      source,
-      netboxUrl: context.netboxUrl,
-      now: context.now,
-      budget: context.budget,
-    });
+    const delivery = await fetchMissedReport(report.id, context);
     if (delivery === 'deleted') {
       found.deleted.push(report.id);
       continue;
@@ -128,9 +113,8 @@ function maxId(reports: readonly ListedReport[]): number {
 }
 
 /**
- * Ids between the last seen report and the newest listed that NetBox no longer lists and the outbox
- * never held: NetBox ids grow with each report, so these existed and are gone (deleted by validity's
- * `store_reports`, or a run that never finished). Unknown when nothing was seen before (id 0).
+ * Ids between the last seen report and the newest listed that NetBox no longer lists and the outbox never held: NetBox ids
+ * grow with each report, so these existed and are gone (validity's `store_reports`, or a run that never finished).
  */
 function findVanishedIds(after: ReportCursor, newer: readonly ListedReport[], stored: ReadonlySet<number>): number[] {
   const top = maxId(newer);
@@ -163,4 +147,108 @@ async function queueNotice(
     'missed reports not mailed one by one (beyond the newest mailed, or deleted in NetBox): one notice names them',
   );
   context.onQueued?.(result.id);
+}
+
+/** validity's reports list: no filterset, newest first by its model's ordering; NetBox's `?ordering=` applies. */
+const REPORTS_PATH = '/api/plugins/validity/reports/';
+
+/** A report as the list names it: enough to place it in NetBox's order and fetch it. */
+interface ListedReport {
+  id: number;
+  /** As NetBox serializes it: with the id, the report's dedup key. */
+  created: string;
+  createdMs: number;
+}
+
+/** Whether a report comes after a place in NetBox's order (creation time, then id). */
+function isAfter(report: ReportCursor, cursor: ReportCursor): boolean {
+  return report.createdMs > cursor.createdMs || (report.createdMs === cursor.createdMs && report.reportId > cursor.reportId);
+}
+
+/** The place of a listed report in NetBox's order. */
+function toCursor(report: ListedReport): ReportCursor {
+  return { createdMs: report.createdMs, reportId: report.id };
+}
+
+/**
+ * The reports after `after`, oldest first, and NetBox's newest: listed newest first until one at or before `after` (a relay
+ * that missed nothing reads one page); `after` null: the first page only.
+ */
+async function listNewerReports(
+  client: NetboxClient,
+  after: ReportCursor | null,
+  budget: RequestBudget,
+): Promise<{ newer: ListedReport[]; newest: ListedReport | undefined }> {
+  const newer: ListedReport[] = [];
+  let newest: ListedReport | undefined;
+  await client.streamList(
+    `${REPORTS_PATH}?ordering=-created`,
+    (results) => {
+      let reachedSeen = after === null;
+      for (const item of results) {
+        const report = parseListedReport(item);
+        if (!newest || isAfter(toCursor(report), toCursor(newest))) newest = report;
+        if (after && isAfter(toCursor(report), after)) newer.push(report);
+        else reachedSeen = true;
+      }
+      return !reachedSeen;
+    },
+    budget,
+  );
+  return { newer: newer.sort((a, b) => (isAfter(toCursor(a), toCursor(b)) ? 1 : -1)), newest };
+}
+
+/** One entry of the list; anything without an id and a creation time is not validity's list. */
+function parseListedReport(item: Record<string, unknown>): ListedReport {
+  const { id, created } = item;
+  const createdMs = typeof created === 'string' ? Date.parse(created) : Number.NaN;
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1 || typeof created !== 'string' || Number.isNaN(createdMs))
+    throw new NetboxError('PROTOCOL', `NetBox's reports list holds an entry without an id and a creation time (${REPORTS_PATH})`);
+  return { id, created, createdMs };
+}
+
+/**
+ * Fetches one missed report as the delivery its webhook would have stored: the same envelope, parsed by the webhook's own
+ * parser (same dedup key, fields and checks). `deleted`: NetBox no longer has it; `refused`: it fails those checks.
+ */
+async function fetchMissedReport(reportId: number, context: SourceCatchUpContext): Promise<NewDelivery | 'deleted' | { refused: string }> {
+  let document: unknown;
+  try {
+    document = await context.client.getJson(`${REPORTS_PATH}${reportId}/`, context.budget);
+  } catch (error) {
+    if (error instanceof NetboxError && error.code === 'NOT_FOUND') return 'deleted';
+    throw error;
+  }
+  const data = toWebhookLinks(document);
+  // The webhook's timestamp is the run's end, which the API does not keep: the parser then takes the creation time.
+  const envelope = { event: 'created', model: 'compliancereport', object_type: 'validity.compliancereport', data, snapshots: null };
+  const body = Buffer.from(JSON.stringify(envelope), 'utf8');
+  let parsed;
+  try {
+    parsed = parseDelivery(body);
+  } catch (error) {
+    if (error instanceof RelayError)
+      return { refused: [error.message, ...(error.issues ?? []).map((i) => `${i.path}: ${i.message}`)].join(' ') };
+    throw error;
+  }
+  if (parsed.kind !== 'report' || parsed.report.id !== reportId)
+    throw new NetboxError('PROTOCOL', `NetBox answered ${REPORTS_PATH}${reportId}/ with another object`);
+  const delivery = assignSource(parsed, context.source);
+  // Queued as its webhook would have been (its history row too, marked late when a newer report was stored first).
+  const stored = buildNewDelivery(delivery, { body, sender: 'catch-up', receivedAt: context.now, netboxUrl: context.netboxUrl });
+  return { ...stored, receivedVia: 'catch-up' };
+}
+
+/** The API makes `url` and `results_url` absolute (on the host NetBox believes it has), the webhook relative: the path is kept. */
+function toWebhookLinks(document: unknown): unknown {
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) return document;
+  const data = { ...(document as Record<string, unknown>) };
+  for (const key of ['url', 'results_url']) {
+    const value = data[key];
+    if (typeof value === 'string' && /^https?:\/\//i.test(value)) {
+      const url = new URL(value);
+      data[key] = `${url.pathname}${url.search}`;
+    }
+  }
+  return data;
 }

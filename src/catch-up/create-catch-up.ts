@@ -1,13 +1,15 @@
-import type { NetboxClient, RequestBudget } from '../netbox';
-import { NetboxError } from '../netbox';
+import type { Registry } from 'prom-client';
+import { describeCatchUp, planCatchUp, type Config } from '../config';
+import { registerCatchUpSeries } from '../metrics';
+import { NetboxError, type NetboxClient, type RequestBudget } from '../netbox';
 import { createRepeatingTask, RelayError, type Clock, type Logger } from '../shared';
 import { StorageUnavailableError, type Store } from '../store';
-import { catchUpSource } from './catch-up-source';
+import { catchUpSource, type SourceCatchUpContext } from './catch-up-source';
 
 /** How long one catch-up may talk to NetBox (the list and the missed reports) before it gives up until next time. */
 const CATCH_UP_BUDGET_MS = 60_000;
-/** The lease outlives the budget, so a live run keeps it; a dead relay's lease lapses after this. */
-const LEASE_MS = 2 * CATCH_UP_BUDGET_MS;
+/** The source's lease outlives the budget, so a live run keeps it; a dead relay's lease lapses after this. */
+const CATCH_UP_LEASE_MS = 2 * CATCH_UP_BUDGET_MS;
 
 /** What one catch-up of a source came to, for the metrics and the tests. */
 export type CatchUpOutcome =
@@ -16,42 +18,69 @@ export type CatchUpOutcome =
   | { source: string; result: 'busy' }
   | { source: string; result: 'failed'; code: string };
 
-export interface CatchUpOptions {
-  source: string;
-  /** The source's NETBOX_URL as configured: a report's series is keyed by it, as its webhook's is. */
-  netboxUrl?: string;
-  client: NetboxClient;
-  store: Pick<
-    Store,
-    'takeCatchUpLease' | 'finishCatchUp' | 'newestStoredReport' | 'listStoredReportIds' | 'findKnownKeys' | 'insertDelivery'
-  >;
+interface CatchUpOptions extends Omit<SourceCatchUpContext, 'store' | 'now' | 'budget'> {
+  store: Pick<Store, 'takeCatchUpLease' | 'finishCatchUp'> & SourceCatchUpContext['store'];
   clock: Clock;
-  logger: Logger;
   everyMs: number;
-  max: number;
   /** This relay's name for the lease (unique per process). */
   owner: string;
-  onQueued?: (id: number) => void;
   onOutcome?: (outcome: CatchUpOutcome) => void;
 }
 
-export interface CatchUp {
-  readonly source: string;
-  /** Catches up now (or joins the run under way); never rejects. */
-  run(): Promise<CatchUpOutcome>;
-  /** Runs at once, then every `everyMs`, on a timer that never keeps the process alive. */
+/** The catch-ups of every source that has it on, run as one. */
+export interface SourceCatchUps {
+  /** The sources caught up (their NetBox URL and token set, their cadence not `off`). */
+  readonly sources: readonly string[];
+  /** Catches every source up now; resolves with each one's outcome. */
+  run(): Promise<CatchUpOutcome[]>;
   start(): void;
-  /** Stops the timer and ends the run in flight's budget; resolves once that run has ended (closing the NetBox client cuts its request). */
+  /** Stops the timers; resolves once the runs in flight have ended. */
   stop(): Promise<void>;
 }
 
 /**
- * Fetches from NetBox the reports of one source whose webhook never arrived, at start and every
- * CATCH_UP_EVERY, under the source's lease in the store (one relay at a time). It runs beside the
- * webhook and the worker, never before them; a failure is logged with its reason, counted and tried
- * again at the next turn, with what was seen left where it was.
+ * One catch-up per source whose plan is on (see planCatchUp), each with the source's own NetBox client
+ * and this process's name on the leases; says at start, once per source, whether it runs and, if not, why.
  */
-export function createCatchUp(options: CatchUpOptions): CatchUp {
+export function createSourceCatchUps(
+  config: Pick<Config, 'sources'>,
+  deps: {
+    store: Store;
+    netbox: ReadonlyMap<string, NetboxClient>;
+    clock: Clock;
+    logger: Logger;
+    /** The relay's metrics registry: the catch-up's series are registered on it. */
+    registry: Registry;
+    /** This process's name on leases (the worker's), so a lease in the store names the relay that holds it. */
+    owner: string;
+    onQueued?: (id: number) => void;
+  },
+): SourceCatchUps {
+  const planned = config.sources.flatMap((source) => {
+    const plan = planCatchUp(source);
+    const client = deps.netbox.get(source.name);
+    deps.logger.info({ source: source.name }, `catch-up of missed reports: ${describeCatchUp(plan)}`);
+    return plan.on && client ? [{ source: source.name, netboxUrl: source.netbox.url, client, everyMs: plan.everyMs, max: plan.max }] : [];
+  });
+  const sources = planned.map((p) => p.source);
+  const onOutcome = registerCatchUpSeries(deps.registry, { sources, store: deps.store, clock: deps.clock, logger: deps.logger });
+  const catchUps = planned.map((p) => createCatchUp({ ...deps, ...p, onOutcome }));
+  return {
+    sources,
+    run: () => Promise.all(catchUps.map((c) => c.run())),
+    start: () => catchUps.forEach((c) => c.start()),
+    stop: async () => {
+      await Promise.all(catchUps.map((c) => c.stop()));
+    },
+  };
+}
+
+/**
+ * Fetches from NetBox the reports of one source whose webhook never arrived, at start and every CATCH_UP_EVERY, under
+ * the source's lease in the store (one relay at a time), beside the webhook and the worker. `run` joins a run under way
+ * and never rejects: a failure is logged, counted and tried again at the next turn, with what was seen left where it was.
+ */
+function createCatchUp(options: CatchUpOptions) {
   const { store, clock, logger, source, owner } = options;
   let running: Promise<CatchUpOutcome> | undefined;
   /** The run in flight's NetBox budget: a stop ends it, so no request starts or is retried after. */
@@ -61,24 +90,14 @@ export function createCatchUp(options: CatchUpOptions): CatchUp {
     const now = clock.now();
     let state;
     try {
-      state = await store.takeCatchUpLease({ source, owner, now, leaseMs: LEASE_MS });
+      state = await store.takeCatchUpLease({ source, owner, now, leaseMs: CATCH_UP_LEASE_MS });
     } catch (error) {
       return fail(error);
     }
     if (!state) return { source, result: 'busy' };
     budget = { deadline: now + CATCH_UP_BUDGET_MS };
     try {
-      const result = await catchUpSource(state, {
-        source,
-        netboxUrl: options.netboxUrl,
-        client: options.client,
-        store,
-        logger,
-        max: options.max,
-        now,
-        budget,
-        onQueued: options.onQueued,
-      });
+      const result = await catchUpSource(state, { ...options, now, budget });
       await store.finishCatchUp({ source, owner, now: clock.now(), seen: result.seen });
       return { source, result: 'done', queued: result.queued, at: clock.now() };
     } catch (error) {
@@ -94,23 +113,21 @@ export function createCatchUp(options: CatchUpOptions): CatchUp {
     return { source, result: 'failed', code };
   }
 
-  const run = (): Promise<CatchUpOutcome> => {
-    running ??= runOnce()
+  const run = (): Promise<CatchUpOutcome> =>
+    (running ??= runOnce()
       .then((outcome) => {
         options.onOutcome?.(outcome);
         return outcome;
       })
       .finally(() => {
         running = undefined;
-      });
-    return running;
-  };
+      }));
 
   const task = createRepeatingTask(() => void run(), options.everyMs);
   return {
-    source,
     run,
     start: task.start,
+    // Ends the run in flight's budget and waits for it (closing the NetBox client cuts its request).
     async stop() {
       task.stop();
       if (budget) budget.deadline = 0;

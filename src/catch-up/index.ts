@@ -1,2 +1,1 @@
-export { type CatchUpOutcome } from './create-catch-up';
-export { createSourceCatchUps, type SourceCatchUps } from './create-source-catch-ups';
+export { createSourceCatchUps, type CatchUpOutcome, type SourceCatchUps } from './create-catch-up';

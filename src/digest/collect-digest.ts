@@ -1,6 +1,8 @@
-import type { DigestContent, DigestSourceContent } from '../compose';
+import { buildDigestMail, UnreadableDeliveryError, type ComposedNotice, type DigestContent, type DigestSourceContent } from '../compose';
+import type { Renderer } from '../mail';
 import { buildReportFacts, buildRoutingTrend, matchCondition, type Condition, type Route, type SourceFacts } from '../routing';
-import type { DeliveryRecord, Store } from '../store';
+import type { Clock, Logger } from '../shared';
+import type { ClaimedDelivery, DeliveryRecord, Store } from '../store';
 import {
   buildPeriodPoint,
   buildPeriodTrend,
@@ -9,11 +11,12 @@ import {
   buildTrend,
   pairKey,
   type PeriodPoint,
+  type ReportCursor,
   type ReportSnapshot,
 } from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { applyWaivers, type Waiver } from '../waivers';
-import type { DigestJob } from './digest-job';
+import { parseDigestJob, type DigestJob } from './create-digest-scheduler';
 
 /** What gathering a digest reads. */
 export interface DigestSources {
@@ -28,10 +31,8 @@ export interface DigestSources {
 const PAGE_SIZE = 500;
 
 /**
- * Series with a section and a chart in one digest: the worst ones (most failing results in their
- * latest report). Each distinct base path in a report's `url` starts a series, so their number is
- * NetBox's to choose: 1,500 series once made a 21 MB mail with 1,500 charts. The others get one
- * table row each.
+ * Series with a section and a chart in one digest: the worst ones (most failing results in their latest report). Each base
+ * path in a report's `url` starts a series, so their number is NetBox's to choose; the others get one table row each.
  */
 export const MAX_DIGEST_SERIES = 20;
 
@@ -44,11 +45,9 @@ interface SeriesTally {
 }
 
 /**
- * Gathers a digest from the store: every report received in the job's period that matches the route
- * (its conditions decided on the report's facts and on its trend against the report before it, as a
- * per-report route decides), grouped by NetBox source and series, with each series' period trend.
- * Reads only what the store keeps, so the same period gives the same digest on a retry, on another
- * replica and in `preview --digest`.
+ * Gathers a digest: every report received in the job's period that matches the route (decided as a per-report route
+ * decides), grouped by NetBox source and series, with each series' period trend. Reads only what the store keeps, so
+ * the same period gives the same digest on a retry, on another replica and in `preview --digest`.
  */
 export async function collectDigest(deps: DigestSources, route: Route, job: DigestJob, timezone: string): Promise<DigestContent> {
   const received = await listPeriodReports(deps.store, job);
@@ -69,9 +68,7 @@ export async function collectDigest(deps: DigestSources, route: Route, job: Dige
       // Read again for the few series shown whole: the period's snapshots are never all held at once.
       const reports: ReportSnapshot[] = [];
       for (const record of tally.records) reports.push(await findSnapshot(deps, record));
-      const first = reports.reduce((a, b) =>
-        b.createdMs < a.createdMs || (b.createdMs === a.createdMs && b.reportId < a.reportId) ? b : a,
-      );
+      const first = reports.reduce((a, b) => (isNewer(a, b) ? b : a));
       series.push(
         buildPeriodTrend(reports, await deps.store.findReportBefore(first.series, first), await findWaived(deps, source, reports, job)),
       );
@@ -87,9 +84,45 @@ export async function collectDigest(deps: DigestSources, route: Route, job: Dige
   return { ...job, timezone, sources, otherSeries, silentSources };
 }
 
+export interface DigestMailSettings extends DigestSources {
+  renderer: Renderer;
+  routes: readonly Route[];
+  from: string;
+  /** MAIL_TIMEZONE: the zone of a digest route without its own. */
+  defaultTimezone: string;
+  clock: Clock;
+}
+
+/** The composer of digests: a digest job becomes its route's digest mail, gathered from the store when it is composed. */
+export function createDigestComposer(settings: DigestMailSettings): (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedNotice> {
+  return async (delivery) => {
+    const job = parseDigestJob(delivery.dedupKey, delivery.body);
+    if (!job) throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a digest job`);
+    const route = settings.routes.find((r) => r.name === job.route && r.digest);
+    // A route removed (or no longer a digest) since the period was queued has no recipients to mail.
+    if (!route) throw new UnreadableDeliveryError(`digest route ${job.route} is no longer in the routes file`);
+    const content = await collectDigest(settings, route, job, route.digest!.timezone ?? settings.defaultTimezone);
+    return {
+      kind: 'notice',
+      route: route.name,
+      reason: `digest of ${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}${job.late ? ' (late)' : ''}`,
+      message: await buildDigestMail(content, {
+        renderer: settings.renderer,
+        from: settings.from,
+        recipients: { to: route.to, cc: route.cc, bcc: route.bcc, replyTo: route.reply_to },
+        deliveryId: delivery.id,
+        dedupKey: delivery.dedupKey,
+        date: new Date(settings.clock.now()),
+        template: route.template,
+        subject: route.subject,
+      }),
+    };
+  };
+}
+
 /** The latest report's pairs that are accepted exceptions at the period's end (so a retry counts the same). */
 async function findWaived(deps: DigestSources, source: string, reports: readonly ReportSnapshot[], job: DigestJob): Promise<Set<string>> {
-  const latest = reports.reduce((a, b) => (b.createdMs > a.createdMs || (b.createdMs === a.createdMs && b.reportId > a.reportId) ? b : a));
+  const latest = reports.reduce((a, b) => (isNewer(b, a) ? b : a));
   if (!deps.waivers || !latest.failing) return new Set();
   const outcome = applyWaivers(latest.failing, await deps.waivers(source), job.periodEnd - 1, { source });
   return new Set(outcome.waived.map((m) => pairKey(m.pair)));
@@ -107,14 +140,15 @@ async function tallySeries(deps: DigestSources, route: Route, received: readonly
     if (!tally) tallies.set(key, { source: record.netboxSource, series: snapshot.series, latest: point, records: [record] });
     else {
       tally.records.push(record);
-      if (
-        point.createdMs > tally.latest.createdMs ||
-        (point.createdMs === tally.latest.createdMs && point.reportId > tally.latest.reportId)
-      )
-        tally.latest = point;
+      if (isNewer(point, tally.latest)) tally.latest = point;
     }
   }
   return tallies;
+}
+
+/** Whether `a` comes after `b` in NetBox's order (creation time, then id). */
+function isNewer(a: ReportCursor, b: ReportCursor): boolean {
+  return a.createdMs > b.createdMs || (a.createdMs === b.createdMs && a.reportId > b.reportId);
 }
 
 /** The period's report deliveries (not the watchdog's or the digests' own records), oldest first. */
@@ -130,10 +164,7 @@ async function listPeriodReports(store: DigestSources['store'], job: DigestJob):
   return rows.reverse();
 }
 
-/**
- * The report as its mail recorded it (with its failing pairs when NetBox answered); a report whose
- * mail was not composed yet gets its counts only, in the series the composer would give it.
- */
+/** The report as its mail recorded it; one whose mail was not composed yet: its counts, in the series the composer would give it. */
 async function findSnapshot(deps: DigestSources, record: DeliveryRecord): Promise<ReportSnapshot> {
   const stored = await deps.store.findReport(record.dedupKey);
   if (stored) return stored;
@@ -153,10 +184,7 @@ async function matchesRoute(deps: DigestSources, condition: Condition, record: D
   return matchCondition(condition, facts, buildRoutingTrend(buildTrend(snapshot, previous ? [previous] : []), facts));
 }
 
-/**
- * The sources a condition restricts a route to (`source: …`, alone or in an `all`), or undefined when
- * any source may match: a source the route never covers is not reported silent in its digest.
- */
+/** The sources a condition restricts a route to (`source: …`, alone or in an `all`): the others are not reported silent. */
 function namedSources(condition: Condition | undefined): Set<string> | undefined {
   if (!condition) return undefined;
   if (condition.source) return new Set(condition.source);

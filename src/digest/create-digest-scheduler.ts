@@ -1,7 +1,6 @@
 import { parseDigestSchedule, type DigestSchedule, type Route } from '../routing';
 import { coalesceRuns, createRepeatingTask, type Clock, type Logger } from '../shared';
-import type { DigestPeriod, Store } from '../store';
-import { buildDigestJob } from './digest-job';
+import { DIGEST_KEY_PREFIX, type DigestPeriod, type NewDelivery, type Store } from '../store';
 
 /** A digest queued this long after its tick says it is late (the relay was not running at the tick). */
 const DIGEST_LATE_AFTER_MS = 10 * 60_000;
@@ -17,7 +16,6 @@ export interface DigestSchedulerOptions {
   routes: readonly Route[];
   /** MAIL_TIMEZONE: the zone of a schedule without its own. */
   defaultTimezone: string;
-  checkEveryMs?: number;
   /** A digest was queued in the outbox (wakes the worker). */
   onQueued?: (deliveryId: number) => void;
 }
@@ -43,12 +41,10 @@ export interface DigestScheduler {
 }
 
 /**
- * Queues each digest route's digest once per period. A period runs from the end of the route's last
- * recorded period to the latest tick at or before now, so a relay that was down at one or more ticks
- * sends one digest covering them at its next start, marked late. The period is recorded and its mail
- * queued in one transaction under a unique key (route + period start), so replicas sharing a store and
- * restarts queue it exactly once; the worker sends it like any outbox record. The first time a route
- * is seen, the tick just past is recorded without a mail: its first digest covers the period after it.
+ * Queues each digest route's digest once per period: from the end of its last recorded period to the latest tick, so a
+ * relay down at some ticks sends one digest covering them, marked late. The period is recorded and its mail queued in one
+ * transaction under a unique key (route + period start), so replicas and restarts queue it exactly once. A route seen the
+ * first time records the tick just past without a mail.
  */
 export function createDigestScheduler(options: DigestSchedulerOptions): DigestScheduler {
   const { store, clock, logger } = options;
@@ -100,7 +96,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
   const evaluate = coalesceRuns(evaluateOnce);
   const task = createRepeatingTask(
     () => void evaluate().catch((error: unknown) => logger.error({ err: error }, 'digests: cannot read or queue a digest; will try again')),
-    options.checkEveryMs ?? DIGEST_CHECK_EVERY_MS,
+    DIGEST_CHECK_EVERY_MS,
   );
 
   return {
@@ -122,4 +118,47 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     },
     stop: task.stop,
   };
+}
+
+/** One digest to send, as stored in the outbox (JSON in the delivery's body). */
+export interface DigestJob {
+  route: string;
+  /** Reports received at or after this time (epoch ms) and before `periodEnd` are in the digest. */
+  periodStart: number;
+  /** The schedule's tick that closed the period. */
+  periodEnd: number;
+  /** Queued well after its tick: the relay was not running then. */
+  late: boolean;
+  queuedAt: number;
+}
+
+/** The JSON key that marks a body as a digest job (a NetBox body never has it). */
+const MARK = 'compliance_relay_digest';
+
+/** The outbox record of a digest: its dedup key is its digest_periods row's (route, period start), so it is queued once. */
+export function buildDigestJob(job: DigestJob): NewDelivery {
+  const start = new Date(job.periodStart).toISOString();
+  return {
+    kind: 'digest',
+    dedupKey: `${DIGEST_KEY_PREFIX}${job.route}@${start}`,
+    reportId: 0,
+    reportCreated: start,
+    completedAt: new Date(job.periodEnd).toISOString(),
+    source: 'digest',
+    body: Buffer.from(JSON.stringify({ [MARK]: job }), 'utf8'),
+    receivedAt: job.queuedAt,
+  };
+}
+
+/** The job in a stored body, or undefined when the body is not a digest's. */
+export function parseDigestJob(dedupKey: string, body: Buffer): DigestJob | undefined {
+  if (!dedupKey.startsWith(DIGEST_KEY_PREFIX)) return undefined;
+  try {
+    const value = (JSON.parse(body.toString('utf8')) as Record<string, unknown>)[MARK] as DigestJob | undefined;
+    return value && typeof value.route === 'string' && typeof value.periodStart === 'number' && typeof value.periodEnd === 'number'
+      ? value
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }

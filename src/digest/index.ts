@@ -1,4 +1,2 @@
-export { createDigestScheduler, type DigestScheduler } from './create-digest-scheduler';
-export { createDigestComposer } from './create-digest-composer';
-export { collectDigest, MAX_DIGEST_SERIES } from './collect-digest';
-export { buildDigestJob, parseDigestJob, type DigestJob } from './digest-job';
+export { buildDigestJob, createDigestScheduler, parseDigestJob, type DigestJob, type DigestScheduler } from './create-digest-scheduler';
+export { collectDigest, createDigestComposer, MAX_DIGEST_SERIES } from './collect-digest';

@@ -12,23 +12,14 @@ export interface FailuresCsv {
 const HEADER = ['device', 'test', 'severity', 'result_url'];
 
 /**
- * A line break inside a cell followed by a character that starts a formula (OWASP's list: `=`, `+`,
- * `-`, `@`, tab). csv-stringify's `escape_formulas` looks at a cell's first character only, and quotes
- * a cell only for CR LF under `record_delimiter: 'windows'`, so `sw\n=HYPERLINK(…)` put a line
- * starting `=HYPERLINK(` into the file.
+ * A line break inside a cell followed by a character that starts a formula (OWASP's list: `=`, `+`, `-`, `@`, tab):
+ * csv-stringify's `escape_formulas` looks at a cell's first character only, so each such line gets a `'` here.
  */
 const FORMULA_AFTER_LINE_BREAK = /(\r\n|\r|\n)(?=[=+\-@\t])/g;
 
-/** Every line a cell holds starts as text: a `'` before a formula character after each line break (the first is csv-stringify's). */
-function neutralizeLines(cell: string): string {
-  return cell.replace(FORMULA_AFTER_LINE_BREAK, "$1'");
-}
-
 /**
- * Every failing result as CSV (RFC 4180: CRLF line ends, fields with commas, quotes or line breaks
- * quoted, quotes doubled), stopping before `maxBytes`. Cells that a spreadsheet would run as a
- * formula (`=`, `+`, `-`, `@`, tab), on any of their lines, are escaped: device and test names come
- * from NetBox users.
+ * Every failing result as CSV (RFC 4180), stopping before `maxBytes`. Cells a spreadsheet would run as a formula, on any
+ * of their lines, are escaped: device and test names come from NetBox users.
  */
 export function buildFailuresCsv(
   results: readonly FailingResult[],
@@ -37,7 +28,7 @@ export function buildFailuresCsv(
   // A lone LF or CR is quoted too, so no reader splits a cell into two records.
   const format = (rows: string[][]) =>
     stringify(
-      rows.map((row) => row.map(neutralizeLines)),
+      rows.map((row) => row.map((cell) => cell.replace(FORMULA_AFTER_LINE_BREAK, "$1'"))),
       { record_delimiter: 'windows', escape_formulas: true, quoted_match: /[\r\n]/ },
     );
   const parts: string[] = [format([HEADER])];

@@ -1,4 +1,4 @@
-import { describeTlsFailure, NetboxError, splitResultsUrl, type NetboxClient, type NetboxErrorCode } from '../netbox';
+import { describeTlsFailure, NETBOX_PAGE_SIZE, NetboxError, splitResultsUrl, type NetboxClient, type NetboxErrorCode } from '../netbox';
 import { systemClock, type Clock } from '../shared';
 import type { ReportDelivery } from '../webhook';
 import { createFailureSummarizer, type FailureSummary } from './summarize-failures';
@@ -29,32 +29,16 @@ export interface EnrichReportOptions {
   deadline?: number;
 }
 
-/** NetBox's page size cap (MAX_PAGE_SIZE); larger values are silently clamped, `next` covers the rest. */
-export const RESULTS_PAGE_SIZE = 1000;
-
 /**
- * Fetches the failing results of a report from NetBox and summarizes them while they stream in.
- * Never throws: every failure becomes `{status: 'missing'}` with one line saying why, so the mail
- * still goes out with the webhook's counts. A report where everything passed needs no request.
+ * Fetches the failing results of a report from NetBox and summarizes them while they stream in. Never throws: every
+ * failure becomes `{status: 'missing'}` with one line saying why, so the mail still goes out with the webhook's counts.
  */
 export async function enrichReport(delivery: ReportDelivery, options: EnrichReportOptions): Promise<Enrichment> {
   const report = delivery.report;
   const summarizer = createFailureSummarizer();
   if (report.total_passed === report.total_count) return { status: 'ok', summary: summarizer.finish() };
-  if (!options.client) {
-    return {
-      status: 'missing',
-      code: 'NO_NETBOX_URL',
-      reason: 'Failing tests are not listed: set NETBOX_URL and NETBOX_TOKEN on the relay to see them here.',
-    };
-  }
-  if (!options.hasToken) {
-    return {
-      status: 'missing',
-      code: 'NO_TOKEN',
-      reason: 'Failing tests are not listed: set NETBOX_TOKEN (a read-only NetBox API token) on the relay to see them here.',
-    };
-  }
+  if (!options.client) return missing('NO_NETBOX_URL', 'set NETBOX_URL and NETBOX_TOKEN on the relay to see them here.');
+  if (!options.hasToken) return missing('NO_TOKEN', 'set NETBOX_TOKEN (a read-only NetBox API token) on the relay to see them here.');
   const budget = { deadline: options.deadline ?? (options.clock ?? systemClock).now() + options.budgetMs };
   try {
     // The report itself first: a 404 says validity deleted it, and its creation time proves it is the
@@ -62,13 +46,12 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
     const found = (await options.client.getJson(report.url, budget)) as { created?: unknown } | null;
     const foundCreated = typeof found?.created === 'string' ? Date.parse(found.created) : Number.NaN;
     if (foundCreated !== Date.parse(report.created)) {
-      return {
-        status: 'missing',
-        code: 'OTHER_NETBOX',
-        reason: `Failing tests are not listed: report ${report.id} on ${options.client.url} is not this report (created ${String(found?.created)}, not ${report.created}); the webhook came from another NetBox.`,
-      };
+      return missing(
+        'OTHER_NETBOX',
+        `report ${report.id} on ${options.client.url} is not this report (created ${String(found?.created)}, not ${report.created}); the webhook came from another NetBox.`,
+      );
     }
-    await options.client.streamList(buildFailedResultsPath(report.results_url), (page) => summarizer.add(page), budget);
+    await options.client.streamList(buildResultsPath(report.results_url, false), (page) => summarizer.add(page), budget);
     return { status: 'ok', summary: summarizer.finish() };
   } catch (error) {
     return describeFailure(error, delivery, options);
@@ -76,41 +59,41 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
 }
 
 /**
- * `results_url` plus the filters: failures only, biggest pages, no explanations (NetBox ≥ 4.5.2).
- * Only the query is touched: the path stays exactly as the webhook gave it, for the client to check.
+ * `results_url` plus the filters: `passed`, these ids (each filter repeated), biggest pages, no explanations
+ * (NetBox ≥ 4.5.2). Only the query is touched: the path stays exactly as the webhook gave it, for the client to check.
  */
-function buildFailedResultsPath(resultsUrl: string): string {
+export function buildResultsPath(resultsUrl: string, passed: boolean, ids: Record<string, readonly number[]> = {}): string {
   const { path, params } = splitResultsUrl(resultsUrl);
-  params.set('passed', 'false');
-  params.set('limit', String(RESULTS_PAGE_SIZE));
+  params.set('passed', String(passed));
+  for (const [filter, values] of Object.entries(ids)) for (const id of values) params.append(filter, String(id));
+  params.set('limit', String(NETBOX_PAGE_SIZE));
   params.set('omit', 'explanation');
   return `${path}?${params.toString()}`;
 }
 
+/** What the mail says when the failing tests are not listed, and why. */
+function missing(code: EnrichmentMissingCode, why: string, detail?: string): Enrichment {
+  return { status: 'missing', code, reason: `Failing tests are not listed: ${why}`, ...(detail === undefined ? {} : { detail }) };
+}
+
 function describeFailure(error: unknown, delivery: ReportDelivery, options: EnrichReportOptions): Enrichment {
-  const id = delivery.report.id;
   if (!(error instanceof NetboxError)) {
     const detail = (error as Error)?.message ?? String(error);
-    return {
-      status: 'missing',
-      code: 'PROTOCOL',
-      reason: `Failing tests are not listed: reading them from NetBox failed (${detail}).`,
-      detail,
-    };
+    return missing('PROTOCOL', `reading them from NetBox failed (${detail}).`, detail);
   }
   const seconds = Math.round(options.budgetMs / 100) / 10;
   const said = error.detail ? `: ${error.detail}` : '';
   const where = options.client?.url ?? 'NETBOX_URL';
   const reasons: Record<NetboxErrorCode, string> = {
-    AUTH: `Failing tests are not listed: NetBox refused the relay's token (HTTP ${error.status ?? 403}${said}); check NETBOX_TOKEN.`,
-    NOT_FOUND: `Failing tests are not listed: NetBox no longer has report ${id} (validity keeps only the newest reports, see its store_reports setting).`,
+    AUTH: `NetBox refused the relay's token (HTTP ${error.status ?? 403}${said}); check NETBOX_TOKEN.`,
+    NOT_FOUND: `NetBox no longer has report ${delivery.report.id} (validity keeps only the newest reports, see its store_reports setting).`,
     UNREACHABLE: describeTlsFailure(error.detail ?? '', '')
-      ? `Failing tests are not listed: ${error.message}.`
-      : `Failing tests are not listed: NetBox at ${where} could not be reached (${error.detail ?? error.message}).`,
-    TIMEOUT: `Failing tests are not listed: NetBox did not answer within the ${seconds} s allowed.`,
-    SERVER: `Failing tests are not listed: NetBox answered HTTP ${error.status ?? 500} and kept failing.`,
-    PROTOCOL: `Failing tests are not listed: NetBox's answer was not what its API sends (${error.message}).`,
-    UNSAFE_URL: `Failing tests are not listed: the relay ${error.message} (its NetBox token was not sent).`,
+      ? `${error.message}.`
+      : `NetBox at ${where} could not be reached (${error.detail ?? error.message}).`,
+    TIMEOUT: `NetBox did not answer within the ${seconds} s allowed.`,
+    SERVER: `NetBox answered HTTP ${error.status ?? 500} and kept failing.`,
+    PROTOCOL: `NetBox's answer was not what its API sends (${error.message}).`,
+    UNSAFE_URL: `the relay ${error.message} (its NetBox token was not sent).`,
   };
-  return { status: 'missing', code: error.code, reason: reasons[error.code], detail: error.message };
+  return missing(error.code, reasons[error.code], error.message);
 }

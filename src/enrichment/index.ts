@@ -2,5 +2,4 @@ export { enrichReport, type Enrichment } from './enrich-report';
 export { createFailureSummarizer, type FailureSummary, type FailingResult } from './summarize-failures';
 export { buildFailuresCsv } from './build-failures-csv';
 export { createOwnerResolver, type OwnerDirectory, type OwnerLookup, type OwnerContact } from './resolve-owners';
-export { readPassedPairs, type PairToAsk } from './read-passed-pairs';
-export { readPairStates } from './read-pair-states';
+export { readPairStates, readPassedPairs, type PairToAsk } from './read-pair-states';

@@ -1,8 +1,8 @@
-import { NetboxError, type NetboxClient, type RequestBudget } from '../netbox';
+import { NetboxError, splitResultsUrl, type NetboxClient, type RequestBudget } from '../netbox';
 import { failingKeys, pairKey, type FailingPair, type PairStates } from '../trend';
-import { buildResultsUrlOf, readPassedPairs, type PairToAsk } from './read-passed-pairs';
+import { buildResultsPath } from './enrich-report';
 
-export interface ReadPairStatesOptions {
+interface ReadPairStatesOptions {
   /** Absent without NETBOX_URL: nothing can be asked. */
   client?: NetboxClient;
   /** This report's `results_url`. */
@@ -16,11 +16,9 @@ export interface ReadPairStatesOptions {
 }
 
 /**
- * Asks NetBox, within the enrichment's budget, about the pairs whose failing changed: those that failed
- * in the previous report and not in this one (passed in this one, or not evaluated?), and those failing
- * in this one that did not fail in the previous one (passed there, or not evaluated there?). Only those
- * pairs are asked for (see readPassedPairs); an unchanged failing set costs no request. Never throws:
- * a side NetBox cannot answer stays unknown, with one line saying why.
+ * Asks NetBox, within the enrichment's budget, whether the pairs whose failing changed passed or were not evaluated: on this
+ * report for those that failed only in the previous one, on the previous for those failing only in this one. An unchanged
+ * failing set costs no request. Never throws: a side NetBox cannot answer stays unknown, with one line saying why.
  */
 export async function readPairStates(options: ReadPairStatesOptions): Promise<PairStates> {
   // The trend's walk made these sets already (same arrays): failingKeys returns them.
@@ -80,4 +78,129 @@ function describeUnknown(error: unknown, budgetMs: number, previousReportId: num
   if (error.code === 'TIMEOUT') return `NetBox did not answer within the ${Math.round(budgetMs / 100) / 10} s allowed`;
   if (error.code === 'NOT_FOUND' && askingPrevious) return `NetBox no longer has report ${previousReportId}`;
   return `NetBox could not answer (${error.message})`;
+}
+
+/** A (device, test) pair to ask NetBox about, by its NetBox ids; `key` is how the caller names it. */
+export interface PairToAsk {
+  key: string;
+  deviceId: number;
+  testId: number;
+}
+
+/** What NetBox answered: the pairs it shows passed, and the asked ids it no longer has (deleted from NetBox). */
+interface PassedPairs {
+  passed: Set<string>;
+  deletedTests: Set<number>;
+  deletedDevices: Set<number>;
+}
+
+/**
+ * Ids per filter in one request: validity's `test_id` and `device_id` are repeatable (django-filter ModelMultipleChoiceFilter);
+ * 100 ids of up to 7 digits keep a query under 2.5 kB, below every proxy's URL limit.
+ */
+const IDS_PER_REQUEST = 100;
+
+/** Requests in flight at once: the NetBox client's keep-alive agent holds four sockets. */
+const CONCURRENT_REQUESTS = 4;
+
+/**
+ * The keys of `pairs` with a `passed: true` result in the report whose `results_url` is `resultsUrl`, asking only for
+ * those pairs (see buildBlocks). validity answers 400 for the whole request when one id names a device or test deleted
+ * from NetBox (such a pair has no result anywhere): the block is halved on that filter until the deleted id stands alone
+ * and is left out. Throws a NetboxError when NetBox cannot answer; never takes longer than `budget`.
+ */
+export async function readPassedPairs(
+  client: NetboxClient,
+  resultsUrl: string,
+  pairs: readonly PairToAsk[],
+  budget: RequestBudget,
+): Promise<PassedPairs> {
+  const passed = new Set<string>();
+  const deleted = { tests: new Set<number>(), devices: new Set<number>() };
+  const byIds = new Map(pairs.map((p) => [`${p.testId}:${p.deviceId}`, p.key]));
+  const blocks = buildBlocks(pairs);
+  const ask = async (tests: number[], devices: number[]): Promise<void> => {
+    try {
+      await client.streamList(
+        buildResultsPath(resultsUrl, true, { test_id: tests, device_id: devices }),
+        (page) => {
+          for (const raw of page) {
+            const key = byIds.get(`${idOf(raw.test)}:${idOf(raw.device)}`);
+            if (raw.passed === true && key !== undefined) passed.add(key);
+          }
+        },
+        budget,
+      );
+    } catch (error) {
+      const filter = findRefusedFilter(error);
+      if (!filter) throw error;
+      const ids = filter === 'test_id' ? tests : devices;
+      // The one id left is a deleted device or test: none of its pairs has a result.
+      if (ids.length === 1) {
+        (filter === 'test_id' ? deleted.tests : deleted.devices).add(ids[0]);
+        return;
+      }
+      const half = Math.ceil(ids.length / 2);
+      for (const part of [ids.slice(0, half), ids.slice(half)]) await (filter === 'test_id' ? ask(part, devices) : ask(tests, part));
+    }
+  };
+  let next = 0;
+  const worker = async () => {
+    while (next < blocks.length) {
+      const block = blocks[next++];
+      await ask(block.tests, block.devices);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENT_REQUESTS, blocks.length) }, worker));
+  return { passed, deletedTests: deleted.tests, deletedDevices: deleted.devices };
+}
+
+/**
+ * The requests' blocks: per test its devices, tests with the very same devices together (a device that dropped out fails
+ * many tests: one request), each side cut into IDS_PER_REQUEST. Every block asks only for pairs in `pairs`.
+ */
+function buildBlocks(pairs: readonly PairToAsk[]): { tests: number[]; devices: number[] }[] {
+  const devicesOfTest = new Map<number, number[]>();
+  for (const p of pairs) {
+    const devices = devicesOfTest.get(p.testId) ?? [];
+    devices.push(p.deviceId);
+    devicesOfTest.set(p.testId, devices);
+  }
+  const testsOfDevices = new Map<string, { tests: number[]; devices: number[] }>();
+  for (const [test, devices] of devicesOfTest) {
+    const sorted = [...new Set(devices)].sort((a, b) => a - b);
+    const key = sorted.join(',');
+    const group = testsOfDevices.get(key) ?? { tests: [], devices: sorted };
+    group.tests.push(test);
+    testsOfDevices.set(key, group);
+  }
+  const blocks: { tests: number[]; devices: number[] }[] = [];
+  for (const group of testsOfDevices.values())
+    for (const tests of chunk(group.tests)) for (const devices of chunk(group.devices)) blocks.push({ tests, devices });
+  return blocks;
+}
+
+/** A report's `results_url` pointed at another report of the same NetBox (same path, `report_id` replaced). */
+function buildResultsUrlOf(resultsUrl: string, reportId: number): string {
+  const { path, params } = splitResultsUrl(resultsUrl);
+  params.set('report_id', String(reportId));
+  return `${path}?${params.toString()}`;
+}
+
+/** The filter a 400 names when one of its ids is not in NetBox (`{"device_id": ["Select a valid choice…"]}`). */
+function findRefusedFilter(error: unknown): 'test_id' | 'device_id' | null {
+  if (!(error instanceof NetboxError) || error.status !== 400) return null;
+  const detail = error.detail ?? '';
+  return detail.startsWith('test_id:') ? 'test_id' : detail.startsWith('device_id:') ? 'device_id' : null;
+}
+
+function idOf(ref: unknown): number | null {
+  const id = ref && typeof ref === 'object' ? (ref as { id?: unknown }).id : undefined;
+  return typeof id === 'number' ? id : null;
+}
+
+function chunk(ids: readonly number[]): number[][] {
+  const chunks: number[][] = [];
+  for (let i = 0; i < ids.length; i += IDS_PER_REQUEST) chunks.push(ids.slice(i, i + IDS_PER_REQUEST));
+  return chunks;
 }

@@ -6,6 +6,7 @@ import {
   listOwnedDeviceIds,
   NetboxError,
   readNetboxMajor,
+  type ContactAssignment,
   type NetboxClient,
   type NetboxDevice,
   type OwnerObjectType,
@@ -22,15 +23,7 @@ interface OwnerQuery {
 }
 
 /** A contact with an e-mail address, assigned to an object that owns failing devices. */
-export interface OwnerContact {
-  objectType: OwnerObjectType;
-  objectId: number;
-  contactId: number;
-  contactName: string;
-  email: string;
-  role: string;
-  priority: string | null;
-}
+export type OwnerContact = ContactAssignment & { contactName: string; email: string };
 
 /** What NetBox says about a report's failing devices and their owners, or why it could not say. */
 export type OwnerLookup =
@@ -51,8 +44,6 @@ export interface OwnerResolverOptions {
   clock?: Clock;
   /** How long a report's answer is reused (a retry of a plan step, a preview right after); default 10 min. */
   ttlMs?: number;
-  /** The `limit` asked for (tests use a small one to see pagination); default NetBox's cap, 1000. */
-  pageSize?: number;
 }
 
 /** Answers kept at most: one per recent report and route query. */
@@ -60,10 +51,8 @@ const MAX_CACHED = 200;
 const DEFAULT_TTL_MS = 10 * 60 * 1000;
 
 /**
- * Creates the owner resolver of one NetBox source: `forReport(key, resultsUrl)` gives a directory whose
- * look-ups share one time budget and a cache (per report, with a TTL), so two routes asking the same
- * question, or a plan retried shortly after, cost no second round of requests. Never throws: NetBox
- * slow, down or refusing becomes `{status: 'missing'}` with one line saying why.
+ * Creates the owner resolver of one NetBox source: a report's directory shares one time budget and a cache (with a TTL),
+ * so two routes asking the same, or a plan retried shortly after, cost no second round of requests. Never throws.
  */
 export function createOwnerResolver(options: OwnerResolverOptions): (reportKey: string, resultsUrl: string) => OwnerDirectory {
   const clock = options.clock ?? systemClock;
@@ -80,12 +69,13 @@ export function createOwnerResolver(options: OwnerResolverOptions): (reportKey: 
     if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
     return value;
   };
+  const idsKey = (ids: readonly number[]) => [...ids].sort((a, b) => a - b).join(',');
   return (reportKey, resultsUrl) => {
     let budget: RequestBudget | undefined;
     const startBudget = () => (budget ??= { deadline: clock.now() + options.budgetMs });
     return {
       async lookup(deviceIds, queries) {
-        const key = `${reportKey}|owners|${[...deviceIds].sort((a, b) => a - b).join(',')}|${JSON.stringify(queries)}`;
+        const key = `${reportKey}|owners|${idsKey(deviceIds)}|${JSON.stringify(queries)}`;
         try {
           return await cached(key, () => lookupOwners(options, deviceIds, queries, startBudget()));
         } catch (error) {
@@ -93,18 +83,16 @@ export function createOwnerResolver(options: OwnerResolverOptions): (reportKey: 
         }
       },
       async ownedDevices(objects) {
-        const key = `${reportKey}|owned|${objects
-          .map((o) => `${o.type}:${o.id}`)
-          .sort()
-          .join(',')}`;
+        const names = objects.map((o) => `${o.type}:${o.id}`).sort();
+        const key = `${reportKey}|owned|${names.join(',')}`;
         try {
-          return await cached(key, () => listOwnedDeviceIds(options.client, objects, startBudget(), options.pageSize));
+          return await cached(key, () => listOwnedDeviceIds(options.client, objects, startBudget()));
         } catch {
           return null;
         }
       },
       async countResults(deviceIds, failed) {
-        const key = `${reportKey}|counts|${[...deviceIds].sort((a, b) => a - b).join(',')}`;
+        const key = `${reportKey}|counts|${idsKey(deviceIds)}`;
         try {
           return await cached(key, () => countDeviceResults(options.client, resultsUrl, deviceIds, failed, startBudget()));
         } catch {
@@ -121,8 +109,8 @@ async function lookupOwners(
   queries: readonly OwnerQuery[],
   budget: RequestBudget,
 ): Promise<OwnerLookup> {
-  const { client, pageSize } = options;
-  const devices = deviceIds.length ? await listDevices(client, deviceIds, budget, pageSize) : [];
+  const { client } = options;
+  const devices = deviceIds.length ? await listDevices(client, deviceIds, budget) : [];
   if (queries.length === 0) return { status: 'ok', devices, contacts: [] };
   const major = await readNetboxMajor(client, budget);
   const objects: Record<OwnerObjectType, number[]> = {
@@ -140,12 +128,10 @@ async function lookupOwners(
       if (asked.has(key) || objects[objectType].length === 0) continue;
       asked.add(key);
       const q = { major, objectType, objectIds: objects[objectType], role: query.role, priority: query.priority };
-      assignments.push(...(await listContactAssignments(client, q, budget, pageSize)));
+      assignments.push(...(await listContactAssignments(client, q, budget)));
     }
   }
-  const contacts = new Map(
-    (await listContacts(client, [...new Set(assignments.map((a) => a.contactId))], budget, pageSize)).map((c) => [c.id, c]),
-  );
+  const contacts = new Map((await listContacts(client, [...new Set(assignments.map((a) => a.contactId))], budget)).map((c) => [c.id, c]));
   return {
     status: 'ok',
     devices,
@@ -159,13 +145,8 @@ async function lookupOwners(
 }
 
 function describeLookupFailure(error: unknown, options: OwnerResolverOptions): OwnerLookup {
-  if (!(error instanceof NetboxError)) {
-    return {
-      status: 'missing',
-      code: 'PROTOCOL',
-      reason: `reading the owners from NetBox failed (${(error as Error)?.message ?? String(error)})`,
-    };
-  }
+  const failed = `reading the owners from NetBox failed (${(error as Error)?.message ?? String(error)})`;
+  if (!(error instanceof NetboxError)) return { status: 'missing', code: 'PROTOCOL', reason: failed };
   const seconds = Math.round(options.budgetMs / 100) / 10;
   const reasons: Record<string, string> = {
     AUTH: `NetBox refused the relay's token when asked for devices and contacts (HTTP ${error.status ?? 403}); check that it may read dcim and tenancy`,
@@ -173,5 +154,5 @@ function describeLookupFailure(error: unknown, options: OwnerResolverOptions): O
     UNREACHABLE: `NetBox at ${options.client.url} could not be reached for the owners (${error.detail ?? error.message})`,
     SERVER: `NetBox answered HTTP ${error.status ?? 500} when asked for the owners, and kept failing`,
   };
-  return { status: 'missing', code: error.code, reason: reasons[error.code] ?? `reading the owners from NetBox failed (${error.message})` };
+  return { status: 'missing', code: error.code, reason: reasons[error.code] ?? failed };
 }

@@ -64,11 +64,8 @@ export function createFailureSummarizer(): FailureSummarizer {
     test.failingDevices += 1;
     if (test.firstResults.length < FIRST_RESULTS_PER_TEST) test.firstResults.push(result);
     const deviceKey = result.deviceId !== null ? `#${result.deviceId}` : `n:${result.device}`;
-    let device = devices.get(deviceKey);
-    if (!device) {
-      device = { deviceId: result.deviceId, name: result.device, failures: 0 };
-      devices.set(deviceKey, device);
-    }
+    const device = devices.get(deviceKey) ?? { deviceId: result.deviceId, name: result.device, failures: 0 };
+    devices.set(deviceKey, device);
     device.failures += 1;
   };
   return {
@@ -117,9 +114,5 @@ function readFailingResult(raw: Record<string, unknown>): FailingResult | null {
 }
 
 function pickName(o: Record<string, unknown>): string | undefined {
-  for (const key of ['name', 'display']) {
-    const v = o[key];
-    if (typeof v === 'string' && v !== '') return v.slice(0, 300);
-  }
-  return undefined;
+  return [o.name, o.display].find((v): v is string => typeof v === 'string' && v !== '')?.slice(0, 300);
 }

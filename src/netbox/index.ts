@@ -1,6 +1,5 @@
 export { createNetboxClient, buildAuthorization, MAX_PAGE_KEPT_BYTES, type NetboxClient, type RequestBudget } from './netbox-client';
 export { NetboxError, describeTlsFailure, type NetboxErrorCode } from './netbox-error';
-export { splitResultsUrl } from './results-url';
 export {
   readNetboxMajor,
   listDevices,
@@ -8,6 +7,9 @@ export {
   listContactAssignments,
   listContacts,
   countDeviceResults,
+  splitResultsUrl,
+  NETBOX_PAGE_SIZE,
+  type ContactAssignment,
   type NetboxRef,
   type NetboxDevice,
   type OwnerObjectType,

@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import { buildNetboxUrl, parseNetboxBase, type BuildNetboxUrlOptions, type NetboxBase } from '../report';
 import { createSecretMask, systemClock, type Clock, type SecretMask } from '../shared';
 import { NetboxError, classifyNetboxStatus, describeTlsFailure } from './netbox-error';
-import { parsePageStream, type NetboxPage } from './parse-page-stream';
+import { parsePageStream } from './parse-page-stream';
 
 export interface NetboxClientOptions {
   /** NETBOX_URL: origin and, when NetBox runs under a BASE_PATH, that path. */
@@ -20,12 +20,6 @@ export interface NetboxClientOptions {
   maxAttempts?: number;
   /** First pause between attempts, doubled each time; default 250 ms. */
   retryBaseMs?: number;
-  /** Largest page accepted, in bytes (default 256 MiB: 1000 results with large explanations, skipped as they stream). */
-  maxPageBytes?: number;
-  /** Most of a page held in memory, in bytes: everything but the skipped explanations (default {@link MAX_PAGE_KEPT_BYTES}). */
-  maxPageKeptBytes?: number;
-  /** Largest non-list document accepted, in bytes (default 1 MiB). */
-  maxDocumentBytes?: number;
   /** Agent for tests and benchmarks (keep-alive is on by default). */
   agent?: http.Agent;
   /** The clock a caller's deadline is measured on (default: the system's). */
@@ -36,6 +30,10 @@ export interface RequestBudget {
   /** Epoch milliseconds after which no request is started and running ones are cut. */
   deadline: number;
 }
+
+/** Receives each complete page's results; answering `false` stops the list there. */
+type PageHandler = (results: Record<string, unknown>[], page: { count: number | null; index: number }) => unknown;
+type ListTotals = { pages: number; items: number; count: number | null };
 
 /** A read-only NetBox REST API client for what the relay needs: single documents and paginated lists. */
 export interface NetboxClient {
@@ -48,18 +46,13 @@ export interface NetboxClient {
   getJson(pathOrUrl: string, budget: RequestBudget): Promise<unknown>;
   /**
    * GETs every page of a list (`pathOrUrl` as for getJson), following `next` (rewritten onto
-   * NETBOX_URL's origin; a `next` that is not a clean path is refused), and calls
-   * `onPage` with each page's results (explanations dropped) once the page is complete, so a page
-   * retried after a reset is never delivered twice. `onPage` answering `false` stops there (the rest is
-   * not requested).
+   * NETBOX_URL's origin; a `next` that is not a clean path is refused), and calls `onPage` with each
+   * page's results (explanations dropped) once the page is complete, so a page retried after a reset
+   * is never delivered twice.
    */
+  streamList(pathOrUrl: string, onPage: PageHandler, budget: RequestBudget): Promise<ListTotals>;
   /** Closes idle keep-alive connections (at shutdown). */
   close(): void;
-  streamList(
-    pathOrUrl: string,
-    onPage: (results: Record<string, unknown>[], page: { count: number | null; index: number }) => unknown,
-    budget: RequestBudget,
-  ): Promise<{ pages: number; items: number; count: number | null }>;
 }
 
 /** The Authorization header NetBox expects: `Bearer` for v2 tokens (`nbt_` prefix, 4.5+), `Token` otherwise. */
@@ -69,61 +62,41 @@ export function buildAuthorization(token: string): string {
 
 /** Largest number of pages followed: a `next` loop in a broken proxy must not run forever. */
 const MAX_PAGES = 10_000;
+/** Largest page accepted: 1000 results with large explanations, skipped as they stream. */
+const MAX_PAGE_BYTES = 256 * 1024 * 1024;
+/** Largest non-list document accepted. */
+const MAX_DOCUMENT_BYTES = 1024 * 1024;
 
 /**
- * What one page may hold in memory: 1,000 results without explanations are about 0.6 MB, 1,000
- * devices about 3 MB. A NetBox (or anything answering in its place) sending more is treated as
- * broken: its page is refused (PROTOCOL) and the mail goes without what it would have said, saying why.
+ * What one page may hold in memory (1,000 results without explanations are about 0.6 MB, 1,000 devices
+ * about 3 MB): a NetBox sending more is treated as broken, its page refused (PROTOCOL).
  */
 export const MAX_PAGE_KEPT_BYTES = 16 * 1024 * 1024;
 
 /** What every request of one client needs: the options resolved once, with their defaults. */
-interface ClientContext {
+type ClientContext = Required<Pick<NetboxClientOptions, 'timeoutMs' | 'maxAttempts' | 'retryBaseMs' | 'agent' | 'clock'>> & {
   base: NetboxBase;
-  isHttps: boolean;
-  agent: http.Agent;
-  clock: Clock;
-  timeoutMs: number;
-  /** The Authorization header's value, when NETBOX_TOKEN is set. */
   authorization?: string;
   /** Hides the token in what NetBox (or a proxy before it) answers: a 403's `detail` may echo the header. */
   mask: SecretMask;
-  maxAttempts: number;
-  retryBaseMs: number;
-  maxPageBytes: number;
-  maxPageKeptBytes: number;
-  maxDocumentBytes: number;
-}
+};
 
 const HEADERS: Readonly<Record<string, string>> = { Accept: 'application/json', 'User-Agent': 'compliance-relay' };
 
 /**
- * Creates the client. Nothing is sent until a method is called; every request is bounded by
- * `timeoutMs` of silence and by the caller's deadline, and transient failures are retried
- * (exponential pauses) only while the deadline leaves room.
+ * Creates the client. Every request is bounded by `timeoutMs` of silence and by the caller's deadline;
+ * transient failures are retried (exponential pauses) only while the deadline leaves room.
  */
 export function createNetboxClient(options: NetboxClientOptions): NetboxClient {
-  const context = buildClientContext(options);
-  return {
-    url: `${context.base.origin}${context.base.basePath}`,
-    close() {
-      if (!options.agent) context.agent.destroy();
-    },
-    getJson: (pathOrUrl, budget) => fetchJson(context, pathOrUrl, budget),
-    streamList: (pathOrUrl, onPage, budget) => streamPages(context, pathOrUrl, onPage, budget),
-  };
-}
-
-/** Resolves the options' defaults and the agent (keep-alive; for https, NETBOX_CA_FILE's CA when given, the certificate always verified). */
-function buildClientContext(options: NetboxClientOptions): ClientContext {
   const base = parseNetboxBase(options.url);
-  const isHttps = base.origin.startsWith('https:');
+  // For https, NETBOX_CA_FILE's CA when given; the certificate is always verified.
   const agent =
     options.agent ??
-    (isHttps ? new https.Agent({ keepAlive: true, maxSockets: 4, ca: options.ca }) : new http.Agent({ keepAlive: true, maxSockets: 4 }));
-  return {
+    (base.origin.startsWith('https:')
+      ? new https.Agent({ keepAlive: true, maxSockets: 4, ca: options.ca })
+      : new http.Agent({ keepAlive: true, maxSockets: 4 }));
+  const context: ClientContext = {
     base,
-    isHttps,
     agent,
     clock: options.clock ?? systemClock,
     timeoutMs: options.timeoutMs,
@@ -131,9 +104,14 @@ function buildClientContext(options: NetboxClientOptions): ClientContext {
     mask: createSecretMask([options.token]),
     maxAttempts: options.maxAttempts ?? 3,
     retryBaseMs: options.retryBaseMs ?? 250,
-    maxPageBytes: options.maxPageBytes ?? 256 * 1024 * 1024,
-    maxPageKeptBytes: options.maxPageKeptBytes ?? MAX_PAGE_KEPT_BYTES,
-    maxDocumentBytes: options.maxDocumentBytes ?? 1024 * 1024,
+  };
+  return {
+    url: `${base.origin}${base.basePath}`,
+    close() {
+      if (!options.agent) agent.destroy();
+    },
+    getJson: (pathOrUrl, budget) => fetchJson(context, pathOrUrl, budget),
+    streamList: (pathOrUrl, onPage, budget) => streamPages(context, pathOrUrl, onPage, budget),
   };
 }
 
@@ -166,7 +144,8 @@ function openResponse(context: ClientContext, url: URL, budget: RequestBudget): 
       reject(new NetboxError('TIMEOUT', 'the time budget for NetBox ran out'));
       return;
     }
-    const request = (context.isHttps ? https : http).request(url, { method: 'GET', headers: requestHeaders, agent: context.agent });
+    const transport = url.protocol === 'https:' ? https : http;
+    const request = transport.request(url, { method: 'GET', headers: requestHeaders, agent: context.agent });
     let answer: IncomingMessage | undefined;
     // Destroying the response too, with the reason, lets the body's reader say "timeout", not "reset".
     const abort = (error: NetboxError) => (answer && !answer.complete ? answer.destroy(error) : request.destroy(error));
@@ -202,10 +181,10 @@ function openResponse(context: ClientContext, url: URL, budget: RequestBudget): 
 }
 
 /** Runs `what` again after a retryable failure, with doubling pauses, while attempts and the deadline allow. */
-async function withRetries<T>(context: ClientContext, what: (attempt: number) => Promise<T>, budget: RequestBudget): Promise<T> {
+async function withRetries<T>(context: ClientContext, what: () => Promise<T>, budget: RequestBudget): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await what(attempt);
+      return await what();
     } catch (error) {
       const failure = toNetboxError(error);
       const pause = context.retryBaseMs * 2 ** (attempt - 1);
@@ -215,14 +194,14 @@ async function withRetries<T>(context: ClientContext, what: (attempt: number) =>
   }
 }
 
-/** GETs one JSON document (at most maxDocumentBytes), with retries. */
+/** GETs one JSON document (at most MAX_DOCUMENT_BYTES), with retries. */
 async function fetchJson(context: ClientContext, pathOrUrl: string, budget: RequestBudget): Promise<unknown> {
   const url = resolveUrl(context, pathOrUrl);
   return await withRetries(
     context,
     async () => {
       const response = await openResponse(context, url, budget);
-      const text = await readBounded(response, context.maxDocumentBytes);
+      const text = await readBounded(response, MAX_DOCUMENT_BYTES);
       try {
         return JSON.parse(text) as unknown;
       } catch {
@@ -234,12 +213,7 @@ async function fetchJson(context: ClientContext, pathOrUrl: string, budget: Requ
 }
 
 /** Follows a list's `next` links from `pathOrUrl`, handing each complete page to `onPage` (see NetboxClient.streamList). */
-async function streamPages(
-  context: ClientContext,
-  pathOrUrl: string,
-  onPage: (results: Record<string, unknown>[], page: { count: number | null; index: number }) => unknown,
-  budget: RequestBudget,
-): Promise<{ pages: number; items: number; count: number | null }> {
+async function streamPages(context: ClientContext, pathOrUrl: string, onPage: PageHandler, budget: RequestBudget): Promise<ListTotals> {
   let url: URL | null = resolveUrl(context, pathOrUrl);
   const seen = new Set<string>();
   let pages = 0;
@@ -250,9 +224,9 @@ async function streamPages(
       throw new NetboxError('PROTOCOL', `NetBox's "next" links loop (${url.pathname}${url.search})`);
     seen.add(url.href);
     const pageUrl: URL = url;
-    const page: NetboxPage = await withRetries(
+    const page = await withRetries(
       context,
-      async () => parsePageStream(await openResponse(context, pageUrl, budget), context.maxPageBytes, context.maxPageKeptBytes),
+      async () => parsePageStream(await openResponse(context, pageUrl, budget), MAX_PAGE_BYTES, MAX_PAGE_KEPT_BYTES),
       budget,
     );
     count ??= page.count;
@@ -284,10 +258,10 @@ function readBounded(response: IncomingMessage, maxBytes: number): Promise<strin
 /** NetBox (Django REST framework) explains refusals as `{"detail": "..."}`. */
 function detailOf(text: string): string | undefined {
   try {
-    const detail = (JSON.parse(text) as { detail?: unknown }).detail;
-    if (typeof detail === 'string') return detail.slice(0, 300);
+    const body = JSON.parse(text) as Record<string, unknown>;
+    if (typeof body.detail === 'string') return body.detail.slice(0, 300);
     // A 400 for an unknown filter value lists the field: {"report_id": ["Select a valid choice..."]}.
-    const first = Object.entries(JSON.parse(text) as Record<string, unknown>)[0];
+    const first = Object.entries(body)[0];
     if (first) return `${first[0]}: ${JSON.stringify(first[1]).slice(0, 300)}`;
   } catch {
     // Not JSON: a proxy's page; the status says enough.
@@ -301,7 +275,6 @@ function toNetboxError(error: unknown): NetboxError {
   const message = (error as Error).message ?? String(error);
   if (/^(ETIMEDOUT|ESOCKETTIMEDOUT)$/.test(code))
     return new NetboxError('TIMEOUT', `NetBox did not answer (${code})`, { cause: error, detail: code });
-  const tls = describeTlsFailure(code, message);
-  if (tls) return new NetboxError('UNREACHABLE', tls, { cause: error, detail: code });
-  return new NetboxError('UNREACHABLE', `cannot reach NetBox (${code}: ${message})`, { cause: error, detail: code });
+  const words = describeTlsFailure(code, message) ?? `cannot reach NetBox (${code}: ${message})`;
+  return new NetboxError('UNREACHABLE', words, { cause: error, detail: code });
 }

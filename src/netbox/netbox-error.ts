@@ -1,14 +1,10 @@
 /**
  * Why a NetBox API call failed, in the terms the mail and the logs need:
- * - AUTH: 401/403, the token is missing, wrong or lacks permission (a retry cannot help);
- * - NOT_FOUND: 404 for the report, or 400 for its `report_id` filter: validity deleted it (it keeps
- *   only the newest `store_reports`), so a retry cannot help;
- * - UNREACHABLE: connection refused/reset, DNS, TLS (retryable);
- * - TIMEOUT: no answer within the request timeout or the enrichment budget (retryable);
- * - SERVER: 5xx (retryable);
+ * - AUTH: 401/403, the token is missing, wrong or lacks permission;
+ * - NOT_FOUND: 404 for the report, or 400 for its `report_id` filter: validity deleted it (it keeps only the newest `store_reports`);
+ * - UNREACHABLE: connection refused/reset, DNS, TLS; TIMEOUT: no answer within the request timeout or the budget; SERVER: 5xx;
  * - PROTOCOL: an answer that is not the JSON NetBox sends (a proxy's login page, say);
- * - UNSAFE_URL: the URL to request (from a webhook, or a page's `next`) is not a clean path on
- *   NETBOX_URL's origin, so no request was made and the token went nowhere (a retry cannot help).
+ * - UNSAFE_URL: the URL (from a webhook, or a page's `next`) is not a clean path on NETBOX_URL's origin: nothing was sent.
  */
 export type NetboxErrorCode = 'AUTH' | 'NOT_FOUND' | 'UNREACHABLE' | 'TIMEOUT' | 'SERVER' | 'PROTOCOL' | 'UNSAFE_URL';
 
@@ -40,15 +36,11 @@ export function classifyNetboxStatus(status: number, url: string, detail?: strin
   return new NetboxError('PROTOCOL', `NetBox answered HTTP ${status} for ${url}${said}`, { status, detail });
 }
 
-/** Node's codes for a certificate issued to another name than the one in NETBOX_URL. */
+/** Node's codes for a certificate issued to another name than the one in NETBOX_URL, and (OpenSSL's) for one out of its validity period. */
 const NAME_MISMATCH_CODES = new Set(['ERR_TLS_CERT_ALTNAME_INVALID', 'ERR_TLS_CERT_ALTNAME_FORMAT']);
-/** Node's (OpenSSL's) codes for a certificate that is out of its validity period. */
 const EXPIRED_CODES = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID']);
 
-/**
- * What went wrong with NetBox's TLS certificate, in words that point at the fix, or undefined when
- * `code` is not a TLS failure. A name mismatch is not fixed by a CA file: it says so.
- */
+/** What went wrong with NetBox's TLS certificate, in words that point at the fix (a CA file does not fix a name mismatch), or undefined. */
 export function describeTlsFailure(code: string, message: string): string | undefined {
   if (NAME_MISMATCH_CODES.has(code))
     return `NetBox's TLS certificate is not valid for the host in NETBOX_URL (name mismatch: ${message}); use a host name the certificate names`;

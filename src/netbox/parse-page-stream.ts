@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { NetboxError } from './netbox-error';
 
 /** One page of a NetBox list: `{count, next, previous, results}`. */
-export interface NetboxPage {
+interface NetboxPage {
   count: number | null;
   next: string | null;
   results: Record<string, unknown>[];
@@ -25,11 +25,10 @@ const NULL_BYTES = Buffer.from('null');
 
 /**
  * Splits a NetBox list page as its bytes stream in: each element of `results` is cut out and parsed
- * on its own with JSON.parse, except the values of `explanation` (and `custom_fields`), which are
- * skipped byte by byte and never held in memory. So a NetBox that ignores `?omit=explanation`
- * (older than 4.5.2) costs bandwidth, not memory. The rest of the page (`count`, `next`) is parsed
- * from what remains. A general streaming tokenizer (stream-json) was measured at about 4 MB/s here;
- * this scanner only tracks strings and brackets.
+ * on its own with JSON.parse, except the values of DROPPED_RESULT_KEYS, which are skipped byte by byte
+ * and never held in memory, so a NetBox that ignores `?omit=explanation` (older than 4.5.2) costs
+ * bandwidth, not memory. The rest of the page (`count`, `next`) is parsed from what remains. Only
+ * strings and brackets are tracked: a general streaming tokenizer (stream-json) is far slower.
  */
 class PageScanner {
   private depth = 0;
@@ -46,14 +45,13 @@ class PageScanner {
   private elementBytes = 0;
   private inElement = false;
   private skipping = false;
-  /** Bytes of results kept so far (explanations and custom fields, skipped, are not). */
+  /** Bytes of results kept so far (the skipped values are not). */
   private keptResultBytes = 0;
   readonly results: Record<string, unknown>[] = [];
 
-  /** `maxKeptBytes`: what the page may hold in memory (its results and the rest, not what is skipped); over it, PROTOCOL. */
-  constructor(private readonly maxKeptBytes = Number.POSITIVE_INFINITY) {}
+  /** `maxKeptBytes`: what the page may hold in memory (all but what is skipped); over it, PROTOCOL. */
+  constructor(private readonly maxKeptBytes: number) {}
 
-  /** Feeds the next chunk of the page. */
   push(chunk: Buffer): void {
     const n = chunk.length;
     for (let i = 0; i < n; i += 1) {
@@ -135,11 +133,11 @@ class PageScanner {
         break;
       case LBRACKET:
       case LBRACE:
-        if (this.openBracket(c, i)) return;
+        this.openBracket(c, i);
         break;
       case RBRACKET:
       case RBRACE:
-        if (this.closeBracket(chunk, c, i)) return;
+        this.closeBracket(chunk, i);
         break;
       default:
         break;
@@ -160,39 +158,29 @@ class PageScanner {
     this.lastString = null;
   }
 
-  /** `[` or `{`: may open the results list or one result. Returns true when the byte is fully handled. */
-  private openBracket(c: number, i: number): boolean {
+  /** `[` or `{`: may open the results list (its `[` stays in the skeleton) or one result. */
+  private openBracket(c: number, i: number): void {
     this.depth += 1;
     if (this.expectResults && c === LBRACKET && this.depth === 2) {
+      this.skeleton.push(c);
       this.inResults = true;
       this.sawResults = true;
       this.expectResults = false;
-      this.skeleton.push(c);
-      return true;
-    }
-    if (this.inResults && this.depth === 3 && c === LBRACE) {
+    } else if (this.inResults && this.depth === 3 && c === LBRACE) {
       this.inElement = true;
       this.segments = [];
       this.elementBytes = 0;
       this.segStart = i;
     }
-    return false;
   }
 
-  /** `]` or `}`: may close one result (parsed now) or the results list. Returns true when the byte is fully handled. */
-  private closeBracket(chunk: Buffer, c: number, i: number): boolean {
+  /** `]` or `}`: may close one result (parsed now) or the results list. */
+  private closeBracket(chunk: Buffer, i: number): void {
     this.depth -= 1;
     if (this.inElement && this.depth === 2) {
       this.flush(chunk, i + 1);
       this.finishElement();
-      return true;
-    }
-    if (this.inResults && this.depth === 1) {
-      this.inResults = false;
-      this.skeleton.push(c);
-      return true;
-    }
-    return false;
+    } else if (this.inResults && this.depth === 1) this.inResults = false;
   }
 
   /** Ends the page: throws PROTOCOL unless it was one complete JSON object with a `results` list. */
@@ -204,9 +192,8 @@ class PageScanner {
     } catch (error) {
       throw new NetboxError('PROTOCOL', `NetBox sent a page that is not JSON: ${(error as Error).message}`);
     }
-    if (!this.sawResults || page === null || typeof page !== 'object' || !Array.isArray(page.results)) {
+    if (!this.sawResults || page === null || typeof page !== 'object' || !Array.isArray(page.results))
       throw new NetboxError('PROTOCOL', 'NetBox sent JSON without a "results" list (is NETBOX_URL the NetBox API?)');
-    }
     return {
       count: typeof page.count === 'number' ? page.count : null,
       next: typeof page.next === 'string' && page.next !== '' ? page.next : null,
@@ -253,7 +240,7 @@ function backslashesBefore(chunk: Buffer, end: number, start: number): number {
 }
 
 /** Reads one page from a byte stream with {@link PageScanner}, refusing more than `maxBytes` read or `maxKeptBytes` kept. */
-export async function parsePageStream(body: Readable, maxBytes: number, maxKeptBytes?: number): Promise<NetboxPage> {
+export async function parsePageStream(body: Readable, maxBytes: number, maxKeptBytes: number): Promise<NetboxPage> {
   const scanner = new PageScanner(maxKeptBytes);
   let bytes = 0;
   try {

@@ -1,7 +1,6 @@
 import { SEVERITIES, type Severity, type SeverityCounts } from '../report';
 import type { NetboxClient, RequestBudget } from './netbox-client';
 import { NetboxError } from './netbox-error';
-import { splitResultsUrl } from './results-url';
 
 /** A related object as NetBox nests it (site, tenant, role, platform, tag): what routes match on. */
 export interface NetboxRef {
@@ -25,12 +24,11 @@ export interface NetboxDevice {
 /** The objects a contact assignment may own a device through (NetBox's `app_label.model`). */
 export type OwnerObjectType = 'dcim.device' | 'dcim.site' | 'tenancy.tenant';
 
-/** One contact assignment (`/api/tenancy/contact-assignments/`): contact → object, with a role and priority. */
+/** One contact assignment (`/api/tenancy/contact-assignments/`): contact → object, with its role's slug and priority. */
 export interface ContactAssignment {
   objectType: OwnerObjectType;
   objectId: number;
   contactId: number;
-  /** The contact role's slug. */
   role: string;
   /** `primary`, `secondary`, … or null when unset. */
   priority: string | null;
@@ -45,6 +43,19 @@ export interface NetboxContact {
 
 /** Ids per request: NetBox takes a repeated `id=`; a long URL is refused by some proxies. */
 const IDS_PER_REQUEST = 50;
+/** NetBox's page size cap (MAX_PAGE_SIZE); larger values are silently clamped, `next` covers the rest. */
+export const NETBOX_PAGE_SIZE = 1000;
+
+/**
+ * A report's `results_url` as its path and its query's parameters (a fragment dropped), so filters can be
+ * added while the path stays exactly as the webhook gave it, for the client to check against NETBOX_URL.
+ */
+export function splitResultsUrl(resultsUrl: string): { path: string; params: URLSearchParams } {
+  const cut = resultsUrl.search(/[?#]/);
+  const path = cut === -1 ? resultsUrl : resultsUrl.slice(0, cut);
+  const query = cut === -1 || resultsUrl[cut] === '#' ? '' : resultsUrl.slice(cut + 1).split('#', 1)[0];
+  return { path, params: new URLSearchParams(query) };
+}
 
 /** NetBox's major version from `/api/status/`: contact assignments name their object's type differently in 3.x and 4.x. */
 export async function readNetboxMajor(client: NetboxClient, budget: RequestBudget): Promise<number> {
@@ -56,58 +67,38 @@ export async function readNetboxMajor(client: NetboxClient, budget: RequestBudge
 }
 
 /** The devices with these ids, read in batches (`id=` repeated) following NetBox's `next` links. */
-export async function listDevices(
-  client: NetboxClient,
-  ids: readonly number[],
-  budget: RequestBudget,
-  pageSize = 1000,
-): Promise<NetboxDevice[]> {
+export async function listDevices(client: NetboxClient, ids: readonly number[], budget: RequestBudget): Promise<NetboxDevice[]> {
   const devices: NetboxDevice[] = [];
-  await streamListByIds(client, { path: '/api/dcim/devices/', param: 'id', ids, pageSize }, budget, (raw) =>
-    devices.push(...readDevice(raw)),
-  );
+  await streamListByIds(client, { path: '/api/dcim/devices/', param: 'id', ids }, budget, (raw) => devices.push(...readDevice(raw)));
   return devices;
 }
 
-/**
- * Every device NetBox lists for these objects (a device itself, every device of a site or of a
- * tenant), by id: the devices an owner owns, failing or not, whose results make the owner's ratios.
- */
+/** The ids of every device NetBox lists for these objects (a device, a site's, a tenant's): an owner's devices, failing or not. */
 export async function listOwnedDeviceIds(
   client: NetboxClient,
   objects: readonly { type: OwnerObjectType; id: number }[],
   budget: RequestBudget,
-  pageSize = 1000,
 ): Promise<number[]> {
   const ids = new Set(objects.filter((o) => o.type === 'dcim.device').map((o) => o.id));
-  const filters: [OwnerObjectType, string][] = [
-    ['dcim.site', 'site_id'],
-    ['tenancy.tenant', 'tenant_id'],
-  ];
-  for (const [type, filter] of filters) {
+  for (const [type, param] of Object.entries({ 'dcim.site': 'site_id', 'tenancy.tenant': 'tenant_id' })) {
     const ofType = objects.filter((o) => o.type === type).map((o) => o.id);
-    await streamListByIds(
-      client,
-      { path: '/api/dcim/devices/', param: filter, ids: ofType, filters: { brief: '1' }, pageSize },
-      budget,
-      (raw) => {
-        if (typeof raw.id === 'number') ids.add(raw.id);
-      },
-    );
+    const list = { path: '/api/dcim/devices/', param, ids: ofType, filters: { brief: '1' } };
+    await streamListByIds(client, list, budget, (raw) => {
+      if (typeof raw.id === 'number') ids.add(raw.id);
+    });
   }
   return [...ids].sort((a, b) => a - b);
 }
 
 /**
- * The assignments of contacts with `role` (and `priority`) to these objects. NetBox 4.x filters and
- * names the object's type `object_type`, 3.x `content_type`; both are read, and the answer is
- * filtered again here, so a filter NetBox ignored cannot widen who gets mail.
+ * The assignments of contacts with `role` (and `priority`) to these objects (the object's type is `object_type` in
+ * NetBox 4.x, `content_type` in 3.x), filtered again here, so a filter NetBox ignored cannot widen who gets mail.
  */
 export async function listContactAssignments(
   client: NetboxClient,
   query: { major: number; objectType: OwnerObjectType; objectIds: readonly number[]; role: string; priority?: string },
   budget: RequestBudget,
-  pageSize = 1000,
+  pageSize = NETBOX_PAGE_SIZE,
 ): Promise<ContactAssignment[]> {
   const found: ContactAssignment[] = [];
   const wanted = new Set(query.objectIds);
@@ -125,14 +116,9 @@ export async function listContactAssignments(
 }
 
 /** The contacts with these ids (for their e-mail addresses), in batches. */
-export async function listContacts(
-  client: NetboxClient,
-  ids: readonly number[],
-  budget: RequestBudget,
-  pageSize = 1000,
-): Promise<NetboxContact[]> {
+export async function listContacts(client: NetboxClient, ids: readonly number[], budget: RequestBudget): Promise<NetboxContact[]> {
   const contacts: NetboxContact[] = [];
-  await streamListByIds(client, { path: '/api/tenancy/contacts/', param: 'id', ids, pageSize }, budget, (raw) => {
+  await streamListByIds(client, { path: '/api/tenancy/contacts/', param: 'id', ids }, budget, (raw) => {
     if (typeof raw.id !== 'number') return;
     contacts.push({
       id: raw.id,
@@ -144,9 +130,8 @@ export async function listContacts(
 }
 
 /**
- * The results of a report on these devices, counted per severity (`count` of a one-item page, one
- * request per severity and batch): the ratios of one owner's devices. `failedPerSeverity` comes from
- * the failing results already read, so passed = counted − failed.
+ * The results of a report on these devices per severity (`count` of a one-item page per severity and batch): an
+ * owner's ratios. `failedPerSeverity` comes from the failing results already read: passed = counted − failed.
  */
 export async function countDeviceResults(
   client: NetboxClient,
@@ -173,20 +158,17 @@ export async function countDeviceResults(
   return counts;
 }
 
-/**
- * Streams the list at `path` for these ids, {@link IDS_PER_REQUEST} at a time (`param` repeated, the
- * other filters beside it), following NetBox's `next` links; each row goes to `onRow`.
- */
+/** Streams the list at `path` for these ids, {@link IDS_PER_REQUEST} at a time (`param` repeated, the filters beside it). */
 async function streamListByIds(
   client: NetboxClient,
-  list: { path: string; param: string; ids: readonly number[]; filters?: Record<string, string>; pageSize: number },
+  list: { path: string; param: string; ids: readonly number[]; filters?: Record<string, string>; pageSize?: number },
   budget: RequestBudget,
   onRow: (raw: Record<string, unknown>) => void,
 ): Promise<void> {
   for (const chunk of chunkIds(list.ids)) {
     const query = new URLSearchParams(chunk.map((id): [string, string] => [list.param, String(id)]));
     for (const [name, value] of Object.entries(list.filters ?? {})) query.set(name, value);
-    query.set('limit', String(list.pageSize));
+    query.set('limit', String(list.pageSize ?? NETBOX_PAGE_SIZE));
     await client.streamList(`${list.path}?${query.toString()}`, (page) => page.forEach(onRow), budget);
   }
 }
@@ -223,7 +205,6 @@ function readDevice(raw: Record<string, unknown>): NetboxDevice[] {
 }
 
 function readAssignment(raw: Record<string, unknown>): ContactAssignment[] {
-  // 4.x: object_type; 3.x: content_type. Both are "app_label.model" strings.
   const type = typeof raw.object_type === 'string' ? raw.object_type : raw.content_type;
   const contact = raw.contact as Record<string, unknown> | null | undefined;
   const role = readRef(raw.role);

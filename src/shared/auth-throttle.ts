@@ -1,8 +1,6 @@
-/** Failed attempts per address answered at once; each later one waits longer. */
+/** Failed attempts per address answered at once; each later one waits DELAY_BASE_MS, doubled each time, up to DELAY_MAX_MS. */
 const FREE_FAILURES = 5;
-/** The first delay, doubled for each further failure. */
 const DELAY_BASE_MS = 1_000;
-/** The longest delay of one failed attempt. */
 const DELAY_MAX_MS = 30_000;
 /** An address's failures are forgotten this long after its last one. */
 const FAILURE_MEMORY_MS = 15 * 60_000;
@@ -10,11 +8,9 @@ const FAILURE_MEMORY_MS = 15 * 60_000;
 const MAX_ADDRESSES = 10_000;
 
 /**
- * Slows down wrong admin tokens per client address — the dashboard's login form and the admin API's
- * bearer token alike, one count for both, since both guess the same token — without ever refusing
- * the right one: a lock-out would let anyone behind the same proxy lock the admin out. The first
- * five failures are answered at once, then each waits 1 s, 2 s, 4 s … up to 30 s. The right token is
- * checked first and clears the address's failures.
+ * Slows down wrong admin tokens per client address (the login form and the admin API's bearer token share one count:
+ * both guess the same token) without ever refusing the right one: a lock-out would let anyone behind the same proxy lock
+ * the admin out. The right token is checked first and clears the address's failures.
  */
 export interface AuthThrottle {
   /** Records a wrong token from `address` at `now`; returns how long to wait before answering it. */

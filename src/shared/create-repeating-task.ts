@@ -1,4 +1,3 @@
-/** Work run on a timer: now, then every `everyMs` until stopped. */
 interface RepeatingTask {
   /** Runs the work at once, then every `everyMs`, on a timer that never keeps the process alive; started twice, it runs once. */
   start: () => void;
@@ -22,10 +21,7 @@ export function createRepeatingTask(work: () => void, everyMs: number): Repeatin
   };
 }
 
-/**
- * `run`, one at a time: a call while a run is in flight joins it instead of starting another (within
- * this process; between processes the store decides).
- */
+/** `run`, one at a time in this process: a call while a run is in flight joins it. */
 export function coalesceRuns<T>(run: () => Promise<T>): () => Promise<T> {
   let running: Promise<T> | undefined;
   return () =>

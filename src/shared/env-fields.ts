@@ -11,15 +11,16 @@ export const nonNegativeInt = (def: number, max = Number.MAX_SAFE_INTEGER) => z.
 
 export const bool = (def: boolean) => z.stringbool({ truthy: ['true', '1', 'yes', 'on'], falsy: ['false', '0', 'no', 'off'] }).default(def);
 
+const splitList = (value: string) =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
 /** A comma-separated list of e-mail addresses (display names allowed: `Ops <ops@example.com>`). */
 export const addressList = z
   .string()
-  .transform((value) =>
-    value
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-  )
+  .transform(splitList)
   .pipe(z.array(z.string().refine(isMailbox, 'is not an e-mail address')));
 
 export const address = z.string().trim().refine(isMailbox, 'is not an e-mail address');
@@ -32,10 +33,7 @@ export function isMailbox(value: string): boolean {
   return !!addr && /^[^@\s]+@[^@\s]+$/.test(addr);
 }
 
-/**
- * A duration with its unit: `500ms`, `30s`, `15m`, `24h`, `7d`, `2w`. A bare number is refused rather than
- * guessed: `24` meant as hours and read as milliseconds would check every 24 ms.
- */
+/** A duration with its unit (`500ms`, `30s`, `15m`, `24h`, `7d`, `2w`): a bare `24` meant as hours would be 24 ms. */
 export const duration = z
   .string()
   .trim()
@@ -86,15 +84,9 @@ export const httpUrl = z
     }
   }, 'must be an http:// or https:// URL');
 
-/**
- * A comma-separated list of IPv4/IPv6 addresses or CIDR ranges (`10.0.0.0/8, 2001:db8::/32, 192.0.2.7`),
- * normalised to CIDR strings. An empty list is refused: it would lock every sender out.
- */
+/** A comma-separated list of IP addresses or CIDR ranges, as CIDR strings; refused empty: it would lock every sender out. */
 export const cidrList = z.string().transform((value, ctx) => {
-  const items = value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const items = splitList(value);
   if (items.length === 0) {
     ctx.addIssue({ code: 'custom', message: 'is empty: leave it unset to allow every address' });
     return z.NEVER;
@@ -123,10 +115,7 @@ export function parseCidr(value: string): string | undefined {
   }
 }
 
-/**
- * True when HOST only accepts connections from this machine: `localhost`, 127.0.0.0/8, `::1`
- * (also as `::ffff:127.x.x.x`). A host name other than `localhost` may resolve anywhere: false.
- */
+/** True when HOST only accepts connections from this machine (`localhost`, 127.0.0.0/8, `::1`, also IPv4-mapped). */
 export function isLoopbackHost(host: string): boolean {
   const h = host
     .trim()

@@ -51,9 +51,7 @@ export class RelayError extends Error {
 }
 
 /** The JSON body of an error answer: `{"error": {"code", "message", "issues"?}}`, never a stack or a secret. */
-export function buildErrorBody(error: RelayError): {
-  error: { code: ErrorCode; message: string; retryable: boolean; issues?: ErrorIssue[] };
-} {
+export function buildErrorBody(error: RelayError) {
   return {
     error: {
       code: error.code,

@@ -6,11 +6,11 @@ export {
   isFailureCode,
   parseFailureCode,
   readFailureFacts,
+  replaceFailureCatalogue,
   type FailureCatalogue,
   type FailureCode,
   type FailureFacts,
 } from './failure-catalogue';
-export { replaceFailureCatalogue } from './render-failure-catalogue';
 export { systemClock, type Clock } from './clock';
 export { createAuthThrottle, type AuthThrottle } from './auth-throttle';
 export { createActivityCounter, type ActivityCounter } from './activity-counter';

@@ -1,6 +1,6 @@
 import type pino from 'pino';
 import type { Logger } from 'pino';
-import { createSecretMask } from './mask-secrets';
+import { createSecretMask, SECRET_MARK } from './mask-secrets';
 
 /** pino, loaded by the first logger: `--help` and `check-config` log nothing and do not load it. */
 function loadPino(): typeof pino {
@@ -19,19 +19,10 @@ export interface LoggerOptions {
   destination?: pino.DestinationStream;
 }
 
-/** Keys that hold secrets anywhere in a logged object. */
+/** Keys that hold secrets in a logged object, at its top and one level down, and in a request's headers. */
 const REDACT_PATHS = [
-  'secret',
-  '*.secret',
-  'password',
-  '*.password',
-  'pass',
-  '*.pass',
+  ...['secret', 'password', 'pass', 'token', 'authorization'].flatMap((key) => [key, `*.${key}`]),
   '*.auth.pass',
-  'token',
-  '*.token',
-  'authorization',
-  '*.authorization',
   'headers.authorization',
   'req.headers.authorization',
   'req.headers["x-hook-signature"]',
@@ -51,7 +42,7 @@ export function createLogger(options: LoggerOptions): Logger {
   const maskSecrets = createSecretMask(secrets);
   const base: pino.LoggerOptions = {
     level: options.level,
-    redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+    redact: { paths: REDACT_PATHS, censor: SECRET_MARK },
     base: { service: 'compliance-relay' },
     timestamp: pino.stdTimeFunctions.isoTime,
     ...(secrets.length > 0 ? { hooks: { streamWrite: maskSecrets } } : {}),

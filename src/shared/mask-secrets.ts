@@ -1,11 +1,3 @@
-/**
- * One mask for every text that may hold a secret: what a remote server answered (NetBox's `detail`,
- * an SMTP reply, a token endpoint's `error_description`) before it is logged, stored, mailed or
- * shown, and every log line. A server that echoes what it was sent echoes it in the form it was
- * sent: plain, URL-encoded (a query or a form body), JSON-escaped, or base64 (SMTP AUTH PLAIN's
- * `\0user\0password`, HTTP Basic), so each form is masked.
- */
-
 /** What a secret becomes. */
 export const SECRET_MARK = '[REDACTED]';
 
@@ -22,9 +14,11 @@ const MAX_PASSES = 4;
 export type SecretMask = (text: string) => string;
 
 /**
- * Creates the mask for these secret values (each in every form: plain, URL-encoded with upper- or
- * lower-case hex and `+` for space, JSON-escaped, and base64 or base64url wherever it sits in the
- * encoded bytes, where the whole base64 word is masked). Pure; a mask of no secrets returns the text.
+ * Creates the one mask for every text that may hold these secrets: what a remote server answered (NetBox's
+ * `detail`, an SMTP reply, a token endpoint's `error_description`) and every log line. A server echoes a
+ * secret in the form it was sent, so each form is masked: plain, URL-encoded (either hex case, `+` for
+ * space), JSON-escaped, and base64 or base64url (SMTP AUTH PLAIN's `\0user\0password`, HTTP Basic)
+ * wherever it sits in the encoded bytes, the whole base64 word then. Pure; no secrets: the text as it is.
  */
 export function createSecretMask(secrets: readonly (string | undefined)[]): SecretMask {
   const values = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= MIN_SECRET_CHARS))];

@@ -1,10 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-/**
- * The package's own root (where package.json and templates/ live), found by walking up from this
- * module, so the same code works from src/ under jest and from dist/src/ after a build.
- */
+/** The package's own root (package.json, templates/), found walking up: the same from src/ under jest and from dist/src/. */
 export function findPackageRoot(start: string = __dirname): string {
   let dir = start;
   for (;;) {

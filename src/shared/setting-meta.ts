@@ -1,9 +1,6 @@
 import type { z } from 'zod';
 
-/**
- * Where a setting is documented: `basics` first (what most relays need), then optional features, then the
- * mail provider's (OAuth2, Microsoft Graph), then `advanced` knobs that are rarely right to change.
- */
+/** Where a setting is documented, in this order: `advanced` holds knobs that are rarely right to change. */
 export const SETTING_GROUPS = {
   basics: 'Basics',
   features: 'Optional features',

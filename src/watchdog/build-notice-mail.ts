@@ -18,9 +18,8 @@ export interface NoticeLine {
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
- * A relay notice (the watchdog's, the catch-up's): plain lines built in code, as text and as the same
- * lines in HTML, marked automatic like the report mails. `kind` goes into `X-Compliance-Watchdog` and the
- * Message-ID's route (`<route>`), so a retry keeps the same Message-ID.
+ * A relay notice (the watchdog's, the catch-up's): lines built in code, as text and as HTML, marked automatic like the
+ * report mails. `kind` goes into `X-Compliance-Watchdog`; the Message-ID is built from `route`, so a retry keeps it.
  */
 export function buildNoticeMail(
   notice: { subject: string; lines: readonly NoticeLine[]; route: string; kind: string; source?: string },
@@ -33,17 +32,12 @@ export function buildNoticeMail(
   const html = `<!DOCTYPE html><html><body style="font-family: sans-serif; font-size: 14px; color: #222">${lines
     .map((l) => (l.text === '' ? '<br>' : `<p style="margin: 0 0 6px">${renderLine(l)}</p>`))
     .join('')}</body></html>`;
+  const { from, deliveryId, dedupKey } = options;
   const content = buildMessage({
     rendered: { subject, text, html },
-    from: options.from,
+    from,
     recipients: options.recipients,
-    messageId: buildMessageId({
-      deliveryId: options.deliveryId,
-      reportId: 0,
-      dedupKey: options.dedupKey,
-      from: options.from,
-      route: notice.route,
-    }),
+    messageId: buildMessageId({ deliveryId, reportId: 0, dedupKey, from, route: notice.route }),
     date: options.date,
     headers: { 'X-Compliance-Watchdog': notice.kind, ...(source ? { 'X-Compliance-Source': source } : {}) },
   });

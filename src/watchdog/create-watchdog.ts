@@ -1,7 +1,10 @@
+import { UnreadableDeliveryError, type ComposedNotice } from '../compose';
+import type { Recipients } from '../mail';
 import { coalesceRuns, createRepeatingTask, type Clock, type Logger } from '../shared';
-import type { Store } from '../store';
+import type { ClaimedDelivery, Store } from '../store';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
-import { buildWatchdogAlert } from './watchdog-alert';
+import { buildMissedReportsMail, parseMissedReportsNotice } from './missed-reports-notice';
+import { buildWatchdogAlert, buildWatchdogMail, parseWatchdogAlert } from './watchdog-alert';
 
 export interface WatchdogOptions {
   store: Pick<Store, 'lastReportReceivedAt' | 'getWatchdogState' | 'transitionWatchdog' | 'getCatchUpState'>;
@@ -9,8 +12,6 @@ export interface WatchdogOptions {
   logger: Logger;
   /** EXPECT_REPORT_EVERY: the longest silence before the recipients are told. */
   expectEveryMs: number;
-  /** How often the silence is measured (default: a tenth of expectEveryMs, between 1 s and 60 s). */
-  checkEveryMs?: number;
   /** An alert was queued in the outbox (wakes the worker). */
   onQueued?: (id: number) => void;
   /** The named NetBox source this watchdog watches (its own state, its own reports); absent: the default source. */
@@ -33,74 +34,74 @@ async function readNetboxCheck(options: WatchdogOptions): Promise<{ netboxChecke
 }
 
 /**
- * Makes silence visible: NetBox drops a failed webhook without retrying, so a report that never
- * arrives would otherwise go unnoticed. When no report arrived within `expectEveryMs`, one
- * "no compliance report received since …" mail is queued; when one arrives again, one "reports are
- * arriving again" mail. The state lives in the store and moves by compare-and-set, in the same
- * transaction that queues the mail, so replicas sharing a store send each mail once, and the mail
- * goes through the outbox (retried like any report, never lost to a crash).
+ * Makes silence visible (NetBox drops a failed webhook without retrying): one mail when no report arrived within
+ * `expectEveryMs`, one when reports arrive again. The state moves by compare-and-set in the store, in the transaction
+ * that queues the mail in the outbox, so replicas sharing a store send each mail once, and none is lost to a crash.
  */
 export function createWatchdog(options: WatchdogOptions): Watchdog {
   const { store, clock, logger } = options;
-  const checkEveryMs = options.checkEveryMs ?? Math.min(60_000, Math.max(1_000, Math.floor(options.expectEveryMs / 10)));
+  // The silence is measured every tenth of expectEveryMs, between 1 s and 60 s.
+  const checkEveryMs = Math.min(60_000, Math.max(1_000, Math.floor(options.expectEveryMs / 10)));
 
   async function evaluateOnce(): Promise<'overdue' | 'resumed' | undefined> {
     const now = clock.now();
-    const { source } = options;
+    const { source, expectEveryMs } = options;
     const state = await store.getWatchdogState(now, source);
     const last = await store.lastReportReceivedAt(source);
-    if (state.state === 'ok') {
-      // Before any report, the silence counts from the watchdog's first run against this store.
-      const baseline = last ?? state.createdAt;
-      if (now - baseline <= options.expectEveryMs) return undefined;
-      const alert = buildWatchdogAlert({
-        kind: 'overdue',
-        silentSince: baseline,
-        expectEveryMs: options.expectEveryMs,
-        detectedAt: now,
-        source,
-        ...(await readNetboxCheck(options)),
-      });
-      const result = await store.transitionWatchdog({
-        expectedVersion: state.version,
-        state: 'overdue',
-        since: baseline,
-        now,
-        alert,
-        source,
-      });
-      if (!result.won) return undefined;
-      logger.warn(
-        { silentSince: new Date(baseline).toISOString(), expectEveryMs: options.expectEveryMs, deliveryId: result.alertId, source },
-        'no compliance report received in time: the recipients are told',
-      );
-      options.onQueued?.(result.alertId!);
-      return 'overdue';
-    }
-    const since = state.since ?? state.createdAt;
-    if (last === null || last <= since) return undefined;
+    const kind = state.state === 'ok' ? 'overdue' : 'resumed';
+    // Before any report, the silence counts from the watchdog's first run against this store.
+    const silentSince = kind === 'overdue' ? (last ?? state.createdAt) : (state.since ?? state.createdAt);
+    if (kind === 'overdue' ? now - silentSince <= expectEveryMs : last === null || last <= silentSince) return undefined;
+    const resumedAt = kind === 'resumed' ? last! : undefined;
     const alert = buildWatchdogAlert({
-      kind: 'resumed',
-      silentSince: since,
-      resumedAt: last,
-      expectEveryMs: options.expectEveryMs,
+      kind,
+      silentSince,
+      ...(resumedAt === undefined ? {} : { resumedAt }),
+      expectEveryMs,
       detectedAt: now,
       source,
       ...(await readNetboxCheck(options)),
     });
-    // `since` is kept on the ok state: the next silence is measured from the new report, not from it.
-    const result = await store.transitionWatchdog({ expectedVersion: state.version, state: 'ok', since: last, now, alert, source });
+    // Resumed, `since` is kept on the ok state: the next silence is measured from the new report, not from it.
+    const next =
+      resumedAt === undefined ? ({ state: 'overdue', since: silentSince } as const) : ({ state: 'ok', since: resumedAt } as const);
+    const result = await store.transitionWatchdog({ expectedVersion: state.version, ...next, now, alert, source });
     if (!result.won) return undefined;
-    logger.info(
-      { silentSince: new Date(since).toISOString(), resumedAt: new Date(last).toISOString(), deliveryId: result.alertId, source },
-      'compliance reports are arriving again: the recipients are told',
-    );
+    const since = new Date(silentSince).toISOString();
+    if (resumedAt === undefined) {
+      logger.warn(
+        { silentSince: since, expectEveryMs, deliveryId: result.alertId, source },
+        'no compliance report received in time: the recipients are told',
+      );
+    } else {
+      logger.info(
+        { silentSince: since, resumedAt: new Date(resumedAt).toISOString(), deliveryId: result.alertId, source },
+        'compliance reports are arriving again: the recipients are told',
+      );
+    }
     options.onQueued?.(result.alertId!);
-    return 'resumed';
+    return kind;
   }
 
   // One evaluation at a time in this process; the compare-and-set settles races between processes.
   const evaluate = coalesceRuns(evaluateOnce);
   const fail = (error: unknown) => logger.error({ err: error }, 'watchdog: cannot read or update its state; will try again');
   return { evaluate, ...createRepeatingTask(() => void evaluate().catch(fail), checkEveryMs) };
+}
+
+/** The composer of the watchdog's records: each becomes the watchdog's mail ("no report since …") or the catch-up's notice of missed reports. */
+export function createWatchdogComposer(options: {
+  from: string;
+  recipients: Recipients;
+  timezone: string;
+  clock: Clock;
+}): (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedNotice> {
+  return async (delivery) => {
+    const mailOptions = { ...options, deliveryId: delivery.id, dedupKey: delivery.dedupKey, date: new Date(options.clock.now()) };
+    const missed = parseMissedReportsNotice(delivery.dedupKey, delivery.body);
+    if (missed) return { kind: 'notice', route: 'catch-up', message: await buildMissedReportsMail(missed, mailOptions) };
+    const alert = parseWatchdogAlert(delivery.dedupKey, delivery.body);
+    if (!alert) throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a watchdog record`);
+    return { kind: 'notice', route: 'watchdog', message: await buildWatchdogMail(alert, mailOptions) };
+  };
 }

@@ -1,4 +1,3 @@
-export { createWatchdog, type Watchdog } from './create-watchdog';
-export { createWatchdogComposer } from './create-watchdog-composer';
+export { createWatchdog, createWatchdogComposer, type Watchdog } from './create-watchdog';
 export { buildWatchdogAlert, parseWatchdogAlert, type WatchdogAlert } from './watchdog-alert';
 export { buildMissedReportsRecord, parseMissedReportsNotice, type MissedReportsNotice } from './missed-reports-notice';

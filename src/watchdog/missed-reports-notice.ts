@@ -4,9 +4,8 @@ import { WATCHDOG_KEY_PREFIX, type NewDelivery } from '../store';
 import { buildNoticeMail, type NoticeLine, type WatchdogMailOptions } from './build-notice-mail';
 
 /**
- * The catch-up's notice: missed reports it did not mail one by one (beyond the newest mailed) and reports
- * NetBox deleted before the relay could fetch them. Stored as a watchdog record (same outbox, same
- * recipients), so it is sent once, retried like any mail, never lost to a crash.
+ * The catch-up's notice of missed reports it did not mail one by one (beyond the newest mailed) and of those NetBox
+ * deleted before the relay could fetch them; stored as a watchdog record (same outbox, same recipients).
  */
 export interface MissedReportsNotice {
   kind: 'missed';
@@ -26,10 +25,7 @@ export interface MissedReportsNotice {
 /** The JSON key that marks a body as the catch-up's notice (a NetBox body never has it). */
 const MARK = 'compliance_relay_missed_reports';
 
-/**
- * The outbox record of a notice. Its dedup key names the reports it is about, so a catch-up run again
- * (a crash before the relay recorded what it saw, another replica) queues the same notice once.
- */
+/** The outbox record of a notice: its dedup key names the reports, so a catch-up run again queues the same notice once. */
 export function buildMissedReportsRecord(notice: MissedReportsNotice): NewDelivery {
   const ids = [...notice.skipped.map((r) => r.id), ...notice.deleted, ...(notice.refused ?? [])].sort((a, b) => a - b);
   const at = new Date(notice.detectedAt).toISOString();
@@ -84,20 +80,14 @@ export function buildMissedReportsMail(notice: MissedReportsNotice, options: Wat
     for (const r of notice.skipped)
       lines.push({ text: `- report ${r.id}, created ${formatDateTime(r.created, options.timezone)}: ${r.link}`, link: r.link });
   }
-  if (notice.deleted.length > 0) {
-    lines.push(
-      { text: '' },
-      {
-        text: `No longer in NetBox when the relay asked (validity keeps only its newest reports), so not mailed: report ${formatIdRanges(notice.deleted)}.`,
-      },
+  const paragraph = (text: string) => lines.push({ text: '' }, { text });
+  if (notice.deleted.length > 0)
+    paragraph(
+      `No longer in NetBox when the relay asked (validity keeps only its newest reports), so not mailed: report ${formatIdRanges(notice.deleted)}.`,
     );
-  }
   if (refused.length > 0)
-    lines.push(
-      { text: '' },
-      {
-        text: `Refused, so not mailed: report ${formatIdRanges(refused)} (its fields fail the checks a webhook's report must pass; the relay's log says which).`,
-      },
+    paragraph(
+      `Refused, so not mailed: report ${formatIdRanges(refused)} (its fields fail the checks a webhook's report must pass; the relay's log says which).`,
     );
   const subject = `${missed} compliance report${missed === 1 ? '' : 's'} missed while the relay was not told`;
   return buildNoticeMail({ subject, lines, route: 'catch-up-missed', kind: 'missed', source: notice.source }, options);
