@@ -1,6 +1,5 @@
-import type { FailureClass } from '../notify';
+import { FAILURE_CATALOGUE, type FailureClass } from '../notify';
 import { readFailureFacts } from '../shared';
-import { FAILURE_CATALOGUE } from '../notify';
 
 /** Sends per delivery before it is dead, and the first and largest retry delay caps. */
 export interface RetrySettings {
@@ -37,6 +36,8 @@ export interface SmtpPauseStatus {
   lastError: BreakerCause | null;
 }
 
+const CLOSED: SmtpPauseStatus = { state: 'closed', openUntil: 0, failures: 0, pausedSince: null, lastError: null };
+
 /** What one send (or one attempt to prepare a mail) came to, as the policy needs it. */
 export type AttemptOutcome =
   /** The server accepted the mail. */
@@ -58,26 +59,29 @@ export type NextState =
   /** Nothing later can succeed, or the last attempt failed. */
   | { next: 'dead' };
 
+/** The delay cap after the `n`-th failure in a row: base · 2^(n-1), at most max. */
+function capMs(settings: RetrySettings, n: number): number {
+  return Math.min(settings.maxDelayMs, settings.baseMs * 2 ** Math.max(0, Math.min(n - 1, 52)));
+}
+
 /**
  * Exponential backoff with full jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"):
- * the delay after attempt n is uniform in [0, min(max, base · 2^(n-1))], so a crowd of deliveries
- * that failed together does not retry together. `random` is injected for tests.
+ * uniform in [0, cap], so a crowd of deliveries that failed together does not retry together.
  */
 export function computeBackoffMs(attempt: number, settings: RetrySettings, random: () => number = Math.random): number {
-  const exp = Math.min(settings.maxDelayMs, settings.baseMs * 2 ** Math.max(0, Math.min(attempt - 1, 52)));
-  return Math.floor(random() * exp);
+  return Math.floor(random() * capMs(settings, attempt));
 }
 
 /** The upper bound of the time from the first attempt to giving up: the sum of every cap. */
 export function maxRetrySpanMs(settings: RetrySettings): number {
   let total = 0;
-  for (let n = 1; n < settings.maxAttempts; n += 1) total += Math.min(settings.maxDelayMs, settings.baseMs * 2 ** Math.min(n - 1, 52));
+  for (let n = 1; n < settings.maxAttempts; n += 1) total += capMs(settings, n);
   return total;
 }
 
 /** Exponential backoff with equal jitter for the `failures`-th pause in a row: between half the cap and the cap. */
 function computePauseMs(settings: RetrySettings, failures: number, random: () => number): number {
-  const cap = Math.min(settings.maxDelayMs, settings.baseMs * 2 ** Math.min(failures - 1, 52));
+  const cap = capMs(settings, failures);
   return Math.ceil(cap / 2 + random() * (cap / 2));
 }
 
@@ -100,7 +104,8 @@ export interface RetryDecider extends Readonly<SmtpPauseStatus> {
   tryNow(now: number): boolean;
 }
 
-interface PauseState extends SmtpPauseStatus {
+/** The decider's own state: the pause as plain fields, which the functions below move. */
+interface PauseState extends SmtpPauseStatus, Omit<RetryDecider, keyof SmtpPauseStatus> {
   /** Deliveries answered 4xx since the last accepted mail (each counted once, however often it retried). */
   deferred: Set<number>;
 }
@@ -118,23 +123,9 @@ export function createRetryDecider(
   random: () => number = Math.random,
   pauseAfter4xx: number = DEFAULT_PAUSE_AFTER_4XX,
 ): RetryDecider {
-  const pause: PauseState = { state: 'closed', openUntil: 0, failures: 0, pausedSince: null, lastError: null, deferred: new Set() };
-  return {
-    get state() {
-      return pause.state;
-    },
-    get openUntil() {
-      return pause.openUntil;
-    },
-    get failures() {
-      return pause.failures;
-    },
-    get pausedSince() {
-      return pause.pausedSince;
-    },
-    get lastError() {
-      return pause.lastError;
-    },
+  const pause: PauseState = {
+    ...CLOSED,
+    deferred: new Set(),
     decide: (outcome, attempts, now) => decideNext({ settings, random, pauseAfter4xx }, pause, outcome, attempts, now),
     capacity(now, free) {
       if (pause.state === 'closed') return free;
@@ -155,6 +146,7 @@ export function createRetryDecider(
       return true;
     },
   };
+  return pause;
 }
 
 interface PolicyInput {
@@ -225,9 +217,5 @@ function openPause(policy: PolicyInput, pause: PauseState, now: number, wasProbe
 }
 
 function closePause(pause: PauseState): void {
-  pause.state = 'closed';
-  pause.openUntil = 0;
-  pause.failures = 0;
-  pause.pausedSince = null;
-  pause.lastError = null;
+  Object.assign(pause, CLOSED);
 }

@@ -32,54 +32,16 @@ export interface TrendDelta {
   previousCount: number;
   /** "+2 failing", "−1 failing", "±0 failing". */
   deltaFailedText: string;
-  /**
-   * "better" when the pass percentage rose, "worse" when it fell, "same" otherwise (also when not
-   * comparable); in a devices-only trend (see Trend.devicesOnly), by the failing count instead.
-   */
+  /** By the pass percentage ("same" also when not comparable); in a devices-only trend, by the failing count. */
   direction: 'better' | 'worse' | 'same';
 }
 
-/**
- * How a report compares with the previous one of its series (by creation time). The notify
- * policies (on-change, regression) read `failingSetChanged` and `regression`.
- */
-export interface Trend {
-  /** The one verdict every reader shows (see decideVerdict): `first` when there is no previous report. */
-  verdict: Verdict;
-  /** The compared reports cover different results (see decideVerdict); false for the first report. */
-  scopeChanged: boolean;
-  /**
-   * Some of the report's devices only (an owner group's share, see buildDevicesTrend): the previous
-   * report's pass ratios over them are not known, so the verdict is decided on failing results per
-   * severity and the deltas carry failing counts, not points.
-   */
-  devicesOnly: boolean;
-  /**
-   * The report compared with, or null for the first report of its series (nothing to compare with).
-   * `pending`: stored, its mail not composed yet, so compared on counts only (see ReportSnapshot.pending).
-   */
-  previous: { reportId: number; created: string; dedupKey: string; pending?: boolean } | null;
-  /** A newer report of the series had been stored when this one arrived (see ReportSnapshot.arrivedLate). */
-  arrivedLate?: boolean;
-  overall: TrendDelta | null;
-  /** HIGH, MIDDLE, LOW; empty when there is no previous report. */
-  severities: TrendDelta[];
-  /** True when both this report's and the previous report's failing pairs are known. */
-  failingSetKnown: boolean;
-  /**
-   * True when the failing pairs differ (or the failed counts do, which implies it); false when both
-   * sets are known and equal; null when it cannot be told (sets unknown, counts equal) or no previous.
-   */
-  failingSetChanged: boolean | null;
-  /** True when any pass percentage fell or a pair newly fails. */
-  regression: boolean;
-  /**
-   * Pairs failing now that passed in the previous report (without {@link PairStates}: that did not fail
-   * there); capped at TREND_PAIR_CAP.
-   */
+/** The pair lists of a trend. A list is capped at TREND_PAIR_CAP (pairs, or tests when grouped) unless said; its count is exact. */
+interface PairLists {
+  /** Pairs failing now that passed in the previous report (without {@link PairStates}: that did not fail there). */
   newlyFailing: FailingPair[];
   newlyFailingCount: number;
-  /** Pairs that failed in the previous report and NetBox shows passed in this one; capped at TREND_PAIR_CAP. */
+  /** Pairs that failed in the previous report and NetBox shows passed in this one. */
   fixed: FailingPair[];
   fixedCount: number;
   /**
@@ -87,16 +49,14 @@ export interface Trend {
    * of its devices, also of one that fails nothing now. `id` is NetBox's, when the history kept it.
    */
   fixedDevices: FixedDevice[];
-  /** Pairs failing now and in the previous report, longest streak first; capped at TREND_PAIR_CAP. */
+  /** Pairs failing now and in the previous report, longest streak first. */
   stillFailing: FailingStreak[];
   stillFailingCount: number;
-  /** Every newly failing pair grouped per test (one line per test, HIGH first); capped at TREND_PAIR_CAP tests. */
+  /** The three lists above grouped per test (one line per test, HIGH first), from every pair. */
   newlyFailingTests: TestPairsGroup[];
   newlyFailingTestCount: number;
-  /** Every still-failing pair grouped per test, with the longest streak; capped at TREND_PAIR_CAP tests. */
   stillFailingTests: TestPairsGroup[];
   stillFailingTestCount: number;
-  /** Every fixed pair grouped per test, HIGH first; capped at TREND_PAIR_CAP tests. */
   fixedTests: TestPairsGroup[];
   fixedTestCount: number;
   /**
@@ -116,6 +76,42 @@ export interface Trend {
    * failing result it lists with it, so each (device, test) is listed once, with what changed.
    */
   badges: ReadonlyMap<string, PairBadge>;
+}
+
+/**
+ * How a report compares with the previous one of its series (by creation time). The notify
+ * policies (on-change, regression) read `failingSetChanged` and `regression`.
+ */
+export interface Trend extends PairLists {
+  /** The one verdict every reader shows (see decideVerdict): `first` when there is no previous report. */
+  verdict: Verdict;
+  /** The compared reports cover different results (see decideVerdict); false for the first report. */
+  scopeChanged: boolean;
+  /**
+   * Some of the report's devices only (an owner group's share, see buildDevicesTrend): the previous
+   * report's pass ratios over them are not known, so the verdict is decided on failing results per
+   * severity and the deltas carry failing counts, not points.
+   */
+  devicesOnly: boolean;
+  /**
+   * The report compared with, or null for the first report of its series. `pending`: stored, its mail not
+   * composed yet, so compared on counts only (see ReportSnapshot.pending).
+   */
+  previous: { reportId: number; created: string; dedupKey: string; pending?: boolean } | null;
+  /** A newer report of the series had been stored when this one arrived (see ReportSnapshot.arrivedLate). */
+  arrivedLate?: boolean;
+  overall: TrendDelta | null;
+  /** HIGH, MIDDLE, LOW; empty when there is no previous report. */
+  severities: TrendDelta[];
+  /** True when both this report's and the previous report's failing pairs are known. */
+  failingSetKnown: boolean;
+  /**
+   * True when the failing pairs differ (or the failed counts do, which implies it); false when both
+   * sets are known and equal; null when it cannot be told (sets unknown, counts equal) or no previous.
+   */
+  failingSetChanged: boolean | null;
+  /** True when any pass percentage fell or a pair newly fails. */
+  regression: boolean;
   /**
    * Failing pairs of this report left out of the comparison (accepted exceptions), per severity. The
    * deltas keep validity's own figures; the verdict, `failingSetChanged` and `regression` count these as passed.
@@ -161,35 +157,20 @@ export function buildTrend(
     states?: PairStates;
   } = {},
 ): Trend {
-  const leftOut = options.leftOut ?? { current: new Set<string>(), previous: new Set<string>() };
+  const leftOut = options.leftOut ?? NOTHING_LEFT_OUT;
   const currentLeftOut = countBySeverity(current.failing, leftOut.current);
   const previousRaw = history[0];
   if (!previousRaw) return { ...buildFirstTrend(), leftOut: currentLeftOut };
-  const c = current.counts;
-  const p = previousRaw.counts;
-  const previousLeftOut = countBySeverity(previousRaw.failing, leftOut.previous);
   // What the decisions compare: left-out pairs count as passed on their side.
-  const cd = addPassed(c, currentLeftOut);
-  const pd = addPassed(p, previousLeftOut);
-  const decided = [
-    buildDelta('Overall', cd.totalPassed, cd.totalCount, pd.totalPassed, pd.totalCount),
-    buildDelta('HIGH', cd.highPassed, cd.highCount, pd.highPassed, pd.highCount),
-    buildDelta('MIDDLE', cd.middlePassed, cd.middleCount, pd.middlePassed, pd.middleCount),
-    buildDelta('LOW', cd.lowPassed, cd.lowCount, pd.lowPassed, pd.lowCount),
-  ];
-  const overall = buildDelta('Overall', c.totalPassed, c.totalCount, p.totalPassed, p.totalCount);
-  const severities = [
-    buildDelta('HIGH', c.highPassed, c.highCount, p.highPassed, p.highCount),
-    buildDelta('MIDDLE', c.middlePassed, c.middleCount, p.middlePassed, p.middleCount),
-    buildDelta('LOW', c.lowPassed, c.lowCount, p.lowPassed, p.lowCount),
-  ];
-  const countsDiffer = decided.some((d) => d.deltaFailed !== 0) || failedOf(cd) !== failedOf(pd);
+  const cd = addPassed(current.counts, currentLeftOut);
+  const pd = addPassed(previousRaw.counts, countBySeverity(previousRaw.failing, leftOut.previous));
+  const decided = buildDeltas(cd, pd);
+  const [overall, ...severities] = buildDeltas(current.counts, previousRaw.counts);
   const previous = withoutPairs(previousRaw, leftOut.previous);
-  const currentKept = withoutPairs(current, leftOut.current);
-
   const failingSetKnown = current.failing !== null && previous.failing !== null;
+  const currentKept = withoutPairs(current, leftOut.current);
   const pairs = comparePairs(current, currentKept, previous, history, options.historyTruncated ?? false, options.states);
-  const failingSetChanged = countsDiffer || pairs.newlyFailing.length > 0 || pairs.fixed.length > 0 ? true : failingSetKnown ? false : null;
+  const changed = decided.some((d) => d.deltaFailed !== 0) || pairs.newlyFailing.length > 0 || pairs.fixed.length > 0;
   // A previous failure not evaluated now (or not known to be) leaves the previous side of the verdict's
   // ratios: its disappearance is no improvement of anything evaluated.
   const decision = decideVerdict({
@@ -208,35 +189,15 @@ export function buildTrend(
     overall,
     severities,
     failingSetKnown,
-    failingSetChanged,
+    failingSetChanged: changed ? true : failingSetKnown ? false : null,
     regression: decided.some((d) => d.direction === 'worse') || pairs.newlyFailing.length > 0,
     ...pairs.lists,
     leftOut: currentLeftOut,
   };
 }
 
-/** The pair lists of a trend (newly failing, fixed, still failing, not evaluated, grouped, badges), and the uncapped lists the verdict reads. */
-type PairLists = Pick<
-  Trend,
-  | 'newlyFailing'
-  | 'newlyFailingCount'
-  | 'fixed'
-  | 'fixedCount'
-  | 'fixedDevices'
-  | 'stillFailing'
-  | 'stillFailingCount'
-  | 'newlyFailingTests'
-  | 'newlyFailingTestCount'
-  | 'stillFailingTests'
-  | 'stillFailingTestCount'
-  | 'fixedTests'
-  | 'fixedTestCount'
-  | 'notEvaluated'
-  | 'undeterminedCount'
-  | 'notEvaluatedBefore'
-  | 'undeterminedBeforeCount'
-  | 'badges'
->;
+/** Nothing left out of a comparison. */
+export const NOTHING_LEFT_OUT: LeftOutPairs = { current: new Set(), previous: new Set() };
 
 /** What comparePairs hands the verdict: the uncapped lists, and the previous failures it must not count. */
 export interface ComparedPairs {
@@ -273,43 +234,54 @@ export function comparePairs(
     gone = previous.failing.filter((pair) => !now.has(pairKey(pair)));
     still = currentKept.failing.filter((_, i) => before.has(currentKeys[i]));
   }
-  const wentBy = splitByState(gone, states ? states.now : undefined);
-  const cameBy = splitByState(appeared, states ? states.before : undefined);
-  const newlyFailing = sortPairs(cameBy.passed);
-  const fixed = sortPairs(wentBy.passed);
+  const went = splitByState(gone, states?.now);
+  const came = splitByState(appeared, states?.before);
+  const newlyFailing = sortPairs(came.passed);
+  const fixed = sortPairs(went.passed);
   const stillFailing = buildStreaks(current, still, history, historyTruncated);
-  const newlyFailingTests = groupPairsByTest(newlyFailing);
-  const stillFailingTests = groupPairsByTest(stillFailing);
-  const fixedTests = groupPairsByTest(fixed);
-  const badges = new Map<string, PairBadge>(newlyFailing.map((pair) => [pairKey(pair), { kind: 'new' }]));
-  for (const pair of cameBy.absent) badges.set(pairKey(pair), { kind: 'unseen' });
-  for (const pair of cameBy.unknown) badges.set(pairKey(pair), { kind: 'unknown' });
-  for (const s of stillFailing)
-    badges.set(pairKey(s), { kind: 'streak', reports: s.reports, sinceReportId: s.sinceReportId, atLeast: s.atLeast });
   return {
     newlyFailing,
     fixed,
-    notComparable: [...wentBy.absent, ...wentBy.unknown],
-    lists: {
-      newlyFailing: newlyFailing.slice(0, TREND_PAIR_CAP),
-      newlyFailingCount: newlyFailing.length,
-      fixed: fixed.slice(0, TREND_PAIR_CAP),
-      fixedCount: fixed.length,
-      fixedDevices: listFixedDevices(fixed),
-      stillFailing: stillFailing.slice(0, TREND_PAIR_CAP),
-      stillFailingCount: stillFailing.length,
-      newlyFailingTests: newlyFailingTests.slice(0, TREND_PAIR_CAP),
-      newlyFailingTestCount: newlyFailingTests.length,
-      stillFailingTests: stillFailingTests.slice(0, TREND_PAIR_CAP),
-      stillFailingTestCount: stillFailingTests.length,
-      fixedTests: fixedTests.slice(0, TREND_PAIR_CAP),
-      fixedTestCount: fixedTests.length,
-      notEvaluated: sortByDevice(wentBy.absent),
-      undeterminedCount: wentBy.unknown.length,
-      notEvaluatedBefore: sortByDevice(cameBy.absent),
-      undeterminedBeforeCount: cameBy.unknown.length,
-      badges,
-    },
+    notComparable: [...went.absent, ...went.unknown],
+    lists: listPairs(newlyFailing, fixed, stillFailing, went, came),
+  };
+}
+
+/** A trend's pair lists, capped, and every failing pair's badge. */
+function listPairs(
+  newlyFailing: FailingPair[],
+  fixed: FailingPair[],
+  stillFailing: FailingStreak[],
+  went: SplitPairs,
+  came: SplitPairs,
+): PairLists {
+  const badges = new Map<string, PairBadge>(newlyFailing.map((pair) => [pairKey(pair), { kind: 'new' }]));
+  for (const pair of came.absent) badges.set(pairKey(pair), { kind: 'unseen' });
+  for (const pair of came.unknown) badges.set(pairKey(pair), { kind: 'unknown' });
+  for (const s of stillFailing)
+    badges.set(pairKey(s), { kind: 'streak', reports: s.reports, sinceReportId: s.sinceReportId, atLeast: s.atLeast });
+  const newlyFailingTests = groupPairsByTest(newlyFailing);
+  const stillFailingTests = groupPairsByTest(stillFailing);
+  const fixedTests = groupPairsByTest(fixed);
+  return {
+    newlyFailing: newlyFailing.slice(0, TREND_PAIR_CAP),
+    newlyFailingCount: newlyFailing.length,
+    fixed: fixed.slice(0, TREND_PAIR_CAP),
+    fixedCount: fixed.length,
+    fixedDevices: listFixedDevices(fixed),
+    stillFailing: stillFailing.slice(0, TREND_PAIR_CAP),
+    stillFailingCount: stillFailing.length,
+    newlyFailingTests: newlyFailingTests.slice(0, TREND_PAIR_CAP),
+    newlyFailingTestCount: newlyFailingTests.length,
+    stillFailingTests: stillFailingTests.slice(0, TREND_PAIR_CAP),
+    stillFailingTestCount: stillFailingTests.length,
+    fixedTests: fixedTests.slice(0, TREND_PAIR_CAP),
+    fixedTestCount: fixedTests.length,
+    notEvaluated: sortByDevice(went.absent),
+    undeterminedCount: went.unknown.length,
+    notEvaluatedBefore: sortByDevice(came.absent),
+    undeterminedBeforeCount: came.unknown.length,
+    badges,
   };
 }
 
@@ -323,16 +295,15 @@ function listFixedDevices(pairs: readonly FailingPair[]): FixedDevice[] {
   return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
 }
 
+type SplitPairs = Record<'passed' | 'absent' | 'unknown', FailingPair[]>;
+
 /**
  * Pairs by what one report's results say of them: passed, no result (absent), or not known. Without a
  * states map (`undefined`) every pair counts as passed; a null map knows none.
  */
-function splitByState(
-  pairs: readonly FailingPair[],
-  states: ReadonlyMap<string, boolean> | null | undefined,
-): { passed: FailingPair[]; absent: FailingPair[]; unknown: FailingPair[] } {
+function splitByState(pairs: readonly FailingPair[], states: ReadonlyMap<string, boolean> | null | undefined): SplitPairs {
   if (states === undefined) return { passed: [...pairs], absent: [], unknown: [] };
-  const split = { passed: [] as FailingPair[], absent: [] as FailingPair[], unknown: [] as FailingPair[] };
+  const split: SplitPairs = { passed: [], absent: [], unknown: [] };
   for (const pair of pairs) {
     const state = states?.get(pairKey(pair));
     (state === true ? split.passed : state === false ? split.absent : split.unknown).push(pair);
@@ -377,6 +348,7 @@ export function withoutPairs(snapshot: ReportSnapshot, keys: ReadonlySet<string>
 
 /** The trend of the first report of a series: nothing to compare with. */
 export function buildFirstTrend(devicesOnly = false): Omit<Trend, 'leftOut'> {
+  const none = splitByState([], undefined);
   return {
     verdict: 'first',
     scopeChanged: false,
@@ -387,29 +359,18 @@ export function buildFirstTrend(devicesOnly = false): Omit<Trend, 'leftOut'> {
     failingSetKnown: false,
     failingSetChanged: null,
     regression: false,
-    newlyFailing: [],
-    newlyFailingCount: 0,
-    fixed: [],
-    fixedCount: 0,
-    fixedDevices: [],
-    stillFailing: [],
-    stillFailingCount: 0,
-    newlyFailingTests: [],
-    newlyFailingTestCount: 0,
-    stillFailingTests: [],
-    stillFailingTestCount: 0,
-    fixedTests: [],
-    fixedTestCount: 0,
-    notEvaluated: [],
-    undeterminedCount: 0,
-    notEvaluatedBefore: [],
-    undeterminedBeforeCount: 0,
-    badges: new Map(),
+    ...listPairs([], [], [], none, none),
   };
 }
 
-function failedOf(counts: ReportCounts): number {
-  return counts.totalCount - counts.totalPassed;
+/** Overall, HIGH, MIDDLE, LOW. */
+function buildDeltas(c: ReportCounts, p: ReportCounts): TrendDelta[] {
+  return [
+    buildDelta('Overall', c.totalPassed, c.totalCount, p.totalPassed, p.totalCount),
+    buildDelta('HIGH', c.highPassed, c.highCount, p.highPassed, p.highCount),
+    buildDelta('MIDDLE', c.middlePassed, c.middleCount, p.middlePassed, p.middleCount),
+    buildDelta('LOW', c.lowPassed, c.lowCount, p.lowPassed, p.lowCount),
+  ];
 }
 
 function buildDelta(name: TrendDelta['name'], passed: number, count: number, previousPassed: number, previousCount: number): TrendDelta {
