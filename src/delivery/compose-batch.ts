@@ -59,6 +59,7 @@ export interface BatchItem {
 
 export interface ComposeStage {
   composers: Composers;
+  /** Decides what each route does with a delivery, at its first attempt; the settle records it. */
   planRoutes: RoutePlanner;
   store: Pick<Store, 'listRouteMails'>;
   history: Pick<BatchHistory, 'startBatch'>;

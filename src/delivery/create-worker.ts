@@ -1,39 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import type { Notifier } from '../notify';
-import type { Clock, Logger } from '../shared';
 import type { ClaimedDelivery, Store } from '../store';
-import { composeBatch, type Composers } from './compose-batch';
+import { composeBatch, type ComposeStage } from './compose-batch';
 import type { BatchHistory } from './create-batch-history';
 import { createRetryDecider, type RetryDecider, type RetrySettings, type SmtpPauseStatus } from './retry-policy';
-import type { RoutePlanner } from '../routing';
-import { sendBatch } from './send-batch';
-import { settleBatch, type SettleState, type UnrecordedStatus, type WorkerOutcome } from './settle-batch';
+import { sendBatch, type SendStage } from './send-batch';
+import { settleBatch, type SettleStage, type SettleState, type UnrecordedStatus } from './settle-batch';
 
-export interface WorkerOptions {
+/** What the stages need, and the loop's own settings. */
+interface WorkerOptions extends ComposeStage, Omit<SendStage, 'policy'>, Omit<SettleStage, 'policy' | 'random'> {
   store: Store;
-  notifier: Notifier;
-  /** The composer of each kind of delivery. */
-  composers: Composers;
   /** The trend's history the report composer reads and writes: what a batch composed is written before its sends (replicas) or by its settle. */
   history: BatchHistory;
-  /** Decides what each route does with a delivery, at its first attempt; the settle records it. */
-  planRoutes: RoutePlanner;
-  clock: Clock;
-  logger: Logger;
   retry: RetrySettings;
-  /** Deliveries in a batch, sent side by side (the SMTP pool's size): one batch at most is mailed twice after a crash. */
-  concurrency: number;
   /** How often the queue is looked at when nothing wakes the worker. */
   pollMs: number;
-  /** How long a claim lasts; a claim not settled by then (its process died) is taken again. */
-  leaseMs: number;
   /** This process's name on its leases. */
   owner?: string;
   random?: () => number;
   /** Different deliveries answered 4xx in a row before the whole queue pauses (default 3). */
   pauseAfter4xx?: number;
-  /** Hears every outcome once it is recorded (metrics, the SMTP health check, tests). */
-  observe?: (outcome: WorkerOutcome) => void;
 }
 
 /** What {@link Worker.tryNow} did. */

@@ -8,7 +8,7 @@ export interface SendStage {
   policy: RetryDecider;
   clock: Clock;
   logger: Logger;
-  /** Mails on the wire at once (the SMTP pool's size). */
+  /** Deliveries in a batch, sent side by side (the SMTP pool's size): one batch at most is mailed twice after a crash. */
   concurrency: number;
 }
 

@@ -1,14 +1,6 @@
-import { passPercent } from '../report';
+import { passPercent, type Severity } from '../report';
 import { buildTrend, pairKey, type Trend } from './build-trend';
 import type { FailingPair, PairStates, ReportSnapshot } from './types';
-
-/** Pass percentages of one report: overall and per severity (null where nothing was counted). */
-interface PeriodRatios {
-  overall: number | null;
-  HIGH: number | null;
-  MIDDLE: number | null;
-  LOW: number | null;
-}
 
 /** One report of the period, as a point of its chart. */
 export interface PeriodPoint {
@@ -17,9 +9,10 @@ export interface PeriodPoint {
   created: string;
   createdMs: number;
   dedupKey: string;
-  ratios: PeriodRatios;
+  /** Pass percentages, overall and per severity (null where nothing was counted). */
+  ratios: Record<'overall' | Severity, number | null>;
   /** Failed results, overall and per severity. */
-  failed: { overall: number; HIGH: number; MIDDLE: number; LOW: number };
+  failed: Record<'overall' | Severity, number>;
 }
 
 /** A device with failing results in the period's latest report. */
@@ -112,9 +105,7 @@ export function buildPeriodPoint(report: ReportSnapshot): PeriodPoint {
  * (`chain[0]`) to its last: a pair that stopped failing is fixed when the report right after its last
  * failure shows it passed, not evaluated when that report has no result for it; a pair failing at the end
  * is newly failing when the report where its last run of failures began shows it passed in the report
- * before. Anything those reports did not record (a report between with an unknown failing set, a
- * comparison not kept) stays unknown. Reports stored before these states were kept (`states` absent)
- * count their pairs as evaluated, as the relay did then.
+ * before. Anything not recorded stays unknown; a report stored without states counts its pairs as evaluated.
  */
 function derivePeriodStates(chain: readonly ReportSnapshot[]): PairStates | undefined {
   const first = chain[0];

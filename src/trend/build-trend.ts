@@ -142,21 +142,19 @@ interface FixedDevice {
 export type PairBadge =
   { kind: 'new' } | { kind: 'unseen' } | { kind: 'unknown' } | { kind: 'streak'; reports: number; sinceReportId: number; atLeast: boolean };
 
+export interface TrendOptions {
+  historyTruncated?: boolean;
+  leftOut?: LeftOutPairs;
+  /** What NetBox's results say of the pairs that changed; absent: every pair was evaluated in both reports (a sample). */
+  states?: PairStates;
+}
+
 /**
  * Compares a report with the previous one of its series. `history` is the previous reports, newest
  * first (history[0] is the previous report), used only to measure how long still-failing pairs have
  * failed; `historyTruncated` says older reports exist beyond it. Pure: same input, same trend.
  */
-export function buildTrend(
-  current: ReportSnapshot,
-  history: readonly ReportSnapshot[],
-  options: {
-    historyTruncated?: boolean;
-    leftOut?: LeftOutPairs;
-    /** What NetBox's results say of the pairs that changed; absent: every pair was evaluated in both reports (a sample). */
-    states?: PairStates;
-  } = {},
-): Trend {
+export function buildTrend(current: ReportSnapshot, history: readonly ReportSnapshot[], options: TrendOptions = {}): Trend {
   const leftOut = options.leftOut ?? NOTHING_LEFT_OUT;
   const currentLeftOut = countBySeverity(current.failing, leftOut.current);
   const previousRaw = history[0];

@@ -12,10 +12,8 @@ export type Verdict = 'first' | 'better' | 'worse' | 'mixed' | 'same';
 export interface VerdictDecision {
   verdict: Verdict;
   /**
-   * True when the reports cover a different set of results: their total or any severity's result count
-   * differs, which is what a change of test_count or device_count does (results are tests × devices; the
-   * stored history keeps the counts, not those two). Percentages then compare different things, and the
-   * mail says so beside the verdict.
+   * The reports cover a different set of results (a result count differs: results are tests × devices, and
+   * the history keeps only the counts). Percentages then compare different things; the mail says so.
    */
   scopeChanged: boolean;
 }
@@ -44,13 +42,12 @@ const KEYS: Record<Severity, { passed: keyof ReportCounts; count: keyof ReportCo
 
 /**
  * Decides the verdict, severity first. Per severity: a severity that had results and has none now was not
- * evaluated and says nothing (never better, never worse); otherwise its pass ratio fell or one of its
- * results newly fails (without the failing sets: its failing count rose, also from no results before) →
- * worse; its ratio rose or one of its results was fixed (without the sets: its failing count fell) →
- * better; both → mixed. Then HIGH
- * dominates: HIGH worse is "worse", or "mixed" when MIDDLE/LOW improved; HIGH mixed is "mixed"; HIGH
- * better is "better" unless MIDDLE/LOW got worse ("mixed"); HIGH unchanged leaves it to MIDDLE and LOW
- * (either worse → worse, either better → better, one each → mixed). Pure.
+ * evaluated and says nothing; otherwise its pass ratio fell or one of its results newly fails (without the
+ * failing sets: its failing count rose, also from no results before) → worse; its ratio rose or one of its
+ * results was fixed (without the sets: its failing count fell) → better; both → mixed. Then HIGH dominates:
+ * HIGH worse is "worse", or "mixed" when MIDDLE/LOW improved; HIGH mixed is "mixed"; HIGH better is "better"
+ * unless MIDDLE/LOW got worse ("mixed"); HIGH unchanged leaves it to MIDDLE and LOW (either worse → worse,
+ * either better → better, one each → mixed). Pure.
  */
 export function decideVerdict(facts: VerdictFacts): VerdictDecision {
   const { current, previous } = facts;
@@ -69,8 +66,13 @@ function applyHighFirst(high: Signal, rest: Signal): Exclude<Verdict, 'first'> {
 }
 
 function combineSignals(signals: Signal[]): Signal {
-  const worse = signals.some((s) => s === 'worse' || s === 'mixed');
-  const better = signals.some((s) => s === 'better' || s === 'mixed');
+  return toSignal(
+    signals.some((s) => s === 'worse' || s === 'mixed'),
+    signals.some((s) => s === 'better' || s === 'mixed'),
+  );
+}
+
+function toSignal(worse: boolean, better: boolean): Signal {
   return worse && better ? 'mixed' : worse ? 'worse' : better ? 'better' : 'same';
 }
 
@@ -91,9 +93,7 @@ function decideSignal(severity: Severity, facts: VerdictFacts, previous: ReportC
     newly = failingDelta > 0;
     fixed = failingDelta < 0;
   }
-  const worse = ratio < 0 || newly;
-  const better = ratio > 0 || (fixed && ratio === 0);
-  return worse && better ? 'mixed' : worse ? 'worse' : better ? 'better' : 'same';
+  return toSignal(ratio < 0 || newly, ratio > 0 || (fixed && ratio === 0));
 }
 
 /** Sign of (passed/count − previousPassed/previousCount), exactly (no rounding); 0 when either side has no results. */
