@@ -61,9 +61,9 @@ interface Loop {
   /** The ids of the batch between its claim and its settle; their leases are kept. */
   batch: number[];
   /** Wakes the loop while it waits for work. */
-  wake: (() => void) | undefined;
-  done: Promise<void> | undefined;
-  leaseTimer: NodeJS.Timeout | undefined;
+  wake?: () => void;
+  done?: Promise<void>;
+  leaseTimer?: NodeJS.Timeout;
 }
 
 /**
@@ -83,9 +83,6 @@ export function createWorker(options: WorkerOptions): Worker {
     running: false,
     stopping: false,
     batch: [],
-    wake: undefined,
-    done: undefined,
-    leaseTimer: undefined,
   };
   return {
     owner: loop.owner,

@@ -84,11 +84,10 @@ export function buildStreaks(
     if (pair.ids) streak.ids = pair.ids;
     return streak;
   });
-  return streaks.sort(
-    (a, b) =>
-      b.reports - a.reports ||
-      SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
-      a.test.localeCompare(b.test) ||
-      a.device.localeCompare(b.device),
-  );
+  return streaks.sort((a, b) => b.reports - a.reports || byPairOrder(a, b));
+}
+
+/** HIGH first, then by test, then by device. */
+export function byPairOrder(a: FailingPair, b: FailingPair): number {
+  return SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || a.test.localeCompare(b.test) || a.device.localeCompare(b.device);
 }

@@ -1,8 +1,7 @@
 import { countPerSeverity, passPercent, SEVERITY_ORDER, type Severity } from '../report';
 import type { FailingPair, PairStates, ReportCounts, ReportSnapshot } from './types';
-import { groupPairsByTest, type TestPairsGroup } from './group-pairs-by-test';
 import { decideVerdict, type Verdict } from './decide-verdict';
-import { buildStreaks, failingKeys, pairKey, type FailingStreak } from './build-streaks';
+import { buildStreaks, byPairOrder, failingKeys, pairKey, type FailingStreak } from './build-streaks';
 
 export { failingKeys, pairKey } from './build-streaks';
 
@@ -11,6 +10,23 @@ const MINUS = '\u2212';
 
 /** Newly failing / fixed / still failing pairs listed in a trend, at most (counts are always exact). */
 const TREND_PAIR_CAP = 20;
+
+/** Devices named per test in a grouped list; the rest is a count ("the first few devices"). */
+const GROUP_DEVICES_SHOWN = 3;
+
+/** The pairs of one test, as a mail lists them: one line per test, not one per result. */
+export interface TestPairsGroup {
+  test: string;
+  severity: Severity;
+  /** Devices (pairs) of this test in the list: exact, whatever the caps. */
+  devices: number;
+  /** The first {@link GROUP_DEVICES_SHOWN} device names, in name order. */
+  firstDevices: string[];
+  /** For still-failing pairs: the longest streak among this test's pairs (reports in a row), else 0. */
+  longestReports: number;
+  /** The report where that longest streak began; null for pairs without a streak. */
+  longestSinceReportId: number | null;
+}
 
 /** Change of one line (Overall or one severity) against the previous report. */
 export interface TrendDelta {
@@ -24,10 +40,7 @@ export interface TrendDelta {
   failed: number;
   previousFailed: number;
   deltaFailed: number;
-  /**
-   * Results of this line in each report: they differ when the reports cover different tests or devices. In
-   * a devices-only trend both are this report's count of those devices (0 when unknown): the previous one's is not kept.
-   */
+  /** Results of this line in each report; in a devices-only trend both are this report's count of those devices (0 when unknown). */
   count: number;
   previousCount: number;
   /** "+2 failing", "−1 failing", "±0 failing". */
@@ -44,10 +57,7 @@ interface PairLists {
   /** Pairs that failed in the previous report and NetBox shows passed in this one. */
   fixed: FailingPair[];
   fixedCount: number;
-  /**
-   * Every device with a fixed pair, each once, by name, uncapped: an owner group's mail counts the fixes
-   * of its devices, also of one that fails nothing now. `id` is NetBox's, when the history kept it.
-   */
+  /** Every device with a fixed pair, once, by name, uncapped: an owner group's mail counts the fixes of its devices. */
   fixedDevices: FixedDevice[];
   /** Pairs failing now and in the previous report, longest streak first. */
   stillFailing: FailingStreak[];
@@ -59,11 +69,7 @@ interface PairLists {
   stillFailingTestCount: number;
   fixedTests: TestPairsGroup[];
   fixedTestCount: number;
-  /**
-   * Pairs that failed in the previous report and have no result in this one: not evaluated this time
-   * (device removed or skipped, out of a test's selector, test deleted). Neither fixed nor failing, and
-   * left out of the verdict. Uncapped, in device then test order.
-   */
+  /** Pairs that failed in the previous report and have no result in this one (not evaluated): out of the verdict; uncapped, by device. */
   notEvaluated: FailingPair[];
   /** Pairs that failed in the previous report and do not fail now, of which NetBox could not say whether they passed or were not evaluated. */
   undeterminedCount: number;
@@ -71,10 +77,7 @@ interface PairLists {
   notEvaluatedBefore: FailingPair[];
   /** Pairs failing now that did not fail in the previous report, of which NetBox could not say whether they passed there. */
   undeterminedBeforeCount: number;
-  /**
-   * Each failing pair's badge, by {@link pairKey}, uncapped: `new`, or its streak. The mail tags every
-   * failing result it lists with it, so each (device, test) is listed once, with what changed.
-   */
+  /** Each failing pair's badge by {@link pairKey}, uncapped: the mail lists each (device, test) once, tagged with what changed. */
   badges: ReadonlyMap<string, PairBadge>;
 }
 
@@ -87,35 +90,22 @@ export interface Trend extends PairLists {
   verdict: Verdict;
   /** The compared reports cover different results (see decideVerdict); false for the first report. */
   scopeChanged: boolean;
-  /**
-   * Some of the report's devices only (an owner group's share, see buildDevicesTrend): the previous
-   * report's pass ratios over them are not known, so the verdict is decided on failing results per
-   * severity and the deltas carry failing counts, not points.
-   */
+  /** Some of the report's devices only (an owner group's share): see buildDevicesTrend. */
   devicesOnly: boolean;
-  /**
-   * The report compared with, or null for the first report of its series. `pending`: stored, its mail not
-   * composed yet, so compared on counts only (see ReportSnapshot.pending).
-   */
+  /** The report compared with (null: first of its series); `pending`: its mail not composed yet, so compared on counts only. */
   previous: { reportId: number; created: string; dedupKey: string; pending?: boolean } | null;
-  /** A newer report of the series had been stored when this one arrived (see ReportSnapshot.arrivedLate). */
+  /** See ReportSnapshot.arrivedLate. */
   arrivedLate?: boolean;
   overall: TrendDelta | null;
   /** HIGH, MIDDLE, LOW; empty when there is no previous report. */
   severities: TrendDelta[];
   /** True when both this report's and the previous report's failing pairs are known. */
   failingSetKnown: boolean;
-  /**
-   * True when the failing pairs differ (or the failed counts do, which implies it); false when both
-   * sets are known and equal; null when it cannot be told (sets unknown, counts equal) or no previous.
-   */
+  /** True when the failing pairs (or failed counts) differ; false when both sets are known and equal; null when it cannot be told. */
   failingSetChanged: boolean | null;
   /** True when any pass percentage fell or a pair newly fails. */
   regression: boolean;
-  /**
-   * Failing pairs of this report left out of the comparison (accepted exceptions), per severity. The
-   * deltas keep validity's own figures; the verdict, `failingSetChanged` and `regression` count these as passed.
-   */
+  /** Accepted exceptions per severity: the deltas keep validity's figures; the verdict and the change flags count them as passed. */
   leftOut: Record<Severity, number>;
 }
 
@@ -128,17 +118,13 @@ export interface LeftOutPairs {
   previous: ReadonlySet<string>;
 }
 
-/** A device with a fixed pair (see Trend.fixedDevices). */
+/** A device with a fixed pair; `id` is NetBox's, when the history kept it. */
 interface FixedDevice {
   name: string;
   id: number | null;
 }
 
-/**
- * A failing pair's place in the series: newly failing (it passed in the previous report), failing for
- * `reports` reports in a row, without a result in the previous report (`unseen`), or not failing there
- * with nothing known of whether it passed (`unknown`).
- */
+/** A failing pair's place in the series: newly failing, failing `reports` in a row, no result before (`unseen`), or `unknown`. */
 export type PairBadge =
   { kind: 'new' } | { kind: 'unseen' } | { kind: 'unknown' } | { kind: 'streak'; reports: number; sinceReportId: number; atLeast: boolean };
 
@@ -234,8 +220,8 @@ export function comparePairs(
   }
   const went = splitByState(gone, states?.now);
   const came = splitByState(appeared, states?.before);
-  const newlyFailing = sortPairs(came.passed);
-  const fixed = sortPairs(went.passed);
+  const newlyFailing = [...came.passed].sort(byPairOrder);
+  const fixed = [...went.passed].sort(byPairOrder);
   const stillFailing = buildStreaks(current, still, history, historyTruncated);
   return {
     newlyFailing,
@@ -281,6 +267,35 @@ function listPairs(
     undeterminedBeforeCount: came.unknown.length,
     badges,
   };
+}
+
+/**
+ * Groups (device, test) pairs per test: HIGH first, then most devices, then by name. Takes every
+ * pair, not a capped list, so a group's device count is exact. Pure.
+ */
+export function groupPairsByTest(pairs: readonly (FailingPair & { reports?: number; sinceReportId?: number })[]): TestPairsGroup[] {
+  const byTest = new Map<string, { severity: Severity; devices: string[]; longestReports: number; longestSinceReportId: number | null }>();
+  for (const pair of pairs) {
+    const group = byTest.get(pair.test) ?? { severity: pair.severity, devices: [], longestReports: 0, longestSinceReportId: null };
+    group.devices.push(pair.device);
+    // A test's severity is one value in validity; the highest seen wins should two reports disagree.
+    if (SEVERITY_ORDER[pair.severity] < SEVERITY_ORDER[group.severity]) group.severity = pair.severity;
+    if ((pair.reports ?? 0) > group.longestReports) {
+      group.longestReports = pair.reports ?? 0;
+      group.longestSinceReportId = pair.sinceReportId ?? null;
+    }
+    byTest.set(pair.test, group);
+  }
+  return [...byTest.entries()]
+    .map(([test, g]) => ({
+      test,
+      severity: g.severity,
+      devices: g.devices.length,
+      firstDevices: [...g.devices].sort((a, b) => a.localeCompare(b)).slice(0, GROUP_DEVICES_SHOWN),
+      longestReports: g.longestReports,
+      longestSinceReportId: g.longestSinceReportId,
+    }))
+    .sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || b.devices - a.devices || a.test.localeCompare(b.test));
 }
 
 /** The devices of some pairs, each once, by name. */
@@ -395,7 +410,6 @@ function buildDelta(name: TrendDelta['name'], passed: number, count: number, pre
   };
 }
 
-/** "+2 failing", "−1 failing", "±0 failing". */
 export function formatDeltaFailed(deltaFailed: number): string {
   return `${signOf(deltaFailed)}${Math.abs(deltaFailed)} failing`;
 }
@@ -406,10 +420,4 @@ function signOf(n: number): string {
 
 function sortByDevice(pairs: FailingPair[]): FailingPair[] {
   return [...pairs].sort((a, b) => a.device.localeCompare(b.device) || a.test.localeCompare(b.test));
-}
-
-function sortPairs<T extends FailingPair>(pairs: T[]): T[] {
-  return [...pairs].sort(
-    (a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || a.test.localeCompare(b.test) || a.device.localeCompare(b.device),
-  );
 }

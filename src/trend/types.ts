@@ -76,10 +76,7 @@ export interface ReportSnapshot {
 export type ReportPoint = Omit<ReportSnapshot, 'failing'>;
 
 /** A place in a series: before the report created at `createdMs` (ties broken by report id). */
-export interface ReportCursor {
-  createdMs: number;
-  reportId: number;
-}
+export type ReportCursor = Pick<ReportSnapshot, 'createdMs' | 'reportId'>;
 
 /** How much of a stored report to read. */
 export interface ReportReadOptions {
