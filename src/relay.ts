@@ -43,12 +43,12 @@ export interface RelayIo {
   transports?: readonly TransportDescriptor[];
 }
 
-/** One relay: its parts (those start and stop act on), the app, and its start and stop. */
+/** One relay: its parts, the app, and its start and stop. */
 export interface Relay extends Omit<RelayParts, 'netbox' | 'webhooksInFlight'> {
   app: Express;
-  /** Releases what a previous process left in flight and starts the worker. */
+  /** Releases what a previous process left in flight and starts the worker and the timers. */
   start(): Promise<void>;
-  /** Stops the worker (waiting for sends in flight up to the bound), closes SMTP and the store. */
+  /** Stops the worker (waiting for sends in flight up to the bound), then closes SMTP, NetBox and the store. */
   stop(): Promise<void>;
 }
 
@@ -152,10 +152,7 @@ export function createSourceNetboxClient(
   });
 }
 
-/**
- * The watchdogs of the NetBox sources that expect reports (EXPECT_REPORT_EVERY for the default, each
- * named source's `expect_report_every`), run as one; undefined when none does.
- */
+/** The watchdogs of the sources that expect reports (EXPECT_REPORT_EVERY, `expect_report_every`), run as one; undefined when none does. */
 function createSourceWatchdogs(config: Config, io: RelayIo, deps: { store: Store; onQueued: () => void }): Watchdog | undefined {
   const watchdogs = config.sources
     .filter((source) => source.expectEveryMs !== undefined)
@@ -179,10 +176,7 @@ function createSourceWatchdogs(config: Config, io: RelayIo, deps: { store: Store
   };
 }
 
-/**
- * The mail side: metrics, SMTP health, the composers (reports with their insights and trend, digests,
- * the watchdog's notices) and the worker that runs them, stage after stage.
- */
+/** The mail side: metrics, SMTP health, the composers and the worker that runs them. */
 function createDeliveryPipeline(
   config: Config,
   io: RelayIo,
@@ -254,14 +248,10 @@ export function createRelayWaiverBook(config: Config, io: Pick<RelayIo, 'clock' 
 export function createRelayReportComposer(
   config: Config,
   io: Pick<RelayIo, 'clock' | 'logger'>,
-  deps: {
+  deps: Pick<ReportInsightsOptions, 'history' | 'storedFailures' | 'storedStates' | 'onNetboxError'> & {
     renderer: Renderer;
     source: SourceConfig;
     netbox?: NetboxClient;
-    history?: ReportHistory;
-    storedFailures?: ReportInsightsOptions['storedFailures'];
-    storedStates?: ReportInsightsOptions['storedStates'];
-    onNetboxError?: (code: string) => void;
     routes?: readonly Route[];
     /** The accepted exceptions the mails leave out and list; absent: none. */
     waivers?: WaiverBook;
@@ -269,11 +259,12 @@ export function createRelayReportComposer(
 ): ReportComposer {
   const { source } = deps;
   const isDefault = source.name === DEFAULT_SOURCE_NAME;
+  const routes = deps.routes ?? config.routing.routes;
   return createReportComposer({
     renderer: deps.renderer,
     clock: io.clock,
     from: config.mail.from,
-    routes: deps.routes ?? config.routing.routes,
+    routes,
     implicitRoute: config.routing.file === undefined,
     timezone: config.mail.timezone,
     netboxUrl: source.netbox.url,
@@ -290,7 +281,7 @@ export function createRelayReportComposer(
       timezone: config.mail.timezone,
       maxFailures: MAX_FAILING_TESTS_LISTED,
       // Built once per report when some route attaches it; each route's mail then carries it or not.
-      attachCsv: (deps.routes ?? config.routing.routes).some((r) => r.attach_csv === true),
+      attachCsv: routes.some((r) => r.attach_csv === true),
       attachMaxBytes: CSV_ATTACHMENT_MAX_BYTES,
       chartReports: CHART_REPORTS,
       logger: isDefault ? io.logger : io.logger.child({ source: source.name }),
@@ -320,14 +311,13 @@ function createRelayComposers(
   io: RelayIo,
   deps: Pick<RelayParts, 'store' | 'renderer' | 'netbox' | 'metrics'> & { history: ReportHistory; waivers: WaiverBook },
 ): Composers {
-  const { waivers } = deps;
   const composerFor = (source: SourceConfig) =>
     createRelayReportComposer(config, io, {
       renderer: deps.renderer,
       source,
       netbox: deps.netbox.get(source.name),
       history: deps.history,
-      waivers,
+      waivers: deps.waivers,
       onNetboxError: (code) => deps.metrics.recordNetboxFetchError(code, source.name),
     });
   const composers = new Map(config.sources.map((source) => [source.name, composerFor(source)]));
@@ -339,7 +329,7 @@ function createRelayComposers(
   const digest = createDigestComposer({
     store: deps.store,
     sources: config.sources.map((s) => ({ name: s.name, tags: s.tags, netboxUrl: s.netbox.url })),
-    waivers: (source) => waivers.list({ source }),
+    waivers: (source) => deps.waivers.list({ source }),
     renderer: deps.renderer,
     routes: config.routing.routes,
     from: config.mail.from,
@@ -427,7 +417,6 @@ function createLazyDashboard(options: () => DashboardModule.DashboardOptions): R
   };
 }
 
-/** Releases what a previous process left in flight and starts the worker and the timers. */
 async function startRelay(parts: RelayParts, io: RelayIo): Promise<void> {
   const { store } = parts;
   try {
@@ -457,7 +446,6 @@ async function startRelay(parts: RelayParts, io: RelayIo): Promise<void> {
   parts.catchUps.start();
 }
 
-/** Stops the worker (waiting for sends in flight up to the bound), then closes SMTP, NetBox and the store. */
 async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promise<void> {
   const { worker } = parts;
   parts.retention.stop();

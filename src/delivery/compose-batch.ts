@@ -14,11 +14,8 @@ import type { BatchHistory } from './create-batch-history';
 import type { NextState } from './retry-policy';
 import type { RoutePlanner } from '../routing';
 
-/** Composes one kind of delivery (a report, a digest, the watchdog's notice). */
-type Composer = (delivery: ClaimedDelivery, log: Logger) => Promise<ComposedMail>;
-
-/** The composer of each kind of delivery: the `kind` column chooses. */
-export type Composers = Readonly<Record<DeliveryKind, Composer>>;
+/** The composer of each kind of delivery (a report, a digest, the watchdog's notice): the `kind` column chooses. */
+export type Composers = Readonly<Record<DeliveryKind, (delivery: ClaimedDelivery, log: Logger) => Promise<ComposedMail>>>;
 
 /** One route's place in a delivery's plan, as recorded or as decided at this attempt. */
 type PlannedRoute = Pick<
@@ -32,7 +29,6 @@ export interface RouteMail {
   mail?: OutgoingMail;
   failure?: FailureClass;
   result?: NotifyResult;
-  /** When the server accepted it. */
   sentAt?: number;
   /** What the retry policy decided after a failed send. */
   next?: NextState;

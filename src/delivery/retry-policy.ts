@@ -11,21 +11,10 @@ export interface RetrySettings {
 /** Different deliveries answered 4xx in a row, by default, before the queue pauses. */
 const DEFAULT_PAUSE_AFTER_4XX = 3;
 
-/**
- * `closed`: deliveries are claimed freely. `open`: the mail server is down; nothing is claimed until
- * `openUntil`. `probing`: one delivery (the oldest due) is in flight to find out whether it is back.
- */
-type BreakerState = 'closed' | 'open' | 'probing';
-
-/** Why the queue is paused: the failure that opened (or last re-opened) the pause. */
-interface BreakerCause {
-  code: string;
-  message: string;
-}
-
 /** The pause as an operator sees it (dashboard banner, /readyz, gauges). */
 export interface SmtpPauseStatus {
-  state: BreakerState;
+  /** `open`: the server is down, nothing is claimed until `openUntil`; `probing`: the oldest due delivery tests whether it is back. */
+  state: 'closed' | 'open' | 'probing';
   /** When the next probe may go (epoch ms); 0 when closed. */
   openUntil: number;
   /** Consecutive server-level failures since the pause last ended. */
@@ -33,7 +22,7 @@ export interface SmtpPauseStatus {
   /** When the current pause began (epoch ms); null when closed. */
   pausedSince: number | null;
   /** The failure that opened or last re-opened it; null when closed. */
-  lastError: BreakerCause | null;
+  lastError: { code: string; message: string } | null;
 }
 
 const CLOSED: SmtpPauseStatus = { state: 'closed', openUntil: 0, failures: 0, pausedSince: null, lastError: null };
@@ -87,12 +76,7 @@ function computePauseMs(settings: RetrySettings, failures: number, random: () =>
 
 /** The one place that decides what happens after an attempt, and holds the server's pause. */
 export interface RetryDecider extends Readonly<SmtpPauseStatus> {
-  /**
-   * The next state of a delivery whose attempt number `attempts` came to `outcome` at `now`. A failed
-   * send also moves the pause: a server-wide failure opens (or, for the probe, re-opens) it; a
-   * message's 4xx pauses the queue when it is the probe's answer or the latest of `pauseAfter4xx`
-   * different deliveries in a row; any other answer proves the server reachable and ends it.
-   */
+  /** The next state of a delivery whose attempt number `attempts` came to `outcome` at `now`; a failed send also moves the pause. */
   decide(outcome: AttemptOutcome, attempts: number, now: number): NextState;
   /** How many deliveries may be claimed now, given `free` send slots: all, one probe, or none while paused. */
   capacity(now: number, free: number): number;
@@ -201,7 +185,14 @@ function movePause(
   return openPause(policy, pause, now, false, { ...cause, message });
 }
 
-function openPause(policy: PolicyInput, pause: PauseState, now: number, wasProbe: boolean, cause: BreakerCause, notBefore = 0): number {
+function openPause(
+  policy: PolicyInput,
+  pause: PauseState,
+  now: number,
+  wasProbe: boolean,
+  cause: NonNullable<SmtpPauseStatus['lastError']>,
+  notBefore = 0,
+): number {
   // Sends already in flight when the pause began fail too; they do not lengthen it, unless the server
   // asked for a longer one.
   if (pause.state === 'open' && !wasProbe) {

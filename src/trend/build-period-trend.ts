@@ -3,12 +3,7 @@ import { buildTrend, pairKey, type Trend } from './build-trend';
 import type { FailingPair, PairStates, ReportSnapshot } from './types';
 
 /** One report of the period, as a point of its chart. */
-export interface PeriodPoint {
-  reportId: number;
-  /** `data.created` as NetBox sent it, and in epoch ms. */
-  created: string;
-  createdMs: number;
-  dedupKey: string;
+export interface PeriodPoint extends Pick<ReportSnapshot, 'reportId' | 'created' | 'createdMs' | 'dedupKey'> {
   /** Pass percentages, overall and per severity (null where nothing was counted). */
   ratios: Record<'overall' | Severity, number | null>;
   /** Failed results, overall and per severity. */
@@ -29,10 +24,7 @@ export interface SeriesPeriodTrend {
   /** The period's reports, oldest first (by creation, then id): the chart's points. */
   points: PeriodPoint[];
   latest: PeriodPoint;
-  /**
-   * What the period is measured against: the series' last report before the period, or, when it
-   * has none, the period's own first report (then `inPeriod`). Null for a period of one first report.
-   */
+  /** The series' last report before the period, or else the period's first (`inPeriod`); null for a period of one first report. */
   baseline: { reportId: number; created: string; inPeriod: boolean } | null;
   /**
    * The latest report against the baseline: its deltas per severity are the change over the period, its
