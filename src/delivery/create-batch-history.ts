@@ -22,12 +22,10 @@ interface SeriesRead {
 }
 
 /**
- * The report history the composers read and write. Reports composed in a batch are written by its
- * settle, in the batch's one transaction; until then a later report of the same series in the batch
- * compares with them here, as it would once they are stored. A series' stored history is read once
- * per batch (the chart's reports before the batch's newest, and as many more as the batch holds), and
- * each report of the batch takes its part of that read; where the read does not reach far enough
- * back, the store is asked again.
+ * The report history the composers read and write. Reports composed in a batch are written by its settle;
+ * until then a later report of the same series in the batch compares with them here. A series' stored
+ * history is read once per batch (the chart's reports before the batch's newest, and as many more as the
+ * batch holds); where that read does not reach far enough back, the store is asked again.
  */
 export function createBatchHistory(
   store: Pick<Store, 'findReportBefore' | 'listReportsBefore' | 'findReport' | 'findReports'>,

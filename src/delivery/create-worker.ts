@@ -44,10 +44,7 @@ export interface Worker {
   readonly breaker: SmtpPauseStatus;
   /** The batch the store refuses to record, if any (/readyz, the gauge, the dashboard's banner). */
   readonly unrecorded: UnrecordedStatus;
-  /**
-   * An operator's "try now": a paused queue probes the SMTP server at once (the dashboard's button),
-   * and the deliveries waiting for the pause's end become due now (the oldest is the probe).
-   */
+  /** An operator's "try now" (the dashboard's button): a paused queue probes at once, the deliveries waiting for it made due now. */
   tryNow(): Promise<TryNowResult>;
 }
 
@@ -164,10 +161,9 @@ async function runBatch(loop: Loop, deliveries: ClaimedDelivery[], asProbe: bool
 }
 
 /**
- * With replicas (a shared store), the reports the batch composed are written before its mails are
- * sent, so that another replica composing a successor meanwhile compares with them whole (their failing
- * sets too), not on counts only. One write per batch; a write the store refuses leaves them to the
- * settle, as on a single-owner store, where the next batch always starts after this one's settle.
+ * With replicas (a shared store), the reports the batch composed are written before its mails are sent, so
+ * that another replica composing a successor meanwhile compares with their failing sets, not on counts only.
+ * A refused write leaves them to the settle, as on a single-owner store (whose next batch starts after it).
  */
 async function shareComposedReports(options: WorkerOptions): Promise<void> {
   const { store, history, clock, logger } = options;
@@ -221,7 +217,6 @@ async function keepLeases(loop: Loop): Promise<void> {
   }
 }
 
-/** "Try now": a paused queue's probe goes at once, with the deliveries that waited for the pause made due now. */
 async function tryNow(loop: Loop): Promise<TryNowResult> {
   const { policy } = loop;
   const { clock, logger, store } = loop.options;
@@ -244,7 +239,6 @@ async function tryNow(loop: Loop): Promise<TryNowResult> {
   return 'probing-now';
 }
 
-/** Stops claiming; the batch in flight gets up to `timeoutMs` to be sent and recorded. True when none is left. */
 async function stopLoop(loop: Loop, timeoutMs: number): Promise<boolean> {
   if (!loop.running) return true;
   loop.stopping = true;

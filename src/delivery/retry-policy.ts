@@ -53,10 +53,7 @@ function capMs(settings: RetrySettings, n: number): number {
   return Math.min(settings.maxDelayMs, settings.baseMs * 2 ** Math.max(0, Math.min(n - 1, 52)));
 }
 
-/**
- * Exponential backoff with full jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"):
- * uniform in [0, cap], so a crowd of deliveries that failed together does not retry together.
- */
+/** Exponential backoff with full jitter (AWS Architecture Blog): deliveries that failed together do not retry together. */
 export function computeBackoffMs(attempt: number, settings: RetrySettings, random: () => number = Math.random): number {
   return Math.floor(random() * capMs(settings, attempt));
 }

@@ -26,11 +26,7 @@ export interface SeriesPeriodTrend {
   latest: PeriodPoint;
   /** The series' last report before the period, or else the period's first (`inPeriod`); null for a period of one first report. */
   baseline: { reportId: number; created: string; inPeriod: boolean } | null;
-  /**
-   * The latest report against the baseline: its deltas per severity are the change over the period, its
-   * newly failing and fixed pairs what changed from the period's start to its end (known only when both
-   * failing sets are known; a pair that failed and was fixed within the period is in neither).
-   */
+  /** The latest report against the baseline: the change over the period (a pair failed and fixed within it is in neither list). */
   change: Trend;
   /** Devices by failing results in the latest report, HIGH first, accepted exceptions left out; empty when its failing pairs are unknown. */
   worstDevices: WorstDevice[];
@@ -41,10 +37,7 @@ export interface SeriesPeriodTrend {
 /** Devices shown as the worst of a series. */
 const WORST_DEVICES_SHOWN = 5;
 
-/**
- * The period trend of one series: `reports` are the period's reports of that series (any order),
- * `before` the series' last report before the period, if any. Pure: same input, same trend.
- */
+/** The period trend of one series from its reports in the period (any order) and its last report before it, if any. Pure. */
 export function buildPeriodTrend(
   reports: readonly ReportSnapshot[],
   before: ReportSnapshot | undefined,

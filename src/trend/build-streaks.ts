@@ -17,10 +17,7 @@ export function pairKey(pair: Pick<FailingPair, 'device' | 'test'>): string {
   return `${pair.test}\u0000${pair.device}`;
 }
 
-/**
- * The keys of a report's failing pairs as a set, made once per set: the trend's walk back through the
- * history and the streaks ask for the same reports' sets again.
- */
+/** The keys of a report's failing pairs as a set, made once per set: the walk back and the streaks ask for the same sets again. */
 const keySets = new WeakMap<readonly FailingPair[], ReadonlySet<string>>();
 export function failingKeys(failing: readonly FailingPair[]): ReadonlySet<string> {
   let keys = keySets.get(failing);
@@ -29,9 +26,8 @@ export function failingKeys(failing: readonly FailingPair[]): ReadonlySet<string
 }
 
 /**
- * Walks back through the history while each pair keeps failing. The counts are kept in typed arrays,
- * one slot per pair, and each streak object is made once at the end: thousands of pairs, 30 reports
- * deep, are too slow to update as objects.
+ * Walks back through the history while each pair keeps failing, counting in typed arrays (one slot per
+ * pair) and making each streak once at the end: thousands of pairs, 30 reports deep, are too slow as objects.
  */
 export function buildStreaks(
   current: ReportSnapshot,

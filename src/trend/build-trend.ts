@@ -136,9 +136,8 @@ export interface TrendOptions {
 }
 
 /**
- * Compares a report with the previous one of its series. `history` is the previous reports, newest
- * first (history[0] is the previous report), used only to measure how long still-failing pairs have
- * failed; `historyTruncated` says older reports exist beyond it. Pure: same input, same trend.
+ * Compares a report with the previous one of its series, `history[0]`; the older ones (newest first) only
+ * measure how long still-failing pairs have failed, and `historyTruncated` says more exist. Pure.
  */
 export function buildTrend(current: ReportSnapshot, history: readonly ReportSnapshot[], options: TrendOptions = {}): Trend {
   const leftOut = options.leftOut ?? NOTHING_LEFT_OUT;
@@ -193,11 +192,9 @@ export interface ComparedPairs {
 }
 
 /**
- * Compares the kept failing pairs of this report with those of the previous one (both without their
- * left-out pairs): what newly fails, what got fixed, what was not evaluated, and how long the rest has
- * failed (walking `history`). A pair that stopped failing is fixed only when `states` shows it passed;
- * one that started failing is newly failing only when it passed in the previous report. Without
- * `states`, every pair is taken as evaluated in both reports. Empty lists when either set is unknown.
+ * Compares the kept failing pairs of both reports: a pair that stopped failing is fixed only when `states`
+ * shows it passed, one that started failing is newly failing only when it passed in the previous report
+ * (without `states`, every pair was evaluated in both). Empty lists when either set is unknown.
  */
 export function comparePairs(
   current: ReportSnapshot,
@@ -269,11 +266,8 @@ function listPairs(
   };
 }
 
-/**
- * Groups (device, test) pairs per test: HIGH first, then most devices, then by name. Takes every
- * pair, not a capped list, so a group's device count is exact. Pure.
- */
-export function groupPairsByTest(pairs: readonly (FailingPair & { reports?: number; sinceReportId?: number })[]): TestPairsGroup[] {
+/** Groups pairs per test (HIGH first, then most devices, then by name), from every pair so that the counts are exact. */
+function groupPairsByTest(pairs: readonly (FailingPair & { reports?: number; sinceReportId?: number })[]): TestPairsGroup[] {
   const byTest = new Map<string, { severity: Severity; devices: string[]; longestReports: number; longestSinceReportId: number | null }>();
   for (const pair of pairs) {
     const group = byTest.get(pair.test) ?? { severity: pair.severity, devices: [], longestReports: 0, longestSinceReportId: null };
@@ -310,10 +304,7 @@ function listFixedDevices(pairs: readonly FailingPair[]): FixedDevice[] {
 
 type SplitPairs = Record<'passed' | 'absent' | 'unknown', FailingPair[]>;
 
-/**
- * Pairs by what one report's results say of them: passed, no result (absent), or not known. Without a
- * states map (`undefined`) every pair counts as passed; a null map knows none.
- */
+/** Pairs by what one report's results say of them; without a states map every pair passed, a null map knows none. */
 function splitByState(pairs: readonly FailingPair[], states: ReadonlyMap<string, boolean> | null | undefined): SplitPairs {
   if (states === undefined) return { passed: [...pairs], absent: [], unknown: [] };
   const split: SplitPairs = { passed: [], absent: [], unknown: [] };

@@ -11,10 +11,7 @@ export type Verdict = 'first' | 'better' | 'worse' | 'mixed' | 'same';
 /** The verdict and whether the two reports covered different results (see {@link decideVerdict}). */
 export interface VerdictDecision {
   verdict: Verdict;
-  /**
-   * The reports cover a different set of results (a result count differs: results are tests × devices, and
-   * the history keeps only the counts). Percentages then compare different things; the mail says so.
-   */
+  /** A result count differs (results are tests × devices; the history keeps only counts): percentages compare different things. */
   scopeChanged: boolean;
 }
 
@@ -27,10 +24,7 @@ export interface VerdictFacts {
   previous: ReportCounts | null;
   newlyFailing: readonly Pick<FailingPair, 'severity'>[];
   fixed: readonly Pick<FailingPair, 'severity'>[];
-  /**
-   * Both reports' failing (device, test) pairs are known, so `newlyFailing`/`fixed` are exact. When not,
-   * a severity's failing count stands in for them: more failing is worse, fewer is better.
-   */
+  /** Both failing sets are known, so `newlyFailing`/`fixed` are exact; when not, each severity's failing count stands in. */
   failingSetKnown: boolean;
 }
 

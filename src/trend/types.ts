@@ -19,10 +19,7 @@ export interface FailingPair {
  * (no answer within the budget, a report deleted since, a pair without its NetBox ids).
  */
 export interface PairStates {
-  /**
-   * The pairs that failed in the previous report and do not fail in this one, by pairKey: whether this
-   * report has a result for the pair (so it passed). A pair not in the map (or a null map): NetBox could not tell.
-   */
+  /** By pairKey, each pair that failed before and does not now: whether this report has a result for it (so it passed); absent: unknown. */
   now: ReadonlyMap<string, boolean> | null;
   /** The same for the pairs failing in this report that did not fail in the previous one, in the previous report. */
   before: ReadonlyMap<string, boolean> | null;
@@ -52,7 +49,7 @@ export interface ReportCounts {
 export interface ReportSnapshot {
   /** The delivery dedup key (`<id>@<created>`): unique across NetBox instances. */
   dedupKey: string;
-  /** Which series of reports this one belongs to (one NetBox, one base path); see buildSeriesKey. */
+  /** Which series of reports this one belongs to (one NetBox, one base path); see buildSourceSeriesKey. */
   series: string;
   reportId: number;
   /** `data.created` as NetBox sent it. */
@@ -65,10 +62,7 @@ export interface ReportSnapshot {
   pending?: boolean;
   /** A newer report of its series had been stored when it arrived (a late webhook, or one fetched late). */
   arrivedLate?: boolean;
-  /**
-   * What NetBox's results said of the pairs that changed since the previous report when this one was
-   * compared, kept so that a preview of its mail says the same; absent or null when not asked.
-   */
+  /** What NetBox said of the changed pairs when this report was compared, kept so its preview says the same; absent or null: not asked. */
   states?: PairStates | null;
 }
 
