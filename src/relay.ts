@@ -240,10 +240,8 @@ export function createRelayWaiverBook(config: Config, io: Pick<RelayIo, 'clock' 
 }
 
 /**
- * One NetBox source's report composer exactly as the worker runs it (templates, routes, the source's own
- * NetBox failing results, the CSV and the trend, all from the configuration): `preview` uses it too, so
- * a preview is the mail the relay sends. `routes` narrows it to some routes (their names, hence
- * Message-IDs, unchanged). With several sources the mail names its source.
+ * One NetBox source's report composer exactly as the worker runs it, so that `preview`'s mail is the one
+ * the relay sends. `routes` narrows it to some routes (their names, hence Message-IDs, unchanged).
  */
 export function createRelayReportComposer(
   config: Config,
@@ -467,10 +465,7 @@ async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promis
   await parts.store.close();
 }
 
-/**
- * A digest reads its period's reports from the outbox, where RETENTION_DAYS prunes sent deliveries: a
- * period longer than that would lose its first reports before its tick. Said once at start.
- */
+/** A digest reads its period's reports from the outbox, which RETENTION_DAYS prunes: a longer period loses its first reports. */
 function warnAboutDigestRetention(config: Config, digests: DigestScheduler, logger: Logger): void {
   const keptMs = config.retention.days * 86_400_000;
   if (keptMs <= 0) return;

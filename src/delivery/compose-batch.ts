@@ -1,4 +1,4 @@
-import type { ComposedMail, RouteContext } from '../compose';
+import type { ComposedMail } from '../compose';
 import type { OutgoingMail } from '../mail';
 import { buildFailureClass, classifyRenderFailure, type FailureClass, type NotifyResult } from '../notify';
 import type { Logger } from '../shared';
@@ -62,9 +62,8 @@ export interface ComposeStage {
 }
 
 /**
- * The compose stage, one delivery at a time (a turn of the event loop between two, so webhooks are
- * answered meanwhile): its kind's composer builds the report (or notice), the plan is read (or decided,
- * at the first attempt) and every route mail due is built to its final bytes.
+ * The compose stage, one delivery at a time with a turn of the event loop between two (so webhooks are
+ * answered meanwhile): composed, its plan read (or decided), every route mail due built to its final bytes.
  */
 export async function composeBatch(stage: ComposeStage, deliveries: ClaimedDelivery[], log: Logger): Promise<BatchItem[]> {
   const [recorded] = await Promise.all([stage.store.listRouteMails(deliveries.map((d) => d.id)), stage.history.startBatch(deliveries)]);
@@ -139,14 +138,13 @@ async function buildRouteMail(composed: ComposedMail, entry: PlannedRoute): Prom
     let mail: OutgoingMail | undefined;
     if (composed.kind === 'report') {
       const group = entry.ownerGroup ?? null;
-      const context: RouteContext = {
+      mail = await composed.messageFor({
         name: group?.route ?? route,
         mailRoute: route,
         reminder: entry.reminder,
         reason: entry.reason,
         group,
-      };
-      mail = await composed.messageFor(context);
+      });
     } else if (route === composed.route) mail = composed.message;
     if (mail) return { route, mail };
     return {

@@ -5,10 +5,7 @@ import type { ReportCursor, ReportHistory, ReportPoint, ReportSnapshot } from '.
 export interface BatchHistory extends ReportHistory {
   listReportsBefore: NonNullable<ReportHistory['listReportsBefore']>;
   findReport: NonNullable<ReportHistory['findReport']>;
-  /**
-   * A batch of these deliveries starts: their own reports' rows are read at once (whether each arrived
-   * late), and a series' stored history once for all of them (nothing from an earlier batch's read is kept).
-   */
+  /** A batch starts: its own reports' rows are read at once (whether each arrived late), a series' history once for all of them. */
   startBatch(deliveries: readonly Pick<ClaimedDelivery, 'kind' | 'reportId' | 'reportCreated' | 'dedupKey'>[]): Promise<void>;
   /** The reports composed since the last call, for the settle to write; forgets them, and the batch's read. */
   take(): ReportSnapshot[];

@@ -64,12 +64,10 @@ interface Loop {
 }
 
 /**
- * The delivery loop, one batch at a time, each stage handing down to the next: claim the oldest due
- * deliveries (durably, with a lease) → compose each and build its route mails → send them → settle the
- * batch in one write. The claim is durable before the send and the outcome after it, so a crash
- * between the two sends that batch's mails again after restart: at least once, duplicates bounded by
- * one batch. A settle the store refuses is retried while the leases are kept; nothing new is claimed
- * meanwhile, so a failed write alone never repeats a mail.
+ * The delivery loop, one batch at a time: claim the oldest due deliveries (durably, with a lease) → compose
+ * each and build its route mails → send them → settle the batch in one write. The claim is durable before the
+ * send and the outcome after it, so a crash between the two sends that batch's mails again after restart: at
+ * least once, duplicates bounded by one batch. A refused settle never repeats a mail (see settleBatch).
  */
 export function createWorker(options: WorkerOptions): Worker {
   const loop: Loop = {

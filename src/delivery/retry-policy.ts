@@ -92,12 +92,11 @@ interface PauseState extends SmtpPauseStatus, Omit<RetryDecider, keyof SmtpPause
 }
 
 /**
- * The retry policy (prometheus/alertmanager notify's retry stage, Nygard's circuit breaker as a
- * policy): a delivery that failed for itself retries alone with backoff; a server that is down pauses
- * the whole queue with exponential backoff (equal jitter) and a single probe, the oldest due delivery,
- * tests it, so the queue keeps its order and the server is not hammered. A 4xx for one message (451
- * greylisting, 450 mailbox busy) is that message's own retry, so one message never holds the others;
- * only `pauseAfter4xx` different deliveries deferred in a row say the server is in trouble.
+ * The retry policy (prometheus/alertmanager notify's retry stage, Nygard's circuit breaker as a policy): a
+ * delivery that failed for itself retries alone with backoff; a server that is down pauses the whole queue
+ * with exponential backoff (equal jitter) and a single probe, the oldest due delivery, tests it, so the queue
+ * keeps its order and the server is not hammered. A 4xx for one message (451 greylisting, 450 mailbox busy) is
+ * its own retry; only `pauseAfter4xx` different deliveries deferred in a row say the server is in trouble.
  */
 export function createRetryDecider(
   settings: RetrySettings,

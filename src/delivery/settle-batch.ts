@@ -1,14 +1,6 @@
 import { parseFailureCode, type Clock, type Logger } from '../shared';
 import { FAILURE_CATALOGUE, type FailureClass } from '../notify';
-import type {
-  ClaimedDelivery,
-  DeliverySettlement,
-  DeliveryStateChange,
-  RouteMailOutcome,
-  SentMessage,
-  SettledBatch,
-  Store,
-} from '../store';
+import type { ClaimedDelivery, DeliverySettlement, RouteMailOutcome, SentMessage, SettledBatch, Store } from '../store';
 import type { BatchItem, RouteMail } from './compose-batch';
 import type { BatchHistory } from './create-batch-history';
 import { computeBackoffMs, type NextState, type RetryDecider } from './retry-policy';
@@ -56,11 +48,10 @@ export interface SettleState {
 }
 
 /**
- * The settle stage: decides where each delivery of the batch goes (sent, retry at a time, dead), then
- * writes all of it in one transaction with the reports composed for the batch. A write the store
- * refuses (a full disk, a database away) is retried, the batch's leases kept by the worker meanwhile,
- * so a mail sent is never sent again because its record failed; the worker claims nothing new until
- * the batch is recorded. Resolves false when a stop's deadline came first.
+ * The settle stage: decides where each delivery of the batch goes (sent, retry at a time, dead), then writes
+ * all of it in one transaction with the reports composed for the batch. A write the store refuses (a full
+ * disk, a database away) is retried, the batch's leases kept by the worker meanwhile, so a mail sent is never
+ * sent again because its record failed; nothing new is claimed until then. False when a stop's deadline came first.
  */
 export async function settleBatch(stage: SettleStage, state: SettleState, items: BatchItem[], started: number): Promise<boolean> {
   const now = stage.clock.now();
@@ -87,8 +78,8 @@ function decideSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, n
     const { composeFailure: failure } = item;
     const at = retryAtOf(stage.policy.decide({ kind: 'not-built', failure }, delivery.attempts, now));
     const { message: error, code } = failure;
-    const state: DeliveryStateChange =
-      at === undefined ? { state: 'dead', error, code } : { state: 'retrying', nextAttemptAt: at, error, code };
+    const state =
+      at === undefined ? { state: 'dead' as const, error, code } : { state: 'retrying' as const, nextAttemptAt: at, error, code };
     return { item, settlement: { ...base, routes: [], sent: [], state }, failure };
   }
   const routes: RouteMailOutcome[] = [];

@@ -15,12 +15,10 @@ import { decideVerdict } from './decide-verdict';
 import type { FailingPair, ReportCounts, ReportSnapshot } from './types';
 
 /**
- * The trend of some of a report's devices only (an owner group's share): both reports' failing pairs
- * filtered to `devices` and compared as buildTrend compares whole reports. The history keeps each report's
- * counts over all its devices, so the previous pass ratios of these are unknown: the verdict is decided on
- * their failing results per severity (never "scope changed") and the deltas carry failing counts, not
- * points; `counts` (this report's, when known) gives the current percentages. Null when either report's
- * failing results are unknown. Pure.
+ * The trend of an owner group's devices: both reports' failing pairs filtered to `devices` and compared as
+ * buildTrend does. The history keeps counts over all devices, so the verdict is decided on these devices'
+ * failing results per severity (never "scope changed") and the deltas carry failing counts, not points;
+ * `counts` (this report's) gives the current percentages. Null when either failing set is unknown. Pure.
  */
 export function buildDevicesTrend(
   current: ReportSnapshot,

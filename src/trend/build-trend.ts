@@ -179,7 +179,6 @@ export function buildTrend(current: ReportSnapshot, history: readonly ReportSnap
   };
 }
 
-/** Nothing left out of a comparison. */
 export const NOTHING_LEFT_OUT: LeftOutPairs = { current: new Set(), previous: new Set() };
 
 /** What comparePairs hands the verdict: the uncapped lists, and the previous failures it must not count. */

@@ -47,9 +47,12 @@ export function decideVerdict(facts: VerdictFacts): VerdictDecision {
   const { current, previous } = facts;
   if (previous === null) return { verdict: 'first', scopeChanged: false };
   const signal = (severity: Severity) => decideSignal(severity, facts, previous);
-  const high = signal('HIGH');
-  const rest = combineSignals([signal('MIDDLE'), signal('LOW')]);
-  return { verdict: applyHighFirst(high, rest), scopeChanged: isScopeChanged(current, previous) };
+  const rest = [signal('MIDDLE'), signal('LOW')];
+  const restSignal = toSignal(
+    rest.some((s) => s === 'worse' || s === 'mixed'),
+    rest.some((s) => s === 'better' || s === 'mixed'),
+  );
+  return { verdict: applyHighFirst(signal('HIGH'), restSignal), scopeChanged: isScopeChanged(current, previous) };
 }
 
 function applyHighFirst(high: Signal, rest: Signal): Exclude<Verdict, 'first'> {
@@ -57,13 +60,6 @@ function applyHighFirst(high: Signal, rest: Signal): Exclude<Verdict, 'first'> {
   if (high === 'mixed') return 'mixed';
   if (high === 'better') return rest === 'worse' || rest === 'mixed' ? 'mixed' : 'better';
   return rest;
-}
-
-function combineSignals(signals: Signal[]): Signal {
-  return toSignal(
-    signals.some((s) => s === 'worse' || s === 'mixed'),
-    signals.some((s) => s === 'better' || s === 'mixed'),
-  );
 }
 
 function toSignal(worse: boolean, better: boolean): Signal {

@@ -1,9 +1,6 @@
 import type { Severity } from '../report';
 
-/**
- * One failing (device, test) pair of a report. Pairs are identified by names, as the mail shows
- * them: validity's result ids change with every run, names do not.
- */
+/** One failing (device, test) pair of a report, identified by names as the mail shows them: validity's result ids change every run. */
 export interface FailingPair {
   device: string;
   test: string;
@@ -42,10 +39,7 @@ export interface ReportCounts {
   lowCount: number;
 }
 
-/**
- * What the relay remembers of one report, for the trend. `failing` is null when the failing set is
- * unknown (enrichment failed or was off): counts are always known, pairs only when NetBox answered.
- */
+/** What the relay remembers of one report, for the trend: its counts, and its failing pairs when NetBox answered (else null). */
 export interface ReportSnapshot {
   /** The delivery dedup key (`<id>@<created>`): unique across NetBox instances. */
   dedupKey: string;
