@@ -1,4 +1,4 @@
-import type { ComposedMail } from '../compose';
+import type { ComposedMail, RouteContext } from '../compose';
 import type { OutgoingMail } from '../mail';
 import { buildFailureClass, classifyRenderFailure, type FailureClass, type NotifyResult } from '../notify';
 import type { Logger } from '../shared';
@@ -138,13 +138,14 @@ async function buildRouteMail(composed: ComposedMail, entry: PlannedRoute): Prom
     let mail: OutgoingMail | undefined;
     if (composed.kind === 'report') {
       const group = entry.ownerGroup ?? null;
-      mail = await composed.messageFor({
+      const context: RouteContext = {
         name: group?.route ?? route,
         mailRoute: route,
         reminder: entry.reminder,
         reason: entry.reason,
         group,
-      });
+      };
+      mail = await composed.messageFor(context);
     } else if (route === composed.route) mail = composed.message;
     if (mail) return { route, mail };
     return {

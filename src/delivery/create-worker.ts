@@ -14,7 +14,6 @@ interface WorkerOptions extends ComposeStage, Omit<SendStage, 'policy'>, Omit<Se
   retry: RetrySettings;
   /** How often the queue is looked at when nothing wakes the worker. */
   pollMs: number;
-  /** This process's name on its leases. */
   owner?: string;
   random?: () => number;
   /** Different deliveries answered 4xx in a row before the whole queue pauses (default 3). */

@@ -34,7 +34,6 @@ export interface SeriesPeriodTrend {
   waived: number;
 }
 
-/** Devices shown as the worst of a series. */
 const WORST_DEVICES_SHOWN = 5;
 
 /** The period trend of one series from its reports in the period (any order) and its last report before it, if any. Pure. */
