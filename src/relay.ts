@@ -24,7 +24,7 @@ import { createWatchdog, createWatchdogComposer, type Watchdog } from './watchdo
 import { createDigestComposer, createDigestScheduler, type DigestScheduler } from './digest';
 import { createSourceCatchUps, type SourceCatchUps } from './catch-up';
 import type { WebhookOutcome } from './webhook';
-import { createActivityCounter, createAuthThrottle, type ActivityCounter, type Clock, type Logger } from './shared';
+import { createActivityCounter, createAuthThrottle, type ActivityCounter, type Clock, type FailureCatalogue, type Logger } from './shared';
 import { createRetention, openStore, StorageUnavailableError, type Retention, type Store } from './store';
 import type { ReportHistory } from './trend';
 import { buildNoticeRecipients, createRoutePlanner, type Route } from './routing';
@@ -43,12 +43,12 @@ export interface RelayIo {
   transports?: readonly TransportDescriptor[];
 }
 
-/** One relay: its parts (those start and stop act on), the app, and its start and stop. */
+/** One relay: its parts, the app, and its start and stop. */
 export interface Relay extends Omit<RelayParts, 'netbox' | 'webhooksInFlight'> {
   app: Express;
-  /** Releases what a previous process left in flight and starts the worker. */
+  /** Releases what a previous process left in flight and starts the worker and the timers. */
   start(): Promise<void>;
-  /** Stops the worker (waiting for sends in flight up to the bound), closes SMTP and the store. */
+  /** Stops the worker (waiting for sends in flight up to the bound), then closes SMTP, NetBox and the store. */
   stop(): Promise<void>;
 }
 
@@ -63,7 +63,6 @@ export { defaultTemplatesDir } from './mail';
 export function createRelay(config: Config, io: RelayIo): Relay {
   for (const w of listBootWarnings(config)) io.logger.warn(w.fields, w.message);
   const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
-  // Every route's template set and subject render the sample report now: a broken one stops the start.
   verifyRouteTemplates(renderer, { ...config, netbox: config.sources[0].netbox });
   const store = openStore(config.store, {
     onIdleError: (error) => io.logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
@@ -72,7 +71,8 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const netbox = createRelayNetboxClients(config, io);
   // The webhooks being answered, for the metrics.
   const webhooksInFlight = createActivityCounter();
-  const delivery = createDeliveryPipeline(config, io, { store, renderer, notifier, netbox, webhooksInFlight });
+  const shared = { failures: buildFailureCatalogue(io.transports), waivers: createRelayWaiverBook(config, io, store) };
+  const delivery = createDeliveryPipeline(config, io, { store, renderer, notifier, netbox, webhooksInFlight, ...shared });
   const kick = () => delivery.worker.kick();
   const watchdog = createSourceWatchdogs(config, io, { store, onQueued: kick });
   const digests = createDigestScheduler({
@@ -86,7 +86,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   warnAboutDigestRetention(config, digests, io.logger);
   const { registry } = delivery.metrics;
   const catchUps = createSourceCatchUps(config, { ...io, store, netbox, registry, owner: delivery.worker.owner, onQueued: kick });
-  const app = createRelayApp(config, io, { store, renderer, watchdog, digests, webhooksInFlight, ...delivery });
+  const app = createRelayApp(config, io, { store, renderer, watchdog, digests, webhooksInFlight, ...delivery, ...shared });
   const retention = createRetention({
     store,
     clock: io.clock,
@@ -108,25 +108,25 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   };
 }
 
+/** Built once at start for the mails, the metrics and the dashboard alike. */
+interface SharedParts {
+  failures: FailureCatalogue;
+  waivers: WaiverBook;
+}
+
 /** What createRelay builds before the app, and what start and stop act on. */
 interface RelayParts {
   store: Store;
   renderer: Renderer;
   notifier: Notifier;
-  /** One NetBox client per source that has a NETBOX_URL, by source name: each with its own token and CA. */
   netbox: Map<string, NetboxClient>;
   worker: Worker;
-  /** Prometheus series; `recordNetboxFetchError` is for the NetBox client. */
   metrics: RelayMetrics;
   smtpHealth: SmtpHealth;
-  /** Present when EXPECT_REPORT_EVERY (or a source's `expect_report_every`) is set. */
   watchdog?: Watchdog;
-  /** The digest routes' schedules; it queues nothing when no route has `digest`. */
   digests: DigestScheduler;
-  /** Fetching from NetBox the reports whose webhook never arrived, for the sources that have it on. */
   catchUps: SourceCatchUps;
   retention: Retention;
-  /** Webhooks received and not answered yet. */
   webhooksInFlight: ActivityCounter;
 }
 
@@ -152,26 +152,21 @@ export function createSourceNetboxClient(
   });
 }
 
-/**
- * The watchdogs of the NetBox sources that expect reports (EXPECT_REPORT_EVERY for the default, each
- * named source's `expect_report_every`), run as one; undefined when none does.
- */
+/** The watchdogs of the sources that expect reports (EXPECT_REPORT_EVERY, `expect_report_every`), run as one; undefined when none does. */
 function createSourceWatchdogs(config: Config, io: RelayIo, deps: { store: Store; onQueued: () => void }): Watchdog | undefined {
-  const watchdogs = config.sources.flatMap((source) =>
-    source.expectEveryMs === undefined
-      ? []
-      : [
-          createWatchdog({
-            store: deps.store,
-            clock: io.clock,
-            logger: io.logger,
-            expectEveryMs: source.expectEveryMs,
-            onQueued: deps.onQueued,
-            source: source.name === DEFAULT_SOURCE_NAME ? undefined : source.name,
-            catchUp: planCatchUp(source).on,
-          }),
-        ],
-  );
+  const watchdogs = config.sources
+    .filter((source) => source.expectEveryMs !== undefined)
+    .map((source) =>
+      createWatchdog({
+        store: deps.store,
+        clock: io.clock,
+        logger: io.logger,
+        expectEveryMs: source.expectEveryMs!,
+        onQueued: deps.onQueued,
+        source: source.name === DEFAULT_SOURCE_NAME ? undefined : source.name,
+        catchUp: planCatchUp(source).on,
+      }),
+    );
   if (watchdogs.length <= 1) return watchdogs[0];
   return {
     // Every source is measured; the first notice queued (if any) is what this evaluation did.
@@ -181,14 +176,11 @@ function createSourceWatchdogs(config: Config, io: RelayIo, deps: { store: Store
   };
 }
 
-/**
- * The mail side: metrics, SMTP health, the composers (reports with their insights and trend, digests,
- * the watchdog's notices) and the worker that runs them, stage after stage.
- */
+/** The mail side: metrics, SMTP health, the composers and the worker that runs them. */
 function createDeliveryPipeline(
   config: Config,
   io: RelayIo,
-  deps: Pick<RelayParts, 'store' | 'renderer' | 'notifier' | 'netbox' | 'webhooksInFlight'>,
+  deps: Pick<RelayParts, 'store' | 'renderer' | 'notifier' | 'netbox' | 'webhooksInFlight'> & SharedParts,
 ): Pick<RelayParts, 'worker' | 'metrics' | 'smtpHealth'> {
   const { clock, logger } = io;
   const { store, notifier } = deps;
@@ -201,7 +193,7 @@ function createDeliveryPipeline(
     // The worker is built below; the gauges are read only at scrape time.
     smtpPause: () => worker.breaker,
     sources: config.sources.map((s) => s.name),
-    failures: buildFailureCatalogue(io.transports),
+    failures: deps.failures,
   });
   const smtpHealth = createSmtpHealth({ notifier, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
   // The trend's history: what a batch composes is written by its settle.
@@ -248,22 +240,16 @@ export function createRelayWaiverBook(config: Config, io: Pick<RelayIo, 'clock' 
 }
 
 /**
- * One NetBox source's report composer exactly as the worker runs it (templates, routes, the source's own
- * NetBox failing results, the CSV and the trend, all from the configuration): `preview` uses it too, so
- * a preview is the mail the relay sends. `routes` narrows it to some routes (their names, hence
- * Message-IDs, unchanged). With several sources the mail names its source.
+ * One NetBox source's report composer exactly as the worker runs it, so that `preview`'s mail is the one
+ * the relay sends. `routes` narrows it to some routes (their names, hence Message-IDs, unchanged).
  */
 export function createRelayReportComposer(
   config: Config,
   io: Pick<RelayIo, 'clock' | 'logger'>,
-  deps: {
+  deps: Pick<ReportInsightsOptions, 'history' | 'storedFailures' | 'storedStates' | 'onNetboxError'> & {
     renderer: Renderer;
     source: SourceConfig;
     netbox?: NetboxClient;
-    history?: ReportHistory;
-    storedFailures?: ReportInsightsOptions['storedFailures'];
-    storedStates?: ReportInsightsOptions['storedStates'];
-    onNetboxError?: (code: string) => void;
     routes?: readonly Route[];
     /** The accepted exceptions the mails leave out and list; absent: none. */
     waivers?: WaiverBook;
@@ -271,11 +257,12 @@ export function createRelayReportComposer(
 ): ReportComposer {
   const { source } = deps;
   const isDefault = source.name === DEFAULT_SOURCE_NAME;
+  const routes = deps.routes ?? config.routing.routes;
   return createReportComposer({
     renderer: deps.renderer,
     clock: io.clock,
     from: config.mail.from,
-    routes: deps.routes ?? config.routing.routes,
+    routes,
     implicitRoute: config.routing.file === undefined,
     timezone: config.mail.timezone,
     netboxUrl: source.netbox.url,
@@ -292,7 +279,7 @@ export function createRelayReportComposer(
       timezone: config.mail.timezone,
       maxFailures: MAX_FAILING_TESTS_LISTED,
       // Built once per report when some route attaches it; each route's mail then carries it or not.
-      attachCsv: (deps.routes ?? config.routing.routes).some((r) => r.attach_csv === true),
+      attachCsv: routes.some((r) => r.attach_csv === true),
       attachMaxBytes: CSV_ATTACHMENT_MAX_BYTES,
       chartReports: CHART_REPORTS,
       logger: isDefault ? io.logger : io.logger.child({ source: source.name }),
@@ -309,10 +296,7 @@ export function createRelayReportComposer(
   });
 }
 
-/**
- * The configured source a delivery came from; a source no longer configured gets no NetBox (so no
- * other source's token goes to it).
- */
+/** The configured source a delivery came from; a source no longer configured gets no NetBox (so no other source's token goes to it). */
 export function findDeliverySource(config: Config, name: string): SourceConfig {
   return (
     config.sources.find((s) => s.name === name) ?? { name, path: '', secrets: [], netbox: {}, tags: {}, catchUp: { everyMs: null, max: 0 } }
@@ -323,16 +307,15 @@ export function findDeliverySource(config: Config, name: string): SourceConfig {
 function createRelayComposers(
   config: Config,
   io: RelayIo,
-  deps: Pick<RelayParts, 'store' | 'renderer' | 'netbox' | 'metrics'> & { history: ReportHistory },
+  deps: Pick<RelayParts, 'store' | 'renderer' | 'netbox' | 'metrics'> & { history: ReportHistory; waivers: WaiverBook },
 ): Composers {
-  const waivers = createRelayWaiverBook(config, io, deps.store);
   const composerFor = (source: SourceConfig) =>
     createRelayReportComposer(config, io, {
       renderer: deps.renderer,
       source,
       netbox: deps.netbox.get(source.name),
       history: deps.history,
-      waivers,
+      waivers: deps.waivers,
       onNetboxError: (code) => deps.metrics.recordNetboxFetchError(code, source.name),
     });
   const composers = new Map(config.sources.map((source) => [source.name, composerFor(source)]));
@@ -344,7 +327,7 @@ function createRelayComposers(
   const digest = createDigestComposer({
     store: deps.store,
     sources: config.sources.map((s) => ({ name: s.name, tags: s.tags, netboxUrl: s.netbox.url })),
-    waivers: (source) => waivers.list({ source }),
+    waivers: (source) => deps.waivers.list({ source }),
     renderer: deps.renderer,
     routes: config.routing.routes,
     from: config.mail.from,
@@ -355,10 +338,13 @@ function createRelayComposers(
 }
 
 /** The HTTP side: webhook, admin API, dashboard, health and metrics (createApp never listens). */
-function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'notifier' | 'netbox' | 'retention' | 'catchUps'>): Express {
+function createRelayApp(
+  config: Config,
+  io: RelayIo,
+  parts: Omit<RelayParts, 'notifier' | 'netbox' | 'retention' | 'catchUps'> & SharedParts,
+): Express {
   const { clock, logger } = io;
-  const { store, worker, metrics, watchdog } = parts;
-  const waivers = createRelayWaiverBook(config, io, store);
+  const { store, worker, metrics, watchdog, waivers } = parts;
   registerWaiverGauge(metrics.registry, { countActive: () => waivers.countActive(), logger });
   // One count of wrong admin tokens per address, whether tried at the dashboard's login or the admin API.
   const authThrottle = createAuthThrottle();
@@ -387,7 +373,7 @@ function createRelayApp(config: Config, io: RelayIo, parts: Omit<RelayParts, 'no
       clock,
       logger,
       timezone: config.mail.timezone,
-      failures: buildFailureCatalogue(io.transports),
+      failures: parts.failures,
       netboxUrl: config.sources[0].netbox.url,
       routeNames: config.routing.routes.map((r) => r.name),
       sources: config.sources,
@@ -429,7 +415,6 @@ function createLazyDashboard(options: () => DashboardModule.DashboardOptions): R
   };
 }
 
-/** Releases what a previous process left in flight and starts the worker and the timers. */
 async function startRelay(parts: RelayParts, io: RelayIo): Promise<void> {
   const { store } = parts;
   try {
@@ -459,10 +444,8 @@ async function startRelay(parts: RelayParts, io: RelayIo): Promise<void> {
   parts.catchUps.start();
 }
 
-/** Stops the worker (waiting for sends in flight up to the bound), then closes SMTP, NetBox and the store. */
 async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promise<void> {
   const { worker } = parts;
-  const { logger } = io;
   parts.retention.stop();
   parts.smtpHealth.stop();
   parts.watchdog?.stop();
@@ -471,7 +454,7 @@ async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promis
   // The batch in flight gets the bound to be sent and recorded; a mail sent but not recorded by then is logged with its Message-ID.
   const drained = await worker.stop(config.http.shutdownTimeoutMs);
   if (!drained)
-    logger.warn(
+    io.logger.warn(
       { inFlight: worker.inFlight },
       'shutdown bound reached with a batch in flight: its deliveries will be tried again at the next start',
     );
@@ -482,10 +465,7 @@ async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promis
   await parts.store.close();
 }
 
-/**
- * A digest reads its period's reports from the outbox, where RETENTION_DAYS prunes sent deliveries: a
- * period longer than that would lose its first reports before its tick. Said once at start.
- */
+/** A digest reads its period's reports from the outbox, which RETENTION_DAYS prunes: a longer period loses its first reports. */
 function warnAboutDigestRetention(config: Config, digests: DigestScheduler, logger: Logger): void {
   const keptMs = config.retention.days * 86_400_000;
   if (keptMs <= 0) return;

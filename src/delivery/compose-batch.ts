@@ -14,11 +14,8 @@ import type { BatchHistory } from './create-batch-history';
 import type { NextState } from './retry-policy';
 import type { RoutePlanner } from '../routing';
 
-/** Composes one kind of delivery (a report, a digest, the watchdog's notice). */
-type Composer = (delivery: ClaimedDelivery, log: Logger) => Promise<ComposedMail>;
-
-/** The composer of each kind of delivery: the `kind` column chooses. */
-export type Composers = Readonly<Record<DeliveryKind, Composer>>;
+/** The composer of each kind of delivery (a report, a digest, the watchdog's notice): the `kind` column chooses. */
+export type Composers = Readonly<Record<DeliveryKind, (delivery: ClaimedDelivery, log: Logger) => Promise<ComposedMail>>>;
 
 /** One route's place in a delivery's plan, as recorded or as decided at this attempt. */
 type PlannedRoute = Pick<
@@ -32,7 +29,6 @@ export interface RouteMail {
   mail?: OutgoingMail;
   failure?: FailureClass;
   result?: NotifyResult;
-  /** When the server accepted it. */
   sentAt?: number;
   /** What the retry policy decided after a failed send. */
   next?: NextState;
@@ -59,15 +55,15 @@ export interface BatchItem {
 
 export interface ComposeStage {
   composers: Composers;
+  /** Decides what each route does with a delivery, at its first attempt; the settle records it. */
   planRoutes: RoutePlanner;
   store: Pick<Store, 'listRouteMails'>;
   history: Pick<BatchHistory, 'startBatch'>;
 }
 
 /**
- * The compose stage, one delivery at a time (a turn of the event loop between two, so webhooks are
- * answered meanwhile): its kind's composer builds the report (or notice), the plan is read (or decided,
- * at the first attempt) and every route mail due is built to its final bytes.
+ * The compose stage, one delivery at a time with a turn of the event loop between two (so webhooks are
+ * answered meanwhile): composed, its plan read (or decided), every route mail due built to its final bytes.
  */
 export async function composeBatch(stage: ComposeStage, deliveries: ClaimedDelivery[], log: Logger): Promise<BatchItem[]> {
   const [recorded] = await Promise.all([stage.store.listRouteMails(deliveries.map((d) => d.id)), stage.history.startBatch(deliveries)]);

@@ -5,10 +5,7 @@ import type { ReportCursor, ReportHistory, ReportPoint, ReportSnapshot } from '.
 export interface BatchHistory extends ReportHistory {
   listReportsBefore: NonNullable<ReportHistory['listReportsBefore']>;
   findReport: NonNullable<ReportHistory['findReport']>;
-  /**
-   * A batch of these deliveries starts: their own reports' rows are read at once (whether each arrived
-   * late), and a series' stored history once for all of them (nothing from an earlier batch's read is kept).
-   */
+  /** A batch starts: its own reports' rows are read at once (whether each arrived late), a series' history once for all of them. */
   startBatch(deliveries: readonly Pick<ClaimedDelivery, 'kind' | 'reportId' | 'reportCreated' | 'dedupKey'>[]): Promise<void>;
   /** The reports composed since the last call, for the settle to write; forgets them, and the batch's read. */
   take(): ReportSnapshot[];
@@ -22,12 +19,10 @@ interface SeriesRead {
 }
 
 /**
- * The report history the composers read and write. Reports composed in a batch are written by its
- * settle, in the batch's one transaction; until then a later report of the same series in the batch
- * compares with them here, as it would once they are stored. A series' stored history is read once
- * per batch (the chart's reports before the batch's newest, and as many more as the batch holds), and
- * each report of the batch takes its part of that read; where the read does not reach far enough
- * back, the store is asked again.
+ * The report history the composers read and write. Reports composed in a batch are written by its settle;
+ * until then a later report of the same series in the batch compares with them here. A series' stored
+ * history is read once per batch (the chart's reports before the batch's newest, and as many more as the
+ * batch holds); where that read does not reach far enough back, the store is asked again.
  */
 export function createBatchHistory(
   store: Pick<Store, 'findReportBefore' | 'listReportsBefore' | 'findReport' | 'findReports'>,

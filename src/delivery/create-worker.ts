@@ -1,39 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import type { Notifier } from '../notify';
-import type { Clock, Logger } from '../shared';
 import type { ClaimedDelivery, Store } from '../store';
-import { composeBatch, type Composers } from './compose-batch';
+import { composeBatch, type ComposeStage } from './compose-batch';
 import type { BatchHistory } from './create-batch-history';
 import { createRetryDecider, type RetryDecider, type RetrySettings, type SmtpPauseStatus } from './retry-policy';
-import type { RoutePlanner } from '../routing';
-import { sendBatch } from './send-batch';
-import { settleBatch, type SettleState, type UnrecordedStatus, type WorkerOutcome } from './settle-batch';
+import { sendBatch, type SendStage } from './send-batch';
+import { settleBatch, type SettleStage, type SettleState, type UnrecordedStatus } from './settle-batch';
 
-export interface WorkerOptions {
+/** What the stages need, and the loop's own settings. */
+interface WorkerOptions extends ComposeStage, Omit<SendStage, 'policy'>, Omit<SettleStage, 'policy' | 'random'> {
   store: Store;
-  notifier: Notifier;
-  /** The composer of each kind of delivery. */
-  composers: Composers;
   /** The trend's history the report composer reads and writes: what a batch composed is written before its sends (replicas) or by its settle. */
   history: BatchHistory;
-  /** Decides what each route does with a delivery, at its first attempt; the settle records it. */
-  planRoutes: RoutePlanner;
-  clock: Clock;
-  logger: Logger;
   retry: RetrySettings;
-  /** Deliveries in a batch, sent side by side (the SMTP pool's size): one batch at most is mailed twice after a crash. */
-  concurrency: number;
   /** How often the queue is looked at when nothing wakes the worker. */
   pollMs: number;
-  /** How long a claim lasts; a claim not settled by then (its process died) is taken again. */
-  leaseMs: number;
-  /** This process's name on its leases. */
   owner?: string;
   random?: () => number;
   /** Different deliveries answered 4xx in a row before the whole queue pauses (default 3). */
   pauseAfter4xx?: number;
-  /** Hears every outcome once it is recorded (metrics, the SMTP health check, tests). */
-  observe?: (outcome: WorkerOutcome) => void;
 }
 
 /** What {@link Worker.tryNow} did. */
@@ -59,10 +43,7 @@ export interface Worker {
   readonly breaker: SmtpPauseStatus;
   /** The batch the store refuses to record, if any (/readyz, the gauge, the dashboard's banner). */
   readonly unrecorded: UnrecordedStatus;
-  /**
-   * An operator's "try now": a paused queue probes the SMTP server at once (the dashboard's button),
-   * and the deliveries waiting for the pause's end become due now (the oldest is the probe).
-   */
+  /** An operator's "try now" (the dashboard's button): a paused queue probes at once, the deliveries waiting for it made due now. */
   tryNow(): Promise<TryNowResult>;
 }
 
@@ -76,18 +57,16 @@ interface Loop {
   /** The ids of the batch between its claim and its settle; their leases are kept. */
   batch: number[];
   /** Wakes the loop while it waits for work. */
-  wake: (() => void) | undefined;
-  done: Promise<void> | undefined;
-  leaseTimer: NodeJS.Timeout | undefined;
+  wake?: () => void;
+  done?: Promise<void>;
+  leaseTimer?: NodeJS.Timeout;
 }
 
 /**
- * The delivery loop, one batch at a time, each stage handing down to the next: claim the oldest due
- * deliveries (durably, with a lease) → compose each and build its route mails → send them → settle the
- * batch in one write. The claim is durable before the send and the outcome after it, so a crash
- * between the two sends that batch's mails again after restart: at least once, duplicates bounded by
- * one batch. A settle the store refuses is retried while the leases are kept; nothing new is claimed
- * meanwhile, so a failed write alone never repeats a mail.
+ * The delivery loop, one batch at a time: claim the oldest due deliveries (durably, with a lease) → compose
+ * each and build its route mails → send them → settle the batch in one write. The claim is durable before the
+ * send and the outcome after it, so a crash between the two sends that batch's mails again after restart: at
+ * least once, duplicates bounded by one batch. A refused settle never repeats a mail (see settleBatch).
  */
 export function createWorker(options: WorkerOptions): Worker {
   const loop: Loop = {
@@ -98,9 +77,6 @@ export function createWorker(options: WorkerOptions): Worker {
     running: false,
     stopping: false,
     batch: [],
-    wake: undefined,
-    done: undefined,
-    leaseTimer: undefined,
   };
   return {
     owner: loop.owner,
@@ -182,10 +158,9 @@ async function runBatch(loop: Loop, deliveries: ClaimedDelivery[], asProbe: bool
 }
 
 /**
- * With replicas (a shared store), the reports the batch composed are written before its mails are
- * sent, so that another replica composing a successor meanwhile compares with them whole (their failing
- * sets too), not on counts only. One write per batch; a write the store refuses leaves them to the
- * settle, as on a single-owner store, where the next batch always starts after this one's settle.
+ * With replicas (a shared store), the reports the batch composed are written before its mails are sent, so
+ * that another replica composing a successor meanwhile compares with their failing sets, not on counts only.
+ * A refused write leaves them to the settle, as on a single-owner store (whose next batch starts after it).
  */
 async function shareComposedReports(options: WorkerOptions): Promise<void> {
   const { store, history, clock, logger } = options;
@@ -239,7 +214,6 @@ async function keepLeases(loop: Loop): Promise<void> {
   }
 }
 
-/** "Try now": a paused queue's probe goes at once, with the deliveries that waited for the pause made due now. */
 async function tryNow(loop: Loop): Promise<TryNowResult> {
   const { policy } = loop;
   const { clock, logger, store } = loop.options;
@@ -262,7 +236,6 @@ async function tryNow(loop: Loop): Promise<TryNowResult> {
   return 'probing-now';
 }
 
-/** Stops claiming; the batch in flight gets up to `timeoutMs` to be sent and recorded. True when none is left. */
 async function stopLoop(loop: Loop, timeoutMs: number): Promise<boolean> {
   if (!loop.running) return true;
   loop.stopping = true;

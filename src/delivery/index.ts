@@ -3,12 +3,5 @@ export { createWorker, type TryNowResult, type Worker } from './create-worker';
 export { type Composers } from './compose-batch';
 export { createBatchHistory } from './create-batch-history';
 export type { WorkerOutcome } from './settle-batch';
-export {
-  computeBackoffMs,
-  createRetryDecider,
-  maxRetrySpanMs,
-  type AttemptOutcome,
-  type NextState,
-  type RetryDecider,
-  type SmtpPauseStatus,
-} from './retry-policy';
+export { computeBackoffMs, createRetryDecider, maxRetrySpanMs } from './retry-policy';
+export type { AttemptOutcome, NextState, RetryDecider, SmtpPauseStatus } from './retry-policy';

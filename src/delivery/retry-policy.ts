@@ -1,6 +1,5 @@
-import type { FailureClass } from '../notify';
+import { FAILURE_CATALOGUE, type FailureClass } from '../notify';
 import { readFailureFacts } from '../shared';
-import { FAILURE_CATALOGUE } from '../notify';
 
 /** Sends per delivery before it is dead, and the first and largest retry delay caps. */
 export interface RetrySettings {
@@ -12,21 +11,10 @@ export interface RetrySettings {
 /** Different deliveries answered 4xx in a row, by default, before the queue pauses. */
 const DEFAULT_PAUSE_AFTER_4XX = 3;
 
-/**
- * `closed`: deliveries are claimed freely. `open`: the mail server is down; nothing is claimed until
- * `openUntil`. `probing`: one delivery (the oldest due) is in flight to find out whether it is back.
- */
-type BreakerState = 'closed' | 'open' | 'probing';
-
-/** Why the queue is paused: the failure that opened (or last re-opened) the pause. */
-interface BreakerCause {
-  code: string;
-  message: string;
-}
-
 /** The pause as an operator sees it (dashboard banner, /readyz, gauges). */
 export interface SmtpPauseStatus {
-  state: BreakerState;
+  /** `open`: the server is down, nothing is claimed until `openUntil`; `probing`: the oldest due delivery tests whether it is back. */
+  state: 'closed' | 'open' | 'probing';
   /** When the next probe may go (epoch ms); 0 when closed. */
   openUntil: number;
   /** Consecutive server-level failures since the pause last ended. */
@@ -34,8 +22,10 @@ export interface SmtpPauseStatus {
   /** When the current pause began (epoch ms); null when closed. */
   pausedSince: number | null;
   /** The failure that opened or last re-opened it; null when closed. */
-  lastError: BreakerCause | null;
+  lastError: { code: string; message: string } | null;
 }
+
+const CLOSED: SmtpPauseStatus = { state: 'closed', openUntil: 0, failures: 0, pausedSince: null, lastError: null };
 
 /** What one send (or one attempt to prepare a mail) came to, as the policy needs it. */
 export type AttemptOutcome =
@@ -58,37 +48,32 @@ export type NextState =
   /** Nothing later can succeed, or the last attempt failed. */
   | { next: 'dead' };
 
-/**
- * Exponential backoff with full jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"):
- * the delay after attempt n is uniform in [0, min(max, base · 2^(n-1))], so a crowd of deliveries
- * that failed together does not retry together. `random` is injected for tests.
- */
+/** The delay cap after the `n`-th failure in a row: base · 2^(n-1), at most max. */
+function capMs(settings: RetrySettings, n: number): number {
+  return Math.min(settings.maxDelayMs, settings.baseMs * 2 ** Math.max(0, Math.min(n - 1, 52)));
+}
+
+/** Exponential backoff with full jitter (AWS Architecture Blog): deliveries that failed together do not retry together. */
 export function computeBackoffMs(attempt: number, settings: RetrySettings, random: () => number = Math.random): number {
-  const exp = Math.min(settings.maxDelayMs, settings.baseMs * 2 ** Math.max(0, Math.min(attempt - 1, 52)));
-  return Math.floor(random() * exp);
+  return Math.floor(random() * capMs(settings, attempt));
 }
 
 /** The upper bound of the time from the first attempt to giving up: the sum of every cap. */
 export function maxRetrySpanMs(settings: RetrySettings): number {
   let total = 0;
-  for (let n = 1; n < settings.maxAttempts; n += 1) total += Math.min(settings.maxDelayMs, settings.baseMs * 2 ** Math.min(n - 1, 52));
+  for (let n = 1; n < settings.maxAttempts; n += 1) total += capMs(settings, n);
   return total;
 }
 
 /** Exponential backoff with equal jitter for the `failures`-th pause in a row: between half the cap and the cap. */
 function computePauseMs(settings: RetrySettings, failures: number, random: () => number): number {
-  const cap = Math.min(settings.maxDelayMs, settings.baseMs * 2 ** Math.min(failures - 1, 52));
+  const cap = capMs(settings, failures);
   return Math.ceil(cap / 2 + random() * (cap / 2));
 }
 
 /** The one place that decides what happens after an attempt, and holds the server's pause. */
 export interface RetryDecider extends Readonly<SmtpPauseStatus> {
-  /**
-   * The next state of a delivery whose attempt number `attempts` came to `outcome` at `now`. A failed
-   * send also moves the pause: a server-wide failure opens (or, for the probe, re-opens) it; a
-   * message's 4xx pauses the queue when it is the probe's answer or the latest of `pauseAfter4xx`
-   * different deliveries in a row; any other answer proves the server reachable and ends it.
-   */
+  /** The next state of a delivery whose attempt number `attempts` came to `outcome` at `now`; a failed send also moves the pause. */
   decide(outcome: AttemptOutcome, attempts: number, now: number): NextState;
   /** How many deliveries may be claimed now, given `free` send slots: all, one probe, or none while paused. */
   capacity(now: number, free: number): number;
@@ -100,41 +85,27 @@ export interface RetryDecider extends Readonly<SmtpPauseStatus> {
   tryNow(now: number): boolean;
 }
 
-interface PauseState extends SmtpPauseStatus {
+/** The decider's own state: the pause as plain fields, which the functions below move. */
+interface PauseState extends SmtpPauseStatus, Omit<RetryDecider, keyof SmtpPauseStatus> {
   /** Deliveries answered 4xx since the last accepted mail (each counted once, however often it retried). */
   deferred: Set<number>;
 }
 
 /**
- * The retry policy (prometheus/alertmanager notify's retry stage, Nygard's circuit breaker as a
- * policy): a delivery that failed for itself retries alone with backoff; a server that is down pauses
- * the whole queue with exponential backoff (equal jitter) and a single probe, the oldest due delivery,
- * tests it, so the queue keeps its order and the server is not hammered. A 4xx for one message (451
- * greylisting, 450 mailbox busy) is that message's own retry, so one message never holds the others;
- * only `pauseAfter4xx` different deliveries deferred in a row say the server is in trouble.
+ * The retry policy (prometheus/alertmanager notify's retry stage, Nygard's circuit breaker as a policy): a
+ * delivery that failed for itself retries alone with backoff; a server that is down pauses the whole queue
+ * with exponential backoff (equal jitter) and a single probe, the oldest due delivery, tests it, so the queue
+ * keeps its order and the server is not hammered. A 4xx for one message (451 greylisting, 450 mailbox busy) is
+ * its own retry; only `pauseAfter4xx` different deliveries deferred in a row say the server is in trouble.
  */
 export function createRetryDecider(
   settings: RetrySettings,
   random: () => number = Math.random,
   pauseAfter4xx: number = DEFAULT_PAUSE_AFTER_4XX,
 ): RetryDecider {
-  const pause: PauseState = { state: 'closed', openUntil: 0, failures: 0, pausedSince: null, lastError: null, deferred: new Set() };
-  return {
-    get state() {
-      return pause.state;
-    },
-    get openUntil() {
-      return pause.openUntil;
-    },
-    get failures() {
-      return pause.failures;
-    },
-    get pausedSince() {
-      return pause.pausedSince;
-    },
-    get lastError() {
-      return pause.lastError;
-    },
+  const pause: PauseState = {
+    ...CLOSED,
+    deferred: new Set(),
     decide: (outcome, attempts, now) => decideNext({ settings, random, pauseAfter4xx }, pause, outcome, attempts, now),
     capacity(now, free) {
       if (pause.state === 'closed') return free;
@@ -155,6 +126,7 @@ export function createRetryDecider(
       return true;
     },
   };
+  return pause;
 }
 
 interface PolicyInput {
@@ -209,7 +181,14 @@ function movePause(
   return openPause(policy, pause, now, false, { ...cause, message });
 }
 
-function openPause(policy: PolicyInput, pause: PauseState, now: number, wasProbe: boolean, cause: BreakerCause, notBefore = 0): number {
+function openPause(
+  policy: PolicyInput,
+  pause: PauseState,
+  now: number,
+  wasProbe: boolean,
+  cause: NonNullable<SmtpPauseStatus['lastError']>,
+  notBefore = 0,
+): number {
   // Sends already in flight when the pause began fail too; they do not lengthen it, unless the server
   // asked for a longer one.
   if (pause.state === 'open' && !wasProbe) {
@@ -225,9 +204,5 @@ function openPause(policy: PolicyInput, pause: PauseState, now: number, wasProbe
 }
 
 function closePause(pause: PauseState): void {
-  pause.state = 'closed';
-  pause.openUntil = 0;
-  pause.failures = 0;
-  pause.pausedSince = null;
-  pause.lastError = null;
+  Object.assign(pause, CLOSED);
 }

@@ -8,15 +8,14 @@ export interface SendStage {
   policy: RetryDecider;
   clock: Clock;
   logger: Logger;
-  /** Mails on the wire at once (the SMTP pool's size). */
+  /** Deliveries in a batch, sent side by side (the SMTP pool's size): one batch at most is mailed twice after a crash. */
   concurrency: number;
 }
 
 /**
- * The send stage: the batch's deliveries in claim order, `concurrency` at a time, each one's route mails
- * in plan order. The retry policy hears each answer; once it pauses the queue (the server as a whole
- * failed), the mails not started yet are not tried: their deliveries wait with the queue, except the
- * probe, which alone may talk to a paused server.
+ * The send stage: the batch's deliveries in claim order, `concurrency` at a time, each one's route mails in
+ * plan order. Once the retry policy pauses the queue, the mails not started yet wait with it untried; only
+ * the probe may talk to a paused server.
  */
 export async function sendBatch(stage: SendStage, items: BatchItem[]): Promise<void> {
   let next = 0;
@@ -53,15 +52,16 @@ async function sendRouteMail(stage: SendStage, item: BatchItem, mail: RouteMail)
   }
   const { failure } = result;
   const wasClosed = policy.state === 'closed';
-  mail.next = policy.decide(
+  const next = policy.decide(
     { kind: 'failed', failure, deliveryId: item.delivery.id, isProbe: item.isProbe === true },
     item.delivery.attempts,
     now,
   );
-  const next = mail.next;
+  mail.next = next;
+  if (next.next !== 'pause' && next.next !== 'held') return;
   // The delivery's other mails would fail the same way: they wait for the server with it.
-  if (next.next === 'pause' || next.next === 'held') item.deferredUntil ??= next.until;
-  if ((next.next === 'pause' || next.next === 'held') && (wasClosed || item.isProbe))
+  item.deferredUntil ??= next.until;
+  if (wasClosed || item.isProbe)
     stage.logger.warn(
       { code: failure.code, error: policy.lastError?.message, pausedUntil: new Date(next.until).toISOString(), failures: policy.failures },
       failure.configProblem

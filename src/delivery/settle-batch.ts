@@ -1,17 +1,9 @@
 import { parseFailureCode, type Clock, type Logger } from '../shared';
 import { FAILURE_CATALOGUE, type FailureClass } from '../notify';
-import type {
-  ClaimedDelivery,
-  DeliverySettlement,
-  DeliveryStateChange,
-  RouteMailOutcome,
-  SentMessage,
-  SettledBatch,
-  Store,
-} from '../store';
+import type { ClaimedDelivery, DeliverySettlement, RouteMailOutcome, SentMessage, SettledBatch, Store } from '../store';
 import type { BatchItem, RouteMail } from './compose-batch';
 import type { BatchHistory } from './create-batch-history';
-import { computeBackoffMs, type RetryDecider } from './retry-policy';
+import { computeBackoffMs, type NextState, type RetryDecider } from './retry-policy';
 
 /** What one attempt came to, for metrics, the SMTP health check and tests (after it is recorded). */
 export type WorkerOutcome =
@@ -35,10 +27,10 @@ export interface SettleStage {
   policy: RetryDecider;
   clock: Clock;
   logger: Logger;
-  /** The claims' lease: a refused write is tried again well within it (the batch's leases are kept meanwhile). */
+  /** How long a claim lasts (one not settled by then is taken again): a refused write is tried again well within it. */
   leaseMs: number;
   random: () => number;
-  /** After the batch is recorded. */
+  /** Hears every outcome once it is recorded (metrics, the SMTP health check, tests). */
   observe?: (outcome: WorkerOutcome) => void;
 }
 
@@ -56,11 +48,10 @@ export interface SettleState {
 }
 
 /**
- * The settle stage: decides where each delivery of the batch goes (sent, retry at a time, dead), then
- * writes all of it in one transaction with the reports composed for the batch. A write the store
- * refuses (a full disk, a database away) is retried, the batch's leases kept by the worker meanwhile,
- * so a mail sent is never sent again because its record failed; the worker claims nothing new until
- * the batch is recorded. Resolves false when a stop's deadline came first.
+ * The settle stage: decides where each delivery of the batch goes (sent, retry at a time, dead), then writes
+ * all of it in one transaction with the reports composed for the batch. A write the store refuses (a full
+ * disk, a database away) is retried, the batch's leases kept by the worker meanwhile, so a mail sent is never
+ * sent again because its record failed; nothing new is claimed until then. False when a stop's deadline came first.
  */
 export async function settleBatch(stage: SettleStage, state: SettleState, items: BatchItem[], started: number): Promise<boolean> {
   const now = stage.clock.now();
@@ -79,18 +70,17 @@ interface Decided {
   failure?: FailureClass;
 }
 
-/** What a route mail's attempt failed with: its build, or the notifier's answer. */
-function failureOf(mail: RouteMail): FailureClass | undefined {
-  return mail.failure ?? (mail.result && mail.result.status !== 'sent' ? mail.result.failure : undefined);
-}
-
 /** Where one delivery goes, from what its route mails came to (retry-policy.ts decided each failure). */
 function decideSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, now: number): Decided {
   const { delivery } = item;
   const base = { id: delivery.id, ...(item.newPlan ? { plan: item.newPlan } : {}) };
   if (item.composeFailure) {
-    const state = afterNotBuilt(stage, item, item.composeFailure, now);
-    return { item, settlement: { ...base, routes: [], sent: [], state }, failure: item.composeFailure };
+    const { composeFailure: failure } = item;
+    const at = retryAtOf(stage.policy.decide({ kind: 'not-built', failure }, delivery.attempts, now));
+    const { message: error, code } = failure;
+    const state =
+      at === undefined ? { state: 'dead' as const, error, code } : { state: 'retrying' as const, nextAttemptAt: at, error, code };
+    return { item, settlement: { ...base, routes: [], sent: [], state }, failure };
   }
   const routes: RouteMailOutcome[] = [];
   const sent: SentMessage[] = [];
@@ -98,13 +88,13 @@ function decideSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, n
   let retry: { route: string; failure: FailureClass; at: number } | undefined;
   let untried = false;
   for (const mail of item.mails) {
-    const failure = failureOf(mail);
+    // Its build's failure, or the notifier's answer.
+    const failure = mail.failure ?? (mail.result && mail.result.status !== 'sent' ? mail.result.failure : undefined);
     if (mail.result?.status === 'sent') {
       routes.push({ route: mail.route, state: 'sent', messageId: mail.mail!.messageId, response: mail.result.response });
       sent.push(toSentMessage(mail, mail.result.response, mail.sentAt ?? now));
     } else if (failure) {
-      const next = mail.next ?? stage.policy.decide({ kind: 'not-built', failure }, delivery.attempts, now);
-      const later = next.next === 'backoff' ? next.at : next.next === 'pause' || next.next === 'held' ? next.until : undefined;
+      const later = retryAtOf(mail.next ?? stage.policy.decide({ kind: 'not-built', failure }, delivery.attempts, now));
       routes.push({ route: mail.route, state: later === undefined ? 'failed' : 'pending', error: failure.message, code: failure.code });
       if (later === undefined) failures.push({ route: mail.route, failure });
       else retry ??= { route: mail.route, failure, at: later };
@@ -138,11 +128,9 @@ function decideSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, n
   return { item, settlement: { ...settlement, state: { state: 'sent', messageId: firstSent } } };
 }
 
-/** A delivery that could not be composed: backed off when the failure may pass, otherwise dead. */
-function afterNotBuilt(stage: Pick<SettleStage, 'policy'>, item: BatchItem, failure: FailureClass, now: number): DeliveryStateChange {
-  const next = stage.policy.decide({ kind: 'not-built', failure }, item.delivery.attempts, now);
-  if (next.next === 'backoff') return { state: 'retrying', nextAttemptAt: next.at, error: failure.message, code: failure.code };
-  return { state: 'dead', error: failure.message, code: failure.code };
+/** When an attempt that failed is tried again; undefined: never. */
+function retryAtOf(next: NextState): number | undefined {
+  return next.next === 'backoff' ? next.at : next.next === 'pause' || next.next === 'held' ? next.until : undefined;
 }
 
 /** A dead delivery's error: every route that failed, each with its own error. */
@@ -184,6 +172,7 @@ function toSentMessage(mail: RouteMail, response: string, sentAt: number): SentM
 /** Writes the batch; a refusal is retried with backoff (within a quarter lease) until it lands or a stop's deadline passes. */
 async function writeBatch(stage: SettleStage, state: SettleState, batch: SettledBatch): Promise<boolean> {
   const capMs = Math.max(1, Math.floor(stage.leaseMs / 4));
+  const backoff = { maxAttempts: Infinity, baseMs: Math.min(REWRITE_BASE_MS, capMs), maxDelayMs: capMs };
   for (let attempt = 1; ; attempt += 1) {
     try {
       await stage.store.settleBatch(batch);
@@ -203,10 +192,7 @@ async function writeBatch(stage: SettleStage, state: SettleState, batch: Settled
         logGivenUp(stage.logger, batch);
         return false;
       }
-      const wait = Math.max(
-        1,
-        computeBackoffMs(attempt, { maxAttempts: Infinity, baseMs: Math.min(REWRITE_BASE_MS, capMs), maxDelayMs: capMs }, stage.random),
-      );
+      const wait = Math.max(1, computeBackoffMs(attempt, backoff, stage.random));
       await new Promise((resolve) =>
         setTimeout(resolve, state.deadline === undefined ? wait : Math.min(wait, Math.max(1, state.deadline - now))),
       );

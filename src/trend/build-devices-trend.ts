@@ -4,39 +4,28 @@ import {
   comparePairs,
   countBySeverity,
   formatDeltaFailed,
+  NOTHING_LEFT_OUT,
   pairKey,
   withoutPairs,
-  type LeftOutPairs,
+  type TrendOptions,
   type Trend,
   type TrendDelta,
 } from './build-trend';
 import { decideVerdict } from './decide-verdict';
-import type { FailingPair, PairStates, ReportCounts, ReportSnapshot } from './types';
+import type { FailingPair, ReportCounts, ReportSnapshot } from './types';
 
 /**
- * The trend of some of a report's devices only (an owner group's share): this report's and the previous
- * one's failing pairs filtered to `devices` (by name, as the history keeps pairs) and compared as
- * buildTrend compares whole reports, with the same streaks and badges. The history keeps each report's
- * counts over all its devices, not over these, so the previous report's pass ratios of these devices are
- * unknown: the verdict is decided by decideVerdict on their failing results per severity (both sides
- * over one count, so a ratio compares failing counts: HIGH first, the same rule), never "scope
- * changed", and the deltas carry failing counts, not points. `counts` (this report's, when known) gives
- * the current percentages. Null when this report's or the previous one's failing results are unknown:
- * there is nothing to filter. Pure.
+ * The trend of an owner group's devices: both reports' failing pairs filtered to `devices` and compared as
+ * buildTrend does. The history keeps counts over all devices, so the verdict is decided on these devices'
+ * failing results per severity (never "scope changed") and the deltas carry failing counts, not points;
+ * `counts` (this report's) gives the current percentages. Null when either failing set is unknown. Pure.
  */
 export function buildDevicesTrend(
   current: ReportSnapshot,
   history: readonly ReportSnapshot[],
-  options: {
-    devices: ReadonlySet<string>;
-    counts?: SeverityCounts | null;
-    historyTruncated?: boolean;
-    leftOut?: LeftOutPairs;
-    /** See buildTrend. */
-    states?: PairStates;
-  },
+  options: TrendOptions & { devices: ReadonlySet<string>; counts?: SeverityCounts | null },
 ): Trend | null {
-  const leftOut = options.leftOut ?? { current: new Set<string>(), previous: new Set<string>() };
+  const leftOut = options.leftOut ?? NOTHING_LEFT_OUT;
   const keep = (pairs: readonly FailingPair[]) => pairs.filter((pair) => options.devices.has(pair.device));
   if (current.failing === null) return null;
   const mine: ReportSnapshot = { ...current, failing: keep(current.failing) };

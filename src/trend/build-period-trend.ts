@@ -1,25 +1,13 @@
-import { passPercent } from '../report';
+import { passPercent, type Severity } from '../report';
 import { buildTrend, pairKey, type Trend } from './build-trend';
 import type { FailingPair, PairStates, ReportSnapshot } from './types';
 
-/** Pass percentages of one report: overall and per severity (null where nothing was counted). */
-interface PeriodRatios {
-  overall: number | null;
-  HIGH: number | null;
-  MIDDLE: number | null;
-  LOW: number | null;
-}
-
 /** One report of the period, as a point of its chart. */
-export interface PeriodPoint {
-  reportId: number;
-  /** `data.created` as NetBox sent it, and in epoch ms. */
-  created: string;
-  createdMs: number;
-  dedupKey: string;
-  ratios: PeriodRatios;
+export interface PeriodPoint extends Pick<ReportSnapshot, 'reportId' | 'created' | 'createdMs' | 'dedupKey'> {
+  /** Pass percentages, overall and per severity (null where nothing was counted). */
+  ratios: Record<'overall' | Severity, number | null>;
   /** Failed results, overall and per severity. */
-  failed: { overall: number; HIGH: number; MIDDLE: number; LOW: number };
+  failed: Record<'overall' | Severity, number>;
 }
 
 /** A device with failing results in the period's latest report. */
@@ -36,16 +24,9 @@ export interface SeriesPeriodTrend {
   /** The period's reports, oldest first (by creation, then id): the chart's points. */
   points: PeriodPoint[];
   latest: PeriodPoint;
-  /**
-   * What the period is measured against: the series' last report before the period, or, when it
-   * has none, the period's own first report (then `inPeriod`). Null for a period of one first report.
-   */
+  /** The series' last report before the period, or else the period's first (`inPeriod`); null for a period of one first report. */
   baseline: { reportId: number; created: string; inPeriod: boolean } | null;
-  /**
-   * The latest report against the baseline: its deltas per severity are the change over the period, its
-   * newly failing and fixed pairs what changed from the period's start to its end (known only when both
-   * failing sets are known; a pair that failed and was fixed within the period is in neither).
-   */
+  /** The latest report against the baseline: the change over the period (a pair failed and fixed within it is in neither list). */
   change: Trend;
   /** Devices by failing results in the latest report, HIGH first, accepted exceptions left out; empty when its failing pairs are unknown. */
   worstDevices: WorstDevice[];
@@ -53,13 +34,9 @@ export interface SeriesPeriodTrend {
   waived: number;
 }
 
-/** Devices shown as the worst of a series. */
 const WORST_DEVICES_SHOWN = 5;
 
-/**
- * The period trend of one series: `reports` are the period's reports of that series (any order),
- * `before` the series' last report before the period, if any. Pure: same input, same trend.
- */
+/** The period trend of one series from its reports in the period (any order) and its last report before it, if any. Pure. */
 export function buildPeriodTrend(
   reports: readonly ReportSnapshot[],
   before: ReportSnapshot | undefined,
@@ -112,9 +89,7 @@ export function buildPeriodPoint(report: ReportSnapshot): PeriodPoint {
  * (`chain[0]`) to its last: a pair that stopped failing is fixed when the report right after its last
  * failure shows it passed, not evaluated when that report has no result for it; a pair failing at the end
  * is newly failing when the report where its last run of failures began shows it passed in the report
- * before. Anything those reports did not record (a report between with an unknown failing set, a
- * comparison not kept) stays unknown. Reports stored before these states were kept (`states` absent)
- * count their pairs as evaluated, as the relay did then.
+ * before. Anything not recorded stays unknown; a report stored without states counts its pairs as evaluated.
  */
 function derivePeriodStates(chain: readonly ReportSnapshot[]): PairStates | undefined {
   const first = chain[0];

@@ -3,22 +3,14 @@ import type { ReportDelivery } from '../webhook';
 import type { FailingPair, ReportSnapshot } from './types';
 
 /**
- * The series a report belongs to: "previous report" means the previous one of the same NetBox.
- * The relay talks to one NetBox (NETBOX_URL), so the series is that URL plus the base path the
- * report's own `url` carries (`/netbox/api/...` → `/netbox`). The sender's IP address is NOT used:
- * NetBox's RQ workers change address on every container or pod restart, which would cut every trend.
- * A second NetBox with another base path (or a relay without NETBOX_URL) gets its own series.
- */
-function buildSeriesKey(options: { netboxUrl?: string; reportUrl: string }): string {
-  return `${options.netboxUrl ?? 'netbox'}|${findNetboxBasePath(options.reportUrl)}`;
-}
-
-/**
- * The series of a report of a NetBox source: a named source's reports form a history of their own
+ * The series a report belongs to: "previous report" means the previous one of the same NetBox, so the
+ * series is the NetBox URL plus the base path the report's own `url` carries (`/netbox/api/...` →
+ * `/netbox`). The sender's IP address is NOT used: NetBox's RQ workers change address on every container
+ * or pod restart, which would cut every trend. A named source's reports form a history of their own
  * (report ids collide across NetBoxes); the default source keeps the series it had before sources.
  */
 export function buildSourceSeriesKey(options: { source?: string; netboxUrl?: string; reportUrl: string }): string {
-  const netboxSeries = buildSeriesKey(options);
+  const netboxSeries = `${options.netboxUrl ?? 'netbox'}|${findNetboxBasePath(options.reportUrl)}`;
   return options.source === undefined ? netboxSeries : `source:${options.source}|${netboxSeries}`;
 }
 

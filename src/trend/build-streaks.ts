@@ -17,13 +17,7 @@ export function pairKey(pair: Pick<FailingPair, 'device' | 'test'>): string {
   return `${pair.test}\u0000${pair.device}`;
 }
 
-/**
- * The keys of a report's failing pairs as a set, made once per set: the trend's walk back through the
- * history and the streaks ask for the same reports' sets again, and a key made once is hashed once.
- * With the streaks' typed arrays (below), a trend of 2,000 pairs failing for 30 reports went from 137 to
- * ~48 ms of the event loop (`npm run bench -- --only report-history`); building these sets is now the
- * largest part of what is not reading.
- */
+/** The keys of a report's failing pairs as a set, made once per set: the walk back and the streaks ask for the same sets again. */
 const keySets = new WeakMap<readonly FailingPair[], ReadonlySet<string>>();
 export function failingKeys(failing: readonly FailingPair[]): ReadonlySet<string> {
   let keys = keySets.get(failing);
@@ -32,9 +26,8 @@ export function failingKeys(failing: readonly FailingPair[]): ReadonlySet<string
 }
 
 /**
- * Walks back through the history while each pair keeps failing. The walk keeps its counts in typed
- * arrays, one slot per pair, and makes each pair's streak object once at the end: updating 2,000
- * objects made by spreading the pairs, 30 reports deep, cost ~60 ms where the arrays take ~5.
+ * Walks back through the history while each pair keeps failing, counting in typed arrays (one slot per
+ * pair) and making each streak once at the end: thousands of pairs, 30 reports deep, are too slow as objects.
  */
 export function buildStreaks(
   current: ReportSnapshot,
@@ -87,11 +80,10 @@ export function buildStreaks(
     if (pair.ids) streak.ids = pair.ids;
     return streak;
   });
-  return streaks.sort(
-    (a, b) =>
-      b.reports - a.reports ||
-      SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
-      a.test.localeCompare(b.test) ||
-      a.device.localeCompare(b.device),
-  );
+  return streaks.sort((a, b) => b.reports - a.reports || byPairOrder(a, b));
+}
+
+/** HIGH first, then by test, then by device. */
+export function byPairOrder(a: FailingPair, b: FailingPair): number {
+  return SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || a.test.localeCompare(b.test) || a.device.localeCompare(b.device);
 }

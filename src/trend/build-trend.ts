@@ -1,8 +1,7 @@
 import { countPerSeverity, passPercent, SEVERITY_ORDER, type Severity } from '../report';
 import type { FailingPair, PairStates, ReportCounts, ReportSnapshot } from './types';
-import { groupPairsByTest, type TestPairsGroup } from './group-pairs-by-test';
 import { decideVerdict, type Verdict } from './decide-verdict';
-import { buildStreaks, failingKeys, pairKey, type FailingStreak } from './build-streaks';
+import { buildStreaks, byPairOrder, failingKeys, pairKey, type FailingStreak } from './build-streaks';
 
 export { failingKeys, pairKey } from './build-streaks';
 
@@ -11,6 +10,23 @@ const MINUS = '\u2212';
 
 /** Newly failing / fixed / still failing pairs listed in a trend, at most (counts are always exact). */
 const TREND_PAIR_CAP = 20;
+
+/** Devices named per test in a grouped list; the rest is a count ("the first few devices"). */
+const GROUP_DEVICES_SHOWN = 3;
+
+/** The pairs of one test, as a mail lists them: one line per test, not one per result. */
+export interface TestPairsGroup {
+  test: string;
+  severity: Severity;
+  /** Devices (pairs) of this test in the list: exact, whatever the caps. */
+  devices: number;
+  /** The first {@link GROUP_DEVICES_SHOWN} device names, in name order. */
+  firstDevices: string[];
+  /** For still-failing pairs: the longest streak among this test's pairs (reports in a row), else 0. */
+  longestReports: number;
+  /** The report where that longest streak began; null for pairs without a streak. */
+  longestSinceReportId: number | null;
+}
 
 /** Change of one line (Overall or one severity) against the previous report. */
 export interface TrendDelta {
@@ -24,86 +40,36 @@ export interface TrendDelta {
   failed: number;
   previousFailed: number;
   deltaFailed: number;
-  /**
-   * Results of this line in each report: they differ when the reports cover different tests or devices. In
-   * a devices-only trend both are this report's count of those devices (0 when unknown): the previous one's is not kept.
-   */
+  /** Results of this line in each report; in a devices-only trend both are this report's count of those devices (0 when unknown). */
   count: number;
   previousCount: number;
   /** "+2 failing", "−1 failing", "±0 failing". */
   deltaFailedText: string;
-  /**
-   * "better" when the pass percentage rose, "worse" when it fell, "same" otherwise (also when not
-   * comparable); in a devices-only trend (see Trend.devicesOnly), by the failing count instead.
-   */
+  /** By the pass percentage ("same" also when not comparable); in a devices-only trend, by the failing count. */
   direction: 'better' | 'worse' | 'same';
 }
 
-/**
- * How a report compares with the previous one of its series (by creation time). The notify
- * policies (on-change, regression) read `failingSetChanged` and `regression`.
- */
-export interface Trend {
-  /** The one verdict every reader shows (see decideVerdict): `first` when there is no previous report. */
-  verdict: Verdict;
-  /** The compared reports cover different results (see decideVerdict); false for the first report. */
-  scopeChanged: boolean;
-  /**
-   * Some of the report's devices only (an owner group's share, see buildDevicesTrend): the previous
-   * report's pass ratios over them are not known, so the verdict is decided on failing results per
-   * severity and the deltas carry failing counts, not points.
-   */
-  devicesOnly: boolean;
-  /**
-   * The report compared with, or null for the first report of its series (nothing to compare with).
-   * `pending`: stored, its mail not composed yet, so compared on counts only (see ReportSnapshot.pending).
-   */
-  previous: { reportId: number; created: string; dedupKey: string; pending?: boolean } | null;
-  /** A newer report of the series had been stored when this one arrived (see ReportSnapshot.arrivedLate). */
-  arrivedLate?: boolean;
-  overall: TrendDelta | null;
-  /** HIGH, MIDDLE, LOW; empty when there is no previous report. */
-  severities: TrendDelta[];
-  /** True when both this report's and the previous report's failing pairs are known. */
-  failingSetKnown: boolean;
-  /**
-   * True when the failing pairs differ (or the failed counts do, which implies it); false when both
-   * sets are known and equal; null when it cannot be told (sets unknown, counts equal) or no previous.
-   */
-  failingSetChanged: boolean | null;
-  /** True when any pass percentage fell or a pair newly fails. */
-  regression: boolean;
-  /**
-   * Pairs failing now that passed in the previous report (without {@link PairStates}: that did not fail
-   * there); capped at TREND_PAIR_CAP.
-   */
+/** The pair lists of a trend. A list is capped at TREND_PAIR_CAP (pairs, or tests when grouped) unless said; its count is exact. */
+interface PairLists {
+  /** Pairs failing now that passed in the previous report (without {@link PairStates}: that did not fail there). */
   newlyFailing: FailingPair[];
   newlyFailingCount: number;
-  /** Pairs that failed in the previous report and NetBox shows passed in this one; capped at TREND_PAIR_CAP. */
+  /** Pairs that failed in the previous report and NetBox shows passed in this one. */
   fixed: FailingPair[];
   fixedCount: number;
-  /**
-   * Every device with a fixed pair, each once, by name, uncapped: an owner group's mail counts the fixes
-   * of its devices, also of one that fails nothing now. `id` is NetBox's, when the history kept it.
-   */
+  /** Every device with a fixed pair, once, by name, uncapped: an owner group's mail counts the fixes of its devices. */
   fixedDevices: FixedDevice[];
-  /** Pairs failing now and in the previous report, longest streak first; capped at TREND_PAIR_CAP. */
+  /** Pairs failing now and in the previous report, longest streak first. */
   stillFailing: FailingStreak[];
   stillFailingCount: number;
-  /** Every newly failing pair grouped per test (one line per test, HIGH first); capped at TREND_PAIR_CAP tests. */
+  /** The three lists above grouped per test (one line per test, HIGH first), from every pair. */
   newlyFailingTests: TestPairsGroup[];
   newlyFailingTestCount: number;
-  /** Every still-failing pair grouped per test, with the longest streak; capped at TREND_PAIR_CAP tests. */
   stillFailingTests: TestPairsGroup[];
   stillFailingTestCount: number;
-  /** Every fixed pair grouped per test, HIGH first; capped at TREND_PAIR_CAP tests. */
   fixedTests: TestPairsGroup[];
   fixedTestCount: number;
-  /**
-   * Pairs that failed in the previous report and have no result in this one: not evaluated this time
-   * (device removed or skipped, out of a test's selector, test deleted). Neither fixed nor failing, and
-   * left out of the verdict. Uncapped, in device then test order.
-   */
+  /** Pairs that failed in the previous report and have no result in this one (not evaluated): out of the verdict; uncapped, by device. */
   notEvaluated: FailingPair[];
   /** Pairs that failed in the previous report and do not fail now, of which NetBox could not say whether they passed or were not evaluated. */
   undeterminedCount: number;
@@ -111,15 +77,35 @@ export interface Trend {
   notEvaluatedBefore: FailingPair[];
   /** Pairs failing now that did not fail in the previous report, of which NetBox could not say whether they passed there. */
   undeterminedBeforeCount: number;
-  /**
-   * Each failing pair's badge, by {@link pairKey}, uncapped: `new`, or its streak. The mail tags every
-   * failing result it lists with it, so each (device, test) is listed once, with what changed.
-   */
+  /** Each failing pair's badge by {@link pairKey}, uncapped: the mail lists each (device, test) once, tagged with what changed. */
   badges: ReadonlyMap<string, PairBadge>;
-  /**
-   * Failing pairs of this report left out of the comparison (accepted exceptions), per severity. The
-   * deltas keep validity's own figures; the verdict, `failingSetChanged` and `regression` count these as passed.
-   */
+}
+
+/**
+ * How a report compares with the previous one of its series (by creation time). The notify
+ * policies (on-change, regression) read `failingSetChanged` and `regression`.
+ */
+export interface Trend extends PairLists {
+  /** The one verdict every reader shows (see decideVerdict): `first` when there is no previous report. */
+  verdict: Verdict;
+  /** The compared reports cover different results (see decideVerdict); false for the first report. */
+  scopeChanged: boolean;
+  /** Some of the report's devices only (an owner group's share): see buildDevicesTrend. */
+  devicesOnly: boolean;
+  /** The report compared with (null: first of its series); `pending`: its mail not composed yet, so compared on counts only. */
+  previous: { reportId: number; created: string; dedupKey: string; pending?: boolean } | null;
+  /** See ReportSnapshot.arrivedLate. */
+  arrivedLate?: boolean;
+  overall: TrendDelta | null;
+  /** HIGH, MIDDLE, LOW; empty when there is no previous report. */
+  severities: TrendDelta[];
+  /** True when both this report's and the previous report's failing pairs are known. */
+  failingSetKnown: boolean;
+  /** True when the failing pairs (or failed counts) differ; false when both sets are known and equal; null when it cannot be told. */
+  failingSetChanged: boolean | null;
+  /** True when any pass percentage fell or a pair newly fails. */
+  regression: boolean;
+  /** Accepted exceptions per severity: the deltas keep validity's figures; the verdict and the change flags count them as passed. */
   leftOut: Record<Severity, number>;
 }
 
@@ -132,64 +118,42 @@ export interface LeftOutPairs {
   previous: ReadonlySet<string>;
 }
 
-/** A device with a fixed pair (see Trend.fixedDevices). */
+/** A device with a fixed pair; `id` is NetBox's, when the history kept it. */
 interface FixedDevice {
   name: string;
   id: number | null;
 }
 
-/**
- * A failing pair's place in the series: newly failing (it passed in the previous report), failing for
- * `reports` reports in a row, without a result in the previous report (`unseen`), or not failing there
- * with nothing known of whether it passed (`unknown`).
- */
+/** A failing pair's place in the series: newly failing, failing `reports` in a row, no result before (`unseen`), or `unknown`. */
 export type PairBadge =
   { kind: 'new' } | { kind: 'unseen' } | { kind: 'unknown' } | { kind: 'streak'; reports: number; sinceReportId: number; atLeast: boolean };
 
+export interface TrendOptions {
+  historyTruncated?: boolean;
+  leftOut?: LeftOutPairs;
+  /** What NetBox's results say of the pairs that changed; absent: every pair was evaluated in both reports (a sample). */
+  states?: PairStates;
+}
+
 /**
- * Compares a report with the previous one of its series. `history` is the previous reports, newest
- * first (history[0] is the previous report), used only to measure how long still-failing pairs have
- * failed; `historyTruncated` says older reports exist beyond it. Pure: same input, same trend.
+ * Compares a report with the previous one of its series, `history[0]`; the older ones (newest first) only
+ * measure how long still-failing pairs have failed, and `historyTruncated` says more exist. Pure.
  */
-export function buildTrend(
-  current: ReportSnapshot,
-  history: readonly ReportSnapshot[],
-  options: {
-    historyTruncated?: boolean;
-    leftOut?: LeftOutPairs;
-    /** What NetBox's results say of the pairs that changed; absent: every pair was evaluated in both reports (a sample). */
-    states?: PairStates;
-  } = {},
-): Trend {
-  const leftOut = options.leftOut ?? { current: new Set<string>(), previous: new Set<string>() };
+export function buildTrend(current: ReportSnapshot, history: readonly ReportSnapshot[], options: TrendOptions = {}): Trend {
+  const leftOut = options.leftOut ?? NOTHING_LEFT_OUT;
   const currentLeftOut = countBySeverity(current.failing, leftOut.current);
   const previousRaw = history[0];
   if (!previousRaw) return { ...buildFirstTrend(), leftOut: currentLeftOut };
-  const c = current.counts;
-  const p = previousRaw.counts;
-  const previousLeftOut = countBySeverity(previousRaw.failing, leftOut.previous);
   // What the decisions compare: left-out pairs count as passed on their side.
-  const cd = addPassed(c, currentLeftOut);
-  const pd = addPassed(p, previousLeftOut);
-  const decided = [
-    buildDelta('Overall', cd.totalPassed, cd.totalCount, pd.totalPassed, pd.totalCount),
-    buildDelta('HIGH', cd.highPassed, cd.highCount, pd.highPassed, pd.highCount),
-    buildDelta('MIDDLE', cd.middlePassed, cd.middleCount, pd.middlePassed, pd.middleCount),
-    buildDelta('LOW', cd.lowPassed, cd.lowCount, pd.lowPassed, pd.lowCount),
-  ];
-  const overall = buildDelta('Overall', c.totalPassed, c.totalCount, p.totalPassed, p.totalCount);
-  const severities = [
-    buildDelta('HIGH', c.highPassed, c.highCount, p.highPassed, p.highCount),
-    buildDelta('MIDDLE', c.middlePassed, c.middleCount, p.middlePassed, p.middleCount),
-    buildDelta('LOW', c.lowPassed, c.lowCount, p.lowPassed, p.lowCount),
-  ];
-  const countsDiffer = decided.some((d) => d.deltaFailed !== 0) || failedOf(cd) !== failedOf(pd);
+  const cd = addPassed(current.counts, currentLeftOut);
+  const pd = addPassed(previousRaw.counts, countBySeverity(previousRaw.failing, leftOut.previous));
+  const decided = buildDeltas(cd, pd);
+  const [overall, ...severities] = buildDeltas(current.counts, previousRaw.counts);
   const previous = withoutPairs(previousRaw, leftOut.previous);
-  const currentKept = withoutPairs(current, leftOut.current);
-
   const failingSetKnown = current.failing !== null && previous.failing !== null;
+  const currentKept = withoutPairs(current, leftOut.current);
   const pairs = comparePairs(current, currentKept, previous, history, options.historyTruncated ?? false, options.states);
-  const failingSetChanged = countsDiffer || pairs.newlyFailing.length > 0 || pairs.fixed.length > 0 ? true : failingSetKnown ? false : null;
+  const changed = decided.some((d) => d.deltaFailed !== 0) || pairs.newlyFailing.length > 0 || pairs.fixed.length > 0;
   // A previous failure not evaluated now (or not known to be) leaves the previous side of the verdict's
   // ratios: its disappearance is no improvement of anything evaluated.
   const decision = decideVerdict({
@@ -208,35 +172,14 @@ export function buildTrend(
     overall,
     severities,
     failingSetKnown,
-    failingSetChanged,
+    failingSetChanged: changed ? true : failingSetKnown ? false : null,
     regression: decided.some((d) => d.direction === 'worse') || pairs.newlyFailing.length > 0,
     ...pairs.lists,
     leftOut: currentLeftOut,
   };
 }
 
-/** The pair lists of a trend (newly failing, fixed, still failing, not evaluated, grouped, badges), and the uncapped lists the verdict reads. */
-type PairLists = Pick<
-  Trend,
-  | 'newlyFailing'
-  | 'newlyFailingCount'
-  | 'fixed'
-  | 'fixedCount'
-  | 'fixedDevices'
-  | 'stillFailing'
-  | 'stillFailingCount'
-  | 'newlyFailingTests'
-  | 'newlyFailingTestCount'
-  | 'stillFailingTests'
-  | 'stillFailingTestCount'
-  | 'fixedTests'
-  | 'fixedTestCount'
-  | 'notEvaluated'
-  | 'undeterminedCount'
-  | 'notEvaluatedBefore'
-  | 'undeterminedBeforeCount'
-  | 'badges'
->;
+export const NOTHING_LEFT_OUT: LeftOutPairs = { current: new Set(), previous: new Set() };
 
 /** What comparePairs hands the verdict: the uncapped lists, and the previous failures it must not count. */
 export interface ComparedPairs {
@@ -248,11 +191,9 @@ export interface ComparedPairs {
 }
 
 /**
- * Compares the kept failing pairs of this report with those of the previous one (both without their
- * left-out pairs): what newly fails, what got fixed, what was not evaluated, and how long the rest has
- * failed (walking `history`). A pair that stopped failing is fixed only when `states` shows it passed;
- * one that started failing is newly failing only when it passed in the previous report. Without
- * `states`, every pair is taken as evaluated in both reports. Empty lists when either set is unknown.
+ * Compares the kept failing pairs of both reports: a pair that stopped failing is fixed only when `states`
+ * shows it passed, one that started failing is newly failing only when it passed in the previous report
+ * (without `states`, every pair was evaluated in both). Empty lists when either set is unknown.
  */
 export function comparePairs(
   current: ReportSnapshot,
@@ -273,44 +214,81 @@ export function comparePairs(
     gone = previous.failing.filter((pair) => !now.has(pairKey(pair)));
     still = currentKept.failing.filter((_, i) => before.has(currentKeys[i]));
   }
-  const wentBy = splitByState(gone, states ? states.now : undefined);
-  const cameBy = splitByState(appeared, states ? states.before : undefined);
-  const newlyFailing = sortPairs(cameBy.passed);
-  const fixed = sortPairs(wentBy.passed);
+  const went = splitByState(gone, states?.now);
+  const came = splitByState(appeared, states?.before);
+  const newlyFailing = [...came.passed].sort(byPairOrder);
+  const fixed = [...went.passed].sort(byPairOrder);
   const stillFailing = buildStreaks(current, still, history, historyTruncated);
-  const newlyFailingTests = groupPairsByTest(newlyFailing);
-  const stillFailingTests = groupPairsByTest(stillFailing);
-  const fixedTests = groupPairsByTest(fixed);
-  const badges = new Map<string, PairBadge>(newlyFailing.map((pair) => [pairKey(pair), { kind: 'new' }]));
-  for (const pair of cameBy.absent) badges.set(pairKey(pair), { kind: 'unseen' });
-  for (const pair of cameBy.unknown) badges.set(pairKey(pair), { kind: 'unknown' });
-  for (const s of stillFailing)
-    badges.set(pairKey(s), { kind: 'streak', reports: s.reports, sinceReportId: s.sinceReportId, atLeast: s.atLeast });
   return {
     newlyFailing,
     fixed,
-    notComparable: [...wentBy.absent, ...wentBy.unknown],
-    lists: {
-      newlyFailing: newlyFailing.slice(0, TREND_PAIR_CAP),
-      newlyFailingCount: newlyFailing.length,
-      fixed: fixed.slice(0, TREND_PAIR_CAP),
-      fixedCount: fixed.length,
-      fixedDevices: listFixedDevices(fixed),
-      stillFailing: stillFailing.slice(0, TREND_PAIR_CAP),
-      stillFailingCount: stillFailing.length,
-      newlyFailingTests: newlyFailingTests.slice(0, TREND_PAIR_CAP),
-      newlyFailingTestCount: newlyFailingTests.length,
-      stillFailingTests: stillFailingTests.slice(0, TREND_PAIR_CAP),
-      stillFailingTestCount: stillFailingTests.length,
-      fixedTests: fixedTests.slice(0, TREND_PAIR_CAP),
-      fixedTestCount: fixedTests.length,
-      notEvaluated: sortByDevice(wentBy.absent),
-      undeterminedCount: wentBy.unknown.length,
-      notEvaluatedBefore: sortByDevice(cameBy.absent),
-      undeterminedBeforeCount: cameBy.unknown.length,
-      badges,
-    },
+    notComparable: [...went.absent, ...went.unknown],
+    lists: listPairs(newlyFailing, fixed, stillFailing, went, came),
   };
+}
+
+/** A trend's pair lists, capped, and every failing pair's badge. */
+function listPairs(
+  newlyFailing: FailingPair[],
+  fixed: FailingPair[],
+  stillFailing: FailingStreak[],
+  went: SplitPairs,
+  came: SplitPairs,
+): PairLists {
+  const badges = new Map<string, PairBadge>(newlyFailing.map((pair) => [pairKey(pair), { kind: 'new' }]));
+  for (const pair of came.absent) badges.set(pairKey(pair), { kind: 'unseen' });
+  for (const pair of came.unknown) badges.set(pairKey(pair), { kind: 'unknown' });
+  for (const s of stillFailing)
+    badges.set(pairKey(s), { kind: 'streak', reports: s.reports, sinceReportId: s.sinceReportId, atLeast: s.atLeast });
+  const newlyFailingTests = groupPairsByTest(newlyFailing);
+  const stillFailingTests = groupPairsByTest(stillFailing);
+  const fixedTests = groupPairsByTest(fixed);
+  return {
+    newlyFailing: newlyFailing.slice(0, TREND_PAIR_CAP),
+    newlyFailingCount: newlyFailing.length,
+    fixed: fixed.slice(0, TREND_PAIR_CAP),
+    fixedCount: fixed.length,
+    fixedDevices: listFixedDevices(fixed),
+    stillFailing: stillFailing.slice(0, TREND_PAIR_CAP),
+    stillFailingCount: stillFailing.length,
+    newlyFailingTests: newlyFailingTests.slice(0, TREND_PAIR_CAP),
+    newlyFailingTestCount: newlyFailingTests.length,
+    stillFailingTests: stillFailingTests.slice(0, TREND_PAIR_CAP),
+    stillFailingTestCount: stillFailingTests.length,
+    fixedTests: fixedTests.slice(0, TREND_PAIR_CAP),
+    fixedTestCount: fixedTests.length,
+    notEvaluated: sortByDevice(went.absent),
+    undeterminedCount: went.unknown.length,
+    notEvaluatedBefore: sortByDevice(came.absent),
+    undeterminedBeforeCount: came.unknown.length,
+    badges,
+  };
+}
+
+/** Groups pairs per test (HIGH first, then most devices, then by name), from every pair so that the counts are exact. */
+function groupPairsByTest(pairs: readonly (FailingPair & { reports?: number; sinceReportId?: number })[]): TestPairsGroup[] {
+  const byTest = new Map<string, { severity: Severity; devices: string[]; longestReports: number; longestSinceReportId: number | null }>();
+  for (const pair of pairs) {
+    const group = byTest.get(pair.test) ?? { severity: pair.severity, devices: [], longestReports: 0, longestSinceReportId: null };
+    group.devices.push(pair.device);
+    // A test's severity is one value in validity; the highest seen wins should two reports disagree.
+    if (SEVERITY_ORDER[pair.severity] < SEVERITY_ORDER[group.severity]) group.severity = pair.severity;
+    if ((pair.reports ?? 0) > group.longestReports) {
+      group.longestReports = pair.reports ?? 0;
+      group.longestSinceReportId = pair.sinceReportId ?? null;
+    }
+    byTest.set(pair.test, group);
+  }
+  return [...byTest.entries()]
+    .map(([test, g]) => ({
+      test,
+      severity: g.severity,
+      devices: g.devices.length,
+      firstDevices: [...g.devices].sort((a, b) => a.localeCompare(b)).slice(0, GROUP_DEVICES_SHOWN),
+      longestReports: g.longestReports,
+      longestSinceReportId: g.longestSinceReportId,
+    }))
+    .sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || b.devices - a.devices || a.test.localeCompare(b.test));
 }
 
 /** The devices of some pairs, each once, by name. */
@@ -323,16 +301,12 @@ function listFixedDevices(pairs: readonly FailingPair[]): FixedDevice[] {
   return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
 }
 
-/**
- * Pairs by what one report's results say of them: passed, no result (absent), or not known. Without a
- * states map (`undefined`) every pair counts as passed; a null map knows none.
- */
-function splitByState(
-  pairs: readonly FailingPair[],
-  states: ReadonlyMap<string, boolean> | null | undefined,
-): { passed: FailingPair[]; absent: FailingPair[]; unknown: FailingPair[] } {
+type SplitPairs = Record<'passed' | 'absent' | 'unknown', FailingPair[]>;
+
+/** Pairs by what one report's results say of them; without a states map every pair passed, a null map knows none. */
+function splitByState(pairs: readonly FailingPair[], states: ReadonlyMap<string, boolean> | null | undefined): SplitPairs {
   if (states === undefined) return { passed: [...pairs], absent: [], unknown: [] };
-  const split = { passed: [] as FailingPair[], absent: [] as FailingPair[], unknown: [] as FailingPair[] };
+  const split: SplitPairs = { passed: [], absent: [], unknown: [] };
   for (const pair of pairs) {
     const state = states?.get(pairKey(pair));
     (state === true ? split.passed : state === false ? split.absent : split.unknown).push(pair);
@@ -377,6 +351,7 @@ export function withoutPairs(snapshot: ReportSnapshot, keys: ReadonlySet<string>
 
 /** The trend of the first report of a series: nothing to compare with. */
 export function buildFirstTrend(devicesOnly = false): Omit<Trend, 'leftOut'> {
+  const none = splitByState([], undefined);
   return {
     verdict: 'first',
     scopeChanged: false,
@@ -387,29 +362,18 @@ export function buildFirstTrend(devicesOnly = false): Omit<Trend, 'leftOut'> {
     failingSetKnown: false,
     failingSetChanged: null,
     regression: false,
-    newlyFailing: [],
-    newlyFailingCount: 0,
-    fixed: [],
-    fixedCount: 0,
-    fixedDevices: [],
-    stillFailing: [],
-    stillFailingCount: 0,
-    newlyFailingTests: [],
-    newlyFailingTestCount: 0,
-    stillFailingTests: [],
-    stillFailingTestCount: 0,
-    fixedTests: [],
-    fixedTestCount: 0,
-    notEvaluated: [],
-    undeterminedCount: 0,
-    notEvaluatedBefore: [],
-    undeterminedBeforeCount: 0,
-    badges: new Map(),
+    ...listPairs([], [], [], none, none),
   };
 }
 
-function failedOf(counts: ReportCounts): number {
-  return counts.totalCount - counts.totalPassed;
+/** Overall, HIGH, MIDDLE, LOW. */
+function buildDeltas(c: ReportCounts, p: ReportCounts): TrendDelta[] {
+  return [
+    buildDelta('Overall', c.totalPassed, c.totalCount, p.totalPassed, p.totalCount),
+    buildDelta('HIGH', c.highPassed, c.highCount, p.highPassed, p.highCount),
+    buildDelta('MIDDLE', c.middlePassed, c.middleCount, p.middlePassed, p.middleCount),
+    buildDelta('LOW', c.lowPassed, c.lowCount, p.lowPassed, p.lowCount),
+  ];
 }
 
 function buildDelta(name: TrendDelta['name'], passed: number, count: number, previousPassed: number, previousCount: number): TrendDelta {
@@ -436,7 +400,6 @@ function buildDelta(name: TrendDelta['name'], passed: number, count: number, pre
   };
 }
 
-/** "+2 failing", "−1 failing", "±0 failing". */
 export function formatDeltaFailed(deltaFailed: number): string {
   return `${signOf(deltaFailed)}${Math.abs(deltaFailed)} failing`;
 }
@@ -447,10 +410,4 @@ function signOf(n: number): string {
 
 function sortByDevice(pairs: FailingPair[]): FailingPair[] {
   return [...pairs].sort((a, b) => a.device.localeCompare(b.device) || a.test.localeCompare(b.test));
-}
-
-function sortPairs<T extends FailingPair>(pairs: T[]): T[] {
-  return [...pairs].sort(
-    (a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || a.test.localeCompare(b.test) || a.device.localeCompare(b.device),
-  );
 }

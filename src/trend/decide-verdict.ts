@@ -11,12 +11,7 @@ export type Verdict = 'first' | 'better' | 'worse' | 'mixed' | 'same';
 /** The verdict and whether the two reports covered different results (see {@link decideVerdict}). */
 export interface VerdictDecision {
   verdict: Verdict;
-  /**
-   * True when the reports cover a different set of results: their total or any severity's result count
-   * differs, which is what a change of test_count or device_count does (results are tests × devices; the
-   * stored history keeps the counts, not those two). Percentages then compare different things, and the
-   * mail says so beside the verdict.
-   */
+  /** A result count differs (results are tests × devices; the history keeps only counts): percentages compare different things. */
   scopeChanged: boolean;
 }
 
@@ -29,10 +24,7 @@ export interface VerdictFacts {
   previous: ReportCounts | null;
   newlyFailing: readonly Pick<FailingPair, 'severity'>[];
   fixed: readonly Pick<FailingPair, 'severity'>[];
-  /**
-   * Both reports' failing (device, test) pairs are known, so `newlyFailing`/`fixed` are exact. When not,
-   * a severity's failing count stands in for them: more failing is worse, fewer is better.
-   */
+  /** Both failing sets are known, so `newlyFailing`/`fixed` are exact; when not, each severity's failing count stands in. */
   failingSetKnown: boolean;
 }
 
@@ -44,21 +36,23 @@ const KEYS: Record<Severity, { passed: keyof ReportCounts; count: keyof ReportCo
 
 /**
  * Decides the verdict, severity first. Per severity: a severity that had results and has none now was not
- * evaluated and says nothing (never better, never worse); otherwise its pass ratio fell or one of its
- * results newly fails (without the failing sets: its failing count rose, also from no results before) →
- * worse; its ratio rose or one of its results was fixed (without the sets: its failing count fell) →
- * better; both → mixed. Then HIGH
- * dominates: HIGH worse is "worse", or "mixed" when MIDDLE/LOW improved; HIGH mixed is "mixed"; HIGH
- * better is "better" unless MIDDLE/LOW got worse ("mixed"); HIGH unchanged leaves it to MIDDLE and LOW
- * (either worse → worse, either better → better, one each → mixed). Pure.
+ * evaluated and says nothing; otherwise its pass ratio fell or one of its results newly fails (without the
+ * failing sets: its failing count rose, also from no results before) → worse; its ratio rose or one of its
+ * results was fixed (without the sets: its failing count fell) → better; both → mixed. Then HIGH dominates:
+ * HIGH worse is "worse", or "mixed" when MIDDLE/LOW improved; HIGH mixed is "mixed"; HIGH better is "better"
+ * unless MIDDLE/LOW got worse ("mixed"); HIGH unchanged leaves it to MIDDLE and LOW (either worse → worse,
+ * either better → better, one each → mixed). Pure.
  */
 export function decideVerdict(facts: VerdictFacts): VerdictDecision {
   const { current, previous } = facts;
   if (previous === null) return { verdict: 'first', scopeChanged: false };
   const signal = (severity: Severity) => decideSignal(severity, facts, previous);
-  const high = signal('HIGH');
-  const rest = combineSignals([signal('MIDDLE'), signal('LOW')]);
-  return { verdict: applyHighFirst(high, rest), scopeChanged: isScopeChanged(current, previous) };
+  const rest = [signal('MIDDLE'), signal('LOW')];
+  const restSignal = toSignal(
+    rest.some((s) => s === 'worse' || s === 'mixed'),
+    rest.some((s) => s === 'better' || s === 'mixed'),
+  );
+  return { verdict: applyHighFirst(signal('HIGH'), restSignal), scopeChanged: isScopeChanged(current, previous) };
 }
 
 function applyHighFirst(high: Signal, rest: Signal): Exclude<Verdict, 'first'> {
@@ -68,9 +62,7 @@ function applyHighFirst(high: Signal, rest: Signal): Exclude<Verdict, 'first'> {
   return rest;
 }
 
-function combineSignals(signals: Signal[]): Signal {
-  const worse = signals.some((s) => s === 'worse' || s === 'mixed');
-  const better = signals.some((s) => s === 'better' || s === 'mixed');
+function toSignal(worse: boolean, better: boolean): Signal {
   return worse && better ? 'mixed' : worse ? 'worse' : better ? 'better' : 'same';
 }
 
@@ -91,9 +83,7 @@ function decideSignal(severity: Severity, facts: VerdictFacts, previous: ReportC
     newly = failingDelta > 0;
     fixed = failingDelta < 0;
   }
-  const worse = ratio < 0 || newly;
-  const better = ratio > 0 || (fixed && ratio === 0);
-  return worse && better ? 'mixed' : worse ? 'worse' : better ? 'better' : 'same';
+  return toSignal(ratio < 0 || newly, ratio > 0 || (fixed && ratio === 0));
 }
 
 /** Sign of (passed/count − previousPassed/previousCount), exactly (no rounding); 0 when either side has no results. */

@@ -7,10 +7,7 @@ import type { PairStates, ReportCursor, ReportPoint, ReportReadOptions, ReportSn
 export interface ReportHistory {
   /** The newest report of `series` created before (createdMs, reportId), in that order (see {@link ReportReadOptions}). */
   findReportBefore(series: string, before: ReportCursor, options?: ReportReadOptions): Promise<ReportSnapshot | undefined>;
-  /**
-   * The newest `limit` reports of `series` before (createdMs, reportId), oldest first, without their
-   * failing sets: the mail's trend chart. Absent: no chart.
-   */
+  /** The newest `limit` reports of `series` before (createdMs, reportId), oldest first, without failing sets (the chart); absent: no chart. */
   listReportsBefore?(series: string, before: ReportCursor, limit: number): Promise<ReportPoint[]>;
   /** Stores (or replaces, by dedup key) a report's snapshot. */
   saveReport(snapshot: ReportSnapshot): Promise<void>;
@@ -32,21 +29,16 @@ export const STREAK_HISTORY_MAX = 30;
 
 /**
  * Compares `current` with the report created before it in its series (NetBox's order: created, then id),
- * stored whether or not its mail has been composed yet; one not composed yet is compared on counts
- * only (its failing set is not known yet) and the trend says so. A report that arrived late compares with
- * the one before it, not with the newest, and the trend says it arrived late; the newer report's row is
- * left as it is. Then stores `current`. Storing is idempotent: a retried mail records the same report
- * again and computes the same trend. The history read is kept for {@link RecordedTrend.trendOfDevices}.
+ * composed or not yet (then on counts only, and the trend says so); a report that arrived late compares
+ * with the one before it, not with the newest. Then stores `current`, idempotently: a retried mail records
+ * the same report again and computes the same trend. The history read is kept for `trendOfDevices`.
  */
 export async function recordReportTrend(
   store: ReportHistory,
   current: ReportSnapshot,
   options: {
     maxHistory?: number;
-    /**
-     * The pairs to leave out of the comparison (accepted exceptions), decided once the previous report
-     * (null: none) is known. The stored snapshot keeps every failing pair: what is left out is decided anew per report.
-     */
+    /** The pairs to leave out (accepted exceptions), once the previous report is known; the stored snapshot keeps every pair. */
     leaveOut?: (previous: ReportSnapshot | null) => Promise<LeftOutPairs>;
     /** What NetBox's results say of the pairs that changed since `previous` (see PairStates), kept with the report; absent: see buildTrend. */
     readStates?: (previous: ReportSnapshot) => Promise<PairStates>;

@@ -1,25 +1,12 @@
 import type { Severity } from '../report';
 
-/**
- * One failing (device, test) pair of a report. Pairs are identified by names, as the mail shows
- * them: validity's result ids change with every run, names do not.
- */
+/** One failing (device, test) pair of a report, identified by names as the mail shows them: validity's result ids change every run. */
 export interface FailingPair {
   device: string;
   test: string;
   severity: Severity;
-  /**
-   * NetBox's ids of the result, its device and its test, kept with the report so that the mail's
-   * failing-tests section (which links each of them) can be rendered again from the store (preview).
-   * Never used to compare reports.
-   */
-  ids?: FailingIds;
-}
-
-interface FailingIds {
-  result: number;
-  device: number | null;
-  test: number | null;
+  /** NetBox's ids, kept so the mail's links can be rendered again from the store (preview); never used to compare reports. */
+  ids?: { result: number; device: number | null; test: number | null };
 }
 
 /**
@@ -29,13 +16,9 @@ interface FailingIds {
  * (no answer within the budget, a report deleted since, a pair without its NetBox ids).
  */
 export interface PairStates {
-  /**
-   * The pairs that failed in the previous report and do not fail in this one, by pairKey: true when this
-   * report has a result for the pair (so it passed), false when it has none. A pair not in the map (or a
-   * null map) is one NetBox could not tell.
-   */
+  /** By pairKey, each pair that failed before and does not now: whether this report has a result for it (so it passed); absent: unknown. */
   now: ReadonlyMap<string, boolean> | null;
-  /** The pairs failing in this report that did not fail in the previous one: whether the previous report has a result for each. */
+  /** The same for the pairs failing in this report that did not fail in the previous one, in the previous report. */
   before: ReadonlyMap<string, boolean> | null;
   /** Names of the asked tests and devices NetBox no longer has (deleted since, with their results). */
   deletedTests: readonly string[];
@@ -56,14 +39,11 @@ export interface ReportCounts {
   lowCount: number;
 }
 
-/**
- * What the relay remembers of one report, for the trend. `failing` is null when the failing set is
- * unknown (enrichment failed or was off): counts are always known, pairs only when NetBox answered.
- */
+/** What the relay remembers of one report, for the trend: its counts, and its failing pairs when NetBox answered (else null). */
 export interface ReportSnapshot {
   /** The delivery dedup key (`<id>@<created>`): unique across NetBox instances. */
   dedupKey: string;
-  /** Which series of reports this one belongs to (one NetBox, one base path); see buildSeriesKey. */
+  /** Which series of reports this one belongs to (one NetBox, one base path); see buildSourceSeriesKey. */
   series: string;
   reportId: number;
   /** `data.created` as NetBox sent it. */
@@ -72,40 +52,22 @@ export interface ReportSnapshot {
   createdMs: number;
   counts: ReportCounts;
   failing: FailingPair[] | null;
-  /**
-   * Stored with its webhook, its mail not composed yet: `failing` is null because it is not known yet
-   * (its counts are). Absent once composed.
-   */
+  /** Stored with its webhook, its mail not composed yet (so `failing` is null); absent once composed. */
   pending?: boolean;
   /** A newer report of its series had been stored when it arrived (a late webhook, or one fetched late). */
   arrivedLate?: boolean;
-  /**
-   * What NetBox's results said of the pairs that changed since the previous report when this one was
-   * compared, kept so that a preview of its mail says the same; absent or null when not asked.
-   */
+  /** What NetBox said of the changed pairs when this report was compared, kept so its preview says the same; absent or null: not asked. */
   states?: PairStates | null;
 }
 
-/**
- * A stored report without its failing set: what the mail's chart plots (its counts, in series order).
- * The chart's history read leaves the sets out: with enrichment on they are what a report row weighs
- * (at 2,000 failing pairs a report, reading 11 of them whole took 5.4 ms of JSON on the event loop per mail,
- * 63× the counts alone: `npm run bench -- --only report-history`).
- */
+/** A stored report without its failing set (what a report row weighs): what the mail's chart plots. */
 export type ReportPoint = Omit<ReportSnapshot, 'failing'>;
 
 /** A place in a series: before the report created at `createdMs` (ties broken by report id). */
-export interface ReportCursor {
-  createdMs: number;
-  reportId: number;
-}
+export type ReportCursor = Pick<ReportSnapshot, 'createdMs' | 'reportId'>;
 
 /** How much of a stored report to read. */
 export interface ReportReadOptions {
-  /**
-   * False: its failing pairs come without their NetBox ids (default true). The trend's walk past the
-   * previous report asks only which pairs failed; the ids are a fifth of a large set's bytes and a
-   * quarter of its decoding (BENCHMARKS.md).
-   */
+  /** False: its failing pairs come without their NetBox ids (default true), a fifth of a large set's bytes. */
   failingIds?: boolean;
 }
