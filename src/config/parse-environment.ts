@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { describeZodIssue, type ZodIssueFacts } from '../shared';
-import type { ConfigIssue } from './config-issue';
+import { describeZodIssue, type ConfigIssue, type ZodIssueFacts } from '../shared';
 import { EnvSchema, listSecretVariables, type Env, type SettingsSchema } from './schema';
 
 /** Replaces each `<NAME>_FILE` by the secret it holds (in `env`); returns what went wrong. */

@@ -1,4 +1,4 @@
-import { describeCatchUp, planCatchUp } from './describe-catch-up';
+import { describeCatchUp, planCatchUp } from './sources-file';
 import type { Config } from './load-config';
 
 const REDACTED = '[REDACTED]';

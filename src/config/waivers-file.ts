@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatRoutesIssue, parseYamlListFile, RoutesFileError } from '../routing';
+import { parseYamlListFile, readYamlListFile } from '../routing';
 import { buildWaiverEnd, DAY_MS, isCalendarDay, parseNewWaiver, type Waiver } from '../waivers';
 
 /** Entries one WAIVERS_FILE holds at most: it is configuration, read once at boot. */
@@ -38,25 +38,17 @@ function buildFileWaiverSchema(rules: { sources: readonly string[] }) {
     });
 }
 
-/**
- * Reads WAIVERS_FILE: exceptions kept in git beside the stored ones. Every problem is pushed onto
- * `issues` as "<file> line N: waiver 2 until: why", so one run lists them all.
- */
+/** Reads WAIVERS_FILE: exceptions kept in git beside the stored ones; every problem is reported ("<file> line N: waiver 2 until: why"). */
 export function readWaiversFile(
   context: { file: string; readFile: (file: string) => string; sources: readonly string[] },
-  issues: string[],
+  report: (message: string) => void,
 ): Waiver[] {
   const schema = z.strictObject({
     waivers: z
       .array(buildFileWaiverSchema(context), { error: 'must be a list of waivers' })
       .max(MAX_FILE_WAIVERS, `may hold at most ${MAX_FILE_WAIVERS} waivers`),
   });
-  try {
-    const { waivers } = parseYamlListFile(context.readFile(context.file), context.file, schema, { listKey: 'waivers', noun: 'waiver' });
-    return waivers.map((waiver, i) => ({ ...waiver, id: `file:${i + 1}`, origin: 'file', expiredAt: null, expiredBy: null }));
-  } catch (error) {
-    if (error instanceof RoutesFileError) issues.push(...error.issues.map((i) => `${context.file} ${formatRoutesIssue(i)}`));
-    else issues.push(`cannot read ${context.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-    return [];
-  }
+  const parse = (text: string, file: string) => parseYamlListFile(text, file, schema, { listKey: 'waivers', noun: 'waiver' }).waivers;
+  const waivers = readYamlListFile(context.file, context.readFile, parse, report) ?? [];
+  return waivers.map((waiver, i) => ({ ...waiver, id: `file:${i + 1}`, origin: 'file', expiredAt: null, expiredBy: null }));
 }

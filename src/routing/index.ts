@@ -3,9 +3,9 @@ export { parseDigestSchedule, type DigestSchedule } from './digest-schedule';
 export {
   parseRoutesFile,
   parseYamlListFile,
+  readYamlListFile,
   buildDefaultRoute,
   buildNoticeRecipients,
-  formatRoutesIssue,
   RoutesFileError,
   DEFAULT_ROUTE_NAME,
 } from './load-routes';

@@ -85,6 +85,26 @@ export function parseYamlListFile<T>(text: string, file: string, schema: z.ZodTy
   return parsed.data!;
 }
 
+/**
+ * Reads and parses a configuration file; instead of throwing, reports each problem as
+ * "<file> line N: route 2 (on-call) notify: why" (or "cannot read <file>: ENOENT") and returns undefined.
+ */
+export function readYamlListFile<T>(
+  file: string,
+  readFile: (file: string) => string,
+  parse: (text: string, file: string) => T,
+  report: (message: string) => void,
+): T | undefined {
+  try {
+    return parse(readFile(file), file);
+  } catch (error) {
+    if (!(error instanceof RoutesFileError))
+      report(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    else for (const issue of error.issues) report(`${file} ${formatRoutesIssue(issue)}`);
+    return undefined;
+  }
+}
+
 /** The implicit route without a routes file: every report to MAIL_TO/CC/BCC, as before routes existed. */
 export function buildDefaultRoute(recipients: { to: string[]; cc: string[]; bcc: string[] }): Route {
   return { name: DEFAULT_ROUTE_NAME, to: recipients.to, cc: recipients.cc, bcc: recipients.bcc, notify: 'always', continue: false };
