@@ -1,5 +1,6 @@
 import type { TransportDescriptor } from '../notify';
-import { buildEnvSchema, listSecretVariables } from './schema';
+import { SECRET_MARK as REDACTED } from '../shared';
+import { buildEnvSchema } from './schema';
 import { describeSettings } from './describe-settings';
 import type { Config } from './load-config';
 
@@ -20,8 +21,6 @@ export interface SettingsInForce {
   unset: string[];
 }
 
-const REDACTED = '[REDACTED]';
-
 /**
  * The configuration in the words the user wrote it in: each variable the schema knows, as set, as
  * defaulted, or unset. `config` supplies the one default that is derived (HOST depends on
@@ -33,13 +32,11 @@ export function listSettings(
   transports?: readonly TransportDescriptor[],
 ): SettingsInForce {
   const result: SettingsInForce = { set: [], defaulted: [], advancedDefaulted: [], unset: [] };
-  const schema = buildEnvSchema(transports);
-  const SECRETS: ReadonlySet<string> = new Set(listSecretVariables(schema));
   // In the reference's order (basics first), defaults as a user writes them (5m, not 300000).
-  for (const { name, group, default: byDefault } of describeSettings(schema)) {
+  for (const { name, group, default: byDefault, secret } of describeSettings(buildEnvSchema(transports))) {
     const raw = env[name];
-    const file = SECRETS.has(name) ? env[`${name}_FILE`] : undefined;
-    if (raw !== undefined && raw !== '') result.set.push({ name, value: SECRETS.has(name) ? REDACTED : redactUrlPassword(raw) });
+    const file = secret ? env[`${name}_FILE`] : undefined;
+    if (raw !== undefined && raw !== '') result.set.push({ name, value: secret ? REDACTED : redactUrlPassword(raw) });
     else if (file !== undefined && file !== '') result.set.push({ name: `${name}_FILE`, value: file });
     else if (name === 'HOST') result.defaulted.push({ name, value: `${config.http.host} (${describeHostDefault(config)})` });
     else if (byDefault !== undefined) {

@@ -1,7 +1,6 @@
 import { describeCatchUp, planCatchUp } from './sources-file';
+import { SECRET_MARK as REDACTED } from '../shared';
 import type { Config } from './load-config';
-
-const REDACTED = '[REDACTED]';
 
 /**
  * The configuration as it may be logged: only what is in force, and every secret value (those of the

@@ -13,12 +13,8 @@ import {
   port,
   positiveInt,
   setting,
-  SETTING_GROUPS,
-  type SettingGroup,
   type SettingMeta,
 } from '../shared';
-
-export { SETTING_GROUPS, type SettingGroup, type SettingMeta };
 
 /** A duration, or `off` (null): how often the catch-up asks NetBox; SOURCES_FILE's `catch_up_every` reads the same. */
 export const catchUpEvery = z
@@ -33,7 +29,7 @@ export const catchUpEvery = z
   });
 
 /** The documentation of a setting of `schema`. */
-export function readSettingMeta(name: string, schema: SettingsSchema = EnvSchema): SettingMeta {
+export function readSettingMeta(name: string, schema: SettingsSchema): SettingMeta {
   return (schema.shape[name] as z.ZodType).meta() as unknown as SettingMeta;
 }
 

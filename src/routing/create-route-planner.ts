@@ -107,21 +107,13 @@ async function splitByOwner(
   onRecipientsRefused?: (route: string, refused: readonly string[]) => void,
 ): Promise<NewRouteMail[]> {
   const spec = route.owners!;
-  const whole = (why: string, note: string | null): NewRouteMail => ({
-    ...decision,
-    reason: `${decision.reason}; ${note ? 'owners unknown: whole report to the fallback' : 'nothing failed: whole report to the fallback'}`,
-    ownerGroup: {
+  const whole = (why: string, note: string | null) =>
+    wholeReport(decision, `${note ? 'owners unknown' : 'nothing failed'}: whole report to the fallback`, {
       route: route.name,
-      key: WHOLE_GROUP_KEY,
       to: spec.fallback,
       why,
-      deviceIds: [],
-      devices: [],
-      counts: null,
-      whole: true,
       note,
-    },
-  });
+    });
   const failures = composed.failures;
   // A route narrowed by a device condition selects failing devices; its groups' fixes are those of their failing devices.
   const fixed = decision.devices ? [] : listFixedDevices(composed);
@@ -216,21 +208,18 @@ function unscoped(route: Route, decision: RouteDecision, composed: PlannedReport
       ? lookup.reason
       : (composed.failuresMissing?.reason ?? 'the relay has no NetBox URL and token for this source');
   const note = `NetBox could not say which failing devices the route's device condition selects (${cause}), so this is the whole report.`;
-  return {
-    ...decision,
-    reason: `${decision.reason}; devices unknown: whole report`,
-    ownerGroup: {
-      route: route.name,
-      key: WHOLE_GROUP_KEY,
-      to: route.to,
-      why: "you are this route's recipient",
-      deviceIds: [],
-      devices: [],
-      counts: null,
-      whole: true,
-      note,
-    },
-  };
+  return wholeReport(decision, 'devices unknown: whole report', {
+    route: route.name,
+    to: route.to,
+    why: "you are this route's recipient",
+    note,
+  });
+}
+
+/** The route's one mail holding the whole report; `reason` ends its decision's. */
+function wholeReport(decision: RouteDecision, reason: string, g: Pick<OwnerGroupPlan, 'route' | 'to' | 'why' | 'note'>): NewRouteMail {
+  const ownerGroup = { ...g, key: WHOLE_GROUP_KEY, deviceIds: [], devices: [], counts: null, whole: true };
+  return { ...decision, reason: `${decision.reason}; ${reason}`, ownerGroup };
 }
 
 /**

@@ -122,13 +122,12 @@ export function matchCondition(condition: Condition, facts: ReportFacts, trend: 
 
 /** True when the device has every attribute the condition names (a list: any of its values; tags: each one). */
 function matchDevice(condition: DeviceConditionT, device: NetboxDevice): boolean {
-  const named = (ref: NetboxRef | null, values: string[]) => ref !== null && values.some((v) => v === ref.slug || v === ref.name);
-  if (condition.site && !named(device.site, condition.site)) return false;
-  if (condition.tenant && !named(device.tenant, condition.tenant)) return false;
-  if (condition.role && !named(device.role, condition.role)) return false;
-  if (condition.platform && !named(device.platform, condition.platform)) return false;
-  if (condition.tags && !condition.tags.every((t) => device.tags.some((tag) => tag.slug === t || tag.name === t))) return false;
-  return true;
+  const named = (ref: NetboxRef | null, value: string) => ref !== null && (value === ref.slug || value === ref.name);
+  const attributes = ['site', 'tenant', 'role', 'platform'] as const;
+  return (
+    attributes.every((a) => !condition[a] || condition[a].some((v) => named(device[a], v))) &&
+    (condition.tags ?? []).every((t) => device.tags.some((tag) => named(tag, t)))
+  );
 }
 
 /** Whether a condition looks at the failing devices (`device:`, alone or nested): such a route needs NetBox's devices. */
@@ -158,12 +157,8 @@ function sameScalar(actual: unknown, expected: unknown): boolean {
   if (actual !== null && typeof actual === 'object' && 'value' in actual) actual = actual.value;
   if (Array.isArray(actual)) return actual.some((a) => sameScalar(a, expected));
   if (actual === expected) return true;
-  return actual !== undefined && actual !== null && expected !== null && sameText(actual, expected);
-}
-
-/** A number or boolean field matches its text in the routes file (`3` and `"3"`): values compared by String(). */
-function sameText(actual: unknown, expected: unknown): boolean {
-  return String(actual) === String(expected);
+  // A number or boolean field matches its text in the routes file (`3` and `"3"`).
+  return actual !== undefined && actual !== null && expected !== null && String(actual) === String(expected);
 }
 
 /** The notify policy of a matched route: send now, or hold back and say why. */
