@@ -54,10 +54,10 @@ const FILE_MODE_DEFAULT_TO = 'compliance-reports@localhost';
  * the schema refuses is reported, and every rule that does not depend on it is still checked.
  */
 export function loadConfig(rawEnv: Record<string, string | undefined>, options: LoadConfigOptions): Config {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(rawEnv)) {
-    if (value !== undefined && value !== '') env[key] = value;
-  }
+  const env = Object.fromEntries(Object.entries(rawEnv).filter(([, value]) => value !== undefined && value !== '')) as Record<
+    string,
+    string
+  >;
   const cwd = options.cwd ?? process.cwd();
   const transports = options.transports ?? TRANSPORTS;
   const schema = buildEnvSchema(transports);
@@ -85,7 +85,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   const warnings = checkRetiredSettings(env);
   const sources = readSourcesFile(e, { readFile: options.readFile, env, cwd }, issues, warnings);
   issues.push(...checkSourceRules(e, host, sources, routes));
-  const waivers: WaiversConfig = { fileWaivers: [] };
+  const waivers: ConfigParts['waivers'] = { fileWaivers: [] };
   if (e.WAIVERS_FILE) {
     waivers.file = path.resolve(cwd, e.WAIVERS_FILE);
     const context = { file: waivers.file, readFile: options.readFile, sources: [DEFAULT_SOURCE_NAME, ...sources.map((s) => s.name)] };
@@ -99,12 +99,6 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   };
 }
 
-/** Accepted exceptions: WAIVERS_FILE's entries, read-only. */
-interface WaiversConfig {
-  file?: string;
-  fileWaivers: Waiver[];
-}
-
 /** What loadConfig has read and checked before the configuration is assembled. */
 interface ConfigParts {
   host: string;
@@ -115,7 +109,8 @@ interface ConfigParts {
   routes?: Route[];
   sources: SourceConfig[];
   cwd: string;
-  waivers: WaiversConfig;
+  /** Accepted exceptions: WAIVERS_FILE's entries, read-only. */
+  waivers: { file?: string; fileWaivers: Waiver[] };
 }
 
 /** The validated environment as the relay's typed configuration. */
