@@ -2,7 +2,7 @@ import type { NetboxDevice } from '../netbox';
 import { passPercent } from '../report';
 import type { Trend } from '../trend';
 import { DEFAULT_SOURCE_NAME, type ReportDelivery } from '../webhook';
-import type { RouteSeverity } from './routes-schema';
+import { ROUTE_SEVERITIES, type RouteSeverity } from './routes-schema';
 
 /** One severity's (or the overall) numbers as routes see them. */
 interface RatioFacts {
@@ -87,19 +87,14 @@ export function buildCountTrend(previous: ReportFacts | null): RoutingTrend {
 export function buildRoutingTrend(trend: Trend, current: ReportFacts): RoutingTrend {
   const waived = trend.leftOut.HIGH + trend.leftOut.MIDDLE + trend.leftOut.LOW;
   if (!trend.previous) return { ...buildCountTrend(null), waived };
-  const before = (name: string, fallback: RatioFacts): RatioFacts => {
+  const before = (name: RouteSeverity): [RouteSeverity, RatioFacts] => {
     const delta = name === 'overall' ? trend.overall : trend.severities.find((d) => d.name === name);
-    return delta ? { failed: delta.previousFailed, percent: delta.previousPercent } : fallback;
+    return [name, delta ? { failed: delta.previousFailed, percent: delta.previousPercent } : current.ratios[name]];
   };
   const previous: ReportFacts = {
     reportId: trend.previous.reportId,
     completedAt: trend.previous.created,
-    ratios: {
-      HIGH: before('HIGH', current.ratios.HIGH),
-      MIDDLE: before('MIDDLE', current.ratios.MIDDLE),
-      LOW: before('LOW', current.ratios.LOW),
-      overall: before('overall', current.ratios.overall),
-    },
+    ratios: Object.fromEntries(ROUTE_SEVERITIES.map(before)) as ReportFacts['ratios'],
     hasFailures: (trend.overall?.previousFailed ?? 0) > 0,
     customFields: {},
     source: current.source,

@@ -3,7 +3,7 @@ import { describeBadDuration, isMailbox, parseDurationMs } from '../shared';
 import { parseDigestSchedule } from './digest-schedule';
 
 /** Severities a condition can name; `overall` is the total over all three. */
-const ROUTE_SEVERITIES = ['HIGH', 'MIDDLE', 'LOW', 'overall'] as const;
+export const ROUTE_SEVERITIES = ['HIGH', 'MIDDLE', 'LOW', 'overall'] as const;
 export type RouteSeverity = (typeof ROUTE_SEVERITIES)[number];
 
 const NOTIFY_POLICIES = ['always', 'on-failure', 'on-change'] as const;
