@@ -72,10 +72,7 @@ export function checkCrossFieldRules(e: Env, broken: ReadonlySet<string>): Confi
   return issues;
 }
 
-/**
- * A named source beyond loopback needs a webhook secret (as the default does), and a route
- * may only name sources that exist: a typo would silently route nothing.
- */
+/** A named source beyond loopback needs a webhook secret (as the default does); a route names only configured sources (a typo would route nothing). */
 export function checkSourceRules(e: Env, host: string, sources: SourceConfig[], routes: Route[] | undefined): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   if (!isLoopbackHost(host) && !e.WEBHOOK_ALLOW_UNSIGNED) {

@@ -6,10 +6,7 @@ export interface BootWarning {
   message: string;
 }
 
-/**
- * What an unsigned webhook means for this relay, or undefined when deliveries must be signed.
- * Logged at every start; the WEBHOOK_ALLOW_UNSIGNED case is also shown on every dashboard page.
- */
+/** What an unsigned webhook means here (logged at start, shown on the dashboard), or undefined when deliveries must be signed. */
 export function describeUnsignedWebhook(config: Pick<Config, 'http' | 'webhook' | 'sources'>): string | undefined {
   if (config.sources[0].secrets.length > 0) return undefined;
   if (config.webhook.unsignedFromNetwork) {

@@ -54,10 +54,7 @@ function describeIssue(issue: ZodIssueFacts & { path: PropertyKey[] }, env: Reco
   return `${describeNumberRange(name, issue, schema) ?? describeZodIssue(issue)}${shown}`;
 }
 
-/**
- * A numeric variable's whole allowed range, whichever bound or type the value missed: "must be a whole
- * number from 0 to 65535" tells the user what to write in one reading.
- */
+/** A numeric variable's whole allowed range, whichever bound or type the value missed ("must be a whole number from 0 to 65535"). */
 function describeNumberRange(name: string, issue: ZodIssueFacts, schema: SettingsSchema): string | undefined {
   if (!['invalid_type', 'too_big', 'too_small'].includes(issue.code ?? '')) return undefined;
   let field: unknown = schema.shape[name];

@@ -79,7 +79,8 @@ function maskString(value: string, secrets: ReadonlySet<string>): string {
   return value.startsWith('-----BEGIN ') ? 'set (PEM, not shown)' : value;
 }
 
-function parseUrl(value: string): URL | undefined {
+/** `value` as a URL when it is one (`scheme://…`), else undefined. */
+export function parseUrl(value: string): URL | undefined {
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return undefined;
   try {
     return new URL(value);

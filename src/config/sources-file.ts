@@ -26,10 +26,7 @@ export interface SourceConfig {
   netbox: { url?: string; token?: string; caFile?: string };
   /** Free labels routes can match on (`source_tags: { env: prod }`). */
   tags: Record<string, string>;
-  /**
-   * Fetching from NetBox the reports whose webhook never arrived: every `everyMs` (CATCH_UP_EVERY or
-   * `catch_up_every`; null: off), at most `max` mailed one by one per run. See {@link planCatchUp}.
-   */
+  /** Fetching the reports whose webhook never arrived: every `everyMs` (null: off), at most `max` mailed per run ({@link planCatchUp}). */
   catchUp: { everyMs: number | null; max: number };
   /** The watchdog's cadence for this source (`expect_report_every`; EXPECT_REPORT_EVERY for the default); undefined: not watched. */
   expectEveryMs?: number;

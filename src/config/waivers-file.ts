@@ -5,9 +5,6 @@ import { buildWaiverEnd, DAY_MS, isCalendarDay, parseNewWaiver, type Waiver } fr
 /** Entries one WAIVERS_FILE holds at most: it is configuration, read once at boot. */
 const MAX_FILE_WAIVERS = 1000;
 
-/** The file's spelling of a request field, for its messages (`all_devices`, not `allDevices`). */
-const FILE_FIELD: Record<string, string> = { allDevices: 'all_devices' };
-
 /**
  * One WAIVERS_FILE entry, checked with the rules every waiver keeps (a device or all_devices with a
  * reason, until at most WAIVER_MAX_DAYS_AHEAD after `created`), and turned into a read-only waiver. An entry whose
@@ -32,8 +29,9 @@ function buildFileWaiverSchema(rules: { sources: readonly string[] }) {
       const request = { ...entry, allDevices: entry.all_devices, all_devices: undefined, created: undefined };
       const parsed = parseNewWaiver(request, { ...rules, now: createdAt, createdAt, pastAllowed: true });
       if (parsed.ok) return parsed.waiver;
-      for (const issue of parsed.issues)
-        ctx.addIssue({ code: 'custom', path: [FILE_FIELD[issue.path] ?? issue.path], message: issue.message });
+      // Messages name the file's spelling of a field: `all_devices`, not `allDevices`.
+      for (const { path, message } of parsed.issues)
+        ctx.addIssue({ code: 'custom', path: [path === 'allDevices' ? 'all_devices' : path], message });
       return z.NEVER;
     });
 }

@@ -143,11 +143,7 @@ interface Owner {
   ref: { type: OwnerObjectType; id: number };
 }
 
-/**
- * The owners of one device: per object in `on` with contacts, those contacts' addresses and the
- * object's words; and each contact that may not be mailed (not one plain address, outside
- * `allowed_domains`, or one of more than {@link MAX_OWNER_RECIPIENTS}), described.
- */
+/** The owners of one device (each object in `on` with contacts), and each contact that may not be mailed, described. */
 function findOwners(spec: OwnerSpec, device: NetboxDevice, byObject: Map<string, OwnerContact[]>): { owners: Owner[]; refused: string[] } {
   const objects: { type: OwnerObjectType; id: number | null; name: string }[] = spec.on.map((on) => {
     if (on === 'device') return { type: 'dcim.device', id: device.id, name: device.name };

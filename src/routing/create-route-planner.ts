@@ -81,10 +81,7 @@ export function createRoutePlanner(options: {
   };
 }
 
-/**
- * NetBox's failing devices (and, for routes by owner, the fixed ones: see {@link listFixedDevices}) and
- * the contacts every route by owner asks for, in one bounded, cached look-up.
- */
+/** NetBox's failing (and, for routes by owner, fixed) devices and the contacts routes by owner ask for, in one bounded, cached look-up. */
 async function lookupOwners(routes: readonly Route[], composed: PlannedReport): Promise<OwnerLookup | undefined> {
   if (!composed.failures || !composed.owners) return undefined;
   const fixed = routes.some((r) => r.owners !== undefined) ? listFixedDevices(composed).map((d) => d.deviceId) : [];
@@ -198,10 +195,7 @@ async function scopeToDevices(route: Route, decision: RouteDecision, composed: P
   };
 }
 
-/**
- * A route with a `device` condition when NetBox could not say which devices fail where: it matched so
- * no page is lost, and its mail is the whole report, saying why.
- */
+/** A `device` route when NetBox could not say which devices fail: it matched, so no page is lost, and mails the whole report, saying why. */
 function unscoped(route: Route, decision: RouteDecision, composed: PlannedReport, lookup: OwnerLookup | undefined): NewRouteMail {
   const cause =
     lookup?.status === 'missing'

@@ -23,15 +23,18 @@ export interface RouteDecision {
   devices?: number[];
 }
 
-/** For `repeat_after`: the completion time (ISO) of the last report this route mailed, per route name. */
-export type LastSentLookup = (route: string) => string | null;
-
 /**
  * Evaluates the routes in order, like Alertmanager: a report goes to the first route that matches,
  * and on to later ones only while the matching routes say `continue: true`. Every route gets a
- * decision, so the listing can say why a route did not mail.
+ * decision, so the listing can say why a route did not mail. `lastSent`: for `repeat_after`, the
+ * completion time (ISO) of the last report a route mailed.
  */
-export function planRoutes(routes: readonly Route[], facts: ReportFacts, trend: RoutingTrend, lastSent: LastSentLookup): RouteDecision[] {
+export function planRoutes(
+  routes: readonly Route[],
+  facts: ReportFacts,
+  trend: RoutingTrend,
+  lastSent: (route: string) => string | null,
+): RouteDecision[] {
   let stoppedBy: string | undefined;
   return routes.map((route, position) => {
     const base = { route: route.name, position, reminder: false };

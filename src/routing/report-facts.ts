@@ -21,10 +21,7 @@ export interface ReportFacts {
   customFields: Record<string, unknown>;
   /** The NetBox source the report came from (its name and configured tags); absent: the default source. */
   source?: SourceFacts;
-  /**
-   * The failing devices with NetBox's site, tenant, role, platform and tags, for `device` conditions;
-   * absent when they are not known (no NetBox, or it could not say).
-   */
+  /** The failing devices with NetBox's attributes, for `device` conditions; absent when not known (no NetBox, or it could not say). */
   devices?: readonly NetboxDevice[];
   /** While a route's scope is worked out: the one device a `device` condition looks at. */
   focus?: NetboxDevice;
