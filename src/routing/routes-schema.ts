@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { describeBadDuration, isMailbox, parseDurationMs } from '../shared';
+import { duration, isMailbox } from '../shared';
 import { parseDigestSchedule } from './digest-schedule';
 
 /** Severities a condition can name; `overall` is the total over all three. */
@@ -205,15 +205,6 @@ export interface OwnerSpec {
   allowedDomains: string[];
 }
 
-const duration = z.union([z.string(), z.number()]).transform((value, ctx) => {
-  const ms = parseDurationMs(String(value));
-  if (ms === undefined) {
-    ctx.addIssue({ code: 'custom', message: describeBadDuration(String(value)) });
-    return z.NEVER;
-  }
-  return ms;
-});
-
 /** Whether this Node knows the IANA time zone name (`Europe/Berlin`, `UTC`). */
 export function isTimeZone(tz: string): boolean {
   try {
@@ -263,7 +254,7 @@ const RouteSchema = z
     /** The Reply-To of this route's mails (reports and digests): where a recipient's answer goes instead of MAIL_FROM. */
     reply_to: z.string({ error: 'must be an e-mail address' }).trim().refine(isMailbox, 'is not an e-mail address').optional(),
     notify: z.enum(NOTIFY_POLICIES, { error: `must be one of ${NOTIFY_POLICIES.join(', ')}` }).default('always'),
-    repeat_after: duration.optional(),
+    repeat_after: z.union([z.string(), z.number()]).transform(String).pipe(duration).optional(),
     continue: z.boolean({ error: 'must be true or false' }).default(false),
     /** false: this route's mails go without the trend chart; absent: with it. */
     chart: z.boolean({ error: 'must be true or false' }).optional(),
