@@ -5,12 +5,9 @@ import type { Env } from './schema';
 import type { SourceConfig } from './sources-file';
 
 /**
- * A relay that takes unsigned deliveries must not do so from the network by accident.
- * A secret that is empty or white space is refused (`WEBHOOK_SECRET=` is not "no secret" here, though
- * other empty values are unset: it is too easily a secret that went missing), and so is one shorter than
- * 16 characters (the README's placeholder, a test value). The previous secret of a rotation is
- * accepted as it is: it is the one being retired. Listening beyond
- * loopback needs WEBHOOK_SECRET, or WEBHOOK_ALLOW_UNSIGNED=true to say it is meant.
+ * A relay must not take unsigned deliveries from the network by accident: beyond loopback it needs WEBHOOK_SECRET, or
+ * WEBHOOK_ALLOW_UNSIGNED=true to say it is meant. A blank secret is refused (though other empty values are unset, it is too
+ * easily a secret that went missing), and so is a short one; the previous secret of a rotation, being retired, is not checked.
  */
 export function checkWebhookExposure(rawEnv: Record<string, string | undefined>, e: Env, host: string): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
@@ -72,7 +69,7 @@ export function checkCrossFieldRules(e: Env, broken: ReadonlySet<string>): Confi
   return issues;
 }
 
-/** A named source beyond loopback needs a webhook secret (as the default does); a route names only configured sources (a typo would route nothing). */
+/** A named source beyond loopback needs a webhook secret, as the default does; routes name only configured sources (a typo routes none). */
 export function checkSourceRules(e: Env, host: string, sources: SourceConfig[], routes: Route[] | undefined): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   if (!isLoopbackHost(host) && !e.WEBHOOK_ALLOW_UNSIGNED) {

@@ -50,7 +50,7 @@ export function listSettings(
   return result;
 }
 
-/** Whether a defaulted variable means anything with this configuration (Graph's without MAIL_TRANSPORT=graph do not): only those are shown. */
+/** Whether a defaulted variable means anything here (Graph's without MAIL_TRANSPORT=graph do not): only those are shown. */
 function isInForce(name: string, config: Config): boolean {
   const { transport } = config;
   const oauth2 = transport.name === 'graph' || (transport.name === 'smtp' && transport.settings.oauth2 !== undefined);

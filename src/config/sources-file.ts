@@ -87,11 +87,7 @@ interface SourcesContext {
   catchUpEveryMs: number | null;
 }
 
-/**
- * Reads SOURCES_FILE: the named NetBox sources beside the default one. Every problem is pushed onto
- * `issues` as "<file> line N: source 2 (lab) token_file: why", so one run lists them all; a field that
- * is no longer read onto `warnings`, in the same words.
- */
+/** Reads SOURCES_FILE's named sources; each problem (`issues`) or retired field (`warnings`) reads "<file>: source 2 (lab) field: why". */
 export function readSourcesFile(
   e: Env,
   context: Pick<SourcesContext, 'readFile' | 'env' | 'cwd'>,

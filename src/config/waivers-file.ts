@@ -5,11 +5,7 @@ import { buildWaiverEnd, DAY_MS, isCalendarDay, parseNewWaiver, type Waiver } fr
 /** Entries one WAIVERS_FILE holds at most: it is configuration, read once at boot. */
 const MAX_FILE_WAIVERS = 1000;
 
-/**
- * One WAIVERS_FILE entry, checked with the rules every waiver keeps (a device or all_devices with a
- * reason, until at most WAIVER_MAX_DAYS_AHEAD after `created`), and turned into a read-only waiver. An entry whose
- * until has passed stays, as history.
- */
+/** One WAIVERS_FILE entry, checked with every waiver's rules ({@link parseNewWaiver}); one whose until has passed stays, as history. */
 function buildFileWaiverSchema(rules: { sources: readonly string[] }) {
   return z
     .strictObject({

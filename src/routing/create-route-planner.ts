@@ -195,7 +195,7 @@ async function scopeToDevices(route: Route, decision: RouteDecision, composed: P
   };
 }
 
-/** A `device` route when NetBox could not say which devices fail: it matched, so no page is lost, and mails the whole report, saying why. */
+/** A `device` route when NetBox could not say which devices fail: it matched, so no page is lost; it mails the whole report, saying why. */
 function unscoped(route: Route, decision: RouteDecision, composed: PlannedReport, lookup: OwnerLookup | undefined): NewRouteMail {
   const cause =
     lookup?.status === 'missing'
@@ -216,10 +216,7 @@ function wholeReport(decision: RouteDecision, reason: string, g: Pick<OwnerGroup
   return { ...decision, reason: `${decision.reason}; ${reason}`, ownerGroup };
 }
 
-/**
- * The devices with a fixed pair (the trend's, so "fixed" means what the trend says) that fail nothing
- * now and whose NetBox id the history kept: an owner group's mail counts their fixes.
- */
+/** The devices the trend calls fixed that fail nothing now and whose NetBox id the history kept: owner groups count their fixes. */
 function listFixedDevices(composed: PlannedReport): FixedOwnedDevice[] {
   const failing = new Set((composed.failures ?? []).map((r) => r.device));
   return (composed.trend?.fixedDevices ?? []).flatMap((d) =>

@@ -76,11 +76,7 @@ export function buildCountTrend(previous: ReportFacts | null): RoutingTrend {
   return { previous, newlyFailing: null, failingSetChanged: null, waived: 0 };
 }
 
-/**
- * The routing view of the report history's trend: the previous report's figures from the deltas,
- * and the failing-pair answers only when both failing sets are known (otherwise the policies compare
- * failed counts, which the deltas carry).
- */
+/** The routing view of the report history's trend: previous figures from the deltas, failing-pair answers when both sets are known. */
 export function buildRoutingTrend(trend: Trend, current: ReportFacts): RoutingTrend {
   const waived = trend.leftOut.HIGH + trend.leftOut.MIDDLE + trend.leftOut.LOW;
   if (!trend.previous) return { ...buildCountTrend(null), waived };

@@ -79,16 +79,10 @@ function checkDevice(request: z.infer<typeof WaiverRequestSchema>): ErrorIssue[]
 /** `until` is a real day, not before the day the waiver starts, and at most {@link WAIVER_MAX_DAYS_AHEAD} after it. */
 function checkUntil(until: string, rules: WaiverRules): ErrorIssue[] {
   if (!isCalendarDay(until)) return [{ path: 'until', message: 'must be a date as YYYY-MM-DD (example: 2027-03-31)' }];
-  const start = rules.createdAt ?? rules.now;
-  const firstDay = Math.floor(start / DAY_MS) * DAY_MS;
+  const firstDay = Math.floor((rules.createdAt ?? rules.now) / DAY_MS) * DAY_MS;
   const lastDay = buildWaiverEnd(until) - DAY_MS;
   if (!rules.pastAllowed && lastDay < Math.floor(rules.now / DAY_MS) * DAY_MS) return [{ path: 'until', message: 'is in the past' }];
-  if (lastDay - firstDay > WAIVER_MAX_DAYS_AHEAD * DAY_MS)
-    return [
-      {
-        path: 'until',
-        message: `may be at most ${WAIVER_MAX_DAYS_AHEAD} days after ${new Date(firstDay).toISOString().slice(0, 10)}`,
-      },
-    ];
-  return [];
+  if (lastDay - firstDay <= WAIVER_MAX_DAYS_AHEAD * DAY_MS) return [];
+  const first = new Date(firstDay).toISOString().slice(0, 10);
+  return [{ path: 'until', message: `may be at most ${WAIVER_MAX_DAYS_AHEAD} days after ${first}` }];
 }
