@@ -85,11 +85,11 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   const warnings = checkRetiredSettings(env);
   const sources = readSourcesFile(e, { readFile: options.readFile, env, cwd }, issues, warnings);
   issues.push(...checkSourceRules(e, host, sources, routes));
-  const waivers: ConfigParts['waivers'] = { fileWaivers: [] };
+  let waivers: ConfigParts['waivers'] = { fileWaivers: [] };
   if (e.WAIVERS_FILE) {
-    waivers.file = path.resolve(cwd, e.WAIVERS_FILE);
-    const context = { file: waivers.file, readFile: options.readFile, sources: [DEFAULT_SOURCE_NAME, ...sources.map((s) => s.name)] };
-    waivers.fileWaivers = readWaiversFile(context, reportAs('WAIVERS_FILE'));
+    const file = path.resolve(cwd, e.WAIVERS_FILE);
+    const context = { file, readFile: options.readFile, sources: [DEFAULT_SOURCE_NAME, ...sources.map((s) => s.name)] };
+    waivers = { file, fileWaivers: readWaiversFile(context, reportAs('WAIVERS_FILE')) };
   }
   if (issues.length > 0) throw new ConfigError(issues);
   const described = findTransport(transport, transports);
@@ -118,7 +118,6 @@ function buildConfig(e: Env, built: ConfigParts) {
   const { host, transport, described, routesFile, routes, cwd } = built;
   const dataDir = path.resolve(cwd, e.DATA_DIR);
   const defaultSource = buildDefaultSource(e, cwd);
-  const secrets = defaultSource.secrets;
   return {
     http: {
       host,
@@ -130,7 +129,7 @@ function buildConfig(e: Env, built: ConfigParts) {
     },
     // The default source's path, secrets and allowed addresses are in `sources[0]`; these apply to every source.
     webhook: {
-      unsignedFromNetwork: secrets.length === 0 && !isLoopbackHost(host),
+      unsignedFromNetwork: defaultSource.secrets.length === 0 && !isLoopbackHost(host),
       maxBytes: fixed.WEBHOOK_MAX_BYTES,
       rateLimit: { max: e.WEBHOOK_RATE_LIMIT, windowMs: fixed.WEBHOOK_RATE_LIMIT_WINDOW_MS },
     },

@@ -40,6 +40,9 @@ const secretRef = z.string().trim().min(1).max(1000);
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the name of an environment variable');
 const cidr = z.string().refine((v) => parseCidr(v) !== undefined, 'is not an IP address or CIDR range (examples: 10.0.0.0/8)');
 const inlineSecret = z.never({ error: 'secrets are never written in SOURCES_FILE: give token_file or token_env instead' });
+/** A YAML value (`24h`, or a bare number for `schema` to refuse) as text for `schema`. */
+const asText = <T extends z.ZodType<unknown, string>>(schema: T, error: string) =>
+  z.union([z.string(), z.number()], { error }).transform(String).pipe(schema);
 
 const SourceSchema = z.strictObject({
   name: z
@@ -58,16 +61,8 @@ const SourceSchema = z.strictObject({
   ca_file: z.string().trim().min(1).optional(),
   allowed_ips: z.array(cidr).min(1).max(100).optional(),
   tags: z.record(z.string().min(1).max(100), z.union([z.string().max(200), z.number(), z.boolean()]).transform(String)).optional(),
-  expect_report_every: z
-    .union([z.string(), z.number()], { error: 'is not a duration (examples: 24h, 7d)' })
-    .transform(String)
-    .pipe(duration)
-    .optional(),
-  catch_up_every: z
-    .union([z.string(), z.number()], { error: 'is not a duration (examples: 5m, 1h) nor off' })
-    .transform(String)
-    .pipe(catchUpEvery)
-    .optional(),
+  expect_report_every: asText(duration, 'is not a duration (examples: 24h, 7d)').optional(),
+  catch_up_every: asText(catchUpEvery, 'is not a duration (examples: 5m, 1h) nor off').optional(),
   // No longer read (CATCH_UP_MAX_MAILED holds for every source), but accepted with a warning: the relay works as before.
   catch_up_max: z.unknown().optional(),
 });

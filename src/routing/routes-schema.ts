@@ -138,7 +138,6 @@ const recipients = addressList.pipe(z.array(mailbox).max(MAX_RECIPIENTS)).defaul
 
 /** Objects a contact can be assigned to that own a device: the device itself, its site, its tenant. */
 const OWNER_OBJECTS = ['device', 'site', 'tenant'] as const;
-type OwnerObject = (typeof OWNER_OBJECTS)[number];
 const CONTACT_PRIORITIES = ['primary', 'secondary', 'tertiary', 'inactive'] as const;
 
 /** `netbox_contacts: { role: owner, on: [device, site, tenant], priority: primary }`. */
@@ -198,7 +197,7 @@ const routeTo = z.unknown().transform((value, ctx) => {
 /** A route's owner look-up, as the relay uses it (`on` in the order given: the first that names someone wins). */
 export interface OwnerSpec {
   role: string;
-  on: OwnerObject[];
+  on: (typeof OWNER_OBJECTS)[number][];
   priority?: (typeof CONTACT_PRIORITIES)[number];
   fallback: string[];
   /** Lower case: `example.com`, `*.example.com`, or `*` alone for any. */
