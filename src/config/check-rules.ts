@@ -44,10 +44,7 @@ export function checkWebhookExposure(rawEnv: Record<string, string | undefined>,
 /** Real mail needs recipients: MAIL_TO, or ROUTES_FILE naming them. */
 export function checkRecipientsRequired(e: Env, broken: ReadonlySet<string>, when: string, issues: ConfigIssue[]): void {
   if ((!e.MAIL_TO || e.MAIL_TO.length === 0) && e.ROUTES_FILE === undefined && !broken.has('MAIL_TO') && !broken.has('ROUTES_FILE')) {
-    issues.push({
-      variable: 'MAIL_TO',
-      message: `is required when ${when} and there is no ROUTES_FILE (comma-separated addresses)`,
-    });
+    issues.push({ variable: 'MAIL_TO', message: `is required when ${when} and there is no ROUTES_FILE (comma-separated addresses)` });
   }
 }
 
@@ -57,11 +54,9 @@ export function checkRecipientsRequired(e: Env, broken: ReadonlySet<string>, whe
  */
 export function checkCrossFieldRules(e: Env, broken: ReadonlySet<string>): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
-  const valid = (...names: string[]) => names.every((n) => !broken.has(n));
-  if (e.WEBHOOK_SECRET_PREVIOUS !== undefined && e.WEBHOOK_SECRET === undefined && valid('WEBHOOK_SECRET')) {
+  if (e.WEBHOOK_SECRET_PREVIOUS !== undefined && e.WEBHOOK_SECRET === undefined && !broken.has('WEBHOOK_SECRET'))
     issues.push({ variable: 'WEBHOOK_SECRET_PREVIOUS', message: 'is only accepted alongside WEBHOOK_SECRET (during a rotation)' });
-  }
-  if (e.NETBOX_URL === undefined && valid('NETBOX_URL')) {
+  if (e.NETBOX_URL === undefined && !broken.has('NETBOX_URL')) {
     for (const v of ['NETBOX_TOKEN', 'NETBOX_CA_FILE'] as const) {
       if (e[v] !== undefined) issues.push({ variable: v, message: 'has no effect without NETBOX_URL' });
     }
@@ -89,16 +84,13 @@ export function checkSourceRules(e: Env, host: string, sources: SourceConfig[], 
       message: `route ${route.name} to.netbox_contacts: needs NETBOX_URL and NETBOX_TOKEN (or a source with netbox_url and a token) to read who owns what`,
     });
   }
-  for (const route of routes ?? []) {
-    for (const name of collectSourceNames(route.match)) {
-      if (!known.has(name)) {
-        issues.push({
-          variable: 'ROUTES_FILE',
-          message: `route ${route.name} match.source: "${name}" is not a configured source (${[...known].join(', ')})`,
-        });
-      }
-    }
-  }
+  const configured = [...known].join(', ');
+  for (const route of routes ?? [])
+    for (const name of collectSourceNames(route.match).filter((n) => !known.has(n)))
+      issues.push({
+        variable: 'ROUTES_FILE',
+        message: `route ${route.name} match.source: "${name}" is not a configured source (${configured})`,
+      });
   return issues;
 }
 

@@ -229,12 +229,7 @@ export function describeCatchUp(plan: CatchUpPlan): string {
 }
 
 function formatMs(ms: number): string {
-  for (const [unit, size] of [
-    ['d', 86_400_000],
-    ['h', 3_600_000],
-    ['m', 60_000],
-    ['s', 1_000],
-  ] as const)
-    if (ms % size === 0) return `${ms / size}${unit}`;
+  const units = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000 };
+  for (const [unit, size] of Object.entries(units)) if (ms % size === 0) return `${ms / size}${unit}`;
   return `${ms}ms`;
 }

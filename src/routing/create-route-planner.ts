@@ -53,9 +53,8 @@ export function createRoutePlanner(options: {
     const facts = buildReportFacts(composed.delivery, { name: delivery.netboxSource, tags: tags.get(delivery.netboxSource) ?? {} });
     const trend = composed.trend ? buildRoutingTrend(composed.trend, facts) : buildCountTrend(null);
     const lastSent = new Map<string, string | null>();
-    for (const route of options.routes) {
+    for (const route of options.routes)
       if (route.repeat_after !== undefined) lastSent.set(route.name, await options.store.lastRouteMailCompletedAt(route.name, delivery.id));
-    }
     const lookup = needsDevices ? await lookupOwners(options.routes, composed) : undefined;
     // `device` conditions look at the failing devices; the fixed ones were looked up for their owners only.
     const failingIds = new Set((composed.failures ?? []).flatMap((r) => (r.deviceId === null ? [] : [r.deviceId])));

@@ -122,12 +122,9 @@ const ConditionSchema: z.ZodType<Condition> = z
   })
   .superRefine((c, ctx) => {
     const keys = CONDITION_KEYS.filter((k) => c[k] !== undefined);
-    if (keys.length !== 1) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `a condition has exactly one of ${CONDITION_KEYS.join(', ')} (got ${keys.length ? keys.join(', ') : 'none'})`,
-      });
-    }
+    const got = keys.length ? keys.join(', ') : 'none';
+    if (keys.length !== 1)
+      ctx.addIssue({ code: 'custom', message: `a condition has exactly one of ${CONDITION_KEYS.join(', ')} (got ${got})` });
   });
 
 /** Addresses (or domains) as a YAML list or one comma-separated string. */
@@ -275,13 +272,12 @@ const RouteSchema = z
   .superRefine((r, ctx) => {
     if (r.to.length + r.cc.length + r.bcc.length === 0 && !r.owners)
       ctx.addIssue({ code: 'custom', path: ['to'], message: 'a route needs at least one recipient (to, cc or bcc)' });
-    if (r.repeat_after !== undefined && r.notify !== 'on-change') {
+    if (r.repeat_after !== undefined && r.notify !== 'on-change')
       ctx.addIssue({
         code: 'custom',
         path: ['repeat_after'],
         message: 'only applies to notify: on-change (the other policies never hold a mail back)',
       });
-    }
   });
 
 /**

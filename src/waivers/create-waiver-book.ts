@@ -78,8 +78,7 @@ export function createWaiverBook(options: WaiverBookOptions) {
     },
     /** What a report made now needs: the waivers of its source in force, or ended since the previous report. */
     async forReport({ source, previousReportAt }: { source: string; previousReportAt: number | null }): Promise<Waiver[]> {
-      const now = clock.now();
-      return this.list({ source, endedSince: previousReportAt ?? now });
+      return this.list({ source, endedSince: previousReportAt ?? clock.now() });
     },
     async countActive(): Promise<number> {
       const at = clock.now();
