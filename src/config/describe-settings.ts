@@ -1,28 +1,15 @@
 import { z } from 'zod';
 import { RETIRED_SETTINGS } from './retired-settings';
-import {
-  EnvSchema,
-  listSecretVariables,
-  readSettingMeta,
-  SETTING_GROUPS,
-  type Env,
-  type SettingGroup,
-  type SettingsSchema,
-} from './schema';
+import { SETTING_GROUPS, type SettingGroup, type SettingMeta } from '../shared';
+import { EnvSchema, readSettingMeta, type Env, type SettingsSchema } from './schema';
 
 /** One setting as the reference and .env.example show it, read from {@link EnvSchema}. */
-export interface SettingDoc {
+export interface SettingDoc extends Omit<SettingMeta, 'secret'> {
   name: keyof Env;
-  group: SettingGroup;
-  description: string;
   /** The default as a user writes it (`5m`, `true`, `8080`); undefined when there is none in the schema. */
   default?: string;
-  /** The default in words when it is derived from other settings. */
-  defaultText?: string;
   /** The allowed values (`json`, `pretty`) or range (`1–100`) when the schema bounds them. */
   allowed?: string;
-  example?: string;
-  /** A secret: may be given as `<NAME>_FILE` instead. */
   secret: boolean;
 }
 
@@ -36,19 +23,19 @@ interface JsonProperty {
 
 /** Every setting of `schema` (the relay's, or it with further transports' sections), basics first, each group in the schema's order. */
 export function describeSettings(schema: SettingsSchema = EnvSchema): SettingDoc[] {
-  const secrets: ReadonlySet<string> = new Set(listSecretVariables(schema));
   // The input side: defaults and bounds as a user writes them, not as the relay holds them (5m, not 300000).
   const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { properties: Record<string, JsonProperty> };
   const parsed = schema.parse({}, { jitless: true }) as Record<string, unknown>;
   const docs = (Object.keys(schema.shape) as (keyof Env)[]).map((name): SettingDoc => {
     const property = json.properties[name] ?? {};
     const value = property.default ?? parsed[name];
+    const meta = readSettingMeta(name, schema);
     return {
       name,
-      ...readSettingMeta(name, schema),
+      ...meta,
       default: value === undefined ? undefined : typeof value === 'string' ? value : JSON.stringify(value),
       allowed: describeAllowed(property, typeof parsed[name] === 'boolean'),
-      secret: secrets.has(name),
+      secret: meta.secret === true,
     };
   });
   const order = Object.keys(SETTING_GROUPS);

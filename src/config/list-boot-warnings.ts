@@ -1,15 +1,6 @@
 import type { Config } from './load-config';
 
-/** One thing an operator should know at start: the log line's fields and its message. */
-export interface BootWarning {
-  fields: Record<string, unknown>;
-  message: string;
-}
-
-/**
- * What an unsigned webhook means for this relay, or undefined when deliveries must be signed.
- * Logged at every start; the WEBHOOK_ALLOW_UNSIGNED case is also shown on every dashboard page.
- */
+/** What an unsigned webhook means here (logged at start, shown on the dashboard), or undefined when deliveries must be signed. */
 export function describeUnsignedWebhook(config: Pick<Config, 'http' | 'webhook' | 'sources'>): string | undefined {
   if (config.sources[0].secrets.length > 0) return undefined;
   if (config.webhook.unsignedFromNetwork) {
@@ -18,9 +9,9 @@ export function describeUnsignedWebhook(config: Pick<Config, 'http' | 'webhook' 
   return `WEBHOOK_SECRET is not set: deliveries are accepted WITHOUT a signature check, on ${config.http.host} (loopback) only. Set WEBHOOK_SECRET on the NetBox webhook and here to listen on the network.`;
 }
 
-/** What an operator should know about this configuration at start, each said once. */
-export function listBootWarnings(config: Config): BootWarning[] {
-  const warnings: BootWarning[] = [];
+/** What an operator should know about this configuration at start, each said once: a log line's fields and message. */
+export function listBootWarnings(config: Config) {
+  const warnings: { fields: Record<string, unknown>; message: string }[] = [];
   const unsigned = describeUnsignedWebhook(config);
   if (unsigned) warnings.push({ fields: { host: config.http.host }, message: unsigned });
   for (const w of config.warnings) warnings.push({ fields: { variable: w.variable }, message: `${w.variable} ${w.message}` });

@@ -1,7 +1,9 @@
 import type { TransportDescriptor } from '../notify';
-import { buildEnvSchema, listSecretVariables } from './schema';
+import { SECRET_MARK as REDACTED } from '../shared';
+import { buildEnvSchema } from './schema';
 import { describeSettings } from './describe-settings';
 import type { Config } from './load-config';
+import { parseUrl } from './redact-config';
 
 /** One variable as `check-config` shows it: its name and its value in force, secrets redacted. */
 export interface Setting {
@@ -20,8 +22,6 @@ export interface SettingsInForce {
   unset: string[];
 }
 
-const REDACTED = '[REDACTED]';
-
 /**
  * The configuration in the words the user wrote it in: each variable the schema knows, as set, as
  * defaulted, or unset. `config` supplies the one default that is derived (HOST depends on
@@ -33,16 +33,16 @@ export function listSettings(
   transports?: readonly TransportDescriptor[],
 ): SettingsInForce {
   const result: SettingsInForce = { set: [], defaulted: [], advancedDefaulted: [], unset: [] };
-  const schema = buildEnvSchema(transports);
-  const SECRETS: ReadonlySet<string> = new Set(listSecretVariables(schema));
   // In the reference's order (basics first), defaults as a user writes them (5m, not 300000).
-  for (const { name, group, default: byDefault } of describeSettings(schema)) {
+  for (const { name, group, default: byDefault, secret } of describeSettings(buildEnvSchema(transports))) {
     const raw = env[name];
-    const file = SECRETS.has(name) ? env[`${name}_FILE`] : undefined;
-    if (raw !== undefined && raw !== '') result.set.push({ name, value: SECRETS.has(name) ? REDACTED : redactUrlPassword(raw) });
+    const file = secret ? env[`${name}_FILE`] : undefined;
+    if (raw !== undefined && raw !== '') result.set.push({ name, value: secret ? REDACTED : redactUrlPassword(raw) });
     else if (file !== undefined && file !== '') result.set.push({ name: `${name}_FILE`, value: file });
-    else if (name === 'HOST') result.defaulted.push({ name, value: `${config.http.host} (${describeHostDefault(config)})` });
-    else if (byDefault !== undefined) {
+    else if (name === 'HOST') {
+      const why = config.sources[0].secrets.length > 0 ? 'all interfaces: WEBHOOK_SECRET is set' : 'loopback only: no WEBHOOK_SECRET';
+      result.defaulted.push({ name, value: `${config.http.host} (${why})` });
+    } else if (byDefault !== undefined) {
       if (isInForce(name, config)) (group === 'advanced' ? result.advancedDefaulted : result.defaulted).push({ name, value: byDefault });
       // OAuth2's and Graph's unset settings are noise to a relay that uses neither.
     } else if (group !== 'provider' || isInForce(name, config)) result.unset.push(name);
@@ -50,10 +50,7 @@ export function listSettings(
   return result;
 }
 
-/**
- * Whether a defaulted variable means anything with this configuration: Graph's settings without
- * MAIL_TRANSPORT=graph, SQLite's with DATABASE_URL, SMTP's without SMTP_URL do not, so they are not shown.
- */
+/** Whether a defaulted variable means anything here (Graph's without MAIL_TRANSPORT=graph do not): only those are shown. */
 function isInForce(name: string, config: Config): boolean {
   const { transport } = config;
   const oauth2 = transport.name === 'graph' || (transport.name === 'smtp' && transport.settings.oauth2 !== undefined);
@@ -65,18 +62,11 @@ function isInForce(name: string, config: Config): boolean {
   return true;
 }
 
-function describeHostDefault(config: Config): string {
-  return config.sources[0].secrets.length > 0 ? 'all interfaces: WEBHOOK_SECRET is set' : 'loopback only: no WEBHOOK_SECRET';
-}
-
 /** SMTP_URL and the like may carry a password in their user part. */
 function redactUrlPassword(value: string): string {
   if (!/^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]*@/i.test(value)) return value;
-  try {
-    const url = new URL(value);
-    url.password = 'REDACTED';
-    return url.toString();
-  } catch {
-    return REDACTED;
-  }
+  const url = parseUrl(value);
+  if (!url) return REDACTED;
+  url.password = 'REDACTED';
+  return url.toString();
 }

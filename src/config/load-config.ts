@@ -1,34 +1,16 @@
 import path from 'node:path';
-import { buildDefaultRoute, type Route } from '../routing';
-import { isLoopbackHost } from '../shared';
+import { buildDefaultRoute, parseRoutesFile, readYamlListFile, type Route } from '../routing';
+import { isLoopbackHost, type ConfigIssue } from '../shared';
 import { configureTransport, findTransport, TRANSPORTS, type TransportConfig, type TransportDescriptor } from '../notify';
-import { buildEnvSchema, type Env } from './schema';
-import { checkSourceRules } from './check-source-rules';
-import { checkWebhookExposure } from './check-webhook-exposure';
-import {
-  HTTP_HEADERS_TIMEOUT_MS,
-  HTTP_REQUEST_TIMEOUT_MS,
-  LEASE_MS,
-  NETBOX_ENRICH_BUDGET_MS,
-  NETBOX_TIMEOUT_MS,
-  RETENTION_INTERVAL_MS,
-  RETRY_BASE_MS,
-  RETRY_MAX_ATTEMPTS,
-  RETRY_MAX_DELAY_MS,
-  WEBHOOK_MAX_BYTES,
-  WORKER_POLL_MS,
-} from './fixed-limits';
-import { collectSecretValues } from './collect-secret-values';
-import type { ConfigIssue } from './config-issue';
+import { buildEnvSchema, SECRET_VARIABLES, type Env } from './schema';
+import { checkCrossFieldRules, checkRecipientsRequired, checkSourceRules, checkWebhookExposure } from './check-rules';
+import * as fixed from './fixed-limits';
 import { parseEnvironment, readSecretFiles } from './parse-environment';
-import { readRoutes } from './routes-file';
-import { buildDefaultSource, normalizeWebhookPath, readSourcesFile, type SourceConfig } from './sources-file';
-import { checkRetiredSettings, PAUSE_AFTER_4XX_IN_A_ROW, SMTP_CHECK_INTERVAL_MS, WEBHOOK_RATE_LIMIT_WINDOW_MS } from './retired-settings';
+import { buildDefaultSource, readSourcesFile, type SourceConfig } from './sources-file';
+import { checkRetiredSettings } from './retired-settings';
 import { readWaiversFile } from './waivers-file';
 import type { Waiver } from '../waivers';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
-
-export type { ConfigIssue } from './config-issue';
 
 /** Thrown by {@link loadConfig} with every problem found, not just the first. */
 export class ConfigError extends Error {
@@ -72,10 +54,11 @@ const FILE_MODE_DEFAULT_TO = 'compliance-reports@localhost';
  * the schema refuses is reported, and every rule that does not depend on it is still checked.
  */
 export function loadConfig(rawEnv: Record<string, string | undefined>, options: LoadConfigOptions): Config {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(rawEnv)) {
-    if (value !== undefined && value !== '') env[key] = value;
-  }
+  const env = Object.fromEntries(Object.entries(rawEnv).filter(([, value]) => value !== undefined && value !== '')) as Record<
+    string,
+    string
+  >;
+  const cwd = options.cwd ?? process.cwd();
   const transports = options.transports ?? TRANSPORTS;
   const schema = buildEnvSchema(transports);
   const issues = readSecretFiles(env, options.readFile, schema);
@@ -88,7 +71,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
       broken,
       readFile: options.readFile,
       rawEnv: env,
-      outboxDir: path.join(path.resolve(options.cwd ?? process.cwd(), e.DATA_DIR), 'mail'),
+      outboxDir: path.join(path.resolve(cwd, e.DATA_DIR), 'mail'),
       requireRecipients: (when) => checkRecipientsRequired(e, broken, when, issues),
     },
     transports,
@@ -96,90 +79,24 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   const host = e.HOST ?? (e.WEBHOOK_SECRET !== undefined ? '0.0.0.0' : '127.0.0.1');
   if (!broken.has('HOST') && !broken.has('WEBHOOK_ALLOW_UNSIGNED')) issues.push(...checkWebhookExposure(rawEnv, e, host));
   issues.push(...checkCrossFieldRules(e, broken));
-  const routesFile = e.ROUTES_FILE ? path.resolve(options.cwd ?? process.cwd(), e.ROUTES_FILE) : undefined;
-  const routes = routesFile ? readRoutes(routesFile, options.readFile, issues) : undefined;
-  const cwd = options.cwd ?? process.cwd();
+  const reportAs = (variable: string) => (message: string) => issues.push({ variable, message });
+  const routesFile = e.ROUTES_FILE ? path.resolve(cwd, e.ROUTES_FILE) : undefined;
+  const routes = routesFile ? readYamlListFile(routesFile, options.readFile, parseRoutesFile, reportAs('ROUTES_FILE')) : undefined;
   const warnings = checkRetiredSettings(env);
-  const sources = e.SOURCES_FILE ? readNamedSources(e, env, { ...options, cwd }, { issues, warnings }) : [];
+  const sources = readSourcesFile(e, { readFile: options.readFile, env, cwd }, issues, warnings);
   issues.push(...checkSourceRules(e, host, sources, routes));
-  const waivers = readWaivers(e, { ...options, cwd }, sources, issues);
+  let waivers: ConfigParts['waivers'] = { fileWaivers: [] };
+  if (e.WAIVERS_FILE) {
+    const file = path.resolve(cwd, e.WAIVERS_FILE);
+    const context = { file, readFile: options.readFile, sources: [DEFAULT_SOURCE_NAME, ...sources.map((s) => s.name)] };
+    waivers = { file, fileWaivers: readWaiversFile(context, reportAs('WAIVERS_FILE')) };
+  }
   if (issues.length > 0) throw new ConfigError(issues);
   const described = findTransport(transport, transports);
   return {
     ...buildConfig(e, { host, transport, described, routesFile, routes, sources, cwd, waivers }),
     warnings,
   };
-}
-
-/** Real mail needs recipients: MAIL_TO, or ROUTES_FILE naming them. */
-function checkRecipientsRequired(e: Env, broken: ReadonlySet<string>, when: string, issues: ConfigIssue[]): void {
-  if ((!e.MAIL_TO || e.MAIL_TO.length === 0) && e.ROUTES_FILE === undefined && !broken.has('MAIL_TO') && !broken.has('ROUTES_FILE')) {
-    issues.push({
-      variable: 'MAIL_TO',
-      message: `is required when ${when} and there is no ROUTES_FILE (comma-separated addresses)`,
-    });
-  }
-}
-
-/** SOURCES_FILE's sources; their problems (and fields no longer read) are pushed onto `found`, each naming the source and the field. */
-function readNamedSources(
-  e: Env,
-  env: Record<string, string>,
-  options: LoadConfigOptions & { cwd: string },
-  found: { issues: ConfigIssue[]; warnings: ConfigIssue[] },
-): SourceConfig[] {
-  const messages: string[] = [];
-  const retired: string[] = [];
-  const sources = readSourcesFile(
-    {
-      file: path.resolve(options.cwd, e.SOURCES_FILE!),
-      readFile: options.readFile,
-      env,
-      webhookPath: normalizeWebhookPath(e.WEBHOOK_PATH),
-      cwd: options.cwd,
-      catchUpEveryMs: e.CATCH_UP_EVERY,
-    },
-    messages,
-    retired,
-  );
-  found.issues.push(...messages.map((message) => ({ variable: 'SOURCES_FILE', message })));
-  found.warnings.push(...retired.map((message) => ({ variable: 'SOURCES_FILE', message })));
-  return sources;
-}
-
-/** Accepted exceptions: WAIVERS_FILE's entries, read-only. */
-interface WaiversConfig {
-  file?: string;
-  fileWaivers: Waiver[];
-}
-
-/** WAIVERS_FILE's entries, each checked against the configured sources; problems go onto `issues`. */
-function readWaivers(e: Env, options: LoadConfigOptions & { cwd: string }, sources: SourceConfig[], issues: ConfigIssue[]): WaiversConfig {
-  if (!e.WAIVERS_FILE) return { fileWaivers: [] };
-  const file = path.resolve(options.cwd, e.WAIVERS_FILE);
-  const messages: string[] = [];
-  const context = { file, readFile: options.readFile, sources: [DEFAULT_SOURCE_NAME, ...sources.map((s) => s.name)] };
-  const fileWaivers = readWaiversFile(context, messages);
-  issues.push(...messages.map((message) => ({ variable: 'WAIVERS_FILE', message })));
-  return { file, fileWaivers };
-}
-
-/**
- * Rules between variables. Each applies only when its feature is on, and only when the variables it compares
- * were valid: a rule checked against a default that stands in for a refused value would report nonsense.
- */
-function checkCrossFieldRules(e: Env, broken: ReadonlySet<string>): ConfigIssue[] {
-  const issues: ConfigIssue[] = [];
-  const valid = (...names: string[]) => names.every((n) => !broken.has(n));
-  if (e.WEBHOOK_SECRET_PREVIOUS !== undefined && e.WEBHOOK_SECRET === undefined && valid('WEBHOOK_SECRET')) {
-    issues.push({ variable: 'WEBHOOK_SECRET_PREVIOUS', message: 'is only accepted alongside WEBHOOK_SECRET (during a rotation)' });
-  }
-  if (e.NETBOX_URL === undefined && valid('NETBOX_URL')) {
-    for (const v of ['NETBOX_TOKEN', 'NETBOX_CA_FILE'] as const) {
-      if (e[v] !== undefined) issues.push({ variable: v, message: 'has no effect without NETBOX_URL' });
-    }
-  }
-  return issues;
 }
 
 /** What loadConfig has read and checked before the configuration is assembled. */
@@ -192,31 +109,31 @@ interface ConfigParts {
   routes?: Route[];
   sources: SourceConfig[];
   cwd: string;
-  waivers: WaiversConfig;
+  /** Accepted exceptions: WAIVERS_FILE's entries, read-only. */
+  waivers: { file?: string; fileWaivers: Waiver[] };
 }
 
 /** The validated environment as the relay's typed configuration. */
 function buildConfig(e: Env, built: ConfigParts) {
   const { host, transport, described, routesFile, routes, cwd } = built;
   const dataDir = path.resolve(cwd, e.DATA_DIR);
-  const defaultSource = buildDefaultSource(e, { webhookPath: normalizeWebhookPath(e.WEBHOOK_PATH), cwd });
-  const secrets = defaultSource.secrets;
+  const defaultSource = buildDefaultSource(e, cwd);
   return {
     http: {
       host,
       port: e.PORT,
       trustProxy: parseTrustProxy(e.TRUST_PROXY),
       shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
-      headersTimeoutMs: HTTP_HEADERS_TIMEOUT_MS,
-      requestTimeoutMs: HTTP_REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: fixed.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: fixed.HTTP_REQUEST_TIMEOUT_MS,
     },
     // The default source's path, secrets and allowed addresses are in `sources[0]`; these apply to every source.
     webhook: {
-      unsignedFromNetwork: secrets.length === 0 && !isLoopbackHost(host),
-      maxBytes: WEBHOOK_MAX_BYTES,
-      rateLimit: { max: e.WEBHOOK_RATE_LIMIT, windowMs: WEBHOOK_RATE_LIMIT_WINDOW_MS },
+      unsignedFromNetwork: defaultSource.secrets.length === 0 && !isLoopbackHost(host),
+      maxBytes: fixed.WEBHOOK_MAX_BYTES,
+      rateLimit: { max: e.WEBHOOK_RATE_LIMIT, windowMs: fixed.WEBHOOK_RATE_LIMIT_WINDOW_MS },
     },
-    retention: { days: e.RETENTION_DAYS, intervalMs: RETENTION_INTERVAL_MS },
+    retention: { days: e.RETENTION_DAYS, intervalMs: fixed.RETENTION_INTERVAL_MS },
     store: { dataDir, sqliteSynchronous: e.SQLITE_SYNCHRONOUS, databaseUrl: e.DATABASE_URL },
     transport,
     mail: {
@@ -227,8 +144,8 @@ function buildConfig(e: Env, built: ConfigParts) {
     },
     // The default source's URL, token and CA are in `sources[0].netbox`; these apply to every source.
     netbox: {
-      timeoutMs: NETBOX_TIMEOUT_MS,
-      enrichBudgetMs: NETBOX_ENRICH_BUDGET_MS,
+      timeoutMs: fixed.NETBOX_TIMEOUT_MS,
+      enrichBudgetMs: fixed.NETBOX_ENRICH_BUDGET_MS,
     },
     sources: [defaultSource, ...built.sources],
     routing: {
@@ -241,18 +158,18 @@ function buildConfig(e: Env, built: ConfigParts) {
         }),
       ],
     },
-    retry: { maxAttempts: RETRY_MAX_ATTEMPTS, baseMs: RETRY_BASE_MS, maxDelayMs: RETRY_MAX_DELAY_MS },
+    retry: { maxAttempts: fixed.RETRY_MAX_ATTEMPTS, baseMs: fixed.RETRY_BASE_MS, maxDelayMs: fixed.RETRY_MAX_DELAY_MS },
     worker: {
-      pollMs: WORKER_POLL_MS,
-      leaseMs: LEASE_MS,
+      pollMs: fixed.WORKER_POLL_MS,
+      leaseMs: fixed.LEASE_MS,
       concurrency: described.concurrency(transport.settings),
-      pauseAfter4xx: PAUSE_AFTER_4XX_IN_A_ROW,
+      pauseAfter4xx: fixed.PAUSE_AFTER_4XX_IN_A_ROW,
     },
     log: { level: e.LOG_LEVEL },
     admin: { token: e.ADMIN_TOKEN },
     waivers: built.waivers,
     relayUrl: e.RELAY_URL,
-    observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: SMTP_CHECK_INTERVAL_MS },
+    observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: fixed.SMTP_CHECK_INTERVAL_MS },
     secretValues: [...collectSecretValues(e, built.sources), ...described.secrets(transport.settings)],
   };
 }
@@ -263,4 +180,28 @@ function parseTrustProxy(value: string): boolean | number | string {
   if (value === 'false') return false;
   if (/^\d+$/.test(value)) return Number(value);
   return value;
+}
+
+/**
+ * Every secret value in force, so that the logger masks it wherever it appears: the settings the schema
+ * flags `secret`, and what is derived from them (DATABASE_URL's password, sources' secrets); the transport adds its own.
+ */
+function collectSecretValues(e: Env, sources: readonly SourceConfig[]): string[] {
+  const declared = SECRET_VARIABLES.map((name) => e[name]).filter((value): value is string => typeof value === 'string');
+  return [
+    ...declared,
+    ...sources.flatMap((s) => [...s.secrets, ...(s.netbox.token ? [s.netbox.token] : [])]),
+    ...databasePassword(e.DATABASE_URL),
+  ];
+}
+
+/** DATABASE_URL's password, so it reaches no log line even alone. */
+function databasePassword(url: string | undefined): string[] {
+  if (!url) return [];
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    return password ? [password] : [];
+  } catch {
+    return [];
+  }
 }

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { describeZodIssue, type ZodIssueFacts } from '../shared';
-import type { ConfigIssue } from './config-issue';
+import { describeZodIssue, type ConfigIssue, type ZodIssueFacts } from '../shared';
 import { EnvSchema, listSecretVariables, type Env, type SettingsSchema } from './schema';
 
 /** Replaces each `<NAME>_FILE` by the secret it holds (in `env`); returns what went wrong. */
@@ -26,11 +25,7 @@ export function readSecretFiles(env: Record<string, string>, readFile: (file: st
   return issues;
 }
 
-/**
- * The environment is parsed once per process: without zod's eval fast path, which compiles a parser
- * for each object schema at its first parse and pays only over many parses (a tenth of
- * `check-config`'s time went to it). Same result, same issues.
- */
+/** The environment is parsed once per process: zod's eval fast path compiles a parser per object schema and pays only over many parses. */
 const ONE_PARSE = { jitless: true } as const;
 
 /**
@@ -59,10 +54,7 @@ function describeIssue(issue: ZodIssueFacts & { path: PropertyKey[] }, env: Reco
   return `${describeNumberRange(name, issue, schema) ?? describeZodIssue(issue)}${shown}`;
 }
 
-/**
- * A numeric variable's whole allowed range, whichever bound or type the value missed: "must be a whole
- * number from 0 to 65535" tells the user what to write in one reading.
- */
+/** A numeric variable's whole allowed range, whichever bound or type the value missed ("must be a whole number from 0 to 65535"). */
 function describeNumberRange(name: string, issue: ZodIssueFacts, schema: SettingsSchema): string | undefined {
   if (!['invalid_type', 'too_big', 'too_small'].includes(issue.code ?? '')) return undefined;
   let field: unknown = schema.shape[name];

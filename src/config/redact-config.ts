@@ -1,7 +1,6 @@
-import { describeCatchUp, planCatchUp } from './describe-catch-up';
+import { describeCatchUp, planCatchUp } from './sources-file';
+import { SECRET_MARK as REDACTED } from '../shared';
 import type { Config } from './load-config';
-
-const REDACTED = '[REDACTED]';
 
 /**
  * The configuration as it may be logged: only what is in force, and every secret value (those of the
@@ -80,7 +79,8 @@ function maskString(value: string, secrets: ReadonlySet<string>): string {
   return value.startsWith('-----BEGIN ') ? 'set (PEM, not shown)' : value;
 }
 
-function parseUrl(value: string): URL | undefined {
+/** `value` as a URL when it is one (`scheme://…`), else undefined. */
+export function parseUrl(value: string): URL | undefined {
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return undefined;
   try {
     return new URL(value);

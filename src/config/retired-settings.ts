@@ -7,29 +7,9 @@ import {
   SMTP_GREETING_TIMEOUT_MS,
   SMTP_SOCKET_TIMEOUT_MS,
 } from '../notify';
-import type { ConfigIssue } from './config-issue';
-import {
-  HTTP_HEADERS_TIMEOUT_MS,
-  HTTP_REQUEST_TIMEOUT_MS,
-  LEASE_MS,
-  NETBOX_ENRICH_BUDGET_MS,
-  NETBOX_TIMEOUT_MS,
-  RETRY_BASE_MS,
-  RETRY_MAX_ATTEMPTS,
-  RETRY_MAX_DELAY_MS,
-  WEBHOOK_MAX_BYTES,
-  WORKER_POLL_MS,
-} from './fixed-limits';
+import type { ConfigIssue } from '../shared';
+import * as fixed from './fixed-limits';
 import { CATCH_UP_MAX_MAILED } from './sources-file';
-
-/** Different deliveries answered 4xx in a row (no mail accepted between) before the whole queue pauses. */
-export const PAUSE_AFTER_4XX_IN_A_ROW = 3;
-
-/** WEBHOOK_RATE_LIMIT counts a client's requests over this window: "per minute" is what operators reason in. */
-export const WEBHOOK_RATE_LIMIT_WINDOW_MS = 60_000;
-
-/** How often /readyz's SMTP check connects besides every real send: often enough for an alert, rarely enough for the server. */
-export const SMTP_CHECK_INTERVAL_MS = 5 * 60_000;
 
 /**
  * Variables the relay no longer reads, each with what took its place. One still set is not an error (the
@@ -37,23 +17,23 @@ export const SMTP_CHECK_INTERVAL_MS = 5 * 60_000;
  */
 export const RETIRED_SETTINGS: Readonly<Record<string, string>> = {
   GRAPH_CONCURRENCY: `is no longer read: Graph requests in flight are fixed at ${GRAPH_CONCURRENCY}, Exchange Online's limit per app and mailbox; remove it`,
-  SMTP_PAUSE_AFTER_4XX: `is no longer read: ${PAUSE_AFTER_4XX_IN_A_ROW} different deliveries answered 4xx in a row pause the queue; remove it`,
+  SMTP_PAUSE_AFTER_4XX: `is no longer read: ${fixed.PAUSE_AFTER_4XX_IN_A_ROW} different deliveries answered 4xx in a row pause the queue; remove it`,
   OAUTH2_TIMEOUT_MS: `is no longer read: a token request may take ${OAUTH2_TIMEOUT_MS / 1000} s; remove it`,
   GRAPH_TIMEOUT_MS: `is no longer read: a Graph sendMail request may take ${GRAPH_TIMEOUT_MS / 1000} s; remove it`,
   WEBHOOK_RATE_LIMIT_WINDOW_MS: 'is no longer read: WEBHOOK_RATE_LIMIT counts requests per minute; remove it',
   MAX_UNRECORDED_OUTCOMES:
     'is no longer read: the worker settles one batch at a time, and a batch the store refuses holds the queue until it is recorded; remove it',
-  HTTP_HEADERS_TIMEOUT_MS: `is no longer read: a client has ${HTTP_HEADERS_TIMEOUT_MS / 1000} s to send its headers; remove it`,
-  HTTP_REQUEST_TIMEOUT_MS: `is no longer read: a client has ${HTTP_REQUEST_TIMEOUT_MS / 1000} s to send its whole request; remove it`,
-  WEBHOOK_MAX_BYTES: `is no longer read: webhook bodies over ${WEBHOOK_MAX_BYTES / 1_048_576} MiB are refused with 413; remove it`,
+  HTTP_HEADERS_TIMEOUT_MS: `is no longer read: a client has ${fixed.HTTP_HEADERS_TIMEOUT_MS / 1000} s to send its headers; remove it`,
+  HTTP_REQUEST_TIMEOUT_MS: `is no longer read: a client has ${fixed.HTTP_REQUEST_TIMEOUT_MS / 1000} s to send its whole request; remove it`,
+  WEBHOOK_MAX_BYTES: `is no longer read: webhook bodies over ${fixed.WEBHOOK_MAX_BYTES / 1_048_576} MiB are refused with 413; remove it`,
   RETENTION_INTERVAL_MS: 'is no longer read: sent deliveries are pruned at start and then every hour; remove it',
-  NETBOX_TIMEOUT_MS: `is no longer read: one NetBox request may stay silent ${NETBOX_TIMEOUT_MS / 1000} s; remove it`,
-  NETBOX_ENRICH_BUDGET_MS: `is no longer read: all of one mail's NetBox requests end within ${NETBOX_ENRICH_BUDGET_MS / 1000} s; remove it`,
-  RETRY_MAX_ATTEMPTS: `is no longer read: a delivery is sent at most ${RETRY_MAX_ATTEMPTS} times (over at most 42 h) before it is dead; remove it`,
-  RETRY_BASE_MS: `is no longer read: the first retry comes within ${RETRY_BASE_MS / 60_000} minute, each next one within twice as long; remove it`,
-  RETRY_MAX_DELAY_MS: `is no longer read: retries are at most ${RETRY_MAX_DELAY_MS / 3_600_000} hour apart; remove it`,
-  WORKER_POLL_MS: `is no longer read: the queue is looked at every ${WORKER_POLL_MS / 1000} s when nothing wakes the worker; remove it`,
-  LEASE_MS: `is no longer read: a send holds its delivery for ${LEASE_MS / 60_000} minutes (renewed while it runs) before another relay may take it over; remove it`,
+  NETBOX_TIMEOUT_MS: `is no longer read: one NetBox request may stay silent ${fixed.NETBOX_TIMEOUT_MS / 1000} s; remove it`,
+  NETBOX_ENRICH_BUDGET_MS: `is no longer read: all of one mail's NetBox requests end within ${fixed.NETBOX_ENRICH_BUDGET_MS / 1000} s; remove it`,
+  RETRY_MAX_ATTEMPTS: `is no longer read: a delivery is sent at most ${fixed.RETRY_MAX_ATTEMPTS} times (over at most 42 h) before it is dead; remove it`,
+  RETRY_BASE_MS: `is no longer read: the first retry comes within ${fixed.RETRY_BASE_MS / 60_000} minute, each next one within twice as long; remove it`,
+  RETRY_MAX_DELAY_MS: `is no longer read: retries are at most ${fixed.RETRY_MAX_DELAY_MS / 3_600_000} hour apart; remove it`,
+  WORKER_POLL_MS: `is no longer read: the queue is looked at every ${fixed.WORKER_POLL_MS / 1000} s when nothing wakes the worker; remove it`,
+  LEASE_MS: `is no longer read: a send holds its delivery for ${fixed.LEASE_MS / 60_000} minutes (renewed while it runs) before another relay may take it over; remove it`,
   // The mail's limits live in compose/ (below this layer): their values are written out here, and a test holds them equal.
   MAIL_MAX_FAILURES:
     'is no longer read: a mail lists at most 50 failing tests, so that Gmail does not clip it, the rest behind "and N more" linked to NetBox; remove it',
@@ -71,7 +51,7 @@ export const RETIRED_SETTINGS: Readonly<Record<string, string>> = {
   SMTP_CONNECTION_TIMEOUT_MS: `is no longer read: an SMTP connection may take ${SMTP_CONNECTION_TIMEOUT_MS / 1000} s to open; remove it`,
   SMTP_GREETING_TIMEOUT_MS: `is no longer read: the SMTP server's greeting may take ${SMTP_GREETING_TIMEOUT_MS / 1000} s; remove it`,
   SMTP_SOCKET_TIMEOUT_MS: `is no longer read: an SMTP connection may stay silent ${SMTP_SOCKET_TIMEOUT_MS / 1000} s; remove it`,
-  SMTP_CHECK_INTERVAL: `is no longer read: /readyz's SMTP check connects every ${SMTP_CHECK_INTERVAL_MS / 60_000} minutes, besides every real send; remove it`,
+  SMTP_CHECK_INTERVAL: `is no longer read: /readyz's SMTP check connects every ${fixed.SMTP_CHECK_INTERVAL_MS / 60_000} minutes, besides every real send; remove it`,
   SMTP_TLS_REJECT_UNAUTHORIZED:
     "is no longer read: the SMTP server's certificate is always verified; give a private CA or a self-signed certificate in SMTP_CA_FILE (PEM), and remove it",
   SMTP_AUTH:

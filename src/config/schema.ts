@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { GRAPH_SETTINGS, SMTP_SETTINGS, TRANSPORTS, type TransportDescriptor } from '../notify';
+import { isTimeZone } from '../routing';
 import {
   address,
   addressList,
@@ -12,12 +13,8 @@ import {
   port,
   positiveInt,
   setting,
-  SETTING_GROUPS,
-  type SettingGroup,
   type SettingMeta,
 } from '../shared';
-
-export { SETTING_GROUPS, type SettingGroup, type SettingMeta };
 
 /** A duration, or `off` (null): how often the catch-up asks NetBox; SOURCES_FILE's `catch_up_every` reads the same. */
 export const catchUpEvery = z
@@ -32,7 +29,7 @@ export const catchUpEvery = z
   });
 
 /** The documentation of a setting of `schema`. */
-export function readSettingMeta(name: string, schema: SettingsSchema = EnvSchema): SettingMeta {
+export function readSettingMeta(name: string, schema: SettingsSchema): SettingMeta {
   return (schema.shape[name] as z.ZodType).meta() as unknown as SettingMeta;
 }
 
@@ -146,21 +143,10 @@ export const EnvSchema = z.object({
     group: 'basics',
     description: 'Comma-separated blind copies (envelope only, never in a header).',
   }),
-  MAIL_TIMEZONE: setting(
-    z
-      .string()
-      .trim()
-      .default('UTC')
-      .refine((tz) => {
-        try {
-          new Intl.DateTimeFormat('en-GB', { timeZone: tz });
-          return true;
-        } catch {
-          return false;
-        }
-      }, 'is not an IANA time zone (example: Europe/Berlin)'),
-    { group: 'basics', description: 'IANA time zone for dates in mails (Europe/Berlin).' },
-  ),
+  MAIL_TIMEZONE: setting(z.string().trim().default('UTC').refine(isTimeZone, 'is not an IANA time zone (example: Europe/Berlin)'), {
+    group: 'basics',
+    description: 'IANA time zone for dates in mails (Europe/Berlin).',
+  }),
   ROUTES_FILE: setting(z.string().trim().optional(), {
     group: 'basics',
     description: 'YAML routes: who gets which report (docs/routes.md); unset: every report to MAIL_TO/CC/BCC.',

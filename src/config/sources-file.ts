@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { formatRoutesIssue, parseYamlListFile, RoutesFileError, SOURCE_NAME_PATTERN } from '../routing';
-import { describeShortWebhookSecret, duration, httpUrl, parseCidr } from '../shared';
+import { parseYamlListFile, readYamlListFile, SOURCE_NAME_PATTERN } from '../routing';
+import { describeShortWebhookSecret, duration, httpUrl, parseCidr, type ConfigIssue } from '../shared';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { catchUpEvery, type Env } from './schema';
 
@@ -26,19 +26,10 @@ export interface SourceConfig {
   netbox: { url?: string; token?: string; caFile?: string };
   /** Free labels routes can match on (`source_tags: { env: prod }`). */
   tags: Record<string, string>;
-  /**
-   * Fetching from NetBox the reports whose webhook never arrived: every `everyMs` (null: off), at most
-   * `max` mailed one by one per run. Runs only with the source's NetBox URL and token.
-   */
-  catchUp: CatchUpSettings;
+  /** Fetching the reports whose webhook never arrived: every `everyMs` (null: off), at most `max` mailed per run ({@link planCatchUp}). */
+  catchUp: { everyMs: number | null; max: number };
   /** The watchdog's cadence for this source (`expect_report_every`; EXPECT_REPORT_EVERY for the default); undefined: not watched. */
   expectEveryMs?: number;
-}
-
-/** CATCH_UP_EVERY or a source's `catch_up_every`, and {@link CATCH_UP_MAX_MAILED}. */
-interface CatchUpSettings {
-  everyMs: number | null;
-  max: number;
 }
 
 /**
@@ -49,6 +40,9 @@ const secretRef = z.string().trim().min(1).max(1000);
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the name of an environment variable');
 const cidr = z.string().refine((v) => parseCidr(v) !== undefined, 'is not an IP address or CIDR range (examples: 10.0.0.0/8)');
 const inlineSecret = z.never({ error: 'secrets are never written in SOURCES_FILE: give token_file or token_env instead' });
+/** A YAML value (`24h`, or a bare number for `schema` to refuse) as text for `schema`. */
+const asText = <T extends z.ZodType<unknown, string>>(schema: T, error: string) =>
+  z.union([z.string(), z.number()], { error }).transform(String).pipe(schema);
 
 const SourceSchema = z.strictObject({
   name: z
@@ -67,16 +61,8 @@ const SourceSchema = z.strictObject({
   ca_file: z.string().trim().min(1).optional(),
   allowed_ips: z.array(cidr).min(1).max(100).optional(),
   tags: z.record(z.string().min(1).max(100), z.union([z.string().max(200), z.number(), z.boolean()]).transform(String)).optional(),
-  expect_report_every: z
-    .union([z.string(), z.number()], { error: 'is not a duration (examples: 24h, 7d)' })
-    .transform(String)
-    .pipe(duration)
-    .optional(),
-  catch_up_every: z
-    .union([z.string(), z.number()], { error: 'is not a duration (examples: 5m, 1h) nor off' })
-    .transform(String)
-    .pipe(catchUpEvery)
-    .optional(),
+  expect_report_every: asText(duration, 'is not a duration (examples: 24h, 7d)').optional(),
+  catch_up_every: asText(catchUpEvery, 'is not a duration (examples: 5m, 1h) nor off').optional(),
   // No longer read (CATCH_UP_MAX_MAILED holds for every source), but accepted with a warning: the relay works as before.
   catch_up_max: z.unknown().optional(),
 });
@@ -87,44 +73,35 @@ const SourcesFileSchema = z.strictObject({
 
 type SourceEntry = z.infer<typeof SourceSchema>;
 
-/** What reading the sources needs: the file system (injected) and the environment for `*_env` references. */
-export interface SourcesContext {
-  file: string;
+/** What reading a source needs: the file system (injected), the environment for `*_env` references, WEBHOOK_PATH and CATCH_UP_EVERY. */
+interface SourcesContext {
   readFile: (file: string) => string;
   env: Readonly<Record<string, string>>;
-  /** WEBHOOK_PATH, normalised: each source posts to `<webhookPath>/<name>`. */
-  webhookPath: string;
   cwd: string;
-  /** CATCH_UP_EVERY: what a source that does not say otherwise gets. */
+  webhookPath: string;
   catchUpEveryMs: number | null;
 }
 
-/**
- * Reads SOURCES_FILE: the named NetBox sources beside the default one. Every problem is pushed onto
- * `issues` as "<file> line N: source 2 (lab) token_file: why", so one run lists them all; a field that
- * is no longer read onto `warnings`, in the same words.
- */
-export function readSourcesFile(context: SourcesContext, issues: string[], warnings: string[]): SourceConfig[] {
-  let entries: SourceEntry[];
-  try {
-    entries = parseYamlListFile(context.readFile(context.file), context.file, SourcesFileSchema, {
-      listKey: 'sources',
-      noun: 'source',
-    }).sources;
-  } catch (error) {
-    if (error instanceof RoutesFileError) issues.push(...error.issues.map((i) => `${context.file} ${formatRoutesIssue(i)}`));
-    else issues.push(`cannot read ${context.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-    return [];
-  }
-  entries.forEach((entry, i) => {
+/** Reads SOURCES_FILE's named sources; each problem (`issues`) or retired field (`warnings`) reads "<file>: source 2 (lab) field: why". */
+export function readSourcesFile(
+  e: Env,
+  context: Pick<SourcesContext, 'readFile' | 'env' | 'cwd'>,
+  issues: ConfigIssue[],
+  warnings: ConfigIssue[],
+): SourceConfig[] {
+  if (!e.SOURCES_FILE) return [];
+  const file = path.resolve(context.cwd, e.SOURCES_FILE);
+  const say = (list: ConfigIssue[]) => (message: string) => list.push({ variable: 'SOURCES_FILE', message });
+  const parse = (text: string) => parseYamlListFile(text, file, SourcesFileSchema, { listKey: 'sources', noun: 'source' }).sources;
+  const full = { ...context, webhookPath: normalizeWebhookPath(e.WEBHOOK_PATH), catchUpEveryMs: e.CATCH_UP_EVERY };
+  return (readYamlListFile(file, context.readFile, parse, say(issues)) ?? []).map((entry, i) => {
+    const where = `${file}: source ${i + 1} (${entry.name})`;
     if (entry.catch_up_max !== undefined)
-      warnings.push(
-        `${context.file}: source ${i + 1} (${entry.name}) catch_up_max is no longer read: a catch-up mails at most ${CATCH_UP_MAX_MAILED} missed reports of a source one by one; remove it`,
+      say(warnings)(
+        `${where} catch_up_max is no longer read: a catch-up mails at most ${CATCH_UP_MAX_MAILED} missed reports of a source one by one; remove it`,
       );
+    return buildSource(entry, full, (field, message) => say(issues)(`${where} ${field}: ${message}`));
   });
-  return entries.map((entry, i) =>
-    buildSource(entry, context, (field, message) => issues.push(`${context.file}: source ${i + 1} (${entry.name}) ${field}: ${message}`)),
-  );
 }
 
 function buildSource(entry: SourceEntry, context: SourcesContext, report: (field: string, message: string) => void): SourceConfig {
@@ -150,19 +127,23 @@ function buildSource(entry: SourceEntry, context: SourcesContext, report: (field
  * The `default` source, the only place it is defined: NETBOX_URL, NETBOX_TOKEN, NETBOX_CA_FILE,
  * WEBHOOK_SECRET(_PREVIOUS), WEBHOOK_ALLOWED_IPS and EXPECT_REPORT_EVERY, at the bare WEBHOOK_PATH.
  */
-export function buildDefaultSource(e: Env, context: Pick<SourcesContext, 'webhookPath' | 'cwd'>): SourceConfig {
-  return assembleSource(DEFAULT_SOURCE_NAME, context, {
-    secrets: [e.WEBHOOK_SECRET, e.WEBHOOK_SECRET_PREVIOUS].filter((s): s is string => s !== undefined),
-    allowedIps: e.WEBHOOK_ALLOWED_IPS,
-    netbox: { url: e.NETBOX_URL, token: e.NETBOX_TOKEN, caFile: e.NETBOX_CA_FILE },
-    tags: {},
-    expectEveryMs: e.EXPECT_REPORT_EVERY,
-    catchUp: { everyMs: e.CATCH_UP_EVERY, max: CATCH_UP_MAX_MAILED },
-  });
+export function buildDefaultSource(e: Env, cwd: string): SourceConfig {
+  return assembleSource(
+    DEFAULT_SOURCE_NAME,
+    { webhookPath: normalizeWebhookPath(e.WEBHOOK_PATH), cwd },
+    {
+      secrets: [e.WEBHOOK_SECRET, e.WEBHOOK_SECRET_PREVIOUS].filter((s): s is string => s !== undefined),
+      allowedIps: e.WEBHOOK_ALLOWED_IPS,
+      netbox: { url: e.NETBOX_URL, token: e.NETBOX_TOKEN, caFile: e.NETBOX_CA_FILE },
+      tags: {},
+      expectEveryMs: e.EXPECT_REPORT_EVERY,
+      catchUp: { everyMs: e.CATCH_UP_EVERY, max: CATCH_UP_MAX_MAILED },
+    },
+  );
 }
 
 /** WEBHOOK_PATH without its trailing slashes (`/` stays `/`). */
-export function normalizeWebhookPath(value: string): string {
+function normalizeWebhookPath(value: string): string {
   return value.replace(/\/+$/, '') || '/';
 }
 
@@ -195,34 +176,60 @@ function resolveSecret(
     report(field, `give ${field}_file or ${field}_env, not both`);
     return undefined;
   }
+  const where = file !== undefined ? `${field}_file` : `${field}_env`;
   let value: string | undefined;
   if (file !== undefined) {
     try {
       // A trailing newline is almost always an editor's, not part of the secret.
       value = context.readFile(path.resolve(context.cwd, file)).replace(/\r?\n$/, '');
     } catch (error) {
-      report(`${field}_file`, `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+      report(where, `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
       return undefined;
     }
   } else if (variable !== undefined) {
     value = context.env[variable];
     if (value === undefined) {
-      report(`${field}_env`, `the environment variable ${variable} is not set`);
+      report(where, `the environment variable ${variable} is not set`);
       return undefined;
     }
   } else return undefined;
-  if (value.trim() === '') {
-    report(file !== undefined ? `${field}_file` : `${field}_env`, 'is empty or only white space');
-    return undefined;
-  }
-  const short = field === 'webhook_secret' ? describeShortWebhookSecret(value) : undefined;
-  if (short) {
-    report(file !== undefined ? `${field}_file` : `${field}_env`, short);
-    return undefined;
-  }
-  if (field === 'token' && !/^[\x21-\x7e]{1,500}$/.test(value)) {
-    report(file !== undefined ? 'token_file' : 'token_env', 'must hold one token without spaces (nbt_<key>.<token> or a 40-character key)');
-    return undefined;
-  }
-  return value;
+  const problem =
+    value.trim() === ''
+      ? 'is empty or only white space'
+      : field === 'webhook_secret'
+        ? describeShortWebhookSecret(value)
+        : field === 'token' && !/^[\x21-\x7e]{1,500}$/.test(value)
+          ? 'must hold one token without spaces (nbt_<key>.<token> or a 40-character key)'
+          : undefined;
+  if (problem) report(where, problem);
+  return problem ? undefined : value;
+}
+
+/** Whether a source's catch-up runs: `on` with its cadence, or `off` with the reason in the setting's own words. */
+export type CatchUpPlan = { on: true; everyMs: number; max: number } | { on: false; reason: string };
+
+/**
+ * Decides once whether the relay fetches a source's missed reports from NetBox: it needs the source's
+ * NetBox URL and token (validity's list is read with it) and a cadence that is not `off`.
+ */
+export function planCatchUp(source: Pick<SourceConfig, 'name' | 'netbox' | 'catchUp'>): CatchUpPlan {
+  const isDefault = source.name === DEFAULT_SOURCE_NAME;
+  const name = (env: string, field: string) => (isDefault ? env : `${field} of ${source.name} in SOURCES_FILE`);
+  if (source.catchUp.everyMs === null) return { on: false, reason: `${name('CATCH_UP_EVERY', 'catch_up_every')} is off` };
+  if (!source.netbox.url) return { on: false, reason: `${name('NETBOX_URL', 'netbox_url')} is not set: there is no NetBox to ask` };
+  if (!source.netbox.token)
+    return { on: false, reason: `${name('NETBOX_TOKEN', 'token_file or token_env')} is not set: NetBox lists reports only to a token` };
+  return { on: true, everyMs: source.catchUp.everyMs, max: source.catchUp.max };
+}
+
+/** One line for check-config and the start log: "every 5m, at most 20 mailed per run" or "off: why". */
+export function describeCatchUp(plan: CatchUpPlan): string {
+  if (!plan.on) return `off: ${plan.reason}`;
+  return `every ${formatMs(plan.everyMs)}, at most ${plan.max} missed reports mailed per run`;
+}
+
+function formatMs(ms: number): string {
+  const units = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000 };
+  for (const [unit, size] of Object.entries(units)) if (ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
 }

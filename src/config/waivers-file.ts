@@ -1,18 +1,11 @@
 import { z } from 'zod';
-import { formatRoutesIssue, parseYamlListFile, RoutesFileError } from '../routing';
+import { parseYamlListFile, readYamlListFile } from '../routing';
 import { buildWaiverEnd, DAY_MS, isCalendarDay, parseNewWaiver, type Waiver } from '../waivers';
 
 /** Entries one WAIVERS_FILE holds at most: it is configuration, read once at boot. */
 const MAX_FILE_WAIVERS = 1000;
 
-/** The file's spelling of a request field, for its messages (`all_devices`, not `allDevices`). */
-const FILE_FIELD: Record<string, string> = { allDevices: 'all_devices' };
-
-/**
- * One WAIVERS_FILE entry, checked with the rules every waiver keeps (a device or all_devices with a
- * reason, until at most WAIVER_MAX_DAYS_AHEAD after `created`), and turned into a read-only waiver. An entry whose
- * until has passed stays, as history.
- */
+/** One WAIVERS_FILE entry, checked with every waiver's rules ({@link parseNewWaiver}); one whose until has passed stays, as history. */
 function buildFileWaiverSchema(rules: { sources: readonly string[] }) {
   return z
     .strictObject({
@@ -32,31 +25,24 @@ function buildFileWaiverSchema(rules: { sources: readonly string[] }) {
       const request = { ...entry, allDevices: entry.all_devices, all_devices: undefined, created: undefined };
       const parsed = parseNewWaiver(request, { ...rules, now: createdAt, createdAt, pastAllowed: true });
       if (parsed.ok) return parsed.waiver;
-      for (const issue of parsed.issues)
-        ctx.addIssue({ code: 'custom', path: [FILE_FIELD[issue.path] ?? issue.path], message: issue.message });
+      // Messages name the file's spelling of a field: `all_devices`, not `allDevices`.
+      for (const { path, message } of parsed.issues)
+        ctx.addIssue({ code: 'custom', path: [path === 'allDevices' ? 'all_devices' : path], message });
       return z.NEVER;
     });
 }
 
-/**
- * Reads WAIVERS_FILE: exceptions kept in git beside the stored ones. Every problem is pushed onto
- * `issues` as "<file> line N: waiver 2 until: why", so one run lists them all.
- */
+/** Reads WAIVERS_FILE: exceptions kept in git beside the stored ones; every problem is reported ("<file> line N: waiver 2 until: why"). */
 export function readWaiversFile(
   context: { file: string; readFile: (file: string) => string; sources: readonly string[] },
-  issues: string[],
+  report: (message: string) => void,
 ): Waiver[] {
   const schema = z.strictObject({
     waivers: z
       .array(buildFileWaiverSchema(context), { error: 'must be a list of waivers' })
       .max(MAX_FILE_WAIVERS, `may hold at most ${MAX_FILE_WAIVERS} waivers`),
   });
-  try {
-    const { waivers } = parseYamlListFile(context.readFile(context.file), context.file, schema, { listKey: 'waivers', noun: 'waiver' });
-    return waivers.map((waiver, i) => ({ ...waiver, id: `file:${i + 1}`, origin: 'file', expiredAt: null, expiredBy: null }));
-  } catch (error) {
-    if (error instanceof RoutesFileError) issues.push(...error.issues.map((i) => `${context.file} ${formatRoutesIssue(i)}`));
-    else issues.push(`cannot read ${context.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-    return [];
-  }
+  const parse = (text: string, file: string) => parseYamlListFile(text, file, schema, { listKey: 'waivers', noun: 'waiver' }).waivers;
+  const waivers = readYamlListFile(context.file, context.readFile, parse, report) ?? [];
+  return waivers.map((waiver, i) => ({ ...waiver, id: `file:${i + 1}`, origin: 'file', expiredAt: null, expiredBy: null }));
 }

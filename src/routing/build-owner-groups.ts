@@ -13,26 +13,7 @@ export interface OwnedFailure {
 }
 
 /** One group of a route's owner mails before its counts are known: who, why, which devices. */
-export interface OwnerGroupDraft {
-  /** `unowned`, or `o-` and 12 hex of the recipients' hash: the same owners give the same key. */
-  key: string;
-  to: string[];
-  why: string;
-  /** The group's failing devices. */
-  deviceIds: number[];
-  devices: string[];
-  /** The group's devices that failed in the previous report and fail nothing now: their fixes are the group's too. */
-  fixedDeviceIds: number[];
-  fixedDevices: string[];
-  /** The group's failing results per severity (from the failing results read). */
-  failed: Record<Severity, number>;
-  /** The NetBox objects (device, site, tenant) through which the group owns its devices; none for `unowned`. */
-  objects: { type: OwnerObjectType; id: number }[];
-  /** For the fallback's mail: the contacts NetBox names that were not mailed, and why; else null. */
-  note: string | null;
-  /** Each contact not mailed, one line each (`"x@outside.example" (contact of site fra1): outside allowed_domains`), for the log. */
-  refused: string[];
-}
+export type OwnerGroupDraft = ReturnType<typeof finishGroup>;
 
 /**
  * Recipients of one owner mail at most: NetBox's contacts of one object, so that its To header stays
@@ -42,7 +23,6 @@ export const MAX_OWNER_RECIPIENTS = 20;
 /** Refused contacts named in the fallback's mail; the log lists them all. */
 const MAX_REFUSED_IN_NOTE = 5;
 
-/** The key of the group of failures nobody owns. */
 const UNOWNED_GROUP_KEY = 'unowned';
 
 const OBJECT_WORDS: Record<OwnerObjectType, string> = { 'dcim.device': 'device', 'dcim.site': 'site', 'tenancy.tenant': 'tenant' };
@@ -77,19 +57,8 @@ export function buildOwnerGroups(
   }
   const groups = new Map<string, GroupTally>();
   const join = (key: string, to: string[], owner: Owner | null, add: (group: GroupTally) => void) => {
-    let group = groups.get(key);
-    if (!group) {
-      group = {
-        to,
-        objects: [],
-        refs: new Map(),
-        ids: new Set(),
-        names: new Set(),
-        fixed: new Map(),
-        failed: { HIGH: 0, MIDDLE: 0, LOW: 0 },
-      };
-      groups.set(key, group);
-    }
+    const group = groups.get(key) ?? startGroup(to);
+    groups.set(key, group);
     if (owner !== null && !group.objects.includes(owner.object)) group.objects.push(owner.object);
     if (owner !== null) group.refs.set(`${owner.ref.type}:${owner.ref.id}`, owner.ref);
     add(group);
@@ -116,22 +85,26 @@ export function buildOwnerGroups(
 }
 
 /** What a group gathers while the failures are split. */
-interface GroupTally {
-  to: string[];
-  objects: string[];
-  refs: Map<string, { type: OwnerObjectType; id: number }>;
-  ids: Set<number>;
-  names: Set<string>;
-  /** Fixed devices: NetBox id → name. */
-  fixed: Map<number, string>;
-  failed: Record<Severity, number>;
+function startGroup(to: string[]) {
+  return {
+    to,
+    objects: [] as string[],
+    refs: new Map<string, { type: OwnerObjectType; id: number }>(),
+    ids: new Set<number>(),
+    names: new Set<string>(),
+    /** Fixed devices: NetBox id → name. */
+    fixed: new Map<number, string>(),
+    failed: { HIGH: 0, MIDDLE: 0, LOW: 0 } as Record<Severity, number>,
+  };
 }
+type GroupTally = ReturnType<typeof startGroup>;
 
 /** A group as the plan records it: why its recipients get it, and for the fallback which contacts were not mailed. */
-function finishGroup(spec: OwnerSpec, key: string, g: GroupTally, refused: string[]): OwnerGroupDraft {
+function finishGroup(spec: OwnerSpec, key: string, g: GroupTally, refused: string[]) {
   const rank = `${spec.priority ? `${spec.priority} ` : ''}${spec.role}`;
   const unowned = key === UNOWNED_GROUP_KEY;
   return {
+    /** `unowned`, or `o-` and 12 hex of the recipients' hash: the same owners give the same key. */
     key,
     to: g.to,
     why: !unowned
@@ -139,13 +112,19 @@ function finishGroup(spec: OwnerSpec, key: string, g: GroupTally, refused: strin
       : refused.length > 0
         ? `NetBox names ${rank} contacts of these devices (${spec.on.join(', ')}) that this route may not mail, or none: you are this route's fallback`
         : `no ${rank} contact of these devices (${spec.on.join(', ')}) has an e-mail address in NetBox: you are this route's fallback`,
+    /** The group's failing devices. */
     deviceIds: [...g.ids].sort((a, b) => a - b),
     devices: [...g.names].sort((a, b) => a.localeCompare(b)),
+    /** The group's devices that failed in the previous report and fail nothing now: their fixes are the group's too. */
     fixedDeviceIds: [...g.fixed.keys()].sort((a, b) => a - b),
     fixedDevices: [...g.fixed.values()].sort((a, b) => a.localeCompare(b)),
+    /** The group's failing results per severity (from the failing results read). */
     failed: g.failed,
+    /** The NetBox objects (device, site, tenant) through which the group owns its devices; none for `unowned`. */
     objects: [...g.refs.values()],
+    /** For the fallback's mail: the contacts NetBox names that were not mailed, and why; else null. */
     note: unowned && refused.length > 0 ? describeRefused(refused) : null,
+    /** Each contact not mailed, one line each (`"x@outside.example" (contact of site fra1): outside allowed_domains`), for the log. */
     refused: unowned ? refused : [],
   };
 }
@@ -164,11 +143,7 @@ interface Owner {
   ref: { type: OwnerObjectType; id: number };
 }
 
-/**
- * The owners of one device: per object in `on` with contacts, those contacts' addresses and the
- * object's words; and each contact that may not be mailed (not one plain address, outside
- * `allowed_domains`, or one of more than {@link MAX_OWNER_RECIPIENTS}), described.
- */
+/** The owners of one device (each object in `on` with contacts), and each contact that may not be mailed, described. */
 function findOwners(spec: OwnerSpec, device: NetboxDevice, byObject: Map<string, OwnerContact[]>): { owners: Owner[]; refused: string[] } {
   const objects: { type: OwnerObjectType; id: number | null; name: string }[] = spec.on.map((on) => {
     if (on === 'device') return { type: 'dcim.device', id: device.id, name: device.name };

@@ -53,9 +53,8 @@ export function createRoutePlanner(options: {
     const facts = buildReportFacts(composed.delivery, { name: delivery.netboxSource, tags: tags.get(delivery.netboxSource) ?? {} });
     const trend = composed.trend ? buildRoutingTrend(composed.trend, facts) : buildCountTrend(null);
     const lastSent = new Map<string, string | null>();
-    for (const route of options.routes) {
+    for (const route of options.routes)
       if (route.repeat_after !== undefined) lastSent.set(route.name, await options.store.lastRouteMailCompletedAt(route.name, delivery.id));
-    }
     const lookup = needsDevices ? await lookupOwners(options.routes, composed) : undefined;
     // `device` conditions look at the failing devices; the fixed ones were looked up for their owners only.
     const failingIds = new Set((composed.failures ?? []).flatMap((r) => (r.deviceId === null ? [] : [r.deviceId])));
@@ -81,10 +80,7 @@ export function createRoutePlanner(options: {
   };
 }
 
-/**
- * NetBox's failing devices (and, for routes by owner, the fixed ones: see {@link listFixedDevices}) and
- * the contacts every route by owner asks for, in one bounded, cached look-up.
- */
+/** NetBox's failing (and, for routes by owner, fixed) devices and the contacts routes by owner ask for, in one bounded, cached look-up. */
 async function lookupOwners(routes: readonly Route[], composed: PlannedReport): Promise<OwnerLookup | undefined> {
   if (!composed.failures || !composed.owners) return undefined;
   const fixed = routes.some((r) => r.owners !== undefined) ? listFixedDevices(composed).map((d) => d.deviceId) : [];
@@ -107,21 +103,13 @@ async function splitByOwner(
   onRecipientsRefused?: (route: string, refused: readonly string[]) => void,
 ): Promise<NewRouteMail[]> {
   const spec = route.owners!;
-  const whole = (why: string, note: string | null): NewRouteMail => ({
-    ...decision,
-    reason: `${decision.reason}; ${note ? 'owners unknown: whole report to the fallback' : 'nothing failed: whole report to the fallback'}`,
-    ownerGroup: {
+  const whole = (why: string, note: string | null) =>
+    wholeReport(decision, `${note ? 'owners unknown' : 'nothing failed'}: whole report to the fallback`, {
       route: route.name,
-      key: WHOLE_GROUP_KEY,
       to: spec.fallback,
       why,
-      deviceIds: [],
-      devices: [],
-      counts: null,
-      whole: true,
       note,
-    },
-  });
+    });
   const failures = composed.failures;
   // A route narrowed by a device condition selects failing devices; its groups' fixes are those of their failing devices.
   const fixed = decision.devices ? [] : listFixedDevices(composed);
@@ -206,37 +194,28 @@ async function scopeToDevices(route: Route, decision: RouteDecision, composed: P
   };
 }
 
-/**
- * A route with a `device` condition when NetBox could not say which devices fail where: it matched so
- * no page is lost, and its mail is the whole report, saying why.
- */
+/** A `device` route when NetBox could not say which devices fail: it matched, so no page is lost; it mails the whole report, saying why. */
 function unscoped(route: Route, decision: RouteDecision, composed: PlannedReport, lookup: OwnerLookup | undefined): NewRouteMail {
   const cause =
     lookup?.status === 'missing'
       ? lookup.reason
       : (composed.failuresMissing?.reason ?? 'the relay has no NetBox URL and token for this source');
   const note = `NetBox could not say which failing devices the route's device condition selects (${cause}), so this is the whole report.`;
-  return {
-    ...decision,
-    reason: `${decision.reason}; devices unknown: whole report`,
-    ownerGroup: {
-      route: route.name,
-      key: WHOLE_GROUP_KEY,
-      to: route.to,
-      why: "you are this route's recipient",
-      deviceIds: [],
-      devices: [],
-      counts: null,
-      whole: true,
-      note,
-    },
-  };
+  return wholeReport(decision, 'devices unknown: whole report', {
+    route: route.name,
+    to: route.to,
+    why: "you are this route's recipient",
+    note,
+  });
 }
 
-/**
- * The devices with a fixed pair (the trend's, so "fixed" means what the trend says) that fail nothing
- * now and whose NetBox id the history kept: an owner group's mail counts their fixes.
- */
+/** The route's one mail holding the whole report; `reason` ends its decision's. */
+function wholeReport(decision: RouteDecision, reason: string, g: Pick<OwnerGroupPlan, 'route' | 'to' | 'why' | 'note'>): NewRouteMail {
+  const ownerGroup = { ...g, key: WHOLE_GROUP_KEY, deviceIds: [], devices: [], counts: null, whole: true };
+  return { ...decision, reason: `${decision.reason}; ${reason}`, ownerGroup };
+}
+
+/** The devices the trend calls fixed that fail nothing now and whose NetBox id the history kept: owner groups count their fixes. */
 function listFixedDevices(composed: PlannedReport): FixedOwnedDevice[] {
   const failing = new Set((composed.failures ?? []).map((r) => r.device));
   return (composed.trend?.fixedDevices ?? []).flatMap((d) =>

@@ -1,28 +1,25 @@
 import { Cron } from 'croner';
 
 /** The ticks of a digest route's cron schedule, in its time zone. */
-export interface DigestSchedule {
-  /** The latest tick at or before `ms` (epoch ms), or null when the schedule has none. */
-  tickAtOrBefore(ms: number): number | null;
-  /** The first tick strictly after `ms`, or null when the schedule has none. */
-  tickAfter(ms: number): number | null;
-}
+export type DigestSchedule = ReturnType<typeof parseDigestSchedule>;
 
 /**
  * Reads a cron expression with croner (a paused job: it only computes dates, it never starts a
  * timer; the relay's own timer asks it). Throws when the expression or the time zone is not valid.
  */
-export function parseDigestSchedule(schedule: string, timezone: string): DigestSchedule {
+export function parseDigestSchedule(schedule: string, timezone: string) {
   const cron = new Cron(schedule, { timezone, paused: true });
   // A pattern that never fires (30 February) is a mistake in a routes file, not a silent route.
   if (cron.nextRun(new Date(0)) === null) throw new Error('the schedule never fires');
   return {
-    tickAtOrBefore(ms) {
+    /** The latest tick at or before `ms` (epoch ms), or null when the schedule has none. */
+    tickAtOrBefore(ms: number): number | null {
       // previousRuns() looks strictly before its reference: one millisecond later includes `ms` itself.
       const [previous] = cron.previousRuns(1, new Date(ms + 1));
       return previous ? previous.getTime() : null;
     },
-    tickAfter(ms) {
+    /** The first tick strictly after `ms`, or null when the schedule has none. */
+    tickAfter(ms: number): number | null {
       return cron.nextRun(new Date(ms))?.getTime() ?? null;
     },
   };

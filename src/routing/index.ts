@@ -1,11 +1,11 @@
-export { SOURCE_NAME_PATTERN, type Route, type Condition, type OwnerSpec } from './routes-schema';
+export { SOURCE_NAME_PATTERN, isTimeZone, type Route, type Condition, type OwnerSpec } from './routes-schema';
 export { parseDigestSchedule, type DigestSchedule } from './digest-schedule';
 export {
   parseRoutesFile,
   parseYamlListFile,
+  readYamlListFile,
   buildDefaultRoute,
   buildNoticeRecipients,
-  formatRoutesIssue,
   RoutesFileError,
   DEFAULT_ROUTE_NAME,
 } from './load-routes';

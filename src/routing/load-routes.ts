@@ -1,14 +1,14 @@
 import type { Document, LineCounter } from 'yaml';
 import type * as Yaml from 'yaml';
+import type { z } from 'zod';
+import { RoutesFileSchema, type Route } from './routes-schema';
+import { describeZodIssue } from '../shared';
 
 /** The YAML parser, loaded only when a ROUTES_FILE is read (the CLI loads what it uses). */
 function loadYaml(): typeof Yaml {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only with ROUTES_FILE
   return require('yaml') as typeof Yaml;
 }
-import type { z } from 'zod';
-import { RoutesFileSchema, type Route } from './routes-schema';
-import { describeZodIssue } from '../shared';
 
 /** The largest routes file accepted: it is configuration, read once at boot. */
 const MAX_ROUTES_FILE_BYTES = 256 * 1024;
@@ -27,25 +27,20 @@ export interface RoutesFileIssue {
 
 /** The routes file could not be used; lists every problem found. */
 export class RoutesFileError extends Error {
-  readonly file: string;
   readonly issues: RoutesFileIssue[];
   constructor(file: string, issues: RoutesFileIssue[]) {
     super(`${file}: ${issues.map(formatRoutesIssue).join('; ')}`);
     this.name = 'RoutesFileError';
-    this.file = file;
     this.issues = issues;
   }
 }
 
 /** "line 14: route 2 (on-call) notify: must be one of ..." */
-export function formatRoutesIssue(issue: RoutesFileIssue): string {
+function formatRoutesIssue(issue: RoutesFileIssue): string {
   return `${issue.line ? `line ${issue.line}: ` : ''}${issue.where}: ${issue.message}`;
 }
 
-/**
- * Parses and validates a routes file (YAML). Throws {@link RoutesFileError} with every problem,
- * each naming the route (number and name), the field, and the line when the parser knows it.
- */
+/** Parses and validates a routes file (YAML), as {@link parseYamlListFile} says. */
 export function parseRoutesFile(text: string, file: string): Route[] {
   return parseYamlListFile(text, file, RoutesFileSchema, { listKey: 'routes', noun: 'route' }).routes;
 }
@@ -85,9 +80,28 @@ export function parseYamlListFile<T>(text: string, file: string, schema: z.ZodTy
   return parsed.data!;
 }
 
+/**
+ * Reads and parses a configuration file; instead of throwing, reports each problem as
+ * "<file> line N: route 2 (on-call) notify: why" (or "cannot read <file>: ENOENT") and returns undefined.
+ */
+export function readYamlListFile<T>(
+  file: string,
+  readFile: (file: string) => string,
+  parse: (text: string, file: string) => T,
+  report: (message: string) => void,
+): T | undefined {
+  try {
+    return parse(readFile(file), file);
+  } catch (error) {
+    if (error instanceof RoutesFileError) error.issues.forEach((issue) => report(`${file} ${formatRoutesIssue(issue)}`));
+    else report(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    return undefined;
+  }
+}
+
 /** The implicit route without a routes file: every report to MAIL_TO/CC/BCC, as before routes existed. */
 export function buildDefaultRoute(recipients: { to: string[]; cc: string[]; bcc: string[] }): Route {
-  return { name: DEFAULT_ROUTE_NAME, to: recipients.to, cc: recipients.cc, bcc: recipients.bcc, notify: 'always', continue: false };
+  return { name: DEFAULT_ROUTE_NAME, ...recipients, notify: 'always', continue: false };
 }
 
 /** Route (and source) names identify a route's mails (Message-ID, thread, records): they must differ, ignoring case. */

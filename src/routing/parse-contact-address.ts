@@ -32,10 +32,7 @@ export function parseContactAddress(value: string): ContactAddress {
   return { ok: true, address: value, domain: domain.toLowerCase() };
 }
 
-/**
- * Whether a route's `allowed_domains` lets `domain` (lower case) be mailed: `*` alone allows any,
- * `example.com` that domain exactly, `*.example.com` its subdomains.
- */
+/** Whether `allowed_domains` lets `domain` (lower case) be mailed: `*` any, `example.com` exactly, `*.example.com` its subdomains. */
 export function isDomainAllowed(domain: string, allowed: readonly string[]): boolean {
   return allowed.some((entry) => (entry === '*' ? true : entry.startsWith('*.') ? domain.endsWith(entry.slice(1)) : domain === entry));
 }

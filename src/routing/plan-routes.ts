@@ -3,19 +3,15 @@ import type { NetboxDevice, NetboxRef } from '../netbox';
 import { SEVERITIES } from '../report';
 import type { Condition, DeviceConditionT, Route, RouteSeverity } from './routes-schema';
 
-/**
- * What happens to one report on one route:
- * - `send`: a mail goes out (and is recorded, so it is sent once);
- * - `suppressed`: the route matched but its notify policy held the mail back;
- * - `skipped`: the route did not match, or an earlier matching route had no `continue`.
- */
-type RouteOutcome = 'send' | 'suppressed' | 'skipped';
-
 export interface RouteDecision {
   route: string;
   /** Position of the route in the file (0-based). */
   position: number;
-  outcome: RouteOutcome;
+  /**
+   * `send`: a mail goes out (and is recorded, so it is sent once); `suppressed`: the route matched but its
+   * notify policy held the mail back; `skipped`: the route did not match, or an earlier matching route had no `continue`.
+   */
+  outcome: 'send' | 'suppressed' | 'skipped';
   /** Why, in words an operator reads in the deliveries listing. */
   reason: string;
   /** A reminder of an unchanged failing state (`repeat_after`). */
@@ -27,54 +23,36 @@ export interface RouteDecision {
   devices?: number[];
 }
 
-/** For `repeat_after`: the completion time (ISO) of the last report this route mailed, per route name. */
-export type LastSentLookup = (route: string) => string | null;
-
 /**
  * Evaluates the routes in order, like Alertmanager: a report goes to the first route that matches,
  * and on to later ones only while the matching routes say `continue: true`. Every route gets a
- * decision, so the listing can say why a route did not mail.
+ * decision, so the listing can say why a route did not mail. `lastSent`: for `repeat_after`, the
+ * completion time (ISO) of the last report a route mailed.
  */
-export function planRoutes(routes: readonly Route[], facts: ReportFacts, trend: RoutingTrend, lastSent: LastSentLookup): RouteDecision[] {
+export function planRoutes(
+  routes: readonly Route[],
+  facts: ReportFacts,
+  trend: RoutingTrend,
+  lastSent: (route: string) => string | null,
+): RouteDecision[] {
   let stoppedBy: string | undefined;
   return routes.map((route, position) => {
     const base = { route: route.name, position, reminder: false };
-    // A digest is decided on its own conditions wherever it stands, as its digest gathers its reports:
-    // a route that stops the per-report chain stops no digest.
-    if (route.digest) return decideDigestRoute(route, facts, trend, base);
-    if (stoppedBy !== undefined)
-      return { ...base, outcome: 'skipped' as const, reason: `not reached: route ${stoppedBy} matched without continue` };
-    if (route.match && !matchCondition(route.match, facts, trend)) return { ...base, outcome: 'skipped' as const, reason: 'not matched' };
+    const matched = !route.match || matchCondition(route.match, facts, trend);
+    // A digest route never mails a report on its own and never stops the chain, wherever it stands: its decision
+    // only says whether the report goes into its next digest (which re-reads the period's reports when composed).
+    if (route.digest)
+      return {
+        ...base,
+        outcome: 'skipped',
+        reason: matched ? `matched: goes into the digest (${route.digest.schedule})` : 'not matched (digest route)',
+      };
+    if (stoppedBy !== undefined) return { ...base, outcome: 'skipped', reason: `not reached: route ${stoppedBy} matched without continue` };
+    if (!matched) return { ...base, outcome: 'skipped', reason: 'not matched' };
     if (!route.continue) stoppedBy = route.name;
-    const decision = decideNotify(route, facts, trend, lastSent(route.name));
     const devices = route.match && facts.devices && hasDeviceCondition(route.match) ? selectDevices(route.match, facts, trend) : undefined;
-    return {
-      ...base,
-      outcome: decision.send ? ('send' as const) : ('suppressed' as const),
-      reason: decision.reason,
-      reminder: decision.reminder,
-      ...(devices ? { devices } : {}),
-    };
+    return { ...base, ...decideNotify(route, facts, trend, lastSent(route.name)), ...(devices ? { devices } : {}) };
   });
-}
-
-/**
- * A digest route never mails a report on its own and never stops the chain: the routes
- * after it decide as if it were not there. Its decision only says whether the report will be in its
- * next digest (the digest itself re-reads the period's reports when it is composed).
- */
-function decideDigestRoute(
-  route: Route,
-  facts: ReportFacts,
-  trend: RoutingTrend,
-  base: { route: string; position: number; reminder: boolean },
-): RouteDecision {
-  const matched = !route.match || matchCondition(route.match, facts, trend);
-  return {
-    ...base,
-    outcome: 'skipped',
-    reason: matched ? `matched: goes into the digest (${route.digest!.schedule})` : 'not matched (digest route)',
-  };
 }
 
 /** True when the report (with its trend) satisfies the condition. */
@@ -122,13 +100,12 @@ export function matchCondition(condition: Condition, facts: ReportFacts, trend: 
 
 /** True when the device has every attribute the condition names (a list: any of its values; tags: each one). */
 function matchDevice(condition: DeviceConditionT, device: NetboxDevice): boolean {
-  const named = (ref: NetboxRef | null, values: string[]) => ref !== null && values.some((v) => v === ref.slug || v === ref.name);
-  if (condition.site && !named(device.site, condition.site)) return false;
-  if (condition.tenant && !named(device.tenant, condition.tenant)) return false;
-  if (condition.role && !named(device.role, condition.role)) return false;
-  if (condition.platform && !named(device.platform, condition.platform)) return false;
-  if (condition.tags && !condition.tags.every((t) => device.tags.some((tag) => tag.slug === t || tag.name === t))) return false;
-  return true;
+  const named = (ref: NetboxRef | null, value: string) => ref !== null && (value === ref.slug || value === ref.name);
+  const attributes = ['site', 'tenant', 'role', 'platform'] as const;
+  return (
+    attributes.every((a) => !condition[a] || condition[a].some((v) => named(device[a], v))) &&
+    (condition.tags ?? []).every((t) => device.tags.some((tag) => named(tag, t)))
+  );
 }
 
 /** Whether a condition looks at the failing devices (`device:`, alone or nested): such a route needs NetBox's devices. */
@@ -172,28 +149,27 @@ function decideNotify(
   facts: ReportFacts,
   trend: RoutingTrend,
   lastSentCompletedAt: string | null,
-): { send: boolean; reason: string; reminder: boolean } {
-  if (route.notify === 'always') return { send: true, reason: 'matched (notify: always)', reminder: false };
+): Pick<RouteDecision, 'outcome' | 'reason' | 'reminder'> {
+  const send = (reason: string, reminder = false) => ({ outcome: 'send' as const, reason, reminder });
+  const hold = (reason: string) => ({ outcome: 'suppressed' as const, reason, reminder: false });
+  if (route.notify === 'always') return send('matched (notify: always)');
   if (route.notify === 'on-failure') {
     // Accepted exceptions are not failures a route asked to hear about.
-    if (hasUnwaivedFailures(facts, trend))
-      return { send: true, reason: 'matched and something failed (notify: on-failure)', reminder: false };
-    return facts.hasFailures
-      ? { send: false, reason: 'every failure an accepted exception (notify: on-failure)', reminder: false }
-      : { send: false, reason: 'every test passed (notify: on-failure)', reminder: false };
+    if (hasUnwaivedFailures(facts, trend)) return send('matched and something failed (notify: on-failure)');
+    return hold(facts.hasFailures ? 'every failure an accepted exception (notify: on-failure)' : 'every test passed (notify: on-failure)');
   }
   const change = describeChange(facts, trend);
-  if (change.changed) return { send: true, reason: `matched; ${change.why} (notify: on-change)`, reminder: false };
+  if (change.changed) return send(`matched; ${change.why} (notify: on-change)`);
   // Accepted exceptions alone are not a reason to remind anyone.
   if (route.repeat_after !== undefined && hasUnwaivedFailures(facts, trend)) {
     const last = lastSentCompletedAt === null ? NaN : Date.parse(lastSentCompletedAt);
     const now = Date.parse(facts.completedAt);
     if (Number.isNaN(last) || now - last >= route.repeat_after) {
       const since = Number.isNaN(last) ? 'never mailed on this route' : `last mailed for a report completed ${lastSentCompletedAt}`;
-      return { send: true, reason: `reminder: ${change.why}, ${since} (repeat_after)`, reminder: true };
+      return send(`reminder: ${change.why}, ${since} (repeat_after)`, true);
     }
   }
-  return { send: false, reason: `${change.why} (notify: on-change)`, reminder: false };
+  return hold(`${change.why} (notify: on-change)`);
 }
 
 /**
@@ -204,11 +180,9 @@ function decideNotify(
 function describeChange(facts: ReportFacts, trend: RoutingTrend): { changed: boolean; why: string } {
   const previous = trend.previous;
   if (!previous) {
-    if (facts.hasFailures && !hasUnwaivedFailures(facts, trend))
-      return { changed: false, why: 'first report, every failure an accepted exception' };
-    return facts.hasFailures
-      ? { changed: true, why: 'first report, with failures' }
-      : { changed: false, why: 'first report, nothing failed' };
+    if (!facts.hasFailures) return { changed: false, why: 'first report, nothing failed' };
+    if (!hasUnwaivedFailures(facts, trend)) return { changed: false, why: 'first report, every failure an accepted exception' };
+    return { changed: true, why: 'first report, with failures' };
   }
   if (trend.failingSetChanged !== null) {
     return trend.failingSetChanged
@@ -216,10 +190,8 @@ function describeChange(facts: ReportFacts, trend: RoutingTrend): { changed: boo
       : { changed: false, why: `same failing pairs as report ${previous.reportId}` };
   }
   const changed = SEVERITIES.filter((s) => facts.ratios[s].failed !== previous.ratios[s].failed);
-  return changed.length > 0
-    ? {
-        changed: true,
-        why: `failed counts changed since report ${previous.reportId} (${changed.map((s) => `${s} ${previous.ratios[s].failed}→${facts.ratios[s].failed}`).join(', ')})`,
-      }
-    : { changed: false, why: `same failed counts per severity as report ${previous.reportId} (failing pairs unknown)` };
+  if (changed.length === 0)
+    return { changed: false, why: `same failed counts per severity as report ${previous.reportId} (failing pairs unknown)` };
+  const counts = changed.map((s) => `${s} ${previous.ratios[s].failed}→${facts.ratios[s].failed}`).join(', ');
+  return { changed: true, why: `failed counts changed since report ${previous.reportId} (${counts})` };
 }

@@ -2,7 +2,7 @@ import type { NetboxDevice } from '../netbox';
 import { passPercent } from '../report';
 import type { Trend } from '../trend';
 import { DEFAULT_SOURCE_NAME, type ReportDelivery } from '../webhook';
-import type { RouteSeverity } from './routes-schema';
+import { ROUTE_SEVERITIES, type RouteSeverity } from './routes-schema';
 
 /** One severity's (or the overall) numbers as routes see them. */
 interface RatioFacts {
@@ -21,10 +21,7 @@ export interface ReportFacts {
   customFields: Record<string, unknown>;
   /** The NetBox source the report came from (its name and configured tags); absent: the default source. */
   source?: SourceFacts;
-  /**
-   * The failing devices with NetBox's site, tenant, role, platform and tags, for `device` conditions;
-   * absent when they are not known (no NetBox, or it could not say).
-   */
+  /** The failing devices with NetBox's attributes, for `device` conditions; absent when not known (no NetBox, or it could not say). */
   devices?: readonly NetboxDevice[];
   /** While a route's scope is worked out: the one device a `device` condition looks at. */
   focus?: NetboxDevice;
@@ -79,27 +76,18 @@ export function buildCountTrend(previous: ReportFacts | null): RoutingTrend {
   return { previous, newlyFailing: null, failingSetChanged: null, waived: 0 };
 }
 
-/**
- * The routing view of the report history's trend: the previous report's figures from the deltas,
- * and the failing-pair answers only when both failing sets are known (otherwise the policies compare
- * failed counts, which the deltas carry).
- */
+/** The routing view of the report history's trend: previous figures from the deltas, failing-pair answers when both sets are known. */
 export function buildRoutingTrend(trend: Trend, current: ReportFacts): RoutingTrend {
   const waived = trend.leftOut.HIGH + trend.leftOut.MIDDLE + trend.leftOut.LOW;
   if (!trend.previous) return { ...buildCountTrend(null), waived };
-  const before = (name: string, fallback: RatioFacts): RatioFacts => {
+  const before = (name: RouteSeverity): [RouteSeverity, RatioFacts] => {
     const delta = name === 'overall' ? trend.overall : trend.severities.find((d) => d.name === name);
-    return delta ? { failed: delta.previousFailed, percent: delta.previousPercent } : fallback;
+    return [name, delta ? { failed: delta.previousFailed, percent: delta.previousPercent } : current.ratios[name]];
   };
   const previous: ReportFacts = {
     reportId: trend.previous.reportId,
     completedAt: trend.previous.created,
-    ratios: {
-      HIGH: before('HIGH', current.ratios.HIGH),
-      MIDDLE: before('MIDDLE', current.ratios.MIDDLE),
-      LOW: before('LOW', current.ratios.LOW),
-      overall: before('overall', current.ratios.overall),
-    },
+    ratios: Object.fromEntries(ROUTE_SEVERITIES.map(before)) as ReportFacts['ratios'],
     hasFailures: (trend.overall?.previousFailed ?? 0) > 0,
     customFields: {},
     source: current.source,

@@ -1,13 +1,12 @@
 import { z } from 'zod';
-import { describeBadDuration, isMailbox, parseDurationMs } from '../shared';
+import { duration, isMailbox } from '../shared';
 import { parseDigestSchedule } from './digest-schedule';
 
 /** Severities a condition can name; `overall` is the total over all three. */
-const ROUTE_SEVERITIES = ['HIGH', 'MIDDLE', 'LOW', 'overall'] as const;
+export const ROUTE_SEVERITIES = ['HIGH', 'MIDDLE', 'LOW', 'overall'] as const;
 export type RouteSeverity = (typeof ROUTE_SEVERITIES)[number];
 
 const NOTIFY_POLICIES = ['always', 'on-failure', 'on-change'] as const;
-type NotifyPolicy = (typeof NOTIFY_POLICIES)[number];
 
 /** Bounds: a routes file is configuration, not data; these stop a typo from building a monster. */
 const MAX_ROUTES = 100;
@@ -22,6 +21,11 @@ const nonNegative = z
   .int('must be a whole number (0 or more)')
   .min(0, 'must be 0 or more')
   .max(Number.MAX_SAFE_INTEGER, `must be at most ${Number.MAX_SAFE_INTEGER}`);
+
+/** One value or a list of them, read as a list. */
+function oneOrList<T extends z.ZodType>(item: T, max: number, error: string) {
+  return z.union([item, z.array(item).min(1).max(max)], { error }).transform((v) => (Array.isArray(v) ? v : [v]) as z.output<T>[]);
+}
 
 /** `failed: { severity: HIGH, above: 0 }`: more than `above` results of that severity failed. */
 const FailedCondition = z.strictObject({ severity: severity.default('overall'), above: nonNegative });
@@ -60,20 +64,14 @@ export const SOURCE_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 const sourceName = z.string().regex(SOURCE_NAME_PATTERN, 'must be a source name (1–32 lower-case letters, digits, "-" or "_")');
 
 /** `source: lab` or `source: [prod-eu, prod-us]`: the report came from one of these NetBox sources. */
-const SourceCondition = z
-  .union([sourceName, z.array(sourceName).min(1).max(MAX_CONDITION_ITEMS)], { error: 'must be a source name or a list of them' })
-  .transform((v) => (Array.isArray(v) ? v : [v]));
+const SourceCondition = oneOrList(sourceName, MAX_CONDITION_ITEMS, 'must be a source name or a list of them');
 
 /** `source_tags: { env: prod }`: the report's source carries every one of these tags with these values. */
 const SourceTagsCondition = z
   .record(z.string().min(1).max(100), z.union([z.string().max(200), z.number(), z.boolean()]).transform(String))
   .refine((tags) => Object.keys(tags).length > 0, 'needs at least one tag');
 
-const slugList = z
-  .union([z.string().min(1).max(200), z.array(z.string().min(1).max(200)).min(1).max(MAX_CONDITION_ITEMS)], {
-    error: 'must be a name (slug) or a list of them',
-  })
-  .transform((v) => (Array.isArray(v) ? v : [v]));
+const slugList = oneOrList(z.string().min(1).max(200), MAX_CONDITION_ITEMS, 'must be a name (slug) or a list of them');
 
 /**
  * `device: { role: core-switch, site: [fra1, ams1], tags: [pci] }`: a failing device with these NetBox
@@ -89,18 +87,14 @@ const DeviceCondition = z
   })
   .refine((d) => Object.values(d).some((v) => v !== undefined), 'give at least one of site, tenant, role, platform, tags');
 
-type FailedConditionT = z.infer<typeof FailedCondition>;
-type PassPercentConditionT = z.infer<typeof PassPercentCondition>;
-type RegressionConditionT = z.infer<typeof RegressionCondition>;
-type CustomFieldConditionT = z.infer<typeof CustomFieldCondition>;
 export type DeviceConditionT = z.infer<typeof DeviceCondition>;
 
 /** One condition: exactly one key. `all`/`any` nest. */
 export interface Condition {
-  failed?: FailedConditionT;
-  pass_percent?: PassPercentConditionT;
-  regression?: RegressionConditionT;
-  custom_field?: CustomFieldConditionT;
+  failed?: z.infer<typeof FailedCondition>;
+  pass_percent?: z.infer<typeof PassPercentCondition>;
+  regression?: z.infer<typeof RegressionCondition>;
+  custom_field?: z.infer<typeof CustomFieldCondition>;
   source?: string[];
   source_tags?: Record<string, string>;
   device?: DeviceConditionT;
@@ -128,24 +122,19 @@ const ConditionSchema: z.ZodType<Condition> = z
   })
   .superRefine((c, ctx) => {
     const keys = CONDITION_KEYS.filter((k) => c[k] !== undefined);
-    if (keys.length !== 1) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `a condition has exactly one of ${CONDITION_KEYS.join(', ')} (got ${keys.length ? keys.join(', ') : 'none'})`,
-      });
-    }
+    const got = keys.length ? keys.join(', ') : 'none';
+    if (keys.length !== 1)
+      ctx.addIssue({ code: 'custom', message: `a condition has exactly one of ${CONDITION_KEYS.join(', ')} (got ${got})` });
   });
 
-/** Addresses as a YAML list or one comma-separated string. */
-const recipients = z
-  .union([z.string(), z.array(z.string())], { error: 'must be an address or a list of addresses' })
-  .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean))
-  .pipe(z.array(z.string().refine(isMailbox, 'is not an e-mail address')).max(MAX_RECIPIENTS))
-  .default([]);
+/** Addresses (or domains) as a YAML list or one comma-separated string. */
+const splitList = (v: string | string[]) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean);
+const addressList = z.union([z.string(), z.array(z.string())], { error: 'must be an address or a list of addresses' }).transform(splitList);
+const mailbox = z.string().refine(isMailbox, 'is not an e-mail address');
+const recipients = addressList.pipe(z.array(mailbox).max(MAX_RECIPIENTS)).default([]);
 
 /** Objects a contact can be assigned to that own a device: the device itself, its site, its tenant. */
 const OWNER_OBJECTS = ['device', 'site', 'tenant'] as const;
-type OwnerObject = (typeof OWNER_OBJECTS)[number];
 const CONTACT_PRIORITIES = ['primary', 'secondary', 'tertiary', 'inactive'] as const;
 
 /** `netbox_contacts: { role: owner, on: [device, site, tenant], priority: primary }`. */
@@ -153,11 +142,8 @@ const NetboxContacts = z.strictObject({
   role: z
     .string({ error: "must be the contact role's slug (e.g. owner)" })
     .regex(/^[-a-zA-Z0-9_]{1,100}$/, "must be the contact role's slug (e.g. owner)"),
-  on: z
-    .union([z.enum(OWNER_OBJECTS), z.array(z.enum(OWNER_OBJECTS)).min(1).max(3)], {
-      error: `must be one or more of ${OWNER_OBJECTS.join(', ')}`,
-    })
-    .transform((v) => [...new Set(Array.isArray(v) ? v : [v])])
+  on: oneOrList(z.enum(OWNER_OBJECTS), 3, `must be one or more of ${OWNER_OBJECTS.join(', ')}`)
+    .transform((v) => [...new Set(v)])
     .default(['device', 'site', 'tenant']),
   priority: z.enum(CONTACT_PRIORITIES, { error: `must be one of ${CONTACT_PRIORITIES.join(', ')}` }).optional(),
 });
@@ -174,7 +160,7 @@ const AllowedDomains = z
   .union([z.string(), z.array(z.string()).min(1).max(MAX_RECIPIENTS)], {
     error: 'must list the mail domains NetBox contacts may be at (example: [example.com]), or be "*" for any',
   })
-  .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim().toLowerCase()).filter(Boolean))
+  .transform((v) => splitList(v).map((s) => s.toLowerCase()))
   .superRefine((domains, ctx) => {
     if (domains.length === 0) ctx.addIssue({ code: 'custom', message: 'needs at least one domain, or "*" for any' });
     if (domains.includes('*') && domains.length > 1) ctx.addIssue({ code: 'custom', message: '"*" allows any domain: write it alone' });
@@ -193,10 +179,7 @@ const AllowedDomains = z
 const OwnersTo = z.strictObject({
   netbox_contacts: NetboxContacts,
   allowed_domains: AllowedDomains,
-  fallback: z
-    .union([z.string(), z.array(z.string())], { error: 'must be an address or a list of addresses' })
-    .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean))
-    .pipe(z.array(z.string().refine(isMailbox, 'is not an e-mail address')).min(1, 'needs at least one address').max(MAX_RECIPIENTS)),
+  fallback: addressList.pipe(z.array(mailbox).min(1, 'needs at least one address').max(MAX_RECIPIENTS)),
 });
 
 /** `to`: addresses, or NetBox's contacts (an object): each problem reported for the form that was written. */
@@ -211,31 +194,22 @@ const routeTo = z.unknown().transform((value, ctx) => {
 /** A route's owner look-up, as the relay uses it (`on` in the order given: the first that names someone wins). */
 export interface OwnerSpec {
   role: string;
-  on: OwnerObject[];
+  on: (typeof OWNER_OBJECTS)[number][];
   priority?: (typeof CONTACT_PRIORITIES)[number];
   fallback: string[];
   /** Lower case: `example.com`, `*.example.com`, or `*` alone for any. */
   allowedDomains: string[];
 }
 
-const duration = z.union([z.string(), z.number()]).transform((value, ctx) => {
-  const ms = parseDurationMs(String(value));
-  if (ms === undefined) {
-    ctx.addIssue({ code: 'custom', message: describeBadDuration(String(value)) });
-    return z.NEVER;
-  }
-  return ms;
-});
-
-/** An IANA time zone name that this Node knows (`Europe/Berlin`, `UTC`). */
-const timezone = z.string().refine((tz) => {
+/** Whether this Node knows the IANA time zone name (`Europe/Berlin`, `UTC`). */
+export function isTimeZone(tz: string): boolean {
   try {
     new Intl.DateTimeFormat('en', { timeZone: tz });
     return true;
   } catch {
     return false;
   }
-}, 'is not a time zone name this Node knows (examples: UTC, Europe/Berlin)');
+}
 
 /**
  * `digest: { schedule: "0 8 * * MON", timezone: Europe/Berlin }`: the route mails one digest
@@ -245,7 +219,7 @@ const timezone = z.string().refine((tz) => {
 const DigestSchema = z
   .strictObject({
     schedule: z.string({ error: 'must be a cron expression (example: "0 8 * * MON")' }).min(1).max(200),
-    timezone: timezone.optional(),
+    timezone: z.string().refine(isTimeZone, 'is not a time zone name this Node knows (examples: UTC, Europe/Berlin)').optional(),
   })
   .superRefine((d, ctx) => {
     try {
@@ -276,7 +250,7 @@ const RouteSchema = z
     /** The Reply-To of this route's mails (reports and digests): where a recipient's answer goes instead of MAIL_FROM. */
     reply_to: z.string({ error: 'must be an e-mail address' }).trim().refine(isMailbox, 'is not an e-mail address').optional(),
     notify: z.enum(NOTIFY_POLICIES, { error: `must be one of ${NOTIFY_POLICIES.join(', ')}` }).default('always'),
-    repeat_after: duration.optional(),
+    repeat_after: z.union([z.string(), z.number()]).transform(String).pipe(duration).optional(),
     continue: z.boolean({ error: 'must be true or false' }).default(false),
     /** false: this route's mails go without the trend chart; absent: with it. */
     chart: z.boolean({ error: 'must be true or false' }).optional(),
@@ -298,13 +272,12 @@ const RouteSchema = z
   .superRefine((r, ctx) => {
     if (r.to.length + r.cc.length + r.bcc.length === 0 && !r.owners)
       ctx.addIssue({ code: 'custom', path: ['to'], message: 'a route needs at least one recipient (to, cc or bcc)' });
-    if (r.repeat_after !== undefined && r.notify !== 'on-change') {
+    if (r.repeat_after !== undefined && r.notify !== 'on-change')
       ctx.addIssue({
         code: 'custom',
         path: ['repeat_after'],
         message: 'only applies to notify: on-change (the other policies never hold a mail back)',
       });
-    }
   });
 
 /**
@@ -312,34 +285,16 @@ const RouteSchema = z
  * its own), so what only means something there is refused rather than silently ignored.
  */
 function checkDigestRoute(
-  r: { notify: NotifyPolicy; continue: boolean; owners: boolean; attach_csv?: boolean },
+  r: { notify: (typeof NOTIFY_POLICIES)[number]; continue: boolean; owners: boolean; attach_csv?: boolean },
   ctx: z.RefinementCtx,
 ): void {
+  const refuse = (path: string[], why: string) =>
+    ctx.addIssue({ code: 'custom', path, message: `does not apply to a digest route (${why})` });
   // A digest sums up every matching report for one audience; splitting it per owner is not what it says.
-  if (r.owners)
-    ctx.addIssue({
-      code: 'custom',
-      path: ['to', 'netbox_contacts'],
-      message: 'does not apply to a digest route (a digest goes to fixed addresses)',
-    });
-  if (r.notify !== 'always')
-    ctx.addIssue({
-      code: 'custom',
-      path: ['notify'],
-      message: 'does not apply to a digest route (its digest covers every matching report)',
-    });
-  if (r.continue)
-    ctx.addIssue({
-      code: 'custom',
-      path: ['continue'],
-      message: 'does not apply to a digest route (it never stops the per-report routes after it)',
-    });
-  if (r.attach_csv)
-    ctx.addIssue({
-      code: 'custom',
-      path: ['attach_csv'],
-      message: "does not apply to a digest route (a digest attaches no report's CSV)",
-    });
+  if (r.owners) refuse(['to', 'netbox_contacts'], 'a digest goes to fixed addresses');
+  if (r.notify !== 'always') refuse(['notify'], 'its digest covers every matching report');
+  if (r.continue) refuse(['continue'], 'it never stops the per-report routes after it');
+  if (r.attach_csv) refuse(['attach_csv'], "a digest attaches no report's CSV");
 }
 
 export const RoutesFileSchema = z.strictObject({

@@ -32,7 +32,6 @@ export {
   isMailbox,
   isLoopbackHost,
   parseDurationMs,
-  describeBadDuration,
   describeShortWebhookSecret,
   parseCidr,
 } from './env-fields';

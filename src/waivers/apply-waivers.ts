@@ -57,7 +57,9 @@ export function applyWaivers<P extends WaivablePair>(
 ): WaiverOutcome<P> {
   const relevant = context.source === undefined ? waivers : waivers.filter((w) => w.source === context.source);
   const inForce = relevant.filter((w) => isWaiverInForce(w, now));
-  const ended = relevant.filter((w) => hasEndedSince(w, context.previousReportAt, now));
+  // Ended after the previous report and by now: the pair it covered comes back as newly failing.
+  const previous = context.previousReportAt ?? null;
+  const ended = previous === null ? [] : relevant.filter((w) => w.endsAt > previous && w.endsAt <= now && w.createdAt <= previous);
   const waived: WaiverMatch<P>[] = [];
   const failing: P[] = [];
   const waiverExpired: WaiverMatch<P>[] = [];
@@ -72,12 +74,6 @@ export function applyWaivers<P extends WaivablePair>(
     if (lapsed) waiverExpired.push({ pair, waiver: lapsed });
   }
   return { waived, failing, expiring: findExpiring(waived, now), waiverExpired, mustName: findHiddenHighFailures(waived) };
-}
-
-/** Ended after the previous report and by now: the pair it covered comes back as newly failing. */
-function hasEndedSince(waiver: Waiver, previousReportAt: number | null | undefined, now: number): boolean {
-  if (previousReportAt === null || previousReportAt === undefined) return false;
-  return waiver.endsAt > previousReportAt && waiver.endsAt <= now && waiver.createdAt <= previousReportAt;
 }
 
 /** The waiver that decides about a pair: its own device's before every device's, then the latest end. */

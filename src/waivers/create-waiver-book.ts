@@ -28,18 +28,7 @@ export interface WaiverStorage {
 }
 
 /** Stored and WAIVERS_FILE waivers as one list; adding and expiring with their rules and audit line. */
-export interface WaiverBook {
-  list(filter?: Omit<WaiverFilter, 'at'>): Promise<Waiver[]>;
-  get(id: string): Promise<Waiver | undefined>;
-  /** Checks the request (RelayError INVALID_REQUEST with every issue) and stores the waiver. */
-  add(request: unknown): Promise<Waiver>;
-  /** Ends a stored waiver now (NOT_FOUND; CONFLICT for a file's or an ended one). */
-  expire(id: string, by: string): Promise<Waiver>;
-  /** What a report made now needs: the waivers of its source in force, or ended since the previous report. */
-  forReport(options: { source: string; previousReportAt: number | null }): Promise<Waiver[]>;
-  countActive(): Promise<number>;
-  readonly sources: readonly string[];
-}
+export type WaiverBook = ReturnType<typeof createWaiverBook>;
 
 export interface WaiverBookOptions {
   storage: WaiverStorage;
@@ -51,28 +40,30 @@ export interface WaiverBookOptions {
 }
 
 /** Binds the waiver rules to the store, WAIVERS_FILE, the clock and the log (dashboard, admin API and CLI share it). */
-export function createWaiverBook(options: WaiverBookOptions): WaiverBook {
+export function createWaiverBook(options: WaiverBookOptions) {
   const { storage, fileWaivers, clock, logger } = options;
   return {
     sources: options.sources,
-    async list(filter = {}) {
+    async list(filter: Omit<WaiverFilter, 'at'> = {}): Promise<Waiver[]> {
       const at = clock.now();
       const stored = await storage.listWaivers({ ...filter, at });
       const merged = [...fileWaivers.filter((w) => matchesFilter(w, { ...filter, at })), ...stored];
       merged.sort((a, b) => b.createdAt - a.createdAt || b.id.localeCompare(a.id));
       return filter.limit === undefined ? merged : merged.slice(0, filter.limit);
     },
-    async get(id) {
+    async get(id: string): Promise<Waiver | undefined> {
       return fileWaivers.find((w) => w.id === id) ?? (await storage.getWaiver(id));
     },
-    async add(request) {
+    /** Checks the request (RelayError INVALID_REQUEST with every issue) and stores the waiver. */
+    async add(request: unknown): Promise<Waiver> {
       const parsed = parseNewWaiver(request, { now: clock.now(), sources: options.sources });
       if (!parsed.ok) throw new RelayError('INVALID_REQUEST', { message: 'The waiver is invalid.', issues: parsed.issues });
       const waiver = await storage.addWaiver(parsed.waiver);
       logger.info({ audit: 'waiver.add', waiver: describeWaiver(waiver) }, `waiver ${waiver.id} added by ${waiver.author}`);
       return waiver;
     },
-    async expire(id, by) {
+    /** Ends a stored waiver now (NOT_FOUND; CONFLICT for a file's or an ended one). */
+    async expire(id: string, by: string): Promise<Waiver> {
       const author = by.trim();
       if (author === '' || author.length > WAIVER_NAME_MAX)
         throw new RelayError('INVALID_REQUEST', { issues: [{ path: 'author', message: 'is required (who ends the exception)' }] });
@@ -85,11 +76,11 @@ export function createWaiverBook(options: WaiverBookOptions): WaiverBook {
       logger.info({ audit: 'waiver.expire', waiver: describeWaiver(expired) }, `waiver ${id} expired by ${author}`);
       return expired;
     },
-    async forReport({ source, previousReportAt }) {
-      const now = clock.now();
-      return this.list({ source, endedSince: previousReportAt ?? now });
+    /** What a report made now needs: the waivers of its source in force, or ended since the previous report. */
+    async forReport({ source, previousReportAt }: { source: string; previousReportAt: number | null }): Promise<Waiver[]> {
+      return this.list({ source, endedSince: previousReportAt ?? clock.now() });
     },
-    async countActive() {
+    async countActive(): Promise<number> {
       const at = clock.now();
       return fileWaivers.filter((w) => matchesFilter(w, { at, status: 'active' })).length + (await storage.countWaiversInForce(at));
     },

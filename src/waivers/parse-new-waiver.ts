@@ -26,7 +26,6 @@ const WaiverRequestSchema = z.object({
   reason: z.string().trim().max(WAIVER_REASON_MAX, `must be at most ${WAIVER_REASON_MAX} characters`).optional(),
   author: name('who accepts the exception'),
 });
-type WaiverRequest = z.infer<typeof WaiverRequestSchema>;
 
 /** What deciding a new waiver needs besides the request. */
 export interface WaiverRules {
@@ -42,10 +41,7 @@ export interface WaiverRules {
 
 export type ParsedWaiver = { ok: true; waiver: NewWaiver } | { ok: false; issues: ErrorIssue[] };
 
-/**
- * Checks a waiver request against the rules and builds the waiver to store, or lists every problem
- * (field path and why) so a form or a command can show them all at once.
- */
+/** Checks a waiver request and builds the waiver to store, or lists every problem (path and why) for a form or command to show at once. */
 export function parseNewWaiver(input: unknown, rules: WaiverRules): ParsedWaiver {
   const parsed = WaiverRequestSchema.safeParse(input);
   if (!parsed.success) return { ok: false, issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) };
@@ -71,7 +67,7 @@ export function parseNewWaiver(input: unknown, rules: WaiverRules): ParsedWaiver
 }
 
 /** One device, or all devices with a reason: a blanket exception must say why. */
-function checkDevice(request: WaiverRequest): ErrorIssue[] {
+function checkDevice(request: z.infer<typeof WaiverRequestSchema>): ErrorIssue[] {
   const device = request.device ?? '';
   if (request.allDevices && device !== '')
     return [{ path: 'device', message: 'give a device or all devices, not both (leave the device empty to waive every device)' }];
@@ -83,16 +79,10 @@ function checkDevice(request: WaiverRequest): ErrorIssue[] {
 /** `until` is a real day, not before the day the waiver starts, and at most {@link WAIVER_MAX_DAYS_AHEAD} after it. */
 function checkUntil(until: string, rules: WaiverRules): ErrorIssue[] {
   if (!isCalendarDay(until)) return [{ path: 'until', message: 'must be a date as YYYY-MM-DD (example: 2027-03-31)' }];
-  const start = rules.createdAt ?? rules.now;
-  const firstDay = Math.floor(start / DAY_MS) * DAY_MS;
+  const firstDay = Math.floor((rules.createdAt ?? rules.now) / DAY_MS) * DAY_MS;
   const lastDay = buildWaiverEnd(until) - DAY_MS;
   if (!rules.pastAllowed && lastDay < Math.floor(rules.now / DAY_MS) * DAY_MS) return [{ path: 'until', message: 'is in the past' }];
-  if (lastDay - firstDay > WAIVER_MAX_DAYS_AHEAD * DAY_MS)
-    return [
-      {
-        path: 'until',
-        message: `may be at most ${WAIVER_MAX_DAYS_AHEAD} days after ${new Date(firstDay).toISOString().slice(0, 10)}`,
-      },
-    ];
-  return [];
+  if (lastDay - firstDay <= WAIVER_MAX_DAYS_AHEAD * DAY_MS) return [];
+  const first = new Date(firstDay).toISOString().slice(0, 10);
+  return [{ path: 'until', message: `may be at most ${WAIVER_MAX_DAYS_AHEAD} days after ${first}` }];
 }

@@ -6,9 +6,6 @@ export const DAY_MS = 86_400_000;
 /** How close to its end an active waiver counts as expiring: the mail flags it, the dashboard lists it apart. */
 export const WAIVER_EXPIRING_DAYS = 7;
 
-/** Where a waiver was made: in the store (dashboard, admin API, CLI) or in WAIVERS_FILE, which only its file changes. */
-const WAIVER_ORIGINS = ['store', 'file'] as const;
-
 /** What a waiver is at a given time: in force and far from its end, in force within a week of it, or over. */
 export const WAIVER_STATUSES = ['active', 'expiring', 'expired'] as const;
 export type WaiverStatus = (typeof WAIVER_STATUSES)[number];
@@ -29,7 +26,8 @@ export const WAIVER_REASON_MAX = 2000;
 export const WaiverSchema = z.object({
   /** Digits for a stored waiver; `file:<n>` for the n-th entry of WAIVERS_FILE. */
   id: z.string(),
-  origin: z.enum(WAIVER_ORIGINS),
+  /** Where it was made: in the store (dashboard, admin API, CLI) or in WAIVERS_FILE, which only its file changes. */
+  origin: z.enum(['store', 'file']),
   /** The NetBox source (`default`, or a name from SOURCES_FILE). */
   source: z.string().min(1).max(32),
   test: z.string().min(1).max(WAIVER_NAME_MAX),

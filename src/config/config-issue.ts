@@ -1,1 +1,0 @@
-export type { ConfigIssue } from '../shared';
