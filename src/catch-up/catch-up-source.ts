@@ -1,7 +1,7 @@
 import { NetboxError, type NetboxClient, type RequestBudget } from '../netbox';
 import { RelayError, type Logger } from '../shared';
 import { buildNewDelivery, type CatchUpState, type NewDelivery, type Store } from '../store';
-import type { ReportCursor } from '../trend';
+import { compareReportOrder, type ReportCursor } from '../trend';
 import { buildMissedReportsRecord, type MissedReportsNotice } from '../watchdog';
 import { assignSource, buildDedupKey, DEFAULT_SOURCE_NAME, normalizeTimestamp, parseDelivery } from '../webhook';
 
@@ -160,11 +160,6 @@ interface ListedReport {
   createdMs: number;
 }
 
-/** Whether a report comes after a place in NetBox's order (creation time, then id). */
-function isAfter(report: ReportCursor, cursor: ReportCursor): boolean {
-  return report.createdMs > cursor.createdMs || (report.createdMs === cursor.createdMs && report.reportId > cursor.reportId);
-}
-
 /** The place of a listed report in NetBox's order. */
 function toCursor(report: ListedReport): ReportCursor {
   return { createdMs: report.createdMs, reportId: report.id };
@@ -187,15 +182,15 @@ async function listNewerReports(
       let reachedSeen = after === null;
       for (const item of results) {
         const report = parseListedReport(item);
-        if (!newest || isAfter(toCursor(report), toCursor(newest))) newest = report;
-        if (after && isAfter(toCursor(report), after)) newer.push(report);
+        if (!newest || compareReportOrder(toCursor(report), toCursor(newest)) > 0) newest = report;
+        if (after && compareReportOrder(toCursor(report), after) > 0) newer.push(report);
         else reachedSeen = true;
       }
       return !reachedSeen;
     },
     budget,
   );
-  return { newer: newer.sort((a, b) => (isAfter(toCursor(a), toCursor(b)) ? 1 : -1)), newest };
+  return { newer: newer.sort((a, b) => compareReportOrder(toCursor(a), toCursor(b))), newest };
 }
 
 /** One entry of the list; anything without an id and a creation time is not validity's list. */

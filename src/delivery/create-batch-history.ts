@@ -1,5 +1,5 @@
 import type { ClaimedDelivery, Store } from '../store';
-import type { ReportCursor, ReportHistory, ReportPoint, ReportSnapshot } from '../trend';
+import { compareReportOrder, type ReportCursor, type ReportHistory, type ReportPoint, type ReportSnapshot } from '../trend';
 
 /** The trend's history as the composers of one batch see it: the store, plus the reports composed earlier in the batch. */
 export interface BatchHistory extends ReportHistory {
@@ -32,17 +32,17 @@ export function createBatchHistory(
   /** The batch's own reports as stored when it started, by dedup key (a key without a row maps to undefined). */
   let own = new Map<string, ReportSnapshot | undefined>();
   const before = (series: string, cursor: ReportCursor) =>
-    [...pending.values()].filter((r) => r.series === series && compareReports(r, cursor) < 0);
+    [...pending.values()].filter((r) => r.series === series && compareReportOrder(r, cursor) < 0);
   /** The newest `limit` stored reports before `cursor` as this batch's read of the series has them; undefined: it cannot tell. */
   const knownBefore = (series: string, cursor: ReportCursor, limit: number): ReportPoint[] | undefined => {
     const read = batch?.reads.get(series);
-    if (!read || compareReports(cursor, batch!.newest) > 0) return undefined;
+    if (!read || compareReportOrder(cursor, batch!.newest) > 0) return undefined;
     // The read holds every stored report from its oldest one on: those before `cursor` are the newest ones.
-    const known = read.points.filter((p) => compareReports(p, cursor) < 0);
+    const known = read.points.filter((p) => compareReportOrder(p, cursor) < 0);
     return known.length >= limit || read.complete ? known.slice(-limit) : undefined;
   };
   const readStoredBefore = async (series: string, cursor: ReportCursor, limit: number): Promise<ReportPoint[]> => {
-    if (batch && !batch.reads.has(series) && compareReports(cursor, batch.newest) <= 0) {
+    if (batch && !batch.reads.has(series) && compareReportOrder(cursor, batch.newest) <= 0) {
       const readLimit = limit + batch.size;
       const points = await store.listReportsBefore(series, batch.newest, readLimit);
       batch.reads.set(series, { points, complete: points.length < readLimit });
@@ -52,20 +52,20 @@ export function createBatchHistory(
   return {
     async startBatch(deliveries) {
       const reports = deliveries.filter((d) => d.kind === 'report');
-      const cursors = reports.map((d) => ({ createdMs: Date.parse(d.reportCreated), reportId: d.reportId })).sort(compareReports);
+      const cursors = reports.map((d) => ({ createdMs: Date.parse(d.reportCreated), reportId: d.reportId })).sort(compareReportOrder);
       const newest = cursors.at(-1);
       batch = newest && { newest, size: cursors.length, reads: new Map() };
       own = new Map(reports.map((d) => [d.dedupKey, undefined]));
       if (own.size > 0) for (const report of await store.findReports([...own.keys()])) own.set(report.dedupKey, report);
     },
     async findReportBefore(series, cursor, options) {
-      const composed = before(series, cursor).sort(compareReports).at(-1);
+      const composed = before(series, cursor).sort(compareReportOrder).at(-1);
       // A report composed in this batch that is at least as new as any stored one before `cursor` is the answer.
       const stored = composed && knownBefore(series, cursor, 1);
-      if (composed && stored && (stored.length === 0 || compareReports(stored[0], composed) <= 0)) return composed;
+      if (composed && stored && (stored.length === 0 || compareReportOrder(stored[0], composed) <= 0)) return composed;
       const found = await store.findReportBefore(series, cursor, options);
       const candidates = [...(found ? [found] : []), ...(composed ? [composed] : [])];
-      return candidates.sort(compareReports).at(-1);
+      return candidates.sort(compareReportOrder).at(-1);
     },
     async listReportsBefore(series, cursor, limit) {
       const stored = await readStoredBefore(series, cursor, limit);
@@ -73,7 +73,7 @@ export function createBatchHistory(
       if (composed.length === 0) return stored;
       const keys = new Set(composed.map((r) => r.dedupKey));
       const points: ReportPoint[] = [...stored.filter((p) => !keys.has(p.dedupKey)), ...composed.map(({ failing: _, ...point }) => point)];
-      return points.sort(compareReports).slice(-limit);
+      return points.sort(compareReportOrder).slice(-limit);
     },
     async saveReport(snapshot) {
       pending.set(snapshot.dedupKey, snapshot);
@@ -88,9 +88,4 @@ export function createBatchHistory(
       return taken;
     },
   };
-}
-
-/** Series order: by creation, then report id. */
-function compareReports(a: ReportCursor, b: ReportCursor): number {
-  return a.createdMs - b.createdMs || a.reportId - b.reportId;
 }

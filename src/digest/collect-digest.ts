@@ -9,9 +9,9 @@ import {
   buildReportSnapshot,
   buildSourceSeriesKey,
   buildTrend,
+  compareReportOrder,
   pairKey,
   type PeriodPoint,
-  type ReportCursor,
   type ReportSnapshot,
 } from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
@@ -68,7 +68,7 @@ export async function collectDigest(deps: DigestSources, route: Route, job: Dige
       // Read again for the few series shown whole: the period's snapshots are never all held at once.
       const reports: ReportSnapshot[] = [];
       for (const record of tally.records) reports.push(await findSnapshot(deps, record));
-      const first = reports.reduce((a, b) => (isNewer(a, b) ? b : a));
+      const first = reports.reduce((a, b) => (compareReportOrder(a, b) > 0 ? b : a));
       series.push(
         buildPeriodTrend(reports, await deps.store.findReportBefore(first.series, first), await findWaived(deps, source, reports, job)),
       );
@@ -122,7 +122,7 @@ export function createDigestComposer(settings: DigestMailSettings): (delivery: C
 
 /** The latest report's pairs that are accepted exceptions at the period's end (so a retry counts the same). */
 async function findWaived(deps: DigestSources, source: string, reports: readonly ReportSnapshot[], job: DigestJob): Promise<Set<string>> {
-  const latest = reports.reduce((a, b) => (isNewer(b, a) ? b : a));
+  const latest = reports.reduce((a, b) => (compareReportOrder(b, a) > 0 ? b : a));
   if (!deps.waivers || !latest.failing) return new Set();
   const outcome = applyWaivers(latest.failing, await deps.waivers(source), job.periodEnd - 1, { source });
   return new Set(outcome.waived.map((m) => pairKey(m.pair)));
@@ -140,15 +140,10 @@ async function tallySeries(deps: DigestSources, route: Route, received: readonly
     if (!tally) tallies.set(key, { source: record.netboxSource, series: snapshot.series, latest: point, records: [record] });
     else {
       tally.records.push(record);
-      if (isNewer(point, tally.latest)) tally.latest = point;
+      if (compareReportOrder(point, tally.latest) > 0) tally.latest = point;
     }
   }
   return tallies;
-}
-
-/** Whether `a` comes after `b` in NetBox's order (creation time, then id). */
-function isNewer(a: ReportCursor, b: ReportCursor): boolean {
-  return a.createdMs > b.createdMs || (a.createdMs === b.createdMs && a.reportId > b.reportId);
 }
 
 /** The period's report deliveries (not the watchdog's or the digests' own records), oldest first. */

@@ -66,6 +66,11 @@ export type ReportPoint = Omit<ReportSnapshot, 'failing'>;
 /** A place in a series: before the report created at `createdMs` (ties broken by report id). */
 export type ReportCursor = Pick<ReportSnapshot, 'createdMs' | 'reportId'>;
 
+/** NetBox's order of reports (creation time, then id): negative when `a` comes first. */
+export function compareReportOrder(a: ReportCursor, b: ReportCursor): number {
+  return a.createdMs - b.createdMs || a.reportId - b.reportId;
+}
+
 /** How much of a stored report to read. */
 export interface ReportReadOptions {
   /** False: its failing pairs come without their NetBox ids (default true), a fifth of a large set's bytes. */
