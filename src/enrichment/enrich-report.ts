@@ -4,7 +4,7 @@ import type { ReportDelivery } from '../webhook';
 import { createFailureSummarizer, type FailureSummary } from './summarize-failures';
 
 /** Why the failing results are not in the mail. */
-type EnrichmentMissingCode = 'NO_NETBOX_URL' | 'NO_TOKEN' | 'OTHER_NETBOX' | NetboxErrorCode;
+type EnrichmentMissingCode = 'NO_NETBOX_URL' | 'NO_TOKEN' | 'OTHER_NETBOX' | 'RESULTS_DELETED' | NetboxErrorCode;
 
 export type Enrichment =
   | { status: 'ok'; summary: FailureSummary }
@@ -52,7 +52,15 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
       );
     }
     await options.client.streamList(buildResultsPath(report.results_url, false), (page) => summarizer.add(page), budget);
-    return { status: 'ok', summary: summarizer.finish() };
+    const summary = summarizer.finish();
+    // validity fires the webhook before its run ends; a later step that raises makes it delete the run's results,
+    // keeping the report and its counts: none listed is then not "nothing failed".
+    if (summary.results.length === 0)
+      return missing(
+        'RESULTS_DELETED',
+        `validity removed this run's results from NetBox after sending its webhook (the run failed after writing report ${report.id}); the counts above are the webhook's.`,
+      );
+    return { status: 'ok', summary };
   } catch (error) {
     return describeFailure(error, delivery, options);
   }

@@ -50,6 +50,11 @@ export async function readPairStates(options: ReadPairStatesOptions): Promise<Pa
     }
     try {
       const answer = await readPassedPairs(options.client, side.url, asked, options.budget);
+      // None passed may mean validity deleted this run's results after its webhook: then nothing can be told.
+      if (side.map === now && answer.passed.size === 0 && (await countResults(options.client, side.url, options.budget)) === 0) {
+        unknownReason ??= RESULTS_REMOVED;
+        continue;
+      }
       for (const pair of side.pairs) {
         const key = pairKey(pair);
         side.map.set(key, answer.passed.has(key));
@@ -61,6 +66,17 @@ export async function readPairStates(options: ReadPairStatesOptions): Promise<Pa
     }
   }
   return { now, before, deletedTests: [...deletedTests], deletedDevices: [...deletedDevices], unknownReason };
+}
+
+const RESULTS_REMOVED = "validity removed this run's results from NetBox after sending its webhook";
+
+/** How many results NetBox lists for the report of `resultsUrl` (one brief result asked). */
+async function countResults(client: NetboxClient, resultsUrl: string, budget: RequestBudget): Promise<number | null> {
+  const { path, params } = splitResultsUrl(resultsUrl);
+  params.set('limit', '1');
+  params.set('brief', '1');
+  const page = (await client.getJson(`${path}?${params.toString()}`, budget)) as { count?: unknown } | null;
+  return typeof page?.count === 'number' ? page.count : null;
 }
 
 /** The pairs as NetBox ids, or null when one of them was kept without its ids. */

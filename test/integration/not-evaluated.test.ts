@@ -228,4 +228,64 @@ describe('a pair without a result in a report is not evaluated, never fixed', ()
     // Neither counts as fixed: over what was evaluated in both, nothing changed.
     expect(mail.headers.get('x-compliance-verdict')).toBe('same');
   });
+  /** Report `id` posted with `results`' counts, NetBox then holding the report without a single result. */
+  async function mailOfRemoved(r: TestRelay, id: number, results: ResultSpec[], mailsSoFar: number): Promise<ParsedMail> {
+    const created = `2026-03-0${id}T06:00:00.000000Z`;
+    // validity fired the webhook, then a later step of the run raised: its error callback deleted the run's results.
+    netbox.reports.set(id, { id, created, results: [], fields: countResults(results) });
+    const body = buildBody({ version: '4.6', data: buildReportData({ id, created, ...countResults(results) }) });
+    const res = await postWebhook(r.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) });
+    expect(res.status).toBe(202);
+    return (await smtp.waitFor(mailsSoFar + 1))[mailsSoFar].parsed;
+  }
+
+  it('a report whose results validity removed after its webhook says so in one line: nothing fixed, no device not evaluated', async () => {
+    const r = await start();
+    await mailOf(
+      r,
+      1,
+      grid([1, 2, 3, 4], [NTP, SNMP], (n) => n === 3),
+      0,
+    );
+    // The counts say sw1 and sw2 fail ntp-servers now; NetBox lists no result at all for report 2.
+    const mail = await mailOfRemoved(
+      r,
+      2,
+      grid([1, 2, 3, 4], [NTP, SNMP], (n, t) => n < 3 && t === NTP),
+      1,
+    );
+    const text = String(mail.text);
+    const line = "validity removed this run's results from NetBox after sending its webhook";
+    expect(occurrences(text, line)).toBe(1);
+    expect(text).toContain(
+      `Failing tests are not listed: ${line} (the run failed after writing report 2); the counts above are the webhook's.`,
+    );
+    expect(text).not.toMatch(/not evaluated/i);
+    expect(text).not.toMatch(/fixed/i);
+    expect(text).not.toContain('WHAT FAILED');
+    expect(occurrences(String(mail.html), 'results from NetBox after sending its webhook')).toBe(1);
+  });
+
+  it('an all-passing report whose results validity removed: the failures of the previous report are neither fixed nor not evaluated', async () => {
+    const r = await start();
+    await mailOf(
+      r,
+      1,
+      grid([1, 2, 3, 4], [NTP, SNMP], (n) => n === 3),
+      0,
+    );
+    const mail = await mailOfRemoved(
+      r,
+      2,
+      grid([1, 2, 3, 4], [NTP, SNMP], () => false),
+      1,
+    );
+    const text = String(mail.text);
+    expect(text).toContain(
+      "2 results that failed in report 1 do not fail now: fixed and not evaluated could not be told apart this time, so neither is listed (validity removed this run's results from NetBox after sending its webhook).",
+    );
+    expect(text).not.toContain('Not evaluated this time');
+    expect(text).not.toContain('Fixed since report 1');
+    expect(mail.headers.get('x-compliance-verdict')).toBe('same');
+  });
 });

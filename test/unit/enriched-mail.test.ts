@@ -251,6 +251,20 @@ describe('the mail names what failed and what changed (golden renders)', () => {
         ),
     ],
     [
+      'results-removed',
+      async () => {
+        const delivery = report(
+          55,
+          '2026-03-06T15:00:00Z',
+          failing((i) => i % 3 === 0),
+        );
+        // A step after the webhook raised: validity's error callback deleted the run's results; the report and its counts stay.
+        const published = netbox.reports.get(55)!;
+        netbox.reports.set(55, { ...published, results: [], fields: countResults(published.results) });
+        return render(composer(), delivery);
+      },
+    ],
+    [
       'netbox-timeout',
       async () => {
         netbox.slowOffsets.set(0, 30_000);
