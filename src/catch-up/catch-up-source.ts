@@ -149,7 +149,7 @@ async function queueNotice(
   context.onQueued?.(result.id);
 }
 
-/** validity's reports list: no filterset, newest first by its model's ordering; NetBox's `?ordering=` applies. */
+/** validity's reports list: newest first by its model's ordering; NetBox's `?ordering=` applies, and validity ≥ 3.0's `created__gt`. */
 const REPORTS_PATH = '/api/plugins/validity/reports/';
 
 /** A report as the list names it: enough to place it in NetBox's order and fetch it. */
@@ -166,8 +166,9 @@ function toCursor(report: ListedReport): ReportCursor {
 }
 
 /**
- * The reports after `after`, oldest first, and NetBox's newest: listed newest first until one at or before `after` (a relay
- * that missed nothing reads one page); `after` null: the first page only.
+ * The reports after `after`, oldest first, and NetBox's newest: validity ≥ 3.0 is asked only for those created after it,
+ * oldest first; older validity (no filterset: the filter would be ignored) lists newest first until one at or before
+ * `after` (a relay that missed nothing reads one page). `after` null: the first page only.
  */
 async function listNewerReports(
   client: NetboxClient,
@@ -176,8 +177,13 @@ async function listNewerReports(
 ): Promise<{ newer: ListedReport[]; newest: ListedReport | undefined }> {
   const newer: ListedReport[] = [];
   let newest: ListedReport | undefined;
+  // The cursor keeps milliseconds: NetBox's microseconds may list the last seen report again, left out below.
+  const filtered = after !== null && (await filtersByCreated(client, budget));
+  const query = filtered
+    ? `created__gt=${encodeURIComponent(new Date(after.createdMs).toISOString())}&ordering=created`
+    : 'ordering=-created';
   await client.streamList(
-    `${REPORTS_PATH}?ordering=-created`,
+    `${REPORTS_PATH}?${query}`,
     (results) => {
       let reachedSeen = after === null;
       for (const item of results) {
@@ -186,11 +192,18 @@ async function listNewerReports(
         if (after && compareReportOrder(toCursor(report), after) > 0) newer.push(report);
         else reachedSeen = true;
       }
-      return !reachedSeen;
+      return filtered || !reachedSeen;
     },
     budget,
   );
   return { newer: newer.sort((a, b) => compareReportOrder(toCursor(a), toCursor(b))), newest };
+}
+
+/** Whether NetBox's validity (its version in `/api/status/`) filters the reports list: 3.0 added its filterset. */
+async function filtersByCreated(client: NetboxClient, budget: RequestBudget): Promise<boolean> {
+  const status = (await client.getJson('/api/status/', budget)) as { plugins?: Record<string, unknown> } | null;
+  const validity = status?.plugins?.validity;
+  return typeof validity === 'string' && Number.parseInt(validity, 10) >= 3;
 }
 
 /** One entry of the list; anything without an id and a creation time is not validity's list. */

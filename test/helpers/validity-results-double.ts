@@ -57,6 +57,8 @@ interface AssignmentSpec {
 export interface NetboxDoubleOptions {
   /** NetBox's version (`/api/status/`); contact assignments use 3.x or 4.x field names and filters. Default 4.6.2. */
   version?: string;
+  /** validity's version (`/api/status/`): from 3.0 its reports list honours `created__gt`. Default 3.5.2. */
+  validityVersion?: string;
   /** NetBox's MAX_PAGE_SIZE: larger `limit`s are clamped silently (default 1000). */
   maxPageSize?: number;
   /** Accepted Authorization header value ("Token <hex>" or "Bearer nbt_..."). */
@@ -177,6 +179,8 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
   const assignments: AssignmentSpec[] = [];
   const version = options.version ?? '4.6.2';
   const v4 = Number.parseInt(version, 10) >= 4;
+  const validityVersion = options.validityVersion ?? '3.5.2';
+  const filtersReports = Number.parseInt(validityVersion, 10) >= 3;
   const maxPageSize = options.maxPageSize ?? 1000;
   /** One page of a list as NetBox paginates it: limit clamped to MAX_PAGE_SIZE, absolute `next`. */
   const page = (url: URL, rows: unknown[]) => {
@@ -232,17 +236,20 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
       return json(res, 200, renderReport(report, `${publicOrigin}${api}`));
     }
     if (url.pathname === `${api}/reports/`) {
-      // validity's model orders by -created; NetBox's ?ordering= applies (no filterset).
+      // validity's model orders by -created; NetBox's ?ordering= applies; validity ≥ 3.0's filterset has
+      // created__gt, older validity has none (django ignores the parameter).
       const ordering = url.searchParams.get('ordering') ?? '-created';
       const key = ordering.replace(/^-/, '') as 'created' | 'id';
       const sign = ordering.startsWith('-') ? -1 : 1;
+      const createdAfter = filtersReports ? url.searchParams.get('created__gt') : null;
       const rows = [...reports.values()]
+        .filter((r) => createdAfter === null || toMicroseconds(r.created) > toMicroseconds(createdAfter))
         .sort((a, b) => sign * (key === 'id' ? a.id - b.id : Date.parse(a.created) - Date.parse(b.created) || a.id - b.id))
         .map((r) => renderReport(r, `${publicOrigin}${api}`));
       return json(res, 200, page(url, rows));
     }
     if (url.pathname === `${basePath}/api/status/`) {
-      return json(res, 200, { 'netbox-version': version, plugins: { validity: '3.5.2' }, 'python-version': '3.12.3' });
+      return json(res, 200, { 'netbox-version': version, plugins: { validity: validityVersion }, 'python-version': '3.12.3' });
     }
     if (url.pathname === `${basePath}/api/dcim/devices/`) {
       const [wanted, sites, tenants] = [ids(url, 'id'), ids(url, 'site_id'), ids(url, 'tenant_id')];
@@ -348,6 +355,12 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A timestamp to the microsecond, as NetBox compares them (JavaScript's Date keeps milliseconds). */
+function toMicroseconds(timestamp: string): number {
+  const fraction = (/\.(\d+)/.exec(timestamp)?.[1] ?? '').padEnd(6, '0').slice(0, 6);
+  return Math.floor(Date.parse(timestamp) / 1000) * 1_000_000 + Number(fraction);
 }
 
 function renderRef(ref: RefSpec | null | undefined): Record<string, unknown> | null {

@@ -142,6 +142,51 @@ describe('catch-up: reports whose webhook never arrived are fetched from NetBox 
     expect(relay.logs.join('\n')).not.toContain(TOKEN);
   });
 
+  /** The reports list's queries the relay sent since `from`, as parameters. */
+  const listQueries = (from = 0) =>
+    netbox.requests
+      .slice(from)
+      .filter((r) => r.path.startsWith('/api/plugins/validity/reports/?'))
+      .map((r) => Object.fromEntries(new URL(r.path, 'http://x').searchParams));
+
+  it('validity 3.x is asked only for the reports created after the newest seen, oldest first; the last seen is not mailed again', async () => {
+    addReport(netbox, 10);
+    const relay = await start();
+    expect(await startedCatchUp(relay)).toMatchObject([{ result: 'done', queued: 0 }]);
+    for (const id of [11, 12, 13]) addReport(netbox, id);
+    const from = netbox.requests.length;
+    expect(await runCatchUp(relay)).toMatchObject({ result: 'done', queued: 3 });
+    expect((await smtp.waitFor(3)).map(reportIdOf)).toEqual(['11', '12', '13']);
+    // Pages of 2: the second page keeps the filter.
+    expect(listQueries(from)).toEqual([
+      { created__gt: '2026-11-20T10:10:00.000Z', ordering: 'created' },
+      { created__gt: '2026-11-20T10:10:00.000Z', ordering: 'created', offset: '2', limit: '2' },
+    ]);
+    const next = netbox.requests.length;
+    // NetBox keeps microseconds, the relay's cursor milliseconds: report 13 (123 µs past it) is listed again, not queued twice.
+    expect(await runCatchUp(relay)).toMatchObject({ result: 'done', queued: 0 });
+    expect(listQueries(next)).toEqual([{ created__gt: '2026-11-20T10:13:00.000Z', ordering: 'created' }]);
+    expect(smtp.received).toHaveLength(3);
+  });
+
+  it('validity before 3.0 (no filter on its reports list) is paged newest first until the last seen, as before', async () => {
+    await netbox.close();
+    netbox = await startNetboxDouble({
+      authorization: `Token ${TOKEN}`,
+      maxPageSize: 2,
+      publicOrigin: NETBOX_HOST,
+      validityVersion: '2.4.1',
+    });
+    addReport(netbox, 10);
+    const relay = await start();
+    expect(await startedCatchUp(relay)).toMatchObject([{ result: 'done', queued: 0 }]);
+    for (const id of [11, 12, 13]) addReport(netbox, id);
+    const from = netbox.requests.length;
+    expect(await runCatchUp(relay)).toMatchObject({ result: 'done', queued: 3 });
+    expect((await smtp.waitFor(3)).map(reportIdOf)).toEqual(['11', '12', '13']);
+    expect(listQueries(from)).toEqual([{ ordering: '-created' }, { ordering: '-created', offset: '2', limit: '2' }]);
+  });
+
   it('the dashboard, the admin API and `deliveries` say which report was fetched late', async () => {
     addReport(netbox, 1);
     const adminToken = 'catch-up-admin-token-0123456789';
