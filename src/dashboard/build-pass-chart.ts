@@ -8,6 +8,7 @@ export type ChartReport = ReturnType<typeof toChartReport>;
 export function toChartReport(deliveryId: number, report: Report, when: { when: string; day: string }) {
   return {
     reportId: report.id,
+    createdMs: Date.parse(report.created),
     deliveryId,
     ...when,
     high: { passed: report.high_passed, count: report.high_count },
@@ -62,11 +63,16 @@ function chooseAxisLabels(days: readonly string[], plotWidthPx: number): boolean
 }
 
 /**
- * Pass percentage per severity across reports, as inline SVG built on the server (no script, no CDN).
- * A severity with no results in a report leaves a gap in its line rather than a fake 0 %.
+ * Pass percentage per severity across the reports of one NetBox source, as inline SVG built on the server (no script,
+ * no CDN). A severity with no results in a report leaves a gap in its line rather than a fake 0 %.
  */
-export function buildPassChart(reports: readonly ChartReport[], layout: keyof typeof CHART_LAYOUTS = 'wide'): SafeHtml {
+export function buildPassChart(
+  reports: readonly ChartReport[],
+  layout: keyof typeof CHART_LAYOUTS = 'wide',
+  options: { source?: string; emptyText?: string } = {},
+): SafeHtml {
   const { width: WIDTH, className } = CHART_LAYOUTS[layout];
+  const titleId = options.source === undefined ? `${className}-title` : `${className}-${options.source}-title`;
   const plotW = WIDTH - PAD.left - PAD.right;
   const plotH = HEIGHT - PAD.top - PAD.bottom;
   const x = (i: number) => PAD.left + (reports.length <= 1 ? plotW / 2 : (i * plotW) / (reports.length - 1));
@@ -109,7 +115,8 @@ export function buildPassChart(reports: readonly ChartReport[], layout: keyof ty
   );
   const empty =
     reports.length === 0
-      ? html`<text x="${WIDTH / 2}" y="${HEIGHT / 2}" text-anchor="middle" font-size="14" fill="#566573">No reports stored yet</text>`
+      ? html`<text x="${WIDTH / 2}" y="${HEIGHT / 2}" text-anchor="middle" font-size="14" fill="#566573">${options.emptyText ?? 'No reports stored yet'}</text>`
       : '';
-  return html`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" role="img" aria-labelledby="${className}-title" class="${className}"><title id="${className}-title">Pass percentage per severity over the last ${reports.length} reports</title>${grid}${xLabels}${lines}${legend}${empty}</svg>`;
+  const of = options.source === undefined ? '' : ` of ${options.source}`;
+  return html`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" role="img" aria-labelledby="${titleId}" class="${className}"${options.source === undefined ? '' : html` data-source="${options.source}"`}><title id="${titleId}">Pass percentage per severity${of} over the last ${reports.length} reports</title>${grid}${xLabels}${lines}${legend}${empty}</svg>`;
 }

@@ -8,13 +8,15 @@ import { createAuthThrottle, type AuthThrottle, type Clock, type FailureCatalogu
 import { parseStoredId, type DeliveryRecord, type DigestPeriod, type ListOptions, type Store } from '../store';
 import { buildPassChart, toChartReport, type ChartReport } from './build-pass-chart';
 import { html } from './html';
-import { parseListFilters } from './parse-list-filters';
+import { FILTER_PARAMS, parseListFilters } from './parse-list-filters';
 import { readDeliveryContent, type DeliveryContent } from './read-delivery-content';
-import { renderDeliveries, type DigestsInput, type ListPage } from './render-deliveries';
+import { renderDeliveries, type DeliveriesInput, type DigestsInput, type ListPage } from './render-deliveries';
 import { DASHBOARD_CSP, renderDelivery, renderLogin, sendPage, type MailStatus, type PageContext } from './render-pages';
 import { registerWaiverPages } from './waiver-pages';
 import { buildReturnUrl, pickTextParams, readFlash } from './flash-messages';
+import { compareReportOrder } from '../trend';
 import type { WaiverBook } from '../waivers';
+import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { createSessionKeys, readCookie, SESSION_COOKIE, SESSION_TTL_MS, type Session, type SessionKeys } from './session';
 
 export interface DashboardOptions {
@@ -225,9 +227,9 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
     if (!content) contents.set(record.id, (content = readDeliveryContent(record, options.store)));
     return content;
   };
-  const [counts, chart, page, digests] = await Promise.all([
+  const [counts, charts, page, digests] = await Promise.all([
     options.store.countByState(),
-    readChartReports(deps, contentOf),
+    readChartReports(deps, filters.ok ? filters.options : {}, contentOf),
     filters.ok ? readListPage(deps, filters.options, contentOf) : undefined,
     readDigests(options),
   ]);
@@ -237,8 +239,7 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
     query: filters.ok ? filters.query : pickTextParams(query),
     issues: filters.ok ? undefined : filters.issues,
     counts,
-    chart: html`${buildPassChart(chart, 'wide')}${buildPassChart(chart, 'narrow')}`,
-    chartCount: chart.length,
+    charts: buildSourceCharts(charts, filters.ok && FILTER_PARAMS.some((p) => filters.query[p] !== undefined)),
     csrf: pageContext.csrf,
     flash: readFlash(query),
     formatTime,
@@ -283,22 +284,48 @@ async function readListPage(deps: DashboardDeps, filter: ListOptions, contentOf:
   return { rows, newerThan: hasNewer ? shown[0]?.id : undefined, olderThan: hasOlder ? shown.at(-1)?.id : undefined };
 }
 
-/** The newest reports for the history chart (whatever the list's filters), oldest first. */
-async function readChartReports(deps: DashboardDeps, contentOf: ReadContent): Promise<ChartReport[]> {
+/**
+ * The newest reports the list's filters select (its paging aside), per NetBox source, each oldest first in NetBox's
+ * order: reports of two NetBoxes never share a line, and report ids are compared only within one NetBox.
+ */
+async function readChartReports(deps: DashboardDeps, filter: ListOptions, contentOf: ReadContent): Promise<Map<string, ChartReport[]>> {
   const { options } = deps;
   const limit = options.chartLimit ?? 30;
-  const records = await options.store.listDeliveries({ limit: options.listLimit ?? 100 });
+  const { beforeId: _page, afterId: _otherPage, ...filters } = filter;
+  const records = await options.store.listDeliveries({ ...filters, limit: options.listLimit ?? 100 });
   const rows = await Promise.all(records.map(async (record) => ({ record, content: await contentOf(record) })));
-  return rows
-    .filter((r): r is typeof r & { content: { kind: 'report' } } => r.content.kind === 'report')
-    .slice(0, limit)
-    .map(({ record, content: { report } }) =>
+  const bySource = new Map<string, ChartReport[]>();
+  for (const { record, content } of rows) {
+    const reports = bySource.get(record.netboxSource) ?? [];
+    if (content.kind !== 'report' || reports.length >= limit) continue;
+    const { report } = content;
+    reports.push(
       toChartReport(record.id, report, {
         when: formatDateTime(report.created, options.timezone),
         day: formatShortDay(report.created, options.timezone),
       }),
-    )
-    .sort((a, b) => a.reportId - b.reportId || a.deliveryId - b.deliveryId);
+    );
+    bySource.set(record.netboxSource, reports);
+  }
+  for (const reports of bySource.values()) reports.sort((a, b) => compareReportOrder(a, b) || a.deliveryId - b.deliveryId);
+  return new Map([...bySource].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** One chart per source (wide and narrow); one empty chart when the filters select no report. */
+function buildSourceCharts(bySource: Map<string, ChartReport[]>, filtered: boolean): DeliveriesInput['charts'] {
+  const emptyText = filtered ? 'No report matches these filters' : undefined;
+  if (bySource.size === 0)
+    return [{ count: 0, chart: html`${buildPassChart([], 'wide', { emptyText })}${buildPassChart([], 'narrow', { emptyText })}` }];
+  // The default source alone (one NetBox, or rows stored before sources) needs no name.
+  const named = bySource.size > 1 || !bySource.has(DEFAULT_SOURCE_NAME);
+  return [...bySource].map(([source, reports]) => {
+    const options = named ? { source } : {};
+    return {
+      ...options,
+      count: reports.length,
+      chart: html`${buildPassChart(reports, 'wide', options)}${buildPassChart(reports, 'narrow', options)}`,
+    };
+  });
 }
 
 /** A report's page in NetBox: in its own source's NetBox, with several sources; none without a NetBox URL. */

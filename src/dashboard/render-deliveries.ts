@@ -20,8 +20,8 @@ export interface DeliveriesInput {
   query: Partial<Record<keyof ListQuery, string | number>>;
   issues?: FilterIssue[];
   counts: Record<DeliveryState, number>;
-  chart: SafeHtml;
-  chartCount: number;
+  /** The pass chart of each NetBox source the filters select (`source` absent: the default source alone). */
+  charts: { source?: string; count: number; chart: SafeHtml }[];
   csrf: string;
   flash?: { text: string; bad: boolean };
   formatTime: (ms: number) => string;
@@ -89,7 +89,10 @@ export function renderDeliveries(input: DeliveriesInput): SafeHtml {
     : '';
   return html`${input.flash ? html`<p class="flash${input.flash.bad ? ' bad' : ''}" role="status">${input.flash.text}</p>` : ''}
 <section><h1>Deliveries</h1>${counts}</section>
-<section><h2>Pass percentage per severity (last ${input.chartCount} reports)</h2>${input.chart}</section>
+${input.charts.map(
+  (c) =>
+    html`<section class="chart"${c.source === undefined ? '' : html` data-source="${c.source}"`}><h2>Pass percentage per severity${c.source === undefined ? '' : html`, NetBox source ${c.source}`} (last ${c.count} reports)</h2>${c.chart}</section>`,
+)}
 ${input.digests?.schedules.length ? renderDigests(input.digests, input.formatTime) : ''}
 <section><h2>Find deliveries</h2>${renderFilterForm(input)}${issues}${input.page ? renderTable(input, input.page) : ''}</section>`;
 }

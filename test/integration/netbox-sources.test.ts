@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
+import { textOf } from '../helpers/html';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import { sampleValue, scrape } from '../helpers/prometheus';
 import { makeTempDir, postWebhook, startTestRelay, type TestRelay } from '../helpers/relay-harness';
@@ -152,6 +153,40 @@ describe('several NetBox sources in one relay', () => {
     expect(labFirst).toBe('First: 100.0%, all passed \u2014 report 31 \u00b7 lab');
     // HIGH went from 2 failing to 6 while every MIDDLE result was fixed: mixed, never better.
     expect(second).toMatch(/^Mixed: 50\.0% \(\u221216\.7\), 6 HIGH failing \u2014 report 30 \u00b7 prod$/);
+  });
+
+  it("the dashboard's chart follows the list's filters: one chart per source, never two NetBoxes on one line", async () => {
+    // Both NetBoxes have a report 29; their reports interleave in time.
+    const posted = [
+      await post(prod, 'prod', PROD_SECRET, 29, (i) => i % 3 === 0, '2026-03-06T15:00:00.000000Z'),
+      await post(lab, 'lab', LAB_SECRET, 29, (i) => i % 2 === 0, '2026-03-06T15:30:00.000000Z'),
+      await post(prod, 'prod', PROD_SECRET, 30, () => false, '2026-03-06T16:00:00.000000Z'),
+      await post(lab, 'lab', LAB_SECRET, 31, () => false, '2026-03-06T16:30:00.000000Z'),
+    ];
+    expect(posted.map((p) => p.status)).toEqual([202, 202, 202, 202]);
+    const cookie = `${SESSION_COOKIE}=${createSessionKeys(ADMIN_TOKEN).issue(Date.now()).cookie}`;
+    const page = async (p: string) => (await fetch(`${relay.url}${p}`, { headers: { Cookie: cookie } })).text();
+    /** Each wide chart of a page by its source: the reports its "All" line joins, left to right. */
+    const chartsOf = (html: string) =>
+      Object.fromEntries(
+        [...html.matchAll(/<svg [^>]*class="pass-chart"(?: data-source="([^"]*)")?[^>]*>([\s\S]*?)<\/svg>/g)].map((m) => {
+          const line = /<g class="series" data-series="All">([\s\S]*?)<\/g>/.exec(m[2])![1];
+          return [m[1] ?? '(no source)', [...line.matchAll(/All in report (\d+) \(/g)].map((r) => Number(r[1]))];
+        }),
+      );
+
+    const all = await page('/ui');
+    expect(chartsOf(all)).toEqual({ lab: [29, 31], prod: [29, 30] });
+    expect(textOf(all)).toContain('Pass percentage per severity, NetBox source lab (last 2 reports)');
+    expect(textOf(all)).toContain('Pass percentage per severity, NetBox source prod (last 2 reports)');
+    const labOnly = await page('/ui?source=lab');
+    expect(chartsOf(labOnly)).toEqual({ lab: [29, 31] });
+    expect(labOnly).not.toContain('data-source="prod"');
+    // Every filter of the list applies: report 29 is one point in each NetBox's chart.
+    expect(chartsOf(await page('/ui?report=29'))).toEqual({ lab: [29], prod: [29] });
+    const none = await page('/ui?source=lab&report=30');
+    expect(chartsOf(none)).toEqual({ '(no source)': [] });
+    expect(textOf(none)).toContain('No report matches these filters');
   });
 
   it("one source's wrong signature is refused on its path alone; the other source goes on", async () => {

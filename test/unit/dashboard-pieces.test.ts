@@ -13,6 +13,7 @@ describe('dashboard building blocks', () => {
     const ratio = (passed: number, count: number) => ({ passed, count });
     const report = (id: number, low: [number, number]) => ({
       reportId: id,
+      createdMs: id * 3_600_000,
       deliveryId: id,
       when: `day ${id}`,
       day: `${id} Mar`,
