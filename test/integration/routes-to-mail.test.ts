@@ -210,4 +210,35 @@ describe('routes: the right people get the right mails', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(smtp.received).toHaveLength(2);
   });
+  it("NetBox 4.7's select custom fields ({value, label}) are accepted, kept as sent, and routes match them by value", async () => {
+    fs.writeFileSync(
+      path.join(dir, 'routes.yaml'),
+      [
+        'routes:',
+        '  - name: east',
+        '    match: { custom_field: { name: site_group, equals: dc-east } }',
+        '    to: east@example.com',
+        '    continue: true',
+        '  - name: gold',
+        '    match: { custom_field: { name: tier, in: [silver, gold] } }',
+        '    to: gold@example.com',
+        '    continue: true',
+        '  - name: by-label',
+        '    match: { custom_field: { name: site_group, equals: DC East } }',
+        '    to: label@example.com',
+        '    continue: true',
+        '  - name: everyone',
+        '    to: all@example.com',
+        '',
+      ].join('\n'),
+    );
+    await start();
+    const customFields = { site_group: { value: 'dc-east', label: 'DC East' }, tier: [{ value: 'gold', label: 'Gold' }], owner: 'netops' };
+    const body = buildBody({ version: '4.7', data: buildReportData({ id: 47, custom_fields: customFields }) });
+    // NetBox's own bytes: the select field as an object, in the report and in its snapshot.
+    expect(body.toString('utf8').split('"site_group": {"value": "dc-east", "label": "DC East"}')).toHaveLength(3);
+    const id = await deliver(body);
+    expect(smtp.received.map(routeOf).sort()).toEqual(['east', 'everyone', 'gold']);
+    expect((await relay.relay.store.getDelivery(id))?.report?.report.custom_fields).toEqual(customFields);
+  });
 });
