@@ -1,4 +1,5 @@
 import { createNetboxClient, NetboxError, type NetboxClient } from '../../src/netbox';
+import { loadConfig } from '../../src/config';
 import { enrichReport } from '../../src/enrichment';
 import { parseDelivery, type ReportDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
@@ -59,6 +60,19 @@ describe('NetBox client and enrichment against a NetBox double', () => {
     ]);
     expect(netbox.requests.every((r) => r.authorization === `Bearer ${V2}` && r.accept === 'application/json')).toBe(true);
     expect(enrichment.summary.tests.map((t) => [t.name, t.failingDevices])).toEqual([['ntp-servers', 1250]]);
+  });
+
+  it('takes a v1 key NetBox 4.5+ created (40 letters and digits, no longer hex only) and sends it as "Token"', async () => {
+    const key = 'Zq9XkT4mWb7RnP2sVd8LfH3jGc6YtA1eUo5NiK0r';
+    expect(
+      loadConfig({ NETBOX_URL: 'https://netbox.example.com', NETBOX_TOKEN: key }, { readFile: () => '' }).sources[0].netbox.token,
+    ).toBe(key);
+    netbox = await startNetboxDouble({ authorization: `Token ${key}` });
+    client = createNetboxClient({ url: netbox.url, token: key, timeoutMs: 5000 });
+    await expect(client.getJson('/api/status/', { deadline: Date.now() + 5000 })).resolves.toMatchObject({
+      plugins: { validity: '3.5.2' },
+    });
+    expect(netbox.requests.map((r) => r.authorization)).toEqual([`Token ${key}`]);
   });
 
   it('sends a legacy key as "Token", and drops explanations a NetBox without ?omit still sends', async () => {
