@@ -51,16 +51,15 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
         `report ${report.id} on ${options.client.url} is not this report (created ${String(found?.created)}, not ${report.created}); the webhook came from another NetBox.`,
       );
     }
-    await options.client.streamList(buildResultsPath(report.results_url, false), (page) => summarizer.add(page), budget);
-    const summary = summarizer.finish();
+    const listed = await options.client.streamList(buildResultsPath(report.results_url, false), (page) => summarizer.add(page), budget);
     // validity fires the webhook before its run ends; a later step that raises makes it delete the run's results,
     // keeping the report and its counts: none listed is then not "nothing failed".
-    if (summary.results.length === 0)
+    if (listed.items === 0)
       return missing(
         'RESULTS_DELETED',
         `validity removed this run's results from NetBox after sending its webhook (the run failed after writing report ${report.id}); the counts above are the webhook's.`,
       );
-    return { status: 'ok', summary };
+    return { status: 'ok', summary: summarizer.finish() };
   } catch (error) {
     return describeFailure(error, delivery, options);
   }
