@@ -118,5 +118,5 @@ export function buildPassChart(
       ? html`<text x="${WIDTH / 2}" y="${HEIGHT / 2}" text-anchor="middle" font-size="14" fill="#566573">${options.emptyText ?? 'No reports stored yet'}</text>`
       : '';
   const of = options.source === undefined ? '' : ` of ${options.source}`;
-  return html`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" role="img" aria-labelledby="${titleId}" class="${className}"${options.source === undefined ? '' : html` data-source="${options.source}"`}><title id="${titleId}">Pass percentage per severity${of} over the last ${reports.length} reports</title>${grid}${xLabels}${lines}${legend}${empty}</svg>`;
+  return html`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" role="img" aria-labelledby="${titleId}" class="${className}"${options.source === undefined ? '' : html` data-chart-source="${options.source}"`}><title id="${titleId}">Pass percentage per severity${of} over the last ${reports.length} reports</title>${grid}${xLabels}${lines}${legend}${empty}</svg>`;
 }

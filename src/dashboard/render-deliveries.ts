@@ -91,7 +91,7 @@ export function renderDeliveries(input: DeliveriesInput): SafeHtml {
 <section><h1>Deliveries</h1>${counts}</section>
 ${input.charts.map(
   (c) =>
-    html`<section class="chart"${c.source === undefined ? '' : html` data-source="${c.source}"`}><h2>Pass percentage per severity${c.source === undefined ? '' : html`, NetBox source ${c.source}`} (last ${c.count} reports)</h2>${c.chart}</section>`,
+    html`<section><h2>Pass percentage per severity${c.source === undefined ? '' : html`, NetBox source ${c.source}`} (last ${c.count} reports)</h2>${c.chart}</section>`,
 )}
 ${input.digests?.schedules.length ? renderDigests(input.digests, input.formatTime) : ''}
 <section><h2>Find deliveries</h2>${renderFilterForm(input)}${issues}${input.page ? renderTable(input, input.page) : ''}</section>`;

@@ -169,7 +169,7 @@ describe('several NetBox sources in one relay', () => {
     /** Each wide chart of a page by its source: the reports its "All" line joins, left to right. */
     const chartsOf = (html: string) =>
       Object.fromEntries(
-        [...html.matchAll(/<svg [^>]*class="pass-chart"(?: data-source="([^"]*)")?[^>]*>([\s\S]*?)<\/svg>/g)].map((m) => {
+        [...html.matchAll(/<svg [^>]*class="pass-chart"(?: data-chart-source="([^"]*)")?[^>]*>([\s\S]*?)<\/svg>/g)].map((m) => {
           const line = /<g class="series" data-series="All">([\s\S]*?)<\/g>/.exec(m[2])![1];
           return [m[1] ?? '(no source)', [...line.matchAll(/All in report (\d+) \(/g)].map((r) => Number(r[1]))];
         }),
@@ -181,7 +181,7 @@ describe('several NetBox sources in one relay', () => {
     expect(textOf(all)).toContain('Pass percentage per severity, NetBox source prod (last 2 reports)');
     const labOnly = await page('/ui?source=lab');
     expect(chartsOf(labOnly)).toEqual({ lab: [29, 31] });
-    expect(labOnly).not.toContain('data-source="prod"');
+    expect(labOnly).not.toContain('data-chart-source="prod"');
     // Every filter of the list applies: report 29 is one point in each NetBox's chart.
     expect(chartsOf(await page('/ui?report=29'))).toEqual({ lab: [29], prod: [29] });
     const none = await page('/ui?source=lab&report=30');
