@@ -86,7 +86,7 @@ async function checkSource(config: Config, source: SourceConfig, io: CliIo): Pro
         read.push(need.what);
       } catch (error) {
         if (!(error instanceof NetboxError) || error.code !== 'AUTH') throw error;
-        refused.push(`  refused: ${need.what}: ${error.message}; grant the token's user the permission ${need.permission}`);
+        refused.push(`  grant ${need.permission}: the token may not read ${need.what}; ${error.message}`);
       }
     }
     const reads = read.length > 0 ? `; the token reads ${read.join(', ')}` : '';

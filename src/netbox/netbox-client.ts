@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import type * as HttpProxyAgentModule from 'http-proxy-agent';
 import type * as HttpsProxyAgentModule from 'https-proxy-agent';
 import { buildNetboxUrl, parseNetboxBase, type BuildNetboxUrlOptions, type NetboxBase } from '../report';
-import { chooseProxy, createSecretMask, systemClock, type Clock, type ProxySettings, type SecretMask } from '../shared';
+import { chooseProxy, createSecretMask, describeProxyUrl, systemClock, type Clock, type ProxySettings, type SecretMask } from '../shared';
 import { NetboxError, classifyNetboxStatus, describeTlsFailure } from './netbox-error';
 import { parsePageStream } from './parse-page-stream';
 
@@ -81,6 +81,8 @@ export const MAX_PAGE_KEPT_BYTES = 16 * 1024 * 1024;
 type ClientContext = Required<Pick<NetboxClientOptions, 'timeoutMs' | 'maxAttempts' | 'retryBaseMs' | 'agent' | 'clock'>> & {
   base: NetboxBase;
   ca?: string | Buffer;
+  /** The proxy NetBox is reached through (no credentials), named when it cannot be reached. */
+  proxy?: string;
   authorization?: string;
   /** Hides the token in what NetBox (or a proxy before it) answers: a 403's `detail` may echo the header. */
   mask: SecretMask;
@@ -95,10 +97,12 @@ const HEADERS: Readonly<Record<string, string>> = { Accept: 'application/json', 
 export function createNetboxClient(options: NetboxClientOptions): NetboxClient {
   const base = parseNetboxBase(options.url);
   const agent = options.agent ?? createNetboxAgent(base.origin, options.proxy, { keepAlive: true, maxSockets: 4 });
+  const proxyUrl = options.proxy && chooseProxy(base.origin, options.proxy);
   const context: ClientContext = {
     base,
     agent,
     ca: options.ca,
+    proxy: proxyUrl && describeProxyUrl(proxyUrl),
     clock: options.clock ?? systemClock,
     timeoutMs: options.timeoutMs,
     authorization: options.token ? buildAuthorization(options.token) : undefined,
@@ -175,7 +179,7 @@ function openResponse(context: ClientContext, url: URL, budget: RequestBudget): 
       abort(new NetboxError('TIMEOUT', `NetBox sent nothing for ${context.timeoutMs} ms (${url.pathname})`)),
     );
     request.on('close', () => clearTimeout(cut));
-    request.on('error', (error) => reject(toNetboxError(error)));
+    request.on('error', (error) => reject(toNetboxError(error, context.proxy)));
     request.on('response', (response) => {
       answer = response;
       response.on('close', () => clearTimeout(cut));
@@ -285,10 +289,10 @@ function detailOf(text: string): string | undefined {
   return undefined;
 }
 
-function toNetboxError(error: unknown): NetboxError {
+function toNetboxError(error: unknown, proxy?: string): NetboxError {
   if (error instanceof NetboxError) return error;
   const code = (error as NodeJS.ErrnoException).code ?? 'ERROR';
-  const message = (error as Error).message ?? String(error);
+  const message = `${(error as Error).message ?? String(error)}${proxy ? `, through the proxy ${proxy}` : ''}`;
   if (/^(ETIMEDOUT|ESOCKETTIMEDOUT)$/.test(code))
     return new NetboxError('TIMEOUT', `NetBox did not answer (${code})`, { cause: error, detail: code });
   const words = describeTlsFailure(code, message) ?? `cannot reach NetBox (${code}: ${message})`;

@@ -120,6 +120,8 @@ describe('HTTP_PROXY, HTTPS_PROXY and NO_PROXY', () => {
       const result = await cli(['check-config', '--online'], env({ HTTP_PROXY: proxy.url }));
       expect(result.code).toBe(69);
       expect(result.out).toMatch(/NetBox source default \(.* through the proxy .*\): UNREACHABLE/);
+      // The address refused is the proxy's: the line says so.
+      expect(result.out).toContain(`ECONNREFUSED ${proxy.url.slice('http://'.length)}, through the proxy ${proxy.url})`);
       proxy = await startHttpProxy();
     });
 
@@ -131,7 +133,7 @@ describe('HTTP_PROXY, HTTPS_PROXY and NO_PROXY', () => {
         'the token reads test results (the failing tests in mails); NetBox refused what this configuration needs:',
       );
       expect(result.out).toContain(
-        "  refused: the reports list (the catch-up): NetBox refused the token (HTTP 403): You do not have permission to perform this action.; grant the token's user the permission validity.view_compliancereport",
+        '  grant validity.view_compliancereport: the token may not read the reports list (the catch-up); NetBox refused the token (HTTP 403): You do not have permission to perform this action.',
       );
       // With the catch-up off, the reports list is not needed and not asked.
       const off = await cli(['check-config', '--online'], env({ CATCH_UP_EVERY: 'off' }));
@@ -156,10 +158,15 @@ describe('HTTP_PROXY, HTTPS_PROXY and NO_PROXY', () => {
       netbox.forbidden.add('/api/dcim/devices/');
       const refused = await cli(['check-config', '--online'], routed);
       expect(refused.code).toBe(EXIT_CONFIG);
-      expect(refused.out).toContain('devices (routes by owner): NetBox refused the token (HTTP 403)');
-      expect(refused.out).toContain("grant the token's user the permission dcim.view_device");
-      expect(refused.out).toContain("grant the token's user the permission tenancy.view_contactassignment");
-      expect(refused.out).not.toContain('tenancy.view_contact\n');
+      // One line per refusal, each naming its permission; what the token may read is said too.
+      expect(refused.out).toContain('the token reads test results (the failing tests in mails), contacts (routes by owner);');
+      expect(refused.out).toContain(
+        '  grant dcim.view_device: the token may not read devices (routes by owner); NetBox refused the token (HTTP 403)',
+      );
+      expect(refused.out).toContain(
+        '  grant tenancy.view_contactassignment: the token may not read contact assignments (routes by owner); NetBox refused the token (HTTP 403)',
+      );
+      expect(refused.out).not.toContain('grant tenancy.view_contact:');
     });
   });
 
