@@ -1,3 +1,4 @@
+import { loadConfig } from '../../src/config';
 import type { ConfigIssue } from '../../src/shared';
 import { chooseProxy, describeProxySettings, readProxySettings } from '../../src/shared';
 
@@ -51,5 +52,11 @@ describe('the proxy a URL goes through', () => {
     expect(line).toBe(
       'https requests go through http://proxy.corp:3128 (with credentials, not shown), http requests directly; never for NO_PROXY: .corp',
     );
+  });
+
+  it("keeps a proxy's password among the secrets the logger masks", () => {
+    const config = loadConfig({ HTTPS_PROXY: 'http://relay:pr0xy-s3cret@proxy.corp:3128' }, { readFile: () => '' });
+    expect(config.proxy).toEqual({ httpsProxy: 'http://relay:pr0xy-s3cret@proxy.corp:3128' });
+    expect(config.secretValues).toContain('pr0xy-s3cret');
   });
 });
