@@ -67,7 +67,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const store = openStore(config.store, {
     onIdleError: (error) => io.logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
   });
-  const notifier = createNotifier(config.transport, { readFile: io.readFile, clock: io.clock }, io.transports);
+  const notifier = createNotifier(config.transport, { readFile: io.readFile, clock: io.clock, proxy: config.proxy }, io.transports);
   const netbox = createRelayNetboxClients(config, io);
   // The webhooks being answered, for the metrics.
   const webhooksInFlight = createActivityCounter();
@@ -148,6 +148,7 @@ export function createSourceNetboxClient(
     ca: source.netbox.caFile ? io.readFile(source.netbox.caFile) : undefined,
     timeoutMs: config.netbox.timeoutMs,
     clock: io.clock,
+    proxy: config.proxy,
     ...options,
   });
 }

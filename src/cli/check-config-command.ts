@@ -4,6 +4,7 @@ import { createNotifier, findTransport } from '../notify';
 import { verifyRouteTemplates } from '../compose';
 import { describeMailFailure } from './describe-mail-failure';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, type CliIo } from './io';
+import { describeProxySettings } from '../shared';
 
 /**
  * `check-config`: loads the configuration and the route templates, and prints the settings in force by
@@ -36,6 +37,7 @@ function formatSettings(io: CliIo, config: Config): string {
     ...config.sources.map(
       (s) => `Catch-up of missed reports${config.sources.length > 1 ? ` (${s.name})` : ''}: ${describeCatchUp(planCatchUp(s))}`,
     ),
+    describeProxies(config),
   ].filter((line): line is string => line !== undefined);
   return [
     `Set by you (environment or .env; secrets redacted):`,
@@ -50,13 +52,21 @@ function formatSettings(io: CliIo, config: Config): string {
   ].join('\n');
 }
 
+/** The proxies NetBox, OAuth2 and Graph requests go through (HTTPS_PROXY, HTTP_PROXY, NO_PROXY), credentials left out. */
+function describeProxies(config: Config): string {
+  const { httpProxy, httpsProxy } = config.proxy;
+  if (!httpProxy && !httpsProxy)
+    return 'Proxies: none (HTTPS_PROXY and HTTP_PROXY are not set): NetBox, OAuth2 and Graph are reached directly';
+  return `Proxies for NetBox, OAuth2 and Graph: ${describeProxySettings(config.proxy)}`;
+}
+
 /**
  * `verify-smtp`: connects to the configured SMTP server (or gets a Graph token, or checks the outbox
  * directory) and prints each step as it passes (token fetched, connected, TLS, login), so that a
  * failure shows which step failed. Sends nothing.
  */
 export async function verifySmtp(config: Config, io: CliIo): Promise<number> {
-  const notifier = createNotifier(config.transport, { readFile: io.readFile }, io.transports);
+  const notifier = createNotifier(config.transport, { readFile: io.readFile, proxy: config.proxy }, io.transports);
   try {
     await notifier.verify((step) => io.stdout.write(`  ok  ${step}\n`));
     io.stdout.write(`${findTransport(config.transport, io.transports).describeVerified(config.transport.settings)}\n`);

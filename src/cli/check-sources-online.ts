@@ -1,16 +1,18 @@
-import type { Config, SourceConfig } from '../config';
+import { planCatchUp, type Config, type SourceConfig } from '../config';
 import { defaultTemplatesDir, loadRenderer, type Renderer } from '../mail';
 import { NetboxError } from '../netbox';
 import { createRelayNetboxClients, createSourceNetboxClient } from '../relay';
-import { systemClock } from '../shared';
+import { chooseProxy, describeProxyUrl, systemClock } from '../shared';
 import { openStore, type Store } from '../store';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, type CliIo } from './io';
 import { createReadOnlyComposer, describeOwnerGroups, findOwnerGroups } from './read-only-composer';
 
 /**
  * `check-config --online`: asks each source's NetBox, with that source's token only, for its status
- * (version, validity plugin) and for one test result (the token may read what enrichment reads).
- * Prints one line per source; resolves with the worst exit code (0 when every source is usable).
+ * (version, validity plugin), then reads one item of each list the configuration needs (test results;
+ * the reports list with the catch-up on; devices, contacts and contact assignments with routes by owner),
+ * so a permission the token lacks is named now rather than met on every catch-up or owner mail.
+ * Prints one line per source (and one per refusal); resolves with the worst exit code (0 when every source is usable).
  */
 export async function checkSourcesOnline(config: Config, io: CliIo): Promise<number> {
   let exitCode = 0;
@@ -24,27 +26,76 @@ export async function checkSourcesOnline(config: Config, io: CliIo): Promise<num
   return exitCode;
 }
 
-/** One source's NetBox: a line to print, and 0, EXIT_CONFIG when NetBox refused (token, plugin) or EXIT_UNAVAILABLE when it did not answer. */
+/** A list a feature reads from NetBox, and the permission (NetBox's `<app>.view_<model>`) the token's user needs for it. */
+interface NetboxNeed {
+  what: string;
+  path: string;
+  permission: string;
+}
+
+/** What this configuration reads from a source's NetBox: one item of each list is enough to know the token may. */
+function listNetboxNeeds(config: Config, source: SourceConfig): NetboxNeed[] {
+  const needs = [
+    {
+      what: 'test results (the failing tests in mails)',
+      path: '/api/plugins/validity/test-results/?limit=1&brief=1',
+      permission: 'validity.view_compliancetestresult',
+    },
+  ];
+  if (planCatchUp(source).on)
+    needs.push({
+      what: 'the reports list (the catch-up)',
+      path: '/api/plugins/validity/reports/?limit=1&brief=1',
+      permission: 'validity.view_compliancereport',
+    });
+  if (config.routing.routes.some((r) => r.owners !== undefined))
+    needs.push(
+      { what: 'devices (routes by owner)', path: '/api/dcim/devices/?limit=1&brief=1', permission: 'dcim.view_device' },
+      {
+        what: 'contact assignments (routes by owner)',
+        path: '/api/tenancy/contact-assignments/?limit=1&brief=1',
+        permission: 'tenancy.view_contactassignment',
+      },
+      { what: 'contacts (routes by owner)', path: '/api/tenancy/contacts/?limit=1&brief=1', permission: 'tenancy.view_contact' },
+    );
+  return needs;
+}
+
+/** One source's NetBox: a line to print, and 0, EXIT_CONFIG when NetBox refused (token, permission, plugin) or EXIT_UNAVAILABLE when it did not answer. */
 async function checkSource(config: Config, source: SourceConfig, io: CliIo): Promise<{ line: string; exitCode: number }> {
   const name = `NetBox source ${source.name}`;
   if (!source.netbox.url) return { line: `${name}: no NetBox URL, nothing to check (links stay relative, no enrichment)`, exitCode: 0 };
   const client = createSourceNetboxClient(config, source, { clock: systemClock, readFile: io.readFile }, { maxAttempts: 1 });
+  const proxy = chooseProxy(client.url, config.proxy);
+  const where = `${name} (${client.url}${proxy ? ` through the proxy ${describeProxyUrl(proxy)}` : ''})`;
   const budget = () => ({ deadline: systemClock.now() + config.netbox.timeoutMs });
   try {
     const status = (await client.getJson('/api/status/', budget())) as { 'netbox-version'?: unknown; plugins?: Record<string, unknown> };
     const version = typeof status['netbox-version'] === 'string' ? status['netbox-version'] : 'unknown';
     const validity = status.plugins?.validity;
     if (typeof validity !== 'string') {
-      return { line: `${name} (${client.url}): NetBox ${version}, but the validity plugin is not installed`, exitCode: EXIT_CONFIG };
+      return { line: `${where}: NetBox ${version}, but the validity plugin is not installed`, exitCode: EXIT_CONFIG };
     }
-    const found = `${name} (${client.url}): NetBox ${version}, validity ${validity}`;
+    const found = `${where}: NetBox ${version}, validity ${validity}`;
     if (!source.netbox.token) return { line: `${found}; no token: mails go without the failing results`, exitCode: 0 };
-    await client.getJson('/api/plugins/validity/test-results/?limit=1&brief=1', budget());
-    return { line: `${found}; the token reads test results`, exitCode: 0 };
+    const read: string[] = [];
+    const refused: string[] = [];
+    for (const need of listNetboxNeeds(config, source)) {
+      try {
+        await client.getJson(need.path, budget());
+        read.push(need.what);
+      } catch (error) {
+        if (!(error instanceof NetboxError) || error.code !== 'AUTH') throw error;
+        refused.push(`  grant ${need.permission}: the token may not read ${need.what}; ${error.message}`);
+      }
+    }
+    const reads = read.length > 0 ? `; the token reads ${read.join(', ')}` : '';
+    if (refused.length === 0) return { line: `${found}${reads}`, exitCode: 0 };
+    return { line: [`${found}${reads}; NetBox refused what this configuration needs:`, ...refused].join('\n'), exitCode: EXIT_CONFIG };
   } catch (error) {
     if (!(error instanceof NetboxError)) throw error;
     const exitCode = error.retryable ? EXIT_UNAVAILABLE : EXIT_CONFIG;
-    return { line: `${name} (${client.url}): ${error.code}: ${error.message}`, exitCode };
+    return { line: `${where}: ${error.code}: ${error.message}`, exitCode };
   } finally {
     client.close();
   }

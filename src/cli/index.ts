@@ -87,7 +87,7 @@ function registerRelayCommands(program: Command, io: CliIo, withConfig: RunWithC
     .description(
       'validate the environment, ROUTES_FILE, SOURCES_FILE and templates without starting; prints each variable as set or defaulted (secrets redacted)',
     )
-    .option('--online', "also ask each NetBox source's NetBox for its status and whether its token reads test results")
+    .option('--online', "also ask each NetBox source's NetBox for its status and whether its token reads what the configuration needs")
     .option('--json', 'print the whole configuration in force as JSON (secrets redacted) instead of the variables')
     .action((flags: { online?: boolean; json?: boolean }) =>
       withConfig(async (config) =>

@@ -72,7 +72,7 @@ export async function netboxSetupCommand(flags: NetboxSetupFlags, config: Config
         showSecret: flags.showSecret === true,
       },
       {
-        fetch: createNodeFetch({ ca: source.netbox.caFile ? io.readFile(source.netbox.caFile) : undefined }),
+        fetch: createNodeFetch({ ca: source.netbox.caFile ? io.readFile(source.netbox.caFile) : undefined, proxy: config.proxy }),
         print: (line) => io.stdout.write(`${line}\n`),
         readSecretFile: (file) => {
           try {

@@ -131,7 +131,7 @@ export async function sendTestCommand(options: { to?: string }, config: Config, 
   if (typeof delivery === 'string') throw new Error('the built-in sample is not a report');
   const composed = await createSendTestComposer(config, route)(delivery);
   const mail = (await composed.messageFor({ name: route.name, reminder: false, reason: 'send-test' }))!;
-  const notifier = createNotifier(config.transport, { readFile: io.readFile }, io.transports);
+  const notifier = createNotifier(config.transport, { readFile: io.readFile, proxy: config.proxy }, io.transports);
   try {
     const result = await notifier.send(mail);
     if (result.status !== 'sent') {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { buildDefaultRoute, parseRoutesFile, readYamlListFile, type Route } from '../routing';
-import { isLoopbackHost, type ConfigIssue } from '../shared';
+import { isLoopbackHost, readProxySettings, type ConfigIssue, type ProxySettings } from '../shared';
 import { configureTransport, findTransport, TRANSPORTS, type TransportConfig, type TransportDescriptor } from '../notify';
 import { buildEnvSchema, SECRET_VARIABLES, type Env } from './schema';
 import { checkCrossFieldRules, checkRecipientsRequired, checkSourceRules, checkWebhookExposure } from './check-rules';
@@ -91,10 +91,11 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
     const context = { file, readFile: options.readFile, sources: [DEFAULT_SOURCE_NAME, ...sources.map((s) => s.name)] };
     waivers = { file, fileWaivers: readWaiversFile(context, reportAs('WAIVERS_FILE')) };
   }
+  const proxy = readProxySettings(env, issues);
   if (issues.length > 0) throw new ConfigError(issues);
   const described = findTransport(transport, transports);
   return {
-    ...buildConfig(e, { host, transport, described, routesFile, routes, sources, cwd, waivers }),
+    ...buildConfig(e, { host, transport, described, routesFile, routes, sources, cwd, waivers, proxy }),
     warnings,
   };
 }
@@ -111,6 +112,8 @@ interface ConfigParts {
   cwd: string;
   /** Accepted exceptions: WAIVERS_FILE's entries, read-only. */
   waivers: { file?: string; fileWaivers: Waiver[] };
+  /** HTTP_PROXY, HTTPS_PROXY and NO_PROXY (or their lower-case forms): every outbound HTTP request follows them. */
+  proxy: ProxySettings;
 }
 
 /** The validated environment as the relay's typed configuration. */
@@ -168,9 +171,14 @@ function buildConfig(e: Env, built: ConfigParts) {
     log: { level: e.LOG_LEVEL },
     admin: { token: e.ADMIN_TOKEN },
     waivers: built.waivers,
+    proxy: built.proxy,
     relayUrl: e.RELAY_URL,
     observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: fixed.SMTP_CHECK_INTERVAL_MS },
-    secretValues: [...collectSecretValues(e, built.sources), ...described.secrets(transport.settings)],
+    secretValues: [
+      ...collectSecretValues(e, built.sources),
+      ...described.secrets(transport.settings),
+      ...[built.proxy.httpProxy, built.proxy.httpsProxy].flatMap(urlPassword),
+    ],
   };
 }
 
@@ -191,12 +199,12 @@ function collectSecretValues(e: Env, sources: readonly SourceConfig[]): string[]
   return [
     ...declared,
     ...sources.flatMap((s) => [...s.secrets, ...(s.netbox.token ? [s.netbox.token] : [])]),
-    ...databasePassword(e.DATABASE_URL),
+    ...urlPassword(e.DATABASE_URL),
   ];
 }
 
-/** DATABASE_URL's password, so it reaches no log line even alone. */
-function databasePassword(url: string | undefined): string[] {
+/** A URL's password (DATABASE_URL's, a proxy's), so it reaches no log line even alone. */
+function urlPassword(url: string | undefined): string[] {
   if (!url) return [];
   try {
     const password = decodeURIComponent(new URL(url).password);

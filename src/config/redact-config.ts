@@ -37,6 +37,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
     watchdog: config.sources[0].expectEveryMs ? { expectEveryMs: config.sources[0].expectEveryMs } : 'off: EXPECT_REPORT_EVERY is not set',
     waivers: { file: config.waivers.file ?? 'none', fileWaivers: config.waivers.fileWaivers.length },
     relayUrl: config.relayUrl ?? 'none: mails carry no "Accept as an exception" links',
+    proxy: config.proxy,
     observe: config.observe,
   };
   return maskSecrets(shown, secrets) as Record<string, unknown>;

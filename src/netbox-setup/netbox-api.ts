@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import { buildAuthorization, describeTlsFailure } from '../netbox';
+import { buildAuthorization, createNetboxAgent, describeTlsFailure } from '../netbox';
+import type { ProxySettings } from '../shared';
 import { buildNetboxUrl, parseNetboxBase } from '../report';
 
 /** The fetch the setup uses: {@link createNodeFetch}'s, injected so that a test can watch. */
@@ -75,9 +76,9 @@ function describeDrfError(body: unknown): string {
 
 /**
  * A fetch over node's http/https, so the setup trusts NETBOX_CA_FILE (and verifies NetBox's
- * certificate) like the relay's own NetBox client.
+ * certificate) and goes through the environment's proxy like the relay's own NetBox client.
  */
-export function createNodeFetch(options: { ca?: string | Buffer } = {}) {
+export function createNodeFetch(options: { ca?: string | Buffer; proxy?: ProxySettings } = {}) {
   return (url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) =>
     new Promise<{ status: number; text(): Promise<string> }>((resolve, reject) => {
       const target = new URL(url);
@@ -88,6 +89,7 @@ export function createNodeFetch(options: { ca?: string | Buffer } = {}) {
           method: init.method,
           headers: { ...init.headers, ...(init.body !== undefined ? { 'Content-Length': String(Buffer.byteLength(init.body)) } : {}) },
           signal: init.signal,
+          agent: createNetboxAgent(target.origin, options.proxy),
           ...(target.protocol === 'https:' ? { ca: options.ca } : {}),
         },
         (res) => {

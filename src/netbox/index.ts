@@ -1,4 +1,11 @@
-export { createNetboxClient, buildAuthorization, MAX_PAGE_KEPT_BYTES, type NetboxClient, type RequestBudget } from './netbox-client';
+export {
+  createNetboxAgent,
+  createNetboxClient,
+  buildAuthorization,
+  MAX_PAGE_KEPT_BYTES,
+  type NetboxClient,
+  type RequestBudget,
+} from './netbox-client';
 export { NetboxError, describeTlsFailure, type NetboxErrorCode } from './netbox-error';
 export {
   readNetboxMajor,

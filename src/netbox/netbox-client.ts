@@ -2,8 +2,10 @@ import http from 'node:http';
 import https from 'node:https';
 import { setTimeout as wait } from 'node:timers/promises';
 import type { IncomingMessage } from 'node:http';
+import type * as HttpProxyAgentModule from 'http-proxy-agent';
+import type * as HttpsProxyAgentModule from 'https-proxy-agent';
 import { buildNetboxUrl, parseNetboxBase, type BuildNetboxUrlOptions, type NetboxBase } from '../report';
-import { createSecretMask, systemClock, type Clock, type SecretMask } from '../shared';
+import { chooseProxy, createSecretMask, describeProxyUrl, systemClock, type Clock, type ProxySettings, type SecretMask } from '../shared';
 import { NetboxError, classifyNetboxStatus, describeTlsFailure } from './netbox-error';
 import { parsePageStream } from './parse-page-stream';
 
@@ -22,6 +24,8 @@ export interface NetboxClientOptions {
   retryBaseMs?: number;
   /** Agent for tests and benchmarks (keep-alive is on by default). */
   agent?: http.Agent;
+  /** The environment's proxies (HTTPS_PROXY, HTTP_PROXY, NO_PROXY): NETBOX_URL is reached through the one in force for it. */
+  proxy?: ProxySettings;
   /** The clock a caller's deadline is measured on (default: the system's). */
   clock?: Clock;
 }
@@ -76,6 +80,9 @@ export const MAX_PAGE_KEPT_BYTES = 16 * 1024 * 1024;
 /** What every request of one client needs: the options resolved once, with their defaults. */
 type ClientContext = Required<Pick<NetboxClientOptions, 'timeoutMs' | 'maxAttempts' | 'retryBaseMs' | 'agent' | 'clock'>> & {
   base: NetboxBase;
+  ca?: string | Buffer;
+  /** The proxy NetBox is reached through (no credentials), named when it cannot be reached. */
+  proxy?: string;
   authorization?: string;
   /** Hides the token in what NetBox (or a proxy before it) answers: a 403's `detail` may echo the header. */
   mask: SecretMask;
@@ -89,15 +96,13 @@ const HEADERS: Readonly<Record<string, string>> = { Accept: 'application/json', 
  */
 export function createNetboxClient(options: NetboxClientOptions): NetboxClient {
   const base = parseNetboxBase(options.url);
-  // For https, NETBOX_CA_FILE's CA when given; the certificate is always verified.
-  const agent =
-    options.agent ??
-    (base.origin.startsWith('https:')
-      ? new https.Agent({ keepAlive: true, maxSockets: 4, ca: options.ca })
-      : new http.Agent({ keepAlive: true, maxSockets: 4 }));
+  const agent = options.agent ?? createNetboxAgent(base.origin, options.proxy, { keepAlive: true, maxSockets: 4 });
+  const proxyUrl = options.proxy && chooseProxy(base.origin, options.proxy);
   const context: ClientContext = {
     base,
     agent,
+    ca: options.ca,
+    proxy: proxyUrl && describeProxyUrl(proxyUrl),
     clock: options.clock ?? systemClock,
     timeoutMs: options.timeoutMs,
     authorization: options.token ? buildAuthorization(options.token) : undefined,
@@ -113,6 +118,20 @@ export function createNetboxClient(options: NetboxClientOptions): NetboxClient {
     getJson: (pathOrUrl, budget) => fetchJson(context, pathOrUrl, budget),
     streamList: (pathOrUrl, onPage, budget) => streamPages(context, pathOrUrl, onPage, budget),
   };
+}
+
+/**
+ * The agent for requests to NetBox at `origin`: through the proxy the environment names for it (a CONNECT
+ * tunnel for https, absolute URLs for http), else direct. The proxy agents load only when a proxy is in force.
+ */
+export function createNetboxAgent(origin: string, proxy: ProxySettings | undefined, options: http.AgentOptions = {}): http.Agent {
+  const proxyUrl = proxy && chooseProxy(origin, proxy);
+  const secure = origin.startsWith('https:');
+  if (proxyUrl === undefined) return secure ? new https.Agent(options) : new http.Agent(options);
+  /* eslint-disable @typescript-eslint/no-require-imports -- lazy on purpose (above) */
+  if (secure) return new (require('https-proxy-agent') as typeof HttpsProxyAgentModule).HttpsProxyAgent(proxyUrl, options);
+  return new (require('http-proxy-agent') as typeof HttpProxyAgentModule).HttpProxyAgent(proxyUrl, options);
+  /* eslint-enable @typescript-eslint/no-require-imports */
 }
 
 /** Every NetBox URL is built by buildNetboxUrl; one it refuses is never requested. */
@@ -145,7 +164,8 @@ function openResponse(context: ClientContext, url: URL, budget: RequestBudget): 
       return;
     }
     const transport = url.protocol === 'https:' ? https : http;
-    const request = transport.request(url, { method: 'GET', headers: requestHeaders, agent: context.agent });
+    // For https, NETBOX_CA_FILE's CA when given (through a proxy too); the certificate is always verified.
+    const request = transport.request(url, { method: 'GET', headers: requestHeaders, agent: context.agent, ca: context.ca });
     let answer: IncomingMessage | undefined;
     // Destroying the response too, with the reason, lets the body's reader say "timeout", not "reset".
     const abort = (error: NetboxError) => (answer && !answer.complete ? answer.destroy(error) : request.destroy(error));
@@ -159,7 +179,7 @@ function openResponse(context: ClientContext, url: URL, budget: RequestBudget): 
       abort(new NetboxError('TIMEOUT', `NetBox sent nothing for ${context.timeoutMs} ms (${url.pathname})`)),
     );
     request.on('close', () => clearTimeout(cut));
-    request.on('error', (error) => reject(toNetboxError(error)));
+    request.on('error', (error) => reject(toNetboxError(error, context.proxy)));
     request.on('response', (response) => {
       answer = response;
       response.on('close', () => clearTimeout(cut));
@@ -269,10 +289,10 @@ function detailOf(text: string): string | undefined {
   return undefined;
 }
 
-function toNetboxError(error: unknown): NetboxError {
+function toNetboxError(error: unknown, proxy?: string): NetboxError {
   if (error instanceof NetboxError) return error;
   const code = (error as NodeJS.ErrnoException).code ?? 'ERROR';
-  const message = (error as Error).message ?? String(error);
+  const message = `${(error as Error).message ?? String(error)}${proxy ? `, through the proxy ${proxy}` : ''}`;
   if (/^(ETIMEDOUT|ESOCKETTIMEDOUT)$/.test(code))
     return new NetboxError('TIMEOUT', `NetBox did not answer (${code})`, { cause: error, detail: code });
   const words = describeTlsFailure(code, message) ?? `cannot reach NetBox (${code}: ${message})`;

@@ -1,4 +1,5 @@
 import { RELAY_FAILURES, type FailureCatalogue } from '../shared';
+import { createProxyFetch } from './create-proxy-fetch';
 import { fileTransport } from './file-transport';
 import { graphTransport } from './graph-transport';
 import { smtpTransport } from './smtp-transport';
@@ -52,5 +53,5 @@ export function createNotifier(
   io: NotifierIo,
   transports: readonly TransportDescriptor[] = TRANSPORTS,
 ): Notifier {
-  return findTransport(transport, transports).create(transport.settings, io);
+  return findTransport(transport, transports).create(transport.settings, { ...io, fetch: io.fetch ?? createProxyFetch(io.proxy) });
 }

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { OutgoingMail } from '../mail';
-import type { Clock, ConfigIssue, FailureFacts } from '../shared';
+import type { Clock, ConfigIssue, FailureFacts, ProxySettings } from '../shared';
 import { classifyFailure, type FailureClass } from './classify-failure';
 
 /** What a notifier made of one mail: accepted (`response`: the server's answer, or where the file was written), to retry, or failed for good. */
@@ -29,11 +29,15 @@ export function buildFailedResult(error: unknown): Extract<NotifyResult, { statu
   return failure.kind === 'transient' ? { status: 'retry', failure } : { status: 'failed', failure };
 }
 
-/** What a notifier may touch: `readFile` reads SMTP_CA_FILE; `clock` dates tokens; `fetch` for token and Graph requests. */
+/**
+ * What a notifier may touch: `readFile` reads SMTP_CA_FILE; `clock` dates tokens; `fetch` for token and
+ * Graph requests; absent, the global fetch through `proxy` (the environment's HTTPS_PROXY, NO_PROXY).
+ */
 export interface NotifierIo {
   readFile: (file: string) => Buffer;
   clock?: Clock;
   fetch?: typeof fetch;
+  proxy?: ProxySettings;
 }
 
 /**

@@ -37,3 +37,4 @@ export {
 } from './env-fields';
 export { describeZodIssue, type ZodIssueFacts } from './describe-zod-issue';
 export { setting, SETTING_GROUPS, type ConfigIssue, type SettingGroup, type SettingMeta } from './setting-meta';
+export { chooseProxy, describeProxySettings, describeProxyUrl, readProxySettings, type ProxySettings } from './proxy-settings';

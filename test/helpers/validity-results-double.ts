@@ -69,6 +69,8 @@ export interface NetboxDoubleOptions {
   publicOrigin?: string;
   /** Whether ?omit=explanation is honoured (NetBox ≥ 4.5.2). */
   honoursOmit?: boolean;
+  /** Accept connections from this address only (NetBox behind a firewall that lets only the proxy in); others are cut. */
+  onlyFrom?: string;
 }
 
 export interface NetboxDouble {
@@ -91,6 +93,8 @@ export interface NetboxDouble {
   devices: Map<number, DeviceSpec>;
   contacts: Map<number, ContactSpec>;
   assignments: AssignmentSpec[];
+  /** Paths (without the base path) the token's user may not view: NetBox's 403 for a missing permission. */
+  forbidden: Set<string>;
   close(): Promise<void>;
 }
 
@@ -177,6 +181,7 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
   const devices = new Map<number, DeviceSpec>();
   const contacts = new Map<number, ContactSpec>();
   const assignments: AssignmentSpec[] = [];
+  const forbidden = new Set<string>();
   const version = options.version ?? '4.6.2';
   const v4 = Number.parseInt(version, 10) >= 4;
   const validityVersion = options.validityVersion ?? '3.5.2';
@@ -228,6 +233,8 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
     }
     if (!req.headers.authorization) return json(res, 403, { detail: 'Authentication credentials were not provided.' });
     if (req.headers.authorization !== options.authorization) return json(res, 403, { detail: 'Invalid token' });
+    if (forbidden.has(url.pathname.slice(basePath.length)))
+      return json(res, 403, { detail: 'You do not have permission to perform this action.' });
     const api = `${basePath}/api/plugins/validity`;
     const reportMatch = new RegExp(`^${api}/reports/(\\d+)/$`).exec(url.pathname);
     if (reportMatch) {
@@ -335,6 +342,10 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
     }
     json(res, 404, { detail: 'Not found.' });
   };
+  if (options.onlyFrom !== undefined)
+    server.on('connection', (socket) => {
+      if (socket.remoteAddress !== options.onlyFrom) socket.destroy();
+    });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.address() as AddressInfo;
   return {
@@ -350,6 +361,7 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
     devices,
     contacts,
     assignments,
+    forbidden,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -60,9 +60,14 @@ describe('the command line understands NetBox sources', () => {
       expect(result.out).toContain('NetBox source default: no NetBox URL, nothing to check');
       expect(result.out).toContain(`NetBox source prod (${prod.url}): NetBox 4.6.2, validity 3.5.2; the token reads test results`);
       expect(result.out).toContain(`NetBox source lab (${lab.url}): NetBox 4.6.2, validity 3.5.2; the token reads test results`);
-      expect(prod.requests.map((r) => r.path.split('?')[0])).toEqual(['/api/status/', '/api/plugins/validity/test-results/']);
+      // The status, then what the configuration reads: test results, and the reports list for the catch-up.
+      expect(prod.requests.map((r) => r.path.split('?')[0])).toEqual([
+        '/api/status/',
+        '/api/plugins/validity/test-results/',
+        '/api/plugins/validity/reports/',
+      ]);
       expect(prod.requests.every((r) => r.authorization === `Token ${PROD_TOKEN}`)).toBe(true);
-      expect(lab.requests.length).toBe(2);
+      expect(lab.requests.length).toBe(3);
       expect(lab.requests.every((r) => r.authorization === `Token ${LAB_TOKEN}`)).toBe(true);
       // The printed configuration names no token.
       expect(result.out).not.toContain(PROD_TOKEN);
