@@ -122,7 +122,7 @@ function buildConfig(e: Env, built: ConfigParts) {
     http: {
       host,
       port: e.PORT,
-      trustProxy: parseTrustProxy(e.TRUST_PROXY),
+      trustProxy: e.TRUST_PROXY,
       shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
       headersTimeoutMs: fixed.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: fixed.HTTP_REQUEST_TIMEOUT_MS,
@@ -172,14 +172,6 @@ function buildConfig(e: Env, built: ConfigParts) {
     observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: fixed.SMTP_CHECK_INTERVAL_MS },
     secretValues: [...collectSecretValues(e, built.sources), ...described.secrets(transport.settings)],
   };
-}
-
-/** express's `trust proxy`: true/false, a hop count, or a list of addresses/CIDRs. */
-function parseTrustProxy(value: string): boolean | number | string {
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  if (/^\d+$/.test(value)) return Number(value);
-  return value;
 }
 
 /**

@@ -192,6 +192,19 @@ describe('values that look valid but mean something else are refused', () => {
     expect(loadConfig({ SHUTDOWN_TIMEOUT_MS: '120000' }, { readFile: read({}) }).http.shutdownTimeoutMs).toBe(120_000);
   });
 
+  it('refuses an interval or timeout longer than a timer keeps (24 days), which would fire after 1 ms instead', () => {
+    const file = 'sources:\n  - name: lab\n    catch_up_every: 30d\n';
+    const issues = issuesOf(
+      { CATCH_UP_EVERY: '25d', SHUTDOWN_TIMEOUT_MS: '2147483648', SOURCES_FILE: '/etc/sources.yaml' },
+      { '/etc/sources.yaml': file },
+    );
+    expect(issues.map((i) => i.variable).sort()).toEqual(['CATCH_UP_EVERY', 'SHUTDOWN_TIMEOUT_MS', 'SOURCES_FILE']);
+    for (const issue of issues.filter((i) => i.variable !== 'SHUTDOWN_TIMEOUT_MS')) expect(issue.message).toContain('is longer than 24d');
+    expect(issues.find((i) => i.variable === 'SHUTDOWN_TIMEOUT_MS')?.message).toContain('from 1 to 2147483647');
+    const config = loadConfig({ CATCH_UP_EVERY: '24d', SHUTDOWN_TIMEOUT_MS: '2147483647' }, { readFile: read({}) });
+    expect(config.sources[0].catchUp.everyMs).toBe(24 * 86_400_000);
+  });
+
   it('a webhook secret shorter than 16 characters, saying how to generate one, in the variable or its file', () => {
     for (const env of [{ WEBHOOK_SECRET: '…' }, { WEBHOOK_SECRET: 'change-me' }]) {
       const issues = issuesOf(env);
