@@ -3,7 +3,7 @@ import { buildDefaultRoute, parseRoutesFile, readYamlListFile, type Route } from
 import { isLoopbackHost, type ConfigIssue } from '../shared';
 import { configureTransport, findTransport, TRANSPORTS, type TransportConfig, type TransportDescriptor } from '../notify';
 import { buildEnvSchema, SECRET_VARIABLES, type Env } from './schema';
-import { checkCrossFieldRules, checkRecipientsRequired, checkSourceRules, checkWebhookExposure } from './check-rules';
+import { checkCaFiles, checkCrossFieldRules, checkRecipientsRequired, checkSourceRules, checkWebhookExposure } from './check-rules';
 import * as fixed from './fixed-limits';
 import { parseEnvironment, readSecretFiles } from './parse-environment';
 import { buildDefaultSource, readSourcesFile, type SourceConfig } from './sources-file';
@@ -85,6 +85,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   const warnings = checkRetiredSettings(env);
   const sources = readSourcesFile(e, { readFile: options.readFile, env, cwd }, issues, warnings);
   issues.push(...checkSourceRules(e, host, sources, routes));
+  issues.push(...checkCaFiles(e, sources, { readFile: options.readFile, cwd }));
   let waivers: ConfigParts['waivers'] = { fileWaivers: [] };
   if (e.WAIVERS_FILE) {
     const file = path.resolve(cwd, e.WAIVERS_FILE);
