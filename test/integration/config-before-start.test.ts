@@ -80,6 +80,16 @@ describe('every value checked before start', () => {
     expect(health.status).toBe(200);
   });
 
+  it('a TEMPLATES_DIR that is not there: check-config and serve both exit 78 naming it', () => {
+    for (const command of ['check-config', 'serve']) {
+      const result = run([command], { TEMPLATES_DIR: path.join(cwd, 'my-templates') });
+      expect({ command, status: result.status }).toEqual({ command, status: 78 });
+      expect(result.stdout + result.stderr).toContain(
+        'cannot read the templates folder (ENOENT): TEMPLATES_DIR accepts a copy of templates/',
+      );
+    }
+  });
+
   it('a DOTENV_CONFIG_PATH naming a missing or unreadable file is an error (78), not a start without configuration', () => {
     for (const file of [path.join(cwd, 'missing.env'), cwd]) {
       for (const command of ['check-config', 'serve']) {
