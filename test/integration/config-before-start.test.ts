@@ -90,6 +90,15 @@ describe('every value checked before start', () => {
     }
   });
 
+  it('a DATA_DIR that is a file: serve exits 78 naming it, having changed nothing', () => {
+    const file = path.join(cwd, 'not-a-dir');
+    fs.writeFileSync(file, 'x');
+    const result = run(['serve'], { DATA_DIR: file });
+    expect(result.status).toBe(78);
+    expect(result.stdout).toContain(`DATA_DIR ${file} cannot be used (EEXIST); nothing was changed. DATA_DIR accepts a directory`);
+    expect(fs.readFileSync(file, 'utf8')).toBe('x');
+  });
+
   it('a DOTENV_CONFIG_PATH naming a missing or unreadable file is an error (78), not a start without configuration', () => {
     for (const file of [path.join(cwd, 'missing.env'), cwd]) {
       for (const command of ['check-config', 'serve']) {
