@@ -6,17 +6,36 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import dotenv from 'dotenv';
-import { runCli } from './cli';
+import { EXIT_CONFIG, runCli } from './cli';
 
-function readEnv(): Record<string, string | undefined> {
-  const file = path.resolve(process.env.DOTENV_CONFIG_PATH ?? '.env');
-  // Variables already in the environment win over the file, as with dotenv's defaults.
-  const fromFile = fs.existsSync(file) ? dotenv.parse(fs.readFileSync(file)) : {};
-  return { ...fromFile, ...process.env };
+/**
+ * The environment over the .env file (variables already set win, as with dotenv's defaults). No ./.env is no .env;
+ * but a file DOTENV_CONFIG_PATH names, or a ./.env there is, must be read: else the relay would start without the
+ * configuration meant for it, and nothing would say so. Undefined (said on stderr) when it cannot be read.
+ */
+function readEnv(): Record<string, string | undefined> | undefined {
+  const named = process.env.DOTENV_CONFIG_PATH || undefined;
+  const file = path.resolve(named ?? '.env');
+  try {
+    return { ...dotenv.parse(fs.readFileSync(file)), ...process.env };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    if (code === 'ENOENT' && named === undefined) return { ...process.env };
+    const fix = named
+      ? 'accepts the path of a readable .env file; unset it to read ./.env when there is one'
+      : 'make it readable, or remove it';
+    process.stderr.write(
+      `compliance-relay: the configuration is invalid (nothing was started):\n  - ${named ? 'DOTENV_CONFIG_PATH' : '.env'}: cannot read ${file} (${code}): ${fix}\n`,
+    );
+    return undefined;
+  }
 }
 
+const env = readEnv();
+if (env === undefined) process.exit(EXIT_CONFIG);
+
 runCli(process.argv, {
-  env: readEnv(),
+  env,
   stdout: process.stdout,
   stderr: process.stderr,
   readFile: (file) => fs.readFileSync(file),

@@ -27,8 +27,11 @@ const STATE_CHOICES = 'queued|sending|retrying|sent|dead';
  * (test/integration/lazy-modules.test.ts says what each leaves unloaded).
  */
 
-/** Runs a command that needs the configuration: an invalid one is reported and exits 78, before the command loads. */
-type RunWithConfig = (command: (config: Config) => number | Promise<number>) => Promise<void>;
+/**
+ * Runs a command that needs the configuration: an invalid one is reported and exits 78, before the command loads.
+ * `listens`: the command listens on HOST, or checks what `serve` would (HOST's name must resolve).
+ */
+type RunWithConfig = (command: (config: Config) => number | Promise<number>, options?: { listens: boolean }) => Promise<void>;
 
 /**
  * Runs one command line and resolves with its exit code. Commands take their configuration from
@@ -40,7 +43,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     exitCode = code;
   });
   try {
-    await program.parseAsync(argv);
+    // `serve` is the default only when no command is given: any other word must name a command (commander says the nearest).
+    await program.parseAsync(argv.length > 2 ? argv : [...argv, 'serve']);
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT_USAGE;
     if (!(error instanceof UsageError)) throw error;
@@ -61,8 +65,9 @@ export function createProgram(io: CliIo, setExitCode: SetExitCode): Command {
     .version(readPackageVersion(), '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
-  const withConfig: RunWithConfig = async (command) => {
-    const config = (await import('./load-config-or-report')).loadConfigOrReport(io);
+  const withConfig: RunWithConfig = async (command, options) => {
+    const { checkHostResolves, loadConfigOrReport } = await import('./load-config-or-report');
+    const config = loadConfigOrReport(io, options?.listens ? await checkHostResolves(io.env) : []);
     setExitCode(config ? await command(config) : EXIT_CONFIG);
   };
 
@@ -78,9 +83,9 @@ export function createProgram(io: CliIo, setExitCode: SetExitCode): Command {
 /** `serve`, `check-config`, `migrate` and `verify-smtp`: running the relay and checking what it needs. */
 function registerRelayCommands(program: Command, io: CliIo, withConfig: RunWithConfig): void {
   program
-    .command('serve', { isDefault: true })
-    .description('run the relay: webhook receiver and mail worker (the default)')
-    .action(() => withConfig(async (config) => (await import('./serve')).serve(config, io)));
+    .command('serve')
+    .description('run the relay: webhook receiver and mail worker (the default when no command is given)')
+    .action(() => withConfig(async (config) => (await import('./serve')).serve(config, io), { listens: true }));
 
   program
     .command('check-config')
@@ -90,8 +95,10 @@ function registerRelayCommands(program: Command, io: CliIo, withConfig: RunWithC
     .option('--online', "also ask each NetBox source's NetBox for its status and whether its token reads what the configuration needs")
     .option('--json', 'print the whole configuration in force as JSON (secrets redacted) instead of the variables')
     .action((flags: { online?: boolean; json?: boolean }) =>
-      withConfig(async (config) =>
-        (await import('./check-config-command')).checkConfig(config, io, { online: flags.online === true, json: flags.json === true }),
+      withConfig(
+        async (config) =>
+          (await import('./check-config-command')).checkConfig(config, io, { online: flags.online === true, json: flags.json === true }),
+        { listens: true },
       ),
     );
 

@@ -1,14 +1,55 @@
+import dns from 'node:dns/promises';
+import net from 'node:net';
 import { ConfigError, loadConfig, type Config } from '../config';
+import type { ConfigIssue } from '../shared';
 import type { CliIo } from './io';
 
-/** Loads the config, or prints every problem by variable name and returns undefined. */
-export function loadConfigOrReport(io: CliIo): Config | undefined {
+/** How long HOST's name may take to resolve: a resolver that does not answer must not hold the start. */
+const HOST_LOOKUP_TIMEOUT_MS = 5_000;
+
+/**
+ * Loads the config, or prints every problem by variable name and returns undefined. `found`: problems the caller
+ * found itself (HOST's name that does not resolve), said with the rest unless the schema already refused that variable.
+ */
+export function loadConfigOrReport(io: CliIo, found: ConfigIssue[] = []): Config | undefined {
+  let issues = found;
   try {
-    return loadConfig(io.env, { readFile: (file) => io.readFile(file).toString('utf8'), cwd: io.cwd, transports: io.transports });
+    const config = loadConfig(io.env, { readFile: (file) => io.readFile(file).toString('utf8'), cwd: io.cwd, transports: io.transports });
+    if (found.length === 0) return config;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    io.stderr.write(`compliance-relay: the configuration is invalid (nothing was started):\n`);
-    for (const issue of error.issues) io.stderr.write(`  - ${issue.variable}: ${issue.message}\n`);
-    return undefined;
+    const refused = new Set(error.issues.map((i) => i.variable));
+    issues = [...error.issues, ...found.filter((i) => !refused.has(i.variable))];
   }
+  io.stderr.write(`compliance-relay: the configuration is invalid (nothing was started):\n`);
+  for (const issue of issues) io.stderr.write(`  - ${issue.variable}: ${issue.message}\n`);
+  return undefined;
+}
+
+/**
+ * HOST given as a name must resolve, as listening on it will ask: checked before start by the commands that listen or
+ * say they would (serve, check-config), so a typo is a configuration problem named, not a failed listen.
+ */
+export async function checkHostResolves(env: CliIo['env']): Promise<ConfigIssue[]> {
+  const host = env.HOST?.trim();
+  if (!host || net.isIP(host) !== 0) return [];
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`no answer within ${HOST_LOOKUP_TIMEOUT_MS / 1000} s`), HOST_LOOKUP_TIMEOUT_MS);
+  });
+  const failure = await Promise.race([
+    dns.lookup(host).then(
+      () => undefined,
+      (error: NodeJS.ErrnoException) => error.code ?? 'error',
+    ),
+    timedOut,
+  ]);
+  clearTimeout(timer);
+  if (failure === undefined) return [];
+  return [
+    {
+      variable: 'HOST',
+      message: `"${host}" does not resolve (${failure}): accepts an IP address of this machine (0.0.0.0 or :: for all, 127.0.0.1) or a host name that resolves to one`,
+    },
+  ];
 }

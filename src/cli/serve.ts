@@ -8,6 +8,9 @@ import { createLogger, systemClock, type Logger } from '../shared';
 import { DataDirLockedError, lockDataDir, PG_POOL_SIZE, type DataDirLock } from '../store';
 import { EXIT_CONFIG, type CliIo } from './io';
 
+/** Why a DATA_DIR cannot be had that only the operator can change: a file in its place, no right to write, a read-only disk. */
+const DATA_DIR_REFUSALS = new Set(['EEXIST', 'ENOTDIR', 'EACCES', 'EPERM', 'EROFS']);
+
 /**
  * `compliance-relay serve`: takes the data directory (SQLite), binds the port, then builds the relay
  * (SQLite migrates as it opens), releases what a previous process left in flight and starts the
@@ -26,7 +29,15 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
   try {
     lock = config.store.databaseUrl ? undefined : lockDataDir(config.store.dataDir);
   } catch (error) {
-    if (!(error instanceof DataDirLockedError)) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (!(error instanceof DataDirLockedError)) {
+      if (!DATA_DIR_REFUSALS.has(code ?? '')) throw error;
+      logger.fatal(
+        { code, dir: config.store.dataDir },
+        `DATA_DIR ${config.store.dataDir} cannot be used (${code}); nothing was changed. DATA_DIR accepts a directory this user can create or write (not a file).`,
+      );
+      return EXIT_CONFIG;
+    }
     logger.fatal({ code: error.code, dir: error.dataDir, pid: error.pid }, describeLockedDataDir(error));
     return EXIT_CONFIG;
   }

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Condition, Route } from '../routing';
 import { describeShortWebhookSecret, isLoopbackHost, type ConfigIssue } from '../shared';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
@@ -91,6 +92,34 @@ export function checkSourceRules(e: Env, host: string, sources: SourceConfig[], 
         variable: 'ROUTES_FILE',
         message: `route ${route.name} match.source: "${name}" is not a configured source (${configured})`,
       });
+  return issues;
+}
+
+/**
+ * CA files are read when the relay starts: one that cannot be read is said now, by its variable, with the rest (else
+ * check-config passes and serve stops on a bare ENOENT). Either has no effect
+ * without its URL (said elsewhere).
+ */
+export function checkCaFiles(
+  e: Env,
+  sources: readonly SourceConfig[],
+  context: { readFile: (file: string) => unknown; cwd: string },
+): ConfigIssue[] {
+  const files = [
+    { variable: 'NETBOX_CA_FILE', field: '', file: e.NETBOX_URL && e.NETBOX_CA_FILE && path.resolve(context.cwd, e.NETBOX_CA_FILE) },
+    { variable: 'SMTP_CA_FILE', field: '', file: e.SMTP_URL && e.SMTP_CA_FILE },
+    ...sources.map((s) => ({ variable: 'SOURCES_FILE', field: `source ${s.name} ca_file: `, file: s.netbox.caFile })),
+  ];
+  const issues: ConfigIssue[] = [];
+  for (const { variable, field, file } of files) {
+    if (!file) continue;
+    try {
+      context.readFile(file);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      issues.push({ variable, message: `${field}cannot read ${file} (${code}): accepts a readable PEM file` });
+    }
+  }
   return issues;
 }
 

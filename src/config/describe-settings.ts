@@ -34,7 +34,7 @@ export function describeSettings(schema: SettingsSchema = EnvSchema): SettingDoc
       name,
       ...meta,
       default: value === undefined ? undefined : typeof value === 'string' ? value : JSON.stringify(value),
-      allowed: describeAllowed(property, typeof parsed[name] === 'boolean'),
+      allowed: meta.allowedText ?? describeAllowed(property, typeof parsed[name] === 'boolean'),
       secret: meta.secret === true,
     };
   });

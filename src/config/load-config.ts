@@ -3,7 +3,7 @@ import { buildDefaultRoute, parseRoutesFile, readYamlListFile, type Route } from
 import { isLoopbackHost, readProxySettings, type ConfigIssue, type ProxySettings } from '../shared';
 import { configureTransport, findTransport, TRANSPORTS, type TransportConfig, type TransportDescriptor } from '../notify';
 import { buildEnvSchema, SECRET_VARIABLES, type Env } from './schema';
-import { checkCrossFieldRules, checkRecipientsRequired, checkSourceRules, checkWebhookExposure } from './check-rules';
+import { checkCaFiles, checkCrossFieldRules, checkRecipientsRequired, checkSourceRules, checkWebhookExposure } from './check-rules';
 import * as fixed from './fixed-limits';
 import { parseEnvironment, readSecretFiles } from './parse-environment';
 import { buildDefaultSource, readSourcesFile, type SourceConfig } from './sources-file';
@@ -85,6 +85,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   const warnings = checkRetiredSettings(env);
   const sources = readSourcesFile(e, { readFile: options.readFile, env, cwd }, issues, warnings);
   issues.push(...checkSourceRules(e, host, sources, routes));
+  issues.push(...checkCaFiles(e, sources, { readFile: options.readFile, cwd }));
   let waivers: ConfigParts['waivers'] = { fileWaivers: [] };
   if (e.WAIVERS_FILE) {
     const file = path.resolve(cwd, e.WAIVERS_FILE);
@@ -125,7 +126,7 @@ function buildConfig(e: Env, built: ConfigParts) {
     http: {
       host,
       port: e.PORT,
-      trustProxy: parseTrustProxy(e.TRUST_PROXY),
+      trustProxy: e.TRUST_PROXY,
       shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
       headersTimeoutMs: fixed.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: fixed.HTTP_REQUEST_TIMEOUT_MS,
@@ -180,14 +181,6 @@ function buildConfig(e: Env, built: ConfigParts) {
       ...[built.proxy.httpProxy, built.proxy.httpsProxy].flatMap(urlPassword),
     ],
   };
-}
-
-/** express's `trust proxy`: true/false, a hop count, or a list of addresses/CIDRs. */
-function parseTrustProxy(value: string): boolean | number | string {
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  if (/^\d+$/.test(value)) return Number(value);
-  return value;
 }
 
 /**

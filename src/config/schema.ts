@@ -1,3 +1,4 @@
+import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 import { GRAPH_SETTINGS, SMTP_SETTINGS, TRANSPORTS, type TransportDescriptor } from '../notify';
 import { isTimeZone } from '../routing';
@@ -16,6 +17,9 @@ import {
   type SettingMeta,
 } from '../shared';
 
+/** The longest delay a Node timer keeps: a longer one fires after 1 ms instead (TimeoutOverflowWarning). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** A duration, or `off` (null): how often the catch-up asks NetBox; SOURCES_FILE's `catch_up_every` reads the same. */
 export const catchUpEvery = z
   .string()
@@ -23,9 +27,38 @@ export const catchUpEvery = z
   .transform((value, ctx): number | null => {
     if (value.toLowerCase() === 'off') return null;
     const ms = parseDurationMs(value);
-    if (ms !== undefined) return ms;
-    ctx.addIssue({ code: 'custom', message: 'is not a duration (examples: 5m, 1h) nor off' });
+    if (ms !== undefined && ms <= MAX_TIMER_MS) return ms;
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        ms === undefined
+          ? 'is not a duration (examples: 5m, 1h) nor off'
+          : 'is longer than 24d, the longest interval the relay keeps: give 24d or less, or off',
+    });
     return z.NEVER;
+  });
+
+/**
+ * express's `trust proxy` (https://expressjs.com/en/guide/behind-proxies.html), checked by the library express compiles it
+ * with (proxy-addr), so that a value express would refuse at start is refused with the rest of the configuration.
+ */
+const trustProxy = z
+  .string()
+  .trim()
+  .transform((value, ctx): boolean | number | string[] => {
+    if (/^(true|false)$/i.test(value)) return value.toLowerCase() === 'true';
+    if (/^\d+$/.test(value)) return Number(value);
+    const proxies = value.split(',').map((item) => item.trim());
+    try {
+      proxyAddr.compile(proxies);
+      return proxies;
+    } catch (error) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `${(error as Error).message}; it accepts true, false, a hop count (1), or comma-separated proxy addresses, CIDR ranges and the names loopback, linklocal, uniquelocal`,
+      });
+      return z.NEVER;
+    }
   });
 
 /** The documentation of a setting of `schema`. */
@@ -57,16 +90,20 @@ export function listSecretVariables(schema: SettingsSchema): string[] {
 export const EnvSchema = z.object({
   // Listener and webhook
   // No default here: loadConfig picks 127.0.0.1 without a webhook secret, 0.0.0.0 with one.
-  HOST: setting(z.string().trim().min(1).optional(), {
+  // A name is resolved before start (check-config and serve), as listening on it would.
+  HOST: setting(z.string().trim().min(1).max(253).optional(), {
     group: 'basics',
-    description: 'Address to listen on. Beyond loopback the relay needs WEBHOOK_SECRET (or WEBHOOK_ALLOW_UNSIGNED=true).',
+    description:
+      'Address to listen on (0.0.0.0 or :: for all); a name is resolved before start. Beyond loopback the relay needs WEBHOOK_SECRET (or WEBHOOK_ALLOW_UNSIGNED=true).',
+    allowedText: 'an IP address of this machine, a host name that resolves to one',
     defaultText: '127.0.0.1 without WEBHOOK_SECRET, 0.0.0.0 with it',
     example: '0.0.0.0',
   }),
   PORT: setting(port(8080), { group: 'basics', description: 'Port to listen on.' }),
-  TRUST_PROXY: setting(z.string().trim().default('false'), {
+  TRUST_PROXY: setting(trustProxy.prefault('false'), {
     group: 'basics',
-    description: 'Behind a reverse proxy: true, a hop count, or the proxy addresses/CIDRs (express "trust proxy").',
+    description: 'Behind a reverse proxy, whose X-Forwarded-For to believe (express "trust proxy"), e.g. loopback, 10.0.0.0/8.',
+    allowedText: '`true`, `false`, a hop count, comma-separated addresses, CIDR ranges and `loopback`, `linklocal`, `uniquelocal`',
   }),
   WEBHOOK_PATH: setting(
     z
@@ -204,7 +241,7 @@ export const EnvSchema = z.object({
   CATCH_UP_EVERY: setting(catchUpEvery.prefault('5m'), {
     group: 'features',
     description:
-      "A duration (5m, 1h) or off: how often the relay lists NetBox's reports and queues those whose webhook never arrived (needs NETBOX_URL and NETBOX_TOKEN).",
+      "A duration (5m, 1h; at most 24d) or off: how often the relay lists NetBox's reports and queues those whose webhook never arrived (needs NETBOX_URL and NETBOX_TOKEN).",
   }),
   WAIVERS_FILE: setting(z.string().trim().optional(), {
     group: 'features',
@@ -222,7 +259,7 @@ export const EnvSchema = z.object({
   ...GRAPH_SETTINGS,
 
   // Advanced: limits and timings with sound defaults
-  SHUTDOWN_TIMEOUT_MS: setting(positiveInt(10_000), {
+  SHUTDOWN_TIMEOUT_MS: setting(positiveInt(10_000, MAX_TIMER_MS), {
     group: 'advanced',
     description:
       "On SIGTERM, how long sends in flight may finish (unfinished ones are resent at the next start): keep it below the orchestrator's grace period (Kubernetes: terminationGracePeriodSeconds, 30 s by default).",

@@ -256,8 +256,19 @@ function loadPartials(hbs: Hbs, partialsDir: string, compiler: TemplateCompiler)
 
 /** The folders of `dir` holding an `html.hbs`; the default set must be one of them. */
 function findTemplateSets(dir: string): string[] {
-  const sets = fs
-    .readdirSync(dir, { withFileTypes: true })
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch (error) {
+    // A folder that is not there is a configuration problem (TEMPLATES_DIR), said as one, not a crash.
+    throw new TemplateError(
+      dir,
+      new Error(
+        `cannot read the templates folder (${(error as NodeJS.ErrnoException).code ?? 'error'}): TEMPLATES_DIR accepts a copy of templates/`,
+      ),
+    );
+  }
+  const sets = entries
     .filter((e) => e.isDirectory() && e.name !== 'partials' && fs.existsSync(path.join(dir, e.name, 'html.hbs')))
     .map((e) => e.name)
     .sort();

@@ -17,6 +17,8 @@ export interface SettingMeta {
   description: string;
   /** The default in words when the schema cannot hold it (derived from other settings). */
   defaultText?: string;
+  /** The values accepted, in words, when the schema's type cannot say them (a list of forms checked by a library). */
+  allowedText?: string;
   /** A value to show in .env.example when there is no default. */
   example?: string;
   /** Holds a secret: accepted as `<NAME>_FILE` too (never both), masked in logs, redacted wherever shown. */

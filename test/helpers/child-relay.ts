@@ -16,12 +16,15 @@ export interface ChildRelay {
 export const MAIN_JS = path.resolve(__dirname, '../../dist/src/main.js');
 
 /**
- * `node dist/src/main.js serve` as a real child process (built by `npm test`), listening on a free
+ * `node dist/src/main.js serve` (or `args`) as a real child process (built by `npm test`), listening on a free
  * port on 127.0.0.1. The port is read from the JSON "listening on" log line. The child's cwd is
  * `cwd` (a temp dir) so no developer `.env` leaks in.
  */
-export async function startChildRelay(env: Record<string, string>, options: { cwd: string; timeoutMs?: number }): Promise<ChildRelay> {
-  const proc = spawn(process.execPath, [MAIN_JS, 'serve'], {
+export async function startChildRelay(
+  env: Record<string, string>,
+  options: { cwd: string; timeoutMs?: number; args?: string[] },
+): Promise<ChildRelay> {
+  const proc = spawn(process.execPath, [MAIN_JS, ...(options.args ?? ['serve'])], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

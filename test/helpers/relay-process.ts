@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { findPackageRoot } from '../../src/shared';
 import { waitUntil } from './relay-harness';
@@ -29,7 +30,8 @@ export async function startRelayProcess(env: Record<string, string>, dataDir: st
       HOST: '127.0.0.1',
       PORT: '0',
       DATA_DIR: dataDir,
-      DOTENV_CONFIG_PATH: path.join(dataDir, 'none.env'),
+      // An empty .env: no developer's settings leak in.
+      DOTENV_CONFIG_PATH: os.devNull,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { runCli } from '../../src/cli';
 import { createNetboxClient, NetboxError } from '../../src/netbox';
@@ -29,7 +30,7 @@ describe('what the relay says to an operator', () => {
   /** Runs `serve` until it listens, then stops it; resolves with everything it wrote to stdout. */
   async function runServe(env: Record<string, string>, viaTerminal = false): Promise<string> {
     const base = { PATH: process.env.PATH!, DATA_DIR: path.join(dir, 'data'), PORT: '0', HOST: '127.0.0.1' };
-    const fullEnv = { ...base, DOTENV_CONFIG_PATH: path.join(dir, 'none.env'), ...env };
+    const fullEnv = { ...base, DOTENV_CONFIG_PATH: os.devNull, ...env };
     // script(1) gives the relay a pseudo-terminal as stdout: what an operator running it by hand sees.
     const child = viaTerminal
       ? spawn('script', ['-qfec', `"${process.execPath}" "${MAIN}" serve`, '/dev/null'], {

@@ -192,6 +192,39 @@ describe('values that look valid but mean something else are refused', () => {
     expect(loadConfig({ SHUTDOWN_TIMEOUT_MS: '120000' }, { readFile: read({}) }).http.shutdownTimeoutMs).toBe(120_000);
   });
 
+  it('refuses an interval or timeout longer than a timer keeps (24 days), which would fire after 1 ms instead', () => {
+    const file = 'sources:\n  - name: lab\n    catch_up_every: 30d\n';
+    const issues = issuesOf(
+      { CATCH_UP_EVERY: '25d', SHUTDOWN_TIMEOUT_MS: '2147483648', SOURCES_FILE: '/etc/sources.yaml' },
+      { '/etc/sources.yaml': file },
+    );
+    expect(issues.map((i) => i.variable).sort()).toEqual(['CATCH_UP_EVERY', 'SHUTDOWN_TIMEOUT_MS', 'SOURCES_FILE']);
+    for (const issue of issues.filter((i) => i.variable !== 'SHUTDOWN_TIMEOUT_MS')) expect(issue.message).toContain('is longer than 24d');
+    expect(issues.find((i) => i.variable === 'SHUTDOWN_TIMEOUT_MS')?.message).toContain('from 1 to 2147483647');
+    const config = loadConfig({ CATCH_UP_EVERY: '24d', SHUTDOWN_TIMEOUT_MS: '2147483647' }, { readFile: read({}) });
+    expect(config.sources[0].catchUp.everyMs).toBe(24 * 86_400_000);
+  });
+
+  it('a CA file that cannot be read is named with the rest, not found missing when the relay starts', () => {
+    const file = 'sources:\n  - name: lab\n    netbox_url: https://lab.example.com\n    ca_file: lab-ca.pem\n';
+    const env = {
+      NETBOX_URL: 'https://netbox.example.com',
+      NETBOX_CA_FILE: 'ca.pem',
+      SMTP_URL: 'smtp://mail.example.com',
+      MAIL_TO: 'ops@example.com',
+      SMTP_CA_FILE: '/etc/smtp-ca.pem',
+      SOURCES_FILE: '/etc/sources.yaml',
+    };
+    expect(issuesOf(env, { '/etc/sources.yaml': file })).toEqual([
+      { variable: 'NETBOX_CA_FILE', message: 'cannot read /srv/ca.pem (ENOENT): accepts a readable PEM file' },
+      { variable: 'SMTP_CA_FILE', message: 'cannot read /etc/smtp-ca.pem (ENOENT): accepts a readable PEM file' },
+      { variable: 'SOURCES_FILE', message: 'source lab ca_file: cannot read /srv/lab-ca.pem (ENOENT): accepts a readable PEM file' },
+    ]);
+    const pem = '-----BEGIN CERTIFICATE-----\n';
+    const files = { '/etc/sources.yaml': file, '/srv/ca.pem': pem, '/etc/smtp-ca.pem': pem, '/srv/lab-ca.pem': pem };
+    expect(issuesOf(env, files)).toEqual([]);
+  });
+
   it('a webhook secret shorter than 16 characters, saying how to generate one, in the variable or its file', () => {
     for (const env of [{ WEBHOOK_SECRET: '…' }, { WEBHOOK_SECRET: 'change-me' }]) {
       const issues = issuesOf(env);

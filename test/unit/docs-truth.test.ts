@@ -255,6 +255,7 @@ describe('examples/ files: each one a page names exists, and each one a page sho
       '/srv/examples/sources.yaml': read('examples/sources.yaml'),
       '/run/secrets/netbox_prod_token': '0123456789abcdef0123456789abcdef01234567',
       '/run/secrets/prod_webhook_secret': secret,
+      '/etc/relay/lab-ca.pem': '-----BEGIN CERTIFICATE-----\n',
     };
     expect(configMessages({ ...env, ROUTES_FILE: 'examples/routes.yaml', SOURCES_FILE: 'examples/sources.yaml' }, files)).toEqual([]);
     expect(configMessages({ ...env, ROUTES_FILE: 'examples/owner-routes.yaml' }, files)).toEqual([]);

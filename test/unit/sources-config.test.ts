@@ -71,7 +71,12 @@ describe('SOURCES_FILE: several NetBox sources', () => {
         LAB_SECRET: 'lab-webhook-secret',
         PROD_OLD_SECRET: 'old-hook',
       },
-      { '/srv/sources.yaml': GOOD, '/srv/secrets/prod-token': 'prod-token\n', '/run/secrets/prod-hook': 'prod-webhook-secret\n' },
+      {
+        '/srv/sources.yaml': GOOD,
+        '/srv/secrets/prod-token': 'prod-token\n',
+        '/run/secrets/prod-hook': 'prod-webhook-secret\n',
+        '/srv/lab-ca.pem': '-----BEGIN CERTIFICATE-----\n',
+      },
     );
     expect(config.sources.map((s) => [s.name, s.path])).toEqual([
       ['default', '/webhook'],
