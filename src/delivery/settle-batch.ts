@@ -101,17 +101,20 @@ function decideSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, n
     } else untried = true;
   }
   const settlement = { ...base, routes, sent };
+  // Waiting with a queue held for an operator, it is stored due now: the pause in memory holds it, and the
+  // restart that brings the fix sends it at once, in order, instead of at the pause's end.
+  const queueWait = item.deferredUntil !== undefined && stage.policy.held ? now : item.deferredUntil;
   if (retry) {
     const { failure } = retry;
     const error = `route ${retry.route}: ${failure.message}`;
-    const state = { state: 'retrying' as const, nextAttemptAt: item.deferredUntil ?? retry.at, error, code: failure.code };
+    const state = { state: 'retrying' as const, nextAttemptAt: queueWait ?? retry.at, error, code: failure.code };
     return { item, settlement: { ...settlement, state }, failure };
   }
   if (untried) {
     const error = 'the SMTP server was unavailable: waiting for it in queue order';
     return {
       item,
-      settlement: { ...settlement, state: { state: 'retrying', nextAttemptAt: item.deferredUntil ?? now, error, code: 'SMTP_PAUSED' } },
+      settlement: { ...settlement, state: { state: 'retrying', nextAttemptAt: queueWait ?? now, error, code: 'SMTP_PAUSED' } },
     };
   }
   // A route that failed for good in an earlier attempt (and was not tried again) fails the delivery too.

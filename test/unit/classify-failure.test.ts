@@ -61,14 +61,24 @@ describe('classifyFailure: the one table of what a retry can fix', () => {
       [
         'EAUTH 535',
         smtpError({ code: 'EAUTH', responseCode: 535 }),
-        { kind: 'permanent', code: 'EAUTH', configProblem: true, scope: 'message' },
+        { kind: 'transient', code: 'EAUTH', configProblem: true, heldForOperator: true, scope: 'server' },
       ],
       [
         'EAUTH 454 (temporary auth failure)',
         smtpError({ code: 'EAUTH', responseCode: 454 }),
-        { kind: 'permanent', code: 'EAUTH', configProblem: true, scope: 'message' },
+        { kind: 'transient', code: 'EAUTH', configProblem: true, heldForOperator: true, scope: 'server' },
       ],
-      ['ENOAUTH', smtpError({ code: 'ENOAUTH' }), { kind: 'permanent', code: 'ENOAUTH', configProblem: true, scope: 'message' }],
+      ['ENOAUTH', smtpError({ code: 'ENOAUTH' }), { kind: 'transient', code: 'ENOAUTH', configProblem: true, scope: 'server' }],
+      [
+        '530 to MAIL FROM (authentication required)',
+        smtpError({ code: 'EENVELOPE', responseCode: 530 }),
+        { kind: 'transient', code: 'ENOAUTH', configProblem: true, heldForOperator: true, scope: 'server' },
+      ],
+      [
+        'STARTTLS refused with TLS required',
+        smtpError({ code: 'SMTP_TLS_REQUIRED', responseCode: 502 }),
+        { kind: 'transient', code: 'SMTP_TLS_REQUIRED', configProblem: true, heldForOperator: true, scope: 'server' },
+      ],
       [
         'self-signed certificate',
         smtpError({ code: 'ESOCKET', message: 'self-signed certificate' }),
@@ -98,7 +108,7 @@ describe('classifyFailure: the one table of what a retry can fix', () => {
       [
         'template error',
         new TemplateError('html.hbs', new Error('"x" not defined')),
-        { kind: 'permanent', code: 'TEMPLATE', configProblem: true, scope: 'message' },
+        { kind: 'transient', code: 'TEMPLATE', configProblem: true, heldForOperator: true, scope: 'message' },
       ],
       ['unknown error', new Error('something odd'), { kind: 'transient', code: 'UNKNOWN', configProblem: false, scope: 'message' }],
       ['a thrown string', 'boom', { kind: 'transient', code: 'UNKNOWN', configProblem: false, scope: 'message' }],
