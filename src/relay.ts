@@ -368,6 +368,7 @@ function createRelayApp(
       if (watchdog) void watchdog.evaluate().catch((error: unknown) => logger.error({ err: error }, 'watchdog: evaluation failed'));
     },
     onRequeued: () => worker.kick(),
+    tryNow: () => worker.tryNow(),
     webhooksInFlight: parts.webhooksInFlight,
     onWebhookOutcome: (outcome) => {
       metrics.recordWebhook(outcome);

@@ -1,5 +1,4 @@
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
-import { decodeEntities } from '../helpers/html';
 import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 import { createTestCertificates } from '../helpers/test-certificates';
@@ -110,7 +109,7 @@ describe('a refused login holds the queue for the operator', () => {
     expect((await relay.relay.store.countByState()).dead ?? 0).toBe(0);
   }, 60_000);
 
-  it('the password put back on the server, then "Try now" on the dashboard: each held report once, in order, no restart', async () => {
+  it('the dashboard says held; the password put back on the server, then a resume: each held report once, in order, no restart', async () => {
     await holdThreeReports(makeTempDir('relay-held-resume-'));
     password.current = OLD_PASSWORD;
     const login = await fetch(`${relay!.url}/ui/login`, {
@@ -123,14 +122,12 @@ describe('a refused login holds the queue for the operator', () => {
     const page = await (await fetch(`${relay!.url}/ui`, { headers: { Cookie: cookie } })).text();
     expect(page).toContain('data-smtp-state="held" data-mail-code="EAUTH"');
     expect(page).toContain('Sending is held for an operator');
-    const csrf = decodeEntities(/name="csrf" value="([^"]*)"/.exec(page)?.[1] ?? '');
-    const tried = await fetch(`${relay!.url}/ui/smtp/try-now`, {
+    // The dashboard's "Try now", from the command line: the admin API's resume.
+    const resumed = await fetch(`${relay!.url}/api/deliveries/resume`, {
       method: 'POST',
-      redirect: 'manual',
-      headers: { Cookie: cookie, 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ csrf }).toString(),
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
     });
-    expect(tried.status).toBe(303);
+    expect(await resumed.json()).toEqual({ smtp: 'probing-now' });
 
     await server!.peer.waitFor(3, 30_000);
     await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 3 ? true : undefined), 10_000, 'all three sent');
