@@ -268,8 +268,7 @@ function announce(stage: SettleStage, { item, settlement, failure: decidedBy }: 
     stage.observe?.({ type: 'retry', delivery, failure, nextAttemptAt: change.nextAttemptAt, durationMs });
     return;
   }
-  const fields = { code: change.code, error: change.error };
-  if (failure.configProblem) log.fatal(fields, 'delivery is dead: CONFIGURATION PROBLEM, fix it and retry the dead deliveries');
-  else log.error(fields, 'delivery is dead: the failure is permanent');
+  // A configuration problem never comes here: it is held for the operator's fix (retry-policy.ts).
+  log.error({ code: change.code, error: change.error }, 'delivery is dead: the failure is permanent');
   stage.observe?.({ type: 'dead', delivery, failure: { ...failure, message: change.error }, durationMs });
 }
