@@ -82,15 +82,8 @@ function checkSmtp(deps: ReadinessDeps): { summary: SmtpSummary; check: Readines
   const pause = deps.pause?.();
   const iso = (ms: number) => new Date(ms).toISOString();
   const held = pause !== undefined && pause.state !== 'closed' && pause.held;
-  const state: SmtpSummary['state'] = held
-    ? 'held'
-    : pause?.state === 'open'
-      ? 'paused'
-      : pause?.state === 'probing'
-        ? 'probing'
-        : s.ok
-          ? 'ok'
-          : 'failing';
+  const paused = pause?.state === 'open' ? 'paused' : pause?.state === 'probing' ? 'probing' : undefined;
+  const state: SmtpSummary['state'] = held ? 'held' : (paused ?? (s.ok ? 'ok' : 'failing'));
   const nextTry = pause?.state === 'open' ? pause.openUntil : state === 'failing' ? s.nextCheckAt : undefined;
   const summary: SmtpSummary = {
     ok: state === 'ok',
