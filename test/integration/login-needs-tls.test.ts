@@ -115,6 +115,7 @@ describe('a login goes only over TLS', () => {
     const sendTest = await runCliCaptured(['send-test'], { ...env(server), DATA_DIR: makeTempDir('relay-login-tls-cli-') });
     expect(sendTest.code).toBe(69);
     expect(sendTest.stderr).toContain('SMTP_TLS_REQUIRED');
+    expect(sendTest.stderr).toContain('Enable STARTTLS on the server');
     expect(server.logins).toEqual([]);
     expect(server.peer.attempts).toBe(0);
 
