@@ -196,7 +196,13 @@ function createDeliveryPipeline(
     sources: config.sources.map((s) => s.name),
     failures: deps.failures,
   });
-  const smtpHealth = createSmtpHealth({ notifier, clock, logger, intervalMs: config.observe.smtpCheckIntervalMs });
+  const smtpHealth = createSmtpHealth({
+    notifier,
+    clock,
+    logger,
+    intervalMs: config.observe.smtpCheckIntervalMs,
+    held: () => worker.breaker.held && worker.breaker.state !== 'closed',
+  });
   // The trend's history: what a batch composes is written by its settle.
   const history = createBatchHistory(store);
   const worker = createWorker({
@@ -363,6 +369,7 @@ function createRelayApp(
       if (watchdog) void watchdog.evaluate().catch((error: unknown) => logger.error({ err: error }, 'watchdog: evaluation failed'));
     },
     onRequeued: () => worker.kick(),
+    tryNow: () => worker.tryNow(),
     webhooksInFlight: parts.webhooksInFlight,
     onWebhookOutcome: (outcome) => {
       metrics.recordWebhook(outcome);

@@ -204,7 +204,7 @@ function buildPageContext(deps: DashboardDeps, req: Authed): PageContext & { csr
     smtpPause:
       pause && pause.state !== 'closed'
         ? {
-            state: pause.state === 'open' ? 'paused' : 'probing',
+            state: pause.held ? 'held' : pause.state === 'open' ? 'paused' : 'probing',
             since: formatTime(pause.pausedSince ?? options.clock.now()),
             nextTry: formatTime(pause.openUntil),
             lastError: pause.lastError ? `${pause.lastError.code}: ${pause.lastError.message}` : 'unknown',

@@ -81,7 +81,7 @@ export const DASHBOARD_CSP =
 export interface PageContext {
   csrf?: string;
   /** The SMTP pause, times already formatted; `state` as /readyz names it. */
-  smtpPause?: { state: 'paused' | 'probing'; since: string; nextTry: string; lastError: string; code?: string };
+  smtpPause?: { state: 'paused' | 'probing' | 'held'; since: string; nextTry: string; lastError: string; code?: string };
   unrecorded?: number;
   notices?: string[];
   mail?: MailStatus;
@@ -126,6 +126,8 @@ function renderSmtpPauseBanner(ctx: PageContext): SafeHtml | '' {
   const button = ctx.csrf
     ? html`<form method="post" action="/ui/smtp/try-now"><input type="hidden" name="csrf" value="${ctx.csrf}"><button type="submit">Try now</button></form>`
     : '';
+  if (pause.state === 'held')
+    return html`<div class="banner smtp-paused" role="alert" data-smtp-state="held" data-mail-code="${pause.code ?? ''}"><p><strong>Sending is held for an operator</strong> since <time class="smtp-since">${pause.since}</time>: <code class="smtp-last-error">${pause.lastError}</code>. Nothing is given up: deliveries wait in the outbox. Fix what it names, then restart the relay or press Try now: every held report goes once, oldest first. Until then the relay tries once every few minutes, ${next}.</p>${button}</div>`;
   return html`<div class="banner smtp-paused" role="alert" data-smtp-state="${pause.state}" data-mail-code="${pause.code ?? ''}"><p><strong>SMTP paused</strong> since <time class="smtp-since">${pause.since}</time>, ${next}, last error <code class="smtp-last-error">${pause.lastError}</code>. Deliveries wait in the outbox (nothing is lost) and go oldest first once the server answers.</p>${button}</div>`;
 }
 

@@ -84,8 +84,8 @@ export function createWorker(options: WorkerOptions): Worker {
       return loop.batch.length;
     },
     get breaker() {
-      const { state, openUntil, failures, pausedSince, lastError } = loop.policy;
-      return { state, openUntil, failures, pausedSince, lastError };
+      const { state, openUntil, failures, pausedSince, lastError, held } = loop.policy;
+      return { state, openUntil, failures, pausedSince, lastError, held };
     },
     get unrecorded() {
       return loop.settle.unrecorded;

@@ -11,6 +11,13 @@ export interface RetrySettings {
 /** Different deliveries answered 4xx in a row, by default, before the queue pauses. */
 const DEFAULT_PAUSE_AFTER_4XX = 3;
 
+/**
+ * A queue held for an operator probes at most once per this many first retry delays (5 minutes as shipped): each
+ * probe may be a refused login, and a directory's lockout policy (commonly 5 to 10 failures in 15 to 30 minutes)
+ * must never lock the mail account. A restart or "try now" probes at once.
+ */
+const HELD_PROBE_EVERY_BASES = 5;
+
 /** The pause as an operator sees it (dashboard banner, /readyz, gauges). */
 export interface SmtpPauseStatus {
   /** `open`: the server is down, nothing is claimed until `openUntil`; `probing`: the oldest due delivery tests whether it is back. */
@@ -23,9 +30,11 @@ export interface SmtpPauseStatus {
   pausedSince: number | null;
   /** The failure that opened or last re-opened it; null when closed. */
   lastError: { code: string; message: string } | null;
+  /** That failure is one only an operator can fix (the catalogue's `heldForOperator`): nothing is given up meanwhile. */
+  held: boolean;
 }
 
-const CLOSED: SmtpPauseStatus = { state: 'closed', openUntil: 0, failures: 0, pausedSince: null, lastError: null };
+const CLOSED: SmtpPauseStatus = { state: 'closed', openUntil: 0, failures: 0, pausedSince: null, lastError: null, held: false };
 
 /** What one send (or one attempt to prepare a mail) came to, as the policy needs it. */
 export type AttemptOutcome =
@@ -43,7 +52,7 @@ export type NextState =
   | { next: 'backoff'; at: number }
   /** The server as a whole failed: the queue waits until `until`, then the oldest due delivery probes. */
   | { next: 'pause'; until: number }
-  /** An operator must act (OAuth2 or Graph refused the app): the queue waits, nothing is given up. */
+  /** An operator must act (a refused login, TLS, Graph refusing the app): the queue waits, nothing is given up. */
   | { next: 'held'; until: number }
   /** Nothing later can succeed, or the last attempt failed. */
   | { next: 'dead' };
@@ -144,11 +153,16 @@ function decideNext(policy: PolicyInput, pause: PauseState, outcome: AttemptOutc
   }
   const { failure } = outcome;
   const pausedUntil = outcome.kind === 'failed' ? movePause(policy, pause, outcome, now) : undefined;
-  if (failure.kind === 'permanent') return { next: 'dead' };
-  // A refused OAuth2 token or Graph refusing the app the mailbox stops every mail alike until an operator
-  // acts, which can take days: no delivery is given up for it, not even the probe past its last attempt.
+  // A problem only an operator can fix (a password, a certificate, a template) stops every mail alike until
+  // they act, which can take days: no delivery is given up for it, whatever its attempts.
   const held = failure.heldForOperator ?? readFailureFacts(failure.code, FAILURE_CATALOGUE).heldForOperator;
-  if (pausedUntil !== undefined && failure.scope === 'server' && held) return { next: 'held', until: pausedUntil };
+  if (pausedUntil !== undefined) pause.held = readFailureFacts(pause.lastError?.code, FAILURE_CATALOGUE).heldForOperator;
+  if (held && pausedUntil !== undefined) {
+    pause.openUntil = Math.max(pausedUntil, now + HELD_PROBE_EVERY_BASES * policy.settings.baseMs);
+    return { next: 'held', until: pause.openUntil };
+  }
+  if (held) return { next: 'backoff', at: now + computeBackoffMs(attempts, policy.settings, policy.random) };
+  if (failure.kind === 'permanent') return { next: 'dead' };
   if (attempts >= policy.settings.maxAttempts) return { next: 'dead' };
   if (pausedUntil !== undefined) return { next: 'pause', until: pausedUntil };
   return { next: 'backoff', at: now + computeBackoffMs(attempts, policy.settings, policy.random) };

@@ -101,17 +101,20 @@ function decideSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, n
     } else untried = true;
   }
   const settlement = { ...base, routes, sent };
+  // Waiting with a queue held for an operator, it is stored due now: the pause in memory holds it, and the
+  // restart that brings the fix sends it at once, in order, instead of at the pause's end.
+  const queueWait = item.deferredUntil !== undefined && stage.policy.held ? now : item.deferredUntil;
   if (retry) {
     const { failure } = retry;
     const error = `route ${retry.route}: ${failure.message}`;
-    const state = { state: 'retrying' as const, nextAttemptAt: item.deferredUntil ?? retry.at, error, code: failure.code };
+    const state = { state: 'retrying' as const, nextAttemptAt: queueWait ?? retry.at, error, code: failure.code };
     return { item, settlement: { ...settlement, state }, failure };
   }
   if (untried) {
     const error = 'the SMTP server was unavailable: waiting for it in queue order';
     return {
       item,
-      settlement: { ...settlement, state: { state: 'retrying', nextAttemptAt: item.deferredUntil ?? now, error, code: 'SMTP_PAUSED' } },
+      settlement: { ...settlement, state: { state: 'retrying', nextAttemptAt: queueWait ?? now, error, code: 'SMTP_PAUSED' } },
     };
   }
   // A route that failed for good in an earlier attempt (and was not tried again) fails the delivery too.
@@ -265,8 +268,7 @@ function announce(stage: SettleStage, { item, settlement, failure: decidedBy }: 
     stage.observe?.({ type: 'retry', delivery, failure, nextAttemptAt: change.nextAttemptAt, durationMs });
     return;
   }
-  const fields = { code: change.code, error: change.error };
-  if (failure.configProblem) log.fatal(fields, 'delivery is dead: CONFIGURATION PROBLEM, fix it and retry the dead deliveries');
-  else log.error(fields, 'delivery is dead: the failure is permanent');
+  // A configuration problem never comes here: it is held for the operator's fix (retry-policy.ts).
+  log.error({ code: change.code, error: change.error }, 'delivery is dead: the failure is permanent');
   stage.observe?.({ type: 'dead', delivery, failure: { ...failure, message: change.error }, durationMs });
 }

@@ -12,11 +12,13 @@ interface ReadinessCheck {
 /**
  * The `smtp` part of /readyz's body, shown to everyone: no host, no server text. `failing`: the last
  * check or send could not reach the server (the queue still flows: it is retried); `paused`: the circuit
- * breaker holds the whole queue until `nextTryAt`; `probing`: the oldest delivery is testing the server now.
+ * breaker holds the whole queue until `nextTryAt`; `probing`: the oldest delivery is testing the server now;
+ * `held`: a configuration problem (`heldFor`, a catalogue code) holds the queue until an operator fixes it.
  */
 interface SmtpSummary {
   ok: boolean;
-  state: 'ok' | 'failing' | 'paused' | 'probing';
+  state: 'ok' | 'failing' | 'paused' | 'probing' | 'held';
+  heldFor?: string;
   /** When the paused queue next probes the server, or when the next connection check runs (ISO 8601). */
   nextTryAt?: string;
   pausedSince?: string;
@@ -79,11 +81,14 @@ function checkSmtp(deps: ReadinessDeps): { summary: SmtpSummary; check: Readines
   const s = deps.smtp.status();
   const pause = deps.pause?.();
   const iso = (ms: number) => new Date(ms).toISOString();
-  const state: SmtpSummary['state'] = pause?.state === 'open' ? 'paused' : pause?.state === 'probing' ? 'probing' : s.ok ? 'ok' : 'failing';
+  const held = pause !== undefined && pause.state !== 'closed' && pause.held;
+  const paused = pause?.state === 'open' ? 'paused' : pause?.state === 'probing' ? 'probing' : undefined;
+  const state: SmtpSummary['state'] = held ? 'held' : (paused ?? (s.ok ? 'ok' : 'failing'));
   const nextTry = pause?.state === 'open' ? pause.openUntil : state === 'failing' ? s.nextCheckAt : undefined;
   const summary: SmtpSummary = {
     ok: state === 'ok',
     state,
+    ...(held && pause.lastError ? { heldFor: pause.lastError.code } : {}),
     ...(nextTry !== undefined ? { nextTryAt: iso(nextTry) } : {}),
     ...(pause?.pausedSince != null ? { pausedSince: iso(pause.pausedSince) } : {}),
   };

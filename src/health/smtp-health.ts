@@ -21,7 +21,14 @@ export type SmtpHealth = ReturnType<typeof createSmtpHealth>;
  * each outcome updates the status; between sends a periodic `verify()` keeps it fresh (a relay
  * that sends one report a day would otherwise learn of a changed password only at the next report).
  */
-export function createSmtpHealth(options: { notifier: Notifier; clock: Clock; logger: Logger; intervalMs: number }) {
+export function createSmtpHealth(options: {
+  notifier: Notifier;
+  clock: Clock;
+  logger: Logger;
+  intervalMs: number;
+  /** The queue is held for an operator: its probe is the check, and a check's login more would count towards a lockout. */
+  held?: () => boolean;
+}) {
   let current: SmtpStatus = { ok: true };
 
   const set = (next: SmtpStatus) => {
@@ -52,7 +59,7 @@ export function createSmtpHealth(options: { notifier: Notifier; clock: Clock; lo
   let nextCheckAt: number | undefined;
   const checks = createRepeatingTask(() => {
     nextCheckAt = options.clock.now() + options.intervalMs;
-    void check();
+    if (!options.held?.()) void check();
   }, options.intervalMs);
   return {
     status: (): SmtpStatus => (nextCheckAt === undefined ? current : { ...current, nextCheckAt }),

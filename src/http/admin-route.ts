@@ -4,6 +4,7 @@ import { createAdminGuard, type AdminGuardOptions } from './admin-guard';
 import { createSecretMask, RelayError } from '../shared';
 import { DELIVERY_STATES, type DeliveryState, type Store } from '../store';
 import { SOURCE_NAME_PATTERN } from '../routing';
+import type { TryNowResult } from '../delivery';
 
 export interface AdminRouteOptions extends AdminGuardOptions {
   store: Store;
@@ -11,6 +12,8 @@ export interface AdminRouteOptions extends AdminGuardOptions {
   secrets?: readonly string[];
   /** Called after a requeue (wakes the worker). */
   onRequeued?: () => void;
+  /** An operator's resume: a paused or held queue probes now (the dashboard's "Try now"). */
+  tryNow?: () => Promise<TryNowResult>;
 }
 
 const ADMIN_MAX_LIMIT = 500;
@@ -45,6 +48,13 @@ export function createAdminRouter(options: AdminRouteOptions): Router {
     options.logger.info({ requeued }, `admin API: requeued ${requeued} dead deliveries`);
     if (requeued > 0) options.onRequeued?.();
     res.json({ requeued });
+  });
+
+  // The fix is in (a password, a certificate): the queue probes with its oldest delivery now, not at the pause's end.
+  router.post('/api/deliveries/resume', async (_req: Request, res: Response) => {
+    const smtp = (await options.tryNow?.()) ?? 'not-paused';
+    options.logger.info({ smtp }, 'admin API: resume asked');
+    res.json({ smtp });
   });
 
   router.get('/api/deliveries/:id', async (req: Request, res: Response) => {

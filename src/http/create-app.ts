@@ -2,7 +2,7 @@ import express, { type Express, type NextFunction, type Request, type RequestHan
 import { DEFAULT_SOURCE_NAME, type Config, type SourceConfig } from '../config';
 import { createAuthThrottle, type ActivityCounter, type AuthThrottle, type Clock, type Logger } from '../shared';
 import type { Store } from '../store';
-import { createAdminRouter } from './admin-route';
+import { createAdminRouter, type AdminRouteOptions } from './admin-route';
 import { createErrorHandler, notFound, toRelayError } from './error-handler';
 import { createObserveRouter, type ObserveRoutesOptions } from './observe-routes';
 import { createRequestLogger } from './request-log';
@@ -20,6 +20,8 @@ export interface AppDeps {
   onQueued?: (id: number) => void;
   /** An operator requeued deliveries through the admin API. */
   onRequeued?: () => void;
+  /** An operator asked the admin API to resume a paused or held queue. */
+  tryNow?: AdminRouteOptions['tryNow'];
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
   /** Counts the webhooks from their arrival at a webhook path until their answer is sent (the worker yields to them). */
   webhooksInFlight?: ActivityCounter;
@@ -63,7 +65,9 @@ export function createApp(deps: AppDeps): Express {
     throttle: deps.authThrottle ?? createAuthThrottle(),
     sleep: deps.sleep,
   };
-  app.use(createAdminRouter({ ...admin, store: deps.store, secrets: deps.config.secretValues, onRequeued: deps.onRequeued }));
+  app.use(
+    createAdminRouter({ ...admin, store: deps.store, secrets: deps.config.secretValues, onRequeued: deps.onRequeued, tryNow: deps.tryNow }),
+  );
   if (deps.waivers) app.use(createWaiversRouter({ ...admin, book: deps.waivers }));
 
   app.use(notFound);

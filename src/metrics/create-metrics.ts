@@ -26,7 +26,7 @@ export interface MetricsOptions {
   /** These three are read at scrape time. */
   unrecordedOutcomes?: () => number;
   webhooksInFlight?: () => number;
-  smtpPause?: () => Pick<SmtpPauseStatus, 'state' | 'openUntil'>;
+  smtpPause?: () => Pick<SmtpPauseStatus, 'state' | 'openUntil' | 'held' | 'lastError'>;
   /** Process metrics (CPU, memory, event loop lag, GC): on by default. */
   processMetrics?: boolean;
   /** The configured NetBox source names: the only values of the `source` label (default: `default` alone). */
@@ -144,6 +144,16 @@ function registerQueueSeries(registry: Registry, options: MetricsOptions) {
     'While paused: when the next probe of the SMTP server may go (Unix seconds; in the past while a probe is in flight); 0 when not paused.',
     () => (paused()?.openUntil ?? 0) / 1000,
   );
+  new Gauge({
+    ...series(registry, 'smtp_held'),
+    help: '1, labelled with the failure code, while a configuration problem only an operator can fix holds the whole queue (a refused login, TLS); no series when not held.',
+    labelNames: ['code'],
+    collect() {
+      this.reset();
+      const pause = paused();
+      if (pause?.held && pause.lastError) this.set({ code: pause.lastError.code }, 1);
+    },
+  });
   for (const state of DELIVERY_STATES) depth.set({ state }, 0);
   return { scrapeErrors, depth, oldest };
 }

@@ -44,7 +44,9 @@ export function classifyFailure(error: unknown): FailureClass {
   }
   const responseCode = typeof err.responseCode === 'number' ? err.responseCode : undefined;
   // A refused login stays a login problem whatever reply code came with it (454 included).
-  if (code === 'EAUTH' || code === 'ENOAUTH') return buildFailureClass(code, message);
+  if (code === 'EAUTH' || code === 'ENOAUTH' || code === 'SMTP_TLS_REQUIRED') return buildFailureClass(code, message);
+  // 530 "authentication required" (RFC 4954 §6) to MAIL FROM: the server wants a login before any mail.
+  if (responseCode === 530) return buildFailureClass('ENOAUTH', message);
   // An untrusted certificate: nodemailer says ESOCKET (or ECONNECTION) and only the words tell; a server's
   // reply that mentions a certificate is still a reply.
   if (code === 'ETLS' || (isSocketCode(code) && responseCode === undefined && isCertificateFailure(message)))

@@ -21,6 +21,12 @@ const CONNECTION_CODES: ReadonlySet<string> = new Set([
  */
 const RULES: { matches: (code: string, message: string) => boolean; describe: (server: string, message: string) => string }[] = [
   {
+    matches: (code) => code === 'SMTP_TLS_REQUIRED',
+    describe: (server) =>
+      `${server} offers no STARTTLS, and the relay logs in: it sent neither the login nor any mail in clear, and the queue waits. ` +
+      'Enable STARTTLS on the server, or use its implicit-TLS port (usually 465) with smtps://; only on a path you trust, set SMTP_REQUIRE_TLS=false.',
+  },
+  {
     matches: (_code, message) => NOT_TLS.test(message),
     describe: (server) =>
       `${server} does not speak TLS from the first byte (SMTP_URL is smtps://, the server starts in plain text and offers STARTTLS). ` +

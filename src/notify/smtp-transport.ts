@@ -4,7 +4,7 @@ import type SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type SMTPPool from 'nodemailer/lib/smtp-pool';
 import type XOAuth2 from 'nodemailer/lib/xoauth2';
 import { z } from 'zod';
-import { createSecretMask, positiveInt, setting, type SecretMask } from '../shared';
+import { bool, createSecretMask, positiveInt, setting, type SecretMask } from '../shared';
 import type * as AccessTokenModule from './fetch-access-token';
 import type { TokenCache } from './fetch-access-token';
 import {
@@ -31,6 +31,8 @@ export interface SmtpConfig {
   user?: string;
   password?: string;
   caFile?: string;
+  /** A login (password or XOAUTH2) goes only over TLS: `smtp://` must upgrade with STARTTLS (SMTP_REQUIRE_TLS). */
+  requireTls: boolean;
   poolSize: number;
   connectionTimeoutMs: number;
   greetingTimeoutMs: number;
@@ -58,6 +60,12 @@ export const SMTP_SETTINGS = {
   SMTP_CA_FILE: setting(z.string().trim().optional(), {
     group: 'features',
     description: "PEM file with the CA that signed the SMTP server's certificate (private CA or self-signed).",
+  }),
+  SMTP_REQUIRE_TLS: setting(bool(true), {
+    group: 'features',
+    description:
+      'With a login (SMTP_USER, or OAuth2) an smtp:// server must offer STARTTLS, else nothing is sent and the queue is held. ' +
+      'false: log in and send in clear when it offers none (only on a path you trust). Without a login STARTTLS is used when offered.',
   }),
   SMTP_POOL_SIZE: setting(positiveInt(5, 100), {
     group: 'features',
@@ -123,6 +131,7 @@ function configureSmtp(e: SmtpEnv, context: TransportContext): SmtpConfig | unde
     user,
     password,
     caFile: e.SMTP_CA_FILE,
+    requireTls: e.SMTP_REQUIRE_TLS,
     poolSize: e.SMTP_POOL_SIZE,
     connectionTimeoutMs: SMTP_CONNECTION_TIMEOUT_MS,
     greetingTimeoutMs: SMTP_GREETING_TIMEOUT_MS,
@@ -161,7 +170,7 @@ export function createSmtpNotifier(config: SmtpConfig, io: NotifierIo): Notifier
   // An SMTP server may echo the login (535 with the password, or AUTH PLAIN's base64), a token
   // endpoint the client secret: hidden before any reply becomes an error text, a log line or a row.
   const mask = createSecretMask([config.password, config.oauth2?.clientSecret]);
-  const reword = (error: unknown) => rewordError(error, mask, config.oauth2 !== undefined);
+  const reword = (error: unknown) => rewordError(error, mask, config.oauth2 !== undefined, options.requireTLS === true);
   return {
     kind: 'smtp',
     async send(mail) {
@@ -194,11 +203,14 @@ function buildSmtpOptions(config: SmtpConfig, readFile: (file: string) => Buffer
   const secure = url.protocol === 'smtps:';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port ? Number(url.port) : secure ? 465 : 587;
+  const logsIn = config.oauth2 !== undefined || config.user !== undefined;
   return {
     getSocket: connectWithoutDelay(host, port),
     host,
     port,
     secure,
+    // With a login, no STARTTLS means no AUTH and no DATA: nodemailer stops before either (RFC 3207 §4.1 leaves it to the client).
+    requireTLS: !secure && logsIn && config.requireTls,
     auth: config.oauth2
       ? { type: 'OAuth2', user: config.user }
       : config.user
@@ -242,13 +254,17 @@ function provideToken(tokens: TokenCache) {
 /**
  * The error with the server's words (its message and its `response`, the SMTP reply) masked. With OAuth2 its
  * code says what happened: the token request's own (nodemailer reports it as EAUTH), or OAUTH2_REFUSED when the
- * server refused the token even after nodemailer renewed it (535). With a password EAUTH stays EAUTH.
+ * server refused the token even after nodemailer renewed it (535). With a password EAUTH stays EAUTH. With TLS
+ * required, a server that answered STARTTLS with an error (it offers none, or a path stripped it) is
+ * SMTP_TLS_REQUIRED, told apart from a failed handshake (ETLS without a reply).
  */
-function rewordError(error: unknown, mask: SecretMask, oauth2: boolean): unknown {
+function rewordError(error: unknown, mask: SecretMask, oauth2: boolean, requireTls: boolean): unknown {
   if (!error || typeof error !== 'object') return error;
-  const err = error as { code?: unknown; oauth2Code?: unknown; message?: unknown; response?: unknown };
+  const err = error as { code?: unknown; oauth2Code?: unknown; message?: unknown; response?: unknown; command?: unknown };
   if (oauth2 && typeof err.oauth2Code === 'string') err.code = err.oauth2Code;
   else if (oauth2 && err.code === 'EAUTH') err.code = 'OAUTH2_REFUSED';
+  else if (requireTls && err.code === 'ETLS' && err.command === 'STARTTLS' && typeof err.response === 'string')
+    err.code = 'SMTP_TLS_REQUIRED';
   if (typeof err.message === 'string') err.message = mask(err.message);
   if (typeof err.response === 'string') err.response = mask(err.response);
   return error;
@@ -292,7 +308,8 @@ async function verifySmtpSteps(
       connection.connect(() => resolve());
     });
     onStep(`connected to ${options.host}:${options.port}`);
-    if (!connection.secure) onStep('TLS: none (the server offered no STARTTLS; the login and mails travel in clear)');
+    if (!connection.secure)
+      onStep('TLS: none (the server offered no STARTTLS; mails, and a login with SMTP_REQUIRE_TLS=false, travel in clear)');
     else onStep(`TLS: ${options.secure ? 'implicit (smtps://)' : 'STARTTLS'}, certificate verified`);
     await login(connection, config, tokens, onStep);
   } finally {

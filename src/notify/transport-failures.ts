@@ -33,13 +33,18 @@ export const SMTP_FAILURES: Readonly<Record<string, FailureFacts>> = {
   EAI_AGAIN: smtp(true, 'server', "The mail server's name could not be resolved now (DNS)."),
   EPROTOCOL: smtp(true, 'message', 'The mail server answered something SMTP does not allow.'),
   ESTREAM: smtp(true, 'message', 'The message could not be streamed to the mail server.'),
-  // Only an operator's fix helps, yet it is retried so that the queue drains by itself once the fix is deployed.
+  // Only an operator's fix helps: every mail would fail alike until then, so the queue waits and probes now and then.
   ETLS: {
     ...smtp(true, 'server', "The mail server's certificate is not trusted (untrusted CA, expired, or another host's name)."),
-    configProblem: true,
+    ...HELD_FOR_OPERATOR,
   },
-  EAUTH: { ...smtp(false, 'message', 'The mail server refused the SMTP user name or password.'), configProblem: true },
-  ENOAUTH: { ...smtp(false, 'message', 'The mail server wants a login and none is configured.'), configProblem: true },
+  SMTP_TLS_REQUIRED: {
+    ...smtp(true, 'server', 'The relay logs in, and the mail server offers no STARTTLS: nothing was sent, the login included.'),
+    ...HELD_FOR_OPERATOR,
+  },
+  // A password changed on the server before the relay's: the same mail passes once the relay has the new one.
+  EAUTH: { ...smtp(true, 'server', 'The mail server refused the SMTP user name or password.'), ...HELD_FOR_OPERATOR },
+  ENOAUTH: { ...smtp(true, 'server', 'The mail server wants a login and none is configured.'), ...HELD_FOR_OPERATOR },
 };
 
 /** The codes of a token request: either transport that logs in with OAuth2 sets them (both descriptors list them). */

@@ -2,9 +2,12 @@
 export interface FailureFacts {
   /** A later attempt can succeed (principle 3). */
   retryable: boolean;
-  /** An operator must act (credentials, TLS trust, a template, a route): logged loudly. */
+  /** An operator must act (credentials, TLS, a template): logged loudly. */
   configProblem: boolean;
-  /** The queue waits for the operator's fix however long it takes: no delivery is given up for it. */
+  /**
+   * The same mail passes once an operator fixes the configuration: no delivery is given up for it, whatever its
+   * attempts (with scope `server` the whole queue waits). A code is final only when sending the same mail again can never pass.
+   */
   heldForOperator: boolean;
   /** `server`: every delivery would fail alike (the worker pauses the whole queue); `message`: this one only. */
   scope: 'server' | 'message';
@@ -21,10 +24,16 @@ export interface FailureFacts {
  * `failures`) into the one closed catalogue stored, logged, used as a metric label and read by everything else.
  */
 export const RELAY_FAILURES = {
-  TEMPLATE: { ...relay(false, 'message', 'A mail template failed to render (a configuration problem).', true), configProblem: true },
+  // The same report renders once the template is fixed: tried again, never given up.
+  TEMPLATE: {
+    ...relay(true, 'message', 'A mail template failed to render (a configuration problem).', true),
+    configProblem: true,
+    heldForOperator: true,
+  },
   RENDER: relay(false, 'message', 'The mail could not be built from this report.', true),
   EUNREADABLE: relay(false, 'message', 'The stored delivery could not be read.', true),
-  ROUTE_REMOVED: { ...relay(false, 'message', 'Its route is no longer in ROUTES_FILE.', true), configProblem: true },
+  // The operator removed the route: the relay follows its configuration (restoring the route and `retry` sends it).
+  ROUTE_REMOVED: relay(false, 'message', 'Its route is no longer in ROUTES_FILE.', true),
   SMTP_PAUSED: relay(true, 'server', 'Sending is paused: the mail server failed for every message lately.'),
   // Anything else: a retry that fails again costs little, a mail wrongly given up costs a report.
   UNKNOWN: relay(true, 'message', 'The send failed for a reason the relay does not know.'),
@@ -58,9 +67,9 @@ export function parseFailureCode(code: unknown, catalogue: FailureCatalogue): Fa
 
 /** What happens next to a delivery that failed with these facts, in one sentence. */
 export function describeFailureOutcome(facts: FailureFacts): string {
-  if (facts.heldForOperator) return 'The queue waits for an operator to fix it; nothing is given up.';
-  if (!facts.retryable) return 'It is not tried again.';
-  return facts.configProblem ? 'It is tried again, but only an operator’s fix can make it pass.' : 'It is tried again.';
+  if (facts.heldForOperator && facts.scope === 'server') return 'The queue waits for an operator to fix it; nothing is given up.';
+  if (facts.heldForOperator) return 'It is tried again until an operator fixes it; it is never given up.';
+  return facts.retryable ? 'It is tried again.' : 'It is not tried again.';
 }
 
 /**

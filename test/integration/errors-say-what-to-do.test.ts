@@ -110,12 +110,29 @@ describe('every error a user can cause says what happened and what to do', () =>
 
     it('wrong login: names SMTP_USER and SMTP_PASSWORD', async () => {
       const auth = await peer({
-        server: { authOptional: false, onAuth: (_auth, _session, callback) => callback(new Error('Invalid username or password')) },
+        server: {
+          disabledCommands: [],
+          key: certs.key,
+          cert: certs.cert,
+          authOptional: false,
+          onAuth: (_auth, _session, callback) => callback(new Error('Invalid username or password')),
+        },
       });
-      const r = await verifySmtp({ SMTP_URL: auth.url, SMTP_USER: 'relay', SMTP_PASSWORD: 'wrong' });
+      const r = await verifySmtp({ SMTP_URL: auth.url, SMTP_CA_FILE: certs.caFile, SMTP_USER: 'relay', SMTP_PASSWORD: 'wrong' });
       expect(r.code).toBe(69);
       expect(r.stderr).toContain('refused the login');
       expect(r.stderr).toContain('Check SMTP_USER and SMTP_PASSWORD');
+    });
+
+    it('a login to a server that offers no STARTTLS: nothing in clear, names SMTP_REQUIRE_TLS', async () => {
+      const plain = await peer({
+        server: { authOptional: false, allowInsecureAuth: true, onAuth: (_a, _s, callback) => callback(null, {}) },
+      });
+      const r = await verifySmtp({ SMTP_URL: plain.url, SMTP_USER: 'relay', SMTP_PASSWORD: 'secret' });
+      expect(r.code).toBe(69);
+      expect(r.stderr).toContain(`(SMTP_TLS_REQUIRED 500): 127.0.0.1:${plain.port} offers no STARTTLS, and the relay logs in`);
+      expect(r.stderr).toContain('Enable STARTTLS on the server, or use its implicit-TLS port (usually 465) with smtps://');
+      expect(r.stderr).toContain('set SMTP_REQUIRE_TLS=false');
     });
 
     it('send-test says the same as verify-smtp', async () => {

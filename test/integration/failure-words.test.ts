@@ -85,11 +85,11 @@ describe('the dashboard describes each stored failure as the catalogue does', ()
     expect(words).not.toMatch(/is tried again/);
   });
 
-  it('an expired certificate (ETLS) names the fix and says it is tried again once fixed', async () => {
+  it('an expired certificate (ETLS) names the fix and holds the queue for it', async () => {
     const words = await wordsFor('expiredCertificate');
     expect(words).toContain('is not trusted (certificate has expired)');
     expect(words).toContain('SMTP_CA_FILE');
-    expect(words).toContain('It is tried again, but only an operator’s fix can make it pass.');
+    expect(words).toContain('The queue waits for an operator to fix it; nothing is given up.');
   });
 
   it('a refused OAuth2 secret holds the queue for an operator: nothing is given up', async () => {
@@ -104,9 +104,22 @@ describe('the dashboard describes each stored failure as the catalogue does', ()
 });
 
 describe('the failure catalogue', () => {
-  it('holds the queue for an operator only for codes that pause the whole queue and are retried', () => {
+  it('holds every operator problem for the fix: none is given up, a server-wide one holds the whole queue', () => {
     const held = Object.keys(FAILURE_CATALOGUE).filter((code) => FAILURE_CATALOGUE[code].heldForOperator);
-    expect(held).toEqual(['OAUTH2_REFUSED', 'GRAPH_ACCESS_DENIED']);
-    for (const code of held) expect(FAILURE_CATALOGUE[code]).toMatchObject({ retryable: true, scope: 'server', configProblem: true });
+    expect(held.sort()).toEqual(
+      ['EAUTH', 'ENOAUTH', 'ETLS', 'GRAPH_ACCESS_DENIED', 'OAUTH2_REFUSED', 'SMTP_TLS_REQUIRED', 'TEMPLATE'].sort(),
+    );
+    for (const code of Object.keys(FAILURE_CATALOGUE))
+      expect([code, FAILURE_CATALOGUE[code].configProblem]).toEqual([code, FAILURE_CATALOGUE[code].heldForOperator]);
+    for (const code of held) expect(FAILURE_CATALOGUE[code]).toMatchObject({ retryable: true });
+    for (const code of held.filter((c) => c !== 'TEMPLATE')) expect(FAILURE_CATALOGUE[code]).toMatchObject({ scope: 'server' });
+  });
+
+  it('is final for one message only where sending that same mail again can never pass', () => {
+    const final = Object.keys(FAILURE_CATALOGUE).filter((code) => !FAILURE_CATALOGUE[code].retryable);
+    // The server refused this message for good (RFC 5321 5xx, an address, its content), the report cannot be
+    // built or read, or the operator removed its route.
+    expect(final.sort()).toEqual(['EENVELOPE', 'EMESSAGE', 'EUNREADABLE', 'GRAPH_REJECTED', 'RENDER', 'ROUTE_REMOVED', 'SMTP_5XX'].sort());
+    for (const code of final) expect(FAILURE_CATALOGUE[code].scope).toBe('message');
   });
 });

@@ -28,6 +28,7 @@ function buildMail(): Promise<OutgoingMail> {
 function smtpConfig(url: string, overrides: Partial<SmtpConfig> = {}): SmtpConfig {
   return {
     url,
+    requireTls: true,
     poolSize: 1,
     connectionTimeoutMs: 5_000,
     greetingTimeoutMs: 5_000,
@@ -122,13 +123,38 @@ describe('the SMTP notifier answers sent, retry or failed, and never rejects', (
     expect(peer.attempts).toBe(0);
   });
 
-  it('a refused login: failed, a configuration problem', async () => {
+  it('a refused login over STARTTLS: held for the operator (the whole queue waits), not failed', async () => {
+    const certs = createTestCertificates(makeTempDir('notifier-login-'));
     peer = await startSmtpPeer({
-      server: { authOptional: false, onAuth: (_auth, _session, callback) => callback(new Error('535 5.7.8 bad credentials')) },
+      server: {
+        disabledCommands: [],
+        key: certs.key,
+        cert: certs.cert,
+        authOptional: false,
+        onAuth: (_auth, _session, callback) => callback(Object.assign(new Error('5.7.8 bad credentials'), { responseCode: 535 })),
+      },
     });
-    const config = smtpConfig(peer.url, { user: 'relay', password: 'wrong' });
+    const config = smtpConfig(peer.url, { user: 'relay', password: 'wrong', caFile: certs.caFile });
     const result = await sendOnce(createSmtpNotifier(config, { readFile: fs.readFileSync }), mail);
-    expect(result).toMatchObject({ status: 'failed', failure: { code: 'EAUTH', configProblem: true } });
+    expect(result).toMatchObject({
+      status: 'retry',
+      failure: { code: 'EAUTH', configProblem: true, heldForOperator: true, scope: 'server' },
+    });
+  });
+
+  it('a login to a server that offers no STARTTLS: neither the login nor the mail leaves in clear', async () => {
+    const auths: string[] = [];
+    peer = await startSmtpPeer({
+      server: {
+        allowInsecureAuth: true,
+        onAuth: (auth, _session, callback) => (auths.push(auth.username ?? ''), callback(null, { user: 'relay' })),
+      },
+    });
+    const config = smtpConfig(peer.url, { user: 'relay', password: 'secret' });
+    const result = await sendOnce(createSmtpNotifier(config, { readFile: fs.readFileSync }), mail);
+    expect(result).toMatchObject({ status: 'retry', failure: { code: 'SMTP_TLS_REQUIRED', heldForOperator: true, scope: 'server' } });
+    expect(auths).toEqual([]);
+    expect(peer.attempts).toBe(0);
   });
 });
 

@@ -14,13 +14,21 @@ const CLIENT_SECRET = CONTOSO_APP.clientSecret;
 const ADMIN_TOKEN = 'admin-token-for-oauth2-tests';
 const HOUR_MS = 3_600_000;
 
-/** A real smtp-server that offers only AUTH XOAUTH2 and accepts a bearer token only if the token endpoint issued it and it has not expired. */
+/** The mail server's certificate, from a private CA the relay is given in SMTP_CA_FILE. */
+const SERVER_CERTS = createTestCertificates(makeTempDir('relay-oauth2-server-'));
+
+/**
+ * A real smtp-server on STARTTLS (as Microsoft 365's and Google's port 587) that offers only AUTH XOAUTH2 and
+ * accepts a bearer token only if the token endpoint issued it and it has not expired.
+ */
 async function startXoauth2Peer(double: OAuth2Double, auths: { token: string; ok: boolean }[], refuseAll = false): Promise<SmtpPeer> {
   return startSmtpPeer({
     server: {
+      disabledCommands: [],
+      key: SERVER_CERTS.key,
+      cert: SERVER_CERTS.cert,
       authMethods: ['XOAUTH2'],
       authOptional: false,
-      allowInsecureAuth: true,
       onAuth(auth, _session, callback) {
         const ok = !refuseAll && auth.method === 'XOAUTH2' && auth.username === MAILBOX && double.isValid(auth.accessToken ?? '');
         auths.push({ token: auth.accessToken ?? '', ok });
@@ -48,6 +56,7 @@ function reportIds(peer: SmtpPeer): number[] {
 function microsoftEnv(double: OAuth2Double, peer: SmtpPeer): Record<string, string> {
   return {
     SMTP_URL: peer.url,
+    SMTP_CA_FILE: SERVER_CERTS.caFile,
     SMTP_USER: MAILBOX,
     MAIL_FROM: `Compliance Relay <${MAILBOX}>`,
     MAIL_TO: 'netops@contoso.example',
@@ -212,7 +221,13 @@ describe('OAuth2 credentials with SMTP: AUTH XOAUTH2 with a client-credentials t
       google: { clientEmail: 'relay@project.iam.gserviceaccount.com', publicKeyPem: publicKey, subjects: [MAILBOX] },
     });
     peer = await startXoauth2Peer(double, []);
-    const base = { SMTP_URL: peer.url, SMTP_USER: MAILBOX, MAIL_TO: 'netops@contoso.example', DATA_DIR: dir };
+    const base = {
+      SMTP_URL: peer.url,
+      SMTP_CA_FILE: SERVER_CERTS.caFile,
+      SMTP_USER: MAILBOX,
+      MAIL_TO: 'netops@contoso.example',
+      DATA_DIR: dir,
+    };
 
     const microsoft = captureIo(
       {
@@ -227,7 +242,7 @@ describe('OAuth2 credentials with SMTP: AUTH XOAUTH2 with a client-credentials t
     expect(await runCli(['node', 'compliance-relay', 'verify-smtp'], microsoft)).toBe(0);
     expect(microsoft.out()).toMatch(/ok {2}token fetched \(expires \d{4}-\d\d-\d\dT/);
     expect(microsoft.out()).toContain(`ok  connected to 127.0.0.1:${peer.port}`);
-    expect(microsoft.out()).toContain('ok  TLS: none');
+    expect(microsoft.out()).toContain('ok  TLS: STARTTLS, certificate verified');
     expect(microsoft.out()).toContain(`ok  AUTH XOAUTH2 accepted for ${MAILBOX}`);
 
     const keyFile = path.join(dir, 'service-account.json');

@@ -132,11 +132,17 @@ describe('the token request: answers and failures, against a real listener', () 
 });
 
 describe('classification of OAuth2 and Graph failures', () => {
-  it('a refused XOAUTH2 login stays OAUTH2_REFUSED although nodemailer attaches 535; a password EAUTH is as before', () => {
+  it('a refused XOAUTH2 login stays OAUTH2_REFUSED although nodemailer attaches 535; a password EAUTH stays EAUTH, held alike', () => {
     const refused = Object.assign(new Error('Invalid login: 535 5.7.3'), { code: 'OAUTH2_REFUSED', responseCode: 535 });
     expect(classifyFailure(refused)).toMatchObject({ kind: 'transient', code: 'OAUTH2_REFUSED', configProblem: true, scope: 'server' });
     const password = Object.assign(new Error('Invalid login'), { code: 'EAUTH', responseCode: 535 });
-    expect(classifyFailure(password)).toMatchObject({ kind: 'permanent', code: 'EAUTH', configProblem: true, scope: 'message' });
+    expect(classifyFailure(password)).toMatchObject({
+      kind: 'transient',
+      code: 'EAUTH',
+      configProblem: true,
+      heldForOperator: true,
+      scope: 'server',
+    });
   });
 
   it.each([

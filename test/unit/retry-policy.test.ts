@@ -26,14 +26,20 @@ describe('the retry policy: the next state from (outcome, attempts, now)', () =>
     ['and is capped', failed('SMTP_4XX'), 4, { next: 'backoff', at: T0 + 4_000 }],
     ['past the last attempt a transient failure is dead', failed('SMTP_4XX'), 5, { next: 'dead' }],
     ['a 5xx is dead at once', failed('SMTP_5XX'), 1, { next: 'dead' }],
-    ['a refused password login is dead at once (configuration)', failed('EAUTH'), 1, { next: 'dead' }],
+    ['a refused password login holds the queue for the operator', failed('EAUTH'), 1, { next: 'held', until: T0 + 5_000 }],
     ['a refused connection pauses the queue', failed('ECONNREFUSED'), 1, { next: 'pause', until: T0 + 750 }],
     ['421 (a 4xx about the service) pauses the queue', failed('SMTP_4XX', { scope: 'server' }), 1, { next: 'pause', until: T0 + 750 }],
     ['an outage past the last attempt is dead', failed('ECONNREFUSED'), 5, { next: 'dead' }],
-    ['a refused OAuth2 token is held for the operator', failed('OAUTH2_REFUSED'), 1, { next: 'held', until: T0 + 750 }],
-    ['and never dead, even past the last attempt', failed('OAUTH2_REFUSED'), 99, { next: 'held', until: T0 + 750 }],
-    ['Graph refusing the app the mailbox is held too', failed('GRAPH_ACCESS_DENIED'), 99, { next: 'held', until: T0 + 750 }],
-    ['a template error is dead at once', notBuilt('TEMPLATE'), 1, { next: 'dead' }],
+    // Held: the next probe waits at least five first delays (a login each), whatever the backoff says.
+    ['a refused OAuth2 token is held for the operator', failed('OAUTH2_REFUSED'), 1, { next: 'held', until: T0 + 5_000 }],
+    ['and never dead, even past the last attempt', failed('OAUTH2_REFUSED'), 99, { next: 'held', until: T0 + 5_000 }],
+    ['Graph refusing the app the mailbox is held too', failed('GRAPH_ACCESS_DENIED'), 99, { next: 'held', until: T0 + 5_000 }],
+    ['a login refused past the last attempt is still held', failed('EAUTH'), 99, { next: 'held', until: T0 + 5_000 }],
+    ['no login configured, where the server wants one: held', failed('ENOAUTH'), 99, { next: 'held', until: T0 + 5_000 }],
+    ['an untrusted certificate: held', failed('ETLS'), 99, { next: 'held', until: T0 + 5_000 }],
+    ['a login without STARTTLS offered: held', failed('SMTP_TLS_REQUIRED'), 99, { next: 'held', until: T0 + 5_000 }],
+    ['a template error is retried alone, never dead', notBuilt('TEMPLATE'), 99, { next: 'backoff', at: T0 + 4_000 }],
+    ['a report that cannot be built is dead at once', notBuilt('RENDER'), 1, { next: 'dead' }],
   ];
 
   it.each(table)('%s', (_name, outcome, attempts, expected) => {
@@ -45,6 +51,35 @@ describe('the retry policy: the next state from (outcome, attempts, now)', () =>
     const throttled = failed('GRAPH_THROTTLED');
     if (throttled.kind === 'failed') throttled.failure.retryAfterMs = 45_000;
     expect(policy.decide(throttled, 1, T0)).toEqual({ next: 'pause', until: T0 + 45_000 });
+  });
+});
+
+describe('the retry policy: a queue held for an operator', () => {
+  it('probes at most once per five first delays however often the probe is refused, and says it is held', () => {
+    const b = createRetryDecider({ maxAttempts: 3, baseMs: 1_000, maxDelayMs: 8_000 }, () => 1, 3);
+    let now = 0;
+    const probes: number[] = [];
+    for (let n = 1; n <= 6; n += 1) {
+      const next = b.decide(failed('EAUTH', { isProbe: n > 1 }), n, now);
+      expect(next.next).toBe('held');
+      expect(b).toMatchObject({ held: true, lastError: { code: 'EAUTH' } });
+      now = b.openUntil;
+      expect(b.capacity(now - 1, 5)).toBe(0);
+      expect(b.capacity(now, 5)).toBe(1);
+      b.claimed(1);
+      probes.push(now);
+    }
+    const gaps = probes.slice(1).map((t, i) => t - probes[i]);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(5_000);
+    // The fix: the probe gets through, the queue flows.
+    expect(b.decide({ kind: 'sent' }, 7, now)).toEqual({ next: 'sent' });
+    expect(b).toMatchObject({ state: 'closed', held: false });
+  });
+
+  it('an outage is not held: a refused connection pauses without the hold', () => {
+    const b = decider();
+    b.decide(failed('ECONNREFUSED'), 1, T0);
+    expect(b).toMatchObject({ state: 'open', held: false });
   });
 });
 
