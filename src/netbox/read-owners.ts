@@ -162,7 +162,8 @@ export async function countResultsPerDevice(
     (page) => {
       for (const raw of page) {
         const device = (raw.device as { id?: unknown } | null)?.id;
-        const severity = String((raw.test as { severity?: unknown } | null)?.severity ?? '').toUpperCase();
+        const named = (raw.test as { severity?: unknown } | null)?.severity;
+        const severity = typeof named === 'string' ? named.toUpperCase() : '';
         if (typeof device !== 'number') continue;
         const counts = perDevice.get(device) ?? { HIGH: 0, MIDDLE: 0, LOW: 0 };
         // As the failing results are read: a severity validity does not name counts as its default, MIDDLE.
