@@ -9,6 +9,7 @@ import { footprintBenchmark } from './footprint';
 import { ingestBenchmark } from './ingest';
 import { ingestWithWorkerBenchmark } from './ingest-with-worker';
 import { pgReplicasBenchmark } from './pg-replicas';
+import { ownerFanOutBenchmark } from './owner-fan-out';
 import { renderBenchmark } from './render';
 import { reportHistoryBenchmark } from './report-history';
 import type { Benchmark } from './lib/types';
@@ -31,4 +32,5 @@ export const BENCHMARKS: Benchmark[] = [
   enrichmentStatesBenchmark,
   pgReplicasBenchmark,
   bigNetworkBenchmark,
+  ownerFanOutBenchmark,
 ];

@@ -217,6 +217,13 @@ function createDeliveryPipeline(
       onOwnerFallback: (source, code) => metrics.recordOwnerFallback(code, source),
       onRecipientsRefused: (route, refused) =>
         logger.warn({ route, refused }, `route ${route}: NetBox names contacts the route may not mail; their failures go to its fallback`),
+      onGroupsUncounted: ({ source, route, groups, code, reason }) => {
+        logger.warn(
+          { source, route, groups, code, reason },
+          `route ${route}: ${groups} owner group(s) without counts of their own (${reason}); their mails say so`,
+        );
+        metrics.recordOwnerGroupsUncounted(code, groups, source);
+      },
     }),
     clock,
     logger,

@@ -5,7 +5,8 @@ import { buildReportView, type OwnersView, type ReportView } from './build-repor
 import type { ReportInsights } from './create-report-insights';
 import { keepNamedWaivers } from './build-waivers-view';
 import { buildTrendView } from './build-insight-views';
-import { findNetboxBasePath, type SeverityCounts } from '../report';
+import { countPerSeverity, findNetboxBasePath, type SeverityCounts } from '../report';
+import type { FailingResult } from '../enrichment';
 
 /** Names of a group's devices listed in the mail; the rest are counted. */
 const MAX_LISTED_DEVICES = 20;
@@ -20,7 +21,7 @@ export function buildOwnerGroupView(input: {
   view: ReportView;
   delivery: ReportDelivery;
   group: OwnerGroupPlan;
-  insights?: Pick<ReportInsights, 'attachments' | 'insightsFor' | 'trendFor'> & Partial<Pick<ReportInsights, 'states'>>;
+  insights?: Pick<ReportInsights, 'attachments' | 'insightsFor' | 'trendFor'> & Partial<Pick<ReportInsights, 'states' | 'failures'>>;
   netboxUrl?: string;
   timezone: string;
   sourceName?: string;
@@ -38,13 +39,15 @@ export function buildOwnerGroupView(input: {
     moreFixedDevices: Math.max(0, fixed.length - MAX_LISTED_DEVICES),
     deviceCount: group.ownedDevices ?? group.devices.length + fixed.length,
     ownRatios: !group.whole && group.counts !== null,
+    countsMissing: group.counts === null ? (group.countsMissing ?? 'NetBox could not count its results') : null,
     owned: !group.whole && group.counts !== null && group.ownedDevices != null,
     report: { overall: view.overall, severities: view.severities },
   };
   if (group.whole) return { view: { ...view, owners }, attachments: input.insights?.attachments };
   const ids = new Set(group.deviceIds);
   const names = new Set(group.devices);
-  const section = input.insights?.insightsFor((r) => (r.deviceId !== null ? ids.has(r.deviceId) : names.has(r.device)));
+  const keep = (r: FailingResult) => (r.deviceId !== null ? ids.has(r.deviceId) : names.has(r.device));
+  const section = input.insights?.insightsFor(keep);
   const delivery = group.counts ? withCounts(input.delivery, group.counts, owners.deviceCount) : input.delivery;
   // Its trend is over its failing and its fixed devices, so their fixes count.
   const trend = input.insights?.trendFor(new Set([...group.devices, ...fixed]), group.counts) ?? null;
@@ -66,6 +69,8 @@ export function buildOwnerGroupView(input: {
     sourceName: input.sourceName,
     // Its failures are its own, without the accepted exceptions; only a HIGH failure hidden on several devices is named.
     waivers: keepNamedWaivers(view.waivers),
+    // Uncounted, its subject and headers name its own failures, never the report's figures as its own.
+    uncountedFailed: group.counts === null ? countPerSeverity(input.insights?.failures?.filter(keep) ?? []) : undefined,
   });
   return { view: { ...own, owners }, attachments: section?.attachments };
 }

@@ -48,6 +48,8 @@ export interface OwnersView {
   moreFixedDevices: number;
   deviceCount: number;
   ownRatios: boolean;
+  /** Why the group's own ratios are unavailable (the figures shown are the whole report's); null when counted. */
+  countsMissing: string | null;
   owned: boolean;
   report: { overall: RatioView; severities: RatioView[] };
 }
@@ -87,6 +89,11 @@ export interface ReportViewOptions extends Partial<Pick<ReportView, 'enrichment'
   timezone: string;
   /** Given when the relay serves several NetBox sources: the mail names it. */
   sourceName?: string;
+  /**
+   * An owner group NetBox could not count: its failing results per severity. The subject says its counts are
+   * unavailable and names these, never the report's figures (which the body shows as the whole report's).
+   */
+  uncountedFailed?: Record<Severity, number>;
 }
 
 const CAUGHT_UP_TEXT =
@@ -108,7 +115,8 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
   const overall = buildRatio('Overall', r.total_passed, r.total_count, waivers?.count ?? 0);
   overall.tone = toneOfOverall(overall, verdict);
   // What the mail lists as failing: accepted exceptions are counted apart (the ratios stay NetBox's).
-  const highFailed = r.high_count - r.high_passed - waived.HIGH;
+  const own = options.uncountedFailed;
+  const highFailed = own ? own.HIGH : r.high_count - r.high_passed - waived.HIGH;
   const accepted = waivers?.count ?? 0;
   const netboxHost = options.netboxUrl ? new URL(options.netboxUrl).host : null;
   return {
@@ -141,9 +149,10 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
       id: r.id,
       percentText: overall.percentText,
       highFailed,
-      failed: overall.failed - accepted,
+      failed: own ? own.HIGH + own.MIDDLE + own.LOW : overall.failed - accepted,
       accepted,
       hasResults: overall.hasResults,
+      uncounted: own !== undefined,
       instance: options.sourceName ?? netboxHost,
       verdict,
       deltaText: formatDeltaShort(trend?.overall ?? null),
@@ -208,6 +217,8 @@ interface SubjectFacts {
   instance: string | null;
   verdict: VerdictView | null;
   deltaText: string;
+  /** The mail's own ratios are unknown: the subject says so instead of a percentage. */
+  uncounted: boolean;
 }
 
 /**
@@ -217,15 +228,17 @@ interface SubjectFacts {
  */
 function buildDefaultSubject(f: SubjectFacts): string {
   const where = ` \u2014 report ${f.id}${f.instance ? ` \u00b7 ${f.instance}` : ''}`;
-  if (!f.hasResults) return `${f.verdict ? `${f.verdict.word}: no results` : 'No results'}${where}`;
-  const lead = f.verdict ? `${f.verdict.word}: ${f.percentText}${f.deltaText}` : `${f.percentText} passed`;
+  if (!f.hasResults && !f.uncounted) return `${f.verdict ? `${f.verdict.word}: no results` : 'No results'}${where}`;
   const failing =
     f.highFailed > 0
       ? `${f.highFailed} HIGH failing`
       : f.failed > 0
         ? `${f.failed} failing, no HIGH`
-        : f.accepted > 0
+        : f.accepted > 0 || f.uncounted
           ? '0 failing'
           : 'all passed';
+  const verdict = f.verdict ? `${f.verdict.word}: ` : '';
+  if (f.uncounted) return `${verdict}counts unavailable, ${failing}${where}`;
+  const lead = f.verdict ? `${verdict}${f.percentText}${f.deltaText}` : `${f.percentText} passed`;
   return `${lead}, ${failing}${formatAccepted(f.accepted)}${f.verdict?.scopeChanged ? ', scope changed' : ''}${where}`;
 }

@@ -176,7 +176,12 @@ function parseStoredBody(delivery: ClaimedDelivery): ReportDelivery {
 export function buildFilterHeaders(view: ReportView, route: string): Record<string, string> {
   return {
     'X-Compliance-Report-Id': String(view.report.id),
-    'X-Compliance-Pass-Percent': view.overall.percent === null ? 'none' : view.overall.percent.toFixed(1),
+    // An owner group NetBox could not count has no percentage of its own: the report's is not its.
+    'X-Compliance-Pass-Percent': view.owners?.countsMissing
+      ? 'unknown'
+      : view.overall.percent === null
+        ? 'none'
+        : view.overall.percent.toFixed(1),
     'X-Compliance-High-Failed': String(view.highFailed),
     // The trend's verdict (first, better, worse, mixed, same), for mail rules; `none` without a trend.
     'X-Compliance-Verdict': view.verdict?.direction ?? 'none',

@@ -1,9 +1,9 @@
 import {
-  countDeviceResults,
+  countResultsPerDevice,
   listContactAssignments,
   listContacts,
   listDevices,
-  listOwnedDeviceIds,
+  listOwnedDevices,
   NetboxError,
   readNetboxMajor,
   type ContactAssignment,
@@ -12,7 +12,7 @@ import {
   type OwnerObjectType,
   type RequestBudget,
 } from '../netbox';
-import type { Severity, SeverityCounts } from '../report';
+import type { Severity } from '../report';
 import { systemClock, type Clock } from '../shared';
 
 /** Which contacts own a device, as a route asks for them. */
@@ -29,13 +29,20 @@ export type OwnerContact = ContactAssignment & { contactName: string; email: str
 export type OwnerLookup =
   { status: 'ok'; devices: NetboxDevice[]; contacts: OwnerContact[] } | { status: 'missing'; code: string; reason: string };
 
-/** Owner look-ups bound to one delivery's budget (measured from the first request). */
+/** Each device's results in the report per severity (a device absent has none), or why NetBox could not count them. */
+export type ResultCounts =
+  { status: 'ok'; perDevice: Map<number, Record<Severity, number>> } | { status: 'missing'; code: string; reason: string };
+
+/**
+ * Owner look-ups bound to one delivery's budget (measured from the first request). Each reads in bulk, for every
+ * owner at once: NetBox's requests grow with the report's pages, not with its owners.
+ */
 export interface OwnerDirectory {
   lookup(deviceIds: readonly number[], queries: readonly OwnerQuery[]): Promise<OwnerLookup>;
-  /** Every device NetBox lists for these objects (devices, sites, tenants), or null when it could not say. */
-  ownedDevices(objects: readonly { type: OwnerObjectType; id: number }[]): Promise<number[] | null>;
-  /** The results of these devices counted per severity, or null when NetBox could not say. */
-  countResults(deviceIds: readonly number[], failed: Record<Severity, number>): Promise<SeverityCounts | null>;
+  /** Every device NetBox lists for each of these objects (devices, sites, tenants), keyed `<type>:<id>`; null when it could not say. */
+  ownedDevices(objects: readonly { type: OwnerObjectType; id: number }[]): Promise<Map<string, number[]> | null>;
+  /** The report's results per device and severity, read once. */
+  countResults(): Promise<ResultCounts>;
 }
 
 export interface OwnerResolverOptions {
@@ -79,24 +86,24 @@ export function createOwnerResolver(options: OwnerResolverOptions): (reportKey: 
         try {
           return await cached(key, () => lookupOwners(options, deviceIds, queries, startBudget()));
         } catch (error) {
-          return describeLookupFailure(error, options);
+          return describeLookupFailure(error, options, 'devices and contacts');
         }
       },
       async ownedDevices(objects) {
         const names = objects.map((o) => `${o.type}:${o.id}`).sort();
         const key = `${reportKey}|owned|${names.join(',')}`;
         try {
-          return await cached(key, () => listOwnedDeviceIds(options.client, objects, startBudget()));
+          return await cached(key, () => listOwnedDevices(options.client, objects, startBudget()));
         } catch {
           return null;
         }
       },
-      async countResults(deviceIds, failed) {
-        const key = `${reportKey}|counts|${idsKey(deviceIds)}`;
+      async countResults() {
         try {
-          return await cached(key, () => countDeviceResults(options.client, resultsUrl, deviceIds, failed, startBudget()));
-        } catch {
-          return null;
+          const perDevice = await cached(`${reportKey}|counts`, () => countResultsPerDevice(options.client, resultsUrl, startBudget()));
+          return { status: 'ok', perDevice };
+        } catch (error) {
+          return describeLookupFailure(error, options, "the report's results");
         }
       },
     };
@@ -144,15 +151,21 @@ async function lookupOwners(
   };
 }
 
-function describeLookupFailure(error: unknown, options: OwnerResolverOptions): OwnerLookup {
-  const failed = `reading the owners from NetBox failed (${(error as Error)?.message ?? String(error)})`;
+/** Why NetBox could not give `what` (devices and contacts, or the report's results), in one line for the mail and the log. */
+function describeLookupFailure(
+  error: unknown,
+  options: OwnerResolverOptions,
+  what: 'devices and contacts' | "the report's results",
+): { status: 'missing'; code: string; reason: string } {
+  const failed = `reading ${what} from NetBox failed (${(error as Error)?.message ?? String(error)})`;
   if (!(error instanceof NetboxError)) return { status: 'missing', code: 'PROTOCOL', reason: failed };
   const seconds = Math.round(options.budgetMs / 100) / 10;
+  const may = what === 'devices and contacts' ? 'dcim and tenancy' : "validity's test results";
   const reasons: Record<string, string> = {
-    AUTH: `NetBox refused the relay's token when asked for devices and contacts (HTTP ${error.status ?? 403}); check that it may read dcim and tenancy`,
-    TIMEOUT: `NetBox did not say who owns the devices within the ${seconds} s allowed`,
-    UNREACHABLE: `NetBox at ${options.client.url} could not be reached for the owners (${error.detail ?? error.message})`,
-    SERVER: `NetBox answered HTTP ${error.status ?? 500} when asked for the owners, and kept failing`,
+    AUTH: `NetBox refused the relay's token when asked for ${what} (HTTP ${error.status ?? 403}); check that it may read ${may}`,
+    TIMEOUT: `NetBox did not give ${what} within the ${seconds} s allowed`,
+    UNREACHABLE: `NetBox at ${options.client.url} could not be reached for ${what} (${error.detail ?? error.message})`,
+    SERVER: `NetBox answered HTTP ${error.status ?? 500} when asked for ${what}, and kept failing`,
   };
   return { status: 'missing', code: error.code, reason: reasons[error.code] ?? failed };
 }

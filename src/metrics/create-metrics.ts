@@ -14,6 +14,8 @@ export interface RelayMetrics {
   recordNetboxFetchError(reason: string, source?: string): void;
   /** A route by owner mailed the whole report to its fallback: NetBox could not say who owns what. */
   recordOwnerFallback(reason: string, source?: string): void;
+  /** Owner groups whose mails went without counts of their own (NetBox could not give the report's results). */
+  recordOwnerGroupsUncounted(reason: string, groups: number, source?: string): void;
   /** The exposition text, with the queue gauges read from the store now. */
   render(): Promise<string>;
   readonly contentType: string;
@@ -61,6 +63,7 @@ export function createMetrics(options: MetricsOptions): RelayMetrics {
     recordWorker: (outcome) => recordWorkerOutcome(traffic, outcome, options.failures ?? FAILURE_CATALOGUE),
     recordNetboxFetchError: (reason, source) => traffic.netboxErrors.inc(labels(reason, source)),
     recordOwnerFallback: (reason, source) => traffic.ownerFallbacks.inc(labels(reason, source)),
+    recordOwnerGroupsUncounted: (reason, groups, source) => traffic.ownerGroupsUncounted.inc(labels(reason, source), groups),
     async render() {
       await refreshQueue(queue, options);
       return registry.metrics();
@@ -97,13 +100,18 @@ function registerTrafficSeries(registry: Registry, sources: readonly string[]) {
     help: 'Owner look-ups (routes by NetBox contacts) that failed, so the whole report went to the fallback addresses, by source and reason.',
     labelNames: ['reason', 'source'] as const,
   });
+  const ownerGroupsUncounted = new Counter({
+    ...series(registry, 'owner_groups_uncounted_total'),
+    help: "Owner groups (routes by NetBox contacts) mailed without counts of their own, by source and reason: NetBox could not give the report's results, so each such mail says its counts are unavailable.",
+    labelNames: ['reason', 'source'] as const,
+  });
   sent.inc(0);
   // Reasons known in advance start at 0, so rate() works from the first failure on.
   for (const source of sources) for (const outcome of ['queued', 'duplicate'] as const) received.inc({ outcome, code: '', source }, 0);
   const known = new Set(sources);
   // Bounds the `source` label to the configured set.
   const sourceLabel = (source: string | undefined) => (source !== undefined && known.has(source) ? source : DEFAULT_SOURCE_NAME);
-  return { received, sent, failed, latency, netboxErrors, ownerFallbacks, sourceLabel };
+  return { received, sent, failed, latency, netboxErrors, ownerFallbacks, ownerGroupsUncounted, sourceLabel };
 }
 
 /** Registers the queue gauges (every state starts at 0), their scrape-error counter and the unrecorded-outcomes gauge. */

@@ -10,10 +10,10 @@ export { NetboxError, describeTlsFailure, type NetboxErrorCode } from './netbox-
 export {
   readNetboxMajor,
   listDevices,
-  listOwnedDeviceIds,
+  listOwnedDevices,
   listContactAssignments,
   listContacts,
-  countDeviceResults,
+  countResultsPerDevice,
   splitResultsUrl,
   NETBOX_PAGE_SIZE,
   type ContactAssignment,

@@ -1,4 +1,4 @@
-import { SEVERITIES, type Severity, type SeverityCounts } from '../report';
+import { SEVERITIES, type Severity } from '../report';
 import type { NetboxClient, RequestBudget } from './netbox-client';
 import { NetboxError } from './netbox-error';
 
@@ -41,8 +41,8 @@ export interface NetboxContact {
   email: string;
 }
 
-/** Ids per request: NetBox takes a repeated `id=`; a long URL is refused by some proxies. */
-const IDS_PER_REQUEST = 50;
+/** Ids per request: NetBox takes a repeated `id=`; 100 ids of up to 7 digits keep a query under 2.5 kB, below every proxy's URL limit. */
+const IDS_PER_REQUEST = 100;
 /** NetBox's page size cap (MAX_PAGE_SIZE); larger values are silently clamped, `next` covers the rest. */
 export const NETBOX_PAGE_SIZE = 1000;
 
@@ -73,21 +73,36 @@ export async function listDevices(client: NetboxClient, ids: readonly number[], 
   return devices;
 }
 
-/** The ids of every device NetBox lists for these objects (a device, a site's, a tenant's): an owner's devices, failing or not. */
-export async function listOwnedDeviceIds(
+/**
+ * Every device NetBox lists for these objects (a device itself, a site's, a tenant's), keyed `<type>:<id>`: each
+ * owner's devices, failing or not, read for all objects at once (`site_id`/`tenant_id` repeated), never one per owner.
+ */
+export async function listOwnedDevices(
   client: NetboxClient,
   objects: readonly { type: OwnerObjectType; id: number }[],
   budget: RequestBudget,
-): Promise<number[]> {
-  const ids = new Set(objects.filter((o) => o.type === 'dcim.device').map((o) => o.id));
-  for (const [type, param] of Object.entries({ 'dcim.site': 'site_id', 'tenancy.tenant': 'tenant_id' })) {
-    const ofType = objects.filter((o) => o.type === type).map((o) => o.id);
-    const list = { path: '/api/dcim/devices/', param, ids: ofType, filters: { brief: '1' } };
-    await streamListByIds(client, list, budget, (raw) => {
-      if (typeof raw.id === 'number') ids.add(raw.id);
+): Promise<Map<string, number[]>> {
+  const owned = new Map<string, number[]>();
+  const add = (key: string, id: number) => {
+    const ids = owned.get(key);
+    if (ids) ids.push(id);
+    else owned.set(key, [id]);
+  };
+  for (const o of objects) if (o.type === 'dcim.device') add(`dcim.device:${o.id}`, o.id);
+  const lists = [
+    { type: 'dcim.site', param: 'site_id', refOf: (d: NetboxDevice) => d.site },
+    { type: 'tenancy.tenant', param: 'tenant_id', refOf: (d: NetboxDevice) => d.tenant },
+  ];
+  for (const { type, param, refOf } of lists) {
+    const ids = objects.filter((o) => o.type === type).map((o) => o.id);
+    await streamListByIds(client, { path: '/api/dcim/devices/', param, ids }, budget, (raw) => {
+      for (const device of readDevice(raw)) {
+        const ref = refOf(device)?.id;
+        if (ref != null) add(`${type}:${ref}`, device.id);
+      }
     });
   }
-  return [...ids].sort((a, b) => a - b);
+  return owned;
 }
 
 /**
@@ -130,32 +145,35 @@ export async function listContacts(client: NetboxClient, ids: readonly number[],
 }
 
 /**
- * The results of a report on these devices per severity (`count` of a one-item page per severity and batch): an
- * owner's ratios. `failedPerSeverity` comes from the failing results already read: passed = counted − failed.
+ * Each device's results in a report, counted per severity, from one read of the whole report (pages of
+ * {@link NETBOX_PAGE_SIZE}, no explanations): any set of devices is then counted without asking NetBox again.
  */
-export async function countDeviceResults(
+export async function countResultsPerDevice(
   client: NetboxClient,
   resultsUrl: string,
-  deviceIds: readonly number[],
-  failedPerSeverity: Record<Severity, number>,
   budget: RequestBudget,
-): Promise<SeverityCounts> {
-  const { path, params: base } = splitResultsUrl(resultsUrl);
-  const counts: SeverityCounts = { HIGH: { passed: 0, count: 0 }, MIDDLE: { passed: 0, count: 0 }, LOW: { passed: 0, count: 0 } };
-  for (const severity of SEVERITIES) {
-    for (const chunk of chunkIds(deviceIds)) {
-      const params = new URLSearchParams(base);
-      for (const id of chunk) params.append('device_id', String(id));
-      params.set('severity', severity);
-      params.set('limit', '1');
-      params.set('omit', 'explanation');
-      const page = (await client.getJson(`${path}?${params.toString()}`, budget)) as { count?: unknown } | null;
-      if (typeof page?.count !== 'number') throw new NetboxError('PROTOCOL', `NetBox's results list has no count (${path})`);
-      counts[severity].count += page.count;
-    }
-    counts[severity].passed = Math.max(0, counts[severity].count - failedPerSeverity[severity]);
-  }
-  return counts;
+): Promise<Map<number, Record<Severity, number>>> {
+  const { path, params } = splitResultsUrl(resultsUrl);
+  params.set('limit', String(NETBOX_PAGE_SIZE));
+  params.set('omit', 'explanation');
+  const perDevice = new Map<number, Record<Severity, number>>();
+  await client.streamList(
+    `${path}?${params.toString()}`,
+    (page) => {
+      for (const raw of page) {
+        const device = (raw.device as { id?: unknown } | null)?.id;
+        const named = (raw.test as { severity?: unknown } | null)?.severity;
+        const severity = typeof named === 'string' ? named.toUpperCase() : '';
+        if (typeof device !== 'number') continue;
+        const counts = perDevice.get(device) ?? { HIGH: 0, MIDDLE: 0, LOW: 0 };
+        // As the failing results are read: a severity validity does not name counts as its default, MIDDLE.
+        counts[(SEVERITIES as readonly string[]).includes(severity) ? (severity as Severity) : 'MIDDLE'] += 1;
+        perDevice.set(device, counts);
+      }
+    },
+    budget,
+  );
+  return perDevice;
 }
 
 /** Streams the list at `path` for these ids, {@link IDS_PER_REQUEST} at a time (`param` repeated, the filters beside it). */

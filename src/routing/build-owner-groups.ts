@@ -76,7 +76,6 @@ export function buildOwnerGroups(
     place(failure.deviceId, (group) => {
       if (failure.deviceId !== null) group.ids.add(failure.deviceId);
       group.names.add(failure.device);
-      group.failed[failure.severity] += 1;
     });
   const failing = new Set(failures.map((f) => f.device));
   for (const device of fixed)
@@ -94,7 +93,6 @@ function startGroup(to: string[]) {
     names: new Set<string>(),
     /** Fixed devices: NetBox id → name. */
     fixed: new Map<number, string>(),
-    failed: { HIGH: 0, MIDDLE: 0, LOW: 0 } as Record<Severity, number>,
   };
 }
 type GroupTally = ReturnType<typeof startGroup>;
@@ -118,8 +116,6 @@ function finishGroup(spec: OwnerSpec, key: string, g: GroupTally, refused: strin
     /** The group's devices that failed in the previous report and fail nothing now: their fixes are the group's too. */
     fixedDeviceIds: [...g.fixed.keys()].sort((a, b) => a - b),
     fixedDevices: [...g.fixed.values()].sort((a, b) => a.localeCompare(b)),
-    /** The group's failing results per severity (from the failing results read). */
-    failed: g.failed,
     /** The NetBox objects (device, site, tenant) through which the group owns its devices; none for `unowned`. */
     objects: [...g.refs.values()],
     /** For the fallback's mail: the contacts NetBox names that were not mailed, and why; else null. */

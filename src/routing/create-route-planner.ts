@@ -1,6 +1,6 @@
-import type { FailingResult, OwnerDirectory, OwnerLookup } from '../enrichment';
+import type { FailingResult, OwnerDirectory, OwnerLookup, ResultCounts } from '../enrichment';
 import type { ClaimedDelivery, NewRouteMail, OwnerGroupPlan, Store } from '../store';
-import { countPerSeverity } from '../report';
+import { countPerSeverity, SEVERITIES, type Severity, type SeverityCounts } from '../report';
 import type { Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
 import { buildOwnerGroups, type FixedOwnedDevice, type OwnerGroupDraft } from './build-owner-groups';
@@ -44,6 +44,8 @@ export function createRoutePlanner(options: {
   onOwnerFallback?: (source: string, code: string) => void;
   /** NetBox named contacts a route by owner may not mail (each line: who, through which object, why); their failures went to the fallback. */
   onRecipientsRefused?: (route: string, refused: readonly string[]) => void;
+  /** Owner groups of a route the relay could not count (their mails say so, never the report's figures), how many and why. */
+  onGroupsUncounted?: (uncounted: { source: string; route: string; groups: number; code: string; reason: string }) => void;
 }): RoutePlanner {
   const tags = new Map((options.sources ?? []).map((s) => [s.name, s.tags]));
   const byName = new Map(options.routes.map((r) => [r.name, r]));
@@ -70,7 +72,7 @@ export function createRoutePlanner(options: {
     for (const decision of decisions) {
       const route = byName.get(decision.route);
       if (decision.outcome === 'send' && route?.owners)
-        plan.push(...(await splitByOwner(route, decision, composed, lookup, options.onRecipientsRefused)));
+        plan.push(...(await splitByOwner(route, decision, composed, lookup, { ...options, source: delivery.netboxSource })));
       else if (decision.outcome === 'send' && route && decision.devices) plan.push(await scopeToDevices(route, decision, composed));
       else if (decision.outcome === 'send' && route?.match && hasDeviceCondition(route.match) && facts.hasFailures && !facts.devices)
         plan.push(unscoped(route, decision, composed, lookup));
@@ -79,6 +81,8 @@ export function createRoutePlanner(options: {
     return plan;
   };
 }
+
+type PlannerHooks = Pick<Parameters<typeof createRoutePlanner>[0], 'onRecipientsRefused' | 'onGroupsUncounted'> & { source: string };
 
 /** NetBox's failing (and, for routes by owner, fixed) devices and the contacts routes by owner ask for, in one bounded, cached look-up. */
 async function lookupOwners(routes: readonly Route[], composed: PlannedReport): Promise<OwnerLookup | undefined> {
@@ -100,7 +104,7 @@ async function splitByOwner(
   decision: RouteDecision,
   composed: PlannedReport,
   lookup: OwnerLookup | undefined,
-  onRecipientsRefused?: (route: string, refused: readonly string[]) => void,
+  hooks: PlannerHooks,
 ): Promise<NewRouteMail[]> {
   const spec = route.owners!;
   const whole = (why: string, note: string | null) =>
@@ -132,11 +136,21 @@ async function splitByOwner(
     (g) => route.notify !== 'on-failure' || g.devices.length > 0,
   );
   const refused = groups.flatMap((g) => g.refused);
-  if (refused.length > 0) onRecipientsRefused?.(route.name, refused);
+  if (refused.length > 0) hooks.onRecipientsRefused?.(route.name, refused);
+  if (groups.length === 0) return [];
+  // Every group is counted from two bulk reads (each owner's devices, the report's results per device): no request per group.
+  const objects = scope ? [] : groups.flatMap((g) => g.objects);
+  const owned = objects.length > 0 ? await composed.owners!.ownedDevices(objects) : null;
+  const results = await composed.owners!.countResults();
   const plan: NewRouteMail[] = [];
+  const uncounted = new Map<string, { groups: number; reason: string }>();
   for (const g of groups) {
     // A route narrowed by a device condition knows only its failing devices: its ratios are theirs.
-    const { counts, ownedDevices } = scope ? await countFailingDevices(g, composed) : await countOwnedDevices(g, failures, composed);
+    const counted = countGroup(g, scope ? null : owned, failures, results);
+    if (counted.missing) {
+      const { code, reason } = counted.missing;
+      uncounted.set(code, { groups: (uncounted.get(code)?.groups ?? 0) + 1, reason });
+    }
     const group: OwnerGroupPlan = {
       route: route.name,
       key: g.key,
@@ -145,39 +159,58 @@ async function splitByOwner(
       deviceIds: [...g.deviceIds, ...g.fixedDeviceIds],
       devices: g.devices,
       ...(g.fixedDevices.length > 0 ? { fixedDevices: g.fixedDevices } : {}),
-      counts,
-      ownedDevices,
+      counts: counted.counts,
+      ownedDevices: counted.ownedDevices,
+      ...(counted.missing ? { countsMissing: counted.missing.reason } : {}),
       whole: false,
       note: g.note,
     };
     plan.push({ ...decision, route: `${route.name}~${g.key}`, reason: `${decision.reason}; ${g.why}`, ownerGroup: group });
   }
+  for (const [code, { groups: n, reason }] of uncounted)
+    hooks.onGroupsUncounted?.({ source: hooks.source, route: route.name, groups: n, code, reason });
   return plan;
 }
 
-/** The ratios over a group's failing (and fixed) devices alone (unowned devices, or a route narrowed to some devices). */
-async function countFailingDevices(g: OwnerGroupDraft, composed: PlannedReport): Promise<Pick<OwnerGroupPlan, 'counts' | 'ownedDevices'>> {
-  const ids = [...g.deviceIds, ...g.fixedDeviceIds];
-  const countable = ids.length > 0 && g.devices.length === g.deviceIds.length;
-  return { counts: countable ? await composed.owners!.countResults(ids, g.failed) : null, ownedDevices: null };
+/**
+ * A group's ratios, a pure sum over the report's results per device: over every device it owns (each device NetBox lists
+ * for its sites, tenants and devices, failing or not: a site's passing switches count too), or over its failing (and
+ * fixed) devices alone when those could not be listed (unowned devices, a route narrowed to some devices). Its failed
+ * results are the report's failures on those devices. Null counts, with why, when NetBox could not give the results.
+ */
+function countGroup(
+  g: OwnerGroupDraft,
+  owned: Map<string, number[]> | null,
+  failures: readonly FailingResult[],
+  results: ResultCounts,
+): Pick<OwnerGroupPlan, 'counts' | 'ownedDevices'> & { missing?: { code: string; reason: string } } {
+  if (results.status === 'missing') return { counts: null, ownedDevices: null, missing: results };
+  const ownedIds = owned && g.objects.length > 0 ? g.objects.flatMap((o) => owned.get(`${o.type}:${o.id}`) ?? []) : null;
+  const ids = new Set([...(ownedIds ?? []), ...g.deviceIds, ...g.fixedDeviceIds]);
+  // A failing device without its NetBox id cannot be counted: the group's ratios would leave it out.
+  if (ids.size === 0 || (ownedIds === null && g.devices.length !== g.deviceIds.length))
+    return {
+      counts: null,
+      ownedDevices: null,
+      missing: { code: 'NO_DEVICE_IDS', reason: 'NetBox gave some of its failing results without a device id' },
+    };
+  const failed = countPerSeverity(failures.filter((r) => r.deviceId !== null && ids.has(r.deviceId)));
+  return { counts: sumResults(results.perDevice, ids, failed), ownedDevices: ownedIds ? ids.size : null };
 }
 
-/**
- * The ratios over every device the group owns: each device NetBox lists for its sites, tenants and
- * devices, failing or not (a site's passing switches count too). Its failed results are all of the
- * report's failures on those devices. When NetBox cannot list them, over its failing devices.
- */
-async function countOwnedDevices(
-  g: OwnerGroupDraft,
-  failures: readonly FailingResult[],
-  composed: PlannedReport,
-): Promise<Pick<OwnerGroupPlan, 'counts' | 'ownedDevices'>> {
-  const owned = g.objects.length > 0 ? await composed.owners!.ownedDevices(g.objects) : null;
-  if (!owned) return countFailingDevices(g, composed);
-  const ids = new Set([...owned, ...g.deviceIds, ...g.fixedDeviceIds]);
-  const failed = countPerSeverity(failures.filter((r) => r.deviceId !== null && ids.has(r.deviceId)));
-  const counts = await composed.owners!.countResults([...ids], failed);
-  return counts ? { counts, ownedDevices: ids.size } : countFailingDevices(g, composed);
+/** Results of these devices per severity, from the report's results per device; passed = counted − failed (waived ones pass). */
+function sumResults(
+  perDevice: Map<number, Record<Severity, number>>,
+  ids: Iterable<number>,
+  failed: Record<Severity, number>,
+): SeverityCounts {
+  const counts = { HIGH: { passed: 0, count: 0 }, MIDDLE: { passed: 0, count: 0 }, LOW: { passed: 0, count: 0 } };
+  for (const id of ids) {
+    const device = perDevice.get(id);
+    if (device) for (const severity of SEVERITIES) counts[severity].count += device[severity];
+  }
+  for (const severity of SEVERITIES) counts[severity].passed = Math.max(0, counts[severity].count - failed[severity]);
+  return counts;
 }
 
 /** A route whose `device` conditions select some failing devices: its one mail holds only theirs (and their counts). */
@@ -185,7 +218,8 @@ async function scopeToDevices(route: Route, decision: RouteDecision, composed: P
   const ids = new Set(decision.devices);
   const failures = (composed.failures ?? []).filter((r) => r.deviceId !== null && ids.has(r.deviceId));
   const deviceIds = [...ids].sort((a, b) => a - b);
-  const counts = deviceIds.length > 0 && composed.owners ? await composed.owners.countResults(deviceIds, countPerSeverity(failures)) : null;
+  const results = deviceIds.length > 0 && composed.owners ? await composed.owners.countResults() : null;
+  const counts = results?.status === 'ok' ? sumResults(results.perDevice, deviceIds, countPerSeverity(failures)) : null;
   const devices = [...new Set(failures.map((r) => r.device))].sort((a, b) => a.localeCompare(b));
   const why = `the route's device condition selects ${devices.length === 1 ? 'this device' : `these ${devices.length} devices`}`;
   return {

@@ -122,8 +122,10 @@ export interface OwnerGroupPlan {
   devices: string[];
   /** Devices that failed in the previous report and fail nothing now; absent in plans recorded before. */
   fixedDevices?: string[];
-  /** Null when NetBox could not count them (the mail then shows failures only). */
+  /** Null when NetBox could not count them (the mail then says its counts are unavailable and shows its failures). */
   counts: SeverityCounts | null;
+  /** Why `counts` is null, for the mail; absent when counted (or in plans recorded before). */
+  countsMissing?: string;
   /** Every device NetBox lists for the group's objects, failing or not; absent or null: the failing ones alone. */
   ownedDevices?: number | null;
   whole: boolean;

@@ -71,6 +71,8 @@ export interface NetboxDoubleOptions {
   honoursOmit?: boolean;
   /** Accept connections from this address only (NetBox behind a firewall that lets only the proxy in); others are cut. */
   onlyFrom?: string;
+  /** Delay, in ms, before answering every request (a real NetBox's pace), unless a slower one is set for it. */
+  latencyMs?: number;
 }
 
 export interface NetboxDouble {
@@ -88,6 +90,8 @@ export interface NetboxDouble {
   slowQueries: Map<string, number>;
   /** Requests to this path (without the base path) are answered only once the promise settles. */
   gates: Map<string, Promise<unknown>>;
+  /** Answers a request (path and query, without the base path) with this HTTP status instead, while it returns one. */
+  failWhen: ((path: string) => number | undefined) | null;
   /** The requests (path and query) held by a gate, as they arrived. */
   held: string[];
   devices: Map<number, DeviceSpec>;
@@ -178,6 +182,7 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
   const slowQueries = new Map<string, number>();
   const gates = new Map<string, Promise<unknown>>();
   const held: string[] = [];
+  let failWhen: NetboxDouble['failWhen'] = null;
   const devices = new Map<number, DeviceSpec>();
   const contacts = new Map<number, ContactSpec>();
   const assignments: AssignmentSpec[] = [];
@@ -215,7 +220,8 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
     }
     const delay =
       slowPaths.get(requested.pathname.slice(basePath.length)) ??
-      [...requested.searchParams].map(([name, value]) => slowQueries.get(`${name}=${value}`)).find((d) => d !== undefined);
+      [...requested.searchParams].map(([name, value]) => slowQueries.get(`${name}=${value}`)).find((d) => d !== undefined) ??
+      options.latencyMs;
     if (delay === undefined) return handle(req, res);
     const timer = setTimeout(() => {
       if (!res.destroyed) handle(req, res);
@@ -225,7 +231,7 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
   const handle = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const url = new URL(req.url ?? '/', 'http://double');
     requests.push({ path: `${url.pathname}${url.search}`, authorization: req.headers.authorization, accept: req.headers.accept });
-    const failure = failNext.shift();
+    const failure = failNext.shift() ?? failWhen?.(`${url.pathname.slice(basePath.length)}${url.search}`);
     if (failure !== undefined) {
       res.writeHead(failure, { 'Content-Type': 'text/html' });
       res.end(`<html><body><h1>${failure} Bad Gateway</h1></body></html>`);
@@ -358,6 +364,12 @@ export async function startNetboxDouble(options: NetboxDoubleOptions): Promise<N
     slowQueries,
     gates,
     held,
+    get failWhen() {
+      return failWhen;
+    },
+    set failWhen(next) {
+      failWhen = next;
+    },
     devices,
     contacts,
     assignments,

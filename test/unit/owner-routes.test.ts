@@ -183,7 +183,6 @@ describe('owner groups: one per set of owners, a fallback for the rest', () => {
     expect(byTo['Alice@example.com,eve@example.com']).toMatchObject({
       why: 'you are the primary owner contact of site fra1',
       deviceIds: [1, 2],
-      failed: { HIGH: 1, MIDDLE: 1, LOW: 0 },
     });
     expect(byTo['carol@example.com']).toMatchObject({ why: 'you are the primary owner contact of tenant acme', deviceIds: [1] });
     expect(byTo['noc@example.com']).toMatchObject({ key: 'unowned', deviceIds: [4], devices: ['lon-1', 'unknown-device'] });
@@ -219,7 +218,6 @@ describe('owner groups: one per set of owners, a fallback for the rest', () => {
       devices: [],
       fixedDeviceIds: [3],
       fixedDevices: ['ams-1'],
-      failed: { HIGH: 0, MIDDLE: 0, LOW: 0 },
     });
     // fra-2 still fails something: it is one of Alice's failing devices, not a fixed one.
     expect(byTo['alice@example.com']).toMatchObject({ deviceIds: [1, 2], fixedDevices: [] });
