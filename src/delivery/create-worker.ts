@@ -54,8 +54,10 @@ interface Loop {
   readonly settle: SettleState;
   running: boolean;
   stopping: boolean;
-  /** The ids of the batch between its claim and its settle; their leases are kept. */
-  batch: number[];
+  /** The ids claimed and not yet settled; their leases are kept. */
+  claimed: Set<number>;
+  /** Each source's last batch in flight: the next one of that source starts after it, so each source's mails keep their order. */
+  sources: Map<string, Promise<void>>;
   /** Wakes the loop while it waits for work. */
   wake?: () => void;
   done?: Promise<void>;
@@ -63,10 +65,13 @@ interface Loop {
 }
 
 /**
- * The delivery loop, one batch at a time: claim the oldest due deliveries (durably, with a lease) → compose
- * each and build its route mails → send them → settle the batch in one write. The claim is durable before the
- * send and the outcome after it, so a crash between the two sends that batch's mails again after restart: at
- * least once, duplicates bounded by one batch. A refused settle never repeats a mail (see settleBatch).
+ * The delivery loop: claim the oldest due deliveries (durably, with a lease) → compose each and build its route
+ * mails → send them → settle them in one write. A claim is run as one batch per NetBox source, side by side, each
+ * source's batches one after another: a NetBox that is slow or silent holds only its own source's mails, and
+ * the loop claims for the others while it waits, never more than `concurrency` deliveries at once. The claim is
+ * durable before the send and the outcome after it, so a crash between the two sends those mails again after
+ * restart: at least once, duplicates bounded by the deliveries in flight. A refused settle never repeats a mail
+ * (see settleBatch).
  */
 export function createWorker(options: WorkerOptions): Worker {
   const loop: Loop = {
@@ -76,12 +81,13 @@ export function createWorker(options: WorkerOptions): Worker {
     settle: { unrecorded: { count: 0 } },
     running: false,
     stopping: false,
-    batch: [],
+    claimed: new Set(),
+    sources: new Map(),
   };
   return {
     owner: loop.owner,
     get inFlight() {
-      return loop.batch.length;
+      return loop.claimed.size;
     },
     get breaker() {
       const { state, openUntil, failures, pausedSince, lastError } = loop.policy;
@@ -109,7 +115,13 @@ async function runLoop(loop: Loop): Promise<void> {
   const { store, clock, logger, concurrency, leaseMs } = loop.options;
   while (!loop.stopping) {
     const now = clock.now();
-    const limit = loop.policy.capacity(now, Math.max(1, concurrency));
+    const free = Math.max(1, concurrency) - loop.claimed.size;
+    // While the store refuses a settle, nothing new is claimed (see settleBatch); a batch that ends wakes the loop.
+    if (free <= 0 || loop.settle.unrecorded.count > 0) {
+      await waitForWork(loop, loop.options.pollMs);
+      continue;
+    }
+    const limit = loop.policy.capacity(now, free);
     if (limit > 0) {
       // Whether this claim is the probe of a paused queue is decided before the await.
       const asProbe = loop.policy.state === 'open';
@@ -121,7 +133,7 @@ async function runLoop(loop: Loop): Promise<void> {
       }
       if (asProbe) loop.policy.claimed(claimed?.length ?? 0);
       if (claimed && claimed.length > 0) {
-        await runBatch(loop, claimed, asProbe);
+        startBatches(loop, claimed, asProbe);
         continue;
       }
       if (!claimed) {
@@ -131,29 +143,47 @@ async function runLoop(loop: Loop): Promise<void> {
     }
     await waitForWork(loop, await computeIdleDelay(loop));
   }
+  await Promise.all(loop.sources.values());
+}
+
+/** Runs a claim as one batch per source, each after its source's batch in flight; the loop is woken as each ends. */
+function startBatches(loop: Loop, deliveries: ClaimedDelivery[], asProbe: boolean): void {
+  const bySource = new Map<string, ClaimedDelivery[]>();
+  for (const d of deliveries) bySource.set(d.netboxSource, [...(bySource.get(d.netboxSource) ?? []), d]);
+  for (const [source, batch] of bySource) {
+    for (const d of batch) loop.claimed.add(d.id);
+    const run: Promise<void> = (loop.sources.get(source) ?? Promise.resolve())
+      .then(() => runBatch(loop, batch, asProbe))
+      .finally(() => {
+        for (const d of batch) loop.claimed.delete(d.id);
+        if (loop.sources.get(source) === run) loop.sources.delete(source);
+        loop.wake?.();
+      });
+    loop.sources.set(source, run);
+  }
 }
 
 /** One batch through the stages. Never rejects: a delivery whose run broke is left to its lease. */
 async function runBatch(loop: Loop, deliveries: ClaimedDelivery[], asProbe: boolean): Promise<void> {
   const { options, policy } = loop;
   const started = options.clock.now();
-  loop.batch = deliveries.map((d) => d.id);
   try {
     const items = await composeBatch(options, deliveries, options.logger);
-    await shareComposedReports(options);
+    await shareComposedReports(options, deliveries);
     // A probe is claimed alone: the oldest due delivery.
     if (asProbe && items.length > 0) items[0].isProbe = true;
     await sendBatch({ ...options, policy }, items);
     await settleBatch({ ...options, policy, random: options.random ?? Math.random }, loop.settle, items, started);
   } catch (error) {
     options.logger.error(
-      { err: error, deliveryIds: loop.batch },
+      { err: error, deliveryIds: deliveries.map((d) => d.id) },
       'cannot prepare the batch (nothing was sent); its deliveries will be tried again when their lease expires',
     );
+    // What it composed is composed again then.
+    options.history.take(deliveries.map((d) => d.dedupKey));
   } finally {
     // Still probing here: the probe never reached the server (it could not be composed); the next claim probes again.
-    if (policy.state === 'probing') policy.probeEnded(options.clock.now());
-    loop.batch = [];
+    if (asProbe && policy.state === 'probing') policy.probeEnded(options.clock.now());
   }
 }
 
@@ -162,10 +192,10 @@ async function runBatch(loop: Loop, deliveries: ClaimedDelivery[], asProbe: bool
  * that another replica composing a successor meanwhile compares with their failing sets, not on counts only.
  * A refused write leaves them to the settle, as on a single-owner store (whose next batch starts after it).
  */
-async function shareComposedReports(options: WorkerOptions): Promise<void> {
+async function shareComposedReports(options: WorkerOptions, deliveries: ClaimedDelivery[]): Promise<void> {
   const { store, history, clock, logger } = options;
   if (store.singleOwner) return;
-  const reports = history.take();
+  const reports = history.take(deliveries.map((d) => d.dedupKey));
   if (reports.length === 0) return;
   try {
     await store.settleBatch({ now: clock.now(), deliveries: [], reports });
@@ -204,7 +234,7 @@ function waitForWork(loop: Loop, delayMs: number): Promise<void> {
 
 /** Extends the leases of the batch in flight, so none expires while it is sent or while its settle waits for the store. */
 async function keepLeases(loop: Loop): Promise<void> {
-  const ids = loop.batch;
+  const ids = [...loop.claimed];
   if (ids.length === 0) return;
   const { store, clock, leaseMs, logger } = loop.options;
   try {
