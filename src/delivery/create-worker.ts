@@ -56,7 +56,7 @@ interface Loop {
   stopping: boolean;
   /** The ids claimed and not yet settled; their leases are kept. */
   claimed: Set<number>;
-  /** Each source's last batch in flight: the next one of that source starts after it, so each source's mails keep their order. */
+  /** The batch in flight of each source: no other delivery of that source is claimed meanwhile, so each source's mails keep their order. */
   sources: Map<string, Promise<void>>;
   /** Wakes the loop while it waits for work. */
   wake?: () => void;
@@ -66,9 +66,9 @@ interface Loop {
 
 /**
  * The delivery loop: claim the oldest due deliveries (durably, with a lease) → compose each and build its route
- * mails → send them → settle them in one write. A claim is run as one batch per NetBox source, side by side, each
- * source's batches one after another: a NetBox that is slow or silent holds only its own source's mails, and
- * the loop claims for the others while it waits, never more than `concurrency` deliveries at once. The claim is
+ * mails → send them → settle them in one write. A claim is run as one batch per NetBox source, side by side, and
+ * a source with a batch in flight is not claimed from: a NetBox that is slow or silent holds only its own
+ * source's mails (in their order), while the loop claims for the others, never more than `concurrency` at once. The claim is
  * durable before the send and the outcome after it, so a crash between the two sends those mails again after
  * restart: at least once, duplicates bounded by the deliveries in flight. A refused settle never repeats a mail
  * (see settleBatch).
@@ -127,7 +127,7 @@ async function runLoop(loop: Loop): Promise<void> {
       const asProbe = loop.policy.state === 'open';
       let claimed: ClaimedDelivery[] | undefined;
       try {
-        claimed = await store.claimDue({ now, limit, owner: loop.owner, leaseMs });
+        claimed = await store.claimDue({ now, limit, owner: loop.owner, leaseMs, skipSources: [...loop.sources.keys()] });
       } catch (error) {
         logger.error({ err: error }, 'cannot claim deliveries from the outbox; will try again');
       }
@@ -141,25 +141,26 @@ async function runLoop(loop: Loop): Promise<void> {
         continue;
       }
     }
-    await waitForWork(loop, await computeIdleDelay(loop));
+    // With a source busy, its due deliveries wait for its batch, whose end wakes the loop.
+    await waitForWork(loop, loop.sources.size > 0 ? loop.options.pollMs : await computeIdleDelay(loop));
   }
   await Promise.all(loop.sources.values());
 }
 
-/** Runs a claim as one batch per source, each after its source's batch in flight; the loop is woken as each ends. */
+/** Runs a claim as one batch per source, side by side; the loop is woken as each ends. */
 function startBatches(loop: Loop, deliveries: ClaimedDelivery[], asProbe: boolean): void {
   const bySource = new Map<string, ClaimedDelivery[]>();
   for (const d of deliveries) bySource.set(d.netboxSource, [...(bySource.get(d.netboxSource) ?? []), d]);
   for (const [source, batch] of bySource) {
     for (const d of batch) loop.claimed.add(d.id);
-    const run: Promise<void> = (loop.sources.get(source) ?? Promise.resolve())
-      .then(() => runBatch(loop, batch, asProbe))
-      .finally(() => {
+    loop.sources.set(
+      source,
+      runBatch(loop, batch, asProbe).finally(() => {
         for (const d of batch) loop.claimed.delete(d.id);
-        if (loop.sources.get(source) === run) loop.sources.delete(source);
+        loop.sources.delete(source);
         loop.wake?.();
-      });
-    loop.sources.set(source, run);
+      }),
+    );
   }
 }
 
