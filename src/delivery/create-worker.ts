@@ -66,12 +66,12 @@ interface Loop {
 
 /**
  * The delivery loop: claim the oldest due deliveries (durably, with a lease) → compose each and build its route
- * mails → send them → settle them in one write. A claim is run as one batch per NetBox source, side by side, and
- * a source with a batch in flight is not claimed from: a NetBox that is slow or silent holds only its own
- * source's mails (in their order), while the loop claims for the others, never more than `concurrency` at once. The claim is
- * durable before the send and the outcome after it, so a crash between the two sends those mails again after
- * restart: at least once, duplicates bounded by the deliveries in flight. A refused settle never repeats a mail
- * (see settleBatch).
+ * mails → send them → settle them in one write. A claim runs as one batch per NetBox source, side by side, and a
+ * source with a batch in flight is not claimed from: a NetBox that is slow or silent holds only its own source's
+ * mails (in their order) while the loop claims for the others, never more than `concurrency` deliveries at once.
+ * The claim is durable before the send and the outcome after it, so a crash between the two sends those mails
+ * again after restart: at least once, duplicates bounded by the deliveries in flight. A refused settle never
+ * repeats a mail (see settleBatch).
  */
 export function createWorker(options: WorkerOptions): Worker {
   const loop: Loop = {
