@@ -106,22 +106,19 @@ export function createWorker(options: WorkerOptions): Worker {
       loop.leaseTimer.unref?.();
       loop.done = runLoop(loop);
     },
-    kick: () => loop.wake?.(),
+    // A batch in flight: the new work is claimed when a batch ends, or at the next poll.
+    kick: () => (loop.sources.size === 0 ? loop.wake?.() : undefined),
     stop: (timeoutMs) => stopLoop(loop, timeoutMs),
   };
 }
 
 async function runLoop(loop: Loop): Promise<void> {
-  const { store, clock, logger, concurrency, leaseMs } = loop.options;
+  const { store, clock, logger, concurrency, leaseMs, pollMs } = loop.options;
   while (!loop.stopping) {
     const now = clock.now();
     const free = Math.max(1, concurrency) - loop.claimed.size;
-    // While the store refuses a settle, nothing new is claimed (see settleBatch); a batch that ends wakes the loop.
-    if (free <= 0 || loop.settle.unrecorded.count > 0) {
-      await waitForWork(loop, loop.options.pollMs);
-      continue;
-    }
-    const limit = loop.policy.capacity(now, free);
+    // While the store refuses a settle, nothing new is claimed (see settleBatch).
+    const limit = free > 0 && loop.settle.unrecorded.count === 0 ? loop.policy.capacity(now, free) : 0;
     if (limit > 0) {
       // Whether this claim is the probe of a paused queue is decided before the await.
       const asProbe = loop.policy.state === 'open';
@@ -132,17 +129,14 @@ async function runLoop(loop: Loop): Promise<void> {
         logger.error({ err: error }, 'cannot claim deliveries from the outbox; will try again');
       }
       if (asProbe) loop.policy.claimed(claimed?.length ?? 0);
-      if (claimed && claimed.length > 0) {
-        startBatches(loop, claimed, asProbe);
-        continue;
-      }
-      if (!claimed) {
-        await waitForWork(loop, loop.options.pollMs);
+      if (claimed && claimed.length > 0) startBatches(loop, claimed, asProbe);
+      else if (!claimed) {
+        await waitForWork(loop, pollMs);
         continue;
       }
     }
-    // With a source busy, its due deliveries wait for its batch, whose end wakes the loop.
-    await waitForWork(loop, loop.sources.size > 0 ? loop.options.pollMs : await computeIdleDelay(loop));
+    // With a batch in flight, the loop waits for one to end (or polls for the other sources' work).
+    await waitForWork(loop, loop.sources.size > 0 ? pollMs : await computeIdleDelay(loop));
   }
   await Promise.all(loop.sources.values());
 }
