@@ -152,6 +152,8 @@ function decideNext(policy: PolicyInput, pause: PauseState, outcome: AttemptOutc
   // acts, which can take days: no delivery is given up for it, not even the probe past its last attempt.
   const held = failure.heldForOperator ?? readFailureFacts(failure.code, FAILURE_CATALOGUE).heldForOperator;
   if (pausedUntil !== undefined && failure.scope === 'server' && held) return { next: 'held', until: pausedUntil };
+  // A throttle is the server's pace, not this mail's failure: it uses up no delivery's last attempt.
+  if (pausedUntil !== undefined && failure.retryAfterMs !== undefined) return { next: 'pause', until: pausedUntil };
   if (attempts >= policy.settings.maxAttempts) return { next: 'dead' };
   if (pausedUntil !== undefined) return { next: 'pause', until: pausedUntil };
   return { next: 'backoff', at: now + computeBackoffMs(attempts, policy.settings, policy.random) };

@@ -49,6 +49,8 @@ describe('the retry policy: the next state from (outcome, attempts, now)', () =>
     expect(decider().decide(throttled(3_000), 1, T0)).toEqual({ next: 'pause', until: T0 + 3_500 });
     expect(decider().decide(throttled(100), 1, T0)).toEqual({ next: 'pause', until: T0 + 600 });
     expect(decider().decide(throttled(45_000), 1, T0)).toEqual({ next: 'pause', until: T0 + 8_000 + 500 });
+    // However many probes it took: a throttle never makes a delivery dead.
+    expect(decider().decide(throttled(3_000), 99, T0)).toEqual({ next: 'pause', until: T0 + 3_500 });
   });
 });
 
