@@ -7,8 +7,8 @@ export interface BatchHistory extends ReportHistory {
   findReport: NonNullable<ReportHistory['findReport']>;
   /** A batch starts: its own reports' rows are read at once (whether each arrived late), a series' history once for all of them. */
   startBatch(deliveries: readonly Pick<ClaimedDelivery, 'kind' | 'reportId' | 'reportCreated' | 'dedupKey'>[]): Promise<void>;
-  /** The reports composed since the last call, for the settle to write; forgets them, and the batch's read. */
-  take(): ReportSnapshot[];
+  /** The reports composed for these deliveries' keys, for the settle to write; forgets them, and the batch's read. */
+  take(keys: readonly string[]): ReportSnapshot[];
 }
 
 /** The stored reports of a series before the batch's newest report, read once for the batch. */
@@ -27,7 +27,7 @@ interface SeriesRead {
 export function createBatchHistory(
   store: Pick<Store, 'findReportBefore' | 'listReportsBefore' | 'findReport' | 'findReports'>,
 ): BatchHistory {
-  let pending = new Map<string, ReportSnapshot>();
+  const pending = new Map<string, ReportSnapshot>();
   let batch: { newest: ReportCursor; size: number; reads: Map<string, SeriesRead> } | undefined;
   /** The batch's own reports as stored when it started, by dedup key (a key without a row maps to undefined). */
   let own = new Map<string, ReportSnapshot | undefined>();
@@ -79,10 +79,11 @@ export function createBatchHistory(
       pending.set(snapshot.dedupKey, snapshot);
     },
     findReport: async (dedupKey) => (own.has(dedupKey) ? own.get(dedupKey) : store.findReport(dedupKey)),
-    take() {
-      const taken = [...pending.values()];
-      pending = new Map();
-      // The batch is composed: its reads are not kept for anything after it.
+    take(keys) {
+      // Only the batch's own: another source's batch may still be composing beside it.
+      const taken = keys.flatMap((key) => pending.get(key) ?? []);
+      for (const key of keys) pending.delete(key);
+      // The batch is composed: its reads are not kept for anything after it (a batch beside it reads the store).
       batch = undefined;
       own = new Map();
       return taken;

@@ -54,8 +54,10 @@ interface Loop {
   readonly settle: SettleState;
   running: boolean;
   stopping: boolean;
-  /** The ids of the batch between its claim and its settle; their leases are kept. */
-  batch: number[];
+  /** The ids claimed and not yet settled; their leases are kept. */
+  claimed: Set<number>;
+  /** The batch in flight of each source: no other delivery of that source is claimed meanwhile, so each source's mails keep their order. */
+  sources: Map<string, Promise<void>>;
   /** Wakes the loop while it waits for work. */
   wake?: () => void;
   done?: Promise<void>;
@@ -63,10 +65,13 @@ interface Loop {
 }
 
 /**
- * The delivery loop, one batch at a time: claim the oldest due deliveries (durably, with a lease) → compose
- * each and build its route mails → send them → settle the batch in one write. The claim is durable before the
- * send and the outcome after it, so a crash between the two sends that batch's mails again after restart: at
- * least once, duplicates bounded by one batch. A refused settle never repeats a mail (see settleBatch).
+ * The delivery loop: claim the oldest due deliveries (durably, with a lease) → compose each and build its route
+ * mails → send them → settle them in one write. A claim runs as one batch per NetBox source, side by side, and a
+ * source with a batch in flight is not claimed from: a NetBox that is slow or silent holds only its own source's
+ * mails (in their order) while the loop claims for the others, never more than `concurrency` deliveries at once.
+ * The claim is durable before the send and the outcome after it, so a crash between the two sends those mails
+ * again after restart: at least once, duplicates bounded by the deliveries in flight. A refused settle never
+ * repeats a mail (see settleBatch).
  */
 export function createWorker(options: WorkerOptions): Worker {
   const loop: Loop = {
@@ -76,12 +81,13 @@ export function createWorker(options: WorkerOptions): Worker {
     settle: { unrecorded: { count: 0 } },
     running: false,
     stopping: false,
-    batch: [],
+    claimed: new Set(),
+    sources: new Map(),
   };
   return {
     owner: loop.owner,
     get inFlight() {
-      return loop.batch.length;
+      return loop.claimed.size;
     },
     get breaker() {
       const { state, openUntil, failures, pausedSince, lastError, held } = loop.policy;
@@ -100,36 +106,55 @@ export function createWorker(options: WorkerOptions): Worker {
       loop.leaseTimer.unref?.();
       loop.done = runLoop(loop);
     },
-    kick: () => loop.wake?.(),
+    // A batch in flight: the new work is claimed when a batch ends, or at the next poll.
+    kick: () => (loop.sources.size === 0 ? loop.wake?.() : undefined),
     stop: (timeoutMs) => stopLoop(loop, timeoutMs),
   };
 }
 
 async function runLoop(loop: Loop): Promise<void> {
-  const { store, clock, logger, concurrency, leaseMs } = loop.options;
+  const { store, clock, logger, concurrency, leaseMs, pollMs } = loop.options;
   while (!loop.stopping) {
     const now = clock.now();
-    const limit = loop.policy.capacity(now, Math.max(1, concurrency));
+    const free = Math.max(1, concurrency) - loop.claimed.size;
+    // While the store refuses a settle, nothing new is claimed (see settleBatch).
+    const limit = free > 0 && loop.settle.unrecorded.count === 0 ? loop.policy.capacity(now, free) : 0;
     if (limit > 0) {
       // Whether this claim is the probe of a paused queue is decided before the await.
       const asProbe = loop.policy.state === 'open';
       let claimed: ClaimedDelivery[] | undefined;
       try {
-        claimed = await store.claimDue({ now, limit, owner: loop.owner, leaseMs });
+        claimed = await store.claimDue({ now, limit, owner: loop.owner, leaseMs, skipSources: [...loop.sources.keys()] });
       } catch (error) {
         logger.error({ err: error }, 'cannot claim deliveries from the outbox; will try again');
       }
       if (asProbe) loop.policy.claimed(claimed?.length ?? 0);
-      if (claimed && claimed.length > 0) {
-        await runBatch(loop, claimed, asProbe);
-        continue;
-      }
-      if (!claimed) {
-        await waitForWork(loop, loop.options.pollMs);
+      if (claimed && claimed.length > 0) startBatches(loop, claimed, asProbe);
+      else if (!claimed) {
+        await waitForWork(loop, pollMs);
         continue;
       }
     }
-    await waitForWork(loop, await computeIdleDelay(loop));
+    // With a batch in flight, the loop waits for one to end (or polls for the other sources' work).
+    await waitForWork(loop, loop.sources.size > 0 ? pollMs : await computeIdleDelay(loop));
+  }
+  await Promise.all(loop.sources.values());
+}
+
+/** Runs a claim as one batch per source, side by side; the loop is woken as each ends. */
+function startBatches(loop: Loop, deliveries: ClaimedDelivery[], asProbe: boolean): void {
+  const bySource = new Map<string, ClaimedDelivery[]>();
+  for (const d of deliveries) bySource.set(d.netboxSource, [...(bySource.get(d.netboxSource) ?? []), d]);
+  for (const [source, batch] of bySource) {
+    for (const d of batch) loop.claimed.add(d.id);
+    loop.sources.set(
+      source,
+      runBatch(loop, batch, asProbe).finally(() => {
+        for (const d of batch) loop.claimed.delete(d.id);
+        loop.sources.delete(source);
+        loop.wake?.();
+      }),
+    );
   }
 }
 
@@ -137,23 +162,23 @@ async function runLoop(loop: Loop): Promise<void> {
 async function runBatch(loop: Loop, deliveries: ClaimedDelivery[], asProbe: boolean): Promise<void> {
   const { options, policy } = loop;
   const started = options.clock.now();
-  loop.batch = deliveries.map((d) => d.id);
   try {
     const items = await composeBatch(options, deliveries, options.logger);
-    await shareComposedReports(options);
+    await shareComposedReports(options, deliveries);
     // A probe is claimed alone: the oldest due delivery.
     if (asProbe && items.length > 0) items[0].isProbe = true;
     await sendBatch({ ...options, policy }, items);
     await settleBatch({ ...options, policy, random: options.random ?? Math.random }, loop.settle, items, started);
   } catch (error) {
     options.logger.error(
-      { err: error, deliveryIds: loop.batch },
+      { err: error, deliveryIds: deliveries.map((d) => d.id) },
       'cannot prepare the batch (nothing was sent); its deliveries will be tried again when their lease expires',
     );
+    // What it composed is composed again then.
+    options.history.take(deliveries.map((d) => d.dedupKey));
   } finally {
     // Still probing here: the probe never reached the server (it could not be composed); the next claim probes again.
-    if (policy.state === 'probing') policy.probeEnded(options.clock.now());
-    loop.batch = [];
+    if (asProbe && policy.state === 'probing') policy.probeEnded(options.clock.now());
   }
 }
 
@@ -162,10 +187,10 @@ async function runBatch(loop: Loop, deliveries: ClaimedDelivery[], asProbe: bool
  * that another replica composing a successor meanwhile compares with their failing sets, not on counts only.
  * A refused write leaves them to the settle, as on a single-owner store (whose next batch starts after it).
  */
-async function shareComposedReports(options: WorkerOptions): Promise<void> {
+async function shareComposedReports(options: WorkerOptions, deliveries: ClaimedDelivery[]): Promise<void> {
   const { store, history, clock, logger } = options;
   if (store.singleOwner) return;
-  const reports = history.take();
+  const reports = history.take(deliveries.map((d) => d.dedupKey));
   if (reports.length === 0) return;
   try {
     await store.settleBatch({ now: clock.now(), deliveries: [], reports });
@@ -204,7 +229,7 @@ function waitForWork(loop: Loop, delayMs: number): Promise<void> {
 
 /** Extends the leases of the batch in flight, so none expires while it is sent or while its settle waits for the store. */
 async function keepLeases(loop: Loop): Promise<void> {
-  const ids = loop.batch;
+  const ids = [...loop.claimed];
   if (ids.length === 0) return;
   const { store, clock, leaseMs, logger } = loop.options;
   try {

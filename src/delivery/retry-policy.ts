@@ -18,6 +18,9 @@ const DEFAULT_PAUSE_AFTER_4XX = 3;
  */
 const HELD_PROBE_EVERY_BASES = 5;
 
+/** The spread added to the time a server asked for, so that replicas and relays told the same time do not all come back at once. */
+const THROTTLE_JITTER_MS = 1_000;
+
 /** The pause as an operator sees it (dashboard banner, /readyz, gauges). */
 export interface SmtpPauseStatus {
   /** `open`: the server is down, nothing is claimed until `openUntil`; `probing`: the oldest due delivery tests whether it is back. */
@@ -50,7 +53,7 @@ export type NextState =
   | { next: 'sent' }
   /** Tried again alone at `at` (exponential backoff with full jitter). */
   | { next: 'backoff'; at: number }
-  /** The server as a whole failed: the queue waits until `until`, then the oldest due delivery probes. */
+  /** The server as a whole failed, or said when to come back: the queue waits until `until`, then the oldest due delivery probes. */
   | { next: 'pause'; until: number }
   /** An operator must act (a refused login, TLS, Graph refusing the app): the queue waits, nothing is given up. */
   | { next: 'held'; until: number }
@@ -163,6 +166,8 @@ function decideNext(policy: PolicyInput, pause: PauseState, outcome: AttemptOutc
   }
   if (held) return { next: 'backoff', at: now + computeBackoffMs(attempts, policy.settings, policy.random) };
   if (failure.kind === 'permanent') return { next: 'dead' };
+  // A throttle is the server's pace, not this mail's failure: it uses up no delivery's last attempt.
+  if (pausedUntil !== undefined && failure.retryAfterMs !== undefined) return { next: 'pause', until: pausedUntil };
   if (attempts >= policy.settings.maxAttempts) return { next: 'dead' };
   if (pausedUntil !== undefined) return { next: 'pause', until: pausedUntil };
   return { next: 'backoff', at: now + computeBackoffMs(attempts, policy.settings, policy.random) };
@@ -178,8 +183,13 @@ function movePause(
   const { failure, isProbe, deliveryId } = outcome;
   const cause = { code: failure.code, message: failure.message };
   if (failure.scope === 'server') {
-    const notBefore = failure.retryAfterMs === undefined ? 0 : now + failure.retryAfterMs;
-    return openPause(policy, pause, now, isProbe, cause, notBefore);
+    // A server that said when to come back (Retry-After, a rate limit's "try again in N seconds") is throttling, not
+    // down: it is tried again then, however long ago the pause began; the wait it asks for is bounded like any delay.
+    const toldUntil =
+      failure.retryAfterMs === undefined
+        ? undefined
+        : now + Math.min(failure.retryAfterMs, policy.settings.maxDelayMs) + Math.floor(policy.random() * THROTTLE_JITTER_MS);
+    return openPause(policy, pause, now, isProbe, cause, toldUntil);
   }
   if (failure.code !== 'SMTP_4XX') {
     // The server answered about this message: it is reachable.
@@ -201,16 +211,17 @@ function openPause(
   now: number,
   wasProbe: boolean,
   cause: NonNullable<SmtpPauseStatus['lastError']>,
-  notBefore = 0,
+  toldUntil?: number,
 ): number {
   // Sends already in flight when the pause began fail too; they do not lengthen it, unless the server
   // asked for a longer one.
   if (pause.state === 'open' && !wasProbe) {
-    pause.openUntil = Math.max(pause.openUntil, notBefore);
+    pause.openUntil = Math.max(pause.openUntil, toldUntil ?? 0);
     return pause.openUntil;
   }
-  pause.failures += 1;
-  pause.openUntil = Math.max(notBefore, now + computePauseMs(policy.settings, pause.failures, policy.random));
+  // Only an outage grows the backoff: a server that said when is taken at its word.
+  if (toldUntil === undefined) pause.failures += 1;
+  pause.openUntil = toldUntil ?? now + computePauseMs(policy.settings, pause.failures, policy.random);
   pause.pausedSince ??= now;
   pause.lastError = { code: cause.code, message: cause.message.slice(0, 300) };
   pause.state = 'open';

@@ -52,11 +52,9 @@ async function sendRouteMail(stage: SendStage, item: BatchItem, mail: RouteMail)
   }
   const { failure } = result;
   const wasClosed = policy.state === 'closed';
-  const next = policy.decide(
-    { kind: 'failed', failure, deliveryId: item.delivery.id, isProbe: item.isProbe === true },
-    item.delivery.attempts,
-    now,
-  );
+  // A delivery that got mails through in this attempt is not failing: its backoff starts over.
+  const attempts = item.mails.some((m) => m.sentAt !== undefined) ? 1 : item.delivery.attempts;
+  const next = policy.decide({ kind: 'failed', failure, deliveryId: item.delivery.id, isProbe: item.isProbe === true }, attempts, now);
   mail.next = next;
   if (next.next !== 'pause' && next.next !== 'held') return;
   // The delivery's other mails would fail the same way: they wait for the server with it.
@@ -66,6 +64,8 @@ async function sendRouteMail(stage: SendStage, item: BatchItem, mail: RouteMail)
       { code: failure.code, error: policy.lastError?.message, pausedUntil: new Date(next.until).toISOString(), failures: policy.failures },
       failure.configProblem
         ? 'CONFIGURATION PROBLEM: no mail can be sent until it is fixed; pausing all deliveries (none is given up for it), then probing with the oldest'
-        : 'the SMTP server is unavailable: pausing all deliveries, then probing with the oldest',
+        : failure.retryAfterMs !== undefined
+          ? 'the mail server asked to slow down: pausing all deliveries until the time it gave, then going on with the oldest'
+          : 'the SMTP server is unavailable: pausing all deliveries, then probing with the oldest',
     );
 }

@@ -56,7 +56,11 @@ export interface SettleState {
 export async function settleBatch(stage: SettleStage, state: SettleState, items: BatchItem[], started: number): Promise<boolean> {
   const now = stage.clock.now();
   const decided = items.filter((item) => !item.abandoned).map((item) => decideSettlement(stage, item, now));
-  const batch: SettledBatch = { now, deliveries: decided.map((d) => d.settlement), reports: stage.history.take() };
+  const batch: SettledBatch = {
+    now,
+    deliveries: decided.map((d) => d.settlement),
+    reports: stage.history.take(items.map((i) => i.delivery.dedupKey)),
+  };
   if (batch.deliveries.length === 0 && batch.reports.length === 0) return true;
   if (!(await writeBatch(stage, state, batch))) return false;
   for (const d of decided) announce(stage, d, now - started);

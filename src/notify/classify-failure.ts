@@ -52,11 +52,30 @@ export function classifyFailure(error: unknown): FailureClass {
   if (code === 'ETLS' || (isSocketCode(code) && responseCode === undefined && isCertificateFailure(message)))
     return buildFailureClass('ETLS', message);
   if (responseCode !== undefined && responseCode >= 400 && responseCode < 500) {
-    return { ...buildFailureClass('SMTP_4XX', message), scope: SERVER_REPLY_CODES.has(responseCode) ? 'server' : 'message' };
+    const retryAfterMs = parseStatedWaitMs(message);
+    // A server that says when to come back (a rate limit) refuses every mail until then, not this one alone.
+    const scope = SERVER_REPLY_CODES.has(responseCode) || retryAfterMs !== undefined ? 'server' : 'message';
+    return { ...buildFailureClass('SMTP_4XX', message), scope, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
   }
   if (responseCode !== undefined && responseCode >= 500 && responseCode < 600) return buildFailureClass('SMTP_5XX', message);
   if (isFailureCode(code, CLASSIFIED)) return buildFailureClass(code, message);
   return buildFailureClass('UNKNOWN', code === undefined ? message : `${message} (code ${String(code).slice(0, 40)})`);
+}
+
+const UNIT_MS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_600_000 };
+
+/**
+ * The wait an SMTP reply states, if it states one: "try again in 30 seconds", "retry after 2 minutes",
+ * "please come back in 00:05:00" (milter-greylist). Most servers say only "try again later" (Gmail's 421 4.7.0,
+ * Exchange Online's 451 4.7.500, Postfix's 450 4.7.1 "too much mail"): then nothing is guessed.
+ */
+function parseStatedWaitMs(reply: string): number | undefined {
+  const text = reply.slice(0, 1000);
+  const clock = /\bin\s+(\d{1,2}):([0-5]\d):([0-5]\d)\b/i.exec(text);
+  if (clock) return ((Number(clock[1]) * 60 + Number(clock[2])) * 60 + Number(clock[3])) * 1000;
+  const spoken =
+    /\b(?:try again|retry|come back|resend|wait)\b[^.;]{0,20}?\b(\d{1,6})\s*(s|secs?|seconds?|m|mins?|minutes?|h|hours?)\b/i.exec(text);
+  return spoken ? Number(spoken[1]) * UNIT_MS[spoken[2][0].toLowerCase()] : undefined;
 }
 
 /** A template or composition error: the same input fails the same way, so it is permanent; one without a code of its own is `RENDER`. */

@@ -82,14 +82,15 @@ export function toListParams(options: ListOptions): { params: ListParams; ascend
  * queued rows are due on arrival); one writer at a time keeps it atomic.
  */
 function selectDueIds(d: Dialect): string {
+  const other = `NOT (netbox_source ${d.inList(':skipSources')})`;
   if (d.name === 'postgres')
     return `SELECT id AS due_id FROM deliveries
-         WHERE (state IN ('queued', 'retrying') AND next_attempt_at <= :now) OR (state = 'sending' AND lease_until <= :now)
+         WHERE ((state IN ('queued', 'retrying') AND next_attempt_at <= :now) OR (state = 'sending' AND lease_until <= :now)) AND ${other}
          ORDER BY id LIMIT :limit FOR UPDATE SKIP LOCKED`;
   return `SELECT due_id FROM (
-         SELECT id AS due_id FROM (SELECT id FROM deliveries WHERE state = 'queued' AND +next_attempt_at <= :now ORDER BY id LIMIT :limit)
-         UNION ALL SELECT id FROM (SELECT id FROM deliveries WHERE state = 'retrying' AND next_attempt_at <= :now ORDER BY id LIMIT :limit)
-         UNION ALL SELECT id FROM (SELECT id FROM deliveries WHERE state = 'sending' AND lease_until <= :now ORDER BY id LIMIT :limit))
+         SELECT id AS due_id FROM (SELECT id FROM deliveries WHERE state = 'queued' AND +next_attempt_at <= :now AND ${other} ORDER BY id LIMIT :limit)
+         UNION ALL SELECT id FROM (SELECT id FROM deliveries WHERE state = 'retrying' AND next_attempt_at <= :now AND ${other} ORDER BY id LIMIT :limit)
+         UNION ALL SELECT id FROM (SELECT id FROM deliveries WHERE state = 'sending' AND lease_until <= :now AND ${other} ORDER BY id LIMIT :limit))
        ORDER BY due_id LIMIT :limit`;
 }
 
@@ -112,7 +113,7 @@ const deliveries = {
     (d) => `SELECT id, dedup_key FROM deliveries WHERE dedup_key ${d.inList(':keys')}`,
   ),
   /** `due_id`, not `id`, so the unqualified RETURNING columns name only the updated table (SQLite allows no qualified ones). */
-  claimDue: defineStatement<{ now: number; limit: number; owner: string; leaseUntil: number }, DeliveryRow>(
+  claimDue: defineStatement<{ now: number; limit: number; owner: string; leaseUntil: number; skipSources: string[] }, DeliveryRow>(
     (d) => `WITH due AS (${selectDueIds(d)})
        UPDATE deliveries SET state = 'sending', attempts = attempts + 1, lease_owner = :owner, lease_until = :leaseUntil, updated_at = :now
        FROM due WHERE deliveries.id = due.due_id

@@ -96,9 +96,9 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
     return this.engine.insertDelivery(delivery);
   }
 
-  async claimDue({ now, limit, owner, leaseMs }: Input<'claimDue'>): Promise<ClaimedDelivery[]> {
+  async claimDue({ now, limit, owner, leaseMs, skipSources = [] }: Input<'claimDue'>): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
-    const params = { now, limit, owner, leaseUntil: now + leaseMs };
+    const params = { now, limit, owner, leaseUntil: now + leaseMs, skipSources: [...skipSources] };
     const rows = await this.engine.writeGrouped(selectAll(queries.deliveries.claimDue, params), { atomic: false });
     // Oldest first: RETURNING promises no order.
     return rows.sort((a, b) => a.id - b.id).map((row) => ({ ...decodeDeliveryRow(row), body: row.body! }));

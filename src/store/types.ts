@@ -186,8 +186,17 @@ export interface Store extends WaiverStorage {
   migrate(): Promise<MigrationReport>;
   /** Commits the delivery (or finds the one with the same key) before resolving. */
   insertDelivery(delivery: NewDelivery): Promise<InsertResult>;
-  /** Leases up to `limit` due deliveries, oldest first (expired leases included); attempts grows by one. */
-  claimDue(options: { now: number; limit: number; owner: string; leaseMs: number }): Promise<ClaimedDelivery[]>;
+  /**
+   * Leases up to `limit` due deliveries, oldest first (expired leases included), none of `skipSources` (NetBox
+   * sources the caller is still busy with); attempts grows by one.
+   */
+  claimDue(options: {
+    now: number;
+    limit: number;
+    owner: string;
+    leaseMs: number;
+    skipSources?: readonly string[];
+  }): Promise<ClaimedDelivery[]>;
   /**
    * Moves the lease of those still `sending` under `owner` (an outcome sent but not yet recorded must
    * not be claimed and sent again); `updated_at` stays. Resolves with how many were extended.

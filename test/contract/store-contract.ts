@@ -237,6 +237,15 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect((await store.countByState()).sending).toBe(5);
     });
 
+    test("a claim skips the sources it is told to (a source whose batch is still in flight): the others' go meanwhile", async () => {
+      const lab = (await store.insertDelivery(makeDelivery(1, { netboxSource: 'lab', dedupKey: 'lab/1' }))).id;
+      const prod = (await store.insertDelivery(makeDelivery(2, { netboxSource: 'prod', dedupKey: 'prod/2' }))).id;
+      const older = (await store.insertDelivery(makeDelivery(3))).id;
+      const claim = (skipSources: string[]) => store.claimDue({ now: T0 + 100, limit: 10, owner: 'a', leaseMs: 60_000, skipSources });
+      expect((await claim(['lab', 'default'])).map((d) => [d.id, d.netboxSource])).toEqual([[prod, 'prod']]);
+      expect((await claim([])).map((d) => d.id)).toEqual([lab, older]);
+    });
+
     test('a claim takes the oldest due of every kind together (expired lease, due retry, queued), skipping what is not due', async () => {
       const ids: number[] = [];
       for (const n of [1, 2, 3, 4, 5, 6, 7]) ids.push((await store.insertDelivery(makeDelivery(n))).id);

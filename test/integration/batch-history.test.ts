@@ -118,14 +118,15 @@ describe('the history a batch of reports compares with', () => {
   });
 
   it("asks the store again where the batch's read does not reach back far enough, and forgets it at the next batch", async () => {
-    const { seen, reads, history } = await composeBoth(store, batchOf([21, 22]), 5);
+    const batch = batchOf([21, 22]);
+    const { seen, reads, history } = await composeBoth(store, batch, 5);
     expect(seen[1].chart).toEqual([17, 18, 19, 20, 21]);
     expect(reads.listReportsBefore).toBe(1);
     // Fifteen reports before 22: more than the batch read (5 + 2).
     const longer = await history.listReportsBefore(SERIES, { createdMs: at(22), reportId: 22 }, 15);
     expect(longer.map((p) => p.reportId)).toEqual(Array.from({ length: 15 }, (_, i) => i + 7));
     expect(reads.listReportsBefore).toBe(2);
-    history.take();
+    history.take(batch.map((r) => r.dedupKey));
     // The settle stores report 21 composed; the next batch (22 again, a retry) sees it so, not as its last read had it.
     await saveReport(store, makeReport(21, at(21), [pair]));
     await history.startBatch([claimed(makeReport(22, at(22), null))]);

@@ -4,7 +4,7 @@ import { createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
 import { textOf } from '../helpers/html';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import { sampleValue, scrape } from '../helpers/prometheus';
-import { makeTempDir, postWebhook, startTestRelay, type TestRelay } from '../helpers/relay-harness';
+import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
 import { buildResults, countResults, startNetboxDouble, type NetboxDouble } from '../helpers/validity-results-double';
 
@@ -214,5 +214,34 @@ describe('several NetBox sources in one relay', () => {
       }),
     ).toBe(1);
     expect(sampleValue(text, 'compliance_relay_deliveries_received_total', { source: 'lab', outcome: 'queued' })).toBe(0);
+  });
+
+  it("a silent NetBox holds only its own source's mails: prod's reports go while lab's wait for their NetBox, in order", async () => {
+    let answer = () => undefined as void;
+    lab.gates.set('/api/plugins/validity/test-results/', new Promise<void>((resolve) => (answer = resolve)));
+    try {
+      expect((await post(lab, 'lab', LAB_SECRET, 31, (i) => i % 2 === 0)).status).toBe(202);
+      // Lab's report is being composed: its NetBox has the request and says nothing (its budget is 30 s).
+      await waitUntil(() => (lab.held.length > 0 ? true : undefined), 10_000, "lab's NetBox asked");
+      expect((await post(lab, 'lab', LAB_SECRET, 32, (i) => i % 2 === 0, '2026-03-06T16:00:00.000000Z')).status).toBe(202);
+      expect((await post(prod, 'prod', PROD_SECRET, 41, (i) => i % 3 === 0)).status).toBe(202);
+      expect((await post(prod, 'prod', PROD_SECRET, 42, (i) => i % 3 === 0, '2026-03-06T16:00:00.000000Z')).status).toBe(202);
+      const prodMails = await smtp.waitFor(2, 20_000);
+      expect(prodMails.map((m) => [header(m, 'X-Compliance-Source'), header(m, 'X-Compliance-Report-Id')])).toEqual([
+        ['prod', '41'],
+        ['prod', '42'],
+      ]);
+      // Enriched by their own NetBox, while lab's is still silent.
+      expect(String(prodMails[0].parsed.text)).toContain('WHAT FAILED: 4 failing results in 2 tests');
+      expect(lab.held).toHaveLength(1);
+    } finally {
+      answer();
+    }
+    const mails = await smtp.waitFor(4, 20_000);
+    expect(mails.slice(2).map((m) => [header(m, 'X-Compliance-Source'), header(m, 'X-Compliance-Report-Id')])).toEqual([
+      ['lab', '31'],
+      ['lab', '32'],
+    ]);
+    expect(String(mails[2].parsed.text)).toContain('WHAT FAILED: 6 failing results in 1 test');
   });
 });

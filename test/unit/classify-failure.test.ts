@@ -117,6 +117,37 @@ describe('classifyFailure: the one table of what a retry can fix', () => {
     expect(classifyFailure(error)).toMatchObject({ ...expected, message: expect.any(String) });
   });
 
+  it('a 4xx that says when to come back (a rate limit) pauses the queue for that long; one that does not is not guessed', () => {
+    // nodemailer's message for a refused DATA carries the server's reply.
+    const reply = (responseCode: number, text: string) =>
+      classifyFailure(smtpError({ code: 'EMESSAGE', responseCode, message: `Message failed: ${responseCode} ${text}` }));
+    expect(reply(450, '4.7.1 Rate limit exceeded for relay@example.com, try again in 30 seconds')).toMatchObject({
+      code: 'SMTP_4XX',
+      scope: 'server',
+      retryAfterMs: 30_000,
+    });
+    expect(reply(451, '4.7.1 Too many messages; please retry in 2 minutes')).toMatchObject({ scope: 'server', retryAfterMs: 120_000 });
+    expect(reply(451, '4.7.1 Greylisting in action, please come back in 00:05:00')).toMatchObject({
+      scope: 'server',
+      retryAfterMs: 300_000,
+    });
+    // Gmail's, Exchange Online's and Postfix's words name no time: the 421 pauses with backoff, the others retry that message alone.
+    for (const [code, text, scope] of [
+      [421, '4.7.0 Try again later, closing connection.', 'server'],
+      [451, '4.7.500 Server busy. Please try again later from [192.0.2.10]. (S77719)', 'message'],
+      [450, '4.7.1 Error: too much mail from 192.0.2.10', 'message'],
+      [
+        450,
+        '4.2.1 The user you are trying to contact is receiving mail at a rate that prevents additional messages from being delivered. Please resend your message at a later time.',
+        'message',
+      ],
+    ] as const) {
+      const failure = reply(code, text);
+      expect(failure.scope).toBe(scope);
+      expect(failure.retryAfterMs).toBeUndefined();
+    }
+  });
+
   it('keeps the SMTP answer in the message, on one line, and never a stack', () => {
     const c = classifyFailure(
       smtpError({

@@ -46,11 +46,43 @@ describe('the retry policy: the next state from (outcome, attempts, now)', () =>
     expect(decider().decide(outcome, attempts, T0)).toEqual(expected);
   });
 
-  it('honours Retry-After when it is longer than the pause', () => {
-    const policy = decider();
-    const throttled = failed('GRAPH_THROTTLED');
-    if (throttled.kind === 'failed') throttled.failure.retryAfterMs = 45_000;
-    expect(policy.decide(throttled, 1, T0)).toEqual({ next: 'pause', until: T0 + 45_000 });
+  it('a server that says when to come back is tried again then, plus a little jitter, however short or long, within the largest delay', () => {
+    const throttled = (retryAfterMs: number) => ({
+      ...failed('GRAPH_THROTTLED'),
+      failure: { ...buildFailureClass('GRAPH_THROTTLED', '429'), retryAfterMs },
+    });
+    // Jitter 0.5 of a second at most: 500 ms.
+    expect(decider().decide(throttled(3_000), 1, T0)).toEqual({ next: 'pause', until: T0 + 3_500 });
+    expect(decider().decide(throttled(100), 1, T0)).toEqual({ next: 'pause', until: T0 + 600 });
+    expect(decider().decide(throttled(45_000), 1, T0)).toEqual({ next: 'pause', until: T0 + 8_000 + 500 });
+    // However many probes it took: a throttle never makes a delivery dead.
+    expect(decider().decide(throttled(3_000), 99, T0)).toEqual({ next: 'pause', until: T0 + 3_500 });
+  });
+});
+
+describe('the retry policy: a throttled server is paced, not backed off', () => {
+  const throttled = (retryAfterMs: number, isProbe: boolean) => ({
+    kind: 'failed' as const,
+    failure: { ...buildFailureClass('SMTP_4XX', '450 4.7.1 rate limit, try again in 3 seconds'), scope: 'server' as const, retryAfterMs },
+    deliveryId: 1,
+    isProbe,
+  });
+
+  it('each throttle waits what the server asked, not a growing backoff, and an accepted mail resumes at once', () => {
+    const b = createRetryDecider({ maxAttempts: 48, baseMs: 60_000, maxDelayMs: 3_600_000 }, () => 0, 3);
+    const untils = [0, 10_000, 20_000, 30_000].map((now, i) => {
+      const next = b.decide(throttled(3_000, i > 0), 1, now);
+      b.claimed(1);
+      return next.next === 'pause' ? next.until - now : undefined;
+    });
+    expect(untils).toEqual([3_000, 3_000, 3_000, 3_000]);
+    expect(b.failures).toBe(0);
+    expect(b.lastError?.code).toBe('SMTP_4XX');
+    b.decide({ kind: 'sent' }, 1, 33_000);
+    expect(b.state).toBe('closed');
+    expect(b.capacity(33_000, 5)).toBe(5);
+    // An outage after it starts at the first step of the backoff.
+    expect(b.decide(failed('ECONNREFUSED'), 1, 40_000)).toEqual({ next: 'pause', until: 40_000 + 30_000 });
   });
 });
 
