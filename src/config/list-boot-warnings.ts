@@ -16,6 +16,12 @@ export function listBootWarnings(config: Config) {
   if (unsigned) warnings.push({ fields: { host: config.http.host }, message: unsigned });
   for (const w of config.warnings) warnings.push({ fields: { variable: w.variable }, message: `${w.variable} ${w.message}` });
   if (!config.sources[0].netbox.url) warnings.push({ fields: {}, message: 'NETBOX_URL is not set: links in mails will be relative paths' });
+  if (config.transport.name === 'smtp' && !config.transport.settings.requireTls)
+    warnings.push({
+      fields: { variable: 'SMTP_REQUIRE_TLS' },
+      message:
+        'SMTP_REQUIRE_TLS=false: a login to a server that offers no STARTTLS sends the password and the mails in clear; keep it only on a path you trust',
+    });
   if (config.transport.name === 'file')
     warnings.push({
       fields: { dir: config.mail.outboxDir },

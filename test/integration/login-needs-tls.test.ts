@@ -126,6 +126,8 @@ describe('a login goes only over TLS', () => {
     await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 3 ? true : undefined), 10_000, 'all three sent');
     expect(reportIds(server.peer)).toEqual([301, 302, 303]);
     expect(server.logins[0]).toBe(`relay:${PASSWORD}`);
+    // The opt-out is said at every start: the login now travels in clear.
+    expect(relay.logs.join('')).toContain('SMTP_REQUIRE_TLS=false: a login to a server that offers no STARTTLS sends the password');
   }, 60_000);
 
   it('without a login STARTTLS stays opportunistic: the same server gets the mail', async () => {
