@@ -28,7 +28,7 @@ type PlannedRoute = Pick<
  * Route mails of one delivery built, sent and recorded together: at most this many built mails (about 50 KB
  * each) are held per delivery, and at most this many are mailed again after a crash.
  */
-export const ROUTE_MAILS_PER_SLICE = 100;
+const ROUTE_MAILS_PER_SLICE = 100;
 
 /** One route mail of this attempt: built (and, after the send stage, what came of it), or why it could not be built. */
 export interface RouteMail {
