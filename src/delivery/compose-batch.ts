@@ -51,7 +51,7 @@ export interface BatchItem {
   /** The route plan: as recorded at an earlier attempt, or decided now (then `newPlan` holds it for the settle). */
   plan: PlannedRoute[];
   newPlan?: NewRouteMail[];
-  /** What the composer made of the delivery: each slice's route mails are built from it. */
+  /** What the composer made of the delivery, while route mails remain to build from it. */
   composed?: ComposedMail;
   /** The routes due in this attempt, in plan order. */
   due: PlannedRoute[];
@@ -144,6 +144,8 @@ export async function buildNextSlice(item: BatchItem): Promise<void> {
     if (mail.mail) item.log.debug({ route: mail.route, subject: mail.mail.subject }, 'mail rendered');
     item.mails.push(mail);
   }
+  // The report, its owner groups and insights are not needed for the sends.
+  if (item.mails.length === item.due.length) item.composed = undefined;
 }
 
 /**
