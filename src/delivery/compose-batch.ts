@@ -7,6 +7,7 @@ import {
   type ClaimedDelivery,
   type DeliveryKind,
   type NewRouteMail,
+  type RouteMailOutcome,
   type RouteMailRecord,
   type Store,
 } from '../store';
@@ -23,15 +24,24 @@ type PlannedRoute = Pick<
   'route' | 'state' | 'reason' | 'reminder' | 'ownerGroup' | 'messageId' | 'lastError' | 'lastErrorCode'
 >;
 
+/**
+ * Route mails of one delivery built, sent and recorded together: at most this many built mails (about 50 KB
+ * each) are held per delivery, and at most this many are mailed again after a crash.
+ */
+const ROUTE_MAILS_PER_SLICE = 100;
+
 /** One route mail of this attempt: built (and, after the send stage, what came of it), or why it could not be built. */
 export interface RouteMail {
   route: string;
+  /** Dropped once `row` is written (an earlier slice). */
   mail?: OutgoingMail;
   failure?: FailureClass;
   result?: NotifyResult;
   sentAt?: number;
-  /** What the retry policy decided after a failed send. */
+  /** What the retry policy decided after a failed send (or a build that failed). */
   next?: NextState;
+  /** What it came to, as the settle writes it; undefined while untried. */
+  row?: RouteMailOutcome;
 }
 
 /** A claimed delivery on its way through the stages; each stage fills in its part. */
@@ -41,7 +51,11 @@ export interface BatchItem {
   /** The route plan: as recorded at an earlier attempt, or decided now (then `newPlan` holds it for the settle). */
   plan: PlannedRoute[];
   newPlan?: NewRouteMail[];
-  /** The route mails due in this attempt, in plan order. */
+  /** What the composer made of the delivery, while route mails remain to build from it. */
+  composed?: ComposedMail;
+  /** The routes due in this attempt, in plan order. */
+  due: PlannedRoute[];
+  /** The route mails of the slices built so far (`due`'s first ones), in plan order. */
   mails: RouteMail[];
   /** Nothing could be composed (a template error, say): nothing was sent. */
   composeFailure?: FailureClass;
@@ -74,6 +88,7 @@ export async function composeBatch(stage: ComposeStage, deliveries: ClaimedDeliv
       delivery,
       log: log.child({ deliveryId: delivery.id, reportId: delivery.reportId, attempt: delivery.attempts }),
       plan: recorded.filter((r) => r.deliveryId === delivery.id),
+      due: [],
       mails: [],
     };
     items.push(item);
@@ -116,11 +131,21 @@ async function composeItem(stage: ComposeStage, item: BatchItem): Promise<void> 
     }));
     logPlan(item);
   }
-  for (const entry of selectDueRoutes(item.plan, delivery.attempts)) {
-    const mail = await buildRouteMail(composed, entry);
+  item.composed = composed;
+  item.due = selectDueRoutes(item.plan, delivery.attempts);
+  await buildNextSlice(item);
+}
+
+/** Builds the next {@link ROUTE_MAILS_PER_SLICE} due route mails of a composed delivery. */
+export async function buildNextSlice(item: BatchItem): Promise<void> {
+  const start = item.mails.length;
+  for (const entry of item.due.slice(start, start + ROUTE_MAILS_PER_SLICE)) {
+    const mail = await buildRouteMail(item.composed!, entry);
     if (mail.mail) item.log.debug({ route: mail.route, subject: mail.mail.subject }, 'mail rendered');
     item.mails.push(mail);
   }
+  // The report, its owner groups and insights are not needed for the sends.
+  if (item.mails.length === item.due.length) item.composed = undefined;
 }
 
 /**

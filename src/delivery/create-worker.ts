@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { ClaimedDelivery, Store } from '../store';
-import { composeBatch, type ComposeStage } from './compose-batch';
+import { buildNextSlice, composeBatch, type BatchItem, type ComposeStage } from './compose-batch';
 import type { BatchHistory } from './create-batch-history';
 import { createRetryDecider, type RetryDecider, type RetrySettings, type SmtpPauseStatus } from './retry-policy';
 import { sendBatch, type SendStage } from './send-batch';
-import { settleBatch, type SettleStage, type SettleState, type UnrecordedStatus } from './settle-batch';
+import { recordSlices, settleBatch, type SettleStage, type SettleState, type UnrecordedStatus } from './settle-batch';
 
 /** What the stages need, and the loop's own settings. */
 interface WorkerOptions extends ComposeStage, Omit<SendStage, 'policy'>, Omit<SettleStage, 'policy' | 'random'> {
@@ -167,8 +167,17 @@ async function runBatch(loop: Loop, deliveries: ClaimedDelivery[], asProbe: bool
     await shareComposedReports(options, deliveries);
     // A probe is claimed alone: the oldest due delivery.
     if (asProbe && items.length > 0) items[0].isProbe = true;
+    const settleStage = { ...options, policy, random: options.random ?? Math.random };
     await sendBatch({ ...options, policy }, items);
-    await settleBatch({ ...options, policy, random: options.random ?? Math.random }, loop.settle, items, started);
+    // Many route mails (an owner route): each slice is recorded before the next is built, so a crash mails
+    // again one slice at most, and one slice's mails are held at a time.
+    for (let more = items.filter(hasUnbuiltMails); more.length > 0; more = more.filter(hasUnbuiltMails)) {
+      // A stop's deadline came first (logged): the deliveries come back when their leases end.
+      if (!(await recordSlices(settleStage, loop.settle, more))) return;
+      for (const item of more) await buildNextSlice(item);
+      await sendBatch({ ...options, policy }, more);
+    }
+    await settleBatch(settleStage, loop.settle, items, started);
   } catch (error) {
     options.logger.error(
       { err: error, deliveryIds: deliveries.map((d) => d.id) },
@@ -180,6 +189,11 @@ async function runBatch(loop: Loop, deliveries: ClaimedDelivery[], asProbe: bool
     // Still probing here: the probe never reached the server (it could not be composed); the next claim probes again.
     if (asProbe && policy.state === 'probing') policy.probeEnded(options.clock.now());
   }
+}
+
+/** Due route mails not built yet, and nothing stopped the delivery's sends (a paused queue, a store away). */
+function hasUnbuiltMails(item: BatchItem): boolean {
+  return item.mails.length < item.due.length && item.deferredUntil === undefined && !item.abandoned;
 }
 
 /**

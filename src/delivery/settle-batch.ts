@@ -1,6 +1,14 @@
 import { parseFailureCode, type Clock, type Logger } from '../shared';
 import { FAILURE_CATALOGUE, type FailureClass } from '../notify';
-import type { ClaimedDelivery, DeliverySettlement, RouteMailOutcome, SentMessage, SettledBatch, Store } from '../store';
+import type {
+  ClaimedDelivery,
+  DeliverySettlement,
+  DeliveryStateChange,
+  RouteMailOutcome,
+  SentMessage,
+  SettledBatch,
+  Store,
+} from '../store';
 import type { BatchItem, RouteMail } from './compose-batch';
 import type { BatchHistory } from './create-batch-history';
 import { computeBackoffMs, type NextState, type RetryDecider } from './retry-policy';
@@ -70,14 +78,14 @@ export async function settleBatch(stage: SettleStage, state: SettleState, items:
 /** Where one delivery goes, and the failure that decided it (none when it is sent, or waits with the queue). */
 interface Decided {
   item: BatchItem;
-  settlement: DeliverySettlement;
+  settlement: DeliverySettlement & { state: DeliveryStateChange };
   failure?: FailureClass;
 }
 
 /** Where one delivery goes, from what its route mails came to (retry-policy.ts decided each failure). */
 function decideSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, now: number): Decided {
   const { delivery } = item;
-  const base = { id: delivery.id, ...(item.newPlan ? { plan: item.newPlan } : {}) };
+  const base = toSettlementBase(item);
   if (item.composeFailure) {
     const { composeFailure: failure } = item;
     const at = retryAtOf(stage.policy.decide({ kind: 'not-built', failure }, delivery.attempts, now));
@@ -86,23 +94,16 @@ function decideSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, n
       at === undefined ? { state: 'dead' as const, error, code } : { state: 'retrying' as const, nextAttemptAt: at, error, code };
     return { item, settlement: { ...base, routes: [], sent: [], state }, failure };
   }
-  const routes: RouteMailOutcome[] = [];
-  const sent: SentMessage[] = [];
+  const { routes, sent } = collectRows(stage, item, now);
   const failures: { route: string; failure: FailureClass }[] = [];
   let retry: { route: string; failure: FailureClass; at: number } | undefined;
   let untried = false;
+  // Every slice of this attempt decides, the ones recorded earlier too.
   for (const mail of item.mails) {
-    // Its build's failure, or the notifier's answer.
-    const failure = mail.failure ?? (mail.result && mail.result.status !== 'sent' ? mail.result.failure : undefined);
-    if (mail.result?.status === 'sent') {
-      routes.push({ route: mail.route, state: 'sent', messageId: mail.mail!.messageId, response: mail.result.response });
-      sent.push(toSentMessage(mail, mail.result.response, mail.sentAt ?? now));
-    } else if (failure) {
-      const later = retryAtOf(mail.next ?? stage.policy.decide({ kind: 'not-built', failure }, delivery.attempts, now));
-      routes.push({ route: mail.route, state: later === undefined ? 'failed' : 'pending', error: failure.message, code: failure.code });
-      if (later === undefined) failures.push({ route: mail.route, failure });
-      else retry ??= { route: mail.route, failure, at: later };
-    } else untried = true;
+    const { route, row } = mail;
+    if (!row) untried = true;
+    else if (row.state === 'failed') failures.push({ route, failure: failureOf(mail)! });
+    else if (row.state === 'pending') retry ??= { route, failure: failureOf(mail)!, at: retryAtOf(mail.next!)! };
   }
   const settlement = { ...base, routes, sent };
   // Waiting with a queue held for an operator, it is stored due now: the pause in memory holds it, and the
@@ -122,7 +123,7 @@ function decideSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, n
     };
   }
   // A route that failed for good in an earlier attempt (and was not tried again) fails the delivery too.
-  const tried = new Set(routes.map((r) => r.route));
+  const tried = new Set(item.mails.map((m) => m.route));
   for (const entry of item.plan)
     if (entry.state === 'failed' && !tried.has(entry.route))
       failures.push({ route: entry.route, failure: toEarlierFailure(entry.lastError, entry.lastErrorCode) });
@@ -131,8 +132,58 @@ function decideSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, n
     const state = { state: 'dead' as const, error: describeFailedRoutes(delivery.attempts, failures), code: first.failure.code };
     return { item, settlement: { ...settlement, state }, failure: first.failure };
   }
-  const firstSent = item.plan.find((p) => p.state === 'sent' && p.messageId)?.messageId ?? sent[0]?.messageId ?? '';
+  const firstSent = item.plan.find((p) => p.state === 'sent' && p.messageId)?.messageId ?? listSentRows(item)[0]?.messageId ?? '';
   return { item, settlement: { ...settlement, state: { state: 'sent', messageId: firstSent } } };
+}
+
+/**
+ * Records what the route mails built so far came to, for deliveries with more to build: their rows and sent
+ * copies, the deliveries' states left as they are; then drops those mails' bytes. A refused write is retried
+ * as a settle's is, so the slice is not mailed again. False when a stop's deadline came first.
+ */
+export async function recordSlices(stage: SettleStage, state: SettleState, items: BatchItem[]): Promise<boolean> {
+  const now = stage.clock.now();
+  const deliveries = items.map((item) => ({ ...toSettlementBase(item), ...collectRows(stage, item, now) }));
+  if (!(await writeBatch(stage, state, { now, deliveries, reports: [] }))) return false;
+  for (const item of items) for (const mail of item.mails) if (mail.row) mail.mail = undefined;
+  return true;
+}
+
+function toSettlementBase(item: BatchItem): Pick<DeliverySettlement, 'id' | 'plan'> {
+  return { id: item.delivery.id, ...(item.newPlan ? { plan: item.newPlan } : {}) };
+}
+
+/**
+ * The rows of the route mails that came to something (sent, or failed) since the last write, and the copies
+ * of those sent; each mail keeps its row (and the retry policy's word on a build that failed, decided once).
+ */
+function collectRows(stage: Pick<SettleStage, 'policy'>, item: BatchItem, now: number): Pick<DeliverySettlement, 'routes' | 'sent'> {
+  const routes: RouteMailOutcome[] = [];
+  const sent: SentMessage[] = [];
+  for (const mail of item.mails) {
+    if (mail.row) continue;
+    const { route, result } = mail;
+    const failure = failureOf(mail);
+    if (result?.status === 'sent') {
+      mail.row = { route, state: 'sent', messageId: mail.mail!.messageId, response: result.response };
+      sent.push(toSentMessage(mail, result.response, mail.sentAt ?? now));
+    } else if (failure) {
+      mail.next ??= stage.policy.decide({ kind: 'not-built', failure }, item.delivery.attempts, now);
+      mail.row = { route, state: retryAtOf(mail.next) === undefined ? 'failed' : 'pending', error: failure.message, code: failure.code };
+    } else continue;
+    routes.push(mail.row);
+  }
+  return { routes, sent };
+}
+
+/** The rows of the route mails this attempt sent, its earlier slices' too, in plan order. */
+function listSentRows(item: BatchItem): Extract<RouteMailOutcome, { state: 'sent' }>[] {
+  return item.mails.flatMap((m) => (m.row?.state === 'sent' ? [m.row] : []));
+}
+
+/** Its build's failure, or the notifier's answer. */
+function failureOf(mail: RouteMail): FailureClass | undefined {
+  return mail.failure ?? (mail.result && mail.result.status !== 'sent' ? mail.result.failure : undefined);
 }
 
 /** When an attempt that failed is tried again; undefined: never. */
@@ -223,7 +274,7 @@ function warnUnrecorded(stage: SettleStage, state: SettleState): void {
 function logGivenUp(logger: Logger, batch: SettledBatch): void {
   for (const d of batch.deliveries) {
     const messageIds = d.sent.map((m) => m.messageId ?? '');
-    const fields = { deliveryId: d.id, messageIds, unrecorded: d.state.state };
+    const fields = { deliveryId: d.id, messageIds, unrecorded: d.state?.state };
     if (messageIds.length > 0)
       logger.error(
         fields,
@@ -238,7 +289,7 @@ function announce(stage: SettleStage, { item, settlement, failure: decidedBy }: 
   const { delivery, log } = item;
   const change = settlement.state;
   if (change.state === 'sent') {
-    const routes = settlement.routes.filter((r) => r.state === 'sent');
+    const routes = listSentRows(item);
     if (routes.length === 0 && !item.plan.some((p) => p.state === 'sent')) {
       const reasons = Object.fromEntries(item.plan.map((p) => [p.route, p.reason]));
       log.info({ reasons }, 'no mail for this report: every route suppressed it or did not match');

@@ -98,7 +98,7 @@ export function* settleBatch(batch: SettledBatch, locksRows: boolean): Work<void
   );
   yield* executeRows(
     queries.deliveries.settle,
-    deliveries.map((d) => toSettleStateRow(d.id, d.state)),
+    deliveries.flatMap((d) => (d.state ? [toSettleStateRow(d.id, d.state)] : [])),
     { now },
   );
   yield* executeRows(queries.reports.save, batch.reports.map(toReportParams));

@@ -284,7 +284,8 @@ export interface DeliverySettlement {
   routes: RouteMailOutcome[];
   /** The mails the server accepted. */
   sent: SentMessage[];
-  state: DeliveryStateChange;
+  /** Absent: its route mails are recorded and the delivery stays as it is (a slice of its mails, more to come). */
+  state?: DeliveryStateChange;
 }
 
 /** `pending`: failed for now, tried again with the delivery. */

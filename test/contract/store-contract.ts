@@ -492,6 +492,40 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect((await store.findReport(report.dedupKey))!.failing).toEqual(PAIRS_WITH_IDS);
     });
 
+    test("a settlement without a state (a slice of a delivery's route mails) records its route mails and sent copies, the delivery still sending under its lease", async () => {
+      const { id } = await store.insertDelivery(makeDelivery(1));
+      await store.claimDue({ now: T0 + 10, limit: 1, owner: 'a', leaseMs: 60_000 });
+      const plan = ['owner-1', 'owner-2'].map((route, position) => ({
+        route,
+        position,
+        outcome: 'send' as const,
+        reason: 'owner',
+        reminder: false,
+      }));
+      const sent = {
+        route: 'owner-1',
+        messageId: '<1-owner-1@relay>',
+        raw: Buffer.from('Message-ID: <1-owner-1@relay>\r\n\r\nbody'),
+        envelopeFrom: 'relay@example.com',
+        envelopeTo: ['owner-1@example.com'],
+        subject: 'report',
+        text: 'body',
+        html: null,
+        response: '250 queued',
+        sentAt: T0 + 20,
+      };
+      const routes = [{ route: 'owner-1', state: 'sent' as const, messageId: sent.messageId, response: sent.response }];
+      await store.settleBatch({ now: T0 + 20, deliveries: [{ id, plan, routes, sent: [sent] }], reports: [] });
+
+      expect((await store.listRouteMails([id])).map((m) => [m.route, m.state])).toEqual([
+        ['owner-1', 'sent'],
+        ['owner-2', 'pending'],
+      ]);
+      expect(await store.listSentMessages(id)).toEqual([sent]);
+      expect(await store.getDelivery(id)).toMatchObject({ state: 'sending', attempts: 1, messageId: null });
+      expect(await store.extendLeases({ ids: [id], owner: 'a', now: T0 + 30, leaseMs: 60_000 })).toBe(1);
+    });
+
     test('requeue puts a dead or sent delivery back, due now, with attempts reset', async () => {
       const ids = await Promise.all([1, 2, 3].map(async (n) => (await store.insertDelivery(makeDelivery(n))).id));
       await store.claimDue({ now: T0 + 10, limit: 3, owner: 'a', leaseMs: 60_000 });
