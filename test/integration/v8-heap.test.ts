@@ -76,9 +76,12 @@ describe("the image's old generation (memory under a burst)", () => {
   it("is collected before promoted garbage outgrows what is alive, with the Dockerfile's flags against V8's own 4x", () => {
     const flags = readDockerfileNodeFlags();
     expect(flags).toContain('--heap-growing-percent=100');
-    const image = measureServeHeap<{ largest: number }>(PROMOTED_GARBAGE, { nodeArgs: flags });
-    // V8's own choice for this load came to 4x (old generation up to 236 MB; 252-275 MB at 4x, 144-149 MB at 2x).
-    const fourTimes = measureServeHeap<{ largest: number }>(PROMOTED_GARBAGE, { nodeArgs: ['--heap-growing-percent=300'] });
-    expect(image.largest).toBeLessThan(0.75 * fourTimes.largest);
+    // One run of each swings by a fifth with the machine's load (2x: 130-157 MB, 4x: 205-273 MB): the median of three is compared.
+    const medianLargest = (nodeArgs: string[]) =>
+      [0, 1, 2].map(() => measureServeHeap<{ largest: number }>(PROMOTED_GARBAGE, { nodeArgs }).largest).sort((a, b) => a - b)[1];
+    const image = medianLargest(flags);
+    // V8's own choice for this load came to 4x (old generation up to 236 MB).
+    const fourTimes = medianLargest(['--heap-growing-percent=300']);
+    expect(image).toBeLessThan(0.75 * fourTimes);
   });
 });
