@@ -33,7 +33,7 @@ export interface SmtpPauseStatus {
   pausedSince: number | null;
   /** The failure that opened or last re-opened it; null when closed. */
   lastError: { code: string; message: string } | null;
-  /** That failure is one only an operator can fix (the catalogue's `heldForOperator`): nothing is given up meanwhile. */
+  /** That failure is one only an operator can fix (the catalogue's `configProblem`): nothing is given up meanwhile. */
   held: boolean;
 }
 
@@ -158,8 +158,8 @@ function decideNext(policy: PolicyInput, pause: PauseState, outcome: AttemptOutc
   const pausedUntil = outcome.kind === 'failed' ? movePause(policy, pause, outcome, now) : undefined;
   // A problem only an operator can fix (a password, a certificate, a template) stops every mail alike until
   // they act, which can take days: no delivery is given up for it, whatever its attempts.
-  const held = failure.heldForOperator ?? readFailureFacts(failure.code, FAILURE_CATALOGUE).heldForOperator;
-  if (pausedUntil !== undefined) pause.held = readFailureFacts(pause.lastError?.code, FAILURE_CATALOGUE).heldForOperator;
+  const held = failure.configProblem;
+  if (pausedUntil !== undefined) pause.held = readFailureFacts(pause.lastError?.code, FAILURE_CATALOGUE).configProblem;
   if (held && pausedUntil !== undefined) {
     pause.openUntil = Math.max(pausedUntil, now + HELD_PROBE_EVERY_BASES * policy.settings.baseMs);
     return { next: 'held', until: pause.openUntil };

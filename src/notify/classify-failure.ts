@@ -3,8 +3,7 @@ import { isCertificateFailure, isFailureCode, RELAY_FAILURES, type FailureCatalo
 import { GRAPH_FAILURES, OAUTH2_FAILURES, SMTP_FAILURES } from './transport-failures';
 
 /** A failed send as the retry policy reads it: its code, with the catalogue's facts of that code. */
-export interface FailureClass
-  extends Pick<FailureFacts, 'configProblem' | 'scope'>, Partial<Pick<FailureFacts, 'heldForOperator' | 'serverReachable'>> {
+export interface FailureClass extends Pick<FailureFacts, 'configProblem' | 'scope'>, Partial<Pick<FailureFacts, 'serverReachable'>> {
   kind: 'transient' | 'permanent';
   /** Stable code from the relay's catalogue (notify's FAILURE_CATALOGUE), stored with the delivery and used in metrics. */
   code: FailureCode;
@@ -97,7 +96,6 @@ export function buildFailureClass(
     code,
     configProblem: facts.configProblem,
     scope: facts.scope,
-    heldForOperator: facts.heldForOperator,
     serverReachable: facts.serverReachable,
     message,
   };

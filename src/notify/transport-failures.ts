@@ -2,14 +2,14 @@ import type { FailureFacts } from '../shared';
 
 /** The facts of a failure `transport` sets; `answered`: the mail server answered about this message, so it is reachable. */
 function failure(transport: string, retryable: boolean, scope: 'server' | 'message', words: string, answered = false): FailureFacts {
-  return { retryable, configProblem: false, heldForOperator: false, scope, transport, serverReachable: answered, words };
+  return { retryable, configProblem: false, scope, transport, serverReachable: answered, words };
 }
 const smtp = failure.bind(undefined, 'smtp');
 const graph = failure.bind(undefined, 'graph');
 const oauth2 = failure.bind(undefined, 'oauth2');
 const ANSWERED = true;
 /** An operator must act, and the queue waits for the fix however long it takes. */
-const HELD_FOR_OPERATOR = { configProblem: true, heldForOperator: true };
+const HELD_FOR_OPERATOR = { configProblem: true };
 
 /**
  * The SMTP transport's failure codes. SMTP_4XX's scope depends on the reply (421 is about the service,

@@ -2,13 +2,12 @@
 export interface FailureFacts {
   /** A later attempt can succeed (principle 3). */
   retryable: boolean;
-  /** An operator must act (credentials, TLS, a template): logged loudly. */
-  configProblem: boolean;
   /**
-   * The same mail passes once an operator fixes the configuration: no delivery is given up for it, whatever its
-   * attempts (with scope `server` the whole queue waits). A code is final only when sending the same mail again can never pass.
+   * An operator must act (credentials, TLS, a template), logged loudly; the same mail passes once they have, so no
+   * delivery is given up for it, whatever its attempts (with scope `server` the whole queue waits). A code is final
+   * only when sending the same mail again can never pass.
    */
-  heldForOperator: boolean;
+  configProblem: boolean;
   /** `server`: every delivery would fail alike (the worker pauses the whole queue); `message`: this one only. */
   scope: 'server' | 'message';
   /** Which transport sets the code (its descriptor's name): `oauth2` for either transport that logs in with OAuth2; `relay` for the relay's own. */
@@ -28,7 +27,6 @@ export const RELAY_FAILURES = {
   TEMPLATE: {
     ...relay(true, 'message', 'A mail template failed to render (a configuration problem).', true),
     configProblem: true,
-    heldForOperator: true,
   },
   RENDER: relay(false, 'message', 'The mail could not be built from this report.', true),
   EUNREADABLE: relay(false, 'message', 'The stored delivery could not be read.', true),
@@ -41,7 +39,7 @@ export const RELAY_FAILURES = {
 
 /** The relay's own failure; `notSent`: the mail server was never asked (the template or the stored delivery was at fault). */
 function relay(retryable: boolean, scope: 'server' | 'message', words: string, notSent = false): FailureFacts {
-  return { retryable, configProblem: false, heldForOperator: false, scope, transport: 'relay', serverReachable: notSent, words };
+  return { retryable, configProblem: false, scope, transport: 'relay', serverReachable: notSent, words };
 }
 
 /** A code of the relay's catalogue: the relay's own (RELAY_FAILURES) or one a transport sets (its descriptor's). */
@@ -67,8 +65,8 @@ export function parseFailureCode(code: unknown, catalogue: FailureCatalogue): Fa
 
 /** What happens next to a delivery that failed with these facts, in one sentence. */
 export function describeFailureOutcome(facts: FailureFacts): string {
-  if (facts.heldForOperator && facts.scope === 'server') return 'The queue waits for an operator to fix it; nothing is given up.';
-  if (facts.heldForOperator) return 'It is tried again until an operator fixes it; it is never given up.';
+  if (facts.configProblem && facts.scope === 'server') return 'The queue waits for an operator to fix it; nothing is given up.';
+  if (facts.configProblem) return 'It is tried again until an operator fixes it; it is never given up.';
   return facts.retryable ? 'It is tried again.' : 'It is not tried again.';
 }
 

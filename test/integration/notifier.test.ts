@@ -138,7 +138,7 @@ describe('the SMTP notifier answers sent, retry or failed, and never rejects', (
     const result = await sendOnce(createSmtpNotifier(config, { readFile: fs.readFileSync }), mail);
     expect(result).toMatchObject({
       status: 'retry',
-      failure: { code: 'EAUTH', configProblem: true, heldForOperator: true, scope: 'server' },
+      failure: { code: 'EAUTH', configProblem: true, scope: 'server' },
     });
   });
 
@@ -152,7 +152,7 @@ describe('the SMTP notifier answers sent, retry or failed, and never rejects', (
     });
     const config = smtpConfig(peer.url, { user: 'relay', password: 'secret' });
     const result = await sendOnce(createSmtpNotifier(config, { readFile: fs.readFileSync }), mail);
-    expect(result).toMatchObject({ status: 'retry', failure: { code: 'SMTP_TLS_REQUIRED', heldForOperator: true, scope: 'server' } });
+    expect(result).toMatchObject({ status: 'retry', failure: { code: 'SMTP_TLS_REQUIRED', configProblem: true, scope: 'server' } });
     expect(auths).toEqual([]);
     expect(peer.attempts).toBe(0);
   });

@@ -29,7 +29,6 @@ function createMemoryTransport(options: { full?: boolean } = {}): {
     MEMORY_FULL: {
       retryable: false,
       configProblem: false,
-      heldForOperator: false,
       scope: 'message',
       transport: 'memory',
       serverReachable: true,

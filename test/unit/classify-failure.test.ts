@@ -7,111 +7,112 @@ function smtpError(fields: { code?: string; responseCode?: number; message?: str
 }
 
 describe('classifyFailure: the one table of what a retry can fix', () => {
-  const table: [
-    string,
-    unknown,
-    { kind: 'transient' | 'permanent'; code: string; configProblem: boolean; heldForOperator?: boolean; scope: 'server' | 'message' },
-  ][] = [
+  const table: [string, unknown, { kind: 'transient' | 'permanent'; code: string; configProblem: boolean; scope: 'server' | 'message' }][] =
     [
-      '421 service not available',
-      smtpError({ code: 'EENVELOPE', responseCode: 421 }),
-      { kind: 'transient', code: 'SMTP_4XX', configProblem: false, scope: 'server' },
-    ],
-    [
-      '451 local error (one message: retried alone)',
-      smtpError({ code: 'EMESSAGE', responseCode: 451 }),
-      { kind: 'transient', code: 'SMTP_4XX', configProblem: false, scope: 'message' },
-    ],
-    [
-      '450 mailbox busy',
-      smtpError({ code: 'EENVELOPE', responseCode: 450 }),
-      { kind: 'transient', code: 'SMTP_4XX', configProblem: false, scope: 'message' },
-    ],
-    [
-      '452 insufficient storage',
-      smtpError({ code: 'EENVELOPE', responseCode: 452 }),
-      { kind: 'transient', code: 'SMTP_4XX', configProblem: false, scope: 'message' },
-    ],
-    ['ECONNECTION', smtpError({ code: 'ECONNECTION' }), { kind: 'transient', code: 'ECONNECTION', configProblem: false, scope: 'server' }],
-    [
-      'ECONNREFUSED',
-      smtpError({ code: 'ECONNREFUSED' }),
-      { kind: 'transient', code: 'ECONNREFUSED', configProblem: false, scope: 'server' },
-    ],
-    ['ETIMEDOUT', smtpError({ code: 'ETIMEDOUT' }), { kind: 'transient', code: 'ETIMEDOUT', configProblem: false, scope: 'server' }],
-    ['ESOCKET', smtpError({ code: 'ESOCKET' }), { kind: 'transient', code: 'ESOCKET', configProblem: false, scope: 'server' }],
-    ['EDNS', smtpError({ code: 'EDNS' }), { kind: 'transient', code: 'EDNS', configProblem: false, scope: 'server' }],
-    ['EPROTOCOL', smtpError({ code: 'EPROTOCOL' }), { kind: 'transient', code: 'EPROTOCOL', configProblem: false, scope: 'message' }],
-    [
-      '550 mailbox unavailable',
-      smtpError({ code: 'EENVELOPE', responseCode: 550 }),
-      { kind: 'permanent', code: 'SMTP_5XX', configProblem: false, scope: 'message' },
-    ],
-    [
-      '554 transaction failed',
-      smtpError({ code: 'EMESSAGE', responseCode: 554 }),
-      { kind: 'permanent', code: 'SMTP_5XX', configProblem: false, scope: 'message' },
-    ],
-    [
-      'EENVELOPE without a reply',
-      smtpError({ code: 'EENVELOPE' }),
-      { kind: 'permanent', code: 'EENVELOPE', configProblem: false, scope: 'message' },
-    ],
-    [
-      'EAUTH 535',
-      smtpError({ code: 'EAUTH', responseCode: 535 }),
-      { kind: 'transient', code: 'EAUTH', configProblem: true, heldForOperator: true, scope: 'server' },
-    ],
-    [
-      'EAUTH 454 (temporary auth failure)',
-      smtpError({ code: 'EAUTH', responseCode: 454 }),
-      { kind: 'transient', code: 'EAUTH', configProblem: true, heldForOperator: true, scope: 'server' },
-    ],
-    ['ENOAUTH', smtpError({ code: 'ENOAUTH' }), { kind: 'transient', code: 'ENOAUTH', configProblem: true, scope: 'server' }],
-    [
-      '530 to MAIL FROM (authentication required)',
-      smtpError({ code: 'EENVELOPE', responseCode: 530 }),
-      { kind: 'transient', code: 'ENOAUTH', configProblem: true, heldForOperator: true, scope: 'server' },
-    ],
-    [
-      'STARTTLS refused with TLS required',
-      smtpError({ code: 'SMTP_TLS_REQUIRED', responseCode: 502 }),
-      { kind: 'transient', code: 'SMTP_TLS_REQUIRED', configProblem: true, heldForOperator: true, scope: 'server' },
-    ],
-    [
-      'self-signed certificate',
-      smtpError({ code: 'ESOCKET', message: 'self-signed certificate' }),
-      { kind: 'transient', code: 'ETLS', configProblem: true, scope: 'server' },
-    ],
-    ['ETLS', smtpError({ code: 'ETLS' }), { kind: 'transient', code: 'ETLS', configProblem: true, scope: 'server' }],
-    [
-      'an expired certificate (nodemailer says ESOCKET)',
-      smtpError({ code: 'ESOCKET', message: 'certificate has expired' }),
-      { kind: 'transient', code: 'ETLS', configProblem: true, scope: 'server' },
-    ],
-    [
-      'a certificate from an unknown CA, with its chain',
-      smtpError({ code: 'ESOCKET', message: 'unable to get local issuer certificate' }),
-      { kind: 'transient', code: 'ETLS', configProblem: true, scope: 'server' },
-    ],
-    [
-      "Node's own code for a certificate for another host",
-      smtpError({ code: 'ERR_TLS_CERT_ALTNAME_INVALID', message: "Hostname/IP does not match certificate's altnames" }),
-      { kind: 'transient', code: 'ETLS', configProblem: true, scope: 'server' },
-    ],
-    [
-      'a 4xx reply that mentions a certificate is still a reply',
-      smtpError({ code: 'EENVELOPE', responseCode: 454, message: '454 4.7.0 TLS not available: certificate problem' }),
-      { kind: 'transient', code: 'SMTP_4XX', configProblem: false, scope: 'message' },
-    ],
-    [
-      'template error',
-      new TemplateError('html.hbs', new Error('"x" not defined')),
-      { kind: 'transient', code: 'TEMPLATE', configProblem: true, heldForOperator: true, scope: 'message' },
-    ],
-    ['unknown error', new Error('something odd'), { kind: 'transient', code: 'UNKNOWN', configProblem: false, scope: 'message' }],
-    ['a thrown string', 'boom', { kind: 'transient', code: 'UNKNOWN', configProblem: false, scope: 'message' }],
-  ];
+      [
+        '421 service not available',
+        smtpError({ code: 'EENVELOPE', responseCode: 421 }),
+        { kind: 'transient', code: 'SMTP_4XX', configProblem: false, scope: 'server' },
+      ],
+      [
+        '451 local error (one message: retried alone)',
+        smtpError({ code: 'EMESSAGE', responseCode: 451 }),
+        { kind: 'transient', code: 'SMTP_4XX', configProblem: false, scope: 'message' },
+      ],
+      [
+        '450 mailbox busy',
+        smtpError({ code: 'EENVELOPE', responseCode: 450 }),
+        { kind: 'transient', code: 'SMTP_4XX', configProblem: false, scope: 'message' },
+      ],
+      [
+        '452 insufficient storage',
+        smtpError({ code: 'EENVELOPE', responseCode: 452 }),
+        { kind: 'transient', code: 'SMTP_4XX', configProblem: false, scope: 'message' },
+      ],
+      [
+        'ECONNECTION',
+        smtpError({ code: 'ECONNECTION' }),
+        { kind: 'transient', code: 'ECONNECTION', configProblem: false, scope: 'server' },
+      ],
+      [
+        'ECONNREFUSED',
+        smtpError({ code: 'ECONNREFUSED' }),
+        { kind: 'transient', code: 'ECONNREFUSED', configProblem: false, scope: 'server' },
+      ],
+      ['ETIMEDOUT', smtpError({ code: 'ETIMEDOUT' }), { kind: 'transient', code: 'ETIMEDOUT', configProblem: false, scope: 'server' }],
+      ['ESOCKET', smtpError({ code: 'ESOCKET' }), { kind: 'transient', code: 'ESOCKET', configProblem: false, scope: 'server' }],
+      ['EDNS', smtpError({ code: 'EDNS' }), { kind: 'transient', code: 'EDNS', configProblem: false, scope: 'server' }],
+      ['EPROTOCOL', smtpError({ code: 'EPROTOCOL' }), { kind: 'transient', code: 'EPROTOCOL', configProblem: false, scope: 'message' }],
+      [
+        '550 mailbox unavailable',
+        smtpError({ code: 'EENVELOPE', responseCode: 550 }),
+        { kind: 'permanent', code: 'SMTP_5XX', configProblem: false, scope: 'message' },
+      ],
+      [
+        '554 transaction failed',
+        smtpError({ code: 'EMESSAGE', responseCode: 554 }),
+        { kind: 'permanent', code: 'SMTP_5XX', configProblem: false, scope: 'message' },
+      ],
+      [
+        'EENVELOPE without a reply',
+        smtpError({ code: 'EENVELOPE' }),
+        { kind: 'permanent', code: 'EENVELOPE', configProblem: false, scope: 'message' },
+      ],
+      [
+        'EAUTH 535',
+        smtpError({ code: 'EAUTH', responseCode: 535 }),
+        { kind: 'transient', code: 'EAUTH', configProblem: true, scope: 'server' },
+      ],
+      [
+        'EAUTH 454 (temporary auth failure)',
+        smtpError({ code: 'EAUTH', responseCode: 454 }),
+        { kind: 'transient', code: 'EAUTH', configProblem: true, scope: 'server' },
+      ],
+      ['ENOAUTH', smtpError({ code: 'ENOAUTH' }), { kind: 'transient', code: 'ENOAUTH', configProblem: true, scope: 'server' }],
+      [
+        '530 to MAIL FROM (authentication required)',
+        smtpError({ code: 'EENVELOPE', responseCode: 530 }),
+        { kind: 'transient', code: 'ENOAUTH', configProblem: true, scope: 'server' },
+      ],
+      [
+        'STARTTLS refused with TLS required',
+        smtpError({ code: 'SMTP_TLS_REQUIRED', responseCode: 502 }),
+        { kind: 'transient', code: 'SMTP_TLS_REQUIRED', configProblem: true, scope: 'server' },
+      ],
+      [
+        'self-signed certificate',
+        smtpError({ code: 'ESOCKET', message: 'self-signed certificate' }),
+        { kind: 'transient', code: 'ETLS', configProblem: true, scope: 'server' },
+      ],
+      ['ETLS', smtpError({ code: 'ETLS' }), { kind: 'transient', code: 'ETLS', configProblem: true, scope: 'server' }],
+      [
+        'an expired certificate (nodemailer says ESOCKET)',
+        smtpError({ code: 'ESOCKET', message: 'certificate has expired' }),
+        { kind: 'transient', code: 'ETLS', configProblem: true, scope: 'server' },
+      ],
+      [
+        'a certificate from an unknown CA, with its chain',
+        smtpError({ code: 'ESOCKET', message: 'unable to get local issuer certificate' }),
+        { kind: 'transient', code: 'ETLS', configProblem: true, scope: 'server' },
+      ],
+      [
+        "Node's own code for a certificate for another host",
+        smtpError({ code: 'ERR_TLS_CERT_ALTNAME_INVALID', message: "Hostname/IP does not match certificate's altnames" }),
+        { kind: 'transient', code: 'ETLS', configProblem: true, scope: 'server' },
+      ],
+      [
+        'a 4xx reply that mentions a certificate is still a reply',
+        smtpError({ code: 'EENVELOPE', responseCode: 454, message: '454 4.7.0 TLS not available: certificate problem' }),
+        { kind: 'transient', code: 'SMTP_4XX', configProblem: false, scope: 'message' },
+      ],
+      [
+        'template error',
+        new TemplateError('html.hbs', new Error('"x" not defined')),
+        { kind: 'transient', code: 'TEMPLATE', configProblem: true, scope: 'message' },
+      ],
+      ['unknown error', new Error('something odd'), { kind: 'transient', code: 'UNKNOWN', configProblem: false, scope: 'message' }],
+      ['a thrown string', 'boom', { kind: 'transient', code: 'UNKNOWN', configProblem: false, scope: 'message' }],
+    ];
 
   it.each(table)('%s', (_name, error, expected) => {
     expect(classifyFailure(error)).toMatchObject({ ...expected, message: expect.any(String) });

@@ -140,7 +140,6 @@ describe('classification of OAuth2 and Graph failures', () => {
       kind: 'transient',
       code: 'EAUTH',
       configProblem: true,
-      heldForOperator: true,
       scope: 'server',
     });
   });
