@@ -229,7 +229,7 @@ function registerSetupCommands(program: Command, io: CliIo, withConfig: RunWithC
     .requiredOption('--payload-url <url>', "the relay's webhook URL as NetBox reaches it, e.g. https://relay.example.com/webhook")
     .option(
       '--secret-file <file>',
-      'where the webhook secret is kept: read when it exists, else written (mode 0600) for WEBHOOK_SECRET_FILE',
+      'where the webhook secret is kept when the relay has none set: read when it exists, else written (mode 0600) for WEBHOOK_SECRET_FILE',
     )
     .option('--name <name>', 'name of the webhook and its event rule in NetBox', DEFAULT_WEBHOOK_NAME)
     .option('--source <name>', "the NetBox source to set up (SOURCES_FILE); default: NETBOX_URL's")

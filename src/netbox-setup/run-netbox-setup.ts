@@ -87,9 +87,9 @@ export async function runNetboxSetup(options: NetboxSetupOptions, io: NetboxSetu
     } else if (secret.writeTo) {
       print(`Would write the secret to ${secret.writeTo} (mode 0600).`);
     } else if (secret.source === 'config') {
-      print("The webhook uses the relay's configured WEBHOOK_SECRET.");
+      print("The webhook uses the relay's configured secret: the relay needs nothing more.");
     } else if (secret.source === 'file') {
-      print(`The webhook uses the secret in ${options.secretFile}.`);
+      print(`The webhook uses the secret in ${options.secretFile}. Give it to the relay: WEBHOOK_SECRET_FILE=${options.secretFile}`);
     }
 
     const webhookFields = buildWebhookFields(form, { name: options.name, payloadUrl: options.payloadUrl, secret: secret.value });
@@ -122,27 +122,33 @@ async function findByName(api: NetboxApi, listPath: string, name: string): Promi
 }
 
 /**
- * Which secret the webhook gets, in order: the --secret-file's content, the relay's WEBHOOK_SECRET,
- * the secret the existing webhook already has (so a rerun keeps working deliveries working), or a
- * new one. A secret that is not in a file yet is written to --secret-file (default: none, then it
- * must come from the configuration, or be shown).
+ * Which secret the webhook gets, in order: the relay's configured secret (WEBHOOK_SECRET or
+ * WEBHOOK_SECRET_FILE: the relay takes one of the two, so nothing is written then), the
+ * --secret-file's content, the secret the existing webhook already has (so a rerun keeps working
+ * deliveries working), or a new one. A secret that is not in a file yet is written to --secret-file
+ * (default: none, then it must be shown).
  */
 function resolveSecret(
   options: NetboxSetupOptions,
   io: NetboxSetupIo,
   existing: NamedObject | undefined,
 ): { value: string; source: 'file' | 'config' | 'netbox' | 'generated'; writeTo?: string } {
-  if (options.secretFile) {
-    const fromFile = io.readSecretFile(options.secretFile)?.replace(/\r?\n$/, '');
-    if (fromFile) return { value: fromFile, source: 'file' };
+  const fromFile = options.secretFile ? io.readSecretFile(options.secretFile)?.replace(/\r?\n$/, '') : undefined;
+  if (options.configuredSecret) {
+    if (fromFile && fromFile !== options.configuredSecret)
+      throw new NetboxSetupError(
+        'config',
+        `${options.secretFile} holds another secret than the relay's configured one: NetBox and the relay must share one. Drop --secret-file to use the relay's`,
+      );
+    return { value: options.configuredSecret, source: 'config' };
   }
-  if (options.configuredSecret) return { value: options.configuredSecret, source: 'config', writeTo: options.secretFile };
+  if (fromFile) return { value: fromFile, source: 'file' };
   const current = typeof existing?.secret === 'string' && existing.secret !== '' ? existing.secret : undefined;
   const found = current ? { value: current, source: 'netbox' as const } : { value: io.generateSecret(), source: 'generated' as const };
   if (!options.secretFile && !options.showSecret) {
     throw new NetboxSetupError(
       'config',
-      'the webhook needs a secret the relay also knows: give --secret-file FILE (it is written there, mode 0600, for WEBHOOK_SECRET_FILE), set WEBHOOK_SECRET, or pass --show-secret',
+      'the webhook needs a secret the relay also knows: set WEBHOOK_SECRET (or WEBHOOK_SECRET_FILE), give --secret-file FILE (written there, mode 0600, for WEBHOOK_SECRET_FILE), or pass --show-secret',
     );
   }
   return { ...found, writeTo: options.secretFile };

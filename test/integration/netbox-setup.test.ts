@@ -127,6 +127,30 @@ describe('compliance-relay netbox-setup', () => {
     expect(shown.out).toContain(`Secret: ${secret}`);
   });
 
+  it("with WEBHOOK_SECRET set, as the README's .env sets it, tells the relay nothing new: no file, no WEBHOOK_SECRET_FILE", async () => {
+    netbox = await startNetboxDouble({ version: '4.6' });
+    const secret = 'configured-webhook-secret-value';
+    const secretFile = path.join(dir, 'secrets', 'webhook-secret');
+    const run = await setup(['--payload-url', PAYLOAD_URL, '--secret-file', secretFile], { WEBHOOK_SECRET: secret });
+    expect(run.code).toBe(0);
+    expect([...netbox.webhooks.values()][0].secret).toBe(secret);
+    expect(fs.existsSync(secretFile)).toBe(false);
+    expect(run.out).not.toContain('WEBHOOK_SECRET_FILE');
+    expect(run.out).toContain('the relay needs nothing more');
+  });
+
+  it('refuses a --secret-file that holds another secret than the relay has, and writes nothing to NetBox', async () => {
+    netbox = await startNetboxDouble({ version: '4.6' });
+    const secretFile = path.join(dir, 'secret');
+    fs.writeFileSync(secretFile, 'a-secret-netbox-would-get-alone\n');
+    const run = await setup(['--payload-url', PAYLOAD_URL, '--secret-file', secretFile], {
+      WEBHOOK_SECRET: 'configured-webhook-secret-value',
+    });
+    expect(run.code).toBe(EXIT_CONFIG);
+    expect(run.err).toContain('holds another secret than the relay');
+    expect(netbox.webhooks.size).toBe(0);
+  });
+
   it('--dry-run prints the requests it would send and changes nothing', async () => {
     netbox = await startNetboxDouble({ version: '4.6' });
     const secretFile = path.join(dir, 'secret');
