@@ -200,7 +200,8 @@ export const EnvSchema = z.object({
   // NetBox: the default source (SOURCES_FILE adds named ones)
   NETBOX_URL: setting(httpUrl.optional(), {
     group: 'basics',
-    description: "NetBox's base URL, for absolute links in mails; unset: links are relative.",
+    description:
+      "NetBox's base URL, with its base path: mails link into NetBox; with NETBOX_TOKEN they also list the failing results, missed reports are fetched (CATCH_UP_EVERY) and routes may mail device owners. Unset: none of these; mails show NetBox's paths as plain text.",
     example: 'https://netbox.example.com',
   }),
   // A header value: printable ASCII only, so a stray newline cannot add a header.
@@ -211,7 +212,12 @@ export const EnvSchema = z.object({
       .max(500)
       .regex(/^[\x21-\x7e]+$/, 'must be one token without spaces (nbt_<key>.<token> or a 40-character key)')
       .optional(),
-    { secret: true, group: 'basics', description: 'NetBox API token (read-only is enough); with it, mails list the failing tests.' },
+    {
+      secret: true,
+      group: 'basics',
+      description:
+        'NetBox API token, read-only (netbox-setup alone needs a write-enabled one); with NETBOX_URL it turns on the failing results, the catch-up and routes by owner.',
+    },
   ),
   NETBOX_CA_FILE: setting(z.string().trim().optional(), {
     group: 'features',
