@@ -7,7 +7,7 @@ import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 import { createTestCertificates, type TestCertificates } from '../helpers/test-certificates';
 
 /**
- * The README's "When something goes wrong" table, one test per row: each error is caused for real
+ * docs/errors.md's tables, one test per row: each error is caused for real
  * (a closed port, a listener that never greets, a name that cannot resolve, a plain SMTP server
  * behind smtps://, a certificate from an unknown CA, a refused login, a wrong value) and the words
  * the user reads are asserted: what happened, and which variable to change. The rows "port in use"
