@@ -214,8 +214,8 @@ describe('every metric a page names is in the registry a relay creates', () => {
     expect(registered).toContain(name.replace(/_(bucket|sum|count)$/, (suffix) => (registered.includes(name) ? suffix : '')));
   });
 
-  it("docs/operations.md's table names every compliance_relay_ metric the relay exports", () => {
-    const table = new Set([...read('docs/operations.md').matchAll(/^\| `(compliance_relay_[a-z0-9_]+)/gm)].map((m) => m[1]));
+  it("docs/reference.md's table names every compliance_relay_ metric the relay exports", () => {
+    const table = new Set([...read('docs/reference.md').matchAll(/^\| `(compliance_relay_[a-z0-9_]+)/gm)].map((m) => m[1]));
     expect(registered.filter((name) => name.startsWith('compliance_relay_') && !table.has(name))).toEqual([]);
   });
 });
