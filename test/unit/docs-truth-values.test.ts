@@ -32,8 +32,13 @@ const at = (found: Found[]) => found.map((f) => [f.where, f] as const);
 
 describe('a status written beside an error code is the status the catalogue answers it with', () => {
   // `401 UNAUTHORIZED`, 403 `FORBIDDEN_ADDRESS`, `503 {"error":{"code":"STORAGE_UNAVAILABLE"`.
-  const pairs = findIn(/(?<![\w.])`?([1-5]\d\d)`?\s+(?:`|\{"error":\{"code":")([A-Z][A-Z0-9_]*[A-Z0-9])/g).filter((f) =>
-    isCode(f.match[2]),
+  // `401 UNAUTHORIZED`, 403 `FORBIDDEN_ADDRESS`, `| 415 | `A`, `B` |`, `503 {"error":{"code":"STORAGE_UNAVAILABLE"`.
+  const pairs = findIn(
+    /(?<![\w.])`?([1-5]\d\d)`?(?:\s+|\s*\|\s*)((?:`[A-Z][A-Z0-9_]*`(?:, | or )?)+|\{"error":\{"code":"[A-Z_]+)/g,
+  ).flatMap((f) =>
+    [...f.match[2].matchAll(/([A-Z][A-Z0-9_]*[A-Z0-9])/g)]
+      .filter((m) => isCode(m[1]))
+      .map((m) => ({ ...f, match: Object.assign([f.match[0], f.match[1], m[1]], { index: f.match.index }) as RegExpMatchArray })),
   );
 
   it('finds the statuses it checks', () => expect(pairs.length).toBeGreaterThan(25));
@@ -68,6 +73,19 @@ function filesOf(endpoint: string): string[] {
   if (endpoint.startsWith('GET /ui') || endpoint.startsWith('POST /ui')) return [...common, ...filesUnder('src/dashboard', ['.ts'])];
   return [...common, 'src/http/observe-routes.ts'];
 }
+
+describe("a page's table of the webhook's answers names every error the webhook may answer", () => {
+  const row = read('docs/reference.md').match(/^\| `POST <WEBHOOK_PATH>` \| (.*) \|$/m)![1];
+  const codes = [...row.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]).filter(isCode);
+  // A table with a Status column under a heading that names the webhook.
+  const tables = findIn(/^#+ [^\n]*[Ww]ebhook[^\n]*\n(?:(?!#)[^\n]*\n)*?(\| Status \|[^\n]*\n(?:\|[^\n]*\n)+)/gm);
+
+  it('finds the codes it checks', () => expect(codes.length).toBeGreaterThan(10));
+
+  it.each(at(tables))('%s', (where, { match }) => {
+    expect(codes.filter((code) => !match[1].includes(`\`${code}\``)).map((code) => `${where}: lacks ${code}`)).toEqual([]);
+  });
+});
 
 describe('docs/reference.md lists every endpoint the relay serves, and each answer it says one may give', () => {
   const rows = findIn(/^\| `((?:GET|POST|PUT|PATCH|DELETE) [^`]+)` \| (.*) \|$/gm, ['docs/reference.md']);
