@@ -447,3 +447,27 @@ describe('a retired setting is named only in the upgrade notes', () => {
 
   it('names none elsewhere', () => expect(named.map((f) => `${f.where}: ${f.match[1]}`)).toEqual([]));
 });
+
+describe("every command that starts the relay carries the start script's node flags", () => {
+  const flags = (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start.match(/--[a-z-]+(?:=\S+)?/g) ?? [];
+  const places = [
+    ...pages,
+    'Dockerfile',
+    'docker-compose.yml',
+    ...(fs.existsSync(path.join(root, 'deploy')) ? filesUnder('deploy', ['']).filter((f) => fs.statSync(path.join(root, f)).isFile()) : []),
+  ];
+  // `compliance-relay serve` (the bin: node without flags), `node … dist/src/main.js serve`, `"dist/src/main.js", "serve"`.
+  const starts = findIn(/^.*(?:compliance-relay|main\.js"?,?) "?serve\b.*$/gm, places);
+
+  it('finds the start commands it checks', () => {
+    expect(flags.length).toBeGreaterThan(0);
+    expect(starts.length).toBeGreaterThan(0);
+  });
+
+  it.each(at(starts))('%s', (where, { match }) => {
+    const missing = flags.filter((flag) => !match[0].includes(flag));
+    expect(missing.length === 0 ? `${where}: starts with ${flags.join(' ')}` : `${where}: starts without ${missing.join(' ')}`).toBe(
+      `${where}: starts with ${flags.join(' ')}`,
+    );
+  });
+});
