@@ -161,6 +161,19 @@ describe('every command and flag a page shows is one the CLI declares', () => {
     expect(allFlags).toContain(flag);
   });
 
+  it('docs/commands.md names every flag of each command in its rows', () => {
+    const commands = program.commands.flatMap((c) => (c.commands.length ? c.commands : [c]));
+    const missing = commands.flatMap((command) => {
+      const text = rows
+        .filter((row) => findCommand(program, row.line.split(' ')) === command)
+        .map((row) => row.text)
+        .join(' ');
+      const name = `${command.parent === program ? '' : `${command.parent!.name()} `}${command.name()}`;
+      return command.options.filter((o) => o.long && !text.includes(o.long)).map((o) => `docs/commands.md: ${name} ${o.long}`);
+    });
+    expect(missing).toEqual([]);
+  });
+
   it('docs/commands.md lists every command', () => {
     const listed = new Set(rows.map((row) => findCommand(program, row.line.split(' '))));
     const missing = program.commands.flatMap((c) => (c.commands.length ? c.commands : [c])).filter((c) => !listed.has(c));
