@@ -162,6 +162,13 @@ describe("docs/reference.md's mail headers are the headers a mail carries", () =
     expect(table.filter((t) => !carried.includes(t.name)).map((t) => `${t.where}: ${t.name} is on no mail`)).toEqual([]);
   });
 
+  it('the verdicts listed for X-Compliance-Verdict are the ones the trend decides, and `none`', () => {
+    const row = /^\| `X-Compliance-Verdict` \|[^|]*\| (.*) \|$/m.exec(read('docs/reference.md'))![1];
+    const decided = /export type Verdict = ([^;]+);/.exec(read('src/trend/decide-verdict.ts'))![1];
+    const values = (text: string, pattern: RegExp) => [...text.matchAll(pattern)].map((m) => m[1]).sort();
+    expect(values(row, /`([a-z]+)`/g)).toEqual([...values(decided, /'([a-z]+)'/g), 'none'].sort());
+  });
+
   it('the Auto-Submitted and X-Auto-Response-Suppress values listed are the ones every mail is built with', () => {
     const code = read('src/mail/build-message.ts');
     for (const [, name, value] of [...read('docs/reference.md').matchAll(/^\| `((?:Auto|X-Auto)[A-Za-z-]+)` \| every mail \| `([^`]+)`/gm)])
