@@ -2,7 +2,7 @@ export { loadConfig, ConfigError, type Config } from './load-config';
 export type { OAuth2Config, SmtpConfig } from '../notify';
 export { redactConfig } from './redact-config';
 export { describeUnsignedWebhook, listBootWarnings } from './list-boot-warnings';
-export { planCatchUp, describeCatchUp, type SourceConfig } from './sources-file';
+export { planCatchUp, describeCatchUp, SourcesFileSchema, type SourceConfig } from './sources-file';
 export { DEFAULT_SOURCE_NAME } from '../webhook';
 export { EnvSchema, SECRET_VARIABLES } from './schema';
 export { listSettings, type Setting } from './list-settings';

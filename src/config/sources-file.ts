@@ -67,7 +67,7 @@ const SourceSchema = z.strictObject({
   catch_up_max: z.unknown().optional(),
 });
 
-const SourcesFileSchema = z.strictObject({
+export const SourcesFileSchema = z.strictObject({
   sources: z.array(SourceSchema, { error: 'must be a list of sources' }).min(1, 'needs at least one source').max(MAX_SOURCES),
 });
 

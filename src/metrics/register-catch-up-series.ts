@@ -22,7 +22,7 @@ export function registerCatchUpSeries(
   });
   const failures = new Counter({
     name: 'compliance_relay_catch_up_failures_total',
-    help: 'Catch-ups that failed (tried again at the next turn), by NetBox source and code (NETBOX_AUTH, NETBOX_UNREACHABLE, …).',
+    help: 'Catch-ups that failed (tried again at the next turn), by NetBox source and code (AUTH, UNREACHABLE, …).',
     labelNames: ['source', 'code'] as const,
     registers: [registry],
   });

@@ -1,4 +1,4 @@
-export { SOURCE_NAME_PATTERN, isTimeZone, type Route, type Condition, type OwnerSpec } from './routes-schema';
+export { SOURCE_NAME_PATTERN, isTimeZone, RoutesFileSchema, OwnersTo, type Route, type Condition, type OwnerSpec } from './routes-schema';
 export { parseDigestSchedule, type DigestSchedule } from './digest-schedule';
 export {
   parseRoutesFile,

@@ -176,7 +176,7 @@ const AllowedDomains = z
  * domain; `fallback` gets the failures nobody may be mailed about, and the whole report when NetBox
  * cannot say who owns what.
  */
-const OwnersTo = z.strictObject({
+export const OwnersTo = z.strictObject({
   netbox_contacts: NetboxContacts,
   allowed_domains: AllowedDomains,
   fallback: addressList.pipe(z.array(mailbox).min(1, 'needs at least one address').max(MAX_RECIPIENTS)),

@@ -2,7 +2,7 @@
  * The one catalogue of error codes the relay answers with. Tests assert codes, not prose.
  * `retryable` tells the sender (or an operator) whether sending the same request again can help.
  */
-const ERROR_CATALOGUE = {
+export const ERROR_CATALOGUE = {
   BODY_NOT_JSON: { status: 400, retryable: false, message: 'The request body is not valid JSON.' },
   BODY_NOT_UTF8: { status: 400, retryable: false, message: 'The request body is not valid UTF-8.' },
   ENVELOPE_INVALID: { status: 422, retryable: false, message: 'The webhook envelope is not a NetBox event.' },
