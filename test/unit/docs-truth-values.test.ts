@@ -82,8 +82,12 @@ describe("a page's table of the webhook's answers names every error the webhook 
 
   it('finds the codes it checks', () => expect(codes.length).toBeGreaterThan(10));
 
-  it.each(at(tables))('%s', (where, { match }) => {
-    expect(codes.filter((code) => !match[1].includes(`\`${code}\``)).map((code) => `${where}: lacks ${code}`)).toEqual([]);
+  // Pages may link to the reference instead of holding such a table: then there is nothing to hold complete.
+  it('each such table lists them all', () => {
+    const lacking = at(tables).flatMap(([where, { match }]) =>
+      codes.filter((code) => !match[1].includes(`\`${code}\``)).map((code) => `${where}: lacks ${code}`),
+    );
+    expect(lacking).toEqual([]);
   });
 });
 
@@ -202,7 +206,7 @@ describe('a default a page states is the default the definition holds', () => {
     ...findIn(/\(default `([A-Z][A-Z0-9_]+)`, `([^`]+)`/g),
   ].filter((f) => settings.has(f.match[1]));
 
-  it('finds the settings defaults it checks', () => expect(stated.length).toBeGreaterThanOrEqual(5));
+  it('finds the settings defaults it checks', () => expect(stated.length).toBeGreaterThanOrEqual(3));
 
   it.each(at(stated))('%s', (where, { match }) => {
     expect(`${where}: ${match[1]} defaults to ${match[2]}`).toBe(`${where}: ${match[1]} defaults to ${defaultOf(match[1])}`);
