@@ -84,9 +84,20 @@ describe('Dockerfile', () => {
 
   it('copies everything the runtime reads (templates, compiled sources, package.json)', () => {
     for (const needed of ['templates', 'dist/src', 'package.json', 'node_modules']) expect(dockerfile).toContain(needed);
-    // The build stage compiles exactly the sources the image ships.
+    // The build stage compiles the sources the image ships, and the script that compiles the templates ahead.
     const build = JSON.parse(fs.readFileSync(path.join(ROOT, 'tsconfig.build.json'), 'utf8'));
-    expect(build.include).toEqual(['src']);
+    expect(build.include).toEqual(['src', 'scripts/build-templates.ts']);
+  });
+
+  it('ships the templates with their compiled forms, built as `npm run build` builds them (they are not in git)', () => {
+    const { scripts } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { build: string } };
+    const step = 'node dist/scripts/build-templates.js';
+    expect(scripts.build).toContain(step);
+    expect(dockerfile).toMatch(new RegExp(`^RUN npx tsc -p tsconfig\\.build\\.json && ${step.replace(/\./g, '\\.')} `, 'm'));
+    // The runtime stage takes the templates from the build stage, not from the build context (which lacks them after a clone).
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    expect(runtime).toMatch(/^COPY --from=build \/app\/templates \.\/templates$/m);
+    expect(runtime).not.toMatch(/^COPY templates /m);
   });
 });
 
