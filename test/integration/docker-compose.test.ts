@@ -72,6 +72,13 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/^CMD \["node", (?:"--[a-z-]+=[0-9]+", )*"dist\/src\/main\.js", "serve"\]$/m);
   });
 
+  it('builds offline with the builder Docker ships: no `# syntax=` frontend to pull, no feature that needs one', () => {
+    expect(dockerfile).not.toMatch(/^#\s*syntax\s*=/im);
+    // RUN --mount, COPY --link/--chmod/--exclude and heredocs need a recent BuildKit frontend (not the legacy builder's).
+    expect(dockerfile).not.toMatch(/^(RUN|COPY|ADD)\s+[^\n]*--(mount|link|chmod|exclude|parents)\b/m);
+    expect(dockerfile).not.toMatch(/<<-?["']?[A-Z]+/);
+  });
+
   it("starts node with the same flags as `npm start`, and compose's relays keep that command", () => {
     const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]) as string[];
     const start = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
