@@ -16,6 +16,10 @@ RUN npx tsc -p tsconfig.build.json && node dist/scripts/build-templates.js && np
 
 # Runtime stage: only what runs, as the unprivileged "node" user.
 FROM node:20-bookworm-slim
+# The same version as package.json's (a test holds them equal).
+LABEL org.opencontainers.image.title="compliance-relay" \
+      org.opencontainers.image.version="1.0.0" \
+      org.opencontainers.image.licenses="Apache-2.0"
 ENV NODE_ENV=production \
     DATA_DIR=/data \
     PORT=8080
