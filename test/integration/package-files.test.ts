@@ -35,6 +35,7 @@ describe('the npm package', () => {
         'templates/inlined-css.json',
         'templates/report/html.hbs',
         'examples/routes.yaml',
+        'deploy/systemd/compliance-relay.service',
       ]),
     );
     expect(files.filter((f) => /^(src|test|bench|scripts)\//.test(f))).toEqual([]);
