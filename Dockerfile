@@ -1,4 +1,4 @@
-# Build stage: compile TypeScript and the native SQLite module, then drop dev dependencies.
+# Build stage: compile TypeScript and the native SQLite module, compile the shipped templates ahead, then drop dev dependencies.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update \
@@ -9,18 +9,25 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev --ignore-scripts
+COPY scripts/build-templates.ts ./scripts/
+COPY templates ./templates
+# The same two steps as `npm run build`: the templates' inlined CSS and compiled forms are build outputs.
+RUN npx tsc -p tsconfig.build.json && node dist/scripts/build-templates.js && npm prune --omit=dev --ignore-scripts
 
 # Runtime stage: only what runs, as the unprivileged "node" user.
 FROM node:20-bookworm-slim
+# The same version as package.json's (a test holds them equal).
+LABEL org.opencontainers.image.title="compliance-relay" \
+      org.opencontainers.image.version="1.0.0" \
+      org.opencontainers.image.licenses="Apache-2.0"
 ENV NODE_ENV=production \
     DATA_DIR=/data \
     PORT=8080
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/templates ./templates
 COPY package.json ./
-COPY templates ./templates
 COPY examples ./examples
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -1,10 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import type { Config } from '../config';
 import type { ListOptions, PruneOptions } from './delivery-commands';
 import { EXIT_CONFIG, EXIT_USAGE, UsageError, type CliIo, type SetExitCode } from './io';
 import type { NetboxSetupFlags } from './netbox-setup-command';
+import { readPackageVersion } from './package-version';
 import type { PreviewOptions } from './preview-command';
 import type { WaiverAddOptions, WaiverListOptions } from './waiver-commands';
 
@@ -238,19 +237,4 @@ function registerSetupCommands(program: Command, io: CliIo, withConfig: RunWithC
     .action((flags: NetboxSetupFlags) =>
       withConfig(async (config) => (await import('./netbox-setup-command')).netboxSetupCommand(flags, config, io)),
     );
-}
-
-/**
- * The version in the package's own package.json, for `--version`: found by walking up from this module
- * (as shared's `findPackageRoot` does) without importing shared, whose door loads zod, which `--help` does not need.
- */
-function readPackageVersion(): string {
-  for (let dir = __dirname; ; dir = path.dirname(dir)) {
-    const candidate = path.join(dir, 'package.json');
-    if (fs.existsSync(candidate)) {
-      const pkg = JSON.parse(fs.readFileSync(candidate, 'utf8')) as { name?: string; version: string };
-      if (pkg.name === 'compliance-relay') return pkg.version;
-    }
-    if (path.dirname(dir) === dir) throw new Error(`compliance-relay package.json not found above ${__dirname}`);
-  }
 }

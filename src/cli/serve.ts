@@ -7,6 +7,7 @@ import { createRelay, type Relay } from '../relay';
 import { createLogger, systemClock, type Logger } from '../shared';
 import { DataDirLockedError, lockDataDir, PG_POOL_SIZE, type DataDirLock } from '../store';
 import { EXIT_CONFIG, type CliIo } from './io';
+import { readPackageVersion } from './package-version';
 
 /** Why a DATA_DIR cannot be had that only the operator can change: a file in its place, no right to write, a read-only disk. */
 const DATA_DIR_REFUSALS = new Set(['EEXIST', 'ENOTDIR', 'EACCES', 'EPERM', 'EROFS']);
@@ -170,12 +171,12 @@ export function describeListenError(code: string | undefined, where: { host: str
   return undefined;
 }
 
-/** The boot line: what the relay stores in, mails through and talks to, in one short sentence. */
+/** The boot line: the relay's version, what it stores in, mails through and talks to, in one short sentence. */
 export function describeBoot(config: Config, transports?: readonly TransportDescriptor[]): string {
   const store = config.store.databaseUrl ? `PostgreSQL (pool ${PG_POOL_SIZE})` : `SQLite in ${config.store.dataDir}`;
   const mail = findTransport(config.transport, transports).describeStart(config.transport.settings);
   const routes = config.routing.routes.length;
   const { url: netboxUrl } = config.sources[0].netbox;
   const netbox = netboxUrl ? `NetBox ${new URL(netboxUrl).host}` : 'no NetBox';
-  return `compliance-relay starting: ${store}, mail via ${mail}, ${routes} route${routes === 1 ? '' : 's'}, ${netbox}, dashboard ${config.admin.token ? 'on' : 'off'}`;
+  return `compliance-relay ${readPackageVersion()} starting: ${store}, mail via ${mail}, ${routes} route${routes === 1 ? '' : 's'}, ${netbox}, dashboard ${config.admin.token ? 'on' : 'off'}`;
 }

@@ -7,4 +7,4 @@ export { DEFAULT_SOURCE_NAME } from '../webhook';
 export { EnvSchema, SECRET_VARIABLES } from './schema';
 export { listSettings, type Setting } from './list-settings';
 export { parseDurationMs } from '../shared';
-export { describeSettings, renderEnvExample, replaceSettingsReference } from './describe-settings';
+export { describeSettings, renderEnvExample, replaceRetiredSettings, replaceSettingsReference } from './describe-settings';

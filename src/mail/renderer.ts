@@ -201,7 +201,7 @@ function evaluateSpec(hbs: Hbs, code: string, options: CompileOptions): Template
 }
 
 /**
- * The content of the compiled-templates file for the templates in `dir` (`npm run templates:inline`
+ * The content of the compiled-templates file for the templates in `dir` (`npm run build`
  * writes the shipped one after their inlined CSS; a test checks it): every template the relay compiles
  * or checks when it loads them, and every partial a subject or text template calls, as Handlebars
  * compiles it at that first call.
@@ -314,7 +314,7 @@ function compileSet(
   return { parts, htmlPartials };
 }
 
-/** The content of the inlined-CSS file for the templates in `dir`, inlined now (`npm run templates:inline`; a test checks it). */
+/** The content of the inlined-CSS file for the templates in `dir`, inlined now (`npm run build` writes the shipped one). */
 export function buildInlinedCssFile(dir: string): string {
   const hbs = loadHandlebarsCompiler().create();
   const partials = loadPartials(hbs, path.join(dir, 'partials'), createTemplateCompiler(hbs, emptyCompiledTemplates()));

@@ -38,6 +38,9 @@ export interface LegacyRows {
   sentMessages?: { deliveryId: number; raw: Buffer; envelopeTo: string[]; sentAt: number }[];
 }
 
+/** The schema version in which release 0.1.0 left its database: an upgrade from it loses nothing. */
+const RELEASE_0_1_0_SCHEMA = 17;
+
 const T0 = 1_700_000_000_000;
 
 /** Failing pairs as enrichment records them, with their NetBox ids (one without a device or test id). */
@@ -1264,6 +1267,31 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
         [id, null],
       ]);
       expect((await store.claimDue({ now: T0 + 100, limit: 10, owner: 'a', leaseMs: 1000 })).map((r) => r.report)).toEqual([null, null]);
+    });
+
+    test(`upgrading from 0.1.0 (schema version ${RELEASE_0_1_0_SCHEMA}): every later migration applies, and every delivery reads back with its key`, async () => {
+      const legacyBacking = await createBacking();
+      const rows = [makeDelivery(1, { body: TYPED_REPORT_BODIES[1] }), makeDelivery(2)];
+      await legacyBacking.seedSchema(RELEASE_0_1_0_SCHEMA, rows);
+      try {
+        const upgraded = await legacyBacking.open();
+        try {
+          const report = await upgraded.migrate();
+          expect(report.applied.filter((name) => Number.parseInt(name, 10) <= RELEASE_0_1_0_SCHEMA)).toEqual([]);
+          expect(report.version).toBeGreaterThanOrEqual(RELEASE_0_1_0_SCHEMA);
+          const kept = (await upgraded.listDeliveries()).sort((a, b) => a.id - b.id);
+          expect(kept.map((d) => [d.dedupKey, d.reportId, d.state, d.netboxSource])).toEqual(
+            rows.map((r) => [r.dedupKey, r.reportId, 'queued', 'default']),
+          );
+          for (const [i, d] of kept.entries()) expect((await upgraded.getDeliveryBody(d.id))!.equals(rows[i].body)).toBe(true);
+          // Posted again after the upgrade, a report kept by 0.1.0 is a duplicate: the dedup keys kept their form.
+          expect(await upgraded.insertDelivery(rows[0])).toMatchObject({ id: kept[0].id, duplicate: true });
+        } finally {
+          await upgraded.close();
+        }
+      } finally {
+        await legacyBacking.cleanup();
+      }
     });
 
     test('migration 6 applies to a database of schema version 5: its rows read report: null, new ones keep their fields', async () => {

@@ -72,6 +72,13 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/^CMD \["node", (?:"--[a-z-]+=[0-9]+", )*"dist\/src\/main\.js", "serve"\]$/m);
   });
 
+  it('builds offline with the builder Docker ships: no `# syntax=` frontend to pull, no feature that needs one', () => {
+    expect(dockerfile).not.toMatch(/^#\s*syntax\s*=/im);
+    // RUN --mount, COPY --link/--chmod/--exclude and heredocs need a recent BuildKit frontend (not the legacy builder's).
+    expect(dockerfile).not.toMatch(/^(RUN|COPY|ADD)\s+[^\n]*--(mount|link|chmod|exclude|parents)\b/m);
+    expect(dockerfile).not.toMatch(/<<-?["']?[A-Z]+/);
+  });
+
   it("starts node with the same flags as `npm start`, and compose's relays keep that command", () => {
     const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]) as string[];
     const start = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
@@ -84,9 +91,20 @@ describe('Dockerfile', () => {
 
   it('copies everything the runtime reads (templates, compiled sources, package.json)', () => {
     for (const needed of ['templates', 'dist/src', 'package.json', 'node_modules']) expect(dockerfile).toContain(needed);
-    // The build stage compiles exactly the sources the image ships.
+    // The build stage compiles the sources the image ships, and the script that compiles the templates ahead.
     const build = JSON.parse(fs.readFileSync(path.join(ROOT, 'tsconfig.build.json'), 'utf8'));
-    expect(build.include).toEqual(['src']);
+    expect(build.include).toEqual(['src', 'scripts/build-templates.ts']);
+  });
+
+  it('ships the templates with their compiled forms, built as `npm run build` builds them (they are not in git)', () => {
+    const { scripts } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { build: string } };
+    const step = 'node dist/scripts/build-templates.js';
+    expect(scripts.build).toContain(step);
+    expect(dockerfile).toMatch(new RegExp(`^RUN npx tsc -p tsconfig\\.build\\.json && ${step.replace(/\./g, '\\.')} `, 'm'));
+    // The runtime stage takes the templates from the build stage, not from the build context (which lacks them after a clone).
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    expect(runtime).toMatch(/^COPY --from=build \/app\/templates \.\/templates$/m);
+    expect(runtime).not.toMatch(/^COPY templates /m);
   });
 });
 

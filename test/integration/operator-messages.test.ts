@@ -17,6 +17,7 @@ import { createTestCertificates } from '../helpers/test-certificates';
 jest.setTimeout(120_000);
 
 const MAIN = path.resolve(__dirname, '../../dist/src/main.js');
+const { version: VERSION } = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as { version: string };
 const TOKEN = '0123456789abcdef0123456789abcdef01234567';
 
 /** Issue 17, item 9: logs and messages say what is true, and fit a terminal. */
@@ -57,12 +58,12 @@ describe('what the relay says to an operator', () => {
       .trim()
       .split('\n');
     const lines = piped.map((l) => JSON.parse(l) as Record<string, unknown>);
-    const boot = lines.find((l) => String(l.msg).startsWith('compliance-relay starting'))!;
+    const boot = lines.find((l) => String(l.msg).startsWith(`compliance-relay ${VERSION} starting`))!;
     expect(boot.msg).toBe(
-      `compliance-relay starting: SQLite in ${path.join(dir, 'data')}, mail via SMTP 127.0.0.1:2525, 1 route, no NetBox, dashboard off`,
+      `compliance-relay ${VERSION} starting: SQLite in ${path.join(dir, 'data')}, mail via SMTP 127.0.0.1:2525, 1 route, no NetBox, dashboard off`,
     );
     expect(boot).not.toHaveProperty('config');
-    expect(piped.find((l) => l.includes('"msg":"compliance-relay starting'))!.length).toBeLessThan(400);
+    expect(piped.find((l) => l.includes(`"msg":"compliance-relay ${VERSION} starting`))!.length).toBeLessThan(400);
     expect(lines.some((l) => l.msg === 'configuration in force')).toBe(false);
 
     const debug = (

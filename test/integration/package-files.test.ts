@@ -5,10 +5,10 @@ import path from 'node:path';
 const ROOT = path.resolve(__dirname, '../..');
 
 /**
- * What `npm pack` ships (docs/errors.md, "A server install without the test tools") is what the
- * packaged relay reads at run time: the compiled code with both stores' migrations, the templates with
- * their compiled and inlined forms, and the examples the docs point to; and every `files` entry names
- * something that exists. It reads the dist/ that `npm test` builds first.
+ * What `npm pack` ships (docs/install.md) is what the packaged relay reads at run time: the compiled code with
+ * both stores' migrations, the templates with the compiled and inlined forms that `npm run build` writes (build
+ * outputs, not in git), and the examples the docs point to; and every `files` entry names something that exists.
+ * It reads the dist/ and templates that `npm test` builds first.
  */
 describe('the npm package', () => {
   const packed = (): string[] => {
@@ -35,6 +35,7 @@ describe('the npm package', () => {
         'templates/inlined-css.json',
         'templates/report/html.hbs',
         'examples/routes.yaml',
+        'deploy/systemd/compliance-relay.service',
       ]),
     );
     expect(files.filter((f) => /^(src|test|bench|scripts)\//.test(f))).toEqual([]);

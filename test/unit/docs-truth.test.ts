@@ -119,6 +119,13 @@ const OTHER_TOOLS_FLAGS = [
   '--skip-systemctl-redirect',
   '--mount',
   '--propagation',
+  // docker run, useradd and systemctl in docs/install.md
+  '--env-file',
+  '--restart',
+  '--system',
+  '--home-dir',
+  '--shell',
+  '--now',
 ];
 
 interface CommandLine {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CHART_REPORTS, CSV_ATTACHMENT_MAX_BYTES, MAX_FAILING_TESTS_LISTED } from '../../src/compose';
 import { PG_POOL_SIZE } from '../../src/store';
-import { describeSettings, loadConfig, renderEnvExample, replaceSettingsReference } from '../../src/config';
+import { describeSettings, loadConfig, renderEnvExample, replaceRetiredSettings, replaceSettingsReference } from '../../src/config';
 
 const root = path.join(__dirname, '../..');
 const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
@@ -16,6 +16,13 @@ describe('the settings documentation is generated from the schema', () => {
 
   it('.env.example is the one the schema writes (npm run docs:settings)', () => {
     expect(read('.env.example')).toBe(renderEnvExample());
+  });
+
+  it('CHANGELOG.md lists every setting no longer read, and the live reference none (npm run docs:settings)', () => {
+    const changelog = read('CHANGELOG.md');
+    expect(replaceRetiredSettings(changelog)).toBe(changelog);
+    expect(changelog).toContain('| `GRAPH_CONCURRENCY` |');
+    expect(read('docs/configuration.md')).not.toContain('GRAPH_CONCURRENCY');
   });
 
   it('lists at most 30 basics, first, and the advanced group last', () => {
