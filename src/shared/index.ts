@@ -1,6 +1,7 @@
 export { RelayError, buildErrorBody, type ErrorCode, type ErrorIssue } from './errors';
 export {
   RELAY_FAILURES,
+  buildFailureFacts,
   describeFailureOutcome,
   isCertificateFailure,
   isFailureCode,
