@@ -70,7 +70,6 @@ describe('a variable no longer read is warned about, naming what replaced it', (
     expect(config.warnings.map((w) => w.variable).sort()).toEqual(Object.keys(retired).sort());
     expect(config.warnings.find((w) => w.variable === 'LEASE_MS')?.message).toContain('5 minutes');
     expect(config.warnings.find((w) => w.variable === 'WEBHOOK_MAX_BYTES')?.message).toContain('1 MiB');
-    expect(config.http).toMatchObject({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
     expect(config.webhook.maxBytes).toBe(1_048_576);
     expect(config.retention.intervalMs).toBe(3_600_000);
     expect(config.netbox).toMatchObject({ timeoutMs: 10_000, enrichBudgetMs: 30_000 });
@@ -109,7 +108,6 @@ describe('a variable no longer read is warned about, naming what replaced it', (
     const config = loadConfig({ SMTP_URL: 'smtp://mail.example.com:587', MAIL_TO: 'a@b.c', [name]: value }, { readFile: () => '' });
     expect(config.warnings).toEqual([{ variable: name, message: expect.stringContaining(words) }]);
     expect(config.transport.settings).toMatchObject({ connectionTimeoutMs: 10_000, greetingTimeoutMs: 10_000, socketTimeoutMs: 60_000 });
-    expect(config.observe.smtpCheckIntervalMs).toBe(300_000);
   });
 
   it('nothing retired set: no warning', () => {
