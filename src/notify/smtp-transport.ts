@@ -119,6 +119,7 @@ function configureSmtp(e: SmtpEnv, context: TransportContext): SmtpConfig | unde
     issues.push({ variable: 'SMTP_PASSWORD', message: 'is set but SMTP_USER is not' });
   }
   context.requireRecipients('SMTP_URL is set');
+  if (e.SMTP_CA_FILE !== undefined) checkReadable('SMTP_CA_FILE', e.SMTP_CA_FILE, context);
   const user = e.SMTP_USER ?? (url?.username ? decodeURIComponent(url.username) : undefined);
   const password = e.SMTP_PASSWORD ?? (url?.password ? decodeURIComponent(url.password) : undefined);
   return {
@@ -133,6 +134,16 @@ function configureSmtp(e: SmtpEnv, context: TransportContext): SmtpConfig | unde
     socketTimeoutMs: SMTP_SOCKET_TIMEOUT_MS,
     oauth2: wantsOAuth2Login(e) ? configureSmtpOAuth2(e, { user, password }, context) : undefined,
   };
+}
+
+/** A file read when the relay starts, said now by its variable if it cannot be read (else serve stops on a bare ENOENT). */
+function checkReadable(variable: string, file: string, context: TransportContext): void {
+  try {
+    context.readFile(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    context.issues.push({ variable, message: `cannot read ${file} (${code}): accepts a readable PEM file` });
+  }
 }
 
 /** The app's OAuth2 credentials are given: the mailbox is required, a password refused (the login is a token). */
