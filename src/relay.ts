@@ -239,7 +239,6 @@ function createDeliveryPipeline(
     concurrency: config.worker.concurrency,
     pollMs: config.worker.pollMs,
     leaseMs: config.worker.leaseMs,
-    pauseAfter4xx: config.worker.pauseAfter4xx,
     random: io.random,
     observe: (outcome) => {
       metrics.recordWorker(outcome);

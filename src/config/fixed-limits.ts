@@ -40,7 +40,7 @@ export const WORKER_POLL_MS = 1_000;
  */
 export const LEASE_MS = 10 * NETBOX_ENRICH_BUDGET_MS;
 
-/** Different deliveries answered 4xx in a row (no mail accepted between) before the whole queue pauses. */
+/** Different deliveries answered 4xx in a row (no mail accepted between) before the whole queue pauses: the retry policy's, for its retired setting's warning. */
 export const PAUSE_AFTER_4XX_IN_A_ROW = 3;
 
 /** WEBHOOK_RATE_LIMIT counts a client's requests over this window: "per minute" is what operators reason in. */

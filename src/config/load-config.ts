@@ -165,7 +165,6 @@ function buildConfig(e: Env, built: ConfigParts) {
       pollMs: fixed.WORKER_POLL_MS,
       leaseMs: fixed.LEASE_MS,
       concurrency: described.concurrency(transport.settings),
-      pauseAfter4xx: fixed.PAUSE_AFTER_4XX_IN_A_ROW,
     },
     log: { level: e.LOG_LEVEL },
     admin: { token: e.ADMIN_TOKEN },

@@ -48,7 +48,7 @@ describe('a variable no longer read is warned about, naming what replaced it', (
     const config = loadConfig({ GRAPH_CONCURRENCY: '8', SMTP_PAUSE_AFTER_4XX: '1' }, { readFile: () => '' });
     expect(config.warnings.map((w) => w.variable)).toEqual(['GRAPH_CONCURRENCY', 'SMTP_PAUSE_AFTER_4XX']);
     expect(config.warnings[0].message).toContain('fixed at 4');
-    expect(config.worker.pauseAfter4xx).toBe(3);
+    expect(config.warnings[1].message).toContain('3 different deliveries answered 4xx in a row');
   });
 
   it('the advanced timings and limits still set: a warning each, and the relay runs on the fixed values', () => {
