@@ -1,5 +1,13 @@
 import type { Express, RequestHandler } from 'express';
-import { DEFAULT_SOURCE_NAME, describeUnsignedWebhook, listBootWarnings, planCatchUp, type Config, type SourceConfig } from './config';
+import {
+  DEFAULT_SOURCE_NAME,
+  describeUnsignedWebhook,
+  listBootWarnings,
+  planCatchUp,
+  TRANSPORT_CHECK_INTERVAL_MS,
+  type Config,
+  type SourceConfig,
+} from './config';
 import { createNetboxClient, type NetboxClient } from './netbox';
 import { createOwnerResolver } from './enrichment';
 import {
@@ -16,7 +24,7 @@ import { createBatchHistory, createWorker, type Composers, type Worker, type Wor
 import { createApp } from './http';
 import { defaultTemplatesDir, loadRenderer, type Renderer } from './mail';
 import { buildFailureCatalogue, createNotifier, type Notifier, type TransportDescriptor } from './notify';
-import { checkReadiness, createSmtpHealth, type SmtpHealth } from './health';
+import { checkReadiness, createTransportHealth, type TransportHealth } from './health';
 import type * as DashboardModule from './dashboard';
 import { createMetrics, registerWaiverGauge, type RelayMetrics } from './metrics';
 import { createWaiverBook, type WaiverBook } from './waivers';
@@ -122,7 +130,7 @@ interface RelayParts {
   netbox: Map<string, NetboxClient>;
   worker: Worker;
   metrics: RelayMetrics;
-  smtpHealth: SmtpHealth;
+  transportHealth: TransportHealth;
   watchdog?: Watchdog;
   digests: DigestScheduler;
   catchUps: SourceCatchUps;
@@ -177,12 +185,12 @@ function createSourceWatchdogs(config: Config, io: RelayIo, deps: { store: Store
   };
 }
 
-/** The mail side: metrics, SMTP health, the composers and the worker that runs them. */
+/** The mail side: metrics, the transport's health, the composers and the worker that runs them. */
 function createDeliveryPipeline(
   config: Config,
   io: RelayIo,
   deps: Pick<RelayParts, 'store' | 'renderer' | 'notifier' | 'netbox' | 'webhooksInFlight'> & SharedParts,
-): Pick<RelayParts, 'worker' | 'metrics' | 'smtpHealth'> {
+): Pick<RelayParts, 'worker' | 'metrics' | 'transportHealth'> {
   const { clock, logger } = io;
   const { store, notifier } = deps;
   const metrics = createMetrics({
@@ -196,11 +204,11 @@ function createDeliveryPipeline(
     sources: config.sources.map((s) => s.name),
     failures: deps.failures,
   });
-  const smtpHealth = createSmtpHealth({
+  const transportHealth = createTransportHealth({
     notifier,
     clock,
     logger,
-    intervalMs: config.observe.smtpCheckIntervalMs,
+    intervalMs: TRANSPORT_CHECK_INTERVAL_MS,
     held: () => worker.breaker.held && worker.breaker.state !== 'closed',
   });
   // The trend's history: what a batch composes is written by its settle.
@@ -231,15 +239,14 @@ function createDeliveryPipeline(
     concurrency: config.worker.concurrency,
     pollMs: config.worker.pollMs,
     leaseMs: config.worker.leaseMs,
-    pauseAfter4xx: config.worker.pauseAfter4xx,
     random: io.random,
     observe: (outcome) => {
       metrics.recordWorker(outcome);
-      smtpHealth.record(outcome);
+      transportHealth.record(outcome);
       io.onWorkerOutcome?.(outcome);
     },
   });
-  return { worker, metrics, smtpHealth };
+  return { worker, metrics, transportHealth };
 }
 
 /** The accepted exceptions of this configuration (stored ones and WAIVERS_FILE's) on this store: the app, the dashboard and the CLI share it. */
@@ -396,7 +403,7 @@ function createRelayApp(
       unrecordedOutcomes: () => worker.unrecorded.count,
       smtpPause: () => worker.breaker,
       tryNow: () => worker.tryNow(),
-      mailStatus: () => parts.smtpHealth.status(),
+      mailStatus: () => parts.transportHealth.status(),
       digests: { schedules: () => parts.digests.schedules(), periods: (options) => store.listDigestPeriods(options) },
       notices: config.webhook.unsignedFromNetwork ? [describeUnsignedWebhook(config)!] : [],
       throttle: authThrottle,
@@ -408,7 +415,7 @@ function createRelayApp(
         checkReadiness({
           store,
           renderer: parts.renderer,
-          smtp: parts.smtpHealth,
+          smtp: parts.transportHealth,
           pause: () => worker.breaker,
           clock,
           unrecorded: () => worker.unrecorded,
@@ -453,7 +460,7 @@ async function startRelay(parts: RelayParts, io: RelayIo): Promise<void> {
   }
   parts.worker.start();
   parts.retention.start();
-  parts.smtpHealth.start();
+  parts.transportHealth.start();
   parts.watchdog?.start();
   parts.digests.start();
   parts.catchUps.start();
@@ -462,7 +469,7 @@ async function startRelay(parts: RelayParts, io: RelayIo): Promise<void> {
 async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promise<void> {
   const { worker } = parts;
   parts.retention.stop();
-  parts.smtpHealth.stop();
+  parts.transportHealth.stop();
   parts.watchdog?.stop();
   parts.digests.stop();
   const catchUpsStopped = parts.catchUps.stop();

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import nodemailer from 'nodemailer';
 import { loadConfig } from '../../src/config';
 import type { OutgoingMail } from '../../src/mail';
-import { createSmtpNotifier } from '../../src/notify';
+import { createNotifier } from '../../src/notify';
 
 interface PushRequest {
   type: string;
@@ -41,7 +41,7 @@ async function push({ env, count, raw, from, to, stock }: PushRequest) {
   const mail: OutgoingMail = { raw: bytes, envelope: { from, to }, messageId: '', subject: '', text: null, html: null };
   const transport = stock
     ? createStockTransport(smtp.url, smtp.poolSize)
-    : createSmtpNotifier(smtp, { readFile: (f) => fs.readFileSync(f) });
+    : createNotifier({ name: 'smtp', settings: smtp }, { readFile: (f) => fs.readFileSync(f) });
   const started = Date.now();
   const results = await Promise.all(Array.from({ length: count }, () => transport.send(mail)));
   const elapsedMs = Date.now() - started;

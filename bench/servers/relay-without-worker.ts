@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
-import { loadConfig } from '../../src/config';
+import { HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, loadConfig } from '../../src/config';
 import { createRelay } from '../../src/relay';
 import { createLogger, systemClock } from '../../src/shared';
 
@@ -14,8 +14,8 @@ const config = loadConfig(process.env, { readFile: (f) => fs.readFileSync(f, 'ut
 const logger = createLogger({ level: config.log.level, format: 'json', secrets: config.secretValues });
 const relay = createRelay(config, { clock: systemClock, logger, readFile: (f) => fs.readFileSync(f) });
 const server = http.createServer(relay.app);
-server.headersTimeout = config.http.headersTimeoutMs;
-server.requestTimeout = config.http.requestTimeoutMs;
+server.headersTimeout = HTTP_HEADERS_TIMEOUT_MS;
+server.requestTimeout = HTTP_REQUEST_TIMEOUT_MS;
 server.keepAliveTimeout = 5_000;
 server.listen(config.http.port, '127.0.0.1', () => {
   process.send!({ type: 'ready', port: (server.address() as { port: number }).port });

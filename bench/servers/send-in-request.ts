@@ -14,11 +14,11 @@ import express from 'express';
 import Handlebars from 'handlebars';
 import { loadConfig } from '../../src/config';
 import { buildOutgoingMail } from '../../src/mail';
-import { createSmtpNotifier } from '../../src/notify';
+import { createNotifier } from '../../src/notify';
 
 const config = loadConfig(process.env, { readFile: (f) => fs.readFileSync(f, 'utf8') });
 if (config.transport.name !== 'smtp') throw new Error('send-in-request needs SMTP_URL');
-const transport = createSmtpNotifier(config.transport.settings, { readFile: (f) => fs.readFileSync(f) });
+const transport = createNotifier(config.transport, { readFile: (f) => fs.readFileSync(f) });
 const secret = process.env.WEBHOOK_SECRET ?? '';
 const from = process.env.MAIL_FROM ?? 'relay@example.com';
 const to = process.env.MAIL_TO ?? 'ops@example.com';

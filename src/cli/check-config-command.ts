@@ -61,18 +61,18 @@ function describeProxies(config: Config): string {
 }
 
 /**
- * `verify-smtp`: connects to the configured SMTP server (or gets a Graph token, or checks the outbox
- * directory) and prints each step as it passes (token fetched, connected, TLS, login), so that a
- * failure shows which step failed. Sends nothing.
+ * `verify-smtp` (the command keeps its name): checks the mail transport in force — connects to the SMTP server,
+ * gets a Graph token, or checks the outbox directory — and prints each step as it passes (token fetched,
+ * connected, TLS, login), so that a failure shows which step failed. Sends nothing.
  */
-export async function verifySmtp(config: Config, io: CliIo): Promise<number> {
+export async function verifyTransport(config: Config, io: CliIo): Promise<number> {
   const notifier = createNotifier(config.transport, { readFile: io.readFile, proxy: config.proxy }, io.transports);
   try {
     await notifier.verify((step) => io.stdout.write(`  ok  ${step}\n`));
     io.stdout.write(`${findTransport(config.transport, io.transports).describeVerified(config.transport.settings)}\n`);
     return 0;
   } catch (error) {
-    io.stderr.write(`compliance-relay: SMTP check failed ${describeMailFailure(error, config)}\n`);
+    io.stderr.write(`compliance-relay: mail transport check failed ${describeMailFailure(error, config)}\n`);
     return EXIT_UNAVAILABLE;
   } finally {
     await notifier.close();

@@ -2,7 +2,7 @@ import type { Config } from '../config';
 import { describeMailError, readFailureCode } from '../notify';
 
 /**
- * A failed SMTP check or send as the command line prints it: the catalogue's code (as the relay stores
+ * A failed mail transport check or send as the command line prints it: the catalogue's code (as the relay stores
  * it), then what happened and what to do when the failure is one a user can fix (refused, timed out,
  * DNS, TLS, certificate, login), else the server's own words.
  */

@@ -109,7 +109,7 @@ function registerRelayCommands(program: Command, io: CliIo, withConfig: RunWithC
   program
     .command('verify-smtp')
     .description('connect to SMTP_URL (OAuth2 token, TLS and login included; or get a Graph token) and print each step; sends nothing')
-    .action(() => withConfig(async (config) => (await import('./check-config-command')).verifySmtp(config, io)));
+    .action(() => withConfig(async (config) => (await import('./check-config-command')).verifyTransport(config, io)));
 }
 
 /**

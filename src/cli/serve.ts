@@ -1,6 +1,6 @@
 import http, { type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { redactConfig, type Config } from '../config';
+import { HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, redactConfig, type Config } from '../config';
 import { TemplateError } from '../mail';
 import { findTransport, type TransportDescriptor } from '../notify';
 import { createRelay, type Relay } from '../relay';
@@ -42,7 +42,7 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
     logger.fatal({ code: error.code, dir: error.dataDir, pid: error.pid }, describeLockedDataDir(error));
     return EXIT_CONFIG;
   }
-  const gate = createGatedServer(config);
+  const gate = createGatedServer();
   const bound = await bindPort(gate.server, config, logger);
   if (!bound) {
     lock?.release();
@@ -72,18 +72,18 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
  * The HTTP server, listening before the relay exists: requests that arrive while it starts wait for
  * it (a webhook is never answered by a half-built relay), then go to the app.
  */
-function createGatedServer(config: Config): { server: http.Server; open: (app: RequestListener) => void } {
+function createGatedServer(): { server: http.Server; open: (app: RequestListener) => void } {
   let app: RequestListener | undefined;
   const waiting: (() => void)[] = [];
   // Node looks for expired header/request timeouts only every connectionsCheckingInterval (30 s by
   // default): check often enough that the headers timeout is what a slow client really gets.
-  const server = http.createServer({ connectionsCheckingInterval: Math.min(1_000, config.http.headersTimeoutMs) }, (req, res) => {
+  const server = http.createServer({ connectionsCheckingInterval: Math.min(1_000, HTTP_HEADERS_TIMEOUT_MS) }, (req, res) => {
     if (app) app(req, res);
     else waiting.push(() => app!(req, res));
   });
   // Slow clients are cut: headers and the whole request have bounds, so nobody pins a socket.
-  server.headersTimeout = config.http.headersTimeoutMs;
-  server.requestTimeout = config.http.requestTimeoutMs;
+  server.headersTimeout = HTTP_HEADERS_TIMEOUT_MS;
+  server.requestTimeout = HTTP_REQUEST_TIMEOUT_MS;
   server.keepAliveTimeout = 5_000;
   return {
     server,

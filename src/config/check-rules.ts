@@ -97,8 +97,8 @@ export function checkSourceRules(e: Env, host: string, sources: SourceConfig[], 
 
 /**
  * CA files are read when the relay starts: one that cannot be read is said now, by its variable, with the rest (else
- * check-config passes and serve stops on a bare ENOENT). Either has no effect
- * without its URL (said elsewhere).
+ * check-config passes and serve stops on a bare ENOENT). One has no effect without its URL (said elsewhere); the
+ * transports check their own (SMTP_CA_FILE).
  */
 export function checkCaFiles(
   e: Env,
@@ -107,7 +107,6 @@ export function checkCaFiles(
 ): ConfigIssue[] {
   const files = [
     { variable: 'NETBOX_CA_FILE', field: '', file: e.NETBOX_URL && e.NETBOX_CA_FILE && path.resolve(context.cwd, e.NETBOX_CA_FILE) },
-    { variable: 'SMTP_CA_FILE', field: '', file: e.SMTP_URL && e.SMTP_CA_FILE },
     ...sources.map((s) => ({ variable: 'SOURCES_FILE', field: `source ${s.name} ca_file: `, file: s.netbox.caFile })),
   ];
   const issues: ConfigIssue[] = [];

@@ -1,6 +1,6 @@
 /*
- * Limits and timings that suit every relay, so they are not settings. Config still carries each one, so that
- * a test can shorten it; the relay's value comes only from here.
+ * Limits and timings that suit every relay, so they are not settings. Config carries those a test shortens;
+ * the relay's value comes only from here.
  */
 
 /** A client must send its headers within 10 s: NetBox sends them at once, a slowloris client is cut. */
@@ -40,11 +40,11 @@ export const WORKER_POLL_MS = 1_000;
  */
 export const LEASE_MS = 10 * NETBOX_ENRICH_BUDGET_MS;
 
-/** Different deliveries answered 4xx in a row (no mail accepted between) before the whole queue pauses. */
+/** Different deliveries answered 4xx in a row (no mail accepted between) before the whole queue pauses: the retry policy's, for its retired setting's warning. */
 export const PAUSE_AFTER_4XX_IN_A_ROW = 3;
 
 /** WEBHOOK_RATE_LIMIT counts a client's requests over this window: "per minute" is what operators reason in. */
 export const WEBHOOK_RATE_LIMIT_WINDOW_MS = 60_000;
 
-/** How often /readyz's SMTP check connects besides every real send: often enough for an alert, rarely enough for the server. */
-export const SMTP_CHECK_INTERVAL_MS = 5 * 60_000;
+/** How often /readyz's mail transport check connects besides every real send: often enough for an alert, rarely enough for the server. */
+export const TRANSPORT_CHECK_INTERVAL_MS = 5 * 60_000;

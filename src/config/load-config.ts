@@ -128,8 +128,6 @@ function buildConfig(e: Env, built: ConfigParts) {
       port: e.PORT,
       trustProxy: e.TRUST_PROXY,
       shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
-      headersTimeoutMs: fixed.HTTP_HEADERS_TIMEOUT_MS,
-      requestTimeoutMs: fixed.HTTP_REQUEST_TIMEOUT_MS,
     },
     // The default source's path, secrets and allowed addresses are in `sources[0]`; these apply to every source.
     webhook: {
@@ -167,14 +165,13 @@ function buildConfig(e: Env, built: ConfigParts) {
       pollMs: fixed.WORKER_POLL_MS,
       leaseMs: fixed.LEASE_MS,
       concurrency: described.concurrency(transport.settings),
-      pauseAfter4xx: fixed.PAUSE_AFTER_4XX_IN_A_ROW,
     },
     log: { level: e.LOG_LEVEL },
     admin: { token: e.ADMIN_TOKEN },
     waivers: built.waivers,
     proxy: built.proxy,
     relayUrl: e.RELAY_URL,
-    observe: { metricsToken: e.METRICS_TOKEN, smtpCheckIntervalMs: fixed.SMTP_CHECK_INTERVAL_MS },
+    observe: { metricsToken: e.METRICS_TOKEN },
     secretValues: [
       ...collectSecretValues(e, built.sources),
       ...described.secrets(transport.settings),

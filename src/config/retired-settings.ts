@@ -51,7 +51,7 @@ export const RETIRED_SETTINGS: Readonly<Record<string, string>> = {
   SMTP_CONNECTION_TIMEOUT_MS: `is no longer read: an SMTP connection may take ${SMTP_CONNECTION_TIMEOUT_MS / 1000} s to open; remove it`,
   SMTP_GREETING_TIMEOUT_MS: `is no longer read: the SMTP server's greeting may take ${SMTP_GREETING_TIMEOUT_MS / 1000} s; remove it`,
   SMTP_SOCKET_TIMEOUT_MS: `is no longer read: an SMTP connection may stay silent ${SMTP_SOCKET_TIMEOUT_MS / 1000} s; remove it`,
-  SMTP_CHECK_INTERVAL: `is no longer read: /readyz's SMTP check connects every ${fixed.SMTP_CHECK_INTERVAL_MS / 60_000} minutes, besides every real send; remove it`,
+  SMTP_CHECK_INTERVAL: `is no longer read: /readyz's SMTP check connects every ${fixed.TRANSPORT_CHECK_INTERVAL_MS / 60_000} minutes, besides every real send; remove it`,
   SMTP_TLS_REJECT_UNAUTHORIZED:
     "is no longer read: the SMTP server's certificate is always verified; give a private CA or a self-signed certificate in SMTP_CA_FILE (PEM), and remove it",
   SMTP_AUTH:

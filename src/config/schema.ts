@@ -1,6 +1,6 @@
 import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
-import { GRAPH_SETTINGS, SMTP_SETTINGS, TRANSPORTS, type TransportDescriptor } from '../notify';
+import { buildTransportSettings, TRANSPORTS, type TransportDescriptor } from '../notify';
 import { isTimeZone } from '../routing';
 import {
   address,
@@ -75,7 +75,7 @@ export type SettingsSchema = z.ZodObject<z.ZodRawShape>;
  * sections already sit in {@link EnvSchema}, where the reference shows them.
  */
 export function buildEnvSchema(transports: readonly TransportDescriptor[] = TRANSPORTS): SettingsSchema {
-  return EnvSchema.extend(Object.assign({}, ...transports.map((t) => t.settings)) as z.ZodRawShape);
+  return EnvSchema.extend(buildTransportSettings(transports));
 }
 
 /** The variables of `schema` that hold secrets (flagged `secret`): each may instead be given as `<NAME>_FILE`, never both. */
@@ -161,8 +161,8 @@ export const EnvSchema = z.object({
     description: 'Sent deliveries (and their bodies) are deleted this many days after sending; 0 keeps them.',
   }),
 
-  // SMTP: the SMTP transport's section
-  ...SMTP_SETTINGS,
+  // How mail leaves: MAIL_TRANSPORT and each transport's section (SMTP's, Microsoft Graph's with OAuth2's)
+  ...buildTransportSettings(TRANSPORTS),
 
   // Mail
   MAIL_FROM: setting(address.default('Compliance Relay <compliance-relay@localhost>'), {
@@ -260,9 +260,6 @@ export const EnvSchema = z.object({
       'The relay\'s own public URL (its dashboard): each failing result in a mail links to its pre-filled "Accept as an exception" form; unset: no link.',
     example: 'https://relay.example.com',
   }),
-
-  // Mail provider: OAuth2 (the SMTP login with OAUTH2_CLIENT_ID or OAUTH2_SERVICE_ACCOUNT_FILE, or MAIL_TRANSPORT=graph) and Microsoft Graph
-  ...GRAPH_SETTINGS,
 
   // Advanced: limits and timings with sound defaults
   SHUTDOWN_TIMEOUT_MS: setting(positiveInt(10_000, MAX_TIMER_MS), {

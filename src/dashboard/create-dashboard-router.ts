@@ -1,6 +1,6 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import type { SmtpPauseStatus, TryNowResult } from '../delivery';
+import type { QueuePauseStatus, TryNowResult } from '../delivery';
 import { buildEmlFileName } from '../http';
 import { buildLinks, formatDateTime, formatShortDay } from '../report';
 import { FAILURE_CATALOGUE } from '../notify';
@@ -47,7 +47,7 @@ export interface DashboardOptions {
   /** A delivery was put back in the queue (wakes the worker). */
   onRequeued?: (id: number) => void;
   /** The worker's SMTP circuit breaker: a banner with "try now" on every page while it holds the queue. */
-  smtpPause?: () => SmtpPauseStatus;
+  smtpPause?: () => QueuePauseStatus;
   tryNow?: () => Promise<TryNowResult>;
   /** ROUTES_FILE's route names, suggested in the list's route filter. */
   routeNames?: readonly string[];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ClaimedDelivery, Store } from '../store';
 import { buildNextSlice, composeBatch, type BatchItem, type ComposeStage } from './compose-batch';
 import type { BatchHistory } from './create-batch-history';
-import { createRetryDecider, type RetryDecider, type RetrySettings, type SmtpPauseStatus } from './retry-policy';
+import { createRetryDecider, type RetryDecider, type RetrySettings, type QueuePauseStatus } from './retry-policy';
 import { sendBatch, type SendStage } from './send-batch';
 import { recordSlices, settleBatch, type SettleStage, type SettleState, type UnrecordedStatus } from './settle-batch';
 
@@ -40,7 +40,7 @@ export interface Worker {
   /** Deliveries claimed and not yet settled. */
   readonly inFlight: number;
   /** The queue's pause (retry-policy.ts): `open` while the server is down and the queue is paused. */
-  readonly breaker: SmtpPauseStatus;
+  readonly breaker: QueuePauseStatus;
   /** The batch the store refuses to record, if any (/readyz, the gauge, the dashboard's banner). */
   readonly unrecorded: UnrecordedStatus;
   /** An operator's "try now" (the dashboard's button): a paused queue probes at once, the deliveries waiting for it made due now. */

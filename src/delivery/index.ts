@@ -4,4 +4,4 @@ export { type Composers } from './compose-batch';
 export { createBatchHistory } from './create-batch-history';
 export type { WorkerOutcome } from './settle-batch';
 export { computeBackoffMs, createRetryDecider, maxRetrySpanMs } from './retry-policy';
-export type { AttemptOutcome, NextState, RetryDecider, SmtpPauseStatus } from './retry-policy';
+export type { AttemptOutcome, NextState, RetryDecider, QueuePauseStatus } from './retry-policy';

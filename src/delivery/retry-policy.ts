@@ -22,7 +22,7 @@ const HELD_PROBE_EVERY_BASES = 5;
 const THROTTLE_JITTER_MS = 1_000;
 
 /** The pause as an operator sees it (dashboard banner, /readyz, gauges). */
-export interface SmtpPauseStatus {
+export interface QueuePauseStatus {
   /** `open`: the server is down, nothing is claimed until `openUntil`; `probing`: the oldest due delivery tests whether it is back. */
   state: 'closed' | 'open' | 'probing';
   /** When the next probe may go (epoch ms); 0 when closed. */
@@ -37,7 +37,7 @@ export interface SmtpPauseStatus {
   held: boolean;
 }
 
-const CLOSED: SmtpPauseStatus = { state: 'closed', openUntil: 0, failures: 0, pausedSince: null, lastError: null, held: false };
+const CLOSED: QueuePauseStatus = { state: 'closed', openUntil: 0, failures: 0, pausedSince: null, lastError: null, held: false };
 
 /** What one send (or one attempt to prepare a mail) came to, as the policy needs it. */
 export type AttemptOutcome =
@@ -84,7 +84,7 @@ function computePauseMs(settings: RetrySettings, failures: number, random: () =>
 }
 
 /** The one place that decides what happens after an attempt, and holds the server's pause. */
-export interface RetryDecider extends Readonly<SmtpPauseStatus> {
+export interface RetryDecider extends Readonly<QueuePauseStatus> {
   /** The next state of a delivery whose attempt number `attempts` came to `outcome` at `now`; a failed send also moves the pause. */
   decide(outcome: AttemptOutcome, attempts: number, now: number): NextState;
   /** How many deliveries may be claimed now, given `free` send slots: all, one probe, or none while paused. */
@@ -98,7 +98,7 @@ export interface RetryDecider extends Readonly<SmtpPauseStatus> {
 }
 
 /** The decider's own state: the pause as plain fields, which the functions below move. */
-interface PauseState extends SmtpPauseStatus, Omit<RetryDecider, keyof SmtpPauseStatus> {
+interface PauseState extends QueuePauseStatus, Omit<RetryDecider, keyof QueuePauseStatus> {
   /** Deliveries answered 4xx since the last accepted mail (each counted once, however often it retried). */
   deferred: Set<number>;
 }
@@ -210,7 +210,7 @@ function openPause(
   pause: PauseState,
   now: number,
   wasProbe: boolean,
-  cause: NonNullable<SmtpPauseStatus['lastError']>,
+  cause: NonNullable<QueuePauseStatus['lastError']>,
   toldUntil?: number,
 ): number {
   // Sends already in flight when the pause began fail too; they do not lengthen it, unless the server

@@ -1,8 +1,8 @@
-import type { SmtpPauseStatus } from '../delivery';
+import type { QueuePauseStatus } from '../delivery';
 import type { Renderer } from '../mail';
 import type { Clock } from '../shared';
 import type { Store } from '../store';
-import type { SmtpHealth } from './smtp-health';
+import type { TransportHealth } from './transport-health';
 
 interface ReadinessCheck {
   ok: boolean;
@@ -35,8 +35,8 @@ export interface Readiness {
 export interface ReadinessDeps {
   store: Pick<Store, 'checkWritable'>;
   renderer: Pick<Renderer, 'sets'>;
-  smtp: Pick<SmtpHealth, 'status'>;
-  pause?: () => SmtpPauseStatus;
+  smtp: Pick<TransportHealth, 'status'>;
+  pause?: () => QueuePauseStatus;
   clock: Clock;
   /** Outcomes the store refused and the relay still holds (with the store's last answer), if any. */
   unrecorded?: () => { count: number; code?: string; message?: string };

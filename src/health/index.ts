@@ -1,2 +1,2 @@
-export { createSmtpHealth, type SmtpHealth } from './smtp-health';
+export { createTransportHealth, type TransportHealth } from './transport-health';
 export { checkReadiness, type Readiness } from './check-readiness';

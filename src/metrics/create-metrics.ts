@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { SmtpPauseStatus, WorkerOutcome } from '../delivery';
+import type { QueuePauseStatus, WorkerOutcome } from '../delivery';
 import { DEFAULT_SOURCE_NAME, type WebhookOutcome } from '../webhook';
 import { isFailureCode, type Clock, type FailureCatalogue, type Logger } from '../shared';
 import { FAILURE_CATALOGUE } from '../notify';
@@ -28,7 +28,7 @@ export interface MetricsOptions {
   /** These three are read at scrape time. */
   unrecordedOutcomes?: () => number;
   webhooksInFlight?: () => number;
-  smtpPause?: () => Pick<SmtpPauseStatus, 'state' | 'openUntil' | 'held' | 'lastError'>;
+  smtpPause?: () => Pick<QueuePauseStatus, 'state' | 'openUntil' | 'held' | 'lastError'>;
   /** Process metrics (CPU, memory, event loop lag, GC): on by default. */
   processMetrics?: boolean;
   /** The configured NetBox source names: the only values of the `source` label (default: `default` alone). */
@@ -78,7 +78,10 @@ function registerTrafficSeries(registry: Registry, sources: readonly string[]) {
     help: 'Webhook requests by NetBox source and outcome: queued, duplicate, ignored (code = why), rejected (code = error code).',
     labelNames: ['outcome', 'code', 'source'] as const,
   });
-  const sent = new Counter({ ...series(registry, 'mails_sent_total'), help: 'Mails accepted by the SMTP server (or written as .eml).' });
+  const sent = new Counter({
+    ...series(registry, 'mails_sent_total'),
+    help: 'Mails accepted by the mail transport (an SMTP server, Microsoft Graph, or written as .eml).',
+  });
   const failed = new Counter({
     ...series(registry, 'mail_failures_total'),
     help: 'Failed send attempts by reason (SMTP_4XX, SMTP_5XX, ECONNECTION, EAUTH, TEMPLATE, …) and what followed (retry or dead).',
@@ -86,7 +89,7 @@ function registerTrafficSeries(registry: Registry, sources: readonly string[]) {
   });
   const latency = new Histogram({
     ...series(registry, 'send_duration_seconds'),
-    help: 'Time from claiming a delivery to the SMTP answer (rendering included), by result.',
+    help: "Time from claiming a delivery to the mail transport's answer (rendering included), by result.",
     labelNames: ['result'] as const,
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
   });
@@ -143,13 +146,13 @@ function registerQueueSeries(registry: Registry, options: MetricsOptions) {
   registerScrapeGauge(
     registry,
     'smtp_paused',
-    '1 while the SMTP circuit breaker holds the whole queue (server unreachable, 421, repeated 4xx), else 0.',
+    "1 while the queue's pause holds every delivery (mail server unreachable, 421, 429, repeated 4xx), else 0.",
     () => (paused() ? 1 : 0),
   );
   registerScrapeGauge(
     registry,
     'smtp_paused_until_seconds',
-    'While paused: when the next probe of the SMTP server may go (Unix seconds; in the past while a probe is in flight); 0 when not paused.',
+    'While paused: when the next probe of the mail transport may go (Unix seconds; in the past while a probe is in flight); 0 when not paused.',
     () => (paused()?.openUntil ?? 0) / 1000,
   );
   new Gauge({

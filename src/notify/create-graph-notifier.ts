@@ -1,7 +1,7 @@
 import { systemClock } from '../shared';
 import { createOAuth2TokenCache, type TokenCache } from './fetch-access-token';
 import type { OAuth2Config } from './oauth2-settings';
-import { buildFailedResult, type Notifier, type NotifierIo } from './notifier';
+import type { NotifierIo, Sender } from './notifier';
 
 /** MAIL_TRANSPORT=graph: mails go to Microsoft Graph's sendMail as `sender`, with a token from `oauth2`. */
 export interface GraphConfig {
@@ -35,35 +35,30 @@ const ERROR_BODY_MAX_CHARS = 16 * 1024;
 const DEFAULT_THROTTLE_MS = 60_000;
 
 /**
- * Microsoft Graph's sendMail as a notifier, for tenants that turned SMTP AUTH off: the mail's own bytes, as they
+ * Microsoft Graph's sendMail as a sender, for tenants that turned SMTP AUTH off: the mail's own bytes, as they
  * would go to an SMTP server (with a Bcc header, see withBccHeader), posted base64-encoded as `text/plain` to
  * `/v1.0/users/{sender}/sendMail`, which answers 202 with no body. Recipients come from the MIME headers; the
  * token is the app's (client credentials, Mail.Send application permission).
  */
-export function createGraphNotifier(config: GraphConfig, io: NotifierIo): Notifier {
+export function createGraphSender(config: GraphConfig, io: NotifierIo): Sender {
   const tokens = createOAuth2TokenCache(config.oauth2, io);
   const clock = io.clock ?? systemClock;
   const fetchImpl = io.fetch ?? fetch;
   const endpoint = `${config.url}/v1.0/users/${encodeURIComponent(config.sender)}/sendMail`;
   return {
-    kind: 'graph',
     async send(mail) {
-      try {
-        const body = withBccHeader(mail.raw, mail.envelope.to).toString('base64');
-        const { res, token } = await postWithToken(tokens, (accessToken) =>
-          postMime(fetchImpl, endpoint, accessToken, body, config.timeoutMs),
-        );
-        if (res.status === 202 || res.ok) {
-          const requestId = res.headers.get('request-id');
-          await res.body?.cancel();
-          return { status: 'sent', response: `${res.status} Accepted by Microsoft Graph${requestId ? ` (request-id ${requestId})` : ''}` };
-        }
-        const failure = await classifyGraphResponse(res, clock.now());
-        if (failure.code === 'OAUTH2_REFUSED') tokens.invalidate(token.accessToken);
-        return buildFailedResult(failure);
-      } catch (error) {
-        return buildFailedResult(error);
+      const body = withBccHeader(mail.raw, mail.envelope.to).toString('base64');
+      const { res, token } = await postWithToken(tokens, (accessToken) =>
+        postMime(fetchImpl, endpoint, accessToken, body, config.timeoutMs),
+      );
+      if (res.status === 202 || res.ok) {
+        const requestId = res.headers.get('request-id');
+        await res.body?.cancel();
+        return { response: `${res.status} Accepted by Microsoft Graph${requestId ? ` (request-id ${requestId})` : ''}` };
       }
+      const failure = await classifyGraphResponse(res, clock.now());
+      if (failure.code === 'OAUTH2_REFUSED') tokens.invalidate(token.accessToken);
+      throw failure;
     },
     async verify(onStep) {
       const token = await tokens.get();

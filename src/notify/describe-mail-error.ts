@@ -1,6 +1,6 @@
 import { isCertificateFailure } from '../shared';
 import { SMTP_CONNECTION_TIMEOUT_MS, SMTP_GREETING_TIMEOUT_MS } from './smtp-transport';
-import { SMTP_FAILURES } from './transport-failures';
+import { SMTP_FAILURES } from './smtp-failures';
 
 /** OpenSSL's words when the peer's first bytes are not TLS: an SMTP greeting, read as a TLS record. */
 const NOT_TLS = /wrong version number|packet length too long|unknown protocol|ssl3_get_record|record layer failure/i;

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildFailedResult, type Notifier, type TransportDescriptor } from './notifier';
+import type { Sender, TransportDescriptor } from './notifier';
 
 /** `.eml` files in the outbox directory (DATA_DIR/mail): what the relay does when no other transport is configured. */
-export const fileTransport: TransportDescriptor<'file', { outboxDir: string }> = {
+export const fileTransport: TransportDescriptor<'file', { outboxDir: string }, Record<never, never>> = {
   name: 'file',
   settings: {},
   configure: (_env, context) => ({ outboxDir: context.outboxDir }),
-  create: (file) => createFileNotifier(file.outboxDir),
+  create: (file) => createFileSender(file.outboxDir),
   describeStart: (file) => `.eml files in ${file.outboxDir}`,
   describeVerified: (file) => `No SMTP_URL: mails are written to ${file.outboxDir}, which is writable.`,
   // One file at a time: a disk gains nothing from more.
@@ -20,21 +20,16 @@ export const fileTransport: TransportDescriptor<'file', { outboxDir: string }> =
  * Writes each mail's bytes as `<dir>/<name>.eml`, named from the Message-ID so that a retried send overwrites
  * rather than duplicates; the file appears whole (written aside, then renamed).
  */
-export function createFileNotifier(dir: string): Notifier {
+export function createFileSender(dir: string): Sender {
   return {
-    kind: 'file',
     async send(mail) {
-      try {
-        await fs.promises.mkdir(dir, { recursive: true });
-        const name = `${mail.messageId.replace(/^<|>$/g, '').replace(/[^A-Za-z0-9._-]/g, '_')}.eml`;
-        const file = path.join(dir, name);
-        const tmp = `${file}.${process.pid}.tmp`;
-        await fs.promises.writeFile(tmp, mail.raw);
-        await fs.promises.rename(tmp, file);
-        return { status: 'sent', response: `written to ${file}`, path: file };
-      } catch (error) {
-        return buildFailedResult(error);
-      }
+      await fs.promises.mkdir(dir, { recursive: true });
+      const name = `${mail.messageId.replace(/^<|>$/g, '').replace(/[^A-Za-z0-9._-]/g, '_')}.eml`;
+      const file = path.join(dir, name);
+      const tmp = `${file}.${process.pid}.tmp`;
+      await fs.promises.writeFile(tmp, mail.raw);
+      await fs.promises.rename(tmp, file);
+      return { response: `written to ${file}`, path: file };
     },
     async verify(onStep) {
       await fs.promises.mkdir(dir, { recursive: true });

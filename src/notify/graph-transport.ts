@@ -1,10 +1,8 @@
-import { z } from 'zod';
-import { httpUrl, setting } from '../shared';
+import { buildFailureFacts, httpUrl, setting, type FailureCatalogue } from '../shared';
 import type * as GraphModule from './create-graph-notifier';
 import type { GraphConfig } from './create-graph-notifier';
 import type { SectionEnv, TransportContext, TransportDescriptor } from './notifier';
-import { GRAPH_FAILURES } from './transport-failures';
-import { buildOAuth2Config, checkEndpointUrl, OAUTH2_SETTINGS, oauth2Secrets } from './oauth2-settings';
+import { buildOAuth2Config, checkEndpointUrl, OAUTH2_FAILURES, OAUTH2_SETTINGS, oauth2Secrets } from './oauth2-settings';
 
 /** sendMail requests in flight at once: Exchange Online allows 4 per app and mailbox, so more only earns 429s. */
 export const GRAPH_CONCURRENCY = 4;
@@ -12,13 +10,8 @@ export const GRAPH_CONCURRENCY = 4;
 /** Time for one Graph sendMail request. */
 export const GRAPH_TIMEOUT_MS = 30_000;
 
-/** Microsoft Graph's settings: MAIL_TRANSPORT chooses it, and it logs in with OAuth2's. */
-export const GRAPH_SETTINGS = {
-  MAIL_TRANSPORT: setting(z.enum(['smtp', 'graph']).default('smtp'), {
-    group: 'provider',
-    description:
-      "smtp: SMTP_URL (or .eml files), logging in with AUTH XOAUTH2 when OAUTH2_CLIENT_ID or OAUTH2_SERVICE_ACCOUNT_FILE is set; graph: Microsoft Graph's sendMail as MAIL_FROM's address, with the OAUTH2_* settings.",
-  }),
+/** Microsoft Graph's settings (MAIL_TRANSPORT=graph chooses it): its URL, and OAuth2's, with which it logs in. */
+const GRAPH_SETTINGS = {
   GRAPH_URL: setting(httpUrl.default('https://graph.microsoft.com'), {
     group: 'provider',
     description: "Graph's base URL (national clouds; http:// only to a loopback address).",
@@ -26,15 +19,34 @@ export const GRAPH_SETTINGS = {
   ...OAUTH2_SETTINGS,
 };
 
+const graph = buildFailureFacts.bind(undefined, 'Graph');
+
+/** Graph's codes, and OAuth2's (its token). */
+const GRAPH_FAILURES: FailureCatalogue = {
+  ...OAUTH2_FAILURES,
+  GRAPH_THROTTLED: graph(true, 'server', 'Microsoft Graph asked to slow down (429); the queue waits at least its Retry-After.'),
+  GRAPH_UNAVAILABLE: graph(true, 'server', 'Microsoft Graph could not be reached or failed (5xx).'),
+  GRAPH_ACCESS_DENIED: graph(
+    true,
+    'server',
+    'Microsoft Graph refused to send as this mailbox (403/404: permission Mail.Send, or no such mailbox).',
+    { held: true },
+  ),
+  GRAPH_REJECTED: graph(false, 'message', 'Microsoft Graph refused this message (a 4xx about it: a recipient, its size).', {
+    answered: true,
+  }),
+};
+
 /** Microsoft Graph, when MAIL_TRANSPORT=graph; its code and OAuth2's load only when it is chosen. */
-export const graphTransport: TransportDescriptor<'graph', GraphConfig> = {
+export const graphTransport: TransportDescriptor<'graph', GraphConfig, typeof GRAPH_SETTINGS> = {
   name: 'graph',
   settings: GRAPH_SETTINGS,
-  configure: (env, context) => configureGraph(env as SectionEnv<typeof GRAPH_SETTINGS>, context),
+  choice: "Microsoft Graph's sendMail as MAIL_FROM's address, with the OAUTH2_* settings",
+  configure: (env, context) => configureGraph(env as SectionEnv<typeof GRAPH_SETTINGS> & { MAIL_TRANSPORT: string }, context),
   create(graph, io) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: Graph's and OAuth2's code only when MAIL_TRANSPORT=graph
-    const { createGraphNotifier } = require('./create-graph-notifier') as typeof GraphModule;
-    return createGraphNotifier(graph, io);
+    const { createGraphSender } = require('./create-graph-notifier') as typeof GraphModule;
+    return createGraphSender(graph, io);
   },
   describeStart: (graph) => `Microsoft Graph as ${graph.sender}`,
   describeVerified: (graph) => `Microsoft Graph gave a token for ${graph.sender}; no mail was sent.`,
@@ -44,7 +56,10 @@ export const graphTransport: TransportDescriptor<'graph', GraphConfig> = {
 };
 
 /** MAIL_TRANSPORT=graph: the sender mailbox (MAIL_FROM's address), Graph's URL and the app's credentials. */
-function configureGraph(e: SectionEnv<typeof GRAPH_SETTINGS>, context: TransportContext): GraphConfig | undefined {
+function configureGraph(
+  e: SectionEnv<typeof GRAPH_SETTINGS> & { MAIL_TRANSPORT: string },
+  context: TransportContext,
+): GraphConfig | undefined {
   if (e.MAIL_TRANSPORT !== 'graph') return undefined;
   context.requireRecipients('MAIL_TRANSPORT=graph');
   checkEndpointUrl('GRAPH_URL', e.GRAPH_URL, context.issues);

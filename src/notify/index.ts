@@ -1,17 +1,18 @@
-export { buildFailureClass, classifyFailure, classifyRenderFailure, readFailureCode, type FailureClass } from './classify-failure';
-export type { Notifier, NotifyResult, TransportDescriptor } from './notifier';
+export { buildFailureClass, classifyFailure, classifyRenderFailure, readFailureCode } from './classify-failure';
+export type { FailureClass, Notifier, NotifierIo, NotifyResult, TransportDescriptor } from './notifier';
+export { createNotifier } from './create-notifier';
 export {
   buildFailureCatalogue,
+  buildTransportSettings,
   configureTransport,
-  createNotifier,
   FAILURE_CATALOGUE,
   findTransport,
   TRANSPORTS,
   type TransportConfig,
-} from './create-notifier';
+} from './transports';
 export { describeMailError } from './describe-mail-error';
-export { createSmtpNotifier, type SmtpConfig } from './smtp-transport';
-export { createFileNotifier } from './file-transport';
-export { GRAPH_CONCURRENCY, GRAPH_SETTINGS, GRAPH_TIMEOUT_MS } from './graph-transport';
+export { readSmtpError } from './smtp-failures';
+export type { SmtpConfig } from './smtp-transport';
+export { GRAPH_CONCURRENCY, GRAPH_TIMEOUT_MS } from './graph-transport';
 export { OAUTH2_TIMEOUT_MS, type OAuth2Config } from './oauth2-settings';
-export { SMTP_CONNECTION_TIMEOUT_MS, SMTP_GREETING_TIMEOUT_MS, SMTP_SETTINGS, SMTP_SOCKET_TIMEOUT_MS } from './smtp-transport';
+export { SMTP_CONNECTION_TIMEOUT_MS, SMTP_GREETING_TIMEOUT_MS, SMTP_SOCKET_TIMEOUT_MS } from './smtp-transport';

@@ -1,7 +1,16 @@
 import type { z } from 'zod';
 import type { OutgoingMail } from '../mail';
-import type { Clock, ConfigIssue, FailureFacts, ProxySettings } from '../shared';
-import { classifyFailure, type FailureClass } from './classify-failure';
+import type { Clock, ConfigIssue, FailureCatalogue, FailureCode, FailureFacts, ProxySettings } from '../shared';
+
+/** A failed send as the retry policy reads it: its code, with the catalogue's facts of that code. */
+export interface FailureClass extends Pick<FailureFacts, 'configProblem' | 'scope'>, Partial<Pick<FailureFacts, 'serverReachable'>> {
+  kind: 'transient' | 'permanent';
+  /** Stable code from the relay's catalogue (notify's FAILURE_CATALOGUE), stored with the delivery and used in metrics. */
+  code: FailureCode;
+  message: string;
+  /** The server asked for this pause before the next try (Graph's Retry-After): the queue waits at least this long. */
+  retryAfterMs?: number;
+}
 
 /** What a notifier made of one mail: accepted (`response`: the server's answer, or where the file was written), to retry, or failed for good. */
 export type NotifyResult =
@@ -9,12 +18,13 @@ export type NotifyResult =
   | { status: 'retry'; failure: FailureClass }
   | { status: 'failed'; failure: FailureClass };
 
-/** Where mails go: an SMTP server, Microsoft Graph, or `.eml` files. The only place that knows how. */
-export interface Notifier {
-  /** The transport's name (its descriptor's `name`). */
-  readonly kind: string;
-  /** Never rejects: every failure is classified into the result. */
-  send(mail: OutgoingMail): Promise<NotifyResult>;
+/**
+ * What a transport's `create` gives: `send` resolves with where the mail went, or rejects with an error whose `code`
+ * is one of its descriptor's `failures` (it may also say its `scope` and `retryAfterMs`, the wait the server asked
+ * for); the relay classifies it against the catalogue its transports make ({@link Notifier}).
+ */
+export interface Sender {
+  send(mail: OutgoingMail): Promise<{ response: string; path?: string }>;
   /**
    * Connects and authenticates (SMTP; with OAuth2 the token is fetched first), fetches a token (Graph:
    * nothing is sent) or checks the directory is writable (file). `onStep` hears each step as it passes.
@@ -23,10 +33,12 @@ export interface Notifier {
   close(): Promise<void>;
 }
 
-/** A failed send as a notifier answers it: tried again later (a transient failure) or failed for good. */
-export function buildFailedResult(error: unknown): Extract<NotifyResult, { status: 'retry' | 'failed' }> {
-  const failure = classifyFailure(error);
-  return failure.kind === 'transient' ? { status: 'retry', failure } : { status: 'failed', failure };
+/** Where mails go, as the relay uses it: the transport's sender with every failure classified. The only place that sends. */
+export interface Notifier extends Omit<Sender, 'send'> {
+  /** The transport's name (its descriptor's `name`). */
+  readonly kind: string;
+  /** Never rejects: every failure is classified into the result. */
+  send(mail: OutgoingMail): Promise<NotifyResult>;
 }
 
 /**
@@ -46,18 +58,20 @@ export interface NotifierIo {
  * how its notifier is made, the words the start line (`mail via …`) and `verify-smtp` (after every step
  * passed) say about it, and the failure codes only it sets.
  */
-export interface TransportDescriptor<Name extends string = string, Settings = unknown> {
+export interface TransportDescriptor<Name extends string = string, Settings = unknown, Shape extends z.ZodRawShape = z.ZodRawShape> {
   readonly name: Name;
-  readonly settings: z.ZodRawShape;
+  readonly settings: Shape;
+  /** What `MAIL_TRANSPORT=<name>` means, for the reference; absent: not chosen by MAIL_TRANSPORT (its own settings choose it). */
+  readonly choice?: string;
   configure(env: Readonly<Record<string, unknown>>, context: TransportContext): Settings | undefined;
-  create(settings: Settings, io: NotifierIo): Notifier;
+  create(settings: Settings, io: NotifierIo): Sender;
   describeStart(settings: Settings): string;
   describeVerified(settings: Settings): string;
   /** Sends in flight at once (the worker's batch). */
   concurrency(settings: Settings): number;
   /** Secret values its configuration holds or derives (a password, a key), masked wherever logged. */
   secrets(settings: Settings): string[];
-  readonly failures: Readonly<Record<string, FailureFacts>>;
+  readonly failures: FailureCatalogue;
 }
 
 /** What a transport's `configure` may use besides the parsed environment, and where it reports problems. */

@@ -1,10 +1,24 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { z } from 'zod';
-import { httpUrl, isLoopbackHost, setting, type ConfigIssue } from '../shared';
+import { buildFailureFacts, httpUrl, isLoopbackHost, setting, type ConfigIssue, type FailureCatalogue } from '../shared';
 import type { TransportContext } from './notifier';
 
 /** Time for one OAuth2 token request. */
 export const OAUTH2_TIMEOUT_MS = 10_000;
+
+const oauth2 = buildFailureFacts.bind(undefined, 'OAuth2 (SMTP or Graph)');
+
+/** The codes of a token request: either transport that logs in with OAuth2 sets them (both descriptors list them). */
+export const OAUTH2_FAILURES: FailureCatalogue = {
+  // Every mail would fail alike until an operator renews the secret (client secrets expire on a date), which can take days.
+  OAUTH2_REFUSED: oauth2(
+    true,
+    'server',
+    "The OAuth2 token endpoint or the mail server refused the app's credentials (client secret, tenant, grant).",
+    { held: true },
+  ),
+  OAUTH2_UNAVAILABLE: oauth2(true, 'server', 'The OAuth2 token endpoint could not be reached or is overloaded (429, 5xx): no token yet.'),
+};
 
 /** The app's credentials, read by both transports that log in with OAuth2 (SMTP's XOAUTH2 and Microsoft Graph). */
 export const OAUTH2_SETTINGS = {

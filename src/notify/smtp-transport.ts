@@ -7,14 +7,7 @@ import { z } from 'zod';
 import { bool, createSecretMask, positiveInt, setting, type SecretMask } from '../shared';
 import type * as AccessTokenModule from './fetch-access-token';
 import type { TokenCache } from './fetch-access-token';
-import {
-  buildFailedResult,
-  type Notifier,
-  type NotifierIo,
-  type SectionEnv,
-  type TransportContext,
-  type TransportDescriptor,
-} from './notifier';
+import type { NotifierIo, SectionEnv, Sender, TransportContext, TransportDescriptor } from './notifier';
 import {
   buildOAuth2Config,
   checkUnusedOAuth2,
@@ -23,7 +16,8 @@ import {
   wantsOAuth2Login,
   type OAuth2Config,
 } from './oauth2-settings';
-import { OAUTH2_FAILURES, SMTP_FAILURES } from './transport-failures';
+import { OAUTH2_FAILURES } from './oauth2-settings';
+import { readSmtpError, SMTP_FAILURES } from './smtp-failures';
 
 /** SMTP_URL (and MAIL_TRANSPORT=smtp): pooled SMTP, with a password, an XOAUTH2 token, or no login. */
 export interface SmtpConfig {
@@ -49,7 +43,7 @@ export const SMTP_GREETING_TIMEOUT_MS = 10_000;
 /** Silence allowed on an SMTP connection: a server may take a while to accept a large message's data. */
 export const SMTP_SOCKET_TIMEOUT_MS = 60_000;
 
-export const SMTP_SETTINGS = {
+const SMTP_SETTINGS = {
   SMTP_URL: setting(z.string().trim().optional(), {
     group: 'basics',
     description: 'smtp://host:587 (STARTTLS when offered) or smtps://host:465; unset: mails are .eml files in DATA_DIR/mail.',
@@ -76,12 +70,13 @@ export const SMTP_SETTINGS = {
 /** What the SMTP transport reads: its section, OAuth2's (for an XOAUTH2 login) and MAIL_TRANSPORT. */
 type SmtpEnv = SectionEnv<typeof SMTP_SETTINGS & typeof OAUTH2_SETTINGS> & { MAIL_TRANSPORT: string };
 
-/** The SMTP pool, when SMTP_URL is set (and MAIL_TRANSPORT is not graph). */
-export const smtpTransport: TransportDescriptor<'smtp', SmtpConfig> = {
+/** The SMTP pool, when SMTP_URL is set (and MAIL_TRANSPORT is smtp). */
+export const smtpTransport: TransportDescriptor<'smtp', SmtpConfig, typeof SMTP_SETTINGS> = {
   name: 'smtp',
   settings: SMTP_SETTINGS,
+  choice: 'SMTP_URL (or .eml files), logging in with AUTH XOAUTH2 when OAUTH2_CLIENT_ID or OAUTH2_SERVICE_ACCOUNT_FILE is set',
   configure: (env, context) => configureSmtp(env as SmtpEnv, context),
-  create: createSmtpNotifier,
+  create: createSmtpSender,
   describeStart: (smtp) => `SMTP ${new URL(smtp.url).host}`,
   describeVerified(smtp) {
     const login = smtp.oauth2 ? ' and the XOAUTH2 login' : smtp.user ? ' and the login' : '';
@@ -97,11 +92,11 @@ function configureSmtp(e: SmtpEnv, context: TransportContext): SmtpConfig | unde
   const { broken, issues } = context;
   const oauth2InUse = (wantsOAuth2Login(e) && e.SMTP_URL !== undefined) || e.MAIL_TRANSPORT === 'graph';
   if (!oauth2InUse && !broken.has('MAIL_TRANSPORT')) issues.push(...checkUnusedOAuth2(e));
-  if (e.SMTP_URL === undefined || e.MAIL_TRANSPORT === 'graph') {
+  if (e.SMTP_URL === undefined || e.MAIL_TRANSPORT !== 'smtp') {
     if (e.SMTP_URL !== undefined)
       issues.push({
         variable: 'SMTP_URL',
-        message: 'has no effect with MAIL_TRANSPORT=graph (mail goes through Microsoft Graph): unset one of them',
+        message: `has no effect with MAIL_TRANSPORT=${e.MAIL_TRANSPORT} (mail does not go through SMTP): unset one of them`,
       });
     for (const v of ['SMTP_USER', 'SMTP_PASSWORD', 'SMTP_CA_FILE'] as const) {
       if (e[v] !== undefined) issues.push({ variable: v, message: 'has no effect without SMTP_URL' });
@@ -124,6 +119,7 @@ function configureSmtp(e: SmtpEnv, context: TransportContext): SmtpConfig | unde
     issues.push({ variable: 'SMTP_PASSWORD', message: 'is set but SMTP_USER is not' });
   }
   context.requireRecipients('SMTP_URL is set');
+  if (e.SMTP_CA_FILE !== undefined) checkReadable('SMTP_CA_FILE', e.SMTP_CA_FILE, context);
   const user = e.SMTP_USER ?? (url?.username ? decodeURIComponent(url.username) : undefined);
   const password = e.SMTP_PASSWORD ?? (url?.password ? decodeURIComponent(url.password) : undefined);
   return {
@@ -138,6 +134,16 @@ function configureSmtp(e: SmtpEnv, context: TransportContext): SmtpConfig | unde
     socketTimeoutMs: SMTP_SOCKET_TIMEOUT_MS,
     oauth2: wantsOAuth2Login(e) ? configureSmtpOAuth2(e, { user, password }, context) : undefined,
   };
+}
+
+/** A file read when the relay starts, said now by its variable if it cannot be read (else serve stops on a bare ENOENT). */
+function checkReadable(variable: string, file: string, context: TransportContext): void {
+  try {
+    context.readFile(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    context.issues.push({ variable, message: `cannot read ${file} (${code}): accepts a readable PEM file` });
+  }
 }
 
 /** The app's OAuth2 credentials are given: the mailbox is required, a password refused (the login is a token). */
@@ -160,7 +166,7 @@ function configureSmtpOAuth2(e: SmtpEnv, login: { user?: string; password?: stri
  * in with AUTH XOAUTH2, taking the token from the relay's cache (its `oauth2_provision_cb` hook), so every pooled
  * connection shares one token and one request for it; a token the server refuses is renewed once by nodemailer.
  */
-export function createSmtpNotifier(config: SmtpConfig, io: NotifierIo): Notifier {
+export function createSmtpSender(config: SmtpConfig, io: NotifierIo): Sender {
   const options = buildSmtpOptions(config, io.readFile);
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: `--help` and `check-config` never send
   const { createTransport } = require('nodemailer') as typeof nodemailer;
@@ -170,16 +176,15 @@ export function createSmtpNotifier(config: SmtpConfig, io: NotifierIo): Notifier
   // An SMTP server may echo the login (535 with the password, or AUTH PLAIN's base64), a token
   // endpoint the client secret: hidden before any reply becomes an error text, a log line or a row.
   const mask = createSecretMask([config.password, config.oauth2?.clientSecret]);
-  const reword = (error: unknown) => rewordError(error, mask, config.oauth2 !== undefined, options.requireTLS === true);
+  const reword = (error: unknown) => readSmtpError(rewordError(error, mask, config.oauth2 !== undefined, options.requireTLS === true));
   return {
-    kind: 'smtp',
     async send(mail) {
       try {
         // The bytes as built, to the envelope as built: nodemailer composes nothing more.
         const info = await transporter.sendMail({ raw: mail.raw, envelope: mail.envelope });
-        return { status: 'sent', response: mask(info.response) };
+        return { response: mask(info.response) };
       } catch (error) {
-        return buildFailedResult(reword(error));
+        throw reword(error);
       }
     },
     async verify(onStep) {

@@ -1,6 +1,7 @@
 export { RelayError, buildErrorBody, ERROR_CATALOGUE, type ErrorCode, type ErrorIssue } from './errors';
 export {
   RELAY_FAILURES,
+  buildFailureFacts,
   describeFailureOutcome,
   isCertificateFailure,
   isFailureCode,

@@ -111,7 +111,7 @@ describe('MAIL_TRANSPORT=graph: sendMail with the same MIME message (issue 18)',
     const retry = relay.workerOutcomes.find((o) => o.type === 'retry');
     expect(retry?.type === 'retry' && retry.failure).toMatchObject({ code: 'GRAPH_ACCESS_DENIED', configProblem: true, scope: 'server' });
     expect((await relay.relay.store.countByState()).dead ?? 0).toBe(0);
-    expect(relay.relay.smtpHealth.status()).toMatchObject({ ok: false, code: 'GRAPH_ACCESS_DENIED' });
+    expect(relay.relay.transportHealth.status()).toMatchObject({ ok: false, code: 'GRAPH_ACCESS_DENIED' });
   }, 30_000);
 
   it('says which variable is missing, and refuses Graph with Google or beside SMTP_URL', () => {

@@ -77,7 +77,7 @@ describe('GET /healthz and /readyz', () => {
     expect((await getJson(`${relay.url}/healthz`)).status).toBe(200);
 
     smtp = await startSmtpPeer({ port });
-    await relay.relay.smtpHealth.check();
+    await relay.relay.transportHealth.check();
     expect(await getJson(`${relay.url}/readyz`)).toMatchObject({ status: 200, body: { smtp: { ok: true, state: 'ok' } } });
   });
 

@@ -3,7 +3,10 @@ import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { SmtpConfig } from '../../src/config';
 import { buildOutgoingMail, type OutgoingMail } from '../../src/mail';
-import { createFileNotifier, createSmtpNotifier, type Notifier, type NotifyResult } from '../../src/notify';
+import { createNotifier, type Notifier, type NotifierIo, type NotifyResult } from '../../src/notify';
+
+const createSmtpNotifier = (settings: SmtpConfig, io: NotifierIo) => createNotifier({ name: 'smtp', settings }, io);
+const createFileNotifier = (outboxDir: string) => createNotifier({ name: 'file', settings: { outboxDir } }, { readFile: fs.readFileSync });
 import { makeTempDir } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 import { createTestCertificates } from '../helpers/test-certificates';

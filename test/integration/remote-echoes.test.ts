@@ -1,7 +1,7 @@
 import type { OAuth2Config, SmtpConfig } from '../../src/config';
-import { createSmtpHealth } from '../../src/health';
+import { createTransportHealth } from '../../src/health';
 import { buildOutgoingMail } from '../../src/mail';
-import { createSmtpNotifier } from '../../src/notify';
+import { createNotifier } from '../../src/notify';
 import { createAccessTokenFetcher } from '../../src/notify/fetch-access-token';
 import { createSilentLogger } from '../../src/shared';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
@@ -76,7 +76,7 @@ describe('secrets echoed by a remote server', () => {
       greetingTimeoutMs: 5_000,
       socketTimeoutMs: 5_000,
     };
-    const notifier = createSmtpNotifier(config, { readFile: () => Buffer.alloc(0) });
+    const notifier = createNotifier({ name: 'smtp', settings: config }, { readFile: () => Buffer.alloc(0) });
     try {
       const mail = await buildOutgoingMail({
         from: 'r@example.com',
@@ -97,7 +97,7 @@ describe('secrets echoed by a remote server', () => {
         () => new Error('the login should have been refused'),
         (e: unknown) => e as Error,
       );
-      const health = createSmtpHealth({ notifier, clock: { now: () => 0 }, logger: createSilentLogger(), intervalMs: 60_000 });
+      const health = createTransportHealth({ notifier, clock: { now: () => 0 }, logger: createSilentLogger(), intervalMs: 60_000 });
       const status = await health.check();
       const texts = [sent.failure.message, `${verified.message} ${String((verified as { response?: string }).response)}`];
       expect(texts[0]).toContain('bad login [REDACTED] [REDACTED] [REDACTED]');

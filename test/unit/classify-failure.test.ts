@@ -1,5 +1,9 @@
 import { classifyFailure, classifyRenderFailure, computeBackoffMs, maxRetrySpanMs } from '../../src/delivery';
 import { TemplateError } from '../../src/mail';
+import { readSmtpError } from '../../src/notify';
+
+/** A failed send as the SMTP transport hands it on (its reading of nodemailer's error), classified from the catalogue. */
+const classifySmtp = (error: unknown) => classifyFailure(readSmtpError(error));
 
 /** Errors shaped as nodemailer raises them: `code` and, for SMTP replies, `responseCode`. */
 function smtpError(fields: { code?: string; responseCode?: number; message?: string }): Error {
@@ -115,13 +119,13 @@ describe('classifyFailure: the one table of what a retry can fix', () => {
     ];
 
   it.each(table)('%s', (_name, error, expected) => {
-    expect(classifyFailure(error)).toMatchObject({ ...expected, message: expect.any(String) });
+    expect(classifySmtp(error)).toMatchObject({ ...expected, message: expect.any(String) });
   });
 
   it('a 4xx that says when to come back (a rate limit) pauses the queue for that long; one that does not is not guessed', () => {
     // nodemailer's message for a refused DATA carries the server's reply.
     const reply = (responseCode: number, text: string) =>
-      classifyFailure(smtpError({ code: 'EMESSAGE', responseCode, message: `Message failed: ${responseCode} ${text}` }));
+      classifySmtp(smtpError({ code: 'EMESSAGE', responseCode, message: `Message failed: ${responseCode} ${text}` }));
     expect(reply(450, '4.7.1 Rate limit exceeded for relay@example.com, try again in 30 seconds')).toMatchObject({
       code: 'SMTP_4XX',
       scope: 'server',
@@ -150,7 +154,7 @@ describe('classifyFailure: the one table of what a retry can fix', () => {
   });
 
   it('keeps the SMTP answer in the message, on one line, and never a stack', () => {
-    const c = classifyFailure(
+    const c = classifySmtp(
       smtpError({
         code: 'EENVELOPE',
         responseCode: 550,

@@ -216,8 +216,9 @@ describe('values that look valid but mean something else are refused', () => {
       SOURCES_FILE: '/etc/sources.yaml',
     };
     expect(issuesOf(env, { '/etc/sources.yaml': file })).toEqual([
-      { variable: 'NETBOX_CA_FILE', message: 'cannot read /srv/ca.pem (ENOENT): accepts a readable PEM file' },
+      // The transport checks its own with its other settings, before the sources' files.
       { variable: 'SMTP_CA_FILE', message: 'cannot read /etc/smtp-ca.pem (ENOENT): accepts a readable PEM file' },
+      { variable: 'NETBOX_CA_FILE', message: 'cannot read /srv/ca.pem (ENOENT): accepts a readable PEM file' },
       { variable: 'SOURCES_FILE', message: 'source lab ca_file: cannot read /srv/lab-ca.pem (ENOENT): accepts a readable PEM file' },
     ]);
     const pem = '-----BEGIN CERTIFICATE-----\n';

@@ -3,7 +3,7 @@ import { describeMailError, FAILURE_CATALOGUE, readFailureCode, type Notifier } 
 import { coalesceRuns, createRepeatingTask, readFailureFacts, type Clock, type Logger } from '../shared';
 
 /** The latest word on whether mail can leave: from a periodic check or from the last send. */
-interface SmtpStatus {
+interface TransportStatus {
   ok: boolean;
   /** `verify` (a connection check) or `send` (a real delivery's outcome); absent before any check. */
   source?: 'verify' | 'send';
@@ -14,14 +14,14 @@ interface SmtpStatus {
   nextCheckAt?: number;
 }
 
-export type SmtpHealth = ReturnType<typeof createSmtpHealth>;
+export type TransportHealth = ReturnType<typeof createTransportHealth>;
 
 /**
- * Tracks whether the mail server is reachable, for /readyz. A real send is the best evidence, so
+ * Tracks whether the mail transport can send (its server reachable, its login accepted), for /readyz. A real send is the best evidence, so
  * each outcome updates the status; between sends a periodic `verify()` keeps it fresh (a relay
  * that sends one report a day would otherwise learn of a changed password only at the next report).
  */
-export function createSmtpHealth(options: {
+export function createTransportHealth(options: {
   notifier: Notifier;
   clock: Clock;
   logger: Logger;
@@ -29,20 +29,20 @@ export function createSmtpHealth(options: {
   /** The queue is held for an operator: its probe is the check, and a check's login more would count towards a lockout. */
   held?: () => boolean;
 }) {
-  let current: SmtpStatus = { ok: true };
+  let current: TransportStatus = { ok: true };
 
-  const set = (next: SmtpStatus) => {
+  const set = (next: TransportStatus) => {
     if (current.ok && !next.ok)
       options.logger.warn(
         { code: next.code, error: next.message, source: next.source },
-        'SMTP check failing: deliveries wait in the outbox (/readyz stays 200 and names smtp as failing)',
+        'mail transport check failing: deliveries wait in the outbox (/readyz stays 200 and names smtp as failing)',
       );
-    if (!current.ok && next.ok) options.logger.info({ source: next.source }, 'SMTP check passing again');
+    if (!current.ok && next.ok) options.logger.info({ source: next.source }, 'mail transport check passing again');
     current = next;
   };
 
   // The notifier's verify: connect, TLS, login (or the .eml directory is writable).
-  const check = coalesceRuns((): Promise<SmtpStatus> =>
+  const check = coalesceRuns((): Promise<TransportStatus> =>
     options.notifier
       .verify()
       .then(
@@ -62,14 +62,14 @@ export function createSmtpHealth(options: {
     if (!options.held?.()) void check();
   }, options.intervalMs);
   return {
-    status: (): SmtpStatus => (nextCheckAt === undefined ? current : { ...current, nextCheckAt }),
+    status: (): TransportStatus => (nextCheckAt === undefined ? current : { ...current, nextCheckAt }),
     /** Sent → ok; a connection, TLS or login failure → failing. */
     record(outcome: WorkerOutcome): void {
       if (outcome.type === 'sent') {
         set({ ok: true, source: 'send', checkedAt: options.clock.now() });
         return;
       }
-      // Every route held the report back: nothing was sent, so nothing is learnt about SMTP.
+      // Every route held the report back: nothing was sent, so nothing is learnt about the transport.
       if (outcome.type === 'suppressed') return;
       // The server answered about this message, or was never asked: nothing is learnt about reaching it.
       if (outcome.failure.serverReachable ?? readFailureFacts(outcome.failure.code, FAILURE_CATALOGUE).serverReachable) return;

@@ -1,0 +1,108 @@
+import { buildFailureFacts, isCertificateFailure, type FailureCatalogue } from '../shared';
+import { OAUTH2_FAILURES } from './oauth2-settings';
+
+const smtp = buildFailureFacts.bind(undefined, 'SMTP');
+const ANSWERED = { answered: true };
+/** An operator must act, and the queue waits for the fix however long it takes. */
+const HELD = { held: true };
+
+/**
+ * The SMTP transport's failure codes. SMTP_4XX's scope depends on the reply (421 is about the service,
+ * RFC 5321 §3.8), so it is decided where the error is read ({@link readSmtpError}). Codes are nodemailer's
+ * `err.code` where it has one (nodemailer `lib/errors.js`), so the stored code reads like the library's documentation.
+ */
+export const SMTP_FAILURES: FailureCatalogue = {
+  SMTP_4XX: smtp(true, 'message', 'The mail server refused the message for now (temporary 4xx).', ANSWERED),
+  SMTP_5XX: smtp(false, 'message', 'The mail server refused the message for good (5xx).', ANSWERED),
+  EENVELOPE: smtp(false, 'message', 'The mail server refused a sender or recipient address.', ANSWERED),
+  EMESSAGE: smtp(false, 'message', 'The mail server refused the message content.', ANSWERED),
+  ECONNECTION: smtp(true, 'server', 'The mail server could not be reached.'),
+  ECONNREFUSED: smtp(true, 'server', 'The mail server refused the connection (is it running, is SMTP_URL right?).'),
+  ECONNRESET: smtp(true, 'server', 'The mail server dropped the connection.'),
+  ETIMEDOUT: smtp(true, 'server', 'The mail server did not answer in time.'),
+  ESOCKET: smtp(true, 'server', 'The connection to the mail server failed.'),
+  EDNS: smtp(true, 'server', "The mail server's name could not be resolved."),
+  EPIPE: smtp(true, 'server', 'The mail server closed the connection while the message was sent.'),
+  EHOSTUNREACH: smtp(true, 'server', 'The mail server is unreachable from here (no route to the host).'),
+  ENETUNREACH: smtp(true, 'server', 'The network of the mail server is unreachable.'),
+  EAI_AGAIN: smtp(true, 'server', "The mail server's name could not be resolved now (DNS)."),
+  EPROTOCOL: smtp(true, 'message', 'The mail server answered something SMTP does not allow.'),
+  ESTREAM: smtp(true, 'message', 'The message could not be streamed to the mail server.'),
+  // Only an operator's fix helps: every mail would fail alike until then, so the queue waits and probes now and then.
+  ETLS: smtp(true, 'server', "The mail server's certificate is not trusted (untrusted CA, expired, or another host's name).", HELD),
+  SMTP_TLS_REQUIRED: smtp(
+    true,
+    'server',
+    'The relay logs in, and the mail server offers no STARTTLS: nothing was sent, the login included.',
+    HELD,
+  ),
+  // A password changed on the server before the relay's: the same mail passes once the relay has the new one.
+  EAUTH: smtp(true, 'server', 'The mail server refused the SMTP user name or password.', HELD),
+  ENOAUTH: smtp(true, 'server', 'The mail server wants a login and none is configured.', HELD),
+};
+
+/**
+ * Codes that win over the reply code nodemailer attaches: a refused login stays a login problem whatever reply
+ * came with it (454 included, or 535 to a refused XOAUTH2 token), and a token request's failure is its own.
+ */
+const CODE_WINS: ReadonlySet<string> = new Set(['EAUTH', 'ENOAUTH', 'SMTP_TLS_REQUIRED', ...Object.keys(OAUTH2_FAILURES)]);
+
+/**
+ * SMTP replies about the service, not the message (RFC 5321 §3.8, §4.2.3): 421 "closing transmission channel".
+ * A 451 answers one transaction (greylisting, a recipient's quota) and is retried for that message alone.
+ */
+const SERVER_REPLY_CODES = new Set([421]);
+
+/**
+ * A nodemailer error as one of {@link SMTP_FAILURES}' codes, set on the error where it is caught (principle 3):
+ * a reply's class (SMTP_4XX with its scope and stated wait, SMTP_5XX, 530 → ENOAUTH), an untrusted certificate
+ * (ETLS: nodemailer says ESOCKET and only the words tell). Other errors keep their code; the catalogue reads it.
+ */
+export function readSmtpError(error: unknown): unknown {
+  if (!error || typeof error !== 'object') return error;
+  const err = error as {
+    code?: unknown;
+    responseCode?: unknown;
+    message?: unknown;
+    response?: unknown;
+    scope?: string;
+    retryAfterMs?: number;
+  };
+  const code = typeof err.code === 'string' ? err.code : undefined;
+  if (code !== undefined && CODE_WINS.has(code)) return error;
+  const responseCode = typeof err.responseCode === 'number' ? err.responseCode : undefined;
+  const text = `${typeof err.message === 'string' ? err.message : ''} ${typeof err.response === 'string' ? err.response : ''}`;
+  // 530 "authentication required" (RFC 4954 §6) to MAIL FROM: the server wants a login before any mail.
+  if (responseCode === 530) err.code = 'ENOAUTH';
+  // A server's reply that mentions a certificate is still a reply.
+  else if (code === 'ETLS' || (isSocketCode(code) && responseCode === undefined && isCertificateFailure(text))) err.code = 'ETLS';
+  else if (responseCode !== undefined && responseCode >= 400 && responseCode < 500) {
+    const retryAfterMs = parseStatedWaitMs(text);
+    err.code = 'SMTP_4XX';
+    // A server that says when to come back (a rate limit) refuses every mail until then, not this one alone.
+    if (SERVER_REPLY_CODES.has(responseCode) || retryAfterMs !== undefined) err.scope = 'server';
+    if (retryAfterMs !== undefined) err.retryAfterMs = retryAfterMs;
+  } else if (responseCode !== undefined && responseCode >= 500 && responseCode < 600) err.code = 'SMTP_5XX';
+  return error;
+}
+
+/** The codes a TLS handshake's failure arrives with: nodemailer's socket and connection codes, Node's own (CERT_…), or none. */
+function isSocketCode(code: string | undefined): boolean {
+  return code === undefined || code === 'ESOCKET' || code === 'ECONNECTION' || !Object.hasOwn(SMTP_FAILURES, code);
+}
+
+const UNIT_MS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_600_000 };
+
+/**
+ * The wait an SMTP reply states, if it states one: "try again in 30 seconds", "retry after 2 minutes",
+ * "please come back in 00:05:00" (milter-greylist). Most servers say only "try again later" (Gmail's 421 4.7.0,
+ * Exchange Online's 451 4.7.500, Postfix's 450 4.7.1 "too much mail"): then nothing is guessed.
+ */
+function parseStatedWaitMs(reply: string): number | undefined {
+  const text = reply.slice(0, 1000);
+  const clock = /\bin\s+(\d{1,2}):([0-5]\d):([0-5]\d)\b/i.exec(text);
+  if (clock) return ((Number(clock[1]) * 60 + Number(clock[2])) * 60 + Number(clock[3])) * 1000;
+  const spoken =
+    /\b(?:try again|retry|come back|resend|wait)\b[^.;]{0,20}?\b(\d{1,6})\s*(s|secs?|seconds?|m|mins?|minutes?|h|hours?)\b/i.exec(text);
+  return spoken ? Number(spoken[1]) * UNIT_MS[spoken[2][0].toLowerCase()] : undefined;
+}

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { RELAY_FAILURES, setting, type FailureCatalogue } from '../shared';
+import { fileTransport } from './file-transport';
+import { graphTransport } from './graph-transport';
+import { smtpTransport } from './smtp-transport';
+import type { ConfiguredTransport, TransportContext, TransportDescriptor } from './notifier';
+
+/**
+ * Every transport the relay knows, most specific first: the first whose settings select it is used. The
+ * settings schema, MAIL_TRANSPORT's choices, the failure catalogue and their references derive from this list.
+ */
+export const TRANSPORTS = [graphTransport, smtpTransport, fileTransport] as const;
+
+/**
+ * The settings of `transports`: MAIL_TRANSPORT, which chooses among those that say what choosing them means
+ * (`choice`), then each one's own section.
+ */
+export function buildTransportSettings<const T extends readonly TransportDescriptor[]>(transports: T) {
+  // Least specific first, as the references list them: the default, SMTP, leads.
+  const chosen = transports.filter((t) => t.choice !== undefined).reverse();
+  const names = chosen.map((t) => t.name) as [T[number]['name'], ...T[number]['name'][]];
+  const choice = setting(z.enum(names).default('smtp' as T[number]['name']), {
+    group: 'provider',
+    description: `${chosen.map((t) => `${t.name}: ${t.choice}`).join('; ')}.`,
+  });
+  return Object.assign({ MAIL_TRANSPORT: choice }, ...transports.map((t) => t.settings)) as {
+    MAIL_TRANSPORT: typeof choice;
+  } & UnionToIntersection<T[number]['settings']>;
+}
+
+type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+
+/**
+ * The relay's one catalogue of failure codes: each transport's own (its descriptor's `failures`, listed from the
+ * least specific transport, as docs/errors.md shows them) and the relay's, for the transports given (a test's too).
+ */
+export function buildFailureCatalogue(transports: readonly TransportDescriptor[] = TRANSPORTS): FailureCatalogue {
+  return Object.assign({}, ...[...transports].reverse().map((t) => t.failures), RELAY_FAILURES) as FailureCatalogue;
+}
+
+/** The catalogue with the relay's own transports: what the retry policy, metrics, the commands and the docs read. */
+export const FAILURE_CATALOGUE: FailureCatalogue = buildFailureCatalogue();
+
+/** The transport in force with the relay's own transports: a union narrowed by `name`. */
+export type TransportConfig = ConfiguredTransport<(typeof TRANSPORTS)[number]>;
+
+/**
+ * Each transport reads its settings (each reports its own problems, such as SMTP_USER without SMTP_URL);
+ * the first that is selected is the one in force.
+ */
+export function configureTransport(
+  env: Readonly<Record<string, unknown>>,
+  context: TransportContext,
+  transports: readonly TransportDescriptor[] = TRANSPORTS,
+): TransportConfig {
+  let chosen: { name: string; settings: unknown } | undefined;
+  for (const transport of transports) {
+    const settings = transport.configure(env, context);
+    if (settings !== undefined) chosen ??= { name: transport.name, settings };
+  }
+  // The file transport takes any configuration; a list without it may choose none (the problems say why).
+  return (chosen ?? { name: fileTransport.name, settings: { outboxDir: context.outboxDir } }) as TransportConfig;
+}
+
+/** The descriptor of the transport in force. */
+export function findTransport(transport: { name: string }, transports: readonly TransportDescriptor[] = TRANSPORTS): TransportDescriptor {
+  const found = transports.find((t) => t.name === transport.name);
+  if (!found) throw new Error(`no transport is named ${transport.name} (known: ${transports.map((t) => t.name).join(', ')})`);
+  return found;
+}
