@@ -1,5 +1,5 @@
 /**
- * The migrations whose SQL is the same on SQLite and PostgreSQL but for the type of an epoch-milliseconds column
+ * The migrations whose SQL is the same on SQLite and PostgreSQL but for the name of the 64-bit integer type
  * (`INTEGER`, `BIGINT`): written once, placed by version in each engine's list.
  */
 export interface Migration {
@@ -9,10 +9,36 @@ export interface Migration {
   sql: string;
 }
 
-export type TimeType = 'INTEGER' | 'BIGINT';
+/** The engine's 64-bit integer: epoch milliseconds, NetBox ids. */
+export type Int64Type = 'INTEGER' | 'BIGINT';
 
-export function buildCommonMigrations(time: TimeType): Record<10 | 11 | 12 | 14 | 15 | 16 | 17, Migration> {
+export function buildCommonMigrations(int64: Int64Type): Record<2 | 10 | 11 | 12 | 14 | 15 | 16 | 17, Migration> {
   return {
+    2: {
+      version: 2,
+      name: 'reports',
+      // One row per report for the trend. failing: JSON [[device, test, severity], ...], NULL = unknown.
+      sql: `
+        CREATE TABLE reports (
+          dedup_key       TEXT    PRIMARY KEY,
+          series          TEXT    NOT NULL,
+          report_id       ${int64} NOT NULL,
+          report_created  TEXT    NOT NULL,
+          created_ms      ${int64} NOT NULL,
+          total_passed    INTEGER NOT NULL,
+          total_count     INTEGER NOT NULL,
+          high_passed     INTEGER NOT NULL,
+          high_count      INTEGER NOT NULL,
+          middle_passed   INTEGER NOT NULL,
+          middle_count    INTEGER NOT NULL,
+          low_passed      INTEGER NOT NULL,
+          low_count       INTEGER NOT NULL,
+          failing         TEXT,
+          failing_count   INTEGER
+        );
+        CREATE INDEX reports_series_created ON reports (series, created_ms, report_id);
+      `,
+    },
     10: {
       version: 10,
       name: 'digest_periods',
@@ -22,11 +48,11 @@ export function buildCommonMigrations(time: TimeType): Record<10 | 11 | 12 | 14 
       sql: `
         CREATE TABLE digest_periods (
           route         TEXT    NOT NULL,
-          period_start  ${time} NOT NULL,
-          period_end    ${time} NOT NULL,
-          delivery_id   ${time},
+          period_start  ${int64} NOT NULL,
+          period_end    ${int64} NOT NULL,
+          delivery_id   ${int64},
           late          INTEGER NOT NULL,
-          queued_at     ${time} NOT NULL,
+          queued_at     ${int64} NOT NULL,
           PRIMARY KEY (route, period_start),
           UNIQUE (route, period_end)
         );
@@ -91,11 +117,11 @@ export function buildCommonMigrations(time: TimeType): Record<10 | 11 | 12 | 14 
         ALTER TABLE deliveries ADD COLUMN received_via TEXT NOT NULL DEFAULT 'webhook';
         CREATE TABLE catch_up_sources (
           source           TEXT    PRIMARY KEY,
-          seen_created_ms  ${time},
-          seen_report_id   ${time},
+          seen_created_ms  ${int64},
+          seen_report_id   ${int64},
           lease_owner      TEXT,
-          lease_until      ${time} NOT NULL DEFAULT 0,
-          succeeded_at     ${time}
+          lease_until      ${int64} NOT NULL DEFAULT 0,
+          succeeded_at     ${int64}
         );
       `,
     },

@@ -35,31 +35,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE TABLE health_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL);
     `,
   },
-  {
-    version: 2,
-    name: 'reports',
-    // One row per report for the trend. failing: JSON [[device, test, severity], ...], NULL = unknown.
-    sql: `
-      CREATE TABLE reports (
-        dedup_key       TEXT    PRIMARY KEY,
-        series          TEXT    NOT NULL,
-        report_id       INTEGER NOT NULL,
-        report_created  TEXT    NOT NULL,
-        created_ms      INTEGER NOT NULL,
-        total_passed    INTEGER NOT NULL,
-        total_count     INTEGER NOT NULL,
-        high_passed     INTEGER NOT NULL,
-        high_count      INTEGER NOT NULL,
-        middle_passed   INTEGER NOT NULL,
-        middle_count    INTEGER NOT NULL,
-        low_passed      INTEGER NOT NULL,
-        low_count       INTEGER NOT NULL,
-        failing         TEXT,
-        failing_count   INTEGER
-      );
-      CREATE INDEX reports_series_created ON reports (series, created_ms, report_id);
-    `,
-  },
+  COMMON[2],
   {
     version: 3,
     name: 'watchdog_state',
