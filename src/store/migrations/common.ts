@@ -12,8 +12,62 @@ export interface Migration {
 /** The engine's 64-bit integer: epoch milliseconds, NetBox ids. */
 export type Int64Type = 'INTEGER' | 'BIGINT';
 
+/** Word for word the same on both engines. */
+const SAME_ON_BOTH = {
+  11: {
+    version: 11,
+    name: 'route_mail_owner_groups',
+    // The owner group of a route mail addressed to NetBox's contacts (JSON), decided once
+    // with the plan; NULL for every other mail.
+    sql: `
+      ALTER TABLE route_mails ADD COLUMN owner_group TEXT;
+    `,
+  },
+  12: {
+    version: 12,
+    name: 'reports_failing_index',
+    // The reports of a series that still hold a failing set, indexed on their own, so saving a report
+    // (forgetOldFailing keeps the newest 100) looks at ~101 rows, not at the whole series, which grows with age.
+    sql: `
+      CREATE INDEX reports_series_failing ON reports (series, created_ms, report_id) WHERE failing IS NOT NULL;
+    `,
+  },
+  14: {
+    version: 14,
+    name: 'delivery_kind',
+    // What a delivery is (report, digest, watchdog) chooses its composer; rows stored before said it by their key.
+    sql: `
+      ALTER TABLE deliveries ADD COLUMN kind TEXT NOT NULL DEFAULT 'report';
+      UPDATE deliveries SET kind = 'digest' WHERE dedup_key LIKE 'digest:%';
+      UPDATE deliveries SET kind = 'watchdog' WHERE dedup_key LIKE 'watchdog:%';
+    `,
+  },
+  15: {
+    version: 15,
+    name: 'report_arrival',
+    // A report's row is written when its webhook is stored, before its mail is composed, so a successor
+    // compares with it at once. composed = 0 until its failing set has been read (every row stored before
+    // was written by a composed mail); arrived_late = 1 when a newer report of its series was stored before it.
+    // A constant default only rewrites the schema, not the rows.
+    sql: `
+      ALTER TABLE reports ADD COLUMN composed INTEGER NOT NULL DEFAULT 1;
+      ALTER TABLE reports ADD COLUMN arrived_late INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
+  16: {
+    version: 16,
+    name: 'report_pair_states',
+    // What NetBox's results said of the pairs that changed since the previous report (passed, or not
+    // evaluated), kept with the report so that `preview --id` words its mail as it was sent.
+    sql: `
+      ALTER TABLE reports ADD COLUMN pair_states TEXT;
+    `,
+  },
+} satisfies Record<number, Migration>;
+
 export function buildCommonMigrations(int64: Int64Type): Record<2 | 10 | 11 | 12 | 14 | 15 | 16 | 17, Migration> {
   return {
+    ...SAME_ON_BOTH,
     2: {
       version: 2,
       name: 'reports',
@@ -56,55 +110,6 @@ export function buildCommonMigrations(int64: Int64Type): Record<2 | 10 | 11 | 12
           PRIMARY KEY (route, period_start),
           UNIQUE (route, period_end)
         );
-      `,
-    },
-    11: {
-      version: 11,
-      name: 'route_mail_owner_groups',
-      // The owner group of a route mail addressed to NetBox's contacts (JSON), decided once
-      // with the plan; NULL for every other mail.
-      sql: `
-        ALTER TABLE route_mails ADD COLUMN owner_group TEXT;
-      `,
-    },
-    12: {
-      version: 12,
-      name: 'reports_failing_index',
-      // The reports of a series that still hold a failing set, indexed on their own, so saving a report
-      // (forgetOldFailing keeps the newest 100) looks at ~101 rows, not at the whole series, which grows with age.
-      sql: `
-        CREATE INDEX reports_series_failing ON reports (series, created_ms, report_id) WHERE failing IS NOT NULL;
-      `,
-    },
-    14: {
-      version: 14,
-      name: 'delivery_kind',
-      // What a delivery is (report, digest, watchdog) chooses its composer; rows stored before said it by their key.
-      sql: `
-        ALTER TABLE deliveries ADD COLUMN kind TEXT NOT NULL DEFAULT 'report';
-        UPDATE deliveries SET kind = 'digest' WHERE dedup_key LIKE 'digest:%';
-        UPDATE deliveries SET kind = 'watchdog' WHERE dedup_key LIKE 'watchdog:%';
-      `,
-    },
-    15: {
-      version: 15,
-      name: 'report_arrival',
-      // A report's row is written when its webhook is stored, before its mail is composed, so a successor
-      // compares with it at once. composed = 0 until its failing set has been read (every row stored before
-      // was written by a composed mail); arrived_late = 1 when a newer report of its series was stored before it.
-      // A constant default only rewrites the schema, not the rows.
-      sql: `
-        ALTER TABLE reports ADD COLUMN composed INTEGER NOT NULL DEFAULT 1;
-        ALTER TABLE reports ADD COLUMN arrived_late INTEGER NOT NULL DEFAULT 0;
-      `,
-    },
-    16: {
-      version: 16,
-      name: 'report_pair_states',
-      // What NetBox's results said of the pairs that changed since the previous report (passed, or not
-      // evaluated), kept with the report so that `preview --id` words its mail as it was sent.
-      sql: `
-        ALTER TABLE reports ADD COLUMN pair_states TEXT;
       `,
     },
     17: {
