@@ -1,8 +1,8 @@
 import { NetboxError, type NetboxClient, type RequestBudget } from '../netbox';
 import { RelayError, type Logger } from '../shared';
-import { buildNewDelivery, type CatchUpState, type NewDelivery, type Store } from '../store';
+import { buildNewDelivery, type CatchUpState, type MissedReportsNotice, type NewDelivery, type Store } from '../store';
 import { compareReportOrder, type ReportCursor } from '../trend';
-import { buildMissedReportsRecord, type MissedReportsNotice } from '../watchdog';
+import { buildMissedReportsRecord } from '../watchdog';
 import { assignSource, buildDedupKey, DEFAULT_SOURCE_NAME, normalizeTimestamp, parseDelivery } from '../webhook';
 
 /** What one catch-up of a source needs, besides the lease it runs under. */

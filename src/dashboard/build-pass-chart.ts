@@ -1,6 +1,6 @@
 import { CHART_LINES, formatPercent, passPercent, type ChartLineKey } from '../report';
 import type { Report } from '../webhook';
-import { html, type SafeHtml } from './html';
+import { html, type SafeHtml } from '../shared';
 
 export type ChartReport = ReturnType<typeof toChartReport>;
 

@@ -1,14 +1,7 @@
-import type { DeliveryRecord, Store } from '../store';
+import { parseJobDelivery, type DeliveryRecord, type InternalJob, type Store } from '../store';
 import { parseDelivery, type Report } from '../webhook';
-import { parseMissedReportsNotice, parseWatchdogAlert, type MissedReportsNotice, type WatchdogAlert } from '../watchdog';
-import { parseDigestJob, type DigestJob } from '../digest';
 
-export type DeliveryContent =
-  | { kind: 'report'; report: Report }
-  | { kind: 'watchdog'; alert: WatchdogAlert }
-  | { kind: 'missed'; notice: MissedReportsNotice }
-  | { kind: 'digest'; job: DigestJob }
-  | { kind: 'other'; reason: string };
+export type DeliveryContent = { kind: 'report'; report: Report } | InternalJob | { kind: 'other'; reason: string };
 
 /**
  * What a delivery holds: a report from the typed fields parsed at ingest, so a listing loads no body.
@@ -19,12 +12,8 @@ export async function readDeliveryContent(record: DeliveryRecord, store: Pick<St
   const { dedupKey } = record;
   const body = await store.getDeliveryBody(record.id);
   if (!body) return { kind: 'other', reason: 'the stored body is gone' };
-  const notice = parseMissedReportsNotice(dedupKey, body);
-  if (notice) return { kind: 'missed', notice };
-  const alert = parseWatchdogAlert(dedupKey, body);
-  if (alert) return { kind: 'watchdog', alert };
-  const job = parseDigestJob(dedupKey, body);
-  if (job) return { kind: 'digest', job };
+  const job = parseJobDelivery(dedupKey, body);
+  if (job) return job;
   try {
     const parsed = parseDelivery(body);
     return parsed.kind === 'report' ? { kind: 'report', report: parsed.report } : { kind: 'other', reason: parsed.reason };

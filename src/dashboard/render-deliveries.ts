@@ -1,8 +1,7 @@
-import { describeFailureOutcome, readFailureFacts, type FailureCatalogue } from '../shared';
+import { describeFailureOutcome, html, readFailureFacts, type FailureCatalogue, type SafeHtml } from '../shared';
 import { describeMailError } from '../notify';
 import { formatPercent } from '../report';
 import { DELIVERY_STATES, type DeliveryRecord, type DeliveryState, type DigestPeriod, type RouteMailRecord } from '../store';
-import { html, type SafeHtml } from './html';
 import { buildFilterParams, type FilterIssue, type ListQuery } from './parse-list-filters';
 import type { DeliveryContent } from './read-delivery-content';
 

@@ -3,11 +3,10 @@ import { buildEmlFileName, findMessageId } from '../http';
 import { formatPercent } from '../report';
 import { embedRawInlineImages } from '../mail';
 import { describeContent, stateBadge } from './render-deliveries';
-import type { DeliveryRecord, RouteMailRecord, SentMessage } from '../store';
-import type { WatchdogAlert } from '../watchdog';
+import type { DeliveryRecord, RouteMailRecord, SentMessage, WatchdogAlert } from '../store';
 import type { Report } from '../webhook';
 import { CHART_SERIES } from './build-pass-chart';
-import { html, SafeHtml } from './html';
+import { html, SafeHtml } from '../shared';
 import type { DeliveryContent } from './read-delivery-content';
 
 const STYLE = `

@@ -1,7 +1,6 @@
-import type { ErrorIssue } from '../shared';
+import { html, type ErrorIssue, type SafeHtml } from '../shared';
 import { buildWaiverFormPath, classifyWaiver, WAIVER_MAX_DAYS_AHEAD, WAIVER_STATUSES } from '../waivers';
 import type { Waiver, WaiverFilter, WaiverStatus } from '../waivers';
-import { html, type SafeHtml } from './html';
 
 /** The list's filters as typed (kept in the form). */
 export type WaiverListQuery = Pick<WaiverFilter, 'status' | 'source' | 'test' | 'device'>;

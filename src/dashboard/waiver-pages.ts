@@ -1,7 +1,6 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
-import { RelayError, type Clock, type Logger } from '../shared';
+import { html, RelayError, type Clock, type Logger } from '../shared';
 import { WAIVER_NAME_MAX, WAIVER_STATUSES, type WaiverBook, type WaiverStatus } from '../waivers';
-import { html } from './html';
 import { sendPage, type PageContext } from './render-pages';
 import { renderWaiverForm, renderWaiverList, type WaiverFormValues, type WaiverListQuery } from './render-waivers';
 

@@ -5,7 +5,7 @@ import type {
   DeliverySettlement,
   DeliveryStateChange,
   RouteMailOutcome,
-  SentMessage,
+  SentMessageCopy,
   SettledBatch,
   Store,
 } from '../store';
@@ -159,7 +159,7 @@ function toSettlementBase(item: BatchItem): Pick<DeliverySettlement, 'id' | 'pla
  */
 function collectRows(stage: Pick<SettleStage, 'policy'>, item: BatchItem, now: number): Pick<DeliverySettlement, 'routes' | 'sent'> {
   const routes: RouteMailOutcome[] = [];
-  const sent: SentMessage[] = [];
+  const sent: SentMessageCopy[] = [];
   for (const mail of item.mails) {
     if (mail.row) continue;
     const { route, result } = mail;
@@ -211,7 +211,7 @@ function toEarlierFailure(lastError: string | null, lastErrorCode: string | null
   };
 }
 
-function toSentMessage(mail: RouteMail, response: string, sentAt: number): SentMessage {
+function toSentMessage(mail: RouteMail, response: string, sentAt: number): SentMessageCopy {
   const m = mail.mail!;
   return {
     route: mail.route,
@@ -220,8 +220,6 @@ function toSentMessage(mail: RouteMail, response: string, sentAt: number): SentM
     envelopeFrom: m.envelope.from,
     envelopeTo: m.envelope.to,
     subject: m.subject,
-    text: m.text,
-    html: m.html,
     response,
     sentAt,
   };

@@ -2,7 +2,7 @@ import { buildDigestMail, UnreadableDeliveryError, type ComposedNotice, type Dig
 import type { Renderer } from '../mail';
 import { buildReportFacts, buildRoutingTrend, matchCondition, type Condition, type Route, type SourceFacts } from '../routing';
 import type { Clock, Logger } from '../shared';
-import type { ClaimedDelivery, DeliveryRecord, Store } from '../store';
+import { parseJobDelivery, type ClaimedDelivery, type DeliveryRecord, type DigestJob, type Store } from '../store';
 import {
   buildPeriodPoint,
   buildPeriodTrend,
@@ -16,7 +16,6 @@ import {
 } from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { applyWaivers, type Waiver } from '../waivers';
-import { parseDigestJob, type DigestJob } from './create-digest-scheduler';
 
 /** What gathering a digest reads. */
 export interface DigestSources {
@@ -96,8 +95,9 @@ export interface DigestMailSettings extends DigestSources {
 /** The composer of digests: a digest job becomes its route's digest mail, gathered from the store when it is composed. */
 export function createDigestComposer(settings: DigestMailSettings): (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedNotice> {
   return async (delivery) => {
-    const job = parseDigestJob(delivery.dedupKey, delivery.body);
-    if (!job) throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a digest job`);
+    const stored = parseJobDelivery(delivery.dedupKey, delivery.body);
+    if (stored?.kind !== 'digest') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a digest job`);
+    const { job } = stored;
     const route = settings.routes.find((r) => r.name === job.route && r.digest);
     // A route removed (or no longer a digest) since the period was queued has no recipients to mail.
     if (!route) throw new UnreadableDeliveryError(`digest route ${job.route} is no longer in the routes file`);

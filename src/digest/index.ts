@@ -1,2 +1,3 @@
-export { buildDigestJob, createDigestScheduler, parseDigestJob, type DigestJob, type DigestScheduler } from './create-digest-scheduler';
+export { buildDigestJob, createDigestScheduler, type DigestScheduler } from './create-digest-scheduler';
+export type { DigestJob } from '../store';
 export { collectDigest, createDigestComposer, MAX_DIGEST_SERIES } from './collect-digest';

@@ -7,3 +7,11 @@ export { openStore } from './open-store';
 export { lockDataDir, DataDirLockedError, type DataDirLock } from './lock-data-dir';
 export { createRetention, type Retention } from './create-retention';
 export { buildNewDelivery } from './build-new-delivery';
+export {
+  buildJobDelivery,
+  parseJobDelivery,
+  type DigestJob,
+  type InternalJob,
+  type MissedReportsNotice,
+  type WatchdogAlert,
+} from './internal-job';

@@ -10,7 +10,7 @@ import {
 } from './report-rows';
 import type { ReportCursor } from '../trend';
 import { ROUTE_MAIL_VALUES, ROUTE_OUTCOME_VALUES, type RouteMailRow } from './route-mail-rows';
-import { SENT_MESSAGE_COLUMNS, SENT_MESSAGE_VALUES, type SentMessageRow } from './sent-message-rows';
+import { SENT_MESSAGE_COLUMNS, SENT_MESSAGE_VALUES, SENT_MESSAGE_WRITTEN, type SentMessageRow } from './sent-message-rows';
 import type { Dialect } from './dialect';
 import { buildValuesRows, defineFilteredStatement, defineRowsStatement, defineStatement, escapeLike, type Statement } from './statement';
 import {
@@ -233,13 +233,13 @@ const reports = {
 };
 
 const sentMessages = {
-  /** The latest send of a route's mail (a deliberate resend) replaces the earlier one. */
+  /** The latest send of a route's mail (a deliberate resend) replaces the earlier one, and any parts kept beside it. */
   save: defineRowsStatement(
-    (count) => `INSERT INTO sent_messages (delivery_id, ${SENT_MESSAGE_COLUMNS})
+    (count) => `INSERT INTO sent_messages (delivery_id, ${SENT_MESSAGE_WRITTEN})
        VALUES ${buildValuesRows(SENT_MESSAGE_VALUES, count)}
        ON CONFLICT (delivery_id, route) DO UPDATE SET message_id = excluded.message_id, raw = excluded.raw,
          envelope_from = excluded.envelope_from, envelope_to = excluded.envelope_to, subject = excluded.subject,
-         text_part = excluded.text_part, html_part = excluded.html_part, response = excluded.response, sent_at = excluded.sent_at`,
+         text_part = NULL, html_part = NULL, response = excluded.response, sent_at = excluded.sent_at`,
   ),
   get: defineStatement<{ deliveryId: number; route: string }, SentMessageRow>(
     () => `SELECT ${SENT_MESSAGE_COLUMNS} FROM sent_messages WHERE delivery_id = :deliveryId AND route = :route`,

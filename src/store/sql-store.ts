@@ -192,11 +192,15 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
 
   async getSentMessage(deliveryId: number, route: string): Promise<SentMessage | undefined> {
     const row = await this.row(queries.sentMessages.get, { deliveryId, route });
-    return row && fromSentMessageRow(row);
+    return row && (await fromSentMessageRow(row));
   }
 
   async listSentMessages(deliveryId: number): Promise<SentMessage[]> {
-    return (await this.rows(queries.sentMessages.ofDelivery, { deliveryId })).map(fromSentMessageRow);
+    const rows = await this.rows(queries.sentMessages.ofDelivery, { deliveryId });
+    const messages: SentMessage[] = [];
+    // One at a time: a delivery to thousands of owners has as many copies.
+    for (const row of rows) messages.push(await fromSentMessageRow(row));
+    return messages;
   }
 
   async lastReportReceivedAt(source: string = DEFAULT_SOURCE_NAME): Promise<number | null> {

@@ -283,7 +283,7 @@ export interface DeliverySettlement {
   plan?: NewRouteMail[];
   routes: RouteMailOutcome[];
   /** The mails the server accepted. */
-  sent: SentMessage[];
+  sent: SentMessageCopy[];
   /** Absent: its route mails are recorded and the delivery stays as it is (a slice of its mails, more to come). */
   state?: DeliveryStateChange;
 }
@@ -321,8 +321,8 @@ export interface MigrationReport {
 /** Failing sets kept per series; the streak walk ("failing since") never looks further back. */
 export const REPORT_FAILING_SETS_KEPT = 100;
 
-/** The mail as it left for one route of a delivery. */
-export interface SentMessage {
+/** The mail as it left for one route of a delivery, as it is kept: its bytes, not its parts again. */
+export interface SentMessageCopy {
   /** `''` for a copy kept before migration 7 whose route cannot be told (its delivery mailed several routes). */
   route: string;
   /** Null for a copy kept before migration 7 (then it is in `raw`). */
@@ -333,12 +333,15 @@ export interface SentMessage {
   /** To, Cc and Bcc. */
   envelopeTo: string[];
   subject: string;
-  /** For display; also inside `raw`, encoded. */
-  text: string | null;
-  html: string | null;
   /** The SMTP server's final answer, or where the .eml file was written. */
   response: string;
   sentAt: number;
+}
+
+/** A kept mail as it is shown: with its decoded text and HTML parts, read from `raw`. */
+export interface SentMessage extends SentMessageCopy {
+  text: string | null;
+  html: string | null;
 }
 
 export type WatchdogStateName = 'ok' | 'overdue';

@@ -1,4 +1,5 @@
 import { buildMessage, buildMessageId, buildOutgoingMail, type OutgoingMail, type Recipients } from '../mail';
+import { html, type SafeHtml } from '../shared';
 
 export interface WatchdogMailOptions {
   from: string;
@@ -15,8 +16,6 @@ export interface NoticeLine {
   link?: string;
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
 /**
  * A relay notice (the watchdog's, the catch-up's): lines built in code, as text and as HTML, marked automatic like the
  * report mails. `kind` goes into `X-Compliance-Watchdog`; the Message-ID is built from `route`, so a retry keeps it.
@@ -29,12 +28,12 @@ export function buildNoticeMail(
   // A named source's notices say which NetBox they are about, as its reports do.
   const subject = source ? `${source}: ${notice.subject}` : notice.subject;
   const text = `${lines.map((l) => l.text).join('\n')}\n`;
-  const html = `<!DOCTYPE html><html><body style="font-family: sans-serif; font-size: 14px; color: #222">${lines
-    .map((l) => (l.text === '' ? '<br>' : `<p style="margin: 0 0 6px">${renderLine(l)}</p>`))
-    .join('')}</body></html>`;
+  const body = html`<!DOCTYPE html><html><body style="font-family: sans-serif; font-size: 14px; color: #222">${lines.map((l) =>
+    l.text === '' ? html`<br>` : html`<p style="margin: 0 0 6px">${renderLine(l)}</p>`,
+  )}</body></html>`;
   const { from, deliveryId, dedupKey } = options;
   const content = buildMessage({
-    rendered: { subject, text, html },
+    rendered: { subject, text, html: body.value },
     from,
     recipients: options.recipients,
     messageId: buildMessageId({ deliveryId, reportId: 0, dedupKey, from, route: notice.route }),
@@ -44,8 +43,7 @@ export function buildNoticeMail(
   return buildOutgoingMail(content);
 }
 
-function renderLine(line: NoticeLine): string {
-  if (!line.link) return escapeHtml(line.text);
-  const link = escapeHtml(line.link);
-  return `${escapeHtml(line.text.slice(0, -line.link.length))}<a href="${link}">${link}</a>`;
+function renderLine(line: NoticeLine): SafeHtml | string {
+  if (!line.link) return line.text;
+  return html`${line.text.slice(0, -line.link.length)}<a href="${line.link}">${line.link}</a>`;
 }

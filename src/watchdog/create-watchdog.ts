@@ -1,10 +1,10 @@
 import { UnreadableDeliveryError, type ComposedNotice } from '../compose';
 import type { Recipients } from '../mail';
 import { coalesceRuns, createRepeatingTask, type Clock, type Logger } from '../shared';
-import type { ClaimedDelivery, Store } from '../store';
+import { parseJobDelivery, type ClaimedDelivery, type Store } from '../store';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
-import { buildMissedReportsMail, parseMissedReportsNotice } from './missed-reports-notice';
-import { buildWatchdogAlert, buildWatchdogMail, parseWatchdogAlert } from './watchdog-alert';
+import { buildMissedReportsMail } from './missed-reports-notice';
+import { buildWatchdogAlert, buildWatchdogMail } from './watchdog-alert';
 
 export interface WatchdogOptions {
   store: Pick<Store, 'lastReportReceivedAt' | 'getWatchdogState' | 'transitionWatchdog' | 'getCatchUpState'>;
@@ -98,10 +98,10 @@ export function createWatchdogComposer(options: {
 }): (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedNotice> {
   return async (delivery) => {
     const mailOptions = { ...options, deliveryId: delivery.id, dedupKey: delivery.dedupKey, date: new Date(options.clock.now()) };
-    const missed = parseMissedReportsNotice(delivery.dedupKey, delivery.body);
-    if (missed) return { kind: 'notice', route: 'catch-up', message: await buildMissedReportsMail(missed, mailOptions) };
-    const alert = parseWatchdogAlert(delivery.dedupKey, delivery.body);
-    if (!alert) throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a watchdog record`);
-    return { kind: 'notice', route: 'watchdog', message: await buildWatchdogMail(alert, mailOptions) };
+    const job = parseJobDelivery(delivery.dedupKey, delivery.body);
+    if (job?.kind === 'missed')
+      return { kind: 'notice', route: 'catch-up', message: await buildMissedReportsMail(job.notice, mailOptions) };
+    if (job?.kind !== 'watchdog') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a watchdog record`);
+    return { kind: 'notice', route: 'watchdog', message: await buildWatchdogMail(job.alert, mailOptions) };
   };
 }

@@ -1,3 +1,3 @@
 export { createWatchdog, createWatchdogComposer, type Watchdog } from './create-watchdog';
-export { buildWatchdogAlert, parseWatchdogAlert, type WatchdogAlert } from './watchdog-alert';
-export { buildMissedReportsRecord, parseMissedReportsNotice, type MissedReportsNotice } from './missed-reports-notice';
+export { buildWatchdogAlert } from './watchdog-alert';
+export { buildMissedReportsRecord } from './missed-reports-notice';

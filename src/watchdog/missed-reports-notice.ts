@@ -1,56 +1,17 @@
 import type { OutgoingMail } from '../mail';
 import { formatDateTime } from '../report';
-import { WATCHDOG_KEY_PREFIX, type NewDelivery } from '../store';
+import { buildJobDelivery, type MissedReportsNotice, type NewDelivery } from '../store';
 import { buildNoticeMail, type NoticeLine, type WatchdogMailOptions } from './build-notice-mail';
-
-/**
- * The catch-up's notice of missed reports it did not mail one by one (beyond the newest mailed) and of those NetBox
- * deleted before the relay could fetch them; stored as a watchdog record (same outbox, same recipients).
- */
-export interface MissedReportsNotice {
-  kind: 'missed';
-  /** The named NetBox source; absent: the default source. */
-  source?: string;
-  detectedAt: number;
-  /** How many missed reports this catch-up queued to be mailed one by one. */
-  mailed: number;
-  /** Missed reports not mailed (older than the newest mailed), oldest first, with their page in NetBox. */
-  skipped: { id: number; created: string; link: string }[];
-  /** Ids of missed reports NetBox no longer has (validity keeps the newest `store_reports`), ascending. */
-  deleted: number[];
-  /** Ids of missed reports whose fields fail the checks a webhook's report must pass (not mailed), ascending. */
-  refused?: number[];
-}
-
-/** The JSON key that marks a body as the catch-up's notice (a NetBox body never has it). */
-const MARK = 'compliance_relay_missed_reports';
 
 /** The outbox record of a notice: its dedup key names the reports, so a catch-up run again queues the same notice once. */
 export function buildMissedReportsRecord(notice: MissedReportsNotice): NewDelivery {
   const ids = [...notice.skipped.map((r) => r.id), ...notice.deleted, ...(notice.refused ?? [])].sort((a, b) => a - b);
   const at = new Date(notice.detectedAt).toISOString();
-  return {
-    kind: 'watchdog',
-    dedupKey: `${WATCHDOG_KEY_PREFIX}${notice.source ? `${notice.source}/` : ''}missed@${ids[0]}-${ids.at(-1)}`,
-    reportId: 0,
-    reportCreated: at,
-    completedAt: at,
-    source: 'catch-up',
-    body: Buffer.from(JSON.stringify({ [MARK]: notice }), 'utf8'),
-    receivedAt: notice.detectedAt,
-    ...(notice.source ? { netboxSource: notice.source } : {}),
-  };
-}
-
-/** The notice in a stored body, or undefined when the body is something else. */
-export function parseMissedReportsNotice(dedupKey: string, body: Buffer): MissedReportsNotice | undefined {
-  if (!dedupKey.startsWith(WATCHDOG_KEY_PREFIX)) return undefined;
-  try {
-    const value = (JSON.parse(body.toString('utf8')) as Record<string, unknown>)[MARK] as MissedReportsNotice | undefined;
-    return value?.kind === 'missed' ? value : undefined;
-  } catch {
-    return undefined;
-  }
+  const key = `${notice.source ? `${notice.source}/` : ''}missed@${ids[0]}-${ids.at(-1)}`;
+  return buildJobDelivery(
+    { kind: 'missed', notice },
+    { key, reportCreated: at, completedAt: at, receivedAt: notice.detectedAt, netboxSource: notice.source },
+  );
 }
 
 /** "report 12, 13, 17": ids, a run of consecutive ones shown as a range. */

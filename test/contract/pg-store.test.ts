@@ -40,9 +40,9 @@ async function seedPgSchema(schema: TestSchema, version: number, rows: readonly 
     );
   for (const m of legacy.sentMessages ?? [])
     await schema.query(
-      `INSERT INTO sent_messages (delivery_id, raw, envelope_from, envelope_to, subject, response, sent_at)
-       VALUES ($1, $2, 'relay@example.com', $3, 'report', '250 OK', $4)`,
-      [m.deliveryId, m.raw, JSON.stringify(m.envelopeTo), m.sentAt],
+      `INSERT INTO sent_messages (delivery_id, raw, envelope_from, envelope_to, subject, text_part, html_part, response, sent_at)
+       VALUES ($1, $2, 'relay@example.com', $3, 'report', $4, $5, '250 OK', $6)`,
+      [m.deliveryId, m.raw, JSON.stringify(m.envelopeTo), m.parts?.text ?? null, m.parts?.html ?? null, m.sentAt],
     );
 }
 

@@ -31,9 +31,10 @@ function seedSqliteSchema(file: string, version: number, rows: readonly NewDeliv
     );
     for (const m of legacy.routeMails ?? []) route.run(m.deliveryId, m.route, m.position, m.state, m.messageId);
     const sent = db.prepare(
-      "INSERT INTO sent_messages (delivery_id, raw, envelope_from, envelope_to, subject, response, sent_at) VALUES (?, ?, 'relay@example.com', ?, 'report', '250 OK', ?)",
+      "INSERT INTO sent_messages (delivery_id, raw, envelope_from, envelope_to, subject, text_part, html_part, response, sent_at) VALUES (?, ?, 'relay@example.com', ?, 'report', ?, ?, '250 OK', ?)",
     );
-    for (const m of legacy.sentMessages ?? []) sent.run(m.deliveryId, m.raw, JSON.stringify(m.envelopeTo), m.sentAt);
+    for (const m of legacy.sentMessages ?? [])
+      sent.run(m.deliveryId, m.raw, JSON.stringify(m.envelopeTo), m.parts?.text ?? null, m.parts?.html ?? null, m.sentAt);
   } finally {
     db.close();
   }

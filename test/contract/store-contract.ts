@@ -35,7 +35,18 @@ export interface LegacyRows {
   /** A `route_mails` row as migration 5 created it, sent or pending. */
   routeMails?: { deliveryId: number; route: string; position: number; state: 'sent' | 'pending'; messageId: string | null }[];
   /** A `sent_messages` row as migration 4 created it: one per delivery, no route. */
-  sentMessages?: { deliveryId: number; raw: Buffer; envelopeTo: string[]; sentAt: number }[];
+  sentMessages?: { deliveryId: number; raw: Buffer; envelopeTo: string[]; sentAt: number; parts?: { text: string; html: string } }[];
+}
+
+/** A mail's MIME bytes as a relay sends them: a text and an HTML part (`body é` and `<p>é</p>`), then `after`. */
+function buildMime(messageId: string, after: Buffer = Buffer.alloc(0)): Buffer {
+  const part = (type: string, body: string) =>
+    `--part\r\nContent-Type: ${type}; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n${body}\r\n`;
+  const head = `Message-ID: ${messageId}\r\nSubject: =?UTF-8?Q?B=C3=BCro?=\r\nMIME-Version: 1.0\r\nContent-Type: multipart/alternative; boundary="part"\r\n\r\n`;
+  return Buffer.concat([
+    Buffer.from(`${head}${part('text/plain', 'body =C3=A9\r\n')}${part('text/html', '<p>=C3=A9</p>')}--part--\r\n`),
+    after,
+  ]);
 }
 
 /** The schema version in which release 0.1.0 left its database: an upgrade from it loses nothing. */
@@ -393,10 +404,8 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       const copy = (route: string, messageId: string, sentAt: number) => ({
         route,
         messageId,
-        raw: Buffer.concat([
-          Buffer.from(`Message-ID: ${messageId}\r\nSubject: =?UTF-8?Q?B=C3=BCro?=\r\n\r\n`),
-          Buffer.from([0xc3, 0xa9, 0x00, 0xff]),
-        ]),
+        // Bytes past the last part (no UTF-8 either) are kept too: the copy is the bytes as sent.
+        raw: buildMime(messageId, Buffer.from([0xc3, 0xa9, 0x00, 0xff])),
         envelopeFrom: 'relay@example.com',
         envelopeTo: [`${route}@example.com`, 'bcc@example.com'],
         subject: 'Büro',
@@ -570,8 +579,6 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
                   envelopeFrom: 'relay@example.com',
                   envelopeTo: ['a@example.com'],
                   subject: 'x',
-                  text: 'body',
-                  html: null,
                   response: '250 OK',
                   sentAt: now,
                 },
@@ -1041,7 +1048,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(await store.getDeliveryBody(id + 100)).toBeUndefined();
       expect(await store.getSentMessage(id, 'on-call')).toBeUndefined();
       expect(await store.listSentMessages(id)).toEqual([]);
-      const raw = Buffer.from('Subject: =?UTF-8?Q?B=C3=BCro?=\r\n\r\nbody \u00e9\r\n', 'utf8');
+      const raw = buildMime('<1@relay>');
       const first = {
         route: 'on-call',
         messageId: '<1@relay>',
@@ -1063,8 +1070,14 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       const second = { ...first, route: 'auditors', messageId: '<2@relay>', envelopeTo: ['audit@example.com'], sentAt: T0 + 2 };
       await saveSentCopy(store, id, second);
       expect(await other.listSentMessages(id)).toEqual([first, second]);
-      await saveSentCopy(store, id, { ...first, html: null, response: '250 queued as 2', sentAt: T0 + 5 });
-      expect(await other.getSentMessage(id, 'on-call')).toMatchObject({ html: null, response: '250 queued as 2', sentAt: T0 + 5 });
+      const textOnly = Buffer.from('Message-ID: <3@relay>\r\nSubject: report\r\n\r\nbody\r\n');
+      await saveSentCopy(store, id, { ...first, raw: textOnly, response: '250 queued as 2', sentAt: T0 + 5 });
+      expect(await other.getSentMessage(id, 'on-call')).toMatchObject({
+        text: 'body\n',
+        html: null,
+        response: '250 queued as 2',
+        sentAt: T0 + 5,
+      });
       expect((await other.listSentMessages(id)).map((m) => m.route)).toEqual(['auditors', 'on-call']);
     });
 
@@ -1344,14 +1357,30 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       await legacyBacking.seedSchema(6, [makeDelivery(1), makeDelivery(2)], {
         // Delivery 1 mailed one route; delivery 2 mailed two, of which the old table kept one copy.
         routeMails: [sentRoute(1, 'on-call', 0), sentRoute(2, 'on-call', 0), sentRoute(2, 'auditors', 1)],
-        sentMessages: [1, 2].map((n) => ({ deliveryId: n, raw: raw(n), envelopeTo: [`team${n}@example.com`], sentAt: T0 + n })),
+        // Kept with its decoded parts beside the raw copy, as relays did then: those parts are what it shows.
+        sentMessages: [
+          {
+            deliveryId: 1,
+            raw: raw(1),
+            envelopeTo: ['team1@example.com'],
+            sentAt: T0 + 1,
+            parts: { text: 'kept text', html: '<p>kept</p>' },
+          },
+          { deliveryId: 2, raw: raw(2), envelopeTo: ['team2@example.com'], sentAt: T0 + 2 },
+        ],
       });
       try {
         const upgraded = await legacyBacking.open();
         try {
           expect((await upgraded.migrate()).version).toBeGreaterThanOrEqual(7);
           const [one] = await upgraded.listSentMessages(1);
-          expect(one).toMatchObject({ route: 'on-call', messageId: '<legacy-1-on-call@relay>', envelopeTo: ['team1@example.com'] });
+          expect(one).toMatchObject({
+            route: 'on-call',
+            messageId: '<legacy-1-on-call@relay>',
+            envelopeTo: ['team1@example.com'],
+            text: 'kept text',
+            html: '<p>kept</p>',
+          });
           expect(one.raw.equals(raw(1))).toBe(true);
           // Two routes were sent: which one the copy is cannot be told, so it is kept under no route.
           const two = await upgraded.listSentMessages(2);

@@ -3,7 +3,7 @@
  * one {@link Store.settleBatch} of a single delivery (the store has no per-row outcome writes), so a
  * seeded state goes through the same transaction as a real attempt's.
  */
-import type { DeliveryStateChange, NewRouteMail, RouteMailOutcome, RouteMailRecord, SentMessage, Store } from '../../src/store';
+import type { DeliveryStateChange, NewRouteMail, RouteMailOutcome, RouteMailRecord, SentMessageCopy, Store } from '../../src/store';
 import type { ReportHistory, ReportSnapshot } from '../../src/trend';
 
 /** Settles one delivery: its plan (kept only if it has none yet), route mails, sent copies and state. */
@@ -12,7 +12,7 @@ async function settleOne(
   id: number,
   now: number,
   state: DeliveryStateChange,
-  writes: { plan?: NewRouteMail[]; routes?: RouteMailOutcome[]; sent?: SentMessage[] } = {},
+  writes: { plan?: NewRouteMail[]; routes?: RouteMailOutcome[]; sent?: SentMessageCopy[] } = {},
 ): Promise<void> {
   await store.settleBatch({
     now,
@@ -77,7 +77,7 @@ export function markRouteMail(
 }
 
 /** Keeps the copy of a mail the server accepted (replacing an earlier copy of its route); the delivery is sent then, by default. */
-export function saveSentCopy(store: Store, id: number, message: SentMessage, state?: DeliveryStateChange): Promise<void> {
+export function saveSentCopy(store: Store, id: number, message: SentMessageCopy, state?: DeliveryStateChange): Promise<void> {
   const change: DeliveryStateChange = state ?? { state: 'sent', messageId: message.messageId ?? `<copy-${id}@test>` };
   return settleOne(store, id, message.sentAt, change, { sent: [message] });
 }

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runCli } from '../../src/cli';
-import { createSessionKeys, escapeHtml, SESSION_COOKIE } from '../../src/dashboard';
-import { findPackageRoot } from '../../src/shared';
+import { createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
+import { escapeHtml, findPackageRoot } from '../../src/shared';
 import { launchChromium } from '../helpers/browser';
 import { captureIo } from '../helpers/cli-io';
 import { buildBody, buildReportData } from '../helpers/netbox-json';

@@ -1,4 +1,7 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { SQLITE_FILE_NAME } from '../../src/store';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
@@ -33,6 +36,14 @@ describe('the mail as sent is kept per delivery', () => {
     expect(kept.subject).toBe(mail.parsed.subject);
     expect(kept.text).toBe(mail.parsed.text);
     expect(kept.response).toMatch(/^250 /);
+    // Kept once: the row holds the bytes, and the parts shown are read back from them.
+    expect(kept.html).toContain(mail.parsed.subject!.replace(/&/g, '&amp;').slice(0, 20));
+    const db = new Database(path.join(relay.dataDir, SQLITE_FILE_NAME), { readonly: true });
+    try {
+      expect(db.prepare('SELECT text_part, html_part FROM sent_messages').all()).toEqual([{ text_part: null, html_part: null }]);
+    } finally {
+      db.close();
+    }
   });
 
   it('keeps the same bytes as the .eml file when no SMTP server is configured', async () => {

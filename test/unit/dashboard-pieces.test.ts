@@ -1,4 +1,5 @@
-import { buildPassChart, createSessionKeys, html } from '../../src/dashboard';
+import { buildPassChart, createSessionKeys } from '../../src/dashboard';
+import { html } from '../../src/shared';
 
 describe('dashboard building blocks', () => {
   it('escapes every interpolated value unless it is markup built by html``', () => {

@@ -1,10 +1,9 @@
 import fc from 'fast-check';
-import { escapeHtml } from '../../src/dashboard';
+import { escapeHtml, neutralizeText, neutralizeView } from '../../src/shared';
 import { createFailureSummarizer } from '../../src/enrichment';
 import { buildEnrichmentView, buildReportView } from '../../src/compose';
 import { loadRenderer } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
-import { neutralizeText, neutralizeView } from '../../src/shared';
 import { parseDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 

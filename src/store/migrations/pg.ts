@@ -3,14 +3,11 @@
  * Applied in order at start under an advisory lock and recorded in `schema_migrations`. Times are epoch
  * milliseconds (BIGINT), as in SQLite. Append new entries; never edit one that has shipped.
  */
-export interface PgMigration {
-  version: number;
-  name: string;
-  /** Runs in one transaction. */
-  sql: string;
-}
+import { buildCommonMigrations, type Migration } from './common';
 
-export const PG_MIGRATIONS: readonly PgMigration[] = [
+const COMMON = buildCommonMigrations('BIGINT');
+
+export const PG_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'deliveries',
@@ -45,30 +42,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE TABLE health_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at BIGINT NOT NULL);
     `,
   },
-  {
-    version: 2,
-    name: 'reports',
-    sql: `
-      CREATE TABLE reports (
-        dedup_key       TEXT    PRIMARY KEY,
-        series          TEXT    NOT NULL,
-        report_id       BIGINT  NOT NULL,
-        report_created  TEXT    NOT NULL,
-        created_ms      BIGINT  NOT NULL,
-        total_passed    INTEGER NOT NULL,
-        total_count     INTEGER NOT NULL,
-        high_passed     INTEGER NOT NULL,
-        high_count      INTEGER NOT NULL,
-        middle_passed   INTEGER NOT NULL,
-        middle_count    INTEGER NOT NULL,
-        low_passed      INTEGER NOT NULL,
-        low_count       INTEGER NOT NULL,
-        failing         TEXT,
-        failing_count   INTEGER
-      );
-      CREATE INDEX reports_series_created ON reports (series, created_ms, report_id);
-    `,
-  },
+  COMMON[2],
   {
     version: 3,
     name: 'watchdog_state',
@@ -193,36 +167,9 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         SELECT 'default', state, since, created_at, changed_at, version FROM watchdog_state;
     `,
   },
-  {
-    version: 10,
-    name: 'digest_periods',
-    sql: `
-      CREATE TABLE digest_periods (
-        route         TEXT    NOT NULL,
-        period_start  BIGINT  NOT NULL,
-        period_end    BIGINT  NOT NULL,
-        delivery_id   BIGINT,
-        late          INTEGER NOT NULL,
-        queued_at     BIGINT  NOT NULL,
-        PRIMARY KEY (route, period_start),
-        UNIQUE (route, period_end)
-      );
-    `,
-  },
-  {
-    version: 11,
-    name: 'route_mail_owner_groups',
-    sql: `
-      ALTER TABLE route_mails ADD COLUMN owner_group TEXT;
-    `,
-  },
-  {
-    version: 12,
-    name: 'reports_failing_index',
-    sql: `
-      CREATE INDEX reports_series_failing ON reports (series, created_ms, report_id) WHERE failing IS NOT NULL;
-    `,
-  },
+  COMMON[10],
+  COMMON[11],
+  COMMON[12],
   {
     version: 13,
     name: 'waivers',
@@ -243,43 +190,8 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX waivers_source_ends ON waivers (source, ends_at);
     `,
   },
-  {
-    version: 14,
-    name: 'delivery_kind',
-    sql: `
-      ALTER TABLE deliveries ADD COLUMN kind TEXT NOT NULL DEFAULT 'report';
-      UPDATE deliveries SET kind = 'digest' WHERE dedup_key LIKE 'digest:%';
-      UPDATE deliveries SET kind = 'watchdog' WHERE dedup_key LIKE 'watchdog:%';
-    `,
-  },
-  {
-    version: 15,
-    name: 'report_arrival',
-    sql: `
-      ALTER TABLE reports ADD COLUMN composed INTEGER NOT NULL DEFAULT 1;
-      ALTER TABLE reports ADD COLUMN arrived_late INTEGER NOT NULL DEFAULT 0;
-    `,
-  },
-  {
-    version: 16,
-    name: 'report_pair_states',
-    sql: `
-      ALTER TABLE reports ADD COLUMN pair_states TEXT;
-    `,
-  },
-  {
-    version: 17,
-    name: 'catch_up',
-    sql: `
-      ALTER TABLE deliveries ADD COLUMN received_via TEXT NOT NULL DEFAULT 'webhook';
-      CREATE TABLE catch_up_sources (
-        source           TEXT    PRIMARY KEY,
-        seen_created_ms  BIGINT,
-        seen_report_id   BIGINT,
-        lease_owner      TEXT,
-        lease_until      BIGINT  NOT NULL DEFAULT 0,
-        succeeded_at     BIGINT
-      );
-    `,
-  },
+  COMMON[14],
+  COMMON[15],
+  COMMON[16],
+  COMMON[17],
 ];

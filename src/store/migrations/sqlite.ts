@@ -1,8 +1,12 @@
+import { buildCommonMigrations, type Migration } from './common';
+
 /**
  * SQLite schema migrations, applied in order at open; `PRAGMA user_version` records the last one.
  * Append new entries; never edit one that has shipped.
  */
-export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+const COMMON = buildCommonMigrations('INTEGER');
+
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'deliveries',
@@ -31,31 +35,7 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
       CREATE TABLE health_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL);
     `,
   },
-  {
-    version: 2,
-    name: 'reports',
-    // One row per report for the trend. failing: JSON [[device, test, severity], ...], NULL = unknown.
-    sql: `
-      CREATE TABLE reports (
-        dedup_key       TEXT    PRIMARY KEY,
-        series          TEXT    NOT NULL,
-        report_id       INTEGER NOT NULL,
-        report_created  TEXT    NOT NULL,
-        created_ms      INTEGER NOT NULL,
-        total_passed    INTEGER NOT NULL,
-        total_count     INTEGER NOT NULL,
-        high_passed     INTEGER NOT NULL,
-        high_count      INTEGER NOT NULL,
-        middle_passed   INTEGER NOT NULL,
-        middle_count    INTEGER NOT NULL,
-        low_passed      INTEGER NOT NULL,
-        low_count       INTEGER NOT NULL,
-        failing         TEXT,
-        failing_count   INTEGER
-      );
-      CREATE INDEX reports_series_created ON reports (series, created_ms, report_id);
-    `,
-  },
+  COMMON[2],
   {
     version: 3,
     name: 'watchdog_state',
@@ -206,43 +186,9 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
         SELECT 'default', state, since, created_at, changed_at, version FROM watchdog_state;
     `,
   },
-  {
-    version: 10,
-    name: 'digest_periods',
-    // One row per period of a digest route, written once (route + period start is the key,
-    // so replicas and restarts queue each period's digest once), in the transaction that queues its
-    // mail in the outbox. delivery_id is NULL for the period that ended before the route's first run.
-    sql: `
-      CREATE TABLE digest_periods (
-        route         TEXT    NOT NULL,
-        period_start  INTEGER NOT NULL,
-        period_end    INTEGER NOT NULL,
-        delivery_id   INTEGER,
-        late          INTEGER NOT NULL,
-        queued_at     INTEGER NOT NULL,
-        PRIMARY KEY (route, period_start),
-        UNIQUE (route, period_end)
-      );
-    `,
-  },
-  {
-    version: 11,
-    name: 'route_mail_owner_groups',
-    // The owner group of a route mail addressed to NetBox's contacts (JSON), decided once
-    // with the plan; NULL for every other mail.
-    sql: `
-      ALTER TABLE route_mails ADD COLUMN owner_group TEXT;
-    `,
-  },
-  {
-    version: 12,
-    name: 'reports_failing_index',
-    // The reports of a series that still hold a failing set, indexed on their own, so saving a report
-    // (forgetOldFailing keeps the newest 100) looks at ~101 rows, not at the whole series, which grows with age.
-    sql: `
-      CREATE INDEX reports_series_failing ON reports (series, created_ms, report_id) WHERE failing IS NOT NULL;
-    `,
-  },
+  COMMON[10],
+  COMMON[11],
+  COMMON[12],
   {
     version: 13,
     name: 'waivers',
@@ -265,53 +211,8 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
       CREATE INDEX waivers_source_ends ON waivers (source, ends_at);
     `,
   },
-  {
-    version: 14,
-    name: 'delivery_kind',
-    // What a delivery is (report, digest, watchdog) chooses its composer; rows stored before said it by their key.
-    sql: `
-      ALTER TABLE deliveries ADD COLUMN kind TEXT NOT NULL DEFAULT 'report';
-      UPDATE deliveries SET kind = 'digest' WHERE dedup_key LIKE 'digest:%';
-      UPDATE deliveries SET kind = 'watchdog' WHERE dedup_key LIKE 'watchdog:%';
-    `,
-  },
-  {
-    version: 15,
-    name: 'report_arrival',
-    // A report's row is written when its webhook is stored, before its mail is composed, so a successor
-    // compares with it at once. composed = 0 until its failing set has been read (every row stored before
-    // was written by a composed mail); arrived_late = 1 when a newer report of its series was stored before it.
-    // A constant default only rewrites the schema, not the rows.
-    sql: `
-      ALTER TABLE reports ADD COLUMN composed INTEGER NOT NULL DEFAULT 1;
-      ALTER TABLE reports ADD COLUMN arrived_late INTEGER NOT NULL DEFAULT 0;
-    `,
-  },
-  {
-    version: 16,
-    name: 'report_pair_states',
-    // What NetBox's results said of the pairs that changed since the previous report (passed, or not
-    // evaluated), kept with the report so that `preview --id` words its mail as it was sent.
-    sql: `
-      ALTER TABLE reports ADD COLUMN pair_states TEXT;
-    `,
-  },
-  {
-    version: 17,
-    name: 'catch_up',
-    // How a delivery reached the relay (its webhook, or fetched from NetBox by the catch-up), and per NetBox
-    // source the newest report seen (kept apart from the deliveries, which retention prunes) with the lease
-    // that lets one relay at a time catch up.
-    sql: `
-      ALTER TABLE deliveries ADD COLUMN received_via TEXT NOT NULL DEFAULT 'webhook';
-      CREATE TABLE catch_up_sources (
-        source           TEXT    PRIMARY KEY,
-        seen_created_ms  INTEGER,
-        seen_report_id   INTEGER,
-        lease_owner      TEXT,
-        lease_until      INTEGER NOT NULL DEFAULT 0,
-        succeeded_at     INTEGER
-      );
-    `,
-  },
+  COMMON[14],
+  COMMON[15],
+  COMMON[16],
+  COMMON[17],
 ];

@@ -1,4 +1,4 @@
-import { neutralizeText } from '../shared';
+import { neutralizeText } from './neutralize-text';
 
 /** Markup that is already safe (built by {@link html}); anything else interpolated is escaped. */
 export class SafeHtml {

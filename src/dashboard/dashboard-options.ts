@@ -1,0 +1,56 @@
+import type { QueuePauseStatus, TryNowResult } from '../delivery';
+import type { AuthThrottle, Clock, FailureCatalogue, Logger } from '../shared';
+import type { DigestPeriod, Store } from '../store';
+import type { WaiverBook } from '../waivers';
+import type { DigestsInput } from './render-deliveries';
+import type { MailStatus } from './render-pages';
+
+export interface DashboardOptions {
+  /** ADMIN_TOKEN; without it the dashboard answers 404 and says how to turn it on. */
+  adminToken?: string;
+  store: Pick<
+    Store,
+    | 'listDeliveries'
+    | 'countByState'
+    | 'getDelivery'
+    | 'getDeliveryBody'
+    | 'getSentMessage'
+    | 'listSentMessages'
+    | 'requeue'
+    | 'retryNow'
+    | 'listRouteMails'
+  >;
+  clock: Clock;
+  logger: Logger;
+  timezone: string;
+  /** The relay's failure catalogue (its transports' codes and its own); absent: notify's. */
+  failures?: FailureCatalogue;
+  netboxUrl?: string;
+  /** SOURCES_FILE's sources: with more than one, the list names and filters by source; reports link into their own NetBox. */
+  sources?: readonly { name: string; netbox: { url?: string } }[];
+  /** Outcomes of sends the store refused, still held in memory: a banner on every page. */
+  unrecordedOutcomes?: () => number;
+  /** A delivery was put back in the queue (wakes the worker). */
+  onRequeued?: (id: number) => void;
+  /** The worker's SMTP circuit breaker: a banner with "try now" on every page while it holds the queue. */
+  smtpPause?: () => QueuePauseStatus;
+  tryNow?: () => Promise<TryNowResult>;
+  /** ROUTES_FILE's route names, suggested in the list's route filter. */
+  routeNames?: readonly string[];
+  listLimit?: number;
+  chartLimit?: number;
+  /** Slows down failed logins per address; shared with the admin API, which takes the same token. */
+  throttle?: AuthThrottle;
+  sleep?: (ms: number) => Promise<void>;
+  /** Warnings about the relay's own configuration (an unsigned webhook open to the network). */
+  notices?: string[];
+  /** The mail server's state as /readyz's smtp check reports it: a banner while it fails. */
+  mailStatus?: () => MailStatus;
+  /** Accepted exceptions: the waivers pages under /ui/waivers. */
+  waivers?: WaiverBook;
+  /** The digest routes' schedules with next runs, and the latest periods. */
+  digests?: {
+    schedules: () => DigestsInput['schedules'];
+    periods: (options: { limit: number }) => Promise<DigestPeriod[]>;
+  };
+}

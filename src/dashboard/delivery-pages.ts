@@ -1,0 +1,261 @@
+import type { Request, RequestHandler, Response, Router } from 'express';
+import { buildEmlFileName } from '../http';
+import { buildLinks, formatDateTime, formatShortDay } from '../report';
+import { FAILURE_CATALOGUE } from '../notify';
+import { html } from '../shared';
+import { parseStoredId, type DeliveryRecord, type ListOptions } from '../store';
+import { compareReportOrder } from '../trend';
+import { DEFAULT_SOURCE_NAME } from '../webhook';
+import { buildPassChart, toChartReport, type ChartReport } from './build-pass-chart';
+import type { DashboardOptions } from './dashboard-options';
+import { buildReturnUrl, pickTextParams, readFlash } from './flash-messages';
+import { FILTER_PARAMS, parseListFilters } from './parse-list-filters';
+import { readDeliveryContent, type DeliveryContent } from './read-delivery-content';
+import { renderDeliveries, type DeliveriesInput, type DigestsInput, type ListPage } from './render-deliveries';
+import { renderDelivery, sendPage, type PageContext } from './render-pages';
+import type { Session, SessionKeys } from './session';
+
+export type Authed = Request & { session?: Session };
+
+type ReadContent = (record: DeliveryRecord) => Promise<DeliveryContent>;
+
+export interface DashboardDeps {
+  options: DashboardOptions;
+  keys: SessionKeys;
+  /** Epoch milliseconds in TIMEZONE. */
+  formatTime: (ms: number) => string;
+}
+
+/** The deliveries pages under /ui: the list, one delivery with its kept mails, and the retries. */
+export function registerDeliveryPages(router: Router, deps: DashboardDeps, form: RequestHandler, requireCsrf: RequestHandler): void {
+  const { options } = deps;
+  router.get('/', (req: Authed, res: Response) => showDeliveries(deps, req, res));
+  router.get('/deliveries/:id', (req: Authed, res: Response) => showDelivery(deps, req, res));
+  router.get('/deliveries/:id/message.eml', (req: Request, res: Response) => downloadMessage(deps, req, res));
+  router.post('/deliveries/:id/retry', form, requireCsrf, (req: Authed, res: Response) => retryDelivery(deps, req, res));
+  router.post('/smtp/try-now', form, requireCsrf, async (req: Authed, res: Response) => {
+    const result = (await options.tryNow?.()) ?? 'not-paused';
+    options.logger.info({ ip: req.ip, result }, 'dashboard: try SMTP now');
+    res.redirect(303, `/ui?smtp=${result}`);
+  });
+  router.post('/deliveries/:id/retry-now', form, requireCsrf, (req: Authed, res: Response) => retryDeliveryNow(deps, req, res));
+}
+
+/** What every page after login shows around its content: the session's CSRF token and the banners. */
+export function buildPageContext(deps: DashboardDeps, req: Authed): PageContext & { csrf: string } {
+  const { options, formatTime } = deps;
+  const pause = options.smtpPause?.();
+  return {
+    csrf: deps.keys.csrfToken(req.session!),
+    notices: options.notices,
+    unrecorded: options.unrecordedOutcomes?.(),
+    smtpPause:
+      pause && pause.state !== 'closed'
+        ? {
+            state: pause.held ? 'held' : pause.state === 'open' ? 'paused' : 'probing',
+            since: formatTime(pause.pausedSince ?? options.clock.now()),
+            nextTry: formatTime(pause.openUntil),
+            lastError: pause.lastError ? `${pause.lastError.code}: ${pause.lastError.message}` : 'unknown',
+            code: pause.lastError?.code,
+          }
+        : undefined,
+    mail: options.mailStatus?.(),
+  };
+}
+
+/** GET /: counts per state, the pass chart, the filters and one page of deliveries, and what a retry just did. */
+async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): Promise<void> {
+  const { options, formatTime } = deps;
+  const query = req.query as Record<string, unknown>;
+  const filters = parseListFilters(query, options.timezone);
+  // The chart and the list may show the same rows: each row's content is read once per request.
+  const contents = new Map<number, Promise<DeliveryContent>>();
+  const contentOf: ReadContent = (record) => {
+    let content = contents.get(record.id);
+    if (!content) contents.set(record.id, (content = readDeliveryContent(record, options.store)));
+    return content;
+  };
+  const [counts, charts, page, digests] = await Promise.all([
+    options.store.countByState(),
+    readChartReports(deps, filters.ok ? filters.options : {}, contentOf),
+    filters.ok ? readListPage(deps, filters.options, contentOf) : undefined,
+    readDigests(options),
+  ]);
+  const pageContext = buildPageContext(deps, req);
+  const body = renderDeliveries({
+    page,
+    query: filters.ok ? filters.query : pickTextParams(query),
+    issues: filters.ok ? undefined : filters.issues,
+    counts,
+    charts: buildSourceCharts(charts, filters.ok && FILTER_PARAMS.some((p) => filters.query[p] !== undefined)),
+    csrf: pageContext.csrf,
+    flash: readFlash(query),
+    formatTime,
+    routeNames: options.routeNames ?? [],
+    failures: options.failures ?? FAILURE_CATALOGUE,
+    sourceNames: (options.sources ?? []).map((source) => source.name),
+    digests,
+  });
+  sendPage(res, filters.ok ? 200 : 400, 'Deliveries', body, pageContext);
+}
+
+const DIGESTS_SHOWN = 10;
+
+async function readDigests(options: DashboardOptions): Promise<DigestsInput | undefined> {
+  const schedules = options.digests?.schedules() ?? [];
+  if (!options.digests || schedules.length === 0) return undefined;
+  const periods = await options.digests.periods({ limit: DIGESTS_SHOWN + schedules.length });
+  const withState = await Promise.all(
+    periods.map(async (p) => ({ ...p, state: p.deliveryId === null ? undefined : (await options.store.getDelivery(p.deliveryId))?.state })),
+  );
+  return { schedules, periods: withState.filter((p) => p.deliveryId !== null).slice(0, DIGESTS_SHOWN) };
+}
+
+/** One page of the list by keyset: one row more than asked for says whether a page follows in the direction of travel. */
+async function readListPage(deps: DashboardDeps, filter: ListOptions, contentOf: ReadContent): Promise<ListPage> {
+  const { options } = deps;
+  const limit = options.listLimit ?? 100;
+  const records = await options.store.listDeliveries({ ...filter, limit: limit + 1 });
+  const more = records.length > limit;
+  // Newest first: the extra row is the oldest when paging down, the newest when paging up.
+  const shown = more ? (filter.afterId !== undefined ? records.slice(1) : records.slice(0, limit)) : records;
+  const routes = await options.store.listRouteMails(shown.map((r) => r.id));
+  const rows = await Promise.all(
+    shown.map(async (record) => {
+      const content = await contentOf(record);
+      const own = routes.filter((r) => r.deliveryId === record.id);
+      return { record, content, netboxLink: buildNetboxLink(options, record, content), routes: own };
+    }),
+  );
+  const hasNewer = filter.afterId !== undefined ? more : filter.beforeId !== undefined;
+  const hasOlder = filter.afterId !== undefined || more;
+  return { rows, newerThan: hasNewer ? shown[0]?.id : undefined, olderThan: hasOlder ? shown.at(-1)?.id : undefined };
+}
+
+/**
+ * The newest reports the list's filters select (its paging aside), per NetBox source, each oldest first in NetBox's
+ * order: reports of two NetBoxes never share a line, and report ids are compared only within one NetBox.
+ */
+async function readChartReports(deps: DashboardDeps, filter: ListOptions, contentOf: ReadContent): Promise<Map<string, ChartReport[]>> {
+  const { options } = deps;
+  const limit = options.chartLimit ?? 30;
+  const { beforeId: _page, afterId: _otherPage, ...filters } = filter;
+  const records = await options.store.listDeliveries({ ...filters, limit: options.listLimit ?? 100 });
+  const rows = await Promise.all(records.map(async (record) => ({ record, content: await contentOf(record) })));
+  const bySource = new Map<string, ChartReport[]>();
+  for (const { record, content } of rows) {
+    const reports = bySource.get(record.netboxSource) ?? [];
+    if (content.kind !== 'report' || reports.length >= limit) continue;
+    const { report } = content;
+    reports.push(
+      toChartReport(record.id, report, {
+        when: formatDateTime(report.created, options.timezone),
+        day: formatShortDay(report.created, options.timezone),
+      }),
+    );
+    bySource.set(record.netboxSource, reports);
+  }
+  for (const reports of bySource.values()) reports.sort((a, b) => compareReportOrder(a, b) || a.deliveryId - b.deliveryId);
+  return new Map([...bySource].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** One chart per source (wide and narrow); one empty chart when the filters select no report. */
+function buildSourceCharts(bySource: Map<string, ChartReport[]>, filtered: boolean): DeliveriesInput['charts'] {
+  const emptyText = filtered ? 'No report matches these filters' : undefined;
+  if (bySource.size === 0)
+    return [{ count: 0, chart: html`${buildPassChart([], 'wide', { emptyText })}${buildPassChart([], 'narrow', { emptyText })}` }];
+  // The default source alone (one NetBox, or rows stored before sources) needs no name.
+  const named = bySource.size > 1 || !bySource.has(DEFAULT_SOURCE_NAME);
+  return [...bySource].map(([source, reports]) => {
+    const options = named ? { source } : {};
+    return {
+      ...options,
+      count: reports.length,
+      chart: html`${buildPassChart(reports, 'wide', options)}${buildPassChart(reports, 'narrow', options)}`,
+    };
+  });
+}
+
+/** A report's page in NetBox: in its own source's NetBox, with several sources; none without a NetBox URL. */
+function buildNetboxLink(options: DashboardOptions, record: DeliveryRecord, content: DeliveryContent): string | undefined {
+  const netboxUrl = options.sources ? options.sources.find((s) => s.name === record.netboxSource)?.netbox.url : options.netboxUrl;
+  if (content.kind !== 'report' || !netboxUrl) return undefined;
+  return buildLinks(content.report.id, content.report.url, content.report.results_url, netboxUrl).report;
+}
+
+/** The delivery named by `:id`, or undefined once a 404 page has been sent. */
+async function findDelivery(deps: DashboardDeps, req: Request, res: Response): Promise<DeliveryRecord | undefined> {
+  const id = parseStoredId(String(req.params.id));
+  const record = id === undefined ? undefined : await deps.options.store.getDelivery(id);
+  if (!record) sendPage(res, 404, 'Not found', html`<section><h1>No such delivery</h1><p><a href="/ui">All deliveries</a></p></section>`);
+  return record;
+}
+
+/** GET /deliveries/:id: one delivery, its routes and the mail that was sent. */
+async function showDelivery(deps: DashboardDeps, req: Authed, res: Response): Promise<void> {
+  const { options, formatTime } = deps;
+  const record = await findDelivery(deps, req, res);
+  if (!record) return;
+  const content = await readDeliveryContent(record, options.store);
+  const page = buildPageContext(deps, req);
+  const body = renderDelivery({
+    record,
+    content,
+    sent: await options.store.listSentMessages(record.id),
+    csrf: page.csrf,
+    formatTime,
+    reportLink: buildNetboxLink(options, record, content),
+    routes: await options.store.listRouteMails([record.id]),
+    named: (options.sources?.length ?? 0) > 1,
+  });
+  sendPage(res, 200, `Delivery #${record.id}`, body, page);
+}
+
+/** GET /deliveries/:id/message.eml?route=NAME: one route's kept message, byte for byte (without `route`, the first one kept). */
+async function downloadMessage(deps: DashboardDeps, req: Request, res: Response): Promise<void> {
+  const record = await findDelivery(deps, req, res);
+  if (!record) return;
+  const { route } = req.query;
+  const sent =
+    typeof route === 'string' && route.length <= 200
+      ? await deps.options.store.getSentMessage(record.id, route)
+      : (await deps.options.store.listSentMessages(record.id))[0];
+  if (!sent) {
+    res.status(404).type('text').send('This delivery has no kept message for that route.');
+    return;
+  }
+  res
+    .set('Content-Disposition', `attachment; filename="${buildEmlFileName(record.id, sent.route)}"`)
+    .type('message/rfc822')
+    .send(sent.raw);
+}
+
+/** POST /deliveries/:id/retry: queues a dead delivery again and goes back to the list. */
+async function retryDelivery(deps: DashboardDeps, req: Authed, res: Response): Promise<void> {
+  const { options } = deps;
+  const record = await findDelivery(deps, req, res);
+  if (!record) return;
+  // Only dead deliveries are offered a retry here; a sent one is not mailed twice by a stray click.
+  const requeued = record.state === 'dead' && (await options.store.requeue(record.id, options.clock.now()));
+  if (requeued) {
+    options.logger.info({ deliveryId: record.id, ip: req.ip }, 'dashboard: dead delivery queued again');
+    options.onRequeued?.(record.id);
+  }
+  // While SMTP is paused a requeued delivery would only wait: retrying is the operator saying "try now".
+  const paused = requeued && (options.smtpPause?.().state ?? 'closed') !== 'closed';
+  const smtp = paused ? await options.tryNow?.() : undefined;
+  res.redirect(303, buildReturnUrl(req, requeued ? 'retried' : 'not_retried', record.id, smtp));
+}
+
+/** POST /deliveries/:id/retry-now: a retrying delivery is due at once (its attempts and backoff kept). */
+async function retryDeliveryNow(deps: DashboardDeps, req: Authed, res: Response): Promise<void> {
+  const { options } = deps;
+  const record = await findDelivery(deps, req, res);
+  if (!record) return;
+  const due = await options.store.retryNow(record.id, options.clock.now());
+  if (due) {
+    options.logger.info({ deliveryId: record.id, ip: req.ip }, 'dashboard: retrying delivery made due now');
+    options.onRequeued?.(record.id);
+  }
+  res.redirect(303, buildReturnUrl(req, due ? 'retried_now' : 'not_retried_now', record.id));
+}

@@ -1,0 +1,104 @@
+import { DIGEST_KEY_PREFIX, WATCHDOG_KEY_PREFIX, type DeliveryKind, type NewDelivery } from './types';
+
+/** One digest to send. */
+export interface DigestJob {
+  route: string;
+  /** Reports received at or after this time (epoch ms) and before `periodEnd` are in the digest. */
+  periodStart: number;
+  /** The schedule's tick that closed the period. */
+  periodEnd: number;
+  /** Queued well after its tick: the relay was not running then. */
+  late: boolean;
+  queuedAt: number;
+}
+
+/** One watchdog mail. */
+export interface WatchdogAlert {
+  kind: 'overdue' | 'resumed';
+  /** The last report before the silence (or the watchdog's start when none ever came), epoch ms. */
+  silentSince: number;
+  /** `resumed`: when the report that ended the silence arrived. */
+  resumedAt?: number;
+  expectEveryMs: number;
+  detectedAt: number;
+  /** The named NetBox source that went silent; absent: the default source. */
+  source?: string;
+  /** With catch-up on: when the relay last listed NetBox's reports successfully (null: not yet). Absent: catch-up off. */
+  netboxCheckedAt?: number | null;
+}
+
+/**
+ * The catch-up's notice of missed reports it did not mail one by one (beyond the newest mailed) and of those NetBox
+ * deleted before the relay could fetch them; a watchdog delivery (same outbox, same recipients).
+ */
+export interface MissedReportsNotice {
+  kind: 'missed';
+  /** The named NetBox source; absent: the default source. */
+  source?: string;
+  detectedAt: number;
+  /** How many missed reports this catch-up queued to be mailed one by one. */
+  mailed: number;
+  /** Missed reports not mailed (older than the newest mailed), oldest first, with their page in NetBox. */
+  skipped: { id: number; created: string; link: string }[];
+  /** Ids of missed reports NetBox no longer has (validity keeps the newest `store_reports`), ascending. */
+  deleted: number[];
+  /** Ids of missed reports whose fields fail the checks a webhook's report must pass (not mailed), ascending. */
+  refused?: number[];
+}
+
+/** A job of the relay's own, queued in the outbox as a delivery: a digest, a watchdog mail, the catch-up's notice. */
+export type InternalJob =
+  { kind: 'digest'; job: DigestJob } | { kind: 'watchdog'; alert: WatchdogAlert } | { kind: 'missed'; notice: MissedReportsNotice };
+
+/**
+ * How each job is stored: the delivery's kind, source and dedup key prefix, and the JSON key its body is kept
+ * under (a NetBox body never has it), with the check that a stored value is one.
+ */
+const STORED = {
+  digest: { kind: 'digest', source: 'digest', prefix: DIGEST_KEY_PREFIX, mark: 'compliance_relay_digest', field: 'job' },
+  watchdog: { kind: 'watchdog', source: 'watchdog', prefix: WATCHDOG_KEY_PREFIX, mark: 'compliance_relay_watchdog', field: 'alert' },
+  missed: { kind: 'watchdog', source: 'catch-up', prefix: WATCHDOG_KEY_PREFIX, mark: 'compliance_relay_missed_reports', field: 'notice' },
+} as const satisfies Record<InternalJob['kind'], { kind: DeliveryKind; source: string; prefix: string; mark: string; field: string }>;
+
+const IS_STORED: Record<InternalJob['kind'], (value: Record<string, unknown>) => boolean> = {
+  digest: (v) => typeof v.route === 'string' && typeof v.periodStart === 'number' && typeof v.periodEnd === 'number',
+  watchdog: (v) => v.kind === 'overdue' || v.kind === 'resumed',
+  missed: (v) => v.kind === 'missed',
+};
+
+/** The outbox record of a job: `key` (after its kind's prefix) names it, so the same job is queued once. */
+export function buildJobDelivery(
+  job: InternalJob,
+  record: { key: string; reportCreated: string; completedAt: string; receivedAt: number; netboxSource?: string },
+): NewDelivery {
+  const { kind, source, prefix, mark, field } = STORED[job.kind];
+  const { key, netboxSource, ...times } = record;
+  const payload = (job as Record<string, unknown>)[field];
+  return {
+    kind,
+    dedupKey: `${prefix}${key}`,
+    reportId: 0,
+    ...times,
+    source,
+    body: Buffer.from(JSON.stringify({ [mark]: payload }), 'utf8'),
+    ...(netboxSource ? { netboxSource } : {}),
+  };
+}
+
+/** The job a stored delivery holds, or undefined when it holds none (a NetBox report's body, say). */
+export function parseJobDelivery(dedupKey: string, body: Buffer): InternalJob | undefined {
+  let stored: Record<string, unknown> | null;
+  try {
+    const ours = dedupKey.startsWith(DIGEST_KEY_PREFIX) || dedupKey.startsWith(WATCHDOG_KEY_PREFIX);
+    stored = ours ? (JSON.parse(body.toString('utf8')) as Record<string, unknown> | null) : null;
+  } catch {
+    return undefined;
+  }
+  for (const kind of Object.keys(STORED) as InternalJob['kind'][]) {
+    const { prefix, mark, field } = STORED[kind];
+    const value = stored?.[mark] as Record<string, unknown> | undefined;
+    if (dedupKey.startsWith(prefix) && typeof value === 'object' && value !== null && IS_STORED[kind](value))
+      return { kind, [field]: value } as unknown as InternalJob;
+  }
+  return undefined;
+}
