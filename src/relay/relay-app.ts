@@ -1,8 +1,8 @@
-import type { Express, RequestHandler } from 'express';
+import type { Express } from 'express';
 import { describeUnsignedWebhook, type Config } from '../config';
 import { createApp } from '../http';
 import { checkReadiness } from '../health';
-import type * as DashboardModule from '../dashboard';
+import { createDashboardRouter } from '../dashboard';
 import { registerWaiverGauge } from '../metrics';
 import { createAuthThrottle } from '../shared';
 import type { RelayIo, RelayParts, SharedParts } from './types';
@@ -38,7 +38,7 @@ export function createRelayApp(
       metrics.recordWebhook(outcome);
       io.onWebhookOutcome?.(outcome);
     },
-    dashboard: createLazyDashboard(() => ({
+    dashboard: createDashboardRouter({
       adminToken: config.admin.token,
       store,
       clock,
@@ -58,7 +58,7 @@ export function createRelayApp(
       throttle: authThrottle,
       sleep: io.sleep,
       waivers,
-    })),
+    }),
     observe: {
       readiness: () =>
         checkReadiness({
@@ -74,14 +74,4 @@ export function createRelayApp(
       adminToken: config.admin.token,
     },
   });
-}
-
-/** The dashboard, built by its first request: a relay nobody browses never loads its pages' code. */
-function createLazyDashboard(options: () => DashboardModule.DashboardOptions): RequestHandler {
-  let dashboard: RequestHandler | undefined;
-  return (req, res, next) => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose (above)
-    dashboard ??= (require('../dashboard') as typeof DashboardModule).createDashboardRouter(options());
-    dashboard(req, res, next);
-  };
 }
