@@ -21,7 +21,7 @@ const LAYERS = [
   ['health', 'metrics', 'watchdog', 'digest'],
   ['catch-up'],
   ['http', 'dashboard', 'netbox-setup'],
-  ['relay.ts'],
+  ['relay'],
   ['cli'],
   ['main.ts'],
 ];

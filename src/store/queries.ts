@@ -183,24 +183,28 @@ const deliveries = {
 
 type ReportCursorParams = { series: string } & ReportCursor;
 
-/** Ties on the creation time are broken by report id. */
-const BEFORE_IN_SERIES = `WHERE series = :series AND (created_ms < :createdMs OR (created_ms = :createdMs AND report_id < :reportId))
+/**
+ * Ties on the creation time are broken by report id. One row-value range of the series' index: an OR of the
+ * two orders read every report of the series newer than the cursor (the backlog, during a flood).
+ */
+const BEFORE_IN_SERIES = `WHERE series = :series AND (created_ms, report_id) < (:createdMs, :reportId)
        ORDER BY created_ms DESC, report_id DESC`;
 
 const reports = {
   /**
    * Reports' rows as their webhooks are stored, counts without a failing set, so that a successor compares
-   * with them before their mails are composed. Late: a newer one of its series is stored already (a range of
-   * the series' index; an OR of the two orders read the whole series). Rows of one statement do not see each
-   * other. A row already there (a webhook sent again) stays. VALUES names its columns column1, … in both engines.
+   * with them before their mails are composed. Late: a newer one of its series is stored already (two seeks in
+   * the series' index: one range over created_ms and report_id together reads every report of that same
+   * created_ms, the whole series when they share it). Rows of one statement do not see each other. A row already there (a webhook sent again) stays. VALUES names its columns column1, … in both engines.
    */
   arrive: defineRowsStatement((count) => {
     const v = (column: string) => `v.column${ARRIVAL_COLUMNS.findIndex(([c]) => c === column) + 1}`;
     const rows = buildValuesRows(ARRIVAL_VALUES, count);
     return `INSERT INTO reports (${ARRIVAL_COLUMNS.map(([column]) => column).join(', ')}, composed, arrived_late)
        SELECT ${ARRIVAL_COLUMNS.map(([column]) => v(column)).join(', ')}, 0,
-         CASE WHEN EXISTS (SELECT 1 FROM reports r WHERE r.series = ${v('series')} AND r.created_ms >= ${v('created_ms')}
-           AND (r.created_ms > ${v('created_ms')} OR r.report_id > ${v('report_id')})) THEN 1 ELSE 0 END
+         CASE WHEN EXISTS (SELECT 1 FROM reports r WHERE r.series = ${v('series')} AND r.created_ms > ${v('created_ms')})
+           OR EXISTS (SELECT 1 FROM reports r WHERE r.series = ${v('series')} AND r.created_ms = ${v('created_ms')}
+             AND r.report_id > ${v('report_id')}) THEN 1 ELSE 0 END
        FROM (VALUES ${rows}) AS v WHERE true ON CONFLICT (dedup_key) DO NOTHING`;
   }),
   /** A retried report keeps the failing set it had when the new one is unknown; its arrival stays as recorded. */

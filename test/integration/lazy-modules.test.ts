@@ -86,8 +86,7 @@ function packagesOf(files: string[]): string[] {
   return [...new Set(files.filter((f) => !f.startsWith('src/')).map((file) => /^(?:@[^/]+\/)?[^/]+/.exec(file)![0]))];
 }
 
-/** The relay's dashboard pages, and what only a relay that mails through Microsoft Graph or logs in with OAuth2 needs. */
-const DASHBOARD_FILES = /^src\/dashboard\//;
+/** What only a relay that mails through Microsoft Graph or logs in with OAuth2 needs. */
 const GRAPH_OAUTH2_FILES = ['src/notify/create-graph-notifier.js', 'src/notify/fetch-access-token.js'];
 /** Packages no relay needs at rest unless configured for them: PostgreSQL, OAuth2 (JWT), CSS inlining, YAML, the rate limiter. */
 const UNCONFIGURED_PACKAGES = ['pg', 'jose', 'juice', 'yaml', 'express-rate-limit'];
@@ -159,20 +158,18 @@ describe('modules the CLI loads', () => {
     expect(packages.filter((p) => SERVE_ONLY.includes(p))).toEqual([]);
   });
 
-  it("a zero-configuration relay at rest has loaded neither PostgreSQL's client, Graph's nor OAuth2's code, nodemailer, nor the dashboard; /ui loads the dashboard", () => {
+  it("a zero-configuration relay at rest has loaded neither PostgreSQL's client, Graph's nor OAuth2's code, nor nodemailer", () => {
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'lazy-serve-'));
     try {
-      const { atRest, after } = modulesLoadedByServe({}, cwd, ['/ui']);
+      const { atRest } = modulesLoadedByServe({}, cwd);
       expect(packagesOf(atRest).filter((p) => [...UNCONFIGURED_PACKAGES, 'nodemailer'].includes(p))).toEqual([]);
-      expect(atRest.filter((f) => DASHBOARD_FILES.test(f) || GRAPH_OAUTH2_FILES.includes(f))).toEqual([]);
-      // The same list, asked after a request to the dashboard (off: it says how to turn it on), has its code.
-      expect(after[0].some((f) => DASHBOARD_FILES.test(f))).toBe(true);
+      expect(atRest.filter((f) => GRAPH_OAUTH2_FILES.includes(f))).toEqual([]);
     } finally {
       fs.rmSync(cwd, { recursive: true, force: true });
     }
   });
 
-  it('with SMTP, NetBox and the dashboard configured, serve loads nodemailer but not PostgreSQL, OAuth2 or the dashboard until it is browsed', () => {
+  it('with SMTP, NetBox and the dashboard configured, serve loads nodemailer but not PostgreSQL or OAuth2', () => {
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'lazy-serve-'));
     const env = {
       // A port nobody listens on: the relay starts anyway (mail waits), which is all this looks at.
@@ -184,11 +181,10 @@ describe('modules the CLI loads', () => {
       WEBHOOK_SECRET: 'webhook-secret-0123456789',
     };
     try {
-      const { atRest, after } = modulesLoadedByServe(env, cwd, ['/ui/login']);
+      const { atRest } = modulesLoadedByServe(env, cwd);
       expect(packagesOf(atRest)).toContain('nodemailer');
       expect(packagesOf(atRest).filter((p) => UNCONFIGURED_PACKAGES.includes(p))).toEqual([]);
-      expect(atRest.filter((f) => DASHBOARD_FILES.test(f) || GRAPH_OAUTH2_FILES.includes(f))).toEqual([]);
-      expect(after[0].some((f) => DASHBOARD_FILES.test(f))).toBe(true);
+      expect(atRest.filter((f) => GRAPH_OAUTH2_FILES.includes(f))).toEqual([]);
     } finally {
       fs.rmSync(cwd, { recursive: true, force: true });
     }

@@ -1,0 +1,152 @@
+import { DEFAULT_SOURCE_NAME, listBootWarnings, planCatchUp, type Config } from '../config';
+import { verifyRouteTemplates } from '../compose';
+import { defaultTemplatesDir, loadRenderer } from '../mail';
+import { buildFailureCatalogue, createNotifier } from '../notify';
+import { createWatchdog, type Watchdog } from '../watchdog';
+import { createDigestScheduler, type DigestScheduler } from '../digest';
+import { createSourceCatchUps } from '../catch-up';
+import { createActivityCounter, type Logger } from '../shared';
+import { createRetention, openStore, StorageUnavailableError, type Store } from '../store';
+import { createDeliveryPipeline, createRelayNetboxClients, createRelayWaiverBook } from './delivery-pipeline';
+import { createRelayApp } from './relay-app';
+import type { Relay, RelayIo, RelayParts } from './types';
+
+/**
+ * Builds the whole relay from a validated config: store, renderer (templates compiled and checked
+ * against a sample report now, so a broken template stops the start), notifier, worker and app.
+ * Nothing listens and no timer runs until `start()` and the caller's `listen`.
+ */
+export function createRelay(config: Config, io: RelayIo): Relay {
+  for (const w of listBootWarnings(config)) io.logger.warn(w.fields, w.message);
+  const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
+  verifyRouteTemplates(renderer, { ...config, netbox: config.sources[0].netbox });
+  const store = openStore(config.store, {
+    onIdleError: (error) => io.logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
+  });
+  const notifier = createNotifier(config.transport, { readFile: io.readFile, clock: io.clock, proxy: config.proxy }, io.transports);
+  const netbox = createRelayNetboxClients(config, io);
+  // The webhooks being answered, for the metrics.
+  const webhooksInFlight = createActivityCounter();
+  const shared = { failures: buildFailureCatalogue(io.transports), waivers: createRelayWaiverBook(config, io, store) };
+  const delivery = createDeliveryPipeline(config, io, { store, renderer, notifier, netbox, webhooksInFlight, ...shared });
+  const kick = () => delivery.worker.kick();
+  const watchdog = createSourceWatchdogs(config, io, { store, onQueued: kick });
+  const digests = createDigestScheduler({
+    store,
+    clock: io.clock,
+    logger: io.logger,
+    routes: config.routing.routes,
+    defaultTimezone: config.mail.timezone,
+    onQueued: kick,
+  });
+  warnAboutDigestRetention(config, digests, io.logger);
+  const { registry } = delivery.metrics;
+  const catchUps = createSourceCatchUps(config, { ...io, store, netbox, registry, owner: delivery.worker.owner, onQueued: kick });
+  const app = createRelayApp(config, io, { store, renderer, watchdog, digests, webhooksInFlight, ...delivery, ...shared });
+  const retention = createRetention({
+    store,
+    clock: io.clock,
+    logger: io.logger,
+    days: config.retention.days,
+    intervalMs: config.retention.intervalMs,
+  });
+  const parts = { store, renderer, notifier, netbox, watchdog, digests, catchUps, retention, webhooksInFlight, ...delivery };
+  let stopped = false;
+  return {
+    ...parts,
+    app,
+    start: () => startRelay(parts, io),
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await stopRelay(parts, config, io);
+    },
+  };
+}
+
+/** The watchdogs of the sources that expect reports (EXPECT_REPORT_EVERY, `expect_report_every`), run as one; undefined when none does. */
+function createSourceWatchdogs(config: Config, io: RelayIo, deps: { store: Store; onQueued: () => void }): Watchdog | undefined {
+  const watchdogs = config.sources
+    .filter((source) => source.expectEveryMs !== undefined)
+    .map((source) =>
+      createWatchdog({
+        store: deps.store,
+        clock: io.clock,
+        logger: io.logger,
+        expectEveryMs: source.expectEveryMs!,
+        onQueued: deps.onQueued,
+        source: source.name === DEFAULT_SOURCE_NAME ? undefined : source.name,
+        catchUp: planCatchUp(source).on,
+      }),
+    );
+  if (watchdogs.length <= 1) return watchdogs[0];
+  return {
+    // Every source is measured; the first notice queued (if any) is what this evaluation did.
+    evaluate: async () => (await Promise.all(watchdogs.map((w) => w.evaluate()))).find((r) => r !== undefined),
+    start: () => watchdogs.forEach((w) => w.start()),
+    stop: () => watchdogs.forEach((w) => w.stop()),
+  };
+}
+
+async function startRelay(parts: RelayParts, io: RelayIo): Promise<void> {
+  const { store } = parts;
+  try {
+    const migration = await store.migrate();
+    // One line: the names of what was applied are for `migrate`, not for every first start.
+    const applied = migration.applied.length;
+    if (applied > 0)
+      io.logger.info({ version: migration.version, applied }, `store schema migrated to version ${migration.version} (${applied} applied)`);
+    // Only a single-owner store (SQLite) may release every lease: what was "sending" when it last
+    // stopped was interrupted. Replicas sharing PostgreSQL leave live leases alone; a dead replica's
+    // claims come back when their lease expires.
+    if (store.singleOwner) {
+      const released = await store.releaseLeases(io.clock.now());
+      if (released > 0) io.logger.warn({ released }, 'resuming deliveries that were being sent when the relay last stopped');
+    }
+  } catch (error) {
+    // Storage is unusable right now: start anyway (the webhook answers 503 until it is back); the
+    // leases left behind expire and those deliveries are sent then.
+    if (!(error instanceof StorageUnavailableError)) throw error;
+    io.logger.error({ code: error.code, err: error.message }, 'the outbox is not usable at start; answering 503 until it is');
+  }
+  parts.worker.start();
+  parts.retention.start();
+  parts.transportHealth.start();
+  parts.watchdog?.start();
+  parts.digests.start();
+  parts.catchUps.start();
+}
+
+async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promise<void> {
+  const { worker } = parts;
+  parts.retention.stop();
+  parts.transportHealth.stop();
+  parts.watchdog?.stop();
+  parts.digests.stop();
+  const catchUpsStopped = parts.catchUps.stop();
+  // The batch in flight gets the bound to be sent and recorded; a mail sent but not recorded by then is logged with its Message-ID.
+  const drained = await worker.stop(config.http.shutdownTimeoutMs);
+  if (!drained)
+    io.logger.warn(
+      { inFlight: worker.inFlight },
+      'shutdown bound reached with a batch in flight: its deliveries will be tried again at the next start',
+    );
+  await parts.notifier.close();
+  for (const client of parts.netbox.values()) client.close();
+  // A catch-up in flight ends (its NetBox requests cut) and gives its lease back before the store closes.
+  await catchUpsStopped;
+  await parts.store.close();
+}
+
+/** A digest reads its period's reports from the outbox, which RETENTION_DAYS prunes: a longer period loses its first reports. */
+function warnAboutDigestRetention(config: Config, digests: DigestScheduler, logger: Logger): void {
+  const keptMs = config.retention.days * 86_400_000;
+  if (keptMs <= 0) return;
+  for (const s of digests.schedules()) {
+    if (s.nextPeriodMs !== null && s.nextPeriodMs > keptMs)
+      logger.warn(
+        { route: s.route, schedule: s.schedule, retentionDays: config.retention.days },
+        `digest route ${s.route}: its periods are longer than RETENTION_DAYS, so reports pruned before its tick are missing from its digest; raise RETENTION_DAYS`,
+      );
+  }
+}

@@ -1,0 +1,219 @@
+import { DEFAULT_SOURCE_NAME, TRANSPORT_CHECK_INTERVAL_MS, type Config, type SourceConfig } from '../config';
+import { createNetboxClient, type NetboxClient } from '../netbox';
+import { createOwnerResolver } from '../enrichment';
+import {
+  createReportComposer,
+  createReportInsights,
+  CHART_REPORTS,
+  CSV_ATTACHMENT_MAX_BYTES,
+  MAX_FAILING_TESTS_LISTED,
+  type ReportComposer,
+  type ReportInsightsOptions,
+} from '../compose';
+import { createBatchHistory, createWorker, type Composers } from '../delivery';
+import { type Renderer } from '../mail';
+import { createTransportHealth } from '../health';
+import { createMetrics } from '../metrics';
+import { createWaiverBook, type WaiverBook } from '../waivers';
+import { createWatchdogComposer } from '../watchdog';
+import { createDigestComposer } from '../digest';
+import { type Store } from '../store';
+import type { ReportHistory } from '../trend';
+import { buildNoticeRecipients, createRoutePlanner, type Route } from '../routing';
+import type { RelayIo, RelayParts, SharedParts } from './types';
+
+/** The NetBox clients for enrichment: one per source with a NetBox URL, so a source's token only ever goes to its own NetBox. */
+export function createRelayNetboxClients(config: Config, io: Pick<RelayIo, 'clock' | 'readFile'>): Map<string, NetboxClient> {
+  return new Map(config.sources.filter((s) => s.netbox.url).map((source) => [source.name, createSourceNetboxClient(config, source, io)]));
+}
+
+/** The NetBox client of one source that has a NetBox URL: its URL, token and CA, on the relay's clock and timeout. */
+export function createSourceNetboxClient(
+  config: Config,
+  source: SourceConfig,
+  io: Pick<RelayIo, 'clock' | 'readFile'>,
+  options: { maxAttempts?: number } = {},
+): NetboxClient {
+  return createNetboxClient({
+    url: source.netbox.url!,
+    token: source.netbox.token,
+    ca: source.netbox.caFile ? io.readFile(source.netbox.caFile) : undefined,
+    timeoutMs: config.netbox.timeoutMs,
+    clock: io.clock,
+    proxy: config.proxy,
+    ...options,
+  });
+}
+
+/** The mail side: metrics, SMTP health, the composers and the worker that runs them. */
+export function createDeliveryPipeline(
+  config: Config,
+  io: RelayIo,
+  deps: Pick<RelayParts, 'store' | 'renderer' | 'notifier' | 'netbox' | 'webhooksInFlight'> & SharedParts,
+): Pick<RelayParts, 'worker' | 'metrics' | 'transportHealth'> {
+  const { clock, logger } = io;
+  const { store, notifier } = deps;
+  const metrics = createMetrics({
+    store,
+    clock,
+    logger,
+    unrecordedOutcomes: () => worker.unrecorded.count,
+    webhooksInFlight: () => deps.webhooksInFlight.active,
+    // The worker is built below; the gauges are read only at scrape time.
+    smtpPause: () => worker.breaker,
+    sources: config.sources.map((s) => s.name),
+    failures: deps.failures,
+  });
+  const transportHealth = createTransportHealth({
+    notifier,
+    clock,
+    logger,
+    intervalMs: TRANSPORT_CHECK_INTERVAL_MS,
+    held: () => worker.breaker.held && worker.breaker.state !== 'closed',
+  });
+  // The trend's history: what a batch composes is written by its settle.
+  const history = createBatchHistory(store);
+  const worker = createWorker({
+    store,
+    notifier,
+    composers: createRelayComposers(config, io, { ...deps, history, metrics }),
+    history,
+    planRoutes: createRoutePlanner({
+      routes: config.routing.routes,
+      store,
+      sources: config.sources,
+      onOwnerFallback: (source, code) => metrics.recordOwnerFallback(code, source),
+      onRecipientsRefused: (route, refused) =>
+        logger.warn({ route, refused }, `route ${route}: NetBox names contacts the route may not mail; their failures go to its fallback`),
+      onGroupsUncounted: ({ source, route, groups, code, reason }) => {
+        logger.warn(
+          { source, route, groups, code, reason },
+          `route ${route}: ${groups} owner group(s) without counts of their own (${reason}); their mails say so`,
+        );
+        metrics.recordOwnerGroupsUncounted(code, groups, source);
+      },
+    }),
+    clock,
+    logger,
+    retry: config.retry,
+    concurrency: config.worker.concurrency,
+    pollMs: config.worker.pollMs,
+    leaseMs: config.worker.leaseMs,
+    random: io.random,
+    observe: (outcome) => {
+      metrics.recordWorker(outcome);
+      transportHealth.record(outcome);
+      io.onWorkerOutcome?.(outcome);
+    },
+  });
+  return { worker, metrics, transportHealth };
+}
+
+/** The accepted exceptions of this configuration (stored ones and WAIVERS_FILE's) on this store: the app, the dashboard and the CLI share it. */
+export function createRelayWaiverBook(config: Config, io: Pick<RelayIo, 'clock' | 'logger'>, store: Store): WaiverBook {
+  return createWaiverBook({
+    storage: store,
+    fileWaivers: config.waivers.fileWaivers,
+    sources: config.sources.map((s) => s.name),
+    clock: io.clock,
+    logger: io.logger,
+  });
+}
+
+/**
+ * One NetBox source's report composer exactly as the worker runs it, so that `preview`'s mail is the one
+ * the relay sends. `routes` narrows it to some routes (their names, hence Message-IDs, unchanged).
+ */
+export function createRelayReportComposer(
+  config: Config,
+  io: Pick<RelayIo, 'clock' | 'logger'>,
+  deps: Pick<ReportInsightsOptions, 'history' | 'storedFailures' | 'storedStates' | 'onNetboxError'> & {
+    renderer: Renderer;
+    source: SourceConfig;
+    netbox?: NetboxClient;
+    routes?: readonly Route[];
+    /** The accepted exceptions the mails leave out and list; absent: none. */
+    waivers?: WaiverBook;
+  },
+): ReportComposer {
+  const { source } = deps;
+  const isDefault = source.name === DEFAULT_SOURCE_NAME;
+  const routes = deps.routes ?? config.routing.routes;
+  return createReportComposer({
+    renderer: deps.renderer,
+    clock: io.clock,
+    from: config.mail.from,
+    routes,
+    implicitRoute: config.routing.file === undefined,
+    timezone: config.mail.timezone,
+    netboxUrl: source.netbox.url,
+    source: config.sources.length > 1 ? { name: source.name, isDefault } : undefined,
+    insights: createReportInsights({
+      client: deps.netbox,
+      hasToken: source.netbox.token !== undefined,
+      netboxUrl: source.netbox.url,
+      budgetMs: config.netbox.enrichBudgetMs,
+      clock: io.clock,
+      history: deps.history,
+      storedFailures: deps.storedFailures,
+      storedStates: deps.storedStates,
+      timezone: config.mail.timezone,
+      maxFailures: MAX_FAILING_TESTS_LISTED,
+      // Built once per report when some route attaches it; each route's mail then carries it or not.
+      attachCsv: routes.some((r) => r.attach_csv === true),
+      attachMaxBytes: CSV_ATTACHMENT_MAX_BYTES,
+      chartReports: CHART_REPORTS,
+      logger: isDefault ? io.logger : io.logger.child({ source: source.name }),
+      onNetboxError: deps.onNetboxError,
+      source: isDefault ? undefined : source.name,
+      waivers: deps.waivers && ((options) => deps.waivers!.forReport(options)),
+      relayUrl: config.relayUrl,
+    }),
+    // Owners are asked of the source's own NetBox with its own token, within the same budget per look-up.
+    owners:
+      deps.netbox && source.netbox.token !== undefined
+        ? createOwnerResolver({ client: deps.netbox, budgetMs: config.netbox.enrichBudgetMs, clock: io.clock })
+        : undefined,
+  });
+}
+
+/** The configured source a delivery came from; a source no longer configured gets no NetBox (so no other source's token goes to it). */
+export function findDeliverySource(config: Config, name: string): SourceConfig {
+  return (
+    config.sources.find((s) => s.name === name) ?? { name, path: '', secrets: [], netbox: {}, tags: {}, catchUp: { everyMs: null, max: 0 } }
+  );
+}
+
+/** The composer of each kind of delivery: reports (with each source's NetBox failures, the CSV and the trend), digests, the watchdog's notices. */
+function createRelayComposers(
+  config: Config,
+  io: RelayIo,
+  deps: Pick<RelayParts, 'store' | 'renderer' | 'netbox' | 'metrics'> & { history: ReportHistory; waivers: WaiverBook },
+): Composers {
+  const composerFor = (source: SourceConfig) =>
+    createRelayReportComposer(config, io, {
+      renderer: deps.renderer,
+      source,
+      netbox: deps.netbox.get(source.name),
+      history: deps.history,
+      waivers: deps.waivers,
+      onNetboxError: (code) => deps.metrics.recordNetboxFetchError(code, source.name),
+    });
+  const composers = new Map(config.sources.map((source) => [source.name, composerFor(source)]));
+  const report: ReportComposer = (delivery, log) =>
+    (composers.get(delivery.netboxSource) ?? composerFor(findDeliverySource(config, delivery.netboxSource)))(delivery, log);
+  // The watchdog's notices go to everyone who expects reports: MAIL_TO/CC/BCC, or every route's recipients.
+  const recipients = buildNoticeRecipients(config.routing.routes);
+  const watchdog = createWatchdogComposer({ from: config.mail.from, recipients, timezone: config.mail.timezone, clock: io.clock });
+  const digest = createDigestComposer({
+    store: deps.store,
+    sources: config.sources.map((s) => ({ name: s.name, tags: s.tags, netboxUrl: s.netbox.url })),
+    waivers: (source) => deps.waivers.list({ source }),
+    renderer: deps.renderer,
+    routes: config.routing.routes,
+    from: config.mail.from,
+    defaultTimezone: config.mail.timezone,
+    clock: io.clock,
+  });
+  return { report, digest, watchdog };
+}
