@@ -46,10 +46,6 @@ export async function checkHostResolves(env: CliIo['env']): Promise<ConfigIssue[
   ]);
   clearTimeout(timer);
   if (failure === undefined) return [];
-  return [
-    {
-      variable: 'HOST',
-      message: `"${host}" does not resolve (${failure}): accepts an IP address of this machine (0.0.0.0 or :: for all, 127.0.0.1) or a host name that resolves to one`,
-    },
-  ];
+  const message = `"${host}" does not resolve (${failure}): accepts an IP address of this machine (0.0.0.0 or :: for all, 127.0.0.1) or a host name that resolves to one`;
+  return [{ variable: 'HOST', message }];
 }

@@ -7,20 +7,13 @@ import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo } from './io';
 
 /** What a source lacks for `netbox-setup`, named as the operator configures it (variables or SOURCES_FILE fields). */
 function findSourceProblems(source: SourceConfig): string[] {
-  const isDefault = source.name === DEFAULT_SOURCE_NAME;
+  const [url, token] =
+    source.name === DEFAULT_SOURCE_NAME
+      ? ['NETBOX_URL is required (the NetBox address, with its base path if any)', 'NETBOX_TOKEN (or NETBOX_TOKEN_FILE) is required']
+      : [`source ${source.name} needs netbox_url in SOURCES_FILE`, `source ${source.name} needs token_file or token_env in SOURCES_FILE`];
   const problems: string[] = [];
-  if (!source.netbox.url)
-    problems.push(
-      isDefault
-        ? 'NETBOX_URL is required (the NetBox address, with its base path if any)'
-        : `source ${source.name} needs netbox_url in SOURCES_FILE`,
-    );
-  if (!source.netbox.token)
-    problems.push(
-      isDefault
-        ? 'NETBOX_TOKEN (or NETBOX_TOKEN_FILE) is required: a NetBox API token allowed to write webhooks and event rules'
-        : `source ${source.name} needs token_file or token_env in SOURCES_FILE: a NetBox API token allowed to write webhooks and event rules`,
-    );
+  if (!source.netbox.url) problems.push(url);
+  if (!source.netbox.token) problems.push(`${token}: a NetBox API token allowed to write webhooks and event rules`);
   return problems;
 }
 

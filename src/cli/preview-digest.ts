@@ -13,13 +13,7 @@ import { writePreviewFiles } from './write-preview-files';
  * (from that tick to now: the next digest so far), or `<from>/<to>` (ISO 8601 dates or times).
  */
 function parseDigestPeriod(value: string | undefined, route: Route, timezone: string, now: number): DigestJob {
-  const job = (periodStart: number, periodEnd: number): DigestJob => ({
-    route: route.name,
-    periodStart,
-    periodEnd,
-    late: false,
-    queuedAt: now,
-  });
+  const job = (periodStart: number, periodEnd: number) => ({ route: route.name, periodStart, periodEnd, late: false, queuedAt: now });
   const schedule = parseDigestSchedule(route.digest!.schedule, timezone);
   const tick = schedule.tickAtOrBefore(now);
   if (value === undefined || value === 'last' || value === 'current') {

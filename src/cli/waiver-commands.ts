@@ -106,10 +106,6 @@ function formatWaiverTable(waivers: readonly Waiver[], now: number): string {
   if (waivers.length === 0) return 'No waivers.\n';
   const rows = waivers.map((w) => COLUMNS.map(([, get, max]) => cut(toCell(get(w, now)), max)));
   const widths = COLUMNS.map(([header], i) => Math.max(header.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]))
-      .join('  ')
-      .trimEnd();
-  return [line(COLUMNS.map(([h]) => h)), ...rows.map(line)].join('\n') + '\n';
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ');
+  return [line(COLUMNS.map(([h]) => h)), ...rows.map(line)].map((l) => l.trimEnd()).join('\n') + '\n';
 }

@@ -31,14 +31,10 @@ export function classifyNetboxStatus(status: number, url: string, detail?: strin
   if (status === 401 || status === 403)
     return new NetboxError('AUTH', `NetBox refused the token (HTTP ${status})${said}`, { status, detail });
   // A proxy between the relay and NetBox wants credentials (or others): HTTP_PROXY/HTTPS_PROXY are to fix, not the token.
-  if (status === 407)
-    return new NetboxError(
-      'PROTOCOL',
-      `the proxy refused to carry the request to NetBox (HTTP 407): check the credentials in HTTPS_PROXY or HTTP_PROXY`,
-      {
-        status,
-      },
-    );
+  if (status === 407) {
+    const message = 'the proxy refused to carry the request to NetBox (HTTP 407): check the credentials in HTTPS_PROXY or HTTP_PROXY';
+    return new NetboxError('PROTOCOL', message, { status });
+  }
   if (status === 404 || status === 400)
     return new NetboxError('NOT_FOUND', `NetBox has no such report any more (HTTP ${status} for ${url})${said}`, { status, detail });
   if (status >= 500) return new NetboxError('SERVER', `NetBox answered HTTP ${status}${said}`, { status, detail });

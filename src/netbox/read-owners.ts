@@ -35,7 +35,7 @@ export interface ContactAssignment {
 }
 
 /** A contact (`/api/tenancy/contacts/`): the brief form nested in assignments has no e-mail. */
-export interface NetboxContact {
+interface NetboxContact {
   id: number;
   name: string;
   email: string;
@@ -183,19 +183,13 @@ async function streamListByIds(
   budget: RequestBudget,
   onRow: (raw: Record<string, unknown>) => void,
 ): Promise<void> {
-  for (const chunk of chunkIds(list.ids)) {
-    const query = new URLSearchParams(chunk.map((id): [string, string] => [list.param, String(id)]));
+  const ids = [...new Set(list.ids)].sort((a, b) => a - b);
+  for (let i = 0; i < ids.length; i += IDS_PER_REQUEST) {
+    const query = new URLSearchParams(ids.slice(i, i + IDS_PER_REQUEST).map((id): [string, string] => [list.param, String(id)]));
     for (const [name, value] of Object.entries(list.filters ?? {})) query.set(name, value);
     query.set('limit', String(list.pageSize ?? NETBOX_PAGE_SIZE));
     await client.streamList(`${list.path}?${query.toString()}`, (page) => page.forEach(onRow), budget);
   }
-}
-
-function chunkIds(ids: readonly number[]): number[][] {
-  const unique = [...new Set(ids)].sort((a, b) => a - b);
-  const chunks: number[][] = [];
-  for (let i = 0; i < unique.length; i += IDS_PER_REQUEST) chunks.push(unique.slice(i, i + IDS_PER_REQUEST));
-  return chunks;
 }
 
 function readRef(raw: unknown): NetboxRef | null {
