@@ -1,5 +1,5 @@
 import type { Clock, Logger } from '../shared';
-import { buildMessage, buildMessageId, buildOutgoingMail, buildThreadId, type OutgoingMail, type Recipients, type Renderer } from '../mail';
+import { buildMessageId, buildOutgoingMail, buildThreadId, type OutgoingMail, type Recipients, type Renderer } from '../mail';
 import { buildReportView, type ReportView } from './build-report-view';
 import type { PlannedReport, Route } from '../routing';
 import type { ClaimedDelivery, OwnerGroupPlan } from '../store';
@@ -123,28 +123,26 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       const rendered = renderWithinBudget(routeView, (v) => options.renderer.render(v, route.template, renderOptions));
       // Each owner group is a conversation of its own: the same owners' mails stack report after report.
       const mailRoute = context.mailRoute ?? (group && !group.whole && route.owners ? `${route.name}~${group.key}` : route.name);
-      return buildOutgoingMail(
-        buildMessage({
-          rendered,
+      return buildOutgoingMail({
+        ...rendered,
+        ...recipientsFor(route, group),
+        from: options.from,
+        messageId: buildMessageId({
+          deliveryId: delivery.id,
+          reportId: delivery.reportId,
+          dedupKey: delivery.dedupKey,
           from: options.from,
-          recipients: recipientsFor(route, group),
-          messageId: buildMessageId({
-            deliveryId: delivery.id,
-            reportId: delivery.reportId,
-            dedupKey: delivery.dedupKey,
-            from: options.from,
-            route: options.implicitRoute ? undefined : mailRoute,
-          }),
-          threadId: buildThreadId({
-            from: options.from,
-            route: mailRoute,
-            source: options.source?.isDefault ? undefined : options.source?.name,
-          }),
-          date: new Date(options.clock.now()),
-          headers: { ...buildFilterHeaders(scoped.view, route.name), ...(group ? { 'X-Compliance-Owner-Group': group.key } : {}) },
-          attachments: attachCsv && scoped.attachments?.length ? scoped.attachments : undefined,
+          route: options.implicitRoute ? undefined : mailRoute,
         }),
-      );
+        threadId: buildThreadId({
+          from: options.from,
+          route: mailRoute,
+          source: options.source?.isDefault ? undefined : options.source?.name,
+        }),
+        date: new Date(options.clock.now()),
+        headers: { ...buildFilterHeaders(scoped.view, route.name), ...(group ? { 'X-Compliance-Owner-Group': group.key } : {}) },
+        attachments: attachCsv && scoped.attachments?.length ? scoped.attachments : undefined,
+      });
     };
     return {
       kind: 'report',

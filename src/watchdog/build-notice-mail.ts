@@ -1,4 +1,4 @@
-import { buildMessage, buildMessageId, buildOutgoingMail, type OutgoingMail, type Recipients } from '../mail';
+import { buildMessageId, buildOutgoingMail, type OutgoingMail, type Recipients } from '../mail';
 
 export interface WatchdogMailOptions {
   from: string;
@@ -33,15 +33,16 @@ export function buildNoticeMail(
     .map((l) => (l.text === '' ? '<br>' : `<p style="margin: 0 0 6px">${renderLine(l)}</p>`))
     .join('')}</body></html>`;
   const { from, deliveryId, dedupKey } = options;
-  const content = buildMessage({
-    rendered: { subject, text, html },
+  return buildOutgoingMail({
+    subject,
+    text,
+    html,
+    ...options.recipients,
     from,
-    recipients: options.recipients,
     messageId: buildMessageId({ deliveryId, reportId: 0, dedupKey, from, route: notice.route }),
     date: options.date,
     headers: { 'X-Compliance-Watchdog': notice.kind, ...(source ? { 'X-Compliance-Source': source } : {}) },
   });
-  return buildOutgoingMail(content);
 }
 
 function renderLine(line: NoticeLine): string {
