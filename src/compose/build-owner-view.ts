@@ -61,8 +61,8 @@ export function buildOwnerGroupView(input: {
           basePath: findNetboxBasePath(delivery.report.url),
           netboxUrl: input.netboxUrl,
           currentFailingKnown: true,
-          passed: delivery.report.total_passed,
-          count: delivery.report.total_count,
+          passed: delivery.counts.overall.passed,
+          count: delivery.counts.overall.count,
           states: input.insights?.states,
         })
       : null,
@@ -80,17 +80,7 @@ function withCounts(delivery: ReportDelivery, c: SeverityCounts, deviceCount: nu
   const sum = (key: 'passed' | 'count') => c.HIGH[key] + c.MIDDLE[key] + c.LOW[key];
   return {
     ...delivery,
-    report: {
-      ...delivery.report,
-      device_count: deviceCount,
-      high_passed: c.HIGH.passed,
-      high_count: c.HIGH.count,
-      middle_passed: c.MIDDLE.passed,
-      middle_count: c.MIDDLE.count,
-      low_passed: c.LOW.passed,
-      low_count: c.LOW.count,
-      total_passed: sum('passed'),
-      total_count: sum('count'),
-    },
+    report: { ...delivery.report, device_count: deviceCount },
+    counts: { ...c, overall: { passed: sum('passed'), count: sum('count') } },
   };
 }

@@ -129,8 +129,8 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
           basePath,
           netboxUrl: options.netboxUrl,
           currentFailingKnown: failing !== null,
-          passed: report.total_passed,
-          count: report.total_count,
+          passed: delivery.counts.overall.passed,
+          count: delivery.counts.overall.count,
           states: recorded?.states ?? null,
         })
       : null;
@@ -303,8 +303,8 @@ async function prepareChart(options: ReportInsightsOptions, snapshot: ReportSnap
   const earlier = await options.history.listReportsBefore(snapshot.series, snapshot, limit - 1);
   // One point is not a trend: the first report of a series goes without a chart.
   if (earlier.length === 0) return null;
-  const c = snapshot.counts;
-  return buildMailChart(snapshot, earlier, formatPercent(c.totalPassed, c.totalCount));
+  const { passed, count } = snapshot.counts.overall;
+  return buildMailChart(snapshot, earlier, formatPercent(passed, count));
 }
 
 /** The CSV of the failing results (a route's attach_csv), as an attachment and as the section's note about it. */

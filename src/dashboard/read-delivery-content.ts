@@ -1,10 +1,11 @@
 import type { DeliveryRecord, Store } from '../store';
-import { parseDelivery, type Report } from '../webhook';
+import type { ReportCounts } from '../report';
+import { parseDelivery, type ReportFields } from '../webhook';
 import { parseMissedReportsNotice, parseWatchdogAlert, type MissedReportsNotice, type WatchdogAlert } from '../watchdog';
 import { parseDigestJob, type DigestJob } from '../digest';
 
 export type DeliveryContent =
-  | { kind: 'report'; report: Report }
+  | { kind: 'report'; report: ReportFields; counts: ReportCounts }
   | { kind: 'watchdog'; alert: WatchdogAlert }
   | { kind: 'missed'; notice: MissedReportsNotice }
   | { kind: 'digest'; job: DigestJob }
@@ -15,7 +16,7 @@ export type DeliveryContent =
  * Only a record without them (the watchdog's, a digest's, a report stored before migration 6) loads its body.
  */
 export async function readDeliveryContent(record: DeliveryRecord, store: Pick<Store, 'getDeliveryBody'>): Promise<DeliveryContent> {
-  if (record.report) return { kind: 'report', report: record.report.report };
+  if (record.report) return { kind: 'report', report: record.report.report, counts: record.report.counts };
   const { dedupKey } = record;
   const body = await store.getDeliveryBody(record.id);
   if (!body) return { kind: 'other', reason: 'the stored body is gone' };
@@ -27,7 +28,9 @@ export async function readDeliveryContent(record: DeliveryRecord, store: Pick<St
   if (job) return { kind: 'digest', job };
   try {
     const parsed = parseDelivery(body);
-    return parsed.kind === 'report' ? { kind: 'report', report: parsed.report } : { kind: 'other', reason: parsed.reason };
+    return parsed.kind === 'report'
+      ? { kind: 'report', report: parsed.report, counts: parsed.counts }
+      : { kind: 'other', reason: parsed.reason };
   } catch (error) {
     return { kind: 'other', reason: (error as Error).message };
   }

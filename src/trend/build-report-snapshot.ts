@@ -23,16 +23,7 @@ export function buildReportSnapshot(delivery: ReportDelivery, series: string, fa
     reportId: r.id,
     created: r.created,
     createdMs: Date.parse(r.created),
-    counts: {
-      totalPassed: r.total_passed,
-      totalCount: r.total_count,
-      highPassed: r.high_passed,
-      highCount: r.high_count,
-      middlePassed: r.middle_passed,
-      middleCount: r.middle_count,
-      lowPassed: r.low_passed,
-      lowCount: r.low_count,
-    },
+    counts: delivery.counts,
     failing,
   };
 }

@@ -1,5 +1,14 @@
-import { countPerSeverity, passPercent, SEVERITY_ORDER, type Severity } from '../report';
-import type { FailingPair, PairStates, ReportCounts, ReportSnapshot } from './types';
+import {
+  COUNT_LINES,
+  countPerSeverity,
+  passPercent,
+  SEVERITIES,
+  SEVERITY_ORDER,
+  type PassCount,
+  type ReportCounts,
+  type Severity,
+} from '../report';
+import type { FailingPair, PairStates, ReportSnapshot } from './types';
 import { decideVerdict, type Verdict } from './decide-verdict';
 import { buildStreaks, byPairOrder, failingKeys, pairKey, type FailingStreak } from './build-streaks';
 
@@ -314,15 +323,15 @@ function splitByState(pairs: readonly FailingPair[], states: ReadonlyMap<string,
   return split;
 }
 
+/** Each line of the counts changed by its severity's number (the overall line by their sum). */
+function changeLines(counts: ReportCounts, by: Record<Severity, number>, change: (line: PassCount, n: number) => PassCount): ReportCounts {
+  const [HIGH, MIDDLE, LOW] = SEVERITIES.map((s) => change(counts[s], by[s]));
+  return { overall: change(counts.overall, by.HIGH + by.MIDDLE + by.LOW), HIGH, MIDDLE, LOW };
+}
+
 /** Counts without some failing results (as if they had not been evaluated). */
 function withoutFailed(counts: ReportCounts, failed: Record<Severity, number>): ReportCounts {
-  return {
-    ...counts,
-    totalCount: counts.totalCount - failed.HIGH - failed.MIDDLE - failed.LOW,
-    highCount: counts.highCount - failed.HIGH,
-    middleCount: counts.middleCount - failed.MIDDLE,
-    lowCount: counts.lowCount - failed.LOW,
-  };
+  return changeLines(counts, failed, (line, n) => ({ ...line, count: line.count - n }));
 }
 
 /** How many of a failing set's pairs are in `keys`, per severity. */
@@ -334,13 +343,7 @@ export function countBySeverity(failing: readonly FailingPair[] | null, keys: Re
 
 /** Counts with some failing results counted as passed. */
 function addPassed(counts: ReportCounts, extra: Record<Severity, number>): ReportCounts {
-  return {
-    ...counts,
-    totalPassed: counts.totalPassed + extra.HIGH + extra.MIDDLE + extra.LOW,
-    highPassed: counts.highPassed + extra.HIGH,
-    middlePassed: counts.middlePassed + extra.MIDDLE,
-    lowPassed: counts.lowPassed + extra.LOW,
-  };
+  return changeLines(counts, extra, (line, n) => ({ ...line, passed: line.passed + n }));
 }
 
 /** A snapshot without some of its failing pairs (the same object when there are none to drop). */
@@ -368,15 +371,11 @@ export function buildFirstTrend(devicesOnly = false): Omit<Trend, 'leftOut'> {
 
 /** Overall, HIGH, MIDDLE, LOW. */
 function buildDeltas(c: ReportCounts, p: ReportCounts): TrendDelta[] {
-  return [
-    buildDelta('Overall', c.totalPassed, c.totalCount, p.totalPassed, p.totalCount),
-    buildDelta('HIGH', c.highPassed, c.highCount, p.highPassed, p.highCount),
-    buildDelta('MIDDLE', c.middlePassed, c.middleCount, p.middlePassed, p.middleCount),
-    buildDelta('LOW', c.lowPassed, c.lowCount, p.lowPassed, p.lowCount),
-  ];
+  return COUNT_LINES.map((line) => buildDelta(line === 'overall' ? 'Overall' : line, c[line], p[line]));
 }
 
-function buildDelta(name: TrendDelta['name'], passed: number, count: number, previousPassed: number, previousCount: number): TrendDelta {
+function buildDelta(name: TrendDelta['name'], { passed, count }: PassCount, previous: PassCount): TrendDelta {
+  const { passed: previousPassed, count: previousCount } = previous;
   const percent = passPercent(passed, count);
   const previousPercent = passPercent(previousPassed, previousCount);
   // Tenths as integers, so 77.8 − 75.3 is 2.5 and not 2.499999.

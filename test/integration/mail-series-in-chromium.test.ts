@@ -75,8 +75,8 @@ function buildMail(i: number): { view: ReportView; delivery: ReportDelivery; htm
     basePath: '',
     netboxUrl: NETBOX,
     currentFailingKnown: true,
-    passed: c.totalPassed,
-    count: c.totalCount,
+    passed: c.overall.passed,
+    count: c.overall.count,
   });
   const points = [...history.reverse(), snapshotOf(step)].map(toChartPoint);
   const chart = points.length > 1 ? buildTrendChart({ points, currentIndex: points.length - 1 }) : null;

@@ -19,14 +19,10 @@ function report(id: number, failing: FailingPair[] | null, known = failing): Rep
     created,
     createdMs: Date.parse(created),
     counts: {
-      totalPassed: 12 - (known ?? []).length,
-      totalCount: 12,
-      highPassed: 4 - failed('HIGH'),
-      highCount: 4,
-      middlePassed: 4 - failed('MIDDLE'),
-      middleCount: 4,
-      lowPassed: 4 - failed('LOW'),
-      lowCount: 4,
+      overall: { passed: 12 - (known ?? []).length, count: 12 },
+      HIGH: { passed: 4 - failed('HIGH'), count: 4 },
+      MIDDLE: { passed: 4 - failed('MIDDLE'), count: 4 },
+      LOW: { passed: 4 - failed('LOW'), count: 4 },
     },
     failing,
   };

@@ -149,14 +149,10 @@ describe('the report composer and the trend chart', () => {
     // A report before it: one point is not a trend, and the first report of a series has no chart.
     const created = '2023-04-11T19:36:33Z';
     const counts = {
-      totalPassed: 4,
-      totalCount: 8,
-      highPassed: 0,
-      highCount: 0,
-      middlePassed: 4,
-      middleCount: 8,
-      lowPassed: 0,
-      lowCount: 0,
+      overall: { passed: 4, count: 8 },
+      HIGH: { passed: 0, count: 0 },
+      MIDDLE: { passed: 4, count: 8 },
+      LOW: { passed: 0, count: 0 },
     };
     if (options.earlier) {
       await saveReport(store, {
