@@ -3,14 +3,13 @@ import {
   buildFirstTrend,
   comparePairs,
   countBySeverity,
-  formatDeltaFailed,
   NOTHING_LEFT_OUT,
   pairKey,
   withoutPairs,
   type TrendOptions,
   type Trend,
-  type TrendDelta,
 } from './build-trend';
+import { formatDeltaFailed, type TrendDelta } from './build-deltas';
 import { decideVerdict } from './decide-verdict';
 import type { FailingPair, ReportSnapshot } from './types';
 

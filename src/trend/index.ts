@@ -1,4 +1,5 @@
-export { buildTrend, failingKeys, pairKey, type LeftOutPairs, type PairBadge, type Trend, type TrendDelta } from './build-trend';
+export { buildTrend, failingKeys, pairKey, type LeftOutPairs, type PairBadge, type Trend } from './build-trend';
+export type { TrendDelta } from './build-deltas';
 export type { TestPairsGroup } from './build-trend';
 export { recordReportTrend, STREAK_HISTORY_MAX, type RecordedTrend, type ReportHistory } from './record-report-trend';
 export { buildDevicesTrend } from './build-devices-trend';
