@@ -9,7 +9,7 @@ export {
   type RenderedMail,
 } from './renderer';
 export { buildMessageId, buildThreadId } from './build-message-id';
-export { buildOutgoingMail, type MailAttachment, type OutgoingMail, type Recipients } from './build-outgoing-mail';
+export { buildOutgoingMail, type MailAttachment, type MailInput, type OutgoingMail, type Recipients } from './build-outgoing-mail';
 export { INLINED_CSS_FILE } from './inline-template-css';
 export { COMPILED_TEMPLATES_FILE } from './compiled-templates-file';
 export {
