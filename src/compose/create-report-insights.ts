@@ -8,7 +8,13 @@ import {
 } from '../enrichment';
 import { buildLinks, buildWebUrl, findNetboxBasePath, formatPercent } from '../report';
 import { buildMailChart, type ChartView } from './build-mail-chart';
-import { buildEnrichmentView, buildTrendView, type EnrichmentView, type TrendView } from './build-insight-views';
+import {
+  buildEnrichmentView,
+  buildTrendView,
+  type EnrichmentView,
+  type EnrichmentViewOptions,
+  type TrendView,
+} from './build-insight-views';
 import type { MailAttachment } from '../mail';
 import type { NetboxClient } from '../netbox';
 import { systemClock, type Clock, type Logger } from '../shared';
@@ -24,9 +30,10 @@ import {
   type ReportHistory,
   type ReportSnapshot,
   type Trend,
+  type TrendComparison,
 } from '../trend';
 import { DEFAULT_SOURCE_NAME, type ReportDelivery } from '../webhook';
-import { applyWaivers, buildWaiverFormPath, type Waiver, type WaiverOutcome } from '../waivers';
+import { applyWaivers, type Waiver, type WaiverOutcome } from '../waivers';
 import { buildWaiversView, type WaiversView } from './build-waivers-view';
 
 /**
@@ -57,10 +64,28 @@ export interface ReportInsights {
   /** What NetBox said of the pairs that changed since the previous report; null when nothing was compared. */
   states: PairStates | null;
   waivers: WaiversView | null;
-  /** The failing-tests section and CSV of some of the failing results only (one owner's devices). */
-  insightsFor(keep: (result: FailingResult) => boolean): Pick<ReportInsights, 'enrichment' | 'attachments'>;
-  /** The trend of some devices only (one owner's, by name; see buildDevicesTrend); null without history. */
-  trendFor: RecordedTrend['trendOfDevices'];
+  /** The failing results kept (without the waived ones) and how their section is built: an owner's share is built from them ({@link buildSectionOf}). */
+  section: { kept: Enrichment; options: SectionOptions };
+  /** What an owner's own trend is computed from (buildTrendOfDevices); null without history. */
+  comparison: TrendComparison | null;
+}
+
+/** How the failing-tests section and its CSV are built. */
+type SectionOptions = Omit<EnrichmentViewOptions, 'attachment'> & Pick<ReportInsightsOptions, 'attachCsv' | 'attachMaxBytes'>;
+
+/** The failing-tests section and CSV of some failing results (`suffix` names the CSV: `-owners` for one owner's devices). */
+function buildSection(current: Enrichment, options: SectionOptions, suffix: string): Pick<ReportInsights, 'enrichment' | 'attachments'> {
+  const built = buildCsvAttachment(current, { ...options, suffix });
+  return { enrichment: buildEnrichmentView(current, { ...options, attachment: built.attachment }), attachments: built.attachments };
+}
+
+/** The failing-tests section and CSV of some of the failing results only (one owner's devices). */
+export function buildSectionOf(
+  insights: Pick<ReportInsights, 'section' | 'enrichment' | 'attachments'>,
+  keep: (result: FailingResult) => boolean,
+): Pick<ReportInsights, 'enrichment' | 'attachments'> {
+  const { kept, options } = insights.section;
+  return kept.status === 'ok' ? buildSection(summarize(kept.summary.results.filter(keep)), options, '-owners') : insights;
 }
 
 export interface ReportInsightsOptions {
@@ -138,19 +163,23 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
     const kept = outcome ? withoutWaived(enrichment, outcome) : enrichment;
     const expired = new Set(outcome?.waiverExpired.map((m) => pairKey(m.pair)) ?? []);
     const relayUrl = options.relayUrl?.replace(/\/+$/, '');
-    const source = options.source ?? DEFAULT_SOURCE_NAME;
-    const acceptUrl = relayUrl
-      ? (pair: Pick<FailingPair, 'test' | 'device'>) => `${relayUrl}${buildWaiverFormPath({ source, ...pair })}`
-      : undefined;
-    const where = { reportId: report.id, basePath, netboxUrl: options.netboxUrl, failedResultsUrl: links.failedResults };
-
-    const buildSection = (current: Enrichment, suffix: string): Pick<ReportInsights, 'enrichment' | 'attachments'> => {
-      const built = buildCsvAttachment(current, { ...options, ...where, suffix });
-      const view = { ...where, maxFailures: options.maxFailures, attachment: built.attachment, trend, waiverExpired: expired, acceptUrl };
-      return { enrichment: buildEnrichmentView(current, view), attachments: built.attachments };
+    const section: ReportInsights['section'] = {
+      kept,
+      options: {
+        reportId: report.id,
+        basePath,
+        netboxUrl: options.netboxUrl,
+        failedResultsUrl: links.failedResults,
+        maxFailures: options.maxFailures,
+        attachCsv: options.attachCsv,
+        attachMaxBytes: options.attachMaxBytes,
+        trend,
+        waiverExpired: expired,
+        waiverForm: relayUrl ? { relayUrl, source: options.source ?? DEFAULT_SOURCE_NAME } : undefined,
+      },
     };
     // Built after the trend: each failing result it lists carries its badge (new, or failing since).
-    const whole = buildSection(kept, '');
+    const whole = buildSection(kept, section.options, '');
 
     return {
       ...whole,
@@ -158,11 +187,11 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
       trendView,
       chart: recorded?.chart ?? null,
       states: recorded?.states ?? null,
-      trendFor: (devices, counts) => recorded?.trendOfDevices(devices, counts) ?? null,
+      comparison: recorded?.comparison ?? null,
       failures: kept.status === 'ok' ? kept.summary.results : null,
       failuresMissing: kept.status === 'missing' ? { code: kept.code, reason: kept.reason } : null,
       waivers: outcome ? buildWaiversView(outcome, recorded!.now) : null,
-      insightsFor: (keep) => (kept.status === 'ok' ? buildSection(summarize(kept.summary.results.filter(keep)), '-owners') : whole),
+      section,
     };
   };
 }
@@ -217,9 +246,9 @@ async function recordTrend(
         );
       }
     : undefined;
-  const { trend, trendOfDevices, states } = await recordReportTrend(options.history!, snapshot, { leaveOut, readStates });
+  const { trend, comparison, states } = await recordReportTrend(options.history!, snapshot, { leaveOut, readStates });
   const chart = await prepareChart(options, snapshot);
-  return { trend, trendOfDevices, chart, outcome: decided.outcome, now, states: states ?? null };
+  return { trend, comparison, chart, outcome: decided.outcome, now, states: states ?? null };
 }
 
 /**

@@ -14,7 +14,6 @@ import {
   type Trend,
 } from '../trend';
 import { parseDelivery, type ReportDelivery } from '../webhook';
-import { buildWaiverFormPath } from '../waivers';
 import { buildEnrichmentView, buildTrendView } from './build-insight-views';
 import { buildReportView, type ReportView } from './build-report-view';
 import type { WaiversView } from './build-waivers-view';
@@ -160,7 +159,7 @@ export function sampleInsightViews(config: SampleSettings): ReportView[] {
     {
       ...viewOptions,
       trend: sample.trend,
-      acceptUrl: (pair) => `https://relay.example.com${buildWaiverFormPath({ source: 'default', ...pair })}`,
+      waiverForm: { relayUrl: 'https://relay.example.com', source: 'default' },
       attachment: {
         fileName: 'report-29-failures.csv',
         rows: 2,

@@ -1,7 +1,14 @@
 import fs from 'node:fs';
 import { SqliteStore } from '../../src/store';
 import { buildTrendView } from '../../src/compose';
-import { buildReportSnapshot, buildTrend, recordReportTrend, type FailingPair, type ReportSnapshot } from '../../src/trend';
+import {
+  buildReportSnapshot,
+  buildTrend,
+  buildTrendOfDevices,
+  recordReportTrend,
+  type FailingPair,
+  type ReportSnapshot,
+} from '../../src/trend';
 import { parseDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir } from '../helpers/relay-harness';
@@ -208,7 +215,7 @@ describe('report trend', () => {
     expect(recorded.trend).toMatchObject({ arrivedLate: true, previous: { reportId: 40 } });
     expect(recorded.trend.previous?.pending).toBeUndefined();
     expect(recorded.trend.newlyFailing).toEqual([ntp('b')]);
-    expect(recorded.trendOfDevices(new Set(['b']))?.arrivedLate).toBe(true);
+    expect(buildTrendOfDevices(recorded.comparison, new Set(['b']))?.arrivedLate).toBe(true);
     const view = buildTrendView(recorded.trend, { timezone: 'UTC', basePath: '', currentFailingKnown: true, passed: 0, count: 2 });
     expect(view.arrivalText).toBe(
       "Arrived late: a newer report of this series was received before it. It is compared with report 40, created before it; the newer report's mail stands as it was sent.",
