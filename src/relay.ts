@@ -298,7 +298,6 @@ export function createRelayReportComposer(
       chartReports: CHART_REPORTS,
       logger: isDefault ? io.logger : io.logger.child({ source: source.name }),
       onNetboxError: deps.onNetboxError,
-      source: isDefault ? undefined : source.name,
       waivers: deps.waivers && ((options) => deps.waivers!.forReport(options)),
       relayUrl: config.relayUrl,
     }),

@@ -32,7 +32,7 @@ import {
   type Trend,
   type TrendComparison,
 } from '../trend';
-import { DEFAULT_SOURCE_NAME, type ReportDelivery } from '../webhook';
+import type { ReportDelivery } from '../webhook';
 import { applyWaivers, type Waiver, type WaiverOutcome } from '../waivers';
 import { buildWaiversView, type WaiversView } from './build-waivers-view';
 
@@ -116,8 +116,6 @@ export interface ReportInsightsOptions {
   storedStates?: (delivery: ReportDelivery) => Promise<PairStates | null | undefined>;
   /** Called with the error code when NetBox could not provide the results (for /metrics). */
   onNetboxError?: (code: string) => void;
-  /** A named NetBox source (not the default): its reports form a history of their own. */
-  source?: string;
   /** The waiver book's `forReport`; absent: none apply. */
   waivers?: (options: { source: string; previousReportAt: number | null }) => Promise<Waiver[]>;
   /** RELAY_URL: each failing result links to the dashboard's pre-filled waiver form. */
@@ -175,7 +173,7 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
         attachMaxBytes: options.attachMaxBytes,
         trend,
         waiverExpired: expired,
-        waiverForm: relayUrl ? { relayUrl, source: options.source ?? DEFAULT_SOURCE_NAME } : undefined,
+        waiverForm: relayUrl ? { relayUrl, source: delivery.source } : undefined,
       },
     };
     // Built after the trend: each failing result it lists carries its badge (new, or failing since).
@@ -215,7 +213,7 @@ async function recordTrend(
     states: PairStates | null;
   }
 > {
-  const series = buildSourceSeriesKey({ source: options.source, netboxUrl: options.netboxUrl, reportUrl: delivery.report.url });
+  const series = buildSourceSeriesKey({ source: delivery.source, netboxUrl: options.netboxUrl, reportUrl: delivery.report.url });
   const snapshot = buildReportSnapshot(delivery, series, failing);
   const now = (options.clock ?? systemClock).now();
   const decided: { outcome: WaiverOutcome<FailingPair> | null } = { outcome: null };
@@ -223,7 +221,7 @@ async function recordTrend(
   const leaveOut =
     readWaivers && failing
       ? async (previous: ReportSnapshot | null): Promise<LeftOutPairs> => {
-          const source = options.source ?? DEFAULT_SOURCE_NAME;
+          const { source } = delivery;
           const previousReportAt = previous?.createdMs ?? null;
           const waivers = await readWaivers({ source, previousReportAt });
           decided.outcome = applyWaivers(failing, waivers, now, { source, previousReportAt });

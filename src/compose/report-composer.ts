@@ -190,8 +190,8 @@ function recipientsFor(route: Route, group: OwnerGroupPlan | null): Recipients {
 function parseStoredBody(delivery: ClaimedDelivery): ReportDelivery {
   const parsed = parseDelivery(delivery.body);
   if (parsed.kind !== 'report') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a report: ${parsed.reason}`);
-  // Its key as stored (a named source's carries the source): the Message-ID and the trend go by it.
-  return { ...parsed, dedupKey: delivery.dedupKey };
+  // Its key and source as stored (a named source's key carries the source): the Message-ID and the trend go by them.
+  return { ...parsed, dedupKey: delivery.dedupKey, source: delivery.netboxSource };
 }
 
 /** Headers for client-side filters (Sieve, Outlook rules): stable names, plain values. */

@@ -121,9 +121,9 @@ function decodeRowReport(row: DeliveryRow): ReportDelivery | null {
     counts: readCounts(row),
     dedupKey: row.dedup_key,
     completedAt: row.completed_at,
+    source: row.netbox_source,
   };
   if (row.triggered_by !== null) delivery.triggeredBy = row.triggered_by;
-  if (row.netbox_source !== DEFAULT_SOURCE_NAME) delivery.source = row.netbox_source;
   return delivery;
 }
 

@@ -1,5 +1,5 @@
 import { findNetboxBasePath } from '../report';
-import type { ReportDelivery } from '../webhook';
+import { DEFAULT_SOURCE_NAME, type ReportDelivery } from '../webhook';
 import type { FailingPair, ReportSnapshot } from './types';
 
 /**
@@ -11,7 +11,7 @@ import type { FailingPair, ReportSnapshot } from './types';
  */
 export function buildSourceSeriesKey(options: { source?: string; netboxUrl?: string; reportUrl: string }): string {
   const netboxSeries = `${options.netboxUrl ?? 'netbox'}|${findNetboxBasePath(options.reportUrl)}`;
-  return options.source === undefined ? netboxSeries : `source:${options.source}|${netboxSeries}`;
+  return options.source === undefined || options.source === DEFAULT_SOURCE_NAME ? netboxSeries : `source:${options.source}|${netboxSeries}`;
 }
 
 /** What the trend remembers of a delivery; `failing` is null when the failing pairs are unknown. */

@@ -16,8 +16,8 @@ export interface ReportDelivery {
   completedAt: string;
   /** Who ran the script: `username` (≤ 4.6) or `request.user` (≥ 4.6), when NetBox says. */
   triggeredBy?: string;
-  /** The NetBox source it was posted by (its name); absent: the default source. */
-  source?: string;
+  /** The NetBox source it was posted by, by name (`default` for the bare webhook path). */
+  source: string;
 }
 
 /** A report's fields past the webhook: its counts are one {@link ReportCounts}, not validity's flat fields. */
@@ -95,6 +95,7 @@ export function parseDelivery(body: Uint8Array): Delivery {
     dedupKey: buildDedupKey(data.id, data.created),
     completedAt: normalizeTimestamp(env.timestamp) ?? normalizeTimestamp(data.created) ?? data.created,
     triggeredBy: triggeredBy(env),
+    source: DEFAULT_SOURCE_NAME,
   };
 }
 
