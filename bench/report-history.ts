@@ -35,14 +35,10 @@ function snapshot(series: string, id: number, pairs = 0): ReportSnapshot {
     created: new Date(createdMs).toISOString(),
     createdMs,
     counts: {
-      totalPassed: 90,
-      totalCount: 100,
-      highPassed: 9,
-      highCount: 10,
-      middlePassed: 30,
-      middleCount: 40,
-      lowPassed: 51,
-      lowCount: 50,
+      overall: { passed: 90, count: 100 },
+      HIGH: { passed: 9, count: 10 },
+      MIDDLE: { passed: 30, count: 40 },
+      LOW: { passed: 51, count: 50 },
     },
     // Every report with a failing set, as with enrichment on: the most the statement can have to forget.
     failing: [

@@ -125,7 +125,7 @@ async function checkOwnerRoutesOnline(config: Config, io: CliIo): Promise<void> 
       const delivery = { ...latest, body };
       renderer ??= loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
       const composer = createReadOnlyComposer(config, { renderer, store, netbox: netbox.get(source.name), sourceName: source.name });
-      const composed = await composer(delivery);
+      const composed = await composer.compose(delivery);
       for (const route of routes) {
         const owners = await findOwnerGroups(config.routing.routes, route.name, delivery, composed, store);
         const head = `Route ${route.name}, latest report ${latest.reportId} of source ${source.name} (delivery ${latest.id})`;

@@ -96,13 +96,13 @@ async function writePreview(
       sourceName: delivery.netboxSource,
       routes: [route],
     });
-    const composed = await composer(delivery);
+    const composed = await composer.compose(delivery);
     const owners = await findOwnerGroups([route], route.name, delivery, composed, store);
     const group = owners.groups.find((g) => g.key === context.group) ?? owners.groups[0] ?? null;
     if (context.group !== undefined && group?.key !== context.group) {
       throw new UsageError(`route ${route.name} has no owner group "${context.group}" for this report`);
     }
-    const mail = (await composed.messageFor({ name: route.name, reminder: false, reason: 'preview', group }))!;
+    const mail = (await composer.render(composed, { name: route.name, reminder: false, reason: 'preview', group }))!;
     const others = config.routing.routes.filter((r) => r.name !== route.name).map((r) => r.name);
     const headline = `Route ${route.name}${others.length ? ` (other routes: ${others.join(', ')}; choose with --route)` : ''}`;
     writePreviewFiles(io, context.out, mail, headline, describeOwnerGroups(owners, group));
@@ -129,8 +129,8 @@ export async function sendTestCommand(options: { to?: string }, config: Config, 
     `send-test@${new Date(systemClock.now()).toISOString()}`,
   );
   if (typeof delivery === 'string') throw new Error('the built-in sample is not a report');
-  const composed = await createSendTestComposer(config, route)(delivery);
-  const mail = (await composed.messageFor({ name: route.name, reminder: false, reason: 'send-test' }))!;
+  const composer = createSendTestComposer(config, route);
+  const mail = (await composer.render(await composer.compose(delivery), { name: route.name, reminder: false, reason: 'send-test' }))!;
   const notifier = createNotifier(config.transport, { readFile: io.readFile, proxy: config.proxy }, io.transports);
   try {
     const result = await notifier.send(mail);

@@ -1,4 +1,4 @@
-import { buildMessage, buildMessageId, buildOutgoingMail, buildThreadId, type OutgoingMail, type Recipients, type Renderer } from '../mail';
+import { buildMessageId, buildOutgoingMail, buildThreadId, type OutgoingMail, type Recipients, type Renderer } from '../mail';
 import { buildDigestView, type DigestContent } from './build-digest-view';
 
 /** The template set a digest route renders unless it names its own (`template`). */
@@ -26,10 +26,10 @@ export async function buildDigestMail(content: DigestContent, options: DigestMai
     options.template ?? DIGEST_TEMPLATE_SET,
     options.subject === undefined ? {} : { subject: options.subject },
   );
-  const mail = buildMessage({
-    rendered,
+  return buildOutgoingMail({
+    ...rendered,
+    ...options.recipients,
     from: options.from,
-    recipients: options.recipients,
     messageId: buildMessageId({
       deliveryId: options.deliveryId,
       reportId: null,
@@ -46,5 +46,4 @@ export async function buildDigestMail(content: DigestContent, options: DigestMai
       ...(content.late ? { 'X-Compliance-Digest-Late': 'true' } : {}),
     },
   });
-  return buildOutgoingMail(mail);
 }

@@ -1,6 +1,7 @@
 import type { Enrichment, FailureSummary } from '../enrichment';
 import { pairKey, type FailingPair, type PairBadge, type PairStates, type TestPairsGroup, type Trend, type TrendDelta } from '../trend';
 import { buildWebUrl, formatDateTime, formatPercent, SEVERITIES, type Severity } from '../report';
+import { buildWaiverFormPath } from '../waivers';
 import { buildVerdictView, type VerdictView } from './build-verdict-view';
 import { buildEvaluationLines, type EvaluationLines } from './build-evaluation-lines';
 
@@ -107,7 +108,8 @@ export interface EnrichmentViewOptions {
   trend?: Trend | null;
   /** Pairs (by pairKey) whose waiver ended since the previous report. */
   waiverExpired?: ReadonlySet<string>;
-  acceptUrl?: (pair: { test: string; device: string }) => string;
+  /** RELAY_URL (no trailing `/`) and the report's source: each listed result links to the dashboard's pre-filled waiver form. */
+  waiverForm?: { relayUrl: string; source: string };
 }
 
 const TOP_DEVICES = 10;
@@ -137,7 +139,9 @@ export function buildEnrichmentView(enrichment: Enrichment, options: EnrichmentV
     const devices = test.firstResults.map((r) => ({
       name: r.device,
       url: web(`/plugins/validity/test-results/${r.resultId}/`),
-      acceptUrl: options.acceptUrl?.({ test: test.name, device: r.device }) ?? null,
+      acceptUrl: options.waiverForm
+        ? `${options.waiverForm.relayUrl}${buildWaiverFormPath({ source: options.waiverForm.source, test: test.name, device: r.device })}`
+        : null,
       waiverExpired: options.waiverExpired?.has(pairKey({ test: test.name, device: r.device })) ?? false,
     }));
     return {

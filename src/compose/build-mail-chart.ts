@@ -1,5 +1,6 @@
 import { buildTrendChart, type TrendChart, type TrendChartPoint } from '../mail';
-import type { ReportCounts, ReportPoint, ReportSnapshot } from '../trend';
+import { mapCountLines } from '../report';
+import type { ReportPoint, ReportSnapshot } from '../trend';
 
 /** The trend chart as the templates show it (`{{> trend-chart}}`, `{{> trend-chart-text}}`). */
 export interface ChartView extends TrendChart {
@@ -17,16 +18,10 @@ export function buildMailChart(current: ReportSnapshot, earlier: readonly Report
 
 /** A stored report as a point of the chart: pass ratios from its counts, null where it had no results. */
 export function toChartPoint(snapshot: ReportPoint): TrendChartPoint {
-  const c: ReportCounts = snapshot.counts;
-  const ratio = (passed: number, count: number) => (count > 0 ? passed / count : null);
+  const c = snapshot.counts;
   return {
     reportId: snapshot.reportId,
     at: snapshot.created,
-    ratios: {
-      overall: ratio(c.totalPassed, c.totalCount),
-      HIGH: ratio(c.highPassed, c.highCount),
-      MIDDLE: ratio(c.middlePassed, c.middleCount),
-      LOW: ratio(c.lowPassed, c.lowCount),
-    },
+    ratios: mapCountLines((line) => (c[line].count > 0 ? c[line].passed / c[line].count : null)),
   };
 }

@@ -2,7 +2,8 @@ import type { MailAttachment } from '../mail';
 import type { OwnerGroupPlan } from '../store';
 import type { ReportDelivery } from '../webhook';
 import { buildReportView, type OwnersView, type ReportView } from './build-report-view';
-import type { ReportInsights } from './create-report-insights';
+import { buildSectionOf, type ReportInsights } from './create-report-insights';
+import { buildTrendOfDevices } from '../trend';
 import { keepNamedWaivers } from './build-waivers-view';
 import { buildTrendView } from './build-insight-views';
 import { countPerSeverity, findNetboxBasePath, type SeverityCounts } from '../report';
@@ -21,7 +22,8 @@ export function buildOwnerGroupView(input: {
   view: ReportView;
   delivery: ReportDelivery;
   group: OwnerGroupPlan;
-  insights?: Pick<ReportInsights, 'attachments' | 'insightsFor' | 'trendFor'> & Partial<Pick<ReportInsights, 'states' | 'failures'>>;
+  insights?: Pick<ReportInsights, 'attachments' | 'enrichment' | 'section' | 'comparison'> &
+    Partial<Pick<ReportInsights, 'states' | 'failures'>>;
   netboxUrl?: string;
   timezone: string;
   sourceName?: string;
@@ -47,10 +49,11 @@ export function buildOwnerGroupView(input: {
   const ids = new Set(group.deviceIds);
   const names = new Set(group.devices);
   const keep = (r: FailingResult) => (r.deviceId !== null ? ids.has(r.deviceId) : names.has(r.device));
-  const section = input.insights?.insightsFor(keep);
+  const section = input.insights && buildSectionOf(input.insights, keep);
   const delivery = group.counts ? withCounts(input.delivery, group.counts, owners.deviceCount) : input.delivery;
   // Its trend is over its failing and its fixed devices, so their fixes count.
-  const trend = input.insights?.trendFor(new Set([...group.devices, ...fixed]), group.counts) ?? null;
+  const comparison = input.insights?.comparison;
+  const trend = comparison ? buildTrendOfDevices(comparison, new Set([...group.devices, ...fixed]), group.counts) : null;
   const own = buildReportView(delivery, {
     netboxUrl: input.netboxUrl,
     timezone: input.timezone,
@@ -61,8 +64,8 @@ export function buildOwnerGroupView(input: {
           basePath: findNetboxBasePath(delivery.report.url),
           netboxUrl: input.netboxUrl,
           currentFailingKnown: true,
-          passed: delivery.report.total_passed,
-          count: delivery.report.total_count,
+          passed: delivery.counts.overall.passed,
+          count: delivery.counts.overall.count,
           states: input.insights?.states,
         })
       : null,
@@ -80,17 +83,7 @@ function withCounts(delivery: ReportDelivery, c: SeverityCounts, deviceCount: nu
   const sum = (key: 'passed' | 'count') => c.HIGH[key] + c.MIDDLE[key] + c.LOW[key];
   return {
     ...delivery,
-    report: {
-      ...delivery.report,
-      device_count: deviceCount,
-      high_passed: c.HIGH.passed,
-      high_count: c.HIGH.count,
-      middle_passed: c.MIDDLE.passed,
-      middle_count: c.MIDDLE.count,
-      low_passed: c.LOW.passed,
-      low_count: c.LOW.count,
-      total_passed: sum('passed'),
-      total_count: sum('count'),
-    },
+    report: { ...delivery.report, device_count: deviceCount },
+    counts: { ...c, overall: { passed: sum('passed'), count: sum('count') } },
   };
 }

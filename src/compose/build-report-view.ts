@@ -1,5 +1,15 @@
 import type { ChartView } from './build-mail-chart';
-import { bandOf, buildLinks, formatDateTime, formatPercent, passPercent, type Band, type ReportLinks, type Severity } from '../report';
+import {
+  bandOf,
+  buildLinks,
+  formatDateTime,
+  formatPercent,
+  passPercent,
+  SEVERITIES,
+  type Band,
+  type ReportLinks,
+  type Severity,
+} from '../report';
 import type { ReportDelivery } from '../webhook';
 import type { ReceivedVia } from '../store';
 import type { EnrichmentView, TrendView } from './build-insight-views';
@@ -102,21 +112,18 @@ const CAUGHT_UP_TEXT =
 /** Builds the template data for one report delivery. Pure: same input, same view. */
 export function buildReportView(delivery: ReportDelivery, options: ReportViewOptions): ReportView {
   const r = delivery.report;
+  const c = delivery.counts;
   const waivers = options.waivers ?? null;
   const waived = waivers?.bySeverity ?? { HIGH: 0, MIDDLE: 0, LOW: 0 };
-  const severities = [
-    buildRatio('HIGH', r.high_passed, r.high_count, waived.HIGH),
-    buildRatio('MIDDLE', r.middle_passed, r.middle_count, waived.MIDDLE),
-    buildRatio('LOW', r.low_passed, r.low_count, waived.LOW),
-  ];
+  const severities = SEVERITIES.map((s) => buildRatio(s, c[s].passed, c[s].count, waived[s]));
   const worst = buildWorst(severities);
   const trend = options.trend ?? null;
   const verdict = trend?.verdict ?? null;
-  const overall = buildRatio('Overall', r.total_passed, r.total_count, waivers?.count ?? 0);
+  const overall = buildRatio('Overall', c.overall.passed, c.overall.count, waivers?.count ?? 0);
   overall.tone = toneOfOverall(overall, verdict);
   // What the mail lists as failing: accepted exceptions are counted apart (the ratios stay NetBox's).
   const own = options.uncountedFailed;
-  const highFailed = own ? own.HIGH : r.high_count - r.high_passed - waived.HIGH;
+  const highFailed = own ? own.HIGH : c.HIGH.count - c.HIGH.passed - waived.HIGH;
   const accepted = waivers?.count ?? 0;
   const netboxHost = options.netboxUrl ? new URL(options.netboxUrl).host : null;
   return {
@@ -137,7 +144,7 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
     overall,
     severities,
     highFailed,
-    hasFailures: r.total_passed < r.total_count,
+    hasFailures: c.overall.passed < c.overall.count,
     worst,
     tone: worst?.tone ?? (overall.hasResults && overall.failed === 0 ? 'ok' : 'none'),
     verdict,

@@ -8,7 +8,13 @@ import {
 } from '../enrichment';
 import { buildLinks, buildWebUrl, findNetboxBasePath, formatPercent } from '../report';
 import { buildMailChart, type ChartView } from './build-mail-chart';
-import { buildEnrichmentView, buildTrendView, type EnrichmentView, type TrendView } from './build-insight-views';
+import {
+  buildEnrichmentView,
+  buildTrendView,
+  type EnrichmentView,
+  type EnrichmentViewOptions,
+  type TrendView,
+} from './build-insight-views';
 import type { MailAttachment } from '../mail';
 import type { NetboxClient } from '../netbox';
 import { systemClock, type Clock, type Logger } from '../shared';
@@ -24,9 +30,10 @@ import {
   type ReportHistory,
   type ReportSnapshot,
   type Trend,
+  type TrendComparison,
 } from '../trend';
-import { DEFAULT_SOURCE_NAME, type ReportDelivery } from '../webhook';
-import { applyWaivers, buildWaiverFormPath, type Waiver, type WaiverOutcome } from '../waivers';
+import type { ReportDelivery } from '../webhook';
+import { applyWaivers, type Waiver, type WaiverOutcome } from '../waivers';
 import { buildWaiversView, type WaiversView } from './build-waivers-view';
 
 /**
@@ -57,10 +64,28 @@ export interface ReportInsights {
   /** What NetBox said of the pairs that changed since the previous report; null when nothing was compared. */
   states: PairStates | null;
   waivers: WaiversView | null;
-  /** The failing-tests section and CSV of some of the failing results only (one owner's devices). */
-  insightsFor(keep: (result: FailingResult) => boolean): Pick<ReportInsights, 'enrichment' | 'attachments'>;
-  /** The trend of some devices only (one owner's, by name; see buildDevicesTrend); null without history. */
-  trendFor: RecordedTrend['trendOfDevices'];
+  /** The failing results kept (without the waived ones) and how their section is built: an owner's share is built from them ({@link buildSectionOf}). */
+  section: { kept: Enrichment; options: SectionOptions };
+  /** What an owner's own trend is computed from (buildTrendOfDevices); null without history. */
+  comparison: TrendComparison | null;
+}
+
+/** How the failing-tests section and its CSV are built. */
+type SectionOptions = Omit<EnrichmentViewOptions, 'attachment'> & Pick<ReportInsightsOptions, 'attachCsv' | 'attachMaxBytes'>;
+
+/** The failing-tests section and CSV of some failing results (`suffix` names the CSV: `-owners` for one owner's devices). */
+function buildSection(current: Enrichment, options: SectionOptions, suffix: string): Pick<ReportInsights, 'enrichment' | 'attachments'> {
+  const built = buildCsvAttachment(current, { ...options, suffix });
+  return { enrichment: buildEnrichmentView(current, { ...options, attachment: built.attachment }), attachments: built.attachments };
+}
+
+/** The failing-tests section and CSV of some of the failing results only (one owner's devices). */
+export function buildSectionOf(
+  insights: Pick<ReportInsights, 'section' | 'enrichment' | 'attachments'>,
+  keep: (result: FailingResult) => boolean,
+): Pick<ReportInsights, 'enrichment' | 'attachments'> {
+  const { kept, options } = insights.section;
+  return kept.status === 'ok' ? buildSection(summarize(kept.summary.results.filter(keep)), options, '-owners') : insights;
 }
 
 export interface ReportInsightsOptions {
@@ -91,8 +116,6 @@ export interface ReportInsightsOptions {
   storedStates?: (delivery: ReportDelivery) => Promise<PairStates | null | undefined>;
   /** Called with the error code when NetBox could not provide the results (for /metrics). */
   onNetboxError?: (code: string) => void;
-  /** A named NetBox source (not the default): its reports form a history of their own. */
-  source?: string;
   /** The waiver book's `forReport`; absent: none apply. */
   waivers?: (options: { source: string; previousReportAt: number | null }) => Promise<Waiver[]>;
   /** RELAY_URL: each failing result links to the dashboard's pre-filled waiver form. */
@@ -129,8 +152,8 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
           basePath,
           netboxUrl: options.netboxUrl,
           currentFailingKnown: failing !== null,
-          passed: report.total_passed,
-          count: report.total_count,
+          passed: delivery.counts.overall.passed,
+          count: delivery.counts.overall.count,
           states: recorded?.states ?? null,
         })
       : null;
@@ -138,19 +161,23 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
     const kept = outcome ? withoutWaived(enrichment, outcome) : enrichment;
     const expired = new Set(outcome?.waiverExpired.map((m) => pairKey(m.pair)) ?? []);
     const relayUrl = options.relayUrl?.replace(/\/+$/, '');
-    const source = options.source ?? DEFAULT_SOURCE_NAME;
-    const acceptUrl = relayUrl
-      ? (pair: Pick<FailingPair, 'test' | 'device'>) => `${relayUrl}${buildWaiverFormPath({ source, ...pair })}`
-      : undefined;
-    const where = { reportId: report.id, basePath, netboxUrl: options.netboxUrl, failedResultsUrl: links.failedResults };
-
-    const buildSection = (current: Enrichment, suffix: string): Pick<ReportInsights, 'enrichment' | 'attachments'> => {
-      const built = buildCsvAttachment(current, { ...options, ...where, suffix });
-      const view = { ...where, maxFailures: options.maxFailures, attachment: built.attachment, trend, waiverExpired: expired, acceptUrl };
-      return { enrichment: buildEnrichmentView(current, view), attachments: built.attachments };
+    const section: ReportInsights['section'] = {
+      kept,
+      options: {
+        reportId: report.id,
+        basePath,
+        netboxUrl: options.netboxUrl,
+        failedResultsUrl: links.failedResults,
+        maxFailures: options.maxFailures,
+        attachCsv: options.attachCsv,
+        attachMaxBytes: options.attachMaxBytes,
+        trend,
+        waiverExpired: expired,
+        waiverForm: relayUrl ? { relayUrl, source: delivery.source } : undefined,
+      },
     };
     // Built after the trend: each failing result it lists carries its badge (new, or failing since).
-    const whole = buildSection(kept, '');
+    const whole = buildSection(kept, section.options, '');
 
     return {
       ...whole,
@@ -158,11 +185,11 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
       trendView,
       chart: recorded?.chart ?? null,
       states: recorded?.states ?? null,
-      trendFor: (devices, counts) => recorded?.trendOfDevices(devices, counts) ?? null,
+      comparison: recorded?.comparison ?? null,
       failures: kept.status === 'ok' ? kept.summary.results : null,
       failuresMissing: kept.status === 'missing' ? { code: kept.code, reason: kept.reason } : null,
       waivers: outcome ? buildWaiversView(outcome, recorded!.now) : null,
-      insightsFor: (keep) => (kept.status === 'ok' ? buildSection(summarize(kept.summary.results.filter(keep)), '-owners') : whole),
+      section,
     };
   };
 }
@@ -186,7 +213,7 @@ async function recordTrend(
     states: PairStates | null;
   }
 > {
-  const series = buildSourceSeriesKey({ source: options.source, netboxUrl: options.netboxUrl, reportUrl: delivery.report.url });
+  const series = buildSourceSeriesKey({ source: delivery.source, netboxUrl: options.netboxUrl, reportUrl: delivery.report.url });
   const snapshot = buildReportSnapshot(delivery, series, failing);
   const now = (options.clock ?? systemClock).now();
   const decided: { outcome: WaiverOutcome<FailingPair> | null } = { outcome: null };
@@ -194,7 +221,7 @@ async function recordTrend(
   const leaveOut =
     readWaivers && failing
       ? async (previous: ReportSnapshot | null): Promise<LeftOutPairs> => {
-          const source = options.source ?? DEFAULT_SOURCE_NAME;
+          const { source } = delivery;
           const previousReportAt = previous?.createdMs ?? null;
           const waivers = await readWaivers({ source, previousReportAt });
           decided.outcome = applyWaivers(failing, waivers, now, { source, previousReportAt });
@@ -217,9 +244,9 @@ async function recordTrend(
         );
       }
     : undefined;
-  const { trend, trendOfDevices, states } = await recordReportTrend(options.history!, snapshot, { leaveOut, readStates });
+  const { trend, comparison, states } = await recordReportTrend(options.history!, snapshot, { leaveOut, readStates });
   const chart = await prepareChart(options, snapshot);
-  return { trend, trendOfDevices, chart, outcome: decided.outcome, now, states: states ?? null };
+  return { trend, comparison, chart, outcome: decided.outcome, now, states: states ?? null };
 }
 
 /**
@@ -303,8 +330,8 @@ async function prepareChart(options: ReportInsightsOptions, snapshot: ReportSnap
   const earlier = await options.history.listReportsBefore(snapshot.series, snapshot, limit - 1);
   // One point is not a trend: the first report of a series goes without a chart.
   if (earlier.length === 0) return null;
-  const c = snapshot.counts;
-  return buildMailChart(snapshot, earlier, formatPercent(c.totalPassed, c.totalCount));
+  const { passed, count } = snapshot.counts.overall;
+  return buildMailChart(snapshot, earlier, formatPercent(passed, count));
 }
 
 /** The CSV of the failing results (a route's attach_csv), as an attachment and as the section's note about it. */

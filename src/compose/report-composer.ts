@@ -1,5 +1,13 @@
 import type { Clock, Logger } from '../shared';
-import { buildMessage, buildMessageId, buildOutgoingMail, buildThreadId, type OutgoingMail, type Recipients, type Renderer } from '../mail';
+import {
+  buildMessageId,
+  buildOutgoingMail,
+  buildThreadId,
+  type MailInput,
+  type OutgoingMail,
+  type Recipients,
+  type Renderer,
+} from '../mail';
 import { buildReportView, type ReportView } from './build-report-view';
 import type { PlannedReport, Route } from '../routing';
 import type { ClaimedDelivery, OwnerGroupPlan } from '../store';
@@ -22,12 +30,16 @@ export interface RouteContext {
   mailRoute?: string;
 }
 
-/** One report, composed once; rendered per route. */
+/** One report, composed once: the data each route's mail is rendered from (see {@link ReportComposer.render}). */
 export interface ComposedReport extends PlannedReport {
   kind: 'report';
+  /** The outbox record's id: with the report's key and the route, its Message-ID. */
+  deliveryId: number;
+  /** The NetBox source the report came from, by name; a relay with several sources renders with that source's composer. */
+  netboxSource: string;
   view: ReportView;
-  /** The finished mail for one route (the worker sends and keeps exactly these bytes); undefined when the route is gone. */
-  messageFor(route: RouteContext): Promise<OutgoingMail | undefined>;
+  /** What the insight stage found (enrichment, waivers, trend); absent without it. */
+  insights?: ReportInsights;
 }
 
 /**
@@ -45,7 +57,12 @@ export interface ComposedNotice {
 
 export type ComposedMail = ComposedReport | ComposedNotice;
 
-export type ReportComposer = (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedReport>;
+/** A report's two steps: composed once per delivery (its insights and view), then rendered to each route's finished mail. */
+export interface ReportComposer {
+  compose: (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedReport>;
+  /** The finished mail for one route (the worker sends and keeps exactly these bytes); undefined when the route is gone. */
+  render: (composed: ComposedReport, route: RouteContext) => Promise<OutgoingMail | undefined>;
+}
 
 export interface ReportComposerOptions {
   renderer: Renderer;
@@ -79,84 +96,88 @@ export class UnreadableDeliveryError extends Error {
  */
 export function createReportComposer(options: ReportComposerOptions): ReportComposer {
   const routes = new Map(options.routes.map((r) => [r.name, r]));
-  return async (delivery, log): Promise<ComposedReport> => {
-    const parsed = delivery.report ?? parseStoredBody(delivery);
-    // Enrichment and trend once per delivery, shared by every route's mail.
-    const insights = options.insights ? await options.insights(parsed, log) : undefined;
-    const view = buildReportView(parsed, {
-      netboxUrl: options.netboxUrl,
-      timezone: options.timezone,
-      enrichment: insights?.enrichment,
-      trend: insights?.trendView,
-      chart: insights?.chart,
-      sourceName: options.source?.name,
-      waivers: insights?.waivers,
-      receivedVia: delivery.receivedVia,
-    });
-    const attachments = insights?.attachments.length ? insights.attachments : undefined;
-    const buildRouteMessage = async (context: RouteContext): Promise<OutgoingMail | undefined> => {
-      const route = routes.get(context.name);
-      if (!route) return undefined;
-      const group = context.group ?? null;
-      const scoped = group
-        ? buildOwnerGroupView({
-            view,
-            delivery: parsed,
-            group,
-            insights,
-            netboxUrl: options.netboxUrl,
-            timezone: options.timezone,
-            sourceName: options.source?.name,
-          })
-        : { view, attachments };
-      // The CSV is built once for every route that attaches it; a route without attach_csv goes without it and its note.
-      const attachCsv = route.attach_csv === true;
-      // The series chart is the whole report's, like the trend: an owner group's own share goes without it.
-      const routeView = {
-        ...scoped.view,
-        enrichment: attachCsv || !scoped.view.enrichment ? scoped.view.enrichment : { ...scoped.view.enrichment, attachment: null },
-        route: { name: context.name, reminder: context.reminder, reason: context.reason },
-        chart: route.chart === false || (group && !group.whole) ? null : scoped.view.chart,
+  return {
+    compose: async (delivery, log) => {
+      const parsed = delivery.report ?? parseStoredBody(delivery);
+      // Enrichment and trend once per delivery, shared by every route's mail.
+      const insights = options.insights ? await options.insights(parsed, log) : undefined;
+      const view = buildReportView(parsed, {
+        netboxUrl: options.netboxUrl,
+        timezone: options.timezone,
+        enrichment: insights?.enrichment,
+        trend: insights?.trendView,
+        chart: insights?.chart,
+        sourceName: options.source?.name,
+        waivers: insights?.waivers,
+        receivedVia: delivery.receivedVia,
+      });
+      return {
+        kind: 'report',
+        deliveryId: delivery.id,
+        netboxSource: delivery.netboxSource,
+        delivery: parsed,
+        view,
+        insights,
+        trend: insights?.trend ?? null,
+        failures: insights?.failures ?? null,
+        failuresMissing: insights?.failuresMissing ?? null,
+        owners: options.owners ? options.owners(delivery.dedupKey, parsed.report.results_url) : null,
       };
-      const renderOptions = route.subject === undefined ? {} : { subject: route.subject };
-      // In-line, not on a render thread: with the CSS inlined at load a render is one Handlebars call.
-      const rendered = renderWithinBudget(routeView, (v) => options.renderer.render(v, route.template, renderOptions));
-      // Each owner group is a conversation of its own: the same owners' mails stack report after report.
-      const mailRoute = context.mailRoute ?? (group && !group.whole && route.owners ? `${route.name}~${group.key}` : route.name);
-      return buildOutgoingMail(
-        buildMessage({
-          rendered,
-          from: options.from,
-          recipients: recipientsFor(route, group),
-          messageId: buildMessageId({
-            deliveryId: delivery.id,
-            reportId: delivery.reportId,
-            dedupKey: delivery.dedupKey,
-            from: options.from,
-            route: options.implicitRoute ? undefined : mailRoute,
-          }),
-          threadId: buildThreadId({
-            from: options.from,
-            route: mailRoute,
-            source: options.source?.isDefault ? undefined : options.source?.name,
-          }),
-          date: new Date(options.clock.now()),
-          headers: { ...buildFilterHeaders(scoped.view, route.name), ...(group ? { 'X-Compliance-Owner-Group': group.key } : {}) },
-          attachments: attachCsv && scoped.attachments?.length ? scoped.attachments : undefined,
-        }),
-      );
-    };
-    return {
-      kind: 'report',
-      delivery: parsed,
-      view,
-      trend: insights?.trend ?? null,
-      failures: insights?.failures ?? null,
-      failuresMissing: insights?.failuresMissing ?? null,
-      owners: options.owners ? options.owners(delivery.dedupKey, parsed.report.results_url) : null,
-      // An async function: a throw (a template error, say) arrives as its rejection.
-      messageFor: buildRouteMessage,
-    };
+    },
+    // An async function: a throw (a template error, say) arrives as its rejection.
+    render: async (composed, context) => {
+      const route = routes.get(context.name);
+      return route && buildOutgoingMail(buildRouteMail(options, composed, route, context));
+    },
+  };
+}
+
+/** One route's mail of a composed report, before it is built to bytes: its view rendered, its recipients and headers. */
+function buildRouteMail(options: ReportComposerOptions, composed: ComposedReport, route: Route, context: RouteContext): MailInput {
+  const { view, insights } = composed;
+  const group = context.group ?? null;
+  const scoped = group
+    ? buildOwnerGroupView({
+        view,
+        delivery: composed.delivery,
+        group,
+        insights,
+        netboxUrl: options.netboxUrl,
+        timezone: options.timezone,
+        sourceName: options.source?.name,
+      })
+    : { view, attachments: insights?.attachments.length ? insights.attachments : undefined };
+  // The CSV is built once for every route that attaches it; a route without attach_csv goes without it and its note.
+  const attachCsv = route.attach_csv === true;
+  // The series chart is the whole report's, like the trend: an owner group's own share goes without it.
+  const routeView = {
+    ...scoped.view,
+    enrichment: attachCsv || !scoped.view.enrichment ? scoped.view.enrichment : { ...scoped.view.enrichment, attachment: null },
+    route: { name: context.name, reminder: context.reminder, reason: context.reason },
+    chart: route.chart === false || (group && !group.whole) ? null : scoped.view.chart,
+  };
+  const renderOptions = route.subject === undefined ? {} : { subject: route.subject };
+  // In-line, not on a render thread: with the CSS inlined at load a render is one Handlebars call.
+  const rendered = renderWithinBudget(routeView, (v) => options.renderer.render(v, route.template, renderOptions));
+  // Each owner group is a conversation of its own: the same owners' mails stack report after report.
+  const mailRoute = context.mailRoute ?? (group && !group.whole && route.owners ? `${route.name}~${group.key}` : route.name);
+  const { from } = options;
+  const { dedupKey, report } = composed.delivery;
+  return {
+    ...rendered,
+    ...recipientsFor(route, group),
+    from,
+    messageId: buildMessageId({
+      deliveryId: composed.deliveryId,
+      reportId: report.id,
+      dedupKey,
+      from,
+      route: options.implicitRoute ? undefined : mailRoute,
+    }),
+    threadId: buildThreadId({ from, route: mailRoute, source: options.source?.isDefault ? undefined : options.source?.name }),
+    date: new Date(options.clock.now()),
+    headers: { ...buildFilterHeaders(scoped.view, route.name), ...(group ? { 'X-Compliance-Owner-Group': group.key } : {}) },
+    attachments: attachCsv && scoped.attachments?.length ? scoped.attachments : undefined,
   };
 }
 
@@ -169,7 +190,8 @@ function recipientsFor(route: Route, group: OwnerGroupPlan | null): Recipients {
 function parseStoredBody(delivery: ClaimedDelivery): ReportDelivery {
   const parsed = parseDelivery(delivery.body);
   if (parsed.kind !== 'report') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a report: ${parsed.reason}`);
-  return parsed;
+  // Its key and source as stored (a named source's key carries the source): the Message-ID and the trend go by them.
+  return { ...parsed, dedupKey: delivery.dedupKey, source: delivery.netboxSource };
 }
 
 /** Headers for client-side filters (Sieve, Outlook rules): stable names, plain values. */

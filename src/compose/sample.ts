@@ -14,7 +14,6 @@ import {
   type Trend,
 } from '../trend';
 import { parseDelivery, type ReportDelivery } from '../webhook';
-import { buildWaiverFormPath } from '../waivers';
 import { buildEnrichmentView, buildTrendView } from './build-insight-views';
 import { buildReportView, type ReportView } from './build-report-view';
 import type { WaiversView } from './build-waivers-view';
@@ -160,7 +159,7 @@ export function sampleInsightViews(config: SampleSettings): ReportView[] {
     {
       ...viewOptions,
       trend: sample.trend,
-      acceptUrl: (pair) => `https://relay.example.com${buildWaiverFormPath({ source: 'default', ...pair })}`,
+      waiverForm: { relayUrl: 'https://relay.example.com', source: 'default' },
       attachment: {
         fileName: 'report-29-failures.csv',
         rows: 2,
@@ -174,7 +173,7 @@ export function sampleInsightViews(config: SampleSettings): ReportView[] {
     { status: 'missing', code: 'UNREACHABLE', reason: 'Failing tests are not listed: NetBox could not be reached (ECONNREFUSED).' },
     { ...viewOptions, attachment: null },
   );
-  const trendOptions = { ...base, basePath: '', passed: delivery.report.total_passed, count: delivery.report.total_count };
+  const trendOptions = { ...base, basePath: '', passed: delivery.counts.overall.passed, count: delivery.counts.overall.count };
   const trend = buildTrendView(sample.trend, { ...trendOptions, currentFailingKnown: true, states: sample.states });
   const first = buildTrendView(sample.first, { ...trendOptions, currentFailingKnown: false });
   return [
@@ -220,14 +219,10 @@ function sampleReport(reportId: number, hours: number, passed: number, failing: 
     ...identify(reportId, new Date(START_MS + hours * HOUR_MS).toISOString()),
     series: 'https://netbox.example.com|',
     counts: {
-      totalPassed: passed,
-      totalCount: 40,
-      highPassed: Math.min(passed, 10) - (failing?.filter((p) => p.severity === 'HIGH').length ? 1 : 0),
-      highCount: 10,
-      middlePassed: 15,
-      middleCount: 15,
-      lowPassed: Math.max(0, passed - 25),
-      lowCount: 15,
+      overall: { passed, count: 40 },
+      HIGH: { passed: Math.min(passed, 10) - (failing?.filter((p) => p.severity === 'HIGH').length ? 1 : 0), count: 10 },
+      MIDDLE: { passed: 15, count: 15 },
+      LOW: { passed: Math.max(0, passed - 25), count: 15 },
     },
     failing,
   };

@@ -1,20 +1,20 @@
-import { CHART_LINES, formatPercent, passPercent, type ChartLineKey } from '../report';
-import type { Report } from '../webhook';
+import { CHART_LINES, formatPercent, passPercent, type ChartLineKey, type ReportCounts } from '../report';
+import type { ReportFields } from '../webhook';
 import { html, type SafeHtml } from '../shared';
 
 export type ChartReport = ReturnType<typeof toChartReport>;
 
 /** One stored report as the chart plots it: `when` in tooltips, `day` ("6 Mar") under the axis. */
-export function toChartReport(deliveryId: number, report: Report, when: { when: string; day: string }) {
+export function toChartReport(deliveryId: number, report: ReportFields, c: ReportCounts, when: { when: string; day: string }) {
   return {
     reportId: report.id,
     createdMs: Date.parse(report.created),
     deliveryId,
     ...when,
-    high: { passed: report.high_passed, count: report.high_count },
-    middle: { passed: report.middle_passed, count: report.middle_count },
-    low: { passed: report.low_passed, count: report.low_count },
-    total: { passed: report.total_passed, count: report.total_count },
+    high: c.HIGH,
+    middle: c.MIDDLE,
+    low: c.LOW,
+    total: c.overall,
   };
 }
 

@@ -148,7 +148,7 @@ async function readChartReports(deps: DashboardDeps, filter: ListOptions, conten
     if (content.kind !== 'report' || reports.length >= limit) continue;
     const { report } = content;
     reports.push(
-      toChartReport(record.id, report, {
+      toChartReport(record.id, report, content.counts, {
         when: formatDateTime(report.created, options.timezone),
         day: formatShortDay(report.created, options.timezone),
       }),

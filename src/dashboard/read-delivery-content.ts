@@ -1,14 +1,18 @@
 import { parseJobDelivery, type DeliveryRecord, type InternalJob, type Store } from '../store';
-import { parseDelivery, type Report } from '../webhook';
+import type { ReportCounts } from '../report';
+import { parseDelivery, type ReportFields } from '../webhook';
 
-export type DeliveryContent = { kind: 'report'; report: Report } | InternalJob | { kind: 'other'; reason: string };
+export type DeliveryContent =
+  | { kind: 'report'; report: ReportFields; counts: ReportCounts }
+  | InternalJob
+  | { kind: 'other'; reason: string };
 
 /**
  * What a delivery holds: a report from the typed fields parsed at ingest, so a listing loads no body.
  * Only a record without them (the watchdog's, a digest's, a report stored before migration 6) loads its body.
  */
 export async function readDeliveryContent(record: DeliveryRecord, store: Pick<Store, 'getDeliveryBody'>): Promise<DeliveryContent> {
-  if (record.report) return { kind: 'report', report: record.report.report };
+  if (record.report) return { kind: 'report', report: record.report.report, counts: record.report.counts };
   const { dedupKey } = record;
   const body = await store.getDeliveryBody(record.id);
   if (!body) return { kind: 'other', reason: 'the stored body is gone' };
@@ -16,7 +20,9 @@ export async function readDeliveryContent(record: DeliveryRecord, store: Pick<St
   if (job) return job;
   try {
     const parsed = parseDelivery(body);
-    return parsed.kind === 'report' ? { kind: 'report', report: parsed.report } : { kind: 'other', reason: parsed.reason };
+    return parsed.kind === 'report'
+      ? { kind: 'report', report: parsed.report, counts: parsed.counts }
+      : { kind: 'other', reason: parsed.reason };
   } catch (error) {
     return { kind: 'other', reason: (error as Error).message };
   }

@@ -58,8 +58,8 @@ export function stateBadge(state: string): SafeHtml {
 
 export function describeContent(content: DeliveryContent): SafeHtml {
   if (content.kind === 'report') {
-    const r = content.report;
-    return html`Report ${r.id}: ${r.total_passed}/${r.total_count} passed (${formatPercent(r.total_passed, r.total_count)})`;
+    const { passed, count } = content.counts.overall;
+    return html`Report ${content.report.id}: ${passed}/${count} passed (${formatPercent(passed, count)})`;
   }
   if (content.kind === 'watchdog')
     return html`Watchdog: ${content.alert.kind === 'overdue' ? 'no report received' : 'reports arriving again'}`;
@@ -138,9 +138,9 @@ function renderTable(input: DeliveriesInput, page: ListPage): SafeHtml {
 function renderRow(row: ListPage['rows'][number], input: DeliveriesInput, back: string): SafeHtml {
   const { record: d, content } = row;
   const named = (input.sourceNames?.length ?? 0) > 1;
-  const high = content.kind === 'report' && content.report.high_passed < content.report.high_count ? content.report : undefined;
+  const high = content.kind === 'report' && content.counts.HIGH.passed < content.counts.HIGH.count ? content.counts.HIGH : undefined;
   const flag = high
-    ? html` <span class="flag-high" title="HIGH severity tests failed">HIGH failing ${high.high_count - high.high_passed}/${high.high_count}</span>`
+    ? html` <span class="flag-high" title="HIGH severity tests failed">HIGH failing ${high.count - high.passed}/${high.count}</span>`
     : '';
   const netbox = row.netboxLink ? html` <a href="${row.netboxLink}" rel="noreferrer" class="netbox-link">open in NetBox</a>` : '';
   const routes = row.routes.length

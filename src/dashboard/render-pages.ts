@@ -1,10 +1,9 @@
 import type { Response } from 'express';
 import { buildEmlFileName, findMessageId } from '../http';
-import { formatPercent } from '../report';
+import { formatPercent, writeCounts, type ReportCounts } from '../report';
 import { embedRawInlineImages } from '../mail';
 import { describeContent, stateBadge } from './render-deliveries';
 import type { DeliveryRecord, RouteMailRecord, SentMessage, WatchdogAlert } from '../store';
-import type { Report } from '../webhook';
 import { CHART_SERIES } from './build-pass-chart';
 import { html, SafeHtml } from '../shared';
 import type { DeliveryContent } from './read-delivery-content';
@@ -182,7 +181,7 @@ ${d.messageId ? html`<dt>Message-ID</dt><dd><code>${d.messageId}</code></dd>` : 
 
   const counts =
     input.content.kind === 'report'
-      ? renderCounts(input.content.report)
+      ? renderCounts(input.content.counts)
       : input.content.kind === 'watchdog'
         ? renderAlert(input.content.alert, input.formatTime)
         : '';
@@ -199,9 +198,10 @@ ${d.messageId ? html`<dt>Message-ID</dt><dd><code>${d.messageId}</code></dd>` : 
   return html`<p><a href="/ui">← All deliveries</a></p>${summary}${routes}${counts}${mail}`;
 }
 
-function renderCounts(report: Report): SafeHtml {
+function renderCounts(counts: ReportCounts): SafeHtml {
+  const fields = writeCounts(counts);
   const rows = CHART_SERIES.map(({ key, name }) => {
-    const [p, c] = [report[`${key}_passed`], report[`${key}_count`]];
+    const [p, c] = [fields[`${key}_passed`], fields[`${key}_count`]];
     return html`<tr><td>${name}</td><td>${c === 0 ? '—' : `${p}/${c}`}</td><td>${formatPercent(p, c)}</td></tr>`;
   });
   return html`<section><h2>Report counts</h2><table><thead><tr><th>Severity</th><th>Passed</th><th>Pass rate</th></tr></thead><tbody>${rows}</tbody></table></section>`;

@@ -1,11 +1,10 @@
-import type { ComposedMail, RouteContext } from '../compose';
+import type { ComposedMail, ComposedNotice, ReportComposer, RouteContext } from '../compose';
 import type { OutgoingMail } from '../mail';
 import { buildFailureClass, classifyRenderFailure, type FailureClass, type NotifyResult } from '../notify';
 import type { Logger } from '../shared';
 import {
   StorageUnavailableError,
   type ClaimedDelivery,
-  type DeliveryKind,
   type NewRouteMail,
   type RouteMailOutcome,
   type RouteMailRecord,
@@ -16,7 +15,14 @@ import type { NextState } from './retry-policy';
 import type { RoutePlanner } from '../routing';
 
 /** The composer of each kind of delivery (a report, a digest, the watchdog's notice): the `kind` column chooses. */
-export type Composers = Readonly<Record<DeliveryKind, (delivery: ClaimedDelivery, log: Logger) => Promise<ComposedMail>>>;
+export interface Composers {
+  /** Composed, then rendered once per route of its plan. */
+  report: ReportComposer;
+  digest: NoticeComposer;
+  watchdog: NoticeComposer;
+}
+
+type NoticeComposer = (delivery: ClaimedDelivery, log: Logger) => Promise<ComposedNotice>;
 
 /** One route's place in a delivery's plan, as recorded or as decided at this attempt. */
 type PlannedRoute = Pick<
@@ -111,7 +117,10 @@ async function composeItem(stage: ComposeStage, item: BatchItem): Promise<void> 
   const { delivery } = item;
   let composed: ComposedMail;
   try {
-    composed = await stage.composers[delivery.kind](delivery, item.log);
+    composed =
+      delivery.kind === 'report'
+        ? await stage.composers.report.compose(delivery, item.log)
+        : await stage.composers[delivery.kind](delivery, item.log);
   } catch (error) {
     if (error instanceof StorageUnavailableError) throw error;
     item.composeFailure = classifyRenderFailure(error);
@@ -133,14 +142,14 @@ async function composeItem(stage: ComposeStage, item: BatchItem): Promise<void> 
   }
   item.composed = composed;
   item.due = selectDueRoutes(item.plan, delivery.attempts);
-  await buildNextSlice(item);
+  await buildNextSlice(stage.composers.report.render, item);
 }
 
 /** Builds the next {@link ROUTE_MAILS_PER_SLICE} due route mails of a composed delivery. */
-export async function buildNextSlice(item: BatchItem): Promise<void> {
+export async function buildNextSlice(render: ReportComposer['render'], item: BatchItem): Promise<void> {
   const start = item.mails.length;
   for (const entry of item.due.slice(start, start + ROUTE_MAILS_PER_SLICE)) {
-    const mail = await buildRouteMail(item.composed!, entry);
+    const mail = await buildRouteMail(render, item.composed!, entry);
     if (mail.mail) item.log.debug({ route: mail.route, subject: mail.mail.subject }, 'mail rendered');
     item.mails.push(mail);
   }
@@ -157,7 +166,7 @@ function selectDueRoutes(plan: PlannedRoute[], attempts: number): PlannedRoute[]
 }
 
 /** The finished mail of one route, or why there is none: its template failed, or the route is gone from ROUTES_FILE. */
-async function buildRouteMail(composed: ComposedMail, entry: PlannedRoute): Promise<RouteMail> {
+async function buildRouteMail(render: ReportComposer['render'], composed: ComposedMail, entry: PlannedRoute): Promise<RouteMail> {
   const { route } = entry;
   try {
     let mail: OutgoingMail | undefined;
@@ -170,7 +179,7 @@ async function buildRouteMail(composed: ComposedMail, entry: PlannedRoute): Prom
         reason: entry.reason,
         group,
       };
-      mail = await composed.messageFor(context);
+      mail = await render(composed, context);
     } else if (route === composed.route) mail = composed.message;
     if (mail) return { route, mail };
     return {

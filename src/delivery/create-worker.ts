@@ -174,7 +174,7 @@ async function runBatch(loop: Loop, deliveries: ClaimedDelivery[], asProbe: bool
     for (let more = items.filter(hasUnbuiltMails); more.length > 0; more = more.filter(hasUnbuiltMails)) {
       // A stop's deadline came first (logged): the deliveries come back when their leases end.
       if (!(await recordSlices(settleStage, loop.settle, more))) return;
-      for (const item of more) await buildNextSlice(item);
+      for (const item of more) await buildNextSlice(options.composers.report.render, item);
       await sendBatch({ ...options, policy }, more);
     }
     await settleBatch(settleStage, loop.settle, items, started);

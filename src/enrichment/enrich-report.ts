@@ -36,7 +36,7 @@ export interface EnrichReportOptions {
 export async function enrichReport(delivery: ReportDelivery, options: EnrichReportOptions): Promise<Enrichment> {
   const report = delivery.report;
   const summarizer = createFailureSummarizer();
-  if (report.total_passed === report.total_count) return { status: 'ok', summary: summarizer.finish() };
+  if (delivery.counts.overall.passed === delivery.counts.overall.count) return { status: 'ok', summary: summarizer.finish() };
   if (!options.client) return missing('NO_NETBOX_URL', 'set NETBOX_URL and NETBOX_TOKEN on the relay to see them here.');
   if (!options.hasToken) return missing('NO_TOKEN', 'set NETBOX_TOKEN (a read-only NetBox API token) on the relay to see them here.');
   const budget = { deadline: options.deadline ?? (options.clock ?? systemClock).now() + options.budgetMs };

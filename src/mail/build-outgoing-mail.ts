@@ -9,25 +9,32 @@ export interface MailAttachment {
   cid?: string;
 }
 
-/** What a mail says and to whom, before it is built to bytes: composing knows nothing of how a mail is encoded or sent. */
-export interface MailContent {
-  from: string;
+/** Who a mail goes to; Bcc goes into the envelope only, never into a header. */
+export interface Recipients {
   to: string[];
   cc: string[];
-  /** In the envelope only: never written as a header. */
   bcc: string[];
   replyTo?: string;
+}
+
+/** What a mail says and to whom: composing knows nothing of how a mail is encoded or sent. */
+export interface MailInput extends Recipients {
+  from: string;
   subject: string;
   text: string;
   html: string;
-  attachments: MailAttachment[];
-  /** Values never carry CR or LF. */
-  headers: Record<string, string>;
-  /** With its angle brackets. */
+  /** With its angle brackets (see buildMessageId). */
   messageId: string;
-  /** A thread root, set as In-Reply-To and References. */
-  inReplyTo?: string;
+  /** From the injected clock, so a test (or a retry) is reproducible. */
   date: Date;
+  /**
+   * A stable thread root (see buildThreadId): set as In-Reply-To and References, so that successive
+   * reports of one route stack in one conversation.
+   */
+  threadId?: string;
+  /** Extra headers for client-side filters (X-Compliance-*); CR and LF in their values become spaces. */
+  headers?: Record<string, string>;
+  attachments?: MailAttachment[];
 }
 
 /** A finished mail: its bytes built once, the envelope they go to, and what the relay keeps of it. */
@@ -42,27 +49,29 @@ export interface OutgoingMail {
 
 /**
  * Builds a mail's bytes once, with nodemailer's documented MailComposer (what its SMTP transport would
- * build), and the SMTP envelope (To, Cc and Bcc; no Bcc header is written). The notifier sends exactly
- * these bytes and the relay stores them, so what the dashboard shows is exactly what the server accepted.
+ * build), and the SMTP envelope (To, Cc and Bcc; no Bcc header is written): multipart/alternative (text
+ * then HTML), marked as automatic so that auto-responders and Exchange stay quiet (RFC 3834
+ * Auto-Submitted; X-Auto-Response-Suppress). The notifier sends exactly these bytes and the relay stores
+ * them, so what the dashboard shows is exactly what the server accepted.
  */
-export async function buildOutgoingMail(content: MailContent): Promise<OutgoingMail> {
+export async function buildOutgoingMail(input: MailInput): Promise<OutgoingMail> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: `--help` and `check-config` never build a mail
   const MailComposerClass = require('nodemailer/lib/mail-composer') as typeof MailComposer;
   const node = new MailComposerClass({
-    from: content.from,
-    to: content.to,
-    cc: content.cc.length ? content.cc : undefined,
-    bcc: content.bcc.length ? content.bcc : undefined,
-    replyTo: content.replyTo,
-    subject: content.subject,
-    text: content.text,
-    html: content.html,
-    messageId: content.messageId,
-    inReplyTo: content.inReplyTo,
-    references: content.inReplyTo ? [content.inReplyTo] : undefined,
-    date: content.date,
-    headers: content.headers,
-    attachments: content.attachments.length ? content.attachments : undefined,
+    from: input.from,
+    to: input.to,
+    cc: input.cc.length ? input.cc : undefined,
+    bcc: input.bcc.length ? input.bcc : undefined,
+    replyTo: input.replyTo,
+    subject: input.subject,
+    text: input.text,
+    html: input.html,
+    messageId: input.messageId,
+    inReplyTo: input.threadId,
+    references: input.threadId ? [input.threadId] : undefined,
+    date: input.date,
+    headers: { 'Auto-Submitted': 'auto-generated', 'X-Auto-Response-Suppress': 'All', ...sanitizeHeaders(input.headers ?? {}) },
+    attachments: input.attachments?.length ? input.attachments : undefined,
     // The relay's parts are markup and mostly ASCII words, for which nodemailer's own detection (a count of
     // every letter of every part) picks quoted-printable anyway: saying so skips that count.
     textEncoding: 'quoted-printable',
@@ -79,8 +88,13 @@ export async function buildOutgoingMail(content: MailContent): Promise<OutgoingM
     raw,
     envelope: { from: envelope.from || '', to: envelope.to },
     messageId: node.messageId(),
-    subject: content.subject,
-    text: content.text,
-    html: content.html,
+    subject: input.subject,
+    text: input.text,
+    html: input.html,
   };
+}
+
+/** Header values never carry CR/LF: a report field must not be able to add a header. */
+function sanitizeHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v).replace(/[\r\n]+/g, ' ')]));
 }

@@ -8,8 +8,8 @@ export {
   type Renderer,
   type RenderedMail,
 } from './renderer';
-export { buildMessage, buildMessageId, buildThreadId, type Recipients } from './build-message';
-export { buildOutgoingMail, type MailAttachment, type OutgoingMail } from './build-outgoing-mail';
+export { buildMessageId, buildThreadId } from './build-message-id';
+export { buildOutgoingMail, type MailAttachment, type MailInput, type OutgoingMail, type Recipients } from './build-outgoing-mail';
 export { INLINED_CSS_FILE } from './inline-template-css';
 export { COMPILED_TEMPLATES_FILE } from './compiled-templates-file';
 export {

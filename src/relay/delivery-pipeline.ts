@@ -165,7 +165,6 @@ export function createRelayReportComposer(
       chartReports: CHART_REPORTS,
       logger: isDefault ? io.logger : io.logger.child({ source: source.name }),
       onNetboxError: deps.onNetboxError,
-      source: isDefault ? undefined : source.name,
       waivers: deps.waivers && ((options) => deps.waivers!.forReport(options)),
       relayUrl: config.relayUrl,
     }),
@@ -200,8 +199,11 @@ function createRelayComposers(
       onNetboxError: (code) => deps.metrics.recordNetboxFetchError(code, source.name),
     });
   const composers = new Map(config.sources.map((source) => [source.name, composerFor(source)]));
-  const report: ReportComposer = (delivery, log) =>
-    (composers.get(delivery.netboxSource) ?? composerFor(findDeliverySource(config, delivery.netboxSource)))(delivery, log);
+  const of = (source: string) => composers.get(source) ?? composerFor(findDeliverySource(config, source));
+  const report: ReportComposer = {
+    compose: (delivery, log) => of(delivery.netboxSource).compose(delivery, log),
+    render: (composed, route) => of(composed.netboxSource).render(composed, route),
+  };
   // The watchdog's notices go to everyone who expects reports: MAIL_TO/CC/BCC, or every route's recipients.
   const recipients = buildNoticeRecipients(config.routing.routes);
   const watchdog = createWatchdogComposer({ from: config.mail.from, recipients, timezone: config.mail.timezone, clock: io.clock });

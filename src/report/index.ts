@@ -1,4 +1,18 @@
-export { countPerSeverity, SEVERITIES, SEVERITY_ORDER, type Severity, type SeverityCounts } from './severity';
+export {
+  countPerSeverity,
+  COUNT_FIELDS,
+  COUNT_LINES,
+  mapCountLines,
+  readCounts,
+  writeCounts,
+  type CountField,
+  SEVERITIES,
+  SEVERITY_ORDER,
+  type PassCount,
+  type ReportCounts,
+  type Severity,
+  type SeverityCounts,
+} from './severity';
 export { formatPercent, formatPercentValue, passPercent, bandOf, type Band } from './percent';
 export { buildLinks, buildWebUrl, type ReportLinks } from './build-links';
 export { formatDateTime, formatShortDay, startOfDayMs } from './format-date-time';

@@ -1,5 +1,5 @@
 import type { NetboxDevice } from '../netbox';
-import { passPercent } from '../report';
+import { mapCountLines, passPercent } from '../report';
 import type { Trend } from '../trend';
 import { DEFAULT_SOURCE_NAME, type ReportDelivery } from '../webhook';
 import { ROUTE_SEVERITIES, type RouteSeverity } from './routes-schema';
@@ -55,17 +55,12 @@ export interface RoutingTrend {
 /** The facts of a report, from its numbers (the same ones the mail shows: validity's rounding). */
 export function buildReportFacts(delivery: ReportDelivery, source: SourceFacts = DEFAULT_SOURCE_FACTS): ReportFacts {
   const r = delivery.report;
-  const ratio = (passed: number, count: number): RatioFacts => ({ failed: count - passed, percent: passPercent(passed, count) });
+  const c = delivery.counts;
   return {
     reportId: r.id,
     completedAt: delivery.completedAt,
-    ratios: {
-      HIGH: ratio(r.high_passed, r.high_count),
-      MIDDLE: ratio(r.middle_passed, r.middle_count),
-      LOW: ratio(r.low_passed, r.low_count),
-      overall: ratio(r.total_passed, r.total_count),
-    },
-    hasFailures: r.total_passed < r.total_count,
+    ratios: mapCountLines((line) => ({ failed: c[line].count - c[line].passed, percent: passPercent(c[line].passed, c[line].count) })),
+    hasFailures: c.overall.passed < c.overall.count,
     customFields: r.custom_fields ?? {},
     source,
   };

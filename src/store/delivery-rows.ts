@@ -1,4 +1,5 @@
-import { DEFAULT_SOURCE_NAME, type Report, type ReportDelivery } from '../webhook';
+import { COUNT_FIELDS, readCounts, writeCounts, type CountField } from '../report';
+import { DEFAULT_SOURCE_NAME, type ReportDelivery, type ReportFields } from '../webhook';
 import type { ValuesCell } from './statement';
 import {
   StorageUnavailableError,
@@ -42,20 +43,9 @@ export interface DeliveryRow extends Record<CountColumn, number | null> {
 }
 
 /** The counts of a report, each a column of its own under the report's own key. */
-const COUNT_COLUMNS = [
-  'device_count',
-  'test_count',
-  'total_passed',
-  'total_count',
-  'high_passed',
-  'high_count',
-  'middle_passed',
-  'middle_count',
-  'low_passed',
-  'low_count',
-] as const;
+const COUNT_COLUMNS = ['device_count', 'test_count', ...COUNT_FIELDS] as const;
 
-type CountColumn = (typeof COUNT_COLUMNS)[number];
+type CountColumn = 'device_count' | 'test_count' | CountField;
 
 /** The columns a new delivery's INSERT binds, in order; its parameters are named after them. */
 export const INSERT_COLUMNS = [
@@ -107,7 +97,10 @@ export function toDeliveryParams(delivery: NewDelivery): DeliveryParams {
     netbox_source: parsed?.source ?? delivery.netboxSource ?? DEFAULT_SOURCE_NAME,
     received_via: delivery.receivedVia ?? 'webhook',
   };
-  for (const column of COUNT_COLUMNS) params[column] = r ? r[column] : null;
+  params.device_count = r?.device_count ?? null;
+  params.test_count = r?.test_count ?? null;
+  for (const [column, value] of Object.entries(parsed ? writeCounts(parsed.counts) : {})) params[column] = value;
+  for (const column of COUNT_FIELDS) params[column] ??= null;
   return params as DeliveryParams;
 }
 
@@ -119,11 +112,18 @@ function decodeRowReport(row: DeliveryRow): ReportDelivery | null {
   if (row.url === null || row.results_url === null) return null;
   const report: Record<string, unknown> = { id: row.report_id, url: row.url, results_url: row.results_url, created: row.report_created };
   if (row.display !== null) report.display = row.display;
-  for (const column of COUNT_COLUMNS) report[column] = row[column] ?? 0;
-  if (row.custom_fields !== null) report.custom_fields = JSON.parse(row.custom_fields) as Report['custom_fields'];
-  const delivery: ReportDelivery = { kind: 'report', report: report as Report, dedupKey: row.dedup_key, completedAt: row.completed_at };
+  report.device_count = row.device_count ?? 0;
+  report.test_count = row.test_count ?? 0;
+  if (row.custom_fields !== null) report.custom_fields = JSON.parse(row.custom_fields) as ReportFields['custom_fields'];
+  const delivery: ReportDelivery = {
+    kind: 'report',
+    report: report as ReportFields,
+    counts: readCounts(row),
+    dedupKey: row.dedup_key,
+    completedAt: row.completed_at,
+    source: row.netbox_source,
+  };
   if (row.triggered_by !== null) delivery.triggeredBy = row.triggered_by;
-  if (row.netbox_source !== DEFAULT_SOURCE_NAME) delivery.source = row.netbox_source;
   return delivery;
 }
 

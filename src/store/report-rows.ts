@@ -1,4 +1,4 @@
-import { SEVERITIES } from '../report';
+import { readCounts, SEVERITIES, writeCounts, type CountField } from '../report';
 import { buildReportSnapshot, type FailingPair, type PairStates, type ReportPoint, type ReportSnapshot } from '../trend';
 import type { ReportDelivery } from '../webhook';
 import type { ValuesCell, ValuesType } from './statement';
@@ -22,7 +22,7 @@ export type ReportPointRow = { [C in (typeof ARRIVAL_COLUMNS)[number] as C[0]]: 
 };
 
 /** The parameters of a `reports` row: the snapshot's counts, its failing pairs encoded. */
-export type ReportParams = ReportSnapshot['counts'] &
+export type ReportParams = Record<CountField, number> &
   Pick<ReportSnapshot, 'dedupKey' | 'series' | 'reportId' | 'created' | 'createdMs'> & {
     failing: string | null;
     failingIds: string | null;
@@ -37,14 +37,14 @@ export const ARRIVAL_COLUMNS = [
   ['report_id', 'reportId', 'BIGINT'],
   ['report_created', 'created', 'TEXT'],
   ['created_ms', 'createdMs', 'BIGINT'],
-  ['total_passed', 'totalPassed', 'INTEGER'],
-  ['total_count', 'totalCount', 'INTEGER'],
-  ['high_passed', 'highPassed', 'INTEGER'],
-  ['high_count', 'highCount', 'INTEGER'],
-  ['middle_passed', 'middlePassed', 'INTEGER'],
-  ['middle_count', 'middleCount', 'INTEGER'],
-  ['low_passed', 'lowPassed', 'INTEGER'],
-  ['low_count', 'lowCount', 'INTEGER'],
+  ['total_passed', 'total_passed', 'INTEGER'],
+  ['total_count', 'total_count', 'INTEGER'],
+  ['high_passed', 'high_passed', 'INTEGER'],
+  ['high_count', 'high_count', 'INTEGER'],
+  ['middle_passed', 'middle_passed', 'INTEGER'],
+  ['middle_count', 'middle_count', 'INTEGER'],
+  ['low_passed', 'low_passed', 'INTEGER'],
+  ['low_count', 'low_count', 'INTEGER'],
 ] as const satisfies readonly (readonly [string, keyof ReportParams, ValuesType])[];
 
 /** The columns of a report's counts, without its failing set: what the chart's history read selects. */
@@ -87,7 +87,7 @@ export function hasArrival(delivery: NewDelivery): delivery is NewDelivery & { r
 export function toReportParams(snapshot: ReportSnapshot): ReportParams {
   const { dedupKey, series, reportId, created, createdMs, counts, failing } = snapshot;
   return {
-    ...counts,
+    ...writeCounts(counts),
     dedupKey,
     series,
     reportId,
@@ -208,16 +208,7 @@ export function decodeReportPointRow(row: ReportPointRow): ReportPoint {
     reportId: row.report_id,
     created: row.report_created,
     createdMs: row.created_ms,
-    counts: {
-      totalPassed: row.total_passed,
-      totalCount: row.total_count,
-      highPassed: row.high_passed,
-      highCount: row.high_count,
-      middlePassed: row.middle_passed,
-      middleCount: row.middle_count,
-      lowPassed: row.low_passed,
-      lowCount: row.low_count,
-    },
+    counts: readCounts(row),
     ...(Number(row.composed ?? 1) === 0 ? { pending: true } : {}),
     ...(Number(row.arrived_late ?? 0) === 1 ? { arrivedLate: true } : {}),
   };

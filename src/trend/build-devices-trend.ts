@@ -1,18 +1,17 @@
-import { countPerSeverity, passPercent, SEVERITIES, type Severity, type SeverityCounts } from '../report';
+import { countPerSeverity, passPercent, SEVERITIES, type ReportCounts, type Severity, type SeverityCounts } from '../report';
 import {
   buildFirstTrend,
   comparePairs,
   countBySeverity,
-  formatDeltaFailed,
   NOTHING_LEFT_OUT,
   pairKey,
   withoutPairs,
   type TrendOptions,
   type Trend,
-  type TrendDelta,
 } from './build-trend';
+import { formatDeltaFailed, type TrendDelta } from './build-deltas';
 import { decideVerdict } from './decide-verdict';
-import type { FailingPair, ReportCounts, ReportSnapshot } from './types';
+import type { FailingPair, ReportSnapshot } from './types';
 
 /**
  * The trend of an owner group's devices: both reports' failing pairs filtered to `devices` and compared as
@@ -82,17 +81,8 @@ function overSameCount(failing: Record<Severity, number>, other: Record<Severity
     const count = Math.max(failing[s], other[s]);
     return { passed: count - failing[s], count };
   };
-  const [high, middle, low] = SEVERITIES.map(line);
-  return {
-    totalPassed: high.passed + middle.passed + low.passed,
-    totalCount: high.count + middle.count + low.count,
-    highPassed: high.passed,
-    highCount: high.count,
-    middlePassed: middle.passed,
-    middleCount: middle.count,
-    lowPassed: low.passed,
-    lowCount: low.count,
-  };
+  const [HIGH, MIDDLE, LOW] = SEVERITIES.map(line);
+  return { overall: { passed: HIGH.passed + MIDDLE.passed + LOW.passed, count: HIGH.count + MIDDLE.count + LOW.count }, HIGH, MIDDLE, LOW };
 }
 
 /** A line of a devices-only trend: failing counts against the previous report, this report's percentage, no points. */

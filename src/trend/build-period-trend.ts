@@ -1,4 +1,4 @@
-import { passPercent, type Severity } from '../report';
+import { mapCountLines, passPercent, type Severity } from '../report';
 import { buildTrend, pairKey, type Trend } from './build-trend';
 import type { FailingPair, PairStates, ReportSnapshot } from './types';
 
@@ -69,18 +69,8 @@ export function buildPeriodPoint(report: ReportSnapshot): PeriodPoint {
     created: report.created,
     createdMs: report.createdMs,
     dedupKey: report.dedupKey,
-    ratios: {
-      overall: passPercent(c.totalPassed, c.totalCount),
-      HIGH: passPercent(c.highPassed, c.highCount),
-      MIDDLE: passPercent(c.middlePassed, c.middleCount),
-      LOW: passPercent(c.lowPassed, c.lowCount),
-    },
-    failed: {
-      overall: c.totalCount - c.totalPassed,
-      HIGH: c.highCount - c.highPassed,
-      MIDDLE: c.middleCount - c.middlePassed,
-      LOW: c.lowCount - c.lowPassed,
-    },
+    ratios: mapCountLines((line) => passPercent(c[line].passed, c[line].count)),
+    failed: mapCountLines((line) => c[line].count - c[line].passed),
   };
 }
 

@@ -1,5 +1,5 @@
 import { findNetboxBasePath } from '../report';
-import type { ReportDelivery } from '../webhook';
+import { DEFAULT_SOURCE_NAME, type ReportDelivery } from '../webhook';
 import type { FailingPair, ReportSnapshot } from './types';
 
 /**
@@ -11,7 +11,7 @@ import type { FailingPair, ReportSnapshot } from './types';
  */
 export function buildSourceSeriesKey(options: { source?: string; netboxUrl?: string; reportUrl: string }): string {
   const netboxSeries = `${options.netboxUrl ?? 'netbox'}|${findNetboxBasePath(options.reportUrl)}`;
-  return options.source === undefined ? netboxSeries : `source:${options.source}|${netboxSeries}`;
+  return options.source === undefined || options.source === DEFAULT_SOURCE_NAME ? netboxSeries : `source:${options.source}|${netboxSeries}`;
 }
 
 /** What the trend remembers of a delivery; `failing` is null when the failing pairs are unknown. */
@@ -23,16 +23,7 @@ export function buildReportSnapshot(delivery: ReportDelivery, series: string, fa
     reportId: r.id,
     created: r.created,
     createdMs: Date.parse(r.created),
-    counts: {
-      totalPassed: r.total_passed,
-      totalCount: r.total_count,
-      highPassed: r.high_passed,
-      highCount: r.high_count,
-      middlePassed: r.middle_passed,
-      middleCount: r.middle_count,
-      lowPassed: r.low_passed,
-      lowCount: r.low_count,
-    },
+    counts: delivery.counts,
     failing,
   };
 }

@@ -1,12 +1,10 @@
-import { countPerSeverity, passPercent, SEVERITY_ORDER, type Severity } from '../report';
-import type { FailingPair, PairStates, ReportCounts, ReportSnapshot } from './types';
+import { countPerSeverity, SEVERITY_ORDER, type Severity } from '../report';
+import type { FailingPair, PairStates, ReportSnapshot } from './types';
 import { decideVerdict, type Verdict } from './decide-verdict';
+import { addPassed, buildDeltas, withoutFailed, type TrendDelta } from './build-deltas';
 import { buildStreaks, byPairOrder, failingKeys, pairKey, type FailingStreak } from './build-streaks';
 
 export { failingKeys, pairKey } from './build-streaks';
-
-/** U+2212, as in "−1 failing": a real minus sign reads better than a hyphen in a mail. */
-const MINUS = '\u2212';
 
 /** Newly failing / fixed / still failing pairs listed in a trend, at most (counts are always exact). */
 const TREND_PAIR_CAP = 20;
@@ -26,27 +24,6 @@ export interface TestPairsGroup {
   longestReports: number;
   /** The report where that longest streak began; null for pairs without a streak. */
   longestSinceReportId: number | null;
-}
-
-/** Change of one line (Overall or one severity) against the previous report. */
-export interface TrendDelta {
-  name: 'Overall' | Severity;
-  percent: number | null;
-  previousPercent: number | null;
-  /** Percentage points, one decimal; null when either side has no results. */
-  deltaPoints: number | null;
-  /** "+2.5 pts", "−3.0 pts", "±0.0 pts", or "—" when not comparable. */
-  deltaPointsText: string;
-  failed: number;
-  previousFailed: number;
-  deltaFailed: number;
-  /** Results of this line in each report; in a devices-only trend both are this report's count of those devices (0 when unknown). */
-  count: number;
-  previousCount: number;
-  /** "+2 failing", "−1 failing", "±0 failing". */
-  deltaFailedText: string;
-  /** By the pass percentage ("same" also when not comparable); in a devices-only trend, by the failing count. */
-  direction: 'better' | 'worse' | 'same';
 }
 
 /** The pair lists of a trend. A list is capped at TREND_PAIR_CAP (pairs, or tests when grouped) unless said; its count is exact. */
@@ -314,33 +291,11 @@ function splitByState(pairs: readonly FailingPair[], states: ReadonlyMap<string,
   return split;
 }
 
-/** Counts without some failing results (as if they had not been evaluated). */
-function withoutFailed(counts: ReportCounts, failed: Record<Severity, number>): ReportCounts {
-  return {
-    ...counts,
-    totalCount: counts.totalCount - failed.HIGH - failed.MIDDLE - failed.LOW,
-    highCount: counts.highCount - failed.HIGH,
-    middleCount: counts.middleCount - failed.MIDDLE,
-    lowCount: counts.lowCount - failed.LOW,
-  };
-}
-
 /** How many of a failing set's pairs are in `keys`, per severity. */
 export function countBySeverity(failing: readonly FailingPair[] | null, keys: ReadonlySet<string>): Record<Severity, number> {
   const counts: Record<Severity, number> = { HIGH: 0, MIDDLE: 0, LOW: 0 };
   if (failing && keys.size > 0) for (const pair of failing) if (keys.has(pairKey(pair))) counts[pair.severity] += 1;
   return counts;
-}
-
-/** Counts with some failing results counted as passed. */
-function addPassed(counts: ReportCounts, extra: Record<Severity, number>): ReportCounts {
-  return {
-    ...counts,
-    totalPassed: counts.totalPassed + extra.HIGH + extra.MIDDLE + extra.LOW,
-    highPassed: counts.highPassed + extra.HIGH,
-    middlePassed: counts.middlePassed + extra.MIDDLE,
-    lowPassed: counts.lowPassed + extra.LOW,
-  };
 }
 
 /** A snapshot without some of its failing pairs (the same object when there are none to drop). */
@@ -364,48 +319,6 @@ export function buildFirstTrend(devicesOnly = false): Omit<Trend, 'leftOut'> {
     regression: false,
     ...listPairs([], [], [], none, none),
   };
-}
-
-/** Overall, HIGH, MIDDLE, LOW. */
-function buildDeltas(c: ReportCounts, p: ReportCounts): TrendDelta[] {
-  return [
-    buildDelta('Overall', c.totalPassed, c.totalCount, p.totalPassed, p.totalCount),
-    buildDelta('HIGH', c.highPassed, c.highCount, p.highPassed, p.highCount),
-    buildDelta('MIDDLE', c.middlePassed, c.middleCount, p.middlePassed, p.middleCount),
-    buildDelta('LOW', c.lowPassed, c.lowCount, p.lowPassed, p.lowCount),
-  ];
-}
-
-function buildDelta(name: TrendDelta['name'], passed: number, count: number, previousPassed: number, previousCount: number): TrendDelta {
-  const percent = passPercent(passed, count);
-  const previousPercent = passPercent(previousPassed, previousCount);
-  // Tenths as integers, so 77.8 − 75.3 is 2.5 and not 2.499999.
-  const deltaPoints = percent === null || previousPercent === null ? null : Math.round(percent * 10 - previousPercent * 10) / 10;
-  const failed = count - passed;
-  const previousFailed = previousCount - previousPassed;
-  const deltaFailed = failed - previousFailed;
-  return {
-    name,
-    percent,
-    previousPercent,
-    deltaPoints,
-    deltaPointsText: deltaPoints === null ? '—' : `${signOf(deltaPoints)}${Math.abs(deltaPoints).toFixed(1)} pts`,
-    failed,
-    previousFailed,
-    deltaFailed,
-    count,
-    previousCount,
-    deltaFailedText: formatDeltaFailed(deltaFailed),
-    direction: deltaPoints === null || deltaPoints === 0 ? 'same' : deltaPoints > 0 ? 'better' : 'worse',
-  };
-}
-
-export function formatDeltaFailed(deltaFailed: number): string {
-  return `${signOf(deltaFailed)}${Math.abs(deltaFailed)} failing`;
-}
-
-function signOf(n: number): string {
-  return n > 0 ? '+' : n < 0 ? MINUS : '±';
 }
 
 function sortByDevice(pairs: FailingPair[]): FailingPair[] {

@@ -1,5 +1,5 @@
-import type { Severity } from '../report';
-import type { FailingPair, ReportCounts } from './types';
+import { COUNT_LINES, type ReportCounts, type Severity } from '../report';
+import type { FailingPair } from './types';
 
 /**
  * How a report compares with the previous one of its series, in one word. Every reader (subject, first
@@ -27,12 +27,6 @@ export interface VerdictFacts {
   /** Both failing sets are known, so `newlyFailing`/`fixed` are exact; when not, each severity's failing count stands in. */
   failingSetKnown: boolean;
 }
-
-const KEYS: Record<Severity, { passed: keyof ReportCounts; count: keyof ReportCounts }> = {
-  HIGH: { passed: 'highPassed', count: 'highCount' },
-  MIDDLE: { passed: 'middlePassed', count: 'middleCount' },
-  LOW: { passed: 'lowPassed', count: 'lowCount' },
-};
 
 /**
  * Decides the verdict, severity first. Per severity: a severity that had results and has none now was not
@@ -67,11 +61,11 @@ function toSignal(worse: boolean, better: boolean): Signal {
 }
 
 function decideSignal(severity: Severity, facts: VerdictFacts, previous: ReportCounts): Signal {
-  const { passed, count } = KEYS[severity];
-  const { current } = facts;
+  const current = facts.current[severity];
+  const before = previous[severity];
   // No result of this severity now: nothing of it was measured, so nothing of it got better or worse.
-  if (current[count] === 0) return 'same';
-  const ratio = compareRatios(current[passed], current[count], previous[passed], previous[count]);
+  if (current.count === 0) return 'same';
+  const ratio = compareRatios(current.passed, current.count, before.passed, before.count);
   let newly: boolean;
   let fixed: boolean;
   if (facts.failingSetKnown) {
@@ -79,7 +73,7 @@ function decideSignal(severity: Severity, facts: VerdictFacts, previous: ReportC
     fixed = facts.fixed.some((p) => p.severity === severity);
   } else {
     // The failing counts stand in for the sets; the count before is 0 when there were no results then.
-    const failingDelta = current[count] - current[passed] - (previous[count] - previous[passed]);
+    const failingDelta = current.count - current.passed - (before.count - before.passed);
     newly = failingDelta > 0;
     fixed = failingDelta < 0;
   }
@@ -93,6 +87,5 @@ function compareRatios(passed: number, count: number, previousPassed: number, pr
 }
 
 function isScopeChanged(current: ReportCounts, previous: ReportCounts): boolean {
-  const counts: (keyof ReportCounts)[] = ['totalCount', 'highCount', 'middleCount', 'lowCount'];
-  return counts.some((key) => current[key] !== previous[key]);
+  return COUNT_LINES.some((line) => current[line].count !== previous[line].count);
 }

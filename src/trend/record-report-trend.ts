@@ -15,13 +15,35 @@ export interface ReportHistory {
   findReport?(dedupKey: string): Promise<ReportSnapshot | undefined>;
 }
 
-/** A report's trend, and the same comparison over some of its devices (an owner group's share). */
+/** A report's trend, and what the same comparison over some of its devices starts from (see {@link buildTrendOfDevices}). */
 export interface RecordedTrend {
   trend: Trend;
-  /** See buildDevicesTrend: null when this report's or the previous one's failing results are unknown. */
-  trendOfDevices: (devices: ReadonlySet<string>, counts?: SeverityCounts | null) => Trend | null;
+  comparison: TrendComparison;
   /** What `readStates` answered (kept with the report); absent when it was not asked. */
   states?: PairStates;
+}
+
+/** The report, the history read for its trend (as far back as any failing pair's streak) and how it was compared. */
+export interface TrendComparison {
+  current: ReportSnapshot;
+  history: ReportSnapshot[];
+  historyTruncated: boolean;
+  leftOut?: LeftOutPairs;
+  states?: PairStates;
+  previousPending: boolean;
+  arrivedLate: boolean;
+}
+
+/** The trend of some devices only (an owner group's share; see buildDevicesTrend); null when a failing set is unknown. */
+export function buildTrendOfDevices(c: TrendComparison, devices: ReadonlySet<string>, counts?: SeverityCounts | null): Trend | null {
+  const own = buildDevicesTrend(c.current, c.history, {
+    devices,
+    counts,
+    historyTruncated: c.historyTruncated,
+    leftOut: c.leftOut,
+    states: c.states,
+  });
+  return own && markOrder(own, c.previousPending, c.arrivedLate);
 }
 
 /** How far back "failing since" looks; older streaks read "failing for at least N reports". */
@@ -68,19 +90,13 @@ export async function recordReportTrend(
   }
   const leftOut = options.leaveOut ? await options.leaveOut(history[0] ?? null) : undefined;
   const arrivedLate = (await store.findReport?.(current.dedupKey))?.arrivedLate === true;
-  const mark = (trend: Trend): Trend => markOrder(trend, history[0]?.pending === true, arrivedLate);
+  const previousPending = history[0]?.pending === true;
   const states = options.readStates && history[0] ? await options.readStates(history[0]) : undefined;
-  const trend = mark(buildTrend(current, history, { historyTruncated: truncated, leftOut, states }));
+  const trend = markOrder(buildTrend(current, history, { historyTruncated: truncated, leftOut, states }), previousPending, arrivedLate);
   await store.saveReport(states ? { ...current, states } : current);
   // The history read reaches as far back as any failing pair's streak, so it serves every subset of the devices.
-  return {
-    trend,
-    states,
-    trendOfDevices: (devices, counts) => {
-      const own = buildDevicesTrend(current, history, { devices, counts, historyTruncated: truncated, leftOut, states });
-      return own && mark(own);
-    },
-  };
+  const comparison = { current, history, historyTruncated: truncated, leftOut, states, previousPending, arrivedLate };
+  return { trend, states, comparison };
 }
 
 /** The trend with what its place in the series adds: its previous report not composed yet, or itself late. */

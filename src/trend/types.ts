@@ -1,4 +1,4 @@
-import type { Severity } from '../report';
+import type { ReportCounts, Severity } from '../report';
 
 /** One failing (device, test) pair of a report, identified by names as the mail shows them: validity's result ids change every run. */
 export interface FailingPair {
@@ -25,18 +25,6 @@ export interface PairStates {
   deletedDevices: readonly string[];
   /** Why some pairs' states are not known, for the mail; null when NetBox answered for every pair asked. */
   unknownReason: string | null;
-}
-
-/** The counts a report carries in its webhook (validity's `*_passed` / `*_count`). */
-export interface ReportCounts {
-  totalPassed: number;
-  totalCount: number;
-  highPassed: number;
-  highCount: number;
-  middlePassed: number;
-  middleCount: number;
-  lowPassed: number;
-  lowCount: number;
 }
 
 /** What the relay remembers of one report, for the trend: its counts, and its failing pairs when NetBox answered (else null). */

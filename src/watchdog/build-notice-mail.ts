@@ -1,4 +1,4 @@
-import { buildMessage, buildMessageId, buildOutgoingMail, type OutgoingMail, type Recipients } from '../mail';
+import { buildMessageId, buildOutgoingMail, type OutgoingMail, type Recipients } from '../mail';
 import { html, type SafeHtml } from '../shared';
 
 export interface WatchdogMailOptions {
@@ -32,15 +32,16 @@ export function buildNoticeMail(
     l.text === '' ? html`<br>` : html`<p style="margin: 0 0 6px">${renderLine(l)}</p>`,
   )}</body></html>`;
   const { from, deliveryId, dedupKey } = options;
-  const content = buildMessage({
-    rendered: { subject, text, html: body.value },
+  return buildOutgoingMail({
+    subject,
+    text,
+    html: body.value,
+    ...options.recipients,
     from,
-    recipients: options.recipients,
     messageId: buildMessageId({ deliveryId, reportId: 0, dedupKey, from, route: notice.route }),
     date: options.date,
     headers: { 'X-Compliance-Watchdog': notice.kind, ...(source ? { 'X-Compliance-Source': source } : {}) },
   });
-  return buildOutgoingMail(content);
 }
 
 function renderLine(line: NoticeLine): SafeHtml | string {

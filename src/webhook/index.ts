@@ -1,4 +1,11 @@
 export { verifySignature, signBody } from './verify-signature';
-export { parseDelivery, normalizeTimestamp, assignSource, buildDedupKey, DEFAULT_SOURCE_NAME, type ReportDelivery } from './parse-delivery';
-export { type Report } from './envelope-schema';
+export {
+  parseDelivery,
+  normalizeTimestamp,
+  assignSource,
+  buildDedupKey,
+  DEFAULT_SOURCE_NAME,
+  type ReportDelivery,
+  type ReportFields,
+} from './parse-delivery';
 export type { WebhookOutcome } from './webhook-outcome';

@@ -1,20 +1,34 @@
 import { isUtf8 } from 'node:buffer';
 import { z } from 'zod';
+import { COUNT_FIELDS, readCounts, type CountField, type ReportCounts } from '../report';
 import { RelayError, type ErrorIssue } from '../shared';
 import { EnvelopeSchema, ReportSchema, type Envelope, type Report } from './envelope-schema';
 
 /** A report delivery the relay will mail, parsed once at the door (nothing past the webhook reads the envelope). */
 export interface ReportDelivery {
   kind: 'report';
-  report: Report;
+  /** The report as NetBox sent it, without its counts (they are `counts`). */
+  report: ReportFields;
+  counts: ReportCounts;
   /** Identity of the report: `data.id` with `data.created`, so two NetBox instances never collide. */
   dedupKey: string;
   /** Completion time (the envelope timestamp) as ISO 8601, or the report's creation time without one. */
   completedAt: string;
   /** Who ran the script: `username` (≤ 4.6) or `request.user` (≥ 4.6), when NetBox says. */
   triggeredBy?: string;
-  /** The NetBox source it was posted by (its name); absent: the default source. */
-  source?: string;
+  /** The NetBox source it was posted by, by name (`default` for the bare webhook path). */
+  source: string;
+}
+
+/** A report's fields past the webhook: its counts are one {@link ReportCounts}, not validity's flat fields. */
+export type ReportFields = { [K in keyof Report as K extends CountField ? never : K]: Report[K] };
+
+const COUNT_FIELD_NAMES: ReadonlySet<string> = new Set(COUNT_FIELDS);
+
+/** The report's fields without its counts, and its counts. */
+function splitCounts(report: Report): { report: ReportFields; counts: ReportCounts } {
+  const fields = Object.fromEntries(Object.entries(report).filter(([key]) => !COUNT_FIELD_NAMES.has(key))) as ReportFields;
+  return { report: fields, counts: readCounts(report) };
 }
 
 /** The source configured from NETBOX_URL and WEBHOOK_* (the bare webhook path), and of rows stored before sources. */
@@ -77,10 +91,11 @@ export function parseDelivery(body: Uint8Array): Delivery {
   const data = report.data;
   return {
     kind: 'report',
-    report: data,
+    ...splitCounts(data),
     dedupKey: buildDedupKey(data.id, data.created),
     completedAt: normalizeTimestamp(env.timestamp) ?? normalizeTimestamp(data.created) ?? data.created,
     triggeredBy: triggeredBy(env),
+    source: DEFAULT_SOURCE_NAME,
   };
 }
 

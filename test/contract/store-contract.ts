@@ -88,7 +88,12 @@ export function makeReport(
     reportId: id,
     created,
     createdMs,
-    counts: { totalPassed: id, totalCount: 100, highPassed: 1, highCount: 2, middlePassed: 3, middleCount: 4, lowPassed: 5, lowCount: 6 },
+    counts: {
+      overall: { passed: id, count: 100 },
+      HIGH: { passed: 1, count: 2 },
+      MIDDLE: { passed: 3, count: 4 },
+      LOW: { passed: 5, count: 6 },
+    },
     failing,
   };
 }
@@ -815,10 +820,13 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       );
 
       // Saved again (a retry) with an unknown failing set: counts update, the known set stays.
-      await saveReport(store, { ...makeReport(10, T0, null), counts: { ...makeReport(10, T0, null).counts, totalPassed: 42 } });
+      await saveReport(store, {
+        ...makeReport(10, T0, null),
+        counts: { ...makeReport(10, T0, null).counts, overall: { passed: 42, count: 100 } },
+      });
       expect(await store.findReportBefore('https://netbox.example.com|', { createdMs: T0 + 1, reportId: 1 })).toMatchObject({
         reportId: 10,
-        counts: { totalPassed: 42 },
+        counts: { overall: { passed: 42 } },
         failing: [pair],
       });
     });
@@ -835,7 +843,12 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       const after = { createdMs: Date.parse('2026-11-21T10:30:00Z'), reportId: 1 };
 
       const stored = await store.findReportBefore(series, after);
-      expect(stored).toMatchObject({ dedupKey: first.dedupKey, reportId: 41, counts: { totalPassed: 41, totalCount: 50 }, failing: null });
+      expect(stored).toMatchObject({
+        dedupKey: first.dedupKey,
+        reportId: 41,
+        counts: { overall: { passed: 41, count: 50 } },
+        failing: null,
+      });
       expect(stored?.pending).toBe(true);
       expect(stored?.arrivedLate).toBeUndefined();
       expect(await store.listReportsBefore(series, after, 5)).toMatchObject([{ reportId: 41, pending: true }]);
@@ -1208,7 +1221,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
 
       const other = await open();
       expect((await other.getDelivery(first.id))!).toMatchObject({ netboxSource: 'default' });
-      expect((await other.getDelivery(first.id))!.report).not.toHaveProperty('source');
+      expect((await other.getDelivery(first.id))!.report!.source).toBe('default');
       expect((await other.getDelivery(lab.id))!).toMatchObject({ netboxSource: 'lab', dedupKey: `lab/${parsed.dedupKey}` });
       expect((await other.getDelivery(lab.id))!.report!.source).toBe('lab');
       expect((await other.listDeliveries({ netboxSource: 'lab' })).map((r) => r.id)).toEqual([lab.id]);

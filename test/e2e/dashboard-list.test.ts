@@ -107,14 +107,10 @@ describe('the deliveries list: counts, filters, keyset pages, retry now, phone a
         created,
         createdMs: Date.parse(created),
         counts: {
-          totalPassed: high + 40,
-          totalCount: 60,
-          highPassed: high,
-          highCount: 10,
-          middlePassed: 40,
-          middleCount: 50,
-          lowPassed: 0,
-          lowCount: 0,
+          overall: { passed: high + 40, count: 60 },
+          HIGH: { passed: high, count: 10 },
+          MIDDLE: { passed: 40, count: 50 },
+          LOW: { passed: 0, count: 0 },
         },
         failing,
       });

@@ -24,14 +24,10 @@ export function createReportSeries(shape: SeriesShape) {
   const countsOf = (failing: FailingPair[]): ReportSnapshot['counts'] => {
     const failed = (severity: string) => failing.filter((p) => p.severity === severity).length;
     return {
-      totalPassed: 3 * n - failing.length,
-      totalCount: 3 * n,
-      highPassed: n - failed('HIGH'),
-      highCount: n,
-      middlePassed: n - failed('MIDDLE'),
-      middleCount: n,
-      lowPassed: n - failed('LOW'),
-      lowCount: n,
+      overall: { passed: 3 * n - failing.length, count: 3 * n },
+      HIGH: { passed: n - failed('HIGH'), count: n },
+      MIDDLE: { passed: n - failed('MIDDLE'), count: n },
+      LOW: { passed: n - failed('LOW'), count: n },
     };
   };
   const snapshotOf = (step: SeriesStep): ReportSnapshot => {
@@ -52,14 +48,14 @@ export function createReportSeries(shape: SeriesShape) {
       id: step.id,
       device_count: shape.deviceCount,
       test_count: 3,
-      total_passed: c.totalPassed,
-      total_count: c.totalCount,
-      high_passed: c.highPassed,
-      high_count: c.highCount,
-      middle_passed: c.middlePassed,
-      middle_count: c.middleCount,
-      low_passed: c.lowPassed,
-      low_count: c.lowCount,
+      total_passed: c.overall.passed,
+      total_count: c.overall.count,
+      high_passed: c.HIGH.passed,
+      high_count: c.HIGH.count,
+      middle_passed: c.MIDDLE.passed,
+      middle_count: c.MIDDLE.count,
+      low_passed: c.LOW.passed,
+      low_count: c.LOW.count,
       created: shape.createdOf(step.id),
     });
     const d = parseDelivery(buildBody({ data }));

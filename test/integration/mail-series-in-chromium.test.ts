@@ -11,10 +11,10 @@ import {
   toChartPoint,
   type ReportView,
 } from '../../src/compose';
-import { createFailureSummarizer } from '../../src/enrichment';
+import { createFailureSummarizer, type Enrichment } from '../../src/enrichment';
 import { buildTrendChart, loadRenderer } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
-import { buildDevicesTrend, buildTrend, type FailingPair, type Trend } from '../../src/trend';
+import { buildTrend, type FailingPair, type Trend } from '../../src/trend';
 import type { ReportDelivery } from '../../src/webhook';
 import { launchChromium } from '../helpers/browser';
 import { createReportSeries } from '../helpers/report-series';
@@ -44,23 +44,29 @@ const { countsOf, snapshotOf, deliveryOf } = createReportSeries({
   createdOf: (id) => new Date(Date.UTC(2026, 2, 1, 6) + (id - 201) * 86_400_000).toISOString(),
 });
 
-/** The failing-tests section of report `step`, of the devices `keep` takes (all by default), tagged from `trend`. */
-function buildFailures(step: (typeof SERIES)[number], trend: Trend, keep: (device: string) => boolean = () => true) {
+/** The failing results of report `step` as NetBox lists them (leaf-NN's device id is 99 + NN). */
+function readFailures(step: (typeof SERIES)[number]): Enrichment {
   const summarizer = createFailureSummarizer();
   summarizer.add(
-    step.failing
-      .map((p, k) => ({
-        id: 9000 + k,
-        passed: false,
-        test: { id: p.test.length, name: p.test, severity: p.severity },
-        device: { id: 100 + k, name: p.device },
-      }))
-      .filter((r) => keep(r.device.name)),
+    step.failing.map((p, k) => ({
+      id: 9000 + k,
+      passed: false,
+      test: { id: p.test.length, name: p.test, severity: p.severity },
+      device: { id: 99 + Number(/leaf-(\d+)/.exec(p.device)![1]), name: p.device },
+    })),
   );
-  return buildEnrichmentView(
-    { status: 'ok', summary: summarizer.finish() },
-    { reportId: step.id, basePath: '', netboxUrl: NETBOX, failedResultsUrl: `${NETBOX}/failed`, maxFailures: 50, attachment: null, trend },
-  );
+  return { status: 'ok', summary: summarizer.finish() };
+}
+
+/** How report `step`'s failing-tests section is built, tagged from `trend`. */
+function sectionOptions(step: (typeof SERIES)[number], trend: Trend) {
+  const where = { reportId: step.id, basePath: '', netboxUrl: NETBOX, failedResultsUrl: `${NETBOX}/failed` };
+  return { ...where, maxFailures: 50, trend, attachCsv: false, attachMaxBytes: 0 };
+}
+
+/** The failing-tests section of report `step`, tagged from `trend`. */
+function buildFailures(step: (typeof SERIES)[number], trend: Trend) {
+  return buildEnrichmentView(readFailures(step), { ...sectionOptions(step, trend), attachment: null });
 }
 
 /** Report i of the series as the relay mails it: failures from NetBox, the trend, the chart (inline as data:). */
@@ -75,8 +81,8 @@ function buildMail(i: number): { view: ReportView; delivery: ReportDelivery; htm
     basePath: '',
     netboxUrl: NETBOX,
     currentFailingKnown: true,
-    passed: c.totalPassed,
-    count: c.totalCount,
+    passed: c.overall.passed,
+    count: c.overall.count,
   });
   const points = [...history.reverse(), snapshotOf(step)].map(toChartPoint);
   const chart = points.length > 1 ? buildTrendChart({ points, currentIndex: points.length - 1 }) : null;
@@ -112,17 +118,14 @@ describe('a series of report mails, a digest and an owner mail in a real browser
     const { view, delivery } = buildMail(2);
     // fra1's share of report 203 against report 202: its MIDDLE result on leaf-02 fixed, so its own verdict is "better".
     const history = SERIES.slice(0, 2).reverse().map(snapshotOf);
-    const fra1 = new Set([dev(1), dev(2)]);
     const owner = buildOwnerGroupView({
       view,
       delivery,
       insights: {
         attachments: [],
-        insightsFor: () => ({
-          enrichment: buildFailures(SERIES[2], buildTrend(snapshotOf(SERIES[2]), history), (d) => fra1.has(d)),
-          attachments: [],
-        }),
-        trendFor: (devices, counts) => buildDevicesTrend(snapshotOf(SERIES[2]), history, { devices, counts }),
+        enrichment: view.enrichment!,
+        section: { kept: readFailures(SERIES[2]), options: sectionOptions(SERIES[2], buildTrend(snapshotOf(SERIES[2]), history)) },
+        comparison: { current: snapshotOf(SERIES[2]), history, historyTruncated: false, previousPending: false, arrivedLate: false },
       },
       group: {
         route: 'owners',

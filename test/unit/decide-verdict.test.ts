@@ -1,5 +1,5 @@
-import { decideVerdict, type ReportCounts, type Verdict } from '../../src/trend';
-import type { Severity } from '../../src/report';
+import type { ReportCounts, Severity } from '../../src/report';
+import { decideVerdict, type Verdict } from '../../src/trend';
 
 /** Counts from "passed/count" per severity; the total is their sum. */
 function counts(high: string, middle: string, low: string): ReportCounts {
@@ -7,14 +7,10 @@ function counts(high: string, middle: string, low: string): ReportCounts {
   const [mp, mc] = middle.split('/').map(Number);
   const [lp, lc] = low.split('/').map(Number);
   return {
-    totalPassed: hp + mp + lp,
-    totalCount: hc + mc + lc,
-    highPassed: hp,
-    highCount: hc,
-    middlePassed: mp,
-    middleCount: mc,
-    lowPassed: lp,
-    lowCount: lc,
+    overall: { passed: hp + mp + lp, count: hc + mc + lc },
+    HIGH: { passed: hp, count: hc },
+    MIDDLE: { passed: mp, count: mc },
+    LOW: { passed: lp, count: lc },
   };
 }
 

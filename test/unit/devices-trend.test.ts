@@ -1,6 +1,13 @@
 import fs from 'node:fs';
 import { SqliteStore } from '../../src/store';
-import { buildDevicesTrend, buildTrend, recordReportTrend, type FailingPair, type ReportSnapshot } from '../../src/trend';
+import {
+  buildDevicesTrend,
+  buildTrend,
+  buildTrendOfDevices,
+  recordReportTrend,
+  type FailingPair,
+  type ReportSnapshot,
+} from '../../src/trend';
 import { makeTempDir } from '../helpers/relay-harness';
 import { reportHistoryOf } from '../helpers/store-writes';
 
@@ -19,14 +26,10 @@ function report(id: number, failing: FailingPair[] | null, known = failing): Rep
     created,
     createdMs: Date.parse(created),
     counts: {
-      totalPassed: 12 - (known ?? []).length,
-      totalCount: 12,
-      highPassed: 4 - failed('HIGH'),
-      highCount: 4,
-      middlePassed: 4 - failed('MIDDLE'),
-      middleCount: 4,
-      lowPassed: 4 - failed('LOW'),
-      lowCount: 4,
+      overall: { passed: 12 - (known ?? []).length, count: 12 },
+      HIGH: { passed: 4 - failed('HIGH'), count: 4 },
+      MIDDLE: { passed: 4 - failed('MIDDLE'), count: 4 },
+      LOW: { passed: 4 - failed('LOW'), count: 4 },
     },
     failing,
   };
@@ -96,8 +99,8 @@ describe("an owner group's trend: its devices' failing results against the previ
       await recordReportTrend(reportHistoryOf(store), before);
       const recorded = await recordReportTrend(reportHistoryOf(store), now);
       expect(recorded.trend.verdict).toBe('mixed');
-      expect(recorded.trendOfDevices(FRA)?.verdict).toBe('worse');
-      expect(recorded.trendOfDevices(AMS)?.verdict).toBe('better');
+      expect(buildTrendOfDevices(recorded.comparison, FRA)?.verdict).toBe('worse');
+      expect(buildTrendOfDevices(recorded.comparison, AMS)?.verdict).toBe('better');
     } finally {
       await store.close();
       fs.rmSync(dir, { recursive: true, force: true });

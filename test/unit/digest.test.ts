@@ -162,14 +162,10 @@ function snapshot(reportId: number, hour: number, passed: number, failing: Faili
     created,
     createdMs: Date.parse(created),
     counts: {
-      totalPassed: passed,
-      totalCount: 10,
-      highPassed: 5,
-      highCount: 5,
-      middlePassed: passed - 5,
-      middleCount: 5,
-      lowPassed: 0,
-      lowCount: 0,
+      overall: { passed: passed, count: 10 },
+      HIGH: { passed: 5, count: 5 },
+      MIDDLE: { passed: passed - 5, count: 5 },
+      LOW: { passed: 0, count: 0 },
     },
     failing,
   };

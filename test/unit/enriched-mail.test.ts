@@ -89,7 +89,7 @@ describe('the mail names what failed and what changed (golden renders)', () => {
       attachMaxBytes: overrides.attachMaxBytes ?? 1_000_000,
       logger: createSilentLogger(),
     });
-    const compose = createReportComposer({
+    const composer = createReportComposer({
       renderer,
       clock: { now: () => Date.parse('2026-03-06T15:12:00Z') },
       from: 'Compliance <relay@example.com>',
@@ -106,7 +106,11 @@ describe('the mail names what failed and what changed (golden renders)', () => {
     });
     // The mail of one route to netops (with attach_csv when the CSV is asked for), its attachments as a mail client reads them.
     return async (delivery: ClaimedDelivery): Promise<OutgoingMail & { attachments: Attachment[] }> => {
-      const mail = (await (await compose(delivery)).messageFor({ name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'test' }))!;
+      const mail = (await composer.render(await composer.compose(delivery), {
+        name: DEFAULT_ROUTE_NAME,
+        reminder: false,
+        reason: 'test',
+      }))!;
       return { ...mail, attachments: (await simpleParser(mail.raw)).attachments };
     };
   }

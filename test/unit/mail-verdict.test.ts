@@ -40,8 +40,8 @@ function buildSeriesViews(): ReportView[] {
       basePath: '',
       netboxUrl: 'https://netbox.example.com',
       currentFailingKnown: true,
-      passed: c.totalPassed,
-      count: c.totalCount,
+      passed: c.overall.passed,
+      count: c.overall.count,
     });
     return buildReportView(deliveryOf(step), { netboxUrl: 'https://netbox.example.com', timezone: 'UTC', trend, sourceName: 'prod' });
   });
@@ -101,7 +101,10 @@ describe('the mail reads one verdict', () => {
 
   it('says when the compared reports cover different results', () => {
     const before = snapshotOf(SERIES[0]);
-    const grown = { ...snapshotOf(SERIES[1]), counts: { ...countsOf([]), totalCount: 40, totalPassed: 40, lowCount: 20, lowPassed: 20 } };
+    const grown = {
+      ...snapshotOf(SERIES[1]),
+      counts: { ...countsOf([]), overall: { passed: 40, count: 40 }, LOW: { passed: 20, count: 20 } },
+    };
     const trend = buildTrendView(buildTrend(grown, [before]), {
       timezone: 'UTC',
       basePath: '',
@@ -125,8 +128,8 @@ describe('a relay without NETBOX_URL', () => {
       timezone: 'UTC',
       basePath: '',
       currentFailingKnown: false,
-      passed: c.totalPassed,
-      count: c.totalCount,
+      passed: c.overall.passed,
+      count: c.overall.count,
     });
     const enrichment = buildEnrichmentView(
       {
@@ -186,8 +189,8 @@ describe('a report with 5 failing results', () => {
       basePath: '',
       netboxUrl,
       currentFailingKnown: true,
-      passed: c.totalPassed,
-      count: c.totalCount,
+      passed: c.overall.passed,
+      count: c.overall.count,
     });
     return renderer.render(buildReportView(deliveryOf(now), { netboxUrl, timezone: 'UTC', trend: trendView, enrichment }));
   }

@@ -21,14 +21,10 @@ function report(id: number, count: number, failing: FailingPair[]): ReportSnapsh
     created,
     createdMs: Date.parse(created),
     counts: {
-      totalPassed: count - failing.length,
-      totalCount: count,
-      highPassed: count - failing.length,
-      highCount: count,
-      middlePassed: 0,
-      middleCount: 0,
-      lowPassed: 0,
-      lowCount: 0,
+      overall: { passed: count - failing.length, count: count },
+      HIGH: { passed: count - failing.length, count: count },
+      MIDDLE: { passed: 0, count: 0 },
+      LOW: { passed: 0, count: 0 },
     },
     failing,
   };
@@ -100,7 +96,7 @@ describe('three states per (device, test): failing, passed, not evaluated', () =
     expect(trend.undeterminedCount).toBe(row.undetermined);
     expect(trend.newlyFailing).toEqual([]);
     // The deltas stay NetBox's own whatever the states.
-    expect(trend.overall?.percent).toBe(Math.round((1000 * row.current.counts.totalPassed) / row.current.counts.totalCount) / 10);
+    expect(trend.overall?.percent).toBe(Math.round((1000 * row.current.counts.overall.passed) / row.current.counts.overall.count) / 10);
   });
 
   it('calls a pair newly failing only when it passed in the previous report', () => {

@@ -13,7 +13,7 @@ import { makeTempDir } from '../helpers/relay-harness';
 import { reportHistoryOf, saveReport } from '../helpers/store-writes';
 
 const T0 = Date.parse('2026-03-06T15:12:00Z');
-const compose = createReportComposer({
+const composer = createReportComposer({
   renderer: loadRenderer(defaultTemplatesDir()),
   clock: { now: () => T0 },
   from: 'Compliance <relay@example.com>',
@@ -25,7 +25,7 @@ const compose = createReportComposer({
 
 /** The default route's mail for a claimed delivery, without what differs per call (nothing should). */
 async function mailOf(delivery: ClaimedDelivery) {
-  const message = (await (await compose(delivery)).messageFor({ name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'test' }))!;
+  const message = (await composer.render(await composer.compose(delivery), { name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'test' }))!;
   const headers = Object.fromEntries(
     [...(await simpleParser(message.raw)).headers].filter(([name]) => name.startsWith('x-compliance-')).map(([n, v]) => [n, String(v)]),
   );
@@ -109,7 +109,7 @@ describe('the report composer reads the stored typed report', () => {
     const [claimed] = await store.claimDue({ now: T0, limit: 1, owner: 'test', leaseMs: 60_000 });
     expect(claimed.report).toBeNull();
     expect((await mailOf(claimed)).subject).toContain('62.5% passed, 3 failing, no HIGH \u2014 report 5');
-    await expect(compose({ ...claimed, body: buildBody({ event: 'deleted' }) })).rejects.toMatchObject({ code: 'EUNREADABLE' });
+    await expect(composer.compose({ ...claimed, body: buildBody({ event: 'deleted' }) })).rejects.toMatchObject({ code: 'EUNREADABLE' });
   });
 });
 
@@ -149,14 +149,10 @@ describe('the report composer and the trend chart', () => {
     // A report before it: one point is not a trend, and the first report of a series has no chart.
     const created = '2023-04-11T19:36:33Z';
     const counts = {
-      totalPassed: 4,
-      totalCount: 8,
-      highPassed: 0,
-      highCount: 0,
-      middlePassed: 4,
-      middleCount: 8,
-      lowPassed: 0,
-      lowCount: 0,
+      overall: { passed: 4, count: 8 },
+      HIGH: { passed: 0, count: 0 },
+      MIDDLE: { passed: 4, count: 8 },
+      LOW: { passed: 0, count: 0 },
     };
     if (options.earlier) {
       await saveReport(store, {
@@ -171,7 +167,7 @@ describe('the report composer and the trend chart', () => {
     }
     const body = buildBody({ data: buildReportData({ id: 9 }) });
     const claimed = await storeAndClaim(store, body);
-    return (await composeWithChart(claimed)).messageFor({ name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'test' });
+    return composeWithChart.render(await composeWithChart.compose(claimed), { name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'test' });
   }
 
   it('shows the chart in the HTML, without an attachment, and its sparkline in the text', async () => {

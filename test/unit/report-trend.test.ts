@@ -1,7 +1,14 @@
 import fs from 'node:fs';
 import { SqliteStore } from '../../src/store';
 import { buildTrendView } from '../../src/compose';
-import { buildReportSnapshot, buildTrend, recordReportTrend, type FailingPair, type ReportSnapshot } from '../../src/trend';
+import {
+  buildReportSnapshot,
+  buildTrend,
+  buildTrendOfDevices,
+  recordReportTrend,
+  type FailingPair,
+  type ReportSnapshot,
+} from '../../src/trend';
 import { parseDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir } from '../helpers/relay-harness';
@@ -26,14 +33,10 @@ function snapshot(
     created,
     createdMs: Date.parse(created),
     counts: {
-      totalPassed: 0,
-      totalCount: 0,
-      highPassed: 0,
-      highCount: 0,
-      middlePassed: 0,
-      middleCount: 0,
-      lowPassed: 0,
-      lowCount: 0,
+      overall: { passed: 0, count: 0 },
+      HIGH: { passed: 0, count: 0 },
+      MIDDLE: { passed: 0, count: 0 },
+      LOW: { passed: 0, count: 0 },
       ...counts,
     },
     failing,
@@ -58,7 +61,7 @@ describe('report trend', () => {
   it('says there is nothing to compare with for the first report', async () => {
     const trend = await record(
       reportHistoryOf(store),
-      snapshot(1, '2026-03-01T10:00:00Z', { totalPassed: 7, totalCount: 9 }, [ntp('sw1'), ntp('sw2')]),
+      snapshot(1, '2026-03-01T10:00:00Z', { overall: { passed: 7, count: 9 } }, [ntp('sw1'), ntp('sw2')]),
     );
     expect(trend.previous).toBeNull();
     expect(trend.overall).toBeNull();
@@ -70,19 +73,19 @@ describe('report trend', () => {
     const r1 = snapshot(
       10,
       '2026-03-01T10:00:00Z',
-      { totalPassed: 6, totalCount: 9, highPassed: 1, highCount: 3, middlePassed: 5, middleCount: 6 },
+      { overall: { passed: 6, count: 9 }, HIGH: { passed: 1, count: 3 }, MIDDLE: { passed: 5, count: 6 } },
       [ntp('sw1'), ntp('sw2'), snmp('sw3')],
     );
     const r2 = snapshot(
       11,
       '2026-03-02T10:00:00Z',
-      { totalPassed: 7, totalCount: 9, highPassed: 2, highCount: 3, middlePassed: 5, middleCount: 6 },
+      { overall: { passed: 7, count: 9 }, HIGH: { passed: 2, count: 3 }, MIDDLE: { passed: 5, count: 6 } },
       [ntp('sw1'), snmp('sw3')],
     );
     const r3 = snapshot(
       12,
       '2026-03-03T10:00:00Z',
-      { totalPassed: 6, totalCount: 9, highPassed: 1, highCount: 3, middlePassed: 5, middleCount: 6 },
+      { overall: { passed: 6, count: 9 }, HIGH: { passed: 1, count: 3 }, MIDDLE: { passed: 5, count: 6 } },
       [ntp('sw1'), snmp('sw3'), ntp('sw9')],
     );
     await record(reportHistoryOf(store), r1);
@@ -106,7 +109,10 @@ describe('report trend', () => {
     expect(t2.regression).toBe(false);
     expect(t2.failingSetChanged).toBe(true);
 
-    const t3 = await record(reportHistoryOf(store), { ...r3, counts: { ...r3.counts, middlePassed: 4, totalPassed: 5 } });
+    const t3 = await record(reportHistoryOf(store), {
+      ...r3,
+      counts: { ...r3.counts, MIDDLE: { ...r3.counts.MIDDLE, passed: 4 }, overall: { ...r3.counts.overall, passed: 5 } },
+    });
     expect(t3.newlyFailing).toEqual([ntp('sw9')]);
     expect(t3.fixed).toEqual([]);
     expect(t3.regression).toBe(true);
@@ -142,11 +148,11 @@ describe('report trend', () => {
   });
 
   it('compares a report that arrives late with the one created before it', async () => {
-    await record(reportHistoryOf(store), snapshot(20, '2026-03-01T10:00:00Z', { totalPassed: 1, totalCount: 2 }, [ntp('a')]));
-    await record(reportHistoryOf(store), snapshot(22, '2026-03-03T10:00:00Z', { totalPassed: 2, totalCount: 2 }, []));
+    await record(reportHistoryOf(store), snapshot(20, '2026-03-01T10:00:00Z', { overall: { passed: 1, count: 2 } }, [ntp('a')]));
+    await record(reportHistoryOf(store), snapshot(22, '2026-03-03T10:00:00Z', { overall: { passed: 2, count: 2 } }, []));
     const late = await record(
       reportHistoryOf(store),
-      snapshot(21, '2026-03-02T10:00:00Z', { totalPassed: 0, totalCount: 2 }, [ntp('a'), ntp('b')]),
+      snapshot(21, '2026-03-02T10:00:00Z', { overall: { passed: 0, count: 2 } }, [ntp('a'), ntp('b')]),
     );
     expect(late.previous?.reportId).toBe(20);
     expect(late.newlyFailing).toEqual([ntp('b')]);
@@ -179,7 +185,7 @@ describe('report trend', () => {
       snapshot(
         31,
         '2026-03-02T10:00:00Z',
-        { totalPassed: 7, totalCount: 10, highPassed: 2, highCount: 5, middlePassed: 5, middleCount: 5 },
+        { overall: { passed: 7, count: 10 }, HIGH: { passed: 2, count: 5 }, MIDDLE: { passed: 5, count: 5 } },
         [ntp('a'), ntp('b'), ntp('c')],
       ),
     );
@@ -202,14 +208,14 @@ describe('report trend', () => {
   });
 
   it("marks a report stored after a newer one of its series as late, on its trend and its devices' trends", async () => {
-    await record(reportHistoryOf(store), snapshot(40, '2026-03-01T10:00:00Z', { totalPassed: 1, totalCount: 2 }, [ntp('a')]));
+    await record(reportHistoryOf(store), snapshot(40, '2026-03-01T10:00:00Z', { overall: { passed: 1, count: 2 } }, [ntp('a')]));
     await arrive(42, '2026-03-03T10:00:00Z', { total_passed: 2, total_count: 2 });
     const late = await arrive(41, '2026-03-02T10:00:00Z', { total_passed: 0, total_count: 2 });
     const recorded = await recordReportTrend(reportHistoryOf(store), { ...late, failing: [ntp('a'), ntp('b')] });
     expect(recorded.trend).toMatchObject({ arrivedLate: true, previous: { reportId: 40 } });
     expect(recorded.trend.previous?.pending).toBeUndefined();
     expect(recorded.trend.newlyFailing).toEqual([ntp('b')]);
-    expect(recorded.trendOfDevices(new Set(['b']))?.arrivedLate).toBe(true);
+    expect(buildTrendOfDevices(recorded.comparison, new Set(['b']))?.arrivedLate).toBe(true);
     const view = buildTrendView(recorded.trend, { timezone: 'UTC', basePath: '', currentFailingKnown: true, passed: 0, count: 2 });
     expect(view.arrivalText).toBe(
       "Arrived late: a newer report of this series was received before it. It is compared with report 40, created before it; the newer report's mail stands as it was sent.",
@@ -223,23 +229,26 @@ describe('report trend', () => {
   it('keeps two series apart and records a retried report once', async () => {
     await record(
       reportHistoryOf(store),
-      snapshot(5, '2026-03-01T10:00:00Z', { totalPassed: 1, totalCount: 2 }, [ntp('a')], 'https://other.example.com|'),
+      snapshot(5, '2026-03-01T10:00:00Z', { overall: { passed: 1, count: 2 } }, [ntp('a')], 'https://other.example.com|'),
     );
-    const first = snapshot(5, '2026-03-02T10:00:00Z', { totalPassed: 2, totalCount: 2 }, []);
+    const first = snapshot(5, '2026-03-02T10:00:00Z', { overall: { passed: 2, count: 2 } }, []);
     expect((await record(reportHistoryOf(store), first)).previous).toBeNull();
     expect((await record(reportHistoryOf(store), first)).previous).toBeNull();
-    const next = await record(reportHistoryOf(store), snapshot(6, '2026-03-03T10:00:00Z', { totalPassed: 2, totalCount: 2 }, []));
+    const next = await record(reportHistoryOf(store), snapshot(6, '2026-03-03T10:00:00Z', { overall: { passed: 2, count: 2 } }, []));
     expect(next.previous?.reportId).toBe(5);
     expect(next.failingSetChanged).toBe(false);
   });
 
   it('says when the failing pairs are unknown, and still compares the counts', async () => {
-    await record(reportHistoryOf(store), snapshot(1, '2026-03-01T10:00:00Z', { totalPassed: 1, totalCount: 2 }, null));
-    const same = await record(reportHistoryOf(store), snapshot(2, '2026-03-02T10:00:00Z', { totalPassed: 1, totalCount: 2 }, [ntp('a')]));
+    await record(reportHistoryOf(store), snapshot(1, '2026-03-01T10:00:00Z', { overall: { passed: 1, count: 2 } }, null));
+    const same = await record(
+      reportHistoryOf(store),
+      snapshot(2, '2026-03-02T10:00:00Z', { overall: { passed: 1, count: 2 } }, [ntp('a')]),
+    );
     expect(same.failingSetKnown).toBe(false);
     expect(same.failingSetChanged).toBeNull();
     expect(same.newlyFailing).toEqual([]);
-    const worse = await record(reportHistoryOf(store), snapshot(3, '2026-03-03T10:00:00Z', { totalPassed: 0, totalCount: 2 }, null));
+    const worse = await record(reportHistoryOf(store), snapshot(3, '2026-03-03T10:00:00Z', { overall: { passed: 0, count: 2 } }, null));
     expect(worse.failingSetChanged).toBe(true);
     expect(worse.regression).toBe(true);
   });

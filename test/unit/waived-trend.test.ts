@@ -19,14 +19,10 @@ function snapshot(id: number, created: string, failing: FailingPair[]): ReportSn
     created,
     createdMs: Date.parse(created),
     counts: {
-      totalPassed: 20 - high - middle,
-      totalCount: 20,
-      highPassed: 10 - high,
-      highCount: 10,
-      middlePassed: 10 - middle,
-      middleCount: 10,
-      lowPassed: 0,
-      lowCount: 0,
+      overall: { passed: 20 - high - middle, count: 20 },
+      HIGH: { passed: 10 - high, count: 10 },
+      MIDDLE: { passed: 10 - middle, count: 10 },
+      LOW: { passed: 0, count: 0 },
     },
     failing,
   };

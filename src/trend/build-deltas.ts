@@ -1,0 +1,79 @@
+import { COUNT_LINES, passPercent, SEVERITIES, type PassCount, type ReportCounts, type Severity } from '../report';
+
+/** U+2212, as in "−1 failing": a real minus sign reads better than a hyphen in a mail. */
+const MINUS = '\u2212';
+
+/** Change of one line (Overall or one severity) against the previous report. */
+export interface TrendDelta {
+  name: 'Overall' | Severity;
+  percent: number | null;
+  previousPercent: number | null;
+  /** Percentage points, one decimal; null when either side has no results. */
+  deltaPoints: number | null;
+  /** "+2.5 pts", "−3.0 pts", "±0.0 pts", or "—" when not comparable. */
+  deltaPointsText: string;
+  failed: number;
+  previousFailed: number;
+  deltaFailed: number;
+  /** Results of this line in each report; in a devices-only trend both are this report's count of those devices (0 when unknown). */
+  count: number;
+  previousCount: number;
+  /** "+2 failing", "−1 failing", "±0 failing". */
+  deltaFailedText: string;
+  /** By the pass percentage ("same" also when not comparable); in a devices-only trend, by the failing count. */
+  direction: 'better' | 'worse' | 'same';
+}
+
+/** Each line of the counts changed by its severity's number (the overall line by their sum). */
+function changeLines(counts: ReportCounts, by: Record<Severity, number>, change: (line: PassCount, n: number) => PassCount): ReportCounts {
+  const [HIGH, MIDDLE, LOW] = SEVERITIES.map((s) => change(counts[s], by[s]));
+  return { overall: change(counts.overall, by.HIGH + by.MIDDLE + by.LOW), HIGH, MIDDLE, LOW };
+}
+
+/** Counts without some failing results (as if they had not been evaluated). */
+export function withoutFailed(counts: ReportCounts, failed: Record<Severity, number>): ReportCounts {
+  return changeLines(counts, failed, (line, n) => ({ ...line, count: line.count - n }));
+}
+
+/** Counts with some failing results counted as passed. */
+export function addPassed(counts: ReportCounts, extra: Record<Severity, number>): ReportCounts {
+  return changeLines(counts, extra, (line, n) => ({ ...line, passed: line.passed + n }));
+}
+
+/** Overall, HIGH, MIDDLE, LOW. */
+export function buildDeltas(c: ReportCounts, p: ReportCounts): TrendDelta[] {
+  return COUNT_LINES.map((line) => buildDelta(line === 'overall' ? 'Overall' : line, c[line], p[line]));
+}
+
+function buildDelta(name: TrendDelta['name'], { passed, count }: PassCount, previous: PassCount): TrendDelta {
+  const { passed: previousPassed, count: previousCount } = previous;
+  const percent = passPercent(passed, count);
+  const previousPercent = passPercent(previousPassed, previousCount);
+  // Tenths as integers, so 77.8 − 75.3 is 2.5 and not 2.499999.
+  const deltaPoints = percent === null || previousPercent === null ? null : Math.round(percent * 10 - previousPercent * 10) / 10;
+  const failed = count - passed;
+  const previousFailed = previousCount - previousPassed;
+  const deltaFailed = failed - previousFailed;
+  return {
+    name,
+    percent,
+    previousPercent,
+    deltaPoints,
+    deltaPointsText: deltaPoints === null ? '—' : `${signOf(deltaPoints)}${Math.abs(deltaPoints).toFixed(1)} pts`,
+    failed,
+    previousFailed,
+    deltaFailed,
+    count,
+    previousCount,
+    deltaFailedText: formatDeltaFailed(deltaFailed),
+    direction: deltaPoints === null || deltaPoints === 0 ? 'same' : deltaPoints > 0 ? 'better' : 'worse',
+  };
+}
+
+export function formatDeltaFailed(deltaFailed: number): string {
+  return `${signOf(deltaFailed)}${Math.abs(deltaFailed)} failing`;
+}
+
+function signOf(n: number): string {
+  return n > 0 ? '+' : n < 0 ? MINUS : '±';
+}
