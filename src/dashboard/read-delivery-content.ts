@@ -3,9 +3,7 @@ import type { ReportCounts } from '../report';
 import { parseDelivery, type ReportFields } from '../webhook';
 
 export type DeliveryContent =
-  | { kind: 'report'; report: ReportFields; counts: ReportCounts }
-  | InternalJob
-  | { kind: 'other'; reason: string };
+  { kind: 'report'; report: ReportFields; counts: ReportCounts } | InternalJob | { kind: 'other'; reason: string };
 
 /**
  * What a delivery holds: a report from the typed fields parsed at ingest, so a listing loads no body.
