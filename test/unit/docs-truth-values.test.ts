@@ -147,7 +147,7 @@ describe("docs/reference.md's mail headers are the headers a mail carries", () =
     const names = filesUnder('src', ['.ts']).flatMap((f) => [...read(f).matchAll(/'(X-Compliance-[A-Za-z-]+)'/g)].map((m) => m[1]));
     const mail = await buildOutgoingMail({
       ...{ from: 'a@example.com', to: ['b@example.com'], cc: [], bcc: [], replyTo: 'c@example.com', subject: 's', text: 't', html: 'h' },
-      ...{ attachments: [], messageId: '<m@example.com>', inReplyTo: '<t@example.com>', date: new Date(0) },
+      ...{ attachments: [], messageId: '<m@example.com>', threadId: '<t@example.com>', date: new Date(0) },
       headers: { 'Auto-Submitted': 'auto-generated', 'X-Auto-Response-Suppress': 'All', ...Object.fromEntries(names.map((n) => [n, 'x'])) },
     });
     const head = mail.raw.toString('latin1').split('\r\n\r\n')[0];
@@ -174,7 +174,7 @@ describe("docs/reference.md's mail headers are the headers a mail carries", () =
   });
 
   it('the Auto-Submitted and X-Auto-Response-Suppress values listed are the ones every mail is built with', () => {
-    const code = read('src/mail/build-message.ts');
+    const code = read('src/mail/build-outgoing-mail.ts');
     for (const [, name, value] of [...read('docs/reference.md').matchAll(/^\| `((?:Auto|X-Auto)[A-Za-z-]+)` \| every mail \| `([^`]+)`/gm)])
       expect(code).toContain(`'${name}': '${value}'`);
   });
