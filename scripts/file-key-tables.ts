@@ -298,7 +298,7 @@ function describeAllowed(node: JsonNode): string | undefined {
 }
 
 /** A table cell's text: a pipe would end the cell, and `<name>` outside a code span would read as an HTML tag. */
-function escapeCell(text: string): string {
+export function escapeCell(text: string): string {
   return text
     .split('`')
     .map((part, i) => (i % 2 === 1 ? part : part.replace(/</g, '&lt;').replace(/>/g, '&gt;')))

@@ -6,15 +6,7 @@
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE } from '../src/cli';
 import { createMetrics, registerCatchUpSeries, registerWaiverGauge } from '../src/metrics';
 import { createLogger, ERROR_CATALOGUE } from '../src/shared';
-
-/** A table cell's text: a pipe would end the cell, and `<name>` outside a code span would read as an HTML tag. */
-function escapeCell(text: string): string {
-  return text
-    .split('`')
-    .map((part, i) => (i % 2 === 1 ? part : part.replace(/</g, '&lt;').replace(/>/g, '&gt;')))
-    .join('`')
-    .replace(/\|/g, '\\|');
-}
+import { escapeCell } from './file-key-tables';
 
 /** The error answers of the HTTP API: code, status, whether sending again can help, the default message. */
 export function renderErrorCodes(): string {
