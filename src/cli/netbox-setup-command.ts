@@ -61,6 +61,7 @@ export async function netboxSetupCommand(flags: NetboxSetupFlags, config: Config
         name: flags.name,
         secretFile: flags.secretFile ? path.resolve(io.cwd, flags.secretFile) : undefined,
         configuredSecret: source.secrets[0],
+        sourceName: source.name === DEFAULT_SOURCE_NAME ? undefined : source.name,
         dryRun: flags.dryRun === true,
         showSecret: flags.showSecret === true,
       },

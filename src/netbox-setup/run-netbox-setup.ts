@@ -12,6 +12,8 @@ export interface NetboxSetupOptions {
   secretFile?: string;
   /** WEBHOOK_SECRET from the relay's configuration, when it has one. */
   configuredSecret?: string;
+  /** The named source being set up (SOURCES_FILE); absent for the default one (the WEBHOOK_SECRET variables). */
+  sourceName?: string;
   dryRun: boolean;
   showSecret: boolean;
 }
@@ -83,13 +85,15 @@ export async function runNetboxSetup(options: NetboxSetupOptions, io: NetboxSetu
     const secretWritten = secret.writeTo !== undefined && !options.dryRun;
     if (secretWritten) {
       io.writeSecretFile(secret.writeTo!, secret.value);
-      print(`Secret written to ${secret.writeTo} (mode 0600). Give it to the relay: WEBHOOK_SECRET_FILE=${secret.writeTo}`);
+      print(`Secret written to ${secret.writeTo} (mode 0600). Give it to the relay: ${describeSecretSetting(secret.writeTo!, options)}`);
     } else if (secret.writeTo) {
       print(`Would write the secret to ${secret.writeTo} (mode 0600).`);
     } else if (secret.source === 'config') {
       print("The webhook uses the relay's configured secret: the relay needs nothing more.");
     } else if (secret.source === 'file') {
-      print(`The webhook uses the secret in ${options.secretFile}. Give it to the relay: WEBHOOK_SECRET_FILE=${options.secretFile}`);
+      print(
+        `The webhook uses the secret in ${options.secretFile}. Give it to the relay: ${describeSecretSetting(options.secretFile!, options)}`,
+      );
     }
 
     const webhookFields = buildWebhookFields(form, { name: options.name, payloadUrl: options.payloadUrl, secret: secret.value });
@@ -210,4 +214,11 @@ function toSetupError(error: NetboxApiError): NetboxSetupError {
   if (error.status >= 500 || error.status === 429)
     return new NetboxSetupError('unavailable', `${error.message}. Try again later.`, { cause: error });
   return new NetboxSetupError('config', `${error.message}.`, { cause: error });
+}
+
+/** How the relay is told to read the secret from `file`: a variable for the default source, a SOURCES_FILE field for a named one. */
+function describeSecretSetting(file: string, options: NetboxSetupOptions): string {
+  return options.sourceName
+    ? `webhook_secret_file: ${file} in source ${options.sourceName} of SOURCES_FILE`
+    : `WEBHOOK_SECRET_FILE=${file}`;
 }

@@ -121,6 +121,19 @@ describe('the command line understands NetBox sources', () => {
       expect(lab.eventRules.size).toBe(1);
     });
 
+    it("a named source without a secret: the secret written is given to that source's webhook_secret_file, not to WEBHOOK_SECRET_FILE", async () => {
+      const env = sourcesEnv(prod.url, lab.url);
+      const file = path.join(dir, 'prod-secret');
+      const result = await cli(
+        ['netbox-setup', '--source', 'prod', '--payload-url', 'https://relay.example.com/webhook/prod', '--secret-file', file],
+        env,
+      );
+      expect(result.code).toBe(0);
+      expect(result.out).toContain(`Give it to the relay: webhook_secret_file: ${file} in source prod of SOURCES_FILE`);
+      expect(result.out).not.toContain('WEBHOOK_SECRET_FILE');
+      expect([...prod.webhooks.values()]).toEqual([expect.objectContaining({ secret: fs.readFileSync(file, 'utf8').trim() })]);
+    });
+
     it('an unknown source is a usage error listing the configured ones; a source without a token says which field', async () => {
       const env = sourcesEnv(prod.url, lab.url);
       const unknown = await cli(['netbox-setup', '--source', 'qa', '--payload-url', 'https://relay.example.com/webhook/qa'], env);
