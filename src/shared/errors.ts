@@ -13,7 +13,6 @@ export const ERROR_CATALOGUE = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false, message: 'The body must be application/json.' },
   UNSUPPORTED_ENCODING: { status: 415, retryable: false, message: 'Compressed or encoded bodies are not accepted.' },
   REQUEST_ABORTED: { status: 400, retryable: true, message: 'The request body was not received completely.' },
-  REQUEST_TIMEOUT: { status: 408, retryable: true, message: 'The request body was not received in time.' },
   STORAGE_UNAVAILABLE: { status: 503, retryable: true, message: 'The delivery could not be stored; nothing was kept. Retry later.' },
   FORBIDDEN_ADDRESS: { status: 403, retryable: false, message: 'This client address may not post deliveries.' },
   RATE_LIMITED: { status: 429, retryable: true, message: 'Too many requests from this address.' },
