@@ -16,7 +16,7 @@ import { parseNewWaiver, WAIVER_MAX_DAYS_AHEAD } from '../../src/waivers';
 import { CATCH_UP_MAX_MAILED } from '../../src/config/sources-file';
 import { EXIT_CODES } from '../../scripts/reference-tables';
 import { listFileKeys, ROUTES_FILE, SOURCES_FILE } from '../../scripts/file-key-tables';
-import { configMessages } from '../helpers/config-files';
+import { configMessages, EXAMPLES_ENV, EXAMPLES_SECRET_FILES } from '../helpers/config-files';
 import { fencedBlocks, filesUnder, findIn, pages, proseOf, read, root, type Found } from '../helpers/doc-pages';
 
 /*
@@ -183,7 +183,7 @@ describe("docs/reference.md's mail headers are the headers a mail carries", () =
 describe('every exit code a page names is one the commands exit with', () => {
   const codes = EXIT_CODES.map(([code]) => String(code));
   // "exit 78", "exits 69", "Exit 78 when", "(exit 64)", and a list after "Exit codes": "0 done, 64 bad flags, 69 …".
-  const single = findIn(/\b[Ee]xit(?:s|ed| code| codes?:?| with)? (\d+)\b/g);
+  const single = findIn(/\b[Ee]xit\w*(?: codes?:?| with)? (\d+)\b/g);
   const lists = findIn(/\bExit codes[^:]*: ([^.]*)/g).flatMap((f) =>
     [...f.match[1].matchAll(/(?<![\w.-])(\d{1,3})(?= [a-z])/g)].map((m) => ({ ...f, match: m })),
   );
@@ -358,21 +358,8 @@ describe('the routes and sources pages name only keys the files have', () => {
 
 /** What a YAML or JSON example is, by its shape, and the problems loading it as the relay loads it finds. */
 function problemsOf(text: string, lang: string): string[] {
-  const secret = 'a-webhook-secret-of-32-characters';
-  const env = {
-    NETBOX_URL: 'https://netbox.example.com',
-    NETBOX_TOKEN: '0123456789abcdef0123456789abcdef01234567',
-    WEBHOOK_SECRET: secret,
-    NETBOX_LAB_TOKEN: '0123456789abcdef0123456789abcdef01234567',
-    LAB_WEBHOOK_SECRET: secret,
-    SOURCES_FILE: '/srv/sources.yaml',
-  };
-  const files: Record<string, string> = {
-    '/srv/sources.yaml': read('examples/sources.yaml'),
-    '/run/secrets/netbox_prod_token': '0123456789abcdef0123456789abcdef01234567',
-    '/run/secrets/prod_webhook_secret': secret,
-    '/etc/relay/lab-ca.pem': '-----BEGIN CERTIFICATE-----\n',
-  };
+  const env = { ...EXAMPLES_ENV, SOURCES_FILE: '/srv/sources.yaml' };
+  const files: Record<string, string> = { '/srv/sources.yaml': read('examples/sources.yaml'), ...EXAMPLES_SECRET_FILES };
   let value: unknown;
   try {
     value = lang === 'json' ? parseJsonExample(text) : YAML.parse(text);

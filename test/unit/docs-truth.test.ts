@@ -8,7 +8,7 @@ import { describeSettings } from '../../src/config';
 import { RETIRED_SETTINGS } from '../../src/config/retired-settings';
 import { startTestRelay } from '../helpers/relay-harness';
 import { captureIo } from '../helpers/cli-io';
-import { configMessages } from '../helpers/config-files';
+import { configMessages, EXAMPLES_ENV, EXAMPLES_SECRET_FILES } from '../helpers/config-files';
 
 /*
  * What the pages say, checked against the one definition of each thing they name: the settings schema,
@@ -261,21 +261,12 @@ describe('examples/ files: each one a page names exists, and each one a page sho
   });
 
   it('each examples/ routes and sources file loads as the relay loads it', () => {
-    const secret = 'a-webhook-secret-of-32-characters';
-    const env = {
-      NETBOX_URL: 'https://netbox.example.com',
-      NETBOX_TOKEN: '0123456789abcdef0123456789abcdef01234567',
-      WEBHOOK_SECRET: secret,
-      NETBOX_LAB_TOKEN: '0123456789abcdef0123456789abcdef01234567',
-      LAB_WEBHOOK_SECRET: secret,
-    };
+    const env = EXAMPLES_ENV;
     const files = {
       '/srv/examples/routes.yaml': read('examples/routes.yaml'),
       '/srv/examples/owner-routes.yaml': read('examples/owner-routes.yaml'),
       '/srv/examples/sources.yaml': read('examples/sources.yaml'),
-      '/run/secrets/netbox_prod_token': '0123456789abcdef0123456789abcdef01234567',
-      '/run/secrets/prod_webhook_secret': secret,
-      '/etc/relay/lab-ca.pem': '-----BEGIN CERTIFICATE-----\n',
+      ...EXAMPLES_SECRET_FILES,
     };
     expect(configMessages({ ...env, ROUTES_FILE: 'examples/routes.yaml', SOURCES_FILE: 'examples/sources.yaml' }, files)).toEqual([]);
     expect(configMessages({ ...env, ROUTES_FILE: 'examples/owner-routes.yaml' }, files)).toEqual([]);
