@@ -7,7 +7,7 @@ import { buildTrendChart, loadRenderer, registerTemplateHelpers, type Renderer }
 import { defaultTemplatesDir } from '../src/relay';
 import { buildDefaultRoute, DEFAULT_ROUTE_NAME } from '../src/routing';
 import { neutralizeText, systemClock } from '../src/shared';
-import type { ClaimedDelivery } from '../src/store';
+import type { DeliveryRecord } from '../src/store';
 import { parseDelivery } from '../src/webhook';
 import { computeInclusiveShare, profileCpu, summarizeSelfTime } from './lib/cpu-profile';
 import type { Benchmark, BenchContext, Figure } from './lib/types';
@@ -120,7 +120,7 @@ export const renderBenchmark: Benchmark = {
       timezone: 'Europe/Berlin',
       netboxUrl: 'https://netbox.example.com',
     });
-    const delivery = { id: 1, reportId: id, dedupKey: parsed.dedupKey, body, attempts: 1 } as ClaimedDelivery;
+    const delivery = { id: 1, reportId: id, dedupKey: parsed.dedupKey, body, attempts: 1 } as DeliveryRecord;
 
     // Warm-up (let V8 optimise both), then the two alternately, so a noisy neighbour hits both alike.
     measureRate(() => renderer.render(view), ms / 3);

@@ -7,7 +7,7 @@ import { createNotifier } from '../notify';
 import { buildDefaultRoute, type Route } from '../routing';
 import { createRelayNetboxClients } from '../relay';
 import { RelayError, systemClock } from '../shared';
-import { openStore, StorageUnavailableError, type ClaimedDelivery, type Store } from '../store';
+import { openStore, StorageUnavailableError, type DeliveryRecord, type Store } from '../store';
 import { parseDelivery } from '../webhook';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, UsageError, type CliIo } from './io';
 import { previewDigest } from './preview-digest';
@@ -82,7 +82,7 @@ async function chooseRoute(
 
 /** Composes the route's mail as the worker does (history read, never written) and writes its four files. */
 async function writePreview(
-  delivery: ClaimedDelivery,
+  delivery: DeliveryRecord,
   route: Route,
   context: { config: Config; io: CliIo; store?: Store; out: string; group?: string },
 ): Promise<number> {
@@ -92,8 +92,8 @@ async function writePreview(
     const composer = createReadOnlyComposer(config, {
       renderer: loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir()),
       store,
-      netbox: netbox.get(delivery.netboxSource),
-      sourceName: delivery.netboxSource,
+      netbox: netbox.get(delivery.source),
+      sourceName: delivery.source,
       routes: [route],
     });
     const composed = await composer.compose(delivery);
@@ -173,27 +173,19 @@ function createSendTestComposer(config: Config, route: Route) {
 }
 
 /** A delivery body as the worker claims it (parsed already: the composer takes it as it is), or why it is not a report. */
-function toClaimedDelivery(body: Buffer, dedupKey?: string): ClaimedDelivery | string {
+function toClaimedDelivery(body: Buffer, dedupKey?: string): DeliveryRecord | string {
   const parsed = parseDelivery(body);
   if (parsed.kind !== 'report') return parsed.reason;
-  return {
-    id: 0,
-    reportId: parsed.report.id,
-    dedupKey: dedupKey ?? parsed.dedupKey,
-    body,
-    attempts: 1,
-    report: parsed,
-    netboxSource: DEFAULT_SOURCE_NAME,
-  } as ClaimedDelivery;
+  return { ...parsed, id: 0, reportId: parsed.report.id, dedupKey: dedupKey ?? parsed.dedupKey, body, attempts: 1 } as DeliveryRecord;
 }
 
-function readDeliveryFile(file: string, io: CliIo): ClaimedDelivery {
+function readDeliveryFile(file: string, io: CliIo): DeliveryRecord {
   const delivery = toClaimedDelivery(io.readFile(file));
   if (typeof delivery === 'string') throw new UsageError(`${file} is not a compliance report delivery: ${delivery}`);
   return delivery;
 }
 
-async function readStoredDelivery(store: Store, options: PreviewOptions): Promise<ClaimedDelivery> {
+async function readStoredDelivery(store: Store, options: PreviewOptions): Promise<DeliveryRecord> {
   let id = options.id === undefined ? undefined : Number(options.id);
   if (options.id !== undefined && !Number.isSafeInteger(id))
     throw new UsageError(`--id must be a delivery id (a number), got "${options.id}"`);

@@ -4,7 +4,7 @@ import { defaultTemplatesDir, loadRenderer } from '../mail';
 import { parseDigestSchedule, type Route } from '../routing';
 import { createSilentLogger, systemClock, type Clock } from '../shared';
 import { createRelayWaiverBook } from '../relay';
-import { openStore, type ClaimedDelivery, type Store } from '../store';
+import { openStore, type DeliveryRecord, type Store } from '../store';
 import { UsageError, type CliIo } from './io';
 import { writePreviewFiles } from './write-preview-files';
 
@@ -65,7 +65,7 @@ export async function previewDigest(
       defaultTimezone: config.mail.timezone,
       clock,
     });
-    const { message: mail } = await composeDigest({ ...buildDigestJob(job), id: 0 } as ClaimedDelivery);
+    const { message: mail } = await composeDigest({ ...buildDigestJob(job), id: 0 } as DeliveryRecord);
     const period = `${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}`;
     writePreviewFiles(io, options.out, mail, `Digest ${route.name}, ${period}`);
     return 0;

@@ -5,7 +5,7 @@ import type { NetboxClient } from '../netbox';
 import { createRelayReportComposer, createRelayWaiverBook, findDeliverySource } from '../relay';
 import { createRoutePlanner, type Route } from '../routing';
 import { createSilentLogger, systemClock } from '../shared';
-import type { ClaimedDelivery, OwnerGroupPlan, Store } from '../store';
+import type { DeliveryRecord, OwnerGroupPlan, Store } from '../store';
 
 /**
  * The relay's report composer for a command that looks and does not send (`preview`, `check-config
@@ -49,7 +49,7 @@ export interface OwnerGroupsFound {
 export async function findOwnerGroups(
   routes: readonly Route[],
   name: string,
-  delivery: ClaimedDelivery,
+  delivery: DeliveryRecord,
   composed: ComposedReport,
   store: Store | undefined,
 ): Promise<OwnerGroupsFound> {

@@ -10,7 +10,7 @@ import {
 } from '../mail';
 import { buildReportView, type ReportView } from './build-report-view';
 import type { PlannedReport, Route } from '../routing';
-import type { ClaimedDelivery, OwnerGroupPlan } from '../store';
+import { readReport, type DeliveryRecord, type OwnerGroupPlan } from '../store';
 import type { OwnerDirectory } from '../enrichment';
 import { buildOwnerGroupView } from './build-owner-view';
 import { renderWithinBudget } from './render-within-budget';
@@ -59,7 +59,7 @@ export type ComposedMail = ComposedReport | ComposedNotice;
 
 /** A report's two steps: composed once per delivery (its insights and view), then rendered to each route's finished mail. */
 export interface ReportComposer {
-  compose: (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedReport>;
+  compose: (delivery: DeliveryRecord, log?: Logger) => Promise<ComposedReport>;
   /** The finished mail for one route (the worker sends and keeps exactly these bytes); undefined when the route is gone. */
   render: (composed: ComposedReport, route: RouteContext) => Promise<OutgoingMail | undefined>;
 }
@@ -98,7 +98,7 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
   const routes = new Map(options.routes.map((r) => [r.name, r]));
   return {
     compose: async (delivery, log) => {
-      const parsed = delivery.report ?? parseStoredBody(delivery);
+      const parsed = readReport(delivery) ?? parseStoredBody(delivery);
       // Enrichment and trend once per delivery, shared by every route's mail.
       const insights = options.insights ? await options.insights(parsed, log) : undefined;
       const view = buildReportView(parsed, {
@@ -114,7 +114,7 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       return {
         kind: 'report',
         deliveryId: delivery.id,
-        netboxSource: delivery.netboxSource,
+        netboxSource: delivery.source,
         delivery: parsed,
         view,
         insights,
@@ -187,11 +187,11 @@ function recipientsFor(route: Route, group: OwnerGroupPlan | null): Recipients {
 }
 
 /** The report from the stored bytes, for a delivery without typed fields (stored before migration 6, or a preview of a file). */
-function parseStoredBody(delivery: ClaimedDelivery): ReportDelivery {
-  const parsed = parseDelivery(delivery.body);
+function parseStoredBody(delivery: DeliveryRecord): ReportDelivery {
+  const parsed = parseDelivery(delivery.body!);
   if (parsed.kind !== 'report') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a report: ${parsed.reason}`);
   // Its key and source as stored (a named source's key carries the source): the Message-ID and the trend go by them.
-  return { ...parsed, dedupKey: delivery.dedupKey, source: delivery.netboxSource };
+  return { ...parsed, dedupKey: delivery.dedupKey, source: delivery.source };
 }
 
 /** Headers for client-side filters (Sieve, Outlook rules): stable names, plain values. */

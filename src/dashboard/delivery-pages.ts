@@ -144,7 +144,7 @@ async function readChartReports(deps: DashboardDeps, filter: ListOptions, conten
   const rows = await Promise.all(records.map(async (record) => ({ record, content: await contentOf(record) })));
   const bySource = new Map<string, ChartReport[]>();
   for (const { record, content } of rows) {
-    const reports = bySource.get(record.netboxSource) ?? [];
+    const reports = bySource.get(record.source) ?? [];
     if (content.kind !== 'report' || reports.length >= limit) continue;
     const { report } = content;
     reports.push(
@@ -153,7 +153,7 @@ async function readChartReports(deps: DashboardDeps, filter: ListOptions, conten
         day: formatShortDay(report.created, options.timezone),
       }),
     );
-    bySource.set(record.netboxSource, reports);
+    bySource.set(record.source, reports);
   }
   for (const reports of bySource.values()) reports.sort((a, b) => compareReportOrder(a, b) || a.deliveryId - b.deliveryId);
   return new Map([...bySource].sort(([a], [b]) => a.localeCompare(b)));
@@ -178,7 +178,7 @@ function buildSourceCharts(bySource: Map<string, ChartReport[]>, filtered: boole
 
 /** A report's page in NetBox: in its own source's NetBox, with several sources; none without a NetBox URL. */
 function buildNetboxLink(options: DashboardOptions, record: DeliveryRecord, content: DeliveryContent): string | undefined {
-  const netboxUrl = options.sources ? options.sources.find((s) => s.name === record.netboxSource)?.netbox.url : options.netboxUrl;
+  const netboxUrl = options.sources ? options.sources.find((s) => s.name === record.source)?.netbox.url : options.netboxUrl;
   if (content.kind !== 'report' || !netboxUrl) return undefined;
   return buildLinks(content.report.id, content.report.url, content.report.results_url, netboxUrl).report;
 }

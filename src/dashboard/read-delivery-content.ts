@@ -10,7 +10,7 @@ export type DeliveryContent =
  * Only a record without them (the watchdog's, a digest's, a report stored before migration 6) loads its body.
  */
 export async function readDeliveryContent(record: DeliveryRecord, store: Pick<Store, 'getDeliveryBody'>): Promise<DeliveryContent> {
-  if (record.report) return { kind: 'report', report: record.report.report, counts: record.report.counts };
+  if (record.report && record.counts) return { kind: 'report', report: record.report, counts: record.counts };
   const { dedupKey } = record;
   const body = await store.getDeliveryBody(record.id);
   if (!body) return { kind: 'other', reason: 'the stored body is gone' };

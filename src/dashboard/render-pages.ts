@@ -171,7 +171,7 @@ export function renderDelivery(input: {
   const t = (ms: number | null) => (ms === null ? '—' : input.formatTime(ms));
   const summary = html`<section><h1>Delivery #${d.id} ${stateBadge(d.state)}</h1><dl>
 <dt>What</dt><dd>${describeContent(input.content)}${input.reportLink ? html` · <a href="${input.reportLink}" rel="noreferrer">open in NetBox</a>` : ''}</dd>
-${input.named ? html`<dt>NetBox source</dt><dd>${d.netboxSource}</dd>` : ''}<dt>Received</dt><dd>${t(d.receivedAt)} ${d.receivedVia === 'catch-up' ? 'fetched from NetBox by the catch-up: its webhook never arrived' : `from ${d.source}`}</dd>
+${input.named ? html`<dt>NetBox source</dt><dd>${d.source}</dd>` : ''}<dt>Received</dt><dd>${t(d.receivedAt)} ${d.receivedVia === 'catch-up' ? 'fetched from NetBox by the catch-up: its webhook never arrived' : `from ${d.sender}`}</dd>
 <dt>Attempts</dt><dd>${d.attempts}</dd>
 ${d.nextAttemptAt !== null && d.state !== 'sent' ? html`<dt>Next attempt</dt><dd>${t(d.nextAttemptAt)}</dd>` : ''}
 ${d.sentAt !== null ? html`<dt>Sent</dt><dd>${t(d.sentAt)}</dd>` : ''}

@@ -4,7 +4,7 @@ import { buildFailureClass, classifyRenderFailure, type FailureClass, type Notif
 import type { Logger } from '../shared';
 import {
   StorageUnavailableError,
-  type ClaimedDelivery,
+  type DeliveryRecord,
   type NewRouteMail,
   type RouteMailOutcome,
   type RouteMailRecord,
@@ -22,7 +22,7 @@ export interface Composers {
   watchdog: NoticeComposer;
 }
 
-type NoticeComposer = (delivery: ClaimedDelivery, log: Logger) => Promise<ComposedNotice>;
+type NoticeComposer = (delivery: DeliveryRecord, log: Logger) => Promise<ComposedNotice>;
 
 /** One route's place in a delivery's plan, as recorded or as decided at this attempt. */
 type PlannedRoute = Pick<
@@ -52,7 +52,7 @@ export interface RouteMail {
 
 /** A claimed delivery on its way through the stages; each stage fills in its part. */
 export interface BatchItem {
-  delivery: ClaimedDelivery;
+  delivery: DeliveryRecord;
   log: Logger;
   /** The route plan: as recorded at an earlier attempt, or decided now (then `newPlan` holds it for the settle). */
   plan: PlannedRoute[];
@@ -85,7 +85,7 @@ export interface ComposeStage {
  * The compose stage, one delivery at a time with a turn of the event loop between two (so webhooks are
  * answered meanwhile): composed, its plan read (or decided), every route mail due built to its final bytes.
  */
-export async function composeBatch(stage: ComposeStage, deliveries: ClaimedDelivery[], log: Logger): Promise<BatchItem[]> {
+export async function composeBatch(stage: ComposeStage, deliveries: DeliveryRecord[], log: Logger): Promise<BatchItem[]> {
   const [recorded] = await Promise.all([stage.store.listRouteMails(deliveries.map((d) => d.id)), stage.history.startBatch(deliveries)]);
   const items: BatchItem[] = [];
   for (const delivery of deliveries) {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ClaimedDelivery, Store } from '../store';
+import type { DeliveryRecord, Store } from '../store';
 import { buildNextSlice, composeBatch, type BatchItem, type ComposeStage } from './compose-batch';
 import type { BatchHistory } from './create-batch-history';
 import { createRetryDecider, type RetryDecider, type RetrySettings, type QueuePauseStatus } from './retry-policy';
@@ -122,7 +122,7 @@ async function runLoop(loop: Loop): Promise<void> {
     if (limit > 0) {
       // Whether this claim is the probe of a paused queue is decided before the await.
       const asProbe = loop.policy.state === 'open';
-      let claimed: ClaimedDelivery[] | undefined;
+      let claimed: DeliveryRecord[] | undefined;
       try {
         claimed = await store.claimDue({ now, limit, owner: loop.owner, leaseMs, skipSources: [...loop.sources.keys()] });
       } catch (error) {
@@ -142,9 +142,9 @@ async function runLoop(loop: Loop): Promise<void> {
 }
 
 /** Runs a claim as one batch per source, side by side; the loop is woken as each ends. */
-function startBatches(loop: Loop, deliveries: ClaimedDelivery[], asProbe: boolean): void {
-  const bySource = new Map<string, ClaimedDelivery[]>();
-  for (const d of deliveries) bySource.set(d.netboxSource, [...(bySource.get(d.netboxSource) ?? []), d]);
+function startBatches(loop: Loop, deliveries: DeliveryRecord[], asProbe: boolean): void {
+  const bySource = new Map<string, DeliveryRecord[]>();
+  for (const d of deliveries) bySource.set(d.source, [...(bySource.get(d.source) ?? []), d]);
   for (const [source, batch] of bySource) {
     for (const d of batch) loop.claimed.add(d.id);
     loop.sources.set(
@@ -159,7 +159,7 @@ function startBatches(loop: Loop, deliveries: ClaimedDelivery[], asProbe: boolea
 }
 
 /** One batch through the stages. Never rejects: a delivery whose run broke is left to its lease. */
-async function runBatch(loop: Loop, deliveries: ClaimedDelivery[], asProbe: boolean): Promise<void> {
+async function runBatch(loop: Loop, deliveries: DeliveryRecord[], asProbe: boolean): Promise<void> {
   const { options, policy } = loop;
   const started = options.clock.now();
   try {
@@ -201,7 +201,7 @@ function hasUnbuiltMails(item: BatchItem): boolean {
  * that another replica composing a successor meanwhile compares with their failing sets, not on counts only.
  * A refused write leaves them to the settle, as on a single-owner store (whose next batch starts after it).
  */
-async function shareComposedReports(options: WorkerOptions, deliveries: ClaimedDelivery[]): Promise<void> {
+async function shareComposedReports(options: WorkerOptions, deliveries: DeliveryRecord[]): Promise<void> {
   const { store, history, clock, logger } = options;
   if (store.singleOwner) return;
   const reports = history.take(deliveries.map((d) => d.dedupKey));

@@ -1,7 +1,7 @@
 import { parseFailureCode, type Clock, type Logger } from '../shared';
 import { FAILURE_CATALOGUE, type FailureClass } from '../notify';
 import type {
-  ClaimedDelivery,
+  DeliveryRecord,
   DeliverySettlement,
   DeliveryStateChange,
   RouteMailOutcome,
@@ -16,11 +16,11 @@ import { computeBackoffMs, type NextState, type RetryDecider } from './retry-pol
 /** What one attempt came to, for metrics, the SMTP health check and tests (after it is recorded). */
 export type WorkerOutcome =
   /** Every route mail of the delivery is sent (`routes`: those sent in this attempt, in order; `response`: the first one's answer). */
-  | { type: 'sent'; delivery: ClaimedDelivery; messageId: string; response: string; durationMs: number; routes: string[] }
+  | { type: 'sent'; delivery: DeliveryRecord; messageId: string; response: string; durationMs: number; routes: string[] }
   /** No route mailed it: each matching route's notify policy held it back, or none matched. */
-  | { type: 'suppressed'; delivery: ClaimedDelivery; reasons: Record<string, string>; durationMs: number }
-  | { type: 'retry'; delivery: ClaimedDelivery; failure: FailureClass; nextAttemptAt: number; durationMs: number }
-  | { type: 'dead'; delivery: ClaimedDelivery; failure: FailureClass; durationMs: number };
+  | { type: 'suppressed'; delivery: DeliveryRecord; reasons: Record<string, string>; durationMs: number }
+  | { type: 'retry'; delivery: DeliveryRecord; failure: FailureClass; nextAttemptAt: number; durationMs: number }
+  | { type: 'dead'; delivery: DeliveryRecord; failure: FailureClass; durationMs: number };
 
 /** The settle's write, while the store refuses it: how many deliveries wait, and why (for /readyz, the gauge, the banner). */
 export interface UnrecordedStatus {

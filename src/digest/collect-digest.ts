@@ -2,7 +2,7 @@ import { buildDigestMail, UnreadableDeliveryError, type ComposedNotice, type Dig
 import type { Renderer } from '../mail';
 import { buildReportFacts, buildRoutingTrend, matchCondition, type Condition, type Route, type SourceFacts } from '../routing';
 import type { Clock, Logger } from '../shared';
-import { parseJobDelivery, type ClaimedDelivery, type DeliveryRecord, type DigestJob, type Store } from '../store';
+import { parseJobDelivery, readReport, type DeliveryRecord, type DigestJob, type Store } from '../store';
 import {
   buildPeriodPoint,
   buildPeriodTrend,
@@ -77,7 +77,7 @@ export async function collectDigest(deps: DigestSources, route: Route, job: Dige
   const otherSeries = ranked
     .slice(MAX_DIGEST_SERIES)
     .map((t) => ({ source: t.source, series: t.series, reportCount: t.records.length, latest: t.latest }));
-  const heard = new Set(received.map((r) => r.netboxSource));
+  const heard = new Set(received.map((r) => r.source));
   const watched = namedSources(route.match);
   const silentSources = deps.sources.map((s) => s.name).filter((name) => !heard.has(name) && (!watched || watched.has(name)));
   return { ...job, timezone, sources, otherSeries, silentSources };
@@ -93,9 +93,9 @@ export interface DigestMailSettings extends DigestSources {
 }
 
 /** The composer of digests: a digest job becomes its route's digest mail, gathered from the store when it is composed. */
-export function createDigestComposer(settings: DigestMailSettings): (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedNotice> {
+export function createDigestComposer(settings: DigestMailSettings): (delivery: DeliveryRecord, log?: Logger) => Promise<ComposedNotice> {
   return async (delivery) => {
-    const stored = parseJobDelivery(delivery.dedupKey, delivery.body);
+    const stored = parseJobDelivery(delivery.dedupKey, delivery.body!);
     if (stored?.kind !== 'digest') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a digest job`);
     const { job } = stored;
     const route = settings.routes.find((r) => r.name === job.route && r.digest);
@@ -134,10 +134,10 @@ async function tallySeries(deps: DigestSources, route: Route, received: readonly
   for (const record of received) {
     const snapshot = await findSnapshot(deps, record);
     if (route.match && !(await matchesRoute(deps, route.match, record, snapshot))) continue;
-    const key = `${record.netboxSource}\n${snapshot.series}`;
+    const key = `${record.source}\n${snapshot.series}`;
     const point = buildPeriodPoint(snapshot);
     const tally = tallies.get(key);
-    if (!tally) tallies.set(key, { source: record.netboxSource, series: snapshot.series, latest: point, records: [record] });
+    if (!tally) tallies.set(key, { source: record.source, series: snapshot.series, latest: point, records: [record] });
     else {
       tally.records.push(record);
       if (compareReportOrder(point, tally.latest) > 0) tally.latest = point;
@@ -152,7 +152,7 @@ async function listPeriodReports(store: DigestSources['store'], job: DigestJob):
   let beforeId: number | undefined;
   for (;;) {
     const page = await store.listDeliveries({ receivedFrom: job.periodStart, receivedBefore: job.periodEnd, limit: PAGE_SIZE, beforeId });
-    rows.push(...page.filter((r) => r.report !== null));
+    rows.push(...page.filter((r) => readReport(r)));
     if (page.length < PAGE_SIZE) break;
     beforeId = page[page.length - 1].id;
   }
@@ -163,18 +163,18 @@ async function listPeriodReports(store: DigestSources['store'], job: DigestJob):
 async function findSnapshot(deps: DigestSources, record: DeliveryRecord): Promise<ReportSnapshot> {
   const stored = await deps.store.findReport(record.dedupKey);
   if (stored) return stored;
-  const source = deps.sources.find((s) => s.name === record.netboxSource);
+  const source = deps.sources.find((s) => s.name === record.source);
   const series = buildSourceSeriesKey({
-    source: record.netboxSource === DEFAULT_SOURCE_NAME ? undefined : record.netboxSource,
+    source: record.source === DEFAULT_SOURCE_NAME ? undefined : record.source,
     netboxUrl: source?.netboxUrl,
-    reportUrl: record.report!.report.url,
+    reportUrl: record.report!.url,
   });
-  return buildReportSnapshot(record.report!, series, null);
+  return buildReportSnapshot(readReport(record)!, series, null);
 }
 
 async function matchesRoute(deps: DigestSources, condition: Condition, record: DeliveryRecord, snapshot: ReportSnapshot): Promise<boolean> {
-  const source = deps.sources.find((s) => s.name === record.netboxSource);
-  const facts = buildReportFacts(record.report!, { name: record.netboxSource, tags: source?.tags ?? {} });
+  const source = deps.sources.find((s) => s.name === record.source);
+  const facts = buildReportFacts(readReport(record)!, { name: record.source, tags: source?.tags ?? {} });
   const previous = await deps.store.findReportBefore(snapshot.series, snapshot);
   return matchCondition(condition, facts, buildRoutingTrend(buildTrend(snapshot, previous ? [previous] : []), facts));
 }

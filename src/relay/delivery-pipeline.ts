@@ -201,7 +201,7 @@ function createRelayComposers(
   const composers = new Map(config.sources.map((source) => [source.name, composerFor(source)]));
   const of = (source: string) => composers.get(source) ?? composerFor(findDeliverySource(config, source));
   const report: ReportComposer = {
-    compose: (delivery, log) => of(delivery.netboxSource).compose(delivery, log),
+    compose: (delivery, log) => of(delivery.source).compose(delivery, log),
     render: (composed, route) => of(composed.netboxSource).render(composed, route),
   };
   // The watchdog's notices go to everyone who expects reports: MAIL_TO/CC/BCC, or every route's recipients.

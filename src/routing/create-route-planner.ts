@@ -1,5 +1,5 @@
 import type { FailingResult, OwnerDirectory, OwnerLookup, ResultCounts } from '../enrichment';
-import type { ClaimedDelivery, NewRouteMail, OwnerGroupPlan, Store } from '../store';
+import type { DeliveryRecord, NewRouteMail, OwnerGroupPlan, Store } from '../store';
 import { countPerSeverity, SEVERITIES, type Severity, type SeverityCounts } from '../report';
 import type { Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
@@ -23,7 +23,7 @@ export interface PlannedReport {
 }
 
 /** Decides, for a delivery, what each route does with it (a route mailing NetBox's contacts: one row per owner group). */
-export type RoutePlanner = (delivery: ClaimedDelivery, composed: PlannedReport) => Promise<NewRouteMail[]>;
+export type RoutePlanner = (delivery: DeliveryRecord, composed: PlannedReport) => Promise<NewRouteMail[]>;
 
 /** The key of the mail holding the whole report (nothing failed, or NetBox could not say who owns what). */
 const WHOLE_GROUP_KEY = 'whole';
@@ -52,7 +52,7 @@ export function createRoutePlanner(options: {
   const needsOwners = options.routes.some((r) => r.owners !== undefined);
   const needsDevices = options.routes.some((r) => r.owners !== undefined || (r.match !== undefined && hasDeviceCondition(r.match)));
   return async (delivery, composed) => {
-    const facts = buildReportFacts(composed.delivery, { name: delivery.netboxSource, tags: tags.get(delivery.netboxSource) ?? {} });
+    const facts = buildReportFacts(composed.delivery, { name: delivery.source, tags: tags.get(delivery.source) ?? {} });
     const trend = composed.trend ? buildRoutingTrend(composed.trend, facts) : buildCountTrend(null);
     const lastSent = new Map<string, string | null>();
     for (const route of options.routes)
@@ -62,17 +62,17 @@ export function createRoutePlanner(options: {
     const failingIds = new Set((composed.failures ?? []).flatMap((r) => (r.deviceId === null ? [] : [r.deviceId])));
     if (lookup?.status === 'ok') {
       if (failingIds.size > 0) facts.devices = lookup.devices.filter((d) => failingIds.has(d.id));
-    } else if (lookup) options.onOwnerFallback?.(delivery.netboxSource, lookup.code);
+    } else if (lookup) options.onOwnerFallback?.(delivery.source, lookup.code);
     else if (needsOwners && composed.failures === null && facts.hasFailures) {
       // The failing results themselves could not be read: nobody can say who owns what.
-      options.onOwnerFallback?.(delivery.netboxSource, composed.failuresMissing?.code ?? 'NO_RESULTS');
+      options.onOwnerFallback?.(delivery.source, composed.failuresMissing?.code ?? 'NO_RESULTS');
     }
     const decisions = planRoutes(options.routes, facts, trend, (name) => lastSent.get(name) ?? null);
     const plan: NewRouteMail[] = [];
     for (const decision of decisions) {
       const route = byName.get(decision.route);
       if (decision.outcome === 'send' && route?.owners)
-        plan.push(...(await splitByOwner(route, decision, composed, lookup, { ...options, source: delivery.netboxSource })));
+        plan.push(...(await splitByOwner(route, decision, composed, lookup, { ...options, source: delivery.source })));
       else if (decision.outcome === 'send' && route && decision.devices) plan.push(await scopeToDevices(route, decision, composed));
       else if (decision.outcome === 'send' && route?.match && hasDeviceCondition(route.match) && facts.hasFailures && !facts.devices)
         plan.push(unscoped(route, decision, composed, lookup));

@@ -1,5 +1,5 @@
 import { COUNT_FIELDS, readCounts, writeCounts, type CountField } from '../report';
-import { DEFAULT_SOURCE_NAME, type ReportDelivery, type ReportFields } from '../webhook';
+import { DEFAULT_SOURCE_NAME, type ReportFields } from '../webhook';
 import type { ValuesCell } from './statement';
 import {
   StorageUnavailableError,
@@ -77,15 +77,14 @@ export const DELIVERY_RECORD_COLUMNS = `id, kind, dedup_key, report_id, report_c
 
 /** A new delivery as the parameters of its INSERT: the report's fields flattened into their columns. */
 export function toDeliveryParams(delivery: NewDelivery): DeliveryParams {
-  const parsed = delivery.report;
-  const r = parsed?.report;
+  const r = delivery.report;
   const params: Record<string, unknown> = {
     kind: delivery.kind ?? 'report',
     dedup_key: delivery.dedupKey,
-    report_id: delivery.reportId,
-    report_created: delivery.reportCreated,
+    report_id: r?.id ?? delivery.reportId ?? 0,
+    report_created: r?.created ?? delivery.reportCreated,
     completed_at: delivery.completedAt,
-    source: delivery.source,
+    source: delivery.sender,
     body: delivery.body,
     received_at: delivery.receivedAt,
     display: r?.display ?? null,
@@ -93,13 +92,13 @@ export function toDeliveryParams(delivery: NewDelivery): DeliveryParams {
     results_url: r?.results_url ?? null,
     // Absent and null are told apart (NULL and 'null'), so the report reads back as it was parsed.
     custom_fields: r?.custom_fields === undefined ? null : JSON.stringify(r.custom_fields),
-    triggered_by: parsed?.triggeredBy ?? null,
-    netbox_source: parsed?.source ?? delivery.netboxSource ?? DEFAULT_SOURCE_NAME,
+    triggered_by: delivery.triggeredBy ?? null,
+    netbox_source: delivery.source ?? DEFAULT_SOURCE_NAME,
     received_via: delivery.receivedVia ?? 'webhook',
   };
   params.device_count = r?.device_count ?? null;
   params.test_count = r?.test_count ?? null;
-  for (const [column, value] of Object.entries(parsed ? writeCounts(parsed.counts) : {})) params[column] = value;
+  for (const [column, value] of Object.entries(delivery.counts ? writeCounts(delivery.counts) : {})) params[column] = value;
   for (const column of COUNT_FIELDS) params[column] ??= null;
   return params as DeliveryParams;
 }
@@ -108,27 +107,19 @@ export function toDeliveryParams(delivery: NewDelivery): DeliveryParams {
  * The report of a row, trusted as the webhook validated it (no schema check, no body parse). `url` is
  * never NULL in a report's row, so it tells a row that has none.
  */
-function decodeRowReport(row: DeliveryRow): ReportDelivery | null {
+function decodeRowReport(row: DeliveryRow): ReportFields | null {
   if (row.url === null || row.results_url === null) return null;
   const report: Record<string, unknown> = { id: row.report_id, url: row.url, results_url: row.results_url, created: row.report_created };
   if (row.display !== null) report.display = row.display;
   report.device_count = row.device_count ?? 0;
   report.test_count = row.test_count ?? 0;
   if (row.custom_fields !== null) report.custom_fields = JSON.parse(row.custom_fields) as ReportFields['custom_fields'];
-  const delivery: ReportDelivery = {
-    kind: 'report',
-    report: report as ReportFields,
-    counts: readCounts(row),
-    dedupKey: row.dedup_key,
-    completedAt: row.completed_at,
-    source: row.netbox_source,
-  };
-  if (row.triggered_by !== null) delivery.triggeredBy = row.triggered_by;
-  return delivery;
+  return report as ReportFields;
 }
 
 export function decodeDeliveryRow(row: DeliveryRow): DeliveryRecord {
-  return {
+  const report = decodeRowReport(row);
+  const record: DeliveryRecord = {
     id: row.id,
     kind: row.kind,
     receivedVia: row.received_via,
@@ -136,7 +127,8 @@ export function decodeDeliveryRow(row: DeliveryRow): DeliveryRecord {
     reportId: row.report_id,
     reportCreated: row.report_created,
     completedAt: row.completed_at,
-    source: row.source,
+    sender: row.source,
+    source: row.netbox_source,
     state: row.state,
     attempts: row.attempts,
     receivedAt: row.received_at,
@@ -146,9 +138,11 @@ export function decodeDeliveryRow(row: DeliveryRow): DeliveryRecord {
     messageId: row.message_id,
     sentAt: row.sent_at,
     updatedAt: row.updated_at,
-    netboxSource: row.netbox_source,
-    report: decodeRowReport(row),
+    report,
+    counts: report && readCounts(row),
   };
+  if (row.triggered_by !== null) record.triggeredBy = row.triggered_by;
+  return record;
 }
 
 /** The row an insert returns (or the lookup of a key already stored). */

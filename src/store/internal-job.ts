@@ -77,11 +77,10 @@ export function buildJobDelivery(
   return {
     kind,
     dedupKey: `${prefix}${key}`,
-    reportId: 0,
     ...times,
-    source,
+    sender: source,
+    ...(netboxSource ? { source: netboxSource } : {}),
     body: Buffer.from(JSON.stringify({ [mark]: payload }), 'utf8'),
-    ...(netboxSource ? { netboxSource } : {}),
   };
 }
 

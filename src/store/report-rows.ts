@@ -79,7 +79,7 @@ export function toArrivalParams(delivery: ReportDelivery, series: string): Arriv
 }
 
 /** Whether a new delivery comes with its report's row (a report, and the series it belongs to). */
-export function hasArrival(delivery: NewDelivery): delivery is NewDelivery & { report: ReportDelivery; series: string } {
+export function hasArrival(delivery: NewDelivery): delivery is NewDelivery & ReportDelivery & { series: string } {
   return Boolean(delivery.report && delivery.series);
 }
 

@@ -13,7 +13,6 @@ import { catchUpQueries, decodeCatchUpRow } from './catch-up-rows';
 import { DELIVERY_STATES, StorageUnavailableError } from './types';
 import type {
   CatchUpState,
-  ClaimedDelivery,
   DeliveryRecord,
   DeliveryState,
   DigestPeriod,
@@ -96,7 +95,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
     return this.engine.insertDelivery(delivery);
   }
 
-  async claimDue({ now, limit, owner, leaseMs, skipSources = [] }: Input<'claimDue'>): Promise<ClaimedDelivery[]> {
+  async claimDue({ now, limit, owner, leaseMs, skipSources = [] }: Input<'claimDue'>): Promise<DeliveryRecord[]> {
     if (limit <= 0) return [];
     const params = { now, limit, owner, leaseUntil: now + leaseMs, skipSources: [...skipSources] };
     const rows = await this.engine.writeGrouped(selectAll(queries.deliveries.claimDue, params), { atomic: false });

@@ -49,7 +49,7 @@ export function* insertDeliveries(deliveries: NewDelivery[]): Work<InsertResult[
   const missing = findMissingKeys(deliveries, inserted);
   const existing = missing.length > 0 ? yield* selectAll(queries.deliveries.findIdsByKey, { keys: missing }) : [];
   const results = resolveInsertResults(deliveries, inserted, existing);
-  const arrivals = deliveries.flatMap((d, i) => (!results[i].duplicate && hasArrival(d) ? [toArrivalParams(d.report, d.series)] : []));
+  const arrivals = deliveries.flatMap((d, i) => (!results[i].duplicate && hasArrival(d) ? [toArrivalParams(d, d.series)] : []));
   if (arrivals.length > 0) yield* execute(queries.reports.arrive(arrivals.length), toRowsParams(arrivals));
   return results;
 }

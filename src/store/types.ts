@@ -1,6 +1,6 @@
-import type { SeverityCounts } from '../report';
+import type { ReportCounts, SeverityCounts } from '../report';
 import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from '../trend';
-import type { ReportDelivery } from '../webhook';
+import type { ReportDelivery, ReportFields } from '../webhook';
 import type { WaiverStorage } from '../waivers';
 
 /** States of a delivery: queued → sending → sent, or → retrying → sending …, or → dead. */
@@ -13,57 +13,58 @@ export type DeliveryKind = 'report' | 'digest' | 'watchdog';
 /** How a report reached the relay: NetBox's webhook, or fetched from NetBox's list because its webhook never came. */
 export type ReceivedVia = 'webhook' | 'catch-up';
 
-/** What the webhook stores, before the 2xx. */
-export interface NewDelivery {
+/**
+ * What is stored before the 2xx: a report's delivery as the webhook parsed it (identity, source, report and
+ * counts held once, here) with how it arrived; or an internal job's record, its payload in `body`.
+ */
+export interface NewDelivery extends Omit<ReportDelivery, 'kind' | 'report' | 'counts' | 'source'> {
   /** Default `report`. */
   kind?: DeliveryKind;
+  /** The NetBox source, by name; default `default`. */
+  source?: string;
   /** Default `webhook`. */
   receivedVia?: ReceivedVia;
-  dedupKey: string;
-  reportId: number;
-  reportCreated: string;
-  completedAt: string;
-  /** Who sent it (the client address). */
-  source: string;
-  /** The exact bytes NetBox sent, kept for audit and preview; readers use {@link report} instead. */
+  /** The client address, or what queued a record that is not NetBox's. */
+  sender: string;
+  /** The exact bytes received, kept for audit and preview; readers use {@link report} instead. */
   body: Buffer;
   receivedAt: number;
-  /** The NetBox source of a record that is not a report (a watchdog's alert); a report carries its own. */
-  netboxSource?: string;
-  /** The report as the webhook parsed it ("parse once"), stored column by column; absent for the watchdog's records. */
-  report?: ReportDelivery | null;
-  /**
-   * The report's series (buildSourceSeriesKey): with `report`, its history row is written in the delivery's
-   * transaction, so the next report of the series compares with it before its own mail is composed.
-   */
+  /** Null for an internal job's record (and for a row stored before migration 6: readers fall back on the body). */
+  report?: ReportFields | null;
+  counts?: ReportCounts | null;
+  /** Without a report (a job's record): its own; a report's are `report.id` and `report.created`. */
+  reportId?: number;
+  reportCreated?: string;
+  /** The report's series (buildSourceSeriesKey): its history row is written in the delivery's transaction. */
   series?: string;
 }
 
-export interface DeliveryRecord {
+/** A stored delivery; claimed, it carries its `body`. */
+export interface DeliveryRecord extends Omit<NewDelivery, 'body' | 'series'> {
   id: number;
   kind: DeliveryKind;
+  source: string;
   receivedVia: ReceivedVia;
-  dedupKey: string;
   reportId: number;
   reportCreated: string;
-  completedAt: string;
-  source: string;
   state: DeliveryState;
   attempts: number;
-  receivedAt: number;
   nextAttemptAt: number | null;
   lastError: string | null;
   lastErrorCode: string | null;
   messageId: string | null;
   sentAt: number | null;
   updatedAt: number;
-  /** `default` for the bare webhook path and for rows stored before sources. */
-  netboxSource: string;
-  /** Null for a row stored before migration 6 and for a record that is not a report: readers fall back on the body. */
-  report: ReportDelivery | null;
+  report: ReportFields | null;
+  counts: ReportCounts | null;
+  /** Only on a claimed delivery (listings never load bodies). */
+  body?: Buffer;
 }
 
-export type ClaimedDelivery = DeliveryRecord & { body: Buffer };
+/** The delivery's report as the webhook parsed it (the record itself, narrowed), or null for a job or an old row. */
+export function readReport(delivery: DeliveryRecord): (DeliveryRecord & ReportDelivery) | null {
+  return delivery.report && delivery.counts ? (delivery as DeliveryRecord & ReportDelivery) : null;
+}
 
 export interface InsertResult {
   id: number;
@@ -196,7 +197,7 @@ export interface Store extends WaiverStorage {
     owner: string;
     leaseMs: number;
     skipSources?: readonly string[];
-  }): Promise<ClaimedDelivery[]>;
+  }): Promise<DeliveryRecord[]>;
   /**
    * Moves the lease of those still `sending` under `owner` (an outcome sent but not yet recorded must
    * not be claimed and sent again); `updated_at` stays. Resolves with how many were extended.

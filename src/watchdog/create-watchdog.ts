@@ -1,7 +1,7 @@
 import { UnreadableDeliveryError, type ComposedNotice } from '../compose';
 import type { Recipients } from '../mail';
 import { coalesceRuns, createRepeatingTask, type Clock, type Logger } from '../shared';
-import { parseJobDelivery, type ClaimedDelivery, type Store } from '../store';
+import { parseJobDelivery, type DeliveryRecord, type Store } from '../store';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { buildMissedReportsMail } from './missed-reports-notice';
 import { buildWatchdogAlert, buildWatchdogMail } from './watchdog-alert';
@@ -95,10 +95,10 @@ export function createWatchdogComposer(options: {
   recipients: Recipients;
   timezone: string;
   clock: Clock;
-}): (delivery: ClaimedDelivery, log?: Logger) => Promise<ComposedNotice> {
+}): (delivery: DeliveryRecord, log?: Logger) => Promise<ComposedNotice> {
   return async (delivery) => {
     const mailOptions = { ...options, deliveryId: delivery.id, dedupKey: delivery.dedupKey, date: new Date(options.clock.now()) };
-    const job = parseJobDelivery(delivery.dedupKey, delivery.body);
+    const job = parseJobDelivery(delivery.dedupKey, delivery.body!);
     if (job?.kind === 'missed')
       return { kind: 'notice', route: 'catch-up', message: await buildMissedReportsMail(job.notice, mailOptions) };
     if (job?.kind !== 'watchdog') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a watchdog record`);

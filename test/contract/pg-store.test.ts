@@ -29,7 +29,7 @@ async function seedPgSchema(schema: TestSchema, version: number, rows: readonly 
     await schema.query(
       `INSERT INTO deliveries (dedup_key, report_id, report_created, completed_at, source, body, received_at, next_attempt_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $7)`,
-      [r.dedupKey, r.reportId, r.reportCreated, r.completedAt, r.source, r.body, r.receivedAt],
+      [r.dedupKey, r.reportId, r.reportCreated, r.completedAt, r.sender, r.body, r.receivedAt],
     );
   }
   for (const m of legacy.routeMails ?? [])

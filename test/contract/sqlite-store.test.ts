@@ -25,7 +25,7 @@ function seedSqliteSchema(file: string, version: number, rows: readonly NewDeliv
       'INSERT INTO deliveries (dedup_key, report_id, report_created, completed_at, source, body, received_at, next_attempt_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     for (const r of rows)
-      insert.run(r.dedupKey, r.reportId, r.reportCreated, r.completedAt, r.source, r.body, r.receivedAt, r.receivedAt, r.receivedAt);
+      insert.run(r.dedupKey, r.reportId, r.reportCreated, r.completedAt, r.sender, r.body, r.receivedAt, r.receivedAt, r.receivedAt);
     const route = db.prepare(
       "INSERT INTO route_mails (delivery_id, route, position, outcome, reason, state, message_id, decided_at, updated_at) VALUES (?, ?, ?, 'send', 'matched', ?, ?, 0, 0)",
     );

@@ -13,7 +13,7 @@ import {
   type Store,
 } from '../../src/store';
 import type { ReportSnapshot } from '../../src/trend';
-import { assignSource, parseDelivery, type ReportDelivery } from '../../src/webhook';
+import { buildDedupKey, parseDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { markDead, markRetry, markRouteMail, markSent, recordPlan, saveReport, saveSentCopy } from '../helpers/store-writes';
 
@@ -67,7 +67,7 @@ export function makeDelivery(n: number, overrides: Partial<NewDelivery> = {}): N
     reportId: n,
     reportCreated: '2026-11-21T10:00:00.000000+00:00',
     completedAt: '2026-11-21T10:00:05.000000+00:00',
-    source: '127.0.0.1',
+    sender: '127.0.0.1',
     body: Buffer.from(`{"id":${n},"bytes":"\\u00e9 exact"}`),
     receivedAt: T0 + n,
     ...overrides,
@@ -102,16 +102,7 @@ export function makeReport(
 export function makeReportDelivery(body: Buffer, receivedAt = T0): NewDelivery {
   const report = parseDelivery(body);
   if (report.kind !== 'report') throw new Error('not a report');
-  return {
-    dedupKey: report.dedupKey,
-    reportId: report.report.id,
-    reportCreated: report.report.created,
-    completedAt: report.completedAt,
-    source: '127.0.0.1',
-    body,
-    receivedAt,
-    report,
-  };
+  return { ...report, sender: '127.0.0.1', body, receivedAt };
 }
 
 /**
@@ -153,10 +144,15 @@ function withoutDisplay(data: Record<string, unknown>): Record<string, unknown> 
 }
 
 /** What a store gives back for a report: what the webhook parsed, less what it does not keep (last_updated). */
-function expectedStored(body: Buffer): ReportDelivery {
-  const parsed = makeReportDelivery(body).report!;
-  const { last_updated: _notKept, ...report } = parsed.report;
-  return { ...parsed, report };
+function expectedStored(body: Buffer): Partial<DeliveryRecord> {
+  const { last_updated: _notKept, ...report } = makeReportDelivery(body).report!;
+  return storedReportOf({ ...makeReportDelivery(body), report } as DeliveryRecord);
+}
+
+/** A record's report, identity and source, as the webhook parsed them. */
+function storedReportOf(record: DeliveryRecord): Partial<DeliveryRecord> {
+  const { kind, report, counts, dedupKey, completedAt, source, triggeredBy } = record;
+  return { kind, report, counts, dedupKey, completedAt, source, triggeredBy };
 }
 
 export function describeStoreContract(engine: string, createBacking: () => Promise<StoreBacking>): void {
@@ -195,7 +191,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
         reportId: 1,
         reportCreated: '2026-11-21T10:00:00.000000+00:00',
         completedAt: '2026-11-21T10:00:05.000000+00:00',
-        source: '127.0.0.1',
+        sender: '127.0.0.1',
         state: 'queued',
         attempts: 0,
         receivedAt: T0 + 1,
@@ -236,7 +232,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       const body = Buffer.concat([Buffer.from('{"x":"'), Buffer.from([0xc3, 0xa9, 0x00, 0xff]), Buffer.from('"}')]);
       await store.insertDelivery(makeDelivery(7, { body }));
       const [claimed] = await store.claimDue({ now: T0 + 100, limit: 1, owner: 'a', leaseMs: 1000 });
-      expect(Buffer.compare(claimed.body, body)).toBe(0);
+      expect(Buffer.compare(claimed.body!, body)).toBe(0);
     });
 
     test('claims take due deliveries oldest first, up to the limit, and lease them', async () => {
@@ -257,11 +253,11 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
     });
 
     test("a claim skips the sources it is told to (a source whose batch is still in flight): the others' go meanwhile", async () => {
-      const lab = (await store.insertDelivery(makeDelivery(1, { netboxSource: 'lab', dedupKey: 'lab/1' }))).id;
-      const prod = (await store.insertDelivery(makeDelivery(2, { netboxSource: 'prod', dedupKey: 'prod/2' }))).id;
+      const lab = (await store.insertDelivery(makeDelivery(1, { source: 'lab', dedupKey: 'lab/1' }))).id;
+      const prod = (await store.insertDelivery(makeDelivery(2, { source: 'prod', dedupKey: 'prod/2' }))).id;
       const older = (await store.insertDelivery(makeDelivery(3))).id;
       const claim = (skipSources: string[]) => store.claimDue({ now: T0 + 100, limit: 10, owner: 'a', leaseMs: 60_000, skipSources });
-      expect((await claim(['lab', 'default'])).map((d) => [d.id, d.netboxSource])).toEqual([[prod, 'prod']]);
+      expect((await claim(['lab', 'default'])).map((d) => [d.id, d.source])).toEqual([[prod, 'prod']]);
       expect((await claim([])).map((d) => d.id)).toEqual([lab, older]);
     });
 
@@ -968,7 +964,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       const hooked = await store.insertDelivery(makeDelivery(9));
       const fetched = await store.insertDelivery(makeDelivery(4, { receivedVia: 'catch-up' }));
       await store.insertDelivery(makeDelivery(12, { kind: 'watchdog', dedupKey: 'watchdog:x' }));
-      await store.insertDelivery(makeDelivery(30, { netboxSource: 'lab', dedupKey: 'lab/30' }));
+      await store.insertDelivery(makeDelivery(30, { source: 'lab', dedupKey: 'lab/30' }));
       expect((await store.getDelivery(hooked.id))?.receivedVia).toBe('webhook');
       expect((await store.getDelivery(fetched.id))?.receivedVia).toBe('catch-up');
       expect((await store.listDeliveries()).map((d) => d.receivedVia)).toContain('catch-up');
@@ -994,7 +990,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
           dedupKey: `watchdog:overdue@${T0}`,
           kind: 'watchdog',
           reportId: 0,
-          source: 'watchdog',
+          sender: 'watchdog',
           receivedAt: T0 + 1000 + n,
         });
       const results = await Promise.all([
@@ -1005,7 +1001,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(await other.getWatchdogState(T0 + 2000)).toMatchObject({ state: 'overdue', since: T0, version: 1 });
       const queued = await store.listDeliveries();
       expect(queued).toHaveLength(1);
-      expect(queued[0]).toMatchObject({ id: results.find((r) => r.won)!.alertId, kind: 'watchdog', source: 'watchdog', state: 'queued' });
+      expect(queued[0]).toMatchObject({ id: results.find((r) => r.won)!.alertId, kind: 'watchdog', sender: 'watchdog', state: 'queued' });
       // The watchdog's own records never count as a report arriving.
       expect(await store.lastReportReceivedAt()).toBeNull();
       await store.insertDelivery(makeDelivery(7));
@@ -1027,7 +1023,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
         deliveryId: null,
       });
       const job = (n: number): NewDelivery =>
-        makeDelivery(n, { dedupKey: `digest:weekly@${T0}`, kind: 'digest', reportId: 0, source: 'digest', receivedAt: T0 + 7000 + n });
+        makeDelivery(n, { dedupKey: `digest:weekly@${T0}`, kind: 'digest', reportId: 0, sender: 'digest', receivedAt: T0 + 7000 + n });
       const period = { route: 'weekly', periodStart: T0, periodEnd: T0 + 7000 };
       const results = await Promise.all([
         store.queueDigest({ ...period, late: false, now: T0 + 7001, job: job(1) }),
@@ -1037,7 +1033,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       const winner = results.find((r) => r.queued)!;
       const queued = await store.listDeliveries();
       expect(queued).toHaveLength(1);
-      expect(queued[0]).toMatchObject({ id: winner.deliveryId, kind: 'digest', source: 'digest', state: 'queued', report: null });
+      expect(queued[0]).toMatchObject({ id: winner.deliveryId, kind: 'digest', sender: 'digest', state: 'queued', report: null });
       expect(await other.lastDigestPeriod('weekly')).toMatchObject({ ...period, deliveryId: winner.deliveryId });
       // The same period end under another start (a changed schedule read twice) is refused too.
       expect(
@@ -1208,10 +1204,11 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
 
     test('NetBox sources: report 29 of two sources is two deliveries; each reads back its source; listings and repeat_after keep them apart', async () => {
       const parsed = makeReportDelivery(TYPED_REPORT_BODIES[0]);
-      const ofSource = (source: string): NewDelivery => {
-        const report = assignSource(parsed.report!, source);
-        return { ...parsed, dedupKey: report.dedupKey, report };
-      };
+      const ofSource = (source: string): NewDelivery => ({
+        ...parsed,
+        source,
+        dedupKey: buildDedupKey(parsed.report!.id, parsed.report!.created, source),
+      });
       const first = await store.insertDelivery(parsed);
       const lab = await store.insertDelivery(ofSource('lab'));
       expect(lab.duplicate).toBe(false);
@@ -1220,10 +1217,8 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect((await store.insertDelivery(parsed)).duplicate).toBe(true);
 
       const other = await open();
-      expect((await other.getDelivery(first.id))!).toMatchObject({ netboxSource: 'default' });
-      expect((await other.getDelivery(first.id))!.report!.source).toBe('default');
-      expect((await other.getDelivery(lab.id))!).toMatchObject({ netboxSource: 'lab', dedupKey: `lab/${parsed.dedupKey}` });
-      expect((await other.getDelivery(lab.id))!.report!.source).toBe('lab');
+      expect((await other.getDelivery(first.id))!).toMatchObject({ source: 'default' });
+      expect((await other.getDelivery(lab.id))!).toMatchObject({ source: 'lab', dedupKey: `lab/${parsed.dedupKey}` });
       expect((await other.listDeliveries({ netboxSource: 'lab' })).map((r) => r.id)).toEqual([lab.id]);
       expect((await other.listDeliveries({ netboxSource: 'default' })).map((r) => r.id)).toEqual([first.id]);
 
@@ -1236,21 +1231,21 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
     });
 
     test('each NetBox source has its own watchdog state and its own last report', async () => {
-      const lab = makeDelivery(8, { dedupKey: 'lab/8@x', netboxSource: 'lab', receivedAt: T0 + 8 });
+      const lab = makeDelivery(8, { dedupKey: 'lab/8@x', source: 'lab', receivedAt: T0 + 8 });
       expect(await store.getWatchdogState(T0, 'lab')).toEqual({ state: 'ok', since: null, createdAt: T0, changedAt: T0, version: 0 });
       const alert = makeDelivery(9, {
         dedupKey: `watchdog:lab/overdue@${T0}`,
         kind: 'watchdog',
         reportId: 0,
-        source: 'watchdog',
-        netboxSource: 'lab',
+        sender: 'watchdog',
+        source: 'lab',
       });
       const moved = await store.transitionWatchdog({ expectedVersion: 0, state: 'overdue', since: T0, now: T0 + 10, alert, source: 'lab' });
       expect(moved.won).toBe(true);
       const other = await open();
       expect(await other.getWatchdogState(T0 + 20, 'lab')).toMatchObject({ state: 'overdue', version: 1 });
       expect(await other.getWatchdogState(T0 + 20)).toMatchObject({ state: 'ok', version: 0, createdAt: T0 + 20 });
-      expect((await other.getDelivery(moved.alertId!))!.netboxSource).toBe('lab');
+      expect((await other.getDelivery(moved.alertId!))!.source).toBe('lab');
       await store.insertDelivery(makeDelivery(7));
       await store.insertDelivery(lab);
       expect(await other.lastReportReceivedAt()).toBe(T0 + 7);
@@ -1263,23 +1258,23 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       for (const body of TYPED_REPORT_BODIES) ids.push((await store.insertDelivery(makeReportDelivery(body))).id);
       const other = await open();
       const expected = TYPED_REPORT_BODIES.map(expectedStored);
-      expect(expected[0].report.custom_fields).toMatchObject({ nested: { none: null } });
+      expect(expected[0].report!.custom_fields).toMatchObject({ nested: { none: null } });
       expect(expected[1].report).toMatchObject({ custom_fields: null, url: '/api/plugins/validity/reports/42/' });
       expect(expected[1].report).not.toHaveProperty('display');
       expect(expected[1].triggeredBy).toBeUndefined();
 
-      const byId = (records: DeliveryRecord[]) => ids.map((id) => records.find((r) => r.id === id)!.report);
-      expect(await Promise.all(ids.map(async (id) => (await other.getDelivery(id))!.report))).toEqual(expected);
+      const byId = (records: DeliveryRecord[]) => ids.map((id) => storedReportOf(records.find((r) => r.id === id)!));
+      expect(await Promise.all(ids.map(async (id) => storedReportOf((await other.getDelivery(id))!)))).toEqual(expected);
       expect(byId(await other.listDeliveries())).toEqual(expected);
       const claimed = await store.claimDue({ now: T0 + 100, limit: 10, owner: 'a', leaseMs: 1000 });
       expect(byId(claimed)).toEqual(expected);
       // The raw body stays, byte for byte, for audit and preview.
-      expect(claimed.map((c) => c.body.equals(TYPED_REPORT_BODIES[ids.indexOf(c.id)]))).toEqual([true, true]);
+      expect(claimed.map((c) => c.body!.equals(TYPED_REPORT_BODIES[ids.indexOf(c.id)]))).toEqual([true, true]);
     });
 
     test("a row without typed fields (stored before them, or the watchdog's own) reads report: null", async () => {
       const { id } = await store.insertDelivery(makeDelivery(1));
-      const alert = makeDelivery(2, { dedupKey: `watchdog:overdue@${T0}`, kind: 'watchdog', reportId: 0, source: 'watchdog' });
+      const alert = makeDelivery(2, { dedupKey: `watchdog:overdue@${T0}`, kind: 'watchdog', reportId: 0, sender: 'watchdog' });
       const { alertId } = await store.transitionWatchdog({
         expectedVersion: (await store.getWatchdogState(T0)).version,
         state: 'overdue',
@@ -1306,7 +1301,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
           expect(report.applied.filter((name) => Number.parseInt(name, 10) <= RELEASE_0_1_0_SCHEMA)).toEqual([]);
           expect(report.version).toBeGreaterThanOrEqual(RELEASE_0_1_0_SCHEMA);
           const kept = (await upgraded.listDeliveries()).sort((a, b) => a.id - b.id);
-          expect(kept.map((d) => [d.dedupKey, d.reportId, d.state, d.netboxSource])).toEqual(
+          expect(kept.map((d) => [d.dedupKey, d.reportId, d.state, d.source])).toEqual(
             rows.map((r) => [r.dedupKey, r.reportId, 'queued', 'default']),
           );
           for (const [i, d] of kept.entries()) expect((await upgraded.getDeliveryBody(d.id))!.equals(rows[i].body)).toBe(true);
@@ -1344,11 +1339,11 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
           ]);
           expect(report.version).toBeGreaterThanOrEqual(6);
           const [before] = await upgraded.listDeliveries();
-          expect(before).toMatchObject({ dedupKey: old.dedupKey, reportId: 1, state: 'queued', report: null, netboxSource: 'default' });
+          expect(before).toMatchObject({ dedupKey: old.dedupKey, reportId: 1, state: 'queued', report: null, source: 'default' });
           expect((await upgraded.getDeliveryBody(before.id))!.equals(old.body)).toBe(true);
 
           const { id } = await upgraded.insertDelivery(makeReportDelivery(TYPED_REPORT_BODIES[0], T0 + 5));
-          expect((await upgraded.getDelivery(id))!.report).toEqual(expectedStored(TYPED_REPORT_BODIES[0]));
+          expect(storedReportOf((await upgraded.getDelivery(id))!)).toEqual(expectedStored(TYPED_REPORT_BODIES[0]));
           const claimed = await upgraded.claimDue({ now: T0 + 100, limit: 10, owner: 'a', leaseMs: 1000 });
           expect(claimed.map((c) => [c.id, c.report === null])).toEqual([
             [before.id, true],

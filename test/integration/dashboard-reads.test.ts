@@ -79,7 +79,7 @@ describe('the dashboard reads typed rows, not bodies (issue 15)', () => {
       reportId: 900,
       reportCreated: '2023-04-12T19:36:33.690567Z',
       completedAt: '2023-04-12T19:36:37.739Z',
-      source: '127.0.0.1',
+      sender: '127.0.0.1',
       body: legacyBody,
       receivedAt: T0,
     });

@@ -93,7 +93,7 @@ describe('what the relay says to an operator', () => {
         reportId: id,
         reportCreated: '2026-03-05T06:00:00Z',
         completedAt: '2026-03-05T06:00:05Z',
-        source: '2001:db8:1234:5678:9abc:def0:1234:5678',
+        sender: '2001:db8:1234:5678:9abc:def0:1234:5678',
         body,
         receivedAt: Date.now(),
       });

@@ -68,7 +68,7 @@ describe("preview and send-test: the template author's loop", () => {
         reportId: id,
         reportCreated: `2026-03-0${id}T06:00:00Z`,
         completedAt: `2026-03-0${id}T06:00:05Z`,
-        source: '127.0.0.1',
+        sender: '127.0.0.1',
         body,
         receivedAt: Date.now(),
       });

@@ -55,7 +55,7 @@ describe('DATABASE_URL switches the relay to PostgreSQL', () => {
       reportId: 900,
       reportCreated: '2026-11-21T10:00:00+00:00',
       completedAt: '2026-11-21T10:00:01+00:00',
-      source: '127.0.0.1',
+      sender: '127.0.0.1',
       body: buildBody({ version: '4.6', data: buildReportData({ id: 900 }) }),
       receivedAt: Date.now(),
     });

@@ -239,6 +239,6 @@ describe('routes: the right people get the right mails', () => {
     expect(body.toString('utf8').split('"site_group": {"value": "dc-east", "label": "DC East"}')).toHaveLength(3);
     const id = await deliver(body);
     expect(smtp.received.map(routeOf).sort()).toEqual(['east', 'everyone', 'gold']);
-    expect((await relay.relay.store.getDelivery(id))?.report?.report.custom_fields).toEqual(customFields);
+    expect((await relay.relay.store.getDelivery(id))?.report?.custom_fields).toEqual(customFields);
   });
 });

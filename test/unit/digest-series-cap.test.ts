@@ -38,14 +38,10 @@ describe(`a digest over ${SERIES} series (real SQLite file)`, () => {
       const report = parseDelivery(body);
       if (report.kind !== 'report') throw new Error('not a report');
       await store.insertDelivery({
-        dedupKey: report.dedupKey,
-        reportId: 1_000 + i,
-        reportCreated: created,
-        completedAt: report.completedAt,
-        source: '127.0.0.1',
+        ...report,
+        sender: '127.0.0.1',
         body,
         receivedAt: T + 1_000 + i,
-        report,
       });
     }
   }, 120_000);

@@ -60,14 +60,10 @@ describe('a digest with an accepted exception (real SQLite file)', () => {
       const report = parseDelivery(body);
       if (report.kind !== 'report') throw new Error('not a report');
       await store.insertDelivery({
-        dedupKey: report.dedupKey,
-        reportId: 1 + i,
-        reportCreated: created,
-        completedAt: report.completedAt,
-        source: '127.0.0.1',
+        ...report,
+        sender: '127.0.0.1',
         body,
         receivedAt: T + (i + 1) * DAY_MS,
-        report,
       });
       const series = buildSourceSeriesKey({ reportUrl: report.report.url });
       await saveReport(store, buildReportSnapshot(report, series, failing));

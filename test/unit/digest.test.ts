@@ -252,14 +252,10 @@ describe('gathering a digest from the store (real SQLite file)', () => {
     if (parsed.kind !== 'report') throw new Error('not a report');
     const delivery = assignSource(parsed, source);
     await store.insertDelivery({
-      dedupKey: delivery.dedupKey,
-      reportId: id,
-      reportCreated: created,
-      completedAt: delivery.completedAt,
-      source: '127.0.0.1',
+      ...delivery,
+      sender: '127.0.0.1',
       body,
       receivedAt,
-      report: delivery,
     });
     const series = buildSourceSeriesKey({ source: source === 'default' ? undefined : source, reportUrl: delivery.report.url });
     if (failing) await saveReport(store, buildReportSnapshot(delivery, series, failing));

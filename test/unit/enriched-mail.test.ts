@@ -5,7 +5,7 @@ import { loadRenderer } from '../../src/mail';
 import { createNetboxClient, type NetboxClient } from '../../src/netbox';
 import { defaultTemplatesDir } from '../../src/relay';
 import { createSilentLogger } from '../../src/shared';
-import { SqliteStore, type ClaimedDelivery } from '../../src/store';
+import { SqliteStore, type DeliveryRecord } from '../../src/store';
 import { parseDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir } from '../helpers/relay-harness';
@@ -105,7 +105,7 @@ describe('the mail names what failed and what changed (golden renders)', () => {
       insights,
     });
     // The mail of one route to netops (with attach_csv when the CSV is asked for), its attachments as a mail client reads them.
-    return async (delivery: ClaimedDelivery): Promise<OutgoingMail & { attachments: Attachment[] }> => {
+    return async (delivery: DeliveryRecord): Promise<OutgoingMail & { attachments: Attachment[] }> => {
       const mail = (await composer.render(await composer.compose(delivery), {
         name: DEFAULT_ROUTE_NAME,
         reminder: false,
@@ -116,12 +116,12 @@ describe('the mail names what failed and what changed (golden renders)', () => {
   }
 
   /** Publishes a report on the double and returns the delivery NetBox would have sent for it. */
-  function report(id: number, created: string, results: ResultSpec[], publish = true): ClaimedDelivery {
+  function report(id: number, created: string, results: ResultSpec[], publish = true): DeliveryRecord {
     if (publish) netbox.reports.set(id, { id, created, results });
     const body = buildBody({ version: '4.6', data: buildReportData({ id, created, basePath: '/netbox', ...countResults(results) }) });
     const parsed = parseDelivery(body);
     if (parsed.kind !== 'report') throw new Error('not a report');
-    return { id, reportId: id, dedupKey: parsed.dedupKey, body, attempts: 1 } as ClaimedDelivery;
+    return { id, reportId: id, dedupKey: parsed.dedupKey, body, attempts: 1 } as DeliveryRecord;
   }
 
   // 40 results, one per device, plus sw-003 failing two more tests (so it leads "devices with most failures").
@@ -307,7 +307,7 @@ describe('the mail names what failed and what changed (golden renders)', () => {
     ],
   ];
 
-  async function render(compose: ReturnType<typeof composer>, delivery: ClaimedDelivery): Promise<{ text: string; html: string }> {
+  async function render(compose: ReturnType<typeof composer>, delivery: DeliveryRecord): Promise<{ text: string; html: string }> {
     const mail = await compose(delivery);
     expect(mail.attachments).toEqual([]);
     return { text: String(mail.text), html: String(mail.html) };

@@ -6,7 +6,7 @@ import { loadRenderer } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
 import { buildDefaultRoute, DEFAULT_ROUTE_NAME } from '../../src/routing';
 import { createSilentLogger } from '../../src/shared';
-import { SqliteStore, type ClaimedDelivery } from '../../src/store';
+import { SqliteStore, type DeliveryRecord } from '../../src/store';
 import { parseDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir } from '../helpers/relay-harness';
@@ -24,7 +24,7 @@ const composer = createReportComposer({
 });
 
 /** The default route's mail for a claimed delivery, without what differs per call (nothing should). */
-async function mailOf(delivery: ClaimedDelivery) {
+async function mailOf(delivery: DeliveryRecord) {
   const message = (await composer.render(await composer.compose(delivery), { name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'test' }))!;
   const headers = Object.fromEntries(
     [...(await simpleParser(message.raw)).headers].filter(([name]) => name.startsWith('x-compliance-')).map(([n, v]) => [n, String(v)]),
@@ -33,18 +33,14 @@ async function mailOf(delivery: ClaimedDelivery) {
 }
 
 /** Stores `body` as the webhook stores a report (its parsed fields beside the bytes) and claims it as the worker does. */
-async function storeAndClaim(store: SqliteStore, body: Buffer): Promise<ClaimedDelivery> {
+async function storeAndClaim(store: SqliteStore, body: Buffer): Promise<DeliveryRecord> {
   const parsed = parseDelivery(body);
   if (parsed.kind !== 'report') throw new Error('not a report');
   await store.insertDelivery({
-    dedupKey: parsed.dedupKey,
-    reportId: parsed.report.id,
-    reportCreated: parsed.report.created,
-    completedAt: parsed.completedAt,
-    source: '127.0.0.1',
+    ...parsed,
+    sender: '127.0.0.1',
     body,
     receivedAt: T0,
-    report: parsed,
   });
   const [claimed] = await store.claimDue({ now: T0, limit: 1, owner: 'test', leaseMs: 60_000 });
   return claimed;
@@ -102,7 +98,7 @@ describe('the report composer reads the stored typed report', () => {
       reportId: 5,
       reportCreated: '2023-04-12T19:36:33.690567Z',
       completedAt: '2023-04-12T19:36:37.739Z',
-      source: '127.0.0.1',
+      sender: '127.0.0.1',
       body,
       receivedAt: T0,
     });

@@ -164,14 +164,10 @@ describe('report trend', () => {
     const parsed = parseDelivery(body);
     if (parsed.kind !== 'report') throw new Error('not a report');
     await store.insertDelivery({
-      dedupKey: parsed.dedupKey,
-      reportId: id,
-      reportCreated: created,
-      completedAt: parsed.completedAt,
-      source: '127.0.0.1',
+      ...parsed,
+      sender: '127.0.0.1',
       body,
       receivedAt: Date.now(),
-      report: parsed,
       series: SERIES,
     });
     return buildReportSnapshot(parsed, SERIES, null);

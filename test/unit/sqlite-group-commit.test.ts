@@ -9,7 +9,7 @@ function delivery(n: number): NewDelivery {
     reportId: n,
     reportCreated: '2026-01-01T00:00:00Z',
     completedAt: '2026-01-01T00:00:00Z',
-    source: '127.0.0.1',
+    sender: '127.0.0.1',
     body: Buffer.from(`{"n":${n}}`),
     receivedAt: 1_000,
   };
