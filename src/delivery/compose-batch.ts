@@ -1,6 +1,6 @@
-import type { ComposedMail, ComposedNotice, ReportComposer, RouteContext } from '../compose';
+import type { ComposedMail, ComposedNotice, ReportComposer } from '../compose';
 import type { OutgoingMail } from '../mail';
-import { buildFailureClass, classifyRenderFailure, type FailureClass, type NotifyResult } from '../notify';
+import { buildFailureClass, classifyRenderFailure, type FailureClass } from '../notify';
 import type { Logger } from '../shared';
 import {
   StorageUnavailableError,
@@ -18,17 +18,9 @@ import type { RoutePlanner } from '../routing';
 export interface Composers {
   /** Composed, then rendered once per route of its plan. */
   report: ReportComposer;
-  digest: NoticeComposer;
-  watchdog: NoticeComposer;
+  digest: (delivery: DeliveryRecord, log: Logger) => Promise<ComposedNotice>;
+  watchdog: (delivery: DeliveryRecord, log: Logger) => Promise<ComposedNotice>;
 }
-
-type NoticeComposer = (delivery: DeliveryRecord, log: Logger) => Promise<ComposedNotice>;
-
-/** One route's place in a delivery's plan, as recorded or as decided at this attempt. */
-type PlannedRoute = Pick<
-  RouteMailRecord,
-  'route' | 'state' | 'reason' | 'reminder' | 'ownerGroup' | 'messageId' | 'lastError' | 'lastErrorCode'
->;
 
 /**
  * Route mails of one delivery built, sent and recorded together: at most this many built mails (about 50 KB
@@ -36,17 +28,23 @@ type PlannedRoute = Pick<
  */
 const ROUTE_MAILS_PER_SLICE = 100;
 
-/** One route mail of this attempt: built (and, after the send stage, what came of it), or why it could not be built. */
-export interface RouteMail {
-  route: string;
+/**
+ * One route of a delivery's plan (as recorded, or decided at this attempt); once due and built, its mail or why
+ * there is none, and what the send and the settle made of it.
+ */
+export interface RouteMail extends Pick<
+  RouteMailRecord,
+  'route' | 'state' | 'reason' | 'reminder' | 'ownerGroup' | 'messageId' | 'lastError' | 'lastErrorCode'
+> {
   /** Dropped once `row` is written (an earlier slice). */
   mail?: OutgoingMail;
+  /** Its build's failure, or the notifier's. */
   failure?: FailureClass;
-  result?: NotifyResult;
-  sentAt?: number;
+  /** The server's answer to a mail it accepted, and when. */
+  accepted?: { response: string; at: number };
   /** What the retry policy decided after a failed send (or a build that failed). */
   next?: NextState;
-  /** What it came to, as the settle writes it; undefined while untried. */
+  /** What it came to, as written; undefined while untried or unwritten. */
   row?: RouteMailOutcome;
 }
 
@@ -55,13 +53,13 @@ export interface BatchItem {
   delivery: DeliveryRecord;
   log: Logger;
   /** The route plan: as recorded at an earlier attempt, or decided now (then `newPlan` holds it for the settle). */
-  plan: PlannedRoute[];
+  plan: RouteMail[];
   newPlan?: NewRouteMail[];
   /** What the composer made of the delivery, while route mails remain to build from it. */
   composed?: ComposedMail;
   /** The routes due in this attempt, in plan order. */
-  due: PlannedRoute[];
-  /** The route mails of the slices built so far (`due`'s first ones), in plan order. */
+  due: RouteMail[];
+  /** `due`'s first ones, built so far (slice by slice). */
   mails: RouteMail[];
   /** Nothing could be composed (a template error, say): nothing was sent. */
   composeFailure?: FailureClass;
@@ -114,13 +112,13 @@ export async function composeBatch(stage: ComposeStage, deliveries: DeliveryReco
 }
 
 async function composeItem(stage: ComposeStage, item: BatchItem): Promise<void> {
-  const { delivery } = item;
+  const { delivery, log } = item;
   let composed: ComposedMail;
   try {
     composed =
       delivery.kind === 'report'
-        ? await stage.composers.report.compose(delivery, item.log)
-        : await stage.composers[delivery.kind](delivery, item.log);
+        ? await stage.composers.report.compose(delivery, log)
+        : await stage.composers[delivery.kind](delivery, log);
   } catch (error) {
     if (error instanceof StorageUnavailableError) throw error;
     item.composeFailure = classifyRenderFailure(error);
@@ -131,17 +129,16 @@ async function composeItem(stage: ComposeStage, item: BatchItem): Promise<void> 
       composed.kind === 'notice'
         ? [{ route: composed.route, position: 0, outcome: 'send', reason: composed.reason ?? 'relay notice (not routed)', reminder: false }]
         : await stage.planRoutes(delivery, composed);
-    item.plan = item.newPlan.map((d) => ({
-      ...d,
-      state: d.outcome === 'send' ? 'pending' : d.outcome,
-      messageId: null,
-      lastError: null,
-      lastErrorCode: null,
-    }));
-    logPlan(item);
+    const blank = { messageId: null, lastError: null, lastErrorCode: null };
+    item.plan = item.newPlan.map((d) => ({ ...d, ...blank, state: d.outcome === 'send' ? 'pending' : d.outcome }));
+    for (const d of item.newPlan)
+      if (d.outcome === 'suppressed') log.info({ route: d.route, reason: d.reason }, `route ${d.route}: mail suppressed`);
+      else log.debug({ route: d.route, outcome: d.outcome, reason: d.reason }, `route ${d.route}: ${d.outcome}`);
   }
   item.composed = composed;
-  item.due = selectDueRoutes(item.plan, delivery.attempts);
+  // A route that failed for good is tried again only when the delivery starts over (its first attempt, or an
+  // operator's requeue), not on each retry of another route.
+  item.due = item.plan.filter((m) => m.state === 'pending' || (m.state === 'failed' && delivery.attempts <= 1));
   await buildNextSlice(stage.composers.report.render, item);
 }
 
@@ -149,51 +146,29 @@ async function composeItem(stage: ComposeStage, item: BatchItem): Promise<void> 
 export async function buildNextSlice(render: ReportComposer['render'], item: BatchItem): Promise<void> {
   const start = item.mails.length;
   for (const entry of item.due.slice(start, start + ROUTE_MAILS_PER_SLICE)) {
-    const mail = await buildRouteMail(render, item.composed!, entry);
-    if (mail.mail) item.log.debug({ route: mail.route, subject: mail.mail.subject }, 'mail rendered');
-    item.mails.push(mail);
+    await buildRouteMail(render, item.composed!, entry);
+    if (entry.mail) item.log.debug({ route: entry.route, subject: entry.mail.subject }, 'mail rendered');
+    item.mails.push(entry);
   }
   // The report, its owner groups and insights are not needed for the sends.
   if (item.mails.length === item.due.length) item.composed = undefined;
 }
 
-/**
- * The routes to mail in this attempt. A route that failed for good is tried again only when the delivery
- * starts over (its first attempt, or an operator's requeue), not on each retry of another route.
- */
-function selectDueRoutes(plan: PlannedRoute[], attempts: number): PlannedRoute[] {
-  return plan.filter((m) => m.state === 'pending' || (m.state === 'failed' && attempts <= 1));
-}
-
 /** The finished mail of one route, or why there is none: its template failed, or the route is gone from ROUTES_FILE. */
-async function buildRouteMail(render: ReportComposer['render'], composed: ComposedMail, entry: PlannedRoute): Promise<RouteMail> {
-  const { route } = entry;
+async function buildRouteMail(render: ReportComposer['render'], composed: ComposedMail, entry: RouteMail): Promise<void> {
+  const { route, reminder, reason } = entry;
   try {
-    let mail: OutgoingMail | undefined;
-    if (composed.kind === 'report') {
-      const group = entry.ownerGroup ?? null;
-      const context: RouteContext = {
-        name: group?.route ?? route,
-        mailRoute: route,
-        reminder: entry.reminder,
-        reason: entry.reason,
-        group,
-      };
-      mail = await render(composed, context);
-    } else if (route === composed.route) mail = composed.message;
-    if (mail) return { route, mail };
-    return {
-      route,
-      failure: buildFailureClass('ROUTE_REMOVED', `route ${route} is no longer in ROUTES_FILE; restore it and retry the delivery`),
-    };
+    const group = entry.ownerGroup ?? null;
+    entry.mail =
+      composed.kind === 'report'
+        ? await render(composed, { name: group?.route ?? route, mailRoute: route, reminder, reason, group })
+        : route === composed.route
+          ? composed.message
+          : undefined;
+    entry.failure = entry.mail
+      ? undefined
+      : buildFailureClass('ROUTE_REMOVED', `route ${route} is no longer in ROUTES_FILE; restore it and retry the delivery`);
   } catch (error) {
-    return { route, failure: classifyRenderFailure(error ?? new Error('rendering failed')) };
-  }
-}
-
-function logPlan(item: BatchItem): void {
-  for (const d of item.newPlan ?? []) {
-    if (d.outcome === 'suppressed') item.log.info({ route: d.route, reason: d.reason }, `route ${d.route}: mail suppressed`);
-    else item.log.debug({ route: d.route, outcome: d.outcome, reason: d.reason }, `route ${d.route}: ${d.outcome}`);
+    entry.failure = classifyRenderFailure(error ?? new Error('rendering failed'));
   }
 }

@@ -38,10 +38,9 @@ async function sendRouteMail(stage: SendStage, item: BatchItem, mail: RouteMail)
   }
   const log = item.log.child({ route: mail.route });
   const result = await stage.notifier.send(mail.mail!);
-  mail.result = result;
   const now = clock.now();
   if (result.status === 'sent') {
-    mail.sentAt = now;
+    mail.accepted = { response: result.response, at: now };
     if (item.isProbe && policy.state !== 'closed') stage.logger.info('the SMTP server answers again: resuming deliveries, oldest first');
     policy.decide({ kind: 'sent' }, item.delivery.attempts, now);
     log.info(
@@ -51,9 +50,10 @@ async function sendRouteMail(stage: SendStage, item: BatchItem, mail: RouteMail)
     return;
   }
   const { failure } = result;
+  mail.failure = failure;
   const wasClosed = policy.state === 'closed';
   // A delivery that got mails through in this attempt is not failing: its backoff starts over.
-  const attempts = item.mails.some((m) => m.sentAt !== undefined) ? 1 : item.delivery.attempts;
+  const attempts = item.mails.some((m) => m.accepted) ? 1 : item.delivery.attempts;
   const next = policy.decide({ kind: 'failed', failure, deliveryId: item.delivery.id, isProbe: item.isProbe === true }, attempts, now);
   mail.next = next;
   if (next.next !== 'pause' && next.next !== 'held') return;

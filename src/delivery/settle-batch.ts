@@ -84,43 +84,40 @@ interface Decided {
 
 /** Where one delivery goes, from what its route mails came to (retry-policy.ts decided each failure). */
 function decideSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, now: number): Decided {
-  const { delivery } = item;
-  const base = toSettlementBase(item);
-  if (item.composeFailure) {
-    const { composeFailure: failure } = item;
-    const at = retryAtOf(stage.policy.decide({ kind: 'not-built', failure }, delivery.attempts, now));
-    const { message: error, code } = failure;
-    const state =
-      at === undefined ? { state: 'dead' as const, error, code } : { state: 'retrying' as const, nextAttemptAt: at, error, code };
-    return { item, settlement: { ...base, routes: [], sent: [], state }, failure };
+  const { delivery, composeFailure } = item;
+  const settle = (state: DeliveryStateChange, failure?: FailureClass, rows = collectRows(stage, item, now)): Decided => ({
+    item,
+    failure,
+    settlement: { id: delivery.id, ...(item.newPlan ? { plan: item.newPlan } : {}), ...rows, state },
+  });
+  if (composeFailure) {
+    const at = retryAtOf(stage.policy.decide({ kind: 'not-built', failure: composeFailure }, delivery.attempts, now));
+    const { message: error, code } = composeFailure;
+    const state: DeliveryStateChange =
+      at === undefined ? { state: 'dead', error, code } : { state: 'retrying', nextAttemptAt: at, error, code };
+    return settle(state, composeFailure, { routes: [], sent: [] });
   }
-  const { routes, sent } = collectRows(stage, item, now);
+  const rows = collectRows(stage, item, now);
   const failures: { route: string; failure: FailureClass }[] = [];
-  let retry: { route: string; failure: FailureClass; at: number } | undefined;
+  let retry: RouteMail | undefined;
   let untried = false;
   // Every slice of this attempt decides, the ones recorded earlier too.
   for (const mail of item.mails) {
-    const { route, row } = mail;
-    if (!row) untried = true;
-    else if (row.state === 'failed') failures.push({ route, failure: failureOf(mail)! });
-    else if (row.state === 'pending') retry ??= { route, failure: failureOf(mail)!, at: retryAtOf(mail.next!)! };
+    if (!mail.row) untried = true;
+    else if (mail.row.state === 'failed') failures.push({ route: mail.route, failure: mail.failure! });
+    else if (mail.row.state === 'pending') retry ??= mail;
   }
-  const settlement = { ...base, routes, sent };
   // Waiting with a queue held for an operator, it is stored due now: the pause in memory holds it, and the
   // restart that brings the fix sends it at once, in order, instead of at the pause's end.
   const queueWait = item.deferredUntil !== undefined && stage.policy.held ? now : item.deferredUntil;
   if (retry) {
-    const { failure } = retry;
-    const error = `route ${retry.route}: ${failure.message}`;
-    const state = { state: 'retrying' as const, nextAttemptAt: queueWait ?? retry.at, error, code: failure.code };
-    return { item, settlement: { ...settlement, state }, failure };
+    const { route, failure, next } = retry;
+    const error = `route ${route}: ${failure!.message}`;
+    return settle({ state: 'retrying', nextAttemptAt: queueWait ?? retryAtOf(next!)!, error, code: failure!.code }, failure, rows);
   }
   if (untried) {
     const error = 'the SMTP server was unavailable: waiting for it in queue order';
-    return {
-      item,
-      settlement: { ...settlement, state: { state: 'retrying', nextAttemptAt: queueWait ?? now, error, code: 'SMTP_PAUSED' } },
-    };
+    return settle({ state: 'retrying', nextAttemptAt: queueWait ?? now, error, code: 'SMTP_PAUSED' }, undefined, rows);
   }
   // A route that failed for good in an earlier attempt (and was not tried again) fails the delivery too.
   const tried = new Set(item.mails.map((m) => m.route));
@@ -128,12 +125,11 @@ function decideSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, n
     if (entry.state === 'failed' && !tried.has(entry.route))
       failures.push({ route: entry.route, failure: toEarlierFailure(entry.lastError, entry.lastErrorCode) });
   if (failures.length > 0) {
-    const [first] = failures;
-    const state = { state: 'dead' as const, error: describeFailedRoutes(delivery.attempts, failures), code: first.failure.code };
-    return { item, settlement: { ...settlement, state }, failure: first.failure };
+    const { failure } = failures[0];
+    return settle({ state: 'dead', error: describeFailedRoutes(delivery.attempts, failures), code: failure.code }, failure, rows);
   }
   const firstSent = item.plan.find((p) => p.state === 'sent' && p.messageId)?.messageId ?? listSentRows(item)[0]?.messageId ?? '';
-  return { item, settlement: { ...settlement, state: { state: 'sent', messageId: firstSent } } };
+  return settle({ state: 'sent', messageId: firstSent }, undefined, rows);
 }
 
 /**
@@ -143,14 +139,14 @@ function decideSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, n
  */
 export async function recordSlices(stage: SettleStage, state: SettleState, items: BatchItem[]): Promise<boolean> {
   const now = stage.clock.now();
-  const deliveries = items.map((item) => ({ ...toSettlementBase(item), ...collectRows(stage, item, now) }));
+  const deliveries = items.map((item) => ({
+    id: item.delivery.id,
+    ...(item.newPlan ? { plan: item.newPlan } : {}),
+    ...collectRows(stage, item, now),
+  }));
   if (!(await writeBatch(stage, state, { now, deliveries, reports: [] }))) return false;
   for (const item of items) for (const mail of item.mails) if (mail.row) mail.mail = undefined;
   return true;
-}
-
-function toSettlementBase(item: BatchItem): Pick<DeliverySettlement, 'id' | 'plan'> {
-  return { id: item.delivery.id, ...(item.newPlan ? { plan: item.newPlan } : {}) };
 }
 
 /**
@@ -161,12 +157,21 @@ function collectRows(stage: Pick<SettleStage, 'policy'>, item: BatchItem, now: n
   const routes: RouteMailOutcome[] = [];
   const sent: SentMessageCopy[] = [];
   for (const mail of item.mails) {
+    const { route, accepted, failure, mail: m } = mail;
     if (mail.row) continue;
-    const { route, result } = mail;
-    const failure = failureOf(mail);
-    if (result?.status === 'sent') {
-      mail.row = { route, state: 'sent', messageId: mail.mail!.messageId, response: result.response };
-      sent.push(toSentMessage(mail, result.response, mail.sentAt ?? now));
+    if (accepted) {
+      mail.row = { route, state: 'sent', messageId: m!.messageId, response: accepted.response };
+      const { messageId, raw, envelope, subject } = m!;
+      sent.push({
+        route,
+        messageId,
+        raw,
+        envelopeFrom: envelope.from,
+        envelopeTo: envelope.to,
+        subject,
+        response: accepted.response,
+        sentAt: accepted.at,
+      });
     } else if (failure) {
       mail.next ??= stage.policy.decide({ kind: 'not-built', failure }, item.delivery.attempts, now);
       mail.row = { route, state: retryAtOf(mail.next) === undefined ? 'failed' : 'pending', error: failure.message, code: failure.code };
@@ -179,11 +184,6 @@ function collectRows(stage: Pick<SettleStage, 'policy'>, item: BatchItem, now: n
 /** The rows of the route mails this attempt sent, its earlier slices' too, in plan order. */
 function listSentRows(item: BatchItem): Extract<RouteMailOutcome, { state: 'sent' }>[] {
   return item.mails.flatMap((m) => (m.row?.state === 'sent' ? [m.row] : []));
-}
-
-/** Its build's failure, or the notifier's answer. */
-function failureOf(mail: RouteMail): FailureClass | undefined {
-  return mail.failure ?? (mail.result && mail.result.status !== 'sent' ? mail.result.failure : undefined);
 }
 
 /** When an attempt that failed is tried again; undefined: never. */
@@ -202,27 +202,8 @@ function describeFailedRoutes(attempts: number, failures: { route: string; failu
 
 function toEarlierFailure(lastError: string | null, lastErrorCode: string | null): FailureClass {
   // Stored by this relay, so from the catalogue; a code an older version stored reads as UNKNOWN.
-  return {
-    kind: 'permanent',
-    code: parseFailureCode(lastErrorCode, FAILURE_CATALOGUE),
-    configProblem: false,
-    scope: 'message',
-    message: lastError ?? 'failed earlier',
-  };
-}
-
-function toSentMessage(mail: RouteMail, response: string, sentAt: number): SentMessageCopy {
-  const m = mail.mail!;
-  return {
-    route: mail.route,
-    messageId: m.messageId,
-    raw: m.raw,
-    envelopeFrom: m.envelope.from,
-    envelopeTo: m.envelope.to,
-    subject: m.subject,
-    response,
-    sentAt,
-  };
+  const code = parseFailureCode(lastErrorCode, FAILURE_CATALOGUE);
+  return { kind: 'permanent', code, configProblem: false, scope: 'message', message: lastError ?? 'failed earlier' };
 }
 
 /** Writes the batch; a refusal is retried with backoff (within a quarter lease) until it lands or a stop's deadline passes. */
