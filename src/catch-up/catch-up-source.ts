@@ -3,7 +3,7 @@ import { RelayError, type Logger } from '../shared';
 import { buildNewDelivery, type CatchUpState, type MissedReportsNotice, type NewDelivery, type Store } from '../store';
 import { compareReportOrder, type ReportCursor } from '../trend';
 import { buildMissedReportsRecord } from '../watchdog';
-import { assignSource, buildDedupKey, DEFAULT_SOURCE_NAME, normalizeTimestamp, parseDelivery } from '../webhook';
+import { buildDedupKey, DEFAULT_SOURCE_NAME, normalizeTimestamp, parseDelivery } from '../webhook';
 
 /** What one catch-up of a source needs, besides the lease it runs under. */
 export interface SourceCatchUpContext {
@@ -233,7 +233,7 @@ async function fetchMissedReport(reportId: number, context: SourceCatchUpContext
   const body = Buffer.from(JSON.stringify(envelope), 'utf8');
   let parsed;
   try {
-    parsed = parseDelivery(body);
+    parsed = parseDelivery(body, context.source);
   } catch (error) {
     if (error instanceof RelayError)
       return { refused: [error.message, ...(error.issues ?? []).map((i) => `${i.path}: ${i.message}`)].join(' ') };
@@ -241,9 +241,8 @@ async function fetchMissedReport(reportId: number, context: SourceCatchUpContext
   }
   if (parsed.kind !== 'report' || parsed.report.id !== reportId)
     throw new NetboxError('PROTOCOL', `NetBox answered ${REPORTS_PATH}${reportId}/ with another object`);
-  const delivery = assignSource(parsed, context.source);
   // Queued as its webhook would have been (its history row too, marked late when a newer report was stored first).
-  const stored = buildNewDelivery(delivery, { body, sender: 'catch-up', receivedAt: context.now, netboxUrl: context.netboxUrl });
+  const stored = buildNewDelivery(parsed, { body, sender: 'catch-up', receivedAt: context.now, netboxUrl: context.netboxUrl });
   return { ...stored, receivedVia: 'catch-up' };
 }
 

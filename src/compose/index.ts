@@ -18,7 +18,6 @@ export {
   type ComposedNotice,
   type ComposedMail,
   type ReportComposer,
-  type RouteContext,
 } from './report-composer';
 export { buildDigestView, type DigestContent, type DigestSourceContent } from './build-digest-view';
 export { buildDigestMail, DIGEST_TEMPLATE_SET } from './build-digest-mail';

@@ -167,17 +167,17 @@ async function runBatch(loop: Loop, deliveries: DeliveryRecord[], asProbe: boole
     await shareComposedReports(options, deliveries);
     // A probe is claimed alone: the oldest due delivery.
     if (asProbe && items.length > 0) items[0].isProbe = true;
-    const settleStage = { ...options, policy, random: options.random ?? Math.random };
-    await sendBatch({ ...options, policy }, items);
+    const stage = { ...options, policy, random: options.random ?? Math.random };
+    await sendBatch(stage, items);
     // Many route mails (an owner route): each slice is recorded before the next is built, so a crash mails
     // again one slice at most, and one slice's mails are held at a time.
     for (let more = items.filter(hasUnbuiltMails); more.length > 0; more = more.filter(hasUnbuiltMails)) {
       // A stop's deadline came first (logged): the deliveries come back when their leases end.
-      if (!(await recordSlices(settleStage, loop.settle, more))) return;
+      if (!(await recordSlices(stage, loop.settle, more))) return;
       for (const item of more) await buildNextSlice(options.composers.report.render, item);
-      await sendBatch({ ...options, policy }, more);
+      await sendBatch(stage, more);
     }
-    await settleBatch(settleStage, loop.settle, items, started);
+    await settleBatch(stage, loop.settle, items, started);
   } catch (error) {
     options.logger.error(
       { err: error, deliveryIds: deliveries.map((d) => d.id) },

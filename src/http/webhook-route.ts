@@ -1,7 +1,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { RelayError, type Clock, type Logger } from '../shared';
 import { buildNewDelivery, StorageUnavailableError, type Store } from '../store';
-import { assignSource, parseDelivery, verifySignature, type WebhookOutcome } from '../webhook';
+import { parseDelivery, verifySignature, type WebhookOutcome } from '../webhook';
 import { requestLogger } from './request-log';
 
 export interface WebhookRouteOptions {
@@ -39,14 +39,13 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
       const verdict = verifySignature(body, req.get('x-hook-signature'), options.secrets);
       if (verdict !== 'valid') throw new RelayError(verdict === 'missing' ? 'SIGNATURE_MISSING' : 'SIGNATURE_INVALID');
     }
-    const parsed = parseDelivery(body);
-    if (parsed.kind === 'ignored') {
-      if (options.logger.isLevelEnabled('info')) log().info({ reason: parsed.reason, source: options.source }, 'webhook ignored');
-      options.onOutcome?.({ outcome: 'ignored', reason: parsed.reason, source: options.source });
-      res.status(200).json({ status: 'ignored', reason: parsed.reason });
+    const delivery = parseDelivery(body, options.source);
+    if (delivery.kind === 'ignored') {
+      if (options.logger.isLevelEnabled('info')) log().info({ reason: delivery.reason, source: options.source }, 'webhook ignored');
+      options.onOutcome?.({ outcome: 'ignored', reason: delivery.reason, source: options.source });
+      res.status(200).json({ status: 'ignored', reason: delivery.reason });
       return;
     }
-    const delivery = assignSource(parsed, options.source);
     let result;
     try {
       result = await options.store.insertDelivery(

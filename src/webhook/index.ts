@@ -2,7 +2,6 @@ export { verifySignature, signBody } from './verify-signature';
 export {
   parseDelivery,
   normalizeTimestamp,
-  assignSource,
   buildDedupKey,
   DEFAULT_SOURCE_NAME,
   type ReportDelivery,

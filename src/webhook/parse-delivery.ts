@@ -34,12 +34,6 @@ function splitCounts(report: Report): { report: ReportFields; counts: ReportCoun
 /** The source configured from NETBOX_URL and WEBHOOK_* (the bare webhook path), and of rows stored before sources. */
 export const DEFAULT_SOURCE_NAME = 'default';
 
-/** The delivery as posted to a named source's path: report ids collide across NetBoxes, so its dedup key carries the source. */
-export function assignSource(delivery: ReportDelivery, source: string | undefined): ReportDelivery {
-  if (source === undefined || source === DEFAULT_SOURCE_NAME) return delivery;
-  return { ...delivery, source, dedupKey: buildDedupKey(delivery.report.id, delivery.report.created, source) };
-}
-
 /** A report's idempotency key: `<id>@<created>` as NetBox serializes them, `<source>/…` for a named source. */
 export function buildDedupKey(reportId: number, created: string, source?: string): string {
   const key = `${reportId}@${created}`;
@@ -53,11 +47,11 @@ const REPORT_MODEL = 'compliancereport';
 const REPORT_OBJECT_TYPE = 'validity.compliancereport';
 
 /**
- * Turns the raw body of a webhook into a typed delivery, or throws a {@link RelayError}
+ * Turns the raw body of a webhook posted to `source`'s path into a typed delivery, or throws a {@link RelayError}
  * (BODY_NOT_UTF8, BODY_NOT_JSON, ENVELOPE_INVALID, REPORT_INVALID) that lists every issue.
  * Call only after the signature has been checked on these same bytes.
  */
-export function parseDelivery(body: Uint8Array): Delivery {
+export function parseDelivery(body: Uint8Array, source: string = DEFAULT_SOURCE_NAME): Delivery {
   // isUtf8 checks in native code without building a string; toString then decodes once.
   if (!isUtf8(body)) throw new RelayError('BODY_NOT_UTF8');
   // A byte-order mark is dropped, as a UTF-8 decoder does by default.
@@ -92,10 +86,11 @@ export function parseDelivery(body: Uint8Array): Delivery {
   return {
     kind: 'report',
     ...splitCounts(data),
-    dedupKey: buildDedupKey(data.id, data.created),
+    // Report ids collide across NetBoxes: a named source's key carries the source.
+    dedupKey: buildDedupKey(data.id, data.created, source),
     completedAt: normalizeTimestamp(env.timestamp) ?? normalizeTimestamp(data.created) ?? data.created,
     triggeredBy: triggeredBy(env),
-    source: DEFAULT_SOURCE_NAME,
+    source,
   };
 }
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { EXIT_CONFIG, EXIT_USAGE, runCli } from '../../src/cli';
 import { SqliteStore } from '../../src/store';
-import { assignSource, parseDelivery, type ReportDelivery } from '../../src/webhook';
+import { parseDelivery, type ReportDelivery } from '../../src/webhook';
 import { captureIo } from '../helpers/cli-io';
 import { startNetboxDouble as startSetupDouble, type NetboxDouble as SetupDouble } from '../helpers/netbox-double';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
@@ -151,9 +151,8 @@ describe('the command line understands NetBox sources', () => {
     const env = sourcesEnv('http://prod.invalid', 'http://lab.invalid');
     const store = SqliteStore.open({ dataDir: env.DATA_DIR });
     const body = buildBody({ data: buildReportData({ id: 29 }) });
-    const parsed = parseDelivery(body) as ReportDelivery;
     for (const source of ['default', 'lab']) {
-      const report = assignSource(parsed, source);
+      const report = parseDelivery(body, source) as ReportDelivery;
       await store.insertDelivery({ ...report, sender: '192.0.2.10', body, receivedAt: Date.now() });
     }
     await store.close();

@@ -3,7 +3,7 @@ import { buildDigestMail, buildDigestView, sampleDigestContents } from '../../sr
 import { DAY_MS } from '../../src/waivers';
 import { collectDigest } from '../../src/digest';
 import { SqliteStore } from '../../src/store';
-import { assignSource, parseDelivery } from '../../src/webhook';
+import { parseDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir } from '../helpers/relay-harness';
 import { loadRenderer } from '../../src/mail';
@@ -248,9 +248,8 @@ describe('gathering a digest from the store (real SQLite file)', () => {
   async function receive(source: string, id: number, receivedAt: number, failed: number, failing: FailingPair[] | null) {
     const created = new Date(receivedAt - 60_000).toISOString();
     const body = buildBody({ data: buildReportData({ id, created, total_passed: 8 - failed, total_count: 8, middle_passed: 8 - failed }) });
-    const parsed = parseDelivery(body);
-    if (parsed.kind !== 'report') throw new Error('not a report');
-    const delivery = assignSource(parsed, source);
+    const delivery = parseDelivery(body, source);
+    if (delivery.kind !== 'report') throw new Error('not a report');
     await store.insertDelivery({
       ...delivery,
       sender: '127.0.0.1',
