@@ -421,7 +421,7 @@ describe('catch-up of a NetBox under a base path', () => {
       const [mail] = await smtp.waitFor(1);
       expect(String(mail.parsed.text)).toContain(`${netbox.url}/plugins/validity/reports/4/`);
       const [delivery] = await relay.relay.store.listDeliveries();
-      expect(delivery.report?.report).toMatchObject({
+      expect(delivery.report).toMatchObject({
         url: '/netbox/api/plugins/validity/reports/4/',
         results_url: '/netbox/api/plugins/validity/test-results/?report_id=4',
       });
