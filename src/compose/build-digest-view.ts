@@ -1,8 +1,7 @@
 import { formatDateTime, formatPercentValue } from '../report';
 import type { PeriodPoint, SeriesPeriodTrend, Trend } from '../trend';
 import { buildTrendChart, TREND_CHART_MAX_REPORTS } from '../mail';
-import { buildVerdictView, formatAccepted, formatDeltaShort } from './build-verdict-view';
-import { count } from './build-evaluation-lines';
+import { buildVerdictView, count, formatAccepted, formatDeltaShort } from './build-trend-view';
 
 /** One NetBox source's series over a digest's period. */
 export interface DigestSourceContent {

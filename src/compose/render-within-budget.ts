@@ -1,5 +1,5 @@
 import type { RenderedMail } from '../mail';
-import type { EnrichmentView } from './build-insight-views';
+import type { EnrichmentView } from './build-enrichment-view';
 import type { ReportView } from './build-report-view';
 
 /**

@@ -14,7 +14,8 @@ import {
   type Trend,
 } from '../trend';
 import { parseDelivery, type ReportDelivery } from '../webhook';
-import { buildEnrichmentView, buildTrendView } from './build-insight-views';
+import { buildEnrichmentView } from './build-enrichment-view';
+import { buildTrendView } from './build-trend-view';
 import { buildReportView, type ReportView } from './build-report-view';
 import type { WaiversView } from './build-waivers-view';
 import type { DigestContent } from './build-digest-view';
