@@ -1,4 +1,4 @@
-import type { ChartView } from './build-mail-chart';
+import type { ChartView } from './create-report-insights';
 import type { FailingResult } from '../enrichment';
 import type { MailAttachment } from '../mail';
 import {

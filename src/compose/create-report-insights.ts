@@ -1,6 +1,6 @@
 import { createFailureSummarizer, enrichReport, readPairStates, type Enrichment, type FailingResult } from '../enrichment';
-import { formatPercent } from '../report';
-import { buildMailChart, type ChartView } from './build-mail-chart';
+import { buildTrendChart, type TrendChart, type TrendChartPoint } from '../mail';
+import { formatPercent, mapCountLines } from '../report';
 import type { NetboxClient } from '../netbox';
 import { systemClock, type Clock, type Logger } from '../shared';
 import {
@@ -13,6 +13,7 @@ import {
   type PairStates,
   type RecordedTrend,
   type ReportHistory,
+  type ReportPoint,
   type ReportSnapshot,
 } from '../trend';
 import type { ReportDelivery } from '../webhook';
@@ -221,4 +222,28 @@ async function prepareChart(options: ReportInsightsOptions, snapshot: ReportSnap
   if (earlier.length === 0) return null;
   const { passed, count } = snapshot.counts.overall;
   return buildMailChart(snapshot, earlier, formatPercent(passed, count));
+}
+
+/** The trend chart as the templates show it (`{{> trend-chart}}`, `{{> trend-chart-text}}`). */
+export interface ChartView extends TrendChart {
+  /** "62.5%". */
+  currentText: string;
+  /** What the shaded column is: "this report", "the latest report". */
+  currentLabel: string;
+}
+
+/** The chart of the current report and the `earlier` reports of its series (oldest first): a few microseconds, no image. */
+export function buildMailChart(current: ReportSnapshot, earlier: readonly ReportPoint[], overallText: string): ChartView {
+  const points = [...earlier, current].map(toChartPoint);
+  return { ...buildTrendChart({ points, currentIndex: points.length - 1 }), currentText: overallText, currentLabel: 'this report' };
+}
+
+/** A stored report as a point of the chart: pass ratios from its counts, null where it had no results. */
+export function toChartPoint(snapshot: ReportPoint): TrendChartPoint {
+  const c = snapshot.counts;
+  return {
+    reportId: snapshot.reportId,
+    at: snapshot.created,
+    ratios: mapCountLines((line) => (c[line].count > 0 ? c[line].passed / c[line].count : null)),
+  };
 }

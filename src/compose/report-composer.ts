@@ -5,6 +5,7 @@ import {
   buildThreadId,
   type MailInput,
   type OutgoingMail,
+  type RenderedMail,
   type Recipients,
   type Renderer,
 } from '../mail';
@@ -12,7 +13,7 @@ import { buildMailView, buildOwnerGroupView, type MailView, type MailViewOptions
 import type { PlannedReport, Route } from '../routing';
 import type { ClaimedDelivery, OwnerGroupPlan } from '../store';
 import type { OwnerDirectory } from '../enrichment';
-import { renderWithinBudget } from './render-within-budget';
+import type { EnrichmentView } from './build-enrichment-view';
 import type { ReportInsights } from './create-report-insights';
 import { CSV_ATTACHMENT_MAX_BYTES, MAX_FAILING_TESTS_LISTED } from './build-enrichment-view';
 import { parseDelivery, type ReportDelivery } from '../webhook';
@@ -211,5 +212,47 @@ export function buildFilterHeaders(view: ReportView, route: string): Record<stri
     ...(view.source ? { 'X-Compliance-Source': view.source.name } : {}),
     // Only for a report fetched from NetBox because its webhook never arrived.
     ...(view.receivedVia === 'catch-up' ? { 'X-Compliance-Received': 'catch-up' } : {}),
+  };
+}
+
+/**
+ * The most HTML a mail carries. Gmail clips a message whose HTML exceeds about 102 KB ("[Message clipped]
+ * View entire message"), hiding whatever comes after the cut, and the links to NetBox come last. The failing
+ * results left out are in the CSV attachment and behind the "and N more failing tests" link.
+ */
+export const MAIL_HTML_MAX_BYTES = 100_000;
+
+/**
+ * Renders the view; while its HTML is over {@link MAIL_HTML_MAX_BYTES}, renders it again with half the
+ * failing tests listed (the others counted in `moreTests`), down to none.
+ */
+export function renderWithinBudget<V extends ReportView>(view: V, render: (view: V) => RenderedMail): RenderedMail {
+  let rendered = render(view);
+  let current = view;
+  while (Buffer.byteLength(rendered.html) > MAIL_HTML_MAX_BYTES) {
+    const enrichment = current.enrichment;
+    const listed = enrichment ? enrichment.groups.reduce((n, g) => n + g.tests.length, 0) : 0;
+    if (!enrichment || (listed === 0 && enrichment.topDevices.length === 0)) break;
+    current = { ...current, enrichment: keepTests(enrichment, Math.floor(listed / 2)) };
+    rendered = render(current);
+  }
+  return rendered;
+}
+
+/** The enrichment with only its first `keep` tests listed; with none, without the top devices either. */
+function keepTests(enrichment: EnrichmentView, keep: number): EnrichmentView {
+  let left = keep;
+  const groups = enrichment.groups
+    .map((group) => {
+      const tests = group.tests.slice(0, Math.max(0, left));
+      left -= tests.length;
+      return { ...group, tests };
+    })
+    .filter((group) => group.tests.length > 0);
+  return {
+    ...enrichment,
+    groups,
+    moreTests: enrichment.failingTests - keep,
+    topDevices: keep === 0 ? [] : enrichment.topDevices,
   };
 }
