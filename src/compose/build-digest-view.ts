@@ -1,8 +1,16 @@
 import { formatDateTime, formatPercentValue } from '../report';
 import type { PeriodPoint, SeriesPeriodTrend, Trend } from '../trend';
-import { buildTrendChart, TREND_CHART_MAX_REPORTS } from '../mail';
-import { buildVerdictView, formatAccepted, formatDeltaShort } from './build-verdict-view';
-import { count } from './build-evaluation-lines';
+import {
+  buildMessageId,
+  buildOutgoingMail,
+  buildThreadId,
+  buildTrendChart,
+  TREND_CHART_MAX_REPORTS,
+  type OutgoingMail,
+  type Recipients,
+  type Renderer,
+} from '../mail';
+import { buildVerdictView, count, formatAccepted, formatDeltaShort } from './build-trend-view';
 
 /** One NetBox source's series over a digest's period. */
 export interface DigestSourceContent {
@@ -197,4 +205,51 @@ function formatMinutes(iso: string, timezone: string): string {
 function nameSeries(series: string): string {
   const parts = series.split('|');
   return parts.slice(-2).join('') || series;
+}
+
+/** The template set a digest route renders unless it names its own (`template`). */
+export const DIGEST_TEMPLATE_SET = 'digest';
+
+export interface DigestMailOptions {
+  renderer: Renderer;
+  from: string;
+  recipients: Recipients;
+  /** The outbox record's id and key make the Message-ID, stable across retries. */
+  deliveryId: number;
+  dedupKey: string;
+  date: Date;
+  template?: string;
+  subject?: string;
+}
+
+/**
+ * A digest's mail: the digest template set rendered with the period's view, marked automatic like
+ * the report mails, and with X-Compliance-Digest naming the route for client-side filters.
+ */
+export async function buildDigestMail(content: DigestContent, options: DigestMailOptions): Promise<OutgoingMail> {
+  const rendered = options.renderer.render(
+    buildDigestView(content),
+    options.template ?? DIGEST_TEMPLATE_SET,
+    options.subject === undefined ? {} : { subject: options.subject },
+  );
+  return buildOutgoingMail({
+    ...rendered,
+    ...options.recipients,
+    from: options.from,
+    messageId: buildMessageId({
+      deliveryId: options.deliveryId,
+      reportId: null,
+      dedupKey: options.dedupKey,
+      from: options.from,
+      route: content.route,
+    }),
+    date: options.date,
+    // The route's digests stack in one conversation, as a route's reports do.
+    threadId: buildThreadId({ from: options.from, route: content.route }),
+    headers: {
+      'X-Compliance-Digest': content.route,
+      'X-Compliance-Digest-Period': `${new Date(content.periodStart).toISOString()}/${new Date(content.periodEnd).toISOString()}`,
+      ...(content.late ? { 'X-Compliance-Digest-Late': 'true' } : {}),
+    },
+  });
 }

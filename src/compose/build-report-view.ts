@@ -1,104 +1,51 @@
-import type { ChartView } from './build-mail-chart';
+import type { ChartView } from './create-report-insights';
+import type { FailingResult } from '../enrichment';
+import type { MailAttachment } from '../mail';
 import {
   bandOf,
   buildLinks,
+  countPerSeverity,
+  findNetboxBasePath,
   formatDateTime,
   formatPercent,
   passPercent,
   SEVERITIES,
-  type Band,
   type ReportLinks,
   type Severity,
+  type SeverityCounts,
 } from '../report';
+import type { OwnerGroupPlan, ReceivedVia } from '../store';
+import { buildDevicesTrend, pairKey, type Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
-import type { ReceivedVia } from '../store';
-import type { EnrichmentView, TrendView } from './build-insight-views';
-import { formatAccepted, formatDeltaShort, type VerdictView } from './build-verdict-view';
-import type { WaiversView } from './build-waivers-view';
+import { buildSection, type EnrichmentView, type SectionOptions } from './build-enrichment-view';
+import { buildTrendView, formatAccepted, formatDeltaShort, type TrendView, type VerdictView } from './build-trend-view';
+import { buildWaiversView, keepNamedWaivers, type WaiversView } from './build-waivers-view';
+import { summarize, type ReportInsights } from './create-report-insights';
 
-// The view types below are what the templates read: templates/README.md documents each field.
-
-interface RatioView {
-  name: string;
-  passed: number;
-  failed: number;
-  count: number;
-  percentText: string;
-  /** Null when count is 0. */
-  percent: number | null;
-  barWidth: number;
-  band: Band;
-  /** A severity's line: its state. The Overall line: the verdict's colour, never "the worst severity failing somewhere". */
-  tone: Tone;
-  hasResults: boolean;
-  /** Of `failed`: accepted exceptions (the ratio stays validity's). */
-  waived: number;
-}
+// The views below are what the templates read: templates/README.md documents each field.
 
 /** The mail's colour scale: the worst failing severity, `ok` when nothing failed, `none` when nothing ran. */
 type Tone = 'high' | 'middle' | 'low' | 'ok' | 'none';
 
-interface WorstView {
-  severity: Severity;
-  failed: number;
-  tone: Tone;
-  /** Failed results of lower severities. */
-  otherFailed: number;
-}
-
-/** `owners`: an owner group's share of the report, and the whole report's figures beside it. */
-export interface OwnersView {
-  key: string;
-  why: string;
-  note: string | null;
-  whole: boolean;
-  devices: string[];
-  moreDevices: number;
-  fixedDevices: string[];
-  moreFixedDevices: number;
-  deviceCount: number;
-  ownRatios: boolean;
-  /** Why the group's own ratios are unavailable (the figures shown are the whole report's); null when counted. */
-  countsMissing: string | null;
-  owned: boolean;
-  report: { overall: RatioView; severities: RatioView[] };
-}
-
 /** Everything a template can use. Each optional section is null rather than absent: templates run in strict mode. */
-export interface ReportView {
-  report: { id: number; display: string; deviceCount: number; testCount: number; created: string; customFields: Record<string, unknown> };
-  completedAt: string;
-  completedAtText: string;
-  timezone: string;
-  triggeredBy: string | null;
-  receivedVia: ReceivedVia;
-  receivedText: string | null;
-  overall: RatioView;
-  severities: RatioView[];
-  highFailed: number;
-  hasFailures: boolean;
-  worst: WorstView | null;
-  tone: Tone;
-  verdict: VerdictView | null;
-  netboxHost: string | null;
-  netboxName: string;
-  source: { name: string } | null;
-  links: ReportLinks;
-  defaultSubject: string;
-  /** Null when the relay did not try (a preview, or a caller without NetBox). */
-  enrichment: EnrichmentView | null;
-  trend: TrendView | null;
-  chart: ChartView | null;
-  owners: OwnersView | null;
-  waivers: WaiversView | null;
-}
+export type ReportView = ReturnType<typeof buildReportView>;
 
-export interface ReportViewOptions extends Partial<Pick<ReportView, 'enrichment' | 'trend' | 'chart' | 'waivers' | 'receivedVia'>> {
+type OwnersView = ReturnType<typeof buildOwnersView>;
+
+export interface ReportViewOptions {
   /** NetBox's base URL; links stay relative without it. */
   netboxUrl?: string;
   timezone: string;
   /** Given when the relay serves several NetBox sources: the mail names it. */
   sourceName?: string;
+  receivedVia?: ReceivedVia;
+  /** Null or absent when the relay did not try (a preview, or a caller without NetBox). */
+  enrichment?: EnrichmentView | null;
+  trend?: TrendView | null;
+  chart?: ChartView | null;
+  waivers?: WaiversView | null;
+  /** Built by the caller already (the failing-tests section links to them too). */
+  links?: ReportLinks;
   /**
    * An owner group NetBox could not count: its failing results per severity. The subject says its counts are
    * unavailable and names these, never the report's figures (which the body shows as the whole report's).
@@ -110,7 +57,7 @@ const CAUGHT_UP_TEXT =
   'Fetched from NetBox by the relay: its webhook never arrived. The time above is when the run started (NetBox keeps no end time).';
 
 /** Builds the template data for one report delivery. Pure: same input, same view. */
-export function buildReportView(delivery: ReportDelivery, options: ReportViewOptions): ReportView {
+export function buildReportView(delivery: ReportDelivery, options: ReportViewOptions) {
   const r = delivery.report;
   const c = delivery.counts;
   const waivers = options.waivers ?? null;
@@ -151,7 +98,7 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
     netboxHost,
     netboxName: options.sourceName ?? netboxHost ?? 'NetBox',
     source: options.sourceName === undefined ? null : { name: options.sourceName },
-    links: buildLinks(r.id, r.url, r.results_url, options.netboxUrl),
+    links: options.links ?? buildLinks(r.id, r.url, r.results_url, options.netboxUrl),
     defaultSubject: buildDefaultSubject({
       id: r.id,
       percentText: overall.percentText,
@@ -167,7 +114,7 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
     enrichment: options.enrichment ?? null,
     trend,
     chart: options.chart ?? null,
-    owners: null,
+    owners: null as OwnersView | null,
     waivers,
   };
 }
@@ -175,7 +122,7 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
 const SEVERITY_TONE: Record<Severity, Tone> = { HIGH: 'high', MIDDLE: 'middle', LOW: 'low' };
 
 /** One line of the summary; its tone is its severity's when any of its results failed. */
-function buildRatio(name: string, passed: number, count: number, waived = 0): RatioView {
+function buildRatio(name: string, passed: number, count: number, waived = 0) {
   const percent = passPercent(passed, count);
   const failed = count - passed;
   const tone: Tone = count === 0 ? 'none' : failed === 0 ? 'ok' : (SEVERITY_TONE[name as Severity] ?? 'none');
@@ -194,8 +141,10 @@ function buildRatio(name: string, passed: number, count: number, waived = 0): Ra
   };
 }
 
-/** The first severity (HIGH, MIDDLE, LOW) with failed results, or null. */
-function buildWorst(severities: RatioView[]): WorstView | null {
+type RatioView = ReturnType<typeof buildRatio>;
+
+/** The first severity (HIGH, MIDDLE, LOW) with failed results (and those of lower severities), or null. */
+function buildWorst(severities: RatioView[]) {
   const index = severities.findIndex((s) => s.failed > 0);
   const worst = severities[index];
   if (!worst) return null;
@@ -248,4 +197,154 @@ function buildDefaultSubject(f: SubjectFacts): string {
   if (f.uncounted) return `${verdict}counts unavailable, ${failing}${where}`;
   const lead = f.verdict ? `${verdict}${f.percentText}${f.deltaText}` : `${f.percentText} passed`;
   return `${lead}, ${failing}${formatAccepted(f.accepted)}${f.verdict?.scopeChanged ? ', scope changed' : ''}${where}`;
+}
+
+/** How a mail's views are built from the insight stage's data: the relay's settings for the failing-tests section. */
+export interface MailViewOptions extends Pick<ReportViewOptions, 'netboxUrl' | 'timezone' | 'sourceName'> {
+  maxFailures: number;
+  /** Whether some route has attach_csv: the CSV is built once for every route that attaches it. */
+  attachCsv: boolean;
+  attachMaxBytes: number;
+  /** RELAY_URL: each failing result links to the dashboard's pre-filled waiver form. */
+  relayUrl?: string;
+}
+
+/** A mail's view and attachments. */
+export interface MailView {
+  view: ReportView;
+  attachments: MailAttachment[];
+}
+
+/** The whole report's view and CSV, from the insight stage's data (absent without it). */
+export function buildMailView(
+  delivery: ReportDelivery,
+  insights: ReportInsights | undefined,
+  options: MailViewOptions & { receivedVia: ReceivedVia },
+): MailView {
+  const links = buildLinks(delivery.report.id, delivery.report.url, delivery.report.results_url, options.netboxUrl);
+  const trend = insights?.recorded?.trend ?? null;
+  const section = insights && buildSection(insights.kept, buildSectionOptions(delivery, insights, links, options), '');
+  const view = buildReportView(delivery, {
+    ...options,
+    links,
+    enrichment: section?.enrichment,
+    trend: trend && buildOwnTrendView(delivery, insights!, trend, options, insights!.failingKnown),
+    chart: insights?.chart,
+    waivers: insights?.waivers && buildWaiversView(insights.waivers.outcome, insights.waivers.now),
+  });
+  return { view, attachments: section?.attachments ?? [] };
+}
+
+/** Names of a group's devices listed in the mail; the rest are counted. */
+const MAX_LISTED_DEVICES = 20;
+
+/**
+ * The view and attachments of one owner group's mail: the failing results of its devices only, the
+ * pass ratios per severity over its own devices (counted when the plan was made) and the report's
+ * totals beside them, and its own trend: verdict, newly failing, fixed and streaks over its devices
+ * (see buildDevicesTrend), which the subject, first line and X-Compliance-Verdict read.
+ */
+export function buildOwnerGroupView(
+  whole: MailView,
+  delivery: ReportDelivery,
+  insights: ReportInsights | undefined,
+  group: OwnerGroupPlan,
+  options: MailViewOptions,
+): MailView {
+  const owners = buildOwnersView(group, { overall: whole.view.overall, severities: whole.view.severities });
+  if (group.whole) return { view: { ...whole.view, owners }, attachments: whole.attachments };
+  const ids = new Set(group.deviceIds);
+  const names = new Set(group.devices);
+  const keep = (r: FailingResult) => (r.deviceId !== null ? ids.has(r.deviceId) : names.has(r.device));
+  const kept = insights?.kept;
+  const links = whole.view.links;
+  const section =
+    kept?.status === 'ok'
+      ? buildSection(summarize(kept.summary.results.filter(keep)), buildSectionOptions(delivery, insights!, links, options), '-owners')
+      : { enrichment: whole.view.enrichment, attachments: whole.attachments };
+  const own = group.counts ? withCounts(delivery, group.counts, owners.deviceCount) : delivery;
+  // Its trend is over its failing and its fixed devices, so their fixes count.
+  const recorded = insights?.recorded;
+  const devices = new Set([...group.devices, ...(group.fixedDevices ?? [])]);
+  const trend = recorded
+    ? buildDevicesTrend(recorded.current, recorded.history, { ...recorded.options, devices, counts: group.counts })
+    : null;
+  const view = buildReportView(own, {
+    ...options,
+    links,
+    enrichment: section.enrichment,
+    trend: trend && buildOwnTrendView(own, insights!, trend, options, true),
+    // Its failures are its own, without the accepted exceptions; only a HIGH failure hidden on several devices is named.
+    waivers: keepNamedWaivers(whole.view.waivers),
+    // Uncounted, its subject and headers name its own failures, never the report's figures as its own.
+    uncountedFailed: group.counts === null ? countPerSeverity(kept?.status === 'ok' ? kept.summary.results.filter(keep) : []) : undefined,
+  });
+  return { view: { ...view, owners }, attachments: section.attachments };
+}
+
+function buildOwnersView(group: OwnerGroupPlan, report: { overall: RatioView; severities: RatioView[] }) {
+  const fixed = group.fixedDevices ?? [];
+  return {
+    key: group.key,
+    why: group.why,
+    note: group.note,
+    whole: group.whole,
+    devices: group.devices.slice(0, MAX_LISTED_DEVICES),
+    moreDevices: Math.max(0, group.devices.length - MAX_LISTED_DEVICES),
+    fixedDevices: fixed.slice(0, MAX_LISTED_DEVICES),
+    moreFixedDevices: Math.max(0, fixed.length - MAX_LISTED_DEVICES),
+    deviceCount: group.ownedDevices ?? group.devices.length + fixed.length,
+    ownRatios: !group.whole && group.counts !== null,
+    /** Why the group's own ratios are unavailable (the figures shown are the whole report's); null when counted. */
+    countsMissing: group.counts === null ? (group.countsMissing ?? 'NetBox could not count its results') : null,
+    owned: !group.whole && group.counts !== null && group.ownedDevices != null,
+    report,
+  };
+}
+
+function buildSectionOptions(
+  delivery: ReportDelivery,
+  insights: ReportInsights,
+  links: ReportLinks,
+  options: MailViewOptions,
+): SectionOptions {
+  const relayUrl = options.relayUrl?.replace(/\/+$/, '');
+  return {
+    ...options,
+    reportId: delivery.report.id,
+    basePath: findNetboxBasePath(delivery.report.url),
+    failedResultsUrl: links.failedResults,
+    // Each failing result it lists carries its badge (new, or failing since): the whole report's.
+    trend: insights.recorded?.trend ?? null,
+    waiverExpired: new Set(insights.waivers?.outcome.waiverExpired.map((m) => pairKey(m.pair)) ?? []),
+    waiverForm: relayUrl ? { relayUrl, source: delivery.source } : undefined,
+  };
+}
+
+function buildOwnTrendView(
+  delivery: ReportDelivery,
+  insights: ReportInsights,
+  trend: Trend,
+  options: MailViewOptions,
+  failingKnown: boolean,
+) {
+  return buildTrendView(trend, {
+    timezone: options.timezone,
+    basePath: findNetboxBasePath(delivery.report.url),
+    netboxUrl: options.netboxUrl,
+    currentFailingKnown: failingKnown,
+    passed: delivery.counts.overall.passed,
+    count: delivery.counts.overall.count,
+    states: insights.recorded?.options.states,
+  });
+}
+
+/** The report with the group's counts in place of the report's: the ratios (and subject) are the group's. */
+function withCounts(delivery: ReportDelivery, c: SeverityCounts, deviceCount: number): ReportDelivery {
+  const sum = (key: 'passed' | 'count') => c.HIGH[key] + c.MIDDLE[key] + c.LOW[key];
+  return {
+    ...delivery,
+    report: { ...delivery.report, device_count: deviceCount },
+    counts: { ...c, overall: { passed: sum('passed'), count: sum('count') } },
+  };
 }

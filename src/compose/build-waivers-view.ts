@@ -2,48 +2,16 @@ import { countPerSeverity, SEVERITY_ORDER, type Severity } from '../report';
 import type { FailingPair } from '../trend';
 import { DAY_MS, WAIVER_EXPIRING_DAYS, type Waiver, type WaiverOutcome } from '../waivers';
 
-// The view types below are what the templates read: templates/README.md documents each field.
-
-interface WaiverItemView {
-  test: string;
-  severity: Severity;
-  devicesText: string;
-  results: number;
-  author: string;
-  /** Empty for a waiver on one named device made without one. */
-  reason: string;
-  until: string;
-  expiring: boolean;
-  expiringText: string;
-  fromFile: boolean;
-}
-
-/** A HIGH failure one waiver hides on several devices: every mail names it in its header section. */
-interface HiddenHighView {
-  test: string;
-  devices: string[];
-  devicesText: string;
-  deviceCount: number;
-  author: string;
-  reason: string;
-  until: string;
-}
+// The views below are what the templates read: templates/README.md documents each field.
 
 /** `waivers`: their results are left out of the failing list, the verdict and the route decisions; the ratios stay validity's. */
-export interface WaiversView {
-  count: number;
-  bySeverity: Record<Severity, number>;
-  /** HIGH first; empty in an owner group's mail. */
-  items: WaiverItemView[];
-  expiringCount: number;
-  hiddenHigh: HiddenHighView[];
-}
+export type WaiversView = NonNullable<ReturnType<typeof buildWaiversView>>;
 
 /** Devices named per all-devices waiver line; the rest are counted. */
 const DEVICES_NAMED = 5;
 
 /** Builds `waivers` for the templates, or null when no waiver touched this report. Pure. */
-export function buildWaiversView(outcome: WaiverOutcome<FailingPair>, now: number): WaiversView | null {
+export function buildWaiversView(outcome: WaiverOutcome<FailingPair>, now: number) {
   if (outcome.waived.length === 0) return null;
   const byWaiver = new Map<string, { waiver: Waiver; severity: Severity; devices: string[] }>();
   for (const { pair, waiver } of outcome.waived) {
@@ -59,8 +27,10 @@ export function buildWaiversView(outcome: WaiverOutcome<FailingPair>, now: numbe
   return {
     count: outcome.waived.length,
     bySeverity: countPerSeverity(outcome.waived.map((w) => w.pair)),
+    /** HIGH first; empty in an owner group's mail. */
     items,
     expiringCount: items.filter((i) => i.expiring).length,
+    /** A HIGH failure one waiver hides on several devices: every mail names it in its header section. */
     hiddenHigh: outcome.mustName.map((h) => ({
       test: h.test,
       devices: h.devices,
@@ -79,7 +49,7 @@ export function keepNamedWaivers(view: WaiversView | null): WaiversView | null {
   return { ...view, count: 0, bySeverity: { HIGH: 0, MIDDLE: 0, LOW: 0 }, items: [], expiringCount: 0 };
 }
 
-function buildItem(waiver: Waiver, severity: Severity, devices: string[], expiring: boolean, now: number): WaiverItemView {
+function buildItem(waiver: Waiver, severity: Severity, devices: string[], expiring: boolean, now: number) {
   const named = devices.slice(0, DEVICES_NAMED).join(', ');
   const more = devices.length > DEVICES_NAMED ? ` and ${devices.length - DEVICES_NAMED} more` : '';
   const days = Math.floor((waiver.endsAt - now) / DAY_MS);
@@ -89,6 +59,7 @@ function buildItem(waiver: Waiver, severity: Severity, devices: string[], expiri
     devicesText: waiver.device ?? `all devices (${devices.length}): ${named}${more}`,
     results: devices.length,
     author: waiver.author,
+    /** Empty for a waiver on one named device made without one. */
     reason: waiver.reason,
     until: waiver.until,
     expiring,

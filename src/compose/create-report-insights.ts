@@ -1,21 +1,6 @@
-import {
-  buildFailuresCsv,
-  createFailureSummarizer,
-  enrichReport,
-  readPairStates,
-  type Enrichment,
-  type FailingResult,
-} from '../enrichment';
-import { buildLinks, buildWebUrl, findNetboxBasePath, formatPercent } from '../report';
-import { buildMailChart, type ChartView } from './build-mail-chart';
-import {
-  buildEnrichmentView,
-  buildTrendView,
-  type EnrichmentView,
-  type EnrichmentViewOptions,
-  type TrendView,
-} from './build-insight-views';
-import type { MailAttachment } from '../mail';
+import { createFailureSummarizer, enrichReport, readPairStates, type Enrichment, type FailingResult } from '../enrichment';
+import { buildTrendChart, type TrendChart, type TrendChartPoint } from '../mail';
+import { formatPercent, mapCountLines } from '../report';
 import type { NetboxClient } from '../netbox';
 import { systemClock, type Clock, type Logger } from '../shared';
 import {
@@ -28,64 +13,27 @@ import {
   type PairStates,
   type RecordedTrend,
   type ReportHistory,
+  type ReportPoint,
   type ReportSnapshot,
-  type Trend,
-  type TrendComparison,
 } from '../trend';
 import type { ReportDelivery } from '../webhook';
 import { applyWaivers, type Waiver, type WaiverOutcome } from '../waivers';
-import { buildWaiversView, type WaiversView } from './build-waivers-view';
-
-/**
- * Failing tests a mail lists, the rest counted in "and N more" linked to NetBox: a large report's HTML stays
- * well under Gmail's 102 KB clipping size, past which the links at the end of the mail are hidden.
- */
-export const MAX_FAILING_TESTS_LISTED = 50;
-
-/** Size cap of the CSV attachment (a route's attach_csv): 5 MB passes the attachment limits of common mail servers. */
-export const CSV_ATTACHMENT_MAX_BYTES = 5_000_000;
 
 /** Reports the trend chart plots, the current one included: enough to see a direction, few enough to read each point. */
 export const CHART_REPORTS = 12;
 
-/** What the relay adds to a report's mail beyond the webhook's counts. */
+/** What the relay adds to a report beyond the webhook's counts, as data: the mail's views are built from it in compose. */
 export interface ReportInsights {
-  enrichment: EnrichmentView;
-  /** Derived and recorded here once; routes decide on it. Null without history. */
-  trend: Trend | null;
-  trendView: TrendView | null;
-  attachments: MailAttachment[];
+  /** The failing results NetBox gave (NetBox's order) without the accepted exceptions, or why they are missing. */
+  kept: Enrichment;
+  /** NetBox gave this report's failing results (before the waivers). */
+  failingKnown: boolean;
+  /** The trend, recorded here once, and the history it was compared with; null without history. Routes decide on its trend. */
+  recorded: RecordedTrend | null;
   /** Built once for every route of this report; null when off (chartReports 0) or without history. */
   chart: ChartView | null;
-  /** The failing results (NetBox's order) that are not accepted exceptions; null when NetBox could not provide them. */
-  failures: FailingResult[] | null;
-  /** Why `failures` is null, as data for routing and the log. */
-  failuresMissing: { code: string; reason: string } | null;
-  /** What NetBox said of the pairs that changed since the previous report; null when nothing was compared. */
-  states: PairStates | null;
-  waivers: WaiversView | null;
-  /** The failing results kept (without the waived ones) and how their section is built: an owner's share is built from them ({@link buildSectionOf}). */
-  section: { kept: Enrichment; options: SectionOptions };
-  /** What an owner's own trend is computed from (buildTrendOfDevices); null without history. */
-  comparison: TrendComparison | null;
-}
-
-/** How the failing-tests section and its CSV are built. */
-type SectionOptions = Omit<EnrichmentViewOptions, 'attachment'> & Pick<ReportInsightsOptions, 'attachCsv' | 'attachMaxBytes'>;
-
-/** The failing-tests section and CSV of some failing results (`suffix` names the CSV: `-owners` for one owner's devices). */
-function buildSection(current: Enrichment, options: SectionOptions, suffix: string): Pick<ReportInsights, 'enrichment' | 'attachments'> {
-  const built = buildCsvAttachment(current, { ...options, suffix });
-  return { enrichment: buildEnrichmentView(current, { ...options, attachment: built.attachment }), attachments: built.attachments };
-}
-
-/** The failing-tests section and CSV of some of the failing results only (one owner's devices). */
-export function buildSectionOf(
-  insights: Pick<ReportInsights, 'section' | 'enrichment' | 'attachments'>,
-  keep: (result: FailingResult) => boolean,
-): Pick<ReportInsights, 'enrichment' | 'attachments'> {
-  const { kept, options } = insights.section;
-  return kept.status === 'ok' ? buildSection(summarize(kept.summary.results.filter(keep)), options, '-owners') : insights;
+  /** The waivers applied to the failing pairs, at `now`; null when none could apply. */
+  waivers: { outcome: WaiverOutcome<FailingPair>; now: number } | null;
 }
 
 export interface ReportInsightsOptions {
@@ -99,11 +47,6 @@ export interface ReportInsightsOptions {
   clock?: Clock;
   /** Absent: no trend. */
   history?: ReportHistory;
-  timezone: string;
-  maxFailures: number;
-  /** Whether some route has attach_csv. */
-  attachCsv: boolean;
-  attachMaxBytes: number;
   /** 0 or absent: no chart. */
   chartReports?: number;
   logger: Logger;
@@ -118,78 +61,32 @@ export interface ReportInsightsOptions {
   onNetboxError?: (code: string) => void;
   /** The waiver book's `forReport`; absent: none apply. */
   waivers?: (options: { source: string; previousReportAt: number | null }) => Promise<Waiver[]>;
-  /** RELAY_URL: each failing result links to the dashboard's pre-filled waiver form. */
-  relayUrl?: string;
 }
 
 /**
- * Binds enrichment (NetBox's failing results), the CSV attachment and the trend for the composer.
+ * Binds enrichment (NetBox's failing results), the waivers and the trend for the composer.
  * Runs in the worker, never in the webhook request. Never throws and never takes longer than the
  * budget plus a few local queries: whatever fails, the mail still goes with the webhook's counts.
  */
 export function createReportInsights(options: ReportInsightsOptions): (delivery: ReportDelivery, log?: Logger) => Promise<ReportInsights> {
   return async (delivery, deliveryLog) => {
-    const report = delivery.report;
-    const log = (deliveryLog ?? options.logger).child({ reportId: report.id });
-    const basePath = findNetboxBasePath(report.url);
-    const links = buildLinks(report.id, report.url, report.results_url, options.netboxUrl);
+    const log = (deliveryLog ?? options.logger).child({ reportId: delivery.report.id });
     // One budget for every request to NetBox this mail makes: the failing results, then the changed pairs.
     const deadline = (options.clock ?? systemClock).now() + options.budgetMs;
     const enrichment = await readFailures(options, delivery, log, deadline);
-
     const failing = toFailingPairs(enrichment);
     const recorded = options.history ? await recordTrend(options, delivery, failing, deadline) : null;
-    if (recorded?.states?.unknownReason)
-      log.warn(
-        { reason: recorded.states.unknownReason },
-        'the mail cannot tell fixed from not evaluated: NetBox could not say which pairs passed',
-      );
-    const trend = recorded?.trend ?? null;
-    const outcome = recorded?.outcome ?? null;
-    const trendView = trend
-      ? buildTrendView(trend, {
-          timezone: options.timezone,
-          basePath,
-          netboxUrl: options.netboxUrl,
-          currentFailingKnown: failing !== null,
-          passed: delivery.counts.overall.passed,
-          count: delivery.counts.overall.count,
-          states: recorded?.states ?? null,
-        })
-      : null;
+    const states = recorded?.recorded.options.states;
+    if (states?.unknownReason)
+      log.warn({ reason: states.unknownReason }, 'the mail cannot tell fixed from not evaluated: NetBox could not say which pairs passed');
+    const waivers = recorded?.waivers ?? null;
     // Accepted exceptions leave the failing list (and the CSV, owner groups, device routes) here, once.
-    const kept = outcome ? withoutWaived(enrichment, outcome) : enrichment;
-    const expired = new Set(outcome?.waiverExpired.map((m) => pairKey(m.pair)) ?? []);
-    const relayUrl = options.relayUrl?.replace(/\/+$/, '');
-    const section: ReportInsights['section'] = {
-      kept,
-      options: {
-        reportId: report.id,
-        basePath,
-        netboxUrl: options.netboxUrl,
-        failedResultsUrl: links.failedResults,
-        maxFailures: options.maxFailures,
-        attachCsv: options.attachCsv,
-        attachMaxBytes: options.attachMaxBytes,
-        trend,
-        waiverExpired: expired,
-        waiverForm: relayUrl ? { relayUrl, source: delivery.source } : undefined,
-      },
-    };
-    // Built after the trend: each failing result it lists carries its badge (new, or failing since).
-    const whole = buildSection(kept, section.options, '');
-
     return {
-      ...whole,
-      trend,
-      trendView,
+      kept: waivers ? withoutWaived(enrichment, waivers.outcome) : enrichment,
+      failingKnown: failing !== null,
+      recorded: recorded?.recorded ?? null,
       chart: recorded?.chart ?? null,
-      states: recorded?.states ?? null,
-      comparison: recorded?.comparison ?? null,
-      failures: kept.status === 'ok' ? kept.summary.results : null,
-      failuresMissing: kept.status === 'missing' ? { code: kept.code, reason: kept.reason } : null,
-      waivers: outcome ? buildWaiversView(outcome, recorded!.now) : null,
-      section,
+      waivers,
     };
   };
 }
@@ -205,27 +102,21 @@ async function recordTrend(
   delivery: ReportDelivery,
   failing: FailingPair[] | null,
   deadline: number,
-): Promise<
-  Omit<RecordedTrend, 'states'> & {
-    chart: ChartView | null;
-    outcome: WaiverOutcome<FailingPair> | null;
-    now: number;
-    states: PairStates | null;
-  }
-> {
+): Promise<{ recorded: RecordedTrend; chart: ChartView | null; waivers: ReportInsights['waivers'] }> {
   const series = buildSourceSeriesKey({ source: delivery.source, netboxUrl: options.netboxUrl, reportUrl: delivery.report.url });
   const snapshot = buildReportSnapshot(delivery, series, failing);
   const now = (options.clock ?? systemClock).now();
-  const decided: { outcome: WaiverOutcome<FailingPair> | null } = { outcome: null };
+  const decided: { waivers: ReportInsights['waivers'] } = { waivers: null };
   const readWaivers = options.waivers;
   const leaveOut =
     readWaivers && failing
       ? async (previous: ReportSnapshot | null): Promise<LeftOutPairs> => {
           const { source } = delivery;
           const previousReportAt = previous?.createdMs ?? null;
-          const waivers = await readWaivers({ source, previousReportAt });
-          decided.outcome = applyWaivers(failing, waivers, now, { source, previousReportAt });
-          return buildLeftOut(decided.outcome, previous, waivers, now);
+          const all = await readWaivers({ source, previousReportAt });
+          const outcome = applyWaivers(failing, all, now, { source, previousReportAt });
+          decided.waivers = { outcome, now };
+          return buildLeftOut(outcome, previous, all, now);
         }
       : undefined;
   const readStates = failing
@@ -244,9 +135,8 @@ async function recordTrend(
         );
       }
     : undefined;
-  const { trend, comparison, states } = await recordReportTrend(options.history!, snapshot, { leaveOut, readStates });
-  const chart = await prepareChart(options, snapshot);
-  return { trend, comparison, chart, outcome: decided.outcome, now, states: states ?? null };
+  const recorded = await recordReportTrend(options.history!, snapshot, { leaveOut, readStates });
+  return { recorded, chart: await prepareChart(options, snapshot), waivers: decided.waivers };
 }
 
 /**
@@ -274,7 +164,7 @@ function withoutWaived(enrichment: Enrichment, outcome: WaiverOutcome<FailingPai
 }
 
 /** Some failing results (in NetBox's order) as an enrichment of their own. */
-function summarize(results: readonly FailingResult[]): Enrichment {
+export function summarize(results: readonly FailingResult[]): Enrichment {
   const summarizer = createFailureSummarizer();
   summarizer.addResults(results);
   return { status: 'ok', summary: summarizer.finish() };
@@ -334,33 +224,26 @@ async function prepareChart(options: ReportInsightsOptions, snapshot: ReportSnap
   return buildMailChart(snapshot, earlier, formatPercent(passed, count));
 }
 
-/** The CSV of the failing results (a route's attach_csv), as an attachment and as the section's note about it. */
-function buildCsvAttachment(
-  enrichment: Enrichment,
-  options: Pick<ReportInsightsOptions, 'attachCsv' | 'attachMaxBytes' | 'netboxUrl'> & {
-    reportId: number;
-    basePath: string;
-    failedResultsUrl: string;
-    suffix: string;
-  },
-): { attachments: ReportInsights['attachments']; attachment: EnrichmentView['attachment'] } {
-  if (!options.attachCsv || enrichment.status !== 'ok' || enrichment.summary.results.length === 0)
-    return { attachments: [], attachment: null };
-  const csv = buildFailuresCsv(enrichment.summary.results, {
-    maxBytes: options.attachMaxBytes,
-    resultUrl: (id) => buildWebUrl(options.basePath, `/plugins/validity/test-results/${id}/`, options.netboxUrl),
-  });
-  const fileName = `report-${options.reportId}-failures${options.suffix}.csv`;
+/** The trend chart as the templates show it (`{{> trend-chart}}`, `{{> trend-chart-text}}`). */
+export interface ChartView extends TrendChart {
+  /** "62.5%". */
+  currentText: string;
+  /** What the shaded column is: "this report", "the latest report". */
+  currentLabel: string;
+}
+
+/** The chart of the current report and the `earlier` reports of its series (oldest first): a few microseconds, no image. */
+export function buildMailChart(current: ReportSnapshot, earlier: readonly ReportPoint[], overallText: string): ChartView {
+  const points = [...earlier, current].map(toChartPoint);
+  return { ...buildTrendChart({ points, currentIndex: points.length - 1 }), currentText: overallText, currentLabel: 'this report' };
+}
+
+/** A stored report as a point of the chart: pass ratios from its counts, null where it had no results. */
+export function toChartPoint(snapshot: ReportPoint): TrendChartPoint {
+  const c = snapshot.counts;
   return {
-    attachments: [{ filename: fileName, content: csv.content, contentType: 'text/csv; charset=utf-8; header=present' }],
-    attachment: {
-      fileName,
-      rows: csv.rows,
-      totalRows: csv.totalRows,
-      truncated: csv.truncated,
-      note: csv.truncated
-        ? `The attached ${fileName} lists the first ${csv.rows} of ${csv.totalRows} failing results: it is capped at ${options.attachMaxBytes} bytes. All of them: ${options.failedResultsUrl}`
-        : null,
-    },
+    reportId: snapshot.reportId,
+    at: snapshot.created,
+    ratios: mapCountLines((line) => (c[line].count > 0 ? c[line].passed / c[line].count : null)),
   };
 }

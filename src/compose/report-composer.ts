@@ -5,16 +5,17 @@ import {
   buildThreadId,
   type MailInput,
   type OutgoingMail,
+  type RenderedMail,
   type Recipients,
   type Renderer,
 } from '../mail';
-import { buildReportView, type ReportView } from './build-report-view';
+import { buildMailView, buildOwnerGroupView, type MailView, type MailViewOptions, type ReportView } from './build-report-view';
 import type { PlannedReport, Route } from '../routing';
 import { readReport, type DeliveryRecord, type OwnerGroupPlan } from '../store';
 import type { OwnerDirectory } from '../enrichment';
-import { buildOwnerGroupView } from './build-owner-view';
-import { renderWithinBudget } from './render-within-budget';
+import type { EnrichmentView } from './build-enrichment-view';
 import type { ReportInsights } from './create-report-insights';
+import { CSV_ATTACHMENT_MAX_BYTES, MAX_FAILING_TESTS_LISTED } from './build-enrichment-view';
 import { parseDelivery, type ReportDelivery } from '../webhook';
 
 /** How the report reached a route, for the templates (`route.*`) and the headers. */
@@ -37,7 +38,8 @@ export interface ComposedReport extends PlannedReport {
   deliveryId: number;
   /** The NetBox source the report came from, by name; a relay with several sources renders with that source's composer. */
   netboxSource: string;
-  view: ReportView;
+  /** The whole report's view and CSV, built once for every route. */
+  whole: MailView;
   /** What the insight stage found (enrichment, waivers, trend); absent without it. */
   insights?: ReportInsights;
 }
@@ -64,7 +66,7 @@ export interface ReportComposer {
   render: (composed: ComposedReport, route: RouteContext) => Promise<OutgoingMail | undefined>;
 }
 
-export interface ReportComposerOptions {
+export interface ReportComposerOptions extends Partial<Pick<MailViewOptions, 'maxFailures' | 'attachMaxBytes'>> {
   renderer: Renderer;
   clock: Clock;
   from: string;
@@ -76,6 +78,8 @@ export interface ReportComposerOptions {
   implicitRoute?: boolean;
   timezone: string;
   netboxUrl?: string;
+  /** RELAY_URL: each failing result links to the dashboard's pre-filled waiver form. */
+  relayUrl?: string;
   /** Given when the relay serves several NetBox sources: the mail names it and a named source's reports thread apart. */
   source?: { name: string; isDefault: boolean };
   /** Never throws, bounded by its own budget. */
@@ -96,57 +100,52 @@ export class UnreadableDeliveryError extends Error {
  */
 export function createReportComposer(options: ReportComposerOptions): ReportComposer {
   const routes = new Map(options.routes.map((r) => [r.name, r]));
+  const viewOptions: MailViewOptions = {
+    netboxUrl: options.netboxUrl,
+    timezone: options.timezone,
+    sourceName: options.source?.name,
+    maxFailures: options.maxFailures ?? MAX_FAILING_TESTS_LISTED,
+    attachCsv: options.routes.some((r) => r.attach_csv === true),
+    attachMaxBytes: options.attachMaxBytes ?? CSV_ATTACHMENT_MAX_BYTES,
+    relayUrl: options.relayUrl,
+  };
   return {
     compose: async (delivery, log) => {
       const parsed = readReport(delivery) ?? parseStoredBody(delivery);
       // Enrichment and trend once per delivery, shared by every route's mail.
       const insights = options.insights ? await options.insights(parsed, log) : undefined;
-      const view = buildReportView(parsed, {
-        netboxUrl: options.netboxUrl,
-        timezone: options.timezone,
-        enrichment: insights?.enrichment,
-        trend: insights?.trendView,
-        chart: insights?.chart,
-        sourceName: options.source?.name,
-        waivers: insights?.waivers,
-        receivedVia: delivery.receivedVia,
-      });
+      const kept = insights?.kept;
       return {
         kind: 'report',
         deliveryId: delivery.id,
         netboxSource: delivery.source,
         delivery: parsed,
-        view,
+        whole: buildMailView(parsed, insights, { ...viewOptions, receivedVia: delivery.receivedVia }),
         insights,
-        trend: insights?.trend ?? null,
-        failures: insights?.failures ?? null,
-        failuresMissing: insights?.failuresMissing ?? null,
+        trend: insights?.recorded?.trend ?? null,
+        failures: kept?.status === 'ok' ? kept.summary.results : null,
+        failuresMissing: kept?.status === 'missing' ? { code: kept.code, reason: kept.reason } : null,
         owners: options.owners ? options.owners(delivery.dedupKey, parsed.report.results_url) : null,
       };
     },
     // An async function: a throw (a template error, say) arrives as its rejection.
     render: async (composed, context) => {
       const route = routes.get(context.name);
-      return route && buildOutgoingMail(buildRouteMail(options, composed, route, context));
+      return route && buildOutgoingMail(buildRouteMail(options, viewOptions, composed, route, context));
     },
   };
 }
 
 /** One route's mail of a composed report, before it is built to bytes: its view rendered, its recipients and headers. */
-function buildRouteMail(options: ReportComposerOptions, composed: ComposedReport, route: Route, context: RouteContext): MailInput {
-  const { view, insights } = composed;
+function buildRouteMail(
+  options: ReportComposerOptions,
+  viewOptions: MailViewOptions,
+  composed: ComposedReport,
+  route: Route,
+  context: RouteContext,
+): MailInput {
   const group = context.group ?? null;
-  const scoped = group
-    ? buildOwnerGroupView({
-        view,
-        delivery: composed.delivery,
-        group,
-        insights,
-        netboxUrl: options.netboxUrl,
-        timezone: options.timezone,
-        sourceName: options.source?.name,
-      })
-    : { view, attachments: insights?.attachments.length ? insights.attachments : undefined };
+  const scoped = group ? buildOwnerGroupView(composed.whole, composed.delivery, composed.insights, group, viewOptions) : composed.whole;
   // The CSV is built once for every route that attaches it; a route without attach_csv goes without it and its note.
   const attachCsv = route.attach_csv === true;
   // The series chart is the whole report's, like the trend: an owner group's own share goes without it.
@@ -177,7 +176,7 @@ function buildRouteMail(options: ReportComposerOptions, composed: ComposedReport
     threadId: buildThreadId({ from, route: mailRoute, source: options.source?.isDefault ? undefined : options.source?.name }),
     date: new Date(options.clock.now()),
     headers: { ...buildFilterHeaders(scoped.view, route.name), ...(group ? { 'X-Compliance-Owner-Group': group.key } : {}) },
-    attachments: attachCsv && scoped.attachments?.length ? scoped.attachments : undefined,
+    attachments: attachCsv && scoped.attachments.length ? scoped.attachments : undefined,
   };
 }
 
@@ -213,5 +212,47 @@ export function buildFilterHeaders(view: ReportView, route: string): Record<stri
     ...(view.source ? { 'X-Compliance-Source': view.source.name } : {}),
     // Only for a report fetched from NetBox because its webhook never arrived.
     ...(view.receivedVia === 'catch-up' ? { 'X-Compliance-Received': 'catch-up' } : {}),
+  };
+}
+
+/**
+ * The most HTML a mail carries. Gmail clips a message whose HTML exceeds about 102 KB ("[Message clipped]
+ * View entire message"), hiding whatever comes after the cut, and the links to NetBox come last. The failing
+ * results left out are in the CSV attachment and behind the "and N more failing tests" link.
+ */
+export const MAIL_HTML_MAX_BYTES = 100_000;
+
+/**
+ * Renders the view; while its HTML is over {@link MAIL_HTML_MAX_BYTES}, renders it again with half the
+ * failing tests listed (the others counted in `moreTests`), down to none.
+ */
+export function renderWithinBudget<V extends ReportView>(view: V, render: (view: V) => RenderedMail): RenderedMail {
+  let rendered = render(view);
+  let current = view;
+  while (Buffer.byteLength(rendered.html) > MAIL_HTML_MAX_BYTES) {
+    const enrichment = current.enrichment;
+    const listed = enrichment ? enrichment.groups.reduce((n, g) => n + g.tests.length, 0) : 0;
+    if (!enrichment || (listed === 0 && enrichment.topDevices.length === 0)) break;
+    current = { ...current, enrichment: keepTests(enrichment, Math.floor(listed / 2)) };
+    rendered = render(current);
+  }
+  return rendered;
+}
+
+/** The enrichment with only its first `keep` tests listed; with none, without the top devices either. */
+function keepTests(enrichment: EnrichmentView, keep: number): EnrichmentView {
+  let left = keep;
+  const groups = enrichment.groups
+    .map((group) => {
+      const tests = group.tests.slice(0, Math.max(0, left));
+      left -= tests.length;
+      return { ...group, tests };
+    })
+    .filter((group) => group.tests.length > 0);
+  return {
+    ...enrichment,
+    groups,
+    moreTests: enrichment.failingTests - keep,
+    topDevices: keep === 0 ? [] : enrichment.topDevices,
   };
 }

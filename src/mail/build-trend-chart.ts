@@ -1,7 +1,4 @@
-import { CHART_LINES, type ChartMarker } from '../report';
-
-/** The chart's lines: the relay's one definition of their colours and markers (report/chart-lines.ts). */
-export const TREND_CHART_LINES = CHART_LINES;
+import { CHART_LINES, type ChartLineKey, type ChartMarker } from '../report';
 
 /** Height of a strip's range, CSS pixels: the marker's top sits between 0 (the range's top) and this. */
 export const TREND_CHART_STRIP_PX = 30;
@@ -14,13 +11,11 @@ const STEADY_POINTS = 0.5;
 /** Each marker shape as a character (the dashboard draws the same shapes; Overall, a dashed line there, is a ring). */
 const GLYPHS: Record<ChartMarker, string> = { none: '\u25cb', circle: '\u25cf', square: '\u25a0', diamond: '\u25c6' };
 
-type TrendChartLine = (typeof TREND_CHART_LINES)[number]['key'];
-
 /** One report of the series: its pass ratios (0..1), null or absent where it had no results of that severity. */
 export interface TrendChartPoint {
   reportId: number;
   at: Date | string;
-  ratios: Partial<Record<TrendChartLine, number | null>>;
+  ratios: Partial<Record<ChartLineKey, number | null>>;
 }
 
 /** The reports to plot, oldest first, and which of them is the current one (shaded). */
@@ -29,45 +24,8 @@ export interface TrendChartSeries {
   currentIndex: number;
 }
 
-/** One report in one strip: its marker's padding above and below (they add up to the strip's height). */
-interface TrendChartCell {
-  top: number;
-  bottom: number;
-  /** The line's marker, or '' for a report without results of it. */
-  glyph: string;
-  current: boolean;
-}
-
-/** One strip: a line's name, marker and colour, its range's labels, and a cell per report. */
-interface TrendChartRow {
-  /** `overall`, `high`, `middle`, `low`: the class (`chart-line-…`) its dark-mode colour hangs on. */
-  key: string;
-  name: string;
-  glyph: string;
-  colour: string;
-  /** The range's top and bottom, "100%" and "85%". */
-  highText: string;
-  lowText: string;
-  cells: TrendChartCell[];
-}
-
 /** A chart as its template shows it. */
-export interface TrendChart {
-  reports: number;
-  /** The table's columns: the range labels', then one per report (a strip's name spans them all). */
-  columns: number;
-  /** The trend in words (the table's accessible name). */
-  alt: string;
-  /** The lines that have results in the window, overall first. */
-  rows: TrendChartRow[];
-  /** The oldest and newest reports' ids, under the strips' left and right ends. */
-  firstId: number;
-  lastId: number;
-  /** The overall pass ratio of each report as block characters, on the overall strip's range. */
-  sparkline: string;
-  /** That range, "80–100%". */
-  rangeText: string;
-}
+export type TrendChart = ReturnType<typeof buildTrendChart>;
 
 /**
  * The pass-ratio chart of a report or digest mail, as data for an HTML table (templates/partials/trend-chart.hbs):
@@ -75,22 +33,25 @@ export interface TrendChart {
  * and bottom padding within the strip's own range (see {@link chooseChartRange}). No image: nothing to rasterise
  * or attach, text that reads in dark mode, and tables and padding, which every mail client lays out.
  */
-export function buildTrendChart(series: TrendChartSeries): TrendChart {
+export function buildTrendChart(series: TrendChartSeries) {
   const { points, currentIndex } = series;
   if (points.length === 0) throw new RangeError('a trend chart needs at least one report');
   if (currentIndex < 0 || currentIndex >= points.length) throw new RangeError('currentIndex is outside the series');
-  const rows = TREND_CHART_LINES.flatMap((line) => {
+  const rows = CHART_LINES.flatMap((line) => {
     const values = points.map((p) => p.ratios[line.key] ?? null);
     if (values.every((v) => v === null)) return [];
     const range = chooseChartRange(values);
     const glyph = GLYPHS[line.marker];
-    const row: TrendChartRow = {
+    const row = {
+      /** `overall`, `high`, `middle`, `low`: the class (`chart-line-…`) its dark-mode colour hangs on. */
       key: line.key.toLowerCase(),
       name: line.name,
       glyph,
       colour: line.colour,
+      /** The range's top and bottom, "100%" and "85%". */
       highText: formatTick(range.high),
       lowText: formatTick(range.low),
+      /** One per report: its marker's padding above and below (they add up to the strip's height); no glyph without results. */
       cells: values.map((v, i) => {
         const top = v === null ? TREND_CHART_STRIP_PX : placeMarker(v, range);
         return { top, bottom: TREND_CHART_STRIP_PX - top, glyph: v === null ? '' : glyph, current: i === currentIndex };
@@ -102,12 +63,18 @@ export function buildTrendChart(series: TrendChartSeries): TrendChart {
   const range = chooseChartRange(overall);
   return {
     reports: points.length,
+    /** The table's columns: the range labels', then one per report (a strip's name spans them all). */
     columns: points.length + 1,
+    /** The trend in words (the table's accessible name). */
     alt: describeTrend(series),
+    /** The lines that have results in the window, overall first. */
     rows,
+    /** The oldest and newest reports' ids, under the strips' left and right ends. */
     firstId: points[0].reportId,
     lastId: points[points.length - 1].reportId,
+    /** The overall pass ratio of each report as block characters, on the overall strip's range. */
     sparkline: buildSparkline(overall, range),
+    /** That range, "80–100%". */
     rangeText: `${Math.round(range.low * 100)}\u2013${formatTick(range.high)}`,
   };
 }
@@ -181,7 +148,7 @@ export function describeTrend(series: TrendChartSeries): string {
     count === 1
       ? `Pass ratio of report ${current.reportId}, the first of its series`
       : `Pass ratio per severity over the last ${count} reports (${points[0].reportId} to ${points[count - 1].reportId})`;
-  const parts = TREND_CHART_LINES.flatMap((line) => {
+  const parts = CHART_LINES.flatMap((line) => {
     const now = current.ratios[line.key] ?? null;
     if (now === null) return [];
     const first = points.slice(0, currentIndex).find((p) => (p.ratios[line.key] ?? null) !== null)?.ratios[line.key] ?? null;

@@ -17,7 +17,6 @@ export {
   buildSparkline,
   chooseChartRange,
   describeTrend,
-  TREND_CHART_LINES,
   TREND_CHART_MAX_REPORTS,
   TREND_CHART_STRIP_PX,
   type TrendChart,

@@ -1,15 +1,7 @@
 import { DEFAULT_SOURCE_NAME, TRANSPORT_CHECK_INTERVAL_MS, type Config, type SourceConfig } from '../config';
 import { createNetboxClient, type NetboxClient } from '../netbox';
 import { createOwnerResolver } from '../enrichment';
-import {
-  createReportComposer,
-  createReportInsights,
-  CHART_REPORTS,
-  CSV_ATTACHMENT_MAX_BYTES,
-  MAX_FAILING_TESTS_LISTED,
-  type ReportComposer,
-  type ReportInsightsOptions,
-} from '../compose';
+import { createReportComposer, createReportInsights, CHART_REPORTS, type ReportComposer, type ReportInsightsOptions } from '../compose';
 import { createBatchHistory, createWorker, type Composers } from '../delivery';
 import { type Renderer } from '../mail';
 import { createTransportHealth } from '../health';
@@ -148,6 +140,7 @@ export function createRelayReportComposer(
     timezone: config.mail.timezone,
     netboxUrl: source.netbox.url,
     source: config.sources.length > 1 ? { name: source.name, isDefault } : undefined,
+    relayUrl: config.relayUrl,
     insights: createReportInsights({
       client: deps.netbox,
       hasToken: source.netbox.token !== undefined,
@@ -157,16 +150,10 @@ export function createRelayReportComposer(
       history: deps.history,
       storedFailures: deps.storedFailures,
       storedStates: deps.storedStates,
-      timezone: config.mail.timezone,
-      maxFailures: MAX_FAILING_TESTS_LISTED,
-      // Built once per report when some route attaches it; each route's mail then carries it or not.
-      attachCsv: routes.some((r) => r.attach_csv === true),
-      attachMaxBytes: CSV_ATTACHMENT_MAX_BYTES,
       chartReports: CHART_REPORTS,
       logger: isDefault ? io.logger : io.logger.child({ source: source.name }),
       onNetboxError: deps.onNetboxError,
       waivers: deps.waivers && ((options) => deps.waivers!.forReport(options)),
-      relayUrl: config.relayUrl,
     }),
     // Owners are asked of the source's own NetBox with its own token, within the same budget per look-up.
     owners:

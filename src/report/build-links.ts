@@ -35,17 +35,14 @@ export function buildLinks(reportId: number, apiUrl: string, resultsApiUrl: stri
 }
 
 /**
- * A NetBox path on NETBOX_URL (base path not doubled), built by buildNetboxUrl. A path it refuses
- * never becomes a link elsewhere: NETBOX_URL itself is linked instead.
+ * A NetBox web page: absolute on NETBOX_URL when it is set (base path not doubled, built by buildNetboxUrl; a
+ * path it refuses never becomes a link elsewhere: NETBOX_URL itself is linked instead), else NetBox's relative
+ * path (shown as text).
  */
-function absoluteUrl(path: string, netboxUrl: string): string {
+export function buildWebUrl(basePath: string, pagePath: string, netboxUrl?: string): string {
+  const path = `${basePath}${pagePath}`;
+  if (!netboxUrl) return path;
   const base = parseNetboxBase(netboxUrl);
   const built = buildNetboxUrl(base, path);
   return built.ok ? built.url.href : new URL(`${base.basePath}/`, `${base.origin}/`).href;
-}
-
-/** A NetBox web page: absolute on NETBOX_URL when it is set, else NetBox's relative path (shown as text). */
-export function buildWebUrl(basePath: string, pagePath: string, netboxUrl?: string): string {
-  const p = `${basePath}${pagePath}`;
-  return netboxUrl ? absoluteUrl(p, netboxUrl) : p;
 }

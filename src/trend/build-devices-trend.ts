@@ -5,6 +5,7 @@ import {
   countBySeverity,
   NOTHING_LEFT_OUT,
   pairKey,
+  placeInSeries,
   withoutPairs,
   type TrendOptions,
   type Trend,
@@ -30,7 +31,7 @@ export function buildDevicesTrend(
   const mine: ReportSnapshot = { ...current, failing: keep(current.failing) };
   const currentLeftOut = countBySeverity(mine.failing, leftOut.current);
   const previousRaw = history[0];
-  if (!previousRaw) return { ...buildFirstTrend(true), leftOut: currentLeftOut };
+  if (!previousRaw) return { ...buildFirstTrend(options, true), leftOut: currentLeftOut };
   if (previousRaw.failing === null) return null;
   const before: ReportSnapshot = { ...previousRaw, failing: keep(previousRaw.failing) };
   const currentKept = withoutPairs(mine, leftOut.current);
@@ -61,7 +62,7 @@ export function buildDevicesTrend(
       failingSetKnown: true,
     }),
     devicesOnly: true,
-    previous: { reportId: previousRaw.reportId, created: previousRaw.created, dedupKey: previousRaw.dedupKey },
+    ...placeInSeries(previousRaw, options),
     overall: delta('Overall', null),
     severities: SEVERITIES.map((s) => delta(s, s)),
     failingSetKnown: true,

@@ -110,6 +110,10 @@ export interface TrendOptions {
   leftOut?: LeftOutPairs;
   /** What NetBox's results say of the pairs that changed; absent: every pair was evaluated in both reports (a sample). */
   states?: PairStates;
+  /** The previous report's mail was not composed yet (so it is compared on counts only). */
+  previousPending?: boolean;
+  /** See ReportSnapshot.arrivedLate. */
+  arrivedLate?: boolean;
 }
 
 /**
@@ -120,7 +124,7 @@ export function buildTrend(current: ReportSnapshot, history: readonly ReportSnap
   const leftOut = options.leftOut ?? NOTHING_LEFT_OUT;
   const currentLeftOut = countBySeverity(current.failing, leftOut.current);
   const previousRaw = history[0];
-  if (!previousRaw) return { ...buildFirstTrend(), leftOut: currentLeftOut };
+  if (!previousRaw) return { ...buildFirstTrend(options), leftOut: currentLeftOut };
   // What the decisions compare: left-out pairs count as passed on their side.
   const cd = addPassed(current.counts, currentLeftOut);
   const pd = addPassed(previousRaw.counts, countBySeverity(previousRaw.failing, leftOut.previous));
@@ -145,7 +149,7 @@ export function buildTrend(current: ReportSnapshot, history: readonly ReportSnap
     // The scope as NetBox counted it: a device that dropped out changed it.
     scopeChanged: decideVerdict({ current: cd, previous: pd, newlyFailing: [], fixed: [], failingSetKnown }).scopeChanged,
     devicesOnly: false,
-    previous: { reportId: previous.reportId, created: previous.created, dedupKey: previous.dedupKey },
+    ...placeInSeries(previous, options),
     overall,
     severities,
     failingSetKnown,
@@ -304,14 +308,23 @@ export function withoutPairs(snapshot: ReportSnapshot, keys: ReadonlySet<string>
   return { ...snapshot, failing: snapshot.failing.filter((pair) => !keys.has(pairKey(pair))) };
 }
 
+/** The report compared with, and what its place in the series adds: its previous report not composed yet, or itself late. */
+export function placeInSeries(previous: ReportSnapshot | null, options: TrendOptions): Pick<Trend, 'previous' | 'arrivedLate'> {
+  const pending = options.previousPending ? { pending: true } : {};
+  return {
+    previous: previous && { reportId: previous.reportId, created: previous.created, dedupKey: previous.dedupKey, ...pending },
+    ...(options.arrivedLate ? { arrivedLate: true } : {}),
+  };
+}
+
 /** The trend of the first report of a series: nothing to compare with. */
-export function buildFirstTrend(devicesOnly = false): Omit<Trend, 'leftOut'> {
+export function buildFirstTrend(options: TrendOptions, devicesOnly = false): Omit<Trend, 'leftOut'> {
   const none = splitByState([], undefined);
   return {
     verdict: 'first',
     scopeChanged: false,
     devicesOnly,
-    previous: null,
+    ...placeInSeries(null, options),
     overall: null,
     severities: [],
     failingSetKnown: false,

@@ -1,14 +1,6 @@
-export { buildTrend, failingKeys, pairKey, type LeftOutPairs, type PairBadge, type Trend } from './build-trend';
+export { buildTrend, failingKeys, pairKey, type LeftOutPairs, type PairBadge, type TestPairsGroup, type Trend } from './build-trend';
 export type { TrendDelta } from './build-deltas';
-export type { TestPairsGroup } from './build-trend';
-export {
-  buildTrendOfDevices,
-  recordReportTrend,
-  STREAK_HISTORY_MAX,
-  type RecordedTrend,
-  type ReportHistory,
-  type TrendComparison,
-} from './record-report-trend';
+export { recordReportTrend, STREAK_HISTORY_MAX, type RecordedTrend, type ReportHistory } from './record-report-trend';
 export { buildDevicesTrend } from './build-devices-trend';
 export { buildReportSnapshot, buildSourceSeriesKey } from './build-report-snapshot';
 export type { FailingPair, PairStates, ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from './types';

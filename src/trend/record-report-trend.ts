@@ -1,6 +1,4 @@
-import { buildTrend, failingKeys, type LeftOutPairs, type Trend } from './build-trend';
-import type { SeverityCounts } from '../report';
-import { buildDevicesTrend } from './build-devices-trend';
+import { buildTrend, failingKeys, type LeftOutPairs, type Trend, type TrendOptions } from './build-trend';
 import type { PairStates, ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from './types';
 
 /** The part of the Store the trend needs. */
@@ -15,35 +13,16 @@ export interface ReportHistory {
   findReport?(dedupKey: string): Promise<ReportSnapshot | undefined>;
 }
 
-/** A report's trend, and what the same comparison over some of its devices starts from (see {@link buildTrendOfDevices}). */
+/**
+ * A report's trend, and what the same comparison over some of its devices starts from (buildDevicesTrend of
+ * `current` and `history` with `options`): the history read reaches as far back as any failing pair's streak, so
+ * it serves every subset of the devices.
+ */
 export interface RecordedTrend {
   trend: Trend;
-  comparison: TrendComparison;
-  /** What `readStates` answered (kept with the report); absent when it was not asked. */
-  states?: PairStates;
-}
-
-/** The report, the history read for its trend (as far back as any failing pair's streak) and how it was compared. */
-export interface TrendComparison {
   current: ReportSnapshot;
   history: ReportSnapshot[];
-  historyTruncated: boolean;
-  leftOut?: LeftOutPairs;
-  states?: PairStates;
-  previousPending: boolean;
-  arrivedLate: boolean;
-}
-
-/** The trend of some devices only (an owner group's share; see buildDevicesTrend); null when a failing set is unknown. */
-export function buildTrendOfDevices(c: TrendComparison, devices: ReadonlySet<string>, counts?: SeverityCounts | null): Trend | null {
-  const own = buildDevicesTrend(c.current, c.history, {
-    devices,
-    counts,
-    historyTruncated: c.historyTruncated,
-    leftOut: c.leftOut,
-    states: c.states,
-  });
-  return own && markOrder(own, c.previousPending, c.arrivedLate);
+  options: TrendOptions;
 }
 
 /** How far back "failing since" looks; older streaks read "failing for at least N reports". */
@@ -53,7 +32,7 @@ export const STREAK_HISTORY_MAX = 30;
  * Compares `current` with the report created before it in its series (NetBox's order: created, then id),
  * composed or not yet (then on counts only, and the trend says so); a report that arrived late compares
  * with the one before it, not with the newest. Then stores `current`, idempotently: a retried mail records
- * the same report again and computes the same trend. The history read is kept for `trendOfDevices`.
+ * the same report again and computes the same trend.
  */
 export async function recordReportTrend(
   store: ReportHistory,
@@ -88,23 +67,14 @@ export async function recordReportTrend(
     for (const key of open) if (!failing.has(key)) open.delete(key);
     if (open.size === 0) break;
   }
-  const leftOut = options.leaveOut ? await options.leaveOut(history[0] ?? null) : undefined;
-  const arrivedLate = (await store.findReport?.(current.dedupKey))?.arrivedLate === true;
-  const previousPending = history[0]?.pending === true;
-  const states = options.readStates && history[0] ? await options.readStates(history[0]) : undefined;
-  const trend = markOrder(buildTrend(current, history, { historyTruncated: truncated, leftOut, states }), previousPending, arrivedLate);
-  await store.saveReport(states ? { ...current, states } : current);
-  // The history read reaches as far back as any failing pair's streak, so it serves every subset of the devices.
-  const comparison = { current, history, historyTruncated: truncated, leftOut, states, previousPending, arrivedLate };
-  return { trend, states, comparison };
-}
-
-/** The trend with what its place in the series adds: its previous report not composed yet, or itself late. */
-function markOrder(trend: Trend, previousPending: boolean, arrivedLate: boolean): Trend {
-  if (!previousPending && !arrivedLate) return trend;
-  return {
-    ...trend,
-    ...(arrivedLate ? { arrivedLate: true } : {}),
-    previous: trend.previous && previousPending ? { ...trend.previous, pending: true } : trend.previous,
+  const trendOptions: TrendOptions = {
+    historyTruncated: truncated,
+    leftOut: options.leaveOut ? await options.leaveOut(history[0] ?? null) : undefined,
+    arrivedLate: (await store.findReport?.(current.dedupKey))?.arrivedLate === true,
+    previousPending: history[0]?.pending === true,
+    states: options.readStates && history[0] ? await options.readStates(history[0]) : undefined,
   };
+  const trend = buildTrend(current, history, trendOptions);
+  await store.saveReport(trendOptions.states ? { ...current, states: trendOptions.states } : current);
+  return { trend, current, history, options: trendOptions };
 }

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { sampleInsightViews } from '../../src/compose';
-import { buildTrendChart, loadRenderer, TREND_CHART_LINES, TREND_CHART_MAX_REPORTS } from '../../src/mail';
+import { buildTrendChart, loadRenderer, TREND_CHART_MAX_REPORTS } from '../../src/mail';
+import { CHART_LINES } from '../../src/report';
 import { defaultTemplatesDir } from '../../src/relay';
 import { findPackageRoot } from '../../src/shared';
 import { launchChromium } from '../helpers/browser';
@@ -184,7 +185,7 @@ describe('the trend chart in the report mail', () => {
           for (const strip of shown.strips) expect(strip.current).toEqual([false, false, false, true]);
           // The dashboard's colours, lighter ones on a dark background.
           const rgb = (hex: string) => `rgb(${[1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16)).join(', ')})`;
-          expect(shown.strips.map((s) => s.colour)).toEqual(TREND_CHART_LINES.map((l) => rgb(scheme === 'dark' ? l.darkColour : l.colour)));
+          expect(shown.strips.map((s) => s.colour)).toEqual(CHART_LINES.map((l) => rgb(scheme === 'dark' ? l.darkColour : l.colour)));
         } finally {
           await context.close();
         }

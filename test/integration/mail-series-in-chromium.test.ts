@@ -118,30 +118,25 @@ describe('a series of report mails, a digest and an owner mail in a real browser
     const { view, delivery } = buildMail(2);
     // fra1's share of report 203 against report 202: its MIDDLE result on leaf-02 fixed, so its own verdict is "better".
     const history = SERIES.slice(0, 2).reverse().map(snapshotOf);
-    const owner = buildOwnerGroupView({
-      view,
-      delivery,
-      insights: {
-        attachments: [],
-        enrichment: view.enrichment!,
-        section: { kept: readFailures(SERIES[2]), options: sectionOptions(SERIES[2], buildTrend(snapshotOf(SERIES[2]), history)) },
-        comparison: { current: snapshotOf(SERIES[2]), history, historyTruncated: false, previousPending: false, arrivedLate: false },
-      },
-      group: {
-        route: 'owners',
-        key: 'o-fra1',
-        to: ['fra1-netops@example.com'],
-        why: 'you are the primary owner contact of site fra1',
-        deviceIds: [100, 101],
-        devices: [dev(1), dev(2)],
-        counts: { HIGH: { passed: 4, count: 6 }, MIDDLE: { passed: 6, count: 6 }, LOW: { passed: 6, count: 6 } },
-        ownedDevices: 6,
-        whole: false,
-        note: null,
-      },
-      netboxUrl: NETBOX,
-      timezone: 'Europe/Berlin',
-      sourceName: 'prod',
+    const trend = buildTrend(snapshotOf(SERIES[2]), history);
+    const recorded = { trend, current: snapshotOf(SERIES[2]), history, options: {} };
+    const insights = { kept: readFailures(SERIES[2]), failingKnown: true, recorded, chart: null, waivers: null };
+    const group = {
+      route: 'owners',
+      key: 'o-fra1',
+      to: ['fra1-netops@example.com'],
+      why: 'you are the primary owner contact of site fra1',
+      deviceIds: [100, 101],
+      devices: [dev(1), dev(2)],
+      counts: { HIGH: { passed: 4, count: 6 }, MIDDLE: { passed: 6, count: 6 }, LOW: { passed: 6, count: 6 } },
+      ownedDevices: 6,
+      whole: false,
+      note: null,
+    };
+    const where = { netboxUrl: NETBOX, timezone: 'Europe/Berlin', sourceName: 'prod' };
+    const owner = buildOwnerGroupView({ view, attachments: [] }, delivery, insights, group, {
+      ...where,
+      ...sectionOptions(SERIES[2], trend),
     });
     expect(owner.view.verdict?.direction).toBe('better');
     mails.push(['owner-fra1', renderer.render(owner.view).html]);

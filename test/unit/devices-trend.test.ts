@@ -1,13 +1,6 @@
 import fs from 'node:fs';
 import { SqliteStore } from '../../src/store';
-import {
-  buildDevicesTrend,
-  buildTrend,
-  buildTrendOfDevices,
-  recordReportTrend,
-  type FailingPair,
-  type ReportSnapshot,
-} from '../../src/trend';
+import { buildDevicesTrend, buildTrend, recordReportTrend, type FailingPair, type ReportSnapshot } from '../../src/trend';
 import { makeTempDir } from '../helpers/relay-harness';
 import { reportHistoryOf } from '../helpers/store-writes';
 
@@ -99,8 +92,8 @@ describe("an owner group's trend: its devices' failing results against the previ
       await recordReportTrend(reportHistoryOf(store), before);
       const recorded = await recordReportTrend(reportHistoryOf(store), now);
       expect(recorded.trend.verdict).toBe('mixed');
-      expect(buildTrendOfDevices(recorded.comparison, FRA)?.verdict).toBe('worse');
-      expect(buildTrendOfDevices(recorded.comparison, AMS)?.verdict).toBe('better');
+      expect(buildDevicesTrend(recorded.current, recorded.history, { ...recorded.options, devices: FRA })?.verdict).toBe('worse');
+      expect(buildDevicesTrend(recorded.current, recorded.history, { ...recorded.options, devices: AMS })?.verdict).toBe('better');
     } finally {
       await store.close();
       fs.rmSync(dir, { recursive: true, force: true });

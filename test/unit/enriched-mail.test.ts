@@ -83,10 +83,6 @@ describe('the mail names what failed and what changed (golden renders)', () => {
       netboxUrl: netbox.url,
       budgetMs: overrides.budgetMs ?? 5000,
       history: reportHistoryOf(store),
-      timezone: 'Europe/Berlin',
-      maxFailures: 3,
-      attachCsv: overrides.attachCsv ?? false,
-      attachMaxBytes: overrides.attachMaxBytes ?? 1_000_000,
       logger: createSilentLogger(),
     });
     const composer = createReportComposer({
@@ -102,6 +98,8 @@ describe('the mail names what failed and what changed (golden renders)', () => {
       implicitRoute: true,
       timezone: 'Europe/Berlin',
       netboxUrl: netbox.url,
+      maxFailures: 3,
+      attachMaxBytes: overrides.attachMaxBytes ?? 1_000_000,
       insights,
     });
     // The mail of one route to netops (with attach_csv when the CSV is asked for), its attachments as a mail client reads them.

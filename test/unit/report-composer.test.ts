@@ -130,15 +130,12 @@ describe('the report composer and the trend chart', () => {
       routes: [buildDefaultRoute({ to: ['netops@example.com'], cc: [], bcc: [] })],
       implicitRoute: true,
       timezone: 'Europe/Berlin',
+      maxFailures: 3,
       insights: createReportInsights({
         hasToken: false,
         budgetMs: 1000,
         history: reportHistoryOf(store),
         chartReports: 12,
-        timezone: 'Europe/Berlin',
-        maxFailures: 3,
-        attachCsv: false,
-        attachMaxBytes: 1_000_000,
         logger: createSilentLogger(),
       }),
     });

@@ -4,7 +4,7 @@ import { buildTrendView } from '../../src/compose';
 import {
   buildReportSnapshot,
   buildTrend,
-  buildTrendOfDevices,
+  buildDevicesTrend,
   recordReportTrend,
   type FailingPair,
   type ReportSnapshot,
@@ -211,7 +211,7 @@ describe('report trend', () => {
     expect(recorded.trend).toMatchObject({ arrivedLate: true, previous: { reportId: 40 } });
     expect(recorded.trend.previous?.pending).toBeUndefined();
     expect(recorded.trend.newlyFailing).toEqual([ntp('b')]);
-    expect(buildTrendOfDevices(recorded.comparison, new Set(['b']))?.arrivedLate).toBe(true);
+    expect(buildDevicesTrend(recorded.current, recorded.history, { ...recorded.options, devices: new Set(['b']) })?.arrivedLate).toBe(true);
     const view = buildTrendView(recorded.trend, { timezone: 'UTC', basePath: '', currentFailingKnown: true, passed: 0, count: 2 });
     expect(view.arrivalText).toBe(
       "Arrived late: a newer report of this series was received before it. It is compared with report 40, created before it; the newer report's mail stands as it was sent.",

@@ -9,10 +9,10 @@ import {
   describeTrend,
   embedRawInlineImages,
   buildOutgoingMail,
-  TREND_CHART_LINES,
   TREND_CHART_STRIP_PX,
   type TrendChartPoint,
 } from '../../src/mail';
+import { CHART_LINES } from '../../src/report';
 
 const point = (reportId: number, ratios: TrendChartPoint['ratios']): TrendChartPoint => ({
   reportId,
@@ -139,16 +139,16 @@ describe('inline images', () => {
 describe('one definition of the chart colours', () => {
   it('the mail paints each line in the colour the dashboard draws it in, and its dark-mode rules in its dark colour', () => {
     const chart = buildTrendChart({ points: [point(1, { overall: 0.5, HIGH: 0.5, MIDDLE: 0.5, LOW: 0.5 })], currentIndex: 0 });
-    expect(chart.rows.map((r) => r.colour)).toEqual(TREND_CHART_LINES.map((l) => l.colour));
+    expect(chart.rows.map((r) => r.colour)).toEqual(CHART_LINES.map((l) => l.colour));
     for (const set of ['report', 'digest']) {
       const html = fs.readFileSync(path.join(__dirname, `../../templates/${set}/html.hbs`), 'utf8');
-      for (const line of TREND_CHART_LINES) {
+      for (const line of CHART_LINES) {
         const rule = new RegExp(`\\.chart-line-${line.key.toLowerCase()} \\{ color: (#[0-9a-f]{6}) !important; \\}`).exec(html);
         expect({ set, line: line.key, colour: rule?.[1] }).toEqual({ set, line: line.key, colour: line.darkColour });
       }
     }
     expect(CHART_SERIES.map((s) => s.colour)).toEqual(
-      ['HIGH', 'MIDDLE', 'LOW', 'overall'].map((k) => TREND_CHART_LINES.find((l) => l.key === k)!.colour),
+      ['HIGH', 'MIDDLE', 'LOW', 'overall'].map((k) => CHART_LINES.find((l) => l.key === k)!.colour),
     );
   });
 });

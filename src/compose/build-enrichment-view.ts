@@ -1,0 +1,181 @@
+import { buildFailuresCsv, type Enrichment, type FailureSummary } from '../enrichment';
+import type { MailAttachment } from '../mail';
+import { buildWebUrl, SEVERITIES } from '../report';
+import { pairKey, type FailingPair, type PairBadge, type Trend } from '../trend';
+import { buildWaiverFormPath } from '../waivers';
+
+// The views below are what the templates read: templates/README.md documents each field.
+
+/**
+ * Failing tests a mail lists, the rest counted in "and N more" linked to NetBox: a large report's HTML stays
+ * well under Gmail's 102 KB clipping size, past which the links at the end of the mail are hidden.
+ */
+export const MAX_FAILING_TESTS_LISTED = 50;
+
+/** Size cap of the CSV attachment (a route's attach_csv): 5 MB passes the attachment limits of common mail servers. */
+export const CSV_ATTACHMENT_MAX_BYTES = 5_000_000;
+
+export interface EnrichmentViewOptions {
+  reportId: number;
+  basePath: string;
+  netboxUrl?: string;
+  failedResultsUrl: string;
+  maxFailures: number;
+  attachment: AttachmentView | null;
+  /** Each listed result carries its badge (new, failing since). */
+  trend?: Trend | null;
+  /** Pairs (by pairKey) whose waiver ended since the previous report. */
+  waiverExpired?: ReadonlySet<string>;
+  /** RELAY_URL (no trailing `/`) and the report's source: each listed result links to the dashboard's pre-filled waiver form. */
+  waiverForm?: { relayUrl: string; source: string };
+}
+
+/** How the failing-tests section and its CSV are built. */
+export type SectionOptions = Omit<EnrichmentViewOptions, 'attachment'> & { attachCsv: boolean; attachMaxBytes: number };
+
+/** The section's note about the CSV attachment. */
+type AttachmentView = { fileName: string; rows: number; totalRows: number; truncated: boolean; note: string | null };
+
+/** `enrichment` in the view: what failed, from NetBox's results; when NetBox could not tell, `available` is false and the lists are empty. */
+export type EnrichmentView = ReturnType<typeof buildEnrichmentView>;
+
+const TOP_DEVICES = 10;
+
+/** The failing-tests section and CSV of some failing results (`suffix` names the CSV: `-owners` for one owner's devices). */
+export function buildSection(kept: Enrichment, options: SectionOptions, suffix: string) {
+  const built = buildCsvAttachment(kept, options, suffix);
+  return { enrichment: buildEnrichmentView(kept, { ...options, attachment: built.attachment }), attachments: built.attachments };
+}
+
+/** Builds `enrichment` for the templates. */
+export function buildEnrichmentView(enrichment: Enrichment, options: EnrichmentViewOptions) {
+  const web = (pagePath: string) => buildWebUrl(options.basePath, pagePath, options.netboxUrl);
+  const filtered = (filter: string) => web(`/plugins/validity/test-results/?report_id=${options.reportId}&${filter}&passed=false`);
+  const summary: FailureSummary = enrichment.status === 'ok' ? enrichment.summary : { results: [], tests: [], devices: [] };
+  const listed = summary.tests.slice(0, options.maxFailures);
+  const newByTest = countNewByTest(summary.results, options.trend?.badges);
+  const buildTest = (test: FailureSummary['tests'][number]) => {
+    const devices = test.firstResults.map((r) => ({
+      name: r.device,
+      url: web(`/plugins/validity/test-results/${r.resultId}/`),
+      acceptUrl: options.waiverForm
+        ? `${options.waiverForm.relayUrl}${buildWaiverFormPath({ source: options.waiverForm.source, test: test.name, device: r.device })}`
+        : null,
+      waiverExpired: options.waiverExpired?.has(pairKey({ test: test.name, device: r.device })) ?? false,
+    }));
+    return {
+      name: test.name,
+      severity: test.severity,
+      failingDevices: test.failingDevices,
+      devices,
+      moreDevices: test.failingDevices - test.firstResults.length,
+      resultsUrl: test.testId !== null ? filtered(`test_id=${test.testId}`) : options.failedResultsUrl,
+      tagged: tagDevices(test.name, devices, options.trend?.badges, options.trend?.previous?.reportId ?? null),
+      newDevices: newByTest.get(test.name) ?? 0,
+    };
+  };
+  // summary.tests is HIGH first, so the groups are in SEVERITIES' order.
+  const groups = SEVERITIES.map((severity) => ({
+    severity,
+    failingResults: summary.tests.filter((t) => t.severity === severity).reduce((n, t) => n + t.failingDevices, 0),
+    tests: listed.filter((t) => t.severity === severity).map(buildTest),
+  })).filter((group) => group.tests.length > 0);
+  const missing = enrichment.status === 'missing' ? enrichment : null;
+  return {
+    available: !missing,
+    missingReason: missing?.reason ?? null,
+    missingCode: missing?.code ?? null,
+    failingResults: summary.results.length,
+    failingTests: summary.tests.length,
+    groups,
+    moreTests: summary.tests.length - listed.length,
+    moreTestsUrl: options.failedResultsUrl,
+    // A device with a single failure is already named under its test; the list is for the repeat offenders.
+    topDevices: summary.devices
+      .filter((d) => d.failures > 1)
+      .slice(0, TOP_DEVICES)
+      .map((d) => ({
+        name: d.name,
+        failures: d.failures,
+        url: d.deviceId !== null ? filtered(`device_id=${d.deviceId}`) : options.failedResultsUrl,
+      })),
+    attachment: missing ? null : options.attachment,
+  };
+}
+
+/** Newly failing results per test name. */
+function countNewByTest(
+  results: readonly Pick<FailingPair, 'device' | 'test'>[],
+  badges: ReadonlyMap<string, PairBadge> | undefined,
+): Map<string, number> {
+  const counts = new Map<string, number>();
+  if (!badges) return counts;
+  for (const r of results) if (badges.get(pairKey(r))?.kind === 'new') counts.set(r.test, (counts.get(r.test) ?? 0) + 1);
+  return counts;
+}
+
+type ResultLinkView = { name: string; url: string; acceptUrl: string | null; waiverExpired: boolean };
+
+/**
+ * A test's named devices grouped by badge (each device in exactly one group): new first, then those the previous
+ * report did not evaluate or could not be told about, then the longest streak first.
+ */
+function tagDevices(
+  test: string,
+  devices: ResultLinkView[],
+  badges: ReadonlyMap<string, PairBadge> | undefined,
+  previousReportId: number | null,
+): { tag: string; isNew: boolean; devices: ResultLinkView[] }[] {
+  if (!badges || badges.size === 0) return devices.length ? [{ tag: '', isNew: false, devices }] : [];
+  const groups = new Map<string, { tag: string; isNew: boolean; devices: ResultLinkView[]; order: number }>();
+  for (const device of devices) {
+    const badge = badges.get(pairKey({ test, device: device.name }));
+    const tag = !badge ? '' : describeBadge(badge, previousReportId);
+    const order = !badge ? 0 : badge.kind === 'streak' ? badge.reports : BADGE_ORDER[badge.kind];
+    const group = groups.get(tag) ?? { tag, isNew: badge?.kind === 'new', devices: [], order };
+    group.devices.push(device);
+    groups.set(tag, group);
+  }
+  return [...groups.values()].sort((a, b) => b.order - a.order).map(({ tag, isNew, devices: named }) => ({ tag, isNew, devices: named }));
+}
+
+const BADGE_ORDER: Record<Exclude<PairBadge['kind'], 'streak'>, number> = {
+  new: Number.MAX_SAFE_INTEGER,
+  unseen: Number.MAX_SAFE_INTEGER - 1,
+  unknown: Number.MAX_SAFE_INTEGER - 2,
+};
+
+/** "new", "no result in report 41", "not failing in report 41", or the streak. */
+function describeBadge(badge: PairBadge, previousReportId: number | null): string {
+  if (badge.kind === 'new') return 'new';
+  if (badge.kind === 'unseen') return `no result in report ${previousReportId ?? '?'}`;
+  if (badge.kind === 'unknown') return `not failing in report ${previousReportId ?? '?'}`;
+  return `failing since report ${badge.sinceReportId} (${badge.atLeast ? 'at least ' : ''}${badge.reports} in a row)`;
+}
+
+/** The CSV of the failing results (a route's attach_csv), as an attachment and as the section's note about it. */
+function buildCsvAttachment(
+  enrichment: Enrichment,
+  options: SectionOptions,
+  suffix: string,
+): { attachments: MailAttachment[]; attachment: AttachmentView | null } {
+  if (!options.attachCsv || enrichment.status !== 'ok' || enrichment.summary.results.length === 0)
+    return { attachments: [], attachment: null };
+  const csv = buildFailuresCsv(enrichment.summary.results, {
+    maxBytes: options.attachMaxBytes,
+    resultUrl: (id) => buildWebUrl(options.basePath, `/plugins/validity/test-results/${id}/`, options.netboxUrl),
+  });
+  const fileName = `report-${options.reportId}-failures${suffix}.csv`;
+  return {
+    attachments: [{ filename: fileName, content: csv.content, contentType: 'text/csv; charset=utf-8; header=present' }],
+    attachment: {
+      fileName,
+      rows: csv.rows,
+      totalRows: csv.totalRows,
+      truncated: csv.truncated,
+      note: csv.truncated
+        ? `The attached ${fileName} lists the first ${csv.rows} of ${csv.totalRows} failing results: it is capped at ${options.attachMaxBytes} bytes. All of them: ${options.failedResultsUrl}`
+        : null,
+    },
+  };
+}

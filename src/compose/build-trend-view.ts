@@ -1,0 +1,230 @@
+import { buildWebUrl, formatDateTime, formatPercent } from '../report';
+import type { FailingPair, PairStates, TestPairsGroup, Trend, TrendDelta, Verdict } from '../trend';
+
+// The views below are what the templates read: templates/README.md documents each field.
+
+/** U+2212: a real minus sign, as the trend writes it. */
+const MINUS = '\u2212';
+
+/** Devices (or deleted tests) named in an evaluation line; the rest is a count. */
+const EVALUATION_LINE_NAMES = 10;
+
+export interface TrendViewOptions {
+  timezone: string;
+  basePath: string;
+  netboxUrl?: string;
+  /** Else the note says why pairs are not compared. */
+  currentFailingKnown: boolean;
+  /** This report's (or owner group's) counts: the verdict line's percentage. */
+  passed: number;
+  count: number;
+  states?: PairStates | null;
+}
+
+/** `trend` in the view: the change against the previous report of the same NetBox (by creation time). */
+export type TrendView = ReturnType<typeof buildTrendView>;
+
+/** Builds `trend` for the templates. */
+export function buildTrendView(trend: Trend, options: TrendViewOptions) {
+  const previous = trend.previous;
+  const when = (iso: string) => formatDateTime(iso, options.timezone);
+  let failingSetNote: string | null = null;
+  // Without NETBOX_URL the mail's one line about that setting says it all: nothing was "not read".
+  if (previous && !trend.failingSetKnown && options.netboxUrl !== undefined) {
+    failingSetNote = !options.currentFailingKnown
+      ? 'Which devices and tests changed is unknown: the failing results of this report could not be read from NetBox.'
+      : previous.pending
+        ? `Compared on counts only: the failing results of report ${previous.reportId} were not known yet (its mail was still being prepared).`
+        : `Which devices and tests changed is unknown: the failing results of report ${previous.reportId} were not read from NetBox.`;
+  }
+  return {
+    verdict: buildVerdictView(trend, formatPercent(options.passed, options.count)),
+    devicesOnly: trend.devicesOnly,
+    first: previous === null,
+    firstText:
+      previous === null ? 'This is the first report the relay has seen from this NetBox: there is nothing to compare with yet.' : null,
+    previous: previous
+      ? {
+          reportId: previous.reportId,
+          created: previous.created,
+          createdText: when(previous.created),
+          url: buildWebUrl(options.basePath, `/plugins/validity/reports/${previous.reportId}/`, options.netboxUrl),
+        }
+      : null,
+    overall: trend.overall,
+    severities: trend.severities,
+    failingSetKnown: trend.failingSetKnown,
+    failingSetNote,
+    arrivedLate: trend.arrivedLate === true,
+    arrivalText: trend.arrivedLate
+      ? `Arrived late: a newer report of this series was received before it. ${
+          previous ? `It is compared with report ${previous.reportId}, created before it` : 'No report was created before it'
+        }; the newer report's mail stands as it was sent.`
+      : null,
+    failingSetChanged: trend.failingSetChanged,
+    regression: trend.regression,
+    newlyFailing: trend.newlyFailing,
+    moreNewlyFailing: trend.newlyFailingCount - trend.newlyFailing.length,
+    fixed: trend.fixed,
+    moreFixed: trend.fixedCount - trend.fixed.length,
+    stillFailing: trend.stillFailing.map((s) => ({
+      device: s.device,
+      test: s.test,
+      severity: s.severity,
+      reports: s.reports,
+      sinceText: `failing since report ${s.sinceReportId} / ${when(s.sinceCreated)} (${s.atLeast ? 'at least ' : ''}${s.reports} reports in a row)`,
+    })),
+    moreStillFailing: trend.stillFailingCount - trend.stillFailing.length,
+    newlyFailingTests: trend.newlyFailingTests.map(buildTestGroupView),
+    moreNewlyFailingTests: trend.newlyFailingTestCount - trend.newlyFailingTests.length,
+    stillFailingTests: trend.stillFailingTests.map(buildTestGroupView),
+    moreStillFailingTests: trend.stillFailingTestCount - trend.stillFailingTests.length,
+    fixedTests: trend.fixedTests.map(buildTestGroupView),
+    moreFixedTests: trend.fixedTestCount - trend.fixedTests.length,
+    ...buildEvaluationLines(trend, options.states ?? null),
+  };
+}
+
+/** One grouped test as the templates print it. */
+function buildTestGroupView(group: TestPairsGroup) {
+  return {
+    test: group.test,
+    severity: group.severity,
+    devices: group.devices,
+    firstDevices: group.firstDevices,
+    moreDevices: group.devices - group.firstDevices.length,
+    sinceText:
+      group.longestSinceReportId === null
+        ? ''
+        : `failing since report ${group.longestSinceReportId} (${group.longestReports} reports in a row)`,
+  };
+}
+
+/**
+ * The trend's verdict as the mail words it: the first line under the banner, the subject's first word and the
+ * `X-Compliance-Verdict` header. Decided in trend/ (decideVerdict); nothing here decides again.
+ */
+export type VerdictView = ReturnType<typeof buildVerdictView>;
+
+const WORDS: Record<Verdict, string> = { first: 'First', better: 'Better', worse: 'Worse', mixed: 'Mixed', same: 'Same' };
+
+/** The verdict line of a report (or an owner group, or a digest's series) against its previous report. */
+export function buildVerdictView(trend: Trend, percentText: string) {
+  const { verdict, scopeChanged, previous, overall } = trend;
+  const base = { direction: verdict, word: WORDS[verdict], scopeChanged };
+  if (!previous || !overall) {
+    return {
+      ...base,
+      previousReportId: null as number | null,
+      text: `${percentText} passed. This is the first report the relay has seen from this NetBox: there is nothing to compare with yet.`,
+      scopeText: null as string | null,
+    };
+  }
+  const id = previous.reportId;
+  const lead = { first: '', worse: 'Worse than', better: 'Better than', mixed: 'Mixed against', same: 'Same as' }[verdict];
+  const was = overall.previousPercent === null ? '' : `, was ${overall.previousPercent.toFixed(1)}%`;
+  const high = trend.severities.find((d) => d.name === 'HIGH');
+  const highClause = high && (high.direction !== 'same' || countNewHigh(trend) > 0) ? `; ${describeHigh(high, trend)}` : '';
+  // The deltas are validity's figures: when accepted exceptions are why they moved, the line says so.
+  const waived = trend.leftOut.HIGH + trend.leftOut.MIDDLE + trend.leftOut.LOW;
+  const waivedClause = waived > 0 ? ` The verdict leaves out ${count(waived, 'accepted exception')}.` : '';
+  // An owner group's share: the previous report's ratios over its devices are unknown, its failing results are not.
+  const figures = trend.devicesOnly
+    ? ` on these devices: ${overall.failed} failing, was ${overall.previousFailed}`
+    : `: ${percentText} passed${was} (${overall.deltaPointsText}, ${overall.deltaFailedText})`;
+  return {
+    ...base,
+    previousReportId: id as number | null,
+    text: `${lead} report ${id}${figures}${highClause}.${waivedClause}`,
+    scopeText: scopeChanged
+      ? `The scope changed: report ${id} had ${overall.previousCount} results, this one ${overall.count}, so the percentages compare different tests or devices.`
+      : null,
+  };
+}
+
+/** HIGH results newly failing (the grouped list counts every pair of its tests). */
+function countNewHigh(trend: Trend): number {
+  return trend.newlyFailingTests.filter((t) => t.severity === 'HIGH').reduce((n, t) => n + t.devices, 0);
+}
+
+function describeHigh(high: TrendDelta, trend: Trend): string {
+  const newly = countNewHigh(trend);
+  const newlyText = newly > 0 ? `, ${newly} newly failing` : '';
+  if (trend.devicesOnly) return `HIGH ${high.failed} failing, was ${high.previousFailed}${newlyText}`;
+  const now = high.percent === null ? '—' : `${high.percent.toFixed(1)}%`;
+  const was = high.previousPercent === null ? '' : `, was ${high.previousPercent.toFixed(1)}%`;
+  return `HIGH ${now}${was}${newlyText}`;
+}
+
+/** "(−7.4)", "(+2.0)", "(±0.0)": the overall change in points, for the subject. */
+export function formatDeltaShort(overall: TrendDelta | null): string {
+  if (!overall || overall.deltaPoints === null) return '';
+  const d = overall.deltaPoints;
+  return ` (${d > 0 ? '+' : d < 0 ? MINUS : '±'}${Math.abs(d).toFixed(1)})`;
+}
+
+/** ", 2 accepted": the failing results that are accepted exceptions, counted apart in a subject; "" when none. */
+export function formatAccepted(accepted: number): string {
+  return accepted > 0 ? `, ${accepted} accepted` : '';
+}
+
+/**
+ * The mail's lines about what one of the two reports did not evaluate, or could not be told (each null when there is
+ * nothing to say): pairs of a test deleted from NetBox under that test, the others per device ("sw3 (3 tests)",
+ * "sw4 (ntp-synced)"), and what NetBox could not tell.
+ */
+function buildEvaluationLines(trend: Trend, reading: PairStates | null) {
+  const previousId = trend.previous?.reportId ?? 0;
+  const deletedTests = new Set(reading?.deletedTests ?? []);
+  const deletedDevices = new Set(reading?.deletedDevices ?? []);
+  const describe = (pairs: readonly FailingPair[]) => describePairs(pairs, deletedTests, deletedDevices);
+  const one = (n: number, singular: string, plural: string) => (n === 1 ? singular : plural);
+  const unknown: string[] = [];
+  const gone = trend.undeterminedCount;
+  const came = trend.undeterminedBeforeCount;
+  if (gone > 0)
+    unknown.push(
+      `${count(gone, 'result')} that failed in report ${previousId} ${one(gone, 'does', 'do')} not fail now: fixed and not evaluated could not be told apart this time, so neither is listed`,
+    );
+  if (came > 0)
+    unknown.push(
+      `${count(came, 'failing result')} did not fail in report ${previousId}: whether ${one(came, 'it', 'they')} passed there or ${one(came, 'was', 'were')} not evaluated could not be told, so ${one(came, 'it is', 'they are')} not called newly failing`,
+    );
+  const text = unknown.join('; ');
+  return {
+    notEvaluatedLine: trend.notEvaluated.length
+      ? `Not evaluated this time: ${describe(trend.notEvaluated)} \u2014 no results in this report.`
+      : null,
+    notEvaluatedBeforeLine: trend.notEvaluatedBefore.length
+      ? `No results in report ${previousId} (new since, or not evaluated there): ${describe(trend.notEvaluatedBefore)}.`
+      : null,
+    undeterminedLine: text
+      ? `${text.charAt(0).toUpperCase()}${text.slice(1)} (${reading?.unknownReason ?? 'NetBox was not asked'}).`
+      : null,
+  };
+}
+
+/** "test bgp-up (deleted from NetBox; 4 devices), sw3 (3 tests), sw4 (ntp-synced) and 2 more devices". */
+function describePairs(pairs: readonly FailingPair[], deletedTests: ReadonlySet<string>, deletedDevices: ReadonlySet<string>): string {
+  const byTest = new Map<string, number>();
+  const byDevice = new Map<string, string[]>();
+  for (const pair of pairs) {
+    if (deletedTests.has(pair.test)) byTest.set(pair.test, (byTest.get(pair.test) ?? 0) + 1);
+    else byDevice.set(pair.device, [...(byDevice.get(pair.device) ?? []), pair.test]);
+  }
+  const named = [
+    ...[...byTest].map(([test, devices]) => `test ${test} (deleted from NetBox; ${count(devices, 'device')})`),
+    ...[...byDevice].map(([device, tests]) => {
+      const which = tests.length === 1 ? tests[0] : count(tests.length, 'test');
+      return `${device} (${deletedDevices.has(device) ? `deleted from NetBox; ${which}` : which})`;
+    }),
+  ];
+  const shown = named.slice(0, EVALUATION_LINE_NAMES);
+  const more = named.length - shown.length;
+  return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
+}
+
+/** "1 result", "3 results". */
+export function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
