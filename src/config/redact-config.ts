@@ -18,7 +18,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
       path: config.sources[0].path,
       signed: config.sources[0].secrets.length > 0,
       allowedIps: config.sources[0].allowedIps ?? 'any',
-      rateLimit: config.webhook.rateLimit.max > 0 ? config.webhook.rateLimit : 'off',
+      rateLimit: config.webhook.rateLimit > 0 ? `${config.webhook.rateLimit} per minute per address` : 'off',
     },
     retention: config.retention,
     // Only what is in force: SQLite's settings mean nothing with DATABASE_URL, and the reverse.
