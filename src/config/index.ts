@@ -5,7 +5,7 @@ export { HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, TRANSPORT_CHECK_INTER
 export { describeUnsignedWebhook, listBootWarnings } from './list-boot-warnings';
 export { planCatchUp, describeCatchUp, SourcesFileSchema, type SourceConfig } from './sources-file';
 export { DEFAULT_SOURCE_NAME } from '../webhook';
-export { SettingsSchema, SECRET_VARIABLES } from './schema';
+export { SECRET_VARIABLES } from './schema';
 export { listSettings, type Setting } from './list-settings';
 export { parseDurationMs } from '../shared';
 export { describeSettings, renderEnvExample, replaceRetiredSettings, replaceSettingsReference } from './describe-settings';
