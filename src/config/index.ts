@@ -2,7 +2,7 @@ export { loadConfig, ConfigError, type Config } from './load-config';
 export type { OAuth2Config, SmtpConfig } from '../notify';
 export { redactConfig } from './redact-config';
 export { HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, TRANSPORT_CHECK_INTERVAL_MS } from './fixed-limits';
-export { describeUnsignedWebhook, listBootWarnings } from './list-boot-warnings';
+export { describeUnsignedWebhook, listBootWarnings } from './redact-config';
 export { planCatchUp, describeCatchUp, SourcesFileSchema, type SourceConfig } from './sources-file';
 export { DEFAULT_SOURCE_NAME } from '../webhook';
 export { SECRET_VARIABLES } from './schema';
