@@ -1,8 +1,7 @@
 import { describeCatchUp, listSettings, planCatchUp, redactConfig, type Config, type Setting } from '../config';
 import { defaultTemplatesDir, loadRenderer, TemplateError } from '../mail';
-import { createNotifier, findTransport } from '../notify';
+import { createNotifier, describeMailError, findTransport, readFailureCode } from '../notify';
 import { verifyRouteTemplates } from '../compose';
-import { describeMailFailure } from './describe-mail-failure';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, type CliIo } from './io';
 import { describeProxySettings } from '../shared';
 
@@ -77,4 +76,17 @@ export async function verifyTransport(config: Config, io: CliIo): Promise<number
   } finally {
     await notifier.close();
   }
+}
+
+/**
+ * A failed mail transport check or send as the command line prints it: the catalogue's code (as the relay stores
+ * it), then what happened and what to do when the failure is one a user can fix (refused, timed out,
+ * DNS, TLS, certificate, login), else the server's own words.
+ */
+export function describeMailFailure(error: unknown, config: Config): string {
+  const err = error as { code?: string; responseCode?: number; message?: string };
+  const server = config.transport.name === 'smtp' ? new URL(config.transport.settings.url).host : undefined;
+  const code = readFailureCode(error);
+  const reply = err.responseCode ? ` ${err.responseCode}` : '';
+  return `(${code}${reply}): ${describeMailError({ code, message: err.message }, server) ?? err.message ?? String(error)}`;
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { DEFAULT_SOURCE_NAME, type Config } from '../config';
 import { createReportComposer, SAMPLE_ENVELOPE } from '../compose';
-import { describeMailFailure } from './describe-mail-failure';
+import { describeMailFailure } from './check-config-command';
 import { defaultTemplatesDir, loadRenderer, TemplateError, type Renderer } from '../mail';
 import { createNotifier } from '../notify';
 import { buildDefaultRoute, type Route } from '../routing';
@@ -10,9 +10,8 @@ import { RelayError, systemClock } from '../shared';
 import { openStore, StorageUnavailableError, type DeliveryRecord, type Store } from '../store';
 import { parseDelivery } from '../webhook';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, UsageError, type CliIo } from './io';
-import { previewDigest } from './preview-digest';
+import { previewDigest, writePreviewFiles } from './preview-digest';
 import { createReadOnlyComposer, describeOwnerGroups, findOwnerGroups } from './read-only-composer';
-import { writePreviewFiles } from './write-preview-files';
 
 export interface PreviewOptions {
   id?: string;

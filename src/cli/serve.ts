@@ -6,8 +6,7 @@ import { findTransport, type TransportDescriptor } from '../notify';
 import { createRelay, type Relay } from '../relay';
 import { createLogger, systemClock, type Logger } from '../shared';
 import { DataDirLockedError, lockDataDir, PG_POOL_SIZE, type DataDirLock } from '../store';
-import { EXIT_CONFIG, type CliIo } from './io';
-import { readPackageVersion } from './package-version';
+import { EXIT_CONFIG, readPackageVersion, type CliIo } from './io';
 
 /** Why a DATA_DIR cannot be had that only the operator can change: a file in its place, no right to write, a read-only disk. */
 const DATA_DIR_REFUSALS = new Set(['EEXIST', 'ENOTDIR', 'EACCES', 'EPERM', 'EROFS']);

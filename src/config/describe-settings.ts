@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { RETIRED_SETTINGS } from './retired-settings';
 import { SETTING_GROUPS, type SettingGroup, type SettingMeta } from '../shared';
-import { EnvSchema, readSettingMeta, type Env, type SettingsSchema } from './schema';
+import { listSettingLeaves, SettingsSchema, type AnySettingsSchema } from './schema';
 
-/** One setting as the reference and .env.example show it, read from {@link EnvSchema}. */
+/** One setting as the reference and .env.example show it, read from {@link SettingsSchema}. */
 export interface SettingDoc extends Omit<SettingMeta, 'secret'> {
-  name: keyof Env;
+  name: string;
   /** The default as a user writes it (`5m`, `true`, `8080`); undefined when there is none in the schema. */
   default?: string;
   /** The allowed values (`json`, `pretty`) or range (`1–100`) when the schema bounds them. */
@@ -22,19 +22,17 @@ interface JsonProperty {
 }
 
 /** Every setting of `schema` (the relay's, or it with further transports' sections), basics first, each group in the schema's order. */
-export function describeSettings(schema: SettingsSchema = EnvSchema): SettingDoc[] {
-  // The input side: defaults and bounds as a user writes them, not as the relay holds them (5m, not 300000).
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { properties: Record<string, JsonProperty> };
-  const parsed = schema.parse({}, { jitless: true }) as Record<string, unknown>;
-  const docs = (Object.keys(schema.shape) as (keyof Env)[]).map((name): SettingDoc => {
-    const property = json.properties[name] ?? {};
-    const value = property.default ?? parsed[name];
-    const meta = readSettingMeta(name, schema);
+export function describeSettings(schema: AnySettingsSchema = SettingsSchema): SettingDoc[] {
+  const docs = listSettingLeaves(schema).map(({ name, schema: field, meta }): SettingDoc => {
+    // The input side: defaults and bounds as a user writes them, not as the relay holds them (5m, not 300000).
+    const property = z.toJSONSchema(field, { io: 'input', unrepresentable: 'any' }) as JsonProperty;
+    const parsed: unknown = field.safeParse(undefined, { jitless: true }).data;
+    const value = property.default ?? parsed;
     return {
       name,
       ...meta,
       default: value === undefined ? undefined : typeof value === 'string' ? value : JSON.stringify(value),
-      allowed: meta.allowedText ?? describeAllowed(property, typeof parsed[name] === 'boolean'),
+      allowed: meta.allowedText ?? describeAllowed(property, typeof parsed === 'boolean'),
       secret: meta.secret === true,
     };
   });

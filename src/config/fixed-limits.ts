@@ -43,8 +43,5 @@ export const LEASE_MS = 10 * NETBOX_ENRICH_BUDGET_MS;
 /** Different deliveries answered 4xx in a row (no mail accepted between) before the whole queue pauses: the retry policy's, for its retired setting's warning. */
 export const PAUSE_AFTER_4XX_IN_A_ROW = 3;
 
-/** WEBHOOK_RATE_LIMIT counts a client's requests over this window: "per minute" is what operators reason in. */
-export const WEBHOOK_RATE_LIMIT_WINDOW_MS = 60_000;
-
 /** How often /readyz's mail transport check connects besides every real send: often enough for an alert, rarely enough for the server. */
 export const TRANSPORT_CHECK_INTERVAL_MS = 5 * 60_000;

@@ -1,6 +1,6 @@
 import type { TransportDescriptor } from '../notify';
 import { SECRET_MARK as REDACTED } from '../shared';
-import { buildEnvSchema } from './schema';
+import { buildSettingsSchema } from './schema';
 import { describeSettings } from './describe-settings';
 import type { Config } from './load-config';
 import { parseUrl } from './redact-config';
@@ -34,7 +34,7 @@ export function listSettings(
 ): SettingsInForce {
   const result: SettingsInForce = { set: [], defaulted: [], advancedDefaulted: [], unset: [] };
   // In the reference's order (basics first), defaults as a user writes them (5m, not 300000).
-  for (const { name, group, default: byDefault, secret } of describeSettings(buildEnvSchema(transports))) {
+  for (const { name, group, default: byDefault, secret } of describeSettings(buildSettingsSchema(transports))) {
     const raw = env[name];
     const file = secret ? env[`${name}_FILE`] : undefined;
     if (raw !== undefined && raw !== '') result.set.push({ name, value: secret ? REDACTED : redactUrlPassword(raw) });

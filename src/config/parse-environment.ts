@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { describeZodIssue, type ConfigIssue, type ZodIssueFacts } from '../shared';
-import { EnvSchema, listSecretVariables, type Env, type SettingsSchema } from './schema';
+import { listSettingLeaves, SettingsSchema, type AnySettingsSchema, type SettingLeaf, type Settings } from './schema';
 
 /** Replaces each `<NAME>_FILE` by the secret it holds (in `env`); returns what went wrong. */
-export function readSecretFiles(env: Record<string, string>, readFile: (file: string) => string, schema: SettingsSchema): ConfigIssue[] {
+export function readSecretFiles(env: Record<string, string>, readFile: (file: string) => string, leaves: SettingLeaf[]): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
-  for (const name of listSecretVariables(schema)) {
+  for (const { name } of leaves.filter((leaf) => leaf.meta.secret)) {
     const fileVar = `${name}_FILE`;
     if (env[name] !== undefined && env[fileVar] !== undefined) {
       issues.push({ variable: name, message: `set either ${name} or ${fileVar}, not both` });
@@ -28,36 +28,64 @@ export function readSecretFiles(env: Record<string, string>, readFile: (file: st
 /** The environment is parsed once per process: zod's eval fast path compiles a parser per object schema and pays only over many parses. */
 const ONE_PARSE = { jitless: true } as const;
 
+/** What the schema stage makes of the environment: the nested settings, the same by variable name, and what it refused. */
+export interface ParsedSettings {
+  values: Settings;
+  /** Each variable's parsed value by its name (what the transports' descriptors read). */
+  flat: Record<string, unknown>;
+  broken: ReadonlySet<string>;
+  issues: ConfigIssue[];
+}
+
 /**
- * The schema stage. Variables the schema refuses are reported and left out (`broken`), and the rest is
- * parsed again without them, so the semantic stage still sees every value that is valid.
+ * The schema stage: each variable goes to its field, and the schema's parse builds the nested settings. Variables
+ * the schema refuses are reported and left out (`broken`), and the rest is parsed again without them, so the
+ * semantic stage still sees every value that is valid.
  */
-export function parseEnvironment(
-  env: Record<string, string>,
-  schema: SettingsSchema = EnvSchema,
-): { values: Env; broken: ReadonlySet<string>; issues: ConfigIssue[] } {
-  const first = schema.safeParse(env, ONE_PARSE);
-  if (first.success) return { values: first.data as Env, broken: new Set(), issues: [] };
-  const issues = first.error.issues.map((issue) => ({
-    variable: String(issue.path[0] ?? '(environment)'),
-    message: describeIssue(issue, env, schema),
-  }));
+export function parseSettings(env: Record<string, string>, schema: AnySettingsSchema = SettingsSchema): ParsedSettings {
+  const leaves = listSettingLeaves(schema);
+  const done = (values: unknown, broken: ReadonlySet<string>, issues: ConfigIssue[]): ParsedSettings => ({
+    values: values as Settings,
+    flat: Object.fromEntries(
+      leaves.map((leaf) => [leaf.name, leaf.path.reduce<unknown>((at, key) => (at as Record<string, unknown>)[key], values)]),
+    ),
+    broken,
+    issues,
+  });
+  const first = schema.safeParse(placeSettings(env, leaves), ONE_PARSE);
+  if (first.success) return done(first.data, new Set(), []);
+  const issues = first.error.issues.map((issue) => {
+    const leaf = leaves.find((l) => l.path.every((key, i) => issue.path[i] === key));
+    return { variable: leaf?.name ?? '(environment)', message: describeIssue(issue, env, leaf) };
+  });
   const broken = new Set(issues.map((i) => i.variable));
   const rest = Object.fromEntries(Object.entries(env).filter(([key]) => !broken.has(key)));
   // Every field has a default or is optional, so what is left always parses.
-  return { values: schema.parse(rest, ONE_PARSE) as Env, broken, issues };
+  return done(schema.parse(placeSettings(rest, leaves), ONE_PARSE), broken, issues);
 }
 
-function describeIssue(issue: ZodIssueFacts & { path: PropertyKey[] }, env: Record<string, string>, schema: SettingsSchema): string {
-  const name = String(issue.path[0] ?? '');
-  const shown = name in env && !/SECRET|PASSWORD|TOKEN|DATABASE_URL/.test(name) ? ` (got "${env[name]}")` : '';
-  return `${describeNumberRange(name, issue, schema) ?? describeZodIssue(issue)}${shown}`;
+/** The variables of `env`, each in its field: the nested input the schema parses. */
+function placeSettings(env: Record<string, string>, leaves: SettingLeaf[]): Record<string, unknown> {
+  type Section = { [key: string]: Section | string };
+  const input: Section = {};
+  for (const { name, path } of leaves) {
+    let at = input;
+    for (const key of path.slice(0, -1)) at = (at[key] ??= {}) as Section;
+    if (env[name] !== undefined) at[path[path.length - 1]] = env[name];
+  }
+  return input;
+}
+
+function describeIssue(issue: ZodIssueFacts, env: Record<string, string>, leaf: SettingLeaf | undefined): string {
+  const name = leaf?.name ?? '';
+  const shown = name in env && !leaf?.meta.secret && !/SECRET|PASSWORD|TOKEN/.test(name) ? ` (got "${env[name]}")` : '';
+  return `${(leaf && describeNumberRange(leaf.schema, issue)) ?? describeZodIssue(issue)}${shown}`;
 }
 
 /** A numeric variable's whole allowed range, whichever bound or type the value missed ("must be a whole number from 0 to 65535"). */
-function describeNumberRange(name: string, issue: ZodIssueFacts, schema: SettingsSchema): string | undefined {
+function describeNumberRange(schema: z.ZodType, issue: ZodIssueFacts): string | undefined {
   if (!['invalid_type', 'too_big', 'too_small'].includes(issue.code ?? '')) return undefined;
-  let field: unknown = schema.shape[name];
+  let field: unknown = schema;
   while (field instanceof z.ZodDefault || field instanceof z.ZodOptional) field = field.unwrap();
   if (!(field instanceof z.ZodNumber)) return undefined;
   const kind = field.isInt ? 'a whole number' : 'a number';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { parseYamlListFile, readYamlListFile, SOURCE_NAME_PATTERN } from '../routing';
 import { describeShortWebhookSecret, duration, httpUrl, parseCidr, type ConfigIssue } from '../shared';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
-import { catchUpEvery, type Env } from './schema';
+import { catchUpEvery, type Settings } from './schema';
 
 /** Sources one relay serves at most: each one is a route, a NetBox client and a metrics label value. */
 const MAX_SOURCES = 50;
@@ -71,95 +71,66 @@ export const SourcesFileSchema = z.strictObject({
   sources: z.array(SourceSchema, { error: 'must be a list of sources' }).min(1, 'needs at least one source').max(MAX_SOURCES),
 });
 
-type SourceEntry = z.infer<typeof SourceSchema>;
-
-/** What reading a source needs: the file system (injected), the environment for `*_env` references, WEBHOOK_PATH and CATCH_UP_EVERY. */
+/** What reading SOURCES_FILE needs: the file system (injected) and the environment for `*_env` references. */
 interface SourcesContext {
   readFile: (file: string) => string;
   env: Readonly<Record<string, string>>;
   cwd: string;
-  webhookPath: string;
-  catchUpEveryMs: number | null;
 }
 
-/** Reads SOURCES_FILE's named sources; each problem (`issues`) or retired field (`warnings`) reads "<file>: source 2 (lab) field: why". */
-export function readSourcesFile(
-  e: Env,
-  context: Pick<SourcesContext, 'readFile' | 'env' | 'cwd'>,
-  issues: ConfigIssue[],
-  warnings: ConfigIssue[],
-): SourceConfig[] {
-  if (!e.SOURCES_FILE) return [];
-  const file = path.resolve(context.cwd, e.SOURCES_FILE);
+/**
+ * Every source: the `default` one from its variables (NETBOX_URL, NETBOX_TOKEN, NETBOX_CA_FILE, WEBHOOK_SECRET(_PREVIOUS),
+ * WEBHOOK_ALLOWED_IPS, EXPECT_REPORT_EVERY, CATCH_UP_EVERY: `Settings['source']`, in a SOURCES_FILE entry's fields) at the
+ * bare WEBHOOK_PATH, then SOURCES_FILE's named ones, each problem (`issues`) or retired field (`warnings`) reading
+ * "<file>: source 2 (lab) field: why".
+ */
+export function readSources(settings: Settings, context: SourcesContext, issues: ConfigIssue[], warnings: ConfigIssue[]): SourceConfig[] {
+  const build = (name: string, fields: SourceFields) => buildSource(name, fields, settings, context.cwd);
+  const sources = [build(DEFAULT_SOURCE_NAME, settings.source)];
+  if (!settings.sourcesFile) return sources;
+  const file = path.resolve(context.cwd, settings.sourcesFile);
   const say = (list: ConfigIssue[]) => (message: string) => list.push({ variable: 'SOURCES_FILE', message });
   const parse = (text: string) => parseYamlListFile(text, file, SourcesFileSchema, { listKey: 'sources', noun: 'source' }).sources;
-  const full = { ...context, webhookPath: normalizeWebhookPath(e.WEBHOOK_PATH), catchUpEveryMs: e.CATCH_UP_EVERY };
-  return (readYamlListFile(file, context.readFile, parse, say(issues)) ?? []).map((entry, i) => {
+  const entries = readYamlListFile(file, context.readFile, parse, say(issues)) ?? [];
+  entries.forEach((entry, i) => {
     const where = `${file}: source ${i + 1} (${entry.name})`;
+    const report = (field: string, message: string) => say(issues)(`${where} ${field}: ${message}`);
     if (entry.catch_up_max !== undefined)
       say(warnings)(
         `${where} catch_up_max is no longer read: a catch-up mails at most ${CATCH_UP_MAX_MAILED} missed reports of a source one by one; remove it`,
       );
-    return buildSource(entry, full, (field, message) => say(issues)(`${where} ${field}: ${message}`));
+    const secret = (field: string) => resolveSecret(entry as unknown as Record<string, string | undefined>, field, context, report);
+    const [current, previous] = [secret('webhook_secret'), secret('webhook_secret_previous')];
+    if (previous !== undefined && current === undefined)
+      report('webhook_secret_previous_file', 'is only accepted alongside a current webhook secret (during a rotation)');
+    const token = secret('token');
+    if (entry.netbox_url === undefined && (token !== undefined || entry.ca_file !== undefined))
+      report('netbox_url', 'is required with a token or a CA file');
+    const allowed_ips = entry.allowed_ips?.map((c) => parseCidr(c)!);
+    sources.push(build(entry.name, { ...entry, token, webhook_secret: current, webhook_secret_previous: previous, allowed_ips }));
   });
+  return sources;
 }
 
-function buildSource(entry: SourceEntry, context: SourcesContext, report: (field: string, message: string) => void): SourceConfig {
-  const secret = (field: string) => resolveSecret(entry as unknown as Record<string, string | undefined>, field, context, report);
-  const current = secret('webhook_secret');
-  const previous = secret('webhook_secret_previous');
-  if (previous !== undefined && current === undefined)
-    report('webhook_secret_previous_file', 'is only accepted alongside a current webhook secret (during a rotation)');
-  const token = secret('token');
-  if (entry.netbox_url === undefined && (token !== undefined || entry.ca_file !== undefined))
-    report('netbox_url', 'is required with a token or a CA file');
-  return assembleSource(entry.name, context, {
-    secrets: [current, previous].filter((s): s is string => s !== undefined),
-    allowedIps: entry.allowed_ips?.map((c) => parseCidr(c)!),
-    netbox: { url: entry.netbox_url, token, caFile: entry.ca_file },
-    tags: entry.tags ?? {},
-    expectEveryMs: entry.expect_report_every,
-    catchUp: { everyMs: entry.catch_up_every === undefined ? context.catchUpEveryMs : entry.catch_up_every, max: CATCH_UP_MAX_MAILED },
-  });
-}
-
-/**
- * The `default` source, the only place it is defined: NETBOX_URL, NETBOX_TOKEN, NETBOX_CA_FILE,
- * WEBHOOK_SECRET(_PREVIOUS), WEBHOOK_ALLOWED_IPS and EXPECT_REPORT_EVERY, at the bare WEBHOOK_PATH.
- */
-export function buildDefaultSource(e: Env, cwd: string): SourceConfig {
-  return assembleSource(
-    DEFAULT_SOURCE_NAME,
-    { webhookPath: normalizeWebhookPath(e.WEBHOOK_PATH), cwd },
-    {
-      secrets: [e.WEBHOOK_SECRET, e.WEBHOOK_SECRET_PREVIOUS].filter((s): s is string => s !== undefined),
-      allowedIps: e.WEBHOOK_ALLOWED_IPS,
-      netbox: { url: e.NETBOX_URL, token: e.NETBOX_TOKEN, caFile: e.NETBOX_CA_FILE },
-      tags: {},
-      expectEveryMs: e.EXPECT_REPORT_EVERY,
-      catchUp: { everyMs: e.CATCH_UP_EVERY, max: CATCH_UP_MAX_MAILED },
-    },
-  );
-}
-
-/** WEBHOOK_PATH without its trailing slashes (`/` stays `/`). */
-function normalizeWebhookPath(value: string): string {
-  return value.replace(/\/+$/, '') || '/';
-}
+/** A source's fields, as the default source's variables give them; a named source without `catch_up_every` follows CATCH_UP_EVERY. */
+type SourceFields = Omit<Settings['source'], 'catch_up_every'> & { catch_up_every?: number | null; tags?: Record<string, string> };
 
 /** A source as the relay holds it, whichever way it was given: its path, NetBox's URL and CA file made canonical. */
-function assembleSource(
-  name: string,
-  context: Pick<SourcesContext, 'webhookPath' | 'cwd'>,
-  fields: Omit<SourceConfig, 'name' | 'path'>,
-): SourceConfig {
-  const { url, token, caFile } = fields.netbox;
-  const base = context.webhookPath === '/' ? '' : context.webhookPath;
+function buildSource(name: string, fields: SourceFields, settings: Settings, cwd: string): SourceConfig {
+  const webhookPath = settings.webhook.path;
+  const { netbox_url: url, token, ca_file: caFile } = fields;
   return {
-    ...fields,
     name,
-    path: name === DEFAULT_SOURCE_NAME ? context.webhookPath : `${base}/${name}`,
-    netbox: { url: url?.replace(/\/+$/, ''), token, caFile: caFile ? path.resolve(context.cwd, caFile) : undefined },
+    path: name === DEFAULT_SOURCE_NAME ? webhookPath : `${webhookPath === '/' ? '' : webhookPath}/${name}`,
+    secrets: [fields.webhook_secret, fields.webhook_secret_previous].filter((s): s is string => s !== undefined),
+    allowedIps: fields.allowed_ips,
+    netbox: { url: url?.replace(/\/+$/, ''), token, caFile: caFile ? path.resolve(cwd, caFile) : undefined },
+    tags: fields.tags ?? {},
+    expectEveryMs: fields.expect_report_every,
+    catchUp: {
+      everyMs: fields.catch_up_every === undefined ? settings.source.catch_up_every : fields.catch_up_every,
+      max: CATCH_UP_MAX_MAILED,
+    },
   };
 }
 

@@ -8,8 +8,8 @@ export interface WebhookGuardOptions {
   allowedIps?: readonly string[];
   /** Where the allow-list was configured, named in the refusal's log line. */
   allowedIpsSetting: string;
-  /** Requests per window per client address; 0: no limit. */
-  rateLimit: { max: number; windowMs: number };
+  /** Requests per minute per client address (WEBHOOK_RATE_LIMIT); 0: no limit. */
+  rateLimit: number;
   logger: Logger;
   clock: Clock;
 }
@@ -19,6 +19,9 @@ export interface WebhookGuardOptions {
  * allow-list (403 FORBIDDEN_ADDRESS) and the per-address rate limit (429 RATE_LIMITED with
  * Retry-After). The client address is `req.ip`, so X-Forwarded-For counts only as TRUST_PROXY allows.
  */
+/** WEBHOOK_RATE_LIMIT counts a client's requests over this window: "per minute" is what operators reason in. */
+const RATE_LIMIT_WINDOW_MS = 60_000;
+
 export function createWebhookGuards(options: WebhookGuardOptions): RequestHandler[] {
   const guards: RequestHandler[] = [];
   if (options.allowedIps) {
@@ -29,22 +32,20 @@ export function createWebhookGuards(options: WebhookGuardOptions): RequestHandle
       next(new RelayError('FORBIDDEN_ADDRESS'));
     });
   }
-  if (options.rateLimit.max > 0) {
+  if (options.rateLimit > 0) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only with WEBHOOK_RATE_LIMIT (off by default)
     const { rateLimit } = require('express-rate-limit') as typeof RateLimitModule;
     guards.push(
       rateLimit({
-        windowMs: options.rateLimit.windowMs,
-        limit: options.rateLimit.max,
+        windowMs: RATE_LIMIT_WINDOW_MS,
+        limit: options.rateLimit,
         standardHeaders: 'draft-8',
         legacyHeaders: false,
         // Addresses come from req.ip, which already honours TRUST_PROXY; the library need not warn about it.
         validate: { xForwardedForHeader: false, trustProxy: false },
         handler: (req: Request, res: Response, next: NextFunction) => {
           const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
-          const seconds = reset
-            ? Math.max(1, Math.ceil((reset.getTime() - options.clock.now()) / 1000))
-            : Math.ceil(options.rateLimit.windowMs / 1000);
+          const seconds = reset ? Math.max(1, Math.ceil((reset.getTime() - options.clock.now()) / 1000)) : RATE_LIMIT_WINDOW_MS / 1000;
           res.set('Retry-After', String(seconds));
           options.logger.warn({ ip: req.ip }, 'webhook refused: rate limit reached for this client address');
           next(new RelayError('RATE_LIMITED'));

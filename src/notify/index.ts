@@ -8,7 +8,6 @@ export {
   FAILURE_CATALOGUE,
   findTransport,
   TRANSPORTS,
-  type TransportConfig,
 } from './transports';
 export { describeMailError } from './describe-mail-error';
 export { readSmtpError } from './smtp-failures';

@@ -12,6 +12,8 @@ export type SettingGroup = keyof typeof SETTING_GROUPS;
 
 /** What the reference, .env.example and `check-config` say of one setting. */
 export interface SettingMeta {
+  /** The environment variable, when the field it sets is named otherwise (a section's own settings are named by their keys). */
+  env?: string;
   group: SettingGroup;
   /** One line: what it does, with its unit when the name does not carry it. */
   description: string;

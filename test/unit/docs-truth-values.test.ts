@@ -196,7 +196,7 @@ describe('every exit code a page names is one the commands exit with', () => {
 });
 
 describe('a default a page states is the default the definition holds', () => {
-  const settings = new Map(describeSettings().map((s) => [s.name as string, s]));
+  const settings = new Map(describeSettings().map((s) => [s.name, s]));
   const defaultOf = (name: string) => settings.get(name)?.default ?? settings.get(name)?.defaultText;
   // "`RETENTION_DAYS` (default 30)", "`LOG_LEVEL` (default `info`)", "the default `SQLITE_SYNCHRONOUS=FULL`",
   // "(default `CATCH_UP_EVERY`, `5m`": the value is the setting's default.
