@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
-import { buildEmlFileName } from '../http';
+import { buildEmlFileName, FILTER_PARAMS, parseListFilters } from '../http';
 import { buildLinks, formatDateTime, formatShortDay } from '../report';
 import { FAILURE_CATALOGUE } from '../notify';
 import { html } from '../shared';
@@ -9,7 +9,6 @@ import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { buildPassChart, toChartReport, type ChartReport } from './build-pass-chart';
 import type { DashboardOptions } from './dashboard-options';
 import { buildReturnUrl, pickTextParams, readFlash } from './flash-messages';
-import { FILTER_PARAMS, parseListFilters } from './parse-list-filters';
 import { readDeliveryContent, type DeliveryContent } from './read-delivery-content';
 import { renderDeliveries, type DeliveriesInput, type DigestsInput, type ListPage } from './render-deliveries';
 import { renderDelivery, sendPage, type PageContext } from './render-pages';

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { TryNowResult } from '../delivery';
-import { buildFilterParams, FILTER_PARAMS } from './parse-list-filters';
+import { buildFilterParams, FILTER_PARAMS } from '../http';
 
 /** What a retry did while SMTP was paused (it tried the server now), or nothing when it was not paused. */
 function describeRetryWhilePaused(smtp: unknown, id: number): string {

@@ -1,8 +1,8 @@
-import { describeFailureOutcome, html, readFailureFacts, type FailureCatalogue, type SafeHtml } from '../shared';
+import { describeFailureOutcome, html, readFailureFacts, type ErrorIssue, type FailureCatalogue, type SafeHtml } from '../shared';
 import { describeMailError } from '../notify';
 import { formatPercent } from '../report';
 import { DELIVERY_STATES, type DeliveryRecord, type DeliveryState, type DigestPeriod, type RouteMailRecord } from '../store';
-import { buildFilterParams, type FilterIssue, type ListQuery } from './parse-list-filters';
+import { buildFilterParams, type ListQuery } from '../http';
 import type { DeliveryContent } from './read-delivery-content';
 
 /** One page of the list and the keys of its neighbours, when there are any (keyset paging: ids, never offsets). */
@@ -17,7 +17,7 @@ export interface DeliveriesInput {
   failures: FailureCatalogue;
   /** The query as given (kept in the form), and its problems when it is invalid. */
   query: Partial<Record<keyof ListQuery, string | number>>;
-  issues?: FilterIssue[];
+  issues?: ErrorIssue[];
   counts: Record<DeliveryState, number>;
   /** The pass chart of each NetBox source the filters select (`source` absent: the default source alone). */
   charts: { source?: string; count: number; chart: SafeHtml }[];
@@ -83,7 +83,7 @@ export function renderDeliveries(input: DeliveriesInput): SafeHtml {
   )}</nav>`;
   const issues = input.issues?.length
     ? html`<div class="flash bad" role="alert"><p>These filters cannot be used:</p><ul class="filter-issues">${input.issues.map(
-        (i) => html`<li data-param="${i.param}"><strong>${i.param}</strong> ${i.message}</li>`,
+        (i) => html`<li data-param="${i.path}"><strong>${i.path}</strong> ${i.message}</li>`,
       )}</ul></div>`
     : '';
   return html`${input.flash ? html`<p class="flash${input.flash.bad ? ' bad' : ''}" role="status">${input.flash.text}</p>` : ''}
