@@ -38,13 +38,13 @@ export interface DigestsInput {
 
 /** The digests beside the deliveries: each route's next run, then the latest digests, each linking its delivery (and its mail). */
 function renderDigests(input: DigestsInput, formatTime: (ms: number) => string): SafeHtml {
-  const schedules = html`<table class="digest-routes"><thead><tr><th>Digest route</th><th>Schedule</th><th>Next run</th></tr></thead><tbody>${input.schedules.map(
+  const schedules = html`<table class="digest-routes stack"><thead><tr><th>Digest route</th><th>Schedule</th><th>Next run</th></tr></thead><tbody>${input.schedules.map(
     (s) =>
       html`<tr data-digest-route="${s.route}"><td>${s.route}</td><td data-label="Schedule"><code>${s.schedule}</code> (${s.timezone})</td><td data-label="Next run">${s.nextRunAt === null ? 'never' : formatTime(s.nextRunAt)}</td></tr>`,
   )}</tbody></table>`;
   const sent = input.periods.filter((p) => p.deliveryId !== null);
   const periods = sent.length
-    ? html`<table class="digests"><thead><tr><th>Digest</th><th>Period</th><th>State</th></tr></thead><tbody>${sent.map(
+    ? html`<table class="digests stack"><thead><tr><th>Digest</th><th>Period</th><th>State</th></tr></thead><tbody>${sent.map(
         (p) =>
           html`<tr><td><a href="/ui/deliveries/${p.deliveryId}">#${p.deliveryId}</a> ${p.route}${p.late ? ' (late)' : ''}</td><td data-label="Period">${formatTime(p.periodStart)} to ${formatTime(p.periodEnd)}</td><td data-label="State">${p.state ? stateBadge(p.state) : ''}</td></tr>`,
       )}</tbody></table>`
@@ -131,7 +131,7 @@ function renderTable(input: DeliveriesInput, page: ListPage): SafeHtml {
   const pager = html`<nav class="pager" aria-label="Pages">${page.newerThan !== undefined ? html`<a href="${link('after', page.newerThan)}" rel="prev">← Newer</a>` : ''}${
     page.newerThan !== undefined || page.olderThan !== undefined ? html`<a href="/ui?${back}">Newest</a>` : ''
   }${page.olderThan !== undefined ? html`<a href="${link('before', page.olderThan)}" rel="next">Older →</a>` : ''}</nav>`;
-  return html`<table class="deliveries"><thead><tr><th scope="col">Delivery</th><th scope="col">What</th><th scope="col">State</th><th scope="col">Last error</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+  return html`<table class="deliveries stack"><thead><tr><th scope="col">Delivery</th><th scope="col">What</th><th scope="col">State</th><th scope="col">Last error</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="5" class="muted">${back ? 'No delivery matches these filters.' : 'No deliveries yet.'}</td></tr>`}</tbody></table>${pager}`;
 }
 

@@ -61,11 +61,6 @@ export interface NetboxClient {
   close(): void;
 }
 
-/** The Authorization header NetBox expects: `Bearer` for v2 tokens (`nbt_` prefix, 4.5+), `Token` otherwise. */
-export function buildAuthorization(token: string): string {
-  return token.startsWith('nbt_') ? `Bearer ${token}` : `Token ${token}`;
-}
-
 /** Largest number of pages followed: a `next` loop in a broken proxy must not run forever. */
 const MAX_PAGES = 10_000;
 /** Largest page accepted: 1000 results with large explanations, skipped as they stream. */
@@ -107,7 +102,8 @@ export function createNetboxClient(options: NetboxClientOptions): NetboxClient {
     proxy: proxyUrl && describeProxyUrl(proxyUrl),
     clock: options.clock ?? systemClock,
     timeoutMs: options.timeoutMs,
-    authorization: options.token ? buildAuthorization(options.token) : undefined,
+    // NetBox takes v2 tokens (`nbt_` prefix, 4.5+) as `Bearer`, legacy keys as `Token`.
+    authorization: options.token && `${options.token.startsWith('nbt_') ? 'Bearer' : 'Token'} ${options.token}`,
     mask: createSecretMask([options.token]),
     maxAttempts: options.maxAttempts ?? 3,
     retryBaseMs: options.retryBaseMs ?? 250,
@@ -127,7 +123,7 @@ export function createNetboxClient(options: NetboxClientOptions): NetboxClient {
  * The agent for requests to NetBox at `origin`: through the proxy the environment names for it (a CONNECT
  * tunnel for https, absolute URLs for http), else direct. The proxy agents load only when a proxy is in force.
  */
-export function createNetboxAgent(origin: string, proxy: ProxySettings | undefined, options: http.AgentOptions = {}): http.Agent {
+function createNetboxAgent(origin: string, proxy: ProxySettings | undefined, options: http.AgentOptions = {}): http.Agent {
   const proxyUrl = proxy && chooseProxy(origin, proxy);
   const secure = origin.startsWith('https:');
   if (proxyUrl === undefined) return secure ? new https.Agent(options) : new http.Agent(options);
