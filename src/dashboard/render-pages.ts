@@ -58,7 +58,7 @@ const STYLE = `
     header, main { padding-left: 10px; padding-right: 10px; } section { padding: 10px; }
     .pass-chart { display: none; } .pass-chart-narrow { display: block; }
     table.stack thead { display: none; } table.stack tr { display: block; border-bottom: 1px solid var(--line); padding: 6px 0; }
-    table.stack td { display: block; border: 0; padding: 2px 0; overflow-wrap: anywhere; }
+    table.stack td { display: block; border: 0; padding: 2px 0; } table.digests td, table.digest-routes td { overflow-wrap: anywhere; }
     table.stack td[data-label]::before { content: attr(data-label) ": "; font-size: 12px; color: var(--muted); }
     dl { grid-template-columns: 1fr; } dt { margin-top: 6px; }
   }
