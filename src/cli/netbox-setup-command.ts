@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createNodeFetch, runNetboxSetup, NetboxSetupError } from '../netbox-setup';
+import { runNetboxSetup, NetboxSetupError } from '../netbox-setup';
 import { DEFAULT_SOURCE_NAME, type Config, type SourceConfig } from '../config';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo } from './io';
 
@@ -64,9 +64,10 @@ export async function netboxSetupCommand(flags: NetboxSetupFlags, config: Config
         sourceName: source.name === DEFAULT_SOURCE_NAME ? undefined : source.name,
         dryRun: flags.dryRun === true,
         showSecret: flags.showSecret === true,
+        ca: source.netbox.caFile ? io.readFile(source.netbox.caFile) : undefined,
+        proxy: config.proxy,
       },
       {
-        fetch: createNodeFetch({ ca: source.netbox.caFile ? io.readFile(source.netbox.caFile) : undefined, proxy: config.proxy }),
         print: (line) => io.stdout.write(`${line}\n`),
         readSecretFile: (file) => {
           try {

@@ -1,35 +1,21 @@
-import { CHART_LINES, formatPercent, passPercent, type ChartLineKey, type ReportCounts } from '../report';
-import type { ReportFields } from '../webhook';
+import { CHART_LINES, formatPercent, passPercent, type ReportCounts } from '../report';
 import { html, type SafeHtml } from '../shared';
 
-export type ChartReport = ReturnType<typeof toChartReport>;
-
 /** One stored report as the chart plots it: `when` in tooltips, `day` ("6 Mar") under the axis. */
-export function toChartReport(deliveryId: number, report: ReportFields, c: ReportCounts, when: { when: string; day: string }) {
-  return {
-    reportId: report.id,
-    createdMs: Date.parse(report.created),
-    deliveryId,
-    ...when,
-    high: c.HIGH,
-    middle: c.MIDDLE,
-    low: c.LOW,
-    total: c.overall,
-  };
+export interface ChartReport {
+  reportId: number;
+  createdMs: number;
+  deliveryId: number;
+  when: string;
+  day: string;
+  counts: ReportCounts;
 }
 
 /** The chart's series, in the colours and dashes of every pass-ratio chart of the relay (report/chart-lines.ts). */
-export const CHART_SERIES = [
-  { key: 'high', name: 'HIGH', ...styleOf('HIGH') },
-  { key: 'middle', name: 'MIDDLE', ...styleOf('MIDDLE') },
-  { key: 'low', name: 'LOW', ...styleOf('LOW') },
-  { key: 'total', name: 'All', ...styleOf('overall') },
-] as const;
-
-function styleOf(key: ChartLineKey): { colour: string; dash: string } {
-  const line = CHART_LINES.find((l) => l.key === key)!;
-  return { colour: line.colour, dash: line.dash };
-}
+export const CHART_SERIES = (['HIGH', 'MIDDLE', 'LOW', 'overall'] as const).map((key) => {
+  const { colour, dash } = CHART_LINES.find((l) => l.key === key)!;
+  return { key, name: key === 'overall' ? 'All' : key, colour, dash };
+});
 
 const HEIGHT = 260;
 const PAD = { left: 44, right: 16, top: 34, bottom: 40 };
@@ -91,7 +77,7 @@ export function buildPassChart(
   const lines = CHART_SERIES.map((series) => {
     const segments: string[][] = [[]];
     const dots = reports.map((r, i) => {
-      const ratio = r[series.key];
+      const ratio = r.counts[series.key];
       const percent = passPercent(ratio.passed, ratio.count);
       if (percent === null) {
         if (segments[segments.length - 1].length > 0) segments.push([]);

@@ -3,7 +3,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { formatDateTime } from '../report';
 import { createAuthThrottle, html } from '../shared';
 import type { DashboardOptions } from './dashboard-options';
-import { buildPageContext, registerDeliveryPages, type Authed, type DashboardDeps } from './delivery-pages';
+import { registerDeliveryPages, type Authed, type DashboardDeps } from './delivery-pages';
 import { DASHBOARD_CSP, renderLogin, sendPage } from './render-pages';
 import { registerWaiverPages } from './waiver-pages';
 import { createSessionKeys, readCookie, SESSION_COOKIE, SESSION_TTL_MS, type Session } from './session';
@@ -42,9 +42,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
     res.redirect(303, '/ui/login');
   });
   registerDeliveryPages(router, deps, form, requireCsrf);
-  const { clock, logger, waivers: book } = options;
-  const pageContext = (req: Request) => buildPageContext(deps, req);
-  if (book) registerWaiverPages(router, { book, clock, logger, formatTime: deps.formatTime, pageContext, requireCsrf });
+  if (options.waivers) registerWaiverPages(router, { ...deps, book: options.waivers }, requireCsrf);
   return router;
 }
 

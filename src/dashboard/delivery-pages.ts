@@ -1,15 +1,14 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
-import { buildEmlFileName } from '../http';
+import { buildEmlFileName, FILTER_PARAMS, parseListFilters } from '../http';
 import { buildLinks, formatDateTime, formatShortDay } from '../report';
 import { FAILURE_CATALOGUE } from '../notify';
 import { html } from '../shared';
 import { parseStoredId, type DeliveryRecord, type ListOptions } from '../store';
 import { compareReportOrder } from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
-import { buildPassChart, toChartReport, type ChartReport } from './build-pass-chart';
+import { buildPassChart, type ChartReport } from './build-pass-chart';
 import type { DashboardOptions } from './dashboard-options';
-import { buildReturnUrl, pickTextParams, readFlash } from './flash-messages';
-import { FILTER_PARAMS, parseListFilters } from './parse-list-filters';
+import { buildReturnUrl, pickText, readFlash } from './flash-messages';
 import { readDeliveryContent, type DeliveryContent } from './read-delivery-content';
 import { renderDeliveries, type DeliveriesInput, type DigestsInput, type ListPage } from './render-deliveries';
 import { renderDelivery, sendPage, type PageContext } from './render-pages';
@@ -84,7 +83,7 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
   const pageContext = buildPageContext(deps, req);
   const body = renderDeliveries({
     page,
-    query: filters.ok ? filters.query : pickTextParams(query),
+    query: filters.ok ? filters.query : pickText(query, FILTER_PARAMS, 200),
     issues: filters.ok ? undefined : filters.issues,
     counts,
     charts: buildSourceCharts(charts, filters.ok && FILTER_PARAMS.some((p) => filters.query[p] !== undefined)),
@@ -147,12 +146,14 @@ async function readChartReports(deps: DashboardDeps, filter: ListOptions, conten
     const reports = bySource.get(record.source) ?? [];
     if (content.kind !== 'report' || reports.length >= limit) continue;
     const { report } = content;
-    reports.push(
-      toChartReport(record.id, report, content.counts, {
-        when: formatDateTime(report.created, options.timezone),
-        day: formatShortDay(report.created, options.timezone),
-      }),
-    );
+    reports.push({
+      reportId: report.id,
+      createdMs: Date.parse(report.created),
+      deliveryId: record.id,
+      when: formatDateTime(report.created, options.timezone),
+      day: formatShortDay(report.created, options.timezone),
+      counts: content.counts,
+    });
     bySource.set(record.source, reports);
   }
   for (const reports of bySource.values()) reports.sort((a, b) => compareReportOrder(a, b) || a.deliveryId - b.deliveryId);

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { TryNowResult } from '../delivery';
-import { buildFilterParams, FILTER_PARAMS } from './parse-list-filters';
+import { buildFilterParams, FILTER_PARAMS } from '../http';
 
 /** What a retry did while SMTP was paused (it tried the server now), or nothing when it was not paused. */
 function describeRetryWhilePaused(smtp: unknown, id: number): string {
@@ -34,11 +34,18 @@ export function readFlash(query: Record<string, unknown>): { text: string; bad: 
   return smtp ? { text: smtp, bad: false } : undefined;
 }
 
-/** An invalid query is shown back as typed (single text values only), so the operator can correct it. */
-export function pickTextParams(query: Record<string, unknown>): Record<string, string> {
-  const shown: Record<string, string> = {};
-  for (const name of FILTER_PARAMS) if (typeof query[name] === 'string') shown[name] = query[name].slice(0, 200);
-  return shown;
+/** The named single text values of a query or form, bounded: an invalid query or form is shown back as typed. */
+export function pickText<K extends string>(
+  from: Record<string, unknown>,
+  names: readonly K[],
+  maxLength = 400,
+): Partial<Record<K, string>> {
+  const picked: Partial<Record<K, string>> = {};
+  for (const name of names) {
+    const value = from[name];
+    if (typeof value === 'string' && value !== '') picked[name] = value.slice(0, maxLength);
+  }
+  return picked;
 }
 
 /** Back to the list with the filters the form came from (the hidden `back` field, filters only) and what happened. */

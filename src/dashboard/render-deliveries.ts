@@ -1,8 +1,8 @@
-import { describeFailureOutcome, html, readFailureFacts, type FailureCatalogue, type SafeHtml } from '../shared';
+import { describeFailureOutcome, html, readFailureFacts, type ErrorIssue, type FailureCatalogue, type SafeHtml } from '../shared';
 import { describeMailError } from '../notify';
 import { formatPercent } from '../report';
 import { DELIVERY_STATES, type DeliveryRecord, type DeliveryState, type DigestPeriod, type RouteMailRecord } from '../store';
-import { buildFilterParams, type FilterIssue, type ListQuery } from './parse-list-filters';
+import { buildFilterParams, type ListQuery } from '../http';
 import type { DeliveryContent } from './read-delivery-content';
 
 /** One page of the list and the keys of its neighbours, when there are any (keyset paging: ids, never offsets). */
@@ -17,7 +17,7 @@ export interface DeliveriesInput {
   failures: FailureCatalogue;
   /** The query as given (kept in the form), and its problems when it is invalid. */
   query: Partial<Record<keyof ListQuery, string | number>>;
-  issues?: FilterIssue[];
+  issues?: ErrorIssue[];
   counts: Record<DeliveryState, number>;
   /** The pass chart of each NetBox source the filters select (`source` absent: the default source alone). */
   charts: { source?: string; count: number; chart: SafeHtml }[];
@@ -38,13 +38,13 @@ export interface DigestsInput {
 
 /** The digests beside the deliveries: each route's next run, then the latest digests, each linking its delivery (and its mail). */
 function renderDigests(input: DigestsInput, formatTime: (ms: number) => string): SafeHtml {
-  const schedules = html`<table class="digest-routes"><thead><tr><th>Digest route</th><th>Schedule</th><th>Next run</th></tr></thead><tbody>${input.schedules.map(
+  const schedules = html`<table class="digest-routes stack"><thead><tr><th>Digest route</th><th>Schedule</th><th>Next run</th></tr></thead><tbody>${input.schedules.map(
     (s) =>
       html`<tr data-digest-route="${s.route}"><td>${s.route}</td><td data-label="Schedule"><code>${s.schedule}</code> (${s.timezone})</td><td data-label="Next run">${s.nextRunAt === null ? 'never' : formatTime(s.nextRunAt)}</td></tr>`,
   )}</tbody></table>`;
   const sent = input.periods.filter((p) => p.deliveryId !== null);
   const periods = sent.length
-    ? html`<table class="digests"><thead><tr><th>Digest</th><th>Period</th><th>State</th></tr></thead><tbody>${sent.map(
+    ? html`<table class="digests stack"><thead><tr><th>Digest</th><th>Period</th><th>State</th></tr></thead><tbody>${sent.map(
         (p) =>
           html`<tr><td><a href="/ui/deliveries/${p.deliveryId}">#${p.deliveryId}</a> ${p.route}${p.late ? ' (late)' : ''}</td><td data-label="Period">${formatTime(p.periodStart)} to ${formatTime(p.periodEnd)}</td><td data-label="State">${p.state ? stateBadge(p.state) : ''}</td></tr>`,
       )}</tbody></table>`
@@ -83,7 +83,7 @@ export function renderDeliveries(input: DeliveriesInput): SafeHtml {
   )}</nav>`;
   const issues = input.issues?.length
     ? html`<div class="flash bad" role="alert"><p>These filters cannot be used:</p><ul class="filter-issues">${input.issues.map(
-        (i) => html`<li data-param="${i.param}"><strong>${i.param}</strong> ${i.message}</li>`,
+        (i) => html`<li data-param="${i.path}"><strong>${i.path}</strong> ${i.message}</li>`,
       )}</ul></div>`
     : '';
   return html`${input.flash ? html`<p class="flash${input.flash.bad ? ' bad' : ''}" role="status">${input.flash.text}</p>` : ''}
@@ -131,7 +131,7 @@ function renderTable(input: DeliveriesInput, page: ListPage): SafeHtml {
   const pager = html`<nav class="pager" aria-label="Pages">${page.newerThan !== undefined ? html`<a href="${link('after', page.newerThan)}" rel="prev">← Newer</a>` : ''}${
     page.newerThan !== undefined || page.olderThan !== undefined ? html`<a href="/ui?${back}">Newest</a>` : ''
   }${page.olderThan !== undefined ? html`<a href="${link('before', page.olderThan)}" rel="next">Older →</a>` : ''}</nav>`;
-  return html`<table class="deliveries"><thead><tr><th scope="col">Delivery</th><th scope="col">What</th><th scope="col">State</th><th scope="col">Last error</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+  return html`<table class="deliveries stack"><thead><tr><th scope="col">Delivery</th><th scope="col">What</th><th scope="col">State</th><th scope="col">Last error</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="5" class="muted">${back ? 'No delivery matches these filters.' : 'No deliveries yet.'}</td></tr>`}</tbody></table>${pager}`;
 }
 

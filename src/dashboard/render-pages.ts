@@ -1,6 +1,6 @@
 import type { Response } from 'express';
-import { buildEmlFileName, findMessageId } from '../http';
-import { formatPercent, writeCounts, type ReportCounts } from '../report';
+import { buildEmlFileName, findMessageId, readHeaderBlock } from '../http';
+import { formatPercent, type ReportCounts } from '../report';
 import { embedRawInlineImages } from '../mail';
 import { describeContent, stateBadge } from './render-deliveries';
 import type { DeliveryRecord, RouteMailRecord, SentMessage, WatchdogAlert } from '../store';
@@ -57,13 +57,9 @@ const STYLE = `
   @media (max-width: 640px) {
     header, main { padding-left: 10px; padding-right: 10px; } section { padding: 10px; }
     .pass-chart { display: none; } .pass-chart-narrow { display: block; }
-    table.deliveries thead { display: none; } table.deliveries tr { display: block; border-bottom: 1px solid var(--line); padding: 6px 0; }
-    table.deliveries td { display: block; border: 0; padding: 2px 0; }
-    table.deliveries td[data-label]::before { content: attr(data-label) ": "; font-size: 12px; color: var(--muted); }
-    table.digest-routes thead, table.digests thead { display: none; }
-    table.digest-routes tr, table.digests tr { display: block; border-bottom: 1px solid var(--line); padding: 6px 0; }
-    table.digest-routes td, table.digests td { display: block; border: 0; padding: 2px 0; overflow-wrap: anywhere; }
-    table.digest-routes td[data-label]::before, table.digests td[data-label]::before { content: attr(data-label) ": "; font-size: 12px; color: var(--muted); }
+    table.stack thead { display: none; } table.stack tr { display: block; border-bottom: 1px solid var(--line); padding: 6px 0; }
+    table.stack td { display: block; border: 0; padding: 2px 0; } table.digests td, table.digest-routes td { overflow-wrap: anywhere; }
+    table.stack td[data-label]::before { content: attr(data-label) ": "; font-size: 12px; color: var(--muted); }
     dl { grid-template-columns: 1fr; } dt { margin-top: 6px; }
   }
 `;
@@ -142,18 +138,6 @@ ${error ? html`<p class="flash bad" role="alert">${error}</p>` : ''}
 <form method="post" action="/ui/login"><p><label>Admin token<br><input type="password" name="token" autocomplete="current-password" required maxlength="1024" autofocus></label></p><p><button type="submit">Log in</button></p></form></section>`;
 }
 
-/** The header block of a raw message (everything before the first empty line), unfolded lines kept. */
-function headerBlock(raw: Buffer): string {
-  const text = raw.toString('utf8');
-  const end = text.search(/\r?\n\r?\n/);
-  return (end === -1 ? text : text.slice(0, end)).replace(/\r\n/g, '\n');
-}
-
-/** The verdict a mail was sent with (its `X-Compliance-Verdict` header, decided once by the trend); none for notices. */
-function readVerdictHeader(raw: Buffer): string | undefined {
-  return /^X-Compliance-Verdict:[ \t]*([a-z]+)/im.exec(headerBlock(raw))?.[1];
-}
-
 /** A page for one delivery: what it holds, what happened, and the exact mail that was sent. */
 export function renderDelivery(input: {
   record: DeliveryRecord;
@@ -199,9 +183,8 @@ ${d.messageId ? html`<dt>Message-ID</dt><dd><code>${d.messageId}</code></dd>` : 
 }
 
 function renderCounts(counts: ReportCounts): SafeHtml {
-  const fields = writeCounts(counts);
   const rows = CHART_SERIES.map(({ key, name }) => {
-    const [p, c] = [fields[`${key}_passed`], fields[`${key}_count`]];
+    const { passed: p, count: c } = counts[key];
     return html`<tr><td>${name}</td><td>${c === 0 ? '—' : `${p}/${c}`}</td><td>${formatPercent(p, c)}</td></tr>`;
   });
   return html`<section><h2>Report counts</h2><table><thead><tr><th>Severity</th><th>Passed</th><th>Pass rate</th></tr></thead><tbody>${rows}</tbody></table></section>`;
@@ -211,10 +194,12 @@ function renderCounts(counts: ReportCounts): SafeHtml {
 function renderSentMail(deliveryId: number, m: SentMessage, formatTime: (ms: number) => string): SafeHtml {
   const name = m.route === '' ? "route not recorded (kept before each route's mail was kept)" : m.route;
   const messageId = findMessageId(m);
-  const verdict = readVerdictHeader(m.raw);
+  const headers = readHeaderBlock(m.raw);
+  // The verdict the mail was sent with (decided once by the trend); notices have none.
+  const verdict = /^X-Compliance-Verdict:[ \t]*([a-z]+)/im.exec(headers)?.[1];
   return html`<section class="route-mail" data-route="${m.route}"><h2>Mail of route <q>${name}</q></h2><dl><dt>Route</dt><dd>${name}</dd><dt>Envelope from</dt><dd>${m.envelopeFrom}</dd><dt>Envelope to</dt><dd class="mail-recipients">${m.envelopeTo.join(', ')}</dd><dt>Subject</dt><dd class="mail-subject">${m.subject}</dd>${verdict ? html`<dt>Verdict</dt><dd class="mail-verdict">${verdict}</dd>` : ''}${messageId ? html`<dt>Message-ID</dt><dd><code class="mail-message-id">${messageId}</code></dd>` : ''}<dt>Server answer</dt><dd>${m.response}</dd><dt>Sent</dt><dd>${formatTime(m.sentAt)}</dd></dl>
 <p><a class="mail-eml" href="/ui/deliveries/${deliveryId}/message.eml?route=${encodeURIComponent(m.route)}" download="${buildEmlFileName(deliveryId, m.route)}">Download the message (.eml)</a></p>
-<h3>Headers</h3><pre class="mail-headers">${headerBlock(m.raw)}</pre>
+<h3>Headers</h3><pre class="mail-headers">${headers}</pre>
 ${m.html !== null ? html`<h3>HTML part</h3><iframe title="The HTML part of the mail of route ${name}" sandbox="" referrerpolicy="no-referrer" srcdoc="${buildSrcdoc(embedRawInlineImages(m.html, m.raw))}"></iframe>` : ''}
 ${m.text !== null ? html`<h3>Text part</h3><pre class="mail-text">${m.text}</pre>` : ''}</section>`;
 }

@@ -1,24 +1,19 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
-import { html, RelayError, type Clock, type Logger } from '../shared';
-import { WAIVER_NAME_MAX, WAIVER_STATUSES, type WaiverBook, type WaiverStatus } from '../waivers';
-import { sendPage, type PageContext } from './render-pages';
+import { html, RelayError } from '../shared';
+import { WAIVER_STATUSES, type WaiverBook, type WaiverStatus } from '../waivers';
+import { buildPageContext, type DashboardDeps } from './delivery-pages';
+import { pickText } from './flash-messages';
+import { sendPage } from './render-pages';
 import { renderWaiverForm, renderWaiverList, type WaiverFormValues, type WaiverListQuery } from './render-waivers';
 
-export interface WaiverPagesDeps {
-  book: WaiverBook;
-  clock: Clock;
-  logger: Logger;
-  formatTime: (ms: number) => string;
-  pageContext: (req: Request) => PageContext & { csrf: string };
-  /** Runs after the form is parsed. */
-  requireCsrf: RequestHandler;
-}
+/** What the waivers pages need: the dashboard's, with its waiver book. */
+type WaiverPagesDeps = DashboardDeps & { book: WaiverBook };
 
 /**
  * The waivers pages under /ui/waivers: the list, and the add form pre-filled from `?source=&test=&device=`
  * (names only: the link carries no authority, the session does).
  */
-export function registerWaiverPages(router: Router, deps: WaiverPagesDeps): void {
+export function registerWaiverPages(router: Router, deps: WaiverPagesDeps, requireCsrf: RequestHandler): void {
   // A reason of 2,000 characters, percent-encoded, is more than the dashboard's 4 kB forms allow.
   const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 10 });
   router.get('/waivers', (req, res) => showWaivers(deps, req, res));
@@ -26,8 +21,8 @@ export function registerWaiverPages(router: Router, deps: WaiverPagesDeps): void
     const values = pickText(req.query as Record<string, unknown>, ['source', 'test', 'device']);
     sendForm(deps, req, res, 200, { source: values.source ?? deps.book.sources[0], ...values });
   });
-  router.post('/waivers', form, deps.requireCsrf, (req, res) => addWaiver(deps, req, res));
-  router.post('/waivers/:id/expire', form, deps.requireCsrf, (req, res) => expireWaiver(deps, req, res));
+  router.post('/waivers', form, requireCsrf, (req, res) => addWaiver(deps, req, res));
+  router.post('/waivers/:id/expire', form, requireCsrf, (req, res) => expireWaiver(deps, req, res));
 }
 
 async function showWaivers(deps: WaiverPagesDeps, req: Request, res: Response): Promise<void> {
@@ -36,13 +31,13 @@ async function showWaivers(deps: WaiverPagesDeps, req: Request, res: Response): 
   if (typeof raw.status === 'string' && (WAIVER_STATUSES as readonly string[]).includes(raw.status))
     query.status = raw.status as WaiverStatus;
   const waivers = await deps.book.list({ ...query, limit: 500 });
-  const ctx = deps.pageContext(req);
+  const ctx = buildPageContext(deps, req);
   const { formatTime, book } = deps;
   const body = renderWaiverList({
     waivers,
     query,
     sources: book.sources,
-    now: deps.clock.now(),
+    now: deps.options.clock.now(),
     csrf: ctx.csrf,
     flash: readFlash(raw),
     formatTime,
@@ -54,12 +49,13 @@ async function showWaivers(deps: WaiverPagesDeps, req: Request, res: Response): 
 async function addWaiver(deps: WaiverPagesDeps, req: Request, res: Response): Promise<void> {
   const body = (req.body ?? {}) as Record<string, unknown>;
   const values: WaiverFormValues = {
-    ...pickText(body, ['source', 'test', 'device', 'until', 'reason', 'author']),
+    ...pickText(body, ['source', 'test', 'device', 'until', 'author']),
+    ...pickText(body, ['reason'], 4000),
     allDevices: body.all_devices === 'on',
   };
   try {
     const waiver = await deps.book.add(values);
-    deps.logger.info({ ip: req.ip, waiverId: waiver.id }, 'dashboard: waiver added');
+    deps.options.logger.info({ ip: req.ip, waiverId: waiver.id }, 'dashboard: waiver added');
     res.redirect(303, `/ui/waivers?added=${encodeURIComponent(waiver.id)}`);
   } catch (error) {
     if (!(error instanceof RelayError) || error.code !== 'INVALID_REQUEST') throw error;
@@ -78,7 +74,7 @@ async function expireWaiver(deps: WaiverPagesDeps, req: Request, res: Response):
     if (!(error instanceof RelayError)) throw error;
     const text = error.issues?.map((i) => `${i.path} ${i.message}`).join('; ') ?? error.message;
     const page = html`<section><h1>Not expired</h1><p class="flash bad" role="alert">${text}</p><p><a href="/ui/waivers">All waivers</a></p></section>`;
-    sendPage(res, error.status, 'Not expired', page, deps.pageContext(req));
+    sendPage(res, error.status, 'Not expired', page, buildPageContext(deps, req));
   }
 }
 
@@ -90,18 +86,8 @@ function sendForm(
   values: WaiverFormValues,
   issues?: RelayError['issues'],
 ): void {
-  const ctx = deps.pageContext(req);
+  const ctx = buildPageContext(deps, req);
   sendPage(res, status, 'Add a waiver', renderWaiverForm({ values, sources: deps.book.sources, csrf: ctx.csrf, issues }), ctx);
-}
-
-/** The named single text values of a query or form, bounded (a reason may be longer than a name). */
-function pickText<K extends string>(from: Record<string, unknown>, names: readonly K[]): Partial<Record<K, string>> {
-  const picked: Partial<Record<K, string>> = {};
-  for (const name of names) {
-    const value = from[name];
-    if (typeof value === 'string' && value !== '') picked[name] = value.slice(0, name === 'reason' ? 4000 : WAIVER_NAME_MAX * 2);
-  }
-  return picked;
 }
 
 function readFlash(query: Record<string, unknown>): { text: string; bad: boolean } | undefined {

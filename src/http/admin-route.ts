@@ -1,9 +1,9 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { buildDeliveriesJson, buildEmlFileName, buildSentMailsJson } from './build-delivery-json';
 import { createAdminGuard, type AdminGuardOptions } from './admin-guard';
+import { parseListFilters } from './parse-list-filters';
 import { createSecretMask, RelayError } from '../shared';
-import { DELIVERY_STATES, type DeliveryState, type Store } from '../store';
-import { SOURCE_NAME_PATTERN } from '../routing';
+import type { Store } from '../store';
 import type { TryNowResult } from '../delivery';
 
 export interface AdminRouteOptions extends AdminGuardOptions {
@@ -16,8 +16,6 @@ export interface AdminRouteOptions extends AdminGuardOptions {
   tryNow?: () => Promise<TryNowResult>;
 }
 
-const ADMIN_MAX_LIMIT = 500;
-
 /** The admin API under `/api/deliveries` (docs/admin-api.md): list, show, requeue one, requeue every dead delivery. */
 export function createAdminRouter(options: AdminRouteOptions): Router {
   const router = express.Router();
@@ -28,12 +26,12 @@ export function createAdminRouter(options: AdminRouteOptions): Router {
   router.use('/api/deliveries', createAdminGuard(options));
 
   router.get('/api/deliveries', async (req: Request, res: Response) => {
-    const state = parseState(req.query.state);
-    const limit = parseIntParam(req.query.limit, 'limit', 1, ADMIN_MAX_LIMIT) ?? 100;
-    const beforeId = parseIntParam(req.query.before, 'before', 1, Number.MAX_SAFE_INTEGER);
-    const netboxSource = parseSource(req.query.source);
+    // The dashboard's filters; `from` and `to` are UTC days, as the answer's times are UTC.
+    const filters = parseListFilters(req.query, 'UTC');
+    if (!filters.ok) throw new RelayError('INVALID_REQUEST', { issues: filters.issues });
+    const limit = filters.options.limit ?? 100;
     const [records, counts] = await Promise.all([
-      options.store.listDeliveries({ state, limit, beforeId, netboxSource }),
+      options.store.listDeliveries({ ...filters.options, limit }),
       options.store.countByState(),
     ]);
     res.json({
@@ -91,35 +89,13 @@ export function createAdminRouter(options: AdminRouteOptions): Router {
   return router;
 }
 
-function parseState(value: unknown): DeliveryState | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (typeof value === 'string' && (DELIVERY_STATES as readonly string[]).includes(value)) return value as DeliveryState;
-  throw new RelayError('INVALID_REQUEST', { issues: [{ path: 'state', message: `must be one of ${DELIVERY_STATES.join(', ')}` }] });
-}
-
-/** `?source=NAME`: a NetBox source name (unknown names simply list nothing). */
-function parseSource(value: unknown): string | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (typeof value === 'string' && SOURCE_NAME_PATTERN.test(value)) return value;
-  throw new RelayError('INVALID_REQUEST', {
-    issues: [{ path: 'source', message: 'must be a NetBox source name (lower-case letters, digits, - _)' }],
-  });
-}
-
-function parseIntParam(value: unknown, name: string, min: number, max: number): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  const n = typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) {
-    throw new RelayError('INVALID_REQUEST', { issues: [{ path: name, message: `must be an integer from ${min} to ${max}` }] });
-  }
-  return n;
-}
-
 function parseRoute(value: unknown): string {
   if (typeof value === 'string' && value.length <= 200) return value;
   throw new RelayError('INVALID_REQUEST', { issues: [{ path: 'route', message: 'must be one route name (at most 200 characters)' }] });
 }
 
 function parseId(value: unknown): number {
-  return parseIntParam(value, 'id', 1, Number.MAX_SAFE_INTEGER)!;
+  const n = typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : 0;
+  if (n >= 1 && Number.isSafeInteger(n)) return n;
+  throw new RelayError('INVALID_REQUEST', { issues: [{ path: 'id', message: `must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}` }] });
 }

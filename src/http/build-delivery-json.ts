@@ -80,10 +80,14 @@ export function buildSentMailsJson(deliveryId: number, messages: readonly SentMe
 
 /** The Message-ID a kept mail was sent with: recorded with it, or (a copy kept before migration 7) read from its header. */
 export function findMessageId(message: Pick<SentMessage, 'messageId' | 'raw'>): string | null {
-  if (message.messageId) return message.messageId;
-  const head = message.raw.subarray(0, 64 * 1024).toString('utf8');
+  return message.messageId ?? /^Message-ID:[ \t]*(<[^>\r\n]{1,500}>)/im.exec(readHeaderBlock(message.raw))?.[1] ?? null;
+}
+
+/** The header block of a raw message (everything before the first empty line, within its first 256 kB), with \n line ends. */
+export function readHeaderBlock(raw: Buffer): string {
+  const head = raw.subarray(0, 256 * 1024).toString('utf8');
   const end = head.search(/\r?\n\r?\n/);
-  return /^Message-ID:[ \t]*(<[^>\r\n]{1,500}>)/im.exec(end === -1 ? head : head.slice(0, end))?.[1] ?? null;
+  return (end === -1 ? head : head.slice(0, end)).replace(/\r\n/g, '\n');
 }
 
 /** The download name of a route's kept mail: `delivery-12-on-call.eml` (the route's name reduced to safe characters). */

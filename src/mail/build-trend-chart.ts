@@ -1,4 +1,4 @@
-import { CHART_LINES, type ChartLineKey, type ChartMarker } from '../report';
+import { CHART_LINES, type ChartMarker } from '../report';
 
 /** Height of a strip's range, CSS pixels: the marker's top sits between 0 (the range's top) and this. */
 export const TREND_CHART_STRIP_PX = 30;
@@ -15,7 +15,7 @@ const GLYPHS: Record<ChartMarker, string> = { none: '\u25cb', circle: '\u25cf', 
 export interface TrendChartPoint {
   reportId: number;
   at: Date | string;
-  ratios: Partial<Record<ChartLineKey, number | null>>;
+  ratios: Partial<Record<(typeof CHART_LINES)[number]['key'], number | null>>;
 }
 
 /** The reports to plot, oldest first, and which of them is the current one (shaded). */

@@ -1,2 +1,1 @@
 export { runNetboxSetup, NetboxSetupError } from './run-netbox-setup';
-export { createNodeFetch } from './netbox-api';

@@ -1,4 +1,5 @@
-import { createNetboxApi, NetboxApiError, type FetchLike, type NetboxApi } from './netbox-api';
+import { createNetboxClient, NetboxError } from '../netbox';
+import type { ProxySettings } from '../shared';
 import { buildEventRuleFields, buildWebhookFields, describeSetupForm, diffFields, parseNetboxVersion, selectSetupForm } from './plan-setup';
 
 export interface NetboxSetupOptions {
@@ -16,10 +17,12 @@ export interface NetboxSetupOptions {
   sourceName?: string;
   dryRun: boolean;
   showSecret: boolean;
+  /** NETBOX_CA_FILE's contents, and the environment's proxies: reached as the relay's own NetBox client reaches it. */
+  ca?: string | Buffer;
+  proxy?: ProxySettings;
 }
 
 export interface NetboxSetupIo {
-  fetch: FetchLike;
   print: (line: string) => void;
   /** The secret file's content, or undefined when it does not exist. */
   readSecretFile: (file: string) => string | undefined;
@@ -49,6 +52,12 @@ interface NamedObject {
   [field: string]: unknown;
 }
 
+/** One NetBox API call; a failure becomes a NetboxSetupError naming the call. */
+type NetboxApi = <T>(method: 'GET' | 'POST' | 'PATCH', path: string, body?: object) => Promise<T>;
+
+/** How long one call to NetBox may take. */
+const CALL_TIMEOUT_MS = 15_000;
+
 /**
  * `compliance-relay netbox-setup`: reads NetBox's and validity's versions from /api/status/, then
  * creates or updates (found by name) the webhook and what triggers it, in the form that version
@@ -56,10 +65,19 @@ interface NamedObject {
  * NetBox (to know what would change) but prints the writes instead of sending them.
  */
 export async function runNetboxSetup(options: NetboxSetupOptions, io: NetboxSetupIo): Promise<void> {
-  const api = createNetboxApi({ url: options.netboxUrl, token: options.token, fetch: io.fetch });
+  const { netboxUrl: url, token, ca, proxy } = options;
+  const client = createNetboxClient({ url, token, ca, proxy, timeoutMs: CALL_TIMEOUT_MS });
+  const api: NetboxApi = async <T>(method: 'GET' | 'POST' | 'PATCH', path: string, body?: object) => {
+    const budget = { deadline: Date.now() + CALL_TIMEOUT_MS };
+    try {
+      return (await (method === 'GET' ? client.getJson(path, budget) : client.sendJson(method, path, body ?? {}, budget))) as T;
+    } catch (error) {
+      throw error instanceof NetboxError ? toSetupError(`${method} ${path}`, error) : error;
+    }
+  };
   const print = io.print;
   try {
-    const status = await api.get<Record<string, unknown>>('/api/status/');
+    const status = await api<Record<string, unknown>>('GET', '/api/status/');
     const version = parseNetboxVersion(status?.['netbox-version']);
     if (!version)
       throw new NetboxSetupError(
@@ -112,15 +130,14 @@ export async function runNetboxSetup(options: NetboxSetupOptions, io: NetboxSetu
     if (options.dryRun) print('Dry run: nothing was changed.');
     else if (!changed) print('Nothing changed: NetBox is already set up.');
     else print(`Done. Run "Run Compliance Tests" in NetBox: the relay at ${options.payloadUrl} will receive the report.`);
-  } catch (error) {
-    if (error instanceof NetboxApiError) throw toSetupError(error);
-    throw error;
+  } finally {
+    client.close();
   }
 }
 
 /** The object named `name` at `listPath`, if NetBox has one (names are unique). */
 async function findByName(api: NetboxApi, listPath: string, name: string): Promise<NamedObject | undefined> {
-  const page = await api.get<{ results?: NamedObject[] }>(`${listPath}?name=${encodeURIComponent(name)}&limit=10`);
+  const page = await api<{ results?: NamedObject[] }>('GET', `${listPath}?name=${encodeURIComponent(name)}&limit=10`);
   // The filter is exact in every version; the comparison guards against a NetBox that ignores it.
   return (page?.results ?? []).find((o) => o.name === name);
 }
@@ -173,7 +190,7 @@ async function applyObject(
       io.print(`Would send: POST ${options.netboxUrl}${listPath} ${shown(desired)}`);
       return { id: null, action: 'created' };
     }
-    const created = await api.post<NamedObject>(listPath, desired);
+    const created = await api<NamedObject>('POST', listPath, desired);
     io.print(`${what} "${options.name}": created (id ${created.id}).`);
     return { id: created.id, action: 'created' };
   }
@@ -187,7 +204,7 @@ async function applyObject(
   if (options.dryRun) {
     io.print(`Would send: PATCH ${options.netboxUrl}${path} ${shown(changes)}`);
   } else {
-    await api.patch(path, changes);
+    await api('PATCH', path, changes);
     io.print(`${what} "${options.name}": updated ${fields.join(', ')} (id ${existing.id}).`);
   }
   return { id: existing.id, action: 'updated' };
@@ -198,22 +215,20 @@ function redactSecret(body: Record<string, unknown>, show: boolean): Record<stri
   return { ...body, secret: `[${body.secret.length} characters, not shown]` };
 }
 
-/** Turns an API failure into what the operator can do about it. */
-function toSetupError(error: NetboxApiError): NetboxSetupError {
-  if (error.status === 0)
-    return new NetboxSetupError('unavailable', `${error.message}. Check NETBOX_URL and that this host can reach NetBox.`, { cause: error });
-  if (error.status === 401 || error.status === 403) {
-    return new NetboxSetupError(
+/** Turns a failed call into what the operator can do about it: a network failure may pass, a refusal needs a fix. */
+function toSetupError(call: string, error: NetboxError): NetboxSetupError {
+  const { status, detail } = error;
+  const said = status === undefined ? `${call}: ${error.message}` : `${call}: NetBox answered ${status}${detail ? `: ${detail}` : ''}`;
+  const fail = (kind: NetboxSetupError['kind'], hint: string) => new NetboxSetupError(kind, `${said}.${hint}`, { cause: error });
+  if (status === undefined && error.retryable) return fail('unavailable', ' Check NETBOX_URL and that this host can reach NetBox.');
+  if (status === 401 || status === 403)
+    return fail(
       'config',
-      `${error.message}. NETBOX_TOKEN must be valid and allowed to write: it needs add/change permission on extras.webhook and extras.eventrule (and the token's "write enabled" box).`,
-      { cause: error },
+      ' NETBOX_TOKEN must be valid and allowed to write: it needs add/change permission on extras.webhook and extras.eventrule (and the token\'s "write enabled" box).',
     );
-  }
-  if (error.status === 404)
-    return new NetboxSetupError('config', `${error.message}. Is NETBOX_URL the NetBox address, with its base path?`, { cause: error });
-  if (error.status >= 500 || error.status === 429)
-    return new NetboxSetupError('unavailable', `${error.message}. Try again later.`, { cause: error });
-  return new NetboxSetupError('config', `${error.message}.`, { cause: error });
+  if (status === 404) return fail('config', ' Is NETBOX_URL the NetBox address, with its base path?');
+  if (status !== undefined && (status >= 500 || status === 429)) return fail('unavailable', ' Try again later.');
+  return fail('config', '');
 }
 
 /** How the relay is told to read the secret from `file`: a variable for the default source, a SOURCES_FILE field for a named one. */

@@ -1,11 +1,4 @@
-export {
-  createNetboxAgent,
-  createNetboxClient,
-  buildAuthorization,
-  MAX_PAGE_KEPT_BYTES,
-  type NetboxClient,
-  type RequestBudget,
-} from './netbox-client';
+export { createNetboxClient, MAX_PAGE_KEPT_BYTES, type NetboxClient, type RequestBudget } from './netbox-client';
 export { NetboxError, describeTlsFailure, type NetboxErrorCode } from './netbox-error';
 export {
   readNetboxMajor,

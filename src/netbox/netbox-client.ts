@@ -48,6 +48,8 @@ export interface NetboxClient {
    * base path) or a URL on NETBOX_URL's origin; anything else is refused (`UNSAFE_URL`) before a request.
    */
   getJson(pathOrUrl: string, budget: RequestBudget): Promise<unknown>;
+  /** POSTs or PATCHes a JSON body to a NetBox path (as for getJson) and answers NetBox's JSON; a write is sent once, never retried. */
+  sendJson(method: 'POST' | 'PATCH', path: string, body: object, budget: RequestBudget): Promise<unknown>;
   /**
    * GETs every page of a list (`pathOrUrl` as for getJson), following `next` (rewritten onto
    * NETBOX_URL's origin; a `next` that is not a clean path is refused), and calls `onPage` with each
@@ -57,11 +59,6 @@ export interface NetboxClient {
   streamList(pathOrUrl: string, onPage: PageHandler, budget: RequestBudget): Promise<ListTotals>;
   /** Closes idle keep-alive connections (at shutdown). */
   close(): void;
-}
-
-/** The Authorization header NetBox expects: `Bearer` for v2 tokens (`nbt_` prefix, 4.5+), `Token` otherwise. */
-export function buildAuthorization(token: string): string {
-  return token.startsWith('nbt_') ? `Bearer ${token}` : `Token ${token}`;
 }
 
 /** Largest number of pages followed: a `next` loop in a broken proxy must not run forever. */
@@ -105,7 +102,8 @@ export function createNetboxClient(options: NetboxClientOptions): NetboxClient {
     proxy: proxyUrl && describeProxyUrl(proxyUrl),
     clock: options.clock ?? systemClock,
     timeoutMs: options.timeoutMs,
-    authorization: options.token ? buildAuthorization(options.token) : undefined,
+    // NetBox takes v2 tokens (`nbt_` prefix, 4.5+) as `Bearer`, legacy keys as `Token`.
+    authorization: options.token && `${options.token.startsWith('nbt_') ? 'Bearer' : 'Token'} ${options.token}`,
     mask: createSecretMask([options.token]),
     maxAttempts: options.maxAttempts ?? 3,
     retryBaseMs: options.retryBaseMs ?? 250,
@@ -116,6 +114,7 @@ export function createNetboxClient(options: NetboxClientOptions): NetboxClient {
       if (!options.agent) agent.destroy();
     },
     getJson: (pathOrUrl, budget) => fetchJson(context, pathOrUrl, budget),
+    sendJson: (method, path, body, budget) => fetchJson(context, path, budget, { method, body: JSON.stringify(body) }),
     streamList: (pathOrUrl, onPage, budget) => streamPages(context, pathOrUrl, onPage, budget),
   };
 }
@@ -124,7 +123,7 @@ export function createNetboxClient(options: NetboxClientOptions): NetboxClient {
  * The agent for requests to NetBox at `origin`: through the proxy the environment names for it (a CONNECT
  * tunnel for https, absolute URLs for http), else direct. The proxy agents load only when a proxy is in force.
  */
-export function createNetboxAgent(origin: string, proxy: ProxySettings | undefined, options: http.AgentOptions = {}): http.Agent {
+function createNetboxAgent(origin: string, proxy: ProxySettings | undefined, options: http.AgentOptions = {}): http.Agent {
   const proxyUrl = proxy && chooseProxy(origin, proxy);
   const secure = origin.startsWith('https:');
   if (proxyUrl === undefined) return secure ? new https.Agent(options) : new http.Agent(options);
@@ -153,11 +152,15 @@ function buildRequestHeaders(context: ClientContext, url: URL): Record<string, s
   return authorization ? { ...HEADERS, Authorization: authorization } : { ...HEADERS };
 }
 
-/** GETs `url` and resolves with a 2xx response whose body is still to be read; anything else rejects with a NetboxError. */
-function openResponse(context: ClientContext, url: URL, budget: RequestBudget): Promise<IncomingMessage> {
+/** A JSON body to send instead of a GET. */
+type Write = { method: 'POST' | 'PATCH'; body: string };
+
+/** Requests `url` and resolves with a 2xx response whose body is still to be read; anything else rejects with a NetboxError. */
+function openResponse(context: ClientContext, url: URL, budget: RequestBudget, write?: Write): Promise<IncomingMessage> {
   return new Promise((resolvePromise, reject) => {
     // A throw here (UNSAFE_URL) rejects the promise before any request is made.
-    const requestHeaders = buildRequestHeaders(context, url);
+    const headers = buildRequestHeaders(context, url);
+    if (write) Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(write.body)) });
     const remaining = budget.deadline - context.clock.now();
     if (remaining <= 0) {
       reject(new NetboxError('TIMEOUT', 'the time budget for NetBox ran out'));
@@ -165,7 +168,7 @@ function openResponse(context: ClientContext, url: URL, budget: RequestBudget): 
     }
     const transport = url.protocol === 'https:' ? https : http;
     // For https, NETBOX_CA_FILE's CA when given (through a proxy too); the certificate is always verified.
-    const request = transport.request(url, { method: 'GET', headers: requestHeaders, agent: context.agent, ca: context.ca });
+    const request = transport.request(url, { method: write?.method ?? 'GET', headers, agent: context.agent, ca: context.ca });
     let answer: IncomingMessage | undefined;
     // Destroying the response too, with the reason, lets the body's reader say "timeout", not "reset".
     const abort = (error: NetboxError) => (answer && !answer.complete ? answer.destroy(error) : request.destroy(error));
@@ -196,7 +199,7 @@ function openResponse(context: ClientContext, url: URL, budget: RequestBudget): 
         })
         .catch(() => reject(classifyNetboxStatus(status, url.pathname + url.search)));
     });
-    request.end();
+    request.end(write?.body);
   });
 }
 
@@ -214,22 +217,18 @@ async function withRetries<T>(context: ClientContext, what: () => Promise<T>, bu
   }
 }
 
-/** GETs one JSON document (at most MAX_DOCUMENT_BYTES), with retries. */
-async function fetchJson(context: ClientContext, pathOrUrl: string, budget: RequestBudget): Promise<unknown> {
+/** GETs one JSON document (at most MAX_DOCUMENT_BYTES), with retries; or sends `write` once. */
+async function fetchJson(context: ClientContext, pathOrUrl: string, budget: RequestBudget, write?: Write): Promise<unknown> {
   const url = resolveUrl(context, pathOrUrl);
-  return await withRetries(
-    context,
-    async () => {
-      const response = await openResponse(context, url, budget);
-      const text = await readBounded(response, MAX_DOCUMENT_BYTES);
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        throw new NetboxError('PROTOCOL', `NetBox sent something that is not JSON for ${url.pathname} (is NETBOX_URL the NetBox API?)`);
-      }
-    },
-    budget,
-  );
+  const once = async () => {
+    const text = await readBounded(await openResponse(context, url, budget, write), MAX_DOCUMENT_BYTES);
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new NetboxError('PROTOCOL', `NetBox sent something that is not JSON for ${url.pathname} (is NETBOX_URL the NetBox API?)`);
+    }
+  };
+  return write ? await once() : await withRetries(context, once, budget);
 }
 
 /** Follows a list's `next` links from `pathOrUrl`, handing each complete page to `onPage` (see NetboxClient.streamList). */
@@ -275,14 +274,18 @@ function readBounded(response: IncomingMessage, maxBytes: number): Promise<strin
   });
 }
 
-/** NetBox (Django REST framework) explains refusals as `{"detail": "..."}`. */
+/**
+ * NetBox (Django REST framework) explains refusals as `{"detail": "..."}`, or per field (a 400 for an unknown
+ * filter value, a refused write): `{"report_id": ["Select a valid choice..."]}`.
+ */
 function detailOf(text: string): string | undefined {
   try {
     const body = JSON.parse(text) as Record<string, unknown>;
     if (typeof body.detail === 'string') return body.detail.slice(0, 300);
-    // A 400 for an unknown filter value lists the field: {"report_id": ["Select a valid choice..."]}.
-    const first = Object.entries(body)[0];
-    if (first) return `${first[0]}: ${JSON.stringify(first[1]).slice(0, 300)}`;
+    const fields = Object.entries(body).map(
+      ([field, problems]) => `${field}: ${Array.isArray(problems) ? problems.join(' ') : JSON.stringify(problems)}`,
+    );
+    if (fields.length) return fields.join('; ').slice(0, 1000);
   } catch {
     // Not JSON: a proxy's page; the status says enough.
   }

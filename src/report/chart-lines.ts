@@ -13,5 +13,4 @@ export const CHART_LINES = [
   { key: 'LOW', name: 'LOW', colour: '#2563eb', darkColour: '#60a5fa', dash: '', marker: 'diamond' },
 ] as const;
 
-export type ChartLineKey = (typeof CHART_LINES)[number]['key'];
 export type ChartMarker = (typeof CHART_LINES)[number]['marker'];

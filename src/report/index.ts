@@ -17,4 +17,4 @@ export { formatPercent, formatPercentValue, passPercent, bandOf } from './percen
 export { buildLinks, buildWebUrl, type ReportLinks } from './build-links';
 export { formatDateTime, formatShortDay, startOfDayMs } from './format-date-time';
 export { buildNetboxUrl, findNetboxBasePath, parseNetboxBase, type BuildNetboxUrlOptions, type NetboxBase } from './build-netbox-url';
-export { CHART_LINES, type ChartLineKey, type ChartMarker } from './chart-lines';
+export { CHART_LINES, type ChartMarker } from './chart-lines';

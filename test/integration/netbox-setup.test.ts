@@ -193,7 +193,7 @@ describe('compliance-relay netbox-setup', () => {
       io,
     );
     expect(code).toBe(EXIT_UNAVAILABLE);
-    expect(io.err()).toContain('GET /api/status/: NetBox did not answer (ECONNREFUSED)');
+    expect(io.err()).toContain('GET /api/status/: cannot reach NetBox (ECONNREFUSED');
   });
 
   it('sends v2 tokens (nbt_…) as Bearer tokens', async () => {

@@ -18,10 +18,7 @@ describe('dashboard building blocks', () => {
       deliveryId: id,
       when: `day ${id}`,
       day: `${id} Mar`,
-      high: ratio(1, 2),
-      middle: ratio(2, 2),
-      low: ratio(...low),
-      total: ratio(3, 4),
+      counts: { HIGH: ratio(1, 2), MIDDLE: ratio(2, 2), LOW: ratio(...low), overall: ratio(3, 4) },
     });
     const svg = buildPassChart([report(1, [1, 1]), report(2, [0, 0]), report(3, [1, 2]), report(4, [2, 2])]).value;
     const low = /<g class="series" data-series="LOW">(.*?)<\/g>/.exec(svg)![1];

@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import type { ErrorIssue } from '../shared';
 import { DELIVERY_STATES, type ListOptions } from '../store';
 import { startOfDayMs } from '../report';
 
-/** The query parameters of the deliveries list, in the order the form shows them. */
+/** The filters of the deliveries list (the dashboard's and the admin API's), in the order the dashboard's form shows them. */
 export const FILTER_PARAMS = ['state', 'source', 'route', 'report', 'from', 'to', 'q'] as const;
 export type FilterParam = (typeof FILTER_PARAMS)[number];
 
@@ -20,12 +21,12 @@ const text = (what: string) =>
     .min(1, `must not be blank`)
     .max(MAX_TEXT_LENGTH, `must be at most ${MAX_TEXT_LENGTH} characters (${what})`);
 
-const id = (what: string) =>
+const id = (what: string, max = Number.MAX_SAFE_INTEGER) =>
   z
     .string({ error: 'must be given once' })
     .regex(/^\d{1,16}$/, `must be ${what}: a whole number from 1`)
     .transform(Number)
-    .refine((n) => n >= 1 && n <= Number.MAX_SAFE_INTEGER, `must be ${what}: a whole number from 1`);
+    .refine((n) => n >= 1 && n <= max, `must be ${what}: a whole number from 1${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}`);
 
 const day = z
   .string({ error: 'must be given once' })
@@ -34,6 +35,9 @@ const day = z
     const date = new Date(`${value}T00:00:00Z`);
     return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
   }, 'is not a day of the calendar');
+
+/** Most deliveries the admin API lists at once. */
+const ADMIN_MAX_LIMIT = 500;
 
 /** The list's GET parameters; anything else in the query (a flash after a retry) is not a filter and is ignored. */
 const ListQuerySchema = z
@@ -47,24 +51,20 @@ const ListQuerySchema = z
     q: optional(text('part of a device or test name')),
     before: optional(id('a delivery id')),
     after: optional(id('a delivery id')),
+    limit: optional(id('a number of deliveries', ADMIN_MAX_LIMIT)),
   })
   .refine((q) => q.from === undefined || q.to === undefined || q.from <= q.to, { path: ['to'], message: 'must not be before from' })
   .refine((q) => q.before === undefined || q.after === undefined, { path: ['after'], message: 'cannot be combined with before' });
 export type ListQuery = z.infer<typeof ListQuerySchema>;
 
-export interface FilterIssue {
-  param: string;
-  message: string;
-}
-
 /** The list's query as store options, or every problem with it (each naming its parameter). */
 export function parseListFilters(
   query: Record<string, unknown>,
   timeZone: string,
-): { ok: true; query: ListQuery; options: ListOptions } | { ok: false; issues: FilterIssue[] } {
+): { ok: true; query: ListQuery; options: ListOptions } | { ok: false; issues: ErrorIssue[] } {
   const parsed = ListQuerySchema.safeParse(query);
   if (!parsed.success) {
-    return { ok: false, issues: parsed.error.issues.map((i) => ({ param: String(i.path[0] ?? 'query'), message: i.message })) };
+    return { ok: false, issues: parsed.error.issues.map((i) => ({ path: String(i.path[0] ?? 'query'), message: i.message })) };
   }
   const q = parsed.data;
   const options: ListOptions = {
@@ -75,6 +75,7 @@ export function parseListFilters(
     search: q.q,
     beforeId: q.before,
     afterId: q.after,
+    limit: q.limit,
     // Days are the dashboard's TIMEZONE days: from its first millisecond to the end of `to`.
     receivedFrom: q.from === undefined ? undefined : startOfDayMs(q.from, timeZone),
     receivedBefore: q.to === undefined ? undefined : startOfDayMs(nextDay(q.to), timeZone),
