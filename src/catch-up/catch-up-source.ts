@@ -1,8 +1,7 @@
 import { NetboxError, type NetboxClient, type RequestBudget } from '../netbox';
 import { RelayError, type Logger } from '../shared';
-import { buildNewDelivery, type CatchUpState, type MissedReportsNotice, type NewDelivery, type Store } from '../store';
+import { buildJobDelivery, buildNewDelivery, type CatchUpState, type MissedReportsNotice, type NewDelivery, type Store } from '../store';
 import { compareReportOrder, type ReportCursor } from '../trend';
-import { buildMissedReportsRecord } from '../watchdog';
 import { assignSource, buildDedupKey, DEFAULT_SOURCE_NAME, normalizeTimestamp, parseDelivery } from '../webhook';
 
 /** What one catch-up of a source needs, besides the lease it runs under. */
@@ -140,7 +139,7 @@ async function queueNotice(
     deleted: [...found.deleted].sort((a, b) => a - b),
     refused: found.refused,
   };
-  const result = await context.store.insertDelivery(buildMissedReportsRecord(notice));
+  const result = await context.store.insertDelivery(buildJobDelivery({ kind: 'missed', notice }));
   if (result.duplicate) return;
   context.logger.warn(
     { source: context.source, skipped: notice.skipped.length, deleted: notice.deleted, deliveryId: result.id },

@@ -1,10 +1,10 @@
 import type { Config } from '../config';
-import { buildDigestJob, createDigestComposer, type DigestJob } from '../digest';
+import { createDigestComposer } from '../digest';
 import { defaultTemplatesDir, loadRenderer } from '../mail';
 import { parseDigestSchedule, type Route } from '../routing';
 import { createSilentLogger, systemClock, type Clock } from '../shared';
 import { createRelayWaiverBook } from '../relay';
-import { openStore, type ClaimedDelivery, type Store } from '../store';
+import { buildJobDelivery, openStore, type ClaimedDelivery, type DigestJob, type Store } from '../store';
 import { UsageError, type CliIo } from './io';
 import { writePreviewFiles } from './write-preview-files';
 
@@ -65,7 +65,7 @@ export async function previewDigest(
       defaultTimezone: config.mail.timezone,
       clock,
     });
-    const { message: mail } = await composeDigest({ ...buildDigestJob(job), id: 0 } as ClaimedDelivery);
+    const { message: mail } = await composeDigest({ ...buildJobDelivery({ kind: 'digest', job }), id: 0 } as ClaimedDelivery);
     const period = `${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}`;
     writePreviewFiles(io, options.out, mail, `Digest ${route.name}, ${period}`);
     return 0;

@@ -1,6 +1,6 @@
 import { parseDigestSchedule, type DigestSchedule, type Route } from '../routing';
 import { coalesceRuns, createRepeatingTask, type Clock, type Logger } from '../shared';
-import { buildJobDelivery, type DigestJob, type DigestPeriod, type NewDelivery, type Store } from '../store';
+import { buildJobDelivery, type DigestPeriod, type Store } from '../store';
 
 /** A digest queued this long after its tick says it is late (the relay was not running at the tick). */
 const DIGEST_LATE_AFTER_MS = 10 * 60_000;
@@ -67,7 +67,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     }
     if (last.periodEnd >= tick) return undefined;
     const period = { route: route.name, periodStart: last.periodEnd, periodEnd: tick, late: now - tick > DIGEST_LATE_AFTER_MS };
-    const job = buildDigestJob({ ...period, queuedAt: now });
+    const job = buildJobDelivery({ kind: 'digest', job: { ...period, queuedAt: now } });
     const result = await store.queueDigest({ ...period, now, job });
     if (!result.queued) return undefined;
     const fields = {
@@ -118,13 +118,4 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     },
     stop: task.stop,
   };
-}
-
-/** The outbox record of a digest: its dedup key is its digest_periods row's (route, period start), so it is queued once. */
-export function buildDigestJob(job: DigestJob): NewDelivery {
-  const start = new Date(job.periodStart).toISOString();
-  return buildJobDelivery(
-    { kind: 'digest', job },
-    { key: `${job.route}@${start}`, reportCreated: start, completedAt: new Date(job.periodEnd).toISOString(), receivedAt: job.queuedAt },
-  );
 }

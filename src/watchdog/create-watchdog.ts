@@ -1,10 +1,9 @@
 import { UnreadableDeliveryError, type ComposedNotice } from '../compose';
 import type { Recipients } from '../mail';
 import { coalesceRuns, createRepeatingTask, type Clock, type Logger } from '../shared';
-import { parseJobDelivery, type ClaimedDelivery, type Store } from '../store';
+import { buildJobDelivery, parseJobDelivery, type ClaimedDelivery, type Store } from '../store';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
-import { buildMissedReportsMail } from './missed-reports-notice';
-import { buildWatchdogAlert, buildWatchdogMail } from './watchdog-alert';
+import { buildNoticeMail } from './build-notice-mail';
 
 export interface WatchdogOptions {
   store: Pick<Store, 'lastReportReceivedAt' | 'getWatchdogState' | 'transitionWatchdog' | 'getCatchUpState'>;
@@ -53,14 +52,17 @@ export function createWatchdog(options: WatchdogOptions): Watchdog {
     const silentSince = kind === 'overdue' ? (last ?? state.createdAt) : (state.since ?? state.createdAt);
     if (kind === 'overdue' ? now - silentSince <= expectEveryMs : last === null || last <= silentSince) return undefined;
     const resumedAt = kind === 'resumed' ? last! : undefined;
-    const alert = buildWatchdogAlert({
-      kind,
-      silentSince,
-      ...(resumedAt === undefined ? {} : { resumedAt }),
-      expectEveryMs,
-      detectedAt: now,
-      source,
-      ...(await readNetboxCheck(options)),
+    const alert = buildJobDelivery({
+      kind: 'watchdog',
+      alert: {
+        kind,
+        silentSince,
+        ...(resumedAt === undefined ? {} : { resumedAt }),
+        expectEveryMs,
+        detectedAt: now,
+        source,
+        ...(await readNetboxCheck(options)),
+      },
     });
     // Resumed, `since` is kept on the ok state: the next silence is measured from the new report, not from it.
     const next =
@@ -99,9 +101,8 @@ export function createWatchdogComposer(options: {
   return async (delivery) => {
     const mailOptions = { ...options, deliveryId: delivery.id, dedupKey: delivery.dedupKey, date: new Date(options.clock.now()) };
     const job = parseJobDelivery(delivery.dedupKey, delivery.body);
-    if (job?.kind === 'missed')
-      return { kind: 'notice', route: 'catch-up', message: await buildMissedReportsMail(job.notice, mailOptions) };
-    if (job?.kind !== 'watchdog') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a watchdog record`);
-    return { kind: 'notice', route: 'watchdog', message: await buildWatchdogMail(job.alert, mailOptions) };
+    if (job?.kind !== 'watchdog' && job?.kind !== 'missed')
+      throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a watchdog record`);
+    return { kind: 'notice', route: job.kind === 'missed' ? 'catch-up' : 'watchdog', message: await buildNoticeMail(job, mailOptions) };
   };
 }
