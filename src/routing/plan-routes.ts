@@ -1,7 +1,7 @@
 import { DEFAULT_SOURCE_FACTS, hasUnwaivedFailures, type ReportFacts, type RoutingTrend } from './report-facts';
 import type { NetboxDevice, NetboxRef } from '../netbox';
 import { SEVERITIES } from '../report';
-import type { Condition, DeviceConditionT, Route, RouteSeverity } from './routes-schema';
+import type { Condition, Route, RouteSeverity } from './routes-schema';
 
 export interface RouteDecision {
   route: string;
@@ -99,7 +99,7 @@ export function matchCondition(condition: Condition, facts: ReportFacts, trend: 
 }
 
 /** True when the device has every attribute the condition names (a list: any of its values; tags: each one). */
-function matchDevice(condition: DeviceConditionT, device: NetboxDevice): boolean {
+function matchDevice(condition: NonNullable<Condition['device']>, device: NetboxDevice): boolean {
   const named = (ref: NetboxRef | null, value: string) => ref !== null && (value === ref.slug || value === ref.name);
   const attributes = ['site', 'tenant', 'role', 'platform'] as const;
   return (
