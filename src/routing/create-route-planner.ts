@@ -5,7 +5,7 @@ import type { Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
 import { buildOwnerGroups, type FixedOwnedDevice, type OwnerGroupDraft } from './build-owner-groups';
 import { hasDeviceCondition, planRoutes, type RouteDecision } from './plan-routes';
-import { buildCountTrend, buildReportFacts, buildRoutingTrend, type SourceFacts } from './report-facts';
+import { buildReportFacts, hasFailures, type SourceFacts } from './report-facts';
 import type { Route } from './routes-schema';
 
 /** What routes decide on: the report as parsed, its trend, and what NetBox said of its failing results and their owners. */
@@ -53,7 +53,6 @@ export function createRoutePlanner(options: {
   const needsDevices = options.routes.some((r) => r.owners !== undefined || (r.match !== undefined && hasDeviceCondition(r.match)));
   return async (delivery, composed) => {
     const facts = buildReportFacts(composed.delivery, { name: delivery.netboxSource, tags: tags.get(delivery.netboxSource) ?? {} });
-    const trend = composed.trend ? buildRoutingTrend(composed.trend, facts) : buildCountTrend(null);
     const lastSent = new Map<string, string | null>();
     for (const route of options.routes)
       if (route.repeat_after !== undefined) lastSent.set(route.name, await options.store.lastRouteMailCompletedAt(route.name, delivery.id));
@@ -63,18 +62,18 @@ export function createRoutePlanner(options: {
     if (lookup?.status === 'ok') {
       if (failingIds.size > 0) facts.devices = lookup.devices.filter((d) => failingIds.has(d.id));
     } else if (lookup) options.onOwnerFallback?.(delivery.netboxSource, lookup.code);
-    else if (needsOwners && composed.failures === null && facts.hasFailures) {
+    else if (needsOwners && composed.failures === null && hasFailures(facts)) {
       // The failing results themselves could not be read: nobody can say who owns what.
       options.onOwnerFallback?.(delivery.netboxSource, composed.failuresMissing?.code ?? 'NO_RESULTS');
     }
-    const decisions = planRoutes(options.routes, facts, trend, (name) => lastSent.get(name) ?? null);
+    const decisions = planRoutes(options.routes, facts, composed.trend, (name) => lastSent.get(name) ?? null);
     const plan: NewRouteMail[] = [];
     for (const decision of decisions) {
       const route = byName.get(decision.route);
       if (decision.outcome === 'send' && route?.owners)
         plan.push(...(await splitByOwner(route, decision, composed, lookup, { ...options, source: delivery.netboxSource })));
       else if (decision.outcome === 'send' && route && decision.devices) plan.push(await scopeToDevices(route, decision, composed));
-      else if (decision.outcome === 'send' && route?.match && hasDeviceCondition(route.match) && facts.hasFailures && !facts.devices)
+      else if (decision.outcome === 'send' && route?.match && hasDeviceCondition(route.match) && hasFailures(facts) && !facts.devices)
         plan.push(unscoped(route, decision, composed, lookup));
       else plan.push(decision);
     }
