@@ -19,12 +19,7 @@ export interface WatchdogOptions {
   catchUp?: boolean;
 }
 
-export interface Watchdog {
-  /** Measures the silence now; resolves with the alert queued, if this call queued one. */
-  evaluate(): Promise<'overdue' | 'resumed' | undefined>;
-  start(): void;
-  stop(): void;
-}
+export type Watchdog = ReturnType<typeof createWatchdog>;
 
 /** With the catch-up on: when it last listed the source's reports in NetBox (null: never yet). */
 async function readNetboxCheck(options: WatchdogOptions): Promise<{ netboxCheckedAt?: number | null }> {
@@ -37,7 +32,7 @@ async function readNetboxCheck(options: WatchdogOptions): Promise<{ netboxChecke
  * `expectEveryMs`, one when reports arrive again. The state moves by compare-and-set in the store, in the transaction
  * that queues the mail in the outbox, so replicas sharing a store send each mail once, and none is lost to a crash.
  */
-export function createWatchdog(options: WatchdogOptions): Watchdog {
+export function createWatchdog(options: WatchdogOptions) {
   const { store, clock, logger } = options;
   // The silence is measured every tenth of expectEveryMs, between 1 s and 60 s.
   const checkEveryMs = Math.min(60_000, Math.max(1_000, Math.floor(options.expectEveryMs / 10)));
@@ -86,6 +81,7 @@ export function createWatchdog(options: WatchdogOptions): Watchdog {
   }
 
   // One evaluation at a time in this process; the compare-and-set settles races between processes.
+  /** Measures the silence now; resolves with the alert queued, if this call queued one. */
   const evaluate = coalesceRuns(evaluateOnce);
   const fail = (error: unknown) => logger.error({ err: error }, 'watchdog: cannot read or update its state; will try again');
   return { evaluate, ...createRepeatingTask(() => void evaluate().catch(fail), checkEveryMs) };
