@@ -1,8 +1,7 @@
 import { NetboxError, type NetboxClient, type RequestBudget } from '../netbox';
 import { RelayError, type Logger } from '../shared';
-import { buildNewDelivery, type CatchUpState, type MissedReportsNotice, type NewDelivery, type Store } from '../store';
+import { buildJobDelivery, buildNewDelivery, type CatchUpState, type MissedReportsNotice, type NewDelivery, type Store } from '../store';
 import { compareReportOrder, type ReportCursor } from '../trend';
-import { buildMissedReportsRecord } from '../watchdog';
 import { buildDedupKey, DEFAULT_SOURCE_NAME, normalizeTimestamp, parseDelivery } from '../webhook';
 
 /** What one catch-up of a source needs, besides the lease it runs under. */
@@ -36,24 +35,24 @@ export async function catchUpSource(state: CatchUpState, context: SourceCatchUpC
   const after = state.seen ?? (await newestReceived(context));
   const listing = await listNewerReports(context.client, after, context.budget);
   if (!after) {
-    const seen = listing.newest ? toCursor(listing.newest) : { createdMs: 0, reportId: 0 };
+    const seen = { createdMs: listing.newest?.createdMs ?? 0, reportId: listing.newest?.reportId ?? 0 };
     logger.info(
-      { source: context.source, reportId: listing.newest?.id ?? null },
+      { source: context.source, reportId: listing.newest?.reportId ?? null },
       listing.newest
-        ? `catch-up starts at NetBox's newest report ${listing.newest.id}: older reports are not mailed`
+        ? `catch-up starts at NetBox's newest report ${listing.newest.reportId}: older reports are not mailed`
         : 'catch-up starts with NetBox holding no report: every report from now on is mailed',
     );
     return { queued: 0, seen };
   }
   const newest = listing.newer.at(-1);
-  const seen = newest ? toCursor(newest) : after;
+  const seen = newest ? { createdMs: newest.createdMs, reportId: newest.reportId } : after;
   if (!newest) return { queued: 0, seen };
   const stored = new Set(await context.store.listStoredReportIds(context.source, after.reportId, maxId(listing.newer)));
-  const keyOf = (r: ListedReport) => buildDedupKey(r.id, r.created, context.source);
+  const keyOf = (r: ListedReport) => buildDedupKey(r.reportId, r.created, context.source);
   const known = new Set(await context.store.findKnownKeys(listing.newer.map(keyOf)));
   // The newest `max` of what NetBox lists after the last seen, so that a run cut short and run
   // again picks the same ones; those the relay received already (their webhook came) are left out.
-  const notStored = (r: ListedReport) => !stored.has(r.id) && !known.has(keyOf(r));
+  const notStored = (r: ListedReport) => !stored.has(r.reportId) && !known.has(keyOf(r));
   const toMail = listing.newer.slice(-context.max).filter(notStored);
   const skipped = listing.newer.slice(0, Math.max(0, listing.newer.length - context.max)).filter(notStored);
   const fetched = await queueMissedReports(toMail, context);
@@ -74,16 +73,16 @@ async function queueMissedReports(
   const { logger, source } = context;
   const found = { queued: 0, mailed: 0, deleted: [] as number[], refused: [] as number[] };
   for (const report of reports) {
-    const delivery = await fetchMissedReport(report.id, context);
+    const delivery = await fetchMissedReport(report.reportId, context);
     if (delivery === 'deleted') {
-      found.deleted.push(report.id);
+      found.deleted.push(report.reportId);
       continue;
     }
     if ('refused' in delivery) {
       // Retrying cannot help (NetBox serves it so each time): named in the notice instead of blocking the source.
-      found.refused.push(report.id);
+      found.refused.push(report.reportId);
       logger.warn(
-        { source, reportId: report.id, reason: delivery.refused },
+        { source, reportId: report.reportId, reason: delivery.refused },
         'missed report refused: its fields fail the checks a webhook must pass',
       );
       continue;
@@ -93,7 +92,7 @@ async function queueMissedReports(
     if (result.duplicate) continue;
     found.queued += 1;
     logger.info(
-      { source, reportId: report.id, deliveryId: result.id },
+      { source, reportId: report.reportId, deliveryId: result.id },
       'missed report queued: fetched from NetBox because its webhook never arrived',
     );
     context.onQueued?.(result.id);
@@ -109,7 +108,7 @@ async function newestReceived(context: SourceCatchUpContext): Promise<ReportCurs
 }
 
 function maxId(reports: readonly ListedReport[]): number {
-  return reports.reduce((m, r) => Math.max(m, r.id), 0);
+  return reports.reduce((m, r) => Math.max(m, r.reportId), 0);
 }
 
 /**
@@ -119,7 +118,7 @@ function maxId(reports: readonly ListedReport[]): number {
 function findVanishedIds(after: ReportCursor, newer: readonly ListedReport[], stored: ReadonlySet<number>): number[] {
   const top = maxId(newer);
   if (after.reportId === 0 || top - after.reportId > MAX_GAP_IDS) return [];
-  const listed = new Set(newer.map((r) => r.id));
+  const listed = new Set(newer.map((r) => r.reportId));
   const vanished: number[] = [];
   for (let id = after.reportId + 1; id < top; id += 1) if (!listed.has(id) && !stored.has(id)) vanished.push(id);
   return vanished;
@@ -136,11 +135,11 @@ async function queueNotice(
     ...(context.source === DEFAULT_SOURCE_NAME ? {} : { source: context.source }),
     detectedAt: context.now,
     mailed: found.mailed,
-    skipped: found.skipped.map((r) => ({ id: r.id, created: r.created, link: `${base}/plugins/validity/reports/${r.id}/` })),
+    skipped: found.skipped.map((r) => ({ id: r.reportId, created: r.created, link: `${base}/plugins/validity/reports/${r.reportId}/` })),
     deleted: [...found.deleted].sort((a, b) => a - b),
     refused: found.refused,
   };
-  const result = await context.store.insertDelivery(buildMissedReportsRecord(notice));
+  const result = await context.store.insertDelivery(buildJobDelivery({ kind: 'missed', notice }));
   if (result.duplicate) return;
   context.logger.warn(
     { source: context.source, skipped: notice.skipped.length, deleted: notice.deleted, deliveryId: result.id },
@@ -152,18 +151,8 @@ async function queueNotice(
 /** validity's reports list: newest first by its model's ordering; NetBox's `?ordering=` applies, and validity ≥ 3.0's `created__gt`. */
 const REPORTS_PATH = '/api/plugins/validity/reports/';
 
-/** A report as the list names it: enough to place it in NetBox's order and fetch it. */
-interface ListedReport {
-  id: number;
-  /** As NetBox serializes it: with the id, the report's dedup key. */
-  created: string;
-  createdMs: number;
-}
-
-/** The place of a listed report in NetBox's order. */
-function toCursor(report: ListedReport): ReportCursor {
-  return { createdMs: report.createdMs, reportId: report.id };
-}
+/** A report as the list names it, its place in NetBox's order; `created` as NetBox serializes it (with the id: its dedup key). */
+type ListedReport = ReportCursor & { created: string };
 
 /**
  * The reports after `after`, oldest first, and NetBox's newest: validity ≥ 3.0 is asked only for those created after it,
@@ -188,15 +177,15 @@ async function listNewerReports(
       let reachedSeen = after === null;
       for (const item of results) {
         const report = parseListedReport(item);
-        if (!newest || compareReportOrder(toCursor(report), toCursor(newest)) > 0) newest = report;
-        if (after && compareReportOrder(toCursor(report), after) > 0) newer.push(report);
+        if (!newest || compareReportOrder(report, newest) > 0) newest = report;
+        if (after && compareReportOrder(report, after) > 0) newer.push(report);
         else reachedSeen = true;
       }
       return filtered || !reachedSeen;
     },
     budget,
   );
-  return { newer: newer.sort((a, b) => compareReportOrder(toCursor(a), toCursor(b))), newest };
+  return { newer: newer.sort(compareReportOrder), newest };
 }
 
 /** Whether NetBox's validity (its version in `/api/status/`) filters the reports list: 3.0 added its filterset. */
@@ -212,7 +201,7 @@ function parseListedReport(item: Record<string, unknown>): ListedReport {
   const createdMs = typeof created === 'string' ? Date.parse(created) : Number.NaN;
   if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1 || typeof created !== 'string' || Number.isNaN(createdMs))
     throw new NetboxError('PROTOCOL', `NetBox's reports list holds an entry without an id and a creation time (${REPORTS_PATH})`);
-  return { id, created, createdMs };
+  return { reportId: id, created, createdMs };
 }
 
 /**

@@ -27,16 +27,7 @@ interface CatchUpOptions extends Omit<SourceCatchUpContext, 'store' | 'now' | 'b
   onOutcome?: (outcome: CatchUpOutcome) => void;
 }
 
-/** The catch-ups of every source that has it on, run as one. */
-export interface SourceCatchUps {
-  /** The sources caught up (their NetBox URL and token set, their cadence not `off`). */
-  readonly sources: readonly string[];
-  /** Catches every source up now; resolves with each one's outcome. */
-  run(): Promise<CatchUpOutcome[]>;
-  start(): void;
-  /** Stops the timers; resolves once the runs in flight have ended. */
-  stop(): Promise<void>;
-}
+export type SourceCatchUps = ReturnType<typeof createSourceCatchUps>;
 
 /**
  * One catch-up per source whose plan is on (see planCatchUp), each with the source's own NetBox client
@@ -55,7 +46,7 @@ export function createSourceCatchUps(
     owner: string;
     onQueued?: (id: number) => void;
   },
-): SourceCatchUps {
+) {
   const planned = config.sources.flatMap((source) => {
     const plan = planCatchUp(source);
     const client = deps.netbox.get(source.name);
@@ -66,10 +57,13 @@ export function createSourceCatchUps(
   const onOutcome = registerCatchUpSeries(deps.registry, { sources, store: deps.store, clock: deps.clock, logger: deps.logger });
   const catchUps = planned.map((p) => createCatchUp({ ...deps, ...p, onOutcome }));
   return {
+    /** The sources caught up (their NetBox URL and token set, their cadence not `off`). */
     sources,
+    /** Catches every source up now; resolves with each one's outcome. */
     run: () => Promise.all(catchUps.map((c) => c.run())),
     start: () => catchUps.forEach((c) => c.start()),
-    stop: async () => {
+    /** Stops the timers; resolves once the runs in flight have ended. */
+    stop: async (): Promise<void> => {
       await Promise.all(catchUps.map((c) => c.stop()));
     },
   };

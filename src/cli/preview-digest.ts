@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config';
-import { buildDigestJob, createDigestComposer, type DigestJob } from '../digest';
+import { createDigestComposer } from '../digest';
 import { defaultTemplatesDir, embedRawInlineImages, loadRenderer, type OutgoingMail } from '../mail';
 import { parseDigestSchedule, type Route } from '../routing';
 import { createSilentLogger, systemClock, type Clock } from '../shared';
 import { createRelayWaiverBook } from '../relay';
-import { openStore, type DeliveryRecord, type Store } from '../store';
+import { buildJobDelivery, openStore, type DeliveryRecord, type DigestJob, type Store } from '../store';
 import { UsageError, type CliIo } from './io';
 
 /**
@@ -66,7 +66,7 @@ export async function previewDigest(
       defaultTimezone: config.mail.timezone,
       clock,
     });
-    const { message: mail } = await composeDigest({ ...buildDigestJob(job), id: 0 } as DeliveryRecord);
+    const { message: mail } = await composeDigest({ ...buildJobDelivery({ kind: 'digest', job }), id: 0 } as DeliveryRecord);
     const period = `${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}`;
     writePreviewFiles(io, options.out, mail, `Digest ${route.name}, ${period}`);
     return 0;

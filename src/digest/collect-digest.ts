@@ -1,6 +1,6 @@
 import { buildDigestMail, UnreadableDeliveryError, type ComposedNotice, type DigestContent, type DigestSourceContent } from '../compose';
 import type { Renderer } from '../mail';
-import { buildReportFacts, buildRoutingTrend, matchCondition, type Condition, type Route, type SourceFacts } from '../routing';
+import { buildReportFacts, matchCondition, type Condition, type Route, type SourceFacts } from '../routing';
 import type { Clock, Logger } from '../shared';
 import { parseJobDelivery, readReport, type DeliveryRecord, type DigestJob, type Store } from '../store';
 import {
@@ -176,7 +176,7 @@ async function matchesRoute(deps: DigestSources, condition: Condition, record: D
   const source = deps.sources.find((s) => s.name === record.source);
   const facts = buildReportFacts(readReport(record)!, { name: record.source, tags: source?.tags ?? {} });
   const previous = await deps.store.findReportBefore(snapshot.series, snapshot);
-  return matchCondition(condition, facts, buildRoutingTrend(buildTrend(snapshot, previous ? [previous] : []), facts));
+  return matchCondition(condition, facts, buildTrend(snapshot, previous ? [previous] : []));
 }
 
 /** The sources a condition restricts a route to (`source: …`, alone or in an `all`): the others are not reported silent. */

@@ -1,6 +1,6 @@
 import { parseDigestSchedule, type DigestSchedule, type Route } from '../routing';
 import { coalesceRuns, createRepeatingTask, type Clock, type Logger } from '../shared';
-import { buildJobDelivery, type DigestJob, type DigestPeriod, type NewDelivery, type Store } from '../store';
+import { buildJobDelivery, type DigestPeriod, type Store } from '../store';
 
 /** A digest queued this long after its tick says it is late (the relay was not running at the tick). */
 const DIGEST_LATE_AFTER_MS = 10 * 60_000;
@@ -20,25 +20,7 @@ export interface DigestSchedulerOptions {
   onQueued?: (deliveryId: number) => void;
 }
 
-/** One digest route's schedule, for the dashboard. */
-interface DigestRouteSchedule {
-  route: string;
-  schedule: string;
-  timezone: string;
-  /** The next tick after now (epoch ms), or null when the schedule has none. */
-  nextRunAt: number | null;
-  /** From the next tick to the one after it: how long the next period is (null when there is no such pair). */
-  nextPeriodMs: number | null;
-}
-
-export interface DigestScheduler {
-  /** Queues every digest that is due now; resolves with the periods this call queued. */
-  evaluate(): Promise<DigestPeriod[]>;
-  /** Each digest route with its next run. */
-  schedules(): DigestRouteSchedule[];
-  start(): void;
-  stop(): void;
-}
+export type DigestScheduler = ReturnType<typeof createDigestScheduler>;
 
 /**
  * Queues each digest route's digest once per period: from the end of its last recorded period to the latest tick, so a
@@ -46,7 +28,7 @@ export interface DigestScheduler {
  * transaction under a unique key (route + period start), so replicas and restarts queue it exactly once. A route seen the
  * first time records the tick just past without a mail.
  */
-export function createDigestScheduler(options: DigestSchedulerOptions): DigestScheduler {
+export function createDigestScheduler(options: DigestSchedulerOptions) {
   const { store, clock, logger } = options;
   const routes = options.routes
     .filter((r) => r.digest)
@@ -67,7 +49,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     }
     if (last.periodEnd >= tick) return undefined;
     const period = { route: route.name, periodStart: last.periodEnd, periodEnd: tick, late: now - tick > DIGEST_LATE_AFTER_MS };
-    const job = buildDigestJob({ ...period, queuedAt: now });
+    const job = buildJobDelivery({ kind: 'digest', job: { ...period, queuedAt: now } });
     const result = await store.queueDigest({ ...period, now, job });
     if (!result.queued) return undefined;
     const fields = {
@@ -100,7 +82,9 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
   );
 
   return {
+    /** Queues every digest that is due now; resolves with the periods this call queued. */
     evaluate,
+    /** Each digest route with its next run (null: none) and how long the period after it is (null: no such pair). */
     schedules: () =>
       routes.map(({ route, timezone, schedule }) => {
         const nextRunAt = schedule.tickAfter(clock.now());
@@ -118,13 +102,4 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     },
     stop: task.stop,
   };
-}
-
-/** The outbox record of a digest: its dedup key is its digest_periods row's (route, period start), so it is queued once. */
-export function buildDigestJob(job: DigestJob): NewDelivery {
-  const start = new Date(job.periodStart).toISOString();
-  return buildJobDelivery(
-    { kind: 'digest', job },
-    { key: `${job.route}@${start}`, reportCreated: start, completedAt: new Date(job.periodEnd).toISOString(), receivedAt: job.queuedAt },
-  );
 }

@@ -1,3 +1,2 @@
-export { buildDigestJob, createDigestScheduler, type DigestScheduler } from './create-digest-scheduler';
-export type { DigestJob } from '../store';
+export { createDigestScheduler, type DigestScheduler } from './create-digest-scheduler';
 export { collectDigest, createDigestComposer, MAX_DIGEST_SERIES } from './collect-digest';

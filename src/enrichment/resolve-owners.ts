@@ -49,13 +49,12 @@ export interface OwnerResolverOptions {
   client: NetboxClient;
   budgetMs: number;
   clock?: Clock;
-  /** How long a report's answer is reused (a retry of a plan step, a preview right after); default 10 min. */
-  ttlMs?: number;
 }
 
 /** Answers kept at most: one per recent report and route query. */
 const MAX_CACHED = 200;
-const DEFAULT_TTL_MS = 10 * 60 * 1000;
+/** How long a report's answer is reused (a retry of a plan step, a preview right after). */
+const CACHE_TTL_MS = 10 * 60 * 1000;
 
 /**
  * Creates the owner resolver of one NetBox source: a report's directory shares one time budget and a cache (with a TTL),
@@ -63,12 +62,11 @@ const DEFAULT_TTL_MS = 10 * 60 * 1000;
  */
 export function createOwnerResolver(options: OwnerResolverOptions): (reportKey: string, resultsUrl: string) => OwnerDirectory {
   const clock = options.clock ?? systemClock;
-  const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
   const cache = new Map<string, { at: number; value: Promise<unknown> }>();
   const cached = <T>(key: string, load: () => Promise<T>): Promise<T> => {
     const now = clock.now();
     const hit = cache.get(key);
-    if (hit && now - hit.at < ttlMs) return hit.value as Promise<T>;
+    if (hit && now - hit.at < CACHE_TTL_MS) return hit.value as Promise<T>;
     const value = load();
     cache.set(key, { at: now, value });
     // A failure is not kept: the next look-up asks NetBox again.

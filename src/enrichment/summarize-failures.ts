@@ -40,16 +40,11 @@ export interface FailureSummary {
 /** Results kept per test for the mail ("the first few device names"). */
 const FIRST_RESULTS_PER_TEST = 5;
 
-/** Accumulates failing results page by page; `finish()` sorts. Passing results are ignored. */
-export interface FailureSummarizer {
-  add(results: readonly Record<string, unknown>[]): void;
-  /** Adds failing results already read (kept with a stored report), in NetBox's order. */
-  addResults(results: readonly FailingResult[]): void;
-  finish(): FailureSummary;
-}
-
-/** Creates a summarizer; memory is one lean record per failing result, never the explanations. */
-export function createFailureSummarizer(): FailureSummarizer {
+/**
+ * Accumulates failing results page by page (passing ones are ignored); `finish()` sorts. Memory is one lean record per
+ * failing result, never the explanations.
+ */
+export function createFailureSummarizer() {
   const results: FailingResult[] = [];
   const tests = new Map<string, FailingTest>();
   const devices = new Map<string, DeviceFailures>();
@@ -69,16 +64,17 @@ export function createFailureSummarizer(): FailureSummarizer {
     device.failures += 1;
   };
   return {
-    add(page) {
+    add(page: readonly Record<string, unknown>[]) {
       for (const raw of page) {
         const result = readFailingResult(raw);
         if (result) addResult(result);
       }
     },
-    addResults(lean) {
+    /** Adds failing results already read (kept with a stored report), in NetBox's order. */
+    addResults(lean: readonly FailingResult[]) {
       for (const result of lean) addResult(result);
     },
-    finish() {
+    finish(): FailureSummary {
       return {
         results,
         tests: [...tests.values()].sort(

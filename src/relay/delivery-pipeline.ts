@@ -74,16 +74,8 @@ export function createDeliveryPipeline(
       routes: config.routing.routes,
       store,
       sources: config.sources,
-      onOwnerFallback: (source, code) => metrics.recordOwnerFallback(code, source),
-      onRecipientsRefused: (route, refused) =>
-        logger.warn({ route, refused }, `route ${route}: NetBox names contacts the route may not mail; their failures go to its fallback`),
-      onGroupsUncounted: ({ source, route, groups, code, reason }) => {
-        logger.warn(
-          { source, route, groups, code, reason },
-          `route ${route}: ${groups} owner group(s) without counts of their own (${reason}); their mails say so`,
-        );
-        metrics.recordOwnerGroupsUncounted(code, groups, source);
-      },
+      logger,
+      metrics,
     }),
     clock,
     logger,

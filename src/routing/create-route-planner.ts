@@ -5,8 +5,9 @@ import type { Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
 import { buildOwnerGroups, type FixedOwnedDevice, type OwnerGroupDraft } from './build-owner-groups';
 import { hasDeviceCondition, planRoutes, type RouteDecision } from './plan-routes';
-import { buildCountTrend, buildReportFacts, buildRoutingTrend, type SourceFacts } from './report-facts';
+import { buildReportFacts, hasFailures, type SourceFacts } from './report-facts';
 import type { Route } from './routes-schema';
+import type { Logger } from '../shared';
 
 /** What routes decide on: the report as parsed, its trend, and what NetBox said of its failing results and their owners. */
 export interface PlannedReport {
@@ -40,12 +41,12 @@ export function createRoutePlanner(options: {
   store: Pick<Store, 'lastRouteMailCompletedAt'>;
   /** The configured NetBox sources, for `source` and `source_tags` conditions (a source no longer configured has no tags). */
   sources?: readonly SourceFacts[];
-  /** A route by owner fell back to its fixed recipients because NetBox could not say who owns what (for /metrics). */
-  onOwnerFallback?: (source: string, code: string) => void;
-  /** NetBox named contacts a route by owner may not mail (each line: who, through which object, why); their failures went to the fallback. */
-  onRecipientsRefused?: (route: string, refused: readonly string[]) => void;
-  /** Owner groups of a route the relay could not count (their mails say so, never the report's figures), how many and why. */
-  onGroupsUncounted?: (uncounted: { source: string; route: string; groups: number; code: string; reason: string }) => void;
+  /** Where a route by owner's fallbacks, refused contacts and uncounted groups are logged and counted; absent: nowhere (a preview). */
+  logger?: Logger;
+  metrics?: {
+    recordOwnerFallback(code: string, source: string): void;
+    recordOwnerGroupsUncounted(code: string, groups: number, source: string): void;
+  };
 }): RoutePlanner {
   const tags = new Map((options.sources ?? []).map((s) => [s.name, s.tags]));
   const byName = new Map(options.routes.map((r) => [r.name, r]));
@@ -53,7 +54,6 @@ export function createRoutePlanner(options: {
   const needsDevices = options.routes.some((r) => r.owners !== undefined || (r.match !== undefined && hasDeviceCondition(r.match)));
   return async (delivery, composed) => {
     const facts = buildReportFacts(composed.delivery, { name: delivery.source, tags: tags.get(delivery.source) ?? {} });
-    const trend = composed.trend ? buildRoutingTrend(composed.trend, facts) : buildCountTrend(null);
     const lastSent = new Map<string, string | null>();
     for (const route of options.routes)
       if (route.repeat_after !== undefined) lastSent.set(route.name, await options.store.lastRouteMailCompletedAt(route.name, delivery.id));
@@ -62,19 +62,19 @@ export function createRoutePlanner(options: {
     const failingIds = new Set((composed.failures ?? []).flatMap((r) => (r.deviceId === null ? [] : [r.deviceId])));
     if (lookup?.status === 'ok') {
       if (failingIds.size > 0) facts.devices = lookup.devices.filter((d) => failingIds.has(d.id));
-    } else if (lookup) options.onOwnerFallback?.(delivery.source, lookup.code);
-    else if (needsOwners && composed.failures === null && facts.hasFailures) {
+    } else if (lookup) options.metrics?.recordOwnerFallback(lookup.code, delivery.source);
+    else if (needsOwners && composed.failures === null && hasFailures(facts)) {
       // The failing results themselves could not be read: nobody can say who owns what.
-      options.onOwnerFallback?.(delivery.source, composed.failuresMissing?.code ?? 'NO_RESULTS');
+      options.metrics?.recordOwnerFallback(composed.failuresMissing?.code ?? 'NO_RESULTS', delivery.source);
     }
-    const decisions = planRoutes(options.routes, facts, trend, (name) => lastSent.get(name) ?? null);
+    const decisions = planRoutes(options.routes, facts, composed.trend, (name) => lastSent.get(name) ?? null);
     const plan: NewRouteMail[] = [];
     for (const decision of decisions) {
       const route = byName.get(decision.route);
       if (decision.outcome === 'send' && route?.owners)
         plan.push(...(await splitByOwner(route, decision, composed, lookup, { ...options, source: delivery.source })));
       else if (decision.outcome === 'send' && route && decision.devices) plan.push(await scopeToDevices(route, decision, composed));
-      else if (decision.outcome === 'send' && route?.match && hasDeviceCondition(route.match) && facts.hasFailures && !facts.devices)
+      else if (decision.outcome === 'send' && route?.match && hasDeviceCondition(route.match) && hasFailures(facts) && !facts.devices)
         plan.push(unscoped(route, decision, composed, lookup));
       else plan.push(decision);
     }
@@ -82,7 +82,7 @@ export function createRoutePlanner(options: {
   };
 }
 
-type PlannerHooks = Pick<Parameters<typeof createRoutePlanner>[0], 'onRecipientsRefused' | 'onGroupsUncounted'> & { source: string };
+type PlannerHooks = Pick<Parameters<typeof createRoutePlanner>[0], 'logger' | 'metrics'> & { source: string };
 
 /** NetBox's failing (and, for routes by owner, fixed) devices and the contacts routes by owner ask for, in one bounded, cached look-up. */
 async function lookupOwners(routes: readonly Route[], composed: PlannedReport): Promise<OwnerLookup | undefined> {
@@ -136,7 +136,11 @@ async function splitByOwner(
     (g) => route.notify !== 'on-failure' || g.devices.length > 0,
   );
   const refused = groups.flatMap((g) => g.refused);
-  if (refused.length > 0) hooks.onRecipientsRefused?.(route.name, refused);
+  if (refused.length > 0)
+    hooks.logger?.warn(
+      { route: route.name, refused },
+      `route ${route.name}: NetBox names contacts the route may not mail; their failures go to its fallback`,
+    );
   if (groups.length === 0) return [];
   // Every group is counted from two bulk reads (each owner's devices, the report's results per device): no request per group.
   const objects = scope ? [] : groups.flatMap((g) => g.objects);
@@ -167,8 +171,14 @@ async function splitByOwner(
     };
     plan.push({ ...decision, route: `${route.name}~${g.key}`, reason: `${decision.reason}; ${g.why}`, ownerGroup: group });
   }
-  for (const [code, { groups: n, reason }] of uncounted)
-    hooks.onGroupsUncounted?.({ source: hooks.source, route: route.name, groups: n, code, reason });
+  for (const [code, { groups, reason }] of uncounted) {
+    const { source } = hooks;
+    hooks.logger?.warn(
+      { source, route: route.name, groups, code, reason },
+      `route ${route.name}: ${groups} owner group(s) without counts of their own (${reason}); their mails say so`,
+    );
+    hooks.metrics?.recordOwnerGroupsUncounted(code, groups, source);
+  }
   return plan;
 }
 

@@ -9,7 +9,7 @@ export {
   RoutesFileError,
   DEFAULT_ROUTE_NAME,
 } from './load-routes';
-export { buildReportFacts, buildCountTrend, buildRoutingTrend, type SourceFacts, type ReportFacts } from './report-facts';
+export { buildReportFacts, type SourceFacts, type ReportFacts } from './report-facts';
 export { planRoutes, matchCondition } from './plan-routes';
 export { buildOwnerGroups, MAX_OWNER_RECIPIENTS } from './build-owner-groups';
 export { parseContactAddress } from './parse-contact-address';

@@ -1,7 +1,16 @@
-import { DEFAULT_SOURCE_FACTS, hasUnwaivedFailures, type ReportFacts, type RoutingTrend } from './report-facts';
+import {
+  countNewlyFailing,
+  DEFAULT_SOURCE_FACTS,
+  hasFailures,
+  hasUnwaivedFailures,
+  readPreviousRatio,
+  readRatio,
+  type ReportFacts,
+} from './report-facts';
 import type { NetboxDevice, NetboxRef } from '../netbox';
 import { SEVERITIES } from '../report';
-import type { Condition, DeviceConditionT, Route, RouteSeverity } from './routes-schema';
+import type { Trend } from '../trend';
+import type { Condition, Route } from './routes-schema';
 
 export interface RouteDecision {
   route: string;
@@ -32,7 +41,7 @@ export interface RouteDecision {
 export function planRoutes(
   routes: readonly Route[],
   facts: ReportFacts,
-  trend: RoutingTrend,
+  trend: Trend | null,
   lastSent: (route: string) => string | null,
 ): RouteDecision[] {
   let stoppedBy: string | undefined;
@@ -56,26 +65,21 @@ export function planRoutes(
 }
 
 /** True when the report (with its trend) satisfies the condition. */
-export function matchCondition(condition: Condition, facts: ReportFacts, trend: RoutingTrend): boolean {
+export function matchCondition(condition: Condition, facts: ReportFacts, trend: Trend | null): boolean {
   if (condition.all) return condition.all.every((c) => matchCondition(c, facts, trend));
   if (condition.any) return condition.any.some((c) => matchCondition(c, facts, trend));
-  if (condition.failed) return facts.ratios[condition.failed.severity].failed > condition.failed.above;
+  if (condition.failed) return readRatio(facts, condition.failed.severity).failed > condition.failed.above;
   if (condition.pass_percent) {
-    const pct = facts.ratios[condition.pass_percent.severity].percent;
+    const pct = readRatio(facts, condition.pass_percent.severity).percent;
     // A severity with no results has no percentage: it is not "below" anything.
     return pct !== null && pct < condition.pass_percent.below;
   }
   if (condition.regression) {
     const r = condition.regression;
-    const previous = trend.previous;
-    if (!previous) return false;
-    if (r.drop_above !== undefined) {
-      const before = previous.ratios[r.severity].percent;
-      const now = facts.ratios[r.severity].percent;
-      if (before !== null && now !== null && before - now > r.drop_above) return true;
-    }
-    if (r.newly_failing) return newlyFailing(facts, trend, r.severity) > 0;
-    return false;
+    const before = readPreviousRatio(trend, r.severity)?.percent ?? null;
+    const now = readRatio(facts, r.severity).percent;
+    if (r.drop_above !== undefined && before !== null && now !== null && before - now > r.drop_above) return true;
+    return r.newly_failing && (countNewlyFailing(facts, trend, r.severity) ?? 0) > 0;
   }
   if (condition.device) {
     // Unknown devices (no NetBox, or it is down): the condition holds, so a page is never lost to an
@@ -99,7 +103,7 @@ export function matchCondition(condition: Condition, facts: ReportFacts, trend: 
 }
 
 /** True when the device has every attribute the condition names (a list: any of its values; tags: each one). */
-function matchDevice(condition: DeviceConditionT, device: NetboxDevice): boolean {
+function matchDevice(condition: NonNullable<Condition['device']>, device: NetboxDevice): boolean {
   const named = (ref: NetboxRef | null, value: string) => ref !== null && (value === ref.slug || value === ref.name);
   const attributes = ['site', 'tenant', 'role', 'platform'] as const;
   return (
@@ -115,19 +119,8 @@ export function hasDeviceCondition(condition: Condition): boolean {
 }
 
 /** The failing devices for which the route's condition holds, each looked at alone. */
-function selectDevices(condition: Condition, facts: ReportFacts, trend: RoutingTrend): number[] {
+function selectDevices(condition: Condition, facts: ReportFacts, trend: Trend | null): number[] {
   return (facts.devices ?? []).filter((focus) => matchCondition(condition, { ...facts, focus }, trend)).map((d) => d.id);
-}
-
-/**
- * Pairs failing now that did not before. Without the failing pairs (no NetBox enrichment), the
- * best evidence is a failed count that grew: it counts how many more results failed.
- */
-function newlyFailing(facts: ReportFacts, trend: RoutingTrend, severity: RouteSeverity): number {
-  if (trend.newlyFailing !== null) return trend.newlyFailing;
-  const previous = trend.previous!;
-  const severities: readonly RouteSeverity[] = severity === 'overall' ? SEVERITIES : [severity];
-  return severities.reduce((sum, s) => sum + Math.max(0, facts.ratios[s].failed - previous.ratios[s].failed), 0);
 }
 
 /** Custom field values compared as NetBox stores them; a select field may be an object with `value`. */
@@ -147,7 +140,7 @@ function sameText(actual: unknown, expected: unknown): boolean {
 function decideNotify(
   route: Route,
   facts: ReportFacts,
-  trend: RoutingTrend,
+  trend: Trend | null,
   lastSentCompletedAt: string | null,
 ): Pick<RouteDecision, 'outcome' | 'reason' | 'reminder'> {
   const send = (reason: string, reminder = false) => ({ outcome: 'send' as const, reason, reminder });
@@ -156,7 +149,7 @@ function decideNotify(
   if (route.notify === 'on-failure') {
     // Accepted exceptions are not failures a route asked to hear about.
     if (hasUnwaivedFailures(facts, trend)) return send('matched and something failed (notify: on-failure)');
-    return hold(facts.hasFailures ? 'every failure an accepted exception (notify: on-failure)' : 'every test passed (notify: on-failure)');
+    return hold(hasFailures(facts) ? 'every failure an accepted exception (notify: on-failure)' : 'every test passed (notify: on-failure)');
   }
   const change = describeChange(facts, trend);
   if (change.changed) return send(`matched; ${change.why} (notify: on-change)`);
@@ -177,21 +170,22 @@ function decideNotify(
  * otherwise by the failed count of each severity (two different failures that swap places in the
  * same severity look unchanged then; docs/routes.md says so).
  */
-function describeChange(facts: ReportFacts, trend: RoutingTrend): { changed: boolean; why: string } {
-  const previous = trend.previous;
+function describeChange(facts: ReportFacts, trend: Trend | null): { changed: boolean; why: string } {
+  const previous = trend?.previous;
   if (!previous) {
-    if (!facts.hasFailures) return { changed: false, why: 'first report, nothing failed' };
+    if (!hasFailures(facts)) return { changed: false, why: 'first report, nothing failed' };
     if (!hasUnwaivedFailures(facts, trend)) return { changed: false, why: 'first report, every failure an accepted exception' };
     return { changed: true, why: 'first report, with failures' };
   }
-  if (trend.failingSetChanged !== null) {
+  if (trend.failingSetKnown) {
     return trend.failingSetChanged
       ? { changed: true, why: `failing pairs changed since report ${previous.reportId}` }
       : { changed: false, why: `same failing pairs as report ${previous.reportId}` };
   }
-  const changed = SEVERITIES.filter((s) => facts.ratios[s].failed !== previous.ratios[s].failed);
+  const failed = (s: (typeof SEVERITIES)[number]) => [readPreviousRatio(trend, s)!.failed, readRatio(facts, s).failed];
+  const changed = SEVERITIES.filter((s) => failed(s)[0] !== failed(s)[1]);
   if (changed.length === 0)
     return { changed: false, why: `same failed counts per severity as report ${previous.reportId} (failing pairs unknown)` };
-  const counts = changed.map((s) => `${s} ${previous.ratios[s].failed}→${facts.ratios[s].failed}`).join(', ');
+  const counts = changed.map((s) => `${s} ${failed(s).join('→')}`).join(', ');
   return { changed: true, why: `failed counts changed since report ${previous.reportId} (${counts})` };
 }

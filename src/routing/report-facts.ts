@@ -1,23 +1,16 @@
 import type { NetboxDevice } from '../netbox';
-import { mapCountLines, passPercent } from '../report';
+import { passPercent, SEVERITIES, type PassCount, type ReportCounts } from '../report';
 import type { Trend } from '../trend';
 import { DEFAULT_SOURCE_NAME, type ReportDelivery } from '../webhook';
-import { ROUTE_SEVERITIES, type RouteSeverity } from './routes-schema';
+import type { RouteSeverity } from './routes-schema';
 
-/** One severity's (or the overall) numbers as routes see them. */
-interface RatioFacts {
-  failed: number;
-  /** As NetBox shows it (one decimal), null when nothing was counted. */
-  percent: number | null;
-}
-
-/** What routes match on, from one report. */
+/** What routes match on, from one report (its trend, when known, is read beside it). */
 export interface ReportFacts {
   reportId: number;
   /** ISO completion time: the clock `repeat_after` is measured on. */
   completedAt: string;
-  ratios: Record<RouteSeverity, RatioFacts>;
-  hasFailures: boolean;
+  /** validity's counts, as the mail shows them. */
+  counts: ReportCounts;
   customFields: Record<string, unknown>;
   /** The NetBox source the report came from (its name and configured tags); absent: the default source. */
   source?: SourceFacts;
@@ -36,66 +29,41 @@ export interface SourceFacts {
 /** The source of a relay with one NetBox (no SOURCES_FILE), and of every report stored before sources existed. */
 export const DEFAULT_SOURCE_FACTS: SourceFacts = { name: DEFAULT_SOURCE_NAME, tags: {} };
 
-/**
- * What routes need from the report history. Failing (device, test) pairs are known only when the
- * results were fetched from NetBox; without them `newlyFailing` and `failingSetChanged` are null and
- * the policies fall back on the failed counts per severity.
- */
-export interface RoutingTrend {
-  /** The report before this one (by creation time), or null for the first one. */
-  previous: ReportFacts | null;
-  /** How many pairs fail now that did not before; null when pairs are unknown. */
-  newlyFailing: number | null;
-  /** Whether the set of failing pairs differs from the previous report's; null when unknown. */
-  failingSetChanged: boolean | null;
-  /** Failing results of this report that are accepted exceptions (waived pairs): no reason to mail on their own. Absent: none. */
-  waived?: number;
-}
-
-/** The facts of a report, from its numbers (the same ones the mail shows: validity's rounding). */
 export function buildReportFacts(delivery: ReportDelivery, source: SourceFacts = DEFAULT_SOURCE_FACTS): ReportFacts {
   const r = delivery.report;
-  const c = delivery.counts;
-  return {
-    reportId: r.id,
-    completedAt: delivery.completedAt,
-    ratios: mapCountLines((line) => ({ failed: c[line].count - c[line].passed, percent: passPercent(c[line].passed, c[line].count) })),
-    hasFailures: c.overall.passed < c.overall.count,
-    customFields: r.custom_fields ?? {},
-    source,
-  };
+  return { reportId: r.id, completedAt: delivery.completedAt, counts: delivery.counts, customFields: r.custom_fields ?? {}, source };
 }
 
-/** A trend from counts alone (no failing pairs): what the relay knows without NetBox enrichment. */
-export function buildCountTrend(previous: ReportFacts | null): RoutingTrend {
-  return { previous, newlyFailing: null, failingSetChanged: null, waived: 0 };
+const failedOf = (line: PassCount) => line.count - line.passed;
+
+/** A severity's (or the overall) failed results and pass percentage as NetBox shows it (null when nothing was counted). */
+export function readRatio(facts: ReportFacts, severity: RouteSeverity): { failed: number; percent: number | null } {
+  const line = facts.counts[severity];
+  return { failed: failedOf(line), percent: passPercent(line.passed, line.count) };
 }
 
-/** The routing view of the report history's trend: previous figures from the deltas, failing-pair answers when both sets are known. */
-export function buildRoutingTrend(trend: Trend, current: ReportFacts): RoutingTrend {
-  const waived = trend.leftOut.HIGH + trend.leftOut.MIDDLE + trend.leftOut.LOW;
-  if (!trend.previous) return { ...buildCountTrend(null), waived };
-  const before = (name: RouteSeverity): [RouteSeverity, RatioFacts] => {
-    const delta = name === 'overall' ? trend.overall : trend.severities.find((d) => d.name === name);
-    return [name, delta ? { failed: delta.previousFailed, percent: delta.previousPercent } : current.ratios[name]];
-  };
-  const previous: ReportFacts = {
-    reportId: trend.previous.reportId,
-    completedAt: trend.previous.created,
-    ratios: Object.fromEntries(ROUTE_SEVERITIES.map(before)) as ReportFacts['ratios'],
-    hasFailures: (trend.overall?.previousFailed ?? 0) > 0,
-    customFields: {},
-    source: current.source,
-  };
-  return {
-    previous,
-    newlyFailing: trend.failingSetKnown ? trend.newlyFailingCount : null,
-    failingSetChanged: trend.failingSetKnown ? trend.failingSetChanged : null,
-    waived,
-  };
+/** The same in the previous report, from the trend's deltas (validity's figures); null without a previous report. */
+export function readPreviousRatio(trend: Trend | null, severity: RouteSeverity): { failed: number; percent: number | null } | null {
+  const delta = severity === 'overall' ? trend?.overall : trend?.severities.find((d) => d.name === severity);
+  return delta ? { failed: delta.previousFailed, percent: delta.previousPercent } : null;
 }
+
+/**
+ * Pairs failing now that did not before; without the failing pairs (no NetBox enrichment), the best evidence is a
+ * failed count that grew: how many more results failed. Null without a previous report.
+ */
+export function countNewlyFailing(facts: ReportFacts, trend: Trend | null, severity: RouteSeverity): number | null {
+  if (!trend?.previous) return null;
+  if (trend.failingSetKnown) return trend.newlyFailingCount;
+  const severities = severity === 'overall' ? SEVERITIES : [severity];
+  const grown = (s: RouteSeverity) => Math.max(0, readRatio(facts, s).failed - (readPreviousRatio(trend, s)?.failed ?? 0));
+  return severities.map(grown).reduce((sum, n) => sum + n, 0);
+}
+
+export const hasFailures = (facts: ReportFacts): boolean => failedOf(facts.counts.overall) > 0;
 
 /** Something failed that is not an accepted exception: what on-change's first report and reminders ask. */
-export function hasUnwaivedFailures(facts: ReportFacts, trend: RoutingTrend): boolean {
-  return facts.hasFailures && facts.ratios.overall.failed > (trend.waived ?? 0);
+export function hasUnwaivedFailures(facts: ReportFacts, trend: Trend | null): boolean {
+  const waived = trend ? trend.leftOut.HIGH + trend.leftOut.MIDDLE + trend.leftOut.LOW : 0;
+  return failedOf(facts.counts.overall) > waived;
 }

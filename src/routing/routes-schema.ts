@@ -87,24 +87,10 @@ const DeviceCondition = z
   })
   .refine((d) => Object.values(d).some((v) => v !== undefined), 'give at least one of site, tenant, role, platform, tags');
 
-export type DeviceConditionT = z.infer<typeof DeviceCondition>;
-
-/** One condition: exactly one key. `all`/`any` nest. */
-export interface Condition {
-  failed?: z.infer<typeof FailedCondition>;
-  pass_percent?: z.infer<typeof PassPercentCondition>;
-  regression?: z.infer<typeof RegressionCondition>;
-  custom_field?: z.infer<typeof CustomFieldCondition>;
-  source?: string[];
-  source_tags?: Record<string, string>;
-  device?: DeviceConditionT;
-  all?: Condition[];
-  any?: Condition[];
-}
-
 const CONDITION_KEYS = ['failed', 'pass_percent', 'regression', 'custom_field', 'source', 'source_tags', 'device', 'all', 'any'] as const;
 
-const ConditionSchema: z.ZodType<Condition> = z
+/** One condition: exactly one key. `all`/`any` nest. */
+const ConditionSchema = z
   .strictObject({
     failed: FailedCondition.optional(),
     pass_percent: PassPercentCondition.optional(),
@@ -113,10 +99,10 @@ const ConditionSchema: z.ZodType<Condition> = z
     source: SourceCondition.optional(),
     source_tags: SourceTagsCondition.optional(),
     device: DeviceCondition.optional(),
-    get all() {
+    get all(): z.ZodOptional<z.ZodArray<typeof ConditionSchema>> {
       return z.array(ConditionSchema).min(1).max(MAX_CONDITION_ITEMS).optional();
     },
-    get any() {
+    get any(): z.ZodOptional<z.ZodArray<typeof ConditionSchema>> {
       return z.array(ConditionSchema).min(1).max(MAX_CONDITION_ITEMS).optional();
     },
   })
@@ -126,6 +112,7 @@ const ConditionSchema: z.ZodType<Condition> = z
     if (keys.length !== 1)
       ctx.addIssue({ code: 'custom', message: `a condition has exactly one of ${CONDITION_KEYS.join(', ')} (got ${got})` });
   });
+export type Condition = z.infer<typeof ConditionSchema>;
 
 /** Addresses (or domains) as a YAML list or one comma-separated string. */
 const splitList = (v: string | string[]) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean);
@@ -176,11 +163,25 @@ const AllowedDomains = z
  * domain; `fallback` gets the failures nobody may be mailed about, and the whole report when NetBox
  * cannot say who owns what.
  */
-export const OwnersTo = z.strictObject({
-  netbox_contacts: NetboxContacts,
-  allowed_domains: AllowedDomains,
-  fallback: addressList.pipe(z.array(mailbox).min(1, 'needs at least one address').max(MAX_RECIPIENTS)),
-});
+export const OwnersTo = z
+  .strictObject({
+    netbox_contacts: NetboxContacts,
+    allowed_domains: AllowedDomains,
+    fallback: addressList.pipe(z.array(mailbox).min(1, 'needs at least one address').max(MAX_RECIPIENTS)),
+  })
+  .transform(({ netbox_contacts: { role, on, priority }, fallback, allowed_domains }) => ({
+    role,
+    on,
+    fallback,
+    allowedDomains: allowed_domains,
+    ...(priority === undefined ? {} : { priority }),
+  }));
+
+/**
+ * A route's owner look-up, as the relay uses it (`on` in the order given: the first that names someone wins;
+ * `allowedDomains` in lower case: `example.com`, `*.example.com`, or `*` alone for any).
+ */
+export type OwnerSpec = z.output<typeof OwnersTo>;
 
 /** `to`: addresses, or NetBox's contacts (an object): each problem reported for the form that was written. */
 const routeTo = z.unknown().transform((value, ctx) => {
@@ -190,16 +191,6 @@ const routeTo = z.unknown().transform((value, ctx) => {
   for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
   return z.NEVER;
 });
-
-/** A route's owner look-up, as the relay uses it (`on` in the order given: the first that names someone wins). */
-export interface OwnerSpec {
-  role: string;
-  on: (typeof OWNER_OBJECTS)[number][];
-  priority?: (typeof CONTACT_PRIORITIES)[number];
-  fallback: string[];
-  /** Lower case: `example.com`, `*.example.com`, or `*` alone for any. */
-  allowedDomains: string[];
-}
 
 /** Whether this Node knows the IANA time zone name (`Europe/Berlin`, `UTC`). */
 export function isTimeZone(tz: string): boolean {
@@ -262,13 +253,9 @@ const RouteSchema = z
   .superRefine((r, ctx) => {
     if (r.digest) checkDigestRoute({ ...r, owners: !Array.isArray(r.to) }, ctx);
   })
-  .transform(({ to, ...rest }) => {
-    const route: typeof rest & { to: string[]; owners?: OwnerSpec } = { ...rest, to: Array.isArray(to) ? to : [] };
-    if (Array.isArray(to)) return route;
-    route.owners = { role: to.netbox_contacts.role, on: to.netbox_contacts.on, fallback: to.fallback, allowedDomains: to.allowed_domains };
-    if (to.netbox_contacts.priority !== undefined) route.owners.priority = to.netbox_contacts.priority;
-    return route;
-  })
+  .transform(({ to, ...rest }): typeof rest & { to: string[]; owners?: OwnerSpec } =>
+    Array.isArray(to) ? { ...rest, to } : { ...rest, to: [], owners: to },
+  )
   .superRefine((r, ctx) => {
     if (r.to.length + r.cc.length + r.bcc.length === 0 && !r.owners)
       ctx.addIssue({ code: 'custom', path: ['to'], message: 'a route needs at least one recipient (to, cc or bcc)' });

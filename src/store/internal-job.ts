@@ -66,22 +66,39 @@ const IS_STORED: Record<InternalJob['kind'], (value: Record<string, unknown>) =>
   missed: (v) => v.kind === 'missed',
 };
 
-/** The outbox record of a job: `key` (after its kind's prefix) names it, so the same job is queued once. */
-export function buildJobDelivery(
-  job: InternalJob,
-  record: { key: string; reportCreated: string; completedAt: string; receivedAt: number; netboxSource?: string },
-): NewDelivery {
+const iso = (ms: number) => new Date(ms).toISOString();
+const sourcePrefix = (source?: string) => (source ? `${source}/` : '');
+
+/**
+ * The outbox record of a job. Its key (after its kind's prefix) names it, so the same job is queued once: a digest
+ * by its digest_periods row (route, period start), a watchdog mail by its silence, a notice by the reports it names.
+ */
+export function buildJobDelivery(job: InternalJob): NewDelivery {
   const { kind, source, prefix, mark, field } = STORED[job.kind];
-  const { key, netboxSource, ...times } = record;
   const payload = (job as Record<string, unknown>)[field];
-  return {
+  const record = (key: string, reportCreated: string, completedAt: string, receivedAt: number, netboxSource?: string): NewDelivery => ({
     kind,
     dedupKey: `${prefix}${key}`,
-    ...times,
+    reportCreated,
+    completedAt,
+    receivedAt,
     sender: source,
-    ...(netboxSource ? { source: netboxSource } : {}),
     body: Buffer.from(JSON.stringify({ [mark]: payload }), 'utf8'),
-  };
+    ...(netboxSource ? { source: netboxSource } : {}),
+  });
+  if (job.kind === 'digest') {
+    const { route, periodStart, periodEnd, queuedAt } = job.job;
+    return record(`${route}@${iso(periodStart)}`, iso(periodStart), iso(periodEnd), queuedAt);
+  }
+  if (job.kind === 'watchdog') {
+    const { alert } = job;
+    const since = iso(alert.silentSince);
+    return record(`${sourcePrefix(alert.source)}${alert.kind}@${since}`, since, iso(alert.detectedAt), alert.detectedAt, alert.source);
+  }
+  const { notice } = job;
+  const ids = [...notice.skipped.map((r) => r.id), ...notice.deleted, ...(notice.refused ?? [])].sort((a, b) => a - b);
+  const at = iso(notice.detectedAt);
+  return record(`${sourcePrefix(notice.source)}missed@${ids[0]}-${ids.at(-1)}`, at, at, notice.detectedAt, notice.source);
 }
 
 /** The job a stored delivery holds, or undefined when it holds none (a NetBox report's body, say). */

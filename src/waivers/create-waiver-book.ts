@@ -1,6 +1,5 @@
 import { RelayError, type Clock, type Logger } from '../shared';
-import { parseNewWaiver } from './parse-new-waiver';
-import { classifyWaiver, WAIVER_NAME_MAX, type NewWaiver, type Waiver, type WaiverStatus } from './waiver';
+import { classifyWaiver, parseNewWaiver, WAIVER_NAME_MAX, type NewWaiver, type Waiver, type WaiverStatus } from './waiver';
 
 /**
  * Which waivers to list at `at`. `active`: every waiver in force (expiring ones included); `expiring`:

@@ -8,10 +8,12 @@ export {
   buildWaiverJson,
   classifyWaiver,
   isCalendarDay,
+  parseNewWaiver,
+  WAIVER_MAX_DAYS_AHEAD,
+  type WaiverRules,
   type NewWaiver,
   type Waiver,
   type WaiverStatus,
 } from './waiver';
-export { parseNewWaiver, WAIVER_MAX_DAYS_AHEAD, type WaiverRules } from './parse-new-waiver';
 export { applyWaivers, type WaivablePair, type WaiverOutcome } from './apply-waivers';
 export { createWaiverBook, type WaiverBook, type WaiverFilter, type WaiverStorage } from './create-waiver-book';

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { ErrorIssue } from '../shared';
+import { DEFAULT_SOURCE_NAME } from '../webhook';
 
 /** A day in milliseconds: `until` is a calendar day, and the bounds on it are counted in days. */
 export const DAY_MS = 86_400_000;
@@ -10,9 +12,6 @@ export const WAIVER_EXPIRING_DAYS = 7;
 export const WAIVER_STATUSES = ['active', 'expiring', 'expired'] as const;
 export type WaiverStatus = (typeof WAIVER_STATUSES)[number];
 
-/** A calendar day as people write it in a form, a file or a command line. */
-const IsoDateSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as YYYY-MM-DD (example: 2027-03-31)');
-
 /** NetBox names (source, test, device) are short; the bounds keep a form or a file from storing a novel. */
 export const WAIVER_NAME_MAX = 200;
 export const WAIVER_REASON_MAX = 2000;
@@ -23,32 +22,32 @@ export const WAIVER_REASON_MAX = 2000;
  * (expire) moves `endsAt` to that moment and records who did it; the row is never deleted, so the
  * history of what was waived, by whom and why stays readable.
  */
-export const WaiverSchema = z.object({
+export interface Waiver extends NewWaiver {
   /** Digits for a stored waiver; `file:<n>` for the n-th entry of WAIVERS_FILE. */
-  id: z.string(),
+  id: string;
   /** Where it was made: in the store (dashboard, admin API, CLI) or in WAIVERS_FILE, which only its file changes. */
-  origin: z.enum(['store', 'file']),
-  /** The NetBox source (`default`, or a name from SOURCES_FILE). */
-  source: z.string().min(1).max(32),
-  test: z.string().min(1).max(WAIVER_NAME_MAX),
-  /** Null: every device of the source that fails this test. */
-  device: z.string().min(1).max(WAIVER_NAME_MAX).nullable(),
-  /** The last day the waiver holds, as given. */
-  until: IsoDateSchema,
-  /** When it stops holding (epoch ms): the end of `until` (UTC), or when it was expired, whichever came first. */
-  endsAt: z.number().int(),
-  /** Why the failure is accepted; empty only for a waiver on one named device. */
-  reason: z.string().max(WAIVER_REASON_MAX),
-  author: z.string().min(1).max(WAIVER_NAME_MAX),
-  createdAt: z.number().int(),
+  origin: 'store' | 'file';
   /** When someone ended it before its date, and who; null while it runs to its date. */
-  expiredAt: z.number().int().nullable(),
-  expiredBy: z.string().nullable(),
-});
-export type Waiver = z.infer<typeof WaiverSchema>;
+  expiredAt: number | null;
+  expiredBy: string | null;
+}
 
-/** A waiver to store: everything but what the store gives it (its id) and what only expiring sets. */
-export type NewWaiver = Omit<Waiver, 'id' | 'origin' | 'expiredAt' | 'expiredBy'>;
+/** A waiver to store, as {@link parseNewWaiver} builds it: everything but its id and what only expiring sets. */
+export interface NewWaiver {
+  /** The NetBox source (`default`, or a name from SOURCES_FILE). */
+  source: string;
+  test: string;
+  /** Null: every device of the source that fails this test. */
+  device: string | null;
+  /** The last day the waiver holds, as given (YYYY-MM-DD). */
+  until: string;
+  /** When it stops holding (epoch ms): the end of `until` (UTC), or when it was expired, whichever came first. */
+  endsAt: number;
+  /** Why the failure is accepted; empty only for a waiver on one named device. */
+  reason: string;
+  author: string;
+  createdAt: number;
+}
 
 /** The epoch ms at which a waiver running through `until` (UTC) stops holding: midnight after that day. */
 export function buildWaiverEnd(until: string): number {
@@ -58,7 +57,7 @@ export function buildWaiverEnd(until: string): number {
 
 /** True when `text` (YYYY-MM-DD) is a day that exists: 2027-02-30 is refused, not rolled over. */
 export function isCalendarDay(text: string): boolean {
-  if (!IsoDateSchema.safeParse(text).success) return false;
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
   const [year, month, day] = text.split('-').map(Number);
   const date = new Date(Date.UTC(year, month - 1, day));
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
@@ -105,4 +104,88 @@ export function buildWaiverFormPath(pair: { source: string; test: string; device
   const params = new URLSearchParams({ source: pair.source, test: pair.test });
   if (pair.device) params.set('device', pair.device);
   return `/ui/waivers/new?${params.toString()}`;
+}
+
+/** How far ahead a waiver's `until` may be, in days from when it is made: half a year, after which an exception must be looked at again. */
+export const WAIVER_MAX_DAYS_AHEAD = 180;
+
+const name = (what: string) =>
+  z
+    .string({ error: `is required (${what})` })
+    .trim()
+    .min(1, `is required (${what})`)
+    .max(WAIVER_NAME_MAX, `must be at most ${WAIVER_NAME_MAX} characters`);
+
+/**
+ * A waiver as a person asks for it (admin API body, CLI flags, dashboard form, a WAIVERS_FILE entry):
+ * a device, or `allDevices` with a reason. Text fields arrive as strings; a form's unticked box is absent.
+ */
+const WaiverRequestSchema = z.object({
+  source: name('a NetBox source').optional(),
+  test: name('the test name as NetBox shows it'),
+  device: z.string().trim().max(WAIVER_NAME_MAX, `must be at most ${WAIVER_NAME_MAX} characters`).optional(),
+  allDevices: z.boolean().optional(),
+  until: z.string({ error: 'is required (YYYY-MM-DD)' }).trim(),
+  reason: z.string().trim().max(WAIVER_REASON_MAX, `must be at most ${WAIVER_REASON_MAX} characters`).optional(),
+  author: name('who accepts the exception'),
+});
+
+/** What deciding a new waiver needs besides the request. */
+export interface WaiverRules {
+  /** Now (epoch ms): the waiver's creation time, and the day `until` may not be before. */
+  now: number;
+  /** The configured NetBox source names; a waiver for another would never match a report. */
+  sources: readonly string[];
+  /** Where the waiver starts counting from, when not now (a WAIVERS_FILE entry's `created`). */
+  createdAt?: number;
+  /** A WAIVERS_FILE entry may have run out already: it stays, as history. */
+  pastAllowed?: boolean;
+}
+
+export type ParsedWaiver = { ok: true; waiver: NewWaiver } | { ok: false; issues: ErrorIssue[] };
+
+/** Checks a waiver request and builds the waiver to store, or lists every problem (path and why) for a form or command to show at once. */
+export function parseNewWaiver(input: unknown, rules: WaiverRules): ParsedWaiver {
+  const parsed = WaiverRequestSchema.safeParse(input);
+  if (!parsed.success) return { ok: false, issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) };
+  const request = parsed.data;
+  const issues = [...checkDevice(request), ...checkUntil(request.until, rules)];
+  const source = request.source ?? DEFAULT_SOURCE_NAME;
+  if (!rules.sources.includes(source))
+    issues.push({ path: 'source', message: `must be a configured source (${rules.sources.join(', ')})` });
+  if (issues.length > 0) return { ok: false, issues };
+  return {
+    ok: true,
+    waiver: {
+      source,
+      test: request.test,
+      device: request.allDevices ? null : request.device!,
+      until: request.until,
+      endsAt: buildWaiverEnd(request.until),
+      reason: request.reason ?? '',
+      author: request.author,
+      createdAt: rules.createdAt ?? rules.now,
+    },
+  };
+}
+
+/** One device, or all devices with a reason: a blanket exception must say why. */
+function checkDevice(request: z.infer<typeof WaiverRequestSchema>): ErrorIssue[] {
+  const device = request.device ?? '';
+  if (request.allDevices && device !== '')
+    return [{ path: 'device', message: 'give a device or all devices, not both (leave the device empty to waive every device)' }];
+  if (!request.allDevices && device === '') return [{ path: 'device', message: 'is required (or all devices, with a reason)' }];
+  if (request.allDevices && !request.reason) return [{ path: 'reason', message: 'is required when the waiver covers all devices' }];
+  return [];
+}
+
+/** `until` is a real day, not before the day the waiver starts, and at most {@link WAIVER_MAX_DAYS_AHEAD} after it. */
+function checkUntil(until: string, rules: WaiverRules): ErrorIssue[] {
+  if (!isCalendarDay(until)) return [{ path: 'until', message: 'must be a date as YYYY-MM-DD (example: 2027-03-31)' }];
+  const firstDay = Math.floor((rules.createdAt ?? rules.now) / DAY_MS) * DAY_MS;
+  const lastDay = buildWaiverEnd(until) - DAY_MS;
+  if (!rules.pastAllowed && lastDay < Math.floor(rules.now / DAY_MS) * DAY_MS) return [{ path: 'until', message: 'is in the past' }];
+  if (lastDay - firstDay <= WAIVER_MAX_DAYS_AHEAD * DAY_MS) return [];
+  const first = new Date(firstDay).toISOString().slice(0, 10);
+  return [{ path: 'until', message: `may be at most ${WAIVER_MAX_DAYS_AHEAD} days after ${first}` }];
 }

@@ -1,7 +1,9 @@
 import { buildMessageId, buildOutgoingMail, type OutgoingMail, type Recipients } from '../mail';
+import { formatDateTime } from '../report';
 import { html, type SafeHtml } from '../shared';
+import type { InternalJob, MissedReportsNotice, WatchdogAlert } from '../store';
 
-export interface WatchdogMailOptions {
+export interface NoticeMailOptions {
   from: string;
   recipients: Recipients;
   timezone: string;
@@ -10,41 +12,161 @@ export interface WatchdogMailOptions {
   date: Date;
 }
 
-/** One line of a relay notice: its text, ending with `link` when it has one (the HTML part links it). */
-export interface NoticeLine {
+/** One line of a notice: its text, ending with `link` when it has one (the HTML part links it). */
+interface NoticeLine {
   text: string;
   link?: string;
 }
 
 /**
- * A relay notice (the watchdog's, the catch-up's): lines built in code, as text and as HTML, marked automatic like the
- * report mails. `kind` goes into `X-Compliance-Watchdog`; the Message-ID is built from `route`, so a retry keeps it.
+ * A relay notice: the watchdog's ("no report since …", "arriving again") or the catch-up's (missed reports), its lines
+ * as text and as HTML, marked automatic like the report mails. `X-Compliance-Watchdog` names its kind; the Message-ID
+ * is built from its route, so a retry keeps it.
  */
-export function buildNoticeMail(
-  notice: { subject: string; lines: readonly NoticeLine[]; route: string; kind: string; source?: string },
-  options: WatchdogMailOptions,
-): Promise<OutgoingMail> {
-  const { lines, source } = notice;
-  // A named source's notices say which NetBox they are about, as its reports do.
-  const subject = source ? `${source}: ${notice.subject}` : notice.subject;
+export function buildNoticeMail(job: Exclude<InternalJob, { kind: 'digest' }>, options: NoticeMailOptions): Promise<OutgoingMail> {
+  const { subject, lines, route, kind, source } =
+    job.kind === 'missed' ? describeMissedReports(job.notice, options.timezone) : describeSilence(job.alert, options.timezone);
   const text = `${lines.map((l) => l.text).join('\n')}\n`;
   const body = html`<!DOCTYPE html><html><body style="font-family: sans-serif; font-size: 14px; color: #222">${lines.map((l) =>
     l.text === '' ? html`<br>` : html`<p style="margin: 0 0 6px">${renderLine(l)}</p>`,
   )}</body></html>`;
   const { from, deliveryId, dedupKey } = options;
   return buildOutgoingMail({
-    subject,
+    // A named source's notices say which NetBox they are about, as its reports do.
+    subject: source ? `${source}: ${subject}` : subject,
     text,
     html: body.value,
     ...options.recipients,
     from,
-    messageId: buildMessageId({ deliveryId, reportId: 0, dedupKey, from, route: notice.route }),
+    messageId: buildMessageId({ deliveryId, reportId: 0, dedupKey, from, route }),
     date: options.date,
-    headers: { 'X-Compliance-Watchdog': notice.kind, ...(source ? { 'X-Compliance-Source': source } : {}) },
+    headers: { 'X-Compliance-Watchdog': kind, ...(source ? { 'X-Compliance-Source': source } : {}) },
   });
 }
 
 function renderLine(line: NoticeLine): SafeHtml | string {
   if (!line.link) return line.text;
   return html`${line.text.slice(0, -line.link.length)}<a href="${line.link}">${line.link}</a>`;
+}
+
+interface NoticeContent {
+  subject: string;
+  lines: NoticeLine[];
+  route: string;
+  kind: string;
+  source?: string;
+}
+
+/** "report 12, 13, 17": ids, a run of consecutive ones shown as a range. */
+function formatIdRanges(ids: readonly number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < ids.length;) {
+    let j = i;
+    while (j + 1 < ids.length && ids[j + 1] === ids[j] + 1) j += 1;
+    parts.push(j === i ? String(ids[i]) : `${ids[i]}–${ids[j]}`);
+    i = j + 1;
+  }
+  return parts.join(', ');
+}
+
+/** The catch-up's notice: what was missed, which were not mailed (with links) and which NetBox had already deleted. */
+function describeMissedReports(notice: MissedReportsNotice, timezone: string): NoticeContent {
+  const from = notice.source ? ` of the NetBox source ${notice.source}` : '';
+  const refused = notice.refused ?? [];
+  const missed = notice.mailed + notice.skipped.length + notice.deleted.length + refused.length;
+  const lines: NoticeLine[] = [
+    {
+      text: `The relay found ${missed} compliance report${missed === 1 ? '' : 's'}${from} in NetBox whose webhook never reached it. ${notice.mailed} of them ${notice.mailed === 1 ? 'is' : 'are'} mailed one by one (the newest), each marked as fetched from NetBox.`,
+    },
+  ];
+  if (notice.skipped.length > 0) {
+    lines.push({ text: '' }, { text: 'Not mailed (older than the ones mailed one by one), still in NetBox:' });
+    for (const r of notice.skipped)
+      lines.push({ text: `- report ${r.id}, created ${formatDateTime(r.created, timezone)}: ${r.link}`, link: r.link });
+  }
+  const paragraph = (text: string) => lines.push({ text: '' }, { text });
+  if (notice.deleted.length > 0)
+    paragraph(
+      `No longer in NetBox when the relay asked (validity keeps only its newest reports), so not mailed: report ${formatIdRanges(notice.deleted)}.`,
+    );
+  if (refused.length > 0)
+    paragraph(
+      `Refused, so not mailed: report ${formatIdRanges(refused)} (its fields fail the checks a webhook's report must pass; the relay's log says which).`,
+    );
+  const subject = `${missed} compliance report${missed === 1 ? '' : 's'} missed while the relay was not told`;
+  return { subject, lines, route: 'catch-up-missed', kind: 'missed', source: notice.source };
+}
+
+/** "1 day 3 hours", "5 hours 12 minutes", "40 minutes": the two largest units. */
+function formatDuration(ms: number): string {
+  const units: [string, number][] = [
+    ['day', 86_400_000],
+    ['hour', 3_600_000],
+    ['minute', 60_000],
+  ];
+  const parts: string[] = [];
+  let rest = Math.max(0, ms);
+  for (const [name, size] of units) {
+    const n = Math.floor(rest / size);
+    rest -= n * size;
+    if (n > 0 || (parts.length === 0 && name === 'minute')) parts.push(`${n} ${name}${n === 1 ? '' : 's'}`);
+    if (parts.length === 2) break;
+  }
+  return parts.join(' ');
+}
+
+/**
+ * The catch-up listed NetBox's reports well into the silence (past half of it) and found none newer:
+ * NetBox has none either. An older listing shows nothing about the rest of the silence.
+ */
+function netboxHasNone(alert: WatchdogAlert): boolean {
+  return alert.netboxCheckedAt != null && alert.netboxCheckedAt >= alert.silentSince + alert.expectEveryMs / 2;
+}
+
+/** What the silence can mean, as far as the relay could check NetBox itself (the catch-up lists its reports). */
+function describeNetboxCheck(alert: WatchdogAlert, timezone: string): string {
+  const checked = alert.netboxCheckedAt == null ? undefined : formatDateTime(new Date(alert.netboxCheckedAt).toISOString(), timezone);
+  if (netboxHasNone(alert))
+    return `NetBox had no newer report either when the relay last listed its reports, at ${checked} (catch-up): no webhook was lost, the tests did not run or did not succeed. Check:`;
+  if (alert.netboxCheckedAt !== undefined)
+    return `The relay has not listed NetBox's reports ${checked ? `since ${checked}` : 'yet'} (its catch-up fails: see the logs and compliance_relay_catch_up_failures_total), so it cannot tell whether NetBox has reports whose webhook was lost. Check:`;
+  return 'NetBox drops a webhook that fails without retrying it, so silence can mean a lost report. Check:';
+}
+
+/** The watchdog's mail: "no compliance report received since …" when reports stop, "arriving again" when they resume. */
+function describeSilence(alert: WatchdogAlert, timezone: string): NoticeContent {
+  const since = formatDateTime(new Date(alert.silentSince).toISOString(), timezone);
+  const from = alert.source ? ` from the NetBox source ${alert.source}` : '';
+  const notice = (subject: string, lines: string[]) => ({
+    subject,
+    lines: lines.map((text) => ({ text })),
+    route: `watchdog-${alert.kind}`,
+    kind: alert.kind,
+    source: alert.source,
+  });
+  if (alert.kind === 'overdue')
+    return notice(`No compliance report received since ${since}`, [
+      `No compliance report${from} has reached the relay since ${since} (${formatDuration(alert.detectedAt - alert.silentSince)} ago).`,
+      `One is expected at least every ${formatDuration(alert.expectEveryMs)} (${alert.source ? `expect_report_every of ${alert.source} in SOURCES_FILE` : 'EXPECT_REPORT_EVERY'}).`,
+      '',
+      describeNetboxCheck(alert, timezone),
+      '- that the scheduled "Run Compliance Tests" still runs and succeeds in NetBox;',
+      ...(netboxHasNone(alert)
+        ? []
+        : [
+            '- that the webhook and its event rule exist and are enabled (compliance-relay netbox-setup --dry-run shows what differs);',
+            "- NetBox's failed background jobs (Admin > Background Tasks > failed) for webhook errors;",
+            "- the relay's logs and /metrics for rejected deliveries (a signature or secret mismatch, say).",
+          ]),
+      '',
+      'You will get one more mail when reports arrive again.',
+    ]);
+  const resumedAt = alert.resumedAt ?? alert.detectedAt;
+  const at = formatDateTime(new Date(resumedAt).toISOString(), timezone);
+  return notice('Compliance reports are arriving again', [
+    `A compliance report${from} arrived at ${at}, after ${formatDuration(resumedAt - alert.silentSince)} without one (the previous arrived at ${since}).`,
+    alert.netboxCheckedAt !== undefined
+      ? 'Its own mail follows separately. Reports NetBox created during the silence whose webhook never came are fetched from NetBox by the catch-up and mailed, each marked as such.'
+      : 'Its own mail follows separately. Reports that NetBox could not deliver during the silence are not recovered: run the tests again in NetBox if you need them.',
+  ]);
 }

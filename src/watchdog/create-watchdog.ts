@@ -1,10 +1,9 @@
 import { UnreadableDeliveryError, type ComposedNotice } from '../compose';
 import type { Recipients } from '../mail';
 import { coalesceRuns, createRepeatingTask, type Clock, type Logger } from '../shared';
-import { parseJobDelivery, type DeliveryRecord, type Store } from '../store';
+import { buildJobDelivery, parseJobDelivery, type DeliveryRecord, type Store } from '../store';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
-import { buildMissedReportsMail } from './missed-reports-notice';
-import { buildWatchdogAlert, buildWatchdogMail } from './watchdog-alert';
+import { buildNoticeMail } from './build-notice-mail';
 
 export interface WatchdogOptions {
   store: Pick<Store, 'lastReportReceivedAt' | 'getWatchdogState' | 'transitionWatchdog' | 'getCatchUpState'>;
@@ -20,12 +19,7 @@ export interface WatchdogOptions {
   catchUp?: boolean;
 }
 
-export interface Watchdog {
-  /** Measures the silence now; resolves with the alert queued, if this call queued one. */
-  evaluate(): Promise<'overdue' | 'resumed' | undefined>;
-  start(): void;
-  stop(): void;
-}
+export type Watchdog = ReturnType<typeof createWatchdog>;
 
 /** With the catch-up on: when it last listed the source's reports in NetBox (null: never yet). */
 async function readNetboxCheck(options: WatchdogOptions): Promise<{ netboxCheckedAt?: number | null }> {
@@ -38,7 +32,7 @@ async function readNetboxCheck(options: WatchdogOptions): Promise<{ netboxChecke
  * `expectEveryMs`, one when reports arrive again. The state moves by compare-and-set in the store, in the transaction
  * that queues the mail in the outbox, so replicas sharing a store send each mail once, and none is lost to a crash.
  */
-export function createWatchdog(options: WatchdogOptions): Watchdog {
+export function createWatchdog(options: WatchdogOptions) {
   const { store, clock, logger } = options;
   // The silence is measured every tenth of expectEveryMs, between 1 s and 60 s.
   const checkEveryMs = Math.min(60_000, Math.max(1_000, Math.floor(options.expectEveryMs / 10)));
@@ -53,14 +47,17 @@ export function createWatchdog(options: WatchdogOptions): Watchdog {
     const silentSince = kind === 'overdue' ? (last ?? state.createdAt) : (state.since ?? state.createdAt);
     if (kind === 'overdue' ? now - silentSince <= expectEveryMs : last === null || last <= silentSince) return undefined;
     const resumedAt = kind === 'resumed' ? last! : undefined;
-    const alert = buildWatchdogAlert({
-      kind,
-      silentSince,
-      ...(resumedAt === undefined ? {} : { resumedAt }),
-      expectEveryMs,
-      detectedAt: now,
-      source,
-      ...(await readNetboxCheck(options)),
+    const alert = buildJobDelivery({
+      kind: 'watchdog',
+      alert: {
+        kind,
+        silentSince,
+        ...(resumedAt === undefined ? {} : { resumedAt }),
+        expectEveryMs,
+        detectedAt: now,
+        source,
+        ...(await readNetboxCheck(options)),
+      },
     });
     // Resumed, `since` is kept on the ok state: the next silence is measured from the new report, not from it.
     const next =
@@ -84,6 +81,7 @@ export function createWatchdog(options: WatchdogOptions): Watchdog {
   }
 
   // One evaluation at a time in this process; the compare-and-set settles races between processes.
+  /** Measures the silence now; resolves with the alert queued, if this call queued one. */
   const evaluate = coalesceRuns(evaluateOnce);
   const fail = (error: unknown) => logger.error({ err: error }, 'watchdog: cannot read or update its state; will try again');
   return { evaluate, ...createRepeatingTask(() => void evaluate().catch(fail), checkEveryMs) };
@@ -99,9 +97,8 @@ export function createWatchdogComposer(options: {
   return async (delivery) => {
     const mailOptions = { ...options, deliveryId: delivery.id, dedupKey: delivery.dedupKey, date: new Date(options.clock.now()) };
     const job = parseJobDelivery(delivery.dedupKey, delivery.body!);
-    if (job?.kind === 'missed')
-      return { kind: 'notice', route: 'catch-up', message: await buildMissedReportsMail(job.notice, mailOptions) };
-    if (job?.kind !== 'watchdog') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a watchdog record`);
-    return { kind: 'notice', route: 'watchdog', message: await buildWatchdogMail(job.alert, mailOptions) };
+    if (job?.kind !== 'watchdog' && job?.kind !== 'missed')
+      throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a watchdog record`);
+    return { kind: 'notice', route: job.kind === 'missed' ? 'catch-up' : 'watchdog', message: await buildNoticeMail(job, mailOptions) };
   };
 }

@@ -4,9 +4,8 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { Browser } from 'playwright-core';
 import { createDashboardRouter, createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
-import { buildDigestJob } from '../../src/digest';
 import { createSilentLogger, type Clock } from '../../src/shared';
-import { SqliteStore } from '../../src/store';
+import { buildJobDelivery, SqliteStore } from '../../src/store';
 import { launchChromium } from '../helpers/browser';
 import { makeTempDir } from '../helpers/relay-harness';
 
@@ -48,7 +47,11 @@ describe('the dashboard lists digests beside the deliveries', () => {
         late: i === 1,
       };
       const queuedAt = period.periodEnd + (period.late ? 7_200_000 : 5_000);
-      const { deliveryId } = await store.queueDigest({ ...period, now: queuedAt, job: buildDigestJob({ ...period, queuedAt }) });
+      const { deliveryId } = await store.queueDigest({
+        ...period,
+        now: queuedAt,
+        job: buildJobDelivery({ kind: 'digest', job: { ...period, queuedAt } }),
+      });
       deliveryIds.push(deliveryId!);
     }
     const clock: Clock = { now: () => NOW };

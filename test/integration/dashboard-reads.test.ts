@@ -5,8 +5,7 @@ import express from 'express';
 import { createDashboardRouter, createSessionKeys, SESSION_COOKIE, type DashboardOptions } from '../../src/dashboard';
 import { createWebhookRouter } from '../../src/http';
 import { createLogger, type Clock } from '../../src/shared';
-import { SqliteStore } from '../../src/store';
-import { buildWatchdogAlert } from '../../src/watchdog';
+import { buildJobDelivery, SqliteStore } from '../../src/store';
 import { textOf } from '../helpers/html';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir, postWebhook } from '../helpers/relay-harness';
@@ -95,7 +94,10 @@ describe('the dashboard reads typed rows, not bodies (issue 15)', () => {
       expect((await postWebhook(`${url}/webhook`, buildBody({ data }))).status).toBe(202);
     }
     const watchdog = await store.insertDelivery(
-      buildWatchdogAlert({ kind: 'overdue', silentSince: T0, expectEveryMs: 3_600_000, detectedAt: T0 + 7_200_000 }),
+      buildJobDelivery({
+        kind: 'watchdog',
+        alert: { kind: 'overdue', silentSince: T0, expectEveryMs: 3_600_000, detectedAt: T0 + 7_200_000 },
+      }),
     );
 
     const page = await fetch(`${url}/ui`, { headers: { Cookie: cookie } });

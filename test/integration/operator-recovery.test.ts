@@ -1,4 +1,4 @@
-import { buildDigestJob } from '../../src/digest';
+import { buildJobDelivery } from '../../src/store';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import { postWebhook, quickRetries, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { runCliCaptured } from '../helpers/run-cli';
@@ -48,7 +48,10 @@ describe('operator recovery: list dead deliveries and requeue them', () => {
   it('`deliveries` names a digest by its route, never as report 0', async () => {
     const periodEnd = Date.parse('2026-03-09T07:00:00Z');
     await relay.relay.store.insertDelivery(
-      buildDigestJob({ route: 'weekly', periodStart: periodEnd - 7 * 86_400_000, periodEnd, late: false, queuedAt: periodEnd }),
+      buildJobDelivery({
+        kind: 'digest',
+        job: { route: 'weekly', periodStart: periodEnd - 7 * 86_400_000, periodEnd, late: false, queuedAt: periodEnd },
+      }),
     );
     const table = await runCliCaptured(['deliveries'], env);
     expect(table.code).toBe(0);

@@ -8,7 +8,7 @@ import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir } from '../helpers/relay-harness';
 import { loadRenderer } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
-import { buildCountTrend, parseDigestSchedule, parseRoutesFile, planRoutes, RoutesFileError, type ReportFacts } from '../../src/routing';
+import { parseDigestSchedule, parseRoutesFile, planRoutes, RoutesFileError, type ReportFacts } from '../../src/routing';
 import { buildPeriodTrend, buildReportSnapshot, buildSourceSeriesKey, type FailingPair, type ReportSnapshot } from '../../src/trend';
 import { saveReport } from '../helpers/store-writes';
 
@@ -25,13 +25,12 @@ function issuesOf(text: string): RoutesFileError['issues'] {
 const FACTS: ReportFacts = {
   reportId: 7,
   completedAt: '2026-03-07T10:00:00.000Z',
-  ratios: {
-    HIGH: { failed: 1, percent: 90 },
-    MIDDLE: { failed: 0, percent: 100 },
-    LOW: { failed: 0, percent: null },
-    overall: { failed: 1, percent: 95 },
+  counts: {
+    HIGH: { passed: 9, count: 10 },
+    MIDDLE: { passed: 10, count: 10 },
+    LOW: { passed: 0, count: 0 },
+    overall: { passed: 19, count: 20 },
   },
-  hasFailures: true,
   customFields: {},
 };
 
@@ -113,7 +112,7 @@ describe('digest routes in the routes file', () => {
       ].join('\n'),
       'routes.yaml',
     );
-    const plan = planRoutes(routes, FACTS, buildCountTrend(null), () => null);
+    const plan = planRoutes(routes, FACTS, null, () => null);
     expect(plan.map((d) => [d.route, d.outcome, d.reason])).toEqual([
       ['weekly', 'skipped', 'matched: goes into the digest (0 8 * * MON)'],
       ['quiet', 'skipped', 'not matched (digest route)'],
@@ -132,7 +131,7 @@ describe('digest routes in the routes file', () => {
       ].join('\n'),
       'routes.yaml',
     );
-    expect(planRoutes(after, FACTS, buildCountTrend(null), () => null).map((d) => [d.route, d.outcome, d.reason])).toEqual([
+    expect(planRoutes(after, FACTS, null, () => null).map((d) => [d.route, d.outcome, d.reason])).toEqual([
       ['on-call', 'send', 'matched (notify: always)'],
       ['weekly', 'skipped', 'matched: goes into the digest (0 8 * * MON)'],
     ]);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
 import type { OwnerContact } from '../../src/enrichment';
 import type { NetboxDevice } from '../../src/netbox';
-import { buildCountTrend, buildOwnerGroups, parseRoutesFile, planRoutes, RoutesFileError, type ReportFacts } from '../../src/routing';
+import { buildOwnerGroups, parseRoutesFile, planRoutes, RoutesFileError, type ReportFacts } from '../../src/routing';
 
 const EXAMPLE = path.join(__dirname, '..', '..', 'examples', 'owner-routes.yaml');
 
@@ -28,13 +28,12 @@ function contact(objectType: OwnerContact['objectType'], objectId: number, email
 const facts = (devices?: NetboxDevice[]): ReportFacts => ({
   reportId: 1,
   completedAt: '2026-03-01T10:00:00.000Z',
-  ratios: {
-    HIGH: { failed: 3, percent: 50 },
-    MIDDLE: { failed: 0, percent: 100 },
-    LOW: { failed: 0, percent: null },
-    overall: { failed: 3, percent: 75 },
+  counts: {
+    HIGH: { passed: 3, count: 6 },
+    MIDDLE: { passed: 6, count: 6 },
+    LOW: { passed: 0, count: 0 },
+    overall: { passed: 9, count: 12 },
   },
-  hasFailures: true,
   customFields: {},
   ...(devices ? { devices } : {}),
 });
@@ -129,15 +128,15 @@ describe('device conditions pick the failing devices a route is about', () => {
   );
 
   it('with the devices known: matches when one fails, and keeps only those devices for the mail', () => {
-    expect(planRoutes(routes, facts([core, access]), buildCountTrend(null), () => null)[0]).toMatchObject({
+    expect(planRoutes(routes, facts([core, access]), null, () => null)[0]).toMatchObject({
       outcome: 'send',
       devices: [1],
     });
-    expect(planRoutes(routes, facts([access]), buildCountTrend(null), () => null)[0]).toMatchObject({ outcome: 'skipped' });
+    expect(planRoutes(routes, facts([access]), null, () => null)[0]).toMatchObject({ outcome: 'skipped' });
   });
 
   it('with the devices unknown (NetBox down): still matches, with the whole report, so no page is lost', () => {
-    const [decision] = planRoutes(routes, facts(), buildCountTrend(null), () => null);
+    const [decision] = planRoutes(routes, facts(), null, () => null);
     expect(decision.outcome).toBe('send');
     expect(decision.devices).toBeUndefined();
   });

@@ -40,20 +40,20 @@ describe('reading owners from NetBox', () => {
     netbox = await startNetboxDouble({ authorization: `Token ${TOKEN}` });
     client = createNetboxClient({ url: netbox.url, token: TOKEN, timeoutMs: 5000, maxAttempts: 1 });
     netbox.devices.set(5, { id: 5, name: 'sw-5', site: SITE, role: { id: 2, name: 'Core', slug: 'core' } });
-    // The TTL is measured on the resolver's clock, moved forward by hand (the budget stays real time ahead).
+    // The TTL (10 minutes) is measured on the resolver's clock, moved forward by hand (the budget stays real time ahead).
     let skew = 0;
-    const resolver = createOwnerResolver({ client, budgetMs: 10_000, clock: { now: () => Date.now() + skew }, ttlMs: 60_000 });
+    const resolver = createOwnerResolver({ client, budgetMs: 10_000, clock: { now: () => Date.now() + skew } });
     const query = [{ role: 'owner', on: ['site'] as const }];
     const devicesAsked = () => netbox.requests.filter((r) => r.path.startsWith('/api/dcim/devices/')).length;
     const first = await resolver('report-1', '/api/plugins/validity/test-results/?report_id=1').lookup([5], query);
     expect(first).toMatchObject({ status: 'ok', devices: [{ id: 5, site: { slug: 'fra1' } }] });
     await resolver('report-1', '/api/plugins/validity/test-results/?report_id=1').lookup([5], query);
     expect(devicesAsked()).toBe(1);
-    skew += 61_000;
+    skew += 601_000;
     await resolver('report-1', '/api/plugins/validity/test-results/?report_id=1').lookup([5], query);
     expect(devicesAsked()).toBe(2);
     netbox.failNext.push(500);
-    skew += 61_000;
+    skew += 601_000;
     expect(await resolver('report-1', '/x/').lookup([5], query)).toMatchObject({ status: 'missing', code: 'SERVER' });
     expect(await resolver('report-1', '/x/').lookup([5], query)).toMatchObject({ status: 'ok' });
   });

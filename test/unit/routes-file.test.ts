@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig, ConfigError } from '../../src/config';
-import { buildCountTrend, parseRoutesFile, planRoutes, RoutesFileError, type ReportFacts, type Route } from '../../src/routing';
+import { parseRoutesFile, planRoutes, RoutesFileError, type ReportFacts, type Route } from '../../src/routing';
+import { buildTrend, pairKey, type FailingPair, type LeftOutPairs, type ReportSnapshot } from '../../src/trend';
 
 const EXAMPLE = path.join(__dirname, '..', '..', 'examples', 'routes.yaml');
 
@@ -20,10 +21,7 @@ function facts(
   customFields: Record<string, unknown> = {},
   id = 1,
 ): ReportFacts {
-  const ratio = ([passed, count]: [number, number]) => ({
-    failed: count - passed,
-    percent: count === 0 ? null : Math.round((1000 * passed) / count) / 10,
-  });
+  const line = ([passed, count]: [number, number]) => ({ passed, count });
   const high = overrides.HIGH ?? [10, 10];
   const middle = overrides.MIDDLE ?? [10, 10];
   const low = overrides.LOW ?? [0, 0];
@@ -31,11 +29,32 @@ function facts(
   return {
     reportId: id,
     completedAt: `2026-03-0${id}T10:00:00.000Z`,
-    ratios: { HIGH: ratio(high), MIDDLE: ratio(middle), LOW: ratio(low), overall: ratio(total) },
-    hasFailures: total[0] < total[1],
+    counts: { HIGH: line(high), MIDDLE: line(middle), LOW: line(low), overall: line(total) },
     customFields,
   };
 }
+
+/** The report as the trend's history keeps it; `failing` null: its failing pairs unknown (no NetBox). */
+function snapshotOf(f: ReportFacts, failing: FailingPair[] | null = null): ReportSnapshot {
+  const created = f.completedAt;
+  return {
+    dedupKey: `${f.reportId}@${created}`,
+    series: 's',
+    reportId: f.reportId,
+    created,
+    createdMs: Date.parse(created),
+    counts: f.counts,
+    failing,
+  };
+}
+
+/** The trend of `current` after `previous` (none: a first report), as the planner is given it. */
+function trendOf(current: ReportFacts, previous?: ReportFacts, pairs?: [FailingPair[], FailingPair[]], leftOut?: LeftOutPairs) {
+  const history = previous ? [snapshotOf(previous, pairs?.[1] ?? null)] : [];
+  return buildTrend(snapshotOf(current, pairs?.[0] ?? null), history, leftOut ? { leftOut } : {});
+}
+
+const high = (device: string): FailingPair => ({ device, test: 'ssh', severity: 'HIGH' });
 
 describe('routes file: validation names the route, the field and the line', () => {
   it('accepts the shipped example', () => {
@@ -141,7 +160,7 @@ describe('routes: matching, continue and notify policy', () => {
   const never = () => null;
 
   it('a clean first report reaches only the auditors (the others do not match)', () => {
-    const plan = planRoutes(routes, facts(), buildCountTrend(null), never);
+    const plan = planRoutes(routes, facts(), null, never);
     expect(plan.map((d) => [d.route, d.outcome])).toEqual([
       ['regressions', 'skipped'],
       ['on-call', 'skipped'],
@@ -151,7 +170,7 @@ describe('routes: matching, continue and notify policy', () => {
 
   it('a route without continue stops the ones after it', () => {
     const stop = routes.map((r) => (r.name === 'on-call' ? { ...r, continue: false } : r));
-    const plan = planRoutes(stop, facts({ HIGH: [8, 10] }), buildCountTrend(null), never);
+    const plan = planRoutes(stop, facts({ HIGH: [8, 10] }), null, never);
     expect(plan.map((d) => [d.route, d.outcome])).toEqual([
       ['regressions', 'skipped'],
       ['on-call', 'send'],
@@ -164,18 +183,28 @@ describe('routes: matching, continue and notify policy', () => {
     const onCall = routes.filter((r) => r.name === 'on-call');
     const first = facts({ HIGH: [8, 10] }, {}, 1);
     const same = facts({ HIGH: [8, 10] }, {}, 2);
-    expect(planRoutes(onCall, same, buildCountTrend(first), () => first.completedAt)[0]).toMatchObject({
+    expect(planRoutes(onCall, same, trendOf(same, first), () => first.completedAt)[0]).toMatchObject({
       outcome: 'suppressed',
       reason: expect.stringContaining('same failed counts per severity as report 1'),
     });
     // Eight days after the last mail on the route: a reminder.
     const later = { ...same, completedAt: '2026-03-09T10:00:00.000Z' };
-    expect(planRoutes(onCall, later, buildCountTrend(first), () => first.completedAt)[0]).toMatchObject({
+    expect(planRoutes(onCall, later, trendOf(later, first), () => first.completedAt)[0]).toMatchObject({
       outcome: 'send',
       reminder: true,
     });
     // Known failing pairs win over counts: same counts, different pairs.
-    expect(planRoutes(onCall, same, { previous: first, newlyFailing: 1, failingSetChanged: true }, never)[0]).toMatchObject({
+    expect(
+      planRoutes(
+        onCall,
+        same,
+        trendOf(same, first, [
+          [high('a'), high('c')],
+          [high('a'), high('b')],
+        ]),
+        never,
+      )[0],
+    ).toMatchObject({
       outcome: 'send',
       reason: expect.stringContaining('failing pairs changed'),
     });
@@ -184,15 +213,19 @@ describe('routes: matching, continue and notify policy', () => {
   it('regression: a drop above the threshold or a newly failing result; nothing without a previous report', () => {
     const reg = routes.filter((r) => r.name === 'regressions');
     const before = facts({ MIDDLE: [10, 10] }, {}, 1);
-    expect(planRoutes(reg, facts({ MIDDLE: [9, 10] }, {}, 2), buildCountTrend(before), never)[0].outcome).toBe('send');
-    expect(planRoutes(reg, facts({ MIDDLE: [9, 10] }, {}, 2), buildCountTrend(null), never)[0].outcome).toBe('skipped');
-    expect(planRoutes(reg, facts({ MIDDLE: [10, 10] }, {}, 2), buildCountTrend(before), never)[0].outcome).toBe('skipped');
+    expect(planRoutes(reg, facts({ MIDDLE: [9, 10] }, {}, 2), trendOf(facts({ MIDDLE: [9, 10] }, {}, 2), before), never)[0].outcome).toBe(
+      'send',
+    );
+    expect(planRoutes(reg, facts({ MIDDLE: [9, 10] }, {}, 2), null, never)[0].outcome).toBe('skipped');
+    expect(planRoutes(reg, facts({ MIDDLE: [10, 10] }, {}, 2), trendOf(facts({ MIDDLE: [10, 10] }, {}, 2), before), never)[0].outcome).toBe(
+      'skipped',
+    );
   });
 
   it('custom fields match by value, list or presence (select fields by their value)', () => {
     const route = (match: string) => parseRoutesFile(`routes:\n  - name: r\n    to: a@example.com\n    match: ${match}\n`, 'r.yaml');
     const f = facts({}, { site_group: { value: 'dc-east', label: 'DC East' }, owner: 'netops', empty: null });
-    const outcome = (m: string) => planRoutes(route(m), f, buildCountTrend(null), never)[0].outcome;
+    const outcome = (m: string) => planRoutes(route(m), f, null, never)[0].outcome;
     expect(outcome('{ custom_field: { name: site_group, equals: dc-east } }')).toBe('send');
     expect(outcome('{ custom_field: { name: owner, in: [secops, netops] } }')).toBe('send');
     expect(outcome('{ custom_field: { name: owner, equals: secops } }')).toBe('skipped');
@@ -202,7 +235,7 @@ describe('routes: matching, continue and notify policy', () => {
 
   it('on-failure holds back a clean report and says why', () => {
     const r = parseRoutesFile('routes:\n  - name: r\n    to: a@example.com\n    notify: on-failure\n', 'r.yaml');
-    expect(planRoutes(r, facts(), buildCountTrend(null), never)[0]).toMatchObject({
+    expect(planRoutes(r, facts(), null, never)[0]).toMatchObject({
       outcome: 'suppressed',
       reason: 'every test passed (notify: on-failure)',
     });
@@ -211,11 +244,14 @@ describe('routes: matching, continue and notify policy', () => {
   it('on-failure holds back a report whose only failures are accepted exceptions, and mails one with one more', () => {
     const r = parseRoutesFile('routes:\n  - name: r\n    to: a@example.com\n    notify: on-failure\n', 'r.yaml');
     const twoHighFailing = facts({ HIGH: [8, 10] });
-    expect(planRoutes(r, twoHighFailing, { ...buildCountTrend(null), waived: 2 }, never)[0]).toMatchObject({
+    const pairs: [FailingPair[], FailingPair[]] = [[high('a'), high('b')], []];
+    const waiving = (...waived: FailingPair[]) =>
+      trendOf(twoHighFailing, undefined, pairs, { current: new Set(waived.map(pairKey)), previous: new Set() });
+    expect(planRoutes(r, twoHighFailing, waiving(high('a'), high('b')), never)[0]).toMatchObject({
       outcome: 'suppressed',
       reason: 'every failure an accepted exception (notify: on-failure)',
     });
-    expect(planRoutes(r, twoHighFailing, { ...buildCountTrend(null), waived: 1 }, never)[0]).toMatchObject({
+    expect(planRoutes(r, twoHighFailing, waiving(high('a')), never)[0]).toMatchObject({
       outcome: 'send',
       reason: 'matched and something failed (notify: on-failure)',
     });

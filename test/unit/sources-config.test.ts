@@ -1,5 +1,5 @@
 import { redactConfig } from '../../src/config';
-import { buildCountTrend, parseRoutesFile, planRoutes, type ReportFacts, type SourceFacts } from '../../src/routing';
+import { parseRoutesFile, planRoutes, type ReportFacts, type SourceFacts } from '../../src/routing';
 import { configMessages, loadWithFiles } from '../helpers/config-files';
 
 const load = loadWithFiles;
@@ -226,18 +226,17 @@ describe('routes match on the NetBox source and its tags', () => {
   const facts = (source?: SourceFacts): ReportFacts => ({
     reportId: 29,
     completedAt: '2026-03-06T15:11:23.503Z',
-    ratios: {
-      HIGH: { failed: 1, percent: 50 },
-      MIDDLE: { failed: 0, percent: 100 },
-      LOW: { failed: 0, percent: null },
-      overall: { failed: 1, percent: 75 },
+    counts: {
+      HIGH: { passed: 1, count: 2 },
+      MIDDLE: { passed: 2, count: 2 },
+      LOW: { passed: 0, count: 0 },
+      overall: { passed: 3, count: 4 },
     },
-    hasFailures: true,
     customFields: {},
     source,
   });
   const sentTo = (source?: SourceFacts) =>
-    planRoutes(routes, facts(source), buildCountTrend(null), () => null)
+    planRoutes(routes, facts(source), null, () => null)
       .filter((d) => d.outcome === 'send')
       .map((d) => d.route);
 

@@ -3,7 +3,7 @@
  * failing-set change, regression) while its deltas keep validity's figures, and routes neither remind
  * nor mail a first report for accepted exceptions alone.
  */
-import { buildRoutingTrend, parseRoutesFile, planRoutes, type ReportFacts } from '../../src/routing';
+import { parseRoutesFile, planRoutes, type ReportFacts } from '../../src/routing';
 import { buildTrend, pairKey, type FailingPair, type ReportSnapshot } from '../../src/trend';
 
 const telnet = (device: string): FailingPair => ({ device, test: 'telnet-disabled', severity: 'HIGH' });
@@ -65,29 +65,28 @@ describe('a trend with accepted exceptions left out', () => {
     const facts = (id: number, completedAt: string): ReportFacts => ({
       reportId: id,
       completedAt,
-      ratios: {
-        HIGH: { failed: 1, percent: 90 },
-        MIDDLE: { failed: 0, percent: 100 },
-        LOW: { failed: 0, percent: null },
-        overall: { failed: 1, percent: 95 },
+      counts: {
+        HIGH: { passed: 9, count: 10 },
+        MIDDLE: { passed: 10, count: 10 },
+        LOW: { passed: 0, count: 0 },
+        overall: { passed: 19, count: 20 },
       },
-      hasFailures: true,
       customFields: {},
     });
     const only = [telnet('lab-sw1')];
     const first = snapshot(1, '2026-11-27T08:00:00Z', only);
     const waived = { current: keys(...only), previous: keys(...only) };
-    const firstTrend = buildRoutingTrend(buildTrend(first, [], { leftOut: waived }), facts(1, first.created));
+    const firstTrend = buildTrend(first, [], { leftOut: waived });
     expect(planRoutes(routes, facts(1, first.created), firstTrend, () => null)[0]).toMatchObject({
       outcome: 'suppressed',
       reason: expect.stringContaining('every failure an accepted exception'),
     });
     const later = snapshot(2, '2026-12-05T08:00:00Z', only);
     const laterFacts = facts(2, later.created);
-    const trend = buildRoutingTrend(buildTrend(later, [first], { leftOut: waived }), laterFacts);
+    const trend = buildTrend(later, [first], { leftOut: waived });
     // A week after the last mail: a reminder would be due, but what fails is accepted.
     expect(planRoutes(routes, laterFacts, trend, () => first.created)[0]).toMatchObject({ outcome: 'suppressed', reminder: false });
-    const unwaived = buildRoutingTrend(buildTrend(later, [first]), laterFacts);
+    const unwaived = buildTrend(later, [first]);
     expect(planRoutes(routes, laterFacts, unwaived, () => first.created)[0]).toMatchObject({ outcome: 'send', reminder: true });
   });
 });
