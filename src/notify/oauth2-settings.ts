@@ -112,12 +112,23 @@ export function buildOAuth2Config(
   context: Pick<TransportContext, 'readFile' | 'issues' | 'rawEnv'>,
 ): OAuth2Config | undefined {
   const { issues } = context;
-  const provider = deriveProvider(e, use, issues);
-  if (!provider) return undefined;
+  // Google when a service-account key is given, Microsoft otherwise; both providers' credentials at once is an error.
+  const google = e.OAUTH2_SERVICE_ACCOUNT_FILE !== undefined;
+  const microsoft = (['OAUTH2_TENANT_ID', 'OAUTH2_CLIENT_ID'] as const).filter((v) => e[v] !== undefined);
+  if (google && microsoft.length > 0) {
+    const message = `and ${microsoft.join(' and ')} are both set: the first means Google, the other Microsoft; keep one provider's credentials`;
+    issues.push({ variable: 'OAUTH2_SERVICE_ACCOUNT_FILE', message });
+    return undefined;
+  }
+  if (google && use.kind === 'graph') {
+    const message =
+      "is Google's; MAIL_TRANSPORT=graph is Microsoft 365 only (OAUTH2_TENANT_ID, OAUTH2_CLIENT_ID and a secret or certificate)";
+    issues.push({ variable: 'OAUTH2_SERVICE_ACCOUNT_FILE', message });
+    return undefined;
+  }
   const before = issues.length;
   checkEndpointUrl('OAUTH2_TOKEN_URL', e.OAUTH2_TOKEN_URL, issues);
-  /** The file's text, or undefined with the problem reported as `variable`'s. */
-  const read = (variable: string, file: string) => {
+  const read: ReadFile = (variable, file) => {
     try {
       return context.readFile(file);
     } catch (error) {
@@ -125,31 +136,18 @@ export function buildOAuth2Config(
       return undefined;
     }
   };
-  const config = provider === 'microsoft' ? buildMicrosoftConfig(e, use, context, read) : buildGoogleConfig(e, use, issues, read);
+  const config = google ? buildGoogleConfig(e, use, issues, read) : buildMicrosoftConfig(e, use, context, read);
   return issues.length === before ? config : undefined;
 }
 
-/** Google when a service-account key is given, Microsoft otherwise; both providers' credentials at once is an error. */
-function deriveProvider(e: Env, use: OAuth2Use, issues: ConfigIssue[]): OAuth2Config['provider'] | undefined {
-  if (e.OAUTH2_SERVICE_ACCOUNT_FILE === undefined) return 'microsoft';
-  const microsoft = (['OAUTH2_TENANT_ID', 'OAUTH2_CLIENT_ID'] as const).filter((v) => e[v] !== undefined);
-  const variable = 'OAUTH2_SERVICE_ACCOUNT_FILE';
-  if (microsoft.length > 0) {
-    const message = `and ${microsoft.join(' and ')} are both set: the first means Google, the other Microsoft; keep one provider's credentials`;
-    issues.push({ variable, message });
-  } else if (use.kind === 'graph') {
-    const message =
-      "is Google's; MAIL_TRANSPORT=graph is Microsoft 365 only (OAUTH2_TENANT_ID, OAUTH2_CLIENT_ID and a secret or certificate)";
-    issues.push({ variable, message });
-  } else return 'google';
-  return undefined;
-}
+/** A file's text, or undefined with the problem reported as `variable`'s. */
+type ReadFile = (variable: string, file: string) => string | undefined;
 
 function buildMicrosoftConfig(
   e: Env,
   use: OAuth2Use,
   { issues, rawEnv }: Pick<TransportContext, 'issues' | 'rawEnv'>,
-  read: (variable: string, file: string) => string | undefined,
+  read: ReadFile,
 ): OAuth2Config | undefined {
   const required = `is required with ${use.kind === 'smtp' ? "Microsoft's XOAUTH2 login" : 'MAIL_TRANSPORT=graph'}`;
   if (e.OAUTH2_TENANT_ID === undefined)
@@ -188,7 +186,7 @@ function readCertificateCredential(
   file: string | undefined,
   retiredKeyFile: string | undefined,
   issues: ConfigIssue[],
-  read: (variable: string, file: string) => string | undefined,
+  read: ReadFile,
 ): { certificatePem?: string; privateKeyPem?: string } {
   const variable = 'OAUTH2_CERTIFICATE_FILE';
   if (file === undefined) {
@@ -242,12 +240,7 @@ const ServiceAccountKeySchema = z.object({
   token_uri: z.string().optional(),
 });
 
-function buildGoogleConfig(
-  e: Env,
-  use: OAuth2Use,
-  issues: ConfigIssue[],
-  read: (variable: string, file: string) => string | undefined,
-): OAuth2Config | undefined {
+function buildGoogleConfig(e: Env, use: OAuth2Use, issues: ConfigIssue[], read: ReadFile): OAuth2Config | undefined {
   for (const variable of MICROSOFT_ONLY) {
     if (e[variable] !== undefined)
       issues.push({
