@@ -48,7 +48,7 @@ export async function listMetrics(): Promise<MetricDoc[]> {
     clock,
     logger,
     processMetrics: false,
-    smtpPause: () => ({ state: 'open', openUntil: 0, held: true, lastError: { code: 'EAUTH', message: '' } }),
+    pause: () => ({ state: 'open', openUntil: 0, held: true, lastError: { code: 'EAUTH', message: '' } }),
   });
   metrics.recordWorker({ type: 'dead', failure: { code: 'SMTP_5XX' }, durationMs: 0 } as never);
   metrics.recordWebhook({ outcome: 'rejected', code: 'SIGNATURE_INVALID' });

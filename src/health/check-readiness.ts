@@ -10,89 +10,76 @@ interface ReadinessCheck {
 }
 
 /**
- * The `smtp` part of /readyz's body, shown to everyone: no host, no server text. `failing`: the last
- * check or send could not reach the server (the queue still flows: it is retried); `paused`: the circuit
- * breaker holds the whole queue until `nextTryAt`; `probing`: the oldest delivery is testing the server now;
- * `held`: a configuration problem (`heldFor`, a catalogue code) holds the queue until an operator fixes it.
+ * The mail transport's part of /readyz's body (`smtp`, its name in the API), shown to everyone: no host, no server
+ * text. `failing`: the last check or send could not reach the server (the queue still flows: it is retried);
+ * `paused`: the circuit breaker holds the whole queue until `nextTryAt`; `probing`: the oldest delivery is testing
+ * the server now; `held`: a configuration problem (`heldFor`, a catalogue code) holds the queue until an operator
+ * fixes it. `nextTryAt`: when the paused queue next probes the server, or when the next connection check runs.
  */
-interface SmtpSummary {
+interface TransportSummary {
   ok: boolean;
   state: 'ok' | 'failing' | 'paused' | 'probing' | 'held';
   heldFor?: string;
-  /** When the paused queue next probes the server, or when the next connection check runs (ISO 8601). */
   nextTryAt?: string;
   pausedSince?: string;
 }
 
 export interface Readiness {
-  /** The relay can accept deliveries: the store commits and templates are loaded. SMTP does not count. */
+  /** The relay can accept deliveries: the store commits and templates are loaded. The mail transport does not count. */
   ready: boolean;
   failing: string[];
-  smtp: SmtpSummary;
+  smtp: TransportSummary;
   checks: Record<'store' | 'templates' | 'smtp', ReadinessCheck>;
 }
 
-export interface ReadinessDeps {
+/**
+ * What /readyz reports: ready when the outbox commits a write and the templates are compiled. The mail transport is
+ * reported, never a reason for 503: accepting while it is away is the relay's job, and a load balancer
+ * dropping the relay would drop NetBox's deliveries with it. Outcomes waiting to be recorded fail the
+ * store check: the store refused a real write (the probe's one-row update may still fit on a full disk).
+ */
+export async function checkReadiness(deps: {
   store: Pick<Store, 'checkWritable'>;
   renderer: Pick<Renderer, 'sets'>;
-  smtp: Pick<TransportHealth, 'status'>;
+  transport: Pick<TransportHealth, 'status'>;
   pause?: () => QueuePauseStatus;
   clock: Clock;
   /** Outcomes the store refused and the relay still holds (with the store's last answer), if any. */
   unrecorded?: () => { count: number; code?: string; message?: string };
-}
-
-/**
- * What /readyz reports: ready when the outbox commits a write and the templates are compiled. SMTP is
- * reported, never a reason for 503: accepting while SMTP is away is the relay's job, and a load balancer
- * dropping the relay would drop NetBox's deliveries with it. Outcomes waiting to be recorded fail the
- * store check: the store refused a real write (the probe's one-row update may still fit on a full disk).
- */
-export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
-  const store = await checkStore(deps);
-  const templates: ReadinessCheck =
-    deps.renderer.sets.length > 0 ? { ok: true, sets: [...deps.renderer.sets] } : { ok: false, message: 'no template set is loaded' };
-  const { summary, check: smtp } = checkSmtp(deps);
-  const failing = Object.entries({ store, templates })
-    .filter(([, c]) => !c.ok)
-    .map(([name]) => name);
-  return { ready: failing.length === 0, failing, smtp: summary, checks: { store, templates, smtp } };
-}
-
-async function checkStore(deps: ReadinessDeps): Promise<ReadinessCheck> {
+}): Promise<Readiness> {
+  let store: ReadinessCheck = { ok: true };
   try {
     await deps.store.checkWritable(deps.clock.now());
     const held = deps.unrecorded?.();
-    if (!held || held.count === 0) return { ok: true };
-    return {
-      ok: false,
-      code: held.code ?? 'OUTCOMES_UNRECORDED',
-      message: `${held.count} outcome(s) of sends wait to be recorded: ${held.message ?? 'the store refuses writes'}`.slice(0, 300),
-      unrecordedOutcomes: held.count,
-    };
+    if (held && held.count > 0)
+      store = {
+        ok: false,
+        code: held.code ?? 'OUTCOMES_UNRECORDED',
+        message: `${held.count} outcome(s) of sends wait to be recorded: ${held.message ?? 'the store refuses writes'}`.slice(0, 300),
+        unrecordedOutcomes: held.count,
+      };
   } catch (error) {
     const err = error as { code?: unknown; message?: unknown };
-    return { ok: false, code: typeof err.code === 'string' ? err.code : 'ERROR', message: String(err.message ?? error).slice(0, 300) };
+    store = { ok: false, code: typeof err.code === 'string' ? err.code : 'ERROR', message: String(err.message ?? error).slice(0, 300) };
   }
-}
-
-/** SMTP as the last check or send saw it, with the breaker's pause: a summary for everyone, details for a token holder. */
-function checkSmtp(deps: ReadinessDeps): { summary: SmtpSummary; check: ReadinessCheck } {
-  const s = deps.smtp.status();
+  const templates: ReadinessCheck =
+    deps.renderer.sets.length > 0 ? { ok: true, sets: [...deps.renderer.sets] } : { ok: false, message: 'no template set is loaded' };
+  // The transport as the last check or send saw it, with the breaker's pause: a summary for everyone, details for a token holder.
+  const s = deps.transport.status();
   const pause = deps.pause?.();
   const iso = (ms: number) => new Date(ms).toISOString();
   const held = pause !== undefined && pause.state !== 'closed' && pause.held;
   const paused = pause?.state === 'open' ? 'paused' : pause?.state === 'probing' ? 'probing' : undefined;
-  const state: SmtpSummary['state'] = held ? 'held' : (paused ?? (s.ok ? 'ok' : 'failing'));
+  const state: TransportSummary['state'] = held ? 'held' : (paused ?? (s.ok ? 'ok' : 'failing'));
   const nextTry = pause?.state === 'open' ? pause.openUntil : state === 'failing' ? s.nextCheckAt : undefined;
-  const summary: SmtpSummary = {
+  const summary: TransportSummary = {
     ok: state === 'ok',
     state,
     ...(held && pause.lastError ? { heldFor: pause.lastError.code } : {}),
     ...(nextTry !== undefined ? { nextTryAt: iso(nextTry) } : {}),
     ...(pause?.pausedSince != null ? { pausedSince: iso(pause.pausedSince) } : {}),
   };
-  const check: ReadinessCheck = {
+  const transport: ReadinessCheck = {
     ...summary,
     ...(s.source ? { source: s.source } : {}),
     ...(s.checkedAt !== undefined ? { checkedAt: iso(s.checkedAt) } : {}),
@@ -100,5 +87,8 @@ function checkSmtp(deps: ReadinessDeps): { summary: SmtpSummary; check: Readines
     ...(s.message ? { message: s.message } : {}),
     ...(pause?.lastError ? { pauseCause: { ...pause.lastError } } : {}),
   };
-  return { summary, check };
+  const failing = Object.entries({ store, templates })
+    .filter(([, c]) => !c.ok)
+    .map(([name]) => name);
+  return { ready: failing.length === 0, failing, smtp: summary, checks: { store, templates, smtp: transport } };
 }

@@ -41,17 +41,23 @@ export function createTransportHealth(options: {
     current = next;
   };
 
+  /** What to change when a user can fix the failure (refused, DNS, TLS, certificate, login), else the error as it came. */
+  const fail = (source: TransportStatus['source'], code: string, message: string) =>
+    set({
+      ok: false,
+      source,
+      checkedAt: options.clock.now(),
+      code,
+      message: describeMailError({ code, message }) ?? message.slice(0, 300),
+    });
+
   // The notifier's verify: connect, TLS, login (or the .eml directory is writable).
   const check = coalesceRuns((): Promise<TransportStatus> =>
     options.notifier
       .verify()
       .then(
         () => set({ ok: true, source: 'verify', checkedAt: options.clock.now() }),
-        (error: unknown) => {
-          const code = readFailureCode(error);
-          const message = String((error as { message?: unknown } | null)?.message ?? error);
-          set({ ok: false, source: 'verify', checkedAt: options.clock.now(), code, message: describeForUser(code, message) });
-        },
+        (error: unknown) => fail('verify', readFailureCode(error), String((error as { message?: unknown } | null)?.message ?? error)),
       )
       .then(() => current),
   );
@@ -73,13 +79,7 @@ export function createTransportHealth(options: {
       if (outcome.type === 'suppressed') return;
       // The server answered about this message, or was never asked: nothing is learnt about reaching it.
       if (outcome.failure.serverReachable ?? readFailureFacts(outcome.failure.code, FAILURE_CATALOGUE).serverReachable) return;
-      set({
-        ok: false,
-        source: 'send',
-        checkedAt: options.clock.now(),
-        code: outcome.failure.code,
-        message: describeForUser(outcome.failure.code, outcome.failure.message),
-      });
+      fail('send', outcome.failure.code, outcome.failure.message);
     },
     check,
     /** Checks now and then every `intervalMs` (the timer does not keep the process alive). */
@@ -89,9 +89,4 @@ export function createTransportHealth(options: {
       nextCheckAt = undefined;
     },
   };
-}
-
-/** What to change when a user can fix the failure (refused, DNS, TLS, certificate, login), else the error as it came. */
-function describeForUser(code: string, message: string): string {
-  return describeMailError({ code, message }) ?? message.slice(0, 300);
 }

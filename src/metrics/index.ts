@@ -1,3 +1,2 @@
-export { createMetrics, type RelayMetrics } from './create-metrics';
-export { registerWaiverGauge } from './register-waiver-gauge';
+export { createMetrics, registerWaiverGauge, type RelayMetrics } from './create-metrics';
 export { registerCatchUpSeries } from './register-catch-up-series';

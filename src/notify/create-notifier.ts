@@ -1,5 +1,6 @@
+import type * as Undici from 'undici';
+import { chooseProxy, type ProxySettings } from '../shared';
 import { classifyFailure } from './classify-failure';
-import { createProxyFetch } from './create-proxy-fetch';
 import type { Notifier, NotifierIo, TransportDescriptor } from './notifier';
 import { buildFailureCatalogue, findTransport, TRANSPORTS } from './transports';
 
@@ -27,5 +28,26 @@ export function createNotifier(
     },
     verify: (onStep) => sender.verify(onStep),
     close: () => sender.close(),
+  };
+}
+
+/**
+ * A fetch that sends each request through the proxy the environment names for its URL (HTTPS_PROXY,
+ * HTTP_PROXY, NO_PROXY: see chooseProxy), with undici's ProxyAgent (a CONNECT tunnel); requests no proxy
+ * applies to go out through the global fetch as before. Undefined when no proxy is set: callers keep theirs.
+ */
+function createProxyFetch(proxy: ProxySettings | undefined): typeof fetch | undefined {
+  if (!proxy?.httpProxy && !proxy?.httpsProxy) return undefined;
+  const agents = new Map<string, Undici.ProxyAgent>();
+  return (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    const proxyUrl = chooseProxy(url, proxy);
+    if (proxyUrl === undefined) return fetch(input, init);
+    // undici's own fetch with its own dispatcher: Node's bundled fetch may be another undici version.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: loaded only when a proxy is in force
+    const undici = require('undici') as typeof Undici;
+    let agent = agents.get(proxyUrl);
+    if (!agent) agents.set(proxyUrl, (agent = new undici.ProxyAgent(proxyUrl)));
+    return undici.fetch(url, { ...(init as Undici.RequestInit), dispatcher: agent });
   };
 }

@@ -1,7 +1,7 @@
-import { buildFailureFacts, httpUrl, setting, type FailureCatalogue } from '../shared';
+import { buildFailureFacts, httpUrl, setting } from '../shared';
 import type * as GraphModule from './create-graph-notifier';
 import type { GraphConfig } from './create-graph-notifier';
-import type { SectionEnv, TransportContext, TransportDescriptor } from './notifier';
+import type { SectionEnv, TransportDescriptor } from './notifier';
 import { buildOAuth2Config, checkEndpointUrl, OAUTH2_FAILURES, OAUTH2_SETTINGS, oauth2Secrets } from './oauth2-settings';
 
 /** sendMail requests in flight at once: Exchange Online allows 4 per app and mailbox, so more only earns 429s. */
@@ -21,28 +21,21 @@ const GRAPH_SETTINGS = {
 
 const graph = buildFailureFacts.bind(undefined, 'Graph');
 
-/** Graph's codes, and OAuth2's (its token). */
-const GRAPH_FAILURES: FailureCatalogue = {
-  ...OAUTH2_FAILURES,
-  GRAPH_THROTTLED: graph(true, 'server', 'Microsoft Graph asked to slow down (429); the queue waits at least its Retry-After.'),
-  GRAPH_UNAVAILABLE: graph(true, 'server', 'Microsoft Graph could not be reached or failed (5xx).'),
-  GRAPH_ACCESS_DENIED: graph(
-    true,
-    'server',
-    'Microsoft Graph refused to send as this mailbox (403/404: permission Mail.Send, or no such mailbox).',
-    { held: true },
-  ),
-  GRAPH_REJECTED: graph(false, 'message', 'Microsoft Graph refused this message (a 4xx about it: a recipient, its size).', {
-    answered: true,
-  }),
-};
-
 /** Microsoft Graph, when MAIL_TRANSPORT=graph; its code and OAuth2's load only when it is chosen. */
 export const graphTransport: TransportDescriptor<'graph', GraphConfig, typeof GRAPH_SETTINGS> = {
   name: 'graph',
   settings: GRAPH_SETTINGS,
   choice: "Microsoft Graph's sendMail as MAIL_FROM's address, with the OAUTH2_* settings",
-  configure: (env, context) => configureGraph(env as SectionEnv<typeof GRAPH_SETTINGS> & { MAIL_TRANSPORT: string }, context),
+  configure(env, context) {
+    const e = env as SectionEnv<typeof GRAPH_SETTINGS> & { MAIL_TRANSPORT: string };
+    if (e.MAIL_TRANSPORT !== 'graph') return undefined;
+    context.requireRecipients('MAIL_TRANSPORT=graph');
+    checkEndpointUrl('GRAPH_URL', e.GRAPH_URL, context.issues);
+    const oauth2 = buildOAuth2Config(e, { kind: 'graph' }, context);
+    // The sender is MAIL_FROM's address: `Name <user@domain>` → `user@domain`.
+    const sender = /<([^<>\s]+)>\s*$/.exec(e.MAIL_FROM)?.[1] ?? e.MAIL_FROM.trim();
+    return oauth2 && { url: e.GRAPH_URL.replace(/\/+$/, ''), sender, timeoutMs: GRAPH_TIMEOUT_MS, oauth2 };
+  },
   create(graph, io) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: Graph's and OAuth2's code only when MAIL_TRANSPORT=graph
     const { createGraphSender } = require('./create-graph-notifier') as typeof GraphModule;
@@ -50,27 +43,20 @@ export const graphTransport: TransportDescriptor<'graph', GraphConfig, typeof GR
   },
   describeStart: (graph) => `Microsoft Graph as ${graph.sender}`,
   describeVerified: (graph) => `Microsoft Graph gave a token for ${graph.sender}; no mail was sent.`,
-  concurrency: (graph) => graph.concurrency,
+  concurrency: () => GRAPH_CONCURRENCY,
   secrets: (graph) => oauth2Secrets(graph.oauth2),
-  failures: GRAPH_FAILURES,
+  failures: {
+    ...OAUTH2_FAILURES,
+    GRAPH_THROTTLED: graph(true, 'server', 'Microsoft Graph asked to slow down (429); the queue waits at least its Retry-After.'),
+    GRAPH_UNAVAILABLE: graph(true, 'server', 'Microsoft Graph could not be reached or failed (5xx).'),
+    GRAPH_ACCESS_DENIED: graph(
+      true,
+      'server',
+      'Microsoft Graph refused to send as this mailbox (403/404: permission Mail.Send, or no such mailbox).',
+      { held: true },
+    ),
+    GRAPH_REJECTED: graph(false, 'message', 'Microsoft Graph refused this message (a 4xx about it: a recipient, its size).', {
+      answered: true,
+    }),
+  },
 };
-
-/** MAIL_TRANSPORT=graph: the sender mailbox (MAIL_FROM's address), Graph's URL and the app's credentials. */
-function configureGraph(
-  e: SectionEnv<typeof GRAPH_SETTINGS> & { MAIL_TRANSPORT: string },
-  context: TransportContext,
-): GraphConfig | undefined {
-  if (e.MAIL_TRANSPORT !== 'graph') return undefined;
-  context.requireRecipients('MAIL_TRANSPORT=graph');
-  checkEndpointUrl('GRAPH_URL', e.GRAPH_URL, context.issues);
-  const oauth2 = buildOAuth2Config(e, { kind: 'graph' }, context);
-  if (!oauth2) return undefined;
-  return {
-    url: e.GRAPH_URL.replace(/\/+$/, ''),
-    // MAIL_FROM's address: `Name <user@domain>` → `user@domain`.
-    sender: /<([^<>\s]+)>\s*$/.exec(e.MAIL_FROM)?.[1] ?? e.MAIL_FROM.trim(),
-    timeoutMs: GRAPH_TIMEOUT_MS,
-    concurrency: GRAPH_CONCURRENCY,
-    oauth2,
-  };
-}

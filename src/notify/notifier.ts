@@ -12,6 +12,25 @@ export interface FailureClass extends Pick<FailureFacts, 'configProblem' | 'scop
   retryAfterMs?: number;
 }
 
+/**
+ * A failed send or token request whose `code` is one of its transport's `failures`; `retryAfterMs`: the wait the
+ * server asked for. The code is also kept as `ownCode`: nodemailer replaces `code` with EAUTH when a token
+ * request's error reaches it through its provision callback.
+ */
+export class TransportError extends Error {
+  readonly ownCode: string;
+  readonly retryAfterMs?: number;
+  constructor(
+    readonly code: string,
+    message: string,
+    options: { retryAfterMs?: number; cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.ownCode = code;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
 /** What a notifier made of one mail: accepted (`response`: the server's answer, or where the file was written), to retry, or failed for good. */
 export type NotifyResult =
   | { status: 'sent'; response: string; path?: string }

@@ -83,13 +83,6 @@ type OAuth2Use = { kind: 'smtp'; user?: string } | { kind: 'graph' };
 
 const MICROSOFT_ONLY = ['OAUTH2_TENANT_ID', 'OAUTH2_CLIENT_ID', 'OAUTH2_CLIENT_SECRET', 'OAUTH2_CERTIFICATE_FILE'] as const;
 
-const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
-
-/** The SMTP login is AUTH XOAUTH2 when an app's credentials are given: Microsoft's client ID or Google's service account. */
-export function wantsOAuth2Login(e: Env): boolean {
-  return e.OAUTH2_CLIENT_ID !== undefined || e.OAUTH2_SERVICE_ACCOUNT_FILE !== undefined;
-}
-
 /** The client secret and the private key (and each line of the key, in case a log line holds one). */
 export function oauth2Secrets(oauth2: OAuth2Config | undefined): string[] {
   if (!oauth2) return [];
@@ -109,19 +102,6 @@ export function checkUnusedOAuth2(e: Env): ConfigIssue[] {
     }));
 }
 
-/** What a provider's builder reads and where it reports problems. */
-interface BuildContext {
-  e: Env;
-  use: OAuth2Use;
-  /** What needs OAuth2, as the messages name it. */
-  why: string;
-  issues: ConfigIssue[];
-  /** The retired variable's file holding the certificate's key apart: a relay that still sets it keeps working, warned. */
-  retiredKeyFile?: string;
-  /** The file's text, or undefined with the problem reported as `variable`'s. */
-  read: (variable: string, file: string) => string | undefined;
-}
-
 /**
  * The OAuth2 settings for `use`, checked once at boot (problems pushed onto `issues`): every missing variable is
  * named, and the key, certificate and service-account files are read and parsed now, so a wrong file stops the start.
@@ -131,59 +111,51 @@ export function buildOAuth2Config(
   use: OAuth2Use,
   context: Pick<TransportContext, 'readFile' | 'issues' | 'rawEnv'>,
 ): OAuth2Config | undefined {
-  const { issues, readFile } = context;
-  const provider = deriveProvider(e, use, issues);
-  if (!provider) return undefined;
+  const { issues } = context;
+  // Google when a service-account key is given, Microsoft otherwise; both providers' credentials at once is an error.
+  const google = e.OAUTH2_SERVICE_ACCOUNT_FILE !== undefined;
+  const microsoft = (['OAUTH2_TENANT_ID', 'OAUTH2_CLIENT_ID'] as const).filter((v) => e[v] !== undefined);
+  if (google && microsoft.length > 0) {
+    const message = `and ${microsoft.join(' and ')} are both set: the first means Google, the other Microsoft; keep one provider's credentials`;
+    issues.push({ variable: 'OAUTH2_SERVICE_ACCOUNT_FILE', message });
+    return undefined;
+  }
+  if (google && use.kind === 'graph') {
+    const message =
+      "is Google's; MAIL_TRANSPORT=graph is Microsoft 365 only (OAUTH2_TENANT_ID, OAUTH2_CLIENT_ID and a secret or certificate)";
+    issues.push({ variable: 'OAUTH2_SERVICE_ACCOUNT_FILE', message });
+    return undefined;
+  }
   const before = issues.length;
   checkEndpointUrl('OAUTH2_TOKEN_URL', e.OAUTH2_TOKEN_URL, issues);
-  const build: BuildContext = {
-    e,
-    use,
-    why: use.kind === 'smtp' ? "Microsoft's XOAUTH2 login" : 'MAIL_TRANSPORT=graph',
-    issues,
-    retiredKeyFile: context.rawEnv.OAUTH2_PRIVATE_KEY_FILE,
-    read: (variable, file) => {
-      try {
-        return readFile(file);
-      } catch (error) {
-        issues.push({ variable, message: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}` });
-        return undefined;
-      }
-    },
+  const read: ReadFile = (variable, file) => {
+    try {
+      return context.readFile(file);
+    } catch (error) {
+      issues.push({ variable, message: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}` });
+      return undefined;
+    }
   };
-  const config = provider === 'microsoft' ? buildMicrosoftConfig(build) : buildGoogleConfig(build);
+  const config = google ? buildGoogleConfig(e, use, issues, read) : buildMicrosoftConfig(e, use, context, read);
   return issues.length === before ? config : undefined;
 }
 
-/** Google when a service-account key is given, Microsoft otherwise; both providers' credentials at once is an error. */
-function deriveProvider(e: Env, use: OAuth2Use, issues: ConfigIssue[]): OAuth2Config['provider'] | undefined {
-  if (e.OAUTH2_SERVICE_ACCOUNT_FILE === undefined) return 'microsoft';
-  const microsoft = (['OAUTH2_TENANT_ID', 'OAUTH2_CLIENT_ID'] as const).filter((v) => e[v] !== undefined);
-  if (microsoft.length > 0) {
-    issues.push({
-      variable: 'OAUTH2_SERVICE_ACCOUNT_FILE',
-      message: `and ${microsoft.join(' and ')} are both set: the first means Google, the other Microsoft; keep one provider's credentials`,
-    });
-    return undefined;
-  }
-  if (use.kind === 'graph') {
-    issues.push({
-      variable: 'OAUTH2_SERVICE_ACCOUNT_FILE',
-      message: "is Google's; MAIL_TRANSPORT=graph is Microsoft 365 only (OAUTH2_TENANT_ID, OAUTH2_CLIENT_ID and a secret or certificate)",
-    });
-    return undefined;
-  }
-  return 'google';
-}
+/** A file's text, or undefined with the problem reported as `variable`'s. */
+type ReadFile = (variable: string, file: string) => string | undefined;
 
-function buildMicrosoftConfig(build: BuildContext): OAuth2Config | undefined {
-  const { e, use, issues } = build;
-  const required = `is required with ${build.why}`;
+function buildMicrosoftConfig(
+  e: Env,
+  use: OAuth2Use,
+  { issues, rawEnv }: Pick<TransportContext, 'issues' | 'rawEnv'>,
+  read: ReadFile,
+): OAuth2Config | undefined {
+  const required = `is required with ${use.kind === 'smtp' ? "Microsoft's XOAUTH2 login" : 'MAIL_TRANSPORT=graph'}`;
   if (e.OAUTH2_TENANT_ID === undefined)
     issues.push({ variable: 'OAUTH2_TENANT_ID', message: `${required}: the Directory (tenant) ID from the app registration's Overview` });
   if (e.OAUTH2_CLIENT_ID === undefined)
     issues.push({ variable: 'OAUTH2_CLIENT_ID', message: `${required}: the Application (client) ID from the app registration's Overview` });
-  const certificate = e.OAUTH2_CERTIFICATE_FILE !== undefined || build.retiredKeyFile !== undefined;
+  const retiredKeyFile = rawEnv.OAUTH2_PRIVATE_KEY_FILE;
+  const certificate = e.OAUTH2_CERTIFICATE_FILE !== undefined || retiredKeyFile !== undefined;
   if (e.OAUTH2_CLIENT_SECRET !== undefined && certificate) {
     issues.push({ variable: 'OAUTH2_CLIENT_SECRET', message: 'give a client secret or a certificate (OAUTH2_CERTIFICATE_FILE), not both' });
   } else if (e.OAUTH2_CLIENT_SECRET === undefined && !certificate) {
@@ -192,7 +164,7 @@ function buildMicrosoftConfig(build: BuildContext): OAuth2Config | undefined {
       message: `${required} unless a certificate is given (OAUTH2_CERTIFICATE_FILE: the certificate and its private key in one PEM file)`,
     });
   }
-  const credential = certificate ? readCertificateCredential(build) : {};
+  const credential = certificate ? readCertificateCredential(e.OAUTH2_CERTIFICATE_FILE, retiredKeyFile, issues, read) : {};
   if (e.OAUTH2_TENANT_ID === undefined || e.OAUTH2_CLIENT_ID === undefined) return undefined;
   return {
     provider: 'microsoft',
@@ -206,12 +178,17 @@ function buildMicrosoftConfig(build: BuildContext): OAuth2Config | undefined {
 }
 
 /**
- * The certificate and its private key, parsed now so that a wrong file is named at boot: both in
- * OAUTH2_CERTIFICATE_FILE (the usual PEM bundle), or the key still in its retired file of its own.
+ * Microsoft's certificate credential, parsed now so that a wrong file is named at boot: the certificate and its
+ * key in OAUTH2_CERTIFICATE_FILE (the usual PEM bundle), or the key still in its retired file of its own
+ * (`retiredKeyFile`: a relay that still sets it keeps working, warned).
  */
-function readCertificateCredential({ e, issues, retiredKeyFile, read }: BuildContext): { certificatePem?: string; privateKeyPem?: string } {
+function readCertificateCredential(
+  file: string | undefined,
+  retiredKeyFile: string | undefined,
+  issues: ConfigIssue[],
+  read: ReadFile,
+): { certificatePem?: string; privateKeyPem?: string } {
   const variable = 'OAUTH2_CERTIFICATE_FILE';
-  const file = e.OAUTH2_CERTIFICATE_FILE;
   if (file === undefined) {
     issues.push({
       variable,
@@ -255,8 +232,15 @@ function parsePem(pem: string | undefined, parse: (pem: string) => unknown): str
   }
 }
 
-function buildGoogleConfig(build: BuildContext): OAuth2Config | undefined {
-  const { e, use, issues } = build;
+/** A Google service-account key file, as the console downloads it. */
+const ServiceAccountKeySchema = z.object({
+  type: z.literal('service_account'),
+  client_email: z.string(),
+  private_key: z.string().refine((pem) => parsePem(pem, createPrivateKey) !== undefined),
+  token_uri: z.string().optional(),
+});
+
+function buildGoogleConfig(e: Env, use: OAuth2Use, issues: ConfigIssue[], read: ReadFile): OAuth2Config | undefined {
   for (const variable of MICROSOFT_ONLY) {
     if (e[variable] !== undefined)
       issues.push({
@@ -264,45 +248,35 @@ function buildGoogleConfig(build: BuildContext): OAuth2Config | undefined {
         message: "is Microsoft's; Google (OAUTH2_SERVICE_ACCOUNT_FILE is set) uses the service account's key alone",
       });
   }
-  if (e.OAUTH2_SERVICE_ACCOUNT_FILE === undefined) return undefined;
-  const key = parseServiceAccount(e.OAUTH2_SERVICE_ACCOUNT_FILE, build);
-  if (!key || use.kind !== 'smtp' || use.user === undefined) return undefined;
-  return {
-    provider: 'google',
-    tokenUrl: e.OAUTH2_TOKEN_URL ?? key.tokenUri ?? GOOGLE_TOKEN_URL,
-    // Gmail has no narrower scope for SMTP.
-    scope: 'https://mail.google.com/',
-    clientId: key.clientEmail,
-    privateKeyPem: key.privateKey,
-    // The service account acts as the mailbox it logs in to.
-    subject: use.user,
-    timeoutMs: OAUTH2_TIMEOUT_MS,
-  };
-}
-
-/** A Google service-account key file: `{"type": "service_account", "client_email", "private_key", "token_uri"}`. */
-function parseServiceAccount(
-  file: string,
-  { issues, read }: BuildContext,
-): { clientEmail: string; privateKey: string; tokenUri?: string } | undefined {
   const variable = 'OAUTH2_SERVICE_ACCOUNT_FILE';
+  const file = e.OAUTH2_SERVICE_ACCOUNT_FILE ?? '';
   const text = read(variable, file);
   if (text === undefined) return undefined;
-  let key: { type?: unknown; client_email?: unknown; private_key?: unknown; token_uri?: unknown };
+  let json: unknown;
   try {
-    key = JSON.parse(text) as typeof key;
+    json = JSON.parse(text);
   } catch {
     issues.push({ variable, message: `${file} is not JSON (download a JSON key for the service account)` });
     return undefined;
   }
-  const privateKey = parsePem(typeof key.private_key === 'string' ? key.private_key : '', (pem) => createPrivateKey(pem));
-  if (key.type !== 'service_account' || typeof key.client_email !== 'string' || privateKey === undefined) {
+  const key = ServiceAccountKeySchema.safeParse(json);
+  if (!key.success) {
     issues.push({ variable, message: `${file} is not a service-account key (type "service_account", client_email, private_key)` });
     return undefined;
   }
-  const tokenUri = typeof key.token_uri === 'string' ? key.token_uri : undefined;
-  if (tokenUri !== undefined) checkEndpointUrl(`${variable} token_uri`, tokenUri, issues);
-  return { clientEmail: key.client_email, privateKey, tokenUri };
+  checkEndpointUrl(`${variable} token_uri`, key.data.token_uri, issues);
+  if (use.kind !== 'smtp' || use.user === undefined) return undefined;
+  return {
+    provider: 'google',
+    tokenUrl: e.OAUTH2_TOKEN_URL ?? key.data.token_uri ?? 'https://oauth2.googleapis.com/token',
+    // Gmail has no narrower scope for SMTP.
+    scope: 'https://mail.google.com/',
+    clientId: key.data.client_email,
+    privateKeyPem: key.data.private_key,
+    // The service account acts as the mailbox it logs in to.
+    subject: use.user,
+    timeoutMs: OAUTH2_TIMEOUT_MS,
+  };
 }
 
 /**

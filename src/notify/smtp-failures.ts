@@ -1,4 +1,4 @@
-import { buildFailureFacts, isCertificateFailure, type FailureCatalogue } from '../shared';
+import { buildFailureFacts, isCertificateFailure, type FailureCatalogue, type SecretMask } from '../shared';
 import { OAUTH2_FAILURES } from './oauth2-settings';
 
 const smtp = buildFailureFacts.bind(undefined, 'SMTP');
@@ -41,11 +41,8 @@ export const SMTP_FAILURES: FailureCatalogue = {
   ENOAUTH: smtp(true, 'server', 'The mail server wants a login and none is configured.', HELD),
 };
 
-/**
- * Codes that win over the reply code nodemailer attaches: a refused login stays a login problem whatever reply
- * came with it (454 included, or 535 to a refused XOAUTH2 token), and a token request's failure is its own.
- */
-const CODE_WINS: ReadonlySet<string> = new Set(['EAUTH', 'ENOAUTH', 'SMTP_TLS_REQUIRED', ...Object.keys(OAUTH2_FAILURES)]);
+/** A login's codes, which win over the reply code nodemailer attaches (454, or 535 to a refused XOAUTH2 token). */
+const LOGIN_CODES: ReadonlySet<string> = new Set(['EAUTH', 'ENOAUTH', 'SMTP_TLS_REQUIRED', ...Object.keys(OAUTH2_FAILURES)]);
 
 /**
  * SMTP replies about the service, not the message (RFC 5321 §3.8, §4.2.3): 421 "closing transmission channel".
@@ -54,22 +51,30 @@ const CODE_WINS: ReadonlySet<string> = new Set(['EAUTH', 'ENOAUTH', 'SMTP_TLS_RE
 const SERVER_REPLY_CODES = new Set([421]);
 
 /**
- * A nodemailer error as one of {@link SMTP_FAILURES}' codes, set on the error where it is caught (principle 3):
- * a reply's class (SMTP_4XX with its scope and stated wait, SMTP_5XX, 530 → ENOAUTH), an untrusted certificate
- * (ETLS: nodemailer says ESOCKET and only the words tell). Other errors keep their code; the catalogue reads it.
+ * A nodemailer error as one of the SMTP transport's codes, set on the error where it is caught (principle 3), its
+ * server's words (message, `response`) masked. First the login: with OAuth2 the token request's own code
+ * (nodemailer reports it as EAUTH), or OAUTH2_REFUSED when the server refused the token even after nodemailer
+ * renewed it (535); a password's EAUTH stays EAUTH; with TLS required, a server that answered STARTTLS with an
+ * error (it offers none, or a path stripped it) is SMTP_TLS_REQUIRED, told apart from a failed handshake (ETLS
+ * without a reply). Otherwise a reply's class
+ * (SMTP_4XX with its scope and stated wait, SMTP_5XX, 530 → ENOAUTH), or an untrusted certificate (ETLS:
+ * nodemailer says ESOCKET and only the words tell). Other errors keep their code; the catalogue reads it.
  */
-export function readSmtpError(error: unknown): unknown {
+export function readSmtpError(error: unknown, login: { mask?: SecretMask; oauth2?: boolean; requireTls?: boolean } = {}): unknown {
   if (!error || typeof error !== 'object') return error;
-  const err = error as {
-    code?: unknown;
-    responseCode?: unknown;
-    message?: unknown;
-    response?: unknown;
+  const err = error as Record<'code' | 'ownCode' | 'responseCode' | 'message' | 'response' | 'command', unknown> & {
     scope?: string;
     retryAfterMs?: number;
   };
+  const { mask = (text: string) => text } = login;
+  if (typeof err.message === 'string') err.message = mask(err.message);
+  if (typeof err.response === 'string') err.response = mask(err.response);
+  if (login.oauth2 && typeof err.ownCode === 'string') err.code = err.ownCode;
+  else if (login.oauth2 && err.code === 'EAUTH') err.code = 'OAUTH2_REFUSED';
+  else if (login.requireTls && err.code === 'ETLS' && err.command === 'STARTTLS' && typeof err.response === 'string')
+    err.code = 'SMTP_TLS_REQUIRED';
   const code = typeof err.code === 'string' ? err.code : undefined;
-  if (code !== undefined && CODE_WINS.has(code)) return error;
+  if (code !== undefined && LOGIN_CODES.has(code)) return error;
   const responseCode = typeof err.responseCode === 'number' ? err.responseCode : undefined;
   const text = `${typeof err.message === 'string' ? err.message : ''} ${typeof err.response === 'string' ? err.response : ''}`;
   // 530 "authentication required" (RFC 4954 §6) to MAIL FROM: the server wants a login before any mail.

@@ -4,19 +4,18 @@ import type SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type SMTPPool from 'nodemailer/lib/smtp-pool';
 import type XOAuth2 from 'nodemailer/lib/xoauth2';
 import { z } from 'zod';
-import { bool, createSecretMask, positiveInt, setting, type SecretMask } from '../shared';
+import { bool, createSecretMask, positiveInt, setting } from '../shared';
 import type * as AccessTokenModule from './fetch-access-token';
 import type { TokenCache } from './fetch-access-token';
 import type { NotifierIo, SectionEnv, Sender, TransportContext, TransportDescriptor } from './notifier';
 import {
   buildOAuth2Config,
   checkUnusedOAuth2,
+  OAUTH2_FAILURES,
   OAUTH2_SETTINGS,
   oauth2Secrets,
-  wantsOAuth2Login,
   type OAuth2Config,
 } from './oauth2-settings';
-import { OAUTH2_FAILURES } from './oauth2-settings';
 import { readSmtpError, SMTP_FAILURES } from './smtp-failures';
 
 /** SMTP_URL (and MAIL_TRANSPORT=smtp): pooled SMTP, with a password, an XOAUTH2 token, or no login. */
@@ -90,7 +89,9 @@ export const smtpTransport: TransportDescriptor<'smtp', SmtpConfig, typeof SMTP_
 /** SMTP settings, or undefined when mails go to .eml files (or Graph); problems are pushed onto `issues`. */
 function configureSmtp(e: SmtpEnv, context: TransportContext): SmtpConfig | undefined {
   const { broken, issues } = context;
-  const oauth2InUse = (wantsOAuth2Login(e) && e.SMTP_URL !== undefined) || e.MAIL_TRANSPORT === 'graph';
+  // The login is AUTH XOAUTH2 when an app's credentials are given: Microsoft's client ID or Google's service account.
+  const xoauth2 = e.OAUTH2_CLIENT_ID !== undefined || e.OAUTH2_SERVICE_ACCOUNT_FILE !== undefined;
+  const oauth2InUse = (xoauth2 && e.SMTP_URL !== undefined) || e.MAIL_TRANSPORT === 'graph';
   if (!oauth2InUse && !broken.has('MAIL_TRANSPORT')) issues.push(...checkUnusedOAuth2(e));
   if (e.SMTP_URL === undefined || e.MAIL_TRANSPORT !== 'smtp') {
     if (e.SMTP_URL !== undefined)
@@ -119,9 +120,26 @@ function configureSmtp(e: SmtpEnv, context: TransportContext): SmtpConfig | unde
     issues.push({ variable: 'SMTP_PASSWORD', message: 'is set but SMTP_USER is not' });
   }
   context.requireRecipients('SMTP_URL is set');
-  if (e.SMTP_CA_FILE !== undefined) checkReadable('SMTP_CA_FILE', e.SMTP_CA_FILE, context);
+  // Read when the relay starts: said now by its variable if it cannot be read (else serve stops on a bare ENOENT).
+  try {
+    if (e.SMTP_CA_FILE !== undefined) context.readFile(e.SMTP_CA_FILE);
+  } catch (error) {
+    const message = `cannot read ${e.SMTP_CA_FILE} (${(error as NodeJS.ErrnoException).code ?? 'error'}): accepts a readable PEM file`;
+    issues.push({ variable: 'SMTP_CA_FILE', message });
+  }
   const user = e.SMTP_USER ?? (url?.username ? decodeURIComponent(url.username) : undefined);
   const password = e.SMTP_PASSWORD ?? (url?.password ? decodeURIComponent(url.password) : undefined);
+  if (xoauth2) {
+    // The mailbox is required, a password refused: the login is a token.
+    const why = 'with an XOAUTH2 login (OAUTH2_CLIENT_ID or OAUTH2_SERVICE_ACCOUNT_FILE is set)';
+    if (password !== undefined)
+      issues.push({ variable: 'SMTP_PASSWORD', message: `has no effect ${why}: the login is an access token; remove it` });
+    if (user === undefined)
+      issues.push({
+        variable: 'SMTP_USER',
+        message: `is required ${why}: the mailbox to log in as (with Google, the one the service account acts as)`,
+      });
+  }
   return {
     url: e.SMTP_URL,
     user,
@@ -132,32 +150,8 @@ function configureSmtp(e: SmtpEnv, context: TransportContext): SmtpConfig | unde
     connectionTimeoutMs: SMTP_CONNECTION_TIMEOUT_MS,
     greetingTimeoutMs: SMTP_GREETING_TIMEOUT_MS,
     socketTimeoutMs: SMTP_SOCKET_TIMEOUT_MS,
-    oauth2: wantsOAuth2Login(e) ? configureSmtpOAuth2(e, { user, password }, context) : undefined,
+    oauth2: xoauth2 ? buildOAuth2Config(e, { kind: 'smtp', user }, context) : undefined,
   };
-}
-
-/** A file read when the relay starts, said now by its variable if it cannot be read (else serve stops on a bare ENOENT). */
-function checkReadable(variable: string, file: string, context: TransportContext): void {
-  try {
-    context.readFile(file);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    context.issues.push({ variable, message: `cannot read ${file} (${code}): accepts a readable PEM file` });
-  }
-}
-
-/** The app's OAuth2 credentials are given: the mailbox is required, a password refused (the login is a token). */
-function configureSmtpOAuth2(e: SmtpEnv, login: { user?: string; password?: string }, context: TransportContext): OAuth2Config | undefined {
-  const { issues } = context;
-  const why = 'with an XOAUTH2 login (OAUTH2_CLIENT_ID or OAUTH2_SERVICE_ACCOUNT_FILE is set)';
-  if (login.password !== undefined)
-    issues.push({ variable: 'SMTP_PASSWORD', message: `has no effect ${why}: the login is an access token; remove it` });
-  if (login.user === undefined)
-    issues.push({
-      variable: 'SMTP_USER',
-      message: `is required ${why}: the mailbox to log in as (with Google, the one the service account acts as)`,
-    });
-  return buildOAuth2Config(e, { kind: 'smtp', user: login.user }, context);
 }
 
 /**
@@ -171,12 +165,13 @@ export function createSmtpSender(config: SmtpConfig, io: NotifierIo): Sender {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: `--help` and `check-config` never send
   const { createTransport } = require('nodemailer') as typeof nodemailer;
   const transporter = createTransport({ ...options, pool: true, maxConnections: config.poolSize });
-  const tokens = config.oauth2 ? createSmtpTokenCache(config.oauth2, io) : undefined;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only with an XOAUTH2 login
+  const tokens = config.oauth2 && (require('./fetch-access-token') as typeof AccessTokenModule).createOAuth2TokenCache(config.oauth2, io);
   if (tokens) transporter.set('oauth2_provision_cb', provideToken(tokens));
   // An SMTP server may echo the login (535 with the password, or AUTH PLAIN's base64), a token
   // endpoint the client secret: hidden before any reply becomes an error text, a log line or a row.
   const mask = createSecretMask([config.password, config.oauth2?.clientSecret]);
-  const reword = (error: unknown) => readSmtpError(rewordError(error, mask, config.oauth2 !== undefined, options.requireTLS === true));
+  const reading = { mask, oauth2: tokens !== undefined, requireTls: options.requireTLS === true };
   return {
     async send(mail) {
       try {
@@ -184,7 +179,7 @@ export function createSmtpSender(config: SmtpConfig, io: NotifierIo): Sender {
         const info = await transporter.sendMail({ raw: mail.raw, envelope: mail.envelope });
         return { response: mask(info.response) };
       } catch (error) {
-        throw reword(error);
+        throw readSmtpError(error, reading);
       }
     },
     async verify(onStep) {
@@ -192,7 +187,7 @@ export function createSmtpSender(config: SmtpConfig, io: NotifierIo): Sender {
         if (onStep) await verifySmtpSteps(options, config, tokens, onStep);
         else await transporter.verify();
       } catch (error) {
-        throw reword(error);
+        throw readSmtpError(error, reading);
       }
     },
     close() {
@@ -208,14 +203,19 @@ function buildSmtpOptions(config: SmtpConfig, readFile: (file: string) => Buffer
   const secure = url.protocol === 'smtps:';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port ? Number(url.port) : secure ? 465 : 587;
-  const logsIn = config.oauth2 !== undefined || config.user !== undefined;
   return {
-    getSocket: connectWithoutDelay(host, port),
+    /*
+     * TCP_NODELAY on every connection: nodemailer leaves Nagle's algorithm on, which holds the message's final
+     * "\r\n.\r\n" until the server acknowledges the body, and the server delays that by up to 40 ms (Linux's
+     * delayed ACK), on every mail after the first of a pooled connection. nodemailer's documented `getSocket` hook
+     * takes our socket while it connects, so its handlers, greeting timeout, TLS and certificate checks apply as to its own.
+     */
+    getSocket: (_options, callback) => callback(null, { connection: net.connect({ host, port, noDelay: true }) }),
     host,
     port,
     secure,
     // With a login, no STARTTLS means no AUTH and no DATA: nodemailer stops before either (RFC 3207 §4.1 leaves it to the client).
-    requireTLS: !secure && logsIn && config.requireTls,
+    requireTLS: !secure && (config.oauth2 !== undefined || config.user !== undefined) && config.requireTls,
     auth: config.oauth2
       ? { type: 'OAuth2', user: config.user }
       : config.user
@@ -236,13 +236,6 @@ function buildSmtpOptions(config: SmtpConfig, readFile: (file: string) => Buffer
   };
 }
 
-/** The OAuth2 token cache, whose code only a relay with an XOAUTH2 login loads. */
-function createSmtpTokenCache(oauth2: OAuth2Config, io: NotifierIo): TokenCache {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only with an XOAUTH2 login
-  const { createOAuth2TokenCache } = require('./fetch-access-token') as typeof AccessTokenModule;
-  return createOAuth2TokenCache(oauth2, io);
-}
-
 /**
  * nodemailer's token hook (the pool's `oauth2_provision_cb`, XOAuth2's `provisionCallback`), answered
  * from the relay's cache. Expiry 0: nodemailer keeps no expiry of its own; the cache decides when a token is renewed.
@@ -257,38 +250,6 @@ function provideToken(tokens: TokenCache) {
 }
 
 /**
- * The error with the server's words (its message and its `response`, the SMTP reply) masked. With OAuth2 its
- * code says what happened: the token request's own (nodemailer reports it as EAUTH), or OAUTH2_REFUSED when the
- * server refused the token even after nodemailer renewed it (535). With a password EAUTH stays EAUTH. With TLS
- * required, a server that answered STARTTLS with an error (it offers none, or a path stripped it) is
- * SMTP_TLS_REQUIRED, told apart from a failed handshake (ETLS without a reply).
- */
-function rewordError(error: unknown, mask: SecretMask, oauth2: boolean, requireTls: boolean): unknown {
-  if (!error || typeof error !== 'object') return error;
-  const err = error as { code?: unknown; oauth2Code?: unknown; message?: unknown; response?: unknown; command?: unknown };
-  if (oauth2 && typeof err.oauth2Code === 'string') err.code = err.oauth2Code;
-  else if (oauth2 && err.code === 'EAUTH') err.code = 'OAUTH2_REFUSED';
-  else if (requireTls && err.code === 'ETLS' && err.command === 'STARTTLS' && typeof err.response === 'string')
-    err.code = 'SMTP_TLS_REQUIRED';
-  if (typeof err.message === 'string') err.message = mask(err.message);
-  if (typeof err.response === 'string') err.response = mask(err.response);
-  return error;
-}
-
-/**
- * TCP_NODELAY on every SMTP connection: nodemailer leaves Nagle's algorithm on, which holds the message's
- * final "\r\n.\r\n" until the server acknowledges the body, and the server delays that by up to 40 ms
- * (Linux's delayed ACK), on every mail after the first of a pooled connection. nodemailer's documented
- * `getSocket` hook hands it our socket while it connects, so its handlers, greeting timeout, TLS and
- * certificate checks apply as to its own.
- */
-function connectWithoutDelay(host: string, port: number) {
-  return (_options: unknown, callback: (error: Error | null, socketOptions?: { connection: net.Socket }) => void): void => {
-    callback(null, { connection: net.connect({ host, port, noDelay: true }) });
-  };
-}
-
-/**
  * The SMTP check one step at a time, for `verify-smtp`: the token (OAuth2), the connection, TLS and the
  * login, each reported as it passes, so that a failure shows which step failed. It uses nodemailer's
  * own SMTPConnection (the class its pool uses), with the pool's settings, and sends nothing.
@@ -299,10 +260,7 @@ async function verifySmtpSteps(
   tokens: TokenCache | undefined,
   onStep: (step: string) => void,
 ): Promise<void> {
-  if (tokens) {
-    const token = await tokens.get();
-    onStep(`token fetched (expires ${new Date(token.expiresAt).toISOString()})`);
-  }
+  if (tokens) onStep(`token fetched (expires ${new Date((await tokens.get()).expiresAt).toISOString()})`);
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy like the rest of nodemailer (only commands that send load it)
   const Connection = require('nodemailer/lib/smtp-connection') as typeof SMTPConnection;
   const { getSocket: _pooled, ...connectionOptions } = options;
@@ -316,27 +274,20 @@ async function verifySmtpSteps(
     if (!connection.secure)
       onStep('TLS: none (the server offered no STARTTLS; mails, and a login with SMTP_REQUIRE_TLS=false, travel in clear)');
     else onStep(`TLS: ${options.secure ? 'implicit (smtps://)' : 'STARTTLS'}, certificate verified`);
-    await login(connection, config, tokens, onStep);
+    const { user = '', password = '' } = config;
+    if (!tokens && !config.user) return onStep('no login configured (SMTP_USER is not set)');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy like the rest of nodemailer
+    const XOAuth2Class = require('nodemailer/lib/xoauth2') as typeof XOAuth2;
+    const auth = tokens
+      ? { oauth2: new XOAuth2Class({ user, provisionCallback: provideToken(tokens) }) }
+      : { credentials: { user, pass: password } };
+    await new Promise<void>((resolve, reject) => {
+      connection.login(auth as SMTPConnection.AuthenticationOAuth2 | SMTPConnection.AuthenticationCredentials, (error) =>
+        error ? reject(error) : resolve(),
+      );
+    });
+    onStep(tokens ? `AUTH XOAUTH2 accepted for ${user}` : `login accepted for ${user}`);
   } finally {
     connection.close();
   }
-}
-
-async function login(connection: SMTPConnection, config: SmtpConfig, tokens: TokenCache | undefined, onStep: (step: string) => void) {
-  const { user = '', password = '' } = config;
-  if (!tokens && !config.user) {
-    onStep('no login configured (SMTP_USER is not set)');
-    return;
-  }
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy like the rest of nodemailer
-  const XOAuth2Class = require('nodemailer/lib/xoauth2') as typeof XOAuth2;
-  const auth = tokens
-    ? { oauth2: new XOAuth2Class({ user, provisionCallback: provideToken(tokens) }) }
-    : { credentials: { user, pass: password } };
-  await new Promise<void>((resolve, reject) => {
-    connection.login(auth as SMTPConnection.AuthenticationOAuth2 | SMTPConnection.AuthenticationCredentials, (error) =>
-      error ? reject(error) : resolve(),
-    );
-  });
-  onStep(tokens ? `AUTH XOAUTH2 accepted for ${config.user}` : `login accepted for ${config.user}`);
 }

@@ -52,7 +52,7 @@ export function createDeliveryPipeline(
     unrecordedOutcomes: () => worker.unrecorded.count,
     webhooksInFlight: () => deps.webhooksInFlight.active,
     // The worker is built below; the gauges are read only at scrape time.
-    smtpPause: () => worker.breaker,
+    pause: () => worker.breaker,
     sources: config.sources.map((s) => s.name),
     failures: deps.failures,
   });

@@ -64,7 +64,7 @@ export function createRelayApp(
         checkReadiness({
           store,
           renderer: parts.renderer,
-          smtp: parts.transportHealth,
+          transport: parts.transportHealth,
           pause: () => worker.breaker,
           clock,
           unrecorded: () => worker.unrecorded,

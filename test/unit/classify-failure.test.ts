@@ -1,6 +1,6 @@
 import { classifyFailure, classifyRenderFailure, computeBackoffMs, maxRetrySpanMs } from '../../src/delivery';
 import { TemplateError } from '../../src/mail';
-import { readSmtpError } from '../../src/notify';
+import { readSmtpError } from '../../src/notify/smtp-failures';
 
 /** A failed send as the SMTP transport hands it on (its reading of nodemailer's error), classified from the catalogue. */
 const classifySmtp = (error: unknown) => classifyFailure(readSmtpError(error));
