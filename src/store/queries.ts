@@ -223,7 +223,6 @@ const reports = {
        WHERE series = :series AND failing IS NOT NULL AND dedup_key NOT IN (
          SELECT dedup_key FROM reports WHERE series = :series ORDER BY created_ms DESC, report_id DESC LIMIT ${REPORT_FAILING_SETS_KEPT})`,
   ),
-  get: defineStatement<{ dedupKey: string }, ReportRow>(() => 'SELECT * FROM reports WHERE dedup_key = :dedupKey'),
   ofKeys: defineStatement<{ dedupKeys: string[] }, ReportRow>((d) => `SELECT * FROM reports WHERE dedup_key ${d.inList(':dedupKeys')}`),
   findBefore: defineStatement<ReportCursorParams, ReportRow>(() => `SELECT * FROM reports ${BEFORE_IN_SERIES} LIMIT 1`),
   /** The same report without its failing pairs' NetBox ids (the trend's walk past the previous report). */
@@ -313,9 +312,6 @@ const digests = {
   ),
   attach: defineStatement<{ route: string; periodStart: number; deliveryId: number }>(
     () => 'UPDATE digest_periods SET delivery_id = :deliveryId WHERE route = :route AND period_start = :periodStart',
-  ),
-  last: defineStatement<{ route: string }, DigestPeriodRow>(
-    () => `SELECT ${DIGEST_PERIOD_COLUMNS} FROM digest_periods WHERE route = :route ORDER BY period_end DESC LIMIT 1`,
   ),
   list: defineStatement<{ limit: number }, DigestPeriodRow>(
     () => `SELECT ${DIGEST_PERIOD_COLUMNS} FROM digest_periods ORDER BY period_end DESC, route LIMIT :limit`,
