@@ -1,14 +1,14 @@
 import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import type { NewWaiver, Waiver, WaiverFilter, WaiverStorage } from '../waivers';
-import { decodeDigestPeriodRow, decodeWatchdogRow, queries, selectListDeliveries, toListParams } from './queries';
+import { decodeDigestPeriodRow, queries, selectListDeliveries, toListParams } from './queries';
 import type { Statement } from './statement';
 import { execute, insertDelivery, selectAll, selectOne, settleBatch, type Work } from './store-work';
 import { decodeDeliveryRow } from './delivery-rows';
 import { decodeReportPointRow, decodeReportRow } from './report-rows';
 import { buildRouteGroupsPattern, decodeRouteMailRow } from './route-mail-rows';
 import { fromSentMessageRow } from './sent-message-rows';
-import { decodeWaiverRow, selectListWaivers, waiverQueries } from './waiver-rows';
+import { selectListWaivers, waiverQueries } from './waiver-rows';
 import { catchUpQueries, decodeCatchUpRow } from './catch-up-rows';
 import { DELIVERY_STATES, StorageUnavailableError } from './types';
 import type {
@@ -299,26 +299,23 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
   }
 
   async addWaiver(waiver: NewWaiver): Promise<Waiver> {
-    const row = await this.engine.write(selectOne(waiverQueries.insert, waiver), { atomic: false });
-    return decodeWaiverRow(row!);
+    return (await this.engine.write(selectOne(waiverQueries.insert, waiver), { atomic: false }))!;
   }
 
   async getWaiver(id: string): Promise<Waiver | undefined> {
     const n = parseStoredId(id);
-    const row = n === undefined ? undefined : await this.row(waiverQueries.get, { id: n });
-    return row && decodeWaiverRow(row);
+    return n === undefined ? undefined : this.row(waiverQueries.get, { id: n });
   }
 
   async listWaivers(filter: WaiverFilter): Promise<Waiver[]> {
     const { statement, params } = selectListWaivers(filter);
-    return (await this.rows(statement, params)).map(decodeWaiverRow);
+    return this.rows(statement, params);
   }
 
   async expireWaiver(id: string, change: { now: number; by: string }): Promise<Waiver | undefined> {
     const n = parseStoredId(id);
     if (n === undefined) return undefined;
-    const row = await this.engine.write(selectOne(waiverQueries.expire, { ...change, id: n }), { atomic: false });
-    return row && decodeWaiverRow(row);
+    return this.engine.write(selectOne(waiverQueries.expire, { ...change, id: n }), { atomic: false });
   }
 
   async countWaiversInForce(at: number): Promise<number> {
@@ -380,7 +377,7 @@ function* prune(options: { state: 'sent' | 'dead'; before: number }): Work<numbe
 
 function* ensureWatchdog(now: number, source: string): Work<WatchdogState> {
   yield* execute(queries.watchdog.ensure, { now, source });
-  return decodeWatchdogRow((yield* selectOne(queries.watchdog.get, { source }))!);
+  return (yield* selectOne(queries.watchdog.get, { source }))!;
 }
 
 function* transitionWatchdog(

@@ -123,3 +123,16 @@ export function toRowsParams(rows: readonly object[], shared: object = {}): Reco
   });
   return params;
 }
+
+/** A column's name as its record's field: `dedup_key` → `dedupKey`. */
+export function toFieldName(column: string): string {
+  return column.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase());
+}
+
+/** Columns selected under their record's field names (`dedup_key AS "dedupKey"`): the rows come back as records. */
+export function selectAs(columns: string): string {
+  return columns
+    .split(/,\s*/)
+    .map((column) => (toFieldName(column) === column ? column : `${column} AS "${toFieldName(column)}"`))
+    .join(', ');
+}
