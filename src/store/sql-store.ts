@@ -343,8 +343,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
 
   /** The source's stored report with the highest NetBox id. */
   async newestStoredReport(source: string): Promise<{ reportId: number; created: string } | undefined> {
-    const row = await this.row(catchUpQueries.newestStoredReport, { source });
-    return row && { reportId: row.report_id, created: row.report_created };
+    return this.row(catchUpQueries.newestStoredReport, { source });
   }
 
   /** A source's stored report ids with `afterId < id <= uptoId`, in no particular order. */
