@@ -32,8 +32,8 @@ export const catchUpQueries = {
   ),
   get: defineStatement<{ source: string }, CatchUpRow>(() => `SELECT ${CATCH_UP_COLUMNS} FROM catch_up_sources WHERE source = :source`),
   /** Report ids grow with creation in one NetBox: the highest stored is the newest the relay received. */
-  newestStoredReport: defineStatement<{ source: string }, { report_id: number; report_created: string }>(
-    () => `SELECT report_id, report_created FROM deliveries WHERE netbox_source = :source AND kind = 'report'
+  newestStoredReport: defineStatement<{ source: string }, { reportId: number; created: string }>(
+    () => `SELECT report_id AS "reportId", report_created AS created FROM deliveries WHERE netbox_source = :source AND kind = 'report'
        ORDER BY report_id DESC LIMIT 1`,
   ),
   /** The NetBox ids of a source's reports the outbox holds in (afterId, uptoId]: received already, by webhook or catch-up. */

@@ -1,6 +1,6 @@
 import { createRepeatingTask, type Clock, type Logger } from '../shared';
 import { DAY_MS } from '../waivers';
-import type { Store } from './types';
+import type { Store } from './sql-store';
 
 export interface Retention {
   /** Prunes once now; resolves with how many sent deliveries were deleted. */

@@ -1,46 +1,25 @@
 import { COUNT_FIELDS, readCounts, writeCounts, type CountField } from '../report';
 import { DEFAULT_SOURCE_NAME, type ReportFields } from '../webhook';
-import type { ValuesCell } from './statement';
-import {
-  StorageUnavailableError,
-  type DeliveryKind,
-  type DeliveryRecord,
-  type DeliveryState,
-  type DeliveryStateChange,
-  type InsertResult,
-  type ReceivedVia,
-  type NewDelivery,
-} from './types';
+import { selectAs, toFieldName, type ValuesCell } from './statement';
+import { StorageUnavailableError, type DeliveryRecord, type DeliveryStateChange, type InsertResult, type NewDelivery } from './types';
 
-/** A `deliveries` row as both engines read it (the same column names and number types). */
-export interface DeliveryRow extends Record<CountColumn, number | null> {
-  id: number;
-  kind: DeliveryKind;
-  received_via: ReceivedVia;
-  dedup_key: string;
-  report_id: number;
-  report_created: string;
-  completed_at: string;
-  source: string;
-  body?: Buffer;
-  received_at: number;
-  state: DeliveryState;
-  attempts: number;
-  next_attempt_at: number | null;
-  last_error: string | null;
-  last_error_code: string | null;
-  message_id: string | null;
-  sent_at: number | null;
-  updated_at: number;
-  netbox_source: string;
-  /** The report's typed columns (migration 6), all NULL in a row stored before it or not a report. */
-  display: string | null;
-  url: string | null;
-  results_url: string | null;
-  /** JSON text of `custom_fields` (the string `null` when NetBox sent null, NULL when it sent nothing). */
-  custom_fields: string | null;
-  triggered_by: string | null;
-}
+/**
+ * A `deliveries` row as both engines read it: the record's fields, and its report's columns (migration 6). Its
+ * `source` column is the sender; the NetBox source is `netbox_source`.
+ */
+export type DeliveryRow = Omit<DeliveryRecord, 'report' | 'counts' | 'sender' | 'source' | 'triggeredBy'> &
+  Record<CountColumn, number | null> & {
+    source: string;
+    netboxSource: string;
+    body?: Buffer;
+    /** All NULL in a row stored before migration 6 or not a report. */
+    display: string | null;
+    url: string | null;
+    results_url: string | null;
+    /** JSON text of `custom_fields` (the string `null` when NetBox sent null, NULL when it sent nothing). */
+    custom_fields: string | null;
+    triggered_by: string | null;
+  };
 
 /** The counts of a report, each a column of its own under the report's own key. */
 const COUNT_COLUMNS = ['device_count', 'test_count', ...COUNT_FIELDS] as const;
@@ -70,10 +49,15 @@ export const INSERT_COLUMNS = [
 /** The parameters of a new delivery's INSERT. */
 export type DeliveryParams = Record<(typeof INSERT_COLUMNS)[number], unknown>;
 
+/** The fields of a delivery record that are columns of their own. */
+const RECORD_COLUMNS = `id, kind, received_via, dedup_key, report_id, report_created, completed_at, source, state, attempts, received_at,
+  next_attempt_at, last_error, last_error_code, message_id, sent_at, updated_at, netbox_source`;
+const RECORD_FIELDS = RECORD_COLUMNS.split(/,\s*/)
+  .map(toFieldName)
+  .filter((field) => field !== 'source' && field !== 'netboxSource');
+
 /** Every column of a delivery record, without its body (listings never load bodies). */
-export const DELIVERY_RECORD_COLUMNS = `id, kind, dedup_key, report_id, report_created, completed_at, source, received_at, state, attempts,
-  next_attempt_at, last_error, last_error_code, message_id, sent_at, updated_at, display, url, results_url, ${COUNT_COLUMNS.join(', ')},
-  custom_fields, triggered_by, netbox_source, received_via`;
+export const DELIVERY_RECORD_COLUMNS = `${selectAs(RECORD_COLUMNS)}, display, url, results_url, ${COUNT_COLUMNS.join(', ')}, custom_fields, triggered_by`;
 
 /** A new delivery as the parameters of its INSERT: the report's fields flattened into their columns. */
 export function toDeliveryParams(delivery: NewDelivery): DeliveryParams {
@@ -109,7 +93,7 @@ export function toDeliveryParams(delivery: NewDelivery): DeliveryParams {
  */
 function decodeRowReport(row: DeliveryRow): ReportFields | null {
   if (row.url === null || row.results_url === null) return null;
-  const report: Record<string, unknown> = { id: row.report_id, url: row.url, results_url: row.results_url, created: row.report_created };
+  const report: Record<string, unknown> = { id: row.reportId, url: row.url, results_url: row.results_url, created: row.reportCreated };
   if (row.display !== null) report.display = row.display;
   report.device_count = row.device_count ?? 0;
   report.test_count = row.test_count ?? 0;
@@ -118,26 +102,12 @@ function decodeRowReport(row: DeliveryRow): ReportFields | null {
 }
 
 export function decodeDeliveryRow(row: DeliveryRow): DeliveryRecord {
+  const fields = Object.fromEntries(RECORD_FIELDS.map((field) => [field, row[field as keyof DeliveryRow]]));
   const report = decodeRowReport(row);
   const record: DeliveryRecord = {
-    id: row.id,
-    kind: row.kind,
-    receivedVia: row.received_via,
-    dedupKey: row.dedup_key,
-    reportId: row.report_id,
-    reportCreated: row.report_created,
-    completedAt: row.completed_at,
+    ...(fields as Omit<DeliveryRecord, 'report' | 'counts' | 'sender' | 'source'>),
     sender: row.source,
-    source: row.netbox_source,
-    state: row.state,
-    attempts: row.attempts,
-    receivedAt: row.received_at,
-    nextAttemptAt: row.next_attempt_at,
-    lastError: row.last_error,
-    lastErrorCode: row.last_error_code,
-    messageId: row.message_id,
-    sentAt: row.sent_at,
-    updatedAt: row.updated_at,
+    source: row.netboxSource,
     report,
     counts: report && readCounts(row),
   };

@@ -1,6 +1,6 @@
 import { PgStore } from './pg-store';
 import { SqliteStore } from './sqlite-store';
-import type { Store } from './types';
+import type { Store } from './sql-store';
 
 export interface StoreSettings {
   dataDir: string;

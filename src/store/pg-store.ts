@@ -88,7 +88,6 @@ class PgEngine implements StoreEngine {
     this.pool.on('error', (error) => options.onIdleError?.(error));
   }
 
-  /** Under `pg_advisory_lock`, so replicas starting together apply each migration once. */
   migrate(): Promise<MigrationReport> {
     if (!this.ready) {
       this.ready = this.applyMigrations().catch((error: unknown) => {
@@ -129,58 +128,40 @@ class PgEngine implements StoreEngine {
     });
   }
 
-  private async applyMigrations(): Promise<MigrationReport> {
-    const { client, release } = await this.checkout();
-    let broken = false;
-    try {
-      await client.query('SELECT pg_advisory_lock($1)', [PG_MIGRATION_LOCK_KEY]);
-      try {
-        await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
-          version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
-        const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
-        const done = new Set(rows.map((r) => r.version));
-        const applied: string[] = [];
-        for (const migration of PG_MIGRATIONS) {
-          if (done.has(migration.version)) continue;
-          await client.query('BEGIN');
-          try {
-            await client.query(migration.sql);
-            await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
-            await client.query('COMMIT');
-          } catch (error) {
-            await client.query('ROLLBACK').catch(() => undefined);
-            throw error;
-          }
-          applied.push(`${String(migration.version).padStart(3, '0')}-${migration.name}`);
-        }
-        return { applied, version: Math.max(0, ...PG_MIGRATIONS.map((m) => m.version)) };
-      } finally {
-        await client.query('SELECT pg_advisory_unlock($1)', [PG_MIGRATION_LOCK_KEY]).catch(() => {
-          broken = true;
-        });
+  /** One transaction under `pg_advisory_xact_lock`: a replica starting at the same moment waits, then finds them applied. */
+  private applyMigrations(): Promise<MigrationReport> {
+    return this.transaction(async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [PG_MIGRATION_LOCK_KEY]);
+      await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+      const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
+      const pending = PG_MIGRATIONS.filter((m) => !rows.some((r) => r.version === m.version));
+      for (const migration of pending) {
+        await client.query(migration.sql);
+        await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
       }
-    } catch (error) {
-      broken = true;
-      throw error;
-    } finally {
-      // A connection whose unlock may not have happened is discarded: closing it frees the lock.
-      release(broken);
-    }
+      const applied = pending.map((m) => `${String(m.version).padStart(3, '0')}-${m.name}`);
+      return { applied, version: Math.max(0, ...PG_MIGRATIONS.map((m) => m.version)) };
+    });
   }
 
-  /** Runs on the pool after the migrations, mapping connection and server failures to 503s. */
-  async read<T>(work: Work<T>): Promise<T> {
+  /** Runs `fn` once the migrations are applied, mapping connection and server failures to 503s. */
+  private async afterMigrations<T>(fn: () => Promise<T>): Promise<T> {
     if (this.closed) throw storeClosedError();
     await this.migrate();
     try {
-      return await runWork(this.pool, work);
+      return await fn();
     } catch (error) {
       throw toStorageError(error);
     }
   }
 
+  read<T>(work: Work<T>): Promise<T> {
+    return this.afterMigrations(() => runWork(this.pool, work));
+  }
+
   write<T>(work: Work<T>, { atomic }: { atomic: boolean }): Promise<T> {
-    return atomic ? this.transaction((client) => runWork(client, work)) : this.read(work);
+    return this.afterMigrations(() => (atomic ? this.transaction((client) => runWork(client, work)) : runWork(this.pool, work)));
   }
 
   /** Each write commits on its own: replicas, not one process, share the database. */
@@ -188,17 +169,9 @@ class PgEngine implements StoreEngine {
     return this.write(work, options);
   }
 
-  /** Runs `fn` in one transaction on one pooled connection; rolled back (and mapped to 503) on failure. */
+  /** Runs `fn` in one transaction on one pooled connection; rolled back on failure. */
   private async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    if (this.closed) throw storeClosedError();
-    await this.migrate();
-    let checkedOut: Awaited<ReturnType<PgEngine['checkout']>>;
-    try {
-      checkedOut = await this.checkout();
-    } catch (error) {
-      throw toStorageError(error);
-    }
-    const { client, release } = checkedOut;
+    const { client, release } = await this.checkout();
     let broken = false;
     try {
       await client.query('BEGIN');
@@ -209,7 +182,7 @@ class PgEngine implements StoreEngine {
       await client.query('ROLLBACK').catch(() => {
         broken = true;
       });
-      throw toStorageError(error);
+      throw error;
     } finally {
       release(broken);
     }

@@ -9,18 +9,19 @@ import {
   type ReportRow,
 } from './report-rows';
 import type { ReportCursor } from '../trend';
-import { ROUTE_MAIL_VALUES, ROUTE_OUTCOME_VALUES, type RouteMailRow } from './route-mail-rows';
-import { SENT_MESSAGE_COLUMNS, SENT_MESSAGE_VALUES, SENT_MESSAGE_WRITTEN, type SentMessageRow } from './sent-message-rows';
+import { ROUTE_MAIL_FIELDS, ROUTE_MAIL_VALUES, ROUTE_OUTCOME_VALUES, type RouteMailRow } from './route-mail-rows';
+import { SENT_MESSAGE_FIELDS, SENT_MESSAGE_VALUES, SENT_MESSAGE_WRITTEN, type SentMessageRow } from './sent-message-rows';
 import type { Dialect } from './dialect';
-import { buildValuesRows, defineFilteredStatement, defineRowsStatement, defineStatement, escapeLike, type Statement } from './statement';
 import {
-  REPORT_FAILING_SETS_KEPT,
-  type DeliveryState,
-  type DigestPeriod,
-  type ListOptions,
-  type WatchdogState,
-  type WatchdogStateName,
-} from './types';
+  buildValuesRows,
+  defineFilteredStatement,
+  defineRowsStatement,
+  defineStatement,
+  escapeLike,
+  selectAs,
+  type Statement,
+} from './statement';
+import { REPORT_FAILING_SETS_KEPT, type DeliveryState, type DigestPeriod, type ListOptions, type WatchdogState } from './types';
 
 /* Every statement of both engines, written once: `:name` parameters, engine spellings from the Dialect. */
 
@@ -223,7 +224,6 @@ const reports = {
        WHERE series = :series AND failing IS NOT NULL AND dedup_key NOT IN (
          SELECT dedup_key FROM reports WHERE series = :series ORDER BY created_ms DESC, report_id DESC LIMIT ${REPORT_FAILING_SETS_KEPT})`,
   ),
-  get: defineStatement<{ dedupKey: string }, ReportRow>(() => 'SELECT * FROM reports WHERE dedup_key = :dedupKey'),
   ofKeys: defineStatement<{ dedupKeys: string[] }, ReportRow>((d) => `SELECT * FROM reports WHERE dedup_key ${d.inList(':dedupKeys')}`),
   findBefore: defineStatement<ReportCursorParams, ReportRow>(() => `SELECT * FROM reports ${BEFORE_IN_SERIES} LIMIT 1`),
   /** The same report without its failing pairs' NetBox ids (the trend's walk past the previous report). */
@@ -246,25 +246,12 @@ const sentMessages = {
          text_part = NULL, html_part = NULL, response = excluded.response, sent_at = excluded.sent_at`,
   ),
   get: defineStatement<{ deliveryId: number; route: string }, SentMessageRow>(
-    () => `SELECT ${SENT_MESSAGE_COLUMNS} FROM sent_messages WHERE delivery_id = :deliveryId AND route = :route`,
+    () => `SELECT ${SENT_MESSAGE_FIELDS} FROM sent_messages WHERE delivery_id = :deliveryId AND route = :route`,
   ),
   ofDelivery: defineStatement<{ deliveryId: number }, SentMessageRow>(
-    () => `SELECT ${SENT_MESSAGE_COLUMNS} FROM sent_messages WHERE delivery_id = :deliveryId ORDER BY sent_at, route`,
+    () => `SELECT ${SENT_MESSAGE_FIELDS} FROM sent_messages WHERE delivery_id = :deliveryId ORDER BY sent_at, route`,
   ),
 };
-
-/** A `watchdog_states` row. */
-interface WatchdogRow {
-  state: WatchdogStateName;
-  since: number | null;
-  created_at: number;
-  changed_at: number;
-  version: number;
-}
-
-export function decodeWatchdogRow(row: WatchdogRow): WatchdogState {
-  return { state: row.state, since: row.since, createdAt: row.created_at, changedAt: row.changed_at, version: row.version };
-}
 
 const watchdog = {
   /** A NetBox source's row, created `ok` on first use; a replica that loses the race keeps the winner's. */
@@ -272,8 +259,8 @@ const watchdog = {
     () =>
       `INSERT INTO watchdog_states (source, state, since, created_at, changed_at, version) VALUES (:source, 'ok', NULL, :now, :now, 0) ON CONFLICT (source) DO NOTHING`,
   ),
-  get: defineStatement<{ source: string }, WatchdogRow>(
-    () => 'SELECT state, since, created_at, changed_at, version FROM watchdog_states WHERE source = :source',
+  get: defineStatement<{ source: string }, WatchdogState>(
+    () => `SELECT ${selectAs('state, since, created_at, changed_at, version')} FROM watchdog_states WHERE source = :source`,
   ),
   /** Compare-and-set on the version: under READ COMMITTED a concurrent UPDATE waits for the winner's commit, then finds the version moved. */
   transition: defineStatement<{ source: string; state: string; since: number | null; now: number; expectedVersion: number }>(
@@ -283,26 +270,13 @@ const watchdog = {
 };
 
 const DIGEST_PERIOD_COLUMNS = 'route, period_start, period_end, delivery_id, late, queued_at';
+const DIGEST_PERIOD_FIELDS = selectAs(DIGEST_PERIOD_COLUMNS);
 
-/** A `digest_periods` row. */
-interface DigestPeriodRow {
-  route: string;
-  period_start: number;
-  period_end: number;
-  delivery_id: number | null;
-  late: number;
-  queued_at: number;
-}
+/** A `digest_periods` row: `late` is 0 or 1. */
+type DigestPeriodRow = Omit<DigestPeriod, 'late'> & { late: number };
 
 export function decodeDigestPeriodRow(row: DigestPeriodRow): DigestPeriod {
-  return {
-    route: row.route,
-    periodStart: Number(row.period_start),
-    periodEnd: Number(row.period_end),
-    deliveryId: row.delivery_id === null ? null : Number(row.delivery_id),
-    late: Number(row.late) === 1,
-    queuedAt: Number(row.queued_at),
-  };
+  return { ...row, late: row.late === 1 };
 }
 
 const digests = {
@@ -314,14 +288,11 @@ const digests = {
   attach: defineStatement<{ route: string; periodStart: number; deliveryId: number }>(
     () => 'UPDATE digest_periods SET delivery_id = :deliveryId WHERE route = :route AND period_start = :periodStart',
   ),
-  last: defineStatement<{ route: string }, DigestPeriodRow>(
-    () => `SELECT ${DIGEST_PERIOD_COLUMNS} FROM digest_periods WHERE route = :route ORDER BY period_end DESC LIMIT 1`,
-  ),
   list: defineStatement<{ limit: number }, DigestPeriodRow>(
-    () => `SELECT ${DIGEST_PERIOD_COLUMNS} FROM digest_periods ORDER BY period_end DESC, route LIMIT :limit`,
+    () => `SELECT ${DIGEST_PERIOD_FIELDS} FROM digest_periods ORDER BY period_end DESC, route LIMIT :limit`,
   ),
   listOfRoute: defineStatement<{ route: string; limit: number }, DigestPeriodRow>(
-    () => `SELECT ${DIGEST_PERIOD_COLUMNS} FROM digest_periods WHERE route = :route ORDER BY period_end DESC LIMIT :limit`,
+    () => `SELECT ${DIGEST_PERIOD_FIELDS} FROM digest_periods WHERE route = :route ORDER BY period_end DESC LIMIT :limit`,
   ),
 };
 
@@ -337,7 +308,8 @@ const routeMails = {
        VALUES ${buildValuesRows(ROUTE_MAIL_VALUES, count, ':now, :now')} ON CONFLICT (delivery_id, route) DO NOTHING`,
   ),
   ofDeliveries: defineStatement<{ deliveryIds: number[] }, RouteMailRow>(
-    (d) => `SELECT * FROM route_mails WHERE delivery_id ${d.inList(':deliveryIds')} ORDER BY delivery_id, position, route`,
+    (d) =>
+      `SELECT ${ROUTE_MAIL_FIELDS} FROM route_mails WHERE delivery_id ${d.inList(':deliveryIds')} ORDER BY delivery_id, position, route`,
   ),
   /**
    * What route mails came to at `:now`, one row each (`RouteOutcomeRow`): sent (with its Message-ID and

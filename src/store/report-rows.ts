@@ -63,19 +63,9 @@ export const REPORT_COLUMNS = [
 export const ARRIVAL_VALUES: readonly ValuesCell[] = ARRIVAL_COLUMNS.map(([, param, type]) => [param, type]);
 export const REPORT_VALUES: readonly ValuesCell[] = REPORT_COLUMNS.map(([, param]) => [param]);
 
-/** The parameters of a report's row as its webhook is stored: its counts, without a failing set. */
-export type ArrivalParams = Omit<ReportParams, 'failing' | 'failingIds' | 'failingCount' | 'pairStates'>;
-
-/** A report as its webhook parsed it, in `series`, as the parameters of its arrival row. */
-export function toArrivalParams(delivery: ReportDelivery, series: string): ArrivalParams {
-  const {
-    failing: _f,
-    failingIds: _i,
-    failingCount: _c,
-    pairStates: _s,
-    ...params
-  } = toReportParams(buildReportSnapshot(delivery, series, null));
-  return params;
+/** A report as its webhook parsed it, in `series`, as the parameters of its arrival row (its failing set unknown yet). */
+export function toArrivalParams(delivery: ReportDelivery, series: string): ReportParams {
+  return toReportParams(buildReportSnapshot(delivery, series, null));
 }
 
 /** Whether a new delivery comes with its report's row (a report, and the series it belongs to). */

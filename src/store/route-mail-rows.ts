@@ -1,25 +1,12 @@
-import { escapeLike, type ValuesCell } from './statement';
+import { escapeLike, selectAs, type ValuesCell } from './statement';
 import type { NewRouteMail, OwnerGroupPlan, RouteMailOutcome, RouteMailRecord, RouteMailState } from './types';
 
 /** A `route_mails` row as both engines read it; only `reminder` differs (SQLite 0/1, PostgreSQL boolean). */
-export interface RouteMailRow {
-  delivery_id: number;
-  route: string;
-  position: number;
-  outcome: NewRouteMail['outcome'];
-  reason: string;
-  reminder: boolean | number;
-  state: RouteMailState;
-  message_id: string | null;
-  response: string | null;
-  last_error: string | null;
-  last_error_code: string | null;
-  sent_at: number | null;
-  decided_at: number;
-  updated_at: number;
-  /** JSON of the owner group (migration 10); NULL for a plain route mail. */
-  owner_group?: string | null;
-}
+export type RouteMailRow = Omit<RouteMailRecord, 'reminder' | 'ownerGroup'> & { reminder: boolean | number; ownerGroup: string | null };
+
+export const ROUTE_MAIL_FIELDS = selectAs(
+  'delivery_id, route, position, outcome, reason, reminder, state, message_id, response, last_error, last_error_code, sent_at, decided_at, updated_at, owner_group',
+);
 
 /** The parameters of one decision's INSERT: a `send` starts `pending`, the other outcomes are final. */
 export interface RouteMailParams {
@@ -73,23 +60,8 @@ export function toRouteOutcomeRow(deliveryId: number, r: RouteMailOutcome): Rout
 }
 
 export function decodeRouteMailRow(row: RouteMailRow): RouteMailRecord {
-  return {
-    deliveryId: row.delivery_id,
-    route: row.route,
-    position: row.position,
-    outcome: row.outcome,
-    reason: row.reason,
-    reminder: row.reminder === true || row.reminder === 1,
-    state: row.state,
-    messageId: row.message_id,
-    response: row.response,
-    lastError: row.last_error,
-    lastErrorCode: row.last_error_code,
-    sentAt: row.sent_at,
-    decidedAt: row.decided_at,
-    updatedAt: row.updated_at,
-    ownerGroup: row.owner_group ? (JSON.parse(row.owner_group) as OwnerGroupPlan) : null,
-  };
+  const ownerGroup = row.ownerGroup ? (JSON.parse(row.ownerGroup) as OwnerGroupPlan) : null;
+  return { ...row, reminder: row.reminder === true || row.reminder === 1, ownerGroup };
 }
 
 /** The LIKE pattern (escape `!`) of a route's owner-group mails, `<route>~<key>`: they count as the route's mails. */

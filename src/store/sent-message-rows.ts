@@ -1,19 +1,8 @@
-import type { ValuesCell } from './statement';
+import { selectAs, type ValuesCell } from './statement';
 import type { SentMessage, SentMessageCopy } from './types';
 
 /** A `sent_messages` row as both engines read it; the parts are set only on rows kept before the raw copy alone was kept. */
-export interface SentMessageRow {
-  route: string;
-  message_id: string | null;
-  raw: Buffer;
-  envelope_from: string;
-  envelope_to: string;
-  subject: string;
-  text_part: string | null;
-  html_part: string | null;
-  response: string;
-  sent_at: number;
-}
+export type SentMessageRow = Omit<SentMessageCopy, 'envelopeTo'> & { envelopeTo: string; textPart: string | null; htmlPart: string | null };
 
 /** The parameters of a `sent_messages` row: the copy with its recipients as JSON text. */
 export type SentMessageParams = Omit<SentMessageCopy, 'envelopeTo'> & { deliveryId: number; envelopeTo: string };
@@ -24,7 +13,7 @@ export const SENT_MESSAGE_VALUES = (
 ).map((name): ValuesCell => [name]);
 
 export const SENT_MESSAGE_WRITTEN = 'route, message_id, raw, envelope_from, envelope_to, subject, response, sent_at';
-export const SENT_MESSAGE_COLUMNS = 'route, message_id, raw, envelope_from, envelope_to, subject, text_part, html_part, response, sent_at';
+export const SENT_MESSAGE_FIELDS = selectAs(`${SENT_MESSAGE_WRITTEN}, text_part, html_part`);
 
 export function toSentMessageParams(deliveryId: number, m: SentMessageCopy): SentMessageParams {
   return {
@@ -42,20 +31,9 @@ export function toSentMessageParams(deliveryId: number, m: SentMessageCopy): Sen
 
 /** The kept mail with its parts: those stored beside an older copy, else read from the raw copy. */
 export async function fromSentMessageRow(row: SentMessageRow): Promise<SentMessage> {
-  const raw = Buffer.from(row.raw);
-  const stored = row.text_part !== null || row.html_part !== null;
-  const parts = stored ? { text: row.text_part, html: row.html_part } : await readMailParts(raw);
-  return {
-    route: row.route,
-    messageId: row.message_id,
-    raw,
-    envelopeFrom: row.envelope_from,
-    envelopeTo: JSON.parse(row.envelope_to) as string[],
-    subject: row.subject,
-    ...parts,
-    response: row.response,
-    sentAt: Number(row.sent_at),
-  };
+  const { textPart, htmlPart, envelopeTo, ...copy } = row;
+  const parts = textPart !== null || htmlPart !== null ? { text: textPart, html: htmlPart } : await readMailParts(row.raw);
+  return { ...copy, envelopeTo: JSON.parse(envelopeTo) as string[], ...parts };
 }
 
 /**

@@ -1,14 +1,14 @@
 import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
-import type { NewWaiver, Waiver, WaiverFilter } from '../waivers';
-import { decodeDigestPeriodRow, decodeWatchdogRow, queries, selectListDeliveries, toListParams } from './queries';
+import type { NewWaiver, Waiver, WaiverFilter, WaiverStorage } from '../waivers';
+import { decodeDigestPeriodRow, queries, selectListDeliveries, toListParams } from './queries';
 import type { Statement } from './statement';
 import { execute, insertDelivery, selectAll, selectOne, settleBatch, type Work } from './store-work';
 import { decodeDeliveryRow } from './delivery-rows';
 import { decodeReportPointRow, decodeReportRow } from './report-rows';
 import { buildRouteGroupsPattern, decodeRouteMailRow } from './route-mail-rows';
 import { fromSentMessageRow } from './sent-message-rows';
-import { decodeWaiverRow, selectListWaivers, waiverQueries } from './waiver-rows';
+import { selectListWaivers, waiverQueries } from './waiver-rows';
 import { catchUpQueries, decodeCatchUpRow } from './catch-up-rows';
 import { DELIVERY_STATES, StorageUnavailableError } from './types';
 import type {
@@ -25,7 +25,6 @@ import type {
   RouteMailRecord,
   SentMessage,
   SettledBatch,
-  Store,
   WatchdogState,
   WatchdogTransition,
 } from './types';
@@ -52,9 +51,6 @@ export interface StoreEngine {
   close(): Promise<void>;
 }
 
-/** The first argument of a Store method. */
-type Input<M extends keyof Store> = Parameters<Extract<Store[M], (...args: never[]) => unknown>>[0];
-
 /** An id as the store gives them (deliveries, waivers): digits only; anything else (a file waiver's `file:<n>`, a typo) names none. */
 export function parseStoredId(id: string): number | undefined {
   const n = /^\d{1,15}$/.test(id) ? Number(id) : NaN;
@@ -66,14 +62,25 @@ export function storeClosedError(): StorageUnavailableError {
   return new StorageUnavailableError('the store is closed', 'STORE_CLOSED');
 }
 
+/**
+ * The durable outbox, one contract for SQLite and PostgreSQL; "cannot commit now" is thrown as
+ * {@link StorageUnavailableError}. The waivers live beside the reports they waive.
+ */
+export type Store = Pick<SqlStore, keyof SqlStore>;
+
 /** The store's logic, written once: each method is statements of `queries.ts` run by the engine. */
-export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
+export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStorage {
+  /**
+   * True when one process owns the store (SQLite): whatever is `sending` at boot was interrupted. False
+   * when replicas share it (PostgreSQL): a dead replica's claims are taken over when their lease expires.
+   */
   readonly singleOwner: boolean;
 
   constructor(protected readonly engine: E) {
     this.singleOwner = engine.singleOwner;
   }
 
+  /** Idempotent; safe from several processes at once. */
   migrate(): Promise<MigrationReport> {
     return this.engine.migrate();
   }
@@ -91,11 +98,23 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
     return this.engine.write(execute(statement, params), { atomic: false });
   }
 
+  /** Commits the delivery (or finds the one with the same key) before resolving. */
   insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
     return this.engine.insertDelivery(delivery);
   }
 
-  async claimDue({ now, limit, owner, leaseMs, skipSources = [] }: Input<'claimDue'>): Promise<DeliveryRecord[]> {
+  /**
+   * Leases up to `limit` due deliveries, oldest first (expired leases included), none of `skipSources` (NetBox
+   * sources the caller is still busy with); attempts grows by one.
+   */
+  async claimDue(options: {
+    now: number;
+    limit: number;
+    owner: string;
+    leaseMs: number;
+    skipSources?: readonly string[];
+  }): Promise<DeliveryRecord[]> {
+    const { now, limit, owner, leaseMs, skipSources = [] } = options;
     if (limit <= 0) return [];
     const params = { now, limit, owner, leaseUntil: now + leaseMs, skipSources: [...skipSources] };
     const rows = await this.engine.writeGrouped(selectAll(queries.deliveries.claimDue, params), { atomic: false });
@@ -103,17 +122,27 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
     return rows.sort((a, b) => a.id - b.id).map((row) => ({ ...decodeDeliveryRow(row), body: row.body! }));
   }
 
-  async extendLeases({ ids, owner, now, leaseMs }: Input<'extendLeases'>): Promise<number> {
+  /**
+   * Moves the lease of those still `sending` under `owner` (an outcome sent but not yet recorded must
+   * not be claimed and sent again); `updated_at` stays. Resolves with how many were extended.
+   */
+  async extendLeases({ ids, owner, now, leaseMs }: { ids: number[]; owner: string; now: number; leaseMs: number }): Promise<number> {
     if (ids.length === 0) return 0;
     const params = { ids, owner, leaseUntil: now + leaseMs };
     return this.engine.writeGrouped(execute(queries.deliveries.extendLeases, params), { atomic: false });
   }
 
-  /** One transaction (on SQLite a savepoint in the turn's group commit): the batch lands whole or not at all. */
+  /**
+   * Writes a batch of attempts whole or not at all (on SQLite a savepoint in the turn's group commit): route
+   * plans (one another replica recorded first is kept), route mails, sent copies, states and reports. A report
+   * replaces the one with its dedup key, keeping whether it arrived late; failing sets older than the newest
+   * {@link REPORT_FAILING_SETS_KEPT} of a series become unknown.
+   */
   async settleBatch(batch: SettledBatch): Promise<void> {
     await this.engine.writeGrouped(settleBatch(batch, this.engine.locksRows), { atomic: true });
   }
 
+  /** Releases every lease (a single-process store at boot: what was in flight when it died). */
   releaseLeases(now: number): Promise<number> {
     return this.change(queries.deliveries.releaseLeases, { now });
   }
@@ -123,16 +152,19 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
     return row && decodeDeliveryRow(row);
   }
 
+  /** A page, newest first, by keyset on the id (never by offset); the filters combine with AND. */
   async listDeliveries(options: ListOptions = {}): Promise<DeliveryRecord[]> {
     const { params, ascending } = toListParams(options);
     const rows = await this.rows(selectListDeliveries(options), params);
     return (ascending ? rows.reverse() : rows).map(decodeDeliveryRow);
   }
 
+  /** Makes a retrying delivery due now, its attempts and backoff unchanged; false when it is not retrying. */
   async retryNow(id: number, now: number): Promise<boolean> {
     return (await this.change(queries.deliveries.retryNow, { id, now })) === 1;
   }
 
+  /** Puts a dead (or sent) delivery back in the queue, due now, with its attempts reset. */
   async requeue(id: number, now: number): Promise<boolean> {
     return (await this.change(queries.deliveries.requeue, { id, now })) === 1;
   }
@@ -141,7 +173,8 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
     return this.change(queries.deliveries.requeueAllDead, { now });
   }
 
-  expediteRetries(options: Input<'expediteRetries'>): Promise<number> {
+  /** An operator's "try now" during a pause of the mail transport: retries due by `until` become due `now`. */
+  expediteRetries(options: { now: number; until: number }): Promise<number> {
     return this.change(queries.deliveries.expediteRetries, options);
   }
 
@@ -151,10 +184,12 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
     return counts;
   }
 
-  pruneDeliveries(options: Input<'pruneDeliveries'>): Promise<number> {
+  /** Deletes deliveries in `state` last changed before `before`, with their bodies and idempotency keys. */
+  pruneDeliveries(options: { state: 'sent' | 'dead'; before: number }): Promise<number> {
     return this.engine.write(prune(options), { atomic: true });
   }
 
+  /** When the oldest delivery not yet sent nor dead was received (queue age). */
   async oldestPendingAt(): Promise<number | null> {
     return (await this.row(queries.deliveries.oldestPendingAt, {}))?.t ?? null;
   }
@@ -163,22 +198,25 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
     return (await this.row(queries.deliveries.nextDueAt, {}))?.t ?? null;
   }
 
+  /** From its webhook on (counts, `pending` until its mail is composed), with its failing set once composed. */
   async findReport(dedupKey: string): Promise<ReportSnapshot | undefined> {
-    const row = await this.row(queries.reports.get, { dedupKey });
-    return row && decodeReportRow(row);
+    return (await this.findReports([dedupKey]))[0];
   }
 
+  /** {@link findReport} for several keys in one read; a key with no report is left out. */
   async findReports(dedupKeys: readonly string[]): Promise<ReportSnapshot[]> {
     if (dedupKeys.length === 0) return [];
     return (await this.rows(queries.reports.ofKeys, { dedupKeys: [...dedupKeys] })).map(decodeReportRow);
   }
 
+  /** The newest report of `series` strictly before the cursor; `failingIds: false` leaves the pairs' NetBox ids unread. */
   async findReportBefore(series: string, before: ReportCursor, options: ReportReadOptions = {}): Promise<ReportSnapshot | undefined> {
     const statement = options.failingIds === false ? queries.reports.findBeforeWithoutIds : queries.reports.findBefore;
     const row = await this.row(statement, { ...before, series });
     return row && decodeReportRow(row);
   }
 
+  /** The newest `limit` reports of `series` strictly before the cursor, oldest first, without their failing sets. */
   async listReportsBefore(series: string, before: ReportCursor, limit: number): Promise<ReportPoint[]> {
     if (limit <= 0) return [];
     const rows = await this.rows(queries.reports.listBefore, { ...before, series, limit });
@@ -189,11 +227,13 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
     return (await this.row(queries.deliveries.getBody, { id }))?.body;
   }
 
+  /** Route `''`: a copy kept before routes were recorded with it. */
   async getSentMessage(deliveryId: number, route: string): Promise<SentMessage | undefined> {
     const row = await this.row(queries.sentMessages.get, { deliveryId, route });
     return row && (await fromSentMessageRow(row));
   }
 
+  /** One per route, in the order they were sent. */
   async listSentMessages(deliveryId: number): Promise<SentMessage[]> {
     const rows = await this.rows(queries.sentMessages.ofDelivery, { deliveryId });
     const messages: SentMessage[] = [];
@@ -202,31 +242,40 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
     return messages;
   }
 
+  /** The newest `report` delivery of a NetBox source. */
   async lastReportReceivedAt(source: string = DEFAULT_SOURCE_NAME): Promise<number | null> {
     return (await this.row(queries.deliveries.lastReportReceivedAt, { source }))?.t ?? null;
   }
 
-  /** The row is created on first use; creating it again is harmless, so it needs no durable write. */
+  /** A source's watchdog state, created (`ok`, version 0) on first use; creating it again is harmless, so no durable write. */
   getWatchdogState(now: number, source: string = DEFAULT_SOURCE_NAME): Promise<WatchdogState> {
     return this.engine.read(ensureWatchdog(now, source));
   }
 
+  /**
+   * Compare-and-set on the version, queueing `alert` in the same transaction: of several replicas that
+   * saw the same state, exactly one wins; the others get `won: false` and send nothing.
+   */
   transitionWatchdog(input: WatchdogTransition): Promise<{ won: boolean; alertId?: number }> {
     const { alert, source = DEFAULT_SOURCE_NAME, ...rest } = input;
     return this.engine.write(transitionWatchdog({ ...rest, source }, alert), { atomic: true });
   }
 
   async lastDigestPeriod(route: string): Promise<DigestPeriod | undefined> {
-    const row = await this.row(queries.digests.last, { route });
-    return row ? decodeDigestPeriodRow(row) : undefined;
+    return (await this.listDigestPeriods({ route, limit: 1 }))[0];
   }
 
-  /** A replica inserting the same period at once waits for the first one's commit, then inserts nothing. */
+  /**
+   * Records a period once (route + start, and route + end, are unique), queueing `job` in the same transaction:
+   * of several replicas (or a restart), exactly one queues it; one inserting it at once waits for the first
+   * one's commit, then inserts nothing. `job` null: no mail.
+   */
   queueDigest(input: QueueDigestInput): Promise<QueuedDigest> {
     return this.engine.write(queueDigest(input), { atomic: true });
   }
 
-  async listDigestPeriods(options: Input<'listDigestPeriods'> = {}): Promise<DigestPeriod[]> {
+  /** Newest end first. */
+  async listDigestPeriods(options: { route?: string; limit?: number } = {}): Promise<DigestPeriod[]> {
     const limit = options.limit ?? 100;
     const rows =
       options.route === undefined
@@ -235,51 +284,52 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
     return rows.map(decodeDigestPeriodRow);
   }
 
+  /** By delivery, then route position. */
   async listRouteMails(deliveryIds: number[]): Promise<RouteMailRecord[]> {
     const ids = [...new Set(deliveryIds.filter((id) => Number.isSafeInteger(id)))];
     if (ids.length === 0) return [];
     return (await this.rows(queries.routeMails.ofDeliveries, { deliveryIds: ids })).map(decodeRouteMailRow);
   }
 
+  /** What `repeat_after` measures from: the newest earlier report the route mailed (or is mailing). */
   async lastRouteMailCompletedAt(route: string, deliveryId: number): Promise<string | null> {
     const params = { route, routeGroups: buildRouteGroupsPattern(route), deliveryId };
     return (await this.row(queries.routeMails.lastCompletedAt, params))?.t ?? null;
   }
 
   async addWaiver(waiver: NewWaiver): Promise<Waiver> {
-    const row = await this.engine.write(selectOne(waiverQueries.insert, waiver), { atomic: false });
-    return decodeWaiverRow(row!);
+    return (await this.engine.write(selectOne(waiverQueries.insert, waiver), { atomic: false }))!;
   }
 
   async getWaiver(id: string): Promise<Waiver | undefined> {
     const n = parseStoredId(id);
-    const row = n === undefined ? undefined : await this.row(waiverQueries.get, { id: n });
-    return row && decodeWaiverRow(row);
+    return n === undefined ? undefined : this.row(waiverQueries.get, { id: n });
   }
 
   async listWaivers(filter: WaiverFilter): Promise<Waiver[]> {
     const { statement, params } = selectListWaivers(filter);
-    return (await this.rows(statement, params)).map(decodeWaiverRow);
+    return this.rows(statement, params);
   }
 
   async expireWaiver(id: string, change: { now: number; by: string }): Promise<Waiver | undefined> {
     const n = parseStoredId(id);
     if (n === undefined) return undefined;
-    const row = await this.engine.write(selectOne(waiverQueries.expire, { ...change, id: n }), { atomic: false });
-    return row && decodeWaiverRow(row);
+    return this.engine.write(selectOne(waiverQueries.expire, { ...change, id: n }), { atomic: false });
   }
 
   async countWaiversInForce(at: number): Promise<number> {
     return (await this.row(waiverQueries.countInForce, { at }))!.n;
   }
 
-  async takeCatchUpLease(input: Input<'takeCatchUpLease'>): Promise<CatchUpState | undefined> {
+  /** Takes a source's catch-up lease unless another owner holds it unexpired (then undefined). */
+  async takeCatchUpLease(input: { source: string; owner: string; now: number; leaseMs: number }): Promise<CatchUpState | undefined> {
     const { leaseMs, ...lease } = input;
     const row = await this.engine.write(selectOne(catchUpQueries.takeLease, { ...lease, until: input.now + leaseMs }), { atomic: false });
     return row && decodeCatchUpRow(row);
   }
 
-  async finishCatchUp(input: Input<'finishCatchUp'>): Promise<void> {
+  /** Releases `owner`'s lease; with `seen`, records the success and the newest report seen. */
+  async finishCatchUp(input: { source: string; owner: string; now: number; seen?: ReportCursor }): Promise<void> {
     const { source, owner, now, seen } = input;
     if (seen) await this.change(catchUpQueries.succeed, { source, owner, now, ...seen });
     else await this.change(catchUpQueries.release, { source, owner });
@@ -290,21 +340,24 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
     return row && decodeCatchUpRow(row);
   }
 
+  /** The source's stored report with the highest NetBox id. */
   async newestStoredReport(source: string): Promise<{ reportId: number; created: string } | undefined> {
-    const row = await this.row(catchUpQueries.newestStoredReport, { source });
-    return row && { reportId: row.report_id, created: row.report_created };
+    return this.row(catchUpQueries.newestStoredReport, { source });
   }
 
+  /** A source's stored report ids with `afterId < id <= uptoId`, in no particular order. */
   async listStoredReportIds(source: string, afterId: number, uptoId: number): Promise<number[]> {
     const rows = await this.rows(catchUpQueries.storedReportIds, { source, afterId, uptoId });
     return rows.map((r) => r.report_id);
   }
 
+  /** The keys of a delivery or of a report in the history (kept after retention prunes its delivery). */
   async findKnownKeys(keys: readonly string[]): Promise<string[]> {
     if (keys.length === 0) return [];
     return (await this.rows(catchUpQueries.knownKeys, { keys: [...keys] })).map((r) => r.dedup_key);
   }
 
+  /** Proves the store can commit (readiness). */
   async checkWritable(now: number): Promise<void> {
     await this.engine.read(execute(queries.health.probe, { now }));
   }
@@ -314,7 +367,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements Store {
   }
 }
 
-function* prune(options: Input<'pruneDeliveries'>): Work<number> {
+function* prune(options: { state: 'sent' | 'dead'; before: number }): Work<number> {
   yield* execute(queries.deliveries.pruneSentMessages, options);
   yield* execute(queries.deliveries.pruneRouteMails, options);
   return yield* execute(queries.deliveries.prune, options);
@@ -322,7 +375,7 @@ function* prune(options: Input<'pruneDeliveries'>): Work<number> {
 
 function* ensureWatchdog(now: number, source: string): Work<WatchdogState> {
   yield* execute(queries.watchdog.ensure, { now, source });
-  return decodeWatchdogRow((yield* selectOne(queries.watchdog.get, { source }))!);
+  return (yield* selectOne(queries.watchdog.get, { source }))!;
 }
 
 function* transitionWatchdog(

@@ -17,15 +17,11 @@ const PARAMETER = /(?<![:\w]):([A-Za-z_]\w*)/g;
 export class Statement<P extends object = Record<string, never>, R = never> {
   /** Type-level only: ties the parameters and the row to the statement. */
   declare readonly types: { params: P; row: R };
-  private readonly compiled = new Map<Dialect, CompiledStatement>();
-
-  constructor(private readonly build: (dialect: Dialect) => string) {}
-
   /** The text with the dialect's placeholders, compiled once per dialect. */
-  compile(dialect: Dialect): CompiledStatement {
-    let compiled = this.compiled.get(dialect);
-    if (!compiled) this.compiled.set(dialect, (compiled = compileSql(this.build(dialect), dialect)));
-    return compiled;
+  readonly compile: (dialect: Dialect) => CompiledStatement;
+
+  constructor(build: (dialect: Dialect) => string) {
+    this.compile = memoize((dialect) => compileSql(build(dialect), dialect));
   }
 
   /** The values for the placeholders of {@link compile}, in order, encoded for the dialect. */
@@ -68,16 +64,12 @@ export function defineFilteredStatement<C extends string, P extends object, R>(
   conditions: Record<C, string>,
   build: (where: string, present: readonly C[]) => string,
 ): (present: readonly C[]) => Statement<P, R> {
-  const byKey = new Map<string, Statement<P, R>>();
-  return (present) => {
-    const key = present.join(',');
-    let statement = byKey.get(key);
-    if (!statement) {
-      const where = present.length > 0 ? `WHERE ${present.map((name) => conditions[name]).join(' AND ')}` : '';
-      byKey.set(key, (statement = defineStatement(() => build(where, present))));
-    }
-    return statement;
-  };
+  const byKey = memoize((key: string) => {
+    const present = (key ? key.split(',') : []) as C[];
+    const where = present.length > 0 ? `WHERE ${present.map((name) => conditions[name]).join(' AND ')}` : '';
+    return defineStatement<P, R>(() => build(where, present));
+  });
+  return (present) => byKey(present.join(','));
 }
 
 /** `!` escapes LIKE's wildcards (with `ESCAPE '!'`), so a name with `%` or `_` matches only itself. */
@@ -93,12 +85,7 @@ export type ValuesType = 'TEXT' | 'BIGINT' | 'INTEGER';
  * prepared statement of its own. Row `i` binds its parameters as `:<name><i>` ({@link toRowsParams}).
  */
 export function defineRowsStatement<R = never>(build: (count: number) => string): (count: number) => Statement<Record<string, unknown>, R> {
-  const byCount = new Map<number, Statement<Record<string, unknown>, R>>();
-  return (count) => {
-    let statement = byCount.get(count);
-    if (!statement) byCount.set(count, (statement = defineStatement(() => build(count))));
-    return statement;
-  };
+  return memoize((count) => defineStatement(() => build(count)));
 }
 
 /** A VALUES cell: the parameter it binds, and the type it is cast to where the statement needs one. */
@@ -122,4 +109,26 @@ export function toRowsParams(rows: readonly object[], shared: object = {}): Reco
     for (const [name, value] of Object.entries(row)) params[`${name}${i}`] = value;
   });
   return params;
+}
+
+/** A column's name as its record's field: `dedup_key` → `dedupKey`. */
+export function toFieldName(column: string): string {
+  return column.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase());
+}
+
+/** Columns selected under their record's field names (`dedup_key AS "dedupKey"`): the rows come back as records. */
+export function selectAs(columns: string): string {
+  return columns
+    .split(/,\s*/)
+    .map((column) => (toFieldName(column) === column ? column : `${column} AS "${toFieldName(column)}"`))
+    .join(', ');
+}
+
+/** `build`'s value for each key, built on first use. */
+function memoize<K, V>(build: (key: K) => V): (key: K) => V {
+  const built = new Map<K, V>();
+  return (key) => {
+    if (!built.has(key)) built.set(key, build(key));
+    return built.get(key)!;
+  };
 }

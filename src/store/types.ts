@@ -1,7 +1,6 @@
 import type { ReportCounts, SeverityCounts } from '../report';
-import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from '../trend';
+import type { ReportCursor, ReportSnapshot } from '../trend';
 import type { ReportDelivery, ReportFields } from '../webhook';
-import type { WaiverStorage } from '../waivers';
 
 /** States of a delivery: queued → sending → sent, or → retrying → sending …, or → dead. */
 export const DELIVERY_STATES = ['queued', 'sending', 'retrying', 'sent', 'dead'] as const;
@@ -171,110 +170,6 @@ export interface QueueDigestInput {
 export interface QueuedDigest {
   queued: boolean;
   deliveryId: number | null;
-}
-
-/**
- * The durable outbox, one contract for SQLite and PostgreSQL; "cannot commit now" is thrown as
- * {@link StorageUnavailableError}. The waivers live beside the reports they waive.
- */
-export interface Store extends WaiverStorage {
-  /**
-   * True when one process owns the store (SQLite): whatever is `sending` at boot was interrupted. False
-   * when replicas share it (PostgreSQL): a dead replica's claims are taken over when their lease expires.
-   */
-  readonly singleOwner: boolean;
-  /** Idempotent; safe from several processes at once. */
-  migrate(): Promise<MigrationReport>;
-  /** Commits the delivery (or finds the one with the same key) before resolving. */
-  insertDelivery(delivery: NewDelivery): Promise<InsertResult>;
-  /**
-   * Leases up to `limit` due deliveries, oldest first (expired leases included), none of `skipSources` (NetBox
-   * sources the caller is still busy with); attempts grows by one.
-   */
-  claimDue(options: {
-    now: number;
-    limit: number;
-    owner: string;
-    leaseMs: number;
-    skipSources?: readonly string[];
-  }): Promise<DeliveryRecord[]>;
-  /**
-   * Moves the lease of those still `sending` under `owner` (an outcome sent but not yet recorded must
-   * not be claimed and sent again); `updated_at` stays. Resolves with how many were extended.
-   */
-  extendLeases(options: { ids: number[]; owner: string; now: number; leaseMs: number }): Promise<number>;
-  /** Releases every lease (a single-process store at boot: what was in flight when it died). */
-  releaseLeases(now: number): Promise<number>;
-  getDelivery(id: number): Promise<DeliveryRecord | undefined>;
-  listDeliveries(options?: ListOptions): Promise<DeliveryRecord[]>;
-  /** Puts a dead (or sent) delivery back in the queue, due now, with its attempts reset. */
-  requeue(id: number, now: number): Promise<boolean>;
-  requeueAllDead(now: number): Promise<number>;
-  /** An operator's "try now" during an SMTP pause: retries due by `until` become due `now`. */
-  expediteRetries(options: { now: number; until: number }): Promise<number>;
-  /** Makes a retrying delivery due now, its attempts and backoff unchanged; false when it is not retrying. */
-  retryNow(id: number, now: number): Promise<boolean>;
-  countByState(): Promise<Record<DeliveryState, number>>;
-  /** Deletes deliveries in `state` last changed before `before`, with their bodies and idempotency keys. */
-  pruneDeliveries(options: { state: 'sent' | 'dead'; before: number }): Promise<number>;
-  /** When the oldest delivery not yet sent nor dead was received (queue age). */
-  oldestPendingAt(): Promise<number | null>;
-  nextDueAt(): Promise<number | null>;
-  /** From its webhook on (counts, `pending` until its mail is composed), with its failing set once composed. */
-  findReport(dedupKey: string): Promise<ReportSnapshot | undefined>;
-  /** {@link findReport} for several keys in one read; a key with no report is left out. */
-  findReports(dedupKeys: readonly string[]): Promise<ReportSnapshot[]>;
-  /** The newest report of `series` strictly before the cursor; `failingIds: false` leaves the pairs' NetBox ids unread. */
-  findReportBefore(series: string, before: ReportCursor, options?: ReportReadOptions): Promise<ReportSnapshot | undefined>;
-  /** The newest `limit` reports of `series` strictly before the cursor, oldest first, without their failing sets. */
-  listReportsBefore(series: string, before: ReportCursor, limit: number): Promise<ReportPoint[]>;
-  /** The newest `report` delivery of a NetBox source (default `default`). */
-  lastReportReceivedAt(source?: string): Promise<number | null>;
-  /** A source's watchdog state, created (`ok`, version 0, created at `now`) on first use. */
-  getWatchdogState(now: number, source?: string): Promise<WatchdogState>;
-  /**
-   * Compare-and-set on the version, queueing `alert` in the same transaction: of several replicas that
-   * saw the same state, exactly one wins; the others get `won: false` and send nothing.
-   */
-  transitionWatchdog(input: WatchdogTransition): Promise<{ won: boolean; alertId?: number }>;
-  lastDigestPeriod(route: string): Promise<DigestPeriod | undefined>;
-  /**
-   * Records a period once (route + start, and route + end, are unique), queueing `job` in the same
-   * transaction: of several replicas (or a restart), exactly one queues it. `job` null: no mail.
-   */
-  queueDigest(input: QueueDigestInput): Promise<QueuedDigest>;
-  /** Newest end first. */
-  listDigestPeriods(options?: { route?: string; limit?: number }): Promise<DigestPeriod[]>;
-  getDeliveryBody(id: number): Promise<Buffer | undefined>;
-  /** Route `''`: a copy kept before routes were recorded with it. */
-  getSentMessage(deliveryId: number, route: string): Promise<SentMessage | undefined>;
-  /** One per route, in the order they were sent. */
-  listSentMessages(deliveryId: number): Promise<SentMessage[]>;
-  /**
-   * Writes a batch of attempts whole or not at all: route plans (one another replica recorded first is
-   * kept), route mails, sent copies, states and reports. A report replaces the one with its dedup key,
-   * keeping whether it arrived late; failing sets older than the newest
-   * {@link REPORT_FAILING_SETS_KEPT} of a series become unknown.
-   */
-  settleBatch(batch: SettledBatch): Promise<void>;
-  /** By delivery, then route position. */
-  listRouteMails(deliveryIds: number[]): Promise<RouteMailRecord[]>;
-  /** What `repeat_after` measures from: the newest earlier report the route mailed (or is mailing). */
-  lastRouteMailCompletedAt(route: string, deliveryId: number): Promise<string | null>;
-  /** Takes a source's catch-up lease unless another owner holds it unexpired (then undefined). */
-  takeCatchUpLease(input: { source: string; owner: string; now: number; leaseMs: number }): Promise<CatchUpState | undefined>;
-  /** Releases `owner`'s lease; with `seen`, records the success and the newest report seen. */
-  finishCatchUp(input: { source: string; owner: string; now: number; seen?: ReportCursor }): Promise<void>;
-  getCatchUpState(source: string): Promise<CatchUpState | undefined>;
-  /** The source's stored report with the highest NetBox id. */
-  newestStoredReport(source: string): Promise<{ reportId: number; created: string } | undefined>;
-  /** A source's stored report ids with `afterId < id <= uptoId`, in no particular order. */
-  listStoredReportIds(source: string, afterId: number, uptoId: number): Promise<number[]>;
-  /** The keys of a delivery or of a report in the history (kept after retention prunes its delivery). */
-  findKnownKeys(keys: readonly string[]): Promise<string[]>;
-  /** Proves the store can commit (readiness). */
-  checkWritable(now: number): Promise<void>;
-  close(): Promise<void>;
 }
 
 /** What one attempt at a delivery came to. */

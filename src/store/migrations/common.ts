@@ -1,134 +1,266 @@
-/**
- * The migrations whose SQL is the same on SQLite and PostgreSQL but for the name of the 64-bit integer type
- * (`INTEGER`, `BIGINT`): written once, placed by version in each engine's list.
- */
+/** One schema migration; applied in order, each in one transaction. Append new entries; never edit one that has shipped. */
 export interface Migration {
   version: number;
   name: string;
-  /** Runs in one transaction. */
   sql: string;
 }
 
-/** The engine's 64-bit integer: epoch milliseconds, NetBox ids. */
-export type Int64Type = 'INTEGER' | 'BIGINT';
+/** What the engines spell differently in the migrations they share. */
+export interface EngineSql {
+  /** The 64-bit integer: epoch milliseconds, NetBox ids. */
+  int64: 'INTEGER' | 'BIGINT';
+  bytes: 'BLOB' | 'BYTEA';
+  /** A generated primary key. */
+  identity: string;
+  /** The route mail's `reminder` column. */
+  reminder: string;
+  /** PostgreSQL checks a closed set of values; SQLite's tables were created without. */
+  check(column: string, values: readonly string[]): string;
+}
 
-/** Word for word the same on both engines. */
-const SAME_ON_BOTH = {
-  11: {
+/** The columns of the watchdog's state (migrations 3 and 9). */
+const watchdogColumns = (e: EngineSql): string => `
+  state       TEXT    NOT NULL${e.check('state', ['ok', 'overdue'])},
+  since       ${e.int64},
+  created_at  ${e.int64} NOT NULL,
+  changed_at  ${e.int64} NOT NULL,
+  version     INTEGER NOT NULL`;
+
+/** Every migration but the two the engines write apart (1, the outbox; 7, a primary key SQLite cannot change in place). */
+const SHARED: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[] = [
+  {
+    version: 2,
+    name: 'reports',
+    // One row per report for the trend. failing: JSON [[device, test, severity], ...], NULL = unknown.
+    sql: (e) => `
+      CREATE TABLE reports (
+        dedup_key       TEXT    PRIMARY KEY,
+        series          TEXT    NOT NULL,
+        report_id       ${e.int64} NOT NULL,
+        report_created  TEXT    NOT NULL,
+        created_ms      ${e.int64} NOT NULL,
+        total_passed    INTEGER NOT NULL,
+        total_count     INTEGER NOT NULL,
+        high_passed     INTEGER NOT NULL,
+        high_count      INTEGER NOT NULL,
+        middle_passed   INTEGER NOT NULL,
+        middle_count    INTEGER NOT NULL,
+        low_passed      INTEGER NOT NULL,
+        low_count       INTEGER NOT NULL,
+        failing         TEXT,
+        failing_count   INTEGER
+      );
+      CREATE INDEX reports_series_created ON reports (series, created_ms, report_id);
+    `,
+  },
+  {
+    version: 3,
+    name: 'watchdog_state',
+    // One row: whether reports are overdue, with a version for compare-and-set between replicas.
+    sql: (e) => `CREATE TABLE watchdog_state (id INTEGER PRIMARY KEY CHECK (id = 1),${watchdogColumns(e)});`,
+  },
+  {
+    version: 4,
+    name: 'sent_messages',
+    // The mail as it was sent per delivery, for the dashboard (the latest send of a delivery).
+    sql: (e) => `
+      CREATE TABLE sent_messages (
+        delivery_id    ${e.int64} PRIMARY KEY,
+        raw            ${e.bytes}   NOT NULL,
+        envelope_from  TEXT    NOT NULL,
+        envelope_to    TEXT    NOT NULL,
+        subject        TEXT    NOT NULL,
+        text_part      TEXT,
+        html_part      TEXT,
+        response       TEXT    NOT NULL,
+        sent_at        ${e.int64} NOT NULL
+      );
+    `,
+  },
+  {
+    version: 5,
+    name: 'route_mails',
+    // One row per (delivery, route): the routing decision, taken once, and the state of that route's mail,
+    // so a retry or a restart sends only the routes not yet sent.
+    sql: (e) => `
+      CREATE TABLE route_mails (
+        delivery_id      ${e.int64} NOT NULL,
+        route            TEXT    NOT NULL,
+        position         INTEGER NOT NULL,
+        outcome          TEXT    NOT NULL${e.check('outcome', ['send', 'suppressed', 'skipped'])},
+        reason           TEXT    NOT NULL,
+        reminder         ${e.reminder},
+        state            TEXT    NOT NULL${e.check('state', ['pending', 'sent', 'failed', 'suppressed', 'skipped'])},
+        message_id       TEXT,
+        response         TEXT,
+        last_error       TEXT,
+        last_error_code  TEXT,
+        sent_at          ${e.int64},
+        decided_at       ${e.int64} NOT NULL,
+        updated_at       ${e.int64} NOT NULL,
+        PRIMARY KEY (delivery_id, route)
+      );
+      CREATE INDEX route_mails_route ON route_mails (route, outcome);
+    `,
+  },
+  {
+    version: 6,
+    name: 'delivery_report_fields',
+    // "parse once": the report as the webhook parsed it, so the worker and the dashboard read typed columns
+    // instead of re-parsing each body. NULL in rows stored before (and in the watchdog's own records): readers
+    // fall back on the body there. custom_fields is JSON text, read back whole. Counts are 64-bit: the schema
+    // accepts up to 2^53 − 1. ADD COLUMN without a default only changes the catalogue, not the rows.
+    sql: (e) =>
+      [
+        ...['display', 'url', 'results_url'].map((column) => [column, 'TEXT']),
+        ...[
+          'device_count',
+          'test_count',
+          'total_passed',
+          'total_count',
+          'high_passed',
+          'high_count',
+          'middle_passed',
+          'middle_count',
+          'low_passed',
+          'low_count',
+        ].map((column) => [column, e.int64]),
+        ['custom_fields', 'TEXT'],
+        ['triggered_by', 'TEXT'],
+      ]
+        .map(([column, type]) => `ALTER TABLE deliveries ADD COLUMN ${column} ${type};`)
+        .join('\n'),
+  },
+  {
+    version: 8,
+    name: 'delivery_list_indexes',
+    // The dashboard's filters: by state (SQLite; PostgreSQL has had it since 1), report id or date range,
+    // newest first by id (keyset paging), from an index however many sent rows pile up. And NetBox's ids of
+    // each failing result, so that `preview --id` renders the failing-tests section of a sent mail from the store.
+    sql: (e) => `
+      ${e.int64 === 'INTEGER' ? 'CREATE INDEX deliveries_state ON deliveries (state, id);' : ''}
+      CREATE INDEX deliveries_report ON deliveries (report_id, id);
+      CREATE INDEX deliveries_received ON deliveries (received_at);
+      ALTER TABLE reports ADD COLUMN failing_ids TEXT;
+    `,
+  },
+  {
+    version: 9,
+    name: 'netbox_sources',
+    // The NetBox source that posted each delivery (every row stored before belongs to the default source; a
+    // constant default only changes the catalogue, not the rows), and the watchdog's state per source, the
+    // single row of migration 3 becoming the default source's.
+    sql: (e) => `
+      ALTER TABLE deliveries ADD COLUMN netbox_source TEXT NOT NULL DEFAULT 'default';
+      CREATE TABLE watchdog_states (source TEXT PRIMARY KEY,${watchdogColumns(e)});
+      INSERT INTO watchdog_states (source, state, since, created_at, changed_at, version)
+        SELECT 'default', state, since, created_at, changed_at, version FROM watchdog_state;
+    `,
+  },
+  {
+    version: 10,
+    name: 'digest_periods',
+    // One row per period of a digest route, written once (route + period start is the key,
+    // so replicas and restarts queue each period's digest once), in the transaction that queues its
+    // mail in the outbox. delivery_id is NULL for the period that ended before the route's first run.
+    sql: (e) => `
+      CREATE TABLE digest_periods (
+        route         TEXT    NOT NULL,
+        period_start  ${e.int64} NOT NULL,
+        period_end    ${e.int64} NOT NULL,
+        delivery_id   ${e.int64},
+        late          INTEGER NOT NULL,
+        queued_at     ${e.int64} NOT NULL,
+        PRIMARY KEY (route, period_start),
+        UNIQUE (route, period_end)
+      );
+    `,
+  },
+  {
     version: 11,
     name: 'route_mail_owner_groups',
     // The owner group of a route mail addressed to NetBox's contacts (JSON), decided once
     // with the plan; NULL for every other mail.
-    sql: `
-      ALTER TABLE route_mails ADD COLUMN owner_group TEXT;
-    `,
+    sql: () => 'ALTER TABLE route_mails ADD COLUMN owner_group TEXT;',
   },
-  12: {
+  {
     version: 12,
     name: 'reports_failing_index',
     // The reports of a series that still hold a failing set, indexed on their own, so saving a report
     // (forgetOldFailing keeps the newest 100) looks at ~101 rows, not at the whole series, which grows with age.
-    sql: `
-      CREATE INDEX reports_series_failing ON reports (series, created_ms, report_id) WHERE failing IS NOT NULL;
+    sql: () => 'CREATE INDEX reports_series_failing ON reports (series, created_ms, report_id) WHERE failing IS NOT NULL;',
+  },
+  {
+    version: 13,
+    name: 'waivers',
+    // Accepted exceptions, never deleted: expiring one moves ends_at to that moment and records who did it.
+    // device NULL: every device of the source; until_day as given (YYYY-MM-DD), ends_at when it stops holding.
+    sql: (e) => `
+      CREATE TABLE waivers (
+        id          ${e.identity},
+        source      TEXT    NOT NULL,
+        test        TEXT    NOT NULL,
+        device      TEXT,
+        until_day   TEXT    NOT NULL,
+        ends_at     ${e.int64} NOT NULL,
+        reason      TEXT    NOT NULL,
+        author      TEXT    NOT NULL,
+        created_at  ${e.int64} NOT NULL,
+        expired_at  ${e.int64},
+        expired_by  TEXT
+      );
+      CREATE INDEX waivers_source_ends ON waivers (source, ends_at);
     `,
   },
-  14: {
+  {
     version: 14,
     name: 'delivery_kind',
     // What a delivery is (report, digest, watchdog) chooses its composer; rows stored before said it by their key.
-    sql: `
+    sql: () => `
       ALTER TABLE deliveries ADD COLUMN kind TEXT NOT NULL DEFAULT 'report';
       UPDATE deliveries SET kind = 'digest' WHERE dedup_key LIKE 'digest:%';
       UPDATE deliveries SET kind = 'watchdog' WHERE dedup_key LIKE 'watchdog:%';
     `,
   },
-  15: {
+  {
     version: 15,
     name: 'report_arrival',
     // A report's row is written when its webhook is stored, before its mail is composed, so a successor
     // compares with it at once. composed = 0 until its failing set has been read (every row stored before
     // was written by a composed mail); arrived_late = 1 when a newer report of its series was stored before it.
-    // A constant default only rewrites the schema, not the rows.
-    sql: `
+    sql: () => `
       ALTER TABLE reports ADD COLUMN composed INTEGER NOT NULL DEFAULT 1;
       ALTER TABLE reports ADD COLUMN arrived_late INTEGER NOT NULL DEFAULT 0;
     `,
   },
-  16: {
+  {
     version: 16,
     name: 'report_pair_states',
     // What NetBox's results said of the pairs that changed since the previous report (passed, or not
     // evaluated), kept with the report so that `preview --id` words its mail as it was sent.
-    sql: `
-      ALTER TABLE reports ADD COLUMN pair_states TEXT;
+    sql: () => 'ALTER TABLE reports ADD COLUMN pair_states TEXT;',
+  },
+  {
+    version: 17,
+    name: 'catch_up',
+    // How a delivery reached the relay (its webhook, or fetched from NetBox by the catch-up), and per NetBox
+    // source the newest report seen (kept apart from the deliveries, which retention prunes) with the lease
+    // that lets one relay at a time catch up.
+    sql: (e) => `
+      ALTER TABLE deliveries ADD COLUMN received_via TEXT NOT NULL DEFAULT 'webhook';
+      CREATE TABLE catch_up_sources (
+        source           TEXT    PRIMARY KEY,
+        seen_created_ms  ${e.int64},
+        seen_report_id   ${e.int64},
+        lease_owner      TEXT,
+        lease_until      ${e.int64} NOT NULL DEFAULT 0,
+        succeeded_at     ${e.int64}
+      );
     `,
   },
-} satisfies Record<number, Migration>;
+];
 
-export function buildCommonMigrations(int64: Int64Type): Record<2 | 10 | 11 | 12 | 14 | 15 | 16 | 17, Migration> {
-  return {
-    ...SAME_ON_BOTH,
-    2: {
-      version: 2,
-      name: 'reports',
-      // One row per report for the trend. failing: JSON [[device, test, severity], ...], NULL = unknown.
-      sql: `
-        CREATE TABLE reports (
-          dedup_key       TEXT    PRIMARY KEY,
-          series          TEXT    NOT NULL,
-          report_id       ${int64} NOT NULL,
-          report_created  TEXT    NOT NULL,
-          created_ms      ${int64} NOT NULL,
-          total_passed    INTEGER NOT NULL,
-          total_count     INTEGER NOT NULL,
-          high_passed     INTEGER NOT NULL,
-          high_count      INTEGER NOT NULL,
-          middle_passed   INTEGER NOT NULL,
-          middle_count    INTEGER NOT NULL,
-          low_passed      INTEGER NOT NULL,
-          low_count       INTEGER NOT NULL,
-          failing         TEXT,
-          failing_count   INTEGER
-        );
-        CREATE INDEX reports_series_created ON reports (series, created_ms, report_id);
-      `,
-    },
-    10: {
-      version: 10,
-      name: 'digest_periods',
-      // One row per period of a digest route, written once (route + period start is the key,
-      // so replicas and restarts queue each period's digest once), in the transaction that queues its
-      // mail in the outbox. delivery_id is NULL for the period that ended before the route's first run.
-      sql: `
-        CREATE TABLE digest_periods (
-          route         TEXT    NOT NULL,
-          period_start  ${int64} NOT NULL,
-          period_end    ${int64} NOT NULL,
-          delivery_id   ${int64},
-          late          INTEGER NOT NULL,
-          queued_at     ${int64} NOT NULL,
-          PRIMARY KEY (route, period_start),
-          UNIQUE (route, period_end)
-        );
-      `,
-    },
-    17: {
-      version: 17,
-      name: 'catch_up',
-      // How a delivery reached the relay (its webhook, or fetched from NetBox by the catch-up), and per NetBox
-      // source the newest report seen (kept apart from the deliveries, which retention prunes) with the lease
-      // that lets one relay at a time catch up.
-      sql: `
-        ALTER TABLE deliveries ADD COLUMN received_via TEXT NOT NULL DEFAULT 'webhook';
-        CREATE TABLE catch_up_sources (
-          source           TEXT    PRIMARY KEY,
-          seen_created_ms  ${int64},
-          seen_report_id   ${int64},
-          lease_owner      TEXT,
-          lease_until      ${int64} NOT NULL DEFAULT 0,
-          succeeded_at     ${int64}
-        );
-      `,
-    },
-  };
+/** The engine's migrations: the shared ones spelled for it, placed by version among its `own`. */
+export function buildMigrations(e: EngineSql, own: readonly Migration[]): readonly Migration[] {
+  return [...own, ...SHARED.map((m) => ({ ...m, sql: m.sql(e) }))].sort((a, b) => a.version - b.version);
 }
