@@ -58,7 +58,7 @@ describe('webhook guards', () => {
     expect((await postWebhook(relay.webhookUrl, body(3), { 'X-Forwarded-For': '192.0.2.1' })).status).toBe(403);
     expect((await postWebhook(relay.webhookUrl, body(4), { 'X-Forwarded-For': '2001:db9::1' })).status).toBe(403);
     expect((await postWebhook(relay.webhookUrl, body(5))).status).toBe(202);
-    expect((await relay.relay.store.listDeliveries()).map((d) => d.source).sort()).toEqual(['10.1.2.3', '127.0.0.1', '2001:db8::7']);
+    expect((await relay.relay.store.listDeliveries()).map((d) => d.sender).sort()).toEqual(['10.1.2.3', '127.0.0.1', '2001:db8::7']);
   });
 
   it('WEBHOOK_RATE_LIMIT answers 429 with Retry-After per client address', async () => {

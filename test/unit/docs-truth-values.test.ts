@@ -312,11 +312,13 @@ describe('a fixed limit a page states is the value the code holds', () => {
 
   // "`limit` 1–500 (default 100)": the admin API's bounds, as its route parses the parameter.
   const pageSizes = findIn(/`limit` 1–(\d+) \(default (\d+)\)/g, ['docs/admin-api.md']);
-  const parsed = /parseIntParam\(req\.query\.limit, 'limit', 1, ([A-Z_]+)\) \?\? (\d+)/.exec(read('src/http/admin-route.ts'));
+  const largest = /limit: optional\(id\('a number of deliveries', ([A-Z_]+)\)\)/.exec(read('src/http/parse-list-filters.ts'));
+  const fallback = /filters\.options\.limit \?\? (\d+)/.exec(read('src/http/admin-route.ts'));
 
   it.each(at(pageSizes))("%s: the admin API's page size", (where, { match }) => {
-    expect(parsed).not.toBeNull();
-    expect(`${where}: 1–${match[1]}, default ${match[2]}`).toBe(`${where}: 1–${constants.get(parsed![1])}, default ${parsed![2]}`);
+    expect(largest).not.toBeNull();
+    expect(fallback).not.toBeNull();
+    expect(`${where}: 1–${match[1]}, default ${match[2]}`).toBe(`${where}: 1–${constants.get(largest![1])}, default ${fallback![1]}`);
   });
 
   // "16 MiB (`MAX_PAGE_KEPT_BYTES`", "20 (`MAX_DIGEST_SERIES`)": the number, in its unit, is the constant's value.
