@@ -110,14 +110,16 @@ export const renderBenchmark: Benchmark = {
     const { body, id } = createBodyFactory({ firstId: 1000 }).next();
     const parsed = parseDelivery(body);
     if (parsed.kind !== 'report') throw new Error('the bench body is not a report');
-    const view = buildReportView(parsed, { netboxUrl: 'https://netbox.example.com', timezone: 'Europe/Berlin' });
+    const view = buildReportView(parsed, {
+      netboxUrl: 'https://netbox.example.com',
+      mail: { from: 'relay@example.com', timezone: 'Europe/Berlin' },
+    });
     const composer = createReportComposer({
       renderer,
       clock: systemClock,
-      from: 'Compliance Relay <relay@example.com>',
+      mail: { from: 'Compliance Relay <relay@example.com>', timezone: 'Europe/Berlin' },
       routes: [buildDefaultRoute({ to: ['ops@example.com'], cc: [], bcc: [] })],
       implicitRoute: true,
-      timezone: 'Europe/Berlin',
       netboxUrl: 'https://netbox.example.com',
     });
     const delivery = { id: 1, reportId: id, dedupKey: parsed.dedupKey, body, attempts: 1 } as DeliveryRecord;

@@ -162,10 +162,9 @@ function createSendTestComposer(config: Config, route: Route) {
   return createReportComposer({
     renderer,
     clock: systemClock,
-    from: config.mail.from,
+    mail: config.mail,
     routes: [route],
     implicitRoute: false,
-    timezone: config.mail.timezone,
     netboxUrl: source?.netbox.url,
     source: config.sources.length > 1 && source ? { name: source.name, isDefault: true } : undefined,
   });

@@ -1,3 +1,4 @@
+import type { Config } from '../config';
 import type { ChartView } from './create-report-insights';
 import type { FailingResult } from '../enrichment';
 import type { MailAttachment } from '../mail';
@@ -35,7 +36,8 @@ type OwnersView = ReturnType<typeof buildOwnersView>;
 export interface ReportViewOptions {
   /** NetBox's base URL; links stay relative without it. */
   netboxUrl?: string;
-  timezone: string;
+  /** The mail's settings (MAIL_FROM, MAIL_TIMEZONE, …; not where files live): a setting the mail shows is read from here. */
+  mail: Omit<Config['mail'], 'outboxDir' | 'templatesDir'>;
   /** Given when the relay serves several NetBox sources: the mail names it. */
   sourceName?: string;
   receivedVia?: ReceivedVia;
@@ -83,8 +85,8 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
       customFields: r.custom_fields ?? {},
     },
     completedAt: delivery.completedAt,
-    completedAtText: formatDateTime(delivery.completedAt, options.timezone),
-    timezone: options.timezone,
+    completedAtText: formatDateTime(delivery.completedAt, options.mail.timezone),
+    timezone: options.mail.timezone,
     triggeredBy: delivery.triggeredBy ?? null,
     receivedVia: options.receivedVia ?? 'webhook',
     receivedText: options.receivedVia === 'catch-up' ? CAUGHT_UP_TEXT : null,
@@ -200,7 +202,7 @@ function buildDefaultSubject(f: SubjectFacts): string {
 }
 
 /** How a mail's views are built from the insight stage's data: the relay's settings for the failing-tests section. */
-export interface MailViewOptions extends Pick<ReportViewOptions, 'netboxUrl' | 'timezone' | 'sourceName'> {
+export interface MailViewOptions extends Pick<ReportViewOptions, 'netboxUrl' | 'mail' | 'sourceName'> {
   maxFailures: number;
   /** Whether some route has attach_csv: the CSV is built once for every route that attaches it. */
   attachCsv: boolean;
@@ -329,7 +331,7 @@ function buildOwnTrendView(
   failingKnown: boolean,
 ) {
   return buildTrendView(trend, {
-    timezone: options.timezone,
+    timezone: options.mail.timezone,
     basePath: findNetboxBasePath(delivery.report.url),
     netboxUrl: options.netboxUrl,
     currentFailingKnown: failingKnown,

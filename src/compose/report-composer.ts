@@ -69,14 +69,14 @@ export interface ReportComposer {
 export interface ReportComposerOptions extends Partial<Pick<MailViewOptions, 'maxFailures' | 'attachMaxBytes'>> {
   renderer: Renderer;
   clock: Clock;
-  from: string;
+  /** The mail settings (MAIL_FROM, MAIL_TIMEZONE, …), handed whole to the view: a setting the mail shows is read there. */
+  mail: MailViewOptions['mail'];
   routes: readonly Route[];
   /**
    * True for the implicit `default` route (no ROUTES_FILE): its Message-IDs keep the form they had
    * before routes existed, so mails of deliveries queued across an upgrade keep their ids.
    */
   implicitRoute?: boolean;
-  timezone: string;
   netboxUrl?: string;
   /** RELAY_URL: each failing result links to the dashboard's pre-filled waiver form. */
   relayUrl?: string;
@@ -102,7 +102,7 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
   const routes = new Map(options.routes.map((r) => [r.name, r]));
   const viewOptions: MailViewOptions = {
     netboxUrl: options.netboxUrl,
-    timezone: options.timezone,
+    mail: options.mail,
     sourceName: options.source?.name,
     maxFailures: options.maxFailures ?? MAX_FAILING_TESTS_LISTED,
     attachCsv: options.routes.some((r) => r.attach_csv === true),
@@ -160,7 +160,7 @@ function buildRouteMail(
   const rendered = renderWithinBudget(routeView, (v) => options.renderer.render(v, route.template, renderOptions));
   // Each owner group is a conversation of its own: the same owners' mails stack report after report.
   const mailRoute = context.mailRoute ?? (group && !group.whole && route.owners ? `${route.name}~${group.key}` : route.name);
-  const { from } = options;
+  const { from } = options.mail;
   const { dedupKey, report } = composed.delivery;
   return {
     ...rendered,

@@ -16,14 +16,14 @@ import {
 import { parseDelivery, type ReportDelivery } from '../webhook';
 import { buildEnrichmentView } from './build-enrichment-view';
 import { buildTrendView } from './build-trend-view';
-import { buildReportView, type ReportView } from './build-report-view';
+import { buildReportView, type ReportView, type ReportViewOptions } from './build-report-view';
 import type { WaiversView } from './build-waivers-view';
 import { buildDigestView, DIGEST_TEMPLATE_SET, type DigestContent } from './build-digest-view';
 import path from 'node:path';
 import type { Route } from '../routing';
 
-/** What the sample mails need: the time zone, and the default source's NetBox for their links. */
-export type SampleSettings = { mail: Pick<Config['mail'], 'timezone'>; netbox: Pick<SourceConfig['netbox'], 'url'> };
+/** What the sample mails need: the mail settings, and the default source's NetBox for their links. */
+export type SampleSettings = { mail: ReportViewOptions['mail']; netbox: Pick<SourceConfig['netbox'], 'url'> };
 
 /**
  * The delivery recorded in validity's documentation (NetBox ≤ 3.6 era): report 29, 5 of 8 MIDDLE
@@ -67,7 +67,7 @@ function sampleDelivery(): ReportDelivery {
 }
 
 export function sampleDeliveryView(config: SampleSettings): ReportView {
-  return buildReportView(sampleDelivery(), { netboxUrl: config.netbox.url, timezone: config.mail.timezone });
+  return buildReportView(sampleDelivery(), { netboxUrl: config.netbox.url, mail: config.mail });
 }
 
 /** A chart as the templates see it: three reports of the sample's series, rising. */
@@ -135,7 +135,7 @@ const SAMPLE_WAIVERS_VIEW: WaiversView = {
  */
 export function sampleInsightViews(config: SampleSettings): ReportView[] {
   const delivery = sampleDelivery();
-  const base = { netboxUrl: config.netbox.url, timezone: config.mail.timezone };
+  const base = { netboxUrl: config.netbox.url, mail: config.mail };
   const links = buildLinks(delivery.report.id, delivery.report.url, delivery.report.results_url, config.netbox.url);
   const summarizer = createFailureSummarizer();
   const test = { id: 3, name: 'ntp-servers', severity: 'MIDDLE' };
@@ -176,7 +176,13 @@ export function sampleInsightViews(config: SampleSettings): ReportView[] {
     { status: 'missing', code: 'UNREACHABLE', reason: 'Failing tests are not listed: NetBox could not be reached (ECONNREFUSED).' },
     { ...viewOptions, attachment: null },
   );
-  const trendOptions = { ...base, basePath: '', passed: delivery.counts.overall.passed, count: delivery.counts.overall.count };
+  const trendOptions = {
+    netboxUrl: base.netboxUrl,
+    timezone: config.mail.timezone,
+    basePath: '',
+    passed: delivery.counts.overall.passed,
+    count: delivery.counts.overall.count,
+  };
   const trend = buildTrendView(sample.trend, { ...trendOptions, currentFailingKnown: true, states: sample.states });
   const first = buildTrendView(sample.first, { ...trendOptions, currentFailingKnown: false });
   return [

@@ -126,10 +126,9 @@ export function createRelayReportComposer(
   return createReportComposer({
     renderer: deps.renderer,
     clock: io.clock,
-    from: config.mail.from,
+    mail: config.mail,
     routes,
     implicitRoute: config.routing.file === undefined,
-    timezone: config.mail.timezone,
     netboxUrl: source.netbox.url,
     source: config.sources.length > 1 ? { name: source.name, isDefault } : undefined,
     relayUrl: config.relayUrl,

@@ -89,7 +89,7 @@ function buildMail(i: number): { view: ReportView; delivery: ReportDelivery; htm
   const delivery = deliveryOf(step);
   const view = buildReportView(delivery, {
     netboxUrl: NETBOX,
-    timezone: 'Europe/Berlin',
+    mail: { from: 'relay@example.com', timezone: 'Europe/Berlin' },
     enrichment,
     trend: trendView,
     sourceName: 'prod',
@@ -133,7 +133,7 @@ describe('a series of report mails, a digest and an owner mail in a real browser
       whole: false,
       note: null,
     };
-    const where = { netboxUrl: NETBOX, timezone: 'Europe/Berlin', sourceName: 'prod' };
+    const where = { netboxUrl: NETBOX, mail: { from: 'relay@example.com', timezone: 'Europe/Berlin' }, sourceName: 'prod' };
     const owner = buildOwnerGroupView({ view, attachments: [] }, delivery, insights, group, {
       ...where,
       ...sectionOptions(SERIES[2], trend),

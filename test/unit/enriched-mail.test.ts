@@ -88,7 +88,7 @@ describe('the mail names what failed and what changed (golden renders)', () => {
     const composer = createReportComposer({
       renderer,
       clock: { now: () => Date.parse('2026-03-06T15:12:00Z') },
-      from: 'Compliance <relay@example.com>',
+      mail: { from: 'Compliance <relay@example.com>', timezone: 'Europe/Berlin' },
       routes: [
         {
           ...buildDefaultRoute({ to: ['netops@example.com'], cc: [], bcc: [] }),
@@ -96,7 +96,6 @@ describe('the mail names what failed and what changed (golden renders)', () => {
         },
       ],
       implicitRoute: true,
-      timezone: 'Europe/Berlin',
       netboxUrl: netbox.url,
       maxFailures: 3,
       attachMaxBytes: overrides.attachMaxBytes ?? 1_000_000,

@@ -11,7 +11,10 @@ import { makeTempDir } from '../helpers/relay-harness';
  * `check-config` loads juice for them (issue 16). These check it is the same as juice's output, is
  * used only for the sources it was computed from, and gives the same mails.
  */
-const [enriched] = sampleInsightViews({ mail: { timezone: 'UTC' }, netbox: { url: 'https://netbox.example.com' } });
+const [enriched] = sampleInsightViews({
+  mail: { from: 'relay@example.com', timezone: 'UTC' },
+  netbox: { url: 'https://netbox.example.com' },
+});
 
 /** A copy of the shipped templates (with their inlined-CSS file) in a fresh directory. */
 function copyShippedTemplates(): string {

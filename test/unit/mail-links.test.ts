@@ -44,7 +44,7 @@ function renderWith(url: string, resultsUrl: string, netboxUrl: string | undefin
       attachment: null,
     },
   );
-  return renderer.render(buildReportView(parsed, { netboxUrl, timezone: 'UTC', enrichment }));
+  return renderer.render(buildReportView(parsed, { netboxUrl, mail: { from: 'relay@example.com', timezone: 'UTC' }, enrichment }));
 }
 
 /** Every URL a client could follow from the text part (clients link `scheme:` and `www.` text). */

@@ -43,7 +43,7 @@ function buildLargeReportView(maxFailures: number) {
   });
   const delivery = parseDelivery(buildBody({ data }));
   if (delivery.kind !== 'report') throw new Error('not a report');
-  return buildReportView(delivery, { netboxUrl: NETBOX, timezone: 'UTC', enrichment });
+  return buildReportView(delivery, { netboxUrl: NETBOX, mail: { from: 'relay@example.com', timezone: 'UTC' }, enrichment });
 }
 
 describe('a report with 5,000 failing results', () => {

@@ -43,7 +43,12 @@ function buildSeriesViews(): ReportView[] {
       passed: c.overall.passed,
       count: c.overall.count,
     });
-    return buildReportView(deliveryOf(step), { netboxUrl: 'https://netbox.example.com', timezone: 'UTC', trend, sourceName: 'prod' });
+    return buildReportView(deliveryOf(step), {
+      netboxUrl: 'https://netbox.example.com',
+      mail: { from: 'relay@example.com', timezone: 'UTC' },
+      trend,
+      sourceName: 'prod',
+    });
   });
 }
 
@@ -139,7 +144,9 @@ describe('a relay without NETBOX_URL', () => {
       },
       { reportId: step.id, basePath: '', failedResultsUrl: '/x', maxFailures: 10, attachment: null },
     );
-    const rendered = renderer.render(buildReportView(deliveryOf(step), { timezone: 'UTC', trend, enrichment }));
+    const rendered = renderer.render(
+      buildReportView(deliveryOf(step), { mail: { from: 'relay@example.com', timezone: 'UTC' }, trend, enrichment }),
+    );
     for (const part of [rendered.text, textOf(rendered.html)]) {
       expect(part.match(/NETBOX_URL/g)).toHaveLength(1);
       expect(part).not.toMatch(/could not be read/);
@@ -192,7 +199,9 @@ describe('a report with 5 failing results', () => {
       passed: c.overall.passed,
       count: c.overall.count,
     });
-    return renderer.render(buildReportView(deliveryOf(now), { netboxUrl, timezone: 'UTC', trend: trendView, enrichment }));
+    return renderer.render(
+      buildReportView(deliveryOf(now), { netboxUrl, mail: { from: 'relay@example.com', timezone: 'UTC' }, trend: trendView, enrichment }),
+    );
   }
 
   it('lists each failing (device, test) once, in the text and the HTML, tagged new or with its streak', () => {

@@ -36,7 +36,11 @@ describe('bidi and control characters from NetBox (issue 14)', () => {
         attachment: null,
       },
     );
-    const view = buildReportView(parsed, { netboxUrl: 'https://netbox.example.com', timezone: 'UTC', enrichment });
+    const view = buildReportView(parsed, {
+      netboxUrl: 'https://netbox.example.com',
+      mail: { from: 'relay@example.com', timezone: 'UTC' },
+      enrichment,
+    });
     const mail = renderer.render(view, 'report', { subject: '{{report.display}}: {{defaultSubject}}' });
     for (const part of [mail.subject, mail.html, mail.text]) expect(part).not.toMatch(BIDI_AND_CONTROLS);
     expect(mail.subject).toContain('report-[U+202E]gnp.exe');

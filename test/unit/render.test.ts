@@ -31,7 +31,9 @@ const examples = path.join(__dirname, '../../examples');
 describe('the default templates', () => {
   it('render the 4.6 example with absolute links in the configured time zone (golden)', () => {
     const d = delivery(fs.readFileSync(path.join(examples, 'delivery-netbox-4.6.json')));
-    const out = renderer.render(buildReportView(d, { netboxUrl: 'https://netbox.example.com', timezone: 'Europe/Berlin' }));
+    const out = renderer.render(
+      buildReportView(d, { netboxUrl: 'https://netbox.example.com', mail: { from: 'relay@example.com', timezone: 'Europe/Berlin' } }),
+    );
     // The figures and the HIGH count first, then the report and the instance (NETBOX_URL's host).
     expect(out.subject).toBe('88.0% passed, 7 HIGH failing \u2014 report 142 \u00b7 netbox.example.com');
     expectGolden('report-142.txt', out.text);
@@ -41,7 +43,7 @@ describe('the default templates', () => {
 
   it('render the validity docs sample with NetBox paths as text and say how to make them links (golden)', () => {
     const d = delivery(fs.readFileSync(path.join(examples, 'delivery-netbox-3.6.json')));
-    const out = renderer.render(buildReportView(d, { timezone: 'UTC' }));
+    const out = renderer.render(buildReportView(d, { mail: { from: 'relay@example.com', timezone: 'UTC' } }));
     expect(out.subject).toBe('62.5% passed, 3 failing, no HIGH \u2014 report 29');
     expectGolden('report-29-relative.txt', out.text);
     expectGolden('report-29-relative.html', out.html);
@@ -53,7 +55,7 @@ describe('the default templates', () => {
 
   it('show "—" for severities without results and never NaN or undefined', () => {
     const d = delivery(buildBody({ data: buildReportData({ total_passed: 0, total_count: 0, middle_passed: 0, middle_count: 0 }) }));
-    const out = renderer.render(buildReportView(d, { timezone: 'UTC' }));
+    const out = renderer.render(buildReportView(d, { mail: { from: 'relay@example.com', timezone: 'UTC' } }));
     for (const part of [out.subject, out.text, textOf(out.html)]) {
       expect(part).not.toMatch(/NaN|Infinity|undefined|null/);
     }
@@ -73,14 +75,16 @@ describe('the default templates', () => {
     ['failures counted in no severity', { middle_passed: 8 }, '3 results failed.'],
   ])('put the banner first for %s, the same in HTML and text', (_, counts, banner) => {
     const d = delivery(buildBody({ data: buildReportData(counts) }));
-    const out = renderer.render(buildReportView(d, { timezone: 'UTC' }));
+    const out = renderer.render(buildReportView(d, { mail: { from: 'relay@example.com', timezone: 'UTC' } }));
     expect(out.text.split('\n')[1]).toMatch(new RegExp(`^(!! )?${banner.replace(/[.]/g, '\\.')}$`));
     expect(textOf(out.html)).toContain(banner);
   });
 
   it("keep NetBox's base path in every link", () => {
     const d = delivery(buildBody({ data: buildReportData({ id: 5, basePath: '/netbox' }) }));
-    const out = renderer.render(buildReportView(d, { netboxUrl: 'https://nb.example.com/netbox/', timezone: 'UTC' }));
+    const out = renderer.render(
+      buildReportView(d, { netboxUrl: 'https://nb.example.com/netbox/', mail: { from: 'relay@example.com', timezone: 'UTC' } }),
+    );
     expect(hrefsOf(out.html)).toEqual(
       expect.arrayContaining([
         'https://nb.example.com/netbox/plugins/validity/reports/5/',
@@ -94,7 +98,7 @@ describe('the default templates', () => {
   it('escape HTML from report fields in the HTML part but not in the text part', () => {
     const data = { ...buildReportData(), display: '<script>alert(1)</script>' };
     const d = delivery(buildBody({ data, username: '<b>mallory</b>' }));
-    const out = renderer.render(buildReportView(d, { timezone: 'UTC' }));
+    const out = renderer.render(buildReportView(d, { mail: { from: 'relay@example.com', timezone: 'UTC' } }));
     expect(out.html).not.toContain('<script>alert(1)</script>');
     expect(out.html).not.toContain('<b>mallory</b>');
     expect(textOf(out.html)).toContain('<script>alert(1)</script>');
@@ -103,7 +107,7 @@ describe('the default templates', () => {
 
   it('inline the CSS (mail clients drop <style>) but keep the dark-mode media query', () => {
     const d = delivery(fs.readFileSync(path.join(examples, 'delivery-netbox-4.6.json')));
-    const out = renderer.render(buildReportView(d, { timezone: 'UTC' }));
+    const out = renderer.render(buildReportView(d, { mail: { from: 'relay@example.com', timezone: 'UTC' } }));
     // 7 HIGH results failed: every bar of a failing line is painted in its severity's colour, Overall in HIGH's.
     expect(out.html).toMatch(/<td class="bar-fill tone-fill-high"[^>]*style="[^"]*background: #b91c1c/);
     expect(out.html).toContain('prefers-color-scheme: dark');
@@ -126,7 +130,7 @@ describe('a broken user template', () => {
     fs.writeFileSync(path.join(dir, 'report/subject.hbs'), 'Report {{report.nmae}}');
     const r = loadRenderer(dir);
     const d = delivery(buildBody());
-    expect(() => r.render(buildReportView(d, { timezone: 'UTC' }))).toThrow(/subject\.hbs.*nmae/);
+    expect(() => r.render(buildReportView(d, { mail: { from: 'relay@example.com', timezone: 'UTC' } }))).toThrow(/subject\.hbs.*nmae/);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });

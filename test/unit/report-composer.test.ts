@@ -16,10 +16,9 @@ const T0 = Date.parse('2026-03-06T15:12:00Z');
 const composer = createReportComposer({
   renderer: loadRenderer(defaultTemplatesDir()),
   clock: { now: () => T0 },
-  from: 'Compliance <relay@example.com>',
+  mail: { from: 'Compliance <relay@example.com>', timezone: 'Europe/Berlin' },
   routes: [buildDefaultRoute({ to: ['netops@example.com'], cc: [], bcc: [] })],
   implicitRoute: true,
-  timezone: 'Europe/Berlin',
   netboxUrl: 'https://netbox.example.com',
 });
 
@@ -126,10 +125,9 @@ describe('the report composer and the trend chart', () => {
     const composeWithChart = createReportComposer({
       renderer: loadRenderer(defaultTemplatesDir()),
       clock: { now: () => T0 },
-      from: 'Compliance <relay@example.com>',
+      mail: { from: 'Compliance <relay@example.com>', timezone: 'Europe/Berlin' },
       routes: [buildDefaultRoute({ to: ['netops@example.com'], cc: [], bcc: [] })],
       implicitRoute: true,
-      timezone: 'Europe/Berlin',
       maxFailures: 3,
       insights: createReportInsights({
         hasToken: false,
