@@ -1,6 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { DEFAULT_SOURCE_NAME, type Config, type SourceConfig } from '../config';
-import { createAuthThrottle, type ActivityCounter, type AuthThrottle, type Clock, type Logger } from '../shared';
+import { type ActivityCounter, type AuthThrottle, type Clock, type Logger } from '../shared';
 import type { Store } from '../store';
 import { createAdminRouter, type AdminRouteOptions } from './admin-route';
 import { createErrorHandler, notFound, toRelayError } from './error-handler';
@@ -31,7 +31,7 @@ export interface AppDeps {
   /** Accepted exceptions: the admin API's `/api/waivers`. */
   waivers?: WaiverBook;
   /** Slows down wrong admin tokens per address; the dashboard's login shares it. */
-  authThrottle?: AuthThrottle;
+  throttle: AuthThrottle;
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -58,16 +58,8 @@ export function createApp(deps: AppDeps): Express {
     if (source !== undefined) deps.onWebhookOutcome?.({ outcome: 'rejected', code: toRelayError(error).code, ...sourceLabel(source) });
     next(error);
   });
-  const admin = {
-    token: deps.config.admin?.token,
-    clock: deps.clock,
-    logger: deps.logger,
-    throttle: deps.authThrottle ?? createAuthThrottle(),
-    sleep: deps.sleep,
-  };
-  app.use(
-    createAdminRouter({ ...admin, store: deps.store, secrets: deps.config.secretValues, onRequeued: deps.onRequeued, tryNow: deps.tryNow }),
-  );
+  const admin = { ...deps, token: deps.config.admin?.token };
+  app.use(createAdminRouter({ ...admin, secrets: deps.config.secretValues }));
   if (deps.waivers) app.use(createWaiversRouter({ ...admin, book: deps.waivers }));
 
   app.use(notFound);

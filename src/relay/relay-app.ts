@@ -16,59 +16,46 @@ export function createRelayApp(
   const { clock, logger } = io;
   const { store, worker, metrics, watchdog, waivers } = parts;
   registerWaiverGauge(metrics.registry, { countActive: () => waivers.countActive(), logger });
-  // One count of wrong admin tokens per address, whether tried at the dashboard's login or the admin API.
-  const authThrottle = createAuthThrottle();
-  return createApp({
-    config,
+  // What the admin API and the dashboard share, one count of wrong admin tokens per address among it.
+  const shared = {
     store,
     clock,
-    authThrottle,
-    sleep: io.sleep,
     logger,
     waivers,
+    sleep: io.sleep,
+    throttle: createAuthThrottle(),
+    onRequeued: () => worker.kick(),
+    tryNow: () => worker.tryNow(),
+  };
+  return createApp({
+    ...shared,
+    config,
     onQueued: () => {
       worker.kick();
       // A report that ends a silence is announced at once, not at the next check.
       if (watchdog) void watchdog.evaluate().catch((error: unknown) => logger.error({ err: error }, 'watchdog: evaluation failed'));
     },
-    onRequeued: () => worker.kick(),
-    tryNow: () => worker.tryNow(),
     webhooksInFlight: parts.webhooksInFlight,
     onWebhookOutcome: (outcome) => {
       metrics.recordWebhook(outcome);
       io.onWebhookOutcome?.(outcome);
     },
     dashboard: createDashboardRouter({
+      ...shared,
       adminToken: config.admin.token,
-      store,
-      clock,
-      logger,
       timezone: config.mail.timezone,
       failures: parts.failures,
       netboxUrl: config.sources[0].netbox.url,
       routeNames: config.routing.routes.map((r) => r.name),
       sources: config.sources,
-      onRequeued: () => worker.kick(),
       unrecordedOutcomes: () => worker.unrecorded.count,
       smtpPause: () => worker.breaker,
-      tryNow: () => worker.tryNow(),
       mailStatus: () => parts.transportHealth.status(),
       digests: { schedules: () => parts.digests.schedules(), periods: (options) => store.listDigestPeriods(options) },
       notices: config.webhook.unsignedFromNetwork ? [describeUnsignedWebhook(config)!] : [],
-      throttle: authThrottle,
-      sleep: io.sleep,
-      waivers,
     }),
     observe: {
-      readiness: () =>
-        checkReadiness({
-          store,
-          renderer: parts.renderer,
-          transport: parts.transportHealth,
-          pause: () => worker.breaker,
-          clock,
-          unrecorded: () => worker.unrecorded,
-        }),
+      readiness: () => checkReadiness({ ...parts, clock }),
       metrics,
       metricsToken: config.observe.metricsToken,
       adminToken: config.admin.token,
