@@ -32,9 +32,8 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const kick = () => delivery.worker.kick();
   const watchdog = createSourceWatchdogs(config, io, { store, onQueued: kick });
   const digests = createDigestScheduler({
+    ...io,
     store,
-    clock: io.clock,
-    logger: io.logger,
     routes: config.routing.routes,
     defaultTimezone: config.mail.timezone,
     onQueued: kick,
@@ -43,13 +42,7 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const { registry } = delivery.metrics;
   const catchUps = createSourceCatchUps(config, { ...io, store, netbox, registry, owner: delivery.worker.owner, onQueued: kick });
   const app = createRelayApp(config, io, { store, renderer, watchdog, digests, webhooksInFlight, ...delivery, ...shared });
-  const retention = createRetention({
-    store,
-    clock: io.clock,
-    logger: io.logger,
-    days: config.retention.days,
-    intervalMs: config.retention.intervalMs,
-  });
+  const retention = createRetention({ ...io, ...config.retention, store });
   const parts = { store, renderer, notifier, netbox, watchdog, digests, catchUps, retention, webhooksInFlight, ...delivery };
   let stopped = false;
   return {
@@ -70,9 +63,8 @@ function createSourceWatchdogs(config: Config, io: RelayIo, deps: { store: Store
     .filter((source) => source.expectEveryMs !== undefined)
     .map((source) =>
       createWatchdog({
+        ...io,
         store: deps.store,
-        clock: io.clock,
-        logger: io.logger,
         expectEveryMs: source.expectEveryMs!,
         onQueued: deps.onQueued,
         source: source.name === DEFAULT_SOURCE_NAME ? undefined : source.name,

@@ -43,12 +43,10 @@ export function createDeliveryPipeline(
   io: RelayIo,
   deps: Pick<RelayParts, 'store' | 'renderer' | 'notifier' | 'netbox' | 'webhooksInFlight'> & SharedParts,
 ): Pick<RelayParts, 'worker' | 'metrics' | 'transportHealth'> {
-  const { clock, logger } = io;
   const { store, notifier } = deps;
   const metrics = createMetrics({
+    ...io,
     store,
-    clock,
-    logger,
     unrecordedOutcomes: () => worker.unrecorded.count,
     webhooksInFlight: () => deps.webhooksInFlight.active,
     // The worker is built below; the gauges are read only at scrape time.
@@ -57,33 +55,22 @@ export function createDeliveryPipeline(
     failures: deps.failures,
   });
   const transportHealth = createTransportHealth({
+    ...io,
     notifier,
-    clock,
-    logger,
     intervalMs: TRANSPORT_CHECK_INTERVAL_MS,
     held: () => worker.breaker.held && worker.breaker.state !== 'closed',
   });
   // The trend's history: what a batch composes is written by its settle.
   const history = createBatchHistory(store);
   const worker = createWorker({
+    ...io,
+    ...config.worker,
     store,
     notifier,
     composers: createRelayComposers(config, io, { ...deps, history, metrics }),
     history,
-    planRoutes: createRoutePlanner({
-      routes: config.routing.routes,
-      store,
-      sources: config.sources,
-      logger,
-      metrics,
-    }),
-    clock,
-    logger,
+    planRoutes: createRoutePlanner({ ...io, routes: config.routing.routes, store, sources: config.sources, metrics }),
     retry: config.retry,
-    concurrency: config.worker.concurrency,
-    pollMs: config.worker.pollMs,
-    leaseMs: config.worker.leaseMs,
-    random: io.random,
     observe: (outcome) => {
       metrics.recordWorker(outcome);
       transportHealth.record(outcome);
@@ -95,13 +82,7 @@ export function createDeliveryPipeline(
 
 /** The accepted exceptions of this configuration (stored ones and WAIVERS_FILE's) on this store: the app, the dashboard and the CLI share it. */
 export function createRelayWaiverBook(config: Config, io: Pick<RelayIo, 'clock' | 'logger'>, store: Store): WaiverBook {
-  return createWaiverBook({
-    storage: store,
-    fileWaivers: config.waivers.fileWaivers,
-    sources: config.sources.map((s) => s.name),
-    clock: io.clock,
-    logger: io.logger,
-  });
+  return createWaiverBook({ ...io, storage: store, fileWaivers: config.waivers.fileWaivers, sources: config.sources.map((s) => s.name) });
 }
 
 /**
