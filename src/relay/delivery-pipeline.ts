@@ -105,8 +105,8 @@ export function createRelayReportComposer(
   const isDefault = source.name === DEFAULT_SOURCE_NAME;
   const routes = deps.routes ?? config.routing.routes;
   return createReportComposer({
-    renderer: deps.renderer,
-    clock: io.clock,
+    ...io,
+    ...deps,
     mail: config.mail,
     routes,
     implicitRoute: config.routing.file === undefined,
@@ -114,17 +114,14 @@ export function createRelayReportComposer(
     source: config.sources.length > 1 ? { name: source.name, isDefault } : undefined,
     relayUrl: config.relayUrl,
     insights: createReportInsights({
+      ...io,
+      ...deps,
       client: deps.netbox,
       hasToken: source.netbox.token !== undefined,
       netboxUrl: source.netbox.url,
       budgetMs: config.netbox.enrichBudgetMs,
-      clock: io.clock,
-      history: deps.history,
-      storedFailures: deps.storedFailures,
-      storedStates: deps.storedStates,
       chartReports: CHART_REPORTS,
       logger: isDefault ? io.logger : io.logger.child({ source: source.name }),
-      onNetboxError: deps.onNetboxError,
       waivers: deps.waivers && ((options) => deps.waivers!.forReport(options)),
     }),
     // Owners are asked of the source's own NetBox with its own token, within the same budget per look-up.
