@@ -12,7 +12,7 @@ import { createDigestComposer } from '../digest';
 import { type Store } from '../store';
 import type { ReportHistory } from '../trend';
 import { buildNoticeRecipients, createRoutePlanner, type Route } from '../routing';
-import type { RelayIo, RelayParts, SharedParts } from './types';
+import type { RelayIo, RelayParts } from './types';
 
 /** The NetBox clients for enrichment: one per source with a NetBox URL, so a source's token only ever goes to its own NetBox. */
 export function createRelayNetboxClients(config: Config, io: Pick<RelayIo, 'clock' | 'readFile'>): Map<string, NetboxClient> {
@@ -41,7 +41,7 @@ export function createSourceNetboxClient(
 export function createDeliveryPipeline(
   config: Config,
   io: RelayIo,
-  deps: Pick<RelayParts, 'store' | 'renderer' | 'notifier' | 'netbox' | 'webhooksInFlight'> & SharedParts,
+  deps: Pick<RelayParts, 'store' | 'renderer' | 'notifier' | 'netbox' | 'webhooksInFlight' | 'failures' | 'waivers'>,
 ): Pick<RelayParts, 'worker' | 'metrics' | 'transportHealth'> {
   const { store, notifier } = deps;
   const metrics = createMetrics({
@@ -143,7 +143,7 @@ export function findDeliverySource(config: Config, name: string): SourceConfig {
 function createRelayComposers(
   config: Config,
   io: RelayIo,
-  deps: Pick<RelayParts, 'store' | 'renderer' | 'netbox' | 'metrics'> & { history: ReportHistory; waivers: WaiverBook },
+  deps: Pick<RelayParts, 'store' | 'renderer' | 'netbox' | 'metrics' | 'waivers'> & { history: ReportHistory },
 ): Composers {
   const composerFor = (source: SourceConfig) =>
     createRelayReportComposer(config, io, {
