@@ -14,10 +14,7 @@ interface WorkerOptions extends ComposeStage, Omit<SendStage, 'policy'>, Omit<Se
   retry: RetrySettings;
   /** How often the queue is looked at when nothing wakes the worker. */
   pollMs: number;
-  owner?: string;
   random?: () => number;
-  /** Different deliveries answered 4xx in a row before the whole queue pauses (default 3). */
-  pauseAfter4xx?: number;
 }
 
 /** What {@link Worker.tryNow} did. */
@@ -76,8 +73,8 @@ interface Loop {
 export function createWorker(options: WorkerOptions): Worker {
   const loop: Loop = {
     options,
-    owner: options.owner ?? `relay-${process.pid}-${randomUUID().slice(0, 8)}`,
-    policy: createRetryDecider(options.retry, options.random, options.pauseAfter4xx),
+    owner: `relay-${process.pid}-${randomUUID().slice(0, 8)}`,
+    policy: createRetryDecider(options.retry, options.random),
     settle: { unrecorded: { count: 0 } },
     running: false,
     stopping: false,

@@ -14,13 +14,15 @@ import type { BatchHistory } from './create-batch-history';
 import { computeBackoffMs, type NextState, type RetryDecider } from './retry-policy';
 
 /** What one attempt came to, for metrics, the SMTP health check and tests (after it is recorded). */
-export type WorkerOutcome =
-  /** Every route mail of the delivery is sent (`routes`: those sent in this attempt, in order; `response`: the first one's answer). */
-  | { type: 'sent'; delivery: DeliveryRecord; messageId: string; response: string; durationMs: number; routes: string[] }
-  /** No route mailed it: each matching route's notify policy held it back, or none matched. */
-  | { type: 'suppressed'; delivery: DeliveryRecord; reasons: Record<string, string>; durationMs: number }
-  | { type: 'retry'; delivery: DeliveryRecord; failure: FailureClass; nextAttemptAt: number; durationMs: number }
-  | { type: 'dead'; delivery: DeliveryRecord; failure: FailureClass; durationMs: number };
+export type WorkerOutcome = { delivery: DeliveryRecord; durationMs: number } &
+  /** Every route mail of the delivery is sent (`routes`: those sent in this attempt, in order). */
+  (
+    | { type: 'sent'; routes: string[] }
+    /** No route mailed it: each matching route's notify policy held it back, or none matched. */
+    | { type: 'suppressed' }
+    | { type: 'retry'; failure: FailureClass; nextAttemptAt: number }
+    | { type: 'dead'; failure: FailureClass }
+  );
 
 /** The settle's write, while the store refuses it: how many deliveries wait, and why (for /readyz, the gauge, the banner). */
 export interface UnrecordedStatus {
@@ -265,26 +267,15 @@ function logGivenUp(logger: Logger, batch: SettledBatch): void {
 
 /** Logs the recorded outcome and tells the observer. */
 function announce(stage: SettleStage, { item, settlement, failure: decidedBy }: Decided, durationMs: number): void {
-  const { delivery, log } = item;
+  const { log } = item;
   const change = settlement.state;
+  const outcome = { delivery: item.delivery, durationMs };
   if (change.state === 'sent') {
-    const routes = listSentRows(item);
-    if (routes.length === 0 && !item.plan.some((p) => p.state === 'sent')) {
-      const reasons = Object.fromEntries(item.plan.map((p) => [p.route, p.reason]));
-      log.info({ reasons }, 'no mail for this report: every route suppressed it or did not match');
-      stage.observe?.({ type: 'suppressed', delivery, reasons, durationMs });
-      return;
-    }
-    const first = routes[0];
-    stage.observe?.({
-      type: 'sent',
-      delivery,
-      messageId: change.messageId,
-      response: first?.state === 'sent' ? first.response : '',
-      durationMs,
-      routes: routes.map((r) => r.route),
-    });
-    return;
+    const routes = listSentRows(item).map((r) => r.route);
+    if (routes.length > 0 || item.plan.some((p) => p.state === 'sent')) return stage.observe?.({ ...outcome, type: 'sent', routes });
+    const reasons = Object.fromEntries(item.plan.map((p) => [p.route, p.reason]));
+    log.info({ reasons }, 'no mail for this report: every route suppressed it or did not match');
+    return stage.observe?.({ ...outcome, type: 'suppressed' });
   }
   if (change.state === 'retrying' && change.code === 'SMTP_PAUSED') {
     // Not an attempt of its own: it waited for the server with the queue.
@@ -299,10 +290,10 @@ function announce(stage: SettleStage, { item, settlement, failure: decidedBy }: 
     const fields = { code: change.code, error: change.error, nextAttemptAt: new Date(change.nextAttemptAt).toISOString() };
     if (failure.configProblem) log.error(fields, 'send failed: configuration problem (will retry)');
     else log.warn(fields, item.composeFailure ? 'cannot compose the mail now (nothing was sent); will retry' : 'send failed; will retry');
-    stage.observe?.({ type: 'retry', delivery, failure, nextAttemptAt: change.nextAttemptAt, durationMs });
+    stage.observe?.({ ...outcome, type: 'retry', failure, nextAttemptAt: change.nextAttemptAt });
     return;
   }
   // A configuration problem never comes here: it is held for the operator's fix (retry-policy.ts).
   log.error({ code: change.code, error: change.error }, 'delivery is dead: the failure is permanent');
-  stage.observe?.({ type: 'dead', delivery, failure: { ...failure, message: change.error }, durationMs });
+  stage.observe?.({ ...outcome, type: 'dead', failure: { ...failure, message: change.error } });
 }

@@ -1,4 +1,4 @@
-import type { QueuePauseStatus } from '../delivery';
+import type { Worker } from '../delivery';
 import type { Renderer } from '../mail';
 import type { Clock } from '../shared';
 import type { Store } from '../store';
@@ -41,17 +41,16 @@ export interface Readiness {
 export async function checkReadiness(deps: {
   store: Pick<Store, 'checkWritable'>;
   renderer: Pick<Renderer, 'sets'>;
-  transport: Pick<TransportHealth, 'status'>;
-  pause?: () => QueuePauseStatus;
+  transportHealth: Pick<TransportHealth, 'status'>;
+  /** Its pause, and the outcomes the store refused and the relay still holds (with the store's last answer). */
+  worker: Pick<Worker, 'breaker' | 'unrecorded'>;
   clock: Clock;
-  /** Outcomes the store refused and the relay still holds (with the store's last answer), if any. */
-  unrecorded?: () => { count: number; code?: string; message?: string };
 }): Promise<Readiness> {
   let store: ReadinessCheck = { ok: true };
   try {
     await deps.store.checkWritable(deps.clock.now());
-    const held = deps.unrecorded?.();
-    if (held && held.count > 0)
+    const held = deps.worker.unrecorded;
+    if (held.count > 0)
       store = {
         ok: false,
         code: held.code ?? 'OUTCOMES_UNRECORDED',
@@ -65,19 +64,19 @@ export async function checkReadiness(deps: {
   const templates: ReadinessCheck =
     deps.renderer.sets.length > 0 ? { ok: true, sets: [...deps.renderer.sets] } : { ok: false, message: 'no template set is loaded' };
   // The transport as the last check or send saw it, with the breaker's pause: a summary for everyone, details for a token holder.
-  const s = deps.transport.status();
-  const pause = deps.pause?.();
+  const s = deps.transportHealth.status();
+  const pause = deps.worker.breaker;
   const iso = (ms: number) => new Date(ms).toISOString();
-  const held = pause !== undefined && pause.state !== 'closed' && pause.held;
-  const paused = pause?.state === 'open' ? 'paused' : pause?.state === 'probing' ? 'probing' : undefined;
+  const held = pause.state !== 'closed' && pause.held;
+  const paused = pause.state === 'open' ? 'paused' : pause.state === 'probing' ? 'probing' : undefined;
   const state: TransportSummary['state'] = held ? 'held' : (paused ?? (s.ok ? 'ok' : 'failing'));
-  const nextTry = pause?.state === 'open' ? pause.openUntil : state === 'failing' ? s.nextCheckAt : undefined;
+  const nextTry = pause.state === 'open' ? pause.openUntil : state === 'failing' ? s.nextCheckAt : undefined;
   const summary: TransportSummary = {
     ok: state === 'ok',
     state,
     ...(held && pause.lastError ? { heldFor: pause.lastError.code } : {}),
     ...(nextTry !== undefined ? { nextTryAt: iso(nextTry) } : {}),
-    ...(pause?.pausedSince != null ? { pausedSince: iso(pause.pausedSince) } : {}),
+    ...(pause.pausedSince != null ? { pausedSince: iso(pause.pausedSince) } : {}),
   };
   const transport: ReadinessCheck = {
     ...summary,
@@ -85,7 +84,7 @@ export async function checkReadiness(deps: {
     ...(s.checkedAt !== undefined ? { checkedAt: iso(s.checkedAt) } : {}),
     ...(s.code ? { code: s.code } : {}),
     ...(s.message ? { message: s.message } : {}),
-    ...(pause?.lastError ? { pauseCause: { ...pause.lastError } } : {}),
+    ...(pause.lastError ? { pauseCause: { ...pause.lastError } } : {}),
   };
   const failing = Object.entries({ store, templates })
     .filter(([, c]) => !c.ok)

@@ -1,6 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { DEFAULT_SOURCE_NAME, type Config, type SourceConfig } from '../config';
-import { createAuthThrottle, type ActivityCounter, type AuthThrottle, type Clock, type Logger } from '../shared';
+import { type ActivityCounter, type AuthThrottle, type Clock, type Logger } from '../shared';
 import type { Store } from '../store';
 import { createAdminRouter, type AdminRouteOptions } from './admin-route';
 import { createErrorHandler, notFound, toRelayError } from './error-handler';
@@ -13,25 +13,24 @@ import { createWaiversRouter } from './waivers-route';
 import type { WaiverBook } from '../waivers';
 
 export interface AppDeps {
-  config: Pick<Config, 'http' | 'webhook' | 'sources'> & Partial<Pick<Config, 'admin' | 'secretValues'>>;
+  config: Pick<Config, 'http' | 'webhook' | 'sources' | 'admin' | 'secretValues'>;
   store: Store;
   clock: Clock;
   logger: Logger;
-  onQueued?: (id: number) => void;
+  onQueued: (id: number) => void;
   /** An operator requeued deliveries through the admin API. */
-  onRequeued?: () => void;
+  onRequeued: () => void;
   /** An operator asked the admin API to resume a paused or held queue. */
-  tryNow?: AdminRouteOptions['tryNow'];
-  onWebhookOutcome?: (outcome: WebhookOutcome) => void;
+  tryNow: AdminRouteOptions['tryNow'];
+  onWebhookOutcome: (outcome: WebhookOutcome) => void;
   /** Counts the webhooks from their arrival at a webhook path until their answer is sent (the worker yields to them). */
-  webhooksInFlight?: ActivityCounter;
-  dashboard?: RequestHandler;
-  /** /readyz and /metrics; without it only /healthz is served. */
-  observe?: ObserveRoutesOptions;
+  webhooksInFlight: ActivityCounter;
+  dashboard: RequestHandler;
+  observe: ObserveRoutesOptions;
   /** Accepted exceptions: the admin API's `/api/waivers`. */
-  waivers?: WaiverBook;
+  waivers: WaiverBook;
   /** Slows down wrong admin tokens per address; the dashboard's login shares it. */
-  authThrottle?: AuthThrottle;
+  throttle: AuthThrottle;
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -47,28 +46,18 @@ export function createApp(deps: AppDeps): Express {
   for (const source of deps.config.sources) mountSourceWebhook(app, deps, source);
 
   // After the webhook: the route NetBox waits on is matched first.
-  if (deps.observe) app.use(createObserveRouter(deps.observe));
-  else app.get('/healthz', (_req, res) => res.json({ status: 'ok' }));
-
-  if (deps.dashboard) app.use('/ui', deps.dashboard);
+  app.use(createObserveRouter(deps.observe));
+  app.use('/ui', deps.dashboard);
 
   // Requests a webhook route refused (401, 403, 413, 415, 422, 429, 503 …) count as rejected deliveries of its source.
   app.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
     const source = res.locals.webhookSource as string | undefined;
-    if (source !== undefined) deps.onWebhookOutcome?.({ outcome: 'rejected', code: toRelayError(error).code, ...sourceLabel(source) });
+    if (source !== undefined) deps.onWebhookOutcome({ outcome: 'rejected', code: toRelayError(error).code, ...sourceLabel(source) });
     next(error);
   });
-  const admin = {
-    token: deps.config.admin?.token,
-    clock: deps.clock,
-    logger: deps.logger,
-    throttle: deps.authThrottle ?? createAuthThrottle(),
-    sleep: deps.sleep,
-  };
-  app.use(
-    createAdminRouter({ ...admin, store: deps.store, secrets: deps.config.secretValues, onRequeued: deps.onRequeued, tryNow: deps.tryNow }),
-  );
-  if (deps.waivers) app.use(createWaiversRouter({ ...admin, book: deps.waivers }));
+  const admin = { ...deps, token: deps.config.admin?.token };
+  app.use(createAdminRouter({ ...admin, secrets: deps.config.secretValues }));
+  app.use(createWaiversRouter({ ...admin, book: deps.waivers }));
 
   app.use(notFound);
   app.use(createErrorHandler(deps.logger));
@@ -83,7 +72,7 @@ function mountSourceWebhook(app: Express, deps: AppDeps, source: SourceConfig): 
   app.post(source.path, (_req: Request, res: Response, next: NextFunction) => {
     res.locals.webhookSource = source.name;
     // 'close' follows every answer, and a connection that went away before one.
-    if (deps.webhooksInFlight) res.once('close', deps.webhooksInFlight.begin());
+    res.once('close', deps.webhooksInFlight.begin());
     next();
   });
   const guards = createWebhookGuards({

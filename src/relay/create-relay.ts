@@ -1,14 +1,18 @@
-import { DEFAULT_SOURCE_NAME, listBootWarnings, planCatchUp, type Config } from '../config';
+import type { Express } from 'express';
+import { DEFAULT_SOURCE_NAME, describeUnsignedWebhook, listBootWarnings, planCatchUp, type Config } from '../config';
+import { createApp } from '../http';
+import { checkReadiness } from '../health';
+import { createDashboardRouter } from '../dashboard';
+import { registerWaiverGauge } from '../metrics';
 import { verifyRouteTemplates } from '../compose';
 import { defaultTemplatesDir, loadRenderer } from '../mail';
 import { buildFailureCatalogue, createNotifier } from '../notify';
 import { createWatchdog, type Watchdog } from '../watchdog';
 import { createDigestScheduler, type DigestScheduler } from '../digest';
 import { createSourceCatchUps } from '../catch-up';
-import { createActivityCounter, type Logger } from '../shared';
+import { createActivityCounter, createAuthThrottle, type Logger } from '../shared';
 import { createRetention, openStore, StorageUnavailableError, type Store } from '../store';
 import { createDeliveryPipeline, createRelayNetboxClients, createRelayWaiverBook } from './delivery-pipeline';
-import { createRelayApp } from './relay-app';
 import type { Relay, RelayIo, RelayParts } from './types';
 
 /**
@@ -32,9 +36,8 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   const kick = () => delivery.worker.kick();
   const watchdog = createSourceWatchdogs(config, io, { store, onQueued: kick });
   const digests = createDigestScheduler({
+    ...io,
     store,
-    clock: io.clock,
-    logger: io.logger,
     routes: config.routing.routes,
     defaultTimezone: config.mail.timezone,
     onQueued: kick,
@@ -42,19 +45,12 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   warnAboutDigestRetention(config, digests, io.logger);
   const { registry } = delivery.metrics;
   const catchUps = createSourceCatchUps(config, { ...io, store, netbox, registry, owner: delivery.worker.owner, onQueued: kick });
-  const app = createRelayApp(config, io, { store, renderer, watchdog, digests, webhooksInFlight, ...delivery, ...shared });
-  const retention = createRetention({
-    store,
-    clock: io.clock,
-    logger: io.logger,
-    days: config.retention.days,
-    intervalMs: config.retention.intervalMs,
-  });
-  const parts = { store, renderer, notifier, netbox, watchdog, digests, catchUps, retention, webhooksInFlight, ...delivery };
+  const retention = createRetention({ ...io, ...config.retention, store });
+  const parts = { store, renderer, notifier, netbox, watchdog, digests, catchUps, retention, webhooksInFlight, ...delivery, ...shared };
   let stopped = false;
   return {
     ...parts,
-    app,
+    app: createRelayApp(config, io, parts),
     start: () => startRelay(parts, io),
     async stop() {
       if (stopped) return;
@@ -70,9 +66,8 @@ function createSourceWatchdogs(config: Config, io: RelayIo, deps: { store: Store
     .filter((source) => source.expectEveryMs !== undefined)
     .map((source) =>
       createWatchdog({
+        ...io,
         store: deps.store,
-        clock: io.clock,
-        logger: io.logger,
         expectEveryMs: source.expectEveryMs!,
         onQueued: deps.onQueued,
         source: source.name === DEFAULT_SOURCE_NAME ? undefined : source.name,
@@ -149,4 +144,56 @@ function warnAboutDigestRetention(config: Config, digests: DigestScheduler, logg
         `digest route ${s.route}: its periods are longer than RETENTION_DAYS, so reports pruned before its tick are missing from its digest; raise RETENTION_DAYS`,
       );
   }
+}
+
+/** The HTTP side: webhook, admin API, dashboard, health and metrics (createApp never listens). */
+function createRelayApp(config: Config, io: RelayIo, parts: RelayParts): Express {
+  const { clock, logger } = io;
+  const { store, worker, metrics, watchdog, waivers } = parts;
+  registerWaiverGauge(metrics.registry, { countActive: () => waivers.countActive(), logger });
+  // What the admin API and the dashboard share, one count of wrong admin tokens per address among it.
+  const shared = {
+    store,
+    clock,
+    logger,
+    waivers,
+    sleep: io.sleep,
+    throttle: createAuthThrottle(),
+    onRequeued: () => worker.kick(),
+    tryNow: () => worker.tryNow(),
+  };
+  return createApp({
+    ...shared,
+    config,
+    onQueued: () => {
+      worker.kick();
+      // A report that ends a silence is announced at once, not at the next check.
+      if (watchdog) void watchdog.evaluate().catch((error: unknown) => logger.error({ err: error }, 'watchdog: evaluation failed'));
+    },
+    webhooksInFlight: parts.webhooksInFlight,
+    onWebhookOutcome: (outcome) => {
+      metrics.recordWebhook(outcome);
+      io.onWebhookOutcome?.(outcome);
+    },
+    dashboard: createDashboardRouter({
+      ...shared,
+      adminToken: config.admin.token,
+      timezone: config.mail.timezone,
+      failures: parts.failures,
+      netboxUrl: config.sources[0].netbox.url,
+      routeNames: config.routing.routes.map((r) => r.name),
+      sources: config.sources,
+      unrecordedOutcomes: () => worker.unrecorded.count,
+      smtpPause: () => worker.breaker,
+      mailStatus: () => parts.transportHealth.status(),
+      digests: { schedules: () => parts.digests.schedules(), periods: (options) => store.listDigestPeriods(options) },
+      notices: config.webhook.unsignedFromNetwork ? [describeUnsignedWebhook(config)!] : [],
+    }),
+    observe: {
+      readiness: () => checkReadiness({ ...parts, clock }),
+      metrics,
+      metricsToken: config.observe.metricsToken,
+      adminToken: config.admin.token,
+    },
+  });
 }

@@ -12,7 +12,7 @@ import { createDigestComposer } from '../digest';
 import { type Store } from '../store';
 import type { ReportHistory } from '../trend';
 import { buildNoticeRecipients, createRoutePlanner, type Route } from '../routing';
-import type { RelayIo, RelayParts, SharedParts } from './types';
+import type { RelayIo, RelayParts } from './types';
 
 /** The NetBox clients for enrichment: one per source with a NetBox URL, so a source's token only ever goes to its own NetBox. */
 export function createRelayNetboxClients(config: Config, io: Pick<RelayIo, 'clock' | 'readFile'>): Map<string, NetboxClient> {
@@ -41,14 +41,12 @@ export function createSourceNetboxClient(
 export function createDeliveryPipeline(
   config: Config,
   io: RelayIo,
-  deps: Pick<RelayParts, 'store' | 'renderer' | 'notifier' | 'netbox' | 'webhooksInFlight'> & SharedParts,
+  deps: Pick<RelayParts, 'store' | 'renderer' | 'notifier' | 'netbox' | 'webhooksInFlight' | 'failures' | 'waivers'>,
 ): Pick<RelayParts, 'worker' | 'metrics' | 'transportHealth'> {
-  const { clock, logger } = io;
   const { store, notifier } = deps;
   const metrics = createMetrics({
+    ...io,
     store,
-    clock,
-    logger,
     unrecordedOutcomes: () => worker.unrecorded.count,
     webhooksInFlight: () => deps.webhooksInFlight.active,
     // The worker is built below; the gauges are read only at scrape time.
@@ -57,33 +55,22 @@ export function createDeliveryPipeline(
     failures: deps.failures,
   });
   const transportHealth = createTransportHealth({
+    ...io,
     notifier,
-    clock,
-    logger,
     intervalMs: TRANSPORT_CHECK_INTERVAL_MS,
     held: () => worker.breaker.held && worker.breaker.state !== 'closed',
   });
   // The trend's history: what a batch composes is written by its settle.
   const history = createBatchHistory(store);
   const worker = createWorker({
+    ...io,
+    ...config.worker,
     store,
     notifier,
     composers: createRelayComposers(config, io, { ...deps, history, metrics }),
     history,
-    planRoutes: createRoutePlanner({
-      routes: config.routing.routes,
-      store,
-      sources: config.sources,
-      logger,
-      metrics,
-    }),
-    clock,
-    logger,
+    planRoutes: createRoutePlanner({ ...io, routes: config.routing.routes, store, sources: config.sources, metrics }),
     retry: config.retry,
-    concurrency: config.worker.concurrency,
-    pollMs: config.worker.pollMs,
-    leaseMs: config.worker.leaseMs,
-    random: io.random,
     observe: (outcome) => {
       metrics.recordWorker(outcome);
       transportHealth.record(outcome);
@@ -95,13 +82,7 @@ export function createDeliveryPipeline(
 
 /** The accepted exceptions of this configuration (stored ones and WAIVERS_FILE's) on this store: the app, the dashboard and the CLI share it. */
 export function createRelayWaiverBook(config: Config, io: Pick<RelayIo, 'clock' | 'logger'>, store: Store): WaiverBook {
-  return createWaiverBook({
-    storage: store,
-    fileWaivers: config.waivers.fileWaivers,
-    sources: config.sources.map((s) => s.name),
-    clock: io.clock,
-    logger: io.logger,
-  });
+  return createWaiverBook({ ...io, storage: store, fileWaivers: config.waivers.fileWaivers, sources: config.sources.map((s) => s.name) });
 }
 
 /**
@@ -124,8 +105,8 @@ export function createRelayReportComposer(
   const isDefault = source.name === DEFAULT_SOURCE_NAME;
   const routes = deps.routes ?? config.routing.routes;
   return createReportComposer({
-    renderer: deps.renderer,
-    clock: io.clock,
+    ...io,
+    ...deps,
     mail: config.mail,
     routes,
     implicitRoute: config.routing.file === undefined,
@@ -133,17 +114,14 @@ export function createRelayReportComposer(
     source: config.sources.length > 1 ? { name: source.name, isDefault } : undefined,
     relayUrl: config.relayUrl,
     insights: createReportInsights({
+      ...io,
+      ...deps,
       client: deps.netbox,
       hasToken: source.netbox.token !== undefined,
       netboxUrl: source.netbox.url,
       budgetMs: config.netbox.enrichBudgetMs,
-      clock: io.clock,
-      history: deps.history,
-      storedFailures: deps.storedFailures,
-      storedStates: deps.storedStates,
       chartReports: CHART_REPORTS,
       logger: isDefault ? io.logger : io.logger.child({ source: source.name }),
-      onNetboxError: deps.onNetboxError,
       waivers: deps.waivers && ((options) => deps.waivers!.forReport(options)),
     }),
     // Owners are asked of the source's own NetBox with its own token, within the same budget per look-up.
@@ -165,7 +143,7 @@ export function findDeliverySource(config: Config, name: string): SourceConfig {
 function createRelayComposers(
   config: Config,
   io: RelayIo,
-  deps: Pick<RelayParts, 'store' | 'renderer' | 'netbox' | 'metrics'> & { history: ReportHistory; waivers: WaiverBook },
+  deps: Pick<RelayParts, 'store' | 'renderer' | 'netbox' | 'metrics' | 'waivers'> & { history: ReportHistory },
 ): Composers {
   const composerFor = (source: SourceConfig) =>
     createRelayReportComposer(config, io, {

@@ -36,12 +36,6 @@ export interface Relay extends Omit<RelayParts, 'netbox' | 'webhooksInFlight'> {
   stop(): Promise<void>;
 }
 
-/** Built once at start for the mails, the metrics and the dashboard alike. */
-export interface SharedParts {
-  failures: FailureCatalogue;
-  waivers: WaiverBook;
-}
-
 /** What createRelay builds before the app, and what start and stop act on. */
 export interface RelayParts {
   store: Store;
@@ -56,4 +50,7 @@ export interface RelayParts {
   catchUps: SourceCatchUps;
   retention: Retention;
   webhooksInFlight: ActivityCounter;
+  /** Built once at start for the mails, the metrics and the dashboard alike. */
+  failures: FailureCatalogue;
+  waivers: WaiverBook;
 }
