@@ -1,5 +1,5 @@
 import { planCatchUp, type Config, type SourceConfig } from '../config';
-import { defaultTemplatesDir, loadRenderer, type Renderer } from '../mail';
+import { loadRenderer, type Renderer } from '../mail';
 import { NetboxError } from '../netbox';
 import { createRelayNetboxClients, createSourceNetboxClient } from '../relay';
 import { chooseProxy, describeProxyUrl, systemClock } from '../shared';
@@ -123,7 +123,7 @@ async function checkOwnerRoutesOnline(config: Config, io: CliIo): Promise<void> 
       const body = await store.getDeliveryBody(latest.id);
       if (!body) continue;
       const delivery = { ...latest, body };
-      renderer ??= loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
+      renderer ??= loadRenderer(config.mail.templatesDir);
       const composer = createReadOnlyComposer(config, { renderer, store, netbox: netbox.get(source.name), sourceName: source.name });
       const composed = await composer.compose(delivery);
       for (const route of routes) {

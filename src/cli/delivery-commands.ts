@@ -1,6 +1,6 @@
-import { DEFAULT_SOURCE_NAME, parseDurationMs, type Config } from '../config';
+import type { Config } from '../config';
 import { buildDeliveriesJson, type DeliveryJson } from '../http';
-import { createSecretMask, neutralizeText, systemClock } from '../shared';
+import { createSecretMask, neutralizeText, parseDurationMs, systemClock } from '../shared';
 import {
   DELIVERY_STATES,
   DIGEST_KEY_PREFIX,
@@ -10,6 +10,7 @@ import {
   type DeliveryState,
   type Store,
 } from '../store';
+import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, UsageError, type CliIo, type SetExitCode } from './io';
 import { loadConfigOrReport } from './load-config-or-report';
 

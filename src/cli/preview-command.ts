@@ -1,14 +1,14 @@
 import path from 'node:path';
-import { DEFAULT_SOURCE_NAME, type Config } from '../config';
+import type { Config } from '../config';
 import { createReportComposer, SAMPLE_ENVELOPE } from '../compose';
 import { describeMailFailure } from './check-config-command';
-import { defaultTemplatesDir, loadRenderer, TemplateError, type Renderer } from '../mail';
+import { loadRenderer, TemplateError, type Renderer } from '../mail';
 import { createNotifier } from '../notify';
 import { buildDefaultRoute, type Route } from '../routing';
 import { createRelayNetboxClients } from '../relay';
 import { RelayError, systemClock } from '../shared';
 import { openStore, StorageUnavailableError, type DeliveryRecord, type Store } from '../store';
-import { parseDelivery } from '../webhook';
+import { DEFAULT_SOURCE_NAME, parseDelivery } from '../webhook';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, UsageError, type CliIo } from './io';
 import { previewDigest, writePreviewFiles } from './preview-digest';
 import { createReadOnlyComposer, describeOwnerGroups, findOwnerGroups } from './read-only-composer';
@@ -89,7 +89,7 @@ async function writePreview(
   const netbox = createRelayNetboxClients(config, { clock: systemClock, readFile: io.readFile });
   try {
     const composer = createReadOnlyComposer(config, {
-      renderer: loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir()),
+      renderer: loadRenderer(config.mail.templatesDir),
       store,
       netbox: netbox.get(delivery.source),
       sourceName: delivery.source,
@@ -150,7 +150,7 @@ export async function sendTestCommand(options: { to?: string }, config: Config, 
  */
 function createSendTestComposer(config: Config, route: Route) {
   const source = config.sources.find((s) => s.name === DEFAULT_SOURCE_NAME);
-  const loaded = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
+  const loaded = loadRenderer(config.mail.templatesDir);
   // The prefix goes into the subject before the mail is built: its bytes are final once built.
   const renderer: Renderer = {
     ...loaded,

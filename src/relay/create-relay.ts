@@ -1,6 +1,7 @@
-import { DEFAULT_SOURCE_NAME, listBootWarnings, planCatchUp, type Config } from '../config';
+import { listBootWarnings, planCatchUp, type Config } from '../config';
+import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { verifyRouteTemplates } from '../compose';
-import { defaultTemplatesDir, loadRenderer } from '../mail';
+import { loadRenderer } from '../mail';
 import { buildFailureCatalogue, createNotifier } from '../notify';
 import { createWatchdog, type Watchdog } from '../watchdog';
 import { createDigestScheduler, type DigestScheduler } from '../digest';
@@ -18,7 +19,7 @@ import type { Relay, RelayIo, RelayParts } from './types';
  */
 export function createRelay(config: Config, io: RelayIo): Relay {
   for (const w of listBootWarnings(config)) io.logger.warn(w.fields, w.message);
-  const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
+  const renderer = loadRenderer(config.mail.templatesDir);
   verifyRouteTemplates(renderer, { ...config, netbox: config.sources[0].netbox });
   const store = openStore(config.store, {
     onIdleError: (error) => io.logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
