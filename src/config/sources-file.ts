@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parseYamlListFile, readYamlListFile, SOURCE_NAME_PATTERN } from '../routing';
 import { describeShortWebhookSecret, duration, httpUrl, parseCidr, type ConfigIssue } from '../shared';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
+import { readSecretFile } from './parse-environment';
 import { catchUpEvery, type Settings } from './schema';
 
 /** Sources one relay serves at most: each one is a route, a NetBox client and a metrics label value. */
@@ -150,13 +151,12 @@ function resolveSecret(
   const where = file !== undefined ? `${field}_file` : `${field}_env`;
   let value: string | undefined;
   if (file !== undefined) {
-    try {
-      // A trailing newline is almost always an editor's, not part of the secret.
-      value = context.readFile(path.resolve(context.cwd, file)).replace(/\r?\n$/, '');
-    } catch (error) {
-      report(where, `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
-      return undefined;
-    }
+    value = readSecretFile(
+      (f) => context.readFile(path.resolve(context.cwd, f)),
+      file,
+      (message) => report(where, message),
+    );
+    if (value === undefined) return undefined;
   } else if (variable !== undefined) {
     value = context.env[variable];
     if (value === undefined) {
