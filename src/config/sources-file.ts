@@ -148,22 +148,13 @@ function resolveSecret(
     report(field, `give ${field}_file or ${field}_env, not both`);
     return undefined;
   }
-  const where = file !== undefined ? `${field}_file` : `${field}_env`;
-  let value: string | undefined;
-  if (file !== undefined) {
-    value = readSecretFile(
-      (f) => context.readFile(path.resolve(context.cwd, f)),
-      file,
-      (message) => report(where, message),
-    );
-    if (value === undefined) return undefined;
-  } else if (variable !== undefined) {
-    value = context.env[variable];
-    if (value === undefined) {
-      report(where, `the environment variable ${variable} is not set`);
-      return undefined;
-    }
-  } else return undefined;
+  const say = (message: string) => report(file !== undefined ? `${field}_file` : `${field}_env`, message);
+  if (variable !== undefined && context.env[variable] === undefined) say(`the environment variable ${variable} is not set`);
+  const value =
+    file !== undefined
+      ? readSecretFile((f) => context.readFile(path.resolve(context.cwd, f)), file, say)
+      : variable && context.env[variable];
+  if (value === undefined) return undefined;
   const problem =
     value.trim() === ''
       ? 'is empty or only white space'
@@ -172,7 +163,7 @@ function resolveSecret(
         : field === 'token' && !/^[\x21-\x7e]{1,500}$/.test(value)
           ? 'must hold one token without spaces (nbt_<key>.<token> or a 40-character key)'
           : undefined;
-  if (problem) report(where, problem);
+  if (problem) say(problem);
   return problem ? undefined : value;
 }
 
