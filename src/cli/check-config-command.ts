@@ -1,5 +1,5 @@
 import { describeCatchUp, listSettings, planCatchUp, redactConfig, type Config, type Setting } from '../config';
-import { defaultTemplatesDir, loadRenderer, TemplateError } from '../mail';
+import { loadRenderer, TemplateError } from '../mail';
 import { createNotifier, describeMailError, findTransport, readFailureCode } from '../notify';
 import { verifyRouteTemplates } from '../compose';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, type CliIo } from './io';
@@ -11,7 +11,7 @@ import { describeProxySettings } from '../shared';
  */
 export async function checkConfig(config: Config, io: CliIo, flags: { online: boolean; json: boolean }): Promise<number> {
   try {
-    const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
+    const renderer = loadRenderer(config.mail.templatesDir);
     verifyRouteTemplates(renderer, { ...config, netbox: config.sources[0].netbox });
   } catch (error) {
     if (!(error instanceof TemplateError)) throw error;

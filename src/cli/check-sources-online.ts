@@ -1,11 +1,11 @@
 import { planCatchUp, type Config, type SourceConfig } from '../config';
-import { defaultTemplatesDir, loadRenderer, type Renderer } from '../mail';
+import { loadRenderer, type Renderer } from '../mail';
 import { NetboxError } from '../netbox';
-import { createRelayNetboxClients, createSourceNetboxClient } from '../relay';
+import { createSourceNetboxClient } from '../relay';
 import { chooseProxy, describeProxyUrl, systemClock } from '../shared';
 import { openStore, type Store } from '../store';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, type CliIo } from './io';
-import { createReadOnlyComposer, describeOwnerGroups, findOwnerGroups } from './read-only-composer';
+import { composeReadOnly, describeOwnerGroups, findOwnerGroups } from './read-only-composer';
 
 /**
  * `check-config --online`: asks each source's NetBox, with that source's token only, for its status
@@ -111,7 +111,6 @@ async function checkOwnerRoutesOnline(config: Config, io: CliIo): Promise<void> 
   if (routes.length === 0) return;
   let store: Store | undefined;
   let renderer: Renderer | undefined;
-  const netbox = createRelayNetboxClients(config, { clock: systemClock, readFile: io.readFile });
   try {
     store = openStore(config.store);
     for (const source of config.sources) {
@@ -123,23 +122,23 @@ async function checkOwnerRoutesOnline(config: Config, io: CliIo): Promise<void> 
       const body = await store.getDeliveryBody(latest.id);
       if (!body) continue;
       const delivery = { ...latest, body };
-      renderer ??= loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
-      const composer = createReadOnlyComposer(config, { renderer, store, netbox: netbox.get(source.name), sourceName: source.name });
-      const composed = await composer.compose(delivery);
-      for (const route of routes) {
-        const owners = await findOwnerGroups(config.routing.routes, route.name, delivery, composed, store);
-        const head = `Route ${route.name}, latest report ${latest.reportId} of source ${source.name} (delivery ${latest.id})`;
-        io.stdout.write(
-          owners.groups.length
-            ? `${head}:\n${describeOwnerGroups(owners, null, '  ')}`
-            : `${head}: would not mail it (not matched, or held back)\n`,
-        );
-      }
+      renderer ??= loadRenderer(config.mail.templatesDir);
+      const deps = { renderer, store, readFile: io.readFile };
+      await composeReadOnly(config, delivery, deps, async (_composer, composed) => {
+        for (const route of routes) {
+          const owners = await findOwnerGroups(config.routing.routes, route.name, delivery, composed, store);
+          const head = `Route ${route.name}, latest report ${latest.reportId} of source ${source.name} (delivery ${latest.id})`;
+          io.stdout.write(
+            owners.groups.length
+              ? `${head}:\n${describeOwnerGroups(owners, null, '  ')}`
+              : `${head}: would not mail it (not matched, or held back)\n`,
+          );
+        }
+      });
     }
   } catch (error) {
     io.stdout.write(`Routes by owner: could not be checked (${(error as Error)?.message ?? String(error)})\n`);
   } finally {
-    for (const client of netbox.values()) client.close();
     await store?.close();
   }
 }

@@ -1,6 +1,6 @@
-import { DEFAULT_SOURCE_NAME, parseDurationMs, type Config } from '../config';
+import type { Config } from '../config';
 import { buildDeliveriesJson, type DeliveryJson } from '../http';
-import { createSecretMask, neutralizeText, systemClock } from '../shared';
+import { createSecretMask, neutralizeText, parseDurationMs, systemClock } from '../shared';
 import {
   DELIVERY_STATES,
   DIGEST_KEY_PREFIX,
@@ -10,6 +10,7 @@ import {
   type DeliveryState,
   type Store,
 } from '../store';
+import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, UsageError, type CliIo, type SetExitCode } from './io';
 import { loadConfigOrReport } from './load-config-or-report';
 
@@ -41,7 +42,7 @@ export async function listDeliveries(opts: ListOptions, io: CliIo, setExitCode: 
     const rows = await buildDeliveriesJson(store, listed, createSecretMask(config.secretValues));
     const counts = await store.countByState();
     if (opts.json) io.stdout.write(`${JSON.stringify({ deliveries: rows, counts }, null, 2)}\n`);
-    else io.stdout.write(`${formatTable(rows)}\n${DELIVERY_STATES.map((s) => `${s}: ${counts[s]}`).join('  ')}\n`);
+    else io.stdout.write(`${formatDeliveryTable(rows)}\n${DELIVERY_STATES.map((s) => `${s}: ${counts[s]}`).join('  ')}\n`);
   });
 }
 
@@ -121,8 +122,10 @@ const TABLE_WIDTH = 100;
 /** Lines an error may wrap onto before it is cut with "…". */
 const ERROR_LINES = 3;
 
-/** Each column: its header, its text, and the most it may take (longer text is cut with "…"). */
-const COLUMNS: [string, (d: DeliveryJson) => string, number][] = [
+/** A table's column: its header, its text, and the most it may take (longer text is cut with "…"). */
+export type Column<T> = [header: string, text: (item: T) => string, max: number];
+
+const COLUMNS: Column<DeliveryJson>[] = [
   ['ID', (d) => String(d.id), 16],
   ['REPORT', describeWhatIsMailed, 16],
   // A named NetBox source shows as `<source>@<address>`; the default source as its address alone.
@@ -132,6 +135,7 @@ const COLUMNS: [string, (d: DeliveryJson) => string, number][] = [
   // To the second: the milliseconds say nothing to an operator.
   ['NEXT ATTEMPT', (d) => (d.nextAttemptAt ? d.nextAttemptAt.replace(/\.\d+Z$/, 'Z') : '-'), 20],
   ['ROUTES', describeRoutes, 30],
+  ['LAST ERROR', (d) => (d.lastError ? `${d.lastErrorCode ?? ''} ${d.lastError}`.trim() : '-'), Infinity],
 ];
 
 /** Each route: its state when mailed, else why not; a route by owner names its recipients. */
@@ -142,12 +146,12 @@ function describeRoutes(d: DeliveryJson): string {
 }
 
 /** Text for one terminal cell: control characters made visible, line breaks and tabs as spaces. */
-export function toCell(text: string): string {
+function toCell(text: string): string {
   return neutralizeText(text).replace(/[\r\n\t]+/g, ' ');
 }
 
 /** `text`, cut with "…" to at most `width` characters. */
-export function cut(text: string, width: number): string {
+function cut(text: string, width: number): string {
   return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text;
 }
 
@@ -167,30 +171,39 @@ function wrapText(text: string, width: number, maxLines: number): string[] {
 }
 
 /**
- * An aligned table that fits {@link TABLE_WIDTH} columns, one line per delivery: long cells are cut
- * with "…"; an error cut in its column is repeated under the table, wrapped over a few lines.
+ * One line per item under a header line, columns aligned: cells cut with "…" to their column's most (and to
+ * `fit`'s widths), control characters made visible.
  */
-function formatTable(rows: DeliveryJson[]): string {
+export function formatTable<T>(items: readonly T[], columns: readonly Column<T>[], fit = (widths: number[]) => widths): string[] {
+  const texts = items.map((item) => columns.map(([, get, max]) => cut(toCell(get(item)), max)));
+  const widths = fit(columns.map(([header], i) => Math.max(header.length, ...texts.map((row) => row[i].length))));
+  const lines = [columns.map(([h]) => h), ...texts.map((row) => row.map((c, i) => cut(c, widths[i])))];
+  return lines.map((cells) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+/**
+ * The deliveries in {@link TABLE_WIDTH} columns, one line per delivery: ROUTES gives way so that the LAST ERROR
+ * header always fits; an error cut in its column is repeated under the table, wrapped over a few lines.
+ */
+function formatDeliveryTable(rows: DeliveryJson[]): string {
   if (rows.length === 0) return 'No deliveries.\n';
-  const texts = rows.map((r) => COLUMNS.map(([, get, max]) => cut(toCell(get(r)), max)));
-  const natural = COLUMNS.map(([header], i) => Math.max(header.length, ...texts.map((row) => row[i].length)));
-  // ROUTES (the last padded column) gives way so that the LAST ERROR header always fits the width.
-  const last = COLUMNS.length - 1;
-  const room = TABLE_WIDTH - 'LAST ERROR'.length - natural.slice(0, last).reduce((n, w) => n + w + 2, 0) - 2;
-  const widths = natural.map((w, i) => (i === last ? Math.max(COLUMNS[last][0].length, Math.min(w, room)) : w));
-  const cells = texts.map((row) => row.map((c, i) => cut(c, widths[i])));
-  const indent = widths.reduce((n, w) => n + w + 2, 0);
-  const errorWidth = Math.max(1, TABLE_WIDTH - indent);
-  const pad = (row: string[]) => row.map((c, i) => c.padEnd(widths[i])).join('  ');
-  const out = [`${pad(COLUMNS.map(([h]) => h))}  LAST ERROR`];
-  // One line per delivery; an error cut short here is printed whole (wrapped) under the table.
-  const cutErrors: string[] = [];
-  rows.forEach((r, i) => {
-    const error = r.lastError ? toCell(`${r.lastErrorCode ?? ''} ${r.lastError}`.trim()) : '-';
-    if (error.length > errorWidth)
-      for (const line of wrapText(`#${r.id} ${error}`, TABLE_WIDTH - 2, ERROR_LINES)) cutErrors.push(`  ${line}`);
-    out.push(`${pad(cells[i])}  ${cut(error, errorWidth)}`);
+  const routes = COLUMNS.length - 2;
+  let errorWidth = 0;
+  const lines = formatTable(rows, COLUMNS, (natural) => {
+    const room = TABLE_WIDTH - 'LAST ERROR'.length - natural.slice(0, routes).reduce((n, w) => n + w + 2, 0) - 2;
+    const widths = natural.slice(0, -1).map((w, i) => (i === routes ? Math.max(COLUMNS[routes][0].length, Math.min(w, room)) : w));
+    errorWidth = Math.max(1, TABLE_WIDTH - widths.reduce((n, w) => n + w + 2, 0));
+    return [...widths, errorWidth];
   });
-  if (cutErrors.length) out.push('', 'Last errors (cut above):', ...cutErrors);
-  return out.map((line) => line.trimEnd()).join('\n') + '\n';
+  const cutErrors = rows.flatMap((r) => {
+    const error = toCell(COLUMNS[routes + 1][1](r));
+    return error.length > errorWidth ? wrapText(`#${r.id} ${error}`, TABLE_WIDTH - 2, ERROR_LINES).map((line) => `  ${line}`) : [];
+  });
+  if (cutErrors.length) lines.push('', 'Last errors (cut above):', ...cutErrors);
+  return lines.join('\n') + '\n';
 }

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runNetboxSetup, NetboxSetupError } from '../netbox-setup';
-import { DEFAULT_SOURCE_NAME, type Config, type SourceConfig } from '../config';
+import type { Config, SourceConfig } from '../config';
+import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo } from './io';
 
 /** What a source lacks for `netbox-setup`, named as the operator configures it (variables or SOURCES_FILE fields). */

@@ -1,17 +1,16 @@
 import path from 'node:path';
-import { DEFAULT_SOURCE_NAME, type Config } from '../config';
+import type { Config } from '../config';
 import { createReportComposer, SAMPLE_ENVELOPE } from '../compose';
 import { describeMailFailure } from './check-config-command';
-import { defaultTemplatesDir, loadRenderer, TemplateError, type Renderer } from '../mail';
+import { loadRenderer, TemplateError, type Renderer } from '../mail';
 import { createNotifier } from '../notify';
 import { buildDefaultRoute, type Route } from '../routing';
-import { createRelayNetboxClients } from '../relay';
 import { RelayError, systemClock } from '../shared';
 import { openStore, StorageUnavailableError, type DeliveryRecord, type Store } from '../store';
-import { parseDelivery } from '../webhook';
+import { DEFAULT_SOURCE_NAME, parseDelivery } from '../webhook';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, UsageError, type CliIo } from './io';
 import { previewDigest, writePreviewFiles } from './preview-digest';
-import { createReadOnlyComposer, describeOwnerGroups, findOwnerGroups } from './read-only-composer';
+import { composeReadOnly, describeOwnerGroups, findOwnerGroups } from './read-only-composer';
 
 export interface PreviewOptions {
   id?: string;
@@ -86,16 +85,8 @@ async function writePreview(
   context: { config: Config; io: CliIo; store?: Store; out: string; group?: string },
 ): Promise<number> {
   const { config, io, store } = context;
-  const netbox = createRelayNetboxClients(config, { clock: systemClock, readFile: io.readFile });
-  try {
-    const composer = createReadOnlyComposer(config, {
-      renderer: loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir()),
-      store,
-      netbox: netbox.get(delivery.source),
-      sourceName: delivery.source,
-      routes: [route],
-    });
-    const composed = await composer.compose(delivery);
+  const renderer = loadRenderer(config.mail.templatesDir);
+  return composeReadOnly(config, delivery, { renderer, store, readFile: io.readFile, routes: [route] }, async (composer, composed) => {
     const owners = await findOwnerGroups([route], route.name, delivery, composed, store);
     const group = owners.groups.find((g) => g.key === context.group) ?? owners.groups[0] ?? null;
     if (context.group !== undefined && group?.key !== context.group) {
@@ -106,9 +97,7 @@ async function writePreview(
     const headline = `Route ${route.name}${others.length ? ` (other routes: ${others.join(', ')}; choose with --route)` : ''}`;
     writePreviewFiles(io, context.out, mail, headline, describeOwnerGroups(owners, group));
     return 0;
-  } finally {
-    for (const client of netbox.values()) client.close();
-  }
+  });
 }
 
 /**
@@ -150,7 +139,7 @@ export async function sendTestCommand(options: { to?: string }, config: Config, 
  */
 function createSendTestComposer(config: Config, route: Route) {
   const source = config.sources.find((s) => s.name === DEFAULT_SOURCE_NAME);
-  const loaded = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
+  const loaded = loadRenderer(config.mail.templatesDir);
   // The prefix goes into the subject before the mail is built: its bytes are final once built.
   const renderer: Renderer = {
     ...loaded,

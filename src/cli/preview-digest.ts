@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config';
 import { createDigestComposer } from '../digest';
-import { defaultTemplatesDir, embedRawInlineImages, loadRenderer, type OutgoingMail } from '../mail';
+import { embedRawInlineImages, loadRenderer, type OutgoingMail } from '../mail';
 import { parseDigestSchedule, type Route } from '../routing';
 import { createSilentLogger, systemClock, type Clock } from '../shared';
 import { createRelayWaiverBook } from '../relay';
@@ -51,7 +51,7 @@ export async function previewDigest(
   }
   const timezone = route.digest!.timezone ?? config.mail.timezone;
   const job = parseDigestPeriod(options.period, route, timezone, clock.now());
-  const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
+  const renderer = loadRenderer(config.mail.templatesDir);
   const store: Store = openStore(config.store);
   try {
     if (options.period === undefined || options.period === 'last') Object.assign(job, await findRecordedPeriod(store, job));

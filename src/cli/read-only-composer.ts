@@ -1,38 +1,45 @@
 import type { ComposedReport, ReportComposer } from '../compose';
 import type { Config } from '../config';
 import type { Renderer } from '../mail';
-import type { NetboxClient } from '../netbox';
-import { createRelayReportComposer, createRelayWaiverBook, findDeliverySource } from '../relay';
+import { createRelayNetboxClients, createRelayReportComposer, createRelayWaiverBook, findDeliverySource } from '../relay';
 import { createRoutePlanner, type Route } from '../routing';
 import { createSilentLogger, systemClock } from '../shared';
 import type { DeliveryRecord, OwnerGroupPlan, Store } from '../store';
 
 /**
- * The relay's report composer for a command that looks and does not send (`preview`, `check-config
- * --online`): the series' history read from the store as the worker reads it, never written (a no-op
- * save), and the failures stored with the report.
+ * Composes `delivery` with the relay's report composer for a command that looks and does not send (`preview`,
+ * `check-config --online`): the series' history read from the store as the worker reads it, never written (a
+ * no-op save), and the failures stored with the report. `use` runs while its source's NetBox client is open.
  */
-export function createReadOnlyComposer(
+export async function composeReadOnly<T>(
   config: Config,
-  deps: { renderer: Renderer; store?: Store; netbox?: NetboxClient; sourceName: string; routes?: readonly Route[] },
-): ReportComposer {
+  delivery: DeliveryRecord,
+  deps: { renderer: Renderer; store?: Store; readFile: (file: string) => Buffer; routes?: readonly Route[] },
+  use: (composer: ReportComposer, composed: ComposedReport) => Promise<T>,
+): Promise<T> {
   const { store } = deps;
   const io = { clock: systemClock, logger: createSilentLogger() };
-  return createRelayReportComposer(config, io, {
-    waivers: store && createRelayWaiverBook(config, io, store),
-    renderer: deps.renderer,
-    source: findDeliverySource(config, deps.sourceName),
-    netbox: deps.netbox,
-    routes: deps.routes,
-    history: store && {
-      findReportBefore: store.findReportBefore.bind(store),
-      listReportsBefore: store.listReportsBefore.bind(store),
-      findReport: store.findReport.bind(store),
-      saveReport: () => Promise.resolve(),
-    },
-    storedFailures: store && (async (d) => (await store.findReport(d.dedupKey))?.failing),
-    storedStates: store && (async (d) => (await store.findReport(d.dedupKey))?.states),
-  });
+  const netbox = createRelayNetboxClients(config, { clock: systemClock, readFile: deps.readFile });
+  try {
+    const composer = createRelayReportComposer(config, io, {
+      waivers: store && createRelayWaiverBook(config, io, store),
+      renderer: deps.renderer,
+      source: findDeliverySource(config, delivery.source),
+      netbox: netbox.get(delivery.source),
+      routes: deps.routes,
+      history: store && {
+        findReportBefore: store.findReportBefore.bind(store),
+        listReportsBefore: store.listReportsBefore.bind(store),
+        findReport: store.findReport.bind(store),
+        saveReport: () => Promise.resolve(),
+      },
+      storedFailures: store && (async (d) => (await store.findReport(d.dedupKey))?.failing),
+      storedStates: store && (async (d) => (await store.findReport(d.dedupKey))?.states),
+    });
+    return await use(composer, await composer.compose(delivery));
+  } finally {
+    for (const client of netbox.values()) client.close();
+  }
 }
 
 /** A route's owner groups for one delivery, and whether they are the recorded ones. */

@@ -1,6 +1,6 @@
 import { buildWaiverJson, createWaiverBook, WAIVER_STATUSES, type Waiver, type WaiverBook, type WaiverStatus } from '../waivers';
 import { createLogger, RelayError, systemClock } from '../shared';
-import { cut, toCell, withStore } from './delivery-commands';
+import { formatTable, withStore, type Column } from './delivery-commands';
 import { EXIT_USAGE, UsageError, type CliIo, type SetExitCode } from './io';
 
 export interface WaiverListOptions {
@@ -66,7 +66,7 @@ export async function listWaivers(opts: WaiverListOptions, io: CliIo, setExitCod
     const waivers = await book.list(Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)));
     const now = (io.clock ?? systemClock).now();
     if (opts.json) io.stdout.write(`${JSON.stringify({ waivers: waivers.map((w) => buildWaiverJson(w, now)) }, null, 2)}\n`);
-    else io.stdout.write(formatWaiverTable(waivers, now));
+    else io.stdout.write(waivers.length === 0 ? 'No waivers.\n' : `${formatTable(waivers, buildColumns(now)).join('\n')}\n`);
   });
 }
 
@@ -90,9 +90,9 @@ function describe(waiver: Waiver): string {
   return `${waiver.test} on ${waiver.device ?? 'all devices'} (${waiver.source})`;
 }
 
-const COLUMNS: [string, (w: Waiver, now: number) => string, number][] = [
+const buildColumns = (now: number): Column<Waiver>[] => [
   ['ID', (w) => w.id, 10],
-  ['STATUS', (w, now) => buildWaiverJson(w, now).status + (w.origin === 'file' ? ' (file)' : ''), 16],
+  ['STATUS', (w) => buildWaiverJson(w, now).status + (w.origin === 'file' ? ' (file)' : ''), 16],
   ['SOURCE', (w) => w.source, 12],
   ['TEST', (w) => w.test, 24],
   ['DEVICE', (w) => w.device ?? '(all devices)', 20],
@@ -100,12 +100,3 @@ const COLUMNS: [string, (w: Waiver, now: number) => string, number][] = [
   ['AUTHOR', (w) => w.author, 14],
   ['REASON', (w) => w.reason || '-', 40],
 ];
-
-/** One line per waiver, cells cut with "…" and control characters made visible. */
-function formatWaiverTable(waivers: readonly Waiver[], now: number): string {
-  if (waivers.length === 0) return 'No waivers.\n';
-  const rows = waivers.map((w) => COLUMNS.map(([, get, max]) => cut(toCell(get(w, now)), max)));
-  const widths = COLUMNS.map(([header], i) => Math.max(header.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ');
-  return [line(COLUMNS.map(([h]) => h)), ...rows.map(line)].map((l) => l.trimEnd()).join('\n') + '\n';
-}

@@ -1,11 +1,7 @@
 export { loadConfig, ConfigError, type Config } from './load-config';
-export type { OAuth2Config, SmtpConfig } from '../notify';
-export { redactConfig } from './redact-config';
 export { HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, TRANSPORT_CHECK_INTERVAL_MS } from './fixed-limits';
-export { describeUnsignedWebhook, listBootWarnings } from './redact-config';
+export { describeUnsignedWebhook, listBootWarnings, redactConfig } from './redact-config';
 export { planCatchUp, describeCatchUp, SourcesFileSchema, type SourceConfig } from './sources-file';
-export { DEFAULT_SOURCE_NAME } from '../webhook';
 export { SECRET_VARIABLES } from './schema';
 export { listSettings, type Setting } from './list-settings';
-export { parseDurationMs } from '../shared';
 export { describeSettings, renderEnvExample, replaceRetiredSettings, replaceSettingsReference } from './describe-settings';

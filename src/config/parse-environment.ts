@@ -11,18 +11,23 @@ export function readSecretFiles(env: Record<string, string>, readFile: (file: st
       issues.push({ variable: name, message: `set either ${name} or ${fileVar}, not both` });
       continue;
     }
-    if (env[fileVar] !== undefined) {
-      try {
-        // A trailing newline is almost always an editor's, not part of the secret.
-        const value = readFile(env[fileVar]).replace(/\r?\n$/, '');
-        if (value === '') issues.push({ variable: fileVar, message: `file ${env[fileVar]} is empty` });
-        else env[name] = value;
-      } catch (error) {
-        issues.push({ variable: fileVar, message: `cannot read ${env[fileVar]}: ${(error as NodeJS.ErrnoException).code ?? 'error'}` });
-      }
-    }
+    if (env[fileVar] === undefined) continue;
+    const value = readSecretFile(readFile, env[fileVar], (message) => issues.push({ variable: fileVar, message }));
+    if (value === '') issues.push({ variable: fileVar, message: `file ${env[fileVar]} is empty` });
+    else if (value !== undefined) env[name] = value;
   }
   return issues;
+}
+
+/** The secret `file` holds (`<NAME>_FILE`, a source's `<field>_file`), or undefined with why it could not be read. */
+export function readSecretFile(readFile: (file: string) => string, file: string, report: (message: string) => void): string | undefined {
+  try {
+    // A trailing newline is almost always an editor's, not part of the secret.
+    return readFile(file).replace(/\r?\n$/, '');
+  } catch (error) {
+    report(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    return undefined;
+  }
 }
 
 /** The environment is parsed once per process: zod's eval fast path compiles a parser per object schema and pays only over many parses. */

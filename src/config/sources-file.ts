@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parseYamlListFile, readYamlListFile, SOURCE_NAME_PATTERN } from '../routing';
 import { describeShortWebhookSecret, duration, httpUrl, parseCidr, type ConfigIssue } from '../shared';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
+import { readSecretFile } from './parse-environment';
 import { catchUpEvery, type Settings } from './schema';
 
 /** Sources one relay serves at most: each one is a route, a NetBox client and a metrics label value. */
@@ -147,23 +148,13 @@ function resolveSecret(
     report(field, `give ${field}_file or ${field}_env, not both`);
     return undefined;
   }
-  const where = file !== undefined ? `${field}_file` : `${field}_env`;
-  let value: string | undefined;
-  if (file !== undefined) {
-    try {
-      // A trailing newline is almost always an editor's, not part of the secret.
-      value = context.readFile(path.resolve(context.cwd, file)).replace(/\r?\n$/, '');
-    } catch (error) {
-      report(where, `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
-      return undefined;
-    }
-  } else if (variable !== undefined) {
-    value = context.env[variable];
-    if (value === undefined) {
-      report(where, `the environment variable ${variable} is not set`);
-      return undefined;
-    }
-  } else return undefined;
+  const say = (message: string) => report(file !== undefined ? `${field}_file` : `${field}_env`, message);
+  if (variable !== undefined && context.env[variable] === undefined) say(`the environment variable ${variable} is not set`);
+  const value =
+    file !== undefined
+      ? readSecretFile((f) => context.readFile(path.resolve(context.cwd, f)), file, say)
+      : variable && context.env[variable];
+  if (value === undefined) return undefined;
   const problem =
     value.trim() === ''
       ? 'is empty or only white space'
@@ -172,7 +163,7 @@ function resolveSecret(
         : field === 'token' && !/^[\x21-\x7e]{1,500}$/.test(value)
           ? 'must hold one token without spaces (nbt_<key>.<token> or a 40-character key)'
           : undefined;
-  if (problem) report(where, problem);
+  if (problem) say(problem);
   return problem ? undefined : value;
 }
 

@@ -1,5 +1,5 @@
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { DEFAULT_SOURCE_NAME, type Config, type SourceConfig } from '../config';
+import type { Config, SourceConfig } from '../config';
 import { type ActivityCounter, type AuthThrottle, type Clock, type Logger } from '../shared';
 import type { Store } from '../store';
 import { createAdminRouter, type AdminRouteOptions } from './admin-route';
@@ -7,7 +7,7 @@ import { createErrorHandler, notFound, toRelayError } from './error-handler';
 import { createObserveRouter, type ObserveRoutesOptions } from './observe-routes';
 import { createRequestLogger } from './request-log';
 import { createWebhookGuards } from './webhook-guards';
-import type { WebhookOutcome } from '../webhook';
+import { DEFAULT_SOURCE_NAME, type WebhookOutcome } from '../webhook';
 import { createWebhookRouter } from './webhook-route';
 import { createWaiversRouter } from './waivers-route';
 import type { WaiverBook } from '../waivers';

@@ -83,7 +83,7 @@ const loadHandlebarsCompiler = () => require('handlebars') as Hbs;
  * set, so a render is only Handlebars. A source unchanged from the shipped templates takes its compiled form from
  * the package (unless `compiledAhead` is false): the same function Handlebars would make, without compiling it.
  */
-export function loadRenderer(dir: string, options: { compiledAhead?: boolean } = {}): Renderer {
+export function loadRenderer(dir = defaultTemplatesDir(), options: { compiledAhead?: boolean } = {}): Renderer {
   const hbs = loadHandlebarsRuntime().create();
   registerTemplateHelpers(hbs);
   const ahead = options.compiledAhead === false ? emptyCompiledTemplates() : readCompiledTemplatesFile(defaultTemplatesDir());

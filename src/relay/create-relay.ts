@@ -1,11 +1,12 @@
 import type { Express } from 'express';
-import { DEFAULT_SOURCE_NAME, describeUnsignedWebhook, listBootWarnings, planCatchUp, type Config } from '../config';
+import { describeUnsignedWebhook, listBootWarnings, planCatchUp, type Config } from '../config';
 import { createApp } from '../http';
 import { checkReadiness } from '../health';
 import { createDashboardRouter } from '../dashboard';
 import { registerWaiverGauge } from '../metrics';
+import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { verifyRouteTemplates } from '../compose';
-import { defaultTemplatesDir, loadRenderer } from '../mail';
+import { loadRenderer } from '../mail';
 import { buildFailureCatalogue, createNotifier } from '../notify';
 import { createWatchdog, type Watchdog } from '../watchdog';
 import { createDigestScheduler, type DigestScheduler } from '../digest';
@@ -22,7 +23,7 @@ import type { Relay, RelayIo, RelayParts } from './types';
  */
 export function createRelay(config: Config, io: RelayIo): Relay {
   for (const w of listBootWarnings(config)) io.logger.warn(w.fields, w.message);
-  const renderer = loadRenderer(config.mail.templatesDir ?? defaultTemplatesDir());
+  const renderer = loadRenderer(config.mail.templatesDir);
   verifyRouteTemplates(renderer, { ...config, netbox: config.sources[0].netbox });
   const store = openStore(config.store, {
     onIdleError: (error) => io.logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),

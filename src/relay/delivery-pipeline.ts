@@ -1,4 +1,5 @@
-import { DEFAULT_SOURCE_NAME, TRANSPORT_CHECK_INTERVAL_MS, type Config, type SourceConfig } from '../config';
+import { TRANSPORT_CHECK_INTERVAL_MS, type Config, type SourceConfig } from '../config';
+import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { createNetboxClient, type NetboxClient } from '../netbox';
 import { createOwnerResolver } from '../enrichment';
 import { createReportComposer, createReportInsights, CHART_REPORTS, type ReportComposer, type ReportInsightsOptions } from '../compose';

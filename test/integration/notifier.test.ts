@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { SmtpConfig } from '../../src/config';
 import { buildOutgoingMail, type OutgoingMail } from '../../src/mail';
-import { createNotifier, type Notifier, type NotifierIo, type NotifyResult } from '../../src/notify';
+import { createNotifier, type Notifier, type NotifierIo, type NotifyResult, type SmtpConfig } from '../../src/notify';
 
 const createSmtpNotifier = (settings: SmtpConfig, io: NotifierIo) => createNotifier({ name: 'smtp', settings }, io);
 const createFileNotifier = (outboxDir: string) => createNotifier({ name: 'file', settings: { outboxDir } }, { readFile: fs.readFileSync });

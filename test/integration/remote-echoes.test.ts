@@ -1,7 +1,6 @@
-import type { OAuth2Config, SmtpConfig } from '../../src/config';
 import { createTransportHealth } from '../../src/health';
 import { buildOutgoingMail } from '../../src/mail';
-import { createNotifier } from '../../src/notify';
+import { createNotifier, type OAuth2Config, type SmtpConfig } from '../../src/notify';
 import { createAccessTokenFetcher } from '../../src/notify/fetch-access-token';
 import { createSilentLogger } from '../../src/shared';
 import { buildBody, buildReportData } from '../helpers/netbox-json';

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { OAuth2Config } from '../../src/config';
+import type { OAuth2Config } from '../../src/notify';
 import { classifyFailure } from '../../src/delivery';
 // Graph's and OAuth2's pieces are inner files of notify/: only a relay configured for them loads them.
 import { classifyGraphResponse, parseRetryAfterMs, withBccHeader } from '../../src/notify/create-graph-notifier';
