@@ -2,3 +2,4 @@ export { createApp } from './create-app';
 export { createWebhookRouter } from './webhook-route';
 export { buildDeliveriesJson, buildEmlFileName, findMessageId, readHeaderBlock, type DeliveryJson } from './build-delivery-json';
 export { parseListFilters, buildFilterParams, FILTER_PARAMS, type ListQuery } from './parse-list-filters';
+export { recordTokenAttempt } from './admin-guard';
