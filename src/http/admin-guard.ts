@@ -3,40 +3,15 @@ import type { NextFunction, Request, Response } from 'express';
 import { RelayError, type AuthThrottle, type Clock, type Logger } from '../shared';
 import { verifyBearerToken } from './bearer-token';
 
-/** Where tries of the admin token are counted: the admin API and the dashboard's login share the throttle. */
-export interface TokenAttempts {
-  throttle: AuthThrottle;
-  clock: Clock;
-  logger: Logger;
-  /** Waits before a wrong token is answered; injectable so tests need not wait. */
-  sleep?: (ms: number) => Promise<void>;
-}
-
-/**
- * Counts one try of the admin token from the request's address: the right one clears the address's failures; a wrong
- * one is logged (with `fields`) and resolves only after the throttle's delay for that address. Resolves to `ok`.
- */
-export async function recordTokenAttempt(
-  attempts: TokenAttempts,
-  req: Request,
-  ok: boolean,
-  message: string,
-  fields = {},
-): Promise<boolean> {
-  const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-  if (ok) {
-    attempts.throttle.recordSuccess(address);
-    return true;
-  }
-  const delayMs = attempts.throttle.recordFailure(address, attempts.clock.now());
-  attempts.logger.warn({ ip: req.ip, ...fields, delayMs }, message);
-  if (delayMs > 0) await (attempts.sleep ?? wait)(delayMs);
-  return false;
-}
-
-export interface AdminGuardOptions extends TokenAttempts {
+export interface AdminGuardOptions {
   /** ADMIN_TOKEN; undefined: 404 ADMIN_DISABLED. */
   token?: string;
+  logger: Logger;
+  clock: Clock;
+  /** Shared with the dashboard's login: wrong tokens from one address are slowed down wherever they are tried. */
+  throttle: AuthThrottle;
+  /** Waits before a wrong token is answered; injectable so tests need not wait. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -47,12 +22,26 @@ export function createAdminGuard(options: AdminGuardOptions) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     if (options.token === undefined) throw new RelayError('ADMIN_DISABLED');
     const ok = verifyBearerToken(req.get('authorization'), options.token);
-    const fields = { method: req.method, path: req.path };
-    if (!(await recordTokenAttempt(options, req, ok, 'admin API: missing or wrong bearer token', fields))) {
+    if (!(await recordTokenAttempt(options, req, ok, 'admin API: missing or wrong bearer token'))) {
       res.set('WWW-Authenticate', 'Bearer realm="compliance-relay"');
       throw new RelayError('UNAUTHORIZED');
     }
     res.set('Cache-Control', 'no-store');
     next();
   };
+}
+
+/**
+ * One try of the admin token (the API's or the dashboard login's) from the request's address: the right one clears the
+ * address's failures; a wrong one is logged and resolves only after the throttle's delay for that address.
+ */
+export async function recordTokenAttempt(options: Omit<AdminGuardOptions, 'token'>, req: Request, ok: boolean, message: string) {
+  const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  if (ok) options.throttle.recordSuccess(address);
+  else {
+    const delayMs = options.throttle.recordFailure(address, options.clock.now());
+    options.logger.warn({ ip: req.ip, method: req.method, path: req.path, delayMs }, message);
+    if (delayMs > 0) await (options.sleep ?? wait)(delayMs);
+  }
+  return ok;
 }
