@@ -8,8 +8,6 @@ import { DASHBOARD_CSP, renderLogin, sendPage } from './render-pages';
 import { registerWaiverPages } from './waiver-pages';
 import { createSessionKeys, readCookie, SESSION_COOKIE, SESSION_TTL_MS, type Session } from './session';
 
-export type { DashboardOptions } from './dashboard-options';
-
 /**
  * The dashboard at /ui, behind a login that exchanges ADMIN_TOKEN for a signed HttpOnly, SameSite=Strict
  * session cookie; every POST carries a per-session CSRF token. No JavaScript anywhere, and a CSP that forbids it.
