@@ -1,5 +1,5 @@
-import { setTimeout as wait } from 'node:timers/promises';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { recordTokenAttempt } from '../http';
 import { formatDateTime } from '../report';
 import { createAuthThrottle, html } from '../shared';
 import type { DashboardOptions } from './dashboard-options';
@@ -7,8 +7,6 @@ import { registerDeliveryPages, type Authed, type DashboardDeps } from './delive
 import { DASHBOARD_CSP, renderLogin, sendPage } from './render-pages';
 import { registerWaiverPages } from './waiver-pages';
 import { createSessionKeys, readCookie, SESSION_COOKIE, SESSION_TTL_MS, type Session } from './session';
-
-export type { DashboardOptions } from './dashboard-options';
 
 /**
  * The dashboard at /ui, behind a login that exchanges ADMIN_TOKEN for a signed HttpOnly, SameSite=Strict
@@ -70,19 +68,12 @@ function readSession(deps: DashboardDeps, req: Request): Session | undefined {
 /** POST /login: the admin token for a session cookie; failures are slowed down per address. */
 function createLoginHandler(deps: DashboardDeps): (req: Request, res: Response) => Promise<void> {
   const { options, keys } = deps;
-  const throttle = options.throttle ?? createAuthThrottle();
-  const sleep = options.sleep ?? wait;
+  const attempts = { ...options, throttle: options.throttle ?? createAuthThrottle() };
   return async (req, res) => {
     const token = (req.body as Record<string, unknown> | undefined)?.token;
-    const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     // The token is checked first: the right one is always accepted, whatever failed before.
-    if (!keys.verifyAdminToken(token)) {
-      const delayMs = throttle.recordFailure(address, options.clock.now());
-      options.logger.warn({ ip: req.ip, delayMs }, 'dashboard: failed login');
-      if (delayMs > 0) await sleep(delayMs);
+    if (!(await recordTokenAttempt(attempts, req, keys.verifyAdminToken(token), 'dashboard: failed login')))
       return sendPage(res, 401, 'Log in', renderLogin('That is not the admin token.'));
-    }
-    throttle.recordSuccess(address);
     const { cookie } = keys.issue(options.clock.now());
     res.cookie(SESSION_COOKIE, cookie, { httpOnly: true, sameSite: 'strict', secure: req.secure, path: '/ui', maxAge: SESSION_TTL_MS });
     options.logger.info({ ip: req.ip }, 'dashboard: logged in');

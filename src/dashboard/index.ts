@@ -1,3 +1,4 @@
-export { createDashboardRouter, type DashboardOptions } from './create-dashboard-router';
+export { createDashboardRouter } from './create-dashboard-router';
+export type { DashboardOptions } from './dashboard-options';
 export { buildPassChart, CHART_SERIES } from './build-pass-chart';
 export { createSessionKeys, SESSION_COOKIE } from './session';

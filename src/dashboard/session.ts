@@ -1,4 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
+import { isSameSecret } from '../http';
 
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 export const SESSION_COOKIE = 'cr_ui_session';
@@ -12,12 +13,6 @@ export type SessionKeys = ReturnType<typeof createSessionKeys>;
 
 const mac = (key: Buffer, data: string) => createHmac('sha256', key).update(data).digest('base64url');
 
-function sameString(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
 /**
  * Stateless signed sessions for the dashboard. The signing key is derived from ADMIN_TOKEN, so
  * every replica sharing the token accepts the same cookie, a restart keeps logins, and changing the
@@ -27,7 +22,6 @@ function sameString(a: string, b: string): boolean {
 export function createSessionKeys(adminToken: string) {
   const key = createHmac('sha256', adminToken).update('compliance-relay/dashboard-session/v1').digest();
   const csrfKey = createHmac('sha256', key).update('csrf').digest();
-  const tokenDigest = createHmac('sha256', key).update(adminToken).digest();
   return {
     /** A signed session value for the cookie (never the admin token itself). */
     issue(now: number): { cookie: string; session: Session } {
@@ -38,7 +32,7 @@ export function createSessionKeys(adminToken: string) {
     /** The session in a cookie value, if its signature is good and it has not expired. */
     verify(cookie: string | undefined, now: number): Session | undefined {
       const m = /^(v1\.([A-Za-z0-9_-]{24})\.(\d{1,16}))\.([A-Za-z0-9_-]{43})$/.exec(cookie ?? '');
-      if (!m || !sameString(mac(key, m[1]), m[4])) return undefined;
+      if (!m || !isSameSecret(mac(key, m[1]), m[4])) return undefined;
       const expiresAt = Number(m[3]);
       return expiresAt > now ? { id: m[2], expiresAt } : undefined;
     },
@@ -47,12 +41,11 @@ export function createSessionKeys(adminToken: string) {
       return mac(csrfKey, session.id);
     },
     verifyCsrf(session: Session, token: unknown): boolean {
-      return typeof token === 'string' && sameString(mac(csrfKey, session.id), token);
+      return typeof token === 'string' && isSameSecret(mac(csrfKey, session.id), token);
     },
     /** True when `candidate` is the admin token (constant-time). */
     verifyAdminToken(candidate: unknown): boolean {
-      if (typeof candidate !== 'string' || candidate.length === 0 || candidate.length > 1024) return false;
-      return timingSafeEqual(createHmac('sha256', key).update(candidate).digest(), tokenDigest);
+      return typeof candidate === 'string' && candidate.length > 0 && candidate.length <= 1024 && isSameSecret(candidate, adminToken);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { describeTlsFailure, NETBOX_PAGE_SIZE, NetboxError, splitResultsUrl, type NetboxClient, type NetboxErrorCode } from '../netbox';
+import { buildResultsPath, describeTlsFailure, NETBOX_PAGE_SIZE, NetboxError, type NetboxClient, type NetboxErrorCode } from '../netbox';
 import { systemClock, type Clock } from '../shared';
 import type { ReportDelivery } from '../webhook';
 import { createFailureSummarizer, type FailureSummary } from './summarize-failures';
@@ -51,7 +51,8 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
         `report ${report.id} on ${options.client.url} is not this report (created ${String(found?.created)}, not ${report.created}); the webhook came from another NetBox.`,
       );
     }
-    const listed = await options.client.streamList(buildResultsPath(report.results_url, false), (page) => summarizer.add(page), budget);
+    const failing = buildResultsPath(report.results_url, { passed: 'false', limit: NETBOX_PAGE_SIZE, omit: 'explanation' });
+    const listed = await options.client.streamList(failing, (page) => summarizer.add(page), budget);
     // validity fires the webhook before its run ends; a later step that raises makes it delete the run's results,
     // keeping the report and its counts: none listed is then not "nothing failed".
     if (listed.items === 0)
@@ -63,19 +64,6 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
   } catch (error) {
     return describeFailure(error, delivery, options);
   }
-}
-
-/**
- * `results_url` plus the filters: `passed`, these ids (each filter repeated), biggest pages, no explanations
- * (NetBox ≥ 4.5.2). Only the query is touched: the path stays exactly as the webhook gave it, for the client to check.
- */
-export function buildResultsPath(resultsUrl: string, passed: boolean, ids: Record<string, readonly number[]> = {}): string {
-  const { path, params } = splitResultsUrl(resultsUrl);
-  params.set('passed', String(passed));
-  for (const [filter, values] of Object.entries(ids)) for (const id of values) params.append(filter, String(id));
-  params.set('limit', String(NETBOX_PAGE_SIZE));
-  params.set('omit', 'explanation');
-  return `${path}?${params.toString()}`;
 }
 
 /** What the mail says when the failing tests are not listed, and why. */

@@ -1,6 +1,5 @@
-import { NetboxError, splitResultsUrl, type NetboxClient, type RequestBudget } from '../netbox';
+import { buildResultsPath, chunkIds, NETBOX_PAGE_SIZE, NetboxError, type NetboxClient, type RequestBudget } from '../netbox';
 import { failingKeys, pairKey, type FailingPair, type PairStates } from '../trend';
-import { buildResultsPath } from './enrich-report';
 
 interface ReadPairStatesOptions {
   /** Absent without NETBOX_URL: nothing can be asked. */
@@ -35,7 +34,7 @@ export async function readPairStates(options: ReadPairStatesOptions): Promise<Pa
   for (const pair of options.current) if (beforeKeys.has(pairKey(pair))) before.set(pairKey(pair), true);
   const sides = [
     { pairs: gone, url: options.resultsUrl, map: now },
-    { pairs: appeared, url: buildResultsUrlOf(options.resultsUrl, options.previous.reportId), map: before },
+    { pairs: appeared, url: buildResultsPath(options.resultsUrl, { report_id: options.previous.reportId }), map: before },
   ];
   for (const side of sides) {
     if (side.pairs.length === 0) continue;
@@ -72,10 +71,7 @@ const RESULTS_REMOVED = "validity removed this run's results from NetBox after s
 
 /** How many results NetBox lists for the report of `resultsUrl` (one brief result asked). */
 async function countResults(client: NetboxClient, resultsUrl: string, budget: RequestBudget): Promise<number | null> {
-  const { path, params } = splitResultsUrl(resultsUrl);
-  params.set('limit', '1');
-  params.set('brief', '1');
-  const page = (await client.getJson(`${path}?${params.toString()}`, budget)) as { count?: unknown } | null;
+  const page = (await client.getJson(buildResultsPath(resultsUrl, { limit: 1, brief: 1 }), budget)) as { count?: unknown } | null;
   return typeof page?.count === 'number' ? page.count : null;
 }
 
@@ -110,12 +106,6 @@ interface PassedPairs {
   deletedDevices: Set<number>;
 }
 
-/**
- * Ids per filter in one request: validity's `test_id` and `device_id` are repeatable (django-filter ModelMultipleChoiceFilter);
- * 100 ids of up to 7 digits keep a query under 2.5 kB, below every proxy's URL limit.
- */
-const IDS_PER_REQUEST = 100;
-
 /** Requests in flight at once: the NetBox client's keep-alive agent holds four sockets. */
 const CONCURRENT_REQUESTS = 4;
 
@@ -138,7 +128,7 @@ export async function readPassedPairs(
   const ask = async (tests: number[], devices: number[]): Promise<void> => {
     try {
       await client.streamList(
-        buildResultsPath(resultsUrl, true, { test_id: tests, device_id: devices }),
+        buildResultsPath(resultsUrl, { passed: 'true', test_id: tests, device_id: devices, limit: NETBOX_PAGE_SIZE, omit: 'explanation' }),
         (page) => {
           for (const raw of page) {
             const key = byIds.get(`${idOf(raw.test)}:${idOf(raw.device)}`);
@@ -173,7 +163,7 @@ export async function readPassedPairs(
 
 /**
  * The requests' blocks: per test its devices, tests with the very same devices together (a device that dropped out fails
- * many tests: one request), each side cut into IDS_PER_REQUEST. Every block asks only for pairs in `pairs`.
+ * many tests: one request), each side cut into blocks of ids (chunkIds). Every block asks only for pairs in `pairs`.
  */
 function buildBlocks(pairs: readonly PairToAsk[]): { tests: number[]; devices: number[] }[] {
   const devicesOfTest = new Map<number, number[]>();
@@ -192,15 +182,8 @@ function buildBlocks(pairs: readonly PairToAsk[]): { tests: number[]; devices: n
   }
   const blocks: { tests: number[]; devices: number[] }[] = [];
   for (const group of testsOfDevices.values())
-    for (const tests of chunk(group.tests)) for (const devices of chunk(group.devices)) blocks.push({ tests, devices });
+    for (const tests of chunkIds(group.tests)) for (const devices of chunkIds(group.devices)) blocks.push({ tests, devices });
   return blocks;
-}
-
-/** A report's `results_url` pointed at another report of the same NetBox (same path, `report_id` replaced). */
-function buildResultsUrlOf(resultsUrl: string, reportId: number): string {
-  const { path, params } = splitResultsUrl(resultsUrl);
-  params.set('report_id', String(reportId));
-  return `${path}?${params.toString()}`;
 }
 
 /** The filter a 400 names when one of its ids is not in NetBox (`{"device_id": ["Select a valid choice…"]}`). */
@@ -213,10 +196,4 @@ function findRefusedFilter(error: unknown): 'test_id' | 'device_id' | null {
 function idOf(ref: unknown): number | null {
   const id = ref && typeof ref === 'object' ? (ref as { id?: unknown }).id : undefined;
   return typeof id === 'number' ? id : null;
-}
-
-function chunk(ids: readonly number[]): number[][] {
-  const chunks: number[][] = [];
-  for (let i = 0; i < ids.length; i += IDS_PER_REQUEST) chunks.push(ids.slice(i, i + IDS_PER_REQUEST));
-  return chunks;
 }

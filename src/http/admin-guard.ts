@@ -19,20 +19,29 @@ export interface AdminGuardOptions {
  * configured token; wrong tokens are answered more and more slowly per address; answers are never cached.
  */
 export function createAdminGuard(options: AdminGuardOptions) {
-  const sleep = options.sleep ?? wait;
-  return (req: Request, res: Response, next: NextFunction): void => {
-    if (options.token === undefined) return next(new RelayError('ADMIN_DISABLED'));
-    const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-    if (!verifyBearerToken(req.get('authorization'), options.token)) {
-      const delayMs = options.throttle.recordFailure(address, options.clock.now());
-      options.logger.warn({ ip: req.ip, method: req.method, path: req.path, delayMs }, 'admin API: missing or wrong bearer token');
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    if (options.token === undefined) throw new RelayError('ADMIN_DISABLED');
+    const ok = verifyBearerToken(req.get('authorization'), options.token);
+    if (!(await recordTokenAttempt(options, req, ok, 'admin API: missing or wrong bearer token'))) {
       res.set('WWW-Authenticate', 'Bearer realm="compliance-relay"');
-      if (delayMs === 0) return next(new RelayError('UNAUTHORIZED'));
-      sleep(delayMs).then(() => next(new RelayError('UNAUTHORIZED')), next);
-      return;
+      throw new RelayError('UNAUTHORIZED');
     }
-    options.throttle.recordSuccess(address);
     res.set('Cache-Control', 'no-store');
     next();
   };
+}
+
+/**
+ * One try of the admin token (the API's or the dashboard login's) from the request's address: the right one clears the
+ * address's failures; a wrong one is logged and resolves only after the throttle's delay for that address.
+ */
+export async function recordTokenAttempt(options: Omit<AdminGuardOptions, 'token'>, req: Request, ok: boolean, message: string) {
+  const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  if (ok) options.throttle.recordSuccess(address);
+  else {
+    const delayMs = options.throttle.recordFailure(address, options.clock.now());
+    options.logger.warn({ ip: req.ip, method: req.method, path: req.path, delayMs }, message);
+    if (delayMs > 0) await (options.sleep ?? wait)(delayMs);
+  }
+  return ok;
 }

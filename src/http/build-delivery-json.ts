@@ -6,45 +6,36 @@ import type { DeliveryRecord, RouteMailRecord, SentMessage, Store } from '../sto
  */
 export type DeliveryJson = ReturnType<typeof buildDeliveryJson>;
 
-/** Maps a stored record to its JSON view; `mask` hides secret values that may sit in an error text. */
+/** Maps a stored record to its JSON view (its fields under their names, times as ISO); `mask` hides secret values in error texts. */
 function buildDeliveryJson(record: DeliveryRecord, mask: (text: string) => string, routes: readonly RouteMailRecord[]) {
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  const { body: _body, report: _report, counts: _counts, triggeredBy: _triggeredBy, sender, source, ...same } = record;
   return {
-    id: record.id,
-    kind: record.kind,
-    dedupKey: record.dedupKey,
-    reportId: record.reportId,
-    reportCreated: record.reportCreated,
-    completedAt: record.completedAt,
-    source: record.sender,
-    netboxSource: record.source,
-    receivedVia: record.receivedVia,
-    state: record.state,
-    attempts: record.attempts,
+    ...same,
+    source: sender,
+    netboxSource: source,
     receivedAt: iso(record.receivedAt)!,
     nextAttemptAt: iso(record.nextAttemptAt),
     lastError: record.lastError === null ? null : mask(record.lastError),
-    lastErrorCode: record.lastErrorCode,
-    messageId: record.messageId,
     sentAt: iso(record.sentAt),
     updatedAt: iso(record.updatedAt)!,
     routes: routes
       .filter((r) => r.deliveryId === record.id)
       .sort((a, b) => a.position - b.position)
-      .map((r) => ({
-        route: r.route,
-        outcome: r.outcome,
-        state: r.state,
-        reason: mask(r.reason),
-        ...(r.ownerGroup
+      .map(({ route, outcome, state, reason, ownerGroup: group }) => ({
+        route,
+        outcome,
+        state,
+        reason: mask(reason),
+        ...(group
           ? {
               owners: {
-                group: r.ownerGroup.key,
-                to: r.ownerGroup.to,
-                why: r.ownerGroup.why,
-                devices: r.ownerGroup.devices,
-                ...(r.ownerGroup.fixedDevices?.length ? { fixedDevices: r.ownerGroup.fixedDevices } : {}),
-                note: r.ownerGroup.note,
+                group: group.key,
+                to: group.to,
+                why: group.why,
+                devices: group.devices,
+                ...(group.fixedDevices?.length ? { fixedDevices: group.fixedDevices } : {}),
+                note: group.note,
               },
             }
           : {}),

@@ -93,8 +93,8 @@ const HEADERS: Readonly<Record<string, string>> = { Accept: 'application/json', 
  */
 export function createNetboxClient(options: NetboxClientOptions): NetboxClient {
   const base = parseNetboxBase(options.url);
-  const agent = options.agent ?? createNetboxAgent(base.origin, options.proxy, { keepAlive: true, maxSockets: 4 });
   const proxyUrl = options.proxy && chooseProxy(base.origin, options.proxy);
+  const agent = options.agent ?? createNetboxAgent(base.origin, proxyUrl, { keepAlive: true, maxSockets: 4 });
   const context: ClientContext = {
     base,
     agent,
@@ -120,11 +120,10 @@ export function createNetboxClient(options: NetboxClientOptions): NetboxClient {
 }
 
 /**
- * The agent for requests to NetBox at `origin`: through the proxy the environment names for it (a CONNECT
+ * The agent for requests to NetBox at `origin`: through the proxy the environment names for it, `proxyUrl` (a CONNECT
  * tunnel for https, absolute URLs for http), else direct. The proxy agents load only when a proxy is in force.
  */
-function createNetboxAgent(origin: string, proxy: ProxySettings | undefined, options: http.AgentOptions = {}): http.Agent {
-  const proxyUrl = proxy && chooseProxy(origin, proxy);
+function createNetboxAgent(origin: string, proxyUrl: string | undefined, options: http.AgentOptions): http.Agent {
   const secure = origin.startsWith('https:');
   if (proxyUrl === undefined) return secure ? new https.Agent(options) : new http.Agent(options);
   /* eslint-disable @typescript-eslint/no-require-imports -- lazy on purpose (above) */

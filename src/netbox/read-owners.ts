@@ -41,20 +41,31 @@ interface NetboxContact {
   email: string;
 }
 
-/** Ids per request: NetBox takes a repeated `id=`; 100 ids of up to 7 digits keep a query under 2.5 kB, below every proxy's URL limit. */
+/** Ids per request: NetBox's filters (validity's `test_id`, `device_id` too) take a repeated parameter; 100 ids of up to 7 digits keep a query under 2.5 kB, below every proxy's URL limit. */
 const IDS_PER_REQUEST = 100;
+
+/** `ids` in blocks of {@link IDS_PER_REQUEST}, one request's filter each. */
+export function chunkIds(ids: readonly number[]): number[][] {
+  const chunks: number[][] = [];
+  for (let i = 0; i < ids.length; i += IDS_PER_REQUEST) chunks.push(ids.slice(i, i + IDS_PER_REQUEST));
+  return chunks;
+}
 /** NetBox's page size cap (MAX_PAGE_SIZE); larger values are silently clamped, `next` covers the rest. */
 export const NETBOX_PAGE_SIZE = 1000;
 
 /**
- * A report's `results_url` as its path and its query's parameters (a fragment dropped), so filters can be
- * added while the path stays exactly as the webhook gave it, for the client to check against NETBOX_URL.
+ * A report's `results_url` with these query parameters set (an array's ids each appended), a fragment dropped: only the
+ * query is touched, the path stays exactly as the webhook gave it, for the client to check against NETBOX_URL.
  */
-export function splitResultsUrl(resultsUrl: string): { path: string; params: URLSearchParams } {
+export function buildResultsPath(resultsUrl: string, set: Record<string, string | number | readonly number[]>): string {
   const cut = resultsUrl.search(/[?#]/);
   const path = cut === -1 ? resultsUrl : resultsUrl.slice(0, cut);
-  const query = cut === -1 || resultsUrl[cut] === '#' ? '' : resultsUrl.slice(cut + 1).split('#', 1)[0];
-  return { path, params: new URLSearchParams(query) };
+  const params = new URLSearchParams(cut === -1 || resultsUrl[cut] === '#' ? '' : resultsUrl.slice(cut + 1).split('#', 1)[0]);
+  for (const [name, value] of Object.entries(set)) {
+    if (typeof value === 'object') for (const id of value) params.append(name, String(id));
+    else params.set(name, String(value));
+  }
+  return `${path}?${params.toString()}`;
 }
 
 /** NetBox's major version from `/api/status/`: contact assignments name their object's type differently in 3.x and 4.x. */
@@ -153,12 +164,9 @@ export async function countResultsPerDevice(
   resultsUrl: string,
   budget: RequestBudget,
 ): Promise<Map<number, Record<Severity, number>>> {
-  const { path, params } = splitResultsUrl(resultsUrl);
-  params.set('limit', String(NETBOX_PAGE_SIZE));
-  params.set('omit', 'explanation');
   const perDevice = new Map<number, Record<Severity, number>>();
   await client.streamList(
-    `${path}?${params.toString()}`,
+    buildResultsPath(resultsUrl, { limit: NETBOX_PAGE_SIZE, omit: 'explanation' }),
     (page) => {
       for (const raw of page) {
         const device = (raw.device as { id?: unknown } | null)?.id;
@@ -183,9 +191,8 @@ async function streamListByIds(
   budget: RequestBudget,
   onRow: (raw: Record<string, unknown>) => void,
 ): Promise<void> {
-  const ids = [...new Set(list.ids)].sort((a, b) => a - b);
-  for (let i = 0; i < ids.length; i += IDS_PER_REQUEST) {
-    const query = new URLSearchParams(ids.slice(i, i + IDS_PER_REQUEST).map((id): [string, string] => [list.param, String(id)]));
+  for (const ids of chunkIds([...new Set(list.ids)].sort((a, b) => a - b))) {
+    const query = new URLSearchParams(ids.map((id): [string, string] => [list.param, String(id)]));
     for (const [name, value] of Object.entries(list.filters ?? {})) query.set(name, value);
     query.set('limit', String(list.pageSize ?? NETBOX_PAGE_SIZE));
     await client.streamList(`${list.path}?${query.toString()}`, (page) => page.forEach(onRow), budget);
