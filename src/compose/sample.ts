@@ -17,7 +17,8 @@ import { parseDelivery, type ReportDelivery } from '../webhook';
 import { buildEnrichmentView } from './build-enrichment-view';
 import { buildTrendView } from './build-trend-view';
 import { buildReportView, type ReportView, type ReportViewOptions } from './build-report-view';
-import type { WaiversView } from './build-waivers-view';
+import { buildWaiversView, type WaiversView } from './build-waivers-view';
+import { applyWaivers, buildWaiverEnd, type Waiver } from '../waivers';
 import { buildDigestView, DIGEST_TEMPLATE_SET, type DigestContent } from './build-digest-view';
 import path from 'node:path';
 import type { Route } from '../routing';
@@ -85,48 +86,30 @@ const SAMPLE_CHART_VIEW: ChartView = {
 };
 
 /** Accepted exceptions as the sample mail lists them: one ending within the week, one on all devices hiding a HIGH failure on two. */
-const SAMPLE_WAIVERS_VIEW: WaiversView = {
-  count: 3,
-  bySeverity: { HIGH: 2, MIDDLE: 1, LOW: 0 },
-  items: [
-    {
-      test: 'ssh-v2-only',
-      severity: 'HIGH',
-      devicesText: 'all devices (2): sw-lab-1, sw-lab-2',
-      results: 2,
-      author: 'bob',
-      reason: 'Old images until the upgrade',
-      until: '2023-06-30',
-      expiring: false,
-      expiringText: '',
-      fromFile: true,
-    },
-    {
-      test: 'telnet-disabled',
-      severity: 'MIDDLE',
-      devicesText: 'sw-lab-1',
-      results: 1,
-      author: 'alice',
-      reason: 'Lab switch, retired soon',
-      until: '2023-04-15',
-      expiring: true,
-      expiringText: 'ends in 3 days',
-      fromFile: false,
-    },
-  ],
-  expiringCount: 1,
-  hiddenHigh: [
-    {
-      test: 'ssh-v2-only',
-      devices: ['sw-lab-1', 'sw-lab-2'],
-      devicesText: 'sw-lab-1, sw-lab-2',
-      deviceCount: 2,
-      author: 'bob',
-      reason: 'Old images until the upgrade',
-      until: '2023-06-30',
-    },
-  ],
-};
+function buildSampleWaiversView(now: number): WaiversView | null {
+  const waiver = (
+    id: string,
+    origin: Waiver['origin'],
+    test: string,
+    device: string | null,
+    until: string,
+    author: string,
+    reason: string,
+  ) => {
+    const endsAt = buildWaiverEnd(until);
+    return { id, origin, test, device, until, endsAt, author, reason, source: 'default', createdAt: 0, expiredAt: null, expiredBy: null };
+  };
+  const waivers = [
+    waiver('file:1', 'file', 'ssh-v2-only', null, '2023-06-30', 'bob', 'Old images until the upgrade'),
+    waiver('7', 'store', 'telnet-disabled', 'sw-lab-1', '2023-04-15', 'alice', 'Lab switch, retired soon'),
+  ];
+  const pairs: FailingPair[] = [
+    { device: 'sw-lab-1', test: 'ssh-v2-only', severity: 'HIGH' },
+    { device: 'sw-lab-2', test: 'ssh-v2-only', severity: 'HIGH' },
+    { device: 'sw-lab-1', test: 'telnet-disabled', severity: 'MIDDLE' },
+  ];
+  return buildWaiversView(applyWaivers(pairs, waivers, now), now);
+}
 
 /**
  * The sample report as the relay mails it when NetBox answered (failing tests, devices, a CSV note and a trend with a newly
@@ -186,7 +169,13 @@ export function sampleInsightViews(config: SampleSettings): ReportView[] {
   const trend = buildTrendView(sample.trend, { ...trendOptions, currentFailingKnown: true, states: sample.states });
   const first = buildTrendView(sample.first, { ...trendOptions, currentFailingKnown: false });
   return [
-    buildReportView(delivery, { ...base, enrichment, trend, chart: SAMPLE_CHART_VIEW, waivers: SAMPLE_WAIVERS_VIEW }),
+    buildReportView(delivery, {
+      ...base,
+      enrichment,
+      trend,
+      chart: SAMPLE_CHART_VIEW,
+      waivers: buildSampleWaiversView(Date.parse(delivery.report.created)),
+    }),
     buildReportView(delivery, { ...base, enrichment: missing, trend: first }),
   ];
 }
