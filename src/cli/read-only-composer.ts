@@ -64,7 +64,7 @@ export async function findOwnerGroups(
   const recorded = mails.flatMap((m) => (m.ownerGroup?.route === name ? [m.ownerGroup] : []));
   if (recorded.length > 0) return { groups: recorded, recorded: true };
   const planner = createRoutePlanner({ routes, store: store ?? { lastRouteMailCompletedAt: () => Promise.resolve(null) } });
-  const plan = await planner(delivery, composed);
+  const plan = await planner(composed);
   return { groups: plan.flatMap((m) => (m.ownerGroup?.route === name ? [m.ownerGroup] : [])), recorded: false };
 }
 

@@ -40,7 +40,6 @@ export interface ReportViewOptions {
   mail: Omit<Config['mail'], 'outboxDir' | 'templatesDir'>;
   /** Given when the relay serves several NetBox sources: the mail names it. */
   sourceName?: string;
-  receivedVia?: ReceivedVia;
   /** Null or absent when the relay did not try (a preview, or a caller without NetBox). */
   enrichment?: EnrichmentView | null;
   trend?: TrendView | null;
@@ -58,8 +57,8 @@ export interface ReportViewOptions {
 const CAUGHT_UP_TEXT =
   'Fetched from NetBox by the relay: its webhook never arrived. The time above is when the run started (NetBox keeps no end time).';
 
-/** Builds the template data for one report delivery. Pure: same input, same view. */
-export function buildReportView(delivery: ReportDelivery, options: ReportViewOptions) {
+/** Builds the template data for one report delivery (a stored one says how it was received). Pure: same input, same view. */
+export function buildReportView(delivery: ReportDelivery & { receivedVia?: ReceivedVia }, options: ReportViewOptions) {
   const r = delivery.report;
   const c = delivery.counts;
   const waivers = options.waivers ?? null;
@@ -88,8 +87,8 @@ export function buildReportView(delivery: ReportDelivery, options: ReportViewOpt
     completedAtText: formatDateTime(delivery.completedAt, options.mail.timezone),
     timezone: options.mail.timezone,
     triggeredBy: delivery.triggeredBy ?? null,
-    receivedVia: options.receivedVia ?? 'webhook',
-    receivedText: options.receivedVia === 'catch-up' ? CAUGHT_UP_TEXT : null,
+    receivedVia: delivery.receivedVia ?? 'webhook',
+    receivedText: delivery.receivedVia === 'catch-up' ? CAUGHT_UP_TEXT : null,
     overall,
     severities,
     highFailed,
@@ -218,11 +217,7 @@ export interface MailView {
 }
 
 /** The whole report's view and CSV, from the insight stage's data (absent without it). */
-export function buildMailView(
-  delivery: ReportDelivery,
-  insights: ReportInsights | undefined,
-  options: MailViewOptions & { receivedVia: ReceivedVia },
-): MailView {
+export function buildMailView(delivery: ReportDelivery, insights: ReportInsights | undefined, options: MailViewOptions): MailView {
   const links = buildLinks(delivery.report.id, delivery.report.url, delivery.report.results_url, options.netboxUrl);
   const trend = insights?.recorded?.trend ?? null;
   const section = insights && buildSection(insights.kept, buildSectionOptions(delivery, insights, links, options), '');
@@ -342,7 +337,7 @@ function buildOwnTrendView(
 }
 
 /** The report with the group's counts in place of the report's: the ratios (and subject) are the group's. */
-function withCounts(delivery: ReportDelivery, c: SeverityCounts, deviceCount: number): ReportDelivery {
+function withCounts<D extends ReportDelivery>(delivery: D, c: SeverityCounts, deviceCount: number): D {
   const sum = (key: 'passed' | 'count') => c.HIGH[key] + c.MIDDLE[key] + c.LOW[key];
   return {
     ...delivery,

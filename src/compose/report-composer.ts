@@ -34,10 +34,6 @@ export interface RouteContext {
 /** One report, composed once: the data each route's mail is rendered from (see {@link ReportComposer.render}). */
 export interface ComposedReport extends PlannedReport {
   kind: 'report';
-  /** The outbox record's id: with the report's key and the route, its Message-ID. */
-  deliveryId: number;
-  /** The NetBox source the report came from, by name; a relay with several sources renders with that source's composer. */
-  netboxSource: string;
   /** The whole report's view and CSV, built once for every route. */
   whole: MailView;
   /** What the insight stage found (enrichment, waivers, trend); absent without it. */
@@ -117,10 +113,8 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       const kept = insights?.kept;
       return {
         kind: 'report',
-        deliveryId: delivery.id,
-        netboxSource: delivery.source,
         delivery: parsed,
-        whole: buildMailView(parsed, insights, { ...viewOptions, receivedVia: delivery.receivedVia }),
+        whole: buildMailView(parsed, insights, viewOptions),
         insights,
         trend: insights?.recorded?.trend ?? null,
         failures: kept?.status === 'ok' ? kept.summary.results : null,
@@ -161,13 +155,13 @@ function buildRouteMail(
   // Each owner group is a conversation of its own: the same owners' mails stack report after report.
   const mailRoute = context.mailRoute ?? (group && !group.whole && route.owners ? `${route.name}~${group.key}` : route.name);
   const { from } = options.mail;
-  const { dedupKey, report } = composed.delivery;
+  const { id, dedupKey, report } = composed.delivery;
   return {
     ...rendered,
     ...recipientsFor(route, group),
     from,
     messageId: buildMessageId({
-      deliveryId: composed.deliveryId,
+      deliveryId: id,
       reportId: report.id,
       dedupKey,
       from,
@@ -185,12 +179,12 @@ function recipientsFor(route: Route, group: OwnerGroupPlan | null): Recipients {
   return { to: route.owners ? (group?.to ?? route.owners.fallback) : route.to, cc: route.cc, bcc: route.bcc, replyTo: route.reply_to };
 }
 
-/** The report from the stored bytes, for a delivery without typed fields (stored before migration 6, or a preview of a file). */
-function parseStoredBody(delivery: DeliveryRecord): ReportDelivery {
+/** The record with its report from the stored bytes, for a delivery without typed fields (stored before migration 6, or a preview of a file). */
+function parseStoredBody(delivery: DeliveryRecord): DeliveryRecord & ReportDelivery {
   const parsed = parseDelivery(delivery.body!);
   if (parsed.kind !== 'report') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a report: ${parsed.reason}`);
   // Its key and source as stored (a named source's key carries the source): the Message-ID and the trend go by them.
-  return { ...parsed, dedupKey: delivery.dedupKey, source: delivery.source };
+  return { ...delivery, ...parsed, dedupKey: delivery.dedupKey, source: delivery.source };
 }
 
 /** Headers for client-side filters (Sieve, Outlook rules): stable names, plain values. */

@@ -1,8 +1,7 @@
-import type { ChartView } from './create-report-insights';
+import type { ChartView, ReportInsights } from './create-report-insights';
 import type { Config, SourceConfig } from '../config';
 import { buildTrendChart, TemplateError, type Renderer } from '../mail';
 import { createFailureSummarizer } from '../enrichment';
-import { buildLinks } from '../report';
 import {
   buildPeriodTrend,
   buildReportSnapshot,
@@ -10,14 +9,12 @@ import {
   pairKey,
   type FailingPair,
   type PairStates,
+  type RecordedTrend,
   type ReportSnapshot,
-  type Trend,
 } from '../trend';
 import { parseDelivery, type ReportDelivery } from '../webhook';
-import { buildEnrichmentView } from './build-enrichment-view';
-import { buildTrendView } from './build-trend-view';
-import { buildReportView, type ReportView, type ReportViewOptions } from './build-report-view';
-import type { WaiversView } from './build-waivers-view';
+import { buildMailView, buildReportView, type ReportView, type ReportViewOptions } from './build-report-view';
+import { applyWaivers, buildWaiverEnd, type Waiver, type WaiverOutcome } from '../waivers';
 import { buildDigestView, DIGEST_TEMPLATE_SET, type DigestContent } from './build-digest-view';
 import path from 'node:path';
 import type { Route } from '../routing';
@@ -85,48 +82,33 @@ const SAMPLE_CHART_VIEW: ChartView = {
 };
 
 /** Accepted exceptions as the sample mail lists them: one ending within the week, one on all devices hiding a HIGH failure on two. */
-const SAMPLE_WAIVERS_VIEW: WaiversView = {
-  count: 3,
-  bySeverity: { HIGH: 2, MIDDLE: 1, LOW: 0 },
-  items: [
-    {
-      test: 'ssh-v2-only',
-      severity: 'HIGH',
-      devicesText: 'all devices (2): sw-lab-1, sw-lab-2',
-      results: 2,
-      author: 'bob',
-      reason: 'Old images until the upgrade',
-      until: '2023-06-30',
-      expiring: false,
-      expiringText: '',
-      fromFile: true,
-    },
-    {
-      test: 'telnet-disabled',
-      severity: 'MIDDLE',
-      devicesText: 'sw-lab-1',
-      results: 1,
-      author: 'alice',
-      reason: 'Lab switch, retired soon',
-      until: '2023-04-15',
-      expiring: true,
-      expiringText: 'ends in 3 days',
-      fromFile: false,
-    },
-  ],
-  expiringCount: 1,
-  hiddenHigh: [
-    {
-      test: 'ssh-v2-only',
-      devices: ['sw-lab-1', 'sw-lab-2'],
-      devicesText: 'sw-lab-1, sw-lab-2',
-      deviceCount: 2,
-      author: 'bob',
-      reason: 'Old images until the upgrade',
-      until: '2023-06-30',
-    },
-  ],
-};
+function applySampleWaivers(now: number): WaiverOutcome<FailingPair> {
+  const waiver = (
+    id: string,
+    origin: Waiver['origin'],
+    test: string,
+    device: string | null,
+    until: string,
+    author: string,
+    reason: string,
+  ) => {
+    const endsAt = buildWaiverEnd(until);
+    return { id, origin, test, device, until, endsAt, author, reason, source: 'default', createdAt: 0, expiredAt: null, expiredBy: null };
+  };
+  const waivers = [
+    waiver('file:1', 'file', 'ssh-v2-only', null, '2023-06-30', 'bob', 'Old images until the upgrade'),
+    waiver('7', 'store', 'telnet-disabled', 'sw-lab-1', '2023-04-15', 'alice', 'Lab switch, retired soon'),
+  ];
+  const pairs: FailingPair[] = [
+    { device: 'sw-lab-1', test: 'ssh-v2-only', severity: 'HIGH' },
+    { device: 'sw-lab-2', test: 'ssh-v2-only', severity: 'HIGH' },
+    { device: 'sw-lab-1', test: 'telnet-disabled', severity: 'MIDDLE' },
+  ];
+  return applyWaivers(pairs, waivers, now);
+}
+
+/** The sample CSV's cap: its header and first 2 failing results. */
+const SAMPLE_CSV_MAX_BYTES = 300;
 
 /**
  * The sample report as the relay mails it when NetBox answered (failing tests, devices, a CSV note and a trend with a newly
@@ -135,8 +117,6 @@ const SAMPLE_WAIVERS_VIEW: WaiversView = {
  */
 export function sampleInsightViews(config: SampleSettings): ReportView[] {
   const delivery = sampleDelivery();
-  const base = { netboxUrl: config.netbox.url, mail: config.mail };
-  const links = buildLinks(delivery.report.id, delivery.report.url, delivery.report.results_url, config.netbox.url);
   const summarizer = createFailureSummarizer();
   const test = { id: 3, name: 'ntp-servers', severity: 'MIDDLE' };
   summarizer.add(
@@ -146,53 +126,39 @@ export function sampleInsightViews(config: SampleSettings): ReportView[] {
     { id: 903, passed: false, test: { id: 4, name: 'snmp-community', severity: 'MIDDLE' }, device: { id: 10, name: 'sw-core-1' } },
   ]);
   const summary = summarizer.finish();
-  const viewOptions = {
-    reportId: delivery.report.id,
-    basePath: '',
-    netboxUrl: config.netbox.url,
-    failedResultsUrl: links.failedResults,
-    maxFailures: 1,
-  };
   const sample = buildSampleTrends(
     delivery,
     summary.results.map((r) => ({ device: r.device, test: r.test, severity: r.severity })),
   );
-  const enrichment = buildEnrichmentView(
-    { status: 'ok', summary },
-    {
-      ...viewOptions,
-      trend: sample.trend,
-      waiverForm: { relayUrl: 'https://relay.example.com', source: 'default' },
-      attachment: {
-        fileName: 'report-29-failures.csv',
-        rows: 2,
-        totalRows: 4,
-        truncated: true,
-        note: 'The attached report-29-failures.csv lists the first 2 of 4 failing results.',
-      },
-    },
-  );
-  const missing = buildEnrichmentView(
-    { status: 'missing', code: 'UNREACHABLE', reason: 'Failing tests are not listed: NetBox could not be reached (ECONNREFUSED).' },
-    { ...viewOptions, attachment: null },
-  );
-  const trendOptions = {
-    netboxUrl: base.netboxUrl,
-    timezone: config.mail.timezone,
-    basePath: '',
-    passed: delivery.counts.overall.passed,
-    count: delivery.counts.overall.count,
+  const now = Date.parse(delivery.report.created);
+  const enriched: ReportInsights = {
+    kept: { status: 'ok', summary },
+    failingKnown: true,
+    recorded: sample.recorded,
+    chart: SAMPLE_CHART_VIEW,
+    waivers: { outcome: applySampleWaivers(now), now },
   };
-  const trend = buildTrendView(sample.trend, { ...trendOptions, currentFailingKnown: true, states: sample.states });
-  const first = buildTrendView(sample.first, { ...trendOptions, currentFailingKnown: false });
-  return [
-    buildReportView(delivery, { ...base, enrichment, trend, chart: SAMPLE_CHART_VIEW, waivers: SAMPLE_WAIVERS_VIEW }),
-    buildReportView(delivery, { ...base, enrichment: missing, trend: first }),
-  ];
+  const missing: ReportInsights = {
+    kept: { status: 'missing', code: 'UNREACHABLE', reason: 'Failing tests are not listed: NetBox could not be reached (ECONNREFUSED).' },
+    failingKnown: false,
+    recorded: sample.first,
+    chart: null,
+    waivers: null,
+  };
+  const options = {
+    mail: config.mail,
+    netboxUrl: config.netbox.url,
+    maxFailures: 1,
+    attachCsv: true,
+    attachMaxBytes: SAMPLE_CSV_MAX_BYTES,
+  };
+  return [enriched, missing].map(
+    (insights) => buildMailView(delivery, insights, { ...options, relayUrl: 'https://relay.example.com' }).view,
+  );
 }
 
 /** The sample's trend against two earlier reports, and as the first report of its series. */
-function buildSampleTrends(delivery: ReportDelivery, pairs: FailingPair[]): { trend: Trend; first: Trend; states: PairStates } {
+function buildSampleTrends(delivery: ReportDelivery, pairs: FailingPair[]): { recorded: RecordedTrend; first: RecordedTrend } {
   const snapshot = (id: number, created: string, failing: FailingPair[]) => ({
     ...buildReportSnapshot(delivery, 'sample|', failing),
     ...identify(id, created),
@@ -212,7 +178,11 @@ function buildSampleTrends(delivery: ReportDelivery, pairs: FailingPair[]): { tr
     unknownReason: 'NetBox did not answer within the 30 s allowed',
   };
   const current = snapshot(29, delivery.report.created, pairs);
-  return { trend: buildTrend(current, [previous, older], { states }), first: buildTrend(current, []), states };
+  const history = [previous, older];
+  return {
+    recorded: { trend: buildTrend(current, history, { states }), current, history, options: { states } },
+    first: { trend: buildTrend(current, []), current, history: [], options: {} },
+  };
 }
 
 /** A sample report's identity: report `reportId`, created at `created`. */

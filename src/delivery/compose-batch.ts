@@ -128,7 +128,7 @@ async function composeItem(stage: ComposeStage, item: BatchItem): Promise<void> 
     item.newPlan =
       composed.kind === 'notice'
         ? [{ route: composed.route, position: 0, outcome: 'send', reason: composed.reason ?? 'relay notice (not routed)', reminder: false }]
-        : await stage.planRoutes(delivery, composed);
+        : await stage.planRoutes(composed);
     const blank = { messageId: null, lastError: null, lastErrorCode: null };
     item.plan = item.newPlan.map((d) => ({ ...d, ...blank, state: d.outcome === 'send' ? 'pending' : d.outcome }));
     for (const d of item.newPlan)

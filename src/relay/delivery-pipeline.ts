@@ -159,7 +159,7 @@ function createRelayComposers(
   const of = (source: string) => composers.get(source) ?? composerFor(findDeliverySource(config, source));
   const report: ReportComposer = {
     compose: (delivery, log) => of(delivery.source).compose(delivery, log),
-    render: (composed, route) => of(composed.netboxSource).render(composed, route),
+    render: (composed, route) => of(composed.delivery.source).render(composed, route),
   };
   // The watchdog's notices go to everyone who expects reports: MAIL_TO/CC/BCC, or every route's recipients.
   const recipients = buildNoticeRecipients(config.routing.routes);

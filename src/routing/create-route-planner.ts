@@ -11,8 +11,8 @@ import type { Logger } from '../shared';
 
 /** What routes decide on: the report as parsed, its trend, and what NetBox said of its failing results and their owners. */
 export interface PlannedReport {
-  /** The delivery as parsed from its stored bytes. */
-  delivery: ReportDelivery;
+  /** The delivery's record, its report as the webhook parsed it. */
+  delivery: DeliveryRecord & ReportDelivery;
   /** The trend composition derived and recorded (routes read it for on-change and regression); null without history. */
   trend: Trend | null;
   /** The failing results read from NetBox, or null when it could not provide them. */
@@ -24,7 +24,7 @@ export interface PlannedReport {
 }
 
 /** Decides, for a delivery, what each route does with it (a route mailing NetBox's contacts: one row per owner group). */
-export type RoutePlanner = (delivery: DeliveryRecord, composed: PlannedReport) => Promise<NewRouteMail[]>;
+export type RoutePlanner = (composed: PlannedReport) => Promise<NewRouteMail[]>;
 
 /** The key of the mail holding the whole report (nothing failed, or NetBox could not say who owns what). */
 const WHOLE_GROUP_KEY = 'whole';
@@ -52,8 +52,9 @@ export function createRoutePlanner(options: {
   const byName = new Map(options.routes.map((r) => [r.name, r]));
   const needsOwners = options.routes.some((r) => r.owners !== undefined);
   const needsDevices = options.routes.some((r) => r.owners !== undefined || (r.match !== undefined && hasDeviceCondition(r.match)));
-  return async (delivery, composed) => {
-    const facts = buildReportFacts(composed.delivery, { name: delivery.source, tags: tags.get(delivery.source) ?? {} });
+  return async (composed) => {
+    const { delivery } = composed;
+    const facts = buildReportFacts(delivery, { name: delivery.source, tags: tags.get(delivery.source) ?? {} });
     const lastSent = new Map<string, string | null>();
     for (const route of options.routes)
       if (route.repeat_after !== undefined) lastSent.set(route.name, await options.store.lastRouteMailCompletedAt(route.name, delivery.id));

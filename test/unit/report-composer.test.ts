@@ -4,9 +4,9 @@ import { simpleParser } from 'mailparser';
 import { createReportComposer, createReportInsights } from '../../src/compose';
 import { loadRenderer } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
-import { buildDefaultRoute, DEFAULT_ROUTE_NAME } from '../../src/routing';
+import { buildDefaultRoute, DEFAULT_ROUTE_NAME, parseRoutesFile } from '../../src/routing';
 import { createSilentLogger } from '../../src/shared';
-import { SqliteStore, type DeliveryRecord } from '../../src/store';
+import { SqliteStore, type DeliveryRecord, type OwnerGroupPlan } from '../../src/store';
 import { parseDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir } from '../helpers/relay-harness';
@@ -174,5 +174,43 @@ describe('the report composer and the trend chart', () => {
     expect((await simpleParser(message!.raw)).attachments).toEqual([]);
     expect(message!.html).not.toContain('Pass ratio, last');
     expect(message!.html).not.toContain('class="chart"');
+  });
+});
+
+/** A report fetched by the catch-up says so in every mail of it: an owner group's share as much as the whole report. */
+describe('the report composer and a caught-up report', () => {
+  let dataDir: string;
+  let store: SqliteStore;
+  beforeEach(() => {
+    dataDir = makeTempDir('composer-catch-up-');
+    store = SqliteStore.open({ dataDir });
+  });
+  afterEach(async () => {
+    await store.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("an owner group's mail says it was caught up, like the whole report's", async () => {
+    const routes = parseRoutesFile(
+      'routes:\n  - name: owners\n    to:\n      netbox_contacts: { role: owner }\n      fallback: noc@example.com\n      allowed_domains: [example.com]\n',
+      'routes.yaml',
+    );
+    const owners = createReportComposer({
+      renderer: loadRenderer(defaultTemplatesDir()),
+      clock: { now: () => T0 },
+      mail: { from: 'Compliance <relay@example.com>', timezone: 'Europe/Berlin' },
+      routes,
+    });
+    const claimed = await storeAndClaim(store, buildBody({ data: buildReportData({ id: 12 }) }));
+    const composed = await owners.compose({ ...claimed, receivedVia: 'catch-up' });
+    const group: OwnerGroupPlan = {
+      ...{ route: 'owners', key: 'site-fra1', to: ['alice@example.com'], why: 'you own site fra1' },
+      ...{ deviceIds: [101], devices: ['sw-fra-1'], counts: null, whole: false, note: null },
+    };
+    for (const context of [{ name: 'owners' }, { name: 'owners', group }]) {
+      const message = (await owners.render(composed, { ...context, reminder: false, reason: 'test' }))!;
+      expect((await simpleParser(message.raw)).headers.get('x-compliance-received')).toBe('catch-up');
+      expect(message.text).toContain('Fetched from NetBox by the relay: its webhook never arrived.');
+    }
   });
 });

@@ -15,7 +15,9 @@ describe('the boot check renders the enrichment and trend sections', () => {
     expect(enriched.text).toContain('Newly failing: [MIDDLE] ntp-servers (1 device)\n');
     expect(enriched.text).toContain('Fixed since report 28:\n  - [MIDDLE] ntp-servers: sw-edge-2\n');
     expect(enriched.text).toContain('failing since report 27');
-    expect(enriched.text).toContain('The attached report-29-failures.csv lists the first 2 of 4 failing results.');
+    expect(enriched.text).toContain(
+      'The attached report-29-failures.csv lists the first 2 of 4 failing results: it is capped at 300 bytes.',
+    );
     expect(degraded.text).toContain('Failing tests are not listed: NetBox could not be reached (ECONNREFUSED).');
     expect(degraded.text).toContain('there is nothing to compare with yet');
   });
