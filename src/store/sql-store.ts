@@ -20,13 +20,11 @@ import type {
   ListOptions,
   MigrationReport,
   NewDelivery,
-  QueueDigestInput,
-  QueuedDigest,
   RouteMailRecord,
   SentMessage,
   SettledBatch,
   WatchdogState,
-  WatchdogTransition,
+  WatchdogStateName,
 } from './types';
 
 /**
@@ -256,9 +254,15 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
    * Compare-and-set on the version, queueing `alert` in the same transaction: of several replicas that
    * saw the same state, exactly one wins; the others get `won: false` and send nothing.
    */
-  transitionWatchdog(input: WatchdogTransition): Promise<{ won: boolean; alertId?: number }> {
-    const { alert, source = DEFAULT_SOURCE_NAME, ...rest } = input;
-    return this.engine.write(transitionWatchdog({ ...rest, source }, alert), { atomic: true });
+  transitionWatchdog(move: {
+    expectedVersion: number;
+    state: WatchdogStateName;
+    since: number | null;
+    now: number;
+    alert: NewDelivery;
+    source?: string;
+  }): Promise<{ won: boolean; alertId?: number }> {
+    return this.engine.write(transitionWatchdog(move), { atomic: true });
   }
 
   async lastDigestPeriod(route: string): Promise<DigestPeriod | undefined> {
@@ -270,7 +274,14 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
    * of several replicas (or a restart), exactly one queues it; one inserting it at once waits for the first
    * one's commit, then inserts nothing. `job` null: no mail.
    */
-  queueDigest(input: QueueDigestInput): Promise<QueuedDigest> {
+  queueDigest(input: {
+    route: string;
+    periodStart: number;
+    periodEnd: number;
+    late: boolean;
+    now: number;
+    job: NewDelivery | null;
+  }): Promise<{ queued: boolean; deliveryId: number | null }> {
     return this.engine.write(queueDigest(input), { atomic: true });
   }
 
@@ -378,15 +389,13 @@ function* ensureWatchdog(now: number, source: string): Work<WatchdogState> {
   return (yield* selectOne(queries.watchdog.get, { source }))!;
 }
 
-function* transitionWatchdog(
-  transition: Required<Omit<WatchdogTransition, 'alert'>>,
-  alert: NewDelivery,
-): Work<{ won: boolean; alertId?: number }> {
-  if ((yield* execute(queries.watchdog.transition, transition)) !== 1) return { won: false };
+function* transitionWatchdog(move: Parameters<Store['transitionWatchdog']>[0]): Work<{ won: boolean; alertId?: number }> {
+  const { alert, source = DEFAULT_SOURCE_NAME, ...transition } = move;
+  if ((yield* execute(queries.watchdog.transition, { ...transition, source })) !== 1) return { won: false };
   return { won: true, alertId: (yield* insertDelivery(alert)).id };
 }
 
-function* queueDigest(input: QueueDigestInput): Work<QueuedDigest> {
+function* queueDigest(input: Parameters<Store['queueDigest']>[0]): Work<Awaited<ReturnType<Store['queueDigest']>>> {
   const { job, late, ...period } = input;
   if ((yield* execute(queries.digests.insert, { ...period, late: late ? 1 : 0 })) !== 1) return { queued: false, deliveryId: null };
   if (!job) return { queued: true, deliveryId: null };
