@@ -56,7 +56,7 @@ export async function retryDeliveries(
   await withStore(io, setExitCode, async (store) => {
     const now = systemClock.now();
     if (opts.allDead) {
-      const n = await store.requeueAllDead(now);
+      const n = await store.requeue(now);
       io.stdout.write(
         `Requeued ${n} dead ${n === 1 ? 'delivery' : 'deliveries'}; a running relay sends ${n === 1 ? 'it' : 'them'} within a second.\n`,
       );
@@ -65,7 +65,7 @@ export async function retryDeliveries(
     const deliveryId = parseStoredId(id!);
     const record = deliveryId === undefined ? undefined : await store.getDelivery(deliveryId);
     if (!record) throw new UsageError(`no delivery ${id}`);
-    if (!(await store.requeue(record.id, now))) {
+    if (!(await store.requeue(now, record.id))) {
       throw new UsageError(`delivery ${record.id} is ${record.state}; only dead or sent deliveries can be requeued`);
     }
     io.stdout.write(`Requeued delivery ${record.id} (report ${record.reportId}).\n`);

@@ -139,16 +139,14 @@ const deliveries = {
   ),
   get: defineStatement<DeliveryId, DeliveryRow>(() => `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries WHERE id = :id`),
   getBody: defineStatement<DeliveryId, { body: Buffer }>(() => 'SELECT body FROM deliveries WHERE id = :id'),
-  requeue: defineStatement<DeliveryId & Time>(
-    () => `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = :now, lease_owner = NULL, lease_until = NULL,
-         updated_at = :now WHERE id = :id AND state IN ('dead', 'sent')`,
-  ),
   retryNow: defineStatement<DeliveryId & Time>(
     () => `UPDATE deliveries SET next_attempt_at = :now, updated_at = :now WHERE id = :id AND state = 'retrying'`,
   ),
-  requeueAllDead: defineStatement<Time>(
-    () => `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = :now, lease_owner = NULL, lease_until = NULL,
-         updated_at = :now WHERE state = 'dead'`,
+  /** One delivery that is dead or sent, or every dead one. */
+  requeue: defineFilteredStatement<'id' | 'dead', Time & Partial<DeliveryId>, never>(
+    { id: "id = :id AND state IN ('dead', 'sent')", dead: "state = 'dead'" },
+    (where) => `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = :now, lease_owner = NULL, lease_until = NULL,
+         updated_at = :now ${where}`,
   ),
   expediteRetries: defineStatement<{ now: number; until: number }>(
     () => `UPDATE deliveries SET next_attempt_at = :now WHERE state = 'retrying' AND next_attempt_at > :now AND next_attempt_at <= :until`,

@@ -162,13 +162,9 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
     return (await this.change(queries.deliveries.retryNow, { id, now })) === 1;
   }
 
-  /** Puts a dead (or sent) delivery back in the queue, due now, with its attempts reset. */
-  async requeue(id: number, now: number): Promise<boolean> {
-    return (await this.change(queries.deliveries.requeue, { id, now })) === 1;
-  }
-
-  requeueAllDead(now: number): Promise<number> {
-    return this.change(queries.deliveries.requeueAllDead, { now });
+  /** Puts a dead (or sent) delivery, or without `id` every dead one, back in the queue, due now, attempts reset; how many. */
+  requeue(now: number, id?: number): Promise<number> {
+    return this.change(queries.deliveries.requeue([id === undefined ? 'dead' : 'id']), { now, id });
   }
 
   /** An operator's "try now" during a pause of the mail transport: retries due by `until` become due `now`. */

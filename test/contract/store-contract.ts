@@ -545,18 +545,18 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       await markDead(store, ids[0], { now: T0 + 20, error: 'x', code: 'SMTP_5XX' });
       await markDead(store, ids[1], { now: T0 + 20, error: 'x', code: 'SMTP_5XX' });
 
-      expect(await store.requeue(ids[2], T0 + 30)).toBe(false); // still sending
-      expect(await store.requeue(ids[0], T0 + 30)).toBe(true);
+      expect(await store.requeue(T0 + 30, ids[2])).toBe(0); // still sending
+      expect(await store.requeue(T0 + 30, ids[0])).toBe(1);
       expect(await store.getDelivery(ids[0])).toMatchObject({ state: 'queued', attempts: 0, nextAttemptAt: T0 + 30 });
-      expect(await store.requeue(ids[0], T0 + 30)).toBe(false); // already queued
-      expect(await store.requeue(999_999, T0 + 30)).toBe(false);
+      expect(await store.requeue(T0 + 30, ids[0])).toBe(0); // already queued
+      expect(await store.requeue(T0 + 30, 999_999)).toBe(0);
 
-      expect(await store.requeueAllDead(T0 + 40)).toBe(1);
-      expect(await store.requeueAllDead(T0 + 40)).toBe(0);
+      expect(await store.requeue(T0 + 40)).toBe(1);
+      expect(await store.requeue(T0 + 40)).toBe(0);
       expect((await store.countByState()).queued).toBe(2);
 
       await markSent(store, ids[2], { now: T0 + 50, messageId: '<3@relay>' });
-      expect(await store.requeue(ids[2], T0 + 60)).toBe(true);
+      expect(await store.requeue(T0 + 60, ids[2])).toBe(1);
     });
 
     test('pruneDeliveries deletes only the given state, last changed before the cut-off, with its key', async () => {
