@@ -39,7 +39,7 @@ export async function listDeliveries(opts: ListOptions, io: CliIo, setExitCode: 
     }
     const listed = await store.listDeliveries({ state: opts.state as DeliveryState | undefined, limit, netboxSource: opts.source });
     const rows = await buildDeliveriesJson(store, listed, createSecretMask(config.secretValues));
-    const counts = await store.countByState();
+    const { counts } = await store.readQueue();
     if (opts.json) io.stdout.write(`${JSON.stringify({ deliveries: rows, counts }, null, 2)}\n`);
     else io.stdout.write(`${formatTable(rows)}\n${DELIVERY_STATES.map((s) => `${s}: ${counts[s]}`).join('  ')}\n`);
   });

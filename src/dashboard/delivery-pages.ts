@@ -74,8 +74,8 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
     if (!content) contents.set(record.id, (content = readDeliveryContent(record, options.store)));
     return content;
   };
-  const [counts, charts, page, digests] = await Promise.all([
-    options.store.countByState(),
+  const [{ counts }, charts, page, digests] = await Promise.all([
+    options.store.readQueue(),
     readChartReports(deps, filters.ok ? filters.options : {}, contentOf),
     filters.ok ? readListPage(deps, filters.options, contentOf) : undefined,
     readDigests(options),

@@ -30,9 +30,9 @@ export function createAdminRouter(options: AdminRouteOptions): Router {
     const filters = parseListFilters(req.query, 'UTC');
     if (!filters.ok) throw new RelayError('INVALID_REQUEST', { issues: filters.issues });
     const limit = filters.options.limit ?? 100;
-    const [records, counts] = await Promise.all([
+    const [records, { counts }] = await Promise.all([
       options.store.listDeliveries({ ...filters.options, limit }),
-      options.store.countByState(),
+      options.store.readQueue(),
     ]);
     res.json({
       deliveries: await buildDeliveriesJson(options.store, records, mask),

@@ -162,14 +162,11 @@ const deliveries = {
   pruneRouteMails: defineStatement<Prune>(
     () => 'DELETE FROM route_mails WHERE delivery_id IN (SELECT id FROM deliveries WHERE state = :state AND updated_at < :before)',
   ),
-  oldestPendingAt: defineStatement<Record<string, never>, TimeRow>(
-    () => `SELECT MIN(received_at) AS t FROM deliveries WHERE state IN ('queued', 'sending', 'retrying')`,
-  ),
-  /** MIN over a UNION ALL rather than LEAST (PostgreSQL only) or min(a, b) (SQLite: null if either is). */
-  nextDueAt: defineStatement<Record<string, never>, TimeRow>(
-    () => `SELECT MIN(t) AS t FROM (
-         SELECT MIN(next_attempt_at) AS t FROM deliveries WHERE state IN ('queued', 'retrying')
-         UNION ALL SELECT MIN(lease_until) FROM deliveries WHERE state = 'sending') AS due`,
+  /** Each time separately: LEAST is PostgreSQL's only, and SQLite's min(a, b) is null if either is. */
+  queueTimes: defineStatement<Record<string, never>, { oldest: number | null; due: number | null; lease: number | null }>(
+    () => `SELECT (SELECT MIN(received_at) FROM deliveries WHERE state IN ('queued', 'sending', 'retrying')) AS oldest,
+         (SELECT MIN(next_attempt_at) FROM deliveries WHERE state IN ('queued', 'retrying')) AS due,
+         (SELECT MIN(lease_until) FROM deliveries WHERE state = 'sending') AS lease`,
   ),
   lastReportReceivedAt: defineStatement<{ source: string }, TimeRow>(
     () => `SELECT MAX(received_at) AS t FROM deliveries WHERE netbox_source = :source AND kind = 'report'`,

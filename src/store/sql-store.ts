@@ -172,24 +172,14 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
     return this.change(queries.deliveries.expediteRetries, options);
   }
 
-  async countByState(): Promise<Record<DeliveryState, number>> {
-    const counts = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
-    for (const row of await this.rows(queries.deliveries.countByState, {})) counts[row.state] = row.n;
-    return counts;
+  /** Deliveries per state (each state named), when the oldest not yet sent nor dead arrived, when the next is due (a lease's end too). */
+  readQueue(): Promise<{ counts: Record<DeliveryState, number>; oldestPendingAt: number | null; nextDueAt: number | null }> {
+    return this.engine.read(readQueue());
   }
 
   /** Deletes deliveries in `state` last changed before `before`, with their bodies and idempotency keys. */
   pruneDeliveries(options: { state: 'sent' | 'dead'; before: number }): Promise<number> {
     return this.engine.write(prune(options), { atomic: true });
-  }
-
-  /** When the oldest delivery not yet sent nor dead was received (queue age). */
-  async oldestPendingAt(): Promise<number | null> {
-    return (await this.row(queries.deliveries.oldestPendingAt, {}))?.t ?? null;
-  }
-
-  async nextDueAt(): Promise<number | null> {
-    return (await this.row(queries.deliveries.nextDueAt, {}))?.t ?? null;
   }
 
   /** From its webhook on (counts, `pending` until its mail is composed), with its failing set once composed. */
@@ -378,6 +368,13 @@ function* prune(options: { state: 'sent' | 'dead'; before: number }): Work<numbe
   yield* execute(queries.deliveries.pruneSentMessages, options);
   yield* execute(queries.deliveries.pruneRouteMails, options);
   return yield* execute(queries.deliveries.prune, options);
+}
+
+function* readQueue(): Work<Awaited<ReturnType<Store['readQueue']>>> {
+  const counts = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
+  for (const row of yield* selectAll(queries.deliveries.countByState, {})) counts[row.state] = row.n;
+  const { oldest, due, lease } = (yield* selectOne(queries.deliveries.queueTimes, {}))!;
+  return { counts, oldestPendingAt: oldest, nextDueAt: due === null || lease === null ? (due ?? lease) : Math.min(due, lease) };
 }
 
 function* ensureWatchdog(now: number, source: string): Work<WatchdogState> {

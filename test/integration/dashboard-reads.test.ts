@@ -44,7 +44,7 @@ describe('the dashboard reads typed rows, not bodies (issue 15)', () => {
       listSentMessages: (id) => store.listSentMessages(id),
       requeue: (now, id) => store.requeue(now, id),
       retryNow: (id, now) => store.retryNow(id, now),
-      countByState: () => store.countByState(),
+      readQueue: () => store.readQueue(),
       listRouteMails: (ids) => store.listRouteMails(ids),
     };
     const app = express();
