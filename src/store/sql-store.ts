@@ -96,7 +96,6 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
     return this.engine.write(execute(statement, params), { atomic: false });
   }
 
-  /** Commits the delivery (or finds the one with the same key) before resolving. */
   insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
     return this.engine.insertDelivery(delivery);
   }
@@ -150,7 +149,6 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
     return row && decodeDeliveryRow(row);
   }
 
-  /** A page, newest first, by keyset on the id (never by offset); the filters combine with AND. */
   async listDeliveries(options: ListOptions = {}): Promise<DeliveryRecord[]> {
     const { params, ascending } = toListParams(options);
     const rows = await this.rows(selectListDeliveries(options), params);

@@ -118,7 +118,6 @@ export interface OwnerGroupPlan {
   why: string;
   /** NetBox ids of the group's failing devices and its `fixedDevices`. */
   deviceIds: number[];
-  /** The group's failing devices. */
   devices: string[];
   /** Devices that failed in the previous report and fail nothing now; absent in plans recorded before. */
   fixedDevices?: string[];
