@@ -81,7 +81,7 @@ export function toDeliveryParams(delivery: NewDelivery): Record<(typeof INSERT_C
   params.test_count = r?.test_count ?? null;
   for (const [column, value] of Object.entries(delivery.counts ? writeCounts(delivery.counts) : {})) params[column] = value;
   for (const column of COUNT_FIELDS) params[column] ??= null;
-  return params as Record<(typeof INSERT_COLUMNS)[number], unknown>;
+  return params;
 }
 
 /**
