@@ -44,7 +44,9 @@ export async function listMetrics(): Promise<MetricDoc[]> {
   const clock = { now: () => 0 };
   const logger = createLogger({ level: 'silent', format: 'json' });
   const metrics = createMetrics({
-    store: { countByState: async () => ({ queued: 0, sending: 0, retrying: 0, sent: 0, dead: 0 }), oldestPendingAt: async () => null },
+    store: {
+      readQueue: async () => ({ counts: { queued: 0, sending: 0, retrying: 0, sent: 0, dead: 0 }, oldestPendingAt: null, nextDueAt: null }),
+    },
     clock,
     logger,
     processMetrics: false,

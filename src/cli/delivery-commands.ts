@@ -40,7 +40,7 @@ export async function listDeliveries(opts: ListOptions, io: CliIo, setExitCode: 
     }
     const listed = await store.listDeliveries({ state: opts.state as DeliveryState | undefined, limit, netboxSource: opts.source });
     const rows = await buildDeliveriesJson(store, listed, createSecretMask(config.secretValues));
-    const counts = await store.countByState();
+    const { counts } = await store.readQueue();
     if (opts.json) io.stdout.write(`${JSON.stringify({ deliveries: rows, counts }, null, 2)}\n`);
     else io.stdout.write(`${formatDeliveryTable(rows)}\n${DELIVERY_STATES.map((s) => `${s}: ${counts[s]}`).join('  ')}\n`);
   });
@@ -57,7 +57,7 @@ export async function retryDeliveries(
   await withStore(io, setExitCode, async (store) => {
     const now = systemClock.now();
     if (opts.allDead) {
-      const n = await store.requeueAllDead(now);
+      const n = await store.requeue(now);
       io.stdout.write(
         `Requeued ${n} dead ${n === 1 ? 'delivery' : 'deliveries'}; a running relay sends ${n === 1 ? 'it' : 'them'} within a second.\n`,
       );
@@ -66,7 +66,7 @@ export async function retryDeliveries(
     const deliveryId = parseStoredId(id!);
     const record = deliveryId === undefined ? undefined : await store.getDelivery(deliveryId);
     if (!record) throw new UsageError(`no delivery ${id}`);
-    if (!(await store.requeue(record.id, now))) {
+    if (!(await store.requeue(now, record.id))) {
       throw new UsageError(`delivery ${record.id} is ${record.state}; only dead or sent deliveries can be requeued`);
     }
     io.stdout.write(`Requeued delivery ${record.id} (report ${record.reportId}).\n`);

@@ -11,7 +11,7 @@ export interface DashboardOptions {
   store: Pick<
     Store,
     | 'listDeliveries'
-    | 'countByState'
+    | 'readQueue'
     | 'getDelivery'
     | 'getDeliveryBody'
     | 'getSentMessage'

@@ -74,8 +74,8 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
     if (!content) contents.set(record.id, (content = readDeliveryContent(record, options.store)));
     return content;
   };
-  const [counts, charts, page, digests] = await Promise.all([
-    options.store.countByState(),
+  const [{ counts }, charts, page, digests] = await Promise.all([
+    options.store.readQueue(),
     readChartReports(deps, filters.ok ? filters.options : {}, contentOf),
     filters.ok ? readListPage(deps, filters.options, contentOf) : undefined,
     readDigests(options),
@@ -237,7 +237,7 @@ async function retryDelivery(deps: DashboardDeps, req: Authed, res: Response): P
   const record = await findDelivery(deps, req, res);
   if (!record) return;
   // Only dead deliveries are offered a retry here; a sent one is not mailed twice by a stray click.
-  const requeued = record.state === 'dead' && (await options.store.requeue(record.id, options.clock.now()));
+  const requeued = record.state === 'dead' && (await options.store.requeue(options.clock.now(), record.id)) > 0;
   if (requeued) {
     options.logger.info({ deliveryId: record.id, ip: req.ip }, 'dashboard: dead delivery queued again');
     options.onRequeued?.(record.id);

@@ -30,9 +30,9 @@ export function createAdminRouter(options: AdminRouteOptions): Router {
     const filters = parseListFilters(req.query, 'UTC');
     if (!filters.ok) throw new RelayError('INVALID_REQUEST', { issues: filters.issues });
     const limit = filters.options.limit ?? 100;
-    const [records, counts] = await Promise.all([
+    const [records, { counts }] = await Promise.all([
       options.store.listDeliveries({ ...filters.options, limit }),
-      options.store.countByState(),
+      options.store.readQueue(),
     ]);
     res.json({
       deliveries: await buildDeliveriesJson(options.store, records, mask),
@@ -42,7 +42,7 @@ export function createAdminRouter(options: AdminRouteOptions): Router {
   });
 
   router.post('/api/deliveries/retry-dead', async (_req: Request, res: Response) => {
-    const requeued = await options.store.requeueAllDead(options.clock.now());
+    const requeued = await options.store.requeue(options.clock.now());
     options.logger.info({ requeued }, `admin API: requeued ${requeued} dead deliveries`);
     if (requeued > 0) options.onRequeued?.();
     res.json({ requeued });
@@ -76,10 +76,10 @@ export function createAdminRouter(options: AdminRouteOptions): Router {
 
   router.post('/api/deliveries/:id/retry', async (req: Request, res: Response) => {
     const id = parseId(req.params.id);
-    const requeued = await options.store.requeue(id, options.clock.now());
+    const requeued = await options.store.requeue(options.clock.now(), id);
     const record = await options.store.getDelivery(id);
     if (!record) throw new RelayError('NOT_FOUND', { message: `No delivery ${id}.` });
-    if (!requeued)
+    if (requeued === 0)
       throw new RelayError('CONFLICT', { message: `Delivery ${id} is ${record.state}: only dead or sent deliveries can be requeued.` });
     options.logger.info({ deliveryId: id }, 'admin API: delivery requeued');
     options.onRequeued?.();

@@ -9,7 +9,7 @@ import { DELIVERY_STATES, type Store } from '../store';
 export type RelayMetrics = ReturnType<typeof createMetrics>;
 
 export interface MetricsOptions {
-  store: Pick<Store, 'countByState' | 'oldestPendingAt'>;
+  store: Pick<Store, 'readQueue'>;
   clock: Clock;
   logger: Logger;
   /** These three are read at scrape time. */
@@ -181,9 +181,9 @@ function registerQueueSeries(registry: Registry, options: MetricsOptions): () =>
   for (const state of DELIVERY_STATES) depth.set({ state }, 0);
   return async () => {
     try {
-      const [counts, oldestAt] = await Promise.all([options.store.countByState(), options.store.oldestPendingAt()]);
+      const { counts, oldestPendingAt } = await options.store.readQueue();
       for (const state of DELIVERY_STATES) depth.set({ state }, counts[state]);
-      oldest.set(oldestAt === null ? 0 : Math.max(0, (options.clock.now() - oldestAt) / 1000));
+      oldest.set(oldestPendingAt === null ? 0 : Math.max(0, (options.clock.now() - oldestPendingAt) / 1000));
     } catch (error) {
       scrapeErrors.inc();
       options.logger.warn({ err: error }, 'metrics: cannot read the queue from the store');

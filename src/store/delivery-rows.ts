@@ -46,9 +46,6 @@ export const INSERT_COLUMNS = [
   'received_via',
 ] as const;
 
-/** The parameters of a new delivery's INSERT. */
-export type DeliveryParams = Record<(typeof INSERT_COLUMNS)[number], unknown>;
-
 /** The fields of a delivery record that are columns of their own. */
 const RECORD_COLUMNS = `id, kind, received_via, dedup_key, report_id, report_created, completed_at, source, state, attempts, received_at,
   next_attempt_at, last_error, last_error_code, message_id, sent_at, updated_at, netbox_source`;
@@ -60,7 +57,7 @@ const RECORD_FIELDS = RECORD_COLUMNS.split(/,\s*/)
 export const DELIVERY_RECORD_COLUMNS = `${selectAs(RECORD_COLUMNS)}, display, url, results_url, ${COUNT_COLUMNS.join(', ')}, custom_fields, triggered_by`;
 
 /** A new delivery as the parameters of its INSERT: the report's fields flattened into their columns. */
-export function toDeliveryParams(delivery: NewDelivery): DeliveryParams {
+export function toDeliveryParams(delivery: NewDelivery): Record<(typeof INSERT_COLUMNS)[number], unknown> {
   const r = delivery.report;
   const params: Record<string, unknown> = {
     kind: delivery.kind ?? 'report',
@@ -84,7 +81,7 @@ export function toDeliveryParams(delivery: NewDelivery): DeliveryParams {
   params.test_count = r?.test_count ?? null;
   for (const [column, value] of Object.entries(delivery.counts ? writeCounts(delivery.counts) : {})) params[column] = value;
   for (const column of COUNT_FIELDS) params[column] ??= null;
-  return params as DeliveryParams;
+  return params;
 }
 
 /**

@@ -50,21 +50,20 @@ export interface MissedReportsNotice {
 export type InternalJob =
   { kind: 'digest'; job: DigestJob } | { kind: 'watchdog'; alert: WatchdogAlert } | { kind: 'missed'; notice: MissedReportsNotice };
 
+type Stored = Record<string, unknown>;
+const isDigestJob = (v: Stored) => typeof v.route === 'string' && typeof v.periodStart === 'number' && typeof v.periodEnd === 'number';
+const isAlert = (v: Stored) => v.kind === 'overdue' || v.kind === 'resumed';
+const isNotice = (v: Stored) => v.kind === 'missed';
+
 /**
- * How each job is stored: the delivery's kind, source and dedup key prefix, and the JSON key its body is kept
- * under (a NetBox body never has it), with the check that a stored value is one.
+ * How each job is stored: the delivery's kind, source and dedup key prefix, the JSON key its body is kept under
+ * (`compliance_relay_<mark>`: a NetBox body never has it), and the check that a stored value is one.
  */
 const STORED = {
-  digest: { kind: 'digest', source: 'digest', prefix: DIGEST_KEY_PREFIX, mark: 'compliance_relay_digest', field: 'job' },
-  watchdog: { kind: 'watchdog', source: 'watchdog', prefix: WATCHDOG_KEY_PREFIX, mark: 'compliance_relay_watchdog', field: 'alert' },
-  missed: { kind: 'watchdog', source: 'catch-up', prefix: WATCHDOG_KEY_PREFIX, mark: 'compliance_relay_missed_reports', field: 'notice' },
-} as const satisfies Record<InternalJob['kind'], { kind: DeliveryKind; source: string; prefix: string; mark: string; field: string }>;
-
-const IS_STORED: Record<InternalJob['kind'], (value: Record<string, unknown>) => boolean> = {
-  digest: (v) => typeof v.route === 'string' && typeof v.periodStart === 'number' && typeof v.periodEnd === 'number',
-  watchdog: (v) => v.kind === 'overdue' || v.kind === 'resumed',
-  missed: (v) => v.kind === 'missed',
-};
+  digest: { kind: 'digest', source: 'digest', prefix: DIGEST_KEY_PREFIX, mark: 'digest', field: 'job', is: isDigestJob },
+  watchdog: { kind: 'watchdog', source: 'watchdog', prefix: WATCHDOG_KEY_PREFIX, mark: 'watchdog', field: 'alert', is: isAlert },
+  missed: { kind: 'watchdog', source: 'catch-up', prefix: WATCHDOG_KEY_PREFIX, mark: 'missed_reports', field: 'notice', is: isNotice },
+} as const satisfies Record<InternalJob['kind'], { kind: DeliveryKind; [key: string]: unknown }>;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const sourcePrefix = (source?: string) => (source ? `${source}/` : '');
@@ -83,7 +82,7 @@ export function buildJobDelivery(job: InternalJob): NewDelivery {
     completedAt,
     receivedAt,
     sender: source,
-    body: Buffer.from(JSON.stringify({ [mark]: payload }), 'utf8'),
+    body: Buffer.from(JSON.stringify({ [`compliance_relay_${mark}`]: payload }), 'utf8'),
     ...(netboxSource ? { source: netboxSource } : {}),
   });
   if (job.kind === 'digest') {
@@ -103,17 +102,17 @@ export function buildJobDelivery(job: InternalJob): NewDelivery {
 
 /** The job a stored delivery holds, or undefined when it holds none (a NetBox report's body, say). */
 export function parseJobDelivery(dedupKey: string, body: Buffer): InternalJob | undefined {
-  let stored: Record<string, unknown> | null;
+  let stored: Stored | null;
   try {
     const ours = dedupKey.startsWith(DIGEST_KEY_PREFIX) || dedupKey.startsWith(WATCHDOG_KEY_PREFIX);
-    stored = ours ? (JSON.parse(body.toString('utf8')) as Record<string, unknown> | null) : null;
+    stored = ours ? (JSON.parse(body.toString('utf8')) as Stored | null) : null;
   } catch {
     return undefined;
   }
   for (const kind of Object.keys(STORED) as InternalJob['kind'][]) {
-    const { prefix, mark, field } = STORED[kind];
-    const value = stored?.[mark] as Record<string, unknown> | undefined;
-    if (dedupKey.startsWith(prefix) && typeof value === 'object' && value !== null && IS_STORED[kind](value))
+    const { prefix, mark, field, is } = STORED[kind];
+    const value = stored?.[`compliance_relay_${mark}`] as Stored | undefined;
+    if (dedupKey.startsWith(prefix) && typeof value === 'object' && value !== null && is(value))
       return { kind, [field]: value } as unknown as InternalJob;
   }
   return undefined;

@@ -193,7 +193,6 @@ class PgEngine implements StoreEngine {
     return new Promise((resolve, reject) => this.inserts.add({ delivery, resolve, reject }));
   }
 
-  /** Starts committing a turn's inserts; close() waits for what is under way. */
   private startFlush(batch: PendingInsert[]): void {
     const done = this.flush(batch).finally(() => this.flushing.delete(done));
     this.flushing.add(done);
@@ -234,7 +233,6 @@ export class PgStore extends SqlStore {
 /** The pool, or one connection checked out of it (inside a transaction). */
 type Queryable = pg.Pool | pg.PoolClient;
 
-/** Runs a piece of store work, one statement after the other, with PostgreSQL's placeholders. */
 async function runWork<T>(queryable: Queryable, work: Work<T>): Promise<T> {
   let step = work.next();
   while (!step.done) {

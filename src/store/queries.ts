@@ -32,7 +32,6 @@ type Prune = { state: 'sent' | 'dead'; before: number };
 /** A time (epoch ms) read by MIN/MAX, null when no row qualifies. */
 type TimeRow = { t: number | null };
 
-/** The condition each listing option adds. */
 const LIST_CONDITIONS = {
   state: 'state = :state',
   route: 'EXISTS (SELECT 1 FROM route_mails r WHERE r.delivery_id = deliveries.id AND r.route = :route)',
@@ -97,9 +96,8 @@ function selectDueIds(d: Dialect): string {
 
 const deliveries = {
   /**
-   * Inserts deliveries (each row's parameters from `toDeliveryParams`), due at once; a key already stored
-   * is left alone and not returned. DO NOTHING (not DO UPDATE) tolerates the same key twice in one
-   * statement, and on PostgreSQL waits for a concurrent insert of the same key by another replica to commit.
+   * DO NOTHING (not DO UPDATE) tolerates the same key twice in one statement, and on PostgreSQL waits for a
+   * concurrent insert of the same key by another replica to commit.
    */
   insert: defineRowsStatement<InsertedRow>((count) => {
     const rows = Array.from({ length: count }, (_, i) => {
@@ -124,7 +122,6 @@ const deliveries = {
   extendLeases: defineStatement<{ ids: number[]; owner: string; leaseUntil: number }>(
     (d) => `UPDATE deliveries SET lease_until = :leaseUntil WHERE state = 'sending' AND lease_owner = :owner AND id ${d.inList(':ids')}`,
   ),
-  /** One `SettleStateRow` per delivery; a state other than sent keeps an earlier attempt's Message-ID and sending time. */
   settle: defineRowsStatement(
     (count) => `WITH v (id, state, next_attempt_at, error, code, message_id) AS (VALUES ${buildValuesRows(SETTLE_STATE_VALUES, count)})
        UPDATE deliveries SET state = v.state, next_attempt_at = v.next_attempt_at, last_error = v.error, last_error_code = v.code,
@@ -139,16 +136,14 @@ const deliveries = {
   ),
   get: defineStatement<DeliveryId, DeliveryRow>(() => `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries WHERE id = :id`),
   getBody: defineStatement<DeliveryId, { body: Buffer }>(() => 'SELECT body FROM deliveries WHERE id = :id'),
-  requeue: defineStatement<DeliveryId & Time>(
-    () => `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = :now, lease_owner = NULL, lease_until = NULL,
-         updated_at = :now WHERE id = :id AND state IN ('dead', 'sent')`,
-  ),
   retryNow: defineStatement<DeliveryId & Time>(
     () => `UPDATE deliveries SET next_attempt_at = :now, updated_at = :now WHERE id = :id AND state = 'retrying'`,
   ),
-  requeueAllDead: defineStatement<Time>(
-    () => `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = :now, lease_owner = NULL, lease_until = NULL,
-         updated_at = :now WHERE state = 'dead'`,
+  /** One delivery that is dead or sent, or every dead one. */
+  requeue: defineFilteredStatement<'id' | 'dead', Time & Partial<DeliveryId>, never>(
+    { id: "id = :id AND state IN ('dead', 'sent')", dead: "state = 'dead'" },
+    (where) => `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = :now, lease_owner = NULL, lease_until = NULL,
+         updated_at = :now ${where}`,
   ),
   expediteRetries: defineStatement<{ now: number; until: number }>(
     () => `UPDATE deliveries SET next_attempt_at = :now WHERE state = 'retrying' AND next_attempt_at > :now AND next_attempt_at <= :until`,
@@ -164,14 +159,11 @@ const deliveries = {
   pruneRouteMails: defineStatement<Prune>(
     () => 'DELETE FROM route_mails WHERE delivery_id IN (SELECT id FROM deliveries WHERE state = :state AND updated_at < :before)',
   ),
-  oldestPendingAt: defineStatement<Record<string, never>, TimeRow>(
-    () => `SELECT MIN(received_at) AS t FROM deliveries WHERE state IN ('queued', 'sending', 'retrying')`,
-  ),
-  /** MIN over a UNION ALL rather than LEAST (PostgreSQL only) or min(a, b) (SQLite: null if either is). */
-  nextDueAt: defineStatement<Record<string, never>, TimeRow>(
-    () => `SELECT MIN(t) AS t FROM (
-         SELECT MIN(next_attempt_at) AS t FROM deliveries WHERE state IN ('queued', 'retrying')
-         UNION ALL SELECT MIN(lease_until) FROM deliveries WHERE state = 'sending') AS due`,
+  /** Each time separately: LEAST is PostgreSQL's only, and SQLite's min(a, b) is null if either is. */
+  queueTimes: defineStatement<Record<string, never>, { oldest: number | null; due: number | null; lease: number | null }>(
+    () => `SELECT (SELECT MIN(received_at) FROM deliveries WHERE state IN ('queued', 'sending', 'retrying')) AS oldest,
+         (SELECT MIN(next_attempt_at) FROM deliveries WHERE state IN ('queued', 'retrying')) AS due,
+         (SELECT MIN(lease_until) FROM deliveries WHERE state = 'sending') AS lease`,
   ),
   lastReportReceivedAt: defineStatement<{ source: string }, TimeRow>(
     () => `SELECT MAX(received_at) AS t FROM deliveries WHERE netbox_source = :source AND kind = 'report'`,
@@ -193,10 +185,9 @@ const BEFORE_IN_SERIES = `WHERE series = :series AND (created_ms, report_id) < (
 
 const reports = {
   /**
-   * Reports' rows as their webhooks are stored, counts without a failing set, so that a successor compares
-   * with them before their mails are composed. Late: a newer one of its series is stored already (two seeks in
-   * the series' index: one range over created_ms and report_id together reads every report of that same
-   * created_ms, the whole series when they share it). Rows of one statement do not see each other. A row already there (a webhook sent again) stays. VALUES names its columns column1, … in both engines.
+   * Written with the webhook, so that a successor compares with it before its mail is composed. Late: two seeks
+   * in the series' index (one range over created_ms and report_id together reads every report of the same
+   * created_ms, the whole series when they share it). VALUES names its columns column1, … in both engines.
    */
   arrive: defineRowsStatement((count) => {
     const v = (column: string) => `v.column${ARRIVAL_COLUMNS.findIndex(([c]) => c === column) + 1}`;
@@ -208,7 +199,6 @@ const reports = {
              AND r.report_id > ${v('report_id')}) THEN 1 ELSE 0 END
        FROM (VALUES ${rows}) AS v WHERE true ON CONFLICT (dedup_key) DO NOTHING`;
   }),
-  /** A retried report keeps the failing set it had when the new one is unknown; its arrival stays as recorded. */
   save: defineRowsStatement(
     (count) => `INSERT INTO reports (${REPORT_COLUMNS.map(([column]) => column).join(', ')}, composed)
        VALUES ${buildValuesRows(REPORT_VALUES, count, '1')}
@@ -230,14 +220,12 @@ const reports = {
   findBeforeWithoutIds: defineStatement<ReportCursorParams, ReportRow>(
     () => `SELECT ${REPORT_POINT_COLUMNS}, failing, NULL AS failing_ids FROM reports ${BEFORE_IN_SERIES} LIMIT 1`,
   ),
-  /** Counts only: the failing sets are most of a row's weight. */
   listBefore: defineStatement<ReportCursorParams & { limit: number }, ReportPointRow>(
     () => `SELECT ${REPORT_POINT_COLUMNS} FROM reports ${BEFORE_IN_SERIES} LIMIT :limit`,
   ),
 };
 
 const sentMessages = {
-  /** The latest send of a route's mail (a deliberate resend) replaces the earlier one, and any parts kept beside it. */
   save: defineRowsStatement(
     (count) => `INSERT INTO sent_messages (delivery_id, ${SENT_MESSAGE_WRITTEN})
        VALUES ${buildValuesRows(SENT_MESSAGE_VALUES, count)}
@@ -254,7 +242,6 @@ const sentMessages = {
 };
 
 const watchdog = {
-  /** A NetBox source's row, created `ok` on first use; a replica that loses the race keeps the winner's. */
   ensure: defineStatement<Time & { source: string }>(
     () =>
       `INSERT INTO watchdog_states (source, state, since, created_at, changed_at, version) VALUES (:source, 'ok', NULL, :now, :now, 0) ON CONFLICT (source) DO NOTHING`,
@@ -272,7 +259,6 @@ const watchdog = {
 const DIGEST_PERIOD_COLUMNS = 'route, period_start, period_end, delivery_id, late, queued_at';
 const DIGEST_PERIOD_FIELDS = selectAs(DIGEST_PERIOD_COLUMNS);
 
-/** A `digest_periods` row: `late` is 0 or 1. */
 type DigestPeriodRow = Omit<DigestPeriod, 'late'> & { late: number };
 
 export function decodeDigestPeriodRow(row: DigestPeriodRow): DigestPeriod {
@@ -280,7 +266,6 @@ export function decodeDigestPeriodRow(row: DigestPeriodRow): DigestPeriod {
 }
 
 const digests = {
-  /** DO NOTHING on either key: a period already queued (by another replica, before a restart) stays as it was. */
   insert: defineStatement<{ route: string; periodStart: number; periodEnd: number; late: number; now: number }>(
     () => `INSERT INTO digest_periods (${DIGEST_PERIOD_COLUMNS}) VALUES (:route, :periodStart, :periodEnd, NULL, :late, :now)
        ON CONFLICT DO NOTHING`,
@@ -297,11 +282,10 @@ const digests = {
 };
 
 const routeMails = {
-  /** Which of these deliveries have a route plan recorded. */
   planned: defineStatement<{ deliveryIds: number[] }, { delivery_id: number }>(
     (d) => `SELECT DISTINCT delivery_id FROM route_mails WHERE delivery_id ${d.inList(':deliveryIds')}`,
   ),
-  /** Routing decisions (each `RouteMailParams`), decided at `:now`. DO NOTHING keeps the first replica's decision for a route when two decide at once. */
+  /** DO NOTHING keeps the first replica's decision for a route when two decide at once. */
   insert: defineRowsStatement(
     (count) => `INSERT INTO route_mails (
          delivery_id, route, position, outcome, reason, reminder, state, owner_group, decided_at, updated_at)
@@ -311,10 +295,6 @@ const routeMails = {
     (d) =>
       `SELECT ${ROUTE_MAIL_FIELDS} FROM route_mails WHERE delivery_id ${d.inList(':deliveryIds')} ORDER BY delivery_id, position, route`,
   ),
-  /**
-   * What route mails came to at `:now`, one row each (`RouteOutcomeRow`): sent (with its Message-ID and
-   * the server's answer), or failed for good or for now with its error. A mail already sent stays sent.
-   */
   settle: defineRowsStatement(
     (
       count,
@@ -324,7 +304,6 @@ const routeMails = {
          last_error = v.error, last_error_code = v.code, updated_at = :now
        FROM v WHERE route_mails.delivery_id = v.delivery_id AND route_mails.route = v.route AND (v.state = 'sent' OR route_mails.state <> 'sent')`,
   ),
-  /** What `repeat_after` measures from: the newest report created before this one that the route mailed. */
   lastCompletedAt: defineStatement<{ route: string; routeGroups: string; deliveryId: number }, { t: string }>(
     () => `SELECT d.completed_at AS t FROM route_mails r JOIN deliveries d ON d.id = r.delivery_id
        WHERE (r.route = :route OR r.route LIKE :routeGroups ESCAPE '!') AND r.outcome = 'send' AND r.delivery_id <> :deliveryId
@@ -339,5 +318,4 @@ const health = {
   probe: defineStatement<Time>(() => 'INSERT INTO health_probe (id, at) VALUES (1, :now) ON CONFLICT (id) DO UPDATE SET at = excluded.at'),
 };
 
-/** The statements of both engines, by table. */
 export const queries = { deliveries, reports, sentMessages, watchdog, digests, routeMails, health };

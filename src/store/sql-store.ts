@@ -20,13 +20,11 @@ import type {
   ListOptions,
   MigrationReport,
   NewDelivery,
-  QueueDigestInput,
-  QueuedDigest,
   RouteMailRecord,
   SentMessage,
   SettledBatch,
   WatchdogState,
-  WatchdogTransition,
+  WatchdogStateName,
 } from './types';
 
 /**
@@ -98,7 +96,6 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
     return this.engine.write(execute(statement, params), { atomic: false });
   }
 
-  /** Commits the delivery (or finds the one with the same key) before resolving. */
   insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
     return this.engine.insertDelivery(delivery);
   }
@@ -152,7 +149,6 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
     return row && decodeDeliveryRow(row);
   }
 
-  /** A page, newest first, by keyset on the id (never by offset); the filters combine with AND. */
   async listDeliveries(options: ListOptions = {}): Promise<DeliveryRecord[]> {
     const { params, ascending } = toListParams(options);
     const rows = await this.rows(selectListDeliveries(options), params);
@@ -164,13 +160,9 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
     return (await this.change(queries.deliveries.retryNow, { id, now })) === 1;
   }
 
-  /** Puts a dead (or sent) delivery back in the queue, due now, with its attempts reset. */
-  async requeue(id: number, now: number): Promise<boolean> {
-    return (await this.change(queries.deliveries.requeue, { id, now })) === 1;
-  }
-
-  requeueAllDead(now: number): Promise<number> {
-    return this.change(queries.deliveries.requeueAllDead, { now });
+  /** Puts a dead (or sent) delivery, or without `id` every dead one, back in the queue, due now, attempts reset; how many. */
+  requeue(now: number, id?: number): Promise<number> {
+    return this.change(queries.deliveries.requeue([id === undefined ? 'dead' : 'id']), { now, id });
   }
 
   /** An operator's "try now" during a pause of the mail transport: retries due by `until` become due `now`. */
@@ -178,24 +170,14 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
     return this.change(queries.deliveries.expediteRetries, options);
   }
 
-  async countByState(): Promise<Record<DeliveryState, number>> {
-    const counts = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
-    for (const row of await this.rows(queries.deliveries.countByState, {})) counts[row.state] = row.n;
-    return counts;
+  /** Deliveries per state (each state named), when the oldest not yet sent nor dead arrived, when the next is due (a lease's end too). */
+  readQueue(): Promise<{ counts: Record<DeliveryState, number>; oldestPendingAt: number | null; nextDueAt: number | null }> {
+    return this.engine.read(readQueue());
   }
 
   /** Deletes deliveries in `state` last changed before `before`, with their bodies and idempotency keys. */
   pruneDeliveries(options: { state: 'sent' | 'dead'; before: number }): Promise<number> {
     return this.engine.write(prune(options), { atomic: true });
-  }
-
-  /** When the oldest delivery not yet sent nor dead was received (queue age). */
-  async oldestPendingAt(): Promise<number | null> {
-    return (await this.row(queries.deliveries.oldestPendingAt, {}))?.t ?? null;
-  }
-
-  async nextDueAt(): Promise<number | null> {
-    return (await this.row(queries.deliveries.nextDueAt, {}))?.t ?? null;
   }
 
   /** From its webhook on (counts, `pending` until its mail is composed), with its failing set once composed. */
@@ -256,9 +238,15 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
    * Compare-and-set on the version, queueing `alert` in the same transaction: of several replicas that
    * saw the same state, exactly one wins; the others get `won: false` and send nothing.
    */
-  transitionWatchdog(input: WatchdogTransition): Promise<{ won: boolean; alertId?: number }> {
-    const { alert, source = DEFAULT_SOURCE_NAME, ...rest } = input;
-    return this.engine.write(transitionWatchdog({ ...rest, source }, alert), { atomic: true });
+  transitionWatchdog(move: {
+    expectedVersion: number;
+    state: WatchdogStateName;
+    since: number | null;
+    now: number;
+    alert: NewDelivery;
+    source?: string;
+  }): Promise<{ won: boolean; alertId?: number }> {
+    return this.engine.write(transitionWatchdog(move), { atomic: true });
   }
 
   async lastDigestPeriod(route: string): Promise<DigestPeriod | undefined> {
@@ -270,7 +258,14 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
    * of several replicas (or a restart), exactly one queues it; one inserting it at once waits for the first
    * one's commit, then inserts nothing. `job` null: no mail.
    */
-  queueDigest(input: QueueDigestInput): Promise<QueuedDigest> {
+  queueDigest(input: {
+    route: string;
+    periodStart: number;
+    periodEnd: number;
+    late: boolean;
+    now: number;
+    job: NewDelivery | null;
+  }): Promise<{ queued: boolean; deliveryId: number | null }> {
     return this.engine.write(queueDigest(input), { atomic: true });
   }
 
@@ -373,20 +368,25 @@ function* prune(options: { state: 'sent' | 'dead'; before: number }): Work<numbe
   return yield* execute(queries.deliveries.prune, options);
 }
 
+function* readQueue(): Work<Awaited<ReturnType<Store['readQueue']>>> {
+  const counts = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
+  for (const row of yield* selectAll(queries.deliveries.countByState, {})) counts[row.state] = row.n;
+  const { oldest, due, lease } = (yield* selectOne(queries.deliveries.queueTimes, {}))!;
+  return { counts, oldestPendingAt: oldest, nextDueAt: due === null || lease === null ? (due ?? lease) : Math.min(due, lease) };
+}
+
 function* ensureWatchdog(now: number, source: string): Work<WatchdogState> {
   yield* execute(queries.watchdog.ensure, { now, source });
   return (yield* selectOne(queries.watchdog.get, { source }))!;
 }
 
-function* transitionWatchdog(
-  transition: Required<Omit<WatchdogTransition, 'alert'>>,
-  alert: NewDelivery,
-): Work<{ won: boolean; alertId?: number }> {
-  if ((yield* execute(queries.watchdog.transition, transition)) !== 1) return { won: false };
+function* transitionWatchdog(move: Parameters<Store['transitionWatchdog']>[0]): Work<{ won: boolean; alertId?: number }> {
+  const { alert, source = DEFAULT_SOURCE_NAME, ...transition } = move;
+  if ((yield* execute(queries.watchdog.transition, { ...transition, source })) !== 1) return { won: false };
   return { won: true, alertId: (yield* insertDelivery(alert)).id };
 }
 
-function* queueDigest(input: QueueDigestInput): Work<QueuedDigest> {
+function* queueDigest(input: Parameters<Store['queueDigest']>[0]): Work<Awaited<ReturnType<Store['queueDigest']>>> {
   const { job, late, ...period } = input;
   if ((yield* execute(queries.digests.insert, { ...period, late: late ? 1 : 0 })) !== 1) return { queued: false, deliveryId: null };
   if (!job) return { queued: true, deliveryId: null };

@@ -144,7 +144,6 @@ class SqliteEngine implements StoreEngine {
     }
   }
 
-  /** SQLite migrates when the file is opened. */
   async migrate(): Promise<MigrationReport> {
     return { applied: [...this.migrationsApplied], version: Math.max(0, ...SQLITE_MIGRATIONS.map((m) => m.version)) };
   }
@@ -158,7 +157,6 @@ class SqliteEngine implements StoreEngine {
     return this.run((db) => runWork(db, work));
   }
 
-  /** Outside the group commit; resolves once it is on disk. */
   async write<T>(work: Work<T>, { atomic }: { atomic: boolean }): Promise<T> {
     const value = this.run((db) => (atomic ? db.transaction(() => runWork(db, work))() : runWork(db, work)));
     await this.synced();
@@ -296,13 +294,11 @@ class SqliteEngine implements StoreEngine {
 
 /** The default store: one SQLite file (see {@link SqliteEngine}) under the logic of {@link SqlStore}. */
 export class SqliteStore extends SqlStore<SqliteEngine> {
-  /** Opens (creating and migrating when needed) the store under `dataDir`. */
   static open(options: SqliteStoreOptions): SqliteStore {
     fs.mkdirSync(options.dataDir, { recursive: true });
     return new SqliteStore(new SqliteEngine(options));
   }
 
-  /** The store's own connection (tests reach SQLite's per-connection settings through it). */
   get database(): Database.Database {
     return this.engine.db;
   }
@@ -329,7 +325,6 @@ function runBatch(db: Database.Database, batch: PendingWrite[]): ({ value: unkno
   )();
 }
 
-/** Runs a piece of store work to its end on the connection, each statement prepared once per connection. */
 function runWork<T>(db: Database.Database, work: Work<T>): T {
   let step = work.next();
   while (!step.done) {
@@ -343,7 +338,6 @@ function runWork<T>(db: Database.Database, work: Work<T>): T {
   return step.value;
 }
 
-/** Applies the pending migrations; returns their names. */
 function migrate(db: Database.Database): string[] {
   const current = db.pragma('user_version', { simple: true }) as number;
   const applied: string[] = [];

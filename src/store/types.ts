@@ -118,7 +118,6 @@ export interface OwnerGroupPlan {
   why: string;
   /** NetBox ids of the group's failing devices and its `fixedDevices`. */
   deviceIds: number[];
-  /** The group's failing devices. */
   devices: string[];
   /** Devices that failed in the previous report and fail nothing now; absent in plans recorded before. */
   fixedDevices?: string[];
@@ -143,33 +142,6 @@ export interface RouteMailRecord extends NewRouteMail {
   sentAt: number | null;
   decidedAt: number;
   updatedAt: number;
-}
-
-/** A watchdog move (Store.transitionWatchdog): the version it was seen at, where it goes, and the alert it queues. */
-export interface WatchdogTransition {
-  expectedVersion: number;
-  state: WatchdogStateName;
-  since: number | null;
-  now: number;
-  alert: NewDelivery;
-  /** Default `default`. */
-  source?: string;
-}
-
-/** A digest period to queue (Store.queueDigest), with its outbox record if it mails. */
-export interface QueueDigestInput {
-  route: string;
-  periodStart: number;
-  periodEnd: number;
-  late: boolean;
-  now: number;
-  job: NewDelivery | null;
-}
-
-/** Whether this call queued the period (exactly one of several at once does), and its outbox record's id. */
-export interface QueuedDigest {
-  queued: boolean;
-  deliveryId: number | null;
 }
 
 /** What one attempt at a delivery came to. */

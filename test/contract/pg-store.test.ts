@@ -87,7 +87,7 @@ describe('PgStore beyond the contract', () => {
     const store = new PgStore({ connectionString: `postgres://postgres@127.0.0.1:${port}/test`, connectionTimeoutMs: 2_000 });
     try {
       await expect(store.migrate()).rejects.toMatchObject({ name: 'StorageUnavailableError' });
-      await expect(store.countByState()).rejects.toBeInstanceOf(StorageUnavailableError);
+      await expect(store.readQueue()).rejects.toBeInstanceOf(StorageUnavailableError);
     } finally {
       await store.close();
       await new Promise((resolve) => server.close(resolve));

@@ -210,7 +210,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(results[3].id).toBe(results[1].id);
       expect(results[5].id).toBe(results[0].id);
       expect(new Set(results.map((r) => r.id)).size).toBe(4);
-      expect((await store.countByState()).queued).toBe(4);
+      expect((await store.readQueue()).counts.queued).toBe(4);
     });
 
     test('two instances receiving the same deliveries at the same moment store each once', async () => {
@@ -225,7 +225,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
         // Exactly one of the two accepted it as new (202), the other saw a duplicate (200).
         expect([a[i].duplicate, b[i].duplicate].sort()).toEqual([false, true]);
       });
-      expect((await store.countByState()).queued).toBe(keys.length);
+      expect((await store.readQueue()).counts.queued).toBe(keys.length);
     });
 
     test('the stored body comes back byte for byte', async () => {
@@ -249,7 +249,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(second.map((d) => d.id)).toEqual(ids.slice(3));
       expect(await store.claimDue({ now: T0 + 100, limit: 10, owner: 'replica-b', leaseMs: 60_000 })).toEqual([]);
       expect(await store.claimDue({ now: T0 + 100, limit: 0, owner: 'replica-b', leaseMs: 60_000 })).toEqual([]);
-      expect((await store.countByState()).sending).toBe(5);
+      expect((await store.readQueue()).counts.sending).toBe(5);
     });
 
     test("a claim skips the sources it is told to (a source whose batch is still in flight): the others' go meanwhile", async () => {
@@ -380,7 +380,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
         lastError: 'no such user',
         lastErrorCode: 'SMTP_5XX',
       });
-      expect(await store.countByState()).toEqual({ queued: 0, sending: 0, retrying: 1, sent: 1, dead: 1 });
+      expect((await store.readQueue()).counts).toEqual({ queued: 0, sending: 0, retrying: 1, sent: 1, dead: 1 });
 
       // The retry is not due before its time, and is at it (the lease was cleared, so no expiry applies).
       expect(await store.claimDue({ now: T0 + 4_999, limit: 5, owner: 'b', leaseMs: 60_000 })).toEqual([]);
@@ -391,7 +391,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(await store.getDelivery(ids[1])).toMatchObject({ state: 'sent', lastError: null, lastErrorCode: null });
       // An empty batch writes nothing and resolves.
       await expect(store.settleBatch({ now: T0 + 6_000, deliveries: [], reports: [] })).resolves.toBeUndefined();
-      expect(await store.countByState()).toEqual({ queued: 0, sending: 0, retrying: 0, sent: 2, dead: 1 });
+      expect((await store.readQueue()).counts).toEqual({ queued: 0, sending: 0, retrying: 0, sent: 2, dead: 1 });
     });
 
     test("settleBatch writes a batch whole: plan, route mails, the sent copy (same bytes), the delivery's state and the report snapshot; a second settle with another plan keeps the first plan", async () => {
@@ -545,18 +545,18 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       await markDead(store, ids[0], { now: T0 + 20, error: 'x', code: 'SMTP_5XX' });
       await markDead(store, ids[1], { now: T0 + 20, error: 'x', code: 'SMTP_5XX' });
 
-      expect(await store.requeue(ids[2], T0 + 30)).toBe(false); // still sending
-      expect(await store.requeue(ids[0], T0 + 30)).toBe(true);
+      expect(await store.requeue(T0 + 30, ids[2])).toBe(0); // still sending
+      expect(await store.requeue(T0 + 30, ids[0])).toBe(1);
       expect(await store.getDelivery(ids[0])).toMatchObject({ state: 'queued', attempts: 0, nextAttemptAt: T0 + 30 });
-      expect(await store.requeue(ids[0], T0 + 30)).toBe(false); // already queued
-      expect(await store.requeue(999_999, T0 + 30)).toBe(false);
+      expect(await store.requeue(T0 + 30, ids[0])).toBe(0); // already queued
+      expect(await store.requeue(T0 + 30, 999_999)).toBe(0);
 
-      expect(await store.requeueAllDead(T0 + 40)).toBe(1);
-      expect(await store.requeueAllDead(T0 + 40)).toBe(0);
-      expect((await store.countByState()).queued).toBe(2);
+      expect(await store.requeue(T0 + 40)).toBe(1);
+      expect(await store.requeue(T0 + 40)).toBe(0);
+      expect((await store.readQueue()).counts.queued).toBe(2);
 
       await markSent(store, ids[2], { now: T0 + 50, messageId: '<3@relay>' });
-      expect(await store.requeue(ids[2], T0 + 60)).toBe(true);
+      expect(await store.requeue(T0 + 60, ids[2])).toBe(1);
     });
 
     test('pruneDeliveries deletes only the given state, last changed before the cut-off, with its key', async () => {
@@ -609,47 +609,47 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect(await store.getDelivery(ids[2])).toBeUndefined();
     });
 
-    test('countByState names every state, zero included', async () => {
-      expect(await store.countByState()).toEqual({ queued: 0, sending: 0, retrying: 0, sent: 0, dead: 0 });
+    test('readQueue counts every state, zero included', async () => {
+      expect((await store.readQueue()).counts).toEqual({ queued: 0, sending: 0, retrying: 0, sent: 0, dead: 0 });
       await store.insertDelivery(makeDelivery(1));
-      expect(await store.countByState()).toEqual({ queued: 1, sending: 0, retrying: 0, sent: 0, dead: 0 });
+      expect((await store.readQueue()).counts).toEqual({ queued: 1, sending: 0, retrying: 0, sent: 0, dead: 0 });
     });
 
-    test('nextDueAt is the earliest queued/retrying time or lease expiry, null when idle', async () => {
-      expect(await store.nextDueAt()).toBeNull();
+    test('readQueue: nextDueAt is the earliest queued/retrying time or lease expiry, null when idle', async () => {
+      expect((await store.readQueue()).nextDueAt).toBeNull();
       await store.insertDelivery(makeDelivery(1, { receivedAt: T0 + 300 }));
       await store.insertDelivery(makeDelivery(2, { receivedAt: T0 + 200 }));
-      expect(await store.nextDueAt()).toBe(T0 + 200);
+      expect((await store.readQueue()).nextDueAt).toBe(T0 + 200);
 
       await store.claimDue({ now: T0 + 250, limit: 1, owner: 'a', leaseMs: 10 });
-      expect(await store.nextDueAt()).toBe(T0 + 260); // the lease ends before the other is due
+      expect((await store.readQueue()).nextDueAt).toBe(T0 + 260); // the lease ends before the other is due
       const [claimed] = await store.claimDue({ now: T0 + 300, limit: 2, owner: 'a', leaseMs: 1_000 });
       expect(claimed).toBeDefined();
       const all = await store.listDeliveries();
       for (const d of all) await markSent(store, d.id, { now: T0 + 400, messageId: `<${d.id}@relay>` });
-      expect(await store.nextDueAt()).toBeNull();
+      expect((await store.readQueue()).nextDueAt).toBeNull();
     });
 
-    test('oldestPendingAt is when the oldest unfinished delivery arrived, null when none is left', async () => {
-      expect(await store.oldestPendingAt()).toBeNull();
+    test('readQueue: oldestPendingAt is when the oldest unfinished delivery arrived, null when none is left', async () => {
+      expect((await store.readQueue()).oldestPendingAt).toBeNull();
       const a = await store.insertDelivery(makeDelivery(1, { receivedAt: T0 + 100 }));
       const b = await store.insertDelivery(makeDelivery(2, { receivedAt: T0 + 200 }));
-      expect(await store.oldestPendingAt()).toBe(T0 + 100);
+      expect((await store.readQueue()).oldestPendingAt).toBe(T0 + 100);
       await store.claimDue({ now: T0 + 300, limit: 1, owner: 'a', leaseMs: 60_000 });
-      expect(await store.oldestPendingAt()).toBe(T0 + 100); // sending still counts
+      expect((await store.readQueue()).oldestPendingAt).toBe(T0 + 100); // sending still counts
       await markSent(store, a.id, { now: T0 + 400, messageId: '<a@relay>' });
-      expect(await store.oldestPendingAt()).toBe(T0 + 200);
+      expect((await store.readQueue()).oldestPendingAt).toBe(T0 + 200);
       await store.claimDue({ now: T0 + 500, limit: 1, owner: 'a', leaseMs: 60_000 });
       await markDead(store, b.id, { now: T0 + 600, error: 'x', code: 'SMTP_5XX' });
-      expect(await store.oldestPendingAt()).toBeNull();
+      expect((await store.readQueue()).oldestPendingAt).toBeNull();
     });
 
     test('releaseLeases returns what is being sent to the queue, due now', async () => {
       await Promise.all([1, 2, 3].map((n) => store.insertDelivery(makeDelivery(n))));
       await store.claimDue({ now: T0 + 10, limit: 2, owner: 'a', leaseMs: 60_000 });
       expect(await store.releaseLeases(T0 + 20)).toBe(2);
-      expect(await store.countByState()).toMatchObject({ queued: 1, retrying: 2, sending: 0 });
-      expect(await store.nextDueAt()).toBe(T0 + 3);
+      expect((await store.readQueue()).counts).toMatchObject({ queued: 1, retrying: 2, sending: 0 });
+      expect((await store.readQueue()).nextDueAt).toBe(T0 + 3);
       expect(await store.releaseLeases(T0 + 30)).toBe(0);
     });
 
@@ -776,7 +776,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
         attempts: 1,
         lastErrorCode: 'SMTP_4XX',
       });
-      expect(await store.nextDueAt()).toBe(T0 + 30);
+      expect((await store.readQueue()).nextDueAt).toBe(T0 + 30);
       expect(await store.retryNow(b.id, T0 + 40)).toBe(false);
       expect(await store.getDelivery(b.id)).toMatchObject({ state: 'dead', nextAttemptAt: null });
       expect(await store.retryNow(999_999, T0 + 40)).toBe(false);
@@ -1414,7 +1414,7 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       await expect(store.insertDelivery(makeDelivery(6))).rejects.toBeInstanceOf(StorageUnavailableError);
 
       const reopened = await open();
-      expect((await reopened.countByState()).queued).toBe(5);
+      expect((await reopened.readQueue()).counts.queued).toBe(5);
     });
   });
 }

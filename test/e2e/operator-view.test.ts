@@ -200,7 +200,7 @@ describe('the operator view in a real browser (JavaScript off)', () => {
     const mails = await smtp.waitFor(3, 20_000);
     expect(mails.map((m) => Number(m.parsed.headers.get('x-compliance-report-id')))).toEqual([401, 402, 403]);
     await waitUntil(() => relay!.relay.worker.breaker.state === 'closed' || undefined, 10_000, 'the breaker to close');
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 3 ? true : undefined), 10_000, 'all sent');
+    await waitUntil(async () => ((await relay!.relay.store.readQueue()).counts.sent === 3 ? true : undefined), 10_000, 'all sent');
     expect(await readGauge(relay.url, 'compliance_relay_smtp_paused')).toBe(0);
     expect(((await (await fetch(`${relay.url}/readyz`)).json()) as { smtp: unknown }).smtp).toMatchObject({ ok: true, state: 'ok' });
     await page.goto(`${relay.url}/ui`);

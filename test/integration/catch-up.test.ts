@@ -126,7 +126,7 @@ describe('catch-up: reports whose webhook never arrived are fetched from NetBox 
     expect(answer.status).toBe(200);
     expect(answer.json).toMatchObject({ status: 'duplicate' });
     expect(await runCatchUp(relay)).toMatchObject({ result: 'done', queued: 0 });
-    await waitUntil(async () => ((await relay.relay.store.countByState()).queued === 0 ? true : undefined), 10_000, 'an empty queue');
+    await waitUntil(async () => ((await relay.relay.store.readQueue()).counts.queued === 0 ? true : undefined), 10_000, 'an empty queue');
     expect(smtp.received).toHaveLength(4);
 
     // The deliveries listing says which came by catch-up.
@@ -221,10 +221,10 @@ describe('catch-up: reports whose webhook never arrived are fetched from NetBox 
     const body = webhookBody(netbox, 2);
     expect((await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) })).status).toBe(202);
     await smtp.waitFor(1);
-    await waitUntil(async () => ((await relay.relay.store.countByState()).sent === 1 ? true : undefined), 10_000, 'the sent record');
+    await waitUntil(async () => ((await relay.relay.store.readQueue()).counts.sent === 1 ? true : undefined), 10_000, 'the sent record');
     expect(await relay.relay.store.pruneDeliveries({ state: 'sent', before: Date.now() + 60_000 })).toBe(1);
     expect(await runCatchUp(relay)).toMatchObject({ result: 'done', queued: 0 });
-    expect(await relay.relay.store.countByState()).toMatchObject({ queued: 0, sending: 0 });
+    expect((await relay.relay.store.readQueue()).counts).toMatchObject({ queued: 0, sending: 0 });
     expect(smtp.received).toHaveLength(1);
   });
 
@@ -270,7 +270,7 @@ describe('catch-up: reports whose webhook never arrived are fetched from NetBox 
     expect(text).not.toContain('- report 12,');
     // Run again: nothing new, no second notice.
     expect(await runCatchUp(relay)).toMatchObject({ result: 'done', queued: 0 });
-    await waitUntil(async () => ((await relay.relay.store.countByState()).queued === 0 ? true : undefined), 10_000, 'an empty queue');
+    await waitUntil(async () => ((await relay.relay.store.readQueue()).counts.queued === 0 ? true : undefined), 10_000, 'an empty queue');
     expect(smtp.received).toHaveLength(21);
     const metrics = await relay.relay.metrics.render();
     expect(metrics).toContain('compliance_relay_catch_up_reports_total{source="default"} 20');
@@ -294,7 +294,7 @@ describe('catch-up: reports whose webhook never arrived are fetched from NetBox 
       'No longer in NetBox when the relay asked (validity keeps only its newest reports), so not mailed: report 2.',
     );
     expect(await runCatchUp(relay)).toMatchObject({ result: 'done', queued: 0 });
-    await waitUntil(async () => ((await relay.relay.store.countByState()).queued === 0 ? true : undefined), 10_000, 'an empty queue');
+    await waitUntil(async () => ((await relay.relay.store.readQueue()).counts.queued === 0 ? true : undefined), 10_000, 'an empty queue');
     expect(smtp.received).toHaveLength(3);
   });
 
@@ -558,7 +558,7 @@ describe('catch-up with two relays on one PostgreSQL database', () => {
     expect(runs.some((o) => o.result === 'failed')).toBe(false);
     const mails = await smtp.waitFor(5);
     await waitUntil(
-      async () => ((await relays[0].relay.store.countByState()).sent === 5 ? true : undefined),
+      async () => ((await relays[0].relay.store.readQueue()).counts.sent === 5 ? true : undefined),
       20_000,
       'five sent deliveries',
     );

@@ -42,9 +42,9 @@ describe('the dashboard reads typed rows, not bodies (issue 15)', () => {
       },
       getSentMessage: (id, route) => store.getSentMessage(id, route),
       listSentMessages: (id) => store.listSentMessages(id),
-      requeue: (id, now) => store.requeue(id, now),
+      requeue: (now, id) => store.requeue(now, id),
       retryNow: (id, now) => store.retryNow(id, now),
-      countByState: () => store.countByState(),
+      readQueue: () => store.readQueue(),
       listRouteMails: (ids) => store.listRouteMails(ids),
     };
     const app = express();

@@ -64,7 +64,7 @@ describe('a digest route on two replicas sharing PostgreSQL', () => {
   const settle = () =>
     waitUntil(
       async () => {
-        const c = await replicas[0].relay.store.countByState();
+        const c = (await replicas[0].relay.store.readQueue()).counts;
         return c.queued + c.sending + c.retrying === 0;
       },
       15_000,

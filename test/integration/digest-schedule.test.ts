@@ -59,7 +59,7 @@ describe('a digest route on SQLite with a fake clock', () => {
   const settle = () =>
     waitUntil(
       async () => {
-        const c = await relay!.relay.store.countByState();
+        const c = (await relay!.relay.store.readQueue()).counts;
         return c.queued + c.sending + c.retrying === 0;
       },
       10_000,

@@ -23,7 +23,7 @@ describe('duplicates never produce a second mail', () => {
   const allSent = async (n: number) => {
     await waitUntil(
       async () => {
-        const c = await relay.relay.store.countByState();
+        const c = (await relay.relay.store.readQueue()).counts;
         return c.sent === n && c.queued + c.sending + c.retrying + c.dead === 0 ? c : undefined;
       },
       15_000,

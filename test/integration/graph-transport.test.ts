@@ -48,7 +48,7 @@ describe('MAIL_TRANSPORT=graph: sendMail with the same MIME message (issue 18)',
       const body = buildBody({ data: buildReportData({ id }) });
       expect((await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) })).status).toBe(202);
     }
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === ids.length ? true : undefined), 30_000, 'all sent');
+    await waitUntil(async () => ((await relay!.relay.store.readQueue()).counts.sent === ids.length ? true : undefined), 30_000, 'all sent');
 
     const sent = double.graphSends.map((s) => Number(s.parsed.headers.get('x-compliance-report-id'))).sort((a, b) => a - b);
     expect(sent).toEqual(ids);
@@ -69,7 +69,7 @@ describe('MAIL_TRANSPORT=graph: sendMail with the same MIME message (issue 18)',
     const next = buildBody({ data: buildReportData({ id: 640 }) });
     await postWebhook(relay.webhookUrl, next, { 'X-Hook-Signature': netboxSignature(next, SECRET) });
     await waitUntil(
-      async () => ((await relay!.relay.store.countByState()).sent === ids.length + 1 ? true : undefined),
+      async () => ((await relay!.relay.store.readQueue()).counts.sent === ids.length + 1 ? true : undefined),
       10_000,
       'sent after revocation',
     );
@@ -110,7 +110,7 @@ describe('MAIL_TRANSPORT=graph: sendMail with the same MIME message (issue 18)',
     await waitUntil(() => (double!.graphAttempts >= 2 ? true : undefined), 10_000, 'a probe after the pause');
     const retry = relay.workerOutcomes.find((o) => o.type === 'retry');
     expect(retry?.type === 'retry' && retry.failure).toMatchObject({ code: 'GRAPH_ACCESS_DENIED', configProblem: true, scope: 'server' });
-    expect((await relay.relay.store.countByState()).dead ?? 0).toBe(0);
+    expect((await relay.relay.store.readQueue()).counts.dead ?? 0).toBe(0);
     expect(relay.relay.transportHealth.status()).toMatchObject({ ok: false, code: 'GRAPH_ACCESS_DENIED' });
   }, 30_000);
 

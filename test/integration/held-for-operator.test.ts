@@ -81,7 +81,7 @@ describe('a refused login holds the queue for the operator', () => {
   it('535: none dead, said so in /readyz, the metric and the log; logins stay bounded; a restart with the fix mails each once, in order', async () => {
     const dataDir = makeTempDir('relay-held-');
     await holdThreeReports(dataDir);
-    const states = await relay!.relay.store.countByState();
+    const states = (await relay!.relay.store.readQueue()).counts;
     expect([states.sent ?? 0, states.dead ?? 0, (states.queued ?? 0) + (states.retrying ?? 0)]).toEqual([0, 0, 3]);
     expect(relay!.workerOutcomes.some((o) => o.type === 'dead')).toBe(false);
 
@@ -104,9 +104,9 @@ describe('a refused login holds the queue for the operator', () => {
     await relay!.stop();
     relay = await startTestRelay(env(NEW_PASSWORD), { dataDir });
     await server!.peer.waitFor(3, 30_000);
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 3 ? true : undefined), 10_000, 'all three sent');
+    await waitUntil(async () => ((await relay!.relay.store.readQueue()).counts.sent === 3 ? true : undefined), 10_000, 'all three sent');
     expect(reportIds(server!.peer)).toEqual([501, 502, 503]);
-    expect((await relay.relay.store.countByState()).dead ?? 0).toBe(0);
+    expect((await relay.relay.store.readQueue()).counts.dead ?? 0).toBe(0);
   }, 60_000);
 
   it('the dashboard says held; the password put back on the server, then a resume: each held report once, in order, no restart', async () => {
@@ -130,7 +130,7 @@ describe('a refused login holds the queue for the operator', () => {
     expect(await resumed.json()).toEqual({ smtp: 'probing-now' });
 
     await server!.peer.waitFor(3, 30_000);
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 3 ? true : undefined), 10_000, 'all three sent');
+    await waitUntil(async () => ((await relay!.relay.store.readQueue()).counts.sent === 3 ? true : undefined), 10_000, 'all three sent');
     expect(reportIds(server!.peer)).toEqual([501, 502, 503]);
     expect(relay!.relay.worker.breaker).toMatchObject({ state: 'closed', held: false });
   }, 60_000);

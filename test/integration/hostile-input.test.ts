@@ -257,7 +257,7 @@ describe('hostile input over a real listener (fast-check)', () => {
     const total = VALID_RUNS * VALID_BATCH;
     expect(accepted).toHaveLength(total);
     await waitUntil(
-      async () => ((await relay.relay.store.countByState()).sent === total ? true : undefined),
+      async () => ((await relay.relay.store.readQueue()).counts.sent === total ? true : undefined),
       240_000,
       `${total} mails sent`,
     );

@@ -53,7 +53,7 @@ describe('leases of a batch in flight', () => {
     expect(lease.leaseUntil).toBeGreaterThan(claimed.leaseUntil + LEASE_MS);
     answer();
     await smtp.waitFor(3, 10_000);
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 3 ? true : undefined), 10_000, 'all three sent');
+    await waitUntil(async () => ((await relay!.relay.store.readQueue()).counts.sent === 3 ? true : undefined), 10_000, 'all three sent');
     await new Promise((resolve) => setTimeout(resolve, 2 * LEASE_MS));
     const reports = smtp.received.map((m) => m.parsed.headers.get('x-compliance-report-id'));
     expect(reports).toEqual(['801', '802', '803']);

@@ -74,7 +74,7 @@ describe('a login goes only over TLS', () => {
 
     await waitUntil(() => relay!.relay.worker.breaker.held || undefined, 10_000, 'the queue to be held');
     await waitUntil(() => relay!.workerOutcomes.find((o) => o.type === 'retry'), 10_000, 'the first attempt');
-    const states = await relay.relay.store.countByState();
+    const states = (await relay.relay.store.readQueue()).counts;
     expect((states.queued ?? 0) + (states.retrying ?? 0)).toBe(3);
     expect(relay.workerOutcomes.some((o) => o.type === 'retry' && o.failure.code === 'SMTP_TLS_REQUIRED')).toBe(true);
     expect(server.logins).toEqual([]);
@@ -123,7 +123,7 @@ describe('a login goes only over TLS', () => {
     await relay.stop();
     relay = await startTestRelay(env(server, { SMTP_REQUIRE_TLS: 'false' }), { dataDir });
     await server.peer.waitFor(3, 20_000);
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 3 ? true : undefined), 10_000, 'all three sent');
+    await waitUntil(async () => ((await relay!.relay.store.readQueue()).counts.sent === 3 ? true : undefined), 10_000, 'all three sent');
     expect(reportIds(server.peer)).toEqual([301, 302, 303]);
     expect(server.logins[0]).toBe(`relay:${PASSWORD}`);
     // The opt-out is said at every start: the login now travels in clear.

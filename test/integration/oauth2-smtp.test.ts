@@ -99,9 +99,9 @@ describe('OAuth2 credentials with SMTP: AUTH XOAUTH2 with a client-credentials t
     await postReports(relay, ids);
 
     await peer.waitFor(ids.length, 30_000);
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === ids.length ? true : undefined), 10_000, 'all sent');
+    await waitUntil(async () => ((await relay!.relay.store.readQueue()).counts.sent === ids.length ? true : undefined), 10_000, 'all sent');
     expect(reportIds(peer)).toEqual(ids);
-    expect((await relay.relay.store.countByState()).dead).toBe(0);
+    expect((await relay.relay.store.readQueue()).counts.dead).toBe(0);
     // One token for the three pooled connections, one more after the expiry: never one per connection.
     expect(double.tokenRequests).toEqual([
       { grant: 'client_credentials', ok: true },
@@ -131,7 +131,7 @@ describe('OAuth2 credentials with SMTP: AUTH XOAUTH2 with a client-credentials t
     );
     const refused = relay.workerOutcomes.filter((o) => o.type === 'retry');
     expect(refused.every((o) => o.type === 'retry' && o.failure.configProblem && o.failure.scope === 'server')).toBe(true);
-    expect((await relay.relay.store.countByState()).dead ?? 0).toBe(0);
+    expect((await relay.relay.store.readQueue()).counts.dead ?? 0).toBe(0);
     expect(peer.received).toHaveLength(0);
 
     const ready = await fetch(`${relay.url}/readyz`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
@@ -154,9 +154,9 @@ describe('OAuth2 credentials with SMTP: AUTH XOAUTH2 with a client-credentials t
 
     double.setRefusing(false);
     await peer.waitFor(2, 30_000);
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 2 ? true : undefined), 10_000, 'both sent');
+    await waitUntil(async () => ((await relay!.relay.store.readQueue()).counts.sent === 2 ? true : undefined), 10_000, 'both sent');
     expect(reportIds(peer)).toEqual([801, 802]);
-    expect((await relay.relay.store.countByState()).dead ?? 0).toBe(0);
+    expect((await relay.relay.store.readQueue()).counts.dead ?? 0).toBe(0);
   }, 60_000);
 
   it('535 on AUTH XOAUTH2 is a refused token too: paused, not dead-lettered', async () => {
@@ -172,7 +172,7 @@ describe('OAuth2 credentials with SMTP: AUTH XOAUTH2 with a client-credentials t
     const outcome = await waitUntil(() => relay!.workerOutcomes.find((o) => o.type === 'retry'), 10_000, 'a retry');
     expect(outcome.type === 'retry' && outcome.failure.code).toBe('OAUTH2_REFUSED');
     expect(relay.relay.worker.breaker.state).not.toBe('closed');
-    expect((await relay.relay.store.countByState()).dead ?? 0).toBe(0);
+    expect((await relay.relay.store.readQueue()).counts.dead ?? 0).toBe(0);
     expect(relay.logs.some((l) => l.includes('CONFIGURATION PROBLEM'))).toBe(true);
   }, 30_000);
 

@@ -38,7 +38,7 @@ describe('operator recovery: list dead deliveries and requeue them', () => {
     const body = buildBody({ data: buildReportData({ id, custom_fields: { body_marker: 'BODY-MARKER-NOT-IN-LISTINGS' } }) });
     return postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) });
   };
-  const deadCount = async () => (await relay.relay.store.countByState()).dead;
+  const deadCount = async () => (await relay.relay.store.readQueue()).counts.dead;
   const api = (path: string, init: RequestInit & { token?: string | null } = {}) =>
     fetch(`${relay.url}${path}`, {
       ...init,
@@ -104,7 +104,7 @@ describe('operator recovery: list dead deliveries and requeue them', () => {
     const all = await runCliCaptured(['retry', '--all-dead'], env);
     expect(all.stdout).toContain('Requeued 2 dead deliveries');
     await smtp.waitFor(3);
-    await waitUntil(async () => ((await relay.relay.store.countByState()).sent === 3 ? true : undefined), 10_000, 'all sent');
+    await waitUntil(async () => ((await relay.relay.store.readQueue()).counts.sent === 3 ? true : undefined), 10_000, 'all sent');
   });
 
   it('the admin API needs the bearer token, lists deliveries and requeues one or all dead', async () => {
@@ -169,7 +169,7 @@ describe('operator recovery: list dead deliveries and requeue them', () => {
       { state: 'sending', attempts: 1 },
     ]).toContainEqual({ state: requeuedNow.state, attempts: requeuedNow.attempts });
     await smtp.waitFor(1);
-    await waitUntil(async () => ((await relay.relay.store.countByState()).sent === 1 ? true : undefined), 10_000, 'sent');
+    await waitUntil(async () => ((await relay.relay.store.readQueue()).counts.sent === 1 ? true : undefined), 10_000, 'sent');
     const one = await body(await api(`/api/deliveries/${page.deliveries[0].id}`));
     expect(one.delivery).toMatchObject({ state: 'sent', messageId: expect.stringMatching(/^<report-2\./) });
 

@@ -520,7 +520,7 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
     netbox.assignments.splice(0, netbox.assignments.length);
     await r.stop();
     const again = await start();
-    expect(await again.relay.store.requeue(id, Date.now())).toBe(true);
+    expect(await again.relay.store.requeue(Date.now(), id)).toBe(1);
     again.relay.worker.kick();
     await waitUntil(
       async () => ((await again.relay.store.getDelivery(id))!.state === 'sent' ? true : undefined),

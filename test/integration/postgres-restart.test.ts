@@ -78,7 +78,7 @@ describe('PostgreSQL restarts while the relay runs', () => {
 
     await waitUntil(() => (mailedIds().size === 30 ? true : undefined), 120_000, 'all 30 reports to be mailed');
     await waitUntil(
-      async () => ((await relay!.relay.store.countByState()).sent === 30 ? true : undefined),
+      async () => ((await relay!.relay.store.readQueue()).counts.sent === 30 ? true : undefined),
       60_000,
       'all 30 recorded as sent',
     );

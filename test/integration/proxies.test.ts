@@ -287,7 +287,7 @@ describe('HTTP_PROXY, HTTPS_PROXY and NO_PROXY', () => {
       );
       const body = buildBody({ data: buildReportData({ id: 700 }) });
       expect((await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) })).status).toBe(202);
-      await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 1 ? true : undefined), 10_000, 'sent');
+      await waitUntil(async () => ((await relay!.relay.store.readQueue()).counts.sent === 1 ? true : undefined), 10_000, 'sent');
     }
 
     it('the token and the mail go through HTTP_PROXY', async () => {

@@ -44,7 +44,7 @@ describe('retention', () => {
     for (const id of [1, 2, 3]) expect((await post(id)).status).toBe(202);
     await waitUntil(
       async () => {
-        const c = await relay.relay.store.countByState();
+        const c = (await relay.relay.store.readQueue()).counts;
         return c.sent === 2 && c.dead === 1 ? c : undefined;
       },
       10_000,
@@ -58,7 +58,7 @@ describe('retention', () => {
 
     // 40 days after they were sent: the sent ones go, the dead one stays for the operator.
     now += 30 * DAY_MS;
-    await waitUntil(async () => ((await relay.relay.store.countByState()).sent === 0 ? true : undefined), 5_000, 'sent pruned');
+    await waitUntil(async () => ((await relay.relay.store.readQueue()).counts.sent === 0 ? true : undefined), 5_000, 'sent pruned');
     const left = await relay.relay.store.listDeliveries();
     expect(left.map((d) => [d.reportId, d.state])).toEqual([[2, 'dead']]);
     // The rows are gone before the prune's commit is synced and logged: wait for the line, not just the count.

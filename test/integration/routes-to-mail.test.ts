@@ -200,7 +200,7 @@ describe('routes: the right people get the right mails', () => {
     await start();
     const records = await relay.relay.store.listRouteMails([id]);
     expect(records.filter((r) => r.state === 'sent').map((r) => r.route)).toEqual(['on-call', 'auditors']);
-    expect(await relay.relay.store.requeue(id, Date.now())).toBe(true);
+    expect(await relay.relay.store.requeue(Date.now(), id)).toBe(1);
     relay.relay.worker.kick();
     await waitUntil(
       async () => ((await relay.relay.store.getDelivery(id))!.state === 'sent' ? true : undefined),

@@ -110,7 +110,7 @@ describe('sending through a real SMTP server', () => {
     for (const id of [90, 91, 92]) await postWebhook(relay.webhookUrl, buildBody({ data: buildReportData({ id }) }));
     // The first failure pauses the queue: the others wait for its end, queued or retrying.
     await waitUntil(async () => {
-      const { retrying, queued } = await relay!.relay.store.countByState();
+      const { retrying, queued } = (await relay!.relay.store.readQueue()).counts;
       return retrying >= 1 && retrying + queued === 3 ? true : undefined;
     });
     await relay.stop();

@@ -63,13 +63,13 @@ describe('SMTP outage: refused, then 421/451, then back', () => {
     );
 
     const mails = await smtp.waitFor(QUEUED, 90_000);
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === QUEUED ? true : undefined), 10_000, 'all sent');
+    await waitUntil(async () => ((await relay!.relay.store.readQueue()).counts.sent === QUEUED ? true : undefined), 10_000, 'all sent');
     const order = mails.map((m) => Number(m.parsed.headers.get('x-compliance-report-id')));
     expect(order).toEqual(Array.from({ length: QUEUED }, (_, i) => 500 + i));
     expect(smtp.received).toHaveLength(QUEUED);
     expect(smtp.attempts).toBe(QUEUED + replies.length);
     expect(relay.relay.worker.breaker.state).toBe('closed');
-    const dead = await relay.relay.store.countByState();
+    const dead = (await relay.relay.store.readQueue()).counts;
     expect(dead.dead).toBe(0);
   }, 150_000);
 
@@ -95,12 +95,16 @@ describe('SMTP outage: refused, then 421/451, then back', () => {
       expect((await postWebhook(relay!.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) })).status).toBe(202);
     };
     await post(buildReportData({ id: 700 }));
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).dead === 1 ? true : undefined), 10_000, 'the first report dead');
+    await waitUntil(
+      async () => ((await relay!.relay.store.readQueue()).counts.dead === 1 ? true : undefined),
+      10_000,
+      'the first report dead',
+    );
     expect(relay.relay.worker.breaker.state).toBe('open');
     // Every test passed: the on-failure route suppresses it. It is the probe, and it sends nothing.
     await post(buildReportData({ id: 701, total_passed: 8, middle_passed: 8 }));
     await waitUntil(
-      async () => ((await relay!.relay.store.countByState()).sent === 1 ? true : undefined),
+      async () => ((await relay!.relay.store.readQueue()).counts.sent === 1 ? true : undefined),
       10_000,
       'the passing report settled',
     );
@@ -144,7 +148,7 @@ describe('SMTP outage: refused, then 421/451, then back', () => {
 
     const all = await smtp.waitFor(5, 30_000);
     expect(Number(all[4].parsed.headers.get('x-compliance-report-id'))).toBe(600);
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 5 ? true : undefined), 10_000, 'all sent');
+    await waitUntil(async () => ((await relay!.relay.store.readQueue()).counts.sent === 5 ? true : undefined), 10_000, 'all sent');
     // Each mail once: five accepted, one greylisted attempt.
     expect(smtp.received).toHaveLength(5);
     expect(smtp.attempts).toBe(6);

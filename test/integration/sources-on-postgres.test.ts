@@ -59,7 +59,11 @@ describe('two replicas on PostgreSQL share the NetBox sources', () => {
     expect(retried.json.status).toBe('duplicate');
     await smtp.waitFor(2);
     // Recorded (the settle writes the report to the series' history with its outcome), whichever replica sent it.
-    await waitUntil(async () => ((await a.relay.store.countByState()).sent === 2 ? true : undefined), 10_000, 'both reports 29 recorded');
+    await waitUntil(
+      async () => ((await a.relay.store.readQueue()).counts.sent === 2 ? true : undefined),
+      10_000,
+      'both reports 29 recorded',
+    );
     // prod's next report, through replica a, is compared with prod's 29 (stored through replica b), not lab's.
     expect((await post(a, 'prod', PROD_SECRET, 30, '2026-03-06T11:00:00Z', 4)).status).toBe(202);
     const mails = await smtp.waitFor(3);

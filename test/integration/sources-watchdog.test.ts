@@ -41,7 +41,7 @@ describe('the watchdog per NetBox source', () => {
   const settle = () =>
     waitUntil(
       async () => {
-        const c = await relay.relay.store.countByState();
+        const c = (await relay.relay.store.readQueue()).counts;
         return c.queued + c.sending + c.retrying === 0;
       },
       10_000,

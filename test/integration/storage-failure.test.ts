@@ -74,7 +74,7 @@ describe('storage failure: 503 while the outbox cannot commit, recovery without 
     // Report 1 mailed and recorded first: this test is about what the webhook answers (a report whose mail
     // is being composed while the disk fills waits for its lease, as store-away-while-composing shows).
     await smtp.waitFor(1);
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 1 ? true : undefined), 10_000, 'report 1 sent');
+    await waitUntil(async () => ((await relay!.relay.store.readQueue()).counts.sent === 1 ? true : undefined), 10_000, 'report 1 sent');
     // Fill the file system to the last block.
     const filler = path.join(dir, 'filler');
     const fd = fs.openSync(filler, 'w');
@@ -116,7 +116,7 @@ describe('storage failure: 503 while the outbox cannot commit, recovery without 
     expect((await post(report(2))).status).toBe(202);
     await smtp.waitFor(2);
     expect(await storedReportIds()).toEqual([1, 2]);
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 2 ? true : undefined), 10_000, 'both sent');
+    await waitUntil(async () => ((await relay!.relay.store.readQueue()).counts.sent === 2 ? true : undefined), 10_000, 'both sent');
     expect(relay.logs.some((l) => l.includes('"code":"SQLITE_CANTOPEN"') || l.includes('SQLITE_READONLY'))).toBe(true);
   });
 });

@@ -76,11 +76,11 @@ describe('the store goes away while a report is being composed', () => {
     const [mail] = await smtp.waitFor(1, 60_000);
     expect(mail.parsed.subject).toMatch(/^First: 50\.0%, 3 HIGH failing \u2014 report 41 /);
     await waitUntil(
-      async () => ((await relay!.relay.store.countByState()).sent === 1 ? true : undefined),
+      async () => ((await relay!.relay.store.readQueue()).counts.sent === 1 ? true : undefined),
       30_000,
       'the delivery recorded as sent',
     );
-    expect(await relay.relay.store.countByState()).toMatchObject({ sent: 1, dead: 0 });
+    expect((await relay.relay.store.readQueue()).counts).toMatchObject({ sent: 1, dead: 0 });
     expect(relay.workerOutcomes.map((o) => o.type)).toEqual(['sent']);
     expect(smtp.received).toHaveLength(1);
   });

@@ -99,7 +99,7 @@ describe('throttled means paced: a server that says when to come back is tried a
 
     // Finished well within one outage backoff step per throttle: two windows and a little.
     await waitUntil(() => (graph!.graphSends.length >= OWNERS ? true : undefined), 45_000, 'every owner mail');
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 1 ? true : undefined), 10_000, 'the delivery sent');
+    await waitUntil(async () => ((await relay!.relay.store.readQueue()).counts.sent === 1 ? true : undefined), 10_000, 'the delivery sent');
     const recipients = graph.graphSends.map((s) => String((s.parsed.to as { text?: string } | undefined)?.text));
     expect(new Set(recipients).size).toBe(OWNERS);
     expect(recipients).toHaveLength(OWNERS);
@@ -121,7 +121,7 @@ describe('throttled means paced: a server that says when to come back is tried a
       expect(retry.nextAttemptAt).toBeLessThan(throttle.at + OUTAGE_FIRST_PAUSE_MS);
     }
     expect(relay.relay.worker.breaker).toMatchObject({ state: 'closed', failures: 0 });
-    expect((await relay.relay.store.countByState()).dead ?? 0).toBe(0);
+    expect((await relay.relay.store.readQueue()).counts.dead ?? 0).toBe(0);
   }, 60_000);
 
   it('an SMTP server answering 450 "try again in N seconds" past 30 mails a window: each owner mail once, each retry when the server said', async () => {
@@ -150,7 +150,7 @@ describe('throttled means paced: a server that says when to come back is tried a
     await postReport(relay, netbox, 402, stockOwners(netbox));
 
     const mails = await smtp.waitFor(OWNERS, 45_000);
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 1 ? true : undefined), 10_000, 'the delivery sent');
+    await waitUntil(async () => ((await relay!.relay.store.readQueue()).counts.sent === 1 ? true : undefined), 10_000, 'the delivery sent');
     const recipients = mails.map((m) => m.envelope.to.join(','));
     expect(new Set(recipients).size).toBe(OWNERS);
     expect(recipients).toHaveLength(OWNERS);

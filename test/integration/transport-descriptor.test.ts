@@ -75,7 +75,7 @@ describe('a transport described by its descriptor alone', () => {
       const body = buildBody({ data: buildReportData({ id: 5 }) });
       const answer = await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) });
       expect(answer.status).toBe(202);
-      await waitUntil(async () => ((await relay.relay.store.countByState()).sent === 1 ? true : undefined), 15_000, 'the mail sent');
+      await waitUntil(async () => ((await relay.relay.store.readQueue()).counts.sent === 1 ? true : undefined), 15_000, 'the mail sent');
       expect(memory.sent).toHaveLength(1);
       expect(memory.sent[0].envelope.to).toEqual(['oncall@example.com']);
       // Nothing went to the default transport's .eml files.
@@ -140,7 +140,11 @@ describe('a transport described by its descriptor alone', () => {
     try {
       const body = buildBody({ data: buildReportData({ id: 6 }) });
       expect((await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) })).status).toBe(202);
-      await waitUntil(async () => ((await relay.relay.store.countByState()).dead === 1 ? true : undefined), 15_000, 'the delivery dead');
+      await waitUntil(
+        async () => ((await relay.relay.store.readQueue()).counts.dead === 1 ? true : undefined),
+        15_000,
+        'the delivery dead',
+      );
       const cookie = `${SESSION_COOKIE}=${createSessionKeys(adminToken).issue(Date.now()).cookie}`;
       const page = await (await fetch(`${relay.url}/ui`, { headers: { cookie } })).text();
       const words = textOf(/<span class="error-words">([\s\S]*?)<\/span>/.exec(page)?.[1] ?? '');

@@ -136,7 +136,7 @@ describe('outcomes the store cannot record yet', () => {
 
     disk.free();
     await waitUntil(
-      async () => ((await relay!.relay.store.countByState()).sent === accepted.length ? true : undefined),
+      async () => ((await relay!.relay.store.readQueue()).counts.sent === accepted.length ? true : undefined),
       30_000,
       'every accepted report recorded as sent',
     );
@@ -157,7 +157,7 @@ describe('outcomes the store cannot record yet', () => {
     relay = await startTestRelay(env({ SMTP_POOL_SIZE: '2' }), { dataDir, tune: shortLease });
     expect((await post(14)).status).toBe(202);
     await waitUntil(
-      async () => ((await relay!.relay.store.countByState()).sent === accepted.length + 1 ? true : undefined),
+      async () => ((await relay!.relay.store.readQueue()).counts.sent === accepted.length + 1 ? true : undefined),
       20_000,
       'report 14 sent',
     );
@@ -186,7 +186,7 @@ describe('outcomes the store cannot record yet', () => {
     expect(await unrecorded()).toBe(held);
 
     disk.free();
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 6 ? true : undefined), 30_000, 'all six sent');
+    await waitUntil(async () => ((await relay!.relay.store.readQueue()).counts.sent === 6 ? true : undefined), 30_000, 'all six sent');
     expect(reportIdsMailed()).toEqual(range(1, 6));
     expect(smtp.received.map((m) => Number(/\u2014 report (\d+)/.exec(String(m.parsed.subject))?.[1]))).toEqual(range(1, 6));
     expect(duplicates(messageIds())).toEqual([]);
@@ -219,7 +219,7 @@ describe('outcomes the store cannot record yet', () => {
     // Space is back at the next start (the cap was that process's own): what was logged is mailed again, nothing else.
     relay = await startTestRelay(env({ SMTP_POOL_SIZE: '2' }), { dataDir, tune: shortLease });
     expect((await post(6)).status).toBe(202);
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 6 ? true : undefined), 30_000, 'all six sent');
+    await waitUntil(async () => ((await relay!.relay.store.readQueue()).counts.sent === 6 ? true : undefined), 30_000, 'all six sent');
     expect(new Set(reportIdsMailed())).toEqual(new Set(range(1, 6)));
     expect(duplicates(messageIds())).toEqual([...new Set(logged)].sort());
   });
@@ -279,7 +279,7 @@ describe('outcomes the store cannot record yet: PostgreSQL', () => {
     db.start();
 
     await waitUntil(
-      async () => ((await relay!.relay.store.countByState().catch(() => undefined))?.sent === 8 ? true : undefined),
+      async () => ((await relay!.relay.store.readQueue().catch(() => undefined))?.counts.sent === 8 ? true : undefined),
       60_000,
       'all eight recorded as sent',
     );
@@ -290,7 +290,7 @@ describe('outcomes the store cannot record yet: PostgreSQL', () => {
     await relay.stop();
     relay = await startTestRelay(env(), { tune: shortLease });
     expect((await post(10)).status).toBe(202);
-    await waitUntil(async () => ((await relay!.relay.store.countByState()).sent === 9 ? true : undefined), 30_000, 'report 10 sent');
+    await waitUntil(async () => ((await relay!.relay.store.readQueue()).counts.sent === 9 ? true : undefined), 30_000, 'report 10 sent');
     expect(reportIdsMailed()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 10]);
     expect(new Set(messageIds()).size).toBe(9);
   });

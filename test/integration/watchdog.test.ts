@@ -36,7 +36,7 @@ describe('EXPECT_REPORT_EVERY: the watchdog', () => {
   const settle = () =>
     waitUntil(
       async () => {
-        const c = await relay.relay.store.countByState();
+        const c = (await relay.relay.store.readQueue()).counts;
         return c.queued + c.sending + c.retrying === 0;
       },
       10_000,
@@ -92,7 +92,7 @@ describe('EXPECT_REPORT_EVERY: the watchdog', () => {
     expect(await replica.evaluate()).toBe('overdue');
     expect(await relay.relay.watchdog!.evaluate()).toBeUndefined();
     await smtp.waitFor(5);
-    await waitUntil(async () => (await relay.relay.store.countByState()).sent === 5, 10_000, 'every record sent');
+    await waitUntil(async () => (await relay.relay.store.readQueue()).counts.sent === 5, 10_000, 'every record sent');
     expect(smtp.received).toHaveLength(5);
   });
 

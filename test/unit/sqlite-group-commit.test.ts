@@ -52,7 +52,7 @@ describe('SQLite group commit of inserts, claims and outcomes', () => {
 
     const reopened = SqliteStore.open({ dataDir });
     try {
-      expect(await reopened.countByState()).toEqual({ queued: 0, sending: 0, retrying: 10, sent: 10, dead: 10 });
+      expect((await reopened.readQueue()).counts).toEqual({ queued: 0, sending: 0, retrying: 10, sent: 10, dead: 10 });
       expect((await reopened.getDelivery(claimed[0].id))?.messageId).toBe(`<m${claimed[0].id}@x>`);
       expect((await reopened.getDelivery(claimed[15].id))?.lastErrorCode).toBe('ECONNREFUSED');
     } finally {
@@ -135,7 +135,7 @@ describe('SQLite WAL sync off the event loop (synchronous=FULL)', () => {
     fail = false;
     // The sender retries the same delivery: stored once, and this time acknowledged.
     const retried = await store.insertDelivery(delivery(1));
-    expect(await store.countByState()).toMatchObject({ queued: 1 });
+    expect((await store.readQueue()).counts).toMatchObject({ queued: 1 });
     expect(retried.id).toBeGreaterThan(0);
     await store.close();
   });
