@@ -217,7 +217,7 @@ async function computeIdleDelay(loop: Loop): Promise<number> {
   const now = clock.now();
   if (loop.policy.state === 'open' && loop.policy.openUntil > now) return loop.policy.openUntil - now;
   try {
-    const due = (await store.readQueue()).nextDueAt;
+    const due = (await store.readQueueTimes()).nextDueAt;
     if (due !== null) return Math.min(pollMs, Math.max(0, due - clock.now()));
   } catch {
     // The poll interval still applies; the claim will report the storage problem.

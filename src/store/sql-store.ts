@@ -175,6 +175,11 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
     return this.engine.read(readQueue());
   }
 
+  /** {@link readQueue}'s times alone, without counting the rows (the idle worker's poll). */
+  readQueueTimes(): Promise<{ oldestPendingAt: number | null; nextDueAt: number | null }> {
+    return this.engine.read(readQueueTimes());
+  }
+
   /** Deletes deliveries in `state` last changed before `before`, with their bodies and idempotency keys. */
   pruneDeliveries(options: { state: 'sent' | 'dead'; before: number }): Promise<number> {
     return this.engine.write(prune(options), { atomic: true });
@@ -371,8 +376,12 @@ function* prune(options: { state: 'sent' | 'dead'; before: number }): Work<numbe
 function* readQueue(): Work<Awaited<ReturnType<Store['readQueue']>>> {
   const counts = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
   for (const row of yield* selectAll(queries.deliveries.countByState, {})) counts[row.state] = row.n;
+  return { counts, ...(yield* readQueueTimes()) };
+}
+
+function* readQueueTimes(): Work<Awaited<ReturnType<Store['readQueueTimes']>>> {
   const { oldest, due, lease } = (yield* selectOne(queries.deliveries.queueTimes, {}))!;
-  return { counts, oldestPendingAt: oldest, nextDueAt: due === null || lease === null ? (due ?? lease) : Math.min(due, lease) };
+  return { oldestPendingAt: oldest, nextDueAt: due === null || lease === null ? (due ?? lease) : Math.min(due, lease) };
 }
 
 function* ensureWatchdog(now: number, source: string): Work<WatchdogState> {
