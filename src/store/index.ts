@@ -1,7 +1,7 @@
 export * from './types';
 export { SqliteStore, SQLITE_FILE_NAME, loadSqliteDriver } from './sqlite-store';
 export { PgStore, PG_POOL_SIZE } from './pg-store';
-export { parseStoredId, type Store } from './sql-store';
+export { type Store } from './sql-store';
 export { PG_MIGRATIONS } from './migrations/pg';
 export { openStore } from './open-store';
 export { lockDataDir, DataDirLockedError, type DataDirLock } from './lock-data-dir';

@@ -3,9 +3,9 @@ import { PG_MIGRATIONS } from './migrations/pg';
 import { POSTGRES_DIALECT } from './dialect';
 import { TurnBatch } from './turn-batch';
 import { hasArrival } from './report-rows';
-import { SqlStore, storeClosedError, type StoreEngine } from './sql-store';
+import { SqlStore, type StoreEngine } from './sql-store';
 import { insertDeliveries, type Work } from './store-work';
-import { StorageUnavailableError } from './types';
+import { StorageUnavailableError, storeClosedError } from './types';
 import type { InsertResult, MigrationReport, NewDelivery } from './types';
 
 export interface PgStoreOptions {

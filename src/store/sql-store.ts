@@ -10,7 +10,7 @@ import { buildRouteGroupsPattern, decodeRouteMailRow } from './route-mail-rows';
 import { fromSentMessageRow } from './sent-message-rows';
 import { selectListWaivers, waiverQueries } from './waiver-rows';
 import { catchUpQueries, decodeCatchUpRow } from './catch-up-rows';
-import { DELIVERY_STATES, StorageUnavailableError } from './types';
+import { DELIVERY_STATES, parseStoredId } from './types';
 import type {
   CatchUpState,
   DeliveryRecord,
@@ -47,17 +47,6 @@ export interface StoreEngine {
   /** Commits a delivery from a webhook (or finds the one with its key), group-committed with its turn. */
   insertDelivery(delivery: NewDelivery): Promise<InsertResult>;
   close(): Promise<void>;
-}
-
-/** An id as the store gives them (deliveries, waivers): digits only; anything else (a file waiver's `file:<n>`, a typo) names none. */
-export function parseStoredId(id: string): number | undefined {
-  const n = /^\d{1,15}$/.test(id) ? Number(id) : NaN;
-  return Number.isSafeInteger(n) ? n : undefined;
-}
-
-/** A call on a store that close() has closed. */
-export function storeClosedError(): StorageUnavailableError {
-  return new StorageUnavailableError('the store is closed', 'STORE_CLOSED');
 }
 
 /**

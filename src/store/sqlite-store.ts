@@ -5,9 +5,9 @@ import { SQLITE_MIGRATIONS } from './migrations/sqlite';
 import { SQLITE_DIALECT } from './dialect';
 import { TurnBatch } from './turn-batch';
 import { hasArrival } from './report-rows';
-import { SqlStore, storeClosedError, type StoreEngine } from './sql-store';
+import { SqlStore, type StoreEngine } from './sql-store';
 import { insertDelivery, type Work } from './store-work';
-import { StorageUnavailableError } from './types';
+import { StorageUnavailableError, storeClosedError } from './types';
 import type { InsertResult, MigrationReport, NewDelivery } from './types';
 
 /** The better-sqlite3 driver, loaded by the first store opened: `--help` and `check-config` never load it. */

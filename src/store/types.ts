@@ -255,3 +255,14 @@ export class StorageUnavailableError extends Error {
     this.name = 'StorageUnavailableError';
   }
 }
+
+/** An id as the store gives them (deliveries, waivers): digits only; anything else (a file waiver's `file:<n>`, a typo) names none. */
+export function parseStoredId(id: string): number | undefined {
+  const n = /^\d{1,15}$/.test(id) ? Number(id) : NaN;
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** A call on a store that close() has closed. */
+export function storeClosedError(): StorageUnavailableError {
+  return new StorageUnavailableError('the store is closed', 'STORE_CLOSED');
+}
