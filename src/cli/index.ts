@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import type { Config } from '../config';
 import type { ListOptions, PruneOptions } from './delivery-commands';
 import { EXIT_CONFIG, EXIT_USAGE, readPackageVersion, UsageError, type CliIo, type SetExitCode } from './io';
-import type { NetboxSetupFlags } from './netbox-setup-command';
+import type { NetboxSetupFlags } from '../netbox-setup';
 import type { PreviewOptions } from './preview-command';
 import type { WaiverAddOptions, WaiverListOptions } from './waiver-commands';
 

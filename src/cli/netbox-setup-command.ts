@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { runNetboxSetup, NetboxSetupError } from '../netbox-setup';
+import { runNetboxSetup, NetboxSetupError, type NetboxSetupFlags } from '../netbox-setup';
 import type { Config, SourceConfig } from '../config';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo } from './io';
@@ -18,56 +18,32 @@ function findSourceProblems(source: SourceConfig): string[] {
   return problems;
 }
 
-export interface NetboxSetupFlags {
-  payloadUrl: string;
-  secretFile?: string;
-  dryRun?: boolean;
-  showSecret?: boolean;
-  name: string;
-  source?: string;
-}
-
 /**
  * `compliance-relay netbox-setup`: checks the flags and the source's NetBox URL and token, then runs the
  * setup with the real network and file system. Resolves with the exit code.
  */
 export async function netboxSetupCommand(flags: NetboxSetupFlags, config: Config, io: CliIo): Promise<number> {
+  const fail = (code: number, message: string) => {
+    io.stderr.write(`compliance-relay netbox-setup: ${message}.\n`);
+    return code;
+  };
   const source = config.sources.find((s) => s.name === (flags.source ?? DEFAULT_SOURCE_NAME));
-  if (!source) {
-    io.stderr.write(`compliance-relay netbox-setup: --source must be one of ${config.sources.map((s) => s.name).join(', ')}.\n`);
-    return EXIT_USAGE;
-  }
+  if (!source) return fail(EXIT_USAGE, `--source must be one of ${config.sources.map((s) => s.name).join(', ')}`);
   const problems = findSourceProblems(source);
-  if (problems.length) {
-    io.stderr.write(`compliance-relay netbox-setup: ${problems.join('; ')}.\n`);
-    return EXIT_CONFIG;
-  }
+  if (problems.length) return fail(EXIT_CONFIG, problems.join('; '));
   const protocol = URL.canParse(flags.payloadUrl) ? new URL(flags.payloadUrl).protocol : undefined;
-  if ((protocol !== 'http:' && protocol !== 'https:') || flags.payloadUrl.length > 500) {
-    io.stderr.write(
-      `compliance-relay netbox-setup: --payload-url must be an http(s) URL of at most 500 characters (the relay's webhook address as NetBox reaches it, e.g. https://relay.example.com${source.path}).\n`,
+  if ((protocol !== 'http:' && protocol !== 'https:') || flags.payloadUrl.length > 500)
+    return fail(
+      EXIT_USAGE,
+      `--payload-url must be an http(s) URL of at most 500 characters (the relay's webhook address as NetBox reaches it, e.g. https://relay.example.com${source.path})`,
     );
-    return EXIT_USAGE;
-  }
-  if (flags.name.length === 0 || flags.name.length > 150) {
-    io.stderr.write('compliance-relay netbox-setup: --name must be 1 to 150 characters.\n');
-    return EXIT_USAGE;
-  }
+  if (flags.name.length === 0 || flags.name.length > 150) return fail(EXIT_USAGE, '--name must be 1 to 150 characters');
   try {
+    const secretFile = flags.secretFile ? path.resolve(io.cwd, flags.secretFile) : undefined;
+    const ca = source.netbox.caFile ? io.readFile(source.netbox.caFile) : undefined;
     await runNetboxSetup(
-      {
-        netboxUrl: source.netbox.url!,
-        token: source.netbox.token!,
-        payloadUrl: flags.payloadUrl,
-        name: flags.name,
-        secretFile: flags.secretFile ? path.resolve(io.cwd, flags.secretFile) : undefined,
-        configuredSecret: source.secrets[0],
-        sourceName: source.name === DEFAULT_SOURCE_NAME ? undefined : source.name,
-        dryRun: flags.dryRun === true,
-        showSecret: flags.showSecret === true,
-        ca: source.netbox.caFile ? io.readFile(source.netbox.caFile) : undefined,
-        proxy: config.proxy,
-      },
+      { ...flags, secretFile },
+      { source, ca, proxy: config.proxy },
       {
         print: (line) => io.stdout.write(`${line}\n`),
         readSecretFile: (file) => {

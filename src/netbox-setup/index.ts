@@ -1,1 +1,1 @@
-export { runNetboxSetup, NetboxSetupError } from './run-netbox-setup';
+export { runNetboxSetup, NetboxSetupError, type NetboxSetupFlags } from './run-netbox-setup';

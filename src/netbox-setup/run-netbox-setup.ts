@@ -1,25 +1,54 @@
+import type { SourceConfig } from '../config';
 import { createNetboxClient, NetboxError } from '../netbox';
 import type { ProxySettings } from '../shared';
-import { buildEventRuleFields, buildWebhookFields, describeSetupForm, diffFields, parseNetboxVersion, selectSetupForm } from './plan-setup';
+import { DEFAULT_SOURCE_NAME } from '../webhook';
 
-export interface NetboxSetupOptions {
-  netboxUrl: string;
-  token: string;
-  /** Where NetBox will POST: the relay's public webhook URL. */
+/** The validity report's object type, as NetBox names it in `content_types` / `object_types`. */
+const REPORT_OBJECT_TYPE = 'validity.compliancereport';
+
+/**
+ * How each NetBox version wants a webhook to be triggered (NETBOX.md, "Creating the webhook"): how the
+ * command's output describes it, and the fields that trigger it (on the webhook itself up to 3.6, on an
+ * event rule from 3.7).
+ */
+const SETUP_FORMS = {
+  webhook: {
+    description: 'NetBox ≤ 3.6: the webhook itself is triggered (type_create + content_types)',
+    trigger: { content_types: [REPORT_OBJECT_TYPE], type_create: true },
+  },
+  'event-rule-content-types': {
+    description: 'NetBox 3.7: an event rule (type_create + content_types) triggers the webhook',
+    trigger: { content_types: [REPORT_OBJECT_TYPE], type_create: true },
+  },
+  'event-rule-object-types': {
+    description: 'NetBox 4.0: an event rule (type_create + object_types) triggers the webhook',
+    trigger: { object_types: [REPORT_OBJECT_TYPE], type_create: true },
+  },
+  'event-rule-event-types': {
+    description: 'NetBox ≥ 4.1: an event rule (event_types object_created) triggers the webhook',
+    trigger: { object_types: [REPORT_OBJECT_TYPE], event_types: ['object_created'] },
+  },
+};
+
+type SetupForm = keyof typeof SETUP_FORMS;
+
+/** `netbox-setup`'s flags (`secretFile` resolved against the working directory). */
+export interface NetboxSetupFlags {
   payloadUrl: string;
-  /** Name of the webhook and of its event rule (found by it, so a second run updates instead of adding). */
-  name: string;
   /** Where the secret is kept (read when it exists, written with mode 0600 when it does not). */
   secretFile?: string;
-  /** WEBHOOK_SECRET from the relay's configuration, when it has one. */
-  configuredSecret?: string;
-  /** The named source being set up (SOURCES_FILE); absent for the default one (the WEBHOOK_SECRET variables). */
-  sourceName?: string;
-  dryRun: boolean;
-  showSecret: boolean;
-  /** NETBOX_CA_FILE's contents, and the environment's proxies: reached as the relay's own NetBox client reaches it. */
-  ca?: string | Buffer;
-  proxy?: ProxySettings;
+  dryRun?: boolean;
+  showSecret?: boolean;
+  /** Name of the webhook and of its event rule (found by it, so a second run updates instead of adding). */
+  name: string;
+  source?: string;
+}
+
+/** The source set up (its NetBox URL and token checked present), its CA file's contents and the environment's proxies. */
+export interface NetboxSetupTarget {
+  source: SourceConfig;
+  ca?: Buffer;
+  proxy: ProxySettings;
 }
 
 export interface NetboxSetupIo {
@@ -64,9 +93,9 @@ const CALL_TIMEOUT_MS = 15_000;
  * needs. A second run with the same inputs sends no write and says so. `--dry-run` still reads
  * NetBox (to know what would change) but prints the writes instead of sending them.
  */
-export async function runNetboxSetup(options: NetboxSetupOptions, io: NetboxSetupIo): Promise<void> {
-  const { netboxUrl: url, token, ca, proxy } = options;
-  const client = createNetboxClient({ url, token, ca, proxy, timeoutMs: CALL_TIMEOUT_MS });
+export async function runNetboxSetup(flags: NetboxSetupFlags, target: NetboxSetupTarget, io: NetboxSetupIo): Promise<void> {
+  const { url, token } = target.source.netbox as { url: string; token: string };
+  const client = createNetboxClient({ url, token, ca: target.ca, proxy: target.proxy, timeoutMs: CALL_TIMEOUT_MS });
   const api: NetboxApi = async <T>(method: 'GET' | 'POST' | 'PATCH', path: string, body?: object) => {
     const budget = { deadline: Date.now() + CALL_TIMEOUT_MS };
     try {
@@ -75,14 +104,14 @@ export async function runNetboxSetup(options: NetboxSetupOptions, io: NetboxSetu
       throw error instanceof NetboxError ? toSetupError(`${method} ${path}`, error) : error;
     }
   };
-  const print = io.print;
+  const { print } = io;
   try {
     const status = await api<Record<string, unknown>>('GET', '/api/status/');
-    const version = parseNetboxVersion(status?.['netbox-version']);
+    const version = /^v?(\d+)\.(\d+)/.exec(typeof status?.['netbox-version'] === 'string' ? status['netbox-version'].trim() : '');
     if (!version)
       throw new NetboxSetupError(
         'config',
-        `${options.netboxUrl}/api/status/ does not name a NetBox version: is NETBOX_URL the NetBox address (with its base path)?`,
+        `${url}/api/status/ does not name a NetBox version: is NETBOX_URL the NetBox address (with its base path)?`,
       );
     const plugins = (status['plugins'] ?? {}) as Record<string, unknown>;
     const validity = plugins['validity'];
@@ -90,49 +119,94 @@ export async function runNetboxSetup(options: NetboxSetupOptions, io: NetboxSetu
       const installed = Object.keys(plugins);
       throw new NetboxSetupError(
         'config',
-        `the validity plugin is not installed in NetBox ${version.text} (installed plugins: ${installed.length ? installed.join(', ') : 'none'}). Install and enable validity first: the relay mails its compliance reports.`,
+        `the validity plugin is not installed in NetBox ${version.input} (installed plugins: ${installed.length ? installed.join(', ') : 'none'}). Install and enable validity first: the relay mails its compliance reports.`,
       );
     }
-    const form = selectSetupForm(version);
-    print(`NetBox ${version.text} with validity ${validity}: ${describeSetupForm(form)}.`);
+    const form = selectSetupForm(Number(version[1]) * 100 + Number(version[2]));
+    print(`NetBox ${version.input} with validity ${validity}: ${SETUP_FORMS[form].description}.`);
 
-    const existingWebhook = await findByName(api, '/api/extras/webhooks/', options.name);
-    const secret = resolveSecret(options, io, existingWebhook);
+    const existingWebhook = await findByName(api, '/api/extras/webhooks/', flags.name);
+    const secret = resolveSecret(flags, target.source.secrets[0], io, existingWebhook);
 
     // The file first: if NetBox then fails, a rerun finds the same secret there and finishes the job.
-    const secretWritten = secret.writeTo !== undefined && !options.dryRun;
+    const secretWritten = secret.writeTo !== undefined && !flags.dryRun;
+    const giveIt = (file: string) =>
+      target.source.name === DEFAULT_SOURCE_NAME
+        ? `WEBHOOK_SECRET_FILE=${file}`
+        : `webhook_secret_file: ${file} in source ${target.source.name} of SOURCES_FILE`;
     if (secretWritten) {
       io.writeSecretFile(secret.writeTo!, secret.value);
-      print(`Secret written to ${secret.writeTo} (mode 0600). Give it to the relay: ${describeSecretSetting(secret.writeTo!, options)}`);
+      print(`Secret written to ${secret.writeTo} (mode 0600). Give it to the relay: ${giveIt(secret.writeTo!)}`);
     } else if (secret.writeTo) {
       print(`Would write the secret to ${secret.writeTo} (mode 0600).`);
     } else if (secret.source === 'config') {
       print("The webhook uses the relay's configured secret: the relay needs nothing more.");
     } else if (secret.source === 'file') {
-      print(
-        `The webhook uses the secret in ${options.secretFile}. Give it to the relay: ${describeSecretSetting(options.secretFile!, options)}`,
+      print(`The webhook uses the secret in ${flags.secretFile}. Give it to the relay: ${giveIt(flags.secretFile!)}`);
+    }
+
+    const apply = (what: 'Webhook' | 'Event rule', listPath: string, existing: NamedObject | undefined, desired: Record<string, unknown>) =>
+      applyObject(api, { url, flags, print }, { what, listPath, existing, desired });
+    const webhook = await apply(
+      'Webhook',
+      '/api/extras/webhooks/',
+      existingWebhook,
+      buildWebhookFields(form, flags.name, flags.payloadUrl, secret.value),
+    );
+    let eventRule: Applied | undefined;
+    if (form !== 'webhook') {
+      const existingRule = await findByName(api, '/api/extras/event-rules/', flags.name);
+      eventRule = await apply(
+        'Event rule',
+        '/api/extras/event-rules/',
+        existingRule,
+        buildEventRuleFields(form, flags.name, webhook.id ?? -1),
       );
     }
 
-    const webhookFields = buildWebhookFields(form, { name: options.name, payloadUrl: options.payloadUrl, secret: secret.value });
-    const webhook = await applyObject(api, io, options, 'Webhook', '/api/extras/webhooks/', existingWebhook, webhookFields);
-
-    let eventRule: Applied | undefined;
-    const ruleFields = buildEventRuleFields(form, { name: options.name, webhookId: webhook.id ?? -1 });
-    if (ruleFields) {
-      const existingRule = await findByName(api, '/api/extras/event-rules/', options.name);
-      eventRule = await applyObject(api, io, options, 'Event rule', '/api/extras/event-rules/', existingRule, ruleFields);
-    }
-
-    if (options.showSecret) print(`Secret: ${secret.value}`);
+    if (flags.showSecret) print(`Secret: ${secret.value}`);
 
     const changed = webhook.action !== 'unchanged' || (eventRule !== undefined && eventRule.action !== 'unchanged') || secretWritten;
-    if (options.dryRun) print('Dry run: nothing was changed.');
+    if (flags.dryRun) print('Dry run: nothing was changed.');
     else if (!changed) print('Nothing changed: NetBox is already set up.');
-    else print(`Done. Run "Run Compliance Tests" in NetBox: the relay at ${options.payloadUrl} will receive the report.`);
+    else print(`Done. Run "Run Compliance Tests" in NetBox: the relay at ${flags.payloadUrl} will receive the report.`);
   } finally {
     client.close();
   }
+}
+
+/** Which configuration form a NetBox version (major × 100 + minor: 4.1 is 401) needs. */
+function selectSetupForm(version: number): SetupForm {
+  if (version <= 306) return 'webhook';
+  if (version === 307) return 'event-rule-content-types';
+  if (version === 400) return 'event-rule-object-types';
+  return 'event-rule-event-types';
+}
+
+/**
+ * The webhook's fields. Always POST with `application/json`, no body template (NetBox's own JSON
+ * is what the relay verifies and parses: a template would change it), a secret, and TLS verification on.
+ */
+function buildWebhookFields(form: SetupForm, name: string, payloadUrl: string, secret: string): Record<string, unknown> {
+  const fields = {
+    name,
+    payload_url: payloadUrl,
+    http_method: 'POST',
+    http_content_type: 'application/json',
+    body_template: '',
+    secret,
+    ssl_verification: true,
+  };
+  return form === 'webhook' ? { ...fields, ...SETUP_FORMS.webhook.trigger, enabled: true } : fields;
+}
+
+/**
+ * The event rule's fields (NetBox ≥ 3.7). The target is set with `action_object_id`: `action_object` is
+ * read-only (validity's own docs get this wrong).
+ */
+function buildEventRuleFields(form: SetupForm, name: string, webhookId: number): Record<string, unknown> {
+  const target = { action_type: 'webhook', action_object_type: 'extras.webhook', action_object_id: webhookId, enabled: true };
+  return { name, ...SETUP_FORMS[form].trigger, ...target };
 }
 
 /** The object named `name` at `listPath`, if NetBox has one (names are unique). */
@@ -150,64 +224,80 @@ async function findByName(api: NetboxApi, listPath: string, name: string): Promi
  * (default: none, then it must be shown).
  */
 function resolveSecret(
-  options: NetboxSetupOptions,
+  flags: NetboxSetupFlags,
+  configured: string | undefined,
   io: NetboxSetupIo,
   existing: NamedObject | undefined,
 ): { value: string; source: 'file' | 'config' | 'netbox' | 'generated'; writeTo?: string } {
-  const fromFile = options.secretFile ? io.readSecretFile(options.secretFile)?.replace(/\r?\n$/, '') : undefined;
-  if (options.configuredSecret) {
-    if (fromFile && fromFile !== options.configuredSecret)
+  const fromFile = flags.secretFile ? io.readSecretFile(flags.secretFile)?.replace(/\r?\n$/, '') : undefined;
+  if (configured) {
+    if (fromFile && fromFile !== configured)
       throw new NetboxSetupError(
         'config',
-        `${options.secretFile} holds another secret than the relay's configured one: NetBox and the relay must share one. Drop --secret-file to use the relay's`,
+        `${flags.secretFile} holds another secret than the relay's configured one: NetBox and the relay must share one. Drop --secret-file to use the relay's`,
       );
-    return { value: options.configuredSecret, source: 'config' };
+    return { value: configured, source: 'config' };
   }
   if (fromFile) return { value: fromFile, source: 'file' };
   const current = typeof existing?.secret === 'string' && existing.secret !== '' ? existing.secret : undefined;
   const found = current ? { value: current, source: 'netbox' as const } : { value: io.generateSecret(), source: 'generated' as const };
-  if (!options.secretFile && !options.showSecret) {
+  if (!flags.secretFile && !flags.showSecret) {
     throw new NetboxSetupError(
       'config',
       'the webhook needs a secret the relay also knows: set WEBHOOK_SECRET (or WEBHOOK_SECRET_FILE), give --secret-file FILE (written there, mode 0600, for WEBHOOK_SECRET_FILE), or pass --show-secret',
     );
   }
-  return { ...found, writeTo: options.secretFile };
+  return { ...found, writeTo: flags.secretFile };
 }
 
+/** Creates `desired`, or sends the fields that differ from `existing`; a dry run prints the write instead. */
 async function applyObject(
   api: NetboxApi,
-  io: NetboxSetupIo,
-  options: NetboxSetupOptions,
-  what: 'Webhook' | 'Event rule',
-  listPath: string,
-  existing: NamedObject | undefined,
-  desired: Record<string, unknown>,
+  run: { url: string; flags: NetboxSetupFlags; print: (line: string) => void },
+  object: { what: 'Webhook' | 'Event rule'; listPath: string; existing: NamedObject | undefined; desired: Record<string, unknown> },
 ): Promise<Applied> {
-  const shown = (body: Record<string, unknown>) => JSON.stringify(redactSecret(body, options.showSecret));
+  const { url, flags, print } = run;
+  const { what, listPath, existing, desired } = object;
+  const wouldSend = (method: string, path: string, body: Record<string, unknown>) =>
+    print(`Would send: ${method} ${url}${path} ${JSON.stringify(redactSecret(body, flags.showSecret === true))}`);
   if (!existing) {
-    if (options.dryRun) {
-      io.print(`Would send: POST ${options.netboxUrl}${listPath} ${shown(desired)}`);
+    if (flags.dryRun) {
+      wouldSend('POST', listPath, desired);
       return { id: null, action: 'created' };
     }
     const created = await api<NamedObject>('POST', listPath, desired);
-    io.print(`${what} "${options.name}": created (id ${created.id}).`);
+    print(`${what} "${flags.name}": created (id ${created.id}).`);
     return { id: created.id, action: 'created' };
   }
   const changes = diffFields(existing, desired);
   const fields = Object.keys(changes);
   if (fields.length === 0) {
-    io.print(`${what} "${options.name}": unchanged (id ${existing.id}).`);
+    print(`${what} "${flags.name}": unchanged (id ${existing.id}).`);
     return { id: existing.id, action: 'unchanged' };
   }
   const path = `${listPath}${existing.id}/`;
-  if (options.dryRun) {
-    io.print(`Would send: PATCH ${options.netboxUrl}${path} ${shown(changes)}`);
+  if (flags.dryRun) {
+    wouldSend('PATCH', path, changes);
   } else {
     await api('PATCH', path, changes);
-    io.print(`${what} "${options.name}": updated ${fields.join(', ')} (id ${existing.id}).`);
+    print(`${what} "${flags.name}": updated ${fields.join(', ')} (id ${existing.id}).`);
   }
   return { id: existing.id, action: 'updated' };
+}
+
+/**
+ * The fields of `desired` whose value differs from what NetBox holds (what a PATCH must send).
+ * NetBox answers choice fields as `{value, label}` and lists in any order: both are normalised.
+ */
+function diffFields(existing: Record<string, unknown>, desired: Record<string, unknown>): Record<string, unknown> {
+  const same = (have: unknown, want: unknown) => JSON.stringify(normalise(have)) === JSON.stringify(normalise(want));
+  return Object.fromEntries(Object.entries(desired).filter(([key, want]) => !same(existing[key], want)));
+}
+
+function normalise(value: unknown): unknown {
+  if (value && typeof value === 'object' && !Array.isArray(value) && 'value' in value) return value.value;
+  if (Array.isArray(value)) return value.map((v) => JSON.stringify(normalise(v))).sort();
+  return value ?? null;
 }
 
 function redactSecret(body: Record<string, unknown>, show: boolean): Record<string, unknown> {
@@ -229,11 +319,4 @@ function toSetupError(call: string, error: NetboxError): NetboxSetupError {
   if (status === 404) return fail('config', ' Is NETBOX_URL the NetBox address, with its base path?');
   if (status !== undefined && (status >= 500 || status === 429)) return fail('unavailable', ' Try again later.');
   return fail('config', '');
-}
-
-/** How the relay is told to read the secret from `file`: a variable for the default source, a SOURCES_FILE field for a named one. */
-function describeSecretSetting(file: string, options: NetboxSetupOptions): string {
-  return options.sourceName
-    ? `webhook_secret_file: ${file} in source ${options.sourceName} of SOURCES_FILE`
-    : `WEBHOOK_SECRET_FILE=${file}`;
 }
