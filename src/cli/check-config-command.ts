@@ -1,4 +1,4 @@
-import { describeCatchUp, listSettings, planCatchUp, redactConfig, type Config, type Setting } from '../config';
+import { describeCatchUp, formatSettings, planCatchUp, redactConfig, type Config } from '../config';
 import { loadRenderer, TemplateError } from '../mail';
 import { createNotifier, describeMailError, findTransport, readFailureCode } from '../notify';
 import { verifyRouteTemplates } from '../compose';
@@ -20,16 +20,14 @@ export async function checkConfig(config: Config, io: CliIo, flags: { online: bo
   }
   for (const w of config.warnings) io.stderr.write(`compliance-relay: warning: ${w.variable} ${w.message}\n`);
   io.stdout.write(
-    `${flags.json ? JSON.stringify(redactConfig(config), null, 2) : formatSettings(io, config)}\nThe configuration is valid.\n`,
+    `${flags.json ? JSON.stringify(redactConfig(config), null, 2) : describeSettingsInForce(io, config)}\nThe configuration is valid.\n`,
   );
   // Imported only when `--online` asks NetBox.
   return flags.online ? (await import('./check-sources-online')).checkSourcesOnline(config, io) : 0;
 }
 
-/** The settings as NAME=value lines a user can compare with their .env: what they set, then the defaults. */
-function formatSettings(io: CliIo, config: Config): string {
-  const { set, defaulted, advancedDefaulted, unset } = listSettings(io.env, config, io.transports);
-  const lines = (settings: Setting[]) => settings.map((s) => `  ${s.name}=${s.value}`);
+/** The settings in force (what the user set, then the defaults), the files and sources read, the proxies. */
+function describeSettingsInForce(io: CliIo, config: Config): string {
   const files = [
     config.routing.file ? `ROUTES_FILE ${config.routing.file}: routes ${config.routing.routes.map((r) => r.name).join(', ')}` : undefined,
     config.sources.length > 1 ? `NetBox sources: ${config.sources.map((s) => s.name).join(', ')}` : undefined,
@@ -39,13 +37,7 @@ function formatSettings(io: CliIo, config: Config): string {
     describeProxies(config),
   ].filter((line): line is string => line !== undefined);
   return [
-    `Set by you (environment or .env; secrets redacted):`,
-    ...(set.length > 0 ? lines(set) : ['  (nothing)']),
-    `Defaults in force:`,
-    ...lines(defaulted),
-    `Advanced defaults in force (rarely changed; docs/configuration.md):`,
-    ...lines(advancedDefaulted),
-    `Not set (optional): ${unset.join(', ')}`,
+    ...formatSettings(io.env, config, io.transports),
     ...files,
     `(check-config --json prints the whole configuration in force.)`,
   ].join('\n');

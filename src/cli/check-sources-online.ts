@@ -26,39 +26,30 @@ export async function checkSourcesOnline(config: Config, io: CliIo): Promise<num
   return exitCode;
 }
 
-/** A list a feature reads from NetBox, and the permission (NetBox's `<app>.view_<model>`) the token's user needs for it. */
-interface NetboxNeed {
-  what: string;
-  path: string;
-  permission: string;
-}
+/**
+ * The lists a feature reads from NetBox (one item of each is enough to know the token may), when the feature is on, and
+ * the permission (NetBox's `<app>.view_<model>`) the token's user needs for each.
+ */
+const NETBOX_NEEDS = [
+  ['always', 'test results (the failing tests in mails)', 'plugins/validity/test-results', 'validity.view_compliancetestresult'],
+  ['catch-up', 'the reports list (the catch-up)', 'plugins/validity/reports', 'validity.view_compliancereport'],
+  ['owners', 'devices (routes by owner)', 'dcim/devices', 'dcim.view_device'],
+  ['owners', 'contact assignments (routes by owner)', 'tenancy/contact-assignments', 'tenancy.view_contactassignment'],
+  ['owners', 'contacts (routes by owner)', 'tenancy/contacts', 'tenancy.view_contact'],
+] as const;
 
-/** What this configuration reads from a source's NetBox: one item of each list is enough to know the token may. */
-function listNetboxNeeds(config: Config, source: SourceConfig): NetboxNeed[] {
-  const needs = [
-    {
-      what: 'test results (the failing tests in mails)',
-      path: '/api/plugins/validity/test-results/?limit=1&brief=1',
-      permission: 'validity.view_compliancetestresult',
-    },
-  ];
-  if (planCatchUp(source).on)
-    needs.push({
-      what: 'the reports list (the catch-up)',
-      path: '/api/plugins/validity/reports/?limit=1&brief=1',
-      permission: 'validity.view_compliancereport',
-    });
-  if (config.routing.routes.some((r) => r.owners !== undefined))
-    needs.push(
-      { what: 'devices (routes by owner)', path: '/api/dcim/devices/?limit=1&brief=1', permission: 'dcim.view_device' },
-      {
-        what: 'contact assignments (routes by owner)',
-        path: '/api/tenancy/contact-assignments/?limit=1&brief=1',
-        permission: 'tenancy.view_contactassignment',
-      },
-      { what: 'contacts (routes by owner)', path: '/api/tenancy/contacts/?limit=1&brief=1', permission: 'tenancy.view_contact' },
-    );
-  return needs;
+/** What this configuration reads from a source's NetBox. */
+function listNetboxNeeds(config: Config, source: SourceConfig) {
+  const on = {
+    always: true,
+    'catch-up': planCatchUp(source).on,
+    owners: config.routing.routes.some((r) => r.owners !== undefined),
+  };
+  return NETBOX_NEEDS.filter(([when]) => on[when]).map(([, what, list, permission]) => ({
+    what,
+    path: `/api/${list}/?limit=1&brief=1`,
+    permission,
+  }));
 }
 
 /** One source's NetBox: a line to print, and 0, EXIT_CONFIG when NetBox refused (token, permission, plugin) or EXIT_UNAVAILABLE when it did not answer. */

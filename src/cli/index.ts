@@ -4,7 +4,7 @@ import type { ListOptions, PruneOptions } from './delivery-commands';
 import { EXIT_CONFIG, EXIT_USAGE, readPackageVersion, UsageError, type CliIo, type SetExitCode } from './io';
 import type { NetboxSetupFlags } from '../netbox-setup';
 import type { PreviewOptions } from './preview-command';
-import type { WaiverAddOptions, WaiverListOptions } from './waiver-commands';
+import type { WaiverListOptions } from './waiver-commands';
 
 export { type CliIo, EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE } from './io';
 
@@ -170,7 +170,7 @@ function registerWaiverCommands(program: Command, io: CliIo, setExitCode: SetExi
     .option('--reason <text>', 'why the failure is accepted')
     .requiredOption('--author <name>', 'who accepts it')
     .option('--source <name>', 'the NetBox source (default: default)')
-    .action(async (opts: WaiverAddOptions) => (await import('./waiver-commands')).addWaiver(opts, io, setExitCode));
+    .action(async (opts: object) => (await import('./waiver-commands')).addWaiver(opts, io, setExitCode));
 
   waivers
     .command('expire')

@@ -11,16 +11,6 @@ export interface WaiverListOptions {
   json?: boolean;
 }
 
-export interface WaiverAddOptions {
-  source?: string;
-  test: string;
-  device?: string;
-  allDevices?: boolean;
-  until: string;
-  reason?: string;
-  author: string;
-}
-
 /**
  * Runs one waiver action on the book of this store, its audit lines on stderr as JSON beside the command's
  * own output; a refusal (invalid, unknown, read-only, ended) prints its reasons and exits 64.
@@ -70,8 +60,8 @@ export async function listWaivers(opts: WaiverListOptions, io: CliIo, setExitCod
   });
 }
 
-/** `waivers add`: the same rules as the dashboard and the API. */
-export async function addWaiver(opts: WaiverAddOptions, io: CliIo, setExitCode: SetExitCode): Promise<void> {
+/** `waivers add`: the flags checked with the same rules as the dashboard and the API. */
+export async function addWaiver(opts: object, io: CliIo, setExitCode: SetExitCode): Promise<void> {
   await withBook(io, setExitCode, async (book) => {
     const waiver = await book.add(opts);
     io.stdout.write(`Added waiver ${waiver.id}: ${describe(waiver)} until ${waiver.until} (end of that day, UTC).\n`);

@@ -2,6 +2,5 @@ export { loadConfig, ConfigError, type Config } from './load-config';
 export { HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, TRANSPORT_CHECK_INTERVAL_MS } from './fixed-limits';
 export { describeUnsignedWebhook, listBootWarnings, redactConfig } from './redact-config';
 export { planCatchUp, describeCatchUp, SourcesFileSchema, type SourceConfig } from './sources-file';
-export { SECRET_VARIABLES } from './schema';
-export { listSettings, type Setting } from './list-settings';
+export { formatSettings } from './list-settings';
 export { describeSettings, renderEnvExample, replaceRetiredSettings, replaceSettingsReference } from './describe-settings';

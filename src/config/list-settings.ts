@@ -5,49 +5,41 @@ import { describeSettings } from './describe-settings';
 import type { Config } from './load-config';
 import { parseUrl } from './redact-config';
 
-/** One variable as `check-config` shows it: its name and its value in force, secrets redacted. */
-export interface Setting {
-  name: string;
-  value: string;
-}
-
-export interface SettingsInForce {
-  /** Variables the user set (environment or .env), by name, secrets and URL passwords redacted. */
-  set: Setting[];
-  /** Variables left unset whose default is in force (those that mean nothing here, e.g. GRAPH_* with SMTP, are left out). */
-  defaulted: Setting[];
-  /** The same for the advanced group: limits and timings rarely right to change, shown apart. */
-  advancedDefaulted: Setting[];
-  /** Optional variables left unset (no default: the feature is off or derived from others). */
-  unset: string[];
-}
-
 /**
- * The configuration in the words the user wrote it in: each variable the schema knows, as set, as
- * defaulted, or unset. `config` supplies the one default that is derived (HOST depends on
- * WEBHOOK_SECRET). Secrets never appear: a set secret (or its `_FILE`) reads [REDACTED] or its file name.
+ * The configuration in the words the user wrote it in, as NAME=value lines a user can compare with their .env: each
+ * variable the schema knows, as set, as defaulted (the advanced ones apart), or unset. `config` supplies the one default
+ * that is derived (HOST depends on WEBHOOK_SECRET). Secrets never appear: a set secret (or its `_FILE`) reads [REDACTED]
+ * or its file name. Defaulted variables that mean nothing here (GRAPH_* with SMTP) are left out.
  */
-export function listSettings(
+export function formatSettings(
   env: Record<string, string | undefined>,
   config: Config,
   transports?: readonly TransportDescriptor[],
-): SettingsInForce {
-  const result: SettingsInForce = { set: [], defaulted: [], advancedDefaulted: [], unset: [] };
+): string[] {
+  const [set, defaulted, advancedDefaulted, unset]: string[][] = [[], [], [], []];
   // In the reference's order (basics first), defaults as a user writes them (5m, not 300000).
   for (const { name, group, default: byDefault, secret } of describeSettings(buildSettingsSchema(transports))) {
     const raw = env[name];
     const file = secret ? env[`${name}_FILE`] : undefined;
-    if (raw !== undefined && raw !== '') result.set.push({ name, value: secret ? REDACTED : redactUrlPassword(raw) });
-    else if (file !== undefined && file !== '') result.set.push({ name: `${name}_FILE`, value: file });
+    if (raw !== undefined && raw !== '') set.push(`  ${name}=${secret ? REDACTED : redactUrlPassword(raw)}`);
+    else if (file !== undefined && file !== '') set.push(`  ${name}_FILE=${file}`);
     else if (name === 'HOST') {
       const why = config.sources[0].secrets.length > 0 ? 'all interfaces: WEBHOOK_SECRET is set' : 'loopback only: no WEBHOOK_SECRET';
-      result.defaulted.push({ name, value: `${config.http.host} (${why})` });
+      defaulted.push(`  ${name}=${config.http.host} (${why})`);
     } else if (byDefault !== undefined) {
-      if (isInForce(name, config)) (group === 'advanced' ? result.advancedDefaulted : result.defaulted).push({ name, value: byDefault });
+      if (isInForce(name, config)) (group === 'advanced' ? advancedDefaulted : defaulted).push(`  ${name}=${byDefault}`);
       // OAuth2's and Graph's unset settings are noise to a relay that uses neither.
-    } else if (group !== 'provider' || isInForce(name, config)) result.unset.push(name);
+    } else if (group !== 'provider' || isInForce(name, config)) unset.push(name);
   }
-  return result;
+  return [
+    `Set by you (environment or .env; secrets redacted):`,
+    ...(set.length > 0 ? set : ['  (nothing)']),
+    `Defaults in force:`,
+    ...defaulted,
+    `Advanced defaults in force (rarely changed; docs/configuration.md):`,
+    ...advancedDefaulted,
+    `Not set (optional): ${unset.join(', ')}`,
+  ];
 }
 
 /** Whether a defaulted variable means anything here (Graph's without MAIL_TRANSPORT=graph do not): only those are shown. */

@@ -311,6 +311,3 @@ export const SettingsSchema = z.object({
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;
-
-/** Variables that hold secrets (flagged `secret`): each may instead be given as `<NAME>_FILE`, never both. */
-export const SECRET_VARIABLES = listSettingLeaves(SettingsSchema).flatMap((leaf) => (leaf.meta.secret ? [leaf.name] : []));

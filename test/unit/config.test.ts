@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError, describeSettings, loadConfig, redactConfig, SECRET_VARIABLES } from '../../src/config';
+import { ConfigError, describeSettings, loadConfig, redactConfig } from '../../src/config';
+
+/** Variables that hold secrets (flagged `secret`): each may instead be given as `<NAME>_FILE`, never both. */
+const SECRET_VARIABLES = describeSettings().flatMap((s) => (s.secret ? [s.name] : []));
 import { createTestCertificates } from '../helpers/test-certificates';
 import { makeTempDir } from '../helpers/relay-harness';
 
