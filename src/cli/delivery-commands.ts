@@ -11,8 +11,7 @@ import {
   type Store,
 } from '../store';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
-import { EXIT_CONFIG, EXIT_UNAVAILABLE, UsageError, type CliIo, type SetExitCode } from './io';
-import { loadConfigOrReport } from './load-config-or-report';
+import { EXIT_UNAVAILABLE, UsageError, type CliIo, type RunWithConfig } from './io';
 
 export interface ListOptions {
   state?: string;
@@ -28,13 +27,13 @@ export interface PruneOptions {
 }
 
 /** `deliveries`: prints the newest deliveries as a table (or JSON) and the count per state. */
-export async function listDeliveries(opts: ListOptions, io: CliIo, setExitCode: SetExitCode): Promise<void> {
+export async function listDeliveries(opts: ListOptions, io: CliIo, withConfig: RunWithConfig): Promise<void> {
   if (opts.state !== undefined && !(DELIVERY_STATES as readonly string[]).includes(opts.state)) {
     throw new UsageError(`--state must be one of ${DELIVERY_STATES.join(', ')}`);
   }
   const limit = Number(opts.limit);
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100_000) throw new UsageError('--limit must be a whole number from 1 to 100000');
-  await withStore(io, setExitCode, async (store, config) => {
+  await withStore(io, withConfig, async (store, config) => {
     if (opts.source !== undefined && !config.sources.some((s) => s.name === opts.source)) {
       throw new UsageError(`--source must be one of ${config.sources.map((s) => s.name).join(', ')}`);
     }
@@ -51,10 +50,10 @@ export async function retryDeliveries(
   id: string | undefined,
   opts: { allDead?: boolean },
   io: CliIo,
-  setExitCode: SetExitCode,
+  withConfig: RunWithConfig,
 ): Promise<void> {
   if ((id === undefined) === !opts.allDead) throw new UsageError('give a delivery id or --all-dead (one of them)');
-  await withStore(io, setExitCode, async (store) => {
+  await withStore(io, withConfig, async (store) => {
     const now = systemClock.now();
     if (opts.allDead) {
       const n = await store.requeue(now);
@@ -74,12 +73,12 @@ export async function retryDeliveries(
 }
 
 /** `prune --dead/--sent --older-than <duration>`: deletes deliveries last changed before then. */
-export async function pruneDeliveries(opts: PruneOptions, io: CliIo, setExitCode: SetExitCode): Promise<void> {
+export async function pruneDeliveries(opts: PruneOptions, io: CliIo, withConfig: RunWithConfig): Promise<void> {
   const ageMs = parseDurationMs(opts.olderThan);
   if (ageMs === undefined || (!opts.dead && !opts.sent)) {
     throw new UsageError('use --dead and/or --sent with --older-than <duration> (e.g. 30d)');
   }
-  await withStore(io, setExitCode, async (store) => {
+  await withStore(io, withConfig, async (store) => {
     const before = systemClock.now() - ageMs;
     for (const state of ['sent', 'dead'] as const) {
       if (state === 'sent' ? !opts.sent : !opts.dead) continue;
@@ -92,20 +91,24 @@ export async function pruneDeliveries(opts: PruneOptions, io: CliIo, setExitCode
 }
 
 /** Runs `fn` with the configuration and the store `serve` uses; an unusable store is exit 69, a bad configuration 78. */
-export async function withStore(io: CliIo, setExitCode: SetExitCode, fn: (store: Store, config: Config) => Promise<void>): Promise<void> {
-  const config = loadConfigOrReport(io);
-  if (!config) return setExitCode(EXIT_CONFIG);
-  let store: Store | undefined;
-  try {
-    store = openStore(config.store);
-    await fn(store, config);
-  } catch (error) {
-    if (!(error instanceof StorageUnavailableError)) throw error;
-    io.stderr.write(`compliance-relay: the outbox is not usable (${error.code}): ${error.message}\n`);
-    setExitCode(EXIT_UNAVAILABLE);
-  } finally {
-    await store?.close();
-  }
+export function withStore(
+  io: CliIo,
+  withConfig: RunWithConfig,
+  fn: (store: Store, config: Config) => Promise<number | void>,
+): Promise<void> {
+  return withConfig(async (config) => {
+    let store: Store | undefined;
+    try {
+      store = openStore(config.store);
+      return (await fn(store, config)) ?? 0;
+    } catch (error) {
+      if (!(error instanceof StorageUnavailableError)) throw error;
+      io.stderr.write(`compliance-relay: the outbox is not usable (${error.code}): ${error.message}\n`);
+      return EXIT_UNAVAILABLE;
+    } finally {
+      await store?.close();
+    }
+  });
 }
 
 /** A report's id (and `catch-up` when fetched late); a digest names its route, a watchdog or catch-up notice says so. */

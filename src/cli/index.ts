@@ -1,7 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import type { Config } from '../config';
 import type { ListOptions, PruneOptions } from './delivery-commands';
-import { EXIT_CONFIG, EXIT_USAGE, readPackageVersion, UsageError, type CliIo, type SetExitCode } from './io';
+import { EXIT_CONFIG, EXIT_USAGE, readPackageVersion, UsageError, type CliIo, type RunWithConfig, type SetExitCode } from './io';
 import type { NetboxSetupFlags } from '../netbox-setup';
 import type { PreviewOptions } from './preview-command';
 import type { WaiverListOptions } from './waiver-commands';
@@ -24,12 +23,6 @@ const STATE_CHOICES = 'queued|sending|retrying|sent|dead';
  * needs none of them, so `--help` loads commander and this folder's declarations only
  * (test/integration/lazy-modules.test.ts says what each leaves unloaded).
  */
-
-/**
- * Runs a command that needs the configuration: an invalid one is reported and exits 78, before the command loads.
- * `listens`: the command listens on HOST, or checks what `serve` would (HOST's name must resolve).
- */
-type RunWithConfig = (command: (config: Config) => number | Promise<number>, options?: { listens: boolean }) => Promise<void>;
 
 /**
  * Runs one command line and resolves with its exit code. Commands take their configuration from
@@ -71,8 +64,8 @@ export function createProgram(io: CliIo, setExitCode: SetExitCode): Command {
 
   // Registered in this order, which is the order `--help` lists them in.
   registerRelayCommands(program, io, withConfig);
-  registerDeliveryCommands(program, io, setExitCode);
-  registerWaiverCommands(program, io, setExitCode);
+  registerDeliveryCommands(program, io, withConfig);
+  registerWaiverCommands(program, io, withConfig);
   registerMailCommands(program, io, withConfig);
   registerSetupCommands(program, io, withConfig);
   return program;
@@ -116,7 +109,7 @@ function registerRelayCommands(program: Command, io: CliIo, withConfig: RunWithC
  * `prune --dead --older-than 30d`. They open the same store as `serve` (SQLite or PostgreSQL; safe
  * while it runs: SQLite WAL lets another process write) and never print a body or a secret.
  */
-function registerDeliveryCommands(program: Command, io: CliIo, setExitCode: SetExitCode): void {
+function registerDeliveryCommands(program: Command, io: CliIo, withConfig: RunWithConfig): void {
   program
     .command('deliveries')
     .description('list deliveries, newest first: id, report, NetBox, state, attempts, next attempt, last error')
@@ -124,7 +117,7 @@ function registerDeliveryCommands(program: Command, io: CliIo, setExitCode: SetE
     .option('--limit <n>', 'at most this many (default 50)', '50')
     .option('--source <name>', 'only deliveries of this NetBox source (SOURCES_FILE; `default` for the bare webhook path)')
     .option('--json', 'one JSON document (the admin API shape) instead of a table')
-    .action(async (opts: ListOptions) => (await import('./delivery-commands')).listDeliveries(opts, io, setExitCode));
+    .action(async (opts: ListOptions) => (await import('./delivery-commands')).listDeliveries(opts, io, withConfig));
 
   program
     .command('retry')
@@ -132,7 +125,7 @@ function registerDeliveryCommands(program: Command, io: CliIo, setExitCode: SetE
     .argument('[id]', 'delivery id (see `deliveries`)')
     .option('--all-dead', 'requeue every dead delivery')
     .action(async (id: string | undefined, opts: { allDead?: boolean }) =>
-      (await import('./delivery-commands')).retryDeliveries(id, opts, io, setExitCode),
+      (await import('./delivery-commands')).retryDeliveries(id, opts, io, withConfig),
     );
 
   program
@@ -141,14 +134,14 @@ function registerDeliveryCommands(program: Command, io: CliIo, setExitCode: SetE
     .option('--dead', 'prune dead deliveries (never pruned automatically)')
     .option('--sent', 'prune sent deliveries')
     .requiredOption('--older-than <duration>', 'age of the last change, e.g. 30d, 12h')
-    .action(async (opts: PruneOptions) => (await import('./delivery-commands')).pruneDeliveries(opts, io, setExitCode));
+    .action(async (opts: PruneOptions) => (await import('./delivery-commands')).pruneDeliveries(opts, io, withConfig));
 }
 
 /**
  * `waivers list|add|expire`: accepted exceptions in the store `serve` uses (safe while it runs), with the
  * rules of the dashboard and the admin API; each add and expire prints its audit line (JSON) on stderr.
  */
-function registerWaiverCommands(program: Command, io: CliIo, setExitCode: SetExitCode): void {
+function registerWaiverCommands(program: Command, io: CliIo, withConfig: RunWithConfig): void {
   const waivers = program.command('waivers').description('accepted exceptions: list, add or expire waivers (see docs/waivers.md)');
   waivers
     .command('list')
@@ -158,7 +151,7 @@ function registerWaiverCommands(program: Command, io: CliIo, setExitCode: SetExi
     .option('--test <name>', 'only this test')
     .option('--device <name>', 'only this device')
     .option('--json', 'one JSON document (the admin API shape) instead of a table')
-    .action(async (opts: WaiverListOptions) => (await import('./waiver-commands')).listWaivers(opts, io, setExitCode));
+    .action(async (opts: WaiverListOptions) => (await import('./waiver-commands')).listWaivers(opts, io, withConfig));
 
   waivers
     .command('add')
@@ -170,14 +163,14 @@ function registerWaiverCommands(program: Command, io: CliIo, setExitCode: SetExi
     .option('--reason <text>', 'why the failure is accepted')
     .requiredOption('--author <name>', 'who accepts it')
     .option('--source <name>', 'the NetBox source (default: default)')
-    .action(async (opts: object) => (await import('./waiver-commands')).addWaiver(opts, io, setExitCode));
+    .action(async (opts: object) => (await import('./waiver-commands')).addWaiver(opts, io, withConfig));
 
   waivers
     .command('expire')
     .description('end a stored waiver now (it stays listed, as expired); WAIVERS_FILE entries end in the file')
     .argument('<id>', 'the waiver id (see `waivers list`)')
     .requiredOption('--author <name>', 'who ends it')
-    .action(async (id: string, opts: { author: string }) => (await import('./waiver-commands')).expireWaiver(id, opts, io, setExitCode));
+    .action(async (id: string, opts: { author: string }) => (await import('./waiver-commands')).expireWaiver(id, opts, io, withConfig));
 }
 
 /** `preview` and `send-test`: what a mail looks like, and whether the SMTP server takes one. */

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
+import type { Config } from '../config';
 import type { Clock } from '../shared';
 import type { TransportDescriptor } from '../notify';
 
@@ -33,6 +34,12 @@ export class UsageError extends Error {}
 
 /** Records a command's exit code for `runCli` to resolve with. */
 export type SetExitCode = (code: number) => void;
+
+/**
+ * Runs a command that needs the configuration: an invalid one is reported and exits 78, before the command loads.
+ * `listens`: the command listens on HOST, or checks what `serve` would (HOST's name must resolve).
+ */
+export type RunWithConfig = (command: (config: Config) => number | Promise<number>, options?: { listens: boolean }) => Promise<void>;
 
 /**
  * The version in the package's own package.json, for `--version` and the boot line: found by walking up from this

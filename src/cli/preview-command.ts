@@ -7,7 +7,7 @@ import { createNotifier } from '../notify';
 import { buildDefaultRoute, type Route } from '../routing';
 import { RelayError, systemClock } from '../shared';
 import { openStore, StorageUnavailableError, type DeliveryRecord, type Store } from '../store';
-import { DEFAULT_SOURCE_NAME, parseDelivery } from '../webhook';
+import { parseDelivery } from '../webhook';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, UsageError, type CliIo } from './io';
 import { previewDigest, writePreviewFiles } from './preview-digest';
 import { composeReadOnly, describeOwnerGroups, findOwnerGroups } from './read-only-composer';
@@ -134,11 +134,11 @@ export async function sendTestCommand(options: { to?: string }, config: Config, 
 }
 
 /**
- * The composer the relay uses, for one route and the default source, without NetBox enrichment (nothing is
+ * The composer the relay uses, for one route and the default source (always the first), without NetBox enrichment (nothing is
  * fetched or stored), and with `[test] ` before the subject.
  */
 function createSendTestComposer(config: Config, route: Route) {
-  const source = config.sources.find((s) => s.name === DEFAULT_SOURCE_NAME);
+  const source = config.sources[0];
   const loaded = loadRenderer(config.mail.templatesDir);
   // The prefix goes into the subject before the mail is built: its bytes are final once built.
   const renderer: Renderer = {
@@ -154,8 +154,8 @@ function createSendTestComposer(config: Config, route: Route) {
     mail: config.mail,
     routes: [route],
     implicitRoute: false,
-    netboxUrl: source?.netbox.url,
-    source: config.sources.length > 1 && source ? { name: source.name, isDefault: true } : undefined,
+    netboxUrl: source.netbox.url,
+    source: config.sources.length > 1 ? { name: source.name, isDefault: true } : undefined,
   });
 }
 

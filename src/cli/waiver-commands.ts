@@ -1,7 +1,7 @@
 import { buildWaiverJson, createWaiverBook, WAIVER_STATUSES, type Waiver, type WaiverBook, type WaiverStatus } from '../waivers';
 import { createLogger, RelayError, systemClock } from '../shared';
 import { formatTable, withStore, type Column } from './delivery-commands';
-import { EXIT_USAGE, UsageError, type CliIo, type SetExitCode } from './io';
+import { EXIT_USAGE, UsageError, type CliIo, type RunWithConfig } from './io';
 
 export interface WaiverListOptions {
   status?: string;
@@ -15,8 +15,8 @@ export interface WaiverListOptions {
  * Runs one waiver action on the book of this store, its audit lines on stderr as JSON beside the command's
  * own output; a refusal (invalid, unknown, read-only, ended) prints its reasons and exits 64.
  */
-function withBook(io: CliIo, setExitCode: SetExitCode, fn: (book: WaiverBook) => Promise<void>): Promise<void> {
-  return withStore(io, setExitCode, async (store, config) => {
+function withBook(io: CliIo, withConfig: RunWithConfig, fn: (book: WaiverBook) => Promise<void>): Promise<void> {
+  return withStore(io, withConfig, async (store, config) => {
     const logger = createLogger({
       level: 'info',
       format: 'json',
@@ -36,7 +36,7 @@ function withBook(io: CliIo, setExitCode: SetExitCode, fn: (book: WaiverBook) =>
       if (!(error instanceof RelayError) || error.status >= 500) throw error;
       io.stderr.write(`compliance-relay: ${error.message}\n`);
       for (const issue of error.issues ?? []) io.stderr.write(`  - --${toFlag(issue.path)}: ${issue.message}\n`);
-      setExitCode(EXIT_USAGE);
+      return EXIT_USAGE;
     }
   });
 }
@@ -47,11 +47,11 @@ function toFlag(path: string): string {
 }
 
 /** `waivers list`: stored and WAIVERS_FILE waivers, newest first, as a table or JSON. */
-export async function listWaivers(opts: WaiverListOptions, io: CliIo, setExitCode: SetExitCode): Promise<void> {
+export async function listWaivers(opts: WaiverListOptions, io: CliIo, withConfig: RunWithConfig): Promise<void> {
   if (opts.status !== undefined && !(WAIVER_STATUSES as readonly string[]).includes(opts.status)) {
     throw new UsageError(`--status must be one of ${WAIVER_STATUSES.join(', ')}`);
   }
-  await withBook(io, setExitCode, async (book) => {
+  await withBook(io, withConfig, async (book) => {
     const filter = { status: opts.status as WaiverStatus | undefined, source: opts.source, test: opts.test, device: opts.device };
     const waivers = await book.list(Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)));
     const now = (io.clock ?? systemClock).now();
@@ -61,16 +61,16 @@ export async function listWaivers(opts: WaiverListOptions, io: CliIo, setExitCod
 }
 
 /** `waivers add`: the flags checked with the same rules as the dashboard and the API. */
-export async function addWaiver(opts: object, io: CliIo, setExitCode: SetExitCode): Promise<void> {
-  await withBook(io, setExitCode, async (book) => {
+export async function addWaiver(opts: object, io: CliIo, withConfig: RunWithConfig): Promise<void> {
+  await withBook(io, withConfig, async (book) => {
     const waiver = await book.add(opts);
     io.stdout.write(`Added waiver ${waiver.id}: ${describe(waiver)} until ${waiver.until} (end of that day, UTC).\n`);
   });
 }
 
 /** `waivers expire <id>`: ends a stored waiver now; it stays listed as expired. */
-export async function expireWaiver(id: string, opts: { author: string }, io: CliIo, setExitCode: SetExitCode): Promise<void> {
-  await withBook(io, setExitCode, async (book) => {
+export async function expireWaiver(id: string, opts: { author: string }, io: CliIo, withConfig: RunWithConfig): Promise<void> {
+  await withBook(io, withConfig, async (book) => {
     const waiver = await book.expire(id, opts.author);
     io.stdout.write(`Expired waiver ${waiver.id}: ${describe(waiver)} counts as failing again.\n`);
   });
