@@ -7,9 +7,6 @@ import type { WaiverListOptions } from './waiver-commands';
 
 export { type CliIo, EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE } from './io';
 
-/** The name of the webhook and its event rule in NetBox when `netbox-setup --name` is not given. */
-const DEFAULT_WEBHOOK_NAME = 'compliance-relay';
-
 /*
  * The states `deliveries --state` accepts, for its help: not read from the store's DELIVERY_STATES, so that
  * `--help` loads no store (and no zod); test/integration/lazy-modules.test.ts checks it names every one.
@@ -222,7 +219,7 @@ function registerSetupCommands(program: Command, io: CliIo, withConfig: RunWithC
       '--secret-file <file>',
       'where the webhook secret is kept when the relay has none set: read when it exists, else written (mode 0600) for WEBHOOK_SECRET_FILE',
     )
-    .option('--name <name>', 'name of the webhook and its event rule in NetBox', DEFAULT_WEBHOOK_NAME)
+    .option('--name <name>', 'name of the webhook and its event rule in NetBox', 'compliance-relay')
     .option('--source <name>', "the NetBox source to set up (SOURCES_FILE); default: NETBOX_URL's")
     .option('--dry-run', 'read NetBox and print the requests that would be sent; change nothing')
     .option('--show-secret', 'print the webhook secret (it is never printed otherwise)')

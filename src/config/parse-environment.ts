@@ -33,25 +33,16 @@ export function readSecretFile(readFile: (file: string) => string, file: string,
 /** The environment is parsed once per process: zod's eval fast path compiles a parser per object schema and pays only over many parses. */
 const ONE_PARSE = { jitless: true } as const;
 
-/** What the schema stage makes of the environment: the nested settings, the same by variable name, and what it refused. */
-export interface ParsedSettings {
-  values: Settings;
-  /** Each variable's parsed value by its name (what the transports' descriptors read). */
-  flat: Record<string, unknown>;
-  broken: ReadonlySet<string>;
-  issues: ConfigIssue[];
-}
-
 /**
- * The schema stage: each variable goes to its field, and the schema's parse builds the nested settings. Variables
- * the schema refuses are reported and left out (`broken`), and the rest is parsed again without them, so the
- * semantic stage still sees every value that is valid.
+ * The schema stage: each variable goes to its field, and the schema's parse builds the nested settings (`values`; `flat`
+ * by variable name, what the transports' descriptors read). Variables the schema refuses are reported and left out
+ * (`broken`), and the rest is parsed again without them, so the semantic stage still sees every value that is valid.
  */
-export function parseSettings(env: Record<string, string>, schema: AnySettingsSchema = SettingsSchema): ParsedSettings {
+export function parseSettings(env: Record<string, string>, schema: AnySettingsSchema = SettingsSchema) {
   const leaves = listSettingLeaves(schema);
-  const done = (values: unknown, broken: ReadonlySet<string>, issues: ConfigIssue[]): ParsedSettings => ({
+  const done = (values: unknown, broken: ReadonlySet<string>, issues: ConfigIssue[]) => ({
     values: values as Settings,
-    flat: Object.fromEntries(
+    flat: Object.fromEntries<unknown>(
       leaves.map((leaf) => [leaf.name, leaf.path.reduce<unknown>((at, key) => (at as Record<string, unknown>)[key], values)]),
     ),
     broken,
