@@ -60,11 +60,8 @@ export interface NetboxSetupIo {
   generateSecret: () => string;
 }
 
-/** What a run did to one NetBox object (`id` null: a dry run that would create it). */
-interface Applied {
-  id: number | null;
-  action: 'created' | 'updated' | 'unchanged';
-}
+/** What a run did to one NetBox object (`id` null: a dry run that would create it; `changed`: created or updated). */
+type Applied = { id: number | null; changed: boolean };
 
 /** Why the setup stopped: `kind` picks the exit code (config: fix something; unavailable: try again). */
 export class NetboxSetupError extends Error {
@@ -84,7 +81,6 @@ interface NamedObject {
 /** One NetBox API call; a failure becomes a NetboxSetupError naming the call. */
 type NetboxApi = <T>(method: 'GET' | 'POST' | 'PATCH', path: string, body?: object) => Promise<T>;
 
-/** How long one call to NetBox may take. */
 const CALL_TIMEOUT_MS = 15_000;
 
 /**
@@ -166,7 +162,7 @@ export async function runNetboxSetup(flags: NetboxSetupFlags, target: NetboxSetu
 
     if (flags.showSecret) print(`Secret: ${secret.value}`);
 
-    const changed = webhook.action !== 'unchanged' || (eventRule !== undefined && eventRule.action !== 'unchanged') || secretWritten;
+    const changed = webhook.changed || eventRule?.changed === true || secretWritten;
     if (flags.dryRun) print('Dry run: nothing was changed.');
     else if (!changed) print('Nothing changed: NetBox is already set up.');
     else print(`Done. Run "Run Compliance Tests" in NetBox: the relay at ${flags.payloadUrl} will receive the report.`);
@@ -263,17 +259,17 @@ async function applyObject(
   if (!existing) {
     if (flags.dryRun) {
       wouldSend('POST', listPath, desired);
-      return { id: null, action: 'created' };
+      return { id: null, changed: true };
     }
     const created = await api<NamedObject>('POST', listPath, desired);
     print(`${what} "${flags.name}": created (id ${created.id}).`);
-    return { id: created.id, action: 'created' };
+    return { id: created.id, changed: true };
   }
   const changes = diffFields(existing, desired);
   const fields = Object.keys(changes);
   if (fields.length === 0) {
     print(`${what} "${flags.name}": unchanged (id ${existing.id}).`);
-    return { id: existing.id, action: 'unchanged' };
+    return { id: existing.id, changed: false };
   }
   const path = `${listPath}${existing.id}/`;
   if (flags.dryRun) {
@@ -282,7 +278,7 @@ async function applyObject(
     await api('PATCH', path, changes);
     print(`${what} "${flags.name}": updated ${fields.join(', ')} (id ${existing.id}).`);
   }
-  return { id: existing.id, action: 'updated' };
+  return { id: existing.id, changed: true };
 }
 
 /**
