@@ -55,8 +55,9 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   >;
   const { readFile, cwd = process.cwd(), transports = TRANSPORTS } = options;
   const schema = buildSettingsSchema(transports);
-  const issues = readSecretFiles(env, readFile, listSettingLeaves(schema));
-  const { values: s, flat, broken, issues: schemaIssues } = parseSettings(env, schema);
+  const leaves = listSettingLeaves(schema);
+  const issues = readSecretFiles(env, readFile, leaves);
+  const { values: s, flat, broken, issues: schemaIssues } = parseSettings(env, schema, leaves);
   issues.push(...schemaIssues);
   const dataDir = path.resolve(cwd, s.store.dataDir);
   const outboxDir = path.join(dataDir, 'mail');
@@ -111,7 +112,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
     /** Every secret value in force, so that the logger masks it wherever it appears. */
     secretValues: [
       // The settings the schema flags `secret`, and what is derived from them; the transport adds its own.
-      ...listSettingLeaves(schema).flatMap(({ name, meta }) => (meta.secret && typeof flat[name] === 'string' ? [flat[name]] : [])),
+      ...leaves.flatMap(({ name, meta }) => (meta.secret && typeof flat[name] === 'string' ? [flat[name]] : [])),
       ...sources.flatMap((s) => [...s.secrets, ...(s.netbox.token ? [s.netbox.token] : [])]),
       ...described.secrets(transport.settings),
       ...[s.store.databaseUrl, proxy.httpProxy, proxy.httpsProxy].flatMap(urlPassword),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describeZodIssue, type ConfigIssue, type ZodIssueFacts } from '../shared';
-import { listSettingLeaves, SettingsSchema, type AnySettingsSchema, type SettingLeaf, type Settings } from './schema';
+import type { AnySettingsSchema, SettingLeaf, Settings } from './schema';
 
 /** Replaces each `<NAME>_FILE` by the secret it holds (in `env`); returns what went wrong. */
 export function readSecretFiles(env: Record<string, string>, readFile: (file: string) => string, leaves: SettingLeaf[]): ConfigIssue[] {
@@ -37,9 +37,9 @@ const ONE_PARSE = { jitless: true } as const;
  * The schema stage: each variable goes to its field, and the schema's parse builds the nested settings (`values`; `flat`
  * by variable name, what the transports' descriptors read). Variables the schema refuses are reported and left out
  * (`broken`), and the rest is parsed again without them, so the semantic stage still sees every value that is valid.
+ * `leaves`: the schema's settings, listed once per load.
  */
-export function parseSettings(env: Record<string, string>, schema: AnySettingsSchema = SettingsSchema) {
-  const leaves = listSettingLeaves(schema);
+export function parseSettings(env: Record<string, string>, schema: AnySettingsSchema, leaves: SettingLeaf[]) {
   const done = (values: unknown, broken: ReadonlySet<string>, issues: ConfigIssue[]) => ({
     values: values as Settings,
     flat: Object.fromEntries<unknown>(
