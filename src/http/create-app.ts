@@ -52,7 +52,7 @@ export function createApp(deps: AppDeps): Express {
   // Requests a webhook route refused (401, 403, 413, 415, 422, 429, 503 …) count as rejected deliveries of its source.
   app.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
     const source = res.locals.webhookSource as string | undefined;
-    if (source !== undefined) deps.onWebhookOutcome({ outcome: 'rejected', code: toRelayError(error).code, ...sourceLabel(source) });
+    if (source !== undefined) deps.onWebhookOutcome({ outcome: 'rejected', code: toRelayError(error).code, source });
     next(error);
   });
   const admin = { ...deps, token: deps.config.admin?.token };
@@ -83,11 +83,10 @@ function mountSourceWebhook(app: Express, deps: AppDeps, source: SourceConfig): 
     clock: deps.clock,
   });
   if (guards.length > 0) app.post(source.path, ...guards);
-  const { source: name } = sourceLabel(source.name);
   app.use(
     createWebhookRouter({
       path: source.path,
-      source: name,
+      source: source.name,
       netboxUrl: source.netbox.url,
       secrets: source.secrets,
       maxBytes: deps.config.webhook.maxBytes,
@@ -98,9 +97,4 @@ function mountSourceWebhook(app: Express, deps: AppDeps, source: SourceConfig): 
       onOutcome: deps.onWebhookOutcome,
     }),
   );
-}
-
-/** The default source is left unnamed in outcomes, as it was before sources existed. */
-function sourceLabel(name: string): { source?: string } {
-  return name === DEFAULT_SOURCE_NAME ? {} : { source: name };
 }

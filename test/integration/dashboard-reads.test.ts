@@ -48,7 +48,7 @@ describe('the dashboard reads typed rows, not bodies (issue 15)', () => {
       listRouteMails: (ids) => store.listRouteMails(ids),
     };
     const app = express();
-    app.use(createWebhookRouter({ path: '/webhook', secrets: [], maxBytes: 1 << 20, store, clock, logger }));
+    app.use(createWebhookRouter({ path: '/webhook', source: 'default', secrets: [], maxBytes: 1 << 20, store, clock, logger }));
     app.use(
       '/ui',
       createDashboardRouter({ adminToken: ADMIN_TOKEN, store: dashboardStore, clock, logger, timezone: 'UTC', listLimit: 100 }),
