@@ -1,9 +1,9 @@
 import type { QueuePauseStatus, TryNowResult } from '../delivery';
+import type { TransportHealth } from '../health';
 import type { AuthThrottle, Clock, FailureCatalogue, Logger } from '../shared';
 import type { DigestPeriod, Store } from '../store';
 import type { WaiverBook } from '../waivers';
 import type { DigestsInput } from './render-deliveries';
-import type { MailStatus } from './render-pages';
 
 export interface DashboardOptions {
   /** ADMIN_TOKEN; without it the dashboard answers 404 and says how to turn it on. */
@@ -25,8 +25,7 @@ export interface DashboardOptions {
   timezone: string;
   /** The relay's failure catalogue (its transports' codes and its own); absent: notify's. */
   failures?: FailureCatalogue;
-  netboxUrl?: string;
-  /** SOURCES_FILE's sources: with more than one, the list names and filters by source; reports link into their own NetBox. */
+  /** The NetBox sources: with more than one, the list names and filters by source; reports link into their own NetBox. */
   sources?: readonly { name: string; netbox: { url?: string } }[];
   /** Outcomes of sends the store refused, still held in memory: a banner on every page. */
   unrecordedOutcomes?: () => number;
@@ -45,7 +44,7 @@ export interface DashboardOptions {
   /** Warnings about the relay's own configuration (an unsigned webhook open to the network). */
   notices?: string[];
   /** The mail server's state as /readyz's smtp check reports it: a banner while it fails. */
-  mailStatus?: () => MailStatus;
+  mailStatus?: TransportHealth['status'];
   /** Accepted exceptions: the waivers pages under /ui/waivers. */
   waivers?: WaiverBook;
   /** The digest routes' schedules with next runs, and the latest periods. */

@@ -162,24 +162,19 @@ async function readChartReports(deps: DashboardDeps, filter: ListOptions, conten
 
 /** One chart per source (wide and narrow); one empty chart when the filters select no report. */
 function buildSourceCharts(bySource: Map<string, ChartReport[]>, filtered: boolean): DeliveriesInput['charts'] {
-  const emptyText = filtered ? 'No report matches these filters' : undefined;
   if (bySource.size === 0)
-    return [{ count: 0, chart: html`${buildPassChart([], 'wide', { emptyText })}${buildPassChart([], 'narrow', { emptyText })}` }];
+    return [{ count: 0, chart: buildPassChart([], { emptyText: filtered ? 'No report matches these filters' : undefined }) }];
   // The default source alone (one NetBox, or rows stored before sources) needs no name.
   const named = bySource.size > 1 || !bySource.has(DEFAULT_SOURCE_NAME);
   return [...bySource].map(([source, reports]) => {
     const options = named ? { source } : {};
-    return {
-      ...options,
-      count: reports.length,
-      chart: html`${buildPassChart(reports, 'wide', options)}${buildPassChart(reports, 'narrow', options)}`,
-    };
+    return { ...options, count: reports.length, chart: buildPassChart(reports, options) };
   });
 }
 
-/** A report's page in NetBox: in its own source's NetBox, with several sources; none without a NetBox URL. */
+/** A report's page in its own source's NetBox; none without a NetBox URL. */
 function buildNetboxLink(options: DashboardOptions, record: DeliveryRecord, content: DeliveryContent): string | undefined {
-  const netboxUrl = options.sources ? options.sources.find((s) => s.name === record.source)?.netbox.url : options.netboxUrl;
+  const netboxUrl = options.sources?.find((s) => s.name === record.source)?.netbox.url;
   if (content.kind !== 'report' || !netboxUrl) return undefined;
   return buildLinks(content.report.id, content.report.url, content.report.results_url, netboxUrl).report;
 }

@@ -181,7 +181,6 @@ function createRelayApp(config: Config, io: RelayIo, parts: RelayParts): Express
       adminToken: config.admin.token,
       timezone: config.mail.timezone,
       failures: parts.failures,
-      netboxUrl: config.sources[0].netbox.url,
       routeNames: config.routing.routes.map((r) => r.name),
       sources: config.sources,
       unrecordedOutcomes: () => worker.unrecorded.count,
