@@ -36,8 +36,6 @@ export interface DashboardOptions {
   tryNow?: () => Promise<TryNowResult>;
   /** ROUTES_FILE's route names, suggested in the list's route filter. */
   routeNames?: readonly string[];
-  listLimit?: number;
-  chartLimit?: number;
   /** Slows down failed logins per address; shared with the admin API, which takes the same token. */
   throttle?: AuthThrottle;
   sleep?: (ms: number) => Promise<void>;

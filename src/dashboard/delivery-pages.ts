@@ -99,6 +99,9 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
 }
 
 const DIGESTS_SHOWN = 10;
+/** Deliveries on one page of the list (and the most the chart looks through), and the reports a chart shows per source. */
+const LIST_ROWS = 100;
+const CHART_REPORTS = 30;
 
 async function readDigests(options: DashboardOptions): Promise<DigestsInput | undefined> {
   const schedules = options.digests?.schedules() ?? [];
@@ -113,11 +116,10 @@ async function readDigests(options: DashboardOptions): Promise<DigestsInput | un
 /** One page of the list by keyset: one row more than asked for says whether a page follows in the direction of travel. */
 async function readListPage(deps: DashboardDeps, filter: ListOptions, contentOf: ReadContent): Promise<ListPage> {
   const { options } = deps;
-  const limit = options.listLimit ?? 100;
-  const records = await options.store.listDeliveries({ ...filter, limit: limit + 1 });
-  const more = records.length > limit;
+  const records = await options.store.listDeliveries({ ...filter, limit: LIST_ROWS + 1 });
+  const more = records.length > LIST_ROWS;
   // Newest first: the extra row is the oldest when paging down, the newest when paging up.
-  const shown = more ? (filter.afterId !== undefined ? records.slice(1) : records.slice(0, limit)) : records;
+  const shown = more ? (filter.afterId !== undefined ? records.slice(1) : records.slice(0, LIST_ROWS)) : records;
   const routes = await options.store.listRouteMails(shown.map((r) => r.id));
   const rows = await Promise.all(
     shown.map(async (record) => {
@@ -137,14 +139,13 @@ async function readListPage(deps: DashboardDeps, filter: ListOptions, contentOf:
  */
 async function readChartReports(deps: DashboardDeps, filter: ListOptions, contentOf: ReadContent): Promise<Map<string, ChartReport[]>> {
   const { options } = deps;
-  const limit = options.chartLimit ?? 30;
   const { beforeId: _page, afterId: _otherPage, ...filters } = filter;
-  const records = await options.store.listDeliveries({ ...filters, limit: options.listLimit ?? 100 });
+  const records = await options.store.listDeliveries({ ...filters, limit: LIST_ROWS });
   const rows = await Promise.all(records.map(async (record) => ({ record, content: await contentOf(record) })));
   const bySource = new Map<string, ChartReport[]>();
   for (const { record, content } of rows) {
     const reports = bySource.get(record.source) ?? [];
-    if (content.kind !== 'report' || reports.length >= limit) continue;
+    if (content.kind !== 'report' || reports.length >= CHART_REPORTS) continue;
     const { report } = content;
     reports.push({
       reportId: report.id,
