@@ -106,11 +106,13 @@ const CHART_REPORTS = 30;
 async function readDigests(options: DashboardOptions): Promise<DigestsInput | undefined> {
   const schedules = options.digests?.schedules() ?? [];
   if (!options.digests || schedules.length === 0) return undefined;
-  const periods = await options.digests.periods({ limit: DIGESTS_SHOWN + schedules.length });
-  const withState = await Promise.all(
-    periods.map(async (p) => ({ ...p, state: p.deliveryId === null ? undefined : (await options.store.getDelivery(p.deliveryId))?.state })),
-  );
-  return { schedules, periods: withState.filter((p) => p.deliveryId !== null).slice(0, DIGESTS_SHOWN) };
+  // A period without a delivery is the one before a route's first run: not a digest.
+  const periods = (await options.digests.periods({ limit: DIGESTS_SHOWN + schedules.length })).filter((p) => p.deliveryId !== null);
+  const shown = periods.slice(0, DIGESTS_SHOWN);
+  return {
+    schedules,
+    periods: await Promise.all(shown.map(async (p) => ({ ...p, state: (await options.store.getDelivery(p.deliveryId!))?.state }))),
+  };
 }
 
 /** One page of the list by keyset: one row more than asked for says whether a page follows in the direction of travel. */

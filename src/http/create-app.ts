@@ -39,7 +39,6 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.http.trustProxy);
-  app.set('strict routing', false);
 
   app.use(createRequestLogger(deps.logger));
 
