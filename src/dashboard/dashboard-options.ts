@@ -1,4 +1,4 @@
-import type { QueuePauseStatus, TryNowResult } from '../delivery';
+import type { Worker } from '../delivery';
 import type { TransportHealth } from '../health';
 import type { AuthThrottle, Clock, FailureCatalogue, Logger } from '../shared';
 import type { DigestPeriod, Store } from '../store';
@@ -27,13 +27,11 @@ export interface DashboardOptions {
   failures?: FailureCatalogue;
   /** The NetBox sources: with more than one, the list names and filters by source; reports link into their own NetBox. */
   sources?: readonly { name: string; netbox: { url?: string } }[];
-  /** Outcomes of sends the store refused, still held in memory: a banner on every page. */
-  unrecordedOutcomes?: () => number;
-  /** A delivery was put back in the queue (wakes the worker). */
-  onRequeued?: (id: number) => void;
-  /** The worker's SMTP circuit breaker: a banner with "try now" on every page while it holds the queue. */
-  smtpPause?: () => QueuePauseStatus;
-  tryNow?: () => Promise<TryNowResult>;
+  /**
+   * Banners on every page while its pause holds the queue (with "try now") or outcomes the store refused wait in
+   * memory; kicked after a requeue.
+   */
+  worker?: Pick<Worker, 'breaker' | 'unrecorded' | 'kick' | 'tryNow'>;
   /** ROUTES_FILE's route names, suggested in the list's route filter. */
   routeNames?: readonly string[];
   /** Slows down failed logins per address; shared with the admin API, which takes the same token. */
@@ -42,7 +40,7 @@ export interface DashboardOptions {
   /** Warnings about the relay's own configuration (an unsigned webhook open to the network). */
   notices?: string[];
   /** The mail server's state as /readyz's smtp check reports it: a banner while it fails. */
-  mailStatus?: TransportHealth['status'];
+  transportHealth?: Pick<TransportHealth, 'status'>;
   /** Accepted exceptions: the waivers pages under /ui/waivers. */
   waivers?: WaiverBook;
   /** The digest routes' schedules with next runs, and the latest periods. */

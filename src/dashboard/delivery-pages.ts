@@ -33,7 +33,7 @@ export function registerDeliveryPages(router: Router, deps: DashboardDeps, form:
   router.get('/deliveries/:id/message.eml', (req: Request, res: Response) => downloadMessage(deps, req, res));
   router.post('/deliveries/:id/retry', form, requireCsrf, (req: Authed, res: Response) => retryDelivery(deps, req, res));
   router.post('/smtp/try-now', form, requireCsrf, async (req: Authed, res: Response) => {
-    const result = (await options.tryNow?.()) ?? 'not-paused';
+    const result = (await options.worker?.tryNow()) ?? 'not-paused';
     options.logger.info({ ip: req.ip, result }, 'dashboard: try SMTP now');
     res.redirect(303, `/ui?smtp=${result}`);
   });
@@ -43,11 +43,11 @@ export function registerDeliveryPages(router: Router, deps: DashboardDeps, form:
 /** What every page after login shows around its content: the session's CSRF token and the banners. */
 export function buildPageContext(deps: DashboardDeps, req: Authed): PageContext & { csrf: string } {
   const { options, formatTime } = deps;
-  const pause = options.smtpPause?.();
+  const pause = options.worker?.breaker;
   return {
     csrf: deps.keys.csrfToken(req.session!),
     notices: options.notices,
-    unrecorded: options.unrecordedOutcomes?.(),
+    unrecorded: options.worker?.unrecorded.count,
     smtpPause:
       pause && pause.state !== 'closed'
         ? {
@@ -58,7 +58,7 @@ export function buildPageContext(deps: DashboardDeps, req: Authed): PageContext 
             code: pause.lastError?.code,
           }
         : undefined,
-    mail: options.mailStatus?.(),
+    mail: options.transportHealth?.status(),
   };
 }
 
@@ -238,11 +238,11 @@ async function retryDelivery(deps: DashboardDeps, req: Authed, res: Response): P
   const requeued = record.state === 'dead' && (await options.store.requeue(options.clock.now(), record.id)) > 0;
   if (requeued) {
     options.logger.info({ deliveryId: record.id, ip: req.ip }, 'dashboard: dead delivery queued again');
-    options.onRequeued?.(record.id);
+    options.worker?.kick();
   }
   // While SMTP is paused a requeued delivery would only wait: retrying is the operator saying "try now".
-  const paused = requeued && (options.smtpPause?.().state ?? 'closed') !== 'closed';
-  const smtp = paused ? await options.tryNow?.() : undefined;
+  const paused = requeued && (options.worker?.breaker.state ?? 'closed') !== 'closed';
+  const smtp = paused ? await options.worker?.tryNow() : undefined;
   res.redirect(303, buildReturnUrl(req, requeued ? 'retried' : 'not_retried', record.id, smtp));
 }
 
@@ -254,7 +254,7 @@ async function retryDeliveryNow(deps: DashboardDeps, req: Authed, res: Response)
   const due = await options.store.retryNow(record.id, options.clock.now());
   if (due) {
     options.logger.info({ deliveryId: record.id, ip: req.ip }, 'dashboard: retrying delivery made due now');
-    options.onRequeued?.(record.id);
+    options.worker?.kick();
   }
   res.redirect(303, buildReturnUrl(req, due ? 'retried_now' : 'not_retried_now', record.id));
 }

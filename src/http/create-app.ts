@@ -18,10 +18,8 @@ export interface AppDeps {
   clock: Clock;
   logger: Logger;
   onQueued: (id: number) => void;
-  /** An operator requeued deliveries through the admin API. */
-  onRequeued: () => void;
-  /** An operator asked the admin API to resume a paused or held queue. */
-  tryNow: AdminRouteOptions['tryNow'];
+  /** Kicked when an operator requeues deliveries through the admin API; its try-now resumes a paused or held queue. */
+  worker: NonNullable<AdminRouteOptions['worker']>;
   onWebhookOutcome: (outcome: WebhookOutcome) => void;
   /** Counts the webhooks from their arrival at a webhook path until their answer is sent (the worker yields to them). */
   webhooksInFlight: ActivityCounter;

@@ -160,8 +160,7 @@ function createRelayApp(config: Config, io: RelayIo, parts: RelayParts): Express
     waivers,
     sleep: io.sleep,
     throttle: createAuthThrottle(),
-    onRequeued: () => worker.kick(),
-    tryNow: () => worker.tryNow(),
+    worker,
   };
   return createApp({
     ...shared,
@@ -183,9 +182,7 @@ function createRelayApp(config: Config, io: RelayIo, parts: RelayParts): Express
       failures: parts.failures,
       routeNames: config.routing.routes.map((r) => r.name),
       sources: config.sources,
-      unrecordedOutcomes: () => worker.unrecorded.count,
-      smtpPause: () => worker.breaker,
-      mailStatus: () => parts.transportHealth.status(),
+      transportHealth: parts.transportHealth,
       digests: { schedules: () => parts.digests.schedules(), periods: (options) => store.listDigestPeriods(options) },
       notices: config.webhook.unsignedFromNetwork ? [describeUnsignedWebhook(config)!] : [],
     }),
