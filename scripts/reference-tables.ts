@@ -53,7 +53,7 @@ export async function listMetrics(): Promise<MetricDoc[]> {
     pause: () => ({ state: 'open', openUntil: 0, held: true, lastError: { code: 'EAUTH', message: '' } }),
   });
   metrics.recordWorker({ type: 'dead', failure: { code: 'SMTP_5XX' }, durationMs: 0 } as never);
-  metrics.recordWebhook({ outcome: 'rejected', code: 'SIGNATURE_INVALID' });
+  metrics.recordWebhook({ outcome: 'rejected', code: 'SIGNATURE_INVALID', source: 'default' });
   metrics.recordNetboxFetchError('404');
   metrics.recordOwnerFallback('timeout');
   metrics.recordOwnerGroupsUncounted('timeout', 1);

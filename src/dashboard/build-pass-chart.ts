@@ -48,16 +48,18 @@ function chooseAxisLabels(days: readonly string[], plotWidthPx: number): boolean
   });
 }
 
+type ChartOptions = { source?: string; emptyText?: string };
+
 /**
  * Pass percentage per severity across the reports of one NetBox source, as inline SVG built on the server (no script,
- * no CDN). A severity with no results in a report leaves a gap in its line rather than a fake 0 %.
+ * no CDN), wide and narrow (CSS shows one). A severity with no results in a report leaves a gap in its line rather than a fake 0 %.
  */
-export function buildPassChart(
-  reports: readonly ChartReport[],
-  layout: keyof typeof CHART_LAYOUTS = 'wide',
-  options: { source?: string; emptyText?: string } = {},
-): SafeHtml {
-  const { width: WIDTH, className } = CHART_LAYOUTS[layout];
+export function buildPassChart(reports: readonly ChartReport[], options: ChartOptions = {}): SafeHtml {
+  return html`${buildLayout(reports, CHART_LAYOUTS.wide, options)}${buildLayout(reports, CHART_LAYOUTS.narrow, options)}`;
+}
+
+function buildLayout(reports: readonly ChartReport[], layout: (typeof CHART_LAYOUTS)['wide' | 'narrow'], options: ChartOptions): SafeHtml {
+  const { width: WIDTH, className } = layout;
   const titleId = options.source === undefined ? `${className}-title` : `${className}-${options.source}-title`;
   const plotW = WIDTH - PAD.left - PAD.right;
   const plotH = HEIGHT - PAD.top - PAD.bottom;

@@ -1,9 +1,9 @@
-import type { QueuePauseStatus, TryNowResult } from '../delivery';
+import type { Worker } from '../delivery';
+import type { TransportHealth } from '../health';
 import type { AuthThrottle, Clock, FailureCatalogue, Logger } from '../shared';
 import type { DigestPeriod, Store } from '../store';
 import type { WaiverBook } from '../waivers';
 import type { DigestsInput } from './render-deliveries';
-import type { MailStatus } from './render-pages';
 
 export interface DashboardOptions {
   /** ADMIN_TOKEN; without it the dashboard answers 404 and says how to turn it on. */
@@ -25,27 +25,22 @@ export interface DashboardOptions {
   timezone: string;
   /** The relay's failure catalogue (its transports' codes and its own); absent: notify's. */
   failures?: FailureCatalogue;
-  netboxUrl?: string;
-  /** SOURCES_FILE's sources: with more than one, the list names and filters by source; reports link into their own NetBox. */
+  /** The NetBox sources: with more than one, the list names and filters by source; reports link into their own NetBox. */
   sources?: readonly { name: string; netbox: { url?: string } }[];
-  /** Outcomes of sends the store refused, still held in memory: a banner on every page. */
-  unrecordedOutcomes?: () => number;
-  /** A delivery was put back in the queue (wakes the worker). */
-  onRequeued?: (id: number) => void;
-  /** The worker's SMTP circuit breaker: a banner with "try now" on every page while it holds the queue. */
-  smtpPause?: () => QueuePauseStatus;
-  tryNow?: () => Promise<TryNowResult>;
+  /**
+   * Banners on every page while its pause holds the queue (with "try now") or outcomes the store refused wait in
+   * memory; kicked after a requeue.
+   */
+  worker?: Pick<Worker, 'breaker' | 'unrecorded' | 'kick' | 'tryNow'>;
   /** ROUTES_FILE's route names, suggested in the list's route filter. */
   routeNames?: readonly string[];
-  listLimit?: number;
-  chartLimit?: number;
   /** Slows down failed logins per address; shared with the admin API, which takes the same token. */
   throttle?: AuthThrottle;
   sleep?: (ms: number) => Promise<void>;
   /** Warnings about the relay's own configuration (an unsigned webhook open to the network). */
   notices?: string[];
   /** The mail server's state as /readyz's smtp check reports it: a banner while it fails. */
-  mailStatus?: () => MailStatus;
+  transportHealth?: Pick<TransportHealth, 'status'>;
   /** Accepted exceptions: the waivers pages under /ui/waivers. */
   waivers?: WaiverBook;
   /** The digest routes' schedules with next runs, and the latest periods. */

@@ -33,7 +33,7 @@ export function registerDeliveryPages(router: Router, deps: DashboardDeps, form:
   router.get('/deliveries/:id/message.eml', (req: Request, res: Response) => downloadMessage(deps, req, res));
   router.post('/deliveries/:id/retry', form, requireCsrf, (req: Authed, res: Response) => retryDelivery(deps, req, res));
   router.post('/smtp/try-now', form, requireCsrf, async (req: Authed, res: Response) => {
-    const result = (await options.tryNow?.()) ?? 'not-paused';
+    const result = (await options.worker?.tryNow()) ?? 'not-paused';
     options.logger.info({ ip: req.ip, result }, 'dashboard: try SMTP now');
     res.redirect(303, `/ui?smtp=${result}`);
   });
@@ -43,11 +43,11 @@ export function registerDeliveryPages(router: Router, deps: DashboardDeps, form:
 /** What every page after login shows around its content: the session's CSRF token and the banners. */
 export function buildPageContext(deps: DashboardDeps, req: Authed): PageContext & { csrf: string } {
   const { options, formatTime } = deps;
-  const pause = options.smtpPause?.();
+  const pause = options.worker?.breaker;
   return {
     csrf: deps.keys.csrfToken(req.session!),
     notices: options.notices,
-    unrecorded: options.unrecordedOutcomes?.(),
+    unrecorded: options.worker?.unrecorded.count,
     smtpPause:
       pause && pause.state !== 'closed'
         ? {
@@ -58,7 +58,7 @@ export function buildPageContext(deps: DashboardDeps, req: Authed): PageContext 
             code: pause.lastError?.code,
           }
         : undefined,
-    mail: options.mailStatus?.(),
+    mail: options.transportHealth?.status(),
   };
 }
 
@@ -99,25 +99,29 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
 }
 
 const DIGESTS_SHOWN = 10;
+/** Deliveries on one page of the list (and the most the chart looks through), and the reports a chart shows per source. */
+const LIST_ROWS = 100;
+const CHART_REPORTS = 30;
 
 async function readDigests(options: DashboardOptions): Promise<DigestsInput | undefined> {
   const schedules = options.digests?.schedules() ?? [];
   if (!options.digests || schedules.length === 0) return undefined;
-  const periods = await options.digests.periods({ limit: DIGESTS_SHOWN + schedules.length });
-  const withState = await Promise.all(
-    periods.map(async (p) => ({ ...p, state: p.deliveryId === null ? undefined : (await options.store.getDelivery(p.deliveryId))?.state })),
-  );
-  return { schedules, periods: withState.filter((p) => p.deliveryId !== null).slice(0, DIGESTS_SHOWN) };
+  // A period without a delivery is the one before a route's first run: not a digest.
+  const periods = (await options.digests.periods({ limit: DIGESTS_SHOWN + schedules.length })).filter((p) => p.deliveryId !== null);
+  const shown = periods.slice(0, DIGESTS_SHOWN);
+  return {
+    schedules,
+    periods: await Promise.all(shown.map(async (p) => ({ ...p, state: (await options.store.getDelivery(p.deliveryId!))?.state }))),
+  };
 }
 
 /** One page of the list by keyset: one row more than asked for says whether a page follows in the direction of travel. */
 async function readListPage(deps: DashboardDeps, filter: ListOptions, contentOf: ReadContent): Promise<ListPage> {
   const { options } = deps;
-  const limit = options.listLimit ?? 100;
-  const records = await options.store.listDeliveries({ ...filter, limit: limit + 1 });
-  const more = records.length > limit;
+  const records = await options.store.listDeliveries({ ...filter, limit: LIST_ROWS + 1 });
+  const more = records.length > LIST_ROWS;
   // Newest first: the extra row is the oldest when paging down, the newest when paging up.
-  const shown = more ? (filter.afterId !== undefined ? records.slice(1) : records.slice(0, limit)) : records;
+  const shown = more ? (filter.afterId !== undefined ? records.slice(1) : records.slice(0, LIST_ROWS)) : records;
   const routes = await options.store.listRouteMails(shown.map((r) => r.id));
   const rows = await Promise.all(
     shown.map(async (record) => {
@@ -137,14 +141,13 @@ async function readListPage(deps: DashboardDeps, filter: ListOptions, contentOf:
  */
 async function readChartReports(deps: DashboardDeps, filter: ListOptions, contentOf: ReadContent): Promise<Map<string, ChartReport[]>> {
   const { options } = deps;
-  const limit = options.chartLimit ?? 30;
   const { beforeId: _page, afterId: _otherPage, ...filters } = filter;
-  const records = await options.store.listDeliveries({ ...filters, limit: options.listLimit ?? 100 });
+  const records = await options.store.listDeliveries({ ...filters, limit: LIST_ROWS });
   const rows = await Promise.all(records.map(async (record) => ({ record, content: await contentOf(record) })));
   const bySource = new Map<string, ChartReport[]>();
   for (const { record, content } of rows) {
     const reports = bySource.get(record.source) ?? [];
-    if (content.kind !== 'report' || reports.length >= limit) continue;
+    if (content.kind !== 'report' || reports.length >= CHART_REPORTS) continue;
     const { report } = content;
     reports.push({
       reportId: report.id,
@@ -162,24 +165,19 @@ async function readChartReports(deps: DashboardDeps, filter: ListOptions, conten
 
 /** One chart per source (wide and narrow); one empty chart when the filters select no report. */
 function buildSourceCharts(bySource: Map<string, ChartReport[]>, filtered: boolean): DeliveriesInput['charts'] {
-  const emptyText = filtered ? 'No report matches these filters' : undefined;
   if (bySource.size === 0)
-    return [{ count: 0, chart: html`${buildPassChart([], 'wide', { emptyText })}${buildPassChart([], 'narrow', { emptyText })}` }];
+    return [{ count: 0, chart: buildPassChart([], { emptyText: filtered ? 'No report matches these filters' : undefined }) }];
   // The default source alone (one NetBox, or rows stored before sources) needs no name.
   const named = bySource.size > 1 || !bySource.has(DEFAULT_SOURCE_NAME);
   return [...bySource].map(([source, reports]) => {
     const options = named ? { source } : {};
-    return {
-      ...options,
-      count: reports.length,
-      chart: html`${buildPassChart(reports, 'wide', options)}${buildPassChart(reports, 'narrow', options)}`,
-    };
+    return { ...options, count: reports.length, chart: buildPassChart(reports, options) };
   });
 }
 
-/** A report's page in NetBox: in its own source's NetBox, with several sources; none without a NetBox URL. */
+/** A report's page in its own source's NetBox; none without a NetBox URL. */
 function buildNetboxLink(options: DashboardOptions, record: DeliveryRecord, content: DeliveryContent): string | undefined {
-  const netboxUrl = options.sources ? options.sources.find((s) => s.name === record.source)?.netbox.url : options.netboxUrl;
+  const netboxUrl = options.sources?.find((s) => s.name === record.source)?.netbox.url;
   if (content.kind !== 'report' || !netboxUrl) return undefined;
   return buildLinks(content.report.id, content.report.url, content.report.results_url, netboxUrl).report;
 }
@@ -240,11 +238,11 @@ async function retryDelivery(deps: DashboardDeps, req: Authed, res: Response): P
   const requeued = record.state === 'dead' && (await options.store.requeue(options.clock.now(), record.id)) > 0;
   if (requeued) {
     options.logger.info({ deliveryId: record.id, ip: req.ip }, 'dashboard: dead delivery queued again');
-    options.onRequeued?.(record.id);
+    options.worker?.kick();
   }
   // While SMTP is paused a requeued delivery would only wait: retrying is the operator saying "try now".
-  const paused = requeued && (options.smtpPause?.().state ?? 'closed') !== 'closed';
-  const smtp = paused ? await options.tryNow?.() : undefined;
+  const paused = requeued && (options.worker?.breaker.state ?? 'closed') !== 'closed';
+  const smtp = paused ? await options.worker?.tryNow() : undefined;
   res.redirect(303, buildReturnUrl(req, requeued ? 'retried' : 'not_retried', record.id, smtp));
 }
 
@@ -256,7 +254,7 @@ async function retryDeliveryNow(deps: DashboardDeps, req: Authed, res: Response)
   const due = await options.store.retryNow(record.id, options.clock.now());
   if (due) {
     options.logger.info({ deliveryId: record.id, ip: req.ip }, 'dashboard: retrying delivery made due now');
-    options.onRequeued?.(record.id);
+    options.worker?.kick();
   }
   res.redirect(303, buildReturnUrl(req, due ? 'retried_now' : 'not_retried_now', record.id));
 }

@@ -16,8 +16,10 @@ const TRY_NOW_TEXT: Record<TryNowResult, string> = {
   'not-paused': 'SMTP is not paused: the queue was looked at again.',
 };
 
-/** What the last POST did, from the redirect's query: a retry, a "retry now", a "try now", or a retry that also tried SMTP. */
+/** What the last POST did, from the redirect's query: a retry, a "retry now", a "try now", a retry that also tried SMTP, a waiver added or expired. */
 export function readFlash(query: Record<string, unknown>): { text: string; bad: boolean } | undefined {
+  if (typeof query.added === 'string') return { text: `Waiver #${query.added.slice(0, 20)} added.`, bad: false };
+  if (typeof query.expired === 'string') return { text: `Waiver #${query.expired.slice(0, 20)} expired: it no longer holds.`, bad: false };
   const id = (name: string) => {
     const n = Number(query[name]);
     return Number.isSafeInteger(n) && n > 0 ? n : undefined;

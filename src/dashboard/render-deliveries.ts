@@ -32,7 +32,7 @@ export interface DeliveriesInput {
 
 export interface DigestsInput {
   schedules: readonly { route: string; schedule: string; timezone: string; nextRunAt: number | null }[];
-  /** Newest first; a period without a delivery is the one before the route's first run. */
+  /** The latest digests, newest first, each with its delivery's state. */
   periods: readonly (DigestPeriod & { state?: DeliveryState })[];
 }
 
@@ -42,9 +42,8 @@ function renderDigests(input: DigestsInput, formatTime: (ms: number) => string):
     (s) =>
       html`<tr data-digest-route="${s.route}"><td>${s.route}</td><td data-label="Schedule"><code>${s.schedule}</code> (${s.timezone})</td><td data-label="Next run">${s.nextRunAt === null ? 'never' : formatTime(s.nextRunAt)}</td></tr>`,
   )}</tbody></table>`;
-  const sent = input.periods.filter((p) => p.deliveryId !== null);
-  const periods = sent.length
-    ? html`<table class="digests stack"><thead><tr><th>Digest</th><th>Period</th><th>State</th></tr></thead><tbody>${sent.map(
+  const periods = input.periods.length
+    ? html`<table class="digests stack"><thead><tr><th>Digest</th><th>Period</th><th>State</th></tr></thead><tbody>${input.periods.map(
         (p) =>
           html`<tr><td><a href="/ui/deliveries/${p.deliveryId}">#${p.deliveryId}</a> ${p.route}${p.late ? ' (late)' : ''}</td><td data-label="Period">${formatTime(p.periodStart)} to ${formatTime(p.periodEnd)}</td><td data-label="State">${p.state ? stateBadge(p.state) : ''}</td></tr>`,
       )}</tbody></table>`

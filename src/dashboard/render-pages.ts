@@ -7,6 +7,7 @@ import type { DeliveryRecord, RouteMailRecord, SentMessage, WatchdogAlert } from
 import { CHART_SERIES } from './build-pass-chart';
 import { html, SafeHtml } from '../shared';
 import type { DeliveryContent } from './read-delivery-content';
+import type { TransportHealth } from '../health';
 
 const STYLE = `
   :root { color-scheme: light dark; --fg: #1c2833; --bg: #f4f6f7; --card: #fff; --line: #d5d8dc; --soft: #eaeded; --muted: #566573;
@@ -78,14 +79,8 @@ export interface PageContext {
   smtpPause?: { state: 'paused' | 'probing' | 'held'; since: string; nextTry: string; lastError: string; code?: string };
   unrecorded?: number;
   notices?: string[];
-  mail?: MailStatus;
-}
-
-/** Whether mail can leave (the last send or check), and why not. */
-export interface MailStatus {
-  ok: boolean;
-  code?: string;
-  message?: string;
+  /** Whether mail can leave (the last send or check), and why not. */
+  mail?: ReturnType<TransportHealth['status']>;
 }
 
 /** Sends `body` inside the document around every page. */
@@ -126,7 +121,7 @@ function renderSmtpPauseBanner(ctx: PageContext): SafeHtml | '' {
 }
 
 /** The mail server refuses or cannot be reached: the same reason as /readyz's smtp check. */
-function renderMailBanner(mail: MailStatus | undefined): SafeHtml | '' {
+function renderMailBanner(mail: PageContext['mail']): SafeHtml | '' {
   if (!mail || mail.ok) return '';
   return html`<p class="banner" role="alert" data-mail-code="${mail.code ?? ''}"><strong>Mail is not going out${mail.code ? html` (${mail.code})` : ''}:</strong> ${mail.message ?? 'the last check failed'}. Deliveries wait in the queue and are sent, oldest first, once the server takes them again.</p>`;
 }
@@ -200,7 +195,7 @@ function renderSentMail(deliveryId: number, m: SentMessage, formatTime: (ms: num
   return html`<section class="route-mail" data-route="${m.route}"><h2>Mail of route <q>${name}</q></h2><dl><dt>Route</dt><dd>${name}</dd><dt>Envelope from</dt><dd>${m.envelopeFrom}</dd><dt>Envelope to</dt><dd class="mail-recipients">${m.envelopeTo.join(', ')}</dd><dt>Subject</dt><dd class="mail-subject">${m.subject}</dd>${verdict ? html`<dt>Verdict</dt><dd class="mail-verdict">${verdict}</dd>` : ''}${messageId ? html`<dt>Message-ID</dt><dd><code class="mail-message-id">${messageId}</code></dd>` : ''}<dt>Server answer</dt><dd>${m.response}</dd><dt>Sent</dt><dd>${formatTime(m.sentAt)}</dd></dl>
 <p><a class="mail-eml" href="/ui/deliveries/${deliveryId}/message.eml?route=${encodeURIComponent(m.route)}" download="${buildEmlFileName(deliveryId, m.route)}">Download the message (.eml)</a></p>
 <h3>Headers</h3><pre class="mail-headers">${headers}</pre>
-${m.html !== null ? html`<h3>HTML part</h3><iframe title="The HTML part of the mail of route ${name}" sandbox="" referrerpolicy="no-referrer" srcdoc="${buildSrcdoc(embedRawInlineImages(m.html, m.raw))}"></iframe>` : ''}
+${m.html !== null ? html`<h3>HTML part</h3><iframe title="The HTML part of the mail of route ${name}" sandbox="" referrerpolicy="no-referrer" srcdoc="${SRCDOC_CSP}${embedRawInlineImages(m.html, m.raw)}"></iframe>` : ''}
 ${m.text !== null ? html`<h3>Text part</h3><pre class="mail-text">${m.text}</pre>` : ''}</section>`;
 }
 
@@ -208,10 +203,8 @@ function renderAlert(alert: WatchdogAlert, formatTime: (ms: number) => string): 
   return html`<section><h2>Watchdog</h2><dl><dt>Kind</dt><dd>${alert.kind}</dd><dt>Silent since</dt><dd>${formatTime(alert.silentSince)}</dd>${alert.resumedAt ? html`<dt>Resumed</dt><dd>${formatTime(alert.resumedAt)}</dd>` : ''}</dl></section>`;
 }
 
-/** The mail for the srcdoc, with its own CSP as a second fence in case a browser does not apply the page's to srcdoc. */
-function buildSrcdoc(mailHtml: string): string {
-  return `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">${mailHtml}`;
-}
+/** Before the mail in its srcdoc: its own CSP, a second fence in case a browser does not apply the page's to srcdoc. */
+const SRCDOC_CSP = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`;
 
 /** "devices: sw1, sw2", with the group's fixed devices after them, or "the whole report". */
 function describeGroupDevices(group: { devices: string[]; fixedDevices?: string[] }): string {

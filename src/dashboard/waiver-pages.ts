@@ -2,7 +2,7 @@ import express, { type Request, type RequestHandler, type Response, type Router 
 import { html, RelayError } from '../shared';
 import { WAIVER_STATUSES, type WaiverBook, type WaiverStatus } from '../waivers';
 import { buildPageContext, type DashboardDeps } from './delivery-pages';
-import { pickText } from './flash-messages';
+import { pickText, readFlash } from './flash-messages';
 import { sendPage } from './render-pages';
 import { renderWaiverForm, renderWaiverList, type WaiverFormValues, type WaiverListQuery } from './render-waivers';
 
@@ -88,10 +88,4 @@ function sendForm(
 ): void {
   const ctx = buildPageContext(deps, req);
   sendPage(res, status, 'Add a waiver', renderWaiverForm({ values, sources: deps.book.sources, csrf: ctx.csrf, issues }), ctx);
-}
-
-function readFlash(query: Record<string, unknown>): { text: string; bad: boolean } | undefined {
-  if (typeof query.added === 'string') return { text: `Waiver #${query.added.slice(0, 20)} added.`, bad: false };
-  if (typeof query.expired === 'string') return { text: `Waiver #${query.expired.slice(0, 20)} expired: it no longer holds.`, bad: false };
-  return undefined;
 }

@@ -24,13 +24,7 @@ interface TransportSummary {
   pausedSince?: string;
 }
 
-export interface Readiness {
-  /** The relay can accept deliveries: the store commits and templates are loaded. The mail transport does not count. */
-  ready: boolean;
-  failing: string[];
-  smtp: TransportSummary;
-  checks: Record<'store' | 'templates' | 'smtp', ReadinessCheck>;
-}
+export type Readiness = Awaited<ReturnType<typeof checkReadiness>>;
 
 /**
  * What /readyz reports: ready when the outbox commits a write and the templates are compiled. The mail transport is
@@ -45,7 +39,7 @@ export async function checkReadiness(deps: {
   /** Its pause, and the outcomes the store refused and the relay still holds (with the store's last answer). */
   worker: Pick<Worker, 'breaker' | 'unrecorded'>;
   clock: Clock;
-}): Promise<Readiness> {
+}) {
   let store: ReadinessCheck = { ok: true };
   try {
     await deps.store.checkWritable(deps.clock.now());

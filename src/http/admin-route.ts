@@ -4,16 +4,14 @@ import { createAdminGuard, type AdminGuardOptions } from './admin-guard';
 import { parseListFilters } from './parse-list-filters';
 import { createSecretMask, RelayError } from '../shared';
 import type { Store } from '../store';
-import type { TryNowResult } from '../delivery';
+import type { Worker } from '../delivery';
 
 export interface AdminRouteOptions extends AdminGuardOptions {
   store: Store;
   /** Secret values to mask in error texts shown to the operator. */
   secrets?: readonly string[];
-  /** Called after a requeue (wakes the worker). */
-  onRequeued?: () => void;
-  /** An operator's resume: a paused or held queue probes now (the dashboard's "Try now"). */
-  tryNow?: () => Promise<TryNowResult>;
+  /** Kicked after a requeue; its try-now is an operator's resume (a paused or held queue probes now). */
+  worker?: Pick<Worker, 'kick' | 'tryNow'>;
 }
 
 /** The admin API under `/api/deliveries` (docs/admin-api.md): list, show, requeue one, requeue every dead delivery. */
@@ -44,13 +42,13 @@ export function createAdminRouter(options: AdminRouteOptions): Router {
   router.post('/api/deliveries/retry-dead', async (_req: Request, res: Response) => {
     const requeued = await options.store.requeue(options.clock.now());
     options.logger.info({ requeued }, `admin API: requeued ${requeued} dead deliveries`);
-    if (requeued > 0) options.onRequeued?.();
+    if (requeued > 0) options.worker?.kick();
     res.json({ requeued });
   });
 
   // The fix is in (a password, a certificate): the queue probes with its oldest delivery now, not at the pause's end.
   router.post('/api/deliveries/resume', async (_req: Request, res: Response) => {
-    const smtp = (await options.tryNow?.()) ?? 'not-paused';
+    const smtp = (await options.worker?.tryNow()) ?? 'not-paused';
     options.logger.info({ smtp }, 'admin API: resume asked');
     res.json({ smtp });
   });
@@ -82,7 +80,7 @@ export function createAdminRouter(options: AdminRouteOptions): Router {
     if (requeued === 0)
       throw new RelayError('CONFLICT', { message: `Delivery ${id} is ${record.state}: only dead or sent deliveries can be requeued.` });
     options.logger.info({ deliveryId: id }, 'admin API: delivery requeued');
-    options.onRequeued?.();
+    options.worker?.kick();
     res.json({ delivery: await show(record) });
   });
 

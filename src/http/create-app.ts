@@ -18,10 +18,8 @@ export interface AppDeps {
   clock: Clock;
   logger: Logger;
   onQueued: (id: number) => void;
-  /** An operator requeued deliveries through the admin API. */
-  onRequeued: () => void;
-  /** An operator asked the admin API to resume a paused or held queue. */
-  tryNow: AdminRouteOptions['tryNow'];
+  /** Kicked when an operator requeues deliveries through the admin API; its try-now resumes a paused or held queue. */
+  worker: NonNullable<AdminRouteOptions['worker']>;
   onWebhookOutcome: (outcome: WebhookOutcome) => void;
   /** Counts the webhooks from their arrival at a webhook path until their answer is sent (the worker yields to them). */
   webhooksInFlight: ActivityCounter;
@@ -39,7 +37,6 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.http.trustProxy);
-  app.set('strict routing', false);
 
   app.use(createRequestLogger(deps.logger));
 
@@ -52,7 +49,7 @@ export function createApp(deps: AppDeps): Express {
   // Requests a webhook route refused (401, 403, 413, 415, 422, 429, 503 …) count as rejected deliveries of its source.
   app.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
     const source = res.locals.webhookSource as string | undefined;
-    if (source !== undefined) deps.onWebhookOutcome({ outcome: 'rejected', code: toRelayError(error).code, ...sourceLabel(source) });
+    if (source !== undefined) deps.onWebhookOutcome({ outcome: 'rejected', code: toRelayError(error).code, source });
     next(error);
   });
   const admin = { ...deps, token: deps.config.admin?.token };
@@ -83,11 +80,10 @@ function mountSourceWebhook(app: Express, deps: AppDeps, source: SourceConfig): 
     clock: deps.clock,
   });
   if (guards.length > 0) app.post(source.path, ...guards);
-  const { source: name } = sourceLabel(source.name);
   app.use(
     createWebhookRouter({
       path: source.path,
-      source: name,
+      source: source.name,
       netboxUrl: source.netbox.url,
       secrets: source.secrets,
       maxBytes: deps.config.webhook.maxBytes,
@@ -98,9 +94,4 @@ function mountSourceWebhook(app: Express, deps: AppDeps, source: SourceConfig): 
       onOutcome: deps.onWebhookOutcome,
     }),
   );
-}
-
-/** The default source is left unnamed in outcomes, as it was before sources existed. */
-function sourceLabel(name: string): { source?: string } {
-  return name === DEFAULT_SOURCE_NAME ? {} : { source: name };
 }

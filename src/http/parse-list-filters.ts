@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ErrorIssue } from '../shared';
+import { RelayError, type ErrorIssue } from '../shared';
 import { DELIVERY_STATES, type ListOptions } from '../store';
 import { startOfDayMs } from '../report';
 
@@ -11,7 +11,7 @@ export type FilterParam = (typeof FILTER_PARAMS)[number];
 const MAX_TEXT_LENGTH = 100;
 
 /** An absent parameter and an empty form field are the same: no filter. */
-const optional = <T extends z.ZodType>(schema: T) =>
+export const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess((value) => (value === '' ? undefined : value), schema.optional()) as unknown as z.ZodOptional<T>;
 
 const text = (what: string) =>
@@ -63,9 +63,7 @@ export function parseListFilters(
   timeZone: string,
 ): { ok: true; query: ListQuery; options: ListOptions } | { ok: false; issues: ErrorIssue[] } {
   const parsed = ListQuerySchema.safeParse(query);
-  if (!parsed.success) {
-    return { ok: false, issues: parsed.error.issues.map((i) => ({ path: String(i.path[0] ?? 'query'), message: i.message })) };
-  }
+  if (!parsed.success) return { ok: false, issues: listIssues(parsed.error) };
   const q = parsed.data;
   const options: ListOptions = {
     state: q.state,
@@ -81,6 +79,17 @@ export function parseListFilters(
     receivedBefore: q.to === undefined ? undefined : startOfDayMs(nextDay(q.to), timeZone),
   };
   return { ok: true, query: q, options };
+}
+
+/** A query parsed by `schema`, or RelayError INVALID_REQUEST naming each parameter that is wrong. */
+export function parseQuery<T extends z.ZodType>(schema: T, query: Record<string, unknown>): z.output<T> {
+  const parsed = schema.safeParse(query);
+  if (!parsed.success) throw new RelayError('INVALID_REQUEST', { issues: listIssues(parsed.error) });
+  return parsed.data;
+}
+
+function listIssues(error: z.ZodError): ErrorIssue[] {
+  return error.issues.map((i) => ({ path: String(i.path[0] ?? 'query'), message: i.message }));
 }
 
 /** The filters of a query as URL parameters (no paging key), for links that keep them. */

@@ -1,6 +1,8 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { RelayError } from '../shared';
-import { buildWaiverJson, WAIVER_NAME_MAX, WAIVER_STATUSES, type WaiverBook, type WaiverFilter, type WaiverStatus } from '../waivers';
+import { z } from 'zod';
+import { buildWaiverJson, WAIVER_NAME_MAX, WAIVER_STATUSES, type WaiverBook } from '../waivers';
+import { optional, parseQuery } from './parse-list-filters';
 import { createAdminGuard, type AdminGuardOptions } from './admin-guard';
 
 export interface WaiversRouteOptions extends AdminGuardOptions {
@@ -18,7 +20,7 @@ export function createWaiversRouter(options: WaiversRouteOptions): Router {
   router.use('/api/waivers', createAdminGuard(options), express.json({ limit: '16kb', strict: true }));
 
   router.get('/api/waivers', async (req: Request, res: Response) => {
-    res.json({ waivers: (await book.list(parseWaiverQuery(req.query))).map(show) });
+    res.json({ waivers: (await book.list(parseQuery(WaiverQuerySchema, req.query))).map(show) });
   });
 
   router.post('/api/waivers', async (req: Request, res: Response) => {
@@ -40,27 +42,21 @@ export function createWaiversRouter(options: WaiversRouteOptions): Router {
   return router;
 }
 
+const nameError = `must be one name (at most ${WAIVER_NAME_MAX} characters)`;
+const name = optional(z.string({ error: nameError }).max(WAIVER_NAME_MAX, nameError));
+const limitError = 'must be an integer from 1 to 1000';
+
 /** `?status=&source=&test=&device=&limit=` as a filter; anything malformed is a 400 naming the parameter. */
-function parseWaiverQuery(query: Record<string, unknown>): Omit<WaiverFilter, 'at'> {
-  const issues: { path: string; message: string }[] = [];
-  const text = (name: 'source' | 'test' | 'device') => {
-    const value = query[name];
-    if (value === undefined || value === '') return undefined;
-    if (typeof value === 'string' && value.length <= WAIVER_NAME_MAX) return value;
-    issues.push({ path: name, message: `must be one name (at most ${WAIVER_NAME_MAX} characters)` });
-  };
-  const filter: Omit<WaiverFilter, 'at'> = { source: text('source'), test: text('test'), device: text('device') };
-  const { status, limit } = query;
-  if (status !== undefined && status !== '') {
-    if ((WAIVER_STATUSES as readonly unknown[]).includes(status)) filter.status = status as WaiverStatus;
-    else issues.push({ path: 'status', message: `must be one of ${WAIVER_STATUSES.join(', ')}` });
-  }
-  if (limit !== undefined && limit !== '') {
-    const n = typeof limit === 'string' && /^\d{1,4}$/.test(limit) ? Number(limit) : 0;
-    if (n >= 1 && n <= 1000) filter.limit = n;
-    else issues.push({ path: 'limit', message: 'must be an integer from 1 to 1000' });
-  }
-  if (issues.length > 0) throw new RelayError('INVALID_REQUEST', { issues });
-  for (const key of Object.keys(filter) as (keyof typeof filter)[]) if (filter[key] === undefined) delete filter[key];
-  return filter;
-}
+const WaiverQuerySchema = z.object({
+  source: name,
+  test: name,
+  device: name,
+  status: optional(z.enum(WAIVER_STATUSES, { error: `must be one of ${WAIVER_STATUSES.join(', ')}` })),
+  limit: optional(
+    z
+      .string({ error: limitError })
+      .regex(/^\d{1,4}$/, limitError)
+      .transform(Number)
+      .refine((n) => n >= 1 && n <= 1000, limitError),
+  ),
+});

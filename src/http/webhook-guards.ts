@@ -14,14 +14,14 @@ export interface WebhookGuardOptions {
   clock: Clock;
 }
 
+/** WEBHOOK_RATE_LIMIT counts a client's requests over this window: "per minute" is what operators reason in. */
+const RATE_LIMIT_WINDOW_MS = 60_000;
+
 /**
  * What stands in front of the webhook before a byte of the body is read: the client address
  * allow-list (403 FORBIDDEN_ADDRESS) and the per-address rate limit (429 RATE_LIMITED with
  * Retry-After). The client address is `req.ip`, so X-Forwarded-For counts only as TRUST_PROXY allows.
  */
-/** WEBHOOK_RATE_LIMIT counts a client's requests over this window: "per minute" is what operators reason in. */
-const RATE_LIMIT_WINDOW_MS = 60_000;
-
 export function createWebhookGuards(options: WebhookGuardOptions): RequestHandler[] {
   const guards: RequestHandler[] = [];
   if (options.allowedIps) {

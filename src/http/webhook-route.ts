@@ -6,8 +6,8 @@ import { requestLogger } from './request-log';
 
 export interface WebhookRouteOptions {
   path: string;
-  /** The NetBox source this path belongs to; absent: the default source. */
-  source?: string;
+  /** The NetBox source this path belongs to. */
+  source: string;
   /** The source's NETBOX_URL (absent without one): with the report's base path, the series it belongs to. */
   netboxUrl?: string;
   secrets: readonly string[];

@@ -160,8 +160,7 @@ function createRelayApp(config: Config, io: RelayIo, parts: RelayParts): Express
     waivers,
     sleep: io.sleep,
     throttle: createAuthThrottle(),
-    onRequeued: () => worker.kick(),
-    tryNow: () => worker.tryNow(),
+    worker,
   };
   return createApp({
     ...shared,
@@ -181,12 +180,9 @@ function createRelayApp(config: Config, io: RelayIo, parts: RelayParts): Express
       adminToken: config.admin.token,
       timezone: config.mail.timezone,
       failures: parts.failures,
-      netboxUrl: config.sources[0].netbox.url,
       routeNames: config.routing.routes.map((r) => r.name),
       sources: config.sources,
-      unrecordedOutcomes: () => worker.unrecorded.count,
-      smtpPause: () => worker.breaker,
-      mailStatus: () => parts.transportHealth.status(),
+      transportHealth: parts.transportHealth,
       digests: { schedules: () => parts.digests.schedules(), periods: (options) => store.listDigestPeriods(options) },
       notices: config.webhook.unsignedFromNetwork ? [describeUnsignedWebhook(config)!] : [],
     }),

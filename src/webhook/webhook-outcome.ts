@@ -6,6 +6,6 @@ export type WebhookOutcome = (
   | { outcome: 'ignored'; reason: string }
   | { outcome: 'rejected'; code: ErrorCode }
 ) & {
-  /** The NetBox source whose path was posted to (one of the configured names); absent: the default. */
-  source?: string;
+  /** The NetBox source whose path was posted to (one of the configured names). */
+  source: string;
 };

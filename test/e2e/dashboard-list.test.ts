@@ -56,7 +56,7 @@ describe('the deliveries list: counts, filters, keyset pages, retry now, phone a
         clock,
         logger: createSilentLogger(),
         timezone: 'UTC',
-        netboxUrl: 'https://netbox.example.com',
+        sources: [{ name: 'default', netbox: { url: 'https://netbox.example.com' } }],
         routeNames: ['core', 'edge'],
       }),
     );

@@ -48,11 +48,8 @@ describe('the dashboard reads typed rows, not bodies (issue 15)', () => {
       listRouteMails: (ids) => store.listRouteMails(ids),
     };
     const app = express();
-    app.use(createWebhookRouter({ path: '/webhook', secrets: [], maxBytes: 1 << 20, store, clock, logger }));
-    app.use(
-      '/ui',
-      createDashboardRouter({ adminToken: ADMIN_TOKEN, store: dashboardStore, clock, logger, timezone: 'UTC', listLimit: 100 }),
-    );
+    app.use(createWebhookRouter({ path: '/webhook', source: 'default', secrets: [], maxBytes: 1 << 20, store, clock, logger }));
+    app.use('/ui', createDashboardRouter({ adminToken: ADMIN_TOKEN, store: dashboardStore, clock, logger, timezone: 'UTC' }));
     server = http.createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
