@@ -109,8 +109,8 @@ function splicePartials(
   stack: readonly string[],
 ): string {
   const offsets = lineOffsets(source);
-  const found = findPartialCalls(hbs.parse(source)).flatMap(({ type, name, loc }) =>
-    type === 'PartialStatement' && loc && partials.has(name) && !stack.includes(name)
+  const found = findPartialCalls(hbs.parse(source)).flatMap(({ name, loc }) =>
+    loc && partials.has(name) && !stack.includes(name)
       ? [{ name, start: offsets[loc.start.line - 1] + loc.start.column, end: offsets[loc.end.line - 1] + loc.end.column }]
       : [],
   );
@@ -128,16 +128,14 @@ function splicePartials(
 
 type Location = { line: number; column: number };
 
-/** The partials a Handlebars AST calls by name (`{{> name}}`, `{{#> name}}`; one named by an expression is not known ahead). */
-export function findPartialCalls(ast: unknown): { type: string; name: string; loc?: { start: Location; end: Location } }[] {
+/** The partials a Handlebars AST calls by name as `{{> name}}` (one named by an expression is not known ahead). */
+function findPartialCalls(ast: unknown): { name: string; loc?: { start: Location; end: Location } }[] {
   const found: ReturnType<typeof findPartialCalls> = [];
   const visit = (node: unknown): void => {
     if (!node || typeof node !== 'object') return;
     const n = node as { type?: string; name?: { type?: string; original?: unknown }; loc?: { start: Location; end: Location } };
     const name = n.name?.type === 'PathExpression' ? n.name.original : undefined;
-    if ((n.type === 'PartialStatement' || n.type === 'PartialBlockStatement') && typeof name === 'string') {
-      found.push({ type: n.type, name, loc: n.loc });
-    }
+    if (n.type === 'PartialStatement' && typeof name === 'string') found.push({ name, loc: n.loc });
     for (const value of Object.values(n)) (Array.isArray(value) ? value : [value]).forEach(visit);
   };
   visit(ast);
