@@ -60,16 +60,6 @@ export function inlineTemplateCss(hbs: HandlebarsParser, html: string, partials:
   return cutPartials(juice(spliced, JUICE_OPTIONS), calls);
 }
 
-/** {@link inlineTemplateCss}, or the same result computed ahead from exactly these sources: then juice is not loaded. */
-export function findInlinedTemplateCss(
-  hbs: HandlebarsParser,
-  html: string,
-  partials: ReadonlyMap<string, string>,
-  computedAhead: ReadonlyMap<string, InlinedHtmlTemplates>,
-): InlinedHtmlTemplates {
-  return computedAhead.get(hashInlineInput(html, partials)) ?? inlineTemplateCss(hbs, html, partials);
-}
-
 /** The key of one set's inlining: the HTML template, every partial of the directory (name and source), juice's options and the format. */
 export function hashInlineInput(html: string, partials: ReadonlyMap<string, string>): string {
   return hashJson({ format: INLINED_CSS_FORMAT, juiceOptions: JUICE_OPTIONS, html, partials: sortByKey(partials) });

@@ -4,7 +4,6 @@ import type HandlebarsNamespace from 'handlebars';
 import { findPackageRoot, neutralizeView } from '../shared';
 import { formatCompiledTemplatesFile, hashTemplateInput, readCompiledTemplatesFile } from './compiled-templates-file';
 import {
-  findInlinedTemplateCss,
   formatInlinedCssFile,
   hashInlineInput,
   inlineTemplateCss,
@@ -247,8 +246,9 @@ function compileSet(
       if (part !== 'html') return { file, fn: compile(source, TEXT_OPTIONS), partials: loaded.textPartials };
       // Handlebars' parser loads only when the CSS is inlined now (the file has no entry for this HTML); it
       // parses the source as written, so a syntax error is reported on it, not on the inlined copy.
-      const parser = { parse: (html: string) => loadHandlebarsCompiler().parse(html) };
-      const inlined = findInlinedTemplateCss(parser, source, loaded.partials, loaded.computedAhead);
+      const inlined =
+        loaded.computedAhead.get(hashInlineInput(source, loaded.partials)) ??
+        inlineTemplateCss(loadHandlebarsCompiler(), source, loaded.partials);
       const partials: Record<string, Template> = {};
       for (const [name, partialSource] of inlined.partials) partials[name] = compile(partialSource, HTML_OPTIONS);
       return { file, fn: compile(inlined.html, HTML_OPTIONS), partials };

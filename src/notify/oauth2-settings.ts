@@ -91,17 +91,6 @@ export function oauth2Secrets(oauth2: OAuth2Config | undefined): string[] {
   return [...(oauth2.clientSecret ? [oauth2.clientSecret] : []), ...key];
 }
 
-/** Issues for OAUTH2_* variables set while nothing uses OAuth2. */
-export function checkUnusedOAuth2(e: Env): ConfigIssue[] {
-  return (Object.keys(OAUTH2_SETTINGS) as (keyof Env)[])
-    .filter((v) => e[v] !== undefined)
-    .map((variable) => ({
-      variable,
-      message:
-        'has no effect unless SMTP_URL is set with OAUTH2_CLIENT_ID (Microsoft) or OAUTH2_SERVICE_ACCOUNT_FILE (Google), or MAIL_TRANSPORT=graph',
-    }));
-}
-
 /**
  * The OAuth2 settings for `use`, checked once at boot (problems pushed onto `issues`): every missing variable is
  * named, and the key, certificate and service-account files are read and parsed now, so a wrong file stops the start.
