@@ -98,7 +98,9 @@ function splicePartials(
   calls: PartialCall[],
   stack: readonly string[],
 ): string {
-  const offsets = lineOffsets(source);
+  // Where each line starts: Handlebars locations are line and column.
+  const offsets = [0];
+  for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) offsets.push(i + 1);
   const found = findPartialCalls(hbs.parse(source)).flatMap(({ name, loc }) =>
     loc && partials.has(name) && !stack.includes(name)
       ? [{ name, start: offsets[loc.start.line - 1] + loc.start.column, end: offsets[loc.end.line - 1] + loc.end.column }]
@@ -130,13 +132,6 @@ function findPartialCalls(ast: unknown): { name: string; loc?: { start: Location
   };
   visit(ast);
   return found;
-}
-
-/** Where each line of `source` starts (Handlebars locations are line and column). */
-function lineOffsets(source: string): number[] {
-  const offsets = [0];
-  for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) offsets.push(i + 1);
-  return offsets;
 }
 
 /**

@@ -81,8 +81,6 @@ export interface OAuth2Config {
 /** What uses the token: SMTP's XOAUTH2 (needs the mailbox) or Graph's sendMail. */
 type OAuth2Use = { kind: 'smtp'; user?: string } | { kind: 'graph' };
 
-const MICROSOFT_ONLY = ['OAUTH2_TENANT_ID', 'OAUTH2_CLIENT_ID', 'OAUTH2_CLIENT_SECRET', 'OAUTH2_CERTIFICATE_FILE'] as const;
-
 /** The client secret and the private key (and each line of the key, in case a log line holds one). */
 export function oauth2Secrets(oauth2: OAuth2Config | undefined): string[] {
   if (!oauth2) return [];
@@ -230,7 +228,7 @@ const ServiceAccountKeySchema = z.object({
 });
 
 function buildGoogleConfig(e: Env, use: OAuth2Use, issues: ConfigIssue[], read: ReadFile): OAuth2Config | undefined {
-  for (const variable of MICROSOFT_ONLY) {
+  for (const variable of ['OAUTH2_TENANT_ID', 'OAUTH2_CLIENT_ID', 'OAUTH2_CLIENT_SECRET', 'OAUTH2_CERTIFICATE_FILE'] as const) {
     if (e[variable] !== undefined)
       issues.push({
         variable,
