@@ -122,7 +122,7 @@ export function loadRenderer(dir = defaultTemplatesDir(), options: { compiledAhe
   };
 }
 
-type Compile = (source: string, options: CompileOptions) => Template;
+type Compile = ReturnType<typeof createTemplateCompiler>;
 
 /**
  * Registers the partials of `dir` and compiles each template set, checking every template on the way. Every
@@ -134,11 +134,15 @@ function loadTemplates(hbs: Hbs, dir: string, compile: Compile) {
   const partials = readPartials(partialsDir);
   const textPartials: Record<string, Template> = {};
   for (const [name, source] of partials) {
+    let code: string;
     try {
-      textPartials[name] = compile(source, TEXT_OPTIONS);
+      code = compile.precompile(source, TEXT_OPTIONS);
     } catch (error) {
       throw new TemplateError(path.join(partialsDir, `${name}.hbs`), error);
     }
+    // Made a function when first called: most partials are the HTML's, which text never calls.
+    let fn: Template | undefined;
+    textPartials[name] = ((context, options) => (fn ??= evaluateSpec(hbs, code, TEXT_OPTIONS))(context, options)) as Template;
     hbs.registerPartial(name, source);
   }
   const sets = findTemplateSets(dir);
@@ -151,8 +155,8 @@ function loadTemplates(hbs: Hbs, dir: string, compile: Compile) {
  * Compiles templates for `hbs` (a runtime instance: helpers are registered on it), taking each from `specs` when
  * its source and options are there, else precompiling it with Handlebars and adding it (how the shipped file is made).
  */
-function createTemplateCompiler(hbs: Hbs, specs: Map<string, string>): Compile {
-  return (source, options) => {
+function createTemplateCompiler(hbs: Hbs, specs: Map<string, string>) {
+  const precompile = (source: string, options: CompileOptions): string => {
     const key = hashTemplateInput(hbs.VERSION, source, options);
     let code = specs.get(key);
     if (code === undefined) {
@@ -161,8 +165,10 @@ function createTemplateCompiler(hbs: Hbs, specs: Map<string, string>): Compile {
       code = loadHandlebarsCompiler().precompile(source, { ...options }) as unknown as string;
       specs.set(key, code);
     }
-    return evaluateSpec(hbs, code, options);
+    return code;
   };
+  const compile = (source: string, options: CompileOptions) => evaluateSpec(hbs, precompile(source, options), options);
+  return Object.assign(compile, { precompile });
 }
 
 /**
