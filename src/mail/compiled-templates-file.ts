@@ -13,37 +13,22 @@ export const COMPILED_TEMPLATES_FILE = 'compiled-templates.json';
 /** Bumped when what a key covers or how a spec is used changes: old files then miss. */
 const COMPILED_TEMPLATES_FORMAT = 1;
 
-/** Handlebars' precompiled specs (JavaScript source) by key, and the keys of sources only checked (they parse, or compile). */
-export interface CompiledTemplates {
-  checked: Set<string>;
-  specs: Map<string, string>;
-}
-
-/** A store with nothing in it: every template is parsed and compiled by Handlebars. */
-export function emptyCompiledTemplates(): CompiledTemplates {
-  return { checked: new Set(), specs: new Map() };
-}
-
-/** The key of one template: Handlebars' version, the compile options (or `parse` for a source only checked to parse) and the source. */
-export function hashTemplateInput(handlebarsVersion: string, source: string, options: Record<string, unknown> | 'parse'): string {
-  const sortedOptions = options === 'parse' ? options : Object.fromEntries(sortByKey(Object.entries(options)));
+/** The key of one template: Handlebars' version, the compile options and the source. */
+export function hashTemplateInput(handlebarsVersion: string, source: string, options: Record<string, unknown>): string {
+  const sortedOptions = Object.fromEntries(sortByKey(Object.entries(options)));
   return hashJson({ format: COMPILED_TEMPLATES_FORMAT, handlebars: handlebarsVersion, options: sortedOptions, source });
 }
 
-/** The templates compiled ahead in `dir`'s {@link COMPILED_TEMPLATES_FILE}; empty when absent or of another format. */
-export function readCompiledTemplatesFile(dir: string): CompiledTemplates {
-  const content = readAheadFile(dir, COMPILED_TEMPLATES_FILE, COMPILED_TEMPLATES_FORMAT);
-  if (!content || !Array.isArray(content.checked) || typeof content.specs !== 'object' || !content.specs) return emptyCompiledTemplates();
-  const specs = new Map(Object.entries(content.specs).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
-  return { checked: new Set(content.checked.filter((key): key is string => typeof key === 'string')), specs };
+/** Handlebars' precompiled specs (JavaScript source) in `dir`'s {@link COMPILED_TEMPLATES_FILE}, by key; empty when absent or of another format. */
+export function readCompiledTemplatesFile(dir: string): Map<string, string> {
+  const specs = readAheadFile(dir, COMPILED_TEMPLATES_FILE, COMPILED_TEMPLATES_FORMAT)?.specs;
+  if (typeof specs !== 'object' || specs === null) return new Map();
+  return new Map(Object.entries(specs).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }
 
-/** The file's text for `compiled`, as {@link readCompiledTemplatesFile} reads it; sorted by key, for stable diffs. */
-export function formatCompiledTemplatesFile(compiled: CompiledTemplates): string {
-  return formatAheadFile(COMPILED_TEMPLATES_FORMAT, {
-    checked: [...compiled.checked].sort(),
-    specs: Object.fromEntries(sortByKey(compiled.specs)),
-  });
+/** The file's text for `specs`, as {@link readCompiledTemplatesFile} reads it; sorted by key, for stable diffs. */
+export function formatCompiledTemplatesFile(specs: ReadonlyMap<string, string>): string {
+  return formatAheadFile(COMPILED_TEMPLATES_FORMAT, { specs: Object.fromEntries(sortByKey(specs)) });
 }
 
 /**

@@ -60,16 +60,6 @@ export function inlineTemplateCss(hbs: HandlebarsParser, html: string, partials:
   return cutPartials(juice(spliced, JUICE_OPTIONS), calls);
 }
 
-/** {@link inlineTemplateCss}, or the same result computed ahead from exactly these sources: then juice is not loaded. */
-export function findInlinedTemplateCss(
-  hbs: HandlebarsParser,
-  html: string,
-  partials: ReadonlyMap<string, string>,
-  computedAhead: ReadonlyMap<string, InlinedHtmlTemplates>,
-): InlinedHtmlTemplates {
-  return computedAhead.get(hashInlineInput(html, partials)) ?? inlineTemplateCss(hbs, html, partials);
-}
-
 /** The key of one set's inlining: the HTML template, every partial of the directory (name and source), juice's options and the format. */
 export function hashInlineInput(html: string, partials: ReadonlyMap<string, string>): string {
   return hashJson({ format: INLINED_CSS_FORMAT, juiceOptions: JUICE_OPTIONS, html, partials: sortByKey(partials) });
@@ -108,9 +98,11 @@ function splicePartials(
   calls: PartialCall[],
   stack: readonly string[],
 ): string {
-  const offsets = lineOffsets(source);
-  const found = findPartialCalls(hbs.parse(source)).flatMap(({ type, name, loc }) =>
-    type === 'PartialStatement' && loc && partials.has(name) && !stack.includes(name)
+  // Where each line starts: Handlebars locations are line and column.
+  const offsets = [0];
+  for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) offsets.push(i + 1);
+  const found = findPartialCalls(hbs.parse(source)).flatMap(({ name, loc }) =>
+    loc && partials.has(name) && !stack.includes(name)
       ? [{ name, start: offsets[loc.start.line - 1] + loc.start.column, end: offsets[loc.end.line - 1] + loc.end.column }]
       : [],
   );
@@ -128,27 +120,18 @@ function splicePartials(
 
 type Location = { line: number; column: number };
 
-/** The partials a Handlebars AST calls by name (`{{> name}}`, `{{#> name}}`; one named by an expression is not known ahead). */
-export function findPartialCalls(ast: unknown): { type: string; name: string; loc?: { start: Location; end: Location } }[] {
+/** The partials a Handlebars AST calls by name as `{{> name}}` (one named by an expression is not known ahead). */
+function findPartialCalls(ast: unknown): { name: string; loc?: { start: Location; end: Location } }[] {
   const found: ReturnType<typeof findPartialCalls> = [];
   const visit = (node: unknown): void => {
     if (!node || typeof node !== 'object') return;
     const n = node as { type?: string; name?: { type?: string; original?: unknown }; loc?: { start: Location; end: Location } };
     const name = n.name?.type === 'PathExpression' ? n.name.original : undefined;
-    if ((n.type === 'PartialStatement' || n.type === 'PartialBlockStatement') && typeof name === 'string') {
-      found.push({ type: n.type, name, loc: n.loc });
-    }
+    if (n.type === 'PartialStatement' && typeof name === 'string') found.push({ name, loc: n.loc });
     for (const value of Object.values(n)) (Array.isArray(value) ? value : [value]).forEach(visit);
   };
   visit(ast);
   return found;
-}
-
-/** Where each line of `source` starts (Handlebars locations are line and column). */
-function lineOffsets(source: string): number[] {
-  const offsets = [0];
-  for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) offsets.push(i + 1);
-  return offsets;
 }
 
 /**

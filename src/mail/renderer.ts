@@ -2,16 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type HandlebarsNamespace from 'handlebars';
 import { findPackageRoot, neutralizeView } from '../shared';
+import { formatCompiledTemplatesFile, hashTemplateInput, readCompiledTemplatesFile } from './compiled-templates-file';
 import {
-  emptyCompiledTemplates,
-  formatCompiledTemplatesFile,
-  hashTemplateInput,
-  readCompiledTemplatesFile,
-  type CompiledTemplates,
-} from './compiled-templates-file';
-import {
-  findInlinedTemplateCss,
-  findPartialCalls,
   formatInlinedCssFile,
   hashInlineInput,
   inlineTemplateCss,
@@ -55,16 +47,12 @@ export function defaultTemplatesDir(): string {
 }
 
 const DEFAULT_TEMPLATE_SET = 'report';
-const PARTS = ['subject', 'html', 'text'] as const;
-type Part = (typeof PARTS)[number];
+type Part = 'subject' | 'html' | 'text';
 type Hbs = typeof HandlebarsNamespace;
 type Template = HandlebarsNamespace.TemplateDelegate;
 
-/** One set, compiled: each part with its file (for errors), and the HTML's partials with their inlined CSS. */
-interface CompiledSet {
-  parts: Record<Part, { file: string; fn: Template }>;
-  htmlPartials: Record<string, Template>;
-}
+/** One set, compiled: each part with its file (for errors) and the partials it renders with. */
+type CompiledSet = Record<Part, { file: string; fn: Template; partials: Record<string, Template> }>;
 
 /** How the relay compiles templates: strict (a missing variable throws); the HTML escapes, text and subject do not. */
 type CompileOptions = { strict: true; noEscape?: true };
@@ -86,12 +74,12 @@ const loadHandlebarsCompiler = () => require('handlebars') as Hbs;
 export function loadRenderer(dir = defaultTemplatesDir(), options: { compiledAhead?: boolean } = {}): Renderer {
   const hbs = loadHandlebarsRuntime().create();
   registerTemplateHelpers(hbs);
-  const ahead = options.compiledAhead === false ? emptyCompiledTemplates() : readCompiledTemplatesFile(defaultTemplatesDir());
-  const compiler = createTemplateCompiler(hbs, ahead);
-  // A partial registered as source is compiled by Handlebars when a template first calls it, with that
-  // template's options: through here, so that it too is taken from the templates compiled ahead.
-  hbs.compile = ((source: string, compileOptions: CompileOptions) => compiler.compile(source, compileOptions)) as Hbs['compile'];
-  const { sets, compiled } = loadTemplates(hbs, dir, compiler);
+  const ahead = options.compiledAhead === false ? new Map<string, string>() : readCompiledTemplatesFile(defaultTemplatesDir());
+  const compile = createTemplateCompiler(hbs, ahead);
+  // A partial the HTML calls without its CSS inlined (as a block, or by a computed name) is compiled by Handlebars
+  // when first called, with that template's options: through here, so that it too is taken from the file.
+  hbs.compile = ((source: string, compileOptions: CompileOptions) => compile(source, compileOptions)) as Hbs['compile'];
+  const { sets, compiled, textPartials } = loadTemplates(hbs, dir, compile);
   // Inline subjects (from routes), compiled once each; syntax errors surface on first use, which is boot.
   const subjects = new Map<string, Template>();
 
@@ -107,17 +95,17 @@ export function loadRenderer(dir = defaultTemplatesDir(), options: { compiledAhe
       const view = neutralizeView(untrusted);
       const run = (part: Part) => {
         try {
-          return part === 'html' ? set.parts.html.fn(view, { partials: set.htmlPartials }) : set.parts[part].fn(view);
+          return set[part].fn(view, { partials: set[part].partials });
         } catch (error) {
-          throw new TemplateError(set.parts[part].file, error);
+          throw new TemplateError(set[part].file, error);
         }
       };
       const runSubject = () => {
         const source = renderOptions.subject;
         if (source === undefined) return run('subject');
         try {
-          if (!subjects.has(source)) subjects.set(source, compiler.compile(source, TEXT_OPTIONS));
-          return subjects.get(source)!(view);
+          if (!subjects.has(source)) subjects.set(source, compile(source, TEXT_OPTIONS));
+          return subjects.get(source)!(view, { partials: textPartials });
         } catch (error) {
           throw new TemplateError(`subject "${source}"`, error);
         }
@@ -134,57 +122,54 @@ export function loadRenderer(dir = defaultTemplatesDir(), options: { compiledAhe
   };
 }
 
-/** Registers the partials of `dir` and compiles each template set, checking every template on the way. */
-function loadTemplates(
-  hbs: Hbs,
-  dir: string,
-  compiler: TemplateCompiler,
-): { partials: Map<string, string>; sets: string[]; compiled: Map<string, CompiledSet> } {
-  const partials = loadPartials(hbs, path.join(dir, 'partials'), compiler);
+type Compile = ReturnType<typeof createTemplateCompiler>;
+
+/**
+ * Registers the partials of `dir` and compiles each template set, checking every template on the way. Every
+ * partial is compiled for text, which checks it, and text and subjects render with these: handed to each render,
+ * a partial Handlebars compiles for text never lands in the instance's registry, where HTML would find it unescaped.
+ */
+function loadTemplates(hbs: Hbs, dir: string, compile: Compile) {
+  const partialsDir = path.join(dir, 'partials');
+  const partials = readPartials(partialsDir);
+  const textPartials: Record<string, Template> = {};
+  for (const [name, source] of partials) {
+    let code: string;
+    try {
+      code = compile.precompile(source, TEXT_OPTIONS);
+    } catch (error) {
+      throw new TemplateError(path.join(partialsDir, `${name}.hbs`), error);
+    }
+    // Made a function when first called: most partials are the HTML's, which text never calls.
+    let fn: Template | undefined;
+    textPartials[name] = ((context, options) => (fn ??= evaluateSpec(hbs, code, TEXT_OPTIONS))(context, options)) as Template;
+    hbs.registerPartial(name, source);
+  }
   const sets = findTemplateSets(dir);
   const computedAhead = readInlinedCssFile(dir);
-  const compiled = new Map(sets.map((set) => [set, compileSet(path.join(dir, set), partials, computedAhead, compiler)]));
-  return { partials, sets, compiled };
+  const compiled = new Map(sets.map((set) => [set, compileSet(path.join(dir, set), { partials, textPartials, computedAhead }, compile)]));
+  return { sets, compiled, textPartials };
 }
 
 /**
- * Compiles templates for `hbs` (a runtime instance: helpers and partials are registered on it), taking
- * each from `ahead` when its source and options are there; `check` and `parse` throw Handlebars' error.
- * What it had to check or compile itself is added to `record` (how the shipped file is made).
+ * Compiles templates for `hbs` (a runtime instance: helpers are registered on it), taking each from `specs` when
+ * its source and options are there, else precompiling it with Handlebars and adding it (how the shipped file is made).
  */
-function createTemplateCompiler(hbs: Hbs, ahead: CompiledTemplates, record?: CompiledTemplates) {
-  // precompile returns the spec as JavaScript source (its typings say otherwise). It adds Handlebars'
-  // defaults to the options it is given: a copy, so the key and compilerOptions stay as written.
-  const handlebarsPrecompile = (source: string, options: CompileOptions) =>
-    loadHandlebarsCompiler().precompile(source, { ...options }) as unknown as string;
+function createTemplateCompiler(hbs: Hbs, specs: Map<string, string>) {
   const precompile = (source: string, options: CompileOptions): string => {
     const key = hashTemplateInput(hbs.VERSION, source, options);
-    let code = ahead.specs.get(key);
+    let code = specs.get(key);
     if (code === undefined) {
-      code = handlebarsPrecompile(source, options);
-      record?.specs.set(key, code);
+      // precompile returns the spec as JavaScript source (its typings say otherwise). It adds Handlebars'
+      // defaults to the options it is given: a copy, so the key and compilerOptions stay as written.
+      code = loadHandlebarsCompiler().precompile(source, { ...options }) as unknown as string;
+      specs.set(key, code);
     }
     return code;
   };
-  return {
-    check(source: string, options: CompileOptions): void {
-      const key = hashTemplateInput(hbs.VERSION, source, options);
-      if (ahead.checked.has(key) || ahead.specs.has(key)) return;
-      handlebarsPrecompile(source, options);
-      record?.checked.add(key);
-    },
-    parse(source: string): void {
-      const key = hashTemplateInput(hbs.VERSION, source, 'parse');
-      if (ahead.checked.has(key)) return;
-      loadHandlebarsCompiler().parse(source);
-      record?.checked.add(key);
-    },
-    precompile,
-    compile: (source: string, options: CompileOptions): Template => evaluateSpec(hbs, precompile(source, options), options),
-  };
+  const compile = (source: string, options: CompileOptions) => evaluateSpec(hbs, precompile(source, options), options);
+  return Object.assign(compile, { precompile });
 }
-
-type TemplateCompiler = ReturnType<typeof createTemplateCompiler>;
 
 /**
  * Turns a precompiled spec into a template of `hbs`, as Handlebars documents for precompiled templates
@@ -194,64 +179,30 @@ type TemplateCompiler = ReturnType<typeof createTemplateCompiler>;
 function evaluateSpec(hbs: Hbs, code: string, options: CompileOptions): Template {
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- Handlebars' own output for our templates, evaluated as compile() does inside
   const evaluate = new Function(`return ${code};`) as () => Parameters<Hbs['template']>[0];
-  // compile() also keeps its options on the spec: partials registered as text are compiled with them
-  // when first called (strict too). The source form leaves them out.
+  // compile() also keeps its options on the spec; the source form leaves them out.
   const spec = Object.assign(evaluate(), { compilerOptions: { ...options } });
   return hbs.template(spec) as Template;
 }
 
 /**
- * The content of the compiled-templates file for the templates in `dir` (`npm run build`
- * writes the shipped one after their inlined CSS; a test checks it): every template the relay compiles
- * or checks when it loads them, and every partial a subject or text template calls, as Handlebars
- * compiles it at that first call.
+ * The content of the compiled-templates file for the templates in `dir` (`npm run build` writes the shipped one
+ * after their inlined CSS; a test checks it): every template the relay compiles when it loads them.
  */
 export function buildCompiledTemplatesFile(dir: string): string {
+  const specs = new Map<string, string>();
   const hbs = loadHandlebarsRuntime().create();
-  const recorded = emptyCompiledTemplates();
-  const compiler = createTemplateCompiler(hbs, emptyCompiledTemplates(), recorded);
-  const { partials, sets } = loadTemplates(hbs, dir, compiler);
-  const textSources = sets.flatMap((set) =>
-    (['subject', 'text'] as const).map((part) => fs.readFileSync(path.join(dir, set, `${part}.hbs`), 'utf8')),
-  );
-  for (const name of findCalledPartials(textSources, partials)) compiler.precompile(partials.get(name)!, TEXT_OPTIONS);
-  return formatCompiledTemplatesFile(recorded);
+  loadTemplates(hbs, dir, createTemplateCompiler(hbs, specs));
+  return formatCompiledTemplatesFile(specs);
 }
 
-/** The partials `sources` call by name, and those these call in turn. */
-function findCalledPartials(sources: readonly string[], partials: ReadonlyMap<string, string>): Set<string> {
-  const { parse } = loadHandlebarsCompiler();
-  const called = new Set<string>();
-  const visit = (source: string): void => {
-    for (const { name } of findPartialCalls(parse(source))) {
-      if (!partials.has(name) || called.has(name)) continue;
-      called.add(name);
-      visit(partials.get(name)!);
-    }
-  };
-  sources.forEach(visit);
-  return called;
-}
-
-/** Reads `partials/*.hbs` (if the folder exists), checks each compiles, and registers it by file name. */
-function loadPartials(hbs: Hbs, partialsDir: string, compiler: TemplateCompiler): Map<string, string> {
-  const partials = new Map<string, string>();
-  if (!fs.existsSync(partialsDir)) return partials;
-  for (const file of fs
+/** The sources of `partials/*.hbs` (if the folder exists), by file name. */
+function readPartials(partialsDir: string): Map<string, string> {
+  if (!fs.existsSync(partialsDir)) return new Map();
+  const files = fs
     .readdirSync(partialsDir)
     .filter((f) => f.endsWith('.hbs'))
-    .sort()) {
-    const full = path.join(partialsDir, file);
-    const source = fs.readFileSync(full, 'utf8');
-    try {
-      compiler.check(source, HTML_OPTIONS);
-    } catch (error) {
-      throw new TemplateError(full, error);
-    }
-    hbs.registerPartial(path.basename(file, '.hbs'), source);
-    partials.set(path.basename(file, '.hbs'), source);
-  }
-  return partials;
+    .sort();
+  return new Map(files.map((file) => [path.basename(file, '.hbs'), fs.readFileSync(path.join(partialsDir, file), 'utf8')]));
 }
 
 /** The folders of `dir` holding an `html.hbs`; the default set must be one of them. */
@@ -287,37 +238,37 @@ function findTemplateSets(dir: string): string[] {
  */
 function compileSet(
   setDir: string,
-  partials: ReadonlyMap<string, string>,
-  computedAhead: ReadonlyMap<string, InlinedHtmlTemplates>,
-  compiler: TemplateCompiler,
+  loaded: {
+    partials: ReadonlyMap<string, string>;
+    textPartials: Record<string, Template>;
+    computedAhead: ReadonlyMap<string, InlinedHtmlTemplates>;
+  },
+  compile: Compile,
 ): CompiledSet {
-  const parts = {} as CompiledSet['parts'];
-  const htmlPartials: Record<string, Template> = {};
-  for (const part of PARTS) {
+  const load = (part: Part) => {
     const file = path.join(setDir, `${part}.hbs`);
     try {
       const source = fs.readFileSync(file, 'utf8');
-      if (part !== 'html') {
-        parts[part] = { file, fn: compiler.compile(source, TEXT_OPTIONS) };
-        continue;
-      }
-      // The source as written parses (a syntax error is reported on it, not on the inlined copy).
-      compiler.parse(source);
-      // Handlebars' parser is needed only when the CSS is inlined now (the file has no entry for this HTML).
-      const inlined = findInlinedTemplateCss({ parse: (html) => loadHandlebarsCompiler().parse(html) }, source, partials, computedAhead);
-      parts.html = { file, fn: compiler.compile(inlined.html, HTML_OPTIONS) };
-      for (const [name, partialSource] of inlined.partials) htmlPartials[name] = compiler.compile(partialSource, HTML_OPTIONS);
+      if (part !== 'html') return { file, fn: compile(source, TEXT_OPTIONS), partials: loaded.textPartials };
+      // Handlebars' parser loads only when the CSS is inlined now (the file has no entry for this HTML); it
+      // parses the source as written, so a syntax error is reported on it, not on the inlined copy.
+      const inlined =
+        loaded.computedAhead.get(hashInlineInput(source, loaded.partials)) ??
+        inlineTemplateCss(loadHandlebarsCompiler(), source, loaded.partials);
+      const partials: Record<string, Template> = {};
+      for (const [name, partialSource] of inlined.partials) partials[name] = compile(partialSource, HTML_OPTIONS);
+      return { file, fn: compile(inlined.html, HTML_OPTIONS), partials };
     } catch (error) {
       throw new TemplateError(file, error);
     }
-  }
-  return { parts, htmlPartials };
+  };
+  return { subject: load('subject'), html: load('html'), text: load('text') };
 }
 
 /** The content of the inlined-CSS file for the templates in `dir`, inlined now (`npm run build` writes the shipped one). */
 export function buildInlinedCssFile(dir: string): string {
-  const hbs = loadHandlebarsCompiler().create();
-  const partials = loadPartials(hbs, path.join(dir, 'partials'), createTemplateCompiler(hbs, emptyCompiledTemplates()));
+  const hbs = loadHandlebarsCompiler();
+  const partials = readPartials(path.join(dir, 'partials'));
   const inlined = new Map<string, InlinedHtmlTemplates>();
   for (const set of findTemplateSets(dir)) {
     const html = fs.readFileSync(path.join(dir, set, 'html.hbs'), 'utf8');

@@ -1,5 +1,5 @@
 import { systemClock } from '../shared';
-import { createOAuth2TokenCache, postOrFail, readBoundedText } from './fetch-access-token';
+import { createOAuth2TokenCache, postOrFail, readBoundedJson } from './fetch-access-token';
 import { TransportError, type NotifierIo, type Sender } from './notifier';
 import type { OAuth2Config } from './oauth2-settings';
 
@@ -83,15 +83,10 @@ export function withBccHeader(raw: Buffer, envelopeTo: string[]): Buffer {
 
 /** Graph's answer as a failure, by its status (the codes' words say what each means), with Graph's own `{"error": {"code", "message"}}`. */
 export async function classifyGraphResponse(res: Response, now: number): Promise<TransportError> {
-  let detail = '';
-  try {
-    const { error } = JSON.parse(await readBoundedText(res)) as { error?: { code?: unknown; message?: unknown } };
-    const code = typeof error?.code === 'string' ? error.code : '';
-    const message = typeof error?.message === 'string' ? error.message : '';
-    detail = `${code}${code && message ? ': ' : ''}${message}`.replace(/\s+/g, ' ').slice(0, 300);
-  } catch {
-    detail = '';
-  }
+  const { error } = (await readBoundedJson(res)) as { error?: { code?: unknown; message?: unknown } | null };
+  const code = typeof error?.code === 'string' ? error.code : '';
+  const text = typeof error?.message === 'string' ? error.message : '';
+  const detail = `${code}${code && text ? ': ' : ''}${text}`.replace(/\s+/g, ' ').slice(0, 300);
   const message = `Microsoft Graph answered ${res.status}${detail ? ` ${detail}` : ''}`;
   const retryAfterMs = parseRetryAfterMs(res.headers.get('retry-after'), now);
   const { status } = res;

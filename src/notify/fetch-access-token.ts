@@ -78,12 +78,7 @@ export function createAccessTokenFetcher(config: OAuth2Config, deps: { clock: Cl
       timeoutMs: config.timeoutMs,
       failure: ['OAUTH2_UNAVAILABLE', `token endpoint ${host}`],
     });
-    let body: { access_token?: unknown; expires_in?: unknown; error?: unknown; error_description?: unknown } = {};
-    try {
-      body = JSON.parse(await readBoundedText(res)) as typeof body;
-    } catch {
-      body = {};
-    }
+    const body: { access_token?: unknown; expires_in?: unknown; error?: unknown; error_description?: unknown } = await readBoundedJson(res);
     if (res.ok && typeof body.access_token === 'string' && body.access_token !== '') {
       const seconds = Number(body.expires_in);
       const lifetime = Number.isFinite(seconds) && seconds > 0 ? seconds : DEFAULT_TOKEN_LIFETIME_SECONDS;
@@ -163,15 +158,19 @@ export async function postOrFail(
   }
 }
 
-/** The answer's text, cut at {@link RESPONSE_MAX_BYTES}. */
-export async function readBoundedText(res: Response): Promise<string> {
-  if (!res.body) return '';
+/** The answer's JSON object, read up to {@link RESPONSE_MAX_BYTES}; `{}` when it is none (not JSON, too long, cut off). */
+export async function readBoundedJson(res: Response): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > RESPONSE_MAX_BYTES) break;
-    chunks.push(Buffer.from(chunk));
+  try {
+    for await (const chunk of (res.body ?? []) as AsyncIterable<Uint8Array>) {
+      size += chunk.byteLength;
+      if (size > RESPONSE_MAX_BYTES) break;
+      chunks.push(Buffer.from(chunk));
+    }
+    const json: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return typeof json === 'object' && json !== null ? (json as Record<string, unknown>) : {};
+  } catch {
+    return {};
   }
-  return Buffer.concat(chunks).toString('utf8');
 }

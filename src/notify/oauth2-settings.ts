@@ -81,25 +81,12 @@ export interface OAuth2Config {
 /** What uses the token: SMTP's XOAUTH2 (needs the mailbox) or Graph's sendMail. */
 type OAuth2Use = { kind: 'smtp'; user?: string } | { kind: 'graph' };
 
-const MICROSOFT_ONLY = ['OAUTH2_TENANT_ID', 'OAUTH2_CLIENT_ID', 'OAUTH2_CLIENT_SECRET', 'OAUTH2_CERTIFICATE_FILE'] as const;
-
 /** The client secret and the private key (and each line of the key, in case a log line holds one). */
 export function oauth2Secrets(oauth2: OAuth2Config | undefined): string[] {
   if (!oauth2) return [];
   const keyLines = (pem: string) => pem.split(/\r?\n/).filter((line) => line.length >= 16 && !line.startsWith('-----'));
   const key = oauth2.privateKeyPem ? [oauth2.privateKeyPem, ...keyLines(oauth2.privateKeyPem)] : [];
   return [...(oauth2.clientSecret ? [oauth2.clientSecret] : []), ...key];
-}
-
-/** Issues for OAUTH2_* variables set while nothing uses OAuth2. */
-export function checkUnusedOAuth2(e: Env): ConfigIssue[] {
-  return (Object.keys(OAUTH2_SETTINGS) as (keyof Env)[])
-    .filter((v) => e[v] !== undefined)
-    .map((variable) => ({
-      variable,
-      message:
-        'has no effect unless SMTP_URL is set with OAUTH2_CLIENT_ID (Microsoft) or OAUTH2_SERVICE_ACCOUNT_FILE (Google), or MAIL_TRANSPORT=graph',
-    }));
 }
 
 /**
@@ -241,7 +228,7 @@ const ServiceAccountKeySchema = z.object({
 });
 
 function buildGoogleConfig(e: Env, use: OAuth2Use, issues: ConfigIssue[], read: ReadFile): OAuth2Config | undefined {
-  for (const variable of MICROSOFT_ONLY) {
+  for (const variable of ['OAUTH2_TENANT_ID', 'OAUTH2_CLIENT_ID', 'OAUTH2_CLIENT_SECRET', 'OAUTH2_CERTIFICATE_FILE'] as const) {
     if (e[variable] !== undefined)
       issues.push({
         variable,

@@ -51,14 +51,12 @@ const LOGIN_CODES: ReadonlySet<string> = new Set(['EAUTH', 'ENOAUTH', 'SMTP_TLS_
 const SERVER_REPLY_CODES = new Set([421]);
 
 /**
- * A nodemailer error as one of the SMTP transport's codes, set on the error where it is caught (principle 3), its
- * server's words (message, `response`) masked. First the login: with OAuth2 the token request's own code
- * (nodemailer reports it as EAUTH), or OAUTH2_REFUSED when the server refused the token even after nodemailer
- * renewed it (535); a password's EAUTH stays EAUTH; with TLS required, a server that answered STARTTLS with an
- * error (it offers none, or a path stripped it) is SMTP_TLS_REQUIRED, told apart from a failed handshake (ETLS
- * without a reply). Otherwise a reply's class
- * (SMTP_4XX with its scope and stated wait, SMTP_5XX, 530 → ENOAUTH), or an untrusted certificate (ETLS:
- * nodemailer says ESOCKET and only the words tell). Other errors keep their code; the catalogue reads it.
+ * A nodemailer error as one of the SMTP transport's codes, set where it is caught (principle 3), the server's words
+ * masked. A login's code wins: with OAuth2 the token request's own (nodemailer reports it as EAUTH) or OAUTH2_REFUSED
+ * (535 even after nodemailer renewed the token); with TLS required, a STARTTLS answered with an error is
+ * SMTP_TLS_REQUIRED, not ETLS (a failed handshake has no reply); a password's EAUTH stays. Then a reply's class (SMTP_4XX
+ * with its scope and stated wait, SMTP_5XX, 530 → ENOAUTH) or an untrusted certificate (ETLS: nodemailer says ESOCKET,
+ * only the words tell); other codes stay as they are.
  */
 export function readSmtpError(error: unknown, login: { mask?: SecretMask; oauth2?: boolean; requireTls?: boolean } = {}): unknown {
   if (!error || typeof error !== 'object') return error;

@@ -8,14 +8,7 @@ import { bool, createSecretMask, positiveInt, setting } from '../shared';
 import type * as AccessTokenModule from './fetch-access-token';
 import type { TokenCache } from './fetch-access-token';
 import type { NotifierIo, SectionEnv, Sender, TransportContext, TransportDescriptor } from './notifier';
-import {
-  buildOAuth2Config,
-  checkUnusedOAuth2,
-  OAUTH2_FAILURES,
-  OAUTH2_SETTINGS,
-  oauth2Secrets,
-  type OAuth2Config,
-} from './oauth2-settings';
+import { buildOAuth2Config, OAUTH2_FAILURES, OAUTH2_SETTINGS, oauth2Secrets, type OAuth2Config } from './oauth2-settings';
 import { readSmtpError, SMTP_FAILURES } from './smtp-failures';
 
 /** SMTP_URL (and MAIL_TRANSPORT=smtp): pooled SMTP, with a password, an XOAUTH2 token, or no login. */
@@ -92,7 +85,12 @@ function configureSmtp(e: SmtpEnv, context: TransportContext): SmtpConfig | unde
   // The login is AUTH XOAUTH2 when an app's credentials are given: Microsoft's client ID or Google's service account.
   const xoauth2 = e.OAUTH2_CLIENT_ID !== undefined || e.OAUTH2_SERVICE_ACCOUNT_FILE !== undefined;
   const oauth2InUse = (xoauth2 && e.SMTP_URL !== undefined) || e.MAIL_TRANSPORT === 'graph';
-  if (!oauth2InUse && !broken.has('MAIL_TRANSPORT')) issues.push(...checkUnusedOAuth2(e));
+  if (!oauth2InUse && !broken.has('MAIL_TRANSPORT')) {
+    const message =
+      'has no effect unless SMTP_URL is set with OAUTH2_CLIENT_ID (Microsoft) or OAUTH2_SERVICE_ACCOUNT_FILE (Google), or MAIL_TRANSPORT=graph';
+    for (const variable of Object.keys(OAUTH2_SETTINGS) as (keyof typeof OAUTH2_SETTINGS)[])
+      if (e[variable] !== undefined) issues.push({ variable, message });
+  }
   if (e.SMTP_URL === undefined || e.MAIL_TRANSPORT !== 'smtp') {
     if (e.SMTP_URL !== undefined)
       issues.push({

@@ -133,4 +133,17 @@ describe('a broken user template', () => {
     expect(() => r.render(buildReportView(d, { mail: { from: 'relay@example.com', timezone: 'UTC' } }))).toThrow(/subject\.hbs.*nmae/);
     fs.rmSync(dir, { recursive: true, force: true });
   });
+
+  it('whose HTML calls a partial as a block still escapes it after the text part rendered the same partial', () => {
+    const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'tpl-'));
+    fs.mkdirSync(path.join(dir, 'report'));
+    fs.mkdirSync(path.join(dir, 'partials'));
+    fs.writeFileSync(path.join(dir, 'report/subject.hbs'), 'S');
+    fs.writeFileSync(path.join(dir, 'report/html.hbs'), '<p>{{#> probe}}{{/probe}}</p>');
+    fs.writeFileSync(path.join(dir, 'report/text.hbs'), '{{> probe}}');
+    fs.writeFileSync(path.join(dir, 'partials/probe.hbs'), '{{value}}');
+    const r = loadRenderer(dir);
+    for (let i = 0; i < 2; i++) expect(r.render({ value: '<b>x</b>' }).html).toContain('&lt;b&gt;x&lt;/b&gt;');
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 });
