@@ -1,4 +1,4 @@
-import { countPerSeverity, passPercent, SEVERITIES, type ReportCounts, type Severity, type SeverityCounts } from '../report';
+import { countPerSeverity, SEVERITIES, type ReportCounts, type Severity, type SeverityCounts } from '../report';
 import {
   buildFirstTrend,
   comparePairs,
@@ -10,7 +10,7 @@ import {
   type TrendOptions,
   type Trend,
 } from './build-trend';
-import { formatDeltaFailed, type TrendDelta } from './build-deltas';
+import { addOverall, buildFailingDeltas } from './build-deltas';
 import { decideVerdict } from './decide-verdict';
 import type { FailingPair, ReportSnapshot } from './types';
 
@@ -43,15 +43,11 @@ export function buildDevicesTrend(
   // A previous failure not evaluated now is no change of these devices' failing results.
   const notComparable = new Set(pairs.notComparable.map(pairKey));
   const thenKept = countPerSeverity(previous.failing!.filter((pair) => !notComparable.has(pairKey(pair))));
-  const now = countPerSeverity(mine.failing!);
-  const then = countPerSeverity(before.failing!);
-  const counts = options.counts ?? null;
-  const delta = (name: TrendDelta['name'], severity: Severity | null) => {
-    const sum = (of: Record<Severity, number>) => (severity ? of[severity] : of.HIGH + of.MIDDLE + of.LOW);
-    const passed = counts ? (severity ? counts[severity].passed : SEVERITIES.reduce((n, s) => n + counts[s].passed, 0)) : 0;
-    const count = counts ? (severity ? counts[severity].count : SEVERITIES.reduce((n, s) => n + counts[s].count, 0)) : 0;
-    return buildFailingDelta(name, sum(now), sum(then), passPercent(passed, count), count);
-  };
+  const [overall, ...severities] = buildFailingDeltas(
+    countPerSeverity(mine.failing!),
+    countPerSeverity(before.failing!),
+    options.counts ? addOverall(options.counts) : null,
+  );
   const changed = pairs.newlyFailing.length > 0 || pairs.fixed.length > 0 || SEVERITIES.some((s) => nowKept[s] !== thenKept[s]);
   return {
     ...decideVerdict({
@@ -63,8 +59,8 @@ export function buildDevicesTrend(
     }),
     devicesOnly: true,
     ...placeInSeries(previousRaw, options),
-    overall: delta('Overall', null),
-    severities: SEVERITIES.map((s) => delta(s, s)),
+    overall,
+    severities,
     failingSetKnown: true,
     failingSetChanged: changed,
     regression: pairs.newlyFailing.length > 0 || SEVERITIES.some((s) => nowKept[s] > thenKept[s]),
@@ -78,35 +74,9 @@ export function buildDevicesTrend(
  * failing counts (so a ratio falls exactly when the failing count grows, and no results means no change).
  */
 function overSameCount(failing: Record<Severity, number>, other: Record<Severity, number>): ReportCounts {
-  const line = (s: Severity) => {
+  const [HIGH, MIDDLE, LOW] = SEVERITIES.map((s) => {
     const count = Math.max(failing[s], other[s]);
     return { passed: count - failing[s], count };
-  };
-  const [HIGH, MIDDLE, LOW] = SEVERITIES.map(line);
-  return { overall: { passed: HIGH.passed + MIDDLE.passed + LOW.passed, count: HIGH.count + MIDDLE.count + LOW.count }, HIGH, MIDDLE, LOW };
-}
-
-/** A line of a devices-only trend: failing counts against the previous report, this report's percentage, no points. */
-function buildFailingDelta(
-  name: TrendDelta['name'],
-  failed: number,
-  previousFailed: number,
-  percent: number | null,
-  count: number,
-): TrendDelta {
-  const deltaFailed = failed - previousFailed;
-  return {
-    name,
-    percent,
-    previousPercent: null,
-    deltaPoints: null,
-    deltaPointsText: '—',
-    failed,
-    previousFailed,
-    deltaFailed,
-    count,
-    previousCount: count,
-    deltaFailedText: formatDeltaFailed(deltaFailed),
-    direction: deltaFailed > 0 ? 'worse' : deltaFailed < 0 ? 'better' : 'same',
-  };
+  });
+  return addOverall({ HIGH, MIDDLE, LOW });
 }
