@@ -162,15 +162,6 @@ export function buildTrend(current: ReportSnapshot, history: readonly ReportSnap
 
 export const NOTHING_LEFT_OUT: LeftOutPairs = { current: new Set(), previous: new Set() };
 
-/** What comparePairs hands the verdict: the uncapped lists, and the previous failures it must not count. */
-export interface ComparedPairs {
-  lists: PairLists;
-  newlyFailing: FailingPair[];
-  fixed: FailingPair[];
-  /** Previous failures not evaluated now, or not known to have been: they leave the previous side of the ratios. */
-  notComparable: FailingPair[];
-}
-
 /**
  * Compares the kept failing pairs of both reports: a pair that stopped failing is fixed only when `states`
  * shows it passed, one that started failing is newly failing only when it passed in the previous report
@@ -183,7 +174,7 @@ export function comparePairs(
   history: readonly ReportSnapshot[],
   historyTruncated: boolean,
   states?: PairStates,
-): ComparedPairs {
+) {
   let gone: FailingPair[] = [];
   let appeared: FailingPair[] = [];
   let still: FailingPair[] = [];
@@ -203,6 +194,7 @@ export function comparePairs(
   return {
     newlyFailing,
     fixed,
+    // Previous failures not evaluated now, or not known to have been: they leave the previous side of the ratios.
     notComparable: [...went.absent, ...went.unknown],
     lists: listPairs(newlyFailing, fixed, stillFailing, went, came),
   };

@@ -8,13 +8,6 @@ import type { FailingPair } from './types';
  */
 export type Verdict = 'first' | 'better' | 'worse' | 'mixed' | 'same';
 
-/** The verdict and whether the two reports covered different results (see {@link decideVerdict}). */
-export interface VerdictDecision {
-  verdict: Verdict;
-  /** A result count differs (results are tests × devices; the history keeps only counts): percentages compare different things. */
-  scopeChanged: boolean;
-}
-
 /** What one severity did: fell (or newly fails), rose (or got fixed), both at once, or neither. */
 type Signal = 'worse' | 'better' | 'mixed' | 'same';
 
@@ -37,7 +30,7 @@ export interface VerdictFacts {
  * unless MIDDLE/LOW got worse ("mixed"); HIGH unchanged leaves it to MIDDLE and LOW (either worse → worse,
  * either better → better, one each → mixed). Pure.
  */
-export function decideVerdict(facts: VerdictFacts): VerdictDecision {
+export function decideVerdict(facts: VerdictFacts): { verdict: Verdict; scopeChanged: boolean } {
   const { current, previous } = facts;
   if (previous === null) return { verdict: 'first', scopeChanged: false };
   const signal = (severity: Severity) => decideSignal(severity, facts, previous);
@@ -86,6 +79,7 @@ function compareRatios(passed: number, count: number, previousPassed: number, pr
   return Math.sign(passed * previousCount - previousPassed * count);
 }
 
+/** A result count differs (results are tests × devices; the history keeps only counts): percentages compare different things. */
 function isScopeChanged(current: ReportCounts, previous: ReportCounts): boolean {
   return COUNT_LINES.some((line) => current[line].count !== previous[line].count);
 }
