@@ -1,15 +1,5 @@
 import { countPerSeverity, SEVERITIES, type ReportCounts, type Severity, type SeverityCounts } from '../report';
-import {
-  buildFirstTrend,
-  comparePairs,
-  countBySeverity,
-  NOTHING_LEFT_OUT,
-  pairKey,
-  placeInSeries,
-  withoutPairs,
-  type TrendOptions,
-  type Trend,
-} from './build-trend';
+import { buildFirstTrend, comparePairs, countBySeverity, pairKey, placeInSeries, type TrendOptions, type Trend } from './build-trend';
 import { addOverall, buildFailingDeltas } from './build-deltas';
 import { decideVerdict } from './decide-verdict';
 import type { FailingPair, ReportSnapshot } from './types';
@@ -25,24 +15,21 @@ export function buildDevicesTrend(
   history: readonly ReportSnapshot[],
   options: TrendOptions & { devices: ReadonlySet<string>; counts?: SeverityCounts | null },
 ): Trend | null {
-  const leftOut = options.leftOut ?? NOTHING_LEFT_OUT;
   const keep = (pairs: readonly FailingPair[]) => pairs.filter((pair) => options.devices.has(pair.device));
   if (current.failing === null) return null;
   const mine: ReportSnapshot = { ...current, failing: keep(current.failing) };
-  const currentLeftOut = countBySeverity(mine.failing, leftOut.current);
+  const currentLeftOut = countBySeverity(mine.failing, options.leftOut?.current);
   const previousRaw = history[0];
   if (!previousRaw) return { ...buildFirstTrend(options, true), leftOut: currentLeftOut };
   if (previousRaw.failing === null) return null;
   const before: ReportSnapshot = { ...previousRaw, failing: keep(previousRaw.failing) };
-  const currentKept = withoutPairs(mine, leftOut.current);
-  const previous = withoutPairs(before, leftOut.previous);
-  const pairs = comparePairs(mine, currentKept, previous, history, options.historyTruncated ?? false, options.states);
+  const pairs = comparePairs(mine, before, history, options);
 
   // The decision counts the kept pairs (accepted exceptions left out), the deltas every failing pair, as validity does.
-  const nowKept = countPerSeverity(currentKept.failing!);
+  const nowKept = countPerSeverity(pairs.currentKept.failing!);
   // A previous failure not evaluated now is no change of these devices' failing results.
   const notComparable = new Set(pairs.notComparable.map(pairKey));
-  const thenKept = countPerSeverity(previous.failing!.filter((pair) => !notComparable.has(pairKey(pair))));
+  const thenKept = countPerSeverity(pairs.previous.failing!.filter((pair) => !notComparable.has(pairKey(pair))));
   const [overall, ...severities] = buildFailingDeltas(
     countPerSeverity(mine.failing!),
     countPerSeverity(before.failing!),
