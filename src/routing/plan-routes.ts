@@ -95,9 +95,7 @@ export function matchCondition(condition: Condition, facts: ReportFacts, trend: 
     const has = Object.prototype.hasOwnProperty.call(facts.customFields, c.name);
     const value = has ? facts.customFields[c.name] : undefined;
     if (c.present !== undefined) return c.present === (has && value !== null && value !== '');
-    const matches = (expected: unknown) => sameScalar(value, expected);
-    if (c.in) return c.in.some(matches);
-    return matches(c.equals);
+    return c.in ? c.in.some((expected) => sameScalar(value, expected)) : sameScalar(value, c.equals);
   }
   return false;
 }
