@@ -4,8 +4,7 @@ import { countPerSeverity, SEVERITIES, type Severity, type SeverityCounts } from
 import type { Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
 import { buildOwnerGroups, type FixedOwnedDevice, type OwnerGroupDraft } from './build-owner-groups';
-import { hasDeviceCondition, planRoutes, type RouteDecision } from './plan-routes';
-import { buildReportFacts, hasFailures, type SourceFacts } from './report-facts';
+import { buildReportFacts, hasDeviceCondition, hasFailures, planRoutes, type RouteDecision, type SourceFacts } from './plan-routes';
 import type { Route } from './routes-schema';
 import type { Logger } from '../shared';
 
