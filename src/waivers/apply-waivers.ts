@@ -1,12 +1,8 @@
-import type { Severity } from '../report';
+import type { FailingPair } from '../trend';
 import { DAY_MS, isWaiverInForce, WAIVER_EXPIRING_DAYS, type Waiver } from './waiver';
 
 /** A failing (device, test) pair of a report, as the trend keeps it (names, not NetBox ids). */
-export interface WaivablePair {
-  device: string;
-  test: string;
-  severity: Severity;
-}
+export type WaivablePair = Pick<FailingPair, 'device' | 'test' | 'severity'>;
 
 /** A pair and the waiver that decides about it. */
 interface WaiverMatch<P extends WaivablePair> {
