@@ -73,7 +73,7 @@ function buildDelta(name: TrendDelta['name'], { passed, count }: PassCount, prev
 /** The overall line as the sum of the severities'. */
 export function addOverall(lines: SeverityCounts): ReportCounts {
   const sum = (key: keyof PassCount) => SEVERITIES.reduce((n, s) => n + lines[s][key], 0);
-  return { overall: { passed: sum('passed'), count: sum('count') }, ...lines };
+  return { ...lines, overall: { passed: sum('passed'), count: sum('count') } };
 }
 
 /**

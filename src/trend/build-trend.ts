@@ -158,9 +158,10 @@ export function buildTrend(current: ReportSnapshot, history: readonly ReportSnap
 }
 
 /**
- * Compares both reports' failing pairs without their left-out ones (returned as kept): a pair that stopped failing is fixed only when `states`
- * shows it passed, one that started failing is newly failing only when it passed in the previous report
- * (without `states`, every pair was evaluated in both). Empty lists when either set is unknown.
+ * Compares both reports' failing pairs without their left-out ones (returned as kept): a pair that stopped
+ * failing is fixed only when `states` shows it passed, one that started failing is newly failing only when it
+ * passed in the previous report (without `states`, every pair was evaluated in both). Empty lists when either
+ * set is unknown.
  */
 export function comparePairs(
   current: ReportSnapshot,
