@@ -1,7 +1,12 @@
 import { buildResultsPath, chunkIds, NETBOX_PAGE_SIZE, NetboxError, type NetboxClient, type RequestBudget } from '../netbox';
 import { failingKeys, pairKey, type FailingPair, type PairStates } from '../trend';
 
-interface ReadPairStatesOptions {
+/**
+ * Asks NetBox, within the enrichment's budget, whether the pairs whose failing changed passed or were not evaluated: on this
+ * report for those that failed only in the previous one, on the previous for those failing only in this one. An unchanged
+ * failing set costs no request. Never throws: a side NetBox cannot answer stays unknown, with one line saying why.
+ */
+export async function readPairStates(options: {
   /** Absent without NETBOX_URL: nothing can be asked. */
   client?: NetboxClient;
   /** This report's `results_url`. */
@@ -12,14 +17,7 @@ interface ReadPairStatesOptions {
   budget: RequestBudget;
   /** The enrichment budget, for the mail's words. */
   budgetMs: number;
-}
-
-/**
- * Asks NetBox, within the enrichment's budget, whether the pairs whose failing changed passed or were not evaluated: on this
- * report for those that failed only in the previous one, on the previous for those failing only in this one. An unchanged
- * failing set costs no request. Never throws: a side NetBox cannot answer stays unknown, with one line saying why.
- */
-export async function readPairStates(options: ReadPairStatesOptions): Promise<PairStates> {
+}): Promise<PairStates> {
   // The trend's walk made these sets already (same arrays): failingKeys returns them.
   const nowKeys = failingKeys(options.current);
   const beforeKeys = failingKeys(options.previous.failing);
