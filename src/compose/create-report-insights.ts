@@ -189,7 +189,6 @@ async function readFailures(options: ReportInsightsOptions, delivery: ReportDeli
           client: options.client,
           hasToken: options.hasToken,
           budgetMs: options.budgetMs,
-          clock: options.clock,
           deadline,
         });
   if (enrichment.status === 'missing' && enrichment.code !== 'NO_NETBOX_URL' && enrichment.code !== 'NO_TOKEN') {

@@ -1,14 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
 import type { FailingResult } from './summarize-failures';
 
-export interface FailuresCsv {
-  content: Buffer;
-  /** Results written (every one unless truncated). */
-  rows: number;
-  totalRows: number;
-  truncated: boolean;
-}
-
 const HEADER = ['device', 'test', 'severity', 'result_url'];
 
 /**
@@ -24,7 +16,7 @@ const FORMULA_AFTER_LINE_BREAK = /(\r\n|\r|\n)(?=[=+\-@\t])/g;
 export function buildFailuresCsv(
   results: readonly FailingResult[],
   options: { maxBytes: number; resultUrl: (resultId: number) => string },
-): FailuresCsv {
+) {
   // A lone LF or CR is quoted too, so no reader splits a cell into two records.
   const format = (rows: string[][]) =>
     stringify(
@@ -42,5 +34,6 @@ export function buildFailuresCsv(
     size += bytes;
     rows += 1;
   }
+  // `rows`: results written (every one unless truncated).
   return { content: Buffer.from(parts.join(''), 'utf8'), rows, totalRows: results.length, truncated: rows < results.length };
 }

@@ -1,5 +1,5 @@
 import { buildResultsPath, describeTlsFailure, NETBOX_PAGE_SIZE, NetboxError, type NetboxClient, type NetboxErrorCode } from '../netbox';
-import { systemClock, type Clock } from '../shared';
+import { systemClock } from '../shared';
 import type { ReportDelivery } from '../webhook';
 import { createFailureSummarizer, type FailureSummary } from './summarize-failures';
 
@@ -23,9 +23,7 @@ export interface EnrichReportOptions {
   hasToken: boolean;
   /** The whole fetch, retries included, ends within it. */
   budgetMs: number;
-  /** Where the budget's deadline is measured from; the NetBox client must be given the same clock (default: the system's). */
-  clock?: Clock;
-  /** The budget's deadline when the caller shares it with more requests (default: `budgetMs` from now). */
+  /** The budget's deadline, on the NetBox client's clock, when the caller shares it with more requests (default: `budgetMs` from now). */
   deadline?: number;
 }
 
@@ -39,7 +37,7 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
   if (delivery.counts.overall.passed === delivery.counts.overall.count) return { status: 'ok', summary: summarizer.finish() };
   if (!options.client) return missing('NO_NETBOX_URL', 'set NETBOX_URL and NETBOX_TOKEN on the relay to see them here.');
   if (!options.hasToken) return missing('NO_TOKEN', 'set NETBOX_TOKEN (a read-only NetBox API token) on the relay to see them here.');
-  const budget = { deadline: options.deadline ?? (options.clock ?? systemClock).now() + options.budgetMs };
+  const budget = { deadline: options.deadline ?? systemClock.now() + options.budgetMs };
   try {
     // The report itself first: a 404 says validity deleted it, and its creation time proves it is the
     // report the webhook announced (and not one with the same id on another NetBox).

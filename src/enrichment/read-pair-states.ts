@@ -1,7 +1,12 @@
 import { buildResultsPath, chunkIds, NETBOX_PAGE_SIZE, NetboxError, type NetboxClient, type RequestBudget } from '../netbox';
 import { failingKeys, pairKey, type FailingPair, type PairStates } from '../trend';
 
-interface ReadPairStatesOptions {
+/**
+ * Asks NetBox, within the enrichment's budget, whether the pairs whose failing changed passed or were not evaluated: on this
+ * report for those that failed only in the previous one, on the previous for those failing only in this one. An unchanged
+ * failing set costs no request. Never throws: a side NetBox cannot answer stays unknown, with one line saying why.
+ */
+export async function readPairStates(options: {
   /** Absent without NETBOX_URL: nothing can be asked. */
   client?: NetboxClient;
   /** This report's `results_url`. */
@@ -12,14 +17,7 @@ interface ReadPairStatesOptions {
   budget: RequestBudget;
   /** The enrichment budget, for the mail's words. */
   budgetMs: number;
-}
-
-/**
- * Asks NetBox, within the enrichment's budget, whether the pairs whose failing changed passed or were not evaluated: on this
- * report for those that failed only in the previous one, on the previous for those failing only in this one. An unchanged
- * failing set costs no request. Never throws: a side NetBox cannot answer stays unknown, with one line saying why.
- */
-export async function readPairStates(options: ReadPairStatesOptions): Promise<PairStates> {
+}): Promise<PairStates> {
   // The trend's walk made these sets already (same arrays): failingKeys returns them.
   const nowKeys = failingKeys(options.current);
   const beforeKeys = failingKeys(options.previous.failing);
@@ -99,13 +97,6 @@ export interface PairToAsk {
   testId: number;
 }
 
-/** What NetBox answered: the pairs it shows passed, and the asked ids it no longer has (deleted from NetBox). */
-interface PassedPairs {
-  passed: Set<string>;
-  deletedTests: Set<number>;
-  deletedDevices: Set<number>;
-}
-
 /** Requests in flight at once: the NetBox client's keep-alive agent holds four sockets. */
 const CONCURRENT_REQUESTS = 4;
 
@@ -113,14 +104,9 @@ const CONCURRENT_REQUESTS = 4;
  * The keys of `pairs` with a `passed: true` result in the report whose `results_url` is `resultsUrl`, asking only for
  * those pairs (see buildBlocks). validity answers 400 for the whole request when one id names a device or test deleted
  * from NetBox (such a pair has no result anywhere): the block is halved on that filter until the deleted id stands alone
- * and is left out. Throws a NetboxError when NetBox cannot answer; never takes longer than `budget`.
+ * and is left out (returned as deleted). Throws a NetboxError when NetBox cannot answer; never takes longer than `budget`.
  */
-export async function readPassedPairs(
-  client: NetboxClient,
-  resultsUrl: string,
-  pairs: readonly PairToAsk[],
-  budget: RequestBudget,
-): Promise<PassedPairs> {
+export async function readPassedPairs(client: NetboxClient, resultsUrl: string, pairs: readonly PairToAsk[], budget: RequestBudget) {
   const passed = new Set<string>();
   const deleted = { tests: new Set<number>(), devices: new Set<number>() };
   const byIds = new Map(pairs.map((p) => [`${p.testId}:${p.deviceId}`, p.key]));

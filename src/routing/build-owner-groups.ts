@@ -1,16 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { OwnerContact } from '../enrichment';
+import type { FailingResult, OwnerContact } from '../enrichment';
 import type { NetboxDevice, OwnerObjectType } from '../netbox';
-import type { Severity } from '../report';
 import { isDomainAllowed, parseContactAddress } from './parse-contact-address';
 import type { OwnerSpec } from './routes-schema';
-
-/** One failing result as grouping needs it. */
-export interface OwnedFailure {
-  deviceId: number | null;
-  device: string;
-  severity: Severity;
-}
 
 /** One group of a route's owner mails before its counts are known: who, why, which devices. */
 export type OwnerGroupDraft = ReturnType<typeof finishGroup>;
@@ -44,7 +36,7 @@ export interface FixedOwnedDevice {
  */
 export function buildOwnerGroups(
   spec: OwnerSpec,
-  failures: readonly OwnedFailure[],
+  failures: readonly Pick<FailingResult, 'deviceId' | 'device'>[],
   devices: readonly NetboxDevice[],
   contacts: readonly OwnerContact[],
   fixed: readonly FixedOwnedDevice[] = [],

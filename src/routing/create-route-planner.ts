@@ -4,8 +4,7 @@ import { countPerSeverity, SEVERITIES, type Severity, type SeverityCounts } from
 import type { Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
 import { buildOwnerGroups, type FixedOwnedDevice, type OwnerGroupDraft } from './build-owner-groups';
-import { hasDeviceCondition, planRoutes, type RouteDecision } from './plan-routes';
-import { buildReportFacts, hasFailures, type SourceFacts } from './report-facts';
+import { buildReportFacts, hasDeviceCondition, hasFailures, planRoutes, type RouteDecision, type SourceFacts } from './plan-routes';
 import type { Route } from './routes-schema';
 import type { Logger } from '../shared';
 
@@ -49,7 +48,6 @@ export function createRoutePlanner(options: {
   };
 }): RoutePlanner {
   const tags = new Map((options.sources ?? []).map((s) => [s.name, s.tags]));
-  const byName = new Map(options.routes.map((r) => [r.name, r]));
   const needsOwners = options.routes.some((r) => r.owners !== undefined);
   const needsDevices = options.routes.some((r) => r.owners !== undefined || (r.match !== undefined && hasDeviceCondition(r.match)));
   return async (composed) => {
@@ -71,11 +69,11 @@ export function createRoutePlanner(options: {
     const decisions = planRoutes(options.routes, facts, composed.trend, (name) => lastSent.get(name) ?? null);
     const plan: NewRouteMail[] = [];
     for (const decision of decisions) {
-      const route = byName.get(decision.route);
-      if (decision.outcome === 'send' && route?.owners)
-        plan.push(...(await splitByOwner(route, decision, composed, lookup, { ...options, source: delivery.source })));
-      else if (decision.outcome === 'send' && route && decision.devices) plan.push(await scopeToDevices(route, decision, composed));
-      else if (decision.outcome === 'send' && route?.match && hasDeviceCondition(route.match) && hasFailures(facts) && !facts.devices)
+      const route = options.routes[decision.position];
+      if (decision.outcome !== 'send') plan.push(decision);
+      else if (route.owners) plan.push(...(await splitByOwner(route, decision, composed, lookup, { ...options, source: delivery.source })));
+      else if (decision.devices) plan.push(await scopeToDevices(route, decision, composed));
+      else if (route.match && hasDeviceCondition(route.match) && hasFailures(facts) && !facts.devices)
         plan.push(unscoped(route, decision, composed, lookup));
       else plan.push(decision);
     }

@@ -9,8 +9,7 @@ export {
   RoutesFileError,
   DEFAULT_ROUTE_NAME,
 } from './load-routes';
-export { buildReportFacts, type SourceFacts, type ReportFacts } from './report-facts';
-export { planRoutes, matchCondition } from './plan-routes';
+export { buildReportFacts, planRoutes, matchCondition, type SourceFacts, type ReportFacts } from './plan-routes';
 export { buildOwnerGroups, MAX_OWNER_RECIPIENTS } from './build-owner-groups';
 export { parseContactAddress } from './parse-contact-address';
 export { createRoutePlanner, type PlannedReport, type RoutePlanner } from './create-route-planner';

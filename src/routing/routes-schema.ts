@@ -13,6 +13,7 @@ const MAX_ROUTES = 100;
 const MAX_CONDITION_ITEMS = 50;
 const MAX_RECIPIENTS = 100;
 
+const flag = z.boolean({ error: 'must be true or false' });
 const severity = z.enum(ROUTE_SEVERITIES, { error: `must be one of ${ROUTE_SEVERITIES.join(', ')}` });
 const percent = z.number({ error: 'must be a number of percent (0–100)' }).min(0).max(100);
 // Each check says what is wrong: -1 is a whole number, it is below 0.
@@ -41,7 +42,7 @@ const RegressionCondition = z
   .strictObject({
     severity: severity.default('overall'),
     drop_above: percent.optional(),
-    newly_failing: z.boolean({ error: 'must be true or false' }).optional(),
+    newly_failing: flag.optional(),
   })
   .transform((c) => ({ ...c, newly_failing: c.newly_failing ?? c.drop_above === undefined }));
 
@@ -242,16 +243,25 @@ const RouteSchema = z
     reply_to: z.string({ error: 'must be an e-mail address' }).trim().refine(isMailbox, 'is not an e-mail address').optional(),
     notify: z.enum(NOTIFY_POLICIES, { error: `must be one of ${NOTIFY_POLICIES.join(', ')}` }).default('always'),
     repeat_after: z.union([z.string(), z.number()]).transform(String).pipe(duration).optional(),
-    continue: z.boolean({ error: 'must be true or false' }).default(false),
+    continue: flag.default(false),
     /** false: this route's mails go without the trend chart; absent: with it. */
-    chart: z.boolean({ error: 'must be true or false' }).optional(),
+    chart: flag.optional(),
     /** true: this route's report mails carry the CSV of the failing results (an owner group's mail, its own share); absent: none. */
-    attach_csv: z.boolean({ error: 'must be true or false' }).optional(),
+    attach_csv: flag.optional(),
     digest: DigestSchema.optional(),
   })
-  // Before the transform, which zod skips once a field has a problem: a digest route's other problems are listed too.
+  // A digest route takes no part in the per-report chain (it never stops it, it never mails a report on its own), so
+  // what only means something there is refused rather than silently ignored. Checked before the transform, which zod
+  // skips once a field has a problem: a digest route's other problems are listed too.
   .superRefine((r, ctx) => {
-    if (r.digest) checkDigestRoute({ ...r, owners: !Array.isArray(r.to) }, ctx);
+    if (!r.digest) return;
+    const refuse = (path: string[], why: string) =>
+      ctx.addIssue({ code: 'custom', path, message: `does not apply to a digest route (${why})` });
+    // A digest sums up every matching report for one audience; splitting it per owner is not what it says.
+    if (!Array.isArray(r.to)) refuse(['to', 'netbox_contacts'], 'a digest goes to fixed addresses');
+    if (r.notify !== 'always') refuse(['notify'], 'its digest covers every matching report');
+    if (r.continue) refuse(['continue'], 'it never stops the per-report routes after it');
+    if (r.attach_csv) refuse(['attach_csv'], "a digest attaches no report's CSV");
   })
   .transform(({ to, ...rest }): typeof rest & { to: string[]; owners?: OwnerSpec } =>
     Array.isArray(to) ? { ...rest, to } : { ...rest, to: [], owners: to },
@@ -266,23 +276,6 @@ const RouteSchema = z
         message: 'only applies to notify: on-change (the other policies never hold a mail back)',
       });
   });
-
-/**
- * A digest route takes no part in the per-report chain (it never stops it, it never mails a report on
- * its own), so what only means something there is refused rather than silently ignored.
- */
-function checkDigestRoute(
-  r: { notify: (typeof NOTIFY_POLICIES)[number]; continue: boolean; owners: boolean; attach_csv?: boolean },
-  ctx: z.RefinementCtx,
-): void {
-  const refuse = (path: string[], why: string) =>
-    ctx.addIssue({ code: 'custom', path, message: `does not apply to a digest route (${why})` });
-  // A digest sums up every matching report for one audience; splitting it per owner is not what it says.
-  if (r.owners) refuse(['to', 'netbox_contacts'], 'a digest goes to fixed addresses');
-  if (r.notify !== 'always') refuse(['notify'], 'its digest covers every matching report');
-  if (r.continue) refuse(['continue'], 'it never stops the per-report routes after it');
-  if (r.attach_csv) refuse(['attach_csv'], "a digest attaches no report's CSV");
-}
 
 export const RoutesFileSchema = z.strictObject({
   routes: z.array(RouteSchema, { error: 'must be a list of routes' }).min(1, 'needs at least one route').max(MAX_ROUTES),

@@ -1,4 +1,4 @@
-import { COUNT_LINES, passPercent, SEVERITIES, type PassCount, type ReportCounts, type Severity } from '../report';
+import { COUNT_LINES, passPercent, SEVERITIES, type PassCount, type ReportCounts, type Severity, type SeverityCounts } from '../report';
 
 /** U+2212, as in "−1 failing": a real minus sign reads better than a hyphen in a mail. */
 const MINUS = '\u2212';
@@ -70,7 +70,44 @@ function buildDelta(name: TrendDelta['name'], { passed, count }: PassCount, prev
   };
 }
 
-export function formatDeltaFailed(deltaFailed: number): string {
+/** The overall line as the sum of the severities'. */
+export function addOverall(lines: SeverityCounts): ReportCounts {
+  const sum = (key: keyof PassCount) => SEVERITIES.reduce((n, s) => n + lines[s][key], 0);
+  return { ...lines, overall: { passed: sum('passed'), count: sum('count') } };
+}
+
+/**
+ * The lines of a devices-only trend: failing counts against the previous report, this report's percentage from
+ * `counts` (none when unknown), no points.
+ */
+export function buildFailingDeltas(
+  now: Record<Severity, number>,
+  then: Record<Severity, number>,
+  counts: ReportCounts | null,
+): TrendDelta[] {
+  const withTotal = (of: Record<Severity, number>) => ({ overall: of.HIGH + of.MIDDLE + of.LOW, ...of });
+  const [failedNow, failedThen] = [withTotal(now), withTotal(then)];
+  return COUNT_LINES.map((line) => {
+    const { passed, count } = counts?.[line] ?? { passed: 0, count: 0 };
+    const deltaFailed = failedNow[line] - failedThen[line];
+    return {
+      name: line === 'overall' ? 'Overall' : line,
+      percent: passPercent(passed, count),
+      previousPercent: null,
+      deltaPoints: null,
+      deltaPointsText: '—',
+      failed: failedNow[line],
+      previousFailed: failedThen[line],
+      deltaFailed,
+      count,
+      previousCount: count,
+      deltaFailedText: formatDeltaFailed(deltaFailed),
+      direction: deltaFailed > 0 ? 'worse' : deltaFailed < 0 ? 'better' : 'same',
+    };
+  });
+}
+
+function formatDeltaFailed(deltaFailed: number): string {
   return `${signOf(deltaFailed)}${Math.abs(deltaFailed)} failing`;
 }
 

@@ -1,16 +1,6 @@
-import { countPerSeverity, passPercent, SEVERITIES, type ReportCounts, type Severity, type SeverityCounts } from '../report';
-import {
-  buildFirstTrend,
-  comparePairs,
-  countBySeverity,
-  NOTHING_LEFT_OUT,
-  pairKey,
-  placeInSeries,
-  withoutPairs,
-  type TrendOptions,
-  type Trend,
-} from './build-trend';
-import { formatDeltaFailed, type TrendDelta } from './build-deltas';
+import { countPerSeverity, SEVERITIES, type ReportCounts, type Severity, type SeverityCounts } from '../report';
+import { buildFirstTrend, comparePairs, countBySeverity, pairKey, placeInSeries, type TrendOptions, type Trend } from './build-trend';
+import { addOverall, buildFailingDeltas } from './build-deltas';
 import { decideVerdict } from './decide-verdict';
 import type { FailingPair, ReportSnapshot } from './types';
 
@@ -25,33 +15,26 @@ export function buildDevicesTrend(
   history: readonly ReportSnapshot[],
   options: TrendOptions & { devices: ReadonlySet<string>; counts?: SeverityCounts | null },
 ): Trend | null {
-  const leftOut = options.leftOut ?? NOTHING_LEFT_OUT;
   const keep = (pairs: readonly FailingPair[]) => pairs.filter((pair) => options.devices.has(pair.device));
   if (current.failing === null) return null;
   const mine: ReportSnapshot = { ...current, failing: keep(current.failing) };
-  const currentLeftOut = countBySeverity(mine.failing, leftOut.current);
+  const currentLeftOut = countBySeverity(mine.failing, options.leftOut?.current);
   const previousRaw = history[0];
   if (!previousRaw) return { ...buildFirstTrend(options, true), leftOut: currentLeftOut };
   if (previousRaw.failing === null) return null;
   const before: ReportSnapshot = { ...previousRaw, failing: keep(previousRaw.failing) };
-  const currentKept = withoutPairs(mine, leftOut.current);
-  const previous = withoutPairs(before, leftOut.previous);
-  const pairs = comparePairs(mine, currentKept, previous, history, options.historyTruncated ?? false, options.states);
+  const pairs = comparePairs(mine, before, history, options);
 
   // The decision counts the kept pairs (accepted exceptions left out), the deltas every failing pair, as validity does.
-  const nowKept = countPerSeverity(currentKept.failing!);
+  const nowKept = countPerSeverity(pairs.currentKept.failing!);
   // A previous failure not evaluated now is no change of these devices' failing results.
   const notComparable = new Set(pairs.notComparable.map(pairKey));
-  const thenKept = countPerSeverity(previous.failing!.filter((pair) => !notComparable.has(pairKey(pair))));
-  const now = countPerSeverity(mine.failing!);
-  const then = countPerSeverity(before.failing!);
-  const counts = options.counts ?? null;
-  const delta = (name: TrendDelta['name'], severity: Severity | null) => {
-    const sum = (of: Record<Severity, number>) => (severity ? of[severity] : of.HIGH + of.MIDDLE + of.LOW);
-    const passed = counts ? (severity ? counts[severity].passed : SEVERITIES.reduce((n, s) => n + counts[s].passed, 0)) : 0;
-    const count = counts ? (severity ? counts[severity].count : SEVERITIES.reduce((n, s) => n + counts[s].count, 0)) : 0;
-    return buildFailingDelta(name, sum(now), sum(then), passPercent(passed, count), count);
-  };
+  const thenKept = countPerSeverity(pairs.previous.failing!.filter((pair) => !notComparable.has(pairKey(pair))));
+  const [overall, ...severities] = buildFailingDeltas(
+    countPerSeverity(mine.failing!),
+    countPerSeverity(before.failing!),
+    options.counts ? addOverall(options.counts) : null,
+  );
   const changed = pairs.newlyFailing.length > 0 || pairs.fixed.length > 0 || SEVERITIES.some((s) => nowKept[s] !== thenKept[s]);
   return {
     ...decideVerdict({
@@ -63,8 +46,8 @@ export function buildDevicesTrend(
     }),
     devicesOnly: true,
     ...placeInSeries(previousRaw, options),
-    overall: delta('Overall', null),
-    severities: SEVERITIES.map((s) => delta(s, s)),
+    overall,
+    severities,
     failingSetKnown: true,
     failingSetChanged: changed,
     regression: pairs.newlyFailing.length > 0 || SEVERITIES.some((s) => nowKept[s] > thenKept[s]),
@@ -78,35 +61,9 @@ export function buildDevicesTrend(
  * failing counts (so a ratio falls exactly when the failing count grows, and no results means no change).
  */
 function overSameCount(failing: Record<Severity, number>, other: Record<Severity, number>): ReportCounts {
-  const line = (s: Severity) => {
+  const [HIGH, MIDDLE, LOW] = SEVERITIES.map((s) => {
     const count = Math.max(failing[s], other[s]);
     return { passed: count - failing[s], count };
-  };
-  const [HIGH, MIDDLE, LOW] = SEVERITIES.map(line);
-  return { overall: { passed: HIGH.passed + MIDDLE.passed + LOW.passed, count: HIGH.count + MIDDLE.count + LOW.count }, HIGH, MIDDLE, LOW };
-}
-
-/** A line of a devices-only trend: failing counts against the previous report, this report's percentage, no points. */
-function buildFailingDelta(
-  name: TrendDelta['name'],
-  failed: number,
-  previousFailed: number,
-  percent: number | null,
-  count: number,
-): TrendDelta {
-  const deltaFailed = failed - previousFailed;
-  return {
-    name,
-    percent,
-    previousPercent: null,
-    deltaPoints: null,
-    deltaPointsText: '—',
-    failed,
-    previousFailed,
-    deltaFailed,
-    count,
-    previousCount: count,
-    deltaFailedText: formatDeltaFailed(deltaFailed),
-    direction: deltaFailed > 0 ? 'worse' : deltaFailed < 0 ? 'better' : 'same',
-  };
+  });
+  return addOverall({ HIGH, MIDDLE, LOW });
 }

@@ -1,14 +1,9 @@
-import { mapCountLines, passPercent, type Severity } from '../report';
+import { mapCountLines, passPercent } from '../report';
 import { buildTrend, pairKey, type Trend } from './build-trend';
 import type { FailingPair, PairStates, ReportSnapshot } from './types';
 
 /** One report of the period, as a point of its chart. */
-export interface PeriodPoint extends Pick<ReportSnapshot, 'reportId' | 'created' | 'createdMs' | 'dedupKey'> {
-  /** Pass percentages, overall and per severity (null where nothing was counted). */
-  ratios: Record<'overall' | Severity, number | null>;
-  /** Failed results, overall and per severity. */
-  failed: Record<'overall' | Severity, number>;
-}
+export type PeriodPoint = ReturnType<typeof buildPeriodPoint>;
 
 /** A device with failing results in the period's latest report. */
 interface WorstDevice {
@@ -61,8 +56,8 @@ export function buildPeriodTrend(
   };
 }
 
-/** A report as a chart point: its pass percentages as NetBox shows them. */
-export function buildPeriodPoint(report: ReportSnapshot): PeriodPoint {
+/** A report as a chart point: overall and per severity, its pass percentages as NetBox shows them (null: none counted), its failed results. */
+export function buildPeriodPoint(report: ReportSnapshot) {
   const c = report.counts;
   return {
     reportId: report.reportId,

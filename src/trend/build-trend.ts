@@ -121,19 +121,16 @@ export interface TrendOptions {
  * measure how long still-failing pairs have failed, and `historyTruncated` says more exist. Pure.
  */
 export function buildTrend(current: ReportSnapshot, history: readonly ReportSnapshot[], options: TrendOptions = {}): Trend {
-  const leftOut = options.leftOut ?? NOTHING_LEFT_OUT;
-  const currentLeftOut = countBySeverity(current.failing, leftOut.current);
+  const currentLeftOut = countBySeverity(current.failing, options.leftOut?.current);
   const previousRaw = history[0];
   if (!previousRaw) return { ...buildFirstTrend(options), leftOut: currentLeftOut };
   // What the decisions compare: left-out pairs count as passed on their side.
   const cd = addPassed(current.counts, currentLeftOut);
-  const pd = addPassed(previousRaw.counts, countBySeverity(previousRaw.failing, leftOut.previous));
+  const pd = addPassed(previousRaw.counts, countBySeverity(previousRaw.failing, options.leftOut?.previous));
   const decided = buildDeltas(cd, pd);
   const [overall, ...severities] = buildDeltas(current.counts, previousRaw.counts);
-  const previous = withoutPairs(previousRaw, leftOut.previous);
-  const failingSetKnown = current.failing !== null && previous.failing !== null;
-  const currentKept = withoutPairs(current, leftOut.current);
-  const pairs = comparePairs(current, currentKept, previous, history, options.historyTruncated ?? false, options.states);
+  const failingSetKnown = current.failing !== null && previousRaw.failing !== null;
+  const pairs = comparePairs(current, previousRaw, history, options);
   const changed = decided.some((d) => d.deltaFailed !== 0) || pairs.newlyFailing.length > 0 || pairs.fixed.length > 0;
   // A previous failure not evaluated now (or not known to be) leaves the previous side of the verdict's
   // ratios: its disappearance is no improvement of anything evaluated.
@@ -149,7 +146,7 @@ export function buildTrend(current: ReportSnapshot, history: readonly ReportSnap
     // The scope as NetBox counted it: a device that dropped out changed it.
     scopeChanged: decideVerdict({ current: cd, previous: pd, newlyFailing: [], fixed: [], failingSetKnown }).scopeChanged,
     devicesOnly: false,
-    ...placeInSeries(previous, options),
+    ...placeInSeries(previousRaw, options),
     overall,
     severities,
     failingSetKnown,
@@ -160,30 +157,20 @@ export function buildTrend(current: ReportSnapshot, history: readonly ReportSnap
   };
 }
 
-export const NOTHING_LEFT_OUT: LeftOutPairs = { current: new Set(), previous: new Set() };
-
-/** What comparePairs hands the verdict: the uncapped lists, and the previous failures it must not count. */
-export interface ComparedPairs {
-  lists: PairLists;
-  newlyFailing: FailingPair[];
-  fixed: FailingPair[];
-  /** Previous failures not evaluated now, or not known to have been: they leave the previous side of the ratios. */
-  notComparable: FailingPair[];
-}
-
 /**
- * Compares the kept failing pairs of both reports: a pair that stopped failing is fixed only when `states`
- * shows it passed, one that started failing is newly failing only when it passed in the previous report
- * (without `states`, every pair was evaluated in both). Empty lists when either set is unknown.
+ * Compares both reports' failing pairs without their left-out ones (returned as kept): a pair that stopped
+ * failing is fixed only when `states` shows it passed, one that started failing is newly failing only when it
+ * passed in the previous report (without `states`, every pair was evaluated in both). Empty lists when either
+ * set is unknown.
  */
 export function comparePairs(
   current: ReportSnapshot,
-  currentKept: ReportSnapshot,
-  previous: ReportSnapshot,
+  previousRaw: ReportSnapshot,
   history: readonly ReportSnapshot[],
-  historyTruncated: boolean,
-  states?: PairStates,
-): ComparedPairs {
+  options: TrendOptions,
+) {
+  const currentKept = withoutPairs(current, options.leftOut?.current);
+  const previous = withoutPairs(previousRaw, options.leftOut?.previous);
   let gone: FailingPair[] = [];
   let appeared: FailingPair[] = [];
   let still: FailingPair[] = [];
@@ -195,14 +182,17 @@ export function comparePairs(
     gone = previous.failing.filter((pair) => !now.has(pairKey(pair)));
     still = currentKept.failing.filter((_, i) => before.has(currentKeys[i]));
   }
-  const went = splitByState(gone, states?.now);
-  const came = splitByState(appeared, states?.before);
+  const went = splitByState(gone, options.states?.now);
+  const came = splitByState(appeared, options.states?.before);
   const newlyFailing = [...came.passed].sort(byPairOrder);
   const fixed = [...went.passed].sort(byPairOrder);
-  const stillFailing = buildStreaks(current, still, history, historyTruncated);
+  const stillFailing = buildStreaks(current, still, history, options.historyTruncated ?? false);
   return {
+    currentKept,
+    previous,
     newlyFailing,
     fixed,
+    // Previous failures not evaluated now, or not known to have been: they leave the previous side of the ratios.
     notComparable: [...went.absent, ...went.unknown],
     lists: listPairs(newlyFailing, fixed, stillFailing, went, came),
   };
@@ -296,15 +286,15 @@ function splitByState(pairs: readonly FailingPair[], states: ReadonlyMap<string,
 }
 
 /** How many of a failing set's pairs are in `keys`, per severity. */
-export function countBySeverity(failing: readonly FailingPair[] | null, keys: ReadonlySet<string>): Record<Severity, number> {
+export function countBySeverity(failing: readonly FailingPair[] | null, keys?: ReadonlySet<string>): Record<Severity, number> {
   const counts: Record<Severity, number> = { HIGH: 0, MIDDLE: 0, LOW: 0 };
-  if (failing && keys.size > 0) for (const pair of failing) if (keys.has(pairKey(pair))) counts[pair.severity] += 1;
+  if (failing && keys?.size) for (const pair of failing) if (keys.has(pairKey(pair))) counts[pair.severity] += 1;
   return counts;
 }
 
 /** A snapshot without some of its failing pairs (the same object when there are none to drop). */
-export function withoutPairs(snapshot: ReportSnapshot, keys: ReadonlySet<string>): ReportSnapshot {
-  if (!snapshot.failing || keys.size === 0) return snapshot;
+function withoutPairs(snapshot: ReportSnapshot, keys?: ReadonlySet<string>): ReportSnapshot {
+  if (!snapshot.failing || !keys?.size) return snapshot;
   return { ...snapshot, failing: snapshot.failing.filter((pair) => !keys.has(pairKey(pair))) };
 }
 

@@ -8,13 +8,6 @@ import type { FailingPair } from './types';
  */
 export type Verdict = 'first' | 'better' | 'worse' | 'mixed' | 'same';
 
-/** The verdict and whether the two reports covered different results (see {@link decideVerdict}). */
-export interface VerdictDecision {
-  verdict: Verdict;
-  /** A result count differs (results are tests × devices; the history keeps only counts): percentages compare different things. */
-  scopeChanged: boolean;
-}
-
 /** What one severity did: fell (or newly fails), rose (or got fixed), both at once, or neither. */
 type Signal = 'worse' | 'better' | 'mixed' | 'same';
 
@@ -37,7 +30,7 @@ export interface VerdictFacts {
  * unless MIDDLE/LOW got worse ("mixed"); HIGH unchanged leaves it to MIDDLE and LOW (either worse → worse,
  * either better → better, one each → mixed). Pure.
  */
-export function decideVerdict(facts: VerdictFacts): VerdictDecision {
+export function decideVerdict(facts: VerdictFacts): { verdict: Verdict; scopeChanged: boolean } {
   const { current, previous } = facts;
   if (previous === null) return { verdict: 'first', scopeChanged: false };
   const signal = (severity: Severity) => decideSignal(severity, facts, previous);
@@ -46,7 +39,9 @@ export function decideVerdict(facts: VerdictFacts): VerdictDecision {
     rest.some((s) => s === 'worse' || s === 'mixed'),
     rest.some((s) => s === 'better' || s === 'mixed'),
   );
-  return { verdict: applyHighFirst(signal('HIGH'), restSignal), scopeChanged: isScopeChanged(current, previous) };
+  // The scope changed when a result count differs (results are tests × devices; the history keeps only counts).
+  const scopeChanged = COUNT_LINES.some((line) => current[line].count !== previous[line].count);
+  return { verdict: applyHighFirst(signal('HIGH'), restSignal), scopeChanged };
 }
 
 function applyHighFirst(high: Signal, rest: Signal): Exclude<Verdict, 'first'> {
@@ -65,27 +60,11 @@ function decideSignal(severity: Severity, facts: VerdictFacts, previous: ReportC
   const before = previous[severity];
   // No result of this severity now: nothing of it was measured, so nothing of it got better or worse.
   if (current.count === 0) return 'same';
-  const ratio = compareRatios(current.passed, current.count, before.passed, before.count);
-  let newly: boolean;
-  let fixed: boolean;
-  if (facts.failingSetKnown) {
-    newly = facts.newlyFailing.some((p) => p.severity === severity);
-    fixed = facts.fixed.some((p) => p.severity === severity);
-  } else {
-    // The failing counts stand in for the sets; the count before is 0 when there were no results then.
-    const failingDelta = current.count - current.passed - (before.count - before.passed);
-    newly = failingDelta > 0;
-    fixed = failingDelta < 0;
-  }
+  // The change of pass ratio, exactly (cross-multiplied, no rounding); none when there were no results before.
+  const ratio = before.count === 0 ? 0 : Math.sign(current.passed * before.count - before.passed * current.count);
+  // Without the failing sets their counts stand in for them; the count before is 0 when there were no results then.
+  const failingDelta = current.count - current.passed - (before.count - before.passed);
+  const newly = facts.failingSetKnown ? facts.newlyFailing.some((p) => p.severity === severity) : failingDelta > 0;
+  const fixed = facts.failingSetKnown ? facts.fixed.some((p) => p.severity === severity) : failingDelta < 0;
   return toSignal(ratio < 0 || newly, ratio > 0 || (fixed && ratio === 0));
-}
-
-/** Sign of (passed/count − previousPassed/previousCount), exactly (no rounding); 0 when either side has no results. */
-function compareRatios(passed: number, count: number, previousPassed: number, previousCount: number): number {
-  if (count === 0 || previousCount === 0) return 0;
-  return Math.sign(passed * previousCount - previousPassed * count);
-}
-
-function isScopeChanged(current: ReportCounts, previous: ReportCounts): boolean {
-  return COUNT_LINES.some((line) => current[line].count !== previous[line].count);
 }

@@ -13,11 +13,7 @@ export interface ReportHistory {
   findReport?(dedupKey: string): Promise<ReportSnapshot | undefined>;
 }
 
-/**
- * A report's trend, and what the same comparison over some of its devices starts from (buildDevicesTrend of
- * `current` and `history` with `options`): the history read reaches as far back as any failing pair's streak, so
- * it serves every subset of the devices.
- */
+/** A report's trend, and what buildDevicesTrend starts from for any subset of its devices (the history reaches every streak). */
 export interface RecordedTrend {
   trend: Trend;
   current: ReportSnapshot;
@@ -38,14 +34,12 @@ export async function recordReportTrend(
   store: ReportHistory,
   current: ReportSnapshot,
   options: {
-    maxHistory?: number;
     /** The pairs to leave out (accepted exceptions), once the previous report is known; the stored snapshot keeps every pair. */
     leaveOut?: (previous: ReportSnapshot | null) => Promise<LeftOutPairs>;
     /** What NetBox's results say of the pairs that changed since `previous` (see PairStates), kept with the report; absent: see buildTrend. */
     readStates?: (previous: ReportSnapshot) => Promise<PairStates>;
   } = {},
 ): Promise<RecordedTrend> {
-  const maxHistory = options.maxHistory ?? STREAK_HISTORY_MAX;
   const history: ReportSnapshot[] = [];
   let truncated = false;
   let cursor = { createdMs: current.createdMs, reportId: current.reportId };
@@ -56,7 +50,7 @@ export async function recordReportTrend(
     // walk asks only which pairs failed.
     const report = await store.findReportBefore(current.series, cursor, { failingIds: history.length === 0 });
     if (!report || report.dedupKey === current.dedupKey) break;
-    if (history.length === maxHistory) {
+    if (history.length === STREAK_HISTORY_MAX) {
       truncated = true;
       break;
     }

@@ -1,25 +1,13 @@
-import type { Severity } from '../report';
+import type { FailingPair } from '../trend';
 import { DAY_MS, isWaiverInForce, WAIVER_EXPIRING_DAYS, type Waiver } from './waiver';
 
 /** A failing (device, test) pair of a report, as the trend keeps it (names, not NetBox ids). */
-export interface WaivablePair {
-  device: string;
-  test: string;
-  severity: Severity;
-}
+export type WaivablePair = Pick<FailingPair, 'device' | 'test' | 'severity'>;
 
 /** A pair and the waiver that decides about it. */
 interface WaiverMatch<P extends WaivablePair> {
   pair: P;
   waiver: Waiver;
-}
-
-/** A HIGH failure one waiver hides on several devices: the mail's header names it, every time. */
-interface HiddenHighFailure {
-  waiver: Waiver;
-  test: string;
-  /** The devices it hides the failure on, sorted. */
-  devices: string[];
 }
 
 /** What the report's waivers do to its failing pairs. */
@@ -33,7 +21,7 @@ export interface WaiverOutcome<P extends WaivablePair> {
   /** Of `failing`: pairs whose waiver ended since the previous report ("waiver expired"). */
   waiverExpired: WaiverMatch<P>[];
   /** HIGH failures hidden on more than one device by a waiver that names none: never hidden silently. */
-  mustName: HiddenHighFailure[];
+  mustName: ReturnType<typeof findHiddenHighFailures>;
 }
 
 /** Which report the pairs belong to. */
@@ -98,8 +86,8 @@ function findExpiring(waived: readonly WaiverMatch<WaivablePair>[], now: number)
   return [...soon.values()].sort((a, b) => a.endsAt - b.endsAt || a.id.localeCompare(b.id));
 }
 
-/** Per all-devices waiver, the devices it hides a HIGH failure on, when there are several. */
-function findHiddenHighFailures(waived: readonly WaiverMatch<WaivablePair>[]): HiddenHighFailure[] {
+/** Per all-devices waiver, the devices it hides a HIGH failure on (sorted), when there are several. */
+function findHiddenHighFailures(waived: readonly WaiverMatch<WaivablePair>[]) {
   const byWaiver = new Map<string, { waiver: Waiver; devices: Set<string> }>();
   for (const { pair, waiver } of waived) {
     if (pair.severity !== 'HIGH' || waiver.device !== null) continue;

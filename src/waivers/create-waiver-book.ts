@@ -29,17 +29,15 @@ export interface WaiverStorage {
 /** Stored and WAIVERS_FILE waivers as one list; adding and expiring with their rules and audit line. */
 export type WaiverBook = ReturnType<typeof createWaiverBook>;
 
-export interface WaiverBookOptions {
+/** Binds the waiver rules to the store, WAIVERS_FILE, the clock and the log (dashboard, admin API and CLI share it). */
+export function createWaiverBook(options: {
   storage: WaiverStorage;
   /** WAIVERS_FILE's entries (origin `file`): listed with the stored ones, never changed here. */
   fileWaivers: readonly Waiver[];
   sources: readonly string[];
   clock: Clock;
   logger: Logger;
-}
-
-/** Binds the waiver rules to the store, WAIVERS_FILE, the clock and the log (dashboard, admin API and CLI share it). */
-export function createWaiverBook(options: WaiverBookOptions) {
+}) {
   const { storage, fileWaivers, clock, logger } = options;
   return {
     sources: options.sources,
