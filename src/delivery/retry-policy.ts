@@ -8,8 +8,8 @@ export interface RetrySettings {
   maxDelayMs: number;
 }
 
-/** Different deliveries answered 4xx in a row, by default, before the queue pauses. */
-const DEFAULT_PAUSE_AFTER_4XX = 3;
+/** Different deliveries answered 4xx in a row before the queue pauses. */
+const PAUSE_AFTER_4XX = 3;
 
 /**
  * A queue held for an operator probes at most once per this many first retry delays (5 minutes as shipped): each
@@ -108,17 +108,13 @@ interface PauseState extends QueuePauseStatus, Omit<RetryDecider, keyof QueuePau
  * delivery that failed for itself retries alone with backoff; a server that is down pauses the whole queue
  * with exponential backoff (equal jitter) and a single probe, the oldest due delivery, tests it, so the queue
  * keeps its order and the server is not hammered. A 4xx for one message (451 greylisting, 450 mailbox busy) is
- * its own retry; only `pauseAfter4xx` different deliveries deferred in a row say the server is in trouble.
+ * its own retry; only {@link PAUSE_AFTER_4XX} different deliveries deferred in a row say the server is in trouble.
  */
-export function createRetryDecider(
-  settings: RetrySettings,
-  random: () => number = Math.random,
-  pauseAfter4xx: number = DEFAULT_PAUSE_AFTER_4XX,
-): RetryDecider {
+export function createRetryDecider(settings: RetrySettings, random: () => number = Math.random): RetryDecider {
   const pause: PauseState = {
     ...CLOSED,
     deferred: new Set(),
-    decide: (outcome, attempts, now) => decideNext({ settings, random, pauseAfter4xx }, pause, outcome, attempts, now),
+    decide: (outcome, attempts, now) => decideNext({ settings, random }, pause, outcome, attempts, now),
     capacity(now, free) {
       if (pause.state === 'closed') return free;
       if (pause.state === 'probing' || now < pause.openUntil) return 0;
@@ -144,7 +140,6 @@ export function createRetryDecider(
 interface PolicyInput {
   settings: RetrySettings;
   random: () => number;
-  pauseAfter4xx: number;
 }
 
 /** {@link RetryDecider.decide}: the table the retry-policy test walks. */
@@ -199,9 +194,9 @@ function movePause(
   if (isProbe) return openPause(policy, pause, now, true, cause);
   if (pause.state !== 'closed') return undefined;
   pause.deferred.add(deliveryId);
-  if (pause.deferred.size < policy.pauseAfter4xx) return undefined;
+  if (pause.deferred.size < PAUSE_AFTER_4XX) return undefined;
   pause.deferred.clear();
-  const message = `${policy.pauseAfter4xx} different deliveries in a row answered 4xx; last: ${cause.message}`;
+  const message = `${PAUSE_AFTER_4XX} different deliveries in a row answered 4xx; last: ${cause.message}`;
   return openPause(policy, pause, now, false, { ...cause, message });
 }
 
