@@ -1,15 +1,9 @@
+import { PAUSE_AFTER_4XX_IN_A_ROW, type Config } from '../config';
 import { FAILURE_CATALOGUE, type FailureClass } from '../notify';
 import { readFailureFacts } from '../shared';
 
 /** Sends per delivery before it is dead, and the first and largest retry delay caps. */
-export interface RetrySettings {
-  maxAttempts: number;
-  baseMs: number;
-  maxDelayMs: number;
-}
-
-/** Different deliveries answered 4xx in a row before the queue pauses. */
-const PAUSE_AFTER_4XX = 3;
+export type RetrySettings = Config['retry'];
 
 /**
  * A queue held for an operator probes at most once per this many first retry delays (5 minutes as shipped): each
@@ -108,7 +102,7 @@ interface PauseState extends QueuePauseStatus, Omit<RetryDecider, keyof QueuePau
  * delivery that failed for itself retries alone with backoff; a server that is down pauses the whole queue
  * with exponential backoff (equal jitter) and a single probe, the oldest due delivery, tests it, so the queue
  * keeps its order and the server is not hammered. A 4xx for one message (451 greylisting, 450 mailbox busy) is
- * its own retry; only {@link PAUSE_AFTER_4XX} different deliveries deferred in a row say the server is in trouble.
+ * its own retry; only {@link PAUSE_AFTER_4XX_IN_A_ROW} different deliveries deferred in a row say the server is in trouble.
  */
 export function createRetryDecider(settings: RetrySettings, random: () => number = Math.random): RetryDecider {
   const pause: PauseState = {
@@ -194,9 +188,9 @@ function movePause(
   if (isProbe) return openPause(policy, pause, now, true, cause);
   if (pause.state !== 'closed') return undefined;
   pause.deferred.add(deliveryId);
-  if (pause.deferred.size < PAUSE_AFTER_4XX) return undefined;
+  if (pause.deferred.size < PAUSE_AFTER_4XX_IN_A_ROW) return undefined;
   pause.deferred.clear();
-  const message = `${PAUSE_AFTER_4XX} different deliveries in a row answered 4xx; last: ${cause.message}`;
+  const message = `${PAUSE_AFTER_4XX_IN_A_ROW} different deliveries in a row answered 4xx; last: ${cause.message}`;
   return openPause(policy, pause, now, false, { ...cause, message });
 }
 
