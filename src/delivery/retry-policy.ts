@@ -64,13 +64,6 @@ export function computeBackoffMs(attempt: number, settings: RetrySettings, rando
   return Math.floor(random() * capMs(settings, attempt));
 }
 
-/** The upper bound of the time from the first attempt to giving up: the sum of every cap. */
-export function maxRetrySpanMs(settings: RetrySettings): number {
-  let total = 0;
-  for (let n = 1; n < settings.maxAttempts; n += 1) total += capMs(settings, n);
-  return total;
-}
-
 /** Exponential backoff with equal jitter for the `failures`-th pause in a row: between half the cap and the cap. */
 function computePauseMs(settings: RetrySettings, failures: number, random: () => number): number {
   const cap = capMs(settings, failures);
