@@ -3,13 +3,13 @@ export function createRepeatingTask(work: () => void, everyMs: number) {
   let timer: NodeJS.Timeout | undefined;
   return {
     /** Runs the work at once, then every `everyMs`, on a timer that never keeps the process alive; started twice, it runs once. */
-    start(): void {
+    start: (): void => {
       if (timer) return;
       work();
       timer = setInterval(work, everyMs);
       timer.unref();
     },
-    stop(): void {
+    stop: (): void => {
       clearInterval(timer);
       timer = undefined;
     },
