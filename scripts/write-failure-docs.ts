@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { FAILURE_CATALOGUE } from '../src/notify';
-import { replaceFailureCatalogue } from '../src/shared';
+import { replaceFailureCatalogue } from './failure-table';
 
 const page = path.join(__dirname, '../../docs/errors.md');
 fs.writeFileSync(page, replaceFailureCatalogue(fs.readFileSync(page, 'utf8'), FAILURE_CATALOGUE));

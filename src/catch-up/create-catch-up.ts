@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client';
 import { describeCatchUp, planCatchUp, type Config } from '../config';
 import { registerCatchUpSeries } from '../metrics';
 import { NetboxError, type NetboxClient, type RequestBudget } from '../netbox';
-import { createRepeatingTask, RelayError, type Clock, type Logger } from '../shared';
+import { createRepeatingTask, RelayError, type Clock } from '../shared';
 import { StorageUnavailableError, type Store } from '../store';
 import { catchUpSource, type SourceCatchUpContext } from './catch-up-source';
 
@@ -22,9 +22,9 @@ interface CatchUpOptions extends Omit<SourceCatchUpContext, 'store' | 'now' | 'b
   store: Pick<Store, 'takeCatchUpLease' | 'finishCatchUp'> & SourceCatchUpContext['store'];
   clock: Clock;
   everyMs: number;
-  /** This relay's name for the lease (unique per process). */
+  /** This process's name on leases (the worker's), so a lease in the store names the relay that holds it. */
   owner: string;
-  onOutcome?: (outcome: CatchUpOutcome) => void;
+  onOutcome: (outcome: CatchUpOutcome) => void;
 }
 
 export type SourceCatchUps = ReturnType<typeof createSourceCatchUps>;
@@ -35,16 +35,11 @@ export type SourceCatchUps = ReturnType<typeof createSourceCatchUps>;
  */
 export function createSourceCatchUps(
   config: Pick<Config, 'sources'>,
-  deps: {
+  deps: Pick<CatchUpOptions, 'clock' | 'logger' | 'owner' | 'onQueued'> & {
     store: Store;
     netbox: ReadonlyMap<string, NetboxClient>;
-    clock: Clock;
-    logger: Logger;
     /** The relay's metrics registry: the catch-up's series are registered on it. */
     registry: Registry;
-    /** This process's name on leases (the worker's), so a lease in the store names the relay that holds it. */
-    owner: string;
-    onQueued?: (id: number) => void;
   },
 ) {
   const planned = config.sources.flatMap((source) => {
@@ -110,7 +105,7 @@ function createCatchUp(options: CatchUpOptions) {
   const run = (): Promise<CatchUpOutcome> =>
     (running ??= runOnce()
       .then((outcome) => {
-        options.onOutcome?.(outcome);
+        options.onOutcome(outcome);
         return outcome;
       })
       .finally(() => {

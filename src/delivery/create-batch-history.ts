@@ -11,13 +11,6 @@ export interface BatchHistory extends ReportHistory {
   take(keys: readonly string[]): ReportSnapshot[];
 }
 
-/** The stored reports of a series before the batch's newest report, read once for the batch. */
-interface SeriesRead {
-  points: ReportPoint[];
-  /** Fewer than asked for: the series holds no older report. */
-  complete: boolean;
-}
-
 /**
  * The report history the composers read and write. Reports composed in a batch are written by its settle;
  * until then a later report of the same series in the batch compares with them here. A series' stored
@@ -28,7 +21,8 @@ export function createBatchHistory(
   store: Pick<Store, 'findReportBefore' | 'listReportsBefore' | 'findReport' | 'findReports'>,
 ): BatchHistory {
   const pending = new Map<string, ReportSnapshot>();
-  let batch: { newest: ReportCursor; size: number; reads: Map<string, SeriesRead> } | undefined;
+  /** Each series' stored reports before the batch's newest, read once for the batch (`complete`: the series holds no older one). */
+  let batch: { newest: ReportCursor; size: number; reads: Map<string, { points: ReportPoint[]; complete: boolean }> } | undefined;
   /** The batch's own reports as stored when it started, by dedup key (a key without a row maps to undefined). */
   let own = new Map<string, ReportSnapshot | undefined>();
   const before = (series: string, cursor: ReportCursor) =>

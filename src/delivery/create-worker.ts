@@ -26,23 +26,7 @@ export type TryNowResult =
   /** Nothing was paused: the queue was only looked at again. */
   | 'not-paused';
 
-export interface Worker {
-  /** This process's name on the leases it takes (the catch-up's leases carry the same). */
-  readonly owner: string;
-  start(): void;
-  /** Looks at the queue now (after an ingest). */
-  kick(): void;
-  /** Stops claiming; waits up to `timeoutMs` for the batch in flight to be sent and recorded. Resolves true when none is left. */
-  stop(timeoutMs: number): Promise<boolean>;
-  /** Deliveries claimed and not yet settled. */
-  readonly inFlight: number;
-  /** The queue's pause (retry-policy.ts): `open` while the server is down and the queue is paused. */
-  readonly breaker: QueuePauseStatus;
-  /** The batch the store refuses to record, if any (/readyz, the gauge, the dashboard's banner). */
-  readonly unrecorded: UnrecordedStatus;
-  /** An operator's "try now" (the dashboard's button): a paused queue probes at once, the deliveries waiting for it made due now. */
-  tryNow(): Promise<TryNowResult>;
-}
+export type Worker = ReturnType<typeof createWorker>;
 
 interface Loop {
   readonly options: WorkerOptions;
@@ -70,7 +54,7 @@ interface Loop {
  * again after restart: at least once, duplicates bounded by the deliveries in flight. A refused settle never
  * repeats a mail (see settleBatch).
  */
-export function createWorker(options: WorkerOptions): Worker {
+export function createWorker(options: WorkerOptions) {
   const loop: Loop = {
     options,
     owner: `relay-${process.pid}-${randomUUID().slice(0, 8)}`,
@@ -82,19 +66,24 @@ export function createWorker(options: WorkerOptions): Worker {
     sources: new Map(),
   };
   return {
+    /** This process's name on the leases it takes (the catch-up's leases carry the same). */
     owner: loop.owner,
+    /** Deliveries claimed and not yet settled. */
     get inFlight() {
       return loop.claimed.size;
     },
-    get breaker() {
+    /** The queue's pause (retry-policy.ts): `open` while the server is down and the queue is paused. */
+    get breaker(): QueuePauseStatus {
       const { state, openUntil, failures, pausedSince, lastError, held } = loop.policy;
       return { state, openUntil, failures, pausedSince, lastError, held };
     },
-    get unrecorded() {
+    /** The batch the store refuses to record, if any (/readyz, the gauge, the dashboard's banner). */
+    get unrecorded(): UnrecordedStatus {
       return loop.settle.unrecorded;
     },
-    tryNow: () => tryNow(loop),
-    start() {
+    /** An operator's "try now" (the dashboard's button): a paused queue probes at once, the deliveries waiting for it made due now. */
+    tryNow: (): Promise<TryNowResult> => tryNow(loop),
+    start(): void {
       if (loop.running) return;
       loop.running = true;
       loop.stopping = false;
@@ -103,9 +92,10 @@ export function createWorker(options: WorkerOptions): Worker {
       loop.leaseTimer.unref?.();
       loop.done = runLoop(loop);
     },
-    // A batch in flight: the new work is claimed when a batch ends, or at the next poll.
-    kick: () => (loop.sources.size === 0 ? loop.wake?.() : undefined),
-    stop: (timeoutMs) => stopLoop(loop, timeoutMs),
+    /** Looks at the queue now (after an ingest); with a batch in flight, the new work is claimed when a batch ends, or at the next poll. */
+    kick: (): void => (loop.sources.size === 0 ? loop.wake?.() : undefined),
+    /** Stops claiming; waits up to `timeoutMs` for the batch in flight to be sent and recorded. Resolves true when none is left. */
+    stop: (timeoutMs: number): Promise<boolean> => stopLoop(loop, timeoutMs),
   };
 }
 

@@ -1,15 +1,9 @@
+import { PAUSE_AFTER_4XX_IN_A_ROW, type Config } from '../config';
 import { FAILURE_CATALOGUE, type FailureClass } from '../notify';
 import { readFailureFacts } from '../shared';
 
 /** Sends per delivery before it is dead, and the first and largest retry delay caps. */
-export interface RetrySettings {
-  maxAttempts: number;
-  baseMs: number;
-  maxDelayMs: number;
-}
-
-/** Different deliveries answered 4xx in a row, by default, before the queue pauses. */
-const DEFAULT_PAUSE_AFTER_4XX = 3;
+export type RetrySettings = Config['retry'];
 
 /**
  * A queue held for an operator probes at most once per this many first retry delays (5 minutes as shipped): each
@@ -70,13 +64,6 @@ export function computeBackoffMs(attempt: number, settings: RetrySettings, rando
   return Math.floor(random() * capMs(settings, attempt));
 }
 
-/** The upper bound of the time from the first attempt to giving up: the sum of every cap. */
-export function maxRetrySpanMs(settings: RetrySettings): number {
-  let total = 0;
-  for (let n = 1; n < settings.maxAttempts; n += 1) total += capMs(settings, n);
-  return total;
-}
-
 /** Exponential backoff with equal jitter for the `failures`-th pause in a row: between half the cap and the cap. */
 function computePauseMs(settings: RetrySettings, failures: number, random: () => number): number {
   const cap = capMs(settings, failures);
@@ -108,17 +95,13 @@ interface PauseState extends QueuePauseStatus, Omit<RetryDecider, keyof QueuePau
  * delivery that failed for itself retries alone with backoff; a server that is down pauses the whole queue
  * with exponential backoff (equal jitter) and a single probe, the oldest due delivery, tests it, so the queue
  * keeps its order and the server is not hammered. A 4xx for one message (451 greylisting, 450 mailbox busy) is
- * its own retry; only `pauseAfter4xx` different deliveries deferred in a row say the server is in trouble.
+ * its own retry; only {@link PAUSE_AFTER_4XX_IN_A_ROW} different deliveries deferred in a row say the server is in trouble.
  */
-export function createRetryDecider(
-  settings: RetrySettings,
-  random: () => number = Math.random,
-  pauseAfter4xx: number = DEFAULT_PAUSE_AFTER_4XX,
-): RetryDecider {
+export function createRetryDecider(settings: RetrySettings, random: () => number = Math.random): RetryDecider {
   const pause: PauseState = {
     ...CLOSED,
     deferred: new Set(),
-    decide: (outcome, attempts, now) => decideNext({ settings, random, pauseAfter4xx }, pause, outcome, attempts, now),
+    decide: (outcome, attempts, now) => decideNext({ settings, random }, pause, outcome, attempts, now),
     capacity(now, free) {
       if (pause.state === 'closed') return free;
       if (pause.state === 'probing' || now < pause.openUntil) return 0;
@@ -144,7 +127,6 @@ export function createRetryDecider(
 interface PolicyInput {
   settings: RetrySettings;
   random: () => number;
-  pauseAfter4xx: number;
 }
 
 /** {@link RetryDecider.decide}: the table the retry-policy test walks. */
@@ -199,9 +181,9 @@ function movePause(
   if (isProbe) return openPause(policy, pause, now, true, cause);
   if (pause.state !== 'closed') return undefined;
   pause.deferred.add(deliveryId);
-  if (pause.deferred.size < policy.pauseAfter4xx) return undefined;
+  if (pause.deferred.size < PAUSE_AFTER_4XX_IN_A_ROW) return undefined;
   pause.deferred.clear();
-  const message = `${policy.pauseAfter4xx} different deliveries in a row answered 4xx; last: ${cause.message}`;
+  const message = `${PAUSE_AFTER_4XX_IN_A_ROW} different deliveries in a row answered 4xx; last: ${cause.message}`;
   return openPause(policy, pause, now, false, { ...cause, message });
 }
 

@@ -87,19 +87,16 @@ interface Decided {
 /** Where one delivery goes, from what its route mails came to (retry-policy.ts decided each failure). */
 function decideSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, now: number): Decided {
   const { delivery, composeFailure } = item;
-  const settle = (state: DeliveryStateChange, failure?: FailureClass, rows = collectRows(stage, item, now)): Decided => ({
-    item,
-    failure,
-    settlement: { id: delivery.id, ...(item.newPlan ? { plan: item.newPlan } : {}), ...rows, state },
-  });
+  // A delivery that could not be composed has no route mails: its rows are empty.
+  const recorded = collectSettlement(stage, item, now);
+  const settle = (state: DeliveryStateChange, failure?: FailureClass): Decided => ({ item, failure, settlement: { ...recorded, state } });
   if (composeFailure) {
     const at = retryAtOf(stage.policy.decide({ kind: 'not-built', failure: composeFailure }, delivery.attempts, now));
     const { message: error, code } = composeFailure;
     const state: DeliveryStateChange =
       at === undefined ? { state: 'dead', error, code } : { state: 'retrying', nextAttemptAt: at, error, code };
-    return settle(state, composeFailure, { routes: [], sent: [] });
+    return settle(state, composeFailure);
   }
-  const rows = collectRows(stage, item, now);
   const failures: { route: string; failure: FailureClass }[] = [];
   let retry: RouteMail | undefined;
   let untried = false;
@@ -115,11 +112,11 @@ function decideSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, n
   if (retry) {
     const { route, failure, next } = retry;
     const error = `route ${route}: ${failure!.message}`;
-    return settle({ state: 'retrying', nextAttemptAt: queueWait ?? retryAtOf(next!)!, error, code: failure!.code }, failure, rows);
+    return settle({ state: 'retrying', nextAttemptAt: queueWait ?? retryAtOf(next!)!, error, code: failure!.code }, failure);
   }
   if (untried) {
     const error = 'the SMTP server was unavailable: waiting for it in queue order';
-    return settle({ state: 'retrying', nextAttemptAt: queueWait ?? now, error, code: 'SMTP_PAUSED' }, undefined, rows);
+    return settle({ state: 'retrying', nextAttemptAt: queueWait ?? now, error, code: 'SMTP_PAUSED' });
   }
   // A route that failed for good in an earlier attempt (and was not tried again) fails the delivery too.
   const tried = new Set(item.mails.map((m) => m.route));
@@ -128,10 +125,10 @@ function decideSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, n
       failures.push({ route: entry.route, failure: toEarlierFailure(entry.lastError, entry.lastErrorCode) });
   if (failures.length > 0) {
     const { failure } = failures[0];
-    return settle({ state: 'dead', error: describeFailedRoutes(delivery.attempts, failures), code: failure.code }, failure, rows);
+    return settle({ state: 'dead', error: describeFailedRoutes(delivery.attempts, failures), code: failure.code }, failure);
   }
   const firstSent = item.plan.find((p) => p.state === 'sent' && p.messageId)?.messageId ?? listSentRows(item)[0]?.messageId ?? '';
-  return settle({ state: 'sent', messageId: firstSent }, undefined, rows);
+  return settle({ state: 'sent', messageId: firstSent });
 }
 
 /**
@@ -141,21 +138,17 @@ function decideSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, n
  */
 export async function recordSlices(stage: SettleStage, state: SettleState, items: BatchItem[]): Promise<boolean> {
   const now = stage.clock.now();
-  const deliveries = items.map((item) => ({
-    id: item.delivery.id,
-    ...(item.newPlan ? { plan: item.newPlan } : {}),
-    ...collectRows(stage, item, now),
-  }));
+  const deliveries = items.map((item) => collectSettlement(stage, item, now));
   if (!(await writeBatch(stage, state, { now, deliveries, reports: [] }))) return false;
   for (const item of items) for (const mail of item.mails) if (mail.row) mail.mail = undefined;
   return true;
 }
 
 /**
- * The rows of the route mails that came to something (sent, or failed) since the last write, and the copies
- * of those sent; each mail keeps its row (and the retry policy's word on a build that failed, decided once).
+ * The delivery's new plan, the rows of its route mails that came to something (sent, or failed) since the last write,
+ * and the copies of those sent; each mail keeps its row (and the retry policy's word on a build that failed, decided once).
  */
-function collectRows(stage: Pick<SettleStage, 'policy'>, item: BatchItem, now: number): Pick<DeliverySettlement, 'routes' | 'sent'> {
+function collectSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, now: number): DeliverySettlement {
   const routes: RouteMailOutcome[] = [];
   const sent: SentMessageCopy[] = [];
   for (const mail of item.mails) {
@@ -180,7 +173,7 @@ function collectRows(stage: Pick<SettleStage, 'policy'>, item: BatchItem, now: n
     } else continue;
     routes.push(mail.row);
   }
-  return { routes, sent };
+  return { id: item.delivery.id, ...(item.newPlan ? { plan: item.newPlan } : {}), routes, sent };
 }
 
 /** The rows of the route mails this attempt sent, its earlier slices' too, in plan order. */

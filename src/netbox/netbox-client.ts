@@ -40,26 +40,7 @@ type PageHandler = (results: Record<string, unknown>[], page: { count: number | 
 type ListTotals = { pages: number; items: number; count: number | null };
 
 /** A read-only NetBox REST API client for what the relay needs: single documents and paginated lists. */
-export interface NetboxClient {
-  /** NETBOX_URL without a trailing slash. */
-  readonly url: string;
-  /**
-   * GETs one JSON document (a report, the status). `pathOrUrl` is a NetBox path (it may carry NetBox's
-   * base path) or a URL on NETBOX_URL's origin; anything else is refused (`UNSAFE_URL`) before a request.
-   */
-  getJson(pathOrUrl: string, budget: RequestBudget): Promise<unknown>;
-  /** POSTs or PATCHes a JSON body to a NetBox path (as for getJson) and answers NetBox's JSON; a write is sent once, never retried. */
-  sendJson(method: 'POST' | 'PATCH', path: string, body: object, budget: RequestBudget): Promise<unknown>;
-  /**
-   * GETs every page of a list (`pathOrUrl` as for getJson), following `next` (rewritten onto
-   * NETBOX_URL's origin; a `next` that is not a clean path is refused), and calls `onPage` with each
-   * page's results (explanations dropped) once the page is complete, so a page retried after a reset
-   * is never delivered twice.
-   */
-  streamList(pathOrUrl: string, onPage: PageHandler, budget: RequestBudget): Promise<ListTotals>;
-  /** Closes idle keep-alive connections (at shutdown). */
-  close(): void;
-}
+export type NetboxClient = ReturnType<typeof createNetboxClient>;
 
 /** Largest number of pages followed: a `next` loop in a broken proxy must not run forever. */
 const MAX_PAGES = 10_000;
@@ -91,7 +72,7 @@ const HEADERS: Readonly<Record<string, string>> = { Accept: 'application/json', 
  * Creates the client. Every request is bounded by `timeoutMs` of silence and by the caller's deadline;
  * transient failures are retried (exponential pauses) only while the deadline leaves room.
  */
-export function createNetboxClient(options: NetboxClientOptions): NetboxClient {
+export function createNetboxClient(options: NetboxClientOptions) {
   const base = parseNetboxBase(options.url);
   const proxyUrl = options.proxy && chooseProxy(base.origin, options.proxy);
   const agent = options.agent ?? createNetboxAgent(base.origin, proxyUrl, { keepAlive: true, maxSockets: 4 });
@@ -109,13 +90,28 @@ export function createNetboxClient(options: NetboxClientOptions): NetboxClient {
     retryBaseMs: options.retryBaseMs ?? 250,
   };
   return {
+    /** NETBOX_URL without a trailing slash. */
     url: `${base.origin}${base.basePath}`,
-    close() {
+    /** Closes idle keep-alive connections (at shutdown). */
+    close(): void {
       if (!options.agent) agent.destroy();
     },
-    getJson: (pathOrUrl, budget) => fetchJson(context, pathOrUrl, budget),
-    sendJson: (method, path, body, budget) => fetchJson(context, path, budget, { method, body: JSON.stringify(body) }),
-    streamList: (pathOrUrl, onPage, budget) => streamPages(context, pathOrUrl, onPage, budget),
+    /**
+     * GETs one JSON document (a report, the status). `pathOrUrl` is a NetBox path (it may carry NetBox's
+     * base path) or a URL on NETBOX_URL's origin; anything else is refused (`UNSAFE_URL`) before a request.
+     */
+    getJson: (pathOrUrl: string, budget: RequestBudget): Promise<unknown> => fetchJson(context, pathOrUrl, budget),
+    /** POSTs or PATCHes a JSON body to a NetBox path (as for getJson) and answers NetBox's JSON; a write is sent once, never retried. */
+    sendJson: (method: 'POST' | 'PATCH', path: string, body: object, budget: RequestBudget): Promise<unknown> =>
+      fetchJson(context, path, budget, { method, body: JSON.stringify(body) }),
+    /**
+     * GETs every page of a list (`pathOrUrl` as for getJson), following `next` (rewritten onto
+     * NETBOX_URL's origin; a `next` that is not a clean path is refused), and calls `onPage` with each
+     * page's results (explanations dropped) once the page is complete, so a page retried after a reset
+     * is never delivered twice.
+     */
+    streamList: (pathOrUrl: string, onPage: PageHandler, budget: RequestBudget): Promise<ListTotals> =>
+      streamPages(context, pathOrUrl, onPage, budget),
   };
 }
 
@@ -256,21 +252,18 @@ async function streamPages(context: ClientContext, pathOrUrl: string, onPage: Pa
   return { pages, items, count };
 }
 
-function readBounded(response: IncomingMessage, maxBytes: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    response.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        response.destroy(new NetboxError('PROTOCOL', `a NetBox answer exceeded ${maxBytes} bytes`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    response.on('error', reject);
-  });
+async function readBounded(response: IncomingMessage, maxBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      response.destroy();
+      throw new NetboxError('PROTOCOL', `a NetBox answer exceeded ${maxBytes} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**

@@ -14,14 +14,17 @@ import { createSourceCatchUps } from '../catch-up';
 import { createActivityCounter, createAuthThrottle, type Logger } from '../shared';
 import { createRetention, openStore, StorageUnavailableError, type Store } from '../store';
 import { createDeliveryPipeline, createRelayNetboxClients, createRelayWaiverBook } from './delivery-pipeline';
-import type { Relay, RelayIo, RelayParts } from './types';
+import type { RelayIo, RelayParts } from './types';
+
+/** One relay: its parts, the app, and its start and stop. */
+export type Relay = ReturnType<typeof createRelay>;
 
 /**
  * Builds the whole relay from a validated config: store, renderer (templates compiled and checked
  * against a sample report now, so a broken template stops the start), notifier, worker and app.
  * Nothing listens and no timer runs until `start()` and the caller's `listen`.
  */
-export function createRelay(config: Config, io: RelayIo): Relay {
+export function createRelay(config: Config, io: RelayIo) {
   for (const w of listBootWarnings(config)) io.logger.warn(w.fields, w.message);
   const renderer = loadRenderer(config.mail.templatesDir);
   verifyRouteTemplates(renderer, { ...config, netbox: config.sources[0].netbox });
@@ -52,8 +55,10 @@ export function createRelay(config: Config, io: RelayIo): Relay {
   return {
     ...parts,
     app: createRelayApp(config, io, parts),
-    start: () => startRelay(parts, io),
-    async stop() {
+    /** Releases what a previous process left in flight and starts the worker and the timers. */
+    start: (): Promise<void> => startRelay(parts, io),
+    /** Stops the worker (waiting for sends in flight up to the bound), then closes SMTP, NetBox and the store. */
+    async stop(): Promise<void> {
       if (stopped) return;
       stopped = true;
       await stopRelay(parts, config, io);

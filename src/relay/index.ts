@@ -1,4 +1,4 @@
-export { createRelay } from './create-relay';
+export { createRelay, type Relay } from './create-relay';
 export {
   createRelayNetboxClients,
   createRelayReportComposer,
@@ -6,6 +6,5 @@ export {
   createSourceNetboxClient,
   findDeliverySource,
 } from './delivery-pipeline';
-export type { Relay } from './types';
 /** The templates shipped with the package (defined in mail/, where the command line finds it without loading the relay). */
 export { defaultTemplatesDir } from '../mail';

@@ -1,4 +1,3 @@
-import type { Express } from 'express';
 import { type NetboxClient } from '../netbox';
 import { type Worker, type WorkerOutcome } from '../delivery';
 import { type Renderer } from '../mail';
@@ -25,15 +24,6 @@ export interface RelayIo {
   sleep?: (ms: number) => Promise<void>;
   /** The transports mails may go through; absent: the relay's own (notify's TRANSPORTS). */
   transports?: readonly TransportDescriptor[];
-}
-
-/** One relay: its parts, the app, and its start and stop. */
-export interface Relay extends Omit<RelayParts, 'netbox' | 'webhooksInFlight'> {
-  app: Express;
-  /** Releases what a previous process left in flight and starts the worker and the timers. */
-  start(): Promise<void>;
-  /** Stops the worker (waiting for sends in flight up to the bound), then closes SMTP, NetBox and the store. */
-  stop(): Promise<void>;
 }
 
 /** What createRelay builds before the app, and what start and stop act on. */

@@ -1,17 +1,14 @@
 /** How many of something are under way: the webhooks being received and answered, for the worker to yield to. */
-export interface ActivityCounter {
-  readonly active: number;
-  /** One more is under way; call the function returned when it ends (once; later calls do nothing). */
-  begin(): () => void;
-}
+export type ActivityCounter = ReturnType<typeof createActivityCounter>;
 
-export function createActivityCounter(): ActivityCounter {
+export function createActivityCounter() {
   let active = 0;
   return {
     get active() {
       return active;
     },
-    begin() {
+    /** One more is under way; call the function returned when it ends (once; later calls do nothing). */
+    begin(): () => void {
       active += 1;
       let ended = false;
       return () => {

@@ -7,23 +7,18 @@ const FAILURE_MEMORY_MS = 15 * 60_000;
 /** Addresses remembered at most; beyond it the oldest are dropped (memory stays bounded under a flood). */
 const MAX_ADDRESSES = 10_000;
 
+export type AuthThrottle = ReturnType<typeof createAuthThrottle>;
+
 /**
  * Slows down wrong admin tokens per client address (the login form and the admin API's bearer token share one count:
  * both guess the same token) without ever refusing the right one: a lock-out would let anyone behind the same proxy lock
- * the admin out. The right token is checked first and clears the address's failures.
+ * the admin out. The right token is checked first and clears the address's failures. Time comes from the caller's clock.
  */
-export interface AuthThrottle {
-  /** Records a wrong token from `address` at `now`; returns how long to wait before answering it. */
-  recordFailure(address: string, now: number): number;
-  /** The right token: the address starts afresh. */
-  recordSuccess(address: string): void;
-}
-
-/** Creates the throttle; time comes from the caller's clock. */
-export function createAuthThrottle(): AuthThrottle {
+export function createAuthThrottle() {
   const failures = new Map<string, { count: number; lastAt: number }>();
   return {
-    recordFailure(address, now) {
+    /** Records a wrong token from `address` at `now`; returns how long to wait before answering it. */
+    recordFailure(address: string, now: number): number {
       const previous = failures.get(address);
       const count = previous && now - previous.lastAt < FAILURE_MEMORY_MS ? previous.count + 1 : 1;
       // Re-inserting keeps the map ordered by last failure, so the oldest entry is the first one.
@@ -32,7 +27,8 @@ export function createAuthThrottle(): AuthThrottle {
       if (failures.size > MAX_ADDRESSES) failures.delete(failures.keys().next().value!);
       return buildAuthDelayMs(count);
     },
-    recordSuccess(address) {
+    /** The right token: the address starts afresh. */
+    recordSuccess(address: string): void {
       failures.delete(address);
     },
   };

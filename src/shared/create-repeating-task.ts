@@ -1,20 +1,15 @@
-interface RepeatingTask {
-  /** Runs the work at once, then every `everyMs`, on a timer that never keeps the process alive; started twice, it runs once. */
-  start: () => void;
-  stop: () => void;
-}
-
 /** The one timer the relay's periodic jobs (catch-up, digests, retention, SMTP check, watchdog) run on. */
-export function createRepeatingTask(work: () => void, everyMs: number): RepeatingTask {
+export function createRepeatingTask(work: () => void, everyMs: number) {
   let timer: NodeJS.Timeout | undefined;
   return {
-    start() {
+    /** Runs the work at once, then every `everyMs`, on a timer that never keeps the process alive; started twice, it runs once. */
+    start: (): void => {
       if (timer) return;
       work();
       timer = setInterval(work, everyMs);
       timer.unref();
     },
-    stop() {
+    stop: (): void => {
       clearInterval(timer);
       timer = undefined;
     },

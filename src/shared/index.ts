@@ -7,7 +7,6 @@ export {
   isFailureCode,
   parseFailureCode,
   readFailureFacts,
-  replaceFailureCatalogue,
   type FailureCatalogue,
   type FailureCode,
   type FailureFacts,

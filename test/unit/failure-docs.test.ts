@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { FAILURE_CATALOGUE } from '../../src/notify';
-import { replaceFailureCatalogue } from '../../src/shared';
+import { replaceFailureCatalogue } from '../../scripts/failure-table';
 
 const page = fs.readFileSync(path.join(__dirname, '../../docs/errors.md'), 'utf8');
 

@@ -15,7 +15,7 @@ function notBuilt(code: FailureCode): AttemptOutcome {
 }
 
 /** A policy whose jitter is the middle of every range. */
-const decider = (): RetryDecider => createRetryDecider(settings, () => 0.5, 3);
+const decider = (): RetryDecider => createRetryDecider(settings, () => 0.5);
 
 describe('the retry policy: the next state from (outcome, attempts, now)', () => {
   // Jitter 0.5: backoff after attempt n is floor(0.5 · min(8 s, 1 s · 2^(n-1))); a first pause is 750 ms.
@@ -69,7 +69,7 @@ describe('the retry policy: a throttled server is paced, not backed off', () => 
   });
 
   it('each throttle waits what the server asked, not a growing backoff, and an accepted mail resumes at once', () => {
-    const b = createRetryDecider({ maxAttempts: 48, baseMs: 60_000, maxDelayMs: 3_600_000 }, () => 0, 3);
+    const b = createRetryDecider({ maxAttempts: 48, baseMs: 60_000, maxDelayMs: 3_600_000 }, () => 0);
     const untils = [0, 10_000, 20_000, 30_000].map((now, i) => {
       const next = b.decide(throttled(3_000, i > 0), 1, now);
       b.claimed(1);
@@ -88,7 +88,7 @@ describe('the retry policy: a throttled server is paced, not backed off', () => 
 
 describe('the retry policy: a queue held for an operator', () => {
   it('probes at most once per five first delays however often the probe is refused, and says it is held', () => {
-    const b = createRetryDecider({ maxAttempts: 3, baseMs: 1_000, maxDelayMs: 8_000 }, () => 1, 3);
+    const b = createRetryDecider({ maxAttempts: 3, baseMs: 1_000, maxDelayMs: 8_000 }, () => 1);
     let now = 0;
     const probes: number[] = [];
     for (let n = 1; n <= 6; n += 1) {
@@ -116,7 +116,7 @@ describe('the retry policy: a queue held for an operator', () => {
 });
 
 describe('the retry policy: the pause (the circuit breaker as a policy)', () => {
-  const top = () => createRetryDecider({ maxAttempts: 48, baseMs: 1_000, maxDelayMs: 8_000 }, () => 1, 3);
+  const top = () => createRetryDecider({ maxAttempts: 48, baseMs: 1_000, maxDelayMs: 8_000 }, () => 1);
 
   it('pauses the whole queue after a server failure, lets one probe through, and ends when it gets through', () => {
     const b = top();
