@@ -7,16 +7,12 @@ import {
   buildTrendChart,
   TREND_CHART_MAX_REPORTS,
   type OutgoingMail,
-  type Recipients,
   type Renderer,
 } from '../mail';
+import type { Route } from '../routing';
+import type { DeliveryRecord } from '../store';
+import { buildRouteRecipients } from './report-composer';
 import { buildVerdictView, count, formatAccepted, formatDeltaShort } from './build-trend-view';
-
-/** One NetBox source's series over a digest's period. */
-export interface DigestSourceContent {
-  source: string;
-  series: SeriesPeriodTrend[];
-}
 
 /** A series beyond the digest's cap on sections: one table row, from its latest report (no section, no chart). */
 interface DigestSeriesSummary {
@@ -37,7 +33,8 @@ export interface DigestContent {
   queuedAt: number;
   /** The zone the dates are written in (the route's digest.timezone, else MAIL_TIMEZONE). */
   timezone: string;
-  sources: DigestSourceContent[];
+  /** Each NetBox source's series over the period. */
+  sources: { source: string; series: SeriesPeriodTrend[] }[];
   /** The series beyond the cap on sections (the least failing), one row each; absent or empty: none. */
   otherSeries?: DigestSeriesSummary[];
   /** Configured NetBox sources from which no report at all arrived in the period (the watchdog's view). */
@@ -210,42 +207,33 @@ function nameSeries(series: string): string {
 /** The template set a digest route renders unless it names its own (`template`). */
 export const DIGEST_TEMPLATE_SET = 'digest';
 
+/** How a digest is mailed: its outbox record's id and key make the Message-ID, stable across retries. */
 export interface DigestMailOptions {
   renderer: Renderer;
   from: string;
-  recipients: Recipients;
-  /** The outbox record's id and key make the Message-ID, stable across retries. */
-  deliveryId: number;
-  dedupKey: string;
+  delivery: Pick<DeliveryRecord, 'id' | 'dedupKey'>;
   date: Date;
-  template?: string;
-  subject?: string;
 }
 
 /**
- * A digest's mail: the digest template set rendered with the period's view, marked automatic like
- * the report mails, and with X-Compliance-Digest naming the route for client-side filters.
+ * A digest's mail to its route (recipients, template set and subject): the digest template set rendered with the
+ * period's view, marked automatic like the report mails, and with X-Compliance-Digest naming the route for client-side filters.
  */
-export async function buildDigestMail(content: DigestContent, options: DigestMailOptions): Promise<OutgoingMail> {
+export async function buildDigestMail(content: DigestContent, route: Route, options: DigestMailOptions): Promise<OutgoingMail> {
   const rendered = options.renderer.render(
     buildDigestView(content),
-    options.template ?? DIGEST_TEMPLATE_SET,
-    options.subject === undefined ? {} : { subject: options.subject },
+    route.template ?? DIGEST_TEMPLATE_SET,
+    route.subject === undefined ? {} : { subject: route.subject },
   );
+  const { from, delivery } = options;
   return buildOutgoingMail({
     ...rendered,
-    ...options.recipients,
-    from: options.from,
-    messageId: buildMessageId({
-      deliveryId: options.deliveryId,
-      reportId: null,
-      dedupKey: options.dedupKey,
-      from: options.from,
-      route: content.route,
-    }),
+    ...buildRouteRecipients(route, null),
+    from,
+    messageId: buildMessageId({ deliveryId: delivery.id, reportId: null, dedupKey: delivery.dedupKey, from, route: content.route }),
     date: options.date,
     // The route's digests stack in one conversation, as a route's reports do.
-    threadId: buildThreadId({ from: options.from, route: content.route }),
+    threadId: buildThreadId({ from, route: content.route }),
     headers: {
       'X-Compliance-Digest': content.route,
       'X-Compliance-Digest-Period': `${new Date(content.periodStart).toISOString()}/${new Date(content.periodEnd).toISOString()}`,

@@ -152,7 +152,7 @@ function buildRouteMail(
   const { id, dedupKey, report } = composed.delivery;
   return {
     ...rendered,
-    ...recipientsFor(route, group),
+    ...buildRouteRecipients(route, group),
     from,
     messageId: buildMessageId({
       deliveryId: id,
@@ -169,7 +169,7 @@ function buildRouteMail(
 }
 
 /** A route's recipients; a route by owner without a group (a preview, a send-test) goes to its fallback. */
-function recipientsFor(route: Route, group: OwnerGroupPlan | null): Recipients {
+export function buildRouteRecipients(route: Route, group: OwnerGroupPlan | null): Recipients {
   return { to: route.owners ? (group?.to ?? route.owners.fallback) : route.to, cc: route.cc, bcc: route.bcc, replyTo: route.reply_to };
 }
 

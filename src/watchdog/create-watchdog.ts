@@ -21,12 +21,6 @@ export interface WatchdogOptions {
 
 export type Watchdog = ReturnType<typeof createWatchdog>;
 
-/** With the catch-up on: when it last listed the source's reports in NetBox (null: never yet). */
-async function readNetboxCheck(options: WatchdogOptions): Promise<{ netboxCheckedAt?: number | null }> {
-  if (!options.catchUp) return {};
-  return { netboxCheckedAt: (await options.store.getCatchUpState(options.source ?? DEFAULT_SOURCE_NAME))?.succeededAt ?? null };
-}
-
 /**
  * Makes silence visible (NetBox drops a failed webhook without retrying): one mail when no report arrived within
  * `expectEveryMs`, one when reports arrive again. The state moves by compare-and-set in the store, in the transaction
@@ -56,7 +50,8 @@ export function createWatchdog(options: WatchdogOptions) {
         expectEveryMs,
         detectedAt: now,
         source,
-        ...(await readNetboxCheck(options)),
+        // With the catch-up on: when it last listed the source's reports in NetBox (null: never yet).
+        ...(options.catchUp ? { netboxCheckedAt: (await store.getCatchUpState(source ?? DEFAULT_SOURCE_NAME))?.succeededAt ?? null } : {}),
       },
     });
     // Resumed, `since` is kept on the ok state: the next silence is measured from the new report, not from it.
