@@ -1,17 +1,10 @@
 import { formatDateTime, formatPercentValue } from '../report';
 import type { PeriodPoint, SeriesPeriodTrend, Trend } from '../trend';
-import {
-  buildMessageId,
-  buildOutgoingMail,
-  buildThreadId,
-  buildTrendChart,
-  TREND_CHART_MAX_REPORTS,
-  type OutgoingMail,
-  type Renderer,
-} from '../mail';
+import { buildMessageId, buildOutgoingMail, buildThreadId, TREND_CHART_MAX_REPORTS, type OutgoingMail, type Renderer } from '../mail';
 import type { Route } from '../routing';
 import type { DeliveryRecord } from '../store';
 import { buildRouteRecipients } from './report-composer';
+import { buildMailChart } from './create-report-insights';
 import { buildVerdictView, count, formatAccepted, formatDeltaShort } from './build-trend-view';
 
 /** A series beyond the digest's cap on sections: one table row, from its latest report (no section, no chart). */
@@ -175,21 +168,21 @@ function buildChartView(points: readonly PeriodPoint[], timezone: string) {
   const shown = points.slice(-TREND_CHART_MAX_REPORTS);
   if (shown.length === 0) return { points: listed, charted: 0, sparkline: '', rangeText: '', table: null };
   const ratio = (v: number | null) => (v === null ? null : v / 100);
-  const chart = buildTrendChart({
-    points: shown.map((p) => ({
+  const chart = buildMailChart(
+    shown.map((p) => ({
       reportId: p.reportId,
       at: p.created,
       ratios: { overall: ratio(p.ratios.overall), HIGH: ratio(p.ratios.HIGH), MIDDLE: ratio(p.ratios.MIDDLE), LOW: ratio(p.ratios.LOW) },
     })),
-    currentIndex: shown.length - 1,
-  });
-  const currentText = formatPercentValue(shown[shown.length - 1].ratios.overall);
+    formatPercentValue(shown[shown.length - 1].ratios.overall),
+    'the latest report',
+  );
   return {
     points: listed,
     charted: shown.length,
     sparkline: chart.sparkline,
     rangeText: chart.rangeText,
-    table: shown.length > 1 ? { ...chart, currentText, currentLabel: 'the latest report' } : null,
+    table: shown.length > 1 ? chart : null,
   };
 }
 

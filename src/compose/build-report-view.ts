@@ -1,7 +1,6 @@
 import type { Config } from '../config';
 import type { ChartView } from './create-report-insights';
 import type { FailingResult } from '../enrichment';
-import type { MailAttachment } from '../mail';
 import {
   bandOf,
   buildLinks,
@@ -211,13 +210,10 @@ export interface MailViewOptions extends Pick<ReportViewOptions, 'netboxUrl' | '
 }
 
 /** A mail's view and attachments. */
-export interface MailView {
-  view: ReportView;
-  attachments: MailAttachment[];
-}
+export type MailView = ReturnType<typeof buildMailView>;
 
 /** The whole report's view and CSV, from the insight stage's data (absent without it). */
-export function buildMailView(delivery: ReportDelivery, insights: ReportInsights | undefined, options: MailViewOptions): MailView {
+export function buildMailView(delivery: ReportDelivery, insights: ReportInsights | undefined, options: MailViewOptions) {
   const links = buildLinks(delivery.report.id, delivery.report.url, delivery.report.results_url, options.netboxUrl);
   const trend = insights?.recorded?.trend ?? null;
   const section = insights && buildSection(insights.kept, buildSectionOptions(delivery, insights, links, options), '');
@@ -266,6 +262,7 @@ export function buildOwnerGroupView(
   const trend = recorded
     ? buildDevicesTrend(recorded.current, recorded.history, { ...recorded.options, devices, counts: group.counts })
     : null;
+  // No chart: the series chart is the whole report's, and an owner group's own share goes without it.
   const view = buildReportView(own, {
     ...options,
     links,

@@ -135,12 +135,11 @@ function buildRouteMail(
   const scoped = group ? buildOwnerGroupView(composed.whole, composed.delivery, composed.insights, group, viewOptions) : composed.whole;
   // The CSV is built once for every route that attaches it; a route without attach_csv goes without it and its note.
   const attachCsv = route.attach_csv === true;
-  // The series chart is the whole report's, like the trend: an owner group's own share goes without it.
   const routeView = {
     ...scoped.view,
     enrichment: attachCsv || !scoped.view.enrichment ? scoped.view.enrichment : { ...scoped.view.enrichment, attachment: null },
     route: { name: route.name, reminder: mail.reminder, reason: mail.reason },
-    chart: route.chart === false || (group && !group.whole) ? null : scoped.view.chart,
+    chart: route.chart === false ? null : scoped.view.chart,
   };
   const renderOptions = route.subject === undefined ? {} : { subject: route.subject };
   // In-line, not on a render thread: with the CSS inlined at load a render is one Handlebars call.
