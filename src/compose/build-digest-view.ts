@@ -7,14 +7,6 @@ import { buildRouteRecipients } from './report-composer';
 import { buildMailChart } from './create-report-insights';
 import { buildVerdictView, count, formatAccepted, formatDeltaShort } from './build-trend-view';
 
-/** A series beyond the digest's cap on sections: one table row, from its latest report (no section, no chart). */
-interface DigestSeriesSummary {
-  source: string;
-  series: string;
-  reportCount: number;
-  latest: PeriodPoint;
-}
-
 /** What a digest is about, gathered from the store (digest/): the view below is built from it. */
 export interface DigestContent {
   route: string;
@@ -28,8 +20,8 @@ export interface DigestContent {
   timezone: string;
   /** Each NetBox source's series over the period. */
   sources: { source: string; series: SeriesPeriodTrend[] }[];
-  /** The series beyond the cap on sections (the least failing), one row each; absent or empty: none. */
-  otherSeries?: DigestSeriesSummary[];
+  /** The series beyond the cap on sections (the least failing): one table row each, from its latest report; absent or empty: none. */
+  otherSeries?: { source: string; series: string; reportCount: number; latest: PeriodPoint }[];
   /** Configured NetBox sources from which no report at all arrived in the period (the watchdog's view). */
   silentSources: string[];
 }

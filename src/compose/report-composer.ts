@@ -55,20 +55,16 @@ export interface ReportComposer {
   render: (composed: ComposedReport, mail: RouteMailPlan) => Promise<OutgoingMail | undefined>;
 }
 
-export interface ReportComposerOptions extends Partial<Pick<MailViewOptions, 'maxFailures' | 'attachMaxBytes'>> {
+export interface ReportComposerOptions
+  extends Pick<MailViewOptions, 'mail' | 'netboxUrl' | 'relayUrl'>, Partial<Pick<MailViewOptions, 'maxFailures' | 'attachMaxBytes'>> {
   renderer: Renderer;
   clock: Clock;
-  /** The mail settings (MAIL_FROM, MAIL_TIMEZONE, …), handed whole to the view: a setting the mail shows is read there. */
-  mail: MailViewOptions['mail'];
   routes: readonly Route[];
   /**
    * True for the implicit `default` route (no ROUTES_FILE): its Message-IDs keep the form they had
    * before routes existed, so mails of deliveries queued across an upgrade keep their ids.
    */
   implicitRoute?: boolean;
-  netboxUrl?: string;
-  /** RELAY_URL: each failing result links to the dashboard's pre-filled waiver form. */
-  relayUrl?: string;
   /** Given when the relay serves several NetBox sources: the mail names it and a named source's reports thread apart. */
   source?: { name: string; isDefault: boolean };
   /** Never throws, bounded by its own budget. */
