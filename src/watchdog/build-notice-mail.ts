@@ -52,14 +52,6 @@ function renderLine(line: NoticeLine): SafeHtml | string {
   return html`${line.text.slice(0, -line.link.length)}<a href="${line.link}">${line.link}</a>`;
 }
 
-interface NoticeContent {
-  subject: string;
-  lines: NoticeLine[];
-  route: string;
-  kind: string;
-  source?: string;
-}
-
 /** "report 12, 13, 17": ids, a run of consecutive ones shown as a range. */
 function formatIdRanges(ids: readonly number[]): string {
   const parts: string[] = [];
@@ -73,7 +65,7 @@ function formatIdRanges(ids: readonly number[]): string {
 }
 
 /** The catch-up's notice: what was missed, which were not mailed (with links) and which NetBox had already deleted. */
-function describeMissedReports(notice: MissedReportsNotice, timezone: string): NoticeContent {
+function describeMissedReports(notice: MissedReportsNotice, timezone: string) {
   const from = notice.source ? ` of the NetBox source ${notice.source}` : '';
   const refused = notice.refused ?? [];
   const missed = notice.mailed + notice.skipped.length + notice.deleted.length + refused.length;
@@ -137,7 +129,7 @@ function describeNetboxCheck(alert: WatchdogAlert, timezone: string): string {
 }
 
 /** The watchdog's mail: "no compliance report received since …" when reports stop, "arriving again" when they resume. */
-function describeSilence(alert: WatchdogAlert, timezone: string): NoticeContent {
+function describeSilence(alert: WatchdogAlert, timezone: string) {
   const since = formatDateTime(new Date(alert.silentSince).toISOString(), timezone);
   const from = alert.source ? ` from the NetBox source ${alert.source}` : '';
   const notice = (subject: string, lines: string[]) => ({
