@@ -44,10 +44,8 @@ export function buildDigestView(content: DigestContent) {
     percentText: formatPercentValue(o.latest.ratios.overall),
     failed: o.latest.failed.overall,
   }));
-  const reportCount =
-    sources.reduce((sum, s) => sum + s.series.reduce((n, t) => n + t.reportCount, 0), 0) +
-    otherSeries.reduce((n, o) => n + o.reportCount, 0);
   const all = sources.flatMap((s) => s.series);
+  const reportCount = [...all, ...otherSeries].reduce((n, s) => n + s.reportCount, 0);
   return {
     digest: {
       defaultSubject: buildDigestSubject(content, all, reportCount),
