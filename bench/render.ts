@@ -139,7 +139,7 @@ export const renderBenchmark: Benchmark = {
     const composeStarted = process.hrtime.bigint();
     const composeEnd = composeStarted + BigInt(ms * 1e6);
     while (process.hrtime.bigint() < composeEnd) {
-      await composer.render(await composer.compose(delivery), { name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'bench' });
+      await composer.render(await composer.compose(delivery), { route: DEFAULT_ROUTE_NAME, reminder: false, reason: 'bench' });
       composed += 1;
     }
     const composeRate = composed / (Number(process.hrtime.bigint() - composeStarted) / 1e9);
@@ -149,7 +149,7 @@ export const renderBenchmark: Benchmark = {
     const buildStarted = process.hrtime.bigint();
     const buildEnd = buildStarted + BigInt(ms * 1e6);
     while (process.hrtime.bigint() < buildEnd) {
-      await composer.render(await composer.compose(delivery), { name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'bench' });
+      await composer.render(await composer.compose(delivery), { route: DEFAULT_ROUTE_NAME, reminder: false, reason: 'bench' });
       built += 1;
     }
     const mailBytesMs = Number(process.hrtime.bigint() - buildStarted) / 1e6 / built;

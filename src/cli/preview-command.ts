@@ -92,7 +92,7 @@ async function writePreview(
     if (context.group !== undefined && group?.key !== context.group) {
       throw new UsageError(`route ${route.name} has no owner group "${context.group}" for this report`);
     }
-    const mail = (await composer.render(composed, { name: route.name, reminder: false, reason: 'preview', group }))!;
+    const mail = (await composer.render(composed, { route: route.name, reminder: false, reason: 'preview', ownerGroup: group }))!;
     const others = config.routing.routes.filter((r) => r.name !== route.name).map((r) => r.name);
     const headline = `Route ${route.name}${others.length ? ` (other routes: ${others.join(', ')}; choose with --route)` : ''}`;
     writePreviewFiles(io, context.out, mail, headline, describeOwnerGroups(owners, group));
@@ -118,7 +118,7 @@ export async function sendTestCommand(options: { to?: string }, config: Config, 
   );
   if (typeof delivery === 'string') throw new Error('the built-in sample is not a report');
   const composer = createSendTestComposer(config, route);
-  const mail = (await composer.render(await composer.compose(delivery), { name: route.name, reminder: false, reason: 'send-test' }))!;
+  const mail = (await composer.render(await composer.compose(delivery), { route: route.name, reminder: false, reason: 'send-test' }))!;
   const notifier = createNotifier(config.transport, { readFile: io.readFile, proxy: config.proxy }, io.transports);
   try {
     const result = await notifier.send(mail);

@@ -1,30 +1,11 @@
 import { formatDateTime, formatPercentValue } from '../report';
 import type { PeriodPoint, SeriesPeriodTrend, Trend } from '../trend';
-import {
-  buildMessageId,
-  buildOutgoingMail,
-  buildThreadId,
-  buildTrendChart,
-  TREND_CHART_MAX_REPORTS,
-  type OutgoingMail,
-  type Recipients,
-  type Renderer,
-} from '../mail';
+import { buildMessageId, buildOutgoingMail, buildThreadId, TREND_CHART_MAX_REPORTS, type OutgoingMail, type Renderer } from '../mail';
+import type { Route } from '../routing';
+import type { DeliveryRecord } from '../store';
+import { buildRouteRecipients } from './report-composer';
+import { buildMailChart } from './create-report-insights';
 import { buildVerdictView, count, formatAccepted, formatDeltaShort } from './build-trend-view';
-
-/** One NetBox source's series over a digest's period. */
-export interface DigestSourceContent {
-  source: string;
-  series: SeriesPeriodTrend[];
-}
-
-/** A series beyond the digest's cap on sections: one table row, from its latest report (no section, no chart). */
-interface DigestSeriesSummary {
-  source: string;
-  series: string;
-  reportCount: number;
-  latest: PeriodPoint;
-}
 
 /** What a digest is about, gathered from the store (digest/): the view below is built from it. */
 export interface DigestContent {
@@ -37,9 +18,10 @@ export interface DigestContent {
   queuedAt: number;
   /** The zone the dates are written in (the route's digest.timezone, else MAIL_TIMEZONE). */
   timezone: string;
-  sources: DigestSourceContent[];
-  /** The series beyond the cap on sections (the least failing), one row each; absent or empty: none. */
-  otherSeries?: DigestSeriesSummary[];
+  /** Each NetBox source's series over the period. */
+  sources: { source: string; series: SeriesPeriodTrend[] }[];
+  /** The series beyond the cap on sections (the least failing): one table row each, from its latest report; absent or empty: none. */
+  otherSeries?: { source: string; series: string; reportCount: number; latest: PeriodPoint }[];
   /** Configured NetBox sources from which no report at all arrived in the period (the watchdog's view). */
   silentSources: string[];
 }
@@ -62,10 +44,8 @@ export function buildDigestView(content: DigestContent) {
     percentText: formatPercentValue(o.latest.ratios.overall),
     failed: o.latest.failed.overall,
   }));
-  const reportCount =
-    sources.reduce((sum, s) => sum + s.series.reduce((n, t) => n + t.reportCount, 0), 0) +
-    otherSeries.reduce((n, o) => n + o.reportCount, 0);
   const all = sources.flatMap((s) => s.series);
+  const reportCount = [...all, ...otherSeries].reduce((n, s) => n + s.reportCount, 0);
   return {
     digest: {
       defaultSubject: buildDigestSubject(content, all, reportCount),
@@ -178,21 +158,21 @@ function buildChartView(points: readonly PeriodPoint[], timezone: string) {
   const shown = points.slice(-TREND_CHART_MAX_REPORTS);
   if (shown.length === 0) return { points: listed, charted: 0, sparkline: '', rangeText: '', table: null };
   const ratio = (v: number | null) => (v === null ? null : v / 100);
-  const chart = buildTrendChart({
-    points: shown.map((p) => ({
+  const chart = buildMailChart(
+    shown.map((p) => ({
       reportId: p.reportId,
       at: p.created,
       ratios: { overall: ratio(p.ratios.overall), HIGH: ratio(p.ratios.HIGH), MIDDLE: ratio(p.ratios.MIDDLE), LOW: ratio(p.ratios.LOW) },
     })),
-    currentIndex: shown.length - 1,
-  });
-  const currentText = formatPercentValue(shown[shown.length - 1].ratios.overall);
+    formatPercentValue(shown[shown.length - 1].ratios.overall),
+    'the latest report',
+  );
   return {
     points: listed,
     charted: shown.length,
     sparkline: chart.sparkline,
     rangeText: chart.rangeText,
-    table: shown.length > 1 ? { ...chart, currentText, currentLabel: 'the latest report' } : null,
+    table: shown.length > 1 ? chart : null,
   };
 }
 
@@ -210,42 +190,33 @@ function nameSeries(series: string): string {
 /** The template set a digest route renders unless it names its own (`template`). */
 export const DIGEST_TEMPLATE_SET = 'digest';
 
+/** How a digest is mailed: its outbox record's id and key make the Message-ID, stable across retries. */
 export interface DigestMailOptions {
   renderer: Renderer;
   from: string;
-  recipients: Recipients;
-  /** The outbox record's id and key make the Message-ID, stable across retries. */
-  deliveryId: number;
-  dedupKey: string;
+  delivery: Pick<DeliveryRecord, 'id' | 'dedupKey'>;
   date: Date;
-  template?: string;
-  subject?: string;
 }
 
 /**
- * A digest's mail: the digest template set rendered with the period's view, marked automatic like
- * the report mails, and with X-Compliance-Digest naming the route for client-side filters.
+ * A digest's mail to its route (recipients, template set and subject): the digest template set rendered with the
+ * period's view, marked automatic like the report mails, and with X-Compliance-Digest naming the route for client-side filters.
  */
-export async function buildDigestMail(content: DigestContent, options: DigestMailOptions): Promise<OutgoingMail> {
+export async function buildDigestMail(content: DigestContent, route: Route, options: DigestMailOptions): Promise<OutgoingMail> {
   const rendered = options.renderer.render(
     buildDigestView(content),
-    options.template ?? DIGEST_TEMPLATE_SET,
-    options.subject === undefined ? {} : { subject: options.subject },
+    route.template ?? DIGEST_TEMPLATE_SET,
+    route.subject === undefined ? {} : { subject: route.subject },
   );
+  const { from, delivery } = options;
   return buildOutgoingMail({
     ...rendered,
-    ...options.recipients,
-    from: options.from,
-    messageId: buildMessageId({
-      deliveryId: options.deliveryId,
-      reportId: null,
-      dedupKey: options.dedupKey,
-      from: options.from,
-      route: content.route,
-    }),
+    ...buildRouteRecipients(route, null),
+    from,
+    messageId: buildMessageId({ deliveryId: delivery.id, reportId: null, dedupKey: delivery.dedupKey, from, route: content.route }),
     date: options.date,
     // The route's digests stack in one conversation, as a route's reports do.
-    threadId: buildThreadId({ from: options.from, route: content.route }),
+    threadId: buildThreadId({ from, route: content.route }),
     headers: {
       'X-Compliance-Digest': content.route,
       'X-Compliance-Digest-Period': `${new Date(content.periodStart).toISOString()}/${new Date(content.periodEnd).toISOString()}`,

@@ -1,7 +1,6 @@
 import type { Config } from '../config';
 import type { ChartView } from './create-report-insights';
-import type { FailingResult } from '../enrichment';
-import type { MailAttachment } from '../mail';
+import type { Enrichment } from '../enrichment';
 import {
   bandOf,
   buildLinks,
@@ -18,7 +17,7 @@ import {
 import type { OwnerGroupPlan, ReceivedVia } from '../store';
 import { buildDevicesTrend, pairKey, type Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
-import { buildSection, type EnrichmentView, type SectionOptions } from './build-enrichment-view';
+import { buildSection, type EnrichmentView } from './build-enrichment-view';
 import { buildTrendView, formatAccepted, formatDeltaShort, type TrendView, type VerdictView } from './build-trend-view';
 import { buildWaiversView, keepNamedWaivers, type WaiversView } from './build-waivers-view';
 import { summarize, type ReportInsights } from './create-report-insights';
@@ -211,25 +210,19 @@ export interface MailViewOptions extends Pick<ReportViewOptions, 'netboxUrl' | '
 }
 
 /** A mail's view and attachments. */
-export interface MailView {
-  view: ReportView;
-  attachments: MailAttachment[];
-}
+export type MailView = ReturnType<typeof buildMailView>;
 
 /** The whole report's view and CSV, from the insight stage's data (absent without it). */
-export function buildMailView(delivery: ReportDelivery, insights: ReportInsights | undefined, options: MailViewOptions): MailView {
+export function buildMailView(delivery: ReportDelivery, insights: ReportInsights | undefined, options: MailViewOptions) {
   const links = buildLinks(delivery.report.id, delivery.report.url, delivery.report.results_url, options.netboxUrl);
-  const trend = insights?.recorded?.trend ?? null;
-  const section = insights && buildSection(insights.kept, buildSectionOptions(delivery, insights, links, options), '');
-  const view = buildReportView(delivery, {
-    ...options,
-    links,
-    enrichment: section?.enrichment,
-    trend: trend && buildOwnTrendView(delivery, insights!, trend, options, insights!.failingKnown),
+  return buildScopedView(delivery, insights, options, links, {
+    kept: insights?.kept,
+    trend: insights?.recorded?.trend ?? null,
+    failingKnown: insights?.failingKnown === true,
+    suffix: '',
     chart: insights?.chart,
     waivers: insights?.waivers && buildWaiversView(insights.waivers.outcome, insights.waivers.now),
   });
-  return { view, attachments: section?.attachments ?? [] };
 }
 
 /** Names of a group's devices listed in the mail; the rest are counted. */
@@ -252,31 +245,28 @@ export function buildOwnerGroupView(
   if (group.whole) return { view: { ...whole.view, owners }, attachments: whole.attachments };
   const ids = new Set(group.deviceIds);
   const names = new Set(group.devices);
-  const keep = (r: FailingResult) => (r.deviceId !== null ? ids.has(r.deviceId) : names.has(r.device));
   const kept = insights?.kept;
-  const links = whole.view.links;
-  const section =
-    kept?.status === 'ok'
-      ? buildSection(summarize(kept.summary.results.filter(keep)), buildSectionOptions(delivery, insights!, links, options), '-owners')
-      : { enrichment: whole.view.enrichment, attachments: whole.attachments };
-  const own = group.counts ? withCounts(delivery, group.counts, owners.deviceCount) : delivery;
+  const own =
+    kept?.status === 'ok' ? kept.summary.results.filter((r) => (r.deviceId !== null ? ids.has(r.deviceId) : names.has(r.device))) : null;
   // Its trend is over its failing and its fixed devices, so their fixes count.
   const recorded = insights?.recorded;
   const devices = new Set([...group.devices, ...(group.fixedDevices ?? [])]);
   const trend = recorded
     ? buildDevicesTrend(recorded.current, recorded.history, { ...recorded.options, devices, counts: group.counts })
     : null;
-  const view = buildReportView(own, {
-    ...options,
-    links,
-    enrichment: section.enrichment,
-    trend: trend && buildOwnTrendView(own, insights!, trend, options, true),
+  const scoped = group.counts ? withCounts(delivery, group.counts, owners.deviceCount) : delivery;
+  // No chart: the series chart is the whole report's, and an owner group's own share goes without it.
+  const { view, attachments } = buildScopedView(scoped, insights, options, whole.view.links, {
+    kept: own ? summarize(own) : kept,
+    trend,
+    failingKnown: true,
+    suffix: '-owners',
     // Its failures are its own, without the accepted exceptions; only a HIGH failure hidden on several devices is named.
     waivers: keepNamedWaivers(whole.view.waivers),
     // Uncounted, its subject and headers name its own failures, never the report's figures as its own.
-    uncountedFailed: group.counts === null ? countPerSeverity(kept?.status === 'ok' ? kept.summary.results.filter(keep) : []) : undefined,
+    uncountedFailed: group.counts === null ? countPerSeverity(own ?? []) : undefined,
   });
-  return { view: { ...view, owners }, attachments: section.attachments };
+  return { view: { ...view, owners }, attachments };
 }
 
 function buildOwnersView(group: OwnerGroupPlan, report: { overall: RatioView; severities: RatioView[] }) {
@@ -299,41 +289,40 @@ function buildOwnersView(group: OwnerGroupPlan, report: { overall: RatioView; se
   };
 }
 
-function buildSectionOptions(
+/** A mail's view and CSV over some failing results (`kept`: the report's, or an owner group's) and their trend. */
+function buildScopedView(
   delivery: ReportDelivery,
-  insights: ReportInsights,
-  links: ReportLinks,
+  insights: ReportInsights | undefined,
   options: MailViewOptions,
-): SectionOptions {
+  links: ReportLinks,
+  scope: Pick<ReportViewOptions, 'chart' | 'waivers' | 'uncountedFailed'> & {
+    kept?: Enrichment;
+    trend: Trend | null;
+    failingKnown: boolean;
+    /** Names the CSV: `-owners` for an owner group's. */
+    suffix: string;
+  },
+) {
+  const { kept, trend, failingKnown, suffix, ...extra } = scope;
+  const basePath = findNetboxBasePath(delivery.report.url);
   const relayUrl = options.relayUrl?.replace(/\/+$/, '');
-  return {
+  const sectionOptions = {
     ...options,
     reportId: delivery.report.id,
-    basePath: findNetboxBasePath(delivery.report.url),
+    basePath,
     failedResultsUrl: links.failedResults,
     // Each failing result it lists carries its badge (new, or failing since): the whole report's.
-    trend: insights.recorded?.trend ?? null,
-    waiverExpired: new Set(insights.waivers?.outcome.waiverExpired.map((m) => pairKey(m.pair)) ?? []),
+    trend: insights?.recorded?.trend ?? null,
+    waiverExpired: new Set(insights?.waivers?.outcome.waiverExpired.map((m) => pairKey(m.pair)) ?? []),
     waiverForm: relayUrl ? { relayUrl, source: delivery.source } : undefined,
   };
-}
-
-function buildOwnTrendView(
-  delivery: ReportDelivery,
-  insights: ReportInsights,
-  trend: Trend,
-  options: MailViewOptions,
-  failingKnown: boolean,
-) {
-  return buildTrendView(trend, {
-    timezone: options.mail.timezone,
-    basePath: findNetboxBasePath(delivery.report.url),
-    netboxUrl: options.netboxUrl,
-    currentFailingKnown: failingKnown,
-    passed: delivery.counts.overall.passed,
-    count: delivery.counts.overall.count,
-    states: insights.recorded?.options.states,
-  });
+  const section = kept && buildSection(kept, sectionOptions, suffix);
+  const { passed, count } = delivery.counts.overall;
+  const trendOptions = { timezone: options.mail.timezone, basePath, netboxUrl: options.netboxUrl, passed, count };
+  const states = insights?.recorded?.options.states;
+  const trendView = trend && buildTrendView(trend, { ...trendOptions, currentFailingKnown: failingKnown, states });
+  const view = buildReportView(delivery, { ...options, ...extra, links, enrichment: section?.enrichment, trend: trendView });
+  return { view, attachments: section?.attachments ?? [] };
 }
 
 /** The report with the group's counts in place of the report's: the ratios (and subject) are the group's. */

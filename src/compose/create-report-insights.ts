@@ -220,7 +220,7 @@ async function prepareChart(options: ReportInsightsOptions, snapshot: ReportSnap
   // One point is not a trend: the first report of a series goes without a chart.
   if (earlier.length === 0) return null;
   const { passed, count } = snapshot.counts.overall;
-  return buildMailChart(snapshot, earlier, formatPercent(passed, count));
+  return buildMailChart([...earlier, snapshot].map(toChartPoint), formatPercent(passed, count), 'this report');
 }
 
 /** The trend chart as the templates show it (`{{> trend-chart}}`, `{{> trend-chart-text}}`). */
@@ -231,10 +231,9 @@ export interface ChartView extends TrendChart {
   currentLabel: string;
 }
 
-/** The chart of the current report and the `earlier` reports of its series (oldest first): a few microseconds, no image. */
-export function buildMailChart(current: ReportSnapshot, earlier: readonly ReportPoint[], overallText: string): ChartView {
-  const points = [...earlier, current].map(toChartPoint);
-  return { ...buildTrendChart({ points, currentIndex: points.length - 1 }), currentText: overallText, currentLabel: 'this report' };
+/** The chart of `points` (oldest first, the last one shaded as `currentLabel`), as a report's or a digest's mail shows it: no image. */
+export function buildMailChart(points: TrendChartPoint[], currentText: string, currentLabel: string): ChartView {
+  return { ...buildTrendChart({ points, currentIndex: points.length - 1 }), currentText, currentLabel };
 }
 
 /** A stored report as a point of the chart: pass ratios from its counts, null where it had no results. */

@@ -14,4 +14,4 @@ export {
   type ComposedMail,
   type ReportComposer,
 } from './report-composer';
-export { buildDigestMail, buildDigestView, DIGEST_TEMPLATE_SET, type DigestContent, type DigestSourceContent } from './build-digest-view';
+export { buildDigestMail, buildDigestView, DIGEST_TEMPLATE_SET, type DigestContent } from './build-digest-view';

@@ -11,25 +11,18 @@ import {
 } from '../mail';
 import { buildMailView, buildOwnerGroupView, type MailView, type MailViewOptions, type ReportView } from './build-report-view';
 import type { PlannedReport, Route } from '../routing';
-import { readReport, type DeliveryRecord, type OwnerGroupPlan } from '../store';
+import { readReport, type DeliveryRecord, type NewRouteMail, type OwnerGroupPlan } from '../store';
 import type { OwnerDirectory } from '../enrichment';
 import type { EnrichmentView } from './build-enrichment-view';
 import type { ReportInsights } from './create-report-insights';
 import { CSV_ATTACHMENT_MAX_BYTES, MAX_FAILING_TESTS_LISTED } from './build-enrichment-view';
 import { parseDelivery, type ReportDelivery } from '../webhook';
 
-/** How the report reached a route, for the templates (`route.*`) and the headers. */
-export interface RouteContext {
-  name: string;
-  /** A `repeat_after` reminder of an unchanged failing state. */
-  reminder: boolean;
-  /** Why the route mailed, as recorded in the deliveries listing. */
-  reason: string;
-  /** A route mailing NetBox's contacts: the owner group this mail is for (its recipients, devices, why). */
-  group?: OwnerGroupPlan | null;
-  /** The mail's name in the delivery's plan (`<route>~<group>`): its Message-ID and thread go by it; absent: named as the planner would. */
-  mailRoute?: string;
-}
+/**
+ * One mail of a delivery's plan, as its renderer reads it: `route` names the mail (`<route>~<group>` for an owner
+ * group: its Message-ID and thread go by it), `ownerGroup` the owner group it is for.
+ */
+export type RouteMailPlan = Pick<NewRouteMail, 'route' | 'reminder' | 'reason' | 'ownerGroup'>;
 
 /** One report, composed once: the data each route's mail is rendered from (see {@link ReportComposer.render}). */
 export interface ComposedReport extends PlannedReport {
@@ -59,23 +52,19 @@ export type ComposedMail = ComposedReport | ComposedNotice;
 export interface ReportComposer {
   compose: (delivery: DeliveryRecord, log?: Logger) => Promise<ComposedReport>;
   /** The finished mail for one route (the worker sends and keeps exactly these bytes); undefined when the route is gone. */
-  render: (composed: ComposedReport, route: RouteContext) => Promise<OutgoingMail | undefined>;
+  render: (composed: ComposedReport, mail: RouteMailPlan) => Promise<OutgoingMail | undefined>;
 }
 
-export interface ReportComposerOptions extends Partial<Pick<MailViewOptions, 'maxFailures' | 'attachMaxBytes'>> {
+export interface ReportComposerOptions
+  extends Pick<MailViewOptions, 'mail' | 'netboxUrl' | 'relayUrl'>, Partial<Pick<MailViewOptions, 'maxFailures' | 'attachMaxBytes'>> {
   renderer: Renderer;
   clock: Clock;
-  /** The mail settings (MAIL_FROM, MAIL_TIMEZONE, …), handed whole to the view: a setting the mail shows is read there. */
-  mail: MailViewOptions['mail'];
   routes: readonly Route[];
   /**
    * True for the implicit `default` route (no ROUTES_FILE): its Message-IDs keep the form they had
    * before routes existed, so mails of deliveries queued across an upgrade keep their ids.
    */
   implicitRoute?: boolean;
-  netboxUrl?: string;
-  /** RELAY_URL: each failing result links to the dashboard's pre-filled waiver form. */
-  relayUrl?: string;
   /** Given when the relay serves several NetBox sources: the mail names it and a named source's reports thread apart. */
   source?: { name: string; isDefault: boolean };
   /** Never throws, bounded by its own budget. */
@@ -123,9 +112,9 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
       };
     },
     // An async function: a throw (a template error, say) arrives as its rejection.
-    render: async (composed, context) => {
-      const route = routes.get(context.name);
-      return route && buildOutgoingMail(buildRouteMail(options, viewOptions, composed, route, context));
+    render: async (composed, mail) => {
+      const route = routes.get(mail.ownerGroup?.route ?? mail.route);
+      return route && buildOutgoingMail(buildRouteMail(options, viewOptions, composed, route, mail));
     },
   };
 }
@@ -136,29 +125,29 @@ function buildRouteMail(
   viewOptions: MailViewOptions,
   composed: ComposedReport,
   route: Route,
-  context: RouteContext,
+  mail: RouteMailPlan,
 ): MailInput {
-  const group = context.group ?? null;
+  const group = mail.ownerGroup ?? null;
   const scoped = group ? buildOwnerGroupView(composed.whole, composed.delivery, composed.insights, group, viewOptions) : composed.whole;
   // The CSV is built once for every route that attaches it; a route without attach_csv goes without it and its note.
   const attachCsv = route.attach_csv === true;
-  // The series chart is the whole report's, like the trend: an owner group's own share goes without it.
   const routeView = {
     ...scoped.view,
     enrichment: attachCsv || !scoped.view.enrichment ? scoped.view.enrichment : { ...scoped.view.enrichment, attachment: null },
-    route: { name: context.name, reminder: context.reminder, reason: context.reason },
-    chart: route.chart === false || (group && !group.whole) ? null : scoped.view.chart,
+    route: { name: route.name, reminder: mail.reminder, reason: mail.reason },
+    chart: route.chart === false ? null : scoped.view.chart,
   };
   const renderOptions = route.subject === undefined ? {} : { subject: route.subject };
   // In-line, not on a render thread: with the CSS inlined at load a render is one Handlebars call.
   const rendered = renderWithinBudget(routeView, (v) => options.renderer.render(v, route.template, renderOptions));
-  // Each owner group is a conversation of its own: the same owners' mails stack report after report.
-  const mailRoute = context.mailRoute ?? (group && !group.whole && route.owners ? `${route.name}~${group.key}` : route.name);
+  // Each owner group is a conversation of its own: the same owners' mails stack report after report (a
+  // preview's group, planned under the route's name, is named as the planner names it).
+  const mailRoute = mail.route === route.name && group && !group.whole && route.owners ? `${route.name}~${group.key}` : mail.route;
   const { from } = options.mail;
   const { id, dedupKey, report } = composed.delivery;
   return {
     ...rendered,
-    ...recipientsFor(route, group),
+    ...buildRouteRecipients(route, group),
     from,
     messageId: buildMessageId({
       deliveryId: id,
@@ -175,7 +164,7 @@ function buildRouteMail(
 }
 
 /** A route's recipients; a route by owner without a group (a preview, a send-test) goes to its fallback. */
-function recipientsFor(route: Route, group: OwnerGroupPlan | null): Recipients {
+export function buildRouteRecipients(route: Route, group: OwnerGroupPlan | null): Recipients {
   return { to: route.owners ? (group?.to ?? route.owners.fallback) : route.to, cc: route.cc, bcc: route.bcc, replyTo: route.reply_to };
 }
 

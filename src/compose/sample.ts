@@ -1,6 +1,6 @@
-import type { ChartView, ReportInsights } from './create-report-insights';
+import { buildMailChart, toChartPoint, type ReportInsights } from './create-report-insights';
 import type { Config, SourceConfig } from '../config';
-import { buildTrendChart, TemplateError, type Renderer } from '../mail';
+import { TemplateError, type Renderer } from '../mail';
 import { createFailureSummarizer } from '../enrichment';
 import {
   buildPeriodTrend,
@@ -67,20 +67,6 @@ export function sampleDeliveryView(config: SampleSettings): ReportView {
   return buildReportView(sampleDelivery(), { netboxUrl: config.netbox.url, mail: config.mail });
 }
 
-/** A chart as the templates see it: three reports of the sample's series, rising. */
-const SAMPLE_CHART_VIEW: ChartView = {
-  ...buildTrendChart({
-    points: [
-      { reportId: 27, at: '2023-04-10T19:36:33Z', ratios: { overall: 0.8, HIGH: 0.75, MIDDLE: 0.8, LOW: 1 } },
-      { reportId: 28, at: '2023-04-11T19:36:33Z', ratios: { overall: 0.85, HIGH: 0.75, MIDDLE: 0.9, LOW: 1 } },
-      { reportId: 29, at: '2023-04-12T19:36:33Z', ratios: { overall: 0.889, HIGH: 0.8, MIDDLE: 1, LOW: 1 } },
-    ],
-    currentIndex: 2,
-  }),
-  currentText: '88.9%',
-  currentLabel: 'this report',
-};
-
 /** Accepted exceptions as the sample mail lists them: one ending within the week, one on all devices hiding a HIGH failure on two. */
 function applySampleWaivers(now: number): WaiverOutcome<FailingPair> {
   const waiver = (
@@ -135,7 +121,8 @@ export function sampleInsightViews(config: SampleSettings): ReportView[] {
     kept: { status: 'ok', summary },
     failingKnown: true,
     recorded: sample.recorded,
-    chart: SAMPLE_CHART_VIEW,
+    // The chart of the sample's series, built as a report's is.
+    chart: buildMailChart([...sample.recorded.history].reverse().concat(sample.recorded.current).map(toChartPoint), '62.5%', 'this report'),
     waivers: { outcome: applySampleWaivers(now), now },
   };
   const missing: ReportInsights = {

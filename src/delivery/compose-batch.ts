@@ -156,15 +156,9 @@ export async function buildNextSlice(render: ReportComposer['render'], item: Bat
 
 /** The finished mail of one route, or why there is none: its template failed, or the route is gone from ROUTES_FILE. */
 async function buildRouteMail(render: ReportComposer['render'], composed: ComposedMail, entry: RouteMail): Promise<void> {
-  const { route, reminder, reason } = entry;
+  const { route } = entry;
   try {
-    const group = entry.ownerGroup ?? null;
-    entry.mail =
-      composed.kind === 'report'
-        ? await render(composed, { name: group?.route ?? route, mailRoute: route, reminder, reason, group })
-        : route === composed.route
-          ? composed.message
-          : undefined;
+    entry.mail = composed.kind === 'report' ? await render(composed, entry) : route === composed.route ? composed.message : undefined;
     entry.failure = entry.mail
       ? undefined
       : buildFailureClass('ROUTE_REMOVED', `route ${route} is no longer in ROUTES_FILE; restore it and retry the delivery`);

@@ -1,4 +1,4 @@
-import { buildDigestMail, UnreadableDeliveryError, type ComposedNotice, type DigestContent, type DigestSourceContent } from '../compose';
+import { buildDigestMail, UnreadableDeliveryError, type ComposedNotice, type DigestContent } from '../compose';
 import type { Renderer } from '../mail';
 import { buildReportFacts, matchCondition, type Condition, type Route, type SourceFacts } from '../routing';
 import type { Clock, Logger } from '../shared';
@@ -60,7 +60,7 @@ export async function collectDigest(deps: DigestSources, route: Route, job: Dige
       a.series.localeCompare(b.series),
   );
   const detailed = ranked.slice(0, MAX_DIGEST_SERIES);
-  const sources: DigestSourceContent[] = [];
+  const sources: DigestContent['sources'] = [];
   for (const source of [...new Set(detailed.map((t) => t.source))].sort((a, b) => a.localeCompare(b))) {
     const series = [];
     for (const tally of detailed.filter((t) => t.source === source).sort((a, b) => a.series.localeCompare(b.series))) {
@@ -106,16 +106,7 @@ export function createDigestComposer(settings: DigestMailSettings): (delivery: D
       kind: 'notice',
       route: route.name,
       reason: `digest of ${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}${job.late ? ' (late)' : ''}`,
-      message: await buildDigestMail(content, {
-        renderer: settings.renderer,
-        from: settings.from,
-        recipients: { to: route.to, cc: route.cc, bcc: route.bcc, replyTo: route.reply_to },
-        deliveryId: delivery.id,
-        dedupKey: delivery.dedupKey,
-        date: new Date(settings.clock.now()),
-        template: route.template,
-        subject: route.subject,
-      }),
+      message: await buildDigestMail(content, route, { ...settings, delivery, date: new Date(settings.clock.now()) }),
     };
   };
 }

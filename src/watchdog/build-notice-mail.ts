@@ -1,15 +1,14 @@
 import { buildMessageId, buildOutgoingMail, type OutgoingMail, type Recipients } from '../mail';
 import { formatDateTime } from '../report';
-import { html, type SafeHtml } from '../shared';
-import type { InternalJob, MissedReportsNotice, WatchdogAlert } from '../store';
+import { html, type Clock, type SafeHtml } from '../shared';
+import type { DeliveryRecord, InternalJob, MissedReportsNotice, WatchdogAlert } from '../store';
 
+/** Who the relay's notices go to, from whom, the zone their times are written in, and the clock that dates them. */
 export interface NoticeMailOptions {
   from: string;
   recipients: Recipients;
   timezone: string;
-  deliveryId: number;
-  dedupKey: string;
-  date: Date;
+  clock: Clock;
 }
 
 /** One line of a notice: its text, ending with `link` when it has one (the HTML part links it). */
@@ -23,14 +22,18 @@ interface NoticeLine {
  * as text and as HTML, marked automatic like the report mails. `X-Compliance-Watchdog` names its kind; the Message-ID
  * is built from its route, so a retry keeps it.
  */
-export function buildNoticeMail(job: Exclude<InternalJob, { kind: 'digest' }>, options: NoticeMailOptions): Promise<OutgoingMail> {
+export function buildNoticeMail(
+  job: Exclude<InternalJob, { kind: 'digest' }>,
+  delivery: Pick<DeliveryRecord, 'id' | 'dedupKey'>,
+  options: NoticeMailOptions,
+): Promise<OutgoingMail> {
   const { subject, lines, route, kind, source } =
     job.kind === 'missed' ? describeMissedReports(job.notice, options.timezone) : describeSilence(job.alert, options.timezone);
   const text = `${lines.map((l) => l.text).join('\n')}\n`;
   const body = html`<!DOCTYPE html><html><body style="font-family: sans-serif; font-size: 14px; color: #222">${lines.map((l) =>
     l.text === '' ? html`<br>` : html`<p style="margin: 0 0 6px">${renderLine(l)}</p>`,
   )}</body></html>`;
-  const { from, deliveryId, dedupKey } = options;
+  const { from } = options;
   return buildOutgoingMail({
     // A named source's notices say which NetBox they are about, as its reports do.
     subject: source ? `${source}: ${subject}` : subject,
@@ -38,8 +41,8 @@ export function buildNoticeMail(job: Exclude<InternalJob, { kind: 'digest' }>, o
     html: body.value,
     ...options.recipients,
     from,
-    messageId: buildMessageId({ deliveryId, reportId: 0, dedupKey, from, route }),
-    date: options.date,
+    messageId: buildMessageId({ deliveryId: delivery.id, reportId: 0, dedupKey: delivery.dedupKey, from, route }),
+    date: new Date(options.clock.now()),
     headers: { 'X-Compliance-Watchdog': kind, ...(source ? { 'X-Compliance-Source': source } : {}) },
   });
 }
@@ -47,14 +50,6 @@ export function buildNoticeMail(job: Exclude<InternalJob, { kind: 'digest' }>, o
 function renderLine(line: NoticeLine): SafeHtml | string {
   if (!line.link) return line.text;
   return html`${line.text.slice(0, -line.link.length)}<a href="${line.link}">${line.link}</a>`;
-}
-
-interface NoticeContent {
-  subject: string;
-  lines: NoticeLine[];
-  route: string;
-  kind: string;
-  source?: string;
 }
 
 /** "report 12, 13, 17": ids, a run of consecutive ones shown as a range. */
@@ -70,7 +65,7 @@ function formatIdRanges(ids: readonly number[]): string {
 }
 
 /** The catch-up's notice: what was missed, which were not mailed (with links) and which NetBox had already deleted. */
-function describeMissedReports(notice: MissedReportsNotice, timezone: string): NoticeContent {
+function describeMissedReports(notice: MissedReportsNotice, timezone: string) {
   const from = notice.source ? ` of the NetBox source ${notice.source}` : '';
   const refused = notice.refused ?? [];
   const missed = notice.mailed + notice.skipped.length + notice.deleted.length + refused.length;
@@ -134,7 +129,7 @@ function describeNetboxCheck(alert: WatchdogAlert, timezone: string): string {
 }
 
 /** The watchdog's mail: "no compliance report received since …" when reports stop, "arriving again" when they resume. */
-function describeSilence(alert: WatchdogAlert, timezone: string): NoticeContent {
+function describeSilence(alert: WatchdogAlert, timezone: string) {
   const since = formatDateTime(new Date(alert.silentSince).toISOString(), timezone);
   const from = alert.source ? ` from the NetBox source ${alert.source}` : '';
   const notice = (subject: string, lines: string[]) => ({

@@ -1,9 +1,8 @@
 import { UnreadableDeliveryError, type ComposedNotice } from '../compose';
-import type { Recipients } from '../mail';
 import { coalesceRuns, createRepeatingTask, type Clock, type Logger } from '../shared';
 import { buildJobDelivery, parseJobDelivery, type DeliveryRecord, type Store } from '../store';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
-import { buildNoticeMail } from './build-notice-mail';
+import { buildNoticeMail, type NoticeMailOptions } from './build-notice-mail';
 
 export interface WatchdogOptions {
   store: Pick<Store, 'lastReportReceivedAt' | 'getWatchdogState' | 'transitionWatchdog' | 'getCatchUpState'>;
@@ -20,12 +19,6 @@ export interface WatchdogOptions {
 }
 
 export type Watchdog = ReturnType<typeof createWatchdog>;
-
-/** With the catch-up on: when it last listed the source's reports in NetBox (null: never yet). */
-async function readNetboxCheck(options: WatchdogOptions): Promise<{ netboxCheckedAt?: number | null }> {
-  if (!options.catchUp) return {};
-  return { netboxCheckedAt: (await options.store.getCatchUpState(options.source ?? DEFAULT_SOURCE_NAME))?.succeededAt ?? null };
-}
 
 /**
  * Makes silence visible (NetBox drops a failed webhook without retrying): one mail when no report arrived within
@@ -56,7 +49,8 @@ export function createWatchdog(options: WatchdogOptions) {
         expectEveryMs,
         detectedAt: now,
         source,
-        ...(await readNetboxCheck(options)),
+        // With the catch-up on: when it last listed the source's reports in NetBox (null: never yet).
+        ...(options.catchUp ? { netboxCheckedAt: (await store.getCatchUpState(source ?? DEFAULT_SOURCE_NAME))?.succeededAt ?? null } : {}),
       },
     });
     // Resumed, `since` is kept on the ok state: the next silence is measured from the new report, not from it.
@@ -88,17 +82,15 @@ export function createWatchdog(options: WatchdogOptions) {
 }
 
 /** The composer of the watchdog's records: each becomes the watchdog's mail ("no report since …") or the catch-up's notice of missed reports. */
-export function createWatchdogComposer(options: {
-  from: string;
-  recipients: Recipients;
-  timezone: string;
-  clock: Clock;
-}): (delivery: DeliveryRecord, log?: Logger) => Promise<ComposedNotice> {
+export function createWatchdogComposer(options: NoticeMailOptions): (delivery: DeliveryRecord, log?: Logger) => Promise<ComposedNotice> {
   return async (delivery) => {
-    const mailOptions = { ...options, deliveryId: delivery.id, dedupKey: delivery.dedupKey, date: new Date(options.clock.now()) };
     const job = parseJobDelivery(delivery.dedupKey, delivery.body!);
     if (job?.kind !== 'watchdog' && job?.kind !== 'missed')
       throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a watchdog record`);
-    return { kind: 'notice', route: job.kind === 'missed' ? 'catch-up' : 'watchdog', message: await buildNoticeMail(job, mailOptions) };
+    return {
+      kind: 'notice',
+      route: job.kind === 'missed' ? 'catch-up' : 'watchdog',
+      message: await buildNoticeMail(job, delivery, options),
+    };
   };
 }

@@ -62,12 +62,10 @@ describe(`a digest over ${SERIES} series (real SQLite file)`, () => {
     expect(detailed.every((t) => t.latest.failed.overall === 8)).toBe(true);
     expect(content.otherSeries).toHaveLength(SERIES - MAX_DIGEST_SERIES);
 
-    const mail = await buildDigestMail(content, {
+    const mail = await buildDigestMail(content, route, {
       renderer: loadRenderer(defaultTemplatesDir()),
       from: 'relay@example.com',
-      recipients: { to: ['a@example.com'], cc: [], bcc: [] },
-      deliveryId: 1,
-      dedupKey: 'digest:weekly',
+      delivery: { id: 1, dedupKey: 'digest:weekly' },
       date: new Date(job.queuedAt),
     });
     // One report per series: one point is not a trend, so no section has a chart (and a chart is never an attachment).

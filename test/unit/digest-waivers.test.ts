@@ -82,12 +82,10 @@ describe('a digest with an accepted exception (real SQLite file)', () => {
     const job = { route: 'weekly', periodStart: T, periodEnd: T + 7 * DAY_MS, late: false, queuedAt: T + 7 * DAY_MS };
     const sources = [{ name: 'default', tags: {} }];
     const content = await collectDigest({ store, sources, waivers: waivers && (() => Promise.resolve(waivers)) }, route, job, 'UTC');
-    const mail = await buildDigestMail(content, {
+    const mail = await buildDigestMail(content, route, {
       renderer: loadRenderer(defaultTemplatesDir()),
       from: 'relay@example.com',
-      recipients: { to: ['a@example.com'], cc: [], bcc: [] },
-      deliveryId: 1,
-      dedupKey: 'digest:weekly',
+      delivery: { id: 1, dedupKey: 'digest:weekly' },
       date: new Date(job.queuedAt),
     });
     return mail;

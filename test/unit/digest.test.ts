@@ -297,12 +297,14 @@ describe('a digest mail', () => {
   it('is named a digest in its Message-ID, never "report-0", and carries a verdict and dark-mode styles', async () => {
     const renderer = loadRenderer(defaultTemplatesDir());
     const [content] = sampleDigestContents('UTC');
-    const mail = await buildDigestMail(content, {
+    const [route] = parseRoutesFile(
+      ['routes:', '  - name: sample', '    to: ops@example.com', '    digest: { schedule: "0 7 * * MON" }', ''].join('\n'),
+      'routes.yaml',
+    );
+    const mail = await buildDigestMail(content, route, {
       renderer,
       from: 'Compliance <relay@example.com>',
-      recipients: { to: ['ops@example.com'], cc: [], bcc: [] },
-      deliveryId: 7,
-      dedupKey: 'digest:sample@2023-04-10T05:00:00.000Z',
+      delivery: { id: 7, dedupKey: 'digest:sample@2023-04-10T05:00:00.000Z' },
       date: new Date(0),
     });
     expect(mail.messageId).toMatch(/^<digest\.d7\.sample\.[0-9a-f]{16}@example\.com>$/);

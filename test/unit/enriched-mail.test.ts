@@ -104,7 +104,7 @@ describe('the mail names what failed and what changed (golden renders)', () => {
     // The mail of one route to netops (with attach_csv when the CSV is asked for), its attachments as a mail client reads them.
     return async (delivery: DeliveryRecord): Promise<OutgoingMail & { attachments: Attachment[] }> => {
       const mail = (await composer.render(await composer.compose(delivery), {
-        name: DEFAULT_ROUTE_NAME,
+        route: DEFAULT_ROUTE_NAME,
         reminder: false,
         reason: 'test',
       }))!;

@@ -24,7 +24,11 @@ const composer = createReportComposer({
 
 /** The default route's mail for a claimed delivery, without what differs per call (nothing should). */
 async function mailOf(delivery: DeliveryRecord) {
-  const message = (await composer.render(await composer.compose(delivery), { name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'test' }))!;
+  const message = (await composer.render(await composer.compose(delivery), {
+    route: DEFAULT_ROUTE_NAME,
+    reminder: false,
+    reason: 'test',
+  }))!;
   const headers = Object.fromEntries(
     [...(await simpleParser(message.raw)).headers].filter(([name]) => name.startsWith('x-compliance-')).map(([n, v]) => [n, String(v)]),
   );
@@ -158,7 +162,7 @@ describe('the report composer and the trend chart', () => {
     }
     const body = buildBody({ data: buildReportData({ id: 9 }) });
     const claimed = await storeAndClaim(store, body);
-    return composeWithChart.render(await composeWithChart.compose(claimed), { name: DEFAULT_ROUTE_NAME, reminder: false, reason: 'test' });
+    return composeWithChart.render(await composeWithChart.compose(claimed), { route: DEFAULT_ROUTE_NAME, reminder: false, reason: 'test' });
   }
 
   it('shows the chart in the HTML, without an attachment, and its sparkline in the text', async () => {
@@ -207,7 +211,7 @@ describe('the report composer and a caught-up report', () => {
       ...{ route: 'owners', key: 'site-fra1', to: ['alice@example.com'], why: 'you own site fra1' },
       ...{ deviceIds: [101], devices: ['sw-fra-1'], counts: null, whole: false, note: null },
     };
-    for (const context of [{ name: 'owners' }, { name: 'owners', group }]) {
+    for (const context of [{ route: 'owners' }, { route: 'owners', ownerGroup: group }]) {
       const message = (await owners.render(composed, { ...context, reminder: false, reason: 'test' }))!;
       expect((await simpleParser(message.raw)).headers.get('x-compliance-received')).toBe('catch-up');
       expect(message.text).toContain('Fetched from NetBox by the relay: its webhook never arrived.');
