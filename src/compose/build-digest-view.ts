@@ -1,4 +1,4 @@
-import { formatDateTime, formatPercentValue } from '../report';
+import { buildWebUrl, formatDateTime, formatPercentValue } from '../report';
 import type { PeriodPoint, SeriesPeriodTrend, Trend } from '../trend';
 import { buildMessageId, buildOutgoingMail, buildThreadId, TREND_CHART_MAX_REPORTS, type OutgoingMail, type Renderer } from '../mail';
 import type { Route } from '../routing';
@@ -85,7 +85,7 @@ function buildSeriesView(trend: SeriesPeriodTrend, timezone: string) {
   return {
     name,
     verdict: buildVerdictView(change, overall.percentText),
-    latestUrl: /^https?:\/\//.test(name) ? `${name}/plugins/validity/reports/${trend.latest.reportId}/` : null,
+    latestUrl: buildLatestUrl(trend.series, trend.latest.reportId),
     // Accepted exceptions are counted apart, in `waived`.
     highFailed: trend.latest.failed.HIGH - change.leftOut.HIGH,
     reportCount: trend.points.length,
@@ -182,6 +182,12 @@ function formatMinutes(iso: string, timezone: string): string {
 }
 
 /** `https://netbox.example.com/netbox` from a series key (`[source:<name>|]<NetBox URL>|<base path>`). */
+/** The latest report's page: the series key holds NETBOX_URL and the report's base path (not doubled). */
+function buildLatestUrl(series: string, reportId: number): string | null {
+  const [netboxUrl, basePath = ''] = series.split('|').slice(-2);
+  return /^https?:\/\//.test(netboxUrl) ? buildWebUrl(basePath, `/plugins/validity/reports/${reportId}/`, netboxUrl) : null;
+}
+
 function nameSeries(series: string): string {
   const parts = series.split('|');
   return parts.slice(-2).join('') || series;

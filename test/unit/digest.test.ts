@@ -212,6 +212,19 @@ describe('the digest view', () => {
     expect(view.chart.sparkline).toBe('▂▃▄▆▇█▂▃▄▆▇█');
     expect(view.chart.rangeText).toBe('40\u2013100%');
   });
+  it("links the latest report under NETBOX_URL's own path once, not twice", () => {
+    // NetBox served under /netbox: NETBOX_URL carries the path, and so does the report's API url.
+    const atPath = (reportId: number, series: string) => ({ ...snapshot(reportId, reportId, 8, null), series });
+    const link = (series: string) => {
+      const trend = buildPeriodTrend([atPath(4, series)], undefined);
+      const base = { route: 'r', periodStart: 0, periodEnd: 1, late: false, queuedAt: 1, timezone: 'UTC', silentSources: [] };
+      return buildDigestView({ ...base, sources: [{ source: 'default', series: [trend] }] }).digest.sources[0].series[0].latestUrl;
+    };
+    expect(link('https://nb.example.com/netbox|/netbox')).toBe('https://nb.example.com/netbox/plugins/validity/reports/4/');
+    expect(link('source:lab|https://lab.example.com|')).toBe('https://lab.example.com/plugins/validity/reports/4/');
+    // Without NETBOX_URL there is no absolute link to give.
+    expect(link('netbox|/netbox')).toBeNull();
+  });
 });
 
 describe('the shipped digest template', () => {
