@@ -1,7 +1,7 @@
 import { COUNT_FIELDS, readCounts, writeCounts, type CountField } from '../report';
 import { DEFAULT_SOURCE_NAME, type ReportFields } from '../webhook';
 import { selectAs, toFieldName, type ValuesCell } from './statement';
-import { StorageUnavailableError, type DeliveryRecord, type DeliveryStateChange, type InsertResult, type NewDelivery } from './types';
+import type { DeliveryRecord, DeliveryStateChange, NewDelivery } from './types';
 
 /**
  * A `deliveries` row as both engines read it: the record's fields, and its report's columns (migration 6). Its
@@ -112,53 +112,12 @@ export function decodeDeliveryRow(row: DeliveryRow): DeliveryRecord {
   return record;
 }
 
-/** The row an insert returns (or the lookup of a key already stored). */
-export interface InsertedRow {
-  id: number;
-  dedup_key: string;
+/** A delivery's state change as its row in the settle: what its state leaves unset is NULL. */
+export function toSettleStateRow(id: number, change: DeliveryStateChange) {
+  return { id, nextAttemptAt: null, error: null, code: null, messageId: null, ...change };
 }
 
-/** Each delivery's result; only the first occurrence of a key in a batch is new, later ones are its duplicates. */
-export function resolveInsertResults(
-  deliveries: readonly NewDelivery[],
-  inserted: readonly InsertedRow[],
-  existing: readonly InsertedRow[],
-): InsertResult[] {
-  const fresh = new Map(inserted.map((r) => [r.dedup_key, r.id]));
-  const known = new Map(existing.map((r) => [r.dedup_key, r.id]));
-  return deliveries.map((d) => {
-    const id = fresh.get(d.dedupKey);
-    if (id !== undefined) {
-      fresh.delete(d.dedupKey);
-      known.set(d.dedupKey, id);
-      return { id, duplicate: false };
-    }
-    const found = known.get(d.dedupKey);
-    if (found === undefined) {
-      // Inserted by another replica and removed again before we looked: nothing durable to point at.
-      throw new StorageUnavailableError(`delivery ${d.dedupKey} vanished while being stored`, 'STORE_RACE');
-    }
-    return { id: found, duplicate: true };
-  });
-}
-
-/** The keys the insert did not return: stored before, to be looked up. */
-export function findMissingKeys(deliveries: readonly NewDelivery[], inserted: readonly InsertedRow[]): string[] {
-  const fresh = new Set(inserted.map((r) => r.dedup_key));
-  return [...new Set(deliveries.map((d) => d.dedupKey).filter((k) => !fresh.has(k)))];
-}
-
-/** A delivery's state change as the parameters of its row in the settle (what its state leaves unset is NULL). */
-export interface SettleStateRow {
-  id: number;
-  state: DeliveryStateChange['state'];
-  nextAttemptAt: number | null;
-  error: string | null;
-  code: string | null;
-  messageId: string | null;
-}
-
-/** The cells of a {@link SettleStateRow}, typed (they are read as a table, not inserted). */
+/** The cells of a settle row, typed (they are read as a table, not inserted). */
 export const SETTLE_STATE_VALUES: readonly ValuesCell[] = [
   ['id', 'BIGINT'],
   ['state', 'TEXT'],
@@ -167,9 +126,3 @@ export const SETTLE_STATE_VALUES: readonly ValuesCell[] = [
   ['code', 'TEXT'],
   ['messageId', 'TEXT'],
 ];
-
-export function toSettleStateRow(id: number, change: DeliveryStateChange): SettleStateRow {
-  if (change.state === 'sent') return { id, state: 'sent', nextAttemptAt: null, error: null, code: null, messageId: change.messageId };
-  const nextAttemptAt = change.state === 'retrying' ? change.nextAttemptAt : null;
-  return { id, state: change.state, nextAttemptAt, error: change.error, code: change.code, messageId: null };
-}

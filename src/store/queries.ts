@@ -1,4 +1,4 @@
-import { DELIVERY_RECORD_COLUMNS, INSERT_COLUMNS, SETTLE_STATE_VALUES, type DeliveryRow, type InsertedRow } from './delivery-rows';
+import { DELIVERY_RECORD_COLUMNS, INSERT_COLUMNS, SETTLE_STATE_VALUES, type DeliveryRow } from './delivery-rows';
 import {
   ARRIVAL_COLUMNS,
   ARRIVAL_VALUES,
@@ -9,7 +9,7 @@ import {
   type ReportRow,
 } from './report-rows';
 import type { ReportCursor } from '../trend';
-import { ROUTE_MAIL_FIELDS, ROUTE_MAIL_VALUES, ROUTE_OUTCOME_VALUES, type RouteMailRow } from './route-mail-rows';
+import { ROUTE_MAIL_FIELDS, ROUTE_MAIL_VALUES, ROUTE_MAIL_WRITTEN, ROUTE_OUTCOME_VALUES, type RouteMailRow } from './route-mail-rows';
 import { SENT_MESSAGE_FIELDS, SENT_MESSAGE_VALUES, SENT_MESSAGE_WRITTEN, type SentMessageRow } from './sent-message-rows';
 import type { Dialect } from './dialect';
 import {
@@ -31,6 +31,8 @@ type Prune = { state: 'sent' | 'dead'; before: number };
 
 /** A time (epoch ms) read by MIN/MAX, null when no row qualifies. */
 type TimeRow = { t: number | null };
+/** A delivery's id under its key: the row an insert returns, or the lookup of a key already stored. */
+type InsertedRow = { id: number; dedup_key: string };
 
 const LIST_CONDITIONS = {
   state: 'state = :state',
@@ -287,8 +289,7 @@ const routeMails = {
   ),
   /** DO NOTHING keeps the first replica's decision for a route when two decide at once. */
   insert: defineRowsStatement(
-    (count) => `INSERT INTO route_mails (
-         delivery_id, route, position, outcome, reason, reminder, state, owner_group, decided_at, updated_at)
+    (count) => `INSERT INTO route_mails (${ROUTE_MAIL_WRITTEN}, decided_at, updated_at)
        VALUES ${buildValuesRows(ROUTE_MAIL_VALUES, count, ':now, :now')} ON CONFLICT (delivery_id, route) DO NOTHING`,
   ),
   ofDeliveries: defineStatement<{ deliveryIds: number[] }, RouteMailRow>(

@@ -1,5 +1,5 @@
 import { readCounts, SEVERITIES, writeCounts, type CountField } from '../report';
-import { buildReportSnapshot, type FailingPair, type PairStates, type ReportPoint, type ReportSnapshot } from '../trend';
+import { type FailingPair, type PairStates, type ReportPoint, type ReportSnapshot } from '../trend';
 import type { ReportDelivery } from '../webhook';
 import type { ValuesCell, ValuesType } from './statement';
 import type { NewDelivery } from './types';
@@ -62,11 +62,6 @@ export const REPORT_COLUMNS = [
 /** The cells of the arrival and save statements' rows. */
 export const ARRIVAL_VALUES: readonly ValuesCell[] = ARRIVAL_COLUMNS.map(([, param, type]) => [param, type]);
 export const REPORT_VALUES: readonly ValuesCell[] = REPORT_COLUMNS.map(([, param]) => [param]);
-
-/** A report as its webhook parsed it, in `series`, as the parameters of its arrival row (its failing set unknown yet). */
-export function toArrivalParams(delivery: ReportDelivery, series: string): ReportParams {
-  return toReportParams(buildReportSnapshot(delivery, series, null));
-}
 
 /** Whether a new delivery comes with its report's row (a report, and the series it belongs to). */
 export function hasArrival(delivery: NewDelivery): delivery is NewDelivery & ReportDelivery & { series: string } {

@@ -116,6 +116,11 @@ export function toFieldName(column: string): string {
   return column.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase());
 }
 
+/** The cells of an INSERT's columns, each bound to the parameter of its field's name (`dedup_key` → `:dedupKey<i>`). */
+export function toValuesCells(columns: string): ValuesCell[] {
+  return columns.split(/,\s*/).map((column) => [toFieldName(column)]);
+}
+
 /** Columns selected under their record's field names (`dedup_key AS "dedupKey"`): the rows come back as records. */
 export function selectAs(columns: string): string {
   return columns
