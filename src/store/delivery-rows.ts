@@ -3,14 +3,9 @@ import { DEFAULT_SOURCE_NAME, type ReportFields } from '../webhook';
 import { selectAs, toFieldName, type ValuesCell } from './statement';
 import type { DeliveryRecord, DeliveryStateChange, NewDelivery } from './types';
 
-/**
- * A `deliveries` row as both engines read it: the record's fields, and its report's columns (migration 6). Its
- * `source` column is the sender; the NetBox source is `netbox_source`.
- */
-export type DeliveryRow = Omit<DeliveryRecord, 'report' | 'counts' | 'sender' | 'source' | 'triggeredBy'> &
-  Record<CountColumn, number | null> & {
-    source: string;
-    netboxSource: string;
+/** A `deliveries` row as both engines read it: the record's fields, and its report's columns (migration 6). */
+export type DeliveryRow = Omit<DeliveryRecord, 'report' | 'counts' | 'triggeredBy'> &
+  Record<'device_count' | 'test_count' | CountField, number | null> & {
     body?: Buffer;
     /** All NULL in a row stored before migration 6 or not a report. */
     display: string | null;
@@ -21,45 +16,26 @@ export type DeliveryRow = Omit<DeliveryRecord, 'report' | 'counts' | 'sender' | 
     triggered_by: string | null;
   };
 
-/** The counts of a report, each a column of its own under the report's own key. */
-const COUNT_COLUMNS = ['device_count', 'test_count', ...COUNT_FIELDS] as const;
-
-type CountColumn = 'device_count' | 'test_count' | CountField;
+/** The report's columns: its fields that are not the delivery's own, and its counts under the report's own keys. */
+const DELIVERY_REPORT_COLUMNS = `display, url, results_url, device_count, test_count, ${COUNT_FIELDS.join(', ')}, custom_fields, triggered_by`;
 
 /** The columns a new delivery's INSERT binds, in order; its parameters are named after them. */
-export const INSERT_COLUMNS = [
-  'kind',
-  'dedup_key',
-  'report_id',
-  'report_created',
-  'completed_at',
-  'source',
-  'body',
-  'received_at',
-  'display',
-  'url',
-  'results_url',
-  ...COUNT_COLUMNS,
-  'custom_fields',
-  'triggered_by',
-  'netbox_source',
-  'received_via',
-] as const;
+export const INSERT_COLUMNS =
+  `kind, dedup_key, report_id, report_created, completed_at, source, body, received_at, ${DELIVERY_REPORT_COLUMNS},
+  netbox_source, received_via`.split(/,\s*/);
 
-/** The fields of a delivery record that are columns of their own. */
-const RECORD_COLUMNS = `id, kind, received_via, dedup_key, report_id, report_created, completed_at, source, state, attempts, received_at,
-  next_attempt_at, last_error, last_error_code, message_id, sent_at, updated_at, netbox_source`;
-const RECORD_FIELDS = RECORD_COLUMNS.split(/,\s*/)
-  .map(toFieldName)
-  .filter((field) => field !== 'source' && field !== 'netboxSource');
+/** The fields of a delivery record that are columns of their own; the `source` column is the sender. */
+const RECORD_COLUMNS = `id, kind, received_via, dedup_key, report_id, report_created, completed_at, state, attempts, received_at,
+  next_attempt_at, last_error, last_error_code, message_id, sent_at, updated_at`;
+const RECORD_FIELDS = [...RECORD_COLUMNS.split(/,\s*/).map(toFieldName), 'sender', 'source'] as (keyof DeliveryRow)[];
 
 /** Every column of a delivery record, without its body (listings never load bodies). */
-export const DELIVERY_RECORD_COLUMNS = `${selectAs(RECORD_COLUMNS)}, display, url, results_url, ${COUNT_COLUMNS.join(', ')}, custom_fields, triggered_by`;
+export const DELIVERY_RECORD_COLUMNS = `${selectAs(RECORD_COLUMNS)}, source AS sender, netbox_source AS source, ${DELIVERY_REPORT_COLUMNS}`;
 
 /** A new delivery as the parameters of its INSERT: the report's fields flattened into their columns. */
-export function toDeliveryParams(delivery: NewDelivery): Record<(typeof INSERT_COLUMNS)[number], unknown> {
+export function toDeliveryParams(delivery: NewDelivery): Record<string, unknown> {
   const r = delivery.report;
-  const params: Record<string, unknown> = {
+  return {
     kind: delivery.kind ?? 'report',
     dedup_key: delivery.dedupKey,
     report_id: r?.id ?? delivery.reportId ?? 0,
@@ -71,17 +47,15 @@ export function toDeliveryParams(delivery: NewDelivery): Record<(typeof INSERT_C
     display: r?.display ?? null,
     url: r?.url ?? null,
     results_url: r?.results_url ?? null,
+    device_count: r?.device_count ?? null,
+    test_count: r?.test_count ?? null,
+    ...(delivery.counts ? writeCounts(delivery.counts) : Object.fromEntries(COUNT_FIELDS.map((column) => [column, null]))),
     // Absent and null are told apart (NULL and 'null'), so the report reads back as it was parsed.
     custom_fields: r?.custom_fields === undefined ? null : JSON.stringify(r.custom_fields),
     triggered_by: delivery.triggeredBy ?? null,
     netbox_source: delivery.source ?? DEFAULT_SOURCE_NAME,
     received_via: delivery.receivedVia ?? 'webhook',
   };
-  params.device_count = r?.device_count ?? null;
-  params.test_count = r?.test_count ?? null;
-  for (const [column, value] of Object.entries(delivery.counts ? writeCounts(delivery.counts) : {})) params[column] = value;
-  for (const column of COUNT_FIELDS) params[column] ??= null;
-  return params;
 }
 
 /**
@@ -99,15 +73,9 @@ function decodeRowReport(row: DeliveryRow): ReportFields | null {
 }
 
 export function decodeDeliveryRow(row: DeliveryRow): DeliveryRecord {
-  const fields = Object.fromEntries(RECORD_FIELDS.map((field) => [field, row[field as keyof DeliveryRow]]));
-  const report = decodeRowReport(row);
-  const record: DeliveryRecord = {
-    ...(fields as Omit<DeliveryRecord, 'report' | 'counts' | 'sender' | 'source'>),
-    sender: row.source,
-    source: row.netboxSource,
-    report,
-    counts: report && readCounts(row),
-  };
+  const record = Object.fromEntries(RECORD_FIELDS.map((field) => [field, row[field]])) as unknown as DeliveryRecord;
+  record.report = decodeRowReport(row);
+  record.counts = record.report && readCounts(row);
   if (row.triggered_by !== null) record.triggeredBy = row.triggered_by;
   return record;
 }

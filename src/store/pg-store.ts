@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { PG_MIGRATIONS } from './migrations/pg';
+import { reportMigrations } from './migrations/common';
 import { POSTGRES_DIALECT } from './dialect';
 import { TurnBatch } from './turn-batch';
 import { hasArrival } from './report-rows';
@@ -140,8 +141,7 @@ class PgEngine implements StoreEngine {
         await client.query(migration.sql);
         await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
       }
-      const applied = pending.map((m) => `${String(m.version).padStart(3, '0')}-${m.name}`);
-      return { applied, version: Math.max(0, ...PG_MIGRATIONS.map((m) => m.version)) };
+      return reportMigrations(PG_MIGRATIONS, pending);
     });
   }
 

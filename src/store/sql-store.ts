@@ -5,7 +5,7 @@ import { decodeDigestPeriodRow, queries, selectListDeliveries, toListParams } fr
 import type { Statement } from './statement';
 import { execute, insertDelivery, selectAll, selectOne, settleBatch, type Work } from './store-work';
 import { decodeDeliveryRow } from './delivery-rows';
-import { decodeReportPointRow, decodeReportRow } from './report-rows';
+import { decodeReportPointRow, decodeReportRow, hasArrival } from './report-rows';
 import { buildRouteGroupsPattern, decodeRouteMailRow } from './route-mail-rows';
 import { fromSentMessageRow } from './sent-message-rows';
 import { selectListWaivers, waiverQueries } from './waiver-rows';
@@ -24,7 +24,6 @@ import type {
   SentMessage,
   SettledBatch,
   WatchdogState,
-  WatchdogStateName,
 } from './types';
 
 /**
@@ -44,8 +43,8 @@ export interface StoreEngine {
   write<T>(work: Work<T>, options: { atomic: boolean }): Promise<T>;
   /** A hot-path write (claim, lease, settle): it may share its commit with the other writes of its turn. */
   writeGrouped<T>(work: Work<T>, options: { atomic: boolean }): Promise<T>;
-  /** Commits a delivery from a webhook (or finds the one with its key), group-committed with its turn. */
-  insertDelivery(delivery: NewDelivery): Promise<InsertResult>;
+  /** PostgreSQL: a turn's inserts in one statement. Absent: each is a {@link writeGrouped} of its own. */
+  insertDelivery?(delivery: NewDelivery): Promise<InsertResult>;
   close(): Promise<void>;
 }
 
@@ -85,8 +84,10 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
     return this.engine.write(execute(statement, params), { atomic: false });
   }
 
+  /** Commits a delivery from a webhook (or finds the one with its key), group-committed with its turn. */
   insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
-    return this.engine.insertDelivery(delivery);
+    // With its report's row, two statements: atomic (a savepoint on SQLite), so that they land together.
+    return this.engine.insertDelivery?.(delivery) ?? this.engine.writeGrouped(insertDelivery(delivery), { atomic: hasArrival(delivery) });
   }
 
   /**
@@ -234,7 +235,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
    */
   transitionWatchdog(move: {
     expectedVersion: number;
-    state: WatchdogStateName;
+    state: WatchdogState['state'];
     since: number | null;
     now: number;
     alert: NewDelivery;

@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite';
+import { reportMigrations, type Migration } from './migrations/common';
 import { SQLITE_DIALECT } from './dialect';
 import { TurnBatch } from './turn-batch';
-import { hasArrival } from './report-rows';
 import { SqlStore, type StoreEngine } from './sql-store';
-import { insertDelivery, type Work } from './store-work';
+import type { Work } from './store-work';
 import { StorageUnavailableError, storeClosedError } from './types';
-import type { InsertResult, MigrationReport, NewDelivery } from './types';
+import type { MigrationReport } from './types';
 
 /** The better-sqlite3 driver, loaded by the first store opened: `--help` and `check-config` never load it. */
 export function loadSqliteDriver(): typeof Database {
@@ -78,7 +78,7 @@ class SqliteEngine implements StoreEngine {
   private closed = false;
   /** Set after an I/O-level failure: the next call reopens the file before using it. */
   private needsReopen = false;
-  private readonly migrationsApplied: string[] = [];
+  private readonly migrationsApplied: Migration[] = [];
   /** synchronous=FULL: the store fsyncs the WAL itself. */
   private readonly syncsWal: boolean;
   /** Opened on the first sync of a connection (SQLite creates the WAL on the first write). */
@@ -145,12 +145,7 @@ class SqliteEngine implements StoreEngine {
   }
 
   async migrate(): Promise<MigrationReport> {
-    return { applied: [...this.migrationsApplied], version: Math.max(0, ...SQLITE_MIGRATIONS.map((m) => m.version)) };
-  }
-
-  insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
-    // With its report's row, two statements: in a savepoint of their own, so that they land together.
-    return this.writeGrouped(insertDelivery(delivery), { atomic: hasArrival(delivery) });
+    return reportMigrations(SQLITE_MIGRATIONS, this.migrationsApplied);
   }
 
   async read<T>(work: Work<T>): Promise<T> {
@@ -338,18 +333,16 @@ function runWork<T>(db: Database.Database, work: Work<T>): T {
   return step.value;
 }
 
-function migrate(db: Database.Database): string[] {
+function migrate(db: Database.Database): Migration[] {
   const current = db.pragma('user_version', { simple: true }) as number;
-  const applied: string[] = [];
-  for (const migration of SQLITE_MIGRATIONS) {
-    if (migration.version <= current) continue;
+  const pending = SQLITE_MIGRATIONS.filter((m) => m.version > current);
+  for (const migration of pending) {
     db.transaction(() => {
       db.exec(migration.sql);
       db.pragma(`user_version = ${migration.version}`);
     })();
-    applied.push(`${String(migration.version).padStart(3, '0')}-${migration.name}`);
   }
-  return applied;
+  return pending;
 }
 
 /** SQLite result codes that mean "cannot commit now": the caller answers 503 and may retry. */
