@@ -2,13 +2,8 @@ import { defineStatement } from './statement';
 import type { CatchUpState } from './types';
 
 /** A `catch_up_sources` row as both engines read it. */
-export interface CatchUpRow {
-  seen_created_ms: number | null;
-  seen_report_id: number | null;
-  succeeded_at: number | null;
-}
-
-const CATCH_UP_COLUMNS = 'seen_created_ms, seen_report_id, succeeded_at';
+type CatchUpRow = { createdMs: number | null; reportId: number | null; succeededAt: number | null };
+const CATCH_UP_COLUMNS = 'seen_created_ms AS "createdMs", seen_report_id AS "reportId", succeeded_at AS "succeededAt"';
 
 /** The catch-up's statements, written once for both engines. */
 export const catchUpQueries = {
@@ -51,7 +46,6 @@ export const catchUpQueries = {
   ),
 };
 
-export function decodeCatchUpRow(row: CatchUpRow): CatchUpState {
-  const seen = row.seen_created_ms === null ? null : { createdMs: row.seen_created_ms, reportId: row.seen_report_id ?? 0 };
-  return { seen, succeededAt: row.succeeded_at };
+export function decodeCatchUpRow({ createdMs, reportId, succeededAt }: CatchUpRow): CatchUpState {
+  return { seen: createdMs === null ? null : { createdMs, reportId: reportId ?? 0 }, succeededAt };
 }

@@ -60,19 +60,19 @@ const listDeliveries = defineFilteredStatement<ListCondition, ListParams, Delive
     `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries ${where} ORDER BY id ${present.includes('afterId') ? 'ASC' : 'DESC'} LIMIT :limit`,
 );
 
-export function selectListDeliveries(options: ListOptions): Statement<ListParams, DeliveryRow> {
-  return listDeliveries(LIST_CONDITION_NAMES.filter((name) => options[name] !== undefined));
-}
-
 /**
- * The parameters of {@link selectListDeliveries}, and whether the rows come oldest first. The search is
+ * The listing statement for `options`, its parameters, and whether its rows come oldest first. The search is
  * escaped as JSON.stringify wrote the names it matches (quotes, backslashes, control characters).
  */
-export function toListParams(options: ListOptions): { params: ListParams; ascending: boolean } {
+export function selectListDeliveries(options: ListOptions): {
+  statement: Statement<ListParams, DeliveryRow>;
+  params: ListParams;
+  ascending: boolean;
+} {
   const params: ListParams = { ...options, limit: options.limit ?? 100 };
   if (options.search !== undefined) params.search = `%${escapeLike(JSON.stringify(options.search).slice(1, -1))}%`;
-  for (const name of LIST_CONDITION_NAMES) if (params[name] === undefined) delete params[name];
-  return { params, ascending: options.afterId !== undefined };
+  const statement = listDeliveries(LIST_CONDITION_NAMES.filter((name) => options[name] !== undefined));
+  return { statement, params, ascending: options.afterId !== undefined };
 }
 
 /**
@@ -268,18 +268,16 @@ export function decodeDigestPeriodRow(row: DigestPeriodRow): DigestPeriod {
 }
 
 const digests = {
+  list: defineFilteredStatement<'route', { route?: string; limit: number }, DigestPeriodRow>(
+    { route: 'route = :route' },
+    (where) => `SELECT ${DIGEST_PERIOD_FIELDS} FROM digest_periods ${where} ORDER BY period_end DESC, route LIMIT :limit`,
+  ),
   insert: defineStatement<{ route: string; periodStart: number; periodEnd: number; late: number; now: number }>(
     () => `INSERT INTO digest_periods (${DIGEST_PERIOD_COLUMNS}) VALUES (:route, :periodStart, :periodEnd, NULL, :late, :now)
        ON CONFLICT DO NOTHING`,
   ),
   attach: defineStatement<{ route: string; periodStart: number; deliveryId: number }>(
     () => 'UPDATE digest_periods SET delivery_id = :deliveryId WHERE route = :route AND period_start = :periodStart',
-  ),
-  list: defineStatement<{ limit: number }, DigestPeriodRow>(
-    () => `SELECT ${DIGEST_PERIOD_FIELDS} FROM digest_periods ORDER BY period_end DESC, route LIMIT :limit`,
-  ),
-  listOfRoute: defineStatement<{ route: string; limit: number }, DigestPeriodRow>(
-    () => `SELECT ${DIGEST_PERIOD_FIELDS} FROM digest_periods WHERE route = :route ORDER BY period_end DESC LIMIT :limit`,
   ),
 };
 

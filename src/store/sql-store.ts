@@ -1,7 +1,7 @@
 import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import type { NewWaiver, Waiver, WaiverFilter, WaiverStorage } from '../waivers';
-import { decodeDigestPeriodRow, queries, selectListDeliveries, toListParams } from './queries';
+import { decodeDigestPeriodRow, queries, selectListDeliveries } from './queries';
 import type { Statement } from './statement';
 import { execute, insertDelivery, selectAll, selectOne, settleBatch, type Work } from './store-work';
 import { decodeDeliveryRow } from './delivery-rows';
@@ -140,8 +140,8 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
   }
 
   async listDeliveries(options: ListOptions = {}): Promise<DeliveryRecord[]> {
-    const { params, ascending } = toListParams(options);
-    const rows = await this.rows(selectListDeliveries(options), params);
+    const { statement, params, ascending } = selectListDeliveries(options);
+    const rows = await this.rows(statement, params);
     return (ascending ? rows.reverse() : rows).map(decodeDeliveryRow);
   }
 
@@ -266,11 +266,8 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
 
   /** Newest end first. */
   async listDigestPeriods(options: { route?: string; limit?: number } = {}): Promise<DigestPeriod[]> {
-    const limit = options.limit ?? 100;
-    const rows =
-      options.route === undefined
-        ? await this.rows(queries.digests.list, { limit })
-        : await this.rows(queries.digests.listOfRoute, { route: options.route, limit });
+    const { route, limit = 100 } = options;
+    const rows = await this.rows(queries.digests.list(route === undefined ? [] : ['route']), { route, limit });
     return rows.map(decodeDigestPeriodRow);
   }
 
