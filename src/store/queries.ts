@@ -8,6 +8,7 @@ import {
   type ReportPointRow,
   type ReportRow,
 } from './report-rows';
+import { COUNT_FIELDS } from '../report';
 import type { ReportCursor } from '../trend';
 import { ROUTE_MAIL_FIELDS, ROUTE_MAIL_VALUES, ROUTE_MAIL_WRITTEN, ROUTE_OUTCOME_VALUES, type RouteMailRow } from './route-mail-rows';
 import { SENT_MESSAGE_FIELDS, SENT_MESSAGE_VALUES, SENT_MESSAGE_WRITTEN, type SentMessageRow } from './sent-message-rows';
@@ -204,10 +205,8 @@ const reports = {
   save: defineRowsStatement(
     (count) => `INSERT INTO reports (${REPORT_COLUMNS.map(([column]) => column).join(', ')}, composed)
        VALUES ${buildValuesRows(REPORT_VALUES, count, '1')}
-       ON CONFLICT (dedup_key) DO UPDATE SET composed = 1, series = excluded.series, total_passed = excluded.total_passed,
-         total_count = excluded.total_count, high_passed = excluded.high_passed, high_count = excluded.high_count,
-         middle_passed = excluded.middle_passed, middle_count = excluded.middle_count, low_passed = excluded.low_passed,
-         low_count = excluded.low_count, failing = COALESCE(excluded.failing, reports.failing),
+       ON CONFLICT (dedup_key) DO UPDATE SET composed = 1, ${['series', ...COUNT_FIELDS].map((c) => `${c} = excluded.${c}`).join(', ')},
+         failing = COALESCE(excluded.failing, reports.failing),
          failing_ids = CASE WHEN excluded.failing IS NULL THEN reports.failing_ids ELSE excluded.failing_ids END,
          failing_count = COALESCE(excluded.failing_count, reports.failing_count), pair_states = excluded.pair_states`,
   ),

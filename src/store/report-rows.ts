@@ -1,4 +1,4 @@
-import { readCounts, SEVERITIES, writeCounts, type CountField } from '../report';
+import { COUNT_FIELDS, readCounts, SEVERITIES, writeCounts, type CountField } from '../report';
 import { type FailingPair, type PairStates, type ReportPoint, type ReportSnapshot } from '../trend';
 import type { ReportDelivery } from '../webhook';
 import type { ValuesCell, ValuesType } from './statement';
@@ -37,14 +37,7 @@ export const ARRIVAL_COLUMNS = [
   ['report_id', 'reportId', 'BIGINT'],
   ['report_created', 'created', 'TEXT'],
   ['created_ms', 'createdMs', 'BIGINT'],
-  ['total_passed', 'total_passed', 'INTEGER'],
-  ['total_count', 'total_count', 'INTEGER'],
-  ['high_passed', 'high_passed', 'INTEGER'],
-  ['high_count', 'high_count', 'INTEGER'],
-  ['middle_passed', 'middle_passed', 'INTEGER'],
-  ['middle_count', 'middle_count', 'INTEGER'],
-  ['low_passed', 'low_passed', 'INTEGER'],
-  ['low_count', 'low_count', 'INTEGER'],
+  ...COUNT_FIELDS.map((field) => [field, field, 'INTEGER'] as const),
 ] as const satisfies readonly (readonly [string, keyof ReportParams, ValuesType])[];
 
 /** The columns of a report's counts, without its failing set: what the chart's history read selects. */

@@ -229,6 +229,7 @@ export const DIGEST_KEY_PREFIX = 'digest:';
 export interface DigestPeriod {
   route: string;
   periodStart: number;
+  /** The schedule's tick that closed the period. */
   periodEnd: number;
   /** Null for the period that ended before the route first ran (no mail). */
   deliveryId: number | null;
