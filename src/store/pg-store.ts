@@ -60,7 +60,6 @@ function buildTypes(driver: typeof pg): { getTypeParser: typeof pg.types.getType
  */
 class PgEngine implements StoreEngine {
   readonly singleOwner = false;
-  readonly locksRows = true;
   private readonly pool: pg.Pool;
   private readonly inserts = new TurnBatch<PendingInsert>((batch) => this.startFlush(batch));
   private flushing = new Set<Promise<void>>();

@@ -34,8 +34,6 @@ import type {
 export interface StoreEngine {
   /** See {@link Store.singleOwner}. */
   readonly singleOwner: boolean;
-  /** PostgreSQL: rows another replica may settle at the same moment are locked before being read. */
-  readonly locksRows: boolean;
   migrate(): Promise<MigrationReport>;
   /** Reads (and writes that need no acknowledgement of durability: an idempotent ensure, a probe). */
   read<T>(work: Work<T>): Promise<T>;
@@ -126,7 +124,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
    * {@link REPORT_FAILING_SETS_KEPT} of a series become unknown.
    */
   async settleBatch(batch: SettledBatch): Promise<void> {
-    await this.engine.writeGrouped(settleBatch(batch, this.engine.locksRows), { atomic: true });
+    await this.engine.writeGrouped(settleBatch(batch, !this.singleOwner), { atomic: true });
   }
 
   /** Releases every lease (a single-process store at boot: what was in flight when it died). */

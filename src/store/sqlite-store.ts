@@ -69,8 +69,6 @@ function prepareCached(db: Database.Database, sql: string): Database.Statement {
  */
 class SqliteEngine implements StoreEngine {
   readonly singleOwner = true;
-  /** The write transaction is exclusive already. */
-  readonly locksRows = false;
   db: Database.Database;
   private readonly file: string;
   private readonly options: Required<SqliteStoreOptions>;

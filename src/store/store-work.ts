@@ -90,10 +90,9 @@ function* executeRows(
 
 /**
  * Writes what one batch of attempts came to, a statement per kind of row rather than per delivery.
- * `locksRows`: the planned deliveries' rows are locked before their plans are checked, so that each
- * whole plan comes from one replica should two settle it at once (SQLite's write transaction is
- * exclusive already); the check is a statement of its own, so that it sees what a replica that held
- * the lock before committed.
+ * `locksRows` (replicas share the store): the planned deliveries' rows are locked before their plans are checked,
+ * so that each whole plan comes from one replica should two settle it at once; the check is a statement of its
+ * own, so that it sees what a replica that held the lock before committed.
  */
 export function* settleBatch(batch: SettledBatch, locksRows: boolean): Work<void> {
   const { now, deliveries } = batch;
