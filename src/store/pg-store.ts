@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { PG_MIGRATIONS } from './migrations/pg';
 import { reportMigrations } from './migrations/common';
 import { POSTGRES_DIALECT } from './dialect';
-import { TurnBatch } from './turn-batch';
+import { TurnBatch, type Pending } from './turn-batch';
 import { hasArrival } from './report-rows';
 import { SqlStore, type StoreEngine } from './sql-store';
 import { insertDeliveries, type Work } from './store-work';
@@ -32,11 +32,7 @@ const PG_MIGRATION_LOCK_KEY = 0x636f6d70; // "comp"
 /** Rows per multi-row INSERT: 22 parameters each stays below PostgreSQL's 65535. */
 const INSERT_CHUNK = 1000;
 
-interface PendingInsert {
-  delivery: NewDelivery;
-  resolve: (result: InsertResult) => void;
-  reject: (error: unknown) => void;
-}
+type PendingInsert = Pending<NewDelivery, InsertResult>;
 
 /** The pg driver, loaded by the first PgStore: a relay on SQLite, `--help` and `check-config` never load it. */
 function loadPg(): typeof pg {
@@ -61,7 +57,7 @@ function buildTypes(driver: typeof pg): { getTypeParser: typeof pg.types.getType
 class PgEngine implements StoreEngine {
   readonly singleOwner = false;
   private readonly pool: pg.Pool;
-  private readonly inserts = new TurnBatch<PendingInsert>((batch) => this.startFlush(batch));
+  private readonly inserts = new TurnBatch<NewDelivery, InsertResult>((batch) => this.startFlush(batch));
   private flushing = new Set<Promise<void>>();
   private closed = false;
   /** Migrations run once, before the first statement; a failure (database down) is retried on the next call. */
@@ -189,7 +185,7 @@ class PgEngine implements StoreEngine {
 
   insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
     if (this.closed) return Promise.reject(storeClosedError());
-    return new Promise((resolve, reject) => this.inserts.add({ delivery, resolve, reject }));
+    return this.inserts.add(delivery);
   }
 
   private startFlush(batch: PendingInsert[]): void {
@@ -202,7 +198,7 @@ class PgEngine implements StoreEngine {
     for (let start = 0; start < batch.length; start += INSERT_CHUNK) {
       const chunk = batch.slice(start, start + INSERT_CHUNK);
       try {
-        const deliveries = chunk.map((p) => p.delivery);
+        const deliveries = chunk.map((p) => p.item);
         // A chunk without report rows to write stays one statement; with them, one transaction.
         const results = await this.write(insertDeliveries(deliveries), { atomic: deliveries.some(hasArrival) });
         chunk.forEach((p, i) => p.resolve(results[i]));

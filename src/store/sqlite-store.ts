@@ -4,7 +4,7 @@ import type Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite';
 import { reportMigrations, type Migration } from './migrations/common';
 import { SQLITE_DIALECT } from './dialect';
-import { TurnBatch } from './turn-batch';
+import { TurnBatch, type Pending } from './turn-batch';
 import { SqlStore, type StoreEngine } from './sql-store';
 import type { Work } from './store-work';
 import { StorageUnavailableError, storeClosedError } from './types';
@@ -37,13 +37,9 @@ export const SQLITE_FILE_NAME = 'relay.sqlite';
  */
 const MAX_SYNCS_IN_FLIGHT = 2;
 
-interface PendingWrite {
-  work: Work<unknown>;
-  /** One SQL statement: SQLite rolls a failed statement back by itself, so it needs no savepoint. */
-  single: boolean;
-  resolve: (result: never) => void;
-  reject: (error: unknown) => void;
-}
+/** A grouped write; `single`: one SQL statement, which SQLite rolls back by itself, so it needs no savepoint. */
+type GroupedWrite = { work: Work<unknown>; single: boolean };
+type PendingWrite = Pending<GroupedWrite, unknown>;
 
 /** Prepared statements per connection (preparing costs more than running these one-row statements). */
 const statementCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
@@ -72,7 +68,7 @@ class SqliteEngine implements StoreEngine {
   db: Database.Database;
   private readonly file: string;
   private readonly options: Required<SqliteStoreOptions>;
-  private readonly writes = new TurnBatch<PendingWrite>((batch) => this.commitBatch(batch));
+  private readonly writes = new TurnBatch<GroupedWrite, unknown>((batch) => this.commitBatch(batch));
   private closed = false;
   /** Set after an I/O-level failure: the next call reopens the file before using it. */
   private needsReopen = false;
@@ -163,7 +159,7 @@ class SqliteEngine implements StoreEngine {
    */
   writeGrouped<T>(work: Work<T>, { atomic }: { atomic: boolean }): Promise<T> {
     if (this.closed) return Promise.reject(storeClosedError());
-    return new Promise<T>((resolve, reject) => this.writes.add({ work, single: !atomic, resolve, reject }));
+    return this.writes.add({ work, single: !atomic }) as Promise<T>;
   }
 
   /**
@@ -190,7 +186,7 @@ class SqliteEngine implements StoreEngine {
         const outcome = settled[i];
         if (syncError) p.reject(syncError);
         else if ('error' in outcome) p.reject(outcome.error);
-        else p.resolve(outcome.value as never);
+        else p.resolve(outcome.value);
       });
     });
   }
@@ -308,7 +304,7 @@ function runBatch(db: Database.Database, batch: PendingWrite[]): ({ value: unkno
   return db.transaction(() =>
     batch.map((p) => {
       try {
-        return { value: p.single ? runWork(db, p.work) : inSavepoint(p.work, db) };
+        return { value: p.item.single ? runWork(db, p.item.work) : inSavepoint(p.item.work, db) };
       } catch (error) {
         // Nothing of the batch can commit after an I/O error: fail it all (run() maps and reopens).
         if (toStorageError(error) instanceof StorageUnavailableError) throw error;
