@@ -1,6 +1,6 @@
 import { COUNT_FIELDS, readCounts, writeCounts, type CountField } from '../report';
 import { DEFAULT_SOURCE_NAME, type ReportFields } from '../webhook';
-import { selectAs, toFieldName, type ValuesCell } from './statement';
+import { selectAs, toFieldName, toValuesCells } from './statement';
 import type { DeliveryRecord, DeliveryStateChange, NewDelivery } from './types';
 
 /** A `deliveries` row as both engines read it: the record's fields, and its report's columns (migration 6). */
@@ -86,11 +86,4 @@ export function toSettleStateRow(id: number, change: DeliveryStateChange) {
 }
 
 /** The cells of a settle row, typed (they are read as a table, not inserted). */
-export const SETTLE_STATE_VALUES: readonly ValuesCell[] = [
-  ['id', 'BIGINT'],
-  ['state', 'TEXT'],
-  ['nextAttemptAt', 'BIGINT'],
-  ['error', 'TEXT'],
-  ['code', 'TEXT'],
-  ['messageId', 'TEXT'],
-];
+export const SETTLE_STATE_VALUES = toValuesCells('id BIGINT, state TEXT, next_attempt_at BIGINT, error TEXT, code TEXT, message_id TEXT');

@@ -1,17 +1,9 @@
 import { DELIVERY_RECORD_COLUMNS, INSERT_COLUMNS, SETTLE_STATE_VALUES, type DeliveryRow } from './delivery-rows';
-import {
-  ARRIVAL_COLUMNS,
-  ARRIVAL_VALUES,
-  REPORT_COLUMNS,
-  REPORT_POINT_COLUMNS,
-  REPORT_VALUES,
-  type ReportPointRow,
-  type ReportRow,
-} from './report-rows';
+import { ARRIVAL_COLUMNS, REPORT_COLUMNS, REPORT_POINT_COLUMNS, type ReportPointRow, type ReportRow } from './report-rows';
 import { COUNT_FIELDS } from '../report';
 import type { ReportCursor } from '../trend';
-import { ROUTE_MAIL_FIELDS, ROUTE_MAIL_VALUES, ROUTE_MAIL_WRITTEN, ROUTE_OUTCOME_VALUES, type RouteMailRow } from './route-mail-rows';
-import { SENT_MESSAGE_FIELDS, SENT_MESSAGE_VALUES, SENT_MESSAGE_WRITTEN, type SentMessageRow } from './sent-message-rows';
+import { ROUTE_MAIL_FIELDS, ROUTE_MAIL_WRITTEN, ROUTE_OUTCOME_VALUES, type RouteMailRow } from './route-mail-rows';
+import { SENT_MESSAGE_FIELDS, SENT_MESSAGE_WRITTEN, type SentMessageRow } from './sent-message-rows';
 import type { Dialect } from './dialect';
 import {
   buildValuesRows,
@@ -20,7 +12,9 @@ import {
   defineStatement,
   escapeLike,
   selectAs,
+  toValuesCells,
   type Statement,
+  type ValuesCell,
 } from './statement';
 import { REPORT_FAILING_SETS_KEPT, type DeliveryState, type DigestPeriod, type ListOptions, type WatchdogState } from './types';
 
@@ -194,7 +188,10 @@ const reports = {
    */
   arrive: defineRowsStatement((count) => {
     const v = (column: string) => `v.column${ARRIVAL_COLUMNS.findIndex(([c]) => c === column) + 1}`;
-    const rows = buildValuesRows(ARRIVAL_VALUES, count);
+    const rows = buildValuesRows(
+      ARRIVAL_COLUMNS.map(([, param, type]): ValuesCell => [param, type]),
+      count,
+    );
     return `INSERT INTO reports (${ARRIVAL_COLUMNS.map(([column]) => column).join(', ')}, composed, arrived_late)
        SELECT ${ARRIVAL_COLUMNS.map(([column]) => v(column)).join(', ')}, 0,
          CASE WHEN EXISTS (SELECT 1 FROM reports r WHERE r.series = ${v('series')} AND r.created_ms > ${v('created_ms')})
@@ -204,7 +201,11 @@ const reports = {
   }),
   save: defineRowsStatement(
     (count) => `INSERT INTO reports (${REPORT_COLUMNS.map(([column]) => column).join(', ')}, composed)
-       VALUES ${buildValuesRows(REPORT_VALUES, count, '1')}
+       VALUES ${buildValuesRows(
+         REPORT_COLUMNS.map(([, param]): ValuesCell => [param]),
+         count,
+         '1',
+       )}
        ON CONFLICT (dedup_key) DO UPDATE SET composed = 1, ${['series', ...COUNT_FIELDS].map((c) => `${c} = excluded.${c}`).join(', ')},
          failing = COALESCE(excluded.failing, reports.failing),
          failing_ids = CASE WHEN excluded.failing IS NULL THEN reports.failing_ids ELSE excluded.failing_ids END,
@@ -229,7 +230,7 @@ const reports = {
 const sentMessages = {
   save: defineRowsStatement(
     (count) => `INSERT INTO sent_messages (delivery_id, ${SENT_MESSAGE_WRITTEN})
-       VALUES ${buildValuesRows(SENT_MESSAGE_VALUES, count)}
+       VALUES ${buildValuesRows(toValuesCells(`delivery_id, ${SENT_MESSAGE_WRITTEN}`), count)}
        ON CONFLICT (delivery_id, route) DO UPDATE SET message_id = excluded.message_id, raw = excluded.raw,
          envelope_from = excluded.envelope_from, envelope_to = excluded.envelope_to, subject = excluded.subject,
          text_part = NULL, html_part = NULL, response = excluded.response, sent_at = excluded.sent_at`,
@@ -287,7 +288,7 @@ const routeMails = {
   /** DO NOTHING keeps the first replica's decision for a route when two decide at once. */
   insert: defineRowsStatement(
     (count) => `INSERT INTO route_mails (${ROUTE_MAIL_WRITTEN}, decided_at, updated_at)
-       VALUES ${buildValuesRows(ROUTE_MAIL_VALUES, count, ':now, :now')} ON CONFLICT (delivery_id, route) DO NOTHING`,
+       VALUES ${buildValuesRows(toValuesCells(ROUTE_MAIL_WRITTEN), count, ':now, :now')} ON CONFLICT (delivery_id, route) DO NOTHING`,
   ),
   ofDeliveries: defineStatement<{ deliveryIds: number[] }, RouteMailRow>(
     (d) =>

@@ -1,7 +1,7 @@
 import { COUNT_FIELDS, readCounts, SEVERITIES, writeCounts, type CountField } from '../report';
 import { type FailingPair, type PairStates, type ReportPoint, type ReportSnapshot } from '../trend';
 import type { ReportDelivery } from '../webhook';
-import type { ValuesCell, ValuesType } from './statement';
+import type { ValuesType } from './statement';
 import type { NewDelivery } from './types';
 
 /** A `reports` row as both engines read it (PostgreSQL returns the same column names). */
@@ -51,10 +51,6 @@ export const REPORT_COLUMNS = [
   ['failing_count', 'failingCount'],
   ['pair_states', 'pairStates'],
 ] as const satisfies readonly (readonly [string, keyof ReportParams, ValuesType?])[];
-
-/** The cells of the arrival and save statements' rows. */
-export const ARRIVAL_VALUES: readonly ValuesCell[] = ARRIVAL_COLUMNS.map(([, param, type]) => [param, type]);
-export const REPORT_VALUES: readonly ValuesCell[] = REPORT_COLUMNS.map(([, param]) => [param]);
 
 /** Whether a new delivery comes with its report's row (a report, and the series it belongs to). */
 export function hasArrival(delivery: NewDelivery): delivery is NewDelivery & ReportDelivery & { series: string } {

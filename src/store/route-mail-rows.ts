@@ -1,4 +1,4 @@
-import { escapeLike, selectAs, toValuesCells, type ValuesCell } from './statement';
+import { escapeLike, selectAs, toValuesCells } from './statement';
 import type { NewRouteMail, OwnerGroupPlan, RouteMailOutcome, RouteMailRecord } from './types';
 
 /** A `route_mails` row as both engines read it; only `reminder` differs (SQLite 0/1, PostgreSQL boolean). */
@@ -10,7 +10,6 @@ export const ROUTE_MAIL_FIELDS = selectAs(
 
 /** The columns a decision's INSERT binds, each from the parameter of its field's name. */
 export const ROUTE_MAIL_WRITTEN = 'delivery_id, route, position, outcome, reason, reminder, state, owner_group';
-export const ROUTE_MAIL_VALUES = toValuesCells(ROUTE_MAIL_WRITTEN);
 
 /** A decision as its row: a `send` starts `pending`, the other outcomes are final. */
 export function toRouteMailParams(deliveryId: number, decision: NewRouteMail) {
@@ -24,15 +23,9 @@ export function toRouteMailParams(deliveryId: number, decision: NewRouteMail) {
 }
 
 /** The cells of a route mail's settle row, typed (they are read as a table, not inserted). */
-export const ROUTE_OUTCOME_VALUES: readonly ValuesCell[] = [
-  ['deliveryId', 'BIGINT'],
-  ['route', 'TEXT'],
-  ['state', 'TEXT'],
-  ['messageId', 'TEXT'],
-  ['response', 'TEXT'],
-  ['error', 'TEXT'],
-  ['code', 'TEXT'],
-];
+export const ROUTE_OUTCOME_VALUES = toValuesCells(
+  'delivery_id BIGINT, route TEXT, state TEXT, message_id TEXT, response TEXT, error TEXT, code TEXT',
+);
 
 /** What a route mail came to, as its settle row: a sent mail has no error, a failed one no Message-ID. */
 export function toRouteOutcomeRow(deliveryId: number, outcome: RouteMailOutcome) {

@@ -1,4 +1,4 @@
-import { selectAs, toValuesCells } from './statement';
+import { selectAs } from './statement';
 import type { SentMessage, SentMessageCopy } from './types';
 
 /** A `sent_messages` row as both engines read it; the parts are set only on rows kept before the raw copy alone was kept. */
@@ -6,7 +6,6 @@ export type SentMessageRow = Omit<SentMessageCopy, 'envelopeTo'> & { envelopeTo:
 
 export const SENT_MESSAGE_WRITTEN = 'route, message_id, raw, envelope_from, envelope_to, subject, response, sent_at';
 export const SENT_MESSAGE_FIELDS = selectAs(`${SENT_MESSAGE_WRITTEN}, text_part, html_part`);
-export const SENT_MESSAGE_VALUES = toValuesCells(`delivery_id, ${SENT_MESSAGE_WRITTEN}`);
 
 /** A kept copy as its row: its recipients as JSON text. */
 export function toSentMessageParams(deliveryId: number, m: SentMessageCopy) {

@@ -106,9 +106,15 @@ export function toFieldName(column: string): string {
   return column.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase());
 }
 
-/** The cells of an INSERT's columns, each bound to the parameter of its field's name (`dedup_key` → `:dedupKey<i>`). */
+/**
+ * The cells of `column [TYPE], …`, each bound to the parameter of its field's name (`dedup_key` → `:dedupKey<i>`)
+ * and cast to its type when one is given.
+ */
 export function toValuesCells(columns: string): ValuesCell[] {
-  return columns.split(/,\s*/).map((column) => [toFieldName(column)]);
+  return columns.split(/,\s*/).map((cell) => {
+    const [column, type] = cell.split(' ') as [string, ValuesType?];
+    return type ? [toFieldName(column), type] : [toFieldName(column)];
+  });
 }
 
 /** Columns selected under their record's field names (`dedup_key AS "dedupKey"`): the rows come back as records. */
