@@ -115,7 +115,6 @@ const deliveries = {
        FROM due WHERE deliveries.id = due.due_id
        RETURNING ${DELIVERY_RECORD_COLUMNS}, body`,
   ),
-  /** No state changes, so updated_at stays. */
   extendLeases: defineStatement<{ ids: number[]; owner: string; leaseUntil: number }>(
     (d) => `UPDATE deliveries SET lease_until = :leaseUntil WHERE state = 'sending' AND lease_owner = :owner AND id ${d.inList(':ids')}`,
   ),
@@ -136,7 +135,6 @@ const deliveries = {
   retryNow: defineStatement<DeliveryId & Time>(
     () => `UPDATE deliveries SET next_attempt_at = :now, updated_at = :now WHERE id = :id AND state = 'retrying'`,
   ),
-  /** One delivery that is dead or sent, or every dead one. */
   requeue: defineFilteredStatement<'id' | 'dead', Time & Partial<DeliveryId>, never>(
     { id: "id = :id AND state IN ('dead', 'sent')", dead: "state = 'dead'" },
     (where) => `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = :now, lease_owner = NULL, lease_until = NULL,

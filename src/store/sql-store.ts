@@ -336,7 +336,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
     return rows.map((r) => r.report_id);
   }
 
-  /** The keys of a delivery or of a report in the history (kept after retention prunes its delivery). */
+  /** The keys of a delivery or of a report in the history (which retention never prunes: a report received long ago stays known). */
   async findKnownKeys(keys: readonly string[]): Promise<string[]> {
     if (keys.length === 0) return [];
     return (await this.rows(catchUpQueries.knownKeys, { keys: [...keys] })).map((r) => r.dedup_key);
