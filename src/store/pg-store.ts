@@ -40,16 +40,6 @@ function loadPg(): typeof pg {
   return require('pg') as typeof pg;
 }
 
-/** BIGINT (epoch milliseconds, ids, counts) as numbers: every value we store fits in 2^53. */
-function buildTypes(driver: typeof pg): { getTypeParser: typeof pg.types.getTypeParser } {
-  return {
-    getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
-      oid === (driver.types.builtins.INT8 as number)
-        ? (value: string) => Number(value)
-        : driver.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-  };
-}
-
 /**
  * The engine for several replicas sharing one PostgreSQL database. Inserts are group-committed: the
  * deliveries arriving in one event-loop turn go in one multi-row INSERT, each promise resolving after it.
@@ -76,7 +66,13 @@ class PgEngine implements StoreEngine {
       statement_timeout: 15_000,
       query_timeout: 20_000,
       application_name: 'compliance-relay',
-      types: buildTypes(driver),
+      // BIGINT (epoch milliseconds, ids, counts) as numbers: every value we store fits in 2^53.
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
+          oid === (driver.types.builtins.INT8 as number)
+            ? Number
+            : driver.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      },
     });
     // An idle connection broken by a PostgreSQL restart emits 'error' on the pool; unhandled, it would
     // end the process. The pool drops that connection and opens a new one on the next checkout.

@@ -43,7 +43,6 @@ const LIST_CONDITIONS = {
 } as const;
 
 type ListCondition = keyof typeof LIST_CONDITIONS;
-const LIST_CONDITION_NAMES = Object.keys(LIST_CONDITIONS) as ListCondition[];
 
 /** The parameters of a listing statement: the options given, the search as its LIKE pattern. */
 export type ListParams = Omit<ListOptions, 'limit'> & { limit: number };
@@ -66,7 +65,7 @@ export function selectListDeliveries(options: ListOptions): {
 } {
   const params: ListParams = { ...options, limit: options.limit ?? 100 };
   if (options.search !== undefined) params.search = `%${escapeLike(JSON.stringify(options.search).slice(1, -1))}%`;
-  const statement = listDeliveries(LIST_CONDITION_NAMES.filter((name) => options[name] !== undefined));
+  const statement = listDeliveries((Object.keys(LIST_CONDITIONS) as ListCondition[]).filter((name) => options[name] !== undefined));
   return { statement, params, ascending: options.afterId !== undefined };
 }
 
@@ -260,10 +259,6 @@ const DIGEST_PERIOD_COLUMNS = 'route, period_start, period_end, delivery_id, lat
 const DIGEST_PERIOD_FIELDS = selectAs(DIGEST_PERIOD_COLUMNS);
 
 type DigestPeriodRow = Omit<DigestPeriod, 'late'> & { late: number };
-
-export function decodeDigestPeriodRow(row: DigestPeriodRow): DigestPeriod {
-  return { ...row, late: row.late === 1 };
-}
 
 const digests = {
   list: defineFilteredStatement<'route', { route?: string; limit: number }, DigestPeriodRow>(

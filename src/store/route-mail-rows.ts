@@ -1,4 +1,4 @@
-import { escapeLike, selectAs, toValuesCells } from './statement';
+import { selectAs, toValuesCells } from './statement';
 import type { NewRouteMail, OwnerGroupPlan, RouteMailOutcome, RouteMailRecord } from './types';
 
 /** A `route_mails` row as both engines read it; only `reminder` differs (SQLite 0/1, PostgreSQL boolean). */
@@ -35,9 +35,4 @@ export function toRouteOutcomeRow(deliveryId: number, outcome: RouteMailOutcome)
 export function decodeRouteMailRow(row: RouteMailRow): RouteMailRecord {
   const ownerGroup = row.ownerGroup ? (JSON.parse(row.ownerGroup) as OwnerGroupPlan) : null;
   return { ...row, reminder: row.reminder === true || row.reminder === 1, ownerGroup };
-}
-
-/** The LIKE pattern (escape `!`) of a route's owner-group mails, `<route>~<key>`: they count as the route's mails. */
-export function buildRouteGroupsPattern(route: string): string {
-  return `${escapeLike(route)}~%`;
 }

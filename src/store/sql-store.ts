@@ -1,12 +1,12 @@
 import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import type { NewWaiver, Waiver, WaiverFilter, WaiverStorage } from '../waivers';
-import { decodeDigestPeriodRow, queries, selectListDeliveries } from './queries';
-import type { Statement } from './statement';
+import { queries, selectListDeliveries } from './queries';
+import { escapeLike, type Statement } from './statement';
 import { execute, insertDelivery, selectAll, selectOne, settleBatch, type Work } from './store-work';
 import { decodeDeliveryRow } from './delivery-rows';
 import { decodeReportPointRow, decodeReportRow, hasArrival } from './report-rows';
-import { buildRouteGroupsPattern, decodeRouteMailRow } from './route-mail-rows';
+import { decodeRouteMailRow } from './route-mail-rows';
 import { fromSentMessageRow } from './sent-message-rows';
 import { selectListWaivers, waiverQueries } from './waiver-rows';
 import { catchUpQueries, decodeCatchUpRow } from './catch-up-rows';
@@ -266,7 +266,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
   async listDigestPeriods(options: { route?: string; limit?: number } = {}): Promise<DigestPeriod[]> {
     const { route, limit = 100 } = options;
     const rows = await this.rows(queries.digests.list(route === undefined ? [] : ['route']), { route, limit });
-    return rows.map(decodeDigestPeriodRow);
+    return rows.map((row) => ({ ...row, late: row.late === 1 }));
   }
 
   /** By delivery, then route position. */
@@ -278,7 +278,8 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
 
   /** What `repeat_after` measures from: the newest earlier report the route mailed (or is mailing). */
   async lastRouteMailCompletedAt(route: string, deliveryId: number): Promise<string | null> {
-    const params = { route, routeGroups: buildRouteGroupsPattern(route), deliveryId };
+    // Its owner groups' mails (`<route>~<key>`, LIKE with `!` escaping) count as the route's.
+    const params = { route, routeGroups: `${escapeLike(route)}~%`, deliveryId };
     return (await this.row(queries.routeMails.lastCompletedAt, params))?.t ?? null;
   }
 
