@@ -2,15 +2,9 @@ import { defineStatement } from './statement';
 import type { CatchUpState } from './types';
 
 /** A `catch_up_sources` row as both engines read it. */
-export interface CatchUpRow {
-  seen_created_ms: number | null;
-  seen_report_id: number | null;
-  succeeded_at: number | null;
-}
+type CatchUpRow = { createdMs: number | null; reportId: number | null; succeededAt: number | null };
+const CATCH_UP_COLUMNS = 'seen_created_ms AS "createdMs", seen_report_id AS "reportId", succeeded_at AS "succeededAt"';
 
-const CATCH_UP_COLUMNS = 'seen_created_ms, seen_report_id, succeeded_at';
-
-/** The catch-up's statements, written once for both engines. */
 export const catchUpQueries = {
   /**
    * One statement: the row is created with the lease, or the lease moves to `owner` only when it expired
@@ -36,22 +30,16 @@ export const catchUpQueries = {
     () => `SELECT report_id AS "reportId", report_created AS created FROM deliveries WHERE netbox_source = :source AND kind = 'report'
        ORDER BY report_id DESC LIMIT 1`,
   ),
-  /** The NetBox ids of a source's reports the outbox holds in (afterId, uptoId]: received already, by webhook or catch-up. */
   storedReportIds: defineStatement<{ source: string; afterId: number; uptoId: number }, { report_id: number }>(
     () => `SELECT report_id FROM deliveries WHERE netbox_source = :source AND kind = 'report' AND report_id > :afterId
        AND report_id <= :uptoId`,
   ),
-  /**
-   * Which of these dedup keys the relay holds: a delivery, or a report in the trend's history (which
-   * retention never prunes), so a report received long ago is still known after its delivery is gone.
-   */
   knownKeys: defineStatement<{ keys: string[] }, { dedup_key: string }>(
     (d) => `SELECT dedup_key FROM deliveries WHERE dedup_key ${d.inList(':keys')}
        UNION SELECT dedup_key FROM reports WHERE dedup_key ${d.inList(':keys')}`,
   ),
 };
 
-export function decodeCatchUpRow(row: CatchUpRow): CatchUpState {
-  const seen = row.seen_created_ms === null ? null : { createdMs: row.seen_created_ms, reportId: row.seen_report_id ?? 0 };
-  return { seen, succeededAt: row.succeeded_at };
+export function decodeCatchUpRow({ createdMs, reportId, succeededAt }: CatchUpRow): CatchUpState {
+  return { seen: createdMs === null ? null : { createdMs, reportId: reportId ?? 0 }, succeededAt };
 }

@@ -1,16 +1,11 @@
 import { COUNT_FIELDS, readCounts, writeCounts, type CountField } from '../report';
 import { DEFAULT_SOURCE_NAME, type ReportFields } from '../webhook';
-import { selectAs, toFieldName, type ValuesCell } from './statement';
-import { StorageUnavailableError, type DeliveryRecord, type DeliveryStateChange, type InsertResult, type NewDelivery } from './types';
+import { selectAs, toFieldName, toValuesCells } from './statement';
+import type { DeliveryRecord, DeliveryStateChange, NewDelivery } from './types';
 
-/**
- * A `deliveries` row as both engines read it: the record's fields, and its report's columns (migration 6). Its
- * `source` column is the sender; the NetBox source is `netbox_source`.
- */
-export type DeliveryRow = Omit<DeliveryRecord, 'report' | 'counts' | 'sender' | 'source' | 'triggeredBy'> &
-  Record<CountColumn, number | null> & {
-    source: string;
-    netboxSource: string;
+/** A `deliveries` row as both engines read it: the record's fields, and its report's columns (migration 6). */
+export type DeliveryRow = Omit<DeliveryRecord, 'report' | 'counts' | 'triggeredBy'> &
+  Record<'device_count' | 'test_count' | CountField, number | null> & {
     body?: Buffer;
     /** All NULL in a row stored before migration 6 or not a report. */
     display: string | null;
@@ -21,45 +16,26 @@ export type DeliveryRow = Omit<DeliveryRecord, 'report' | 'counts' | 'sender' | 
     triggered_by: string | null;
   };
 
-/** The counts of a report, each a column of its own under the report's own key. */
-const COUNT_COLUMNS = ['device_count', 'test_count', ...COUNT_FIELDS] as const;
-
-type CountColumn = 'device_count' | 'test_count' | CountField;
+/** The report's columns: its fields that are not the delivery's own, and its counts under the report's own keys. */
+const DELIVERY_REPORT_COLUMNS = `display, url, results_url, device_count, test_count, ${COUNT_FIELDS.join(', ')}, custom_fields, triggered_by`;
 
 /** The columns a new delivery's INSERT binds, in order; its parameters are named after them. */
-export const INSERT_COLUMNS = [
-  'kind',
-  'dedup_key',
-  'report_id',
-  'report_created',
-  'completed_at',
-  'source',
-  'body',
-  'received_at',
-  'display',
-  'url',
-  'results_url',
-  ...COUNT_COLUMNS,
-  'custom_fields',
-  'triggered_by',
-  'netbox_source',
-  'received_via',
-] as const;
+export const INSERT_COLUMNS =
+  `kind, dedup_key, report_id, report_created, completed_at, source, body, received_at, ${DELIVERY_REPORT_COLUMNS},
+  netbox_source, received_via`.split(/,\s*/);
 
-/** The fields of a delivery record that are columns of their own. */
-const RECORD_COLUMNS = `id, kind, received_via, dedup_key, report_id, report_created, completed_at, source, state, attempts, received_at,
-  next_attempt_at, last_error, last_error_code, message_id, sent_at, updated_at, netbox_source`;
-const RECORD_FIELDS = RECORD_COLUMNS.split(/,\s*/)
-  .map(toFieldName)
-  .filter((field) => field !== 'source' && field !== 'netboxSource');
+/** The fields of a delivery record that are columns of their own; the `source` column is the sender. */
+const RECORD_COLUMNS = `id, kind, received_via, dedup_key, report_id, report_created, completed_at, state, attempts, received_at,
+  next_attempt_at, last_error, last_error_code, message_id, sent_at, updated_at`;
+const RECORD_FIELDS = [...RECORD_COLUMNS.split(/,\s*/).map(toFieldName), 'sender', 'source'] as (keyof DeliveryRow)[];
 
 /** Every column of a delivery record, without its body (listings never load bodies). */
-export const DELIVERY_RECORD_COLUMNS = `${selectAs(RECORD_COLUMNS)}, display, url, results_url, ${COUNT_COLUMNS.join(', ')}, custom_fields, triggered_by`;
+export const DELIVERY_RECORD_COLUMNS = `${selectAs(RECORD_COLUMNS)}, source AS sender, netbox_source AS source, ${DELIVERY_REPORT_COLUMNS}`;
 
 /** A new delivery as the parameters of its INSERT: the report's fields flattened into their columns. */
-export function toDeliveryParams(delivery: NewDelivery): Record<(typeof INSERT_COLUMNS)[number], unknown> {
+export function toDeliveryParams(delivery: NewDelivery): Record<string, unknown> {
   const r = delivery.report;
-  const params: Record<string, unknown> = {
+  return {
     kind: delivery.kind ?? 'report',
     dedup_key: delivery.dedupKey,
     report_id: r?.id ?? delivery.reportId ?? 0,
@@ -71,17 +47,15 @@ export function toDeliveryParams(delivery: NewDelivery): Record<(typeof INSERT_C
     display: r?.display ?? null,
     url: r?.url ?? null,
     results_url: r?.results_url ?? null,
+    device_count: r?.device_count ?? null,
+    test_count: r?.test_count ?? null,
+    ...(delivery.counts ? writeCounts(delivery.counts) : Object.fromEntries(COUNT_FIELDS.map((column) => [column, null]))),
     // Absent and null are told apart (NULL and 'null'), so the report reads back as it was parsed.
     custom_fields: r?.custom_fields === undefined ? null : JSON.stringify(r.custom_fields),
     triggered_by: delivery.triggeredBy ?? null,
     netbox_source: delivery.source ?? DEFAULT_SOURCE_NAME,
     received_via: delivery.receivedVia ?? 'webhook',
   };
-  params.device_count = r?.device_count ?? null;
-  params.test_count = r?.test_count ?? null;
-  for (const [column, value] of Object.entries(delivery.counts ? writeCounts(delivery.counts) : {})) params[column] = value;
-  for (const column of COUNT_FIELDS) params[column] ??= null;
-  return params;
 }
 
 /**
@@ -99,77 +73,17 @@ function decodeRowReport(row: DeliveryRow): ReportFields | null {
 }
 
 export function decodeDeliveryRow(row: DeliveryRow): DeliveryRecord {
-  const fields = Object.fromEntries(RECORD_FIELDS.map((field) => [field, row[field as keyof DeliveryRow]]));
-  const report = decodeRowReport(row);
-  const record: DeliveryRecord = {
-    ...(fields as Omit<DeliveryRecord, 'report' | 'counts' | 'sender' | 'source'>),
-    sender: row.source,
-    source: row.netboxSource,
-    report,
-    counts: report && readCounts(row),
-  };
+  const record = Object.fromEntries(RECORD_FIELDS.map((field) => [field, row[field]])) as unknown as DeliveryRecord;
+  record.report = decodeRowReport(row);
+  record.counts = record.report && readCounts(row);
   if (row.triggered_by !== null) record.triggeredBy = row.triggered_by;
   return record;
 }
 
-/** The row an insert returns (or the lookup of a key already stored). */
-export interface InsertedRow {
-  id: number;
-  dedup_key: string;
+/** A delivery's state change as its row in the settle: what its state leaves unset is NULL. */
+export function toSettleStateRow(id: number, change: DeliveryStateChange) {
+  return { id, nextAttemptAt: null, error: null, code: null, messageId: null, ...change };
 }
 
-/** Each delivery's result; only the first occurrence of a key in a batch is new, later ones are its duplicates. */
-export function resolveInsertResults(
-  deliveries: readonly NewDelivery[],
-  inserted: readonly InsertedRow[],
-  existing: readonly InsertedRow[],
-): InsertResult[] {
-  const fresh = new Map(inserted.map((r) => [r.dedup_key, r.id]));
-  const known = new Map(existing.map((r) => [r.dedup_key, r.id]));
-  return deliveries.map((d) => {
-    const id = fresh.get(d.dedupKey);
-    if (id !== undefined) {
-      fresh.delete(d.dedupKey);
-      known.set(d.dedupKey, id);
-      return { id, duplicate: false };
-    }
-    const found = known.get(d.dedupKey);
-    if (found === undefined) {
-      // Inserted by another replica and removed again before we looked: nothing durable to point at.
-      throw new StorageUnavailableError(`delivery ${d.dedupKey} vanished while being stored`, 'STORE_RACE');
-    }
-    return { id: found, duplicate: true };
-  });
-}
-
-/** The keys the insert did not return: stored before, to be looked up. */
-export function findMissingKeys(deliveries: readonly NewDelivery[], inserted: readonly InsertedRow[]): string[] {
-  const fresh = new Set(inserted.map((r) => r.dedup_key));
-  return [...new Set(deliveries.map((d) => d.dedupKey).filter((k) => !fresh.has(k)))];
-}
-
-/** A delivery's state change as the parameters of its row in the settle (what its state leaves unset is NULL). */
-export interface SettleStateRow {
-  id: number;
-  state: DeliveryStateChange['state'];
-  nextAttemptAt: number | null;
-  error: string | null;
-  code: string | null;
-  messageId: string | null;
-}
-
-/** The cells of a {@link SettleStateRow}, typed (they are read as a table, not inserted). */
-export const SETTLE_STATE_VALUES: readonly ValuesCell[] = [
-  ['id', 'BIGINT'],
-  ['state', 'TEXT'],
-  ['nextAttemptAt', 'BIGINT'],
-  ['error', 'TEXT'],
-  ['code', 'TEXT'],
-  ['messageId', 'TEXT'],
-];
-
-export function toSettleStateRow(id: number, change: DeliveryStateChange): SettleStateRow {
-  if (change.state === 'sent') return { id, state: 'sent', nextAttemptAt: null, error: null, code: null, messageId: change.messageId };
-  const nextAttemptAt = change.state === 'retrying' ? change.nextAttemptAt : null;
-  return { id, state: change.state, nextAttemptAt, error: change.error, code: change.code, messageId: null };
-}
+/** The cells of a settle row, typed (they are read as a table, not inserted). */
+export const SETTLE_STATE_VALUES = toValuesCells('id BIGINT, state TEXT, next_attempt_at BIGINT, error TEXT, code TEXT, message_id TEXT');

@@ -1,8 +1,6 @@
 /**
- * Everything the statements of `queries.ts` spell differently on SQLite and PostgreSQL, named in one
- * place. The rest of the SQL is the common subset both engines run unchanged: `ON CONFLICT … DO
- * NOTHING / DO UPDATE … excluded.x`, `RETURNING`, `UPDATE … FROM` a `WITH` query, epoch-millisecond
- * integers for every time (BIGINT read back as numbers by the pg store's type parser).
+ * What the statements spell differently on SQLite and PostgreSQL. The rest is the subset both run unchanged:
+ * `ON CONFLICT … excluded.x`, `RETURNING`, `UPDATE … FROM` a `WITH` query, epoch-millisecond integers for times.
  */
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres';

@@ -1,16 +1,7 @@
-import { DIGEST_KEY_PREFIX, WATCHDOG_KEY_PREFIX, type DeliveryKind, type NewDelivery } from './types';
+import { DIGEST_KEY_PREFIX, WATCHDOG_KEY_PREFIX, type DeliveryKind, type DigestPeriod, type NewDelivery } from './types';
 
-/** One digest to send. */
-export interface DigestJob {
-  route: string;
-  /** Reports received at or after this time (epoch ms) and before `periodEnd` are in the digest. */
-  periodStart: number;
-  /** The schedule's tick that closed the period. */
-  periodEnd: number;
-  /** Queued well after its tick: the relay was not running then. */
-  late: boolean;
-  queuedAt: number;
-}
+/** One digest to send: its period's row, less the delivery it is queued as. */
+export type DigestJob = Omit<DigestPeriod, 'deliveryId'>;
 
 /** One watchdog mail. */
 export interface WatchdogAlert {

@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import { PG_MIGRATIONS } from './migrations/pg';
+import { reportMigrations } from './migrations/common';
 import { POSTGRES_DIALECT } from './dialect';
-import { TurnBatch } from './turn-batch';
+import { TurnBatch, type Pending } from './turn-batch';
 import { hasArrival } from './report-rows';
 import { SqlStore, type StoreEngine } from './sql-store';
 import { insertDeliveries, type Work } from './store-work';
@@ -31,26 +32,12 @@ const PG_MIGRATION_LOCK_KEY = 0x636f6d70; // "comp"
 /** Rows per multi-row INSERT: 22 parameters each stays below PostgreSQL's 65535. */
 const INSERT_CHUNK = 1000;
 
-interface PendingInsert {
-  delivery: NewDelivery;
-  resolve: (result: InsertResult) => void;
-  reject: (error: unknown) => void;
-}
+type PendingInsert = Pending<NewDelivery, InsertResult>;
 
 /** The pg driver, loaded by the first PgStore: a relay on SQLite, `--help` and `check-config` never load it. */
 function loadPg(): typeof pg {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only with DATABASE_URL
   return require('pg') as typeof pg;
-}
-
-/** BIGINT (epoch milliseconds, ids, counts) as numbers: every value we store fits in 2^53. */
-function buildTypes(driver: typeof pg): { getTypeParser: typeof pg.types.getTypeParser } {
-  return {
-    getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
-      oid === (driver.types.builtins.INT8 as number)
-        ? (value: string) => Number(value)
-        : driver.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-  };
 }
 
 /**
@@ -59,9 +46,8 @@ function buildTypes(driver: typeof pg): { getTypeParser: typeof pg.types.getType
  */
 class PgEngine implements StoreEngine {
   readonly singleOwner = false;
-  readonly locksRows = true;
   private readonly pool: pg.Pool;
-  private readonly inserts = new TurnBatch<PendingInsert>((batch) => this.startFlush(batch));
+  private readonly inserts = new TurnBatch<NewDelivery, InsertResult>((batch) => this.startFlush(batch));
   private flushing = new Set<Promise<void>>();
   private closed = false;
   /** Migrations run once, before the first statement; a failure (database down) is retried on the next call. */
@@ -80,7 +66,13 @@ class PgEngine implements StoreEngine {
       statement_timeout: 15_000,
       query_timeout: 20_000,
       application_name: 'compliance-relay',
-      types: buildTypes(driver),
+      // BIGINT (epoch milliseconds, ids, counts) as numbers: every value we store fits in 2^53.
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
+          oid === (driver.types.builtins.INT8 as number)
+            ? Number
+            : driver.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      },
     });
     // An idle connection broken by a PostgreSQL restart emits 'error' on the pool; unhandled, it would
     // end the process. The pool drops that connection and opens a new one on the next checkout.
@@ -140,8 +132,7 @@ class PgEngine implements StoreEngine {
         await client.query(migration.sql);
         await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
       }
-      const applied = pending.map((m) => `${String(m.version).padStart(3, '0')}-${m.name}`);
-      return { applied, version: Math.max(0, ...PG_MIGRATIONS.map((m) => m.version)) };
+      return reportMigrations(PG_MIGRATIONS, pending);
     });
   }
 
@@ -190,7 +181,7 @@ class PgEngine implements StoreEngine {
 
   insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
     if (this.closed) return Promise.reject(storeClosedError());
-    return new Promise((resolve, reject) => this.inserts.add({ delivery, resolve, reject }));
+    return this.inserts.add(delivery);
   }
 
   private startFlush(batch: PendingInsert[]): void {
@@ -203,7 +194,7 @@ class PgEngine implements StoreEngine {
     for (let start = 0; start < batch.length; start += INSERT_CHUNK) {
       const chunk = batch.slice(start, start + INSERT_CHUNK);
       try {
-        const deliveries = chunk.map((p) => p.delivery);
+        const deliveries = chunk.map((p) => p.item);
         // A chunk without report rows to write stays one statement; with them, one transaction.
         const results = await this.write(insertDeliveries(deliveries), { atomic: deliveries.some(hasArrival) });
         chunk.forEach((p, i) => p.resolve(results[i]));

@@ -1,16 +1,9 @@
-import { DELIVERY_RECORD_COLUMNS, INSERT_COLUMNS, SETTLE_STATE_VALUES, type DeliveryRow, type InsertedRow } from './delivery-rows';
-import {
-  ARRIVAL_COLUMNS,
-  ARRIVAL_VALUES,
-  REPORT_COLUMNS,
-  REPORT_POINT_COLUMNS,
-  REPORT_VALUES,
-  type ReportPointRow,
-  type ReportRow,
-} from './report-rows';
+import { DELIVERY_RECORD_COLUMNS, INSERT_COLUMNS, SETTLE_STATE_VALUES, type DeliveryRow } from './delivery-rows';
+import { ARRIVAL_COLUMNS, REPORT_COLUMNS, REPORT_POINT_COLUMNS, type ReportPointRow, type ReportRow } from './report-rows';
+import { COUNT_FIELDS } from '../report';
 import type { ReportCursor } from '../trend';
-import { ROUTE_MAIL_FIELDS, ROUTE_MAIL_VALUES, ROUTE_OUTCOME_VALUES, type RouteMailRow } from './route-mail-rows';
-import { SENT_MESSAGE_FIELDS, SENT_MESSAGE_VALUES, SENT_MESSAGE_WRITTEN, type SentMessageRow } from './sent-message-rows';
+import { ROUTE_MAIL_FIELDS, ROUTE_MAIL_WRITTEN, ROUTE_OUTCOME_VALUES, type RouteMailRow } from './route-mail-rows';
+import { SENT_MESSAGE_FIELDS, SENT_MESSAGE_WRITTEN, type SentMessageRow } from './sent-message-rows';
 import type { Dialect } from './dialect';
 import {
   buildValuesRows,
@@ -19,7 +12,9 @@ import {
   defineStatement,
   escapeLike,
   selectAs,
+  toValuesCells,
   type Statement,
+  type ValuesCell,
 } from './statement';
 import { REPORT_FAILING_SETS_KEPT, type DeliveryState, type DigestPeriod, type ListOptions, type WatchdogState } from './types';
 
@@ -31,6 +26,8 @@ type Prune = { state: 'sent' | 'dead'; before: number };
 
 /** A time (epoch ms) read by MIN/MAX, null when no row qualifies. */
 type TimeRow = { t: number | null };
+/** A delivery's id under its key: the row an insert returns, or the lookup of a key already stored. */
+type InsertedRow = { id: number; dedup_key: string };
 
 const LIST_CONDITIONS = {
   state: 'state = :state',
@@ -46,7 +43,6 @@ const LIST_CONDITIONS = {
 } as const;
 
 type ListCondition = keyof typeof LIST_CONDITIONS;
-const LIST_CONDITION_NAMES = Object.keys(LIST_CONDITIONS) as ListCondition[];
 
 /** The parameters of a listing statement: the options given, the search as its LIKE pattern. */
 export type ListParams = Omit<ListOptions, 'limit'> & { limit: number };
@@ -58,19 +54,19 @@ const listDeliveries = defineFilteredStatement<ListCondition, ListParams, Delive
     `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries ${where} ORDER BY id ${present.includes('afterId') ? 'ASC' : 'DESC'} LIMIT :limit`,
 );
 
-export function selectListDeliveries(options: ListOptions): Statement<ListParams, DeliveryRow> {
-  return listDeliveries(LIST_CONDITION_NAMES.filter((name) => options[name] !== undefined));
-}
-
 /**
- * The parameters of {@link selectListDeliveries}, and whether the rows come oldest first. The search is
+ * The listing statement for `options`, its parameters, and whether its rows come oldest first. The search is
  * escaped as JSON.stringify wrote the names it matches (quotes, backslashes, control characters).
  */
-export function toListParams(options: ListOptions): { params: ListParams; ascending: boolean } {
+export function selectListDeliveries(options: ListOptions): {
+  statement: Statement<ListParams, DeliveryRow>;
+  params: ListParams;
+  ascending: boolean;
+} {
   const params: ListParams = { ...options, limit: options.limit ?? 100 };
   if (options.search !== undefined) params.search = `%${escapeLike(JSON.stringify(options.search).slice(1, -1))}%`;
-  for (const name of LIST_CONDITION_NAMES) if (params[name] === undefined) delete params[name];
-  return { params, ascending: options.afterId !== undefined };
+  const statement = listDeliveries((Object.keys(LIST_CONDITIONS) as ListCondition[]).filter((name) => options[name] !== undefined));
+  return { statement, params, ascending: options.afterId !== undefined };
 }
 
 /**
@@ -118,7 +114,6 @@ const deliveries = {
        FROM due WHERE deliveries.id = due.due_id
        RETURNING ${DELIVERY_RECORD_COLUMNS}, body`,
   ),
-  /** No state changes, so updated_at stays. */
   extendLeases: defineStatement<{ ids: number[]; owner: string; leaseUntil: number }>(
     (d) => `UPDATE deliveries SET lease_until = :leaseUntil WHERE state = 'sending' AND lease_owner = :owner AND id ${d.inList(':ids')}`,
   ),
@@ -139,7 +134,6 @@ const deliveries = {
   retryNow: defineStatement<DeliveryId & Time>(
     () => `UPDATE deliveries SET next_attempt_at = :now, updated_at = :now WHERE id = :id AND state = 'retrying'`,
   ),
-  /** One delivery that is dead or sent, or every dead one. */
   requeue: defineFilteredStatement<'id' | 'dead', Time & Partial<DeliveryId>, never>(
     { id: "id = :id AND state IN ('dead', 'sent')", dead: "state = 'dead'" },
     (where) => `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = :now, lease_owner = NULL, lease_until = NULL,
@@ -191,7 +185,10 @@ const reports = {
    */
   arrive: defineRowsStatement((count) => {
     const v = (column: string) => `v.column${ARRIVAL_COLUMNS.findIndex(([c]) => c === column) + 1}`;
-    const rows = buildValuesRows(ARRIVAL_VALUES, count);
+    const rows = buildValuesRows(
+      ARRIVAL_COLUMNS.map(([, param, type]): ValuesCell => [param, type]),
+      count,
+    );
     return `INSERT INTO reports (${ARRIVAL_COLUMNS.map(([column]) => column).join(', ')}, composed, arrived_late)
        SELECT ${ARRIVAL_COLUMNS.map(([column]) => v(column)).join(', ')}, 0,
          CASE WHEN EXISTS (SELECT 1 FROM reports r WHERE r.series = ${v('series')} AND r.created_ms > ${v('created_ms')})
@@ -201,11 +198,13 @@ const reports = {
   }),
   save: defineRowsStatement(
     (count) => `INSERT INTO reports (${REPORT_COLUMNS.map(([column]) => column).join(', ')}, composed)
-       VALUES ${buildValuesRows(REPORT_VALUES, count, '1')}
-       ON CONFLICT (dedup_key) DO UPDATE SET composed = 1, series = excluded.series, total_passed = excluded.total_passed,
-         total_count = excluded.total_count, high_passed = excluded.high_passed, high_count = excluded.high_count,
-         middle_passed = excluded.middle_passed, middle_count = excluded.middle_count, low_passed = excluded.low_passed,
-         low_count = excluded.low_count, failing = COALESCE(excluded.failing, reports.failing),
+       VALUES ${buildValuesRows(
+         REPORT_COLUMNS.map(([, param]): ValuesCell => [param]),
+         count,
+         '1',
+       )}
+       ON CONFLICT (dedup_key) DO UPDATE SET composed = 1, ${['series', ...COUNT_FIELDS].map((c) => `${c} = excluded.${c}`).join(', ')},
+         failing = COALESCE(excluded.failing, reports.failing),
          failing_ids = CASE WHEN excluded.failing IS NULL THEN reports.failing_ids ELSE excluded.failing_ids END,
          failing_count = COALESCE(excluded.failing_count, reports.failing_count), pair_states = excluded.pair_states`,
   ),
@@ -228,7 +227,7 @@ const reports = {
 const sentMessages = {
   save: defineRowsStatement(
     (count) => `INSERT INTO sent_messages (delivery_id, ${SENT_MESSAGE_WRITTEN})
-       VALUES ${buildValuesRows(SENT_MESSAGE_VALUES, count)}
+       VALUES ${buildValuesRows(toValuesCells(`delivery_id, ${SENT_MESSAGE_WRITTEN}`), count)}
        ON CONFLICT (delivery_id, route) DO UPDATE SET message_id = excluded.message_id, raw = excluded.raw,
          envelope_from = excluded.envelope_from, envelope_to = excluded.envelope_to, subject = excluded.subject,
          text_part = NULL, html_part = NULL, response = excluded.response, sent_at = excluded.sent_at`,
@@ -261,23 +260,17 @@ const DIGEST_PERIOD_FIELDS = selectAs(DIGEST_PERIOD_COLUMNS);
 
 type DigestPeriodRow = Omit<DigestPeriod, 'late'> & { late: number };
 
-export function decodeDigestPeriodRow(row: DigestPeriodRow): DigestPeriod {
-  return { ...row, late: row.late === 1 };
-}
-
 const digests = {
+  list: defineFilteredStatement<'route', { route?: string; limit: number }, DigestPeriodRow>(
+    { route: 'route = :route' },
+    (where) => `SELECT ${DIGEST_PERIOD_FIELDS} FROM digest_periods ${where} ORDER BY period_end DESC, route LIMIT :limit`,
+  ),
   insert: defineStatement<{ route: string; periodStart: number; periodEnd: number; late: number; now: number }>(
     () => `INSERT INTO digest_periods (${DIGEST_PERIOD_COLUMNS}) VALUES (:route, :periodStart, :periodEnd, NULL, :late, :now)
        ON CONFLICT DO NOTHING`,
   ),
   attach: defineStatement<{ route: string; periodStart: number; deliveryId: number }>(
     () => 'UPDATE digest_periods SET delivery_id = :deliveryId WHERE route = :route AND period_start = :periodStart',
-  ),
-  list: defineStatement<{ limit: number }, DigestPeriodRow>(
-    () => `SELECT ${DIGEST_PERIOD_FIELDS} FROM digest_periods ORDER BY period_end DESC, route LIMIT :limit`,
-  ),
-  listOfRoute: defineStatement<{ route: string; limit: number }, DigestPeriodRow>(
-    () => `SELECT ${DIGEST_PERIOD_FIELDS} FROM digest_periods WHERE route = :route ORDER BY period_end DESC LIMIT :limit`,
   ),
 };
 
@@ -287,9 +280,8 @@ const routeMails = {
   ),
   /** DO NOTHING keeps the first replica's decision for a route when two decide at once. */
   insert: defineRowsStatement(
-    (count) => `INSERT INTO route_mails (
-         delivery_id, route, position, outcome, reason, reminder, state, owner_group, decided_at, updated_at)
-       VALUES ${buildValuesRows(ROUTE_MAIL_VALUES, count, ':now, :now')} ON CONFLICT (delivery_id, route) DO NOTHING`,
+    (count) => `INSERT INTO route_mails (${ROUTE_MAIL_WRITTEN}, decided_at, updated_at)
+       VALUES ${buildValuesRows(toValuesCells(ROUTE_MAIL_WRITTEN), count, ':now, :now')} ON CONFLICT (delivery_id, route) DO NOTHING`,
   ),
   ofDeliveries: defineStatement<{ deliveryIds: number[] }, RouteMailRow>(
     (d) =>

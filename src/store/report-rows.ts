@@ -1,7 +1,7 @@
-import { readCounts, SEVERITIES, writeCounts, type CountField } from '../report';
-import { buildReportSnapshot, type FailingPair, type PairStates, type ReportPoint, type ReportSnapshot } from '../trend';
+import { COUNT_FIELDS, readCounts, SEVERITIES, writeCounts, type CountField } from '../report';
+import { type FailingPair, type PairStates, type ReportPoint, type ReportSnapshot } from '../trend';
 import type { ReportDelivery } from '../webhook';
-import type { ValuesCell, ValuesType } from './statement';
+import type { ValuesType } from './statement';
 import type { NewDelivery } from './types';
 
 /** A `reports` row as both engines read it (PostgreSQL returns the same column names). */
@@ -37,14 +37,7 @@ export const ARRIVAL_COLUMNS = [
   ['report_id', 'reportId', 'BIGINT'],
   ['report_created', 'created', 'TEXT'],
   ['created_ms', 'createdMs', 'BIGINT'],
-  ['total_passed', 'total_passed', 'INTEGER'],
-  ['total_count', 'total_count', 'INTEGER'],
-  ['high_passed', 'high_passed', 'INTEGER'],
-  ['high_count', 'high_count', 'INTEGER'],
-  ['middle_passed', 'middle_passed', 'INTEGER'],
-  ['middle_count', 'middle_count', 'INTEGER'],
-  ['low_passed', 'low_passed', 'INTEGER'],
-  ['low_count', 'low_count', 'INTEGER'],
+  ...COUNT_FIELDS.map((field) => [field, field, 'INTEGER'] as const),
 ] as const satisfies readonly (readonly [string, keyof ReportParams, ValuesType])[];
 
 /** The columns of a report's counts, without its failing set: what the chart's history read selects. */
@@ -58,15 +51,6 @@ export const REPORT_COLUMNS = [
   ['failing_count', 'failingCount'],
   ['pair_states', 'pairStates'],
 ] as const satisfies readonly (readonly [string, keyof ReportParams, ValuesType?])[];
-
-/** The cells of the arrival and save statements' rows. */
-export const ARRIVAL_VALUES: readonly ValuesCell[] = ARRIVAL_COLUMNS.map(([, param, type]) => [param, type]);
-export const REPORT_VALUES: readonly ValuesCell[] = REPORT_COLUMNS.map(([, param]) => [param]);
-
-/** A report as its webhook parsed it, in `series`, as the parameters of its arrival row (its failing set unknown yet). */
-export function toArrivalParams(delivery: ReportDelivery, series: string): ReportParams {
-  return toReportParams(buildReportSnapshot(delivery, series, null));
-}
 
 /** Whether a new delivery comes with its report's row (a report, and the series it belongs to). */
 export function hasArrival(delivery: NewDelivery): delivery is NewDelivery & ReportDelivery & { series: string } {

@@ -1,32 +1,15 @@
-import { selectAs, type ValuesCell } from './statement';
+import { selectAs } from './statement';
 import type { SentMessage, SentMessageCopy } from './types';
 
 /** A `sent_messages` row as both engines read it; the parts are set only on rows kept before the raw copy alone was kept. */
 export type SentMessageRow = Omit<SentMessageCopy, 'envelopeTo'> & { envelopeTo: string; textPart: string | null; htmlPart: string | null };
 
-/** The parameters of a `sent_messages` row: the copy with its recipients as JSON text. */
-export type SentMessageParams = Omit<SentMessageCopy, 'envelopeTo'> & { deliveryId: number; envelopeTo: string };
-
-/** The cells of a {@link SentMessageParams} row, in the INSERT's column order ({@link SENT_MESSAGE_WRITTEN}). */
-export const SENT_MESSAGE_VALUES = (
-  ['deliveryId', 'route', 'messageId', 'raw', 'envelopeFrom', 'envelopeTo', 'subject', 'response', 'sentAt'] as const
-).map((name): ValuesCell => [name]);
-
 export const SENT_MESSAGE_WRITTEN = 'route, message_id, raw, envelope_from, envelope_to, subject, response, sent_at';
 export const SENT_MESSAGE_FIELDS = selectAs(`${SENT_MESSAGE_WRITTEN}, text_part, html_part`);
 
-export function toSentMessageParams(deliveryId: number, m: SentMessageCopy): SentMessageParams {
-  return {
-    deliveryId,
-    route: m.route,
-    messageId: m.messageId,
-    raw: m.raw,
-    envelopeFrom: m.envelopeFrom,
-    envelopeTo: JSON.stringify(m.envelopeTo),
-    subject: m.subject,
-    response: m.response,
-    sentAt: m.sentAt,
-  };
+/** A kept copy as its row: its recipients as JSON text. */
+export function toSentMessageParams(deliveryId: number, m: SentMessageCopy) {
+  return { ...m, deliveryId, envelopeTo: JSON.stringify(m.envelopeTo) };
 }
 
 /** The kept mail with its parts: those stored beside an older copy, else read from the raw copy. */

@@ -1,12 +1,12 @@
 import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import type { NewWaiver, Waiver, WaiverFilter, WaiverStorage } from '../waivers';
-import { decodeDigestPeriodRow, queries, selectListDeliveries, toListParams } from './queries';
-import type { Statement } from './statement';
+import { queries, selectListDeliveries } from './queries';
+import { escapeLike, type Statement } from './statement';
 import { execute, insertDelivery, selectAll, selectOne, settleBatch, type Work } from './store-work';
 import { decodeDeliveryRow } from './delivery-rows';
-import { decodeReportPointRow, decodeReportRow } from './report-rows';
-import { buildRouteGroupsPattern, decodeRouteMailRow } from './route-mail-rows';
+import { decodeReportPointRow, decodeReportRow, hasArrival } from './report-rows';
+import { decodeRouteMailRow } from './route-mail-rows';
 import { fromSentMessageRow } from './sent-message-rows';
 import { selectListWaivers, waiverQueries } from './waiver-rows';
 import { catchUpQueries, decodeCatchUpRow } from './catch-up-rows';
@@ -24,7 +24,6 @@ import type {
   SentMessage,
   SettledBatch,
   WatchdogState,
-  WatchdogStateName,
 } from './types';
 
 /**
@@ -35,8 +34,6 @@ import type {
 export interface StoreEngine {
   /** See {@link Store.singleOwner}. */
   readonly singleOwner: boolean;
-  /** PostgreSQL: rows another replica may settle at the same moment are locked before being read. */
-  readonly locksRows: boolean;
   migrate(): Promise<MigrationReport>;
   /** Reads (and writes that need no acknowledgement of durability: an idempotent ensure, a probe). */
   read<T>(work: Work<T>): Promise<T>;
@@ -44,8 +41,8 @@ export interface StoreEngine {
   write<T>(work: Work<T>, options: { atomic: boolean }): Promise<T>;
   /** A hot-path write (claim, lease, settle): it may share its commit with the other writes of its turn. */
   writeGrouped<T>(work: Work<T>, options: { atomic: boolean }): Promise<T>;
-  /** Commits a delivery from a webhook (or finds the one with its key), group-committed with its turn. */
-  insertDelivery(delivery: NewDelivery): Promise<InsertResult>;
+  /** PostgreSQL: a turn's inserts in one statement. Absent: each is a {@link writeGrouped} of its own. */
+  insertDelivery?(delivery: NewDelivery): Promise<InsertResult>;
   close(): Promise<void>;
 }
 
@@ -85,8 +82,10 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
     return this.engine.write(execute(statement, params), { atomic: false });
   }
 
+  /** Commits a delivery from a webhook (or finds the one with its key), group-committed with its turn. */
   insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
-    return this.engine.insertDelivery(delivery);
+    // With its report's row, two statements: atomic (a savepoint on SQLite), so that they land together.
+    return this.engine.insertDelivery?.(delivery) ?? this.engine.writeGrouped(insertDelivery(delivery), { atomic: hasArrival(delivery) });
   }
 
   /**
@@ -125,7 +124,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
    * {@link REPORT_FAILING_SETS_KEPT} of a series become unknown.
    */
   async settleBatch(batch: SettledBatch): Promise<void> {
-    await this.engine.writeGrouped(settleBatch(batch, this.engine.locksRows), { atomic: true });
+    await this.engine.writeGrouped(settleBatch(batch, !this.singleOwner), { atomic: true });
   }
 
   /** Releases every lease (a single-process store at boot: what was in flight when it died). */
@@ -139,8 +138,8 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
   }
 
   async listDeliveries(options: ListOptions = {}): Promise<DeliveryRecord[]> {
-    const { params, ascending } = toListParams(options);
-    const rows = await this.rows(selectListDeliveries(options), params);
+    const { statement, params, ascending } = selectListDeliveries(options);
+    const rows = await this.rows(statement, params);
     return (ascending ? rows.reverse() : rows).map(decodeDeliveryRow);
   }
 
@@ -234,7 +233,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
    */
   transitionWatchdog(move: {
     expectedVersion: number;
-    state: WatchdogStateName;
+    state: WatchdogState['state'];
     since: number | null;
     now: number;
     alert: NewDelivery;
@@ -265,12 +264,9 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
 
   /** Newest end first. */
   async listDigestPeriods(options: { route?: string; limit?: number } = {}): Promise<DigestPeriod[]> {
-    const limit = options.limit ?? 100;
-    const rows =
-      options.route === undefined
-        ? await this.rows(queries.digests.list, { limit })
-        : await this.rows(queries.digests.listOfRoute, { route: options.route, limit });
-    return rows.map(decodeDigestPeriodRow);
+    const { route, limit = 100 } = options;
+    const rows = await this.rows(queries.digests.list(route === undefined ? [] : ['route']), { route, limit });
+    return rows.map((row) => ({ ...row, late: row.late === 1 }));
   }
 
   /** By delivery, then route position. */
@@ -282,7 +278,8 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
 
   /** What `repeat_after` measures from: the newest earlier report the route mailed (or is mailing). */
   async lastRouteMailCompletedAt(route: string, deliveryId: number): Promise<string | null> {
-    const params = { route, routeGroups: buildRouteGroupsPattern(route), deliveryId };
+    // Its owner groups' mails (`<route>~<key>`, LIKE with `!` escaping) count as the route's.
+    const params = { route, routeGroups: `${escapeLike(route)}~%`, deliveryId };
     return (await this.row(queries.routeMails.lastCompletedAt, params))?.t ?? null;
   }
 
@@ -340,7 +337,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
     return rows.map((r) => r.report_id);
   }
 
-  /** The keys of a delivery or of a report in the history (kept after retention prunes its delivery). */
+  /** The keys of a delivery or of a report in the history (which retention never prunes: a report received long ago stays known). */
   async findKnownKeys(keys: readonly string[]): Promise<string[]> {
     if (keys.length === 0) return [];
     return (await this.rows(catchUpQueries.knownKeys, { keys: [...keys] })).map((r) => r.dedup_key);

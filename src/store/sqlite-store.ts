@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite';
+import { reportMigrations, type Migration } from './migrations/common';
 import { SQLITE_DIALECT } from './dialect';
-import { TurnBatch } from './turn-batch';
-import { hasArrival } from './report-rows';
+import { TurnBatch, type Pending } from './turn-batch';
 import { SqlStore, type StoreEngine } from './sql-store';
-import { insertDelivery, type Work } from './store-work';
+import type { Work } from './store-work';
 import { StorageUnavailableError, storeClosedError } from './types';
-import type { InsertResult, MigrationReport, NewDelivery } from './types';
+import type { MigrationReport } from './types';
 
 /** The better-sqlite3 driver, loaded by the first store opened: `--help` and `check-config` never load it. */
 export function loadSqliteDriver(): typeof Database {
@@ -37,13 +37,9 @@ export const SQLITE_FILE_NAME = 'relay.sqlite';
  */
 const MAX_SYNCS_IN_FLIGHT = 2;
 
-interface PendingWrite {
-  work: Work<unknown>;
-  /** One SQL statement: SQLite rolls a failed statement back by itself, so it needs no savepoint. */
-  single: boolean;
-  resolve: (result: never) => void;
-  reject: (error: unknown) => void;
-}
+/** A grouped write; `single`: one SQL statement, which SQLite rolls back by itself, so it needs no savepoint. */
+type GroupedWrite = { work: Work<unknown>; single: boolean };
+type PendingWrite = Pending<GroupedWrite, unknown>;
 
 /** Prepared statements per connection (preparing costs more than running these one-row statements). */
 const statementCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
@@ -69,16 +65,14 @@ function prepareCached(db: Database.Database, sql: string): Database.Statement {
  */
 class SqliteEngine implements StoreEngine {
   readonly singleOwner = true;
-  /** The write transaction is exclusive already. */
-  readonly locksRows = false;
   db: Database.Database;
   private readonly file: string;
   private readonly options: Required<SqliteStoreOptions>;
-  private readonly writes = new TurnBatch<PendingWrite>((batch) => this.commitBatch(batch));
+  private readonly writes = new TurnBatch<GroupedWrite, unknown>((batch) => this.commitBatch(batch));
   private closed = false;
   /** Set after an I/O-level failure: the next call reopens the file before using it. */
   private needsReopen = false;
-  private readonly migrationsApplied: string[] = [];
+  private readonly migrationsApplied: Migration[] = [];
   /** synchronous=FULL: the store fsyncs the WAL itself. */
   private readonly syncsWal: boolean;
   /** Opened on the first sync of a connection (SQLite creates the WAL on the first write). */
@@ -145,12 +139,7 @@ class SqliteEngine implements StoreEngine {
   }
 
   async migrate(): Promise<MigrationReport> {
-    return { applied: [...this.migrationsApplied], version: Math.max(0, ...SQLITE_MIGRATIONS.map((m) => m.version)) };
-  }
-
-  insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
-    // With its report's row, two statements: in a savepoint of their own, so that they land together.
-    return this.writeGrouped(insertDelivery(delivery), { atomic: hasArrival(delivery) });
+    return reportMigrations(SQLITE_MIGRATIONS, this.migrationsApplied);
   }
 
   async read<T>(work: Work<T>): Promise<T> {
@@ -170,7 +159,7 @@ class SqliteEngine implements StoreEngine {
    */
   writeGrouped<T>(work: Work<T>, { atomic }: { atomic: boolean }): Promise<T> {
     if (this.closed) return Promise.reject(storeClosedError());
-    return new Promise<T>((resolve, reject) => this.writes.add({ work, single: !atomic, resolve, reject }));
+    return this.writes.add({ work, single: !atomic }) as Promise<T>;
   }
 
   /**
@@ -197,7 +186,7 @@ class SqliteEngine implements StoreEngine {
         const outcome = settled[i];
         if (syncError) p.reject(syncError);
         else if ('error' in outcome) p.reject(outcome.error);
-        else p.resolve(outcome.value as never);
+        else p.resolve(outcome.value);
       });
     });
   }
@@ -315,7 +304,7 @@ function runBatch(db: Database.Database, batch: PendingWrite[]): ({ value: unkno
   return db.transaction(() =>
     batch.map((p) => {
       try {
-        return { value: p.single ? runWork(db, p.work) : inSavepoint(p.work, db) };
+        return { value: p.item.single ? runWork(db, p.item.work) : inSavepoint(p.item.work, db) };
       } catch (error) {
         // Nothing of the batch can commit after an I/O error: fail it all (run() maps and reopens).
         if (toStorageError(error) instanceof StorageUnavailableError) throw error;
@@ -338,18 +327,16 @@ function runWork<T>(db: Database.Database, work: Work<T>): T {
   return step.value;
 }
 
-function migrate(db: Database.Database): string[] {
+function migrate(db: Database.Database): Migration[] {
   const current = db.pragma('user_version', { simple: true }) as number;
-  const applied: string[] = [];
-  for (const migration of SQLITE_MIGRATIONS) {
-    if (migration.version <= current) continue;
+  const pending = SQLITE_MIGRATIONS.filter((m) => m.version > current);
+  for (const migration of pending) {
     db.transaction(() => {
       db.exec(migration.sql);
       db.pragma(`user_version = ${migration.version}`);
     })();
-    applied.push(`${String(migration.version).padStart(3, '0')}-${migration.name}`);
   }
-  return applied;
+  return pending;
 }
 
 /** SQLite result codes that mean "cannot commit now": the caller answers 503 and may retry. */

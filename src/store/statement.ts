@@ -1,27 +1,32 @@
 import type { Dialect } from './dialect';
 
-/** A statement's text for one engine and the parameter name behind each placeholder, in order. */
-export interface CompiledStatement {
-  text: string;
-  names: readonly string[];
-}
-
 /** `:name` parameters; a `::type` cast (PostgreSQL) is not one. */
 const PARAMETER = /(?<![:\w]):([A-Za-z_]\w*)/g;
 
 /**
- * One SQL statement written once for both engines: `:name` parameters, and whatever the engines
- * spell differently taken from the {@link Dialect}. `P` is what it binds, `R` the row it returns.
- * The text is compiled on first use per dialect, not at import.
+ * One SQL statement for both engines: `:name` parameters, the engines' differences from the {@link Dialect}.
+ * `P` is what it binds, `R` the row it returns; compiled on first use per dialect, not at import.
  */
 export class Statement<P extends object = Record<string, never>, R = never> {
   /** Type-level only: ties the parameters and the row to the statement. */
   declare readonly types: { params: P; row: R };
-  /** The text with the dialect's placeholders, compiled once per dialect. */
-  readonly compile: (dialect: Dialect) => CompiledStatement;
+  /** The text for one engine and the parameter name behind each placeholder, in order. */
+  readonly compile: (dialect: Dialect) => { text: string; names: readonly string[] };
 
   constructor(build: (dialect: Dialect) => string) {
-    this.compile = memoize((dialect) => compileSql(build(dialect), dialect));
+    this.compile = memoize((dialect) => {
+      const names: string[] = [];
+      const slots = new Map<string, number>();
+      const text = build(dialect).replace(PARAMETER, (_match, name: string) => {
+        let slot = dialect.reusesPlaceholders ? slots.get(name) : undefined;
+        if (slot === undefined) {
+          slot = names.push(name);
+          slots.set(name, slot);
+        }
+        return dialect.placeholder(slot);
+      });
+      return { text, names };
+    });
   }
 
   /** The values for the placeholders of {@link compile}, in order, encoded for the dialect. */
@@ -36,24 +41,9 @@ export class Statement<P extends object = Record<string, never>, R = never> {
   }
 }
 
-/** Defines a statement; see {@link Statement}. */
+/** See {@link Statement}. */
 export function defineStatement<P extends object = Record<string, never>, R = never>(build: (dialect: Dialect) => string): Statement<P, R> {
   return new Statement<P, R>(build);
-}
-
-/** Replaces `:name` parameters by the dialect's placeholders. */
-function compileSql(sql: string, dialect: Dialect): CompiledStatement {
-  const names: string[] = [];
-  const slots = new Map<string, number>();
-  const text = sql.replace(PARAMETER, (_match, name: string) => {
-    let slot = dialect.reusesPlaceholders ? slots.get(name) : undefined;
-    if (slot === undefined) {
-      slot = names.push(name);
-      slots.set(name, slot);
-    }
-    return dialect.placeholder(slot);
-  });
-  return { text, names };
 }
 
 /**
@@ -114,6 +104,17 @@ export function toRowsParams(rows: readonly object[], shared: object = {}): Reco
 /** A column's name as its record's field: `dedup_key` → `dedupKey`. */
 export function toFieldName(column: string): string {
   return column.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase());
+}
+
+/**
+ * The cells of `column [TYPE], …`, each bound to the parameter of its field's name (`dedup_key` → `:dedupKey<i>`)
+ * and cast to its type when one is given.
+ */
+export function toValuesCells(columns: string): ValuesCell[] {
+  return columns.split(/,\s*/).map((cell) => {
+    const [column, type] = cell.split(' ') as [string, ValuesType?];
+    return type ? [toFieldName(column), type] : [toFieldName(column)];
+  });
 }
 
 /** Columns selected under their record's field names (`dedup_key AS "dedupKey"`): the rows come back as records. */

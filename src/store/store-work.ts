@@ -1,10 +1,11 @@
 import { queries } from './queries';
-import { findMissingKeys, resolveInsertResults, toDeliveryParams, toSettleStateRow } from './delivery-rows';
-import { hasArrival, toArrivalParams, toReportParams } from './report-rows';
+import { toDeliveryParams, toSettleStateRow } from './delivery-rows';
+import { buildReportSnapshot } from '../trend';
+import { hasArrival, toReportParams } from './report-rows';
 import { toRouteMailParams, toRouteOutcomeRow } from './route-mail-rows';
 import { toSentMessageParams } from './sent-message-rows';
 import { toRowsParams, type Statement } from './statement';
-import type { InsertResult, NewDelivery, SettledBatch } from './types';
+import { StorageUnavailableError, type InsertResult, type NewDelivery, type SettledBatch } from './types';
 
 /** One statement of a piece of store work, and what it asks of the engine: every row, the first, or how many changed. */
 interface Step {
@@ -41,15 +42,30 @@ export function* insertDelivery(delivery: NewDelivery): Work<InsertResult> {
 }
 
 /**
- * Inserts deliveries in one statement, with their reports' arrival rows (a key repeated in the batch,
- * or already stored, is not inserted again) and looks up the ids of those that were already there.
+ * Inserts deliveries in one statement, with their reports' arrival rows, and looks up the ids of those already
+ * stored. Only the first occurrence of a key in the batch is new; later ones (and stored ones) are duplicates.
  */
 export function* insertDeliveries(deliveries: NewDelivery[]): Work<InsertResult[]> {
   const inserted = yield* selectAll(queries.deliveries.insert(deliveries.length), toRowsParams(deliveries.map(toDeliveryParams)));
-  const missing = findMissingKeys(deliveries, inserted);
+  const fresh = new Map(inserted.map((r) => [r.dedup_key, r.id]));
+  const missing = [...new Set(deliveries.map((d) => d.dedupKey).filter((k) => !fresh.has(k)))];
   const existing = missing.length > 0 ? yield* selectAll(queries.deliveries.findIdsByKey, { keys: missing }) : [];
-  const results = resolveInsertResults(deliveries, inserted, existing);
-  const arrivals = deliveries.flatMap((d, i) => (!results[i].duplicate && hasArrival(d) ? [toArrivalParams(d, d.series)] : []));
+  const known = new Map(existing.map((r) => [r.dedup_key, r.id]));
+  const results = deliveries.map((d): InsertResult => {
+    const id = fresh.get(d.dedupKey);
+    if (id !== undefined) {
+      fresh.delete(d.dedupKey);
+      known.set(d.dedupKey, id);
+      return { id, duplicate: false };
+    }
+    const found = known.get(d.dedupKey);
+    // Inserted by another replica and removed again before we looked: nothing durable to point at.
+    if (found === undefined) throw new StorageUnavailableError(`delivery ${d.dedupKey} vanished while being stored`, 'STORE_RACE');
+    return { id: found, duplicate: true };
+  });
+  const arrivals = deliveries.flatMap((d, i) =>
+    !results[i].duplicate && hasArrival(d) ? [toReportParams(buildReportSnapshot(d, d.series, null))] : [],
+  );
   if (arrivals.length > 0) yield* execute(queries.reports.arrive(arrivals.length), toRowsParams(arrivals));
   return results;
 }
@@ -74,10 +90,9 @@ function* executeRows(
 
 /**
  * Writes what one batch of attempts came to, a statement per kind of row rather than per delivery.
- * `locksRows`: the planned deliveries' rows are locked before their plans are checked, so that each
- * whole plan comes from one replica should two settle it at once (SQLite's write transaction is
- * exclusive already); the check is a statement of its own, so that it sees what a replica that held
- * the lock before committed.
+ * `locksRows` (replicas share the store): the planned deliveries' rows are locked before their plans are checked,
+ * so that each whole plan comes from one replica should two settle it at once; the check is a statement of its
+ * own, so that it sees what a replica that held the lock before committed.
  */
 export function* settleBatch(batch: SettledBatch, locksRows: boolean): Work<void> {
   const { now, deliveries } = batch;

@@ -91,8 +91,6 @@ export interface ListOptions {
   netboxSource?: string;
 }
 
-export type RouteMailState = 'pending' | 'sent' | 'failed' | 'suppressed' | 'skipped';
-
 /** A routing decision to record: `send` becomes a pending mail, the others are final. */
 export interface NewRouteMail {
   /** The route's name; an owner group's mail is `<route>~<group key>` (`~` is never in a route name). */
@@ -133,7 +131,7 @@ export interface OwnerGroupPlan {
 
 export interface RouteMailRecord extends NewRouteMail {
   deliveryId: number;
-  state: RouteMailState;
+  state: 'pending' | 'sent' | 'failed' | 'suppressed' | 'skipped';
   messageId: string | null;
   /** The SMTP server's answer (or the .eml path). */
   response: string | null;
@@ -212,11 +210,9 @@ export interface SentMessage extends SentMessageCopy {
   html: string | null;
 }
 
-export type WatchdogStateName = 'ok' | 'overdue';
-
 /** Whether reports are overdue, shared by every replica through the store. */
 export interface WatchdogState {
-  state: WatchdogStateName;
+  state: 'ok' | 'overdue';
   /** While overdue: what the silence is measured from (the last report, or the watchdog's start). */
   since: number | null;
   /** When the watchdog first ran against this store: the baseline before any report arrived. */
@@ -233,6 +229,7 @@ export const DIGEST_KEY_PREFIX = 'digest:';
 export interface DigestPeriod {
   route: string;
   periodStart: number;
+  /** The schedule's tick that closed the period. */
   periodEnd: number;
   /** Null for the period that ended before the route first ran (no mail). */
   deliveryId: number | null;

@@ -16,7 +16,7 @@ const WAIVER_CONDITIONS = {
 } as const;
 
 type WaiverCondition = keyof typeof WAIVER_CONDITIONS;
-type WaiverListParams = Record<string, string | number>;
+type WaiverListParams = WaiverFilter & { limit: number; soon: number };
 
 const listWaivers = defineFilteredStatement<WaiverCondition, WaiverListParams, Waiver>(
   WAIVER_CONDITIONS,
@@ -27,12 +27,8 @@ const listWaivers = defineFilteredStatement<WaiverCondition, WaiverListParams, W
 export function selectListWaivers(filter: WaiverFilter): { statement: Statement<WaiverListParams, Waiver>; params: WaiverListParams } {
   const present = (['source', 'test', 'device', 'endedSince'] as const).filter((name) => filter[name] !== undefined) as WaiverCondition[];
   if (filter.status) present.push(filter.status);
-  const statement = listWaivers(present);
-  const params: WaiverListParams = { limit: filter.limit ?? 500 };
-  for (const name of ['source', 'test', 'device', 'endedSince'] as const) if (filter[name] !== undefined) params[name] = filter[name];
-  if (filter.status) params.at = filter.at;
-  if (filter.status === 'expiring') params.soon = filter.at + WAIVER_EXPIRING_DAYS * DAY_MS;
-  return { statement, params };
+  const params = { ...filter, limit: filter.limit ?? 500, soon: filter.at + WAIVER_EXPIRING_DAYS * DAY_MS };
+  return { statement: listWaivers(present), params };
 }
 
 /** The statements of the `waivers` table, for both stores. Nothing here deletes a row. */

@@ -1,3 +1,5 @@
+import type { MigrationReport } from '../types';
+
 /** One schema migration; applied in order, each in one transaction. Append new entries; never edit one that has shipped. */
 export interface Migration {
   version: number;
@@ -263,4 +265,10 @@ const SHARED: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[] = [
 /** The engine's migrations: the shared ones spelled for it, placed by version among its `own`. */
 export function buildMigrations(e: EngineSql, own: readonly Migration[]): readonly Migration[] {
   return [...own, ...SHARED.map((m) => ({ ...m, sql: m.sql(e) }))].sort((a, b) => a.version - b.version);
+}
+
+/** What `migrate` answers: the migrations just applied, as `NNN-name`, and the schema version `all` reach. */
+export function reportMigrations(all: readonly Migration[], applied: readonly Migration[]): MigrationReport {
+  const names = applied.map((m) => `${String(m.version).padStart(3, '0')}-${m.name}`);
+  return { applied: names, version: Math.max(0, ...all.map((m) => m.version)) };
 }
