@@ -12,15 +12,16 @@ import { createLogger, systemClock } from '../../src/shared';
 
 const config = loadConfig(process.env, { readFile: (f) => fs.readFileSync(f, 'utf8') });
 const logger = createLogger({ level: config.log.level, format: 'json', secrets: config.secretValues });
-const relay = createRelay(config, { clock: systemClock, logger, readFile: (f) => fs.readFileSync(f) });
-const server = http.createServer(relay.app);
-server.headersTimeout = HTTP_HEADERS_TIMEOUT_MS;
-server.requestTimeout = HTTP_REQUEST_TIMEOUT_MS;
-server.keepAliveTimeout = 5_000;
-server.listen(config.http.port, '127.0.0.1', () => {
-  process.send!({ type: 'ready', port: (server.address() as { port: number }).port });
-});
-process.on('SIGTERM', () => {
-  server.close(() => void relay.stop().then(() => process.exit(0)));
-  server.closeAllConnections();
+void createRelay(config, { clock: systemClock, logger, readFile: (f) => fs.readFileSync(f) }).then((relay) => {
+  const server = http.createServer(relay.app);
+  server.headersTimeout = HTTP_HEADERS_TIMEOUT_MS;
+  server.requestTimeout = HTTP_REQUEST_TIMEOUT_MS;
+  server.keepAliveTimeout = 5_000;
+  server.listen(config.http.port, '127.0.0.1', () => {
+    process.send!({ type: 'ready', port: (server.address() as { port: number }).port });
+  });
+  process.on('SIGTERM', () => {
+    server.close(() => void relay.stop().then(() => process.exit(0)));
+    server.closeAllConnections();
+  });
 });

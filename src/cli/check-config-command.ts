@@ -12,7 +12,7 @@ import { describeProxySettings } from '../shared';
 export async function checkConfig(config: Config, io: CliIo, flags: { online: boolean; json: boolean }): Promise<number> {
   try {
     const renderer = loadRenderer(config.mail.templatesDir);
-    verifyRouteTemplates(renderer, { ...config, netbox: config.sources[0].netbox });
+    await verifyRouteTemplates(renderer, { ...config, netbox: config.sources[0].netbox });
   } catch (error) {
     if (!(error instanceof TemplateError)) throw error;
     io.stderr.write(`compliance-relay: ${error.message}\n`);

@@ -49,7 +49,7 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
   }
   let relay;
   try {
-    relay = createRelay(config, { clock: systemClock, logger, readFile: io.readFile, transports: io.transports });
+    relay = await createRelay(config, { clock: systemClock, logger, readFile: io.readFile, transports: io.transports });
   } catch (error) {
     gate.server.close();
     lock?.release();

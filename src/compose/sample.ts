@@ -1,20 +1,21 @@
-import { buildMailChart, toChartPoint, type ReportInsights } from './create-report-insights';
+import { CHART_REPORTS, createReportInsights, type ReportInsights } from './create-report-insights';
 import type { Config, SourceConfig } from '../config';
 import { TemplateError, type Renderer } from '../mail';
-import { createFailureSummarizer } from '../enrichment';
+import type { Severity } from '../report';
+import type { Logger } from '../shared';
 import {
   buildPeriodTrend,
   buildReportSnapshot,
-  buildTrend,
   pairKey,
   type FailingPair,
   type PairStates,
-  type RecordedTrend,
+  type ReportCursor,
+  type ReportHistory,
   type ReportSnapshot,
 } from '../trend';
 import { parseDelivery, type ReportDelivery } from '../webhook';
 import { buildMailView, buildReportView, type ReportView, type ReportViewOptions } from './build-report-view';
-import { applyWaivers, buildWaiverEnd, type Waiver, type WaiverOutcome } from '../waivers';
+import { buildWaiverEnd, type Waiver } from '../waivers';
 import { buildDigestView, DIGEST_TEMPLATE_SET, type DigestContent } from './build-digest-view';
 import path from 'node:path';
 import type { Route } from '../routing';
@@ -67,70 +68,79 @@ export function sampleDeliveryView(config: SampleSettings): ReportView {
   return buildReportView(sampleDelivery(), { netboxUrl: config.netbox.url, mail: config.mail });
 }
 
-/** Accepted exceptions as the sample mail lists them: one ending within the week, one on all devices hiding a HIGH failure on two. */
-function applySampleWaivers(now: number): WaiverOutcome<FailingPair> {
-  const waiver = (
-    id: string,
-    origin: Waiver['origin'],
-    test: string,
-    device: string | null,
-    until: string,
-    author: string,
-    reason: string,
-  ) => {
-    const endsAt = buildWaiverEnd(until);
-    return { id, origin, test, device, until, endsAt, author, reason, source: 'default', createdAt: 0, expiredAt: null, expiredBy: null };
-  };
-  const waivers = [
-    waiver('file:1', 'file', 'ssh-v2-only', null, '2023-06-30', 'bob', 'Old images until the upgrade'),
-    waiver('7', 'store', 'telnet-disabled', 'sw-lab-1', '2023-04-15', 'alice', 'Lab switch, retired soon'),
-  ];
-  const pairs: FailingPair[] = [
-    { device: 'sw-lab-1', test: 'ssh-v2-only', severity: 'HIGH' },
-    { device: 'sw-lab-2', test: 'ssh-v2-only', severity: 'HIGH' },
-    { device: 'sw-lab-1', test: 'telnet-disabled', severity: 'MIDDLE' },
-  ];
-  return applyWaivers(pairs, waivers, now);
+/**
+ * The sample's failing results as a stored report keeps them (with their ids): ntp-servers on three devices, snmp-community
+ * on one, and three that its waivers accept (one ending within the week, one on all devices hiding a HIGH failure on two).
+ */
+const SAMPLE_FAILURES: FailingPair[] = [
+  ...['sw-core-1', 'sw-core-2', 'sw-edge-1'].map((device, i) => sampleFailure(900 + i, device, 10 + i, 'ntp-servers', 3, 'MIDDLE')),
+  sampleFailure(903, 'sw-core-1', 10, 'snmp-community', 4, 'MIDDLE'),
+  sampleFailure(904, 'sw-lab-1', 20, 'ssh-v2-only', 5, 'HIGH'),
+  sampleFailure(905, 'sw-lab-2', 21, 'ssh-v2-only', 5, 'HIGH'),
+  sampleFailure(906, 'sw-lab-1', 20, 'telnet-disabled', 6, 'MIDDLE'),
+];
+
+/** The ntp-servers failures of report 28 that are gone from the sample. */
+const SAMPLE_GONE = ['sw-edge-2', 'sw-edge-3', 'sw-edge-4'].map((device) => ({ device, test: 'ntp-servers', severity: 'MIDDLE' as const }));
+
+/** NetBox's answer on the changed pairs: the first gone one passed (fixed), the second has no result, the third could not be told. */
+const SAMPLE_STATES: PairStates = {
+  now: new Map([
+    [pairKey(SAMPLE_GONE[0]), true],
+    [pairKey(SAMPLE_GONE[1]), false],
+  ]),
+  before: new Map([[pairKey(SAMPLE_FAILURES[0]), true]]),
+  deletedTests: [],
+  deletedDevices: [],
+  unknownReason: 'NetBox did not answer within the 30 s allowed',
+};
+
+function sampleFailure(result: number, device: string, deviceId: number, test: string, testId: number, severity: Severity): FailingPair {
+  return { device, test, severity, ids: { result, device: deviceId, test: testId } };
 }
+
+function sampleWaiver(id: string, test: string, device: string | null, until: string, author: string, reason: string): Waiver {
+  const origin = id.startsWith('file:') ? 'file' : 'store';
+  const endsAt = buildWaiverEnd(until);
+  return { id, origin, test, device, until, endsAt, author, reason, source: 'default', createdAt: 0, expiredAt: null, expiredBy: null };
+}
+
+const SAMPLE_WAIVERS = [
+  sampleWaiver('file:1', 'ssh-v2-only', null, '2023-06-30', 'bob', 'Old images until the upgrade'),
+  sampleWaiver('7', 'telnet-disabled', 'sw-lab-1', '2023-04-15', 'alice', 'Lab switch, retired soon'),
+];
 
 /** The sample CSV's cap: its header and first 2 failing results. */
 const SAMPLE_CSV_MAX_BYTES = 300;
 
+/** Logs nothing, without loading a logger (`check-config` loads none): the sample's NetBox warnings are made up. */
+const QUIET: Logger = { child: () => QUIET, warn: () => undefined } as unknown as Logger;
+
 /**
- * The sample report as the relay mails it when NetBox answered (failing tests, devices, a CSV note and a trend with a newly
- * failing, a fixed, a not evaluated, an undetermined and a still-failing pair), and one whose details are missing.
- * Rendered at boot so that a template whose enrichment or trend sections are broken stops the start.
+ * The sample report as the relay mails it when NetBox answered (failing tests, devices, a CSV note, waivers and a trend with a
+ * newly failing, a fixed, a not evaluated, an undetermined and a still-failing pair), and one whose details are missing.
+ * Both go through the relay's own insight stage, on a history of two earlier reports. Rendered at boot so that a template whose
+ * enrichment or trend sections are broken stops the start.
  */
-export function sampleInsightViews(config: SampleSettings): ReportView[] {
+export async function sampleInsightViews(config: SampleSettings): Promise<ReportView[]> {
   const delivery = sampleDelivery();
-  const summarizer = createFailureSummarizer();
-  const test = { id: 3, name: 'ntp-servers', severity: 'MIDDLE' };
-  summarizer.add(
-    ['sw-core-1', 'sw-core-2', 'sw-edge-1'].map((name, i) => ({ id: 900 + i, passed: false, test, device: { id: 10 + i, name } })),
-  );
-  summarizer.add([
-    { id: 903, passed: false, test: { id: 4, name: 'snmp-community', severity: 'MIDDLE' }, device: { id: 10, name: 'sw-core-1' } },
-  ]);
-  const summary = summarizer.finish();
-  const sample = buildSampleTrends(
-    delivery,
-    summary.results.map((r) => ({ device: r.device, test: r.test, severity: r.severity })),
-  );
-  const now = Date.parse(delivery.report.created);
-  const enriched: ReportInsights = {
-    kept: { status: 'ok', summary },
-    failingKnown: true,
-    recorded: sample.recorded,
-    // The chart of the sample's series, built as a report's is.
-    chart: buildMailChart([...sample.recorded.history].reverse().concat(sample.recorded.current).map(toChartPoint), '62.5%', 'this report'),
-    waivers: { outcome: applySampleWaivers(now), now },
-  };
+  const insights = (history: ReportSnapshot[], failures: FailingPair[] | null) =>
+    createReportInsights({
+      hasToken: false,
+      budgetMs: 0,
+      clock: { now: () => Date.parse(delivery.report.created) },
+      history: createSampleHistory(history),
+      chartReports: CHART_REPORTS,
+      logger: QUIET,
+      storedFailures: async () => failures,
+      storedStates: async () => SAMPLE_STATES,
+      waivers: async () => SAMPLE_WAIVERS,
+    })(delivery);
+  const enriched = await insights(buildSampleHistory(delivery), SAMPLE_FAILURES);
+  // The first report of its series, NetBox out of reach.
   const missing: ReportInsights = {
+    ...(await insights([], null)),
     kept: { status: 'missing', code: 'UNREACHABLE', reason: 'Failing tests are not listed: NetBox could not be reached (ECONNREFUSED).' },
-    failingKnown: false,
-    recorded: sample.first,
-    chart: null,
-    waivers: null,
   };
   const options = {
     mail: config.mail,
@@ -138,37 +148,28 @@ export function sampleInsightViews(config: SampleSettings): ReportView[] {
     maxFailures: 1,
     attachCsv: true,
     attachMaxBytes: SAMPLE_CSV_MAX_BYTES,
+    relayUrl: 'https://relay.example.com',
   };
-  return [enriched, missing].map(
-    (insights) => buildMailView(delivery, insights, { ...options, relayUrl: 'https://relay.example.com' }).view,
-  );
+  return [enriched, missing].map((insights) => buildMailView(delivery, insights, options).view);
 }
 
-/** The sample's trend against two earlier reports, and as the first report of its series. */
-function buildSampleTrends(delivery: ReportDelivery, pairs: FailingPair[]): { recorded: RecordedTrend; first: RecordedTrend } {
+/** The sample's series before it, newest first: report 28 (three more ntp-servers failures, gone since) and report 27. */
+function buildSampleHistory(delivery: ReportDelivery): ReportSnapshot[] {
   const snapshot = (id: number, created: string, failing: FailingPair[]) => ({
     ...buildReportSnapshot(delivery, 'sample|', failing),
     ...identify(id, created),
   });
-  const gone = ['sw-edge-2', 'sw-edge-3', 'sw-edge-4'].map((device) => ({ device, test: 'ntp-servers', severity: 'MIDDLE' as const }));
-  const previous = snapshot(28, '2023-04-11T19:36:33Z', [...pairs.slice(1), ...gone]);
-  const older = snapshot(27, '2023-04-10T19:36:33Z', pairs.slice(1));
-  // NetBox's answer on the changed pairs: the first gone one passed (fixed), the second has no result, the third could not be told.
-  const states: PairStates = {
-    now: new Map([
-      [pairKey(gone[0]), true],
-      [pairKey(gone[1]), false],
-    ]),
-    before: new Map([[pairKey(pairs[0]), true]]),
-    deletedTests: [],
-    deletedDevices: [],
-    unknownReason: 'NetBox did not answer within the 30 s allowed',
-  };
-  const current = snapshot(29, delivery.report.created, pairs);
-  const history = [previous, older];
+  const stillFailing = SAMPLE_FAILURES.slice(1, 4);
+  return [snapshot(28, '2023-04-11T19:36:33Z', [...stillFailing, ...SAMPLE_GONE]), snapshot(27, '2023-04-10T19:36:33Z', stillFailing)];
+}
+
+/** A history of `reports` (newest first) that keeps nothing: the sample's trend is computed, never recorded. */
+function createSampleHistory(reports: ReportSnapshot[]): ReportHistory {
+  const before = (cursor: ReportCursor) => reports.filter((r) => r.createdMs < cursor.createdMs);
   return {
-    recorded: { trend: buildTrend(current, history, { states }), current, history, options: { states } },
-    first: { trend: buildTrend(current, []), current, history: [], options: {} },
+    findReportBefore: async (_series, cursor) => before(cursor)[0],
+    listReportsBefore: async (_series, cursor, limit) => before(cursor).slice(0, limit).reverse(),
+    saveReport: async () => undefined,
   };
 }
 
@@ -226,11 +227,11 @@ export function sampleDigestContents(timezone: string): DigestContent[] {
 /**
  * Renders the sample report with every template set and with every route's set and subject, so a
  * missing set, a syntax error or an unknown variable (templates are strict) fails at boot with the
- * file and line, not at the first delivery. Throws {@link TemplateError}.
+ * file and line, not at the first delivery. Rejects with {@link TemplateError}.
  */
-export function verifyRouteTemplates(renderer: Renderer, config: SampleSettings & Pick<Config, 'routing'>): void {
+export async function verifyRouteTemplates(renderer: Renderer, config: SampleSettings & Pick<Config, 'routing'>): Promise<void> {
   // The plain sample and the samples with enrichment and trend sections filled (every branch of the templates).
-  const views = [sampleDeliveryView(config), ...sampleInsightViews(config)];
+  const views = [sampleDeliveryView(config), ...(await sampleInsightViews(config))];
   const digestViews = sampleDigestContents(config.mail.timezone).map(buildDigestView);
   const onRoute = (name: string) => views.map((view) => ({ ...view, route: { name, reminder: false, reason: 'sample' } }));
   // The digest set renders digests, not reports: it is checked with the sample digests only.
@@ -242,6 +243,8 @@ export function verifyRouteTemplates(renderer: Renderer, config: SampleSettings 
     if (set !== undefined && !renderer.sets.includes(set)) {
       throw new TemplateError(path.join(renderer.dir, set), new Error(describeMissingSet(route, set, renderer.sets)));
     }
+    // Its set's own subject with the views that set was just rendered with (the implicit default route's case): checked above.
+    if (route.subject === undefined && (route.digest !== undefined) === (set === DIGEST_TEMPLATE_SET)) continue;
     try {
       for (const view of route.digest ? digestViews : onRoute(route.name))
         renderer.render(view, set, route.subject === undefined ? {} : { subject: route.subject });

@@ -17,17 +17,17 @@ import { createDeliveryPipeline, createRelayNetboxClients, createRelayWaiverBook
 import type { RelayIo, RelayParts } from './types';
 
 /** One relay: its parts, the app, and its start and stop. */
-export type Relay = ReturnType<typeof createRelay>;
+export type Relay = Awaited<ReturnType<typeof createRelay>>;
 
 /**
  * Builds the whole relay from a validated config: store, renderer (templates compiled and checked
  * against a sample report now, so a broken template stops the start), notifier, worker and app.
  * Nothing listens and no timer runs until `start()` and the caller's `listen`.
  */
-export function createRelay(config: Config, io: RelayIo) {
+export async function createRelay(config: Config, io: RelayIo) {
   for (const w of listBootWarnings(config)) io.logger.warn(w.fields, w.message);
   const renderer = loadRenderer(config.mail.templatesDir);
-  verifyRouteTemplates(renderer, { ...config, netbox: config.sources[0].netbox });
+  await verifyRouteTemplates(renderer, { ...config, netbox: config.sources[0].netbox });
   const store = openStore(config.store, {
     onIdleError: (error) => io.logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
   });

@@ -60,7 +60,7 @@ export async function startTestRelay(
   });
   const workerOutcomes: WorkerOutcome[] = [];
   const webhookOutcomes: WebhookOutcome[] = [];
-  const relay = createRelay(config, {
+  const relay = await createRelay(config, {
     clock: options.clock ?? systemClock,
     logger,
     readFile: (f) => fs.readFileSync(f),

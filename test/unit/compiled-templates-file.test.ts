@@ -1,7 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Handlebars from 'handlebars';
-import { buildDigestView, DIGEST_TEMPLATE_SET, sampleDeliveryView, sampleDigestContents, sampleInsightViews } from '../../src/compose';
+import {
+  buildDigestView,
+  DIGEST_TEMPLATE_SET,
+  sampleDeliveryView,
+  sampleDigestContents,
+  sampleInsightViews,
+  type ReportView,
+} from '../../src/compose';
 import { buildCompiledTemplatesFile, COMPILED_TEMPLATES_FILE, loadRenderer, type Renderer } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
 import { readBuildOutput } from '../helpers/build-output';
@@ -14,7 +21,8 @@ import { makeTempDir } from '../helpers/relay-harness';
  * was compiled from, and is read from the package only, never from a templates folder of the user's.
  */
 const config = { mail: { timezone: 'UTC' } as never, netbox: { url: 'https://netbox.example.com' } as never };
-const reportViews = [sampleDeliveryView(config), ...sampleInsightViews(config)];
+const reportViews: ReportView[] = [sampleDeliveryView(config)];
+beforeAll(async () => void reportViews.push(...(await sampleInsightViews(config))));
 const digestViews = sampleDigestContents('UTC').map(buildDigestView);
 
 /** Every mail the sample views give with each set, and with a route's own subject. */

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { sampleInsightViews } from '../../src/compose';
+import { sampleInsightViews, type ReportView } from '../../src/compose';
 import { buildInlinedCssFile, INLINED_CSS_FILE, loadRenderer } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
 import { readBuildOutput } from '../helpers/build-output';
@@ -11,9 +11,12 @@ import { makeTempDir } from '../helpers/relay-harness';
  * `check-config` loads juice for them (issue 16). These check it is the same as juice's output, is
  * used only for the sources it was computed from, and gives the same mails.
  */
-const [enriched] = sampleInsightViews({
-  mail: { from: 'relay@example.com', timezone: 'UTC' },
-  netbox: { url: 'https://netbox.example.com' },
+let enriched: ReportView;
+beforeAll(async () => {
+  [enriched] = await sampleInsightViews({
+    mail: { from: 'relay@example.com', timezone: 'UTC' },
+    netbox: { url: 'https://netbox.example.com' },
+  });
 });
 
 /** A copy of the shipped templates (with their inlined-CSS file) in a fresh directory. */

@@ -8,9 +8,9 @@ import { makeTempDir } from '../helpers/relay-harness';
 const config = { mail: { timezone: 'UTC' }, netbox: { url: 'https://netbox.example.com' } } as Parameters<typeof sampleInsightViews>[0];
 
 describe('the boot check renders the enrichment and trend sections', () => {
-  it('renders the shipped templates with failures, a trend, and a missing-details line', () => {
+  it('renders the shipped templates with failures, a trend, and a missing-details line', async () => {
     const renderer = loadRenderer(defaultTemplatesDir());
-    const [enriched, degraded] = sampleInsightViews(config).map((view) => renderer.render(view));
+    const [enriched, degraded] = (await sampleInsightViews(config)).map((view) => renderer.render(view));
     expect(enriched.text).toContain('WHAT FAILED: 4 failing results in 2 tests');
     expect(enriched.text).toContain('Newly failing: [MIDDLE] ntp-servers (1 device)\n');
     expect(enriched.text).toContain('Fixed since report 28:\n  - [MIDDLE] ntp-servers: sw-edge-2\n');
@@ -22,14 +22,15 @@ describe('the boot check renders the enrichment and trend sections', () => {
     expect(degraded.text).toContain('there is nothing to compare with yet');
   });
 
-  it('fails on a custom template whose failures section names a field that does not exist', () => {
+  it('fails on a custom template whose failures section names a field that does not exist', async () => {
     const dir = makeTempDir('templates-');
     try {
       fs.cpSync(defaultTemplatesDir(), dir, { recursive: true });
       const partial = path.join(dir, 'partials', 'failures-text.hbs');
       fs.writeFileSync(partial, fs.readFileSync(partial, 'utf8').replace('{{failingDevices}} {{plural', '{{failingDevicez}} {{plural'));
       const renderer = loadRenderer(dir);
-      expect(() => sampleInsightViews(config).forEach((view) => renderer.render(view))).toThrow(TemplateError);
+      const views = await sampleInsightViews(config);
+      expect(() => views.forEach((view) => renderer.render(view))).toThrow(TemplateError);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -111,9 +111,12 @@ describe('a user template set', () => {
 
 describe('the shipped templates', () => {
   const renderer = loadRenderer(defaultTemplatesDir());
-  const [enriched] = sampleInsightViews({
-    mail: { from: 'relay@example.com', timezone: 'UTC' },
-    netbox: { url: 'https://netbox.example.com' },
+  let enriched: ReportView;
+  beforeAll(async () => {
+    [enriched] = await sampleInsightViews({
+      mail: { from: 'relay@example.com', timezone: 'UTC' },
+      netbox: { url: 'https://netbox.example.com' },
+    });
   });
 
   it('choose no class from data, so that every class can be inlined at load', () => {
