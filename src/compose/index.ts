@@ -15,3 +15,4 @@ export {
   type ReportComposer,
 } from './report-composer';
 export { buildDigestMail, buildDigestView, DIGEST_TEMPLATE_SET, type DigestContent } from './build-digest-view';
+export { createNoticeComposer } from './build-notice-mail';

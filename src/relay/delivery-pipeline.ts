@@ -2,13 +2,19 @@ import { TRANSPORT_CHECK_INTERVAL_MS, type Config, type SourceConfig } from '../
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { createNetboxClient, type NetboxClient } from '../netbox';
 import { createOwnerResolver } from '../enrichment';
-import { createReportComposer, createReportInsights, CHART_REPORTS, type ReportComposer, type ReportInsightsOptions } from '../compose';
+import {
+  createNoticeComposer,
+  createReportComposer,
+  createReportInsights,
+  CHART_REPORTS,
+  type ReportComposer,
+  type ReportInsightsOptions,
+} from '../compose';
 import { createBatchHistory, createWorker, type Composers } from '../delivery';
 import { type Renderer } from '../mail';
 import { createTransportHealth } from '../health';
 import { createMetrics } from '../metrics';
 import { createWaiverBook, type WaiverBook } from '../waivers';
-import { createWatchdogComposer } from '../watchdog';
 import { createDigestComposer } from '../digest';
 import { type Store } from '../store';
 import type { ReportHistory } from '../trend';
@@ -163,7 +169,7 @@ function createRelayComposers(
   };
   // The watchdog's notices go to everyone who expects reports: MAIL_TO/CC/BCC, or every route's recipients.
   const recipients = buildNoticeRecipients(config.routing.routes);
-  const watchdog = createWatchdogComposer({ from: config.mail.from, recipients, timezone: config.mail.timezone, clock: io.clock });
+  const watchdog = createNoticeComposer({ from: config.mail.from, recipients, timezone: config.mail.timezone, clock: io.clock });
   const digest = createDigestComposer({
     store: deps.store,
     sources: config.sources.map((s) => ({ name: s.name, tags: s.tags, netboxUrl: s.netbox.url })),

@@ -1,8 +1,6 @@
-import { UnreadableDeliveryError, type ComposedNotice } from '../compose';
 import { coalesceRuns, createRepeatingTask, type Clock, type Logger } from '../shared';
-import { buildJobDelivery, parseJobDelivery, type DeliveryRecord, type Store } from '../store';
+import { buildJobDelivery, type Store } from '../store';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
-import { buildNoticeMail, type NoticeMailOptions } from './build-notice-mail';
 
 export interface WatchdogOptions {
   store: Pick<Store, 'lastReportReceivedAt' | 'getWatchdogState' | 'transitionWatchdog' | 'getCatchUpState'>;
@@ -79,18 +77,4 @@ export function createWatchdog(options: WatchdogOptions) {
   const evaluate = coalesceRuns(evaluateOnce);
   const fail = (error: unknown) => logger.error({ err: error }, 'watchdog: cannot read or update its state; will try again');
   return { evaluate, ...createRepeatingTask(() => void evaluate().catch(fail), checkEveryMs) };
-}
-
-/** The composer of the watchdog's records: each becomes the watchdog's mail ("no report since …") or the catch-up's notice of missed reports. */
-export function createWatchdogComposer(options: NoticeMailOptions): (delivery: DeliveryRecord, log?: Logger) => Promise<ComposedNotice> {
-  return async (delivery) => {
-    const job = parseJobDelivery(delivery.dedupKey, delivery.body!);
-    if (job?.kind !== 'watchdog' && job?.kind !== 'missed')
-      throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a watchdog record`);
-    return {
-      kind: 'notice',
-      route: job.kind === 'missed' ? 'catch-up' : 'watchdog',
-      message: await buildNoticeMail(job, delivery, options),
-    };
-  };
 }

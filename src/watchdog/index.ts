@@ -1,1 +1,1 @@
-export { createWatchdog, createWatchdogComposer, type Watchdog } from './create-watchdog';
+export { createWatchdog, type Watchdog } from './create-watchdog';

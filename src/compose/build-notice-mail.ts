@@ -1,10 +1,11 @@
-import { buildMessageId, buildOutgoingMail, type OutgoingMail, type Recipients } from '../mail';
+import { buildMessageId, buildOutgoingMail, type Recipients } from '../mail';
 import { formatDateTime } from '../report';
-import { html, type Clock, type SafeHtml } from '../shared';
-import type { DeliveryRecord, InternalJob, MissedReportsNotice, WatchdogAlert } from '../store';
+import { html, type Clock, type Logger, type SafeHtml } from '../shared';
+import { parseJobDelivery, type DeliveryRecord, type MissedReportsNotice, type WatchdogAlert } from '../store';
+import { UnreadableDeliveryError, type ComposedNotice } from './report-composer';
 
 /** Who the relay's notices go to, from whom, the zone their times are written in, and the clock that dates them. */
-export interface NoticeMailOptions {
+interface NoticeMailOptions {
   from: string;
   recipients: Recipients;
   timezone: string;
@@ -18,33 +19,35 @@ interface NoticeLine {
 }
 
 /**
- * A relay notice: the watchdog's ("no report since …", "arriving again") or the catch-up's (missed reports), its lines
- * as text and as HTML, marked automatic like the report mails. `X-Compliance-Watchdog` names its kind; the Message-ID
- * is built from its route, so a retry keeps it.
+ * The composer of the watchdog's records: each becomes the watchdog's notice ("no report since …", "arriving again") or the
+ * catch-up's (missed reports), its lines as text and as HTML, marked automatic like the report mails.
+ * `X-Compliance-Watchdog` names its kind; the Message-ID is built from its route, so a retry keeps it.
  */
-export function buildNoticeMail(
-  job: Exclude<InternalJob, { kind: 'digest' }>,
-  delivery: Pick<DeliveryRecord, 'id' | 'dedupKey'>,
-  options: NoticeMailOptions,
-): Promise<OutgoingMail> {
-  const { subject, lines, route, kind, source } =
-    job.kind === 'missed' ? describeMissedReports(job.notice, options.timezone) : describeSilence(job.alert, options.timezone);
-  const text = `${lines.map((l) => l.text).join('\n')}\n`;
-  const body = html`<!DOCTYPE html><html><body style="font-family: sans-serif; font-size: 14px; color: #222">${lines.map((l) =>
-    l.text === '' ? html`<br>` : html`<p style="margin: 0 0 6px">${renderLine(l)}</p>`,
-  )}</body></html>`;
-  const { from } = options;
-  return buildOutgoingMail({
-    // A named source's notices say which NetBox they are about, as its reports do.
-    subject: source ? `${source}: ${subject}` : subject,
-    text,
-    html: body.value,
-    ...options.recipients,
-    from,
-    messageId: buildMessageId({ deliveryId: delivery.id, reportId: 0, dedupKey: delivery.dedupKey, from, route }),
-    date: new Date(options.clock.now()),
-    headers: { 'X-Compliance-Watchdog': kind, ...(source ? { 'X-Compliance-Source': source } : {}) },
-  });
+export function createNoticeComposer(options: NoticeMailOptions): (delivery: DeliveryRecord, log?: Logger) => Promise<ComposedNotice> {
+  return async (delivery) => {
+    const job = parseJobDelivery(delivery.dedupKey, delivery.body!);
+    if (job?.kind !== 'watchdog' && job?.kind !== 'missed')
+      throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a watchdog record`);
+    const { subject, lines, route, kind, source } =
+      job.kind === 'missed' ? describeMissedReports(job.notice, options.timezone) : describeSilence(job.alert, options.timezone);
+    const text = `${lines.map((l) => l.text).join('\n')}\n`;
+    const body = html`<!DOCTYPE html><html><body style="font-family: sans-serif; font-size: 14px; color: #222">${lines.map((l) =>
+      l.text === '' ? html`<br>` : html`<p style="margin: 0 0 6px">${renderLine(l)}</p>`,
+    )}</body></html>`;
+    const { from } = options;
+    const message = await buildOutgoingMail({
+      // A named source's notices say which NetBox they are about, as its reports do.
+      subject: source ? `${source}: ${subject}` : subject,
+      text,
+      html: body.value,
+      ...options.recipients,
+      from,
+      messageId: buildMessageId({ deliveryId: delivery.id, reportId: 0, dedupKey: delivery.dedupKey, from, route }),
+      date: new Date(options.clock.now()),
+      headers: { 'X-Compliance-Watchdog': kind, ...(source ? { 'X-Compliance-Source': source } : {}) },
+    });
+    return { kind: 'notice', route: job.kind === 'missed' ? 'catch-up' : 'watchdog', message };
+  };
 }
 
 function renderLine(line: NoticeLine): SafeHtml | string {
