@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config';
-import { createDigestComposer } from '../digest';
 import { embedRawInlineImages, loadRenderer, type OutgoingMail } from '../mail';
 import { parseDigestSchedule, type Route } from '../routing';
 import { createSilentLogger, systemClock, type Clock } from '../shared';
-import { createRelayWaiverBook } from '../relay';
+import { createRelayDigestComposer, createRelayWaiverBook } from '../relay';
 import { buildJobDelivery, openStore, type DeliveryRecord, type DigestJob, type Store } from '../store';
 import { UsageError, type CliIo } from './io';
 
@@ -56,16 +55,7 @@ export async function previewDigest(
   try {
     if (options.period === undefined || options.period === 'last') Object.assign(job, await findRecordedPeriod(store, job));
     const waivers = createRelayWaiverBook(config, { clock, logger: createSilentLogger() }, store);
-    const composeDigest = createDigestComposer({
-      store,
-      sources: config.sources.map((s) => ({ name: s.name, tags: s.tags, netboxUrl: s.netbox.url })),
-      waivers: (source) => waivers.list({ source }),
-      renderer,
-      routes: [route],
-      from: config.mail.from,
-      defaultTimezone: config.mail.timezone,
-      clock,
-    });
+    const composeDigest = createRelayDigestComposer(config, { clock }, { store, renderer, waivers, routes: [route] });
     const { message: mail } = await composeDigest({ ...buildJobDelivery({ kind: 'digest', job }), id: 0 } as DeliveryRecord);
     const period = `${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}`;
     writePreviewFiles(io, options.out, mail, `Digest ${route.name}, ${period}`);

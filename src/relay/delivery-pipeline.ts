@@ -139,6 +139,24 @@ export function createRelayReportComposer(
   });
 }
 
+/** The digest composer exactly as the worker runs it, so that `preview --digest`'s mail is the one the relay sends. */
+export function createRelayDigestComposer(
+  config: Config,
+  io: Pick<RelayIo, 'clock'>,
+  deps: { store: Store; renderer: Renderer; waivers: WaiverBook; routes?: readonly Route[] },
+) {
+  return createDigestComposer({
+    store: deps.store,
+    renderer: deps.renderer,
+    sources: config.sources.map((s) => ({ name: s.name, tags: s.tags, netboxUrl: s.netbox.url })),
+    waivers: (source) => deps.waivers.list({ source }),
+    routes: deps.routes ?? config.routing.routes,
+    from: config.mail.from,
+    defaultTimezone: config.mail.timezone,
+    clock: io.clock,
+  });
+}
+
 /** The configured source a delivery came from; a source no longer configured gets no NetBox (so no other source's token goes to it). */
 export function findDeliverySource(config: Config, name: string): SourceConfig {
   return (
@@ -170,15 +188,5 @@ function createRelayComposers(
   // The watchdog's notices go to everyone who expects reports: MAIL_TO/CC/BCC, or every route's recipients.
   const recipients = buildNoticeRecipients(config.routing.routes);
   const watchdog = createNoticeComposer({ from: config.mail.from, recipients, timezone: config.mail.timezone, clock: io.clock });
-  const digest = createDigestComposer({
-    store: deps.store,
-    sources: config.sources.map((s) => ({ name: s.name, tags: s.tags, netboxUrl: s.netbox.url })),
-    waivers: (source) => deps.waivers.list({ source }),
-    renderer: deps.renderer,
-    routes: config.routing.routes,
-    from: config.mail.from,
-    defaultTimezone: config.mail.timezone,
-    clock: io.clock,
-  });
-  return { report, digest, watchdog };
+  return { report, digest: createRelayDigestComposer(config, io, deps), watchdog };
 }
