@@ -1,6 +1,6 @@
 import { createTransportHealth } from '../../src/health';
 import { buildOutgoingMail } from '../../src/mail';
-import { createNotifier, type OAuth2Config, type SmtpConfig } from '../../src/notify';
+import { createNotifier, FAILURE_CATALOGUE, type OAuth2Config, type SmtpConfig } from '../../src/notify';
 import { createAccessTokenFetcher } from '../../src/notify/fetch-access-token';
 import { createSilentLogger } from '../../src/shared';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
@@ -96,7 +96,13 @@ describe('secrets echoed by a remote server', () => {
         () => new Error('the login should have been refused'),
         (e: unknown) => e as Error,
       );
-      const health = createTransportHealth({ notifier, clock: { now: () => 0 }, logger: createSilentLogger(), intervalMs: 60_000 });
+      const health = createTransportHealth({
+        notifier,
+        clock: { now: () => 0 },
+        logger: createSilentLogger(),
+        intervalMs: 60_000,
+        failures: FAILURE_CATALOGUE,
+      });
       const status = await health.check();
       const texts = [sent.failure.message, `${verified.message} ${String((verified as { response?: string }).response)}`];
       expect(texts[0]).toContain('bad login [REDACTED] [REDACTED] [REDACTED]');
