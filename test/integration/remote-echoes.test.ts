@@ -68,12 +68,14 @@ describe('secrets echoed by a remote server', () => {
       url: smtp.url,
       user: 'relay',
       password: PASSWORD,
+      caFile: undefined,
       // The peer offers no STARTTLS: the opt-out lets the login reach it, so that its echo can be checked.
       requireTls: false,
       poolSize: 1,
       connectionTimeoutMs: 5_000,
       greetingTimeoutMs: 5_000,
       socketTimeoutMs: 5_000,
+      oauth2: undefined,
     };
     const notifier = createNotifier({ name: 'smtp', settings: config }, { readFile: () => Buffer.alloc(0) });
     try {
