@@ -11,7 +11,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY scripts/build-templates.ts ./scripts/
 COPY templates ./templates
-# The same two steps as `npm run build`: the templates' inlined CSS and compiled forms are build outputs.
+# The same two steps as `npm run build`: the templates' inlined CSS and compiled forms are a build output.
 RUN npx tsc -p tsconfig.build.json && node dist/scripts/build-templates.js && npm prune --omit=dev --ignore-scripts
 
 # Runtime stage: only what runs, as the unprivileged "node" user.

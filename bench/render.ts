@@ -189,7 +189,7 @@ export const renderBenchmark: Benchmark = {
         name: 'template load (compiled and CSS inlined ahead, once at start)',
         value: loadMs,
         unit: 'ms',
-        note: 'loadRenderer on the shipped templates, the first in this process (cold code; the modules already loaded), as at start: templates/inlined-css.json and compiled-templates.json read, no juice or Handlebars compiler run',
+        note: 'loadRenderer on the shipped templates, the first in this process (cold code; the modules already loaded), as at start: templates/compiled-templates.json read, no juice or Handlebars compiler run',
       },
     ];
   },

@@ -1,6 +1,6 @@
 import type { WorkerOutcome } from '../delivery';
-import { describeMailError, FAILURE_CATALOGUE, readFailureCode, type Notifier } from '../notify';
-import { coalesceRuns, createRepeatingTask, readFailureFacts, type Clock, type Logger } from '../shared';
+import { describeMailError, readFailureCode, type Notifier } from '../notify';
+import { coalesceRuns, createRepeatingTask, readFailureFacts, type Clock, type FailureCatalogue, type Logger } from '../shared';
 
 /** The latest word on whether mail can leave: from a periodic check or from the last send. */
 interface TransportStatus {
@@ -26,6 +26,8 @@ export function createTransportHealth(options: {
   clock: Clock;
   logger: Logger;
   intervalMs: number;
+  /** The relay's catalogue (its transports' codes and its own), for a failure read back with its code only. */
+  failures: FailureCatalogue;
   /** The queue is held for an operator: its probe is the check, and a check's login more would count towards a lockout. */
   held?: () => boolean;
 }) {
@@ -78,7 +80,7 @@ export function createTransportHealth(options: {
       // Every route held the report back: nothing was sent, so nothing is learnt about the transport.
       if (outcome.type === 'suppressed') return;
       // The server answered about this message, or was never asked: nothing is learnt about reaching it.
-      if (outcome.failure.serverReachable ?? readFailureFacts(outcome.failure.code, FAILURE_CATALOGUE).serverReachable) return;
+      if (outcome.failure.serverReachable ?? readFailureFacts(outcome.failure.code, options.failures).serverReachable) return;
       fail('send', outcome.failure.code, outcome.failure.message);
     },
     check,

@@ -1,17 +1,25 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { JUICE_OPTIONS, type InlinedHtmlTemplates } from './inline-template-css';
 
 /**
- * The file, in the package's own templates folder, that holds the shipped templates compiled ahead by Handlebars,
- * so that loading them need not load nor run its compiler. Only the package's copy is read, never one in
- * TEMPLATES_DIR: it holds JavaScript that the relay evaluates, and a templates folder may be less trusted than the
- * code. Lookups are by source, so a user's unchanged templates still use it.
+ * The file, in a templates folder, that holds its templates computed ahead (`npm run build` writes the package's): each
+ * set's HTML with its CSS inlined, so that loading need not load juice (~250 modules) nor run it, and each template
+ * compiled by Handlebars, so that loading need not load nor run its compiler. Lookups are by source, so a user's
+ * unchanged templates still use it. The compiled templates are read from the package's copy only, never from
+ * TEMPLATES_DIR: they are JavaScript that the relay evaluates, and a templates folder may be less trusted than the code.
  */
 export const COMPILED_TEMPLATES_FILE = 'compiled-templates.json';
 
-/** Bumped when what a key covers or how a spec is used changes: old files then miss. */
-const COMPILED_TEMPLATES_FORMAT = 1;
+/** Bumped when what a key covers or how an entry is used changes (juice's options, the splicing of partials): old files then miss. */
+const COMPILED_TEMPLATES_FORMAT = 2;
+
+/** What the file holds, by key: Handlebars' precompiled specs (JavaScript source) and the CSS-inlined sets. */
+export interface CompiledTemplates {
+  specs: Map<string, string>;
+  inlined: Map<string, InlinedHtmlTemplates>;
+}
 
 /** The key of one template: Handlebars' version, the compile options and the source. */
 export function hashTemplateInput(handlebarsVersion: string, source: string, options: Record<string, unknown>): string {
@@ -19,42 +27,48 @@ export function hashTemplateInput(handlebarsVersion: string, source: string, opt
   return hashJson({ format: COMPILED_TEMPLATES_FORMAT, handlebars: handlebarsVersion, options: sortedOptions, source });
 }
 
-/** Handlebars' precompiled specs (JavaScript source) in `dir`'s {@link COMPILED_TEMPLATES_FILE}, by key; empty when absent or of another format. */
-export function readCompiledTemplatesFile(dir: string): Map<string, string> {
-  const specs = readAheadFile(dir, COMPILED_TEMPLATES_FILE, COMPILED_TEMPLATES_FORMAT)?.specs;
-  if (typeof specs !== 'object' || specs === null) return new Map();
-  return new Map(Object.entries(specs).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+/** The key of one set's inlining: the HTML template, every partial of the directory (name and source), juice's options and the format. */
+export function hashInlineInput(html: string, partials: ReadonlyMap<string, string>): string {
+  return hashJson({ format: COMPILED_TEMPLATES_FORMAT, juiceOptions: JUICE_OPTIONS, html, partials: sortByKey(partials) });
 }
 
-/** The file's text for `specs`, as {@link readCompiledTemplatesFile} reads it; sorted by key, for stable diffs. */
-export function formatCompiledTemplatesFile(specs: ReadonlyMap<string, string>): string {
-  return formatAheadFile(COMPILED_TEMPLATES_FORMAT, { specs: Object.fromEntries(sortByKey(specs)) });
+/** What `dir`'s {@link COMPILED_TEMPLATES_FILE} holds; empty when absent, unreadable or of another format (a start-up cost only). */
+export function readCompiledTemplatesFile(dir: string): CompiledTemplates {
+  const found: CompiledTemplates = { specs: new Map(), inlined: new Map() };
+  let content: { format?: unknown; specs?: unknown; inlined?: unknown } | null;
+  try {
+    content = JSON.parse(fs.readFileSync(path.join(dir, COMPILED_TEMPLATES_FILE), 'utf8')) as typeof content;
+  } catch {
+    return found;
+  }
+  if (content?.format !== COMPILED_TEMPLATES_FORMAT) return found;
+  for (const [key, spec] of Object.entries(content.specs ?? {})) if (typeof spec === 'string') found.specs.set(key, spec);
+  for (const [key, set] of Object.entries((content.inlined ?? {}) as Record<string, { html?: unknown; partials?: unknown } | null>))
+    if (typeof set?.html === 'string' && Array.isArray(set.partials))
+      found.inlined.set(key, { html: set.html, partials: new Map(set.partials as [string, string][]) });
+  return found;
+}
+
+/** The file's text, as {@link readCompiledTemplatesFile} reads it: sorted by key and indented, for stable diffs; each set's partials as pairs. */
+export function formatCompiledTemplatesFile({ specs, inlined }: CompiledTemplates): string {
+  const sets = [...inlined].map(([key, set]): [string, object] => [key, { html: set.html, partials: [...set.partials] }]);
+  const content = {
+    format: COMPILED_TEMPLATES_FORMAT,
+    inlined: Object.fromEntries(sortByKey(sets)),
+    specs: Object.fromEntries(sortByKey(specs)),
+  };
+  return `${JSON.stringify(content, null, 2)}\n`;
 }
 
 /**
- * The SHA-256 of `input` as JSON: the key under which a file computed ahead keeps what was computed from
- * it. Any change to the input gives another key, so a stale entry is never used: it is computed at load.
+ * The SHA-256 of `input` as JSON: the key under which the file keeps what was computed from it. Any change to the
+ * input gives another key, so a stale entry is never used: it is computed at load.
  */
-export function hashJson(input: unknown): string {
+function hashJson(input: unknown): string {
   return createHash('sha256').update(JSON.stringify(input)).digest('hex');
 }
 
-/** `entries` sorted by key, so that keys and files computed ahead do not depend on reading order. */
-export function sortByKey<T>(entries: Iterable<[string, T]>): [string, T][] {
+/** `entries` sorted by key, so that keys and the file do not depend on reading order. */
+function sortByKey<T>(entries: Iterable<[string, T]>): [string, T][] {
   return [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-}
-
-/** A file computed ahead in `dir`, parsed; undefined when absent, unreadable or of another `format` (a start-up cost only). */
-export function readAheadFile(dir: string, name: string, format: number): Record<string, unknown> | undefined {
-  try {
-    const content = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as Record<string, unknown> | null;
-    return content?.format === format ? content : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The text of a file computed ahead: its `format`, then `content`, indented for stable diffs. */
-export function formatAheadFile(format: number, content: object): string {
-  return `${JSON.stringify({ format, ...content }, null, 2)}\n`;
 }

@@ -1,7 +1,6 @@
 export {
   defaultTemplatesDir,
   loadRenderer,
-  buildInlinedCssFile,
   buildCompiledTemplatesFile,
   registerTemplateHelpers,
   TemplateError,
@@ -10,7 +9,6 @@ export {
 } from './renderer';
 export { buildMessageId, buildThreadId } from './build-message-id';
 export { buildOutgoingMail, type MailAttachment, type MailInput, type OutgoingMail, type Recipients } from './build-outgoing-mail';
-export { INLINED_CSS_FILE } from './inline-template-css';
 export { COMPILED_TEMPLATES_FILE } from './compiled-templates-file';
 export {
   buildTrendChart,

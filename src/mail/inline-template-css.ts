@@ -1,14 +1,4 @@
 import type HandlebarsNamespace from 'handlebars';
-import { formatAheadFile, hashJson, readAheadFile, sortByKey } from './compiled-templates-file';
-
-/**
- * The file, in a templates directory, that holds the CSS-inlined HTML of its template sets, computed ahead
- * so that loading templates need not load juice (~250 modules) nor run it; used only for the sets whose sources it was computed from.
- */
-export const INLINED_CSS_FILE = 'inlined-css.json';
-
-/** Bumped when the way a set is inlined changes (juice's options, the splicing of partials): old files then miss. */
-const INLINED_CSS_FORMAT = 1;
 
 /** One template set's HTML after its CSS was inlined: the template and the HTML partials it calls. */
 export interface InlinedHtmlTemplates {
@@ -30,7 +20,7 @@ type HandlebarsParser = Pick<typeof HandlebarsNamespace, 'parse'>;
  * become `width` attributes, and the rules that matched no element are kept in `<style>` too, since at load an
  * element whose class comes from data (`class="band-{{band}}"`) cannot be matched.
  */
-const JUICE_OPTIONS = {
+export const JUICE_OPTIONS = {
   preserveMediaQueries: true,
   removeStyleTags: false,
   removeInlinedSelectors: true,
@@ -58,30 +48,6 @@ export function inlineTemplateCss(hbs: HandlebarsParser, html: string, partials:
   const calls: PartialCall[] = [];
   const spliced = splicePartials(hbs, html, partials, calls, []);
   return cutPartials(juice(spliced, JUICE_OPTIONS), calls);
-}
-
-/** The key of one set's inlining: the HTML template, every partial of the directory (name and source), juice's options and the format. */
-export function hashInlineInput(html: string, partials: ReadonlyMap<string, string>): string {
-  return hashJson({ format: INLINED_CSS_FORMAT, juiceOptions: JUICE_OPTIONS, html, partials: sortByKey(partials) });
-}
-
-/** The inlined sets stored in `dir`'s {@link INLINED_CSS_FILE}, by key; empty when there is none or it is not this format. */
-export function readInlinedCssFile(dir: string): Map<string, InlinedHtmlTemplates> {
-  const sets = readAheadFile(dir, INLINED_CSS_FILE, INLINED_CSS_FORMAT)?.sets;
-  if (typeof sets !== 'object' || sets === null) return new Map();
-  const found = new Map<string, InlinedHtmlTemplates>();
-  for (const [key, entry] of Object.entries(sets as Record<string, { html?: unknown; partials?: unknown } | null>)) {
-    if (typeof entry?.html !== 'string' || !Array.isArray(entry.partials)) continue;
-    found.set(key, { html: entry.html, partials: new Map(entry.partials as [string, string][]) });
-  }
-  return found;
-}
-
-/** The file's text for `sets` (key → inlined set), as {@link readInlinedCssFile} reads it: each set's partials as pairs. */
-export function formatInlinedCssFile(sets: ReadonlyMap<string, InlinedHtmlTemplates>): string {
-  return formatAheadFile(INLINED_CSS_FORMAT, {
-    sets: Object.fromEntries([...sets].map(([key, set]) => [key, { html: set.html, partials: [...set.partials] }])),
-  });
 }
 
 const beginMarker = (id: number) => `{{!relay-inline-partial ${id}}}`;

@@ -2,14 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type HandlebarsNamespace from 'handlebars';
 import { findPackageRoot, neutralizeView } from '../shared';
-import { formatCompiledTemplatesFile, hashTemplateInput, readCompiledTemplatesFile } from './compiled-templates-file';
-import {
-  formatInlinedCssFile,
-  hashInlineInput,
-  inlineTemplateCss,
-  readInlinedCssFile,
-  type InlinedHtmlTemplates,
-} from './inline-template-css';
+import { formatCompiledTemplatesFile, hashInlineInput, hashTemplateInput, readCompiledTemplatesFile } from './compiled-templates-file';
+import { inlineTemplateCss, type InlinedHtmlTemplates } from './inline-template-css';
 
 /** The three parts of one mail, rendered. */
 export interface RenderedMail {
@@ -68,18 +62,22 @@ const loadHandlebarsCompiler = () => require('handlebars') as Hbs;
 /**
  * Loads and compiles every template once, at boot, in strict mode (a missing variable throws instead of printing
  * nothing), so a syntax error fails the start, not the first delivery. The HTML's CSS is inlined here, once per
- * set, so a render is only Handlebars. A source unchanged from the shipped templates takes its compiled form from
- * the package (unless `compiledAhead` is false): the same function Handlebars would make, without compiling it.
+ * set, so a render is only Handlebars. A source unchanged from the shipped templates takes its inlined and compiled
+ * forms from the package (unless `compiledAhead` is false): the same function Handlebars would make, without compiling it.
  */
 export function loadRenderer(dir = defaultTemplatesDir(), options: { compiledAhead?: boolean } = {}): Renderer {
   const hbs = loadHandlebarsRuntime().create();
   registerTemplateHelpers(hbs);
-  const ahead = options.compiledAhead === false ? new Map<string, string>() : readCompiledTemplatesFile(defaultTemplatesDir());
-  const compile = createTemplateCompiler(hbs, ahead);
+  const shipped = defaultTemplatesDir();
+  const ahead = options.compiledAhead === false ? undefined : readCompiledTemplatesFile(shipped);
+  const compile = createTemplateCompiler(hbs, ahead?.specs ?? new Map<string, string>());
+  // A folder of the user's may hold its own inlined HTML, never compiled templates (see COMPILED_TEMPLATES_FILE).
+  const own = ahead && path.resolve(dir) !== path.resolve(shipped) ? readCompiledTemplatesFile(dir).inlined : [];
+  const inlined = new Map([...(ahead?.inlined ?? []), ...own]);
   // A partial the HTML calls without its CSS inlined (as a block, or by a computed name) is compiled by Handlebars
   // when first called, with that template's options: through here, so that it too is taken from the file.
   hbs.compile = ((source: string, compileOptions: CompileOptions) => compile(source, compileOptions)) as Hbs['compile'];
-  const { sets, compiled, textPartials } = loadTemplates(hbs, dir, compile);
+  const { sets, compiled, textPartials } = loadTemplates(hbs, dir, compile, inlined);
   // Inline subjects (from routes), compiled once each; syntax errors surface on first use, which is boot.
   const subjects = new Map<string, Template>();
 
@@ -125,11 +123,12 @@ export function loadRenderer(dir = defaultTemplatesDir(), options: { compiledAhe
 type Compile = ReturnType<typeof createTemplateCompiler>;
 
 /**
- * Registers the partials of `dir` and compiles each template set, checking every template on the way. Every
- * partial is compiled for text, which checks it, and text and subjects render with these: handed to each render,
- * a partial Handlebars compiles for text never lands in the instance's registry, where HTML would find it unescaped.
+ * Registers the partials of `dir` and compiles each template set, checking every template on the way; a set's HTML
+ * is taken from `inlined` when there, else inlined now and added to it. Every partial is compiled for text, which
+ * checks it, and text and subjects render with these: handed to each render, a partial Handlebars compiles for
+ * text never lands in the instance's registry, where HTML would find it unescaped.
  */
-function loadTemplates(hbs: Hbs, dir: string, compile: Compile) {
+function loadTemplates(hbs: Hbs, dir: string, compile: Compile, inlined: Map<string, InlinedHtmlTemplates>) {
   const partialsDir = path.join(dir, 'partials');
   const partials = readPartials(partialsDir);
   const textPartials: Record<string, Template> = {};
@@ -146,8 +145,7 @@ function loadTemplates(hbs: Hbs, dir: string, compile: Compile) {
     hbs.registerPartial(name, source);
   }
   const sets = findTemplateSets(dir);
-  const computedAhead = readInlinedCssFile(dir);
-  const compiled = new Map(sets.map((set) => [set, compileSet(path.join(dir, set), { partials, textPartials, computedAhead }, compile)]));
+  const compiled = new Map(sets.map((set) => [set, compileSet(path.join(dir, set), { partials, textPartials, inlined }, compile)]));
   return { sets, compiled, textPartials };
 }
 
@@ -185,14 +183,14 @@ function evaluateSpec(hbs: Hbs, code: string, options: CompileOptions): Template
 }
 
 /**
- * The content of the compiled-templates file for the templates in `dir` (`npm run build` writes the shipped one
- * after their inlined CSS; a test checks it): every template the relay compiles when it loads them.
+ * The content of the compiled-templates file for the templates in `dir` (`npm run build` writes the shipped one; a
+ * test checks it): every set's HTML inlined and every template the relay compiles when it loads them.
  */
 export function buildCompiledTemplatesFile(dir: string): string {
-  const specs = new Map<string, string>();
+  const ahead = { specs: new Map<string, string>(), inlined: new Map<string, InlinedHtmlTemplates>() };
   const hbs = loadHandlebarsRuntime().create();
-  loadTemplates(hbs, dir, createTemplateCompiler(hbs, specs));
-  return formatCompiledTemplatesFile(specs);
+  loadTemplates(hbs, dir, createTemplateCompiler(hbs, ahead.specs), ahead.inlined);
+  return formatCompiledTemplatesFile(ahead);
 }
 
 /** The sources of `partials/*.hbs` (if the folder exists), by file name. */
@@ -241,7 +239,7 @@ function compileSet(
   loaded: {
     partials: ReadonlyMap<string, string>;
     textPartials: Record<string, Template>;
-    computedAhead: ReadonlyMap<string, InlinedHtmlTemplates>;
+    inlined: Map<string, InlinedHtmlTemplates>;
   },
   compile: Compile,
 ): CompiledSet {
@@ -252,9 +250,9 @@ function compileSet(
       if (part !== 'html') return { file, fn: compile(source, TEXT_OPTIONS), partials: loaded.textPartials };
       // Handlebars' parser loads only when the CSS is inlined now (the file has no entry for this HTML); it
       // parses the source as written, so a syntax error is reported on it, not on the inlined copy.
-      const inlined =
-        loaded.computedAhead.get(hashInlineInput(source, loaded.partials)) ??
-        inlineTemplateCss(loadHandlebarsCompiler(), source, loaded.partials);
+      const key = hashInlineInput(source, loaded.partials);
+      let inlined = loaded.inlined.get(key);
+      if (!inlined) loaded.inlined.set(key, (inlined = inlineTemplateCss(loadHandlebarsCompiler(), source, loaded.partials)));
       const partials: Record<string, Template> = {};
       for (const [name, partialSource] of inlined.partials) partials[name] = compile(partialSource, HTML_OPTIONS);
       return { file, fn: compile(inlined.html, HTML_OPTIONS), partials };
@@ -263,18 +261,6 @@ function compileSet(
     }
   };
   return { subject: load('subject'), html: load('html'), text: load('text') };
-}
-
-/** The content of the inlined-CSS file for the templates in `dir`, inlined now (`npm run build` writes the shipped one). */
-export function buildInlinedCssFile(dir: string): string {
-  const hbs = loadHandlebarsCompiler();
-  const partials = readPartials(path.join(dir, 'partials'));
-  const inlined = new Map<string, InlinedHtmlTemplates>();
-  for (const set of findTemplateSets(dir)) {
-    const html = fs.readFileSync(path.join(dir, set, 'html.hbs'), 'utf8');
-    inlined.set(hashInlineInput(html, partials), inlineTemplateCss(hbs, html, partials));
-  }
-  return formatInlinedCssFile(inlined);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { TemplateError } from '../mail';
-import { RELAY_FAILURES, type FailureCatalogue, type FailureCode, type FailureFacts } from '../shared';
+import { RELAY_FAILURES, type FailureCatalogue, type FailureFacts } from '../shared';
 import type { FailureClass } from './notifier';
 import { FAILURE_CATALOGUE } from './transports';
 
@@ -32,7 +32,7 @@ export function classifyRenderFailure(error: unknown): FailureClass {
 
 /** A failure of `code` as the catalogue describes it (`facts`: given for a code outside the relay's own transports). */
 export function buildFailureClass(
-  code: FailureCode,
+  code: string,
   message: string,
   facts: FailureFacts = FAILURE_CATALOGUE[code] ?? RELAY_FAILURES.UNKNOWN,
 ): FailureClass {

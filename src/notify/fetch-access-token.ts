@@ -85,7 +85,7 @@ export function createAccessTokenFetcher(config: OAuth2Config, deps: { clock: Cl
       return { accessToken: body.access_token, expiresAt: deps.clock.now() + lifetime * 1000 };
     }
     // The endpoint may echo the form it was sent, client secret included: masked before it is cut short.
-    const mask = createSecretMask([config.clientSecret]);
+    const mask = createSecretMask([config.provider === 'microsoft' ? config.clientSecret : undefined]);
     const error = typeof body.error === 'string' ? mask(body.error).slice(0, 100) : undefined;
     const description =
       typeof body.error_description === 'string' ? `: ${mask(body.error_description).split(/\r?\n/)[0].slice(0, 300)}` : '';
@@ -114,7 +114,7 @@ async function buildTokenForm(config: OAuth2Config, nowMs: number): Promise<URLS
       .setExpirationTime(now + lifetimeSeconds)
       .sign(createPrivateKey(config.privateKeyPem ?? ''));
   if (config.provider === 'google') {
-    const jwt = new SignJWT({ scope: config.scope }).setProtectedHeader({ alg: 'RS256', typ: 'JWT' }).setSubject(config.subject ?? '');
+    const jwt = new SignJWT({ scope: config.scope }).setProtectedHeader({ alg: 'RS256', typ: 'JWT' }).setSubject(config.subject);
     return new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: await sign(jwt, 60 * 60) });
   }
   const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: config.clientId, scope: config.scope });

@@ -60,23 +60,8 @@ export const OAUTH2_SETTINGS = {
 
 type Env = z.infer<z.ZodObject<typeof OAUTH2_SETTINGS>>;
 
-/** How the relay obtains an OAuth2 access token (the grants are createAccessTokenFetcher's). */
-export interface OAuth2Config {
-  provider: 'microsoft' | 'google';
-  tokenUrl: string;
-  scope: string;
-  /** Microsoft: the application (client) ID; Google: the service account's client_email. */
-  clientId: string;
-  /** Microsoft's client-secret credential; a secret. */
-  clientSecret?: string;
-  /** PEM private key: Microsoft's certificate credential, or the Google service account's key; a secret. */
-  privateKeyPem?: string;
-  /** Microsoft's certificate credential: the certificate uploaded to the app registration (PEM). */
-  certificatePem?: string;
-  /** Google: the mailbox the service account acts as (domain-wide delegation). */
-  subject?: string;
-  timeoutMs: number;
-}
+/** How the relay obtains an OAuth2 access token, Microsoft's or Google's (the grants are createAccessTokenFetcher's). */
+export type OAuth2Config = NonNullable<ReturnType<typeof buildOAuth2Config>>;
 
 /** What uses the token: SMTP's XOAUTH2 (needs the mailbox) or Graph's sendMail. */
 type OAuth2Use = { kind: 'smtp'; user?: string } | { kind: 'graph' };
@@ -86,18 +71,14 @@ export function oauth2Secrets(oauth2: OAuth2Config | undefined): string[] {
   if (!oauth2) return [];
   const keyLines = (pem: string) => pem.split(/\r?\n/).filter((line) => line.length >= 16 && !line.startsWith('-----'));
   const key = oauth2.privateKeyPem ? [oauth2.privateKeyPem, ...keyLines(oauth2.privateKeyPem)] : [];
-  return [...(oauth2.clientSecret ? [oauth2.clientSecret] : []), ...key];
+  return [...(oauth2.provider === 'microsoft' && oauth2.clientSecret ? [oauth2.clientSecret] : []), ...key];
 }
 
 /**
  * The OAuth2 settings for `use`, checked once at boot (problems pushed onto `issues`): every missing variable is
  * named, and the key, certificate and service-account files are read and parsed now, so a wrong file stops the start.
  */
-export function buildOAuth2Config(
-  e: Env,
-  use: OAuth2Use,
-  context: Pick<TransportContext, 'readFile' | 'issues' | 'rawEnv'>,
-): OAuth2Config | undefined {
+export function buildOAuth2Config(e: Env, use: OAuth2Use, context: Pick<TransportContext, 'readFile' | 'issues' | 'rawEnv'>) {
   const { issues } = context;
   // Google when a service-account key is given, Microsoft otherwise; both providers' credentials at once is an error.
   const google = e.OAUTH2_SERVICE_ACCOUNT_FILE !== undefined;
@@ -130,12 +111,7 @@ export function buildOAuth2Config(
 /** A file's text, or undefined with the problem reported as `variable`'s. */
 type ReadFile = (variable: string, file: string) => string | undefined;
 
-function buildMicrosoftConfig(
-  e: Env,
-  use: OAuth2Use,
-  { issues, rawEnv }: Pick<TransportContext, 'issues' | 'rawEnv'>,
-  read: ReadFile,
-): OAuth2Config | undefined {
+function buildMicrosoftConfig(e: Env, use: OAuth2Use, { issues, rawEnv }: Pick<TransportContext, 'issues' | 'rawEnv'>, read: ReadFile) {
   const required = `is required with ${use.kind === 'smtp' ? "Microsoft's XOAUTH2 login" : 'MAIL_TRANSPORT=graph'}`;
   if (e.OAUTH2_TENANT_ID === undefined)
     issues.push({ variable: 'OAUTH2_TENANT_ID', message: `${required}: the Directory (tenant) ID from the app registration's Overview` });
@@ -154,7 +130,7 @@ function buildMicrosoftConfig(
   const credential = certificate ? readCertificateCredential(e.OAUTH2_CERTIFICATE_FILE, retiredKeyFile, issues, read) : {};
   if (e.OAUTH2_TENANT_ID === undefined || e.OAUTH2_CLIENT_ID === undefined) return undefined;
   return {
-    provider: 'microsoft',
+    provider: 'microsoft' as const,
     tokenUrl: e.OAUTH2_TOKEN_URL ?? `https://login.microsoftonline.com/${encodeURIComponent(e.OAUTH2_TENANT_ID)}/oauth2/v2.0/token`,
     scope: use.kind === 'graph' ? 'https://graph.microsoft.com/.default' : 'https://outlook.office365.com/.default',
     clientId: e.OAUTH2_CLIENT_ID,
@@ -227,7 +203,7 @@ const ServiceAccountKeySchema = z.object({
   token_uri: z.string().optional(),
 });
 
-function buildGoogleConfig(e: Env, use: OAuth2Use, issues: ConfigIssue[], read: ReadFile): OAuth2Config | undefined {
+function buildGoogleConfig(e: Env, use: OAuth2Use, issues: ConfigIssue[], read: ReadFile) {
   for (const variable of ['OAUTH2_TENANT_ID', 'OAUTH2_CLIENT_ID', 'OAUTH2_CLIENT_SECRET', 'OAUTH2_CERTIFICATE_FILE'] as const) {
     if (e[variable] !== undefined)
       issues.push({
@@ -254,7 +230,7 @@ function buildGoogleConfig(e: Env, use: OAuth2Use, issues: ConfigIssue[], read: 
   checkEndpointUrl(`${variable} token_uri`, key.data.token_uri, issues);
   if (use.kind !== 'smtp' || use.user === undefined) return undefined;
   return {
-    provider: 'google',
+    provider: 'google' as const,
     tokenUrl: e.OAUTH2_TOKEN_URL ?? key.data.token_uri ?? 'https://oauth2.googleapis.com/token',
     // Gmail has no narrower scope for SMTP.
     scope: 'https://mail.google.com/',

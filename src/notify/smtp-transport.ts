@@ -8,23 +8,11 @@ import { bool, createSecretMask, positiveInt, setting } from '../shared';
 import type * as AccessTokenModule from './fetch-access-token';
 import type { TokenCache } from './fetch-access-token';
 import type { NotifierIo, SectionEnv, Sender, TransportContext, TransportDescriptor } from './notifier';
-import { buildOAuth2Config, OAUTH2_FAILURES, OAUTH2_SETTINGS, oauth2Secrets, type OAuth2Config } from './oauth2-settings';
+import { buildOAuth2Config, OAUTH2_FAILURES, OAUTH2_SETTINGS, oauth2Secrets } from './oauth2-settings';
 import { readSmtpError, SMTP_FAILURES } from './smtp-failures';
 
 /** SMTP_URL (and MAIL_TRANSPORT=smtp): pooled SMTP, with a password, an XOAUTH2 token, or no login. */
-export interface SmtpConfig {
-  url: string;
-  user?: string;
-  password?: string;
-  caFile?: string;
-  /** A login (password or XOAUTH2) goes only over TLS: `smtp://` must upgrade with STARTTLS (SMTP_REQUIRE_TLS). */
-  requireTls: boolean;
-  poolSize: number;
-  connectionTimeoutMs: number;
-  greetingTimeoutMs: number;
-  socketTimeoutMs: number;
-  oauth2?: OAuth2Config;
-}
+export type SmtpConfig = NonNullable<ReturnType<typeof configureSmtp>>;
 
 /** Time to open an SMTP connection: a reachable server answers in well under a second, a dropped packet never. */
 export const SMTP_CONNECTION_TIMEOUT_MS = 10_000;
@@ -80,7 +68,7 @@ export const smtpTransport: TransportDescriptor<'smtp', SmtpConfig, typeof SMTP_
 };
 
 /** SMTP settings, or undefined when mails go to .eml files (or Graph); problems are pushed onto `issues`. */
-function configureSmtp(e: SmtpEnv, context: TransportContext): SmtpConfig | undefined {
+function configureSmtp(e: SmtpEnv, context: TransportContext) {
   const { broken, issues } = context;
   // The login is AUTH XOAUTH2 when an app's credentials are given: Microsoft's client ID or Google's service account.
   const xoauth2 = e.OAUTH2_CLIENT_ID !== undefined || e.OAUTH2_SERVICE_ACCOUNT_FILE !== undefined;
@@ -143,6 +131,7 @@ function configureSmtp(e: SmtpEnv, context: TransportContext): SmtpConfig | unde
     user,
     password,
     caFile: e.SMTP_CA_FILE,
+    // A login (password or XOAUTH2) goes only over TLS: `smtp://` must upgrade with STARTTLS.
     requireTls: e.SMTP_REQUIRE_TLS,
     poolSize: e.SMTP_POOL_SIZE,
     connectionTimeoutMs: SMTP_CONNECTION_TIMEOUT_MS,
@@ -168,7 +157,7 @@ export function createSmtpSender(config: SmtpConfig, io: NotifierIo): Sender {
   if (tokens) transporter.set('oauth2_provision_cb', provideToken(tokens));
   // An SMTP server may echo the login (535 with the password, or AUTH PLAIN's base64), a token
   // endpoint the client secret: hidden before any reply becomes an error text, a log line or a row.
-  const mask = createSecretMask([config.password, config.oauth2?.clientSecret]);
+  const mask = createSecretMask([config.password, config.oauth2?.provider === 'microsoft' ? config.oauth2.clientSecret : undefined]);
   const reading = { mask, oauth2: tokens !== undefined, requireTls: options.requireTLS === true };
   return {
     async send(mail) {

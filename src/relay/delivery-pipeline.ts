@@ -64,6 +64,7 @@ export function createDeliveryPipeline(
   const transportHealth = createTransportHealth({
     ...io,
     notifier,
+    failures: deps.failures,
     intervalMs: TRANSPORT_CHECK_INTERVAL_MS,
     held: () => worker.breaker.held && worker.breaker.state !== 'closed',
   });

@@ -52,9 +52,6 @@ export function buildFailureFacts(
   return { retryable, configProblem: flags.held === true, scope, transport, serverReachable: flags.answered === true, words };
 }
 
-/** A code of the relay's catalogue: the relay's own (RELAY_FAILURES) or one a transport sets (its descriptor's). */
-export type FailureCode = string;
-
 /** Every code the relay may store, with its facts: the relay's own and its transports' (notify's FAILURE_CATALOGUE). */
 export type FailureCatalogue = Readonly<Record<string, FailureFacts>>;
 
@@ -64,12 +61,12 @@ export function readFailureFacts(code: unknown, catalogue: FailureCatalogue): Fa
 }
 
 /** True when `code` is one of `catalogue`'s codes. */
-export function isFailureCode(code: unknown, catalogue: FailureCatalogue): code is FailureCode {
+export function isFailureCode(code: unknown, catalogue: FailureCatalogue): code is string {
   return typeof code === 'string' && Object.hasOwn(catalogue, code);
 }
 
 /** A stored or foreign code as a catalogue code: anything outside the catalogue is `UNKNOWN`. */
-export function parseFailureCode(code: unknown, catalogue: FailureCatalogue): FailureCode {
+export function parseFailureCode(code: unknown, catalogue: FailureCatalogue): string {
   return isFailureCode(code, catalogue) ? code : 'UNKNOWN';
 }
 

@@ -8,7 +8,6 @@ export {
   parseFailureCode,
   readFailureFacts,
   type FailureCatalogue,
-  type FailureCode,
   type FailureFacts,
 } from './failure-catalogue';
 export { systemClock, type Clock } from './clock';

@@ -30,11 +30,15 @@ function buildMail(): Promise<OutgoingMail> {
 function smtpConfig(url: string, overrides: Partial<SmtpConfig> = {}): SmtpConfig {
   return {
     url,
+    user: undefined,
+    password: undefined,
+    caFile: undefined,
     requireTls: true,
     poolSize: 1,
     connectionTimeoutMs: 5_000,
     greetingTimeoutMs: 5_000,
     socketTimeoutMs: 5_000,
+    oauth2: undefined,
     ...overrides,
   };
 }

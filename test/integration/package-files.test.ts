@@ -32,7 +32,6 @@ describe('the npm package', () => {
         ...Object.values(pkg.bin),
         ...migrations,
         'templates/compiled-templates.json',
-        'templates/inlined-css.json',
         'templates/report/html.hbs',
         'examples/routes.yaml',
         'deploy/systemd/compliance-relay.service',

@@ -1,6 +1,6 @@
 import { createTransportHealth } from '../../src/health';
 import { buildOutgoingMail } from '../../src/mail';
-import { createNotifier, type OAuth2Config, type SmtpConfig } from '../../src/notify';
+import { createNotifier, FAILURE_CATALOGUE, type OAuth2Config, type SmtpConfig } from '../../src/notify';
 import { createAccessTokenFetcher } from '../../src/notify/fetch-access-token';
 import { createSilentLogger } from '../../src/shared';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
@@ -68,12 +68,14 @@ describe('secrets echoed by a remote server', () => {
       url: smtp.url,
       user: 'relay',
       password: PASSWORD,
+      caFile: undefined,
       // The peer offers no STARTTLS: the opt-out lets the login reach it, so that its echo can be checked.
       requireTls: false,
       poolSize: 1,
       connectionTimeoutMs: 5_000,
       greetingTimeoutMs: 5_000,
       socketTimeoutMs: 5_000,
+      oauth2: undefined,
     };
     const notifier = createNotifier({ name: 'smtp', settings: config }, { readFile: () => Buffer.alloc(0) });
     try {
@@ -96,7 +98,13 @@ describe('secrets echoed by a remote server', () => {
         () => new Error('the login should have been refused'),
         (e: unknown) => e as Error,
       );
-      const health = createTransportHealth({ notifier, clock: { now: () => 0 }, logger: createSilentLogger(), intervalMs: 60_000 });
+      const health = createTransportHealth({
+        notifier,
+        clock: { now: () => 0 },
+        logger: createSilentLogger(),
+        intervalMs: 60_000,
+        failures: FAILURE_CATALOGUE,
+      });
       const status = await health.check();
       const texts = [sent.failure.message, `${verified.message} ${String((verified as { response?: string }).response)}`];
       expect(texts[0]).toContain('bad login [REDACTED] [REDACTED] [REDACTED]');

@@ -2,11 +2,13 @@ import fs from 'node:fs';
 import { loadConfig } from '../../src/config';
 import { describeBoot } from '../../src/cli/serve';
 import type { OutgoingMail } from '../../src/mail';
-import { TRANSPORTS, type TransportDescriptor } from '../../src/notify';
+import { buildFailureCatalogue, TRANSPORTS, type Notifier, type TransportDescriptor } from '../../src/notify';
+import { createTransportHealth } from '../../src/health';
+import type { WorkerOutcome } from '../../src/delivery';
 import { sampleValue, scrape } from '../helpers/prometheus';
 import { createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
 import { textOf } from '../helpers/html';
-import { setting } from '../../src/shared';
+import { createSilentLogger, setting } from '../../src/shared';
 import { z } from 'zod';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import { makeTempDir, postWebhook, startTestRelay, waitUntil } from '../helpers/relay-harness';
@@ -155,5 +157,33 @@ describe('a transport described by its descriptor alone', () => {
     } finally {
       await relay.stop();
     }
+  });
+
+  it('its own failure code tells the transport health whether the mail server was reached', () => {
+    const memory = createMemoryTransport({ full: true });
+    const notifier: Notifier = {
+      kind: 'memory',
+      send: () => Promise.reject(new Error('unused')),
+      verify: async () => {},
+      close: async () => {},
+    };
+    const health = createTransportHealth({
+      notifier,
+      clock: { now: () => 0 },
+      logger: createSilentLogger(),
+      intervalMs: 60_000,
+      failures: buildFailureCatalogue([memory.transport, ...TRANSPORTS]),
+    });
+    // A failure read back from the outbox carries its code only: its facts come from the relay's catalogue.
+    const failure = {
+      kind: 'permanent',
+      code: 'MEMORY_FULL',
+      configProblem: false,
+      scope: 'message',
+      message: 'inbox holds no more',
+    } as const;
+    health.record({ type: 'dead', failure, delivery: {} as WorkerOutcome['delivery'], durationMs: 1 });
+    // The mailbox answered about this one mail: the transport is still able to send.
+    expect(health.status()).toEqual({ ok: true });
   });
 });

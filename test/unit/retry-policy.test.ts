@@ -1,16 +1,15 @@
 import { buildFailureClass, createRetryDecider, type AttemptOutcome, type NextState, type RetryDecider } from '../../src/delivery';
-import type { FailureCode } from '../../src/shared';
 
 const settings = { maxAttempts: 5, baseMs: 1_000, maxDelayMs: 8_000 };
 const T0 = 100_000;
 
 /** A failed send of delivery `deliveryId` (not the probe unless said). */
-function failed(code: FailureCode, options: { deliveryId?: number; isProbe?: boolean; scope?: 'server' | 'message' } = {}): AttemptOutcome {
+function failed(code: string, options: { deliveryId?: number; isProbe?: boolean; scope?: 'server' | 'message' } = {}): AttemptOutcome {
   const failure = { ...buildFailureClass(code, `${code} happened`), ...(options.scope ? { scope: options.scope } : {}) };
   return { kind: 'failed', failure, deliveryId: options.deliveryId ?? 1, isProbe: options.isProbe ?? false };
 }
 
-function notBuilt(code: FailureCode): AttemptOutcome {
+function notBuilt(code: string): AttemptOutcome {
   return { kind: 'not-built', failure: buildFailureClass(code, `${code} happened`) };
 }
 
