@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { SqliteStore } from '../../src/store';
-import { buildDevicesTrend, buildTrend, recordReportTrend, type FailingPair, type ReportSnapshot } from '../../src/trend';
+import { buildDevicesTrend, buildTrend, type FailingPair, type ReportSnapshot } from '../../src/trend';
 import { makeTempDir } from '../helpers/relay-harness';
-import { reportHistoryOf } from '../helpers/store-writes';
+import { recordTrend, reportHistoryOf } from '../helpers/store-writes';
 
 const ntp = (device: string): FailingPair => ({ device, test: 'ntp-servers', severity: 'HIGH' });
 const snmp = (device: string): FailingPair => ({ device, test: 'snmp-community', severity: 'MIDDLE' });
@@ -89,8 +89,8 @@ describe("an owner group's trend: its devices' failing results against the previ
     const dir = makeTempDir('devices-trend-');
     const store = SqliteStore.open({ dataDir: dir });
     try {
-      await recordReportTrend(reportHistoryOf(store), before);
-      const recorded = await recordReportTrend(reportHistoryOf(store), now);
+      await recordTrend(reportHistoryOf(store), before);
+      const recorded = await recordTrend(reportHistoryOf(store), now);
       expect(recorded.trend.verdict).toBe('mixed');
       expect(buildDevicesTrend(recorded.current, recorded.history, { ...recorded.options, devices: FRA })?.verdict).toBe('worse');
       expect(buildDevicesTrend(recorded.current, recorded.history, { ...recorded.options, devices: AMS })?.verdict).toBe('better');

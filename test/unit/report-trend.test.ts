@@ -1,21 +1,14 @@
 import fs from 'node:fs';
 import { SqliteStore } from '../../src/store';
 import { buildTrendView } from '../../src/compose';
-import {
-  buildReportSnapshot,
-  buildTrend,
-  buildDevicesTrend,
-  recordReportTrend,
-  type FailingPair,
-  type ReportSnapshot,
-} from '../../src/trend';
+import { buildReportSnapshot, buildTrend, buildDevicesTrend, type FailingPair, type ReportSnapshot } from '../../src/trend';
 import { parseDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir } from '../helpers/relay-harness';
-import { reportHistoryOf } from '../helpers/store-writes';
+import { recordTrend, reportHistoryOf } from '../helpers/store-writes';
 
 /** The whole report's trend, as the mail reads it. */
-const record = async (...args: Parameters<typeof recordReportTrend>) => (await recordReportTrend(...args)).trend;
+const record = async (...args: Parameters<typeof recordTrend>) => (await recordTrend(...args)).trend;
 
 const SERIES = 'https://netbox.example.com|';
 
@@ -176,7 +169,7 @@ describe('report trend', () => {
   it('compares with a predecessor stored but not yet composed on its counts, and says so', async () => {
     const counts = { total_passed: 9, total_count: 10, high_passed: 4, high_count: 5, middle_passed: 5, middle_count: 5 };
     await arrive(30, '2026-03-01T10:00:00Z', { ...counts, low_passed: 0, low_count: 0 });
-    const { trend } = await recordReportTrend(
+    const { trend } = await recordTrend(
       reportHistoryOf(store),
       snapshot(
         31,
@@ -207,7 +200,7 @@ describe('report trend', () => {
     await record(reportHistoryOf(store), snapshot(40, '2026-03-01T10:00:00Z', { overall: { passed: 1, count: 2 } }, [ntp('a')]));
     await arrive(42, '2026-03-03T10:00:00Z', { total_passed: 2, total_count: 2 });
     const late = await arrive(41, '2026-03-02T10:00:00Z', { total_passed: 0, total_count: 2 });
-    const recorded = await recordReportTrend(reportHistoryOf(store), { ...late, failing: [ntp('a'), ntp('b')] });
+    const recorded = await recordTrend(reportHistoryOf(store), { ...late, failing: [ntp('a'), ntp('b')] });
     expect(recorded.trend).toMatchObject({ arrivedLate: true, previous: { reportId: 40 } });
     expect(recorded.trend.previous?.pending).toBeUndefined();
     expect(recorded.trend.newlyFailing).toEqual([ntp('b')]);

@@ -13,9 +13,18 @@ export interface ReportHistory {
   findReport?(dedupKey: string): Promise<ReportSnapshot | undefined>;
 }
 
+/** What a report's series held before it: what its trend is compared with. */
+export interface TrendHistory {
+  /** Newest first: the previous report, then as far back as some pair of the report failed in each. */
+  reports: ReportSnapshot[];
+  /** What the history tells buildTrend (more reports past `reports`, a late arrival, a previous mail not composed yet). */
+  options: Pick<TrendOptions, 'historyTruncated' | 'arrivedLate' | 'previousPending'>;
+}
+
 /** A report's trend, and what buildDevicesTrend starts from for any subset of its devices (the history reaches every streak). */
 export interface RecordedTrend {
   trend: Trend;
+  /** The report as its series stores it: with the pair states it was compared with. */
   current: ReportSnapshot;
   history: ReportSnapshot[];
   options: TrendOptions;
@@ -25,22 +34,12 @@ export interface RecordedTrend {
 export const STREAK_HISTORY_MAX = 30;
 
 /**
- * Compares `current` with the report created before it in its series (NetBox's order: created, then id),
- * composed or not yet (then on counts only, and the trend says so); a report that arrived late compares
- * with the one before it, not with the newest. Then stores `current`, idempotently: a retried mail records
- * the same report again and computes the same trend.
+ * Reads the reports created before `current` in its series (NetBox's order: created, then id), composed or
+ * not yet (then the trend compares on counts only, and says so); a report that arrived late reads the ones
+ * before it, not the newest.
  */
-export async function recordReportTrend(
-  store: ReportHistory,
-  current: ReportSnapshot,
-  options: {
-    /** The pairs to leave out (accepted exceptions), once the previous report is known; the stored snapshot keeps every pair. */
-    leaveOut?: (previous: ReportSnapshot | null) => Promise<LeftOutPairs>;
-    /** What NetBox's results say of the pairs that changed since `previous` (see PairStates), kept with the report; absent: see buildTrend. */
-    readStates?: (previous: ReportSnapshot) => Promise<PairStates>;
-  } = {},
-): Promise<RecordedTrend> {
-  const history: ReportSnapshot[] = [];
+export async function readTrendHistory(store: ReportHistory, current: ReportSnapshot): Promise<TrendHistory> {
+  const reports: ReportSnapshot[] = [];
   let truncated = false;
   let cursor = { createdMs: current.createdMs, reportId: current.reportId };
   // Only as far back as some pair of this report is still failing in every report seen so far.
@@ -48,27 +47,34 @@ export async function recordReportTrend(
   for (;;) {
     // The previous report's ids go into the trend (its fixed pairs link to their results); past it the
     // walk asks only which pairs failed.
-    const report = await store.findReportBefore(current.series, cursor, { failingIds: history.length === 0 });
+    const report = await store.findReportBefore(current.series, cursor, { failingIds: reports.length === 0 });
     if (!report || report.dedupKey === current.dedupKey) break;
-    if (history.length === STREAK_HISTORY_MAX) {
+    if (reports.length === STREAK_HISTORY_MAX) {
       truncated = true;
       break;
     }
-    history.push(report);
+    reports.push(report);
     cursor = { createdMs: report.createdMs, reportId: report.reportId };
     if (!report.failing) break;
     const failing = failingKeys(report.failing);
     for (const key of open) if (!failing.has(key)) open.delete(key);
     if (open.size === 0) break;
   }
-  const trendOptions: TrendOptions = {
-    historyTruncated: truncated,
-    leftOut: options.leaveOut ? await options.leaveOut(history[0] ?? null) : undefined,
-    arrivedLate: (await store.findReport?.(current.dedupKey))?.arrivedLate === true,
-    previousPending: history[0]?.pending === true,
-    states: options.readStates && history[0] ? await options.readStates(history[0]) : undefined,
-  };
-  const trend = buildTrend(current, history, trendOptions);
-  await store.saveReport(trendOptions.states ? { ...current, states: trendOptions.states } : current);
-  return { trend, current, history, options: trendOptions };
+  const arrivedLate = (await store.findReport?.(current.dedupKey))?.arrivedLate === true;
+  return { reports, options: { historyTruncated: truncated, arrivedLate, previousPending: reports[0]?.pending === true } };
+}
+
+/**
+ * `current`'s trend against its history, leaving out `leftOut` (accepted exceptions; `current` keeps every
+ * pair) and telling fixed from not evaluated by `states` (see PairStates). Pure: the caller stores the
+ * returned `current`, idempotently (a retried mail records the same report again and computes the same trend).
+ */
+export function buildRecordedTrend(
+  current: ReportSnapshot,
+  history: TrendHistory,
+  compared: { leftOut?: LeftOutPairs; states?: PairStates } = {},
+): RecordedTrend {
+  const options: TrendOptions = { ...history.options, ...compared };
+  const trend = buildTrend(current, history.reports, options);
+  return { trend, current: compared.states ? { ...current, states: compared.states } : current, history: history.reports, options };
 }
