@@ -134,8 +134,10 @@ describe('report trend', () => {
     const devices = Array.from({ length: 25 }, (_, i) => `sw${String(i).padStart(2, '0')}`);
     const before = snapshot(1, '2026-03-01T10:00:00Z', {}, [...devices.map(ntp), ...devices.map(snmp)]);
     const trend = buildTrend(snapshot(2, '2026-03-02T10:00:00Z', {}, []), [before]);
-    expect(trend.fixed).toHaveLength(20);
-    expect(trend.fixedCount).toBe(50);
+    expect(trend.fixed).toHaveLength(50);
+    const view = buildTrendView(trend, { timezone: 'UTC', basePath: '', currentFailingKnown: true, passed: 0, count: 0 });
+    expect(view.fixed).toHaveLength(20);
+    expect(view.moreFixed).toBe(30);
     expect(trend.fixedDevices.map((d) => d.name)).toEqual(devices);
     expect(trend.fixedDevices.every((d) => d.id === null)).toBe(true);
   });
@@ -253,14 +255,14 @@ describe('report trend', () => {
     expect(buildTrend(current, history).stillFailing[0]).toMatchObject({ reports: 4, atLeast: false });
   });
 
-  // Issue 17: one line per test with its device count and the first few devices, whatever TREND_PAIR_CAP cuts.
+  // Issue 17: one line per test with its device count and the first few devices, whatever TREND_LISTED_MAX cuts.
   it('groups newly and still failing pairs per test, HIGH first, with exact device counts beyond the pair cap', () => {
     const pair = (test: string, severity: FailingPair['severity'], device: string): FailingPair => ({ test, severity, device });
     const devices = Array.from({ length: 25 }, (_, i) => `sw-${String(i).padStart(2, '0')}`);
     const before = [pair('ntp', 'LOW', 'sw-00'), pair('ntp', 'LOW', 'sw-01')];
     const now = [...before, ...devices.map((d) => pair('bgp', 'MIDDLE', d)), pair('aaa', 'HIGH', 'sw-09')];
     const trend = buildTrend(snapshot(2, '2026-03-02T10:00:00Z', {}, now), [snapshot(1, '2026-03-01T10:00:00Z', {}, before)]);
-    expect(trend.newlyFailing).toHaveLength(20);
+    expect(trend.newlyFailing).toHaveLength(26);
     expect(trend.newlyFailingTests).toEqual([
       { test: 'aaa', severity: 'HIGH', devices: 1, firstDevices: ['sw-09'], longestReports: 0, longestSinceReportId: null },
       {
@@ -275,6 +277,10 @@ describe('report trend', () => {
     expect(trend.stillFailingTests).toEqual([
       { test: 'ntp', severity: 'LOW', devices: 2, firstDevices: ['sw-00', 'sw-01'], longestReports: 2, longestSinceReportId: 1 },
     ]);
-    expect(trend.newlyFailingTestCount).toBe(2);
+    const view = buildTrendView(trend, { timezone: 'UTC', basePath: '', currentFailingKnown: true, passed: 0, count: 0 });
+    expect(view.newlyFailing).toHaveLength(20);
+    expect(view.moreNewlyFailing).toBe(6);
+    expect(view.newlyFailingTests).toHaveLength(2);
+    expect(view.moreNewlyFailingTests).toBe(0);
   });
 });
