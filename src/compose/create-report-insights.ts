@@ -107,11 +107,11 @@ async function recordTrend(
   const series = buildSourceSeriesKey({ source: delivery.source, netboxUrl: options.netboxUrl, reportUrl: delivery.report.url });
   const snapshot = buildReportSnapshot(delivery, series, failing);
   const now = (options.clock ?? systemClock).now();
-  const history = await readTrendHistory(options.history!, snapshot);
-  const previous = history.reports[0] ?? null;
+  const past = await readTrendHistory(options.history!, snapshot);
+  const previous = past.history[0] ?? null;
   const waived = options.waivers && failing ? await leaveOutWaived(options.waivers, delivery.source, failing, previous, now) : null;
   const states = failing && previous ? await readStates(options, delivery, failing, previous, deadline) : undefined;
-  const recorded = buildRecordedTrend(snapshot, history, { leftOut: waived?.leftOut, states });
+  const recorded = buildRecordedTrend(snapshot, past, { leftOut: waived?.leftOut, states });
   await options.history!.saveReport(recorded.current);
   return { recorded, chart: await prepareChart(options, snapshot), waivers: waived && { outcome: waived.outcome, now } };
 }

@@ -1,5 +1,5 @@
-import { buildTrend, failingKeys, type LeftOutPairs, type Trend, type TrendOptions } from './build-trend';
-import type { PairStates, ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from './types';
+import { buildTrend, failingKeys, type Trend, type TrendOptions } from './build-trend';
+import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from './types';
 
 /** The part of the Store the trend needs. */
 export interface ReportHistory {
@@ -13,22 +13,18 @@ export interface ReportHistory {
   findReport?(dedupKey: string): Promise<ReportSnapshot | undefined>;
 }
 
-/** What a report's series held before it: what its trend is compared with. */
-export interface TrendHistory {
-  /** Newest first: the previous report, then as far back as some pair of the report failed in each. */
-  reports: ReportSnapshot[];
-  /** What the history tells buildTrend (more reports past `reports`, a late arrival, a previous mail not composed yet). */
-  options: Pick<TrendOptions, 'historyTruncated' | 'arrivedLate' | 'previousPending'>;
-}
-
 /** A report's trend, and what buildDevicesTrend starts from for any subset of its devices (the history reaches every streak). */
 export interface RecordedTrend {
   trend: Trend;
   /** The report as its series stores it: with the pair states it was compared with. */
   current: ReportSnapshot;
+  /** Newest first: the previous report, then as far back as some pair of the report failed in each. */
   history: ReportSnapshot[];
   options: TrendOptions;
 }
+
+/** What a report's series held before it, and what that tells buildTrend (truncated, arrived late, previous pending). */
+type TrendHistory = Pick<RecordedTrend, 'history' | 'options'>;
 
 /** How far back "failing since" looks; older streaks read "failing for at least N reports". */
 export const STREAK_HISTORY_MAX = 30;
@@ -39,7 +35,7 @@ export const STREAK_HISTORY_MAX = 30;
  * before it, not the newest.
  */
 export async function readTrendHistory(store: ReportHistory, current: ReportSnapshot): Promise<TrendHistory> {
-  const reports: ReportSnapshot[] = [];
+  const history: ReportSnapshot[] = [];
   let truncated = false;
   let cursor = { createdMs: current.createdMs, reportId: current.reportId };
   // Only as far back as some pair of this report is still failing in every report seen so far.
@@ -47,13 +43,13 @@ export async function readTrendHistory(store: ReportHistory, current: ReportSnap
   for (;;) {
     // The previous report's ids go into the trend (its fixed pairs link to their results); past it the
     // walk asks only which pairs failed.
-    const report = await store.findReportBefore(current.series, cursor, { failingIds: reports.length === 0 });
+    const report = await store.findReportBefore(current.series, cursor, { failingIds: history.length === 0 });
     if (!report || report.dedupKey === current.dedupKey) break;
-    if (reports.length === STREAK_HISTORY_MAX) {
+    if (history.length === STREAK_HISTORY_MAX) {
       truncated = true;
       break;
     }
-    reports.push(report);
+    history.push(report);
     cursor = { createdMs: report.createdMs, reportId: report.reportId };
     if (!report.failing) break;
     const failing = failingKeys(report.failing);
@@ -61,7 +57,7 @@ export async function readTrendHistory(store: ReportHistory, current: ReportSnap
     if (open.size === 0) break;
   }
   const arrivedLate = (await store.findReport?.(current.dedupKey))?.arrivedLate === true;
-  return { reports, options: { historyTruncated: truncated, arrivedLate, previousPending: reports[0]?.pending === true } };
+  return { history, options: { historyTruncated: truncated, arrivedLate, previousPending: history[0]?.pending === true } };
 }
 
 /**
@@ -71,10 +67,10 @@ export async function readTrendHistory(store: ReportHistory, current: ReportSnap
  */
 export function buildRecordedTrend(
   current: ReportSnapshot,
-  history: TrendHistory,
-  compared: { leftOut?: LeftOutPairs; states?: PairStates } = {},
+  { history, options: read }: TrendHistory,
+  compared: Pick<TrendOptions, 'leftOut' | 'states'> = {},
 ): RecordedTrend {
-  const options: TrendOptions = { ...history.options, ...compared };
-  const trend = buildTrend(current, history.reports, options);
-  return { trend, current: compared.states ? { ...current, states: compared.states } : current, history: history.reports, options };
+  const options: TrendOptions = { ...read, ...compared };
+  const trend = buildTrend(current, history, options);
+  return { trend, current: compared.states ? { ...current, states: compared.states } : current, history, options };
 }
