@@ -12,6 +12,9 @@ export const TREND_LISTED_MAX = 20;
 /** How many of a list's items are past {@link TREND_LISTED_MAX}. */
 const countUnlisted = (list: readonly unknown[]): number => Math.max(0, list.length - TREND_LISTED_MAX);
 
+/** Devices named per test in a grouped list; the rest is a count ("the first few devices"). */
+const GROUP_DEVICES_SHOWN = 3;
+
 /** Devices (or deleted tests) named in an evaluation line; the rest is a count. */
 const EVALUATION_LINE_NAMES = 10;
 
@@ -96,9 +99,9 @@ function buildTestGroupView(group: TestPairsGroup) {
   return {
     test: group.test,
     severity: group.severity,
-    devices: group.devices,
-    firstDevices: group.firstDevices,
-    moreDevices: group.devices - group.firstDevices.length,
+    devices: group.devices.length,
+    firstDevices: group.devices.slice(0, GROUP_DEVICES_SHOWN),
+    moreDevices: Math.max(0, group.devices.length - GROUP_DEVICES_SHOWN),
     sinceText:
       group.longestSinceReportId === null
         ? ''
@@ -151,7 +154,7 @@ export function buildVerdictView(trend: Trend, percentText: string) {
 /** HIGH results newly failing, over the tests the mail lists (each group counts every pair of its test). */
 function countNewHigh(trend: Trend): number {
   const listed = trend.newlyFailingTests.slice(0, TREND_LISTED_MAX);
-  return listed.filter((t) => t.severity === 'HIGH').reduce((n, t) => n + t.devices, 0);
+  return listed.filter((t) => t.severity === 'HIGH').reduce((n, t) => n + t.devices.length, 0);
 }
 
 function describeHigh(high: TrendDelta, trend: Trend): string {

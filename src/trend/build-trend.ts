@@ -6,17 +6,12 @@ import { buildStreaks, byPairOrder, failingKeys, pairKey, type FailingStreak } f
 
 export { failingKeys, pairKey } from './build-streaks';
 
-/** Devices named per test in a grouped list; the rest is a count ("the first few devices"). */
-const GROUP_DEVICES_SHOWN = 3;
-
 /** The pairs of one test, as a mail lists them: one line per test, not one per result. */
 export interface TestPairsGroup {
   test: string;
   severity: Severity;
-  /** Devices (pairs) of this test in the list. */
-  devices: number;
-  /** The first {@link GROUP_DEVICES_SHOWN} device names, in name order. */
-  firstDevices: string[];
+  /** The devices (pairs) of this test in the list, in name order. */
+  devices: string[];
   /** For still-failing pairs: the longest streak among this test's pairs (reports in a row), else 0. */
   longestReports: number;
   /** The report where that longest streak began; null for pairs without a streak. */
@@ -220,7 +215,7 @@ function listPairs(
 
 /** Groups pairs per test (HIGH first, then most devices, then by name). */
 function groupPairsByTest(pairs: readonly (FailingPair & { reports?: number; sinceReportId?: number })[]): TestPairsGroup[] {
-  const byTest = new Map<string, { severity: Severity; devices: string[]; longestReports: number; longestSinceReportId: number | null }>();
+  const byTest = new Map<string, Omit<TestPairsGroup, 'test'>>();
   for (const pair of pairs) {
     const group = byTest.get(pair.test) ?? { severity: pair.severity, devices: [], longestReports: 0, longestSinceReportId: null };
     group.devices.push(pair.device);
@@ -233,15 +228,11 @@ function groupPairsByTest(pairs: readonly (FailingPair & { reports?: number; sin
     byTest.set(pair.test, group);
   }
   return [...byTest.entries()]
-    .map(([test, g]) => ({
-      test,
-      severity: g.severity,
-      devices: g.devices.length,
-      firstDevices: [...g.devices].sort((a, b) => a.localeCompare(b)).slice(0, GROUP_DEVICES_SHOWN),
-      longestReports: g.longestReports,
-      longestSinceReportId: g.longestSinceReportId,
-    }))
-    .sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || b.devices - a.devices || a.test.localeCompare(b.test));
+    .map(([test, g]) => ({ test, ...g, devices: g.devices.sort((a, b) => a.localeCompare(b)) }))
+    .sort(
+      (a, b) =>
+        SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || b.devices.length - a.devices.length || a.test.localeCompare(b.test),
+    );
 }
 
 /** The devices of some pairs, each once, by name. */

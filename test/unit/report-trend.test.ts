@@ -264,23 +264,29 @@ describe('report trend', () => {
     const trend = buildTrend(snapshot(2, '2026-03-02T10:00:00Z', {}, now), [snapshot(1, '2026-03-01T10:00:00Z', {}, before)]);
     expect(trend.newlyFailing).toHaveLength(26);
     expect(trend.newlyFailingTests).toEqual([
-      { test: 'aaa', severity: 'HIGH', devices: 1, firstDevices: ['sw-09'], longestReports: 0, longestSinceReportId: null },
-      {
-        test: 'bgp',
-        severity: 'MIDDLE',
-        devices: 25,
-        firstDevices: ['sw-00', 'sw-01', 'sw-02'],
-        longestReports: 0,
-        longestSinceReportId: null,
-      },
+      { test: 'aaa', severity: 'HIGH', devices: ['sw-09'], longestReports: 0, longestSinceReportId: null },
+      { test: 'bgp', severity: 'MIDDLE', devices, longestReports: 0, longestSinceReportId: null },
     ]);
     expect(trend.stillFailingTests).toEqual([
-      { test: 'ntp', severity: 'LOW', devices: 2, firstDevices: ['sw-00', 'sw-01'], longestReports: 2, longestSinceReportId: 1 },
+      { test: 'ntp', severity: 'LOW', devices: ['sw-00', 'sw-01'], longestReports: 2, longestSinceReportId: 1 },
     ]);
     const view = buildTrendView(trend, { timezone: 'UTC', basePath: '', currentFailingKnown: true, passed: 0, count: 0 });
+    expect(view.newlyFailingTests).toEqual([
+      { test: 'aaa', severity: 'HIGH', devices: 1, firstDevices: ['sw-09'], moreDevices: 0, sinceText: '' },
+      { test: 'bgp', severity: 'MIDDLE', devices: 25, firstDevices: ['sw-00', 'sw-01', 'sw-02'], moreDevices: 22, sinceText: '' },
+    ]);
+    expect(view.stillFailingTests).toEqual([
+      {
+        test: 'ntp',
+        severity: 'LOW',
+        devices: 2,
+        firstDevices: ['sw-00', 'sw-01'],
+        moreDevices: 0,
+        sinceText: 'failing since report 1 (2 reports in a row)',
+      },
+    ]);
     expect(view.newlyFailing).toHaveLength(20);
     expect(view.moreNewlyFailing).toBe(6);
-    expect(view.newlyFailingTests).toHaveLength(2);
     expect(view.moreNewlyFailingTests).toBe(0);
   });
 });
