@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { SqliteStore } from '../src/store';
-import { recordReportTrend, STREAK_HISTORY_MAX, type ReportSnapshot } from '../src/trend';
+import { STREAK_HISTORY_MAX, type ReportSnapshot } from '../src/trend';
 import type { Benchmark, BenchContext, Figure } from './lib/types';
-import { reportHistoryOf, saveReport } from '../test/helpers/store-writes';
+import { recordTrend, reportHistoryOf, saveReport } from '../test/helpers/store-writes';
 
 /**
  * A long-lived series must not make each new report dearer: saving one report (its snapshot, then
@@ -88,7 +88,7 @@ async function measureStreaks(store: SqliteStore, series: string, after: number,
     let used = process.cpuUsage(readStart);
     readUs += used.user + used.system;
     readStart = process.cpuUsage();
-    await recordReportTrend(reportHistoryOf(store), current);
+    await recordTrend(reportHistoryOf(store), current);
     used = process.cpuUsage(readStart);
     trendUs += used.user + used.system;
   }
@@ -169,7 +169,7 @@ export const reportHistoryBenchmark: Benchmark = {
           unit: 'ms',
           baseline: { name: `reading those ${STREAK_HISTORY_MAX} reports, decoded`, value: Math.min(...streaks.map((r) => r.readMs)) },
           target: { kind: 'ratio-at-most', ratio: STREAK_RATIO_TARGET },
-          note: `recordReportTrend (compare with the previous report, walk back while pairs keep failing, save), ${streakRuns} reports, best of 2 rounds; the read is findReportBefore ${STREAK_HISTORY_MAX} times, as the walk does it (the previous report whole, the older ones without their pairs' NetBox ids)`,
+          note: `readTrendHistory, buildRecordedTrend and saveReport (walk back while pairs keep failing, compare with the previous report, save), ${streakRuns} reports, best of 2 rounds; the read is findReportBefore ${STREAK_HISTORY_MAX} times, as the walk does it (the previous report whole, the older ones without their pairs' NetBox ids)`,
         },
       ];
     } finally {

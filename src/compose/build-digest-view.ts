@@ -5,7 +5,7 @@ import type { Route } from '../routing';
 import type { DeliveryRecord } from '../store';
 import { buildRouteRecipients } from './report-composer';
 import { buildMailChart } from './create-report-insights';
-import { buildVerdictView, count, formatAccepted, formatDeltaShort } from './build-trend-view';
+import { buildVerdictView, count, formatAccepted, formatDeltaShort, TREND_LISTED_MAX } from './build-trend-view';
 
 /** What a digest is about, gathered from the store (digest/): the view below is built from it. */
 export interface DigestContent {
@@ -102,10 +102,10 @@ function buildSeriesView(trend: SeriesPeriodTrend, timezone: string) {
     baselineText: baseline ? `report ${baseline.reportId} (${baseline.inPeriod ? "the period's first" : 'before the period'})` : null,
     ratios,
     failingKnown: change.failingSetKnown,
-    newlyFailing: change.newlyFailing,
-    newlyFailingCount: change.newlyFailingCount,
-    fixed: change.fixed,
-    fixedCount: change.fixedCount,
+    newlyFailing: change.newlyFailing.slice(0, TREND_LISTED_MAX),
+    newlyFailingCount: change.newlyFailing.length,
+    fixed: change.fixed.slice(0, TREND_LISTED_MAX),
+    fixedCount: change.fixed.length,
     evaluationNote: describeUnevaluated(change),
     worstDevices: trend.worstDevices,
     waived: trend.waived,

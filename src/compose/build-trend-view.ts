@@ -6,6 +6,15 @@ import type { FailingPair, PairStates, TestPairsGroup, Trend, TrendDelta, Verdic
 /** U+2212: a real minus sign, as the trend writes it. */
 const MINUS = '\u2212';
 
+/** Newly failing / fixed / still failing pairs (or tests, when grouped) a mail lists, at most; the rest is a count. */
+export const TREND_LISTED_MAX = 20;
+
+/** How many of a list's items are past {@link TREND_LISTED_MAX}. */
+const countUnlisted = (list: readonly unknown[]): number => Math.max(0, list.length - TREND_LISTED_MAX);
+
+/** Devices named per test in a grouped list; the rest is a count ("the first few devices"). */
+const GROUP_DEVICES_SHOWN = 3;
+
 /** Devices (or deleted tests) named in an evaluation line; the rest is a count. */
 const EVALUATION_LINE_NAMES = 10;
 
@@ -63,24 +72,24 @@ export function buildTrendView(trend: Trend, options: TrendViewOptions) {
       : null,
     failingSetChanged: trend.failingSetChanged,
     regression: trend.regression,
-    newlyFailing: trend.newlyFailing,
-    moreNewlyFailing: trend.newlyFailingCount - trend.newlyFailing.length,
-    fixed: trend.fixed,
-    moreFixed: trend.fixedCount - trend.fixed.length,
-    stillFailing: trend.stillFailing.map((s) => ({
+    newlyFailing: trend.newlyFailing.slice(0, TREND_LISTED_MAX),
+    moreNewlyFailing: countUnlisted(trend.newlyFailing),
+    fixed: trend.fixed.slice(0, TREND_LISTED_MAX),
+    moreFixed: countUnlisted(trend.fixed),
+    stillFailing: trend.stillFailing.slice(0, TREND_LISTED_MAX).map((s) => ({
       device: s.device,
       test: s.test,
       severity: s.severity,
       reports: s.reports,
       sinceText: `failing since report ${s.sinceReportId} / ${when(s.sinceCreated)} (${s.atLeast ? 'at least ' : ''}${s.reports} reports in a row)`,
     })),
-    moreStillFailing: trend.stillFailingCount - trend.stillFailing.length,
-    newlyFailingTests: trend.newlyFailingTests.map(buildTestGroupView),
-    moreNewlyFailingTests: trend.newlyFailingTestCount - trend.newlyFailingTests.length,
-    stillFailingTests: trend.stillFailingTests.map(buildTestGroupView),
-    moreStillFailingTests: trend.stillFailingTestCount - trend.stillFailingTests.length,
-    fixedTests: trend.fixedTests.map(buildTestGroupView),
-    moreFixedTests: trend.fixedTestCount - trend.fixedTests.length,
+    moreStillFailing: countUnlisted(trend.stillFailing),
+    newlyFailingTests: trend.newlyFailingTests.slice(0, TREND_LISTED_MAX).map(buildTestGroupView),
+    moreNewlyFailingTests: countUnlisted(trend.newlyFailingTests),
+    stillFailingTests: trend.stillFailingTests.slice(0, TREND_LISTED_MAX).map(buildTestGroupView),
+    moreStillFailingTests: countUnlisted(trend.stillFailingTests),
+    fixedTests: trend.fixedTests.slice(0, TREND_LISTED_MAX).map(buildTestGroupView),
+    moreFixedTests: countUnlisted(trend.fixedTests),
     ...buildEvaluationLines(trend, options.states ?? null),
   };
 }
@@ -90,9 +99,9 @@ function buildTestGroupView(group: TestPairsGroup) {
   return {
     test: group.test,
     severity: group.severity,
-    devices: group.devices,
-    firstDevices: group.firstDevices,
-    moreDevices: group.devices - group.firstDevices.length,
+    devices: group.devices.length,
+    firstDevices: group.devices.slice(0, GROUP_DEVICES_SHOWN),
+    moreDevices: Math.max(0, group.devices.length - GROUP_DEVICES_SHOWN),
     sinceText:
       group.longestSinceReportId === null
         ? ''
@@ -142,9 +151,10 @@ export function buildVerdictView(trend: Trend, percentText: string) {
   };
 }
 
-/** HIGH results newly failing (the grouped list counts every pair of its tests). */
+/** HIGH results newly failing, over the tests the mail lists (each group counts every pair of its test). */
 function countNewHigh(trend: Trend): number {
-  return trend.newlyFailingTests.filter((t) => t.severity === 'HIGH').reduce((n, t) => n + t.devices, 0);
+  const listed = trend.newlyFailingTests.slice(0, TREND_LISTED_MAX);
+  return listed.filter((t) => t.severity === 'HIGH').reduce((n, t) => n + t.devices.length, 0);
 }
 
 function describeHigh(high: TrendDelta, trend: Trend): string {

@@ -6,7 +6,8 @@ import { systemClock, type Clock, type Logger } from '../shared';
 import {
   buildReportSnapshot,
   buildSourceSeriesKey,
-  recordReportTrend,
+  buildRecordedTrend,
+  readTrendHistory,
   pairKey,
   type FailingPair,
   type LeftOutPairs,
@@ -106,54 +107,56 @@ async function recordTrend(
   const series = buildSourceSeriesKey({ source: delivery.source, netboxUrl: options.netboxUrl, reportUrl: delivery.report.url });
   const snapshot = buildReportSnapshot(delivery, series, failing);
   const now = (options.clock ?? systemClock).now();
-  const decided: { waivers: ReportInsights['waivers'] } = { waivers: null };
-  const readWaivers = options.waivers;
-  const leaveOut =
-    readWaivers && failing
-      ? async (previous: ReportSnapshot | null): Promise<LeftOutPairs> => {
-          const { source } = delivery;
-          const previousReportAt = previous?.createdMs ?? null;
-          const all = await readWaivers({ source, previousReportAt });
-          const outcome = applyWaivers(failing, all, now, { source, previousReportAt });
-          decided.waivers = { outcome, now };
-          return buildLeftOut(outcome, previous, all, now);
-        }
-      : undefined;
-  const readStates = failing
-    ? async (previous: ReportSnapshot) => {
-        if (!previous.failing) return { now: null, before: null, deletedTests: [], deletedDevices: [], unknownReason: null };
-        return (
-          (await options.storedStates?.(delivery)) ??
-          readPairStates({
-            client: options.client,
-            resultsUrl: delivery.report.results_url,
-            current: failing,
-            previous: { reportId: previous.reportId, failing: previous.failing },
-            budget: { deadline },
-            budgetMs: options.budgetMs,
-          })
-        );
-      }
-    : undefined;
-  const recorded = await recordReportTrend(options.history!, snapshot, { leaveOut, readStates });
-  return { recorded, chart: await prepareChart(options, snapshot), waivers: decided.waivers };
+  const past = await readTrendHistory(options.history!, snapshot);
+  const previous = past.history[0] ?? null;
+  const waived = options.waivers && failing ? await leaveOutWaived(options.waivers, delivery.source, failing, previous, now) : null;
+  const states = failing && previous ? await readStates(options, delivery, failing, previous, deadline) : undefined;
+  const recorded = buildRecordedTrend(snapshot, past, { leftOut: waived?.leftOut, states });
+  await options.history!.saveReport(recorded.current);
+  return { recorded, chart: await prepareChart(options, snapshot), waivers: waived && { outcome: waived.outcome, now } };
 }
 
 /**
- * What the comparison leaves out: this report's waived pairs; of the previous report, the pairs waived
- * now (so a waiver made since is not "fixed") and those whose waiver has ended since (so they come back
- * as newly failing, "waiver expired").
+ * The waivers applied to this report's failing pairs, and what the comparison leaves out: this report's
+ * waived pairs; of the previous report, the pairs waived now (so a waiver made since is not "fixed") and
+ * those whose waiver has ended since (so they come back as newly failing, "waiver expired").
  */
-function buildLeftOut(
-  outcome: WaiverOutcome<FailingPair>,
+async function leaveOutWaived(
+  readWaivers: NonNullable<ReportInsightsOptions['waivers']>,
+  source: string,
+  failing: FailingPair[],
   previous: ReportSnapshot | null,
-  waivers: readonly Waiver[],
   now: number,
-): LeftOutPairs {
+): Promise<{ outcome: WaiverOutcome<FailingPair>; leftOut: LeftOutPairs }> {
+  const previousReportAt = previous?.createdMs ?? null;
+  const waivers = await readWaivers({ source, previousReportAt });
+  const outcome = applyWaivers(failing, waivers, now, { source, previousReportAt });
   const current = new Set(outcome.waived.map((m) => pairKey(m.pair)));
   const before = new Set(outcome.waiverExpired.map((m) => pairKey(m.pair)));
   if (previous?.failing) for (const m of applyWaivers(previous.failing, waivers, now).waived) before.add(pairKey(m.pair));
-  return { current, previous: before };
+  return { outcome, leftOut: { current, previous: before } };
+}
+
+/** What NetBox's results say of the pairs that changed since `previous` (as stored with the report, for a preview). */
+async function readStates(
+  options: ReportInsightsOptions,
+  delivery: ReportDelivery,
+  failing: FailingPair[],
+  previous: ReportSnapshot,
+  deadline: number,
+): Promise<PairStates> {
+  if (!previous.failing) return { now: null, before: null, deletedTests: [], deletedDevices: [], unknownReason: null };
+  return (
+    (await options.storedStates?.(delivery)) ??
+    readPairStates({
+      client: options.client,
+      resultsUrl: delivery.report.results_url,
+      current: failing,
+      previous: { reportId: previous.reportId, failing: previous.failing },
+      budget: { deadline },
+      budgetMs: options.budgetMs,
+    })
+  );
 }
 
 /** The failing results without the waived ones (the same enrichment when none is). */

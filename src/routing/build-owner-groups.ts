@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { FailingResult, OwnerContact } from '../enrichment';
 import type { NetboxDevice, OwnerObjectType } from '../netbox';
+import type { OwnerGroupPlan } from '../store';
 import { isDomainAllowed, parseContactAddress } from './parse-contact-address';
 import type { OwnerSpec } from './routes-schema';
-
-/** One group of a route's owner mails before its counts are known: who, why, which devices. */
-export type OwnerGroupDraft = ReturnType<typeof finishGroup>;
 
 /**
  * Recipients of one owner mail at most: NetBox's contacts of one object, so that its To header stays
@@ -15,7 +13,8 @@ export const MAX_OWNER_RECIPIENTS = 20;
 /** Refused contacts named in the fallback's mail; the log lists them all. */
 const MAX_REFUSED_IN_NOTE = 5;
 
-const UNOWNED_GROUP_KEY = 'unowned';
+/** The fallback's group: devices nobody (that the route may mail) owns. */
+export const UNOWNED_GROUP_KEY = 'unowned';
 
 const OBJECT_WORDS: Record<OwnerObjectType, string> = { 'dcim.device': 'device', 'dcim.site': 'site', 'tenancy.tenant': 'tenant' };
 
@@ -26,21 +25,24 @@ export interface FixedOwnedDevice {
 }
 
 /**
- * Splits a route's failing results by owner: for each failing device, each object in `on` (the
- * device, its site, its tenant) whose NetBox contacts (of the route's role and priority, with an
+ * Splits route `route`'s failing results by owner, its groups not counted yet: for each failing device, each object
+ * in `on` (the device, its site, its tenant) whose NetBox contacts (of the route's role and priority, with an
  * e-mail address) are known makes the device part of the group of exactly those contacts; a device
  * owned through its site by one team and its tenant by another is in both groups. Groups are keyed by
  * their recipients, so two sites with the same owner give one mail. A device nobody owns goes to the
  * fallback addresses. The `fixed` devices (failing before, nothing now) join their owners' groups the
- * same way, so that each group's mail counts its fixes; a group may hold fixed devices only.
+ * same way, so that each group's mail counts its fixes; a group may hold fixed devices only. Beside the groups: by group
+ * key, the NetBox objects through which it owns its devices (none for `unowned`), and each contact not mailed, one line
+ * each (`"x@outside.example" (contact of site fra1): outside allowed_domains`), for the log.
  */
 export function buildOwnerGroups(
+  route: string,
   spec: OwnerSpec,
   failures: readonly Pick<FailingResult, 'deviceId' | 'device'>[],
   devices: readonly NetboxDevice[],
   contacts: readonly OwnerContact[],
   fixed: readonly FixedOwnedDevice[] = [],
-): OwnerGroupDraft[] {
+) {
   const byId = new Map(devices.map((d) => [d.id, d]));
   const byObject = new Map<string, OwnerContact[]>();
   for (const c of contacts) {
@@ -72,7 +74,11 @@ export function buildOwnerGroups(
   const failing = new Set(failures.map((f) => f.device));
   for (const device of fixed)
     if (!failing.has(device.device)) place(device.deviceId, (group) => group.fixed.set(device.deviceId, device.device));
-  return [...groups.entries()].map(([key, g]) => finishGroup(spec, key, g, [...refused]));
+  return {
+    groups: [...groups.entries()].map(([key, g]) => finishGroup(route, spec, key, g, [...refused])),
+    objects: new Map([...groups.entries()].map(([key, g]) => [key, [...g.refs.values()]])),
+    refused: [...refused],
+  };
 }
 
 /** What a group gathers while the failures are split. */
@@ -80,7 +86,7 @@ function startGroup(to: string[]) {
   return {
     to,
     objects: [] as string[],
-    refs: new Map<string, { type: OwnerObjectType; id: number }>(),
+    refs: new Map<string, OwnerObject>(),
     ids: new Set<number>(),
     names: new Set<string>(),
     /** Fixed devices: NetBox id → name. */
@@ -89,12 +95,14 @@ function startGroup(to: string[]) {
 }
 type GroupTally = ReturnType<typeof startGroup>;
 
-/** A group as the plan records it: why its recipients get it, and for the fallback which contacts were not mailed. */
-function finishGroup(spec: OwnerSpec, key: string, g: GroupTally, refused: string[]) {
+/** A group as the plan records it, not counted yet: why its recipients get it, and for the fallback which contacts were not mailed. */
+function finishGroup(route: string, spec: OwnerSpec, key: string, g: GroupTally, refused: string[]): OwnerGroupPlan {
   const rank = `${spec.priority ? `${spec.priority} ` : ''}${spec.role}`;
   const unowned = key === UNOWNED_GROUP_KEY;
+  const fixedDevices = [...g.fixed.values()].sort((a, b) => a.localeCompare(b));
   return {
-    /** `unowned`, or `o-` and 12 hex of the recipients' hash: the same owners give the same key. */
+    route,
+    // `unowned`, or `o-` and 12 hex of the recipients' hash: the same owners give the same key.
     key,
     to: g.to,
     why: !unowned
@@ -102,18 +110,15 @@ function finishGroup(spec: OwnerSpec, key: string, g: GroupTally, refused: strin
       : refused.length > 0
         ? `NetBox names ${rank} contacts of these devices (${spec.on.join(', ')}) that this route may not mail, or none: you are this route's fallback`
         : `no ${rank} contact of these devices (${spec.on.join(', ')}) has an e-mail address in NetBox: you are this route's fallback`,
-    /** The group's failing devices. */
-    deviceIds: [...g.ids].sort((a, b) => a - b),
+    // The failing devices, then the fixed ones (failing in the previous report, nothing now): their fixes are the group's too.
+    deviceIds: [...[...g.ids].sort((a, b) => a - b), ...[...g.fixed.keys()].sort((a, b) => a - b)],
     devices: [...g.names].sort((a, b) => a.localeCompare(b)),
-    /** The group's devices that failed in the previous report and fail nothing now: their fixes are the group's too. */
-    fixedDeviceIds: [...g.fixed.keys()].sort((a, b) => a - b),
-    fixedDevices: [...g.fixed.values()].sort((a, b) => a.localeCompare(b)),
-    /** The NetBox objects (device, site, tenant) through which the group owns its devices; none for `unowned`. */
-    objects: [...g.refs.values()],
-    /** For the fallback's mail: the contacts NetBox names that were not mailed, and why; else null. */
+    ...(fixedDevices.length > 0 ? { fixedDevices } : {}),
+    counts: null,
+    ownedDevices: null,
+    whole: false,
+    // For the fallback's mail: the contacts NetBox names that were not mailed, and why.
     note: unowned && refused.length > 0 ? describeRefused(refused) : null,
-    /** Each contact not mailed, one line each (`"x@outside.example" (contact of site fra1): outside allowed_domains`), for the log. */
-    refused: unowned ? refused : [],
   };
 }
 
@@ -124,11 +129,14 @@ function describeRefused(lines: readonly string[]): string {
   return `Not mailed: ${shown}${more}.`;
 }
 
+/** A NetBox object (device, site, tenant) owning devices. */
+export type OwnerObject = { type: OwnerObjectType; id: number };
+
 /** One object owning a device: its contacts' addresses, its words ("site fra1") and itself. */
 interface Owner {
   to: string[];
   object: string;
-  ref: { type: OwnerObjectType; id: number };
+  ref: OwnerObject;
 }
 
 /** The owners of one device (each object in `on` with contacts), and each contact that may not be mailed, described. */

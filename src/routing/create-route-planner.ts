@@ -3,7 +3,7 @@ import type { DeliveryRecord, NewRouteMail, OwnerGroupPlan, Store } from '../sto
 import { countPerSeverity, SEVERITIES, type Severity, type SeverityCounts } from '../report';
 import type { Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
-import { buildOwnerGroups, type FixedOwnedDevice, type OwnerGroupDraft } from './build-owner-groups';
+import { buildOwnerGroups, UNOWNED_GROUP_KEY, type FixedOwnedDevice, type OwnerObject } from './build-owner-groups';
 import { buildReportFacts, hasDeviceCondition, hasFailures, planRoutes, type RouteDecision, type SourceFacts } from './plan-routes';
 import type { Route } from './routes-schema';
 import type { Logger } from '../shared';
@@ -130,44 +130,27 @@ async function splitByOwner(
   }
   const scope = decision.devices ? new Set(decision.devices) : null;
   const scoped = scope ? failures.filter((r) => r.deviceId !== null && scope.has(r.deviceId)) : failures;
-  const groups = buildOwnerGroups(spec, scoped, lookup.devices, lookup.contacts, fixed).filter(
-    // On an on-failure route, a group whose devices fail nothing now has nothing to be told.
-    (g) => route.notify !== 'on-failure' || g.devices.length > 0,
-  );
-  const refused = groups.flatMap((g) => g.refused);
-  if (refused.length > 0)
+  const split = buildOwnerGroups(route.name, spec, scoped, lookup.devices, lookup.contacts, fixed);
+  // On an on-failure route, a group whose devices fail nothing now has nothing to be told.
+  const groups = split.groups.filter((g) => route.notify !== 'on-failure' || g.devices.length > 0);
+  if (split.refused.length > 0 && groups.some((g) => g.key === UNOWNED_GROUP_KEY))
     hooks.logger?.warn(
-      { route: route.name, refused },
+      { route: route.name, refused: split.refused },
       `route ${route.name}: NetBox names contacts the route may not mail; their failures go to its fallback`,
     );
   if (groups.length === 0) return [];
   // Every group is counted from two bulk reads (each owner's devices, the report's results per device): no request per group.
-  const objects = scope ? [] : groups.flatMap((g) => g.objects);
+  const objectsOf = (g: OwnerGroupPlan) => split.objects.get(g.key) ?? [];
+  const objects = scope ? [] : groups.flatMap(objectsOf);
   const owned = objects.length > 0 ? await composed.owners!.ownedDevices(objects) : null;
   const results = await composed.owners!.countResults();
   const plan: NewRouteMail[] = [];
   const uncounted = new Map<string, { groups: number; reason: string }>();
   for (const g of groups) {
     // A route narrowed by a device condition knows only its failing devices: its ratios are theirs.
-    const counted = countGroup(g, scope ? null : owned, failures, results);
-    if (counted.missing) {
-      const { code, reason } = counted.missing;
-      uncounted.set(code, { groups: (uncounted.get(code)?.groups ?? 0) + 1, reason });
-    }
-    const group: OwnerGroupPlan = {
-      route: route.name,
-      key: g.key,
-      to: g.to,
-      why: g.why,
-      deviceIds: [...g.deviceIds, ...g.fixedDeviceIds],
-      devices: g.devices,
-      ...(g.fixedDevices.length > 0 ? { fixedDevices: g.fixedDevices } : {}),
-      counts: counted.counts,
-      ownedDevices: counted.ownedDevices,
-      ...(counted.missing ? { countsMissing: counted.missing.reason } : {}),
-      whole: false,
-      note: g.note,
-    };
+    const { missing, ...counted } = countGroup(g, scope ? null : owned, objectsOf(g), failures, results);
+    if (missing) uncounted.set(missing.code, { groups: (uncounted.get(missing.code)?.groups ?? 0) + 1, reason: missing.reason });
+    const group = { ...g, ...counted, ...(missing ? { countsMissing: missing.reason } : {}) };
     plan.push({ ...decision, route: `${route.name}~${g.key}`, reason: `${decision.reason}; ${g.why}`, ownerGroup: group });
   }
   for (const [code, { groups, reason }] of uncounted) {
@@ -188,16 +171,17 @@ async function splitByOwner(
  * results are the report's failures on those devices. Null counts, with why, when NetBox could not give the results.
  */
 function countGroup(
-  g: OwnerGroupDraft,
+  g: OwnerGroupPlan,
   owned: Map<string, number[]> | null,
+  objects: readonly OwnerObject[],
   failures: readonly FailingResult[],
   results: ResultCounts,
 ): Pick<OwnerGroupPlan, 'counts' | 'ownedDevices'> & { missing?: { code: string; reason: string } } {
   if (results.status === 'missing') return { counts: null, ownedDevices: null, missing: results };
-  const ownedIds = owned && g.objects.length > 0 ? g.objects.flatMap((o) => owned.get(`${o.type}:${o.id}`) ?? []) : null;
-  const ids = new Set([...(ownedIds ?? []), ...g.deviceIds, ...g.fixedDeviceIds]);
+  const ownedIds = owned && objects.length > 0 ? objects.flatMap((o) => owned.get(`${o.type}:${o.id}`) ?? []) : null;
+  const ids = new Set([...(ownedIds ?? []), ...g.deviceIds]);
   // A failing device without its NetBox id cannot be counted: the group's ratios would leave it out.
-  if (ids.size === 0 || (ownedIds === null && g.devices.length !== g.deviceIds.length))
+  if (ids.size === 0 || (ownedIds === null && g.devices.length !== g.deviceIds.length - (g.fixedDevices?.length ?? 0)))
     return {
       counts: null,
       ownedDevices: null,

@@ -54,7 +54,7 @@ function readPreviousRatio(trend: Trend | null, severity: RouteSeverity): { fail
  */
 function countNewlyFailing(facts: ReportFacts, trend: Trend | null, severity: RouteSeverity): number | null {
   if (!trend?.previous) return null;
-  if (trend.failingSetKnown) return trend.newlyFailingCount;
+  if (trend.failingSetKnown) return trend.newlyFailing.length;
   const severities = severity === 'overall' ? SEVERITIES : [severity];
   const grown = (s: RouteSeverity) => Math.max(0, readRatio(facts, s).failed - (readPreviousRatio(trend, s)?.failed ?? 0));
   return severities.map(grown).reduce((sum, n) => sum + n, 0);

@@ -6,55 +6,41 @@ import { buildStreaks, byPairOrder, failingKeys, pairKey, type FailingStreak } f
 
 export { failingKeys, pairKey } from './build-streaks';
 
-/** Newly failing / fixed / still failing pairs listed in a trend, at most (counts are always exact). */
-const TREND_PAIR_CAP = 20;
-
-/** Devices named per test in a grouped list; the rest is a count ("the first few devices"). */
-const GROUP_DEVICES_SHOWN = 3;
-
 /** The pairs of one test, as a mail lists them: one line per test, not one per result. */
 export interface TestPairsGroup {
   test: string;
   severity: Severity;
-  /** Devices (pairs) of this test in the list: exact, whatever the caps. */
-  devices: number;
-  /** The first {@link GROUP_DEVICES_SHOWN} device names, in name order. */
-  firstDevices: string[];
+  /** The devices (pairs) of this test in the list, in name order. */
+  devices: string[];
   /** For still-failing pairs: the longest streak among this test's pairs (reports in a row), else 0. */
   longestReports: number;
   /** The report where that longest streak began; null for pairs without a streak. */
   longestSinceReportId: number | null;
 }
 
-/** The pair lists of a trend. A list is capped at TREND_PAIR_CAP (pairs, or tests when grouped) unless said; its count is exact. */
+/** The pair lists of a trend, each whole (the mail's view caps them). */
 interface PairLists {
   /** Pairs failing now that passed in the previous report (without {@link PairStates}: that did not fail there). */
   newlyFailing: FailingPair[];
-  newlyFailingCount: number;
   /** Pairs that failed in the previous report and NetBox shows passed in this one. */
   fixed: FailingPair[];
-  fixedCount: number;
-  /** Every device with a fixed pair, once, by name, uncapped: an owner group's mail counts the fixes of its devices. */
+  /** Every device with a fixed pair, once, by name: an owner group's mail counts the fixes of its devices. */
   fixedDevices: FixedDevice[];
   /** Pairs failing now and in the previous report, longest streak first. */
   stillFailing: FailingStreak[];
-  stillFailingCount: number;
-  /** The three lists above grouped per test (one line per test, HIGH first), from every pair. */
+  /** The three lists above grouped per test (one line per test, HIGH first). */
   newlyFailingTests: TestPairsGroup[];
-  newlyFailingTestCount: number;
   stillFailingTests: TestPairsGroup[];
-  stillFailingTestCount: number;
   fixedTests: TestPairsGroup[];
-  fixedTestCount: number;
-  /** Pairs that failed in the previous report and have no result in this one (not evaluated): out of the verdict; uncapped, by device. */
+  /** Pairs that failed in the previous report and have no result in this one (not evaluated): out of the verdict; by device. */
   notEvaluated: FailingPair[];
   /** Pairs that failed in the previous report and do not fail now, of which NetBox could not say whether they passed or were not evaluated. */
   undeterminedCount: number;
-  /** Pairs failing now that have no result in the previous report (new since, or not evaluated there); uncapped. */
+  /** Pairs failing now that have no result in the previous report (new since, or not evaluated there). */
   notEvaluatedBefore: FailingPair[];
   /** Pairs failing now that did not fail in the previous report, of which NetBox could not say whether they passed there. */
   undeterminedBeforeCount: number;
-  /** Each failing pair's badge by {@link pairKey}, uncapped: the mail lists each (device, test) once, tagged with what changed. */
+  /** Each failing pair's badge by {@link pairKey}: the mail lists each (device, test) once, tagged with what changed. */
   badges: ReadonlyMap<string, PairBadge>;
 }
 
@@ -198,7 +184,7 @@ export function comparePairs(
   };
 }
 
-/** A trend's pair lists, capped, and every failing pair's badge. */
+/** A trend's pair lists, and every failing pair's badge. */
 function listPairs(
   newlyFailing: FailingPair[],
   fixed: FailingPair[],
@@ -211,23 +197,14 @@ function listPairs(
   for (const pair of came.unknown) badges.set(pairKey(pair), { kind: 'unknown' });
   for (const s of stillFailing)
     badges.set(pairKey(s), { kind: 'streak', reports: s.reports, sinceReportId: s.sinceReportId, atLeast: s.atLeast });
-  const newlyFailingTests = groupPairsByTest(newlyFailing);
-  const stillFailingTests = groupPairsByTest(stillFailing);
-  const fixedTests = groupPairsByTest(fixed);
   return {
-    newlyFailing: newlyFailing.slice(0, TREND_PAIR_CAP),
-    newlyFailingCount: newlyFailing.length,
-    fixed: fixed.slice(0, TREND_PAIR_CAP),
-    fixedCount: fixed.length,
+    newlyFailing,
+    fixed,
     fixedDevices: listFixedDevices(fixed),
-    stillFailing: stillFailing.slice(0, TREND_PAIR_CAP),
-    stillFailingCount: stillFailing.length,
-    newlyFailingTests: newlyFailingTests.slice(0, TREND_PAIR_CAP),
-    newlyFailingTestCount: newlyFailingTests.length,
-    stillFailingTests: stillFailingTests.slice(0, TREND_PAIR_CAP),
-    stillFailingTestCount: stillFailingTests.length,
-    fixedTests: fixedTests.slice(0, TREND_PAIR_CAP),
-    fixedTestCount: fixedTests.length,
+    stillFailing,
+    newlyFailingTests: groupPairsByTest(newlyFailing),
+    stillFailingTests: groupPairsByTest(stillFailing),
+    fixedTests: groupPairsByTest(fixed),
     notEvaluated: sortByDevice(went.absent),
     undeterminedCount: went.unknown.length,
     notEvaluatedBefore: sortByDevice(came.absent),
@@ -236,9 +213,9 @@ function listPairs(
   };
 }
 
-/** Groups pairs per test (HIGH first, then most devices, then by name), from every pair so that the counts are exact. */
+/** Groups pairs per test (HIGH first, then most devices, then by name). */
 function groupPairsByTest(pairs: readonly (FailingPair & { reports?: number; sinceReportId?: number })[]): TestPairsGroup[] {
-  const byTest = new Map<string, { severity: Severity; devices: string[]; longestReports: number; longestSinceReportId: number | null }>();
+  const byTest = new Map<string, Omit<TestPairsGroup, 'test'>>();
   for (const pair of pairs) {
     const group = byTest.get(pair.test) ?? { severity: pair.severity, devices: [], longestReports: 0, longestSinceReportId: null };
     group.devices.push(pair.device);
@@ -251,15 +228,11 @@ function groupPairsByTest(pairs: readonly (FailingPair & { reports?: number; sin
     byTest.set(pair.test, group);
   }
   return [...byTest.entries()]
-    .map(([test, g]) => ({
-      test,
-      severity: g.severity,
-      devices: g.devices.length,
-      firstDevices: [...g.devices].sort((a, b) => a.localeCompare(b)).slice(0, GROUP_DEVICES_SHOWN),
-      longestReports: g.longestReports,
-      longestSinceReportId: g.longestSinceReportId,
-    }))
-    .sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || b.devices - a.devices || a.test.localeCompare(b.test));
+    .map(([test, g]) => ({ test, ...g, devices: g.devices.sort((a, b) => a.localeCompare(b)) }))
+    .sort(
+      (a, b) =>
+        SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || b.devices.length - a.devices.length || a.test.localeCompare(b.test),
+    );
 }
 
 /** The devices of some pairs, each once, by name. */

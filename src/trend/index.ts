@@ -1,6 +1,6 @@
 export { buildTrend, failingKeys, pairKey, type LeftOutPairs, type PairBadge, type TestPairsGroup, type Trend } from './build-trend';
 export type { TrendDelta } from './build-deltas';
-export { recordReportTrend, STREAK_HISTORY_MAX, type RecordedTrend, type ReportHistory } from './record-report-trend';
+export { buildRecordedTrend, readTrendHistory, STREAK_HISTORY_MAX, type RecordedTrend, type ReportHistory } from './read-trend-history';
 export { buildDevicesTrend } from './build-devices-trend';
 export { buildReportSnapshot, buildSourceSeriesKey } from './build-report-snapshot';
 export type { FailingPair, PairStates, ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from './types';

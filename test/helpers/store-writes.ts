@@ -4,7 +4,7 @@
  * seeded state goes through the same transaction as a real attempt's.
  */
 import type { DeliveryStateChange, NewRouteMail, RouteMailOutcome, RouteMailRecord, SentMessageCopy, Store } from '../../src/store';
-import type { ReportHistory, ReportSnapshot } from '../../src/trend';
+import { buildRecordedTrend, readTrendHistory, type RecordedTrend, type ReportHistory, type ReportSnapshot } from '../../src/trend';
 
 /** Settles one delivery: its plan (kept only if it has none yet), route mails, sent copies and state. */
 async function settleOne(
@@ -98,4 +98,11 @@ export function reportHistoryOf(store: Store): ReportHistory {
     findReport: (dedupKey) => store.findReport(dedupKey),
     saveReport: (snapshot) => saveReport(store, snapshot),
   };
+}
+
+/** Compares `current` with its series' history and stores it, as the composer does (no waivers, no pair states). */
+export async function recordTrend(history: ReportHistory, current: ReportSnapshot): Promise<RecordedTrend> {
+  const recorded = buildRecordedTrend(current, await readTrendHistory(history, current));
+  await history.saveReport(recorded.current);
+  return recorded;
 }

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { SqliteStore } from '../../src/store';
-import { buildDevicesTrend, buildTrend, recordReportTrend, type FailingPair, type ReportSnapshot } from '../../src/trend';
+import { buildDevicesTrend, buildTrend, type FailingPair, type ReportSnapshot } from '../../src/trend';
 import { makeTempDir } from '../helpers/relay-harness';
-import { reportHistoryOf } from '../helpers/store-writes';
+import { recordTrend, reportHistoryOf } from '../helpers/store-writes';
 
 const ntp = (device: string): FailingPair => ({ device, test: 'ntp-servers', severity: 'HIGH' });
 const snmp = (device: string): FailingPair => ({ device, test: 'snmp-community', severity: 'MIDDLE' });
@@ -39,7 +39,7 @@ describe("an owner group's trend: its devices' failing results against the previ
   it('decides each group on its own devices, with the same rule as the whole report', () => {
     expect(buildTrend(now, [before]).verdict).toBe('mixed');
     const fra = buildDevicesTrend(now, [before], { devices: FRA })!;
-    expect(fra).toMatchObject({ verdict: 'worse', scopeChanged: false, devicesOnly: true, newlyFailingCount: 1, fixedCount: 0 });
+    expect(fra).toMatchObject({ verdict: 'worse', scopeChanged: false, devicesOnly: true, fixed: [] });
     expect(fra.newlyFailing).toEqual([snmp('fra-1')]);
     expect(fra.overall).toMatchObject({
       failed: 1,
@@ -49,7 +49,7 @@ describe("an owner group's trend: its devices' failing results against the previ
       direction: 'worse',
     });
     const ams = buildDevicesTrend(now, [before], { devices: AMS })!;
-    expect(ams).toMatchObject({ verdict: 'better', newlyFailingCount: 0, fixed: [ntp('ams-1')] });
+    expect(ams).toMatchObject({ verdict: 'better', newlyFailing: [], fixed: [ntp('ams-1')] });
     expect(ams.severities.find((d) => d.name === 'HIGH')).toMatchObject({ failed: 0, previousFailed: 1, direction: 'better' });
   });
 
@@ -82,15 +82,15 @@ describe("an owner group's trend: its devices' failing results against the previ
 
   it('leaves accepted exceptions out of the decision, as the whole trend does', () => {
     const leftOut = { current: new Set(['snmp-community\u0000fra-1']), previous: new Set<string>() };
-    expect(buildDevicesTrend(now, [before], { devices: FRA, leftOut })).toMatchObject({ verdict: 'same', newlyFailingCount: 0 });
+    expect(buildDevicesTrend(now, [before], { devices: FRA, leftOut })).toMatchObject({ verdict: 'same', newlyFailing: [] });
   });
 
   it("is recorded with the report: the history read once serves every group's trend", async () => {
     const dir = makeTempDir('devices-trend-');
     const store = SqliteStore.open({ dataDir: dir });
     try {
-      await recordReportTrend(reportHistoryOf(store), before);
-      const recorded = await recordReportTrend(reportHistoryOf(store), now);
+      await recordTrend(reportHistoryOf(store), before);
+      const recorded = await recordTrend(reportHistoryOf(store), now);
       expect(recorded.trend.verdict).toBe('mixed');
       expect(buildDevicesTrend(recorded.current, recorded.history, { ...recorded.options, devices: FRA })?.verdict).toBe('worse');
       expect(buildDevicesTrend(recorded.current, recorded.history, { ...recorded.options, devices: AMS })?.verdict).toBe('better');

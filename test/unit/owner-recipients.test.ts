@@ -66,7 +66,7 @@ describe('allowed_domains on a route to NetBox contacts', () => {
 
   it('mails a contact in an allowed domain (exactly, or a subdomain under "*."), and any domain with "*"', () => {
     const keyed = (domains: string[], ...emails: string[]) =>
-      buildOwnerGroups(spec(domains), failures, devices, contacts(...emails)).map(
+      buildOwnerGroups('owners', spec(domains), failures, devices, contacts(...emails)).groups.map(
         (g) => `${g.key === 'unowned' ? 'fallback' : 'owner'}:${g.to.join(',')}`,
       );
     expect(keyed(['example.com'], 'a@example.com', 'b@eu.example.com')).toEqual(['fallback:noc@example.com', 'owner:a@example.com']);
@@ -94,9 +94,9 @@ describe('a contact e-mail field gives at most one plain address', () => {
     `${'a'.repeat(65)}@example.com`,
   ])('refuses %j', (value) => {
     expect(parseContactAddress(value)).toMatchObject({ ok: false, reason: expect.stringContaining('is not one plain e-mail address') });
-    const groups = buildOwnerGroups(spec(['*']), failures, devices, contacts(value));
+    const { groups, refused } = buildOwnerGroups('owners', spec(['*']), failures, devices, contacts(value));
     expect(groups.map((g) => g.to)).toEqual([['noc@example.com']]);
-    expect(groups[0].refused).toEqual([expect.stringContaining('(contact of site fra1): is not one plain e-mail address')]);
+    expect(refused).toEqual([expect.stringContaining('(contact of site fra1): is not one plain e-mail address')]);
     expect(groups[0].note).toMatch(/^Not mailed: ".*" \(contact of site fra1\): is not one plain e-mail address/);
   });
 
@@ -112,12 +112,12 @@ describe('a contact e-mail field gives at most one plain address', () => {
 describe('recipients per owner mail are capped', () => {
   it(`an object with more than ${MAX_OWNER_RECIPIENTS} contacts is mailed to the fallback, which is told why`, () => {
     const many = Array.from({ length: MAX_OWNER_RECIPIENTS + 1 }, (_, i) => `o${i}@example.com`);
-    const groups = buildOwnerGroups(spec(['example.com']), failures, devices, contacts(...many));
+    const { groups } = buildOwnerGroups('owners', spec(['example.com']), failures, devices, contacts(...many));
     expect(groups.map((g) => g.to)).toEqual([['noc@example.com']]);
     expect(groups[0].note).toBe(
       `Not mailed: the ${MAX_OWNER_RECIPIENTS + 1} contacts of site fra1: more than ${MAX_OWNER_RECIPIENTS} for one mail.`,
     );
-    const enough = buildOwnerGroups(spec(['example.com']), failures, devices, contacts(...many.slice(0, MAX_OWNER_RECIPIENTS)));
-    expect(enough.map((g) => g.to.length)).toEqual([MAX_OWNER_RECIPIENTS]);
+    const enough = buildOwnerGroups('owners', spec(['example.com']), failures, devices, contacts(...many.slice(0, MAX_OWNER_RECIPIENTS)));
+    expect(enough.groups.map((g) => g.to.length)).toEqual([MAX_OWNER_RECIPIENTS]);
   });
 });

@@ -171,7 +171,7 @@ describe('owner groups: one per set of owners, a fallback for the rest', () => {
       contact('dcim.site', 2, 'bob@example.com'),
       contact('tenancy.tenant', 7, 'carol@example.com'),
     ];
-    const groups = buildOwnerGroups(spec, failures, devices, contacts);
+    const { groups } = buildOwnerGroups('owners', spec, failures, devices, contacts);
     const byTo = Object.fromEntries(groups.map((g) => [g.to.join(','), g]));
     expect(Object.keys(byTo).sort()).toEqual([
       'Alice@example.com,eve@example.com',
@@ -188,11 +188,11 @@ describe('owner groups: one per set of owners, a fallback for the rest', () => {
   });
 
   it('the same owners give the same key whatever their order and case, and one mail for two sites they both own', () => {
-    const a = buildOwnerGroups(spec, failures.slice(0, 3), devices, [
+    const { groups: a } = buildOwnerGroups('owners', spec, failures.slice(0, 3), devices, [
       contact('dcim.site', 1, 'x@example.com'),
       contact('dcim.site', 1, 'Y@example.com'),
     ]);
-    const b = buildOwnerGroups(spec, failures.slice(0, 3), devices, [
+    const { groups: b } = buildOwnerGroups('owners', spec, failures.slice(0, 3), devices, [
       contact('dcim.site', 1, 'y@example.com'),
       contact('dcim.site', 1, 'X@example.com'),
       contact('dcim.site', 2, 'x@example.com'),
@@ -209,16 +209,16 @@ describe('owner groups: one per set of owners, a fallback for the rest', () => {
       { deviceId: 3, device: 'ams-1' },
       { deviceId: 2, device: 'fra-2' },
     ];
-    const groups = buildOwnerGroups(spec, failures.slice(0, 2), devices, contacts, fixed);
+    const { groups } = buildOwnerGroups('owners', spec, failures.slice(0, 2), devices, contacts, fixed);
     const byTo = Object.fromEntries(groups.map((g) => [g.to.join(','), g]));
-    // Bob's only device fails nothing now: his group holds its fix alone.
+    // Bob's only device fails nothing now: his group holds its fix alone (its id, to be counted; no failing device).
     expect(byTo['bob@example.com']).toMatchObject({
-      deviceIds: [],
+      deviceIds: [3],
       devices: [],
-      fixedDeviceIds: [3],
       fixedDevices: ['ams-1'],
     });
     // fra-2 still fails something: it is one of Alice's failing devices, not a fixed one.
-    expect(byTo['alice@example.com']).toMatchObject({ deviceIds: [1, 2], fixedDevices: [] });
+    expect(byTo['alice@example.com']).toMatchObject({ deviceIds: [1, 2], devices: ['fra-1', 'fra-2'] });
+    expect(byTo['alice@example.com'].fixedDevices).toBeUndefined();
   });
 });

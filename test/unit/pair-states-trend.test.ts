@@ -91,7 +91,7 @@ describe('three states per (device, test): failing, passed, not evaluated', () =
     const trend = buildTrend(row.current, [r1], { states: row.states });
     expect(trend.verdict).toBe(row.verdict);
     expect(trend.fixed.map((p) => p.device)).toEqual(row.fixed);
-    expect(trend.fixedCount).toBe(row.fixed.length);
+    expect(trend.fixed).toHaveLength(row.fixed.length);
     expect(trend.notEvaluated.map((p) => p.device)).toEqual(row.notEvaluated);
     expect(trend.undeterminedCount).toBe(row.undetermined);
     expect(trend.newlyFailing).toEqual([]);
@@ -126,10 +126,10 @@ describe('three states per (device, test): failing, passed, not evaluated', () =
     const third = report(3, 10, [pair('sw3')]);
     const atSecond = buildTrend(second, [first], { states: states([[pair('sw3'), false]]) });
     expect(atSecond.notEvaluated.map((p) => p.device)).toEqual(['sw3']);
-    expect(atSecond.fixedCount).toBe(0);
+    expect(atSecond.fixed).toHaveLength(0);
     // Report 2 has no result for sw3: what the relay knows is exactly that, not that it passed in between.
     const atThird = buildTrend(third, [second, first], { states: states([], [[pair('sw3'), false]]) });
-    expect(atThird.newlyFailingCount).toBe(0);
+    expect(atThird.newlyFailing).toHaveLength(0);
     expect(atThird.notEvaluatedBefore.map((p) => p.device)).toEqual(['sw3']);
     expect(atThird.badges.get(pairKey(pair('sw3')))).toEqual({ kind: 'unseen' });
   });
@@ -139,7 +139,7 @@ describe('three states per (device, test): failing, passed, not evaluated', () =
       devices: new Set(['sw3', 'sw4']),
       states: states([[pair('sw3'), false]]),
     });
-    expect(trend?.fixedCount).toBe(0);
+    expect(trend?.fixed).toHaveLength(0);
     expect(trend?.notEvaluated.map((p) => p.device)).toEqual(['sw3']);
     expect(trend?.verdict).toBe('same');
   });

@@ -1,21 +1,14 @@
 import fs from 'node:fs';
 import { SqliteStore } from '../../src/store';
 import { buildTrendView } from '../../src/compose';
-import {
-  buildReportSnapshot,
-  buildTrend,
-  buildDevicesTrend,
-  recordReportTrend,
-  type FailingPair,
-  type ReportSnapshot,
-} from '../../src/trend';
+import { buildReportSnapshot, buildTrend, buildDevicesTrend, type FailingPair, type ReportSnapshot } from '../../src/trend';
 import { parseDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir } from '../helpers/relay-harness';
-import { reportHistoryOf } from '../helpers/store-writes';
+import { recordTrend, reportHistoryOf } from '../helpers/store-writes';
 
 /** The whole report's trend, as the mail reads it. */
-const record = async (...args: Parameters<typeof recordReportTrend>) => (await recordReportTrend(...args)).trend;
+const record = async (...args: Parameters<typeof recordTrend>) => (await recordTrend(...args)).trend;
 
 const SERIES = 'https://netbox.example.com|';
 
@@ -141,8 +134,10 @@ describe('report trend', () => {
     const devices = Array.from({ length: 25 }, (_, i) => `sw${String(i).padStart(2, '0')}`);
     const before = snapshot(1, '2026-03-01T10:00:00Z', {}, [...devices.map(ntp), ...devices.map(snmp)]);
     const trend = buildTrend(snapshot(2, '2026-03-02T10:00:00Z', {}, []), [before]);
-    expect(trend.fixed).toHaveLength(20);
-    expect(trend.fixedCount).toBe(50);
+    expect(trend.fixed).toHaveLength(50);
+    const view = buildTrendView(trend, { timezone: 'UTC', basePath: '', currentFailingKnown: true, passed: 0, count: 0 });
+    expect(view.fixed).toHaveLength(20);
+    expect(view.moreFixed).toBe(30);
     expect(trend.fixedDevices.map((d) => d.name)).toEqual(devices);
     expect(trend.fixedDevices.every((d) => d.id === null)).toBe(true);
   });
@@ -176,7 +171,7 @@ describe('report trend', () => {
   it('compares with a predecessor stored but not yet composed on its counts, and says so', async () => {
     const counts = { total_passed: 9, total_count: 10, high_passed: 4, high_count: 5, middle_passed: 5, middle_count: 5 };
     await arrive(30, '2026-03-01T10:00:00Z', { ...counts, low_passed: 0, low_count: 0 });
-    const { trend } = await recordReportTrend(
+    const { trend } = await recordTrend(
       reportHistoryOf(store),
       snapshot(
         31,
@@ -207,7 +202,7 @@ describe('report trend', () => {
     await record(reportHistoryOf(store), snapshot(40, '2026-03-01T10:00:00Z', { overall: { passed: 1, count: 2 } }, [ntp('a')]));
     await arrive(42, '2026-03-03T10:00:00Z', { total_passed: 2, total_count: 2 });
     const late = await arrive(41, '2026-03-02T10:00:00Z', { total_passed: 0, total_count: 2 });
-    const recorded = await recordReportTrend(reportHistoryOf(store), { ...late, failing: [ntp('a'), ntp('b')] });
+    const recorded = await recordTrend(reportHistoryOf(store), { ...late, failing: [ntp('a'), ntp('b')] });
     expect(recorded.trend).toMatchObject({ arrivedLate: true, previous: { reportId: 40 } });
     expect(recorded.trend.previous?.pending).toBeUndefined();
     expect(recorded.trend.newlyFailing).toEqual([ntp('b')]);
@@ -260,28 +255,38 @@ describe('report trend', () => {
     expect(buildTrend(current, history).stillFailing[0]).toMatchObject({ reports: 4, atLeast: false });
   });
 
-  // Issue 17: one line per test with its device count and the first few devices, whatever TREND_PAIR_CAP cuts.
+  // Issue 17: one line per test with its device count and the first few devices, whatever TREND_LISTED_MAX cuts.
   it('groups newly and still failing pairs per test, HIGH first, with exact device counts beyond the pair cap', () => {
     const pair = (test: string, severity: FailingPair['severity'], device: string): FailingPair => ({ test, severity, device });
     const devices = Array.from({ length: 25 }, (_, i) => `sw-${String(i).padStart(2, '0')}`);
     const before = [pair('ntp', 'LOW', 'sw-00'), pair('ntp', 'LOW', 'sw-01')];
     const now = [...before, ...devices.map((d) => pair('bgp', 'MIDDLE', d)), pair('aaa', 'HIGH', 'sw-09')];
     const trend = buildTrend(snapshot(2, '2026-03-02T10:00:00Z', {}, now), [snapshot(1, '2026-03-01T10:00:00Z', {}, before)]);
-    expect(trend.newlyFailing).toHaveLength(20);
+    expect(trend.newlyFailing).toHaveLength(26);
     expect(trend.newlyFailingTests).toEqual([
-      { test: 'aaa', severity: 'HIGH', devices: 1, firstDevices: ['sw-09'], longestReports: 0, longestSinceReportId: null },
-      {
-        test: 'bgp',
-        severity: 'MIDDLE',
-        devices: 25,
-        firstDevices: ['sw-00', 'sw-01', 'sw-02'],
-        longestReports: 0,
-        longestSinceReportId: null,
-      },
+      { test: 'aaa', severity: 'HIGH', devices: ['sw-09'], longestReports: 0, longestSinceReportId: null },
+      { test: 'bgp', severity: 'MIDDLE', devices, longestReports: 0, longestSinceReportId: null },
     ]);
     expect(trend.stillFailingTests).toEqual([
-      { test: 'ntp', severity: 'LOW', devices: 2, firstDevices: ['sw-00', 'sw-01'], longestReports: 2, longestSinceReportId: 1 },
+      { test: 'ntp', severity: 'LOW', devices: ['sw-00', 'sw-01'], longestReports: 2, longestSinceReportId: 1 },
     ]);
-    expect(trend.newlyFailingTestCount).toBe(2);
+    const view = buildTrendView(trend, { timezone: 'UTC', basePath: '', currentFailingKnown: true, passed: 0, count: 0 });
+    expect(view.newlyFailingTests).toEqual([
+      { test: 'aaa', severity: 'HIGH', devices: 1, firstDevices: ['sw-09'], moreDevices: 0, sinceText: '' },
+      { test: 'bgp', severity: 'MIDDLE', devices: 25, firstDevices: ['sw-00', 'sw-01', 'sw-02'], moreDevices: 22, sinceText: '' },
+    ]);
+    expect(view.stillFailingTests).toEqual([
+      {
+        test: 'ntp',
+        severity: 'LOW',
+        devices: 2,
+        firstDevices: ['sw-00', 'sw-01'],
+        moreDevices: 0,
+        sinceText: 'failing since report 1 (2 reports in a row)',
+      },
+    ]);
+    expect(view.newlyFailing).toHaveLength(20);
+    expect(view.moreNewlyFailing).toBe(6);
+    expect(view.moreNewlyFailingTests).toBe(0);
   });
 });

@@ -39,7 +39,7 @@ describe('a trend with accepted exceptions left out', () => {
     const trend = buildTrend(now, [before]);
     expect(trend.verdict).toBe('worse');
     expect(trend.failingSetChanged).toBe(true);
-    expect(trend.newlyFailingCount).toBe(1);
+    expect(trend.newlyFailing).toHaveLength(1);
   });
 
   it('a waived newly failing pair changes neither the verdict nor the failing set; the deltas stay validity`s', () => {
@@ -47,7 +47,7 @@ describe('a trend with accepted exceptions left out', () => {
     expect(trend.verdict).toBe('same');
     expect(trend.failingSetChanged).toBe(false);
     expect(trend.regression).toBe(false);
-    expect(trend.newlyFailingCount).toBe(0);
+    expect(trend.newlyFailing).toHaveLength(0);
     expect(trend.leftOut).toEqual({ HIGH: 1, MIDDLE: 0, LOW: 0 });
     expect(trend.severities.find((d) => d.name === 'HIGH')).toMatchObject({ failed: 1, previousFailed: 0, deltaFailedText: '+1 failing' });
   });

@@ -1,5 +1,5 @@
-import { buildTrend, failingKeys, type LeftOutPairs, type Trend, type TrendOptions } from './build-trend';
-import type { PairStates, ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from './types';
+import { buildTrend, failingKeys, type Trend, type TrendOptions } from './build-trend';
+import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from './types';
 
 /** The part of the Store the trend needs. */
 export interface ReportHistory {
@@ -16,30 +16,25 @@ export interface ReportHistory {
 /** A report's trend, and what buildDevicesTrend starts from for any subset of its devices (the history reaches every streak). */
 export interface RecordedTrend {
   trend: Trend;
+  /** The report as its series stores it: with the pair states it was compared with. */
   current: ReportSnapshot;
+  /** Newest first: the previous report, then as far back as some pair of the report failed in each. */
   history: ReportSnapshot[];
   options: TrendOptions;
 }
+
+/** What a report's series held before it, and what that tells buildTrend (truncated, arrived late, previous pending). */
+type TrendHistory = Pick<RecordedTrend, 'history' | 'options'>;
 
 /** How far back "failing since" looks; older streaks read "failing for at least N reports". */
 export const STREAK_HISTORY_MAX = 30;
 
 /**
- * Compares `current` with the report created before it in its series (NetBox's order: created, then id),
- * composed or not yet (then on counts only, and the trend says so); a report that arrived late compares
- * with the one before it, not with the newest. Then stores `current`, idempotently: a retried mail records
- * the same report again and computes the same trend.
+ * Reads the reports created before `current` in its series (NetBox's order: created, then id), composed or
+ * not yet (then the trend compares on counts only, and says so); a report that arrived late reads the ones
+ * before it, not the newest.
  */
-export async function recordReportTrend(
-  store: ReportHistory,
-  current: ReportSnapshot,
-  options: {
-    /** The pairs to leave out (accepted exceptions), once the previous report is known; the stored snapshot keeps every pair. */
-    leaveOut?: (previous: ReportSnapshot | null) => Promise<LeftOutPairs>;
-    /** What NetBox's results say of the pairs that changed since `previous` (see PairStates), kept with the report; absent: see buildTrend. */
-    readStates?: (previous: ReportSnapshot) => Promise<PairStates>;
-  } = {},
-): Promise<RecordedTrend> {
+export async function readTrendHistory(store: ReportHistory, current: ReportSnapshot): Promise<TrendHistory> {
   const history: ReportSnapshot[] = [];
   let truncated = false;
   let cursor = { createdMs: current.createdMs, reportId: current.reportId };
@@ -61,14 +56,21 @@ export async function recordReportTrend(
     for (const key of open) if (!failing.has(key)) open.delete(key);
     if (open.size === 0) break;
   }
-  const trendOptions: TrendOptions = {
-    historyTruncated: truncated,
-    leftOut: options.leaveOut ? await options.leaveOut(history[0] ?? null) : undefined,
-    arrivedLate: (await store.findReport?.(current.dedupKey))?.arrivedLate === true,
-    previousPending: history[0]?.pending === true,
-    states: options.readStates && history[0] ? await options.readStates(history[0]) : undefined,
-  };
-  const trend = buildTrend(current, history, trendOptions);
-  await store.saveReport(trendOptions.states ? { ...current, states: trendOptions.states } : current);
-  return { trend, current, history, options: trendOptions };
+  const arrivedLate = (await store.findReport?.(current.dedupKey))?.arrivedLate === true;
+  return { history, options: { historyTruncated: truncated, arrivedLate, previousPending: history[0]?.pending === true } };
+}
+
+/**
+ * `current`'s trend against its history, leaving out `leftOut` (accepted exceptions; `current` keeps every
+ * pair) and telling fixed from not evaluated by `states` (see PairStates). Pure: the caller stores the
+ * returned `current`, idempotently (a retried mail records the same report again and computes the same trend).
+ */
+export function buildRecordedTrend(
+  current: ReportSnapshot,
+  { history, options: read }: TrendHistory,
+  compared: Pick<TrendOptions, 'leftOut' | 'states'> = {},
+): RecordedTrend {
+  const options: TrendOptions = { ...read, ...compared };
+  const trend = buildTrend(current, history, options);
+  return { trend, current: compared.states ? { ...current, states: compared.states } : current, history, options };
 }
