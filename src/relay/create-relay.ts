@@ -66,27 +66,16 @@ export async function createRelay(config: Config, io: RelayIo) {
   };
 }
 
-/** The watchdogs of the sources that expect reports (EXPECT_REPORT_EVERY, `expect_report_every`), run as one; undefined when none does. */
+/** One watchdog for the sources that expect reports (EXPECT_REPORT_EVERY, `expect_report_every`); undefined when none does. */
 function createSourceWatchdogs(config: Config, io: RelayIo, deps: { store: Store; onQueued: () => void }): Watchdog | undefined {
-  const watchdogs = config.sources
+  const sources = config.sources
     .filter((source) => source.expectEveryMs !== undefined)
-    .map((source) =>
-      createWatchdog({
-        ...io,
-        store: deps.store,
-        expectEveryMs: source.expectEveryMs!,
-        onQueued: deps.onQueued,
-        source: source.name === DEFAULT_SOURCE_NAME ? undefined : source.name,
-        catchUp: planCatchUp(source).on,
-      }),
-    );
-  if (watchdogs.length <= 1) return watchdogs[0];
-  return {
-    // Every source is measured; the first notice queued (if any) is what this evaluation did.
-    evaluate: async () => (await Promise.all(watchdogs.map((w) => w.evaluate()))).find((r) => r !== undefined),
-    start: () => watchdogs.forEach((w) => w.start()),
-    stop: () => watchdogs.forEach((w) => w.stop()),
-  };
+    .map((source) => ({
+      expectEveryMs: source.expectEveryMs!,
+      source: source.name === DEFAULT_SOURCE_NAME ? undefined : source.name,
+      catchUp: planCatchUp(source).on,
+    }));
+  return sources.length ? createWatchdog({ ...io, store: deps.store, onQueued: deps.onQueued, sources }) : undefined;
 }
 
 async function startRelay(parts: RelayParts, io: RelayIo): Promise<void> {

@@ -6,11 +6,16 @@ export interface WatchdogOptions {
   store: Pick<Store, 'lastReportReceivedAt' | 'getWatchdogState' | 'transitionWatchdog' | 'getCatchUpState'>;
   clock: Clock;
   logger: Logger;
-  /** EXPECT_REPORT_EVERY: the longest silence before the recipients are told. */
-  expectEveryMs: number;
   /** An alert was queued in the outbox (wakes the worker). */
   onQueued?: (id: number) => void;
-  /** The named NetBox source this watchdog watches (its own state, its own reports); absent: the default source. */
+  /** The sources watched, each with its own state and its own reports. */
+  sources: WatchedSource[];
+}
+
+interface WatchedSource {
+  /** EXPECT_REPORT_EVERY: the longest silence before the recipients are told. */
+  expectEveryMs: number;
+  /** The named NetBox source; absent: the default source. */
   source?: string;
   /** The source's catch-up runs: the overdue mail says whether NetBox itself has no report (it asked). */
   catchUp?: boolean;
@@ -25,12 +30,13 @@ export type Watchdog = ReturnType<typeof createWatchdog>;
  */
 export function createWatchdog(options: WatchdogOptions) {
   const { store, clock, logger } = options;
-  // The silence is measured every tenth of expectEveryMs, between 1 s and 60 s.
-  const checkEveryMs = Math.min(60_000, Math.max(1_000, Math.floor(options.expectEveryMs / 10)));
+  // The silence is measured every tenth of the shortest expectEveryMs, between 1 s and 60 s.
+  const shortestMs = Math.min(...options.sources.map((s) => s.expectEveryMs));
+  const checkEveryMs = Math.min(60_000, Math.max(1_000, Math.floor(shortestMs / 10)));
 
-  async function evaluateOnce(): Promise<'overdue' | 'resumed' | undefined> {
+  async function evaluateSource(watched: WatchedSource): Promise<'overdue' | 'resumed' | undefined> {
     const now = clock.now();
-    const { source, expectEveryMs } = options;
+    const { source, expectEveryMs } = watched;
     const state = await store.getWatchdogState(now, source);
     const last = await store.lastReportReceivedAt(source);
     const kind = state.state === 'ok' ? 'overdue' : 'resumed';
@@ -48,7 +54,7 @@ export function createWatchdog(options: WatchdogOptions) {
         detectedAt: now,
         source,
         // With the catch-up on: when it last listed the source's reports in NetBox (null: never yet).
-        ...(options.catchUp ? { netboxCheckedAt: (await store.getCatchUpState(source ?? DEFAULT_SOURCE_NAME))?.succeededAt ?? null } : {}),
+        ...(watched.catchUp ? { netboxCheckedAt: (await store.getCatchUpState(source ?? DEFAULT_SOURCE_NAME))?.succeededAt ?? null } : {}),
       },
     });
     // Resumed, `since` is kept on the ok state: the next silence is measured from the new report, not from it.
@@ -73,8 +79,8 @@ export function createWatchdog(options: WatchdogOptions) {
   }
 
   // One evaluation at a time in this process; the compare-and-set settles races between processes.
-  /** Measures the silence now; resolves with the alert queued, if this call queued one. */
-  const evaluate = coalesceRuns(evaluateOnce);
+  /** Measures every source's silence now; resolves with the first alert this call queued, if any. */
+  const evaluate = coalesceRuns(async () => (await Promise.all(options.sources.map(evaluateSource))).find((r) => r !== undefined));
   const fail = (error: unknown) => logger.error({ err: error }, 'watchdog: cannot read or update its state; will try again');
   return { evaluate, ...createRepeatingTask(() => void evaluate().catch(fail), checkEveryMs) };
 }

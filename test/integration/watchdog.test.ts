@@ -71,7 +71,7 @@ describe('EXPECT_REPORT_EVERY: the watchdog', () => {
       store: replicaStore,
       clock: { now: () => now },
       logger: createSilentLogger(),
-      expectEveryMs: 24 * HOUR,
+      sources: [{ expectEveryMs: 24 * HOUR }],
     });
     expect(await replica.evaluate()).toBeUndefined();
 
