@@ -110,7 +110,18 @@ async function recordTrend(
   const past = await readTrendHistory(options.history!, snapshot);
   const previous = past.history[0] ?? null;
   const waived = options.waivers && failing ? await leaveOutWaived(options.waivers, delivery.source, failing, previous, now) : null;
-  const states = failing && previous ? await readStates(options, delivery, failing, previous, deadline) : undefined;
+  const states =
+    failing && previous
+      ? await readPairStates({
+          client: options.client,
+          resultsUrl: delivery.report.results_url,
+          current: failing,
+          previous,
+          stored: () => options.storedStates?.(delivery),
+          budget: { deadline },
+          budgetMs: options.budgetMs,
+        })
+      : undefined;
   const recorded = buildRecordedTrend(snapshot, past, { leftOut: waived?.leftOut, states });
   await options.history!.saveReport(recorded.current);
   return { recorded, chart: await prepareChart(options, snapshot), waivers: waived && { outcome: waived.outcome, now } };
@@ -135,28 +146,6 @@ async function leaveOutWaived(
   const before = new Set(outcome.waiverExpired.map((m) => pairKey(m.pair)));
   if (previous?.failing) for (const m of applyWaivers(previous.failing, waivers, now).waived) before.add(pairKey(m.pair));
   return { outcome, leftOut: { current, previous: before } };
-}
-
-/** What NetBox's results say of the pairs that changed since `previous` (as stored with the report, for a preview). */
-async function readStates(
-  options: ReportInsightsOptions,
-  delivery: ReportDelivery,
-  failing: FailingPair[],
-  previous: ReportSnapshot,
-  deadline: number,
-): Promise<PairStates> {
-  if (!previous.failing) return { now: null, before: null, deletedTests: [], deletedDevices: [], unknownReason: null };
-  return (
-    (await options.storedStates?.(delivery)) ??
-    readPairStates({
-      client: options.client,
-      resultsUrl: delivery.report.results_url,
-      current: failing,
-      previous: { reportId: previous.reportId, failing: previous.failing },
-      budget: { deadline },
-      budgetMs: options.budgetMs,
-    })
-  );
 }
 
 /** The failing results without the waived ones (the same enrichment when none is). */
