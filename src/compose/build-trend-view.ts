@@ -151,10 +151,9 @@ export function buildVerdictView(trend: Trend, percentText: string) {
   };
 }
 
-/** HIGH results newly failing, over the tests the mail lists (each group counts every pair of its test). */
+/** HIGH results newly failing, over every newly failing test (not only those the mail lists). */
 function countNewHigh(trend: Trend): number {
-  const listed = trend.newlyFailingTests.slice(0, TREND_LISTED_MAX);
-  return listed.filter((t) => t.severity === 'HIGH').reduce((n, t) => n + t.devices.length, 0);
+  return trend.newlyFailingTests.filter((t) => t.severity === 'HIGH').reduce((n, t) => n + t.devices.length, 0);
 }
 
 function describeHigh(high: TrendDelta, trend: Trend): string {

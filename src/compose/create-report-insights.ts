@@ -50,7 +50,8 @@ export interface ReportInsightsOptions {
   history?: ReportHistory;
   /** 0 or absent: no chart. */
   chartReports?: number;
-  logger: Logger;
+  /** Absent: nothing is logged (the boot's sample mails, whose NetBox warnings would be made up). */
+  logger?: Logger;
   /**
    * The failing results kept with this report when its mail was composed (preview): used instead of
    * asking NetBox when every one has its ids, so the failing-tests section reads as it was sent.
@@ -71,15 +72,15 @@ export interface ReportInsightsOptions {
  */
 export function createReportInsights(options: ReportInsightsOptions): (delivery: ReportDelivery, log?: Logger) => Promise<ReportInsights> {
   return async (delivery, deliveryLog) => {
-    const log = (deliveryLog ?? options.logger).child({ reportId: delivery.report.id });
+    const log = (deliveryLog ?? options.logger)?.child({ reportId: delivery.report.id });
     // One budget for every request to NetBox this mail makes: the failing results, then the changed pairs.
     const deadline = (options.clock ?? systemClock).now() + options.budgetMs;
-    const enrichment = await readFailures(options, delivery, log, deadline);
+    const enrichment = await readFailures(options, delivery, deadline, log);
     const failing = toFailingPairs(enrichment);
     const recorded = options.history ? await recordTrend(options, delivery, failing, deadline) : null;
     const states = recorded?.recorded.options.states;
     if (states?.unknownReason)
-      log.warn({ reason: states.unknownReason }, 'the mail cannot tell fixed from not evaluated: NetBox could not say which pairs passed');
+      log?.warn({ reason: states.unknownReason }, 'the mail cannot tell fixed from not evaluated: NetBox could not say which pairs passed');
     const waivers = recorded?.waivers ?? null;
     // Accepted exceptions leave the failing list (and the CSV, owner groups, device routes) here, once.
     return {
@@ -110,7 +111,18 @@ async function recordTrend(
   const past = await readTrendHistory(options.history!, snapshot);
   const previous = past.history[0] ?? null;
   const waived = options.waivers && failing ? await leaveOutWaived(options.waivers, delivery.source, failing, previous, now) : null;
-  const states = failing && previous ? await readStates(options, delivery, failing, previous, deadline) : undefined;
+  const states =
+    failing && previous
+      ? await readPairStates({
+          client: options.client,
+          resultsUrl: delivery.report.results_url,
+          current: failing,
+          previous,
+          stored: () => options.storedStates?.(delivery),
+          budget: { deadline },
+          budgetMs: options.budgetMs,
+        })
+      : undefined;
   const recorded = buildRecordedTrend(snapshot, past, { leftOut: waived?.leftOut, states });
   await options.history!.saveReport(recorded.current);
   return { recorded, chart: await prepareChart(options, snapshot), waivers: waived && { outcome: waived.outcome, now } };
@@ -137,28 +149,6 @@ async function leaveOutWaived(
   return { outcome, leftOut: { current, previous: before } };
 }
 
-/** What NetBox's results say of the pairs that changed since `previous` (as stored with the report, for a preview). */
-async function readStates(
-  options: ReportInsightsOptions,
-  delivery: ReportDelivery,
-  failing: FailingPair[],
-  previous: ReportSnapshot,
-  deadline: number,
-): Promise<PairStates> {
-  if (!previous.failing) return { now: null, before: null, deletedTests: [], deletedDevices: [], unknownReason: null };
-  return (
-    (await options.storedStates?.(delivery)) ??
-    readPairStates({
-      client: options.client,
-      resultsUrl: delivery.report.results_url,
-      current: failing,
-      previous: { reportId: previous.reportId, failing: previous.failing },
-      budget: { deadline },
-      budgetMs: options.budgetMs,
-    })
-  );
-}
-
 /** The failing results without the waived ones (the same enrichment when none is). */
 function withoutWaived(enrichment: Enrichment, outcome: WaiverOutcome<FailingPair>): Enrichment {
   if (enrichment.status !== 'ok' || outcome.waived.length === 0) return enrichment;
@@ -174,7 +164,7 @@ export function summarize(results: readonly FailingResult[]): Enrichment {
 }
 
 /** The failing results: those kept with the report (preview) when each has its ids, else NetBox's. */
-async function readFailures(options: ReportInsightsOptions, delivery: ReportDelivery, log: Logger, deadline: number): Promise<Enrichment> {
+async function readFailures(options: ReportInsightsOptions, delivery: ReportDelivery, deadline: number, log?: Logger): Promise<Enrichment> {
   const stored = await options.storedFailures?.(delivery);
   const enrichment =
     stored && stored.every((pair) => pair.ids)
@@ -195,7 +185,7 @@ async function readFailures(options: ReportInsightsOptions, delivery: ReportDeli
           deadline,
         });
   if (enrichment.status === 'missing' && enrichment.code !== 'NO_NETBOX_URL' && enrichment.code !== 'NO_TOKEN') {
-    log.warn(
+    log?.warn(
       { code: enrichment.code, error: enrichment.detail ?? enrichment.reason },
       'mail goes without the failing results: NetBox could not provide them',
     );

@@ -2,7 +2,6 @@ import { CHART_REPORTS, createReportInsights, type ReportInsights } from './crea
 import type { Config, SourceConfig } from '../config';
 import { TemplateError, type Renderer } from '../mail';
 import type { Severity } from '../report';
-import type { Logger } from '../shared';
 import {
   buildPeriodTrend,
   buildReportSnapshot,
@@ -113,9 +112,6 @@ const SAMPLE_WAIVERS = [
 /** The sample CSV's cap: its header and first 2 failing results. */
 const SAMPLE_CSV_MAX_BYTES = 300;
 
-/** Logs nothing, without loading a logger (`check-config` loads none): the sample's NetBox warnings are made up. */
-const QUIET: Logger = { child: () => QUIET, warn: () => undefined } as unknown as Logger;
-
 /**
  * The sample report as the relay mails it when NetBox answered (failing tests, devices, a CSV note, waivers and a trend with a
  * newly failing, a fixed, a not evaluated, an undetermined and a still-failing pair), and one whose details are missing.
@@ -131,7 +127,6 @@ export async function sampleInsightViews(config: SampleSettings): Promise<Report
       clock: { now: () => Date.parse(delivery.report.created) },
       history: createSampleHistory(history),
       chartReports: CHART_REPORTS,
-      logger: QUIET,
       storedFailures: async () => failures,
       storedStates: async () => SAMPLE_STATES,
       waivers: async () => SAMPLE_WAIVERS,

@@ -1,23 +1,29 @@
 import { buildResultsPath, chunkIds, NETBOX_PAGE_SIZE, NetboxError, type NetboxClient, type RequestBudget } from '../netbox';
-import { failingKeys, pairKey, type FailingPair, type PairStates } from '../trend';
+import { failingKeys, NO_PAIR_STATES, pairKey, type FailingPair, type PairStates, type ReportSnapshot } from '../trend';
 
 /**
  * Asks NetBox, within the enrichment's budget, whether the pairs whose failing changed passed or were not evaluated: on this
  * report for those that failed only in the previous one, on the previous for those failing only in this one. An unchanged
- * failing set costs no request. Never throws: a side NetBox cannot answer stays unknown, with one line saying why.
+ * failing set costs no request, and so do states `stored` with the report (a preview says what its mail said). NetBox's
+ * failures never throw: a side NetBox cannot answer stays unknown, with one line saying why.
  */
 export async function readPairStates(options: {
   /** Absent without NETBOX_URL: nothing can be asked. */
   client?: NetboxClient;
   /** This report's `results_url`. */
   resultsUrl: string;
-  /** This report's failing pairs and the previous report's (each with its NetBox ids). */
+  /** This report's failing pairs and the previous report's (each with its NetBox ids; null: unknown, nothing is asked). */
   current: readonly FailingPair[];
-  previous: { reportId: number; failing: readonly FailingPair[] };
+  previous: Pick<ReportSnapshot, 'reportId' | 'failing'>;
+  /** The states kept with this report when it was compared before, if any. */
+  stored?: () => Promise<PairStates | null | undefined> | undefined;
   budget: RequestBudget;
   /** The enrichment budget, for the mail's words. */
   budgetMs: number;
 }): Promise<PairStates> {
+  if (!options.previous.failing) return NO_PAIR_STATES;
+  const stored = await options.stored?.();
+  if (stored) return stored;
   // The trend's walk made these sets already (same arrays): failingKeys returns them.
   const nowKeys = failingKeys(options.current);
   const beforeKeys = failingKeys(options.previous.failing);

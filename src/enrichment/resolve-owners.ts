@@ -9,6 +9,7 @@ import {
   type ContactAssignment,
   type NetboxClient,
   type NetboxDevice,
+  type OwnerObject,
   type OwnerObjectType,
   type RequestBudget,
 } from '../netbox';
@@ -40,7 +41,7 @@ export type ResultCounts =
 export interface OwnerDirectory {
   lookup(deviceIds: readonly number[], queries: readonly OwnerQuery[]): Promise<OwnerLookup>;
   /** Every device NetBox lists for each of these objects (devices, sites, tenants), keyed `<type>:<id>`; null when it could not say. */
-  ownedDevices(objects: readonly { type: OwnerObjectType; id: number }[]): Promise<Map<string, number[]> | null>;
+  ownedDevices(objects: readonly OwnerObject[]): Promise<Map<string, number[]> | null>;
   /** The report's results per device and severity, read once. */
   countResults(): Promise<ResultCounts>;
 }

@@ -13,5 +13,6 @@ export {
   type ContactAssignment,
   type NetboxRef,
   type NetboxDevice,
+  type OwnerObject,
   type OwnerObjectType,
 } from './read-owners';

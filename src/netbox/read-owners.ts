@@ -24,6 +24,9 @@ export interface NetboxDevice {
 /** The objects a contact assignment may own a device through (NetBox's `app_label.model`). */
 export type OwnerObjectType = 'dcim.device' | 'dcim.site' | 'tenancy.tenant';
 
+/** A NetBox object (device, site, tenant) owning devices. */
+export type OwnerObject = { type: OwnerObjectType; id: number };
+
 /** One contact assignment (`/api/tenancy/contact-assignments/`): contact → object, with its role's slug and priority. */
 export interface ContactAssignment {
   objectType: OwnerObjectType;
@@ -90,7 +93,7 @@ export async function listDevices(client: NetboxClient, ids: readonly number[], 
  */
 export async function listOwnedDevices(
   client: NetboxClient,
-  objects: readonly { type: OwnerObjectType; id: number }[],
+  objects: readonly OwnerObject[],
   budget: RequestBudget,
 ): Promise<Map<string, number[]>> {
   const owned = new Map<string, number[]>();

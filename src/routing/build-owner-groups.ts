@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FailingResult, OwnerContact } from '../enrichment';
-import type { NetboxDevice, OwnerObjectType } from '../netbox';
+import type { NetboxDevice, OwnerObject, OwnerObjectType } from '../netbox';
 import type { OwnerGroupPlan } from '../store';
 import { isDomainAllowed, parseContactAddress } from './parse-contact-address';
 import type { OwnerSpec } from './routes-schema';
@@ -128,9 +128,6 @@ function describeRefused(lines: readonly string[]): string {
   const more = lines.length > MAX_REFUSED_IN_NOTE ? ` and ${lines.length - MAX_REFUSED_IN_NOTE} more` : '';
   return `Not mailed: ${shown}${more}.`;
 }
-
-/** A NetBox object (device, site, tenant) owning devices. */
-export type OwnerObject = { type: OwnerObjectType; id: number };
 
 /** One object owning a device: its contacts' addresses, its words ("site fra1") and itself. */
 interface Owner {

@@ -1,9 +1,10 @@
 import type { FailingResult, OwnerDirectory, OwnerLookup, ResultCounts } from '../enrichment';
+import type { OwnerObject } from '../netbox';
 import type { DeliveryRecord, NewRouteMail, OwnerGroupPlan, Store } from '../store';
 import { countPerSeverity, SEVERITIES, type Severity, type SeverityCounts } from '../report';
 import type { Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
-import { buildOwnerGroups, UNOWNED_GROUP_KEY, type FixedOwnedDevice, type OwnerObject } from './build-owner-groups';
+import { buildOwnerGroups, UNOWNED_GROUP_KEY, type FixedOwnedDevice } from './build-owner-groups';
 import { buildReportFacts, hasDeviceCondition, hasFailures, planRoutes, type RouteDecision, type SourceFacts } from './plan-routes';
 import type { Route } from './routes-schema';
 import type { Logger } from '../shared';

@@ -4,6 +4,6 @@ export { buildRecordedTrend, readTrendHistory, STREAK_HISTORY_MAX, type Recorded
 export { buildDevicesTrend } from './build-devices-trend';
 export { buildReportSnapshot, buildSourceSeriesKey } from './build-report-snapshot';
 export type { FailingPair, PairStates, ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from './types';
-export { compareReportOrder } from './types';
+export { compareReportOrder, NO_PAIR_STATES } from './types';
 export { buildPeriodTrend, buildPeriodPoint, type SeriesPeriodTrend, type PeriodPoint } from './build-period-trend';
 export { decideVerdict, type Verdict } from './decide-verdict';

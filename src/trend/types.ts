@@ -27,6 +27,9 @@ export interface PairStates {
   unknownReason: string | null;
 }
 
+/** No pair's state known, and nothing to say why: the previous report's failing pairs are unknown, so none was asked. */
+export const NO_PAIR_STATES: PairStates = { now: null, before: null, deletedTests: [], deletedDevices: [], unknownReason: null };
+
 /** What the relay remembers of one report, for the trend: its counts, and its failing pairs when NetBox answered (else null). */
 export interface ReportSnapshot {
   /** The delivery dedup key (`<id>@<created>`): unique across NetBox instances. */

@@ -217,3 +217,30 @@ describe('a report with 5 failing results', () => {
     expect(text).toContain('Newly failing: [HIGH] ntp-servers (1 device); [MIDDLE] snmp-community (2 devices)\n');
   });
 });
+
+describe('a report with more newly failing HIGH tests than the mail lists', () => {
+  it('counts the devices of every newly failing HIGH test in the verdict line, not only the listed ones', () => {
+    const wide = createReportSeries({
+      resultsPerSeverity: 50,
+      deviceCount: 50,
+      createdOf: (id) => new Date(Date.UTC(2026, 2, 1, 10) + (id - 300) * 3_600_000).toISOString(),
+    });
+    // 25 HIGH tests newly failing, each on its own two devices: 50 devices in all, past the 20 tests listed.
+    const failing = Array.from({ length: 25 }, (_, i) =>
+      [`sw${2 * i}`, `sw${2 * i + 1}`].map((device): FailingPair => ({ device, test: `high-test-${i}`, severity: 'HIGH' })),
+    ).flat();
+    const before = wide.snapshotOf({ id: 300, failing: [] });
+    const now = { id: 301, failing };
+    const c = wide.countsOf(failing);
+    const view = buildTrendView(buildTrend(wide.snapshotOf(now), [before]), {
+      timezone: 'UTC',
+      basePath: '',
+      currentFailingKnown: true,
+      passed: c.overall.passed,
+      count: c.overall.count,
+    });
+    expect(view.newlyFailingTests).toHaveLength(20);
+    expect(view.moreNewlyFailingTests).toBe(5);
+    expect(view.verdict.text).toMatch(/; HIGH 0\.0%, was 100\.0%, 50 newly failing\.$/);
+  });
+});
