@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { loadConfig } from '../../src/config';
 import { describeBoot } from '../../src/cli/serve';
 import type { OutgoingMail } from '../../src/mail';
@@ -11,7 +12,7 @@ import { textOf } from '../helpers/html';
 import { createSilentLogger, setting } from '../../src/shared';
 import { z } from 'zod';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
-import { makeTempDir, postWebhook, startTestRelay, waitUntil } from '../helpers/relay-harness';
+import { makeTempDir, postWebhook, quickRetries, startTestRelay, waitUntil } from '../helpers/relay-harness';
 import { runCliCaptured } from '../helpers/run-cli';
 
 const SECRET = 'descriptor-webhook-secret';
@@ -20,7 +21,13 @@ const SECRET = 'descriptor-webhook-secret';
  * A tiny transport written here: it keeps each mail in memory. Its own setting, MEMORY_MAILBOX, chooses
  * it (first in the list); without it the relay's own transports are used.
  */
-function createMemoryTransport(options: { full?: boolean } = {}): {
+function createMemoryTransport(
+  options: {
+    full?: boolean;
+    /** Fails one mail with this error instead (a route's own answer); undefined: as `full` says. */
+    refuse?: (mail: OutgoingMail) => Error | undefined;
+  } = {},
+): {
   transport: TransportDescriptor<'memory', { mailbox: string }>;
   sent: OutgoingMail[];
   verified: string[];
@@ -47,6 +54,8 @@ function createMemoryTransport(options: { full?: boolean } = {}): {
       async send(mail) {
         // Its own code, as its library would raise it: the relay classifies it from the descriptor's failures.
         if (options.full) throw Object.assign(new Error(`${memory.mailbox} holds no more`), { code: 'MEMORY_FULL' });
+        const refused = options.refuse?.(mail);
+        if (refused) throw refused;
         sent.push(mail);
         return { response: `kept as mail #${sent.length}` };
       },
@@ -152,6 +161,43 @@ describe('a transport described by its descriptor alone', () => {
       const words = textOf(/<span class="error-words">([\s\S]*?)<\/span>/.exec(page)?.[1] ?? '');
       expect(words).toBe('The in-memory mailbox is full. It is not tried again.');
       expect(textOf(page)).toContain('MEMORY_FULL: route default: inbox holds no more');
+      const metrics = await scrape(relay.url);
+      expect(sampleValue(metrics, 'compliance_relay_mail_failures_total', { reason: 'MEMORY_FULL', then: 'dead' })).toBe(1);
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  it('a route it failed for good in an earlier attempt kills the delivery later under its own code', async () => {
+    // Route `full` answers MEMORY_FULL (permanent) on the first attempt; route `flaky` fails once for a reason
+    // the relay does not know (retried), then is sent: the delivery dies for `full`'s earlier, stored failure.
+    let flakyAnswers = 0;
+    const memory = createMemoryTransport({
+      refuse: (mail) => {
+        if (mail.envelope.to.includes('full@example.com')) return Object.assign(new Error('inbox holds no more'), { code: 'MEMORY_FULL' });
+        if (mail.envelope.to.includes('flaky@example.com') && (flakyAnswers += 1) === 1) return new Error('the mailbox blinked');
+        return undefined;
+      },
+    });
+    const routesFile = path.join(makeTempDir(), 'routes.yaml');
+    fs.writeFileSync(
+      routesFile,
+      'routes:\n  - name: full\n    to: full@example.com\n    continue: true\n  - name: flaky\n    to: flaky@example.com\n',
+    );
+    const relay = await startTestRelay(
+      { WEBHOOK_SECRET: SECRET, MEMORY_MAILBOX: 'inbox', ROUTES_FILE: routesFile },
+      { transports: [memory.transport, ...TRANSPORTS], tune: quickRetries(50, 200) },
+    );
+    try {
+      const body = buildBody({ data: buildReportData({ id: 7 }) });
+      expect((await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) })).status).toBe(202);
+      const dead = await waitUntil(() => relay.workerOutcomes.find((o) => o.type === 'dead'), 15_000, 'the delivery dead');
+
+      expect(flakyAnswers).toBe(2);
+      expect(memory.sent.map((m) => m.envelope.to)).toEqual([['flaky@example.com']]);
+      expect(dead).toMatchObject({ failure: { code: 'MEMORY_FULL' }, delivery: { attempts: 2 } });
+      const stored = await relay.relay.store.getDelivery(dead.delivery.id);
+      expect(stored).toMatchObject({ state: 'dead', lastErrorCode: 'MEMORY_FULL', lastError: 'route full: inbox holds no more' });
       const metrics = await scrape(relay.url);
       expect(sampleValue(metrics, 'compliance_relay_mail_failures_total', { reason: 'MEMORY_FULL', then: 'dead' })).toBe(1);
     } finally {
