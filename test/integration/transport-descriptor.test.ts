@@ -3,7 +3,7 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config';
 import { describeBoot } from '../../src/cli/serve';
 import type { OutgoingMail } from '../../src/mail';
-import { buildFailureCatalogue, TRANSPORTS, type Notifier, type TransportDescriptor } from '../../src/notify';
+import { buildFailureCatalogue, classifyFailure, TRANSPORTS, type Notifier, type TransportDescriptor } from '../../src/notify';
 import { createTransportHealth } from '../../src/health';
 import type { WorkerOutcome } from '../../src/delivery';
 import { sampleValue, scrape } from '../helpers/prometheus';
@@ -213,21 +213,17 @@ describe('a transport described by its descriptor alone', () => {
       verify: async () => {},
       close: async () => {},
     };
+    const failures = buildFailureCatalogue([memory.transport, ...TRANSPORTS]);
     const health = createTransportHealth({
       notifier,
       clock: { now: () => 0 },
       logger: createSilentLogger(),
       intervalMs: 60_000,
-      failures: buildFailureCatalogue([memory.transport, ...TRANSPORTS]),
+      failures,
     });
-    // A failure read back from the outbox carries its code only: its facts come from the relay's catalogue.
-    const failure = {
-      kind: 'permanent',
-      code: 'MEMORY_FULL',
-      configProblem: false,
-      scope: 'message',
-      message: 'inbox holds no more',
-    } as const;
+    // Its error classified through the normal path, with the relay's catalogue: the facts are its descriptor's.
+    const failure = classifyFailure(Object.assign(new Error('inbox holds no more'), { code: 'MEMORY_FULL' }), failures);
+    expect(failure).toMatchObject({ kind: 'permanent', code: 'MEMORY_FULL', serverReachable: true });
     health.record({ type: 'dead', failure, delivery: {} as WorkerOutcome['delivery'], durationMs: 1 });
     // The mailbox answered about this one mail: the transport is still able to send.
     expect(health.status()).toEqual({ ok: true });
