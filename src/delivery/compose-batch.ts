@@ -145,7 +145,7 @@ async function composeItem(stage: ComposeStage, item: BatchItem): Promise<void> 
 }
 
 /** Builds the next {@link ROUTE_MAILS_PER_SLICE} due route mails of a composed delivery. */
-export async function buildNextSlice(stage: Pick<ComposeStage, 'composers' | 'failures'>, item: BatchItem): Promise<void> {
+export async function buildNextSlice(stage: ComposeStage, item: BatchItem): Promise<void> {
   const start = item.mails.length;
   for (const entry of item.due.slice(start, start + ROUTE_MAILS_PER_SLICE)) {
     await buildRouteMail(stage, item.composed!, entry);
@@ -157,19 +157,11 @@ export async function buildNextSlice(stage: Pick<ComposeStage, 'composers' | 'fa
 }
 
 /** The finished mail of one route, or why there is none: its template failed, or the route is gone from ROUTES_FILE. */
-async function buildRouteMail(
-  stage: Pick<ComposeStage, 'composers' | 'failures'>,
-  composed: ComposedMail,
-  entry: RouteMail,
-): Promise<void> {
+async function buildRouteMail(stage: ComposeStage, composed: ComposedMail, entry: RouteMail): Promise<void> {
   const { route } = entry;
+  const { render } = stage.composers.report;
   try {
-    entry.mail =
-      composed.kind === 'report'
-        ? await stage.composers.report.render(composed, entry)
-        : route === composed.route
-          ? composed.message
-          : undefined;
+    entry.mail = composed.kind === 'report' ? await render(composed, entry) : route === composed.route ? composed.message : undefined;
     entry.failure = entry.mail
       ? undefined
       : buildFailureClass('ROUTE_REMOVED', `route ${route} is no longer in ROUTES_FILE; restore it and retry the delivery`, stage.failures);
