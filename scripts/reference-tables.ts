@@ -7,6 +7,7 @@ import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE } from '../src/cli';
 import { createMetrics, registerCatchUpSeries, registerWaiverGauge } from '../src/metrics';
 import { createLogger, ERROR_CATALOGUE } from '../src/shared';
 import { escapeCell } from './file-key-tables';
+import { FAILURE_CATALOGUE } from '../src/notify';
 
 /** The error answers of the HTTP API: code, status, whether sending again can help, the default message. */
 export function renderErrorCodes(): string {
@@ -49,6 +50,7 @@ export async function listMetrics(): Promise<MetricDoc[]> {
     },
     clock,
     logger,
+    failures: FAILURE_CATALOGUE,
     processMetrics: false,
     pause: () => ({ state: 'open', openUntil: 0, held: true, lastError: { code: 'EAUTH', message: '' } }),
   });

@@ -1,6 +1,6 @@
 import { describeCatchUp, formatSettings, planCatchUp, redactConfig, type Config } from '../config';
 import { loadRenderer, TemplateError } from '../mail';
-import { createNotifier, describeMailError, findTransport, readFailureCode } from '../notify';
+import { buildFailureCatalogue, createNotifier, describeMailError, findTransport, readFailureCode } from '../notify';
 import { verifyRouteTemplates } from '../compose';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, type CliIo } from './io';
 import { describeProxySettings } from '../shared';
@@ -63,7 +63,7 @@ export async function verifyTransport(config: Config, io: CliIo): Promise<number
     io.stdout.write(`${findTransport(config.transport, io.transports).describeVerified(config.transport.settings)}\n`);
     return 0;
   } catch (error) {
-    io.stderr.write(`compliance-relay: mail transport check failed ${describeMailFailure(error, config)}\n`);
+    io.stderr.write(`compliance-relay: mail transport check failed ${describeMailFailure(error, config, io.transports)}\n`);
     return EXIT_UNAVAILABLE;
   } finally {
     await notifier.close();
@@ -75,10 +75,10 @@ export async function verifyTransport(config: Config, io: CliIo): Promise<number
  * it), then what happened and what to do when the failure is one a user can fix (refused, timed out,
  * DNS, TLS, certificate, login), else the server's own words.
  */
-export function describeMailFailure(error: unknown, config: Config): string {
+export function describeMailFailure(error: unknown, config: Config, transports: CliIo['transports']): string {
   const err = error as { code?: string; responseCode?: number; message?: string };
   const server = config.transport.name === 'smtp' ? new URL(config.transport.settings.url).host : undefined;
-  const code = readFailureCode(error);
+  const code = readFailureCode(error, buildFailureCatalogue(transports));
   const reply = err.responseCode ? ` ${err.responseCode}` : '';
   return `(${code}${reply}): ${describeMailError({ code, message: err.message }, server) ?? err.message ?? String(error)}`;
 }

@@ -123,7 +123,7 @@ export async function sendTestCommand(options: { to?: string }, config: Config, 
   try {
     const result = await notifier.send(mail);
     if (result.status !== 'sent') {
-      io.stderr.write(`compliance-relay: the test mail was not sent ${describeMailFailure(result.failure, config)}\n`);
+      io.stderr.write(`compliance-relay: the test mail was not sent ${describeMailFailure(result.failure, config, io.transports)}\n`);
       return EXIT_UNAVAILABLE;
     }
     io.stdout.write(`Sent the sample report to ${mail.envelope.to.join(', ')}.\nServer answer: ${result.response}\n`);

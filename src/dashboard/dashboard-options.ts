@@ -23,8 +23,8 @@ export interface DashboardOptions {
   clock: Clock;
   logger: Logger;
   timezone: string;
-  /** The relay's failure catalogue (its transports' codes and its own); absent: notify's. */
-  failures?: FailureCatalogue;
+  /** The relay's failure catalogue (its transports' codes and its own). */
+  failures: FailureCatalogue;
   /** The NetBox sources: with more than one, the list names and filters by source; reports link into their own NetBox. */
   sources?: readonly { name: string; netbox: { url?: string } }[];
   /**

@@ -1,7 +1,6 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { buildEmlFileName, FILTER_PARAMS, parseListFilters } from '../http';
 import { buildLinks, formatDateTime, formatShortDay } from '../report';
-import { FAILURE_CATALOGUE } from '../notify';
 import { html } from '../shared';
 import { parseStoredId, type DeliveryRecord, type ListOptions } from '../store';
 import { compareReportOrder } from '../trend';
@@ -91,7 +90,7 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
     flash: readFlash(query),
     formatTime,
     routeNames: options.routeNames ?? [],
-    failures: options.failures ?? FAILURE_CATALOGUE,
+    failures: options.failures,
     sourceNames: (options.sources ?? []).map((source) => source.name),
     digests,
   });

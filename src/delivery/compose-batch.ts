@@ -1,7 +1,7 @@
 import type { ComposedMail, ComposedNotice, ReportComposer } from '../compose';
 import type { OutgoingMail } from '../mail';
 import { buildFailureClass, classifyRenderFailure, type FailureClass } from '../notify';
-import type { Logger } from '../shared';
+import type { FailureCatalogue, Logger } from '../shared';
 import {
   StorageUnavailableError,
   type DeliveryRecord,
@@ -77,6 +77,8 @@ export interface ComposeStage {
   planRoutes: RoutePlanner;
   store: Pick<Store, 'listRouteMails'>;
   history: Pick<BatchHistory, 'startBatch'>;
+  /** The relay's catalogue (its transports' codes and its own): a failure is classified with it. */
+  failures: FailureCatalogue;
 }
 
 /**
@@ -121,7 +123,7 @@ async function composeItem(stage: ComposeStage, item: BatchItem): Promise<void> 
         : await stage.composers[delivery.kind](delivery, log);
   } catch (error) {
     if (error instanceof StorageUnavailableError) throw error;
-    item.composeFailure = classifyRenderFailure(error);
+    item.composeFailure = classifyRenderFailure(error, stage.failures);
     return;
   }
   if (item.plan.length === 0) {
@@ -139,14 +141,14 @@ async function composeItem(stage: ComposeStage, item: BatchItem): Promise<void> 
   // A route that failed for good is tried again only when the delivery starts over (its first attempt, or an
   // operator's requeue), not on each retry of another route.
   item.due = item.plan.filter((m) => m.state === 'pending' || (m.state === 'failed' && delivery.attempts <= 1));
-  await buildNextSlice(stage.composers.report.render, item);
+  await buildNextSlice(stage, item);
 }
 
 /** Builds the next {@link ROUTE_MAILS_PER_SLICE} due route mails of a composed delivery. */
-export async function buildNextSlice(render: ReportComposer['render'], item: BatchItem): Promise<void> {
+export async function buildNextSlice(stage: ComposeStage, item: BatchItem): Promise<void> {
   const start = item.mails.length;
   for (const entry of item.due.slice(start, start + ROUTE_MAILS_PER_SLICE)) {
-    await buildRouteMail(render, item.composed!, entry);
+    await buildRouteMail(stage, item.composed!, entry);
     if (entry.mail) item.log.debug({ route: entry.route, subject: entry.mail.subject }, 'mail rendered');
     item.mails.push(entry);
   }
@@ -155,14 +157,15 @@ export async function buildNextSlice(render: ReportComposer['render'], item: Bat
 }
 
 /** The finished mail of one route, or why there is none: its template failed, or the route is gone from ROUTES_FILE. */
-async function buildRouteMail(render: ReportComposer['render'], composed: ComposedMail, entry: RouteMail): Promise<void> {
+async function buildRouteMail(stage: ComposeStage, composed: ComposedMail, entry: RouteMail): Promise<void> {
   const { route } = entry;
+  const { render } = stage.composers.report;
   try {
     entry.mail = composed.kind === 'report' ? await render(composed, entry) : route === composed.route ? composed.message : undefined;
     entry.failure = entry.mail
       ? undefined
-      : buildFailureClass('ROUTE_REMOVED', `route ${route} is no longer in ROUTES_FILE; restore it and retry the delivery`);
+      : buildFailureClass('ROUTE_REMOVED', `route ${route} is no longer in ROUTES_FILE; restore it and retry the delivery`, stage.failures);
   } catch (error) {
-    entry.failure = classifyRenderFailure(error ?? new Error('rendering failed'));
+    entry.failure = classifyRenderFailure(error ?? new Error('rendering failed'), stage.failures);
   }
 }

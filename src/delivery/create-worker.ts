@@ -161,7 +161,7 @@ async function runBatch(loop: Loop, deliveries: DeliveryRecord[], asProbe: boole
     for (let more = items.filter(hasUnbuiltMails); more.length > 0; more = more.filter(hasUnbuiltMails)) {
       // A stop's deadline came first (logged): the deliveries come back when their leases end.
       if (!(await recordSlices(stage, loop.settle, more))) return;
-      for (const item of more) await buildNextSlice(options.composers.report.render, item);
+      for (const item of more) await buildNextSlice(options, item);
       await sendBatch(stage, more);
     }
     await settleBatch(stage, loop.settle, items, started);

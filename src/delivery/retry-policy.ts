@@ -1,6 +1,5 @@
 import { PAUSE_AFTER_4XX_IN_A_ROW, type Config } from '../config';
-import { FAILURE_CATALOGUE, type FailureClass } from '../notify';
-import { readFailureFacts } from '../shared';
+import type { FailureClass } from '../notify';
 
 /** Sends per delivery before it is dead, and the first and largest retry delay caps. */
 export type RetrySettings = Config['retry'];
@@ -141,7 +140,6 @@ function decideNext(policy: PolicyInput, pause: PauseState, outcome: AttemptOutc
   // A problem only an operator can fix (a password, a certificate, a template) stops every mail alike until
   // they act, which can take days: no delivery is given up for it, whatever its attempts.
   const held = failure.configProblem;
-  if (pausedUntil !== undefined) pause.held = readFailureFacts(pause.lastError?.code, FAILURE_CATALOGUE).configProblem;
   if (held && pausedUntil !== undefined) {
     pause.openUntil = Math.max(pausedUntil, now + HELD_PROBE_EVERY_BASES * policy.settings.baseMs);
     return { next: 'held', until: pause.openUntil };
@@ -171,20 +169,20 @@ function movePause(
       failure.retryAfterMs === undefined
         ? undefined
         : now + Math.min(failure.retryAfterMs, policy.settings.maxDelayMs) + Math.floor(policy.random() * THROTTLE_JITTER_MS);
-    return openPause(policy, pause, now, isProbe, cause, toldUntil);
+    return openPause(policy, pause, now, isProbe, cause, failure.configProblem, toldUntil);
   }
   if (failure.code !== 'SMTP_4XX') {
     // The server answered about this message: it is reachable.
     closePause(pause);
     return undefined;
   }
-  if (isProbe) return openPause(policy, pause, now, true, cause);
+  if (isProbe) return openPause(policy, pause, now, true, cause, failure.configProblem);
   if (pause.state !== 'closed') return undefined;
   pause.deferred.add(deliveryId);
   if (pause.deferred.size < PAUSE_AFTER_4XX_IN_A_ROW) return undefined;
   pause.deferred.clear();
   const message = `${PAUSE_AFTER_4XX_IN_A_ROW} different deliveries in a row answered 4xx; last: ${cause.message}`;
-  return openPause(policy, pause, now, false, { ...cause, message });
+  return openPause(policy, pause, now, false, { ...cause, message }, failure.configProblem);
 }
 
 function openPause(
@@ -193,6 +191,8 @@ function openPause(
   now: number,
   wasProbe: boolean,
   cause: NonNullable<QueuePauseStatus['lastError']>,
+  /** The cause is one only an operator can fix (its code's `configProblem`). */
+  held: boolean,
   toldUntil?: number,
 ): number {
   // Sends already in flight when the pause began fail too; they do not lengthen it, unless the server
@@ -206,6 +206,7 @@ function openPause(
   pause.openUntil = toldUntil ?? now + computePauseMs(policy.settings, pause.failures, policy.random);
   pause.pausedSince ??= now;
   pause.lastError = { code: cause.code, message: cause.message.slice(0, 300) };
+  pause.held = held;
   pause.state = 'open';
   return pause.openUntil;
 }

@@ -1,5 +1,5 @@
-import { parseFailureCode, type Clock, type Logger } from '../shared';
-import { FAILURE_CATALOGUE, type FailureClass } from '../notify';
+import { parseFailureCode, readFailureFacts, type Clock, type FailureCatalogue, type Logger } from '../shared';
+import type { FailureClass } from '../notify';
 import type {
   DeliveryRecord,
   DeliverySettlement,
@@ -40,6 +40,8 @@ export interface SettleStage {
   /** How long a claim lasts (one not settled by then is taken again): a refused write is tried again well within it. */
   leaseMs: number;
   random: () => number;
+  /** The relay's catalogue (its transports' codes and its own): a route's stored code is read with it. */
+  failures: FailureCatalogue;
   /** Hears every outcome once it is recorded (metrics, the SMTP health check, tests). */
   observe?: (outcome: WorkerOutcome) => void;
 }
@@ -85,7 +87,7 @@ interface Decided {
 }
 
 /** Where one delivery goes, from what its route mails came to (retry-policy.ts decided each failure). */
-function decideSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, now: number): Decided {
+function decideSettlement(stage: Pick<SettleStage, 'policy' | 'failures'>, item: BatchItem, now: number): Decided {
   const { delivery, composeFailure } = item;
   // A delivery that could not be composed has no route mails: its rows are empty.
   const recorded = collectSettlement(stage, item, now);
@@ -122,7 +124,7 @@ function decideSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, n
   const tried = new Set(item.mails.map((m) => m.route));
   for (const entry of item.plan)
     if (entry.state === 'failed' && !tried.has(entry.route))
-      failures.push({ route: entry.route, failure: toEarlierFailure(entry.lastError, entry.lastErrorCode) });
+      failures.push({ route: entry.route, failure: toEarlierFailure(stage.failures, entry.lastError, entry.lastErrorCode) });
   if (failures.length > 0) {
     const { failure } = failures[0];
     return settle({ state: 'dead', error: describeFailedRoutes(delivery.attempts, failures), code: failure.code }, failure);
@@ -195,10 +197,11 @@ function describeFailedRoutes(attempts: number, failures: { route: string; failu
   return parts.length === 1 ? parts[0] : `${parts.length} routes failed: ${parts.join('; ')}`;
 }
 
-function toEarlierFailure(lastError: string | null, lastErrorCode: string | null): FailureClass {
-  // Stored by this relay, so from the catalogue; a code an older version stored reads as UNKNOWN.
-  const code = parseFailureCode(lastErrorCode, FAILURE_CATALOGUE);
-  return { kind: 'permanent', code, configProblem: false, scope: 'message', message: lastError ?? 'failed earlier' };
+function toEarlierFailure(catalogue: FailureCatalogue, lastError: string | null, lastErrorCode: string | null): FailureClass {
+  // Stored by this relay, so from its catalogue; a code an older version stored reads as UNKNOWN.
+  const code = parseFailureCode(lastErrorCode, catalogue);
+  const { serverReachable } = readFailureFacts(code, catalogue);
+  return { kind: 'permanent', code, configProblem: false, scope: 'message', serverReachable, message: lastError ?? 'failed earlier' };
 }
 
 /** Writes the batch; a refusal is retried with backoff (within a quarter lease) until it lands or a stop's deadline passes. */
@@ -278,7 +281,7 @@ function announce(stage: SettleStage, { item, settlement, failure: decidedBy }: 
     );
     return;
   }
-  const failure = decidedBy ?? toEarlierFailure(change.error, change.code);
+  const failure = decidedBy ?? toEarlierFailure(stage.failures, change.error, change.code);
   if (change.state === 'retrying') {
     const fields = { code: change.code, error: change.error, nextAttemptAt: new Date(change.nextAttemptAt).toISOString() };
     if (failure.configProblem) log.error(fields, 'send failed: configuration problem (will retry)');

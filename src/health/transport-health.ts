@@ -1,6 +1,6 @@
 import type { WorkerOutcome } from '../delivery';
 import { describeMailError, readFailureCode, type Notifier } from '../notify';
-import { coalesceRuns, createRepeatingTask, readFailureFacts, type Clock, type FailureCatalogue, type Logger } from '../shared';
+import { coalesceRuns, createRepeatingTask, type Clock, type FailureCatalogue, type Logger } from '../shared';
 
 /** The latest word on whether mail can leave: from a periodic check or from the last send. */
 interface TransportStatus {
@@ -26,7 +26,7 @@ export function createTransportHealth(options: {
   clock: Clock;
   logger: Logger;
   intervalMs: number;
-  /** The relay's catalogue (its transports' codes and its own), for a failure read back with its code only. */
+  /** The relay's catalogue (its transports' codes and its own): a failed check's code is read with it. */
   failures: FailureCatalogue;
   /** The queue is held for an operator: its probe is the check, and a check's login more would count towards a lockout. */
   held?: () => boolean;
@@ -59,7 +59,8 @@ export function createTransportHealth(options: {
       .verify()
       .then(
         () => set({ ok: true, source: 'verify', checkedAt: options.clock.now() }),
-        (error: unknown) => fail('verify', readFailureCode(error), String((error as { message?: unknown } | null)?.message ?? error)),
+        (error: unknown) =>
+          fail('verify', readFailureCode(error, options.failures), String((error as { message?: unknown } | null)?.message ?? error)),
       )
       .then(() => current),
   );
@@ -80,7 +81,7 @@ export function createTransportHealth(options: {
       // Every route held the report back: nothing was sent, so nothing is learnt about the transport.
       if (outcome.type === 'suppressed') return;
       // The server answered about this message, or was never asked: nothing is learnt about reaching it.
-      if (outcome.failure.serverReachable ?? readFailureFacts(outcome.failure.code, options.failures).serverReachable) return;
+      if (outcome.failure.serverReachable) return;
       fail('send', outcome.failure.code, outcome.failure.message);
     },
     check,

@@ -2,7 +2,6 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { QueuePauseStatus, WorkerOutcome } from '../delivery';
 import { DEFAULT_SOURCE_NAME, type WebhookOutcome } from '../webhook';
 import { isFailureCode, type Clock, type FailureCatalogue, type Logger } from '../shared';
-import { FAILURE_CATALOGUE } from '../notify';
 import { DELIVERY_STATES, type Store } from '../store';
 
 /** The relay's Prometheus series. One instance per relay: tests run several relays in one process. */
@@ -20,8 +19,8 @@ export interface MetricsOptions {
   processMetrics?: boolean;
   /** The configured NetBox source names: the only values of the `source` label (default: `default` alone). */
   sources?: readonly string[];
-  /** The codes a failed send may be labelled with: the relay's own and its transports' (default: the built-in transports'). */
-  failures?: FailureCatalogue;
+  /** The codes a failed send may be labelled with: the relay's own and its transports'. */
+  failures: FailureCatalogue;
 }
 
 /**
@@ -82,7 +81,7 @@ export function createMetrics(options: MetricsOptions) {
   for (const source of sources) for (const outcome of ['queued', 'duplicate'] as const) received.inc({ outcome, code: '', source }, 0);
   const refreshQueue = registerQueueSeries(registry, options);
   const labels = (reason: string, source?: string) => ({ reason: reason.slice(0, 40), source: sourceLabel(source) });
-  const failures = options.failures ?? FAILURE_CATALOGUE;
+  const { failures } = options;
   return {
     registry,
     contentType: registry.contentType,

@@ -1,21 +1,20 @@
 import { TemplateError } from '../mail';
-import { RELAY_FAILURES, type FailureCatalogue, type FailureFacts } from '../shared';
+import { readFailureFacts, type FailureCatalogue } from '../shared';
 import type { FailureClass } from './notifier';
-import { FAILURE_CATALOGUE } from './transports';
 
 /**
  * The one place that decides whether a failed send can succeed later (alertmanager notify/retry_stage): the
  * transport set the code where it caught the error, the catalogue its transports make says what it means. A code
  * outside the catalogue is `UNKNOWN`, its own code kept in the message only, so it can never become a metric label.
  */
-export function classifyFailure(error: unknown, catalogue: FailureCatalogue = FAILURE_CATALOGUE): FailureClass {
+export function classifyFailure(error: unknown, catalogue: FailureCatalogue): FailureClass {
   const message = describe(error);
-  if (error instanceof TemplateError) return buildFailureClass('TEMPLATE', message);
+  if (error instanceof TemplateError) return buildFailureClass('TEMPLATE', message, catalogue);
   const err = (error ?? {}) as { code?: unknown; scope?: unknown; retryAfterMs?: unknown };
   const code = typeof err.code === 'string' ? err.code : undefined;
   if (code === undefined || !Object.hasOwn(catalogue, code))
-    return buildFailureClass('UNKNOWN', code === undefined ? message : `${message} (code ${code.slice(0, 40)})`);
-  const failure = buildFailureClass(code, message, catalogue[code]);
+    return buildFailureClass('UNKNOWN', code === undefined ? message : `${message} (code ${code.slice(0, 40)})`, catalogue);
+  const failure = buildFailureClass(code, message, catalogue);
   // The transport's reading of this one error: an SMTP 421 is about the server, a 429 states its wait.
   if (err.scope === 'server' || err.scope === 'message') failure.scope = err.scope;
   if (typeof err.retryAfterMs === 'number' && err.retryAfterMs > 0) failure.retryAfterMs = err.retryAfterMs;
@@ -23,19 +22,16 @@ export function classifyFailure(error: unknown, catalogue: FailureCatalogue = FA
 }
 
 /** A template or composition error: the same input fails the same way, so it is permanent; one without a code of its own is `RENDER`. */
-export function classifyRenderFailure(error: unknown): FailureClass {
-  const classified = classifyFailure(error);
+export function classifyRenderFailure(error: unknown, catalogue: FailureCatalogue): FailureClass {
+  const classified = classifyFailure(error, catalogue);
   const failure: FailureClass = { ...classified, kind: 'permanent' };
   if (failure.code === 'UNKNOWN') failure.code = 'RENDER';
   return failure;
 }
 
-/** A failure of `code` as the catalogue describes it (`facts`: given for a code outside the relay's own transports). */
-export function buildFailureClass(
-  code: string,
-  message: string,
-  facts: FailureFacts = FAILURE_CATALOGUE[code] ?? RELAY_FAILURES.UNKNOWN,
-): FailureClass {
+/** A failure of `code` as the relay's catalogue describes it. */
+export function buildFailureClass(code: string, message: string, catalogue: FailureCatalogue): FailureClass {
+  const facts = readFailureFacts(code, catalogue);
   return {
     kind: facts.retryable ? 'transient' : 'permanent',
     code,
@@ -58,8 +54,8 @@ function describe(error: unknown): string {
  * The code a command or the health check shows for a failed check: the catalogue's (so an expired certificate
  * reads `ETLS` everywhere, as it is stored), or the error's own when the catalogue has none (`EACCES`).
  */
-export function readFailureCode(error: unknown): string {
-  const { code } = classifyFailure(error);
+export function readFailureCode(error: unknown, catalogue: FailureCatalogue): string {
+  const { code } = classifyFailure(error, catalogue);
   if (code !== 'UNKNOWN') return code;
   const own = (error as { code?: unknown } | null)?.code;
   return typeof own === 'string' ? own : 'ERROR';

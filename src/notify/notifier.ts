@@ -3,9 +3,9 @@ import type { OutgoingMail } from '../mail';
 import type { Clock, ConfigIssue, FailureCatalogue, FailureFacts, ProxySettings } from '../shared';
 
 /** A failed send as the retry policy reads it: its code, with the catalogue's facts of that code. */
-export interface FailureClass extends Pick<FailureFacts, 'configProblem' | 'scope'>, Partial<Pick<FailureFacts, 'serverReachable'>> {
+export interface FailureClass extends Pick<FailureFacts, 'configProblem' | 'scope' | 'serverReachable'> {
   kind: 'transient' | 'permanent';
-  /** Stable code from the relay's catalogue (notify's FAILURE_CATALOGUE), stored with the delivery and used in metrics. */
+  /** Stable code from the relay's catalogue (buildFailureCatalogue), stored with the delivery and used in metrics. */
   code: string;
   message: string;
   /** The server asked for this pause before the next try (Graph's Retry-After): the queue waits at least this long. */

@@ -38,7 +38,7 @@ export function buildFailureCatalogue(transports: readonly TransportDescriptor[]
   return Object.assign({}, ...[...transports].reverse().map((t) => t.failures), RELAY_FAILURES) as FailureCatalogue;
 }
 
-/** The catalogue with the relay's own transports: what the retry policy, metrics, the commands and the docs read. */
+/** The catalogue with the relay's own transports, as the docs show it (a relay builds its own from the transports it is given). */
 export const FAILURE_CATALOGUE: FailureCatalogue = buildFailureCatalogue();
 
 /** The transport in force with the relay's own transports: a union narrowed by `name`. */

@@ -79,6 +79,7 @@ export function createDeliveryPipeline(
     history,
     planRoutes: createRoutePlanner({ ...io, routes: config.routing.routes, store, sources: config.sources, metrics }),
     retry: config.retry,
+    failures: deps.failures,
     observe: (outcome) => {
       metrics.recordWorker(outcome);
       transportHealth.record(outcome);

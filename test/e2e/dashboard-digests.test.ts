@@ -8,6 +8,7 @@ import { createSilentLogger, type Clock } from '../../src/shared';
 import { buildJobDelivery, SqliteStore } from '../../src/store';
 import { launchChromium } from '../helpers/browser';
 import { makeTempDir } from '../helpers/relay-harness';
+import { FAILURE_CATALOGUE } from '../../src/notify';
 
 jest.setTimeout(120_000);
 
@@ -64,6 +65,7 @@ describe('the dashboard lists digests beside the deliveries', () => {
         clock,
         logger: createSilentLogger(),
         timezone: 'Europe/Berlin',
+        failures: FAILURE_CATALOGUE,
         digests: {
           schedules: () => [
             {

@@ -12,6 +12,7 @@ import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir } from '../helpers/relay-harness';
 import { makeReportDelivery } from '../contract/store-contract';
 import { saveReport } from '../helpers/store-writes';
+import { FAILURE_CATALOGUE } from '../../src/notify';
 
 jest.setTimeout(180_000);
 
@@ -56,6 +57,7 @@ describe('the deliveries list: counts, filters, keyset pages, retry now, phone a
         clock,
         logger: createSilentLogger(),
         timezone: 'UTC',
+        failures: FAILURE_CATALOGUE,
         sources: [{ name: 'default', netbox: { url: 'https://netbox.example.com' } }],
         routeNames: ['core', 'edge'],
       }),

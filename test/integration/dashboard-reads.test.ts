@@ -9,6 +9,7 @@ import { buildJobDelivery, SqliteStore } from '../../src/store';
 import { textOf } from '../helpers/html';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir, postWebhook } from '../helpers/relay-harness';
+import { FAILURE_CATALOGUE } from '../../src/notify';
 
 const ADMIN_TOKEN = 'dashboard-admin-token-0123456789';
 const T0 = Date.parse('2026-03-06T16:00:00Z');
@@ -49,7 +50,17 @@ describe('the dashboard reads typed rows, not bodies (issue 15)', () => {
     };
     const app = express();
     app.use(createWebhookRouter({ path: '/webhook', source: 'default', secrets: [], maxBytes: 1 << 20, store, clock, logger }));
-    app.use('/ui', createDashboardRouter({ adminToken: ADMIN_TOKEN, store: dashboardStore, clock, logger, timezone: 'UTC' }));
+    app.use(
+      '/ui',
+      createDashboardRouter({
+        adminToken: ADMIN_TOKEN,
+        store: dashboardStore,
+        clock,
+        logger,
+        timezone: 'UTC',
+        failures: FAILURE_CATALOGUE,
+      }),
+    );
     server = http.createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

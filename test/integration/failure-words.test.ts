@@ -56,7 +56,17 @@ describe('the dashboard describes each stored failure as the catalogue does', ()
     });
     const clock: Clock = { now: () => NOW };
     const app = express();
-    app.use('/ui', createDashboardRouter({ adminToken: ADMIN_TOKEN, store, clock, logger: createSilentLogger(), timezone: 'UTC' }));
+    app.use(
+      '/ui',
+      createDashboardRouter({
+        adminToken: ADMIN_TOKEN,
+        store,
+        clock,
+        logger: createSilentLogger(),
+        timezone: 'UTC',
+        failures: FAILURE_CATALOGUE,
+      }),
+    );
     server = http.createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

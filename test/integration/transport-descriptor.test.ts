@@ -1,8 +1,9 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { loadConfig } from '../../src/config';
 import { describeBoot } from '../../src/cli/serve';
 import type { OutgoingMail } from '../../src/mail';
-import { buildFailureCatalogue, TRANSPORTS, type Notifier, type TransportDescriptor } from '../../src/notify';
+import { buildFailureCatalogue, classifyFailure, TRANSPORTS, type Notifier, type TransportDescriptor } from '../../src/notify';
 import { createTransportHealth } from '../../src/health';
 import type { WorkerOutcome } from '../../src/delivery';
 import { sampleValue, scrape } from '../helpers/prometheus';
@@ -11,7 +12,7 @@ import { textOf } from '../helpers/html';
 import { createSilentLogger, setting } from '../../src/shared';
 import { z } from 'zod';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
-import { makeTempDir, postWebhook, startTestRelay, waitUntil } from '../helpers/relay-harness';
+import { makeTempDir, postWebhook, quickRetries, startTestRelay, waitUntil } from '../helpers/relay-harness';
 import { runCliCaptured } from '../helpers/run-cli';
 
 const SECRET = 'descriptor-webhook-secret';
@@ -20,7 +21,13 @@ const SECRET = 'descriptor-webhook-secret';
  * A tiny transport written here: it keeps each mail in memory. Its own setting, MEMORY_MAILBOX, chooses
  * it (first in the list); without it the relay's own transports are used.
  */
-function createMemoryTransport(options: { full?: boolean } = {}): {
+function createMemoryTransport(
+  options: {
+    full?: boolean;
+    /** Fails one mail with this error instead (a route's own answer); undefined: as `full` says. */
+    refuse?: (mail: OutgoingMail) => Error | undefined;
+  } = {},
+): {
   transport: TransportDescriptor<'memory', { mailbox: string }>;
   sent: OutgoingMail[];
   verified: string[];
@@ -47,6 +54,8 @@ function createMemoryTransport(options: { full?: boolean } = {}): {
       async send(mail) {
         // Its own code, as its library would raise it: the relay classifies it from the descriptor's failures.
         if (options.full) throw Object.assign(new Error(`${memory.mailbox} holds no more`), { code: 'MEMORY_FULL' });
+        const refused = options.refuse?.(mail);
+        if (refused) throw refused;
         sent.push(mail);
         return { response: `kept as mail #${sent.length}` };
       },
@@ -159,6 +168,43 @@ describe('a transport described by its descriptor alone', () => {
     }
   });
 
+  it('a route it failed for good in an earlier attempt kills the delivery later under its own code', async () => {
+    // Route `full` answers MEMORY_FULL (permanent) on the first attempt; route `flaky` fails once for a reason
+    // the relay does not know (retried), then is sent: the delivery dies for `full`'s earlier, stored failure.
+    let flakyAnswers = 0;
+    const memory = createMemoryTransport({
+      refuse: (mail) => {
+        if (mail.envelope.to.includes('full@example.com')) return Object.assign(new Error('inbox holds no more'), { code: 'MEMORY_FULL' });
+        if (mail.envelope.to.includes('flaky@example.com') && (flakyAnswers += 1) === 1) return new Error('the mailbox blinked');
+        return undefined;
+      },
+    });
+    const routesFile = path.join(makeTempDir(), 'routes.yaml');
+    fs.writeFileSync(
+      routesFile,
+      'routes:\n  - name: full\n    to: full@example.com\n    continue: true\n  - name: flaky\n    to: flaky@example.com\n',
+    );
+    const relay = await startTestRelay(
+      { WEBHOOK_SECRET: SECRET, MEMORY_MAILBOX: 'inbox', ROUTES_FILE: routesFile },
+      { transports: [memory.transport, ...TRANSPORTS], tune: quickRetries(50, 200) },
+    );
+    try {
+      const body = buildBody({ data: buildReportData({ id: 7 }) });
+      expect((await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) })).status).toBe(202);
+      const dead = await waitUntil(() => relay.workerOutcomes.find((o) => o.type === 'dead'), 15_000, 'the delivery dead');
+
+      expect(flakyAnswers).toBe(2);
+      expect(memory.sent.map((m) => m.envelope.to)).toEqual([['flaky@example.com']]);
+      expect(dead).toMatchObject({ failure: { code: 'MEMORY_FULL' }, delivery: { attempts: 2 } });
+      const stored = await relay.relay.store.getDelivery(dead.delivery.id);
+      expect(stored).toMatchObject({ state: 'dead', lastErrorCode: 'MEMORY_FULL', lastError: 'route full: inbox holds no more' });
+      const metrics = await scrape(relay.url);
+      expect(sampleValue(metrics, 'compliance_relay_mail_failures_total', { reason: 'MEMORY_FULL', then: 'dead' })).toBe(1);
+    } finally {
+      await relay.stop();
+    }
+  });
+
   it('its own failure code tells the transport health whether the mail server was reached', () => {
     const memory = createMemoryTransport({ full: true });
     const notifier: Notifier = {
@@ -167,21 +213,17 @@ describe('a transport described by its descriptor alone', () => {
       verify: async () => {},
       close: async () => {},
     };
+    const failures = buildFailureCatalogue([memory.transport, ...TRANSPORTS]);
     const health = createTransportHealth({
       notifier,
       clock: { now: () => 0 },
       logger: createSilentLogger(),
       intervalMs: 60_000,
-      failures: buildFailureCatalogue([memory.transport, ...TRANSPORTS]),
+      failures,
     });
-    // A failure read back from the outbox carries its code only: its facts come from the relay's catalogue.
-    const failure = {
-      kind: 'permanent',
-      code: 'MEMORY_FULL',
-      configProblem: false,
-      scope: 'message',
-      message: 'inbox holds no more',
-    } as const;
+    // Its error classified through the normal path, with the relay's catalogue: the facts are its descriptor's.
+    const failure = classifyFailure(Object.assign(new Error('inbox holds no more'), { code: 'MEMORY_FULL' }), failures);
+    expect(failure).toMatchObject({ kind: 'permanent', code: 'MEMORY_FULL', serverReachable: true });
     health.record({ type: 'dead', failure, delivery: {} as WorkerOutcome['delivery'], durationMs: 1 });
     // The mailbox answered about this one mail: the transport is still able to send.
     expect(health.status()).toEqual({ ok: true });

@@ -1,9 +1,10 @@
 import { classifyFailure, classifyRenderFailure, computeBackoffMs } from '../../src/delivery';
 import { TemplateError } from '../../src/mail';
+import { FAILURE_CATALOGUE } from '../../src/notify';
 import { readSmtpError } from '../../src/notify/smtp-failures';
 
 /** A failed send as the SMTP transport hands it on (its reading of nodemailer's error), classified from the catalogue. */
-const classifySmtp = (error: unknown) => classifyFailure(readSmtpError(error));
+const classifySmtp = (error: unknown) => classifyFailure(readSmtpError(error), FAILURE_CATALOGUE);
 
 /** Errors shaped as nodemailer raises them: `code` and, for SMTP replies, `responseCode`. */
 function smtpError(fields: { code?: string; responseCode?: number; message?: string }): Error {
@@ -167,11 +168,11 @@ describe('classifyFailure: the one table of what a retry can fix', () => {
   });
 
   it('composing: a template or render error is permanent', () => {
-    expect(classifyRenderFailure(new TemplateError('html.hbs', new Error('"x" not defined')))).toMatchObject({
+    expect(classifyRenderFailure(new TemplateError('html.hbs', new Error('"x" not defined')), FAILURE_CATALOGUE)).toMatchObject({
       kind: 'permanent',
       code: 'TEMPLATE',
     });
-    expect(classifyRenderFailure(new Error('something odd'))).toMatchObject({ kind: 'permanent', code: 'RENDER' });
+    expect(classifyRenderFailure(new Error('something odd'), FAILURE_CATALOGUE)).toMatchObject({ kind: 'permanent', code: 'RENDER' });
   });
 });
 

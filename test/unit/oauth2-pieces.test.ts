@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { OAuth2Config } from '../../src/notify';
+import { FAILURE_CATALOGUE, type OAuth2Config } from '../../src/notify';
 import { classifyFailure } from '../../src/delivery';
 // Graph's and OAuth2's pieces are inner files of notify/: only a relay configured for them loads them.
 import { classifyGraphResponse, parseRetryAfterMs, withBccHeader } from '../../src/notify/create-graph-notifier';
@@ -135,9 +135,14 @@ describe('the token request: answers and failures, against a real listener', () 
 describe('classification of OAuth2 and Graph failures', () => {
   it('a refused XOAUTH2 login stays OAUTH2_REFUSED although nodemailer attaches 535; a password EAUTH stays EAUTH, held alike', () => {
     const refused = Object.assign(new Error('Invalid login: 535 5.7.3'), { code: 'OAUTH2_REFUSED', responseCode: 535 });
-    expect(classifyFailure(refused)).toMatchObject({ kind: 'transient', code: 'OAUTH2_REFUSED', configProblem: true, scope: 'server' });
+    expect(classifyFailure(refused, FAILURE_CATALOGUE)).toMatchObject({
+      kind: 'transient',
+      code: 'OAUTH2_REFUSED',
+      configProblem: true,
+      scope: 'server',
+    });
     const password = Object.assign(new Error('Invalid login'), { code: 'EAUTH', responseCode: 535 });
-    expect(classifyFailure(password)).toMatchObject({
+    expect(classifyFailure(password, FAILURE_CATALOGUE)).toMatchObject({
       kind: 'transient',
       code: 'EAUTH',
       configProblem: true,
@@ -159,7 +164,7 @@ describe('classification of OAuth2 and Graph failures', () => {
     const error = await classifyGraphResponse(res, T0);
     expect(error).toMatchObject({ code, retryAfterMs });
     expect(error.message).toContain('SomeCode: Some message.');
-    const failure = classifyFailure(error);
+    const failure = classifyFailure(error, FAILURE_CATALOGUE);
     expect(failure.code).toBe(code);
     expect(failure.kind).toBe(code === 'GRAPH_REJECTED' ? 'permanent' : 'transient');
   });

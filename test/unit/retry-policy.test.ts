@@ -1,16 +1,17 @@
 import { buildFailureClass, createRetryDecider, type AttemptOutcome, type NextState, type RetryDecider } from '../../src/delivery';
+import { FAILURE_CATALOGUE } from '../../src/notify';
 
 const settings = { maxAttempts: 5, baseMs: 1_000, maxDelayMs: 8_000 };
 const T0 = 100_000;
 
 /** A failed send of delivery `deliveryId` (not the probe unless said). */
 function failed(code: string, options: { deliveryId?: number; isProbe?: boolean; scope?: 'server' | 'message' } = {}): AttemptOutcome {
-  const failure = { ...buildFailureClass(code, `${code} happened`), ...(options.scope ? { scope: options.scope } : {}) };
+  const failure = { ...buildFailureClass(code, `${code} happened`, FAILURE_CATALOGUE), ...(options.scope ? { scope: options.scope } : {}) };
   return { kind: 'failed', failure, deliveryId: options.deliveryId ?? 1, isProbe: options.isProbe ?? false };
 }
 
 function notBuilt(code: string): AttemptOutcome {
-  return { kind: 'not-built', failure: buildFailureClass(code, `${code} happened`) };
+  return { kind: 'not-built', failure: buildFailureClass(code, `${code} happened`, FAILURE_CATALOGUE) };
 }
 
 /** A policy whose jitter is the middle of every range. */
@@ -48,7 +49,7 @@ describe('the retry policy: the next state from (outcome, attempts, now)', () =>
   it('a server that says when to come back is tried again then, plus a little jitter, however short or long, within the largest delay', () => {
     const throttled = (retryAfterMs: number) => ({
       ...failed('GRAPH_THROTTLED'),
-      failure: { ...buildFailureClass('GRAPH_THROTTLED', '429'), retryAfterMs },
+      failure: { ...buildFailureClass('GRAPH_THROTTLED', '429', FAILURE_CATALOGUE), retryAfterMs },
     });
     // Jitter 0.5 of a second at most: 500 ms.
     expect(decider().decide(throttled(3_000), 1, T0)).toEqual({ next: 'pause', until: T0 + 3_500 });
@@ -62,7 +63,11 @@ describe('the retry policy: the next state from (outcome, attempts, now)', () =>
 describe('the retry policy: a throttled server is paced, not backed off', () => {
   const throttled = (retryAfterMs: number, isProbe: boolean) => ({
     kind: 'failed' as const,
-    failure: { ...buildFailureClass('SMTP_4XX', '450 4.7.1 rate limit, try again in 3 seconds'), scope: 'server' as const, retryAfterMs },
+    failure: {
+      ...buildFailureClass('SMTP_4XX', '450 4.7.1 rate limit, try again in 3 seconds', FAILURE_CATALOGUE),
+      scope: 'server' as const,
+      retryAfterMs,
+    },
     deliveryId: 1,
     isProbe,
   });
