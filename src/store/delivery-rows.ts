@@ -73,9 +73,9 @@ function decodeRowReport(row: DeliveryRow): ReportFields | null {
 }
 
 export function decodeDeliveryRow(row: DeliveryRow): DeliveryRecord {
-  const record = Object.fromEntries(RECORD_FIELDS.map((field) => [field, row[field]])) as unknown as DeliveryRecord;
-  record.report = decodeRowReport(row);
-  record.counts = record.report && readCounts(row);
+  const fields = Object.fromEntries(RECORD_FIELDS.map((field) => [field, row[field]]));
+  const report = decodeRowReport(row);
+  const record: DeliveryRecord = { ...(fields as Omit<DeliveryRecord, 'report' | 'counts'>), report, counts: report && readCounts(row) };
   if (row.triggered_by !== null) record.triggeredBy = row.triggered_by;
   return record;
 }
