@@ -117,7 +117,9 @@ async function measureSubject(subject: Subject, tmpDir: string): Promise<Figures
         f[`p99${senders}`] = measured.latencyP99Ms;
         f[`cpuPerAck${senders}`] = measured.cpuMs! / measured.ok;
         const mailed = (await sink.stats()).count - mailedBefore;
-        log(`  ${subject.label} at ${senders} senders: ${measured.ok} acks, ${mailed} mails meanwhile ${describeFailures(measured)}`);
+        log(
+          `  ${subject.label} at ${senders} senders: ${measured.ok} acks, ${mailed} mails meanwhile${describeFailures(measured) ? `; ${describeFailures(measured)}` : ''}`,
+        );
       });
     }
     if (subject.label !== 'script') {
@@ -177,7 +179,11 @@ async function main(argv: string[]): Promise<void> {
       try {
         const f = await measureSubject(subject, tmpDir);
         runs[subject.label].push(f);
-        log(`round ${round + 1} ${subject.label}: ${ROWS.map((r) => `${r.key} ${formatNumber(f[r.key])}`).join(', ')}`);
+        log(
+          `round ${round + 1} ${subject.label}: ${ROWS.filter((r) => f[r.key] !== undefined)
+            .map((r) => `${r.key} ${formatNumber(f[r.key])}`)
+            .join(', ')}`,
+        );
       } finally {
         fs.rmSync(tmpDir, { recursive: true, force: true });
       }
