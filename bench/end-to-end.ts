@@ -17,17 +17,19 @@ const FLOOR_RATIO_TARGET = 0.4;
 const CPU_PER_MAIL_RATIO_TARGET = 2;
 
 /**
- * `count` signed webhooks (8 connections, as fast as acknowledged) into a running relay; mails/s
- * from the first POST to the `count`th mail the sink accepted. Every webhook must be acknowledged.
+ * `count` signed webhooks (8 connections, as fast as acknowledged; `newConnection`: each on a socket of its
+ * own, as NetBox sends) into a running relay; mails/s from the first POST to the `count`th mail the sink
+ * accepted. Every webhook must be acknowledged.
  */
-async function measureRelayMails(
+export async function measureRelayMails(
   relay: Pick<RelayProcess, 'webhookUrl'>,
   sink: SmtpSink,
   count: number,
   firstId: number,
+  newConnection = false,
 ): Promise<{ rate: number; ingestMs: number; totalMs: number }> {
   const before = (await sink.stats()).count;
-  const load = await runLoad({ url: relay.webhookUrl, connections: 8, amount: count, secret: BENCH_SECRET, firstId });
+  const load = await runLoad({ url: relay.webhookUrl, connections: 8, amount: count, secret: BENCH_SECRET, firstId, newConnection });
   if (load.ok !== count) throw new Error(`the relay acknowledged ${load.ok} of ${count} webhooks: ${JSON.stringify(load.statusCodes)}`);
   const done = await sink.waitForCount(before + count, 600_000);
   const totalMs = done.lastAt - load.startedAt;

@@ -11,6 +11,13 @@ export interface LoadOptions {
    * instead of as fast as possible with autocannon.
    */
   overallRate?: number;
+  /**
+   * Each request on a TCP connection of its own (`Connection: close`, no keep-alive agent), as NetBox's
+   * `requests` sends every webhook; `connections` senders, each sending its next request once answered.
+   */
+  newConnection?: boolean;
+  /** Also reads this process's CPU time (/proc) right before the first request and after the last answer. */
+  cpuOfPid?: number;
   /** Signs every body with this secret (X-Hook-Signature). */
   secret?: string;
   /** First report id; each request takes the next one. */
@@ -33,6 +40,8 @@ export interface LoadResult {
   bodyBytes: number;
   /** Date.now() in the load process when the first request was about to go. */
   startedAt: number;
+  /** CPU time (ms) `cpuOfPid` used during the load. */
+  cpuMs?: number;
 }
 
 /** Runs one bounded load from a separate process (bench/servers/load-generator) and returns its figures. */

@@ -117,8 +117,8 @@ export function readMemoryMb(pid: number): { rssMb: number; peakRssMb: number; a
  * The flags `npm start` gives `node` before `dist/src/main.js` (package.json's `start` script: the one list,
  * which the Dockerfile's CMD repeats and a test holds equal), so that every figure is for the relay as users run it.
  */
-export function readStartNodeFlags(): string[] {
-  const pkg = JSON.parse(fs.readFileSync(path.join(findPackageRoot(), 'package.json'), 'utf8')) as { scripts: { start: string } };
+export function readStartNodeFlags(root = findPackageRoot()): string[] {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
   const words = pkg.scripts.start.split(/\s+/);
   const main = words.indexOf('dist/src/main.js');
   if (words[0] !== 'node' || main < 0)
@@ -140,9 +140,11 @@ export interface RelayProcess {
  * The real thing: `node [npm start's flags] dist/src/main.js serve` as a child process with its own environment
  * (DATA_DIR in a temp dir, cwd there too so no developer .env is read). Resolves once /healthz answers.
  * `zeroConfig`: no variable but PORT, as a first-time user starts it. `execArgv` comes after the start flags.
+ * `root`: another built checkout of the relay (its dist and its start flags), for A/B runs; this one by default.
  */
 export async function startRelayProcess(options: {
   dataDir: string;
+  root?: string;
   env: Record<string, string>;
   execArgv?: string[];
   zeroConfig?: boolean;
@@ -152,7 +154,9 @@ export async function startRelayProcess(options: {
   const webhookPath = options.env.WEBHOOK_PATH ?? '/webhook';
   // Zero config: nothing but a free port (the default DATA_DIR, ./data, is under the temp cwd).
   const defaults = options.zeroConfig ? {} : { HOST: '127.0.0.1', DATA_DIR: options.dataDir, LOG_LEVEL: 'warn' };
-  const child = spawn(process.execPath, [...readStartNodeFlags(), ...(options.execArgv ?? []), distPath('src', 'main.js'), 'serve'], {
+  const root = options.root ?? findPackageRoot();
+  const main = path.join(root, 'dist', 'src', 'main.js');
+  const child = spawn(process.execPath, [...readStartNodeFlags(root), ...(options.execArgv ?? []), main, 'serve'], {
     cwd: options.dataDir,
     env: { PATH: process.env.PATH ?? '', PORT: String(port), ...defaults, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,9 +7,11 @@
  * bodies signed before the clock starts, each request timed with performance.now(). autocannon's
  * own pacing sends in clumps and its histogram has 1 ms steps: at 200/s it showed a p99 of 12 ms
  * for a bare Express app answering 200, which hid what a server does in a few milliseconds.
+ * On new connections (`newConnection`, as NetBox sends): a closed loop on node:http, one socket per request.
  */
 import http from 'node:http';
 import autocannon from 'autocannon';
+import { readCpuMs } from '../lib/processes';
 import { computePercentile } from '../lib/stats';
 import { createBodyFactory } from '../lib/webhook-bodies';
 import type { LoadOptions, LoadResult } from '../lib/load';
@@ -24,7 +26,16 @@ process.on('message', (message: { type: string; options: LoadOptions }) => {
 process.send!({ type: 'ready' });
 
 async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  if (options.overallRate !== undefined) return runPaced(options, options.overallRate);
+  const cpuBefore = options.cpuOfPid !== undefined ? readCpuMs(options.cpuOfPid) : undefined;
+  const result = options.newConnection
+    ? await runNewConnections(options)
+    : options.overallRate !== undefined
+      ? await runPaced(options, options.overallRate)
+      : await runAutocannon(options);
+  return cpuBefore === undefined ? result : { ...result, cpuMs: readCpuMs(options.cpuOfPid!) - cpuBefore };
+}
+
+async function runAutocannon(options: LoadOptions): Promise<LoadResult> {
   const bodies = createBodyFactory({ secret: options.secret, firstId: options.firstId });
   let sent = 0;
   const startedAt = Date.now();
@@ -150,20 +161,107 @@ async function runPaced(options: LoadOptions, rate: number): Promise<LoadResult>
     setTimeout(tick, 20);
   });
   agent.destroy();
-  const durationSeconds = (Date.now() - startedAt) / 1000;
+  return summarize({ latencies, statusCodes, sent: total, errors, timeouts, bodyBytes: factory.size, startedAt });
+}
+
+/**
+ * Closed loop, one TCP connection per request: `connections` senders, each POSTs the next signed body on a
+ * socket of its own (no agent, `Connection: close`: the server closes it once it has answered), waits for
+ * the answer, then sends the next, until the duration or the count is reached (requests in flight then are
+ * still awaited and counted). Latency is from handing the request to node:http, connect included, to the
+ * end of the answer.
+ */
+async function runNewConnections(options: LoadOptions): Promise<LoadResult> {
+  if (options.durationSeconds === undefined && options.amount === undefined) throw new Error('a load needs a duration or an amount');
+  const bodies = createBodyFactory({ secret: options.secret, firstId: options.firstId });
+  const target = new URL(options.url);
+  const amount = options.amount ?? Number.POSITIVE_INFINITY;
+  const latencies: number[] = [];
+  const statusCodes: Record<string, number> = {};
+  let sent = 0;
+  let errors = 0;
+  let timeouts = 0;
+  const post = (item: ReturnType<typeof bodies.next>) =>
+    new Promise<void>((resolve) => {
+      const sentAt = performance.now();
+      let settled = false;
+      const settle = (failure?: 'error' | 'timeout') => {
+        if (settled) return;
+        settled = true;
+        if (failure === 'error') errors += 1;
+        if (failure === 'timeout') timeouts += 1;
+        resolve();
+      };
+      const req = http.request(
+        {
+          agent: false,
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname + target.search,
+          method: 'POST',
+          timeout: 10_000,
+          headers: {
+            connection: 'close',
+            'content-type': 'application/json',
+            'content-length': item.body.length,
+            'user-agent': 'python-urllib3/2.2.3',
+            ...(item.signature ? { 'x-hook-signature': item.signature } : {}),
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            const code = String(res.statusCode);
+            statusCodes[code] = (statusCodes[code] ?? 0) + 1;
+            if (code.startsWith('2')) latencies.push(performance.now() - sentAt);
+            settle();
+          });
+          res.on('error', () => settle('error'));
+        },
+      );
+      req.on('timeout', () => {
+        settle('timeout');
+        req.destroy();
+      });
+      req.on('error', () => settle('error'));
+      req.end(item.body);
+    });
+  const startedAt = Date.now();
+  const deadline = performance.now() + (options.durationSeconds ?? Number.POSITIVE_INFINITY) * 1000;
+  const sender = async () => {
+    while (sent < amount && performance.now() < deadline) {
+      sent += 1;
+      await post(bodies.next());
+    }
+  };
+  await Promise.all(Array.from({ length: options.connections }, sender));
+  return summarize({ latencies, statusCodes, sent, errors, timeouts, bodyBytes: bodies.size, startedAt });
+}
+
+/** The figures of a load timed by this process (0.01 ms). */
+function summarize(run: {
+  latencies: number[];
+  statusCodes: Record<string, number>;
+  sent: number;
+  errors: number;
+  timeouts: number;
+  bodyBytes: number;
+  startedAt: number;
+}): LoadResult {
+  const durationSeconds = (Date.now() - run.startedAt) / 1000;
   const round = (v: number) => Math.round(v * 100) / 100;
   return {
-    ok: latencies.length,
-    sent: total,
+    ok: run.latencies.length,
+    sent: run.sent,
     durationSeconds,
-    okPerSecond: latencies.length / durationSeconds,
-    latencyP50Ms: round(computePercentile(latencies, 50)),
-    latencyP99Ms: round(computePercentile(latencies, 99)),
-    latencyMaxMs: round(Math.max(...latencies)),
-    errors,
-    timeouts,
-    statusCodes,
-    bodyBytes: factory.size,
-    startedAt,
+    okPerSecond: run.latencies.length / durationSeconds,
+    latencyP50Ms: round(computePercentile(run.latencies, 50)),
+    latencyP99Ms: round(computePercentile(run.latencies, 99)),
+    latencyMaxMs: round(run.latencies.length ? run.latencies.reduce((a, b) => Math.max(a, b)) : Number.NaN),
+    errors: run.errors,
+    timeouts: run.timeouts,
+    statusCodes: run.statusCodes,
+    bodyBytes: run.bodyBytes,
+    startedAt: run.startedAt,
   };
 }
