@@ -5,14 +5,6 @@ import type { Config } from './load-config';
 import { parseUrl } from './redact-config';
 import { buildSettingsSchema, listSettingLeaves, SettingsSchema, type AnySettingsSchema } from './schema';
 
-interface JsonProperty {
-  default?: unknown;
-  type?: string;
-  enum?: unknown[];
-  minimum?: number;
-  maximum?: number;
-}
-
 /**
  * Every setting of `schema` (the relay's, or it with further transports' sections) as the reference, .env.example and
  * `check-config` show it: basics first, each group in the schema's order.
@@ -20,7 +12,7 @@ interface JsonProperty {
 export function describeSettings(schema: AnySettingsSchema = SettingsSchema) {
   const docs = listSettingLeaves(schema).map(({ name, schema: field, meta }) => {
     // The input side: defaults and bounds as a user writes them, not as the relay holds them (5m, not 300000).
-    const property = z.toJSONSchema(field, { io: 'input', unrepresentable: 'any' }) as JsonProperty;
+    const property = z.toJSONSchema(field, { io: 'input', unrepresentable: 'any' });
     const parsed: unknown = field.safeParse(undefined, { jitless: true }).data;
     const value = property.default ?? parsed;
     return {
@@ -37,7 +29,7 @@ export function describeSettings(schema: AnySettingsSchema = SettingsSchema) {
   return docs.sort((a, b) => order.indexOf(a.group) - order.indexOf(b.group));
 }
 
-function describeAllowed(property: JsonProperty, boolean: boolean): string | undefined {
+function describeAllowed(property: z.core.JSONSchema.BaseSchema, boolean: boolean): string | undefined {
   if (boolean) return '`true`, `false`';
   if (property.enum) return property.enum.map((v) => `\`${String(v)}\``).join(', ');
   if (property.type !== 'integer') return undefined;
