@@ -1,11 +1,11 @@
 /**
  * `npm run docs:settings`: writes the settings reference in docs/configuration.md and .env.example from the
- * schema (src/config/schema.ts), and the settings no longer read into CHANGELOG.md's upgrade notes.
+ * schema (src/config/schema.ts, through scripts/settings-docs.ts), and the settings no longer read into CHANGELOG.md's upgrade notes.
  * test/unit/settings-docs.test.ts fails when one is stale.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { renderEnvExample, replaceRetiredSettings, replaceSettingsReference } from '../src/config';
+import { renderEnvExample, replaceRetiredSettings, replaceSettingsReference } from './settings-docs';
 
 const root = path.join(__dirname, '../..');
 const page = path.join(root, 'docs/configuration.md');

@@ -27,29 +27,19 @@ export async function checkSourcesOnline(config: Config, io: CliIo): Promise<num
 }
 
 /**
- * The lists a feature reads from NetBox (one item of each is enough to know the token may), when the feature is on, and
- * the permission (NetBox's `<app>.view_<model>`) the token's user needs for each.
+ * The lists this configuration reads from a source's NetBox, each when its feature is on (one item of each is enough
+ * to know the token may), with the permission (NetBox's `<app>.view_<model>`) the token's user needs for it.
  */
-const NETBOX_NEEDS = [
-  ['always', 'test results (the failing tests in mails)', 'plugins/validity/test-results', 'validity.view_compliancetestresult'],
-  ['catch-up', 'the reports list (the catch-up)', 'plugins/validity/reports', 'validity.view_compliancereport'],
-  ['owners', 'devices (routes by owner)', 'dcim/devices', 'dcim.view_device'],
-  ['owners', 'contact assignments (routes by owner)', 'tenancy/contact-assignments', 'tenancy.view_contactassignment'],
-  ['owners', 'contacts (routes by owner)', 'tenancy/contacts', 'tenancy.view_contact'],
-] as const;
-
-/** What this configuration reads from a source's NetBox. */
 function listNetboxNeeds(config: Config, source: SourceConfig) {
-  const on = {
-    always: true,
-    'catch-up': planCatchUp(source).on,
-    owners: config.routing.routes.some((r) => r.owners !== undefined),
-  };
-  return NETBOX_NEEDS.filter(([when]) => on[when]).map(([, what, list, permission]) => ({
-    what,
-    path: `/api/${list}/?limit=1&brief=1`,
-    permission,
-  }));
+  const owners = config.routing.routes.some((r) => r.owners !== undefined);
+  const needs: [on: boolean, what: string, list: string, permission: string][] = [
+    [true, 'test results (the failing tests in mails)', 'plugins/validity/test-results', 'validity.view_compliancetestresult'],
+    [planCatchUp(source).on, 'the reports list (the catch-up)', 'plugins/validity/reports', 'validity.view_compliancereport'],
+    [owners, 'devices (routes by owner)', 'dcim/devices', 'dcim.view_device'],
+    [owners, 'contact assignments (routes by owner)', 'tenancy/contact-assignments', 'tenancy.view_contactassignment'],
+    [owners, 'contacts (routes by owner)', 'tenancy/contacts', 'tenancy.view_contact'],
+  ];
+  return needs.filter(([on]) => on).map(([, what, list, permission]) => ({ what, path: `/api/${list}/?limit=1&brief=1`, permission }));
 }
 
 /** One source's NetBox: a line to print, and 0, EXIT_CONFIG when NetBox refused (token, permission, plugin) or EXIT_UNAVAILABLE when it did not answer. */

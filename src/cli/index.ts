@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import type { ListOptions, PruneOptions } from './delivery-commands';
-import { EXIT_CONFIG, EXIT_USAGE, readPackageVersion, UsageError, type CliIo, type RunWithConfig, type SetExitCode } from './io';
+import { EXIT_CONFIG, EXIT_USAGE, readPackageVersion, UsageError, type CliIo, type RunWithConfig } from './io';
 import type { NetboxSetupFlags } from '../netbox-setup';
 import type { PreviewOptions } from './preview-command';
 import type { WaiverListOptions } from './waiver-commands';
@@ -46,7 +46,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
  * The program with every command and option declared (nothing loaded, nothing run until it parses):
  * what `--help` lists, and what the docs are checked against.
  */
-export function createProgram(io: CliIo, setExitCode: SetExitCode): Command {
+export function createProgram(io: CliIo, setExitCode: (code: number) => void): Command {
   const program = new Command()
     .name('compliance-relay')
     .description('Receives NetBox validity compliance-report webhooks and e-mails a summary.')

@@ -32,9 +32,6 @@ export const EXIT_USAGE = 64;
 /** A command line a command cannot follow: `runCli` prints its message and resolves with EXIT_USAGE. */
 export class UsageError extends Error {}
 
-/** Records a command's exit code for `runCli` to resolve with. */
-export type SetExitCode = (code: number) => void;
-
 /**
  * Runs a command that needs the configuration: an invalid one is reported and exits 78, before the command loads.
  * `listens`: the command listens on HOST, or checks what `serve` would (HOST's name must resolve).

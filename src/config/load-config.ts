@@ -24,12 +24,7 @@ export class ConfigError extends Error {
  * The relay's configuration: the settings as the schema's parse nests them (each field's type from the schema),
  * with what is derived from them (the sources, the routes, the transport in force) and the fixed limits a test shortens.
  */
-export type Config = OptionalWhenUndefined<ReturnType<typeof loadConfig>>;
-
-/** A built object's type as callers write one (tests, tools): a field that may be undefined may be left out. */
-type OptionalWhenUndefined<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & {
-  [K in keyof T as undefined extends T[K] ? K : never]?: T[K];
-};
+export type Config = ReturnType<typeof loadConfig>;
 
 export interface LoadConfigOptions {
   /** Reads a `<NAME>_FILE` secret; injected so only the entry point touches the file system. */

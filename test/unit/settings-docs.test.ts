@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CHART_REPORTS, CSV_ATTACHMENT_MAX_BYTES, MAX_FAILING_TESTS_LISTED } from '../../src/compose';
 import { PG_POOL_SIZE } from '../../src/store';
-import { describeSettings, loadConfig, renderEnvExample, replaceRetiredSettings, replaceSettingsReference } from '../../src/config';
+import { describeSettings, loadConfig } from '../../src/config';
+import { renderEnvExample, replaceRetiredSettings, replaceSettingsReference } from '../../scripts/settings-docs';
 
 const root = path.join(__dirname, '../..');
 const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
