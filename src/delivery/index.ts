@@ -1,4 +1,3 @@
-export { classifyFailure, classifyRenderFailure, buildFailureClass } from '../notify';
 export { createWorker, type TryNowResult, type Worker } from './create-worker';
 export { type Composers } from './compose-batch';
 export { createBatchHistory } from './create-batch-history';

@@ -83,10 +83,12 @@ export interface RetryDecider extends Readonly<QueuePauseStatus> {
   tryNow(now: number): boolean;
 }
 
-/** The decider's own state: the pause as plain fields, which the functions below move. */
+/** The decider's own state: the pause as plain fields, which the functions below move, and the settings they read. */
 interface PauseState extends QueuePauseStatus, Omit<RetryDecider, keyof QueuePauseStatus> {
   /** Deliveries answered 4xx since the last accepted mail (each counted once, however often it retried). */
   deferred: Set<number>;
+  settings: RetrySettings;
+  random: () => number;
 }
 
 /**
@@ -100,7 +102,9 @@ export function createRetryDecider(settings: RetrySettings, random: () => number
   const pause: PauseState = {
     ...CLOSED,
     deferred: new Set(),
-    decide: (outcome, attempts, now) => decideNext({ settings, random }, pause, outcome, attempts, now),
+    settings,
+    random,
+    decide: (outcome, attempts, now) => decideNext(pause, outcome, attempts, now),
     capacity(now, free) {
       if (pause.state === 'closed') return free;
       if (pause.state === 'probing' || now < pause.openUntil) return 0;
@@ -123,76 +127,63 @@ export function createRetryDecider(settings: RetrySettings, random: () => number
   return pause;
 }
 
-interface PolicyInput {
-  settings: RetrySettings;
-  random: () => number;
-}
-
 /** {@link RetryDecider.decide}: the table the retry-policy test walks. */
-function decideNext(policy: PolicyInput, pause: PauseState, outcome: AttemptOutcome, attempts: number, now: number): NextState {
+function decideNext(pause: PauseState, outcome: AttemptOutcome, attempts: number, now: number): NextState {
   if (outcome.kind === 'sent') {
     closePause(pause);
     pause.deferred.clear();
     return { next: 'sent' };
   }
   const { failure } = outcome;
-  const pausedUntil = outcome.kind === 'failed' ? movePause(policy, pause, outcome, now) : undefined;
+  const pausedUntil = outcome.kind === 'failed' ? movePause(pause, outcome, now) : undefined;
   // A problem only an operator can fix (a password, a certificate, a template) stops every mail alike until
   // they act, which can take days: no delivery is given up for it, whatever its attempts.
   const held = failure.configProblem;
   if (held && pausedUntil !== undefined) {
-    pause.openUntil = Math.max(pausedUntil, now + HELD_PROBE_EVERY_BASES * policy.settings.baseMs);
+    pause.openUntil = Math.max(pausedUntil, now + HELD_PROBE_EVERY_BASES * pause.settings.baseMs);
     return { next: 'held', until: pause.openUntil };
   }
-  if (held) return { next: 'backoff', at: now + computeBackoffMs(attempts, policy.settings, policy.random) };
+  if (held) return { next: 'backoff', at: now + computeBackoffMs(attempts, pause.settings, pause.random) };
   if (failure.kind === 'permanent') return { next: 'dead' };
   // A throttle is the server's pace, not this mail's failure: it uses up no delivery's last attempt.
   if (pausedUntil !== undefined && failure.retryAfterMs !== undefined) return { next: 'pause', until: pausedUntil };
-  if (attempts >= policy.settings.maxAttempts) return { next: 'dead' };
+  if (attempts >= pause.settings.maxAttempts) return { next: 'dead' };
   if (pausedUntil !== undefined) return { next: 'pause', until: pausedUntil };
-  return { next: 'backoff', at: now + computeBackoffMs(attempts, policy.settings, policy.random) };
+  return { next: 'backoff', at: now + computeBackoffMs(attempts, pause.settings, pause.random) };
 }
 
 /** Moves the pause after a failed send; returns its end when the queue is (now) paused for this failure. */
-function movePause(
-  policy: PolicyInput,
-  pause: PauseState,
-  outcome: Extract<AttemptOutcome, { kind: 'failed' }>,
-  now: number,
-): number | undefined {
+function movePause(pause: PauseState, outcome: Extract<AttemptOutcome, { kind: 'failed' }>, now: number): number | undefined {
   const { failure, isProbe, deliveryId } = outcome;
-  const cause = { code: failure.code, message: failure.message };
   if (failure.scope === 'server') {
     // A server that said when to come back (Retry-After, a rate limit's "try again in N seconds") is throttling, not
     // down: it is tried again then, however long ago the pause began; the wait it asks for is bounded like any delay.
     const toldUntil =
       failure.retryAfterMs === undefined
         ? undefined
-        : now + Math.min(failure.retryAfterMs, policy.settings.maxDelayMs) + Math.floor(policy.random() * THROTTLE_JITTER_MS);
-    return openPause(policy, pause, now, isProbe, cause, failure.configProblem, toldUntil);
+        : now + Math.min(failure.retryAfterMs, pause.settings.maxDelayMs) + Math.floor(pause.random() * THROTTLE_JITTER_MS);
+    return openPause(pause, now, isProbe, failure, toldUntil);
   }
   if (failure.code !== 'SMTP_4XX') {
     // The server answered about this message: it is reachable.
     closePause(pause);
     return undefined;
   }
-  if (isProbe) return openPause(policy, pause, now, true, cause, failure.configProblem);
+  if (isProbe) return openPause(pause, now, true, failure);
   if (pause.state !== 'closed') return undefined;
   pause.deferred.add(deliveryId);
   if (pause.deferred.size < PAUSE_AFTER_4XX_IN_A_ROW) return undefined;
   pause.deferred.clear();
-  const message = `${PAUSE_AFTER_4XX_IN_A_ROW} different deliveries in a row answered 4xx; last: ${cause.message}`;
-  return openPause(policy, pause, now, false, { ...cause, message }, failure.configProblem);
+  const message = `${PAUSE_AFTER_4XX_IN_A_ROW} different deliveries in a row answered 4xx; last: ${failure.message}`;
+  return openPause(pause, now, false, { ...failure, message });
 }
 
 function openPause(
-  policy: PolicyInput,
   pause: PauseState,
   now: number,
   wasProbe: boolean,
-  cause: NonNullable<QueuePauseStatus['lastError']>,
-  /** The cause is one only an operator can fix (its code's `configProblem`). */
-  held: boolean,
+  /** What opened it; its code's `configProblem`: only an operator can fix it. */
+  cause: FailureClass,
   toldUntil?: number,
 ): number {
   // Sends already in flight when the pause began fail too; they do not lengthen it, unless the server
@@ -203,10 +194,10 @@ function openPause(
   }
   // Only an outage grows the backoff: a server that said when is taken at its word.
   if (toldUntil === undefined) pause.failures += 1;
-  pause.openUntil = toldUntil ?? now + computePauseMs(policy.settings, pause.failures, policy.random);
+  pause.openUntil = toldUntil ?? now + computePauseMs(pause.settings, pause.failures, pause.random);
   pause.pausedSince ??= now;
   pause.lastError = { code: cause.code, message: cause.message.slice(0, 300) };
-  pause.held = held;
+  pause.held = cause.configProblem;
   pause.state = 'open';
   return pause.openUntil;
 }

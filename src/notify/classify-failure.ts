@@ -23,10 +23,8 @@ export function classifyFailure(error: unknown, catalogue: FailureCatalogue): Fa
 
 /** A template or composition error: the same input fails the same way, so it is permanent; one without a code of its own is `RENDER`. */
 export function classifyRenderFailure(error: unknown, catalogue: FailureCatalogue): FailureClass {
-  const classified = classifyFailure(error, catalogue);
-  const failure: FailureClass = { ...classified, kind: 'permanent' };
-  if (failure.code === 'UNKNOWN') failure.code = 'RENDER';
-  return failure;
+  const { code, ...classified } = classifyFailure(error, catalogue);
+  return { ...classified, kind: 'permanent', code: code === 'UNKNOWN' ? 'RENDER' : code };
 }
 
 /** A failure of `code` as the relay's catalogue describes it. */

@@ -1,5 +1,6 @@
 import type { NetboxDevice, NetboxRef } from '../netbox';
 import { passPercent, SEVERITIES, type PassCount, type ReportCounts } from '../report';
+import type { NewRouteMail } from '../store';
 import type { Trend } from '../trend';
 import { DEFAULT_SOURCE_NAME, type ReportDelivery } from '../webhook';
 import type { Condition, Route, RouteSeverity } from './routes-schema';
@@ -68,23 +69,15 @@ function hasUnwaivedFailures(facts: ReportFacts, trend: Trend | null): boolean {
   return failedOf(facts.counts.overall) > waived;
 }
 
-export interface RouteDecision {
-  route: string;
-  /** Position of the route in the file (0-based). */
-  position: number;
-  /**
-   * `send`: a mail goes out (and is recorded, so it is sent once); `suppressed`: the route matched but its
-   * notify policy held the mail back; `skipped`: the route did not match, or an earlier matching route had no `continue`.
-   */
-  outcome: 'send' | 'suppressed' | 'skipped';
-  /** Why, in words an operator reads in the deliveries listing. */
-  reason: string;
-  /** A reminder of an unchanged failing state (`repeat_after`). */
-  reminder: boolean;
-  /**
-   * The failing devices (ids) the route's `device` conditions select: its mail holds only their
-   * failures. Absent: the whole report (no `device` condition, or the devices are not known).
-   */
+/**
+ * A route's decision, as recorded: `send`: a mail goes out (and is recorded, so it is sent once); `suppressed`: the
+ * route matched but its notify policy held the mail back; `skipped`: the route did not match, or an earlier matching
+ * route had no `continue`. `reason` says why, in words an operator reads in the deliveries listing; `reminder`: a
+ * reminder of an unchanged failing state (`repeat_after`). `devices`: the failing devices (ids) the route's `device`
+ * conditions select, its mail holding only their failures; absent: the whole report (no `device` condition, or the
+ * devices are not known).
+ */
+export interface RouteDecision extends Omit<NewRouteMail, 'ownerGroup'> {
   devices?: number[];
 }
 

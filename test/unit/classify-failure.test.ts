@@ -1,6 +1,6 @@
-import { classifyFailure, classifyRenderFailure, computeBackoffMs } from '../../src/delivery';
+import { computeBackoffMs } from '../../src/delivery';
 import { TemplateError } from '../../src/mail';
-import { FAILURE_CATALOGUE } from '../../src/notify';
+import { classifyFailure, classifyRenderFailure, FAILURE_CATALOGUE } from '../../src/notify';
 import { readSmtpError } from '../../src/notify/smtp-failures';
 
 /** A failed send as the SMTP transport hands it on (its reading of nodemailer's error), classified from the catalogue. */

@@ -1,7 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FAILURE_CATALOGUE, type OAuth2Config } from '../../src/notify';
-import { classifyFailure } from '../../src/delivery';
+import { classifyFailure, FAILURE_CATALOGUE, type OAuth2Config } from '../../src/notify';
 // Graph's and OAuth2's pieces are inner files of notify/: only a relay configured for them loads them.
 import { classifyGraphResponse, parseRetryAfterMs, withBccHeader } from '../../src/notify/create-graph-notifier';
 import { createAccessTokenFetcher, createTokenCache } from '../../src/notify/fetch-access-token';

@@ -1,5 +1,5 @@
-import { buildFailureClass, createRetryDecider, type AttemptOutcome, type NextState, type RetryDecider } from '../../src/delivery';
-import { FAILURE_CATALOGUE } from '../../src/notify';
+import { createRetryDecider, type AttemptOutcome, type NextState, type RetryDecider } from '../../src/delivery';
+import { buildFailureClass, FAILURE_CATALOGUE } from '../../src/notify';
 
 const settings = { maxAttempts: 5, baseMs: 1_000, maxDelayMs: 8_000 };
 const T0 = 100_000;
