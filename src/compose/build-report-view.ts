@@ -15,7 +15,7 @@ import {
   type SeverityCounts,
 } from '../report';
 import type { OwnerGroupPlan, ReceivedVia } from '../store';
-import { buildDevicesTrend, pairKey, type Trend } from '../trend';
+import { addOverall, buildDevicesTrend, pairKey, type Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
 import { buildSection, type EnrichmentView } from './build-enrichment-view';
 import { buildTrendView, formatAccepted, formatDeltaShort, type TrendView, type VerdictView } from './build-trend-view';
@@ -326,11 +326,6 @@ function buildScopedView(
 }
 
 /** The report with the group's counts in place of the report's: the ratios (and subject) are the group's. */
-function withCounts<D extends ReportDelivery>(delivery: D, c: SeverityCounts, deviceCount: number): D {
-  const sum = (key: 'passed' | 'count') => c.HIGH[key] + c.MIDDLE[key] + c.LOW[key];
-  return {
-    ...delivery,
-    report: { ...delivery.report, device_count: deviceCount },
-    counts: { ...c, overall: { passed: sum('passed'), count: sum('count') } },
-  };
+function withCounts<D extends ReportDelivery>(delivery: D, counts: SeverityCounts, deviceCount: number): D {
+  return { ...delivery, report: { ...delivery.report, device_count: deviceCount }, counts: addOverall(counts) };
 }

@@ -1,10 +1,7 @@
 import { buildWebUrl, formatDateTime, formatPercent } from '../report';
-import type { FailingPair, PairStates, TestPairsGroup, Trend, TrendDelta, Verdict } from '../trend';
+import { signOf, type FailingPair, type PairStates, type TestPairsGroup, type Trend, type TrendDelta, type Verdict } from '../trend';
 
 // The views below are what the templates read: templates/README.md documents each field.
-
-/** U+2212: a real minus sign, as the trend writes it. */
-const MINUS = '\u2212';
 
 /** Newly failing / fixed / still failing pairs (or tests, when grouped) a mail lists, at most; the rest is a count. */
 export const TREND_LISTED_MAX = 20;
@@ -168,8 +165,7 @@ function describeHigh(high: TrendDelta, trend: Trend): string {
 /** "(−7.4)", "(+2.0)", "(±0.0)": the overall change in points, for the subject. */
 export function formatDeltaShort(overall: TrendDelta | null): string {
   if (!overall || overall.deltaPoints === null) return '';
-  const d = overall.deltaPoints;
-  return ` (${d > 0 ? '+' : d < 0 ? MINUS : '±'}${Math.abs(d).toFixed(1)})`;
+  return ` (${signOf(overall.deltaPoints)}${Math.abs(overall.deltaPoints).toFixed(1)})`;
 }
 
 /** ", 2 accepted": the failing results that are accepted exceptions, counted apart in a subject; "" when none. */

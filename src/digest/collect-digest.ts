@@ -14,7 +14,6 @@ import {
   type PeriodPoint,
   type ReportSnapshot,
 } from '../trend';
-import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { applyWaivers, type Waiver } from '../waivers';
 
 /** What gathering a digest reads. */
@@ -155,11 +154,7 @@ async function findSnapshot(deps: DigestSources, record: DeliveryRecord): Promis
   const stored = await deps.store.findReport(record.dedupKey);
   if (stored) return stored;
   const source = deps.sources.find((s) => s.name === record.source);
-  const series = buildSourceSeriesKey({
-    source: record.source === DEFAULT_SOURCE_NAME ? undefined : record.source,
-    netboxUrl: source?.netboxUrl,
-    reportUrl: record.report!.url,
-  });
+  const series = buildSourceSeriesKey({ source: record.source, netboxUrl: source?.netboxUrl, reportUrl: record.report!.url });
   return buildReportSnapshot(readReport(record)!, series, null);
 }
 
