@@ -214,8 +214,7 @@ export type MailView = ReturnType<typeof buildMailView>;
 
 /** The whole report's view and CSV, from the insight stage's data (absent without it). */
 export function buildMailView(delivery: ReportDelivery, insights: ReportInsights | undefined, options: MailViewOptions) {
-  const links = buildLinks(delivery.report.id, delivery.report.url, delivery.report.results_url, options.netboxUrl);
-  return buildScopedView(delivery, insights, options, links, {
+  return buildScopedView(delivery, insights, options, {
     kept: insights?.kept,
     trend: insights?.recorded?.trend ?? null,
     failingKnown: insights?.failingKnown === true,
@@ -256,7 +255,7 @@ export function buildOwnerGroupView(
     : null;
   const scoped = group.counts ? withCounts(delivery, group.counts, owners.deviceCount) : delivery;
   // No chart: the series chart is the whole report's, and an owner group's own share goes without it.
-  const { view, attachments } = buildScopedView(scoped, insights, options, whole.view.links, {
+  const { view, attachments } = buildScopedView(scoped, insights, options, {
     kept: own ? summarize(own) : kept,
     trend,
     failingKnown: true,
@@ -294,7 +293,6 @@ function buildScopedView(
   delivery: ReportDelivery,
   insights: ReportInsights | undefined,
   options: MailViewOptions,
-  links: ReportLinks,
   scope: Pick<ReportViewOptions, 'chart' | 'waivers' | 'uncountedFailed'> & {
     kept?: Enrichment;
     trend: Trend | null;
@@ -304,6 +302,7 @@ function buildScopedView(
   },
 ) {
   const { kept, trend, failingKnown, suffix, ...extra } = scope;
+  const links = buildLinks(delivery.report.id, delivery.report.url, delivery.report.results_url, options.netboxUrl);
   const basePath = findNetboxBasePath(delivery.report.url);
   const relayUrl = options.relayUrl?.replace(/\/+$/, '');
   const sectionOptions = {

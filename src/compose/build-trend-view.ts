@@ -34,15 +34,15 @@ export type TrendView = ReturnType<typeof buildTrendView>;
 export function buildTrendView(trend: Trend, options: TrendViewOptions) {
   const previous = trend.previous;
   const when = (iso: string) => formatDateTime(iso, options.timezone);
-  let failingSetNote: string | null = null;
   // Without NETBOX_URL the mail's one line about that setting says it all: nothing was "not read".
-  if (previous && !trend.failingSetKnown && options.netboxUrl !== undefined) {
-    failingSetNote = !options.currentFailingKnown
-      ? 'Which devices and tests changed is unknown: the failing results of this report could not be read from NetBox.'
-      : previous.pending
-        ? `Compared on counts only: the failing results of report ${previous.reportId} were not known yet (its mail was still being prepared).`
-        : `Which devices and tests changed is unknown: the failing results of report ${previous.reportId} were not read from NetBox.`;
-  }
+  const failingSetNote =
+    !previous || trend.failingSetKnown || options.netboxUrl === undefined
+      ? null
+      : !options.currentFailingKnown
+        ? 'Which devices and tests changed is unknown: the failing results of this report could not be read from NetBox.'
+        : previous.pending
+          ? `Compared on counts only: the failing results of report ${previous.reportId} were not known yet (its mail was still being prepared).`
+          : `Which devices and tests changed is unknown: the failing results of report ${previous.reportId} were not read from NetBox.`;
   return {
     verdict: buildVerdictView(trend, formatPercent(options.passed, options.count)),
     devicesOnly: trend.devicesOnly,
