@@ -24,9 +24,6 @@ export interface TrendChartSeries {
   currentIndex: number;
 }
 
-/** A chart as its template shows it. */
-export type TrendChart = ReturnType<typeof buildTrendChart>;
-
 /**
  * The pass-ratio chart of a report or digest mail, as data for an HTML table (templates/partials/trend-chart.hbs):
  * a strip per line that has results (overall, then each severity), a marker per report placed by its cell's top
