@@ -66,9 +66,10 @@ export async function collectDigest(deps: DigestSources, route: Route, job: Dige
       // Read again for the few series shown whole: the period's snapshots are never all held at once.
       const reports: ReportSnapshot[] = [];
       for (const record of tally.records) reports.push(await findSnapshot(deps, record));
-      const first = reports.reduce((a, b) => (compareReportOrder(a, b) > 0 ? b : a));
+      reports.sort(compareReportOrder);
+      const [first, latest] = [reports[0], reports[reports.length - 1]];
       series.push(
-        buildPeriodTrend(reports, await deps.store.findReportBefore(first.series, first), await findWaived(deps, source, reports, job)),
+        buildPeriodTrend(reports, await deps.store.findReportBefore(first.series, first), await findWaived(deps, source, latest, job)),
       );
     }
     sources.push({ source, series });
@@ -111,8 +112,7 @@ export function createDigestComposer(settings: DigestMailSettings): (delivery: D
 }
 
 /** The latest report's pairs that are accepted exceptions at the period's end (so a retry counts the same). */
-async function findWaived(deps: DigestSources, source: string, reports: readonly ReportSnapshot[], job: DigestJob): Promise<Set<string>> {
-  const latest = reports.reduce((a, b) => (compareReportOrder(b, a) > 0 ? b : a));
+async function findWaived(deps: DigestSources, source: string, latest: ReportSnapshot, job: DigestJob): Promise<Set<string>> {
   if (!deps.waivers || !latest.failing) return new Set();
   const outcome = applyWaivers(latest.failing, await deps.waivers(source), job.periodEnd - 1, { source });
   return new Set(outcome.waived.map((m) => pairKey(m.pair)));
