@@ -101,15 +101,13 @@ export function buildReportView(delivery: ReportDelivery & { receivedVia?: Recei
     links: options.links ?? buildLinks(r.id, r.url, r.results_url, options.netboxUrl),
     defaultSubject: buildDefaultSubject({
       id: r.id,
-      percentText: overall.percentText,
+      overall,
       highFailed,
       failed: own ? own.HIGH + own.MIDDLE + own.LOW : overall.failed - accepted,
       accepted,
-      hasResults: overall.hasResults,
       uncounted: own !== undefined,
       instance: options.sourceName ?? netboxHost,
-      verdict,
-      deltaText: formatDeltaShort(trend?.overall ?? null),
+      trend,
     }),
     enrichment: options.enrichment ?? null,
     trend,
@@ -163,16 +161,14 @@ const VERDICT_TONE: Partial<Record<VerdictView['direction'], Tone>> = { worse: '
 
 interface SubjectFacts {
   id: number;
-  percentText: string;
+  overall: RatioView;
   /** Failing results the mail lists as failing (accepted exceptions apart), HIGH and all. */
   highFailed: number;
   failed: number;
   accepted: number;
-  hasResults: boolean;
   /** The source's name with several sources, else NETBOX_URL's host. */
   instance: string | null;
-  verdict: VerdictView | null;
-  deltaText: string;
+  trend: TrendView | null;
   /** The mail's own ratios are unknown: the subject says so instead of a percentage. */
   uncounted: boolean;
 }
@@ -184,7 +180,8 @@ interface SubjectFacts {
  */
 function buildDefaultSubject(f: SubjectFacts): string {
   const where = ` \u2014 report ${f.id}${f.instance ? ` \u00b7 ${f.instance}` : ''}`;
-  if (!f.hasResults && !f.uncounted) return `${f.verdict ? `${f.verdict.word}: no results` : 'No results'}${where}`;
+  const v = f.trend?.verdict ?? null;
+  if (!f.overall.hasResults && !f.uncounted) return `${v ? `${v.word}: no results` : 'No results'}${where}`;
   const failing =
     f.highFailed > 0
       ? `${f.highFailed} HIGH failing`
@@ -193,10 +190,10 @@ function buildDefaultSubject(f: SubjectFacts): string {
         : f.accepted > 0 || f.uncounted
           ? '0 failing'
           : 'all passed';
-  const verdict = f.verdict ? `${f.verdict.word}: ` : '';
+  const verdict = v ? `${v.word}: ` : '';
   if (f.uncounted) return `${verdict}counts unavailable, ${failing}${where}`;
-  const lead = f.verdict ? `${verdict}${f.percentText}${f.deltaText}` : `${f.percentText} passed`;
-  return `${lead}, ${failing}${formatAccepted(f.accepted)}${f.verdict?.scopeChanged ? ', scope changed' : ''}${where}`;
+  const lead = v ? `${verdict}${f.overall.percentText}${formatDeltaShort(f.trend?.overall ?? null)}` : `${f.overall.percentText} passed`;
+  return `${lead}, ${failing}${formatAccepted(f.accepted)}${v?.scopeChanged ? ', scope changed' : ''}${where}`;
 }
 
 /** How a mail's views are built from the insight stage's data: the relay's settings for the failing-tests section. */
