@@ -7,16 +7,7 @@ import { buildStreaks, byPairOrder, failingKeys, pairKey, type FailingStreak } f
 export { failingKeys, pairKey } from './build-streaks';
 
 /** The pairs of one test, as a mail lists them: one line per test, not one per result. */
-export interface TestPairsGroup {
-  test: string;
-  severity: Severity;
-  /** The devices (pairs) of this test in the list, in name order. */
-  devices: string[];
-  /** For still-failing pairs: the longest streak among this test's pairs (reports in a row), else 0. */
-  longestReports: number;
-  /** The report where that longest streak began; null for pairs without a streak. */
-  longestSinceReportId: number | null;
-}
+export type TestPairsGroup = ReturnType<typeof groupPairsByTest>[number];
 
 /** The pair lists of a trend, each whole (the mail's view caps them). */
 interface PairLists {
@@ -207,9 +198,12 @@ function listPairs(
   };
 }
 
-/** Groups pairs per test (HIGH first, then most devices, then by name). */
-function groupPairsByTest(pairs: readonly (FailingPair & { reports?: number; sinceReportId?: number })[]): TestPairsGroup[] {
-  const byTest = new Map<string, Omit<TestPairsGroup, 'test'>>();
+/**
+ * Groups pairs per test (HIGH first, then most devices, then by name): each test's devices in name order and, for
+ * still-failing pairs, the longest streak among them (reports in a row, else 0) and the report where it began (else null).
+ */
+function groupPairsByTest(pairs: readonly (FailingPair & { reports?: number; sinceReportId?: number })[]) {
+  const byTest = new Map<string, { severity: Severity; devices: string[]; longestReports: number; longestSinceReportId: number | null }>();
   for (const pair of pairs) {
     const group = byTest.get(pair.test) ?? { severity: pair.severity, devices: [], longestReports: 0, longestSinceReportId: null };
     group.devices.push(pair.device);
