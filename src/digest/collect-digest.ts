@@ -34,14 +34,6 @@ const PAGE_SIZE = 500;
  */
 export const MAX_DIGEST_SERIES = 20;
 
-/** One series while the period is read: its latest report and its records, not their snapshots. */
-interface SeriesTally {
-  source: string;
-  series: string;
-  latest: PeriodPoint;
-  records: DeliveryRecord[];
-}
-
 /**
  * Gathers a digest: every report received in the job's period that matches the route (decided as a per-report route
  * decides), grouped by NetBox source and series, with each series' period trend. Reads only what the store keeps, so
@@ -119,8 +111,8 @@ async function findWaived(deps: DigestSources, source: string, latest: ReportSna
 }
 
 /** The period's matching reports by series: each series' latest report and its records (snapshots are dropped as read). */
-async function tallySeries(deps: DigestSources, route: Route, received: readonly DeliveryRecord[]): Promise<Map<string, SeriesTally>> {
-  const tallies = new Map<string, SeriesTally>();
+async function tallySeries(deps: DigestSources, route: Route, received: readonly DeliveryRecord[]) {
+  const tallies = new Map<string, { source: string; series: string; latest: PeriodPoint; records: DeliveryRecord[] }>();
   for (const record of received) {
     const snapshot = await findSnapshot(deps, record);
     if (route.match && !(await matchesRoute(deps, route.match, record, snapshot))) continue;
