@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Config } from '../config';
-import { createReportComposer, SAMPLE_ENVELOPE } from '../compose';
+import { createReportComposer, readSampleBody } from '../compose';
 import { describeMailFailure } from './check-config-command';
 import { loadRenderer, TemplateError, type Renderer } from '../mail';
 import { createNotifier } from '../notify';
@@ -112,10 +112,7 @@ export async function sendTestCommand(options: { to?: string }, config: Config, 
         .filter(Boolean)
     : undefined;
   const route: Route = to ? buildDefaultRoute({ to, cc: [], bcc: [] }) : config.routing.routes[0];
-  const delivery = toClaimedDelivery(
-    Buffer.from(JSON.stringify(SAMPLE_ENVELOPE)),
-    `send-test@${new Date(systemClock.now()).toISOString()}`,
-  );
+  const delivery = toClaimedDelivery(readSampleBody(), `send-test@${new Date(systemClock.now()).toISOString()}`);
   if (typeof delivery === 'string') throw new Error('the built-in sample is not a report');
   const composer = createSendTestComposer(config, route);
   const mail = (await composer.render(await composer.compose(delivery), { route: route.name, reminder: false, reason: 'send-test' }))!;

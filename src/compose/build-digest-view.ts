@@ -1,4 +1,4 @@
-import { buildWebUrl, formatDateTime, formatPercentValue } from '../report';
+import { buildWebUrl, COUNT_LINES, formatDateTime, formatPercentValue } from '../report';
 import type { PeriodPoint, SeriesPeriodTrend, Trend } from '../trend';
 import { buildMessageId, buildOutgoingMail, buildThreadId, TREND_CHART_MAX_REPORTS, type OutgoingMail, type Renderer } from '../mail';
 import type { Route } from '../routing';
@@ -68,8 +68,9 @@ function buildSeriesView(trend: SeriesPeriodTrend, timezone: string) {
   const change = trend.change;
   const latest = trend.latest.ratios;
   const deltas = change.overall ? [change.overall, ...change.severities] : [];
-  const ratios = (['overall', 'HIGH', 'MIDDLE', 'LOW'] as const).map((key) => {
-    const delta = deltas.find((d) => (key === 'overall' ? d.name === 'Overall' : d.name === key));
+  // The trend's deltas are in COUNT_LINES' order.
+  const ratios = COUNT_LINES.map((key, i) => {
+    const delta = deltas[i];
     return {
       name: key === 'overall' ? 'Overall' : key,
       percentText: formatPercentValue(latest[key]),
@@ -181,7 +182,6 @@ function formatMinutes(iso: string, timezone: string): string {
   return formatDateTime(iso, timezone).replace(/(\d\d:\d\d):\d\d/, '$1');
 }
 
-/** `https://netbox.example.com/netbox` from a series key (`[source:<name>|]<NetBox URL>|<base path>`). */
 /** The latest report's page: the series key holds NETBOX_URL and the report's base path (not doubled). */
 function buildLatestUrl(series: string, reportId: number): string | null {
   const [netboxUrl, basePath = ''] = series.split('|').slice(-2);

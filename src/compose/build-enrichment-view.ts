@@ -114,20 +114,18 @@ function countNewByTest(
   return counts;
 }
 
-type ResultLinkView = { name: string; url: string; acceptUrl: string | null; waiverExpired: boolean };
-
 /**
  * A test's named devices grouped by badge (each device in exactly one group): new first, then those the previous
  * report did not evaluate or could not be told about, then the longest streak first.
  */
-function tagDevices(
+function tagDevices<D extends { name: string }>(
   test: string,
-  devices: ResultLinkView[],
+  devices: D[],
   badges: ReadonlyMap<string, PairBadge> | undefined,
   previousReportId: number | null,
-): { tag: string; isNew: boolean; devices: ResultLinkView[] }[] {
+): { tag: string; isNew: boolean; devices: D[] }[] {
   if (!badges || badges.size === 0) return devices.length ? [{ tag: '', isNew: false, devices }] : [];
-  const groups = new Map<string, { tag: string; isNew: boolean; devices: ResultLinkView[]; order: number }>();
+  const groups = new Map<string, { tag: string; isNew: boolean; devices: D[]; order: number }>();
   for (const device of devices) {
     const badge = badges.get(pairKey({ test, device: device.name }));
     const tag = !badge ? '' : describeBadge(badge, previousReportId);

@@ -12,12 +12,6 @@ interface NoticeMailOptions {
   clock: Clock;
 }
 
-/** One line of a notice: its text, ending with `link` when it has one (the HTML part links it). */
-interface NoticeLine {
-  text: string;
-  link?: string;
-}
-
 /**
  * The composer of the watchdog's records: each becomes the watchdog's notice ("no report since …", "arriving again") or the
  * catch-up's (missed reports), its lines as text and as HTML, marked automatic like the report mails.
@@ -50,7 +44,8 @@ export function createNoticeComposer(options: NoticeMailOptions): (delivery: Del
   };
 }
 
-function renderLine(line: NoticeLine): SafeHtml | string {
+/** One line of a notice: its text, ending with `link` when it has one (the HTML part links it). */
+function renderLine(line: { text: string; link?: string }): SafeHtml | string {
   if (!line.link) return line.text;
   return html`${line.text.slice(0, -line.link.length)}<a href="${line.link}">${line.link}</a>`;
 }
@@ -72,7 +67,7 @@ function describeMissedReports(notice: MissedReportsNotice, timezone: string) {
   const from = notice.source ? ` of the NetBox source ${notice.source}` : '';
   const refused = notice.refused ?? [];
   const missed = notice.mailed + notice.skipped.length + notice.deleted.length + refused.length;
-  const lines: NoticeLine[] = [
+  const lines: { text: string; link?: string }[] = [
     {
       text: `The relay found ${missed} compliance report${missed === 1 ? '' : 's'}${from} in NetBox whose webhook never reached it. ${notice.mailed} of them ${notice.mailed === 1 ? 'is' : 'are'} mailed one by one (the newest), each marked as fetched from NetBox.`,
     },

@@ -15,7 +15,7 @@ import {
   type SeverityCounts,
 } from '../report';
 import type { OwnerGroupPlan, ReceivedVia } from '../store';
-import { buildDevicesTrend, pairKey, type Trend } from '../trend';
+import { addOverall, buildDevicesTrend, pairKey, type Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
 import { buildSection, type EnrichmentView } from './build-enrichment-view';
 import { buildTrendView, formatAccepted, formatDeltaShort, type TrendView, type VerdictView } from './build-trend-view';
@@ -101,15 +101,13 @@ export function buildReportView(delivery: ReportDelivery & { receivedVia?: Recei
     links: options.links ?? buildLinks(r.id, r.url, r.results_url, options.netboxUrl),
     defaultSubject: buildDefaultSubject({
       id: r.id,
-      percentText: overall.percentText,
+      overall,
       highFailed,
       failed: own ? own.HIGH + own.MIDDLE + own.LOW : overall.failed - accepted,
       accepted,
-      hasResults: overall.hasResults,
       uncounted: own !== undefined,
       instance: options.sourceName ?? netboxHost,
-      verdict,
-      deltaText: formatDeltaShort(trend?.overall ?? null),
+      trend,
     }),
     enrichment: options.enrichment ?? null,
     trend,
@@ -163,16 +161,14 @@ const VERDICT_TONE: Partial<Record<VerdictView['direction'], Tone>> = { worse: '
 
 interface SubjectFacts {
   id: number;
-  percentText: string;
+  overall: RatioView;
   /** Failing results the mail lists as failing (accepted exceptions apart), HIGH and all. */
   highFailed: number;
   failed: number;
   accepted: number;
-  hasResults: boolean;
   /** The source's name with several sources, else NETBOX_URL's host. */
   instance: string | null;
-  verdict: VerdictView | null;
-  deltaText: string;
+  trend: TrendView | null;
   /** The mail's own ratios are unknown: the subject says so instead of a percentage. */
   uncounted: boolean;
 }
@@ -184,7 +180,8 @@ interface SubjectFacts {
  */
 function buildDefaultSubject(f: SubjectFacts): string {
   const where = ` \u2014 report ${f.id}${f.instance ? ` \u00b7 ${f.instance}` : ''}`;
-  if (!f.hasResults && !f.uncounted) return `${f.verdict ? `${f.verdict.word}: no results` : 'No results'}${where}`;
+  const v = f.trend?.verdict ?? null;
+  if (!f.overall.hasResults && !f.uncounted) return `${v ? `${v.word}: no results` : 'No results'}${where}`;
   const failing =
     f.highFailed > 0
       ? `${f.highFailed} HIGH failing`
@@ -193,10 +190,10 @@ function buildDefaultSubject(f: SubjectFacts): string {
         : f.accepted > 0 || f.uncounted
           ? '0 failing'
           : 'all passed';
-  const verdict = f.verdict ? `${f.verdict.word}: ` : '';
+  const verdict = v ? `${v.word}: ` : '';
   if (f.uncounted) return `${verdict}counts unavailable, ${failing}${where}`;
-  const lead = f.verdict ? `${verdict}${f.percentText}${f.deltaText}` : `${f.percentText} passed`;
-  return `${lead}, ${failing}${formatAccepted(f.accepted)}${f.verdict?.scopeChanged ? ', scope changed' : ''}${where}`;
+  const lead = v ? `${verdict}${f.overall.percentText}${formatDeltaShort(f.trend?.overall ?? null)}` : `${f.overall.percentText} passed`;
+  return `${lead}, ${failing}${formatAccepted(f.accepted)}${v?.scopeChanged ? ', scope changed' : ''}${where}`;
 }
 
 /** How a mail's views are built from the insight stage's data: the relay's settings for the failing-tests section. */
@@ -214,8 +211,7 @@ export type MailView = ReturnType<typeof buildMailView>;
 
 /** The whole report's view and CSV, from the insight stage's data (absent without it). */
 export function buildMailView(delivery: ReportDelivery, insights: ReportInsights | undefined, options: MailViewOptions) {
-  const links = buildLinks(delivery.report.id, delivery.report.url, delivery.report.results_url, options.netboxUrl);
-  return buildScopedView(delivery, insights, options, links, {
+  return buildScopedView(delivery, insights, options, {
     kept: insights?.kept,
     trend: insights?.recorded?.trend ?? null,
     failingKnown: insights?.failingKnown === true,
@@ -256,7 +252,7 @@ export function buildOwnerGroupView(
     : null;
   const scoped = group.counts ? withCounts(delivery, group.counts, owners.deviceCount) : delivery;
   // No chart: the series chart is the whole report's, and an owner group's own share goes without it.
-  const { view, attachments } = buildScopedView(scoped, insights, options, whole.view.links, {
+  const { view, attachments } = buildScopedView(scoped, insights, options, {
     kept: own ? summarize(own) : kept,
     trend,
     failingKnown: true,
@@ -294,7 +290,6 @@ function buildScopedView(
   delivery: ReportDelivery,
   insights: ReportInsights | undefined,
   options: MailViewOptions,
-  links: ReportLinks,
   scope: Pick<ReportViewOptions, 'chart' | 'waivers' | 'uncountedFailed'> & {
     kept?: Enrichment;
     trend: Trend | null;
@@ -304,6 +299,7 @@ function buildScopedView(
   },
 ) {
   const { kept, trend, failingKnown, suffix, ...extra } = scope;
+  const links = buildLinks(delivery.report.id, delivery.report.url, delivery.report.results_url, options.netboxUrl);
   const basePath = findNetboxBasePath(delivery.report.url);
   const relayUrl = options.relayUrl?.replace(/\/+$/, '');
   const sectionOptions = {
@@ -326,11 +322,6 @@ function buildScopedView(
 }
 
 /** The report with the group's counts in place of the report's: the ratios (and subject) are the group's. */
-function withCounts<D extends ReportDelivery>(delivery: D, c: SeverityCounts, deviceCount: number): D {
-  const sum = (key: 'passed' | 'count') => c.HIGH[key] + c.MIDDLE[key] + c.LOW[key];
-  return {
-    ...delivery,
-    report: { ...delivery.report, device_count: deviceCount },
-    counts: { ...c, overall: { passed: sum('passed'), count: sum('count') } },
-  };
+function withCounts<D extends ReportDelivery>(delivery: D, counts: SeverityCounts, deviceCount: number): D {
+  return { ...delivery, report: { ...delivery.report, device_count: deviceCount }, counts: addOverall(counts) };
 }

@@ -1,10 +1,7 @@
 import { buildWebUrl, formatDateTime, formatPercent } from '../report';
-import type { FailingPair, PairStates, TestPairsGroup, Trend, TrendDelta, Verdict } from '../trend';
+import { signOf, type FailingPair, type PairStates, type TestPairsGroup, type Trend, type TrendDelta, type Verdict } from '../trend';
 
 // The views below are what the templates read: templates/README.md documents each field.
-
-/** U+2212: a real minus sign, as the trend writes it. */
-const MINUS = '\u2212';
 
 /** Newly failing / fixed / still failing pairs (or tests, when grouped) a mail lists, at most; the rest is a count. */
 export const TREND_LISTED_MAX = 20;
@@ -37,15 +34,15 @@ export type TrendView = ReturnType<typeof buildTrendView>;
 export function buildTrendView(trend: Trend, options: TrendViewOptions) {
   const previous = trend.previous;
   const when = (iso: string) => formatDateTime(iso, options.timezone);
-  let failingSetNote: string | null = null;
   // Without NETBOX_URL the mail's one line about that setting says it all: nothing was "not read".
-  if (previous && !trend.failingSetKnown && options.netboxUrl !== undefined) {
-    failingSetNote = !options.currentFailingKnown
-      ? 'Which devices and tests changed is unknown: the failing results of this report could not be read from NetBox.'
-      : previous.pending
-        ? `Compared on counts only: the failing results of report ${previous.reportId} were not known yet (its mail was still being prepared).`
-        : `Which devices and tests changed is unknown: the failing results of report ${previous.reportId} were not read from NetBox.`;
-  }
+  const failingSetNote =
+    !previous || trend.failingSetKnown || options.netboxUrl === undefined
+      ? null
+      : !options.currentFailingKnown
+        ? 'Which devices and tests changed is unknown: the failing results of this report could not be read from NetBox.'
+        : previous.pending
+          ? `Compared on counts only: the failing results of report ${previous.reportId} were not known yet (its mail was still being prepared).`
+          : `Which devices and tests changed is unknown: the failing results of report ${previous.reportId} were not read from NetBox.`;
   return {
     verdict: buildVerdictView(trend, formatPercent(options.passed, options.count)),
     devicesOnly: trend.devicesOnly,
@@ -168,8 +165,7 @@ function describeHigh(high: TrendDelta, trend: Trend): string {
 /** "(−7.4)", "(+2.0)", "(±0.0)": the overall change in points, for the subject. */
 export function formatDeltaShort(overall: TrendDelta | null): string {
   if (!overall || overall.deltaPoints === null) return '';
-  const d = overall.deltaPoints;
-  return ` (${d > 0 ? '+' : d < 0 ? MINUS : '±'}${Math.abs(d).toFixed(1)})`;
+  return ` (${signOf(overall.deltaPoints)}${Math.abs(overall.deltaPoints).toFixed(1)})`;
 }
 
 /** ", 2 accepted": the failing results that are accepted exceptions, counted apart in a subject; "" when none. */

@@ -1,5 +1,5 @@
 import { createFailureSummarizer, enrichReport, readPairStates, type Enrichment, type FailingResult } from '../enrichment';
-import { buildTrendChart, type TrendChart, type TrendChartPoint } from '../mail';
+import { buildTrendChart, type TrendChartPoint } from '../mail';
 import { formatPercent, mapCountLines } from '../report';
 import type { NetboxClient } from '../netbox';
 import { systemClock, type Clock, type Logger } from '../shared';
@@ -217,15 +217,13 @@ async function prepareChart(options: ReportInsightsOptions, snapshot: ReportSnap
 }
 
 /** The trend chart as the templates show it (`{{> trend-chart}}`, `{{> trend-chart-text}}`). */
-export interface ChartView extends TrendChart {
-  /** "62.5%". */
-  currentText: string;
-  /** What the shaded column is: "this report", "the latest report". */
-  currentLabel: string;
-}
+export type ChartView = ReturnType<typeof buildMailChart>;
 
-/** The chart of `points` (oldest first, the last one shaded as `currentLabel`), as a report's or a digest's mail shows it: no image. */
-export function buildMailChart(points: TrendChartPoint[], currentText: string, currentLabel: string): ChartView {
+/**
+ * The chart of `points` (oldest first, the last one shaded as `currentLabel`: "this report", "the latest report") with
+ * `currentText` ("62.5%"), as a report's or a digest's mail shows it: no image.
+ */
+export function buildMailChart(points: TrendChartPoint[], currentText: string, currentLabel: string) {
   return { ...buildTrendChart({ points, currentIndex: points.length - 1 }), currentText, currentLabel };
 }
 

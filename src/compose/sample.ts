@@ -16,49 +16,24 @@ import { parseDelivery, type ReportDelivery } from '../webhook';
 import { buildMailView, buildReportView, type ReportView, type ReportViewOptions } from './build-report-view';
 import { buildWaiverEnd, type Waiver } from '../waivers';
 import { buildDigestView, DIGEST_TEMPLATE_SET, type DigestContent } from './build-digest-view';
+import fs from 'node:fs';
 import path from 'node:path';
+import { findPackageRoot } from '../shared';
 import type { Route } from '../routing';
 
 /** What the sample mails need: the mail settings, and the default source's NetBox for their links. */
 export type SampleSettings = { mail: ReportViewOptions['mail']; netbox: Pick<SourceConfig['netbox'], 'url'> };
 
 /**
- * The delivery recorded in validity's documentation (NetBox ≤ 3.6 era): report 29, 5 of 8 MIDDLE
- * results passed. Used to check templates at boot and by `send-test`; examples/ has it as raw bytes.
+ * The delivery recorded in validity's documentation (NetBox ≤ 3.6 era): report 29, 5 of 8 MIDDLE results passed,
+ * as the package ships it in examples/. Used to check templates at boot and by `send-test`.
  */
-export const SAMPLE_ENVELOPE = {
-  event: 'created',
-  timestamp: '2023-04-12 19:36:37.739906+00:00',
-  model: 'compliancereport',
-  username: 'admin',
-  request_id: 'fc577b60-3f63-4402-8661-547adfefdd87',
-  data: {
-    id: 29,
-    url: '/api/plugins/validity/reports/29/',
-    display: 'report-29',
-    device_count: 3,
-    test_count: 3,
-    total_passed: 5,
-    total_count: 8,
-    low_passed: 0,
-    low_count: 0,
-    middle_passed: 5,
-    middle_count: 8,
-    high_passed: 0,
-    high_count: 0,
-    results_url: '/api/plugins/validity/test-results/?report_id=29',
-    custom_fields: {},
-    created: '2023-04-12T19:36:33.690567Z',
-    last_updated: '2023-04-12T19:36:33.690588Z',
-  },
-  snapshots: {
-    prechange: null,
-    postchange: { created: '2023-04-12T19:36:33.690Z', last_updated: '2023-04-12T19:36:33.690Z', custom_fields: {} },
-  },
-} as const;
+export function readSampleBody(): Buffer {
+  return fs.readFileSync(path.join(findPackageRoot(), 'examples', 'delivery-netbox-3.6.json'));
+}
 
 function sampleDelivery(): ReportDelivery {
-  const parsed = parseDelivery(Buffer.from(JSON.stringify(SAMPLE_ENVELOPE)));
+  const parsed = parseDelivery(readSampleBody());
   if (parsed.kind !== 'report') throw new Error('the built-in sample is not a report');
   return parsed;
 }

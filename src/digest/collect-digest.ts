@@ -14,7 +14,6 @@ import {
   type PeriodPoint,
   type ReportSnapshot,
 } from '../trend';
-import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { applyWaivers, type Waiver } from '../waivers';
 
 /** What gathering a digest reads. */
@@ -34,14 +33,6 @@ const PAGE_SIZE = 500;
  * path in a report's `url` starts a series, so their number is NetBox's to choose; the others get one table row each.
  */
 export const MAX_DIGEST_SERIES = 20;
-
-/** One series while the period is read: its latest report and its records, not their snapshots. */
-interface SeriesTally {
-  source: string;
-  series: string;
-  latest: PeriodPoint;
-  records: DeliveryRecord[];
-}
 
 /**
  * Gathers a digest: every report received in the job's period that matches the route (decided as a per-report route
@@ -67,9 +58,10 @@ export async function collectDigest(deps: DigestSources, route: Route, job: Dige
       // Read again for the few series shown whole: the period's snapshots are never all held at once.
       const reports: ReportSnapshot[] = [];
       for (const record of tally.records) reports.push(await findSnapshot(deps, record));
-      const first = reports.reduce((a, b) => (compareReportOrder(a, b) > 0 ? b : a));
+      reports.sort(compareReportOrder);
+      const [first, latest] = [reports[0], reports[reports.length - 1]];
       series.push(
-        buildPeriodTrend(reports, await deps.store.findReportBefore(first.series, first), await findWaived(deps, source, reports, job)),
+        buildPeriodTrend(reports, await deps.store.findReportBefore(first.series, first), await findWaived(deps, source, latest, job)),
       );
     }
     sources.push({ source, series });
@@ -112,16 +104,15 @@ export function createDigestComposer(settings: DigestMailSettings): (delivery: D
 }
 
 /** The latest report's pairs that are accepted exceptions at the period's end (so a retry counts the same). */
-async function findWaived(deps: DigestSources, source: string, reports: readonly ReportSnapshot[], job: DigestJob): Promise<Set<string>> {
-  const latest = reports.reduce((a, b) => (compareReportOrder(b, a) > 0 ? b : a));
+async function findWaived(deps: DigestSources, source: string, latest: ReportSnapshot, job: DigestJob): Promise<Set<string>> {
   if (!deps.waivers || !latest.failing) return new Set();
   const outcome = applyWaivers(latest.failing, await deps.waivers(source), job.periodEnd - 1, { source });
   return new Set(outcome.waived.map((m) => pairKey(m.pair)));
 }
 
 /** The period's matching reports by series: each series' latest report and its records (snapshots are dropped as read). */
-async function tallySeries(deps: DigestSources, route: Route, received: readonly DeliveryRecord[]): Promise<Map<string, SeriesTally>> {
-  const tallies = new Map<string, SeriesTally>();
+async function tallySeries(deps: DigestSources, route: Route, received: readonly DeliveryRecord[]) {
+  const tallies = new Map<string, { source: string; series: string; latest: PeriodPoint; records: DeliveryRecord[] }>();
   for (const record of received) {
     const snapshot = await findSnapshot(deps, record);
     if (route.match && !(await matchesRoute(deps, route.match, record, snapshot))) continue;
@@ -155,11 +146,7 @@ async function findSnapshot(deps: DigestSources, record: DeliveryRecord): Promis
   const stored = await deps.store.findReport(record.dedupKey);
   if (stored) return stored;
   const source = deps.sources.find((s) => s.name === record.source);
-  const series = buildSourceSeriesKey({
-    source: record.source === DEFAULT_SOURCE_NAME ? undefined : record.source,
-    netboxUrl: source?.netboxUrl,
-    reportUrl: record.report!.url,
-  });
+  const series = buildSourceSeriesKey({ source: record.source, netboxUrl: source?.netboxUrl, reportUrl: record.report!.url });
   return buildReportSnapshot(readReport(record)!, series, null);
 }
 

@@ -24,9 +24,6 @@ export interface TrendChartSeries {
   currentIndex: number;
 }
 
-/** A chart as its template shows it. */
-export type TrendChart = ReturnType<typeof buildTrendChart>;
-
 /**
  * The pass-ratio chart of a report or digest mail, as data for an HTML table (templates/partials/trend-chart.hbs):
  * a strip per line that has results (overall, then each severity), a marker per report placed by its cell's top
@@ -90,11 +87,7 @@ function formatTick(ratio: number): string {
 }
 
 /** A y range in ratios (0..1) and its tick step: zoomed to the data, on round percentages. */
-export interface ChartRange {
-  low: number;
-  high: number;
-  step: number;
-}
+type ChartRange = ReturnType<typeof chooseChartRange>;
 
 /** Tick steps tried, smallest first (ratios: 0.01 is one percentage point). */
 const TICK_STEPS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25];
@@ -106,7 +99,7 @@ const MAX_TICK_INTERVALS = 3;
  * step that needs at most three intervals), so an 83 → 97 % swing fills the strip instead of its top
  * sixth, and a 0.2-point wobble does not. A flat line gets one step around it.
  */
-export function chooseChartRange(ratios: readonly (number | null)[]): ChartRange {
+export function chooseChartRange(ratios: readonly (number | null)[]) {
   const values = ratios.filter((v): v is number => v !== null);
   if (values.length === 0) return { low: 0, high: 1, step: 0.25 };
   const min = clamp01(Math.min(...values));

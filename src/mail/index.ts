@@ -17,7 +17,6 @@ export {
   describeTrend,
   TREND_CHART_MAX_REPORTS,
   TREND_CHART_STRIP_PX,
-  type TrendChart,
   type TrendChartPoint,
 } from './build-trend-chart';
 export { embedRawInlineImages } from './embed-raw-inline-images';

@@ -42,20 +42,27 @@ export function addPassed(counts: ReportCounts, extra: Record<Severity, number>)
 
 /** Overall, HIGH, MIDDLE, LOW. */
 export function buildDeltas(c: ReportCounts, p: ReportCounts): TrendDelta[] {
-  return COUNT_LINES.map((line) => buildDelta(line === 'overall' ? 'Overall' : line, c[line], p[line]));
+  return COUNT_LINES.map((line) => {
+    const [now, then] = [c[line], p[line]];
+    const percents: [number | null, number | null] = [passPercent(now.passed, now.count), passPercent(then.passed, then.count)];
+    return buildDelta(line, percents, [now.count - now.passed, then.count - then.passed], [now.count, then.count]);
+  });
 }
 
-function buildDelta(name: TrendDelta['name'], { passed, count }: PassCount, previous: PassCount): TrendDelta {
-  const { passed: previousPassed, count: previousCount } = previous;
-  const percent = passPercent(passed, count);
-  const previousPercent = passPercent(previousPassed, previousCount);
+/** One line's change; its direction by the points, or in a devices-only trend by the failing count. */
+function buildDelta(
+  line: (typeof COUNT_LINES)[number],
+  [percent, previousPercent]: [number | null, number | null],
+  [failed, previousFailed]: [number, number],
+  [count, previousCount]: [number, number],
+  devicesOnly = false,
+): TrendDelta {
   // Tenths as integers, so 77.8 − 75.3 is 2.5 and not 2.499999.
   const deltaPoints = percent === null || previousPercent === null ? null : Math.round(percent * 10 - previousPercent * 10) / 10;
-  const failed = count - passed;
-  const previousFailed = previousCount - previousPassed;
   const deltaFailed = failed - previousFailed;
+  const better = devicesOnly ? -deltaFailed : (deltaPoints ?? 0);
   return {
-    name,
+    name: line === 'overall' ? 'Overall' : line,
     percent,
     previousPercent,
     deltaPoints,
@@ -65,8 +72,8 @@ function buildDelta(name: TrendDelta['name'], { passed, count }: PassCount, prev
     deltaFailed,
     count,
     previousCount,
-    deltaFailedText: formatDeltaFailed(deltaFailed),
-    direction: deltaPoints === null || deltaPoints === 0 ? 'same' : deltaPoints > 0 ? 'better' : 'worse',
+    deltaFailedText: `${signOf(deltaFailed)}${Math.abs(deltaFailed)} failing`,
+    direction: better > 0 ? 'better' : better < 0 ? 'worse' : 'same',
   };
 }
 
@@ -89,28 +96,11 @@ export function buildFailingDeltas(
   const [failedNow, failedThen] = [withTotal(now), withTotal(then)];
   return COUNT_LINES.map((line) => {
     const { passed, count } = counts?.[line] ?? { passed: 0, count: 0 };
-    const deltaFailed = failedNow[line] - failedThen[line];
-    return {
-      name: line === 'overall' ? 'Overall' : line,
-      percent: passPercent(passed, count),
-      previousPercent: null,
-      deltaPoints: null,
-      deltaPointsText: '—',
-      failed: failedNow[line],
-      previousFailed: failedThen[line],
-      deltaFailed,
-      count,
-      previousCount: count,
-      deltaFailedText: formatDeltaFailed(deltaFailed),
-      direction: deltaFailed > 0 ? 'worse' : deltaFailed < 0 ? 'better' : 'same',
-    };
+    return buildDelta(line, [passPercent(passed, count), null], [failedNow[line], failedThen[line]], [count, count], true);
   });
 }
 
-function formatDeltaFailed(deltaFailed: number): string {
-  return `${signOf(deltaFailed)}${Math.abs(deltaFailed)} failing`;
-}
-
-function signOf(n: number): string {
+/** "+", "−" or "±": the sign of a change as the mail writes it. */
+export function signOf(n: number): string {
   return n > 0 ? '+' : n < 0 ? MINUS : '±';
 }

@@ -1,33 +1,12 @@
 import { mapCountLines, passPercent } from '../report';
-import { buildTrend, pairKey, type Trend } from './build-trend';
-import type { FailingPair, PairStates, ReportSnapshot } from './types';
+import { buildTrend, pairKey } from './build-trend';
+import { compareReportOrder, type FailingPair, type PairStates, type ReportSnapshot } from './types';
 
 /** One report of the period, as a point of its chart. */
 export type PeriodPoint = ReturnType<typeof buildPeriodPoint>;
 
-/** A device with failing results in the period's latest report. */
-interface WorstDevice {
-  device: string;
-  failing: number;
-  /** Of which HIGH: the first key of "worst". */
-  high: number;
-}
-
 /** What one series (one NetBox, one base path) did over a digest's period. */
-export interface SeriesPeriodTrend {
-  series: string;
-  /** The period's reports, oldest first (by creation, then id): the chart's points. */
-  points: PeriodPoint[];
-  latest: PeriodPoint;
-  /** The series' last report before the period, or else the period's first (`inPeriod`); null for a period of one first report. */
-  baseline: { reportId: number; created: string; inPeriod: boolean } | null;
-  /** The latest report against the baseline: the change over the period (a pair failed and fixed within it is in neither list). */
-  change: Trend;
-  /** Devices by failing results in the latest report, HIGH first, accepted exceptions left out; empty when its failing pairs are unknown. */
-  worstDevices: WorstDevice[];
-  /** Failing pairs of the latest report that are accepted exceptions (counted apart; the ratios stay validity's). */
-  waived: number;
-}
+export type SeriesPeriodTrend = ReturnType<typeof buildPeriodTrend>;
 
 const WORST_DEVICES_SHOWN = 5;
 
@@ -37,21 +16,26 @@ export function buildPeriodTrend(
   before: ReportSnapshot | undefined,
   /** The pairs (by pairKey) that are accepted exceptions at the period's end: left out of the change, counted apart. */
   waived: ReadonlySet<string> = new Set(),
-): SeriesPeriodTrend {
+) {
   if (reports.length === 0) throw new Error('a period trend needs at least one report');
-  const sorted = [...reports].sort((a, b) => a.createdMs - b.createdMs || a.reportId - b.reportId);
+  const sorted = [...reports].sort(compareReportOrder);
   const last = sorted[sorted.length - 1];
   const reference = before ?? (sorted.length > 1 ? sorted[0] : undefined);
   return {
     series: last.series,
+    /** The period's reports, oldest first (by creation, then id): the chart's points. */
     points: sorted.map(buildPeriodPoint),
     latest: buildPeriodPoint(last),
+    /** The series' last report before the period, or else the period's first (`inPeriod`); null for a period of one first report. */
     baseline: reference ? { reportId: reference.reportId, created: reference.created, inPeriod: before === undefined } : null,
+    /** The latest report against the baseline: the change over the period (a pair failed and fixed within it is in neither list). */
     change: buildTrend(last, reference ? [reference] : [], {
       leftOut: { current: waived, previous: waived },
       states: reference ? derivePeriodStates([reference, ...sorted.filter((r) => r !== reference)]) : undefined,
     }),
+    /** Devices by failing results in the latest report, HIGH first, accepted exceptions left out; empty when its failing pairs are unknown. */
     worstDevices: last.failing ? rankDevices(last.failing.filter((pair) => !waived.has(pairKey(pair)))) : [],
+    /** Failing pairs of the latest report that are accepted exceptions (counted apart; the ratios stay validity's). */
     waived: last.failing ? last.failing.filter((pair) => waived.has(pairKey(pair))).length : 0,
   };
 }
@@ -105,8 +89,9 @@ function findLast<T>(items: readonly T[], test: (item: T) => boolean): number {
   return -1;
 }
 
-function rankDevices(failing: readonly FailingPair[]): WorstDevice[] {
-  const byDevice = new Map<string, WorstDevice>();
+/** The devices with failing results, worst first: `high` (of which HIGH) is the first key of "worst". */
+function rankDevices(failing: readonly FailingPair[]) {
+  const byDevice = new Map<string, { device: string; failing: number; high: number }>();
   for (const pair of failing) {
     const entry = byDevice.get(pair.device) ?? { device: pair.device, failing: 0, high: 0 };
     entry.failing += 1;

@@ -7,16 +7,7 @@ import { buildStreaks, byPairOrder, failingKeys, pairKey, type FailingStreak } f
 export { failingKeys, pairKey } from './build-streaks';
 
 /** The pairs of one test, as a mail lists them: one line per test, not one per result. */
-export interface TestPairsGroup {
-  test: string;
-  severity: Severity;
-  /** The devices (pairs) of this test in the list, in name order. */
-  devices: string[];
-  /** For still-failing pairs: the longest streak among this test's pairs (reports in a row), else 0. */
-  longestReports: number;
-  /** The report where that longest streak began; null for pairs without a streak. */
-  longestSinceReportId: number | null;
-}
+export type TestPairsGroup = ReturnType<typeof groupPairsByTest>[number];
 
 /** The pair lists of a trend, each whole (the mail's view caps them). */
 interface PairLists {
@@ -25,7 +16,7 @@ interface PairLists {
   /** Pairs that failed in the previous report and NetBox shows passed in this one. */
   fixed: FailingPair[];
   /** Every device with a fixed pair, once, by name: an owner group's mail counts the fixes of its devices. */
-  fixedDevices: FixedDevice[];
+  fixedDevices: ReturnType<typeof listFixedDevices>;
   /** Pairs failing now and in the previous report, longest streak first. */
   stillFailing: FailingStreak[];
   /** The three lists above grouped per test (one line per test, HIGH first). */
@@ -79,12 +70,6 @@ export interface Trend extends PairLists {
 export interface LeftOutPairs {
   current: ReadonlySet<string>;
   previous: ReadonlySet<string>;
-}
-
-/** A device with a fixed pair; `id` is NetBox's, when the history kept it. */
-interface FixedDevice {
-  name: string;
-  id: number | null;
 }
 
 /** A failing pair's place in the series: newly failing, failing `reports` in a row, no result before (`unseen`), or `unknown`. */
@@ -213,9 +198,12 @@ function listPairs(
   };
 }
 
-/** Groups pairs per test (HIGH first, then most devices, then by name). */
-function groupPairsByTest(pairs: readonly (FailingPair & { reports?: number; sinceReportId?: number })[]): TestPairsGroup[] {
-  const byTest = new Map<string, Omit<TestPairsGroup, 'test'>>();
+/**
+ * Groups pairs per test (HIGH first, then most devices, then by name): each test's devices in name order and, for
+ * still-failing pairs, the longest streak among them (reports in a row, else 0) and the report where it began (else null).
+ */
+function groupPairsByTest(pairs: readonly (FailingPair & { reports?: number; sinceReportId?: number })[]) {
+  const byTest = new Map<string, { severity: Severity; devices: string[]; longestReports: number; longestSinceReportId: number | null }>();
   for (const pair of pairs) {
     const group = byTest.get(pair.test) ?? { severity: pair.severity, devices: [], longestReports: 0, longestSinceReportId: null };
     group.devices.push(pair.device);
@@ -235,9 +223,9 @@ function groupPairsByTest(pairs: readonly (FailingPair & { reports?: number; sin
     );
 }
 
-/** The devices of some pairs, each once, by name. */
-function listFixedDevices(pairs: readonly FailingPair[]): FixedDevice[] {
-  const byName = new Map<string, FixedDevice>();
+/** The devices of some pairs, each once, by name; `id` is NetBox's, when the history kept it. */
+function listFixedDevices(pairs: readonly FailingPair[]) {
+  const byName = new Map<string, { name: string; id: number | null }>();
   for (const pair of pairs) {
     const known = byName.get(pair.device);
     if (!known || known.id === null) byName.set(pair.device, { name: pair.device, id: pair.ids?.device ?? null });
@@ -260,9 +248,7 @@ function splitByState(pairs: readonly FailingPair[], states: ReadonlyMap<string,
 
 /** How many of a failing set's pairs are in `keys`, per severity. */
 export function countBySeverity(failing: readonly FailingPair[] | null, keys?: ReadonlySet<string>): Record<Severity, number> {
-  const counts: Record<Severity, number> = { HIGH: 0, MIDDLE: 0, LOW: 0 };
-  if (failing && keys?.size) for (const pair of failing) if (keys.has(pairKey(pair))) counts[pair.severity] += 1;
-  return counts;
+  return countPerSeverity(failing && keys?.size ? failing.filter((pair) => keys.has(pairKey(pair))) : []);
 }
 
 /** A snapshot without some of its failing pairs (the same object when there are none to drop). */

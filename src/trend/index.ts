@@ -1,5 +1,5 @@
 export { buildTrend, failingKeys, pairKey, type LeftOutPairs, type PairBadge, type TestPairsGroup, type Trend } from './build-trend';
-export type { TrendDelta } from './build-deltas';
+export { addOverall, signOf, type TrendDelta } from './build-deltas';
 export { buildRecordedTrend, readTrendHistory, STREAK_HISTORY_MAX, type RecordedTrend, type ReportHistory } from './read-trend-history';
 export { buildDevicesTrend } from './build-devices-trend';
 export { buildReportSnapshot, buildSourceSeriesKey } from './build-report-snapshot';
