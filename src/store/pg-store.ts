@@ -155,11 +155,6 @@ class PgEngine implements StoreEngine {
     return this.afterMigrations(() => (atomic ? this.transaction((client) => runWork(client, work)) : runWork(this.pool, work)));
   }
 
-  /** Each write commits on its own: replicas, not one process, share the database. */
-  writeGrouped<T>(work: Work<T>, options: { atomic: boolean }): Promise<T> {
-    return this.write(work, options);
-  }
-
   /** Runs `fn` in one transaction on one pooled connection; rolled back on failure. */
   private async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const { client, release } = await this.checkout();

@@ -37,11 +37,9 @@ export interface StoreEngine {
   migrate(): Promise<MigrationReport>;
   /** Reads (and writes that need no acknowledgement of durability: an idempotent ensure, a probe). */
   read<T>(work: Work<T>): Promise<T>;
-  /** A write acknowledged once durable; `atomic`: its statements in one transaction. */
+  /** A write acknowledged once durable, perhaps in one commit with the others of its turn; `atomic`: its statements in one transaction. */
   write<T>(work: Work<T>, options: { atomic: boolean }): Promise<T>;
-  /** A hot-path write (claim, lease, settle): it may share its commit with the other writes of its turn. */
-  writeGrouped<T>(work: Work<T>, options: { atomic: boolean }): Promise<T>;
-  /** PostgreSQL: a turn's inserts in one statement. Absent: each is a {@link writeGrouped} of its own. */
+  /** PostgreSQL: a turn's inserts in one statement. Absent: each is a {@link write} of its own. */
   insertDelivery?(delivery: NewDelivery): Promise<InsertResult>;
   close(): Promise<void>;
 }
@@ -85,7 +83,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
   /** Commits a delivery from a webhook (or finds the one with its key), group-committed with its turn. */
   insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
     // With its report's row, two statements: atomic (a savepoint on SQLite), so that they land together.
-    return this.engine.insertDelivery?.(delivery) ?? this.engine.writeGrouped(insertDelivery(delivery), { atomic: hasArrival(delivery) });
+    return this.engine.insertDelivery?.(delivery) ?? this.engine.write(insertDelivery(delivery), { atomic: hasArrival(delivery) });
   }
 
   /**
@@ -102,7 +100,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
     const { now, limit, owner, leaseMs, skipSources = [] } = options;
     if (limit <= 0) return [];
     const params = { now, limit, owner, leaseUntil: now + leaseMs, skipSources: [...skipSources] };
-    const rows = await this.engine.writeGrouped(selectAll(queries.deliveries.claimDue, params), { atomic: false });
+    const rows = await this.engine.write(selectAll(queries.deliveries.claimDue, params), { atomic: false });
     // Oldest first: RETURNING promises no order.
     return rows.sort((a, b) => a.id - b.id).map((row) => ({ ...decodeDeliveryRow(row), body: row.body! }));
   }
@@ -114,7 +112,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
   async extendLeases({ ids, owner, now, leaseMs }: { ids: number[]; owner: string; now: number; leaseMs: number }): Promise<number> {
     if (ids.length === 0) return 0;
     const params = { ids, owner, leaseUntil: now + leaseMs };
-    return this.engine.writeGrouped(execute(queries.deliveries.extendLeases, params), { atomic: false });
+    return this.engine.write(execute(queries.deliveries.extendLeases, params), { atomic: false });
   }
 
   /**
@@ -124,7 +122,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
    * {@link REPORT_FAILING_SETS_KEPT} of a series become unknown.
    */
   async settleBatch(batch: SettledBatch): Promise<void> {
-    await this.engine.writeGrouped(settleBatch(batch, !this.singleOwner), { atomic: true });
+    await this.engine.write(settleBatch(batch, !this.singleOwner), { atomic: true });
   }
 
   /** Releases every lease (a single-process store at boot: what was in flight when it died). */
