@@ -185,21 +185,17 @@ const reports = {
    */
   arrive: defineRowsStatement((count) => {
     const v = (column: string) => `v.column${ARRIVAL_COLUMNS.findIndex(([c]) => c === column) + 1}`;
-    const rows = buildValuesRows(
-      ARRIVAL_COLUMNS.map(([, param, type]): ValuesCell => [param, type]),
-      count,
-    );
     return `INSERT INTO reports (${ARRIVAL_COLUMNS.map(([column]) => column).join(', ')}, composed, arrived_late)
        SELECT ${ARRIVAL_COLUMNS.map(([column]) => v(column)).join(', ')}, 0,
          CASE WHEN EXISTS (SELECT 1 FROM reports r WHERE r.series = ${v('series')} AND r.created_ms > ${v('created_ms')})
            OR EXISTS (SELECT 1 FROM reports r WHERE r.series = ${v('series')} AND r.created_ms = ${v('created_ms')}
              AND r.report_id > ${v('report_id')}) THEN 1 ELSE 0 END
-       FROM (VALUES ${rows}) AS v WHERE true ON CONFLICT (dedup_key) DO NOTHING`;
+       FROM (VALUES ${buildValuesRows(ARRIVAL_COLUMNS, count)}) AS v WHERE true ON CONFLICT (dedup_key) DO NOTHING`;
   }),
   save: defineRowsStatement(
-    (count) => `INSERT INTO reports (${REPORT_COLUMNS.map(([column]) => column).join(', ')}, composed)
+    (count) => `INSERT INTO reports (${REPORT_COLUMNS.join(', ')}, composed)
        VALUES ${buildValuesRows(
-         REPORT_COLUMNS.map(([, param]): ValuesCell => [param]),
+         REPORT_COLUMNS.map((column): ValuesCell => [column]),
          count,
          '1',
        )}

@@ -1,7 +1,7 @@
 import { queries } from './queries';
 import { toDeliveryParams, toSettleStateRow } from './delivery-rows';
 import { buildReportSnapshot } from '../trend';
-import { hasArrival, toReportParams } from './report-rows';
+import { hasArrival, toReportRow } from './report-rows';
 import { toRouteMailParams, toRouteOutcomeRow } from './route-mail-rows';
 import { toSentMessageParams } from './sent-message-rows';
 import { toRowsParams, type Statement } from './statement';
@@ -64,7 +64,7 @@ export function* insertDeliveries(deliveries: NewDelivery[]): Work<InsertResult[
     return { id: found, duplicate: true };
   });
   const arrivals = deliveries.flatMap((d, i) =>
-    !results[i].duplicate && hasArrival(d) ? [toReportParams(buildReportSnapshot(d, d.series, null))] : [],
+    !results[i].duplicate && hasArrival(d) ? [toReportRow(buildReportSnapshot(d, d.series, null))] : [],
   );
   if (arrivals.length > 0) yield* execute(queries.reports.arrive(arrivals.length), toRowsParams(arrivals));
   return results;
@@ -116,6 +116,6 @@ export function* settleBatch(batch: SettledBatch, locksRows: boolean): Work<void
     deliveries.flatMap((d) => (d.state ? [toSettleStateRow(d.id, d.state)] : [])),
     { now },
   );
-  yield* executeRows(queries.reports.save, batch.reports.map(toReportParams));
+  yield* executeRows(queries.reports.save, batch.reports.map(toReportRow));
   for (const series of new Set(batch.reports.map((r) => r.series))) yield* execute(queries.reports.forgetOldFailing, { series });
 }
