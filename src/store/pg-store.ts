@@ -1,13 +1,13 @@
 import type pg from 'pg';
 import { PG_MIGRATIONS } from './migrations/pg';
-import { reportMigrations } from './migrations/common';
+import { reportMigrations, type MigrationReport } from './migrations/common';
 import { POSTGRES_DIALECT } from './dialect';
 import { TurnBatch, type Pending } from './turn-batch';
 import { hasArrival } from './report-rows';
 import { SqlStore, type StoreEngine } from './sql-store';
 import { insertDeliveries, type Work } from './store-work';
 import { StorageUnavailableError, storeClosedError } from './types';
-import type { InsertResult, MigrationReport, NewDelivery } from './types';
+import type { InsertResult, NewDelivery } from './types';
 
 export interface PgStoreOptions {
   /** `postgres://user:password@host:5432/database` (query options such as `sslmode` are honoured). */

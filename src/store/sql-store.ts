@@ -11,6 +11,7 @@ import { fromSentMessageRow } from './sent-message-rows';
 import { selectListWaivers, waiverQueries } from './waiver-rows';
 import { catchUpQueries, decodeCatchUpRow } from './catch-up-rows';
 import { DELIVERY_STATES, parseStoredId } from './types';
+import type { MigrationReport } from './migrations/common';
 import type {
   CatchUpState,
   DeliveryRecord,
@@ -18,7 +19,6 @@ import type {
   DigestPeriod,
   InsertResult,
   ListOptions,
-  MigrationReport,
   NewDelivery,
   RouteMailRecord,
   SentMessage,

@@ -2,13 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite';
-import { reportMigrations, type Migration } from './migrations/common';
+import { reportMigrations, type Migration, type MigrationReport } from './migrations/common';
 import { SQLITE_DIALECT } from './dialect';
 import { TurnBatch, type Pending } from './turn-batch';
 import { SqlStore, type StoreEngine } from './sql-store';
 import type { Work } from './store-work';
 import { StorageUnavailableError, storeClosedError } from './types';
-import type { MigrationReport } from './types';
 
 /** The better-sqlite3 driver, loaded by the first store opened: `--help` and `check-config` never load it. */
 export function loadSqliteDriver(): typeof Database {

@@ -47,21 +47,16 @@ export function* insertDelivery(delivery: NewDelivery): Work<InsertResult> {
  */
 export function* insertDeliveries(deliveries: NewDelivery[]): Work<InsertResult[]> {
   const inserted = yield* selectAll(queries.deliveries.insert(deliveries.length), toRowsParams(deliveries.map(toDeliveryParams)));
-  const fresh = new Map(inserted.map((r) => [r.dedup_key, r.id]));
+  const fresh = new Set(inserted.map((r) => r.dedup_key));
   const missing = [...new Set(deliveries.map((d) => d.dedupKey).filter((k) => !fresh.has(k)))];
   const existing = missing.length > 0 ? yield* selectAll(queries.deliveries.findIdsByKey, { keys: missing }) : [];
-  const known = new Map(existing.map((r) => [r.dedup_key, r.id]));
+  const ids = new Map([...inserted, ...existing].map((r) => [r.dedup_key, r.id]));
   const results = deliveries.map((d): InsertResult => {
-    const id = fresh.get(d.dedupKey);
-    if (id !== undefined) {
-      fresh.delete(d.dedupKey);
-      known.set(d.dedupKey, id);
-      return { id, duplicate: false };
-    }
-    const found = known.get(d.dedupKey);
+    const id = ids.get(d.dedupKey);
     // Inserted by another replica and removed again before we looked: nothing durable to point at.
-    if (found === undefined) throw new StorageUnavailableError(`delivery ${d.dedupKey} vanished while being stored`, 'STORE_RACE');
-    return { id: found, duplicate: true };
+    if (id === undefined) throw new StorageUnavailableError(`delivery ${d.dedupKey} vanished while being stored`, 'STORE_RACE');
+    // The first occurrence of a key inserted now is new; the rest are its duplicates.
+    return { id, duplicate: !fresh.delete(d.dedupKey) };
   });
   const arrivals = deliveries.flatMap((d, i) =>
     !results[i].duplicate && hasArrival(d) ? [toReportRow(buildReportSnapshot(d, d.series, null))] : [],

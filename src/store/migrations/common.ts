@@ -1,5 +1,3 @@
-import type { MigrationReport } from '../types';
-
 /** One schema migration; applied in order, each in one transaction. Append new entries; never edit one that has shipped. */
 export interface Migration {
   version: number;
@@ -267,8 +265,10 @@ export function buildMigrations(e: EngineSql, own: readonly Migration[]): readon
   return [...own, ...SHARED.map((m) => ({ ...m, sql: m.sql(e) }))].sort((a, b) => a.version - b.version);
 }
 
-/** What `migrate` answers: the migrations just applied, as `NNN-name`, and the schema version `all` reach. */
-export function reportMigrations(all: readonly Migration[], applied: readonly Migration[]): MigrationReport {
+/** What `migrate` answers: the migrations just applied, as `NNN-name` (none when up to date), and the schema version `all` reach. */
+export function reportMigrations(all: readonly Migration[], applied: readonly Migration[]) {
   const names = applied.map((m) => `${String(m.version).padStart(3, '0')}-${m.name}`);
   return { applied: names, version: Math.max(0, ...all.map((m) => m.version)) };
 }
+
+export type MigrationReport = ReturnType<typeof reportMigrations>;
