@@ -16,15 +16,7 @@ export class Statement<P extends object = Record<string, never>, R = never> {
   constructor(build: (dialect: Dialect) => string) {
     this.compile = memoize((dialect) => {
       const names: string[] = [];
-      const slots = new Map<string, number>();
-      const text = build(dialect).replace(PARAMETER, (_match, name: string) => {
-        let slot = dialect.reusesPlaceholders ? slots.get(name) : undefined;
-        if (slot === undefined) {
-          slot = names.push(name);
-          slots.set(name, slot);
-        }
-        return dialect.placeholder(slot);
-      });
+      const text = build(dialect).replace(PARAMETER, (_match, name: string) => dialect.placeholder(name, names));
       return { text, names };
     });
   }
