@@ -47,7 +47,10 @@ function loadPg(): typeof pg {
 class PgEngine implements StoreEngine {
   readonly singleOwner = false;
   private readonly pool: pg.Pool;
-  private readonly inserts = new TurnBatch<NewDelivery, InsertResult>((batch) => this.startFlush(batch));
+  private readonly inserts = new TurnBatch<NewDelivery, InsertResult>((batch) => {
+    const done = this.flush(batch).finally(() => this.flushing.delete(done));
+    this.flushing.add(done);
+  });
   private flushing = new Set<Promise<void>>();
   private closed = false;
   /** Migrations run once, before the first statement; a failure (database down) is retried on the next call. */
@@ -77,7 +80,7 @@ class PgEngine implements StoreEngine {
     // An idle connection broken by a PostgreSQL restart emits 'error' on the pool; unhandled, it would
     // end the process. The pool drops that connection and opens a new one on the next checkout.
     this.onIdleError = options.onIdleError;
-    this.pool.on('error', (error) => options.onIdleError?.(error));
+    this.pool.on('error', (error) => this.onIdleError?.(error));
   }
 
   migrate(): Promise<MigrationReport> {
@@ -88,36 +91,6 @@ class PgEngine implements StoreEngine {
       });
     }
     return this.ready;
-  }
-
-  /**
-   * Checks a connection out with an 'error' listener while it is held: PostgreSQL terminating it (a
-   * restart, 57P01) emits 'error', which unheard would end the process; such a connection is destroyed on
-   * release. The listener is attached inside pg-pool's callback, not after its promise: a database in fast
-   * shutdown sends its FATAL in the TCP segment that finished the start-up, before an `await` resumes.
-   */
-  private checkout(): Promise<{ client: pg.PoolClient; release: (broken: boolean) => void }> {
-    return new Promise((resolve, reject) => {
-      this.pool.connect((error, client, done) => {
-        if (error || !client) {
-          reject(error ?? new Error('the pool handed over no connection'));
-          return;
-        }
-        let lost = false;
-        const onError = (clientError: Error) => {
-          lost = true;
-          this.onIdleError?.(clientError);
-        };
-        client.on('error', onError);
-        resolve({
-          client,
-          release: (broken) => {
-            client.off('error', onError);
-            done(broken || lost);
-          },
-        });
-      });
-    });
   }
 
   /** One transaction under `pg_advisory_xact_lock`: a replica starting at the same moment waits, then finds them applied. */
@@ -155,10 +128,26 @@ class PgEngine implements StoreEngine {
     return this.afterMigrations(() => (atomic ? this.transaction((client) => runWork(client, work)) : runWork(this.pool, work)));
   }
 
-  /** Runs `fn` in one transaction on one pooled connection; rolled back on failure. */
+  /**
+   * Runs `fn` in one transaction on one pooled connection; rolled back on failure. The connection is held
+   * with an 'error' listener: PostgreSQL terminating it (a restart, 57P01) emits 'error', which unheard would
+   * end the process; such a connection is destroyed on release. The listener is attached inside pg-pool's
+   * callback, not after its promise: a database in fast shutdown sends its FATAL in the TCP segment that
+   * finished the start-up, before an `await` resumes.
+   */
   private async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const { client, release } = await this.checkout();
     let broken = false;
+    const onError = (error: Error) => {
+      broken = true;
+      this.onIdleError?.(error);
+    };
+    const [client, release] = await new Promise<[pg.PoolClient, (destroy: boolean) => void]>((resolve, reject) => {
+      this.pool.connect((error, connected, done) => {
+        if (error || !connected) return reject(error ?? new Error('the pool handed over no connection'));
+        connected.on('error', onError);
+        resolve([connected, done]);
+      });
+    });
     try {
       await client.query('BEGIN');
       const result = await fn(client);
@@ -170,6 +159,7 @@ class PgEngine implements StoreEngine {
       });
       throw error;
     } finally {
+      client.off('error', onError);
       release(broken);
     }
   }
@@ -177,11 +167,6 @@ class PgEngine implements StoreEngine {
   insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
     if (this.closed) return Promise.reject(storeClosedError());
     return this.inserts.add(delivery);
-  }
-
-  private startFlush(batch: PendingInsert[]): void {
-    const done = this.flush(batch).finally(() => this.flushing.delete(done));
-    this.flushing.add(done);
   }
 
   /** Commits a batch of inserts (one statement per chunk) and settles each caller's promise. */
