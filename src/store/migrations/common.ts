@@ -110,26 +110,23 @@ const SHARED: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[] = [
     // instead of re-parsing each body. NULL in rows stored before (and in the watchdog's own records): readers
     // fall back on the body there. custom_fields is JSON text, read back whole. Counts are 64-bit: the schema
     // accepts up to 2^53 − 1. ADD COLUMN without a default only changes the catalogue, not the rows.
-    sql: (e) =>
-      [
-        ...['display', 'url', 'results_url'].map((column) => [column, 'TEXT']),
-        ...[
-          'device_count',
-          'test_count',
-          'total_passed',
-          'total_count',
-          'high_passed',
-          'high_count',
-          'middle_passed',
-          'middle_count',
-          'low_passed',
-          'low_count',
-        ].map((column) => [column, e.int64]),
-        ['custom_fields', 'TEXT'],
-        ['triggered_by', 'TEXT'],
-      ]
-        .map(([column, type]) => `ALTER TABLE deliveries ADD COLUMN ${column} ${type};`)
-        .join('\n'),
+    sql: (e) => `
+      ALTER TABLE deliveries ADD COLUMN display TEXT;
+      ALTER TABLE deliveries ADD COLUMN url TEXT;
+      ALTER TABLE deliveries ADD COLUMN results_url TEXT;
+      ALTER TABLE deliveries ADD COLUMN device_count ${e.int64};
+      ALTER TABLE deliveries ADD COLUMN test_count ${e.int64};
+      ALTER TABLE deliveries ADD COLUMN total_passed ${e.int64};
+      ALTER TABLE deliveries ADD COLUMN total_count ${e.int64};
+      ALTER TABLE deliveries ADD COLUMN high_passed ${e.int64};
+      ALTER TABLE deliveries ADD COLUMN high_count ${e.int64};
+      ALTER TABLE deliveries ADD COLUMN middle_passed ${e.int64};
+      ALTER TABLE deliveries ADD COLUMN middle_count ${e.int64};
+      ALTER TABLE deliveries ADD COLUMN low_passed ${e.int64};
+      ALTER TABLE deliveries ADD COLUMN low_count ${e.int64};
+      ALTER TABLE deliveries ADD COLUMN custom_fields TEXT;
+      ALTER TABLE deliveries ADD COLUMN triggered_by TEXT;
+    `,
   },
   {
     version: 8,
