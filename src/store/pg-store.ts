@@ -5,7 +5,7 @@ import { POSTGRES_DIALECT } from './dialect';
 import { TurnBatch, type Pending } from './turn-batch';
 import { hasArrival } from './report-rows';
 import { SqlStore, type StoreEngine } from './sql-store';
-import { insertDeliveries, type Work } from './store-work';
+import { insertDeliveries, ROWS_PER_STATEMENT, type Work } from './store-work';
 import { StorageUnavailableError, storeClosedError } from './types';
 import type { InsertResult, NewDelivery } from './types';
 
@@ -28,9 +28,6 @@ export const PG_POOL_SIZE = 10;
 
 /** The key of the advisory lock that serialises migrations across replicas starting together. */
 const PG_MIGRATION_LOCK_KEY = 0x636f6d70; // "comp"
-
-/** Rows per multi-row INSERT: 22 parameters each stays below PostgreSQL's 65535. */
-const INSERT_CHUNK = 1000;
 
 type PendingInsert = Pending<NewDelivery, InsertResult>;
 
@@ -171,8 +168,8 @@ class PgEngine implements StoreEngine {
 
   /** Commits a batch of inserts (one statement per chunk) and settles each caller's promise. */
   private async flush(batch: PendingInsert[]): Promise<void> {
-    for (let start = 0; start < batch.length; start += INSERT_CHUNK) {
-      const chunk = batch.slice(start, start + INSERT_CHUNK);
+    for (let start = 0; start < batch.length; start += ROWS_PER_STATEMENT) {
+      const chunk = batch.slice(start, start + ROWS_PER_STATEMENT);
       try {
         const deliveries = chunk.map((p) => p.item);
         // A chunk without report rows to write stays one statement; with them, one transaction.

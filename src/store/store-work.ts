@@ -66,10 +66,10 @@ export function* insertDeliveries(deliveries: NewDelivery[]): Work<InsertResult[
 }
 
 /**
- * Rows per statement: the widest row (a report's, 17 parameters) stays well below SQLite's 32,766
+ * Rows per statement: the widest row (a delivery's insert, 27 parameters on SQLite) stays well below SQLite's 32,766
  * parameters and PostgreSQL's 65,535.
  */
-const ROWS_PER_STATEMENT = 500;
+export const ROWS_PER_STATEMENT = 500;
 
 /** Runs a rows statement over `rows`, in as many statements as it takes (none for no rows). */
 function* executeRows(
