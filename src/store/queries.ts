@@ -54,18 +54,14 @@ const listDeliveries = defineFilteredStatement<ListCondition, ListParams, Delive
 );
 
 /**
- * The listing statement for `options`, its parameters, and whether its rows come oldest first. The search is
- * escaped as JSON.stringify wrote the names it matches (quotes, backslashes, control characters).
+ * The listing statement for `options` and its parameters. The search is escaped as JSON.stringify wrote the
+ * names it matches (quotes, backslashes, control characters).
  */
-export function selectListDeliveries(options: ListOptions): {
-  statement: Statement<ListParams, DeliveryRow>;
-  params: ListParams;
-  ascending: boolean;
-} {
+export function selectListDeliveries(options: ListOptions): { statement: Statement<ListParams, DeliveryRow>; params: ListParams } {
   const params: ListParams = { ...options, limit: options.limit ?? 100 };
   if (options.search !== undefined) params.search = `%${escapeLike(JSON.stringify(options.search).slice(1, -1))}%`;
   const statement = listDeliveries((Object.keys(LIST_CONDITIONS) as ListCondition[]).filter((name) => options[name] !== undefined));
-  return { statement, params, ascending: options.afterId !== undefined };
+  return { statement, params };
 }
 
 /**

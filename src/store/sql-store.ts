@@ -136,9 +136,9 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
   }
 
   async listDeliveries(options: ListOptions = {}): Promise<DeliveryRecord[]> {
-    const { statement, params, ascending } = selectListDeliveries(options);
+    const { statement, params } = selectListDeliveries(options);
     const rows = await this.rows(statement, params);
-    return (ascending ? rows.reverse() : rows).map(decodeDeliveryRow);
+    return (options.afterId !== undefined ? rows.reverse() : rows).map(decodeDeliveryRow);
   }
 
   /** Makes a retrying delivery due now, its attempts and backoff unchanged; false when it is not retrying. */
