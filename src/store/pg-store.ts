@@ -4,7 +4,7 @@ import { reportMigrations, type MigrationReport } from './migrations/common';
 import { POSTGRES_DIALECT } from './dialect';
 import { TurnBatch, type Pending } from './turn-batch';
 import { hasArrival } from './report-rows';
-import { SqlStore, type StoreEngine } from './sql-store';
+import { SqlStore } from './sql-store';
 import { insertDeliveries, ROWS_PER_STATEMENT, type Work } from './store-work';
 import { StorageUnavailableError, storeClosedError } from './types';
 import type { InsertResult, NewDelivery } from './types';
@@ -38,10 +38,11 @@ function loadPg(): typeof pg {
 }
 
 /**
- * The engine for several replicas sharing one PostgreSQL database. Inserts are group-committed: the
- * deliveries arriving in one event-loop turn go in one multi-row INSERT, each promise resolving after it.
+ * The store for several replicas: one PostgreSQL database under the logic of {@link SqlStore}. Inserts are
+ * group-committed: the deliveries arriving in one event-loop turn go in one multi-row INSERT, each promise
+ * resolving after it.
  */
-class PgEngine implements StoreEngine {
+export class PgStore extends SqlStore {
   readonly singleOwner = false;
   private readonly pool: pg.Pool;
   private readonly inserts = new TurnBatch<NewDelivery, InsertResult>((batch) => {
@@ -55,6 +56,7 @@ class PgEngine implements StoreEngine {
   private readonly onIdleError: ((error: Error) => void) | undefined;
 
   constructor(options: PgStoreOptions) {
+    super();
     const driver = loadPg();
     this.pool = new driver.Pool({
       connectionString: options.connectionString,
@@ -117,11 +119,11 @@ class PgEngine implements StoreEngine {
     }
   }
 
-  read<T>(work: Work<T>): Promise<T> {
+  protected read<T>(work: Work<T>): Promise<T> {
     return this.afterMigrations(() => runWork(this.pool, work));
   }
 
-  write<T>(work: Work<T>, { atomic }: { atomic: boolean }): Promise<T> {
+  protected write<T>(work: Work<T>, { atomic }: { atomic: boolean }): Promise<T> {
     return this.afterMigrations(() => (atomic ? this.transaction((client) => runWork(client, work)) : runWork(this.pool, work)));
   }
 
@@ -161,7 +163,8 @@ class PgEngine implements StoreEngine {
     }
   }
 
-  insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
+  /** Queued for the turn's multi-row INSERT. */
+  override insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
     if (this.closed) return Promise.reject(storeClosedError());
     return this.inserts.add(delivery);
   }
@@ -188,13 +191,6 @@ class PgEngine implements StoreEngine {
     await Promise.allSettled([...this.flushing]);
     this.closed = true;
     await this.pool.end();
-  }
-}
-
-/** The store for several replicas: one PostgreSQL database (see {@link PgEngine}) under the logic of {@link SqlStore}. */
-export class PgStore extends SqlStore {
-  constructor(options: PgStoreOptions) {
-    super(new PgEngine(options));
   }
 }
 

@@ -5,7 +5,7 @@ import { SQLITE_MIGRATIONS } from './migrations/sqlite';
 import { reportMigrations, type Migration, type MigrationReport } from './migrations/common';
 import { SQLITE_DIALECT } from './dialect';
 import { TurnBatch, type Pending } from './turn-batch';
-import { SqlStore, type StoreEngine } from './sql-store';
+import { SqlStore } from './sql-store';
 import type { Work } from './store-work';
 import { StorageUnavailableError, storeClosedError } from './types';
 
@@ -40,8 +40,8 @@ const MAX_SYNCS_IN_FLIGHT = 2;
 type PendingWrite = Pending<{ work: Work<unknown>; single: boolean }, unknown>;
 
 /**
- * The default store's engine: one SQLite file in WAL mode, owned by one relay process. The writes asked
- * for in the same event-loop turn are group-committed in one transaction.
+ * The default store: one SQLite file in WAL mode, owned by one relay process, under the logic of
+ * {@link SqlStore}. The writes asked for in the same event-loop turn are group-committed in one transaction.
  *
  * Durability (synchronous=FULL) without blocking the event loop: SQLite's own FULL would fsync the WAL
  * inside COMMIT, on the event loop (better-sqlite3 is synchronous), stalling every request for a disk
@@ -50,9 +50,9 @@ type PendingWrite = Pending<{ work: Work<unknown>; single: boolean }, unknown>;
  * promise resolves only after an fsync that began after its commit, so everything a caller could have
  * observed (a row another request inserted, a claim) is durable when it learns of it: SQLite's FULL.
  */
-class SqliteEngine implements StoreEngine {
+export class SqliteStore extends SqlStore {
   readonly singleOwner = true;
-  db!: Database.Database;
+  private db!: Database.Database;
   /** Prepared statements of the connection (preparing costs more than running these one-row statements). */
   private statements = new Map<string, Database.Statement>();
   /** Runs one write in a savepoint (a transaction nested in the batch's). */
@@ -76,7 +76,13 @@ class SqliteEngine implements StoreEngine {
   /** close() began: what is held commits now, without waiting for a free fsync slot. */
   private closing = false;
 
-  constructor(options: SqliteStoreOptions) {
+  static open(options: SqliteStoreOptions): SqliteStore {
+    fs.mkdirSync(options.dataDir, { recursive: true });
+    return new SqliteStore(options);
+  }
+
+  private constructor(options: SqliteStoreOptions) {
+    super();
     this.options = { synchronous: 'FULL', fsync: fs.fsync, ...options };
     this.syncsWal = this.options.synchronous === 'FULL';
     this.file = path.join(options.dataDir, SQLITE_FILE_NAME);
@@ -146,11 +152,15 @@ class SqliteEngine implements StoreEngine {
     return step.value;
   }
 
+  get database(): Database.Database {
+    return this.db;
+  }
+
   async migrate(): Promise<MigrationReport> {
     return reportMigrations(SQLITE_MIGRATIONS, this.migrationsApplied);
   }
 
-  async read<T>(work: Work<T>): Promise<T> {
+  protected async read<T>(work: Work<T>): Promise<T> {
     return this.run(() => this.runWork(work));
   }
 
@@ -159,7 +169,7 @@ class SqliteEngine implements StoreEngine {
    * (a constraint) rejects alone: a single statement is rolled back by SQLite, an atomic one runs in its
    * own savepoint. A storage error (I/O, full, locked) rejects the whole batch: nothing of it committed.
    */
-  write<T>(work: Work<T>, { atomic }: { atomic: boolean }): Promise<T> {
+  protected write<T>(work: Work<T>, { atomic }: { atomic: boolean }): Promise<T> {
     if (this.closed) return Promise.reject(storeClosedError());
     return this.writes.add({ work, single: !atomic }) as Promise<T>;
   }
@@ -275,18 +285,6 @@ class SqliteEngine implements StoreEngine {
     this.closed = true;
     this.db.close();
     this.closeWal();
-  }
-}
-
-/** The default store: one SQLite file (see {@link SqliteEngine}) under the logic of {@link SqlStore}. */
-export class SqliteStore extends SqlStore<SqliteEngine> {
-  static open(options: SqliteStoreOptions): SqliteStore {
-    fs.mkdirSync(options.dataDir, { recursive: true });
-    return new SqliteStore(new SqliteEngine(options));
-  }
-
-  get database(): Database.Database {
-    return this.engine.db;
   }
 }
 
