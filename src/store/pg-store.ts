@@ -29,8 +29,6 @@ export const PG_POOL_SIZE = 10;
 /** The key of the advisory lock that serialises migrations across replicas starting together. */
 const PG_MIGRATION_LOCK_KEY = 0x636f6d70; // "comp"
 
-type PendingInsert = Pending<NewDelivery, InsertResult>;
-
 /** The pg driver, loaded by the first PgStore: a relay on SQLite, `--help` and `check-config` never load it. */
 function loadPg(): typeof pg {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only with DATABASE_URL
@@ -170,7 +168,7 @@ export class PgStore extends SqlStore {
   }
 
   /** Commits a batch of inserts (one statement per chunk) and settles each caller's promise. */
-  private async flush(batch: PendingInsert[]): Promise<void> {
+  private async flush(batch: Pending<NewDelivery, InsertResult>[]): Promise<void> {
     for (let start = 0; start < batch.length; start += ROWS_PER_STATEMENT) {
       const chunk = batch.slice(start, start + ROWS_PER_STATEMENT);
       try {
@@ -194,10 +192,8 @@ export class PgStore extends SqlStore {
   }
 }
 
-/** The pool, or one connection checked out of it (inside a transaction). */
-type Queryable = pg.Pool | pg.PoolClient;
-
-async function runWork<T>(queryable: Queryable, work: Work<T>): Promise<T> {
+/** Runs `work` on the pool, or on one connection checked out of it (inside a transaction). */
+async function runWork<T>(queryable: pg.Pool | pg.PoolClient, work: Work<T>): Promise<T> {
   let step = work.next();
   while (!step.done) {
     const { statement, params, result } = step.value;

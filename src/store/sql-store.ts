@@ -100,8 +100,7 @@ export abstract class SqlStore implements WaiverStorage {
    */
   async extendLeases({ ids, owner, now, leaseMs }: { ids: number[]; owner: string; now: number; leaseMs: number }): Promise<number> {
     if (ids.length === 0) return 0;
-    const params = { ids, owner, leaseUntil: now + leaseMs };
-    return this.write(execute(queries.deliveries.extendLeases, params), { atomic: false });
+    return this.change(queries.deliveries.extendLeases, { ids, owner, leaseUntil: now + leaseMs });
   }
 
   /**
