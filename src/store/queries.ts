@@ -44,7 +44,7 @@ const LIST_CONDITIONS = {
 type ListCondition = keyof typeof LIST_CONDITIONS;
 
 /** The parameters of a listing statement: the options given, the search as its LIKE pattern. */
-export type ListParams = Omit<ListOptions, 'limit'> & { limit: number };
+type ListParams = Omit<ListOptions, 'limit'> & { limit: number };
 
 /** A page newer than `afterId` is read oldest first (the rows just above the key) and reversed by the caller. */
 const listDeliveries = defineFilteredStatement<ListCondition, ListParams, DeliveryRow>(
