@@ -198,7 +198,7 @@ async function runWork<T>(queryable: pg.Pool | pg.PoolClient, work: Work<T>): Pr
   while (!step.done) {
     const { statement, params, result } = step.value;
     const { rows, rowCount } = await queryable.query(statement.compile(POSTGRES_DIALECT).text, statement.bind(POSTGRES_DIALECT, params));
-    step = work.next(result === 'rows' ? rows : result === 'row' ? rows[0] : (rowCount ?? 0));
+    step = work.next(result === 'rows' ? rows : (rowCount ?? 0));
   }
   return step.value;
 }

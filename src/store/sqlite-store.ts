@@ -145,9 +145,7 @@ export class SqliteStore extends SqlStore {
       let prepared = this.statements.get(text);
       if (!prepared) this.statements.set(text, (prepared = this.db.prepare(text)));
       const values = statement.bind(SQLITE_DIALECT, params);
-      step = work.next(
-        result === 'rows' ? prepared.all(...values) : result === 'row' ? prepared.get(...values) : prepared.run(...values).changes,
-      );
+      step = work.next(result === 'rows' ? prepared.all(...values) : prepared.run(...values).changes);
     }
     return step.value;
   }

@@ -7,11 +7,11 @@ import { toSentMessageParams } from './sent-message-rows';
 import { toRowsParams, type Statement } from './statement';
 import { StorageUnavailableError, type InsertResult, type NewDelivery, type SettledBatch } from './types';
 
-/** One statement of a piece of store work, and what it asks of the engine: every row, the first, or how many changed. */
+/** One statement of a piece of store work, and what it asks of the engine: its rows, or how many it changed. */
 interface Step {
   statement: Statement<object, unknown>;
   params: object;
-  result: 'rows' | 'row' | 'count';
+  result: 'rows' | 'count';
 }
 
 /**
@@ -26,9 +26,9 @@ export function* selectAll<P extends object, R>(statement: Statement<P, R>, para
   return (yield { statement, params, result: 'rows' }) as R[];
 }
 
-/** The first row of a query, if any. */
+/** The first row of a query, if any (the statements read so return one row at most). */
 export function* selectOne<P extends object, R>(statement: Statement<P, R>, params: P): Work<R | undefined> {
-  return (yield { statement, params, result: 'row' }) as R | undefined;
+  return (yield* selectAll(statement, params))[0];
 }
 
 /** Runs a statement; returns how many rows it changed. */
