@@ -6,7 +6,6 @@ import type { DeliveryRecord, DeliveryStateChange, NewDelivery } from './types';
 /** A `deliveries` row as both engines read it: the record's fields, and its report's columns (migration 6). */
 export type DeliveryRow = Omit<DeliveryRecord, 'report' | 'counts' | 'triggeredBy'> &
   Record<'device_count' | 'test_count' | CountField, number | null> & {
-    body?: Buffer;
     /** All NULL in a row stored before migration 6 or not a report. */
     display: string | null;
     url: string | null;

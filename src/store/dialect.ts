@@ -4,14 +4,8 @@
  */
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
-  /**
-   * True when one placeholder stands for a name however often it appears (PostgreSQL's `$1`).
-   * better-sqlite3 binds `?` by position and does not bind SQLite's numbered `?NNN`, so on SQLite
-   * every occurrence is a placeholder of its own and the value is passed again.
-   */
-  readonly reusesPlaceholders: boolean;
-  /** The placeholder of the parameter in `slot` (1-based). */
-  placeholder(slot: number): string;
+  /** The placeholder of parameter `name`, recording in `names` which parameter each value bound in order is. */
+  placeholder(name: string, names: string[]): string;
   /** Appended to a SELECT that must hold its rows until commit (PostgreSQL); SQLite's write transaction is exclusive. */
   readonly forUpdate: string;
   /** `<column> <inList(p)>`: the column is one of the array bound to `p`. */
@@ -23,8 +17,12 @@ export interface Dialect {
 /** better-sqlite3 on one file, one writer at a time. */
 export const SQLITE_DIALECT: Dialect = {
   name: 'sqlite',
-  reusesPlaceholders: false,
-  placeholder: () => '?',
+  // better-sqlite3 binds `?` by position and does not bind SQLite's numbered `?NNN`: every occurrence is a
+  // placeholder of its own, its value passed again.
+  placeholder: (name, names) => {
+    names.push(name);
+    return '?';
+  },
   forUpdate: '',
   // A list travels as one JSON text and json_each unpacks it: one statement text for any length.
   inList: (parameter) => `IN (SELECT value FROM json_each(${parameter}))`,
@@ -37,8 +35,8 @@ export const SQLITE_DIALECT: Dialect = {
 /** node-postgres on a database shared by replicas. */
 export const POSTGRES_DIALECT: Dialect = {
   name: 'postgres',
-  reusesPlaceholders: true,
-  placeholder: (slot) => `$${slot}`,
+  // One `$n` per name, however often it appears.
+  placeholder: (name, names) => `$${names.indexOf(name) + 1 || names.push(name)}`,
   forUpdate: ' FOR UPDATE',
   // pg sends a JS array as an array literal; its element type is inferred from the column.
   inList: (parameter) => `= ANY(${parameter})`,

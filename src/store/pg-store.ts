@@ -1,13 +1,13 @@
 import type pg from 'pg';
 import { PG_MIGRATIONS } from './migrations/pg';
-import { reportMigrations } from './migrations/common';
+import { reportMigrations, type MigrationReport } from './migrations/common';
 import { POSTGRES_DIALECT } from './dialect';
 import { TurnBatch, type Pending } from './turn-batch';
 import { hasArrival } from './report-rows';
-import { SqlStore, type StoreEngine } from './sql-store';
-import { insertDeliveries, type Work } from './store-work';
+import { SqlStore } from './sql-store';
+import { insertDeliveries, ROWS_PER_STATEMENT, type Work } from './store-work';
 import { StorageUnavailableError, storeClosedError } from './types';
-import type { InsertResult, MigrationReport, NewDelivery } from './types';
+import type { InsertResult, NewDelivery } from './types';
 
 export interface PgStoreOptions {
   /** `postgres://user:password@host:5432/database` (query options such as `sslmode` are honoured). */
@@ -29,11 +29,6 @@ export const PG_POOL_SIZE = 10;
 /** The key of the advisory lock that serialises migrations across replicas starting together. */
 const PG_MIGRATION_LOCK_KEY = 0x636f6d70; // "comp"
 
-/** Rows per multi-row INSERT: 22 parameters each stays below PostgreSQL's 65535. */
-const INSERT_CHUNK = 1000;
-
-type PendingInsert = Pending<NewDelivery, InsertResult>;
-
 /** The pg driver, loaded by the first PgStore: a relay on SQLite, `--help` and `check-config` never load it. */
 function loadPg(): typeof pg {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only with DATABASE_URL
@@ -41,13 +36,17 @@ function loadPg(): typeof pg {
 }
 
 /**
- * The engine for several replicas sharing one PostgreSQL database. Inserts are group-committed: the
- * deliveries arriving in one event-loop turn go in one multi-row INSERT, each promise resolving after it.
+ * The store for several replicas: one PostgreSQL database under the logic of {@link SqlStore}. Inserts are
+ * group-committed: the deliveries arriving in one event-loop turn go in one multi-row INSERT, each promise
+ * resolving after it.
  */
-class PgEngine implements StoreEngine {
+export class PgStore extends SqlStore {
   readonly singleOwner = false;
   private readonly pool: pg.Pool;
-  private readonly inserts = new TurnBatch<NewDelivery, InsertResult>((batch) => this.startFlush(batch));
+  private readonly inserts = new TurnBatch<NewDelivery, InsertResult>((batch) => {
+    const done = this.flush(batch).finally(() => this.flushing.delete(done));
+    this.flushing.add(done);
+  });
   private flushing = new Set<Promise<void>>();
   private closed = false;
   /** Migrations run once, before the first statement; a failure (database down) is retried on the next call. */
@@ -55,6 +54,7 @@ class PgEngine implements StoreEngine {
   private readonly onIdleError: ((error: Error) => void) | undefined;
 
   constructor(options: PgStoreOptions) {
+    super();
     const driver = loadPg();
     this.pool = new driver.Pool({
       connectionString: options.connectionString,
@@ -77,7 +77,7 @@ class PgEngine implements StoreEngine {
     // An idle connection broken by a PostgreSQL restart emits 'error' on the pool; unhandled, it would
     // end the process. The pool drops that connection and opens a new one on the next checkout.
     this.onIdleError = options.onIdleError;
-    this.pool.on('error', (error) => options.onIdleError?.(error));
+    this.pool.on('error', (error) => this.onIdleError?.(error));
   }
 
   migrate(): Promise<MigrationReport> {
@@ -88,36 +88,6 @@ class PgEngine implements StoreEngine {
       });
     }
     return this.ready;
-  }
-
-  /**
-   * Checks a connection out with an 'error' listener while it is held: PostgreSQL terminating it (a
-   * restart, 57P01) emits 'error', which unheard would end the process; such a connection is destroyed on
-   * release. The listener is attached inside pg-pool's callback, not after its promise: a database in fast
-   * shutdown sends its FATAL in the TCP segment that finished the start-up, before an `await` resumes.
-   */
-  private checkout(): Promise<{ client: pg.PoolClient; release: (broken: boolean) => void }> {
-    return new Promise((resolve, reject) => {
-      this.pool.connect((error, client, done) => {
-        if (error || !client) {
-          reject(error ?? new Error('the pool handed over no connection'));
-          return;
-        }
-        let lost = false;
-        const onError = (clientError: Error) => {
-          lost = true;
-          this.onIdleError?.(clientError);
-        };
-        client.on('error', onError);
-        resolve({
-          client,
-          release: (broken) => {
-            client.off('error', onError);
-            done(broken || lost);
-          },
-        });
-      });
-    });
   }
 
   /** One transaction under `pg_advisory_xact_lock`: a replica starting at the same moment waits, then finds them applied. */
@@ -147,23 +117,34 @@ class PgEngine implements StoreEngine {
     }
   }
 
-  read<T>(work: Work<T>): Promise<T> {
+  protected read<T>(work: Work<T>): Promise<T> {
     return this.afterMigrations(() => runWork(this.pool, work));
   }
 
-  write<T>(work: Work<T>, { atomic }: { atomic: boolean }): Promise<T> {
+  protected write<T>(work: Work<T>, { atomic }: { atomic: boolean }): Promise<T> {
     return this.afterMigrations(() => (atomic ? this.transaction((client) => runWork(client, work)) : runWork(this.pool, work)));
   }
 
-  /** Each write commits on its own: replicas, not one process, share the database. */
-  writeGrouped<T>(work: Work<T>, options: { atomic: boolean }): Promise<T> {
-    return this.write(work, options);
-  }
-
-  /** Runs `fn` in one transaction on one pooled connection; rolled back on failure. */
+  /**
+   * Runs `fn` in one transaction on one pooled connection; rolled back on failure. The connection is held
+   * with an 'error' listener: PostgreSQL terminating it (a restart, 57P01) emits 'error', which unheard would
+   * end the process; such a connection is destroyed on release. The listener is attached inside pg-pool's
+   * callback, not after its promise: a database in fast shutdown sends its FATAL in the TCP segment that
+   * finished the start-up, before an `await` resumes.
+   */
   private async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const { client, release } = await this.checkout();
     let broken = false;
+    const onError = (error: Error) => {
+      broken = true;
+      this.onIdleError?.(error);
+    };
+    const [client, release] = await new Promise<[pg.PoolClient, (destroy: boolean) => void]>((resolve, reject) => {
+      this.pool.connect((error, connected, done) => {
+        if (error || !connected) return reject(error ?? new Error('the pool handed over no connection'));
+        connected.on('error', onError);
+        resolve([connected, done]);
+      });
+    });
     try {
       await client.query('BEGIN');
       const result = await fn(client);
@@ -175,24 +156,21 @@ class PgEngine implements StoreEngine {
       });
       throw error;
     } finally {
+      client.off('error', onError);
       release(broken);
     }
   }
 
-  insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
+  /** Queued for the turn's multi-row INSERT. */
+  override insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
     if (this.closed) return Promise.reject(storeClosedError());
     return this.inserts.add(delivery);
   }
 
-  private startFlush(batch: PendingInsert[]): void {
-    const done = this.flush(batch).finally(() => this.flushing.delete(done));
-    this.flushing.add(done);
-  }
-
   /** Commits a batch of inserts (one statement per chunk) and settles each caller's promise. */
-  private async flush(batch: PendingInsert[]): Promise<void> {
-    for (let start = 0; start < batch.length; start += INSERT_CHUNK) {
-      const chunk = batch.slice(start, start + INSERT_CHUNK);
+  private async flush(batch: Pending<NewDelivery, InsertResult>[]): Promise<void> {
+    for (let start = 0; start < batch.length; start += ROWS_PER_STATEMENT) {
+      const chunk = batch.slice(start, start + ROWS_PER_STATEMENT);
       try {
         const deliveries = chunk.map((p) => p.item);
         // A chunk without report rows to write stays one statement; with them, one transaction.
@@ -214,22 +192,13 @@ class PgEngine implements StoreEngine {
   }
 }
 
-/** The store for several replicas: one PostgreSQL database (see {@link PgEngine}) under the logic of {@link SqlStore}. */
-export class PgStore extends SqlStore {
-  constructor(options: PgStoreOptions) {
-    super(new PgEngine(options));
-  }
-}
-
-/** The pool, or one connection checked out of it (inside a transaction). */
-type Queryable = pg.Pool | pg.PoolClient;
-
-async function runWork<T>(queryable: Queryable, work: Work<T>): Promise<T> {
+/** Runs `work` on the pool, or on one connection checked out of it (inside a transaction). */
+async function runWork<T>(queryable: pg.Pool | pg.PoolClient, work: Work<T>): Promise<T> {
   let step = work.next();
   while (!step.done) {
     const { statement, params, result } = step.value;
     const { rows, rowCount } = await queryable.query(statement.compile(POSTGRES_DIALECT).text, statement.bind(POSTGRES_DIALECT, params));
-    step = work.next(result === 'rows' ? rows : result === 'row' ? rows[0] : (rowCount ?? 0));
+    step = work.next(result === 'rows' ? rows : (rowCount ?? 0));
   }
   return step.value;
 }

@@ -9,11 +9,10 @@ import {
   buildValuesRows,
   defineFilteredStatement,
   defineRowsStatement,
-  defineStatement,
   escapeLike,
   selectAs,
+  Statement,
   toValuesCells,
-  type Statement,
   type ValuesCell,
 } from './statement';
 import { REPORT_FAILING_SETS_KEPT, type DeliveryState, type DigestPeriod, type ListOptions, type WatchdogState } from './types';
@@ -45,7 +44,7 @@ const LIST_CONDITIONS = {
 type ListCondition = keyof typeof LIST_CONDITIONS;
 
 /** The parameters of a listing statement: the options given, the search as its LIKE pattern. */
-export type ListParams = Omit<ListOptions, 'limit'> & { limit: number };
+type ListParams = Omit<ListOptions, 'limit'> & { limit: number };
 
 /** A page newer than `afterId` is read oldest first (the rows just above the key) and reversed by the caller. */
 const listDeliveries = defineFilteredStatement<ListCondition, ListParams, DeliveryRow>(
@@ -55,18 +54,14 @@ const listDeliveries = defineFilteredStatement<ListCondition, ListParams, Delive
 );
 
 /**
- * The listing statement for `options`, its parameters, and whether its rows come oldest first. The search is
- * escaped as JSON.stringify wrote the names it matches (quotes, backslashes, control characters).
+ * The listing statement for `options` and its parameters. The search is escaped as JSON.stringify wrote the
+ * names it matches (quotes, backslashes, control characters).
  */
-export function selectListDeliveries(options: ListOptions): {
-  statement: Statement<ListParams, DeliveryRow>;
-  params: ListParams;
-  ascending: boolean;
-} {
+export function selectListDeliveries(options: ListOptions): { statement: Statement<ListParams, DeliveryRow>; params: ListParams } {
   const params: ListParams = { ...options, limit: options.limit ?? 100 };
   if (options.search !== undefined) params.search = `%${escapeLike(JSON.stringify(options.search).slice(1, -1))}%`;
   const statement = listDeliveries((Object.keys(LIST_CONDITIONS) as ListCondition[]).filter((name) => options[name] !== undefined));
-  return { statement, params, ascending: options.afterId !== undefined };
+  return { statement, params };
 }
 
 /**
@@ -104,17 +99,17 @@ const deliveries = {
      VALUES ${rows.join(', ')}
      ON CONFLICT (dedup_key) DO NOTHING RETURNING id, dedup_key`;
   }),
-  findIdsByKey: defineStatement<{ keys: string[] }, InsertedRow>(
+  findIdsByKey: new Statement<{ keys: string[] }, InsertedRow>(
     (d) => `SELECT id, dedup_key FROM deliveries WHERE dedup_key ${d.inList(':keys')}`,
   ),
   /** `due_id`, not `id`, so the unqualified RETURNING columns name only the updated table (SQLite allows no qualified ones). */
-  claimDue: defineStatement<{ now: number; limit: number; owner: string; leaseUntil: number; skipSources: string[] }, DeliveryRow>(
+  claimDue: new Statement<{ now: number; limit: number; owner: string; leaseUntil: number; skipSources: string[] }, DeliveryRow>(
     (d) => `WITH due AS (${selectDueIds(d)})
        UPDATE deliveries SET state = 'sending', attempts = attempts + 1, lease_owner = :owner, lease_until = :leaseUntil, updated_at = :now
        FROM due WHERE deliveries.id = due.due_id
        RETURNING ${DELIVERY_RECORD_COLUMNS}, body`,
   ),
-  extendLeases: defineStatement<{ ids: number[]; owner: string; leaseUntil: number }>(
+  extendLeases: new Statement<{ ids: number[]; owner: string; leaseUntil: number }>(
     (d) => `UPDATE deliveries SET lease_until = :leaseUntil WHERE state = 'sending' AND lease_owner = :owner AND id ${d.inList(':ids')}`,
   ),
   settle: defineRowsStatement(
@@ -125,13 +120,13 @@ const deliveries = {
          lease_owner = NULL, lease_until = NULL, updated_at = :now
        FROM v WHERE deliveries.id = v.id`,
   ),
-  releaseLeases: defineStatement<Time>(
+  releaseLeases: new Statement<Time>(
     () => `UPDATE deliveries SET state = 'retrying', next_attempt_at = :now, lease_owner = NULL, lease_until = NULL, updated_at = :now
        WHERE state = 'sending'`,
   ),
-  get: defineStatement<DeliveryId, DeliveryRow>(() => `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries WHERE id = :id`),
-  getBody: defineStatement<DeliveryId, { body: Buffer }>(() => 'SELECT body FROM deliveries WHERE id = :id'),
-  retryNow: defineStatement<DeliveryId & Time>(
+  get: new Statement<DeliveryId, DeliveryRow>(() => `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries WHERE id = :id`),
+  getBody: new Statement<DeliveryId, { body: Buffer }>(() => 'SELECT body FROM deliveries WHERE id = :id'),
+  retryNow: new Statement<DeliveryId & Time>(
     () => `UPDATE deliveries SET next_attempt_at = :now, updated_at = :now WHERE id = :id AND state = 'retrying'`,
   ),
   requeue: defineFilteredStatement<'id' | 'dead', Time & Partial<DeliveryId>, never>(
@@ -139,31 +134,31 @@ const deliveries = {
     (where) => `UPDATE deliveries SET state = 'queued', attempts = 0, next_attempt_at = :now, lease_owner = NULL, lease_until = NULL,
          updated_at = :now ${where}`,
   ),
-  expediteRetries: defineStatement<{ now: number; until: number }>(
+  expediteRetries: new Statement<{ now: number; until: number }>(
     () => `UPDATE deliveries SET next_attempt_at = :now WHERE state = 'retrying' AND next_attempt_at > :now AND next_attempt_at <= :until`,
   ),
-  countByState: defineStatement<Record<string, never>, { state: DeliveryState; n: number }>(
+  countByState: new Statement<Record<string, never>, { state: DeliveryState; n: number }>(
     () => 'SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state',
   ),
-  prune: defineStatement<Prune>(() => 'DELETE FROM deliveries WHERE state = :state AND updated_at < :before'),
+  prune: new Statement<Prune>(() => 'DELETE FROM deliveries WHERE state = :state AND updated_at < :before'),
   /** Run before `prune`, in its transaction. */
-  pruneSentMessages: defineStatement<Prune>(
+  pruneSentMessages: new Statement<Prune>(
     () => 'DELETE FROM sent_messages WHERE delivery_id IN (SELECT id FROM deliveries WHERE state = :state AND updated_at < :before)',
   ),
-  pruneRouteMails: defineStatement<Prune>(
+  pruneRouteMails: new Statement<Prune>(
     () => 'DELETE FROM route_mails WHERE delivery_id IN (SELECT id FROM deliveries WHERE state = :state AND updated_at < :before)',
   ),
   /** Each time separately: LEAST is PostgreSQL's only, and SQLite's min(a, b) is null if either is. */
-  queueTimes: defineStatement<Record<string, never>, { oldest: number | null; due: number | null; lease: number | null }>(
+  queueTimes: new Statement<Record<string, never>, { oldest: number | null; due: number | null; lease: number | null }>(
     () => `SELECT (SELECT MIN(received_at) FROM deliveries WHERE state IN ('queued', 'sending', 'retrying')) AS oldest,
          (SELECT MIN(next_attempt_at) FROM deliveries WHERE state IN ('queued', 'retrying')) AS due,
          (SELECT MIN(lease_until) FROM deliveries WHERE state = 'sending') AS lease`,
   ),
-  lastReportReceivedAt: defineStatement<{ source: string }, TimeRow>(
+  lastReportReceivedAt: new Statement<{ source: string }, TimeRow>(
     () => `SELECT MAX(received_at) AS t FROM deliveries WHERE netbox_source = :source AND kind = 'report'`,
   ),
   /** Held until commit on PostgreSQL; in id order, as every replica takes them. */
-  lock: defineStatement<{ ids: number[] }, { id: number }>(
+  lock: new Statement<{ ids: number[] }, { id: number }>(
     (d) => `SELECT id FROM deliveries WHERE id ${d.inList(':ids')} ORDER BY id${d.forUpdate}`,
   ),
 };
@@ -185,21 +180,17 @@ const reports = {
    */
   arrive: defineRowsStatement((count) => {
     const v = (column: string) => `v.column${ARRIVAL_COLUMNS.findIndex(([c]) => c === column) + 1}`;
-    const rows = buildValuesRows(
-      ARRIVAL_COLUMNS.map(([, param, type]): ValuesCell => [param, type]),
-      count,
-    );
     return `INSERT INTO reports (${ARRIVAL_COLUMNS.map(([column]) => column).join(', ')}, composed, arrived_late)
        SELECT ${ARRIVAL_COLUMNS.map(([column]) => v(column)).join(', ')}, 0,
          CASE WHEN EXISTS (SELECT 1 FROM reports r WHERE r.series = ${v('series')} AND r.created_ms > ${v('created_ms')})
            OR EXISTS (SELECT 1 FROM reports r WHERE r.series = ${v('series')} AND r.created_ms = ${v('created_ms')}
              AND r.report_id > ${v('report_id')}) THEN 1 ELSE 0 END
-       FROM (VALUES ${rows}) AS v WHERE true ON CONFLICT (dedup_key) DO NOTHING`;
+       FROM (VALUES ${buildValuesRows(ARRIVAL_COLUMNS, count)}) AS v WHERE true ON CONFLICT (dedup_key) DO NOTHING`;
   }),
   save: defineRowsStatement(
-    (count) => `INSERT INTO reports (${REPORT_COLUMNS.map(([column]) => column).join(', ')}, composed)
+    (count) => `INSERT INTO reports (${REPORT_COLUMNS.join(', ')}, composed)
        VALUES ${buildValuesRows(
-         REPORT_COLUMNS.map(([, param]): ValuesCell => [param]),
+         REPORT_COLUMNS.map((column): ValuesCell => [column]),
          count,
          '1',
        )}
@@ -208,18 +199,18 @@ const reports = {
          failing_ids = CASE WHEN excluded.failing IS NULL THEN reports.failing_ids ELSE excluded.failing_ids END,
          failing_count = COALESCE(excluded.failing_count, reports.failing_count), pair_states = excluded.pair_states`,
   ),
-  forgetOldFailing: defineStatement<{ series: string }>(
+  forgetOldFailing: new Statement<{ series: string }>(
     () => `UPDATE reports SET failing = NULL, failing_ids = NULL, failing_count = NULL, pair_states = NULL
        WHERE series = :series AND failing IS NOT NULL AND dedup_key NOT IN (
          SELECT dedup_key FROM reports WHERE series = :series ORDER BY created_ms DESC, report_id DESC LIMIT ${REPORT_FAILING_SETS_KEPT})`,
   ),
-  ofKeys: defineStatement<{ dedupKeys: string[] }, ReportRow>((d) => `SELECT * FROM reports WHERE dedup_key ${d.inList(':dedupKeys')}`),
-  findBefore: defineStatement<ReportCursorParams, ReportRow>(() => `SELECT * FROM reports ${BEFORE_IN_SERIES} LIMIT 1`),
+  ofKeys: new Statement<{ dedupKeys: string[] }, ReportRow>((d) => `SELECT * FROM reports WHERE dedup_key ${d.inList(':dedupKeys')}`),
+  findBefore: new Statement<ReportCursorParams, ReportRow>(() => `SELECT * FROM reports ${BEFORE_IN_SERIES} LIMIT 1`),
   /** The same report without its failing pairs' NetBox ids (the trend's walk past the previous report). */
-  findBeforeWithoutIds: defineStatement<ReportCursorParams, ReportRow>(
+  findBeforeWithoutIds: new Statement<ReportCursorParams, ReportRow>(
     () => `SELECT ${REPORT_POINT_COLUMNS}, failing, NULL AS failing_ids FROM reports ${BEFORE_IN_SERIES} LIMIT 1`,
   ),
-  listBefore: defineStatement<ReportCursorParams & { limit: number }, ReportPointRow>(
+  listBefore: new Statement<ReportCursorParams & { limit: number }, ReportPointRow>(
     () => `SELECT ${REPORT_POINT_COLUMNS} FROM reports ${BEFORE_IN_SERIES} LIMIT :limit`,
   ),
 };
@@ -232,24 +223,24 @@ const sentMessages = {
          envelope_from = excluded.envelope_from, envelope_to = excluded.envelope_to, subject = excluded.subject,
          text_part = NULL, html_part = NULL, response = excluded.response, sent_at = excluded.sent_at`,
   ),
-  get: defineStatement<{ deliveryId: number; route: string }, SentMessageRow>(
+  get: new Statement<{ deliveryId: number; route: string }, SentMessageRow>(
     () => `SELECT ${SENT_MESSAGE_FIELDS} FROM sent_messages WHERE delivery_id = :deliveryId AND route = :route`,
   ),
-  ofDelivery: defineStatement<{ deliveryId: number }, SentMessageRow>(
+  ofDelivery: new Statement<{ deliveryId: number }, SentMessageRow>(
     () => `SELECT ${SENT_MESSAGE_FIELDS} FROM sent_messages WHERE delivery_id = :deliveryId ORDER BY sent_at, route`,
   ),
 };
 
 const watchdog = {
-  ensure: defineStatement<Time & { source: string }>(
+  ensure: new Statement<Time & { source: string }>(
     () =>
       `INSERT INTO watchdog_states (source, state, since, created_at, changed_at, version) VALUES (:source, 'ok', NULL, :now, :now, 0) ON CONFLICT (source) DO NOTHING`,
   ),
-  get: defineStatement<{ source: string }, WatchdogState>(
+  get: new Statement<{ source: string }, WatchdogState>(
     () => `SELECT ${selectAs('state, since, created_at, changed_at, version')} FROM watchdog_states WHERE source = :source`,
   ),
   /** Compare-and-set on the version: under READ COMMITTED a concurrent UPDATE waits for the winner's commit, then finds the version moved. */
-  transition: defineStatement<{ source: string; state: string; since: number | null; now: number; expectedVersion: number }>(
+  transition: new Statement<{ source: string; state: string; since: number | null; now: number; expectedVersion: number }>(
     () =>
       'UPDATE watchdog_states SET state = :state, since = :since, changed_at = :now, version = version + 1 WHERE source = :source AND version = :expectedVersion',
   ),
@@ -265,17 +256,17 @@ const digests = {
     { route: 'route = :route' },
     (where) => `SELECT ${DIGEST_PERIOD_FIELDS} FROM digest_periods ${where} ORDER BY period_end DESC, route LIMIT :limit`,
   ),
-  insert: defineStatement<{ route: string; periodStart: number; periodEnd: number; late: number; now: number }>(
+  insert: new Statement<{ route: string; periodStart: number; periodEnd: number; late: number; now: number }>(
     () => `INSERT INTO digest_periods (${DIGEST_PERIOD_COLUMNS}) VALUES (:route, :periodStart, :periodEnd, NULL, :late, :now)
        ON CONFLICT DO NOTHING`,
   ),
-  attach: defineStatement<{ route: string; periodStart: number; deliveryId: number }>(
+  attach: new Statement<{ route: string; periodStart: number; deliveryId: number }>(
     () => 'UPDATE digest_periods SET delivery_id = :deliveryId WHERE route = :route AND period_start = :periodStart',
   ),
 };
 
 const routeMails = {
-  planned: defineStatement<{ deliveryIds: number[] }, { delivery_id: number }>(
+  planned: new Statement<{ deliveryIds: number[] }, { delivery_id: number }>(
     (d) => `SELECT DISTINCT delivery_id FROM route_mails WHERE delivery_id ${d.inList(':deliveryIds')}`,
   ),
   /** DO NOTHING keeps the first replica's decision for a route when two decide at once. */
@@ -283,7 +274,7 @@ const routeMails = {
     (count) => `INSERT INTO route_mails (${ROUTE_MAIL_WRITTEN}, decided_at, updated_at)
        VALUES ${buildValuesRows(toValuesCells(ROUTE_MAIL_WRITTEN), count, ':now, :now')} ON CONFLICT (delivery_id, route) DO NOTHING`,
   ),
-  ofDeliveries: defineStatement<{ deliveryIds: number[] }, RouteMailRow>(
+  ofDeliveries: new Statement<{ deliveryIds: number[] }, RouteMailRow>(
     (d) =>
       `SELECT ${ROUTE_MAIL_FIELDS} FROM route_mails WHERE delivery_id ${d.inList(':deliveryIds')} ORDER BY delivery_id, position, route`,
   ),
@@ -296,7 +287,7 @@ const routeMails = {
          last_error = v.error, last_error_code = v.code, updated_at = :now
        FROM v WHERE route_mails.delivery_id = v.delivery_id AND route_mails.route = v.route AND (v.state = 'sent' OR route_mails.state <> 'sent')`,
   ),
-  lastCompletedAt: defineStatement<{ route: string; routeGroups: string; deliveryId: number }, { t: string }>(
+  lastCompletedAt: new Statement<{ route: string; routeGroups: string; deliveryId: number }, { t: string }>(
     () => `SELECT d.completed_at AS t FROM route_mails r JOIN deliveries d ON d.id = r.delivery_id
        WHERE (r.route = :route OR r.route LIKE :routeGroups ESCAPE '!') AND r.outcome = 'send' AND r.delivery_id <> :deliveryId
          AND d.netbox_source = (SELECT netbox_source FROM deliveries WHERE id = :deliveryId)
@@ -307,7 +298,7 @@ const routeMails = {
 
 const health = {
   /** A write, not a SELECT: a read-only file or standby, or a full disk, must fail the readiness check. */
-  probe: defineStatement<Time>(() => 'INSERT INTO health_probe (id, at) VALUES (1, :now) ON CONFLICT (id) DO UPDATE SET at = excluded.at'),
+  probe: new Statement<Time>(() => 'INSERT INTO health_probe (id, at) VALUES (1, :now) ON CONFLICT (id) DO UPDATE SET at = excluded.at'),
 };
 
 export const queries = { deliveries, reports, sentMessages, watchdog, digests, routeMails, health };

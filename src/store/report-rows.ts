@@ -1,76 +1,62 @@
-import { COUNT_FIELDS, readCounts, SEVERITIES, writeCounts, type CountField } from '../report';
+import { COUNT_FIELDS, readCounts, SEVERITIES, writeCounts } from '../report';
 import { type FailingPair, type PairStates, type ReportPoint, type ReportSnapshot } from '../trend';
 import type { ReportDelivery } from '../webhook';
-import type { ValuesType } from './statement';
+import type { ValuesCell } from './statement';
 import type { NewDelivery } from './types';
 
-/** A `reports` row as both engines read it (PostgreSQL returns the same column names). */
-export interface ReportRow extends ReportPointRow {
-  failing: string | null;
-  /** JSON `[[resultId, deviceId, testId], ...]`, one per failing pair; NULL when any pair came without ids. */
-  failing_ids: string | null;
-  /** JSON of the report's PairStates (see encodePairStates); absent from reads that leave it out. */
-  pair_states?: string | null;
-}
+/** A report's arrival columns (its counts) and their types (VALUES rows are untyped); a row binds its parameters under these names. */
+export const ARRIVAL_COLUMNS = [
+  ['dedup_key', 'TEXT'],
+  ['series', 'TEXT'],
+  ['report_id', 'BIGINT'],
+  ['report_created', 'TEXT'],
+  ['created_ms', 'BIGINT'],
+  ...COUNT_FIELDS.map((field) => [field, 'INTEGER'] as const),
+] as const satisfies readonly ValuesCell[];
 
 /** A `reports` row read with {@link REPORT_POINT_COLUMNS}: its TEXT columns as strings, the others as numbers. */
-export type ReportPointRow = { [C in (typeof ARRIVAL_COLUMNS)[number] as C[0]]: C[2] extends 'TEXT' ? string : number } & {
+export type ReportPointRow = { [C in (typeof ARRIVAL_COLUMNS)[number] as C[0]]: C[1] extends 'TEXT' ? string : number } & {
   /** 0 while the report's mail is not composed yet (its row written with its webhook); absent before migration 15. */
   composed?: number;
   /** 1 when a newer report of its series was stored before it. */
   arrived_late?: number;
 };
 
-/** The parameters of a `reports` row: the snapshot's counts, its failing pairs encoded. */
-export type ReportParams = Record<CountField, number> &
-  Pick<ReportSnapshot, 'dedupKey' | 'series' | 'reportId' | 'created' | 'createdMs'> & {
-    failing: string | null;
-    failingIds: string | null;
-    failingCount: number | null;
-    pairStates: string | null;
-  };
-
-/** A report's arrival columns (its counts), the {@link ReportParams} field each binds, and its type (VALUES rows are untyped). */
-export const ARRIVAL_COLUMNS = [
-  ['dedup_key', 'dedupKey', 'TEXT'],
-  ['series', 'series', 'TEXT'],
-  ['report_id', 'reportId', 'BIGINT'],
-  ['report_created', 'created', 'TEXT'],
-  ['created_ms', 'createdMs', 'BIGINT'],
-  ...COUNT_FIELDS.map((field) => [field, field, 'INTEGER'] as const),
-] as const satisfies readonly (readonly [string, keyof ReportParams, ValuesType])[];
+/** A `reports` row as both engines read it (PostgreSQL returns the same column names), and as a composed report saves it. */
+export interface ReportRow extends ReportPointRow {
+  failing: string | null;
+  /** JSON `[[resultId, deviceId, testId], ...]`, one per failing pair; NULL when any pair came without ids. */
+  failing_ids: string | null;
+  failing_count?: number | null;
+  /** JSON of the report's PairStates (see encodePairStates); absent from reads that leave it out. */
+  pair_states?: string | null;
+}
 
 /** The columns of a report's counts, without its failing set: what the chart's history read selects. */
 export const REPORT_POINT_COLUMNS = `${ARRIVAL_COLUMNS.map(([column]) => column).join(', ')}, composed, arrived_late`;
 
 /** Every column a composed report saves, in the INSERT's order. */
-export const REPORT_COLUMNS = [
-  ...ARRIVAL_COLUMNS,
-  ['failing', 'failing'],
-  ['failing_ids', 'failingIds'],
-  ['failing_count', 'failingCount'],
-  ['pair_states', 'pairStates'],
-] as const satisfies readonly (readonly [string, keyof ReportParams, ValuesType?])[];
+export const REPORT_COLUMNS = [...ARRIVAL_COLUMNS.map(([column]) => column), 'failing', 'failing_ids', 'failing_count', 'pair_states'];
 
 /** Whether a new delivery comes with its report's row (a report, and the series it belongs to). */
 export function hasArrival(delivery: NewDelivery): delivery is NewDelivery & ReportDelivery & { series: string } {
   return Boolean(delivery.report && delivery.series);
 }
 
-/** A snapshot as the parameters of its row. */
-export function toReportParams(snapshot: ReportSnapshot): ReportParams {
-  const { dedupKey, series, reportId, created, createdMs, counts, failing } = snapshot;
+/** A snapshot as its row (the parameters of its INSERT). */
+export function toReportRow(snapshot: ReportSnapshot): ReportRow {
+  const { failing } = snapshot;
   return {
-    ...writeCounts(counts),
-    dedupKey,
-    series,
-    reportId,
-    created,
-    createdMs,
+    ...writeCounts(snapshot.counts),
+    dedup_key: snapshot.dedupKey,
+    series: snapshot.series,
+    report_id: snapshot.reportId,
+    report_created: snapshot.created,
+    created_ms: snapshot.createdMs,
     failing: encodeFailingPairs(failing),
-    failingIds: encodeFailingIds(failing),
-    failingCount: failing?.length ?? null,
-    pairStates: encodePairStates(snapshot.states ?? null),
+    failing_ids: encodeFailingIds(failing),
+    failing_count: failing?.length ?? null,
+    pair_states: encodePairStates(snapshot.states ?? null),
   };
 }
 

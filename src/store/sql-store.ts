@@ -11,6 +11,7 @@ import { fromSentMessageRow } from './sent-message-rows';
 import { selectListWaivers, waiverQueries } from './waiver-rows';
 import { catchUpQueries, decodeCatchUpRow } from './catch-up-rows';
 import { DELIVERY_STATES, parseStoredId } from './types';
+import type { MigrationReport } from './migrations/common';
 import type {
   CatchUpState,
   DeliveryRecord,
@@ -18,7 +19,6 @@ import type {
   DigestPeriod,
   InsertResult,
   ListOptions,
-  MigrationReport,
   NewDelivery,
   RouteMailRecord,
   SentMessage,
@@ -27,65 +27,52 @@ import type {
 } from './types';
 
 /**
- * What truly differs between SQLite and PostgreSQL under one {@link SqlStore}: how a piece of
- * {@link Work} runs (synchronously on one file, awaited on a pool), transactions and durability, the
- * group commit, migrations, and which failures are "storage unavailable".
- */
-export interface StoreEngine {
-  /** See {@link Store.singleOwner}. */
-  readonly singleOwner: boolean;
-  migrate(): Promise<MigrationReport>;
-  /** Reads (and writes that need no acknowledgement of durability: an idempotent ensure, a probe). */
-  read<T>(work: Work<T>): Promise<T>;
-  /** A write acknowledged once durable; `atomic`: its statements in one transaction. */
-  write<T>(work: Work<T>, options: { atomic: boolean }): Promise<T>;
-  /** A hot-path write (claim, lease, settle): it may share its commit with the other writes of its turn. */
-  writeGrouped<T>(work: Work<T>, options: { atomic: boolean }): Promise<T>;
-  /** PostgreSQL: a turn's inserts in one statement. Absent: each is a {@link writeGrouped} of its own. */
-  insertDelivery?(delivery: NewDelivery): Promise<InsertResult>;
-  close(): Promise<void>;
-}
-
-/**
  * The durable outbox, one contract for SQLite and PostgreSQL; "cannot commit now" is thrown as
  * {@link StorageUnavailableError}. The waivers live beside the reports they waive.
  */
 export type Store = Pick<SqlStore, keyof SqlStore>;
 
-/** The store's logic, written once: each method is statements of `queries.ts` run by the engine. */
-export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStorage {
+/**
+ * The store's logic, written once: each method is statements of `queries.ts` run by the engine's subclass
+ * (SqliteStore, PgStore), which holds what truly differs between SQLite and PostgreSQL: how a piece of
+ * {@link Work} runs (synchronously on one file, awaited on a pool), transactions and durability, the group
+ * commit, migrations, and which failures are "storage unavailable".
+ */
+export abstract class SqlStore implements WaiverStorage {
   /**
    * True when one process owns the store (SQLite): whatever is `sending` at boot was interrupted. False
    * when replicas share it (PostgreSQL): a dead replica's claims are taken over when their lease expires.
    */
-  readonly singleOwner: boolean;
-
-  constructor(protected readonly engine: E) {
-    this.singleOwner = engine.singleOwner;
-  }
+  abstract readonly singleOwner: boolean;
 
   /** Idempotent; safe from several processes at once. */
-  migrate(): Promise<MigrationReport> {
-    return this.engine.migrate();
-  }
+  abstract migrate(): Promise<MigrationReport>;
+
+  abstract close(): Promise<void>;
+
+  /** Reads (and writes that need no acknowledgement of durability: an idempotent ensure, a probe). */
+  protected abstract read<T>(work: Work<T>): Promise<T>;
+
+  /** A write acknowledged once durable, perhaps in one commit with the others of its turn; `atomic`: its statements in one transaction. */
+  protected abstract write<T>(work: Work<T>, options: { atomic: boolean }): Promise<T>;
 
   private rows<P extends object, R>(statement: Statement<P, R>, params: P): Promise<R[]> {
-    return this.engine.read(selectAll(statement, params));
+    return this.read(selectAll(statement, params));
   }
 
   private row<P extends object, R>(statement: Statement<P, R>, params: P): Promise<R | undefined> {
-    return this.engine.read(selectOne(statement, params));
+    return this.read(selectOne(statement, params));
   }
 
   /** A single write statement, durable before it resolves; with how many rows it changed. */
   private change<P extends object>(statement: Statement<P, unknown>, params: P): Promise<number> {
-    return this.engine.write(execute(statement, params), { atomic: false });
+    return this.write(execute(statement, params), { atomic: false });
   }
 
   /** Commits a delivery from a webhook (or finds the one with its key), group-committed with its turn. */
   insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
     // With its report's row, two statements: atomic (a savepoint on SQLite), so that they land together.
-    return this.engine.insertDelivery?.(delivery) ?? this.engine.writeGrouped(insertDelivery(delivery), { atomic: hasArrival(delivery) });
+    return this.write(insertDelivery(delivery), { atomic: hasArrival(delivery) });
   }
 
   /**
@@ -102,7 +89,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
     const { now, limit, owner, leaseMs, skipSources = [] } = options;
     if (limit <= 0) return [];
     const params = { now, limit, owner, leaseUntil: now + leaseMs, skipSources: [...skipSources] };
-    const rows = await this.engine.writeGrouped(selectAll(queries.deliveries.claimDue, params), { atomic: false });
+    const rows = await this.write(selectAll(queries.deliveries.claimDue, params), { atomic: false });
     // Oldest first: RETURNING promises no order.
     return rows.sort((a, b) => a.id - b.id).map((row) => ({ ...decodeDeliveryRow(row), body: row.body! }));
   }
@@ -113,8 +100,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
    */
   async extendLeases({ ids, owner, now, leaseMs }: { ids: number[]; owner: string; now: number; leaseMs: number }): Promise<number> {
     if (ids.length === 0) return 0;
-    const params = { ids, owner, leaseUntil: now + leaseMs };
-    return this.engine.writeGrouped(execute(queries.deliveries.extendLeases, params), { atomic: false });
+    return this.change(queries.deliveries.extendLeases, { ids, owner, leaseUntil: now + leaseMs });
   }
 
   /**
@@ -124,7 +110,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
    * {@link REPORT_FAILING_SETS_KEPT} of a series become unknown.
    */
   async settleBatch(batch: SettledBatch): Promise<void> {
-    await this.engine.writeGrouped(settleBatch(batch, !this.singleOwner), { atomic: true });
+    await this.write(settleBatch(batch, !this.singleOwner), { atomic: true });
   }
 
   /** Releases every lease (a single-process store at boot: what was in flight when it died). */
@@ -138,9 +124,9 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
   }
 
   async listDeliveries(options: ListOptions = {}): Promise<DeliveryRecord[]> {
-    const { statement, params, ascending } = selectListDeliveries(options);
+    const { statement, params } = selectListDeliveries(options);
     const rows = await this.rows(statement, params);
-    return (ascending ? rows.reverse() : rows).map(decodeDeliveryRow);
+    return (options.afterId !== undefined ? rows.reverse() : rows).map(decodeDeliveryRow);
   }
 
   /** Makes a retrying delivery due now, its attempts and backoff unchanged; false when it is not retrying. */
@@ -160,17 +146,17 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
 
   /** Deliveries per state (each state named), when the oldest not yet sent nor dead arrived, when the next is due (a lease's end too). */
   readQueue(): Promise<{ counts: Record<DeliveryState, number>; oldestPendingAt: number | null; nextDueAt: number | null }> {
-    return this.engine.read(readQueue());
+    return this.read(readQueue());
   }
 
   /** {@link readQueue}'s times alone, without counting the rows (the idle worker's poll). */
   readQueueTimes(): Promise<{ oldestPendingAt: number | null; nextDueAt: number | null }> {
-    return this.engine.read(readQueueTimes());
+    return this.read(readQueueTimes());
   }
 
   /** Deletes deliveries in `state` last changed before `before`, with their bodies and idempotency keys. */
   pruneDeliveries(options: { state: 'sent' | 'dead'; before: number }): Promise<number> {
-    return this.engine.write(prune(options), { atomic: true });
+    return this.write(prune(options), { atomic: true });
   }
 
   /** From its webhook on (counts, `pending` until its mail is composed), with its failing set once composed. */
@@ -224,7 +210,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
 
   /** A source's watchdog state, created (`ok`, version 0) on first use; creating it again is harmless, so no durable write. */
   getWatchdogState(now: number, source: string = DEFAULT_SOURCE_NAME): Promise<WatchdogState> {
-    return this.engine.read(ensureWatchdog(now, source));
+    return this.read(ensureWatchdog(now, source));
   }
 
   /**
@@ -239,7 +225,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
     alert: NewDelivery;
     source?: string;
   }): Promise<{ won: boolean; alertId?: number }> {
-    return this.engine.write(transitionWatchdog(move), { atomic: true });
+    return this.write(transitionWatchdog(move), { atomic: true });
   }
 
   async lastDigestPeriod(route: string): Promise<DigestPeriod | undefined> {
@@ -259,7 +245,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
     now: number;
     job: NewDelivery | null;
   }): Promise<{ queued: boolean; deliveryId: number | null }> {
-    return this.engine.write(queueDigest(input), { atomic: true });
+    return this.write(queueDigest(input), { atomic: true });
   }
 
   /** Newest end first. */
@@ -284,7 +270,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
   }
 
   async addWaiver(waiver: NewWaiver): Promise<Waiver> {
-    return (await this.engine.write(selectOne(waiverQueries.insert, waiver), { atomic: false }))!;
+    return (await this.write(selectOne(waiverQueries.insert, waiver), { atomic: false }))!;
   }
 
   async getWaiver(id: string): Promise<Waiver | undefined> {
@@ -300,7 +286,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
   async expireWaiver(id: string, change: { now: number; by: string }): Promise<Waiver | undefined> {
     const n = parseStoredId(id);
     if (n === undefined) return undefined;
-    return this.engine.write(selectOne(waiverQueries.expire, { ...change, id: n }), { atomic: false });
+    return this.write(selectOne(waiverQueries.expire, { ...change, id: n }), { atomic: false });
   }
 
   async countWaiversInForce(at: number): Promise<number> {
@@ -310,7 +296,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
   /** Takes a source's catch-up lease unless another owner holds it unexpired (then undefined). */
   async takeCatchUpLease(input: { source: string; owner: string; now: number; leaseMs: number }): Promise<CatchUpState | undefined> {
     const { leaseMs, ...lease } = input;
-    const row = await this.engine.write(selectOne(catchUpQueries.takeLease, { ...lease, until: input.now + leaseMs }), { atomic: false });
+    const row = await this.write(selectOne(catchUpQueries.takeLease, { ...lease, until: input.now + leaseMs }), { atomic: false });
     return row && decodeCatchUpRow(row);
   }
 
@@ -345,11 +331,7 @@ export class SqlStore<E extends StoreEngine = StoreEngine> implements WaiverStor
 
   /** Proves the store can commit (readiness). */
   async checkWritable(now: number): Promise<void> {
-    await this.engine.read(execute(queries.health.probe, { now }));
-  }
-
-  close(): Promise<void> {
-    return this.engine.close();
+    await this.read(execute(queries.health.probe, { now }));
   }
 }
 

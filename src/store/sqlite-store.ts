@@ -2,13 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite';
-import { reportMigrations, type Migration } from './migrations/common';
+import { reportMigrations, type Migration, type MigrationReport } from './migrations/common';
 import { SQLITE_DIALECT } from './dialect';
 import { TurnBatch, type Pending } from './turn-batch';
-import { SqlStore, type StoreEngine } from './sql-store';
+import { SqlStore } from './sql-store';
 import type { Work } from './store-work';
 import { StorageUnavailableError, storeClosedError } from './types';
-import type { MigrationReport } from './types';
 
 /** The better-sqlite3 driver, loaded by the first store opened: `--help` and `check-config` never load it. */
 export function loadSqliteDriver(): typeof Database {
@@ -37,24 +36,12 @@ export const SQLITE_FILE_NAME = 'relay.sqlite';
  */
 const MAX_SYNCS_IN_FLIGHT = 2;
 
-/** A grouped write; `single`: one SQL statement, which SQLite rolls back by itself, so it needs no savepoint. */
-type GroupedWrite = { work: Work<unknown>; single: boolean };
-type PendingWrite = Pending<GroupedWrite, unknown>;
-
-/** Prepared statements per connection (preparing costs more than running these one-row statements). */
-const statementCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
-
-function prepareCached(db: Database.Database, sql: string): Database.Statement {
-  let statements = statementCache.get(db);
-  if (!statements) statementCache.set(db, (statements = new Map<string, Database.Statement>()));
-  let statement = statements.get(sql);
-  if (!statement) statements.set(sql, (statement = db.prepare(sql)));
-  return statement;
-}
+/** A write of the group commit; `single`: one SQL statement, which SQLite rolls back by itself, so it needs no savepoint. */
+type PendingWrite = Pending<{ work: Work<unknown>; single: boolean }, unknown>;
 
 /**
- * The default store's engine: one SQLite file in WAL mode, owned by one relay process. Hot-path writes
- * asked for in the same event-loop turn are group-committed in one transaction.
+ * The default store: one SQLite file in WAL mode, owned by one relay process, under the logic of
+ * {@link SqlStore}. The writes asked for in the same event-loop turn are group-committed in one transaction.
  *
  * Durability (synchronous=FULL) without blocking the event loop: SQLite's own FULL would fsync the WAL
  * inside COMMIT, on the event loop (better-sqlite3 is synchronous), stalling every request for a disk
@@ -63,12 +50,16 @@ function prepareCached(db: Database.Database, sql: string): Database.Statement {
  * promise resolves only after an fsync that began after its commit, so everything a caller could have
  * observed (a row another request inserted, a claim) is durable when it learns of it: SQLite's FULL.
  */
-class SqliteEngine implements StoreEngine {
+export class SqliteStore extends SqlStore {
   readonly singleOwner = true;
-  db: Database.Database;
+  private db!: Database.Database;
+  /** Prepared statements of the connection (preparing costs more than running these one-row statements). */
+  private statements = new Map<string, Database.Statement>();
+  /** Runs one write in a savepoint (a transaction nested in the batch's). */
+  private inSavepoint!: (work: Work<unknown>) => unknown;
   private readonly file: string;
   private readonly options: Required<SqliteStoreOptions>;
-  private readonly writes = new TurnBatch<GroupedWrite, unknown>((batch) => this.commitBatch(batch));
+  private readonly writes = new TurnBatch<PendingWrite['item'], unknown>((batch) => this.commitBatch(batch));
   private closed = false;
   /** Set after an I/O-level failure: the next call reopens the file before using it. */
   private needsReopen = false;
@@ -77,20 +68,26 @@ class SqliteEngine implements StoreEngine {
   private readonly syncsWal: boolean;
   /** Opened on the first sync of a connection (SQLite creates the WAL on the first write). */
   private walFd: number | undefined;
-  /** Commits waiting for a WAL fsync to start. */
-  private awaitingSync: ((error?: Error) => void)[] = [];
   private syncsInFlight = 0;
+  /** Called once no fsync is in flight (close waits for that). */
+  private onSyncsEnded: (() => void)[] = [];
   /** Writes of earlier turns held while every fsync slot is busy (see commitBatch). */
   private heldWrites: PendingWrite[] = [];
   /** close() began: what is held commits now, without waiting for a free fsync slot. */
   private closing = false;
 
-  constructor(options: SqliteStoreOptions) {
+  static open(options: SqliteStoreOptions): SqliteStore {
+    fs.mkdirSync(options.dataDir, { recursive: true });
+    return new SqliteStore(options);
+  }
+
+  private constructor(options: SqliteStoreOptions) {
+    super();
     this.options = { synchronous: 'FULL', fsync: fs.fsync, ...options };
     this.syncsWal = this.options.synchronous === 'FULL';
     this.file = path.join(options.dataDir, SQLITE_FILE_NAME);
     try {
-      this.db = this.openDatabase();
+      this.openDatabase();
     } catch (error) {
       // A data dir that is read-only or full right now must not stop the relay: it answers 503 and
       // opens the file on the next call that finds the storage usable again.
@@ -100,7 +97,7 @@ class SqliteEngine implements StoreEngine {
     }
   }
 
-  private openDatabase(): Database.Database {
+  private openDatabase(): void {
     const db = new (loadSqliteDriver())(this.file);
     try {
       db.pragma('journal_mode = WAL');
@@ -109,25 +106,27 @@ class SqliteEngine implements StoreEngine {
       // How long a writer waits on another connection's lock before giving up (503).
       db.pragma('busy_timeout = 200');
       this.migrationsApplied.push(...migrate(db));
-      return db;
     } catch (error) {
       // A half-opened handle would keep the file (and its volume) busy after every failed attempt.
       db.close();
       throw error;
     }
+    this.db = db;
+    this.statements = new Map();
+    this.inSavepoint = db.transaction((work: Work<unknown>) => this.runWork(work));
   }
 
   /** Runs `fn` on the connection; a failed connection is reopened on the next call, once the disk is usable again. */
-  private run<T>(fn: (db: Database.Database) => T): T {
+  private run<T>(fn: () => T): T {
     if (this.closed) throw storeClosedError();
     try {
       if (this.needsReopen) {
         this.db.close();
         this.closeWal();
-        this.db = this.openDatabase();
+        this.openDatabase();
         this.needsReopen = false;
       }
-      return fn(this.db);
+      return fn();
     } catch (error) {
       const mapped = toStorageError(error);
       // A read-only or vanished file can keep failing on the same handle; busy and full cannot.
@@ -138,18 +137,29 @@ class SqliteEngine implements StoreEngine {
     }
   }
 
+  private runWork<T>(work: Work<T>): T {
+    let step = work.next();
+    while (!step.done) {
+      const { statement, params, result } = step.value;
+      const text = statement.compile(SQLITE_DIALECT).text;
+      let prepared = this.statements.get(text);
+      if (!prepared) this.statements.set(text, (prepared = this.db.prepare(text)));
+      const values = statement.bind(SQLITE_DIALECT, params);
+      step = work.next(result === 'rows' ? prepared.all(...values) : prepared.run(...values).changes);
+    }
+    return step.value;
+  }
+
+  get database(): Database.Database {
+    return this.db;
+  }
+
   async migrate(): Promise<MigrationReport> {
     return reportMigrations(SQLITE_MIGRATIONS, this.migrationsApplied);
   }
 
-  async read<T>(work: Work<T>): Promise<T> {
-    return this.run((db) => runWork(db, work));
-  }
-
-  async write<T>(work: Work<T>, { atomic }: { atomic: boolean }): Promise<T> {
-    const value = this.run((db) => (atomic ? db.transaction(() => runWork(db, work))() : runWork(db, work)));
-    await this.synced();
-    return value;
+  protected async read<T>(work: Work<T>): Promise<T> {
+    return this.run(() => this.runWork(work));
   }
 
   /**
@@ -157,7 +167,7 @@ class SqliteEngine implements StoreEngine {
    * (a constraint) rejects alone: a single statement is rolled back by SQLite, an atomic one runs in its
    * own savepoint. A storage error (I/O, full, locked) rejects the whole batch: nothing of it committed.
    */
-  writeGrouped<T>(work: Work<T>, { atomic }: { atomic: boolean }): Promise<T> {
+  protected write<T>(work: Work<T>, { atomic }: { atomic: boolean }): Promise<T> {
     if (this.closed) return Promise.reject(storeClosedError());
     return this.writes.add({ work, single: !atomic }) as Promise<T>;
   }
@@ -176,12 +186,24 @@ class SqliteEngine implements StoreEngine {
     if (batch.length === 0) return;
     let settled: ({ value: unknown } | { error: unknown })[];
     try {
-      settled = this.run((db) => runBatch(db, batch));
+      settled = this.run(() =>
+        this.db.transaction(() =>
+          batch.map(({ item }) => {
+            try {
+              return { value: item.single ? this.runWork(item.work) : this.inSavepoint(item.work) };
+            } catch (error) {
+              // Nothing of the batch can commit after an I/O error: fail it all (run() maps and reopens).
+              if (toStorageError(error) instanceof StorageUnavailableError) throw error;
+              return { error };
+            }
+          }),
+        )(),
+      );
     } catch (error) {
       for (const p of batch) p.reject(error);
       return;
     }
-    this.afterCommit((syncError) => {
+    this.syncWal((syncError) => {
       batch.forEach((p, i) => {
         const outcome = settled[i];
         if (syncError) p.reject(syncError);
@@ -191,35 +213,19 @@ class SqliteEngine implements StoreEngine {
     });
   }
 
-  /** Resolves once everything committed so far is on disk; rejects as storage unavailable if it cannot be. */
-  private synced(): Promise<void> {
-    return new Promise((resolve, reject) => this.afterCommit((error) => (error ? reject(error) : resolve())));
-  }
-
   /**
-   * Calls `done` once what has been committed so far is on stable storage: after an fsync of the WAL
-   * that started after the commit. Beyond {@link MAX_SYNCS_IN_FLIGHT}, commits wait and share the next one.
+   * Calls `done` once what has been committed so far is on stable storage: after an fsync of the WAL that
+   * starts now, on the thread pool. When one ends, the writes held meanwhile commit and start their own.
    */
-  private afterCommit(done: (error?: Error) => void): void {
+  private syncWal(done: (error?: Error) => void): void {
     if (!this.syncsWal) {
       done();
       return;
     }
-    this.awaitingSync.push(done);
-    this.startSync();
-  }
-
-  private startSync(): void {
-    if (this.syncsInFlight >= MAX_SYNCS_IN_FLIGHT || this.awaitingSync.length === 0) return;
-    const group = this.awaitingSync;
-    this.awaitingSync = [];
     // After a failed fsync the kernel may have dropped the dirty pages: start over from the file.
     const fail = (error: Error) => {
       this.needsReopen = true;
-      const failure = new StorageUnavailableError(`the outbox cannot sync its journal: ${error.message}`, 'WAL_SYNC_FAILED', {
-        cause: error,
-      });
-      for (const done of group) done(failure);
+      done(new StorageUnavailableError(`the outbox cannot sync its journal: ${error.message}`, 'WAL_SYNC_FAILED', { cause: error }));
     };
     let fd: number;
     try {
@@ -232,10 +238,9 @@ class SqliteEngine implements StoreEngine {
     this.options.fsync(fd, (error) => {
       this.syncsInFlight -= 1;
       if (error) fail(error);
-      else for (const done of group) done();
-      // A slot is free: the writes held meanwhile commit now and start their fsync.
+      else done();
       if (this.heldWrites.length > 0) this.commitBatch([]);
-      this.startSync();
+      if (this.syncsInFlight === 0) for (const ended of this.onSyncsEnded.splice(0)) ended();
     });
   }
 
@@ -271,60 +276,14 @@ class SqliteEngine implements StoreEngine {
     if (this.closed) return;
     this.closing = true;
     this.writes.flush();
-    if (this.heldWrites.length > 0) this.commitBatch([]);
+    this.commitBatch([]);
     // Whatever is syncing settles before the file closes (a failure rejects those callers, not close).
-    if (this.syncsInFlight > 0 || this.awaitingSync.length > 0) await this.synced().catch(() => undefined);
+    if (this.syncsInFlight > 0) await new Promise<void>((resolve) => this.onSyncsEnded.push(resolve));
     if (this.closed) return;
     this.closed = true;
     this.db.close();
     this.closeWal();
   }
-}
-
-/** The default store: one SQLite file (see {@link SqliteEngine}) under the logic of {@link SqlStore}. */
-export class SqliteStore extends SqlStore<SqliteEngine> {
-  static open(options: SqliteStoreOptions): SqliteStore {
-    fs.mkdirSync(options.dataDir, { recursive: true });
-    return new SqliteStore(new SqliteEngine(options));
-  }
-
-  get database(): Database.Database {
-    return this.engine.db;
-  }
-}
-
-/** Runs one write in a savepoint (a transaction nested in the batch's); one function per connection. */
-const savepointRunners = new WeakMap<Database.Database, (work: Work<unknown>, db: Database.Database) => unknown>();
-
-/** Runs a batch of queued writes in one transaction; a write of several statements runs in its own savepoint. */
-function runBatch(db: Database.Database, batch: PendingWrite[]): ({ value: unknown } | { error: unknown })[] {
-  let inSavepoint = savepointRunners.get(db);
-  if (!inSavepoint)
-    savepointRunners.set(db, (inSavepoint = db.transaction((work: Work<unknown>, conn: Database.Database) => runWork(conn, work))));
-  return db.transaction(() =>
-    batch.map((p) => {
-      try {
-        return { value: p.item.single ? runWork(db, p.item.work) : inSavepoint(p.item.work, db) };
-      } catch (error) {
-        // Nothing of the batch can commit after an I/O error: fail it all (run() maps and reopens).
-        if (toStorageError(error) instanceof StorageUnavailableError) throw error;
-        return { error };
-      }
-    }),
-  )();
-}
-
-function runWork<T>(db: Database.Database, work: Work<T>): T {
-  let step = work.next();
-  while (!step.done) {
-    const { statement, params, result } = step.value;
-    const prepared = prepareCached(db, statement.compile(SQLITE_DIALECT).text);
-    const values = statement.bind(SQLITE_DIALECT, params);
-    step = work.next(
-      result === 'rows' ? prepared.all(...values) : result === 'row' ? prepared.get(...values) : prepared.run(...values).changes,
-    );
-  }
-  return step.value;
 }
 
 function migrate(db: Database.Database): Migration[] {

@@ -16,15 +16,7 @@ export class Statement<P extends object = Record<string, never>, R = never> {
   constructor(build: (dialect: Dialect) => string) {
     this.compile = memoize((dialect) => {
       const names: string[] = [];
-      const slots = new Map<string, number>();
-      const text = build(dialect).replace(PARAMETER, (_match, name: string) => {
-        let slot = dialect.reusesPlaceholders ? slots.get(name) : undefined;
-        if (slot === undefined) {
-          slot = names.push(name);
-          slots.set(name, slot);
-        }
-        return dialect.placeholder(slot);
-      });
+      const text = build(dialect).replace(PARAMETER, (_match, name: string) => dialect.placeholder(name, names));
       return { text, names };
     });
   }
@@ -41,11 +33,6 @@ export class Statement<P extends object = Record<string, never>, R = never> {
   }
 }
 
-/** See {@link Statement}. */
-export function defineStatement<P extends object = Record<string, never>, R = never>(build: (dialect: Dialect) => string): Statement<P, R> {
-  return new Statement<P, R>(build);
-}
-
 /**
  * A query narrowed by whichever of `conditions` apply, joined with AND (`build` places the WHERE clause):
  * one statement per combination, built on first use, so each stays a prepared statement of its own.
@@ -57,7 +44,7 @@ export function defineFilteredStatement<C extends string, P extends object, R>(
   const byKey = memoize((key: string) => {
     const present = (key ? key.split(',') : []) as C[];
     const where = present.length > 0 ? `WHERE ${present.map((name) => conditions[name]).join(' AND ')}` : '';
-    return defineStatement<P, R>(() => build(where, present));
+    return new Statement<P, R>(() => build(where, present));
   });
   return (present) => byKey(present.join(','));
 }
@@ -75,7 +62,7 @@ export type ValuesType = 'TEXT' | 'BIGINT' | 'INTEGER';
  * prepared statement of its own. Row `i` binds its parameters as `:<name><i>` ({@link toRowsParams}).
  */
 export function defineRowsStatement<R = never>(build: (count: number) => string): (count: number) => Statement<Record<string, unknown>, R> {
-  return memoize((count) => defineStatement(() => build(count)));
+  return memoize((count) => new Statement(() => build(count)));
 }
 
 /** A VALUES cell: the parameter it binds, and the type it is cast to where the statement needs one. */

@@ -1,17 +1,17 @@
 import { queries } from './queries';
 import { toDeliveryParams, toSettleStateRow } from './delivery-rows';
 import { buildReportSnapshot } from '../trend';
-import { hasArrival, toReportParams } from './report-rows';
+import { hasArrival, toReportRow } from './report-rows';
 import { toRouteMailParams, toRouteOutcomeRow } from './route-mail-rows';
 import { toSentMessageParams } from './sent-message-rows';
 import { toRowsParams, type Statement } from './statement';
 import { StorageUnavailableError, type InsertResult, type NewDelivery, type SettledBatch } from './types';
 
-/** One statement of a piece of store work, and what it asks of the engine: every row, the first, or how many changed. */
+/** One statement of a piece of store work, and what it asks of the engine: its rows, or how many it changed. */
 interface Step {
   statement: Statement<object, unknown>;
   params: object;
-  result: 'rows' | 'row' | 'count';
+  result: 'rows' | 'count';
 }
 
 /**
@@ -26,9 +26,9 @@ export function* selectAll<P extends object, R>(statement: Statement<P, R>, para
   return (yield { statement, params, result: 'rows' }) as R[];
 }
 
-/** The first row of a query, if any. */
+/** The first row of a query, if any (the statements read so return one row at most). */
 export function* selectOne<P extends object, R>(statement: Statement<P, R>, params: P): Work<R | undefined> {
-  return (yield { statement, params, result: 'row' }) as R | undefined;
+  return (yield* selectAll(statement, params))[0];
 }
 
 /** Runs a statement; returns how many rows it changed. */
@@ -47,34 +47,29 @@ export function* insertDelivery(delivery: NewDelivery): Work<InsertResult> {
  */
 export function* insertDeliveries(deliveries: NewDelivery[]): Work<InsertResult[]> {
   const inserted = yield* selectAll(queries.deliveries.insert(deliveries.length), toRowsParams(deliveries.map(toDeliveryParams)));
-  const fresh = new Map(inserted.map((r) => [r.dedup_key, r.id]));
+  const fresh = new Set(inserted.map((r) => r.dedup_key));
   const missing = [...new Set(deliveries.map((d) => d.dedupKey).filter((k) => !fresh.has(k)))];
   const existing = missing.length > 0 ? yield* selectAll(queries.deliveries.findIdsByKey, { keys: missing }) : [];
-  const known = new Map(existing.map((r) => [r.dedup_key, r.id]));
+  const ids = new Map([...inserted, ...existing].map((r) => [r.dedup_key, r.id]));
   const results = deliveries.map((d): InsertResult => {
-    const id = fresh.get(d.dedupKey);
-    if (id !== undefined) {
-      fresh.delete(d.dedupKey);
-      known.set(d.dedupKey, id);
-      return { id, duplicate: false };
-    }
-    const found = known.get(d.dedupKey);
+    const id = ids.get(d.dedupKey);
     // Inserted by another replica and removed again before we looked: nothing durable to point at.
-    if (found === undefined) throw new StorageUnavailableError(`delivery ${d.dedupKey} vanished while being stored`, 'STORE_RACE');
-    return { id: found, duplicate: true };
+    if (id === undefined) throw new StorageUnavailableError(`delivery ${d.dedupKey} vanished while being stored`, 'STORE_RACE');
+    // The first occurrence of a key inserted now is new; the rest are its duplicates.
+    return { id, duplicate: !fresh.delete(d.dedupKey) };
   });
   const arrivals = deliveries.flatMap((d, i) =>
-    !results[i].duplicate && hasArrival(d) ? [toReportParams(buildReportSnapshot(d, d.series, null))] : [],
+    !results[i].duplicate && hasArrival(d) ? [toReportRow(buildReportSnapshot(d, d.series, null))] : [],
   );
   if (arrivals.length > 0) yield* execute(queries.reports.arrive(arrivals.length), toRowsParams(arrivals));
   return results;
 }
 
 /**
- * Rows per statement: the widest row (a report's, 17 parameters) stays well below SQLite's 32,766
+ * Rows per statement: the widest row (a delivery's insert, 27 parameters on SQLite) stays well below SQLite's 32,766
  * parameters and PostgreSQL's 65,535.
  */
-const ROWS_PER_STATEMENT = 500;
+export const ROWS_PER_STATEMENT = 500;
 
 /** Runs a rows statement over `rows`, in as many statements as it takes (none for no rows). */
 function* executeRows(
@@ -116,6 +111,6 @@ export function* settleBatch(batch: SettledBatch, locksRows: boolean): Work<void
     deliveries.flatMap((d) => (d.state ? [toSettleStateRow(d.id, d.state)] : [])),
     { now },
   );
-  yield* executeRows(queries.reports.save, batch.reports.map(toReportParams));
+  yield* executeRows(queries.reports.save, batch.reports.map(toReportRow));
   for (const series of new Set(batch.reports.map((r) => r.series))) yield* execute(queries.reports.forgetOldFailing, { series });
 }

@@ -38,27 +38,21 @@ export interface NewDelivery extends Omit<ReportDelivery, 'kind' | 'report' | 'c
   series?: string;
 }
 
-/** A stored delivery; claimed, it carries its `body`. */
-export interface DeliveryRecord extends Omit<NewDelivery, 'body' | 'series'> {
-  id: number;
-  kind: DeliveryKind;
-  source: string;
-  receivedVia: ReceivedVia;
-  reportId: number;
-  reportCreated: string;
-  state: DeliveryState;
-  attempts: number;
-  nextAttemptAt: number | null;
-  lastError: string | null;
-  lastErrorCode: string | null;
-  messageId: string | null;
-  sentAt: number | null;
-  updatedAt: number;
-  report: ReportFields | null;
-  counts: ReportCounts | null;
-  /** Only on a claimed delivery (listings never load bodies). */
-  body?: Buffer;
-}
+/** A stored delivery, its defaults filled in; claimed, it carries its `body`. */
+export type DeliveryRecord = Omit<NewDelivery, 'body' | 'series'> &
+  Required<Pick<NewDelivery, 'kind' | 'source' | 'receivedVia' | 'reportId' | 'reportCreated' | 'report' | 'counts'>> & {
+    id: number;
+    state: DeliveryState;
+    attempts: number;
+    nextAttemptAt: number | null;
+    lastError: string | null;
+    lastErrorCode: string | null;
+    messageId: string | null;
+    sentAt: number | null;
+    updatedAt: number;
+    /** Only on a claimed delivery (listings never load bodies). */
+    body?: Buffer;
+  };
 
 /** The delivery's report as the webhook parsed it (the record itself, narrowed), or null for a job or an old row. */
 export function readReport(delivery: DeliveryRecord): (DeliveryRecord & ReportDelivery) | null {
@@ -176,12 +170,6 @@ export interface CatchUpState {
   seen: ReportCursor | null;
   /** By any relay sharing the store. */
   succeededAt: number | null;
-}
-
-/** The migrations applied now (empty when up to date) and the schema version. */
-export interface MigrationReport {
-  applied: string[];
-  version: number;
 }
 
 /** Failing sets kept per series; the streak walk ("failing since") never looks further back. */

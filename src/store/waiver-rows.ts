@@ -1,5 +1,5 @@
 import { WAIVER_EXPIRING_DAYS, DAY_MS, type NewWaiver, type Waiver, type WaiverFilter } from '../waivers';
-import { defineFilteredStatement, defineStatement, selectAs, type Statement } from './statement';
+import { defineFilteredStatement, selectAs, Statement } from './statement';
 
 /** A stored waiver as its record: the id as text (a file's waivers have ids of their own), `until_day` as `until`. */
 const WAIVER_FIELDS = `CAST(id AS TEXT) AS id, 'store' AS origin, until_day AS until, ${selectAs('source, test, device, ends_at, reason, author, created_at, expired_at, expired_by')}`;
@@ -33,17 +33,17 @@ export function selectListWaivers(filter: WaiverFilter): { statement: Statement<
 
 /** The statements of the `waivers` table, for both stores. Nothing here deletes a row. */
 export const waiverQueries = {
-  insert: defineStatement<NewWaiver, Waiver>(
+  insert: new Statement<NewWaiver, Waiver>(
     () => `INSERT INTO waivers (source, test, device, until_day, ends_at, reason, author, created_at)
        VALUES (:source, :test, :device, :until, :endsAt, :reason, :author, :createdAt) RETURNING ${WAIVER_FIELDS}`,
   ),
-  get: defineStatement<{ id: number }, Waiver>(() => `SELECT ${WAIVER_FIELDS} FROM waivers WHERE id = :id`),
+  get: new Statement<{ id: number }, Waiver>(() => `SELECT ${WAIVER_FIELDS} FROM waivers WHERE id = :id`),
   /** Only a waiver still in force ends: one already over keeps its end and who ended it. */
-  expire: defineStatement<{ id: number; now: number; by: string }, Waiver>(
+  expire: new Statement<{ id: number; now: number; by: string }, Waiver>(
     () => `UPDATE waivers SET ends_at = :now, expired_at = :now, expired_by = :by WHERE id = :id AND ends_at > :now
        RETURNING ${WAIVER_FIELDS}`,
   ),
-  countInForce: defineStatement<{ at: number }, { n: number }>(
+  countInForce: new Statement<{ at: number }, { n: number }>(
     () => 'SELECT COUNT(*) AS n FROM waivers WHERE created_at <= :at AND ends_at > :at',
   ),
 };

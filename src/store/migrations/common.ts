@@ -1,5 +1,3 @@
-import type { MigrationReport } from '../types';
-
 /** One schema migration; applied in order, each in one transaction. Append new entries; never edit one that has shipped. */
 export interface Migration {
   version: number;
@@ -112,26 +110,23 @@ const SHARED: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[] = [
     // instead of re-parsing each body. NULL in rows stored before (and in the watchdog's own records): readers
     // fall back on the body there. custom_fields is JSON text, read back whole. Counts are 64-bit: the schema
     // accepts up to 2^53 − 1. ADD COLUMN without a default only changes the catalogue, not the rows.
-    sql: (e) =>
-      [
-        ...['display', 'url', 'results_url'].map((column) => [column, 'TEXT']),
-        ...[
-          'device_count',
-          'test_count',
-          'total_passed',
-          'total_count',
-          'high_passed',
-          'high_count',
-          'middle_passed',
-          'middle_count',
-          'low_passed',
-          'low_count',
-        ].map((column) => [column, e.int64]),
-        ['custom_fields', 'TEXT'],
-        ['triggered_by', 'TEXT'],
-      ]
-        .map(([column, type]) => `ALTER TABLE deliveries ADD COLUMN ${column} ${type};`)
-        .join('\n'),
+    sql: (e) => `
+      ALTER TABLE deliveries ADD COLUMN display TEXT;
+      ALTER TABLE deliveries ADD COLUMN url TEXT;
+      ALTER TABLE deliveries ADD COLUMN results_url TEXT;
+      ALTER TABLE deliveries ADD COLUMN device_count ${e.int64};
+      ALTER TABLE deliveries ADD COLUMN test_count ${e.int64};
+      ALTER TABLE deliveries ADD COLUMN total_passed ${e.int64};
+      ALTER TABLE deliveries ADD COLUMN total_count ${e.int64};
+      ALTER TABLE deliveries ADD COLUMN high_passed ${e.int64};
+      ALTER TABLE deliveries ADD COLUMN high_count ${e.int64};
+      ALTER TABLE deliveries ADD COLUMN middle_passed ${e.int64};
+      ALTER TABLE deliveries ADD COLUMN middle_count ${e.int64};
+      ALTER TABLE deliveries ADD COLUMN low_passed ${e.int64};
+      ALTER TABLE deliveries ADD COLUMN low_count ${e.int64};
+      ALTER TABLE deliveries ADD COLUMN custom_fields TEXT;
+      ALTER TABLE deliveries ADD COLUMN triggered_by TEXT;
+    `,
   },
   {
     version: 8,
@@ -267,8 +262,10 @@ export function buildMigrations(e: EngineSql, own: readonly Migration[]): readon
   return [...own, ...SHARED.map((m) => ({ ...m, sql: m.sql(e) }))].sort((a, b) => a.version - b.version);
 }
 
-/** What `migrate` answers: the migrations just applied, as `NNN-name`, and the schema version `all` reach. */
-export function reportMigrations(all: readonly Migration[], applied: readonly Migration[]): MigrationReport {
+/** What `migrate` answers: the migrations just applied, as `NNN-name` (none when up to date), and the schema version `all` reach. */
+export function reportMigrations(all: readonly Migration[], applied: readonly Migration[]) {
   const names = applied.map((m) => `${String(m.version).padStart(3, '0')}-${m.name}`);
   return { applied: names, version: Math.max(0, ...all.map((m) => m.version)) };
 }
+
+export type MigrationReport = ReturnType<typeof reportMigrations>;
