@@ -31,18 +31,9 @@ async function showWaivers(deps: WaiverPagesDeps, req: Request, res: Response): 
   if (typeof raw.status === 'string' && (WAIVER_STATUSES as readonly string[]).includes(raw.status))
     query.status = raw.status as WaiverStatus;
   const waivers = await deps.book.list({ ...query, limit: 500 });
-  const ctx = buildPageContext(deps, req);
-  const { formatTime, book } = deps;
-  const body = renderWaiverList({
-    waivers,
-    query,
-    sources: book.sources,
-    now: deps.options.clock.now(),
-    csrf: ctx.csrf,
-    flash: readFlash(raw),
-    formatTime,
-  });
-  sendPage(res, 200, 'Waivers', body, ctx);
+  const page = buildPageContext(deps, req);
+  const body = renderWaiverList(page, { waivers, query, sources: deps.book.sources, now: deps.options.clock.now(), flash: readFlash(raw) });
+  sendPage(res, 200, 'Waivers', body, page);
 }
 
 /** POST /waivers: stores the waiver and goes to the list, or shows the form again with every problem. */
@@ -86,6 +77,6 @@ function sendForm(
   values: WaiverFormValues,
   issues?: RelayError['issues'],
 ): void {
-  const ctx = buildPageContext(deps, req);
-  sendPage(res, status, 'Add a waiver', renderWaiverForm({ values, sources: deps.book.sources, csrf: ctx.csrf, issues }), ctx);
+  const page = buildPageContext(deps, req);
+  sendPage(res, status, 'Add a waiver', renderWaiverForm(page, { values, sources: deps.book.sources, issues }), page);
 }

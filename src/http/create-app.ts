@@ -80,18 +80,5 @@ function mountSourceWebhook(app: Express, deps: AppDeps, source: SourceConfig): 
     clock: deps.clock,
   });
   if (guards.length > 0) app.post(source.path, ...guards);
-  app.use(
-    createWebhookRouter({
-      path: source.path,
-      source: source.name,
-      netboxUrl: source.netbox.url,
-      secrets: source.secrets,
-      maxBytes: deps.config.webhook.maxBytes,
-      store: deps.store,
-      clock: deps.clock,
-      logger: deps.logger,
-      onQueued: deps.onQueued,
-      onOutcome: deps.onWebhookOutcome,
-    }),
-  );
+  app.use(createWebhookRouter({ ...deps, source, maxBytes: deps.config.webhook.maxBytes }));
 }
