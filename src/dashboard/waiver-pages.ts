@@ -1,5 +1,5 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
-import { html, RelayError } from '../shared';
+import { html, RelayError, type ErrorIssue } from '../shared';
 import { WAIVER_STATUSES, type WaiverBook, type WaiverStatus } from '../waivers';
 import { buildPageContext, type DashboardDeps } from './delivery-pages';
 import { pickText, readFlash } from './flash-messages';
@@ -19,7 +19,7 @@ export function registerWaiverPages(router: Router, deps: WaiverPagesDeps, requi
   router.get('/waivers', (req, res) => showWaivers(deps, req, res));
   router.get('/waivers/new', (req, res) => {
     const values = pickText(req.query as Record<string, unknown>, ['source', 'test', 'device']);
-    sendForm(deps, req, res, 200, { source: values.source ?? deps.book.sources[0], ...values });
+    sendForm(deps, req, res, 200, { values: { source: values.source ?? deps.book.sources[0], ...values } });
   });
   router.post('/waivers', form, requireCsrf, (req, res) => addWaiver(deps, req, res));
   router.post('/waivers/:id/expire', form, requireCsrf, (req, res) => expireWaiver(deps, req, res));
@@ -50,7 +50,7 @@ async function addWaiver(deps: WaiverPagesDeps, req: Request, res: Response): Pr
     res.redirect(303, `/ui/waivers?added=${encodeURIComponent(waiver.id)}`);
   } catch (error) {
     if (!(error instanceof RelayError) || error.code !== 'INVALID_REQUEST') throw error;
-    sendForm(deps, req, res, 400, values, error.issues);
+    sendForm(deps, req, res, 400, { values, issues: error.issues });
   }
 }
 
@@ -74,9 +74,8 @@ function sendForm(
   req: Request,
   res: Response,
   status: number,
-  values: WaiverFormValues,
-  issues?: RelayError['issues'],
+  form: { values: WaiverFormValues; issues?: ErrorIssue[] },
 ): void {
   const page = buildPageContext(deps, req);
-  sendPage(res, status, 'Add a waiver', renderWaiverForm(page, { values, sources: deps.book.sources, issues }), page);
+  sendPage(res, status, 'Add a waiver', renderWaiverForm(page, { ...form, sources: deps.book.sources }), page);
 }
