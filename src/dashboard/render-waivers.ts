@@ -1,21 +1,13 @@
 import { html, type ErrorIssue, type SafeHtml } from '../shared';
 import { buildWaiverFormPath, classifyWaiver, WAIVER_MAX_DAYS_AHEAD, WAIVER_STATUSES } from '../waivers';
-import type { Waiver, WaiverFilter, WaiverStatus } from '../waivers';
+import type { Waiver, WaiverFilter, WaiverRequest, WaiverStatus } from '../waivers';
 import type { Page } from './render-pages';
 
 /** The list's filters as typed (kept in the form). */
 export type WaiverListQuery = Pick<WaiverFilter, 'status' | 'source' | 'test' | 'device'>;
 
 /** The add form's fields as typed or pre-filled (from the mail's "Accept as an exception…" link). */
-export interface WaiverFormValues {
-  source?: string;
-  test?: string;
-  device?: string;
-  allDevices?: boolean;
-  until?: string;
-  reason?: string;
-  author?: string;
-}
+export type WaiverFormValues = Partial<WaiverRequest>;
 
 const STATUS_LABEL: Record<WaiverStatus, string> = { active: 'active', expiring: 'expiring within 7 days', expired: 'expired' };
 
