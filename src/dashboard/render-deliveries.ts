@@ -1,10 +1,9 @@
 import { describeFailureOutcome, html, readFailureFacts, type ErrorIssue, type FailureCatalogue, type SafeHtml } from '../shared';
 import { describeMailError } from '../notify';
-import { formatPercent } from '../report';
 import { DELIVERY_STATES, type DeliveryRecord, type DeliveryState, type DigestPeriod, type RouteMailRecord } from '../store';
 import { buildFilterParams, type ListQuery } from '../http';
 import type { DeliveryContent } from './read-delivery-content';
-import type { Page } from './render-pages';
+import { describeContent, stateBadge, type Page } from './render-pages';
 
 /** One page of the list and the keys of its neighbours, when there are any (keyset paging: ids, never offsets). */
 export interface ListPage {
@@ -48,28 +47,6 @@ function renderDigests(input: DigestsInput, formatTime: (ms: number) => string):
       )}</tbody></table>`
     : html`<p class="muted">No digest sent yet.</p>`;
   return html`<section><h2>Digests</h2>${schedules}${periods}</section>`;
-}
-
-export function stateBadge(state: string): SafeHtml {
-  return html`<span class="state state-${state}">${state}</span>`;
-}
-
-export function describeContent(content: DeliveryContent): SafeHtml {
-  if (content.kind === 'report') {
-    const { passed, count } = content.counts.overall;
-    return html`Report ${content.report.id}: ${passed}/${count} passed (${formatPercent(passed, count)})`;
-  }
-  if (content.kind === 'watchdog')
-    return html`Watchdog: ${content.alert.kind === 'overdue' ? 'no report received' : 'reports arriving again'}`;
-  if (content.kind === 'missed') {
-    const { notice } = content;
-    return html`Catch-up notice: ${notice.skipped.length} missed report${notice.skipped.length === 1 ? '' : 's'} not mailed, ${notice.deleted.length} gone from NetBox`;
-  }
-  if (content.kind === 'digest') {
-    const { job } = content;
-    return html`Digest ${job.route}: ${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}${job.late ? ' (late)' : ''}`;
-  }
-  return html`<span class="muted">${content.reason}</span>`;
 }
 
 /** The list page: counts per state, the chart, the filters, one page of deliveries and the pager. */

@@ -2,7 +2,6 @@ import type { Response } from 'express';
 import { buildEmlFileName, findMessageId, readHeaderBlock } from '../http';
 import { formatPercent, type ReportCounts } from '../report';
 import { embedRawInlineImages } from '../mail';
-import { describeContent, stateBadge } from './render-deliveries';
 import type { DeliveryRecord, RouteMailRecord, SentMessage, WatchdogAlert } from '../store';
 import { CHART_SERIES } from './build-pass-chart';
 import { html, SafeHtml } from '../shared';
@@ -215,4 +214,26 @@ function describeGroupDevices(group: { devices: string[]; fixedDevices?: string[
   const fixed = group.fixedDevices?.length ? `fixed, failing nothing now: ${group.fixedDevices.join(', ')}` : '';
   const failing = group.devices.length ? `devices: ${group.devices.join(', ')}` : '';
   return [failing, fixed].filter((part) => part !== '').join('; ') || 'the whole report';
+}
+
+export function stateBadge(state: string): SafeHtml {
+  return html`<span class="state state-${state}">${state}</span>`;
+}
+
+export function describeContent(content: DeliveryContent): SafeHtml {
+  if (content.kind === 'report') {
+    const { passed, count } = content.counts.overall;
+    return html`Report ${content.report.id}: ${passed}/${count} passed (${formatPercent(passed, count)})`;
+  }
+  if (content.kind === 'watchdog')
+    return html`Watchdog: ${content.alert.kind === 'overdue' ? 'no report received' : 'reports arriving again'}`;
+  if (content.kind === 'missed') {
+    const { notice } = content;
+    return html`Catch-up notice: ${notice.skipped.length} missed report${notice.skipped.length === 1 ? '' : 's'} not mailed, ${notice.deleted.length} gone from NetBox`;
+  }
+  if (content.kind === 'digest') {
+    const { job } = content;
+    return html`Digest ${job.route}: ${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}${job.late ? ' (late)' : ''}`;
+  }
+  return html`<span class="muted">${content.reason}</span>`;
 }
