@@ -195,7 +195,8 @@ async function showDelivery(deps: DashboardDeps, req: Authed, res: Response): Pr
   if (!record) return;
   const content = await readDeliveryContent(record, options.store);
   const page = buildPageContext(deps, req);
-  const body = renderDelivery(page, {
+  const body = renderDelivery({
+    page,
     record,
     content,
     sent: await options.store.listSentMessages(record.id),

@@ -136,20 +136,18 @@ ${error ? html`<p class="flash bad" role="alert">${error}</p>` : ''}
 }
 
 /** A page for one delivery: what it holds, what happened, and the exact mail that was sent. */
-export function renderDelivery(
-  page: Page,
-  input: {
-    record: DeliveryRecord;
-    content: DeliveryContent;
-    /** In the order they were sent. */
-    sent: SentMessage[];
-    reportLink?: string;
-    routes?: RouteMailRecord[];
-    /** Several NetBox sources: the page names the delivery's. */
-    named?: boolean;
-  },
-): SafeHtml {
-  const d = input.record;
+export function renderDelivery(input: {
+  page: Page;
+  record: DeliveryRecord;
+  content: DeliveryContent;
+  /** In the order they were sent. */
+  sent: SentMessage[];
+  reportLink?: string;
+  routes?: RouteMailRecord[];
+  /** Several NetBox sources: the page names the delivery's. */
+  named?: boolean;
+}): SafeHtml {
+  const { page, record: d } = input;
   const t = (ms: number | null) => (ms === null ? '—' : page.formatTime(ms));
   const summary = html`<section><h1>Delivery #${d.id} ${stateBadge(d.state)}</h1><dl>
 <dt>What</dt><dd>${describeContent(input.content)}${input.reportLink ? html` · <a href="${input.reportLink}" rel="noreferrer">open in NetBox</a>` : ''}</dd>

@@ -12,17 +12,15 @@ export type WaiverFormValues = Partial<WaiverRequest>;
 const STATUS_LABEL: Record<WaiverStatus, string> = { active: 'active', expiring: 'expiring within 7 days', expired: 'expired' };
 
 /** The waivers page: filters, what the last POST did, and one row per waiver with its expire form when it can be ended. */
-export function renderWaiverList(
-  page: Page,
-  input: {
-    waivers: readonly Waiver[];
-    query: WaiverListQuery;
-    sources: readonly string[];
-    now: number;
-    flash?: { text: string; bad: boolean };
-  },
-): SafeHtml {
-  const { query } = input;
+export function renderWaiverList(input: {
+  page: Page;
+  waivers: readonly Waiver[];
+  query: WaiverListQuery;
+  sources: readonly string[];
+  now: number;
+  flash?: { text: string; bad: boolean };
+}): SafeHtml {
+  const { page, query } = input;
   const tabs = [undefined, ...WAIVER_STATUSES].map((status) => {
     const params = new URLSearchParams(status ? { status } : {});
     const current = query.status === status ? html` aria-current="page"` : '';

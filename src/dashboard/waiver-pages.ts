@@ -32,7 +32,7 @@ async function showWaivers(deps: WaiverPagesDeps, req: Request, res: Response): 
     query.status = raw.status as WaiverStatus;
   const waivers = await deps.book.list({ ...query, limit: 500 });
   const page = buildPageContext(deps, req);
-  const body = renderWaiverList(page, { waivers, query, sources: deps.book.sources, now: deps.options.clock.now(), flash: readFlash(raw) });
+  const body = renderWaiverList({ page, waivers, query, sources: deps.book.sources, now: deps.options.clock.now(), flash: readFlash(raw) });
   sendPage(res, 200, 'Waivers', body, page);
 }
 
