@@ -6,10 +6,10 @@ import { parseStoredId, type DeliveryRecord, type ListOptions } from '../store';
 import { compareReportOrder } from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { buildPassChart, type ChartReport } from './build-pass-chart';
-import type { DashboardOptions } from './dashboard-options';
+import type { DashboardOptions, DigestsInput } from './dashboard-options';
 import { buildReturnUrl, pickText, readFlash } from './flash-messages';
 import { readDeliveryContent, type DeliveryContent } from './read-delivery-content';
-import { renderDeliveries, type DeliveriesInput, type DigestsInput, type ListPage } from './render-deliveries';
+import { renderDeliveries, type DeliveriesInput, type ListPage } from './render-deliveries';
 import { renderDelivery, sendPage, type Page } from './render-pages';
 import type { Session, SessionKeys } from './session';
 
@@ -82,15 +82,15 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
   ]);
   const page = buildPageContext(deps, req);
   const body = renderDeliveries(page, {
-    page: list,
+    list,
     query: filters.ok ? filters.query : pickText(query, FILTER_PARAMS, 200),
     issues: filters.ok ? undefined : filters.issues,
     counts,
     charts: buildSourceCharts(charts, filters.ok && FILTER_PARAMS.some((p) => filters.query[p] !== undefined)),
     flash: readFlash(query),
-    routeNames: options.routeNames ?? [],
+    routeNames: options.routeNames,
     failures: options.failures,
-    sourceNames: (options.sources ?? []).map((source) => source.name),
+    sources: options.sources,
     digests,
   });
   sendPage(res, filters.ok ? 200 : 400, 'Deliveries', body, page);

@@ -1,7 +1,8 @@
 import { describeFailureOutcome, html, readFailureFacts, type ErrorIssue, type FailureCatalogue, type SafeHtml } from '../shared';
 import { describeMailError } from '../notify';
-import { DELIVERY_STATES, type DeliveryRecord, type DeliveryState, type DigestPeriod, type RouteMailRecord } from '../store';
+import { DELIVERY_STATES, type DeliveryRecord, type DeliveryState, type RouteMailRecord } from '../store';
 import { buildFilterParams, type ListQuery } from '../http';
+import type { DashboardOptions, DigestsInput } from './dashboard-options';
 import type { DeliveryContent } from './read-delivery-content';
 import { describeContent, stateBadge, type Page } from './render-pages';
 
@@ -12,9 +13,9 @@ export interface ListPage {
   newerThan?: number;
 }
 
-export interface DeliveriesInput {
-  page?: ListPage;
-  failures: FailureCatalogue;
+/** With more than one source, each row names its source and the list filters by it. */
+export interface DeliveriesInput extends Pick<DashboardOptions, 'failures' | 'routeNames' | 'sources'> {
+  list?: ListPage;
   /** The query as given (kept in the form), and its problems when it is invalid. */
   query: Partial<Record<keyof ListQuery, string | number>>;
   issues?: ErrorIssue[];
@@ -22,16 +23,7 @@ export interface DeliveriesInput {
   /** The pass chart of each NetBox source the filters select (`source` absent: the default source alone). */
   charts: { source?: string; count: number; chart: SafeHtml }[];
   flash?: { text: string; bad: boolean };
-  routeNames: readonly string[];
-  /** With more than one, each row names its source and the list filters by it. */
-  sourceNames?: readonly string[];
   digests?: DigestsInput;
-}
-
-export interface DigestsInput {
-  schedules: readonly { route: string; schedule: string; timezone: string; nextRunAt: number | null }[];
-  /** The latest digests, newest first, each with its delivery's state. */
-  periods: readonly (DigestPeriod & { state?: DeliveryState })[];
 }
 
 /** The digests beside the deliveries: each route's next run, then the latest digests, each linking its delivery (and its mail). */
@@ -68,7 +60,7 @@ ${input.charts.map(
     html`<section><h2>Pass percentage per severity${c.source === undefined ? '' : html`, NetBox source ${c.source}`} (last ${c.count} reports)</h2>${c.chart}</section>`,
 )}
 ${input.digests?.schedules.length ? renderDigests(input.digests, page.formatTime) : ''}
-<section><h2>Find deliveries</h2>${renderFilterForm(input)}${issues}${input.page ? renderTable(page, input, input.page) : ''}</section>`;
+<section><h2>Find deliveries</h2>${renderFilterForm(input)}${issues}${input.list ? renderTable(page, input, input.list) : ''}</section>`;
 }
 
 function renderFilterForm(input: DeliveriesInput): SafeHtml {
@@ -79,11 +71,11 @@ function renderFilterForm(input: DeliveriesInput): SafeHtml {
     (s) => html`<option value="${s}"${q.state === s ? html` selected` : ''}>${s}</option>`,
   )}</select></label>
 <label>Route<input name="route" value="${value('route')}" maxlength="100" list="route-names" autocomplete="off"></label>
-<datalist id="route-names">${input.routeNames.map((r) => html`<option value="${r}"></option>`)}</datalist>
+<datalist id="route-names">${(input.routeNames ?? []).map((r) => html`<option value="${r}"></option>`)}</datalist>
 ${
-  input.sourceNames && input.sourceNames.length > 1
-    ? html`<label>NetBox source<select name="source"><option value="">any</option>${input.sourceNames.map(
-        (n) => html`<option value="${n}"${q.source === n ? html` selected` : ''}>${n}</option>`,
+  input.sources && input.sources.length > 1
+    ? html`<label>NetBox source<select name="source"><option value="">any</option>${input.sources.map(
+        ({ name: n }) => html`<option value="${n}"${q.source === n ? html` selected` : ''}>${n}</option>`,
       )}</select></label>`
     : ''
 }
@@ -112,7 +104,7 @@ function renderTable(page: Page, input: DeliveriesInput, list: ListPage): SafeHt
 
 function renderRow(row: ListPage['rows'][number], page: Page, input: DeliveriesInput, back: string): SafeHtml {
   const { record: d, content } = row;
-  const named = (input.sourceNames?.length ?? 0) > 1;
+  const named = (input.sources?.length ?? 0) > 1;
   const high = content.kind === 'report' && content.counts.HIGH.passed < content.counts.HIGH.count ? content.counts.HIGH : undefined;
   const flag = high
     ? html` <span class="flag-high" title="HIGH severity tests failed">HIGH failing ${high.count - high.passed}/${high.count}</span>`
