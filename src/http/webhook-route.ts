@@ -7,7 +7,7 @@ import { requestLogger } from './request-log';
 
 export interface WebhookRouteOptions {
   /** The NetBox source whose path this is, with its secrets and NETBOX_URL (with the report's base path, the series it belongs to). */
-  source: Pick<SourceConfig, 'name' | 'path' | 'secrets'> & { netbox: Pick<SourceConfig['netbox'], 'url'> };
+  source: Pick<SourceConfig, 'name' | 'path' | 'secrets' | 'netbox'>;
   maxBytes: number;
   store: Store;
   clock: Clock;
