@@ -6,7 +6,6 @@ import { createAdminRouter, type AdminRouteOptions } from './admin-route';
 import { createErrorHandler, notFound, toRelayError } from './error-handler';
 import { createObserveRouter, type ObserveRoutesOptions } from './observe-routes';
 import { createRequestLogger } from './request-log';
-import { createWebhookGuards } from './webhook-guards';
 import type { WebhookOutcome } from '../webhook';
 import { createWebhookRouter } from './webhook-route';
 import { createWaiversRouter } from './waivers-route';
@@ -72,7 +71,6 @@ function mountSourceWebhook(app: Express, deps: AppDeps, source: SourceConfig): 
     res.once('close', deps.webhooksInFlight.begin());
     next();
   });
-  const guards = createWebhookGuards({ ...deps, source, rateLimit: deps.config.webhook.rateLimit });
-  if (guards.length > 0) app.post(source.path, ...guards);
-  app.use(createWebhookRouter({ ...deps, source, maxBytes: deps.config.webhook.maxBytes }));
+  const { maxBytes, rateLimit } = deps.config.webhook;
+  app.use(createWebhookRouter({ ...deps, source, maxBytes, rateLimit }));
 }

@@ -1,17 +1,16 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { SourceConfig } from '../config';
-import { RelayError, type Clock, type Logger } from '../shared';
+import { RelayError, type Logger } from '../shared';
 import { buildNewDelivery, StorageUnavailableError, type Store } from '../store';
 import { parseDelivery, verifySignature, type WebhookOutcome } from '../webhook';
 import { requestLogger } from './request-log';
+import { createWebhookGuards, type WebhookGuardOptions } from './webhook-guards';
 
-export interface WebhookRouteOptions {
-  /** The NetBox source whose path this is, with its secrets and NETBOX_URL (with the report's base path, the series it belongs to). */
-  source: Pick<SourceConfig, 'name' | 'path' | 'secrets' | 'netbox'>;
+export interface WebhookRouteOptions extends WebhookGuardOptions {
+  /** The NetBox source whose path this is, with its guards, secrets and NETBOX_URL (with the report's base path, the series it belongs to). */
+  source: Pick<SourceConfig, 'name' | 'path' | 'allowedIps' | 'secrets' | 'netbox'>;
   maxBytes: number;
   store: Store;
-  clock: Clock;
-  logger: Logger;
   /** Called once the delivery is durably stored (wakes the worker). */
   onQueued?: (id: number) => void;
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
@@ -21,7 +20,7 @@ export interface WebhookRouteOptions {
 const STORAGE_RETRY_AFTER_SECONDS = 30;
 
 /**
- * POST <path> (a trailing slash is accepted): checks the content type, reads the raw body within
+ * POST <path> (a trailing slash is accepted): the source's guards, then checks the content type, reads the raw body within
  * the size limit, verifies X-Hook-Signature on those exact bytes, parses, stores, and only then
  * answers 202. No SMTP or NetBox call happens here: NetBox ≤ 4.6 waits for us without a timeout.
  */
@@ -30,7 +29,7 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
   const router = express.Router({ strict: false });
   const rawBody = express.raw({ type: () => true, limit: options.maxBytes, inflate: false });
 
-  router.post(path, requireJson, rawBody, async (req: Request, res: Response) => {
+  router.post(path, ...createWebhookGuards(options), requireJson, rawBody, async (req: Request, res: Response) => {
     const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const log = (): Logger => requestLogger(req, options.logger);
     if (secrets.length > 0) {

@@ -53,6 +53,7 @@ describe('the dashboard reads typed rows, not bodies (issue 15)', () => {
       createWebhookRouter({
         source: { path: '/webhook', name: 'default', secrets: [], netbox: {} },
         maxBytes: 1 << 20,
+        rateLimit: 0,
         store,
         clock,
         logger,
