@@ -1,14 +1,7 @@
 import { SEVERITY_ORDER, type Severity } from '../report';
 
 /** One failing result, as the mail, the CSV and the trend need it. */
-export interface FailingResult {
-  resultId: number;
-  device: string;
-  deviceId: number | null;
-  test: string;
-  testId: number | null;
-  severity: Severity;
-}
+export type FailingResult = NonNullable<ReturnType<typeof readFailingResult>>;
 
 /** One failing test and the devices it fails on. */
 interface FailingTest {
@@ -88,7 +81,7 @@ export function createFailureSummarizer() {
 }
 
 /** Reads a validity test result (NETBOX.md shape); null for a passing or unreadable one. */
-function readFailingResult(raw: Record<string, unknown>): FailingResult | null {
+function readFailingResult(raw: Record<string, unknown>) {
   if (raw.passed !== false || typeof raw.id !== 'number') return null;
   const test = (raw.test ?? {}) as Record<string, unknown>;
   const device = (raw.device ?? {}) as Record<string, unknown>;
