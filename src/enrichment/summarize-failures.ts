@@ -21,14 +21,7 @@ interface DeviceFailures {
 }
 
 /** What the failing results of one report say, computed in one pass as the pages stream in. */
-export interface FailureSummary {
-  /** Every failing result (lean: names and ids), in the order NetBox listed them. */
-  results: FailingResult[];
-  /** Failing tests, HIGH first, then most failing devices, then name. */
-  tests: FailingTest[];
-  /** Devices with most failures first, then name. */
-  devices: DeviceFailures[];
-}
+export type FailureSummary = ReturnType<ReturnType<typeof createFailureSummarizer>['finish']>;
 
 /** Results kept per test for the mail ("the first few device names"). */
 const FIRST_RESULTS_PER_TEST = 5;
@@ -67,9 +60,11 @@ export function createFailureSummarizer() {
     addResults(lean: readonly FailingResult[]) {
       for (const result of lean) addResult(result);
     },
-    finish(): FailureSummary {
+    finish() {
       return {
+        // Every failing result (lean: names and ids), in the order NetBox listed them.
         results,
+        // Failing tests, HIGH first, then most failing devices, then name; devices with most failures first, then name.
         tests: [...tests.values()].sort(
           (a, b) =>
             SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || b.failingDevices - a.failingDevices || a.name.localeCompare(b.name),

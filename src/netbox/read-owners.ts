@@ -3,11 +3,7 @@ import type { NetboxClient, RequestBudget } from './netbox-client';
 import { NetboxError } from './netbox-error';
 
 /** A related object as NetBox nests it (site, tenant, role, platform, tag): what routes match on. */
-export interface NetboxRef {
-  id: number | null;
-  name: string;
-  slug: string;
-}
+export type NetboxRef = NonNullable<ReturnType<typeof readRef>>;
 
 /** A device with what routes and owner look-ups need from NetBox's `/api/dcim/devices/`. */
 export type NetboxDevice = ReturnType<typeof readDevice>[number];
@@ -186,7 +182,7 @@ async function streamListByIds(
   }
 }
 
-function readRef(raw: unknown): NetboxRef | null {
+function readRef(raw: unknown) {
   if (!raw || typeof raw !== 'object') return null;
   const o = raw as Record<string, unknown>;
   const name = typeof o.name === 'string' ? o.name : typeof o.display === 'string' ? o.display : '';
