@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client';
 import { describeCatchUp, planCatchUp, type Config } from '../config';
 import { registerCatchUpSeries } from '../metrics';
 import { NetboxError, type NetboxClient, type RequestBudget } from '../netbox';
-import { createRepeatingTask, RelayError, type Clock } from '../shared';
+import { coalesceRuns, createRepeatingTask, RelayError, type Clock } from '../shared';
 import { StorageUnavailableError, type Store } from '../store';
 import { catchUpSource, type SourceCatchUpContext } from './catch-up-source';
 
@@ -71,6 +71,7 @@ export function createSourceCatchUps(
  */
 function createCatchUp(options: CatchUpOptions) {
   const { store, clock, logger, source, owner } = options;
+  /** The latest run (settled once it is over), for a stop to wait on. */
   let running: Promise<CatchUpOutcome> | undefined;
   /** The run in flight's NetBox budget: a stop ends it, so no request starts or is retried after. */
   let budget: RequestBudget | undefined;
@@ -102,15 +103,11 @@ function createCatchUp(options: CatchUpOptions) {
     return { source, result: 'failed', code };
   }
 
-  const run = (): Promise<CatchUpOutcome> =>
-    (running ??= runOnce()
-      .then((outcome) => {
-        options.onOutcome(outcome);
-        return outcome;
-      })
-      .finally(() => {
-        running = undefined;
-      }));
+  const run = coalesceRuns(async (): Promise<CatchUpOutcome> => {
+    const outcome = await (running = runOnce());
+    options.onOutcome(outcome);
+    return outcome;
+  });
 
   const task = createRepeatingTask(() => void run(), options.everyMs);
   return {

@@ -16,7 +16,8 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   const router = express.Router();
   router.use(setSecurityHeaders);
   if (!options.adminToken) {
-    router.use(sendDashboardOff);
+    const off = html`<section><h1>The dashboard is off</h1><p>Set <code>ADMIN_TOKEN</code> (at least 16 characters) to turn it on.</p></section>`;
+    router.use((_req, res) => sendPage(res, 404, 'Dashboard off', off));
     return router;
   }
 
@@ -54,11 +55,6 @@ function setSecurityHeaders(_req: Request, res: Response, next: NextFunction): v
     'Referrer-Policy': 'no-referrer',
   });
   next();
-}
-
-function sendDashboardOff(_req: Request, res: Response): void {
-  const body = html`<section><h1>The dashboard is off</h1><p>Set <code>ADMIN_TOKEN</code> (at least 16 characters) to turn it on.</p></section>`;
-  sendPage(res, 404, 'Dashboard off', body);
 }
 
 function readSession(deps: DashboardDeps, req: Request): Session | undefined {

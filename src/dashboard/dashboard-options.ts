@@ -1,9 +1,8 @@
 import type { Worker } from '../delivery';
 import type { TransportHealth } from '../health';
 import type { AuthThrottle, Clock, FailureCatalogue, Logger } from '../shared';
-import type { DigestPeriod, Store } from '../store';
+import type { DeliveryState, DigestPeriod, Store } from '../store';
 import type { WaiverBook } from '../waivers';
-import type { DigestsInput } from './render-deliveries';
 
 export interface DashboardOptions {
   /** ADMIN_TOKEN; without it the dashboard answers 404 and says how to turn it on. */
@@ -48,4 +47,11 @@ export interface DashboardOptions {
     schedules: () => DigestsInput['schedules'];
     periods: (options: { limit: number }) => Promise<DigestPeriod[]>;
   };
+}
+
+/** The digest routes beside the deliveries list. */
+export interface DigestsInput {
+  schedules: readonly { route: string; schedule: string; timezone: string; nextRunAt: number | null }[];
+  /** The latest digests, newest first, each with its delivery's state. */
+  periods: readonly (DigestPeriod & { state?: DeliveryState })[];
 }

@@ -6,11 +6,11 @@ import { parseStoredId, type DeliveryRecord, type ListOptions } from '../store';
 import { compareReportOrder } from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { buildPassChart, type ChartReport } from './build-pass-chart';
-import type { DashboardOptions } from './dashboard-options';
+import type { DashboardOptions, DigestsInput } from './dashboard-options';
 import { buildReturnUrl, pickText, readFlash } from './flash-messages';
 import { readDeliveryContent, type DeliveryContent } from './read-delivery-content';
-import { renderDeliveries, type DeliveriesInput, type DigestsInput, type ListPage } from './render-deliveries';
-import { renderDelivery, sendPage, type PageContext } from './render-pages';
+import { renderDeliveries, type DeliveriesInput, type ListPage } from './render-deliveries';
+import { renderDelivery, sendPage, type Page } from './render-pages';
 import type { Session, SessionKeys } from './session';
 
 export type Authed = Request & { session?: Session };
@@ -39,12 +39,13 @@ export function registerDeliveryPages(router: Router, deps: DashboardDeps, form:
   router.post('/deliveries/:id/retry-now', form, requireCsrf, (req: Authed, res: Response) => retryDeliveryNow(deps, req, res));
 }
 
-/** What every page after login shows around its content: the session's CSRF token and the banners. */
-export function buildPageContext(deps: DashboardDeps, req: Authed): PageContext & { csrf: string } {
+/** What every page after login shows around its content: the session's CSRF token, the banners, the time zone. */
+export function buildPageContext(deps: DashboardDeps, req: Authed): Page {
   const { options, formatTime } = deps;
   const pause = options.worker?.breaker;
   return {
     csrf: deps.keys.csrfToken(req.session!),
+    formatTime,
     notices: options.notices,
     unrecorded: options.worker?.unrecorded.count,
     smtpPause:
@@ -63,7 +64,7 @@ export function buildPageContext(deps: DashboardDeps, req: Authed): PageContext 
 
 /** GET /: counts per state, the pass chart, the filters and one page of deliveries, and what a retry just did. */
 async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): Promise<void> {
-  const { options, formatTime } = deps;
+  const { options } = deps;
   const query = req.query as Record<string, unknown>;
   const filters = parseListFilters(query, options.timezone);
   // The chart and the list may show the same rows: each row's content is read once per request.
@@ -73,28 +74,26 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
     if (!content) contents.set(record.id, (content = readDeliveryContent(record, options.store)));
     return content;
   };
-  const [{ counts }, charts, page, digests] = await Promise.all([
+  const [{ counts }, charts, list, digests] = await Promise.all([
     options.store.readQueue(),
     readChartReports(deps, filters.ok ? filters.options : {}, contentOf),
     filters.ok ? readListPage(deps, filters.options, contentOf) : undefined,
     readDigests(options),
   ]);
-  const pageContext = buildPageContext(deps, req);
-  const body = renderDeliveries({
-    page,
+  const page = buildPageContext(deps, req);
+  const body = renderDeliveries(page, {
+    list,
     query: filters.ok ? filters.query : pickText(query, FILTER_PARAMS, 200),
     issues: filters.ok ? undefined : filters.issues,
     counts,
     charts: buildSourceCharts(charts, filters.ok && FILTER_PARAMS.some((p) => filters.query[p] !== undefined)),
-    csrf: pageContext.csrf,
     flash: readFlash(query),
-    formatTime,
-    routeNames: options.routeNames ?? [],
+    routeNames: options.routeNames,
     failures: options.failures,
-    sourceNames: (options.sources ?? []).map((source) => source.name),
+    sources: options.sources,
     digests,
   });
-  sendPage(res, filters.ok ? 200 : 400, 'Deliveries', body, pageContext);
+  sendPage(res, filters.ok ? 200 : 400, 'Deliveries', body, page);
 }
 
 const DIGESTS_SHOWN = 10;
@@ -191,17 +190,16 @@ async function findDelivery(deps: DashboardDeps, req: Request, res: Response): P
 
 /** GET /deliveries/:id: one delivery, its routes and the mail that was sent. */
 async function showDelivery(deps: DashboardDeps, req: Authed, res: Response): Promise<void> {
-  const { options, formatTime } = deps;
+  const { options } = deps;
   const record = await findDelivery(deps, req, res);
   if (!record) return;
   const content = await readDeliveryContent(record, options.store);
   const page = buildPageContext(deps, req);
   const body = renderDelivery({
+    page,
     record,
     content,
     sent: await options.store.listSentMessages(record.id),
-    csrf: page.csrf,
-    formatTime,
     reportLink: buildNetboxLink(options, record, content),
     routes: await options.store.listRouteMails([record.id]),
     named: (options.sources?.length ?? 0) > 1,

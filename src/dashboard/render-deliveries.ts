@@ -1,9 +1,10 @@
 import { describeFailureOutcome, html, readFailureFacts, type ErrorIssue, type FailureCatalogue, type SafeHtml } from '../shared';
 import { describeMailError } from '../notify';
-import { formatPercent } from '../report';
-import { DELIVERY_STATES, type DeliveryRecord, type DeliveryState, type DigestPeriod, type RouteMailRecord } from '../store';
+import { DELIVERY_STATES, type DeliveryRecord, type DeliveryState, type RouteMailRecord } from '../store';
 import { buildFilterParams, type ListQuery } from '../http';
+import type { DashboardOptions, DigestsInput } from './dashboard-options';
 import type { DeliveryContent } from './read-delivery-content';
+import { describeContent, stateBadge, type Page } from './render-pages';
 
 /** One page of the list and the keys of its neighbours, when there are any (keyset paging: ids, never offsets). */
 export interface ListPage {
@@ -12,28 +13,17 @@ export interface ListPage {
   newerThan?: number;
 }
 
-export interface DeliveriesInput {
-  page?: ListPage;
-  failures: FailureCatalogue;
+/** With more than one source, each row names its source and the list filters by it. */
+export interface DeliveriesInput extends Pick<DashboardOptions, 'failures' | 'routeNames' | 'sources'> {
+  list?: ListPage;
   /** The query as given (kept in the form), and its problems when it is invalid. */
   query: Partial<Record<keyof ListQuery, string | number>>;
   issues?: ErrorIssue[];
   counts: Record<DeliveryState, number>;
   /** The pass chart of each NetBox source the filters select (`source` absent: the default source alone). */
   charts: { source?: string; count: number; chart: SafeHtml }[];
-  csrf: string;
   flash?: { text: string; bad: boolean };
-  formatTime: (ms: number) => string;
-  routeNames: readonly string[];
-  /** With more than one, each row names its source and the list filters by it. */
-  sourceNames?: readonly string[];
   digests?: DigestsInput;
-}
-
-export interface DigestsInput {
-  schedules: readonly { route: string; schedule: string; timezone: string; nextRunAt: number | null }[];
-  /** The latest digests, newest first, each with its delivery's state. */
-  periods: readonly (DigestPeriod & { state?: DeliveryState })[];
 }
 
 /** The digests beside the deliveries: each route's next run, then the latest digests, each linking its delivery (and its mail). */
@@ -51,30 +41,8 @@ function renderDigests(input: DigestsInput, formatTime: (ms: number) => string):
   return html`<section><h2>Digests</h2>${schedules}${periods}</section>`;
 }
 
-export function stateBadge(state: string): SafeHtml {
-  return html`<span class="state state-${state}">${state}</span>`;
-}
-
-export function describeContent(content: DeliveryContent): SafeHtml {
-  if (content.kind === 'report') {
-    const { passed, count } = content.counts.overall;
-    return html`Report ${content.report.id}: ${passed}/${count} passed (${formatPercent(passed, count)})`;
-  }
-  if (content.kind === 'watchdog')
-    return html`Watchdog: ${content.alert.kind === 'overdue' ? 'no report received' : 'reports arriving again'}`;
-  if (content.kind === 'missed') {
-    const { notice } = content;
-    return html`Catch-up notice: ${notice.skipped.length} missed report${notice.skipped.length === 1 ? '' : 's'} not mailed, ${notice.deleted.length} gone from NetBox`;
-  }
-  if (content.kind === 'digest') {
-    const { job } = content;
-    return html`Digest ${job.route}: ${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}${job.late ? ' (late)' : ''}`;
-  }
-  return html`<span class="muted">${content.reason}</span>`;
-}
-
 /** The list page: counts per state, the chart, the filters, one page of deliveries and the pager. */
-export function renderDeliveries(input: DeliveriesInput): SafeHtml {
+export function renderDeliveries(page: Page, input: DeliveriesInput): SafeHtml {
   const total = DELIVERY_STATES.reduce((n, s) => n + input.counts[s], 0);
   const counts = html`<nav class="counts" aria-label="Deliveries per state"><a href="/ui" class="count"${input.query.state === undefined ? html` aria-current="page"` : ''}>all <strong>${total}</strong></a>${DELIVERY_STATES.map(
     (s) =>
@@ -91,8 +59,8 @@ ${input.charts.map(
   (c) =>
     html`<section><h2>Pass percentage per severity${c.source === undefined ? '' : html`, NetBox source ${c.source}`} (last ${c.count} reports)</h2>${c.chart}</section>`,
 )}
-${input.digests?.schedules.length ? renderDigests(input.digests, input.formatTime) : ''}
-<section><h2>Find deliveries</h2>${renderFilterForm(input)}${issues}${input.page ? renderTable(input, input.page) : ''}</section>`;
+${input.digests?.schedules.length ? renderDigests(input.digests, page.formatTime) : ''}
+<section><h2>Find deliveries</h2>${renderFilterForm(input)}${issues}${input.list ? renderTable(page, input, input.list) : ''}</section>`;
 }
 
 function renderFilterForm(input: DeliveriesInput): SafeHtml {
@@ -103,11 +71,11 @@ function renderFilterForm(input: DeliveriesInput): SafeHtml {
     (s) => html`<option value="${s}"${q.state === s ? html` selected` : ''}>${s}</option>`,
   )}</select></label>
 <label>Route<input name="route" value="${value('route')}" maxlength="100" list="route-names" autocomplete="off"></label>
-<datalist id="route-names">${input.routeNames.map((r) => html`<option value="${r}"></option>`)}</datalist>
+<datalist id="route-names">${(input.routeNames ?? []).map((r) => html`<option value="${r}"></option>`)}</datalist>
 ${
-  input.sourceNames && input.sourceNames.length > 1
-    ? html`<label>NetBox source<select name="source"><option value="">any</option>${input.sourceNames.map(
-        (n) => html`<option value="${n}"${q.source === n ? html` selected` : ''}>${n}</option>`,
+  input.sources && input.sources.length > 1
+    ? html`<label>NetBox source<select name="source"><option value="">any</option>${input.sources.map(
+        ({ name: n }) => html`<option value="${n}"${q.source === n ? html` selected` : ''}>${n}</option>`,
       )}</select></label>`
     : ''
 }
@@ -119,24 +87,24 @@ ${
 </form>`;
 }
 
-function renderTable(input: DeliveriesInput, page: ListPage): SafeHtml {
+function renderTable(page: Page, input: DeliveriesInput, list: ListPage): SafeHtml {
   const back = buildFilterParams(input.query).toString();
-  const rows = page.rows.map((row) => renderRow(row, input, back));
+  const rows = list.rows.map((row) => renderRow(row, page, input, back));
   const link = (key: 'before' | 'after', id: number) => {
     const params = buildFilterParams(input.query);
     params.set(key, String(id));
     return `/ui?${params.toString()}`;
   };
-  const pager = html`<nav class="pager" aria-label="Pages">${page.newerThan !== undefined ? html`<a href="${link('after', page.newerThan)}" rel="prev">← Newer</a>` : ''}${
-    page.newerThan !== undefined || page.olderThan !== undefined ? html`<a href="/ui?${back}">Newest</a>` : ''
-  }${page.olderThan !== undefined ? html`<a href="${link('before', page.olderThan)}" rel="next">Older →</a>` : ''}</nav>`;
+  const pager = html`<nav class="pager" aria-label="Pages">${list.newerThan !== undefined ? html`<a href="${link('after', list.newerThan)}" rel="prev">← Newer</a>` : ''}${
+    list.newerThan !== undefined || list.olderThan !== undefined ? html`<a href="/ui?${back}">Newest</a>` : ''
+  }${list.olderThan !== undefined ? html`<a href="${link('before', list.olderThan)}" rel="next">Older →</a>` : ''}</nav>`;
   return html`<table class="deliveries stack"><thead><tr><th scope="col">Delivery</th><th scope="col">What</th><th scope="col">State</th><th scope="col">Last error</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="5" class="muted">${back ? 'No delivery matches these filters.' : 'No deliveries yet.'}</td></tr>`}</tbody></table>${pager}`;
 }
 
-function renderRow(row: ListPage['rows'][number], input: DeliveriesInput, back: string): SafeHtml {
+function renderRow(row: ListPage['rows'][number], page: Page, input: DeliveriesInput, back: string): SafeHtml {
   const { record: d, content } = row;
-  const named = (input.sourceNames?.length ?? 0) > 1;
+  const named = (input.sources?.length ?? 0) > 1;
   const high = content.kind === 'report' && content.counts.HIGH.passed < content.counts.HIGH.count ? content.counts.HIGH : undefined;
   const flag = high
     ? html` <span class="flag-high" title="HIGH severity tests failed">HIGH failing ${high.count - high.passed}/${high.count}</span>`
@@ -147,12 +115,12 @@ function renderRow(row: ListPage['rows'][number], input: DeliveriesInput, back: 
     : '';
   const next =
     d.state === 'retrying' && d.nextAttemptAt !== null
-      ? html`<br><span class="next-attempt">next try ${input.formatTime(d.nextAttemptAt)}</span>`
+      ? html`<br><span class="next-attempt">next try ${page.formatTime(d.nextAttemptAt)}</span>`
       : '';
   const error = d.lastError
     ? html`<span class="error-words">${describeFailure(d.lastErrorCode, d.lastError, input.failures)}</span><br><span class="error">${d.lastErrorCode ? `${d.lastErrorCode}: ` : ''}${truncate(d.lastError, 160)}</span>`
     : '';
-  return html`<tr data-delivery="${d.id}" data-state="${d.state}"${high ? html` data-high-failing="true"` : ''}><td data-label="Delivery"><a href="/ui/deliveries/${d.id}">#${d.id}</a><br><span class="muted">${input.formatTime(d.receivedAt)}</span></td><td data-label="What">${named ? html`<span class="source" data-source="${d.source}">${d.source}</span> · ` : ''}${describeContent(content)}${flag}${d.receivedVia === 'catch-up' ? html` <span class="received-catch-up" title="Fetched from NetBox by the relay: its webhook never arrived">fetched late</span>` : ''}${netbox}</td><td data-label="State">${stateBadge(d.state)} <span class="muted">${d.attempts} attempt${d.attempts === 1 ? '' : 's'}</span>${next}${routes}</td><td data-label="Last error">${error}</td><td>${renderAction(d, input.csrf, back)}</td></tr>`;
+  return html`<tr data-delivery="${d.id}" data-state="${d.state}"${high ? html` data-high-failing="true"` : ''}><td data-label="Delivery"><a href="/ui/deliveries/${d.id}">#${d.id}</a><br><span class="muted">${page.formatTime(d.receivedAt)}</span></td><td data-label="What">${named ? html`<span class="source" data-source="${d.source}">${d.source}</span> · ` : ''}${describeContent(content)}${flag}${d.receivedVia === 'catch-up' ? html` <span class="received-catch-up" title="Fetched from NetBox by the relay: its webhook never arrived">fetched late</span>` : ''}${netbox}</td><td data-label="State">${stateBadge(d.state)} <span class="muted">${d.attempts} attempt${d.attempts === 1 ? '' : 's'}</span>${next}${routes}</td><td data-label="Last error">${error}</td><td>${renderAction(d, page.csrf, back)}</td></tr>`;
 }
 
 /** Retry for a dead delivery (queued again, attempts reset); retry now for a retrying one (its wait skipped). */

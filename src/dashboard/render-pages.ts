@@ -2,7 +2,6 @@ import type { Response } from 'express';
 import { buildEmlFileName, findMessageId, readHeaderBlock } from '../http';
 import { formatPercent, type ReportCounts } from '../report';
 import { embedRawInlineImages } from '../mail';
-import { describeContent, stateBadge } from './render-deliveries';
 import type { DeliveryRecord, RouteMailRecord, SentMessage, WatchdogAlert } from '../store';
 import { CHART_SERIES } from './build-pass-chart';
 import { html, SafeHtml } from '../shared';
@@ -83,6 +82,9 @@ export interface PageContext {
   mail?: ReturnType<TransportHealth['status']>;
 }
 
+/** A page after login: its banners, the session's CSRF token for its forms, and times shown in TIMEZONE. */
+export type Page = PageContext & { csrf: string; formatTime: (ms: number) => string };
+
 /** Sends `body` inside the document around every page. */
 export function sendPage(res: Response, status: number, title: string, body: SafeHtml, ctx: PageContext = {}): void {
   res.status(status).type('html');
@@ -135,19 +137,18 @@ ${error ? html`<p class="flash bad" role="alert">${error}</p>` : ''}
 
 /** A page for one delivery: what it holds, what happened, and the exact mail that was sent. */
 export function renderDelivery(input: {
+  page: Page;
   record: DeliveryRecord;
   content: DeliveryContent;
   /** In the order they were sent. */
   sent: SentMessage[];
-  csrf: string;
-  formatTime: (ms: number) => string;
   reportLink?: string;
   routes?: RouteMailRecord[];
   /** Several NetBox sources: the page names the delivery's. */
   named?: boolean;
 }): SafeHtml {
-  const d = input.record;
-  const t = (ms: number | null) => (ms === null ? '—' : input.formatTime(ms));
+  const { page, record: d } = input;
+  const t = (ms: number | null) => (ms === null ? '—' : page.formatTime(ms));
   const summary = html`<section><h1>Delivery #${d.id} ${stateBadge(d.state)}</h1><dl>
 <dt>What</dt><dd>${describeContent(input.content)}${input.reportLink ? html` · <a href="${input.reportLink}" rel="noreferrer">open in NetBox</a>` : ''}</dd>
 ${input.named ? html`<dt>NetBox source</dt><dd>${d.source}</dd>` : ''}<dt>Received</dt><dd>${t(d.receivedAt)} ${d.receivedVia === 'catch-up' ? 'fetched from NetBox by the catch-up: its webhook never arrived' : `from ${d.sender}`}</dd>
@@ -156,17 +157,17 @@ ${d.nextAttemptAt !== null && d.state !== 'sent' ? html`<dt>Next attempt</dt><dd
 ${d.sentAt !== null ? html`<dt>Sent</dt><dd>${t(d.sentAt)}</dd>` : ''}
 ${d.lastError ? html`<dt>Last error</dt><dd class="error">${d.lastErrorCode ?? ''} ${d.lastError}</dd>` : ''}
 ${d.messageId ? html`<dt>Message-ID</dt><dd><code>${d.messageId}</code></dd>` : ''}
-</dl>${d.state === 'dead' ? html`<form method="post" action="/ui/deliveries/${d.id}/retry"><input type="hidden" name="csrf" value="${input.csrf}"><p><button type="submit">Retry</button></p></form>` : ''}</section>`;
+</dl>${d.state === 'dead' ? html`<form method="post" action="/ui/deliveries/${d.id}/retry"><input type="hidden" name="csrf" value="${page.csrf}"><p><button type="submit">Retry</button></p></form>` : ''}</section>`;
 
   const counts =
     input.content.kind === 'report'
       ? renderCounts(input.content.counts)
       : input.content.kind === 'watchdog'
-        ? renderAlert(input.content.alert, input.formatTime)
+        ? renderAlert(input.content.alert, page.formatTime)
         : '';
 
   const mail = input.sent.length
-    ? input.sent.map((m) => renderSentMail(d.id, m, input.formatTime))
+    ? input.sent.map((m) => renderSentMail(d.id, m, page.formatTime))
     : html`<section><h2>Mail</h2><p class="muted">${d.state === 'sent' ? 'This delivery was sent before the relay kept copies of sent mail.' : 'Not sent yet.'}</p></section>`;
   const routes = input.routes?.length
     ? html`<section><h2>Routes</h2><table><thead><tr><th>Route</th><th>State</th><th>Why</th><th>Mail</th></tr></thead><tbody>${input.routes.map(
@@ -211,4 +212,26 @@ function describeGroupDevices(group: { devices: string[]; fixedDevices?: string[
   const fixed = group.fixedDevices?.length ? `fixed, failing nothing now: ${group.fixedDevices.join(', ')}` : '';
   const failing = group.devices.length ? `devices: ${group.devices.join(', ')}` : '';
   return [failing, fixed].filter((part) => part !== '').join('; ') || 'the whole report';
+}
+
+export function stateBadge(state: string): SafeHtml {
+  return html`<span class="state state-${state}">${state}</span>`;
+}
+
+export function describeContent(content: DeliveryContent): SafeHtml {
+  if (content.kind === 'report') {
+    const { passed, count } = content.counts.overall;
+    return html`Report ${content.report.id}: ${passed}/${count} passed (${formatPercent(passed, count)})`;
+  }
+  if (content.kind === 'watchdog')
+    return html`Watchdog: ${content.alert.kind === 'overdue' ? 'no report received' : 'reports arriving again'}`;
+  if (content.kind === 'missed') {
+    const { notice } = content;
+    return html`Catch-up notice: ${notice.skipped.length} missed report${notice.skipped.length === 1 ? '' : 's'} not mailed, ${notice.deleted.length} gone from NetBox`;
+  }
+  if (content.kind === 'digest') {
+    const { job } = content;
+    return html`Digest ${job.route}: ${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}${job.late ? ' (late)' : ''}`;
+  }
+  return html`<span class="muted">${content.reason}</span>`;
 }

@@ -1,5 +1,5 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
-import { html, RelayError } from '../shared';
+import { html, RelayError, type ErrorIssue } from '../shared';
 import { WAIVER_STATUSES, type WaiverBook, type WaiverStatus } from '../waivers';
 import { buildPageContext, type DashboardDeps } from './delivery-pages';
 import { pickText, readFlash } from './flash-messages';
@@ -19,7 +19,7 @@ export function registerWaiverPages(router: Router, deps: WaiverPagesDeps, requi
   router.get('/waivers', (req, res) => showWaivers(deps, req, res));
   router.get('/waivers/new', (req, res) => {
     const values = pickText(req.query as Record<string, unknown>, ['source', 'test', 'device']);
-    sendForm(deps, req, res, 200, { source: values.source ?? deps.book.sources[0], ...values });
+    sendForm(deps, req, res, 200, { values: { source: values.source ?? deps.book.sources[0], ...values } });
   });
   router.post('/waivers', form, requireCsrf, (req, res) => addWaiver(deps, req, res));
   router.post('/waivers/:id/expire', form, requireCsrf, (req, res) => expireWaiver(deps, req, res));
@@ -31,18 +31,9 @@ async function showWaivers(deps: WaiverPagesDeps, req: Request, res: Response): 
   if (typeof raw.status === 'string' && (WAIVER_STATUSES as readonly string[]).includes(raw.status))
     query.status = raw.status as WaiverStatus;
   const waivers = await deps.book.list({ ...query, limit: 500 });
-  const ctx = buildPageContext(deps, req);
-  const { formatTime, book } = deps;
-  const body = renderWaiverList({
-    waivers,
-    query,
-    sources: book.sources,
-    now: deps.options.clock.now(),
-    csrf: ctx.csrf,
-    flash: readFlash(raw),
-    formatTime,
-  });
-  sendPage(res, 200, 'Waivers', body, ctx);
+  const page = buildPageContext(deps, req);
+  const body = renderWaiverList({ page, waivers, query, sources: deps.book.sources, now: deps.options.clock.now(), flash: readFlash(raw) });
+  sendPage(res, 200, 'Waivers', body, page);
 }
 
 /** POST /waivers: stores the waiver and goes to the list, or shows the form again with every problem. */
@@ -59,7 +50,7 @@ async function addWaiver(deps: WaiverPagesDeps, req: Request, res: Response): Pr
     res.redirect(303, `/ui/waivers?added=${encodeURIComponent(waiver.id)}`);
   } catch (error) {
     if (!(error instanceof RelayError) || error.code !== 'INVALID_REQUEST') throw error;
-    sendForm(deps, req, res, 400, values, error.issues);
+    sendForm(deps, req, res, 400, { values, issues: error.issues });
   }
 }
 
@@ -83,9 +74,8 @@ function sendForm(
   req: Request,
   res: Response,
   status: number,
-  values: WaiverFormValues,
-  issues?: RelayError['issues'],
+  form: { values: WaiverFormValues; issues?: ErrorIssue[] },
 ): void {
-  const ctx = buildPageContext(deps, req);
-  sendPage(res, status, 'Add a waiver', renderWaiverForm({ values, sources: deps.book.sources, csrf: ctx.csrf, issues }), ctx);
+  const page = buildPageContext(deps, req);
+  sendPage(res, status, 'Add a waiver', renderWaiverForm(page, { ...form, sources: deps.book.sources }), page);
 }

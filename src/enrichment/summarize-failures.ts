@@ -1,14 +1,7 @@
 import { SEVERITY_ORDER, type Severity } from '../report';
 
 /** One failing result, as the mail, the CSV and the trend need it. */
-export interface FailingResult {
-  resultId: number;
-  device: string;
-  deviceId: number | null;
-  test: string;
-  testId: number | null;
-  severity: Severity;
-}
+export type FailingResult = NonNullable<ReturnType<typeof readFailingResult>>;
 
 /** One failing test and the devices it fails on. */
 interface FailingTest {
@@ -28,14 +21,7 @@ interface DeviceFailures {
 }
 
 /** What the failing results of one report say, computed in one pass as the pages stream in. */
-export interface FailureSummary {
-  /** Every failing result (lean: names and ids), in the order NetBox listed them. */
-  results: FailingResult[];
-  /** Failing tests, HIGH first, then most failing devices, then name. */
-  tests: FailingTest[];
-  /** Devices with most failures first, then name. */
-  devices: DeviceFailures[];
-}
+export type FailureSummary = ReturnType<ReturnType<typeof createFailureSummarizer>['finish']>;
 
 /** Results kept per test for the mail ("the first few device names"). */
 const FIRST_RESULTS_PER_TEST = 5;
@@ -74,9 +60,11 @@ export function createFailureSummarizer() {
     addResults(lean: readonly FailingResult[]) {
       for (const result of lean) addResult(result);
     },
-    finish(): FailureSummary {
+    finish() {
       return {
+        // Every failing result (lean: names and ids), in the order NetBox listed them.
         results,
+        // Failing tests, HIGH first, then most failing devices, then name; devices with most failures first, then name.
         tests: [...tests.values()].sort(
           (a, b) =>
             SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || b.failingDevices - a.failingDevices || a.name.localeCompare(b.name),
@@ -88,7 +76,7 @@ export function createFailureSummarizer() {
 }
 
 /** Reads a validity test result (NETBOX.md shape); null for a passing or unreadable one. */
-function readFailingResult(raw: Record<string, unknown>): FailingResult | null {
+function readFailingResult(raw: Record<string, unknown>) {
   if (raw.passed !== false || typeof raw.id !== 'number') return null;
   const test = (raw.test ?? {}) as Record<string, unknown>;
   const device = (raw.device ?? {}) as Record<string, unknown>;

@@ -6,8 +6,7 @@ import { createAdminRouter, type AdminRouteOptions } from './admin-route';
 import { createErrorHandler, notFound, toRelayError } from './error-handler';
 import { createObserveRouter, type ObserveRoutesOptions } from './observe-routes';
 import { createRequestLogger } from './request-log';
-import { createWebhookGuards } from './webhook-guards';
-import { DEFAULT_SOURCE_NAME, type WebhookOutcome } from '../webhook';
+import type { WebhookOutcome } from '../webhook';
 import { createWebhookRouter } from './webhook-route';
 import { createWaiversRouter } from './waivers-route';
 import type { WaiverBook } from '../waivers';
@@ -72,26 +71,6 @@ function mountSourceWebhook(app: Express, deps: AppDeps, source: SourceConfig): 
     res.once('close', deps.webhooksInFlight.begin());
     next();
   });
-  const guards = createWebhookGuards({
-    allowedIps: source.allowedIps,
-    allowedIpsSetting: source.name === DEFAULT_SOURCE_NAME ? 'WEBHOOK_ALLOWED_IPS' : `SOURCES_FILE source ${source.name} allowed_ips`,
-    rateLimit: deps.config.webhook.rateLimit,
-    logger: deps.logger,
-    clock: deps.clock,
-  });
-  if (guards.length > 0) app.post(source.path, ...guards);
-  app.use(
-    createWebhookRouter({
-      path: source.path,
-      source: source.name,
-      netboxUrl: source.netbox.url,
-      secrets: source.secrets,
-      maxBytes: deps.config.webhook.maxBytes,
-      store: deps.store,
-      clock: deps.clock,
-      logger: deps.logger,
-      onQueued: deps.onQueued,
-      onOutcome: deps.onWebhookOutcome,
-    }),
-  );
+  const { maxBytes, rateLimit } = deps.config.webhook;
+  app.use(createWebhookRouter({ ...deps, source, maxBytes, rateLimit }));
 }

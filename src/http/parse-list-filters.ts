@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { RelayError, type ErrorIssue } from '../shared';
 import { DELIVERY_STATES, type ListOptions } from '../store';
 import { startOfDayMs } from '../report';
+import { isCalendarDay } from '../waivers';
 
 /** The filters of the deliveries list (the dashboard's and the admin API's), in the order the dashboard's form shows them. */
 export const FILTER_PARAMS = ['state', 'source', 'route', 'report', 'from', 'to', 'q'] as const;
@@ -31,10 +32,7 @@ const id = (what: string, max = Number.MAX_SAFE_INTEGER) =>
 const day = z
   .string({ error: 'must be given once' })
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD')
-  .refine((value) => {
-    const date = new Date(`${value}T00:00:00Z`);
-    return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
-  }, 'is not a day of the calendar');
+  .refine(isCalendarDay, 'is not a day of the calendar');
 
 /** Most deliveries the admin API lists at once. */
 const ADMIN_MAX_LIMIT = 500;

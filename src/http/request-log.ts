@@ -37,16 +37,7 @@ export function createRequestLogger(logger: Logger): RequestHandler {
       const answered = res.writableFinished;
       // No answer went out: the status on `res` is express's default, not something the client saw.
       const cut = answered ? undefined : describeCut(cutBy, req.complete);
-      const level =
-        res.statusCode >= 500 && answered
-          ? 'error'
-          : cut
-            ? 'warn'
-            : PROBE_PATHS.has(path)
-              ? 'debug'
-              : res.statusCode >= 400
-                ? 'warn'
-                : 'info';
+      const level = chooseLevel(res.statusCode, answered, cut !== undefined, path);
       if (!logger.isLevelEnabled(level)) return;
       const deliveryId = (res.locals as { deliveryId?: number } | undefined)?.deliveryId;
       requestLogger(req, logger)[level](
@@ -85,6 +76,14 @@ function describeCut(socketError: string | undefined, requestComplete: boolean):
   if (socketError === 'ERR_HTTP_REQUEST_TIMEOUT') return { outcome: 'timed out', text: 'timed out before the request was complete' };
   if (!requestComplete) return { outcome: 'client closed', text: 'closed by the client before the request was complete' };
   return { outcome: 'client closed', text: 'closed by the client before the answer was sent' };
+}
+
+/** A 5xx sent is an error, a cut request a warning; probes are debug, other 4xx warnings. */
+function chooseLevel(status: number, answered: boolean, cut: boolean, path: string): 'error' | 'warn' | 'debug' | 'info' {
+  if (status >= 500 && answered) return 'error';
+  if (cut) return 'warn';
+  if (PROBE_PATHS.has(path)) return 'debug';
+  return status >= 400 ? 'warn' : 'info';
 }
 
 function pathOf(url: string | undefined): string {

@@ -1,13 +1,13 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type * as RateLimitModule from 'express-rate-limit';
 import ipaddr from 'ipaddr.js';
+import type { SourceConfig } from '../config';
 import { RelayError, type Clock, type Logger } from '../shared';
+import { DEFAULT_SOURCE_NAME } from '../webhook';
 
 export interface WebhookGuardOptions {
-  /** CIDR ranges allowed to post; undefined: every address. */
-  allowedIps?: readonly string[];
-  /** Where the allow-list was configured, named in the refusal's log line. */
-  allowedIpsSetting: string;
+  /** The source whose path is guarded: its CIDR ranges allowed to post (undefined: every address). */
+  source: Pick<SourceConfig, 'name' | 'allowedIps'>;
   /** Requests per minute per client address (WEBHOOK_RATE_LIMIT); 0: no limit. */
   rateLimit: number;
   logger: Logger;
@@ -24,11 +24,14 @@ const RATE_LIMIT_WINDOW_MS = 60_000;
  */
 export function createWebhookGuards(options: WebhookGuardOptions): RequestHandler[] {
   const guards: RequestHandler[] = [];
-  if (options.allowedIps) {
-    const ranges = options.allowedIps.map((cidr) => ipaddr.parseCIDR(cidr));
+  const { name, allowedIps } = options.source;
+  if (allowedIps) {
+    const ranges = allowedIps.map((cidr) => ipaddr.parseCIDR(cidr));
+    // Where the allow-list was configured, named in the refusal's log line.
+    const setting = name === DEFAULT_SOURCE_NAME ? 'WEBHOOK_ALLOWED_IPS' : `SOURCES_FILE source ${name} allowed_ips`;
     guards.push((req: Request, _res: Response, next: NextFunction) => {
       if (isAllowed(req.ip, ranges)) return next();
-      options.logger.warn({ ip: req.ip }, `webhook refused: client address not in ${options.allowedIpsSetting}`);
+      options.logger.warn({ ip: req.ip }, `webhook refused: client address not in ${setting}`);
       next(new RelayError('FORBIDDEN_ADDRESS'));
     });
   }

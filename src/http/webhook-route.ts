@@ -1,48 +1,45 @@
 import express, { type Request, type Response, type Router } from 'express';
-import { RelayError, type Clock, type Logger } from '../shared';
+import type { SourceConfig } from '../config';
+import { RelayError, type Logger } from '../shared';
 import { buildNewDelivery, StorageUnavailableError, type Store } from '../store';
 import { parseDelivery, verifySignature, type WebhookOutcome } from '../webhook';
 import { requestLogger } from './request-log';
+import { createWebhookGuards, type WebhookGuardOptions } from './webhook-guards';
 
-export interface WebhookRouteOptions {
-  path: string;
-  /** The NetBox source this path belongs to. */
-  source: string;
-  /** The source's NETBOX_URL (absent without one): with the report's base path, the series it belongs to. */
-  netboxUrl?: string;
-  secrets: readonly string[];
+export interface WebhookRouteOptions extends WebhookGuardOptions {
+  /** The NetBox source whose path this is, with its guards, secrets and NETBOX_URL (with the report's base path, the series it belongs to). */
+  source: Pick<SourceConfig, 'name' | 'path' | 'allowedIps' | 'secrets' | 'netbox'>;
   maxBytes: number;
   store: Store;
-  clock: Clock;
-  logger: Logger;
   /** Called once the delivery is durably stored (wakes the worker). */
   onQueued?: (id: number) => void;
-  onOutcome?: (outcome: WebhookOutcome) => void;
+  onWebhookOutcome?: (outcome: WebhookOutcome) => void;
 }
 
 /** Seconds a client should wait before retrying after a 503 (storage could not commit). */
 const STORAGE_RETRY_AFTER_SECONDS = 30;
 
 /**
- * POST <path> (a trailing slash is accepted): checks the content type, reads the raw body within
+ * POST <path> (a trailing slash is accepted): the source's guards, then checks the content type, reads the raw body within
  * the size limit, verifies X-Hook-Signature on those exact bytes, parses, stores, and only then
  * answers 202. No SMTP or NetBox call happens here: NetBox ≤ 4.6 waits for us without a timeout.
  */
 export function createWebhookRouter(options: WebhookRouteOptions): Router {
+  const { name: source, path, secrets } = options.source;
   const router = express.Router({ strict: false });
   const rawBody = express.raw({ type: () => true, limit: options.maxBytes, inflate: false });
 
-  router.post(options.path, requireJson, rawBody, async (req: Request, res: Response) => {
+  router.post(path, ...createWebhookGuards(options), requireJson, rawBody, async (req: Request, res: Response) => {
     const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const log = (): Logger => requestLogger(req, options.logger);
-    if (options.secrets.length > 0) {
-      const verdict = verifySignature(body, req.get('x-hook-signature'), options.secrets);
+    if (secrets.length > 0) {
+      const verdict = verifySignature(body, req.get('x-hook-signature'), secrets);
       if (verdict !== 'valid') throw new RelayError(verdict === 'missing' ? 'SIGNATURE_MISSING' : 'SIGNATURE_INVALID');
     }
-    const delivery = parseDelivery(body, options.source);
+    const delivery = parseDelivery(body, source);
     if (delivery.kind === 'ignored') {
-      if (options.logger.isLevelEnabled('info')) log().info({ reason: delivery.reason, source: options.source }, 'webhook ignored');
-      options.onOutcome?.({ outcome: 'ignored', reason: delivery.reason, source: options.source });
+      if (options.logger.isLevelEnabled('info')) log().info({ reason: delivery.reason, source }, 'webhook ignored');
+      options.onWebhookOutcome?.({ outcome: 'ignored', reason: delivery.reason, source });
       res.status(200).json({ status: 'ignored', reason: delivery.reason });
       return;
     }
@@ -53,7 +50,7 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
           body,
           sender: req.ip ?? req.socket.remoteAddress ?? 'unknown',
           receivedAt: options.clock.now(),
-          netboxUrl: options.netboxUrl,
+          netboxUrl: options.source.netbox.url,
         }),
       );
     } catch (error) {
@@ -68,10 +65,10 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
     res.locals.deliveryId = result.id;
     if (options.logger.isLevelEnabled('info'))
       log().info(
-        { deliveryId: result.id, reportId: delivery.report.id, dedupKey: delivery.dedupKey, source: options.source, outcome },
+        { deliveryId: result.id, reportId: delivery.report.id, dedupKey: delivery.dedupKey, source, outcome },
         result.duplicate ? 'duplicate delivery: already stored, not mailed again' : 'delivery stored',
       );
-    options.onOutcome?.({ outcome, id: result.id, reportId: delivery.report.id, source: options.source });
+    options.onWebhookOutcome?.({ outcome, id: result.id, reportId: delivery.report.id, source });
     res.status(result.duplicate ? 200 : 202).json({ status: outcome, id: result.id });
     if (!result.duplicate) options.onQueued?.(result.id);
   });

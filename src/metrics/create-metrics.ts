@@ -59,24 +59,17 @@ export function createMetrics(options: MetricsOptions) {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
     registers,
   });
-  const netboxErrors = new Counter({
-    name: 'compliance_relay_netbox_fetch_errors_total',
-    help: 'Failed NetBox API calls by NetBox source and reason (HTTP status, timeout, network).',
-    labelNames: ['reason', 'source'] as const,
-    registers,
-  });
-  const ownerFallbacks = new Counter({
-    name: 'compliance_relay_owner_fallbacks_total',
-    help: 'Owner look-ups (routes by NetBox contacts) that failed, so the whole report went to the fallback addresses, by source and reason.',
-    labelNames: ['reason', 'source'] as const,
-    registers,
-  });
-  const ownerGroupsUncounted = new Counter({
-    name: 'compliance_relay_owner_groups_uncounted_total',
-    help: "Owner groups (routes by NetBox contacts) mailed without counts of their own, by source and reason: NetBox could not give the report's results, so each such mail says its counts are unavailable.",
-    labelNames: ['reason', 'source'] as const,
-    registers,
-  });
+  const [netboxErrors, ownerFallbacks, ownerGroupsUncounted] = [
+    ['netbox_fetch_errors_total', 'Failed NetBox API calls by NetBox source and reason (HTTP status, timeout, network).'],
+    [
+      'owner_fallbacks_total',
+      'Owner look-ups (routes by NetBox contacts) that failed, so the whole report went to the fallback addresses, by source and reason.',
+    ],
+    [
+      'owner_groups_uncounted_total',
+      "Owner groups (routes by NetBox contacts) mailed without counts of their own, by source and reason: NetBox could not give the report's results, so each such mail says its counts are unavailable.",
+    ],
+  ].map(([name, help]) => new Counter({ name: `compliance_relay_${name}`, help, labelNames: ['reason', 'source'] as const, registers }));
   sent.inc(0);
   for (const source of sources) for (const outcome of ['queued', 'duplicate'] as const) received.inc({ outcome, code: '', source }, 0);
   const refreshQueue = registerQueueSeries(registry, options);

@@ -3,23 +3,10 @@ import type { NetboxClient, RequestBudget } from './netbox-client';
 import { NetboxError } from './netbox-error';
 
 /** A related object as NetBox nests it (site, tenant, role, platform, tag): what routes match on. */
-export interface NetboxRef {
-  id: number | null;
-  name: string;
-  slug: string;
-}
+export type NetboxRef = NonNullable<ReturnType<typeof readRef>>;
 
 /** A device with what routes and owner look-ups need from NetBox's `/api/dcim/devices/`. */
-export interface NetboxDevice {
-  id: number;
-  name: string;
-  site: NetboxRef | null;
-  tenant: NetboxRef | null;
-  /** `role` in NetBox ≥ 3.6 (and only that from 4.0), `device_role` before. */
-  role: NetboxRef | null;
-  platform: NetboxRef | null;
-  tags: NetboxRef[];
-}
+export type NetboxDevice = ReturnType<typeof readDevice>[number];
 
 /** The objects a contact assignment may own a device through (NetBox's `app_label.model`). */
 export type OwnerObjectType = 'dcim.device' | 'dcim.site' | 'tenancy.tenant';
@@ -28,14 +15,7 @@ export type OwnerObjectType = 'dcim.device' | 'dcim.site' | 'tenancy.tenant';
 export type OwnerObject = { type: OwnerObjectType; id: number };
 
 /** One contact assignment (`/api/tenancy/contact-assignments/`): contact → object, with its role's slug and priority. */
-export interface ContactAssignment {
-  objectType: OwnerObjectType;
-  objectId: number;
-  contactId: number;
-  role: string;
-  /** `primary`, `secondary`, … or null when unset. */
-  priority: string | null;
-}
+export type ContactAssignment = ReturnType<typeof readAssignment>[number];
 
 /** A contact (`/api/tenancy/contacts/`): the brief form nested in assignments has no e-mail. */
 interface NetboxContact {
@@ -202,7 +182,7 @@ async function streamListByIds(
   }
 }
 
-function readRef(raw: unknown): NetboxRef | null {
+function readRef(raw: unknown) {
   if (!raw || typeof raw !== 'object') return null;
   const o = raw as Record<string, unknown>;
   const name = typeof o.name === 'string' ? o.name : typeof o.display === 'string' ? o.display : '';
@@ -211,7 +191,7 @@ function readRef(raw: unknown): NetboxRef | null {
   return { id: typeof o.id === 'number' ? o.id : null, name, slug };
 }
 
-function readDevice(raw: Record<string, unknown>): NetboxDevice[] {
+function readDevice(raw: Record<string, unknown>) {
   if (typeof raw.id !== 'number') return [];
   return [
     {
@@ -219,6 +199,7 @@ function readDevice(raw: Record<string, unknown>): NetboxDevice[] {
       name: typeof raw.name === 'string' && raw.name ? raw.name : `device ${raw.id}`,
       site: readRef(raw.site),
       tenant: readRef(raw.tenant),
+      // `role` in NetBox ≥ 3.6 (and only that from 4.0), `device_role` before.
       role: readRef(raw.role) ?? readRef(raw.device_role),
       platform: readRef(raw.platform),
       tags: Array.isArray(raw.tags) ? raw.tags.map(readRef).filter((t): t is NetboxRef => t !== null) : [],
@@ -226,7 +207,7 @@ function readDevice(raw: Record<string, unknown>): NetboxDevice[] {
   ];
 }
 
-function readAssignment(raw: Record<string, unknown>): ContactAssignment[] {
+function readAssignment(raw: Record<string, unknown>) {
   const type = typeof raw.object_type === 'string' ? raw.object_type : raw.content_type;
   const contact = raw.contact as Record<string, unknown> | null | undefined;
   const role = readRef(raw.role);
@@ -238,6 +219,7 @@ function readAssignment(raw: Record<string, unknown>): ContactAssignment[] {
       objectId: raw.object_id,
       contactId: contact.id,
       role: role.slug,
+      // `primary`, `secondary`, … or null when unset.
       priority: typeof priority === 'string' && priority !== '' ? priority : null,
     },
   ];

@@ -1,15 +1,7 @@
 import { buildNetboxUrl, findNetboxBasePath, findNetboxPathProblem, parseNetboxBase } from './build-netbox-url';
 
 /** Links to a report in NetBox, for mails and the dashboard. */
-export interface ReportLinks {
-  report: string;
-  devices: string;
-  results: string;
-  failedResults: string;
-  resultsApi: string;
-  /** True when NETBOX_URL is unset and the links are NetBox's relative paths. */
-  relative: boolean;
-}
+export type ReportLinks = ReturnType<typeof buildLinks>;
 
 /**
  * NetBox serializes the report without a request, so `url` and `results_url` are relative and carry
@@ -18,7 +10,7 @@ export interface ReportLinks {
  * NETBOX_URL, a clean NetBox path that the templates show as text. A `results_url` that is not a
  * clean path (`javascript:…`, another host) is replaced by the path NetBox itself would have sent.
  */
-export function buildLinks(reportId: number, apiUrl: string, resultsApiUrl: string, netboxUrl?: string): ReportLinks {
+export function buildLinks(reportId: number, apiUrl: string, resultsApiUrl: string, netboxUrl?: string) {
   const basePath = findNetboxBasePath(apiUrl);
   const link = (pagePath: string) => buildWebUrl(basePath, pagePath, netboxUrl);
   return {
@@ -30,6 +22,7 @@ export function buildLinks(reportId: number, apiUrl: string, resultsApiUrl: stri
       findNetboxPathProblem(resultsApiUrl) === null
         ? buildWebUrl('', resultsApiUrl, netboxUrl)
         : link(`/api/plugins/validity/test-results/?report_id=${reportId}`),
+    /** True when NETBOX_URL is unset and the links are NetBox's relative paths. */
     relative: !netboxUrl,
   };
 }

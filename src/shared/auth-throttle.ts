@@ -25,17 +25,12 @@ export function createAuthThrottle() {
       failures.delete(address);
       failures.set(address, { count, lastAt: now });
       if (failures.size > MAX_ADDRESSES) failures.delete(failures.keys().next().value!);
-      return buildAuthDelayMs(count);
+      if (count <= FREE_FAILURES) return 0;
+      return Math.min(DELAY_MAX_MS, DELAY_BASE_MS * 2 ** Math.min(count - FREE_FAILURES - 1, 16));
     },
     /** The right token: the address starts afresh. */
     recordSuccess(address: string): void {
       failures.delete(address);
     },
   };
-}
-
-/** The wait before answering the `count`-th wrong token in a row from one address. */
-function buildAuthDelayMs(count: number): number {
-  if (count <= FREE_FAILURES) return 0;
-  return Math.min(DELAY_MAX_MS, DELAY_BASE_MS * 2 ** Math.min(count - FREE_FAILURES - 1, 16));
 }

@@ -34,7 +34,7 @@ export function createSecretMask(secrets: readonly (string | undefined)[]): Secr
   }
   // Longest first, so a secret that contains another is masked whole. Literals only: no backtracking.
   const all = [...new Set([...literals, ...cores])].sort((a, b) => b.length - a.length);
-  const pattern = new RegExp(all.map(escapeRegExp).join('|'), 'g');
+  const pattern = new RegExp(all.map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
   const maskOnce = (text: string): string => {
     const ranges: [number, number][] = [];
     for (const m of text.matchAll(pattern)) {
@@ -91,8 +91,4 @@ function base64Cores(value: string): string[] {
     if (whole >= 3) cores.push(bytes.subarray(k, k + whole).toString('base64'));
   }
   return cores;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

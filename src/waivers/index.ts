@@ -10,6 +10,7 @@ export {
   isCalendarDay,
   parseNewWaiver,
   WAIVER_MAX_DAYS_AHEAD,
+  type WaiverRequest,
   type WaiverRules,
   type NewWaiver,
   type Waiver,

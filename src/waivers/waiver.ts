@@ -129,6 +129,7 @@ const WaiverRequestSchema = z.object({
   reason: z.string().trim().max(WAIVER_REASON_MAX, `must be at most ${WAIVER_REASON_MAX} characters`).optional(),
   author: name('who accepts the exception'),
 });
+export type WaiverRequest = z.input<typeof WaiverRequestSchema>;
 
 /** What deciding a new waiver needs besides the request. */
 export interface WaiverRules {
@@ -170,7 +171,7 @@ export function parseNewWaiver(input: unknown, rules: WaiverRules): ParsedWaiver
 }
 
 /** One device, or all devices with a reason: a blanket exception must say why. */
-function checkDevice(request: z.infer<typeof WaiverRequestSchema>): ErrorIssue[] {
+function checkDevice(request: WaiverRequest): ErrorIssue[] {
   const device = request.device ?? '';
   if (request.allDevices && device !== '')
     return [{ path: 'device', message: 'give a device or all devices, not both (leave the device empty to waive every device)' }];

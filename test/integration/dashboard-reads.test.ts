@@ -49,7 +49,16 @@ describe('the dashboard reads typed rows, not bodies (issue 15)', () => {
       listRouteMails: (ids) => store.listRouteMails(ids),
     };
     const app = express();
-    app.use(createWebhookRouter({ path: '/webhook', source: 'default', secrets: [], maxBytes: 1 << 20, store, clock, logger }));
+    app.use(
+      createWebhookRouter({
+        source: { path: '/webhook', name: 'default', secrets: [], netbox: {} },
+        maxBytes: 1 << 20,
+        rateLimit: 0,
+        store,
+        clock,
+        logger,
+      }),
+    );
     app.use(
       '/ui',
       createDashboardRouter({

@@ -53,7 +53,7 @@ describe('a status written beside an error code is the status the catalogue answ
 function servedEndpoints(): string[] {
   const files = [...filesUnder('src/http', ['.ts']), ...filesUnder('src/dashboard', ['.ts'])];
   return files.flatMap((file) =>
-    [...read(file).matchAll(/\b(?:router|app)\.(get|post|put|patch|delete)\((?:'([^']+)'|options\.path)/g)].map((m) => {
+    [...read(file).matchAll(/\b(?:router|app)\.(get|post|put|patch|delete)\((?:'([^']+)'|(?:options\.)?path\b)/g)].map((m) => {
       const method = m[1].toUpperCase();
       if (m[2] === undefined) return `${method} <WEBHOOK_PATH>`;
       const prefix = file.startsWith('src/dashboard') ? '/ui' : '';
