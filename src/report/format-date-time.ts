@@ -66,7 +66,32 @@ function zoneOffsetMs(at: number, timeZone: string): number {
 export function formatDateTime(iso: string, timeZone: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  const parts: Partial<Record<Intl.DateTimeFormatPartTypes, string>> = {};
-  for (const part of getFormatter('dateTime', timeZone).formatToParts(date)) parts[part.type] = part.value;
+  const parts = timeZone === 'UTC' && date.getUTCFullYear() >= 1 ? readUtcParts(date) : readZoneParts(date, timeZone);
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second} ${parts.timeZoneName}`;
+}
+
+type DateTimeParts = Partial<Record<Intl.DateTimeFormatPartTypes, string>>;
+
+function readZoneParts(date: Date, timeZone: string): DateTimeParts {
+  const parts: DateTimeParts = {};
+  for (const part of getFormatter('dateTime', timeZone).formatToParts(date)) parts[part.type] = part.value;
+  return parts;
+}
+
+/**
+ * The dateTime shape in UTC (the default MAIL_TIMEZONE), read from the Date's own UTC fields: the text Intl gives
+ * (from year 1 on; before it, Intl counts years by era), without building a formatter, which pages in about 6 MB of
+ * ICU's locale and zone data. So a relay in UTC that has not mailed yet (its boot check renders sample mails) holds none.
+ */
+function readUtcParts(date: Date): DateTimeParts {
+  const two = (n: number) => String(n).padStart(2, '0');
+  return {
+    year: String(date.getUTCFullYear()),
+    month: two(date.getUTCMonth() + 1),
+    day: two(date.getUTCDate()),
+    hour: two(date.getUTCHours()),
+    minute: two(date.getUTCMinutes()),
+    second: two(date.getUTCSeconds()),
+    timeZoneName: 'UTC',
+  };
 }
