@@ -1,7 +1,7 @@
 import { systemClock } from '../shared';
 import { createOAuth2TokenCache, postOrFail, readBoundedJson } from './fetch-access-token';
 import { TransportError, type NotifierIo, type Sender } from './notifier';
-import type { GraphConfig } from './graph-transport';
+import type { GraphConfig } from './graph-settings';
 
 /** A 429 without Retry-After: wait this long before the next try. */
 const DEFAULT_THROTTLE_MS = 60_000;
