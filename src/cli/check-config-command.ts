@@ -20,7 +20,7 @@ export async function checkConfig(config: Config, io: CliIo, flags: { online: bo
   }
   for (const w of config.warnings) io.stderr.write(`compliance-relay: warning: ${w.variable} ${w.message}\n`);
   io.stdout.write(
-    `${flags.json ? JSON.stringify(redactConfig(config), null, 2) : describeSettingsInForce(io, config)}\nThe configuration is valid.\n`,
+    `${flags.json ? JSON.stringify(redactConfig(config, io.transports), null, 2) : describeSettingsInForce(io, config)}\nThe configuration is valid.\n`,
   );
   // Imported only when `--online` asks NetBox.
   return flags.online ? (await import('./check-sources-online')).checkSourcesOnline(config, io) : 0;
@@ -77,7 +77,7 @@ export async function verifyTransport(config: Config, io: CliIo): Promise<number
  */
 export function describeMailFailure(error: unknown, config: Config, transports: CliIo['transports']): string {
   const err = error as { code?: string; responseCode?: number; message?: string };
-  const server = config.transport.name === 'smtp' ? new URL(config.transport.settings.url).host : undefined;
+  const server = findTransport(config.transport, transports).describeServer?.(config.transport.settings);
   const code = readFailureCode(error, buildFailureCatalogue(transports));
   const reply = err.responseCode ? ` ${err.responseCode}` : '';
   return `(${code}${reply}): ${describeMailError({ code, message: err.message }, server) ?? err.message ?? String(error)}`;

@@ -23,7 +23,7 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
   const logger = createLogger({ level: config.log.level, format, secrets: config.secretValues });
   // One short line; the whole configuration in force (redacted) only at debug.
   logger.info(describeBoot(config, io.transports));
-  logger.debug({ config: redactConfig(config) }, 'configuration in force');
+  logger.debug({ config: redactConfig(config, io.transports) }, 'configuration in force');
 
   let lock: DataDirLock | undefined;
   try {

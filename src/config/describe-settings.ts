@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TransportDescriptor } from '../notify';
+import { findTransport, TRANSPORTS, type TransportDescriptor } from '../notify';
 import { SECRET_MARK as REDACTED, SETTING_GROUPS } from '../shared';
 import type { Config } from './load-config';
 import { parseUrl } from './redact-config';
@@ -46,9 +46,13 @@ function describeAllowed(property: z.core.JSONSchema.BaseSchema, boolean: boolea
 export function formatSettings(
   env: Record<string, string | undefined>,
   config: Config,
-  transports?: readonly TransportDescriptor[],
+  transports: readonly TransportDescriptor[] = TRANSPORTS,
 ): string[] {
   const [set, defaulted, advancedDefaulted, unset]: string[][] = [[], [], [], []];
+  // A transport's settings mean something only when the transport in force reads them (Graph's do not with SMTP).
+  const read = findTransport(config.transport, transports).settingsInForce(config.transport.settings);
+  const isInForce = (name: string) =>
+    transports.some((t) => name in t.settings) ? read.includes(name) : isRelaySettingInForce(name, config);
   // In the reference's order (basics first), defaults as a user writes them (5m, not 300000).
   for (const { name, group, default: byDefault, secret } of describeSettings(buildSettingsSchema(transports))) {
     const raw = env[name];
@@ -59,9 +63,9 @@ export function formatSettings(
       const why = config.sources[0].secrets.length > 0 ? 'all interfaces: WEBHOOK_SECRET is set' : 'loopback only: no WEBHOOK_SECRET';
       defaulted.push(`  ${name}=${config.http.host} (${why})`);
     } else if (byDefault !== undefined) {
-      if (isInForce(name, config)) (group === 'advanced' ? advancedDefaulted : defaulted).push(`  ${name}=${byDefault}`);
+      if (isInForce(name)) (group === 'advanced' ? advancedDefaulted : defaulted).push(`  ${name}=${byDefault}`);
       // OAuth2's and Graph's unset settings are noise to a relay that uses neither.
-    } else if (group !== 'provider' || isInForce(name, config)) unset.push(name);
+    } else if (group !== 'provider' || isInForce(name)) unset.push(name);
   }
   return [
     `Set by you (environment or .env; secrets redacted):`,
@@ -74,13 +78,8 @@ export function formatSettings(
   ];
 }
 
-/** Whether a defaulted variable means anything here (Graph's without MAIL_TRANSPORT=graph do not): only those are shown. */
-function isInForce(name: string, config: Config): boolean {
-  const { transport } = config;
-  const oauth2 = transport.name === 'graph' || (transport.name === 'smtp' && transport.settings.oauth2 !== undefined);
-  if (name.startsWith('GRAPH_')) return transport.name === 'graph';
-  if (name.startsWith('OAUTH2_')) return oauth2;
-  if (name.startsWith('SMTP_')) return transport.name === 'smtp';
+/** Whether a defaulted variable of the relay's own means anything here (SQLite's do not with DATABASE_URL): only those are shown. */
+function isRelaySettingInForce(name: string, config: Config): boolean {
   if (name === 'SQLITE_SYNCHRONOUS' || name === 'DATA_DIR') return config.store.databaseUrl === undefined;
   if (name.startsWith('NETBOX_')) return config.sources.some((s) => s.netbox.url !== undefined);
   return true;

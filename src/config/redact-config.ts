@@ -1,4 +1,5 @@
 import { describeCatchUp, planCatchUp } from './sources-file';
+import { findTransport, TRANSPORTS, type TransportDescriptor } from '../notify';
 import { SECRET_MARK as REDACTED } from '../shared';
 import type { Config } from './load-config';
 
@@ -7,8 +8,9 @@ import type { Config } from './load-config';
  * settings the schema flags `secret`, and what is derived from them: `Config.secretValues`) replaced
  * wherever it sits, so a new secret setting is redacted without being named here.
  */
-export function redactConfig(config: Config): Record<string, unknown> {
+export function redactConfig(config: Config, transports: readonly TransportDescriptor[] = TRANSPORTS): Record<string, unknown> {
   const secrets = new Set(config.secretValues);
+  const transport = findTransport(config.transport, transports).describeConfig(config.transport.settings);
   const { outboxDir, ...mail } = config.mail;
   const { dataDir, sqliteSynchronous, databaseUrl } = config.store;
   const shown = {
@@ -23,9 +25,10 @@ export function redactConfig(config: Config): Record<string, unknown> {
     retention: config.retention,
     // Only what is in force: SQLite's settings mean nothing with DATABASE_URL, and the reverse.
     store: databaseUrl ? { kind: 'postgres', databaseUrl } : { kind: 'sqlite', dataDir, sqliteSynchronous },
-    ...describeTransport(config.transport),
-    // The outbox directory only without SMTP; MAIL_TO/CC/BCC are the default route's recipients (under routing).
-    mail: { ...mail, ...(config.transport.name === 'smtp' ? {} : { outboxDir }) },
+    ...transport,
+    // The outbox directory only without a mail server (`smtp` then says where mails go instead);
+    // MAIL_TO/CC/BCC are the default route's recipients (under routing).
+    mail: { ...mail, ...(typeof transport.smtp === 'string' ? { outboxDir } : {}) },
     netbox: describeNetbox(config.netbox, config.sources[0].netbox),
     sources: config.sources.map((s) => ({ ...s, catchUp: describeCatchUp(planCatchUp(s)) })),
     routing: config.routing,
@@ -41,15 +44,6 @@ export function redactConfig(config: Config): Record<string, unknown> {
     observe: config.observe,
   };
   return maskSecrets(shown, secrets) as Record<string, unknown>;
-}
-
-/** The transport in force under its own name; `smtp` says where mail goes instead when it is not SMTP. */
-function describeTransport(transport: Config['transport']): Record<string, unknown> {
-  if (transport.name === 'smtp') return { smtp: transport.settings };
-  if (transport.name === 'file') return { smtp: 'none: mails are written as .eml files' };
-  if (transport.name === 'graph') return { smtp: 'none: mails go through Microsoft Graph', graph: transport.settings };
-  const { name, settings } = transport as { name: string; settings: unknown };
-  return { smtp: `none: mails go through ${name}`, [name]: settings };
 }
 
 /** NetBox's settings in force: none without NETBOX_URL; no enrichment timings without a token (nothing is fetched). */
@@ -100,22 +94,12 @@ export function describeUnsignedWebhook(config: Pick<Config, 'http' | 'webhook' 
 }
 
 /** What an operator should know about this configuration at start, each said once: a log line's fields and message. */
-export function listBootWarnings(config: Config) {
+export function listBootWarnings(config: Config, transports: readonly TransportDescriptor[] = TRANSPORTS) {
   const warnings: { fields: Record<string, unknown>; message: string }[] = [];
   const unsigned = describeUnsignedWebhook(config);
   if (unsigned) warnings.push({ fields: { host: config.http.host }, message: unsigned });
   for (const w of config.warnings) warnings.push({ fields: { variable: w.variable }, message: `${w.variable} ${w.message}` });
   if (!config.sources[0].netbox.url) warnings.push({ fields: {}, message: 'NETBOX_URL is not set: links in mails will be relative paths' });
-  if (config.transport.name === 'smtp' && !config.transport.settings.requireTls)
-    warnings.push({
-      fields: { variable: 'SMTP_REQUIRE_TLS' },
-      message:
-        'SMTP_REQUIRE_TLS=false: a login to a server that offers no STARTTLS sends the password and the mails in clear; keep it only on a path you trust',
-    });
-  if (config.transport.name === 'file')
-    warnings.push({
-      fields: { dir: config.mail.outboxDir },
-      message: `SMTP_URL is not set: mails are written as .eml files under ${config.mail.outboxDir}`,
-    });
+  warnings.push(...findTransport(config.transport, transports).describeStartWarnings(config.transport.settings));
   return warnings;
 }

@@ -9,7 +9,12 @@ export const fileTransport: TransportDescriptor<'file', { outboxDir: string }, R
   configure: (_env, context) => ({ outboxDir: context.outboxDir }),
   create: (file) => createFileSender(file.outboxDir),
   describeStart: (file) => `.eml files in ${file.outboxDir}`,
+  describeStartWarnings: (file) => [
+    { fields: { dir: file.outboxDir }, message: `SMTP_URL is not set: mails are written as .eml files under ${file.outboxDir}` },
+  ],
   describeVerified: (file) => `No SMTP_URL: mails are written to ${file.outboxDir}, which is writable.`,
+  describeConfig: () => ({ smtp: 'none: mails are written as .eml files' }),
+  settingsInForce: () => [],
   // One file at a time: a disk gains nothing from more.
   concurrency: () => 1,
   secrets: () => [],

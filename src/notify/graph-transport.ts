@@ -21,7 +21,10 @@ export const graphTransport: TransportDescriptor<'graph', GraphConfig, typeof GR
     return createGraphSender(graph, io);
   },
   describeStart: (graph) => `Microsoft Graph as ${graph.sender}`,
+  describeStartWarnings: () => [],
   describeVerified: (graph) => `Microsoft Graph gave a token for ${graph.sender}; no mail was sent.`,
+  describeConfig: (graph) => ({ smtp: 'none: mails go through Microsoft Graph', graph }),
+  settingsInForce: () => Object.keys(GRAPH_SETTINGS),
   concurrency: () => GRAPH_CONCURRENCY,
   secrets: (graph) => oauth2Secrets(graph.oauth2),
   failures: {

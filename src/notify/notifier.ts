@@ -74,8 +74,8 @@ export interface NotifierIo {
 /**
  * One transport, described once: its settings section (zod fields with their docs, part of the relay's
  * one schema), the configuration it takes from them (`configure`: undefined when they do not select it),
- * how its notifier is made, the words the start line (`mail via …`) and `verify-smtp` (after every step
- * passed) say about it, and the failure codes only it sets.
+ * how its notifier is made, the words the start line (`mail via …`), its warnings, `verify-smtp` (after every
+ * step passed) and `check-config` say about it, and the failure codes only it sets.
  */
 export interface TransportDescriptor<Name extends string = string, Settings = unknown, Shape extends z.ZodRawShape = z.ZodRawShape> {
   readonly name: Name;
@@ -85,7 +85,18 @@ export interface TransportDescriptor<Name extends string = string, Settings = un
   configure(env: Readonly<Record<string, unknown>>, context: TransportContext): Settings | undefined;
   create(settings: Settings, io: NotifierIo): Sender;
   describeStart(settings: Settings): string;
+  /** What an operator should know about it at start (a login that may travel in clear, mails kept on disk): each a log line's fields and message. */
+  describeStartWarnings(settings: Settings): { fields: Record<string, unknown>; message: string }[];
   describeVerified(settings: Settings): string;
+  /** The mail server (`host:port`) the words of a failure to reach it name; absent: the address in the error, if any. */
+  describeServer?(settings: Settings): string;
+  /**
+   * How `check-config --json` shows it: `smtp` (the dump's key for the mail server) holds its configuration, or
+   * says where mails go instead (then the outbox directory is shown with the mail settings); its own may follow under its name.
+   */
+  describeConfig(settings: Settings): { smtp: unknown } & Record<string, unknown>;
+  /** The settings (of any transport's section) this configuration reads: `check-config` lists only these among the transports' defaults. */
+  settingsInForce(settings: Settings): readonly string[];
   /** Sends in flight at once (the worker's batch). */
   concurrency(settings: Settings): number;
   /** Secret values its configuration holds or derives (a password, a key), masked wherever logged. */

@@ -58,10 +58,23 @@ export const smtpTransport: TransportDescriptor<'smtp', SmtpConfig, typeof SMTP_
   configure: (env, context) => configureSmtp(env as SmtpEnv, context),
   create: createSmtpSender,
   describeStart: (smtp) => `SMTP ${new URL(smtp.url).host}`,
+  describeStartWarnings: (smtp) =>
+    smtp.requireTls
+      ? []
+      : [
+          {
+            fields: { variable: 'SMTP_REQUIRE_TLS' },
+            message:
+              'SMTP_REQUIRE_TLS=false: a login to a server that offers no STARTTLS sends the password and the mails in clear; keep it only on a path you trust',
+          },
+        ],
   describeVerified(smtp) {
     const login = smtp.oauth2 ? ' and the XOAUTH2 login' : smtp.user ? ' and the login' : '';
     return `SMTP server ${new URL(smtp.url).host} accepted the connection${login}.`;
   },
+  describeServer: (smtp) => new URL(smtp.url).host,
+  describeConfig: (smtp) => ({ smtp }),
+  settingsInForce: (smtp) => [...Object.keys(SMTP_SETTINGS), ...(smtp.oauth2 ? Object.keys(OAUTH2_SETTINGS) : [])],
   concurrency: (smtp) => smtp.poolSize,
   secrets: (smtp) => [...(smtp.password ? [smtp.password] : []), ...oauth2Secrets(smtp.oauth2)],
   failures: { ...SMTP_FAILURES, ...OAUTH2_FAILURES },

@@ -19,7 +19,7 @@ export function buildTransportSettings<const T extends readonly TransportDescrip
   // Least specific first, as the references list them: the default, SMTP, leads.
   const chosen = transports.filter((t) => t.choice !== undefined).reverse();
   const names = chosen.map((t) => t.name) as [T[number]['name'], ...T[number]['name'][]];
-  const choice = setting(z.enum(names).default('smtp' as T[number]['name']), {
+  const choice = setting(z.enum(names).default(names[0]), {
     group: 'provider',
     description: `${chosen.map((t) => `${t.name}: ${t.choice}`).join('; ')}.`,
   });

@@ -25,7 +25,7 @@ export type Relay = Awaited<ReturnType<typeof createRelay>>;
  * Nothing listens and no timer runs until `start()` and the caller's `listen`.
  */
 export async function createRelay(config: Config, io: RelayIo) {
-  for (const w of listBootWarnings(config)) io.logger.warn(w.fields, w.message);
+  for (const w of listBootWarnings(config, io.transports)) io.logger.warn(w.fields, w.message);
   const renderer = loadRenderer(config.mail.templatesDir);
   await verifyRouteTemplates(renderer, { ...config, netbox: config.sources[0].netbox });
   const store = openStore(config.store, {

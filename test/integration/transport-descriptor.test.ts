@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../src/config';
+import { listBootWarnings, loadConfig } from '../../src/config';
 import { describeBoot } from '../../src/cli/serve';
 import type { OutgoingMail } from '../../src/mail';
 import { buildFailureCatalogue, classifyFailure, TRANSPORTS, type Notifier, type TransportDescriptor } from '../../src/notify';
@@ -9,7 +9,7 @@ import type { WorkerOutcome } from '../../src/delivery';
 import { sampleValue, scrape } from '../helpers/prometheus';
 import { createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
 import { textOf } from '../helpers/html';
-import { createSilentLogger, setting } from '../../src/shared';
+import { createSilentLogger, positiveInt, setting } from '../../src/shared';
 import { z } from 'zod';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import { makeTempDir, postWebhook, quickRetries, startTestRelay, waitUntil } from '../helpers/relay-harness';
@@ -19,7 +19,7 @@ const SECRET = 'descriptor-webhook-secret';
 
 /**
  * A tiny transport written here: it keeps each mail in memory. Its own setting, MEMORY_MAILBOX, chooses
- * it (first in the list); without it the relay's own transports are used.
+ * it (first in the list); without it the relay's own transports are used. MEMORY_LIMIT has a default.
  */
 function createMemoryTransport(
   options: {
@@ -28,7 +28,7 @@ function createMemoryTransport(
     refuse?: (mail: OutgoingMail) => Error | undefined;
   } = {},
 ): {
-  transport: TransportDescriptor<'memory', { mailbox: string }>;
+  transport: TransportDescriptor<'memory', { mailbox: string; limit: number }>;
   sent: OutgoingMail[];
   verified: string[];
 } {
@@ -44,12 +44,14 @@ function createMemoryTransport(
       words: 'The in-memory mailbox is full.',
     },
   } as const;
-  const transport: TransportDescriptor<'memory', { mailbox: string }> = {
+  const transport: TransportDescriptor<'memory', { mailbox: string; limit: number }> = {
     name: 'memory',
     settings: {
       MEMORY_MAILBOX: setting(z.string().trim().optional(), { group: 'features', description: 'Keep mails in this in-memory mailbox.' }),
+      MEMORY_LIMIT: setting(positiveInt(100), { group: 'features', description: 'Mails the mailbox holds.' }),
     },
-    configure: (env) => (typeof env.MEMORY_MAILBOX === 'string' ? { mailbox: env.MEMORY_MAILBOX } : undefined),
+    configure: (env) =>
+      typeof env.MEMORY_MAILBOX === 'string' ? { mailbox: env.MEMORY_MAILBOX, limit: env.MEMORY_LIMIT as number } : undefined,
     create: (memory) => ({
       async send(mail) {
         // Its own code, as its library would raise it: the relay classifies it from the descriptor's failures.
@@ -66,7 +68,10 @@ function createMemoryTransport(
       async close() {},
     }),
     describeStart: (memory) => `memory ${memory.mailbox} (kept in the test)`,
+    describeStartWarnings: (memory) => [{ fields: { mailbox: memory.mailbox }, message: `mails in ${memory.mailbox} are lost at exit` }],
     describeVerified: (memory) => `The memory transport holds the mails in ${memory.mailbox}; no mail was sent.`,
+    describeConfig: (memory) => ({ smtp: 'none: mails are kept in memory', memory }),
+    settingsInForce: () => ['MEMORY_MAILBOX', 'MEMORY_LIMIT'],
     concurrency: () => 1,
     secrets: () => [],
     failures,
@@ -105,8 +110,12 @@ describe('a transport described by its descriptor alone', () => {
         { readFile: (f) => fs.readFileSync(f, 'utf8'), transports },
       );
     const config = load({ MEMORY_MAILBOX: 'inbox' });
-    expect(config.transport).toEqual({ name: 'memory', settings: { mailbox: 'inbox' } });
+    expect(config.transport).toEqual({ name: 'memory', settings: { mailbox: 'inbox', limit: 100 } });
     expect(describeBoot(config, transports)).toContain('mail via memory inbox (kept in the test)');
+    expect(listBootWarnings(config, transports)).toContainEqual({
+      fields: { mailbox: 'inbox' },
+      message: 'mails in inbox are lost at exit',
+    });
     // Without its setting, the same relay writes .eml files.
     const without = load({});
     expect(describeBoot(without, transports)).toContain(`mail via .eml files in ${without.mail.outboxDir}`);
@@ -127,18 +136,32 @@ describe('a transport described by its descriptor alone', () => {
     expect(out).toContain('The memory transport holds the mails in inbox; no mail was sent.');
   });
 
-  it('is listed by check-config with its own setting', async () => {
+  it('is listed by check-config with its own settings, and theirs only when it is in force', async () => {
     const memory = createMemoryTransport();
-    const { code, stdout: out } = await runCliCaptured(
-      ['check-config'],
-      { DATA_DIR: makeTempDir(), MAIL_TO: 'oncall@example.com', MEMORY_MAILBOX: 'inbox' },
-      {
-        transports: [memory.transport, ...TRANSPORTS],
-      },
-    );
+    const checkConfig = (args: string[], env: Record<string, string> = { MEMORY_MAILBOX: 'inbox' }) =>
+      runCliCaptured(
+        ['check-config', ...args],
+        { DATA_DIR: makeTempDir(), MAIL_TO: 'oncall@example.com', ...env },
+        {
+          transports: [memory.transport, ...TRANSPORTS],
+        },
+      );
+    const { code, stdout: out } = await checkConfig([]);
     expect(code).toBe(0);
     expect(out).toContain('  MEMORY_MAILBOX=inbox');
+    expect(out).toContain('  MEMORY_LIMIT=100');
+    // SMTP's defaults mean nothing while mails stay in memory.
+    expect(out).not.toContain('SMTP_POOL_SIZE=');
     expect(out).toContain('The configuration is valid.');
+    // Without its setting the relay uses SMTP: its default is not in force, SMTP's are.
+    const without = (await checkConfig([], { SMTP_URL: 'smtp://mail.example.com:587' })).stdout;
+    expect(without).not.toContain('MEMORY_LIMIT=');
+    expect(without).toContain('  SMTP_POOL_SIZE=5');
+
+    const json = (await checkConfig(['--json'])).stdout;
+    const shown = JSON.parse(json.slice(0, json.lastIndexOf('}') + 1)) as Record<string, unknown> & { mail: Record<string, unknown> };
+    expect(shown).toMatchObject({ smtp: 'none: mails are kept in memory', memory: { mailbox: 'inbox', limit: 100 } });
+    expect(shown.mail.outboxDir).toEqual(expect.any(String));
   });
 
   it('a delivery it failed is described on the dashboard with its own words, and counted under its own code', async () => {
