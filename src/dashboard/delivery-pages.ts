@@ -20,7 +20,7 @@ type ReadContent = (record: DeliveryRecord) => Promise<DeliveryContent>;
 export interface DashboardDeps {
   options: DashboardOptions;
   keys: SessionKeys;
-  /** Epoch milliseconds in TIMEZONE. */
+  /** Epoch milliseconds as a date and time in MAIL_TIMEZONE. */
   formatTime: (ms: number) => string;
 }
 

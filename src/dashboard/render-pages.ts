@@ -82,7 +82,7 @@ export interface PageContext {
   mail?: ReturnType<TransportHealth['status']>;
 }
 
-/** A page after login: its banners, the session's CSRF token for its forms, and times shown in TIMEZONE. */
+/** A page after login: its banners, the session's CSRF token for its forms, and times shown in MAIL_TIMEZONE. */
 export type Page = PageContext & { csrf: string; formatTime: (ms: number) => string };
 
 /** Sends `body` inside the document around every page. */

@@ -72,7 +72,7 @@ export function parseListFilters(
     beforeId: q.before,
     afterId: q.after,
     limit: q.limit,
-    // Days are the dashboard's TIMEZONE days: from its first millisecond to the end of `to`.
+    // Days in `timeZone` (the dashboard's MAIL_TIMEZONE, the admin API's UTC): from the first millisecond of `from` to the end of `to`.
     receivedFrom: q.from === undefined ? undefined : startOfDayMs(q.from, timeZone),
     receivedBefore: q.to === undefined ? undefined : startOfDayMs(nextDay(q.to), timeZone),
   };

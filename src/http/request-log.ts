@@ -78,7 +78,7 @@ function describeCut(socketError: string | undefined, requestComplete: boolean):
   return { outcome: 'client closed', text: 'closed by the client before the answer was sent' };
 }
 
-/** A 5xx sent is an error, a cut request a warning; probes are debug, other 4xx warnings. */
+/** A 5xx sent is an error and a cut request a warning; otherwise a probe is debug, a 4xx a warning, the rest info. */
 function chooseLevel(status: number, answered: boolean, cut: boolean, path: string): 'error' | 'warn' | 'debug' | 'info' {
   if (status >= 500 && answered) return 'error';
   if (cut) return 'warn';

@@ -195,7 +195,8 @@ const routeTo = z.unknown().transform((value, ctx) => {
 
 /**
  * Whether this Node knows the IANA time zone name (`Europe/Berlin`, `UTC`). UTC, the default, is known without asking
- * Intl: building a formatter pages in ICU's locale and zone data (about 6 MB resident), which a relay in UTC never needs.
+ * Intl: building a formatter pages in ICU's locale and zone data (about 6 MB resident), which a relay in UTC needs neither
+ * to start nor to date its mails (the dashboard's chart days and day filter, and digest schedules, still build one).
  */
 export function isTimeZone(tz: string): boolean {
   if (tz === 'UTC') return true;

@@ -37,8 +37,8 @@ function loadPg(): typeof pg {
 
 /**
  * The store for several replicas: one PostgreSQL database under the logic of {@link SqlStore}. Inserts are
- * group-committed: the deliveries arriving in one event-loop turn go in one multi-row INSERT, each promise
- * resolving after it.
+ * group-committed: the deliveries arriving in one event-loop turn go in multi-row INSERTs of up to
+ * {@link ROWS_PER_STATEMENT} rows, each committed on its own, each promise resolving after its own.
  */
 export class PgStore extends SqlStore {
   readonly singleOwner = false;

@@ -89,8 +89,11 @@ describe('Dockerfile', () => {
     for (const relay of relays) expect([relay.command, relay.entrypoint]).toEqual([undefined, undefined]);
   });
 
-  it('copies everything the runtime reads (templates, compiled sources, package.json)', () => {
+  it('copies everything the runtime reads (templates, compiled sources, package.json, the sample report in examples/)', () => {
     for (const needed of ['templates', 'dist/src', 'package.json', 'node_modules']) expect(dockerfile).toContain(needed);
+    // The boot check and `send-test` read examples/delivery-netbox-3.6.json from the package root.
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    expect(runtime).toMatch(/^COPY examples \.\/examples$/m);
     // The build stage compiles the sources the image ships, and the script that compiles the templates ahead.
     const build = JSON.parse(fs.readFileSync(path.join(ROOT, 'tsconfig.build.json'), 'utf8'));
     expect(build.include).toEqual(['src', 'scripts/build-templates.ts']);

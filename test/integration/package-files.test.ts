@@ -7,7 +7,8 @@ const ROOT = path.resolve(__dirname, '../..');
 /**
  * What `npm pack` ships (docs/install.md) is what the packaged relay reads at run time: the compiled code with
  * both stores' migrations, the templates with the compiled and inlined forms that `npm run build` writes (build
- * outputs, not in git), and the examples the docs point to; and every `files` entry names something that exists.
+ * outputs, not in git), the examples the docs point to and the sample report the boot check and `send-test` read
+ * (examples/delivery-netbox-3.6.json); and every `files` entry names something that exists.
  * It reads the dist/ and templates that `npm test` builds first.
  */
 describe('the npm package', () => {
@@ -34,6 +35,7 @@ describe('the npm package', () => {
         'templates/compiled-templates.json',
         'templates/report/html.hbs',
         'examples/routes.yaml',
+        'examples/delivery-netbox-3.6.json',
         'deploy/systemd/compliance-relay.service',
       ]),
     );
