@@ -28,8 +28,18 @@ export type SampleSettings = { mail: ReportViewOptions['mail']; netbox: Pick<Sou
  * The delivery recorded in validity's documentation (NetBox ≤ 3.6 era): report 29, 5 of 8 MIDDLE results passed,
  * as the package ships it in examples/. Used to check templates at boot and by `send-test`.
  */
-export function readSampleBody(): Buffer {
-  return fs.readFileSync(path.join(findPackageRoot(), 'examples', 'delivery-netbox-3.6.json'));
+export function readSampleBody(root = findPackageRoot()): Buffer {
+  const file = path.join(root, 'examples', 'delivery-netbox-3.6.json');
+  try {
+    return fs.readFileSync(file);
+  } catch (error) {
+    throw new Error(
+      `the sample report ${file}, part of the relay's package, cannot be read: ${(error as Error).message}; reinstall the relay`,
+      {
+        cause: error,
+      },
+    );
+  }
 }
 
 function sampleDelivery(): ReportDelivery {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadRenderer, TemplateError } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
-import { sampleInsightViews } from '../../src/compose';
+import { readSampleBody, sampleInsightViews } from '../../src/compose';
 import { makeTempDir } from '../helpers/relay-harness';
 
 const config = { mail: { timezone: 'UTC' }, netbox: { url: 'https://netbox.example.com' } } as Parameters<typeof sampleInsightViews>[0];
@@ -33,6 +33,21 @@ describe('the boot check renders the enrichment and trend sections', () => {
       expect(() => views.forEach((view) => renderer.render(view))).toThrow(TemplateError);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the sample report the boot check and send-test read', () => {
+  it('is the example the package ships, and a copy of the relay without it says which file and to reinstall', () => {
+    expect(readSampleBody().toString('utf8')).toContain('"event": "created"');
+    const root = makeTempDir('relay-copy-');
+    try {
+      expect(() => readSampleBody(root)).toThrow(
+        `the sample report ${path.join(root, 'examples', 'delivery-netbox-3.6.json')}, part of the relay's package, cannot be read: ENOENT`,
+      );
+      expect(() => readSampleBody(root)).toThrow(/; reinstall the relay$/);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
     }
   });
 });
