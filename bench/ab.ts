@@ -126,6 +126,7 @@ async function measureSubject(subject: Subject, tmpDir: string): Promise<Figures
     const mails = { count: (await sink.stats()).count, reports: new Set((await sink.arrivals()).map(([id]) => id)).size };
     if (mails.count !== webhooks || mails.reports !== webhooks)
       throw new Error(`${subject.label}, end-to-end: ${mails.count} mails of ${mails.reports} reports for ${webhooks} webhooks`);
+    log(`  ${subject.label} end-to-end: ${mails.count} mails, one per webhook`);
     for (const senders of SENDERS) {
       const dataDir = path.join(tmpDir, `acks-${senders}`);
       const answers = await withReceiver(subject, sink, dataDir, async (r) => {
