@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { findPackageRoot } from '../src/shared';
 import { measureRelayMails } from './end-to-end';
+import { countStoredRows } from './ingest';
 import { describeFailures, runLoad } from './lib/load';
 import { findFreePort, readCpuMs, readMemoryMb, startBenchServer, startRelayProcess } from './lib/processes';
 import { BENCH_SECRET, buildRelayEnv } from './lib/relay-env';
@@ -95,6 +96,18 @@ async function withReceiver<T>(
   }
 }
 
+/**
+ * The relay's first guarantee, read from its SQLite file after it stopped: every 2xx answer is a stored row, and
+ * no more rows than requests sent (equal to the 2xx answers unless a request failed after its commit).
+ */
+function checkStored(subject: Subject, run: string, dataDir: string, answers: { ok: number; sent: number }): void {
+  if (subject.label === 'script') return;
+  const stored = countStoredRows(dataDir);
+  if (stored < answers.ok || stored > answers.sent)
+    throw new Error(`${subject.label}, ${run}: ${stored} stored deliveries for ${answers.ok} 2xx answers (${answers.sent} sent)`);
+  log(`  ${subject.label} ${run}: ${stored} stored deliveries for ${answers.ok} 2xx answers`);
+}
+
 /** Every figure of one subject in one round, each from a fresh process. */
 async function measureSubject(subject: Subject, tmpDir: string): Promise<Figures> {
   const f: Figures = {};
@@ -107,10 +120,18 @@ async function measureSubject(subject: Subject, tmpDir: string): Promise<Figures
       f.cpuPerMail = (readCpuMs(r.pid) - cpuBefore) / MAILS;
       f.peakRss = readMemoryMb(r.pid).peakRssMb;
     });
+    // measureRelayMails throws unless every webhook was acknowledged; the sink is this subject's own, so far.
+    const webhooks = WARMUP_MAILS + MAILS;
+    checkStored(subject, 'end-to-end', path.join(tmpDir, 'e2e'), { ok: webhooks, sent: webhooks });
+    const mails = { count: (await sink.stats()).count, reports: new Set((await sink.arrivals()).map(([id]) => id)).size };
+    if (mails.count !== webhooks || mails.reports !== webhooks)
+      throw new Error(`${subject.label}, end-to-end: ${mails.count} mails of ${mails.reports} reports for ${webhooks} webhooks`);
+    log(`  ${subject.label} end-to-end: ${mails.count} mails, one per webhook`);
     for (const senders of SENDERS) {
-      await withReceiver(subject, sink, path.join(tmpDir, `acks-${senders}`), async (r) => {
+      const dataDir = path.join(tmpDir, `acks-${senders}`);
+      const answers = await withReceiver(subject, sink, dataDir, async (r) => {
         const load = { url: r.webhookUrl, connections: senders, secret: BENCH_SECRET, newConnection: true };
-        await runLoad({ ...load, durationSeconds: ACK_WARMUP_SECONDS, firstId: takeIds() });
+        const warm = await runLoad({ ...load, durationSeconds: ACK_WARMUP_SECONDS, firstId: takeIds() });
         const mailedBefore = (await sink.stats()).count;
         const measured = await runLoad({ ...load, durationSeconds: ACK_SECONDS, firstId: takeIds(), cpuOfPid: r.pid });
         f[`acks${senders}`] = measured.okPerSecond;
@@ -120,7 +141,9 @@ async function measureSubject(subject: Subject, tmpDir: string): Promise<Figures
         log(
           `  ${subject.label} at ${senders} senders: ${measured.ok} acks, ${mailed} mails meanwhile${describeFailures(measured) ? `; ${describeFailures(measured)}` : ''}`,
         );
+        return { ok: warm.ok + measured.ok, sent: warm.sent + measured.sent };
       });
+      checkStored(subject, `acknowledgements at ${senders} senders`, dataDir, answers);
     }
     if (subject.label !== 'script') {
       const configured = buildRelayEnv({
