@@ -102,56 +102,18 @@ async function runPaced(options: LoadOptions, rate: number): Promise<LoadResult>
   const prepared = Array.from({ length: total }, () => factory.next());
   const target = new URL(options.url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
-  const latencies: number[] = [];
-  const statusCodes: Record<string, number> = {};
-  let errors = 0;
-  let timeouts = 0;
+  const tally = createTally();
   let settled = 0;
   const startedAt = Date.now();
   const t0 = performance.now() + 20;
   const intervalMs = 1000 / rate;
   await new Promise<void>((resolve) => {
-    const done = () => {
-      settled += 1;
-      if (settled === total) resolve();
-    };
-    const send = (item: (typeof prepared)[number]) => {
-      const sentAt = performance.now();
-      const req = http.request(
-        {
-          agent,
-          host: target.hostname,
-          port: target.port,
-          path: target.pathname,
-          method: 'POST',
-          timeout: 10_000,
-          headers: {
-            'content-type': 'application/json',
-            'content-length': item.body.length,
-            'user-agent': 'python-urllib3/2.2.3',
-            ...(item.signature ? { 'x-hook-signature': item.signature } : {}),
-          },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => {
-            const code = String(res.statusCode);
-            statusCodes[code] = (statusCodes[code] ?? 0) + 1;
-            if (code.startsWith('2')) latencies.push(performance.now() - sentAt);
-            done();
-          });
-        },
-      );
-      req.on('timeout', () => {
-        timeouts += 1;
-        req.destroy(new Error('timeout'));
+    const send = (item: (typeof prepared)[number]) =>
+      postBody(target, item, agent, (outcome) => {
+        tally.record(outcome);
+        settled += 1;
+        if (settled === total) resolve();
       });
-      req.on('error', () => {
-        errors += 1;
-        done();
-      });
-      req.end(item.body);
-    };
     let next = 0;
     const tick = () => {
       const now = performance.now();
@@ -161,7 +123,7 @@ async function runPaced(options: LoadOptions, rate: number): Promise<LoadResult>
     setTimeout(tick, 20);
   });
   agent.destroy();
-  return summarize({ latencies, statusCodes, sent: total, errors, timeouts, bodyBytes: factory.size, startedAt });
+  return summarize({ ...tally, sent: total, bodyBytes: factory.size, startedAt });
 }
 
 /**
@@ -176,66 +138,94 @@ async function runNewConnections(options: LoadOptions): Promise<LoadResult> {
   const bodies = createBodyFactory({ secret: options.secret, firstId: options.firstId });
   const target = new URL(options.url);
   const amount = options.amount ?? Number.POSITIVE_INFINITY;
-  const latencies: number[] = [];
-  const statusCodes: Record<string, number> = {};
+  const tally = createTally();
   let sent = 0;
-  let errors = 0;
-  let timeouts = 0;
-  const post = (item: ReturnType<typeof bodies.next>) =>
-    new Promise<void>((resolve) => {
-      const sentAt = performance.now();
-      let settled = false;
-      const settle = (failure?: 'error' | 'timeout') => {
-        if (settled) return;
-        settled = true;
-        if (failure === 'error') errors += 1;
-        if (failure === 'timeout') timeouts += 1;
-        resolve();
-      };
-      const req = http.request(
-        {
-          agent: false,
-          host: target.hostname,
-          port: target.port,
-          path: target.pathname + target.search,
-          method: 'POST',
-          timeout: 10_000,
-          headers: {
-            connection: 'close',
-            'content-type': 'application/json',
-            'content-length': item.body.length,
-            'user-agent': 'python-urllib3/2.2.3',
-            ...(item.signature ? { 'x-hook-signature': item.signature } : {}),
-          },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => {
-            const code = String(res.statusCode);
-            statusCodes[code] = (statusCodes[code] ?? 0) + 1;
-            if (code.startsWith('2')) latencies.push(performance.now() - sentAt);
-            settle();
-          });
-          res.on('error', () => settle('error'));
-        },
-      );
-      req.on('timeout', () => {
-        settle('timeout');
-        req.destroy();
-      });
-      req.on('error', () => settle('error'));
-      req.end(item.body);
-    });
   const startedAt = Date.now();
   const deadline = performance.now() + (options.durationSeconds ?? Number.POSITIVE_INFINITY) * 1000;
   const sender = async () => {
     while (sent < amount && performance.now() < deadline) {
       sent += 1;
-      await post(bodies.next());
+      const item = bodies.next();
+      await new Promise<void>((resolve) =>
+        postBody(target, item, false, (outcome) => {
+          tally.record(outcome);
+          resolve();
+        }),
+      );
     }
   };
   await Promise.all(Array.from({ length: options.connections }, sender));
-  return summarize({ latencies, statusCodes, sent, errors, timeouts, bodyBytes: bodies.size, startedAt });
+  return summarize({ ...tally, sent, bodyBytes: bodies.size, startedAt });
+}
+
+type PostOutcome = { status: number; latencyMs: number } | 'error' | 'timeout';
+
+/**
+ * POSTs one signed body as NetBox does, through `agent` (keep-alive) or on a socket of its own (`false`:
+ * `Connection: close`); `done` hears, once, the status and the latency from handing the request to node:http
+ * to the end of the answer, or the failure.
+ */
+function postBody(
+  target: URL,
+  item: { body: Buffer; signature?: string },
+  agent: http.Agent | false,
+  done: (outcome: PostOutcome) => void,
+): void {
+  const sentAt = performance.now();
+  let settled = false;
+  const settle = (outcome: PostOutcome) => {
+    if (settled) return;
+    settled = true;
+    done(outcome);
+  };
+  const req = http.request(
+    {
+      agent,
+      host: target.hostname,
+      port: target.port,
+      path: target.pathname + target.search,
+      method: 'POST',
+      timeout: 10_000,
+      headers: {
+        ...(agent === false ? { connection: 'close' } : {}),
+        'content-type': 'application/json',
+        'content-length': item.body.length,
+        'user-agent': 'python-urllib3/2.2.3',
+        ...(item.signature ? { 'x-hook-signature': item.signature } : {}),
+      },
+    },
+    (res) => {
+      res.resume();
+      res.on('end', () => settle({ status: res.statusCode ?? 0, latencyMs: performance.now() - sentAt }));
+      res.on('error', () => settle('error'));
+    },
+  );
+  req.on('timeout', () => {
+    settle('timeout');
+    req.destroy();
+  });
+  req.on('error', () => settle('error'));
+  req.end(item.body);
+}
+
+/** The answers of a load as they come: status codes, the 2xx latencies, errors and timeouts. */
+function createTally() {
+  const tally = {
+    latencies: [] as number[],
+    statusCodes: {} as Record<string, number>,
+    errors: 0,
+    timeouts: 0,
+    record(outcome: PostOutcome): void {
+      if (outcome === 'error') tally.errors += 1;
+      else if (outcome === 'timeout') tally.timeouts += 1;
+      else {
+        const code = String(outcome.status);
+        tally.statusCodes[code] = (tally.statusCodes[code] ?? 0) + 1;
+        if (code.startsWith('2')) tally.latencies.push(outcome.latencyMs);
+      }
+    },
+  };
+  return tally;
 }
 
 /** The figures of a load timed by this process (0.01 ms). */
