@@ -12,10 +12,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { findPackageRoot } from '../src/shared';
 import { measureRelayMails } from './end-to-end';
-import { countStoredRows } from './ingest';
 import { describeFailures, runLoad } from './lib/load';
 import { findFreePort, readCpuMs, readMemoryMb, startBenchServer, startRelayProcess } from './lib/processes';
-import { BENCH_SECRET, buildRelayEnv } from './lib/relay-env';
+import { BENCH_SECRET, buildRelayEnv, countStoredRows } from './lib/relay-env';
 import { startSmtpSink, type SmtpSink } from './lib/smtp-sink';
 import { computePercentile, formatNumber, sleep } from './lib/stats';
 

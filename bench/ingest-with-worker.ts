@@ -1,8 +1,7 @@
 import path from 'node:path';
-import { countStoredRows } from './ingest';
 import { describeFailures, runLoad, type LoadResult } from './lib/load';
 import { findFreePort, startBenchServer, startRelayProcess } from './lib/processes';
-import { BENCH_SECRET, buildRelayEnv } from './lib/relay-env';
+import { BENCH_SECRET, buildRelayEnv, countStoredRows } from './lib/relay-env';
 import { startSmtpSink } from './lib/smtp-sink';
 import type { Benchmark, BenchContext, Figure } from './lib/types';
 

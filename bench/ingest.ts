@@ -1,11 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import { SQLITE_FILE_NAME } from '../src/store';
 import { computeInclusiveShare, summarizeSelfTime, type CpuProfile } from './lib/cpu-profile';
 import { describeFailures, runLoad, type LoadResult } from './lib/load';
 import { readStartNodeFlags, startBenchServer } from './lib/processes';
-import { BENCH_SECRET, buildRelayEnv } from './lib/relay-env';
+import { BENCH_SECRET, buildRelayEnv, countStoredRows } from './lib/relay-env';
 import type { Benchmark, BenchContext, Figure } from './lib/types';
 
 interface IngestSettings {
@@ -35,16 +33,6 @@ async function loadServer(url: string, s: IngestSettings): Promise<{ measured: L
   });
   nextId += 1_000_000;
   return { measured, okTotal: okTotal + measured.ok };
-}
-
-/** Rows the relay committed, read from its SQLite file after it stopped. */
-export function countStoredRows(dataDir: string): number {
-  const db = new Database(path.join(dataDir, SQLITE_FILE_NAME), { readonly: true });
-  try {
-    return (db.prepare('SELECT COUNT(*) AS n FROM deliveries').get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
 }
 
 /** One more relay run under `node --cpu-prof`: where the ack path spends its time. */

@@ -1,3 +1,7 @@
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { SQLITE_FILE_NAME } from '../../src/store';
+
 /** The webhook secret every benchmark signs with. */
 export const BENCH_SECRET = 'bench-webhook-secret-0123456789';
 
@@ -16,4 +20,14 @@ export function buildRelayEnv(overrides: Record<string, string> = {}): Record<st
     SMTP_POOL_SIZE: '5',
     ...overrides,
   };
+}
+
+/** Rows the relay committed, read from its SQLite file after it stopped. */
+export function countStoredRows(dataDir: string): number {
+  const db = new Database(path.join(dataDir, SQLITE_FILE_NAME), { readonly: true });
+  try {
+    return (db.prepare('SELECT COUNT(*) AS n FROM deliveries').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
 }
