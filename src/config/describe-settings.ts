@@ -4,6 +4,7 @@ import { SECRET_MARK as REDACTED, SETTING_GROUPS } from '../shared';
 import type { Config } from './load-config';
 import { parseUrl } from './redact-config';
 import { buildSettingsSchema, listSettingLeaves, SettingsSchema, type AnySettingsSchema } from './schema';
+import { planCatchUp } from './sources-file';
 
 /**
  * Every setting of `schema` (the relay's, or it with further transports' sections) as the reference, .env.example and
@@ -41,7 +42,8 @@ function describeAllowed(property: z.core.JSONSchema.BaseSchema, boolean: boolea
  * The configuration in the words the user wrote it in, as NAME=value lines a user can compare with their .env: each
  * variable the schema knows, as set, as defaulted (the advanced ones apart), or unset. `config` supplies the one default
  * that is derived (HOST depends on WEBHOOK_SECRET). Secrets never appear: a set secret (or its `_FILE`) reads [REDACTED]
- * or its file name. Defaulted variables that mean nothing here (GRAPH_* with SMTP) are left out.
+ * or its file name. Defaulted variables that mean nothing here (GRAPH_* with SMTP, CATCH_UP_EVERY without NetBox) are
+ * left out.
  */
 export function formatSettings(
   env: Record<string, string | undefined>,
@@ -81,6 +83,8 @@ export function formatSettings(
 /** Whether a defaulted variable of the relay's own means anything here (SQLite's do not with DATABASE_URL): only those are shown. */
 function isRelaySettingInForce(name: string, config: Config): boolean {
   if (name === 'SQLITE_SYNCHRONOUS' || name === 'DATA_DIR') return config.store.databaseUrl === undefined;
+  // The cadence of a catch-up that runs: a source with NetBox's URL and token (the line "Catch-up of missed reports" says why not).
+  if (name === 'CATCH_UP_EVERY') return config.sources.some((s) => planCatchUp(s).on);
   if (name.startsWith('NETBOX_')) return config.sources.some((s) => s.netbox.url !== undefined);
   return true;
 }

@@ -40,6 +40,22 @@ describe('check-config shows each variable as set or defaulted', () => {
     expect(r.stdout).toContain('The configuration is valid.');
   });
 
+  it("lists CATCH_UP_EVERY's default only when a source's catch-up runs (NetBox's URL and token)", async () => {
+    const defaults = (stdout: string) => stdout.split('Defaults in force:')[1].split('Not set (optional)')[0];
+    const bare = await runCliCaptured(['check-config'], { DATA_DIR: makeTempDir('relay-check-config-bare-') });
+    expect(bare.code).toBe(0);
+    expect(defaults(bare.stdout)).not.toContain('CATCH_UP');
+    expect(bare.stdout).toContain('Catch-up of missed reports: off: NETBOX_URL is not set');
+    const withNetbox = await runCliCaptured(['check-config'], {
+      ...env(),
+      SMTP_PASSWORD_FILE: undefined,
+      NETBOX_URL: 'https://netbox.example.com',
+      NETBOX_TOKEN: 'nbt_abc.def',
+    });
+    expect(withNetbox.code).toBe(0);
+    expect(defaults(withNetbox.stdout)).toContain('  CATCH_UP_EVERY=5m\n');
+  });
+
   it('names a secret given as a file by its _FILE variable', async () => {
     const dir = makeTempDir('relay-check-config-secret-');
     fs.writeFileSync(`${dir}/smtp`, 'from-a-file\n');
