@@ -1,14 +1,12 @@
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
 import type { Browser } from 'playwright-core';
-import { createDashboardRouter, createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
-import { createSilentLogger, type Clock } from '../../src/shared';
+import { createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
+import type { Clock } from '../../src/shared';
 import { buildJobDelivery, SqliteStore } from '../../src/store';
 import { launchChromium } from '../helpers/browser';
 import { makeTempDir } from '../helpers/relay-harness';
-import { FAILURE_CATALOGUE } from '../../src/notify';
+import { startDashboard } from '../helpers/dashboard';
+import type { HttpListener } from '../helpers/http-listener';
 
 jest.setTimeout(120_000);
 
@@ -24,7 +22,7 @@ const NOW = T0 + 3 * WEEK_MS + 3_600_000;
 describe('the dashboard lists digests beside the deliveries', () => {
   let dataDir: string;
   let store: SqliteStore;
-  let server: http.Server;
+  let dashboard: HttpListener;
   let url: string;
   let browser: Browser;
   const deliveryIds: number[] = [];
@@ -56,38 +54,30 @@ describe('the dashboard lists digests beside the deliveries', () => {
       deliveryIds.push(deliveryId!);
     }
     const clock: Clock = { now: () => NOW };
-    const app = express();
-    app.use(
-      '/ui',
-      createDashboardRouter({
-        adminToken: ADMIN_TOKEN,
-        store,
-        clock,
-        logger: createSilentLogger(),
-        timezone: 'Europe/Berlin',
-        failures: FAILURE_CATALOGUE,
-        digests: {
-          schedules: () => [
-            {
-              route: 'weekly-core-network-compliance',
-              schedule: '0 8 * * MON',
-              timezone: 'Europe/Berlin',
-              nextRunAt: Date.parse('2026-03-30T06:00:00Z'),
-            },
-          ],
-          periods: (options) => store.listDigestPeriods(options),
-        },
-      }),
-    );
-    server = http.createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    dashboard = await startDashboard({
+      adminToken: ADMIN_TOKEN,
+      store,
+      clock,
+      timezone: 'Europe/Berlin',
+      digests: {
+        schedules: () => [
+          {
+            route: 'weekly-core-network-compliance',
+            schedule: '0 8 * * MON',
+            timezone: 'Europe/Berlin',
+            nextRunAt: Date.parse('2026-03-30T06:00:00Z'),
+          },
+        ],
+        periods: (options) => store.listDigestPeriods(options),
+      },
+    });
+    url = dashboard.url;
     browser = await launchChromium();
   });
 
   afterAll(async () => {
     await browser?.close();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await dashboard.close();
     await store.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });

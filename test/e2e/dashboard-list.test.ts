@@ -1,18 +1,16 @@
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import express from 'express';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createDashboardRouter, createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
-import { createSilentLogger, type Clock } from '../../src/shared';
+import { createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
+import type { Clock } from '../../src/shared';
 import { SqliteStore, type DeliveryStateChange, type NewRouteMail } from '../../src/store';
 import { launchChromium } from '../helpers/browser';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir } from '../helpers/relay-harness';
 import { makeReportDelivery } from '../contract/store-contract';
 import { saveReport } from '../helpers/store-writes';
-import { FAILURE_CATALOGUE } from '../../src/notify';
+import { startDashboard } from '../helpers/dashboard';
+import type { HttpListener } from '../helpers/http-listener';
 
 jest.setTimeout(180_000);
 
@@ -37,7 +35,7 @@ const hasHighFailure = (n: number) => n % 3 === 0;
 describe('the deliveries list: counts, filters, keyset pages, retry now, phone and dark mode', () => {
   let dataDir: string;
   let store: SqliteStore;
-  let server: http.Server;
+  let dashboard: HttpListener;
   let url: string;
   let browser: Browser;
   const ids = new Map<number, number>(); // report id → delivery id
@@ -48,29 +46,20 @@ describe('the deliveries list: counts, filters, keyset pages, retry now, phone a
     store = SqliteStore.open({ dataDir });
     await seed();
     const clock: Clock = { now: () => NOW };
-    const app = express();
-    app.use(
-      '/ui',
-      createDashboardRouter({
-        adminToken: ADMIN_TOKEN,
-        store,
-        clock,
-        logger: createSilentLogger(),
-        timezone: 'UTC',
-        failures: FAILURE_CATALOGUE,
-        sources: [{ name: 'default', netbox: { url: 'https://netbox.example.com' } }],
-        routeNames: ['core', 'edge'],
-      }),
-    );
-    server = http.createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    dashboard = await startDashboard({
+      adminToken: ADMIN_TOKEN,
+      store,
+      clock,
+      sources: [{ name: 'default', netbox: { url: 'https://netbox.example.com' } }],
+      routeNames: ['core', 'edge'],
+    });
+    url = dashboard.url;
     browser = await launchChromium();
   });
 
   afterAll(async () => {
     await browser?.close();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await dashboard.close();
     await store.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });

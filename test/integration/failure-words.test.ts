@@ -1,15 +1,14 @@
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
-import { createDashboardRouter, createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
+import { createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
 import { FAILURE_CATALOGUE } from '../../src/notify';
-import { createSilentLogger, type Clock } from '../../src/shared';
+import type { Clock } from '../../src/shared';
 import { SqliteStore, type DeliveryStateChange } from '../../src/store';
 import { textOf } from '../helpers/html';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir } from '../helpers/relay-harness';
 import { makeReportDelivery } from '../contract/store-contract';
+import { startDashboard } from '../helpers/dashboard';
+import type { HttpListener } from '../helpers/http-listener';
 
 const ADMIN_TOKEN = 'dashboard-admin-token-0123456789';
 const NOW = Date.parse('2026-03-06T16:00:00Z');
@@ -35,7 +34,7 @@ const FAILURES: Record<string, DeliveryStateChange> = {
 describe('the dashboard describes each stored failure as the catalogue does', () => {
   let dataDir: string;
   let store: SqliteStore;
-  let server: http.Server;
+  let dashboard: HttpListener;
   let url: string;
   const ids = new Map<string, number>();
 
@@ -55,25 +54,16 @@ describe('the dashboard describes each stored failure as the catalogue does', ()
       reports: [],
     });
     const clock: Clock = { now: () => NOW };
-    const app = express();
-    app.use(
-      '/ui',
-      createDashboardRouter({
-        adminToken: ADMIN_TOKEN,
-        store,
-        clock,
-        logger: createSilentLogger(),
-        timezone: 'UTC',
-        failures: FAILURE_CATALOGUE,
-      }),
-    );
-    server = http.createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    dashboard = await startDashboard({
+      adminToken: ADMIN_TOKEN,
+      store,
+      clock,
+    });
+    url = dashboard.url;
   });
 
   afterAll(async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await dashboard.close();
     await store.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
