@@ -33,12 +33,10 @@ export function readSampleBody(root = findPackageRoot()): Buffer {
   try {
     return fs.readFileSync(file);
   } catch (error) {
-    throw new Error(
-      `the sample report ${file}, part of the relay's package, cannot be read: ${(error as Error).message}; reinstall the relay`,
-      {
-        cause: error,
-      },
-    );
+    const reason = (error as Error).message;
+    throw new Error(`the sample report ${file}, part of the relay's package, cannot be read: ${reason}; reinstall the relay`, {
+      cause: error,
+    });
   }
 }
 

@@ -60,16 +60,16 @@ export function createMetrics(options: MetricsOptions) {
     registers,
   });
   const [netboxErrors, ownerFallbacks, ownerGroupsUncounted] = [
-    ['netbox_fetch_errors_total', 'Failed NetBox API calls by NetBox source and reason (HTTP status, timeout, network).'],
+    ['compliance_relay_netbox_fetch_errors_total', 'Failed NetBox API calls by NetBox source and reason (HTTP status, timeout, network).'],
     [
-      'owner_fallbacks_total',
+      'compliance_relay_owner_fallbacks_total',
       'Owner look-ups (routes by NetBox contacts) that failed, so the whole report went to the fallback addresses, by source and reason.',
     ],
     [
-      'owner_groups_uncounted_total',
+      'compliance_relay_owner_groups_uncounted_total',
       "Owner groups (routes by NetBox contacts) mailed without counts of their own, by source and reason: NetBox could not give the report's results, so each such mail says its counts are unavailable.",
     ],
-  ].map(([name, help]) => new Counter({ name: `compliance_relay_${name}`, help, labelNames: ['reason', 'source'] as const, registers }));
+  ].map(([name, help]) => new Counter({ name, help, labelNames: ['reason', 'source'] as const, registers }));
   sent.inc(0);
   for (const source of sources) for (const outcome of ['queued', 'duplicate'] as const) received.inc({ outcome, code: '', source }, 0);
   const refreshQueue = registerQueueSeries(registry, options);
