@@ -7,6 +7,7 @@ export interface Migration {
 
 /** What the engines spell differently in the migrations they share. */
 export interface EngineSql {
+  engine: 'sqlite' | 'postgres';
   /** The 64-bit integer: epoch milliseconds, NetBox ids. */
   int64: 'INTEGER' | 'BIGINT';
   bytes: 'BLOB' | 'BYTEA';
@@ -26,8 +27,44 @@ const watchdogColumns = (e: EngineSql): string => `
   changed_at  ${e.int64} NOT NULL,
   version     INTEGER NOT NULL`;
 
-/** Every migration but the two the engines write apart (1, the outbox; 7, a primary key SQLite cannot change in place). */
+/** Every migration but the one the engines write apart (7, a primary key SQLite cannot change in place). */
 const SHARED: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[] = [
+  {
+    version: 1,
+    name: 'deliveries',
+    // The outbox. dedup_key is the idempotency key: two replicas receiving the same delivery at once store it
+    // once. PostgreSQL's partial indexes keep the claim query cheap however many sent rows pile up.
+    sql: (e) => `
+      CREATE TABLE deliveries (
+        id               ${e.identity},
+        dedup_key        TEXT    NOT NULL${e.engine === 'sqlite' ? ' UNIQUE' : ''},
+        report_id        ${e.int64} NOT NULL,
+        report_created   TEXT    NOT NULL,
+        completed_at     TEXT    NOT NULL,
+        source           TEXT    NOT NULL,
+        body             ${e.bytes}   NOT NULL,
+        received_at      ${e.int64} NOT NULL,
+        state            TEXT    NOT NULL DEFAULT 'queued'${e.check('state', ['queued', 'sending', 'retrying', 'sent', 'dead'])},
+        attempts         INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at  ${e.int64},
+        lease_owner      TEXT,
+        lease_until      ${e.int64},
+        last_error       TEXT,
+        last_error_code  TEXT,
+        message_id       TEXT,
+        sent_at          ${e.int64},
+        updated_at       ${e.int64} NOT NULL${e.engine === 'postgres' ? ',\n        CONSTRAINT deliveries_dedup_key UNIQUE (dedup_key)' : ''}
+      );
+      ${
+        e.engine === 'sqlite'
+          ? 'CREATE INDEX deliveries_due ON deliveries (state, next_attempt_at, id);'
+          : `CREATE INDEX deliveries_due ON deliveries (next_attempt_at, id) WHERE state IN ('queued', 'retrying');
+      CREATE INDEX deliveries_leases ON deliveries (lease_until, id) WHERE state = 'sending';
+      CREATE INDEX deliveries_state ON deliveries (state, id);`
+      }
+      CREATE TABLE health_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at ${e.int64} NOT NULL);
+    `,
+  },
   {
     version: 2,
     name: 'reports',
@@ -135,7 +172,7 @@ const SHARED: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[] = [
     // newest first by id (keyset paging), from an index however many sent rows pile up. And NetBox's ids of
     // each failing result, so that `preview --id` renders the failing-tests section of a sent mail from the store.
     sql: (e) => `
-      ${e.int64 === 'INTEGER' ? 'CREATE INDEX deliveries_state ON deliveries (state, id);' : ''}
+      ${e.engine === 'sqlite' ? 'CREATE INDEX deliveries_state ON deliveries (state, id);' : ''}
       CREATE INDEX deliveries_report ON deliveries (report_id, id);
       CREATE INDEX deliveries_received ON deliveries (received_at);
       ALTER TABLE reports ADD COLUMN failing_ids TEXT;

@@ -3,6 +3,7 @@ import { buildMigrations, type Migration } from './common';
 /** SQLite's schema migrations, applied in order at open; `PRAGMA user_version` records the last one. */
 export const SQLITE_MIGRATIONS: readonly Migration[] = buildMigrations(
   {
+    engine: 'sqlite',
     int64: 'INTEGER',
     bytes: 'BLOB',
     identity: 'INTEGER PRIMARY KEY AUTOINCREMENT',
@@ -10,34 +11,6 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = buildMigrations(
     check: () => '',
   },
   [
-    {
-      version: 1,
-      name: 'deliveries',
-      sql: `
-      CREATE TABLE deliveries (
-        id               INTEGER PRIMARY KEY AUTOINCREMENT,
-        dedup_key        TEXT    NOT NULL UNIQUE,
-        report_id        INTEGER NOT NULL,
-        report_created   TEXT    NOT NULL,
-        completed_at     TEXT    NOT NULL,
-        source           TEXT    NOT NULL,
-        body             BLOB    NOT NULL,
-        received_at      INTEGER NOT NULL,
-        state            TEXT    NOT NULL DEFAULT 'queued',
-        attempts         INTEGER NOT NULL DEFAULT 0,
-        next_attempt_at  INTEGER,
-        lease_owner      TEXT,
-        lease_until      INTEGER,
-        last_error       TEXT,
-        last_error_code  TEXT,
-        message_id       TEXT,
-        sent_at          INTEGER,
-        updated_at       INTEGER NOT NULL
-      );
-      CREATE INDEX deliveries_due ON deliveries (state, next_attempt_at, id);
-      CREATE TABLE health_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL);
-    `,
-    },
     {
       version: 7,
       name: 'sent_messages_per_route',
