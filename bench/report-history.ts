@@ -111,7 +111,7 @@ export const reportHistoryBenchmark: Benchmark = {
     const short = 100;
     const saves = ctx.quick ? 20 : 400;
     // NORMAL: no fsync per commit, so the figure is the statements' CPU, not the disk's latency.
-    const store = SqliteStore.open({ dataDir: path.join(ctx.tmpDir, 'history'), synchronous: 'NORMAL' });
+    const store = SqliteStore.open({ dataDir: path.join(ctx.tmpDir, 'history'), sqliteSynchronous: 'NORMAL' });
     try {
       await store.migrate();
       await fill(store, 'long', long);

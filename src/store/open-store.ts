@@ -1,13 +1,9 @@
 import { PgStore } from './pg-store';
-import { SqliteStore } from './sqlite-store';
+import { SqliteStore, type SqliteStoreOptions } from './sqlite-store';
 import type { Store } from './sql-store';
 
-export interface StoreSettings {
-  dataDir: string;
-  sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA';
-  /** Set: PostgreSQL, shared by replicas. Unset: SQLite under `dataDir`, one process. */
-  databaseUrl?: string;
-}
+/** DATABASE_URL set: PostgreSQL, shared by replicas. Unset: SQLite under `dataDir`, one process. */
+type StoreSettings = Omit<SqliteStoreOptions, 'fsync'> & { databaseUrl?: string };
 
 /**
  * PostgreSQL when DATABASE_URL is set, else SQLite. SQLite migrates now; PostgreSQL on `migrate()` or its
@@ -17,5 +13,5 @@ export function openStore(settings: StoreSettings, hooks: { onIdleError?: (error
   if (settings.databaseUrl) {
     return new PgStore({ connectionString: settings.databaseUrl, onIdleError: hooks.onIdleError });
   }
-  return SqliteStore.open({ dataDir: settings.dataDir, synchronous: settings.sqliteSynchronous });
+  return SqliteStore.open(settings);
 }

@@ -23,7 +23,7 @@ export interface SqliteStoreOptions {
    * acknowledged delivery survives a power loss. NORMAL survives a process crash only. EXTRA is SQLite's
    * own FULL plus directory syncs, fsyncing on the event loop.
    */
-  synchronous?: 'FULL' | 'NORMAL' | 'EXTRA';
+  sqliteSynchronous?: 'FULL' | 'NORMAL' | 'EXTRA';
   /** How the WAL is flushed with synchronous=FULL (default `fs.fsync`); tests slow it down or fail it. */
   fsync?: (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => void;
 }
@@ -83,8 +83,8 @@ export class SqliteStore extends SqlStore {
 
   private constructor(options: SqliteStoreOptions) {
     super();
-    this.options = { synchronous: 'FULL', fsync: fs.fsync, ...options };
-    this.syncsWal = this.options.synchronous === 'FULL';
+    this.options = { sqliteSynchronous: 'FULL', fsync: fs.fsync, ...options };
+    this.syncsWal = this.options.sqliteSynchronous === 'FULL';
     this.file = path.join(options.dataDir, SQLITE_FILE_NAME);
     try {
       this.openDatabase();
@@ -102,7 +102,7 @@ export class SqliteStore extends SqlStore {
     try {
       db.pragma('journal_mode = WAL');
       // FULL is kept by fsyncing the WAL off the event loop (see the class comment).
-      db.pragma(`synchronous = ${this.syncsWal ? 'NORMAL' : this.options.synchronous}`);
+      db.pragma(`synchronous = ${this.syncsWal ? 'NORMAL' : this.options.sqliteSynchronous}`);
       // How long a writer waits on another connection's lock before giving up (503).
       db.pragma('busy_timeout = 200');
       this.migrationsApplied.push(...migrate(db));

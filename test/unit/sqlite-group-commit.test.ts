@@ -142,7 +142,7 @@ describe('SQLite WAL sync off the event loop (synchronous=FULL)', () => {
 
   it('with synchronous=NORMAL leaves syncing to SQLite checkpoints', async () => {
     const sync = heldFsync();
-    const store = SqliteStore.open({ dataDir, synchronous: 'NORMAL', fsync: sync.fsync });
+    const store = SqliteStore.open({ dataDir, sqliteSynchronous: 'NORMAL', fsync: sync.fsync });
     await store.insertDelivery(delivery(1));
     expect(sync.held).toHaveLength(0);
     await store.close();
