@@ -217,14 +217,9 @@ export abstract class SqlStore implements WaiverStorage {
    * Compare-and-set on the version, queueing `alert` in the same transaction: of several replicas that
    * saw the same state, exactly one wins; the others get `won: false` and send nothing.
    */
-  transitionWatchdog(move: {
-    expectedVersion: number;
-    state: WatchdogState['state'];
-    since: number | null;
-    now: number;
-    alert: NewDelivery;
-    source?: string;
-  }): Promise<{ won: boolean; alertId?: number }> {
+  transitionWatchdog(
+    move: Pick<WatchdogState, 'state' | 'since'> & { expectedVersion: number; now: number; alert: NewDelivery; source?: string },
+  ): Promise<{ won: boolean; alertId?: number }> {
     return this.write(transitionWatchdog(move), { atomic: true });
   }
 
@@ -237,14 +232,9 @@ export abstract class SqlStore implements WaiverStorage {
    * of several replicas (or a restart), exactly one queues it; one inserting it at once waits for the first
    * one's commit, then inserts nothing. `job` null: no mail.
    */
-  queueDigest(input: {
-    route: string;
-    periodStart: number;
-    periodEnd: number;
-    late: boolean;
-    now: number;
-    job: NewDelivery | null;
-  }): Promise<{ queued: boolean; deliveryId: number | null }> {
+  queueDigest(
+    input: Pick<DigestPeriod, 'route' | 'periodStart' | 'periodEnd' | 'late'> & { now: number; job: NewDelivery | null },
+  ): Promise<{ queued: boolean; deliveryId: number | null }> {
     return this.write(queueDigest(input), { atomic: true });
   }
 
