@@ -53,7 +53,7 @@ const SHARED: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[] = [
         last_error_code  TEXT,
         message_id       TEXT,
         sent_at          ${e.int64},
-        updated_at       ${e.int64} NOT NULL${e.engine === 'postgres' ? ',\n        CONSTRAINT deliveries_dedup_key UNIQUE (dedup_key)' : ''}
+        updated_at       ${e.int64} NOT NULL${e.engine === 'postgres' ? ', CONSTRAINT deliveries_dedup_key UNIQUE (dedup_key)' : ''}
       );
       ${
         e.engine === 'sqlite'
