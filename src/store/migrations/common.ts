@@ -27,6 +27,13 @@ const watchdogColumns = (e: EngineSql): string => `
   changed_at  ${e.int64} NOT NULL,
   version     INTEGER NOT NULL`;
 
+/**
+ * Migration 7's source of each kept copy's route: a copy kept before names its route only when exactly one route
+ * of its delivery was sent (then it is that route's mail, with that Message-ID); otherwise its route is '' ("not recorded").
+ */
+export const SOLE_SENT_ROUTE = `SELECT delivery_id, MAX(route) AS route, MAX(message_id) AS message_id FROM route_mails
+          WHERE state = 'sent' GROUP BY delivery_id HAVING COUNT(*) = 1`;
+
 /** Every migration but the one the engines write apart (7, a primary key SQLite cannot change in place). */
 const SHARED: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[] = [
   {

@@ -1,4 +1,4 @@
-import { buildMigrations, type Migration } from './common';
+import { buildMigrations, SOLE_SENT_ROUTE, type Migration } from './common';
 
 /**
  * PostgreSQL's schema migrations, version for version SQLite's (common.ts explains each). Applied in order at
@@ -21,11 +21,7 @@ export const PG_MIGRATIONS: readonly Migration[] = buildMigrations(
       sql: `
       ALTER TABLE sent_messages ADD COLUMN route TEXT NOT NULL DEFAULT '', ADD COLUMN message_id TEXT;
       UPDATE sent_messages s SET route = sole.route, message_id = sole.message_id
-        FROM (
-          SELECT delivery_id, MAX(route) AS route, MAX(message_id) AS message_id FROM route_mails
-          WHERE state = 'sent' GROUP BY delivery_id HAVING COUNT(*) = 1
-        ) sole
-        WHERE sole.delivery_id = s.delivery_id;
+        FROM (${SOLE_SENT_ROUTE}) sole WHERE sole.delivery_id = s.delivery_id;
       ALTER TABLE sent_messages DROP CONSTRAINT sent_messages_pkey, ADD PRIMARY KEY (delivery_id, route);
     `,
     },

@@ -1,4 +1,4 @@
-import { buildMigrations, type Migration } from './common';
+import { buildMigrations, SOLE_SENT_ROUTE, type Migration } from './common';
 
 /** SQLite's schema migrations, applied in order at open; `PRAGMA user_version` records the last one. */
 export const SQLITE_MIGRATIONS: readonly Migration[] = buildMigrations(
@@ -16,8 +16,6 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = buildMigrations(
       name: 'sent_messages_per_route',
       // One kept copy per (delivery, route), so a report mailed to two routes keeps both mails.
       // SQLite cannot change a primary key in place: the table is rebuilt in this migration's transaction.
-      // A copy kept before names its route only when exactly one route of its delivery was sent (then it
-      // is that route's mail, with that Message-ID); otherwise its route is '' ("not recorded").
       sql: `
       CREATE TABLE sent_messages_by_route (
         delivery_id    INTEGER NOT NULL,
@@ -36,10 +34,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = buildMigrations(
       INSERT INTO sent_messages_by_route
         SELECT s.delivery_id, COALESCE(sole.route, ''), sole.message_id, s.raw, s.envelope_from, s.envelope_to, s.subject,
                s.text_part, s.html_part, s.response, s.sent_at
-        FROM sent_messages s LEFT JOIN (
-          SELECT delivery_id, MAX(route) AS route, MAX(message_id) AS message_id FROM route_mails
-          WHERE state = 'sent' GROUP BY delivery_id HAVING COUNT(*) = 1
-        ) sole ON sole.delivery_id = s.delivery_id;
+        FROM sent_messages s LEFT JOIN (${SOLE_SENT_ROUTE}) sole ON sole.delivery_id = s.delivery_id;
       DROP TABLE sent_messages;
       ALTER TABLE sent_messages_by_route RENAME TO sent_messages;
     `,
