@@ -46,7 +46,7 @@ export function buildDeliveriesView(page: Page, input: DeliveriesInput) {
     query,
     routeNames: input.routeNames,
     sources: sources?.map(({ name }) => ({ name, selected: query.source === name })),
-    issues: input.issues?.length ? input.issues : undefined,
+    issues: input.issues,
     list: input.list && buildListView(page, input, input.list),
   };
 }

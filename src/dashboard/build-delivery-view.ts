@@ -58,16 +58,13 @@ export function buildDeliveryView(input: {
 function buildSentMailView(deliveryId: number, m: SentMessage, formatTime: (ms: number) => string) {
   const headers = readHeaderBlock(m.raw);
   return {
+    ...m,
     deliveryId,
-    route: m.route,
     name: m.route === '' ? "route not recorded (kept before each route's mail was kept)" : m.route,
-    envelopeFrom: m.envelopeFrom,
     envelopeTo: m.envelopeTo.join(', '),
-    subject: m.subject,
     // The verdict the mail was sent with (decided once by the trend); notices have none.
     verdict: /^X-Compliance-Verdict:[ \t]*([a-z]+)/im.exec(headers)?.[1],
     messageId: findMessageId(m),
-    response: m.response,
     sentAt: formatTime(m.sentAt),
     emlRoute: encodeURIComponent(m.route),
     emlName: buildEmlFileName(deliveryId, m.route),

@@ -51,7 +51,7 @@ export function buildWaiverFormView(input: { values: WaiverFormValues; sources: 
   return {
     values: input.values,
     sources: input.sources.map((name) => ({ name, selected: input.values.source === name })),
-    issues: input.issues?.length ? input.issues : undefined,
+    issues: input.issues,
     maxDaysAhead: WAIVER_MAX_DAYS_AHEAD,
   };
 }
