@@ -1,6 +1,6 @@
-import { buildMessageId, buildOutgoingMail, type Recipients } from '../mail';
+import { buildMessageId, buildOutgoingMail, escapeHtml, type Recipients } from '../mail';
 import { formatDateTime } from '../report';
-import { html, type Clock, type Logger, type SafeHtml } from '../shared';
+import type { Clock, Logger } from '../shared';
 import { parseJobDelivery, type DeliveryRecord, type MissedReportsNotice, type WatchdogAlert } from '../store';
 import { UnreadableDeliveryError, type ComposedNotice } from './report-composer';
 
@@ -25,15 +25,14 @@ export function createNoticeComposer(options: NoticeMailOptions): (delivery: Del
     const { subject, lines, route, kind, source } =
       job.kind === 'missed' ? describeMissedReports(job.notice, options.timezone) : describeSilence(job.alert, options.timezone);
     const text = `${lines.map((l) => l.text).join('\n')}\n`;
-    const body = html`<!DOCTYPE html><html><body style="font-family: sans-serif; font-size: 14px; color: #222">${lines.map((l) =>
-      l.text === '' ? html`<br>` : html`<p style="margin: 0 0 6px">${renderLine(l)}</p>`,
-    )}</body></html>`;
+    const paragraphs = lines.map((l) => (l.text === '' ? '<br>' : `<p style="margin: 0 0 6px">${renderLine(l)}</p>`));
+    const body = `<!DOCTYPE html><html><body style="font-family: sans-serif; font-size: 14px; color: #222">${paragraphs.join('')}</body></html>`;
     const { from } = options;
     const message = await buildOutgoingMail({
       // A named source's notices say which NetBox they are about, as its reports do.
       subject: source ? `${source}: ${subject}` : subject,
       text,
-      html: body.value,
+      html: body,
       ...options.recipients,
       from,
       messageId: buildMessageId({ deliveryId: delivery.id, reportId: 0, dedupKey: delivery.dedupKey, from, route }),
@@ -45,9 +44,10 @@ export function createNoticeComposer(options: NoticeMailOptions): (delivery: Del
 }
 
 /** One line of a notice: its text, ending with `link` when it has one (the HTML part links it). */
-function renderLine(line: { text: string; link?: string }): SafeHtml | string {
-  if (!line.link) return line.text;
-  return html`${line.text.slice(0, -line.link.length)}<a href="${line.link}">${line.link}</a>`;
+function renderLine(line: { text: string; link?: string }): string {
+  if (!line.link) return escapeHtml(line.text);
+  const link = escapeHtml(line.link);
+  return `${escapeHtml(line.text.slice(0, -line.link.length))}<a href="${link}">${link}</a>`;
 }
 
 /** "report 12, 13, 17": ids, a run of consecutive ones shown as a range. */

@@ -1,5 +1,4 @@
 import { CHART_LINES, formatPercent, passPercent, type ReportCounts } from '../report';
-import { html, type SafeHtml } from '../shared';
 
 /** One stored report as the chart plots it: `when` in tooltips, `day` ("6 Mar") under the axis. */
 export interface ChartReport {
@@ -19,8 +18,7 @@ export const CHART_SERIES = (['HIGH', 'MIDDLE', 'LOW', 'overall'] as const).map(
 
 const HEIGHT = 260;
 const PAD = { left: 44, right: 16, top: 34, bottom: 40 };
-const AXIS_FONT_PX = 11;
-/** A generous width per character of an axis label at {@link AXIS_FONT_PX} (digits and letters of system-ui). */
+/** A generous width per character of an axis label at 11 px, the font size of templates/dashboard/pass-chart.hbs (digits and letters of system-ui). */
 const CHAR_WIDTH_PX = 7;
 const LABEL_GAP_PX = 10;
 
@@ -50,61 +48,65 @@ function chooseAxisLabels(days: readonly string[], plotWidthPx: number): boolean
 
 type ChartOptions = { source?: string; emptyText?: string };
 
+/** The view of templates/dashboard/pass-chart.hbs. */
+export type PassChartView = ReturnType<typeof buildPassChart>;
+
 /**
  * Pass percentage per severity across the reports of one NetBox source, as inline SVG built on the server (no script,
  * no CDN), wide and narrow (CSS shows one). A severity with no results in a report leaves a gap in its line rather than a fake 0 %.
  */
-export function buildPassChart(reports: readonly ChartReport[], options: ChartOptions = {}): SafeHtml {
-  return html`${buildLayout(reports, CHART_LAYOUTS.wide, options)}${buildLayout(reports, CHART_LAYOUTS.narrow, options)}`;
+export function buildPassChart(reports: readonly ChartReport[], options: ChartOptions = {}) {
+  return {
+    source: options.source,
+    reports: reports.length,
+    layouts: [buildLayout(reports, CHART_LAYOUTS.wide, options), buildLayout(reports, CHART_LAYOUTS.narrow, options)],
+  };
 }
 
-function buildLayout(reports: readonly ChartReport[], layout: (typeof CHART_LAYOUTS)['wide' | 'narrow'], options: ChartOptions): SafeHtml {
+function buildLayout(reports: readonly ChartReport[], layout: (typeof CHART_LAYOUTS)['wide' | 'narrow'], options: ChartOptions) {
   const { width: WIDTH, className } = layout;
-  const titleId = options.source === undefined ? `${className}-title` : `${className}-${options.source}-title`;
   const plotW = WIDTH - PAD.left - PAD.right;
   const plotH = HEIGHT - PAD.top - PAD.bottom;
   const x = (i: number) => PAD.left + (reports.length <= 1 ? plotW / 2 : (i * plotW) / (reports.length - 1));
   const y = (percent: number) => PAD.top + plotH - (percent / 100) * plotH;
-  const grid = [0, 25, 50, 75, 100].map(
-    (p) =>
-      html`<line class="grid" x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${y(p)}" y2="${y(p)}" stroke="#e5e7e9" /><text x="${PAD.left - 6}" y="${y(p) + 4}" text-anchor="end" font-size="${AXIS_FONT_PX}" fill="#566573">${p}%</text>`,
+  const labelled = chooseAxisLabels(
+    reports.map((r) => r.day),
+    plotW,
   );
-  const days = reports.map((r) => r.day);
-  const labelled = chooseAxisLabels(days, plotW);
-  const xLabels = reports.map((r, i) =>
-    labelled[i]
-      ? html`<text class="axis-day" x="${x(i)}" y="${HEIGHT - PAD.bottom + 16}" text-anchor="middle" font-size="${AXIS_FONT_PX}" fill="#566573">${r.day}</text>`
-      : '',
-  );
-  const lines = CHART_SERIES.map((series) => {
+  const series = CHART_SERIES.map(({ key, name, colour, dash }) => {
     const segments: string[][] = [[]];
-    const dots = reports.map((r, i) => {
-      const ratio = r.counts[series.key];
+    const dots = reports.flatMap((r, i) => {
+      const ratio = r.counts[key];
       const percent = passPercent(ratio.passed, ratio.count);
       if (percent === null) {
         if (segments[segments.length - 1].length > 0) segments.push([]);
-        return '';
+        return [];
       }
-      segments[segments.length - 1].push(`${x(i).toFixed(1)},${y(percent).toFixed(1)}`);
-      return html`<circle cx="${x(i).toFixed(1)}" cy="${y(percent).toFixed(1)}" r="3.5" fill="${series.colour}"><title>${series.name} in report ${r.reportId} (${r.when}): ${ratio.passed}/${ratio.count} passed, ${formatPercent(ratio.passed, ratio.count)}</title></circle>`;
+      const [cx, cy] = [x(i).toFixed(1), y(percent).toFixed(1)];
+      segments[segments.length - 1].push(`${cx},${cy}`);
+      const shown = { passed: ratio.passed, count: ratio.count, percent: formatPercent(ratio.passed, ratio.count) };
+      return [{ x: cx, y: cy, reportId: r.reportId, when: r.when, ...shown }];
     });
-    const paths = segments
-      .filter((s) => s.length > 1)
-      .map(
-        (s) =>
-          html`<polyline points="${s.join(' ')}" fill="none" stroke="${series.colour}" stroke-width="2" ${series.dash ? html`stroke-dasharray="${series.dash}"` : ''} />`,
-      );
-    return html`<g class="series" data-series="${series.name}">${paths}${dots}</g>`;
+    const paths = segments.filter((s) => s.length > 1).map((s) => s.join(' '));
+    return { name, colour, dash, paths, dots };
   });
   const legendStep = Math.min(110, (WIDTH - PAD.left) / CHART_SERIES.length);
-  const legend = CHART_SERIES.map(
-    (s, i) =>
-      html`<g class="legend" transform="translate(${PAD.left + i * legendStep}, 12)"><line x1="0" x2="22" y1="6" y2="6" stroke="${s.colour}" stroke-width="3" ${s.dash ? html`stroke-dasharray="${s.dash}"` : ''} /><text x="28" y="10" font-size="12" fill="#1c2833">${s.name}</text></g>`,
-  );
-  const empty =
-    reports.length === 0
-      ? html`<text x="${WIDTH / 2}" y="${HEIGHT / 2}" text-anchor="middle" font-size="14" fill="#566573">${options.emptyText ?? 'No reports stored yet'}</text>`
-      : '';
-  const of = options.source === undefined ? '' : ` of ${options.source}`;
-  return html`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" role="img" aria-labelledby="${titleId}" class="${className}"${options.source === undefined ? '' : html` data-chart-source="${options.source}"`}><title id="${titleId}">Pass percentage per severity${of} over the last ${reports.length} reports</title>${grid}${xLabels}${lines}${legend}${empty}</svg>`;
+  return {
+    width: WIDTH,
+    height: HEIGHT,
+    className,
+    titleId: options.source === undefined ? `${className}-title` : `${className}-${options.source}-title`,
+    grid: [0, 25, 50, 75, 100].map((percent) => ({
+      percent,
+      x1: PAD.left,
+      x2: WIDTH - PAD.right,
+      y: y(percent),
+      textX: PAD.left - 6,
+      textY: y(percent) + 4,
+    })),
+    days: reports.flatMap((r, i) => (labelled[i] ? [{ day: r.day, x: x(i), y: HEIGHT - PAD.bottom + 16 }] : [])),
+    series,
+    legend: CHART_SERIES.map((s, i) => ({ ...s, x: PAD.left + i * legendStep })),
+    empty: reports.length === 0 ? { x: WIDTH / 2, y: HEIGHT / 2, text: options.emptyText ?? 'No reports stored yet' } : undefined,
+  };
 }

@@ -1,10 +1,10 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { recordTokenAttempt } from '../http';
 import { formatDateTime } from '../report';
-import { createAuthThrottle, html } from '../shared';
+import { createAuthThrottle } from '../shared';
 import type { DashboardOptions } from './dashboard-options';
 import { registerDeliveryPages, type Authed, type DashboardDeps } from './delivery-pages';
-import { DASHBOARD_CSP, renderLogin, sendPage } from './render-pages';
+import { DASHBOARD_CSP, sendPage } from './render-page';
 import { registerWaiverPages } from './waiver-pages';
 import { createSessionKeys, readCookie, SESSION_COOKIE, SESSION_TTL_MS, type Session } from './session';
 
@@ -16,8 +16,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   const router = express.Router();
   router.use(setSecurityHeaders);
   if (!options.adminToken) {
-    const off = html`<section><h1>The dashboard is off</h1><p>Set <code>ADMIN_TOKEN</code> (at least 16 characters) to turn it on.</p></section>`;
-    router.use((_req, res) => sendPage(res, 404, 'Dashboard off', off));
+    router.use((_req, res) => sendPage(res, 404, 'Dashboard off', 'dashboard-off'));
     return router;
   }
 
@@ -31,7 +30,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
 
   router.get('/login', (req, res) => {
     if (readSession(deps, req)) return res.redirect(303, '/ui');
-    sendPage(res, 200, 'Log in', renderLogin(undefined));
+    sendPage(res, 200, 'Log in', 'login');
   });
   router.post('/login', form, createLoginHandler(deps));
   // Everything below needs a session; a browser without one is sent to the login form.
@@ -69,7 +68,7 @@ function createLoginHandler(deps: DashboardDeps): (req: Request, res: Response) 
     const token = (req.body as Record<string, unknown> | undefined)?.token;
     // The token is checked first: the right one is always accepted, whatever failed before.
     if (!(await recordTokenAttempt(attempts, req, keys.verifyAdminToken(token), 'dashboard: failed login')))
-      return sendPage(res, 401, 'Log in', renderLogin('That is not the admin token.'));
+      return sendPage(res, 401, 'Log in', 'login', { error: 'That is not the admin token.' });
     const { cookie } = keys.issue(options.clock.now());
     res.cookie(SESSION_COOKIE, cookie, { httpOnly: true, sameSite: 'strict', secure: req.secure, path: '/ui', maxAge: SESSION_TTL_MS });
     options.logger.info({ ip: req.ip }, 'dashboard: logged in');
@@ -83,7 +82,7 @@ function createSessionGuard(deps: DashboardDeps): (req: Authed, res: Response, n
     const session = readSession(deps, req);
     if (!session) {
       if (req.method === 'GET') return res.redirect(303, '/ui/login');
-      return sendPage(res, 401, 'Log in', renderLogin('Your session has ended: log in again.'));
+      return sendPage(res, 401, 'Log in', 'login', { error: 'Your session has ended: log in again.' });
     }
     req.session = session;
     next();
@@ -94,7 +93,6 @@ function createCsrfCheck(deps: DashboardDeps): (req: Authed, res: Response, next
   return (req, res, next) => {
     const token = (req.body as Record<string, unknown> | undefined)?.csrf;
     if (deps.keys.verifyCsrf(req.session!, token)) return next();
-    const body = html`<section><h1>Refused</h1><p>The form's security token is missing or stale. <a href="/ui">Reload the dashboard</a> and try again.</p></section>`;
-    sendPage(res, 403, 'Refused', body);
+    sendPage(res, 403, 'Refused', 'refused');
   };
 }

@@ -1,7 +1,6 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { buildEmlFileName, FILTER_PARAMS, parseListFilters } from '../http';
 import { buildLinks, formatDateTime, formatShortDay } from '../report';
-import { html } from '../shared';
 import { parseStoredId, type DeliveryRecord, type ListOptions } from '../store';
 import { compareReportOrder } from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
@@ -9,8 +8,9 @@ import { buildPassChart, type ChartReport } from './build-pass-chart';
 import type { DashboardOptions, DigestsInput } from './dashboard-options';
 import { buildReturnUrl, pickText, readFlash } from './flash-messages';
 import { readDeliveryContent, type DeliveryContent } from './read-delivery-content';
-import { renderDeliveries, type DeliveriesInput, type ListPage } from './render-deliveries';
-import { renderDelivery, sendPage, type Page } from './render-pages';
+import { buildDeliveriesView, type DeliveriesInput, type ListPage } from './build-deliveries-view';
+import { buildDeliveryView } from './build-delivery-view';
+import { sendPage, type Page } from './render-page';
 import type { Session, SessionKeys } from './session';
 
 export type Authed = Request & { session?: Session };
@@ -43,6 +43,7 @@ export function registerDeliveryPages(router: Router, deps: DashboardDeps, form:
 export function buildPageContext(deps: DashboardDeps, req: Authed): Page {
   const { options, formatTime } = deps;
   const pause = options.worker?.breaker;
+  const mail = options.transportHealth?.status();
   return {
     csrf: deps.keys.csrfToken(req.session!),
     formatTime,
@@ -52,13 +53,15 @@ export function buildPageContext(deps: DashboardDeps, req: Authed): Page {
       pause && pause.state !== 'closed'
         ? {
             state: pause.held ? 'held' : pause.state === 'open' ? 'paused' : 'probing',
+            held: pause.held,
+            probing: pause.state === 'probing',
             since: formatTime(pause.pausedSince ?? options.clock.now()),
             nextTry: formatTime(pause.openUntil),
             lastError: pause.lastError ? `${pause.lastError.code}: ${pause.lastError.message}` : 'unknown',
             code: pause.lastError?.code,
           }
         : undefined,
-    mail: options.transportHealth?.status(),
+    mail: mail && !mail.ok ? { code: mail.code, message: mail.message ?? 'the last check failed' } : undefined,
   };
 }
 
@@ -81,7 +84,7 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
     readDigests(options),
   ]);
   const page = buildPageContext(deps, req);
-  const body = renderDeliveries(page, {
+  const body = buildDeliveriesView(page, {
     list,
     query: filters.ok ? filters.query : pickText(query, FILTER_PARAMS, 200),
     issues: filters.ok ? undefined : filters.issues,
@@ -93,7 +96,7 @@ async function showDeliveries(deps: DashboardDeps, req: Authed, res: Response): 
     sources: options.sources,
     digests,
   });
-  sendPage(res, filters.ok ? 200 : 400, 'Deliveries', body, page);
+  sendPage(res, filters.ok ? 200 : 400, 'Deliveries', 'deliveries', body, page);
 }
 
 const DIGESTS_SHOWN = 10;
@@ -184,7 +187,7 @@ function buildNetboxLink(options: DashboardOptions, record: DeliveryRecord, cont
 async function findDelivery(deps: DashboardDeps, req: Request, res: Response): Promise<DeliveryRecord | undefined> {
   const id = parseStoredId(String(req.params.id));
   const record = id === undefined ? undefined : await deps.options.store.getDelivery(id);
-  if (!record) sendPage(res, 404, 'Not found', html`<section><h1>No such delivery</h1><p><a href="/ui">All deliveries</a></p></section>`);
+  if (!record) sendPage(res, 404, 'Not found', 'no-such-delivery');
   return record;
 }
 
@@ -195,7 +198,7 @@ async function showDelivery(deps: DashboardDeps, req: Authed, res: Response): Pr
   if (!record) return;
   const content = await readDeliveryContent(record, options.store);
   const page = buildPageContext(deps, req);
-  const body = renderDelivery({
+  const body = buildDeliveryView({
     page,
     record,
     content,
@@ -204,7 +207,7 @@ async function showDelivery(deps: DashboardDeps, req: Authed, res: Response): Pr
     routes: await options.store.listRouteMails([record.id]),
     named: (options.sources?.length ?? 0) > 1,
   });
-  sendPage(res, 200, `Delivery #${record.id}`, body, page);
+  sendPage(res, 200, `Delivery #${record.id}`, 'delivery', body, page);
 }
 
 /** GET /deliveries/:id/message.eml?route=NAME: one route's kept message, byte for byte (without `route`, the first one kept). */

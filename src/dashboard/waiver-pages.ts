@@ -1,10 +1,10 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
-import { html, RelayError, type ErrorIssue } from '../shared';
+import { RelayError, type ErrorIssue } from '../shared';
 import { WAIVER_STATUSES, type WaiverBook, type WaiverStatus } from '../waivers';
 import { buildPageContext, type DashboardDeps } from './delivery-pages';
 import { pickText, readFlash } from './flash-messages';
-import { sendPage } from './render-pages';
-import { renderWaiverForm, renderWaiverList, type WaiverFormValues, type WaiverListQuery } from './render-waivers';
+import { sendPage } from './render-page';
+import { buildWaiverFormView, buildWaiverListView, type WaiverFormValues, type WaiverListQuery } from './build-waiver-views';
 
 /** What the waivers pages need: the dashboard's, with its waiver book. */
 type WaiverPagesDeps = DashboardDeps & { book: WaiverBook };
@@ -32,8 +32,15 @@ async function showWaivers(deps: WaiverPagesDeps, req: Request, res: Response): 
     query.status = raw.status as WaiverStatus;
   const waivers = await deps.book.list({ ...query, limit: 500 });
   const page = buildPageContext(deps, req);
-  const body = renderWaiverList({ page, waivers, query, sources: deps.book.sources, now: deps.options.clock.now(), flash: readFlash(raw) });
-  sendPage(res, 200, 'Waivers', body, page);
+  const body = buildWaiverListView({
+    page,
+    waivers,
+    query,
+    sources: deps.book.sources,
+    now: deps.options.clock.now(),
+    flash: readFlash(raw),
+  });
+  sendPage(res, 200, 'Waivers', 'waivers', body, page);
 }
 
 /** POST /waivers: stores the waiver and goes to the list, or shows the form again with every problem. */
@@ -64,8 +71,7 @@ async function expireWaiver(deps: WaiverPagesDeps, req: Request, res: Response):
   } catch (error) {
     if (!(error instanceof RelayError)) throw error;
     const text = error.issues?.map((i) => `${i.path} ${i.message}`).join('; ') ?? error.message;
-    const page = html`<section><h1>Not expired</h1><p class="flash bad" role="alert">${text}</p><p><a href="/ui/waivers">All waivers</a></p></section>`;
-    sendPage(res, error.status, 'Not expired', page, buildPageContext(deps, req));
+    sendPage(res, error.status, 'Not expired', 'not-expired', { text }, buildPageContext(deps, req));
   }
 }
 
@@ -76,6 +82,6 @@ function sendForm(
   status: number,
   form: { values: WaiverFormValues; issues?: ErrorIssue[] },
 ): void {
-  const page = buildPageContext(deps, req);
-  sendPage(res, status, 'Add a waiver', renderWaiverForm(page, { ...form, sources: deps.book.sources }), page);
+  const body = buildWaiverFormView({ ...form, sources: deps.book.sources });
+  sendPage(res, status, 'Add a waiver', 'waiver-form', body, buildPageContext(deps, req));
 }

@@ -1,5 +1,6 @@
 export {
   defaultTemplatesDir,
+  escapeHtml,
   loadRenderer,
   buildCompiledTemplatesFile,
   registerTemplateHelpers,

@@ -17,7 +17,6 @@ export { coalesceRuns, createRepeatingTask } from './create-repeating-task';
 export { createLogger, createSilentLogger, type Logger } from './logger';
 export { findPackageRoot } from './paths';
 export { neutralizeText, neutralizeView } from './neutralize-text';
-export { escapeHtml, html, SafeHtml } from './html';
 export { createSecretMask, SECRET_MARK, type SecretMask } from './mask-secrets';
 export {
   address,

@@ -1,13 +1,11 @@
-import { buildPassChart, createSessionKeys } from '../../src/dashboard';
-import { html } from '../../src/shared';
+import { buildPassChart, createSessionKeys, renderDashboardTemplate } from '../../src/dashboard';
 
 describe('dashboard building blocks', () => {
-  it('escapes every interpolated value unless it is markup built by html``', () => {
+  it('escapes every value a page shows, in text and in attributes', () => {
     const error = '<img src=x onerror=alert(1)> & "quoted"';
-    expect(html`<td title="${error}">${error}</td>`.value).toBe(
-      '<td title="&lt;img src=x onerror=alert(1)&gt; &amp; &quot;quoted&quot;">&lt;img src=x onerror=alert(1)&gt; &amp; &quot;quoted&quot;</td>',
-    );
-    expect(html`<p>${html`<b>${'<i>'}</b>`}</p>`.value).toBe('<p><b>&lt;i&gt;</b></p>');
+    const escaped = '&lt;img src&#x3D;x onerror&#x3D;alert(1)&gt; &amp; &quot;quoted&quot;';
+    expect(renderDashboardTemplate('not-expired', { text: error })).toContain(`<p class="flash bad" role="alert">${escaped}</p>`);
+    expect(renderDashboardTemplate('state-badge', error)).toBe(`<span class="state state-${escaped}">${escaped}</span>`);
   });
 
   it('leaves a gap, not a 0 %, where a severity had no results', () => {
@@ -20,13 +18,16 @@ describe('dashboard building blocks', () => {
       day: `${id} Mar`,
       counts: { HIGH: ratio(1, 2), MIDDLE: ratio(2, 2), LOW: ratio(...low), overall: ratio(3, 4) },
     });
-    const svg = buildPassChart([report(1, [1, 1]), report(2, [0, 0]), report(3, [1, 2]), report(4, [2, 2])]).value;
+    const svg = renderDashboardTemplate(
+      'pass-chart',
+      buildPassChart([report(1, [1, 1]), report(2, [0, 0]), report(3, [1, 2]), report(4, [2, 2])]),
+    );
     const low = /<g class="series" data-series="LOW">(.*?)<\/g>/.exec(svg)![1];
     expect(low.match(/<circle/g)).toHaveLength(3);
     // Report 1 stands alone (no line to a missing point); reports 3 and 4 are joined.
     expect(low.match(/<polyline/g)).toHaveLength(1);
     expect(low).toContain('LOW in report 3 (day 3): 1/2 passed, 50.0%');
-    expect(buildPassChart([]).value).toContain('No reports stored yet');
+    expect(renderDashboardTemplate('pass-chart', buildPassChart([]))).toContain('No reports stored yet');
   });
 
   it('signs sessions with a key derived from the token: another token, a changed expiry or an old session is refused', () => {

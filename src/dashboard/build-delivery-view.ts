@@ -1,0 +1,108 @@
+import { buildEmlFileName, findMessageId, readHeaderBlock } from '../http';
+import { formatPercent } from '../report';
+import { embedRawInlineImages } from '../mail';
+import type { DeliveryRecord, RouteMailRecord, SentMessage } from '../store';
+import { CHART_SERIES } from './build-pass-chart';
+import type { DeliveryContent } from './read-delivery-content';
+import type { Page } from './render-page';
+
+/** The view of templates/dashboard/delivery.hbs: what a delivery holds, what happened, and the exact mail that was sent. */
+export function buildDeliveryView(input: {
+  page: Page;
+  record: DeliveryRecord;
+  content: DeliveryContent;
+  /** In the order they were sent. */
+  sent: SentMessage[];
+  reportLink?: string;
+  routes?: RouteMailRecord[];
+  /** Several NetBox sources: the page names the delivery's. */
+  named?: boolean;
+}) {
+  const { page, record: d, content } = input;
+  const { formatTime } = page;
+  return {
+    d,
+    what: describeContent(content),
+    reportLink: input.reportLink,
+    source: input.named ? d.source : undefined,
+    received: `${formatTime(d.receivedAt)} ${d.receivedVia === 'catch-up' ? 'fetched from NetBox by the catch-up: its webhook never arrived' : `from ${d.sender}`}`,
+    nextAttempt: d.nextAttemptAt !== null && d.state !== 'sent' ? formatTime(d.nextAttemptAt) : undefined,
+    sent: d.sentAt !== null ? formatTime(d.sentAt) : undefined,
+    dead: d.state === 'dead',
+    routes: input.routes?.map((r) => ({
+      ...r,
+      to: r.ownerGroup?.to.join(', '),
+      devices: r.ownerGroup && `${describeGroupDevices(r.ownerGroup)}${r.ownerGroup.note ? ` — ${r.ownerGroup.note}` : ''}`,
+    })),
+    counts:
+      content.kind === 'report'
+        ? CHART_SERIES.map(({ key, name }) => {
+            const { passed: p, count: c } = content.counts[key];
+            return { name, passed: c === 0 ? '—' : `${p}/${c}`, percent: formatPercent(p, c) };
+          })
+        : undefined,
+    alert:
+      content.kind === 'watchdog'
+        ? {
+            kind: content.alert.kind,
+            silentSince: formatTime(content.alert.silentSince),
+            resumedAt: content.alert.resumedAt ? formatTime(content.alert.resumedAt) : undefined,
+          }
+        : undefined,
+    mails: input.sent.map((m) => buildSentMailView(d.id, m, formatTime)),
+    noMail: d.state === 'sent' ? 'This delivery was sent before the relay kept copies of sent mail.' : 'Not sent yet.',
+  };
+}
+
+/** One route's mail as it was sent: where it went, its Message-ID, the .eml, headers, HTML and text parts. */
+function buildSentMailView(deliveryId: number, m: SentMessage, formatTime: (ms: number) => string) {
+  const headers = readHeaderBlock(m.raw);
+  return {
+    ...m,
+    deliveryId,
+    name: m.route === '' ? "route not recorded (kept before each route's mail was kept)" : m.route,
+    envelopeTo: m.envelopeTo.join(', '),
+    // The verdict the mail was sent with (decided once by the trend); notices have none.
+    verdict: /^X-Compliance-Verdict:[ \t]*([a-z]+)/im.exec(headers)?.[1],
+    messageId: findMessageId(m),
+    sentAt: formatTime(m.sentAt),
+    emlRoute: encodeURIComponent(m.route),
+    emlName: buildEmlFileName(deliveryId, m.route),
+    headers,
+    srcdoc: m.html !== null ? `${SRCDOC_CSP}${embedRawInlineImages(m.html, m.raw)}` : undefined,
+    textPart: m.text !== null ? { text: m.text } : undefined,
+  };
+}
+
+/** Before the mail in its srcdoc: its own CSP, a second fence in case a browser does not apply the page's to srcdoc. */
+const SRCDOC_CSP = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`;
+
+/** "devices: sw1, sw2", with the group's fixed devices after them, or "the whole report". */
+function describeGroupDevices(group: { devices: string[]; fixedDevices?: string[] }): string {
+  const fixed = group.fixedDevices?.length ? `fixed, failing nothing now: ${group.fixedDevices.join(', ')}` : '';
+  const failing = group.devices.length ? `devices: ${group.devices.join(', ')}` : '';
+  return [failing, fixed].filter((part) => part !== '').join('; ') || 'the whole report';
+}
+
+/** What a delivery holds in a line (templates/dashboard/what.hbs); muted when it cannot be read. */
+export function describeContent(content: DeliveryContent): { text: string; muted?: true } {
+  if (content.kind === 'report') {
+    const { passed, count } = content.counts.overall;
+    return { text: `Report ${content.report.id}: ${passed}/${count} passed (${formatPercent(passed, count)})` };
+  }
+  if (content.kind === 'watchdog')
+    return { text: `Watchdog: ${content.alert.kind === 'overdue' ? 'no report received' : 'reports arriving again'}` };
+  if (content.kind === 'missed') {
+    const { notice } = content;
+    return {
+      text: `Catch-up notice: ${notice.skipped.length} missed report${notice.skipped.length === 1 ? '' : 's'} not mailed, ${notice.deleted.length} gone from NetBox`,
+    };
+  }
+  if (content.kind === 'digest') {
+    const { job } = content;
+    return {
+      text: `Digest ${job.route}: ${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}${job.late ? ' (late)' : ''}`,
+    };
+  }
+  return { text: content.reason, muted: true };
+}
