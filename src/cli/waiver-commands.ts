@@ -1,4 +1,5 @@
-import { buildWaiverJson, createWaiverBook, WAIVER_STATUSES, type Waiver, type WaiverBook, type WaiverStatus } from '../waivers';
+import { buildWaiverJson, WAIVER_STATUSES, type Waiver, type WaiverBook, type WaiverStatus } from '../waivers';
+import { createRelayWaiverBook } from '../relay';
 import { createLogger, RelayError, systemClock } from '../shared';
 import { formatTable, withStore, type Column } from './delivery-commands';
 import { EXIT_USAGE, UsageError, type CliIo, type RunWithConfig } from './io';
@@ -23,13 +24,7 @@ function withBook(io: CliIo, withConfig: RunWithConfig, fn: (book: WaiverBook) =
       secrets: config.secretValues,
       destination: { write: (line: string) => void io.stderr.write(line) },
     });
-    const book = createWaiverBook({
-      storage: store,
-      fileWaivers: config.waivers.fileWaivers,
-      sources: config.sources.map((s) => s.name),
-      clock: io.clock ?? systemClock,
-      logger,
-    });
+    const book = createRelayWaiverBook(config, { clock: io.clock ?? systemClock, logger }, store);
     try {
       await fn(book);
     } catch (error) {
