@@ -215,7 +215,7 @@ function resolveSecret(
   configured: string | undefined,
   io: NetboxSetupIo,
   existing: NamedObject | undefined,
-): { value: string; source: 'file' | 'config' | 'netbox' | 'generated'; writeTo?: string } {
+): { value: string; source?: 'file' | 'config'; writeTo?: string } {
   const fromFile = flags.secretFile ? io.readSecretFile(flags.secretFile)?.replace(/\r?\n$/, '') : undefined;
   if (configured) {
     if (fromFile && fromFile !== configured)
@@ -226,15 +226,14 @@ function resolveSecret(
     return { value: configured, source: 'config' };
   }
   if (fromFile) return { value: fromFile, source: 'file' };
-  const current = typeof existing?.secret === 'string' && existing.secret !== '' ? existing.secret : undefined;
-  const found = current ? { value: current, source: 'netbox' as const } : { value: io.generateSecret(), source: 'generated' as const };
   if (!flags.secretFile && !flags.showSecret) {
     throw new NetboxSetupError(
       'config',
       'the webhook needs a secret the relay also knows: set WEBHOOK_SECRET (or WEBHOOK_SECRET_FILE), give --secret-file FILE (written there, mode 0600, for WEBHOOK_SECRET_FILE), or pass --show-secret',
     );
   }
-  return { ...found, writeTo: flags.secretFile };
+  const current = typeof existing?.secret === 'string' && existing.secret !== '' ? existing.secret : undefined;
+  return { value: current ?? io.generateSecret(), writeTo: flags.secretFile };
 }
 
 /** Creates `desired`, or sends the fields that differ from `existing`; a dry run prints the write instead. */
