@@ -9,7 +9,7 @@ import { describeProxySettings } from '../shared';
  * `check-config`: loads the configuration and the route templates, and prints the settings in force by
  * variable name (set by the user, defaulted; secrets redacted), or with `--json` the whole configuration.
  */
-export async function checkConfig(config: Config, io: CliIo, flags: { online: boolean; json: boolean }): Promise<number> {
+export async function checkConfig(config: Config, io: CliIo, flags: { online?: boolean; json?: boolean }): Promise<number> {
   try {
     const renderer = loadRenderer(config.mail.templatesDir);
     await verifyRouteTemplates(renderer, { ...config, netbox: config.sources[0].netbox });

@@ -83,11 +83,7 @@ function registerRelayCommands(program: Command, io: CliIo, withConfig: RunWithC
     .option('--online', "also ask each NetBox source's NetBox for its status and whether its token reads what the configuration needs")
     .option('--json', 'print the whole configuration in force as JSON (secrets redacted) instead of the variables')
     .action((flags: { online?: boolean; json?: boolean }) =>
-      withConfig(
-        async (config) =>
-          (await import('./check-config-command')).checkConfig(config, io, { online: flags.online === true, json: flags.json === true }),
-        { listens: true },
-      ),
+      withConfig(async (config) => (await import('./check-config-command')).checkConfig(config, io, flags), { listens: true }),
     );
 
   program

@@ -46,14 +46,7 @@ export async function netboxSetupCommand(flags: NetboxSetupFlags, config: Config
       { source, ca, proxy: config.proxy },
       {
         print: (line) => io.stdout.write(`${line}\n`),
-        readSecretFile: (file) => {
-          try {
-            return io.readFile(file).toString('utf8');
-          } catch (error) {
-            if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-            throw error;
-          }
-        },
+        readSecretFile: (file) => (fs.existsSync(file) ? io.readFile(file).toString('utf8') : undefined),
         writeSecretFile: (file, secret) => {
           fs.mkdirSync(path.dirname(file), { recursive: true });
           // 'wx': never overwrite a secret someone else wrote; mode 0600: readable by its owner only.

@@ -1,13 +1,13 @@
 import path from 'node:path';
 import type { Config } from '../config';
-import { createReportComposer, readSampleBody } from '../compose';
+import { createReportComposer, readSampleDelivery } from '../compose';
 import { describeMailFailure } from './check-config-command';
 import { loadRenderer, TemplateError, type Renderer } from '../mail';
 import { createNotifier } from '../notify';
 import { buildDefaultRoute, type Route } from '../routing';
 import { RelayError, systemClock } from '../shared';
 import { openStore, StorageUnavailableError, type DeliveryRecord, type Store } from '../store';
-import { parseDelivery } from '../webhook';
+import { parseDelivery, type ReportDelivery } from '../webhook';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, UsageError, type CliIo } from './io';
 import { previewDigest, writePreviewFiles } from './preview-digest';
 import { composeReadOnly, describeOwnerGroups, findOwnerGroups } from './read-only-composer';
@@ -33,12 +33,11 @@ export interface PreviewOptions {
 export async function previewCommand(file: string | undefined, options: PreviewOptions, config: Config, io: CliIo): Promise<number> {
   let store: Store | undefined;
   try {
-    const problem = findOptionProblem(file, options, config);
-    if (problem) throw new UsageError(problem);
+    const named = checkOptions(file, options, config);
     if (options.digest !== undefined) return await previewDigest(options.digest, { period: options.period, out: options.out }, config, io);
     if (file === undefined) store = openStore(config.store);
     const loaded = store ? await readStoredDelivery(store, options) : readDeliveryFile(path.resolve(io.cwd, file!), io);
-    const route = await chooseRoute(config.routing.routes, options.route, store, loaded.id);
+    const route = await chooseRoute(config.routing.routes, named, store, loaded.id);
     return await writePreview(loaded, route, { config, io, store, out: options.out, group: options.group });
   } catch (error) {
     if (error instanceof UsageError) throw error;
@@ -53,26 +52,26 @@ export async function previewCommand(file: string | undefined, options: PreviewO
   }
 }
 
-/** What is wrong with the options, or undefined. */
-function findOptionProblem(file: string | undefined, options: PreviewOptions, config: Config): string | undefined {
+/** The route `--route` names (undefined when not given); a UsageError when the options do not go together. */
+function checkOptions(file: string | undefined, options: PreviewOptions, config: Config): Route | undefined {
   const given = [file !== undefined, options.id !== undefined, options.last === true, options.digest !== undefined].filter(Boolean);
-  if (given.length !== 1) return 'preview needs exactly one of <delivery.json>, --id N, --last, --digest ROUTE';
-  if (options.period !== undefined && options.digest === undefined) return '--period goes with --digest ROUTE';
+  if (given.length !== 1) throw new UsageError('preview needs exactly one of <delivery.json>, --id N, --last, --digest ROUTE');
+  if (options.period !== undefined && options.digest === undefined) throw new UsageError('--period goes with --digest ROUTE');
   if (options.digest !== undefined || options.route === undefined) return undefined;
   const route = config.routing.routes.find((r) => r.name === options.route);
-  if (!route) return `no route "${options.route}" (routes: ${config.routing.routes.map((r) => r.name).join(', ')})`;
-  if (route.digest) return `route "${options.route}" is a digest route: preview its digest with --digest ${options.route}`;
-  return undefined;
+  if (!route) throw new UsageError(`no route "${options.route}" (routes: ${config.routing.routes.map((r) => r.name).join(', ')})`);
+  if (route.digest) throw new UsageError(`route "${options.route}" is a digest route: preview its digest with --digest ${options.route}`);
+  return route;
 }
 
 /** The route asked for; else the first the delivery was mailed on; else the first configured. */
 async function chooseRoute(
   routes: readonly Route[],
-  name: string | undefined,
+  named: Route | undefined,
   store: Store | undefined,
   deliveryId: number,
 ): Promise<Route> {
-  if (name !== undefined) return routes.find((r) => r.name === name)!;
+  if (named) return named;
   const mailed = store ? (await store.listRouteMails([deliveryId])).find((m) => m.outcome === 'send') : undefined;
   // A digest route mails no report: the first per-report route stands in (else the first route).
   return routes.find((r) => r.name === (mailed?.ownerGroup?.route ?? mailed?.route)) ?? routes.find((r) => !r.digest) ?? routes[0];
@@ -112,8 +111,7 @@ export async function sendTestCommand(options: { to?: string }, config: Config, 
         .filter(Boolean)
     : undefined;
   const route: Route = to ? buildDefaultRoute({ to, cc: [], bcc: [] }) : config.routing.routes[0];
-  const delivery = toClaimedDelivery(readSampleBody(), `send-test@${new Date(systemClock.now()).toISOString()}`);
-  if (typeof delivery === 'string') throw new Error('the built-in sample is not a report');
+  const delivery = toClaimedDelivery({ ...readSampleDelivery(), dedupKey: `send-test@${new Date(systemClock.now()).toISOString()}` });
   const composer = createSendTestComposer(config, route);
   const mail = (await composer.render(await composer.compose(delivery), { route: route.name, reminder: false, reason: 'send-test' }))!;
   const notifier = createNotifier(config.transport, { readFile: io.readFile, proxy: config.proxy }, io.transports);
@@ -156,17 +154,16 @@ function createSendTestComposer(config: Config, route: Route) {
   });
 }
 
-/** A delivery body as the worker claims it (parsed already: the composer takes it as it is), or why it is not a report. */
-function toClaimedDelivery(body: Buffer, dedupKey?: string): DeliveryRecord | string {
-  const parsed = parseDelivery(body);
-  if (parsed.kind !== 'report') return parsed.reason;
-  return { ...parsed, id: 0, reportId: parsed.report.id, dedupKey: dedupKey ?? parsed.dedupKey, body, attempts: 1 } as DeliveryRecord;
+/** A parsed delivery as the worker claims it (the composer takes its typed report as it is). */
+function toClaimedDelivery(parsed: ReportDelivery, body?: Buffer): DeliveryRecord {
+  return { ...parsed, id: 0, reportId: parsed.report.id, body, attempts: 1 } as DeliveryRecord;
 }
 
 function readDeliveryFile(file: string, io: CliIo): DeliveryRecord {
-  const delivery = toClaimedDelivery(io.readFile(file));
-  if (typeof delivery === 'string') throw new UsageError(`${file} is not a compliance report delivery: ${delivery}`);
-  return delivery;
+  const body = io.readFile(file);
+  const parsed = parseDelivery(body);
+  if (parsed.kind !== 'report') throw new UsageError(`${file} is not a compliance report delivery: ${parsed.reason}`);
+  return toClaimedDelivery(parsed, body);
 }
 
 async function readStoredDelivery(store: Store, options: PreviewOptions): Promise<DeliveryRecord> {

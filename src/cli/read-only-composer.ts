@@ -42,15 +42,9 @@ export async function composeReadOnly<T>(
   }
 }
 
-/** A route's owner groups for one delivery, and whether they are the recorded ones. */
-export interface OwnerGroupsFound {
-  groups: OwnerGroupPlan[];
-  recorded: boolean;
-}
-
 /**
- * The owner groups of route `name` (by owner, or narrowed by a `device` condition) for a delivery: as
- * recorded when the delivery was planned, else resolved now from NetBox exactly as the worker would
+ * The owner groups of route `name` (by owner, or narrowed by a `device` condition) for a delivery, and whether they are
+ * the recorded ones: as recorded when the delivery was planned, else resolved now from NetBox exactly as the worker would
  * (with `routes` in order, so `continue` counts), nothing stored.
  */
 export async function findOwnerGroups(
@@ -59,7 +53,7 @@ export async function findOwnerGroups(
   delivery: DeliveryRecord,
   composed: ComposedReport,
   store: Store | undefined,
-): Promise<OwnerGroupsFound> {
+): Promise<{ groups: OwnerGroupPlan[]; recorded: boolean }> {
   const mails = store && delivery.id > 0 ? await store.listRouteMails([delivery.id]) : [];
   const recorded = mails.flatMap((m) => (m.ownerGroup?.route === name ? [m.ownerGroup] : []));
   if (recorded.length > 0) return { groups: recorded, recorded: true };
@@ -69,7 +63,11 @@ export async function findOwnerGroups(
 }
 
 /** "Owner groups (as recorded when the delivery was planned): …", one line per group, the one shown marked. */
-export function describeOwnerGroups(owners: OwnerGroupsFound, shown: OwnerGroupPlan | null, indent = ''): string {
+export function describeOwnerGroups(
+  owners: Awaited<ReturnType<typeof findOwnerGroups>>,
+  shown: OwnerGroupPlan | null,
+  indent = '',
+): string {
   if (owners.groups.length === 0) return '';
   const how = owners.recorded ? 'as recorded when the delivery was planned' : 'resolved now from NetBox; nothing is stored';
   const lines = owners.groups.map((g) => {

@@ -1,15 +1,11 @@
-import { buildWaiverJson, createWaiverBook, WAIVER_STATUSES, type Waiver, type WaiverBook, type WaiverStatus } from '../waivers';
+import { buildWaiverJson, WAIVER_STATUSES, type Waiver, type WaiverBook, type WaiverFilter, type WaiverStatus } from '../waivers';
+import { createRelayWaiverBook } from '../relay';
 import { createLogger, RelayError, systemClock } from '../shared';
 import { formatTable, withStore, type Column } from './delivery-commands';
 import { EXIT_USAGE, UsageError, type CliIo, type RunWithConfig } from './io';
 
-export interface WaiverListOptions {
-  status?: string;
-  source?: string;
-  test?: string;
-  device?: string;
-  json?: boolean;
-}
+/** `waivers list`'s flags: the book's filter by name, the status as typed (checked here), and `--json`. */
+export type WaiverListOptions = Pick<WaiverFilter, 'source' | 'test' | 'device'> & { status?: string; json?: boolean };
 
 /**
  * Runs one waiver action on the book of this store, its audit lines on stderr as JSON beside the command's
@@ -23,13 +19,7 @@ function withBook(io: CliIo, withConfig: RunWithConfig, fn: (book: WaiverBook) =
       secrets: config.secretValues,
       destination: { write: (line: string) => void io.stderr.write(line) },
     });
-    const book = createWaiverBook({
-      storage: store,
-      fileWaivers: config.waivers.fileWaivers,
-      sources: config.sources.map((s) => s.name),
-      clock: io.clock ?? systemClock,
-      logger,
-    });
+    const book = createRelayWaiverBook(config, { clock: io.clock ?? systemClock, logger }, store);
     try {
       await fn(book);
     } catch (error) {
@@ -52,10 +42,10 @@ export async function listWaivers(opts: WaiverListOptions, io: CliIo, withConfig
     throw new UsageError(`--status must be one of ${WAIVER_STATUSES.join(', ')}`);
   }
   await withBook(io, withConfig, async (book) => {
-    const filter = { status: opts.status as WaiverStatus | undefined, source: opts.source, test: opts.test, device: opts.device };
-    const waivers = await book.list(Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)));
+    const { json, ...filter } = opts;
+    const waivers = await book.list({ ...filter, status: filter.status as WaiverStatus | undefined });
     const now = (io.clock ?? systemClock).now();
-    if (opts.json) io.stdout.write(`${JSON.stringify({ waivers: waivers.map((w) => buildWaiverJson(w, now)) }, null, 2)}\n`);
+    if (json) io.stdout.write(`${JSON.stringify({ waivers: waivers.map((w) => buildWaiverJson(w, now)) }, null, 2)}\n`);
     else io.stdout.write(waivers.length === 0 ? 'No waivers.\n' : `${formatTable(waivers, buildColumns(now)).join('\n')}\n`);
   });
 }

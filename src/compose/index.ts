@@ -3,6 +3,7 @@ export { buildEnrichmentView, CSV_ATTACHMENT_MAX_BYTES, MAX_FAILING_TESTS_LISTED
 export { buildTrendView } from './build-trend-view';
 export { createReportInsights, toChartPoint, CHART_REPORTS, type ChartView, type ReportInsightsOptions } from './create-report-insights';
 export { readSampleBody, sampleDeliveryView, sampleDigestContents, sampleInsightViews, verifyRouteTemplates } from './sample';
+export { readSampleDelivery } from './sample';
 export {
   createReportComposer,
   buildFilterHeaders,

@@ -40,14 +40,15 @@ export function readSampleBody(root = findPackageRoot()): Buffer {
   }
 }
 
-function sampleDelivery(): ReportDelivery {
+/** The sample delivery, parsed (used to check templates at boot, and by `send-test`). */
+export function readSampleDelivery(): ReportDelivery {
   const parsed = parseDelivery(readSampleBody());
   if (parsed.kind !== 'report') throw new Error('the built-in sample is not a report');
   return parsed;
 }
 
 export function sampleDeliveryView(config: SampleSettings): ReportView {
-  return buildReportView(sampleDelivery(), { netboxUrl: config.netbox.url, mail: config.mail });
+  return buildReportView(readSampleDelivery(), { netboxUrl: config.netbox.url, mail: config.mail });
 }
 
 /**
@@ -102,7 +103,7 @@ const SAMPLE_CSV_MAX_BYTES = 300;
  * enrichment or trend sections are broken stops the start.
  */
 export async function sampleInsightViews(config: SampleSettings): Promise<ReportView[]> {
-  const delivery = sampleDelivery();
+  const delivery = readSampleDelivery();
   const insights = (history: ReportSnapshot[], failures: FailingPair[] | null) =>
     createReportInsights({
       hasToken: false,

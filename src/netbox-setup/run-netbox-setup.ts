@@ -73,10 +73,11 @@ export class NetboxSetupError extends Error {
   }
 }
 
-interface NamedObject {
-  id: number;
-  [field: string]: unknown;
-}
+type NamedObject = { id: number; [field: string]: unknown };
+
+/** The NetBox objects the setup makes or updates (as the output names them), by the path of their list. */
+const LIST_PATHS = { Webhook: '/api/extras/webhooks/', 'Event rule': '/api/extras/event-rules/' };
+type SetupObject = keyof typeof LIST_PATHS;
 
 /** One NetBox API call; a failure becomes a NetboxSetupError naming the call. */
 type NetboxApi = <T>(method: 'GET' | 'POST' | 'PATCH', path: string, body?: object) => Promise<T>;
@@ -121,7 +122,7 @@ export async function runNetboxSetup(flags: NetboxSetupFlags, target: NetboxSetu
     const form = selectSetupForm(Number(version[1]) * 100 + Number(version[2]));
     print(`NetBox ${version.input} with validity ${validity}: ${SETUP_FORMS[form].description}.`);
 
-    const existingWebhook = await findByName(api, '/api/extras/webhooks/', flags.name);
+    const existingWebhook = await findByName(api, 'Webhook', flags.name);
     const secret = resolveSecret(flags, target.source.secrets[0], io, existingWebhook);
 
     // The file first: if NetBox then fails, a rerun finds the same secret there and finishes the job.
@@ -141,23 +142,13 @@ export async function runNetboxSetup(flags: NetboxSetupFlags, target: NetboxSetu
       print(`The webhook uses the secret in ${flags.secretFile}. Give it to the relay: ${giveIt(flags.secretFile!)}`);
     }
 
-    const apply = (what: 'Webhook' | 'Event rule', listPath: string, existing: NamedObject | undefined, desired: Record<string, unknown>) =>
-      applyObject(api, { url, flags, print }, { what, listPath, existing, desired });
-    const webhook = await apply(
-      'Webhook',
-      '/api/extras/webhooks/',
-      existingWebhook,
-      buildWebhookFields(form, flags.name, flags.payloadUrl, secret.value),
-    );
+    const run = { api, url, flags, print };
+    const webhookFields = buildWebhookFields(form, flags.name, flags.payloadUrl, secret.value);
+    const webhook = await applyObject(run, 'Webhook', existingWebhook, webhookFields);
     let eventRule: Applied | undefined;
     if (form !== 'webhook') {
-      const existingRule = await findByName(api, '/api/extras/event-rules/', flags.name);
-      eventRule = await apply(
-        'Event rule',
-        '/api/extras/event-rules/',
-        existingRule,
-        buildEventRuleFields(form, flags.name, webhook.id ?? -1),
-      );
+      const existingRule = await findByName(api, 'Event rule', flags.name);
+      eventRule = await applyObject(run, 'Event rule', existingRule, buildEventRuleFields(form, flags.name, webhook.id ?? -1));
     }
 
     if (flags.showSecret) print(`Secret: ${secret.value}`);
@@ -205,9 +196,9 @@ function buildEventRuleFields(form: SetupForm, name: string, webhookId: number):
   return { name, ...SETUP_FORMS[form].trigger, ...target };
 }
 
-/** The object named `name` at `listPath`, if NetBox has one (names are unique). */
-async function findByName(api: NetboxApi, listPath: string, name: string): Promise<NamedObject | undefined> {
-  const page = await api<{ results?: NamedObject[] }>('GET', `${listPath}?name=${encodeURIComponent(name)}&limit=10`);
+/** The `what` named `name`, if NetBox has one (names are unique). */
+async function findByName(api: NetboxApi, what: SetupObject, name: string): Promise<NamedObject | undefined> {
+  const page = await api<{ results?: NamedObject[] }>('GET', `${LIST_PATHS[what]}?name=${encodeURIComponent(name)}&limit=10`);
   // The filter is exact in every version; the comparison guards against a NetBox that ignores it.
   return (page?.results ?? []).find((o) => o.name === name);
 }
@@ -224,7 +215,7 @@ function resolveSecret(
   configured: string | undefined,
   io: NetboxSetupIo,
   existing: NamedObject | undefined,
-): { value: string; source: 'file' | 'config' | 'netbox' | 'generated'; writeTo?: string } {
+): { value: string; source?: 'file' | 'config'; writeTo?: string } {
   const fromFile = flags.secretFile ? io.readSecretFile(flags.secretFile)?.replace(/\r?\n$/, '') : undefined;
   if (configured) {
     if (fromFile && fromFile !== configured)
@@ -235,25 +226,25 @@ function resolveSecret(
     return { value: configured, source: 'config' };
   }
   if (fromFile) return { value: fromFile, source: 'file' };
-  const current = typeof existing?.secret === 'string' && existing.secret !== '' ? existing.secret : undefined;
-  const found = current ? { value: current, source: 'netbox' as const } : { value: io.generateSecret(), source: 'generated' as const };
   if (!flags.secretFile && !flags.showSecret) {
     throw new NetboxSetupError(
       'config',
       'the webhook needs a secret the relay also knows: set WEBHOOK_SECRET (or WEBHOOK_SECRET_FILE), give --secret-file FILE (written there, mode 0600, for WEBHOOK_SECRET_FILE), or pass --show-secret',
     );
   }
-  return { ...found, writeTo: flags.secretFile };
+  const current = typeof existing?.secret === 'string' && existing.secret !== '' ? existing.secret : undefined;
+  return { value: current ?? io.generateSecret(), writeTo: flags.secretFile };
 }
 
 /** Creates `desired`, or sends the fields that differ from `existing`; a dry run prints the write instead. */
 async function applyObject(
-  api: NetboxApi,
-  run: { url: string; flags: NetboxSetupFlags; print: (line: string) => void },
-  object: { what: 'Webhook' | 'Event rule'; listPath: string; existing: NamedObject | undefined; desired: Record<string, unknown> },
+  run: { api: NetboxApi; url: string; flags: NetboxSetupFlags; print: (line: string) => void },
+  what: SetupObject,
+  existing: NamedObject | undefined,
+  desired: Record<string, unknown>,
 ): Promise<Applied> {
-  const { url, flags, print } = run;
-  const { what, listPath, existing, desired } = object;
+  const { api, url, flags, print } = run;
+  const listPath = LIST_PATHS[what];
   const wouldSend = (method: string, path: string, body: Record<string, unknown>) =>
     print(`Would send: ${method} ${url}${path} ${JSON.stringify(redactSecret(body, flags.showSecret === true))}`);
   if (!existing) {
