@@ -1,35 +1,41 @@
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { SourceConfig } from '../config';
 import { RelayError, type Logger } from '../shared';
-import { buildNewDelivery, StorageUnavailableError, type Store } from '../store';
-import { parseDelivery, verifySignature, type WebhookOutcome } from '../webhook';
+import { buildNewDelivery, StorageUnavailableError } from '../store';
+import { parseDelivery, verifySignature } from '../webhook';
+import type { AppDeps } from './app-deps';
+import { toRelayError } from './error-handler';
 import { requestLogger } from './request-log';
 import { createWebhookGuards, type WebhookGuardOptions } from './webhook-guards';
 
-export interface WebhookRouteOptions extends WebhookGuardOptions {
+export interface WebhookRouteOptions
+  extends WebhookGuardOptions, Pick<AppDeps, 'store'>, Partial<Pick<AppDeps, 'onQueued' | 'onWebhookOutcome' | 'webhooksInFlight'>> {
   /** The NetBox source whose path this is, with its guards, secrets and NETBOX_URL (with the report's base path, the series it belongs to). */
   source: Pick<SourceConfig, 'name' | 'path' | 'allowedIps' | 'secrets' | 'netbox'>;
   maxBytes: number;
-  store: Store;
-  /** Called once the delivery is durably stored (wakes the worker). */
-  onQueued?: (id: number) => void;
-  onWebhookOutcome?: (outcome: WebhookOutcome) => void;
 }
 
 /** Seconds a client should wait before retrying after a 503 (storage could not commit). */
 const STORAGE_RETRY_AFTER_SECONDS = 30;
 
 /**
- * POST <path> (a trailing slash is accepted): the source's guards, then checks the content type, reads the raw body within
- * the size limit, verifies X-Hook-Signature on those exact bytes, parses, stores, and only then
- * answers 202. No SMTP or NetBox call happens here: NetBox ≤ 4.6 waits for us without a timeout.
+ * POST <path> (a trailing slash is accepted): counted in flight until answered, the source's guards (its own address
+ * allow-list, the shared rate limit), then checks the content type, reads the raw body within the size limit, verifies
+ * X-Hook-Signature on those exact bytes with the source's own secrets, parses, stores, and only then answers 202.
+ * No SMTP or NetBox call happens here: NetBox ≤ 4.6 waits for us without a timeout.
  */
 export function createWebhookRouter(options: WebhookRouteOptions): Router {
   const { name: source, path, secrets } = options.source;
   const router = express.Router({ strict: false });
   const rawBody = express.raw({ type: () => true, limit: options.maxBytes, inflate: false });
 
-  router.post(path, ...createWebhookGuards(options), requireJson, rawBody, async (req: Request, res: Response) => {
+  const track = (_req: Request, res: Response, next: NextFunction) => {
+    // 'close' follows every answer, and a connection that went away before one.
+    if (options.webhooksInFlight) res.once('close', options.webhooksInFlight.begin());
+    next();
+  };
+
+  router.post(path, track, ...createWebhookGuards(options), requireJson, rawBody, async (req: Request, res: Response) => {
     const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const log = (): Logger => requestLogger(req, options.logger);
     if (secrets.length > 0) {
@@ -71,6 +77,11 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
     options.onWebhookOutcome?.({ outcome, id: result.id, reportId: delivery.report.id, source });
     res.status(result.duplicate ? 200 : 202).json({ status: outcome, id: result.id });
     if (!result.duplicate) options.onQueued?.(result.id);
+  });
+  // Requests this route refused (401, 403, 413, 415, 422, 429, 503 …) count as rejected deliveries of its source.
+  router.use((error: unknown, _req: Request, _res: Response, next: NextFunction) => {
+    options.onWebhookOutcome?.({ outcome: 'rejected', code: toRelayError(error).code, source });
+    next(error);
   });
   return router;
 }
