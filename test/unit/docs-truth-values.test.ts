@@ -65,8 +65,7 @@ function servedEndpoints(): string[] {
 /** The files that answer for an endpoint: where the codes it may answer are thrown. */
 function filesOf(endpoint: string): string[] {
   const common = ['src/http/error-handler.ts', 'src/http/create-app.ts'];
-  if (endpoint.includes('<WEBHOOK_PATH>'))
-    return [...common, 'src/http/webhook-route.ts', 'src/http/webhook-guards.ts', ...filesUnder('src/webhook', ['.ts'])];
+  if (endpoint.includes('<WEBHOOK_PATH>')) return [...common, 'src/http/webhook-route.ts', ...filesUnder('src/webhook', ['.ts'])];
   if (endpoint.includes('/api/deliveries')) return [...common, 'src/http/admin-route.ts', 'src/http/admin-guard.ts'];
   if (endpoint.includes('/api/waivers'))
     return [...common, 'src/http/admin-route.ts', 'src/http/admin-guard.ts', ...filesUnder('src/waivers', ['.ts'])];
