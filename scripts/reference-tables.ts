@@ -51,7 +51,6 @@ export async function listMetrics(): Promise<MetricDoc[]> {
     clock,
     logger,
     failures: FAILURE_CATALOGUE,
-    processMetrics: false,
     pause: () => ({ state: 'open', openUntil: 0, held: true, lastError: { code: 'EAUTH', message: '' } }),
   });
   metrics.recordWorker({ type: 'dead', failure: { code: 'SMTP_5XX' }, durationMs: 0 } as never);

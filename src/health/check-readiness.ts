@@ -9,21 +9,6 @@ interface ReadinessCheck {
   [detail: string]: unknown;
 }
 
-/**
- * The mail transport's part of /readyz's body (`smtp`, its name in the API), shown to everyone: no host, no server
- * text. `failing`: the last check or send could not reach the server (the queue still flows: it is retried);
- * `paused`: the circuit breaker holds the whole queue until `nextTryAt`; `probing`: the oldest delivery is testing
- * the server now; `held`: a configuration problem (`heldFor`, a catalogue code) holds the queue until an operator
- * fixes it. `nextTryAt`: when the paused queue next probes the server, or when the next connection check runs.
- */
-interface TransportSummary {
-  ok: boolean;
-  state: 'ok' | 'failing' | 'paused' | 'probing' | 'held';
-  heldFor?: string;
-  nextTryAt?: string;
-  pausedSince?: string;
-}
-
 export type Readiness = Awaited<ReturnType<typeof checkReadiness>>;
 
 /**
@@ -57,15 +42,22 @@ export async function checkReadiness(deps: {
   }
   const templates: ReadinessCheck =
     deps.renderer.sets.length > 0 ? { ok: true, sets: [...deps.renderer.sets] } : { ok: false, message: 'no template set is loaded' };
-  // The transport as the last check or send saw it, with the breaker's pause: a summary for everyone, details for a token holder.
   const s = deps.transportHealth.status();
   const pause = deps.worker.breaker;
   const iso = (ms: number) => new Date(ms).toISOString();
   const held = pause.state !== 'closed' && pause.held;
   const paused = pause.state === 'open' ? 'paused' : pause.state === 'probing' ? 'probing' : undefined;
-  const state: TransportSummary['state'] = held ? 'held' : (paused ?? (s.ok ? 'ok' : 'failing'));
+  const state = held ? 'held' : (paused ?? (s.ok ? 'ok' : 'failing'));
   const nextTry = pause.state === 'open' ? pause.openUntil : state === 'failing' ? s.nextCheckAt : undefined;
-  const summary: TransportSummary = {
+  /**
+   * The transport as the last check or send saw it, with the breaker's pause: this summary for everyone (`smtp`, its
+   * name in the API: no host, no server text), details for a token holder. `failing`: the last check or send could not
+   * reach the server (the queue still flows: it is retried); `paused`: the circuit breaker holds the whole queue until
+   * `nextTryAt`; `probing`: the oldest delivery is testing the server now; `held`: a configuration problem (`heldFor`, a
+   * catalogue code) holds the queue until an operator fixes it. `nextTryAt`: when the paused queue next probes the
+   * server, or when the next connection check runs.
+   */
+  const summary = {
     ok: state === 'ok',
     state,
     ...(held && pause.lastError ? { heldFor: pause.lastError.code } : {}),

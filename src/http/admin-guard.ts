@@ -1,27 +1,21 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import type { NextFunction, Request, Response } from 'express';
-import { RelayError, type AuthThrottle, type Clock, type Logger } from '../shared';
+import { RelayError } from '../shared';
+import type { AppDeps } from './app-deps';
 import { verifyBearerToken } from './bearer-token';
 
-export interface AdminGuardOptions {
-  /** ADMIN_TOKEN; undefined: 404 ADMIN_DISABLED. */
-  token?: string;
-  logger: Logger;
-  clock: Clock;
-  /** Shared with the dashboard's login: wrong tokens from one address are slowed down wherever they are tried. */
-  throttle: AuthThrottle;
-  /** Waits before a wrong token is answered; injectable so tests need not wait. */
-  sleep?: (ms: number) => Promise<void>;
-}
+/** What a try of the admin token is counted and slowed down with. */
+type TokenAttemptOptions = Pick<AppDeps, 'logger' | 'clock' | 'throttle' | 'sleep'>;
 
 /**
  * The admin API's door: `Authorization: Bearer <ADMIN_TOKEN>` on every call, nothing reachable without a
- * configured token; wrong tokens are answered more and more slowly per address; answers are never cached.
+ * configured token (404 ADMIN_DISABLED); wrong tokens are answered more and more slowly per address; answers are never cached.
  */
-export function createAdminGuard(options: AdminGuardOptions) {
+export function createAdminGuard(options: TokenAttemptOptions & Pick<AppDeps, 'config'>) {
+  const { token } = options.config.admin;
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    if (options.token === undefined) throw new RelayError('ADMIN_DISABLED');
-    const ok = verifyBearerToken(req.get('authorization'), options.token);
+    if (token === undefined) throw new RelayError('ADMIN_DISABLED');
+    const ok = verifyBearerToken(req.get('authorization'), token);
     if (!(await recordTokenAttempt(options, req, ok, 'admin API: missing or wrong bearer token'))) {
       res.set('WWW-Authenticate', 'Bearer realm="compliance-relay"');
       throw new RelayError('UNAUTHORIZED');
@@ -35,7 +29,7 @@ export function createAdminGuard(options: AdminGuardOptions) {
  * One try of the admin token (the API's or the dashboard login's) from the request's address: the right one clears the
  * address's failures; a wrong one is logged and resolves only after the throttle's delay for that address.
  */
-export async function recordTokenAttempt(options: Omit<AdminGuardOptions, 'token'>, req: Request, ok: boolean, message: string) {
+export async function recordTokenAttempt(options: TokenAttemptOptions, req: Request, ok: boolean, message: string) {
   const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
   if (ok) options.throttle.recordSuccess(address);
   else {

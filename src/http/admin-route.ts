@@ -1,70 +1,66 @@
 import express, { type Request, type Response, type Router } from 'express';
+import { z } from 'zod';
 import { buildDeliveriesJson, buildEmlFileName, buildSentMailsJson } from './build-delivery-json';
-import { createAdminGuard, type AdminGuardOptions } from './admin-guard';
-import { parseListFilters } from './parse-list-filters';
+import { createAdminGuard } from './admin-guard';
+import type { AppDeps } from './app-deps';
+import { optional, parseListFilters, parseQuery } from './parse-list-filters';
 import { createSecretMask, RelayError } from '../shared';
-import type { Store } from '../store';
-import type { Worker } from '../delivery';
+import { buildWaiverJson, WAIVER_NAME_MAX, WAIVER_STATUSES } from '../waivers';
 
-export interface AdminRouteOptions extends AdminGuardOptions {
-  store: Store;
-  /** Secret values to mask in error texts shown to the operator. */
-  secrets?: readonly string[];
-  /** Kicked after a requeue; its try-now is an operator's resume (a paused or held queue probes now). */
-  worker?: Pick<Worker, 'kick' | 'tryNow'>;
-}
-
-/** The admin API under `/api/deliveries` (docs/admin-api.md): list, show, requeue one, requeue every dead delivery. */
-export function createAdminRouter(options: AdminRouteOptions): Router {
+/**
+ * The admin API (docs/admin-api.md) behind one guard: under `/api/deliveries` list, show, requeue one, requeue every
+ * dead delivery, resume; under `/api/waivers` (docs/waivers.md) list, show, add and expire accepted exceptions.
+ */
+export function createAdminRouter(
+  options: Pick<AppDeps, 'config' | 'store' | 'clock' | 'logger' | 'throttle' | 'sleep' | 'worker' | 'waivers'>,
+): Router {
   const router = express.Router();
-  const mask = createSecretMask(options.secrets ?? []);
-  const show = async (record: Parameters<typeof buildDeliveriesJson>[1][number]) =>
-    (await buildDeliveriesJson(options.store, [record], mask))[0];
+  const { store } = options;
+  // Secret values are masked in error texts shown to the operator.
+  const mask = createSecretMask(options.config.secretValues);
+  const show = async (record: Parameters<typeof buildDeliveriesJson>[1][number]) => (await buildDeliveriesJson(store, [record], mask))[0];
 
-  router.use('/api/deliveries', createAdminGuard(options));
+  router.use(['/api/deliveries', '/api/waivers'], createAdminGuard(options));
 
   router.get('/api/deliveries', async (req: Request, res: Response) => {
     // The dashboard's filters; `from` and `to` are UTC days, as the answer's times are UTC.
     const filters = parseListFilters(req.query, 'UTC');
     if (!filters.ok) throw new RelayError('INVALID_REQUEST', { issues: filters.issues });
     const limit = filters.options.limit ?? 100;
-    const [records, { counts }] = await Promise.all([
-      options.store.listDeliveries({ ...filters.options, limit }),
-      options.store.readQueue(),
-    ]);
+    const [records, { counts }] = await Promise.all([store.listDeliveries({ ...filters.options, limit }), store.readQueue()]);
     res.json({
-      deliveries: await buildDeliveriesJson(options.store, records, mask),
+      deliveries: await buildDeliveriesJson(store, records, mask),
       counts,
       nextBefore: records.length === limit ? records[records.length - 1].id : null,
     });
   });
 
   router.post('/api/deliveries/retry-dead', async (_req: Request, res: Response) => {
-    const requeued = await options.store.requeue(options.clock.now());
+    const requeued = await store.requeue(options.clock.now());
     options.logger.info({ requeued }, `admin API: requeued ${requeued} dead deliveries`);
-    if (requeued > 0) options.worker?.kick();
+    if (requeued > 0) options.worker.kick();
     res.json({ requeued });
   });
 
   // The fix is in (a password, a certificate): the queue probes with its oldest delivery now, not at the pause's end.
   router.post('/api/deliveries/resume', async (_req: Request, res: Response) => {
-    const smtp = (await options.worker?.tryNow()) ?? 'not-paused';
+    const smtp = await options.worker.tryNow();
     options.logger.info({ smtp }, 'admin API: resume asked');
     res.json({ smtp });
   });
 
   router.get('/api/deliveries/:id', async (req: Request, res: Response) => {
-    const record = await options.store.getDelivery(parseId(req.params.id));
+    const record = await store.getDelivery(parseQuery(DeliveryIdSchema, req.params).id);
     if (!record) throw new RelayError('NOT_FOUND', { message: `No delivery ${String(req.params.id)}.` });
-    const mails = buildSentMailsJson(record.id, await options.store.listSentMessages(record.id), mask);
+    const mails = buildSentMailsJson(record.id, await store.listSentMessages(record.id), mask);
     res.json({ delivery: { ...(await show(record)), mails } });
   });
 
   // One route's kept mail, byte for byte (`route` as listed in `mails`; `""` for a copy kept before routes were recorded).
   router.get('/api/deliveries/:id/message.eml', async (req: Request, res: Response) => {
-    const id = parseId(req.params.id);
-    const route = parseRoute(req.query.route);
-    const sent = await options.store.getSentMessage(id, route);
+    const { id } = parseQuery(DeliveryIdSchema, req.params);
+    const { route } = parseQuery(RouteSchema, req.query);
+    const sent = await store.getSentMessage(id, route);
     if (!sent) throw new RelayError('NOT_FOUND', { message: `Delivery ${id} has no kept mail for route "${route}".` });
     res
       .set('Content-Disposition', `attachment; filename="${buildEmlFileName(id, route)}"`)
@@ -73,27 +69,74 @@ export function createAdminRouter(options: AdminRouteOptions): Router {
   });
 
   router.post('/api/deliveries/:id/retry', async (req: Request, res: Response) => {
-    const id = parseId(req.params.id);
-    const requeued = await options.store.requeue(options.clock.now(), id);
-    const record = await options.store.getDelivery(id);
+    const { id } = parseQuery(DeliveryIdSchema, req.params);
+    const requeued = await store.requeue(options.clock.now(), id);
+    const record = await store.getDelivery(id);
     if (!record) throw new RelayError('NOT_FOUND', { message: `No delivery ${id}.` });
     if (requeued === 0)
       throw new RelayError('CONFLICT', { message: `Delivery ${id} is ${record.state}: only dead or sent deliveries can be requeued.` });
     options.logger.info({ deliveryId: id }, 'admin API: delivery requeued');
-    options.worker?.kick();
+    options.worker.kick();
     res.json({ delivery: await show(record) });
   });
 
+  // A WAIVERS_FILE entry is listed but cannot be expired here (409 CONFLICT).
+  const book = options.waivers;
+  const showWaiver = (waiver: Parameters<typeof buildWaiverJson>[0]) => buildWaiverJson(waiver, options.clock.now());
+  router.use('/api/waivers', express.json({ limit: '16kb', strict: true }));
+
+  router.get('/api/waivers', async (req: Request, res: Response) => {
+    res.json({ waivers: (await book.list(parseQuery(WaiverQuerySchema, req.query))).map(showWaiver) });
+  });
+
+  router.post('/api/waivers', async (req: Request, res: Response) => {
+    const waiver = await book.add(req.body);
+    res.status(201).json({ waiver: showWaiver(waiver) });
+  });
+
+  router.get('/api/waivers/:id', async (req: Request, res: Response) => {
+    const waiver = await book.get(String(req.params.id));
+    if (!waiver) throw new RelayError('NOT_FOUND', { message: `No waiver ${String(req.params.id)}.` });
+    res.json({ waiver: showWaiver(waiver) });
+  });
+
+  router.post('/api/waivers/:id/expire', async (req: Request, res: Response) => {
+    const author = (req.body as { author?: unknown } | undefined)?.author;
+    const waiver = await book.expire(String(req.params.id), typeof author === 'string' ? author : '');
+    res.json({ waiver: showWaiver(waiver) });
+  });
   return router;
 }
 
-function parseRoute(value: unknown): string {
-  if (typeof value === 'string' && value.length <= 200) return value;
-  throw new RelayError('INVALID_REQUEST', { issues: [{ path: 'route', message: 'must be one route name (at most 200 characters)' }] });
-}
+const idError = `must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}`;
+/** A delivery's `:id`. */
+const DeliveryIdSchema = z.object({
+  id: z
+    .string()
+    .regex(/^\d{1,16}$/, idError)
+    .transform(Number)
+    .refine((n) => n >= 1 && Number.isSafeInteger(n), idError),
+});
 
-function parseId(value: unknown): number {
-  const n = typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : 0;
-  if (n >= 1 && Number.isSafeInteger(n)) return n;
-  throw new RelayError('INVALID_REQUEST', { issues: [{ path: 'id', message: `must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}` }] });
-}
+const routeError = 'must be one route name (at most 200 characters)';
+/** `?route=` of a kept mail: one route name, `""` included. */
+const RouteSchema = z.object({ route: z.string({ error: routeError }).max(200, routeError) });
+
+const nameError = `must be one name (at most ${WAIVER_NAME_MAX} characters)`;
+const name = optional(z.string({ error: nameError }).max(WAIVER_NAME_MAX, nameError));
+const limitError = 'must be an integer from 1 to 1000';
+
+/** `?status=&source=&test=&device=&limit=` as a filter; anything malformed is a 400 naming the parameter. */
+const WaiverQuerySchema = z.object({
+  source: name,
+  test: name,
+  device: name,
+  status: optional(z.enum(WAIVER_STATUSES, { error: `must be one of ${WAIVER_STATUSES.join(', ')}` })),
+  limit: optional(
+    z
+      .string({ error: limitError })
+      .regex(/^\d{1,4}$/, limitError)
+      .transform(Number)
+      .refine((n) => n >= 1 && n <= 1000, limitError),
+  ),
+});

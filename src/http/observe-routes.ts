@@ -1,20 +1,14 @@
 import express, { type Request, type Response, type Router } from 'express';
-import type { Readiness } from '../health';
-import type { RelayMetrics } from '../metrics';
 import { RelayError } from '../shared';
+import type { AppDeps } from './app-deps';
 import { verifyBearerToken } from './bearer-token';
 
-export interface ObserveRoutesOptions {
-  readiness: () => Promise<Readiness>;
-  metrics: Pick<RelayMetrics, 'render' | 'contentType'>;
-  /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
-  metricsToken?: string;
-  /** ADMIN_TOKEN: like METRICS_TOKEN, it shows /readyz's details. */
-  adminToken?: string;
-}
-
-/** GET /healthz (liveness), /readyz (503 naming the failing part) and /metrics; none caches: a probe must see the state now. */
-export function createObserveRouter(options: ObserveRoutesOptions): Router {
+/**
+ * GET /healthz (liveness), /readyz (503 naming the failing part) and /metrics (with METRICS_TOKEN set, only for
+ * `Authorization: Bearer <token>`); none caches: a probe must see the state now.
+ */
+export function createObserveRouter(options: Pick<AppDeps, 'readiness' | 'metrics' | 'config'>): Router {
+  const { metricsToken } = options.config.observe;
   const router = express.Router();
   router.use(['/healthz', '/readyz', '/metrics'], (_req, res, next) => {
     res.set('Cache-Control', 'no-store');
@@ -23,9 +17,9 @@ export function createObserveRouter(options: ObserveRoutesOptions): Router {
 
   router.get('/healthz', (_req, res) => res.json({ status: 'ok' }));
 
-  // Details (the SMTP host and port, a server's error text) only for a caller with a token: an
-  // unauthenticated probe needs the status and the names of failing checks, nothing more.
-  const detailTokens = [options.metricsToken, options.adminToken].filter((t): t is string => t !== undefined);
+  // Details (the SMTP host and port, a server's error text) only for a caller with a token (METRICS_TOKEN or
+  // ADMIN_TOKEN): an unauthenticated probe needs the status and the names of failing checks, nothing more.
+  const detailTokens = [metricsToken, options.config.admin.token].filter((t): t is string => t !== undefined);
   router.get('/readyz', async (req: Request, res: Response) => {
     const readiness = await options.readiness();
     const authorization = req.get('authorization');
@@ -39,7 +33,7 @@ export function createObserveRouter(options: ObserveRoutesOptions): Router {
   });
 
   router.get('/metrics', async (req: Request, res: Response) => {
-    if (options.metricsToken !== undefined && !verifyBearerToken(req.get('authorization'), options.metricsToken)) {
+    if (metricsToken !== undefined && !verifyBearerToken(req.get('authorization'), metricsToken)) {
       res.set('WWW-Authenticate', 'Bearer realm="metrics"');
       throw new RelayError('UNAUTHORIZED', { message: 'GET /metrics requires Authorization: Bearer <METRICS_TOKEN>.' });
     }

@@ -33,7 +33,7 @@ export function createRequestLogger(logger: Logger): RequestHandler {
     // 'close' follows 'finish' on a completed response and also fires when the client went away.
     res.once('close', () => {
       req.socket?.off('error', onSocketError);
-      const path = pathOf(req.originalUrl ?? req.url);
+      const path = (req.originalUrl ?? req.url ?? '/').split('?', 1)[0].slice(0, 300);
       const answered = res.writableFinished;
       // No answer went out: the status on `res` is express's default, not something the client saw.
       const cut = answered ? undefined : describeCut(cutBy, req.complete);
@@ -84,10 +84,4 @@ function chooseLevel(status: number, answered: boolean, cut: boolean, path: stri
   if (cut) return 'warn';
   if (PROBE_PATHS.has(path)) return 'debug';
   return status >= 400 ? 'warn' : 'info';
-}
-
-function pathOf(url: string | undefined): string {
-  const raw = url ?? '/';
-  const q = raw.indexOf('?');
-  return (q === -1 ? raw : raw.slice(0, q)).slice(0, 300);
 }

@@ -1,35 +1,50 @@
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import type * as RateLimitModule from 'express-rate-limit';
+import ipaddr from 'ipaddr.js';
 import type { SourceConfig } from '../config';
 import { RelayError, type Logger } from '../shared';
-import { buildNewDelivery, StorageUnavailableError, type Store } from '../store';
-import { parseDelivery, verifySignature, type WebhookOutcome } from '../webhook';
+import { buildNewDelivery, StorageUnavailableError } from '../store';
+import { DEFAULT_SOURCE_NAME, parseDelivery, verifySignature } from '../webhook';
+import type { AppDeps } from './app-deps';
+import { toRelayError } from './error-handler';
 import { requestLogger } from './request-log';
-import { createWebhookGuards, type WebhookGuardOptions } from './webhook-guards';
 
-export interface WebhookRouteOptions extends WebhookGuardOptions {
-  /** The NetBox source whose path this is, with its guards, secrets and NETBOX_URL (with the report's base path, the series it belongs to). */
+export interface WebhookRouteOptions
+  extends Pick<AppDeps, 'store' | 'clock' | 'logger'>, Partial<Pick<AppDeps, 'onQueued' | 'onWebhookOutcome' | 'webhooksInFlight'>> {
+  /**
+   * The NetBox source whose path this is: its CIDR ranges allowed to post (undefined: every address), its secrets and
+   * NETBOX_URL (with the report's base path, the series it belongs to).
+   */
   source: Pick<SourceConfig, 'name' | 'path' | 'allowedIps' | 'secrets' | 'netbox'>;
   maxBytes: number;
-  store: Store;
-  /** Called once the delivery is durably stored (wakes the worker). */
-  onQueued?: (id: number) => void;
-  onWebhookOutcome?: (outcome: WebhookOutcome) => void;
+  /** Requests per minute per client address (WEBHOOK_RATE_LIMIT); 0: no limit. */
+  rateLimit: number;
 }
 
 /** Seconds a client should wait before retrying after a 503 (storage could not commit). */
 const STORAGE_RETRY_AFTER_SECONDS = 30;
 
+/** WEBHOOK_RATE_LIMIT counts a client's requests over this window: "per minute" is what operators reason in. */
+const RATE_LIMIT_WINDOW_MS = 60_000;
+
 /**
- * POST <path> (a trailing slash is accepted): the source's guards, then checks the content type, reads the raw body within
- * the size limit, verifies X-Hook-Signature on those exact bytes, parses, stores, and only then
- * answers 202. No SMTP or NetBox call happens here: NetBox ≤ 4.6 waits for us without a timeout.
+ * POST <path> (a trailing slash is accepted): counted in flight until answered, the source's guards (its own address
+ * allow-list, the shared rate limit), then checks the content type, reads the raw body within the size limit, verifies
+ * X-Hook-Signature on those exact bytes with the source's own secrets, parses, stores, and only then answers 202.
+ * No SMTP or NetBox call happens here: NetBox ≤ 4.6 waits for us without a timeout.
  */
 export function createWebhookRouter(options: WebhookRouteOptions): Router {
   const { name: source, path, secrets } = options.source;
   const router = express.Router({ strict: false });
   const rawBody = express.raw({ type: () => true, limit: options.maxBytes, inflate: false });
 
-  router.post(path, ...createWebhookGuards(options), requireJson, rawBody, async (req: Request, res: Response) => {
+  const track = (_req: Request, res: Response, next: NextFunction) => {
+    // 'close' follows every answer, and a connection that went away before one.
+    if (options.webhooksInFlight) res.once('close', options.webhooksInFlight.begin());
+    next();
+  };
+
+  router.post(path, track, ...createWebhookGuards(options), requireJson, rawBody, async (req: Request, res: Response) => {
     const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const log = (): Logger => requestLogger(req, options.logger);
     if (secrets.length > 0) {
@@ -72,6 +87,11 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
     res.status(result.duplicate ? 200 : 202).json({ status: outcome, id: result.id });
     if (!result.duplicate) options.onQueued?.(result.id);
   });
+  // Requests this route refused (401, 403, 413, 415, 422, 429, 503 …) count as rejected deliveries of its source.
+  router.use((error: unknown, _req: Request, _res: Response, next: NextFunction) => {
+    options.onWebhookOutcome?.({ outcome: 'rejected', code: toRelayError(error).code, source });
+    next(error);
+  });
   return router;
 }
 
@@ -83,4 +103,53 @@ function requireJson(req: Request, _res: Response, next: (error?: unknown) => vo
       message: `The body must be application/json, not ${req.get('content-type') ?? 'untyped'}.`,
     }),
   );
+}
+
+/**
+ * What stands in front of the webhook before a byte of the body is read: the client address
+ * allow-list (403 FORBIDDEN_ADDRESS) and the per-address rate limit (429 RATE_LIMITED with
+ * Retry-After). The client address is `req.ip`, so X-Forwarded-For counts only as TRUST_PROXY allows.
+ */
+function createWebhookGuards(options: WebhookRouteOptions): RequestHandler[] {
+  const guards: RequestHandler[] = [];
+  const { name, allowedIps } = options.source;
+  if (allowedIps) {
+    const ranges = allowedIps.map((cidr) => ipaddr.parseCIDR(cidr));
+    // Where the allow-list was configured, named in the refusal's log line.
+    const setting = name === DEFAULT_SOURCE_NAME ? 'WEBHOOK_ALLOWED_IPS' : `SOURCES_FILE source ${name} allowed_ips`;
+    guards.push((req: Request, _res: Response, next: NextFunction) => {
+      if (isAllowed(req.ip, ranges)) return next();
+      options.logger.warn({ ip: req.ip }, `webhook refused: client address not in ${setting}`);
+      next(new RelayError('FORBIDDEN_ADDRESS'));
+    });
+  }
+  if (options.rateLimit > 0) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only with WEBHOOK_RATE_LIMIT (off by default)
+    const { rateLimit } = require('express-rate-limit') as typeof RateLimitModule;
+    guards.push(
+      rateLimit({
+        windowMs: RATE_LIMIT_WINDOW_MS,
+        limit: options.rateLimit,
+        standardHeaders: 'draft-8',
+        legacyHeaders: false,
+        // Addresses come from req.ip, which already honours TRUST_PROXY; the library need not warn about it.
+        validate: { xForwardedForHeader: false, trustProxy: false },
+        handler: (req: Request, res: Response, next: NextFunction) => {
+          const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
+          const seconds = reset ? Math.max(1, Math.ceil((reset.getTime() - options.clock.now()) / 1000)) : RATE_LIMIT_WINDOW_MS / 1000;
+          res.set('Retry-After', String(seconds));
+          options.logger.warn({ ip: req.ip }, 'webhook refused: rate limit reached for this client address');
+          next(new RelayError('RATE_LIMITED'));
+        },
+      }),
+    );
+  }
+  return guards;
+}
+
+/** Whether `ip` (IPv4, IPv6 or IPv4-mapped IPv6) falls in one of `ranges`. */
+function isAllowed(ip: string | undefined, ranges: readonly [ipaddr.IPv4 | ipaddr.IPv6, number][]): boolean {
+  if (!ip || !ipaddr.isValid(ip)) return false;
+  const addr = ipaddr.process(ip);
+  return ranges.some(([range, bits]) => addr.kind() === range.kind() && addr.match(range, bits));
 }

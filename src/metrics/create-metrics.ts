@@ -15,8 +15,6 @@ export interface MetricsOptions {
   unrecordedOutcomes?: () => number;
   webhooksInFlight?: () => number;
   pause?: () => Pick<QueuePauseStatus, 'state' | 'openUntil' | 'held' | 'lastError'>;
-  /** Process metrics (CPU, memory, event loop lag, GC): on by default. */
-  processMetrics?: boolean;
   /** The configured NetBox source names: the only values of the `source` label (default: `default` alone). */
   sources?: readonly string[];
   /** The codes a failed send may be labelled with: the relay's own and its transports'. */
@@ -31,7 +29,8 @@ export interface MetricsOptions {
 export function createMetrics(options: MetricsOptions) {
   const registry = new Registry();
   const registers = [registry];
-  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
+  // Process metrics (CPU, memory, event loop lag, GC).
+  collectDefaultMetrics({ register: registry });
   const sources = options.sources ?? [DEFAULT_SOURCE_NAME];
   // Bounds the `source` label to the configured set.
   const sourceLabel = (source: string | undefined) => (source !== undefined && sources.includes(source) ? source : DEFAULT_SOURCE_NAME);

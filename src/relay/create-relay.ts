@@ -143,48 +143,32 @@ function warnAboutDigestRetention(config: Config, digests: DigestScheduler, logg
 
 /** The HTTP side: webhook, admin API, dashboard, health and metrics (createApp never listens). */
 function createRelayApp(config: Config, io: RelayIo, parts: RelayParts): Express {
-  const { clock, logger } = io;
-  const { store, worker, metrics, watchdog, waivers } = parts;
-  registerWaiverGauge(metrics.registry, { countActive: () => waivers.countActive(), logger });
+  const { logger } = io;
+  const { store, metrics, watchdog } = parts;
+  registerWaiverGauge(metrics.registry, { countActive: () => parts.waivers.countActive(), logger });
   // What the admin API and the dashboard share, one count of wrong admin tokens per address among it.
-  const shared = {
-    store,
-    clock,
-    logger,
-    waivers,
-    sleep: io.sleep,
-    throttle: createAuthThrottle(),
-    worker,
-  };
+  const shared = { ...io, ...parts, throttle: createAuthThrottle() };
   return createApp({
     ...shared,
     config,
     onQueued: () => {
-      worker.kick();
+      parts.worker.kick();
       // A report that ends a silence is announced at once, not at the next check.
       if (watchdog) void watchdog.evaluate().catch((error: unknown) => logger.error({ err: error }, 'watchdog: evaluation failed'));
     },
-    webhooksInFlight: parts.webhooksInFlight,
     onWebhookOutcome: (outcome) => {
       metrics.recordWebhook(outcome);
       io.onWebhookOutcome?.(outcome);
     },
+    readiness: () => checkReadiness({ ...parts, clock: io.clock }),
     dashboard: createDashboardRouter({
       ...shared,
       adminToken: config.admin.token,
       timezone: config.mail.timezone,
-      failures: parts.failures,
       routeNames: config.routing.routes.map((r) => r.name),
       sources: config.sources,
-      transportHealth: parts.transportHealth,
       digests: { schedules: () => parts.digests.schedules(), periods: (options) => store.listDigestPeriods(options) },
       notices: config.webhook.unsignedFromNetwork ? [describeUnsignedWebhook(config)!] : [],
     }),
-    observe: {
-      readiness: () => checkReadiness({ ...parts, clock }),
-      metrics,
-      metricsToken: config.observe.metricsToken,
-      adminToken: config.admin.token,
-    },
   });
 }

@@ -25,12 +25,6 @@ export type ReportFields = { [K in keyof Report as K extends CountField ? never 
 
 const COUNT_FIELD_NAMES: ReadonlySet<string> = new Set(COUNT_FIELDS);
 
-/** The report's fields without its counts, and its counts. */
-function splitCounts(report: Report): { report: ReportFields; counts: ReportCounts } {
-  const fields = Object.fromEntries(Object.entries(report).filter(([key]) => !COUNT_FIELD_NAMES.has(key))) as ReportFields;
-  return { report: fields, counts: readCounts(report) };
-}
-
 /** The source configured from NETBOX_URL and WEBHOOK_* (the bare webhook path), and of rows stored before sources. */
 export const DEFAULT_SOURCE_NAME = 'default';
 
@@ -85,7 +79,9 @@ export function parseDelivery(body: Uint8Array, source: string = DEFAULT_SOURCE_
   const data = report.data;
   return {
     kind: 'report',
-    ...splitCounts(data),
+    // The report's fields without its counts, and its counts.
+    report: Object.fromEntries(Object.entries(data).filter(([key]) => !COUNT_FIELD_NAMES.has(key))) as ReportFields,
+    counts: readCounts(data),
     // Report ids collide across NetBoxes: a named source's key carries the source.
     dedupKey: buildDedupKey(data.id, data.created, source),
     completedAt: normalizeTimestamp(env.timestamp) ?? normalizeTimestamp(data.created) ?? data.created,

@@ -65,11 +65,10 @@ function servedEndpoints(): string[] {
 /** The files that answer for an endpoint: where the codes it may answer are thrown. */
 function filesOf(endpoint: string): string[] {
   const common = ['src/http/error-handler.ts', 'src/http/create-app.ts'];
-  if (endpoint.includes('<WEBHOOK_PATH>'))
-    return [...common, 'src/http/webhook-route.ts', 'src/http/webhook-guards.ts', ...filesUnder('src/webhook', ['.ts'])];
+  if (endpoint.includes('<WEBHOOK_PATH>')) return [...common, 'src/http/webhook-route.ts', ...filesUnder('src/webhook', ['.ts'])];
   if (endpoint.includes('/api/deliveries')) return [...common, 'src/http/admin-route.ts', 'src/http/admin-guard.ts'];
   if (endpoint.includes('/api/waivers'))
-    return [...common, 'src/http/waivers-route.ts', 'src/http/admin-guard.ts', ...filesUnder('src/waivers', ['.ts'])];
+    return [...common, 'src/http/admin-route.ts', 'src/http/admin-guard.ts', ...filesUnder('src/waivers', ['.ts'])];
   if (endpoint.startsWith('GET /ui') || endpoint.startsWith('POST /ui')) return [...common, ...filesUnder('src/dashboard', ['.ts'])];
   return [...common, 'src/http/observe-routes.ts'];
 }
