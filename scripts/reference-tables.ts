@@ -53,7 +53,7 @@ export async function listMetrics(): Promise<MetricDoc[]> {
     failures: FAILURE_CATALOGUE,
     pause: () => ({ state: 'open', openUntil: 0, held: true, lastError: { code: 'EAUTH', message: '' } }),
   });
-  metrics.recordWorker({ type: 'dead', failure: { code: 'SMTP_5XX' }, durationMs: 0 } as never);
+  metrics.recordWorker({ settled: { state: 'dead', error: '', code: 'SMTP_5XX' }, mails: [] }, 0);
   metrics.recordWebhook({ outcome: 'rejected', code: 'SIGNATURE_INVALID', source: 'default' });
   metrics.recordNetboxFetchError('404');
   metrics.recordOwnerFallback('timeout');

@@ -46,7 +46,7 @@ async function push({ env, count, raw, from, to, stock }: PushRequest) {
   const results = await Promise.all(Array.from({ length: count }, () => transport.send(mail)));
   const elapsedMs = Date.now() - started;
   await transport.close();
-  const failed = results.filter((r) => r.status !== 'sent').length;
+  const failed = results.filter((r) => 'failure' in r).length;
   return { elapsedMs, sent: count - failed, failed, startedAt: started };
 }
 
@@ -63,8 +63,8 @@ function createStockTransport(url: string, poolSize: number) {
   return {
     send: (mail: OutgoingMail) =>
       transporter.sendMail({ raw: mail.raw, envelope: mail.envelope }).then(
-        () => ({ status: 'sent' }),
-        () => ({ status: 'failed' }),
+        () => ({ response: 'accepted' }),
+        () => ({ failure: 'refused' }),
       ),
     close: () => Promise.resolve(transporter.close()),
   };

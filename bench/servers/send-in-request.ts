@@ -69,7 +69,7 @@ app.post(
       .then((mail) => transport.send(mail))
       .then(
         (result) =>
-          result.status === 'sent' ? res.status(200).json({ status: 'sent' }) : res.status(502).json({ error: result.failure.message }),
+          'failure' in result ? res.status(502).json({ error: result.failure.message }) : res.status(200).json({ status: 'sent' }),
         (error: unknown) => res.status(502).json({ error: String(error) }),
       );
   },

@@ -116,12 +116,12 @@ export async function sendTestCommand(options: { to?: string }, config: Config, 
   const mail = (await composer.render(await composer.compose(delivery), { route: route.name, reminder: false, reason: 'send-test' }))!;
   const notifier = createNotifier(config.transport, { readFile: io.readFile, proxy: config.proxy }, io.transports);
   try {
-    const result = await notifier.send(mail);
-    if (result.status !== 'sent') {
-      io.stderr.write(`compliance-relay: the test mail was not sent ${describeMailFailure(result.failure, config, io.transports)}\n`);
+    const answer = await notifier.send(mail);
+    if ('failure' in answer) {
+      io.stderr.write(`compliance-relay: the test mail was not sent ${describeMailFailure(answer.failure, config, io.transports)}\n`);
       return EXIT_UNAVAILABLE;
     }
-    io.stdout.write(`Sent the sample report to ${mail.envelope.to.join(', ')}.\nServer answer: ${result.response}\n`);
+    io.stdout.write(`Sent the sample report to ${mail.envelope.to.join(', ')}.\nServer answer: ${answer.response}\n`);
     return 0;
   } finally {
     await notifier.close();

@@ -5,6 +5,7 @@ import type { FailureCatalogue, Logger } from '../shared';
 import {
   StorageUnavailableError,
   type DeliveryRecord,
+  type DeliveryStateChange,
   type NewRouteMail,
   type RouteMailOutcome,
   type RouteMailRecord,
@@ -29,13 +30,10 @@ export interface Composers {
 const ROUTE_MAILS_PER_SLICE = 100;
 
 /**
- * One route of a delivery's plan (as recorded, or decided at this attempt); once due and built, its mail or why
- * there is none, and what the send and the settle made of it.
+ * One route of a delivery's plan: the planner's decision (as recorded, or decided at this attempt) and its recorded
+ * state; once due and built, its mail or why there is none, and what the send and the settle made of it.
  */
-export interface RouteMail extends Pick<
-  RouteMailRecord,
-  'route' | 'state' | 'reason' | 'reminder' | 'ownerGroup' | 'messageId' | 'lastError' | 'lastErrorCode'
-> {
+export interface RouteMail extends NewRouteMail, Pick<RouteMailRecord, 'state' | 'messageId' | 'lastError' | 'lastErrorCode'> {
   /** Dropped once `row` is written (an earlier slice). */
   mail?: OutgoingMail;
   /** Its build's failure, or the notifier's. */
@@ -69,6 +67,10 @@ export interface BatchItem {
   deferredUntil?: number;
   /** This delivery tests a paused server: it alone may send. */
   isProbe?: boolean;
+  /** Where its settle sent it, once decided: `sent` (without a Message-ID when no route mailed it), `retrying` or `dead`. */
+  settled?: DeliveryStateChange;
+  /** The failure that decided a `retrying` or `dead` settle (a dead one's message names each route that failed). */
+  failure?: FailureClass;
 }
 
 export interface ComposeStage {

@@ -1,6 +1,5 @@
 export { createWorker, type TryNowResult, type Worker } from './create-worker';
-export { type Composers } from './compose-batch';
+export type { BatchItem, Composers } from './compose-batch';
 export { createBatchHistory } from './create-batch-history';
-export type { WorkerOutcome } from './settle-batch';
 export { computeBackoffMs, createRetryDecider } from './retry-policy';
 export type { AttemptOutcome, NextState, RetryDecider, QueuePauseStatus } from './retry-policy';

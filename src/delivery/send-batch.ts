@@ -37,19 +37,17 @@ async function sendRouteMail(stage: SendStage, item: BatchItem, mail: RouteMail)
     return;
   }
   const log = item.log.child({ route: mail.route });
-  const result = await stage.notifier.send(mail.mail!);
+  const answer = await stage.notifier.send(mail.mail!);
   const now = clock.now();
-  if (result.status === 'sent') {
-    mail.accepted = { response: result.response, at: now };
+  if (!('failure' in answer)) {
+    const { response, path } = answer;
+    mail.accepted = { response, at: now };
     if (item.isProbe && policy.state !== 'closed') stage.logger.info('the SMTP server answers again: resuming deliveries, oldest first');
     policy.decide({ kind: 'sent' }, item.delivery.attempts, now);
-    log.info(
-      { messageId: mail.mail!.messageId, response: result.response, ...(result.path ? { path: result.path } : {}) },
-      result.path ? `mail written to ${result.path}` : 'mail sent',
-    );
+    log.info({ messageId: mail.mail!.messageId, response, ...(path ? { path } : {}) }, path ? `mail written to ${path}` : 'mail sent');
     return;
   }
-  const { failure } = result;
+  const { failure } = answer;
   mail.failure = failure;
   const wasClosed = policy.state === 'closed';
   // A delivery that got mails through in this attempt is not failing: its backoff starts over.

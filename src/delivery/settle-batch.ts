@@ -1,28 +1,9 @@
 import { parseFailureCode, readFailureFacts, type Clock, type FailureCatalogue, type Logger } from '../shared';
 import type { FailureClass } from '../notify';
-import type {
-  DeliveryRecord,
-  DeliverySettlement,
-  DeliveryStateChange,
-  RouteMailOutcome,
-  SentMessageCopy,
-  SettledBatch,
-  Store,
-} from '../store';
+import type { DeliverySettlement, DeliveryStateChange, RouteMailOutcome, SentMessageCopy, SettledBatch, Store } from '../store';
 import type { BatchItem, RouteMail } from './compose-batch';
 import type { BatchHistory } from './create-batch-history';
 import { computeBackoffMs, type NextState, type RetryDecider } from './retry-policy';
-
-/** What one attempt came to, for metrics, the SMTP health check and tests (after it is recorded). */
-export type WorkerOutcome = { delivery: DeliveryRecord; durationMs: number } &
-  /** Every route mail of the delivery is sent (`routes`: those sent in this attempt, in order). */
-  (
-    | { type: 'sent'; routes: string[] }
-    /** No route mailed it: each matching route's notify policy held it back, or none matched. */
-    | { type: 'suppressed' }
-    | { type: 'retry'; failure: FailureClass; nextAttemptAt: number }
-    | { type: 'dead'; failure: FailureClass }
-  );
 
 /** The settle's write, while the store refuses it: how many deliveries wait, and why (for /readyz, the gauge, the banner). */
 export interface UnrecordedStatus {
@@ -42,8 +23,8 @@ export interface SettleStage {
   random: () => number;
   /** The relay's catalogue (its transports' codes and its own): a route's stored code is read with it. */
   failures: FailureCatalogue;
-  /** Hears every outcome once it is recorded (metrics, the SMTP health check, tests). */
-  observe?: (outcome: WorkerOutcome) => void;
+  /** Hears every delivery once its settle is recorded (`settled`, and `failure` when it failed): metrics, the transport's health, tests. */
+  observe?: (item: BatchItem, durationMs: number) => void;
 }
 
 /** How often, at most, the "cannot be recorded" warning is logged while a batch waits. */
@@ -67,31 +48,31 @@ export interface SettleState {
  */
 export async function settleBatch(stage: SettleStage, state: SettleState, items: BatchItem[], started: number): Promise<boolean> {
   const now = stage.clock.now();
-  const decided = items.filter((item) => !item.abandoned).map((item) => decideSettlement(stage, item, now));
+  const settling = items.filter((item) => !item.abandoned);
   const batch: SettledBatch = {
     now,
-    deliveries: decided.map((d) => d.settlement),
+    deliveries: settling.map((item) => decideSettlement(stage, item, now)),
     reports: stage.history.take(items.map((i) => i.delivery.dedupKey)),
   };
   if (batch.deliveries.length === 0 && batch.reports.length === 0) return true;
   if (!(await writeBatch(stage, state, batch))) return false;
-  for (const d of decided) announce(stage, d, now - started);
+  for (const item of settling) announce(stage, item, now - started);
   return true;
 }
 
-/** Where one delivery goes, and the failure that decided it (none when it is sent, or waits with the queue). */
-interface Decided {
-  item: BatchItem;
-  settlement: DeliverySettlement & { state: DeliveryStateChange };
-  failure?: FailureClass;
-}
-
-/** Where one delivery goes, from what its route mails came to (retry-policy.ts decided each failure). */
-function decideSettlement(stage: Pick<SettleStage, 'policy' | 'failures'>, item: BatchItem, now: number): Decided {
+/**
+ * Where one delivery goes, from what its route mails came to (retry-policy.ts decided each failure): kept on the
+ * item (`settled`, and the `failure` that decided it; none when it is sent, or waits with the queue).
+ */
+function decideSettlement(stage: Pick<SettleStage, 'policy' | 'failures'>, item: BatchItem, now: number): DeliverySettlement {
   const { delivery, composeFailure } = item;
   // A delivery that could not be composed has no route mails: its rows are empty.
   const recorded = collectSettlement(stage, item, now);
-  const settle = (state: DeliveryStateChange, failure?: FailureClass): Decided => ({ item, failure, settlement: { ...recorded, state } });
+  const settle = (state: DeliveryStateChange, failure?: FailureClass): DeliverySettlement => {
+    item.settled = state;
+    item.failure = failure;
+    return { ...recorded, state };
+  };
   if (composeFailure) {
     const at = retryAtOf(stage.policy.decide({ kind: 'not-built', failure: composeFailure }, delivery.attempts, now));
     const { message: error, code } = composeFailure;
@@ -127,7 +108,8 @@ function decideSettlement(stage: Pick<SettleStage, 'policy' | 'failures'>, item:
       failures.push({ route: entry.route, failure: toEarlierFailure(stage.failures, entry.lastError, entry.lastErrorCode) });
   if (failures.length > 0) {
     const { failure } = failures[0];
-    return settle({ state: 'dead', error: describeFailedRoutes(delivery.attempts, failures), code: failure.code }, failure);
+    const error = describeFailedRoutes(delivery.attempts, failures);
+    return settle({ state: 'dead', error, code: failure.code }, { ...failure, message: error });
   }
   const firstSent = item.plan.find((p) => p.state === 'sent' && p.messageId)?.messageId ?? listSentRows(item)[0]?.messageId ?? '';
   return settle({ state: 'sent', messageId: firstSent });
@@ -262,16 +244,15 @@ function logGivenUp(logger: Logger, batch: SettledBatch): void {
 }
 
 /** Logs the recorded outcome and tells the observer. */
-function announce(stage: SettleStage, { item, settlement, failure: decidedBy }: Decided, durationMs: number): void {
-  const { log } = item;
-  const change = settlement.state;
-  const outcome = { delivery: item.delivery, durationMs };
+function announce(stage: SettleStage, item: BatchItem, durationMs: number): void {
+  const { log, failure } = item;
+  const change = item.settled!;
   if (change.state === 'sent') {
-    const routes = listSentRows(item).map((r) => r.route);
-    if (routes.length > 0 || item.plan.some((p) => p.state === 'sent')) return stage.observe?.({ ...outcome, type: 'sent', routes });
-    const reasons = Object.fromEntries(item.plan.map((p) => [p.route, p.reason]));
-    log.info({ reasons }, 'no mail for this report: every route suppressed it or did not match');
-    return stage.observe?.({ ...outcome, type: 'suppressed' });
+    if (!change.messageId) {
+      const reasons = Object.fromEntries(item.plan.map((p) => [p.route, p.reason]));
+      log.info({ reasons }, 'no mail for this report: every route suppressed it or did not match');
+    }
+    return stage.observe?.(item, durationMs);
   }
   if (change.state === 'retrying' && change.code === 'SMTP_PAUSED') {
     // Not an attempt of its own: it waited for the server with the queue.
@@ -281,15 +262,13 @@ function announce(stage: SettleStage, { item, settlement, failure: decidedBy }: 
     );
     return;
   }
-  const failure = decidedBy ?? toEarlierFailure(stage.failures, change.error, change.code);
   if (change.state === 'retrying') {
     const fields = { code: change.code, error: change.error, nextAttemptAt: new Date(change.nextAttemptAt).toISOString() };
-    if (failure.configProblem) log.error(fields, 'send failed: configuration problem (will retry)');
+    if (failure!.configProblem) log.error(fields, 'send failed: configuration problem (will retry)');
     else log.warn(fields, item.composeFailure ? 'cannot compose the mail now (nothing was sent); will retry' : 'send failed; will retry');
-    stage.observe?.({ ...outcome, type: 'retry', failure, nextAttemptAt: change.nextAttemptAt });
-    return;
+  } else {
+    // A configuration problem never comes here: it is held for the operator's fix (retry-policy.ts).
+    log.error({ code: change.code, error: change.error }, 'delivery is dead: the failure is permanent');
   }
-  // A configuration problem never comes here: it is held for the operator's fix (retry-policy.ts).
-  log.error({ code: change.code, error: change.error }, 'delivery is dead: the failure is permanent');
-  stage.observe?.({ ...outcome, type: 'dead', failure: { ...failure, message: change.error } });
+  stage.observe?.(item, durationMs);
 }

@@ -1,4 +1,4 @@
-import type { WorkerOutcome } from '../delivery';
+import type { BatchItem } from '../delivery';
 import { describeMailError, readFailureCode, type Notifier } from '../notify';
 import { coalesceRuns, createRepeatingTask, type Clock, type FailureCatalogue, type Logger } from '../shared';
 
@@ -73,16 +73,15 @@ export function createTransportHealth(options: {
   return {
     status: (): TransportStatus => (nextCheckAt === undefined ? current : { ...current, nextCheckAt }),
     /** Sent → ok; a connection, TLS or login failure → failing. */
-    record(outcome: WorkerOutcome): void {
-      if (outcome.type === 'sent') {
-        set({ ok: true, source: 'send', checkedAt: options.clock.now() });
+    record({ settled, failure }: Pick<BatchItem, 'settled' | 'failure'>): void {
+      if (settled?.state === 'sent') {
+        // Without a Message-ID every route held the report back: nothing was sent, so nothing is learnt about the transport.
+        if (settled.messageId) set({ ok: true, source: 'send', checkedAt: options.clock.now() });
         return;
       }
-      // Every route held the report back: nothing was sent, so nothing is learnt about the transport.
-      if (outcome.type === 'suppressed') return;
       // The server answered about this message, or was never asked: nothing is learnt about reaching it.
-      if (outcome.failure.serverReachable) return;
-      fail('send', outcome.failure.code, outcome.failure.message);
+      if (!failure || failure.serverReachable) return;
+      fail('send', failure.code, failure.message);
     },
     check,
     /** Checks now and then every `intervalMs` (the timer does not keep the process alive). */

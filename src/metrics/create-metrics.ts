@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { QueuePauseStatus, WorkerOutcome } from '../delivery';
+import type { BatchItem, QueuePauseStatus } from '../delivery';
 import { DEFAULT_SOURCE_NAME, type WebhookOutcome } from '../webhook';
 import { isFailureCode, type Clock, type FailureCatalogue, type Logger } from '../shared';
 import { DELIVERY_STATES, type Store } from '../store';
@@ -81,14 +81,15 @@ export function createMetrics(options: MetricsOptions) {
       const code = outcome.outcome === 'rejected' ? outcome.code : outcome.outcome === 'ignored' ? classifyIgnored(outcome.reason) : '';
       received.inc({ outcome: outcome.outcome, code, source: sourceLabel(outcome.source) });
     },
-    recordWorker(outcome: WorkerOutcome): void {
-      const seconds = Math.max(0, outcome.durationMs) / 1000;
-      if (outcome.type === 'suppressed') return;
-      latency.observe({ result: outcome.type === 'sent' ? 'sent' : 'failed' }, seconds);
-      // One delivery may mail several routes (ROUTES_FILE): count mails, not deliveries.
-      if (outcome.type === 'sent') return sent.inc(outcome.routes.length);
+    recordWorker({ settled, mails }: Pick<BatchItem, 'settled' | 'mails'>, durationMs: number): void {
+      // Sent without a Message-ID: every route held it back, nothing was mailed.
+      if (!settled || (settled.state === 'sent' && !settled.messageId)) return;
+      latency.observe({ result: settled.state === 'sent' ? 'sent' : 'failed' }, Math.max(0, durationMs) / 1000);
+      // One delivery may mail several routes (ROUTES_FILE): count mails (this attempt's), not deliveries.
+      if (settled.state === 'sent') return sent.inc(mails.filter((m) => m.row?.state === 'sent').length);
       // A code of the closed catalogue only, so the series stay bounded (even for a code cast past the type).
-      failed.inc({ reason: isFailureCode(outcome.failure.code, failures) ? outcome.failure.code : 'UNKNOWN', then: outcome.type });
+      const reason = isFailureCode(settled.code, failures) ? settled.code : 'UNKNOWN';
+      failed.inc({ reason, then: settled.state === 'dead' ? 'dead' : 'retry' });
     },
     /** `reason`: an HTTP status such as `404`, or `timeout`, `network`, …; `source` absent: `default`. */
     recordNetboxFetchError: (reason: string, source?: string) => netboxErrors.inc(labels(reason, source)),

@@ -20,10 +20,9 @@ export function createNotifier(
     kind: transport.name,
     async send(mail) {
       try {
-        return { status: 'sent', ...(await sender.send(mail)) };
+        return await sender.send(mail);
       } catch (error) {
-        const failure = classifyFailure(error, catalogue);
-        return failure.kind === 'transient' ? { status: 'retry', failure } : { status: 'failed', failure };
+        return { failure: classifyFailure(error, catalogue) };
       }
     },
     verify: (onStep) => sender.verify(onStep),

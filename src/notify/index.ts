@@ -1,5 +1,5 @@
 export { buildFailureClass, classifyFailure, classifyRenderFailure, readFailureCode } from './classify-failure';
-export type { FailureClass, Notifier, NotifierIo, NotifyResult, TransportDescriptor } from './notifier';
+export type { FailureClass, Notifier, NotifierIo, TransportDescriptor } from './notifier';
 export { createNotifier } from './create-notifier';
 export {
   buildFailureCatalogue,

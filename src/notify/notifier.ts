@@ -31,12 +31,6 @@ export class TransportError extends Error {
   }
 }
 
-/** What a notifier made of one mail: accepted (`response`: the server's answer, or where the file was written), to retry, or failed for good. */
-export type NotifyResult =
-  | { status: 'sent'; response: string; path?: string }
-  | { status: 'retry'; failure: FailureClass }
-  | { status: 'failed'; failure: FailureClass };
-
 /**
  * What a transport's `create` gives: `send` resolves with where the mail went, or rejects with an error whose `code`
  * is one of its descriptor's `failures` (it may also say its `scope` and `retryAfterMs`, the wait the server asked
@@ -56,8 +50,11 @@ export interface Sender {
 export interface Notifier extends Omit<Sender, 'send'> {
   /** The transport's name (its descriptor's `name`). */
   readonly kind: string;
-  /** Never rejects: every failure is classified into the result. */
-  send(mail: OutgoingMail): Promise<NotifyResult>;
+  /**
+   * Never rejects: resolves with the sender's answer (`response`: the server's, or where the file was written), or with
+   * the route mail's `failure`, classified (its `kind` says whether a retry can help).
+   */
+  send(mail: OutgoingMail): Promise<{ response: string; path?: string } | { failure: FailureClass }>;
 }
 
 /**

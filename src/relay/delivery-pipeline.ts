@@ -80,10 +80,10 @@ export function createDeliveryPipeline(
     planRoutes: createRoutePlanner({ ...io, routes: config.routing.routes, store, sources: config.sources, metrics }),
     retry: config.retry,
     failures: deps.failures,
-    observe: (outcome) => {
-      metrics.recordWorker(outcome);
-      transportHealth.record(outcome);
-      io.onWorkerOutcome?.(outcome);
+    observe: (item, durationMs) => {
+      metrics.recordWorker(item, durationMs);
+      transportHealth.record(item);
+      io.onWorkerOutcome?.(item);
     },
   });
   return { worker, metrics, transportHealth };

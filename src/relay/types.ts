@@ -1,5 +1,5 @@
 import { type NetboxClient } from '../netbox';
-import { type Worker, type WorkerOutcome } from '../delivery';
+import { type BatchItem, type Worker } from '../delivery';
 import { type Renderer } from '../mail';
 import { type Notifier, type TransportDescriptor } from '../notify';
 import { type TransportHealth } from '../health';
@@ -18,7 +18,7 @@ export interface RelayIo {
   logger: Logger;
   readFile: (file: string) => Buffer;
   random?: () => number;
-  onWorkerOutcome?: (event: WorkerOutcome) => void;
+  onWorkerOutcome?: (item: BatchItem) => void;
   onWebhookOutcome?: (outcome: WebhookOutcome) => void;
   /** Waits (the dashboard's slowed-down failed logins); absent: a real timer. Injected so tests need not wait. */
   sleep?: (ms: number) => Promise<void>;

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../../src/config';
-import type { WorkerOutcome } from '../../src/delivery';
+import type { BatchItem } from '../../src/delivery';
 import type { WebhookOutcome } from '../../src/webhook';
 import type { TransportDescriptor } from '../../src/notify';
 import { createRelay, type Relay } from '../../src/relay';
@@ -17,7 +17,7 @@ export interface TestRelay {
   config: Config;
   dataDir: string;
   logs: string[];
-  workerOutcomes: WorkerOutcome[];
+  workerOutcomes: BatchItem[];
   webhookOutcomes: WebhookOutcome[];
   stop(): Promise<void>;
 }
@@ -58,7 +58,7 @@ export async function startTestRelay(
     secrets: config.secretValues,
     destination: { write: (line: string) => void logs.push(line) },
   });
-  const workerOutcomes: WorkerOutcome[] = [];
+  const workerOutcomes: BatchItem[] = [];
   const webhookOutcomes: WebhookOutcome[] = [];
   const relay = await createRelay(config, {
     clock: options.clock ?? systemClock,

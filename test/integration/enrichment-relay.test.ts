@@ -92,7 +92,7 @@ describe('the relay reads the failing results from NetBox when it mails a report
     expect(mail.parsed.subject).toMatch(/^First: 66\.7%, 2 HIGH failing \u2014 report 78 /);
     expect(String(mail.parsed.text)).toContain(`Failing tests are not listed: NetBox at ${url} could not be reached (ECONNREFUSED).`);
     await waitUntil(() => r.workerOutcomes.length > 0 || undefined, 10_000, 'the outcome');
-    expect(r.workerOutcomes.map((o) => o.type)).toEqual(['sent']);
+    expect(r.workerOutcomes.map((o) => o.settled?.state)).toEqual(['sent']);
     expect(r.logs.some((l) => l.includes('mail goes without the failing results'))).toBe(true);
   });
 });

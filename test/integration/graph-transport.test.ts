@@ -58,8 +58,8 @@ describe('MAIL_TRANSPORT=graph: sendMail with the same MIME message (issue 18)',
     expect(first.messageId).toMatch(/^<report-6\d\d\.d\d+\./);
     // The blind copy (envelope only in the stored mail) is a Bcc header for Graph, which reads recipients from the MIME.
     expect(double.graphSends[0].raw.toString('utf8')).toMatch(/^Bcc: audit@contoso\.example\r?$/m);
-    const throttled = relay.workerOutcomes.find((o) => o.type === 'retry');
-    expect(throttled?.type === 'retry' && throttled.failure.code).toBe('GRAPH_THROTTLED');
+    const throttled = relay.workerOutcomes.find((o) => o.settled?.state === 'retrying');
+    expect(throttled?.settled?.state === 'retrying' && throttled.failure?.code).toBe('GRAPH_THROTTLED');
     // The first token served until its hour passed, then one more: shared, never one per request.
     expect(double.tokenRequests).toHaveLength(2);
     expect(double.graphSends.some((s) => s.token === double!.issued[1])).toBe(true);
@@ -76,7 +76,7 @@ describe('MAIL_TRANSPORT=graph: sendMail with the same MIME message (issue 18)',
     expect(double.tokenRequests).toHaveLength(3);
     expect(double.graphSends.at(-1)?.token).toBe(double.issued[2]);
     expect(double.graphSends.filter((s) => s.parsed.headers.get('x-compliance-report-id') === '640')).toHaveLength(1);
-    expect(relay.workerOutcomes.some((o) => o.type === 'retry' && o.failure.code === 'OAUTH2_REFUSED')).toBe(false);
+    expect(relay.workerOutcomes.some((o) => o.settled?.state === 'retrying' && o.failure?.code === 'OAUTH2_REFUSED')).toBe(false);
 
     // A 4xx about the message is dead at once, with Graph's own code in the error.
     double.setGraphBehaviour(() => ({
@@ -87,9 +87,9 @@ describe('MAIL_TRANSPORT=graph: sendMail with the same MIME message (issue 18)',
     }));
     const body = buildBody({ data: buildReportData({ id: 650 }) });
     await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) });
-    const dead = await waitUntil(() => relay!.workerOutcomes.find((o) => o.type === 'dead'), 10_000, 'a dead delivery');
-    expect(dead.type === 'dead' && dead.failure.code).toBe('GRAPH_REJECTED');
-    expect(dead.type === 'dead' && dead.failure.message).toContain('ErrorInvalidRecipients');
+    const dead = await waitUntil(() => relay!.workerOutcomes.find((o) => o.settled?.state === 'dead'), 10_000, 'a dead delivery');
+    expect(dead.settled?.state === 'dead' && dead.failure?.code).toBe('GRAPH_REJECTED');
+    expect(dead.settled?.state === 'dead' && dead.failure?.message).toContain('ErrorInvalidRecipients');
     expect(relay.logs.join('\n')).not.toContain(CLIENT_SECRET);
   }, 60_000);
 
@@ -108,8 +108,12 @@ describe('MAIL_TRANSPORT=graph: sendMail with the same MIME message (issue 18)',
     const body = buildBody({ data: buildReportData({ id: 660 }) });
     await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) });
     await waitUntil(() => (double!.graphAttempts >= 2 ? true : undefined), 10_000, 'a probe after the pause');
-    const retry = relay.workerOutcomes.find((o) => o.type === 'retry');
-    expect(retry?.type === 'retry' && retry.failure).toMatchObject({ code: 'GRAPH_ACCESS_DENIED', configProblem: true, scope: 'server' });
+    const retry = relay.workerOutcomes.find((o) => o.settled?.state === 'retrying');
+    expect(retry?.settled?.state === 'retrying' && retry.failure).toMatchObject({
+      code: 'GRAPH_ACCESS_DENIED',
+      configProblem: true,
+      scope: 'server',
+    });
     expect((await relay.relay.store.readQueue()).counts.dead ?? 0).toBe(0);
     expect(relay.relay.transportHealth.status()).toMatchObject({ ok: false, code: 'GRAPH_ACCESS_DENIED' });
   }, 30_000);

@@ -116,7 +116,7 @@ describe('GET /healthz and /readyz', () => {
     expect(failing.body.checks.smtp).toMatchObject({ ok: false, source: 'send', pauseCause: { code: expect.any(String) } });
     smtp.setBehaviour({ type: 'accept' });
     await smtp.waitFor(1);
-    await waitUntil(() => relay!.workerOutcomes.some((o) => o.type === 'sent'), 10_000, 'the resend');
+    await waitUntil(() => relay!.workerOutcomes.some((o) => o.settled?.state === 'sent'), 10_000, 'the resend');
     expect(await getJson(`${relay.url}/readyz`)).toMatchObject({ status: 200, body: { checks: { smtp: { ok: true, source: 'send' } } } });
   });
 

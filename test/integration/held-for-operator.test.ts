@@ -74,7 +74,11 @@ describe('a refused login holds the queue for the operator', () => {
       const body = buildBody({ data: buildReportData({ id }) });
       expect((await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) })).status).toBe(202);
     }
-    await waitUntil(() => relay!.workerOutcomes.find((o) => o.type === 'retry' && o.failure.code === 'EAUTH'), 10_000, 'a refused login');
+    await waitUntil(
+      () => relay!.workerOutcomes.find((o) => o.settled?.state === 'retrying' && o.failure?.code === 'EAUTH'),
+      10_000,
+      'a refused login',
+    );
     expect(relay.relay.worker.breaker).toMatchObject({ state: 'open', held: true, lastError: { code: 'EAUTH' } });
   }
 
@@ -83,7 +87,7 @@ describe('a refused login holds the queue for the operator', () => {
     await holdThreeReports(dataDir);
     const states = (await relay!.relay.store.readQueue()).counts;
     expect([states.sent ?? 0, states.dead ?? 0, (states.queued ?? 0) + (states.retrying ?? 0)]).toEqual([0, 0, 3]);
-    expect(relay!.workerOutcomes.some((o) => o.type === 'dead')).toBe(false);
+    expect(relay!.workerOutcomes.some((o) => o.settled?.state === 'dead')).toBe(false);
 
     const open = (await (await fetch(`${relay!.url}/readyz`)).json()) as { smtp: Record<string, unknown> };
     expect(open.smtp).toMatchObject({ ok: false, state: 'held', heldFor: 'EAUTH' });

@@ -73,10 +73,10 @@ describe('a login goes only over TLS', () => {
     await postReports(relay, [301, 302, 303]);
 
     await waitUntil(() => relay!.relay.worker.breaker.held || undefined, 10_000, 'the queue to be held');
-    await waitUntil(() => relay!.workerOutcomes.find((o) => o.type === 'retry'), 10_000, 'the first attempt');
+    await waitUntil(() => relay!.workerOutcomes.find((o) => o.settled?.state === 'retrying'), 10_000, 'the first attempt');
     const states = (await relay.relay.store.readQueue()).counts;
     expect((states.queued ?? 0) + (states.retrying ?? 0)).toBe(3);
-    expect(relay.workerOutcomes.some((o) => o.type === 'retry' && o.failure.code === 'SMTP_TLS_REQUIRED')).toBe(true);
+    expect(relay.workerOutcomes.some((o) => o.settled?.state === 'retrying' && o.failure?.code === 'SMTP_TLS_REQUIRED')).toBe(true);
     expect(server.logins).toEqual([]);
     expect(server.peer.attempts).toBe(0);
     expect([states.sent ?? 0, states.dead ?? 0]).toEqual([0, 0]);

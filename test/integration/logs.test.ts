@@ -28,7 +28,7 @@ describe('structured logs', () => {
     expect(res.headers.get('x-request-id')).toBe('nb-req-42');
     const deliveryId = res.json.id as number;
     await smtp.waitFor(1);
-    await waitUntil(() => relay.workerOutcomes.some((o) => o.type === 'sent'), 10_000, 'the send');
+    await waitUntil(() => relay.workerOutcomes.some((o) => o.settled?.state === 'sent'), 10_000, 'the send');
 
     const lines = relay.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
     const stored = lines.find((l) => l.msg === 'delivery stored');

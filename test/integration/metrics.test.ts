@@ -158,7 +158,7 @@ describe('NetBox fetch errors', () => {
     const res = await postWebhook(relay.webhookUrl, buildBody({ data: buildReportData({ id: 9, total_passed: 5, total_count: 8 }) }));
     expect(res.status).toBe(202);
     await waitUntil(() => relay.workerOutcomes.length === 1, 15_000, 'the send');
-    expect(relay.workerOutcomes[0].type).toBe('sent');
+    expect(relay.workerOutcomes[0].settled?.state).toBe('sent');
     expect(sampleValue(await scrape(relay.url), 'compliance_relay_netbox_fetch_errors_total', { reason: 'UNREACHABLE' })).toBe(1);
     const line = relay.logs
       .map((l) => JSON.parse(l) as Record<string, unknown>)

@@ -83,7 +83,7 @@ describe('NetBox pages are capped in memory', () => {
       expect((await postWebhook(relay.webhookUrl, body)).status).toBe(202);
       const [mail] = await smtp.waitFor(1);
       await waitUntil(() => relay.workerOutcomes.length > 0 || undefined, 10_000, 'the outcome');
-      expect(relay.workerOutcomes.map((o) => o.type)).toEqual(['sent']);
+      expect(relay.workerOutcomes.map((o) => o.settled?.state)).toEqual(['sent']);
       const text = String(mail.parsed.text).replace(/\s+/g, ' ');
       expect(text).toContain(
         `Failing tests are not listed: NetBox's answer was not what its API sends (a NetBox page holds more than ${MAX_PAGE_KEPT_BYTES} bytes besides explanations).`,

@@ -242,7 +242,7 @@ describe('a relay given a forged data.url still mails the report, without the de
     expect(mail.parsed.subject).toMatch(/^First: 50\.0%, 1 failing, no HIGH \u2014 report 9 /);
     expect(String(mail.parsed.text)).toContain('Failing tests are not listed: the relay refused to send a request to NetBox');
     await waitUntil(() => relay!.workerOutcomes.length > 0 || undefined, 10_000, 'the outcome');
-    expect(relay.workerOutcomes.map((o) => o.type)).toEqual(['sent']);
+    expect(relay.workerOutcomes.map((o) => o.settled?.state)).toEqual(['sent']);
     const warning = relay.logs
       .map((l) => JSON.parse(l) as { level: number; code?: string; error?: string })
       .find((l) => l.code === 'UNSAFE_URL');

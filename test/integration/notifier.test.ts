@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { buildOutgoingMail, type OutgoingMail } from '../../src/mail';
-import { createNotifier, type Notifier, type NotifierIo, type NotifyResult, type SmtpConfig } from '../../src/notify';
+import { createNotifier, type Notifier, type NotifierIo, type SmtpConfig } from '../../src/notify';
 
 const createSmtpNotifier = (settings: SmtpConfig, io: NotifierIo) => createNotifier({ name: 'smtp', settings }, io);
 const createFileNotifier = (outboxDir: string) => createNotifier({ name: 'file', settings: { outboxDir } }, { readFile: fs.readFileSync });
@@ -44,7 +44,7 @@ function smtpConfig(url: string, overrides: Partial<SmtpConfig> = {}): SmtpConfi
 }
 
 /** What the notifier answers for one mail; it must never reject. */
-async function sendOnce(notifier: Notifier, mail: OutgoingMail): Promise<NotifyResult> {
+async function sendOnce(notifier: Notifier, mail: OutgoingMail): ReturnType<Notifier['send']> {
   try {
     return await notifier.send(mail);
   } finally {
@@ -75,7 +75,7 @@ describe('the SMTP notifier answers sent, retry or failed, and never rejects', (
   it('accepted: sent, and the server received exactly the bytes kept as the sent copy, to the envelope (Bcc included)', async () => {
     peer = await startSmtpPeer();
     const result = await sendOnce(createSmtpNotifier(smtpConfig(peer.url), { readFile: fs.readFileSync }), mail);
-    expect(result).toMatchObject({ status: 'sent', response: expect.stringContaining('250') });
+    expect(result).toEqual({ response: expect.stringContaining('250') });
     const [received] = await peer.waitFor(1);
     expect(received.raw.equals(mail.raw)).toBe(true);
     expect(received.envelope).toEqual({
@@ -87,26 +87,26 @@ describe('the SMTP notifier answers sent, retry or failed, and never rejects', (
   });
 
   it.each([
-    [450, 'retry', 'message', 'SMTP_4XX'],
-    [421, 'retry', 'server', 'SMTP_4XX'],
-    [550, 'failed', 'message', 'SMTP_5XX'],
-  ] as const)('a %i reply: %s (%s), %s', async (code, status, scope, failureCode) => {
+    [450, 'transient', 'message', 'SMTP_4XX'],
+    [421, 'transient', 'server', 'SMTP_4XX'],
+    [550, 'permanent', 'message', 'SMTP_5XX'],
+  ] as const)('a %i reply: %s (%s), %s', async (code, kind, scope, failureCode) => {
     peer = await startSmtpPeer({ behaviour: { type: 'reject', code, message: `${code} not now` } });
     const result = await sendOnce(createSmtpNotifier(smtpConfig(peer.url), { readFile: fs.readFileSync }), mail);
-    expect(result).toMatchObject({ status, failure: { scope, code: failureCode, message: expect.stringContaining(String(code)) } });
+    expect(result).toMatchObject({ failure: { kind, scope, code: failureCode, message: expect.stringContaining(String(code)) } });
   });
 
   it('connection refused: retry, the whole server', async () => {
     const url = `smtp://127.0.0.1:${await findClosedPort()}`;
     const result = await sendOnce(createSmtpNotifier(smtpConfig(url), { readFile: fs.readFileSync }), mail);
-    expect(result).toMatchObject({ status: 'retry', failure: { scope: 'server', configProblem: false } });
-    expect(result.status !== 'sent' && result.failure.message).toContain('ECONNREFUSED');
+    expect(result).toMatchObject({ failure: { kind: 'transient', scope: 'server', configProblem: false } });
+    expect('failure' in result && result.failure.message).toContain('ECONNREFUSED');
   });
 
   it('the connection dropped before the answer: retry, the whole server', async () => {
     peer = await startSmtpPeer({ behaviour: { type: 'drop' } });
     const result = await sendOnce(createSmtpNotifier(smtpConfig(peer.url), { readFile: fs.readFileSync }), mail);
-    expect(result).toMatchObject({ status: 'retry', failure: { kind: 'transient', scope: 'server' } });
+    expect(result).toMatchObject({ failure: { kind: 'transient', scope: 'server' } });
     expect(peer.received).toHaveLength(0);
   });
 
@@ -115,7 +115,7 @@ describe('the SMTP notifier answers sent, retry or failed, and never rejects', (
     peer = await startSmtpPeer({ server: { secure: true, key: certs.key, cert: certs.cert } });
     const result = await sendOnce(createSmtpNotifier(smtpConfig(peer.url), { readFile: fs.readFileSync }), mail);
     // ETLS stays retryable (FAILURE_CATALOGUE): nothing is given up for it, an operator fixes SMTP_CA_FILE.
-    expect(result).toMatchObject({ status: 'retry', failure: { code: 'ETLS', configProblem: true, scope: 'server' } });
+    expect(result).toMatchObject({ failure: { kind: 'transient', code: 'ETLS', configProblem: true, scope: 'server' } });
     expect(peer.attempts).toBe(0);
   });
 
@@ -124,8 +124,8 @@ describe('the SMTP notifier answers sent, retry or failed, and never rejects', (
     peer = await startSmtpPeer({ server: { secure: true, key: certs.key, cert: certs.cert } });
     const config = smtpConfig(peer.url, { caFile: certs.caFile });
     const result = await sendOnce(createSmtpNotifier(config, { readFile: fs.readFileSync }), mail);
-    expect(result).toMatchObject({ status: 'retry', failure: { code: 'ETLS', configProblem: true, scope: 'server' } });
-    expect(result.status === 'retry' && result.failure.message).toContain('certificate has expired');
+    expect(result).toMatchObject({ failure: { kind: 'transient', code: 'ETLS', configProblem: true, scope: 'server' } });
+    expect('failure' in result && result.failure.message).toContain('certificate has expired');
     expect(peer.attempts).toBe(0);
   });
 
@@ -143,8 +143,7 @@ describe('the SMTP notifier answers sent, retry or failed, and never rejects', (
     const config = smtpConfig(peer.url, { user: 'relay', password: 'wrong', caFile: certs.caFile });
     const result = await sendOnce(createSmtpNotifier(config, { readFile: fs.readFileSync }), mail);
     expect(result).toMatchObject({
-      status: 'retry',
-      failure: { code: 'EAUTH', configProblem: true, scope: 'server' },
+      failure: { kind: 'transient', code: 'EAUTH', configProblem: true, scope: 'server' },
     });
   });
 
@@ -158,7 +157,7 @@ describe('the SMTP notifier answers sent, retry or failed, and never rejects', (
     });
     const config = smtpConfig(peer.url, { user: 'relay', password: 'secret' });
     const result = await sendOnce(createSmtpNotifier(config, { readFile: fs.readFileSync }), mail);
-    expect(result).toMatchObject({ status: 'retry', failure: { code: 'SMTP_TLS_REQUIRED', configProblem: true, scope: 'server' } });
+    expect(result).toMatchObject({ failure: { kind: 'transient', code: 'SMTP_TLS_REQUIRED', configProblem: true, scope: 'server' } });
     expect(auths).toEqual([]);
     expect(peer.attempts).toBe(0);
   });
@@ -170,7 +169,7 @@ describe('the file notifier', () => {
     const mail = await buildMail();
     const result = await sendOnce(createFileNotifier(dir), mail);
     const file = path.join(dir, 'report-43.d1.notifier_example.com.eml');
-    expect(result).toEqual({ status: 'sent', response: `written to ${file}`, path: file });
+    expect(result).toEqual({ response: `written to ${file}`, path: file });
     expect(fs.readFileSync(file).equals(mail.raw)).toBe(true);
   });
 
@@ -179,6 +178,6 @@ describe('the file notifier', () => {
     const blocked = path.join(parent, 'not-a-dir');
     fs.writeFileSync(blocked, '');
     const result = await sendOnce(createFileNotifier(path.join(blocked, 'outbox')), await buildMail());
-    expect(result).toMatchObject({ status: 'retry', failure: { kind: 'transient' } });
+    expect(result).toMatchObject({ failure: { kind: 'transient' } });
   });
 });

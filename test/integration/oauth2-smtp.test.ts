@@ -125,12 +125,12 @@ describe('OAuth2 credentials with SMTP: AUTH XOAUTH2 with a client-credentials t
     await postReports(relay, [801, 802]);
 
     await waitUntil(
-      () => relay!.workerOutcomes.find((o) => o.type === 'retry' && o.failure.code === 'OAUTH2_REFUSED'),
+      () => relay!.workerOutcomes.find((o) => o.settled?.state === 'retrying' && o.failure?.code === 'OAUTH2_REFUSED'),
       10_000,
       'a refused token',
     );
-    const refused = relay.workerOutcomes.filter((o) => o.type === 'retry');
-    expect(refused.every((o) => o.type === 'retry' && o.failure.configProblem && o.failure.scope === 'server')).toBe(true);
+    const refused = relay.workerOutcomes.filter((o) => o.settled?.state === 'retrying');
+    expect(refused.every((o) => o.settled?.state === 'retrying' && o.failure?.configProblem && o.failure?.scope === 'server')).toBe(true);
     expect((await relay.relay.store.readQueue()).counts.dead ?? 0).toBe(0);
     expect(peer.received).toHaveLength(0);
 
@@ -169,8 +169,8 @@ describe('OAuth2 credentials with SMTP: AUTH XOAUTH2 with a client-credentials t
     relay = await startTestRelay(microsoftEnv(double, peer), { tune: quickRetries(50, 200) });
     await postReports(relay, [901]);
 
-    const outcome = await waitUntil(() => relay!.workerOutcomes.find((o) => o.type === 'retry'), 10_000, 'a retry');
-    expect(outcome.type === 'retry' && outcome.failure.code).toBe('OAUTH2_REFUSED');
+    const outcome = await waitUntil(() => relay!.workerOutcomes.find((o) => o.settled?.state === 'retrying'), 10_000, 'a retry');
+    expect(outcome.settled?.state === 'retrying' && outcome.failure?.code).toBe('OAUTH2_REFUSED');
     expect(relay.relay.worker.breaker.state).not.toBe('closed');
     expect((await relay.relay.store.readQueue()).counts.dead ?? 0).toBe(0);
     expect(relay.logs.some((l) => l.includes('CONFIGURATION PROBLEM'))).toBe(true);

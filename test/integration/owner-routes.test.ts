@@ -149,7 +149,7 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
     const deliveryId = await deliver(r, 301);
     await smtp.waitFor(4);
     await waitUntil(() => r.workerOutcomes.length > 0 || undefined, 10_000, 'the outcome');
-    expect(r.workerOutcomes.map((o) => o.type)).toEqual(['sent']);
+    expect(r.workerOutcomes.map((o) => o.settled?.state)).toEqual(['sent']);
     const mails = smtp.received;
     expect(mails.map(to).sort()).toEqual(['alice@example.com,eve@example.com', 'bob@example.com', 'noc@example.com', 'oncall@example.com']);
     // The dashboard keeps each owner group's own mail (what each team received), by its Message-ID.
@@ -502,8 +502,12 @@ describe.each(['4.6.2', '3.7.8'])('routes by owner: each team gets its own failu
     const r = await start({}, quickRetries(50, 100));
     smtp.setBehaviour((attempt) => (attempt === 2 ? { type: 'reject', code: 451, message: 'try again later' } : { type: 'accept' }));
     const id = await deliver(r, 303);
-    await waitUntil(() => (r.workerOutcomes.some((o) => o.type === 'sent') ? true : undefined), 15_000, 'the delivery to be sent');
-    expect(r.workerOutcomes.map((o) => o.type)).toEqual(['retry', 'sent']);
+    await waitUntil(
+      () => (r.workerOutcomes.some((o) => o.settled?.state === 'sent') ? true : undefined),
+      15_000,
+      'the delivery to be sent',
+    );
+    expect(r.workerOutcomes.map((o) => o.settled?.state)).toEqual(['retrying', 'sent']);
     const asked = netbox.requests.filter((q) => q.path.startsWith('/api/tenancy/')).length;
     expect(smtp.received.map(to).sort()).toEqual([
       'alice@example.com,eve@example.com',

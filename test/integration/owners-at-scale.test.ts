@@ -72,7 +72,7 @@ describe('routes by owner at scale: one report, a thousand owners', () => {
     expect((await postWebhook(relay.webhookUrl, body)).status).toBe(202);
     const r = relay;
     await waitUntil(() => r.workerOutcomes.length > 0 || undefined, 150_000, 'the outcome');
-    expect(r.workerOutcomes.map((o) => o.type)).toEqual(['sent']);
+    expect(r.workerOutcomes.map((o) => o.settled?.state)).toEqual(['sent']);
     return smtp.received;
   }
 

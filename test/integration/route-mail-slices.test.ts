@@ -93,7 +93,7 @@ describe('a delivery with more route mails than one slice', () => {
       const body = buildBody({ version: '4.6', data: buildReportData({ id, created: CREATED, ...countResults(results) }) });
       expect((await postWebhook(relay.webhookUrl, body)).status).toBe(202);
       const r = relay;
-      await waitUntil(() => r.workerOutcomes.some((o) => o.type === 'sent') || undefined, 60_000, 'the delivery sent');
+      await waitUntil(() => r.workerOutcomes.some((o) => o.settled?.state === 'sent') || undefined, 60_000, 'the delivery sent');
 
       const mails = smtp.received.slice(received);
       expect(mails).toHaveLength(OWNERS);
@@ -101,9 +101,9 @@ describe('a delivery with more route mails than one slice', () => {
       // Nothing was tried before the time the server gave; the delivery was retried for then, with what it had left.
       expect(refusals).toHaveLength(1);
       expect(attempts.find((t) => t > refusals[0].at)).toBeGreaterThanOrEqual(refusals[0].at + refusals[0].waitMs);
-      expect(relay.workerOutcomes.map((o) => o.type)).toEqual(['retry', 'sent']);
+      expect(relay.workerOutcomes.map((o) => o.settled?.state)).toEqual(['retrying', 'sent']);
       const sent = relay.workerOutcomes[1];
-      if (sent.type === 'sent') expect(sent.routes).toHaveLength(OWNERS - SLICE - 19);
+      expect(sent.mails.filter((m) => m.row?.state === 'sent')).toHaveLength(OWNERS - SLICE - 19);
       expect((await relay.relay.store.listRouteMails([sent.delivery.id])).filter((m) => m.state === 'sent')).toHaveLength(OWNERS);
     } finally {
       await relay?.stop();

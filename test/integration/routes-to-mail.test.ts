@@ -79,11 +79,11 @@ describe('routes: the right people get the right mails', () => {
 
   /** Posts a report and waits until the worker has finished with it (sent or suppressed). */
   async function deliver(body: Buffer): Promise<number> {
-    const before = relay.workerOutcomes.filter((o) => o.type === 'sent' || o.type === 'suppressed').length;
+    const before = relay.workerOutcomes.filter((o) => o.settled?.state === 'sent').length;
     const res = await postWebhook(relay.webhookUrl, body);
     expect(res.status).toBe(202);
     await waitUntil(
-      () => relay.workerOutcomes.filter((o) => o.type === 'sent' || o.type === 'suppressed').length > before,
+      () => relay.workerOutcomes.filter((o) => o.settled?.state === 'sent').length > before,
       10_000,
       'the delivery to be processed',
     );
@@ -191,7 +191,7 @@ describe('routes: the right people get the right mails', () => {
     // The second DATA of the run (auditors, after on-call) is refused with 451 once.
     smtp.setBehaviour((attempt) => (attempt === 2 ? { type: 'reject', code: 451, message: 'try again later' } : { type: 'accept' }));
     const id = await deliver(report(201, 5, 8, 20));
-    expect(relay.workerOutcomes.map((o) => o.type)).toEqual(['retry', 'sent']);
+    expect(relay.workerOutcomes.map((o) => o.settled?.state)).toEqual(['retrying', 'sent']);
     expect(smtp.received.map(routeOf)).toEqual(['on-call', 'auditors']);
 
     // The same data dir after a restart: the delivery is requeued by hand (an operator), nothing is resent

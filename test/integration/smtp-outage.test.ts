@@ -44,12 +44,12 @@ describe('SMTP outage: refused, then 421/451, then back', () => {
     }
     // Every acknowledgement above came while nothing listened on the SMTP port.
     await waitUntil(
-      () => relay!.workerOutcomes.filter((o) => o.type === 'retry').length >= 3 || undefined,
+      () => relay!.workerOutcomes.filter((o) => o.settled?.state === 'retrying').length >= 3 || undefined,
       10_000,
       'probes against the closed port',
     );
-    const refused = relay.workerOutcomes.filter((o) => o.type === 'retry');
-    expect(refused.every((o) => o.type === 'retry' && o.failure.scope === 'server')).toBe(true);
+    const refused = relay.workerOutcomes.filter((o) => o.settled?.state === 'retrying');
+    expect(refused.every((o) => o.settled?.state === 'retrying' && o.failure?.scope === 'server')).toBe(true);
     // Only the oldest delivery probes the server while it is down; the rest wait their turn.
     expect(new Set(refused.map((o) => o.delivery.reportId))).toEqual(new Set([500]));
     expect(relay.relay.worker.breaker.state).not.toBe('closed');
@@ -134,7 +134,7 @@ describe('SMTP outage: refused, then 421/451, then back', () => {
       return res.json.id as number;
     };
     const greylisted = await post(600);
-    await waitUntil(() => relay!.workerOutcomes.find((o) => o.type === 'retry'), 10_000, 'the 451');
+    await waitUntil(() => relay!.workerOutcomes.find((o) => o.settled?.state === 'retrying'), 10_000, 'the 451');
     for (let id = 601; id <= 604; id += 1) await post(id);
 
     const flowed = await smtp.waitFor(4, 10_000);
@@ -142,7 +142,7 @@ describe('SMTP outage: refused, then 421/451, then back', () => {
     // The others went while the greylisted one waited on its own backoff; the queue never paused.
     expect((await relay.relay.store.getDelivery(greylisted))?.state).toBe('retrying');
     expect(relay.relay.worker.breaker.state).toBe('closed');
-    const retry = relay.workerOutcomes.find((o) => o.type === 'retry');
+    const retry = relay.workerOutcomes.find((o) => o.settled?.state === 'retrying');
     expect(retry).toMatchObject({ failure: { code: 'SMTP_4XX', scope: 'message' }, delivery: { reportId: 600 } });
     expect(relay.logs.some((l) => l.includes('pausing all deliveries'))).toBe(false);
 

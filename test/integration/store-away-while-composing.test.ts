@@ -81,7 +81,7 @@ describe('the store goes away while a report is being composed', () => {
       'the delivery recorded as sent',
     );
     expect((await relay.relay.store.readQueue()).counts).toMatchObject({ sent: 1, dead: 0 });
-    expect(relay.workerOutcomes.map((o) => o.type)).toEqual(['sent']);
+    expect(relay.workerOutcomes.map((o) => o.settled?.state)).toEqual(['sent']);
     expect(smtp.received).toHaveLength(1);
   });
 });

@@ -111,14 +111,15 @@ describe('throttled means paced: a server that says when to come back is tried a
       expect(next).toBeGreaterThanOrEqual(throttle.at + throttle.retryAfterMs);
     }
     // …and the relay scheduled its retry for then (plus at most a second of jitter), not on its outage backoff.
-    const retries = relay.workerOutcomes.filter((o) => o.type === 'retry');
+    const retries = relay.workerOutcomes.filter((o) => o.settled?.state === 'retrying');
     expect(retries.length).toBeGreaterThan(0);
     for (const retry of retries) {
-      if (retry.type !== 'retry') continue;
-      expect(retry.failure.code).toBe('GRAPH_THROTTLED');
-      const throttle = throttles.filter((t) => t.at <= retry.nextAttemptAt).at(-1)!;
-      expect(retry.nextAttemptAt).toBeGreaterThanOrEqual(throttle.at + throttle.retryAfterMs);
-      expect(retry.nextAttemptAt).toBeLessThan(throttle.at + OUTAGE_FIRST_PAUSE_MS);
+      if (retry.settled?.state !== 'retrying') continue;
+      const { nextAttemptAt } = retry.settled;
+      expect(retry.failure?.code).toBe('GRAPH_THROTTLED');
+      const throttle = throttles.filter((t) => t.at <= nextAttemptAt).at(-1)!;
+      expect(nextAttemptAt).toBeGreaterThanOrEqual(throttle.at + throttle.retryAfterMs);
+      expect(nextAttemptAt).toBeLessThan(throttle.at + OUTAGE_FIRST_PAUSE_MS);
     }
     expect(relay.relay.worker.breaker).toMatchObject({ state: 'closed', failures: 0 });
     expect((await relay.relay.store.readQueue()).counts.dead ?? 0).toBe(0);
@@ -157,14 +158,15 @@ describe('throttled means paced: a server that says when to come back is tried a
 
     expect(refusals.length).toBeGreaterThan(0);
     for (const refusal of refusals) expect(attempts.find((t) => t > refusal.at)).toBeGreaterThanOrEqual(refusal.at + refusal.waitMs);
-    const retries = relay.workerOutcomes.filter((o) => o.type === 'retry');
+    const retries = relay.workerOutcomes.filter((o) => o.settled?.state === 'retrying');
     expect(retries.length).toBeGreaterThan(0);
     for (const retry of retries) {
-      if (retry.type !== 'retry') continue;
+      if (retry.settled?.state !== 'retrying') continue;
+      const { nextAttemptAt } = retry.settled;
       expect(retry.failure).toMatchObject({ code: 'SMTP_4XX', scope: 'server' });
-      const refusal = refusals.filter((r) => r.at <= retry.nextAttemptAt).at(-1)!;
-      expect(retry.nextAttemptAt).toBeGreaterThanOrEqual(refusal.at + refusal.waitMs);
-      expect(retry.nextAttemptAt).toBeLessThan(refusal.at + OUTAGE_FIRST_PAUSE_MS);
+      const refusal = refusals.filter((r) => r.at <= nextAttemptAt).at(-1)!;
+      expect(nextAttemptAt).toBeGreaterThanOrEqual(refusal.at + refusal.waitMs);
+      expect(nextAttemptAt).toBeLessThan(refusal.at + OUTAGE_FIRST_PAUSE_MS);
     }
     expect(relay.relay.worker.breaker).toMatchObject({ state: 'closed', failures: 0 });
     expect(relay.logs.join('\n')).toContain('the mail server asked to slow down');

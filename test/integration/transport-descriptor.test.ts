@@ -5,7 +5,6 @@ import { describeBoot } from '../../src/cli/serve';
 import type { OutgoingMail } from '../../src/mail';
 import { buildFailureCatalogue, classifyFailure, TRANSPORTS, type Notifier, type TransportDescriptor } from '../../src/notify';
 import { createTransportHealth } from '../../src/health';
-import type { WorkerOutcome } from '../../src/delivery';
 import { sampleValue, scrape } from '../helpers/prometheus';
 import { createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
 import { textOf } from '../helpers/html';
@@ -214,7 +213,7 @@ describe('a transport described by its descriptor alone', () => {
     try {
       const body = buildBody({ data: buildReportData({ id: 7 }) });
       expect((await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) })).status).toBe(202);
-      const dead = await waitUntil(() => relay.workerOutcomes.find((o) => o.type === 'dead'), 15_000, 'the delivery dead');
+      const dead = await waitUntil(() => relay.workerOutcomes.find((o) => o.settled?.state === 'dead'), 15_000, 'the delivery dead');
 
       expect(flakyAnswers).toBe(2);
       expect(memory.sent.map((m) => m.envelope.to)).toEqual([['flaky@example.com']]);
@@ -247,7 +246,7 @@ describe('a transport described by its descriptor alone', () => {
     // Its error classified through the normal path, with the relay's catalogue: the facts are its descriptor's.
     const failure = classifyFailure(Object.assign(new Error('inbox holds no more'), { code: 'MEMORY_FULL' }), failures);
     expect(failure).toMatchObject({ kind: 'permanent', code: 'MEMORY_FULL', serverReachable: true });
-    health.record({ type: 'dead', failure, delivery: {} as WorkerOutcome['delivery'], durationMs: 1 });
+    health.record({ settled: { state: 'dead', error: failure.message, code: failure.code }, failure });
     // The mailbox answered about this one mail: the transport is still able to send.
     expect(health.status()).toEqual({ ok: true });
   });

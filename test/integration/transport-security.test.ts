@@ -45,20 +45,20 @@ describe('SMTP TLS is always verified', () => {
   describe.each(modes)('%s', (_name, mode) => {
     it('refuses a certificate it cannot verify, as a configuration problem, and sends nothing', async () => {
       const outcome = await sendOne(mode, {});
-      expect(outcome).toMatchObject({ type: 'retry', failure: { code: 'ETLS', configProblem: true } });
+      expect(outcome).toMatchObject({ settled: { state: 'retrying' }, failure: { code: 'ETLS', configProblem: true } });
       expect(smtp!.received).toHaveLength(0);
       expect(relay!.logs.some((l) => l.includes('configuration problem'))).toBe(true);
     });
 
     it('accepts it when SMTP_CA_FILE names the CA', async () => {
       const outcome = await sendOne(mode, { SMTP_CA_FILE: certs.caFile });
-      expect(outcome).toMatchObject({ type: 'sent' });
+      expect(outcome).toMatchObject({ settled: { state: 'sent' } });
       expect(smtp!.received).toHaveLength(1);
     });
 
     it('still refuses it when the retired SMTP_TLS_REJECT_UNAUTHORIZED=false is set, and warns that SMTP_CA_FILE is the way', async () => {
       const outcome = await sendOne(mode, { SMTP_TLS_REJECT_UNAUTHORIZED: 'false' });
-      expect(outcome).toMatchObject({ type: 'retry', failure: { code: 'ETLS' } });
+      expect(outcome).toMatchObject({ settled: { state: 'retrying' }, failure: { code: 'ETLS' } });
       expect(smtp!.received).toHaveLength(0);
       expect(relay!.config.warnings).toEqual([
         { variable: 'SMTP_TLS_REJECT_UNAUTHORIZED', message: expect.stringContaining('always verified; give a private CA') },
