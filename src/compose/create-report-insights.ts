@@ -10,9 +10,7 @@ import {
   readTrendHistory,
   pairKey,
   type FailingPair,
-  type LeftOutPairs,
   type PairStates,
-  type RecordedTrend,
   type ReportHistory,
   type ReportPoint,
   type ReportSnapshot,
@@ -24,18 +22,7 @@ import { applyWaivers, type Waiver, type WaiverOutcome } from '../waivers';
 export const CHART_REPORTS = 12;
 
 /** What the relay adds to a report beyond the webhook's counts, as data: the mail's views are built from it in compose. */
-export interface ReportInsights {
-  /** The failing results NetBox gave (NetBox's order) without the accepted exceptions, or why they are missing. */
-  kept: Enrichment;
-  /** NetBox gave this report's failing results (before the waivers). */
-  failingKnown: boolean;
-  /** The trend, recorded here once, and the history it was compared with; null without history. Routes decide on its trend. */
-  recorded: RecordedTrend | null;
-  /** Built once for every route of this report; null when off (chartReports 0) or without history. */
-  chart: ChartView | null;
-  /** The waivers applied to the failing pairs, at `now`; null when none could apply. */
-  waivers: { outcome: WaiverOutcome<FailingPair>; now: number } | null;
-}
+export type ReportInsights = Awaited<ReturnType<ReturnType<typeof createReportInsights>>>;
 
 export interface ReportInsightsOptions {
   /** Absent without NETBOX_URL. */
@@ -70,8 +57,8 @@ export interface ReportInsightsOptions {
  * Runs in the worker, never in the webhook request. Never throws and never takes longer than the
  * budget plus a few local queries: whatever fails, the mail still goes with the webhook's counts.
  */
-export function createReportInsights(options: ReportInsightsOptions): (delivery: ReportDelivery, log?: Logger) => Promise<ReportInsights> {
-  return async (delivery, deliveryLog) => {
+export function createReportInsights(options: ReportInsightsOptions) {
+  return async (delivery: ReportDelivery, deliveryLog?: Logger) => {
     const log = (deliveryLog ?? options.logger)?.child({ reportId: delivery.report.id });
     // One budget for every request to NetBox this mail makes: the failing results, then the changed pairs.
     const deadline = (options.clock ?? systemClock).now() + options.budgetMs;
@@ -84,10 +71,15 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
     const waivers = recorded?.waivers ?? null;
     // Accepted exceptions leave the failing list (and the CSV, owner groups, device routes) here, once.
     return {
+      /** The failing results NetBox gave (NetBox's order) without the accepted exceptions, or why they are missing. */
       kept: waivers ? withoutWaived(enrichment, waivers.outcome) : enrichment,
+      /** NetBox gave this report's failing results (before the waivers). */
       failingKnown: failing !== null,
+      /** The trend, recorded here once, and the history it was compared with; null without history. Routes decide on its trend. */
       recorded: recorded?.recorded ?? null,
+      /** Built once for every route of this report; null when off (chartReports 0) or without history. */
       chart: recorded?.chart ?? null,
+      /** The waivers applied to the failing pairs, at `now`; null when none could apply. */
       waivers,
     };
   };
@@ -99,12 +91,7 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
  * by the batch's settle, with the rest of the batch). The waivers are applied here, once,
  * where the failing pairs meet the trend: the verdict and every route decision see them left out.
  */
-async function recordTrend(
-  options: ReportInsightsOptions,
-  delivery: ReportDelivery,
-  failing: FailingPair[] | null,
-  deadline: number,
-): Promise<{ recorded: RecordedTrend; chart: ChartView | null; waivers: ReportInsights['waivers'] }> {
+async function recordTrend(options: ReportInsightsOptions, delivery: ReportDelivery, failing: FailingPair[] | null, deadline: number) {
   const series = buildSourceSeriesKey({ source: delivery.source, netboxUrl: options.netboxUrl, reportUrl: delivery.report.url });
   const snapshot = buildReportSnapshot(delivery, series, failing);
   const now = (options.clock ?? systemClock).now();
@@ -139,7 +126,7 @@ async function leaveOutWaived(
   failing: FailingPair[],
   previous: ReportSnapshot | null,
   now: number,
-): Promise<{ outcome: WaiverOutcome<FailingPair>; leftOut: LeftOutPairs }> {
+) {
   const previousReportAt = previous?.createdMs ?? null;
   const waivers = await readWaivers({ source, previousReportAt });
   const outcome = applyWaivers(failing, waivers, now, { source, previousReportAt });
