@@ -13,7 +13,7 @@ import {
   type ReportSnapshot,
 } from '../trend';
 import { parseDelivery, type ReportDelivery } from '../webhook';
-import { buildMailView, buildReportView, type ReportView, type ReportViewOptions } from './build-report-view';
+import { buildMailView, type ReportView, type ReportViewOptions } from './build-report-view';
 import { buildWaiverEnd, type Waiver } from '../waivers';
 import { buildDigestView, DIGEST_TEMPLATE_SET, type DigestContent } from './build-digest-view';
 import fs from 'node:fs';
@@ -44,10 +44,6 @@ function sampleDelivery(): ReportDelivery {
   const parsed = parseDelivery(readSampleBody());
   if (parsed.kind !== 'report') throw new Error('the built-in sample is not a report');
   return parsed;
-}
-
-export function sampleDeliveryView(config: SampleSettings): ReportView {
-  return buildReportView(sampleDelivery(), { netboxUrl: config.netbox.url, mail: config.mail });
 }
 
 /**
@@ -97,8 +93,8 @@ const SAMPLE_CSV_MAX_BYTES = 300;
 
 /**
  * The sample report as the relay mails it when NetBox answered (failing tests, devices, a CSV note, waivers and a trend with a
- * newly failing, a fixed, a not evaluated, an undetermined and a still-failing pair), and one whose details are missing.
- * Both go through the relay's own insight stage, on a history of two earlier reports. Rendered at boot so that a template whose
+ * newly failing, a fixed, a not evaluated, an undetermined and a still-failing pair), one whose details are missing (both through
+ * the relay's own insight stage, on a history of two earlier reports), and the plain one a relay without that stage mails. Rendered at boot so that a template whose
  * enrichment or trend sections are broken stops the start.
  */
 export async function sampleInsightViews(config: SampleSettings): Promise<ReportView[]> {
@@ -128,7 +124,7 @@ export async function sampleInsightViews(config: SampleSettings): Promise<Report
     attachMaxBytes: SAMPLE_CSV_MAX_BYTES,
     relayUrl: 'https://relay.example.com',
   };
-  return [enriched, missing].map((insights) => buildMailView(delivery, insights, options).view);
+  return [enriched, missing, undefined].map((insights) => buildMailView(delivery, insights, options).view);
 }
 
 /** The sample's series before it, newest first: report 28 (three more ntp-servers failures, gone since) and report 27. */
@@ -208,8 +204,8 @@ export function sampleDigestContents(timezone: string): DigestContent[] {
  * file and line, not at the first delivery. Rejects with {@link TemplateError}.
  */
 export async function verifyRouteTemplates(renderer: Renderer, config: SampleSettings & Pick<Config, 'routing'>): Promise<void> {
-  // The plain sample and the samples with enrichment and trend sections filled (every branch of the templates).
-  const views = [sampleDeliveryView(config), ...(await sampleInsightViews(config))];
+  // The samples with enrichment and trend sections filled, and the plain one (every branch of the templates).
+  const views = await sampleInsightViews(config);
   const digestViews = sampleDigestContents(config.mail.timezone).map(buildDigestView);
   const onRoute = (name: string) => views.map((view) => ({ ...view, route: { name, reminder: false, reason: 'sample' } }));
   // The digest set renders digests, not reports: it is checked with the sample digests only.
