@@ -12,7 +12,6 @@ import {
   SEVERITIES,
   type ReportLinks,
   type Severity,
-  type SeverityCounts,
 } from '../report';
 import type { OwnerGroupPlan, ReceivedVia } from '../store';
 import { addOverall, buildDevicesTrend, pairKey, type Trend } from '../trend';
@@ -66,12 +65,12 @@ export function buildReportView(delivery: ReportDelivery & { receivedVia?: Recei
   const worst = buildWorst(severities);
   const trend = options.trend ?? null;
   const verdict = trend?.verdict ?? null;
-  const overall = buildRatio('Overall', c.overall.passed, c.overall.count, waivers?.count ?? 0);
+  const accepted = waivers?.count ?? 0;
+  const overall = buildRatio('Overall', c.overall.passed, c.overall.count, accepted);
   overall.tone = toneOfOverall(overall, verdict);
   // What the mail lists as failing: accepted exceptions are counted apart (the ratios stay NetBox's).
   const own = options.uncountedFailed;
   const highFailed = own ? own.HIGH : c.HIGH.count - c.HIGH.passed - waived.HIGH;
-  const accepted = waivers?.count ?? 0;
   const netboxHost = options.netboxUrl ? new URL(options.netboxUrl).host : null;
   return {
     report: {
@@ -250,7 +249,10 @@ export function buildOwnerGroupView(
   const trend = recorded
     ? buildDevicesTrend(recorded.current, recorded.history, { ...recorded.options, devices, counts: group.counts })
     : null;
-  const scoped = group.counts ? withCounts(delivery, group.counts, owners.deviceCount) : delivery;
+  // With the group's counts in place of the report's, the ratios (and subject) are the group's.
+  const scoped = group.counts
+    ? { ...delivery, report: { ...delivery.report, device_count: owners.deviceCount }, counts: addOverall(group.counts) }
+    : delivery;
   // No chart: the series chart is the whole report's, and an owner group's own share goes without it.
   const { view, attachments } = buildScopedView(scoped, insights, options, {
     kept: own ? summarize(own) : kept,
@@ -319,9 +321,4 @@ function buildScopedView(
   const trendView = trend && buildTrendView(trend, { ...trendOptions, currentFailingKnown: failingKnown, states });
   const view = buildReportView(delivery, { ...options, ...extra, links, enrichment: section?.enrichment, trend: trendView });
   return { view, attachments: section?.attachments ?? [] };
-}
-
-/** The report with the group's counts in place of the report's: the ratios (and subject) are the group's. */
-function withCounts<D extends ReportDelivery>(delivery: D, counts: SeverityCounts, deviceCount: number): D {
-  return { ...delivery, report: { ...delivery.report, device_count: deviceCount }, counts: addOverall(counts) };
 }
