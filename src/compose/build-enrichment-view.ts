@@ -41,12 +41,6 @@ export type EnrichmentView = ReturnType<typeof buildEnrichmentView>;
 
 const TOP_DEVICES = 10;
 
-/** The failing-tests section and CSV of some failing results (`suffix` names the CSV: `-owners` for one owner's devices). */
-export function buildSection(kept: Enrichment, options: SectionOptions, suffix: string) {
-  const built = buildCsvAttachment(kept, options, suffix);
-  return { enrichment: buildEnrichmentView(kept, { ...options, attachment: built.attachment }), attachments: built.attachments };
-}
-
 /** Builds `enrichment` for the templates. */
 export function buildEnrichmentView(enrichment: Enrichment, options: EnrichmentViewOptions) {
   const web = (pagePath: string) => buildWebUrl(options.basePath, pagePath, options.netboxUrl);
@@ -151,8 +145,11 @@ function describeBadge(badge: PairBadge, previousReportId: number | null): strin
   return `failing since report ${badge.sinceReportId} (${badge.atLeast ? 'at least ' : ''}${badge.reports} in a row)`;
 }
 
-/** The CSV of the failing results (a route's attach_csv), as an attachment and as the section's note about it. */
-function buildCsvAttachment(enrichment: Enrichment, options: SectionOptions, suffix: string) {
+/**
+ * The CSV of the failing results (a route's attach_csv), as an attachment and as the section's note about it
+ * (`suffix` names the file: `-owners` for one owner's devices).
+ */
+export function buildCsvAttachment(enrichment: Enrichment, options: SectionOptions, suffix: string) {
   if (!options.attachCsv || enrichment.status !== 'ok' || enrichment.summary.results.length === 0)
     return { attachments: [] as MailAttachment[], attachment: null };
   const csv = buildFailuresCsv(enrichment.summary.results, {

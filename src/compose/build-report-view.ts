@@ -16,7 +16,7 @@ import {
 import type { OwnerGroupPlan, ReceivedVia } from '../store';
 import { addOverall, buildDevicesTrend, pairKey, type Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
-import { buildSection, type EnrichmentView } from './build-enrichment-view';
+import { buildCsvAttachment, buildEnrichmentView, type EnrichmentView } from './build-enrichment-view';
 import { buildTrendView, formatAccepted, formatDeltaShort, type TrendView, type VerdictView } from './build-trend-view';
 import { buildWaiversView, keepNamedWaivers, type WaiversView } from './build-waivers-view';
 import { summarize, type ReportInsights } from './create-report-insights';
@@ -213,7 +213,8 @@ export function buildMailView(delivery: ReportDelivery, insights: ReportInsights
   return buildScopedView(delivery, insights, options, {
     kept: insights?.kept,
     trend: insights?.recorded?.trend ?? null,
-    failingKnown: insights?.failingKnown === true,
+    // NetBox gave this report's failing results (the waivers leave it a list, however short).
+    failingKnown: insights?.kept.status === 'ok',
     suffix: '',
     chart: insights?.chart,
     waivers: insights?.waivers && buildWaiversView(insights.waivers.outcome, insights.waivers.now),
@@ -314,11 +315,12 @@ function buildScopedView(
     waiverExpired: new Set(insights?.waivers?.outcome.waiverExpired.map((m) => pairKey(m.pair)) ?? []),
     waiverForm: relayUrl ? { relayUrl, source: delivery.source } : undefined,
   };
-  const section = kept && buildSection(kept, sectionOptions, suffix);
+  const csv = kept ? buildCsvAttachment(kept, sectionOptions, suffix) : { attachments: [], attachment: null };
+  const enrichment = kept && buildEnrichmentView(kept, { ...sectionOptions, attachment: csv.attachment });
   const { passed, count } = delivery.counts.overall;
   const trendOptions = { timezone: options.mail.timezone, basePath, netboxUrl: options.netboxUrl, passed, count };
   const states = insights?.recorded?.options.states;
   const trendView = trend && buildTrendView(trend, { ...trendOptions, currentFailingKnown: failingKnown, states });
-  const view = buildReportView(delivery, { ...options, ...extra, links, enrichment: section?.enrichment, trend: trendView });
-  return { view, attachments: section?.attachments ?? [] };
+  const view = buildReportView(delivery, { ...options, ...extra, links, enrichment, trend: trendView });
+  return { view, attachments: csv.attachments };
 }

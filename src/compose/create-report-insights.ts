@@ -35,8 +35,6 @@ export interface ReportInsightsOptions {
   clock?: Clock;
   /** Absent: no trend. */
   history?: ReportHistory;
-  /** 0 or absent: no chart. */
-  chartReports?: number;
   /** Absent: nothing is logged (the boot's sample mails, whose NetBox warnings would be made up). */
   logger?: Logger;
   /**
@@ -73,11 +71,9 @@ export function createReportInsights(options: ReportInsightsOptions) {
     return {
       /** The failing results NetBox gave (NetBox's order) without the accepted exceptions, or why they are missing. */
       kept: waivers ? withoutWaived(enrichment, waivers.outcome) : enrichment,
-      /** NetBox gave this report's failing results (before the waivers). */
-      failingKnown: failing !== null,
       /** The trend, recorded here once, and the history it was compared with; null without history. Routes decide on its trend. */
       recorded: recorded?.recorded ?? null,
-      /** Built once for every route of this report; null when off (chartReports 0) or without history. */
+      /** Built once for every route of this report; null without history. */
       chart: recorded?.chart ?? null,
       /** The waivers applied to the failing pairs, at `now`; null when none could apply. */
       waivers,
@@ -194,9 +190,8 @@ function toFailingPairs(enrichment: Enrichment): FailingPair[] | null {
 
 /** The chart of this report and the ones before it in its series (its own row is written after the mail is composed). */
 async function prepareChart(options: ReportInsightsOptions, snapshot: ReportSnapshot): Promise<ChartView | null> {
-  const limit = options.chartReports ?? 0;
-  if (limit <= 0 || !options.history?.listReportsBefore) return null;
-  const earlier = await options.history.listReportsBefore(snapshot.series, snapshot, limit - 1);
+  if (!options.history?.listReportsBefore) return null;
+  const earlier = await options.history.listReportsBefore(snapshot.series, snapshot, CHART_REPORTS - 1);
   // One point is not a trend: the first report of a series goes without a chart.
   if (earlier.length === 0) return null;
   const { passed, count } = snapshot.counts.overall;

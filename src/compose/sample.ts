@@ -1,4 +1,4 @@
-import { CHART_REPORTS, createReportInsights, type ReportInsights } from './create-report-insights';
+import { createReportInsights, type ReportInsights } from './create-report-insights';
 import type { Config, SourceConfig } from '../config';
 import { TemplateError, type Renderer } from '../mail';
 import type { Severity } from '../report';
@@ -105,7 +105,6 @@ export async function sampleInsightViews(config: SampleSettings): Promise<Report
       budgetMs: 0,
       clock: { now: () => Date.parse(delivery.report.created) },
       history: createSampleHistory(history),
-      chartReports: CHART_REPORTS,
       storedFailures: async () => failures,
       storedStates: async () => SAMPLE_STATES,
       waivers: async () => SAMPLE_WAIVERS,

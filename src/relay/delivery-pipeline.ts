@@ -6,7 +6,6 @@ import {
   createNoticeComposer,
   createReportComposer,
   createReportInsights,
-  CHART_REPORTS,
   type ReportComposer,
   type ReportInsightsOptions,
 } from '../compose';
@@ -129,7 +128,6 @@ export function createRelayReportComposer(
       hasToken: source.netbox.token !== undefined,
       netboxUrl: source.netbox.url,
       budgetMs: config.netbox.enrichBudgetMs,
-      chartReports: CHART_REPORTS,
       logger: isDefault ? io.logger : io.logger.child({ source: source.name }),
       waivers: deps.waivers && ((options) => deps.waivers!.forReport(options)),
     }),
