@@ -16,7 +16,7 @@ import {
   type ReportSnapshot,
 } from '../trend';
 import type { ReportDelivery } from '../webhook';
-import { applyWaivers, type Waiver, type WaiverOutcome } from '../waivers';
+import { applyWaivers, type Waiver } from '../waivers';
 
 /** Reports the trend chart plots, the current one included: enough to see a direction, few enough to read each point. */
 export const CHART_REPORTS = 12;
@@ -66,17 +66,17 @@ export function createReportInsights(options: ReportInsightsOptions) {
     const states = recorded?.recorded.options.states;
     if (states?.unknownReason)
       log?.warn({ reason: states.unknownReason }, 'the mail cannot tell fixed from not evaluated: NetBox could not say which pairs passed');
-    const waivers = recorded?.waivers ?? null;
+    const waived = recorded?.recorded.options.leftOut?.current;
     // Accepted exceptions leave the failing list (and the CSV, owner groups, device routes) here, once.
     return {
       /** The failing results NetBox gave (NetBox's order) without the accepted exceptions, or why they are missing. */
-      kept: waivers ? withoutWaived(enrichment, waivers.outcome) : enrichment,
+      kept: waived ? withoutWaived(enrichment, waived) : enrichment,
       /** The trend, recorded here once, and the history it was compared with; null without history. Routes decide on its trend. */
       recorded: recorded?.recorded ?? null,
       /** Built once for every route of this report; null without history. */
       chart: recorded?.chart ?? null,
       /** The waivers applied to the failing pairs, at `now`; null when none could apply. */
-      waivers,
+      waivers: recorded?.waivers ?? null,
     };
   };
 }
@@ -132,10 +132,9 @@ async function leaveOutWaived(
   return { outcome, leftOut: { current, previous: before } };
 }
 
-/** The failing results without the waived ones (the same enrichment when none is). */
-function withoutWaived(enrichment: Enrichment, outcome: WaiverOutcome<FailingPair>): Enrichment {
-  if (enrichment.status !== 'ok' || outcome.waived.length === 0) return enrichment;
-  const waived = new Set(outcome.waived.map((m) => pairKey(m.pair)));
+/** The failing results without the waived ones (by pairKey; the same enrichment when none is). */
+function withoutWaived(enrichment: Enrichment, waived: ReadonlySet<string>): Enrichment {
+  if (enrichment.status !== 'ok' || waived.size === 0) return enrichment;
   return summarize(enrichment.summary.results.filter((r) => !waived.has(pairKey(r))));
 }
 
