@@ -29,8 +29,6 @@ type Tone = 'high' | 'middle' | 'low' | 'ok' | 'none';
 /** Everything a template can use. Each optional section is null rather than absent: templates run in strict mode. */
 export type ReportView = ReturnType<typeof buildReportView>;
 
-type OwnersView = ReturnType<typeof buildOwnersView>;
-
 export interface ReportViewOptions {
   /** NetBox's base URL; links stay relative without it. */
   netboxUrl?: string;
@@ -111,7 +109,7 @@ export function buildReportView(delivery: ReportDelivery & { receivedVia?: Recei
     enrichment: options.enrichment ?? null,
     trend,
     chart: options.chart ?? null,
-    owners: null as OwnersView | null,
+    owners: null as ReturnType<typeof buildOwnersView> | null,
     waivers,
   };
 }

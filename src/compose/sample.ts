@@ -40,12 +40,6 @@ export function readSampleBody(root = findPackageRoot()): Buffer {
   }
 }
 
-function sampleDelivery(): ReportDelivery {
-  const parsed = parseDelivery(readSampleBody());
-  if (parsed.kind !== 'report') throw new Error('the built-in sample is not a report');
-  return parsed;
-}
-
 /**
  * The sample's failing results as a stored report keeps them (with their ids): ntp-servers on three devices, snmp-community
  * on one, and three that its waivers accept (one ending within the week, one on all devices hiding a HIGH failure on two).
@@ -98,7 +92,8 @@ const SAMPLE_CSV_MAX_BYTES = 300;
  * enrichment or trend sections are broken stops the start.
  */
 export async function sampleInsightViews(config: SampleSettings): Promise<ReportView[]> {
-  const delivery = sampleDelivery();
+  const delivery = parseDelivery(readSampleBody());
+  if (delivery.kind !== 'report') throw new Error('the built-in sample is not a report');
   const insights = (history: ReportSnapshot[], failures: FailingPair[] | null) =>
     createReportInsights({
       hasToken: false,
