@@ -10,7 +10,6 @@ import {
   readTrendHistory,
   pairKey,
   type FailingPair,
-  type PairStates,
   type ReportHistory,
   type ReportPoint,
   type ReportSnapshot,
@@ -38,12 +37,10 @@ export interface ReportInsightsOptions {
   /** Absent: nothing is logged (the boot's sample mails, whose NetBox warnings would be made up). */
   logger?: Logger;
   /**
-   * The failing results kept with this report when its mail was composed (preview): used instead of
-   * asking NetBox when every one has its ids, so the failing-tests section reads as it was sent.
+   * This report as kept when its mail was composed (preview): its failing results, used instead of asking NetBox when
+   * every one has its ids, so the failing-tests section reads as it was sent, and what NetBox said of the changed pairs.
    */
-  storedFailures?: (delivery: ReportDelivery) => Promise<FailingPair[] | null | undefined>;
-  /** What NetBox said of the changed pairs when this report's mail was composed (preview): used instead of asking again. */
-  storedStates?: (delivery: ReportDelivery) => Promise<PairStates | null | undefined>;
+  stored?: (delivery: ReportDelivery) => Promise<Pick<ReportSnapshot, 'failing' | 'states'> | undefined>;
   /** Called with the error code when NetBox could not provide the results (for /metrics). */
   onNetboxError?: (code: string) => void;
   /** The waiver book's `forReport`; absent: none apply. */
@@ -101,7 +98,7 @@ async function recordTrend(options: ReportInsightsOptions, delivery: ReportDeliv
           resultsUrl: delivery.report.results_url,
           current: failing,
           previous,
-          stored: () => options.storedStates?.(delivery),
+          stored: async () => (await options.stored?.(delivery))?.states,
           budget: { deadline },
           budgetMs: options.budgetMs,
         })
@@ -147,7 +144,7 @@ export function summarize(results: readonly FailingResult[]): Enrichment {
 
 /** The failing results: those kept with the report (preview) when each has its ids, else NetBox's. */
 async function readFailures(options: ReportInsightsOptions, delivery: ReportDelivery, deadline: number, log?: Logger): Promise<Enrichment> {
-  const stored = await options.storedFailures?.(delivery);
+  const stored = (await options.stored?.(delivery))?.failing;
   const enrichment =
     stored && stored.every((pair) => pair.ids)
       ? summarize(

@@ -100,8 +100,7 @@ export async function sampleInsightViews(config: SampleSettings): Promise<Report
       budgetMs: 0,
       clock: { now: () => Date.parse(delivery.report.created) },
       history: createSampleHistory(history),
-      storedFailures: async () => failures,
-      storedStates: async () => SAMPLE_STATES,
+      stored: async () => ({ failing: failures, states: SAMPLE_STATES }),
       waivers: async () => SAMPLE_WAIVERS,
     })(delivery);
   const enriched = await insights(buildSampleHistory(delivery), SAMPLE_FAILURES);

@@ -100,7 +100,7 @@ export function createRelayWaiverBook(config: Config, io: Pick<RelayIo, 'clock' 
 export function createRelayReportComposer(
   config: Config,
   io: Pick<RelayIo, 'clock' | 'logger'>,
-  deps: Pick<ReportInsightsOptions, 'history' | 'storedFailures' | 'storedStates' | 'onNetboxError'> & {
+  deps: Pick<ReportInsightsOptions, 'history' | 'stored' | 'onNetboxError'> & {
     renderer: Renderer;
     source: SourceConfig;
     netbox?: NetboxClient;
