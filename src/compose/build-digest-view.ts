@@ -2,20 +2,16 @@ import { buildWebUrl, COUNT_LINES, formatDateTime, formatPercentValue, mapCountL
 import type { PeriodPoint, SeriesPeriodTrend, Trend } from '../trend';
 import { buildMessageId, buildOutgoingMail, buildThreadId, TREND_CHART_MAX_REPORTS, type OutgoingMail, type Renderer } from '../mail';
 import type { Route } from '../routing';
-import type { DeliveryRecord } from '../store';
+import type { DeliveryRecord, DigestJob } from '../store';
 import { buildRouteRecipients } from './report-composer';
 import { buildMailChart } from './create-report-insights';
 import { buildVerdictView, count, formatAccepted, formatDeltaShort, TREND_LISTED_MAX } from './build-trend-view';
 
-/** What a digest is about, gathered from the store (digest/): the view below is built from it. */
-export interface DigestContent {
-  route: string;
-  /** Reports received at or after `periodStart` and before `periodEnd` (epoch ms) are in it. */
-  periodStart: number;
-  periodEnd: number;
-  /** Queued well after its tick (the relay was not running then). */
-  late: boolean;
-  queuedAt: number;
+/**
+ * What a digest is about, gathered from the store (digest/) for its job (reports received at or after `periodStart` and
+ * before `periodEnd` are in it): the view below is built from it.
+ */
+export interface DigestContent extends DigestJob {
   /** The zone the dates are written in (the route's digest.timezone, else MAIL_TIMEZONE). */
   timezone: string;
   /** Each NetBox source's series over the period. */
