@@ -88,7 +88,7 @@ export function buildReportView(delivery: ReportDelivery & { receivedVia?: Recei
     overall,
     severities,
     highFailed,
-    hasFailures: c.overall.passed < c.overall.count,
+    hasFailures: overall.failed > 0,
     worst,
     tone: worst?.tone ?? (overall.hasResults && overall.failed === 0 ? 'ok' : 'none'),
     verdict,
@@ -315,8 +315,7 @@ function buildScopedView(
   };
   const csv = kept ? buildCsvAttachment(kept, sectionOptions, suffix) : { attachments: [], attachment: null };
   const enrichment = kept && buildEnrichmentView(kept, { ...sectionOptions, attachment: csv.attachment });
-  const { passed, count } = delivery.counts.overall;
-  const trendOptions = { timezone: options.mail.timezone, basePath, netboxUrl: options.netboxUrl, passed, count };
+  const trendOptions = { ...delivery.counts.overall, timezone: options.mail.timezone, basePath, netboxUrl: options.netboxUrl };
   const states = insights?.recorded?.options.states;
   const trendView = trend && buildTrendView(trend, { ...trendOptions, currentFailingKnown: failingKnown, states });
   const view = buildReportView(delivery, { ...options, ...extra, links, enrichment, trend: trendView });
