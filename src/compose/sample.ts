@@ -87,9 +87,9 @@ const SAMPLE_CSV_MAX_BYTES = 300;
 
 /**
  * The sample report as the relay mails it when NetBox answered (failing tests, devices, a CSV note, waivers and a trend with a
- * newly failing, a fixed, a not evaluated, an undetermined and a still-failing pair), one whose details are missing (both through
- * the relay's own insight stage, on a history of two earlier reports), and the plain one a relay without that stage mails. Rendered at boot so that a template whose
- * enrichment or trend sections are broken stops the start.
+ * newly failing, a fixed, a not evaluated, an undetermined and a still-failing pair), one whose details are missing (both
+ * through the relay's own insight stage, on a history of two earlier reports), and the plain one a relay without that stage
+ * mails. Rendered at boot so that a template whose enrichment or trend sections are broken stops the start.
  */
 export async function sampleInsightViews(config: SampleSettings): Promise<ReportView[]> {
   const delivery = parseDelivery(readSampleBody());
