@@ -33,8 +33,7 @@ export async function composeReadOnly<T>(
         findReport: store.findReport.bind(store),
         saveReport: () => Promise.resolve(),
       },
-      storedFailures: store && (async (d) => (await store.findReport(d.dedupKey))?.failing),
-      storedStates: store && (async (d) => (await store.findReport(d.dedupKey))?.states),
+      stored: store && ((d) => store.findReport(d.dedupKey)),
     });
     return await use(composer, await composer.compose(delivery));
   } finally {

@@ -1,21 +1,17 @@
-import { buildWebUrl, COUNT_LINES, formatDateTime, formatPercentValue } from '../report';
+import { buildWebUrl, COUNT_LINES, formatDateTime, formatPercentValue, mapCountLines } from '../report';
 import type { PeriodPoint, SeriesPeriodTrend, Trend } from '../trend';
 import { buildMessageId, buildOutgoingMail, buildThreadId, TREND_CHART_MAX_REPORTS, type OutgoingMail, type Renderer } from '../mail';
 import type { Route } from '../routing';
-import type { DeliveryRecord } from '../store';
+import type { DeliveryRecord, DigestJob } from '../store';
 import { buildRouteRecipients } from './report-composer';
 import { buildMailChart } from './create-report-insights';
 import { buildVerdictView, count, formatAccepted, formatDeltaShort, TREND_LISTED_MAX } from './build-trend-view';
 
-/** What a digest is about, gathered from the store (digest/): the view below is built from it. */
-export interface DigestContent {
-  route: string;
-  /** Reports received at or after `periodStart` and before `periodEnd` (epoch ms) are in it. */
-  periodStart: number;
-  periodEnd: number;
-  /** Queued well after its tick (the relay was not running then). */
-  late: boolean;
-  queuedAt: number;
+/**
+ * What a digest is about, gathered from the store (digest/) for its job (reports received at or after `periodStart` and
+ * before `periodEnd` are in it): the view below is built from it.
+ */
+export interface DigestContent extends DigestJob {
   /** The zone the dates are written in (the route's digest.timezone, else MAIL_TIMEZONE). */
   timezone: string;
   /** Each NetBox source's series over the period. */
@@ -27,7 +23,6 @@ export interface DigestContent {
 }
 
 // The digest view's shape is what its builders below return: templates/README.md documents each field.
-type DigestSeriesView = ReturnType<typeof buildSeriesView>;
 
 /** Reports listed per series in a digest (an hourly series has 168 a week: the chart shows them all). */
 const DIGEST_REPORTS_LISTED = 10;
@@ -137,7 +132,7 @@ const URGENCY = ['worse', 'mixed', 'better', 'same', 'first'] as const;
  * first, as a report mail's subject. Several series: the most urgent verdict, how many series share it,
  * and the HIGH failures of all of them.
  */
-function buildDigestSubject(content: DigestContent, series: DigestSeriesView[], reportCount: number): string {
+function buildDigestSubject(content: DigestContent, series: ReturnType<typeof buildSeriesView>[], reportCount: number): string {
   const late = content.late ? '[late] ' : '';
   const tail = ` \u2014 digest ${content.route} \u00b7 ${count(reportCount, 'report')}`;
   if (series.length === 0) return `${late}No reports${tail}`;
@@ -163,7 +158,7 @@ function buildChartView(points: readonly PeriodPoint[], timezone: string) {
     shown.map((p) => ({
       reportId: p.reportId,
       at: p.created,
-      ratios: { overall: ratio(p.ratios.overall), HIGH: ratio(p.ratios.HIGH), MIDDLE: ratio(p.ratios.MIDDLE), LOW: ratio(p.ratios.LOW) },
+      ratios: mapCountLines((line) => ratio(p.ratios[line])),
     })),
     formatPercentValue(shown[shown.length - 1].ratios.overall),
     'the latest report',

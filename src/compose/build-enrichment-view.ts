@@ -21,7 +21,7 @@ export interface EnrichmentViewOptions {
   netboxUrl?: string;
   failedResultsUrl: string;
   maxFailures: number;
-  attachment: AttachmentView | null;
+  attachment: AttachmentView;
   /** Each listed result carries its badge (new, failing since). */
   trend?: Trend | null;
   /** Pairs (by pairKey) whose waiver ended since the previous report. */
@@ -34,18 +34,12 @@ export interface EnrichmentViewOptions {
 export type SectionOptions = Omit<EnrichmentViewOptions, 'attachment'> & { attachCsv: boolean; attachMaxBytes: number };
 
 /** The section's note about the CSV attachment. */
-type AttachmentView = { fileName: string; rows: number; totalRows: number; truncated: boolean; note: string | null };
+type AttachmentView = ReturnType<typeof buildCsvAttachment>['attachment'];
 
 /** `enrichment` in the view: what failed, from NetBox's results; when NetBox could not tell, `available` is false and the lists are empty. */
 export type EnrichmentView = ReturnType<typeof buildEnrichmentView>;
 
 const TOP_DEVICES = 10;
-
-/** The failing-tests section and CSV of some failing results (`suffix` names the CSV: `-owners` for one owner's devices). */
-export function buildSection(kept: Enrichment, options: SectionOptions, suffix: string) {
-  const built = buildCsvAttachment(kept, options, suffix);
-  return { enrichment: buildEnrichmentView(kept, { ...options, attachment: built.attachment }), attachments: built.attachments };
-}
 
 /** Builds `enrichment` for the templates. */
 export function buildEnrichmentView(enrichment: Enrichment, options: EnrichmentViewOptions) {
@@ -151,14 +145,13 @@ function describeBadge(badge: PairBadge, previousReportId: number | null): strin
   return `failing since report ${badge.sinceReportId} (${badge.atLeast ? 'at least ' : ''}${badge.reports} in a row)`;
 }
 
-/** The CSV of the failing results (a route's attach_csv), as an attachment and as the section's note about it. */
-function buildCsvAttachment(
-  enrichment: Enrichment,
-  options: SectionOptions,
-  suffix: string,
-): { attachments: MailAttachment[]; attachment: AttachmentView | null } {
+/**
+ * The CSV of the failing results (a route's attach_csv), as an attachment and as the section's note about it
+ * (`suffix` names the file: `-owners` for one owner's devices).
+ */
+export function buildCsvAttachment(enrichment: Enrichment, options: SectionOptions, suffix: string) {
   if (!options.attachCsv || enrichment.status !== 'ok' || enrichment.summary.results.length === 0)
-    return { attachments: [], attachment: null };
+    return { attachments: [] as MailAttachment[], attachment: null };
   const csv = buildFailuresCsv(enrichment.summary.results, {
     maxBytes: options.attachMaxBytes,
     resultUrl: (id) => buildWebUrl(options.basePath, `/plugins/validity/test-results/${id}/`, options.netboxUrl),

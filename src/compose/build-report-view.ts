@@ -12,12 +12,11 @@ import {
   SEVERITIES,
   type ReportLinks,
   type Severity,
-  type SeverityCounts,
 } from '../report';
 import type { OwnerGroupPlan, ReceivedVia } from '../store';
 import { addOverall, buildDevicesTrend, pairKey, type Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
-import { buildSection, type EnrichmentView } from './build-enrichment-view';
+import { buildCsvAttachment, buildEnrichmentView, type EnrichmentView } from './build-enrichment-view';
 import { buildTrendView, formatAccepted, formatDeltaShort, type TrendView, type VerdictView } from './build-trend-view';
 import { buildWaiversView, keepNamedWaivers, type WaiversView } from './build-waivers-view';
 import { summarize, type ReportInsights } from './create-report-insights';
@@ -29,8 +28,6 @@ type Tone = 'high' | 'middle' | 'low' | 'ok' | 'none';
 
 /** Everything a template can use. Each optional section is null rather than absent: templates run in strict mode. */
 export type ReportView = ReturnType<typeof buildReportView>;
-
-type OwnersView = ReturnType<typeof buildOwnersView>;
 
 export interface ReportViewOptions {
   /** NetBox's base URL; links stay relative without it. */
@@ -66,12 +63,12 @@ export function buildReportView(delivery: ReportDelivery & { receivedVia?: Recei
   const worst = buildWorst(severities);
   const trend = options.trend ?? null;
   const verdict = trend?.verdict ?? null;
-  const overall = buildRatio('Overall', c.overall.passed, c.overall.count, waivers?.count ?? 0);
+  const accepted = waivers?.count ?? 0;
+  const overall = buildRatio('Overall', c.overall.passed, c.overall.count, accepted);
   overall.tone = toneOfOverall(overall, verdict);
   // What the mail lists as failing: accepted exceptions are counted apart (the ratios stay NetBox's).
   const own = options.uncountedFailed;
   const highFailed = own ? own.HIGH : c.HIGH.count - c.HIGH.passed - waived.HIGH;
-  const accepted = waivers?.count ?? 0;
   const netboxHost = options.netboxUrl ? new URL(options.netboxUrl).host : null;
   return {
     report: {
@@ -91,7 +88,7 @@ export function buildReportView(delivery: ReportDelivery & { receivedVia?: Recei
     overall,
     severities,
     highFailed,
-    hasFailures: c.overall.passed < c.overall.count,
+    hasFailures: overall.failed > 0,
     worst,
     tone: worst?.tone ?? (overall.hasResults && overall.failed === 0 ? 'ok' : 'none'),
     verdict,
@@ -112,7 +109,7 @@ export function buildReportView(delivery: ReportDelivery & { receivedVia?: Recei
     enrichment: options.enrichment ?? null,
     trend,
     chart: options.chart ?? null,
-    owners: null as OwnersView | null,
+    owners: null as ReturnType<typeof buildOwnersView> | null,
     waivers,
   };
 }
@@ -214,7 +211,8 @@ export function buildMailView(delivery: ReportDelivery, insights: ReportInsights
   return buildScopedView(delivery, insights, options, {
     kept: insights?.kept,
     trend: insights?.recorded?.trend ?? null,
-    failingKnown: insights?.failingKnown === true,
+    // NetBox gave this report's failing results (the waivers leave it a list, however short).
+    failingKnown: insights?.kept.status === 'ok',
     suffix: '',
     chart: insights?.chart,
     waivers: insights?.waivers && buildWaiversView(insights.waivers.outcome, insights.waivers.now),
@@ -250,7 +248,10 @@ export function buildOwnerGroupView(
   const trend = recorded
     ? buildDevicesTrend(recorded.current, recorded.history, { ...recorded.options, devices, counts: group.counts })
     : null;
-  const scoped = group.counts ? withCounts(delivery, group.counts, owners.deviceCount) : delivery;
+  // With the group's counts in place of the report's, the ratios (and subject) are the group's.
+  const scoped = group.counts
+    ? { ...delivery, report: { ...delivery.report, device_count: owners.deviceCount }, counts: addOverall(group.counts) }
+    : delivery;
   // No chart: the series chart is the whole report's, and an owner group's own share goes without it.
   const { view, attachments } = buildScopedView(scoped, insights, options, {
     kept: own ? summarize(own) : kept,
@@ -312,16 +313,11 @@ function buildScopedView(
     waiverExpired: new Set(insights?.waivers?.outcome.waiverExpired.map((m) => pairKey(m.pair)) ?? []),
     waiverForm: relayUrl ? { relayUrl, source: delivery.source } : undefined,
   };
-  const section = kept && buildSection(kept, sectionOptions, suffix);
-  const { passed, count } = delivery.counts.overall;
-  const trendOptions = { timezone: options.mail.timezone, basePath, netboxUrl: options.netboxUrl, passed, count };
+  const csv = kept ? buildCsvAttachment(kept, sectionOptions, suffix) : { attachments: [], attachment: null };
+  const enrichment = kept && buildEnrichmentView(kept, { ...sectionOptions, attachment: csv.attachment });
+  const trendOptions = { ...delivery.counts.overall, timezone: options.mail.timezone, basePath, netboxUrl: options.netboxUrl };
   const states = insights?.recorded?.options.states;
   const trendView = trend && buildTrendView(trend, { ...trendOptions, currentFailingKnown: failingKnown, states });
-  const view = buildReportView(delivery, { ...options, ...extra, links, enrichment: section?.enrichment, trend: trendView });
-  return { view, attachments: section?.attachments ?? [] };
-}
-
-/** The report with the group's counts in place of the report's: the ratios (and subject) are the group's. */
-function withCounts<D extends ReportDelivery>(delivery: D, counts: SeverityCounts, deviceCount: number): D {
-  return { ...delivery, report: { ...delivery.report, device_count: deviceCount }, counts: addOverall(counts) };
+  const view = buildReportView(delivery, { ...options, ...extra, links, enrichment, trend: trendView });
+  return { view, attachments: csv.attachments };
 }

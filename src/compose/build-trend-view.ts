@@ -130,7 +130,9 @@ export function buildVerdictView(trend: Trend, percentText: string) {
   const lead = { first: '', worse: 'Worse than', better: 'Better than', mixed: 'Mixed against', same: 'Same as' }[verdict];
   const was = overall.previousPercent === null ? '' : `, was ${overall.previousPercent.toFixed(1)}%`;
   const high = trend.severities.find((d) => d.name === 'HIGH');
-  const highClause = high && (high.direction !== 'same' || countNewHigh(trend) > 0) ? `; ${describeHigh(high, trend)}` : '';
+  // HIGH results newly failing, over every newly failing test (not only those the mail lists).
+  const newHigh = trend.newlyFailingTests.filter((t) => t.severity === 'HIGH').reduce((n, t) => n + t.devices.length, 0);
+  const highClause = high && (high.direction !== 'same' || newHigh > 0) ? `; ${describeHigh(high, trend.devicesOnly, newHigh)}` : '';
   // The deltas are validity's figures: when accepted exceptions are why they moved, the line says so.
   const waived = trend.leftOut.HIGH + trend.leftOut.MIDDLE + trend.leftOut.LOW;
   const waivedClause = waived > 0 ? ` The verdict leaves out ${count(waived, 'accepted exception')}.` : '';
@@ -148,15 +150,9 @@ export function buildVerdictView(trend: Trend, percentText: string) {
   };
 }
 
-/** HIGH results newly failing, over every newly failing test (not only those the mail lists). */
-function countNewHigh(trend: Trend): number {
-  return trend.newlyFailingTests.filter((t) => t.severity === 'HIGH').reduce((n, t) => n + t.devices.length, 0);
-}
-
-function describeHigh(high: TrendDelta, trend: Trend): string {
-  const newly = countNewHigh(trend);
+function describeHigh(high: TrendDelta, devicesOnly: boolean, newly: number): string {
   const newlyText = newly > 0 ? `, ${newly} newly failing` : '';
-  if (trend.devicesOnly) return `HIGH ${high.failed} failing, was ${high.previousFailed}${newlyText}`;
+  if (devicesOnly) return `HIGH ${high.failed} failing, was ${high.previousFailed}${newlyText}`;
   const now = high.percent === null ? '—' : `${high.percent.toFixed(1)}%`;
   const was = high.previousPercent === null ? '' : `, was ${high.previousPercent.toFixed(1)}%`;
   return `HIGH ${now}${was}${newlyText}`;

@@ -10,32 +10,18 @@ import {
   readTrendHistory,
   pairKey,
   type FailingPair,
-  type LeftOutPairs,
-  type PairStates,
-  type RecordedTrend,
   type ReportHistory,
   type ReportPoint,
   type ReportSnapshot,
 } from '../trend';
 import type { ReportDelivery } from '../webhook';
-import { applyWaivers, type Waiver, type WaiverOutcome } from '../waivers';
+import { applyWaivers, type Waiver } from '../waivers';
 
 /** Reports the trend chart plots, the current one included: enough to see a direction, few enough to read each point. */
 export const CHART_REPORTS = 12;
 
 /** What the relay adds to a report beyond the webhook's counts, as data: the mail's views are built from it in compose. */
-export interface ReportInsights {
-  /** The failing results NetBox gave (NetBox's order) without the accepted exceptions, or why they are missing. */
-  kept: Enrichment;
-  /** NetBox gave this report's failing results (before the waivers). */
-  failingKnown: boolean;
-  /** The trend, recorded here once, and the history it was compared with; null without history. Routes decide on its trend. */
-  recorded: RecordedTrend | null;
-  /** Built once for every route of this report; null when off (chartReports 0) or without history. */
-  chart: ChartView | null;
-  /** The waivers applied to the failing pairs, at `now`; null when none could apply. */
-  waivers: { outcome: WaiverOutcome<FailingPair>; now: number } | null;
-}
+export type ReportInsights = Awaited<ReturnType<ReturnType<typeof createReportInsights>>>;
 
 export interface ReportInsightsOptions {
   /** Absent without NETBOX_URL. */
@@ -48,17 +34,13 @@ export interface ReportInsightsOptions {
   clock?: Clock;
   /** Absent: no trend. */
   history?: ReportHistory;
-  /** 0 or absent: no chart. */
-  chartReports?: number;
   /** Absent: nothing is logged (the boot's sample mails, whose NetBox warnings would be made up). */
   logger?: Logger;
   /**
-   * The failing results kept with this report when its mail was composed (preview): used instead of
-   * asking NetBox when every one has its ids, so the failing-tests section reads as it was sent.
+   * This report as kept when its mail was composed (preview): its failing results, used instead of asking NetBox when
+   * every one has its ids, so the failing-tests section reads as it was sent, and what NetBox said of the changed pairs.
    */
-  storedFailures?: (delivery: ReportDelivery) => Promise<FailingPair[] | null | undefined>;
-  /** What NetBox said of the changed pairs when this report's mail was composed (preview): used instead of asking again. */
-  storedStates?: (delivery: ReportDelivery) => Promise<PairStates | null | undefined>;
+  stored?: (delivery: ReportDelivery) => Promise<Pick<ReportSnapshot, 'failing' | 'states'> | undefined>;
   /** Called with the error code when NetBox could not provide the results (for /metrics). */
   onNetboxError?: (code: string) => void;
   /** The waiver book's `forReport`; absent: none apply. */
@@ -70,8 +52,8 @@ export interface ReportInsightsOptions {
  * Runs in the worker, never in the webhook request. Never throws and never takes longer than the
  * budget plus a few local queries: whatever fails, the mail still goes with the webhook's counts.
  */
-export function createReportInsights(options: ReportInsightsOptions): (delivery: ReportDelivery, log?: Logger) => Promise<ReportInsights> {
-  return async (delivery, deliveryLog) => {
+export function createReportInsights(options: ReportInsightsOptions) {
+  return async (delivery: ReportDelivery, deliveryLog?: Logger) => {
     const log = (deliveryLog ?? options.logger)?.child({ reportId: delivery.report.id });
     // One budget for every request to NetBox this mail makes: the failing results, then the changed pairs.
     const deadline = (options.clock ?? systemClock).now() + options.budgetMs;
@@ -81,14 +63,17 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
     const states = recorded?.recorded.options.states;
     if (states?.unknownReason)
       log?.warn({ reason: states.unknownReason }, 'the mail cannot tell fixed from not evaluated: NetBox could not say which pairs passed');
-    const waivers = recorded?.waivers ?? null;
+    const waived = recorded?.recorded.options.leftOut?.current;
     // Accepted exceptions leave the failing list (and the CSV, owner groups, device routes) here, once.
     return {
-      kept: waivers ? withoutWaived(enrichment, waivers.outcome) : enrichment,
-      failingKnown: failing !== null,
+      /** The failing results NetBox gave (NetBox's order) without the accepted exceptions, or why they are missing. */
+      kept: waived ? withoutWaived(enrichment, waived) : enrichment,
+      /** The trend, recorded here once, and the history it was compared with; null without history. Routes decide on its trend. */
       recorded: recorded?.recorded ?? null,
+      /** Built once for every route of this report; null without history. */
       chart: recorded?.chart ?? null,
-      waivers,
+      /** The waivers applied to the failing pairs, at `now`; null when none could apply. */
+      waivers: recorded?.waivers ?? null,
     };
   };
 }
@@ -99,12 +84,7 @@ export function createReportInsights(options: ReportInsightsOptions): (delivery:
  * by the batch's settle, with the rest of the batch). The waivers are applied here, once,
  * where the failing pairs meet the trend: the verdict and every route decision see them left out.
  */
-async function recordTrend(
-  options: ReportInsightsOptions,
-  delivery: ReportDelivery,
-  failing: FailingPair[] | null,
-  deadline: number,
-): Promise<{ recorded: RecordedTrend; chart: ChartView | null; waivers: ReportInsights['waivers'] }> {
+async function recordTrend(options: ReportInsightsOptions, delivery: ReportDelivery, failing: FailingPair[] | null, deadline: number) {
   const series = buildSourceSeriesKey({ source: delivery.source, netboxUrl: options.netboxUrl, reportUrl: delivery.report.url });
   const snapshot = buildReportSnapshot(delivery, series, failing);
   const now = (options.clock ?? systemClock).now();
@@ -118,7 +98,7 @@ async function recordTrend(
           resultsUrl: delivery.report.results_url,
           current: failing,
           previous,
-          stored: () => options.storedStates?.(delivery),
+          stored: async () => (await options.stored?.(delivery))?.states,
           budget: { deadline },
           budgetMs: options.budgetMs,
         })
@@ -139,7 +119,7 @@ async function leaveOutWaived(
   failing: FailingPair[],
   previous: ReportSnapshot | null,
   now: number,
-): Promise<{ outcome: WaiverOutcome<FailingPair>; leftOut: LeftOutPairs }> {
+) {
   const previousReportAt = previous?.createdMs ?? null;
   const waivers = await readWaivers({ source, previousReportAt });
   const outcome = applyWaivers(failing, waivers, now, { source, previousReportAt });
@@ -149,10 +129,9 @@ async function leaveOutWaived(
   return { outcome, leftOut: { current, previous: before } };
 }
 
-/** The failing results without the waived ones (the same enrichment when none is). */
-function withoutWaived(enrichment: Enrichment, outcome: WaiverOutcome<FailingPair>): Enrichment {
-  if (enrichment.status !== 'ok' || outcome.waived.length === 0) return enrichment;
-  const waived = new Set(outcome.waived.map((m) => pairKey(m.pair)));
+/** The failing results without the waived ones (by pairKey; the same enrichment when none is). */
+function withoutWaived(enrichment: Enrichment, waived: ReadonlySet<string>): Enrichment {
+  if (enrichment.status !== 'ok' || waived.size === 0) return enrichment;
   return summarize(enrichment.summary.results.filter((r) => !waived.has(pairKey(r))));
 }
 
@@ -165,7 +144,7 @@ export function summarize(results: readonly FailingResult[]): Enrichment {
 
 /** The failing results: those kept with the report (preview) when each has its ids, else NetBox's. */
 async function readFailures(options: ReportInsightsOptions, delivery: ReportDelivery, deadline: number, log?: Logger): Promise<Enrichment> {
-  const stored = await options.storedFailures?.(delivery);
+  const stored = (await options.stored?.(delivery))?.failing;
   const enrichment =
     stored && stored.every((pair) => pair.ids)
       ? summarize(
@@ -207,9 +186,8 @@ function toFailingPairs(enrichment: Enrichment): FailingPair[] | null {
 
 /** The chart of this report and the ones before it in its series (its own row is written after the mail is composed). */
 async function prepareChart(options: ReportInsightsOptions, snapshot: ReportSnapshot): Promise<ChartView | null> {
-  const limit = options.chartReports ?? 0;
-  if (limit <= 0 || !options.history?.listReportsBefore) return null;
-  const earlier = await options.history.listReportsBefore(snapshot.series, snapshot, limit - 1);
+  if (!options.history?.listReportsBefore) return null;
+  const earlier = await options.history.listReportsBefore(snapshot.series, snapshot, CHART_REPORTS - 1);
   // One point is not a trend: the first report of a series goes without a chart.
   if (earlier.length === 0) return null;
   const { passed, count } = snapshot.counts.overall;

@@ -2,8 +2,7 @@ export { buildOwnerGroupView, buildReportView, type ReportView } from './build-r
 export { buildEnrichmentView, CSV_ATTACHMENT_MAX_BYTES, MAX_FAILING_TESTS_LISTED } from './build-enrichment-view';
 export { buildTrendView } from './build-trend-view';
 export { createReportInsights, toChartPoint, CHART_REPORTS, type ChartView, type ReportInsightsOptions } from './create-report-insights';
-export { readSampleBody, sampleDeliveryView, sampleDigestContents, sampleInsightViews, verifyRouteTemplates } from './sample';
-export { readSampleDelivery } from './sample';
+export { readSampleBody, readSampleDelivery, sampleDigestContents, sampleInsightViews, verifyRouteTemplates } from './sample';
 export {
   createReportComposer,
   buildFilterHeaders,

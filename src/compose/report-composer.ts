@@ -49,11 +49,7 @@ export interface ComposedNotice {
 export type ComposedMail = ComposedReport | ComposedNotice;
 
 /** A report's two steps: composed once per delivery (its insights and view), then rendered to each route's finished mail. */
-export interface ReportComposer {
-  compose: (delivery: DeliveryRecord, log?: Logger) => Promise<ComposedReport>;
-  /** The finished mail for one route (the worker sends and keeps exactly these bytes); undefined when the route is gone. */
-  render: (composed: ComposedReport, mail: RouteMailPlan) => Promise<OutgoingMail | undefined>;
-}
+export type ReportComposer = ReturnType<typeof createReportComposer>;
 
 export interface ReportComposerOptions
   extends Pick<MailViewOptions, 'mail' | 'netboxUrl' | 'relayUrl'>, Partial<Pick<MailViewOptions, 'maxFailures' | 'attachMaxBytes'>> {
@@ -83,7 +79,7 @@ export class UnreadableDeliveryError extends Error {
  * each route's mail with its template set, subject and recipients. Message-ID comes from the delivery
  * and the route, Date from the injected clock.
  */
-export function createReportComposer(options: ReportComposerOptions): ReportComposer {
+export function createReportComposer(options: ReportComposerOptions) {
   const routes = new Map(options.routes.map((r) => [r.name, r]));
   const viewOptions: MailViewOptions = {
     netboxUrl: options.netboxUrl,
@@ -95,7 +91,7 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
     relayUrl: options.relayUrl,
   };
   return {
-    compose: async (delivery, log) => {
+    compose: async (delivery: DeliveryRecord, log?: Logger): Promise<ComposedReport> => {
       const parsed = readReport(delivery) ?? parseStoredBody(delivery);
       // Enrichment and trend once per delivery, shared by every route's mail.
       const insights = options.insights ? await options.insights(parsed, log) : undefined;
@@ -111,8 +107,9 @@ export function createReportComposer(options: ReportComposerOptions): ReportComp
         owners: options.owners ? options.owners(delivery.dedupKey, parsed.report.results_url) : null,
       };
     },
+    /** The finished mail for one route (the worker sends and keeps exactly these bytes); undefined when the route is gone. */
     // An async function: a throw (a template error, say) arrives as its rejection.
-    render: async (composed, mail) => {
+    render: async (composed: ComposedReport, mail: RouteMailPlan) => {
       const route = routes.get(mail.ownerGroup?.route ?? mail.route);
       return route && buildOutgoingMail(buildRouteMail(options, viewOptions, composed, route, mail));
     },

@@ -1,4 +1,4 @@
-import { CHART_REPORTS, createReportInsights, type ReportInsights } from './create-report-insights';
+import { createReportInsights, type ReportInsights } from './create-report-insights';
 import type { Config, SourceConfig } from '../config';
 import { TemplateError, type Renderer } from '../mail';
 import type { Severity } from '../report';
@@ -13,7 +13,7 @@ import {
   type ReportSnapshot,
 } from '../trend';
 import { parseDelivery, type ReportDelivery } from '../webhook';
-import { buildMailView, buildReportView, type ReportView, type ReportViewOptions } from './build-report-view';
+import { buildMailView, type ReportView, type ReportViewOptions } from './build-report-view';
 import { buildWaiverEnd, type Waiver } from '../waivers';
 import { buildDigestView, DIGEST_TEMPLATE_SET, type DigestContent } from './build-digest-view';
 import fs from 'node:fs';
@@ -45,10 +45,6 @@ export function readSampleDelivery(): ReportDelivery {
   const parsed = parseDelivery(readSampleBody());
   if (parsed.kind !== 'report') throw new Error('the built-in sample is not a report');
   return parsed;
-}
-
-export function sampleDeliveryView(config: SampleSettings): ReportView {
-  return buildReportView(readSampleDelivery(), { netboxUrl: config.netbox.url, mail: config.mail });
 }
 
 /**
@@ -98,9 +94,9 @@ const SAMPLE_CSV_MAX_BYTES = 300;
 
 /**
  * The sample report as the relay mails it when NetBox answered (failing tests, devices, a CSV note, waivers and a trend with a
- * newly failing, a fixed, a not evaluated, an undetermined and a still-failing pair), and one whose details are missing.
- * Both go through the relay's own insight stage, on a history of two earlier reports. Rendered at boot so that a template whose
- * enrichment or trend sections are broken stops the start.
+ * newly failing, a fixed, a not evaluated, an undetermined and a still-failing pair), one whose details are missing (both
+ * through the relay's own insight stage, on a history of two earlier reports), and the plain one a relay without that stage
+ * mails. Rendered at boot so that a template whose enrichment or trend sections are broken stops the start.
  */
 export async function sampleInsightViews(config: SampleSettings): Promise<ReportView[]> {
   const delivery = readSampleDelivery();
@@ -110,9 +106,7 @@ export async function sampleInsightViews(config: SampleSettings): Promise<Report
       budgetMs: 0,
       clock: { now: () => Date.parse(delivery.report.created) },
       history: createSampleHistory(history),
-      chartReports: CHART_REPORTS,
-      storedFailures: async () => failures,
-      storedStates: async () => SAMPLE_STATES,
+      stored: async () => ({ failing: failures, states: SAMPLE_STATES }),
       waivers: async () => SAMPLE_WAIVERS,
     })(delivery);
   const enriched = await insights(buildSampleHistory(delivery), SAMPLE_FAILURES);
@@ -129,7 +123,7 @@ export async function sampleInsightViews(config: SampleSettings): Promise<Report
     attachMaxBytes: SAMPLE_CSV_MAX_BYTES,
     relayUrl: 'https://relay.example.com',
   };
-  return [enriched, missing].map((insights) => buildMailView(delivery, insights, options).view);
+  return [enriched, missing, undefined].map((insights) => buildMailView(delivery, insights, options).view);
 }
 
 /** The sample's series before it, newest first: report 28 (three more ntp-servers failures, gone since) and report 27. */
@@ -209,8 +203,8 @@ export function sampleDigestContents(timezone: string): DigestContent[] {
  * file and line, not at the first delivery. Rejects with {@link TemplateError}.
  */
 export async function verifyRouteTemplates(renderer: Renderer, config: SampleSettings & Pick<Config, 'routing'>): Promise<void> {
-  // The plain sample and the samples with enrichment and trend sections filled (every branch of the templates).
-  const views = [sampleDeliveryView(config), ...(await sampleInsightViews(config))];
+  // The samples with enrichment and trend sections filled, and the plain one (every branch of the templates).
+  const views = await sampleInsightViews(config);
   const digestViews = sampleDigestContents(config.mail.timezone).map(buildDigestView);
   const onRoute = (name: string) => views.map((view) => ({ ...view, route: { name, reminder: false, reason: 'sample' } }));
   // The digest set renders digests, not reports: it is checked with the sample digests only.

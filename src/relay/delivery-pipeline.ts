@@ -6,7 +6,6 @@ import {
   createNoticeComposer,
   createReportComposer,
   createReportInsights,
-  CHART_REPORTS,
   type ReportComposer,
   type ReportInsightsOptions,
 } from '../compose';
@@ -101,7 +100,7 @@ export function createRelayWaiverBook(config: Config, io: Pick<RelayIo, 'clock' 
 export function createRelayReportComposer(
   config: Config,
   io: Pick<RelayIo, 'clock' | 'logger'>,
-  deps: Pick<ReportInsightsOptions, 'history' | 'storedFailures' | 'storedStates' | 'onNetboxError'> & {
+  deps: Pick<ReportInsightsOptions, 'history' | 'stored' | 'onNetboxError'> & {
     renderer: Renderer;
     source: SourceConfig;
     netbox?: NetboxClient;
@@ -129,7 +128,6 @@ export function createRelayReportComposer(
       hasToken: source.netbox.token !== undefined,
       netboxUrl: source.netbox.url,
       budgetMs: config.netbox.enrichBudgetMs,
-      chartReports: CHART_REPORTS,
       logger: isDefault ? io.logger : io.logger.child({ source: source.name }),
       waivers: deps.waivers && ((options) => deps.waivers!.forReport(options)),
     }),

@@ -120,7 +120,7 @@ describe('a series of report mails, a digest and an owner mail in a real browser
     const history = SERIES.slice(0, 2).reverse().map(snapshotOf);
     const trend = buildTrend(snapshotOf(SERIES[2]), history);
     const recorded = { trend, current: snapshotOf(SERIES[2]), history, options: {} };
-    const insights = { kept: readFailures(SERIES[2]), failingKnown: true, recorded, chart: null, waivers: null };
+    const insights = { kept: readFailures(SERIES[2]), recorded, chart: null, waivers: null };
     const group = {
       route: 'owners',
       key: 'o-fra1',

@@ -1,14 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Handlebars from 'handlebars';
-import {
-  buildDigestView,
-  DIGEST_TEMPLATE_SET,
-  sampleDeliveryView,
-  sampleDigestContents,
-  sampleInsightViews,
-  type ReportView,
-} from '../../src/compose';
+import { buildDigestView, DIGEST_TEMPLATE_SET, sampleDigestContents, sampleInsightViews, type ReportView } from '../../src/compose';
 import { buildCompiledTemplatesFile, COMPILED_TEMPLATES_FILE, loadRenderer, type Renderer } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
 import { readBuildOutput } from '../helpers/build-output';
@@ -22,7 +15,7 @@ import { makeTempDir } from '../helpers/relay-harness';
  * read from the package only, never from a templates folder of the user's.
  */
 const config = { mail: { timezone: 'UTC' } as never, netbox: { url: 'https://netbox.example.com' } as never };
-const reportViews: ReportView[] = [sampleDeliveryView(config)];
+const reportViews: ReportView[] = [];
 beforeAll(async () => void reportViews.push(...(await sampleInsightViews(config))));
 const digestViews = sampleDigestContents('UTC').map(buildDigestView);
 let enriched: ReportView;

@@ -137,7 +137,6 @@ describe('the report composer and the trend chart', () => {
         hasToken: false,
         budgetMs: 1000,
         history: reportHistoryOf(store),
-        chartReports: 12,
         logger: createSilentLogger(),
       }),
     });
