@@ -1,4 +1,4 @@
-import { NetboxError, type NetboxClient, type RequestBudget } from '../netbox';
+import { NetboxError, readMajorVersions, type NetboxClient, type RequestBudget } from '../netbox';
 import { RelayError, type Logger } from '../shared';
 import { buildJobDelivery, buildNewDelivery, type CatchUpState, type MissedReportsNotice, type NewDelivery, type Store } from '../store';
 import { compareReportOrder, type ReportCursor } from '../trend';
@@ -167,7 +167,8 @@ async function listNewerReports(
   const newer: ListedReport[] = [];
   let newest: ListedReport | undefined;
   // The cursor keeps milliseconds: NetBox's microseconds may list the last seen report again, left out below.
-  const filtered = after !== null && (await filtersByCreated(client, budget));
+  // validity 3.0 added the reports list's filterset.
+  const filtered = after !== null && (await readMajorVersions(client, budget)).validity >= 3;
   const query = filtered
     ? `created__gt=${encodeURIComponent(new Date(after.createdMs).toISOString())}&ordering=created`
     : 'ordering=-created';
@@ -186,13 +187,6 @@ async function listNewerReports(
     budget,
   );
   return { newer: newer.sort(compareReportOrder), newest };
-}
-
-/** Whether NetBox's validity (its version in `/api/status/`) filters the reports list: 3.0 added its filterset. */
-async function filtersByCreated(client: NetboxClient, budget: RequestBudget): Promise<boolean> {
-  const status = (await client.getJson('/api/status/', budget)) as { plugins?: Record<string, unknown> } | null;
-  const validity = status?.plugins?.validity;
-  return typeof validity === 'string' && Number.parseInt(validity, 10) >= 3;
 }
 
 /** One entry of the list; anything without an id and a creation time is not validity's list. */

@@ -1,4 +1,12 @@
-import { buildResultsPath, chunkIds, NETBOX_PAGE_SIZE, NetboxError, type NetboxClient, type RequestBudget } from '../netbox';
+import {
+  buildResultsPath,
+  chunkIds,
+  NETBOX_PAGE_SIZE,
+  NetboxError,
+  readResultRefs,
+  type NetboxClient,
+  type RequestBudget,
+} from '../netbox';
 import { failingKeys, NO_PAIR_STATES, pairKey, type FailingPair, type PairStates, type ReportSnapshot } from '../trend';
 
 /**
@@ -123,7 +131,8 @@ export async function readPassedPairs(client: NetboxClient, resultsUrl: string, 
         buildResultsPath(resultsUrl, { passed: 'true', test_id: tests, device_id: devices, limit: NETBOX_PAGE_SIZE, omit: 'explanation' }),
         (page) => {
           for (const raw of page) {
-            const key = byIds.get(`${idOf(raw.test)}:${idOf(raw.device)}`);
+            const { testId, deviceId } = readResultRefs(raw);
+            const key = byIds.get(`${testId}:${deviceId}`);
             if (raw.passed === true && key !== undefined) passed.add(key);
           }
         },
@@ -183,9 +192,4 @@ function findRefusedFilter(error: unknown): 'test_id' | 'device_id' | null {
   if (!(error instanceof NetboxError) || error.status !== 400) return null;
   const detail = error.detail ?? '';
   return detail.startsWith('test_id:') ? 'test_id' : detail.startsWith('device_id:') ? 'device_id' : null;
-}
-
-function idOf(ref: unknown): number | null {
-  const id = ref && typeof ref === 'object' ? (ref as { id?: unknown }).id : undefined;
-  return typeof id === 'number' ? id : null;
 }

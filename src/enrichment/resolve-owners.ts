@@ -5,7 +5,7 @@ import {
   listDevices,
   listOwnedDevices,
   NetboxError,
-  readNetboxMajor,
+  readMajorVersions,
   type ContactAssignment,
   type NetboxClient,
   type NetboxDevice,
@@ -118,7 +118,8 @@ async function lookupOwners(
   const { client } = options;
   const devices = deviceIds.length ? await listDevices(client, deviceIds, budget) : [];
   if (queries.length === 0) return { status: 'ok', devices, contacts: [] };
-  const major = await readNetboxMajor(client, budget);
+  const major = (await readMajorVersions(client, budget)).netbox;
+  if (!Number.isFinite(major)) throw new NetboxError('PROTOCOL', 'NetBox /api/status/ has no netbox-version');
   const objects: Record<OwnerObjectType, number[]> = {
     'dcim.device': devices.map((d) => d.id),
     'dcim.site': devices.flatMap((d) => (d.site?.id != null ? [d.site.id] : [])),

@@ -1,3 +1,4 @@
+import { readResultRefs } from '../netbox';
 import { SEVERITY_ORDER, type Severity } from '../report';
 
 /** One failing result, as the mail, the CSV and the trend need it. */
@@ -78,21 +79,16 @@ export function createFailureSummarizer() {
 /** Reads a validity test result (NETBOX.md shape); null for a passing or unreadable one. */
 function readFailingResult(raw: Record<string, unknown>) {
   if (raw.passed !== false || typeof raw.id !== 'number') return null;
-  const test = (raw.test ?? {}) as Record<string, unknown>;
-  const device = (raw.device ?? {}) as Record<string, unknown>;
-  const severity =
-    typeof test.severity === 'string' && test.severity.toUpperCase() in SEVERITY_ORDER
-      ? (test.severity.toUpperCase() as Severity)
-      : 'MIDDLE';
-  const deviceName = pickName(device) ?? `device ${typeof device.id === 'number' ? device.id : '?'}`;
+  const { test, device, testId, deviceId, severity } = readResultRefs(raw);
+  const deviceName = pickName(device) ?? `device ${deviceId ?? '?'}`;
   // A dynamic pair is a second device the test compared against: name both, as validity's UI does.
   const pair = raw.dynamic_pair && typeof raw.dynamic_pair === 'object' ? pickName(raw.dynamic_pair as Record<string, unknown>) : undefined;
   return {
     resultId: raw.id,
     device: pair ? `${deviceName} ↔ ${pair}` : deviceName,
-    deviceId: typeof device.id === 'number' ? device.id : null,
-    test: pickName(test) ?? `test ${typeof test.id === 'number' ? test.id : '?'}`,
-    testId: typeof test.id === 'number' ? test.id : null,
+    deviceId,
+    test: pickName(test) ?? `test ${testId ?? '?'}`,
+    testId,
     severity,
   };
 }

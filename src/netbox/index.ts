@@ -1,7 +1,7 @@
 export { createNetboxClient, MAX_PAGE_KEPT_BYTES, type NetboxClient, type RequestBudget } from './netbox-client';
 export { NetboxError, describeTlsFailure, type NetboxErrorCode } from './netbox-error';
 export {
-  readNetboxMajor,
+  readMajorVersions,
   listDevices,
   listOwnedDevices,
   listContactAssignments,
@@ -9,6 +9,7 @@ export {
   countResultsPerDevice,
   buildResultsPath,
   chunkIds,
+  readResultRefs,
   NETBOX_PAGE_SIZE,
   type ContactAssignment,
   type NetboxRef,

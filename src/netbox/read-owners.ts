@@ -1,6 +1,5 @@
 import { SEVERITIES, type Severity } from '../report';
 import type { NetboxClient, RequestBudget } from './netbox-client';
-import { NetboxError } from './netbox-error';
 
 /** A related object as NetBox nests it (site, tenant, role, platform, tag): what routes match on. */
 export type NetboxRef = NonNullable<ReturnType<typeof readRef>>;
@@ -16,13 +15,6 @@ export type OwnerObject = { type: OwnerObjectType; id: number };
 
 /** One contact assignment (`/api/tenancy/contact-assignments/`): contact → object, with its role's slug and priority. */
 export type ContactAssignment = ReturnType<typeof readAssignment>[number];
-
-/** A contact (`/api/tenancy/contacts/`): the brief form nested in assignments has no e-mail. */
-interface NetboxContact {
-  id: number;
-  name: string;
-  email: string;
-}
 
 /** Ids per request: NetBox's filters (validity's `test_id`, `device_id` too) take a repeated parameter; 100 ids of up to 7 digits keep a query under 2.5 kB, below every proxy's URL limit. */
 const IDS_PER_REQUEST = 100;
@@ -51,20 +43,19 @@ export function buildResultsPath(resultsUrl: string, set: Record<string, string 
   return `${path}?${params.toString()}`;
 }
 
-/** NetBox's major version from `/api/status/`: contact assignments name their object's type differently in 3.x and 4.x. */
-export async function readNetboxMajor(client: NetboxClient, budget: RequestBudget): Promise<number> {
-  const status = (await client.getJson('/api/status/', budget)) as Record<string, unknown> | null;
-  const version = status?.['netbox-version'];
-  const major = typeof version === 'string' ? Number.parseInt(version, 10) : Number.NaN;
-  if (!Number.isFinite(major)) throw new NetboxError('PROTOCOL', 'NetBox /api/status/ has no netbox-version');
-  return major;
+/**
+ * NetBox's and validity's major versions from `/api/status/` (NaN when it names none): contact assignments name their
+ * object's type differently in NetBox 3.x and 4.x, and validity filters its reports list from 3.0.
+ */
+export async function readMajorVersions(client: NetboxClient, budget: RequestBudget): Promise<{ netbox: number; validity: number }> {
+  const status = (await client.getJson('/api/status/', budget)) as { 'netbox-version'?: unknown; plugins?: Record<string, unknown> } | null;
+  const major = (version: unknown) => (typeof version === 'string' ? Number.parseInt(version, 10) : Number.NaN);
+  return { netbox: major(status?.['netbox-version']), validity: major(status?.plugins?.validity) };
 }
 
 /** The devices with these ids, read in batches (`id=` repeated) following NetBox's `next` links. */
-export async function listDevices(client: NetboxClient, ids: readonly number[], budget: RequestBudget): Promise<NetboxDevice[]> {
-  const devices: NetboxDevice[] = [];
-  await streamListByIds(client, { path: '/api/dcim/devices/', param: 'id', ids }, budget, (raw) => devices.push(...readDevice(raw)));
-  return devices;
+export function listDevices(client: NetboxClient, ids: readonly number[], budget: RequestBudget): Promise<NetboxDevice[]> {
+  return listByIds(client, { path: '/api/dcim/devices/', param: 'id', ids }, budget, readDevice);
 }
 
 /**
@@ -89,12 +80,10 @@ export async function listOwnedDevices(
   ];
   for (const { type, param, refOf } of lists) {
     const ids = objects.filter((o) => o.type === type).map((o) => o.id);
-    await streamListByIds(client, { path: '/api/dcim/devices/', param, ids }, budget, (raw) => {
-      for (const device of readDevice(raw)) {
-        const ref = refOf(device)?.id;
-        if (ref != null) add(`${type}:${ref}`, device.id);
-      }
-    });
+    for (const device of await listByIds(client, { path: '/api/dcim/devices/', param, ids }, budget, readDevice)) {
+      const ref = refOf(device)?.id;
+      if (ref != null) add(`${type}:${ref}`, device.id);
+    }
   }
   return owned;
 }
@@ -109,33 +98,19 @@ export async function listContactAssignments(
   budget: RequestBudget,
   pageSize = NETBOX_PAGE_SIZE,
 ): Promise<ContactAssignment[]> {
-  const found: ContactAssignment[] = [];
   const wanted = new Set(query.objectIds);
   const filters: Record<string, string> = { [query.major >= 4 ? 'object_type' : 'content_type']: query.objectType, role: query.role };
   if (query.priority) filters.priority = query.priority;
   const list = { path: '/api/tenancy/contact-assignments/', param: 'object_id', ids: query.objectIds, filters, pageSize };
-  await streamListByIds(client, list, budget, (raw) => {
-    for (const a of readAssignment(raw)) {
-      const sameRole = a.role === query.role;
-      const samePriority = query.priority === undefined || a.priority === query.priority;
-      if (a.objectType === query.objectType && wanted.has(a.objectId) && sameRole && samePriority) found.push(a);
-    }
+  return (await listByIds(client, list, budget, readAssignment)).filter((a) => {
+    const samePriority = query.priority === undefined || a.priority === query.priority;
+    return a.objectType === query.objectType && wanted.has(a.objectId) && a.role === query.role && samePriority;
   });
-  return found;
 }
 
 /** The contacts with these ids (for their e-mail addresses), in batches. */
-export async function listContacts(client: NetboxClient, ids: readonly number[], budget: RequestBudget): Promise<NetboxContact[]> {
-  const contacts: NetboxContact[] = [];
-  await streamListByIds(client, { path: '/api/tenancy/contacts/', param: 'id', ids }, budget, (raw) => {
-    if (typeof raw.id !== 'number') return;
-    contacts.push({
-      id: raw.id,
-      name: typeof raw.name === 'string' ? raw.name : `contact ${raw.id}`,
-      email: typeof raw.email === 'string' ? raw.email.trim() : '',
-    });
-  });
-  return contacts;
+export function listContacts(client: NetboxClient, ids: readonly number[], budget: RequestBudget) {
+  return listByIds(client, { path: '/api/tenancy/contacts/', param: 'id', ids }, budget, readContact);
 }
 
 /**
@@ -152,14 +127,11 @@ export async function countResultsPerDevice(
     buildResultsPath(resultsUrl, { limit: NETBOX_PAGE_SIZE, omit: 'explanation' }),
     (page) => {
       for (const raw of page) {
-        const device = (raw.device as { id?: unknown } | null)?.id;
-        const named = (raw.test as { severity?: unknown } | null)?.severity;
-        const severity = typeof named === 'string' ? named.toUpperCase() : '';
-        if (typeof device !== 'number') continue;
-        const counts = perDevice.get(device) ?? { HIGH: 0, MIDDLE: 0, LOW: 0 };
-        // As the failing results are read: a severity validity does not name counts as its default, MIDDLE.
-        counts[(SEVERITIES as readonly string[]).includes(severity) ? (severity as Severity) : 'MIDDLE'] += 1;
-        perDevice.set(device, counts);
+        const { deviceId, severity } = readResultRefs(raw);
+        if (deviceId === null) continue;
+        const counts = perDevice.get(deviceId) ?? { HIGH: 0, MIDDLE: 0, LOW: 0 };
+        counts[severity] += 1;
+        perDevice.set(deviceId, counts);
       }
     },
     budget,
@@ -167,19 +139,36 @@ export async function countResultsPerDevice(
   return perDevice;
 }
 
-/** Streams the list at `path` for these ids, {@link IDS_PER_REQUEST} at a time (`param` repeated, the filters beside it). */
-async function streamListByIds(
+/** Reads the list at `path` for these ids, {@link IDS_PER_REQUEST} at a time (`param` repeated, the filters beside it), each row with `read`. */
+async function listByIds<T>(
   client: NetboxClient,
   list: { path: string; param: string; ids: readonly number[]; filters?: Record<string, string>; pageSize?: number },
   budget: RequestBudget,
-  onRow: (raw: Record<string, unknown>) => void,
-): Promise<void> {
+  read: (raw: Record<string, unknown>) => T[],
+): Promise<T[]> {
+  const rows: T[] = [];
   for (const ids of chunkIds([...new Set(list.ids)].sort((a, b) => a - b))) {
     const query = new URLSearchParams(ids.map((id): [string, string] => [list.param, String(id)]));
     for (const [name, value] of Object.entries(list.filters ?? {})) query.set(name, value);
     query.set('limit', String(list.pageSize ?? NETBOX_PAGE_SIZE));
-    await client.streamList(`${list.path}?${query.toString()}`, (page) => page.forEach(onRow), budget);
+    await client.streamList(`${list.path}?${query.toString()}`, (page) => page.forEach((raw) => rows.push(...read(raw))), budget);
   }
+  return rows;
+}
+
+/** A validity test result's nested test and device (empty when absent), their ids, and the test's severity. */
+export function readResultRefs(raw: Record<string, unknown>) {
+  const test = (raw.test ?? {}) as Record<string, unknown>;
+  const device = (raw.device ?? {}) as Record<string, unknown>;
+  const named = typeof test.severity === 'string' ? test.severity.toUpperCase() : '';
+  return {
+    test,
+    device,
+    testId: typeof test.id === 'number' ? test.id : null,
+    deviceId: typeof device.id === 'number' ? device.id : null,
+    // A severity validity does not name counts as its default, MIDDLE.
+    severity: (SEVERITIES as readonly string[]).includes(named) ? (named as Severity) : 'MIDDLE',
+  };
 }
 
 function readRef(raw: unknown) {
@@ -205,6 +194,13 @@ function readDevice(raw: Record<string, unknown>) {
       tags: Array.isArray(raw.tags) ? raw.tags.map(readRef).filter((t): t is NetboxRef => t !== null) : [],
     },
   ];
+}
+
+/** A contact (`/api/tenancy/contacts/`): the brief form nested in assignments has no e-mail. */
+function readContact(raw: Record<string, unknown>) {
+  if (typeof raw.id !== 'number') return [];
+  const name = typeof raw.name === 'string' ? raw.name : `contact ${raw.id}`;
+  return [{ id: raw.id, name, email: typeof raw.email === 'string' ? raw.email.trim() : '' }];
 }
 
 function readAssignment(raw: Record<string, unknown>) {
