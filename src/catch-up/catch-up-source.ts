@@ -1,4 +1,4 @@
-import { NetboxError, readMajorVersions, type NetboxClient, type RequestBudget } from '../netbox';
+import { buildListPath, NetboxError, readMajorVersions, type NetboxClient, type RequestBudget } from '../netbox';
 import { RelayError, type Logger } from '../shared';
 import { buildJobDelivery, buildNewDelivery, type CatchUpState, type MissedReportsNotice, type NewDelivery, type Store } from '../store';
 import { compareReportOrder, type ReportCursor } from '../trend';
@@ -166,14 +166,14 @@ async function listNewerReports(
 ): Promise<{ newer: ListedReport[]; newest: ListedReport | undefined }> {
   const newer: ListedReport[] = [];
   let newest: ListedReport | undefined;
-  // The cursor keeps milliseconds: NetBox's microseconds may list the last seen report again, left out below.
   // validity 3.0 added the reports list's filterset.
   const filtered = after !== null && (await readMajorVersions(client, budget)).validity >= 3;
-  const query = filtered
-    ? `created__gt=${encodeURIComponent(new Date(after.createdMs).toISOString())}&ordering=created`
-    : 'ordering=-created';
+  // The cursor keeps milliseconds: NetBox's microseconds may list the last seen report again, left out below.
+  const query: Record<string, string> = filtered
+    ? { created__gt: new Date(after.createdMs).toISOString(), ordering: 'created' }
+    : { ordering: '-created' };
   await client.streamList(
-    `${REPORTS_PATH}?${query}`,
+    buildListPath(REPORTS_PATH, query),
     (results) => {
       let reachedSeen = after === null;
       for (const item of results) {

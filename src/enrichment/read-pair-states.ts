@@ -1,12 +1,4 @@
-import {
-  buildResultsPath,
-  chunkIds,
-  NETBOX_PAGE_SIZE,
-  NetboxError,
-  readResultRefs,
-  type NetboxClient,
-  type RequestBudget,
-} from '../netbox';
+import { buildListPath, chunkIds, NETBOX_PAGE_SIZE, NetboxError, readResultRefs, type NetboxClient, type RequestBudget } from '../netbox';
 import { failingKeys, NO_PAIR_STATES, pairKey, type FailingPair, type PairStates, type ReportSnapshot } from '../trend';
 
 /**
@@ -46,7 +38,7 @@ export async function readPairStates(options: {
   for (const pair of options.current) if (beforeKeys.has(pairKey(pair))) before.set(pairKey(pair), true);
   const sides = [
     { pairs: gone, url: options.resultsUrl, map: now },
-    { pairs: appeared, url: buildResultsPath(options.resultsUrl, { report_id: options.previous.reportId }), map: before },
+    { pairs: appeared, url: buildListPath(options.resultsUrl, { report_id: options.previous.reportId }), map: before },
   ];
   for (const side of sides) {
     if (side.pairs.length === 0) continue;
@@ -83,7 +75,7 @@ const RESULTS_REMOVED = "validity removed this run's results from NetBox after s
 
 /** How many results NetBox lists for the report of `resultsUrl` (one brief result asked). */
 async function countResults(client: NetboxClient, resultsUrl: string, budget: RequestBudget): Promise<number | null> {
-  const page = (await client.getJson(buildResultsPath(resultsUrl, { limit: 1, brief: 1 }), budget)) as { count?: unknown } | null;
+  const page = (await client.getJson(buildListPath(resultsUrl, { limit: 1, brief: 1 }), budget)) as { count?: unknown } | null;
   return typeof page?.count === 'number' ? page.count : null;
 }
 
@@ -128,7 +120,7 @@ export async function readPassedPairs(client: NetboxClient, resultsUrl: string, 
   const ask = async (tests: number[], devices: number[]): Promise<void> => {
     try {
       await client.streamList(
-        buildResultsPath(resultsUrl, { passed: 'true', test_id: tests, device_id: devices, limit: NETBOX_PAGE_SIZE, omit: 'explanation' }),
+        buildListPath(resultsUrl, { passed: 'true', test_id: tests, device_id: devices, limit: NETBOX_PAGE_SIZE, omit: 'explanation' }),
         (page) => {
           for (const raw of page) {
             const { testId, deviceId } = readResultRefs(raw);

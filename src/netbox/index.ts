@@ -1,4 +1,5 @@
-export { createNetboxClient, MAX_PAGE_KEPT_BYTES, type NetboxClient, type RequestBudget } from './netbox-client';
+export { createNetboxClient, type NetboxClient, type RequestBudget } from './netbox-client';
+export { MAX_PAGE_KEPT_BYTES } from './parse-page-stream';
 export { NetboxError, describeTlsFailure, type NetboxErrorCode } from './netbox-error';
 export {
   readMajorVersions,
@@ -7,7 +8,7 @@ export {
   listContactAssignments,
   listContacts,
   countResultsPerDevice,
-  buildResultsPath,
+  buildListPath,
   chunkIds,
   readResultRefs,
   NETBOX_PAGE_SIZE,

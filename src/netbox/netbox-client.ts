@@ -36,7 +36,7 @@ export interface RequestBudget {
 }
 
 /** Receives each complete page's results; answering `false` stops the list there. */
-type PageHandler = (results: Record<string, unknown>[], page: { count: number | null; index: number }) => unknown;
+type PageHandler = (results: Record<string, unknown>[]) => unknown;
 type ListTotals = { pages: number; items: number; count: number | null };
 
 /** A read-only NetBox REST API client for what the relay needs: single documents and paginated lists. */
@@ -44,16 +44,8 @@ export type NetboxClient = ReturnType<typeof createNetboxClient>;
 
 /** Largest number of pages followed: a `next` loop in a broken proxy must not run forever. */
 const MAX_PAGES = 10_000;
-/** Largest page accepted: 1000 results with large explanations, skipped as they stream. */
-const MAX_PAGE_BYTES = 256 * 1024 * 1024;
 /** Largest non-list document accepted. */
 const MAX_DOCUMENT_BYTES = 1024 * 1024;
-
-/**
- * What one page may hold in memory (1,000 results without explanations are about 0.6 MB, 1,000 devices
- * about 3 MB): a NetBox sending more is treated as broken, its page refused (PROTOCOL).
- */
-export const MAX_PAGE_KEPT_BYTES = 16 * 1024 * 1024;
 
 /** What every request of one client needs: the options resolved once, with their defaults. */
 type ClientContext = Required<Pick<NetboxClientOptions, 'timeoutMs' | 'maxAttempts' | 'retryBaseMs' | 'agent' | 'clock'>> & {
@@ -238,13 +230,9 @@ async function streamPages(context: ClientContext, pathOrUrl: string, onPage: Pa
       throw new NetboxError('PROTOCOL', `NetBox's "next" links loop (${url.pathname}${url.search})`);
     seen.add(url.href);
     const pageUrl: URL = url;
-    const page = await withRetries(
-      context,
-      async () => parsePageStream(await openResponse(context, pageUrl, budget), MAX_PAGE_BYTES, MAX_PAGE_KEPT_BYTES),
-      budget,
-    );
+    const page = await withRetries(context, async () => parsePageStream(await openResponse(context, pageUrl, budget)), budget);
     count ??= page.count;
-    const more = onPage(page.results, { count, index: pages });
+    const more = onPage(page.results);
     pages += 1;
     items += page.results.length;
     url = more === false ? null : page.next ? resolveUrl(context, page.next, { rebaseForeignOrigin: true }) : null;

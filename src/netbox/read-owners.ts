@@ -29,13 +29,13 @@ export function chunkIds(ids: readonly number[]): number[][] {
 export const NETBOX_PAGE_SIZE = 1000;
 
 /**
- * A report's `results_url` with these query parameters set (an array's ids each appended), a fragment dropped: only the
- * query is touched, the path stays exactly as the webhook gave it, for the client to check against NETBOX_URL.
+ * A NetBox list's path (a report's `results_url`, say) with these query parameters set (an array's ids each appended), a
+ * fragment dropped: only the query is touched, the path stays exactly as given (by the webhook), for the client to check against NETBOX_URL.
  */
-export function buildResultsPath(resultsUrl: string, set: Record<string, string | number | readonly number[]>): string {
-  const cut = resultsUrl.search(/[?#]/);
-  const path = cut === -1 ? resultsUrl : resultsUrl.slice(0, cut);
-  const params = new URLSearchParams(cut === -1 || resultsUrl[cut] === '#' ? '' : resultsUrl.slice(cut + 1).split('#', 1)[0]);
+export function buildListPath(listUrl: string, set: Record<string, string | number | readonly number[]>): string {
+  const cut = listUrl.search(/[?#]/);
+  const path = cut === -1 ? listUrl : listUrl.slice(0, cut);
+  const params = new URLSearchParams(cut === -1 || listUrl[cut] === '#' ? '' : listUrl.slice(cut + 1).split('#', 1)[0]);
   for (const [name, value] of Object.entries(set)) {
     if (typeof value === 'object') for (const id of value) params.append(name, String(id));
     else params.set(name, String(value));
@@ -124,7 +124,7 @@ export async function countResultsPerDevice(
 ): Promise<Map<number, Record<Severity, number>>> {
   const perDevice = new Map<number, Record<Severity, number>>();
   await client.streamList(
-    buildResultsPath(resultsUrl, { limit: NETBOX_PAGE_SIZE, omit: 'explanation' }),
+    buildListPath(resultsUrl, { limit: NETBOX_PAGE_SIZE, omit: 'explanation' }),
     (page) => {
       for (const raw of page) {
         const { deviceId, severity } = readResultRefs(raw);
@@ -148,10 +148,8 @@ async function listByIds<T>(
 ): Promise<T[]> {
   const rows: T[] = [];
   for (const ids of chunkIds([...new Set(list.ids)].sort((a, b) => a - b))) {
-    const query = new URLSearchParams(ids.map((id): [string, string] => [list.param, String(id)]));
-    for (const [name, value] of Object.entries(list.filters ?? {})) query.set(name, value);
-    query.set('limit', String(list.pageSize ?? NETBOX_PAGE_SIZE));
-    await client.streamList(`${list.path}?${query.toString()}`, (page) => page.forEach((raw) => rows.push(...read(raw))), budget);
+    const path = buildListPath(list.path, { [list.param]: ids, ...list.filters, limit: list.pageSize ?? NETBOX_PAGE_SIZE });
+    await client.streamList(path, (page) => page.forEach((raw) => rows.push(...read(raw))), budget);
   }
   return rows;
 }
