@@ -26,13 +26,14 @@ interface OwnerQuery {
 /** A contact with an e-mail address, assigned to an object that owns failing devices. */
 export type OwnerContact = ContactAssignment & { contactName: string; email: string };
 
+/** Why NetBox could not say, in one line for the mail and the log. */
+type LookupMissing = { status: 'missing'; code: string; reason: string };
+
 /** What NetBox says about a report's failing devices and their owners, or why it could not say. */
-export type OwnerLookup =
-  { status: 'ok'; devices: NetboxDevice[]; contacts: OwnerContact[] } | { status: 'missing'; code: string; reason: string };
+export type OwnerLookup = { status: 'ok'; devices: NetboxDevice[]; contacts: OwnerContact[] } | LookupMissing;
 
 /** Each device's results in the report per severity (a device absent has none), or why NetBox could not count them. */
-export type ResultCounts =
-  { status: 'ok'; perDevice: Map<number, Record<Severity, number>> } | { status: 'missing'; code: string; reason: string };
+export type ResultCounts = { status: 'ok'; perDevice: Map<number, Record<Severity, number>> } | LookupMissing;
 
 /**
  * Owner look-ups bound to one delivery's budget (measured from the first request). Each reads in bulk, for every
@@ -156,7 +157,7 @@ function describeLookupFailure(
   error: unknown,
   options: OwnerResolverOptions,
   what: 'devices and contacts' | "the report's results",
-): { status: 'missing'; code: string; reason: string } {
+): LookupMissing {
   const failed = `reading ${what} from NetBox failed (${(error as Error)?.message ?? String(error)})`;
   if (!(error instanceof NetboxError)) return { status: 'missing', code: 'PROTOCOL', reason: failed };
   const seconds = Math.round(options.budgetMs / 100) / 10;

@@ -1,25 +1,14 @@
 import { readResultRefs } from '../netbox';
-import { SEVERITY_ORDER, type Severity } from '../report';
+import { SEVERITY_ORDER } from '../report';
 
 /** One failing result, as the mail, the CSV and the trend need it. */
 export type FailingResult = NonNullable<ReturnType<typeof readFailingResult>>;
 
-/** One failing test and the devices it fails on. */
-interface FailingTest {
-  testId: number | null;
-  name: string;
-  severity: Severity;
-  /** Devices this test fails on (results, to be exact: a dynamic pair counts once). */
-  failingDevices: number;
-  /** The first few failing results, in the order NetBox listed them. */
-  firstResults: FailingResult[];
-}
-
-interface DeviceFailures {
-  deviceId: number | null;
-  name: string;
-  failures: number;
-}
+/**
+ * One failing test: the devices it fails on (results, to be exact: a dynamic pair counts once) and the first few failing
+ * results, in the order NetBox listed them.
+ */
+type FailingTest = Pick<FailingResult, 'testId' | 'severity'> & { name: string; failingDevices: number; firstResults: FailingResult[] };
 
 /** What the failing results of one report say, computed in one pass as the pages stream in. */
 export type FailureSummary = ReturnType<ReturnType<typeof createFailureSummarizer>['finish']>;
@@ -34,7 +23,7 @@ const FIRST_RESULTS_PER_TEST = 5;
 export function createFailureSummarizer() {
   const results: FailingResult[] = [];
   const tests = new Map<string, FailingTest>();
-  const devices = new Map<string, DeviceFailures>();
+  const devices = new Map<string, { deviceId: number | null; name: string; failures: number }>();
   const addResult = (result: FailingResult) => {
     results.push(result);
     const testKey = result.testId !== null ? `#${result.testId}` : `n:${result.test}`;
