@@ -4,8 +4,8 @@ import { setTimeout as wait } from 'node:timers/promises';
 import type { IncomingMessage } from 'node:http';
 import type * as HttpProxyAgentModule from 'http-proxy-agent';
 import type * as HttpsProxyAgentModule from 'https-proxy-agent';
-import { buildNetboxUrl, parseNetboxBase, type BuildNetboxUrlOptions, type NetboxBase } from '../report';
-import { chooseProxy, createSecretMask, describeProxyUrl, systemClock, type Clock, type ProxySettings, type SecretMask } from '../shared';
+import { buildNetboxUrl, parseNetboxBase, type BuildNetboxUrlOptions } from '../report';
+import { chooseProxy, createSecretMask, describeProxyUrl, systemClock, type Clock, type ProxySettings } from '../shared';
 import { NetboxError, classifyNetboxStatus, describeTlsFailure } from './netbox-error';
 import { parsePageStream } from './parse-page-stream';
 
@@ -48,15 +48,7 @@ const MAX_PAGES = 10_000;
 const MAX_DOCUMENT_BYTES = 1024 * 1024;
 
 /** What every request of one client needs: the options resolved once, with their defaults. */
-type ClientContext = Required<Pick<NetboxClientOptions, 'timeoutMs' | 'maxAttempts' | 'retryBaseMs' | 'agent' | 'clock'>> & {
-  base: NetboxBase;
-  ca?: string | Buffer;
-  /** The proxy NetBox is reached through (no credentials), named when it cannot be reached. */
-  proxy?: string;
-  authorization?: string;
-  /** Hides the token in what NetBox (or a proxy before it) answers: a 403's `detail` may echo the header. */
-  mask: SecretMask;
-};
+type ClientContext = ReturnType<typeof resolveOptions>;
 
 const HEADERS: Readonly<Record<string, string>> = { Accept: 'application/json', 'User-Agent': 'compliance-relay' };
 
@@ -65,22 +57,8 @@ const HEADERS: Readonly<Record<string, string>> = { Accept: 'application/json', 
  * transient failures are retried (exponential pauses) only while the deadline leaves room.
  */
 export function createNetboxClient(options: NetboxClientOptions) {
-  const base = parseNetboxBase(options.url);
-  const proxyUrl = options.proxy && chooseProxy(base.origin, options.proxy);
-  const agent = options.agent ?? createNetboxAgent(base.origin, proxyUrl, { keepAlive: true, maxSockets: 4 });
-  const context: ClientContext = {
-    base,
-    agent,
-    ca: options.ca,
-    proxy: proxyUrl && describeProxyUrl(proxyUrl),
-    clock: options.clock ?? systemClock,
-    timeoutMs: options.timeoutMs,
-    // NetBox takes v2 tokens (`nbt_` prefix, 4.5+) as `Bearer`, legacy keys as `Token`.
-    authorization: options.token && `${options.token.startsWith('nbt_') ? 'Bearer' : 'Token'} ${options.token}`,
-    mask: createSecretMask([options.token]),
-    maxAttempts: options.maxAttempts ?? 3,
-    retryBaseMs: options.retryBaseMs ?? 250,
-  };
+  const context = resolveOptions(options);
+  const { base, agent } = context;
   return {
     /** NETBOX_URL without a trailing slash. */
     url: `${base.origin}${base.basePath}`,
@@ -104,6 +82,26 @@ export function createNetboxClient(options: NetboxClientOptions) {
      */
     streamList: (pathOrUrl: string, onPage: PageHandler, budget: RequestBudget): Promise<ListTotals> =>
       streamPages(context, pathOrUrl, onPage, budget),
+  };
+}
+
+function resolveOptions(options: NetboxClientOptions) {
+  const base = parseNetboxBase(options.url);
+  const proxyUrl = options.proxy && chooseProxy(base.origin, options.proxy);
+  return {
+    base,
+    agent: options.agent ?? createNetboxAgent(base.origin, proxyUrl, { keepAlive: true, maxSockets: 4 }),
+    ca: options.ca,
+    /** The proxy NetBox is reached through (no credentials), named when it cannot be reached. */
+    proxy: proxyUrl && describeProxyUrl(proxyUrl),
+    clock: options.clock ?? systemClock,
+    timeoutMs: options.timeoutMs,
+    // NetBox takes v2 tokens (`nbt_` prefix, 4.5+) as `Bearer`, legacy keys as `Token`.
+    authorization: options.token && `${options.token.startsWith('nbt_') ? 'Bearer' : 'Token'} ${options.token}`,
+    /** Hides the token in what NetBox (or a proxy before it) answers: a 403's `detail` may echo the header. */
+    mask: createSecretMask([options.token]),
+    maxAttempts: options.maxAttempts ?? 3,
+    retryBaseMs: options.retryBaseMs ?? 250,
   };
 }
 
