@@ -121,21 +121,21 @@ async function lookupOwners(
   if (queries.length === 0) return { status: 'ok', devices, contacts: [] };
   const major = (await readMajorVersions(client, budget)).netbox;
   if (!Number.isFinite(major)) throw new NetboxError('PROTOCOL', 'NetBox /api/status/ has no netbox-version');
-  const objects: Record<OwnerObjectType, number[]> = {
-    'dcim.device': devices.map((d) => d.id),
-    'dcim.site': devices.flatMap((d) => (d.site?.id != null ? [d.site.id] : [])),
-    'tenancy.tenant': devices.flatMap((d) => (d.tenant?.id != null ? [d.tenant.id] : [])),
+  // Per word a route uses, the owning objects' NetBox type and ids.
+  const objects: Record<OwnerQuery['on'][number], { objectType: OwnerObjectType; ids: number[] }> = {
+    device: { objectType: 'dcim.device', ids: devices.map((d) => d.id) },
+    site: { objectType: 'dcim.site', ids: devices.flatMap((d) => (d.site?.id != null ? [d.site.id] : [])) },
+    tenant: { objectType: 'tenancy.tenant', ids: devices.flatMap((d) => (d.tenant?.id != null ? [d.tenant.id] : [])) },
   };
-  const types: Record<OwnerQuery['on'][number], OwnerObjectType> = { device: 'dcim.device', site: 'dcim.site', tenant: 'tenancy.tenant' };
   const asked = new Set<string>();
   const assignments = [];
   for (const query of queries) {
     for (const on of query.on) {
-      const objectType = types[on];
+      const { objectType, ids } = objects[on];
       const key = `${objectType}|${query.role}|${query.priority ?? ''}`;
-      if (asked.has(key) || objects[objectType].length === 0) continue;
+      if (asked.has(key) || ids.length === 0) continue;
       asked.add(key);
-      const q = { major, objectType, objectIds: objects[objectType], role: query.role, priority: query.priority };
+      const q = { major, objectType, objectIds: ids, role: query.role, priority: query.priority };
       assignments.push(...(await listContactAssignments(client, q, budget)));
     }
   }

@@ -37,7 +37,6 @@ export interface RequestBudget {
 
 /** Receives each complete page's results; answering `false` stops the list there. */
 type PageHandler = (results: Record<string, unknown>[]) => unknown;
-type ListTotals = { pages: number; items: number; count: number | null };
 
 /** A read-only NetBox REST API client for what the relay needs: single documents and paginated lists. */
 export type NetboxClient = ReturnType<typeof createNetboxClient>;
@@ -80,8 +79,7 @@ export function createNetboxClient(options: NetboxClientOptions) {
      * page's results (explanations dropped) once the page is complete, so a page retried after a reset
      * is never delivered twice.
      */
-    streamList: (pathOrUrl: string, onPage: PageHandler, budget: RequestBudget): Promise<ListTotals> =>
-      streamPages(context, pathOrUrl, onPage, budget),
+    streamList: (pathOrUrl: string, onPage: PageHandler, budget: RequestBudget) => streamPages(context, pathOrUrl, onPage, budget),
   };
 }
 
@@ -217,7 +215,7 @@ async function fetchJson(context: ClientContext, pathOrUrl: string, budget: Requ
 }
 
 /** Follows a list's `next` links from `pathOrUrl`, handing each complete page to `onPage` (see NetboxClient.streamList). */
-async function streamPages(context: ClientContext, pathOrUrl: string, onPage: PageHandler, budget: RequestBudget): Promise<ListTotals> {
+async function streamPages(context: ClientContext, pathOrUrl: string, onPage: PageHandler, budget: RequestBudget) {
   let url: URL | null = resolveUrl(context, pathOrUrl);
   const seen = new Set<string>();
   let pages = 0;

@@ -1,13 +1,6 @@
 import type { Readable } from 'node:stream';
 import { NetboxError } from './netbox-error';
 
-/** One page of a NetBox list: `{count, next, previous, results}`. */
-interface NetboxPage {
-  count: number | null;
-  next: string | null;
-  results: Record<string, unknown>[];
-}
-
 /** Keys of a result whose values are skipped unread: validity's `explanation` can be megabytes per result. */
 const DROPPED_RESULT_KEYS = new Set(['explanation', 'custom_fields']);
 /** Largest page accepted: 1000 results with large explanations, skipped as they stream. */
@@ -187,8 +180,8 @@ class PageScanner {
     } else if (this.inResults && this.depth === 1) this.inResults = false;
   }
 
-  /** Ends the page: throws PROTOCOL unless it was one complete JSON object with a `results` list. */
-  finish(): NetboxPage {
+  /** Ends the page (NetBox's `{count, next, previous, results}`): throws PROTOCOL unless it was one complete JSON object with a `results` list. */
+  finish() {
     if (this.depth !== 0 || this.inString) throw new NetboxError('PROTOCOL', 'NetBox sent a page that ends in the middle of its JSON');
     let page: { count?: unknown; next?: unknown; results?: unknown };
     try {
@@ -244,7 +237,7 @@ function backslashesBefore(chunk: Buffer, end: number, start: number): number {
 }
 
 /** Reads one page from a byte stream with {@link PageScanner}, refusing more than MAX_PAGE_BYTES read or MAX_PAGE_KEPT_BYTES kept. */
-export async function parsePageStream(body: Readable): Promise<NetboxPage> {
+export async function parsePageStream(body: Readable) {
   const scanner = new PageScanner();
   let bytes = 0;
   try {
