@@ -64,10 +64,7 @@ export async function catchUpSource(state: CatchUpState, context: SourceCatchUpC
  * Fetches each report, oldest first, and queues it as its webhook would have been: how many were queued now (`mailed`
  * counts those a run cut short queued too), and the ids of those NetBox no longer had or served in a form the webhook refuses.
  */
-async function queueMissedReports(
-  reports: readonly ListedReport[],
-  context: SourceCatchUpContext,
-): Promise<{ queued: number; mailed: number; deleted: number[]; refused: number[] }> {
+async function queueMissedReports(reports: readonly ListedReport[], context: SourceCatchUpContext) {
   const { logger, source } = context;
   const found = { queued: 0, mailed: 0, deleted: [] as number[], refused: [] as number[] };
   for (const report of reports) {

@@ -84,7 +84,7 @@ export function createOwnerResolver(options: OwnerResolverOptions): (reportKey: 
       async lookup(deviceIds, queries) {
         const key = `${reportKey}|owners|${idsKey(deviceIds)}|${JSON.stringify(queries)}`;
         try {
-          return await cached(key, () => lookupOwners(options, deviceIds, queries, startBudget()));
+          return await cached(key, () => lookupOwners(options.client, deviceIds, queries, startBudget()));
         } catch (error) {
           return describeLookupFailure(error, options, 'devices and contacts');
         }
@@ -111,12 +111,11 @@ export function createOwnerResolver(options: OwnerResolverOptions): (reportKey: 
 }
 
 async function lookupOwners(
-  options: OwnerResolverOptions,
+  client: NetboxClient,
   deviceIds: readonly number[],
   queries: readonly OwnerQuery[],
   budget: RequestBudget,
 ): Promise<OwnerLookup> {
-  const { client } = options;
   const devices = deviceIds.length ? await listDevices(client, deviceIds, budget) : [];
   if (queries.length === 0) return { status: 'ok', devices, contacts: [] };
   const major = (await readMajorVersions(client, budget)).netbox;

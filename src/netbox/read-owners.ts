@@ -62,11 +62,7 @@ export function listDevices(client: NetboxClient, ids: readonly number[], budget
  * Every device NetBox lists for these objects (a device itself, a site's, a tenant's), keyed `<type>:<id>`: each
  * owner's devices, failing or not, read for all objects at once (`site_id`/`tenant_id` repeated), never one per owner.
  */
-export async function listOwnedDevices(
-  client: NetboxClient,
-  objects: readonly OwnerObject[],
-  budget: RequestBudget,
-): Promise<Map<string, number[]>> {
+export async function listOwnedDevices(client: NetboxClient, objects: readonly OwnerObject[], budget: RequestBudget) {
   const owned = new Map<string, number[]>();
   const add = (key: string, id: number) => {
     const ids = owned.get(key);
@@ -117,11 +113,7 @@ export function listContacts(client: NetboxClient, ids: readonly number[], budge
  * Each device's results in a report, counted per severity, from one read of the whole report (pages of
  * {@link NETBOX_PAGE_SIZE}, no explanations): any set of devices is then counted without asking NetBox again.
  */
-export async function countResultsPerDevice(
-  client: NetboxClient,
-  resultsUrl: string,
-  budget: RequestBudget,
-): Promise<Map<number, Record<Severity, number>>> {
+export async function countResultsPerDevice(client: NetboxClient, resultsUrl: string, budget: RequestBudget) {
   const perDevice = new Map<number, Record<Severity, number>>();
   await client.streamList(
     buildListPath(resultsUrl, { limit: NETBOX_PAGE_SIZE, omit: 'explanation' }),
