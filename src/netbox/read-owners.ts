@@ -92,12 +92,11 @@ export async function listContactAssignments(
   client: NetboxClient,
   query: { major: number; objectType: OwnerObjectType; objectIds: readonly number[]; role: string; priority?: string },
   budget: RequestBudget,
-  pageSize = NETBOX_PAGE_SIZE,
 ): Promise<ContactAssignment[]> {
   const wanted = new Set(query.objectIds);
   const filters: Record<string, string> = { [query.major >= 4 ? 'object_type' : 'content_type']: query.objectType, role: query.role };
   if (query.priority) filters.priority = query.priority;
-  const list = { path: '/api/tenancy/contact-assignments/', param: 'object_id', ids: query.objectIds, filters, pageSize };
+  const list = { path: '/api/tenancy/contact-assignments/', param: 'object_id', ids: query.objectIds, filters };
   return (await listByIds(client, list, budget, readAssignment)).filter((a) => {
     const samePriority = query.priority === undefined || a.priority === query.priority;
     return a.objectType === query.objectType && wanted.has(a.objectId) && a.role === query.role && samePriority;
@@ -134,13 +133,13 @@ export async function countResultsPerDevice(client: NetboxClient, resultsUrl: st
 /** Reads the list at `path` for these ids, {@link IDS_PER_REQUEST} at a time (`param` repeated, the filters beside it), each row with `read`. */
 async function listByIds<T>(
   client: NetboxClient,
-  list: { path: string; param: string; ids: readonly number[]; filters?: Record<string, string>; pageSize?: number },
+  list: { path: string; param: string; ids: readonly number[]; filters?: Record<string, string> },
   budget: RequestBudget,
   read: (raw: Record<string, unknown>) => T[],
 ): Promise<T[]> {
   const rows: T[] = [];
   for (const ids of chunkIds([...new Set(list.ids)].sort((a, b) => a - b))) {
-    const path = buildListPath(list.path, { [list.param]: ids, ...list.filters, limit: list.pageSize ?? NETBOX_PAGE_SIZE });
+    const path = buildListPath(list.path, { [list.param]: ids, ...list.filters, limit: NETBOX_PAGE_SIZE });
     await client.streamList(path, (page) => page.forEach((raw) => rows.push(...read(raw))), budget);
   }
   return rows;
