@@ -1,4 +1,4 @@
-import { NetboxError, type NetboxClient, type RequestBudget } from '../netbox';
+import { buildListPath, NetboxError, readMajorVersions, type NetboxClient, type RequestBudget } from '../netbox';
 import { RelayError, type Logger } from '../shared';
 import { buildJobDelivery, buildNewDelivery, type CatchUpState, type MissedReportsNotice, type NewDelivery, type Store } from '../store';
 import { compareReportOrder, type ReportCursor } from '../trend';
@@ -31,32 +31,30 @@ const MAX_GAP_IDS = 1_000;
  * Resolves with how many were queued now, and where the next catch-up starts.
  */
 export async function catchUpSource(state: CatchUpState, context: SourceCatchUpContext): Promise<{ queued: number; seen: ReportCursor }> {
-  const { logger } = context;
   const after = state.seen ?? (await newestReceived(context));
-  const listing = await listNewerReports(context.client, after, context.budget);
+  const newer = await listNewerReports(context.client, after, context.budget);
+  const newest = newer.at(-1);
+  const seen = newest ? { createdMs: newest.createdMs, reportId: newest.reportId } : (after ?? { createdMs: 0, reportId: 0 });
   if (!after) {
-    const seen = { createdMs: listing.newest?.createdMs ?? 0, reportId: listing.newest?.reportId ?? 0 };
-    logger.info(
-      { source: context.source, reportId: listing.newest?.reportId ?? null },
-      listing.newest
-        ? `catch-up starts at NetBox's newest report ${listing.newest.reportId}: older reports are not mailed`
+    context.logger.info(
+      { source: context.source, reportId: newest?.reportId ?? null },
+      newest
+        ? `catch-up starts at NetBox's newest report ${newest.reportId}: older reports are not mailed`
         : 'catch-up starts with NetBox holding no report: every report from now on is mailed',
     );
     return { queued: 0, seen };
   }
-  const newest = listing.newer.at(-1);
-  const seen = newest ? { createdMs: newest.createdMs, reportId: newest.reportId } : after;
   if (!newest) return { queued: 0, seen };
-  const stored = new Set(await context.store.listStoredReportIds(context.source, after.reportId, maxId(listing.newer)));
+  const stored = new Set(await context.store.listStoredReportIds(context.source, after.reportId, maxId(newer)));
   const keyOf = (r: ListedReport) => buildDedupKey(r.reportId, r.created, context.source);
-  const known = new Set(await context.store.findKnownKeys(listing.newer.map(keyOf)));
+  const known = new Set(await context.store.findKnownKeys(newer.map(keyOf)));
   // The newest `max` of what NetBox lists after the last seen, so that a run cut short and run
   // again picks the same ones; those the relay received already (their webhook came) are left out.
   const notStored = (r: ListedReport) => !stored.has(r.reportId) && !known.has(keyOf(r));
-  const toMail = listing.newer.slice(-context.max).filter(notStored);
-  const skipped = listing.newer.slice(0, Math.max(0, listing.newer.length - context.max)).filter(notStored);
+  const toMail = newer.slice(-context.max).filter(notStored);
+  const skipped = newer.slice(0, Math.max(0, newer.length - context.max)).filter(notStored);
   const fetched = await queueMissedReports(toMail, context);
-  const deleted = [...findVanishedIds(after, listing.newer, stored), ...fetched.deleted];
+  const deleted = [...findVanishedIds(after, newer, stored), ...fetched.deleted];
   if (skipped.length > 0 || deleted.length > 0 || fetched.refused.length > 0)
     await queueNotice(context, { mailed: fetched.mailed, skipped, deleted, refused: fetched.refused });
   return { queued: fetched.queued, seen };
@@ -66,10 +64,7 @@ export async function catchUpSource(state: CatchUpState, context: SourceCatchUpC
  * Fetches each report, oldest first, and queues it as its webhook would have been: how many were queued now (`mailed`
  * counts those a run cut short queued too), and the ids of those NetBox no longer had or served in a form the webhook refuses.
  */
-async function queueMissedReports(
-  reports: readonly ListedReport[],
-  context: SourceCatchUpContext,
-): Promise<{ queued: number; mailed: number; deleted: number[]; refused: number[] }> {
+async function queueMissedReports(reports: readonly ListedReport[], context: SourceCatchUpContext) {
   const { logger, source } = context;
   const found = { queued: 0, mailed: 0, deleted: [] as number[], refused: [] as number[] };
   for (const report of reports) {
@@ -155,44 +150,32 @@ const REPORTS_PATH = '/api/plugins/validity/reports/';
 type ListedReport = ReportCursor & { created: string };
 
 /**
- * The reports after `after`, oldest first, and NetBox's newest: validity ≥ 3.0 is asked only for those created after it,
- * oldest first; older validity (no filterset: the filter would be ignored) lists newest first until one at or before
- * `after` (a relay that missed nothing reads one page). `after` null: the first page only.
+ * The reports after `after`, oldest first: validity ≥ 3.0 is asked only for those created after it, oldest first; older
+ * validity (no filterset: the filter would be ignored) lists newest first until one at or before `after` (a relay that
+ * missed nothing reads one page). `after` null: those of the first page, NetBox's newest last.
  */
-async function listNewerReports(
-  client: NetboxClient,
-  after: ReportCursor | null,
-  budget: RequestBudget,
-): Promise<{ newer: ListedReport[]; newest: ListedReport | undefined }> {
+async function listNewerReports(client: NetboxClient, after: ReportCursor | null, budget: RequestBudget): Promise<ListedReport[]> {
   const newer: ListedReport[] = [];
-  let newest: ListedReport | undefined;
+  // validity 3.0 added the reports list's filterset.
+  const filtered = after !== null && (await readMajorVersions(client, budget)).validity >= 3;
   // The cursor keeps milliseconds: NetBox's microseconds may list the last seen report again, left out below.
-  const filtered = after !== null && (await filtersByCreated(client, budget));
-  const query = filtered
-    ? `created__gt=${encodeURIComponent(new Date(after.createdMs).toISOString())}&ordering=created`
-    : 'ordering=-created';
+  const query: Record<string, string> = filtered
+    ? { created__gt: new Date(after.createdMs).toISOString(), ordering: 'created' }
+    : { ordering: '-created' };
   await client.streamList(
-    `${REPORTS_PATH}?${query}`,
+    buildListPath(REPORTS_PATH, query),
     (results) => {
       let reachedSeen = after === null;
       for (const item of results) {
         const report = parseListedReport(item);
-        if (!newest || compareReportOrder(report, newest) > 0) newest = report;
-        if (after && compareReportOrder(report, after) > 0) newer.push(report);
+        if (!after || compareReportOrder(report, after) > 0) newer.push(report);
         else reachedSeen = true;
       }
       return filtered || !reachedSeen;
     },
     budget,
   );
-  return { newer: newer.sort(compareReportOrder), newest };
-}
-
-/** Whether NetBox's validity (its version in `/api/status/`) filters the reports list: 3.0 added its filterset. */
-async function filtersByCreated(client: NetboxClient, budget: RequestBudget): Promise<boolean> {
-  const status = (await client.getJson('/api/status/', budget)) as { plugins?: Record<string, unknown> } | null;
-  const validity = status?.plugins?.validity;
-  return typeof validity === 'string' && Number.parseInt(validity, 10) >= 3;
+  return newer.sort(compareReportOrder);
 }
 
 /** One entry of the list; anything without an id and a creation time is not validity's list. */

@@ -1,4 +1,4 @@
-import { buildResultsPath, describeTlsFailure, NETBOX_PAGE_SIZE, NetboxError, type NetboxClient, type NetboxErrorCode } from '../netbox';
+import { buildListPath, describeTlsFailure, NETBOX_PAGE_SIZE, NetboxError, type NetboxClient, type NetboxErrorCode } from '../netbox';
 import { systemClock } from '../shared';
 import type { ReportDelivery } from '../webhook';
 import { createFailureSummarizer, type FailureSummary } from './summarize-failures';
@@ -49,7 +49,7 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
         `report ${report.id} on ${options.client.url} is not this report (created ${String(found?.created)}, not ${report.created}); the webhook came from another NetBox.`,
       );
     }
-    const failing = buildResultsPath(report.results_url, { passed: 'false', limit: NETBOX_PAGE_SIZE, omit: 'explanation' });
+    const failing = buildListPath(report.results_url, { passed: 'false', limit: NETBOX_PAGE_SIZE, omit: 'explanation' });
     const listed = await options.client.streamList(failing, (page) => summarizer.add(page), budget);
     // validity fires the webhook before its run ends; a later step that raises makes it delete the run's results,
     // keeping the report and its counts: none listed is then not "nothing failed".

@@ -1,4 +1,4 @@
-import { buildResultsPath, chunkIds, NETBOX_PAGE_SIZE, NetboxError, type NetboxClient, type RequestBudget } from '../netbox';
+import { buildListPath, chunkIds, NETBOX_PAGE_SIZE, NetboxError, readResultRefs, type NetboxClient, type RequestBudget } from '../netbox';
 import { failingKeys, NO_PAIR_STATES, pairKey, type FailingPair, type PairStates, type ReportSnapshot } from '../trend';
 
 /**
@@ -38,7 +38,7 @@ export async function readPairStates(options: {
   for (const pair of options.current) if (beforeKeys.has(pairKey(pair))) before.set(pairKey(pair), true);
   const sides = [
     { pairs: gone, url: options.resultsUrl, map: now },
-    { pairs: appeared, url: buildResultsPath(options.resultsUrl, { report_id: options.previous.reportId }), map: before },
+    { pairs: appeared, url: buildListPath(options.resultsUrl, { report_id: options.previous.reportId }), map: before },
   ];
   for (const side of sides) {
     if (side.pairs.length === 0) continue;
@@ -75,7 +75,7 @@ const RESULTS_REMOVED = "validity removed this run's results from NetBox after s
 
 /** How many results NetBox lists for the report of `resultsUrl` (one brief result asked). */
 async function countResults(client: NetboxClient, resultsUrl: string, budget: RequestBudget): Promise<number | null> {
-  const page = (await client.getJson(buildResultsPath(resultsUrl, { limit: 1, brief: 1 }), budget)) as { count?: unknown } | null;
+  const page = (await client.getJson(buildListPath(resultsUrl, { limit: 1, brief: 1 }), budget)) as { count?: unknown } | null;
   return typeof page?.count === 'number' ? page.count : null;
 }
 
@@ -120,10 +120,11 @@ export async function readPassedPairs(client: NetboxClient, resultsUrl: string, 
   const ask = async (tests: number[], devices: number[]): Promise<void> => {
     try {
       await client.streamList(
-        buildResultsPath(resultsUrl, { passed: 'true', test_id: tests, device_id: devices, limit: NETBOX_PAGE_SIZE, omit: 'explanation' }),
+        buildListPath(resultsUrl, { passed: 'true', test_id: tests, device_id: devices, limit: NETBOX_PAGE_SIZE, omit: 'explanation' }),
         (page) => {
           for (const raw of page) {
-            const key = byIds.get(`${idOf(raw.test)}:${idOf(raw.device)}`);
+            const { testId, deviceId } = readResultRefs(raw);
+            const key = byIds.get(`${testId}:${deviceId}`);
             if (raw.passed === true && key !== undefined) passed.add(key);
           }
         },
@@ -183,9 +184,4 @@ function findRefusedFilter(error: unknown): 'test_id' | 'device_id' | null {
   if (!(error instanceof NetboxError) || error.status !== 400) return null;
   const detail = error.detail ?? '';
   return detail.startsWith('test_id:') ? 'test_id' : detail.startsWith('device_id:') ? 'device_id' : null;
-}
-
-function idOf(ref: unknown): number | null {
-  const id = ref && typeof ref === 'object' ? (ref as { id?: unknown }).id : undefined;
-  return typeof id === 'number' ? id : null;
 }

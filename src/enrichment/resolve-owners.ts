@@ -5,7 +5,7 @@ import {
   listDevices,
   listOwnedDevices,
   NetboxError,
-  readNetboxMajor,
+  readMajorVersions,
   type ContactAssignment,
   type NetboxClient,
   type NetboxDevice,
@@ -26,13 +26,14 @@ interface OwnerQuery {
 /** A contact with an e-mail address, assigned to an object that owns failing devices. */
 export type OwnerContact = ContactAssignment & { contactName: string; email: string };
 
+/** Why NetBox could not say, in one line for the mail and the log. */
+type LookupMissing = { status: 'missing'; code: string; reason: string };
+
 /** What NetBox says about a report's failing devices and their owners, or why it could not say. */
-export type OwnerLookup =
-  { status: 'ok'; devices: NetboxDevice[]; contacts: OwnerContact[] } | { status: 'missing'; code: string; reason: string };
+export type OwnerLookup = { status: 'ok'; devices: NetboxDevice[]; contacts: OwnerContact[] } | LookupMissing;
 
 /** Each device's results in the report per severity (a device absent has none), or why NetBox could not count them. */
-export type ResultCounts =
-  { status: 'ok'; perDevice: Map<number, Record<Severity, number>> } | { status: 'missing'; code: string; reason: string };
+export type ResultCounts = { status: 'ok'; perDevice: Map<number, Record<Severity, number>> } | LookupMissing;
 
 /**
  * Owner look-ups bound to one delivery's budget (measured from the first request). Each reads in bulk, for every
@@ -83,7 +84,7 @@ export function createOwnerResolver(options: OwnerResolverOptions): (reportKey: 
       async lookup(deviceIds, queries) {
         const key = `${reportKey}|owners|${idsKey(deviceIds)}|${JSON.stringify(queries)}`;
         try {
-          return await cached(key, () => lookupOwners(options, deviceIds, queries, startBudget()));
+          return await cached(key, () => lookupOwners(options.client, deviceIds, queries, startBudget()));
         } catch (error) {
           return describeLookupFailure(error, options, 'devices and contacts');
         }
@@ -110,30 +111,30 @@ export function createOwnerResolver(options: OwnerResolverOptions): (reportKey: 
 }
 
 async function lookupOwners(
-  options: OwnerResolverOptions,
+  client: NetboxClient,
   deviceIds: readonly number[],
   queries: readonly OwnerQuery[],
   budget: RequestBudget,
 ): Promise<OwnerLookup> {
-  const { client } = options;
   const devices = deviceIds.length ? await listDevices(client, deviceIds, budget) : [];
   if (queries.length === 0) return { status: 'ok', devices, contacts: [] };
-  const major = await readNetboxMajor(client, budget);
-  const objects: Record<OwnerObjectType, number[]> = {
-    'dcim.device': devices.map((d) => d.id),
-    'dcim.site': devices.flatMap((d) => (d.site?.id != null ? [d.site.id] : [])),
-    'tenancy.tenant': devices.flatMap((d) => (d.tenant?.id != null ? [d.tenant.id] : [])),
+  const major = (await readMajorVersions(client, budget)).netbox;
+  if (!Number.isFinite(major)) throw new NetboxError('PROTOCOL', 'NetBox /api/status/ has no netbox-version');
+  // Per word a route uses, the owning objects' NetBox type and ids.
+  const objects: Record<OwnerQuery['on'][number], { objectType: OwnerObjectType; ids: number[] }> = {
+    device: { objectType: 'dcim.device', ids: devices.map((d) => d.id) },
+    site: { objectType: 'dcim.site', ids: devices.flatMap((d) => (d.site?.id != null ? [d.site.id] : [])) },
+    tenant: { objectType: 'tenancy.tenant', ids: devices.flatMap((d) => (d.tenant?.id != null ? [d.tenant.id] : [])) },
   };
-  const types: Record<OwnerQuery['on'][number], OwnerObjectType> = { device: 'dcim.device', site: 'dcim.site', tenant: 'tenancy.tenant' };
   const asked = new Set<string>();
   const assignments = [];
   for (const query of queries) {
     for (const on of query.on) {
-      const objectType = types[on];
+      const { objectType, ids } = objects[on];
       const key = `${objectType}|${query.role}|${query.priority ?? ''}`;
-      if (asked.has(key) || objects[objectType].length === 0) continue;
+      if (asked.has(key) || ids.length === 0) continue;
       asked.add(key);
-      const q = { major, objectType, objectIds: objects[objectType], role: query.role, priority: query.priority };
+      const q = { major, objectType, objectIds: ids, role: query.role, priority: query.priority };
       assignments.push(...(await listContactAssignments(client, q, budget)));
     }
   }
@@ -155,7 +156,7 @@ function describeLookupFailure(
   error: unknown,
   options: OwnerResolverOptions,
   what: 'devices and contacts' | "the report's results",
-): { status: 'missing'; code: string; reason: string } {
+): LookupMissing {
   const failed = `reading ${what} from NetBox failed (${(error as Error)?.message ?? String(error)})`;
   if (!(error instanceof NetboxError)) return { status: 'missing', code: 'PROTOCOL', reason: failed };
   const seconds = Math.round(options.budgetMs / 100) / 10;

@@ -1,24 +1,14 @@
-import { SEVERITY_ORDER, type Severity } from '../report';
+import { readResultRefs } from '../netbox';
+import { SEVERITY_ORDER } from '../report';
 
 /** One failing result, as the mail, the CSV and the trend need it. */
 export type FailingResult = NonNullable<ReturnType<typeof readFailingResult>>;
 
-/** One failing test and the devices it fails on. */
-interface FailingTest {
-  testId: number | null;
-  name: string;
-  severity: Severity;
-  /** Devices this test fails on (results, to be exact: a dynamic pair counts once). */
-  failingDevices: number;
-  /** The first few failing results, in the order NetBox listed them. */
-  firstResults: FailingResult[];
-}
-
-interface DeviceFailures {
-  deviceId: number | null;
-  name: string;
-  failures: number;
-}
+/**
+ * One failing test: the devices it fails on (results, to be exact: a dynamic pair counts once) and the first few failing
+ * results, in the order NetBox listed them.
+ */
+type FailingTest = Pick<FailingResult, 'testId' | 'severity'> & { name: string; failingDevices: number; firstResults: FailingResult[] };
 
 /** What the failing results of one report say, computed in one pass as the pages stream in. */
 export type FailureSummary = ReturnType<ReturnType<typeof createFailureSummarizer>['finish']>;
@@ -33,7 +23,7 @@ const FIRST_RESULTS_PER_TEST = 5;
 export function createFailureSummarizer() {
   const results: FailingResult[] = [];
   const tests = new Map<string, FailingTest>();
-  const devices = new Map<string, DeviceFailures>();
+  const devices = new Map<string, { deviceId: number | null; name: string; failures: number }>();
   const addResult = (result: FailingResult) => {
     results.push(result);
     const testKey = result.testId !== null ? `#${result.testId}` : `n:${result.test}`;
@@ -78,21 +68,16 @@ export function createFailureSummarizer() {
 /** Reads a validity test result (NETBOX.md shape); null for a passing or unreadable one. */
 function readFailingResult(raw: Record<string, unknown>) {
   if (raw.passed !== false || typeof raw.id !== 'number') return null;
-  const test = (raw.test ?? {}) as Record<string, unknown>;
-  const device = (raw.device ?? {}) as Record<string, unknown>;
-  const severity =
-    typeof test.severity === 'string' && test.severity.toUpperCase() in SEVERITY_ORDER
-      ? (test.severity.toUpperCase() as Severity)
-      : 'MIDDLE';
-  const deviceName = pickName(device) ?? `device ${typeof device.id === 'number' ? device.id : '?'}`;
+  const { test, device, testId, deviceId, severity } = readResultRefs(raw);
+  const deviceName = pickName(device) ?? `device ${deviceId ?? '?'}`;
   // A dynamic pair is a second device the test compared against: name both, as validity's UI does.
   const pair = raw.dynamic_pair && typeof raw.dynamic_pair === 'object' ? pickName(raw.dynamic_pair as Record<string, unknown>) : undefined;
   return {
     resultId: raw.id,
     device: pair ? `${deviceName} ↔ ${pair}` : deviceName,
-    deviceId: typeof device.id === 'number' ? device.id : null,
-    test: pickName(test) ?? `test ${typeof test.id === 'number' ? test.id : '?'}`,
-    testId: typeof test.id === 'number' ? test.id : null,
+    deviceId,
+    test: pickName(test) ?? `test ${testId ?? '?'}`,
+    testId,
     severity,
   };
 }

@@ -1,14 +1,16 @@
-export { createNetboxClient, MAX_PAGE_KEPT_BYTES, type NetboxClient, type RequestBudget } from './netbox-client';
+export { createNetboxClient, type NetboxClient, type RequestBudget } from './netbox-client';
+export { MAX_PAGE_KEPT_BYTES } from './parse-page-stream';
 export { NetboxError, describeTlsFailure, type NetboxErrorCode } from './netbox-error';
 export {
-  readNetboxMajor,
+  readMajorVersions,
   listDevices,
   listOwnedDevices,
   listContactAssignments,
   listContacts,
   countResultsPerDevice,
-  buildResultsPath,
+  buildListPath,
   chunkIds,
+  readResultRefs,
   NETBOX_PAGE_SIZE,
   type ContactAssignment,
   type NetboxRef,

@@ -4,8 +4,8 @@ import { setTimeout as wait } from 'node:timers/promises';
 import type { IncomingMessage } from 'node:http';
 import type * as HttpProxyAgentModule from 'http-proxy-agent';
 import type * as HttpsProxyAgentModule from 'https-proxy-agent';
-import { buildNetboxUrl, parseNetboxBase, type BuildNetboxUrlOptions, type NetboxBase } from '../report';
-import { chooseProxy, createSecretMask, describeProxyUrl, systemClock, type Clock, type ProxySettings, type SecretMask } from '../shared';
+import { buildNetboxUrl, parseNetboxBase, type BuildNetboxUrlOptions } from '../report';
+import { chooseProxy, createSecretMask, describeProxyUrl, systemClock, type Clock, type ProxySettings } from '../shared';
 import { NetboxError, classifyNetboxStatus, describeTlsFailure } from './netbox-error';
 import { parsePageStream } from './parse-page-stream';
 
@@ -36,35 +36,18 @@ export interface RequestBudget {
 }
 
 /** Receives each complete page's results; answering `false` stops the list there. */
-type PageHandler = (results: Record<string, unknown>[], page: { count: number | null; index: number }) => unknown;
-type ListTotals = { pages: number; items: number; count: number | null };
+type PageHandler = (results: Record<string, unknown>[]) => unknown;
 
 /** A read-only NetBox REST API client for what the relay needs: single documents and paginated lists. */
 export type NetboxClient = ReturnType<typeof createNetboxClient>;
 
 /** Largest number of pages followed: a `next` loop in a broken proxy must not run forever. */
 const MAX_PAGES = 10_000;
-/** Largest page accepted: 1000 results with large explanations, skipped as they stream. */
-const MAX_PAGE_BYTES = 256 * 1024 * 1024;
 /** Largest non-list document accepted. */
 const MAX_DOCUMENT_BYTES = 1024 * 1024;
 
-/**
- * What one page may hold in memory (1,000 results without explanations are about 0.6 MB, 1,000 devices
- * about 3 MB): a NetBox sending more is treated as broken, its page refused (PROTOCOL).
- */
-export const MAX_PAGE_KEPT_BYTES = 16 * 1024 * 1024;
-
 /** What every request of one client needs: the options resolved once, with their defaults. */
-type ClientContext = Required<Pick<NetboxClientOptions, 'timeoutMs' | 'maxAttempts' | 'retryBaseMs' | 'agent' | 'clock'>> & {
-  base: NetboxBase;
-  ca?: string | Buffer;
-  /** The proxy NetBox is reached through (no credentials), named when it cannot be reached. */
-  proxy?: string;
-  authorization?: string;
-  /** Hides the token in what NetBox (or a proxy before it) answers: a 403's `detail` may echo the header. */
-  mask: SecretMask;
-};
+type ClientContext = ReturnType<typeof resolveOptions>;
 
 const HEADERS: Readonly<Record<string, string>> = { Accept: 'application/json', 'User-Agent': 'compliance-relay' };
 
@@ -73,22 +56,8 @@ const HEADERS: Readonly<Record<string, string>> = { Accept: 'application/json', 
  * transient failures are retried (exponential pauses) only while the deadline leaves room.
  */
 export function createNetboxClient(options: NetboxClientOptions) {
-  const base = parseNetboxBase(options.url);
-  const proxyUrl = options.proxy && chooseProxy(base.origin, options.proxy);
-  const agent = options.agent ?? createNetboxAgent(base.origin, proxyUrl, { keepAlive: true, maxSockets: 4 });
-  const context: ClientContext = {
-    base,
-    agent,
-    ca: options.ca,
-    proxy: proxyUrl && describeProxyUrl(proxyUrl),
-    clock: options.clock ?? systemClock,
-    timeoutMs: options.timeoutMs,
-    // NetBox takes v2 tokens (`nbt_` prefix, 4.5+) as `Bearer`, legacy keys as `Token`.
-    authorization: options.token && `${options.token.startsWith('nbt_') ? 'Bearer' : 'Token'} ${options.token}`,
-    mask: createSecretMask([options.token]),
-    maxAttempts: options.maxAttempts ?? 3,
-    retryBaseMs: options.retryBaseMs ?? 250,
-  };
+  const context = resolveOptions(options);
+  const { base, agent } = context;
   return {
     /** NETBOX_URL without a trailing slash. */
     url: `${base.origin}${base.basePath}`,
@@ -110,8 +79,27 @@ export function createNetboxClient(options: NetboxClientOptions) {
      * page's results (explanations dropped) once the page is complete, so a page retried after a reset
      * is never delivered twice.
      */
-    streamList: (pathOrUrl: string, onPage: PageHandler, budget: RequestBudget): Promise<ListTotals> =>
-      streamPages(context, pathOrUrl, onPage, budget),
+    streamList: (pathOrUrl: string, onPage: PageHandler, budget: RequestBudget) => streamPages(context, pathOrUrl, onPage, budget),
+  };
+}
+
+function resolveOptions(options: NetboxClientOptions) {
+  const base = parseNetboxBase(options.url);
+  const proxyUrl = options.proxy && chooseProxy(base.origin, options.proxy);
+  return {
+    base,
+    agent: options.agent ?? createNetboxAgent(base.origin, proxyUrl, { keepAlive: true, maxSockets: 4 }),
+    ca: options.ca,
+    /** The proxy NetBox is reached through (no credentials), named when it cannot be reached. */
+    proxy: proxyUrl && describeProxyUrl(proxyUrl),
+    clock: options.clock ?? systemClock,
+    timeoutMs: options.timeoutMs,
+    // NetBox takes v2 tokens (`nbt_` prefix, 4.5+) as `Bearer`, legacy keys as `Token`.
+    authorization: options.token && `${options.token.startsWith('nbt_') ? 'Bearer' : 'Token'} ${options.token}`,
+    /** Hides the token in what NetBox (or a proxy before it) answers: a 403's `detail` may echo the header. */
+    mask: createSecretMask([options.token]),
+    maxAttempts: options.maxAttempts ?? 3,
+    retryBaseMs: options.retryBaseMs ?? 250,
   };
 }
 
@@ -227,7 +215,7 @@ async function fetchJson(context: ClientContext, pathOrUrl: string, budget: Requ
 }
 
 /** Follows a list's `next` links from `pathOrUrl`, handing each complete page to `onPage` (see NetboxClient.streamList). */
-async function streamPages(context: ClientContext, pathOrUrl: string, onPage: PageHandler, budget: RequestBudget): Promise<ListTotals> {
+async function streamPages(context: ClientContext, pathOrUrl: string, onPage: PageHandler, budget: RequestBudget) {
   let url: URL | null = resolveUrl(context, pathOrUrl);
   const seen = new Set<string>();
   let pages = 0;
@@ -238,13 +226,9 @@ async function streamPages(context: ClientContext, pathOrUrl: string, onPage: Pa
       throw new NetboxError('PROTOCOL', `NetBox's "next" links loop (${url.pathname}${url.search})`);
     seen.add(url.href);
     const pageUrl: URL = url;
-    const page = await withRetries(
-      context,
-      async () => parsePageStream(await openResponse(context, pageUrl, budget), MAX_PAGE_BYTES, MAX_PAGE_KEPT_BYTES),
-      budget,
-    );
+    const page = await withRetries(context, async () => parsePageStream(await openResponse(context, pageUrl, budget)), budget);
     count ??= page.count;
-    const more = onPage(page.results, { count, index: pages });
+    const more = onPage(page.results);
     pages += 1;
     items += page.results.length;
     url = more === false ? null : page.next ? resolveUrl(context, page.next, { rebaseForeignOrigin: true }) : null;

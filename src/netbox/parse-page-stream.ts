@@ -1,15 +1,15 @@
 import type { Readable } from 'node:stream';
 import { NetboxError } from './netbox-error';
 
-/** One page of a NetBox list: `{count, next, previous, results}`. */
-interface NetboxPage {
-  count: number | null;
-  next: string | null;
-  results: Record<string, unknown>[];
-}
-
 /** Keys of a result whose values are skipped unread: validity's `explanation` can be megabytes per result. */
 const DROPPED_RESULT_KEYS = new Set(['explanation', 'custom_fields']);
+/** Largest page accepted: 1000 results with large explanations, skipped as they stream. */
+const MAX_PAGE_BYTES = 256 * 1024 * 1024;
+/**
+ * What one page may hold in memory (1,000 results without explanations are about 0.6 MB, 1,000 devices
+ * about 3 MB): a NetBox sending more is treated as broken, its page refused (PROTOCOL).
+ */
+export const MAX_PAGE_KEPT_BYTES = 16 * 1024 * 1024;
 /** One result without its explanation is a few hundred bytes; anything near this is not a result. */
 const MAX_RESULT_BYTES = 4 * 1024 * 1024;
 
@@ -49,9 +49,6 @@ class PageScanner {
   private keptResultBytes = 0;
   readonly results: Record<string, unknown>[] = [];
 
-  /** `maxKeptBytes`: what the page may hold in memory (all but what is skipped); over it, PROTOCOL. */
-  constructor(private readonly maxKeptBytes: number) {}
-
   push(chunk: Buffer): void {
     const n = chunk.length;
     for (let i = 0; i < n; i += 1) {
@@ -74,8 +71,8 @@ class PageScanner {
 
   /** A page is parsed into objects held until it is complete: what it keeps is bounded, like a NetBox outage beyond. */
   private checkKept(): void {
-    if (this.keptResultBytes + this.skeleton.length > this.maxKeptBytes)
-      throw new NetboxError('PROTOCOL', `a NetBox page holds more than ${this.maxKeptBytes} bytes besides explanations`);
+    if (this.keptResultBytes + this.skeleton.length > MAX_PAGE_KEPT_BYTES)
+      throw new NetboxError('PROTOCOL', `a NetBox page holds more than ${MAX_PAGE_KEPT_BYTES} bytes besides explanations`);
   }
 
   /** Inside a string in `results`: jumps to its closing quote (or the chunk's end); returns the last index consumed. */
@@ -183,8 +180,8 @@ class PageScanner {
     } else if (this.inResults && this.depth === 1) this.inResults = false;
   }
 
-  /** Ends the page: throws PROTOCOL unless it was one complete JSON object with a `results` list. */
-  finish(): NetboxPage {
+  /** Ends the page (NetBox's `{count, next, previous, results}`): throws PROTOCOL unless it was one complete JSON object with a `results` list. */
+  finish() {
     if (this.depth !== 0 || this.inString) throw new NetboxError('PROTOCOL', 'NetBox sent a page that ends in the middle of its JSON');
     let page: { count?: unknown; next?: unknown; results?: unknown };
     try {
@@ -239,14 +236,14 @@ function backslashesBefore(chunk: Buffer, end: number, start: number): number {
   return count;
 }
 
-/** Reads one page from a byte stream with {@link PageScanner}, refusing more than `maxBytes` read or `maxKeptBytes` kept. */
-export async function parsePageStream(body: Readable, maxBytes: number, maxKeptBytes: number): Promise<NetboxPage> {
-  const scanner = new PageScanner(maxKeptBytes);
+/** Reads one page from a byte stream with {@link PageScanner}, refusing more than MAX_PAGE_BYTES read or MAX_PAGE_KEPT_BYTES kept. */
+export async function parsePageStream(body: Readable) {
+  const scanner = new PageScanner();
   let bytes = 0;
   try {
     for await (const chunk of body as AsyncIterable<Buffer>) {
       bytes += chunk.length;
-      if (bytes > maxBytes) throw new NetboxError('PROTOCOL', `a NetBox page exceeded ${maxBytes} bytes`);
+      if (bytes > MAX_PAGE_BYTES) throw new NetboxError('PROTOCOL', `a NetBox page exceeded ${MAX_PAGE_BYTES} bytes`);
       scanner.push(chunk);
     }
   } catch (error) {

@@ -1,6 +1,5 @@
 import { SEVERITIES, type Severity } from '../report';
 import type { NetboxClient, RequestBudget } from './netbox-client';
-import { NetboxError } from './netbox-error';
 
 /** A related object as NetBox nests it (site, tenant, role, platform, tag): what routes match on. */
 export type NetboxRef = NonNullable<ReturnType<typeof readRef>>;
@@ -17,13 +16,6 @@ export type OwnerObject = { type: OwnerObjectType; id: number };
 /** One contact assignment (`/api/tenancy/contact-assignments/`): contact → object, with its role's slug and priority. */
 export type ContactAssignment = ReturnType<typeof readAssignment>[number];
 
-/** A contact (`/api/tenancy/contacts/`): the brief form nested in assignments has no e-mail. */
-interface NetboxContact {
-  id: number;
-  name: string;
-  email: string;
-}
-
 /** Ids per request: NetBox's filters (validity's `test_id`, `device_id` too) take a repeated parameter; 100 ids of up to 7 digits keep a query under 2.5 kB, below every proxy's URL limit. */
 const IDS_PER_REQUEST = 100;
 
@@ -37,13 +29,13 @@ export function chunkIds(ids: readonly number[]): number[][] {
 export const NETBOX_PAGE_SIZE = 1000;
 
 /**
- * A report's `results_url` with these query parameters set (an array's ids each appended), a fragment dropped: only the
- * query is touched, the path stays exactly as the webhook gave it, for the client to check against NETBOX_URL.
+ * A NetBox list's path (a report's `results_url`, say) with these query parameters set (an array's ids each appended), a
+ * fragment dropped: only the query is touched, the path stays exactly as given (by the webhook), for the client to check against NETBOX_URL.
  */
-export function buildResultsPath(resultsUrl: string, set: Record<string, string | number | readonly number[]>): string {
-  const cut = resultsUrl.search(/[?#]/);
-  const path = cut === -1 ? resultsUrl : resultsUrl.slice(0, cut);
-  const params = new URLSearchParams(cut === -1 || resultsUrl[cut] === '#' ? '' : resultsUrl.slice(cut + 1).split('#', 1)[0]);
+export function buildListPath(listUrl: string, set: Record<string, string | number | readonly number[]>): string {
+  const cut = listUrl.search(/[?#]/);
+  const path = cut === -1 ? listUrl : listUrl.slice(0, cut);
+  const params = new URLSearchParams(cut === -1 || listUrl[cut] === '#' ? '' : listUrl.slice(cut + 1).split('#', 1)[0]);
   for (const [name, value] of Object.entries(set)) {
     if (typeof value === 'object') for (const id of value) params.append(name, String(id));
     else params.set(name, String(value));
@@ -51,31 +43,26 @@ export function buildResultsPath(resultsUrl: string, set: Record<string, string 
   return `${path}?${params.toString()}`;
 }
 
-/** NetBox's major version from `/api/status/`: contact assignments name their object's type differently in 3.x and 4.x. */
-export async function readNetboxMajor(client: NetboxClient, budget: RequestBudget): Promise<number> {
-  const status = (await client.getJson('/api/status/', budget)) as Record<string, unknown> | null;
-  const version = status?.['netbox-version'];
-  const major = typeof version === 'string' ? Number.parseInt(version, 10) : Number.NaN;
-  if (!Number.isFinite(major)) throw new NetboxError('PROTOCOL', 'NetBox /api/status/ has no netbox-version');
-  return major;
+/**
+ * NetBox's and validity's major versions from `/api/status/` (NaN when it names none): contact assignments name their
+ * object's type differently in NetBox 3.x and 4.x, and validity filters its reports list from 3.0.
+ */
+export async function readMajorVersions(client: NetboxClient, budget: RequestBudget): Promise<{ netbox: number; validity: number }> {
+  const status = (await client.getJson('/api/status/', budget)) as { 'netbox-version'?: unknown; plugins?: Record<string, unknown> } | null;
+  const major = (version: unknown) => (typeof version === 'string' ? Number.parseInt(version, 10) : Number.NaN);
+  return { netbox: major(status?.['netbox-version']), validity: major(status?.plugins?.validity) };
 }
 
 /** The devices with these ids, read in batches (`id=` repeated) following NetBox's `next` links. */
-export async function listDevices(client: NetboxClient, ids: readonly number[], budget: RequestBudget): Promise<NetboxDevice[]> {
-  const devices: NetboxDevice[] = [];
-  await streamListByIds(client, { path: '/api/dcim/devices/', param: 'id', ids }, budget, (raw) => devices.push(...readDevice(raw)));
-  return devices;
+export function listDevices(client: NetboxClient, ids: readonly number[], budget: RequestBudget): Promise<NetboxDevice[]> {
+  return listByIds(client, { path: '/api/dcim/devices/', param: 'id', ids }, budget, readDevice);
 }
 
 /**
  * Every device NetBox lists for these objects (a device itself, a site's, a tenant's), keyed `<type>:<id>`: each
  * owner's devices, failing or not, read for all objects at once (`site_id`/`tenant_id` repeated), never one per owner.
  */
-export async function listOwnedDevices(
-  client: NetboxClient,
-  objects: readonly OwnerObject[],
-  budget: RequestBudget,
-): Promise<Map<string, number[]>> {
+export async function listOwnedDevices(client: NetboxClient, objects: readonly OwnerObject[], budget: RequestBudget) {
   const owned = new Map<string, number[]>();
   const add = (key: string, id: number) => {
     const ids = owned.get(key);
@@ -89,12 +76,10 @@ export async function listOwnedDevices(
   ];
   for (const { type, param, refOf } of lists) {
     const ids = objects.filter((o) => o.type === type).map((o) => o.id);
-    await streamListByIds(client, { path: '/api/dcim/devices/', param, ids }, budget, (raw) => {
-      for (const device of readDevice(raw)) {
-        const ref = refOf(device)?.id;
-        if (ref != null) add(`${type}:${ref}`, device.id);
-      }
-    });
+    for (const device of await listByIds(client, { path: '/api/dcim/devices/', param, ids }, budget, readDevice)) {
+      const ref = refOf(device)?.id;
+      if (ref != null) add(`${type}:${ref}`, device.id);
+    }
   }
   return owned;
 }
@@ -107,59 +92,37 @@ export async function listContactAssignments(
   client: NetboxClient,
   query: { major: number; objectType: OwnerObjectType; objectIds: readonly number[]; role: string; priority?: string },
   budget: RequestBudget,
-  pageSize = NETBOX_PAGE_SIZE,
 ): Promise<ContactAssignment[]> {
-  const found: ContactAssignment[] = [];
   const wanted = new Set(query.objectIds);
   const filters: Record<string, string> = { [query.major >= 4 ? 'object_type' : 'content_type']: query.objectType, role: query.role };
   if (query.priority) filters.priority = query.priority;
-  const list = { path: '/api/tenancy/contact-assignments/', param: 'object_id', ids: query.objectIds, filters, pageSize };
-  await streamListByIds(client, list, budget, (raw) => {
-    for (const a of readAssignment(raw)) {
-      const sameRole = a.role === query.role;
-      const samePriority = query.priority === undefined || a.priority === query.priority;
-      if (a.objectType === query.objectType && wanted.has(a.objectId) && sameRole && samePriority) found.push(a);
-    }
+  const list = { path: '/api/tenancy/contact-assignments/', param: 'object_id', ids: query.objectIds, filters };
+  return (await listByIds(client, list, budget, readAssignment)).filter((a) => {
+    const samePriority = query.priority === undefined || a.priority === query.priority;
+    return a.objectType === query.objectType && wanted.has(a.objectId) && a.role === query.role && samePriority;
   });
-  return found;
 }
 
 /** The contacts with these ids (for their e-mail addresses), in batches. */
-export async function listContacts(client: NetboxClient, ids: readonly number[], budget: RequestBudget): Promise<NetboxContact[]> {
-  const contacts: NetboxContact[] = [];
-  await streamListByIds(client, { path: '/api/tenancy/contacts/', param: 'id', ids }, budget, (raw) => {
-    if (typeof raw.id !== 'number') return;
-    contacts.push({
-      id: raw.id,
-      name: typeof raw.name === 'string' ? raw.name : `contact ${raw.id}`,
-      email: typeof raw.email === 'string' ? raw.email.trim() : '',
-    });
-  });
-  return contacts;
+export function listContacts(client: NetboxClient, ids: readonly number[], budget: RequestBudget) {
+  return listByIds(client, { path: '/api/tenancy/contacts/', param: 'id', ids }, budget, readContact);
 }
 
 /**
  * Each device's results in a report, counted per severity, from one read of the whole report (pages of
  * {@link NETBOX_PAGE_SIZE}, no explanations): any set of devices is then counted without asking NetBox again.
  */
-export async function countResultsPerDevice(
-  client: NetboxClient,
-  resultsUrl: string,
-  budget: RequestBudget,
-): Promise<Map<number, Record<Severity, number>>> {
+export async function countResultsPerDevice(client: NetboxClient, resultsUrl: string, budget: RequestBudget) {
   const perDevice = new Map<number, Record<Severity, number>>();
   await client.streamList(
-    buildResultsPath(resultsUrl, { limit: NETBOX_PAGE_SIZE, omit: 'explanation' }),
+    buildListPath(resultsUrl, { limit: NETBOX_PAGE_SIZE, omit: 'explanation' }),
     (page) => {
       for (const raw of page) {
-        const device = (raw.device as { id?: unknown } | null)?.id;
-        const named = (raw.test as { severity?: unknown } | null)?.severity;
-        const severity = typeof named === 'string' ? named.toUpperCase() : '';
-        if (typeof device !== 'number') continue;
-        const counts = perDevice.get(device) ?? { HIGH: 0, MIDDLE: 0, LOW: 0 };
-        // As the failing results are read: a severity validity does not name counts as its default, MIDDLE.
-        counts[(SEVERITIES as readonly string[]).includes(severity) ? (severity as Severity) : 'MIDDLE'] += 1;
-        perDevice.set(device, counts);
+        const { deviceId, severity } = readResultRefs(raw);
+        if (deviceId === null) continue;
+        const counts = perDevice.get(deviceId) ?? { HIGH: 0, MIDDLE: 0, LOW: 0 };
+        counts[severity] += 1;
+        perDevice.set(deviceId, counts);
       }
     },
     budget,
@@ -167,19 +130,34 @@ export async function countResultsPerDevice(
   return perDevice;
 }
 
-/** Streams the list at `path` for these ids, {@link IDS_PER_REQUEST} at a time (`param` repeated, the filters beside it). */
-async function streamListByIds(
+/** Reads the list at `path` for these ids, {@link IDS_PER_REQUEST} at a time (`param` repeated, the filters beside it), each row with `read`. */
+async function listByIds<T>(
   client: NetboxClient,
-  list: { path: string; param: string; ids: readonly number[]; filters?: Record<string, string>; pageSize?: number },
+  list: { path: string; param: string; ids: readonly number[]; filters?: Record<string, string> },
   budget: RequestBudget,
-  onRow: (raw: Record<string, unknown>) => void,
-): Promise<void> {
+  read: (raw: Record<string, unknown>) => T[],
+): Promise<T[]> {
+  const rows: T[] = [];
   for (const ids of chunkIds([...new Set(list.ids)].sort((a, b) => a - b))) {
-    const query = new URLSearchParams(ids.map((id): [string, string] => [list.param, String(id)]));
-    for (const [name, value] of Object.entries(list.filters ?? {})) query.set(name, value);
-    query.set('limit', String(list.pageSize ?? NETBOX_PAGE_SIZE));
-    await client.streamList(`${list.path}?${query.toString()}`, (page) => page.forEach(onRow), budget);
+    const path = buildListPath(list.path, { [list.param]: ids, ...list.filters, limit: NETBOX_PAGE_SIZE });
+    await client.streamList(path, (page) => page.forEach((raw) => rows.push(...read(raw))), budget);
   }
+  return rows;
+}
+
+/** A validity test result's nested test and device (empty when absent), their ids, and the test's severity. */
+export function readResultRefs(raw: Record<string, unknown>) {
+  const test = (raw.test ?? {}) as Record<string, unknown>;
+  const device = (raw.device ?? {}) as Record<string, unknown>;
+  const named = typeof test.severity === 'string' ? test.severity.toUpperCase() : '';
+  return {
+    test,
+    device,
+    testId: typeof test.id === 'number' ? test.id : null,
+    deviceId: typeof device.id === 'number' ? device.id : null,
+    // A severity validity does not name counts as its default, MIDDLE.
+    severity: (SEVERITIES as readonly string[]).includes(named) ? (named as Severity) : 'MIDDLE',
+  };
 }
 
 function readRef(raw: unknown) {
@@ -205,6 +183,13 @@ function readDevice(raw: Record<string, unknown>) {
       tags: Array.isArray(raw.tags) ? raw.tags.map(readRef).filter((t): t is NetboxRef => t !== null) : [],
     },
   ];
+}
+
+/** A contact (`/api/tenancy/contacts/`): the brief form nested in assignments has no e-mail. */
+function readContact(raw: Record<string, unknown>) {
+  if (typeof raw.id !== 'number') return [];
+  const name = typeof raw.name === 'string' ? raw.name : `contact ${raw.id}`;
+  return [{ id: raw.id, name, email: typeof raw.email === 'string' ? raw.email.trim() : '' }];
 }
 
 function readAssignment(raw: Record<string, unknown>) {

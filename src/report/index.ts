@@ -16,5 +16,5 @@ export {
 export { formatPercent, formatPercentValue, passPercent, bandOf } from './percent';
 export { buildLinks, buildWebUrl, type ReportLinks } from './build-links';
 export { formatDateTime, formatShortDay, startOfDayMs } from './format-date-time';
-export { buildNetboxUrl, findNetboxBasePath, parseNetboxBase, type BuildNetboxUrlOptions, type NetboxBase } from './build-netbox-url';
+export { buildNetboxUrl, findNetboxBasePath, parseNetboxBase, type BuildNetboxUrlOptions } from './build-netbox-url';
 export { CHART_LINES, type ChartMarker } from './chart-lines';

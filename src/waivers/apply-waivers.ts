@@ -1,5 +1,5 @@
 import type { FailingPair } from '../trend';
-import { DAY_MS, isWaiverInForce, WAIVER_EXPIRING_DAYS, type Waiver } from './waiver';
+import { classifyWaiver, isWaiverInForce, type Waiver } from './waiver';
 
 /** A failing (device, test) pair of a report, as the trend keeps it (names, not NetBox ids). */
 export type WaivablePair = Pick<FailingPair, 'device' | 'test' | 'severity'>;
@@ -16,7 +16,7 @@ export interface WaiverOutcome<P extends WaivablePair> {
   waived: WaiverMatch<P>[];
   /** Pairs still counted as failing, in their order. */
   failing: P[];
-  /** Waivers that waived a pair here and end within {@link WAIVER_EXPIRING_DAYS} days, soonest first. */
+  /** Waivers that waived a pair here and end within WAIVER_EXPIRING_DAYS days (expiring, see classifyWaiver), soonest first. */
   expiring: Waiver[];
   /** Of `failing`: pairs whose waiver ended since the previous report ("waiver expired"). */
   waiverExpired: WaiverMatch<P>[];
@@ -82,7 +82,7 @@ function rankWaiver(waiver: Waiver): number {
 /** The waivers used here that end within the week, each once, soonest first. */
 function findExpiring(waived: readonly WaiverMatch<WaivablePair>[], now: number): Waiver[] {
   const soon = new Map<string, Waiver>();
-  for (const { waiver } of waived) if (waiver.endsAt - now <= WAIVER_EXPIRING_DAYS * DAY_MS) soon.set(waiver.id, waiver);
+  for (const { waiver } of waived) if (classifyWaiver(waiver, now) !== 'active') soon.set(waiver.id, waiver);
   return [...soon.values()].sort((a, b) => a.endsAt - b.endsAt || a.id.localeCompare(b.id));
 }
 

@@ -29,7 +29,6 @@ describe('reading owners from NetBox', () => {
       client,
       { major: 3, objectType: 'dcim.site', objectIds: [1], role: 'owner', priority: 'primary' },
       { deadline: Date.now() + 10_000 },
-      1,
     );
     expect(found).toEqual([{ objectType: 'dcim.site', objectId: 1, contactId: 1, role: 'owner', priority: 'primary' }]);
     // Three pages of one were followed.
