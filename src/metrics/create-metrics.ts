@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { QueuePauseStatus, WorkerOutcome } from '../delivery';
 import { DEFAULT_SOURCE_NAME, type WebhookOutcome } from '../webhook';
-import { isFailureCode, type Clock, type FailureCatalogue, type Logger } from '../shared';
+import { parseFailureCode, type Clock, type FailureCatalogue, type Logger } from '../shared';
 import { DELIVERY_STATES, type Store } from '../store';
 
 /** The relay's Prometheus series. One instance per relay: tests run several relays in one process. */
@@ -89,7 +89,7 @@ export function createMetrics(options: MetricsOptions) {
       // One delivery may mail several routes (ROUTES_FILE): count mails, not deliveries.
       if (outcome.type === 'sent') return sent.inc(outcome.routes.length);
       // A code of the closed catalogue only, so the series stay bounded (even for a code cast past the type).
-      failed.inc({ reason: isFailureCode(outcome.failure.code, failures) ? outcome.failure.code : 'UNKNOWN', then: outcome.type });
+      failed.inc({ reason: parseFailureCode(outcome.failure.code, failures), then: outcome.type });
     },
     /** `reason`: an HTTP status such as `404`, or `timeout`, `network`, …; `source` absent: `default`. */
     recordNetboxFetchError: (reason: string, source?: string) => netboxErrors.inc(labels(reason, source)),

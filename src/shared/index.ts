@@ -4,7 +4,6 @@ export {
   buildFailureFacts,
   describeFailureOutcome,
   isCertificateFailure,
-  isFailureCode,
   parseFailureCode,
   readFailureFacts,
   type FailureCatalogue,
