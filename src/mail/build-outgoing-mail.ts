@@ -1,4 +1,5 @@
 import type MailComposer from 'nodemailer/lib/mail-composer';
+import type { RenderedMail } from './renderer';
 
 /** A file carried by a mail: the CSV of failing results, a chart's PNG shown in-line by its `cid`. */
 export interface MailAttachment {
@@ -17,12 +18,9 @@ export interface Recipients {
   replyTo?: string;
 }
 
-/** What a mail says and to whom: composing knows nothing of how a mail is encoded or sent. */
-export interface MailInput extends Recipients {
+/** What a mail says (its rendered parts) and to whom: composing knows nothing of how a mail is encoded or sent. */
+export interface MailInput extends Recipients, RenderedMail {
   from: string;
-  subject: string;
-  text: string;
-  html: string;
   /** With its angle brackets (see buildMessageId). */
   messageId: string;
   /** From the injected clock, so a test (or a retry) is reproducible. */
