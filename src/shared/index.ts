@@ -1,4 +1,4 @@
-export { RelayError, buildErrorBody, ERROR_CATALOGUE, type ErrorCode, type ErrorIssue } from './errors';
+export { RelayError, ERROR_CATALOGUE, type ErrorCode, type ErrorIssue } from './errors';
 export {
   RELAY_FAILURES,
   buildFailureFacts,
