@@ -36,14 +36,7 @@ export interface MailInput extends Recipients, RenderedMail {
 }
 
 /** A finished mail: its bytes built once, the envelope they go to, and what the relay keeps of it. */
-export interface OutgoingMail {
-  raw: Buffer;
-  envelope: { from: string; to: string[] };
-  messageId: string;
-  subject: string;
-  text: string | null;
-  html: string | null;
-}
+export type OutgoingMail = Awaited<ReturnType<typeof buildOutgoingMail>>;
 
 /**
  * Builds a mail's bytes once, with nodemailer's documented MailComposer (what its SMTP transport would
@@ -52,7 +45,7 @@ export interface OutgoingMail {
  * Auto-Submitted; X-Auto-Response-Suppress). The notifier sends exactly these bytes and the relay stores
  * them, so what the dashboard shows is exactly what the server accepted.
  */
-export async function buildOutgoingMail(input: MailInput): Promise<OutgoingMail> {
+export async function buildOutgoingMail(input: MailInput) {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: `--help` and `check-config` never build a mail
   const MailComposerClass = require('nodemailer/lib/mail-composer') as typeof MailComposer;
   const node = new MailComposerClass({
