@@ -5,21 +5,11 @@ import { findPackageRoot, neutralizeView } from '../shared';
 import { formatCompiledTemplatesFile, hashInlineInput, hashTemplateInput, readCompiledTemplatesFile } from './compiled-templates-file';
 import { inlineTemplateCss, type InlinedHtmlTemplates } from './inline-template-css';
 
-/** The three parts of one mail, rendered. */
-export interface RenderedMail {
-  subject: string;
-  html: string;
-  text: string;
-}
-
 /** Renders a template set (`<dir>/<set>/{subject,html,text}.hbs`) with a view. */
-export interface Renderer {
-  /** `options.subject`: a Handlebars template (a route's `subject`) used instead of the set's subject.hbs. */
-  render(view: object, templateSet?: string, options?: { subject?: string }): RenderedMail;
-  /** Template sets found in the directory (`report` is always there). */
-  readonly sets: readonly string[];
-  readonly dir: string;
-}
+export type Renderer = ReturnType<typeof loadRenderer>;
+
+/** The three parts of one mail, rendered. */
+export type RenderedMail = ReturnType<Renderer['render']>;
 
 /** A template that fails to load or render; says which file and, when Handlebars knows, which line. */
 export class TemplateError extends Error {
@@ -65,7 +55,7 @@ const loadHandlebarsCompiler = () => require('handlebars') as Hbs;
  * set, so a render is only Handlebars. A source unchanged from the shipped templates takes its inlined and compiled
  * forms from the package (unless `compiledAhead` is false): the same function Handlebars would make, without compiling it.
  */
-export function loadRenderer(dir = defaultTemplatesDir(), options: { compiledAhead?: boolean } = {}): Renderer {
+export function loadRenderer(dir = defaultTemplatesDir(), options: { compiledAhead?: boolean } = {}) {
   const shipped = defaultTemplatesDir();
   const ahead = options.compiledAhead === false ? undefined : readCompiledTemplatesFile(shipped);
   // A folder of the user's may hold its own inlined HTML, never compiled templates (see COMPILED_TEMPLATES_FILE).
@@ -79,8 +69,10 @@ export function loadRenderer(dir = defaultTemplatesDir(), options: { compiledAhe
 
   return {
     dir,
-    sets,
-    render(untrusted, templateSet = DEFAULT_TEMPLATE_SET, renderOptions = {}) {
+    /** Template sets found in the directory (`report` is always there). */
+    sets: sets as readonly string[],
+    /** `renderOptions.subject`: a Handlebars template (a route's `subject`) used instead of the set's subject.hbs. */
+    render(untrusted: object, templateSet = DEFAULT_TEMPLATE_SET, renderOptions: { subject?: string } = {}) {
       const set = compiled.get(templateSet);
       if (!set) throw new TemplateError(path.join(dir, templateSet), new Error(`no template set "${templateSet}"`));
       // Bidi overrides and control characters from NetBox's names are made visible in the view, before
