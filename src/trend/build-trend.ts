@@ -1,7 +1,7 @@
 import { countPerSeverity, SEVERITY_ORDER, type Severity } from '../report';
 import type { FailingPair, PairStates, ReportSnapshot } from './types';
 import { decideVerdict, type Verdict } from './decide-verdict';
-import { addPassed, buildDeltas, withoutFailed, type TrendDelta } from './build-deltas';
+import { addPassed, buildDeltas, type TrendDelta } from './build-deltas';
 import { buildStreaks, byPairOrder, failingKeys, pairKey, type FailingStreak } from './build-streaks';
 
 export { failingKeys, pairKey } from './build-streaks';
@@ -80,19 +80,15 @@ export function buildTrend(current: ReportSnapshot, history: readonly ReportSnap
   const failingSetKnown = current.failing !== null && previousRaw.failing !== null;
   const pairs = comparePairs(current, previousRaw, history, options);
   const changed = decided.some((d) => d.deltaFailed !== 0) || pairs.newlyFailing.length > 0 || pairs.fixed.length > 0;
-  // A previous failure not evaluated now (or not known to be) leaves the previous side of the verdict's
-  // ratios: its disappearance is no improvement of anything evaluated.
-  const decision = decideVerdict({
-    current: cd,
-    previous: withoutFailed(pd, countPerSeverity(pairs.notComparable)),
-    newlyFailing: pairs.newlyFailing,
-    fixed: pairs.fixed,
-    failingSetKnown,
-  });
   return {
-    verdict: decision.verdict,
-    // The scope as NetBox counted it: a device that dropped out changed it.
-    scopeChanged: decideVerdict({ current: cd, previous: pd, newlyFailing: [], fixed: [], failingSetKnown }).scopeChanged,
+    ...decideVerdict({
+      current: cd,
+      previous: pd,
+      notComparable: countPerSeverity(pairs.notComparable),
+      newlyFailing: pairs.newlyFailing,
+      fixed: pairs.fixed,
+      failingSetKnown,
+    }),
     devicesOnly: false,
     ...placeInSeries(previousRaw, options),
     overall,
