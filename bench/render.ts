@@ -71,7 +71,7 @@ function measureChart(renderer: Renderer, view: object, ms: number): number {
   }));
   const withChart = () => {
     const chart: ChartView = {
-      ...buildTrendChart({ points, currentIndex: points.length - 1 }),
+      ...buildTrendChart(points),
       currentText: '95.0%',
       currentLabel: 'this report',
     };

@@ -38,7 +38,7 @@ async function push({ env, count, raw, from, to, stock }: PushRequest) {
   if (config.transport.name !== 'smtp') throw new Error('the floor needs SMTP_URL');
   const smtp = config.transport.settings;
   const bytes = Buffer.from(raw, 'base64');
-  const mail: OutgoingMail = { raw: bytes, envelope: { from, to }, messageId: '', subject: '', text: null, html: null };
+  const mail: OutgoingMail = { raw: bytes, envelope: { from, to }, messageId: '', subject: '', text: '', html: '' };
   const transport = stock
     ? createStockTransport(smtp.url, smtp.poolSize)
     : createNotifier({ name: 'smtp', settings: smtp }, { readFile: (f) => fs.readFileSync(f) });

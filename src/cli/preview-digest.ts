@@ -85,8 +85,8 @@ export function writePreviewFiles(io: CliIo, out: string, mail: OutgoingMail, he
   const dir = path.resolve(io.cwd, out);
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'subject.txt'), `${mail.subject}\n`);
-  fs.writeFileSync(path.join(dir, 'mail.html'), embedRawInlineImages(mail.html ?? '', mail.raw));
-  fs.writeFileSync(path.join(dir, 'mail.txt'), mail.text ?? '');
+  fs.writeFileSync(path.join(dir, 'mail.html'), embedRawInlineImages(mail.html, mail.raw));
+  fs.writeFileSync(path.join(dir, 'mail.txt'), mail.text);
   fs.writeFileSync(path.join(dir, 'mail.eml'), mail.raw);
   io.stdout.write(
     `${headline}: ${mail.subject}\n` +

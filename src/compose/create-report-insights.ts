@@ -202,7 +202,7 @@ export type ChartView = ReturnType<typeof buildMailChart>;
  * `currentText` ("62.5%"), as a report's or a digest's mail shows it: no image.
  */
 export function buildMailChart(points: TrendChartPoint[], currentText: string, currentLabel: string) {
-  return { ...buildTrendChart({ points, currentIndex: points.length - 1 }), currentText, currentLabel };
+  return { ...buildTrendChart(points), currentText, currentLabel };
 }
 
 /** A stored report as a point of the chart: pass ratios from its counts, null where it had no results. */

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { buildErrorBody, RelayError, type Logger } from '../shared';
+import { RelayError, type Logger } from '../shared';
 
 /** body-parser's error types, mapped onto the catalogue. */
 const BODY_PARSER_ERRORS: Record<string, RelayError['code']> = {
@@ -13,8 +13,8 @@ const BODY_PARSER_ERRORS: Record<string, RelayError['code']> = {
 };
 
 /**
- * The last middleware: every error becomes `{"error": {"code", "message", "issues"?}}` with the
- * catalogue's status. Unknown errors are logged and answered as INTERNAL without details.
+ * The last middleware: every error becomes `{"error": {"code", "message", "retryable", "issues"?}}` with the
+ * catalogue's status, never a stack or a secret. Unknown errors are logged and answered as INTERNAL without details.
  */
 export function createErrorHandler(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
@@ -34,7 +34,8 @@ export function createErrorHandler(logger: Logger) {
     }
     // Once we answer early (413, 415), the rest of the body is not read: close the connection.
     if (relayError.status === 413 || relayError.status === 415) res.set('Connection', 'close');
-    res.status(relayError.status).json(buildErrorBody(relayError));
+    const { code, message, retryable, issues } = relayError;
+    res.status(relayError.status).json({ error: { code, message, retryable, ...(issues ? { issues } : {}) } });
   };
 }
 

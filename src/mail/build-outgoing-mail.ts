@@ -1,4 +1,5 @@
 import type MailComposer from 'nodemailer/lib/mail-composer';
+import type { RenderedMail } from './renderer';
 
 /** A file carried by a mail: the CSV of failing results, a chart's PNG shown in-line by its `cid`. */
 export interface MailAttachment {
@@ -17,12 +18,9 @@ export interface Recipients {
   replyTo?: string;
 }
 
-/** What a mail says and to whom: composing knows nothing of how a mail is encoded or sent. */
-export interface MailInput extends Recipients {
+/** What a mail says (its rendered parts) and to whom: composing knows nothing of how a mail is encoded or sent. */
+export interface MailInput extends Recipients, RenderedMail {
   from: string;
-  subject: string;
-  text: string;
-  html: string;
   /** With its angle brackets (see buildMessageId). */
   messageId: string;
   /** From the injected clock, so a test (or a retry) is reproducible. */
@@ -38,14 +36,7 @@ export interface MailInput extends Recipients {
 }
 
 /** A finished mail: its bytes built once, the envelope they go to, and what the relay keeps of it. */
-export interface OutgoingMail {
-  raw: Buffer;
-  envelope: { from: string; to: string[] };
-  messageId: string;
-  subject: string;
-  text: string | null;
-  html: string | null;
-}
+export type OutgoingMail = Awaited<ReturnType<typeof buildOutgoingMail>>;
 
 /**
  * Builds a mail's bytes once, with nodemailer's documented MailComposer (what its SMTP transport would
@@ -54,7 +45,7 @@ export interface OutgoingMail {
  * Auto-Submitted; X-Auto-Response-Suppress). The notifier sends exactly these bytes and the relay stores
  * them, so what the dashboard shows is exactly what the server accepted.
  */
-export async function buildOutgoingMail(input: MailInput): Promise<OutgoingMail> {
+export async function buildOutgoingMail(input: MailInput) {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: `--help` and `check-config` never build a mail
   const MailComposerClass = require('nodemailer/lib/mail-composer') as typeof MailComposer;
   const node = new MailComposerClass({

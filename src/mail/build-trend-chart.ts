@@ -18,22 +18,15 @@ export interface TrendChartPoint {
   ratios: Partial<Record<(typeof CHART_LINES)[number]['key'], number | null>>;
 }
 
-/** The reports to plot, oldest first, and which of them is the current one (shaded). */
-export interface TrendChartSeries {
-  points: readonly TrendChartPoint[];
-  currentIndex: number;
-}
-
 /**
- * The pass-ratio chart of a report or digest mail, as data for an HTML table (templates/partials/trend-chart.hbs):
- * a strip per line that has results (overall, then each severity), a marker per report placed by its cell's top
- * and bottom padding within the strip's own range (see {@link chooseChartRange}). No image: nothing to rasterise
- * or attach, text that reads in dark mode, and tables and padding, which every mail client lays out.
+ * The pass-ratio chart of a report or digest mail, as data for an HTML table (templates/partials/trend-chart.hbs), from
+ * its reports oldest first, the last the current one (shaded): a strip per line that has results (overall, then each
+ * severity), a marker per report placed by its cell's top and bottom padding within the strip's own range (see
+ * {@link chooseChartRange}). No image: nothing to rasterise or attach, text that reads in dark mode, and tables and
+ * padding, which every mail client lays out.
  */
-export function buildTrendChart(series: TrendChartSeries) {
-  const { points, currentIndex } = series;
+export function buildTrendChart(points: readonly TrendChartPoint[]) {
   if (points.length === 0) throw new RangeError('a trend chart needs at least one report');
-  if (currentIndex < 0 || currentIndex >= points.length) throw new RangeError('currentIndex is outside the series');
   const rows = CHART_LINES.flatMap((line) => {
     const values = points.map((p) => p.ratios[line.key] ?? null);
     if (values.every((v) => v === null)) return [];
@@ -51,7 +44,7 @@ export function buildTrendChart(series: TrendChartSeries) {
       /** One per report: its marker's padding above and below (they add up to the strip's height); no glyph without results. */
       cells: values.map((v, i) => {
         const top = v === null ? TREND_CHART_STRIP_PX : placeMarker(v, range);
-        return { top, bottom: TREND_CHART_STRIP_PX - top, glyph: v === null ? '' : glyph, current: i === currentIndex };
+        return { top, bottom: TREND_CHART_STRIP_PX - top, glyph: v === null ? '' : glyph, current: i === points.length - 1 };
       }),
     };
     return [row];
@@ -63,7 +56,7 @@ export function buildTrendChart(series: TrendChartSeries) {
     /** The table's columns: the range labels', then one per report (a strip's name spans them all). */
     columns: points.length + 1,
     /** The trend in words (the table's accessible name). */
-    alt: describeTrend(series),
+    alt: describeTrend(points),
     /** The lines that have results in the window, overall first. */
     rows,
     /** The oldest and newest reports' ids, under the strips' left and right ends. */
@@ -131,11 +124,10 @@ export function buildSparkline(values: readonly (number | null)[], range: Pick<C
 
 /**
  * The chart in words: for each line, how it moved from its first known value in the window to the
- * current report ("rose from 40 % to 90 %"), and where the current report is.
+ * current report, the last ("rose from 40 % to 90 %"), and where the current report is.
  */
-export function describeTrend(series: TrendChartSeries): string {
-  const { points, currentIndex } = series;
-  const current = points[currentIndex];
+export function describeTrend(points: readonly TrendChartPoint[]): string {
+  const current = points[points.length - 1];
   const count = points.length;
   const head =
     count === 1
@@ -144,7 +136,7 @@ export function describeTrend(series: TrendChartSeries): string {
   const parts = CHART_LINES.flatMap((line) => {
     const now = current.ratios[line.key] ?? null;
     if (now === null) return [];
-    const first = points.slice(0, currentIndex).find((p) => (p.ratios[line.key] ?? null) !== null)?.ratios[line.key] ?? null;
+    const first = points.slice(0, -1).find((p) => (p.ratios[line.key] ?? null) !== null)?.ratios[line.key] ?? null;
     const name = line.key === 'overall' ? 'overall' : line.name;
     if (first === null || first === undefined) return [`${name} ${percent(now)}`];
     const delta = (now - first) * 100;
@@ -152,7 +144,7 @@ export function describeTrend(series: TrendChartSeries): string {
     return [`${name} ${delta > 0 ? 'rose' : 'fell'} from ${percent(first)} to ${percent(now)}`];
   });
   const body = parts.length ? parts.join(', ') : 'no results';
-  const where = count === 1 ? '' : ` Report ${current.reportId}, this one, is shaded${currentIndex === count - 1 ? ' at the right' : ''}.`;
+  const where = count === 1 ? '' : ` Report ${current.reportId}, this one, is shaded at the right.`;
   return `${head}: ${body}.${where}`;
 }
 

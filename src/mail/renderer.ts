@@ -5,21 +5,11 @@ import { findPackageRoot, neutralizeText, neutralizeView } from '../shared';
 import { formatCompiledTemplatesFile, hashInlineInput, hashTemplateInput, readCompiledTemplatesFile } from './compiled-templates-file';
 import { inlineTemplateCss, type InlinedHtmlTemplates } from './inline-template-css';
 
-/** The three parts of one mail, rendered. */
-export interface RenderedMail {
-  subject: string;
-  html: string;
-  text: string;
-}
-
 /** Renders a template set (`<dir>/<set>/{subject,html,text}.hbs`) with a view. */
-export interface Renderer {
-  /** `options.subject`: a Handlebars template (a route's `subject`) used instead of the set's subject.hbs. */
-  render(view: object, templateSet?: string, options?: { subject?: string }): RenderedMail;
-  /** Template sets found in the directory (`report` is always there). */
-  readonly sets: readonly string[];
-  readonly dir: string;
-}
+export type Renderer = ReturnType<typeof loadRenderer>;
+
+/** The three parts of one mail, rendered. */
+export type RenderedMail = ReturnType<Renderer['render']>;
 
 /** A template that fails to load or render; says which file and, when Handlebars knows, which line. */
 export class TemplateError extends Error {
@@ -73,48 +63,38 @@ export function escapeHtml(text: string): string {
  * set, so a render is only Handlebars. A source unchanged from the shipped templates takes its inlined and compiled
  * forms from the package (unless `compiledAhead` is false): the same function Handlebars would make, without compiling it.
  */
-export function loadRenderer(dir = defaultTemplatesDir(), options: { compiledAhead?: boolean } = {}): Renderer {
-  const hbs = loadHandlebarsRuntime().create();
-  registerTemplateHelpers(hbs);
+export function loadRenderer(dir = defaultTemplatesDir(), options: { compiledAhead?: boolean } = {}) {
   const shipped = defaultTemplatesDir();
   const ahead = options.compiledAhead === false ? undefined : readCompiledTemplatesFile(shipped);
-  const compile = createTemplateCompiler(hbs, ahead?.specs ?? new Map<string, string>());
   // A folder of the user's may hold its own inlined HTML, never compiled templates (see COMPILED_TEMPLATES_FILE).
   const own = ahead && path.resolve(dir) !== path.resolve(shipped) ? readCompiledTemplatesFile(dir).inlined : [];
-  const inlined = new Map([...(ahead?.inlined ?? []), ...own]);
-  // A partial the HTML calls without its CSS inlined (as a block, or by a computed name) is compiled by Handlebars
-  // when first called, with that template's options: through here, so that it too is taken from the file.
-  hbs.compile = ((source: string, compileOptions: CompileOptions) => compile(source, compileOptions)) as Hbs['compile'];
-  const { sets, compiled, textPartials } = loadTemplates(hbs, dir, compile, inlined);
+  const { sets, compiled, textPartials, compile } = loadTemplates(dir, {
+    specs: ahead?.specs ?? new Map<string, string>(),
+    inlined: new Map([...(ahead?.inlined ?? []), ...own]),
+  });
   // Inline subjects (from routes), compiled once each; syntax errors surface on first use, which is boot.
   const subjects = new Map<string, Template>();
 
   return {
     dir,
-    sets,
-    render(untrusted, templateSet = DEFAULT_TEMPLATE_SET, renderOptions = {}) {
+    /** Template sets found in the directory (`report` is always there). */
+    sets: sets as readonly string[],
+    /** `renderOptions.subject`: a Handlebars template (a route's `subject`) used instead of the set's subject.hbs. */
+    render(untrusted: object, templateSet = DEFAULT_TEMPLATE_SET, renderOptions: { subject?: string } = {}) {
       const set = compiled.get(templateSet);
       if (!set) throw new TemplateError(path.join(dir, templateSet), new Error(`no template set "${templateSet}"`));
       // Bidi overrides and control characters from NetBox's names are made visible in the view, before
       // any template (shipped or a user's) or helper sees it, so none can let one through; the
       // templates' own text is the operator's.
       const view = neutralizeView(untrusted);
-      const run = (part: Part) => {
-        try {
-          return set[part].fn(view, { partials: set[part].partials });
-        } catch (error) {
-          throw new TemplateError(set[part].file, error);
-        }
-      };
+      const run = (part: Part) => inFile(set[part].file, () => set[part].fn(view, { partials: set[part].partials }));
       const runSubject = () => {
         const source = renderOptions.subject;
         if (source === undefined) return run('subject');
-        try {
+        return inFile(`subject "${source}"`, () => {
           if (!subjects.has(source)) subjects.set(source, compile(source, TEXT_OPTIONS));
           return subjects.get(source)!(view, { partials: textPartials });
-        } catch (error) {
-          throw new TemplateError(`subject "${source}"`, error);
-        }
+        });
       };
       // A subject is one header line: CR/LF would end it (header injection), so fold all white space.
       const subject = runSubject().replace(/\s+/g, ' ').trim();
@@ -130,31 +110,44 @@ export function loadRenderer(dir = defaultTemplatesDir(), options: { compiledAhe
 
 type Compile = ReturnType<typeof createTemplateCompiler>;
 
+/** `work`'s result; what it throws becomes a {@link TemplateError} on `file`. */
+function inFile<T>(file: string, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    throw new TemplateError(file, error);
+  }
+}
+
 /**
- * Registers the partials of `dir` and compiles each template set, checking every template on the way; a set's HTML
- * is taken from `inlined` when there, else inlined now and added to it. Every partial is compiled for text, which
- * checks it, and text and subjects render with these: handed to each render, a partial Handlebars compiles for
- * text never lands in the instance's registry, where HTML would find it unescaped.
+ * Makes a Handlebars instance with the relay's helpers, registers the partials of `dir` on it and compiles each
+ * template set, checking every template on the way: each template from `ahead.specs` when there, else compiled now
+ * and added to it; a set's HTML from `ahead.inlined` when there, else inlined now and added to it. Every partial is
+ * compiled for text, which checks it, and text and subjects render with these: handed to each render, a partial
+ * Handlebars compiles for text never lands in the instance's registry, where HTML would find it unescaped.
  */
-function loadTemplates(hbs: Hbs, dir: string, compile: Compile, inlined: Map<string, InlinedHtmlTemplates>) {
+function loadTemplates(dir: string, ahead = { specs: new Map<string, string>(), inlined: new Map<string, InlinedHtmlTemplates>() }) {
+  const hbs = loadHandlebarsRuntime().create();
+  registerTemplateHelpers(hbs);
+  const compile = createTemplateCompiler(hbs, ahead.specs);
+  // A partial the HTML calls without its CSS inlined (as a block, or by a computed name) is compiled by Handlebars
+  // when first called, with that template's options: through here, so that it too is taken from the file.
+  hbs.compile = ((source: string, compileOptions: CompileOptions) => compile(source, compileOptions)) as Hbs['compile'];
   const partialsDir = path.join(dir, 'partials');
   const partials = readPartials(partialsDir);
   const textPartials: Record<string, Template> = {};
   for (const [name, source] of partials) {
-    let code: string;
-    try {
-      code = compile.precompile(source, TEXT_OPTIONS);
-    } catch (error) {
-      throw new TemplateError(path.join(partialsDir, `${name}.hbs`), error);
-    }
+    const code = inFile(path.join(partialsDir, `${name}.hbs`), () => compile.precompile(source, TEXT_OPTIONS));
     // Made a function when first called: most partials are the HTML's, which text never calls.
     let fn: Template | undefined;
     textPartials[name] = ((context, options) => (fn ??= evaluateSpec(hbs, code, TEXT_OPTIONS))(context, options)) as Template;
     hbs.registerPartial(name, source);
   }
   const sets = findTemplateSets(dir);
-  const compiled = new Map(sets.map((set) => [set, compileSet(path.join(dir, set), { partials, textPartials, inlined }, compile)]));
-  return { sets, compiled, textPartials };
+  const compiled = new Map(
+    sets.map((set) => [set, compileSet(path.join(dir, set), { partials, textPartials, inlined: ahead.inlined }, compile)]),
+  );
+  return { sets, compiled, textPartials, compile, ahead };
 }
 
 /**
@@ -195,10 +188,7 @@ function evaluateSpec(hbs: Hbs, code: string, options: CompileOptions): Template
  * test checks it): every set's HTML inlined and every template the relay compiles when it loads them.
  */
 export function buildCompiledTemplatesFile(dir: string): string {
-  const ahead = { specs: new Map<string, string>(), inlined: new Map<string, InlinedHtmlTemplates>() };
-  const hbs = loadHandlebarsRuntime().create();
-  loadTemplates(hbs, dir, createTemplateCompiler(hbs, ahead.specs), ahead.inlined);
-  return formatCompiledTemplatesFile(ahead);
+  return formatCompiledTemplatesFile(loadTemplates(dir).ahead);
 }
 
 /** The sources of `partials/*.hbs` (if the folder exists), by file name. */
@@ -253,7 +243,7 @@ function compileSet(
 ): CompiledSet {
   const load = (part: Part) => {
     const file = path.join(setDir, `${part}.hbs`);
-    try {
+    return inFile(file, () => {
       const source = fs.readFileSync(file, 'utf8');
       if (part !== 'html') return { file, fn: compile(source, TEXT_OPTIONS), partials: loaded.textPartials };
       // Handlebars' parser loads only when the CSS is inlined now (the file has no entry for this HTML); it
@@ -264,9 +254,7 @@ function compileSet(
       const partials: Record<string, Template> = {};
       for (const [name, partialSource] of inlined.partials) partials[name] = compile(partialSource, HTML_OPTIONS);
       return { file, fn: compile(inlined.html, HTML_OPTIONS), partials };
-    } catch (error) {
-      throw new TemplateError(file, error);
-    }
+    });
   };
   return { subject: load('subject'), html: load('html'), text: load('text') };
 }

@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { BatchItem, QueuePauseStatus } from '../delivery';
 import { DEFAULT_SOURCE_NAME, type WebhookOutcome } from '../webhook';
-import { isFailureCode, type Clock, type FailureCatalogue, type Logger } from '../shared';
+import { parseFailureCode, type Clock, type FailureCatalogue, type Logger } from '../shared';
 import { DELIVERY_STATES, type Store } from '../store';
 
 /** The relay's Prometheus series. One instance per relay: tests run several relays in one process. */
@@ -88,8 +88,7 @@ export function createMetrics(options: MetricsOptions) {
       // One delivery may mail several routes (ROUTES_FILE): count mails (this attempt's), not deliveries.
       if (settled.state === 'sent') return sent.inc(mails.filter((m) => m.row?.state === 'sent').length);
       // A code of the closed catalogue only, so the series stay bounded (even for a code cast past the type).
-      const reason = isFailureCode(settled.code, failures) ? settled.code : 'UNKNOWN';
-      failed.inc({ reason, then: settled.state === 'dead' ? 'dead' : 'retry' });
+      failed.inc({ reason: parseFailureCode(settled.code, failures), then: settled.state === 'dead' ? 'dead' : 'retry' });
     },
     /** `reason`: an HTTP status such as `404`, or `timeout`, `network`, …; `source` absent: `default`. */
     recordNetboxFetchError: (reason: string, source?: string) => netboxErrors.inc(labels(reason, source)),

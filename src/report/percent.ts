@@ -5,9 +5,6 @@
 
 const NO_RESULTS = '—';
 
-/** Colour bands of validity's UI: ≥ 75 green, ≥ 50 yellow, ≥ 25 orange, else red. */
-export type Band = 'green' | 'yellow' | 'orange' | 'red' | 'none';
-
 /**
  * Python's `round(x, 1)` rounds the exact binary value half to even; JavaScript's `toFixed` rounds
  * half up. They differ only on exact ties at the second decimal, which a double can hold only as
@@ -38,7 +35,8 @@ export function formatPercentValue(pct: number | null): string {
   return pct === null ? NO_RESULTS : `${pct.toFixed(1)}%`;
 }
 
-export function bandOf(percent: number | null): Band {
+/** The colour band of validity's UI: ≥ 75 green, ≥ 50 yellow, ≥ 25 orange, else red; `none` without results. */
+export function bandOf(percent: number | null) {
   if (percent === null) return 'none';
   if (percent >= 75) return 'green';
   if (percent >= 50) return 'yellow';

@@ -3,11 +3,11 @@ import { z } from 'zod';
 
 /** Reusable zod fields for environment variables and the routes file (all arrive as strings; unset means default). */
 
-export const port = (def: number) => z.coerce.number().int().min(0).max(65535).default(def);
-
 export const positiveInt = (def: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(1).max(max).default(def);
 
 export const nonNegativeInt = (def: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(0).max(max).default(def);
+
+export const port = (def: number) => nonNegativeInt(def, 65535);
 
 export const bool = (def: boolean) => z.stringbool({ truthy: ['true', '1', 'yes', 'on'], falsy: ['false', '0', 'no', 'off'] }).default(def);
 

@@ -48,15 +48,3 @@ export class RelayError extends Error {
     this.issues = options.issues;
   }
 }
-
-/** The JSON body of an error answer: `{"error": {"code", "message", "issues"?}}`, never a stack or a secret. */
-export function buildErrorBody(error: RelayError) {
-  return {
-    error: {
-      code: error.code,
-      message: error.message,
-      retryable: error.retryable,
-      ...(error.issues ? { issues: error.issues } : {}),
-    },
-  };
-}

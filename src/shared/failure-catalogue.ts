@@ -60,14 +60,9 @@ export function readFailureFacts(code: unknown, catalogue: FailureCatalogue): Fa
   return catalogue[parseFailureCode(code, catalogue)] ?? RELAY_FAILURES.UNKNOWN;
 }
 
-/** True when `code` is one of `catalogue`'s codes. */
-export function isFailureCode(code: unknown, catalogue: FailureCatalogue): code is string {
-  return typeof code === 'string' && Object.hasOwn(catalogue, code);
-}
-
 /** A stored or foreign code as a catalogue code: anything outside the catalogue is `UNKNOWN`. */
 export function parseFailureCode(code: unknown, catalogue: FailureCatalogue): string {
-  return isFailureCode(code, catalogue) ? code : 'UNKNOWN';
+  return typeof code === 'string' && Object.hasOwn(catalogue, code) ? code : 'UNKNOWN';
 }
 
 /** What happens next to a delivery that failed with these facts, in one sentence. */

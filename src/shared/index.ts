@@ -1,10 +1,9 @@
-export { RelayError, buildErrorBody, ERROR_CATALOGUE, type ErrorCode, type ErrorIssue } from './errors';
+export { RelayError, ERROR_CATALOGUE, type ErrorCode, type ErrorIssue } from './errors';
 export {
   RELAY_FAILURES,
   buildFailureFacts,
   describeFailureOutcome,
   isCertificateFailure,
-  isFailureCode,
   parseFailureCode,
   readFailureFacts,
   type FailureCatalogue,

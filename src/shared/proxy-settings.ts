@@ -1,23 +1,19 @@
 import { isIP } from 'node:net';
 import type { ConfigIssue } from './setting-meta';
 
-/**
- * The proxies of the environment, as curl and most HTTP clients read them: `https_proxy` for https URLs,
- * `http_proxy` for http URLs, `no_proxy` for the hosts reached directly. Read once from the environment
- * (where the configuration is read) and handed to every outbound HTTP client.
- */
-export interface ProxySettings {
-  httpProxy?: string;
-  httpsProxy?: string;
-  noProxy?: string;
-}
-
 /** Each setting's variables, the lower-case form first: it wins when both are set (curl, proxy-from-env, undici). */
 const PROXY_VARIABLES = {
   httpProxy: ['http_proxy', 'HTTP_PROXY'],
   httpsProxy: ['https_proxy', 'HTTPS_PROXY'],
   noProxy: ['no_proxy', 'NO_PROXY'],
 } as const;
+
+/**
+ * The proxies of the environment, as curl and most HTTP clients read them: `https_proxy` for https URLs,
+ * `http_proxy` for http URLs, `no_proxy` for the hosts reached directly. Read once from the environment
+ * (where the configuration is read) and handed to every outbound HTTP client.
+ */
+export type ProxySettings = Partial<Record<keyof typeof PROXY_VARIABLES, string>>;
 
 /** The proxy settings of `env` (empty values count as unset); a proxy that is not an http(s) URL is an issue naming its variable. */
 export function readProxySettings(env: Readonly<Record<string, string | undefined>>, issues: ConfigIssue[]): ProxySettings {

@@ -4,25 +4,7 @@ import { COUNT_LINES, passPercent, SEVERITIES, type PassCount, type ReportCounts
 const MINUS = '\u2212';
 
 /** Change of one line (Overall or one severity) against the previous report. */
-export interface TrendDelta {
-  name: 'Overall' | Severity;
-  percent: number | null;
-  previousPercent: number | null;
-  /** Percentage points, one decimal; null when either side has no results. */
-  deltaPoints: number | null;
-  /** "+2.5 pts", "−3.0 pts", "±0.0 pts", or "—" when not comparable. */
-  deltaPointsText: string;
-  failed: number;
-  previousFailed: number;
-  deltaFailed: number;
-  /** Results of this line in each report; in a devices-only trend both are this report's count of those devices (0 when unknown). */
-  count: number;
-  previousCount: number;
-  /** "+2 failing", "−1 failing", "±0 failing". */
-  deltaFailedText: string;
-  /** By the pass percentage ("same" also when not comparable); in a devices-only trend, by the failing count. */
-  direction: 'better' | 'worse' | 'same';
-}
+export type TrendDelta = ReturnType<typeof buildDelta>;
 
 /** Each line of the counts changed by its severity's number (the overall line by their sum). */
 function changeLines(counts: ReportCounts, by: Record<Severity, number>, change: (line: PassCount, n: number) => PassCount): ReportCounts {
@@ -56,24 +38,29 @@ function buildDelta(
   [failed, previousFailed]: [number, number],
   [count, previousCount]: [number, number],
   devicesOnly = false,
-): TrendDelta {
+) {
   // Tenths as integers, so 77.8 − 75.3 is 2.5 and not 2.499999.
   const deltaPoints = percent === null || previousPercent === null ? null : Math.round(percent * 10 - previousPercent * 10) / 10;
   const deltaFailed = failed - previousFailed;
   const better = devicesOnly ? -deltaFailed : (deltaPoints ?? 0);
   return {
-    name: line === 'overall' ? 'Overall' : line,
+    name: line === 'overall' ? ('Overall' as const) : line,
     percent,
     previousPercent,
+    /** Percentage points, one decimal; null when either side has no results. */
     deltaPoints,
+    /** "+2.5 pts", "−3.0 pts", "±0.0 pts", or "—" when not comparable. */
     deltaPointsText: deltaPoints === null ? '—' : `${signOf(deltaPoints)}${Math.abs(deltaPoints).toFixed(1)} pts`,
     failed,
     previousFailed,
     deltaFailed,
+    /** Results of this line in each report; in a devices-only trend both are this report's count of those devices (0 when unknown). */
     count,
     previousCount,
+    /** "+2 failing", "−1 failing", "±0 failing". */
     deltaFailedText: `${signOf(deltaFailed)}${Math.abs(deltaFailed)} failing`,
-    direction: better > 0 ? 'better' : better < 0 ? 'worse' : 'same',
+    /** By the pass percentage ("same" also when not comparable); in a devices-only trend, by the failing count. */
+    direction: better > 0 ? ('better' as const) : better < 0 ? ('worse' as const) : ('same' as const),
   };
 }
 

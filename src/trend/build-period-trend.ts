@@ -21,11 +21,12 @@ export function buildPeriodTrend(
   const sorted = [...reports].sort(compareReportOrder);
   const last = sorted[sorted.length - 1];
   const reference = before ?? (sorted.length > 1 ? sorted[0] : undefined);
+  const points = sorted.map(buildPeriodPoint);
   return {
     series: last.series,
     /** The period's reports, oldest first (by creation, then id): the chart's points. */
-    points: sorted.map(buildPeriodPoint),
-    latest: buildPeriodPoint(last),
+    points,
+    latest: points[points.length - 1],
     /** The series' last report before the period, or else the period's first (`inPeriod`); null for a period of one first report. */
     baseline: reference ? { reportId: reference.reportId, created: reference.created, inPeriod: before === undefined } : null,
     /** The latest report against the baseline: the change over the period (a pair failed and fixed within it is in neither list). */

@@ -9,9 +9,9 @@ import type { FailingPair, ReportSnapshot } from './types';
  * or pod restart, which would cut every trend. A named source's reports form a history of their own
  * (report ids collide across NetBoxes); the default source keeps the series it had before sources.
  */
-export function buildSourceSeriesKey(options: { source?: string; netboxUrl?: string; reportUrl: string }): string {
+export function buildSourceSeriesKey(options: { source: string; netboxUrl?: string; reportUrl: string }): string {
   const netboxSeries = `${options.netboxUrl ?? 'netbox'}|${findNetboxBasePath(options.reportUrl)}`;
-  return options.source === undefined || options.source === DEFAULT_SOURCE_NAME ? netboxSeries : `source:${options.source}|${netboxSeries}`;
+  return options.source === DEFAULT_SOURCE_NAME ? netboxSeries : `source:${options.source}|${netboxSeries}`;
 }
 
 /** What the trend remembers of a delivery; `failing` is null when the failing pairs are unknown. */

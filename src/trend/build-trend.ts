@@ -1,7 +1,7 @@
 import { countPerSeverity, SEVERITY_ORDER, type Severity } from '../report';
 import type { FailingPair, PairStates, ReportSnapshot } from './types';
 import { decideVerdict, type Verdict } from './decide-verdict';
-import { addPassed, buildDeltas, withoutFailed, type TrendDelta } from './build-deltas';
+import { addPassed, buildDeltas, type TrendDelta } from './build-deltas';
 import { buildStreaks, byPairOrder, failingKeys, pairKey, type FailingStreak } from './build-streaks';
 
 export { failingKeys, pairKey } from './build-streaks';
@@ -10,30 +10,7 @@ export { failingKeys, pairKey } from './build-streaks';
 export type TestPairsGroup = ReturnType<typeof groupPairsByTest>[number];
 
 /** The pair lists of a trend, each whole (the mail's view caps them). */
-interface PairLists {
-  /** Pairs failing now that passed in the previous report (without {@link PairStates}: that did not fail there). */
-  newlyFailing: FailingPair[];
-  /** Pairs that failed in the previous report and NetBox shows passed in this one. */
-  fixed: FailingPair[];
-  /** Every device with a fixed pair, once, by name: an owner group's mail counts the fixes of its devices. */
-  fixedDevices: ReturnType<typeof listFixedDevices>;
-  /** Pairs failing now and in the previous report, longest streak first. */
-  stillFailing: FailingStreak[];
-  /** The three lists above grouped per test (one line per test, HIGH first). */
-  newlyFailingTests: TestPairsGroup[];
-  stillFailingTests: TestPairsGroup[];
-  fixedTests: TestPairsGroup[];
-  /** Pairs that failed in the previous report and have no result in this one (not evaluated): out of the verdict; by device. */
-  notEvaluated: FailingPair[];
-  /** Pairs that failed in the previous report and do not fail now, of which NetBox could not say whether they passed or were not evaluated. */
-  undeterminedCount: number;
-  /** Pairs failing now that have no result in the previous report (new since, or not evaluated there). */
-  notEvaluatedBefore: FailingPair[];
-  /** Pairs failing now that did not fail in the previous report, of which NetBox could not say whether they passed there. */
-  undeterminedBeforeCount: number;
-  /** Each failing pair's badge by {@link pairKey}: the mail lists each (device, test) once, tagged with what changed. */
-  badges: ReadonlyMap<string, PairBadge>;
-}
+type PairLists = ReturnType<typeof listPairs>;
 
 /**
  * How a report compares with the previous one of its series (by creation time). The notify
@@ -103,19 +80,15 @@ export function buildTrend(current: ReportSnapshot, history: readonly ReportSnap
   const failingSetKnown = current.failing !== null && previousRaw.failing !== null;
   const pairs = comparePairs(current, previousRaw, history, options);
   const changed = decided.some((d) => d.deltaFailed !== 0) || pairs.newlyFailing.length > 0 || pairs.fixed.length > 0;
-  // A previous failure not evaluated now (or not known to be) leaves the previous side of the verdict's
-  // ratios: its disappearance is no improvement of anything evaluated.
-  const decision = decideVerdict({
-    current: cd,
-    previous: withoutFailed(pd, countPerSeverity(pairs.notComparable)),
-    newlyFailing: pairs.newlyFailing,
-    fixed: pairs.fixed,
-    failingSetKnown,
-  });
   return {
-    verdict: decision.verdict,
-    // The scope as NetBox counted it: a device that dropped out changed it.
-    scopeChanged: decideVerdict({ current: cd, previous: pd, newlyFailing: [], fixed: [], failingSetKnown }).scopeChanged,
+    ...decideVerdict({
+      current: cd,
+      previous: pd,
+      notComparable: countPerSeverity(pairs.notComparable),
+      newlyFailing: pairs.newlyFailing,
+      fixed: pairs.fixed,
+      failingSetKnown,
+    }),
     devicesOnly: false,
     ...placeInSeries(previousRaw, options),
     overall,
@@ -170,31 +143,35 @@ export function comparePairs(
 }
 
 /** A trend's pair lists, and every failing pair's badge. */
-function listPairs(
-  newlyFailing: FailingPair[],
-  fixed: FailingPair[],
-  stillFailing: FailingStreak[],
-  went: SplitPairs,
-  came: SplitPairs,
-): PairLists {
+function listPairs(newlyFailing: FailingPair[], fixed: FailingPair[], stillFailing: FailingStreak[], went: SplitPairs, came: SplitPairs) {
   const badges = new Map<string, PairBadge>(newlyFailing.map((pair) => [pairKey(pair), { kind: 'new' }]));
   for (const pair of came.absent) badges.set(pairKey(pair), { kind: 'unseen' });
   for (const pair of came.unknown) badges.set(pairKey(pair), { kind: 'unknown' });
   for (const s of stillFailing)
     badges.set(pairKey(s), { kind: 'streak', reports: s.reports, sinceReportId: s.sinceReportId, atLeast: s.atLeast });
   return {
+    /** Pairs failing now that passed in the previous report (without {@link PairStates}: that did not fail there). */
     newlyFailing,
+    /** Pairs that failed in the previous report and NetBox shows passed in this one. */
     fixed,
+    /** Every device with a fixed pair, once, by name: an owner group's mail counts the fixes of its devices. */
     fixedDevices: listFixedDevices(fixed),
+    /** Pairs failing now and in the previous report, longest streak first. */
     stillFailing,
+    /** The three lists above grouped per test (one line per test, HIGH first). */
     newlyFailingTests: groupPairsByTest(newlyFailing),
     stillFailingTests: groupPairsByTest(stillFailing),
     fixedTests: groupPairsByTest(fixed),
+    /** Pairs that failed in the previous report and have no result in this one (not evaluated): out of the verdict; by device. */
     notEvaluated: sortByDevice(went.absent),
+    /** Pairs that failed in the previous report and do not fail now, of which NetBox could not say whether they passed or were not evaluated. */
     undeterminedCount: went.unknown.length,
+    /** Pairs failing now that have no result in the previous report (new since, or not evaluated there). */
     notEvaluatedBefore: sortByDevice(came.absent),
+    /** Pairs failing now that did not fail in the previous report, of which NetBox could not say whether they passed there. */
     undeterminedBeforeCount: came.unknown.length,
-    badges,
+    /** Each failing pair's badge by {@link pairKey}: the mail lists each (device, test) once, tagged with what changed. */
+    badges: badges as ReadonlyMap<string, PairBadge>,
   };
 }
 

@@ -1,4 +1,5 @@
 import { COUNT_LINES, type ReportCounts, type Severity } from '../report';
+import { withoutFailed } from './build-deltas';
 import type { FailingPair } from './types';
 
 /**
@@ -15,6 +16,11 @@ type Signal = 'worse' | 'better' | 'mixed' | 'same';
 export interface VerdictFacts {
   current: ReportCounts;
   previous: ReportCounts | null;
+  /**
+   * Previous failures not evaluated now (or not known to be), per severity: they leave the previous side of the
+   * ratios (their disappearance is no improvement of anything evaluated), not the scope, which is as NetBox counted it.
+   */
+  notComparable?: Record<Severity, number>;
   newlyFailing: readonly Pick<FailingPair, 'severity'>[];
   fixed: readonly Pick<FailingPair, 'severity'>[];
   /** Both failing sets are known, so `newlyFailing`/`fixed` are exact; when not, each severity's failing count stands in. */
@@ -31,8 +37,9 @@ export interface VerdictFacts {
  * either better → better, one each → mixed). Pure.
  */
 export function decideVerdict(facts: VerdictFacts): { verdict: Verdict; scopeChanged: boolean } {
-  const { current, previous } = facts;
-  if (previous === null) return { verdict: 'first', scopeChanged: false };
+  const { current, previous: counted } = facts;
+  if (counted === null) return { verdict: 'first', scopeChanged: false };
+  const previous = facts.notComparable ? withoutFailed(counted, facts.notComparable) : counted;
   const signal = (severity: Severity) => decideSignal(severity, facts, previous);
   const rest = [signal('MIDDLE'), signal('LOW')];
   const restSignal = toSignal(
@@ -40,7 +47,7 @@ export function decideVerdict(facts: VerdictFacts): { verdict: Verdict; scopeCha
     rest.some((s) => s === 'better' || s === 'mixed'),
   );
   // The scope changed when a result count differs (results are tests × devices; the history keeps only counts).
-  const scopeChanged = COUNT_LINES.some((line) => current[line].count !== previous[line].count);
+  const scopeChanged = COUNT_LINES.some((line) => current[line].count !== counted[line].count);
   return { verdict: applyHighFirst(signal('HIGH'), restSignal), scopeChanged };
 }
 

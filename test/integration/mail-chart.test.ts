@@ -198,7 +198,7 @@ describe('the trend chart in the report mail', () => {
         at: '2026-03-01T06:00:00Z',
         ratios: { overall: 0.5 + 0.4 * Math.sin(i), HIGH: 0.3 + 0.2 * Math.cos(i), MIDDLE: 0.9, LOW: i % 3 ? 0.7 : null },
       }));
-      const chart = { ...buildTrendChart({ points, currentIndex: points.length - 1 }), currentText: '90.0%', currentLabel: 'this report' };
+      const chart = { ...buildTrendChart(points), currentText: '90.0%', currentLabel: 'this report' };
       const [view] = await sampleInsightViews({
         mail: { from: 'relay@example.com', timezone: 'UTC' },
         netbox: { url: 'https://netbox.example.com' },

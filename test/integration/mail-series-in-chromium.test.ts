@@ -85,7 +85,7 @@ function buildMail(i: number): { view: ReportView; delivery: ReportDelivery; htm
     count: c.overall.count,
   });
   const points = [...history.reverse(), snapshotOf(step)].map(toChartPoint);
-  const chart = points.length > 1 ? buildTrendChart({ points, currentIndex: points.length - 1 }) : null;
+  const chart = points.length > 1 ? buildTrendChart(points) : null;
   const delivery = deliveryOf(step);
   const view = buildReportView(delivery, {
     netboxUrl: NETBOX,

@@ -65,7 +65,7 @@ describe('a digest with an accepted exception (real SQLite file)', () => {
         body,
         receivedAt: T + (i + 1) * DAY_MS,
       });
-      const series = buildSourceSeriesKey({ reportUrl: report.report.url });
+      const series = buildSourceSeriesKey({ source: 'default', reportUrl: report.report.url });
       await saveReport(store, buildReportSnapshot(report, series, failing));
     }
   });

@@ -268,7 +268,7 @@ describe('gathering a digest from the store (real SQLite file)', () => {
       body,
       receivedAt,
     });
-    const series = buildSourceSeriesKey({ source: source === 'default' ? undefined : source, reportUrl: delivery.report.url });
+    const series = buildSourceSeriesKey({ source, reportUrl: delivery.report.url });
     if (failing) await saveReport(store, buildReportSnapshot(delivery, series, failing));
   }
 
