@@ -1,38 +1,46 @@
-import { buildMessageId, buildOutgoingMail, escapeHtml, type Recipients } from '../mail';
+import { buildMessageId, buildOutgoingMail, loadRenderer, type Recipients, type Renderer } from '../mail';
 import { formatDateTime } from '../report';
 import type { Clock, Logger } from '../shared';
-import { parseJobDelivery, type DeliveryRecord, type MissedReportsNotice, type WatchdogAlert } from '../store';
+import { parseJobDelivery, type DeliveryRecord, type InternalJob, type MissedReportsNotice, type WatchdogAlert } from '../store';
 import { UnreadableDeliveryError, type ComposedNotice } from './report-composer';
 
-/** Who the relay's notices go to, from whom, the zone their times are written in, and the clock that dates them. */
+/**
+ * The template set the relay's notices render. A TEMPLATES_DIR without it (copied before notices had templates)
+ * renders them with the shipped set, as they were mailed before.
+ */
+export const NOTICE_TEMPLATE_SET = 'notice';
+
+/** The templates, who the relay's notices go to, from whom, the zone their times are written in, and the clock that dates them. */
 interface NoticeMailOptions {
+  renderer: Renderer;
   from: string;
   recipients: Recipients;
   timezone: string;
   clock: Clock;
 }
 
+/** A job that mails a notice: the watchdog's record or the catch-up's. */
+export type NoticeJob = Extract<InternalJob, { kind: 'watchdog' | 'missed' }>;
+
 /**
  * The composer of the watchdog's records: each becomes the watchdog's notice ("no report since …", "arriving again") or the
- * catch-up's (missed reports), its lines as text and as HTML, marked automatic like the report mails.
+ * catch-up's (missed reports), the notice template set rendered with its view, marked automatic like the report mails.
  * `X-Compliance-Watchdog` names its kind; the Message-ID is built from its route, so a retry keeps it.
  */
 export function createNoticeComposer(options: NoticeMailOptions): (delivery: DeliveryRecord, log?: Logger) => Promise<ComposedNotice> {
+  // Loaded on the first notice, only for a TEMPLATES_DIR without the set.
+  let shipped: Renderer | undefined;
+  const renderer = () => (options.renderer.sets.includes(NOTICE_TEMPLATE_SET) ? options.renderer : (shipped ??= loadRenderer()));
   return async (delivery) => {
     const job = parseJobDelivery(delivery.dedupKey, delivery.body!);
     if (job?.kind !== 'watchdog' && job?.kind !== 'missed')
       throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a watchdog record`);
-    const { subject, lines, route, kind, source } =
-      job.kind === 'missed' ? describeMissedReports(job.notice, options.timezone) : describeSilence(job.alert, options.timezone);
-    const text = `${lines.map((l) => l.text).join('\n')}\n`;
-    const paragraphs = lines.map((l) => (l.text === '' ? '<br>' : `<p style="margin: 0 0 6px">${renderLine(l)}</p>`));
-    const body = `<!DOCTYPE html><html><body style="font-family: sans-serif; font-size: 14px; color: #222">${paragraphs.join('')}</body></html>`;
+    const view = buildNoticeView(job, options.timezone);
+    const { kind, source } = view.notice;
+    const route = kind === 'missed' ? 'catch-up-missed' : `watchdog-${kind}`;
     const { from } = options;
     const message = await buildOutgoingMail({
-      // A named source's notices say which NetBox they are about, as its reports do.
-      subject: source ? `${source}: ${subject}` : subject,
-      text,
-      html: body,
+      ...renderer().render(view, NOTICE_TEMPLATE_SET),
       ...options.recipients,
       from,
       messageId: buildMessageId({ deliveryId: delivery.id, reportId: 0, dedupKey: delivery.dedupKey, from, route }),
@@ -43,11 +51,25 @@ export function createNoticeComposer(options: NoticeMailOptions): (delivery: Del
   };
 }
 
-/** One line of a notice: its text, ending with `link` when it has one (the HTML part links it). */
-function renderLine(line: { text: string; link?: string }): string {
-  if (!line.link) return escapeHtml(line.text);
-  const link = escapeHtml(line.link);
-  return `${escapeHtml(line.text.slice(0, -line.link.length))}<a href="${link}">${link}</a>`;
+/** One line of a notice: its text, and the link it ends with (`url`, not in `text`), or null. An empty text is a blank line. */
+type NoticeLine = { text: string; url: string | null };
+
+/**
+ * The view of a notice mail (templates/README.md documents it): its kind (`overdue`, `resumed`, `missed`), the named
+ * source it is about (null: the default), its subject and its lines.
+ */
+export function buildNoticeView(job: NoticeJob, timezone: string) {
+  const { subject, lines, kind, source } =
+    job.kind === 'missed' ? describeMissedReports(job.notice, timezone) : describeSilence(job.alert, timezone);
+  return {
+    notice: {
+      kind,
+      source: source ?? null,
+      // A named source's notices say which NetBox they are about, as its reports do.
+      defaultSubject: source ? `${source}: ${subject}` : subject,
+      lines,
+    },
+  };
 }
 
 /** "report 12, 13, 17": ids, a run of consecutive ones shown as a range. */
@@ -67,17 +89,17 @@ function describeMissedReports(notice: MissedReportsNotice, timezone: string) {
   const from = notice.source ? ` of the NetBox source ${notice.source}` : '';
   const refused = notice.refused ?? [];
   const missed = notice.mailed + notice.skipped.length + notice.deleted.length + refused.length;
-  const lines: { text: string; link?: string }[] = [
-    {
-      text: `The relay found ${missed} compliance report${missed === 1 ? '' : 's'}${from} in NetBox whose webhook never reached it. ${notice.mailed} of them ${notice.mailed === 1 ? 'is' : 'are'} mailed one by one (the newest), each marked as fetched from NetBox.`,
-    },
+  const line = (text: string): NoticeLine => ({ text, url: null });
+  const lines: NoticeLine[] = [
+    line(
+      `The relay found ${missed} compliance report${missed === 1 ? '' : 's'}${from} in NetBox whose webhook never reached it. ${notice.mailed} of them ${notice.mailed === 1 ? 'is' : 'are'} mailed one by one (the newest), each marked as fetched from NetBox.`,
+    ),
   ];
   if (notice.skipped.length > 0) {
-    lines.push({ text: '' }, { text: 'Not mailed (older than the ones mailed one by one), still in NetBox:' });
-    for (const r of notice.skipped)
-      lines.push({ text: `- report ${r.id}, created ${formatDateTime(r.created, timezone)}: ${r.link}`, link: r.link });
+    lines.push(line(''), line('Not mailed (older than the ones mailed one by one), still in NetBox:'));
+    for (const r of notice.skipped) lines.push({ text: `- report ${r.id}, created ${formatDateTime(r.created, timezone)}: `, url: r.link });
   }
-  const paragraph = (text: string) => lines.push({ text: '' }, { text });
+  const paragraph = (text: string) => lines.push(line(''), line(text));
   if (notice.deleted.length > 0)
     paragraph(
       `No longer in NetBox when the relay asked (validity keeps only its newest reports), so not mailed: report ${formatIdRanges(notice.deleted)}.`,
@@ -87,7 +109,7 @@ function describeMissedReports(notice: MissedReportsNotice, timezone: string) {
       `Refused, so not mailed: report ${formatIdRanges(refused)} (its fields fail the checks a webhook's report must pass; the relay's log says which).`,
     );
   const subject = `${missed} compliance report${missed === 1 ? '' : 's'} missed while the relay was not told`;
-  return { subject, lines, route: 'catch-up-missed', kind: 'missed', source: notice.source };
+  return { subject, lines, kind: 'missed', source: notice.source };
 }
 
 /** "1 day 3 hours", "5 hours 12 minutes", "40 minutes": the two largest units. */
@@ -132,8 +154,7 @@ function describeSilence(alert: WatchdogAlert, timezone: string) {
   const from = alert.source ? ` from the NetBox source ${alert.source}` : '';
   const notice = (subject: string, lines: string[]) => ({
     subject,
-    lines: lines.map((text) => ({ text })),
-    route: `watchdog-${alert.kind}`,
+    lines: lines.map((text): NoticeLine => ({ text, url: null })),
     kind: alert.kind,
     source: alert.source,
   });

@@ -16,6 +16,7 @@ import { parseDelivery, type ReportDelivery } from '../webhook';
 import { buildMailView, type ReportView, type ReportViewOptions } from './build-report-view';
 import { buildWaiverEnd, type Waiver } from '../waivers';
 import { buildDigestView, DIGEST_TEMPLATE_SET, type DigestContent } from './build-digest-view';
+import { buildNoticeView, NOTICE_TEMPLATE_SET, type NoticeJob } from './build-notice-mail';
 import fs from 'node:fs';
 import path from 'node:path';
 import { findPackageRoot } from '../shared';
@@ -198,6 +199,25 @@ export function sampleDigestContents(timezone: string): DigestContent[] {
 }
 
 /**
+ * A named source overdue, and a catch-up's notice of a report not mailed (a line with its link), deleted ones and a
+ * refused one: every field and branch of the notices' view (its three kinds share one shape).
+ */
+const SAMPLE_NOTICES: NoticeJob[] = [
+  { kind: 'watchdog', alert: { kind: 'overdue', source: 'lab', silentSince: START_MS, expectEveryMs: 24 * HOUR_MS, detectedAt: START_MS } },
+  {
+    kind: 'missed',
+    notice: {
+      kind: 'missed',
+      detectedAt: START_MS,
+      mailed: 1,
+      skipped: [{ id: 27, created: '2023-04-10T05:00:00Z', link: 'https://netbox.example.com/plugins/validity/reports/27/' }],
+      deleted: [24, 25],
+      refused: [26],
+    },
+  },
+];
+
+/**
  * Renders the sample report with every template set and with every route's set and subject, so a
  * missing set, a syntax error or an unknown variable (templates are strict) fails at boot with the
  * file and line, not at the first delivery. Rejects with {@link TemplateError}.
@@ -207,10 +227,12 @@ export async function verifyRouteTemplates(renderer: Renderer, config: SampleSet
   const views = await sampleInsightViews(config);
   const digestViews = sampleDigestContents(config.mail.timezone).map(buildDigestView);
   const onRoute = (name: string) => views.map((view) => ({ ...view, route: { name, reminder: false, reason: 'sample' } }));
-  // The digest set renders digests, not reports: it is checked with the sample digests only.
-  for (const set of renderer.sets.filter((s) => s !== DIGEST_TEMPLATE_SET))
+  // The digest and the notice sets render digests and notices, not reports: each is checked with its own samples only.
+  for (const set of renderer.sets.filter((s) => s !== DIGEST_TEMPLATE_SET && s !== NOTICE_TEMPLATE_SET))
     for (const view of onRoute('sample')) renderer.render(view, set);
   if (renderer.sets.includes(DIGEST_TEMPLATE_SET)) for (const view of digestViews) renderer.render(view, DIGEST_TEMPLATE_SET);
+  if (renderer.sets.includes(NOTICE_TEMPLATE_SET))
+    for (const job of SAMPLE_NOTICES) renderer.render(buildNoticeView(job, config.mail.timezone), NOTICE_TEMPLATE_SET);
   for (const route of config.routing.routes) {
     const set = route.digest ? (route.template ?? DIGEST_TEMPLATE_SET) : route.template;
     if (set !== undefined && !renderer.sets.includes(set)) {

@@ -1,6 +1,5 @@
 export {
   defaultTemplatesDir,
-  escapeHtml,
   loadRenderer,
   buildCompiledTemplatesFile,
   registerTemplateHelpers,

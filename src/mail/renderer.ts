@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type HandlebarsNamespace from 'handlebars';
-import { findPackageRoot, neutralizeText, neutralizeView } from '../shared';
+import { findPackageRoot, neutralizeView } from '../shared';
 import { formatCompiledTemplatesFile, hashInlineInput, hashTemplateInput, readCompiledTemplatesFile } from './compiled-templates-file';
 import { inlineTemplateCss, type InlinedHtmlTemplates } from './inline-template-css';
 
@@ -48,14 +48,6 @@ const TEXT_OPTIONS: CompileOptions = { strict: true, noEscape: true };
 const loadHandlebarsRuntime = () => require('handlebars/runtime') as Hbs;
 const loadHandlebarsCompiler = () => require('handlebars') as Hbs;
 /* eslint-enable @typescript-eslint/no-require-imports */
-
-/**
- * Escapes text for HTML as the templates do (Handlebars' escaping), bidi overrides and control characters made visible:
- * for the few lines of mail HTML written in code (the relay's notices).
- */
-export function escapeHtml(text: string): string {
-  return loadHandlebarsRuntime().escapeExpression(neutralizeText(text));
-}
 
 /**
  * Loads and compiles every template once, at boot, in strict mode (a missing variable throws instead of printing

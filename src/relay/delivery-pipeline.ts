@@ -187,6 +187,6 @@ function createRelayComposers(
   };
   // The watchdog's notices go to everyone who expects reports: MAIL_TO/CC/BCC, or every route's recipients.
   const recipients = buildNoticeRecipients(config.routing.routes);
-  const watchdog = createNoticeComposer({ from: config.mail.from, recipients, timezone: config.mail.timezone, clock: io.clock });
+  const watchdog = createNoticeComposer({ ...config.mail, renderer: deps.renderer, recipients, clock: io.clock });
   return { report, digest: createRelayDigestComposer(config, io, deps), watchdog };
 }

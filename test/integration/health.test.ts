@@ -36,7 +36,7 @@ describe('GET /healthz and /readyz', () => {
     expect(ready.body).toMatchObject({
       status: 'ready',
       smtp: { ok: true, state: 'ok' },
-      checks: { store: { ok: true }, templates: { ok: true, sets: ['digest', 'report'] }, smtp: { ok: true, source: 'verify' } },
+      checks: { store: { ok: true }, templates: { ok: true, sets: ['digest', 'notice', 'report'] }, smtp: { ok: true, source: 'verify' } },
     });
   });
 
