@@ -1,10 +1,8 @@
 import type { Config } from '../config';
 import type { ChartView } from './create-report-insights';
-import type { Enrichment } from '../enrichment';
 import {
   bandOf,
   buildLinks,
-  countPerSeverity,
   findNetboxBasePath,
   formatDateTime,
   formatPercent,
@@ -14,12 +12,12 @@ import {
   type Severity,
 } from '../report';
 import type { OwnerGroupPlan, ReceivedVia } from '../store';
-import { addOverall, buildDevicesTrend, pairKey, type Trend } from '../trend';
+import { addOverall, pairKey, type Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
 import { buildCsvAttachment, buildEnrichmentView, type EnrichmentView } from './build-enrichment-view';
 import { buildTrendView, formatAccepted, formatDeltaShort, type TrendView, type VerdictView } from './build-trend-view';
-import { buildWaiversView, keepNamedWaivers, type WaiversView } from './build-waivers-view';
-import { summarize, type ReportInsights } from './create-report-insights';
+import { buildWaiversView, type WaiversView } from './build-waivers-view';
+import { shareInsights, type ReportInsights } from './create-report-insights';
 
 // The views below are what the templates read: templates/README.md documents each field.
 
@@ -215,7 +213,7 @@ export function buildMailView(delivery: ReportDelivery, insights: ReportInsights
     failingKnown: insights?.kept.status === 'ok',
     suffix: '',
     chart: insights?.chart,
-    waivers: insights?.waivers && buildWaiversView(insights.waivers.outcome, insights.waivers.now),
+    waivers: insights?.waivers,
   });
 }
 
@@ -225,8 +223,8 @@ const MAX_LISTED_DEVICES = 20;
 /**
  * The view and attachments of one owner group's mail: the failing results of its devices only, the
  * pass ratios per severity over its own devices (counted when the plan was made) and the report's
- * totals beside them, and its own trend: verdict, newly failing, fixed and streaks over its devices
- * (see buildDevicesTrend), which the subject, first line and X-Compliance-Verdict read.
+ * totals beside them, and its own trend (see shareInsights), which the subject, first line and
+ * X-Compliance-Verdict read.
  */
 export function buildOwnerGroupView(
   whole: MailView,
@@ -237,32 +235,13 @@ export function buildOwnerGroupView(
 ): MailView {
   const owners = buildOwnersView(group, { overall: whole.view.overall, severities: whole.view.severities });
   if (group.whole) return { view: { ...whole.view, owners }, attachments: whole.attachments };
-  const ids = new Set(group.deviceIds);
-  const names = new Set(group.devices);
-  const kept = insights?.kept;
-  const own =
-    kept?.status === 'ok' ? kept.summary.results.filter((r) => (r.deviceId !== null ? ids.has(r.deviceId) : names.has(r.device))) : null;
-  // Its trend is over its failing and its fixed devices, so their fixes count.
-  const recorded = insights?.recorded;
-  const devices = new Set([...group.devices, ...(group.fixedDevices ?? [])]);
-  const trend = recorded
-    ? buildDevicesTrend(recorded.current, recorded.history, { ...recorded.options, devices, counts: group.counts })
-    : null;
   // With the group's counts in place of the report's, the ratios (and subject) are the group's.
   const scoped = group.counts
     ? { ...delivery, report: { ...delivery.report, device_count: owners.deviceCount }, counts: addOverall(group.counts) }
     : delivery;
   // No chart: the series chart is the whole report's, and an owner group's own share goes without it.
-  const { view, attachments } = buildScopedView(scoped, insights, options, {
-    kept: own ? summarize(own) : kept,
-    trend,
-    failingKnown: true,
-    suffix: '-owners',
-    // Its failures are its own, without the accepted exceptions; only a HIGH failure hidden on several devices is named.
-    waivers: keepNamedWaivers(whole.view.waivers),
-    // Uncounted, its subject and headers name its own failures, never the report's figures as its own.
-    uncountedFailed: group.counts === null ? countPerSeverity(own ?? []) : undefined,
-  });
+  const share = shareInsights(insights, group);
+  const { view, attachments } = buildScopedView(scoped, insights, options, { ...share, failingKnown: true, suffix: '-owners' });
   return { view: { ...view, owners }, attachments };
 }
 
@@ -291,15 +270,15 @@ function buildScopedView(
   delivery: ReportDelivery,
   insights: ReportInsights | undefined,
   options: MailViewOptions,
-  scope: Pick<ReportViewOptions, 'chart' | 'waivers' | 'uncountedFailed'> & {
-    kept?: Enrichment;
-    trend: Trend | null;
-    failingKnown: boolean;
-    /** Names the CSV: `-owners` for an owner group's. */
-    suffix: string;
-  },
+  scope: Partial<Pick<ReportInsights, 'kept' | 'chart' | 'waivers'>> &
+    Pick<ReportViewOptions, 'uncountedFailed'> & {
+      trend: Trend | null;
+      failingKnown: boolean;
+      /** Names the CSV: `-owners` for an owner group's. */
+      suffix: string;
+    },
 ) {
-  const { kept, trend, failingKnown, suffix, ...extra } = scope;
+  const { kept, trend, failingKnown, suffix, waivers, ...extra } = scope;
   const links = buildLinks(delivery.report.id, delivery.report.url, delivery.report.results_url, options.netboxUrl);
   const basePath = findNetboxBasePath(delivery.report.url);
   const relayUrl = options.relayUrl?.replace(/\/+$/, '');
@@ -318,6 +297,7 @@ function buildScopedView(
   const trendOptions = { ...delivery.counts.overall, timezone: options.mail.timezone, basePath, netboxUrl: options.netboxUrl };
   const states = insights?.recorded?.options.states;
   const trendView = trend && buildTrendView(trend, { ...trendOptions, currentFailingKnown: failingKnown, states });
-  const view = buildReportView(delivery, { ...options, ...extra, links, enrichment, trend: trendView });
+  const waiversView = waivers && buildWaiversView(waivers.outcome, waivers.now);
+  const view = buildReportView(delivery, { ...options, ...extra, links, enrichment, trend: trendView, waivers: waiversView });
   return { view, attachments: csv.attachments };
 }
