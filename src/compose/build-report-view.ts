@@ -68,7 +68,7 @@ export function buildReportView(delivery: ReportDelivery & { receivedVia?: Recei
   const own = options.uncountedFailed;
   const highFailed = own ? own.HIGH : c.HIGH.count - c.HIGH.passed - waived.HIGH;
   const netboxHost = options.netboxUrl ? new URL(options.netboxUrl).host : null;
-  return {
+  const view = {
     report: {
       id: r.id,
       display: r.display ?? `report-${r.id}`,
@@ -94,22 +94,16 @@ export function buildReportView(delivery: ReportDelivery & { receivedVia?: Recei
     netboxName: options.sourceName ?? netboxHost ?? 'NetBox',
     source: options.sourceName === undefined ? null : { name: options.sourceName },
     links: options.links ?? buildLinks(r.id, r.url, r.results_url, options.netboxUrl),
-    defaultSubject: buildDefaultSubject({
-      id: r.id,
-      overall,
-      highFailed,
-      failed: own ? own.HIGH + own.MIDDLE + own.LOW : overall.failed - accepted,
-      accepted,
-      uncounted: own !== undefined,
-      instance: options.sourceName ?? netboxHost,
-      trend,
-    }),
+    /** Set below, from the view's own fields. */
+    defaultSubject: '',
     enrichment: options.enrichment ?? null,
     trend,
     chart: options.chart ?? null,
     owners: null as ReturnType<typeof buildOwnersView> | null,
     waivers,
   };
+  view.defaultSubject = buildDefaultSubject(view, own);
+  return view;
 }
 
 const SEVERITY_TONE: Record<Severity, Tone> = { HIGH: 'high', MIDDLE: 'middle', LOW: 'low' };
@@ -154,41 +148,36 @@ function toneOfOverall(overall: RatioView, verdict: VerdictView | null): Tone {
 
 const VERDICT_TONE: Partial<Record<VerdictView['direction'], Tone>> = { worse: 'high', mixed: 'middle', better: 'ok' };
 
-interface SubjectFacts {
-  id: number;
-  overall: RatioView;
-  /** Failing results the mail lists as failing (accepted exceptions apart), HIGH and all. */
-  highFailed: number;
-  failed: number;
-  accepted: number;
-  /** The source's name with several sources, else NETBOX_URL's host. */
-  instance: string | null;
-  trend: TrendView | null;
-  /** The mail's own ratios are unknown: the subject says so instead of a percentage. */
-  uncounted: boolean;
-}
-
 /**
  * `Worse: 83.3% (−7.4), 5 HIGH failing — report 202 · prod`. The verdict, the percentage and the HIGH
  * count come first, inside the ~40 characters a phone's inbox shows; the report and the instance after.
  * Accepted exceptions are counted apart (`1 HIGH failing, 1 accepted`, `0 failing, 3 accepted`).
  */
-function buildDefaultSubject(f: SubjectFacts): string {
-  const where = ` \u2014 report ${f.id}${f.instance ? ` \u00b7 ${f.instance}` : ''}`;
-  const v = f.trend?.verdict ?? null;
-  if (!f.overall.hasResults && !f.uncounted) return `${v ? `${v.word}: no results` : 'No results'}${where}`;
+function buildDefaultSubject(
+  view: Pick<ReportView, 'report' | 'overall' | 'highFailed' | 'trend' | 'waivers' | 'source' | 'netboxHost'>,
+  /** An uncounted owner group's own failures: the subject says its counts are unavailable. */
+  own: Record<Severity, number> | undefined,
+): string {
+  const { overall, highFailed, trend } = view;
+  // The source's name with several sources, else NETBOX_URL's host.
+  const instance = view.source?.name ?? view.netboxHost;
+  const where = ` \u2014 report ${view.report.id}${instance ? ` \u00b7 ${instance}` : ''}`;
+  const v = trend?.verdict ?? null;
+  if (!overall.hasResults && !own) return `${v ? `${v.word}: no results` : 'No results'}${where}`;
+  const accepted = view.waivers?.count ?? 0;
+  const failed = own ? own.HIGH + own.MIDDLE + own.LOW : overall.failed - accepted;
   const failing =
-    f.highFailed > 0
-      ? `${f.highFailed} HIGH failing`
-      : f.failed > 0
-        ? `${f.failed} failing, no HIGH`
-        : f.accepted > 0 || f.uncounted
+    highFailed > 0
+      ? `${highFailed} HIGH failing`
+      : failed > 0
+        ? `${failed} failing, no HIGH`
+        : accepted > 0 || own
           ? '0 failing'
           : 'all passed';
   const verdict = v ? `${v.word}: ` : '';
-  if (f.uncounted) return `${verdict}counts unavailable, ${failing}${where}`;
-  const lead = v ? `${verdict}${f.overall.percentText}${formatDeltaShort(f.trend?.overall ?? null)}` : `${f.overall.percentText} passed`;
-  return `${lead}, ${failing}${formatAccepted(f.accepted)}${v?.scopeChanged ? ', scope changed' : ''}${where}`;
+  if (own) return `${verdict}counts unavailable, ${failing}${where}`;
+  const lead = v ? `${verdict}${overall.percentText}${formatDeltaShort(trend?.overall ?? null)}` : `${overall.percentText} passed`;
+  return `${lead}, ${failing}${formatAccepted(accepted)}${v?.scopeChanged ? ', scope changed' : ''}${where}`;
 }
 
 /** How a mail's views are built from the insight stage's data: the relay's settings for the failing-tests section. */
