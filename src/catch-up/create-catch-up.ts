@@ -27,8 +27,6 @@ interface CatchUpOptions extends Omit<SourceCatchUpContext, 'store' | 'now' | 'b
   onOutcome: (outcome: CatchUpOutcome) => void;
 }
 
-export type SourceCatchUps = ReturnType<typeof createSourceCatchUps>;
-
 /**
  * One catch-up per source whose plan is on (see planCatchUp), each with the source's own NetBox client
  * and this process's name on the leases; says at start, once per source, whether it runs and, if not, why.

@@ -1,1 +1,1 @@
-export { createSourceCatchUps, type CatchUpOutcome, type SourceCatchUps } from './create-catch-up';
+export { createSourceCatchUps, type CatchUpOutcome } from './create-catch-up';

@@ -1,10 +1,8 @@
 import type { Config } from '../config';
 import type { ChartView } from './create-report-insights';
-import type { Enrichment } from '../enrichment';
 import {
   bandOf,
   buildLinks,
-  countPerSeverity,
   findNetboxBasePath,
   formatDateTime,
   formatPercent,
@@ -14,12 +12,12 @@ import {
   type Severity,
 } from '../report';
 import type { OwnerGroupPlan, ReceivedVia } from '../store';
-import { addOverall, buildDevicesTrend, pairKey, type Trend } from '../trend';
+import { addOverall, pairKey, type Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
 import { buildCsvAttachment, buildEnrichmentView, type EnrichmentView } from './build-enrichment-view';
 import { buildTrendView, formatAccepted, formatDeltaShort, type TrendView, type VerdictView } from './build-trend-view';
-import { buildWaiversView, keepNamedWaivers, type WaiversView } from './build-waivers-view';
-import { summarize, type ReportInsights } from './create-report-insights';
+import { buildWaiversView, type WaiversView } from './build-waivers-view';
+import { shareInsights, type ReportInsights } from './create-report-insights';
 
 // The views below are what the templates read: templates/README.md documents each field.
 
@@ -70,7 +68,7 @@ export function buildReportView(delivery: ReportDelivery & { receivedVia?: Recei
   const own = options.uncountedFailed;
   const highFailed = own ? own.HIGH : c.HIGH.count - c.HIGH.passed - waived.HIGH;
   const netboxHost = options.netboxUrl ? new URL(options.netboxUrl).host : null;
-  return {
+  const view = {
     report: {
       id: r.id,
       display: r.display ?? `report-${r.id}`,
@@ -96,22 +94,16 @@ export function buildReportView(delivery: ReportDelivery & { receivedVia?: Recei
     netboxName: options.sourceName ?? netboxHost ?? 'NetBox',
     source: options.sourceName === undefined ? null : { name: options.sourceName },
     links: options.links ?? buildLinks(r.id, r.url, r.results_url, options.netboxUrl),
-    defaultSubject: buildDefaultSubject({
-      id: r.id,
-      overall,
-      highFailed,
-      failed: own ? own.HIGH + own.MIDDLE + own.LOW : overall.failed - accepted,
-      accepted,
-      uncounted: own !== undefined,
-      instance: options.sourceName ?? netboxHost,
-      trend,
-    }),
+    /** Set below, from the view's own fields. */
+    defaultSubject: '',
     enrichment: options.enrichment ?? null,
     trend,
     chart: options.chart ?? null,
     owners: null as ReturnType<typeof buildOwnersView> | null,
     waivers,
   };
+  view.defaultSubject = buildDefaultSubject(view, own);
+  return view;
 }
 
 const SEVERITY_TONE: Record<Severity, Tone> = { HIGH: 'high', MIDDLE: 'middle', LOW: 'low' };
@@ -156,41 +148,36 @@ function toneOfOverall(overall: RatioView, verdict: VerdictView | null): Tone {
 
 const VERDICT_TONE: Partial<Record<VerdictView['direction'], Tone>> = { worse: 'high', mixed: 'middle', better: 'ok' };
 
-interface SubjectFacts {
-  id: number;
-  overall: RatioView;
-  /** Failing results the mail lists as failing (accepted exceptions apart), HIGH and all. */
-  highFailed: number;
-  failed: number;
-  accepted: number;
-  /** The source's name with several sources, else NETBOX_URL's host. */
-  instance: string | null;
-  trend: TrendView | null;
-  /** The mail's own ratios are unknown: the subject says so instead of a percentage. */
-  uncounted: boolean;
-}
-
 /**
  * `Worse: 83.3% (−7.4), 5 HIGH failing — report 202 · prod`. The verdict, the percentage and the HIGH
  * count come first, inside the ~40 characters a phone's inbox shows; the report and the instance after.
  * Accepted exceptions are counted apart (`1 HIGH failing, 1 accepted`, `0 failing, 3 accepted`).
  */
-function buildDefaultSubject(f: SubjectFacts): string {
-  const where = ` \u2014 report ${f.id}${f.instance ? ` \u00b7 ${f.instance}` : ''}`;
-  const v = f.trend?.verdict ?? null;
-  if (!f.overall.hasResults && !f.uncounted) return `${v ? `${v.word}: no results` : 'No results'}${where}`;
+function buildDefaultSubject(
+  view: Pick<ReportView, 'report' | 'overall' | 'highFailed' | 'trend' | 'waivers' | 'source' | 'netboxHost'>,
+  /** An uncounted owner group's own failures: the subject says its counts are unavailable. */
+  own: Record<Severity, number> | undefined,
+): string {
+  const { overall, highFailed, trend } = view;
+  // The source's name with several sources, else NETBOX_URL's host.
+  const instance = view.source?.name ?? view.netboxHost;
+  const where = ` \u2014 report ${view.report.id}${instance ? ` \u00b7 ${instance}` : ''}`;
+  const v = trend?.verdict ?? null;
+  if (!overall.hasResults && !own) return `${v ? `${v.word}: no results` : 'No results'}${where}`;
+  const accepted = view.waivers?.count ?? 0;
+  const failed = own ? own.HIGH + own.MIDDLE + own.LOW : overall.failed - accepted;
   const failing =
-    f.highFailed > 0
-      ? `${f.highFailed} HIGH failing`
-      : f.failed > 0
-        ? `${f.failed} failing, no HIGH`
-        : f.accepted > 0 || f.uncounted
+    highFailed > 0
+      ? `${highFailed} HIGH failing`
+      : failed > 0
+        ? `${failed} failing, no HIGH`
+        : accepted > 0 || own
           ? '0 failing'
           : 'all passed';
   const verdict = v ? `${v.word}: ` : '';
-  if (f.uncounted) return `${verdict}counts unavailable, ${failing}${where}`;
-  const lead = v ? `${verdict}${f.overall.percentText}${formatDeltaShort(f.trend?.overall ?? null)}` : `${f.overall.percentText} passed`;
-  return `${lead}, ${failing}${formatAccepted(f.accepted)}${v?.scopeChanged ? ', scope changed' : ''}${where}`;
+  if (own) return `${verdict}counts unavailable, ${failing}${where}`;
+  const lead = v ? `${verdict}${overall.percentText}${formatDeltaShort(trend?.overall ?? null)}` : `${overall.percentText} passed`;
+  return `${lead}, ${failing}${formatAccepted(accepted)}${v?.scopeChanged ? ', scope changed' : ''}${where}`;
 }
 
 /** How a mail's views are built from the insight stage's data: the relay's settings for the failing-tests section. */
@@ -215,7 +202,7 @@ export function buildMailView(delivery: ReportDelivery, insights: ReportInsights
     failingKnown: insights?.kept.status === 'ok',
     suffix: '',
     chart: insights?.chart,
-    waivers: insights?.waivers && buildWaiversView(insights.waivers.outcome, insights.waivers.now),
+    waivers: insights?.waivers,
   });
 }
 
@@ -225,8 +212,8 @@ const MAX_LISTED_DEVICES = 20;
 /**
  * The view and attachments of one owner group's mail: the failing results of its devices only, the
  * pass ratios per severity over its own devices (counted when the plan was made) and the report's
- * totals beside them, and its own trend: verdict, newly failing, fixed and streaks over its devices
- * (see buildDevicesTrend), which the subject, first line and X-Compliance-Verdict read.
+ * totals beside them, and its own trend (see shareInsights), which the subject, first line and
+ * X-Compliance-Verdict read.
  */
 export function buildOwnerGroupView(
   whole: MailView,
@@ -237,32 +224,13 @@ export function buildOwnerGroupView(
 ): MailView {
   const owners = buildOwnersView(group, { overall: whole.view.overall, severities: whole.view.severities });
   if (group.whole) return { view: { ...whole.view, owners }, attachments: whole.attachments };
-  const ids = new Set(group.deviceIds);
-  const names = new Set(group.devices);
-  const kept = insights?.kept;
-  const own =
-    kept?.status === 'ok' ? kept.summary.results.filter((r) => (r.deviceId !== null ? ids.has(r.deviceId) : names.has(r.device))) : null;
-  // Its trend is over its failing and its fixed devices, so their fixes count.
-  const recorded = insights?.recorded;
-  const devices = new Set([...group.devices, ...(group.fixedDevices ?? [])]);
-  const trend = recorded
-    ? buildDevicesTrend(recorded.current, recorded.history, { ...recorded.options, devices, counts: group.counts })
-    : null;
   // With the group's counts in place of the report's, the ratios (and subject) are the group's.
   const scoped = group.counts
     ? { ...delivery, report: { ...delivery.report, device_count: owners.deviceCount }, counts: addOverall(group.counts) }
     : delivery;
   // No chart: the series chart is the whole report's, and an owner group's own share goes without it.
-  const { view, attachments } = buildScopedView(scoped, insights, options, {
-    kept: own ? summarize(own) : kept,
-    trend,
-    failingKnown: true,
-    suffix: '-owners',
-    // Its failures are its own, without the accepted exceptions; only a HIGH failure hidden on several devices is named.
-    waivers: keepNamedWaivers(whole.view.waivers),
-    // Uncounted, its subject and headers name its own failures, never the report's figures as its own.
-    uncountedFailed: group.counts === null ? countPerSeverity(own ?? []) : undefined,
-  });
+  const share = shareInsights(insights, group);
+  const { view, attachments } = buildScopedView(scoped, insights, options, { ...share, failingKnown: true, suffix: '-owners' });
   return { view: { ...view, owners }, attachments };
 }
 
@@ -291,15 +259,15 @@ function buildScopedView(
   delivery: ReportDelivery,
   insights: ReportInsights | undefined,
   options: MailViewOptions,
-  scope: Pick<ReportViewOptions, 'chart' | 'waivers' | 'uncountedFailed'> & {
-    kept?: Enrichment;
-    trend: Trend | null;
-    failingKnown: boolean;
-    /** Names the CSV: `-owners` for an owner group's. */
-    suffix: string;
-  },
+  scope: Partial<Pick<ReportInsights, 'kept' | 'chart' | 'waivers'>> &
+    Pick<ReportViewOptions, 'uncountedFailed'> & {
+      trend: Trend | null;
+      failingKnown: boolean;
+      /** Names the CSV: `-owners` for an owner group's. */
+      suffix: string;
+    },
 ) {
-  const { kept, trend, failingKnown, suffix, ...extra } = scope;
+  const { kept, trend, failingKnown, suffix, waivers, ...extra } = scope;
   const links = buildLinks(delivery.report.id, delivery.report.url, delivery.report.results_url, options.netboxUrl);
   const basePath = findNetboxBasePath(delivery.report.url);
   const relayUrl = options.relayUrl?.replace(/\/+$/, '');
@@ -318,6 +286,7 @@ function buildScopedView(
   const trendOptions = { ...delivery.counts.overall, timezone: options.mail.timezone, basePath, netboxUrl: options.netboxUrl };
   const states = insights?.recorded?.options.states;
   const trendView = trend && buildTrendView(trend, { ...trendOptions, currentFailingKnown: failingKnown, states });
-  const view = buildReportView(delivery, { ...options, ...extra, links, enrichment, trend: trendView });
+  const waiversView = waivers && buildWaiversView(waivers.outcome, waivers.now);
+  const view = buildReportView(delivery, { ...options, ...extra, links, enrichment, trend: trendView, waivers: waiversView });
   return { view, attachments: csv.attachments };
 }

@@ -10,9 +10,9 @@ export type WaiversView = NonNullable<ReturnType<typeof buildWaiversView>>;
 /** Devices named per all-devices waiver line; the rest are counted. */
 const DEVICES_NAMED = 5;
 
-/** Builds `waivers` for the templates, or null when no waiver touched this report. Pure. */
+/** Builds `waivers` for the templates, or null when no waiver touched this report and none must be named. Pure. */
 export function buildWaiversView(outcome: WaiverOutcome<FailingPair>, now: number) {
-  if (outcome.waived.length === 0) return null;
+  if (outcome.waived.length === 0 && outcome.mustName.length === 0) return null;
   const byWaiver = new Map<string, { waiver: Waiver; severity: Severity; devices: string[] }>();
   for (const { pair, waiver } of outcome.waived) {
     const entry = byWaiver.get(waiver.id) ?? { waiver, severity: pair.severity, devices: [] };
@@ -41,12 +41,6 @@ export function buildWaiversView(outcome: WaiverOutcome<FailingPair>, now: numbe
       until: h.waiver.until,
     })),
   };
-}
-
-/** An owner group's share: its failures are its own, so only what every mail must name stays. */
-export function keepNamedWaivers(view: WaiversView | null): WaiversView | null {
-  if (!view || view.hiddenHigh.length === 0) return null;
-  return { ...view, count: 0, bySeverity: { HIGH: 0, MIDDLE: 0, LOW: 0 }, items: [], expiringCount: 0 };
 }
 
 function buildItem(waiver: Waiver, severity: Severity, devices: string[], expiring: boolean, now: number) {

@@ -1,9 +1,11 @@
 import { createFailureSummarizer, enrichReport, readPairStates, type Enrichment, type FailingResult } from '../enrichment';
 import { buildTrendChart, type TrendChartPoint } from '../mail';
-import { formatPercent, mapCountLines } from '../report';
+import { countPerSeverity, formatPercent, mapCountLines } from '../report';
 import type { NetboxClient } from '../netbox';
 import { systemClock, type Clock, type Logger } from '../shared';
+import type { OwnerGroupPlan } from '../store';
 import {
+  buildDevicesTrend,
   buildReportSnapshot,
   buildSourceSeriesKey,
   buildRecordedTrend,
@@ -135,8 +137,31 @@ function withoutWaived(enrichment: Enrichment, waived: ReadonlySet<string>): Enr
   return summarize(enrichment.summary.results.filter((r) => !waived.has(pairKey(r))));
 }
 
+/**
+ * An owner group's share of the insights: the failing results of its devices only, its own trend over its failing
+ * and its fixed devices, so their fixes count (see buildDevicesTrend), and of the waivers only what every mail must
+ * name (its failures are its own, without the accepted exceptions; the whole report's expired ones still mark them).
+ */
+export function shareInsights(insights: ReportInsights | undefined, group: OwnerGroupPlan) {
+  const ids = new Set(group.deviceIds);
+  const names = new Set(group.devices);
+  const kept = insights?.kept;
+  const own =
+    kept?.status === 'ok' ? kept.summary.results.filter((r) => (r.deviceId !== null ? ids.has(r.deviceId) : names.has(r.device))) : null;
+  const recorded = insights?.recorded;
+  const devices = new Set([...group.devices, ...(group.fixedDevices ?? [])]);
+  const waivers = insights?.waivers;
+  return {
+    kept: own ? summarize(own) : kept,
+    trend: recorded ? buildDevicesTrend(recorded.current, recorded.history, { ...recorded.options, devices, counts: group.counts }) : null,
+    waivers: waivers && { ...waivers, outcome: { ...waivers.outcome, waived: [], expiring: [] } },
+    // Uncounted, its subject and headers name its own failures, never the report's figures as its own.
+    uncountedFailed: group.counts === null ? countPerSeverity(own ?? []) : undefined,
+  };
+}
+
 /** Some failing results (in NetBox's order) as an enrichment of their own. */
-export function summarize(results: readonly FailingResult[]): Enrichment {
+function summarize(results: readonly FailingResult[]): Enrichment {
   const summarizer = createFailureSummarizer();
   summarizer.addResults(results);
   return { status: 'ok', summary: summarizer.finish() };

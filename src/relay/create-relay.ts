@@ -14,10 +14,13 @@ import { createSourceCatchUps } from '../catch-up';
 import { createActivityCounter, createAuthThrottle, type Logger } from '../shared';
 import { createRetention, openStore, StorageUnavailableError, type Store } from '../store';
 import { createDeliveryPipeline, createRelayNetboxClients, createRelayWaiverBook } from './delivery-pipeline';
-import type { RelayIo, RelayParts } from './types';
+import type { RelayIo } from './types';
 
 /** One relay: its parts, the app, and its start and stop. */
 export type Relay = Awaited<ReturnType<typeof createRelay>>;
+
+/** What createRelay builds before the app, and what start and stop act on. */
+type RelayParts = Omit<Relay, 'app' | 'start' | 'stop'>;
 
 /**
  * Builds the whole relay from a validated config: store, renderer (templates compiled and checked
@@ -51,10 +54,12 @@ export async function createRelay(config: Config, io: RelayIo) {
   const catchUps = createSourceCatchUps(config, { ...io, store, netbox, registry, owner: delivery.worker.owner, onQueued: kick });
   const retention = createRetention({ ...io, ...config.retention, store });
   const parts = { store, renderer, notifier, netbox, watchdog, digests, catchUps, retention, webhooksInFlight, ...delivery, ...shared };
+  // Annotated: RelayParts is derived from what this function returns, which must not wait on the app's type.
+  const app: Express = createRelayApp(config, io, parts);
   let stopped = false;
   return {
     ...parts,
-    app: createRelayApp(config, io, parts),
+    app,
     /** Releases what a previous process left in flight and starts the worker and the timers. */
     start: (): Promise<void> => startRelay(parts, io),
     /** Stops the worker (waiting for sends in flight up to the bound), then closes SMTP, NetBox and the store. */

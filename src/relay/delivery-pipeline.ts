@@ -11,14 +11,16 @@ import {
 } from '../compose';
 import { createBatchHistory, createWorker, type Composers } from '../delivery';
 import { type Renderer } from '../mail';
+import type { Notifier } from '../notify';
+import type { ActivityCounter, FailureCatalogue } from '../shared';
 import { createTransportHealth } from '../health';
-import { createMetrics } from '../metrics';
+import { createMetrics, type RelayMetrics } from '../metrics';
 import { createWaiverBook, type WaiverBook } from '../waivers';
 import { createDigestComposer } from '../digest';
 import { type Store } from '../store';
 import type { ReportHistory } from '../trend';
 import { buildNoticeRecipients, createRoutePlanner, type Route } from '../routing';
-import type { RelayIo, RelayParts } from './types';
+import type { RelayIo } from './types';
 
 /** The NetBox clients for enrichment: one per source with a NetBox URL, so a source's token only ever goes to its own NetBox. */
 export function createRelayNetboxClients(config: Config, io: Pick<RelayIo, 'clock' | 'readFile'>): Map<string, NetboxClient> {
@@ -43,12 +45,20 @@ export function createSourceNetboxClient(
   });
 }
 
+/** What the mail side is built on: createRelay builds them first. */
+interface PipelineDeps {
+  store: Store;
+  renderer: Renderer;
+  notifier: Notifier;
+  netbox: Map<string, NetboxClient>;
+  webhooksInFlight: ActivityCounter;
+  /** Built once at start for the mails, the metrics and the dashboard alike. */
+  failures: FailureCatalogue;
+  waivers: WaiverBook;
+}
+
 /** The mail side: metrics, SMTP health, the composers and the worker that runs them. */
-export function createDeliveryPipeline(
-  config: Config,
-  io: RelayIo,
-  deps: Pick<RelayParts, 'store' | 'renderer' | 'notifier' | 'netbox' | 'webhooksInFlight' | 'failures' | 'waivers'>,
-): Pick<RelayParts, 'worker' | 'metrics' | 'transportHealth'> {
+export function createDeliveryPipeline(config: Config, io: RelayIo, deps: PipelineDeps) {
   const { store, notifier } = deps;
   const metrics = createMetrics({
     ...io,
@@ -168,7 +178,7 @@ export function findDeliverySource(config: Config, name: string): SourceConfig {
 function createRelayComposers(
   config: Config,
   io: RelayIo,
-  deps: Pick<RelayParts, 'store' | 'renderer' | 'netbox' | 'metrics' | 'waivers'> & { history: ReportHistory },
+  deps: PipelineDeps & { metrics: RelayMetrics; history: ReportHistory },
 ): Composers {
   const composerFor = (source: SourceConfig) =>
     createRelayReportComposer(config, io, {

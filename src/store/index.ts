@@ -5,7 +5,7 @@ export { type Store } from './sql-store';
 export { PG_MIGRATIONS } from './migrations/pg';
 export { openStore } from './open-store';
 export { lockDataDir, DataDirLockedError, type DataDirLock } from './lock-data-dir';
-export { createRetention, type Retention } from './create-retention';
+export { createRetention } from './create-retention';
 export { buildNewDelivery } from './build-new-delivery';
 export {
   buildJobDelivery,
