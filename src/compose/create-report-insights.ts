@@ -56,7 +56,8 @@ export interface ReportInsightsOptions {
  */
 export function createReportInsights(options: ReportInsightsOptions) {
   return async (delivery: ReportDelivery, deliveryLog?: Logger) => {
-    const log = (deliveryLog ?? options.logger)?.child({ reportId: delivery.report.id });
+    // The worker's delivery logger already names the report.
+    const log = deliveryLog ?? options.logger?.child({ reportId: delivery.report.id });
     // One budget for every request to NetBox this mail makes: the failing results, then the changed pairs.
     const deadline = (options.clock ?? systemClock).now() + options.budgetMs;
     const enrichment = await readFailures(options, delivery, deadline, log);

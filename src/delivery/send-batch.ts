@@ -36,7 +36,6 @@ async function sendRouteMail(stage: SendStage, item: BatchItem, mail: RouteMail)
     item.deferredUntil = Math.max(policy.openUntil, clock.now());
     return;
   }
-  const log = item.log.child({ route: mail.route });
   const answer = await stage.notifier.send(mail.mail!);
   const now = clock.now();
   if (!('failure' in answer)) {
@@ -44,7 +43,10 @@ async function sendRouteMail(stage: SendStage, item: BatchItem, mail: RouteMail)
     mail.accepted = { response, at: now };
     if (item.isProbe && policy.state !== 'closed') stage.logger.info('the SMTP server answers again: resuming deliveries, oldest first');
     policy.decide({ kind: 'sent' }, item.delivery.attempts, now);
-    log.info({ messageId: mail.mail!.messageId, response, ...(path ? { path } : {}) }, path ? `mail written to ${path}` : 'mail sent');
+    item.log.info(
+      { route: mail.route, messageId: mail.mail!.messageId, response, ...(path ? { path } : {}) },
+      path ? `mail written to ${path}` : 'mail sent',
+    );
     return;
   }
   const { failure } = answer;
