@@ -20,7 +20,6 @@ export type Enrichment =
 export interface EnrichReportOptions {
   /** Absent when NETBOX_URL is unset. */
   client?: NetboxClient;
-  hasToken: boolean;
   /** The whole fetch, retries included, ends within it. */
   budgetMs: number;
   /** The budget's deadline, on the NetBox client's clock, when the caller shares it with more requests (default: `budgetMs` from now). */
@@ -36,7 +35,8 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
   const summarizer = createFailureSummarizer();
   if (delivery.counts.overall.passed === delivery.counts.overall.count) return { status: 'ok', summary: summarizer.finish() };
   if (!options.client) return missing('NO_NETBOX_URL', 'set NETBOX_URL and NETBOX_TOKEN on the relay to see them here.');
-  if (!options.hasToken) return missing('NO_TOKEN', 'set NETBOX_TOKEN (a read-only NetBox API token) on the relay to see them here.');
+  if (!options.client.hasToken)
+    return missing('NO_TOKEN', 'set NETBOX_TOKEN (a read-only NetBox API token) on the relay to see them here.');
   const budget = { deadline: options.deadline ?? systemClock.now() + options.budgetMs };
   try {
     // The report itself first: a 404 says validity deleted it, and its creation time proves it is the
