@@ -60,7 +60,7 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
       );
     return { status: 'ok', summary: summarizer.finish() };
   } catch (error) {
-    return describeFailure(error, delivery, options);
+    return describeFailure(error, delivery, options.client, options.budgetMs);
   }
 }
 
@@ -69,20 +69,19 @@ function missing(code: EnrichmentMissingCode, why: string, detail?: string): Enr
   return { status: 'missing', code, reason: `Failing tests are not listed: ${why}`, ...(detail === undefined ? {} : { detail }) };
 }
 
-function describeFailure(error: unknown, delivery: ReportDelivery, options: EnrichReportOptions): Enrichment {
+function describeFailure(error: unknown, delivery: ReportDelivery, client: NetboxClient, budgetMs: number): Enrichment {
   if (!(error instanceof NetboxError)) {
     const detail = (error as Error)?.message ?? String(error);
     return missing('PROTOCOL', `reading them from NetBox failed (${detail}).`, detail);
   }
-  const seconds = Math.round(options.budgetMs / 100) / 10;
+  const seconds = Math.round(budgetMs / 100) / 10;
   const said = error.detail ? `: ${error.detail}` : '';
-  const where = options.client?.url ?? 'NETBOX_URL';
   const reasons: Record<NetboxErrorCode, string> = {
     AUTH: `NetBox refused the relay's token (HTTP ${error.status ?? 403}${said}); check NETBOX_TOKEN.`,
     NOT_FOUND: `NetBox no longer has report ${delivery.report.id} (validity keeps only the newest reports, see its store_reports setting).`,
     UNREACHABLE: describeTlsFailure(error.detail ?? '', '')
       ? `${error.message}.`
-      : `NetBox at ${where} could not be reached (${error.detail ?? error.message}).`,
+      : `NetBox at ${client.url} could not be reached (${error.detail ?? error.message}).`,
     TIMEOUT: `NetBox did not answer within the ${seconds} s allowed.`,
     SERVER: `NetBox answered HTTP ${error.status ?? 500} and kept failing.`,
     PROTOCOL: `NetBox's answer was not what its API sends (${error.message}).`,
