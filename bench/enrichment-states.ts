@@ -47,7 +47,7 @@ async function readFailing(client: NetboxClient, reportId: number, total: number
   );
   if (parsed.kind !== 'report') throw new Error('not a report');
   const started = performance.now();
-  const enrichment = await enrichReport(parsed, { client, hasToken: true, budgetMs: HOUR_MS });
+  const enrichment = await enrichReport(parsed, { client, budgetMs: HOUR_MS });
   const ms = performance.now() - started;
   if (enrichment.status !== 'ok') throw new Error(enrichment.reason);
   const pairs = enrichment.summary.results.map((r) => ({

@@ -72,7 +72,7 @@ async function main(): Promise<void> {
       }),
     );
     if (parsed.kind !== 'report') throw new Error('not a report');
-    const enrichment = await enrichReport(parsed, { client, hasToken: true, budgetMs: 3_600_000 });
+    const enrichment = await enrichReport(parsed, { client, budgetMs: 3_600_000 });
     if (enrichment.status !== 'ok') throw new Error(enrichment.reason);
     detail = `${enrichment.summary.results.length} failing results, ${enrichment.summary.tests.length} tests, ${enrichment.summary.devices.length} devices`;
   }

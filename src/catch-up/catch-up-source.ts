@@ -1,4 +1,4 @@
-import { buildListPath, NetboxError, readMajorVersions, type NetboxClient, type RequestBudget } from '../netbox';
+import { buildListPath, NetboxError, readNetboxStatus, type NetboxClient, type RequestBudget } from '../netbox';
 import { RelayError, type Logger } from '../shared';
 import { buildJobDelivery, buildNewDelivery, type CatchUpState, type MissedReportsNotice, type NewDelivery, type Store } from '../store';
 import { compareReportOrder, type ReportCursor } from '../trend';
@@ -157,7 +157,7 @@ type ListedReport = ReportCursor & { created: string };
 async function listNewerReports(client: NetboxClient, after: ReportCursor | null, budget: RequestBudget): Promise<ListedReport[]> {
   const newer: ListedReport[] = [];
   // validity 3.0 added the reports list's filterset.
-  const filtered = after !== null && (await readMajorVersions(client, budget)).validity >= 3;
+  const filtered = after !== null && Number.parseInt((await readNetboxStatus(client, budget)).validity ?? '', 10) >= 3;
   // The cursor keeps milliseconds: NetBox's microseconds may list the last seen report again, left out below.
   const query: Record<string, string> = filtered
     ? { created__gt: new Date(after.createdMs).toISOString(), ordering: 'created' }

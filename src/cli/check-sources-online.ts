@@ -1,6 +1,6 @@
 import { planCatchUp, type Config, type SourceConfig } from '../config';
 import { loadRenderer, type Renderer } from '../mail';
-import { NetboxError } from '../netbox';
+import { NetboxError, readNetboxStatus } from '../netbox';
 import { createSourceNetboxClient } from '../relay';
 import { chooseProxy, describeProxyUrl, systemClock } from '../shared';
 import { openStore, type Store } from '../store';
@@ -51,10 +51,9 @@ async function checkSource(config: Config, source: SourceConfig, io: CliIo): Pro
   const where = `${name} (${client.url}${proxy ? ` through the proxy ${describeProxyUrl(proxy)}` : ''})`;
   const budget = () => ({ deadline: systemClock.now() + config.netbox.timeoutMs });
   try {
-    const status = (await client.getJson('/api/status/', budget())) as { 'netbox-version'?: unknown; plugins?: Record<string, unknown> };
-    const version = typeof status['netbox-version'] === 'string' ? status['netbox-version'] : 'unknown';
-    const validity = status.plugins?.validity;
-    if (typeof validity !== 'string') {
+    const { netbox, validity } = await readNetboxStatus(client, budget());
+    const version = netbox ?? 'unknown';
+    if (validity === undefined) {
       return { line: `${where}: NetBox ${version}, but the validity plugin is not installed`, exitCode: EXIT_CONFIG };
     }
     const found = `${where}: NetBox ${version}, validity ${validity}`;

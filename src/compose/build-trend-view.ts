@@ -1,4 +1,4 @@
-import { buildWebUrl, formatDateTime, formatPercent } from '../report';
+import { buildWebUrl, formatDateTime, formatPercent, formatPercentValue } from '../report';
 import { signOf, type FailingPair, type PairStates, type TestPairsGroup, type Trend, type TrendDelta, type Verdict } from '../trend';
 
 // The views below are what the templates read: templates/README.md documents each field.
@@ -128,7 +128,7 @@ export function buildVerdictView(trend: Trend, percentText: string) {
   }
   const id = previous.reportId;
   const lead = { first: '', worse: 'Worse than', better: 'Better than', mixed: 'Mixed against', same: 'Same as' }[verdict];
-  const was = overall.previousPercent === null ? '' : `, was ${overall.previousPercent.toFixed(1)}%`;
+  const was = overall.previousPercent === null ? '' : `, was ${formatPercentValue(overall.previousPercent)}`;
   const high = trend.severities.find((d) => d.name === 'HIGH');
   // HIGH results newly failing, over every newly failing test (not only those the mail lists).
   const newHigh = trend.newlyFailingTests.filter((t) => t.severity === 'HIGH').reduce((n, t) => n + t.devices.length, 0);
@@ -153,9 +153,8 @@ export function buildVerdictView(trend: Trend, percentText: string) {
 function describeHigh(high: TrendDelta, devicesOnly: boolean, newly: number): string {
   const newlyText = newly > 0 ? `, ${newly} newly failing` : '';
   if (devicesOnly) return `HIGH ${high.failed} failing, was ${high.previousFailed}${newlyText}`;
-  const now = high.percent === null ? '—' : `${high.percent.toFixed(1)}%`;
-  const was = high.previousPercent === null ? '' : `, was ${high.previousPercent.toFixed(1)}%`;
-  return `HIGH ${now}${was}${newlyText}`;
+  const was = high.previousPercent === null ? '' : `, was ${formatPercentValue(high.previousPercent)}`;
+  return `HIGH ${formatPercentValue(high.percent)}${was}${newlyText}`;
 }
 
 /** "(−7.4)", "(+2.0)", "(±0.0)": the overall change in points, for the subject. */

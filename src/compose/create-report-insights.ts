@@ -28,7 +28,6 @@ export type ReportInsights = Awaited<ReturnType<ReturnType<typeof createReportIn
 export interface ReportInsightsOptions {
   /** Absent without NETBOX_URL. */
   client?: NetboxClient;
-  hasToken: boolean;
   netboxUrl?: string;
   /** How long all of one mail's NetBox requests may take. */
   budgetMs: number;
@@ -185,7 +184,6 @@ async function readFailures(options: ReportInsightsOptions, delivery: ReportDeli
         )
       : await enrichReport(delivery, {
           client: options.client,
-          hasToken: options.hasToken,
           budgetMs: options.budgetMs,
           deadline,
         });

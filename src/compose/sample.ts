@@ -103,7 +103,6 @@ export async function sampleInsightViews(config: SampleSettings): Promise<Report
   const delivery = readSampleDelivery();
   const insights = (history: ReportSnapshot[], failures: FailingPair[] | null) =>
     createReportInsights({
-      hasToken: false,
       budgetMs: 0,
       clock: { now: () => Date.parse(delivery.report.created) },
       history: createSampleHistory(history),

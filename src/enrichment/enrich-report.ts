@@ -20,7 +20,6 @@ export type Enrichment =
 export interface EnrichReportOptions {
   /** Absent when NETBOX_URL is unset. */
   client?: NetboxClient;
-  hasToken: boolean;
   /** The whole fetch, retries included, ends within it. */
   budgetMs: number;
   /** The budget's deadline, on the NetBox client's clock, when the caller shares it with more requests (default: `budgetMs` from now). */
@@ -36,7 +35,8 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
   const summarizer = createFailureSummarizer();
   if (delivery.counts.overall.passed === delivery.counts.overall.count) return { status: 'ok', summary: summarizer.finish() };
   if (!options.client) return missing('NO_NETBOX_URL', 'set NETBOX_URL and NETBOX_TOKEN on the relay to see them here.');
-  if (!options.hasToken) return missing('NO_TOKEN', 'set NETBOX_TOKEN (a read-only NetBox API token) on the relay to see them here.');
+  if (!options.client.hasToken)
+    return missing('NO_TOKEN', 'set NETBOX_TOKEN (a read-only NetBox API token) on the relay to see them here.');
   const budget = { deadline: options.deadline ?? systemClock.now() + options.budgetMs };
   try {
     // The report itself first: a 404 says validity deleted it, and its creation time proves it is the
@@ -60,7 +60,7 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
       );
     return { status: 'ok', summary: summarizer.finish() };
   } catch (error) {
-    return describeFailure(error, delivery, options);
+    return describeFailure(error, delivery, options.client, options.budgetMs);
   }
 }
 
@@ -69,20 +69,19 @@ function missing(code: EnrichmentMissingCode, why: string, detail?: string): Enr
   return { status: 'missing', code, reason: `Failing tests are not listed: ${why}`, ...(detail === undefined ? {} : { detail }) };
 }
 
-function describeFailure(error: unknown, delivery: ReportDelivery, options: EnrichReportOptions): Enrichment {
+function describeFailure(error: unknown, delivery: ReportDelivery, client: NetboxClient, budgetMs: number): Enrichment {
   if (!(error instanceof NetboxError)) {
     const detail = (error as Error)?.message ?? String(error);
     return missing('PROTOCOL', `reading them from NetBox failed (${detail}).`, detail);
   }
-  const seconds = Math.round(options.budgetMs / 100) / 10;
+  const seconds = Math.round(budgetMs / 100) / 10;
   const said = error.detail ? `: ${error.detail}` : '';
-  const where = options.client?.url ?? 'NETBOX_URL';
   const reasons: Record<NetboxErrorCode, string> = {
     AUTH: `NetBox refused the relay's token (HTTP ${error.status ?? 403}${said}); check NETBOX_TOKEN.`,
     NOT_FOUND: `NetBox no longer has report ${delivery.report.id} (validity keeps only the newest reports, see its store_reports setting).`,
     UNREACHABLE: describeTlsFailure(error.detail ?? '', '')
       ? `${error.message}.`
-      : `NetBox at ${where} could not be reached (${error.detail ?? error.message}).`,
+      : `NetBox at ${client.url} could not be reached (${error.detail ?? error.message}).`,
     TIMEOUT: `NetBox did not answer within the ${seconds} s allowed.`,
     SERVER: `NetBox answered HTTP ${error.status ?? 500} and kept failing.`,
     PROTOCOL: `NetBox's answer was not what its API sends (${error.message}).`,

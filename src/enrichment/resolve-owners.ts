@@ -5,7 +5,7 @@ import {
   listDevices,
   listOwnedDevices,
   NetboxError,
-  readMajorVersions,
+  readNetboxStatus,
   type ContactAssignment,
   type NetboxClient,
   type NetboxDevice,
@@ -118,7 +118,7 @@ async function lookupOwners(
 ): Promise<OwnerLookup> {
   const devices = deviceIds.length ? await listDevices(client, deviceIds, budget) : [];
   if (queries.length === 0) return { status: 'ok', devices, contacts: [] };
-  const major = (await readMajorVersions(client, budget)).netbox;
+  const major = Number.parseInt((await readNetboxStatus(client, budget)).netbox ?? '', 10);
   if (!Number.isFinite(major)) throw new NetboxError('PROTOCOL', 'NetBox /api/status/ has no netbox-version');
   // Per word a route uses, the owning objects' NetBox type and ids.
   const objects: Record<OwnerQuery['on'][number], { objectType: OwnerObjectType; ids: number[] }> = {

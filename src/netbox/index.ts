@@ -2,7 +2,7 @@ export { createNetboxClient, type NetboxClient, type RequestBudget } from './net
 export { MAX_PAGE_KEPT_BYTES } from './parse-page-stream';
 export { NetboxError, describeTlsFailure, type NetboxErrorCode } from './netbox-error';
 export {
-  readMajorVersions,
+  readNetboxStatus,
   listDevices,
   listOwnedDevices,
   listContactAssignments,

@@ -61,6 +61,8 @@ export function createNetboxClient(options: NetboxClientOptions) {
   return {
     /** NETBOX_URL without a trailing slash. */
     url: `${base.origin}${base.basePath}`,
+    /** NETBOX_TOKEN is set: without one, validity's results are not readable and nothing is asked. */
+    hasToken: options.token !== undefined,
     /** Closes idle keep-alive connections (at shutdown). */
     close(): void {
       if (!options.agent) agent.destroy();

@@ -44,13 +44,14 @@ export function buildListPath(listUrl: string, set: Record<string, string | numb
 }
 
 /**
- * NetBox's and validity's major versions from `/api/status/` (NaN when it names none): contact assignments name their
- * object's type differently in NetBox 3.x and 4.x, and validity filters its reports list from 3.0.
+ * NetBox's and validity's versions from `/api/status/`, as written there (absent when it names none): contact assignments
+ * name their object's type differently in NetBox 3.x and 4.x, validity filters its reports list from 3.0, and
+ * `check-config --online` names both.
  */
-export async function readMajorVersions(client: NetboxClient, budget: RequestBudget): Promise<{ netbox: number; validity: number }> {
+export async function readNetboxStatus(client: NetboxClient, budget: RequestBudget) {
   const status = (await client.getJson('/api/status/', budget)) as { 'netbox-version'?: unknown; plugins?: Record<string, unknown> } | null;
-  const major = (version: unknown) => (typeof version === 'string' ? Number.parseInt(version, 10) : Number.NaN);
-  return { netbox: major(status?.['netbox-version']), validity: major(status?.plugins?.validity) };
+  const text = (version: unknown) => (typeof version === 'string' ? version : undefined);
+  return { netbox: text(status?.['netbox-version']), validity: text(status?.plugins?.validity) };
 }
 
 /** The devices with these ids, read in batches (`id=` repeated) following NetBox's `next` links. */

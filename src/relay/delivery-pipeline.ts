@@ -135,17 +135,15 @@ export function createRelayReportComposer(
       ...io,
       ...deps,
       client: deps.netbox,
-      hasToken: source.netbox.token !== undefined,
       netboxUrl: source.netbox.url,
       budgetMs: config.netbox.enrichBudgetMs,
       logger: isDefault ? io.logger : io.logger.child({ source: source.name }),
       waivers: deps.waivers && ((options) => deps.waivers!.forReport(options)),
     }),
     // Owners are asked of the source's own NetBox with its own token, within the same budget per look-up.
-    owners:
-      deps.netbox && source.netbox.token !== undefined
-        ? createOwnerResolver({ client: deps.netbox, budgetMs: config.netbox.enrichBudgetMs, clock: io.clock })
-        : undefined,
+    owners: deps.netbox?.hasToken
+      ? createOwnerResolver({ client: deps.netbox, budgetMs: config.netbox.enrichBudgetMs, clock: io.clock })
+      : undefined,
   });
 }
 

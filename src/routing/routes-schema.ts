@@ -14,7 +14,7 @@ const MAX_CONDITION_ITEMS = 50;
 const MAX_RECIPIENTS = 100;
 
 const flag = z.boolean({ error: 'must be true or false' });
-const severity = z.enum(ROUTE_SEVERITIES, { error: `must be one of ${ROUTE_SEVERITIES.join(', ')}` });
+const severity = z.enum(ROUTE_SEVERITIES);
 const percent = z.number({ error: 'must be a number of percent (0–100)' }).min(0).max(100);
 // Each check says what is wrong: -1 is a whole number, it is below 0.
 const nonNegative = z
@@ -246,7 +246,7 @@ const RouteSchema = z
     subject: z.string().min(1).max(500).optional(),
     /** The Reply-To of this route's mails (reports and digests): where a recipient's answer goes instead of MAIL_FROM. */
     reply_to: z.string({ error: 'must be an e-mail address' }).trim().refine(isMailbox, 'is not an e-mail address').optional(),
-    notify: z.enum(NOTIFY_POLICIES, { error: `must be one of ${NOTIFY_POLICIES.join(', ')}` }).default('always'),
+    notify: z.enum(NOTIFY_POLICIES).default('always'),
     repeat_after: z.union([z.string(), z.number()]).transform(String).pipe(duration).optional(),
     continue: flag.default(false),
     /** false: this route's mails go without the trend chart; absent: with it. */

@@ -152,7 +152,7 @@ describe("the NetBox token goes only to NETBOX_URL's origin (issue 14)", () => {
         url: `@127.0.0.2:${attacker.port}/`,
         results_url: '/api/plugins/validity/test-results/?report_id=7',
       })!;
-      const enrichment = await enrichReport(delivery, { client, hasToken: true, budgetMs: 5000 });
+      const enrichment = await enrichReport(delivery, { client, budgetMs: 5000 });
       expect(enrichment).toMatchObject({ status: 'missing', code: 'UNSAFE_URL' });
       if (enrichment.status === 'missing') expect(enrichment.reason).toContain('is not a NetBox path: it does not start with /');
       expect(attacker.requests).toEqual([]);
@@ -190,7 +190,7 @@ describe("the NetBox token goes only to NETBOX_URL's origin (issue 14)", () => {
         const client = createNetboxClient({ url: netbox.origin, token: TOKEN, timeoutMs: 2000, maxAttempts: 1, agent });
         nextLink = next;
         try {
-          await enrichReport(delivery, { client, hasToken: true, budgetMs: 3000 });
+          await enrichReport(delivery, { client, budgetMs: 3000 });
         } finally {
           agent.destroy();
         }

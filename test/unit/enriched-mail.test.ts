@@ -70,7 +70,6 @@ describe('the mail names what failed and what changed (golden renders)', () => {
   function composer(
     overrides: {
       client?: NetboxClient;
-      hasToken?: boolean;
       budgetMs?: number;
       attachCsv?: boolean;
       routeAttachCsv?: boolean;
@@ -79,7 +78,6 @@ describe('the mail names what failed and what changed (golden renders)', () => {
   ) {
     const insights = createReportInsights({
       client: 'client' in overrides ? overrides.client : client,
-      hasToken: overrides.hasToken ?? true,
       netboxUrl: netbox.url,
       budgetMs: overrides.budgetMs ?? 5000,
       history: reportHistoryOf(store),
@@ -220,7 +218,7 @@ describe('the mail names what failed and what changed (golden renders)', () => {
       'no-token',
       async () =>
         render(
-          composer({ hasToken: false }),
+          composer({ client: createNetboxClient({ url: netbox.url, timeoutMs: 2000 }) }),
           report(
             50,
             '2026-03-06T15:00:00Z',

@@ -46,7 +46,6 @@ describe('NetBox client and enrichment against a NetBox double', () => {
     client = createNetboxClient({ url: netbox.url, token: V2, timeoutMs: 5000 });
     const enrichment = await enrichReport(reportDelivery(7, '2026-03-06T15:11:18.123456Z', 1250, 2500, '/netbox'), {
       client,
-      hasToken: true,
       budgetMs: 10_000,
     });
     expect(enrichment.status).toBe('ok');
@@ -112,7 +111,7 @@ describe('NetBox client and enrichment against a NetBox double', () => {
   it('tells a deleted report: 404 for the report, 400 for an unknown report_id', async () => {
     netbox = await startNetboxDouble({ authorization: `Token ${LEGACY}` });
     client = createNetboxClient({ url: netbox.url, token: LEGACY, timeoutMs: 5000 });
-    const gone = await enrichReport(reportDelivery(99, '2026-03-06T15:11:18Z', 1, 2), { client, hasToken: true, budgetMs: 5000 });
+    const gone = await enrichReport(reportDelivery(99, '2026-03-06T15:11:18Z', 1, 2), { client, budgetMs: 5000 });
     expect(gone).toMatchObject({ status: 'missing', code: 'NOT_FOUND' });
     const list = await client
       .streamList('/api/plugins/validity/test-results/?report_id=99', () => undefined, { deadline: Date.now() + 5000 })
@@ -126,7 +125,7 @@ describe('NetBox client and enrichment against a NetBox double', () => {
     netbox.reports.set(3, { id: 3, created: '2026-03-06T15:11:18Z', results: buildResults(4, { fails: (i) => i < 3, tests }) });
     client = createNetboxClient({ url: netbox.url, token: LEGACY, timeoutMs: 5000, retryBaseMs: 10 });
     netbox.failNext.push(502);
-    const enrichment = await enrichReport(reportDelivery(3, '2026-03-06T15:11:18Z', 1, 4), { client, hasToken: true, budgetMs: 5000 });
+    const enrichment = await enrichReport(reportDelivery(3, '2026-03-06T15:11:18Z', 1, 4), { client, budgetMs: 5000 });
     expect(enrichment.status).toBe('ok');
     expect(netbox.requests).toHaveLength(3);
   });
@@ -136,7 +135,7 @@ describe('NetBox client and enrichment against a NetBox double', () => {
     netbox.reports.set(4, { id: 4, created: '2026-03-06T15:11:18Z', results: buildResults(1500, { fails: () => true, tests }) });
     netbox.slowOffsets.set(1000, 60_000);
     client = createNetboxClient({ url: netbox.url, token: LEGACY, timeoutMs: 30_000, retryBaseMs: 10 });
-    const enrichment = await enrichReport(reportDelivery(4, '2026-03-06T15:11:18Z', 0, 1500), { client, hasToken: true, budgetMs: 800 });
+    const enrichment = await enrichReport(reportDelivery(4, '2026-03-06T15:11:18Z', 0, 1500), { client, budgetMs: 800 });
     expect(enrichment).toMatchObject({ status: 'missing', code: 'TIMEOUT' });
     if (enrichment.status === 'missing') expect(enrichment.reason).toContain('did not answer within the 0.8 s');
   });
@@ -146,7 +145,7 @@ describe('NetBox client and enrichment against a NetBox double', () => {
     const url = netbox.url;
     await netbox.close();
     client = createNetboxClient({ url, token: LEGACY, timeoutMs: 2000, retryBaseMs: 10 });
-    const enrichment = await enrichReport(reportDelivery(5, '2026-03-06T15:11:18Z', 0, 1), { client, hasToken: true, budgetMs: 3000 });
+    const enrichment = await enrichReport(reportDelivery(5, '2026-03-06T15:11:18Z', 0, 1), { client, budgetMs: 3000 });
     expect(enrichment).toMatchObject({ status: 'missing', code: 'UNREACHABLE' });
     if (enrichment.status === 'missing') expect(enrichment.reason).toContain('ECONNREFUSED');
   });
@@ -155,7 +154,7 @@ describe('NetBox client and enrichment against a NetBox double', () => {
     netbox = await startNetboxDouble({ authorization: `Token ${LEGACY}` });
     netbox.reports.set(6, { id: 6, created: '2026-01-01T00:00:00Z', results: buildResults(2, { fails: () => true, tests }) });
     client = createNetboxClient({ url: netbox.url, token: LEGACY, timeoutMs: 2000 });
-    const enrichment = await enrichReport(reportDelivery(6, '2026-03-06T15:11:18Z', 0, 2), { client, hasToken: true, budgetMs: 3000 });
+    const enrichment = await enrichReport(reportDelivery(6, '2026-03-06T15:11:18Z', 0, 2), { client, budgetMs: 3000 });
     expect(enrichment).toMatchObject({ status: 'missing', code: 'OTHER_NETBOX' });
   });
 });

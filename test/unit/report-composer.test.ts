@@ -134,7 +134,6 @@ describe('the report composer and the trend chart', () => {
       implicitRoute: true,
       maxFailures: 3,
       insights: createReportInsights({
-        hasToken: false,
         budgetMs: 1000,
         history: reportHistoryOf(store),
         logger: createSilentLogger(),
