@@ -1,7 +1,7 @@
 import { systemClock } from '../shared';
 import { createOAuth2TokenCache, postOrFail, readBoundedJson } from './fetch-access-token';
 import { TransportError, type NotifierIo, type Sender } from './notifier';
-import { GRAPH_TIMEOUT_MS, type GraphConfig } from './graph-settings';
+import type { GraphConfig } from './graph-settings';
 
 /** A 429 without Retry-After: wait this long before the next try. */
 const DEFAULT_THROTTLE_MS = 60_000;
@@ -19,7 +19,7 @@ export function createGraphSender(config: GraphConfig, io: NotifierIo): Sender {
     postOrFail(io.fetch ?? fetch, endpoint, {
       headers: { Authorization: `Bearer ${accessToken}`, 'Content-Type': 'text/plain' },
       body,
-      timeoutMs: GRAPH_TIMEOUT_MS,
+      timeoutMs: config.timeoutMs,
       failure: ['GRAPH_UNAVAILABLE', 'Microsoft Graph'],
     });
   return {

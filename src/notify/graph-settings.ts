@@ -28,5 +28,5 @@ export function configureGraph(e: GraphEnv, context: TransportContext) {
   const oauth2 = buildOAuth2Config(e, { kind: 'graph' }, context);
   // The sender is MAIL_FROM's address: `Name <user@domain>` → `user@domain`.
   const sender = /<([^<>\s]+)>\s*$/.exec(e.MAIL_FROM)?.[1] ?? e.MAIL_FROM.trim();
-  return oauth2 && { url: e.GRAPH_URL.replace(/\/+$/, ''), sender, oauth2 };
+  return oauth2 && { url: e.GRAPH_URL.replace(/\/+$/, ''), sender, timeoutMs: GRAPH_TIMEOUT_MS, oauth2 };
 }
