@@ -87,4 +87,14 @@ describe('check-config shows each variable as set or defaulted', () => {
     expect(shown.smtp.url).toBe('smtp://relay:REDACTED@mail.example.com:587');
     expect(r.stdout).not.toContain('a-webhook-secret-value');
   });
+
+  it("--json with Microsoft Graph in force shows Graph's settings, its timeout included", async () => {
+    const graph = { DATA_DIR: makeTempDir('relay-check-config-'), MAIL_TO: 'ops@example.com', MAIL_FROM: 'reports@contoso.example' };
+    const oauth2 = { OAUTH2_TENANT_ID: 'contoso', OAUTH2_CLIENT_ID: 'app', OAUTH2_CLIENT_SECRET: 'an-oauth2-client-secret' };
+    const r = await runCliCaptured(['check-config', '--json'], { ...graph, ...oauth2, MAIL_TRANSPORT: 'graph' });
+    expect(r.code).toBe(0);
+    const shown = JSON.parse(r.stdout.slice(0, r.stdout.lastIndexOf('}') + 1)) as { graph: { timeoutMs: number } };
+    expect(shown.graph.timeoutMs).toBe(30_000);
+    expect(r.stdout).not.toContain('an-oauth2-client-secret');
+  });
 });
