@@ -248,7 +248,7 @@ export const SettingsSchema = z.object({
     ),
     templatesDir: env('TEMPLATES_DIR', z.string().trim().optional(), {
       group: 'features',
-      description: 'A copy of templates/ to use instead of the built-in templates.',
+      description: 'A copy of templates/ whose mail templates are used instead of the built-in ones (the dashboard keeps its own).',
     }),
   }),
   // The default route's recipients (without ROUTES_FILE).
