@@ -4,20 +4,18 @@
  * mails (a real smtp-server) list it, their verdict and on-change decision ignore it, the owner of the
  * device gets no mail for it; with the injected clock past its end, it comes back as newly failing.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import type { Clock } from '../../src/shared';
 import { launchChromium } from '../helpers/browser';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
-import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
-import { startSmtpPeer, type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
-import { AMS, FRA, NTP, OWNER, TELNET, WAIVER_ROUTES } from '../helpers/waiver-scenario';
-import { countResults, startNetboxDouble, type NetboxDouble, type ResultSpec } from '../helpers/validity-results-double';
+import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
+import { AMS, FRA, NTP, OWNER, TELNET, WAIVER_ROUTES, startWaiverPeers } from '../helpers/waiver-scenario';
+import { countResults, type NetboxDouble, type ResultSpec } from '../helpers/validity-results-double';
 
 jest.setTimeout(120_000);
 
-const TOKEN = '0123456789abcdef0123456789abcdef01234567';
 const ADMIN_TOKEN = 'waiver-e2e-admin-token-0123456789';
 const RELAY_URL = 'https://relay.example.com';
 
@@ -45,7 +43,7 @@ describe('a failing HIGH result accepted from the mail`s link, in a real browser
   let netbox: NetboxDouble;
   let relay: TestRelay;
   let browser: Browser;
-  let dir: string;
+  let peers: Awaited<ReturnType<typeof startWaiverPeers>>;
   const clock: Clock & { at: number } = { at: Date.parse('2026-11-27T09:00:00Z'), now: () => clock.at };
 
   beforeAll(async () => {
@@ -55,10 +53,8 @@ describe('a failing HIGH result accepted from the mail`s link, in a real browser
     await browser?.close();
   });
   beforeEach(async () => {
-    dir = makeTempDir('waiver-e2e-');
-    fs.writeFileSync(path.join(dir, 'routes.yaml'), WAIVER_ROUTES);
-    smtp = await startSmtpPeer();
-    netbox = await startNetboxDouble({ authorization: `Token ${TOKEN}` });
+    peers = await startWaiverPeers('waiver-e2e-', WAIVER_ROUTES, ADMIN_TOKEN);
+    ({ smtp, netbox } = peers);
     const role = { id: 5, name: 'Switch', slug: 'switch' };
     netbox.devices.set(101, { id: 101, name: 'lab-sw1', site: FRA, role, tenant: null, platform: null, tags: [] });
     netbox.devices.set(102, { id: 102, name: 'sw2', site: AMS, role, tenant: null, platform: null, tags: [] });
@@ -66,25 +62,12 @@ describe('a failing HIGH result accepted from the mail`s link, in a real browser
     netbox.contacts.set(12, { id: 12, name: 'Bob', email: 'bob@example.com' });
     netbox.assignments.push({ id: 1, objectType: 'dcim.site', objectId: FRA.id, contactId: 11, role: OWNER, priority: 'primary' });
     netbox.assignments.push({ id: 2, objectType: 'dcim.site', objectId: AMS.id, contactId: 12, role: OWNER, priority: 'primary' });
-    relay = await startTestRelay(
-      {
-        SMTP_URL: smtp.url,
-        MAIL_FROM: 'Compliance <relay@example.com>',
-        ROUTES_FILE: path.join(dir, 'routes.yaml'),
-        NETBOX_URL: netbox.url,
-        NETBOX_TOKEN: TOKEN,
-        ADMIN_TOKEN,
-        // The relay's public name (behind a proxy); the browser opens the same path on the test listener.
-        RELAY_URL,
-      },
-      { clock, dataDir: path.join(dir, 'data') },
-    );
+    // The relay's public name (behind a proxy); the browser opens the same path on the test listener.
+    relay = await startTestRelay({ ...peers.env, RELAY_URL }, { clock, dataDir: path.join(peers.dir, 'data') });
   });
   afterEach(async () => {
     await relay.stop();
-    await netbox.close();
-    await smtp.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await peers.close();
   });
 
   /** Report `id`, created at `created` (the clock an hour later); resolves with its mails. */

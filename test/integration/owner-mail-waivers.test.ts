@@ -4,17 +4,15 @@
  * or counted in its mail. But a HIGH failure that one all-devices waiver hides on several devices is never hidden
  * silently: every mail names it under its headline, owner mails included (docs/waivers.md), in text and HTML alike.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Clock } from '../../src/shared';
 import { textOf } from '../helpers/html';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
-import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
-import { startSmtpPeer, type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
-import { AMS, FRA, NTP, OWNER, TELNET } from '../helpers/waiver-scenario';
-import { countResults, startNetboxDouble, type NetboxDouble, type ResultSpec } from '../helpers/validity-results-double';
+import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
+import { AMS, FRA, NTP, OWNER, TELNET, startWaiverPeers } from '../helpers/waiver-scenario';
+import { countResults, type NetboxDouble, type ResultSpec } from '../helpers/validity-results-double';
 
-const TOKEN = '0123456789abcdef0123456789abcdef01234567';
 const ADMIN_TOKEN = 'owner-mail-waivers-admin-token-0123456789';
 const SSH = { id: 3, name: 'ssh-v2-only', severity: 'HIGH' as const };
 const LON = { id: 3, name: 'London 1', slug: 'lon1' };
@@ -70,14 +68,12 @@ describe("accepted exceptions in the owners' mails", () => {
   let smtp: SmtpPeer;
   let netbox: NetboxDouble;
   let relay: TestRelay;
-  let dir: string;
+  let peers: Awaited<ReturnType<typeof startWaiverPeers>>;
   const clock: Clock & { at: number } = { at: 0, now: () => clock.at };
 
   beforeEach(async () => {
-    dir = makeTempDir('relay-owner-waivers-');
-    fs.writeFileSync(path.join(dir, 'routes.yaml'), ROUTES);
-    smtp = await startSmtpPeer();
-    netbox = await startNetboxDouble({ authorization: `Token ${TOKEN}` });
+    peers = await startWaiverPeers('relay-owner-waivers-', ROUTES, ADMIN_TOKEN);
+    ({ smtp, netbox } = peers);
     for (const [id, name, site] of DEVICES)
       netbox.devices.set(id, { id, name, site, role: { id: 5, name: 'Switch', slug: 'switch' }, tenant: null, platform: null, tags: [] });
     for (const [id, name, site] of OWNERS) {
@@ -85,23 +81,11 @@ describe("accepted exceptions in the owners' mails", () => {
       netbox.assignments.push({ id, objectType: 'dcim.site', objectId: site.id, contactId: id, role: OWNER, priority: 'primary' });
     }
     clock.at = Date.parse('2026-11-27T09:00:00Z');
-    relay = await startTestRelay(
-      {
-        SMTP_URL: smtp.url,
-        MAIL_FROM: 'Compliance <relay@example.com>',
-        ROUTES_FILE: path.join(dir, 'routes.yaml'),
-        NETBOX_URL: netbox.url,
-        NETBOX_TOKEN: TOKEN,
-        ADMIN_TOKEN,
-      },
-      { clock, dataDir: path.join(dir, 'data') },
-    );
+    relay = await startTestRelay(peers.env, { clock, dataDir: path.join(peers.dir, 'data') });
   });
   afterEach(async () => {
     await relay.stop();
-    await netbox.close();
-    await smtp.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await peers.close();
   });
 
   /** Posts report `id` created at `created` (the clock an hour later) and returns its mails: the team's and each owner's. */

@@ -4,16 +4,14 @@
  * lists as failing with the accepted ones apart, and a `notify: on-failure` route does not mail a report
  * whose only failures are waived (its recorded decision says why). The ratios stay NetBox's.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Clock } from '../../src/shared';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
-import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
-import { startSmtpPeer, type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
-import { NTP, TELNET } from '../helpers/waiver-scenario';
-import { countResults, startNetboxDouble, type NetboxDouble, type ResultSpec } from '../helpers/validity-results-double';
+import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
+import { NTP, TELNET, startWaiverPeers } from '../helpers/waiver-scenario';
+import { countResults, type NetboxDouble, type ResultSpec } from '../helpers/validity-results-double';
 
-const TOKEN = '0123456789abcdef0123456789abcdef01234567';
 const ADMIN_TOKEN = 'waived-only-admin-token-0123456789';
 const DEVICES: [number, string][] = [
   [101, 'lab-sw1'],
@@ -48,31 +46,17 @@ describe('waived failures are accepted everywhere the mail counts', () => {
   let smtp: SmtpPeer;
   let netbox: NetboxDouble;
   let relay: TestRelay;
-  let dir: string;
+  let peers: Awaited<ReturnType<typeof startWaiverPeers>>;
   const clock: Clock & { at: number } = { at: Date.parse('2026-11-27T09:00:00Z'), now: () => clock.at };
 
   beforeEach(async () => {
-    dir = makeTempDir('relay-waived-only-');
-    fs.writeFileSync(path.join(dir, 'routes.yaml'), ROUTES);
-    smtp = await startSmtpPeer();
-    netbox = await startNetboxDouble({ authorization: `Token ${TOKEN}` });
-    relay = await startTestRelay(
-      {
-        SMTP_URL: smtp.url,
-        MAIL_FROM: 'Compliance <relay@example.com>',
-        ROUTES_FILE: path.join(dir, 'routes.yaml'),
-        NETBOX_URL: netbox.url,
-        NETBOX_TOKEN: TOKEN,
-        ADMIN_TOKEN,
-      },
-      { clock, dataDir: path.join(dir, 'data') },
-    );
+    peers = await startWaiverPeers('relay-waived-only-', ROUTES, ADMIN_TOKEN);
+    ({ smtp, netbox } = peers);
+    relay = await startTestRelay(peers.env, { clock, dataDir: path.join(peers.dir, 'data') });
   });
   afterEach(async () => {
     await relay.stop();
-    await netbox.close();
-    await smtp.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await peers.close();
   });
 
   /** Posts report `id` (the clock an hour after `created`), waits for it to settle and returns its mails and delivery id. */

@@ -5,17 +5,15 @@
  * expired") the day after its end. Once on SQLite in a temp dir; once on PostgreSQL with two relays
  * sharing the database: the waivers are added through the first relay's admin API, the reports go to the second.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Clock } from '../../src/shared';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { createTestSchema, type TestSchema } from '../helpers/pg-schema';
-import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
-import { startSmtpPeer, type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
-import { AMS, FRA, NTP, OWNER, TELNET, WAIVER_ROUTES } from '../helpers/waiver-scenario';
-import { countResults, startNetboxDouble, type NetboxDouble, type ResultSpec } from '../helpers/validity-results-double';
+import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
+import { type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
+import { AMS, FRA, NTP, OWNER, TELNET, WAIVER_ROUTES, startWaiverPeers } from '../helpers/waiver-scenario';
+import { countResults, type NetboxDouble, type ResultSpec } from '../helpers/validity-results-double';
 
-const TOKEN = '0123456789abcdef0123456789abcdef01234567';
 const ADMIN_TOKEN = 'waivers-mail-admin-token-0123456789';
 const SSH = { id: 3, name: 'ssh-v2-only', severity: 'HIGH' as const };
 const DEVICES: [number, string, typeof FRA][] = [
@@ -47,14 +45,12 @@ describe.each([
   let netbox: NetboxDouble;
   let relays: TestRelay[] = [];
   let schema: TestSchema | undefined;
-  let dir: string;
+  let peers: Awaited<ReturnType<typeof startWaiverPeers>>;
   const clock: Clock & { at: number } = { at: 0, now: () => clock.at };
 
   beforeEach(async () => {
-    dir = makeTempDir('relay-waivers-mail-');
-    fs.writeFileSync(path.join(dir, 'routes.yaml'), WAIVER_ROUTES);
-    smtp = await startSmtpPeer();
-    netbox = await startNetboxDouble({ authorization: `Token ${TOKEN}` });
+    peers = await startWaiverPeers('relay-waivers-mail-', WAIVER_ROUTES, ADMIN_TOKEN);
+    ({ smtp, netbox } = peers);
     for (const [id, name, site] of DEVICES)
       netbox.devices.set(id, { id, name, site, role: { id: 5, name: 'Switch', slug: 'switch' }, tenant: null, platform: null, tags: [] });
     netbox.contacts.set(11, { id: 11, name: 'Alice', email: 'alice@example.com' });
@@ -64,24 +60,17 @@ describe.each([
     clock.at = Date.parse('2026-11-27T09:00:00Z');
     schema = replicas > 1 ? await createTestSchema('waivers_mail') : undefined;
     const env = {
-      SMTP_URL: smtp.url,
-      MAIL_FROM: 'Compliance <relay@example.com>',
-      ROUTES_FILE: path.join(dir, 'routes.yaml'),
-      NETBOX_URL: netbox.url,
-      NETBOX_TOKEN: TOKEN,
-      ADMIN_TOKEN,
+      ...peers.env,
       RELAY_URL: 'https://relay.example.com/',
       ...(schema ? { DATABASE_URL: schema.url } : {}),
     };
     relays = [];
-    for (let i = 0; i < replicas; i += 1) relays.push(await startTestRelay(env, { clock, dataDir: path.join(dir, `data${i}`) }));
+    for (let i = 0; i < replicas; i += 1) relays.push(await startTestRelay(env, { clock, dataDir: path.join(peers.dir, `data${i}`) }));
   });
   afterEach(async () => {
     await Promise.all(relays.map((r) => r.stop()));
     await schema?.drop();
-    await netbox.close();
-    await smtp.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await peers.close();
   });
 
   /** Posts report `id` created at `created` (the clock is an hour later) and waits for its `mails` mails. */
