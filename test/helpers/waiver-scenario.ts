@@ -58,3 +58,13 @@ export async function startWaiverPeers(prefix: string, routes: string, adminToke
   };
   return { dir, smtp, netbox, env, close };
 }
+
+/** Adds a waiver through the relay's admin API (`POST /api/waivers`) and expects it taken (201). */
+export async function postWaiver(relayUrl: string, adminToken: string, body: Record<string, unknown>): Promise<void> {
+  const response = await fetch(`${relayUrl}/api/waivers`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(response.status).toBe(201);
+}

@@ -10,7 +10,7 @@ import { textOf } from '../helpers/html';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
-import { AMS, FRA, NTP, OWNER, TELNET, startWaiverPeers } from '../helpers/waiver-scenario';
+import { AMS, FRA, NTP, OWNER, TELNET, postWaiver, startWaiverPeers } from '../helpers/waiver-scenario';
 import { countResults, type NetboxDouble, type ResultSpec } from '../helpers/validity-results-double';
 
 const ADMIN_TOKEN = 'owner-mail-waivers-admin-token-0123456789';
@@ -109,14 +109,7 @@ describe("accepted exceptions in the owners' mails", () => {
     return mails;
   }
 
-  async function addWaiver(body: Record<string, unknown>): Promise<void> {
-    const response = await fetch(`${relay.url}/api/waivers`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    expect(response.status).toBe(201);
-  }
+  const addWaiver = (body: Record<string, unknown>) => postWaiver(relay.url, ADMIN_TOKEN, body);
 
   it("names a HIGH failure an all-devices waiver hides in every owner's mail, text and HTML, without the report's accepted exceptions as its own", async () => {
     // Report 1: only lab-sw1's telnet failure is accepted, on that one device: nothing must be named.

@@ -9,7 +9,7 @@ import type { Clock } from '../../src/shared';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
-import { NTP, TELNET, startWaiverPeers } from '../helpers/waiver-scenario';
+import { NTP, TELNET, postWaiver, startWaiverPeers } from '../helpers/waiver-scenario';
 import { countResults, type NetboxDouble, type ResultSpec } from '../helpers/validity-results-double';
 
 const ADMIN_TOKEN = 'waived-only-admin-token-0123456789';
@@ -73,14 +73,7 @@ describe('waived failures are accepted everywhere the mail counts', () => {
     return { mails: smtp.received.slice(before), deliveryId: res.json.id };
   }
 
-  async function addWaiver(body: Record<string, unknown>): Promise<void> {
-    const response = await fetch(`${relay.url}/api/waivers`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    expect(response.status).toBe(201);
-  }
+  const addWaiver = (body: Record<string, unknown>) => postWaiver(relay.url, ADMIN_TOKEN, body);
 
   it('counts waived failures apart in the subject and header, and an on-failure route does not mail them alone', async () => {
     // Report 1: telnet fails on lab-sw1 and sw2 (HIGH): both routes mail.

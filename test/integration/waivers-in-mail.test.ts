@@ -11,7 +11,7 @@ import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { createTestSchema, type TestSchema } from '../helpers/pg-schema';
 import { postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { type ReceivedMail, type SmtpPeer } from '../helpers/smtp-peer';
-import { AMS, FRA, NTP, OWNER, TELNET, WAIVER_ROUTES, startWaiverPeers } from '../helpers/waiver-scenario';
+import { AMS, FRA, NTP, OWNER, TELNET, WAIVER_ROUTES, postWaiver, startWaiverPeers } from '../helpers/waiver-scenario';
 import { countResults, type NetboxDouble, type ResultSpec } from '../helpers/validity-results-double';
 
 const ADMIN_TOKEN = 'waivers-mail-admin-token-0123456789';
@@ -92,14 +92,7 @@ describe.each([
     return smtp.received.slice(before);
   }
 
-  async function addWaiver(body: Record<string, unknown>): Promise<void> {
-    const response = await fetch(`${relays[0].url}/api/waivers`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    expect(response.status).toBe(201);
-  }
+  const addWaiver = (body: Record<string, unknown>) => postWaiver(relays[0].url, ADMIN_TOKEN, body);
 
   it('leaves a waived HIGH pair out of the verdict, on-change and owner mails, lists it, and brings it back the day after it ends', async () => {
     // Report 1: ntp fails on sw2, ssh on sw2 and sw3; every route mails (the first report, with failures),
