@@ -1,5 +1,5 @@
 import { countPerSeverity, SEVERITIES, type ReportCounts, type Severity, type SeverityCounts } from '../report';
-import { buildFirstTrend, comparePairs, countBySeverity, pairKey, placeInSeries, type TrendOptions, type Trend } from './build-trend';
+import { buildFirstTrend, comparePairs, pairKey, placeInSeries, type TrendOptions, type Trend } from './build-trend';
 import { addOverall, buildFailingDeltas } from './build-deltas';
 import { decideVerdict } from './decide-verdict';
 import type { FailingPair, ReportSnapshot } from './types';
@@ -8,7 +8,10 @@ import type { FailingPair, ReportSnapshot } from './types';
  * The trend of an owner group's devices: both reports' failing pairs filtered to `devices` and compared as
  * buildTrend does. The history keeps counts over all devices, so the verdict is decided on these devices'
  * failing results per severity (never "scope changed") and the deltas carry failing counts, not points;
- * `counts` (this report's) gives the current percentages. Null when either failing set is unknown. Pure.
+ * `counts` (this report's) gives the current percentages. The group's ratios count its accepted exceptions as
+ * passed (its failures are its own), so its figures leave them out on both sides too: `leftOut` is none, and a
+ * waived pair counts on no device, whether or not the device fails something else. Null when either failing set
+ * is unknown. Pure.
  */
 export function buildDevicesTrend(
   current: ReportSnapshot,
@@ -18,21 +21,21 @@ export function buildDevicesTrend(
   const keep = (pairs: readonly FailingPair[]) => pairs.filter((pair) => options.devices.has(pair.device));
   if (current.failing === null) return null;
   const mine: ReportSnapshot = { ...current, failing: keep(current.failing) };
-  const currentLeftOut = countBySeverity(mine.failing, options.leftOut?.current);
+  const leftOut = countPerSeverity([]);
   const previousRaw = history[0];
-  if (!previousRaw) return { ...buildFirstTrend(options, true), leftOut: currentLeftOut };
+  if (!previousRaw) return { ...buildFirstTrend(options, true), leftOut };
   if (previousRaw.failing === null) return null;
   const before: ReportSnapshot = { ...previousRaw, failing: keep(previousRaw.failing) };
   const pairs = comparePairs(mine, before, history, options);
 
-  // The decision counts the kept pairs (accepted exceptions left out), the deltas every failing pair, as validity does.
+  // The decision and the deltas count the kept pairs (accepted exceptions left out), as the group's ratios do.
   const nowKept = countPerSeverity(pairs.currentKept.failing!);
   // A previous failure not evaluated now is no change of these devices' failing results.
   const notComparable = new Set(pairs.notComparable.map(pairKey));
   const thenKept = countPerSeverity(pairs.previous.failing!.filter((pair) => !notComparable.has(pairKey(pair))));
   const [overall, ...severities] = buildFailingDeltas(
-    countPerSeverity(mine.failing!),
-    countPerSeverity(before.failing!),
+    nowKept,
+    countPerSeverity(pairs.previous.failing!),
     options.counts ? addOverall(options.counts) : null,
   );
   const changed = pairs.newlyFailing.length > 0 || pairs.fixed.length > 0 || SEVERITIES.some((s) => nowKept[s] !== thenKept[s]);
@@ -52,7 +55,7 @@ export function buildDevicesTrend(
     failingSetChanged: changed,
     regression: pairs.newlyFailing.length > 0 || SEVERITIES.some((s) => nowKept[s] > thenKept[s]),
     ...pairs.lists,
-    leftOut: currentLeftOut,
+    leftOut,
   };
 }
 

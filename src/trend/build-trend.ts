@@ -36,7 +36,10 @@ export interface Trend extends PairLists {
   failingSetChanged: boolean | null;
   /** True when any pass percentage fell or a pair newly fails. */
   regression: boolean;
-  /** Accepted exceptions per severity: the deltas keep validity's figures; the verdict and the change flags count them as passed. */
+  /**
+   * Accepted exceptions per severity: the deltas keep validity's figures; the verdict and the change flags count them as
+   * passed. None in a devices-only trend, whose figures count them as passed too (see buildDevicesTrend).
+   */
   leftOut: Record<Severity, number>;
 }
 

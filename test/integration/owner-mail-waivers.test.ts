@@ -150,6 +150,13 @@ describe("accepted exceptions in the owners' mails", () => {
     }
     expect(text(bob).match(/An accepted exception hides/g)).toHaveLength(1);
     expect(bob.parsed.subject).not.toContain('accepted');
+    // (d) His trend counts what his mail lists, as his subject and ratios do: ntp-synced on sw2, in both reports. The
+    // accepted ssh-v2-only counts as passed on sw2 (which fails something else) and on sw3 (which fails nothing else) alike.
+    expect(bob.parsed.subject).toMatch(/^Same: 83\.3%, 1 failing, no HIGH \u2014 report 2/);
+    for (const body of [text(bob), html(bob)]) {
+      expect(body).toContain('Same as report 1 on these devices: 1 failing, was 1.');
+      expect(body).not.toContain('leaves out');
+    }
 
     // (c) Alice and Carol: the waiver hides nothing on their devices, and still their mails name it (every mail
     // does, owner mails included), without any accepted exception of the report as theirs.

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { SqliteStore } from '../../src/store';
-import { buildDevicesTrend, buildTrend, type FailingPair, type ReportSnapshot } from '../../src/trend';
+import { buildDevicesTrend, buildTrend, pairKey, type FailingPair, type ReportSnapshot } from '../../src/trend';
 import { makeTempDir } from '../helpers/relay-harness';
 import { recordTrend, reportHistoryOf } from '../helpers/store-writes';
 
@@ -83,6 +83,17 @@ describe("an owner group's trend: its devices' failing results against the previ
   it('leaves accepted exceptions out of the decision, as the whole trend does', () => {
     const leftOut = { current: new Set(['snmp-community\u0000fra-1']), previous: new Set<string>() };
     expect(buildDevicesTrend(now, [before], { devices: FRA, leftOut })).toMatchObject({ verdict: 'same', newlyFailing: [] });
+  });
+
+  it("counts an accepted exception as passed in the group's figures, on every device of the group alike", () => {
+    // fra-1 fails snmp (accepted) and ntp; fra-2 fails only snmp (accepted): both reports, so nothing changed.
+    const failing = [snmp('fra-1'), ntp('fra-1'), snmp('fra-2')];
+    const accepted = new Set([snmp('fra-1'), snmp('fra-2')].map(pairKey));
+    const leftOut = { current: accepted, previous: accepted };
+    const trend = buildDevicesTrend(report(2, failing), [report(1, failing)], { devices: new Set(['fra-1']), leftOut })!;
+    expect(trend).toMatchObject({ verdict: 'same', leftOut: { HIGH: 0, MIDDLE: 0, LOW: 0 } });
+    expect(trend.overall).toMatchObject({ failed: 1, previousFailed: 1 });
+    expect(trend.severities.find((d) => d.name === 'MIDDLE')).toMatchObject({ failed: 0, previousFailed: 0 });
   });
 
   it("is recorded with the report: the history read once serves every group's trend", async () => {
