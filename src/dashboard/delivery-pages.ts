@@ -31,10 +31,10 @@ export function registerDeliveryPages(router: Router, deps: DashboardDeps, form:
   router.get('/deliveries/:id', (req: Authed, res: Response) => showDelivery(deps, req, res));
   router.get('/deliveries/:id/message.eml', (req: Request, res: Response) => downloadMessage(deps, req, res));
   router.post('/deliveries/:id/retry', form, requireCsrf, (req: Authed, res: Response) => retryDelivery(deps, req, res));
-  router.post('/smtp/try-now', form, requireCsrf, async (req: Authed, res: Response) => {
+  router.post('/try-now', form, requireCsrf, async (req: Authed, res: Response) => {
     const result = (await options.worker?.tryNow()) ?? 'not-paused';
-    options.logger.info({ ip: req.ip, result }, 'dashboard: try SMTP now');
-    res.redirect(303, `/ui?smtp=${result}`);
+    options.logger.info({ ip: req.ip, result }, 'dashboard: try the mail server now');
+    res.redirect(303, `/ui?try_now=${result}`);
   });
   router.post('/deliveries/:id/retry-now', form, requireCsrf, (req: Authed, res: Response) => retryDeliveryNow(deps, req, res));
 }
@@ -49,7 +49,7 @@ export function buildPageContext(deps: DashboardDeps, req: Authed): Page {
     formatTime,
     notices: options.notices,
     unrecorded: options.worker?.unrecorded.count,
-    smtpPause:
+    queuePause:
       pause && pause.state !== 'closed'
         ? {
             state: pause.held ? 'held' : pause.state === 'open' ? 'paused' : 'probing',
@@ -240,10 +240,10 @@ async function retryDelivery(deps: DashboardDeps, req: Authed, res: Response): P
     options.logger.info({ deliveryId: record.id, ip: req.ip }, 'dashboard: dead delivery queued again');
     options.worker?.kick();
   }
-  // While SMTP is paused a requeued delivery would only wait: retrying is the operator saying "try now".
+  // While sending is paused a requeued delivery would only wait: retrying is the operator saying "try now".
   const paused = requeued && (options.worker?.breaker.state ?? 'closed') !== 'closed';
-  const smtp = paused ? await options.worker?.tryNow() : undefined;
-  res.redirect(303, buildReturnUrl(req, requeued ? 'retried' : 'not_retried', record.id, smtp));
+  const tried = paused ? await options.worker?.tryNow() : undefined;
+  res.redirect(303, buildReturnUrl(req, requeued ? 'retried' : 'not_retried', record.id, tried));
 }
 
 /** POST /deliveries/:id/retry-now: a retrying delivery is due at once (its attempts and backoff kept). */

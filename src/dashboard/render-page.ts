@@ -14,8 +14,8 @@ export const DASHBOARD_CSP =
 /** The banners above every page after login, and the session's CSRF token for the header's forms. */
 export interface PageContext {
   csrf?: string;
-  /** The SMTP pause, times already formatted; `state` as /readyz names it. */
-  smtpPause?: {
+  /** The queue's pause (the mail transport failed for every message), times already formatted; `state` as /readyz names it. */
+  queuePause?: {
     state: 'paused' | 'probing' | 'held';
     held: boolean;
     probing: boolean;

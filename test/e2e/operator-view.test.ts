@@ -166,16 +166,16 @@ describe('the operator view in a real browser (JavaScript off)', () => {
     const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     await logIn(page, relay.url);
-    const banner = page.locator('.smtp-paused');
-    await expect(banner.getAttribute('data-smtp-state')).resolves.toBe('paused');
-    await expect(banner.textContent()).resolves.toMatch(/SMTP paused since .+, next try at .+, last error [A-Z_0-9]+: /);
+    const banner = page.locator('.queue-paused');
+    await expect(banner.getAttribute('data-pause-state')).resolves.toBe('paused');
+    await expect(banner.textContent()).resolves.toMatch(/Sending paused since .+, next try at .+, last error [A-Z_0-9]+: /);
     await page.screenshot({ path: path.join(SHOTS, '2-smtp-paused-list.png'), fullPage: true });
     await page.goto(`${relay.url}/ui/deliveries/${waitingId}`);
-    await expect(page.locator('.smtp-paused button').textContent()).resolves.toBe('Try now');
+    await expect(page.locator('.queue-paused button').textContent()).resolves.toBe('Try now');
     await page.screenshot({ path: path.join(SHOTS, '3-smtp-paused-delivery-page.png'), fullPage: true });
 
     // A forged "try now" (no CSRF token) is refused and changes nothing.
-    const forged = await page.request.post(`${relay.url}/ui/smtp/try-now`, { form: { csrf: 'forged' }, maxRedirects: 0 });
+    const forged = await page.request.post(`${relay.url}/ui/try-now`, { form: { csrf: 'forged' }, maxRedirects: 0 });
     expect(forged.status()).toBe(403);
     expect(relay.relay.worker.breaker.state).toBe('open');
 
@@ -185,7 +185,7 @@ describe('the operator view in a real browser (JavaScript off)', () => {
     await page.locator(`tr[data-delivery="${deadId}"] button`).click();
     await page.waitForURL((u) => u.searchParams.has('retried'), { waitUntil: 'load' });
     await expect(page.locator('[role=status]').textContent()).resolves.toContain(
-      `Delivery #${deadId} is queued again. SMTP was paused, so the server is being tried now`,
+      `Delivery #${deadId} is queued again. Sending was paused, so the mail server is being tried now`,
     );
     // The probe found the server still down: paused again, for the next backoff step.
     await waitUntil(() => (relay!.relay.worker.breaker.openUntil > pausedUntil ? true : undefined), 20_000, 'the failed probe');
@@ -194,9 +194,9 @@ describe('the operator view in a real browser (JavaScript off)', () => {
     // The server is back: "try now" resumes the queue at once, oldest first, each mail once.
     smtp = await startSmtpPeer({ port });
     await page.reload();
-    await page.locator('.smtp-paused button').click();
-    await page.waitForURL((u) => u.searchParams.get('smtp') === 'probing-now', { waitUntil: 'load' });
-    await expect(page.locator('[role=status]').textContent()).resolves.toContain('Trying SMTP now');
+    await page.locator('.queue-paused button').click();
+    await page.waitForURL((u) => u.searchParams.get('try_now') === 'probing-now', { waitUntil: 'load' });
+    await expect(page.locator('[role=status]').textContent()).resolves.toContain('Trying the mail server now');
     const mails = await smtp.waitFor(3, 20_000);
     expect(mails.map((m) => Number(m.parsed.headers.get('x-compliance-report-id')))).toEqual([401, 402, 403]);
     await waitUntil(() => relay!.relay.worker.breaker.state === 'closed' || undefined, 10_000, 'the breaker to close');
@@ -204,7 +204,7 @@ describe('the operator view in a real browser (JavaScript off)', () => {
     expect(await readGauge(relay.url, 'compliance_relay_smtp_paused')).toBe(0);
     expect(((await (await fetch(`${relay.url}/readyz`)).json()) as { smtp: unknown }).smtp).toMatchObject({ ok: true, state: 'ok' });
     await page.goto(`${relay.url}/ui`);
-    await expect(page.locator('.smtp-paused').count()).resolves.toBe(0);
+    await expect(page.locator('.queue-paused').count()).resolves.toBe(0);
     await page.screenshot({ path: path.join(SHOTS, '5-resumed.png'), fullPage: true });
     expect(smtp.received).toHaveLength(3);
     await context.close();

@@ -124,7 +124,7 @@ describe('a refused login holds the queue for the operator', () => {
     });
     const cookie = login.headers.get('set-cookie')!.split(';')[0];
     const page = await (await fetch(`${relay!.url}/ui`, { headers: { Cookie: cookie } })).text();
-    expect(page).toContain('data-smtp-state="held" data-mail-code="EAUTH"');
+    expect(page).toContain('data-pause-state="held" data-mail-code="EAUTH"');
     expect(page).toContain('Sending is held for an operator');
     // The dashboard's "Try now", from the command line: the admin API's resume.
     const resumed = await fetch(`${relay!.url}/api/deliveries/resume`, {

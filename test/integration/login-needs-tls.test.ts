@@ -104,7 +104,7 @@ describe('a login goes only over TLS', () => {
     });
     const cookie = login.headers.get('set-cookie')!.split(';')[0];
     const page = await (await fetch(`${relay.url}/ui`, { headers: { Cookie: cookie } })).text();
-    expect(page).toContain('data-smtp-state="held" data-mail-code="SMTP_TLS_REQUIRED"');
+    expect(page).toContain('data-pause-state="held" data-mail-code="SMTP_TLS_REQUIRED"');
     expect(page).toContain('Sending is held for an operator');
     expect(page).toContain('offers no STARTTLS');
 
