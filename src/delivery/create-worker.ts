@@ -253,7 +253,7 @@ async function tryNow(loop: Loop): Promise<TryNowResult> {
   policy.tryNow(now);
   try {
     const expedited = await store.expediteRetries({ now, until });
-    logger.info({ expedited }, 'an operator asked to try SMTP now: probing with the oldest due delivery');
+    logger.info({ expedited }, 'an operator asked to try the mail server now: probing with the oldest due delivery');
   } catch (error) {
     // The probe still goes, with whatever is due; the store's trouble is reported by the claim too.
     logger.warn({ err: error }, 'try now: cannot make the waiting deliveries due now');

@@ -8,7 +8,7 @@ export interface SendStage {
   policy: RetryDecider;
   clock: Clock;
   logger: Logger;
-  /** Deliveries in a batch, sent side by side (the SMTP pool's size): one batch at most is mailed twice after a crash. */
+  /** Deliveries in a batch, sent side by side (the transport's concurrency, e.g. SMTP's pool size): one batch at most is mailed twice after a crash. */
   concurrency: number;
 }
 
@@ -41,7 +41,7 @@ async function sendRouteMail(stage: SendStage, item: BatchItem, mail: RouteMail)
   if (!('failure' in answer)) {
     const { response, path } = answer;
     mail.accepted = { response, at: now };
-    if (item.isProbe && policy.state !== 'closed') stage.logger.info('the SMTP server answers again: resuming deliveries, oldest first');
+    if (item.isProbe && policy.state !== 'closed') stage.logger.info('the mail server answers again: resuming deliveries, oldest first');
     policy.decide({ kind: 'sent' }, item.delivery.attempts, now);
     item.log.info(
       { route: mail.route, messageId: mail.mail!.messageId, response, ...(path ? { path } : {}) },
@@ -66,6 +66,6 @@ async function sendRouteMail(stage: SendStage, item: BatchItem, mail: RouteMail)
         ? 'CONFIGURATION PROBLEM: no mail can be sent until it is fixed; pausing all deliveries (none is given up for it), then probing with the oldest'
         : failure.retryAfterMs !== undefined
           ? 'the mail server asked to slow down: pausing all deliveries until the time it gave, then going on with the oldest'
-          : 'the SMTP server is unavailable: pausing all deliveries, then probing with the oldest',
+          : 'the mail server is unavailable: pausing all deliveries, then probing with the oldest',
     );
 }

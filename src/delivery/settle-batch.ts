@@ -98,7 +98,7 @@ function decideSettlement(stage: Pick<SettleStage, 'policy' | 'failures'>, item:
     return settle({ state: 'retrying', nextAttemptAt: queueWait ?? retryAtOf(next!)!, error, code: failure!.code }, failure);
   }
   if (untried) {
-    const error = 'the SMTP server was unavailable: waiting for it in queue order';
+    const error = 'the mail server was unavailable: waiting for it in queue order';
     return settle({ state: 'retrying', nextAttemptAt: queueWait ?? now, error, code: 'SMTP_PAUSED' });
   }
   // A route that failed for good in an earlier attempt (and was not tried again) fails the delivery too.
@@ -256,10 +256,7 @@ function announce(stage: SettleStage, item: BatchItem, durationMs: number): void
   }
   if (change.state === 'retrying' && change.code === 'SMTP_PAUSED') {
     // Not an attempt of its own: it waited for the server with the queue.
-    log.debug(
-      { nextAttemptAt: new Date(change.nextAttemptAt).toISOString() },
-      'not sent: the SMTP server is paused; waiting with the queue',
-    );
+    log.debug({ nextAttemptAt: new Date(change.nextAttemptAt).toISOString() }, 'not sent: sending is paused; waiting with the queue');
     return;
   }
   if (change.state === 'retrying') {

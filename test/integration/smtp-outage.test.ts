@@ -53,7 +53,7 @@ describe('SMTP outage: refused, then 421/451, then back', () => {
     // Only the oldest delivery probes the server while it is down; the rest wait their turn.
     expect(new Set(refused.map((o) => o.delivery.reportId))).toEqual(new Set([500]));
     expect(relay.relay.worker.breaker.state).not.toBe('closed');
-    expect(relay.logs.some((l) => l.includes('the SMTP server is unavailable: pausing all deliveries'))).toBe(true);
+    expect(relay.logs.some((l) => l.includes('the mail server is unavailable: pausing all deliveries'))).toBe(true);
 
     // The server comes back on the same port, but says 421, 421, 451, 451 before it accepts.
     const replies = [421, 421, 451, 451];
