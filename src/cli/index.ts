@@ -166,7 +166,7 @@ function registerWaiverCommands(program: Command, io: CliIo, withConfig: RunWith
     .action(async (id: string, opts: { author: string }) => (await import('./waiver-commands')).expireWaiver(id, opts, io, withConfig));
 }
 
-/** `preview` and `send-test`: what a mail looks like, and whether the SMTP server takes one. */
+/** `preview` and `send-test`: what a mail looks like, and whether the mail server takes one. */
 function registerMailCommands(program: Command, io: CliIo, withConfig: RunWithConfig): void {
   program
     .command('preview')
@@ -190,7 +190,7 @@ function registerMailCommands(program: Command, io: CliIo, withConfig: RunWithCo
 
   program
     .command('send-test')
-    .description('send the sample report through the configured SMTP server and print its answer')
+    .description('send the sample report through the configured mail server and print its answer')
     .option('--to <addresses>', "comma-separated recipients (default: the first route's, i.e. MAIL_TO without ROUTES_FILE)")
     .action((options: { to?: string }) =>
       withConfig(async (config) => (await import('./preview-command')).sendTestCommand(options, config, io)),

@@ -24,7 +24,7 @@ export interface CliIo {
 
 /** sysexits.h EX_CONFIG: the configuration is wrong; restarting will not help. */
 export const EXIT_CONFIG = 78;
-/** sysexits.h EX_UNAVAILABLE: a service (SMTP, NetBox) could not be reached. */
+/** sysexits.h EX_UNAVAILABLE: a service (the mail server, NetBox) could not be reached. */
 export const EXIT_UNAVAILABLE = 69;
 /** sysexits.h EX_USAGE: the command line is wrong. */
 export const EXIT_USAGE = 64;

@@ -16,7 +16,7 @@ const DATA_DIR_REFUSALS = new Set(['EEXIST', 'ENOTDIR', 'EACCES', 'EPERM', 'EROF
  * (SQLite migrates as it opens), releases what a previous process left in flight and starts the
  * worker. In that order, a relay that cannot start (the directory or the port taken) has changed
  * nothing. On SIGTERM/SIGINT it stops accepting, lets sends in flight finish within
- * SHUTDOWN_TIMEOUT_MS, closes SMTP and the store. Resolves with the exit code once everything is closed.
+ * SHUTDOWN_TIMEOUT_MS, closes the mail transport and the store. Resolves with the exit code once everything is closed.
  */
 export async function serve(config: Config, io: CliIo): Promise<number> {
   const format = io.stdoutIsTty === true ? 'pretty' : 'json';

@@ -62,7 +62,7 @@ export async function createRelay(config: Config, io: RelayIo) {
     app,
     /** Releases what a previous process left in flight and starts the worker and the timers. */
     start: (): Promise<void> => startRelay(parts, io),
-    /** Stops the worker (waiting for sends in flight up to the bound), then closes SMTP, NetBox and the store. */
+    /** Stops the worker (waiting for sends in flight up to the bound), then closes the mail transport, NetBox and the store. */
     async stop(): Promise<void> {
       if (stopped) return;
       stopped = true;

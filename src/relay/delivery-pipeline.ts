@@ -57,7 +57,7 @@ interface PipelineDeps {
   waivers: WaiverBook;
 }
 
-/** The mail side: metrics, SMTP health, the composers and the worker that runs them. */
+/** The mail side: metrics, the mail transport's health, the composers and the worker that runs them. */
 export function createDeliveryPipeline(config: Config, io: RelayIo, deps: PipelineDeps) {
   const { store, notifier } = deps;
   const metrics = createMetrics({

@@ -1,4 +1,4 @@
-/** The one timer the relay's periodic jobs (catch-up, digests, retention, SMTP check, watchdog) run on. */
+/** The one timer the relay's periodic jobs (catch-up, digests, retention, mail transport check, watchdog) run on. */
 export function createRepeatingTask(work: () => void, everyMs: number) {
   let timer: NodeJS.Timeout | undefined;
   return {

@@ -127,7 +127,7 @@ export interface RouteMailRecord extends NewRouteMail {
   deliveryId: number;
   state: 'pending' | 'sent' | 'failed' | 'suppressed' | 'skipped';
   messageId: string | null;
-  /** The SMTP server's answer (or the .eml path). */
+  /** The mail server's answer (or the .eml path). */
   response: string | null;
   lastError: string | null;
   lastErrorCode: string | null;
@@ -181,13 +181,13 @@ export interface SentMessageCopy {
   route: string;
   /** Null for a copy kept before migration 7 (then it is in `raw`). */
   messageId: string | null;
-  /** RFC 5322 bytes exactly as handed to SMTP (or written as .eml); no Bcc header. */
+  /** RFC 5322 bytes exactly as handed to the mail transport (or written as .eml); no Bcc header. */
   raw: Buffer;
   envelopeFrom: string;
   /** To, Cc and Bcc. */
   envelopeTo: string[];
   subject: string;
-  /** The SMTP server's final answer, or where the .eml file was written. */
+  /** The mail server's final answer, or where the .eml file was written. */
   response: string;
   sentAt: number;
 }
