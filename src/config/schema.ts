@@ -203,7 +203,7 @@ export const SettingsSchema = z.object({
   store: z.object({
     dataDir: env('DATA_DIR', z.string().trim().min(1).default('./data'), {
       group: 'basics',
-      description: 'Where relay.sqlite (the outbox) and, without SMTP, mail/*.eml live. One relay per data dir.',
+      description: 'Where relay.sqlite (the outbox) and, when mails go to files (no SMTP_URL), mail/*.eml live. One relay per data dir.',
     }),
     databaseUrl: env(
       'DATABASE_URL',
@@ -256,7 +256,7 @@ export const SettingsSchema = z.object({
     to: env('MAIL_TO', addressList.optional(), {
       group: 'basics',
       description: 'Comma-separated recipients; required with SMTP_URL unless ROUTES_FILE is set.',
-      defaultText: 'compliance-reports@localhost without SMTP',
+      defaultText: 'compliance-reports@localhost when mails go to files',
       example: 'netops@example.com',
     }),
     cc: env('MAIL_CC', addressList.optional(), { group: 'basics', description: 'Comma-separated copy recipients.' }),
