@@ -107,7 +107,7 @@ async function recordTrend(options: ReportInsightsOptions, delivery: ReportDeliv
       : undefined;
   const recorded = buildRecordedTrend(snapshot, past, { leftOut: waived?.leftOut, states });
   await options.history!.saveReport(recorded.current);
-  return { recorded, chart: await prepareChart(options, snapshot), waivers: waived && { outcome: waived.outcome, now } };
+  return { recorded, chart: await prepareChart(options.history!, snapshot), waivers: waived && { outcome: waived.outcome, now } };
 }
 
 /**
@@ -209,9 +209,8 @@ function toFailingPairs(enrichment: Enrichment): FailingPair[] | null {
 }
 
 /** The chart of this report and the ones before it in its series (its own row is written after the mail is composed). */
-async function prepareChart(options: ReportInsightsOptions, snapshot: ReportSnapshot): Promise<ChartView | null> {
-  if (!options.history?.listReportsBefore) return null;
-  const earlier = await options.history.listReportsBefore(snapshot.series, snapshot, CHART_REPORTS - 1);
+async function prepareChart(history: ReportHistory, snapshot: ReportSnapshot): Promise<ChartView | null> {
+  const earlier = await history.listReportsBefore(snapshot.series, snapshot, CHART_REPORTS - 1);
   // One point is not a trend: the first report of a series goes without a chart.
   if (earlier.length === 0) return null;
   const { passed, count } = snapshot.counts.overall;

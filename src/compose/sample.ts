@@ -136,13 +136,14 @@ function buildSampleHistory(delivery: ReportDelivery): ReportSnapshot[] {
   return [snapshot(28, '2023-04-11T19:36:33Z', [...stillFailing, ...SAMPLE_GONE]), snapshot(27, '2023-04-10T19:36:33Z', stillFailing)];
 }
 
-/** A history of `reports` (newest first) that keeps nothing: the sample's trend is computed, never recorded. */
+/** A history of `reports` (newest first) that keeps nothing (none arrived late): the sample's trend is computed, never recorded. */
 function createSampleHistory(reports: ReportSnapshot[]): ReportHistory {
   const before = (cursor: ReportCursor) => reports.filter((r) => r.createdMs < cursor.createdMs);
   return {
     findReportBefore: async (_series, cursor) => before(cursor)[0],
     listReportsBefore: async (_series, cursor, limit) => before(cursor).slice(0, limit).reverse(),
     saveReport: async () => undefined,
+    findReport: async () => undefined,
   };
 }
 

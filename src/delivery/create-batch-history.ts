@@ -3,8 +3,6 @@ import { compareReportOrder, type ReportCursor, type ReportHistory, type ReportP
 
 /** The trend's history as the composers of one batch see it: the store, plus the reports composed earlier in the batch. */
 export interface BatchHistory extends ReportHistory {
-  listReportsBefore: NonNullable<ReportHistory['listReportsBefore']>;
-  findReport: NonNullable<ReportHistory['findReport']>;
   /** A batch starts: its own reports' rows are read at once (whether each arrived late), a series' history once for all of them. */
   startBatch(deliveries: readonly Pick<DeliveryRecord, 'kind' | 'reportId' | 'reportCreated' | 'dedupKey'>[]): Promise<void>;
   /** The reports composed for these deliveries' keys, for the settle to write; forgets them, and the batch's read. */

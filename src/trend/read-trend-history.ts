@@ -5,12 +5,12 @@ import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } fro
 export interface ReportHistory {
   /** The newest report of `series` created before (createdMs, reportId), in that order (see {@link ReportReadOptions}). */
   findReportBefore(series: string, before: ReportCursor, options?: ReportReadOptions): Promise<ReportSnapshot | undefined>;
-  /** The newest `limit` reports of `series` before (createdMs, reportId), oldest first, without failing sets (the chart); absent: no chart. */
-  listReportsBefore?(series: string, before: ReportCursor, limit: number): Promise<ReportPoint[]>;
+  /** The newest `limit` reports of `series` before (createdMs, reportId), oldest first, without failing sets (the chart). */
+  listReportsBefore(series: string, before: ReportCursor, limit: number): Promise<ReportPoint[]>;
   /** Stores (or replaces, by dedup key) a report's snapshot. */
   saveReport(snapshot: ReportSnapshot): Promise<void>;
-  /** The report stored under a dedup key (to learn whether it arrived late); absent: none arrives late. */
-  findReport?(dedupKey: string): Promise<ReportSnapshot | undefined>;
+  /** The report stored under a dedup key (to learn whether it arrived late). */
+  findReport(dedupKey: string): Promise<ReportSnapshot | undefined>;
 }
 
 /** A report's trend, and what buildDevicesTrend starts from for any subset of its devices (the history reaches every streak). */
@@ -56,7 +56,7 @@ export async function readTrendHistory(store: ReportHistory, current: ReportSnap
     for (const key of open) if (!failing.has(key)) open.delete(key);
     if (open.size === 0) break;
   }
-  const arrivedLate = (await store.findReport?.(current.dedupKey))?.arrivedLate === true;
+  const arrivedLate = (await store.findReport(current.dedupKey))?.arrivedLate === true;
   return { history, options: { historyTruncated: truncated, arrivedLate, previousPending: history[0]?.pending === true } };
 }
 
