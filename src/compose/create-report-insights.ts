@@ -35,8 +35,6 @@ export interface ReportInsightsOptions {
   clock?: Clock;
   /** Absent: no trend. */
   history?: ReportHistory;
-  /** Absent: nothing is logged (the boot's sample mails, whose NetBox warnings would be made up). */
-  logger?: Logger;
   /**
    * This report as kept when its mail was composed (preview): its failing results, used instead of asking NetBox when
    * every one has its ids, so the failing-tests section reads as it was sent, and what NetBox said of the changed pairs.
@@ -52,11 +50,11 @@ export interface ReportInsightsOptions {
  * Binds enrichment (NetBox's failing results), the waivers and the trend for the composer.
  * Runs in the worker, never in the webhook request. Never throws and never takes longer than the
  * budget plus a few local queries: whatever fails, the mail still goes with the webhook's counts.
+ * `log` is the worker's delivery logger, which names the report; without it (a preview, the boot's sample
+ * mails, whose NetBox warnings would be made up) nothing is logged.
  */
 export function createReportInsights(options: ReportInsightsOptions) {
-  return async (delivery: ReportDelivery, deliveryLog?: Logger) => {
-    // The worker's delivery logger already names the report.
-    const log = deliveryLog ?? options.logger?.child({ reportId: delivery.report.id });
+  return async (delivery: ReportDelivery, log?: Logger) => {
     // One budget for every request to NetBox this mail makes: the failing results, then the changed pairs.
     const deadline = (options.clock ?? systemClock).now() + options.budgetMs;
     const enrichment = await readFailures(options, delivery, deadline, log);

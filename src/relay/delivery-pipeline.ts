@@ -109,7 +109,7 @@ export function createRelayWaiverBook(config: Config, io: Pick<RelayIo, 'clock' 
  */
 export function createRelayReportComposer(
   config: Config,
-  io: Pick<RelayIo, 'clock' | 'logger'>,
+  io: Pick<RelayIo, 'clock'>,
   deps: Pick<ReportInsightsOptions, 'history' | 'stored' | 'onNetboxError'> & {
     renderer: Renderer;
     source: SourceConfig;
@@ -137,7 +137,6 @@ export function createRelayReportComposer(
       client: deps.netbox,
       netboxUrl: source.netbox.url,
       budgetMs: config.netbox.enrichBudgetMs,
-      logger: isDefault ? io.logger : io.logger.child({ source: source.name }),
       waivers: deps.waivers && ((options) => deps.waivers!.forReport(options)),
     }),
     // Owners are asked of the source's own NetBox with its own token, within the same budget per look-up.

@@ -4,7 +4,6 @@ import { createReportComposer, createReportInsights } from '../../src/compose';
 import { loadRenderer } from '../../src/mail';
 import { createNetboxClient, type NetboxClient } from '../../src/netbox';
 import { defaultTemplatesDir } from '../../src/relay';
-import { createSilentLogger } from '../../src/shared';
 import { SqliteStore, type DeliveryRecord } from '../../src/store';
 import { parseDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
@@ -81,7 +80,6 @@ describe('the mail names what failed and what changed (golden renders)', () => {
       netboxUrl: netbox.url,
       budgetMs: overrides.budgetMs ?? 5000,
       history: reportHistoryOf(store),
-      logger: createSilentLogger(),
     });
     const composer = createReportComposer({
       renderer,

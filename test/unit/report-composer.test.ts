@@ -5,7 +5,6 @@ import { createReportComposer, createReportInsights } from '../../src/compose';
 import { loadRenderer } from '../../src/mail';
 import { defaultTemplatesDir } from '../../src/relay';
 import { buildDefaultRoute, DEFAULT_ROUTE_NAME, parseRoutesFile } from '../../src/routing';
-import { createSilentLogger } from '../../src/shared';
 import { SqliteStore, type DeliveryRecord, type OwnerGroupPlan } from '../../src/store';
 import { parseDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
@@ -136,7 +135,6 @@ describe('the report composer and the trend chart', () => {
       insights: createReportInsights({
         budgetMs: 1000,
         history: reportHistoryOf(store),
-        logger: createSilentLogger(),
       }),
     });
     // A report before it: one point is not a trend, and the first report of a series has no chart.
