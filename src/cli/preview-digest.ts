@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config';
-import { embedRawInlineImages, loadRenderer, type OutgoingMail } from '../mail';
+import { loadRenderer, type OutgoingMail } from '../mail';
 import { parseDigestSchedule, type Route } from '../routing';
 import { createSilentLogger, systemClock, type Clock } from '../shared';
 import { createRelayDigestComposer, createRelayWaiverBook } from '../relay';
@@ -78,14 +78,13 @@ async function findRecordedPeriod(store: Store, job: DigestJob): Promise<Partial
 
 /**
  * Writes a previewed mail as `subject.txt`, `mail.html`, `mail.txt` and `mail.eml` into `out` (made if
- * missing) and prints `headline`, the subject, the envelope and `details`. The HTML carries its inline
- * images (the charts) as data: URIs, as a mail client shows them, so the file opens whole in a browser.
+ * missing) and prints `headline`, the subject, the envelope and `details`.
  */
 export function writePreviewFiles(io: CliIo, out: string, mail: OutgoingMail, headline: string, details = ''): void {
   const dir = path.resolve(io.cwd, out);
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'subject.txt'), `${mail.subject}\n`);
-  fs.writeFileSync(path.join(dir, 'mail.html'), embedRawInlineImages(mail.html, mail.raw));
+  fs.writeFileSync(path.join(dir, 'mail.html'), mail.html);
   fs.writeFileSync(path.join(dir, 'mail.txt'), mail.text);
   fs.writeFileSync(path.join(dir, 'mail.eml'), mail.raw);
   io.stdout.write(

@@ -1,6 +1,5 @@
 import { buildEmlFileName, findMessageId, readHeaderBlock } from '../http';
 import { formatPercent } from '../report';
-import { embedRawInlineImages } from '../mail';
 import type { DeliveryRecord, RouteMailRecord, SentMessage } from '../store';
 import { CHART_SERIES } from './build-pass-chart';
 import type { DeliveryContent } from './read-delivery-content';
@@ -69,7 +68,7 @@ function buildSentMailView(deliveryId: number, m: SentMessage, formatTime: (ms: 
     emlRoute: encodeURIComponent(m.route),
     emlName: buildEmlFileName(deliveryId, m.route),
     headers,
-    srcdoc: m.html !== null ? `${SRCDOC_CSP}${embedRawInlineImages(m.html, m.raw)}` : undefined,
+    srcdoc: m.html !== null ? `${SRCDOC_CSP}${m.html}` : undefined,
     textPart: m.text !== null ? { text: m.text } : undefined,
   };
 }

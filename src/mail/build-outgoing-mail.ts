@@ -1,13 +1,11 @@
 import type MailComposer from 'nodemailer/lib/mail-composer';
 import type { RenderedMail } from './renderer';
 
-/** A file carried by a mail: the CSV of failing results, a chart's PNG shown in-line by its `cid`. */
+/** A file carried by a mail: the CSV of failing results. */
 export interface MailAttachment {
   filename: string;
   content: Buffer;
   contentType: string;
-  /** Set for an image the HTML shows in-line (`<img src="cid:…">`). */
-  cid?: string;
 }
 
 /** Who a mail goes to; Bcc goes into the envelope only, never into a header. */

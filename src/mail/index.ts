@@ -19,4 +19,3 @@ export {
   TREND_CHART_STRIP_PX,
   type TrendChartPoint,
 } from './build-trend-chart';
-export { embedRawInlineImages } from './embed-raw-inline-images';

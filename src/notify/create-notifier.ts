@@ -17,7 +17,6 @@ export function createNotifier(
   const sender = findTransport(transport, transports).create(transport.settings, { ...io, fetch: io.fetch ?? createProxyFetch(io.proxy) });
   const catalogue = buildFailureCatalogue(transports);
   return {
-    kind: transport.name,
     async send(mail) {
       try {
         return await sender.send(mail);

@@ -48,8 +48,6 @@ export interface Sender {
 
 /** Where mails go, as the relay uses it: the transport's sender with every failure classified. The only place that sends. */
 export interface Notifier extends Omit<Sender, 'send'> {
-  /** The transport's name (its descriptor's `name`). */
-  readonly kind: string;
   /**
    * Never rejects: resolves with the sender's answer (`response`: the server's, or where the file was written), or with
    * the route mail's `failure`, classified (its `kind` says whether a retry can help).

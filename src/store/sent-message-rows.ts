@@ -20,14 +20,13 @@ export async function fromSentMessageRow(row: SentMessageRow): Promise<SentMessa
 }
 
 /**
- * The decoded text and HTML parts of MIME bytes, as they were before encoding: `cid:` links kept (the dashboard
- * embeds the images itself) and no part made up from the other. The parser is loaded on the first kept mail shown,
+ * The decoded text and HTML parts of MIME bytes, as they were before encoding: an inline image (`cid:`) as a `data:`
+ * URI, as a mail client shows it, and no part made up from the other. The parser is loaded on the first kept mail shown,
  * so a relay that never shows one does not carry it.
  */
 async function readMailParts(raw: Buffer): Promise<{ text: string | null; html: string | null }> {
   const { simpleParser } = await import('mailparser');
   const parsed = await simpleParser(raw, {
-    keepCidLinks: true,
     skipHtmlToText: true,
     skipTextToHtml: true,
     skipImageLinks: true,

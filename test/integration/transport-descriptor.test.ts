@@ -230,7 +230,6 @@ describe('a transport described by its descriptor alone', () => {
   it('its own failure code tells the transport health whether the mail server was reached', () => {
     const memory = createMemoryTransport({ full: true });
     const notifier: Notifier = {
-      kind: 'memory',
       send: () => Promise.reject(new Error('unused')),
       verify: async () => {},
       close: async () => {},

@@ -1,14 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CHART_SERIES } from '../../src/dashboard';
-import { simpleParser } from 'mailparser';
 import {
   buildSparkline,
   chooseChartRange,
   buildTrendChart,
   describeTrend,
-  embedRawInlineImages,
-  buildOutgoingMail,
   TREND_CHART_STRIP_PX,
   type TrendChartPoint,
 } from '../../src/mail';
@@ -96,39 +93,6 @@ describe('the trend chart of a report mail', () => {
     expect(() => buildTrendChart([])).toThrow(RangeError);
   });
 });
-
-describe('inline images', () => {
-  it('shows outside a mail client as a mail client shows it: cid: becomes the same data: URI as mailparser makes', async () => {
-    // Any inline image (the mail's chart is a table now; a template of one's own may still carry one).
-    const png = Buffer.from('89504e470d0a1a0a', 'hex');
-    const cid = 'logo@example.com';
-    const html = `<p>before</p><img src="cid:${cid}" alt="x"><p>after</p>`;
-    const attachments = [
-      { filename: 'report-2-failures.csv', content: Buffer.from('device,test\n'), contentType: 'text/csv' },
-      { filename: 'logo.png', content: png, contentType: 'image/png', cid },
-    ];
-    const { raw } = await buildOutgoingMail({
-      from: 'relay@example.com',
-      to: ['ops@example.com'],
-      cc: [],
-      bcc: [],
-      subject: 's',
-      text: 't',
-      html,
-      attachments,
-      headers: {},
-      messageId: '<chart@example.com>',
-      date: new Date(0),
-    });
-    const asClient = String((await simpleParser(raw)).html);
-    expect(asClient).toContain('data:image/png;base64,');
-    // The preview and the dashboard (both from the kept bytes) match it.
-    expect(embedRawInlineImages(html, raw)).toBe(asClient);
-    // HTML without cid: links is returned as it is.
-    expect(embedRawInlineImages('<p>plain</p>', raw)).toBe('<p>plain</p>');
-  });
-});
-
 describe('one definition of the chart colours', () => {
   it('the mail paints each line in the colour the dashboard draws it in, and its dark-mode rules in its dark colour', () => {
     const chart = buildTrendChart([point(1, { overall: 0.5, HIGH: 0.5, MIDDLE: 0.5, LOW: 0.5 })]);
