@@ -4,7 +4,6 @@ import type { Browser } from 'playwright-core';
 import { sampleInsightViews } from '../../src/compose';
 import { buildTrendChart, loadRenderer, TREND_CHART_MAX_REPORTS } from '../../src/mail';
 import { CHART_LINES } from '../../src/report';
-import { defaultTemplatesDir } from '../../src/relay';
 import { findPackageRoot } from '../../src/shared';
 import { launchChromium } from '../helpers/browser';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
@@ -204,7 +203,7 @@ describe('the trend chart in the report mail', () => {
         netbox: { url: 'https://netbox.example.com' },
       });
       // As Gmail shows it: no overflow-wrap, no word-break.
-      const html = loadRenderer(defaultTemplatesDir())
+      const html = loadRenderer()
         .render({ ...view, chart })
         .html.replace(/(overflow-wrap|word-break):[^;"]*;?/g, '');
       const context = await browser.newContext({ viewport: { width: 375, height: 900 } });

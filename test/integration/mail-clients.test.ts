@@ -3,8 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildDigestView, sampleDigestContents, sampleInsightViews } from '../../src/compose';
-import { loadRenderer } from '../../src/mail';
-import { defaultTemplatesDir } from '../../src/relay';
+import { defaultTemplatesDir, loadRenderer } from '../../src/mail';
 
 const TEMPLATES = defaultTemplatesDir();
 const CLIENTS = ['gmail.*', 'outlook.*'];

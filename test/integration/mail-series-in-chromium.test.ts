@@ -13,7 +13,6 @@ import {
 } from '../../src/compose';
 import { createFailureSummarizer, type Enrichment } from '../../src/enrichment';
 import { buildTrendChart, loadRenderer } from '../../src/mail';
-import { defaultTemplatesDir } from '../../src/relay';
 import { buildTrend, type FailingPair, type Trend } from '../../src/trend';
 import type { ReportDelivery } from '../../src/webhook';
 import { launchChromium } from '../helpers/browser';
@@ -21,7 +20,7 @@ import { createReportSeries } from '../helpers/report-series';
 
 const OUT = path.join(__dirname, '..', '..', 'test-output', 'mail-series');
 const NETBOX = 'https://netbox.example.com';
-const renderer = loadRenderer(defaultTemplatesDir());
+const renderer = loadRenderer();
 
 const pair = (test: string, severity: FailingPair['severity'], device: string): FailingPair => ({ test, severity, device });
 const ntp = (d: string) => pair('ntp-servers-match-the-site-standard', 'HIGH', d);

@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Handlebars from 'handlebars';
 import { buildDigestView, DIGEST_TEMPLATE_SET, sampleDigestContents, sampleInsightViews, type ReportView } from '../../src/compose';
-import { buildCompiledTemplatesFile, COMPILED_TEMPLATES_FILE, loadRenderer, type Renderer } from '../../src/mail';
-import { defaultTemplatesDir } from '../../src/relay';
+import { defaultTemplatesDir, buildCompiledTemplatesFile, COMPILED_TEMPLATES_FILE, loadRenderer, type Renderer } from '../../src/mail';
 import { readBuildOutput } from '../helpers/build-output';
 import { makeTempDir } from '../helpers/relay-harness';
 

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import { buildDigestMail } from '../../src/compose';
 import { collectDigest } from '../../src/digest';
-import { loadRenderer } from '../../src/mail';
-import { defaultTemplatesDir } from '../../src/relay';
+import { defaultTemplatesDir, loadRenderer } from '../../src/mail';
 import { parseRoutesFile } from '../../src/routing';
 import { SqliteStore } from '../../src/store';
 import { buildReportSnapshot, buildSourceSeriesKey, type FailingPair } from '../../src/trend';

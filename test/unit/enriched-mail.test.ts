@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createReportComposer, createReportInsights } from '../../src/compose';
-import { loadRenderer } from '../../src/mail';
+import { defaultTemplatesDir, loadRenderer } from '../../src/mail';
 import { createNetboxClient, type NetboxClient } from '../../src/netbox';
-import { defaultTemplatesDir } from '../../src/relay';
 import { SqliteStore, type DeliveryRecord } from '../../src/store';
 import { parseDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';

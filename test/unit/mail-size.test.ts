@@ -1,7 +1,6 @@
 import { buildEnrichmentView, buildReportView, MAIL_HTML_MAX_BYTES, renderWithinBudget } from '../../src/compose';
 import { createFailureSummarizer } from '../../src/enrichment';
-import { loadRenderer } from '../../src/mail';
-import { defaultTemplatesDir } from '../../src/relay';
+import { defaultTemplatesDir, loadRenderer } from '../../src/mail';
 import { parseDelivery } from '../../src/webhook';
 import { textOf } from '../helpers/html';
 import { buildBody, buildReportData } from '../helpers/netbox-json';

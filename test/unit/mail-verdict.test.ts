@@ -1,7 +1,6 @@
 import { buildEnrichmentView, buildFilterHeaders, buildReportView, buildTrendView, type ReportView } from '../../src/compose';
 import { createFailureSummarizer } from '../../src/enrichment';
-import { loadRenderer } from '../../src/mail';
-import { defaultTemplatesDir } from '../../src/relay';
+import { defaultTemplatesDir, loadRenderer } from '../../src/mail';
 import { buildTrend, type FailingPair } from '../../src/trend';
 import { textOf } from '../helpers/html';
 import { createReportSeries, type SeriesStep } from '../helpers/report-series';

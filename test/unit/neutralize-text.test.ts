@@ -3,8 +3,7 @@ import { renderDashboardTemplate } from '../../src/dashboard';
 import { neutralizeText, neutralizeView } from '../../src/shared';
 import { createFailureSummarizer } from '../../src/enrichment';
 import { buildEnrichmentView, buildReportView } from '../../src/compose';
-import { loadRenderer } from '../../src/mail';
-import { defaultTemplatesDir } from '../../src/relay';
+import { defaultTemplatesDir, loadRenderer } from '../../src/mail';
 import { parseDelivery } from '../../src/webhook';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 

@@ -3,9 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createNoticeComposer, verifyRouteTemplates } from '../../src/compose';
 import { loadConfig } from '../../src/config';
-import { loadRenderer, TemplateError, type Renderer } from '../../src/mail';
+import { defaultTemplatesDir, loadRenderer, TemplateError, type Renderer } from '../../src/mail';
 import { buildJobDelivery, type DeliveryRecord, type InternalJob } from '../../src/store';
-import { defaultTemplatesDir } from '../../src/relay';
 
 /**
  * The watchdog's and the catch-up's notices are the template set `notice/`: the shipped set, a user's copy of it,

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildReportView } from '../../src/compose';
-import { loadRenderer } from '../../src/mail';
-import { defaultTemplatesDir } from '../../src/relay';
+import { defaultTemplatesDir, loadRenderer } from '../../src/mail';
 import { parseDelivery, type ReportDelivery } from '../../src/webhook';
 import { hrefsOf, textOf } from '../helpers/html';
 import { buildBody, buildReportData } from '../helpers/netbox-json';

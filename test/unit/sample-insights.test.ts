@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadRenderer, TemplateError } from '../../src/mail';
-import { defaultTemplatesDir } from '../../src/relay';
+import { defaultTemplatesDir, loadRenderer, TemplateError } from '../../src/mail';
 import { readSampleBody, sampleInsightViews } from '../../src/compose';
 import { makeTempDir } from '../helpers/relay-harness';
 

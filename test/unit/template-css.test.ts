@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sampleInsightViews, type ReportView } from '../../src/compose';
-import { loadRenderer, TemplateError } from '../../src/mail';
-import { defaultTemplatesDir } from '../../src/relay';
+import { defaultTemplatesDir, loadRenderer, TemplateError } from '../../src/mail';
 import { makeTempDir } from '../helpers/relay-harness';
 
 /**
