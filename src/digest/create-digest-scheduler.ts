@@ -9,7 +9,7 @@ const DIGEST_LATE_AFTER_MS = 10 * 60_000;
 const DIGEST_CHECK_EVERY_MS = 30_000;
 
 export interface DigestSchedulerOptions {
-  store: Pick<Store, 'lastDigestPeriod' | 'queueDigest'>;
+  store: Pick<Store, 'listDigestPeriods' | 'queueDigest'>;
   clock: Clock;
   logger: Logger;
   /** The routes file's routes; those with `digest` are scheduled. */
@@ -40,7 +40,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions) {
   async function evaluateRoute(route: Route, schedule: DigestSchedule, now: number): Promise<DigestPeriod | undefined> {
     const tick = schedule.tickAtOrBefore(now);
     if (tick === null) return undefined;
-    const last = await store.lastDigestPeriod(route.name);
+    const [last] = await store.listDigestPeriods({ route: route.name, limit: 1 });
     if (!last) {
       // The period that ended at `tick` was before this route existed: recorded, not mailed.
       const start = schedule.tickAtOrBefore(tick - 1) ?? tick - 1;

@@ -6,8 +6,6 @@ export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
   /** The placeholder of parameter `name`, recording in `names` which parameter each value bound in order is. */
   placeholder(name: string, names: string[]): string;
-  /** Appended to a SELECT that must hold its rows until commit (PostgreSQL); SQLite's write transaction is exclusive. */
-  readonly forUpdate: string;
   /** `<column> <inList(p)>`: the column is one of the array bound to `p`. */
   inList(parameter: string): string;
   /** A parameter value as the driver binds it (booleans and lists have no SQLite type of their own). */
@@ -23,7 +21,6 @@ export const SQLITE_DIALECT: Dialect = {
     names.push(name);
     return '?';
   },
-  forUpdate: '',
   // A list travels as one JSON text and json_each unpacks it: one statement text for any length.
   inList: (parameter) => `IN (SELECT value FROM json_each(${parameter}))`,
   encode: (value) => {
@@ -37,7 +34,6 @@ export const POSTGRES_DIALECT: Dialect = {
   name: 'postgres',
   // One `$n` per name, however often it appears.
   placeholder: (name, names) => `$${names.indexOf(name) + 1 || names.push(name)}`,
-  forUpdate: ' FOR UPDATE',
   // pg sends a JS array as an array literal; its element type is inferred from the column.
   inList: (parameter) => `= ANY(${parameter})`,
   encode: (value) => value,

@@ -12,10 +12,6 @@ import type { InsertResult, NewDelivery } from './types';
 export interface PgStoreOptions {
   /** `postgres://user:password@host:5432/database` (query options such as `sslmode` are honoured). */
   connectionString: string;
-  /** Default {@link PG_POOL_SIZE}. */
-  poolSize?: number;
-  /** How long to wait for a connection before answering 503 (default 5 s). */
-  connectionTimeoutMs?: number;
   /** Called when a pooled connection fails (PostgreSQL restarted): for a log line. */
   onIdleError?: (error: Error) => void;
 }
@@ -58,8 +54,9 @@ export class PgStore extends SqlStore {
     const driver = loadPg();
     this.pool = new driver.Pool({
       connectionString: options.connectionString,
-      max: options.poolSize ?? PG_POOL_SIZE,
-      connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
+      max: PG_POOL_SIZE,
+      // How long to wait for a connection before answering 503.
+      connectionTimeoutMillis: 5_000,
       idleTimeoutMillis: 30_000,
       // A stuck database is a 503, not a hung request; the client-side bound also covers a server that
       // vanished without closing the socket.

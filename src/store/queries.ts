@@ -157,9 +157,9 @@ const deliveries = {
   lastReportReceivedAt: new Statement<{ source: string }, TimeRow>(
     () => `SELECT MAX(received_at) AS t FROM deliveries WHERE netbox_source = :source AND kind = 'report'`,
   ),
-  /** Held until commit on PostgreSQL; in id order, as every replica takes them. */
+  /** Held until commit; in id order, as every replica takes them. PostgreSQL only: SQLite's write transaction is exclusive. */
   lock: new Statement<{ ids: number[] }, { id: number }>(
-    (d) => `SELECT id FROM deliveries WHERE id ${d.inList(':ids')} ORDER BY id${d.forUpdate}`,
+    (d) => `SELECT id FROM deliveries WHERE id ${d.inList(':ids')} ORDER BY id FOR UPDATE`,
   ),
 };
 

@@ -223,10 +223,6 @@ export abstract class SqlStore implements WaiverStorage {
     return this.write(transitionWatchdog(move), { atomic: true });
   }
 
-  async lastDigestPeriod(route: string): Promise<DigestPeriod | undefined> {
-    return (await this.listDigestPeriods({ route, limit: 1 }))[0];
-  }
-
   /**
    * Records a period once (route + start, and route + end, are unique), queueing `job` in the same transaction:
    * of several replicas (or a restart), exactly one queues it; one inserting it at once waits for the first
@@ -238,7 +234,7 @@ export abstract class SqlStore implements WaiverStorage {
     return this.write(queueDigest(input), { atomic: true });
   }
 
-  /** Newest end first. */
+  /** Newest end first (`limit: 1`: a route's last period). */
   async listDigestPeriods(options: { route?: string; limit?: number } = {}): Promise<DigestPeriod[]> {
     const { route, limit = 100 } = options;
     const rows = await this.rows(queries.digests.list(route === undefined ? [] : ['route']), { route, limit });

@@ -7,7 +7,7 @@ describeStoreContract('PostgreSQL', async () => {
   const schema = await createTestSchema('store_contract');
   return {
     open: async () => {
-      const store = new PgStore({ connectionString: schema.url, poolSize: 4 });
+      const store = new PgStore({ connectionString: schema.url });
       await store.migrate();
       return store;
     },
@@ -49,7 +49,7 @@ async function seedPgSchema(schema: TestSchema, version: number, rows: readonly 
 describe('PgStore beyond the contract', () => {
   test('replicas starting together apply each migration once, under the advisory lock', async () => {
     const schema = await createTestSchema('store_migrate');
-    const stores = Array.from({ length: 5 }, () => new PgStore({ connectionString: schema.url, poolSize: 2 }));
+    const stores = Array.from({ length: 5 }, () => new PgStore({ connectionString: schema.url }));
     try {
       const reports = await Promise.all(stores.map((s) => s.migrate()));
       const applied = reports.flatMap((r) => r.applied);
@@ -68,7 +68,7 @@ describe('PgStore beyond the contract', () => {
 
   test('an unreachable database is a StorageUnavailableError (503), never a hang or a crash', async () => {
     // Port 1 on loopback: nothing listens, the connection is refused at once.
-    const store = new PgStore({ connectionString: 'postgres://postgres@127.0.0.1:1/test', connectionTimeoutMs: 2_000 });
+    const store = new PgStore({ connectionString: 'postgres://postgres@127.0.0.1:1/test' });
     try {
       await expect(store.migrate()).rejects.toBeInstanceOf(StorageUnavailableError);
       await expect(store.insertDelivery(makeDelivery(1))).rejects.toBeInstanceOf(StorageUnavailableError);
@@ -84,7 +84,7 @@ describe('PgStore beyond the contract', () => {
     // PostgreSQL in fast shutdown does (57P01). The driver reports it as an 'error' event on the client at once.
     const server = await listenAsShuttingDownPostgres();
     const { port } = server.address() as net.AddressInfo;
-    const store = new PgStore({ connectionString: `postgres://postgres@127.0.0.1:${port}/test`, connectionTimeoutMs: 2_000 });
+    const store = new PgStore({ connectionString: `postgres://postgres@127.0.0.1:${port}/test` });
     try {
       await expect(store.migrate()).rejects.toMatchObject({ name: 'StorageUnavailableError' });
       await expect(store.readQueue()).rejects.toBeInstanceOf(StorageUnavailableError);

@@ -28,7 +28,7 @@ const ENGINES: [string, () => Promise<Backing>][] = [
     'PostgreSQL',
     async () => {
       const schema = await createTestSchema('waiver_store');
-      return { open: async () => new PgStore({ connectionString: schema.url, poolSize: 2 }), cleanup: () => schema.drop() };
+      return { open: async () => new PgStore({ connectionString: schema.url }), cleanup: () => schema.drop() };
     },
   ],
 ];

@@ -49,7 +49,7 @@ describe('DATABASE_URL switches the relay to PostgreSQL', () => {
 
   test("a starting replica leaves another replica's live lease alone", async () => {
     // Another replica has claimed a delivery and is sending it right now.
-    const other = new PgStore({ connectionString: schema.url, poolSize: 1 });
+    const other = new PgStore({ connectionString: schema.url });
     await other.insertDelivery({
       dedupKey: '900@2026-11-21T10:00:00+00:00',
       reportId: 900,
