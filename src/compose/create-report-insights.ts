@@ -122,7 +122,7 @@ async function leaveOutWaived(
 ) {
   const previousReportAt = previous?.createdMs ?? null;
   const waivers = await readWaivers({ source, previousReportAt });
-  const outcome = applyWaivers(failing, waivers, now, { source, previousReportAt });
+  const outcome = applyWaivers(failing, waivers, now, { previousReportAt });
   const current = new Set(outcome.waived.map((m) => pairKey(m.pair)));
   const before = new Set(outcome.waiverExpired.map((m) => pairKey(m.pair)));
   if (previous?.failing) for (const m of applyWaivers(previous.failing, waivers, now).waived) before.add(pairKey(m.pair));

@@ -1,5 +1,5 @@
-import { parseFailureCode, readFailureFacts, type Clock, type FailureCatalogue, type Logger } from '../shared';
-import type { FailureClass } from '../notify';
+import { parseFailureCode, type Clock, type FailureCatalogue, type Logger } from '../shared';
+import { buildFailureClass, type FailureClass } from '../notify';
 import type { DeliverySettlement, DeliveryStateChange, RouteMailOutcome, SentMessageCopy, SettledBatch, Store } from '../store';
 import type { BatchItem, RouteMail } from './compose-batch';
 import type { BatchHistory } from './create-batch-history';
@@ -180,10 +180,9 @@ function describeFailedRoutes(attempts: number, failures: { route: string; failu
 }
 
 function toEarlierFailure(catalogue: FailureCatalogue, lastError: string | null, lastErrorCode: string | null): FailureClass {
-  // Stored by this relay, so from its catalogue; a code an older version stored reads as UNKNOWN.
-  const code = parseFailureCode(lastErrorCode, catalogue);
-  const { serverReachable } = readFailureFacts(code, catalogue);
-  return { kind: 'permanent', code, configProblem: false, scope: 'message', serverReachable, message: lastError ?? 'failed earlier' };
+  // Stored by this relay, so from its catalogue; a code an older version stored reads as UNKNOWN. It failed for good.
+  const failure = buildFailureClass(parseFailureCode(lastErrorCode, catalogue), lastError ?? 'failed earlier', catalogue);
+  return { ...failure, kind: 'permanent', configProblem: false, scope: 'message' };
 }
 
 /** Writes the batch; a refusal is retried with backoff (within a quarter lease) until it lands or a stop's deadline passes. */

@@ -106,7 +106,7 @@ export function createDigestComposer(settings: DigestMailSettings): (delivery: D
 /** The latest report's pairs that are accepted exceptions at the period's end (so a retry counts the same). */
 async function findWaived(deps: DigestSources, source: string, latest: ReportSnapshot, job: DigestJob): Promise<Set<string>> {
   if (!deps.waivers || !latest.failing) return new Set();
-  const outcome = applyWaivers(latest.failing, await deps.waivers(source), job.periodEnd - 1, { source });
+  const outcome = applyWaivers(latest.failing, await deps.waivers(source), job.periodEnd - 1);
   return new Set(outcome.waived.map((m) => pairKey(m.pair)));
 }
 

@@ -2,7 +2,7 @@ import type { NetboxDevice, NetboxRef } from '../netbox';
 import { passPercent, SEVERITIES, type PassCount, type ReportCounts } from '../report';
 import type { NewRouteMail } from '../store';
 import type { Trend } from '../trend';
-import { DEFAULT_SOURCE_NAME, type ReportDelivery } from '../webhook';
+import type { ReportDelivery } from '../webhook';
 import type { Condition, Route, RouteSeverity } from './routes-schema';
 
 /** What routes match on, from one report (its trend, when known, is read beside it). */
@@ -13,8 +13,8 @@ export interface ReportFacts {
   /** validity's counts, as the mail shows them. */
   counts: ReportCounts;
   customFields: Record<string, unknown>;
-  /** The NetBox source the report came from (its name and configured tags); absent: the default source. */
-  source?: SourceFacts;
+  /** The NetBox source the report came from (its name and configured tags). */
+  source: SourceFacts;
   /** The failing devices with NetBox's attributes, for `device` conditions; absent when not known (no NetBox, or it could not say). */
   devices?: readonly NetboxDevice[];
   /** While a route's scope is worked out: the one device a `device` condition looks at. */
@@ -27,10 +27,7 @@ export interface SourceFacts {
   tags: Readonly<Record<string, string>>;
 }
 
-/** The source of a relay with one NetBox (no SOURCES_FILE), and of every report stored before sources existed. */
-const DEFAULT_SOURCE_FACTS: SourceFacts = { name: DEFAULT_SOURCE_NAME, tags: {} };
-
-export function buildReportFacts(delivery: ReportDelivery, source: SourceFacts = DEFAULT_SOURCE_FACTS): ReportFacts {
+export function buildReportFacts(delivery: ReportDelivery, source: SourceFacts): ReportFacts {
   const r = delivery.report;
   return { reportId: r.id, completedAt: delivery.completedAt, counts: delivery.counts, customFields: r.custom_fields ?? {}, source };
 }
@@ -136,7 +133,7 @@ export function matchCondition(condition: Condition, facts: ReportFacts, trend: 
     if (facts.focus) return matchDevice(condition.device, facts.focus);
     return facts.devices === undefined || facts.devices.some((d) => matchDevice(condition.device!, d));
   }
-  const source = facts.source ?? DEFAULT_SOURCE_FACTS;
+  const { source } = facts;
   if (condition.source) return condition.source.includes(source.name);
   if (condition.source_tags) return Object.entries(condition.source_tags).every(([tag, value]) => source.tags[tag] === value);
   if (condition.custom_field) {

@@ -26,16 +26,14 @@ export interface WaiverOutcome<P extends WaivablePair> {
 
 /** Which report the pairs belong to. */
 export interface WaiverContext {
-  /** The report's NetBox source; waivers of other sources are ignored. Absent: the caller already chose them. */
-  source?: string;
   /** When the previous report of the series was made (epoch ms); null or absent: no "waiver expired" can be told. */
   previousReportAt?: number | null;
 }
 
 /**
- * Applies waivers to a report's failing pairs at `now`. A pair is waived by a waiver of its source and
- * test that holds at `now` and names its device or every device (one naming the device wins, then the
- * one that runs longest). Pure: the mail pipeline calls it with the waivers read from the store and WAIVERS_FILE.
+ * Applies the waivers of the report's source (as the waiver book lists them) to its failing pairs at `now`. A pair
+ * is waived by a waiver of its test that holds at `now` and names its device or every device (one naming the device
+ * wins, then the one that runs longest). Pure: the mail pipeline reads the waivers from the store and WAIVERS_FILE.
  */
 export function applyWaivers<P extends WaivablePair>(
   failingPairs: readonly P[],
@@ -43,11 +41,10 @@ export function applyWaivers<P extends WaivablePair>(
   now: number,
   context: WaiverContext = {},
 ): WaiverOutcome<P> {
-  const relevant = context.source === undefined ? waivers : waivers.filter((w) => w.source === context.source);
-  const inForce = relevant.filter((w) => isWaiverInForce(w, now));
+  const inForce = waivers.filter((w) => isWaiverInForce(w, now));
   // Ended after the previous report and by now: the pair it covered comes back as newly failing.
   const previous = context.previousReportAt ?? null;
-  const ended = previous === null ? [] : relevant.filter((w) => w.endsAt > previous && w.endsAt <= now && w.createdAt <= previous);
+  const ended = previous === null ? [] : waivers.filter((w) => w.endsAt > previous && w.endsAt <= now && w.createdAt <= previous);
   const waived: WaiverMatch<P>[] = [];
   const failing: P[] = [];
   const waiverExpired: WaiverMatch<P>[] = [];

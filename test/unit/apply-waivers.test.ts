@@ -47,12 +47,6 @@ describe('applyWaivers: which failing pairs a waiver takes out', () => {
       { waived: [], failing: ['sw1/NTP', 'SW1/ntp'] },
     ],
     [
-      'a waiver of another source does not match',
-      [pair('sw1', 'ntp')],
-      [waiver('1', 'ntp', 'sw1', '2027-03-31', { source: 'lab' })],
-      { waived: [], failing: ['sw1/ntp'] },
-    ],
-    [
       'an expired waiver no longer holds',
       [pair('sw1', 'ntp')],
       [waiver('1', 'ntp', 'sw1', '2026-11-26')],
@@ -77,7 +71,7 @@ describe('applyWaivers: which failing pairs a waiver takes out', () => {
       { waived: [], failing: ['sw1/ntp'] },
     ],
   ])('%s', (_name, pairs, waivers, expected) => {
-    const outcome = applyWaivers(pairs, waivers, NOW, { source: 'default', previousReportAt: LAST_REPORT });
+    const outcome = applyWaivers(pairs, waivers, NOW, { previousReportAt: LAST_REPORT });
     expect(outcome.waived.map((m) => key(m.pair))).toEqual(expected.waived);
     expect(outcome.failing.map(key)).toEqual(expected.failing);
   });
@@ -86,11 +80,6 @@ describe('applyWaivers: which failing pairs a waiver takes out', () => {
     const named = waiver('7', 'ntp', 'sw1', '2026-12-01');
     const outcome = applyWaivers([pair('sw1', 'ntp')], [waiver('3', 'ntp', null, '2027-05-01'), named], NOW);
     expect(outcome.waived).toEqual([{ pair: pair('sw1', 'ntp'), waiver: named }]);
-  });
-
-  it('without a source in the context every waiver given is considered', () => {
-    const outcome = applyWaivers([pair('sw1', 'ntp')], [waiver('1', 'ntp', 'sw1', '2027-03-31', { source: 'lab' })], NOW);
-    expect(outcome.waived).toHaveLength(1);
   });
 });
 

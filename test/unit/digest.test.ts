@@ -31,6 +31,7 @@ const FACTS: ReportFacts = {
     overall: { passed: 19, count: 20 },
   },
   customFields: {},
+  source: { name: 'default', tags: {} },
 };
 
 describe('digest routes in the routes file', () => {

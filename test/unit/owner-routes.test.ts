@@ -35,6 +35,7 @@ const facts = (devices?: NetboxDevice[]): ReportFacts => ({
     overall: { passed: 9, count: 12 },
   },
   customFields: {},
+  source: { name: 'default', tags: {} },
   ...(devices ? { devices } : {}),
 });
 

@@ -31,6 +31,7 @@ function facts(
     completedAt: `2026-03-0${id}T10:00:00.000Z`,
     counts: { HIGH: line(high), MIDDLE: line(middle), LOW: line(low), overall: line(total) },
     customFields,
+    source: { name: 'default', tags: {} },
   };
 }
 

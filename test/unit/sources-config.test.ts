@@ -223,7 +223,7 @@ describe('routes match on the NetBox source and its tags', () => {
 `,
     'routes.yaml',
   );
-  const facts = (source?: SourceFacts): ReportFacts => ({
+  const facts = (source: SourceFacts): ReportFacts => ({
     reportId: 29,
     completedAt: '2026-03-06T15:11:23.503Z',
     counts: {
@@ -235,16 +235,16 @@ describe('routes match on the NetBox source and its tags', () => {
     customFields: {},
     source,
   });
-  const sentTo = (source?: SourceFacts) =>
+  const sentTo = (source: SourceFacts) =>
     planRoutes(routes, facts(source), null, () => null)
       .filter((d) => d.outcome === 'send')
       .map((d) => d.route);
 
-  it('by name, by tags (every tag must match), and the default source when none is given', () => {
+  it('by name, by tags (every tag must match), and the default source (no tags)', () => {
     expect(sentTo({ name: 'lab', tags: { env: 'prod', tier: '1' } })).toEqual(['lab-team']);
     expect(sentTo({ name: 'prod-eu', tags: { env: 'prod', tier: '1' } })).toEqual(['production']);
     expect(sentTo({ name: 'prod-us', tags: { env: 'prod', tier: '2' } })).toEqual(['everyone-else']);
-    expect(sentTo(undefined)).toEqual(['everyone-else']);
+    expect(sentTo({ name: 'default', tags: {} })).toEqual(['everyone-else']);
   });
 
   it('refuses a malformed source condition with the route and field', () => {

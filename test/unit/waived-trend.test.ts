@@ -72,6 +72,7 @@ describe('a trend with accepted exceptions left out', () => {
         overall: { passed: 19, count: 20 },
       },
       customFields: {},
+      source: { name: 'default', tags: {} },
     });
     const only = [telnet('lab-sw1')];
     const first = snapshot(1, '2026-11-27T08:00:00Z', only);

@@ -62,7 +62,7 @@ describe('the waiver book for a report', () => {
       { device: 'sw3', test: 'telnet', severity: 'HIGH' as const },
       { device: 'sw4', test: 'telnet', severity: 'HIGH' as const },
     ];
-    const outcome = applyWaivers(pairs, waivers, NOW, { source: 'default', previousReportAt: NOW - DAY_MS });
+    const outcome = applyWaivers(pairs, waivers, NOW, { previousReportAt: NOW - DAY_MS });
     expect(outcome.waived.map((m) => [m.pair.device, m.waiver.id])).toEqual([
       ['sw1', ntp.id],
       ['sw3', 'file:1'],
