@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { runCli } from '../../src/cli';
 import { createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
+import { SqliteStore } from '../../src/store';
+import { parseDelivery, type ReportDelivery } from '../../src/webhook';
 import { textOf } from '../helpers/html';
 import { sampleValue } from '../helpers/prometheus';
 import { captureIo } from '../helpers/cli-io';
@@ -577,6 +579,83 @@ describe('routes by owner when NetBox is down', () => {
       expect(sampleValue(await relay.relay.metrics.render(), 'compliance_relay_owner_fallbacks_total', fallbacks)).toBe(1);
     } finally {
       await relay.stop();
+      await smtp.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a route by owner that matches on the source tags', () => {
+  it('preview and check-config --online show the groups the worker then mails, for a report not yet planned', async () => {
+    const dir = makeTempDir('relay-owners-tags-');
+    const smtp = await startSmtpPeer();
+    const netbox = await startNetboxDouble({ authorization: `Token ${TOKEN}` });
+    let relay: TestRelay | undefined;
+    try {
+      stock(netbox);
+      fs.writeFileSync(path.join(dir, 'prod-token'), TOKEN);
+      fs.writeFileSync(
+        path.join(dir, 'sources.yaml'),
+        `sources:\n  - name: prod\n    netbox_url: ${netbox.url}\n    token_file: ${path.join(dir, 'prod-token')}\n    tags: { env: prod }\n`,
+      );
+      fs.writeFileSync(
+        path.join(dir, 'routes.yaml'),
+        `routes:
+  - name: prod-owners
+    match: { source_tags: { env: prod } }
+    to:
+      netbox_contacts: { role: owner, on: [device, site, tenant], priority: primary }
+      fallback: noc@example.com
+      allowed_domains: [example.com]
+`,
+      );
+      const env = {
+        SMTP_URL: smtp.url,
+        MAIL_FROM: 'Compliance <relay@example.com>',
+        SOURCES_FILE: path.join(dir, 'sources.yaml'),
+        ROUTES_FILE: path.join(dir, 'routes.yaml'),
+        DATA_DIR: path.join(dir, 'data'),
+      };
+      // Report 306 of source prod is stored, and no worker has planned it yet.
+      const specs = results();
+      const created = '2026-03-06T15:11:18.123456Z';
+      netbox.reports.set(306, { id: 306, created, results: specs });
+      const body = buildBody({ version: '4.6', data: buildReportData({ id: 306, created, ...countResults(specs) }) });
+      const store = SqliteStore.open({ dataDir: env.DATA_DIR });
+      const { id } = await store.insertDelivery({
+        ...(parseDelivery(body, 'prod') as ReportDelivery),
+        sender: '127.0.0.1',
+        body,
+        receivedAt: Date.now(),
+      });
+      await store.close();
+      const cli = async (args: string[]) => {
+        const io = captureIo(env, dir);
+        const code = await runCli(['node', 'compliance-relay', ...args], io);
+        return { code, out: io.out(), err: io.err() };
+      };
+      const groups = [
+        'alice@example.com, eve@example.com: you are the primary owner contact of site fra1 (sw-fra-1, sw-fra-2)',
+        'bob@example.com: you are the primary owner contact of site ams1 (sw-ams-1)',
+        'unowned: noc@example.com: no primary owner contact',
+      ];
+
+      const preview = await cli(['preview', '--id', String(id), '--route', 'prod-owners', '--out', 'preview']);
+      expect(preview.err).toBe('');
+      expect(preview.out).toContain('Owner groups (resolved now from NetBox; nothing is stored; choose with --group):');
+      for (const group of groups) expect(preview.out).toContain(group);
+
+      const online = await cli(['check-config', '--online']);
+      expect(online.out).toContain(`Route prod-owners, latest report 306 of source prod (delivery ${id}):`);
+      for (const group of groups) expect(online.out).toContain(group);
+
+      // The worker mails those same groups.
+      relay = await startTestRelay(env, { dataDir: env.DATA_DIR });
+      await smtp.waitFor(3);
+      expect(smtp.received.map(to).sort()).toEqual(['alice@example.com,eve@example.com', 'bob@example.com', 'noc@example.com']);
+    } finally {
+      await relay?.stop();
+      await netbox.close();
       await smtp.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
