@@ -106,7 +106,7 @@ async function checkOwnerRoutesOnline(config: Config, io: CliIo): Promise<void> 
       const deps = { renderer, store, readFile: io.readFile };
       await composeReadOnly(config, delivery, deps, async (_composer, composed) => {
         for (const route of routes) {
-          const owners = await findOwnerGroups(config.routing.routes, route.name, delivery, composed, store);
+          const owners = await findOwnerGroups(config, config.routing.routes, route.name, delivery, composed, store);
           const head = `Route ${route.name}, latest report ${latest.reportId} of source ${source.name} (delivery ${latest.id})`;
           io.stdout.write(
             owners.groups.length

@@ -86,7 +86,7 @@ async function writePreview(
   const { config, io, store } = context;
   const renderer = loadRenderer(config.mail.templatesDir);
   return composeReadOnly(config, delivery, { renderer, store, readFile: io.readFile, routes: [route] }, async (composer, composed) => {
-    const owners = await findOwnerGroups([route], route.name, delivery, composed, store);
+    const owners = await findOwnerGroups(config, [route], route.name, delivery, composed, store);
     const group = owners.groups.find((g) => g.key === context.group) ?? owners.groups[0] ?? null;
     if (context.group !== undefined && group?.key !== context.group) {
       throw new UsageError(`route ${route.name} has no owner group "${context.group}" for this report`);

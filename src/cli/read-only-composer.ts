@@ -44,9 +44,10 @@ export async function composeReadOnly<T>(
 /**
  * The owner groups of route `name` (by owner, or narrowed by a `device` condition) for a delivery, and whether they are
  * the recorded ones: as recorded when the delivery was planned, else resolved now from NetBox exactly as the worker would
- * (with `routes` in order, so `continue` counts), nothing stored.
+ * (with `routes` in order, so `continue` counts, and the configured sources, so `source_tags` counts), nothing stored.
  */
 export async function findOwnerGroups(
+  config: Config,
   routes: readonly Route[],
   name: string,
   delivery: DeliveryRecord,
@@ -56,7 +57,11 @@ export async function findOwnerGroups(
   const mails = store && delivery.id > 0 ? await store.listRouteMails([delivery.id]) : [];
   const recorded = mails.flatMap((m) => (m.ownerGroup?.route === name ? [m.ownerGroup] : []));
   if (recorded.length > 0) return { groups: recorded, recorded: true };
-  const planner = createRoutePlanner({ routes, store: store ?? { lastRouteMailCompletedAt: () => Promise.resolve(null) } });
+  const planner = createRoutePlanner({
+    routes,
+    sources: config.sources,
+    store: store ?? { lastRouteMailCompletedAt: () => Promise.resolve(null) },
+  });
   const plan = await planner(composed);
   return { groups: plan.flatMap((m) => (m.ownerGroup?.route === name ? [m.ownerGroup] : [])), recorded: false };
 }
