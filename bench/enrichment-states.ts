@@ -50,13 +50,7 @@ async function readFailing(client: NetboxClient, reportId: number, total: number
   const enrichment = await enrichReport(parsed, { client, budgetMs: HOUR_MS });
   const ms = performance.now() - started;
   if (enrichment.status !== 'ok') throw new Error(enrichment.reason);
-  const pairs = enrichment.summary.results.map((r) => ({
-    device: r.device,
-    test: r.test,
-    severity: r.severity,
-    ids: { result: r.resultId, device: r.deviceId, test: r.testId },
-  }));
-  return { ms, pairs };
+  return { ms, pairs: enrichment.summary.results };
 }
 
 async function countRequests(url: string): Promise<number> {

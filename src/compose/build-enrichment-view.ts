@@ -51,7 +51,7 @@ export function buildEnrichmentView(enrichment: Enrichment, options: EnrichmentV
   const buildTest = (test: FailureSummary['tests'][number]) => {
     const devices = test.firstResults.map((r) => ({
       name: r.device,
-      url: web(`/plugins/validity/test-results/${r.resultId}/`),
+      url: web(`/plugins/validity/test-results/${r.ids.result}/`),
       acceptUrl: options.waiverForm
         ? `${options.waiverForm.relayUrl}${buildWaiverFormPath({ source: options.waiverForm.source, test: test.name, device: r.device })}`
         : null,

@@ -1,4 +1,4 @@
-import { createFailureSummarizer, enrichReport, readPairStates, type Enrichment, type FailingResult } from '../enrichment';
+import { createFailureSummarizer, enrichReport, readPairStates, type Enrichment } from '../enrichment';
 import { buildTrendChart, type TrendChartPoint } from '../mail';
 import { countPerSeverity, formatPercent, mapCountLines } from '../report';
 import type { NetboxClient } from '../netbox';
@@ -9,9 +9,11 @@ import {
   buildReportSnapshot,
   buildSourceSeriesKey,
   buildRecordedTrend,
+  hasIds,
   readTrendHistory,
   pairKey,
   type FailingPair,
+  type FailingResult,
   type ReportHistory,
   type ReportPoint,
   type ReportSnapshot,
@@ -58,7 +60,7 @@ export function createReportInsights(options: ReportInsightsOptions) {
     // One budget for every request to NetBox this mail makes: the failing results, then the changed pairs.
     const deadline = (options.clock ?? systemClock).now() + options.budgetMs;
     const enrichment = await readFailures(options, delivery, deadline, log);
-    const failing = toFailingPairs(enrichment);
+    const failing = enrichment.status === 'ok' ? enrichment.summary.results : null;
     const recorded = options.history ? await recordTrend(options, delivery, failing, deadline) : null;
     const states = recorded?.recorded.options.states;
     if (states?.unknownReason)
@@ -145,7 +147,9 @@ export function shareInsights(insights: ReportInsights | undefined, group: Owner
   const names = new Set(group.devices);
   const kept = insights?.kept;
   const own =
-    kept?.status === 'ok' ? kept.summary.results.filter((r) => (r.deviceId !== null ? ids.has(r.deviceId) : names.has(r.device))) : null;
+    kept?.status === 'ok'
+      ? kept.summary.results.filter((r) => (r.ids.device !== null ? ids.has(r.ids.device) : names.has(r.device)))
+      : null;
   const recorded = insights?.recorded;
   const devices = new Set([...group.devices, ...(group.fixedDevices ?? [])]);
   const waivers = insights?.waivers;
@@ -168,23 +172,13 @@ function summarize(results: readonly FailingResult[]): Enrichment {
 /** The failing results: those kept with the report (preview) when each has its ids, else NetBox's. */
 async function readFailures(options: ReportInsightsOptions, delivery: ReportDelivery, deadline: number, log?: Logger): Promise<Enrichment> {
   const stored = (await options.stored?.(delivery))?.failing;
-  const enrichment =
-    stored && stored.every((pair) => pair.ids)
-      ? summarize(
-          stored.map(({ device, test, severity, ids }) => ({
-            resultId: ids!.result,
-            device,
-            deviceId: ids!.device,
-            test,
-            testId: ids!.test,
-            severity,
-          })),
-        )
-      : await enrichReport(delivery, {
-          client: options.client,
-          budgetMs: options.budgetMs,
-          deadline,
-        });
+  const enrichment = stored?.every(hasIds)
+    ? summarize(stored)
+    : await enrichReport(delivery, {
+        client: options.client,
+        budgetMs: options.budgetMs,
+        deadline,
+      });
   if (enrichment.status === 'missing' && enrichment.code !== 'NO_NETBOX_URL' && enrichment.code !== 'NO_TOKEN') {
     log?.warn(
       { code: enrichment.code, error: enrichment.detail ?? enrichment.reason },
@@ -193,17 +187,6 @@ async function readFailures(options: ReportInsightsOptions, delivery: ReportDeli
     options.onNetboxError?.(enrichment.code);
   }
   return enrichment;
-}
-
-/** The failing pairs NetBox gave (with their ids), or null when they are unknown. */
-function toFailingPairs(enrichment: Enrichment): FailingPair[] | null {
-  if (enrichment.status !== 'ok') return null;
-  return enrichment.summary.results.map((r) => ({
-    device: r.device,
-    test: r.test,
-    severity: r.severity,
-    ids: { result: r.resultId, device: r.deviceId, test: r.testId },
-  }));
 }
 
 /** The chart of this report and the ones before it in its series (its own row is written after the mail is composed). */

@@ -1,5 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
-import type { FailingResult } from './summarize-failures';
+import type { FailingResult } from '../trend';
 
 const HEADER = ['device', 'test', 'severity', 'result_url'];
 
@@ -27,7 +27,7 @@ export function buildFailuresCsv(
   let size = Buffer.byteLength(parts[0]);
   let rows = 0;
   for (const r of results) {
-    const line = format([[r.device, r.test, r.severity, options.resultUrl(r.resultId)]]);
+    const line = format([[r.device, r.test, r.severity, options.resultUrl(r.ids.result)]]);
     const bytes = Buffer.byteLength(line);
     if (size + bytes > options.maxBytes) break;
     parts.push(line);

@@ -1,14 +1,12 @@
 import { readResultRefs } from '../netbox';
-import { SEVERITY_ORDER } from '../report';
-
-/** One failing result, as the mail, the CSV and the trend need it. */
-export type FailingResult = NonNullable<ReturnType<typeof readFailingResult>>;
+import { SEVERITY_ORDER, type Severity } from '../report';
+import type { FailingResult } from '../trend';
 
 /**
  * One failing test: the devices it fails on (results, to be exact: a dynamic pair counts once) and the first few failing
  * results, in the order NetBox listed them.
  */
-type FailingTest = Pick<FailingResult, 'testId' | 'severity'> & { name: string; failingDevices: number; firstResults: FailingResult[] };
+type FailingTest = { testId: number | null; severity: Severity; name: string; failingDevices: number; firstResults: FailingResult[] };
 
 /** What the failing results of one report say, computed in one pass as the pages stream in. */
 export type FailureSummary = ReturnType<ReturnType<typeof createFailureSummarizer>['finish']>;
@@ -26,16 +24,16 @@ export function createFailureSummarizer() {
   const devices = new Map<string, { deviceId: number | null; name: string; failures: number }>();
   const addResult = (result: FailingResult) => {
     results.push(result);
-    const testKey = result.testId !== null ? `#${result.testId}` : `n:${result.test}`;
+    const testKey = result.ids.test !== null ? `#${result.ids.test}` : `n:${result.test}`;
     let test = tests.get(testKey);
     if (!test) {
-      test = { testId: result.testId, name: result.test, severity: result.severity, failingDevices: 0, firstResults: [] };
+      test = { testId: result.ids.test, name: result.test, severity: result.severity, failingDevices: 0, firstResults: [] };
       tests.set(testKey, test);
     }
     test.failingDevices += 1;
     if (test.firstResults.length < FIRST_RESULTS_PER_TEST) test.firstResults.push(result);
-    const deviceKey = result.deviceId !== null ? `#${result.deviceId}` : `n:${result.device}`;
-    const device = devices.get(deviceKey) ?? { deviceId: result.deviceId, name: result.device, failures: 0 };
+    const deviceKey = result.ids.device !== null ? `#${result.ids.device}` : `n:${result.device}`;
+    const device = devices.get(deviceKey) ?? { deviceId: result.ids.device, name: result.device, failures: 0 };
     devices.set(deviceKey, device);
     device.failures += 1;
   };
@@ -66,19 +64,17 @@ export function createFailureSummarizer() {
 }
 
 /** Reads a validity test result (NETBOX.md shape); null for a passing or unreadable one. */
-function readFailingResult(raw: Record<string, unknown>) {
+function readFailingResult(raw: Record<string, unknown>): FailingResult | null {
   if (raw.passed !== false || typeof raw.id !== 'number') return null;
   const { test, device, testId, deviceId, severity } = readResultRefs(raw);
   const deviceName = pickName(device) ?? `device ${deviceId ?? '?'}`;
   // A dynamic pair is a second device the test compared against: name both, as validity's UI does.
   const pair = raw.dynamic_pair && typeof raw.dynamic_pair === 'object' ? pickName(raw.dynamic_pair as Record<string, unknown>) : undefined;
   return {
-    resultId: raw.id,
     device: pair ? `${deviceName} ↔ ${pair}` : deviceName,
-    deviceId,
     test: pickName(test) ?? `test ${testId ?? '?'}`,
-    testId,
     severity,
+    ids: { result: raw.id, device: deviceId, test: testId },
   };
 }
 

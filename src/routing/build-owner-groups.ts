@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { FailingResult, OwnerContact } from '../enrichment';
+import type { OwnerContact } from '../enrichment';
 import type { NetboxDevice, OwnerObject, OwnerObjectType } from '../netbox';
 import type { OwnerGroupPlan } from '../store';
+import type { FailingResult } from '../trend';
 import { isDomainAllowed, parseContactAddress } from './parse-contact-address';
 import type { OwnerSpec } from './routes-schema';
 
@@ -38,7 +39,7 @@ export interface FixedOwnedDevice {
 export function buildOwnerGroups(
   route: string,
   spec: OwnerSpec,
-  failures: readonly Pick<FailingResult, 'deviceId' | 'device'>[],
+  failures: readonly { device: string; ids: Pick<FailingResult['ids'], 'device'> }[],
   devices: readonly NetboxDevice[],
   contacts: readonly OwnerContact[],
   fixed: readonly FixedOwnedDevice[] = [],
@@ -67,8 +68,8 @@ export function buildOwnerGroups(
     for (const line of found.refused) refused.add(line);
   };
   for (const failure of failures)
-    place(failure.deviceId, (group) => {
-      if (failure.deviceId !== null) group.ids.add(failure.deviceId);
+    place(failure.ids.device, (group) => {
+      if (failure.ids.device !== null) group.ids.add(failure.ids.device);
       group.names.add(failure.device);
     });
   const failing = new Set(failures.map((f) => f.device));

@@ -1,8 +1,8 @@
-import type { FailingResult, OwnerDirectory, OwnerLookup, ResultCounts } from '../enrichment';
+import type { OwnerDirectory, OwnerLookup, ResultCounts } from '../enrichment';
 import type { OwnerObject } from '../netbox';
 import type { DeliveryRecord, NewRouteMail, OwnerGroupPlan, Store } from '../store';
 import { countPerSeverity, SEVERITIES, type Severity, type SeverityCounts } from '../report';
-import type { Trend } from '../trend';
+import type { FailingResult, Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
 import { buildOwnerGroups, UNOWNED_GROUP_KEY, type FixedOwnedDevice } from './build-owner-groups';
 import { buildReportFacts, hasDeviceCondition, hasFailures, planRoutes, type RouteDecision, type SourceFacts } from './plan-routes';
@@ -59,7 +59,7 @@ export function createRoutePlanner(options: {
       if (route.repeat_after !== undefined) lastSent.set(route.name, await options.store.lastRouteMailCompletedAt(route.name, delivery.id));
     const lookup = needsDevices ? await lookupOwners(options.routes, composed) : undefined;
     // `device` conditions look at the failing devices; the fixed ones were looked up for their owners only.
-    const failingIds = new Set((composed.failures ?? []).flatMap((r) => (r.deviceId === null ? [] : [r.deviceId])));
+    const failingIds = new Set((composed.failures ?? []).flatMap((r) => (r.ids.device === null ? [] : [r.ids.device])));
     if (lookup?.status === 'ok') {
       if (failingIds.size > 0) facts.devices = lookup.devices.filter((d) => failingIds.has(d.id));
     } else if (lookup) options.metrics?.recordOwnerFallback(lookup.code, delivery.source);
@@ -88,7 +88,7 @@ type PlannerHooks = Pick<Parameters<typeof createRoutePlanner>[0], 'logger' | 'm
 async function lookupOwners(routes: readonly Route[], composed: PlannedReport): Promise<OwnerLookup | undefined> {
   if (!composed.failures || !composed.owners) return undefined;
   const fixed = routes.some((r) => r.owners !== undefined) ? listFixedDevices(composed).map((d) => d.deviceId) : [];
-  const ids = [...new Set([...composed.failures.flatMap((r) => (r.deviceId === null ? [] : [r.deviceId])), ...fixed])];
+  const ids = [...new Set([...composed.failures.flatMap((r) => (r.ids.device === null ? [] : [r.ids.device])), ...fixed])];
   if (ids.length === 0) return undefined;
   const queries = routes.flatMap((r) => (r.owners ? [{ role: r.owners.role, on: r.owners.on, priority: r.owners.priority }] : []));
   return composed.owners.lookup(ids, queries);
@@ -130,7 +130,7 @@ async function splitByOwner(
     ];
   }
   const scope = decision.devices ? new Set(decision.devices) : null;
-  const scoped = scope ? failures.filter((r) => r.deviceId !== null && scope.has(r.deviceId)) : failures;
+  const scoped = scope ? failures.filter((r) => r.ids.device !== null && scope.has(r.ids.device)) : failures;
   const split = buildOwnerGroups(route.name, spec, scoped, lookup.devices, lookup.contacts, fixed);
   // On an on-failure route, a group whose devices fail nothing now has nothing to be told.
   const groups = split.groups.filter((g) => route.notify !== 'on-failure' || g.devices.length > 0);
@@ -188,7 +188,7 @@ function countGroup(
       ownedDevices: null,
       missing: { code: 'NO_DEVICE_IDS', reason: 'NetBox gave some of its failing results without a device id' },
     };
-  const failed = countPerSeverity(failures.filter((r) => r.deviceId !== null && ids.has(r.deviceId)));
+  const failed = countPerSeverity(failures.filter((r) => r.ids.device !== null && ids.has(r.ids.device)));
   return { counts: sumResults(results.perDevice, ids, failed), ownedDevices: ownedIds ? ids.size : null };
 }
 
@@ -210,7 +210,7 @@ function sumResults(
 /** A route whose `device` conditions select some failing devices: its one mail holds only theirs (and their counts). */
 async function scopeToDevices(route: Route, decision: RouteDecision, composed: PlannedReport): Promise<NewRouteMail> {
   const ids = new Set(decision.devices);
-  const failures = (composed.failures ?? []).filter((r) => r.deviceId !== null && ids.has(r.deviceId));
+  const failures = (composed.failures ?? []).filter((r) => r.ids.device !== null && ids.has(r.ids.device));
   const deviceIds = [...ids].sort((a, b) => a - b);
   const results = deviceIds.length > 0 && composed.owners ? await composed.owners.countResults() : null;
   const counts = results?.status === 'ok' ? sumResults(results.perDevice, deviceIds, countPerSeverity(failures)) : null;

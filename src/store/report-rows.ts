@@ -1,5 +1,5 @@
 import { COUNT_FIELDS, readCounts, SEVERITIES, writeCounts } from '../report';
-import { type FailingPair, type PairStates, type ReportPoint, type ReportSnapshot } from '../trend';
+import { hasIds, type FailingPair, type PairStates, type ReportPoint, type ReportSnapshot } from '../trend';
 import type { ReportDelivery } from '../webhook';
 import type { ValuesCell } from './statement';
 import type { NewDelivery } from './types';
@@ -106,8 +106,8 @@ function encodeFailingPairs(pairs: readonly FailingPair[] | null): string | null
  * never matches an id); null unless every pair has them.
  */
 function encodeFailingIds(pairs: readonly FailingPair[] | null): string | null {
-  if (pairs === null || !pairs.every((p) => p.ids)) return null;
-  return JSON.stringify(pairs.map((p) => [p.ids!.result, p.ids!.device, p.ids!.test]));
+  if (pairs === null || !pairs.every(hasIds)) return null;
+  return JSON.stringify(pairs.map((p) => [p.ids.result, p.ids.device, p.ids.test]));
 }
 
 /** Pairs with their ids put back (when the ids decode and match the pairs one for one). */

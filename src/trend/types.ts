@@ -9,6 +9,14 @@ export interface FailingPair {
   ids?: { result: number; device: number | null; test: number | null };
 }
 
+/** A failing pair with its NetBox ids, as enrichment reads it from NetBox's results (the mail, the CSV, the routes read it). */
+export type FailingResult = FailingPair & { ids: NonNullable<FailingPair['ids']> };
+
+/** Whether a pair has its NetBox ids (a pair kept before they were stored has none). */
+export function hasIds(pair: FailingPair): pair is FailingResult {
+  return pair.ids !== undefined;
+}
+
 /**
  * What NetBox's results say of the pairs whose failing changed between two reports. validity writes a result
  * only for a (device, test) it evaluated, so a pair missing from a failing set either passed or was not

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { buildFailuresCsv, type FailingResult } from '../../src/enrichment';
+import { buildFailuresCsv } from '../../src/enrichment';
+import type { FailingResult } from '../../src/trend';
 
 /** The failures CSV: no line of the file, whatever line endings a NetBox name carries, starts a formula. */
 
@@ -7,12 +8,10 @@ const FORMULA_START = /^[=+\-@\t]/;
 
 function csvOf(names: readonly string[]): string {
   const results: FailingResult[] = names.map((name, i) => ({
-    resultId: i + 1,
     device: name,
-    deviceId: i + 1,
     test: `t-${name}`,
-    testId: 1,
     severity: 'HIGH',
+    ids: { result: i + 1, device: i + 1, test: 1 },
   }));
   return buildFailuresCsv(results, { maxBytes: 1_000_000, resultUrl: (id) => `https://netbox.example.com/r/${id}/` }).content.toString(
     'utf8',

@@ -35,7 +35,7 @@ function messagesOf(text: string): string[] {
 
 const site = { id: 1, name: 'FRA1', slug: 'fra1' };
 const devices: NetboxDevice[] = [{ id: 1, name: 'sw-1', site, tenant: null, role: null, platform: null, tags: [] }];
-const failures = [{ deviceId: 1, device: 'sw-1', severity: 'HIGH' as const }];
+const failures = [{ device: 'sw-1', ids: { device: 1 }, severity: 'HIGH' as const }];
 const spec = (allowedDomains: string[]): OwnerSpec => ({ role: 'owner', on: ['site'], fallback: ['noc@example.com'], allowedDomains });
 const contacts = (...emails: string[]): OwnerContact[] =>
   emails.map((email, i) => ({

@@ -158,11 +158,11 @@ describe('owner groups: one per set of owners, a fallback for the rest', () => {
     device(4, 'lon-1', 'lon1', 3),
   ];
   const failures = [
-    { deviceId: 1, device: 'fra-1', severity: 'HIGH' as const },
-    { deviceId: 2, device: 'fra-2', severity: 'MIDDLE' as const },
-    { deviceId: 3, device: 'ams-1', severity: 'HIGH' as const },
-    { deviceId: 4, device: 'lon-1', severity: 'LOW' as const },
-    { deviceId: null, device: 'unknown-device', severity: 'HIGH' as const },
+    { device: 'fra-1', ids: { device: 1 }, severity: 'HIGH' as const },
+    { device: 'fra-2', ids: { device: 2 }, severity: 'MIDDLE' as const },
+    { device: 'ams-1', ids: { device: 3 }, severity: 'HIGH' as const },
+    { device: 'lon-1', ids: { device: 4 }, severity: 'LOW' as const },
+    { device: 'unknown-device', ids: { device: null }, severity: 'HIGH' as const },
   ];
 
   it('splits by the owners of each object; a device owned twice is in both groups; the unowned go to the fallback', () => {
