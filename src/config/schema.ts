@@ -255,7 +255,7 @@ export const SettingsSchema = z.object({
   recipients: z.object({
     to: env('MAIL_TO', addressList.optional(), {
       group: 'basics',
-      description: 'Comma-separated recipients; required with SMTP_URL unless ROUTES_FILE is set.',
+      description: 'Comma-separated recipients; required with SMTP_URL or MAIL_TRANSPORT=graph unless ROUTES_FILE is set.',
       defaultText: 'compliance-reports@localhost when mails go to files',
       example: 'netops@example.com',
     }),
