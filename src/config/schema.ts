@@ -142,7 +142,7 @@ export const SettingsSchema = z.object({
     }),
     rateLimit: env('WEBHOOK_RATE_LIMIT', nonNegativeInt(0), {
       group: 'features',
-      description: 'Webhook requests per client address per minute (429 beyond it); 0: no limit.',
+      description: 'Webhook requests per client address per minute, counted on each webhook path (429 beyond it); 0: no limit.',
     }),
   }),
   // The default source (SOURCES_FILE adds named ones), in the fields of a SOURCES_FILE entry: one builder makes both.
