@@ -105,7 +105,7 @@ function registerRelayCommands(program: Command, io: CliIo, withConfig: RunWithC
 function registerDeliveryCommands(program: Command, io: CliIo, withConfig: RunWithConfig): void {
   program
     .command('deliveries')
-    .description('list deliveries, newest first: id, report, NetBox, state, attempts, next attempt, last error')
+    .description('list deliveries, newest first: id, report, NetBox, state, attempts, next attempt, route mails, last error')
     .option('--state <state>', `only this state (${STATE_CHOICES})`)
     .option('--limit <n>', 'at most this many (default 50)', '50')
     .option('--source <name>', 'only deliveries of this NetBox source (SOURCES_FILE; `default` for the bare webhook path)')
