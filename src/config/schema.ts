@@ -228,7 +228,8 @@ export const SettingsSchema = z.object({
   retention: z.object({
     days: env('RETENTION_DAYS', nonNegativeInt(30, 36_500), {
       group: 'features',
-      description: 'Sent deliveries (and their bodies) are deleted this many days after sending; 0 keeps them.',
+      description:
+        'Sent deliveries (with their bodies, kept mails and route decisions) are deleted this many days after sending; 0 keeps them.',
     }),
   }),
   // How mail leaves: MAIL_TRANSPORT and each transport's section (SMTP's, Microsoft Graph's with OAuth2's), read by its descriptor.
