@@ -123,7 +123,7 @@ function registerDeliveryCommands(program: Command, io: CliIo, withConfig: RunWi
 
   program
     .command('prune')
-    .description('delete old deliveries now: sent ones (as RETENTION_DAYS does), or dead ones with --dead')
+    .description('delete old deliveries now: sent ones with --sent (as RETENTION_DAYS does), dead ones with --dead, or both')
     .option('--dead', 'prune dead deliveries (never pruned automatically)')
     .option('--sent', 'prune sent deliveries')
     .requiredOption('--older-than <duration>', 'age of the last change, e.g. 30d, 12h')
