@@ -93,7 +93,9 @@ function registerRelayCommands(program: Command, io: CliIo, withConfig: RunWithC
 
   program
     .command('verify-smtp')
-    .description('connect to SMTP_URL (OAuth2 token, TLS and login included; or get a Graph token) and print each step; sends nothing')
+    .description(
+      'connect to SMTP_URL (OAuth2 token, TLS and login included), get a Graph token, or check that the .eml directory is writable, printing each step; sends nothing',
+    )
     .action(() => withConfig(async (config) => (await import('./check-config-command')).verifyTransport(config, io)));
 }
 
