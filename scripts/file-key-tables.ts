@@ -119,7 +119,8 @@ export const ROUTES_KEYS: Record<string, KeyMeaning> = {
   'to.netbox_contacts': { meaning: "Mail each failing device's owners, as NetBox's contact assignments name them." },
   'to.netbox_contacts.role': { meaning: "The contact role's slug (`owner`).", allowedText: '1–100 of `A-Z a-z 0-9 - _`' },
   'to.netbox_contacts.on': {
-    meaning: 'The objects whose contacts own a device, in this order: the first that names someone wins.',
+    meaning:
+      "The objects whose contacts own a device: a device joins the group of each one that names someone (its site's and its tenant's owners may both get it).",
     defaultText: '`[device, site, tenant]`',
     allowedText: '`device`, `site`, `tenant`: one, or a list',
   },
@@ -146,7 +147,8 @@ export const ROUTES_KEYS: Record<string, KeyMeaning> = {
     allowedText: 'an e-mail address',
   },
   notify: {
-    meaning: '`always`; `on-failure`: only when something failed; `on-change`: only when the verdict or the failing set changed.',
+    meaning:
+      "`always`; `on-failure`: only when something failed that is not an accepted exception; `on-change`: only when the failing set changed since the previous report (without NetBox's results: a severity's failed count).",
   },
   repeat_after: {
     meaning: 'With `notify: on-change`: mail an unchanged failing report again once this long has passed since the last mail.',

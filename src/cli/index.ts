@@ -93,7 +93,9 @@ function registerRelayCommands(program: Command, io: CliIo, withConfig: RunWithC
 
   program
     .command('verify-smtp')
-    .description('connect to SMTP_URL (OAuth2 token, TLS and login included; or get a Graph token) and print each step; sends nothing')
+    .description(
+      'connect to SMTP_URL (OAuth2 token, TLS and login included), get a Graph token, or check that the .eml directory is writable, printing each step; sends nothing',
+    )
     .action(() => withConfig(async (config) => (await import('./check-config-command')).verifyTransport(config, io)));
 }
 
@@ -105,7 +107,7 @@ function registerRelayCommands(program: Command, io: CliIo, withConfig: RunWithC
 function registerDeliveryCommands(program: Command, io: CliIo, withConfig: RunWithConfig): void {
   program
     .command('deliveries')
-    .description('list deliveries, newest first: id, report, NetBox, state, attempts, next attempt, last error')
+    .description('list deliveries, newest first: id, report, NetBox, state, attempts, next attempt, route mails, last error')
     .option('--state <state>', `only this state (${STATE_CHOICES})`)
     .option('--limit <n>', 'at most this many (default 50)', '50')
     .option('--source <name>', 'only deliveries of this NetBox source (SOURCES_FILE; `default` for the bare webhook path)')
@@ -123,7 +125,7 @@ function registerDeliveryCommands(program: Command, io: CliIo, withConfig: RunWi
 
   program
     .command('prune')
-    .description('delete old deliveries now: sent ones (as RETENTION_DAYS does), or dead ones with --dead')
+    .description('delete old deliveries now: sent ones with --sent (as RETENTION_DAYS does), dead ones with --dead, or both')
     .option('--dead', 'prune dead deliveries (never pruned automatically)')
     .option('--sent', 'prune sent deliveries')
     .requiredOption('--older-than <duration>', 'age of the last change, e.g. 30d, 12h')

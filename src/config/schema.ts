@@ -142,7 +142,7 @@ export const SettingsSchema = z.object({
     }),
     rateLimit: env('WEBHOOK_RATE_LIMIT', nonNegativeInt(0), {
       group: 'features',
-      description: 'Webhook requests per client address per minute (429 beyond it); 0: no limit.',
+      description: 'Webhook requests per client address per minute, counted on each webhook path (429 beyond it); 0: no limit.',
     }),
   }),
   // The default source (SOURCES_FILE adds named ones), in the fields of a SOURCES_FILE entry: one builder makes both.
@@ -228,7 +228,8 @@ export const SettingsSchema = z.object({
   retention: z.object({
     days: env('RETENTION_DAYS', nonNegativeInt(30, 36_500), {
       group: 'features',
-      description: 'Sent deliveries (and their bodies) are deleted this many days after sending; 0 keeps them.',
+      description:
+        'Sent deliveries (with their bodies, kept mails and route decisions) are deleted this many days after sending; 0 keeps them.',
     }),
   }),
   // How mail leaves: MAIL_TRANSPORT and each transport's section (SMTP's, Microsoft Graph's with OAuth2's), read by its descriptor.
@@ -255,7 +256,7 @@ export const SettingsSchema = z.object({
   recipients: z.object({
     to: env('MAIL_TO', addressList.optional(), {
       group: 'basics',
-      description: 'Comma-separated recipients; required with SMTP_URL unless ROUTES_FILE is set.',
+      description: 'Comma-separated recipients; required with SMTP_URL or MAIL_TRANSPORT=graph unless ROUTES_FILE is set.',
       defaultText: 'compliance-reports@localhost when mails go to files',
       example: 'netops@example.com',
     }),

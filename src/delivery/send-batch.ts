@@ -8,7 +8,7 @@ export interface SendStage {
   policy: RetryDecider;
   clock: Clock;
   logger: Logger;
-  /** Deliveries in a batch, sent side by side (the transport's concurrency, e.g. SMTP's pool size): one batch at most is mailed twice after a crash. */
+  /** Deliveries in a batch, sent side by side (the transport's concurrency, e.g. SMTP's pool size); the worker's claims share the same bound, so at most that many are mailed twice after a crash. */
   concurrency: number;
 }
 

@@ -19,7 +19,7 @@ export interface AppDeps {
   /** Kicked when an operator requeues deliveries through the admin API; its try-now is an operator's resume (a paused or held queue probes now). */
   worker: Pick<Worker, 'kick' | 'tryNow'>;
   onWebhookOutcome: (outcome: WebhookOutcome) => void;
-  /** Counts the webhooks from their arrival at a webhook path until their answer is sent (the worker yields to them). */
+  /** Counts the webhooks from their arrival at a webhook path until their answer is sent: the `compliance_relay_webhooks_in_flight` gauge. */
   webhooksInFlight: ActivityCounter;
   dashboard: RequestHandler;
   /** What /readyz reports. */

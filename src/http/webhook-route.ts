@@ -29,8 +29,9 @@ const RATE_LIMIT_WINDOW_MS = 60_000;
 
 /**
  * POST <path> (a trailing slash is accepted): counted in flight until answered, the source's guards (its own address
- * allow-list, the shared rate limit), then checks the content type, reads the raw body within the size limit, verifies
- * X-Hook-Signature on those exact bytes with the source's own secrets, parses, stores, and only then answers 202.
+ * allow-list, WEBHOOK_RATE_LIMIT counted on this path per address), then checks the content type, reads the raw
+ * body within the size limit, verifies X-Hook-Signature on those exact bytes with the source's own secrets,
+ * parses, stores, and only then answers 202.
  * No mail or NetBox call happens here: NetBox ≤ 4.6 waits for us without a timeout.
  */
 export function createWebhookRouter(options: WebhookRouteOptions): Router {

@@ -47,13 +47,13 @@ export function createMetrics(options: MetricsOptions) {
   });
   const failed = new Counter({
     name: 'compliance_relay_mail_failures_total',
-    help: 'Failed send attempts by reason (SMTP_4XX, SMTP_5XX, ECONNECTION, EAUTH, TEMPLATE, …) and what followed (retry or dead).',
+    help: 'Delivery attempts that failed (one per delivery, however many of its route mails failed), by the code that decided (SMTP_4XX, SMTP_5XX, ECONNECTION, EAUTH, TEMPLATE, …) and what followed (retry or dead).',
     labelNames: ['reason', 'then'] as const,
     registers,
   });
   const latency = new Histogram({
     name: 'compliance_relay_send_duration_seconds',
-    help: "Time from claiming a delivery to the mail transport's answer (rendering included), by result.",
+    help: "Time from the claim of a delivery's batch to the end of that batch's sends (composing, NetBox look-ups and rendering included), by the delivery's result.",
     labelNames: ['result'] as const,
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
     registers,

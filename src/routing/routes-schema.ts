@@ -179,8 +179,8 @@ export const OwnersTo = z
   }));
 
 /**
- * A route's owner look-up, as the relay uses it (`on` in the order given: the first that names someone wins;
- * `allowedDomains` in lower case: `example.com`, `*.example.com`, or `*` alone for any).
+ * A route's owner look-up, as the relay uses it (`on`: each object that names someone owns the device, so a device may be in
+ * several groups; `allowedDomains` in lower case: `example.com`, `*.example.com`, or `*` alone for any).
  */
 export type OwnerSpec = z.output<typeof OwnersTo>;
 

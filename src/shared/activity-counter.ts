@@ -1,4 +1,4 @@
-/** How many of something are under way: the webhooks being received and answered, for the worker to yield to. */
+/** How many of something are under way: the webhooks being received and answered, for the `compliance_relay_webhooks_in_flight` gauge. */
 export type ActivityCounter = ReturnType<typeof createActivityCounter>;
 
 export function createActivityCounter() {

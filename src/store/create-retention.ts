@@ -3,7 +3,7 @@ import { DAY_MS } from '../waivers';
 import type { Store } from './sql-store';
 
 /**
- * Deletes sent deliveries (and their stored bodies) older than `days`, every `intervalMs`.
+ * Deletes sent deliveries (with their stored bodies, route mails and kept copies) older than `days`, every `intervalMs`.
  * Dead deliveries are never pruned here: they wait for an operator (`retry`, or `prune --dead`).
  * `days` = 0 keeps everything.
  */

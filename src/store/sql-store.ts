@@ -154,7 +154,7 @@ export abstract class SqlStore implements WaiverStorage {
     return this.read(readQueueTimes());
   }
 
-  /** Deletes deliveries in `state` last changed before `before`, with their bodies and idempotency keys. */
+  /** Deletes deliveries in `state` last changed before `before`, with their bodies, idempotency keys, route mails and kept copies. */
   pruneDeliveries(options: { state: 'sent' | 'dead'; before: number }): Promise<number> {
     return this.write(prune(options), { atomic: true });
   }
