@@ -148,30 +148,46 @@ export type ParsedWaiver = { ok: true; waiver: NewWaiver } | { ok: false; issues
 /** Checks a waiver request and builds the waiver to store, or lists every problem (path and why) for a form or command to show at once. */
 export function parseNewWaiver(input: unknown, rules: WaiverRules): ParsedWaiver {
   const parsed = WaiverRequestSchema.safeParse(input);
-  if (!parsed.success) return { ok: false, issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) };
-  const request = parsed.data;
-  const issues = [...checkDevice(request), ...checkUntil(request.until, rules)];
+  const issues: ErrorIssue[] = parsed.success ? [] : parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
+  // The rules below are checked on the fields that are valid on their own, so that one form shows every problem.
+  const request = parsed.success ? parsed.data : readValidFields(input);
   const source = request.source ?? DEFAULT_SOURCE_NAME;
-  if (!rules.sources.includes(source))
-    issues.push({ path: 'source', message: `must be a configured source (${rules.sources.join(', ')})` });
-  if (issues.length > 0) return { ok: false, issues };
+  const ruleIssues = [
+    ...checkDevice(request),
+    ...(request.until === undefined ? [] : checkUntil(request.until, rules)),
+    ...(rules.sources.includes(source) ? [] : [{ path: 'source', message: `must be a configured source (${rules.sources.join(', ')})` }]),
+  ];
+  issues.push(...ruleIssues.filter((r) => !issues.some((i) => i.path === r.path)));
+  if (!parsed.success || issues.length > 0) return { ok: false, issues };
+  const { test, allDevices, device, until, reason, author } = parsed.data;
   return {
     ok: true,
     waiver: {
       source,
-      test: request.test,
-      device: request.allDevices ? null : request.device!,
-      until: request.until,
-      endsAt: buildWaiverEnd(request.until),
-      reason: request.reason ?? '',
-      author: request.author,
+      test,
+      device: allDevices ? null : device!,
+      until,
+      endsAt: buildWaiverEnd(until),
+      reason: reason ?? '',
+      author,
       createdAt: rules.createdAt ?? rules.now,
     },
   };
 }
 
+/** The fields of a refused request that its schema accepts one by one. */
+function readValidFields(input: unknown): Partial<WaiverRequest> {
+  const fields = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
+  return Object.fromEntries(
+    Object.entries(WaiverRequestSchema.shape).flatMap(([key, schema]) => {
+      const field = schema.safeParse(fields[key]);
+      return field.success && field.data !== undefined ? [[key, field.data]] : [];
+    }),
+  );
+}
+
 /** One device, or all devices with a reason: a blanket exception must say why. */
-function checkDevice(request: WaiverRequest): ErrorIssue[] {
+function checkDevice(request: Partial<WaiverRequest>): ErrorIssue[] {
   const device = request.device ?? '';
   if (request.allDevices && device !== '')
     return [{ path: 'device', message: 'give a device or all devices, not both (leave the device empty to waive every device)' }];

@@ -28,7 +28,9 @@ describe('parseNewWaiver: the rules every way of adding a waiver shares', () => 
     ['yesterday', { ...BASE, until: '2026-11-26' }, ['until']],
     ['beyond 180 days', { ...BASE, until: '2027-05-27' }, ['until']],
     ['an unknown source', { ...BASE, source: 'prod' }, ['source']],
-    ['several problems at once', { test: '', until: 'x', author: '' }, ['test', 'author']],
+    ['several problems at once', { test: '', until: 'x', author: '' }, ['test', 'author', 'device', 'until']],
+    ['a missing author with a date too far and no device', { test: 'ntp', until: '2099-01-01' }, ['author', 'device', 'until']],
+    ['a wrong type beside an unknown source', { ...BASE, allDevices: 'yes', source: 'prod' }, ['allDevices', 'source']],
   ])('refuses %s, naming %j', (_name, request, paths) => {
     const parsed = parseNewWaiver(request, RULES);
     expect(parsed.ok).toBe(false);
