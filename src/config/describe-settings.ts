@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { findTransport, TRANSPORTS, type TransportDescriptor } from '../notify';
 import { SECRET_MARK as REDACTED, SETTING_GROUPS } from '../shared';
-import type { Config } from './load-config';
+import { FILE_MODE_DEFAULT_TO, type Config } from './load-config';
 import { parseUrl } from './redact-config';
 import { buildSettingsSchema, listSettingLeaves, SettingsSchema, type AnySettingsSchema } from './schema';
 import { planCatchUp } from './sources-file';
@@ -40,8 +40,8 @@ function describeAllowed(property: z.core.JSONSchema.BaseSchema, boolean: boolea
 
 /**
  * The configuration in the words the user wrote it in, as NAME=value lines a user can compare with their .env: each
- * variable the schema knows, as set, as defaulted (the advanced ones apart), or unset. `config` supplies the one default
- * that is derived (HOST depends on WEBHOOK_SECRET). Secrets never appear: a set secret (or its `_FILE`) reads [REDACTED]
+ * variable the schema knows, as set, as defaulted (the advanced ones apart), or unset. `config` supplies the defaults
+ * that are derived (HOST depends on WEBHOOK_SECRET; MAIL_TO has one when mails go to files). Secrets never appear: a set secret (or its `_FILE`) reads [REDACTED]
  * or its file name. Defaulted variables that mean nothing here (GRAPH_* with SMTP, CATCH_UP_EVERY without NetBox) are
  * left out.
  */
@@ -64,6 +64,8 @@ export function formatSettings(
     else if (name === 'HOST') {
       const why = config.sources[0].secrets.length > 0 ? 'all interfaces: WEBHOOK_SECRET is set' : 'loopback only: no WEBHOOK_SECRET';
       defaulted.push(`  ${name}=${config.http.host} (${why})`);
+    } else if (name === 'MAIL_TO' && config.transport.name === 'file' && !config.routing.file) {
+      defaulted.push(`  ${name}=${FILE_MODE_DEFAULT_TO} (mails go to files)`);
     } else if (byDefault !== undefined) {
       if (isInForce(name)) (group === 'advanced' ? advancedDefaulted : defaulted).push(`  ${name}=${byDefault}`);
       // OAuth2's and Graph's unset settings are noise to a relay that uses neither.

@@ -36,7 +36,7 @@ export interface LoadConfigOptions {
 }
 
 /** Default recipient when writing .eml files with no MAIL_TO: a newcomer can still open the mail. */
-const FILE_MODE_DEFAULT_TO = 'compliance-reports@localhost';
+export const FILE_MODE_DEFAULT_TO = 'compliance-reports@localhost';
 
 /**
  * Validates the environment once, at boot. Empty values count as unset (as `${VAR:-}` in compose

@@ -45,6 +45,9 @@ describe('check-config shows each variable as set or defaulted', () => {
     const bare = await runCliCaptured(['check-config'], { DATA_DIR: makeTempDir('relay-check-config-bare-') });
     expect(bare.code).toBe(0);
     expect(defaults(bare.stdout)).not.toContain('CATCH_UP');
+    // Mails go to files here: their To: is MAIL_TO's default, in force, not an unset option.
+    expect(defaults(bare.stdout)).toContain('  MAIL_TO=compliance-reports@localhost (mails go to files)\n');
+    expect(bare.stdout.split('Not set (optional)')[1]).not.toContain('MAIL_TO');
     expect(bare.stdout).toContain('Catch-up of missed reports: off: NETBOX_URL is not set');
     const withNetbox = await runCliCaptured(['check-config'], {
       ...env(),
