@@ -1,6 +1,7 @@
 import { countPerSeverity, SEVERITY_ORDER, type Severity } from '../report';
 import type { FailingPair } from '../trend';
 import { DAY_MS, WAIVER_EXPIRING_DAYS, type Waiver, type WaiverOutcome } from '../waivers';
+import { compareNames } from '../shared';
 
 // The views below are what the templates read: templates/README.md documents each field.
 
@@ -22,7 +23,7 @@ export function buildWaiversView(outcome: WaiverOutcome<FailingPair>, now: numbe
   }
   const expiring = new Set(outcome.expiring.map((w) => w.id));
   const items = [...byWaiver.values()]
-    .sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || a.waiver.test.localeCompare(b.waiver.test))
+    .sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || compareNames(a.waiver.test, b.waiver.test))
     .map(({ waiver, severity, devices }) => buildItem(waiver, severity, devices.sort(), expiring.has(waiver.id), now));
   return {
     count: outcome.waived.length,

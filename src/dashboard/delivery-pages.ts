@@ -12,6 +12,7 @@ import { buildDeliveriesView, type DeliveriesInput, type ListPage } from './buil
 import { buildDeliveryView } from './build-delivery-view';
 import { sendPage, type Page } from './render-page';
 import type { Session, SessionKeys } from './session';
+import { compareNames } from '../shared';
 
 export type Authed = Request & { session?: Session };
 
@@ -161,7 +162,7 @@ async function readChartReports(deps: DashboardDeps, filter: ListOptions, conten
     bySource.set(record.source, reports);
   }
   for (const reports of bySource.values()) reports.sort((a, b) => compareReportOrder(a, b) || a.deliveryId - b.deliveryId);
-  return new Map([...bySource].sort(([a], [b]) => a.localeCompare(b)));
+  return new Map([...bySource].sort(([a], [b]) => compareNames(a, b)));
 }
 
 /** One chart per source (wide and narrow); one empty chart when the filters select no report. */

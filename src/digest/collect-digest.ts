@@ -15,6 +15,7 @@ import {
   type ReportSnapshot,
 } from '../trend';
 import { applyWaivers, type Waiver } from '../waivers';
+import { compareNames } from '../shared';
 
 /** What gathering a digest reads. */
 export interface DigestSources {
@@ -47,14 +48,14 @@ export async function collectDigest(deps: DigestSources, route: Route, job: Dige
     (a, b) =>
       b.latest.failed.overall - a.latest.failed.overall ||
       (a.latest.ratios.overall ?? 100) - (b.latest.ratios.overall ?? 100) ||
-      a.source.localeCompare(b.source) ||
-      a.series.localeCompare(b.series),
+      compareNames(a.source, b.source) ||
+      compareNames(a.series, b.series),
   );
   const detailed = ranked.slice(0, MAX_DIGEST_SERIES);
   const sources: DigestContent['sources'] = [];
-  for (const source of [...new Set(detailed.map((t) => t.source))].sort((a, b) => a.localeCompare(b))) {
+  for (const source of [...new Set(detailed.map((t) => t.source))].sort((a, b) => compareNames(a, b))) {
     const series = [];
-    for (const tally of detailed.filter((t) => t.source === source).sort((a, b) => a.series.localeCompare(b.series))) {
+    for (const tally of detailed.filter((t) => t.source === source).sort((a, b) => compareNames(a.series, b.series))) {
       // Read again for the few series shown whole: the period's snapshots are never all held at once.
       const reports: ReportSnapshot[] = [];
       for (const record of tally.records) reports.push(await findSnapshot(deps, record));

@@ -1,6 +1,7 @@
 import { readResultRefs } from '../netbox';
 import { SEVERITY_ORDER, type Severity } from '../report';
 import type { FailingResult } from '../trend';
+import { compareNames } from '../shared';
 
 /**
  * One failing test: the devices it fails on (results, to be exact: a dynamic pair counts once) and the first few failing
@@ -55,9 +56,9 @@ export function createFailureSummarizer() {
         // Failing tests, HIGH first, then most failing devices, then name; devices with most failures first, then name.
         tests: [...tests.values()].sort(
           (a, b) =>
-            SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || b.failingDevices - a.failingDevices || a.name.localeCompare(b.name),
+            SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || b.failingDevices - a.failingDevices || compareNames(a.name, b.name),
         ),
-        devices: [...devices.values()].sort((a, b) => b.failures - a.failures || a.name.localeCompare(b.name)),
+        devices: [...devices.values()].sort((a, b) => b.failures - a.failures || compareNames(a.name, b.name)),
       };
     },
   };

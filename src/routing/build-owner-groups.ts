@@ -5,6 +5,7 @@ import type { OwnerGroupPlan } from '../store';
 import type { FailingResult } from '../trend';
 import { isDomainAllowed, parseContactAddress } from './parse-contact-address';
 import type { OwnerSpec } from './routes-schema';
+import { compareNames } from '../shared';
 
 /**
  * Recipients of one owner mail at most: NetBox's contacts of one object, so that its To header stays
@@ -100,7 +101,7 @@ type GroupTally = ReturnType<typeof startGroup>;
 function finishGroup(route: string, spec: OwnerSpec, key: string, g: GroupTally, refused: string[]): OwnerGroupPlan {
   const rank = `${spec.priority ? `${spec.priority} ` : ''}${spec.role}`;
   const unowned = key === UNOWNED_GROUP_KEY;
-  const fixedDevices = [...g.fixed.values()].sort((a, b) => a.localeCompare(b));
+  const fixedDevices = [...g.fixed.values()].sort((a, b) => compareNames(a, b));
   return {
     route,
     // `unowned`, or `o-` and 12 hex of the recipients' hash: the same owners give the same key.
@@ -113,7 +114,7 @@ function finishGroup(route: string, spec: OwnerSpec, key: string, g: GroupTally,
         : `no ${rank} contact of these devices (${spec.on.join(', ')}) has an e-mail address in NetBox: you are this route's fallback`,
     // The failing devices, then the fixed ones (failing in the previous report, nothing now): their fixes are the group's too.
     deviceIds: [...[...g.ids].sort((a, b) => a - b), ...[...g.fixed.keys()].sort((a, b) => a - b)],
-    devices: [...g.names].sort((a, b) => a.localeCompare(b)),
+    devices: [...g.names].sort((a, b) => compareNames(a, b)),
     ...(fixedDevices.length > 0 ? { fixedDevices } : {}),
     counts: null,
     ownedDevices: null,
@@ -176,7 +177,7 @@ function readRecipients(
       to.push(parsed.address);
     }
   }
-  return { to: to.sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())), refused };
+  return { to: to.sort((a, b) => compareNames(a, b)), refused };
 }
 
 /** A NetBox string in a note or a log line: quoted, its control characters escaped, cut short. */

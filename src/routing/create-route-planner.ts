@@ -8,6 +8,7 @@ import { buildOwnerGroups, UNOWNED_GROUP_KEY, type FixedOwnedDevice } from './bu
 import { buildReportFacts, hasDeviceCondition, hasFailures, planRoutes, type RouteDecision, type SourceFacts } from './plan-routes';
 import type { Route } from './routes-schema';
 import type { Logger } from '../shared';
+import { compareNames } from '../shared';
 
 /** What routes decide on: the report as parsed, its trend, and what NetBox said of its failing results and their owners. */
 export interface PlannedReport {
@@ -214,7 +215,7 @@ async function scopeToDevices(route: Route, decision: RouteDecision, composed: P
   const deviceIds = [...ids].sort((a, b) => a - b);
   const results = deviceIds.length > 0 && composed.owners ? await composed.owners.countResults() : null;
   const counts = results?.status === 'ok' ? sumResults(results.perDevice, deviceIds, countPerSeverity(failures)) : null;
-  const devices = [...new Set(failures.map((r) => r.device))].sort((a, b) => a.localeCompare(b));
+  const devices = [...new Set(failures.map((r) => r.device))].sort((a, b) => compareNames(a, b));
   const why = `the route's device condition selects ${devices.length === 1 ? 'this device' : `these ${devices.length} devices`}`;
   return {
     ...decision,

@@ -15,6 +15,7 @@ export { createActivityCounter, type ActivityCounter } from './activity-counter'
 export { coalesceRuns, createRepeatingTask } from './create-repeating-task';
 export { createLogger, createSilentLogger, type Logger } from './logger';
 export { findPackageRoot } from './paths';
+export { compareNames } from './compare-names';
 export { neutralizeText, neutralizeView } from './neutralize-text';
 export { createSecretMask, SECRET_MARK, type SecretMask } from './mask-secrets';
 export {

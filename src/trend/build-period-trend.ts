@@ -1,6 +1,7 @@
 import { mapCountLines, passPercent } from '../report';
 import { buildTrend, pairKey } from './build-trend';
 import { compareReportOrder, type FailingPair, type PairStates, type ReportSnapshot } from './types';
+import { compareNames } from '../shared';
 
 /** One report of the period, as a point of its chart. */
 export type PeriodPoint = ReturnType<typeof buildPeriodPoint>;
@@ -100,6 +101,6 @@ function rankDevices(failing: readonly FailingPair[]) {
     byDevice.set(pair.device, entry);
   }
   return [...byDevice.values()]
-    .sort((a, b) => b.high - a.high || b.failing - a.failing || a.device.localeCompare(b.device))
+    .sort((a, b) => b.high - a.high || b.failing - a.failing || compareNames(a.device, b.device))
     .slice(0, WORST_DEVICES_SHOWN);
 }

@@ -1,5 +1,6 @@
 import { SEVERITY_ORDER } from '../report';
 import type { FailingPair, ReportSnapshot } from './types';
+import { compareNames } from '../shared';
 
 /** A pair that has failed in several reports in a row. */
 export interface FailingStreak extends FailingPair {
@@ -85,5 +86,5 @@ export function buildStreaks(
 
 /** HIGH first, then by test, then by device. */
 export function byPairOrder(a: FailingPair, b: FailingPair): number {
-  return SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || a.test.localeCompare(b.test) || a.device.localeCompare(b.device);
+  return SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || compareNames(a.test, b.test) || compareNames(a.device, b.device);
 }

@@ -3,6 +3,7 @@ import type { FailingPair, PairStates, ReportSnapshot } from './types';
 import { decideVerdict, type Verdict } from './decide-verdict';
 import { addPassed, buildDeltas, type TrendDelta } from './build-deltas';
 import { buildStreaks, byPairOrder, failingKeys, pairKey, type FailingStreak } from './build-streaks';
+import { compareNames } from '../shared';
 
 export { failingKeys, pairKey } from './build-streaks';
 
@@ -196,10 +197,10 @@ function groupPairsByTest(pairs: readonly (FailingPair & { reports?: number; sin
     byTest.set(pair.test, group);
   }
   return [...byTest.entries()]
-    .map(([test, g]) => ({ test, ...g, devices: g.devices.sort((a, b) => a.localeCompare(b)) }))
+    .map(([test, g]) => ({ test, ...g, devices: g.devices.sort((a, b) => compareNames(a, b)) }))
     .sort(
       (a, b) =>
-        SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || b.devices.length - a.devices.length || a.test.localeCompare(b.test),
+        SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || b.devices.length - a.devices.length || compareNames(a.test, b.test),
     );
 }
 
@@ -210,7 +211,7 @@ function listFixedDevices(pairs: readonly FailingPair[]) {
     const known = byName.get(pair.device);
     if (!known || known.id === null) byName.set(pair.device, { name: pair.device, id: pair.ids?.device ?? null });
   }
-  return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+  return [...byName.values()].sort((a, b) => compareNames(a.name, b.name));
 }
 
 type SplitPairs = Record<'passed' | 'absent' | 'unknown', FailingPair[]>;
@@ -264,5 +265,5 @@ export function buildFirstTrend(options: TrendOptions, devicesOnly = false): Omi
 }
 
 function sortByDevice(pairs: FailingPair[]): FailingPair[] {
-  return [...pairs].sort((a, b) => a.device.localeCompare(b.device) || a.test.localeCompare(b.test));
+  return [...pairs].sort((a, b) => compareNames(a.device, b.device) || compareNames(a.test, b.test));
 }

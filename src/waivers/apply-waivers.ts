@@ -1,5 +1,6 @@
 import type { FailingPair } from '../trend';
 import { classifyWaiver, isWaiverInForce, type Waiver } from './waiver';
+import { compareNames } from '../shared';
 
 /** A failing (device, test) pair of a report, as the trend keeps it (names, not NetBox ids). */
 export type WaivablePair = Pick<FailingPair, 'device' | 'test' | 'severity'>;
@@ -80,7 +81,7 @@ function rankWaiver(waiver: Waiver): number {
 function findExpiring(waived: readonly WaiverMatch<WaivablePair>[], now: number): Waiver[] {
   const soon = new Map<string, Waiver>();
   for (const { waiver } of waived) if (classifyWaiver(waiver, now) !== 'active') soon.set(waiver.id, waiver);
-  return [...soon.values()].sort((a, b) => a.endsAt - b.endsAt || a.id.localeCompare(b.id));
+  return [...soon.values()].sort((a, b) => a.endsAt - b.endsAt || compareNames(a.id, b.id));
 }
 
 /** Per all-devices waiver, the devices it hides a HIGH failure on (sorted), when there are several. */

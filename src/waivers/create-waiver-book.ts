@@ -1,4 +1,4 @@
-import { RelayError, type Clock, type Logger } from '../shared';
+import { RelayError, type Clock, type Logger, compareNames } from '../shared';
 import { classifyWaiver, parseNewWaiver, WAIVER_NAME_MAX, type NewWaiver, type Waiver, type WaiverStatus } from './waiver';
 
 /**
@@ -45,7 +45,7 @@ export function createWaiverBook(options: {
       const at = clock.now();
       const stored = await storage.listWaivers({ ...filter, at });
       const merged = [...fileWaivers.filter((w) => matchesFilter(w, { ...filter, at })), ...stored];
-      merged.sort((a, b) => b.createdAt - a.createdAt || b.id.localeCompare(a.id));
+      merged.sort((a, b) => b.createdAt - a.createdAt || compareNames(b.id, a.id));
       return filter.limit === undefined ? merged : merged.slice(0, filter.limit);
     },
     async get(id: string): Promise<Waiver | undefined> {
