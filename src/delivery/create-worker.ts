@@ -101,6 +101,7 @@ export function createWorker(options: WorkerOptions) {
 
 async function runLoop(loop: Loop): Promise<void> {
   const { store, clock, logger, concurrency, leaseMs, pollMs } = loop.options;
+  await releaseOwnHolds(loop);
   while (!loop.stopping) {
     const now = clock.now();
     const free = Math.max(1, concurrency) - loop.claimed.size;
@@ -126,6 +127,23 @@ async function runLoop(loop: Loop): Promise<void> {
     await waitForWork(loop, loop.sources.size > 0 ? pollMs : await computeIdleDelay(loop));
   }
   await Promise.all(loop.sources.values());
+}
+
+/**
+ * A delivery held for an operator by its own failure (a template that failed to render) waits on its backoff, not on
+ * the queue's pause. A relay starting has loaded its templates again, which is how the fix takes effect: such
+ * deliveries are due now, as a restart sends what a paused queue held.
+ */
+async function releaseOwnHolds(loop: Loop): Promise<void> {
+  const { store, clock, logger, failures } = loop.options;
+  const codes = Object.keys(failures).filter((code) => failures[code].configProblem && failures[code].scope === 'message');
+  try {
+    const released = await store.expediteFailedWith({ now: clock.now(), codes });
+    if (released > 0) logger.info({ released, codes }, 'deliveries held by a failure an operator fixes are due now');
+  } catch (error) {
+    // They stay on their backoff; the claim reports the store's trouble too.
+    logger.warn({ err: error }, 'cannot make the deliveries held for an operator due now');
+  }
 }
 
 /** Runs a claim as one batch per source, side by side; the loop is woken as each ends. */

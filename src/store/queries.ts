@@ -137,6 +137,10 @@ const deliveries = {
   expediteRetries: new Statement<{ now: number; until: number }>(
     () => `UPDATE deliveries SET next_attempt_at = :now WHERE state = 'retrying' AND next_attempt_at > :now AND next_attempt_at <= :until`,
   ),
+  expediteFailedWith: new Statement<{ now: number; codes: string[] }>(
+    (d) => `UPDATE deliveries SET next_attempt_at = :now
+       WHERE state = 'retrying' AND next_attempt_at > :now AND last_error_code ${d.inList(':codes')}`,
+  ),
   countByState: new Statement<Record<string, never>, { state: DeliveryState; n: number }>(
     () => 'SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state',
   ),

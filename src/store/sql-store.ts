@@ -144,6 +144,11 @@ export abstract class SqlStore implements WaiverStorage {
     return this.change(queries.deliveries.expediteRetries, options);
   }
 
+  /** Retries whose last failure has one of `codes` become due `now` (a relay starting with its templates loaded again); how many. */
+  expediteFailedWith(options: { now: number; codes: string[] }): Promise<number> {
+    return options.codes.length === 0 ? Promise.resolve(0) : this.change(queries.deliveries.expediteFailedWith, options);
+  }
+
   /** Deliveries per state (each state named), when the oldest not yet sent nor dead arrived, when the next is due (a lease's end too). */
   readQueue(): Promise<{ counts: Record<DeliveryState, number>; oldestPendingAt: number | null; nextDueAt: number | null }> {
     return this.read(readQueue());

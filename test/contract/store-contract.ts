@@ -341,6 +341,19 @@ export function describeStoreContract(engine: string, createBacking: () => Promi
       expect((await store.getDelivery(ids[2]))!.nextAttemptAt).toBe(pauseEnd + 1);
     });
 
+    test('a relay starting makes the retries held by a given failure (a template) due now, and nothing else', async () => {
+      const ids = await Promise.all([1, 2, 3].map(async (n) => (await store.insertDelivery(makeDelivery(n))).id));
+      await store.claimDue({ now: T0 + 10, limit: 3, owner: 'a', leaseMs: 60_000 });
+      await markRetry(store, ids[0], { now: T0 + 20, nextAttemptAt: T0 + 3_600_000, error: 'Missing helper', code: 'TEMPLATE' });
+      await markRetry(store, ids[1], { now: T0 + 20, nextAttemptAt: T0 + 60_000, error: 'greylisted', code: 'SMTP_4XX' });
+      expect(await store.expediteFailedWith({ now: T0 + 100, codes: [] })).toBe(0);
+      expect(await store.expediteFailedWith({ now: T0 + 100, codes: ['TEMPLATE'] })).toBe(1);
+      const due = await store.claimDue({ now: T0 + 100, limit: 10, owner: 'b', leaseMs: 60_000 });
+      // The template's retry is due now; the greylisted one keeps its time; the one still claimed by `a` is not due.
+      expect(due.map((d) => d.id)).toEqual([ids[0]]);
+      expect((await store.getDelivery(ids[1]))!.nextAttemptAt).toBe(T0 + 60_000);
+    });
+
     test('settleBatch records each delivery of the batch as sent, retrying or dead, and ends its lease', async () => {
       const ids = await Promise.all([1, 2, 3].map(async (n) => (await store.insertDelivery(makeDelivery(n))).id));
       await store.claimDue({ now: T0 + 10, limit: 3, owner: 'a', leaseMs: 60_000 });

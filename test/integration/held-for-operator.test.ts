@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
@@ -137,5 +139,49 @@ describe('a refused login holds the queue for the operator', () => {
     await waitUntil(async () => ((await relay!.relay.store.readQueue()).counts.sent === 3 ? true : undefined), 10_000, 'all three sent');
     expect(reportIds(server!.peer)).toEqual([501, 502, 503]);
     expect(relay!.relay.worker.breaker).toMatchObject({ state: 'closed', held: false });
+  }, 60_000);
+});
+
+/**
+ * A template that fails on one report holds that delivery alone, on its backoff (here the longest the first retry
+ * can draw: a minute). The operator fixes the template and restarts the relay, which loads templates at start: the
+ * report is mailed at once, not when its backoff ends.
+ */
+describe('a template that fails to render holds its delivery until the fix', () => {
+  let peer: SmtpPeer | undefined;
+  let relay: TestRelay | undefined;
+  afterEach(async () => {
+    await relay?.stop();
+    await peer?.close();
+    relay = peer = undefined;
+  });
+
+  it('a restart with the fixed template mails the held report at once', async () => {
+    const dir = makeTempDir('relay-held-template-');
+    const write = (html: string) => {
+      fs.mkdirSync(path.join(dir, 'templates', 'report'), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'templates', 'report', 'subject.hbs'), '{{defaultSubject}}');
+      fs.writeFileSync(path.join(dir, 'templates', 'report', 'text.hbs'), '{{defaultSubject}}');
+      fs.writeFileSync(path.join(dir, 'templates', 'report', 'html.hbs'), html);
+    };
+    // Renders the sample the start checks with; calls a helper that does not exist for report 4242 only.
+    write('<p>{{defaultSubject}}</p>{{#if (eq report.id 4242)}}{{missingHelper report.id}}{{/if}}');
+    peer = await startSmtpPeer();
+    const env = { SMTP_URL: peer.url, MAIL_TO: 'netops@example.com', WEBHOOK_SECRET: SECRET, TEMPLATES_DIR: path.join(dir, 'templates') };
+    const dataDir = path.join(dir, 'data');
+    relay = await startTestRelay(env, { dataDir, random: () => 0.999 });
+    const body = buildBody({ data: buildReportData({ id: 4242 }) });
+    expect((await postWebhook(relay.webhookUrl, body, { 'X-Hook-Signature': netboxSignature(body, SECRET) })).status).toBe(202);
+    const held = await waitUntil(() => relay!.workerOutcomes.find((o) => o.failure?.code === 'TEMPLATE'), 10_000, 'a template failure');
+    expect(held.settled?.state).toBe('retrying');
+    const [record] = await relay.relay.store.listDeliveries({ limit: 1 });
+    expect(record.nextAttemptAt! - Date.now()).toBeGreaterThan(30_000);
+
+    write('<p>{{defaultSubject}}</p>');
+    await relay.stop();
+    relay = await startTestRelay(env, { dataDir });
+    await peer.waitFor(1, 10_000);
+    expect(reportIds(peer)).toEqual([4242]);
+    await waitUntil(async () => ((await relay!.relay.store.readQueue()).counts.sent === 1 ? true : undefined), 10_000, 'sent');
   }, 60_000);
 });
