@@ -41,9 +41,9 @@ function describeAllowed(property: z.core.JSONSchema.BaseSchema, boolean: boolea
 /**
  * The configuration in the words the user wrote it in, as NAME=value lines a user can compare with their .env: each
  * variable the schema knows, as set, as defaulted (the advanced ones apart), or unset. `config` supplies the defaults
- * that are derived (HOST depends on WEBHOOK_SECRET; MAIL_TO has one when mails go to files). Secrets never appear: a set secret (or its `_FILE`) reads [REDACTED]
- * or its file name. Defaulted variables that mean nothing here (GRAPH_* with SMTP, CATCH_UP_EVERY without NetBox) are
- * left out.
+ * that are derived (HOST depends on WEBHOOK_SECRET; MAIL_TO has one when mails go to files). Secrets never appear: a
+ * set secret (or its `_FILE`) reads [REDACTED] or its file name. Defaulted variables that mean nothing here (GRAPH_*
+ * with SMTP, CATCH_UP_EVERY without NetBox) are left out.
  */
 export function formatSettings(
   env: Record<string, string | undefined>,
