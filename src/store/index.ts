@@ -1,12 +1,14 @@
+import { PgStore } from './pg-store';
+import { SqliteStore, type SqliteStoreOptions } from './sqlite-store';
+import type { Store } from './sql-store';
+
 export * from './types';
 export { SqliteStore, SQLITE_FILE_NAME, loadSqliteDriver } from './sqlite-store';
 export { PgStore, PG_POOL_SIZE } from './pg-store';
 export { type Store } from './sql-store';
-export { PG_MIGRATIONS } from './migrations/pg';
-export { openStore } from './open-store';
+export { PG_MIGRATIONS } from './migrations';
 export { lockDataDir, DataDirLockedError, type DataDirLock } from './lock-data-dir';
 export { createRetention } from './create-retention';
-export { buildNewDelivery } from './build-new-delivery';
 export {
   buildJobDelivery,
   parseJobDelivery,
@@ -15,3 +17,17 @@ export {
   type MissedReportsNotice,
   type WatchdogAlert,
 } from './internal-job';
+
+/**
+ * PostgreSQL when DATABASE_URL is set, else SQLite. SQLite migrates now; PostgreSQL on `migrate()` or its
+ * first statement, so that building the relay does no network I/O.
+ */
+export function openStore(
+  settings: Omit<SqliteStoreOptions, 'fsync'> & { databaseUrl?: string },
+  hooks: { onIdleError?: (error: Error) => void } = {},
+): Store {
+  if (settings.databaseUrl) {
+    return new PgStore({ connectionString: settings.databaseUrl, onIdleError: hooks.onIdleError });
+  }
+  return SqliteStore.open(settings);
+}

@@ -1,6 +1,5 @@
 import type pg from 'pg';
-import { PG_MIGRATIONS } from './migrations/pg';
-import { reportMigrations, type MigrationReport } from './migrations/common';
+import { PG_MIGRATIONS, reportMigrations, type MigrationReport } from './migrations';
 import { POSTGRES_DIALECT } from './dialect';
 import { TurnBatch, type Pending } from './turn-batch';
 import { hasArrival } from './report-rows';

@@ -1,9 +1,7 @@
-import { DELIVERY_RECORD_COLUMNS, INSERT_COLUMNS, SETTLE_STATE_VALUES, type DeliveryRow } from './delivery-rows';
 import { ARRIVAL_COLUMNS, REPORT_COLUMNS, REPORT_POINT_COLUMNS, type ReportPointRow, type ReportRow } from './report-rows';
-import { COUNT_FIELDS } from '../report';
+import { COUNT_FIELDS, readCounts, writeCounts, type CountField } from '../report';
+import { DEFAULT_SOURCE_NAME, type ReportFields } from '../webhook';
 import type { ReportCursor } from '../trend';
-import { ROUTE_MAIL_FIELDS, ROUTE_MAIL_WRITTEN, ROUTE_OUTCOME_VALUES, type RouteMailRow } from './route-mail-rows';
-import { SENT_MESSAGE_FIELDS, SENT_MESSAGE_WRITTEN, type SentMessageRow } from './sent-message-rows';
 import type { Dialect } from './dialect';
 import {
   buildValuesRows,
@@ -12,10 +10,28 @@ import {
   escapeLike,
   selectAs,
   Statement,
+  toFieldName,
   toValuesCells,
   type ValuesCell,
 } from './statement';
-import { REPORT_FAILING_SETS_KEPT, type DeliveryState, type DigestPeriod, type ListOptions, type WatchdogState } from './types';
+import { WAIVER_EXPIRING_DAYS, DAY_MS, type NewWaiver, type Waiver, type WaiverFilter } from '../waivers';
+import {
+  REPORT_FAILING_SETS_KEPT,
+  type CatchUpState,
+  type DeliveryRecord,
+  type DeliveryState,
+  type DeliveryStateChange,
+  type DigestPeriod,
+  type ListOptions,
+  type NewDelivery,
+  type NewRouteMail,
+  type OwnerGroupPlan,
+  type RouteMailOutcome,
+  type RouteMailRecord,
+  type SentMessage,
+  type SentMessageCopy,
+  type WatchdogState,
+} from './types';
 
 /* Every statement of both engines, written once: `:name` parameters, engine spellings from the Dialect. */
 
@@ -27,6 +43,90 @@ type Prune = { state: 'sent' | 'dead'; before: number };
 type TimeRow = { t: number | null };
 /** A delivery's id under its key: the row an insert returns, or the lookup of a key already stored. */
 type InsertedRow = { id: number; dedup_key: string };
+
+/** A `deliveries` row as both engines read it: the record's fields, and its report's columns (migration 6). */
+export type DeliveryRow = Omit<DeliveryRecord, 'report' | 'counts' | 'triggeredBy'> &
+  Record<'device_count' | 'test_count' | CountField, number | null> & {
+    /** All NULL in a row stored before migration 6 or not a report. */
+    display: string | null;
+    url: string | null;
+    results_url: string | null;
+    /** JSON text of `custom_fields` (the string `null` when NetBox sent null, NULL when it sent nothing). */
+    custom_fields: string | null;
+    triggered_by: string | null;
+  };
+
+/** The report's columns: its fields that are not the delivery's own, and its counts under the report's own keys. */
+const DELIVERY_REPORT_COLUMNS = `display, url, results_url, device_count, test_count, ${COUNT_FIELDS.join(', ')}, custom_fields, triggered_by`;
+
+/** The columns a new delivery's INSERT binds, in order; its parameters are named after them. */
+export const INSERT_COLUMNS =
+  `kind, dedup_key, report_id, report_created, completed_at, source, body, received_at, ${DELIVERY_REPORT_COLUMNS},
+  netbox_source, received_via`.split(/,\s*/);
+
+/** The fields of a delivery record that are columns of their own; the `source` column is the sender. */
+const RECORD_COLUMNS = `id, kind, received_via, dedup_key, report_id, report_created, completed_at, state, attempts, received_at,
+  next_attempt_at, last_error, last_error_code, message_id, sent_at, updated_at`;
+const RECORD_FIELDS = [...RECORD_COLUMNS.split(/,\s*/).map(toFieldName), 'sender', 'source'] as (keyof DeliveryRow)[];
+
+/** Every column of a delivery record, without its body (listings never load bodies). */
+export const DELIVERY_RECORD_COLUMNS = `${selectAs(RECORD_COLUMNS)}, source AS sender, netbox_source AS source, ${DELIVERY_REPORT_COLUMNS}`;
+
+/** A new delivery as the parameters of its INSERT: the report's fields flattened into their columns. */
+export function toDeliveryParams(delivery: NewDelivery): Record<string, unknown> {
+  const r = delivery.report;
+  return {
+    kind: delivery.kind ?? 'report',
+    dedup_key: delivery.dedupKey,
+    report_id: r?.id ?? delivery.reportId ?? 0,
+    report_created: r?.created ?? delivery.reportCreated,
+    completed_at: delivery.completedAt,
+    source: delivery.sender,
+    body: delivery.body,
+    received_at: delivery.receivedAt,
+    display: r?.display ?? null,
+    url: r?.url ?? null,
+    results_url: r?.results_url ?? null,
+    device_count: r?.device_count ?? null,
+    test_count: r?.test_count ?? null,
+    ...(delivery.counts ? writeCounts(delivery.counts) : Object.fromEntries(COUNT_FIELDS.map((column) => [column, null]))),
+    // Absent and null are told apart (NULL and 'null'), so the report reads back as it was parsed.
+    custom_fields: r?.custom_fields === undefined ? null : JSON.stringify(r.custom_fields),
+    triggered_by: delivery.triggeredBy ?? null,
+    netbox_source: delivery.source ?? DEFAULT_SOURCE_NAME,
+    received_via: delivery.receivedVia ?? 'webhook',
+  };
+}
+
+/**
+ * The report of a row, trusted as the webhook validated it (no schema check, no body parse). `url` is
+ * never NULL in a report's row, so it tells a row that has none.
+ */
+function decodeRowReport(row: DeliveryRow): ReportFields | null {
+  if (row.url === null || row.results_url === null) return null;
+  const report: Record<string, unknown> = { id: row.reportId, url: row.url, results_url: row.results_url, created: row.reportCreated };
+  if (row.display !== null) report.display = row.display;
+  report.device_count = row.device_count ?? 0;
+  report.test_count = row.test_count ?? 0;
+  if (row.custom_fields !== null) report.custom_fields = JSON.parse(row.custom_fields) as ReportFields['custom_fields'];
+  return report as ReportFields;
+}
+
+export function decodeDeliveryRow(row: DeliveryRow): DeliveryRecord {
+  const fields = Object.fromEntries(RECORD_FIELDS.map((field) => [field, row[field]]));
+  const report = decodeRowReport(row);
+  const record: DeliveryRecord = { ...(fields as Omit<DeliveryRecord, 'report' | 'counts'>), report, counts: report && readCounts(row) };
+  if (row.triggered_by !== null) record.triggeredBy = row.triggered_by;
+  return record;
+}
+
+/** A delivery's state change as its row in the settle: what its state leaves unset is NULL. */
+export function toSettleStateRow(id: number, change: DeliveryStateChange) {
+  return { id, nextAttemptAt: null, error: null, code: null, messageId: null, ...change };
+}
+
+/** The cells of a settle row, typed (they are read as a table, not inserted). */
+export const SETTLE_STATE_VALUES = toValuesCells('id BIGINT, state TEXT, next_attempt_at BIGINT, error TEXT, code TEXT, message_id TEXT');
 
 const LIST_CONDITIONS = {
   state: 'state = :state',
@@ -219,6 +319,40 @@ const reports = {
   ),
 };
 
+/** A `sent_messages` row as both engines read it; the parts are set only on rows kept before the raw copy alone was kept. */
+export type SentMessageRow = Omit<SentMessageCopy, 'envelopeTo'> & { envelopeTo: string; textPart: string | null; htmlPart: string | null };
+
+export const SENT_MESSAGE_WRITTEN = 'route, message_id, raw, envelope_from, envelope_to, subject, response, sent_at';
+export const SENT_MESSAGE_FIELDS = selectAs(`${SENT_MESSAGE_WRITTEN}, text_part, html_part`);
+
+/** A kept copy as its row: its recipients as JSON text. */
+export function toSentMessageParams(deliveryId: number, m: SentMessageCopy) {
+  return { ...m, deliveryId, envelopeTo: JSON.stringify(m.envelopeTo) };
+}
+
+/** The kept mail with its parts: those stored beside an older copy, else read from the raw copy. */
+export async function fromSentMessageRow(row: SentMessageRow): Promise<SentMessage> {
+  const { textPart, htmlPart, envelopeTo, ...copy } = row;
+  const parts = textPart !== null || htmlPart !== null ? { text: textPart, html: htmlPart } : await readMailParts(row.raw);
+  return { ...copy, envelopeTo: JSON.parse(envelopeTo) as string[], ...parts };
+}
+
+/**
+ * The decoded text and HTML parts of MIME bytes, as they were before encoding: an inline image (`cid:`) as a `data:`
+ * URI, as a mail client shows it, and no part made up from the other. The parser is loaded on the first kept mail shown,
+ * so a relay that never shows one does not carry it.
+ */
+async function readMailParts(raw: Buffer): Promise<{ text: string | null; html: string | null }> {
+  const { simpleParser } = await import('mailparser');
+  const parsed = await simpleParser(raw, {
+    skipHtmlToText: true,
+    skipTextToHtml: true,
+    skipImageLinks: true,
+    skipTextLinks: true,
+  });
+  return { text: parsed.text ?? null, html: typeof parsed.html === 'string' ? parsed.html : null };
+}
+
 const sentMessages = {
   save: defineRowsStatement(
     (count) => `INSERT INTO sent_messages (delivery_id, ${SENT_MESSAGE_WRITTEN})
@@ -269,6 +403,42 @@ const digests = {
   ),
 };
 
+/** A `route_mails` row as both engines read it; only `reminder` differs (SQLite 0/1, PostgreSQL boolean). */
+export type RouteMailRow = Omit<RouteMailRecord, 'reminder' | 'ownerGroup'> & { reminder: boolean | number; ownerGroup: string | null };
+
+export const ROUTE_MAIL_FIELDS = selectAs(
+  'delivery_id, route, position, outcome, reason, reminder, state, message_id, response, last_error, last_error_code, sent_at, decided_at, updated_at, owner_group',
+);
+
+/** The columns a decision's INSERT binds, each from the parameter of its field's name. */
+export const ROUTE_MAIL_WRITTEN = 'delivery_id, route, position, outcome, reason, reminder, state, owner_group';
+
+/** A decision as its row: a `send` starts `pending`, the other outcomes are final. */
+export function toRouteMailParams(deliveryId: number, decision: NewRouteMail) {
+  const { outcome, ownerGroup } = decision;
+  return {
+    ...decision,
+    deliveryId,
+    state: outcome === 'send' ? 'pending' : outcome,
+    ownerGroup: ownerGroup ? JSON.stringify(ownerGroup) : null,
+  };
+}
+
+/** The cells of a route mail's settle row, typed (they are read as a table, not inserted). */
+export const ROUTE_OUTCOME_VALUES = toValuesCells(
+  'delivery_id BIGINT, route TEXT, state TEXT, message_id TEXT, response TEXT, error TEXT, code TEXT',
+);
+
+/** What a route mail came to, as its settle row: a sent mail has no error, a failed one no Message-ID. */
+export function toRouteOutcomeRow(deliveryId: number, outcome: RouteMailOutcome) {
+  return { deliveryId, messageId: null, response: null, error: null, code: null, ...outcome };
+}
+
+export function decodeRouteMailRow(row: RouteMailRow): RouteMailRecord {
+  const ownerGroup = row.ownerGroup ? (JSON.parse(row.ownerGroup) as OwnerGroupPlan) : null;
+  return { ...row, reminder: row.reminder === true || row.reminder === 1, ownerGroup };
+}
+
 const routeMails = {
   planned: new Statement<{ deliveryIds: number[] }, { delivery_id: number }>(
     (d) => `SELECT DISTINCT delivery_id FROM route_mails WHERE delivery_id ${d.inList(':deliveryIds')}`,
@@ -305,4 +475,93 @@ const health = {
   probe: new Statement<Time>(() => 'INSERT INTO health_probe (id, at) VALUES (1, :now) ON CONFLICT (id) DO UPDATE SET at = excluded.at'),
 };
 
-export const queries = { deliveries, reports, sentMessages, watchdog, digests, routeMails, health };
+type CatchUpRow = { createdMs: number | null; reportId: number | null; succeededAt: number | null };
+const CATCH_UP_COLUMNS = 'seen_created_ms AS "createdMs", seen_report_id AS "reportId", succeeded_at AS "succeededAt"';
+
+const catchUp = {
+  /**
+   * One statement: the row is created with the lease, or the lease moves to `owner` only when it expired
+   * (or is already its own). A replica that loses gets no row back; on PostgreSQL a concurrent upsert of
+   * the same source waits for the winner's commit, then finds the lease taken.
+   */
+  takeLease: new Statement<{ source: string; owner: string; now: number; until: number }, CatchUpRow>(
+    () => `INSERT INTO catch_up_sources (source, lease_owner, lease_until) VALUES (:source, :owner, :until)
+       ON CONFLICT (source) DO UPDATE SET lease_owner = excluded.lease_owner, lease_until = excluded.lease_until
+       WHERE catch_up_sources.lease_until <= :now OR catch_up_sources.lease_owner = :owner
+       RETURNING ${CATCH_UP_COLUMNS}`,
+  ),
+  succeed: new Statement<{ source: string; owner: string; now: number; createdMs: number; reportId: number }>(
+    () => `UPDATE catch_up_sources SET seen_created_ms = :createdMs, seen_report_id = :reportId, succeeded_at = :now,
+         lease_owner = NULL, lease_until = 0 WHERE source = :source AND lease_owner = :owner`,
+  ),
+  release: new Statement<{ source: string; owner: string }>(
+    () => 'UPDATE catch_up_sources SET lease_owner = NULL, lease_until = 0 WHERE source = :source AND lease_owner = :owner',
+  ),
+  get: new Statement<{ source: string }, CatchUpRow>(() => `SELECT ${CATCH_UP_COLUMNS} FROM catch_up_sources WHERE source = :source`),
+  /** Report ids grow with creation in one NetBox: the highest stored is the newest the relay received. */
+  newestStoredReport: new Statement<{ source: string }, { reportId: number; created: string }>(
+    () => `SELECT report_id AS "reportId", report_created AS created FROM deliveries WHERE netbox_source = :source AND kind = 'report'
+       ORDER BY report_id DESC LIMIT 1`,
+  ),
+  storedReportIds: new Statement<{ source: string; afterId: number; uptoId: number }, { report_id: number }>(
+    () => `SELECT report_id FROM deliveries WHERE netbox_source = :source AND kind = 'report' AND report_id > :afterId
+       AND report_id <= :uptoId`,
+  ),
+  knownKeys: new Statement<{ keys: string[] }, { dedup_key: string }>(
+    (d) => `SELECT dedup_key FROM deliveries WHERE dedup_key ${d.inList(':keys')}
+       UNION SELECT dedup_key FROM reports WHERE dedup_key ${d.inList(':keys')}`,
+  ),
+};
+
+export function decodeCatchUpRow({ createdMs, reportId, succeededAt }: CatchUpRow): CatchUpState {
+  return { seen: createdMs === null ? null : { createdMs, reportId: reportId ?? 0 }, succeededAt };
+}
+
+/** A stored waiver as its record: the id as text (a file's waivers have ids of their own), `until_day` as `until`. */
+const WAIVER_FIELDS = `CAST(id AS TEXT) AS id, 'store' AS origin, until_day AS until, ${selectAs('source, test, device, ends_at, reason, author, created_at, expired_at, expired_by')}`;
+
+/** The condition each filter adds, named by the parameter it binds (see matchesFilter for the same rules in memory). */
+const WAIVER_CONDITIONS = {
+  source: 'source = :source',
+  test: 'test = :test',
+  device: 'device = :device',
+  endedSince: 'ends_at > :endedSince',
+  active: 'ends_at > :at',
+  expiring: 'ends_at > :at AND ends_at <= :soon',
+  expired: 'ends_at <= :at',
+} as const;
+
+type WaiverCondition = keyof typeof WAIVER_CONDITIONS;
+type WaiverListParams = WaiverFilter & { limit: number; soon: number };
+
+const listWaivers = defineFilteredStatement<WaiverCondition, WaiverListParams, Waiver>(
+  WAIVER_CONDITIONS,
+  (where) => `SELECT ${WAIVER_FIELDS} FROM waivers ${where} ORDER BY id DESC LIMIT :limit`,
+);
+
+/** The listing statement for a filter and its parameters: newest first. */
+export function selectListWaivers(filter: WaiverFilter): { statement: Statement<WaiverListParams, Waiver>; params: WaiverListParams } {
+  const present = (['source', 'test', 'device', 'endedSince'] as const).filter((name) => filter[name] !== undefined) as WaiverCondition[];
+  if (filter.status) present.push(filter.status);
+  const params = { ...filter, limit: filter.limit ?? 500, soon: filter.at + WAIVER_EXPIRING_DAYS * DAY_MS };
+  return { statement: listWaivers(present), params };
+}
+
+/** Nothing here deletes a waiver. */
+const waivers = {
+  insert: new Statement<NewWaiver, Waiver>(
+    () => `INSERT INTO waivers (source, test, device, until_day, ends_at, reason, author, created_at)
+       VALUES (:source, :test, :device, :until, :endsAt, :reason, :author, :createdAt) RETURNING ${WAIVER_FIELDS}`,
+  ),
+  get: new Statement<{ id: number }, Waiver>(() => `SELECT ${WAIVER_FIELDS} FROM waivers WHERE id = :id`),
+  /** Only a waiver still in force ends: one already over keeps its end and who ended it. */
+  expire: new Statement<{ id: number; now: number; by: string }, Waiver>(
+    () => `UPDATE waivers SET ends_at = :now, expired_at = :now, expired_by = :by WHERE id = :id AND ends_at > :now
+       RETURNING ${WAIVER_FIELDS}`,
+  ),
+  countInForce: new Statement<{ at: number }, { n: number }>(
+    () => 'SELECT COUNT(*) AS n FROM waivers WHERE created_at <= :at AND ends_at > :at',
+  ),
+};
+
+export const queries = { deliveries, reports, sentMessages, watchdog, digests, routeMails, health, catchUp, waivers };

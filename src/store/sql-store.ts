@@ -1,17 +1,20 @@
 import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import type { NewWaiver, Waiver, WaiverFilter, WaiverStorage } from '../waivers';
-import { queries, selectListDeliveries } from './queries';
+import {
+  decodeCatchUpRow,
+  decodeDeliveryRow,
+  decodeRouteMailRow,
+  fromSentMessageRow,
+  queries,
+  selectListDeliveries,
+  selectListWaivers,
+} from './queries';
 import { escapeLike, type Statement } from './statement';
 import { execute, insertDelivery, selectAll, selectOne, settleBatch, type Work } from './store-work';
-import { decodeDeliveryRow } from './delivery-rows';
 import { decodeReportPointRow, decodeReportRow, hasArrival } from './report-rows';
-import { decodeRouteMailRow } from './route-mail-rows';
-import { fromSentMessageRow } from './sent-message-rows';
-import { selectListWaivers, waiverQueries } from './waiver-rows';
-import { catchUpQueries, decodeCatchUpRow } from './catch-up-rows';
 import { DELIVERY_STATES, parseStoredId } from './types';
-import type { MigrationReport } from './migrations/common';
+import type { MigrationReport } from './migrations';
 import type {
   CatchUpState,
   DeliveryRecord,
@@ -261,12 +264,12 @@ export abstract class SqlStore implements WaiverStorage {
   }
 
   async addWaiver(waiver: NewWaiver): Promise<Waiver> {
-    return (await this.write(selectOne(waiverQueries.insert, waiver), { atomic: false }))!;
+    return (await this.write(selectOne(queries.waivers.insert, waiver), { atomic: false }))!;
   }
 
   async getWaiver(id: string): Promise<Waiver | undefined> {
     const n = parseStoredId(id);
-    return n === undefined ? undefined : this.row(waiverQueries.get, { id: n });
+    return n === undefined ? undefined : this.row(queries.waivers.get, { id: n });
   }
 
   async listWaivers(filter: WaiverFilter): Promise<Waiver[]> {
@@ -277,47 +280,47 @@ export abstract class SqlStore implements WaiverStorage {
   async expireWaiver(id: string, change: { now: number; by: string }): Promise<Waiver | undefined> {
     const n = parseStoredId(id);
     if (n === undefined) return undefined;
-    return this.write(selectOne(waiverQueries.expire, { ...change, id: n }), { atomic: false });
+    return this.write(selectOne(queries.waivers.expire, { ...change, id: n }), { atomic: false });
   }
 
   async countWaiversInForce(at: number): Promise<number> {
-    return (await this.row(waiverQueries.countInForce, { at }))!.n;
+    return (await this.row(queries.waivers.countInForce, { at }))!.n;
   }
 
   /** Takes a source's catch-up lease unless another owner holds it unexpired (then undefined). */
   async takeCatchUpLease(input: { source: string; owner: string; now: number; leaseMs: number }): Promise<CatchUpState | undefined> {
     const { leaseMs, ...lease } = input;
-    const row = await this.write(selectOne(catchUpQueries.takeLease, { ...lease, until: input.now + leaseMs }), { atomic: false });
+    const row = await this.write(selectOne(queries.catchUp.takeLease, { ...lease, until: input.now + leaseMs }), { atomic: false });
     return row && decodeCatchUpRow(row);
   }
 
   /** Releases `owner`'s lease; with `seen`, records the success and the newest report seen. */
   async finishCatchUp(input: { source: string; owner: string; now: number; seen?: ReportCursor }): Promise<void> {
     const { source, owner, now, seen } = input;
-    if (seen) await this.change(catchUpQueries.succeed, { source, owner, now, ...seen });
-    else await this.change(catchUpQueries.release, { source, owner });
+    if (seen) await this.change(queries.catchUp.succeed, { source, owner, now, ...seen });
+    else await this.change(queries.catchUp.release, { source, owner });
   }
 
   async getCatchUpState(source: string): Promise<CatchUpState | undefined> {
-    const row = await this.row(catchUpQueries.get, { source });
+    const row = await this.row(queries.catchUp.get, { source });
     return row && decodeCatchUpRow(row);
   }
 
   /** The source's stored report with the highest NetBox id. */
   async newestStoredReport(source: string): Promise<{ reportId: number; created: string } | undefined> {
-    return this.row(catchUpQueries.newestStoredReport, { source });
+    return this.row(queries.catchUp.newestStoredReport, { source });
   }
 
   /** A source's stored report ids with `afterId < id <= uptoId`, in no particular order. */
   async listStoredReportIds(source: string, afterId: number, uptoId: number): Promise<number[]> {
-    const rows = await this.rows(catchUpQueries.storedReportIds, { source, afterId, uptoId });
+    const rows = await this.rows(queries.catchUp.storedReportIds, { source, afterId, uptoId });
     return rows.map((r) => r.report_id);
   }
 
   /** The keys of a delivery or of a report in the history (which retention never prunes: a report received long ago stays known). */
   async findKnownKeys(keys: readonly string[]): Promise<string[]> {
     if (keys.length === 0) return [];
-    return (await this.rows(catchUpQueries.knownKeys, { keys: [...keys] })).map((r) => r.dedup_key);
+    return (await this.rows(queries.catchUp.knownKeys, { keys: [...keys] })).map((r) => r.dedup_key);
   }
 
   /** Proves the store can commit (readiness). */

@@ -1,22 +1,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { SQLITE_MIGRATIONS } from './migrations/sqlite';
-import { reportMigrations, type Migration, type MigrationReport } from './migrations/common';
+import { reportMigrations, SQLITE_MIGRATIONS, type Migration, type MigrationReport } from './migrations';
 import { SQLITE_DIALECT } from './dialect';
 import { TurnBatch, type Pending } from './turn-batch';
 import { SqlStore } from './sql-store';
 import type { Work } from './store-work';
 import { StorageUnavailableError, storeClosedError } from './types';
 
-/** The better-sqlite3 driver, loaded by the first store opened: `--help` and `check-config` never load it. */
+/** The better-sqlite3 driver, loaded on first use: `--help` and `check-config` never load it. */
 export function loadSqliteDriver(): typeof Database {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only when a SQLite file is opened
   return require('better-sqlite3') as typeof Database;
 }
 
 export interface SqliteStoreOptions {
-  /** Directory holding `relay.sqlite`; created when missing. */
+  /** Created when missing. */
   dataDir: string;
   /**
    * FULL (default): each commit is fsynced (off the event loop) before its promise resolves, so an
@@ -30,12 +29,12 @@ export interface SqliteStoreOptions {
 
 export const SQLITE_FILE_NAME = 'relay.sqlite';
 
-/** A write of the group commit; `single`: one SQL statement, which SQLite rolls back by itself, so it needs no savepoint. */
+/** `single`: one SQL statement, which SQLite rolls back by itself, so it needs no savepoint. */
 type PendingWrite = Pending<{ work: Work<unknown>; single: boolean }, unknown>;
 
 /**
- * The default store: one SQLite file in WAL mode, owned by one relay process, under the logic of
- * {@link SqlStore}. The writes asked for in the same event-loop turn are group-committed in one transaction.
+ * One SQLite file in WAL mode, owned by one relay process. The writes asked for in the same event-loop turn
+ * are group-committed in one transaction.
  *
  * Durability (synchronous=FULL) without blocking the event loop: SQLite's own FULL would fsync the WAL
  * inside COMMIT, on the event loop (better-sqlite3 is synchronous), stalling every request for a disk
@@ -47,9 +46,8 @@ type PendingWrite = Pending<{ work: Work<unknown>; single: boolean }, unknown>;
 export class SqliteStore extends SqlStore {
   readonly singleOwner = true;
   private db!: Database.Database;
-  /** Prepared statements of the connection (preparing costs more than running these one-row statements). */
+  /** Preparing costs more than running these one-row statements. */
   private statements = new Map<string, Database.Statement>();
-  /** Runs one write in a savepoint (a transaction nested in the batch's). */
   private inSavepoint!: (work: Work<unknown>) => unknown;
   private readonly file: string;
   private readonly options: Required<SqliteStoreOptions>;
@@ -58,12 +56,10 @@ export class SqliteStore extends SqlStore {
   /** Set after an I/O-level failure: the next call reopens the file before using it. */
   private needsReopen = false;
   private readonly migrationsApplied: Migration[] = [];
-  /** synchronous=FULL: the store fsyncs the WAL itself. */
   private readonly syncsWal: boolean;
   /** Opened on the first sync of a connection (SQLite creates the WAL on the first write). */
   private walFd: number | undefined;
   private syncsInFlight = 0;
-  /** Called once no fsync is in flight (close waits for that). */
   private onSyncsEnded: (() => void)[] = [];
   /** Writes of earlier turns held while an fsync runs (see commitBatch). */
   private heldWrites: PendingWrite[] = [];
@@ -95,11 +91,17 @@ export class SqliteStore extends SqlStore {
     const db = new (loadSqliteDriver())(this.file);
     try {
       db.pragma('journal_mode = WAL');
-      // FULL is kept by fsyncing the WAL off the event loop (see the class comment).
       db.pragma(`synchronous = ${this.syncsWal ? 'NORMAL' : this.options.sqliteSynchronous}`);
       // How long a writer waits on another connection's lock before giving up (503).
       db.pragma('busy_timeout = 200');
-      this.migrationsApplied.push(...migrate(db));
+      const current = db.pragma('user_version', { simple: true }) as number;
+      for (const migration of SQLITE_MIGRATIONS.filter((m) => m.version > current)) {
+        db.transaction(() => {
+          db.exec(migration.sql);
+          db.pragma(`user_version = ${migration.version}`);
+        })();
+        this.migrationsApplied.push(migration);
+      }
     } catch (error) {
       // A half-opened handle would keep the file (and its volume) busy after every failed attempt.
       db.close();
@@ -110,7 +112,7 @@ export class SqliteStore extends SqlStore {
     this.inSavepoint = db.transaction((work: Work<unknown>) => this.runWork(work));
   }
 
-  /** Runs `fn` on the connection; a failed connection is reopened on the next call, once the disk is usable again. */
+  /** A failed connection is reopened on the next call, once the disk is usable again. */
   private run<T>(fn: () => T): T {
     if (this.closed) throw storeClosedError();
     try {
@@ -207,10 +209,7 @@ export class SqliteStore extends SqlStore {
     });
   }
 
-  /**
-   * Calls `done` once what has been committed so far is on stable storage: after an fsync of the WAL that
-   * starts now, on the thread pool. When one ends, the writes held meanwhile commit and start their own.
-   */
+  /** Calls `done` after an fsync of the WAL that starts now. When one ends, the writes held meanwhile commit. */
   private syncWal(done: (error?: Error) => void): void {
     if (!this.syncsWal) {
       done();
@@ -239,8 +238,7 @@ export class SqliteStore extends SqlStore {
   }
 
   /**
-   * The WAL file's descriptor. The WAL keeps its inode while this connection is open (SQLite
-   * deletes it only when the last connection closes), so one descriptor serves until a reopen. The
+   * The WAL keeps its inode while this connection is open, so one descriptor serves until a reopen. The
    * directory is synced once too, as SQLite does for a journal it created.
    */
   private openWal(): number {
@@ -278,18 +276,6 @@ export class SqliteStore extends SqlStore {
     this.db.close();
     this.closeWal();
   }
-}
-
-function migrate(db: Database.Database): Migration[] {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  const pending = SQLITE_MIGRATIONS.filter((m) => m.version > current);
-  for (const migration of pending) {
-    db.transaction(() => {
-      db.exec(migration.sql);
-      db.pragma(`user_version = ${migration.version}`);
-    })();
-  }
-  return pending;
 }
 
 /** SQLite result codes that mean "cannot commit now": the caller answers 503 and may retry. */

@@ -1,9 +1,6 @@
-import { queries } from './queries';
-import { toDeliveryParams, toSettleStateRow } from './delivery-rows';
+import { queries, toDeliveryParams, toSettleStateRow, toRouteMailParams, toRouteOutcomeRow, toSentMessageParams } from './queries';
 import { buildReportSnapshot } from '../trend';
 import { hasArrival, toReportRow } from './report-rows';
-import { toRouteMailParams, toRouteOutcomeRow } from './route-mail-rows';
-import { toSentMessageParams } from './sent-message-rows';
 import { toRowsParams, type Statement } from './statement';
 import { StorageUnavailableError, type InsertResult, type NewDelivery, type SettledBatch } from './types';
 

@@ -1,15 +1,14 @@
 import type { ReportCounts, SeverityCounts } from '../report';
-import type { ReportCursor, ReportSnapshot } from '../trend';
+import { buildSourceSeriesKey, type ReportCursor, type ReportSnapshot } from '../trend';
 import type { ReportDelivery, ReportFields } from '../webhook';
 
 /** States of a delivery: queued → sending → sent, or → retrying → sending …, or → dead. */
 export const DELIVERY_STATES = ['queued', 'sending', 'retrying', 'sent', 'dead'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
-/** What a delivery is; it chooses the composer. */
 export type DeliveryKind = 'report' | 'digest' | 'watchdog';
 
-/** How a report reached the relay: NetBox's webhook, or fetched from NetBox's list because its webhook never came. */
+/** `catch-up`: fetched from NetBox's list because its webhook never came. */
 export type ReceivedVia = 'webhook' | 'catch-up';
 
 /**
@@ -17,15 +16,13 @@ export type ReceivedVia = 'webhook' | 'catch-up';
  * counts held once, here) with how it arrived; or an internal job's record, its payload in `body`.
  */
 export interface NewDelivery extends Omit<ReportDelivery, 'kind' | 'report' | 'counts' | 'source'> {
-  /** Default `report`. */
   kind?: DeliveryKind;
-  /** The NetBox source, by name; default `default`. */
+  /** The NetBox source, by name. */
   source?: string;
-  /** Default `webhook`. */
   receivedVia?: ReceivedVia;
   /** The client address, or what queued a record that is not NetBox's. */
   sender: string;
-  /** The exact bytes received, kept for audit and preview; readers use {@link report} instead. */
+  /** The exact bytes received, kept for audit and preview. */
   body: Buffer;
   receivedAt: number;
   /** Null for an internal job's record (and for a row stored before migration 6: readers fall back on the body). */
@@ -34,8 +31,21 @@ export interface NewDelivery extends Omit<ReportDelivery, 'kind' | 'report' | 'c
   /** Without a report (a job's record): its own; a report's are `report.id` and `report.created`. */
   reportId?: number;
   reportCreated?: string;
-  /** The report's series (buildSourceSeriesKey): its history row is written in the delivery's transaction. */
+  /** The report's series: its history row is written in the delivery's transaction. */
   series?: string;
+}
+
+/**
+ * A report to store: its one parse (its source assigned) with how it arrived and its series, so that its
+ * history row is written with it. Whatever queues a report (the webhook, a catch-up) builds it here.
+ */
+export function buildNewDelivery(
+  delivery: ReportDelivery,
+  arrival: Pick<NewDelivery, 'body' | 'sender' | 'receivedAt'> & { netboxUrl?: string },
+): NewDelivery {
+  const { netboxUrl, ...rest } = arrival;
+  const series = buildSourceSeriesKey({ source: delivery.source, netboxUrl, reportUrl: delivery.report.url });
+  return { ...delivery, ...rest, series };
 }
 
 /** A stored delivery, its defaults filled in; claimed, it carries its `body`. */
@@ -50,7 +60,7 @@ export type DeliveryRecord = Omit<NewDelivery, 'body' | 'series'> &
     messageId: string | null;
     sentAt: number | null;
     updatedAt: number;
-    /** Only on a claimed delivery (listings never load bodies). */
+    /** Only on a claimed delivery. */
     body?: Buffer;
   };
 
@@ -72,13 +82,9 @@ export interface ListOptions {
   reportId?: number;
   receivedFrom?: number;
   receivedBefore?: number;
-  /**
-   * Part of a device or test name failing in the delivery's report (`reports.failing`). Case folds as
-   * far as the engine's lower() does (ASCII on SQLite, Unicode on PostgreSQL).
-   */
+  /** Part of a failing device or test name; case folds as the engine's lower() does (ASCII on SQLite). */
   search?: string;
   limit?: number;
-  /** The next, older page. */
   beforeId?: number;
   /** The previous, newer page; still returned newest first. */
   afterId?: number;
@@ -106,7 +112,6 @@ export interface OwnerGroupPlan {
   /** Stable within the delivery: `unowned`, `whole`, or `o-<hash of the recipients>`. */
   key: string;
   to: string[];
-  /** "you are the primary owner contact of site fra1". */
   why: string;
   /** NetBox ids of the group's failing devices and its `fixedDevices`. */
   deviceIds: number[];
@@ -142,7 +147,6 @@ export interface DeliverySettlement {
   /** The route decisions of its first attempt; absent when recorded before. */
   plan?: NewRouteMail[];
   routes: RouteMailOutcome[];
-  /** The mails the server accepted. */
   sent: SentMessageCopy[];
   /** Absent: its route mails are recorded and the delivery stays as it is (a slice of its mails, more to come). */
   state?: DeliveryStateChange;
@@ -168,7 +172,6 @@ export interface SettledBatch {
 export interface CatchUpState {
   /** The newest report seen; `reportId` 0: NetBox had none. Null before the first catch-up. */
   seen: ReportCursor | null;
-  /** By any relay sharing the store. */
   succeededAt: number | null;
 }
 
@@ -179,15 +182,12 @@ export const REPORT_FAILING_SETS_KEPT = 100;
 export interface SentMessageCopy {
   /** `''` for a copy kept before migration 7 whose route cannot be told (its delivery mailed several routes). */
   route: string;
-  /** Null for a copy kept before migration 7 (then it is in `raw`). */
   messageId: string | null;
   /** RFC 5322 bytes exactly as handed to the mail transport (or written as .eml); no Bcc header. */
   raw: Buffer;
   envelopeFrom: string;
-  /** To, Cc and Bcc. */
   envelopeTo: string[];
   subject: string;
-  /** The mail server's final answer, or where the .eml file was written. */
   response: string;
   sentAt: number;
 }
@@ -206,7 +206,6 @@ export interface WatchdogState {
   /** When the watchdog first ran against this store: the baseline before any report arrived. */
   createdAt: number;
   changedAt: number;
-  /** The compare-and-set token. */
   version: number;
 }
 
@@ -217,7 +216,6 @@ export const DIGEST_KEY_PREFIX = 'digest:';
 export interface DigestPeriod {
   route: string;
   periodStart: number;
-  /** The schedule's tick that closed the period. */
   periodEnd: number;
   /** Null for the period that ended before the route first ran (no mail). */
   deliveryId: number | null;
@@ -247,7 +245,6 @@ export function parseStoredId(id: string): number | undefined {
   return Number.isSafeInteger(n) ? n : undefined;
 }
 
-/** A call on a store that close() has closed. */
 export function storeClosedError(): StorageUnavailableError {
   return new StorageUnavailableError('the store is closed', 'STORE_CLOSED');
 }

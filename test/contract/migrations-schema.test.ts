@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { PG_MIGRATIONS } from '../../src/store';
-import { SQLITE_MIGRATIONS } from '../../src/store/migrations/sqlite';
+import { SQLITE_MIGRATIONS } from '../../src/store/migrations';
 import { createTestSchema } from '../helpers/pg-schema';
 
 const SHIPPED = JSON.parse(fs.readFileSync(path.join(__dirname, '../fixtures/schema-by-version.json'), 'utf8')) as Record<

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SQLITE_FILE_NAME, SqliteStore, type NewDelivery } from '../../src/store';
-import { SQLITE_MIGRATIONS } from '../../src/store/migrations/sqlite';
+import { SQLITE_MIGRATIONS } from '../../src/store/migrations';
 import { makeTempDir } from '../helpers/relay-harness';
 import { describeStoreContract, type LegacyRows } from './store-contract';
 
