@@ -3,7 +3,6 @@ import { DIGEST_KEY_PREFIX, WATCHDOG_KEY_PREFIX, type DeliveryKind, type DigestP
 /** One digest to send: its period's row, less the delivery it is queued as. */
 export type DigestJob = Omit<DigestPeriod, 'deliveryId'>;
 
-/** One watchdog mail. */
 export interface WatchdogAlert {
   kind: 'overdue' | 'resumed';
   /** The last report before the silence (or the watchdog's start when none ever came), epoch ms. */

@@ -2,11 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadSqliteDriver } from './sqlite-store';
 
-/** The file whose lock says "a relay runs on this data directory"; it holds no data. */
-const DATA_DIR_LOCK_FILE = 'relay.lock';
-/** The holder's process id, written beside the lock (the lock file itself cannot be read while held). */
-const DATA_DIR_PID_FILE = 'relay.pid';
-
 /** Another process holds the data directory: `pid` is what it wrote beside the lock, if anything yet. */
 export class DataDirLockedError extends Error {
   readonly code = 'DATA_DIR_LOCKED';
@@ -19,10 +14,8 @@ export class DataDirLockedError extends Error {
   }
 }
 
-export interface DataDirLock {
-  /** Lets the next relay in; the OS does the same when this process dies. */
-  release(): void;
-}
+/** `release` lets the next relay in; the OS does the same when this process dies. */
+export type DataDirLock = { release(): void };
 
 /**
  * Takes the data directory for this process, or throws {@link DataDirLockedError} at once.
@@ -37,9 +30,10 @@ export interface DataDirLock {
  */
 export function lockDataDir(dataDir: string, pid: number = process.pid): DataDirLock {
   fs.mkdirSync(dataDir, { recursive: true });
-  const pidFile = path.join(dataDir, DATA_DIR_PID_FILE);
+  // Beside the lock: the lock file itself cannot be read while held.
+  const pidFile = path.join(dataDir, 'relay.pid');
   // timeout 0: a held lock is answered at once, not after better-sqlite3's default 5 s wait.
-  const db = new (loadSqliteDriver())(path.join(dataDir, DATA_DIR_LOCK_FILE), { timeout: 0 });
+  const db = new (loadSqliteDriver())(path.join(dataDir, 'relay.lock'), { timeout: 0 });
   try {
     db.pragma('locking_mode = EXCLUSIVE');
     // No journal file beside the lock: it holds one row that nothing needs to survive.
@@ -49,8 +43,8 @@ export function lockDataDir(dataDir: string, pid: number = process.pid): DataDir
     db.prepare('INSERT INTO holder (pid) VALUES (?)').run(pid);
   } catch (error) {
     db.close();
-    if ((error as { code?: string }).code?.startsWith('SQLITE_BUSY') || (error as { code?: string }).code === 'SQLITE_LOCKED')
-      throw new DataDirLockedError(dataDir, readHolderPid(pidFile));
+    const { code } = error as { code?: string };
+    if (code?.startsWith('SQLITE_BUSY') || code === 'SQLITE_LOCKED') throw new DataDirLockedError(dataDir, readHolderPid(pidFile));
     throw error;
   }
   fs.writeFileSync(pidFile, `${pid}\n`);

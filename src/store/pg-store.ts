@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { PG_MIGRATIONS, reportMigrations, type MigrationReport } from './migrations';
-import { POSTGRES_DIALECT } from './dialect';
+import { POSTGRES_DIALECT } from './statement';
 import { TurnBatch, type Pending } from './turn-batch';
 import { hasArrival } from './report-rows';
 import { SqlStore } from './sql-store';
@@ -24,16 +24,9 @@ export const PG_POOL_SIZE = 10;
 /** The key of the advisory lock that serialises migrations across replicas starting together. */
 const PG_MIGRATION_LOCK_KEY = 0x636f6d70; // "comp"
 
-/** The pg driver, loaded by the first PgStore: a relay on SQLite, `--help` and `check-config` never load it. */
-function loadPg(): typeof pg {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only with DATABASE_URL
-  return require('pg') as typeof pg;
-}
-
 /**
- * The store for several replicas: one PostgreSQL database under the logic of {@link SqlStore}. Inserts are
- * group-committed: the deliveries arriving in one event-loop turn go in multi-row INSERTs of up to
- * {@link ROWS_PER_STATEMENT} rows, each committed on its own, each promise resolving after its own.
+ * The store for several replicas. Inserts are group-committed: the deliveries arriving in one event-loop turn go in
+ * multi-row INSERTs of up to {@link ROWS_PER_STATEMENT} rows, each committed on its own.
  */
 export class PgStore extends SqlStore {
   readonly singleOwner = false;
@@ -46,19 +39,19 @@ export class PgStore extends SqlStore {
   private closed = false;
   /** Migrations run once, before the first statement; a failure (database down) is retried on the next call. */
   private ready: Promise<MigrationReport> | undefined;
-  private readonly onIdleError: ((error: Error) => void) | undefined;
+  private readonly onIdleError: PgStoreOptions['onIdleError'];
 
   constructor(options: PgStoreOptions) {
     super();
-    const driver = loadPg();
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy: a relay on SQLite, `--help` and `check-config` never load it
+    const driver = require('pg') as typeof pg;
     this.pool = new driver.Pool({
       connectionString: options.connectionString,
       max: PG_POOL_SIZE,
       // How long to wait for a connection before answering 503.
       connectionTimeoutMillis: 5_000,
       idleTimeoutMillis: 30_000,
-      // A stuck database is a 503, not a hung request; the client-side bound also covers a server that
-      // vanished without closing the socket.
+      // A stuck database is a 503, not a hung request; the client-side bound covers a server that vanished.
       statement_timeout: 15_000,
       query_timeout: 20_000,
       application_name: 'compliance-relay',
@@ -70,25 +63,14 @@ export class PgStore extends SqlStore {
             : driver.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
       },
     });
-    // An idle connection broken by a PostgreSQL restart emits 'error' on the pool; unhandled, it would
-    // end the process. The pool drops that connection and opens a new one on the next checkout.
+    // Unhandled, an idle connection broken by a PostgreSQL restart would end the process; the pool replaces it.
     this.onIdleError = options.onIdleError;
     this.pool.on('error', (error) => this.onIdleError?.(error));
   }
 
-  migrate(): Promise<MigrationReport> {
-    if (!this.ready) {
-      this.ready = this.applyMigrations().catch((error: unknown) => {
-        this.ready = undefined;
-        throw toStorageError(error);
-      });
-    }
-    return this.ready;
-  }
-
   /** One transaction under `pg_advisory_xact_lock`: a replica starting at the same moment waits, then finds them applied. */
-  private applyMigrations(): Promise<MigrationReport> {
-    return this.transaction(async (client) => {
+  migrate(): Promise<MigrationReport> {
+    this.ready ??= this.transaction(async (client) => {
       await client.query('SELECT pg_advisory_xact_lock($1)', [PG_MIGRATION_LOCK_KEY]);
       await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
         version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
@@ -99,10 +81,14 @@ export class PgStore extends SqlStore {
         await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
       }
       return reportMigrations(PG_MIGRATIONS, pending);
+    }).catch((error: unknown) => {
+      this.ready = undefined;
+      throw toStorageError(error);
     });
+    return this.ready;
   }
 
-  /** Runs `fn` once the migrations are applied, mapping connection and server failures to 503s. */
+  /** Maps connection and server failures to 503s. */
   private async afterMigrations<T>(fn: () => Promise<T>): Promise<T> {
     if (this.closed) throw storeClosedError();
     await this.migrate();
@@ -157,13 +143,11 @@ export class PgStore extends SqlStore {
     }
   }
 
-  /** Queued for the turn's multi-row INSERT. */
   override insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
     if (this.closed) return Promise.reject(storeClosedError());
     return this.inserts.add(delivery);
   }
 
-  /** Commits a batch of inserts (one statement per chunk) and settles each caller's promise. */
   private async flush(batch: Pending<NewDelivery, InsertResult>[]): Promise<void> {
     for (let start = 0; start < batch.length; start += ROWS_PER_STATEMENT) {
       const chunk = batch.slice(start, start + ROWS_PER_STATEMENT);
@@ -188,7 +172,6 @@ export class PgStore extends SqlStore {
   }
 }
 
-/** Runs `work` on the pool, or on one connection checked out of it (inside a transaction). */
 async function runWork<T>(queryable: pg.Pool | pg.PoolClient, work: Work<T>): Promise<T> {
   let step = work.next();
   while (!step.done) {
@@ -207,7 +190,6 @@ async function runWork<T>(queryable: pg.Pool | pg.PoolClient, work: Work<T>): Pr
  */
 const PROGRAMMING_ERROR_CLASSES = new Set(['22', '23', '42', '2B', '2D', '3F', '44']);
 
-/** Maps a pg or socket error to {@link StorageUnavailableError} unless a retry cannot help. */
 function toStorageError(error: unknown): unknown {
   if (error instanceof StorageUnavailableError) return error;
   const code = (error as { code?: unknown }).code;

@@ -2,7 +2,6 @@ import { ARRIVAL_COLUMNS, REPORT_COLUMNS, REPORT_POINT_COLUMNS, type ReportPoint
 import { COUNT_FIELDS, readCounts, writeCounts, type CountField } from '../report';
 import { DEFAULT_SOURCE_NAME, type ReportFields } from '../webhook';
 import type { ReportCursor } from '../trend';
-import type { Dialect } from './dialect';
 import {
   buildValuesRows,
   defineFilteredStatement,
@@ -12,6 +11,7 @@ import {
   Statement,
   toFieldName,
   toValuesCells,
+  type Dialect,
   type ValuesCell,
 } from './statement';
 import { WAIVER_EXPIRING_DAYS, DAY_MS, type NewWaiver, type Waiver, type WaiverFilter } from '../waivers';
@@ -33,8 +33,6 @@ import {
   type WatchdogState,
 } from './types';
 
-/* Every statement of both engines, written once: `:name` parameters, engine spellings from the Dialect. */
-
 type Time = { now: number };
 type DeliveryId = { id: number };
 type Prune = { state: 'sent' | 'dead'; before: number };
@@ -44,7 +42,7 @@ type TimeRow = { t: number | null };
 /** A delivery's id under its key: the row an insert returns, or the lookup of a key already stored. */
 type InsertedRow = { id: number; dedup_key: string };
 
-/** A `deliveries` row as both engines read it: the record's fields, and its report's columns (migration 6). */
+/** A `deliveries` row: the record's fields, and its report's columns. */
 export type DeliveryRow = Omit<DeliveryRecord, 'report' | 'counts' | 'triggeredBy'> &
   Record<'device_count' | 'test_count' | CountField, number | null> & {
     /** All NULL in a row stored before migration 6 or not a report. */
@@ -56,10 +54,9 @@ export type DeliveryRow = Omit<DeliveryRecord, 'report' | 'counts' | 'triggeredB
     triggered_by: string | null;
   };
 
-/** The report's columns: its fields that are not the delivery's own, and its counts under the report's own keys. */
 const DELIVERY_REPORT_COLUMNS = `display, url, results_url, device_count, test_count, ${COUNT_FIELDS.join(', ')}, custom_fields, triggered_by`;
 
-/** The columns a new delivery's INSERT binds, in order; its parameters are named after them. */
+/** Its parameters are named after them. */
 export const INSERT_COLUMNS =
   `kind, dedup_key, report_id, report_created, completed_at, source, body, received_at, ${DELIVERY_REPORT_COLUMNS},
   netbox_source, received_via`.split(/,\s*/);
@@ -69,10 +66,9 @@ const RECORD_COLUMNS = `id, kind, received_via, dedup_key, report_id, report_cre
   next_attempt_at, last_error, last_error_code, message_id, sent_at, updated_at`;
 const RECORD_FIELDS = [...RECORD_COLUMNS.split(/,\s*/).map(toFieldName), 'sender', 'source'] as (keyof DeliveryRow)[];
 
-/** Every column of a delivery record, without its body (listings never load bodies). */
+/** Without its body (listings never load bodies). */
 export const DELIVERY_RECORD_COLUMNS = `${selectAs(RECORD_COLUMNS)}, source AS sender, netbox_source AS source, ${DELIVERY_REPORT_COLUMNS}`;
 
-/** A new delivery as the parameters of its INSERT: the report's fields flattened into their columns. */
 export function toDeliveryParams(delivery: NewDelivery): Record<string, unknown> {
   const r = delivery.report;
   return {
@@ -98,10 +94,7 @@ export function toDeliveryParams(delivery: NewDelivery): Record<string, unknown>
   };
 }
 
-/**
- * The report of a row, trusted as the webhook validated it (no schema check, no body parse). `url` is
- * never NULL in a report's row, so it tells a row that has none.
- */
+/** Trusted as the webhook validated it. `url` is never NULL in a report's row, so it tells a row that has none. */
 function decodeRowReport(row: DeliveryRow): ReportFields | null {
   if (row.url === null || row.results_url === null) return null;
   const report: Record<string, unknown> = { id: row.reportId, url: row.url, results_url: row.results_url, created: row.reportCreated };
@@ -120,12 +113,10 @@ export function decodeDeliveryRow(row: DeliveryRow): DeliveryRecord {
   return record;
 }
 
-/** A delivery's state change as its row in the settle: what its state leaves unset is NULL. */
 export function toSettleStateRow(id: number, change: DeliveryStateChange) {
   return { id, nextAttemptAt: null, error: null, code: null, messageId: null, ...change };
 }
 
-/** The cells of a settle row, typed (they are read as a table, not inserted). */
 export const SETTLE_STATE_VALUES = toValuesCells('id BIGINT, state TEXT, next_attempt_at BIGINT, error TEXT, code TEXT, message_id TEXT');
 
 const LIST_CONDITIONS = {
@@ -143,7 +134,6 @@ const LIST_CONDITIONS = {
 
 type ListCondition = keyof typeof LIST_CONDITIONS;
 
-/** The parameters of a listing statement: the options given, the search as its LIKE pattern. */
 type ListParams = Omit<ListOptions, 'limit'> & { limit: number };
 
 /** A page newer than `afterId` is read oldest first (the rows just above the key) and reversed by the caller. */
@@ -153,10 +143,7 @@ const listDeliveries = defineFilteredStatement<ListCondition, ListParams, Delive
     `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries ${where} ORDER BY id ${present.includes('afterId') ? 'ASC' : 'DESC'} LIMIT :limit`,
 );
 
-/**
- * The listing statement for `options` and its parameters. The search is escaped as JSON.stringify wrote the
- * names it matches (quotes, backslashes, control characters).
- */
+/** The search is escaped as JSON.stringify wrote the names it matches (quotes, backslashes, control characters). */
 export function selectListDeliveries(options: ListOptions): { statement: Statement<ListParams, DeliveryRow>; params: ListParams } {
   const params: ListParams = { ...options, limit: options.limit ?? 100 };
   if (options.search !== undefined) params.search = `%${escapeLike(JSON.stringify(options.search).slice(1, -1))}%`;
@@ -319,13 +306,12 @@ const reports = {
   ),
 };
 
-/** A `sent_messages` row as both engines read it; the parts are set only on rows kept before the raw copy alone was kept. */
+/** The parts are set only on rows kept before the raw copy alone was kept. */
 export type SentMessageRow = Omit<SentMessageCopy, 'envelopeTo'> & { envelopeTo: string; textPart: string | null; htmlPart: string | null };
 
 export const SENT_MESSAGE_WRITTEN = 'route, message_id, raw, envelope_from, envelope_to, subject, response, sent_at';
 export const SENT_MESSAGE_FIELDS = selectAs(`${SENT_MESSAGE_WRITTEN}, text_part, html_part`);
 
-/** A kept copy as its row: its recipients as JSON text. */
 export function toSentMessageParams(deliveryId: number, m: SentMessageCopy) {
   return { ...m, deliveryId, envelopeTo: JSON.stringify(m.envelopeTo) };
 }
@@ -403,17 +389,16 @@ const digests = {
   ),
 };
 
-/** A `route_mails` row as both engines read it; only `reminder` differs (SQLite 0/1, PostgreSQL boolean). */
+/** Only `reminder` differs between the engines (SQLite 0/1, PostgreSQL boolean). */
 export type RouteMailRow = Omit<RouteMailRecord, 'reminder' | 'ownerGroup'> & { reminder: boolean | number; ownerGroup: string | null };
 
 export const ROUTE_MAIL_FIELDS = selectAs(
   'delivery_id, route, position, outcome, reason, reminder, state, message_id, response, last_error, last_error_code, sent_at, decided_at, updated_at, owner_group',
 );
 
-/** The columns a decision's INSERT binds, each from the parameter of its field's name. */
 export const ROUTE_MAIL_WRITTEN = 'delivery_id, route, position, outcome, reason, reminder, state, owner_group';
 
-/** A decision as its row: a `send` starts `pending`, the other outcomes are final. */
+/** A `send` starts `pending`, the other outcomes are final. */
 export function toRouteMailParams(deliveryId: number, decision: NewRouteMail) {
   const { outcome, ownerGroup } = decision;
   return {
@@ -424,12 +409,10 @@ export function toRouteMailParams(deliveryId: number, decision: NewRouteMail) {
   };
 }
 
-/** The cells of a route mail's settle row, typed (they are read as a table, not inserted). */
 export const ROUTE_OUTCOME_VALUES = toValuesCells(
   'delivery_id BIGINT, route TEXT, state TEXT, message_id TEXT, response TEXT, error TEXT, code TEXT',
 );
 
-/** What a route mail came to, as its settle row: a sent mail has no error, a failed one no Message-ID. */
 export function toRouteOutcomeRow(deliveryId: number, outcome: RouteMailOutcome) {
   return { deliveryId, messageId: null, response: null, error: null, code: null, ...outcome };
 }
@@ -520,7 +503,7 @@ export function decodeCatchUpRow({ createdMs, reportId, succeededAt }: CatchUpRo
 /** A stored waiver as its record: the id as text (a file's waivers have ids of their own), `until_day` as `until`. */
 const WAIVER_FIELDS = `CAST(id AS TEXT) AS id, 'store' AS origin, until_day AS until, ${selectAs('source, test, device, ends_at, reason, author, created_at, expired_at, expired_by')}`;
 
-/** The condition each filter adds, named by the parameter it binds (see matchesFilter for the same rules in memory). */
+/** The same rules as matchesFilter's in memory. */
 const WAIVER_CONDITIONS = {
   source: 'source = :source',
   test: 'test = :test',
@@ -539,7 +522,6 @@ const listWaivers = defineFilteredStatement<WaiverCondition, WaiverListParams, W
   (where) => `SELECT ${WAIVER_FIELDS} FROM waivers ${where} ORDER BY id DESC LIMIT :limit`,
 );
 
-/** The listing statement for a filter and its parameters: newest first. */
 export function selectListWaivers(filter: WaiverFilter): { statement: Statement<WaiverListParams, Waiver>; params: WaiverListParams } {
   const present = (['source', 'test', 'device', 'endedSince'] as const).filter((name) => filter[name] !== undefined) as WaiverCondition[];
   if (filter.status) present.push(filter.status);

@@ -4,7 +4,7 @@ import type { ReportDelivery } from '../webhook';
 import type { ValuesCell } from './statement';
 import type { NewDelivery } from './types';
 
-/** A report's arrival columns (its counts) and their types (VALUES rows are untyped); a row binds its parameters under these names. */
+/** A report's arrival columns and their types (VALUES rows are untyped); a row binds its parameters under these names. */
 export const ARRIVAL_COLUMNS = [
   ['dedup_key', 'TEXT'],
   ['series', 'TEXT'],
@@ -14,15 +14,12 @@ export const ARRIVAL_COLUMNS = [
   ...COUNT_FIELDS.map((field) => [field, 'INTEGER'] as const),
 ] as const satisfies readonly ValuesCell[];
 
-/** A `reports` row read with {@link REPORT_POINT_COLUMNS}: its TEXT columns as strings, the others as numbers. */
 export type ReportPointRow = { [C in (typeof ARRIVAL_COLUMNS)[number] as C[0]]: C[1] extends 'TEXT' ? string : number } & {
   /** 0 while the report's mail is not composed yet (its row written with its webhook); absent before migration 15. */
   composed?: number;
-  /** 1 when a newer report of its series was stored before it. */
   arrived_late?: number;
 };
 
-/** A `reports` row as both engines read it (PostgreSQL returns the same column names), and as a composed report saves it. */
 export interface ReportRow extends ReportPointRow {
   failing: string | null;
   /** JSON `[[resultId, deviceId, testId], ...]`, one per failing pair; NULL when any pair came without ids. */
@@ -32,10 +29,9 @@ export interface ReportRow extends ReportPointRow {
   pair_states?: string | null;
 }
 
-/** The columns of a report's counts, without its failing set: what the chart's history read selects. */
+/** Without its failing set: what the chart's history read selects. */
 export const REPORT_POINT_COLUMNS = `${ARRIVAL_COLUMNS.map(([column]) => column).join(', ')}, composed, arrived_late`;
 
-/** Every column a composed report saves, in the INSERT's order. */
 export const REPORT_COLUMNS = [...ARRIVAL_COLUMNS.map(([column]) => column), 'failing', 'failing_ids', 'failing_count', 'pair_states'];
 
 /** Whether a new delivery comes with its report's row (a report, and the series it belongs to). */
@@ -43,7 +39,6 @@ export function hasArrival(delivery: NewDelivery): delivery is NewDelivery & Rep
   return Boolean(delivery.report && delivery.series);
 }
 
-/** A snapshot as its row (the parameters of its INSERT). */
 export function toReportRow(snapshot: ReportSnapshot): ReportRow {
   const { failing } = snapshot;
   return {
@@ -60,7 +55,7 @@ export function toReportRow(snapshot: ReportSnapshot): ReportRow {
   };
 }
 
-/** A report's PairStates as JSON (its maps as `[key, hasResult]` entries); null stays null. */
+/** Its maps as `[key, hasResult]` entries. */
 function encodePairStates(states: PairStates | null): string | null {
   if (!states) return null;
   return JSON.stringify({
@@ -72,7 +67,7 @@ function encodePairStates(states: PairStates | null): string | null {
   });
 }
 
-/** The inverse of {@link encodePairStates}; a value that does not decode counts as not asked (null). */
+/** A value that does not decode counts as not asked (null). */
 function decodePairStates(value: string | null | undefined): PairStates | null {
   if (!value) return null;
   try {
@@ -96,21 +91,18 @@ function decodePairStates(value: string | null | undefined): PairStates | null {
 
 const SEVERITY_NAMES: ReadonlySet<string> = new Set(SEVERITIES);
 
-/** Failing pairs as compact JSON (`[[device, test, severity], ...]`); null stays null (unknown). */
+/** `[[device, test, severity], ...]`; null stays null (unknown). */
 function encodeFailingPairs(pairs: readonly FailingPair[] | null): string | null {
   return pairs === null ? null : JSON.stringify(pairs.map((p) => [p.device, p.test, p.severity]));
 }
 
-/**
- * The NetBox ids of failing pairs, in the same order, kept apart from the names (a search of the names
- * never matches an id); null unless every pair has them.
- */
+/** Kept apart from the names (a search of the names never matches an id); null unless every pair has them. */
 function encodeFailingIds(pairs: readonly FailingPair[] | null): string | null {
   if (pairs === null || !pairs.every(hasIds)) return null;
   return JSON.stringify(pairs.map((p) => [p.ids.result, p.ids.device, p.ids.test]));
 }
 
-/** Pairs with their ids put back (when the ids decode and match the pairs one for one). */
+/** Only when the ids decode and match the pairs one for one. */
 function attachFailingIds(pairs: FailingPair[] | null, value: string | null): FailingPair[] | null {
   if (pairs === null || value === null) return pairs;
   try {
@@ -130,7 +122,7 @@ function attachFailingIds(pairs: FailingPair[] | null, value: string | null): Fa
   }
 }
 
-/** The inverse of {@link encodeFailingPairs}; a row that does not decode counts as unknown. */
+/** A row that does not decode counts as unknown. */
 function decodeFailingPairs(value: string | null): FailingPair[] | null {
   if (value === null) return null;
   try {
@@ -149,7 +141,6 @@ function decodeFailingPairs(value: string | null): FailingPair[] | null {
   }
 }
 
-/** A `reports` row (either store) as the trend's snapshot. */
 export function decodeReportRow(row: ReportRow): ReportSnapshot {
   const snapshot: ReportSnapshot = {
     ...decodeReportPointRow(row),
@@ -160,7 +151,6 @@ export function decodeReportRow(row: ReportRow): ReportSnapshot {
   return snapshot;
 }
 
-/** A report's counts as read by the chart's history (no failing set). */
 export function decodeReportPointRow(row: ReportPointRow): ReportPoint {
   return {
     dedupKey: row.dedup_key,

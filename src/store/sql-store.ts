@@ -36,10 +36,8 @@ import type {
 export type Store = Pick<SqlStore, keyof SqlStore>;
 
 /**
- * The store's logic, written once: each method is statements of `queries.ts` run by the engine's subclass
- * (SqliteStore, PgStore), which holds what truly differs between SQLite and PostgreSQL: how a piece of
- * {@link Work} runs (synchronously on one file, awaited on a pool), transactions and durability, the group
- * commit, migrations, and which failures are "storage unavailable".
+ * The store's logic, written once. The engine's subclass holds what differs: how a piece of {@link Work} runs,
+ * transactions and durability, the group commit, migrations, and which failures are "storage unavailable".
  */
 export abstract class SqlStore implements WaiverStorage {
   /**
@@ -53,7 +51,7 @@ export abstract class SqlStore implements WaiverStorage {
 
   abstract close(): Promise<void>;
 
-  /** Reads (and writes that need no acknowledgement of durability: an idempotent ensure, a probe). */
+  /** Reads, and writes that need no acknowledgement of durability (an idempotent ensure, a probe). */
   protected abstract read<T>(work: Work<T>): Promise<T>;
 
   /** A write acknowledged once durable, perhaps in one commit with the others of its turn; `atomic`: its statements in one transaction. */
@@ -67,21 +65,16 @@ export abstract class SqlStore implements WaiverStorage {
     return this.read(selectOne(statement, params));
   }
 
-  /** A single write statement, durable before it resolves; with how many rows it changed. */
   private change<P extends object>(statement: Statement<P, unknown>, params: P): Promise<number> {
     return this.write(execute(statement, params), { atomic: false });
   }
 
-  /** Commits a delivery from a webhook (or finds the one with its key), group-committed with its turn. */
+  /** Commits a delivery (or finds the one with its key), group-committed with its turn; with its report's row, atomically. */
   insertDelivery(delivery: NewDelivery): Promise<InsertResult> {
-    // With its report's row, two statements: atomic (a savepoint on SQLite), so that they land together.
     return this.write(insertDelivery(delivery), { atomic: hasArrival(delivery) });
   }
 
-  /**
-   * Leases up to `limit` due deliveries, oldest first (expired leases included), none of `skipSources` (NetBox
-   * sources the caller is still busy with); attempts grows by one.
-   */
+  /** Leases up to `limit` due deliveries (expired leases included), oldest first, none of `skipSources`; attempts grows by one. */
   async claimDue(options: {
     now: number;
     limit: number;
@@ -97,26 +90,22 @@ export abstract class SqlStore implements WaiverStorage {
     return rows.sort((a, b) => a.id - b.id).map((row) => ({ ...decodeDeliveryRow(row), body: row.body! }));
   }
 
-  /**
-   * Moves the lease of those still `sending` under `owner` (an outcome sent but not yet recorded must
-   * not be claimed and sent again); `updated_at` stays. Resolves with how many were extended.
-   */
+  /** Moves the lease of those still `sending` under `owner` (a mail sent but not yet recorded must not be claimed again). */
   async extendLeases({ ids, owner, now, leaseMs }: { ids: number[]; owner: string; now: number; leaseMs: number }): Promise<number> {
     if (ids.length === 0) return 0;
     return this.change(queries.deliveries.extendLeases, { ids, owner, leaseUntil: now + leaseMs });
   }
 
   /**
-   * Writes a batch of attempts whole or not at all (on SQLite a savepoint in the turn's group commit): route
-   * plans (one another replica recorded first is kept), route mails, sent copies, states and reports. A report
-   * replaces the one with its dedup key, keeping whether it arrived late; failing sets older than the newest
-   * {@link REPORT_FAILING_SETS_KEPT} of a series become unknown.
+   * Writes a batch of attempts whole or not at all: route plans (one another replica recorded first is kept), route
+   * mails, sent copies, states and reports. Failing sets older than the newest {@link REPORT_FAILING_SETS_KEPT} of a
+   * series become unknown.
    */
   async settleBatch(batch: SettledBatch): Promise<void> {
     await this.write(settleBatch(batch, !this.singleOwner), { atomic: true });
   }
 
-  /** Releases every lease (a single-process store at boot: what was in flight when it died). */
+  /** A single-process store at boot: what was in flight when it died. */
   releaseLeases(now: number): Promise<number> {
     return this.change(queries.deliveries.releaseLeases, { now });
   }
@@ -152,27 +141,27 @@ export abstract class SqlStore implements WaiverStorage {
     return options.codes.length === 0 ? Promise.resolve(0) : this.change(queries.deliveries.expediteFailedWith, options);
   }
 
-  /** Deliveries per state (each state named), when the oldest not yet sent nor dead arrived, when the next is due (a lease's end too). */
+  /** Deliveries per state, when the oldest not yet sent nor dead arrived, when the next is due (a lease's end too). */
   readQueue(): Promise<{ counts: Record<DeliveryState, number>; oldestPendingAt: number | null; nextDueAt: number | null }> {
     return this.read(readQueue());
   }
 
-  /** {@link readQueue}'s times alone, without counting the rows (the idle worker's poll). */
+  /** {@link readQueue}'s times alone (the idle worker's poll). */
   readQueueTimes(): Promise<{ oldestPendingAt: number | null; nextDueAt: number | null }> {
     return this.read(readQueueTimes());
   }
 
-  /** Deletes deliveries in `state` last changed before `before`, with their bodies, idempotency keys, route mails and kept copies. */
+  /** With their bodies, idempotency keys, route mails and kept copies. */
   pruneDeliveries(options: { state: 'sent' | 'dead'; before: number }): Promise<number> {
     return this.write(prune(options), { atomic: true });
   }
 
-  /** From its webhook on (counts, `pending` until its mail is composed), with its failing set once composed. */
+  /** From its webhook on (`pending` until its mail is composed), with its failing set once composed. */
   async findReport(dedupKey: string): Promise<ReportSnapshot | undefined> {
     return (await this.findReports([dedupKey]))[0];
   }
 
-  /** {@link findReport} for several keys in one read; a key with no report is left out. */
+  /** A key with no report is left out. */
   async findReports(dedupKeys: readonly string[]): Promise<ReportSnapshot[]> {
     if (dedupKeys.length === 0) return [];
     return (await this.rows(queries.reports.ofKeys, { dedupKeys: [...dedupKeys] })).map(decodeReportRow);
@@ -211,20 +200,16 @@ export abstract class SqlStore implements WaiverStorage {
     return messages;
   }
 
-  /** The newest `report` delivery of a NetBox source. */
   async lastReportReceivedAt(source: string = DEFAULT_SOURCE_NAME): Promise<number | null> {
     return (await this.row(queries.deliveries.lastReportReceivedAt, { source }))?.t ?? null;
   }
 
-  /** A source's watchdog state, created (`ok`, version 0) on first use; creating it again is harmless, so no durable write. */
+  /** Created (`ok`, version 0) on first use; creating it again is harmless, so no durable write. */
   getWatchdogState(now: number, source: string = DEFAULT_SOURCE_NAME): Promise<WatchdogState> {
     return this.read(ensureWatchdog(now, source));
   }
 
-  /**
-   * Compare-and-set on the version, queueing `alert` in the same transaction: of several replicas that
-   * saw the same state, exactly one wins; the others get `won: false` and send nothing.
-   */
+  /** Compare-and-set on the version, queueing `alert` in the same transaction: of several replicas exactly one wins. */
   transitionWatchdog(
     move: Pick<WatchdogState, 'state' | 'since'> & { expectedVersion: number; now: number; alert: NewDelivery; source?: string },
   ): Promise<{ won: boolean; alertId?: number }> {
@@ -233,8 +218,7 @@ export abstract class SqlStore implements WaiverStorage {
 
   /**
    * Records a period once (route + start, and route + end, are unique), queueing `job` in the same transaction:
-   * of several replicas (or a restart), exactly one queues it; one inserting it at once waits for the first
-   * one's commit, then inserts nothing. `job` null: no mail.
+   * of several replicas (or a restart), exactly one queues it. `job` null: no mail.
    */
   queueDigest(
     input: Pick<DigestPeriod, 'route' | 'periodStart' | 'periodEnd' | 'late'> & { now: number; job: NewDelivery | null },
@@ -306,7 +290,6 @@ export abstract class SqlStore implements WaiverStorage {
     return row && decodeCatchUpRow(row);
   }
 
-  /** The source's stored report with the highest NetBox id. */
   async newestStoredReport(source: string): Promise<{ reportId: number; created: string } | undefined> {
     return this.row(queries.catchUp.newestStoredReport, { source });
   }
@@ -317,13 +300,12 @@ export abstract class SqlStore implements WaiverStorage {
     return rows.map((r) => r.report_id);
   }
 
-  /** The keys of a delivery or of a report in the history (which retention never prunes: a report received long ago stays known). */
+  /** Keys of deliveries or of reports in the history (which retention never prunes). */
   async findKnownKeys(keys: readonly string[]): Promise<string[]> {
     if (keys.length === 0) return [];
     return (await this.rows(queries.catchUp.knownKeys, { keys: [...keys] })).map((r) => r.dedup_key);
   }
 
-  /** Proves the store can commit (readiness). */
   async checkWritable(now: number): Promise<void> {
     await this.read(execute(queries.health.probe, { now }));
   }

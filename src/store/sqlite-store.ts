@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { reportMigrations, SQLITE_MIGRATIONS, type Migration, type MigrationReport } from './migrations';
-import { SQLITE_DIALECT } from './dialect';
+import { SQLITE_DIALECT } from './statement';
 import { TurnBatch, type Pending } from './turn-batch';
 import { SqlStore } from './sql-store';
 import type { Work } from './store-work';

@@ -1,14 +1,46 @@
-import type { Dialect } from './dialect';
+/**
+ * What the statements spell differently on SQLite and PostgreSQL. The rest is the subset both run unchanged:
+ * `ON CONFLICT … excluded.x`, `RETURNING`, `UPDATE … FROM` a `WITH` query, epoch-millisecond integers for times.
+ */
+export interface Dialect {
+  readonly name: 'sqlite' | 'postgres';
+  /** The placeholder of parameter `name`, recording in `names` which parameter each value bound in order is. */
+  placeholder(name: string, names: string[]): string;
+  /** `<column> <inList(p)>`: the column is one of the array bound to `p`. */
+  inList(parameter: string): string;
+  /** A parameter value as the driver binds it (booleans and lists have no SQLite type of their own). */
+  encode(value: unknown): unknown;
+}
+
+export const SQLITE_DIALECT: Dialect = {
+  name: 'sqlite',
+  // better-sqlite3 binds `?` by position and does not bind SQLite's numbered `?NNN`: every occurrence is a
+  // placeholder of its own, its value passed again.
+  placeholder: (name, names) => {
+    names.push(name);
+    return '?';
+  },
+  // A list travels as one JSON text and json_each unpacks it: one statement text for any length.
+  inList: (parameter) => `IN (SELECT value FROM json_each(${parameter}))`,
+  encode: (value) => {
+    if (typeof value === 'boolean') return value ? 1 : 0;
+    return Array.isArray(value) ? JSON.stringify(value) : value;
+  },
+};
+
+export const POSTGRES_DIALECT: Dialect = {
+  name: 'postgres',
+  placeholder: (name, names) => `$${names.indexOf(name) + 1 || names.push(name)}`,
+  // pg sends a JS array as an array literal; its element type is inferred from the column.
+  inList: (parameter) => `= ANY(${parameter})`,
+  encode: (value) => value,
+};
 
 /** `:name` parameters; a `::type` cast (PostgreSQL) is not one. */
 const PARAMETER = /(?<![:\w]):([A-Za-z_]\w*)/g;
 
-/**
- * One SQL statement for both engines: `:name` parameters, the engines' differences from the {@link Dialect}.
- * `P` is what it binds, `R` the row it returns; compiled on first use per dialect, not at import.
- */
+/** One SQL statement for both engines, binding `P` and returning rows `R`; compiled on first use per dialect. */
 export class Statement<P extends object = Record<string, never>, R = never> {
-  /** Type-level only: ties the parameters and the row to the statement. */
   declare readonly types: { params: P; row: R };
   /** The text for one engine and the parameter name behind each placeholder, in order. */
   readonly compile: (dialect: Dialect) => { text: string; names: readonly string[] };
@@ -21,7 +53,6 @@ export class Statement<P extends object = Record<string, never>, R = never> {
     });
   }
 
-  /** The values for the placeholders of {@link compile}, in order, encoded for the dialect. */
   bind(dialect: Dialect, params: P): unknown[] {
     const values = params as Record<string, unknown>;
     return this.compile(dialect).names.map((name) => {
@@ -54,24 +85,18 @@ export function escapeLike(text: string): string {
   return text.replace(/[!%_]/g, (c) => `!${c}`);
 }
 
-/** A SQL type to cast a VALUES cell to: outside an INSERT, PostgreSQL gives VALUES' parameters no type of their own. */
-export type ValuesType = 'TEXT' | 'BIGINT' | 'INTEGER';
-
-/**
- * A statement over a list of rows: its text built for each row count on first use, each count a
- * prepared statement of its own. Row `i` binds its parameters as `:<name><i>` ({@link toRowsParams}).
- */
+/** A statement over a list of rows, each count a prepared statement of its own; row `i` binds `:<name><i>`. */
 export function defineRowsStatement<R = never>(build: (count: number) => string): (count: number) => Statement<Record<string, unknown>, R> {
   return memoize((count) => new Statement(() => build(count)));
 }
 
-/** A VALUES cell: the parameter it binds, and the type it is cast to where the statement needs one. */
-export type ValuesCell = readonly [name: string, type?: ValuesType];
-
 /**
- * `(:a0, :b0), (:a1, :b1), …`: `count` rows of these parameters, each cast where a type is given,
- * each row ending with `shared` (SQL the rows have in common, such as `:now`) when given.
+ * A VALUES cell: the parameter it binds, and the type it is cast to where the statement needs one (outside an
+ * INSERT, PostgreSQL gives VALUES' parameters no type of their own).
  */
+export type ValuesCell = readonly [name: string, type?: 'TEXT' | 'BIGINT' | 'INTEGER'];
+
+/** `(:a0, :b0), (:a1, :b1), …`, each row ending with `shared` (SQL the rows have in common, such as `:now`) when given. */
 export function buildValuesRows(cells: readonly ValuesCell[], count: number, shared?: string): string {
   return Array.from({ length: count }, (_, i) => {
     const row = cells.map(([name, type]) => (type ? `CAST(:${name}${i} AS ${type})` : `:${name}${i}`));
@@ -79,7 +104,6 @@ export function buildValuesRows(cells: readonly ValuesCell[], count: number, sha
   }).join(', ');
 }
 
-/** The parameters of a rows statement: each row's named `<name><i>`, next to the ones all rows share. */
 export function toRowsParams(rows: readonly object[], shared: object = {}): Record<string, unknown> {
   const params: Record<string, unknown> = { ...shared };
   rows.forEach((row, i) => {
@@ -93,18 +117,15 @@ export function toFieldName(column: string): string {
   return column.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase());
 }
 
-/**
- * The cells of `column [TYPE], …`, each bound to the parameter of its field's name (`dedup_key` → `:dedupKey<i>`)
- * and cast to its type when one is given.
- */
+/** The cells of `column [TYPE], …`, each bound to the parameter of its field's name (`dedup_key` → `:dedupKey<i>`). */
 export function toValuesCells(columns: string): ValuesCell[] {
   return columns.split(/,\s*/).map((cell) => {
-    const [column, type] = cell.split(' ') as [string, ValuesType?];
+    const [column, type] = cell.split(' ') as [string, ValuesCell[1]];
     return type ? [toFieldName(column), type] : [toFieldName(column)];
   });
 }
 
-/** Columns selected under their record's field names (`dedup_key AS "dedupKey"`): the rows come back as records. */
+/** Columns selected under their record's field names (`dedup_key AS "dedupKey"`). */
 export function selectAs(columns: string): string {
   return columns
     .split(/,\s*/)
@@ -112,7 +133,6 @@ export function selectAs(columns: string): string {
     .join(', ');
 }
 
-/** `build`'s value for each key, built on first use. */
 function memoize<K, V>(build: (key: K) => V): (key: K) => V {
   const built = new Map<K, V>();
   return (key) => {

@@ -12,36 +12,28 @@ interface Step {
 }
 
 /**
- * A piece of store logic, written once: it yields its statements one at a time and receives each one's
- * result. SQLite runs it synchronously (its transactions and group commit cannot span an `await`);
- * PostgreSQL awaits each statement.
+ * A piece of store logic: it yields its statements one at a time and receives each one's result. SQLite runs it
+ * synchronously (its transactions and group commit cannot span an `await`); PostgreSQL awaits each statement.
  */
 export type Work<T> = Generator<Step, T, unknown>;
 
-/** Every row of a query (or of a write's RETURNING). */
 export function* selectAll<P extends object, R>(statement: Statement<P, R>, params: P): Work<R[]> {
   return (yield { statement, params, result: 'rows' }) as R[];
 }
 
-/** The first row of a query, if any (the statements read so return one row at most). */
 export function* selectOne<P extends object, R>(statement: Statement<P, R>, params: P): Work<R | undefined> {
   return (yield* selectAll(statement, params))[0];
 }
 
-/** Runs a statement; returns how many rows it changed. */
 export function* execute<P extends object>(statement: Statement<P, unknown>, params: P): Work<number> {
   return (yield { statement, params, result: 'count' }) as number;
 }
 
-/** Inserts one delivery, or finds the one stored with its key. */
 export function* insertDelivery(delivery: NewDelivery): Work<InsertResult> {
   return (yield* insertDeliveries([delivery]))[0];
 }
 
-/**
- * Inserts deliveries in one statement, with their reports' arrival rows, and looks up the ids of those already
- * stored. Only the first occurrence of a key in the batch is new; later ones (and stored ones) are duplicates.
- */
+/** Inserts deliveries in one statement, with their reports' arrival rows, and looks up the ids of those already stored. */
 export function* insertDeliveries(deliveries: NewDelivery[]): Work<InsertResult[]> {
   const inserted = yield* selectAll(queries.deliveries.insert(deliveries.length), toRowsParams(deliveries.map(toDeliveryParams)));
   const fresh = new Set(inserted.map((r) => r.dedup_key));
@@ -62,13 +54,9 @@ export function* insertDeliveries(deliveries: NewDelivery[]): Work<InsertResult[
   return results;
 }
 
-/**
- * Rows per statement: the widest row (a delivery's insert, 27 parameters on SQLite) stays well below SQLite's 32,766
- * parameters and PostgreSQL's 65,535.
- */
+/** The widest row (a delivery's, 27 parameters) stays well below SQLite's 32,766 parameters and PostgreSQL's 65,535. */
 export const ROWS_PER_STATEMENT = 500;
 
-/** Runs a rows statement over `rows`, in as many statements as it takes (none for no rows). */
 function* executeRows(
   family: (count: number) => Statement<Record<string, unknown>, unknown>,
   rows: readonly object[],

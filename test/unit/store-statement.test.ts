@@ -1,7 +1,6 @@
 // The statement compiler is the store folder's own machinery (not behind src/store/index.ts): the
 // contract tests cover every statement on both engines; these pin the placeholder rules they rely on.
-import { POSTGRES_DIALECT, SQLITE_DIALECT } from '../../src/store/dialect';
-import { buildValuesRows, defineRowsStatement, Statement, toRowsParams } from '../../src/store/statement';
+import { buildValuesRows, defineRowsStatement, POSTGRES_DIALECT, SQLITE_DIALECT, Statement, toRowsParams } from '../../src/store/statement';
 
 const statement = new Statement<{ id: number; now: number; ids: number[]; flag: boolean }>(
   (d) => `UPDATE t SET at = :now, flag = :flag, n = COUNT(*)::int WHERE id = :id AND updated_at < :now AND id ${d.inList(':ids')}`,
