@@ -13,8 +13,8 @@ import {
 import { escapeLike, type Statement } from './statement';
 import { execute, insertDelivery, selectAll, selectOne, settleBatch, type Work } from './store-work';
 import { decodeReportPointRow, decodeReportRow, hasArrival } from './report-rows';
-import { DELIVERY_STATES, parseStoredId } from './types';
 import type { MigrationReport } from './migrations';
+import { DELIVERY_STATES, parseStoredId } from './types';
 import type {
   CatchUpState,
   DeliveryRecord,

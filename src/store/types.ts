@@ -69,10 +69,7 @@ export function readReport(delivery: DeliveryRecord): (DeliveryRecord & ReportDe
   return delivery.report && delivery.counts ? (delivery as DeliveryRecord & ReportDelivery) : null;
 }
 
-export interface InsertResult {
-  id: number;
-  duplicate: boolean;
-}
+export type InsertResult = { id: number; duplicate: boolean };
 
 /** A page of a listing, newest first, by keyset on the id (never by offset); the filters combine with AND. */
 export interface ListOptions {
