@@ -11,9 +11,7 @@ interface EngineSql {
   /** The 64-bit integer: epoch milliseconds, NetBox ids. */
   int64: 'INTEGER' | 'BIGINT';
   bytes: 'BLOB' | 'BYTEA';
-  /** A generated primary key. */
   identity: string;
-  /** The route mail's `reminder` column. */
   reminder: string;
   /** PostgreSQL checks a closed set of values; SQLite's tables were created without. */
   check(column: string, values: readonly string[]): string;
@@ -149,10 +147,8 @@ const MIGRATIONS: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[]
   {
     version: 6,
     name: 'delivery_report_fields',
-    // "parse once": the report as the webhook parsed it, so the worker and the dashboard read typed columns
-    // instead of re-parsing each body. NULL in rows stored before (and in the watchdog's own records): readers
-    // fall back on the body there. custom_fields is JSON text, read back whole. Counts are 64-bit: the schema
-    // accepts up to 2^53 − 1. ADD COLUMN without a default only changes the catalogue, not the rows.
+    // The report as the webhook parsed it, so readers need not re-parse each body (NULL in rows stored before and
+    // in the relay's own records). Counts are 64-bit. ADD COLUMN without a default only changes the catalogue.
     sql: (e) => `
       ALTER TABLE deliveries ADD COLUMN display TEXT;
       ALTER TABLE deliveries ADD COLUMN url TEXT;
@@ -211,8 +207,7 @@ const MIGRATIONS: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[]
   {
     version: 8,
     name: 'delivery_list_indexes',
-    // The dashboard's filters: by state (SQLite; PostgreSQL has had it since 1), report id or date range,
-    // newest first by id (keyset paging), from an index however many sent rows pile up. And NetBox's ids of
+    // The dashboard's filters (state, report id, date range; keyset paging by id) from an index. And NetBox's ids of
     // each failing result, so that `preview --id` renders the failing-tests section of a sent mail from the store.
     sql: (e) => `
       ${e.engine === 'sqlite' ? 'CREATE INDEX deliveries_state ON deliveries (state, id);' : ''}
@@ -224,9 +219,8 @@ const MIGRATIONS: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[]
   {
     version: 9,
     name: 'netbox_sources',
-    // The NetBox source that posted each delivery (every row stored before belongs to the default source; a
-    // constant default only changes the catalogue, not the rows), and the watchdog's state per source, the
-    // single row of migration 3 becoming the default source's.
+    // The NetBox source that posted each delivery (a constant default only changes the catalogue), and the
+    // watchdog's state per source, the single row of migration 3 becoming the default source's.
     sql: (e) => `
       ALTER TABLE deliveries ADD COLUMN netbox_source TEXT NOT NULL DEFAULT 'default';
       CREATE TABLE watchdog_states (source TEXT PRIMARY KEY,${watchdogColumns(e)});
@@ -237,9 +231,8 @@ const MIGRATIONS: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[]
   {
     version: 10,
     name: 'digest_periods',
-    // One row per period of a digest route, written once (route + period start is the key,
-    // so replicas and restarts queue each period's digest once), in the transaction that queues its
-    // mail in the outbox. delivery_id is NULL for the period that ended before the route's first run.
+    // One row per period of a digest route, written once in the transaction that queues its mail, so replicas and
+    // restarts queue each period's digest once. delivery_id is NULL for the period before the route's first run.
     sql: (e) => `
       CREATE TABLE digest_periods (
         route         TEXT    NOT NULL,
@@ -256,8 +249,7 @@ const MIGRATIONS: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[]
   {
     version: 11,
     name: 'route_mail_owner_groups',
-    // The owner group of a route mail addressed to NetBox's contacts (JSON), decided once
-    // with the plan; NULL for every other mail.
+    // The owner group of a route mail addressed to NetBox's contacts (JSON), decided once with the plan.
     sql: () => 'ALTER TABLE route_mails ADD COLUMN owner_group TEXT;',
   },
   {
@@ -302,9 +294,8 @@ const MIGRATIONS: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[]
   {
     version: 15,
     name: 'report_arrival',
-    // A report's row is written when its webhook is stored, before its mail is composed, so a successor
-    // compares with it at once. composed = 0 until its failing set has been read (every row stored before
-    // was written by a composed mail); arrived_late = 1 when a newer report of its series was stored before it.
+    // A report's row is written with its webhook, so a successor compares with it at once: composed = 0 until its
+    // failing set has been read; arrived_late = 1 when a newer report of its series was stored before it.
     sql: () => `
       ALTER TABLE reports ADD COLUMN composed INTEGER NOT NULL DEFAULT 1;
       ALTER TABLE reports ADD COLUMN arrived_late INTEGER NOT NULL DEFAULT 0;
@@ -320,9 +311,8 @@ const MIGRATIONS: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[]
   {
     version: 17,
     name: 'catch_up',
-    // How a delivery reached the relay (its webhook, or fetched from NetBox by the catch-up), and per NetBox
-    // source the newest report seen (kept apart from the deliveries, which retention prunes) with the lease
-    // that lets one relay at a time catch up.
+    // How a delivery reached the relay, and per NetBox source the newest report seen (kept apart from the
+    // deliveries, which retention prunes) with the lease that lets one relay at a time catch up.
     sql: (e) => `
       ALTER TABLE deliveries ADD COLUMN received_via TEXT NOT NULL DEFAULT 'webhook';
       CREATE TABLE catch_up_sources (
