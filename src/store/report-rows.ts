@@ -40,7 +40,7 @@ export function hasArrival(delivery: NewDelivery): delivery is NewDelivery & Rep
 }
 
 export function toReportRow(snapshot: ReportSnapshot): ReportRow {
-  const { failing } = snapshot;
+  const { failing, states } = snapshot;
   return {
     ...writeCounts(snapshot.counts),
     dedup_key: snapshot.dedupKey,
@@ -48,10 +48,11 @@ export function toReportRow(snapshot: ReportSnapshot): ReportRow {
     report_id: snapshot.reportId,
     report_created: snapshot.created,
     created_ms: snapshot.createdMs,
-    failing: encodeFailingPairs(failing),
-    failing_ids: encodeFailingIds(failing),
+    failing: failing ? JSON.stringify(failing.map((p) => [p.device, p.test, p.severity])) : null,
+    // Kept apart from the names (a search of the names never matches an id); null unless every pair has them.
+    failing_ids: failing?.every(hasIds) ? JSON.stringify(failing.map((p) => [p.ids.result, p.ids.device, p.ids.test])) : null,
     failing_count: failing?.length ?? null,
-    pair_states: encodePairStates(snapshot.states ?? null),
+    pair_states: encodePairStates(states ?? null),
   };
 }
 
@@ -91,17 +92,6 @@ function decodePairStates(value: string | null | undefined): PairStates | null {
 
 const SEVERITY_NAMES: ReadonlySet<string> = new Set(SEVERITIES);
 
-/** `[[device, test, severity], ...]`; null stays null (unknown). */
-function encodeFailingPairs(pairs: readonly FailingPair[] | null): string | null {
-  return pairs === null ? null : JSON.stringify(pairs.map((p) => [p.device, p.test, p.severity]));
-}
-
-/** Kept apart from the names (a search of the names never matches an id); null unless every pair has them. */
-function encodeFailingIds(pairs: readonly FailingPair[] | null): string | null {
-  if (pairs === null || !pairs.every(hasIds)) return null;
-  return JSON.stringify(pairs.map((p) => [p.ids.result, p.ids.device, p.ids.test]));
-}
-
 /** Only when the ids decode and match the pairs one for one. */
 function attachFailingIds(pairs: FailingPair[] | null, value: string | null): FailingPair[] | null {
   if (pairs === null || value === null) return pairs;
@@ -122,7 +112,7 @@ function attachFailingIds(pairs: FailingPair[] | null, value: string | null): Fa
   }
 }
 
-/** A row that does not decode counts as unknown. */
+/** `[[device, test, severity], ...]`; a row that does not decode counts as unknown. */
 function decodeFailingPairs(value: string | null): FailingPair[] | null {
   if (value === null) return null;
   try {
