@@ -1,9 +1,5 @@
 /** One request of a batch, settled when its batch is. */
-export interface Pending<T, R> {
-  item: T;
-  resolve: (result: R) => void;
-  reject: (error: unknown) => void;
-}
+export type Pending<T, R> = { item: T; resolve: (result: R) => void; reject: (error: unknown) => void };
 
 /** Collects what is asked for during one event-loop turn and hands it over as one batch on the next (group commit). */
 export class TurnBatch<T, R> {
