@@ -10,21 +10,18 @@ import type { Route } from './routes-schema';
 import type { Logger } from '../shared';
 import { compareNames } from '../shared';
 
-/** What routes decide on: the report as parsed, its trend, and what NetBox said of its failing results and their owners. */
+/** What routes decide on: the report, its recorded trend, and what NetBox said of its failing results and their owners. */
 export interface PlannedReport {
-  /** The delivery's record, its report as the webhook parsed it. */
   delivery: DeliveryRecord & ReportDelivery;
-  /** The trend composition derived and recorded (routes read it for on-change and regression); null without history. */
   trend: Trend | null;
-  /** The failing results read from NetBox, or null when it could not provide them. */
+  /** Null when NetBox could not provide them; `failuresMissing` says why. */
   failures: FailingResult[] | null;
-  /** Why `failures` is null (NetBox's answer, or no NETBOX_URL); null when they were read. */
   failuresMissing: { code: string; reason: string } | null;
-  /** NetBox's devices and contacts for this report (routes by owner, `device` conditions); null without NetBox. */
+  /** Null without NetBox. */
   owners: OwnerDirectory | null;
 }
 
-/** Decides, for a delivery, what each route does with it (a route mailing NetBox's contacts: one row per owner group). */
+/** What each route does with a delivery (a route mailing NetBox's contacts: one row per owner group). */
 export type RoutePlanner = (composed: PlannedReport) => Promise<NewRouteMail[]>;
 
 /** The key of the mail holding the whole report (nothing failed, or NetBox could not say who owns what). */
@@ -51,17 +48,17 @@ export function createRoutePlanner(options: {
 }): RoutePlanner {
   const tags = new Map((options.sources ?? []).map((s) => [s.name, s.tags]));
   const needsOwners = options.routes.some((r) => r.owners !== undefined);
-  const needsDevices = options.routes.some((r) => r.owners !== undefined || (r.match !== undefined && hasDeviceCondition(r.match)));
+  const needsDevices = needsOwners || options.routes.some((r) => r.match !== undefined && hasDeviceCondition(r.match));
   return async (composed) => {
     const { delivery } = composed;
     const facts = buildReportFacts(delivery, { name: delivery.source, tags: tags.get(delivery.source) ?? {} });
     const lastSent = new Map<string, string | null>();
     for (const route of options.routes)
       if (route.repeat_after !== undefined) lastSent.set(route.name, await options.store.lastRouteMailCompletedAt(route.name, delivery.id));
-    const lookup = needsDevices ? await lookupOwners(options.routes, composed) : undefined;
-    // `device` conditions look at the failing devices; the fixed ones were looked up for their owners only.
     const failingIds = new Set((composed.failures ?? []).flatMap((r) => (r.ids.device === null ? [] : [r.ids.device])));
+    const lookup = needsDevices ? await lookupOwners(options.routes, composed, failingIds) : undefined;
     if (lookup?.status === 'ok') {
+      // `device` conditions look at the failing devices; the fixed ones were looked up for their owners only.
       if (failingIds.size > 0) facts.devices = lookup.devices.filter((d) => failingIds.has(d.id));
     } else if (lookup) options.metrics?.recordOwnerFallback(lookup.code, delivery.source);
     else if (needsOwners && composed.failures === null && hasFailures(facts)) {
@@ -86,10 +83,10 @@ export function createRoutePlanner(options: {
 type PlannerHooks = Pick<Parameters<typeof createRoutePlanner>[0], 'logger' | 'metrics'> & { source: string };
 
 /** NetBox's failing (and, for routes by owner, fixed) devices and the contacts routes by owner ask for, in one bounded, cached look-up. */
-async function lookupOwners(routes: readonly Route[], composed: PlannedReport): Promise<OwnerLookup | undefined> {
+async function lookupOwners(routes: readonly Route[], composed: PlannedReport, failingIds: Set<number>) {
   if (!composed.failures || !composed.owners) return undefined;
   const fixed = routes.some((r) => r.owners !== undefined) ? listFixedDevices(composed).map((d) => d.deviceId) : [];
-  const ids = [...new Set([...composed.failures.flatMap((r) => (r.ids.device === null ? [] : [r.ids.device])), ...fixed])];
+  const ids = [...new Set([...failingIds, ...fixed])];
   if (ids.length === 0) return undefined;
   const queries = routes.flatMap((r) => (r.owners ? [{ role: r.owners.role, on: r.owners.on, priority: r.owners.priority }] : []));
   return composed.owners.lookup(ids, queries);

@@ -22,7 +22,6 @@ export function addPassed(counts: ReportCounts, extra: Record<Severity, number>)
   return changeLines(counts, extra, (line, n) => ({ ...line, passed: line.passed + n }));
 }
 
-/** Overall, HIGH, MIDDLE, LOW. */
 export function buildDeltas(c: ReportCounts, p: ReportCounts): TrendDelta[] {
   return COUNT_LINES.map((line) => {
     const [now, then] = [c[line], p[line]];
@@ -64,7 +63,6 @@ function buildDelta(
   };
 }
 
-/** The overall line as the sum of the severities'. */
 export function addOverall(lines: SeverityCounts): ReportCounts {
   const sum = (key: keyof PassCount) => SEVERITIES.reduce((n, s) => n + lines[s][key], 0);
   return { ...lines, overall: { passed: sum('passed'), count: sum('count') } };

@@ -13,7 +13,6 @@ export interface FailingStreak extends FailingPair {
   atLeast: boolean;
 }
 
-/** The identity of a pair inside a set. */
 export function pairKey(pair: Pick<FailingPair, 'device' | 'test'>): string {
   return `${pair.test}\u0000${pair.device}`;
 }
@@ -66,9 +65,9 @@ export function buildStreaks(
     if (!anyOpen) break;
     if (i === history.length - 1 && historyTruncated) markOpenAtLeast();
   }
-  const streaks: FailingStreak[] = still.map((pair, j) => {
+  const streaks = still.map((pair, j) => {
     const oldest = since[j] < 0 ? current : history[since[j]];
-    // Written out, not spread (see above).
+    // Written out, not spread: thousands of objects.
     const streak: FailingStreak = {
       device: pair.device,
       test: pair.test,

@@ -7,7 +7,7 @@ export interface ReportHistory {
   findReportBefore(series: string, before: ReportCursor, options?: ReportReadOptions): Promise<ReportSnapshot | undefined>;
   /** The newest `limit` reports of `series` before (createdMs, reportId), oldest first, without failing sets (the chart). */
   listReportsBefore(series: string, before: ReportCursor, limit: number): Promise<ReportPoint[]>;
-  /** Stores (or replaces, by dedup key) a report's snapshot. */
+  /** Stores (or replaces, by dedup key). */
   saveReport(snapshot: ReportSnapshot): Promise<void>;
   /** The report stored under a dedup key (to learn whether it arrived late). */
   findReport(dedupKey: string): Promise<ReportSnapshot | undefined>;
