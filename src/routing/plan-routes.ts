@@ -21,7 +21,6 @@ export interface ReportFacts {
   focus?: NetboxDevice;
 }
 
-/** A NetBox source as routes see it. */
 export interface SourceFacts {
   name: string;
   tags: Readonly<Record<string, string>>;
@@ -67,10 +66,8 @@ function hasUnwaivedFailures(facts: ReportFacts, trend: Trend | null): boolean {
 }
 
 /**
- * A route's decision, as recorded: `send`: a mail goes out (and is recorded, so it is sent once); `suppressed`: the
- * route matched but its notify policy held the mail back; `skipped`: the route did not match, or an earlier matching
- * route had no `continue`. `reason` says why, in words an operator reads in the deliveries listing; `reminder`: a
- * reminder of an unchanged failing state (`repeat_after`). `devices`: the failing devices (ids) the route's `device`
+ * A route's decision, as recorded: `suppressed` when its notify policy held the mail back, `skipped` when it did not match
+ * or was not reached; `reason` is what the deliveries listing shows. `devices`: the failing devices (ids) the route's `device`
  * conditions select, its mail holding only their failures; absent: the whole report (no `device` condition, or the
  * devices are not known).
  */
@@ -110,7 +107,6 @@ export function planRoutes(
   });
 }
 
-/** True when the report (with its trend) satisfies the condition. */
 export function matchCondition(condition: Condition, facts: ReportFacts, trend: Trend | null): boolean {
   if (condition.all) return condition.all.every((c) => matchCondition(c, facts, trend));
   if (condition.any) return condition.any.some((c) => matchCondition(c, facts, trend));
@@ -172,12 +168,8 @@ function sameScalar(actual: unknown, expected: unknown): boolean {
   if (actual !== null && typeof actual === 'object' && 'value' in actual) actual = actual.value;
   if (Array.isArray(actual)) return actual.some((a) => sameScalar(a, expected));
   if (actual === expected) return true;
-  return actual !== undefined && actual !== null && expected !== null && sameText(actual, expected);
-}
-
-/** A number or boolean field matches its text in the routes file (`3` and `"3"`): values compared by String(). */
-function sameText(actual: unknown, expected: unknown): boolean {
-  return String(actual) === String(expected);
+  // A number or boolean field matches its text in the routes file (`3` and `"3"`).
+  return actual !== undefined && actual !== null && expected !== null && String(actual) === String(expected);
 }
 
 /** The notify policy of a matched route: send now, or hold back and say why. */
