@@ -55,7 +55,7 @@ export async function readPairStates(options: {
       const answer = await readPassedPairs(options.client, side.url, asked, options.budget);
       // None passed may mean validity deleted this run's results after its webhook: then nothing can be told.
       if (side.map === now && answer.passed.size === 0 && (await countResults(options.client, side.url, options.budget)) === 0) {
-        unknownReason ??= RESULTS_REMOVED;
+        unknownReason ??= "validity removed this run's results from NetBox after sending its webhook";
         continue;
       }
       for (const pair of side.pairs) {
@@ -70,8 +70,6 @@ export async function readPairStates(options: {
   }
   return { now, before, deletedTests: [...deletedTests], deletedDevices: [...deletedDevices], unknownReason };
 }
-
-const RESULTS_REMOVED = "validity removed this run's results from NetBox after sending its webhook";
 
 /** How many results NetBox lists for the report of `resultsUrl` (one brief result asked). */
 async function countResults(client: NetboxClient, resultsUrl: string, budget: RequestBudget): Promise<number | null> {
