@@ -102,6 +102,7 @@ function finishGroup(route: string, spec: OwnerSpec, key: string, g: GroupTally,
   const rank = `${spec.priority ? `${spec.priority} ` : ''}${spec.role}`;
   const unowned = key === UNOWNED_GROUP_KEY;
   const fixedDevices = [...g.fixed.values()].sort((a, b) => compareNames(a, b));
+  const more = refused.length > MAX_REFUSED_IN_NOTE ? ` and ${refused.length - MAX_REFUSED_IN_NOTE} more` : '';
   return {
     route,
     // `unowned`, or `o-` and 12 hex of the recipients' hash: the same owners give the same key.
@@ -119,16 +120,9 @@ function finishGroup(route: string, spec: OwnerSpec, key: string, g: GroupTally,
     counts: null,
     ownedDevices: null,
     whole: false,
-    // For the fallback's mail: the contacts NetBox names that were not mailed, and why.
-    note: unowned && refused.length > 0 ? describeRefused(refused) : null,
+    // For the fallback's mail: `Not mailed: "a@x, b@y" (contact of site fra1): is not one plain e-mail address (…); … and 3 more.`
+    note: unowned && refused.length > 0 ? `Not mailed: ${refused.slice(0, MAX_REFUSED_IN_NOTE).join('; ')}${more}.` : null,
   };
-}
-
-/** "Not mailed: "a@x, b@y" (contact of site fra1): is not one plain e-mail address (…); … and 3 more." */
-function describeRefused(lines: readonly string[]): string {
-  const shown = lines.slice(0, MAX_REFUSED_IN_NOTE).join('; ');
-  const more = lines.length > MAX_REFUSED_IN_NOTE ? ` and ${lines.length - MAX_REFUSED_IN_NOTE} more` : '';
-  return `Not mailed: ${shown}${more}.`;
 }
 
 /** One object owning a device: its contacts' addresses, its words ("site fra1") and itself. */
@@ -151,6 +145,8 @@ function findOwners(spec: OwnerSpec, device: NetboxDevice, byObject: Map<string,
     if (o.id === null) continue;
     const object = `${OBJECT_WORDS[o.type]} ${o.name}`;
     const { to, refused: notMailed } = readRecipients(byObject.get(`${o.type}:${o.id}`) ?? [], spec.allowedDomains);
+    // Quoted, its control characters escaped, cut short: a NetBox string in a note or a log line.
+    const quote = (email: string) => JSON.stringify(email.length > 100 ? `${email.slice(0, 99)}…` : email);
     refused.push(...notMailed.map((r) => `${quote(r.email)} (contact of ${object}): ${r.reason}`));
     if (to.length > MAX_OWNER_RECIPIENTS)
       refused.push(`the ${to.length} contacts of ${object}: more than ${MAX_OWNER_RECIPIENTS} for one mail`);
@@ -178,11 +174,6 @@ function readRecipients(
     }
   }
   return { to: to.sort((a, b) => compareNames(a, b)), refused };
-}
-
-/** A NetBox string in a note or a log line: quoted, its control characters escaped, cut short. */
-function quote(value: string): string {
-  return JSON.stringify(value.length > 100 ? `${value.slice(0, 99)}…` : value);
 }
 
 /** The same recipients (whatever their case and order) give the same key, on every replica. */
