@@ -20,12 +20,6 @@ export const UNOWNED_GROUP_KEY = 'unowned';
 
 const OBJECT_WORDS: Record<OwnerObjectType, string> = { 'dcim.device': 'device', 'dcim.site': 'site', 'tenancy.tenant': 'tenant' };
 
-/** A device that failed in the previous report and fails nothing now. */
-export interface FixedOwnedDevice {
-  deviceId: number;
-  device: string;
-}
-
 /**
  * Splits route `route`'s failing results by owner, its groups not counted yet: for each failing device, each object
  * in `on` (the device, its site, its tenant) whose NetBox contacts (of the route's role and priority, with an
@@ -43,7 +37,7 @@ export function buildOwnerGroups(
   failures: readonly { device: string; ids: Pick<FailingResult['ids'], 'device'> }[],
   devices: readonly NetboxDevice[],
   contacts: readonly OwnerContact[],
-  fixed: readonly FixedOwnedDevice[] = [],
+  fixed: readonly { id: number; name: string }[] = [],
 ) {
   const byId = new Map(devices.map((d) => [d.id, d]));
   const byObject = new Map<string, OwnerContact[]>();
@@ -74,8 +68,7 @@ export function buildOwnerGroups(
       group.names.add(failure.device);
     });
   const failing = new Set(failures.map((f) => f.device));
-  for (const device of fixed)
-    if (!failing.has(device.device)) place(device.deviceId, (group) => group.fixed.set(device.deviceId, device.device));
+  for (const device of fixed) if (!failing.has(device.name)) place(device.id, (group) => group.fixed.set(device.id, device.name));
   return {
     groups: [...groups.entries()].map(([key, g]) => finishGroup(route, spec, key, g, [...refused])),
     objects: new Map([...groups.entries()].map(([key, g]) => [key, [...g.refs.values()]])),

@@ -1,10 +1,10 @@
 import type { OwnerDirectory, OwnerLookup, ResultCounts } from '../enrichment';
 import type { OwnerObject } from '../netbox';
 import type { DeliveryRecord, NewRouteMail, OwnerGroupPlan, Store } from '../store';
-import { countPerSeverity, SEVERITIES, type Severity, type SeverityCounts } from '../report';
+import { countPerSeverity, SEVERITIES, type Severity } from '../report';
 import type { FailingResult, Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
-import { buildOwnerGroups, UNOWNED_GROUP_KEY, type FixedOwnedDevice } from './build-owner-groups';
+import { buildOwnerGroups, UNOWNED_GROUP_KEY } from './build-owner-groups';
 import { buildReportFacts, hasDeviceCondition, hasFailures, planRoutes, type RouteDecision, type SourceFacts } from './plan-routes';
 import type { Route } from './routes-schema';
 import type { Logger } from '../shared';
@@ -85,7 +85,7 @@ type PlannerHooks = Pick<Parameters<typeof createRoutePlanner>[0], 'logger' | 'm
 /** NetBox's failing (and, for routes by owner, fixed) devices and the contacts routes by owner ask for, in one bounded, cached look-up. */
 async function lookupOwners(routes: readonly Route[], composed: PlannedReport, failingIds: Set<number>) {
   if (!composed.failures || !composed.owners) return undefined;
-  const fixed = routes.some((r) => r.owners !== undefined) ? listFixedDevices(composed).map((d) => d.deviceId) : [];
+  const fixed = routes.some((r) => r.owners !== undefined) ? listFixedDevices(composed).map((d) => d.id) : [];
   const ids = [...new Set([...failingIds, ...fixed])];
   if (ids.length === 0) return undefined;
   const queries = routes.flatMap((r) => (r.owners ? [{ role: r.owners.role, on: r.owners.on, priority: r.owners.priority }] : []));
@@ -186,16 +186,12 @@ function countGroup(
       ownedDevices: null,
       missing: { code: 'NO_DEVICE_IDS', reason: 'NetBox gave some of its failing results without a device id' },
     };
-  const failed = countPerSeverity(failures.filter((r) => r.ids.device !== null && ids.has(r.ids.device)));
-  return { counts: sumResults(results.perDevice, ids, failed), ownedDevices: ownedIds ? ids.size : null };
+  return { counts: sumResults(results.perDevice, ids, failures), ownedDevices: ownedIds ? ids.size : null };
 }
 
 /** Results of these devices per severity, from the report's results per device; passed = counted − failed (waived ones pass). */
-function sumResults(
-  perDevice: Map<number, Record<Severity, number>>,
-  ids: Iterable<number>,
-  failed: Record<Severity, number>,
-): SeverityCounts {
+function sumResults(perDevice: Map<number, Record<Severity, number>>, ids: ReadonlySet<number>, failures: readonly FailingResult[]) {
+  const failed = countPerSeverity(failures.filter((r) => r.ids.device !== null && ids.has(r.ids.device)));
   const counts = { HIGH: { passed: 0, count: 0 }, MIDDLE: { passed: 0, count: 0 }, LOW: { passed: 0, count: 0 } };
   for (const id of ids) {
     const device = perDevice.get(id);
@@ -211,7 +207,7 @@ async function scopeToDevices(route: Route, decision: RouteDecision, composed: P
   const failures = (composed.failures ?? []).filter((r) => r.ids.device !== null && ids.has(r.ids.device));
   const deviceIds = [...ids].sort((a, b) => a - b);
   const results = deviceIds.length > 0 && composed.owners ? await composed.owners.countResults() : null;
-  const counts = results?.status === 'ok' ? sumResults(results.perDevice, deviceIds, countPerSeverity(failures)) : null;
+  const counts = results?.status === 'ok' ? sumResults(results.perDevice, ids, failures) : null;
   const devices = [...new Set(failures.map((r) => r.device))].sort((a, b) => compareNames(a, b));
   const why = `the route's device condition selects ${devices.length === 1 ? 'this device' : `these ${devices.length} devices`}`;
   return {
@@ -241,10 +237,7 @@ function wholeReport(decision: RouteDecision, reason: string, g: Pick<OwnerGroup
   return { ...decision, reason: `${decision.reason}; ${reason}`, ownerGroup };
 }
 
-/** The devices the trend calls fixed that fail nothing now and whose NetBox id the history kept: owner groups count their fixes. */
-function listFixedDevices(composed: PlannedReport): FixedOwnedDevice[] {
-  const failing = new Set((composed.failures ?? []).map((r) => r.device));
-  return (composed.trend?.fixedDevices ?? []).flatMap((d) =>
-    d.id === null || failing.has(d.name) ? [] : [{ deviceId: d.id, device: d.name }],
-  );
+/** The devices the trend calls fixed whose NetBox id the history kept: owner groups count their fixes (buildOwnerGroups drops those still failing). */
+function listFixedDevices(composed: PlannedReport) {
+  return (composed.trend?.fixedDevices ?? []).filter((d): d is { name: string; id: number } => d.id !== null);
 }

@@ -168,8 +168,12 @@ function sameScalar(actual: unknown, expected: unknown): boolean {
   if (actual !== null && typeof actual === 'object' && 'value' in actual) actual = actual.value;
   if (Array.isArray(actual)) return actual.some((a) => sameScalar(a, expected));
   if (actual === expected) return true;
-  // A number or boolean field matches its text in the routes file (`3` and `"3"`).
-  return actual !== undefined && actual !== null && expected !== null && String(actual) === String(expected);
+  return actual !== undefined && actual !== null && expected !== null && sameText(actual, expected);
+}
+
+/** A number or boolean field matches its text in the routes file (`3` and `"3"`). */
+function sameText(actual: unknown, expected: unknown): boolean {
+  return String(actual) === String(expected);
 }
 
 /** The notify policy of a matched route: send now, or hold back and say why. */
