@@ -76,7 +76,6 @@ export function buildOwnerGroups(
   };
 }
 
-/** What a group gathers while the failures are split. */
 function startGroup(to: string[]) {
   return {
     to,
@@ -84,7 +83,6 @@ function startGroup(to: string[]) {
     refs: new Map<string, OwnerObject>(),
     ids: new Set<number>(),
     names: new Set<string>(),
-    /** Fixed devices: NetBox id → name. */
     fixed: new Map<number, string>(),
   };
 }

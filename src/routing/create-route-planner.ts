@@ -17,7 +17,6 @@ export interface PlannedReport {
   /** Null when NetBox could not provide them; `failuresMissing` says why. */
   failures: FailingResult[] | null;
   failuresMissing: { code: string; reason: string } | null;
-  /** Null without NetBox. */
   owners: OwnerDirectory | null;
 }
 

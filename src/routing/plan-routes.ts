@@ -10,10 +10,8 @@ export interface ReportFacts {
   reportId: number;
   /** ISO completion time: the clock `repeat_after` is measured on. */
   completedAt: string;
-  /** validity's counts, as the mail shows them. */
   counts: ReportCounts;
   customFields: Record<string, unknown>;
-  /** The NetBox source the report came from (its name and configured tags). */
   source: SourceFacts;
   /** The failing devices with NetBox's attributes, for `device` conditions; absent when not known (no NetBox, or it could not say). */
   devices?: readonly NetboxDevice[];

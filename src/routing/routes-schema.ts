@@ -23,7 +23,6 @@ const nonNegative = z
   .min(0, 'must be 0 or more')
   .max(Number.MAX_SAFE_INTEGER, `must be at most ${Number.MAX_SAFE_INTEGER}`);
 
-/** One value or a list of them, read as a list. */
 function oneOrList<T extends z.ZodType>(item: T, max: number, error: string) {
   return z.union([item, z.array(item).min(1).max(max)], { error }).transform((v) => (Array.isArray(v) ? v : [v]) as z.output<T>[]);
 }

@@ -7,7 +7,6 @@ export type WaivablePair = Pick<FailingPair, 'device' | 'test' | 'severity'>;
 
 type WaiverMatch<P extends WaivablePair> = { pair: P; waiver: Waiver };
 
-/** What the report's waivers do to its failing pairs. */
 export interface WaiverOutcome<P extends WaivablePair> {
   /** Pairs left out of the verdict, on-change decisions, reminders and owner mails, with their waiver. */
   waived: WaiverMatch<P>[];

@@ -126,7 +126,6 @@ const WaiverRequestSchema = z.object({
 });
 export type WaiverRequest = z.input<typeof WaiverRequestSchema>;
 
-/** What deciding a new waiver needs besides the request. */
 export interface WaiverRules {
   /** Now (epoch ms): the waiver's creation time, and the day `until` may not be before. */
   now: number;
