@@ -21,15 +21,11 @@ export const UNOWNED_GROUP_KEY = 'unowned';
 const OBJECT_WORDS: Record<OwnerObjectType, string> = { 'dcim.device': 'device', 'dcim.site': 'site', 'tenancy.tenant': 'tenant' };
 
 /**
- * Splits route `route`'s failing results by owner, its groups not counted yet: for each failing device, each object
- * in `on` (the device, its site, its tenant) whose NetBox contacts (of the route's role and priority, with an
- * e-mail address) are known makes the device part of the group of exactly those contacts; a device
- * owned through its site by one team and its tenant by another is in both groups. Groups are keyed by
- * their recipients, so two sites with the same owner give one mail. A device nobody owns goes to the
- * fallback addresses. The `fixed` devices (failing before, nothing now) join their owners' groups the
- * same way, so that each group's mail counts its fixes; a group may hold fixed devices only. Beside the groups: by group
- * key, the NetBox objects through which it owns its devices (none for `unowned`), and each contact not mailed, one line
- * each (`"x@outside.example" (contact of site fra1): outside allowed_domains`), for the log.
+ * Splits a route's failing results by owner, its groups not counted yet. Each object in `on` (the device, its site, its
+ * tenant) with mailable contacts puts the device in the group of exactly those contacts, so a device may be in several;
+ * groups are keyed by their recipients, so two sites with the same owner give one mail. A device nobody owns goes to the
+ * fallback. `fixed` devices join their owners' groups the same way, so each mail counts its fixes. Beside the groups:
+ * each group's owning NetBox objects, and each contact not mailed, one line each, for the log.
  */
 export function buildOwnerGroups(
   route: string,

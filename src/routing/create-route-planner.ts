@@ -27,11 +27,9 @@ export type RoutePlanner = (composed: PlannedReport) => Promise<NewRouteMail[]>;
 const WHOLE_GROUP_KEY = 'whole';
 
 /**
- * Evaluates the routes for a report on its facts and on the trend composition derived and recorded
- * (once per report; with NetBox enrichment it knows the failing pairs). The last mail of each
- * `repeat_after` route comes from the recorded route mails, so every replica sees the same. Routes by
- * owner are split into their owner groups here, once: the plan (groups, recipients, counts) is
- * recorded with the decisions, and a retry sends it as it is, never asking NetBox again.
+ * Evaluates the routes for a report on its facts and recorded trend. The last mail of each `repeat_after` route comes
+ * from the recorded route mails, so every replica sees the same. Routes by owner are split into their groups here, once:
+ * the plan is recorded with the decisions, and a retry sends it as it is, never asking NetBox again.
  */
 export function createRoutePlanner(options: {
   routes: readonly Route[];
@@ -48,6 +46,7 @@ export function createRoutePlanner(options: {
   const tags = new Map((options.sources ?? []).map((s) => [s.name, s.tags]));
   const needsOwners = options.routes.some((r) => r.owners !== undefined);
   const needsDevices = needsOwners || options.routes.some((r) => r.match !== undefined && hasDeviceCondition(r.match));
+  const queries = options.routes.flatMap((r) => (r.owners ? [{ role: r.owners.role, on: r.owners.on, priority: r.owners.priority }] : []));
   return async (composed) => {
     const { delivery } = composed;
     const facts = buildReportFacts(delivery, { name: delivery.source, tags: tags.get(delivery.source) ?? {} });
@@ -55,7 +54,10 @@ export function createRoutePlanner(options: {
     for (const route of options.routes)
       if (route.repeat_after !== undefined) lastSent.set(route.name, await options.store.lastRouteMailCompletedAt(route.name, delivery.id));
     const failingIds = new Set((composed.failures ?? []).flatMap((r) => (r.ids.device === null ? [] : [r.ids.device])));
-    const lookup = needsDevices ? await lookupOwners(options.routes, composed, failingIds) : undefined;
+    // NetBox's failing (and, for routes by owner, fixed) devices and their owners' contacts, in one bounded, cached look-up.
+    const ids = new Set([...failingIds, ...(needsOwners ? listFixedDevices(composed).map((d) => d.id) : [])]);
+    const asked = needsDevices && composed.failures && composed.owners && ids.size > 0;
+    const lookup = asked ? await composed.owners!.lookup([...ids], queries) : undefined;
     if (lookup?.status === 'ok') {
       // `device` conditions look at the failing devices; the fixed ones were looked up for their owners only.
       if (failingIds.size > 0) facts.devices = lookup.devices.filter((d) => failingIds.has(d.id));
@@ -80,16 +82,6 @@ export function createRoutePlanner(options: {
 }
 
 type PlannerHooks = Pick<Parameters<typeof createRoutePlanner>[0], 'logger' | 'metrics'> & { source: string };
-
-/** NetBox's failing (and, for routes by owner, fixed) devices and the contacts routes by owner ask for, in one bounded, cached look-up. */
-async function lookupOwners(routes: readonly Route[], composed: PlannedReport, failingIds: Set<number>) {
-  if (!composed.failures || !composed.owners) return undefined;
-  const fixed = routes.some((r) => r.owners !== undefined) ? listFixedDevices(composed).map((d) => d.id) : [];
-  const ids = [...new Set([...failingIds, ...fixed])];
-  if (ids.length === 0) return undefined;
-  const queries = routes.flatMap((r) => (r.owners ? [{ role: r.owners.role, on: r.owners.on, priority: r.owners.priority }] : []));
-  return composed.owners.lookup(ids, queries);
-}
 
 /**
  * One route's mail split by owner: each group its recipients, its devices' failures and its own
@@ -163,10 +155,9 @@ async function splitByOwner(
 }
 
 /**
- * A group's ratios, a pure sum over the report's results per device: over every device it owns (each device NetBox lists
- * for its sites, tenants and devices, failing or not: a site's passing switches count too), or over its failing (and
- * fixed) devices alone when those could not be listed (unowned devices, a route narrowed to some devices). Its failed
- * results are the report's failures on those devices. Null counts, with why, when NetBox could not give the results.
+ * A group's ratios over every device it owns (failing or not: a site's passing switches count too), or over its failing
+ * (and fixed) devices alone when those could not be listed (unowned devices, a route narrowed to some devices). Null
+ * counts, with why, when NetBox could not give the results.
  */
 function countGroup(
   g: OwnerGroupPlan,
