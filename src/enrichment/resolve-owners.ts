@@ -76,13 +76,13 @@ export function createOwnerResolver(options: OwnerResolverOptions): (reportKey: 
     if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
     return value;
   };
-  const idsKey = (ids: readonly number[]) => [...ids].sort((a, b) => a - b).join(',');
   return (reportKey, resultsUrl) => {
     let budget: RequestBudget | undefined;
     const startBudget = () => (budget ??= { deadline: clock.now() + options.budgetMs });
     return {
       async lookup(deviceIds, queries) {
-        const key = `${reportKey}|owners|${idsKey(deviceIds)}|${JSON.stringify(queries)}`;
+        const ids = [...deviceIds].sort((a, b) => a - b).join(',');
+        const key = `${reportKey}|owners|${ids}|${JSON.stringify(queries)}`;
         try {
           return await cached(key, () => lookupOwners(options.client, deviceIds, queries, startBudget()));
         } catch (error) {
