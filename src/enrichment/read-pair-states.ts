@@ -90,11 +90,7 @@ function describeUnknown(error: unknown, budgetMs: number, previousReportId: num
 }
 
 /** A (device, test) pair to ask NetBox about, by its NetBox ids; `key` is how the caller names it. */
-export interface PairToAsk {
-  key: string;
-  deviceId: number;
-  testId: number;
-}
+export type PairToAsk = { key: string; deviceId: number; testId: number };
 
 /** Requests in flight at once: the NetBox client's keep-alive agent holds four sockets. */
 const CONCURRENT_REQUESTS = 4;

@@ -17,11 +17,7 @@ import type { Severity } from '../report';
 import { systemClock, type Clock } from '../shared';
 
 /** Which contacts own a device, as a route asks for them. */
-interface OwnerQuery {
-  role: string;
-  on: readonly ('device' | 'site' | 'tenant')[];
-  priority?: string;
-}
+type OwnerQuery = { role: string; on: readonly ('device' | 'site' | 'tenant')[]; priority?: string };
 
 /** A contact with an e-mail address, assigned to an object that owns failing devices. */
 export type OwnerContact = ContactAssignment & { contactName: string; email: string };

@@ -113,11 +113,7 @@ function finishGroup(route: string, spec: OwnerSpec, key: string, g: GroupTally,
 }
 
 /** One object owning a device: its contacts' addresses, its words ("site fra1") and itself. */
-interface Owner {
-  to: string[];
-  object: string;
-  ref: OwnerObject;
-}
+type Owner = { to: string[]; object: string; ref: OwnerObject };
 
 /** The owners of one device (each object in `on` with contacts), and each contact that may not be mailed, described. */
 function findOwners(spec: OwnerSpec, device: NetboxDevice, byObject: Map<string, OwnerContact[]>): { owners: Owner[]; refused: string[] } {

@@ -23,9 +23,6 @@ export interface PlannedReport {
 /** What each route does with a delivery (a route mailing NetBox's contacts: one row per owner group). */
 export type RoutePlanner = (composed: PlannedReport) => Promise<NewRouteMail[]>;
 
-/** The key of the mail holding the whole report (nothing failed, or NetBox could not say who owns what). */
-const WHOLE_GROUP_KEY = 'whole';
-
 /**
  * Evaluates the routes for a report on its facts and recorded trend. The last mail of each `repeat_after` route comes
  * from the recorded route mails, so every replica sees the same. Routes by owner are split into their groups here, once:
@@ -81,8 +78,6 @@ export function createRoutePlanner(options: {
   };
 }
 
-type PlannerHooks = Pick<Parameters<typeof createRoutePlanner>[0], 'logger' | 'metrics'> & { source: string };
-
 /**
  * One route's mail split by owner: each group its recipients, its devices' failures and its own
  * counts. The whole report goes to the fallback when there is nothing to split (nothing failed) or
@@ -93,7 +88,7 @@ async function splitByOwner(
   decision: RouteDecision,
   composed: PlannedReport,
   lookup: OwnerLookup | undefined,
-  hooks: PlannerHooks,
+  hooks: Parameters<typeof createRoutePlanner>[0] & { source: string },
 ): Promise<NewRouteMail[]> {
   const spec = route.owners!;
   const whole = (why: string, note: string | null) =>
@@ -143,8 +138,8 @@ async function splitByOwner(
     const group = { ...g, ...counted, ...(missing ? { countsMissing: missing.reason } : {}) };
     plan.push({ ...decision, route: `${route.name}~${g.key}`, reason: `${decision.reason}; ${g.why}`, ownerGroup: group });
   }
+  const { source } = hooks;
   for (const [code, { groups, reason }] of uncounted) {
-    const { source } = hooks;
     hooks.logger?.warn(
       { source, route: route.name, groups, code, reason },
       `route ${route.name}: ${groups} owner group(s) without counts of their own (${reason}); their mails say so`,
@@ -221,9 +216,9 @@ function unscoped(route: Route, decision: RouteDecision, composed: PlannedReport
   });
 }
 
-/** The route's one mail holding the whole report; `reason` ends its decision's. */
+/** The route's one mail holding the whole report (nothing failed, or NetBox could not say); `reason` ends its decision's. */
 function wholeReport(decision: RouteDecision, reason: string, g: Pick<OwnerGroupPlan, 'route' | 'to' | 'why' | 'note'>): NewRouteMail {
-  const ownerGroup = { ...g, key: WHOLE_GROUP_KEY, deviceIds: [], devices: [], counts: null, whole: true };
+  const ownerGroup = { ...g, key: 'whole', deviceIds: [], devices: [], counts: null, whole: true };
   return { ...decision, reason: `${decision.reason}; ${reason}`, ownerGroup };
 }
 

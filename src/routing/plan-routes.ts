@@ -19,10 +19,7 @@ export interface ReportFacts {
   focus?: NetboxDevice;
 }
 
-export interface SourceFacts {
-  name: string;
-  tags: Readonly<Record<string, string>>;
-}
+export type SourceFacts = { name: string; tags: Readonly<Record<string, string>> };
 
 export function buildReportFacts(delivery: ReportDelivery, source: SourceFacts): ReportFacts {
   const r = delivery.report;

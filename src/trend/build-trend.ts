@@ -39,10 +39,7 @@ export interface Trend extends ReturnType<typeof listPairs> {
  * Pairs (by {@link pairKey}) to leave out of the comparison: those waived in this report, and those of
  * the previous report that count as passed there (waived now, or waived then and come back since).
  */
-export interface LeftOutPairs {
-  current: ReadonlySet<string>;
-  previous: ReadonlySet<string>;
-}
+export type LeftOutPairs = { current: ReadonlySet<string>; previous: ReadonlySet<string> };
 
 /** A failing pair's place in the series: newly failing, failing `reports` in a row, no result before (`unseen`), or `unknown`. */
 export type PairBadge =
