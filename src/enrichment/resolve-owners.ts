@@ -43,11 +43,7 @@ export interface OwnerDirectory {
   countResults(): Promise<ResultCounts>;
 }
 
-export interface OwnerResolverOptions {
-  client: NetboxClient;
-  budgetMs: number;
-  clock?: Clock;
-}
+type OwnerResolverOptions = { client: NetboxClient; budgetMs: number; clock?: Clock };
 
 /** Answers kept at most: one per recent report and route query. */
 const MAX_CACHED = 200;

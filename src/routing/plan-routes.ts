@@ -66,9 +66,7 @@ function hasUnwaivedFailures(facts: ReportFacts, trend: Trend | null): boolean {
  * conditions select, its mail holding only their failures; absent: the whole report (no `device` condition, or the
  * devices are not known).
  */
-export interface RouteDecision extends Omit<NewRouteMail, 'ownerGroup'> {
-  devices?: number[];
-}
+export type RouteDecision = Omit<NewRouteMail, 'ownerGroup'> & { devices?: number[] };
 
 /**
  * Evaluates the routes in order, like Alertmanager: a report goes to the first route that matches,
