@@ -139,10 +139,7 @@ function findOwners(spec: OwnerSpec, device: NetboxDevice, byObject: Map<string,
 }
 
 /** An object's contacts' addresses that may be mailed (each once, sorted), and the others with the reason. */
-function readRecipients(
-  contacts: readonly OwnerContact[],
-  allowedDomains: readonly string[],
-): { to: string[]; refused: { email: string; reason: string }[] } {
+function readRecipients(contacts: readonly OwnerContact[], allowedDomains: readonly string[]) {
   const seen = new Set<string>();
   const to: string[] = [];
   const refused: { email: string; reason: string }[] = [];

@@ -170,12 +170,7 @@ function sameText(actual: unknown, expected: unknown): boolean {
 }
 
 /** The notify policy of a matched route: send now, or hold back and say why. */
-function decideNotify(
-  route: Route,
-  facts: ReportFacts,
-  trend: Trend | null,
-  lastSentCompletedAt: string | null,
-): Pick<RouteDecision, 'outcome' | 'reason' | 'reminder'> {
+function decideNotify(route: Route, facts: ReportFacts, trend: Trend | null, lastSentCompletedAt: string | null) {
   const send = (reason: string, reminder = false) => ({ outcome: 'send' as const, reason, reminder });
   const hold = (reason: string) => ({ outcome: 'suppressed' as const, reason, reminder: false });
   if (route.notify === 'always') return send('matched (notify: always)');

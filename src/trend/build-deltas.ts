@@ -72,11 +72,7 @@ export function addOverall(lines: SeverityCounts): ReportCounts {
  * The lines of a devices-only trend: failing counts against the previous report, this report's percentage from
  * `counts` (none when unknown), no points.
  */
-export function buildFailingDeltas(
-  now: Record<Severity, number>,
-  then: Record<Severity, number>,
-  counts: ReportCounts | null,
-): TrendDelta[] {
+export function buildFailingDeltas(now: Record<Severity, number>, then: Record<Severity, number>, counts: ReportCounts | null) {
   const withTotal = (of: Record<Severity, number>) => ({ overall: of.HIGH + of.MIDDLE + of.LOW, ...of });
   const [failedNow, failedThen] = [withTotal(now), withTotal(then)];
   return COUNT_LINES.map((line) => {
