@@ -64,7 +64,6 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
   }
 }
 
-/** What the mail says when the failing tests are not listed, and why. */
 function missing(code: EnrichmentMissingCode, why: string, detail?: string): Enrichment {
   return { status: 'missing', code, reason: `Failing tests are not listed: ${why}`, ...(detail === undefined ? {} : { detail }) };
 }

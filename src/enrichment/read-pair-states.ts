@@ -10,7 +10,6 @@ import { failingKeys, NO_PAIR_STATES, pairKey, type FailingPair, type PairStates
 export async function readPairStates(options: {
   /** Absent without NETBOX_URL: nothing can be asked. */
   client?: NetboxClient;
-  /** This report's `results_url`. */
   resultsUrl: string;
   /** This report's failing pairs and the previous report's (each with its NetBox ids; null: unknown, nothing is asked). */
   current: readonly FailingPair[];
@@ -53,9 +52,11 @@ export async function readPairStates(options: {
     }
     try {
       const answer = await readPassedPairs(options.client, side.url, asked, options.budget);
-      // None passed may mean validity deleted this run's results after its webhook: then nothing can be told.
-      if (side.map === now && answer.passed.size === 0 && (await countResults(options.client, side.url, options.budget)) === 0) {
-        unknownReason ??= RESULTS_REMOVED;
+      // None passed may mean validity deleted this run's results after its webhook (none listed): then nothing can be told.
+      const none = side.map === now && answer.passed.size === 0;
+      const page = none ? await options.client.getJson(buildListPath(side.url, { limit: 1, brief: 1 }), options.budget) : null;
+      if ((page as { count?: unknown } | null)?.count === 0) {
+        unknownReason ??= "validity removed this run's results from NetBox after sending its webhook";
         continue;
       }
       for (const pair of side.pairs) {
@@ -69,14 +70,6 @@ export async function readPairStates(options: {
     }
   }
   return { now, before, deletedTests: [...deletedTests], deletedDevices: [...deletedDevices], unknownReason };
-}
-
-const RESULTS_REMOVED = "validity removed this run's results from NetBox after sending its webhook";
-
-/** How many results NetBox lists for the report of `resultsUrl` (one brief result asked). */
-async function countResults(client: NetboxClient, resultsUrl: string, budget: RequestBudget): Promise<number | null> {
-  const page = (await client.getJson(buildListPath(resultsUrl, { limit: 1, brief: 1 }), budget)) as { count?: unknown } | null;
-  return typeof page?.count === 'number' ? page.count : null;
 }
 
 /** The pairs as NetBox ids, or null when one of them was kept without its ids. */
@@ -97,11 +90,7 @@ function describeUnknown(error: unknown, budgetMs: number, previousReportId: num
 }
 
 /** A (device, test) pair to ask NetBox about, by its NetBox ids; `key` is how the caller names it. */
-export interface PairToAsk {
-  key: string;
-  deviceId: number;
-  testId: number;
-}
+export type PairToAsk = { key: string; deviceId: number; testId: number };
 
 /** Requests in flight at once: the NetBox client's keep-alive agent holds four sockets. */
 const CONCURRENT_REQUESTS = 4;

@@ -17,11 +17,7 @@ import type { Severity } from '../report';
 import { systemClock, type Clock } from '../shared';
 
 /** Which contacts own a device, as a route asks for them. */
-interface OwnerQuery {
-  role: string;
-  on: readonly ('device' | 'site' | 'tenant')[];
-  priority?: string;
-}
+type OwnerQuery = { role: string; on: readonly ('device' | 'site' | 'tenant')[]; priority?: string };
 
 /** A contact with an e-mail address, assigned to an object that owns failing devices. */
 export type OwnerContact = ContactAssignment & { contactName: string; email: string };
@@ -47,11 +43,7 @@ export interface OwnerDirectory {
   countResults(): Promise<ResultCounts>;
 }
 
-export interface OwnerResolverOptions {
-  client: NetboxClient;
-  budgetMs: number;
-  clock?: Clock;
-}
+type OwnerResolverOptions = { client: NetboxClient; budgetMs: number; clock?: Clock };
 
 /** Answers kept at most: one per recent report and route query. */
 const MAX_CACHED = 200;
@@ -76,13 +68,13 @@ export function createOwnerResolver(options: OwnerResolverOptions): (reportKey: 
     if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
     return value;
   };
-  const idsKey = (ids: readonly number[]) => [...ids].sort((a, b) => a - b).join(',');
   return (reportKey, resultsUrl) => {
     let budget: RequestBudget | undefined;
     const startBudget = () => (budget ??= { deadline: clock.now() + options.budgetMs });
     return {
       async lookup(deviceIds, queries) {
-        const key = `${reportKey}|owners|${idsKey(deviceIds)}|${JSON.stringify(queries)}`;
+        const ids = [...deviceIds].sort((a, b) => a - b).join(',');
+        const key = `${reportKey}|owners|${ids}|${JSON.stringify(queries)}`;
         try {
           return await cached(key, () => lookupOwners(options.client, deviceIds, queries, startBudget()));
         } catch (error) {

@@ -23,7 +23,8 @@ export function createFailureSummarizer() {
   const results: FailingResult[] = [];
   const tests = new Map<string, FailingTest>();
   const devices = new Map<string, { deviceId: number | null; name: string; failures: number }>();
-  const addResult = (result: FailingResult) => {
+  const addResult = (result: FailingResult | null) => {
+    if (!result) return;
     results.push(result);
     const testKey = result.ids.test !== null ? `#${result.ids.test}` : `n:${result.test}`;
     let test = tests.get(testKey);
@@ -40,10 +41,7 @@ export function createFailureSummarizer() {
   };
   return {
     add(page: readonly Record<string, unknown>[]) {
-      for (const raw of page) {
-        const result = readFailingResult(raw);
-        if (result) addResult(result);
-      }
+      for (const raw of page) addResult(readFailingResult(raw));
     },
     /** Adds failing results already read (kept with a stored report), in NetBox's order. */
     addResults(lean: readonly FailingResult[]) {

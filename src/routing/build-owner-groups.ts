@@ -20,22 +20,12 @@ export const UNOWNED_GROUP_KEY = 'unowned';
 
 const OBJECT_WORDS: Record<OwnerObjectType, string> = { 'dcim.device': 'device', 'dcim.site': 'site', 'tenancy.tenant': 'tenant' };
 
-/** A device that failed in the previous report and fails nothing now. */
-export interface FixedOwnedDevice {
-  deviceId: number;
-  device: string;
-}
-
 /**
- * Splits route `route`'s failing results by owner, its groups not counted yet: for each failing device, each object
- * in `on` (the device, its site, its tenant) whose NetBox contacts (of the route's role and priority, with an
- * e-mail address) are known makes the device part of the group of exactly those contacts; a device
- * owned through its site by one team and its tenant by another is in both groups. Groups are keyed by
- * their recipients, so two sites with the same owner give one mail. A device nobody owns goes to the
- * fallback addresses. The `fixed` devices (failing before, nothing now) join their owners' groups the
- * same way, so that each group's mail counts its fixes; a group may hold fixed devices only. Beside the groups: by group
- * key, the NetBox objects through which it owns its devices (none for `unowned`), and each contact not mailed, one line
- * each (`"x@outside.example" (contact of site fra1): outside allowed_domains`), for the log.
+ * Splits a route's failing results by owner, its groups not counted yet. Each object in `on` (the device, its site, its
+ * tenant) with mailable contacts puts the device in the group of exactly those contacts, so a device may be in several;
+ * groups are keyed by their recipients, so two sites with the same owner give one mail. A device nobody owns goes to the
+ * fallback. `fixed` devices join their owners' groups the same way, so each mail counts its fixes. Beside the groups:
+ * each group's owning NetBox objects, and each contact not mailed, one line each, for the log.
  */
 export function buildOwnerGroups(
   route: string,
@@ -43,7 +33,7 @@ export function buildOwnerGroups(
   failures: readonly { device: string; ids: Pick<FailingResult['ids'], 'device'> }[],
   devices: readonly NetboxDevice[],
   contacts: readonly OwnerContact[],
-  fixed: readonly FixedOwnedDevice[] = [],
+  fixed: readonly { id: number; name: string }[] = [],
 ) {
   const byId = new Map(devices.map((d) => [d.id, d]));
   const byObject = new Map<string, OwnerContact[]>();
@@ -74,8 +64,7 @@ export function buildOwnerGroups(
       group.names.add(failure.device);
     });
   const failing = new Set(failures.map((f) => f.device));
-  for (const device of fixed)
-    if (!failing.has(device.device)) place(device.deviceId, (group) => group.fixed.set(device.deviceId, device.device));
+  for (const device of fixed) if (!failing.has(device.name)) place(device.id, (group) => group.fixed.set(device.id, device.name));
   return {
     groups: [...groups.entries()].map(([key, g]) => finishGroup(route, spec, key, g, [...refused])),
     objects: new Map([...groups.entries()].map(([key, g]) => [key, [...g.refs.values()]])),
@@ -83,7 +72,6 @@ export function buildOwnerGroups(
   };
 }
 
-/** What a group gathers while the failures are split. */
 function startGroup(to: string[]) {
   return {
     to,
@@ -91,7 +79,6 @@ function startGroup(to: string[]) {
     refs: new Map<string, OwnerObject>(),
     ids: new Set<number>(),
     names: new Set<string>(),
-    /** Fixed devices: NetBox id → name. */
     fixed: new Map<number, string>(),
   };
 }
@@ -102,6 +89,7 @@ function finishGroup(route: string, spec: OwnerSpec, key: string, g: GroupTally,
   const rank = `${spec.priority ? `${spec.priority} ` : ''}${spec.role}`;
   const unowned = key === UNOWNED_GROUP_KEY;
   const fixedDevices = [...g.fixed.values()].sort((a, b) => compareNames(a, b));
+  const more = refused.length > MAX_REFUSED_IN_NOTE ? ` and ${refused.length - MAX_REFUSED_IN_NOTE} more` : '';
   return {
     route,
     // `unowned`, or `o-` and 12 hex of the recipients' hash: the same owners give the same key.
@@ -119,24 +107,13 @@ function finishGroup(route: string, spec: OwnerSpec, key: string, g: GroupTally,
     counts: null,
     ownedDevices: null,
     whole: false,
-    // For the fallback's mail: the contacts NetBox names that were not mailed, and why.
-    note: unowned && refused.length > 0 ? describeRefused(refused) : null,
+    // For the fallback's mail: `Not mailed: "a@x, b@y" (contact of site fra1): is not one plain e-mail address (…); … and 3 more.`
+    note: unowned && refused.length > 0 ? `Not mailed: ${refused.slice(0, MAX_REFUSED_IN_NOTE).join('; ')}${more}.` : null,
   };
 }
 
-/** "Not mailed: "a@x, b@y" (contact of site fra1): is not one plain e-mail address (…); … and 3 more." */
-function describeRefused(lines: readonly string[]): string {
-  const shown = lines.slice(0, MAX_REFUSED_IN_NOTE).join('; ');
-  const more = lines.length > MAX_REFUSED_IN_NOTE ? ` and ${lines.length - MAX_REFUSED_IN_NOTE} more` : '';
-  return `Not mailed: ${shown}${more}.`;
-}
-
 /** One object owning a device: its contacts' addresses, its words ("site fra1") and itself. */
-interface Owner {
-  to: string[];
-  object: string;
-  ref: OwnerObject;
-}
+type Owner = { to: string[]; object: string; ref: OwnerObject };
 
 /** The owners of one device (each object in `on` with contacts), and each contact that may not be mailed, described. */
 function findOwners(spec: OwnerSpec, device: NetboxDevice, byObject: Map<string, OwnerContact[]>): { owners: Owner[]; refused: string[] } {
@@ -151,6 +128,8 @@ function findOwners(spec: OwnerSpec, device: NetboxDevice, byObject: Map<string,
     if (o.id === null) continue;
     const object = `${OBJECT_WORDS[o.type]} ${o.name}`;
     const { to, refused: notMailed } = readRecipients(byObject.get(`${o.type}:${o.id}`) ?? [], spec.allowedDomains);
+    // Quoted, its control characters escaped, cut short: a NetBox string in a note or a log line.
+    const quote = (email: string) => JSON.stringify(email.length > 100 ? `${email.slice(0, 99)}…` : email);
     refused.push(...notMailed.map((r) => `${quote(r.email)} (contact of ${object}): ${r.reason}`));
     if (to.length > MAX_OWNER_RECIPIENTS)
       refused.push(`the ${to.length} contacts of ${object}: more than ${MAX_OWNER_RECIPIENTS} for one mail`);
@@ -160,10 +139,7 @@ function findOwners(spec: OwnerSpec, device: NetboxDevice, byObject: Map<string,
 }
 
 /** An object's contacts' addresses that may be mailed (each once, sorted), and the others with the reason. */
-function readRecipients(
-  contacts: readonly OwnerContact[],
-  allowedDomains: readonly string[],
-): { to: string[]; refused: { email: string; reason: string }[] } {
+function readRecipients(contacts: readonly OwnerContact[], allowedDomains: readonly string[]) {
   const seen = new Set<string>();
   const to: string[] = [];
   const refused: { email: string; reason: string }[] = [];
@@ -178,11 +154,6 @@ function readRecipients(
     }
   }
   return { to: to.sort((a, b) => compareNames(a, b)), refused };
-}
-
-/** A NetBox string in a note or a log line: quoted, its control characters escaped, cut short. */
-function quote(value: string): string {
-  return JSON.stringify(value.length > 100 ? `${value.slice(0, 99)}…` : value);
 }
 
 /** The same recipients (whatever their case and order) give the same key, on every replica. */

@@ -1,41 +1,32 @@
 import type { OwnerDirectory, OwnerLookup, ResultCounts } from '../enrichment';
 import type { OwnerObject } from '../netbox';
 import type { DeliveryRecord, NewRouteMail, OwnerGroupPlan, Store } from '../store';
-import { countPerSeverity, SEVERITIES, type Severity, type SeverityCounts } from '../report';
+import { countPerSeverity, SEVERITIES, type Severity } from '../report';
 import type { FailingResult, Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
-import { buildOwnerGroups, UNOWNED_GROUP_KEY, type FixedOwnedDevice } from './build-owner-groups';
+import { buildOwnerGroups, UNOWNED_GROUP_KEY } from './build-owner-groups';
 import { buildReportFacts, hasDeviceCondition, hasFailures, planRoutes, type RouteDecision, type SourceFacts } from './plan-routes';
 import type { Route } from './routes-schema';
 import type { Logger } from '../shared';
 import { compareNames } from '../shared';
 
-/** What routes decide on: the report as parsed, its trend, and what NetBox said of its failing results and their owners. */
+/** What routes decide on: the report, its recorded trend, and what NetBox said of its failing results and their owners. */
 export interface PlannedReport {
-  /** The delivery's record, its report as the webhook parsed it. */
   delivery: DeliveryRecord & ReportDelivery;
-  /** The trend composition derived and recorded (routes read it for on-change and regression); null without history. */
   trend: Trend | null;
-  /** The failing results read from NetBox, or null when it could not provide them. */
+  /** Null when NetBox could not provide them; `failuresMissing` says why. */
   failures: FailingResult[] | null;
-  /** Why `failures` is null (NetBox's answer, or no NETBOX_URL); null when they were read. */
   failuresMissing: { code: string; reason: string } | null;
-  /** NetBox's devices and contacts for this report (routes by owner, `device` conditions); null without NetBox. */
   owners: OwnerDirectory | null;
 }
 
-/** Decides, for a delivery, what each route does with it (a route mailing NetBox's contacts: one row per owner group). */
+/** What each route does with a delivery (a route mailing NetBox's contacts: one row per owner group). */
 export type RoutePlanner = (composed: PlannedReport) => Promise<NewRouteMail[]>;
 
-/** The key of the mail holding the whole report (nothing failed, or NetBox could not say who owns what). */
-const WHOLE_GROUP_KEY = 'whole';
-
 /**
- * Evaluates the routes for a report on its facts and on the trend composition derived and recorded
- * (once per report; with NetBox enrichment it knows the failing pairs). The last mail of each
- * `repeat_after` route comes from the recorded route mails, so every replica sees the same. Routes by
- * owner are split into their owner groups here, once: the plan (groups, recipients, counts) is
- * recorded with the decisions, and a retry sends it as it is, never asking NetBox again.
+ * Evaluates the routes for a report on its facts and recorded trend. The last mail of each `repeat_after` route comes
+ * from the recorded route mails, so every replica sees the same. Routes by owner are split into their groups here, once:
+ * the plan is recorded with the decisions, and a retry sends it as it is, never asking NetBox again.
  */
 export function createRoutePlanner(options: {
   routes: readonly Route[];
@@ -51,17 +42,21 @@ export function createRoutePlanner(options: {
 }): RoutePlanner {
   const tags = new Map((options.sources ?? []).map((s) => [s.name, s.tags]));
   const needsOwners = options.routes.some((r) => r.owners !== undefined);
-  const needsDevices = options.routes.some((r) => r.owners !== undefined || (r.match !== undefined && hasDeviceCondition(r.match)));
+  const needsDevices = needsOwners || options.routes.some((r) => r.match !== undefined && hasDeviceCondition(r.match));
+  const queries = options.routes.flatMap((r) => (r.owners ? [{ role: r.owners.role, on: r.owners.on, priority: r.owners.priority }] : []));
   return async (composed) => {
     const { delivery } = composed;
     const facts = buildReportFacts(delivery, { name: delivery.source, tags: tags.get(delivery.source) ?? {} });
     const lastSent = new Map<string, string | null>();
     for (const route of options.routes)
       if (route.repeat_after !== undefined) lastSent.set(route.name, await options.store.lastRouteMailCompletedAt(route.name, delivery.id));
-    const lookup = needsDevices ? await lookupOwners(options.routes, composed) : undefined;
-    // `device` conditions look at the failing devices; the fixed ones were looked up for their owners only.
     const failingIds = new Set((composed.failures ?? []).flatMap((r) => (r.ids.device === null ? [] : [r.ids.device])));
+    // NetBox's failing (and, for routes by owner, fixed) devices and their owners' contacts, in one bounded, cached look-up.
+    const ids = new Set([...failingIds, ...(needsOwners ? listFixedDevices(composed).map((d) => d.id) : [])]);
+    const asked = needsDevices && composed.failures && composed.owners && ids.size > 0;
+    const lookup = asked ? await composed.owners!.lookup([...ids], queries) : undefined;
     if (lookup?.status === 'ok') {
+      // `device` conditions look at the failing devices; the fixed ones were looked up for their owners only.
       if (failingIds.size > 0) facts.devices = lookup.devices.filter((d) => failingIds.has(d.id));
     } else if (lookup) options.metrics?.recordOwnerFallback(lookup.code, delivery.source);
     else if (needsOwners && composed.failures === null && hasFailures(facts)) {
@@ -83,18 +78,6 @@ export function createRoutePlanner(options: {
   };
 }
 
-type PlannerHooks = Pick<Parameters<typeof createRoutePlanner>[0], 'logger' | 'metrics'> & { source: string };
-
-/** NetBox's failing (and, for routes by owner, fixed) devices and the contacts routes by owner ask for, in one bounded, cached look-up. */
-async function lookupOwners(routes: readonly Route[], composed: PlannedReport): Promise<OwnerLookup | undefined> {
-  if (!composed.failures || !composed.owners) return undefined;
-  const fixed = routes.some((r) => r.owners !== undefined) ? listFixedDevices(composed).map((d) => d.deviceId) : [];
-  const ids = [...new Set([...composed.failures.flatMap((r) => (r.ids.device === null ? [] : [r.ids.device])), ...fixed])];
-  if (ids.length === 0) return undefined;
-  const queries = routes.flatMap((r) => (r.owners ? [{ role: r.owners.role, on: r.owners.on, priority: r.owners.priority }] : []));
-  return composed.owners.lookup(ids, queries);
-}
-
 /**
  * One route's mail split by owner: each group its recipients, its devices' failures and its own
  * counts. The whole report goes to the fallback when there is nothing to split (nothing failed) or
@@ -105,7 +88,7 @@ async function splitByOwner(
   decision: RouteDecision,
   composed: PlannedReport,
   lookup: OwnerLookup | undefined,
-  hooks: PlannerHooks,
+  hooks: Parameters<typeof createRoutePlanner>[0] & { source: string },
 ): Promise<NewRouteMail[]> {
   const spec = route.owners!;
   const whole = (why: string, note: string | null) =>
@@ -155,8 +138,8 @@ async function splitByOwner(
     const group = { ...g, ...counted, ...(missing ? { countsMissing: missing.reason } : {}) };
     plan.push({ ...decision, route: `${route.name}~${g.key}`, reason: `${decision.reason}; ${g.why}`, ownerGroup: group });
   }
+  const { source } = hooks;
   for (const [code, { groups, reason }] of uncounted) {
-    const { source } = hooks;
     hooks.logger?.warn(
       { source, route: route.name, groups, code, reason },
       `route ${route.name}: ${groups} owner group(s) without counts of their own (${reason}); their mails say so`,
@@ -167,10 +150,9 @@ async function splitByOwner(
 }
 
 /**
- * A group's ratios, a pure sum over the report's results per device: over every device it owns (each device NetBox lists
- * for its sites, tenants and devices, failing or not: a site's passing switches count too), or over its failing (and
- * fixed) devices alone when those could not be listed (unowned devices, a route narrowed to some devices). Its failed
- * results are the report's failures on those devices. Null counts, with why, when NetBox could not give the results.
+ * A group's ratios over every device it owns (failing or not: a site's passing switches count too), or over its failing
+ * (and fixed) devices alone when those could not be listed (unowned devices, a route narrowed to some devices). Null
+ * counts, with why, when NetBox could not give the results.
  */
 function countGroup(
   g: OwnerGroupPlan,
@@ -189,16 +171,12 @@ function countGroup(
       ownedDevices: null,
       missing: { code: 'NO_DEVICE_IDS', reason: 'NetBox gave some of its failing results without a device id' },
     };
-  const failed = countPerSeverity(failures.filter((r) => r.ids.device !== null && ids.has(r.ids.device)));
-  return { counts: sumResults(results.perDevice, ids, failed), ownedDevices: ownedIds ? ids.size : null };
+  return { counts: sumResults(results.perDevice, ids, failures), ownedDevices: ownedIds ? ids.size : null };
 }
 
 /** Results of these devices per severity, from the report's results per device; passed = counted − failed (waived ones pass). */
-function sumResults(
-  perDevice: Map<number, Record<Severity, number>>,
-  ids: Iterable<number>,
-  failed: Record<Severity, number>,
-): SeverityCounts {
+function sumResults(perDevice: Map<number, Record<Severity, number>>, ids: ReadonlySet<number>, failures: readonly FailingResult[]) {
+  const failed = countPerSeverity(failures.filter((r) => r.ids.device !== null && ids.has(r.ids.device)));
   const counts = { HIGH: { passed: 0, count: 0 }, MIDDLE: { passed: 0, count: 0 }, LOW: { passed: 0, count: 0 } };
   for (const id of ids) {
     const device = perDevice.get(id);
@@ -214,7 +192,7 @@ async function scopeToDevices(route: Route, decision: RouteDecision, composed: P
   const failures = (composed.failures ?? []).filter((r) => r.ids.device !== null && ids.has(r.ids.device));
   const deviceIds = [...ids].sort((a, b) => a - b);
   const results = deviceIds.length > 0 && composed.owners ? await composed.owners.countResults() : null;
-  const counts = results?.status === 'ok' ? sumResults(results.perDevice, deviceIds, countPerSeverity(failures)) : null;
+  const counts = results?.status === 'ok' ? sumResults(results.perDevice, ids, failures) : null;
   const devices = [...new Set(failures.map((r) => r.device))].sort((a, b) => compareNames(a, b));
   const why = `the route's device condition selects ${devices.length === 1 ? 'this device' : `these ${devices.length} devices`}`;
   return {
@@ -238,16 +216,13 @@ function unscoped(route: Route, decision: RouteDecision, composed: PlannedReport
   });
 }
 
-/** The route's one mail holding the whole report; `reason` ends its decision's. */
+/** The route's one mail holding the whole report (nothing failed, or NetBox could not say); `reason` ends its decision's. */
 function wholeReport(decision: RouteDecision, reason: string, g: Pick<OwnerGroupPlan, 'route' | 'to' | 'why' | 'note'>): NewRouteMail {
-  const ownerGroup = { ...g, key: WHOLE_GROUP_KEY, deviceIds: [], devices: [], counts: null, whole: true };
+  const ownerGroup = { ...g, key: 'whole', deviceIds: [], devices: [], counts: null, whole: true };
   return { ...decision, reason: `${decision.reason}; ${reason}`, ownerGroup };
 }
 
-/** The devices the trend calls fixed that fail nothing now and whose NetBox id the history kept: owner groups count their fixes. */
-function listFixedDevices(composed: PlannedReport): FixedOwnedDevice[] {
-  const failing = new Set((composed.failures ?? []).map((r) => r.device));
-  return (composed.trend?.fixedDevices ?? []).flatMap((d) =>
-    d.id === null || failing.has(d.name) ? [] : [{ deviceId: d.id, device: d.name }],
-  );
+/** The devices the trend calls fixed whose NetBox id the history kept: owner groups count their fixes (buildOwnerGroups drops those still failing). */
+function listFixedDevices(composed: PlannedReport) {
+  return (composed.trend?.fixedDevices ?? []).filter((d): d is { name: string; id: number } => d.id !== null);
 }

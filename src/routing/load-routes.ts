@@ -16,7 +16,6 @@ const MAX_ROUTES_FILE_BYTES = 256 * 1024;
 /** The name of the route used when no ROUTES_FILE is given: MAIL_TO/CC/BCC get every report. */
 export const DEFAULT_ROUTE_NAME = 'default';
 
-/** One problem in a routes file: where it is and what is wrong. */
 export interface RoutesFileIssue {
   /** 1-based line in the file, when the YAML parser knows where the value is. */
   line?: number;
@@ -25,7 +24,6 @@ export interface RoutesFileIssue {
   message: string;
 }
 
-/** The routes file could not be used; lists every problem found. */
 export class RoutesFileError extends Error {
   readonly issues: RoutesFileIssue[];
   constructor(file: string, issues: RoutesFileIssue[]) {
@@ -40,7 +38,6 @@ function formatRoutesIssue(issue: RoutesFileIssue): string {
   return `${issue.line ? `line ${issue.line}: ` : ''}${issue.where}: ${issue.message}`;
 }
 
-/** Parses and validates a routes file (YAML), as {@link parseYamlListFile} says. */
 export function parseRoutesFile(text: string, file: string): Route[] {
   return parseYamlListFile(text, file, RoutesFileSchema, { listKey: 'routes', noun: 'route' }).routes;
 }

@@ -10,10 +10,8 @@ export interface ReportFacts {
   reportId: number;
   /** ISO completion time: the clock `repeat_after` is measured on. */
   completedAt: string;
-  /** validity's counts, as the mail shows them. */
   counts: ReportCounts;
   customFields: Record<string, unknown>;
-  /** The NetBox source the report came from (its name and configured tags). */
   source: SourceFacts;
   /** The failing devices with NetBox's attributes, for `device` conditions; absent when not known (no NetBox, or it could not say). */
   devices?: readonly NetboxDevice[];
@@ -21,11 +19,7 @@ export interface ReportFacts {
   focus?: NetboxDevice;
 }
 
-/** A NetBox source as routes see it. */
-export interface SourceFacts {
-  name: string;
-  tags: Readonly<Record<string, string>>;
-}
+export type SourceFacts = { name: string; tags: Readonly<Record<string, string>> };
 
 export function buildReportFacts(delivery: ReportDelivery, source: SourceFacts): ReportFacts {
   const r = delivery.report;
@@ -67,16 +61,12 @@ function hasUnwaivedFailures(facts: ReportFacts, trend: Trend | null): boolean {
 }
 
 /**
- * A route's decision, as recorded: `send`: a mail goes out (and is recorded, so it is sent once); `suppressed`: the
- * route matched but its notify policy held the mail back; `skipped`: the route did not match, or an earlier matching
- * route had no `continue`. `reason` says why, in words an operator reads in the deliveries listing; `reminder`: a
- * reminder of an unchanged failing state (`repeat_after`). `devices`: the failing devices (ids) the route's `device`
+ * A route's decision, as recorded: `suppressed` when its notify policy held the mail back, `skipped` when it did not match
+ * or was not reached; `reason` is what the deliveries listing shows. `devices`: the failing devices (ids) the route's `device`
  * conditions select, its mail holding only their failures; absent: the whole report (no `device` condition, or the
  * devices are not known).
  */
-export interface RouteDecision extends Omit<NewRouteMail, 'ownerGroup'> {
-  devices?: number[];
-}
+export type RouteDecision = Omit<NewRouteMail, 'ownerGroup'> & { devices?: number[] };
 
 /**
  * Evaluates the routes in order, like Alertmanager: a report goes to the first route that matches,
@@ -110,7 +100,6 @@ export function planRoutes(
   });
 }
 
-/** True when the report (with its trend) satisfies the condition. */
 export function matchCondition(condition: Condition, facts: ReportFacts, trend: Trend | null): boolean {
   if (condition.all) return condition.all.every((c) => matchCondition(c, facts, trend));
   if (condition.any) return condition.any.some((c) => matchCondition(c, facts, trend));
@@ -175,18 +164,13 @@ function sameScalar(actual: unknown, expected: unknown): boolean {
   return actual !== undefined && actual !== null && expected !== null && sameText(actual, expected);
 }
 
-/** A number or boolean field matches its text in the routes file (`3` and `"3"`): values compared by String(). */
+/** A number or boolean field matches its text in the routes file (`3` and `"3"`). */
 function sameText(actual: unknown, expected: unknown): boolean {
   return String(actual) === String(expected);
 }
 
 /** The notify policy of a matched route: send now, or hold back and say why. */
-function decideNotify(
-  route: Route,
-  facts: ReportFacts,
-  trend: Trend | null,
-  lastSentCompletedAt: string | null,
-): Pick<RouteDecision, 'outcome' | 'reason' | 'reminder'> {
+function decideNotify(route: Route, facts: ReportFacts, trend: Trend | null, lastSentCompletedAt: string | null) {
   const send = (reason: string, reminder = false) => ({ outcome: 'send' as const, reason, reminder });
   const hold = (reason: string) => ({ outcome: 'suppressed' as const, reason, reminder: false });
   if (route.notify === 'always') return send('matched (notify: always)');

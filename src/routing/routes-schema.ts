@@ -23,27 +23,16 @@ const nonNegative = z
   .min(0, 'must be 0 or more')
   .max(Number.MAX_SAFE_INTEGER, `must be at most ${Number.MAX_SAFE_INTEGER}`);
 
-/** One value or a list of them, read as a list. */
 function oneOrList<T extends z.ZodType>(item: T, max: number, error: string) {
   return z.union([item, z.array(item).min(1).max(max)], { error }).transform((v) => (Array.isArray(v) ? v : [v]) as z.output<T>[]);
 }
-
-/** `failed: { severity: HIGH, above: 0 }`: more than `above` results of that severity failed. */
-const FailedCondition = z.strictObject({ severity: severity.default('overall'), above: nonNegative });
-
-/** `pass_percent: { severity: overall, below: 90 }`: the pass percentage (as NetBox shows it) is below. */
-const PassPercentCondition = z.strictObject({ severity: severity.default('overall'), below: percent });
 
 /**
  * `regression: { drop_above: 2, severity: overall, newly_failing: true }`: against the previous report,
  * the pass percentage dropped by more than `drop_above` points, or (newly_failing) a pair started failing.
  */
 const RegressionCondition = z
-  .strictObject({
-    severity: severity.default('overall'),
-    drop_above: percent.optional(),
-    newly_failing: flag.optional(),
-  })
+  .strictObject({ severity: severity.default('overall'), drop_above: percent.optional(), newly_failing: flag.optional() })
   .transform((c) => ({ ...c, newly_failing: c.newly_failing ?? c.drop_above === undefined }));
 
 const scalar = z.union([z.string().max(500), z.number(), z.boolean(), z.null()], { error: 'must be a string, number, boolean or null' });
@@ -63,14 +52,6 @@ const CustomFieldCondition = z
 /** NetBox source names (SOURCES_FILE; `default` is the one configured from NETBOX_URL/WEBHOOK_*). */
 export const SOURCE_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 const sourceName = z.string().regex(SOURCE_NAME_PATTERN, 'must be a source name (1–32 lower-case letters, digits, "-" or "_")');
-
-/** `source: lab` or `source: [prod-eu, prod-us]`: the report came from one of these NetBox sources. */
-const SourceCondition = oneOrList(sourceName, MAX_CONDITION_ITEMS, 'must be a source name or a list of them');
-
-/** `source_tags: { env: prod }`: the report's source carries every one of these tags with these values. */
-const SourceTagsCondition = z
-  .record(z.string().min(1).max(100), z.union([z.string().max(200), z.number(), z.boolean()]).transform(String))
-  .refine((tags) => Object.keys(tags).length > 0, 'needs at least one tag');
 
 const slugList = oneOrList(z.string().min(1).max(200), MAX_CONDITION_ITEMS, 'must be a name (slug) or a list of them');
 
@@ -93,18 +74,25 @@ const CONDITION_KEYS = ['failed', 'pass_percent', 'regression', 'custom_field', 
 /** One condition: exactly one key. `all`/`any` nest. */
 const ConditionSchema = z
   .strictObject({
-    failed: FailedCondition.optional(),
-    pass_percent: PassPercentCondition.optional(),
+    /** `failed: { severity: HIGH, above: 0 }`: more than `above` results of that severity failed. */
+    failed: z.strictObject({ severity: severity.default('overall'), above: nonNegative }).optional(),
+    /** `pass_percent: { severity: overall, below: 90 }`: the pass percentage (as NetBox shows it) is below. */
+    pass_percent: z.strictObject({ severity: severity.default('overall'), below: percent }).optional(),
     regression: RegressionCondition.optional(),
     custom_field: CustomFieldCondition.optional(),
-    source: SourceCondition.optional(),
-    source_tags: SourceTagsCondition.optional(),
+    /** `source: lab` or `source: [prod-eu, prod-us]`: the report came from one of these NetBox sources. */
+    source: oneOrList(sourceName, MAX_CONDITION_ITEMS, 'must be a source name or a list of them').optional(),
+    /** `source_tags: { env: prod }`: the report's source carries every one of these tags with these values. */
+    source_tags: z
+      .record(z.string().min(1).max(100), z.union([z.string().max(200), z.number(), z.boolean()]).transform(String))
+      .refine((tags) => Object.keys(tags).length > 0, 'needs at least one tag')
+      .optional(),
     device: DeviceCondition.optional(),
-    get all(): z.ZodOptional<z.ZodArray<typeof ConditionSchema>> {
-      return z.array(ConditionSchema).min(1).max(MAX_CONDITION_ITEMS).optional();
+    get all() {
+      return conditionList();
     },
-    get any(): z.ZodOptional<z.ZodArray<typeof ConditionSchema>> {
-      return z.array(ConditionSchema).min(1).max(MAX_CONDITION_ITEMS).optional();
+    get any() {
+      return conditionList();
     },
   })
   .superRefine((c, ctx) => {
@@ -114,6 +102,8 @@ const ConditionSchema = z
       ctx.addIssue({ code: 'custom', message: `a condition has exactly one of ${CONDITION_KEYS.join(', ')} (got ${got})` });
   });
 export type Condition = z.infer<typeof ConditionSchema>;
+const conditionList = (): z.ZodOptional<z.ZodArray<typeof ConditionSchema>> =>
+  z.array(ConditionSchema).min(1).max(MAX_CONDITION_ITEMS).optional();
 
 /** Addresses (or domains) as a YAML list or one comma-separated string. */
 const splitList = (v: string | string[]) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean);

@@ -22,7 +22,6 @@ export function addPassed(counts: ReportCounts, extra: Record<Severity, number>)
   return changeLines(counts, extra, (line, n) => ({ ...line, passed: line.passed + n }));
 }
 
-/** Overall, HIGH, MIDDLE, LOW. */
 export function buildDeltas(c: ReportCounts, p: ReportCounts): TrendDelta[] {
   return COUNT_LINES.map((line) => {
     const [now, then] = [c[line], p[line]];
@@ -64,7 +63,6 @@ function buildDelta(
   };
 }
 
-/** The overall line as the sum of the severities'. */
 export function addOverall(lines: SeverityCounts): ReportCounts {
   const sum = (key: keyof PassCount) => SEVERITIES.reduce((n, s) => n + lines[s][key], 0);
   return { ...lines, overall: { passed: sum('passed'), count: sum('count') } };
@@ -74,11 +72,7 @@ export function addOverall(lines: SeverityCounts): ReportCounts {
  * The lines of a devices-only trend: failing counts against the previous report, this report's percentage from
  * `counts` (none when unknown), no points.
  */
-export function buildFailingDeltas(
-  now: Record<Severity, number>,
-  then: Record<Severity, number>,
-  counts: ReportCounts | null,
-): TrendDelta[] {
+export function buildFailingDeltas(now: Record<Severity, number>, then: Record<Severity, number>, counts: ReportCounts | null) {
   const withTotal = (of: Record<Severity, number>) => ({ overall: of.HIGH + of.MIDDLE + of.LOW, ...of });
   const [failedNow, failedThen] = [withTotal(now), withTotal(then)];
   return COUNT_LINES.map((line) => {

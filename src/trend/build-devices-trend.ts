@@ -20,14 +20,12 @@ export function buildDevicesTrend(
 ): Trend | null {
   const keep = (pairs: readonly FailingPair[]) => pairs.filter((pair) => options.devices.has(pair.device));
   if (current.failing === null) return null;
-  const mine: ReportSnapshot = { ...current, failing: keep(current.failing) };
   const leftOut = countPerSeverity([]);
   const previousRaw = history[0];
   if (!previousRaw) return { ...buildFirstTrend(options, true), leftOut };
   if (previousRaw.failing === null) return null;
-  const before: ReportSnapshot = { ...previousRaw, failing: keep(previousRaw.failing) };
-  const pairs = comparePairs(mine, before, history, options);
-
+  const mine = { ...current, failing: keep(current.failing) };
+  const pairs = comparePairs(mine, { ...previousRaw, failing: keep(previousRaw.failing) }, history, options);
   // The decision and the deltas count the kept pairs (accepted exceptions left out), as the group's ratios do.
   const nowKept = countPerSeverity(pairs.currentKept.failing!);
   // A previous failure not evaluated now is no change of these devices' failing results.

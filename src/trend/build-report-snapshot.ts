@@ -14,7 +14,6 @@ export function buildSourceSeriesKey(options: { source: string; netboxUrl?: stri
   return options.source === DEFAULT_SOURCE_NAME ? netboxSeries : `source:${options.source}|${netboxSeries}`;
 }
 
-/** What the trend remembers of a delivery; `failing` is null when the failing pairs are unknown. */
 export function buildReportSnapshot(delivery: ReportDelivery, series: string, failing: FailingPair[] | null): ReportSnapshot {
   const r = delivery.report;
   return {

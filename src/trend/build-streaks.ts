@@ -13,7 +13,6 @@ export interface FailingStreak extends FailingPair {
   atLeast: boolean;
 }
 
-/** The identity of a pair inside a set. */
 export function pairKey(pair: Pick<FailingPair, 'device' | 'test'>): string {
   return `${pair.test}\u0000${pair.device}`;
 }
@@ -30,12 +29,7 @@ export function failingKeys(failing: readonly FailingPair[]): ReadonlySet<string
  * Walks back through the history while each pair keeps failing, counting in typed arrays (one slot per
  * pair) and making each streak once at the end: thousands of pairs, 30 reports deep, are too slow as objects.
  */
-export function buildStreaks(
-  current: ReportSnapshot,
-  still: FailingPair[],
-  history: readonly ReportSnapshot[],
-  historyTruncated: boolean,
-): FailingStreak[] {
+export function buildStreaks(current: ReportSnapshot, still: FailingPair[], history: readonly ReportSnapshot[], historyTruncated: boolean) {
   if (still.length === 0) return [];
   const keys = still.map(pairKey);
   /** Reports in a row each pair has failed; the oldest of them as an index into `history` (-1: the current report). */
@@ -66,9 +60,9 @@ export function buildStreaks(
     if (!anyOpen) break;
     if (i === history.length - 1 && historyTruncated) markOpenAtLeast();
   }
-  const streaks: FailingStreak[] = still.map((pair, j) => {
+  const streaks = still.map((pair, j) => {
     const oldest = since[j] < 0 ? current : history[since[j]];
-    // Written out, not spread (see above).
+    // Written out, not spread: thousands of objects.
     const streak: FailingStreak = {
       device: pair.device,
       test: pair.test,

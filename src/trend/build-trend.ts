@@ -10,28 +10,19 @@ export { failingKeys, pairKey } from './build-streaks';
 /** The pairs of one test, as a mail lists them: one line per test, not one per result. */
 export type TestPairsGroup = ReturnType<typeof groupPairsByTest>[number];
 
-/** The pair lists of a trend, each whole (the mail's view caps them). */
-type PairLists = ReturnType<typeof listPairs>;
-
-/**
- * How a report compares with the previous one of its series (by creation time). The notify
- * policies (on-change, regression) read `failingSetChanged` and `regression`.
- */
-export interface Trend extends PairLists {
-  /** The one verdict every reader shows (see decideVerdict): `first` when there is no previous report. */
+/** How a report compares with the previous one of its series (by creation time); its pair lists are whole (the mail's view caps them). */
+export interface Trend extends ReturnType<typeof listPairs> {
+  /** See decideVerdict. */
   verdict: Verdict;
-  /** The compared reports cover different results (see decideVerdict); false for the first report. */
   scopeChanged: boolean;
   /** Some of the report's devices only (an owner group's share): see buildDevicesTrend. */
   devicesOnly: boolean;
   /** The report compared with (null: first of its series); `pending`: its mail not composed yet, so compared on counts only. */
   previous: { reportId: number; created: string; dedupKey: string; pending?: boolean } | null;
-  /** See ReportSnapshot.arrivedLate. */
   arrivedLate?: boolean;
   overall: TrendDelta | null;
   /** HIGH, MIDDLE, LOW; empty when there is no previous report. */
   severities: TrendDelta[];
-  /** True when both this report's and the previous report's failing pairs are known. */
   failingSetKnown: boolean;
   /** True when the failing pairs (or failed counts) differ; false when both sets are known and equal; null when it cannot be told. */
   failingSetChanged: boolean | null;
@@ -48,10 +39,7 @@ export interface Trend extends PairLists {
  * Pairs (by {@link pairKey}) to leave out of the comparison: those waived in this report, and those of
  * the previous report that count as passed there (waived now, or waived then and come back since).
  */
-export interface LeftOutPairs {
-  current: ReadonlySet<string>;
-  previous: ReadonlySet<string>;
-}
+export type LeftOutPairs = { current: ReadonlySet<string>; previous: ReadonlySet<string> };
 
 /** A failing pair's place in the series: newly failing, failing `reports` in a row, no result before (`unseen`), or `unknown`. */
 export type PairBadge =
@@ -62,9 +50,7 @@ export interface TrendOptions {
   leftOut?: LeftOutPairs;
   /** What NetBox's results say of the pairs that changed; absent: every pair was evaluated in both reports (a sample). */
   states?: PairStates;
-  /** The previous report's mail was not composed yet (so it is compared on counts only). */
   previousPending?: boolean;
-  /** See ReportSnapshot.arrivedLate. */
   arrivedLate?: boolean;
 }
 
@@ -119,17 +105,14 @@ export function comparePairs(
 ) {
   const currentKept = withoutPairs(current, options.leftOut?.current);
   const previous = withoutPairs(previousRaw, options.leftOut?.previous);
-  let gone: FailingPair[] = [];
-  let appeared: FailingPair[] = [];
-  let still: FailingPair[] = [];
-  if (currentKept.failing !== null && previous.failing !== null) {
-    const before = failingKeys(previous.failing);
-    const now = failingKeys(currentKept.failing);
-    const currentKeys = currentKept.failing.map(pairKey);
-    appeared = currentKept.failing.filter((_, i) => !before.has(currentKeys[i]));
-    gone = previous.failing.filter((pair) => !now.has(pairKey(pair)));
-    still = currentKept.failing.filter((_, i) => before.has(currentKeys[i]));
-  }
+  const known = currentKept.failing !== null && previous.failing !== null;
+  const [now, then] = known ? [currentKept.failing!, previous.failing!] : [[], []];
+  const before = failingKeys(then);
+  const after = failingKeys(now);
+  const currentKeys = now.map(pairKey);
+  const appeared = now.filter((_, i) => !before.has(currentKeys[i]));
+  const gone = then.filter((pair) => !after.has(pairKey(pair)));
+  const still = now.filter((_, i) => before.has(currentKeys[i]));
   const went = splitByState(gone, options.states?.now);
   const came = splitByState(appeared, options.states?.before);
   const newlyFailing = [...came.passed].sort(byPairOrder);
@@ -162,7 +145,7 @@ function listPairs(newlyFailing: FailingPair[], fixed: FailingPair[], stillFaili
     fixedDevices: listFixedDevices(fixed),
     /** Pairs failing now and in the previous report, longest streak first. */
     stillFailing,
-    /** The three lists above grouped per test (one line per test, HIGH first). */
+    /** The three lists above grouped per test. */
     newlyFailingTests: groupPairsByTest(newlyFailing),
     stillFailingTests: groupPairsByTest(stillFailing),
     fixedTests: groupPairsByTest(fixed),
@@ -204,7 +187,7 @@ function groupPairsByTest(pairs: readonly (FailingPair & { reports?: number; sin
     );
 }
 
-/** The devices of some pairs, each once, by name; `id` is NetBox's, when the history kept it. */
+/** The devices of some pairs, each once, by name, with NetBox's id when the history kept it. */
 function listFixedDevices(pairs: readonly FailingPair[]) {
   const byName = new Map<string, { name: string; id: number | null }>();
   for (const pair of pairs) {
@@ -216,7 +199,7 @@ function listFixedDevices(pairs: readonly FailingPair[]) {
 
 type SplitPairs = Record<'passed' | 'absent' | 'unknown', FailingPair[]>;
 
-/** Pairs by what one report's results say of them; without a states map every pair passed, a null map knows none. */
+/** Without a states map every pair passed, a null map knows none. */
 function splitByState(pairs: readonly FailingPair[], states: ReadonlyMap<string, boolean> | null | undefined): SplitPairs {
   if (states === undefined) return { passed: [...pairs], absent: [], unknown: [] };
   const split: SplitPairs = { passed: [], absent: [], unknown: [] };
@@ -227,8 +210,7 @@ function splitByState(pairs: readonly FailingPair[], states: ReadonlyMap<string,
   return split;
 }
 
-/** How many of a failing set's pairs are in `keys`, per severity. */
-export function countBySeverity(failing: readonly FailingPair[] | null, keys?: ReadonlySet<string>): Record<Severity, number> {
+function countBySeverity(failing: readonly FailingPair[] | null, keys?: ReadonlySet<string>): Record<Severity, number> {
   return countPerSeverity(failing && keys?.size ? failing.filter((pair) => keys.has(pairKey(pair))) : []);
 }
 
@@ -238,7 +220,6 @@ function withoutPairs(snapshot: ReportSnapshot, keys?: ReadonlySet<string>): Rep
   return { ...snapshot, failing: snapshot.failing.filter((pair) => !keys.has(pairKey(pair))) };
 }
 
-/** The report compared with, and what its place in the series adds: its previous report not composed yet, or itself late. */
 export function placeInSeries(previous: ReportSnapshot | null, options: TrendOptions): Pick<Trend, 'previous' | 'arrivedLate'> {
   const pending = options.previousPending ? { pending: true } : {};
   return {
@@ -247,9 +228,8 @@ export function placeInSeries(previous: ReportSnapshot | null, options: TrendOpt
   };
 }
 
-/** The trend of the first report of a series: nothing to compare with. */
 export function buildFirstTrend(options: TrendOptions, devicesOnly = false): Omit<Trend, 'leftOut'> {
-  const none = splitByState([], undefined);
+  const none = { passed: [], absent: [], unknown: [] };
   return {
     verdict: 'first',
     scopeChanged: false,
@@ -264,6 +244,6 @@ export function buildFirstTrend(options: TrendOptions, devicesOnly = false): Omi
   };
 }
 
-function sortByDevice(pairs: FailingPair[]): FailingPair[] {
+function sortByDevice(pairs: FailingPair[]) {
   return [...pairs].sort((a, b) => compareNames(a.device, b.device) || compareNames(a.test, b.test));
 }

@@ -9,7 +9,7 @@ import type { FailingPair } from './types';
  */
 export type Verdict = 'first' | 'better' | 'worse' | 'mixed' | 'same';
 
-/** What one severity did: fell (or newly fails), rose (or got fixed), both at once, or neither. */
+/** What one severity did. */
 type Signal = 'worse' | 'better' | 'mixed' | 'same';
 
 /** The facts the verdict is decided on. `newlyFailing`/`fixed` are empty when the failing sets are unknown. */

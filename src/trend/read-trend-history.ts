@@ -7,9 +7,8 @@ export interface ReportHistory {
   findReportBefore(series: string, before: ReportCursor, options?: ReportReadOptions): Promise<ReportSnapshot | undefined>;
   /** The newest `limit` reports of `series` before (createdMs, reportId), oldest first, without failing sets (the chart). */
   listReportsBefore(series: string, before: ReportCursor, limit: number): Promise<ReportPoint[]>;
-  /** Stores (or replaces, by dedup key) a report's snapshot. */
+  /** Stores (or replaces, by dedup key). */
   saveReport(snapshot: ReportSnapshot): Promise<void>;
-  /** The report stored under a dedup key (to learn whether it arrived late). */
   findReport(dedupKey: string): Promise<ReportSnapshot | undefined>;
 }
 
@@ -23,7 +22,6 @@ export interface RecordedTrend {
   options: TrendOptions;
 }
 
-/** What a report's series held before it, and what that tells buildTrend (truncated, arrived late, previous pending). */
 type TrendHistory = Pick<RecordedTrend, 'history' | 'options'>;
 
 /** How far back "failing since" looks; older streaks read "failing for at least N reports". */

@@ -12,7 +12,7 @@ export interface FailingPair {
 /** A failing pair with its NetBox ids, as enrichment reads it from NetBox's results (the mail, the CSV, the routes read it). */
 export type FailingResult = FailingPair & { ids: NonNullable<FailingPair['ids']> };
 
-/** Whether a pair has its NetBox ids (a pair kept before they were stored has none). */
+/** A pair kept before the ids were stored has none. */
 export function hasIds(pair: FailingPair): pair is FailingResult {
   return pair.ids !== undefined;
 }
@@ -28,7 +28,7 @@ export interface PairStates {
   now: ReadonlyMap<string, boolean> | null;
   /** The same for the pairs failing in this report that did not fail in the previous one, in the previous report. */
   before: ReadonlyMap<string, boolean> | null;
-  /** Names of the asked tests and devices NetBox no longer has (deleted since, with their results). */
+  /** The asked tests and devices NetBox no longer has (deleted since, with their results). */
   deletedTests: readonly string[];
   deletedDevices: readonly string[];
   /** Why some pairs' states are not known, for the mail; null when NetBox answered for every pair asked. */
@@ -40,14 +40,13 @@ export const NO_PAIR_STATES: PairStates = { now: null, before: null, deletedTest
 
 /** What the relay remembers of one report, for the trend: its counts, and its failing pairs when NetBox answered (else null). */
 export interface ReportSnapshot {
-  /** The delivery dedup key (`<id>@<created>`): unique across NetBox instances. */
+  /** `<id>@<created>`: unique across NetBox instances. */
   dedupKey: string;
-  /** Which series of reports this one belongs to (one NetBox, one base path); see buildSourceSeriesKey. */
+  /** See buildSourceSeriesKey. */
   series: string;
   reportId: number;
-  /** `data.created` as NetBox sent it. */
+  /** As NetBox sent it; reports are ordered by it (`createdMs`), then by report id. */
   created: string;
-  /** `data.created` in epoch milliseconds: reports are ordered by it, then by report id. */
   createdMs: number;
   counts: ReportCounts;
   failing: FailingPair[] | null;
@@ -65,13 +64,12 @@ export type ReportPoint = Omit<ReportSnapshot, 'failing'>;
 /** A place in a series: before the report created at `createdMs` (ties broken by report id). */
 export type ReportCursor = Pick<ReportSnapshot, 'createdMs' | 'reportId'>;
 
-/** NetBox's order of reports (creation time, then id): negative when `a` comes first. */
+/** NetBox's order of reports: negative when `a` comes first. */
 export function compareReportOrder(a: ReportCursor, b: ReportCursor): number {
   return a.createdMs - b.createdMs || a.reportId - b.reportId;
 }
 
-/** How much of a stored report to read. */
 export interface ReportReadOptions {
-  /** False: its failing pairs come without their NetBox ids (default true), a fifth of a large set's bytes. */
+  /** False: the failing pairs come without their NetBox ids (default true), a fifth of a large set's bytes. */
   failingIds?: boolean;
 }

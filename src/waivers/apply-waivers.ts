@@ -1,17 +1,12 @@
 import type { FailingPair } from '../trend';
-import { classifyWaiver, isWaiverInForce, type Waiver } from './waiver';
+import { classifyWaiver, type Waiver } from './waiver';
 import { compareNames } from '../shared';
 
 /** A failing (device, test) pair of a report, as the trend keeps it (names, not NetBox ids). */
 export type WaivablePair = Pick<FailingPair, 'device' | 'test' | 'severity'>;
 
-/** A pair and the waiver that decides about it. */
-interface WaiverMatch<P extends WaivablePair> {
-  pair: P;
-  waiver: Waiver;
-}
+type WaiverMatch<P extends WaivablePair> = { pair: P; waiver: Waiver };
 
-/** What the report's waivers do to its failing pairs. */
 export interface WaiverOutcome<P extends WaivablePair> {
   /** Pairs left out of the verdict, on-change decisions, reminders and owner mails, with their waiver. */
   waived: WaiverMatch<P>[];
@@ -25,24 +20,19 @@ export interface WaiverOutcome<P extends WaivablePair> {
   mustName: ReturnType<typeof findHiddenHighFailures>;
 }
 
-/** Which report the pairs belong to. */
-export interface WaiverContext {
-  /** When the previous report of the series was made (epoch ms); null or absent: no "waiver expired" can be told. */
-  previousReportAt?: number | null;
-}
-
 /**
  * Applies the waivers of the report's source (as the waiver book lists them) to its failing pairs at `now`. A pair
  * is waived by a waiver of its test that holds at `now` and names its device or every device (one naming the device
- * wins, then the one that runs longest). Pure: the mail pipeline reads the waivers from the store and WAIVERS_FILE.
+ * wins, then the one that runs longest). `previousReportAt`: when the previous report of the series was made (epoch ms);
+ * without it no "waiver expired" can be told. Pure: the mail pipeline reads the waivers from the store and WAIVERS_FILE.
  */
 export function applyWaivers<P extends WaivablePair>(
   failingPairs: readonly P[],
   waivers: readonly Waiver[],
   now: number,
-  context: WaiverContext = {},
+  context: { previousReportAt?: number | null } = {},
 ): WaiverOutcome<P> {
-  const inForce = waivers.filter((w) => isWaiverInForce(w, now));
+  const inForce = waivers.filter((w) => w.createdAt <= now && now < w.endsAt);
   // Ended after the previous report and by now: the pair it covered comes back as newly failing.
   const previous = context.previousReportAt ?? null;
   const ended = previous === null ? [] : waivers.filter((w) => w.endsAt > previous && w.endsAt <= now && w.createdAt <= previous);
@@ -67,20 +57,17 @@ function pickWaiver(pair: WaivablePair, waivers: readonly Waiver[]): Waiver | un
   let best: Waiver | undefined;
   for (const w of waivers) {
     if (w.test !== pair.test || (w.device !== null && w.device !== pair.device)) continue;
-    if (!best || rankWaiver(w) > rankWaiver(best)) best = w;
+    if (!best || rank(w) > rank(best)) best = w;
   }
   return best;
 }
 
 /** Naming the device outranks any end date; among equals the later end wins. */
-function rankWaiver(waiver: Waiver): number {
-  return (waiver.device === null ? 0 : 1e15) + waiver.endsAt;
-}
+const rank = (waiver: Waiver) => (waiver.device === null ? 0 : 1e15) + waiver.endsAt;
 
 /** The waivers used here that end within the week, each once, soonest first. */
 function findExpiring(waived: readonly WaiverMatch<WaivablePair>[], now: number): Waiver[] {
-  const soon = new Map<string, Waiver>();
-  for (const { waiver } of waived) if (classifyWaiver(waiver, now) !== 'active') soon.set(waiver.id, waiver);
+  const soon = new Map(waived.filter((m) => classifyWaiver(m.waiver, now) !== 'active').map((m) => [m.waiver.id, m.waiver]));
   return [...soon.values()].sort((a, b) => a.endsAt - b.endsAt || compareNames(a.id, b.id));
 }
 

@@ -14,7 +14,7 @@ export type WaiverStatus = (typeof WAIVER_STATUSES)[number];
 
 /** NetBox names (source, test, device) are short; the bounds keep a form or a file from storing a novel. */
 export const WAIVER_NAME_MAX = 200;
-export const WAIVER_REASON_MAX = 2000;
+const WAIVER_REASON_MAX = 2000;
 
 /**
  * An accepted exception: one failing test on one device (or on every device of the source, then with a
@@ -49,7 +49,7 @@ export interface NewWaiver {
   createdAt: number;
 }
 
-/** The epoch ms at which a waiver running through `until` (UTC) stops holding: midnight after that day. */
+/** When a waiver running through `until` (UTC) stops holding (epoch ms): midnight after that day. */
 export function buildWaiverEnd(until: string): number {
   const [year, month, day] = until.split('-').map(Number);
   return Date.UTC(year, month - 1, day + 1);
@@ -61,11 +61,6 @@ export function isCalendarDay(text: string): boolean {
   const [year, month, day] = text.split('-').map(Number);
   const date = new Date(Date.UTC(year, month - 1, day));
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-}
-
-/** True while the waiver holds at `at`: made by then and not ended yet. */
-export function isWaiverInForce(waiver: Pick<Waiver, 'createdAt' | 'endsAt'>, at: number): boolean {
-  return waiver.createdAt <= at && at < waiver.endsAt;
 }
 
 /** The waiver's status at `at`; one not made yet counts as active (it is about to hold). */
@@ -131,7 +126,6 @@ const WaiverRequestSchema = z.object({
 });
 export type WaiverRequest = z.input<typeof WaiverRequestSchema>;
 
-/** What deciding a new waiver needs besides the request. */
 export interface WaiverRules {
   /** Now (epoch ms): the waiver's creation time, and the day `until` may not be before. */
   now: number;
@@ -143,10 +137,8 @@ export interface WaiverRules {
   pastAllowed?: boolean;
 }
 
-export type ParsedWaiver = { ok: true; waiver: NewWaiver } | { ok: false; issues: ErrorIssue[] };
-
 /** Checks a waiver request and builds the waiver to store, or lists every problem (path and why) for a form or command to show at once. */
-export function parseNewWaiver(input: unknown, rules: WaiverRules): ParsedWaiver {
+export function parseNewWaiver(input: unknown, rules: WaiverRules): { ok: true; waiver: NewWaiver } | { ok: false; issues: ErrorIssue[] } {
   const parsed = WaiverRequestSchema.safeParse(input);
   const issues: ErrorIssue[] = parsed.success ? [] : parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
   // The rules below are checked on the fields that are valid on their own, so that one form shows every problem.

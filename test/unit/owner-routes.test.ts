@@ -207,8 +207,8 @@ describe('owner groups: one per set of owners, a fallback for the rest', () => {
   it('a device fixed since the previous report joins its owners, apart from the failing ones; one still failing is not "fixed"', () => {
     const contacts = [contact('dcim.site', 1, 'alice@example.com'), contact('dcim.site', 2, 'bob@example.com')];
     const fixed = [
-      { deviceId: 3, device: 'ams-1' },
-      { deviceId: 2, device: 'fra-2' },
+      { id: 3, name: 'ams-1' },
+      { id: 2, name: 'fra-2' },
     ];
     const { groups } = buildOwnerGroups('owners', spec, failures.slice(0, 2), devices, contacts, fixed);
     const byTo = Object.fromEntries(groups.map((g) => [g.to.join(','), g]));
