@@ -1,16 +1,15 @@
 import { systemClock } from '../shared';
 import { createOAuth2TokenCache, postOrFail, readBoundedJson } from './fetch-access-token';
 import { TransportError, type NotifierIo, type Sender } from './notifier';
-import type { GraphConfig } from './graph-settings';
+import type { GraphConfig } from './graph-transport';
 
 /** A 429 without Retry-After: wait this long before the next try. */
 const DEFAULT_THROTTLE_MS = 60_000;
 
 /**
- * Microsoft Graph's sendMail as a sender, for tenants that turned SMTP AUTH off: the mail's own bytes, as they
- * would go to an SMTP server (with a Bcc header, see withBccHeader), posted base64-encoded as `text/plain` to
- * `/v1.0/users/{sender}/sendMail`, which answers 202 with no body. Recipients come from the MIME headers; the
- * token is the app's (client credentials, Mail.Send application permission).
+ * Microsoft Graph's sendMail, for tenants that turned SMTP AUTH off: the mail's own bytes (with a Bcc header, see
+ * withBccHeader) posted base64-encoded as `text/plain`; Graph answers 202 with no body. The token is the app's
+ * (client credentials, Mail.Send application permission).
  */
 export function createGraphSender(config: GraphConfig, io: NotifierIo): Sender {
   const tokens = createOAuth2TokenCache(config.oauth2, io);
@@ -73,7 +72,7 @@ export function withBccHeader(raw: Buffer, envelopeTo: string[]): Buffer {
   return Buffer.concat([Buffer.from(`Bcc: ${blind.join(', ')}${newline}`, 'latin1'), raw]);
 }
 
-/** Graph's answer as a failure, by its status (the codes' words say what each means), with Graph's own `{"error": {"code", "message"}}`. */
+/** Graph's answer as a failure, by its status, with Graph's own `{"error": {"code", "message"}}`. */
 export async function classifyGraphResponse(res: Response, now: number): Promise<TransportError> {
   const { error } = (await readBoundedJson(res)) as { error?: { code?: unknown; message?: unknown } | null };
   const code = typeof error?.code === 'string' ? error.code : '';
@@ -81,7 +80,7 @@ export async function classifyGraphResponse(res: Response, now: number): Promise
   const detail = `${code}${code && text ? ': ' : ''}${text}`.replace(/\s+/g, ' ').slice(0, 300);
   const message = `Microsoft Graph answered ${res.status}${detail ? ` ${detail}` : ''}`;
   const retryAfterMs = parseRetryAfterMs(res.headers.get('retry-after'), now);
-  const { status } = res;
+  const status = res.status;
   if (status === 429) return new TransportError('GRAPH_THROTTLED', message, { retryAfterMs: retryAfterMs ?? DEFAULT_THROTTLE_MS });
   if (status >= 500) return new TransportError('GRAPH_UNAVAILABLE', message, { retryAfterMs });
   if (status === 401) return new TransportError('OAUTH2_REFUSED', message);

@@ -45,18 +45,10 @@ export const SMTP_FAILURES: FailureCatalogue = {
 const LOGIN_CODES: ReadonlySet<string> = new Set(['EAUTH', 'ENOAUTH', 'SMTP_TLS_REQUIRED', ...Object.keys(OAUTH2_FAILURES)]);
 
 /**
- * SMTP replies about the service, not the message (RFC 5321 §3.8, §4.2.3): 421 "closing transmission channel".
- * A 451 answers one transaction (greylisting, a recipient's quota) and is retried for that message alone.
- */
-const SERVER_REPLY_CODES = new Set([421]);
-
-/**
- * A nodemailer error as one of the SMTP transport's codes, set where it is caught (principle 3), the server's words
- * masked. A login's code wins: with OAuth2 the token request's own (nodemailer reports it as EAUTH) or OAUTH2_REFUSED
- * (535 even after nodemailer renewed the token); with TLS required, a STARTTLS answered with an error is
- * SMTP_TLS_REQUIRED, not ETLS (a failed handshake has no reply); a password's EAUTH stays. Then a reply's class (SMTP_4XX
- * with its scope and stated wait, SMTP_5XX, 530 → ENOAUTH) or an untrusted certificate (ETLS: nodemailer says ESOCKET,
- * only the words tell); other codes stay as they are.
+ * A nodemailer error as one of the SMTP transport's codes, the server's words masked. A login's code wins: with OAuth2
+ * the token request's own (nodemailer reports it as EAUTH) or OAUTH2_REFUSED; with TLS required, a STARTTLS answered
+ * with an error is SMTP_TLS_REQUIRED, not ETLS (a failed handshake has no reply). Then a reply's class or an untrusted
+ * certificate (ETLS: nodemailer says ESOCKET, only the words tell); other codes stay as they are.
  */
 export function readSmtpError(error: unknown, login: { mask?: SecretMask; oauth2?: boolean; requireTls?: boolean } = {}): unknown {
   if (!error || typeof error !== 'object') return error;
@@ -82,8 +74,9 @@ export function readSmtpError(error: unknown, login: { mask?: SecretMask; oauth2
   else if (responseCode !== undefined && responseCode >= 400 && responseCode < 500) {
     const retryAfterMs = parseStatedWaitMs(text);
     err.code = 'SMTP_4XX';
-    // A server that says when to come back (a rate limit) refuses every mail until then, not this one alone.
-    if (SERVER_REPLY_CODES.has(responseCode) || retryAfterMs !== undefined) err.scope = 'server';
+    // 421 is about the service, not the message (RFC 5321 §3.8), unlike a 451 (greylisting, a quota); and a server
+    // that says when to come back (a rate limit) refuses every mail until then, not this one alone.
+    if (responseCode === 421 || retryAfterMs !== undefined) err.scope = 'server';
     if (retryAfterMs !== undefined) err.retryAfterMs = retryAfterMs;
   } else if (responseCode !== undefined && responseCode >= 500 && responseCode < 600) err.code = 'SMTP_5XX';
   return error;

@@ -76,11 +76,11 @@ export const smtpTransport: TransportDescriptor<'smtp', SmtpConfig, typeof SMTP_
   describeConfig: (smtp) => ({ smtp }),
   settingsInForce: (smtp) => [...Object.keys(SMTP_SETTINGS), ...(smtp.oauth2 ? Object.keys(OAUTH2_SETTINGS) : [])],
   concurrency: (smtp) => smtp.poolSize,
-  secrets: (smtp) => [...(smtp.password ? [smtp.password] : []), ...oauth2Secrets(smtp.oauth2)],
+  secrets: (smtp) => [smtp.password ?? [], oauth2Secrets(smtp.oauth2)].flat(),
   failures: { ...SMTP_FAILURES, ...OAUTH2_FAILURES },
 };
 
-/** SMTP settings, or undefined when mails go to .eml files (or Graph); problems are pushed onto `issues`. */
+/** Undefined when mails go to .eml files (or Graph); problems are pushed onto `issues`. */
 function configureSmtp(e: SmtpEnv, context: TransportContext) {
   const { broken, issues } = context;
   // The login is AUTH XOAUTH2 when an app's credentials are given: Microsoft's client ID or Google's service account.
@@ -98,9 +98,8 @@ function configureSmtp(e: SmtpEnv, context: TransportContext) {
         variable: 'SMTP_URL',
         message: `has no effect with MAIL_TRANSPORT=${e.MAIL_TRANSPORT} (mail does not go through SMTP): unset one of them`,
       });
-    for (const v of ['SMTP_USER', 'SMTP_PASSWORD', 'SMTP_CA_FILE'] as const) {
+    for (const v of ['SMTP_USER', 'SMTP_PASSWORD', 'SMTP_CA_FILE'] as const)
       if (e[v] !== undefined) issues.push({ variable: v, message: 'has no effect without SMTP_URL' });
-    }
     return undefined;
   }
   let url: URL | undefined;
@@ -109,15 +108,12 @@ function configureSmtp(e: SmtpEnv, context: TransportContext) {
   } catch {
     issues.push({ variable: 'SMTP_URL', message: 'is not a URL (example: smtp://mail.example.com:587)' });
   }
-  if (url && url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
+  if (url && url.protocol !== 'smtp:' && url.protocol !== 'smtps:')
     issues.push({ variable: 'SMTP_URL', message: 'must start with smtp:// (STARTTLS when offered) or smtps:// (implicit TLS)' });
-  }
-  if (url && (url.username || url.password) && (e.SMTP_USER !== undefined || e.SMTP_PASSWORD !== undefined)) {
+  if (url && (url.username || url.password) && (e.SMTP_USER !== undefined || e.SMTP_PASSWORD !== undefined))
     issues.push({ variable: 'SMTP_USER', message: 'credentials are already in SMTP_URL; give them in one place only' });
-  }
-  if (e.SMTP_PASSWORD !== undefined && e.SMTP_USER === undefined && !url?.username && !broken.has('SMTP_USER')) {
+  if (e.SMTP_PASSWORD !== undefined && e.SMTP_USER === undefined && !url?.username && !broken.has('SMTP_USER'))
     issues.push({ variable: 'SMTP_PASSWORD', message: 'is set but SMTP_USER is not' });
-  }
   context.requireRecipients('SMTP_URL is set');
   // Read when the relay starts: said now by its variable if it cannot be read (else serve stops on a bare ENOENT).
   try {
@@ -144,7 +140,6 @@ function configureSmtp(e: SmtpEnv, context: TransportContext) {
     user,
     password,
     caFile: e.SMTP_CA_FILE,
-    // A login (password or XOAUTH2) goes only over TLS: `smtp://` must upgrade with STARTTLS.
     requireTls: e.SMTP_REQUIRE_TLS,
     poolSize: e.SMTP_POOL_SIZE,
     connectionTimeoutMs: SMTP_CONNECTION_TIMEOUT_MS,
@@ -170,7 +165,7 @@ export function createSmtpSender(config: SmtpConfig, io: NotifierIo): Sender {
   if (tokens) transporter.set('oauth2_provision_cb', provideToken(tokens));
   // An SMTP server may echo the login (535 with the password, or AUTH PLAIN's base64), a token
   // endpoint the client secret: hidden before any reply becomes an error text, a log line or a row.
-  const mask = createSecretMask([config.password, config.oauth2?.provider === 'microsoft' ? config.oauth2.clientSecret : undefined]);
+  const mask = createSecretMask(smtpTransport.secrets(config));
   const reading = { mask, oauth2: tokens !== undefined, requireTls: options.requireTLS === true };
   return {
     async send(mail) {
@@ -197,7 +192,7 @@ export function createSmtpSender(config: SmtpConfig, io: NotifierIo): Sender {
   };
 }
 
-/** The pool's connection settings (host, TLS, timeouts, login), shared with the step-by-step check. */
+/** The pool's connection settings, shared with the step-by-step check. */
 function buildSmtpOptions(config: SmtpConfig, readFile: (file: string) => Buffer): Omit<SMTPPool.Options, 'pool'> {
   const url = new URL(config.url);
   const secure = url.protocol === 'smtps:';
@@ -236,10 +231,7 @@ function buildSmtpOptions(config: SmtpConfig, readFile: (file: string) => Buffer
   };
 }
 
-/**
- * nodemailer's token hook (the pool's `oauth2_provision_cb`, XOAuth2's `provisionCallback`), answered
- * from the relay's cache. Expiry 0: nodemailer keeps no expiry of its own; the cache decides when a token is renewed.
- */
+/** nodemailer's token hook, answered from the relay's cache. Expiry 0: the cache, not nodemailer, decides when to renew. */
 function provideToken(tokens: TokenCache) {
   return (_user: string, renew: boolean, callback: (error: Error | null, token: string, expires: number) => void): void => {
     tokens.get({ renew }).then(
@@ -250,9 +242,8 @@ function provideToken(tokens: TokenCache) {
 }
 
 /**
- * The SMTP check one step at a time, for `verify-smtp`: the token (OAuth2), the connection, TLS and the
- * login, each reported as it passes, so that a failure shows which step failed. It uses nodemailer's
- * own SMTPConnection (the class its pool uses), with the pool's settings, and sends nothing.
+ * The SMTP check one step at a time, for `verify-smtp`, so that a failure shows which step failed: nodemailer's
+ * own SMTPConnection (the class its pool uses) with the pool's settings; nothing is sent.
  */
 async function verifySmtpSteps(
   options: Omit<SMTPPool.Options, 'pool'>,
