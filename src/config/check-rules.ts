@@ -12,41 +12,29 @@ import type { SourceConfig } from './sources-file';
 export function checkWebhookExposure(rawEnv: Record<string, string | undefined>, s: Settings, host: string): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   const parsed = { WEBHOOK_SECRET: s.source.webhook_secret, WEBHOOK_SECRET_PREVIOUS: s.source.webhook_secret_previous };
-  const blank = (name: keyof typeof parsed) => {
-    const value = parsed[name] ?? rawEnv[name];
-    return value !== undefined && value.trim() === '';
-  };
+  const blank = (name: keyof typeof parsed) => (parsed[name] ?? rawEnv[name])?.trim() === '';
   for (const name of ['WEBHOOK_SECRET', 'WEBHOOK_SECRET_PREVIOUS'] as const) {
     if (!blank(name)) continue;
-    const variable = parsed[name] !== undefined && rawEnv[`${name}_FILE`] ? `${name}_FILE` : name;
     issues.push({
-      variable,
+      variable: parsed[name] !== undefined && rawEnv[`${name}_FILE`] ? `${name}_FILE` : name,
       message: 'is empty or only white space: give the secret NetBox signs with (openssl rand -hex 32), or remove the variable',
     });
   }
-  // The secret in force: a blank one is reported above.
-  const secret = blank('WEBHOOK_SECRET') ? undefined : parsed.WEBHOOK_SECRET;
-  const signed = secret !== undefined;
-  const short = signed ? describeShortWebhookSecret(secret) : undefined;
-  if (short) issues.push({ variable: rawEnv.WEBHOOK_SECRET_FILE ? 'WEBHOOK_SECRET_FILE' : 'WEBHOOK_SECRET', message: short });
   // A blank secret is reported above; saying again that one is required would only repeat it.
-  if (!signed && !blank('WEBHOOK_SECRET') && !isLoopbackHost(host) && !s.webhook.allowUnsigned) {
+  if (blank('WEBHOOK_SECRET')) return issues;
+  const secret = parsed.WEBHOOK_SECRET;
+  const short = secret !== undefined ? describeShortWebhookSecret(secret) : undefined;
+  if (short) issues.push({ variable: rawEnv.WEBHOOK_SECRET_FILE ? 'WEBHOOK_SECRET_FILE' : 'WEBHOOK_SECRET', message: short });
+  if (secret === undefined && !isLoopbackHost(host) && !s.webhook.allowUnsigned) {
     issues.push({
       variable: 'WEBHOOK_SECRET',
       message: `is required to listen on HOST=${host}, beyond loopback: set WEBHOOK_SECRET (or WEBHOOK_SECRET_FILE) to NetBox's webhook secret, listen on 127.0.0.1, or set WEBHOOK_ALLOW_UNSIGNED=true to accept unsigned deliveries from the network knowingly`,
     });
   }
-  if (signed && s.webhook.allowUnsigned) {
+  if (secret !== undefined && s.webhook.allowUnsigned) {
     issues.push({ variable: 'WEBHOOK_ALLOW_UNSIGNED', message: 'has no effect with WEBHOOK_SECRET set: deliveries must be signed' });
   }
   return issues;
-}
-
-/** Real mail needs recipients: MAIL_TO, or ROUTES_FILE naming them. */
-export function checkRecipientsRequired(s: Settings, broken: ReadonlySet<string>, when: string, issues: ConfigIssue[]): void {
-  if (!s.recipients.to?.length && s.routing.file === undefined && !broken.has('MAIL_TO') && !broken.has('ROUTES_FILE')) {
-    issues.push({ variable: 'MAIL_TO', message: `is required when ${when} and there is no ROUTES_FILE (comma-separated addresses)` });
-  }
 }
 
 /**

@@ -52,7 +52,10 @@ export function parseSettings(env: Record<string, string>, schema: AnySettingsSc
   if (first.success) return done(first.data, new Set(), []);
   const issues = first.error.issues.map((issue) => {
     const leaf = leaves.find((l) => l.path.every((key, i) => issue.path[i] === key));
-    return { variable: leaf?.name ?? '(environment)', message: describeIssue(issue, env, leaf) };
+    const name = leaf?.name ?? '';
+    const shown = name in env && !leaf?.meta.secret && !/SECRET|PASSWORD|TOKEN/.test(name) ? ` (got "${env[name]}")` : '';
+    const message = `${(leaf && describeNumberRange(leaf.schema, issue)) ?? describeZodIssue(issue)}${shown}`;
+    return { variable: leaf?.name ?? '(environment)', message };
   });
   const broken = new Set(issues.map((i) => i.variable));
   const rest = Object.fromEntries(Object.entries(env).filter(([key]) => !broken.has(key)));
@@ -70,12 +73,6 @@ function placeSettings(env: Record<string, string>, leaves: SettingLeaf[]): Reco
     if (env[name] !== undefined) at[path[path.length - 1]] = env[name];
   }
   return input;
-}
-
-function describeIssue(issue: ZodIssueFacts, env: Record<string, string>, leaf: SettingLeaf | undefined): string {
-  const name = leaf?.name ?? '';
-  const shown = name in env && !leaf?.meta.secret && !/SECRET|PASSWORD|TOKEN/.test(name) ? ` (got "${env[name]}")` : '';
-  return `${(leaf && describeNumberRange(leaf.schema, issue)) ?? describeZodIssue(issue)}${shown}`;
 }
 
 /** A numeric variable's whole allowed range, whichever bound or type the value missed ("must be a whole number from 0 to 65535"). */

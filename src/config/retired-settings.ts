@@ -7,7 +7,6 @@ import {
   SMTP_GREETING_TIMEOUT_MS,
   SMTP_SOCKET_TIMEOUT_MS,
 } from '../notify';
-import type { ConfigIssue } from '../shared';
 import * as fixed from './fixed-limits';
 import { CATCH_UP_MAX_MAILED } from './sources-file';
 
@@ -64,10 +63,3 @@ export const RETIRED_SETTINGS: Readonly<Record<string, string>> = {
     'is read for this release only: append the private key to the OAUTH2_CERTIFICATE_FILE file (one PEM holding the certificate and its key), then remove it',
   GRAPH_SENDER: "is no longer read: Microsoft Graph sends as MAIL_FROM's address; set MAIL_FROM to that mailbox and remove it",
 };
-
-/** A warning for each retired variable that is still set (environment or .env), naming what replaced it. */
-export function checkRetiredSettings(env: Readonly<Record<string, string>>): ConfigIssue[] {
-  return Object.entries(RETIRED_SETTINGS)
-    .filter(([name]) => env[name] !== undefined)
-    .map(([variable, message]) => ({ variable, message }));
-}

@@ -1,9 +1,9 @@
 export { buildFailureClass, classifyFailure, classifyRenderFailure, readFailureCode } from './classify-failure';
 export type { FailureClass, Notifier, NotifierIo, TransportDescriptor } from './notifier';
-export { createNotifier } from './create-notifier';
 export {
   buildFailureCatalogue,
   buildTransportSettings,
+  createNotifier,
   configureTransport,
   FAILURE_CATALOGUE,
   findTransport,

@@ -1,12 +1,6 @@
-import type pino from 'pino';
+import type Pino from 'pino';
 import type { Logger } from 'pino';
 import { createSecretMask, SECRET_MARK } from './mask-secrets';
-
-/** pino, loaded by the first logger: `--help` and `check-config` log nothing and do not load it. */
-function loadPino(): typeof pino {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only commands that log load it
-  return require('pino') as typeof pino;
-}
 
 export type { Logger };
 
@@ -16,7 +10,7 @@ export interface LoggerOptions {
   /** Literal secret values to mask wherever they appear in a log line. */
   secrets?: string[];
   /** Where JSON lines go (default: stdout). */
-  destination?: pino.DestinationStream;
+  destination?: Pino.DestinationStream;
 }
 
 /** Keys that hold secrets in a logged object, at its top and one level down, and in a request's headers. */
@@ -37,10 +31,11 @@ const REDACT_PATHS = [
  * error, say) is still never written.
  */
 export function createLogger(options: LoggerOptions): Logger {
-  const pino = loadPino();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: `--help` and `check-config` log nothing
+  const pino = require('pino') as typeof Pino;
   const secrets = options.secrets ?? [];
   const maskSecrets = createSecretMask(secrets);
-  const base: pino.LoggerOptions = {
+  const base: Pino.LoggerOptions = {
     level: options.level,
     redact: { paths: REDACT_PATHS, censor: SECRET_MARK },
     base: { service: 'compliance-relay' },
@@ -55,5 +50,5 @@ export function createLogger(options: LoggerOptions): Logger {
 
 /** A logger that writes nothing, for tests and library use. */
 export function createSilentLogger(): Logger {
-  return loadPino()({ level: 'silent' });
+  return createLogger({ level: 'silent', format: 'json', destination: { write: () => undefined } });
 }
