@@ -177,12 +177,47 @@ export function createSmtpSender(config: SmtpConfig, io: NotifierIo): Sender {
         throw readSmtpError(error, reading);
       }
     },
+    // With `onStep` (verify-smtp), one step at a time so that a failure shows which step failed: nodemailer's own
+    // SMTPConnection (the class its pool uses) with the pool's settings; nothing is sent.
     async verify(onStep) {
-      try {
-        if (onStep) await verifySmtpSteps(options, config, tokens, onStep);
-        else await transporter.verify();
-      } catch (error) {
+      const fail = (error: unknown): never => {
         throw readSmtpError(error, reading);
+      };
+      if (!onStep) {
+        await transporter.verify().catch(fail);
+        return;
+      }
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy like the rest of nodemailer (only commands that send load it)
+      const Connection = require('nodemailer/lib/smtp-connection') as typeof SMTPConnection;
+      const { getSocket: _pooled, ...connectionOptions } = options;
+      const connection = new Connection(connectionOptions);
+      try {
+        if (tokens) onStep(`token fetched (expires ${new Date((await tokens.get()).expiresAt).toISOString()})`);
+        await new Promise<void>((resolve, reject) => {
+          connection.once('error', reject);
+          connection.connect(() => resolve());
+        });
+        onStep(`connected to ${options.host}:${options.port}`);
+        if (!connection.secure)
+          onStep('TLS: none (the server offered no STARTTLS; mails, and a login with SMTP_REQUIRE_TLS=false, travel in clear)');
+        else onStep(`TLS: ${options.secure ? 'implicit (smtps://)' : 'STARTTLS'}, certificate verified`);
+        const { user = '', password = '' } = config;
+        if (!tokens && !config.user) return onStep('no login configured (SMTP_USER is not set)');
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy like the rest of nodemailer
+        const XOAuth2Class = require('nodemailer/lib/xoauth2') as typeof XOAuth2;
+        const auth = tokens
+          ? { oauth2: new XOAuth2Class({ user, provisionCallback: provideToken(tokens) }) }
+          : { credentials: { user, pass: password } };
+        await new Promise<void>((resolve, reject) => {
+          connection.login(auth as SMTPConnection.AuthenticationOAuth2 | SMTPConnection.AuthenticationCredentials, (error) =>
+            error ? reject(error) : resolve(),
+          );
+        });
+        onStep(tokens ? `AUTH XOAUTH2 accepted for ${user}` : `login accepted for ${user}`);
+      } catch (error) {
+        fail(error);
+      } finally {
+        connection.close();
       }
     },
     close() {
@@ -239,46 +274,4 @@ function provideToken(tokens: TokenCache) {
       (error: Error) => callback(error, '', 0),
     );
   };
-}
-
-/**
- * The SMTP check one step at a time, for `verify-smtp`, so that a failure shows which step failed: nodemailer's
- * own SMTPConnection (the class its pool uses) with the pool's settings; nothing is sent.
- */
-async function verifySmtpSteps(
-  options: Omit<SMTPPool.Options, 'pool'>,
-  config: SmtpConfig,
-  tokens: TokenCache | undefined,
-  onStep: (step: string) => void,
-): Promise<void> {
-  if (tokens) onStep(`token fetched (expires ${new Date((await tokens.get()).expiresAt).toISOString()})`);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy like the rest of nodemailer (only commands that send load it)
-  const Connection = require('nodemailer/lib/smtp-connection') as typeof SMTPConnection;
-  const { getSocket: _pooled, ...connectionOptions } = options;
-  const connection = new Connection(connectionOptions);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      connection.once('error', reject);
-      connection.connect(() => resolve());
-    });
-    onStep(`connected to ${options.host}:${options.port}`);
-    if (!connection.secure)
-      onStep('TLS: none (the server offered no STARTTLS; mails, and a login with SMTP_REQUIRE_TLS=false, travel in clear)');
-    else onStep(`TLS: ${options.secure ? 'implicit (smtps://)' : 'STARTTLS'}, certificate verified`);
-    const { user = '', password = '' } = config;
-    if (!tokens && !config.user) return onStep('no login configured (SMTP_USER is not set)');
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy like the rest of nodemailer
-    const XOAuth2Class = require('nodemailer/lib/xoauth2') as typeof XOAuth2;
-    const auth = tokens
-      ? { oauth2: new XOAuth2Class({ user, provisionCallback: provideToken(tokens) }) }
-      : { credentials: { user, pass: password } };
-    await new Promise<void>((resolve, reject) => {
-      connection.login(auth as SMTPConnection.AuthenticationOAuth2 | SMTPConnection.AuthenticationCredentials, (error) =>
-        error ? reject(error) : resolve(),
-      );
-    });
-    onStep(tokens ? `AUTH XOAUTH2 accepted for ${user}` : `login accepted for ${user}`);
-  } finally {
-    connection.close();
-  }
 }
